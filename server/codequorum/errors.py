@@ -1,0 +1,19 @@
+"""Errors a user can cause: each carries a one-line message fit to show as is."""
+
+
+class UserError(Exception):
+    """A problem with the user's input or configuration, not a bug in codequorum."""
+
+    exit_code = 1
+
+
+class UnknownLanguageError(UserError, ValueError):
+    """A language name or file extension codequorum does not know."""
+
+    exit_code = 2
+
+
+class UnknownFormatError(UserError, ValueError):
+    """An input or output format codequorum does not know."""
+
+    exit_code = 2

@@ -1,0 +1,76 @@
+"""Plain data shared by every layer: what a sample set is.
+
+These types carry text and metadata only; they never compute metrics, so parsing,
+metrics, analysis and renderers can all depend on them without depending on each other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Origin = Literal["regenerated", "relayed", "imported", "current"]
+
+
+@dataclass(frozen=True)
+class TestCase:
+    """One behavioural check for a candidate.
+
+    Exactly one style is used per case:
+    - ``call``: ``args``/``kwargs`` passed to the entry point; ``expected`` compared if given.
+    - ``stdio``: ``stdin`` fed to the program (or to ``solve(lines)``), ``expected`` is stdout.
+    - ``check``: ``source`` is a harness that defines ``check(candidate)`` (HumanEval style).
+    """
+
+    kind: Literal["call", "stdio", "check"]
+    args: tuple[Any, ...] = ()
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    stdin: str | None = None
+    expected: Any = None
+    has_expected: bool = False
+    source: str | None = None
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One version of a function: its code and where it came from."""
+
+    code: str
+    origin: Origin = "imported"
+    label: str = ""
+    provider: str | None = None
+    model: str | None = None
+    temperature: float | None = None
+    seed: int | None = None
+
+
+@dataclass
+class SampleSet:
+    """Several versions of one function (or one task), scored together.
+
+    ``samples`` hold complete code (already joined with ``prompt`` when the inputs were
+    completions). ``entry_point`` names the function under test; ``tests`` are the
+    behavioural checks, when known.
+    """
+
+    task_id: str
+    samples: list[Sample]
+    language: str = "python"
+    prompt: str | None = None
+    entry_point: str | None = None
+    tests: list[TestCase] = field(default_factory=list)
+    source_line: int | None = None
+
+    @property
+    def codes(self) -> list[str]:
+        """The sample texts, in order."""
+        return [s.code for s in self.samples]
+
+    @classmethod
+    def from_codes(
+        cls, task_id: str, codes: list[str], language: str = "python", **kwargs: Any
+    ) -> SampleSet:
+        """Build a set from bare code strings (origin ``imported``)."""
+        samples = [Sample(code=c, label=f"v{i + 1}") for i, c in enumerate(codes)]
+        return cls(task_id=task_id, samples=samples, language=language, **kwargs)
