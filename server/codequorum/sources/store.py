@@ -1,0 +1,451 @@
+"""The sample store: every version of every function, kept in one SQLite file.
+
+Samples are keyed by the file they belong to (a workspace-relative path or a URI, exactly
+as the caller gives it) and the function's qualified name (``Class.method``). Identical
+code for the same function is stored once (a content hash dedupes it). The store is
+synchronous and thread-safe (one connection guarded by a lock) because the language
+server calls it from worker threads; WAL mode lets the CLI and the server share the file.
+
+A store file that is not a database, is truncated, or has a schema this version does not
+know is moved aside (``samples.sqlite3.corrupt-<timestamp>``) and a fresh one is made, so
+a damaged file never stops the editor and is never deleted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Any, cast, get_args
+
+from codequorum.errors import UserError
+from codequorum.model import Origin, Sample
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+STORE_DIR = ".codequorum"
+STORE_NAME = "samples.sqlite3"
+ORIGINS: tuple[str, ...] = get_args(Origin)
+
+_COLUMNS = (
+    "id",
+    "file",
+    "language",
+    "qualified_name",
+    "code",
+    "content_hash",
+    "origin",
+    "label",
+    "provider",
+    "model",
+    "temperature",
+    "seed",
+    "prompt_hash",
+    "created",
+)
+
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS samples (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    file TEXT NOT NULL,
+    language TEXT NOT NULL,
+    qualified_name TEXT NOT NULL,
+    code TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    origin TEXT NOT NULL CHECK (origin IN ({", ".join(repr(o) for o in ORIGINS)})),
+    label TEXT NOT NULL DEFAULT '',
+    provider TEXT,
+    model TEXT,
+    temperature REAL,
+    seed INTEGER,
+    prompt_hash TEXT,
+    created REAL NOT NULL,
+    UNIQUE (file, qualified_name, content_hash)
+);
+CREATE INDEX IF NOT EXISTS samples_by_function ON samples (file, qualified_name);
+PRAGMA user_version = {SCHEMA_VERSION};
+"""
+
+
+class StoreError(UserError):
+    """The sample store cannot be opened or written (disk full, permissions, a directory)."""
+
+
+def default_store_path(workspace: str | Path) -> Path:
+    """Where a workspace keeps its samples: ``<workspace>/.codequorum/samples.sqlite3``."""
+    return Path(workspace) / STORE_DIR / STORE_NAME
+
+
+def content_hash(code: str) -> str:
+    """Hash of the code with line endings and trailing whitespace normalised.
+
+    Two versions that differ only in CRLF vs LF or trailing blanks are the same sample.
+    """
+    lines = code.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    canonical = "\n".join(line.rstrip() for line in lines).strip("\n")
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class StoredSample:
+    """One row of the store: a sample plus where and when it was recorded."""
+
+    id: int
+    file: str
+    language: str
+    qualified_name: str
+    code: str
+    content_hash: str
+    origin: Origin
+    label: str
+    provider: str | None
+    model: str | None
+    temperature: float | None
+    seed: int | None
+    prompt_hash: str | None
+    created: float
+
+    def to_sample(self) -> Sample:
+        """The plain :class:`Sample` (what analysis consumes)."""
+        return Sample(
+            code=self.code,
+            origin=self.origin,
+            label=self.label,
+            provider=self.provider,
+            model=self.model,
+            temperature=self.temperature,
+            seed=self.seed,
+        )
+
+
+class _SchemaMismatch(Exception):
+    """The file is a database, but not one this version of codequorum wrote."""
+
+
+@dataclass
+class SampleStore:
+    """A SQLite sample store. Create with :meth:`open`; close with :meth:`close`.
+
+    ``recovered_from`` is set when a damaged file was moved aside on open, and
+    ``warnings`` holds a one-line message per such event, fit to show to the user.
+    """
+
+    path: Path
+    _conn: sqlite3.Connection
+    recovered_from: Path | None = None
+    warnings: list[str] = field(default_factory=list)
+    _lock: threading.RLock = field(default_factory=threading.RLock)
+    _closed: bool = False
+
+    # ------------------------------------------------------------------ opening
+
+    @classmethod
+    def open(cls, path: str | Path) -> SampleStore:
+        """Open (or create) the store at ``path``, making parent directories.
+
+        A file that is not a usable codequorum store is renamed to
+        ``<name>.corrupt-<timestamp>`` and replaced by an empty store; the store's
+        ``warnings`` and ``recovered_from`` say so. Raises :class:`StoreError` when the
+        location cannot hold a database at all (e.g. it is a directory, or not writable).
+        """
+        path = Path(path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot create the store folder {path.parent}: {exc}") from exc
+        if path.is_dir():
+            raise StoreError(f"the sample store path {path} is a directory, not a file")
+        try:
+            conn = _connect_checked(path)
+            return cls(path=path, _conn=conn)
+        except (sqlite3.DatabaseError, _SchemaMismatch) as exc:
+            if isinstance(exc, sqlite3.OperationalError) and not _is_corruption(exc):
+                raise StoreError(f"cannot open the sample store {path}: {exc}") from exc
+            reason = str(exc) or type(exc).__name__
+        aside = _move_aside(path)
+        message = (
+            f"the sample store {path} was unreadable ({reason}); it was moved to "
+            f"{aside.name} and a new, empty store was created"
+        )
+        log.warning(message)
+        try:
+            conn = _connect_checked(path)
+        except (sqlite3.DatabaseError, _SchemaMismatch) as exc:
+            raise StoreError(f"cannot create a new sample store at {path}: {exc}") from exc
+        return cls(path=path, _conn=conn, recovered_from=aside, warnings=[message])
+
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                self._conn.close()
+
+    def __enter__(self) -> SampleStore:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ writing
+
+    def add(
+        self,
+        file: str,
+        language: str,
+        qualified_name: str,
+        samples: Sequence[Sample],
+        prompt_hash: str | None = None,
+    ) -> list[int]:
+        """Record samples of one function; returns one row id per input sample, in order.
+
+        A sample whose code (modulo line endings and trailing blanks) is already stored for
+        this function is not stored again: its id is the existing row's id.
+        """
+        now = time.time()
+        ids: list[int] = []
+        with self._transaction() as conn:
+            for sample in samples:
+                if sample.origin not in ORIGINS:
+                    raise ValueError(f"unknown sample origin {sample.origin!r}")
+                digest = content_hash(sample.code)
+                cur = conn.execute(
+                    "INSERT OR IGNORE INTO samples (file, language, qualified_name, code,"
+                    " content_hash, origin, label, provider, model, temperature, seed,"
+                    " prompt_hash, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        file,
+                        language,
+                        qualified_name,
+                        sample.code,
+                        digest,
+                        sample.origin,
+                        sample.label,
+                        sample.provider,
+                        sample.model,
+                        sample.temperature,
+                        sample.seed,
+                        prompt_hash,
+                        now,
+                    ),
+                )
+                if cur.rowcount == 1 and cur.lastrowid is not None:
+                    ids.append(cur.lastrowid)
+                else:
+                    row = conn.execute(
+                        "SELECT id FROM samples WHERE file = ? AND qualified_name = ?"
+                        " AND content_hash = ?",
+                        (file, qualified_name, digest),
+                    ).fetchone()
+                    ids.append(int(row[0]))
+        return ids
+
+    def rename_function(self, file: str, old: str, new: str) -> int:
+        """Move the samples of ``old`` (and of its members ``old.*``) to ``new``.
+
+        Called when a function or class is renamed in the editor. Where ``new`` already has
+        the same code, the existing row is kept. Returns the number of rows renamed.
+        """
+        if old == new:
+            return 0
+        with self._transaction() as conn:
+            moved = conn.execute(
+                "UPDATE OR IGNORE samples SET qualified_name = ? WHERE file = ?"
+                " AND qualified_name = ?",
+                (new, file, old),
+            ).rowcount
+            prefix = old + "."
+            moved += conn.execute(
+                "UPDATE OR IGNORE samples SET qualified_name = ? || substr(qualified_name, ?)"
+                " WHERE file = ? AND substr(qualified_name, 1, ?) = ?",
+                (new + ".", len(prefix) + 1, file, len(prefix), prefix),
+            ).rowcount
+            # Rows left behind were duplicates of rows the target already had.
+            conn.execute(
+                "DELETE FROM samples WHERE file = ? AND (qualified_name = ?"
+                " OR substr(qualified_name, 1, ?) = ?)",
+                (file, old, len(prefix), prefix),
+            )
+        return moved
+
+    def move_file(self, old: str, new: str) -> int:
+        """Move every sample of file ``old`` to file ``new``; returns the rows moved."""
+        if old == new:
+            return 0
+        with self._transaction() as conn:
+            moved = conn.execute(
+                "UPDATE OR IGNORE samples SET file = ? WHERE file = ?", (new, old)
+            ).rowcount
+            conn.execute("DELETE FROM samples WHERE file = ?", (old,))
+        return moved
+
+    def clear(self, file: str, qualified_name: str | None = None) -> int:
+        """Delete the samples of one function, or of the whole file; returns rows deleted."""
+        with self._transaction() as conn:
+            if qualified_name is None:
+                cur = conn.execute("DELETE FROM samples WHERE file = ?", (file,))
+            else:
+                cur = conn.execute(
+                    "DELETE FROM samples WHERE file = ? AND qualified_name = ?",
+                    (file, qualified_name),
+                )
+            return cur.rowcount
+
+    def delete(self, ids: Sequence[int]) -> int:
+        """Delete rows by id (e.g. one bad sample the user dismissed); returns rows deleted."""
+        with self._transaction() as conn:
+            return sum(conn.execute("DELETE FROM samples WHERE id = ?", (i,)).rowcount for i in ids)
+
+    # ------------------------------------------------------------------ reading
+
+    def samples_for(self, file: str, qualified_name: str) -> list[StoredSample]:
+        """The samples of one function, oldest first."""
+        rows = self._query(
+            f"SELECT {', '.join(_COLUMNS)} FROM samples WHERE file = ? AND qualified_name = ?"
+            " ORDER BY id",
+            (file, qualified_name),
+        )
+        return [_row_to_sample(r) for r in rows]
+
+    def count(self, file: str, qualified_name: str) -> int:
+        """How many samples one function has."""
+        rows = self._query(
+            "SELECT COUNT(*) FROM samples WHERE file = ? AND qualified_name = ?",
+            (file, qualified_name),
+        )
+        return int(rows[0][0])
+
+    def functions_with_samples(self, file: str) -> list[str]:
+        """Qualified names in ``file`` that have at least one sample, sorted."""
+        rows = self._query(
+            "SELECT DISTINCT qualified_name FROM samples WHERE file = ? ORDER BY qualified_name",
+            (file,),
+        )
+        return [str(r[0]) for r in rows]
+
+    def files(self) -> list[str]:
+        """Every file that has samples, sorted."""
+        rows = self._query("SELECT DISTINCT file FROM samples ORDER BY file", ())
+        return [str(r[0]) for r in rows]
+
+    # ------------------------------------------------------------------ internals
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._check_open()
+            try:
+                with self._conn:
+                    yield self._conn
+            except sqlite3.IntegrityError:
+                raise
+            except sqlite3.DatabaseError as exc:
+                raise StoreError(f"cannot write the sample store {self.path}: {exc}") from exc
+
+    def _query(self, sql: str, params: tuple[object, ...]) -> list[tuple[Any, ...]]:
+        with self._lock:
+            self._check_open()
+            try:
+                return list(self._conn.execute(sql, params).fetchall())
+            except sqlite3.DatabaseError as exc:
+                raise StoreError(f"cannot read the sample store {self.path}: {exc}") from exc
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError(f"the sample store {self.path} is closed")
+
+
+def _row_to_sample(row: tuple[object, ...]) -> StoredSample:
+    r = dict(zip(_COLUMNS, row, strict=True))
+    return StoredSample(
+        id=int(cast(int, r["id"])),
+        file=str(r["file"]),
+        language=str(r["language"]),
+        qualified_name=str(r["qualified_name"]),
+        code=str(r["code"]),
+        content_hash=str(r["content_hash"]),
+        origin=cast(Origin, r["origin"]),
+        label=str(r["label"]),
+        provider=cast("str | None", r["provider"]),
+        model=cast("str | None", r["model"]),
+        temperature=None if r["temperature"] is None else float(cast(float, r["temperature"])),
+        seed=None if r["seed"] is None else int(cast(int, r["seed"])),
+        prompt_hash=cast("str | None", r["prompt_hash"]),
+        created=float(cast(float, r["created"])),
+    )
+
+
+def _connect_checked(path: Path) -> sqlite3.Connection:
+    """Connect, verify the file is a healthy store of our schema, create tables if new."""
+    conn = sqlite3.connect(str(path), timeout=5.0, check_same_thread=False, isolation_level=None)
+    try:
+        conn.execute("PRAGMA busy_timeout = 5000")
+        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        tables = {
+            str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        } - {"sqlite_sequence"}
+        if version > SCHEMA_VERSION:
+            raise _SchemaMismatch(
+                f"schema version {version} is newer than this codequorum ({SCHEMA_VERSION})"
+            )
+        if version == 0 and tables:
+            raise _SchemaMismatch(f"not a codequorum store (tables: {', '.join(sorted(tables))})")
+        if version == SCHEMA_VERSION:
+            columns = [str(r[1]) for r in conn.execute("PRAGMA table_info(samples)")]
+            if sorted(columns) != sorted(_COLUMNS):
+                raise _SchemaMismatch("the samples table has unexpected columns")
+            check = str(conn.execute("PRAGMA quick_check").fetchone()[0])
+            if check != "ok":
+                raise sqlite3.DatabaseError(f"integrity check failed: {check}")
+            # Reading every row catches truncation that quick_check can miss on tiny files.
+            conn.execute("SELECT COUNT(*), MAX(length(code)) FROM samples").fetchone()
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        if version == 0:
+            conn.executescript("BEGIN;" + _SCHEMA + "COMMIT;")
+        conn.isolation_level = "DEFERRED"  # implicit transactions for `with conn:`
+        return conn
+    except BaseException:
+        conn.close()
+        raise
+
+
+def _is_corruption(exc: sqlite3.OperationalError) -> bool:
+    """True for operational errors that mean 'bad file', not 'cannot open the path'."""
+    text = str(exc).lower()
+    return "unable to open" not in text and "readonly" not in text and "locked" not in text
+
+
+def _move_aside(path: Path) -> Path:
+    """Rename a damaged store (and its -wal/-shm files) out of the way; returns the new path."""
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    aside = path.with_name(f"{path.name}.corrupt-{stamp}")
+    n = 1
+    while aside.exists():
+        aside = path.with_name(f"{path.name}.corrupt-{stamp}-{n}")
+        n += 1
+    try:
+        path.rename(aside)
+        for suffix in ("-wal", "-shm"):
+            extra = path.with_name(path.name + suffix)
+            if extra.exists():
+                extra.rename(aside.with_name(aside.name + suffix))
+    except OSError as exc:
+        raise StoreError(
+            f"the sample store {path} is unreadable and cannot be moved: {exc}"
+        ) from exc
+    return aside

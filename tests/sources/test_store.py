@@ -1,0 +1,251 @@
+"""The SQLite sample store: persistence, dedupe, renames, threads, damaged files."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+
+from codequorum.model import Sample
+from codequorum.sources.store import (
+    SCHEMA_VERSION,
+    SampleStore,
+    StoreError,
+    content_hash,
+    default_store_path,
+)
+
+CODE_A = "def f(x):\n    return x + 1\n"
+CODE_B = "def f(x):\n    return 1 + x\n"
+CODE_C = "def f(x):\n    y = x\n    return y + 1\n"
+
+
+def regenerated(code: str, seed: int) -> Sample:
+    return Sample(
+        code=code,
+        origin="regenerated",
+        label=f"s{seed}",
+        provider="http://127.0.0.1:1/v1",
+        model="m",
+        temperature=0.7,
+        seed=seed,
+    )
+
+
+@pytest.fixture
+def store_path(tmp_path: Path) -> Path:
+    return default_store_path(tmp_path / "ws")
+
+
+def test_open_creates_folder_wal_and_schema(store_path: Path) -> None:
+    with SampleStore.open(store_path) as store:
+        assert store.recovered_from is None
+        assert store.warnings == []
+    assert store_path.is_file()
+    assert store_path.parent.name == ".codequorum"
+    conn = sqlite3.connect(store_path)
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    indices = {r[1] for r in conn.execute("PRAGMA index_list(samples)")}
+    assert "samples_by_function" in indices
+    conn.close()
+
+
+def test_add_and_read_back_with_metadata(store_path: Path) -> None:
+    with SampleStore.open(store_path) as store:
+        ids = store.add(
+            "pkg/mod.py",
+            "python",
+            "f",
+            [regenerated(CODE_A, 1), regenerated(CODE_B, 2)],
+            prompt_hash="abc",
+        )
+        assert len(ids) == 2 and ids[0] != ids[1]
+        rows = store.samples_for("pkg/mod.py", "f")
+    assert [r.code for r in rows] == [CODE_A, CODE_B]
+    first = rows[0]
+    assert first.id == ids[0]
+    assert (first.origin, first.provider, first.model) == (
+        "regenerated",
+        "http://127.0.0.1:1/v1",
+        "m",
+    )
+    assert (first.temperature, first.seed, first.prompt_hash, first.label) == (0.7, 1, "abc", "s1")
+    assert first.language == "python" and first.qualified_name == "f"
+    assert first.created > 1_600_000_000
+    assert first.content_hash == content_hash(CODE_A)
+    assert first.to_sample() == regenerated(CODE_A, 1)
+
+
+def test_dedupes_identical_code_per_function(store_path: Path) -> None:
+    with SampleStore.open(store_path) as store:
+        [a] = store.add("m.py", "python", "f", [Sample(CODE_A)])
+        # Same code with CRLF and trailing blanks: the same sample.
+        variant = CODE_A.replace("\n", "  \r\n")
+        ids = store.add("m.py", "python", "f", [Sample(variant), Sample(CODE_B)])
+        assert ids[0] == a and ids[1] != a
+        assert store.count("m.py", "f") == 2
+        # The same code for another function is a separate row.
+        [other] = store.add("m.py", "python", "g", [Sample(CODE_A)])
+        assert other not in (a, ids[1])
+
+
+def test_reopen_persists(store_path: Path) -> None:
+    with SampleStore.open(store_path) as store:
+        store.add("m.py", "python", "C.f", [Sample(CODE_A, origin="imported")])
+    with SampleStore.open(store_path) as store:
+        rows = store.samples_for("m.py", "C.f")
+        assert [(r.code, r.origin) for r in rows] == [(CODE_A, "imported")]
+        assert store.functions_with_samples("m.py") == ["C.f"]
+        assert store.files() == ["m.py"]
+
+
+def test_functions_with_samples_and_clear(store_path: Path) -> None:
+    with SampleStore.open(store_path) as store:
+        store.add("m.py", "python", "g", [Sample(CODE_A), Sample(CODE_B)])
+        store.add("m.py", "python", "f", [Sample(CODE_A)])
+        store.add("n.py", "python", "f", [Sample(CODE_C)])
+        assert store.functions_with_samples("m.py") == ["f", "g"]
+        assert store.clear("m.py", "g") == 2
+        assert store.functions_with_samples("m.py") == ["f"]
+        assert store.clear("m.py") == 1
+        assert store.functions_with_samples("m.py") == []
+        assert store.samples_for("n.py", "f")[0].code == CODE_C
+
+
+def test_rename_function_moves_members_and_merges_duplicates(store_path: Path) -> None:
+    with SampleStore.open(store_path) as store:
+        store.add("m.py", "python", "Old", [Sample(CODE_A)])
+        store.add("m.py", "python", "Old.method", [Sample(CODE_B)])
+        store.add("m.py", "python", "Older", [Sample(CODE_C)])  # shares a prefix, not a member
+        store.add("m.py", "python", "New", [Sample(CODE_A)])  # already has CODE_A
+        moved = store.rename_function("m.py", "Old", "New")
+        assert moved == 1  # Old.method moved; Old's CODE_A merged into New's existing row
+        assert store.functions_with_samples("m.py") == ["New", "New.method", "Older"]
+        assert [r.code for r in store.samples_for("m.py", "New")] == [CODE_A]
+        assert [r.code for r in store.samples_for("m.py", "New.method")] == [CODE_B]
+        assert store.rename_function("m.py", "New", "New") == 0
+
+
+def test_move_file(store_path: Path) -> None:
+    with SampleStore.open(store_path) as store:
+        store.add("a.py", "python", "f", [Sample(CODE_A), Sample(CODE_B)])
+        store.add("b.py", "python", "f", [Sample(CODE_A)])
+        assert store.move_file("a.py", "b.py") == 1
+        assert store.files() == ["b.py"]
+        assert [r.code for r in store.samples_for("b.py", "f")] == [CODE_B, CODE_A]  # by id
+
+
+def test_delete_by_id(store_path: Path) -> None:
+    with SampleStore.open(store_path) as store:
+        ids = store.add("a.py", "python", "f", [Sample(CODE_A), Sample(CODE_B)])
+        assert store.delete([ids[0], 9999]) == 1
+        assert [r.code for r in store.samples_for("a.py", "f")] == [CODE_B]
+
+
+def test_unknown_origin_is_refused(store_path: Path) -> None:
+    with SampleStore.open(store_path) as store:
+        bad = Sample(CODE_A, origin="invented")  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="origin"):
+            store.add("a.py", "python", "f", [bad])
+        assert store.count("a.py", "f") == 0
+
+
+def test_threads_write_and_read_concurrently(store_path: Path) -> None:
+    store = SampleStore.open(store_path)
+    errors: list[BaseException] = []
+
+    def worker(t: int) -> None:
+        try:
+            for i in range(25):
+                store.add("m.py", "python", f"f{t}", [Sample(f"def f{t}():\n    return {i}\n")])
+                store.samples_for("m.py", f"f{t}")
+        except BaseException as exc:  # collected and asserted below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(t,)) for t in range(6)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert errors == []
+    assert [store.count("m.py", f"f{t}") for t in range(6)] == [25] * 6
+    store.close()
+
+
+def test_two_stores_on_one_file_see_each_other(store_path: Path) -> None:
+    with SampleStore.open(store_path) as a, SampleStore.open(store_path) as b:
+        a.add("m.py", "python", "f", [Sample(CODE_A)])
+        assert [r.code for r in b.samples_for("m.py", "f")] == [CODE_A]
+
+
+def test_garbage_file_is_moved_aside(store_path: Path) -> None:
+    store_path.parent.mkdir(parents=True)
+    garbage = b"this is not a database\x00\xff" * 300
+    store_path.write_bytes(garbage)
+    with SampleStore.open(store_path) as store:
+        assert store.recovered_from is not None
+        assert store.recovered_from.name.startswith("samples.sqlite3.corrupt-")
+        assert store.recovered_from.read_bytes() == garbage
+        assert len(store.warnings) == 1 and "moved to" in store.warnings[0]
+        store.add("m.py", "python", "f", [Sample(CODE_A)])
+        assert store.count("m.py", "f") == 1
+
+
+def test_truncated_database_is_moved_aside(store_path: Path) -> None:
+    with SampleStore.open(store_path) as store:
+        for i in range(300):
+            store.add("m.py", "python", "f", [Sample(f"def f():\n    return {i}\n" + "#" * 200)])
+    # Fold the WAL into the main file, then cut the file in half.
+    conn = sqlite3.connect(store_path)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.execute("PRAGMA journal_mode = DELETE")
+    conn.close()
+    data = store_path.read_bytes()
+    assert len(data) > 8192
+    store_path.write_bytes(data[: len(data) // 2])
+    with SampleStore.open(store_path) as store:
+        assert store.recovered_from is not None
+        assert store.recovered_from.stat().st_size == len(data) // 2
+        assert store.count("m.py", "f") == 0
+
+
+def test_foreign_database_is_moved_aside(store_path: Path) -> None:
+    store_path.parent.mkdir(parents=True)
+    conn = sqlite3.connect(store_path)
+    conn.execute("CREATE TABLE notes (body TEXT)")
+    conn.execute("INSERT INTO notes VALUES ('keep me')")
+    conn.commit()
+    conn.close()
+    with SampleStore.open(store_path) as store:
+        assert store.recovered_from is not None
+        assert "not a codequorum store" in store.warnings[0]
+    old = sqlite3.connect(store.recovered_from)
+    assert old.execute("SELECT body FROM notes").fetchall() == [("keep me",)]
+    old.close()
+
+
+def test_newer_schema_is_moved_aside(store_path: Path) -> None:
+    store_path.parent.mkdir(parents=True)
+    conn = sqlite3.connect(store_path)
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    conn.close()
+    with SampleStore.open(store_path) as store:
+        assert store.recovered_from is not None
+        assert "newer" in store.warnings[0]
+
+
+def test_directory_in_the_way_is_a_clear_error(store_path: Path) -> None:
+    store_path.mkdir(parents=True)
+    with pytest.raises(StoreError, match="is a directory"):
+        SampleStore.open(store_path)
+
+
+def test_closed_store_says_so(store_path: Path) -> None:
+    store = SampleStore.open(store_path)
+    store.close()
+    store.close()
+    with pytest.raises(StoreError, match="closed"):
+        store.samples_for("m.py", "f")
