@@ -1,0 +1,299 @@
+"""TSED: reference values, the published implementation itself, and edit distance checks."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import types
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from codequorum.metrics.tree_edit import (
+    PUBLISHED_COSTS,
+    UNIT_COSTS,
+    TsedTree,
+    build_tree,
+    sexp_tree,
+    tree_edit_distance,
+    tsed,
+    tsed_from_distance,
+    tsed_matrix,
+    tsed_trees,
+)
+from codequorum.parsing import get_parser
+
+COSTS = {"tsed_1_1_1": UNIT_COSTS, "tsed_1_08_1": PUBLISHED_COSTS}
+
+
+@pytest.fixture(scope="module")
+def structural(reference_dir: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((reference_dir / "structural.json").read_text())
+    return data
+
+
+def _pair_cases(structural: dict[str, Any]) -> Iterator[tuple[str, str, str, str, float]]:
+    for pair in structural["pairs"]:
+        for direction, (a, b) in (("AB_tsed", ("A", "B")), ("BA_tsed", ("B", "A"))):
+            for key, value in pair[direction].items():
+                yield pair[a], pair[b], pair["lang"], key, value
+
+
+def test_reference_pairs_both_directions(structural: dict[str, Any]) -> None:
+    cases = list(_pair_cases(structural))
+    assert len(cases) == 12
+    for a, b, lang, key, expected in cases:
+        assert tsed(a, b, lang, COSTS[key]) == pytest.approx(expected, abs=1e-9), key
+
+
+def test_published_costs_are_directional(structural: dict[str, Any]) -> None:
+    pair = next(p for p in structural["pairs"] if p["name"] == "ifelse")
+    ab = tsed(pair["A"], pair["B"], "python", PUBLISHED_COSTS)
+    ba = tsed(pair["B"], pair["A"], "python", PUBLISHED_COSTS)
+    assert ab == pytest.approx(0.70625, abs=1e-12)
+    assert ba == pytest.approx(0.675, abs=1e-12)
+
+
+def test_reference_five_samples_unordered_mean(structural: dict[str, Any]) -> None:
+    five = structural["five_samples"]
+    iu = np.triu_indices(len(five["samples"]), 1)
+    for key, costs in COSTS.items():
+        matrix = tsed_matrix(five["samples"], five["lang"], costs)
+        assert matrix.shape == (5, 5)
+        assert np.all(np.diag(matrix) == 1.0)
+        assert float(matrix[iu].mean()) == pytest.approx(five["unordered_mean"][key], abs=1e-9)
+        # every entry agrees with the pair function, in its direction
+        for i in range(5):
+            for j in range(5):
+                if i != j:
+                    expected = tsed(five["samples"][i], five["samples"][j], "python", costs)
+                    assert matrix[i, j] == pytest.approx(expected, abs=1e-12)
+
+
+def test_matrix_symmetry_follows_costs(structural: dict[str, Any]) -> None:
+    samples = structural["five_samples"]["samples"][:3]
+    unit = tsed_matrix(samples, "python", UNIT_COSTS)
+    np.testing.assert_array_equal(unit, unit.T)
+    published = tsed_matrix(samples, "python", PUBLISHED_COSTS)
+    assert not np.allclose(published, published.T)
+
+
+# -- the published implementation, run in this process on small inputs ---------------------
+
+
+@pytest.fixture(scope="module")
+def reference_tsed() -> Any:
+    """The published ``TSED`` module, its parser loader pointed at the pinned grammars."""
+    pytest.importorskip("apted")
+    shim = types.ModuleType("tree_sitter_language_pack")
+    shim.get_parser = lambda name: get_parser(name)  # type: ignore[attr-defined]
+    shim.SupportedLanguage = str  # type: ignore[attr-defined]
+    saved = sys.modules.get("tree_sitter_language_pack")
+    sys.modules["tree_sitter_language_pack"] = shim
+    try:
+        module = pytest.importorskip("TSED")
+    finally:
+        if saved is None:
+            sys.modules.pop("tree_sitter_language_pack", None)
+        else:
+            sys.modules["tree_sitter_language_pack"] = saved
+    return module
+
+
+SNIPPETS = [
+    "",
+    "x = 1\n",
+    "def f(a, b):\n    return a + b\n",
+    "def f(a, b):\n    s = a\n    s += b\n    return s\n",
+    "def f(xs):\n    return [x * 2 for x in xs if x]\n",
+    "def f(xs):\n    out = []\n    for x in xs:\n        if x:\n            out.append(x * 2)\n"
+    "    return out\n",
+    # syntax errors: ERROR nodes are part of the tree
+    "def f(x):\n    return (x +\n",
+    "foo(a, b",
+    'x = "(" + ',
+    "class A:\n    def m(self):\n        pass\nclass",
+]
+
+
+def test_matches_published_implementation_on_snippets(reference_tsed: Any) -> None:
+    for a in SNIPPETS:
+        for b in SNIPPETS:
+            for costs in (UNIT_COSTS, PUBLISHED_COSTS):
+                expected = reference_tsed.Calculate("python", a, b, *costs)
+                assert tsed(a, b, "python", costs) == pytest.approx(expected, abs=1e-9), (a, b)
+
+
+def _postorder(node: Any) -> list[tuple[str, int]]:
+    """(label, number of children) of every node, in postorder."""
+    out: list[tuple[str, int]] = []
+    for child in node.children:
+        out.extend(_postorder(child))
+    out.append((node.name, len(node.children)))
+    return out
+
+
+QUIRKY_SEXPS = [
+    "(module)",
+    "(module (function_definition name: (identifier) body: (block)))",
+    '(module (ERROR (MISSING ")") (identifier)))',
+    '(module (call arguments: (argument_list (MISSING "(") (identifier))))',
+    "(a (b) (c)) )) (d)",
+    "(a (b (c (d)) (e)) (f (g)) (h))",
+]
+
+
+def test_tree_reading_matches_reference(reference_tsed: Any) -> None:
+    for sexp in QUIRKY_SEXPS:
+        ours = sexp_tree(sexp)
+        ref = reference_tsed.parse_tree_string(sexp)
+        expected = _postorder(ref)
+        assert ours.left is not None
+        assert list(ours.left.labels) == [label for label, _ in expected]
+        assert ours.n_close == sexp.count(")")
+
+
+def test_field_name_overwrites_label() -> None:
+    tree = sexp_tree("(module (function_definition name: (identifier) body: (block)))")
+    assert tree.left is not None
+    # postorder: identifier, block, function_definition (last word "body:"), module
+    assert tree.left.labels == ("identifier", "block", "body:", "module")
+    assert tree.n_nodes == 4
+    assert tree.n_close == 4
+
+
+# -- edit distance against the published APTED on random trees -------------------------------
+
+
+class _AptedNode:
+    def __init__(self, name: str, children: list[_AptedNode]) -> None:
+        self.name = name
+        self.children = children
+
+
+def _sexp(node: _AptedNode) -> str:
+    inner = "".join(" " + _sexp(c) for c in node.children)
+    return f"({node.name}{inner})"
+
+
+trees = st.recursive(
+    st.builds(_AptedNode, st.sampled_from("abc"), st.just([])),
+    lambda kids: st.builds(_AptedNode, st.sampled_from("abc"), st.lists(kids, max_size=4)),
+    max_leaves=14,
+)
+
+
+@settings(max_examples=120, deadline=None)
+@given(trees, trees)
+def test_distance_equals_apted(a: _AptedNode, b: _AptedNode) -> None:
+    apted = pytest.importorskip("apted")
+    ta, tb = sexp_tree(_sexp(a)), sexp_tree(_sexp(b))
+    for costs in (UNIT_COSTS, PUBLISHED_COSTS, (0.5, 2.0, 1.5)):
+        expected = apted.APTED(a, b, apted.PerEditOperationConfig(*costs)).compute_edit_distance()
+        assert tree_edit_distance(ta, tb, costs) == pytest.approx(expected, abs=1e-9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(trees, trees)
+def test_distance_properties(a: _AptedNode, b: _AptedNode) -> None:
+    ta, tb = sexp_tree(_sexp(a)), sexp_tree(_sexp(b))
+    assert tree_edit_distance(ta, ta, PUBLISHED_COSTS) == 0.0
+    d_unit = tree_edit_distance(ta, tb, UNIT_COSTS)
+    assert d_unit == tree_edit_distance(tb, ta, UNIT_COSTS)
+    assert d_unit <= ta.n_nodes + tb.n_nodes
+    assert d_unit >= abs(ta.n_nodes - tb.n_nodes)
+    # deleting from a == inserting into b: swapping the two costs reverses the direction
+    assert tree_edit_distance(ta, tb, (1.0, 0.8, 1.0)) == pytest.approx(
+        tree_edit_distance(tb, ta, (0.8, 1.0, 1.0)), abs=1e-12
+    )
+
+
+def test_left_and_right_decompositions_agree(structural: dict[str, Any]) -> None:
+    from codequorum.metrics import tree_edit as te
+
+    five = structural["five_samples"]["samples"]
+    ta, tb = build_tree(five[0], "python"), build_tree(five[2], "python")
+    assert ta.left and ta.right and tb.left and tb.right
+    vocab: dict[str, int] = {}
+    results = []
+    for da, db in ((ta.left, tb.left), (ta.right, tb.right)):
+        la = np.array([vocab.setdefault(s, len(vocab)) for s in da.labels], dtype=np.int64)
+        lb = np.array([vocab.setdefault(s, len(vocab)) for s in db.labels], dtype=np.int64)
+        results.append(
+            te._zhang_shasha(
+                la, da.leftmost, da.keyroots, lb, db.leftmost, db.keyroots, 1.0, 0.8, 1.0
+            )
+        )
+    assert results[0] == pytest.approx(results[1], abs=1e-9)
+    assert results[0] > 0
+
+
+# -- edges ------------------------------------------------------------------------------------
+
+
+def test_empty_and_identical_inputs() -> None:
+    assert tsed("", "", "python") == 1.0
+    code = "def f(x):\n    return x\n"
+    assert tsed(code, code, "python", PUBLISHED_COSTS) == 1.0
+    # "" is (module): one node. `code` has 8 named nodes, so L = 8 and d = 7 insertions
+    assert build_tree(code, "python").n_close == 8
+    assert tsed("", code, "python") == pytest.approx(1 / 8, abs=1e-15)
+    assert tsed("", code, "python", PUBLISHED_COSTS) == pytest.approx(1 - 7 * 0.8 / 8, abs=1e-12)
+    assert tsed(code, "", "python", PUBLISHED_COSTS) == pytest.approx(1 / 8, abs=1e-15)
+    # (module (comment)): L = 2, one insertion
+    assert tsed("", "\n\n# only a comment\n", "python") == 0.5
+
+
+def test_tsed_from_distance() -> None:
+    assert tsed_from_distance(0.0, 0) == 1.0
+    assert tsed_from_distance(3.0, 2) == 0.0
+    assert tsed_from_distance(2.0, 8) == 0.75
+    assert math.isnan(tsed_from_distance(math.nan, 8))
+
+
+def test_oversized_tree_is_nan_with_reason() -> None:
+    big = "".join(f"x{i} = {i}\n" for i in range(200))  # ~ 800 named nodes
+    small = "x = 1\n"
+    tree = build_tree(big, "python", max_nodes=100)
+    assert isinstance(tree, TsedTree)
+    assert tree.too_large is not None and "100" in tree.too_large
+    assert math.isnan(tsed(big, small, "python", max_nodes=100))
+    assert math.isnan(tsed_trees(tree, build_tree(small, "python")))
+    matrix = tsed_matrix([small, big, small], "python", max_nodes=100)
+    assert matrix[0, 2] == 1.0 and matrix[2, 0] == 1.0
+    assert np.isnan(matrix[0, 1]) and np.isnan(matrix[1, 2]) and np.isnan(matrix[1, 0])
+    assert matrix[1, 1] == 1.0
+    # within the default limit the same code is compared
+    assert 0.0 <= tsed(big, small, "python") <= 1.0
+
+
+def test_huge_input_is_refused_quickly() -> None:
+    huge = "x = [" + ", ".join(str(i) for i in range(150_000)) + "]\n"  # about 1 MB
+    assert len(huge) > 1_000_000
+    assert math.isnan(tsed(huge, "x = []\n", "python"))
+
+
+def test_empty_matrix_and_single_sample() -> None:
+    assert tsed_matrix([], "python").shape == (0, 0)
+    np.testing.assert_array_equal(tsed_matrix(["x = 1"], "python"), np.ones((1, 1)))
+
+
+def test_bad_costs_are_rejected() -> None:
+    with pytest.raises(ValueError):
+        tsed("a", "b", "python", (1.0, 1.0))
+    with pytest.raises(ValueError):
+        tsed("a", "b", "python", (1.0, -1.0, 1.0))
+
+
+def test_other_languages() -> None:
+    a = "function f(x) { return x + 1; }"
+    b = "function f(x) { const y = x + 1; return y; }"
+    value = tsed(a, b, "javascript")
+    assert 0.0 < value < 1.0
+    assert tsed(a, a, "js") == 1.0
