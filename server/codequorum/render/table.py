@@ -1,0 +1,91 @@
+"""The terminal table: one row per sample set, pair means over ordered pairs, the verdict.
+
+Colours only help reading (green at or above the report's stability threshold, red well
+below it); every figure is printed as a number too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from codequorum.analysis import StabilityReport
+
+#: (column title, summary key) of the pair-mean columns, in order.
+COLUMNS: tuple[tuple[str, str], ...] = (
+    ("SCE struct", "sce_struct"),
+    ("SCE value", "sce_value"),
+    ("JSD struct", "jsd_struct"),
+    ("JSD value", "jsd_value"),
+    ("TSED", "tsed"),
+)
+
+_VERDICT_STYLE = {
+    "stable": "green",
+    "unstable-structure": "yellow",
+    "outlier-current": "yellow",
+    "insufficient": "dim",
+}
+
+
+def _cell(value: float | None, good: float | None = None) -> Text:
+    if value is None or value != value:
+        return Text("—", style="dim")
+    style = ""
+    if good is not None:
+        style = "green" if value >= good else ("red" if value < good - 0.15 else "yellow")
+    return Text(f"{value:.3f}", style=style)
+
+
+def build_table(reports: Sequence[StabilityReport], title: str | None = None,
+                reasons: bool = False) -> Table:
+    """A rich table of the reports. ``reasons`` adds the verdict message as a last column
+    (wide terminals, few rows)."""
+    shown = [(t, k) for t, k in COLUMNS if any(r.pair(k) is not None for r in reports)]
+    table = Table(title=title, header_style="bold", show_lines=False, expand=False,
+                  title_justify="left")
+    table.add_column("Task", overflow="fold")
+    table.add_column("n", justify="right")
+    for title_, _ in shown:
+        table.add_column(title_, justify="right")
+    table.add_column("Shape", justify="right")
+    table.add_column("Verdict")
+    if reasons:
+        table.add_column("Why", overflow="fold", ratio=1)
+    for r in reports:
+        good = r.options.get("stable_jsd") if r.options else None
+        cells: list[Text | str] = [r.task_id, str(r.n)]
+        for _, key in shown:
+            cells.append(_cell(r.pair(key), float(good) if key.startswith("jsd") and good
+                               else None))
+        if r.status != "ok":
+            cells.append(Text("—", style="dim"))
+            cells.append(Text("insufficient", style=_VERDICT_STYLE["insufficient"]))
+            if reasons:
+                cells.append(Text(r.message or "", style="dim"))
+        else:
+            largest = len(r.clusters[0]) if r.clusters else 0
+            cells.append(f"{largest}/{r.n}")
+            verdict = r.verdict
+            code = verdict.code if verdict else ""
+            cells.append(Text(code, style=_VERDICT_STYLE.get(code, "")))
+            if reasons:
+                cells.append(verdict.message if verdict else "")
+        table.add_row(*cells)
+    return table
+
+
+def print_table(reports: Sequence[StabilityReport], console: Console, title: str | None = None,
+                reasons: bool = False) -> None:
+    """Print the table, then one line per report note-worthy for the reader (skipped or
+    insufficient sets)."""
+    console.print(build_table(reports, title=title, reasons=reasons))
+    for r in reports:
+        if r.status != "ok" and not reasons:
+            console.print(f"[dim]{r.task_id}: {r.message}[/dim]", highlight=False)
+        elif r.skipped:
+            console.print(f"[dim]{r.task_id}: " + "; ".join(
+                n for n in r.notes if "left out" in n) + "[/dim]", highlight=False)
