@@ -1,0 +1,446 @@
+"""``codequorum score``: score sample sets from files and print a table, JSON or CSV.
+
+Input sets are read first (a broken line is reported and skipped), then scored in this
+process or in ``--jobs`` worker processes, each worker parsing its own sets. Generated code
+is only parsed here, never run: ``--dynamic`` hands sets to the sandboxed dynamic analysis.
+Ctrl-C stops the workers, writes the sets already scored and exits with status 130.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib.util
+import math
+import os
+import signal
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from codequorum.analysis import AnalysisOptions, StabilityReport, analyze
+from codequorum.errors import UnknownFormatError, UserError
+from codequorum.formats import (
+    INPUT_FORMATS,
+    ReadError,
+    ReadOptions,
+    display_name,
+    load_problems,
+    read_sample_sets,
+)
+from codequorum.model import SampleSet
+from codequorum.render import OUTPUT_FORMATS, print_table, report_document, write_csv, write_json
+
+EXIT_INTERRUPTED = 130
+#: At most this many input errors are printed one per line; the rest are counted.
+MAX_ERRORS_SHOWN = 20
+
+
+# ----------------------------------------------------------------------------- arguments
+
+
+def _log_base(text: str) -> float:
+    """``2`` or ``e`` (natural log, as the published reference code)."""
+    if text.strip().lower() in ("e", "ln", "natural"):
+        return math.e
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected 2 or e, got {text!r}") from None
+    if value != 2.0:
+        raise argparse.ArgumentTypeError(f"expected 2 or e, got {text!r}")
+    return value
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected at least 1, got {value}")
+    return value
+
+
+def add_analysis_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options shared by ``score`` and ``demo``: what to compute and how to print it."""
+    group = parser.add_argument_group("analysis")
+    group.add_argument("--jsd-log-base", type=_log_base, default=2.0, metavar="{2,e}",
+                       help="log base of the JSD similarity (default 2; e reproduces the "
+                       "published reference code)")
+    group.add_argument("--max-depth", type=_positive, default=30, metavar="D",
+                       help="deepest tree level counted (default 30)")
+    group.add_argument("--no-tsed", dest="tsed", action="store_false",
+                       help="skip TSED (tree edit distance; the slowest metric)")
+    group.add_argument("--tsed-08", action="store_true",
+                       help="also compute TSED with the published (1, 0.8, 1) costs")
+    group.add_argument("--textual", action="store_true",
+                       help="also compute token LCS / Levenshtein figures (JSON and CSV)")
+    group.add_argument("--cluster-threshold", type=float, default=0.1, metavar="X",
+                       help="versions group while their mean 1 - JSD distance is <= X "
+                       "(default 0.1)")
+    group.add_argument("--samples", type=_positive, default=None, metavar="K",
+                       help="score the first K samples of each set")
+    out = parser.add_argument_group("output")
+    out.add_argument("--format", dest="output_format", default="table", metavar="FORMAT",
+                     help="table (default), json or csv")
+    out.add_argument("-o", "--output", default=None, metavar="FILE",
+                     help="write the result to FILE instead of standard output")
+    out.add_argument("--matrices", action="store_true",
+                     help="JSON: include the full pair matrices")
+    out.add_argument("--reasons", action="store_true",
+                     help="table: add the verdict's reason to each row")
+    out.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    out.add_argument("--jobs", "-j", type=_positive, default=1, metavar="N",
+                     help="score sets in N worker processes (default 1)")
+
+
+def analysis_options(args: argparse.Namespace) -> AnalysisOptions:
+    """:class:`AnalysisOptions` from parsed arguments."""
+    if args.cluster_threshold < 0:
+        raise UserError("--cluster-threshold must not be negative")
+    return AnalysisOptions(
+        max_depth=args.max_depth,
+        jsd_log_base=args.jsd_log_base,
+        tsed=args.tsed,
+        tsed_08=args.tsed_08,
+        textual=args.textual,
+        cluster_threshold=args.cluster_threshold,
+        keep_matrices=bool(args.matrices),
+    )
+
+
+def check_output_format(fmt: str) -> str:
+    """The output format, or :class:`UnknownFormatError` (exit status 2)."""
+    if fmt not in OUTPUT_FORMATS:
+        raise UnknownFormatError(
+            f"unknown output format {fmt!r} (choose {', '.join(OUTPUT_FORMATS)})")
+    return fmt
+
+
+def register(subparsers: Any) -> None:
+    """Add ``score`` to the command line."""
+    parser = subparsers.add_parser(
+        "score",
+        help="score sample sets from files (table, JSON or CSV)",
+        description="Score how much the versions in each sample set agree: structural "
+        "cross-entropy (SCE) and Jensen-Shannon similarity (JSD) of AST subtrees, tree edit "
+        "similarity (TSED), groups of versions with one shape, and a verdict per set.",
+    )
+    parser.add_argument("inputs", nargs="+", metavar="INPUT",
+                        help="sample set files (.jsonl, HumanEval samples, bigcode "
+                        "generations.json, optionally .gz); - reads standard input")
+    inp = parser.add_argument_group("input")
+    inp.add_argument("--input-format", default="auto", metavar="FORMAT",
+                     help="auto (default), jsonl, humaneval or bigcode")
+    inp.add_argument("--language", default=None,
+                     help="language of sets that do not name one (default python)")
+    inp.add_argument("--completions", action=argparse.BooleanOptionalAction, default=None,
+                     help="join prompt + sample (default: when the set says its samples "
+                     "are completions)")
+    inp.add_argument("--problems", default=None, metavar="SOURCE",
+                     help="prompts and tests for HumanEval samples / bigcode generations: "
+                     "'humaneval' or a problems .jsonl file")
+    inp.add_argument("--limit", type=_positive, default=None, metavar="N",
+                     help="score the first N sets")
+    parser.add_argument("--dynamic", action="store_true",
+                        help="also run the versions in the sandbox (opcode traces, outputs)")
+    add_analysis_arguments(parser)
+    parser.set_defaults(func=run)
+
+
+# ----------------------------------------------------------------------------- scoring
+
+
+@dataclass(frozen=True)
+class ScoreFailure:
+    """A set that could not be scored, and why (the run goes on)."""
+
+    message: str
+    exit_code: int = 1
+
+
+@dataclass
+class ScoreRun:
+    """What a run produced: reports in input order, input errors, and whether it was cut
+    short."""
+
+    reports: list[StabilityReport] = field(default_factory=list)
+    errors: list[ReadError] = field(default_factory=list)
+    interrupted: bool = False
+    total: int = 0
+
+    @property
+    def exit_code(self) -> int:
+        """130 when interrupted, else the worst error's status (0 when none)."""
+        if self.interrupted:
+            return EXIT_INTERRUPTED
+        return max((e.exit_code for e in self.errors), default=0)
+
+
+def dynamic_available() -> bool:
+    """Whether the sandboxed dynamic analysis is installed."""
+    try:
+        return importlib.util.find_spec("codequorum.dynamic_analysis") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def score_one(sample_set: SampleSet, options: AnalysisOptions, dynamic: bool = False
+              ) -> StabilityReport | ScoreFailure:
+    """Analyse one set; a failure becomes a :class:`ScoreFailure` so the others go on."""
+    try:
+        dyn = None
+        if dynamic:
+            from codequorum.dynamic_analysis import DynamicOptions, run_dynamic
+
+            dyn = run_dynamic(sample_set, DynamicOptions())
+        return analyze(sample_set, options, dynamic=dyn)
+    except UserError as exc:
+        return ScoreFailure(str(exc), exc.exit_code)
+    except Exception as exc:  # one bad set must not end the run: report it, go on
+        return ScoreFailure(f"could not be scored: {type(exc).__name__}: {exc}")
+
+
+def _ignore_sigint() -> None:
+    """Workers leave Ctrl-C to the parent, which stops them."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop_workers(executor: ProcessPoolExecutor) -> None:
+    """Terminate the worker processes at once (cancelling alone waits for running sets)."""
+    processes = dict(getattr(executor, "_processes", None) or {})
+    for process in processes.values():
+        with contextlib.suppress(Exception):
+            process.terminate()
+    executor.shutdown(wait=False, cancel_futures=True)
+    for process in processes.values():
+        with contextlib.suppress(Exception):
+            process.join(timeout=2.0)
+
+
+def score_sets(
+    sample_sets: Sequence[SampleSet],
+    options: AnalysisOptions,
+    *,
+    jobs: int = 1,
+    dynamic: bool = False,
+) -> Iterator[tuple[int, StabilityReport | ScoreFailure]]:
+    """Score every set, yielding ``(position, result)`` as each finishes (in input order
+    with one job, in completion order with several). Closing the generator early, or
+    Ctrl-C while it waits, stops the workers."""
+    if jobs <= 1 or len(sample_sets) <= 1:
+        for k, sample_set in enumerate(sample_sets):
+            yield k, score_one(sample_set, options, dynamic)
+        return
+    executor = ProcessPoolExecutor(max_workers=min(jobs, len(sample_sets)),
+                                   initializer=_ignore_sigint)
+    finished = False
+    try:
+        pending: dict[Future[StabilityReport | ScoreFailure], int] = {}
+        queue = iter(enumerate(sample_sets))
+        window = 4 * jobs  # bounded in flight: memory stays flat for huge inputs
+
+        def fill() -> None:
+            while len(pending) < window:
+                item = next(queue, None)
+                if item is None:
+                    return
+                k, sample_set = item
+                pending[executor.submit(score_one, sample_set, options, dynamic)] = k
+
+        fill()
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                k = pending.pop(future)
+                yield k, future.result()
+            fill()
+        finished = True
+    finally:
+        if finished:
+            executor.shutdown(wait=True)
+        else:
+            _stop_workers(executor)
+
+
+def _progress(enabled: bool, total: int) -> tuple[Progress | None, Callable[[], None]]:
+    if not enabled:
+        return None, lambda: None
+    progress = Progress(
+        TextColumn("[bold]scoring"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("left"),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
+    task = progress.add_task("scoring", total=total)
+    return progress, lambda: progress.advance(task)
+
+
+def run_scoring(
+    sample_sets: Sequence[SampleSet],
+    sources: Sequence[str],
+    options: AnalysisOptions,
+    *,
+    jobs: int = 1,
+    dynamic: bool = False,
+    show_progress: bool = False,
+) -> ScoreRun:
+    """Score the sets (``sources[k]`` names the file of set ``k``) with an optional
+    progress bar; Ctrl-C ends the run early with what was finished."""
+    run = ScoreRun(total=len(sample_sets))
+    results: dict[int, StabilityReport] = {}
+    progress, advance = _progress(show_progress, len(sample_sets))
+    gen = score_sets(sample_sets, options, jobs=jobs, dynamic=dynamic)
+    try:
+        with progress if progress is not None else contextlib.nullcontext():
+            for k, result in gen:
+                if isinstance(result, ScoreFailure):
+                    s = sample_sets[k]
+                    run.errors.append(ReadError(sources[k], s.source_line, result.message,
+                                                task_id=s.task_id, exit_code=result.exit_code))
+                else:
+                    results[k] = result
+                advance()
+    except KeyboardInterrupt:
+        run.interrupted = True
+    finally:
+        gen.close()
+    run.reports = [results[k] for k in sorted(results)]
+    return run
+
+
+# ----------------------------------------------------------------------------- output
+
+
+def _stream(path: str | None) -> contextlib.AbstractContextManager[TextIO]:
+    if path is None or path == "-":
+        return contextlib.nullcontext(sys.stdout)
+    return open(path, "w", encoding="utf-8", newline="")  # noqa: SIM115 - returned to `with`
+
+
+def check_output_path(path: str | None) -> None:
+    """Fail before scoring, not after, when the output cannot be written."""
+    if path is None or path == "-":
+        return
+    target = Path(path)
+    if target.is_dir():
+        raise UserError(f"{path}: is a directory, expected a file")
+    parent = target.parent if str(target.parent) else Path(".")
+    if not parent.is_dir():
+        raise UserError(f"{path}: folder {parent} does not exist")
+    if not os.access(parent, os.W_OK):
+        raise UserError(f"{path}: folder {parent} is not writable")
+
+
+def write_output(run: ScoreRun, fmt: str, path: str | None, *, matrices: bool = False,
+                 reasons: bool = False, title: str | None = None) -> None:
+    """Write the run in ``fmt`` to ``path`` (standard output when None)."""
+    with _stream(path) as stream:
+        if fmt == "json":
+            write_json(report_document(run.reports, run.errors, interrupted=run.interrupted,
+                                       include_matrices=matrices, total=run.total), stream)
+        elif fmt == "csv":
+            write_csv(run.reports, stream)
+        else:
+            tty = stream.isatty()
+            console = Console(file=stream, width=None if tty else 120,
+                              color_system="auto" if tty else None, soft_wrap=False)
+            print_table(run.reports, console, title=title, reasons=reasons)
+
+
+def report_errors(run: ScoreRun, stream: TextIO | None = None) -> None:
+    """One line per input error on standard error (the first few, then a count), and a
+    line when the run was interrupted."""
+    out = stream or sys.stderr
+    for error in run.errors[:MAX_ERRORS_SHOWN]:
+        print(f"codequorum: error: {error}", file=out)
+    if len(run.errors) > MAX_ERRORS_SHOWN:
+        print(f"codequorum: ... and {len(run.errors) - MAX_ERRORS_SHOWN} more errors",
+              file=out)
+    if run.interrupted:
+        print(f"codequorum: interrupted: {len(run.reports)} of {run.total} sets scored "
+              "and written", file=out)
+
+
+def read_inputs(inputs: Sequence[str], options: ReadOptions
+                ) -> tuple[list[SampleSet], list[str], list[ReadError]]:
+    """Every set from every input (with the file it came from) and every read error.
+
+    A file that cannot be read or whose format cannot be told is one error; the other
+    files are still read. ``options.limit`` counts sets across all inputs.
+    """
+    sets: list[SampleSet] = []
+    sources: list[str] = []
+    errors: list[ReadError] = []
+    limit = options.limit
+    per_file = ReadOptions(input_format=options.input_format, language=options.language,
+                           completions=options.completions, problems=options.problems,
+                           max_samples=options.max_samples)
+    for path in inputs:
+        if limit is not None and len(sets) >= limit:
+            break
+        name = display_name(path)
+        try:
+            for result in read_sample_sets(path, per_file):
+                if isinstance(result, ReadError):
+                    errors.append(result)
+                    continue
+                sets.append(result)
+                sources.append(name)
+                if limit is not None and len(sets) >= limit:
+                    break
+        except UserError as exc:
+            message = str(exc)
+            prefix = f"{name}: "
+            message = message[len(prefix):] if message.startswith(prefix) else message
+            errors.append(ReadError(name, None, message, exit_code=exc.exit_code))
+    return sets, sources, errors
+
+
+def run(args: argparse.Namespace) -> int:
+    """``codequorum score``."""
+    fmt = check_output_format(args.output_format)
+    if args.input_format not in INPUT_FORMATS:
+        raise UnknownFormatError(f"unknown input format {args.input_format!r} "
+                                 f"(choose {', '.join(INPUT_FORMATS)})")
+    if args.language is not None:
+        from codequorum.parsing import normalize_language
+
+        normalize_language(args.language)
+    if args.dynamic and not dynamic_available():
+        raise UserError("dynamic analysis is not available in this installation "
+                        "(codequorum.dynamic_analysis is missing); run without --dynamic")
+    if args.inputs.count("-") > 1:
+        raise UserError("standard input (-) can be read only once")
+    check_output_path(args.output)
+    options = analysis_options(args)
+    problems = load_problems(args.problems) if args.problems else None
+    read_options = ReadOptions(input_format=args.input_format, language=args.language,
+                               completions=args.completions, problems=problems,
+                               max_samples=args.samples, limit=args.limit)
+    sample_sets, sources, read_errors = read_inputs(args.inputs, read_options)
+    show_progress = not args.quiet and sys.stderr.isatty() and len(sample_sets) > 1
+    scored = run_scoring(sample_sets, sources, options, jobs=args.jobs, dynamic=args.dynamic,
+                         show_progress=show_progress)
+    scored.errors = read_errors + scored.errors
+    write_output(scored, fmt, args.output, matrices=args.matrices, reasons=args.reasons)
+    report_errors(scored)
+    return scored.exit_code
