@@ -69,7 +69,8 @@ def test_script_then_default_and_headers_recorded() -> None:
     with pytest.raises(json.JSONDecodeError):
         json.loads(third.text)
     assert fourth.json()["choices"][0]["message"]["content"].startswith("I'm sorry")
-    assert "```python\ndef f():\n    return 1\n```" in fifth.json()["choices"][0]["message"]["content"]
+    last = fifth.json()["choices"][0]["message"]["content"]
+    assert "```python\ndef f():\n    return 1\n```" in last
     auths = [r.authorization for r in server.chat_requests]
     assert auths == ["Bearer k", None, None, None, None]
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import os
 import socket
 import threading
 import time
@@ -36,9 +37,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-DEFAULT_DATA = (
-    Path(__file__).resolve().parents[2].parent / "shared" / "data" / "humaneval_codegen16b_t0.8.jsonl"
-)
+SHARED = Path(os.environ.get("CODEQUORUM_SHARED", Path(__file__).resolve().parents[3] / "shared"))
+DEFAULT_DATA = SHARED / "data" / "humaneval_codegen16b_t0.8.jsonl"
 
 
 # --------------------------------------------------------------------------- behaviours
@@ -184,7 +184,8 @@ class RecordedTask:
         body = request.body if isinstance(request.body, dict) else {}
         seed = body.get("seed")
         start = seed if isinstance(seed, int) else next(self._counter)
-        n = body.get("n") if isinstance(body.get("n"), int) else 1
+        asked = body.get("n")
+        n = asked if isinstance(asked, int) else 1
         return Answer(contents=tuple(self.content(start + k) for k in range(max(1, n))))
 
 
@@ -321,9 +322,7 @@ class ChatServer:
 
     def _next_behaviour(self, request: RecordedRequest) -> Behaviour:
         with self._lock:
-            chosen: Behaviour | Responder = (
-                self._script.pop(0) if self._script else self._default
-            )
+            chosen: Behaviour | Responder = self._script.pop(0) if self._script else self._default
         if isinstance(chosen, Answer | Status | Raw | Slow | HangUp):
             return chosen
         return chosen(request)
@@ -359,7 +358,7 @@ class _Handler(BaseHTTPRequestHandler):
     server: _Server
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: Any) -> None:
         """Keep test output quiet."""
 
     def do_GET(self) -> None:
@@ -421,9 +420,7 @@ class _Handler(BaseHTTPRequestHandler):
             received=time.time(),
         )
 
-    def _send_error(
-        self, code: int, message: str, headers: Sequence[tuple[str, str]] = ()
-    ) -> None:
+    def _send_error(self, code: int, message: str, headers: Sequence[tuple[str, str]] = ()) -> None:
         data = json.dumps({"error": {"message": message, "type": "server_error", "code": code}})
         self._send(code, data.encode(), "application/json", headers)
 
