@@ -385,7 +385,9 @@ def _structure_verdicts(report: StabilityReport, similarity: FloatMatrix,
     reasons = []
     if mean_jsd < opts.stable_jsd:
         reasons.append(f"mean JSD {mean_jsd:.2f} < {opts.stable_jsd:.2f}")
-    if share < opts.majority:
+    if len(largest) == 1:
+        reasons.append(f"no two of the {n} versions share a shape")
+    elif share < opts.majority:
         reasons.append(f"{len(groups)} groups, the largest holds {len(largest)} of {n}")
     message = f"Versions disagree in shape: {'; '.join(reasons)}{outlier_text}"
     return [Verdict(code="unstable-structure", severity="warning", message=message,

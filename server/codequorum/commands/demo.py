@@ -1,0 +1,109 @@
+"""``codequorum demo``: score real LLM samples bundled with the package and explain the table.
+
+The data is 20 HumanEval tasks × 10 CodeGen-16B samples (see ``codequorum/data/NOTICE.md``),
+chosen to range from versions that all look alike to versions that share almost nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from importlib import resources
+from typing import Any
+
+from rich.console import Console
+
+from codequorum.analysis import StabilityReport
+from codequorum.commands.score import (
+    ScoreRun,
+    add_analysis_arguments,
+    analysis_options,
+    check_output_format,
+    check_output_path,
+    read_inputs,
+    report_errors,
+    run_scoring,
+    write_output,
+)
+from codequorum.errors import UserError
+from codequorum.formats import ReadOptions
+
+DATA_FILE = "humaneval_demo.jsonl.gz"
+
+EXPLANATION = """\
+[bold]How to read it[/bold]
+Each row is one HumanEval task: [bold]n[/bold] versions of its function written by CodeGen-16B
+at temperature 0.8. Each figure is the mean over all pairs of versions, from
+0 (nothing in common) to 1 (identical).
+  [bold]SCE[/bold]    structural cross-entropy of the syntax-tree subtrees (strict)
+  [bold]JSD[/bold]    Jensen-Shannon similarity of the same subtrees (forgiving)
+         [italic]struct[/italic]: shapes only; [italic]value[/italic]: names and literals too
+  [bold]TSED[/bold]   tree edit similarity: how few node edits turn one into another
+  [bold]Shape[/bold]  versions in the largest group that share one shape
+[green]stable[/green]: the mean JSD is high and most versions share one shape.
+[yellow]unstable-structure[/yellow]: ask again and you will likely get a differently built
+function; worth a second look before you accept the first one."""
+
+
+def _bundled() -> Any:
+    return resources.files("codequorum").joinpath("data", DATA_FILE)
+
+
+def register(subparsers: Any) -> None:
+    """Add ``demo`` to the command line."""
+    parser = subparsers.add_parser(
+        "demo",
+        help="score real LLM samples bundled with codequorum and explain the figures",
+        description="Score 20 HumanEval tasks × 10 CodeGen-16B samples (bundled) and explain "
+        "how to read the table.",
+    )
+    add_analysis_arguments(parser)
+    parser.set_defaults(func=run)
+
+
+def _highlights(reports: list[StabilityReport], console: Console) -> None:
+    """The most and the least stable task, with the verdicts' reasons."""
+    scored = [r for r in reports if r.status == "ok" and r.pair("jsd_struct") is not None]
+    if len(scored) < 2:
+        return
+    ranked = sorted(scored, key=lambda r: r.pair("jsd_struct") or 0.0)
+    console.print()
+    console.print("[bold]For example[/bold]")
+    for label, r in (("most alike", ranked[-1]), ("least alike", ranked[0])):
+        verdict = r.verdict
+        medoid = f"; version {r.medoid + 1} is the most typical" if r.medoid is not None else ""
+        console.print(f"  {r.task_id} ({label}): {verdict.message if verdict else ''}{medoid}",
+                      highlight=False)
+
+
+def run(args: argparse.Namespace) -> int:
+    """``codequorum demo``."""
+    fmt = check_output_format(args.output_format)
+    check_output_path(args.output)
+    options = analysis_options(args)
+    with resources.as_file(_bundled()) as path:
+        if not path.is_file():
+            raise UserError(f"the bundled demo data is missing ({DATA_FILE}); reinstall "
+                            "codequorum")
+        sets, sources, errors = read_inputs(
+            [str(path)], ReadOptions(input_format="jsonl", max_samples=args.samples))
+    show_progress = not args.quiet and sys.stderr.isatty()
+    scored: ScoreRun = run_scoring(sets, sources, options, jobs=args.jobs,
+                                   show_progress=show_progress)
+    scored.errors = errors + scored.errors
+    title = ("HumanEval × CodeGen-16B (T=0.8): how much do versions of one function agree?"
+             if fmt == "table" else None)
+    write_output(scored, fmt, args.output, matrices=args.matrices, reasons=args.reasons,
+                 title=title)
+    if fmt == "table" and args.output in (None, "-"):
+        tty = sys.stdout.isatty()
+        console = Console(highlight=False, width=None if tty else 120,
+                          color_system="auto" if tty else None)
+        _highlights(scored.reports, console)
+        console.print()
+        console.print(EXPLANATION)
+        console.print()
+        console.print("Score your own samples: [bold]codequorum score FILE.jsonl[/bold] "
+                      "(see docs/cli.md); data: codequorum/data/NOTICE.md", highlight=False)
+    report_errors(scored)
+    return scored.exit_code
