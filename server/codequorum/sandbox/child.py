@@ -1,0 +1,760 @@
+"""The sandbox child: runs one candidate's tests and reports over a pipe.
+
+Stdlib only; started as ``python -I -S -B child.py <message-fd>`` by the parent, in a
+private temporary working directory, a new session and a scrubbed environment.
+
+Order matters and is fixed: read the ``run`` message from stdin (then stdin becomes
+/dev/null), isolate the network namespace where the kernel allows it, set resource
+limits, install the audit hook, and only then compile and run the candidate.
+"""
+
+import builtins
+import hashlib
+import importlib.util
+import io
+import os
+import pathlib
+import posix
+import stat
+import sys
+import time
+import types
+from typing import Any
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+CANDIDATE_FILENAME = "<candidate>"
+CHECK_FILENAME = "<check>"
+MAX_OUTPUT_CHARS = 65536
+MAX_MESSAGE_CHARS = 2000
+
+
+def _load(name: str, filename: str) -> types.ModuleType:
+    """Import a sibling module by path (the package itself is not importable here)."""
+    spec = importlib.util.spec_from_file_location(name, os.path.join(_HERE, filename))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+protocol: Any = _load("_codequorum_protocol", "protocol.py")
+tracer_mod: Any = _load("_codequorum_tracer", "tracer.py")
+
+
+class OutputLimitExceeded(BaseException):
+    """The candidate printed more than its output budget."""
+
+
+# --------------------------------------------------------------------------- messages
+class Channel:
+    """Length-prefixed JSON messages to the parent on a dedicated descriptor."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._write = posix.write
+        self._encode = protocol.encode_frame
+
+    def send(self, type_: str, **fields: Any) -> None:
+        """Send one message; a vanished parent is ignored."""
+        data = self._encode({"type": type_, **fields})
+        view = memoryview(data)
+        try:
+            while view:
+                n = self._write(self._fd, view)
+                view = view[n:]
+        except OSError:
+            pass
+
+
+def _read_run_message() -> dict[str, Any]:
+    """The ``run`` message from stdin; afterwards fd 0 reads /dev/null."""
+    raw = sys.stdin.buffer.read()
+    null = posix.open(os.devnull, os.O_RDONLY)
+    posix.dup2(null, 0)
+    posix.close(null)
+    reader = protocol.FrameReader()
+    messages = reader.feed(raw)
+    if len(messages) != 1 or messages[0]["type"] != protocol.MSG_RUN:
+        raise protocol.ProtocolError("expected exactly one run message on stdin")
+    result: dict[str, Any] = messages[0]
+    return result
+
+
+# --------------------------------------------------------------------------- isolation
+def _unshare_network() -> str | None:
+    """Enter a fresh network namespace if the kernel allows; return why not otherwise."""
+    flags_net = 0x40000000  # CLONE_NEWNET
+    flags_user = 0x10000000  # CLONE_NEWUSER
+    unshare = getattr(os, "unshare", None)
+    if unshare is not None:
+        try:
+            unshare(flags_net)
+            return None
+        except OSError:
+            try:
+                unshare(flags_user | flags_net)
+                return None
+            except OSError as exc:
+                return str(exc)
+    try:
+        import ctypes  # only before the audit hook; removed from sys.modules below
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        for flags in (flags_net, flags_user | flags_net):
+            if libc.unshare(ctypes.c_int(flags)) == 0:
+                return None
+        return os.strerror(ctypes.get_errno())
+    except Exception as exc:
+        return str(exc)
+    finally:
+        for name in [m for m in sys.modules if m == "ctypes" or m.startswith(("ctypes.", "_ctypes"))]:
+            del sys.modules[name]
+
+
+def _set_limits(limits: dict[str, Any]) -> None:
+    """RLIMIT_* from the run message (soft = hard, so nothing can raise them)."""
+    import resource
+
+    def setl(which: int, value: int) -> None:
+        soft, hard = resource.getrlimit(which)
+        if hard != resource.RLIM_INFINITY and value > hard:
+            value = hard
+        resource.setrlimit(which, (value, value))
+
+    cpu = max(1, int(limits["cpu_seconds"] + 0.999))
+    soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    # Soft limit -> SIGXCPU; the hard limit one second later -> SIGKILL if it is ignored.
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    setl(resource.RLIMIT_AS, int(limits["memory_mb"]) * 1024 * 1024)
+    setl(resource.RLIMIT_FSIZE, int(limits["file_size_bytes"]))
+    setl(resource.RLIMIT_NOFILE, int(limits["max_open_files"]))
+    setl(resource.RLIMIT_NPROC, 0)
+    setl(resource.RLIMIT_CORE, 0)
+
+
+_SUBPROCESS_EVENTS = (
+    "os.system",
+    "os.exec",
+    "os.spawn",
+    "os.posix_spawn",
+    "os.fork",
+    "os.forkpty",
+    "subprocess.Popen",
+    "pty.spawn",
+    "os.startfile",
+)
+_SIGNAL_EVENTS = ("os.kill", "os.killpg", "signal.pthread_kill", "os.pidfd_open")
+_BLOCKED_IMPORTS = {
+    "ctypes": "ctypes",
+    "_ctypes": "ctypes",
+    "cffi": "ctypes",
+    "_cffi_backend": "ctypes",
+    "_posixsubprocess": "subprocess",
+    "_testcapi": "interpreter internals",
+    "_testinternalcapi": "interpreter internals",
+    "_xxsubinterpreters": "interpreter internals",
+    "_interpreters": "interpreter internals",
+    "_xxinterpchannels": "interpreter internals",
+}
+# event -> (indices of path arguments written to, index of a dir_fd argument or -1)
+_PATH_WRITE_EVENTS: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
+    "os.remove": ((0,), (1,)),
+    "os.rmdir": ((0,), (1,)),
+    "os.mkdir": ((0,), (2,)),
+    "os.rename": ((0, 1), (2, 3)),
+    "os.truncate": ((0,), ()),
+    "os.chmod": ((0,), (2,)),
+    "os.lchmod": ((0,), ()),
+    "os.chown": ((0,), (3,)),
+    "os.lchown": ((0,), ()),
+    "os.utime": ((0,), (3,)),
+    "os.chflags": ((0,), ()),
+    "os.lchflags": ((0,), ()),
+    "os.setxattr": ((0,), ()),
+    "os.removexattr": ((0,), ()),
+    "os.mkfifo": ((0,), (2,)),
+    "os.mknod": ((0,), (3,)),
+    "shutil.rmtree": ((0,), (1,)),
+    "shutil.copyfile": ((1,), ()),
+    "shutil.copymode": ((1,), ()),
+    "shutil.copystat": ((1,), ()),
+    "shutil.copytree": ((1,), ()),
+    "shutil.move": ((0, 1), ()),
+    "shutil.chown": ((0,), ()),
+}
+_LINK_EVENTS = ("os.link", "os.symlink")
+_INTROSPECTION_EVENTS = ("gc.get_objects", "gc.get_referrers", "gc.get_referents")
+_LIMIT_EVENTS = ("resource.setrlimit", "resource.prlimit")
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+
+
+def _make_resolver(getcwd: Any, lstat: Any, readlink: Any) -> Any:
+    """A realpath built only on captured C functions (monkeypatching ``os`` cannot fool it)."""
+    is_link = stat.S_ISLNK
+    concat = str.__add__
+
+    def resolve(path: str) -> str | None:
+        if path[:1] != "/":
+            path = concat(concat(getcwd(), "/"), path)
+        todo = path.split("/")
+        todo.reverse()
+        parts: list[str] = []
+        hops = 0
+        while todo:
+            part = todo.pop()
+            if part == "" or part == ".":
+                continue
+            if part == "..":
+                if parts:
+                    parts.pop()
+                continue
+            here = "/" + "/".join([*parts, part])
+            try:
+                mode = lstat(here).st_mode
+            except OSError:
+                parts.append(part)
+                continue
+            if is_link(mode):
+                hops += 1
+                if hops > 40:
+                    return None
+                target = readlink(here)
+                if target[:1] == "/":
+                    parts = []
+                more = target.split("/")
+                more.reverse()
+                todo.extend(more)
+                continue
+            parts.append(part)
+        return "/" + "/".join(parts)
+
+    return resolve
+
+
+def install_audit_hook(sandbox: str, channel: Channel, violations: list[str]) -> None:
+    """Refuse process creation, network, ctypes, signals and writes outside ``sandbox``.
+
+    Every refusal is recorded in ``violations`` and reported to the parent before the
+    exception is raised, so a candidate that catches it is still reported.
+    """
+    resolve = _make_resolver(posix.getcwd, posix.lstat, posix.readlink)
+    is_dir = stat.S_ISDIR
+    pstat = posix.stat
+    str_concat = str.__add__
+    fs_encoding = sys.getfilesystemencoding()
+    path_types = (pathlib.PurePosixPath, pathlib.PosixPath)
+    sandbox_root = resolve(sandbox) or sandbox
+    sandbox_prefix = sandbox_root + "/"
+    devices = ("/dev/null", "/dev/zero", "/dev/full")
+    reported: set[str] = set()
+    send = channel.send
+    starts = str.startswith
+    blocked_imports = dict(_BLOCKED_IMPORTS)
+    path_events = dict(_PATH_WRITE_EVENTS)
+    write_flags = _WRITE_FLAGS
+    fspath = os.fspath
+
+    def as_text(path: Any) -> str | None:
+        """The path as an exact ``str``; None for objects that could lie about it."""
+        if isinstance(path, str):
+            return str_concat("", path)
+        if isinstance(path, (bytes, bytearray)):
+            return bytes(path).decode(fs_encoding, "surrogateescape")
+        if type(path) in path_types:
+            return as_text(fspath(path))
+        return None
+
+    def inside(path: Any) -> bool:
+        text = as_text(path)
+        if text is None:
+            return False
+        where = resolve(text)
+        if where is None:
+            return False
+        return where == sandbox_root or starts(where, sandbox_prefix) or where in devices
+
+    def refuse(what: str, event: str) -> None:
+        violations.append(what)
+        if what not in reported:
+            reported.add(what)
+            send(protocol.MSG_FORBIDDEN, what=what, event=event)
+        raise PermissionError(f"sandbox: {what} is not allowed ({event})")
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if event == "open":
+            path, mode, flags = args
+            if isinstance(path, int):
+                return
+            writing = bool(flags & write_flags) if isinstance(flags, int) else False
+            if isinstance(mode, str) and ("w" in mode or "a" in mode or "x" in mode or "+" in mode):
+                writing = True
+            if writing:
+                if not inside(path):
+                    refuse("write outside sandbox", event)
+            elif not inside(path):
+                text = as_text(path)
+                if text is None:
+                    refuse("unusual path object", event)
+                try:
+                    directory = is_dir(pstat(text).st_mode)  # type: ignore[arg-type]
+                except (OSError, ValueError):
+                    directory = False
+                if directory:
+                    refuse("directory handle outside sandbox", event)
+            return
+        if starts(event, "socket."):
+            refuse("network", event)
+        elif starts(event, "ctypes."):
+            refuse("ctypes", event)
+        elif event == "import":
+            name = args[0]
+            if isinstance(name, str):
+                what = blocked_imports.get(name.partition(".")[0])
+                if what is not None:
+                    refuse(what, f"import {name}")
+        elif event in path_events:
+            targets, dir_fds = path_events[event]
+            for i in dir_fds:
+                if i < len(args) and args[i] is not None and args[i] != -1:
+                    refuse("write outside sandbox", event)
+            for i in targets:
+                if i < len(args):
+                    target = args[i]
+                    if isinstance(target, int):
+                        continue
+                    if not inside(target):
+                        refuse("write outside sandbox", event)
+        elif starts(event, _SUBPROCESS_EVENTS):
+            refuse("subprocess", event)
+        elif starts(event, _SIGNAL_EVENTS):
+            refuse("signal", event)
+        elif event in _LINK_EVENTS:
+            refuse("link", event)
+        elif event in _INTROSPECTION_EVENTS:
+            refuse("gc introspection", event)
+        elif event in _LIMIT_EVENTS:
+            refuse("rlimit", event)
+        elif event == "object.__setattr__" and len(args) > 1 and args[1] == "__code__":
+            refuse("code replacement", event)
+
+    sys.addaudithook(hook)
+
+
+# --------------------------------------------------------------------------- output capture
+class Budget:
+    """Bytes the candidate may still print, shared by every stream and test."""
+
+    def __init__(self, total: int, channel: Channel) -> None:
+        self.remaining = total
+        self.exceeded = False
+        self._channel = channel
+
+    def spend(self, n: int) -> None:
+        """Take ``n`` bytes or raise :class:`OutputLimitExceeded`."""
+        if self.exceeded or n > self.remaining:
+            if not self.exceeded:
+                self.exceeded = True
+                self._channel.send(protocol.MSG_OUTPUT_LIMIT)
+            raise OutputLimitExceeded("output limit exceeded")
+        self.remaining -= n
+
+
+class _CappedBinary(io.RawIOBase):
+    """``sys.stdout.buffer``: bytes go into the owning text stream."""
+
+    def __init__(self, owner: "CappedText") -> None:
+        self._owner = owner
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:  # type: ignore[override]
+        raw = bytes(data)
+        self._owner.write(raw.decode("utf-8", "replace"))
+        return len(raw)
+
+
+class CappedText(io.TextIOBase):
+    """A text stream that keeps what is written (if asked) within a byte budget."""
+
+    def __init__(self, budget: Budget, keep: bool) -> None:
+        self._budget = budget
+        self._keep = keep
+        self._parts: list[str] = []
+        self.buffer = _CappedBinary(self)
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return "utf-8"
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return False
+
+    def write(self, s: str) -> int:
+        if not isinstance(s, str):
+            raise TypeError(f"write() argument must be str, not {type(s).__name__}")
+        self._budget.spend(len(s.encode("utf-8", "surrogatepass")))
+        if self._keep:
+            self._parts.append(s)
+        return len(s)
+
+    def getvalue(self) -> str:
+        """Everything kept so far."""
+        return "".join(self._parts)
+
+
+# --------------------------------------------------------------------------- values
+def canonical_repr(value: Any, depth: int = 0) -> str:
+    """``repr`` with sets sorted, so equal results print alike in every process."""
+    if depth > 50:
+        return repr(value)
+    t = type(value)
+    if t is set or t is frozenset:
+        items = sorted(canonical_repr(v, depth + 1) for v in value)
+        if not items:
+            return "set()" if t is set else "frozenset()"
+        body = "{" + ", ".join(items) + "}"
+        return body if t is set else f"frozenset({body})"
+    if t is list:
+        return "[" + ", ".join(canonical_repr(v, depth + 1) for v in value) + "]"
+    if t is tuple:
+        inner = ", ".join(canonical_repr(v, depth + 1) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if t is dict:
+        pairs = (
+            f"{canonical_repr(k, depth + 1)}: {canonical_repr(v, depth + 1)}"
+            for k, v in value.items()
+        )
+        return "{" + ", ".join(pairs) + "}"
+    if t is int:
+        try:
+            return repr(value)
+        except ValueError:
+            old = sys.get_int_max_str_digits()
+            sys.set_int_max_str_digits(0)
+            try:
+                return repr(value)
+            finally:
+                sys.set_int_max_str_digits(old)
+    return repr(value)
+
+
+def clip(text: str, limit: int = MAX_OUTPUT_CHARS) -> str:
+    """``text`` cut to ``limit`` characters, with a digest of the whole when cut."""
+    if len(text) <= limit:
+        return text
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f"{text[:limit]}...<{len(text)} chars, sha256 {digest}>"
+
+
+def safe_repr(value: Any) -> str:
+    """Canonical repr, or a note saying why there is none."""
+    try:
+        return clip(canonical_repr(value))
+    except RecursionError:
+        return "<repr failed: RecursionError>"
+    except Exception as exc:
+        return f"<repr failed: {type(exc).__name__}>"
+
+
+def reference_output(result: Any, stdout: str) -> str:
+    """What a ``solve`` result prints as (the reference pipeline's rule)."""
+    if result is None:
+        return stdout
+    if isinstance(result, (list, tuple)):
+        return " ".join(map(str, result))
+    return str(result)
+
+
+# --------------------------------------------------------------------------- running
+class Harness:
+    """Runs the candidate's tests one by one and reports each."""
+
+    def __init__(self, run: dict[str, Any], channel: Channel) -> None:
+        self.run = run
+        self.channel = channel
+        self.limits = run["limits"]
+        self.entry_point: str | None = run.get("entry_point")
+        self.budget = Budget(int(self.limits["output_bytes"]), channel)
+        self.tracer: Any = None
+        if run.get("trace", True):
+            mode = run.get("trace_mode") or None
+            self.tracer = tracer_mod.OpcodeTracer(None if mode == "auto" else mode)
+        self.code: types.CodeType | None = None
+        self.module: dict[str, Any] | None = None
+        self.module_error: BaseException | None = None
+        self.checks: dict[str, Any] = {}
+        self.memory_error = False
+
+    def compile(self) -> bool:
+        """Compile the candidate; report a syntax error and return False if it has one."""
+        try:
+            self.code = compile(self.run["code"], CANDIDATE_FILENAME, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError) as exc:
+            self.channel.send(protocol.MSG_SYNTAX_ERROR, detail=f"{type(exc).__name__}: {exc}")
+            return False
+        if self.tracer is not None:
+            self.tracer.register(self.code)
+        return True
+
+    def _streams(self, stdin: str, keep: bool) -> tuple[CappedText, CappedText]:
+        out = CappedText(self.budget, keep)
+        err = CappedText(self.budget, False)
+        sys.stdin = io.TextIOWrapper(io.BytesIO(stdin.encode("utf-8")), encoding="utf-8")
+        sys.stdout = out
+        sys.stderr = err
+        return out, err
+
+    def _load_module(self) -> None:
+        """Execute the candidate module once (function-style tests)."""
+        if self.module is not None or self.module_error is not None:
+            return
+        assert self.code is not None
+        namespace: dict[str, Any] = {"__name__": "__candidate__", "__builtins__": builtins}
+        self._streams("", False)
+        try:
+            exec(self.code, namespace)
+            self.module = namespace
+        except (SystemExit, OutputLimitExceeded):
+            raise
+        except BaseException as exc:
+            if isinstance(exc, MemoryError):
+                self.memory_error = True
+            self.module_error = exc
+
+    def _defines_solve(self) -> bool:
+        import ast
+
+        tree = ast.parse(self.run["code"])
+        return any(
+            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "solve"
+            for node in tree.body
+        )
+
+    def run_test(self, index: int, test: dict[str, Any]) -> dict[str, Any]:
+        """Run one test; return its outcome (raises SystemExit / OutputLimitExceeded)."""
+        kind = test["kind"]
+        has_expected = bool(test.get("has_expected"))
+        expected = protocol.decode_value(test.get("expected"))
+        outcome: dict[str, Any] = {
+            "name": test.get("name") or f"test{index}",
+            "passed": None,
+            "output": None,
+            "exc_type": None,
+            "exc_message": None,
+            "opcodes": None,
+            "opcode_total": 0,
+            "seconds": 0.0,
+        }
+        tracer = self.tracer
+        program_mode = kind == "stdio" and not self._defines_solve()
+        if not program_mode:
+            self._load_module()
+        stdin = test.get("stdin") or ""
+        out, _err = self._streams(stdin, True)
+        started = time.perf_counter()
+        result: Any = None
+        raised: BaseException | None = None
+        try:
+            if program_mode:
+                assert self.code is not None
+                namespace = {"__name__": "__main__", "__builtins__": builtins}
+                if tracer is not None:
+                    tracer.start()
+                try:
+                    exec(self.code, namespace)
+                except SystemExit as exc:
+                    if exc.code not in (None, 0):
+                        raised = exc
+                finally:
+                    if tracer is not None:
+                        tracer.stop()
+            else:
+                if self.module_error is not None:
+                    raise self.module_error
+                assert self.module is not None
+                call, args, kwargs = self._target(kind, test)
+                if tracer is not None:
+                    tracer.start()
+                try:
+                    result = call(*args, **kwargs)
+                finally:
+                    if tracer is not None:
+                        tracer.stop()
+        except (SystemExit, OutputLimitExceeded) as exc:
+            outcome["seconds"] = time.perf_counter() - started
+            self._finish_counts(outcome)
+            outcome["exc_type"] = type(exc).__name__
+            outcome["exc_message"] = clip(str(exc), MAX_MESSAGE_CHARS)
+            if has_expected:
+                outcome["passed"] = False
+            exc.outcome = outcome  # type: ignore[union-attr]
+            raise
+        except BaseException as exc:
+            raised = exc
+        outcome["seconds"] = time.perf_counter() - started
+        self._finish_counts(outcome)
+        sys.stdin, sys.stdout, sys.stderr = sys.__stdin__, sys.__stdout__, sys.__stderr__
+        if raised is not None:
+            if isinstance(raised, MemoryError):
+                self.memory_error = True
+            outcome["exc_type"] = type(raised).__name__
+            outcome["exc_message"] = clip(_safe_str(raised), MAX_MESSAGE_CHARS)
+            if has_expected or kind == "check":
+                outcome["passed"] = False
+            if kind == "stdio":
+                outcome["output"] = clip(out.getvalue())
+            return outcome
+        if kind == "check":
+            outcome["passed"] = True
+        elif kind == "stdio":
+            text = out.getvalue() if program_mode else reference_output(result, out.getvalue())
+            outcome["output"] = clip(text)
+            if has_expected:
+                outcome["passed"] = text.strip() == str(expected).strip()
+        else:
+            outcome["output"] = safe_repr(result)
+            if has_expected:
+                try:
+                    outcome["passed"] = bool(result == expected)
+                except Exception:
+                    outcome["passed"] = False
+        return outcome
+
+    def _target(self, kind: str, test: dict[str, Any]) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
+        """The callable a test runs and its arguments."""
+        assert self.module is not None
+        if kind == "stdio":
+            solve = self.module.get("solve")
+            if not callable(solve):
+                raise NameError("the candidate defines no callable solve")
+            lines = (test.get("stdin") or "").splitlines()
+            return _solve_call(solve), (lines,), {}
+        entry = self._entry()
+        if kind == "call":
+            args = protocol.decode_value(test.get("args") or {"$": "tuple", "v": []})
+            kwargs = protocol.decode_value(test.get("kwargs") or {"$": "dict", "v": []})
+            return entry, tuple(args), dict(kwargs)
+        if kind == "check":
+            source = test.get("source") or ""
+            check = self.checks.get(source)
+            if check is None:
+                namespace: dict[str, Any] = {"__name__": "__check__", "__builtins__": builtins}
+                exec(compile(source, CHECK_FILENAME, "exec", dont_inherit=True), namespace)
+                check = namespace.get("check")
+                if not callable(check):
+                    raise NameError("the check source defines no callable check")
+                self.checks[source] = check
+            return check, (entry,), {}
+        raise ValueError(f"unknown test kind {kind!r}")
+
+    def _entry(self) -> Any:
+        assert self.module is not None
+        if not self.entry_point:
+            raise NameError("no entry point given for a call/check test")
+        fn = self.module.get(self.entry_point)
+        if not callable(fn):
+            raise NameError(f"the candidate defines no callable {self.entry_point!r}")
+        return fn
+
+    def _finish_counts(self, outcome: dict[str, Any]) -> None:
+        if self.tracer is not None:
+            self.tracer.stop()
+            counts = self.tracer.take()
+            outcome["opcodes"] = counts
+            outcome["opcode_total"] = sum(counts.values())
+
+
+def _safe_str(exc: BaseException) -> str:
+    try:
+        return str(exc)
+    except Exception:
+        return f"<str failed for {type(exc).__name__}>"
+
+
+def _solve_call(solve: Any) -> Any:
+    """Call ``solve`` with the input lines, or with nothing if it takes no arguments."""
+    import inspect
+
+    try:
+        params = [
+            p
+            for p in inspect.signature(solve).parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
+        ]
+    except (TypeError, ValueError):
+        params = [None]
+
+    def call(lines: list[str]) -> Any:
+        return solve() if not params else solve(lines)
+
+    return call
+
+
+def main() -> None:
+    """Entry point: ``child.py <message-fd>``."""
+    channel = Channel(int(sys.argv[1]))
+    try:
+        run = _read_run_message()
+    except Exception as exc:
+        channel.send(protocol.MSG_ERROR, detail=f"bad run message: {exc}")
+        posix._exit(70)
+    layers: list[str] = []
+    netns_error = _unshare_network() if run.get("netns", True) else "not requested"
+    if netns_error is None:
+        layers.append("netns")
+    _set_limits(run["limits"])
+    layers.append("rlimits")
+    if os.getsid(0) == os.getpid():
+        layers.append("session")
+    sandbox = posix.getcwd()
+    violations: list[str] = []
+    harness = Harness(run, channel)
+    # Warm the modules the harness needs later, so candidate imports find them loaded.
+    import ast  # noqa: F401
+    import inspect  # noqa: F401
+
+    install_audit_hook(sandbox, channel, violations)
+    layers.append("audit-hook")
+    channel.send(
+        protocol.MSG_HELLO,
+        layers=layers,
+        python=".".join(map(str, sys.version_info[:3])),
+        trace_mode=harness.tracer.mode if harness.tracer is not None else None,
+        netns_error=netns_error,
+    )
+    if run.get("probe"):
+        channel.send(protocol.MSG_DONE)
+        posix._exit(0)
+    if not harness.compile():
+        posix._exit(0)
+    for index, test in enumerate(run["tests"]):
+        channel.send(protocol.MSG_TEST_START, index=index)
+        try:
+            outcome = harness.run_test(index, test)
+        except SystemExit as exc:
+            channel.send(protocol.MSG_TEST, index=index, outcome=getattr(exc, "outcome", None))
+            code = exc.code if isinstance(exc.code, int) or exc.code is None else 1
+            channel.send(protocol.MSG_EXIT, code=code)
+            posix._exit(0)
+        except OutputLimitExceeded as exc:
+            channel.send(protocol.MSG_TEST, index=index, outcome=getattr(exc, "outcome", None))
+            posix._exit(0)
+        channel.send(protocol.MSG_TEST, index=index, outcome=outcome)
+    channel.send(protocol.MSG_DONE, memory_error=harness.memory_error)
+    posix._exit(0)
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except BaseException as exc:  # report harness failures instead of a bare traceback
+        try:
+            Channel(int(sys.argv[1])).send(
+                protocol.MSG_ERROR, detail=f"{type(exc).__name__}: {_safe_str(exc)}"
+            )
+        finally:
+            posix._exit(70)

@@ -1,0 +1,143 @@
+"""Messages between the parent and the sandbox child (version 1).
+
+Stdlib only: the child loads this file by path under ``python -I -S``.
+
+Framing: every message is a 4-byte big-endian length followed by that many bytes of
+UTF-8 JSON, an object ``{"v": 1, "type": ..., ...}``. The parent sends one ``run``
+message on the child's stdin; the child answers on a dedicated pipe (never its stdout).
+
+Child -> parent message types:
+``hello`` (layers, python), ``test-start`` (index), ``test`` (index, outcome),
+``forbidden`` (what, detail), ``output-limit``, ``syntax-error`` (detail),
+``exit`` (code), ``error`` (detail), ``done``.
+
+Test values (``args``, ``kwargs``, ``expected``) cross the pipe as tagged JSON built
+by :func:`encode_value`: ``None``, ``bool``, ``int``, ``float`` (NaN and infinities
+too), ``str``, ``list`` as plain JSON; ``tuple``, ``set``, ``frozenset``, ``dict`` (any
+literal keys), ``bytes``, ``bytearray`` and ``complex`` as ``{"$": tag, "v": ...}``.
+Anything else is refused in the parent with :class:`TypeError`.
+"""
+
+import json
+import math
+import struct
+
+VERSION = 1
+HEADER = struct.Struct(">I")
+MAX_FRAME = 64 * 1024 * 1024
+
+MSG_RUN = "run"
+MSG_HELLO = "hello"
+MSG_TEST_START = "test-start"
+MSG_TEST = "test"
+MSG_FORBIDDEN = "forbidden"
+MSG_OUTPUT_LIMIT = "output-limit"
+MSG_SYNTAX_ERROR = "syntax-error"
+MSG_EXIT = "exit"
+MSG_ERROR = "error"
+MSG_DONE = "done"
+
+
+class ProtocolError(Exception):
+    """A malformed or oversized frame, or a message of another version."""
+
+
+def encode_frame(message: dict) -> bytes:  # type: ignore[type-arg]
+    """One message -> length-prefixed JSON bytes (adds the version field)."""
+    body = json.dumps({"v": VERSION, **message}, separators=(",", ":"), allow_nan=False)
+    data = body.encode("utf-8")
+    if len(data) > MAX_FRAME:
+        raise ProtocolError(f"message of {len(data)} bytes exceeds {MAX_FRAME}")
+    return HEADER.pack(len(data)) + data
+
+
+def decode_body(data: bytes) -> dict:  # type: ignore[type-arg]
+    """The JSON body of one frame -> message dict (checks the version)."""
+    try:
+        message = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ProtocolError(f"bad frame: {exc}") from None
+    if not isinstance(message, dict) or message.get("v") != VERSION or "type" not in message:
+        raise ProtocolError("frame is not a version-1 message")
+    return message
+
+
+class FrameReader:
+    """Incremental decoder: feed bytes, take whole messages."""
+
+    def __init__(self, max_frame: int = MAX_FRAME) -> None:
+        self._buf = bytearray()
+        self._max = max_frame
+
+    def feed(self, data: bytes) -> list:  # type: ignore[type-arg]
+        """Add bytes; return the messages completed by them."""
+        self._buf += data
+        out = []
+        while len(self._buf) >= HEADER.size:
+            (size,) = HEADER.unpack_from(self._buf)
+            if size > self._max:
+                raise ProtocolError(f"frame of {size} bytes exceeds {self._max}")
+            if len(self._buf) < HEADER.size + size:
+                break
+            body = bytes(self._buf[HEADER.size : HEADER.size + size])
+            del self._buf[: HEADER.size + size]
+            out.append(decode_body(body))
+        return out
+
+    @property
+    def pending(self) -> int:
+        """Bytes of an incomplete frame still buffered."""
+        return len(self._buf)
+
+
+def encode_value(value: object) -> object:
+    """A literal Python value -> tagged JSON-safe data (see the module docstring)."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return value
+        return {"$": "float", "v": repr(value)}
+    if isinstance(value, list):
+        return [encode_value(v) for v in value]
+    if isinstance(value, tuple):
+        return {"$": "tuple", "v": [encode_value(v) for v in value]}
+    if isinstance(value, frozenset):
+        return {"$": "frozenset", "v": [encode_value(v) for v in value]}
+    if isinstance(value, set):
+        return {"$": "set", "v": [encode_value(v) for v in value]}
+    if isinstance(value, dict):
+        return {"$": "dict", "v": [[encode_value(k), encode_value(v)] for k, v in value.items()]}
+    if isinstance(value, (bytes, bytearray)):
+        tag = "bytes" if isinstance(value, bytes) else "bytearray"
+        return {"$": tag, "v": bytes(value).hex()}
+    if isinstance(value, complex):
+        return {"$": "complex", "v": [encode_value(value.real), encode_value(value.imag)]}
+    raise TypeError(f"test value of type {type(value).__name__} is not a literal")
+
+
+def decode_value(data: object) -> object:
+    """Tagged JSON-safe data -> the Python value :func:`encode_value` was given."""
+    if isinstance(data, list):
+        return [decode_value(v) for v in data]
+    if not isinstance(data, dict):
+        return data
+    tag, v = data.get("$"), data.get("v")
+    if tag == "float":
+        return float(str(v))
+    if tag == "tuple":
+        return tuple(decode_value(x) for x in v)  # type: ignore[union-attr]
+    if tag == "set":
+        return {decode_value(x) for x in v}  # type: ignore[union-attr]
+    if tag == "frozenset":
+        return frozenset(decode_value(x) for x in v)  # type: ignore[union-attr]
+    if tag == "dict":
+        return {decode_value(k): decode_value(x) for k, x in v}  # type: ignore[union-attr]
+    if tag == "bytes":
+        return bytes.fromhex(str(v))
+    if tag == "bytearray":
+        return bytearray.fromhex(str(v))
+    if tag == "complex":
+        re_, im = v  # type: ignore[misc]
+        return complex(decode_value(re_), decode_value(im))  # type: ignore[arg-type]
+    raise ProtocolError(f"unknown value tag {tag!r}")

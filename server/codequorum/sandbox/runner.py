@@ -1,0 +1,507 @@
+"""Parent side of the sandbox: start children, enforce the deadline, classify the end.
+
+Candidate code never runs in this process: it is sent to a child interpreter
+(``child.py``) that applies the limits and the audit hook before compiling it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from codequorum.model import TestCase
+from codequorum.sandbox import protocol
+from codequorum.sandbox.limits import Limits
+
+CHILD_SCRIPT = Path(__file__).with_name("child.py")
+STDERR_TAIL = 4096
+_READ_CHUNK = 65536
+_POLL_SECONDS = 0.05
+
+
+@dataclass
+class TestOutcome:
+    """One test of one candidate.
+
+    ``output`` is the canonical repr of the return value (``call``), the printed text
+    (``stdio``) or None (``check``); ``passed`` is None when the test has no expected
+    value. ``opcodes`` are the traced counts of the candidate's own code during the test.
+    """
+
+    name: str
+    passed: bool | None
+    output: str | None
+    exc_type: str | None
+    exc_message: str | None
+    opcodes: dict[str, int] | None
+    opcode_total: int
+    seconds: float
+
+    @classmethod
+    def from_message(cls, data: dict[str, Any]) -> TestOutcome:
+        """Build from the child's ``test`` message payload."""
+        opcodes = data.get("opcodes")
+        return cls(
+            name=str(data.get("name", "")),
+            passed=data.get("passed"),
+            output=data.get("output"),
+            exc_type=data.get("exc_type"),
+            exc_message=data.get("exc_message"),
+            opcodes={str(k): int(v) for k, v in opcodes.items()} if opcodes is not None else None,
+            opcode_total=int(data.get("opcode_total", 0)),
+            seconds=float(data.get("seconds", 0.0)),
+        )
+
+
+@dataclass
+class CandidateResult:
+    """How one candidate's run ended, and its tests.
+
+    ``status``: ``ok``, ``timeout``, ``memory``, ``crashed: <SIGNAL>``, ``exit``,
+    ``syntax-error``, ``output-limit``, ``forbidden: <what>``, ``cancelled`` or
+    ``error``. ``tests`` holds every test that finished, plus the one that was running
+    when the child ended abnormally. ``layers`` are the isolation layers that held.
+    """
+
+    index: int
+    status: str
+    detail: str
+    tests: list[TestOutcome] = field(default_factory=list)
+    layers: list[str] = field(default_factory=list)
+    python: str = ""
+    returncode: int | None = None
+
+
+def _scrubbed_env(home: str) -> dict[str, str]:
+    """The child's whole environment: nothing inherited from the parent."""
+    return {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": home}
+
+
+def encode_test(test: TestCase) -> dict[str, Any]:
+    """A TestCase -> the run message's JSON form (raises TypeError for non-literals)."""
+    return {
+        "kind": test.kind,
+        "name": test.name,
+        "args": protocol.encode_value(tuple(test.args)),
+        "kwargs": protocol.encode_value(dict(test.kwargs)),
+        "stdin": test.stdin,
+        "expected": protocol.encode_value(test.expected) if test.has_expected else None,
+        "has_expected": test.has_expected,
+        "source": test.source,
+    }
+
+
+def _signal_name(num: int) -> str:
+    try:
+        return signal.Signals(num).name
+    except ValueError:
+        return f"signal {num}"
+
+
+class _ChildRun:
+    """Drives one child from start to exit; never raises for anything the child does."""
+
+    def __init__(
+        self,
+        code: str,
+        tests: Sequence[TestCase],
+        entry_point: str | None,
+        limits: Limits,
+        trace: bool,
+        index: int,
+        interpreter: str | None,
+        trace_mode: str,
+        cancel: threading.Event | None,
+        probe: bool = False,
+    ) -> None:
+        self.code = code
+        self.tests = list(tests)
+        self.entry_point = entry_point
+        self.limits = limits
+        self.trace = trace
+        self.index = index
+        self.interpreter = interpreter or sys.executable
+        self.trace_mode = trace_mode
+        self.cancel = cancel
+        self.probe = probe
+        self.messages: list[dict[str, Any]] = []
+        self.stdout_bytes = 0
+        self.stderr_tail = b""
+        self.killed_for: str | None = None
+
+    # ----------------------------------------------------------------------------
+    def run(self) -> CandidateResult:
+        """Run the child and classify how it ended."""
+        try:
+            encoded = [encode_test(t) for t in self.tests]
+        except TypeError as exc:
+            return CandidateResult(self.index, "error", f"test values: {exc}")
+        run_message = {
+            "type": protocol.MSG_RUN,
+            "code": self.code,
+            "tests": encoded,
+            "entry_point": self.entry_point,
+            "limits": self.limits.to_dict(),
+            "trace": self.trace,
+            "trace_mode": self.trace_mode,
+            "probe": self.probe,
+        }
+        payload = protocol.encode_frame(run_message)
+        sandbox = tempfile.mkdtemp(prefix="codequorum-sandbox-")
+        try:
+            return self._run_in(sandbox, payload)
+        finally:
+            _remove_tree(sandbox)
+
+    def _run_in(self, sandbox: str, payload: bytes) -> CandidateResult:
+        msg_r, msg_w = os.pipe()
+        started = time.monotonic()
+        try:
+            proc = subprocess.Popen(
+                [self.interpreter, "-I", "-S", "-B", str(CHILD_SCRIPT), str(msg_w)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=sandbox,
+                env=_scrubbed_env(sandbox),
+                start_new_session=True,
+                close_fds=True,
+                pass_fds=(msg_w,),
+            )
+        except OSError as exc:
+            os.close(msg_r)
+            os.close(msg_w)
+            return CandidateResult(self.index, "error", f"cannot start the child: {exc}")
+        os.close(msg_w)
+        try:
+            rusage_cpu, status = self._drive(proc, msg_r, payload, started)
+        finally:
+            os.close(msg_r)
+            _kill_group(proc.pid)
+            for stream in (proc.stdin, proc.stdout, proc.stderr):
+                if stream is not None:
+                    with contextlib.suppress(OSError):
+                        stream.close()
+        return self._classify(status, rusage_cpu)
+
+    def _drive(
+        self, proc: subprocess.Popen[bytes], msg_r: int, payload: bytes, started: float
+    ) -> tuple[float, int]:
+        """Pump the pipes until the child is gone; return (cpu seconds, wait status)."""
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        deadline = started + self.limits.wall_seconds
+        reader = protocol.FrameReader()
+        sel = selectors.DefaultSelector()
+        stdin_fd = proc.stdin.fileno()
+        os.set_blocking(stdin_fd, False)
+        pending = memoryview(payload)
+        sel.register(stdin_fd, selectors.EVENT_WRITE, "stdin")
+        sel.register(msg_r, selectors.EVENT_READ, "msg")
+        sel.register(proc.stdout.fileno(), selectors.EVENT_READ, "stdout")
+        sel.register(proc.stderr.fileno(), selectors.EVENT_READ, "stderr")
+        open_reads = 3
+        wait_status: int | None = None
+        cpu = 0.0
+        try:
+            while True:
+                now = time.monotonic()
+                if self.killed_for is None:
+                    if self.cancel is not None and self.cancel.is_set():
+                        self._kill(proc, "cancelled")
+                    elif now >= deadline:
+                        self._kill(proc, "timeout")
+                if open_reads == 0 and not pending:
+                    # Every pipe is closed: wait for the process itself (bounded by the deadline).
+                    pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+                    if pid:
+                        wait_status = status
+                        proc.returncode = os.waitstatus_to_exitcode(status)
+                        cpu = usage.ru_utime + usage.ru_stime
+                        break
+                    time.sleep(_POLL_SECONDS)
+                    continue
+                for key, _mask in sel.select(timeout=_POLL_SECONDS):
+                    kind = key.data
+                    if kind == "stdin":
+                        try:
+                            n = os.write(stdin_fd, pending[:_READ_CHUNK])
+                            pending = pending[n:]
+                        except BlockingIOError:
+                            continue
+                        except OSError:
+                            pending = pending[:0]
+                        if not pending:
+                            sel.unregister(stdin_fd)
+                            proc.stdin.close()
+                        continue
+                    fd = key.fd
+                    try:
+                        data = os.read(fd, _READ_CHUNK)
+                    except OSError:
+                        data = b""
+                    if not data:
+                        sel.unregister(fd)
+                        open_reads -= 1
+                        continue
+                    if kind == "msg":
+                        self._on_messages(proc, reader, data)
+                    else:
+                        self._on_output(proc, kind, data)
+        finally:
+            sel.close()
+        if wait_status is None:  # pragma: no cover - loop only exits with a status
+            wait_status = 0
+        return cpu, wait_status
+
+    def _on_messages(
+        self, proc: subprocess.Popen[bytes], reader: protocol.FrameReader, data: bytes
+    ) -> None:
+        try:
+            new = reader.feed(data)
+        except protocol.ProtocolError as exc:
+            self.messages.append({"type": "protocol-error", "detail": str(exc)})
+            self._kill(proc, "error")
+            return
+        self.messages.extend(new)
+        for message in new:
+            if message["type"] == protocol.MSG_OUTPUT_LIMIT:
+                self._kill(proc, "output-limit")
+
+    def _on_output(self, proc: subprocess.Popen[bytes], kind: str, data: bytes) -> None:
+        self.stdout_bytes += len(data)
+        if kind == "stderr":
+            self.stderr_tail = (self.stderr_tail + data)[-STDERR_TAIL:]
+        if self.stdout_bytes > self.limits.output_bytes:
+            self._kill(proc, "output-limit")
+
+    def _kill(self, proc: subprocess.Popen[bytes], reason: str) -> None:
+        if self.killed_for is None:
+            self.killed_for = reason
+        _kill_group(proc.pid)
+
+    # ----------------------------------------------------------------------------
+    def _classify(self, wait_status: int, cpu: float) -> CandidateResult:
+        returncode = os.waitstatus_to_exitcode(wait_status)
+        result = CandidateResult(self.index, "error", "", returncode=returncode)
+        outcomes: dict[int, TestOutcome] = {}
+        running: int | None = None
+        forbidden: list[str] = []
+        done: dict[str, Any] | None = None
+        exit_code: Any = None
+        exited = False
+        syntax: str | None = None
+        error: str | None = None
+        for message in self.messages:
+            kind = message.get("type")
+            if kind == protocol.MSG_HELLO:
+                result.layers = [str(x) for x in message.get("layers", [])] + ["deadline"]
+                result.python = str(message.get("python", ""))
+            elif kind == protocol.MSG_TEST_START:
+                running = int(message.get("index", -1))
+            elif kind == protocol.MSG_TEST:
+                data = message.get("outcome")
+                if isinstance(data, dict):
+                    outcomes[int(message.get("index", -1))] = TestOutcome.from_message(data)
+                running = None
+            elif kind == protocol.MSG_FORBIDDEN:
+                forbidden.append(str(message.get("what")))
+            elif kind == protocol.MSG_EXIT:
+                exited = True
+                exit_code = message.get("code")
+            elif kind == protocol.MSG_SYNTAX_ERROR:
+                syntax = str(message.get("detail", ""))
+            elif kind in (protocol.MSG_ERROR, "protocol-error"):
+                error = str(message.get("detail", ""))
+            elif kind == protocol.MSG_DONE:
+                done = message
+        stderr = self.stderr_tail.decode("utf-8", "replace").strip()
+        signum = -returncode if returncode < 0 else None
+
+        if self.killed_for is not None and self.killed_for != "error":
+            status = self.killed_for
+            detail = {
+                "timeout": f"wall-clock limit of {self.limits.wall_seconds:g}s",
+                "cancelled": "cancelled",
+                "output-limit": f"printed more than {self.limits.output_bytes} bytes",
+            }[status]
+        elif syntax is not None:
+            status, detail = "syntax-error", syntax
+        elif error is not None:
+            status, detail = "error", error
+        elif done is not None:
+            memory = bool(done.get("memory_error")) or any(
+                o.exc_type == "MemoryError" for o in outcomes.values()
+            )
+            status = "memory" if memory else "ok"
+            detail = "MemoryError raised" if memory else ""
+        elif exited:
+            status, detail = "exit", f"SystemExit({exit_code!r}) during a test"
+        elif signum is not None:
+            if signum == signal.SIGXCPU or (
+                signum == signal.SIGKILL and cpu >= self.limits.cpu_seconds
+            ):
+                status, detail = "timeout", f"CPU limit of {self.limits.cpu_seconds:g}s"
+            else:
+                status, detail = f"crashed: {_signal_name(signum)}", stderr[-500:]
+        elif "MemoryError" in stderr:
+            status, detail = "memory", "MemoryError outside a test"
+        else:
+            status, detail = "exit", f"exit code {returncode} during a test"
+        if forbidden and status != "syntax-error":
+            detail = f"refused: {', '.join(dict.fromkeys(forbidden))}; run ended: {status}" + (
+                f" ({detail})" if detail else ""
+            )
+            status = f"forbidden: {forbidden[0]}"
+        result.status = status
+        result.detail = detail
+        if running is not None and 0 <= running < len(self.tests):
+            outcomes[running] = self._interrupted(running, status)
+        result.tests = [outcomes[i] for i in sorted(outcomes) if 0 <= i < len(self.tests)]
+        if not result.layers:
+            result.layers = ["deadline"]
+        return result
+
+    def _interrupted(self, index: int, status: str) -> TestOutcome:
+        """An outcome for the test that was running when the child ended."""
+        test = self.tests[index]
+        exc_type = {
+            "timeout": "Timeout",
+            "memory": "MemoryError",
+            "exit": "SystemExit",
+            "output-limit": "OutputLimitExceeded",
+            "cancelled": "Cancelled",
+        }.get(status, "Crash" if status.startswith("crashed") else "SandboxError")
+        return TestOutcome(
+            name=test.name or f"test{index}",
+            passed=False if test.has_expected or test.kind == "check" else None,
+            output=None,
+            exc_type=exc_type,
+            exc_message=status,
+            opcodes=None,
+            opcode_total=0,
+            seconds=0.0,
+        )
+
+
+def _kill_group(pid: int) -> None:
+    """SIGKILL the child's whole process group (its session leader's pid)."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError as exc:
+        if exc.errno not in (errno.ESRCH, errno.EPERM):
+            raise
+
+
+def _remove_tree(path: str) -> None:
+    """Remove a sandbox directory even if the candidate changed permissions inside."""
+
+    def fix(func: Callable[..., Any], target: str, _exc: BaseException) -> None:
+        with contextlib.suppress(OSError):
+            os.chmod(os.path.dirname(target) or target, 0o700)
+            os.chmod(target, 0o700)
+        with contextlib.suppress(OSError):
+            func(target)
+
+    if sys.version_info >= (3, 12):
+        shutil.rmtree(path, onexc=fix)
+    else:  # pragma: no cover - 3.11
+        shutil.rmtree(path, onerror=lambda f, p, e: fix(f, p, e[1]))
+
+
+# -------------------------------------------------------------------------------- API
+def run_candidate(
+    code: str,
+    tests: Sequence[TestCase],
+    entry_point: str | None,
+    limits: Limits = Limits(),  # noqa: B008 - frozen dataclass
+    trace: bool = True,
+    index: int = 0,
+    *,
+    interpreter: str | None = None,
+    trace_mode: str = "auto",
+    cancel: threading.Event | None = None,
+) -> CandidateResult:
+    """Run one candidate's tests in a fresh sandbox child.
+
+    ``interpreter`` defaults to ``sys.executable``; ``trace_mode`` is ``auto``,
+    ``monitoring`` (3.12+) or ``settrace``.
+    """
+    if trace_mode not in ("auto", "monitoring", "settrace"):
+        raise ValueError(f"unknown trace mode {trace_mode!r}")
+    if cancel is not None and cancel.is_set():
+        return CandidateResult(index, "cancelled", "cancelled before start")
+    child = _ChildRun(
+        code, tests, entry_point, limits, trace, index, interpreter, trace_mode, cancel
+    )
+    return child.run()
+
+
+def run_candidates(
+    codes: Sequence[str],
+    tests: Sequence[TestCase],
+    entry_point: str | None,
+    limits: Limits = Limits(),  # noqa: B008 - frozen dataclass
+    trace: bool = True,
+    jobs: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+    cancel: threading.Event | None = None,
+    *,
+    interpreter: str | None = None,
+    trace_mode: str = "auto",
+) -> list[CandidateResult]:
+    """Run every candidate (up to ``jobs`` children at once), results in input order.
+
+    ``progress(done, total)`` is called after each candidate. Setting ``cancel`` kills
+    the running children; candidates not finished get status ``cancelled``.
+    """
+    total = len(codes)
+    results: list[CandidateResult | None] = [None] * total
+    lock = threading.Lock()
+    finished = 0
+
+    def one(i: int) -> None:
+        nonlocal finished
+        result = run_candidate(
+            codes[i],
+            tests,
+            entry_point,
+            limits,
+            trace,
+            i,
+            interpreter=interpreter,
+            trace_mode=trace_mode,
+            cancel=cancel,
+        )
+        with lock:
+            results[i] = result
+            finished += 1
+            count = finished
+        if progress is not None:
+            progress(count, total)
+
+    workers = max(1, min(jobs, total or 1))
+    if workers == 1:
+        for i in range(total):
+            one(i)
+    else:
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="sandbox") as pool:
+            for future in [pool.submit(one, i) for i in range(total)]:
+                future.result()
+    return [
+        r if r is not None else CandidateResult(i, "cancelled", "not run")
+        for i, r in enumerate(results)
+    ]
