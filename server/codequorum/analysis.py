@@ -21,6 +21,9 @@ from codequorum.clustering import average_linkage, symmetrise, typicality
 from codequorum.model import SampleSet, Verdict
 
 FloatMatrix = npt.NDArray[np.float64]
+#: Scalar token LCS / Levenshtein figures copied into the summary (``textual`` on).
+TEXTUAL_KEYS: tuple[str, ...] = ("lcs_mean", "lcs_worst", "led_mean", "led_worst",
+                                 "lcs_pair_mean", "led_pair_mean")
 Status = Literal["ok", "insufficient"]
 
 #: Pairwise metrics, in the order renderers show them.
@@ -320,8 +323,11 @@ def analyze(
     if opts.textual:
         from codequorum.metrics.textual import textual_summary
 
-        for key, value in textual_summary(codes).to_dict().items():
-            summary[key] = value
+        textual = textual_summary(codes)
+        for key in TEXTUAL_KEYS:
+            summary[key] = float(getattr(textual, key))
+        matrices["lcs"] = np.asarray(textual.lcs, dtype=np.float64)
+        matrices["led"] = np.asarray(textual.led, dtype=np.float64)
 
     similarity = symmetrise(matrices["jsd_struct"])
     typ = typicality(similarity)

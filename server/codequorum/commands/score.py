@@ -15,7 +15,7 @@ import math
 import os
 import signal
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -238,7 +238,7 @@ def score_sets(
     *,
     jobs: int = 1,
     dynamic: bool = False,
-) -> Iterator[tuple[int, StabilityReport | ScoreFailure]]:
+) -> Generator[tuple[int, StabilityReport | ScoreFailure], None, None]:
     """Score every set, yielding ``(position, result)`` as each finishes (in input order
     with one job, in completion order with several). Closing the generator early, or
     Ctrl-C while it waits, stops the workers."""
@@ -333,7 +333,7 @@ def run_scoring(
 def _stream(path: str | None) -> contextlib.AbstractContextManager[TextIO]:
     if path is None or path == "-":
         return contextlib.nullcontext(sys.stdout)
-    return open(path, "w", encoding="utf-8", newline="")  # noqa: SIM115 - returned to `with`
+    return open(path, "w", encoding="utf-8", newline="")
 
 
 def check_output_path(path: str | None) -> None:
