@@ -156,7 +156,7 @@ _BLOCKED_IMPORTS = {
     "_interpreters": "interpreter internals",
     "_xxinterpchannels": "interpreter internals",
 }
-# event -> (indices of path arguments written to, index of a dir_fd argument or -1)
+# event -> (indices of path arguments written to, indices of their dir_fd arguments)
 _PATH_WRITE_EVENTS: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
     "os.remove": ((0,), (1,)),
     "os.rmdir": ((0,), (1,)),
@@ -264,10 +264,12 @@ def install_audit_hook(sandbox: str, channel: Channel, violations: list[str]) ->
             return as_text(fspath(path))
         return None
 
-    def inside(path: Any) -> bool:
+    def inside(path: Any, dir_fd: Any = None) -> bool:
         text = as_text(path)
         if text is None:
             return False
+        if isinstance(dir_fd, int) and dir_fd >= 0 and text[:1] != "/":
+            text = f"/proc/self/fd/{dir_fd}/{text}"
         where = resolve(text)
         if where is None:
             return False
@@ -314,16 +316,17 @@ def install_audit_hook(sandbox: str, channel: Channel, violations: list[str]) ->
                     refuse(what, f"import {name}")
         elif event in path_events:
             targets, dir_fds = path_events[event]
-            for i in dir_fds:
-                if i < len(args) and args[i] is not None and args[i] != -1:
+            for n, i in enumerate(targets):
+                if i >= len(args) or isinstance(args[i], int):
+                    continue
+                dir_fd = None
+                if dir_fds:
+                    j = dir_fds[min(n, len(dir_fds) - 1)]
+                    dir_fd = args[j] if j < len(args) else None
+                if dir_fd is not None and not isinstance(dir_fd, int):
                     refuse("write outside sandbox", event)
-            for i in targets:
-                if i < len(args):
-                    target = args[i]
-                    if isinstance(target, int):
-                        continue
-                    if not inside(target):
-                        refuse("write outside sandbox", event)
+                if not inside(args[i], dir_fd):
+                    refuse("write outside sandbox", event)
         elif starts(event, _SUBPROCESS_EVENTS):
             refuse("subprocess", event)
         elif starts(event, _SIGNAL_EVENTS):
