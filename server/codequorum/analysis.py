@@ -388,13 +388,16 @@ def _structure_verdicts(report: StabilityReport, similarity: FloatMatrix,
         return [Verdict(code="stable", severity="information", message=message,
                         samples=tuple(idx[k] for k in largest), figure=mean_jsd,
                         detail=detail)]
-    reasons = []
-    if mean_jsd < opts.stable_jsd:
-        reasons.append(f"mean JSD {mean_jsd:.2f} < {opts.stable_jsd:.2f}")
+    digits = 2 if f"{mean_jsd:.2f}" != f"{opts.stable_jsd:.2f}" else 3
+    reasons = [f"mean JSD {mean_jsd:.{digits}f}"
+               + (f" < {opts.stable_jsd:.{digits}f}" if mean_jsd < opts.stable_jsd else "")]
     if len(largest) == 1:
         reasons.append(f"no two of the {n} versions share a shape")
     elif share < opts.majority:
-        reasons.append(f"{len(groups)} groups, the largest holds {len(largest)} of {n}")
+        reasons.append(f"only {len(largest)} of {n} versions share one shape "
+                       f"({len(groups)} groups)")
+    else:
+        reasons.append(shape)
     message = f"Versions disagree in shape: {'; '.join(reasons)}{outlier_text}"
     return [Verdict(code="unstable-structure", severity="warning", message=message,
                     samples=tuple(idx[k] for k in outlier_pos), figure=mean_jsd,

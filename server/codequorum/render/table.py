@@ -52,7 +52,7 @@ def build_table(reports: Sequence[StabilityReport], title: str | None = None,
     for title_, _ in shown:
         table.add_column(title_, justify="right")
     table.add_column("Shape", justify="right")
-    table.add_column("Verdict")
+    table.add_column("Verdict", no_wrap=True)
     if reasons:
         table.add_column("Why", overflow="fold", ratio=1)
     for r in reports:

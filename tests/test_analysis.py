@@ -1,0 +1,335 @@
+"""Sample set -> stability report: pair means, typicality, clusters, verdicts, edge cases."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import numpy as np
+import pytest
+
+from codequorum.analysis import AnalysisOptions, analyze, pair_means
+from codequorum.clustering import average_linkage, symmetrise, typicality
+from codequorum.metrics.structural import structural_matrices
+from codequorum.model import SampleSet, Verdict
+
+REPO = Path(__file__).resolve().parent.parent
+FAST = AnalysisOptions(tsed=False, textual=False)
+
+# Three versions with the same shape (only names differ), two built differently.
+LOOP = """
+def total(xs):
+    s = 0
+    for x in xs:
+        s += x
+    return s
+"""
+LOOP_RENAMED = LOOP.replace("s", "acc").replace("xacc", "xs")
+LOOP_OTHER_NAMES = LOOP.replace("x", "item").replace("itemitems", "items")
+BUILTIN = """
+def total(xs):
+    return sum(xs)
+"""
+RECURSIVE = '''
+class Summer:
+    """Adds numbers, one at a time, recursively."""
+
+    def total(self, xs):
+        if not xs:
+            return 0
+        try:
+            head, *rest = xs
+        except ValueError:
+            raise
+        return head + self.total(rest)
+'''
+
+
+@pytest.fixture(scope="module")
+def report_schema() -> dict[str, Any]:
+    schema: dict[str, Any] = json.loads((REPO / "shared" / "report.schema.json").read_text())
+    return schema
+
+
+def _validate_set(report_dict: dict[str, Any], schema: dict[str, Any]) -> None:
+    doc = {"codequorum": "x", "interrupted": False, "total": 1, "sets": [report_dict],
+           "errors": []}
+    jsonschema.validate(doc, schema)
+
+
+# ----------------------------------------------------------------------------- pieces
+
+
+def test_pair_means_by_hand() -> None:
+    m = np.array([[1.0, 0.2, 0.4], [0.6, 1.0, 0.8], [0.0, 1.0, 1.0]])
+    ordered, unordered = pair_means(m)
+    assert ordered == pytest.approx((0.2 + 0.4 + 0.6 + 0.8 + 0.0 + 1.0) / 6)
+    assert unordered == pytest.approx((0.2 + 0.4 + 0.8) / 3)
+
+
+def test_pair_means_leave_out_nan_pairs() -> None:
+    m = np.array([[1.0, 0.5, math.nan], [0.5, 1.0, math.nan], [math.nan, math.nan, 1.0]])
+    assert pair_means(m) == (pytest.approx(0.5), pytest.approx(0.5))
+    assert all(math.isnan(x) for x in pair_means(np.ones((1, 1))))
+
+
+def test_typicality_is_mean_similarity_to_the_others() -> None:
+    s = np.array([[1.0, 0.9, 0.1], [0.7, 1.0, 0.3], [0.1, 0.3, 1.0]])
+    sym = symmetrise(s)
+    assert sym[0, 1] == pytest.approx(0.8)
+    assert typicality(s).tolist() == pytest.approx([(0.8 + 0.1) / 2, (0.8 + 0.3) / 2, 0.2])
+
+
+def test_average_linkage_two_groups_and_threshold_edges() -> None:
+    # points on a line: 0, 0.25, 0.5 | 4, 4.125 (exact in binary floating point)
+    x = np.array([0.0, 0.25, 0.5, 4.0, 4.125])
+    d = np.abs(x[:, None] - x[None, :])
+    assert average_linkage(d, 1.0) == [[0, 1, 2], [3, 4]]
+    # {0,1} merge first (tie with {1,2}: lowest indices win); then 2 joins at
+    # (0.5 + 0.25) / 2 = 0.375: merging happens at a distance equal to the threshold
+    assert average_linkage(d, 0.375) == [[0, 1, 2], [3, 4]]
+    assert average_linkage(d, 0.374) == [[0, 1], [3, 4], [2]]
+    assert average_linkage(d, 0.0) == [[0], [1], [2], [3], [4]]
+    assert average_linkage(d, 10.0) == [[0, 1, 2, 3, 4]]
+    assert average_linkage(np.zeros((0, 0)), 0.1) == []
+    with pytest.raises(ValueError):
+        average_linkage(np.full((2, 2), math.nan), 0.1)
+
+
+def test_average_linkage_matches_scipy_when_available() -> None:
+    hierarchy = pytest.importorskip("scipy.cluster.hierarchy")
+    distance = pytest.importorskip("scipy.spatial.distance")
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        n = int(rng.integers(2, 30))
+        pts = rng.random((n, 3))
+        d = np.sqrt(((pts[:, None] - pts[None]) ** 2).sum(-1))
+        thr = float(rng.random() * 0.7)
+        labels = hierarchy.fcluster(
+            hierarchy.linkage(distance.squareform(d, checks=False), "average"), thr,
+            "distance")
+        groups: dict[int, list[int]] = {}
+        for i, label in enumerate(labels):
+            groups.setdefault(int(label), []).append(i)
+        expected = sorted(groups.values(), key=lambda g: (-len(g), g[0]))
+        assert average_linkage(d, thr) == expected
+
+
+# ----------------------------------------------------------------------------- analyze
+
+
+def _five() -> SampleSet:
+    return SampleSet.from_codes("sum", [LOOP, LOOP_RENAMED, LOOP_OTHER_NAMES, RECURSIVE, BUILTIN])
+
+
+def test_report_values_come_from_the_metric_matrices() -> None:
+    s = _five()
+    report = analyze(s, AnalysisOptions(textual=False))
+    sm = structural_matrices(s.codes, "python")
+    for name in ("sce_struct", "sce_value", "jsd_struct", "jsd_value"):
+        np.testing.assert_allclose(report.matrices[name], getattr(sm, name))
+        ordered, unordered = pair_means(getattr(sm, name))
+        assert report.summary[name] == {"ordered": pytest.approx(ordered),
+                                        "unordered": pytest.approx(unordered)}
+    assert "tsed" in report.summary
+    assert 0.0 < report.summary["tsed"]["ordered"] < 1.0
+    assert report.n == report.n_total == 5
+    assert report.indices == [0, 1, 2, 3, 4]
+    assert report.syntax_errors == [0, 0, 0, 0, 0]
+
+
+def test_shape_group_medoid_and_outlier_message() -> None:
+    report = analyze(_five(), FAST)
+    assert report.status == "ok"
+    # the renamed loops are structurally identical
+    assert report.matrices["jsd_struct"][0, 1] == pytest.approx(1.0)
+    assert report.clusters[0] == [0, 1, 2]
+    assert report.medoid in (0, 1, 2)
+    typ = report.typicality
+    assert typ[3] < min(typ[0], typ[1], typ[2])
+    verdict = report.verdicts[0]
+    assert verdict.code == "unstable-structure"  # mean JSD about 0.7
+    assert f"mean JSD {report.pair('jsd_struct'):.2f} < 0.80" in verdict.message
+    assert "3 of 5 versions share one shape" in verdict.message
+    assert (f"versions 4 and 5 are outliers: JSD {typ[3]:.2f}, {typ[4]:.2f} vs 1.00 mean"
+            in verdict.message)
+    assert verdict.detail["outliers"] == [3, 4]
+
+
+def test_one_outlier_in_a_stable_set() -> None:
+    s = SampleSet.from_codes("t", [LOOP, LOOP_RENAMED, LOOP_OTHER_NAMES, LOOP, LOOP_RENAMED,
+                                   LOOP, BUILTIN])
+    report = analyze(s, FAST)
+    verdict = report.verdicts[0]
+    assert verdict.code == "stable"
+    assert verdict.samples == (0, 1, 2, 3, 4, 5)
+    assert verdict.message.startswith("6 of 7 versions share one shape (mean JSD ")
+    assert verdict.message.endswith(
+        f"; version 7 is an outlier: JSD {report.typicality[6]:.2f} vs 1.00 mean")
+
+
+def test_stable_and_unstable_thresholds() -> None:
+    same = SampleSet.from_codes("same", [LOOP, LOOP_RENAMED, LOOP_OTHER_NAMES, LOOP])
+    report = analyze(same, FAST)
+    assert [v.code for v in report.verdicts] == ["stable"]
+    assert report.verdicts[0].severity == "information"
+    assert report.verdicts[0].message.startswith("4 of 4 versions share one shape")
+    assert report.verdicts[0].figure == pytest.approx(1.0)
+    mixed = SampleSet.from_codes("mixed", [LOOP, RECURSIVE, BUILTIN])
+    report = analyze(mixed, FAST)
+    assert report.verdicts[0].code == "unstable-structure"
+    assert report.verdicts[0].severity == "warning"
+    assert "no two of the 3 versions share a shape" in report.verdicts[0].message
+    strict = analyze(same, AnalysisOptions(tsed=False, textual=False, stable_jsd=1.01))
+    assert strict.verdicts[0].code == "unstable-structure"
+
+
+def test_outlier_current() -> None:
+    s = _five()
+    far = analyze(s, FAST, current_index=3)
+    codes = [v.code for v in far.verdicts]
+    assert "outlier-current" in codes
+    v = far.verdicts[codes.index("outlier-current")]
+    assert v.samples == (3,)
+    assert v.figure == pytest.approx(far.typicality[3])
+    assert f"version {far.medoid + 1} is the most typical" in v.message  # type: ignore[operator]
+    near = analyze(s, FAST, current_index=1)
+    assert "outlier-current" not in [v.code for v in near.verdicts]
+    with pytest.raises(ValueError):
+        analyze(s, FAST, current_index=5)
+
+
+def test_empty_samples_left_out_with_a_note() -> None:
+    s = SampleSet.from_codes("t", [LOOP, "", LOOP_RENAMED, "   \n", BUILTIN])
+    report = analyze(s, FAST)
+    assert report.n == 3 and report.n_total == 5
+    assert report.indices == [0, 2, 4]
+    assert [(k.index, k.reason) for k in report.skipped] == [(1, "empty sample"),
+                                                              (3, "empty sample")]
+    assert any("versions 2 and 4 left out" in n for n in report.notes)
+    assert report.matrices["jsd_struct"].shape == (3, 3)
+    # indices in clusters and medoid are positions in the original set
+    assert sorted(i for c in report.clusters for i in c) == [0, 2, 4]
+
+
+@pytest.mark.parametrize("codes", [[LOOP], [LOOP, ""], [], ["", " "]])
+def test_fewer_than_two_usable_samples_is_no_score(codes: list[str],
+                                                   report_schema: dict[str, Any]) -> None:
+    report = analyze(SampleSet.from_codes("one", codes), FAST)
+    assert report.status == "insufficient"
+    assert report.summary == {} and report.verdicts == [] and report.medoid is None
+    assert report.message is not None and "at least two are needed" in report.message
+    assert f"only {report.n} usable" in report.message
+    _validate_set(report.to_dict(), report_schema)
+
+
+def test_syntax_errors_are_scored_and_flagged() -> None:
+    broken = "def total(xs:\n    return sum(xs\n"
+    report = analyze(SampleSet.from_codes("t", [LOOP, broken, BUILTIN]), FAST)
+    assert report.status == "ok"
+    assert report.syntax_errors[0] == 0 and report.syntax_errors[1] > 0
+    assert any("version 2 has syntax errors (scored as parsed)" in n for n in report.notes)
+    assert 0.0 < report.pair("jsd_struct") < 1.0  # type: ignore[operator]
+
+
+def test_textual_figures_and_log_base() -> None:
+    s = _five()
+    report = analyze(s, AnalysisOptions(tsed=False, textual=True))
+    for key in ("lcs_mean", "lcs_worst", "led_mean", "led_worst", "lcs_pair_mean",
+                "led_pair_mean"):
+        assert isinstance(report.summary[key], float)
+    assert report.matrices["lcs"].shape == (5, 5)
+    ln = analyze(s, AnalysisOptions(tsed=False, textual=False, jsd_log_base=math.e))
+    sm = structural_matrices(s.codes, "python", jsd_log_base=math.e)
+    assert ln.pair("jsd_struct") == pytest.approx(pair_means(sm.jsd_struct)[0])
+    assert ln.pair("jsd_struct") != pytest.approx(report.pair("jsd_struct"))
+    assert not analyze(s, AnalysisOptions(tsed=False, textual=False,
+                                          keep_matrices=False)).matrices
+
+
+def test_reference_means_five_samples_and_real_sets(reference_dir: Path) -> None:
+    """The summaries reproduce the published packages' means (natural-log JSD flavour)."""
+    ref = json.loads((reference_dir / "structural.json").read_text())
+    cases = [ref["five_samples"], *ref["real_sets"][:5]]
+    opts = AnalysisOptions(jsd_log_base=math.e, tsed=False, textual=False)
+    for case in cases:
+        report = analyze(SampleSet.from_codes(case["task_id"], case["samples"]), opts)
+        for kind in ("ordered", "unordered"):
+            expected = case[f"{kind}_mean"]
+            assert report.pair("sce_struct", kind) == pytest.approx(expected["sce_struct"],
+                                                                    rel=1e-9)
+            assert report.pair("sce_value", kind) == pytest.approx(expected["sce_value"],
+                                                                   rel=1e-9)
+            assert report.pair("jsd_struct", kind) == pytest.approx(expected["jsd_struct_ln"],
+                                                                    rel=1e-9)
+            assert report.pair("jsd_value", kind) == pytest.approx(expected["jsd_value_ln"],
+                                                                   rel=1e-9)
+    five = ref["five_samples"]
+    both = analyze(SampleSet.from_codes("five", five["samples"]),
+                   AnalysisOptions(textual=False, tsed_08=True))
+    assert both.pair("tsed", "unordered") == pytest.approx(
+        five["unordered_mean"]["tsed_1_1_1"], rel=1e-9)
+    assert both.pair("tsed_08", "unordered") == pytest.approx(
+        five["unordered_mean"]["tsed_1_08_1"], rel=1e-9)
+
+
+@dataclass
+class _Dynamic:
+    """What the dynamic analysis hands over (summary, verdicts, JSON form)."""
+
+    summary: dict[str, float | None]
+    verdicts: list[Verdict] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"summary": dict(self.summary), "verdicts": [v.to_dict() for v in self.verdicts]}
+
+
+def test_dynamic_figures_and_verdicts_merge(report_schema: dict[str, Any]) -> None:
+    dyn = _Dynamic(
+        summary={"sctd_jsd": 0.12, "oer": 0.5, "bef_jsd": None},
+        verdicts=[Verdict("divergent-outputs", "warning", "outputs differ on 2 of 4 inputs",
+                          samples=(1, 2), figure=0.5)],
+    )
+    report = analyze(_five(), FAST, dynamic=dyn)
+    assert report.summary["sctd_jsd"] == 0.12 and report.summary["oer"] == 0.5
+    assert report.summary["bef_jsd"] is None
+    assert "jsd_struct" in report.summary
+    assert [v.code for v in report.verdicts][-1] == "divergent-outputs"
+    assert report.verdict is not None and report.verdict.severity == "warning"
+    d = report.to_dict()
+    assert d["dynamic"]["summary"]["oer"] == 0.5
+    _validate_set(d, report_schema)
+
+
+def test_to_dict_is_json_and_matches_schema(report_schema: dict[str, Any]) -> None:
+    report = analyze(_five(), AnalysisOptions(textual=True, tsed_08=True), current_index=3)
+    d = report.to_dict(include_matrices=True)
+    text = json.dumps(d, allow_nan=False)
+    back = json.loads(text)
+    assert back["summary"]["jsd_struct"]["ordered"] == report.pair("jsd_struct")
+    assert back["medoid"] == report.medoid
+    assert len(back["matrices"]["jsd_struct"]) == 5
+    _validate_set(back, report_schema)
+    assert "matrices" not in report.to_dict()
+
+
+def test_real_samples_stable_and_unstable(shared_dir: Path) -> None:
+    rows = {}
+    with (shared_dir / "data" / "humaneval_codegen16b_t0.8.jsonl").open() as f:
+        for line in f:
+            row = json.loads(line)
+            if row["task_id"] in ("HumanEval/7", "HumanEval/138"):
+                rows[row["task_id"]] = row
+    def sample_set(task: str) -> SampleSet:
+        row = rows[task]
+        return SampleSet.from_codes(task, [row["prompt"] + c for c in row["samples"][:10]])
+    stable = analyze(sample_set("HumanEval/7"), FAST)
+    unstable = analyze(sample_set("HumanEval/138"), FAST)
+    assert stable.verdicts[0].code == "stable"
+    assert unstable.verdicts[0].code == "unstable-structure"
+    assert stable.pair("jsd_struct") > unstable.pair("jsd_struct")  # type: ignore[operator]
+    assert len(stable.clusters[0]) > len(unstable.clusters[0])
