@@ -1,0 +1,540 @@
+"""Ask an OpenAI-compatible chat-completions endpoint for new versions of a function.
+
+Works with anything that serves ``POST <base>/chat/completions``: OpenAI, Ollama, the
+llama.cpp server, vLLM, LM Studio. By default N requests with ``n = 1`` and seeds
+``seed + i`` run concurrently (bounded); with ``use_n`` one request asks for ``n`` choices
+(and missing choices are topped up one by one, since many local servers ignore ``n``).
+
+Nothing here raises for a bad endpoint or a bad answer: each request ends as an accepted
+sample, a rejected answer (with the reason, e.g. ``does not define `foo```), or an error
+with a message a user can act on (``cannot reach http://127.0.0.1:9/v1: connection
+refused — is the server running?``). The API key is read from the environment variable
+the settings name, at request time, and is never stored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import inspect
+import math
+import os
+import random
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from codequorum.model import Sample
+from codequorum.sources.extract import extract_function
+
+Message = dict[str, str]
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_MODEL = "gpt-4o-mini"
+DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
+
+
+@dataclass(frozen=True)
+class ProviderConfig:
+    """Where and how to ask for versions. Holds the *name* of the key variable, never a key.
+
+    ``timeout`` is seconds per request; ``max_retries`` counts extra attempts after a 429,
+    a 5xx or a dropped connection; ``backoff`` is the first retry delay (doubled each time,
+    capped at ``max_backoff``; a ``Retry-After`` header wins, within the same cap).
+    """
+
+    base_url: str = DEFAULT_BASE_URL
+    model: str = DEFAULT_MODEL
+    api_key_env: str | None = DEFAULT_API_KEY_ENV
+    temperature: float = 0.8
+    samples: int = 5
+    seed: int | None = None
+    timeout: float = 60.0
+    max_retries: int = 2
+    use_n: bool = False
+    concurrency: int = 4
+    max_tokens: int | None = None
+    backoff: float = 0.5
+    max_backoff: float = 30.0
+
+    @classmethod
+    def from_settings(cls, settings: Mapping[str, Any]) -> ProviderConfig:
+        """Build from the ``codequorum.provider`` settings (camelCase keys, as in the schema).
+
+        Accepts ``baseUrl``, ``model``, ``apiKeyEnv``, ``temperature``, ``samples``, ``seed``,
+        ``timeout``, ``maxRetries``, ``useN``, ``concurrency``, ``maxTokens``; missing or
+        null values keep the defaults (``seed`` and ``maxTokens`` may be null).
+        """
+        keys = {
+            "baseUrl": "base_url",
+            "model": "model",
+            "apiKeyEnv": "api_key_env",
+            "temperature": "temperature",
+            "samples": "samples",
+            "seed": "seed",
+            "timeout": "timeout",
+            "maxRetries": "max_retries",
+            "useN": "use_n",
+            "concurrency": "concurrency",
+            "maxTokens": "max_tokens",
+        }
+        values: dict[str, Any] = {}
+        for key, attr in keys.items():
+            value = settings.get(key, settings.get(attr))
+            if value is None and attr not in ("seed", "max_tokens"):
+                continue
+            values[attr] = value
+        if values.get("api_key_env") == "":
+            values["api_key_env"] = None
+        return cls(**values)
+
+    @property
+    def endpoint(self) -> str:
+        """The chat-completions URL."""
+        return self.base_url.rstrip("/") + "/chat/completions"
+
+    def api_key(self) -> str | None:
+        """The key from the environment, read now (None when unset or not configured)."""
+        if not self.api_key_env:
+            return None
+        return os.environ.get(self.api_key_env) or None
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """An answer that arrived but holds no usable version of the function."""
+
+    index: int
+    reason: str
+    answer: str
+    seed: int | None = None
+
+    def describe(self) -> str:
+        """One line for the user."""
+        return f"version {self.index + 1}: rejected — {self.reason}"
+
+
+@dataclass(frozen=True)
+class RequestError:
+    """A request that produced no answer (endpoint down, timeout, HTTP error, bad body)."""
+
+    index: int
+    message: str
+    seed: int | None = None
+    status: int | None = None
+
+    def describe(self) -> str:
+        """One line for the user."""
+        return f"version {self.index + 1}: {self.message}"
+
+
+Outcome = Sample | Rejected | RequestError
+OnSample = Callable[[int, Outcome], Awaitable[None] | None]
+
+
+@dataclass
+class RegenerationResult:
+    """What came back: accepted samples (in request order), rejections, errors."""
+
+    accepted: list[Sample] = field(default_factory=list)
+    rejected: list[Rejected] = field(default_factory=list)
+    errors: list[RequestError] = field(default_factory=list)
+    cancelled: bool = False
+    requested: int = 0
+
+    @property
+    def ok(self) -> bool:
+        """True when at least one version was accepted."""
+        return bool(self.accepted)
+
+    def error_summary(self) -> str | None:
+        """The distinct error messages in one line (None when there were none)."""
+        seen: list[str] = []
+        for err in self.errors:
+            if err.message not in seen:
+                seen.append(err.message)
+        return "; ".join(seen) if seen else None
+
+    def summary(self) -> str:
+        """E.g. ``3 of 5 versions accepted, 1 rejected, 1 failed``."""
+        text = f"{len(self.accepted)} of {self.requested} versions accepted"
+        if self.rejected:
+            text += f", {len(self.rejected)} rejected"
+        if self.errors:
+            text += f", {len(self.errors)} failed"
+        if self.cancelled:
+            text += " (cancelled)"
+        return text
+
+
+class _Failure(Exception):
+    """One attempt failed; ``retry`` says whether another attempt may help."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        retry: bool = False,
+        status: int | None = None,
+        wait: float | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.retry = retry
+        self.status = status
+        self.wait = wait
+
+
+async def regenerate(
+    config: ProviderConfig,
+    messages: Sequence[Message],
+    n: int | None,
+    language: str,
+    name: str,
+    *,
+    cancel: asyncio.Event | None = None,
+    on_sample: OnSample | None = None,
+    client: httpx.AsyncClient | None = None,
+) -> RegenerationResult:
+    """Ask for ``n`` versions (``config.samples`` when None) of function ``name``.
+
+    Every answer is validated with :func:`extract_function`; ``on_sample(index, outcome)``
+    (sync or async) is called as each outcome arrives so callers can store samples and
+    report progress. Setting ``cancel`` stops pending requests and returns what arrived.
+    """
+    count = config.samples if n is None else n
+    result = RegenerationResult(requested=max(0, count))
+    if count <= 0:
+        return result
+    own_client = client is None
+    http = client or httpx.AsyncClient(
+        timeout=_timeout(config),
+        limits=httpx.Limits(max_connections=max(1, config.concurrency)),
+        follow_redirects=True,
+    )
+    session = _Session(config, list(messages), language, name, http, result, on_sample)
+    try:
+        await _run_until_cancelled(session.run(count), cancel, result)
+    finally:
+        if own_client:
+            await http.aclose()
+    result.accepted = [s for _, s in sorted(session.accepted, key=lambda p: p[0])]
+    result.rejected.sort(key=lambda r: r.index)
+    result.errors.sort(key=lambda e: e.index)
+    return result
+
+
+async def list_models(config: ProviderConfig) -> list[str]:
+    """The model ids the endpoint offers (``GET <base>/models``), to check a configuration.
+
+    Raises :class:`ProviderError` with a user-facing message when the endpoint fails.
+    """
+    url = config.base_url.rstrip("/") + "/models"
+    async with httpx.AsyncClient(timeout=_timeout(config)) as http:
+        try:
+            response = await http.get(url, headers=_headers(config))
+        except httpx.HTTPError as exc:
+            raise ProviderError(_transport_message(config, exc)) from exc
+    if response.status_code != 200:
+        raise ProviderError(_status_message(config, response, url))
+    try:
+        data = response.json()
+        return [str(m["id"]) for m in data["data"]]
+    except (ValueError, KeyError, TypeError) as exc:
+        message = f"{url} did not answer with a model list: {_snippet(response)}"
+        raise ProviderError(message) from exc
+
+
+class ProviderError(Exception):
+    """A configuration check failed; the message is fit to show as is."""
+
+
+# --------------------------------------------------------------------------- internals
+
+
+async def _run_until_cancelled(
+    work: Awaitable[None], cancel: asyncio.Event | None, result: RegenerationResult
+) -> None:
+    main = asyncio.ensure_future(work)
+    if cancel is None:
+        await main
+        return
+    waiter = asyncio.ensure_future(cancel.wait())
+    try:
+        await asyncio.wait({main, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        if not main.done():
+            result.cancelled = True
+            main.cancel()
+        await asyncio.gather(main, return_exceptions=True)
+        if main.done() and not main.cancelled() and main.exception() is not None:
+            raise main.exception()  # type: ignore[misc]
+    finally:
+        waiter.cancel()
+        if not main.done():
+            main.cancel()
+            await asyncio.gather(main, return_exceptions=True)
+
+
+@dataclass
+class _Session:
+    config: ProviderConfig
+    messages: list[Message]
+    language: str
+    name: str
+    http: httpx.AsyncClient
+    result: RegenerationResult
+    on_sample: OnSample | None
+    accepted: list[tuple[int, Sample]] = field(default_factory=list)
+
+    async def run(self, count: int) -> None:
+        """All requests, bounded by ``config.concurrency``; outcomes recorded as they come."""
+        semaphore = asyncio.Semaphore(max(1, self.config.concurrency))
+        indices = list(range(count))
+        if self.config.use_n and count > 1:
+            answered = await self._request_many(indices)
+            indices = [i for i in indices if i not in answered]
+
+        async def one(i: int) -> None:
+            async with semaphore:
+                await self._request_many([i])
+
+        async with asyncio.TaskGroup() as group:
+            for i in indices:
+                group.create_task(one(i))
+
+    def _seed(self, index: int) -> int | None:
+        return None if self.config.seed is None else self.config.seed + index
+
+    async def _request_many(self, indices: list[int]) -> set[int]:
+        """One request for ``len(indices)`` choices; returns the indices that got an outcome.
+
+        Errors are recorded for every index; choices are matched to indices in order.
+        """
+        first = indices[0]
+        body: dict[str, Any] = {
+            "model": self.config.model,
+            "messages": self.messages,
+            "temperature": self.config.temperature,
+            "stream": False,
+        }
+        if len(indices) > 1:
+            body["n"] = len(indices)
+        seed = self._seed(first)
+        if seed is not None:
+            body["seed"] = seed
+        if self.config.max_tokens is not None:
+            body["max_tokens"] = self.config.max_tokens
+        try:
+            texts = await self._post_with_retries(body)
+        except _Failure as failure:
+            for i in indices:
+                await self._emit(
+                    i, RequestError(i, failure.message, self._seed_for(i, first), failure.status)
+                )
+            return set(indices)
+        done: set[int] = set()
+        for i, text in zip(indices, texts, strict=False):
+            await self._emit(i, self._judge(i, text, self._seed_for(i, first)))
+            done.add(i)
+        return done
+
+    def _seed_for(self, index: int, first: int) -> int | None:
+        # With one request for n choices, every choice shares the request's seed.
+        return self._seed(first) if self.config.use_n else self._seed(index)
+
+    def _judge(self, index: int, text: str | None, seed: int | None) -> Outcome:
+        if text is None or not text.strip():
+            return Rejected(index, "empty answer", text or "", seed)
+        extracted = extract_function(text, self.language, self.name)
+        if not extracted.ok or extracted.code is None:
+            return Rejected(index, extracted.reason or "rejected", text, seed)
+        return Sample(
+            code=extracted.code,
+            origin="regenerated",
+            label=f"{self.config.model} #{index + 1}",
+            provider=self.config.base_url,
+            model=self.config.model,
+            temperature=self.config.temperature,
+            seed=seed,
+        )
+
+    async def _emit(self, index: int, outcome: Outcome) -> None:
+        if isinstance(outcome, Sample):
+            self.accepted.append((index, outcome))
+            self.result.accepted.append(outcome)
+        elif isinstance(outcome, Rejected):
+            self.result.rejected.append(outcome)
+        else:
+            self.result.errors.append(outcome)
+        if self.on_sample is not None:
+            maybe = self.on_sample(index, outcome)
+            if inspect.isawaitable(maybe):
+                await maybe
+
+    async def _post_with_retries(self, body: dict[str, Any]) -> list[str | None]:
+        attempts = max(0, self.config.max_retries) + 1
+        for attempt in range(attempts):
+            try:
+                return await self._post(body)
+            except _Failure as failure:
+                if not failure.retry or attempt == attempts - 1:
+                    if failure.retry and attempts > 1:
+                        failure.message += f" (after {attempts} attempts)"
+                    raise
+                await asyncio.sleep(self._delay(attempt, failure.wait))
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _delay(self, attempt: int, retry_after: float | None) -> float:
+        cap = self.config.max_backoff
+        if retry_after is not None:
+            return min(max(0.0, retry_after), cap)
+        base = self.config.backoff * (2.0**attempt)
+        return min(base * (1 + 0.1 * random.random()), cap)
+
+    async def _post(self, body: dict[str, Any]) -> list[str | None]:
+        config = self.config
+        try:
+            response = await self.http.post(config.endpoint, json=body, headers=_headers(config))
+        except httpx.TimeoutException as exc:
+            raise _Failure(_transport_message(config, exc)) from exc
+        except httpx.ConnectError as exc:
+            raise _Failure(_transport_message(config, exc)) from exc
+        except httpx.HTTPError as exc:
+            # Dropped connections and protocol errors are often transient.
+            raise _Failure(_transport_message(config, exc), retry=True) from exc
+        code = response.status_code
+        if code == 429 or code >= 500:
+            raise _Failure(
+                _status_message(config, response, config.endpoint),
+                retry=True,
+                status=code,
+                wait=_retry_after(response),
+            )
+        if code != 200:
+            raise _Failure(_status_message(config, response, config.endpoint), status=code)
+        try:
+            data = response.json()
+        except ValueError as exc:
+            raise _Failure(
+                f"the answer from {config.endpoint} is not JSON: {_snippet(response)}", status=code
+            ) from exc
+        return _choice_texts(data, config.endpoint)
+
+
+def _choice_texts(data: Any, endpoint: str) -> list[str | None]:
+    """The assistant message texts of a chat-completions body."""
+    if isinstance(data, dict) and isinstance(data.get("error"), dict | str):
+        err = data["error"]
+        message = err.get("message", err) if isinstance(err, dict) else err
+        raise _Failure(f"{endpoint} answered with an error: {message}")
+    choices = data.get("choices") if isinstance(data, dict) else None
+    if not isinstance(choices, list) or not choices:
+        raise _Failure(f"the answer from {endpoint} has no choices")
+    texts: list[str | None] = []
+    for choice in choices:
+        message = choice.get("message") if isinstance(choice, dict) else None
+        content = message.get("content") if isinstance(message, dict) else None
+        if content is None and isinstance(choice, dict) and isinstance(choice.get("text"), str):
+            content = choice["text"]  # legacy completions shape
+        if isinstance(content, list):  # content parts
+            content = "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+        texts.append(content if isinstance(content, str) else None)
+    return texts
+
+
+def _headers(config: ProviderConfig) -> dict[str, str]:
+    headers = {"Accept": "application/json"}
+    key = config.api_key()
+    if key:
+        headers["Authorization"] = f"Bearer {key}"
+    return headers
+
+
+def _timeout(config: ProviderConfig) -> httpx.Timeout:
+    return httpx.Timeout(config.timeout, connect=min(config.timeout, 10.0))
+
+
+def _transport_message(config: ProviderConfig, exc: httpx.HTTPError) -> str:
+    base = config.base_url
+    if isinstance(exc, httpx.TimeoutException):
+        what = "connecting" if isinstance(exc, httpx.ConnectTimeout) else "waiting for an answer"
+        return f"timed out after {config.timeout:g} s {what} to {base}"
+    if isinstance(exc, httpx.ConnectError):
+        detail = str(exc).lower()
+        if "refused" in detail:
+            reason = "connection refused"
+        elif "name or service" in detail or "nodename" in detail or "resolv" in detail:
+            reason = "unknown host"
+        else:
+            reason = str(exc) or "connection failed"
+        return f"cannot reach {base}: {reason} — is the server running?"
+    if isinstance(exc, httpx.RemoteProtocolError):
+        return f"{base} closed the connection without an answer"
+    if isinstance(exc, httpx.UnsupportedProtocol):
+        return f"the base URL {base!r} is not an http(s) URL"
+    return f"request to {base} failed: {exc or type(exc).__name__}"
+
+
+def _status_message(config: ProviderConfig, response: httpx.Response, url: str) -> str:
+    code = response.status_code
+    detail = _error_detail(response)
+    text = f"HTTP {code} from {url}"
+    if detail:
+        text += f": {detail}"
+    if code in (401, 403):
+        env = config.api_key_env
+        if not env:
+            text += " — the endpoint wants an API key; set provider.apiKeyEnv"
+        elif not os.environ.get(env):
+            text += f" — the environment variable {env} is not set"
+        else:
+            text += f" — check the API key in {env}"
+    elif code == 404:
+        text += f" — check the base URL and the model name {config.model!r}"
+    return text
+
+
+def _error_detail(response: httpx.Response) -> str:
+    try:
+        data = response.json()
+    except ValueError:
+        return _snippet(response) if response.content else ""
+    if isinstance(data, dict):
+        err = data.get("error", data.get("message", ""))
+        if isinstance(err, dict):
+            return str(err.get("message", "")).strip()
+        return str(err).strip()
+    return ""
+
+
+def _snippet(response: httpx.Response, limit: int = 80) -> str:
+    text = " ".join(response.text.split())
+    if not text:
+        return "(empty body)"
+    return repr(text[:limit] + ("…" if len(text) > limit else ""))
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    """Seconds from ``retry-after-ms`` or ``Retry-After`` (seconds or an HTTP date)."""
+    ms = response.headers.get("retry-after-ms")
+    if ms:
+        try:
+            return float(ms) / 1000.0
+        except ValueError:
+            pass
+    value = response.headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+        return seconds if math.isfinite(seconds) else None
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
