@@ -1,0 +1,267 @@
+"""The language server's settings: one typed, validated object.
+
+Settings arrive as ``initializationOptions``, in ``workspace/didChangeConfiguration`` and
+from ``workspace/configuration`` (section ``codequorum``). Each is read by
+:func:`parse_settings` into a frozen :class:`Settings`; a value of the wrong type or out of
+range is replaced by its default and named in a warning, so a bad setting never stops the
+server. The names, types, defaults and bounds here are those of
+``shared/settings.schema.json`` (a test holds the two together).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+PREFIX = "codequorum."
+
+ProviderKind = Literal["openai-compatible", "client"]
+SeverityName = Literal["error", "warning", "information", "hint"]
+
+
+@dataclass(frozen=True)
+class StoreSettings:
+    """Where the sample store lives ("" means ``<workspace>/.codequorum/samples.sqlite3``)."""
+
+    path: str = ""
+
+
+@dataclass(frozen=True)
+class ProviderSettings:
+    """Who generates new versions and how (OpenAI-compatible chat completions)."""
+
+    kind: ProviderKind = "openai-compatible"
+    base_url: str = "https://api.openai.com/v1"
+    model: str = "gpt-4o-mini"
+    api_key_env: str = "OPENAI_API_KEY"
+    temperature: float = 0.8
+    samples: int = 5
+    seed: int | None = None
+    timeout: float = 60.0
+
+
+@dataclass(frozen=True)
+class DiagnosticsSettings:
+    """When and what to report as diagnostics."""
+
+    enable: bool = True
+    on_type: bool = False
+    debounce_ms: int = 500
+    min_severity: SeverityName = "hint"
+
+
+@dataclass(frozen=True)
+class HoverSettings:
+    """The hover summary."""
+
+    enable: bool = True
+    diff_lines: int = 12
+
+
+@dataclass(frozen=True)
+class CodeLensSettings:
+    """Code lenses above functions."""
+
+    enable: bool = True
+    show_for_all: bool = False
+
+
+@dataclass(frozen=True)
+class AnalysisSettings:
+    """Options handed to the structural analysis."""
+
+    include_current: bool = True
+    max_depth: int = 30
+    tsed: bool = True
+
+
+@dataclass(frozen=True)
+class DynamicSettings:
+    """Sandboxed runs of the versions (SCTD, DCTD, BEF, OER)."""
+
+    enable: bool = True
+    auto: bool = False
+    timeout: float = 10.0
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every server-side setting, grouped as in the schema."""
+
+    store: StoreSettings = field(default_factory=StoreSettings)
+    provider: ProviderSettings = field(default_factory=ProviderSettings)
+    diagnostics: DiagnosticsSettings = field(default_factory=DiagnosticsSettings)
+    hover: HoverSettings = field(default_factory=HoverSettings)
+    code_lens: CodeLensSettings = field(default_factory=CodeLensSettings)
+    analysis: AnalysisSettings = field(default_factory=AnalysisSettings)
+    dynamic: DynamicSettings = field(default_factory=DynamicSettings)
+
+    def fingerprint(self) -> str:
+        """A stable text of the settings that change analysis results (for cache keys)."""
+        a = self.analysis
+        return f"include_current={a.include_current};max_depth={a.max_depth};tsed={a.tsed}"
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One setting: its schema name, the attribute path, and how to validate it."""
+
+    key: str
+    group: str
+    attr: str
+    kind: Literal["string", "integer", "number", "boolean", "integer?"]
+    minimum: float | None = None
+    maximum: float | None = None
+    exclusive_minimum: bool = False
+    enum: tuple[str, ...] = ()
+
+    @property
+    def default(self) -> Any:
+        """The default, read from the dataclass so there is one source of truth."""
+        group_cls = {f.name: f for f in dataclasses.fields(Settings)}[self.group]
+        factory = group_cls.default_factory
+        assert factory is not dataclasses.MISSING
+        return getattr(factory(), self.attr)
+
+
+#: Every server-side setting (schema name -> where it goes and what it accepts).
+SPECS: tuple[Spec, ...] = (
+    Spec("store.path", "store", "path", "string"),
+    Spec("provider.kind", "provider", "kind", "string", enum=("openai-compatible", "client")),
+    Spec("provider.baseUrl", "provider", "base_url", "string"),
+    Spec("provider.model", "provider", "model", "string"),
+    Spec("provider.apiKeyEnv", "provider", "api_key_env", "string"),
+    Spec("provider.temperature", "provider", "temperature", "number", 0, 2),
+    Spec("provider.samples", "provider", "samples", "integer", 1, 50),
+    Spec("provider.seed", "provider", "seed", "integer?"),
+    Spec("provider.timeout", "provider", "timeout", "number", 0, 600, exclusive_minimum=True),
+    Spec("diagnostics.enable", "diagnostics", "enable", "boolean"),
+    Spec("diagnostics.onType", "diagnostics", "on_type", "boolean"),
+    Spec("diagnostics.debounceMs", "diagnostics", "debounce_ms", "integer", 0, 10000),
+    Spec(
+        "diagnostics.minSeverity",
+        "diagnostics",
+        "min_severity",
+        "string",
+        enum=("error", "warning", "information", "hint"),
+    ),
+    Spec("hover.enable", "hover", "enable", "boolean"),
+    Spec("hover.diffLines", "hover", "diff_lines", "integer", 0, 200),
+    Spec("codeLens.enable", "code_lens", "enable", "boolean"),
+    Spec("codeLens.showForAll", "code_lens", "show_for_all", "boolean"),
+    Spec("analysis.includeCurrent", "analysis", "include_current", "boolean"),
+    Spec("analysis.maxDepth", "analysis", "max_depth", "integer", 1, 200),
+    Spec("analysis.tsed", "analysis", "tsed", "boolean"),
+    Spec("dynamic.enable", "dynamic", "enable", "boolean"),
+    Spec("dynamic.auto", "dynamic", "auto", "boolean"),
+    Spec("dynamic.timeout", "dynamic", "timeout", "number", 0, 600, exclusive_minimum=True),
+)
+
+#: Settings the editor client reads; the server accepts and ignores them.
+CLIENT_ONLY: frozenset[str] = frozenset({"server.command", "trace.server"})
+
+_BY_KEY = {s.key: s for s in SPECS}
+
+
+def flatten(raw: Any) -> dict[str, Any]:
+    """Dotted keys without the ``codequorum.`` prefix, from nested or flat input.
+
+    Accepts ``{"codequorum": {...}}``, ``{"provider": {"model": ...}}``,
+    ``{"codequorum.provider.model": ...}`` and mixtures.
+    """
+    out: dict[str, Any] = {}
+
+    def walk(prefix: str, value: Any) -> None:
+        if isinstance(value, Mapping) and (prefix == "" or prefix not in _BY_KEY):
+            for k, v in value.items():
+                walk(f"{prefix}.{k}" if prefix else str(k), v)
+        else:
+            key = prefix[len(PREFIX) :] if prefix.startswith(PREFIX) else prefix
+            out[key] = value
+
+    if isinstance(raw, Mapping):
+        walk("", raw)
+    return out
+
+
+def _check(spec: Spec, value: Any) -> tuple[Any, str | None]:
+    """The accepted value, or None and why it was refused."""
+    kind = spec.kind
+    if kind == "boolean":
+        return (value, None) if isinstance(value, bool) else (None, "expected true or false")
+    if kind == "string":
+        if not isinstance(value, str):
+            return None, "expected a string"
+        if spec.enum and value not in spec.enum:
+            return None, f"expected one of {', '.join(spec.enum)}"
+        return value, None
+    if kind == "integer?" and value is None:
+        return None, None
+    is_int = isinstance(value, int) and not isinstance(value, bool)
+    is_integral_float = isinstance(value, float) and value.is_integer()
+    if kind in ("integer", "integer?"):
+        if not (is_int or is_integral_float):
+            return None, "expected a whole number"
+        number: float = int(value)
+    else:
+        if not (is_int or isinstance(value, float)) or not math.isfinite(float(value)):
+            return None, "expected a number"
+        number = float(value)
+    if spec.minimum is not None:
+        if spec.exclusive_minimum and number <= spec.minimum:
+            return None, f"must be greater than {spec.minimum:g}"
+        if not spec.exclusive_minimum and number < spec.minimum:
+            return None, f"must be at least {spec.minimum:g}"
+    if spec.maximum is not None and number > spec.maximum:
+        return None, f"must be at most {spec.maximum:g}"
+    return number, None
+
+
+def parse_settings(raw: Any, base: Settings | None = None) -> tuple[Settings, list[str]]:
+    """Settings from client-supplied JSON, and one warning per refused key.
+
+    Keys missing from ``raw`` keep their value in ``base`` (defaults when ``base`` is
+    None); refused values fall back to the default. Unknown keys are reported and ignored.
+    """
+    settings = base or Settings()
+    warnings: list[str] = []
+    if raw is not None and not isinstance(raw, Mapping):
+        warnings.append(
+            f"codequorum settings must be an object, got {type(raw).__name__}; using defaults"
+        )
+        return Settings(), warnings
+    groups: dict[str, dict[str, Any]] = {}
+    for key, value in flatten(raw).items():
+        spec = _BY_KEY.get(key)
+        if spec is None:
+            if key not in CLIENT_ONLY and key != "":
+                warnings.append(f"unknown setting {PREFIX}{key} ignored")
+            continue
+        accepted, problem = _check(spec, value)
+        if problem is not None:
+            warnings.append(
+                f"invalid setting {PREFIX}{key} = {_short(value)}: {problem}; "
+                f"using the default {_short(spec.default)}"
+            )
+            accepted = spec.default
+        groups.setdefault(spec.group, {})[spec.attr] = accepted
+    if not groups:
+        return settings, warnings
+    changes = {
+        name: dataclasses.replace(getattr(settings, name), **attrs)
+        for name, attrs in groups.items()
+    }
+    return dataclasses.replace(settings, **changes), warnings
+
+
+def _short(value: Any) -> str:
+    import json
+
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."

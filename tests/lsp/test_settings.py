@@ -1,0 +1,115 @@
+"""Settings: parsing, validation, and agreement with shared/settings.schema.json."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from codequorum.lsp.settings import CLIENT_ONLY, PREFIX, SPECS, Settings, parse_settings
+
+SCHEMA = Path(__file__).resolve().parents[2] / "shared" / "settings.schema.json"
+
+
+@pytest.fixture(scope="module")
+def schema() -> dict:
+    return json.loads(SCHEMA.read_text(encoding="utf-8"))
+
+
+def test_schema_and_dataclass_name_the_same_settings(schema: dict) -> None:
+    names = set(schema["properties"])
+    server_side = {n for n in names if schema["properties"][n].get("x-codequorum-scope") != "client"}
+    assert server_side == {PREFIX + s.key for s in SPECS}
+    assert names - server_side == {PREFIX + k for k in CLIENT_ONLY}
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.key)
+def test_schema_default_type_and_bounds_match(schema: dict, spec) -> None:
+    prop = schema["properties"][PREFIX + spec.key]
+    assert prop["default"] == spec.default
+    expected_type = {"integer?": ["integer", "null"]}.get(spec.kind, spec.kind)
+    assert prop["type"] == expected_type
+    assert tuple(prop.get("enum", ())) == spec.enum
+    if spec.exclusive_minimum:
+        assert prop["exclusiveMinimum"] == spec.minimum
+    else:
+        assert prop.get("minimum") == spec.minimum
+    assert prop.get("maximum") == spec.maximum
+    assert prop["description"]
+
+
+def test_defaults_when_nothing_given() -> None:
+    settings, warnings = parse_settings(None)
+    assert settings == Settings()
+    assert warnings == []
+    assert settings.provider.samples == 5
+    assert settings.code_lens.show_for_all is False
+
+
+def test_nested_flat_and_prefixed_forms_are_read() -> None:
+    nested, w1 = parse_settings({"provider": {"model": "m1", "samples": 3}, "hover": {"diffLines": 4}})
+    flat, w2 = parse_settings({"codequorum.provider.model": "m1", "provider.samples": 3,
+                               "codequorum.hover.diffLines": 4})
+    wrapped, w3 = parse_settings({"codequorum": {"provider": {"model": "m1", "samples": 3},
+                                                 "hover": {"diffLines": 4}}})
+    assert nested == flat == wrapped
+    assert (w1, w2, w3) == ([], [], [])
+    assert nested.provider.model == "m1"
+    assert nested.provider.samples == 3
+    assert nested.hover.diff_lines == 4
+    assert nested.provider.temperature == 0.8
+
+
+def test_invalid_values_fall_back_to_defaults_with_a_warning_naming_the_key() -> None:
+    settings, warnings = parse_settings(
+        {
+            "provider": {"samples": "many", "temperature": 9, "seed": 1.5, "timeout": 0},
+            "diagnostics": {"minSeverity": "loud", "enable": "yes"},
+            "codeLens": {"showForAll": True},
+        }
+    )
+    assert settings.provider.samples == 5
+    assert settings.provider.temperature == 0.8
+    assert settings.provider.seed is None
+    assert settings.provider.timeout == 60.0
+    assert settings.diagnostics.min_severity == "hint"
+    assert settings.diagnostics.enable is True
+    assert settings.code_lens.show_for_all is True
+    text = "\n".join(warnings)
+    for key in ("provider.samples", "provider.temperature", "provider.seed",
+                "provider.timeout", "diagnostics.minSeverity", "diagnostics.enable"):
+        assert f"codequorum.{key}" in text
+    assert len(warnings) == 6
+    assert "must be at most 2" in text
+    assert "expected one of error, warning, information, hint" in text
+
+
+def test_unknown_keys_are_reported_client_only_keys_are_not() -> None:
+    settings, warnings = parse_settings(
+        {"provider": {"modle": "x"}, "server": {"command": ["x"]}, "trace": {"server": "off"}}
+    )
+    assert settings == Settings()
+    assert warnings == ["unknown setting codequorum.provider.modle ignored"]
+
+
+def test_not_an_object_gives_defaults() -> None:
+    settings, warnings = parse_settings(["a"])
+    assert settings == Settings()
+    assert "must be an object" in warnings[0]
+
+
+def test_base_settings_are_kept_for_missing_keys() -> None:
+    base, _ = parse_settings({"provider": {"model": "base-model", "samples": 7}})
+    settings, warnings = parse_settings({"provider": {"samples": 2}}, base)
+    assert warnings == []
+    assert settings.provider.model == "base-model"
+    assert settings.provider.samples == 2
+
+
+def test_whole_float_is_accepted_for_integers_and_seed_null() -> None:
+    settings, warnings = parse_settings({"provider": {"samples": 4.0, "seed": None}})
+    assert warnings == []
+    assert settings.provider.samples == 4
+    assert isinstance(settings.provider.samples, int)
+    assert settings.provider.seed is None
