@@ -73,7 +73,7 @@ def test_pair_means_by_hand() -> None:
 
 def test_pair_means_leave_out_nan_pairs() -> None:
     m = np.array([[1.0, 0.5, math.nan], [0.5, 1.0, math.nan], [math.nan, math.nan, 1.0]])
-    assert pair_means(m) == (pytest.approx(0.5), pytest.approx(0.5))
+    assert pair_means(m) == pytest.approx((0.5, 0.5))
     assert all(math.isnan(x) for x in pair_means(np.ones((1, 1))))
 
 
