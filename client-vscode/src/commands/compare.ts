@@ -1,0 +1,74 @@
+/** Compare: pick a version (most typical first) and open a diff against the current code. */
+import * as vscode from 'vscode';
+import { Commands } from '../constants';
+import type { FunctionReport, VersionView } from '../report';
+import { sampleUri, type SampleRef } from '../sampleDocuments';
+import type { FunctionTarget } from '../serverApi';
+import { errorText, noFunctionMessage, requireApi, resolveTarget, type CommandContext } from './context';
+import { pickVersion } from './pickVersion';
+import { applyReplacement } from './replace';
+
+const REGENERATE = 'Regenerate';
+const REPLACE = 'Replace';
+
+/** The left and right documents of the diff and its title. */
+export function diffDocuments(
+  target: FunctionTarget,
+  report: FunctionReport,
+  chosen: VersionView,
+): { left: vscode.Uri; right: vscode.Uri; title: string } {
+  const current = report.versions.find((v) => v.isCurrent);
+  const leftRef: SampleRef = { target, version: current ? current.index : 'current' };
+  const rightRef: SampleRef = { target, version: chosen.index };
+  const name = report.qualifiedName || 'function';
+  return {
+    left: sampleUri(leftRef, 'current', report.language),
+    right: sampleUri(rightRef, chosen.label, report.language),
+    title: `${name}: current ↔ ${chosen.label}`,
+  };
+}
+
+/** `codequorum.compare` (also what the server's "Compare" code lens runs). */
+export async function compareVersions(ctx: CommandContext, arg?: unknown): Promise<void> {
+  const target = resolveTarget(arg, vscode.window.activeTextEditor);
+  if (!target) {
+    return noFunctionMessage();
+  }
+  const api = requireApi(ctx);
+  if (!api) {
+    return;
+  }
+  try {
+    const report = await api.analyze(target);
+    if (!report) {
+      return noFunctionMessage();
+    }
+    const named: FunctionTarget = { ...target, qualifiedName: report.qualifiedName || target.qualifiedName };
+    if (report.versions.filter((v) => !v.isCurrent).length === 0) {
+      const choice = await vscode.window.showInformationMessage(
+        `codequorum: ${report.qualifiedName} has no other versions yet.`,
+        REGENERATE,
+      );
+      if (choice === REGENERATE) {
+        await vscode.commands.executeCommand(Commands.regenerate, named);
+      }
+      return;
+    }
+    const chosen = await pickVersion(report, `Compare ${report.qualifiedName} with… (most typical first)`);
+    if (!chosen) {
+      return;
+    }
+    const docs = diffDocuments(named, report, chosen);
+    await vscode.commands.executeCommand('vscode.diff', docs.left, docs.right, docs.title, { preview: true });
+    const choice = await vscode.window.showInformationMessage(
+      `Replace ${report.qualifiedName} with ${chosen.label}?`,
+      REPLACE,
+    );
+    if (choice === REPLACE) {
+      await applyReplacement(ctx, named, report, chosen);
+    }
+  } catch (err) {
+    ctx.log(`compare failed: ${errorText(err)}`);
+    void vscode.window.showErrorMessage(`codequorum: comparing failed: ${errorText(err)}`);
+  }
+}

@@ -1,0 +1,168 @@
+/** Regenerate the function under the cursor: with the server's provider or a VS Code language model. */
+import * as vscode from 'vscode';
+import { Commands } from '../constants';
+import { buildPrompt, sampleVersions, type ChatModel } from '../lmSampler';
+import type { FunctionTarget, PromptMessage } from '../serverApi';
+import { errorText, noFunctionMessage, requireApi, resolveTarget, type CommandContext } from './context';
+
+const COMPARE = 'Compare';
+
+async function announce(ctx: CommandContext, added: number, name: string, target: FunctionTarget): Promise<void> {
+  ctx.refreshStatus();
+  if (added <= 0) {
+    return;
+  }
+  const choice = await vscode.window.showInformationMessage(
+    `codequorum: ${added} new version${added === 1 ? '' : 's'} of ${name}.`,
+    COMPARE,
+  );
+  if (choice === COMPARE) {
+    await vscode.commands.executeCommand(Commands.compare, target);
+  }
+}
+
+/** `codequorum.regenerateFunction`: the server asks its configured provider for new versions. */
+export async function regenerateWithServer(ctx: CommandContext, arg?: unknown): Promise<void> {
+  const target = resolveTarget(arg, vscode.window.activeTextEditor);
+  if (!target) {
+    return noFunctionMessage();
+  }
+  const api = requireApi(ctx);
+  if (!api) {
+    return;
+  }
+  const report = await api.analyze(target);
+  if (!report) {
+    return noFunctionMessage();
+  }
+  const named: FunctionTarget = { ...target, qualifiedName: report.qualifiedName || target.qualifiedName };
+  const name = report.qualifiedName || 'the function';
+  try {
+    const answer = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `codequorum: regenerating ${name}`, cancellable: true },
+      (_progress, token) => api.regenerate(named, undefined, token),
+    );
+    if (answer.messages && answer.added === 0) {
+      // provider.kind is "client": the server hands us the prompt for a VS Code model.
+      return regenerateWithLanguageModel(ctx, named, answer.messages);
+    }
+    if (answer.message && answer.added === 0) {
+      void vscode.window.showWarningMessage(`codequorum: ${answer.message}`);
+    }
+    await announce(ctx, answer.added, name, named);
+  } catch (err) {
+    ctx.log(`regenerate failed: ${errorText(err)}`);
+    void vscode.window.showErrorMessage(`codequorum: regenerating ${name} failed: ${errorText(err)}`);
+  }
+}
+
+interface ModelItem extends vscode.QuickPickItem {
+  model: ChatModel;
+}
+
+/** The model to use: the only one found, or the user's pick among several. */
+export async function chooseModel(ctx: CommandContext): Promise<ChatModel | undefined> {
+  const vendor = ctx.setting('languageModel.vendor', 'copilot').trim();
+  const family = ctx.setting('languageModel.family', '').trim();
+  const selector: vscode.LanguageModelChatSelector = {};
+  if (vendor) {
+    selector.vendor = vendor;
+  }
+  if (family) {
+    selector.family = family;
+  }
+  const models = (await vscode.lm.selectChatModels(selector)) as unknown as ChatModel[];
+  if (models.length === 0) {
+    void vscode.window.showWarningMessage(
+      `codequorum: no VS Code language model is available${vendor ? ` from "${vendor}"` : ''}. Install and sign in to a model provider (for example GitHub Copilot Chat), or change codequorum.languageModel.vendor.`,
+    );
+    return undefined;
+  }
+  if (models.length === 1) {
+    return models[0];
+  }
+  const items: ModelItem[] = models.map((model) => ({
+    label: model.name,
+    description: `${model.vendor} · ${model.family}`,
+    model,
+  }));
+  const picked = await vscode.window.showQuickPick(items, { placeHolder: 'Language model for the new versions' });
+  return picked?.model;
+}
+
+function toChatMessage(m: PromptMessage): vscode.LanguageModelChatMessage {
+  // The chat API has no system role: a system instruction goes first as a user message.
+  return m.role === 'assistant'
+    ? vscode.LanguageModelChatMessage.Assistant(m.content)
+    : vscode.LanguageModelChatMessage.User(m.content);
+}
+
+/**
+ * `codequorum.regenerateWithLanguageModel`: N requests to a VS Code language model, the
+ * versions relayed to the server with codequorum.addSamples.
+ */
+export async function regenerateWithLanguageModel(
+  ctx: CommandContext,
+  arg?: unknown,
+  serverMessages?: PromptMessage[],
+): Promise<void> {
+  const target = resolveTarget(arg, vscode.window.activeTextEditor);
+  if (!target) {
+    return noFunctionMessage();
+  }
+  const api = requireApi(ctx);
+  if (!api) {
+    return;
+  }
+  const report = await api.analyze(target);
+  if (!report || !report.range) {
+    return noFunctionMessage();
+  }
+  const named: FunctionTarget = { ...target, qualifiedName: report.qualifiedName || target.qualifiedName };
+  const name = report.qualifiedName || 'the function';
+  const model = await chooseModel(ctx);
+  if (!model) {
+    return;
+  }
+  const messages =
+    serverMessages ??
+    buildPrompt({
+      language: report.language,
+      qualifiedName: report.qualifiedName,
+      code: await ctx.documentText(target.uri, report.range),
+    });
+  const count = Math.max(1, Math.min(20, Math.floor(ctx.setting('languageModel.requests', 5))));
+  const result = await vscode.window.withProgress(
+    {
+      location: vscode.ProgressLocation.Notification,
+      title: `codequorum: ${count} versions of ${name} from ${model.name}`,
+      cancellable: true,
+    },
+    (progress, token) =>
+      sampleVersions(model, messages, {
+        count,
+        functionName: report.qualifiedName,
+        token,
+        toChatMessage,
+        justification: `codequorum compares several versions of ${name} to tell how stable it is.`,
+        onRequest: (i) => progress.report({ message: `request ${i + 1} of ${count}`, increment: i === 0 ? 0 : 100 / count }),
+      }),
+  );
+  for (const p of result.problems) {
+    ctx.log(`language model: ${p}`);
+  }
+  if (result.samples.length === 0) {
+    if (!result.cancelled) {
+      const why = result.problems[0] ?? 'no answer held code';
+      void vscode.window.showWarningMessage(`codequorum: no new version of ${name}: ${why}`);
+    }
+    return;
+  }
+  try {
+    const added = await api.addSamples(named, result.samples);
+    await announce(ctx, added, name, named);
+  } catch (err) {
+    ctx.log(`addSamples failed: ${errorText(err)}`);
+    void vscode.window.showErrorMessage(`codequorum: could not store the new versions: ${errorText(err)}`);
+  }
+}

@@ -1,0 +1,92 @@
+/** Replace the function with one of its versions: one WorkspaceEdit of the function's range, on the user's choice. */
+import * as vscode from 'vscode';
+import type { FunctionReport, LspRange, VersionView } from '../report';
+import type { FunctionTarget } from '../serverApi';
+import { errorText, noFunctionMessage, requireApi, resolveTarget, type CommandContext } from './context';
+import { pickVersion } from './pickVersion';
+
+/** Removes the indentation common to every non-blank line. */
+export function dedent(code: string): string {
+  const lines = code.replace(/\r\n/g, '\n').split('\n');
+  const widths = lines.filter((l) => l.trim() !== '').map((l) => /^[ \t]*/.exec(l)![0].length);
+  const common = widths.length ? Math.min(...widths) : 0;
+  return lines.map((l) => (l.trim() === '' ? '' : l.slice(common))).join('\n');
+}
+
+/**
+ * `code` laid out to replace a function that starts after `indent`: the first line gets no
+ * indentation (the range starts at the function's own column), the others get `indent`.
+ */
+export function reindent(code: string, indent: string): string {
+  const lines = dedent(code).replace(/^\n+|\n+$/g, '').split('\n');
+  return [lines[0], ...lines.slice(1).map((l) => (l.trim() ? indent + l : ''))].join('\n');
+}
+
+/** The whitespace before the function on its first line ('' when code precedes it). */
+export function indentBefore(lineHead: string): string {
+  return lineHead.trim() === '' ? lineHead : '';
+}
+
+export function toVscodeRange(r: LspRange): vscode.Range {
+  return new vscode.Range(new vscode.Position(r.start.line, r.start.character), new vscode.Position(r.end.line, r.end.character));
+}
+
+/** Applies the replacement; true when the editor took the edit. */
+export async function applyReplacement(
+  ctx: CommandContext,
+  target: FunctionTarget,
+  report: FunctionReport,
+  version: VersionView,
+): Promise<boolean> {
+  const api = requireApi(ctx);
+  if (!api || !report.range) {
+    return false;
+  }
+  const code = await api.showSample(target, version.index);
+  const head = await ctx.documentText(target.uri, {
+    start: { line: report.range.start.line, character: 0 },
+    end: report.range.start,
+  });
+  const edit = new vscode.WorkspaceEdit();
+  edit.replace(vscode.Uri.parse(target.uri), toVscodeRange(report.range), reindent(code, indentBefore(head)));
+  const applied = await vscode.workspace.applyEdit(edit);
+  if (!applied) {
+    void vscode.window.showErrorMessage('codequorum: the editor did not accept the replacement (was the file changed meanwhile?).');
+  }
+  ctx.refreshStatus();
+  return applied;
+}
+
+/** `codequorum.replaceWithVersion`: pick a version (or take the one passed) and put it in place. */
+export async function replaceWithVersion(ctx: CommandContext, arg?: unknown, versionIndex?: number): Promise<void> {
+  const target = resolveTarget(arg, vscode.window.activeTextEditor);
+  if (!target) {
+    return noFunctionMessage();
+  }
+  const api = requireApi(ctx);
+  if (!api) {
+    return;
+  }
+  try {
+    const report = await api.analyze(target);
+    if (!report || !report.range) {
+      return noFunctionMessage();
+    }
+    const named: FunctionTarget = { ...target, qualifiedName: report.qualifiedName || target.qualifiedName };
+    const index = versionIndex ?? (typeof (arg as { version?: unknown } | undefined)?.version === 'number' ? (arg as { version: number }).version : undefined);
+    const version =
+      index !== undefined
+        ? report.versions.find((v) => v.index === index)
+        : await pickVersion(report, `Replace ${report.qualifiedName} with…`);
+    if (!version) {
+      if (index === undefined && report.versions.filter((v) => !v.isCurrent).length === 0) {
+        void vscode.window.showInformationMessage(`codequorum: ${report.qualifiedName} has no other versions yet.`);
+      }
+      return;
+    }
+    await applyReplacement(ctx, named, report, version);
+  } catch (err) {
+    ctx.log(`replace failed: ${errorText(err)}`);
+    void vscode.window.showErrorMessage(`codequorum: replacing failed: ${errorText(err)}`);
+  }
+}

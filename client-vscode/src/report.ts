@@ -1,0 +1,250 @@
+/**
+ * The one place that knows the shape of the server's `codequorum.analyze` answer.
+ * Everything else in the extension works on the `FunctionReport` view built here, so a
+ * change in the server's JSON is a change in this file only.
+ */
+
+export interface LspPosition {
+  line: number;
+  character: number;
+}
+
+export interface LspRange {
+  start: LspPosition;
+  end: LspPosition;
+}
+
+export interface VersionView {
+  /** Position of the version in the server's sample set (what showSample takes). */
+  index: number;
+  /** Opaque id the server gave the version, when it gave one. */
+  id: string | undefined;
+  label: string;
+  isCurrent: boolean;
+  isConsensus: boolean;
+  /** Mean similarity to every other version (higher: closer to the consensus). */
+  typicality: number | undefined;
+  /** Mean structural (JSD) similarity to the other versions. */
+  structure: number | undefined;
+  /** Mean opcode-distribution similarity to the other versions (after a dynamic run). */
+  opcodes: number | undefined;
+  /** Run-time cost: traced opcodes per test input (after a dynamic run). */
+  runtimeCost: number | undefined;
+  /** Share of the tests passed (after a dynamic run). */
+  passRate: number | undefined;
+  cluster: number | undefined;
+  origin: string | undefined;
+  provider: string | undefined;
+  model: string | undefined;
+  /** True when the version was left out of the scores (syntax error, empty...). */
+  skipped: boolean;
+}
+
+export interface VerdictView {
+  code: string;
+  severity: string;
+  message: string;
+}
+
+export interface MatrixView {
+  name: string;
+  title: string;
+  /** Version indices of the rows and columns, in order. */
+  indices: number[];
+  values: (number | null)[][];
+}
+
+export interface FunctionReport {
+  uri: string | undefined;
+  qualifiedName: string;
+  language: string;
+  /** The function's range in the document, in the client's position encoding. */
+  range: LspRange | undefined;
+  /** The headline figure (structural agreement, 0..1). */
+  stability: number | undefined;
+  stable: boolean | undefined;
+  headline: string | undefined;
+  versions: VersionView[];
+  matrices: MatrixView[];
+  verdicts: VerdictView[];
+}
+
+type Json = Record<string, unknown>;
+
+const MATRIX_TITLES: Record<string, string> = {
+  jsd_struct: 'Structure (JSD similarity)',
+  jsd_value: 'Structure and names (JSD similarity)',
+  sce_struct: 'Structural cross-entropy',
+  sce_value: 'Structural cross-entropy with names',
+  tsed: 'Tree edit distance similarity (TSED)',
+};
+
+function isObject(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The first of several spellings (snake_case from Python, camelCase) that is present. */
+function field(obj: Json | undefined, ...names: string[]): unknown {
+  if (!obj) {
+    return undefined;
+  }
+  for (const n of names) {
+    if (n in obj && obj[n] !== undefined) {
+      return obj[n];
+    }
+  }
+  return undefined;
+}
+
+function num(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+function numbers(v: unknown): number[] {
+  return Array.isArray(v) ? v.filter((x): x is number => typeof x === 'number') : [];
+}
+
+function position(v: unknown): LspPosition | undefined {
+  if (!isObject(v)) {
+    return undefined;
+  }
+  const line = num(v.line);
+  const character = num(v.character);
+  return line !== undefined && character !== undefined ? { line, character } : undefined;
+}
+
+function range(v: unknown): LspRange | undefined {
+  if (!isObject(v)) {
+    return undefined;
+  }
+  const start = position(v.start);
+  const end = position(v.end);
+  return start && end ? { start, end } : undefined;
+}
+
+function matrix(v: unknown): (number | null)[][] | undefined {
+  if (!Array.isArray(v) || !v.every(Array.isArray)) {
+    return undefined;
+  }
+  return (v as unknown[][]).map((row) => row.map((x) => (typeof x === 'number' && Number.isFinite(x) ? x : null)));
+}
+
+/** Mean of a row without its diagonal entry and missing values. */
+function rowMean(values: (number | null)[][], row: number): number | undefined {
+  const xs = values[row].filter((x, j): x is number => j !== row && x !== null);
+  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : undefined;
+}
+
+/**
+ * Reads the answer of `codequorum.analyze`. `undefined` when there is no function at the
+ * position (the server answers null).
+ */
+export function parseAnalyzeResult(raw: unknown): FunctionReport | undefined {
+  if (!isObject(raw)) {
+    return undefined;
+  }
+  const report = isObject(raw.report) ? raw.report : raw;
+  const indices = numbers(field(report, 'indices'));
+  const typicality = (field(report, 'typicality') as unknown[] | undefined) ?? [];
+  const clusters = (field(report, 'clusters') as unknown[] | undefined) ?? [];
+  const skipped = new Set(
+    (((field(report, 'skipped') as unknown[] | undefined) ?? []) as unknown[]).map((s) =>
+      isObject(s) ? num(s.index) : num(s),
+    ),
+  );
+  const medoid = num(field(raw, 'consensus', 'medoid') ?? field(report, 'medoid'));
+  const currentIndex = num(field(raw, 'current_index', 'currentIndex') ?? field(report, 'current_index'));
+
+  const matrices: MatrixView[] = [];
+  const rawMatrices = field(report, 'matrices');
+  if (isObject(rawMatrices)) {
+    for (const [name, value] of Object.entries(rawMatrices)) {
+      const values = matrix(value);
+      if (values && values.length === indices.length) {
+        matrices.push({ name, title: MATRIX_TITLES[name] ?? name, indices, values });
+      }
+    }
+  }
+  const structural = matrices.find((m) => m.name === 'jsd_struct');
+
+  const dynamic = isObject(field(report, 'dynamic')) ? (field(report, 'dynamic') as Json) : undefined;
+  const perSample = (field(dynamic, 'per_sample', 'perSample', 'candidates') as unknown[] | undefined) ?? [];
+
+  const rawVersions = (field(raw, 'versions', 'samples') as unknown[] | undefined) ?? [];
+  const count = Math.max(rawVersions.length, num(field(report, 'n_total', 'nTotal')) ?? 0, indices.length);
+  const versions: VersionView[] = [];
+  for (let index = 0; index < count; index++) {
+    const rv = isObject(rawVersions[index]) ? (rawVersions[index] as Json) : undefined;
+    const versionIndex = num(field(rv, 'index')) ?? index;
+    const pos = indices.indexOf(versionIndex);
+    const dyn = perSample.find((p) => isObject(p) && num(p.index) === versionIndex) as Json | undefined;
+    const clusterNo = clusters.findIndex((c) => Array.isArray(c) && c.includes(versionIndex));
+    versions.push({
+      index: versionIndex,
+      id: str(field(rv, 'id', 'sample_id', 'sampleId')) ?? (num(field(rv, 'id')) !== undefined ? String(field(rv, 'id')) : undefined),
+      label: str(field(rv, 'label')) ?? (versionIndex === currentIndex ? 'current' : `v${versionIndex + 1}`),
+      isCurrent: (field(rv, 'current', 'is_current', 'isCurrent') as boolean | undefined) ?? versionIndex === currentIndex,
+      isConsensus: versionIndex === medoid,
+      typicality: num(field(rv, 'typicality')) ?? (pos >= 0 ? num(typicality[pos]) : undefined),
+      structure: num(field(rv, 'structure')) ?? (structural && pos >= 0 ? rowMean(structural.values, pos) : undefined),
+      opcodes: num(field(rv, 'opcodes', 'opcode_similarity')) ?? num(field(dyn, 'opcode_similarity', 'opcodes')),
+      runtimeCost: num(field(rv, 'runtime_cost', 'runtimeCost', 'cost')) ?? num(field(dyn, 'runtime_cost', 'cost', 'traced_opcodes')),
+      passRate: num(field(rv, 'pass_rate', 'passRate')) ?? num(field(dyn, 'pass_rate', 'passRate')),
+      cluster: clusterNo >= 0 ? clusterNo : undefined,
+      origin: str(field(rv, 'origin')),
+      provider: str(field(rv, 'provider')),
+      model: str(field(rv, 'model')),
+      skipped: skipped.has(versionIndex) || (indices.length > 0 && pos < 0),
+    });
+  }
+
+  const verdicts: VerdictView[] = [];
+  for (const v of (field(report, 'verdicts') as unknown[] | undefined) ?? []) {
+    if (isObject(v)) {
+      verdicts.push({ code: str(v.code) ?? '', severity: str(v.severity) ?? 'information', message: str(v.message) ?? '' });
+    }
+  }
+  const headlineVerdict = verdicts.find((v) => v.severity === 'error' || v.severity === 'warning') ?? verdicts[0];
+  const summary = isObject(field(report, 'summary')) ? (field(report, 'summary') as Json) : undefined;
+  const jsdSummary = field(summary, 'jsd_struct');
+  const stability =
+    num(field(raw, 'stability')) ?? (isObject(jsdSummary) ? num(jsdSummary.ordered) : num(jsdSummary));
+  const stableField = field(raw, 'stable');
+  const stable =
+    typeof stableField === 'boolean'
+      ? stableField
+      : verdicts.length
+        ? !verdicts.some((v) => v.severity === 'error' || v.severity === 'warning')
+        : undefined;
+
+  return {
+    uri: str(field(raw, 'uri')),
+    qualifiedName: str(field(raw, 'qualified_name', 'qualifiedName', 'function', 'name')) ?? str(field(report, 'task_id')) ?? '',
+    language: str(field(raw, 'language')) ?? str(field(report, 'language')) ?? 'python',
+    range: range(field(raw, 'range')),
+    stability,
+    stable,
+    headline: headlineVerdict?.message,
+    versions,
+    matrices,
+    verdicts,
+  };
+}
+
+/** Versions that were scored, most typical first (ties: lower index first). */
+export function byTypicality(report: FunctionReport): VersionView[] {
+  const score = (v: VersionView): number => v.typicality ?? Number.NEGATIVE_INFINITY;
+  return report.versions
+    .filter((v) => !v.skipped)
+    .sort((a, b) => score(b) - score(a) || a.index - b.index)
+    .concat(report.versions.filter((v) => v.skipped));
+}
+
+/** The versions other than the current code. */
+export function alternatives(report: FunctionReport): VersionView[] {
+  return byTypicality(report).filter((v) => !v.isCurrent);
+}
