@@ -365,17 +365,20 @@ def call_label(
 
 # ----------------------------------------------------------------------------- hypothesis
 
-_INT_RANGE = (-1000, 1000)
-_FLOAT_RANGE = (-1000.0, 1000.0)
+_INT_RANGE = (-5, 30)
+"""Top-level integers: small, since integer parameters are often counts or sizes."""
+_ELEMENT_INT_RANGE = (-10, 10)
+"""Integers inside containers: a narrow range so that duplicates occur."""
+_FLOAT_RANGE = (-100.0, 100.0)
 _TEXT_ALPHABET = string.ascii_letters + string.digits + " .,!?-_"
 
 
-def _strategy(spec: TypeSpec, max_size: int) -> Any:
+def _strategy(spec: TypeSpec, max_size: int, inner: bool = False) -> Any:
     from hypothesis import strategies as st
 
     kind = spec[0]
     if kind == "int":
-        return st.integers(*_INT_RANGE)
+        return st.integers(*(_ELEMENT_INT_RANGE if inner else _INT_RANGE))
     if kind == "float":
         return st.floats(*_FLOAT_RANGE, allow_nan=False, allow_infinity=False)
     if kind == "bool":
@@ -385,18 +388,20 @@ def _strategy(spec: TypeSpec, max_size: int) -> Any:
     if kind == "none":
         return st.none()
     if kind == "list":
-        return st.lists(_strategy(spec[1], max_size), max_size=max_size)
+        return st.lists(_strategy(spec[1], max_size, True), max_size=max_size)
     if kind == "set":
-        return st.sets(_strategy(spec[1], max_size), max_size=max_size)
+        return st.sets(_strategy(spec[1], max_size, True), max_size=max_size)
     if kind == "dict":
         return st.dictionaries(
-            _strategy(spec[1], max_size), _strategy(spec[2], max_size), max_size=max_size
+            _strategy(spec[1], max_size, True),
+            _strategy(spec[2], max_size, True),
+            max_size=max_size,
         )
     if kind == "tuple*":
-        return st.lists(_strategy(spec[1], max_size), max_size=max_size).map(tuple)
+        return st.lists(_strategy(spec[1], max_size, True), max_size=max_size).map(tuple)
     if kind == "tuple":
-        return st.tuples(*[_strategy(s, max_size) for s in spec[1:]])
-    return st.one_of(*[_strategy(s, max_size) for s in spec[1:]])
+        return st.tuples(*[_strategy(s, max_size, True) for s in spec[1:]])
+    return st.one_of(*[_strategy(s, max_size, inner) for s in spec[1:]])
 
 
 def hypothesis_args(specs: Sequence[TypeSpec], n: int, max_size: int = 8) -> list[tuple[Any, ...]]:

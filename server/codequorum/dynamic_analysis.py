@@ -1,0 +1,630 @@
+"""Sample set -> sandboxed runs -> SCTD, DCTD, BEF, pass rates, OER, growth, verdicts.
+
+Steps:
+
+1. inputs (:func:`codequorum.inputs.collect_inputs`): tests, HumanEval, doctests,
+   Hypothesis, scaling series, in that order;
+2. static opcode counts of every candidate in this process (compiled, never executed);
+3. every candidate runs every input in a sandbox child (:mod:`codequorum.sandbox`), traced.
+   When a child ends early (timeout, memory, crash, exit), the remaining inputs are
+   resumed in a fresh child, at most ``max_resumes`` times; after a timeout on a scaling
+   size the larger sizes are not run;
+4. metrics: SCTD over the static counts, DCTD over the traces of inputs a candidate
+   passed (graded inputs: the test passed; other inputs: returned without an exception),
+   BEF = SCTD / (DCTD + 1e-9), pass rates over graded inputs (if there are none: the share
+   of inputs run without an exception), OER over all inputs except the scaling series,
+   growth = log-log slope of traced opcodes against the scaling size (scaling inputs
+   enter OER only where every candidate finished them);
+5. verdicts: ``divergent-outputs`` (OER below ``oer_threshold``), ``complexity-outlier``
+   (a minority of versions whose growth differs from the others' by
+   ``growth_outlier_delta`` or more, or that do not finish a size the others finish),
+   ``runtime-instability`` (BEF below ``bef_low`` while DCTD > 0) and
+   ``redundant-alternatives`` (BEF above ``bef_high``).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from codequorum import sandbox
+from codequorum.inputs import InputPlan, collect_inputs
+from codequorum.metrics.dynamic import bef, dctd
+from codequorum.metrics.opcodes import OpcodeMode, sctd, static_opcode_counts, total_opcodes
+from codequorum.metrics.semantic import (
+    Outcome,
+    first_divergence,
+    oer,
+    pair_mean_oer,
+    pass_rate_stats,
+)
+from codequorum.model import SampleSet, Verdict
+
+SUMMARY_KEYS = (
+    "sctd_jsd",
+    "sctd_tau",
+    "dctd_jsd",
+    "dctd_tau",
+    "bef_jsd",
+    "bef_tau",
+    "oer",
+    "oer_no_ex",
+    "pass_rate_mean",
+    "pass_rate_var",
+    "pass_rate_max_diff",
+)
+"""Keys every :attr:`DynamicReport.summary` has (values may be ``None``)."""
+
+_RESUMABLE = ("timeout", "memory", "exit", "output-limit")
+_LIMIT_EXCEPTIONS = ("Timeout", "MemoryError", "Cancelled", "SandboxError", "Crash")
+
+
+@dataclass
+class DynamicOptions:
+    """Knobs of the dynamic analysis (all thresholds configurable).
+
+    ``timeout_seconds`` is the wall and CPU budget of one candidate child (all of its
+    inputs); ``resume_timeout_seconds`` the budget of a child that resumes after an early
+    end (``None``: same as ``timeout_seconds``).
+    """
+
+    timeout_seconds: float = 10.0
+    memory_mb: int = 1024
+    jobs: int = 1
+    alpha: float = 0.5
+    opcode_mode: OpcodeMode = "reference"
+    bef_low: float = 0.1
+    bef_high: float = 1000.0
+    oer_threshold: float = 1.0
+    growth_outlier_delta: float = 0.6
+    use_doctests: bool = True
+    use_hypothesis: bool = True
+    hypothesis_examples: int = 10
+    scaling: bool = True
+    scaling_sizes: tuple[int, ...] = (8, 64, 512)
+    max_resumes: int = 2
+    resume_timeout_seconds: float | None = 3.0
+    trace: bool = True
+    interpreter: str | None = None
+
+
+@dataclass
+class CandidateDynamic:
+    """What one candidate did.
+
+    ``pass_rate`` over graded inputs (``pass_basis`` says which basis was used);
+    ``growth``: log-log slope of traced opcodes against the scaling size (``None`` with
+    fewer than two sizes); ``unfinished_size``: the smallest scaling size it did not
+    finish; ``mean_traced_opcodes``: mean traced opcodes over inputs it completed;
+    ``static_opcodes``: opcodes in its compiled code (``None`` if it does not compile).
+    """
+
+    index: int
+    status: str
+    detail: str
+    pass_rate: float | None
+    passed: int
+    graded: int
+    pass_basis: str
+    growth: float | None
+    growth_points: list[tuple[int, int]]
+    unfinished_size: int | None
+    mean_traced_opcodes: float | None
+    static_opcodes: int | None
+    resumed: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "index": self.index,
+            "status": self.status,
+            "detail": self.detail,
+            "pass_rate": self.pass_rate,
+            "passed": self.passed,
+            "graded": self.graded,
+            "pass_basis": self.pass_basis,
+            "growth": self.growth,
+            "growth_points": [list(p) for p in self.growth_points],
+            "unfinished_size": self.unfinished_size,
+            "mean_traced_opcodes": self.mean_traced_opcodes,
+            "static_opcodes": self.static_opcodes,
+            "resumed": self.resumed,
+        }
+
+
+@dataclass
+class DynamicReport:
+    """Result of :func:`run_dynamic`."""
+
+    task_id: str
+    summary: dict[str, float | None]
+    candidates: list[CandidateDynamic]
+    verdicts: list[Verdict]
+    fastest: int | None
+    layers: list[str]
+    inputs_source: list[str]
+    inputs: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    python: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "task_id": self.task_id,
+            "summary": dict(self.summary),
+            "candidates": [c.to_dict() for c in self.candidates],
+            "verdicts": [v.to_dict() for v in self.verdicts],
+            "fastest": self.fastest,
+            "layers": list(self.layers),
+            "inputs_source": list(self.inputs_source),
+            "inputs": list(self.inputs),
+            "notes": list(self.notes),
+            "python": self.python,
+        }
+
+
+# ----------------------------------------------------------------------------- running
+
+
+def _limits(options: DynamicOptions, seconds: float) -> sandbox.Limits:
+    return sandbox.Limits(
+        wall_seconds=seconds, cpu_seconds=seconds, memory_mb=max(64, options.memory_mb)
+    )
+
+
+@dataclass
+class _Runs:
+    """Per candidate: outcome per input position (None = not run), final status."""
+
+    outcomes: list[list[sandbox.TestOutcome | None]]
+    status: list[str]
+    detail: list[str]
+    resumed: list[int]
+    layers: list[str]
+    python: str
+
+
+def _execute(
+    codes: Sequence[str],
+    plan: InputPlan,
+    options: DynamicOptions,
+    progress: Callable[[int, int], None] | None,
+    cancel: threading.Event | None,
+) -> _Runs:
+    tests = plan.tests
+    n = len(tests)
+    first = sandbox.run_candidates(
+        list(codes),
+        tests,
+        plan.entry_point,
+        limits=_limits(options, options.timeout_seconds),
+        trace=options.trace,
+        jobs=max(1, options.jobs),
+        progress=progress,
+        cancel=cancel,
+        interpreter=options.interpreter,
+    )
+    runs = _Runs(
+        outcomes=[[None] * n for _ in codes],
+        status=[r.status for r in first],
+        detail=[r.detail for r in first],
+        resumed=[0] * len(codes),
+        layers=[],
+        python="",
+    )
+    for r in first:
+        if r.layers and not runs.layers:
+            runs.layers, runs.python = list(r.layers), r.python
+    # position of the next input to run, per candidate (None: finished or not resumable)
+    pending: dict[int, int] = {}
+
+    def absorb(c: int, start: int, result: sandbox.CandidateResult) -> None:
+        for k, outcome in enumerate(result.tests):
+            if start + k < n:
+                runs.outcomes[c][start + k] = outcome
+        end = start + len(result.tests)
+        pending.pop(c, None)
+        if end >= n or not result.status.startswith(_RESUMABLE):
+            return
+        if runs.resumed[c] >= options.max_resumes:
+            return
+        nxt = end
+        stopped = plan.cases[end - 1] if end > 0 else None
+        if stopped is not None and stopped.size is not None:
+            # a scaling size did not finish: larger sizes will not either
+            while nxt < n and plan.cases[nxt].size is not None:
+                nxt += 1
+        if nxt < n:
+            pending[c] = nxt
+
+    for c, r in enumerate(first):
+        absorb(c, 0, r)
+    resume_seconds = options.resume_timeout_seconds or options.timeout_seconds
+    while pending and not (cancel is not None and cancel.is_set()):
+        batch = dict(pending)
+
+        def resume(item: tuple[int, int]) -> tuple[int, int, sandbox.CandidateResult]:
+            c, start = item
+            res = sandbox.run_candidate(
+                codes[c],
+                tests[start:],
+                plan.entry_point,
+                _limits(options, resume_seconds),
+                options.trace,
+                c,
+                interpreter=options.interpreter,
+                cancel=cancel,
+            )
+            return c, start, res
+
+        with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
+            done = list(pool.map(resume, sorted(batch.items())))
+        for c, start, res in done:
+            runs.resumed[c] += 1
+            absorb(c, start, res)
+    return runs
+
+
+# ----------------------------------------------------------------------------- metrics
+
+
+def _outcome_tuple(o: sandbox.TestOutcome | None) -> Outcome | None:
+    if o is None:
+        return None
+    return (o.output, o.exc_type, o.exc_message)
+
+
+def _ok(o: sandbox.TestOutcome | None, graded: bool) -> bool:
+    if o is None:
+        return False
+    if graded:
+        return o.passed is True
+    return o.exc_type is None
+
+
+def _finished(o: sandbox.TestOutcome | None) -> bool:
+    """Whether a run of one input came to an end of its own (no limit hit)."""
+    return o is not None and o.exc_type not in _LIMIT_EXCEPTIONS
+
+
+def growth_exponent(points: Sequence[tuple[int, int]]) -> float | None:
+    """Least-squares slope of ``log(opcodes)`` against ``log(size)``; ``None`` if < 2
+    distinct sizes with positive counts."""
+    pts = [(s, t) for s, t in points if s > 0 and t > 0]
+    if len({s for s, _ in pts}) < 2:
+        return None
+    x = np.log(np.array([s for s, _ in pts], dtype=np.float64))
+    y = np.log(np.array([t for _, t in pts], dtype=np.float64))
+    slope = float(np.polyfit(x, y, 1)[0])
+    return slope
+
+
+def growth_text(exponent: float) -> str:
+    """``n``, ``n²``, ``n^1.5``, ``constant``: the exponent rounded to the nearest half."""
+    r = round(exponent * 2) / 2
+    if r <= 0:
+        return "constant"
+    if r == 1:
+        return "n"
+    sup = {2.0: "n²", 3.0: "n³", 4.0: "n⁴"}
+    return sup.get(r, f"n^{r:g}")
+
+
+def _versions(ix: Sequence[int]) -> str:
+    nums = [str(i + 1) for i in ix]
+    if len(nums) == 1:
+        return f"version {nums[0]}"
+    return "versions " + ", ".join(nums[:-1]) + " and " + nums[-1]
+
+
+def complexity_verdict(candidates: Sequence[CandidateDynamic], delta: float) -> Verdict | None:
+    """``complexity-outlier``: a minority of versions whose growth exponent is at least
+    ``delta`` away from the median of all measured versions, or that did not finish a
+    scaling size another version finished."""
+    slopes = {c.index: c.growth for c in candidates if c.growth is not None}
+    measured = [c for c in candidates if c.growth is not None or c.unfinished_size is not None]
+    if len(measured) < 2 or not slopes:
+        return None
+    center = statistics.median(slopes.values())
+    finished_sizes = {s for c in measured if c.unfinished_size is None for s, _ in c.growth_points}
+    outliers: list[int] = []
+    for c in measured:
+        slower = c.unfinished_size is not None and any(
+            s >= c.unfinished_size for s in finished_sizes
+        )
+        if slower or (c.growth is not None and abs(c.growth - center) >= delta):
+            outliers.append(c.index)
+    if not outliers or 2 * len(outliers) >= len(measured):
+        return None
+    rest = [s for i, s in slopes.items() if i not in outliers]
+    if not rest:
+        return None
+    typical = statistics.median(rest)
+    grown = [slopes[i] for i in outliers if i in slopes]
+    slow = [c for c in candidates if c.index in outliers and c.unfinished_size is not None]
+    verb = "grows" if len(outliers) == 1 else "grow"
+    if slow:
+        size = min(c.unfinished_size for c in slow if c.unfinished_size is not None)
+        what = f"{_versions(outliers)} did not finish n={size} in time"
+    else:
+        what = f"{_versions(outliers)} {verb} about {growth_text(statistics.median(grown))}"
+    texts = {growth_text(v) for v in rest}
+    top = growth_text(max(rest))
+    if len(texts) > 1:
+        tail = f"the others at most about {top}"
+    elif top == "constant":
+        tail = "the others do not grow with n"
+    else:
+        tail = f"the others about {top}"
+    return Verdict(
+        code="complexity-outlier",
+        severity="warning",
+        message=f"{what}, {tail}",
+        samples=tuple(outliers),
+        figure=statistics.median(grown) if grown else None,
+        detail={"growth": {str(i): v for i, v in slopes.items()}, "typical": typical},
+    )
+
+
+def build_report(
+    sample_set: SampleSet,
+    plan: InputPlan,
+    runs: _Runs,
+    options: DynamicOptions,
+) -> DynamicReport:
+    """Metrics and verdicts from finished runs (pure: no process is started here)."""
+    codes = sample_set.codes
+    m = len(codes)
+    cases = plan.cases
+    graded_ix = [i for i, c in enumerate(cases) if c.graded]
+    behaviour_ix = [
+        t
+        for t, case in enumerate(cases)
+        if case.size is None or all(_finished(runs.outcomes[c][t]) for c in range(m))
+    ]
+    basis = "graded tests" if graded_ix else "inputs run without an exception"
+    rate_ix = graded_ix if graded_ix else behaviour_ix
+
+    static = [static_opcode_counts(code, options.opcode_mode) for code in codes]
+    s_res = sctd(static, options.alpha, options.opcode_mode)
+
+    traces: list[list[dict[str, int] | None]] = []
+    for c in range(m):
+        row: list[dict[str, int] | None] = []
+        for t, case in enumerate(cases):
+            o = runs.outcomes[c][t]
+            row.append(o.opcodes if _ok(o, case.graded) and o is not None else None)
+        traces.append(row)
+    d_res = dctd(traces, options.alpha, options.opcode_mode)
+    n_passing_candidates = sum(1 for row in traces if any(x is not None for x in row))
+
+    outcome_rows = [[_outcome_tuple(runs.outcomes[c][t]) for t in behaviour_ix] for c in range(m)]
+    graded_rows = [[_outcome_tuple(runs.outcomes[c][t]) for t in graded_ix] for c in range(m)]
+
+    candidates: list[CandidateDynamic] = []
+    rates: list[float | None] = []
+    for c in range(m):
+        oks = [_ok(runs.outcomes[c][t], cases[t].graded) for t in rate_ix]
+        rate = (sum(oks) / len(oks)) if oks else None
+        rates.append(rate)
+        points: list[tuple[int, int]] = []
+        unfinished: int | None = None
+        for t, case in enumerate(cases):
+            if case.size is None:
+                continue
+            o = runs.outcomes[c][t]
+            if o is not None and o.exc_type is None and o.opcodes is not None:
+                points.append((case.size, o.opcode_total))
+            elif not _finished(o) and unfinished is None:
+                unfinished = case.size
+        totals = [
+            o.opcode_total
+            for o in runs.outcomes[c]
+            if o is not None and o.exc_type is None and o.opcodes is not None
+        ]
+        st = static[c]
+        candidates.append(
+            CandidateDynamic(
+                index=c,
+                status=runs.status[c],
+                detail=runs.detail[c],
+                pass_rate=rate,
+                passed=sum(oks),
+                graded=len(oks),
+                pass_basis=basis,
+                growth=growth_exponent(points) if options.trace else None,
+                growth_points=points,
+                unfinished_size=unfinished,
+                mean_traced_opcodes=float(np.mean(totals)) if totals else None,
+                static_opcodes=total_opcodes(st) if st is not None else None,
+                resumed=runs.resumed[c],
+            )
+        )
+    stats = pass_rate_stats(rates)
+
+    have_dctd = options.trace and d_res.used > 0
+    have_sctd = s_res.used >= 2
+    summary: dict[str, float | None] = {
+        "sctd_jsd": s_res.jsd if have_sctd else None,
+        "sctd_tau": s_res.tau if have_sctd else None,
+        "dctd_jsd": d_res.jsd if have_dctd else None,
+        "dctd_tau": d_res.tau if have_dctd else None,
+        "bef_jsd": bef(s_res.jsd, d_res.jsd) if have_sctd and have_dctd else None,
+        "bef_tau": bef(s_res.tau, d_res.tau) if have_sctd and have_dctd else None,
+        "oer": oer(outcome_rows),
+        "oer_no_ex": oer(outcome_rows, include_exceptions=False),
+        "pass_rate_mean": stats.mean if stats else None,
+        "pass_rate_var": stats.var if stats else None,
+        "pass_rate_max_diff": stats.max_diff if stats else None,
+        "oer_pair_mean": pair_mean_oer(outcome_rows),
+        "oer_graded": oer(graded_rows) if graded_ix else None,
+        "dctd_inputs": float(d_res.used),
+        "inputs": float(len(cases)),
+        "graded_inputs": float(len(graded_ix)),
+    }
+
+    verdicts: list[Verdict] = []
+    o_val = summary["oer"]
+    if o_val is not None and m >= 2 and o_val < options.oer_threshold:
+        div = first_divergence(outcome_rows)
+        if div is not None:
+            case = cases[behaviour_ix[div.input_index]]
+            msg = (
+                f"versions {div.a + 1} and {div.b + 1} disagree on {case.label}: "
+                f"{div.shown_a} vs {div.shown_b}"
+            )
+            verdicts.append(
+                Verdict(
+                    code="divergent-outputs",
+                    severity="warning",
+                    message=msg,
+                    samples=(div.a, div.b),
+                    figure=o_val,
+                    detail={
+                        "input": case.label,
+                        "source": case.source,
+                        "groups": [list(ix) for _, ix in div.groups],
+                        "oer": o_val,
+                        "oer_no_ex": summary["oer_no_ex"],
+                    },
+                )
+            )
+    cv = complexity_verdict(candidates, options.growth_outlier_delta)
+    if cv is not None:
+        verdicts.append(cv)
+    b = summary["bef_jsd"]
+    if b is not None and n_passing_candidates >= 2:
+        if b < options.bef_low and d_res.jsd > 1e-6:
+            verdicts.append(
+                Verdict(
+                    code="runtime-instability",
+                    severity="warning",
+                    message=(
+                        f"the versions look alike in bytecode but run differently "
+                        f"(BEF {b:.3g} < {options.bef_low:g})"
+                    ),
+                    figure=b,
+                    detail={"sctd_jsd": s_res.jsd, "dctd_jsd": d_res.jsd},
+                )
+            )
+        elif b > options.bef_high:
+            verdicts.append(
+                Verdict(
+                    code="redundant-alternatives",
+                    severity="information",
+                    message=(
+                        f"the versions differ in bytecode but run the same way "
+                        f"(BEF {b:.3g} > {options.bef_high:g})"
+                    ),
+                    figure=b,
+                    detail={"sctd_jsd": s_res.jsd, "dctd_jsd": d_res.jsd},
+                )
+            )
+
+    fastest = _fastest(candidates, runs, cases)
+    inputs = [
+        {"source": c.source, "label": c.label, "graded": c.graded, "size": c.size} for c in cases
+    ]
+    notes = list(plan.notes)
+    if not options.trace:
+        notes.append("tracing off: no DCTD, BEF or growth")
+    return DynamicReport(
+        task_id=sample_set.task_id,
+        summary=summary,
+        candidates=candidates,
+        verdicts=verdicts,
+        fastest=fastest,
+        layers=runs.layers,
+        inputs_source=plan.sources,
+        inputs=inputs,
+        notes=notes,
+        python=runs.python,
+    )
+
+
+def _fastest(
+    candidates: Sequence[CandidateDynamic], runs: _Runs, cases: Sequence[Any]
+) -> int | None:
+    """The passing candidate with the fewest traced opcodes over inputs all of them ran."""
+    best_rate = max((c.pass_rate for c in candidates if c.pass_rate is not None), default=None)
+    if best_rate is None or best_rate <= 0:
+        return None
+    pool = [c.index for c in candidates if c.pass_rate == best_rate]
+
+    def total(c: int, t: int) -> int | None:
+        o = runs.outcomes[c][t]
+        if o is None or o.exc_type is not None or o.opcodes is None:
+            return None
+        return o.opcode_total
+
+    common = [t for t in range(len(cases)) if all(total(c, t) is not None for c in pool)]
+    if not common:
+        return None
+    totals = {c: sum(total(c, t) or 0 for t in common) for c in pool}
+    return min(pool, key=lambda c: (totals[c], c))
+
+
+# ----------------------------------------------------------------------------- entry
+
+
+def run_dynamic(
+    sample_set: SampleSet,
+    options: DynamicOptions | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    cancel: threading.Event | None = None,
+) -> DynamicReport:
+    """Run every candidate of ``sample_set`` in the sandbox and score the behaviour.
+
+    Candidate code runs only in sandbox children; this process reads it statically.
+    """
+    options = options or DynamicOptions()
+    plan = collect_inputs(
+        sample_set,
+        use_doctests=options.use_doctests,
+        use_hypothesis=options.use_hypothesis,
+        hypothesis_examples=options.hypothesis_examples,
+        scaling=options.scaling,
+        sizes=options.scaling_sizes,
+    )
+    codes = sample_set.codes
+    if not plan.cases or not codes:
+        runs = _Runs(
+            outcomes=[[] for _ in codes],
+            status=["not run"] * len(codes),
+            detail=["no inputs" if not plan.cases else ""] * len(codes),
+            resumed=[0] * len(codes),
+            layers=sandbox.active_layers(),
+            python=sys.version.split()[0],
+        )
+        report = build_report(sample_set, plan, runs, options)
+        report.notes.append("no inputs to run: behaviour metrics unavailable")
+        return report
+    runs = _execute(codes, plan, options, progress, cancel)
+    return build_report(sample_set, plan, runs, options)
+
+
+def summary_is_finite(summary: dict[str, float | None]) -> bool:
+    """Whether every present summary value is a finite number."""
+    return all(v is None or math.isfinite(v) for v in summary.values())
+
+
+__all__ = [
+    "SUMMARY_KEYS",
+    "CandidateDynamic",
+    "DynamicOptions",
+    "DynamicReport",
+    "build_report",
+    "complexity_verdict",
+    "growth_exponent",
+    "growth_text",
+    "run_dynamic",
+    "summary_is_finite",
+]
