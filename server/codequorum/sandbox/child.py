@@ -697,6 +697,22 @@ def _solve_call(solve: Any) -> Any:
     return call
 
 
+def _defuse_subprocess() -> None:
+    """Let candidates ``import subprocess`` but not reach ``_posixsubprocess`` directly.
+
+    Before 3.13 ``_posixsubprocess.fork_exec`` raises no audit event of its own, so the
+    module is imported here, unhooked from ``subprocess`` and dropped from
+    ``sys.modules``; importing it again is refused by the audit hook, while
+    ``subprocess.Popen`` still raises its own (refused) event first.
+    """
+    import subprocess
+
+    for name in ("_posixsubprocess", "_fork_exec"):
+        if hasattr(subprocess, name):
+            setattr(subprocess, name, None)
+    sys.modules.pop("_posixsubprocess", None)
+
+
 def main() -> None:
     """Entry point: ``child.py <message-fd>``."""
     channel = Channel(int(sys.argv[1]))
@@ -719,6 +735,9 @@ def main() -> None:
     # Warm the modules the harness needs later, so candidate imports find them loaded.
     import ast  # noqa: F401
     import inspect  # noqa: F401
+
+    _defuse_subprocess()
+    sys.argv = [CANDIDATE_FILENAME]
 
     install_audit_hook(sandbox, channel, violations)
     layers.append("audit-hook")

@@ -1,0 +1,236 @@
+"""Running candidates: test kinds, statuses, jobs, progress and cancellation."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from codequorum.model import TestCase as Case
+from codequorum.sandbox import (
+    ALL_LAYERS,
+    CandidateResult,
+    Limits,
+    active_layers,
+    run_candidate,
+    run_candidates,
+)
+
+SQUARE = [
+    Case("call", args=(3,), expected=9, has_expected=True),
+    Case("call", args=(), kwargs={"n": 5}, expected=25, has_expected=True),
+]
+
+
+def test_call_tests_compare_return_values() -> None:
+    result = run_candidate("def sq(n):\n    return n * n if n != 5 else 24\n", SQUARE, "sq")
+    assert result.status == "ok", result.detail
+    assert [(t.name, t.passed, t.output) for t in result.tests] == [
+        ("test0", True, "9"),
+        ("test1", False, "24"),
+    ]
+    assert result.tests[0].opcodes is not None
+    assert result.tests[0].opcode_total == sum(result.tests[0].opcodes.values())
+    assert "BINARY_OP" in result.tests[0].opcodes
+
+
+def test_call_values_keep_their_types() -> None:
+    code = "def f(x, y):\n    return (type(x).__name__, type(y).__name__, sorted(y))\n"
+    tests = [Case("call", args=((1, 2), {3, 1}), expected=("tuple", "set", [1, 3]), has_expected=True)]
+    result = run_candidate(code, tests, "f")
+    assert result.tests[0].passed is True
+    assert result.tests[0].output == "('tuple', 'set', [1, 3])"
+
+
+def test_outputs_without_expected_and_exceptions() -> None:
+    code = "def f(n):\n    if n < 0:\n        raise ValueError('negative')\n    return {n, 'a', 'b'}\n"
+    result = run_candidate(code, [Case("call", args=(2,)), Case("call", args=(-1,))], "f")
+    first, second = result.tests
+    assert first.passed is None
+    assert first.output == "{'a', 'b', 2}"  # sets print sorted, the same in every child
+    assert (second.passed, second.output, second.exc_type, second.exc_message) == (
+        None,
+        None,
+        "ValueError",
+        "negative",
+    )
+
+
+def test_stdio_solve_follows_the_reference_rules() -> None:
+    tests = [
+        Case("stdio", stdin="3\n1 2 3\n", expected="6", has_expected=True),
+        Case("stdio", stdin="2\n5 5\n", expected="10\n", has_expected=True),
+    ]
+    returning = "def solve(input_lines):\n    return sum(map(int, input_lines[1].split()))\n"
+    joined = "def solve(lines):\n    return [sum(map(int, lines[1].split()))]\n"
+    printing = "def solve(lines):\n    print(sum(map(int, lines[1].split())))\n"
+    reading = "def solve():\n    input()\n    return sum(map(int, input().split()))\n"
+    for code in (returning, joined, printing, reading):
+        result = run_candidate(code, tests, None)
+        assert result.status == "ok", (code, result.detail)
+        assert [t.passed for t in result.tests] == [True, True], code
+        assert result.tests[0].output.strip() == "6"
+
+
+def test_stdio_program_without_solve_runs_as_main() -> None:
+    code = (
+        "import sys\n"
+        "def main():\n"
+        "    data = sys.stdin.read().split()\n"
+        "    print(int(data[0]) * 2)\n"
+        "    sys.exit(0)\n"
+        "if __name__ == '__main__':\n"
+        "    main()\n"
+    )
+    tests = [Case("stdio", stdin="21\n", expected="42", has_expected=True)]
+    result = run_candidate(code, tests, None)
+    assert result.status == "ok", result.detail
+    assert (result.tests[0].passed, result.tests[0].output) == (True, "42\n")
+    assert result.tests[0].opcode_total > 0
+
+
+def test_check_tests_run_humaneval_style() -> None:
+    check = "def check(candidate):\n    assert candidate(2) == 4\n    assert candidate(3) == 9\n"
+    wrong = "def check(candidate):\n    assert candidate(2) == 5, 'two'\n"
+    result = run_candidate(
+        "def sq(n):\n    return n * n\n",
+        [Case("check", source=check), Case("check", source=wrong)],
+        "sq",
+    )
+    assert [(t.passed, t.exc_type, t.exc_message) for t in result.tests] == [
+        (True, None, None),
+        (False, "AssertionError", "two"),
+    ]
+    # Only the candidate's code is counted, not the check function's.
+    assert result.tests[0].opcodes == {"LOAD_FAST": 4, "BINARY_OP": 2, "RETURN_VALUE": 2}
+
+
+def test_missing_entry_point_fails_tests() -> None:
+    result = run_candidate("def other(n):\n    return n\n", SQUARE, "sq")
+    assert result.status == "ok"
+    assert [(t.passed, t.exc_type) for t in result.tests] == [(False, "NameError")] * 2
+
+
+def test_syntax_error() -> None:
+    result = run_candidate("def sq(n)\n    return n\n", SQUARE, "sq")
+    assert result.status == "syntax-error"
+    assert "SyntaxError" in result.detail
+    assert result.tests == []
+
+
+def test_cpu_limit_is_a_timeout() -> None:
+    started = time.monotonic()
+    result = run_candidate(
+        "def sq(n):\n    while True:\n        n += 1\n",
+        SQUARE,
+        "sq",
+        Limits(wall_seconds=30.0, cpu_seconds=1.0),
+    )
+    assert result.status == "timeout"
+    assert "CPU" in result.detail
+    assert result.returncode is not None and result.returncode < 0
+    assert time.monotonic() - started < 10
+
+
+def test_wall_clock_deadline_kills_a_sleeper() -> None:
+    result = run_candidate(
+        "import time\ndef sq(n):\n    time.sleep(60)\n",
+        SQUARE,
+        "sq",
+        Limits(wall_seconds=1.0),
+    )
+    assert result.status == "timeout"
+    assert "wall-clock" in result.detail
+    assert [t.exc_type for t in result.tests] == ["Timeout"]
+
+
+def test_forbidden_is_reported_even_when_caught() -> None:
+    code = (
+        "import subprocess\n"
+        "def sq(n):\n"
+        "    try:\n"
+        "        subprocess.run(['true'])\n"
+        "    except BaseException:\n"
+        "        pass\n"
+        "    return n * n\n"
+    )
+    result = run_candidate(code, SQUARE, "sq")
+    assert result.status == "forbidden: subprocess"
+    assert [t.passed for t in result.tests] == [True, True]
+    assert "run ended: ok" in result.detail
+
+
+def test_non_literal_test_values_are_an_error() -> None:
+    result = run_candidate("def f(x):\n    return x\n", [Case("call", args=(object(),))], "f")
+    assert result.status == "error"
+    assert "not a literal" in result.detail
+
+
+def test_environment_is_scrubbed_and_cwd_is_private() -> None:
+    code = "import os\ndef f():\n    return sorted(os.environ), os.getcwd() == os.environ['HOME']\n"
+    result = run_candidate(code, [Case("call")], "f")
+    assert result.tests[0].output == "(['HOME', 'LANG', 'PATH'], True)"
+
+
+def test_layers_are_reported() -> None:
+    layers = active_layers()
+    assert {"audit-hook", "rlimits", "session", "deadline"} <= set(layers)
+    assert set(layers) <= set(ALL_LAYERS)
+    result = run_candidate("def f():\n    return 1\n", [Case("call")], "f")
+    assert set(result.layers) == set(layers)
+
+
+def test_jobs_progress_and_order() -> None:
+    codes = [f"def sq(n):\n    return n * n + {i}\n" for i in range(5)]
+    seen: list[tuple[int, int]] = []
+    results = run_candidates(codes, SQUARE, "sq", jobs=2, progress=lambda d, t: seen.append((d, t)))
+    assert [r.index for r in results] == [0, 1, 2, 3, 4]
+    assert [r.tests[0].output for r in results] == ["9", "10", "11", "12", "13"]
+    assert sorted(seen) == [(i, 5) for i in range(1, 6)]
+
+
+def test_cancel_kills_running_children_and_marks_the_rest() -> None:
+    cancel = threading.Event()
+    sleeper = "import time\ndef sq(n):\n    time.sleep(30)\n"
+    results: list[CandidateResult] = []
+
+    def run() -> None:
+        results.extend(
+            run_candidates([sleeper] * 4, SQUARE, "sq", Limits(wall_seconds=60), jobs=2, cancel=cancel)
+        )
+
+    worker = threading.Thread(target=run)
+    started = time.monotonic()
+    worker.start()
+    time.sleep(1.0)
+    cancel.set()
+    worker.join(timeout=20)
+    assert not worker.is_alive()
+    assert time.monotonic() - started < 10
+    assert [r.status for r in results] == ["cancelled"] * 4
+    assert [r.index for r in results] == [0, 1, 2, 3]
+
+
+def test_runs_under_python_312(python312: str) -> None:
+    result = run_candidate("def sq(n):\n    return n * n\n", SQUARE, "sq", interpreter=python312)
+    assert result.python.startswith("3.12")
+    assert [t.passed for t in result.tests] == [True, True]
+    assert "RETURN_VALUE" in (result.tests[0].opcodes or {})
+
+
+@pytest.mark.parametrize("mode", ["monitoring", "bogus"])
+def test_trace_mode_is_checked(mode: str) -> None:
+    if mode == "bogus":
+        with pytest.raises(ValueError, match="trace mode"):
+            run_candidate("def f():\n    return 1\n", [Case("call")], "f", trace_mode=mode)
+    else:
+        result = run_candidate("def f():\n    return 1\n", [Case("call")], "f", trace_mode=mode)
+        assert result.status == "error"  # 3.11 has no sys.monitoring
+        assert "3.12" in result.detail
+
+
+def test_untraced_runs_have_no_counts() -> None:
+    result = run_candidate("def sq(n):\n    return n * n\n", SQUARE, "sq", trace=False)
+    assert [(t.opcodes, t.opcode_total) for t in result.tests] == [(None, 0), (None, 0)]
+    assert [t.passed for t in result.tests] == [True, True]
