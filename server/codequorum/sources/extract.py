@@ -182,17 +182,21 @@ def _from_block(block: str, lang: str, name: str) -> ExtractResult:
 
 
 def _find(infos: list[FunctionInfo], name: str) -> FunctionInfo | None:
-    """Exact qualified name first, then a function whose last name part matches."""
+    """The exact qualified name; for a method (``C.m``) also ``m`` alone or in another class.
+
+    A plain name only matches a top-level function, never a nested one or a method.
+    """
     for info in infos:
         if info.qualified_name == name:
             return info
+    if "." not in name:
+        return None
     short = name.rsplit(".", 1)[-1]
     for info in infos:
-        if info.name == short and (
-            info.qualified_name == short
-            or name.endswith("." + info.qualified_name)
-            or info.qualified_name.endswith("." + short)
-        ):
+        if info.qualified_name == short:
+            return info
+    for info in infos:
+        if info.name == short and info.qualified_name.endswith("." + short):
             return info
     return None
 

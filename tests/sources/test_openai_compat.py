@@ -1,0 +1,299 @@
+"""The chat-completions client against a real HTTP server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import time
+from pathlib import Path
+
+import pytest
+
+from codequorum.model import Sample
+from codequorum.sources.openai_compat import (
+    Outcome,
+    ProviderConfig,
+    ProviderError,
+    Rejected,
+    RequestError,
+    list_models,
+    regenerate,
+)
+from tests.support.chat_server import (
+    Answer,
+    ChatServer,
+    RecordedTask,
+    answer,
+    code_answer,
+    hang_up,
+    no_code,
+    not_json,
+    rate_limited,
+    server_error,
+    slow,
+    status,
+)
+
+MESSAGES = [{"role": "user", "content": "Write has_close_elements."}]
+NAME = "has_close_elements"
+HEADER = "from typing import List\n\n\n"
+GOOD = "def has_close_elements(numbers, threshold):\n    return False\n"
+
+
+@pytest.fixture(scope="module")
+def task(shared_dir: Path) -> RecordedTask:
+    return RecordedTask.load("HumanEval/0", shared_dir / "data" / "humaneval_codegen16b_t0.8.jsonl")
+
+
+def config_for(server: ChatServer, **overrides: object) -> ProviderConfig:
+    values: dict[str, object] = {
+        "base_url": server.base_url,
+        "model": "codegen-test",
+        "api_key_env": "CODEQUORUM_TEST_KEY",
+        "temperature": 0.8,
+        "samples": 5,
+        "timeout": 2.0,
+        "max_retries": 2,
+        "backoff": 0.01,
+    }
+    values.update(overrides)
+    return ProviderConfig(**values)  # type: ignore[arg-type]
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+async def test_regenerates_real_completions_with_seeds(task: RecordedTask) -> None:
+    with ChatServer(default=task) as server:
+        config = config_for(server, seed=10)
+        result = await regenerate(config, MESSAGES, None, "python", NAME)
+    assert result.requested == 5 and not result.errors and not result.rejected
+    assert [s.seed for s in result.accepted] == [10, 11, 12, 13, 14]
+    for sample in result.accepted:
+        assert sample.origin == "regenerated"
+        assert (sample.model, sample.temperature) == ("codegen-test", 0.8)
+        assert sample.provider == server.base_url
+        assert sample.code.startswith("def has_close_elements(numbers: List[float]")
+        # The function alone: a prefix of the real completion, without the import line.
+        assert task.codes[sample.seed or 0][len(HEADER) :].startswith(sample.code.rstrip())
+    sent = server.chat_requests
+    assert sorted(r.body["seed"] for r in sent) == [10, 11, 12, 13, 14]
+    assert {r.body["temperature"] for r in sent} == {0.8}
+    assert {r.body["model"] for r in sent} == {"codegen-test"}
+    assert all(r.body["messages"] == MESSAGES and "n" not in r.body for r in sent)
+
+
+async def test_truncated_trailing_code_still_yields_the_function(task: RecordedTask) -> None:
+    # Sample 5 of HumanEval/0 ends in a cut-off assert line; the function itself is whole.
+    with ChatServer(default=task) as server:
+        result = await regenerate(config_for(server, seed=5), MESSAGES, 1, "python", NAME)
+    [sample] = result.accepted
+    assert "assert" not in sample.code and sample.code.endswith("    return False\n")
+
+
+async def test_api_key_read_from_environment_at_request_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with ChatServer(default=code_answer(GOOD)) as server:
+        config = config_for(server)
+        monkeypatch.delenv("CODEQUORUM_TEST_KEY", raising=False)
+        await regenerate(config, MESSAGES, 1, "python", NAME)
+        monkeypatch.setenv("CODEQUORUM_TEST_KEY", "sk-secret-1")
+        await regenerate(config, MESSAGES, 1, "python", NAME)
+        monkeypatch.setenv("CODEQUORUM_TEST_KEY", "sk-secret-2")
+        await regenerate(config, MESSAGES, 1, "python", NAME)
+    auths = [r.authorization for r in server.chat_requests]
+    assert auths == [None, "Bearer sk-secret-1", "Bearer sk-secret-2"]
+    assert "sk-secret" not in repr(config)
+
+
+async def test_endpoint_down_is_a_clear_error_per_sample() -> None:
+    port = closed_port()
+    config = ProviderConfig(base_url=f"http://127.0.0.1:{port}/v1", model="m", timeout=2.0)
+    started = time.monotonic()
+    result = await regenerate(config, MESSAGES, 3, "python", NAME)
+    assert time.monotonic() - started < 2
+    assert not result.ok and len(result.errors) == 3
+    base = f"http://127.0.0.1:{port}/v1"
+    expected = f"cannot reach {base}: connection refused — is the server running?"
+    assert result.error_summary() == expected
+    assert [e.index for e in result.errors] == [0, 1, 2]
+    assert result.summary() == "0 of 3 versions accepted, 3 failed"
+
+
+async def test_retries_500_then_succeeds() -> None:
+    with ChatServer(script=[server_error(), server_error()], default=code_answer(GOOD)) as server:
+        result = await regenerate(config_for(server), MESSAGES, 1, "python", NAME)
+    assert [s.code for s in result.accepted] == [GOOD]
+    assert len(server.chat_requests) == 3
+
+
+async def test_gives_up_after_max_retries_with_the_status() -> None:
+    with ChatServer(default=server_error("model crashed")) as server:
+        result = await regenerate(config_for(server, max_retries=1), MESSAGES, 1, "python", NAME)
+    [error] = result.errors
+    assert error.status == 500
+    assert error.message == (
+        f"HTTP 500 from {server.base_url}/chat/completions: model crashed (after 2 attempts)"
+    )
+    assert len(server.chat_requests) == 2
+
+
+async def test_honours_retry_after_on_429() -> None:
+    with ChatServer(script=[rate_limited(0.3)], default=code_answer(GOOD)) as server:
+        result = await regenerate(config_for(server, backoff=5.0), MESSAGES, 1, "python", NAME)
+    assert result.ok
+    first, second = server.chat_requests
+    waited = second.received - first.received
+    assert 0.25 <= waited < 2.0  # Retry-After (0.3 s), not the 5 s backoff
+
+
+async def test_timeout_is_reported_not_raised() -> None:
+    with ChatServer(default=slow(5)) as server:
+        config = config_for(server, timeout=0.3, max_retries=3)
+        started = time.monotonic()
+        result = await regenerate(config, MESSAGES, 2, "python", NAME)
+        elapsed = time.monotonic() - started
+    assert elapsed < 1.5  # timeouts are not retried
+    assert [e.message for e in result.errors] == [
+        f"timed out after 0.3 s waiting for an answer to {server.base_url}"
+    ] * 2
+
+
+async def test_bad_answers_are_reported_per_sample() -> None:
+    script = [
+        not_json(),
+        no_code(),
+        code_answer("def something_else():\n    return 1\n"),
+        code_answer("def has_close_elements(numbers, threshold):\n    return (\n"),
+        hang_up(),
+        status(404, "model not found"),
+        answer(""),
+        code_answer(GOOD),
+    ]
+    with ChatServer(script=script) as server:
+        config = config_for(server, concurrency=1, max_retries=0)
+        result = await regenerate(config, MESSAGES, 8, "python", NAME)
+    assert [s.code for s in result.accepted] == [GOOD]
+    reasons = {r.index: r.reason for r in result.rejected}
+    assert reasons == {
+        1: "no code in the answer",
+        2: "does not define `has_close_elements`",
+        3: "code does not parse: line 2",
+        6: "empty answer",
+    }
+    errors = {e.index: e.message for e in result.errors}
+    endpoint = f"{server.base_url}/chat/completions"
+    assert errors[0].startswith(f"the answer from {endpoint} is not JSON: '<html>")
+    assert errors[4] == f"{server.base_url} closed the connection without an answer"
+    assert errors[5] == (
+        f"HTTP 404 from {endpoint}: model not found — check the base URL and the model name "
+        "'codegen-test'"
+    )
+    assert result.summary() == "1 of 8 versions accepted, 4 rejected, 3 failed"
+
+
+async def test_unauthorized_names_the_unset_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CODEQUORUM_TEST_KEY", raising=False)
+    with ChatServer(default=status(401, "invalid api key")) as server:
+        result = await regenerate(config_for(server), MESSAGES, 1, "python", NAME)
+    [error] = result.errors
+    assert error.message.endswith(
+        "invalid api key — the environment variable CODEQUORUM_TEST_KEY is not set"
+    )
+    assert len(server.chat_requests) == 1  # 401 is not retried
+
+
+async def test_use_n_asks_once_when_the_server_honours_n(task: RecordedTask) -> None:
+    with ChatServer(default=task) as server:
+        config = config_for(server, use_n=True, seed=20)
+        result = await regenerate(config, MESSAGES, 3, "python", NAME)
+    assert len(result.accepted) == 3
+    [request] = server.chat_requests
+    assert (request.body["n"], request.body["seed"]) == (3, 20)
+    assert [s.seed for s in result.accepted] == [20, 20, 20]
+
+
+async def test_use_n_tops_up_when_the_server_ignores_n() -> None:
+    with ChatServer(default=code_answer(GOOD)) as server:  # always one choice
+        config = config_for(server, use_n=True)
+        result = await regenerate(config, MESSAGES, 3, "python", NAME)
+    assert len(result.accepted) == 3
+    assert [r.body.get("n") for r in server.chat_requests] == [3, None, None]
+
+
+async def test_cancel_returns_what_arrived() -> None:
+    with ChatServer(script=[code_answer(GOOD)], default=slow(10)) as server:
+        cancel = asyncio.Event()
+        seen: list[tuple[int, Outcome]] = []
+
+        def on_sample(index: int, outcome: Outcome) -> None:
+            seen.append((index, outcome))
+            cancel.set()
+
+        config = config_for(server, concurrency=1, timeout=20.0)
+        started = time.monotonic()
+        result = await regenerate(
+            config, MESSAGES, 4, "python", NAME, cancel=cancel, on_sample=on_sample
+        )
+        elapsed = time.monotonic() - started
+        got = server.wait_for_requests(2, timeout=1.0)
+    assert elapsed < 2.0
+    assert result.cancelled and [s.code for s in result.accepted] == [GOOD]
+    assert not result.errors and not result.rejected
+    assert [i for i, _ in seen] == [0] and isinstance(seen[0][1], Sample)
+    assert len(got) == 2  # the second request was sent, then abandoned
+    assert result.summary() == "1 of 4 versions accepted (cancelled)"
+
+
+async def test_async_on_sample_sees_every_outcome() -> None:
+    with ChatServer(script=[code_answer(GOOD), no_code(), server_error()]) as server:
+        seen: list[tuple[int, str]] = []
+
+        async def on_sample(index: int, outcome: Outcome) -> None:
+            await asyncio.sleep(0)
+            seen.append((index, type(outcome).__name__))
+
+        config = config_for(server, concurrency=1, max_retries=0)
+        await regenerate(config, MESSAGES, 3, "python", NAME, on_sample=on_sample)
+    assert seen == [(0, "Sample"), (1, "Rejected"), (2, "RequestError")]
+    assert issubclass(Rejected, object) and issubclass(RequestError, object)
+
+
+async def test_multiple_choices_in_one_answer_are_matched_in_order() -> None:
+    other = "def has_close_elements(numbers, threshold):\n    return True\n"
+    with ChatServer(default=Answer((f"```py\n{GOOD}```", f"```\n{other}```"))) as server:
+        config = config_for(server, use_n=True)
+        result = await regenerate(config, MESSAGES, 2, "python", NAME)
+    assert [s.code for s in result.accepted] == [GOOD, other]
+    assert [s.label for s in result.accepted] == ["codegen-test #1", "codegen-test #2"]
+
+
+async def test_list_models_and_its_errors() -> None:
+    with ChatServer(model="qwen2.5-coder") as server:
+        assert await list_models(config_for(server)) == ["qwen2.5-coder"]
+    with pytest.raises(ProviderError, match="connection refused"):
+        await list_models(ProviderConfig(base_url=f"http://127.0.0.1:{closed_port()}/v1"))
+
+
+def test_config_from_settings() -> None:
+    config = ProviderConfig.from_settings(
+        {
+            "baseUrl": "http://localhost:11434/v1",
+            "model": "qwen2.5-coder:7b",
+            "apiKeyEnv": "",
+            "temperature": 0.2,
+            "samples": 7,
+            "seed": None,
+            "timeout": 30,
+        }
+    )
+    assert config.base_url == "http://localhost:11434/v1"
+    assert config.endpoint == "http://localhost:11434/v1/chat/completions"
+    assert (config.model, config.api_key_env, config.temperature) == ("qwen2.5-coder:7b", None, 0.2)
+    assert (config.samples, config.seed, config.timeout) == (7, None, 30)
+    assert ProviderConfig.from_settings({}).api_key_env == "OPENAI_API_KEY"
+    assert config.api_key() is None

@@ -1,0 +1,178 @@
+"""`codequorum sample`: regenerate into the store from a real endpoint, import, errors."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+
+from codequorum.cli import main
+from codequorum.sources.store import SampleStore
+from tests.support.chat_server import ChatServer, RecordedTask, code_answer, no_code
+
+SOURCE = '''from typing import List
+
+
+def has_close_elements(numbers: List[float], threshold: float) -> bool:
+    """ Check if in given list of numbers, are any two numbers closer to each other than
+    given threshold.
+    """
+    return False
+'''
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    ws = tmp_path / "ws"
+    (ws / ".git").mkdir(parents=True)
+    (ws / "src").mkdir()
+    (ws / "src" / "close.py").write_text(SOURCE)
+    return ws
+
+
+def store_rows(ws: Path) -> list[tuple[str, str | None, int | None]]:
+    with SampleStore.open(ws / ".codequorum" / "samples.sqlite3") as store:
+        return [
+            (r.origin, r.model, r.seed)
+            for r in store.samples_for("src/close.py", "has_close_elements")
+        ]
+
+
+def test_regenerates_into_the_workspace_store(
+    workspace: Path, shared_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    task = RecordedTask.load("HumanEval/0", shared_dir / "data" / "humaneval_codegen16b_t0.8.jsonl")
+    with ChatServer(default=task) as server:
+        code = main(
+            [
+                "sample",
+                str(workspace / "src" / "close.py"),
+                "--function",
+                "has_close_elements",
+                "--base-url",
+                server.base_url,
+                "--model",
+                "codegen",
+                "--api-key-env",
+                "",
+                "--samples",
+                "4",
+                "--seed",
+                "30",
+                "--timeout",
+                "5",
+            ]
+        )
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "version 1 (seed 30): accepted" in out
+    assert "4 of 4 versions accepted" in out
+    assert sorted(store_rows(workspace)) == [("regenerated", "codegen", s) for s in range(30, 34)]
+    prompt = server.chat_requests[0].body["messages"][1]["content"]
+    assert "has_close_elements" in prompt and "return False" not in prompt
+
+
+def test_rejections_are_printed_and_exit_non_zero(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with ChatServer(default=no_code()) as server:
+        code = main(
+            [
+                "sample",
+                str(workspace / "src" / "close.py"),
+                "-f",
+                "has_close_elements",
+                "--base-url",
+                server.base_url,
+                "--samples",
+                "2",
+                "--api-key-env",
+                "",
+            ]
+        )
+    captured = capsys.readouterr()
+    assert code == 1
+    assert "version 1: rejected — no code in the answer" in captured.out
+    assert "no usable version of `has_close_elements` arrived" in captured.err
+    assert store_rows(workspace) == []
+
+
+def test_endpoint_down_exits_with_a_clear_message(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    code = main(
+        [
+            "sample",
+            str(workspace / "src" / "close.py"),
+            "-f",
+            "has_close_elements",
+            "--base-url",
+            f"http://127.0.0.1:{port}/v1",
+            "--samples",
+            "2",
+            "--timeout",
+            "2",
+        ]
+    )
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err.strip() == (
+        f"codequorum: error: cannot reach http://127.0.0.1:{port}/v1: connection refused — "
+        "is the server running?"
+    )
+
+
+def test_unknown_function_lists_the_known_ones(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["sample", str(workspace / "src" / "close.py"), "-f", "nope", "--print-prompt"])
+    assert code == 1
+    assert (
+        "no function `nope`; functions in the file: has_close_elements" in capsys.readouterr().err
+    )
+
+
+def test_print_prompt_sends_nothing(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with ChatServer(default=code_answer("def x():\n    pass\n")) as server:
+        code = main(
+            [
+                "sample",
+                str(workspace / "src" / "close.py"),
+                "-f",
+                "has_close_elements",
+                "--base-url",
+                server.base_url,
+                "--print-prompt",
+            ]
+        )
+    out = capsys.readouterr().out
+    assert code == 0 and "--- system ---" in out and "--- user ---" in out
+    assert server.requests == []
+
+
+def test_import_from_a_sample_set_file(
+    workspace: Path, shared_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = shared_dir / "data" / "humaneval_codegen16b_t0.8.jsonl"
+    store = workspace / "custom.sqlite3"
+    code = main(
+        [
+            "sample",
+            str(workspace / "src" / "close.py"),
+            "-f",
+            "has_close_elements",
+            "--from",
+            str(data),
+            "--store",
+            str(store),
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0 and "imported" in out
+    with SampleStore.open(store) as s:
+        rows = s.samples_for("src/close.py", "has_close_elements")
+    assert len(rows) > 50 and {r.origin for r in rows} == {"imported"}
