@@ -1,0 +1,243 @@
+"""``codequorum sample``: collect versions of one function into the workspace's store.
+
+By default it asks an OpenAI-compatible endpoint for new versions (the same prompt the
+editor uses), validates each answer and stores the accepted ones as they arrive, printing
+accepted and rejected versions with reasons. With ``--from`` it imports versions from a
+sample-set file, a JSON list of code strings or a directory instead. Ctrl-C stops the
+pending requests; versions already received stay stored.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TextIO
+
+from codequorum.errors import UserError
+from codequorum.model import Sample
+from codequorum.parsing import FunctionInfo, function_by_name, functions, language_from_path
+from codequorum.parsing import normalize_language as _normalize_language
+from codequorum.sources.importing import import_samples
+from codequorum.sources.openai_compat import (
+    DEFAULT_API_KEY_ENV,
+    DEFAULT_BASE_URL,
+    DEFAULT_MODEL,
+    Outcome,
+    ProviderConfig,
+    Rejected,
+    regenerate,
+)
+from codequorum.sources.prompting import DEFAULT_CONTEXT_LINES, build_messages, prompt_hash
+from codequorum.sources.store import SampleStore, default_store_path
+
+WORKSPACE_MARKERS = (".codequorum", ".git")
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``sample`` command."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "sample",
+        help="ask an LLM endpoint for versions of a function (or import them) into the store",
+        description=__doc__.splitlines()[0] if __doc__ else None,
+    )
+    parser.add_argument("file", type=Path, help="the source file that holds the function")
+    parser.add_argument(
+        "--function",
+        "-f",
+        required=True,
+        metavar="QUALNAME",
+        help="qualified function name, e.g. parse_row or Stack.push",
+    )
+    parser.add_argument("--language", help="language (default: from the file extension)")
+    provider = parser.add_argument_group("endpoint")
+    provider.add_argument(
+        "--base-url",
+        default=os.environ.get("CODEQUORUM_BASE_URL", DEFAULT_BASE_URL),
+        help="OpenAI-compatible base URL, e.g. http://localhost:11434/v1 "
+        "(default: $CODEQUORUM_BASE_URL or %(default)s)",
+    )
+    provider.add_argument(
+        "--model",
+        default=os.environ.get("CODEQUORUM_MODEL", DEFAULT_MODEL),
+        help="model name (default: $CODEQUORUM_MODEL or %(default)s)",
+    )
+    provider.add_argument(
+        "--api-key-env",
+        default=DEFAULT_API_KEY_ENV,
+        metavar="VAR",
+        help="environment variable holding the API key; '' sends none (default: %(default)s)",
+    )
+    provider.add_argument("--samples", "-n", type=_positive, default=5, help="versions to ask for")
+    provider.add_argument("--temperature", type=float, default=0.8)
+    provider.add_argument("--seed", type=int, default=None, help="version k uses seed + k")
+    provider.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
+    provider.add_argument("--max-retries", type=int, default=2, help="retries on 429/5xx")
+    provider.add_argument("--concurrency", type=_positive, default=4, help="requests at once")
+    provider.add_argument(
+        "--use-n", action="store_true", help="one request with n choices (if the server supports n)"
+    )
+    provider.add_argument("--context-lines", type=int, default=DEFAULT_CONTEXT_LINES)
+    parser.add_argument(
+        "--from",
+        dest="source",
+        type=Path,
+        metavar="PATH",
+        help="import versions from a sample-set file, a JSON list or a directory instead",
+    )
+    parser.add_argument("--task", help="with --from: the task_id of the set to import")
+    parser.add_argument("--workspace", type=Path, help="workspace folder (default: found)")
+    parser.add_argument(
+        "--store", type=Path, help="store file (default: <workspace>/.codequorum/samples.sqlite3)"
+    )
+    parser.add_argument(
+        "--print-prompt", action="store_true", help="print the prompt messages and stop"
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    """Regenerate (or import) versions of the function; 0 when at least one was stored."""
+    stream = out or sys.stdout
+    path: Path = args.file
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"{path}: cannot read: {exc}") from None
+    language = _normalize_language(args.language) if args.language else language_from_path(path)
+    function = _function(text, language, args.function, path)
+    workspace = (args.workspace or find_workspace(path)).resolve()
+    key = store_key(path, workspace)
+    store_path = args.store or default_store_path(workspace)
+
+    if args.source is not None:
+        with _open_store(store_path, stream) as store:
+            report = import_samples(
+                store, args.source, key, language, function.qualified_name, task_id=args.task
+            )
+            for label, reason in report.skipped:
+                print(f"  skipped {label}: {reason}", file=stream)
+            total = store.count(key, function.qualified_name)
+        print(
+            f"{report.summary()}; `{function.qualified_name}` in {key} now has {total} "
+            f"versions in {store_path}",
+            file=stream,
+        )
+        if not report.stored:
+            raise UserError(f"no version in {args.source} defines `{function.qualified_name}`")
+        return 0
+
+    messages = build_messages(text, language, function, args.context_lines, path=key)
+    if args.print_prompt:
+        for message in messages:
+            print(f"--- {message['role']} ---\n{message['content']}", file=stream)
+        return 0
+    config = ProviderConfig(
+        base_url=args.base_url,
+        model=args.model,
+        api_key_env=args.api_key_env or None,
+        temperature=args.temperature,
+        samples=args.samples,
+        seed=args.seed,
+        timeout=args.timeout,
+        max_retries=max(0, args.max_retries),
+        use_n=args.use_n,
+        concurrency=args.concurrency,
+    )
+    digest = prompt_hash(messages)
+    print(
+        f"asking {config.model} at {config.base_url} for {config.samples} versions of "
+        f"`{function.qualified_name}` ({key})",
+        file=stream,
+    )
+    with _open_store(store_path, stream) as store:
+
+        def on_sample(index: int, outcome: Outcome) -> None:
+            if isinstance(outcome, Sample):
+                store.add(key, language, function.qualified_name, [outcome], prompt_hash=digest)
+                seed = "" if outcome.seed is None else f" (seed {outcome.seed})"
+                lines = outcome.code.count("\n")
+                print(f"  version {index + 1}{seed}: accepted, {lines} lines", file=stream)
+            elif isinstance(outcome, Rejected):
+                print(f"  {outcome.describe()}", file=stream)
+            else:
+                print(f"  {outcome.describe()}", file=stream)
+            stream.flush()
+
+        result = asyncio.run(
+            regenerate(
+                config,
+                messages,
+                config.samples,
+                language,
+                function.qualified_name,
+                on_sample=on_sample,
+            )
+        )
+        total = store.count(key, function.qualified_name)
+    print(
+        f"{result.summary()}; `{function.qualified_name}` now has {total} versions in {store_path}",
+        file=stream,
+    )
+    if result.accepted:
+        return 0
+    if result.errors and not result.rejected:
+        raise UserError(result.error_summary() or "no version arrived")
+    raise UserError(f"no usable version of `{function.qualified_name}` arrived")
+
+
+def find_workspace(path: Path) -> Path:
+    """The nearest folder above ``path`` holding ``.codequorum`` or ``.git``; else the
+    current folder when ``path`` is inside it; else the file's own folder."""
+    start = path.resolve().parent
+    for folder in (start, *start.parents):
+        if any((folder / marker).exists() for marker in WORKSPACE_MARKERS):
+            return folder
+    cwd = Path.cwd().resolve()
+    return cwd if start.is_relative_to(cwd) else start
+
+
+def store_key(path: Path, workspace: Path) -> str:
+    """How the store names a file: its path relative to the workspace, with ``/``."""
+    resolved = path.resolve()
+    try:
+        return resolved.relative_to(workspace).as_posix()
+    except ValueError:
+        return resolved.as_posix()
+
+
+def _function(text: str, language: str, name: str, path: Path) -> FunctionInfo:
+    found = function_by_name(text, language, name)
+    if found is not None:
+        return found
+    known = [f.qualified_name for f in functions(text, language)]
+    hint = f"; functions in the file: {', '.join(known[:12])}" if known else ""
+    raise UserError(f"{path}: no function `{name}`{hint}")
+
+
+@contextmanager
+def _open_store(path: Path, stream: TextIO) -> Iterator[SampleStore]:
+    """Open the store (saying so when a damaged file was moved aside), close it after."""
+    store = SampleStore.open(path)
+    try:
+        for warning in store.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        yield store
+    finally:
+        store.close()
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected at least 1, got {value}")
+    return value
