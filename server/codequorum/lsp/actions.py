@@ -1,0 +1,90 @@
+"""Code actions: replace a function with the consensus, the fastest, or version k.
+
+Each action is a WorkspaceEdit of exactly the function's range; the editor applies it
+only when the user picks it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from lsprotocol import types
+
+from codequorum.lsp.diagnostics import SOURCE
+from codequorum.lsp.documents import FunctionEntry, Snapshot, reindent
+from codequorum.lsp.engine import FunctionAnalysis
+
+#: At most this many "Replace with version k" actions per function.
+MAX_VERSION_ACTIONS = 20
+
+
+def replacement_edit(snapshot: Snapshot, entry: FunctionEntry, code: str) -> types.WorkspaceEdit:
+    """The edit that puts ``code`` in place of ``entry``, indented like it."""
+    return types.WorkspaceEdit(
+        changes={
+            snapshot.uri: [types.TextEdit(range=entry.range, new_text=reindent(code, entry.indent))]
+        }
+    )
+
+
+def function_actions(
+    snapshot: Snapshot,
+    entry: FunctionEntry,
+    analysis: FunctionAnalysis,
+    context_diagnostics: Sequence[types.Diagnostic] = (),
+) -> list[types.CodeAction]:
+    """The actions offered for one function."""
+    report = analysis.report
+    current = analysis.current_index
+    ours = [
+        d
+        for d in context_diagnostics
+        if d.source == SOURCE
+        and isinstance(d.data, dict)
+        and d.data.get("qualifiedName") == entry.qualified_name
+    ]
+    out: list[types.CodeAction] = []
+
+    def action(
+        title: str, index: int, kind: types.CodeActionKind, preferred: bool = False
+    ) -> types.CodeAction:
+        return types.CodeAction(
+            title=title,
+            kind=kind,
+            edit=replacement_edit(snapshot, entry, analysis.code(index)),
+            diagnostics=list(ours) or None,
+            is_preferred=preferred or None,
+            data={"qualifiedName": entry.qualified_name, "version": index},
+        )
+
+    if report.status == "ok" and report.medoid is not None and report.medoid != current:
+        kind = types.CodeActionKind.QuickFix if ours else types.CodeActionKind.RefactorRewrite
+        out.append(
+            action(
+                f"Replace `{entry.name}` with the consensus version "
+                f"({analysis.label(report.medoid)})",
+                report.medoid,
+                kind,
+                preferred=bool(ours),
+            )
+        )
+    if analysis.fastest is not None and analysis.fastest != current:
+        out.append(
+            action(
+                f"Replace `{entry.name}` with the fastest version "
+                f"({analysis.label(analysis.fastest)})",
+                analysis.fastest,
+                types.CodeActionKind.RefactorRewrite,
+            )
+        )
+    for k in range(min(analysis.n_stored, MAX_VERSION_ACTIONS)):
+        if k == current:
+            continue
+        out.append(
+            action(
+                f"Replace `{entry.name}` with version {k + 1}",
+                k,
+                types.CodeActionKind.RefactorRewrite,
+            )
+        )
+    return out

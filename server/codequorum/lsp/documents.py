@@ -1,0 +1,291 @@
+"""Documents as the server sees them: lines, position encodings, and their functions.
+
+``parsing`` reports tree-sitter points: 0-based row and *byte* column in UTF-8. The client
+speaks in its negotiated position encoding (UTF-16 code units unless it offered another).
+:class:`Snapshot` converts both ways and keeps the function index of one version of a
+document, so hovers, lenses and actions never re-parse an unchanged text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import textwrap
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from lsprotocol import types
+
+from codequorum import parsing
+
+Encoding = Literal["utf-8", "utf-16", "utf-32"]
+
+#: Documents larger than this are not parsed (their functions are not indexed).
+MAX_DOCUMENT_BYTES = 2_000_000
+
+
+def normalize_encoding(kind: Any) -> Encoding:
+    """``PositionEncodingKind`` (or its string) as one of our three names; UTF-16 otherwise."""
+    value = getattr(kind, "value", kind)
+    if value == "utf-8":
+        return "utf-8"
+    if value == "utf-32":
+        return "utf-32"
+    return "utf-16"
+
+
+def _utf8(text: str) -> bytes:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", errors="replace")
+
+
+def units(text: str, encoding: Encoding) -> int:
+    """Length of ``text`` in the encoding's code units."""
+    if encoding == "utf-32":
+        return len(text)
+    if encoding == "utf-8":
+        return len(_utf8(text))
+    # UTF-16: one unit per code point, two for those beyond the BMP
+    if text.isascii():
+        return len(text)
+    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+
+
+def byte_col_to_units(line: str, byte_col: int, encoding: Encoding) -> int:
+    """A UTF-8 byte column on ``line`` as a column in ``encoding`` units."""
+    if encoding == "utf-8" or line.isascii():
+        return byte_col
+    prefix = _utf8(line)[:byte_col].decode("utf-8", errors="ignore")
+    return units(prefix, encoding)
+
+
+def units_to_byte_col(line: str, col: int, encoding: Encoding) -> int:
+    """A column in ``encoding`` units on ``line`` as a UTF-8 byte column (clamped)."""
+    if col <= 0:
+        return 0
+    if encoding == "utf-8":
+        return min(col, len(_utf8(line)))
+    if line.isascii():
+        return min(col, len(line))
+    seen = 0
+    for i, ch in enumerate(line):
+        step = 2 if (encoding == "utf-16" and ord(ch) > 0xFFFF) else 1
+        if seen + step > col:
+            return len(_utf8(line[:i]))
+        seen += step
+    return len(_utf8(line))
+
+
+@dataclass(frozen=True)
+class FunctionEntry:
+    """One function of a document, with its ranges already in client units."""
+
+    info: Any  # parsing.FunctionInfo
+    qualified_name: str
+    name: str
+    range: types.Range
+    name_range: types.Range
+    indent: str
+
+    @property
+    def text(self) -> str:
+        """The function's source as it stands in the document."""
+        return str(self.info.text)
+
+    def dedented(self) -> str:
+        """The function's source with its indentation removed (how samples are stored)."""
+        return dedent_function(self.text, self.indent)
+
+
+def dedent_function(text: str, indent: str) -> str:
+    """``text`` starts at its first column already; strip ``indent`` from the other lines."""
+    if not indent:
+        return text
+    return textwrap.dedent(indent + text)
+
+
+def reindent(code: str, indent: str) -> str:
+    """``code`` (at column 0) laid out to replace a function that starts after ``indent``.
+
+    The first line gets no indentation (the range starts at the function's own column);
+    the other non-blank lines get ``indent`` in front.
+    """
+    code = textwrap.dedent(code).strip("\n")
+    lines = code.split("\n")
+    out = [lines[0]]
+    for line in lines[1:]:
+        out.append(indent + line if line.strip() else "")
+    return "\n".join(out)
+
+
+@dataclass
+class Snapshot:
+    """One version of one document: text, lines, language and (lazily) its functions."""
+
+    uri: str
+    text: str
+    language: str | None
+    encoding: Encoding
+    version: int | None = None
+    _lines: list[str] | None = None
+    _functions: list[FunctionEntry] | None = None
+    _hash: str | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    skipped_reason: str | None = None
+
+    @property
+    def lines(self) -> list[str]:
+        """Lines split on ``\\n`` only, as tree-sitter counts rows."""
+        if self._lines is None:
+            self._lines = self.text.split("\n")
+        return self._lines
+
+    @property
+    def content_hash(self) -> str:
+        """SHA-256 of the text (cache keys, pull-diagnostic result ids)."""
+        if self._hash is None:
+            self._hash = hashlib.sha256(_utf8(self.text)).hexdigest()
+        return self._hash
+
+    def line(self, row: int) -> str:
+        """Line ``row`` ("" past the end)."""
+        lines = self.lines
+        return lines[row] if 0 <= row < len(lines) else ""
+
+    def position(self, point: tuple[int, int]) -> types.Position:
+        """A tree-sitter point as an LSP position in the client's encoding."""
+        row, byte_col = int(point[0]), int(point[1])
+        return types.Position(
+            line=row, character=byte_col_to_units(self.line(row), byte_col, self.encoding)
+        )
+
+    def point(self, position: types.Position) -> tuple[int, int]:
+        """An LSP position as a tree-sitter point (row, byte column)."""
+        row = max(0, position.line)
+        return row, units_to_byte_col(self.line(row), position.character, self.encoding)
+
+    def range(self, start: tuple[int, int], end: tuple[int, int]) -> types.Range:
+        """Two tree-sitter points as an LSP range."""
+        return types.Range(start=self.position(start), end=self.position(end))
+
+    def functions(self) -> list[FunctionEntry]:
+        """The document's functions (parsed once per snapshot; [] for unknown languages)."""
+        with self._lock:
+            if self._functions is None:
+                self._functions = self._index()
+            return self._functions
+
+    def _index(self) -> list[FunctionEntry]:
+        if self.language is None:
+            return []
+        if len(self.text) > MAX_DOCUMENT_BYTES or len(_utf8(self.text)) > MAX_DOCUMENT_BYTES:
+            self.skipped_reason = (
+                f"{self.uri} is larger than {MAX_DOCUMENT_BYTES // 1_000_000} MB; "
+                "codequorum does not index it"
+            )
+            return []
+        infos = parsing.functions(self.text, self.language)  # type: ignore[attr-defined]
+        out: list[FunctionEntry] = []
+        for fi in infos:
+            row = int(fi.start_point[0])
+            line = self.line(row)
+            head = _utf8(line)[: int(fi.start_point[1])].decode("utf-8", errors="ignore")
+            indent = head if not head.strip() else head[: len(head) - len(head.lstrip())]
+            out.append(
+                FunctionEntry(
+                    info=fi,
+                    qualified_name=str(fi.qualified_name),
+                    name=str(fi.name),
+                    range=self.range(fi.start_point, fi.end_point),
+                    name_range=self.range(fi.name_start_point, fi.name_end_point),
+                    indent=indent,
+                )
+            )
+        return out
+
+    def function_at(self, position: types.Position) -> FunctionEntry | None:
+        """The innermost function whose range holds ``position``."""
+        best: FunctionEntry | None = None
+        for entry in self.functions():
+            if _contains(entry.range, position) and (
+                best is None or _contains(best.range, entry.range.start)
+            ):
+                best = entry
+        return best
+
+    def function_named(self, qualified_name: str) -> FunctionEntry | None:
+        """The function with this qualified name (the first, if it is defined twice)."""
+        for entry in self.functions():
+            if entry.qualified_name == qualified_name:
+                return entry
+        return None
+
+
+def _contains(rng: types.Range, pos: types.Position) -> bool:
+    start, end = rng.start, rng.end
+    after_start = (pos.line, pos.character) >= (start.line, start.character)
+    before_end = (pos.line, pos.character) <= (end.line, end.character)
+    return after_start and before_end
+
+
+def language_of(uri: str, language_id: str | None) -> str | None:
+    """The codequorum language of a document, from its languageId or its path; None if
+    codequorum does not know it."""
+    from codequorum.errors import UnknownLanguageError
+
+    if language_id:
+        try:
+            return parsing.normalize_language(language_id)
+        except UnknownLanguageError:
+            pass
+    try:
+        return parsing.language_from_path(uri.split("?", 1)[0])
+    except UnknownLanguageError:
+        return None
+
+
+class SnapshotCache:
+    """The latest snapshot of each open document, rebuilt when the text changes."""
+
+    def __init__(self, limit: int = 64) -> None:
+        self._items: OrderedDict[str, Snapshot] = OrderedDict()
+        self._limit = limit
+        self._lock = threading.Lock()
+
+    def get(
+        self,
+        uri: str,
+        text: str,
+        language_id: str | None,
+        encoding: Encoding,
+        version: int | None = None,
+    ) -> Snapshot:
+        """The snapshot for this exact text (made if the text changed)."""
+        with self._lock:
+            snap = self._items.get(uri)
+            if snap is not None and snap.text is text or (
+                snap is not None and snap.encoding == encoding and snap.text == text
+            ):
+                assert snap is not None
+                self._items.move_to_end(uri)
+                return snap
+            snap = Snapshot(
+                uri=uri,
+                text=text,
+                language=language_of(uri, language_id),
+                encoding=encoding,
+                version=version,
+            )
+            self._items[uri] = snap
+            self._items.move_to_end(uri)
+            while len(self._items) > self._limit:
+                self._items.popitem(last=False)
+            return snap
+
+    def drop(self, uri: str) -> None:
+        """Forget a closed document."""
+        with self._lock:
+            self._items.pop(uri, None)

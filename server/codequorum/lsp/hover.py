@@ -1,0 +1,126 @@
+"""The hover: a compact markdown summary of one function's versions.
+
+Reads the report (summary, clusters, medoid, typicality, verdicts) and the versions'
+text; the only thing it makes is a short unified diff for display.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+from codequorum.lsp.documents import FunctionEntry
+from codequorum.lsp.engine import FunctionAnalysis
+from codequorum.lsp.settings import Settings
+
+#: (summary key, label) of the pairwise figures shown, in order.
+PAIR_FIGURES: tuple[tuple[str, str], ...] = (
+    ("jsd_struct", "JSD"),
+    ("sce_struct", "SCE"),
+    ("tsed", "TSED"),
+)
+#: (summary key, label) of the dynamic figures shown when a sandboxed run exists.
+DYNAMIC_FIGURES: tuple[tuple[str, str], ...] = (
+    ("sctd_jsd", "SCTD"),
+    ("dctd_jsd", "DCTD"),
+    ("bef_jsd", "BEF"),
+    ("oer", "OER"),
+)
+
+
+def _fmt(value: object) -> str | None:
+    if isinstance(value, dict):
+        value = value.get("ordered")
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if value != value:  # NaN
+        return None
+    return f"{value:.2f}" if abs(value) < 1000 else f"{value:.3g}"
+
+
+def short_diff(a: str, b: str, a_name: str, b_name: str, max_lines: int) -> str:
+    """At most ``max_lines`` lines of a unified diff of ``a`` against ``b``."""
+    if max_lines <= 0:
+        return ""
+    lines = list(
+        difflib.unified_diff(
+            a.splitlines(), b.splitlines(), fromfile=a_name, tofile=b_name, lineterm="", n=1
+        )
+    )
+    if not lines:
+        return ""
+    head, body = lines[:2], lines[2:]
+    if len(body) > max_lines:
+        body = [*body[:max_lines], f"... {len(body) - max_lines} more lines"]
+    return "\n".join(head + body)
+
+
+def render_hover(entry: FunctionEntry, analysis: FunctionAnalysis, settings: Settings) -> str:
+    """Markdown for the hover over ``entry``."""
+    report = analysis.report
+    n = analysis.n_stored
+    parts: list[str] = []
+    title = f"**codequorum** · `{entry.qualified_name}` · {n} sample{'s' if n != 1 else ''}"
+    if report.status != "ok":
+        parts.append(title)
+        parts.append(report.message or "not enough versions to compare")
+        return "\n\n".join(parts)
+    clusters = report.clusters
+    title += f" · {len(clusters)} cluster{'s' if len(clusters) != 1 else ''}"
+    parts.append(title)
+
+    headline = report.verdict
+    if headline is not None:
+        mark = "⚠️" if headline.severity in ("error", "warning") else "✓"
+        parts.append(f"{mark} `{headline.code}` — {headline.message}")
+    for verdict in report.verdicts:
+        if verdict is not headline and verdict.severity in ("error", "warning"):
+            parts.append(f"⚠️ `{verdict.code}` — {verdict.message}")
+
+    figures = []
+    for key, label in PAIR_FIGURES + DYNAMIC_FIGURES:
+        text = _fmt(report.summary.get(key))
+        if text is not None:
+            figures.append(f"{label} {text}")
+    if figures:
+        parts.append(" · ".join(figures))
+
+    lines: list[str] = []
+    if report.medoid is not None:
+        size = len(clusters[0]) if clusters else 0
+        lines.append(
+            f"- consensus: **{analysis.label(report.medoid)}** "
+            f"(largest cluster: {size} of {report.n})"
+        )
+    current = analysis.current_index
+    if current is not None and current in report.indices:
+        pos = report.indices.index(current)
+        typ = report.typicality[pos] if pos < len(report.typicality) else None
+        cluster = analysis.cluster_of(current)
+        if cluster == 0:
+            where = "in the consensus cluster"
+        elif cluster is None:
+            where = "not clustered"
+        else:
+            where = f"outside the consensus (cluster {cluster + 1} of {len(clusters)})"
+        typ_text = f", typicality {_fmt(typ)}" if _fmt(typ) is not None else ""
+        lines.append(f"- current code: {where}{typ_text}")
+    if analysis.fastest is not None:
+        lines.append(f"- fastest: {analysis.label(analysis.fastest)}")
+    if lines:
+        parts.append("\n".join(lines))
+
+    other = analysis.most_different
+    anchor = current if current is not None else report.medoid
+    if other is not None and anchor is not None:
+        diff = short_diff(
+            analysis.code(anchor),
+            analysis.code(other),
+            analysis.label(anchor),
+            analysis.label(other),
+            settings.hover.diff_lines,
+        )
+        if diff:
+            parts.append(
+                f"Most different: {analysis.label(other)}\n```diff\n{diff}\n```"
+            )
+    return "\n\n".join(parts)

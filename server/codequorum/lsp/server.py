@@ -1,0 +1,493 @@
+"""The codequorum language server: features registered as thin handlers over the engine.
+
+Handlers find the document and function, ask :class:`~codequorum.lsp.engine.Engine` for
+analyses (computed on worker threads, cached by content hash) and hand them to the
+renderers (:mod:`diagnostics`, :mod:`hover`, :mod:`lenses`, :mod:`actions`). Settings are
+read into one :class:`~codequorum.lsp.settings.Settings` object.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Generator
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.language_server import lsp_method
+
+from codequorum import __version__
+from codequorum.lsp import commands as cmds
+from codequorum.lsp.actions import function_actions
+from codequorum.lsp.diagnostics import SOURCE, document_diagnostics, result_id
+from codequorum.lsp.documents import Snapshot, SnapshotCache, normalize_encoding
+from codequorum.lsp.engine import Engine, file_key_for
+from codequorum.lsp.hover import render_hover
+from codequorum.lsp.lenses import document_lenses
+from codequorum.lsp.progress import REQUEST_TOKEN
+from codequorum.lsp.settings import Settings, parse_settings
+
+log = logging.getLogger(__name__)
+
+
+class CodequorumProtocol(LanguageServerProtocol):
+    """Remembers the ``workDoneToken`` of each ``workspace/executeCommand`` request."""
+
+    @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
+    def lsp_workspace__execute_command(
+        self, params: types.ExecuteCommandParams
+    ) -> Generator[Any, Any, Any]:
+        """Set the request's progress token, then run the command as usual."""
+        REQUEST_TOKEN.set(params.work_done_token)
+        result = yield from super().lsp_workspace__execute_command(params)
+        return result
+
+
+class CodequorumServer(LanguageServer):
+    """Language server state: settings, the engine, document snapshots, background jobs."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "codequorum",
+            __version__,
+            protocol_cls=CodequorumProtocol,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            max_workers=2,
+        )
+        self.settings = Settings()
+        self.base_settings = Settings()
+        self.engine = Engine(self._notify_from_engine)
+        self.snapshots = SnapshotCache()
+        self.pending: dict[str, asyncio.Task[None]] = {}
+        self.dynamic_jobs: dict[str, asyncio.Future[None]] = {}
+        self._saved_names: dict[str, list[str]] = {}
+        self._shown: set[str] = set()
+        self._startup_messages: list[tuple[types.MessageType, str]] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    # ------------------------------------------------------------------ helpers
+
+    def show(self, kind: types.MessageType, message: str) -> None:
+        """``window/showMessage`` (and a log line), from any thread."""
+        log.info("%s", message)
+
+        def send() -> None:
+            self.window_show_message(types.ShowMessageParams(type=kind, message=message))
+
+        loop = self._loop
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if loop is not None and running is not loop:
+            loop.call_soon_threadsafe(send)
+        else:
+            send()
+
+    def _notify_from_engine(self, level: str, message: str) -> None:
+        kind = {
+            "error": types.MessageType.Error,
+            "warning": types.MessageType.Warning,
+        }.get(level, types.MessageType.Info)
+        if self._loop is None:
+            self._startup_messages.append((kind, message))
+        else:
+            self.show(kind, message)
+
+    def warn_once(self, message: str) -> None:
+        """A warning the user has not seen yet."""
+        if message in self._shown:
+            return
+        self._shown.add(message)
+        self.show(types.MessageType.Warning, message)
+
+    @property
+    def pull_diagnostics(self) -> bool:
+        """True when the client pulls diagnostics (then the server does not push)."""
+        td = self.client_capabilities.text_document
+        return bool(td and td.diagnostic)
+
+    def file_key(self, uri: str) -> str:
+        """The store's name for a document."""
+        return file_key_for(uri, self.engine.root)
+
+    def snapshot(self, uri: str) -> Snapshot | None:
+        """The current snapshot of an open (or readable) document; None if unreadable."""
+        try:
+            doc = self.workspace.get_text_document(uri)
+            text = doc.source
+        except Exception:
+            return None
+        encoding = normalize_encoding(self.workspace.position_encoding)
+        return self.snapshots.get(uri, text, doc.language_id, encoding, doc.version)
+
+    def apply_settings(self, raw: Any, base: Settings | None = None) -> None:
+        """Read settings (warnings shown once, defaults for bad values)."""
+        settings, warnings = parse_settings(raw, base)
+        for w in warnings:
+            self.warn_once(f"codequorum: {w}")
+        self.settings = settings
+        self.engine.configure(settings)
+
+    async def pull_configuration(self) -> None:
+        """Ask the client for the ``codequorum`` section (when it can answer)."""
+        ws = self.client_capabilities.workspace
+        if not (ws and ws.configuration):
+            return
+        try:
+            result = await asyncio.wait_for(
+                self.workspace_configuration_async(
+                    types.ConfigurationParams(items=[types.ConfigurationItem(section="codequorum")])
+                ),
+                timeout=10,
+            )
+        except Exception as exc:
+            log.info("workspace/configuration failed: %s", exc)
+            return
+        value = result[0] if result else None
+        if value is None or value == {}:
+            return
+        self.apply_settings(value, self.base_settings)
+
+    def refresh(self, uri: str | None = None) -> None:
+        """Diagnostics and lenses may have changed: push them again or ask the client to pull."""
+        if self.pull_diagnostics:
+            ws = self.client_capabilities.workspace
+            if ws and ws.diagnostics and ws.diagnostics.refresh_support:
+                self.workspace_diagnostic_refresh(None)
+        else:
+            uris = [uri] if uri else list(self.workspace.text_documents)
+            for u in uris:
+                self.schedule_publish(u)
+        ws = self.client_capabilities.workspace
+        if ws and ws.code_lens and ws.code_lens.refresh_support:
+            self.workspace_code_lens_refresh(None)
+
+    def schedule_publish(self, uri: str, delay: float = 0.0) -> None:
+        """Compute and push one document's diagnostics (a newer request replaces an older)."""
+        if self.pull_diagnostics:
+            return
+        old = self.pending.pop(uri, None)
+        if old is not None and not old.done():
+            old.cancel()
+        task = asyncio.ensure_future(self._publish(uri, delay))
+        self.pending[uri] = task
+        task.add_done_callback(lambda t, u=uri: self._publish_done(u, t))
+
+    def _publish_done(self, uri: str, task: asyncio.Task[None]) -> None:
+        if self.pending.get(uri) is task:
+            del self.pending[uri]
+        if not task.cancelled() and task.exception() is not None:
+            log.error("diagnostics for %s failed: %s", uri, task.exception())
+
+    async def _publish(self, uri: str, delay: float) -> None:
+        if delay > 0:
+            await asyncio.sleep(delay)
+        snapshot = self.snapshot(uri)
+        if snapshot is None:
+            return
+        diagnostics = await self.diagnostics_for(snapshot)
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(
+                uri=uri, diagnostics=diagnostics, version=snapshot.version
+            )
+        )
+
+    async def items_for(self, snapshot: Snapshot) -> list[Any]:
+        """(function, analysis) pairs of a document, computed on a worker thread."""
+        if snapshot.language is None:
+            return []
+        try:
+            items = await self.engine.run(
+                self.engine.document_sync, snapshot, self.file_key(snapshot.uri)
+            )
+        except Exception:
+            log.exception("analysis of %s failed", snapshot.uri)
+            return []
+        if snapshot.skipped_reason:
+            self.warn_once(f"codequorum: {snapshot.skipped_reason}")
+        return items
+
+    async def diagnostics_for(self, snapshot: Snapshot) -> list[types.Diagnostic]:
+        """Rendered diagnostics of a document."""
+        if not self.settings.diagnostics.enable:
+            return []
+        items = await self.items_for(snapshot)
+        return document_diagnostics(snapshot, items, self.settings)
+
+    async def track_renames(self, uri: str, snapshot: Snapshot) -> None:
+        """Move stored versions when the one function that had them was renamed."""
+        if snapshot.language is None:
+            return
+        names = [e.qualified_name for e in await self.engine.run(snapshot.functions)]
+        before = self._saved_names.get(uri)
+        self._saved_names[uri] = names
+        if before is None:
+            return
+        gone = set(before) - set(names)
+        new = set(names) - set(before)
+        if len(gone) != 1 or len(new) != 1:
+            return
+        old_name, new_name = gone.pop(), new.pop()
+        key = self.file_key(uri)
+        with_samples = await self.engine.run(self.engine.functions_with_samples_sync, key)
+        if old_name in with_samples and new_name not in with_samples:
+            moved = await self.engine.run(self.engine.rename_sync, key, old_name, new_name)
+            log.info("moved %d versions from %s to %s", moved, old_name, new_name)
+
+
+server = CodequorumServer()
+
+
+# --------------------------------------------------------------------------- lifecycle
+
+
+@server.feature(types.INITIALIZE)
+def initialize(ls: CodequorumServer, params: types.InitializeParams) -> None:
+    """Read ``initializationOptions`` and the workspace root."""
+    root: str | None = None
+    if params.workspace_folders:
+        root = _path(params.workspace_folders[0].uri)
+    elif params.root_uri:
+        root = _path(params.root_uri)
+    elif params.root_path:
+        root = params.root_path
+    ls.engine.configure(ls.settings, root)
+    settings, warnings = parse_settings(params.initialization_options)
+    ls.base_settings = settings
+    ls.settings = settings
+    ls.engine.configure(settings)
+    for w in warnings:
+        ls._shown.add(f"codequorum: {w}")
+        ls._startup_messages.append((types.MessageType.Warning, f"codequorum: {w}"))
+
+
+@server.feature(types.INITIALIZED)
+async def initialized(ls: CodequorumServer, params: types.InitializedParams) -> None:
+    """Show start-up warnings, pull the configuration, open the store."""
+    ls._loop = asyncio.get_running_loop()
+    for kind, message in ls._startup_messages:
+        ls.show(kind, message)
+    ls._startup_messages.clear()
+    await ls.pull_configuration()
+    await ls.engine.run(ls.engine.store)
+
+
+@server.feature(types.SHUTDOWN)
+def shutdown(ls: CodequorumServer, params: None) -> None:
+    """Stop background jobs and close the store."""
+    for job in list(ls.dynamic_jobs.values()):
+        job.cancel()
+    ls.engine.shutdown()
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+async def did_change_configuration(
+    ls: CodequorumServer, params: types.DidChangeConfigurationParams
+) -> None:
+    """New settings: pulled when the client supports it, else taken from the notification."""
+    ws = ls.client_capabilities.workspace
+    if ws and ws.configuration:
+        await ls.pull_configuration()
+    else:
+        raw = params.settings
+        if isinstance(raw, dict) and isinstance(raw.get("codequorum"), dict):
+            raw = raw["codequorum"]
+        ls.apply_settings(raw, ls.base_settings)
+    ls.refresh()
+
+
+# --------------------------------------------------------------------------- documents
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+async def did_open(ls: CodequorumServer, params: types.DidOpenTextDocumentParams) -> None:
+    """Diagnostics for a newly opened document."""
+    uri = params.text_document.uri
+    snapshot = ls.snapshot(uri)
+    if snapshot is not None and snapshot.language is not None:
+        ls._saved_names[uri] = [e.qualified_name for e in await ls.engine.run(snapshot.functions)]
+    ls.schedule_publish(uri)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: CodequorumServer, params: types.DidChangeTextDocumentParams) -> None:
+    """Debounced diagnostics while typing, when asked for."""
+    if ls.settings.diagnostics.on_type:
+        ls.schedule_publish(params.text_document.uri, ls.settings.diagnostics.debounce_ms / 1000)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+async def did_save(ls: CodequorumServer, params: types.DidSaveTextDocumentParams) -> None:
+    """Follow renames, then refresh diagnostics (other tools may have added versions)."""
+    uri = params.text_document.uri
+    ls.engine.forget(ls.file_key(uri))
+    snapshot = ls.snapshot(uri)
+    if snapshot is not None:
+        try:
+            await ls.track_renames(uri, snapshot)
+        except Exception:
+            log.exception("rename tracking failed for %s", uri)
+    ls.schedule_publish(uri)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: CodequorumServer, params: types.DidCloseTextDocumentParams) -> None:
+    """Forget the document; clear its pushed diagnostics."""
+    uri = params.text_document.uri
+    task = ls.pending.pop(uri, None)
+    if task is not None:
+        task.cancel()
+    ls.snapshots.drop(uri)
+    ls._saved_names.pop(uri, None)
+    if not ls.pull_diagnostics:
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+
+# --------------------------------------------------------------------------- features
+
+
+@server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, types.DiagnosticOptions(
+    identifier=SOURCE, inter_file_dependencies=False, workspace_diagnostics=False
+))
+async def pull_diagnostics(
+    ls: CodequorumServer, params: types.DocumentDiagnosticParams
+) -> types.DocumentDiagnosticReport:
+    """Pull diagnostics: the same findings as pushed ones, with a result id."""
+    snapshot = ls.snapshot(params.text_document.uri)
+    if snapshot is None or not ls.settings.diagnostics.enable:
+        return types.RelatedFullDocumentDiagnosticReport(items=[])
+    items = await ls.items_for(snapshot)
+    rid = result_id(snapshot, items, ls.settings)
+    if params.previous_result_id == rid:
+        return types.RelatedUnchangedDocumentDiagnosticReport(result_id=rid)
+    return types.RelatedFullDocumentDiagnosticReport(
+        items=document_diagnostics(snapshot, items, ls.settings), result_id=rid
+    )
+
+
+@server.feature(types.TEXT_DOCUMENT_HOVER)
+async def hover(ls: CodequorumServer, params: types.HoverParams) -> types.Hover | None:
+    """The stability summary of the function under the cursor."""
+    if not ls.settings.hover.enable:
+        return None
+    snapshot = ls.snapshot(params.text_document.uri)
+    if snapshot is None or snapshot.language is None:
+        return None
+    entry = await ls.engine.run(snapshot.function_at, params.position)
+    if entry is None:
+        return None
+    analysis = await ls.engine.run(
+        ls.engine.analysis_sync, snapshot, entry, ls.file_key(snapshot.uri)
+    )
+    if analysis is None:
+        return None
+    return types.Hover(
+        contents=types.MarkupContent(
+            kind=types.MarkupKind.Markdown, value=render_hover(entry, analysis, ls.settings)
+        ),
+        range=entry.name_range,
+    )
+
+
+@server.feature(types.TEXT_DOCUMENT_CODE_LENS)
+async def code_lens(ls: CodequorumServer, params: types.CodeLensParams) -> list[types.CodeLens]:
+    """Lenses above functions with versions (and Regenerate above the rest, if asked)."""
+    snapshot = ls.snapshot(params.text_document.uri)
+    if snapshot is None or not ls.settings.code_lens.enable:
+        return []
+    items = await ls.items_for(snapshot)
+    if ls.settings.code_lens.show_for_all:
+        await ls.engine.run(snapshot.functions)
+    return document_lenses(snapshot, items, ls.settings)
+
+
+@server.feature(
+    types.TEXT_DOCUMENT_CODE_ACTION,
+    types.CodeActionOptions(
+        code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.RefactorRewrite]
+    ),
+)
+async def code_action(
+    ls: CodequorumServer, params: types.CodeActionParams
+) -> list[types.CodeAction]:
+    """Replace the function at the cursor with another version."""
+    snapshot = ls.snapshot(params.text_document.uri)
+    if snapshot is None or snapshot.language is None:
+        return []
+    entry = await ls.engine.run(snapshot.function_at, params.range.start)
+    if entry is None:
+        return []
+    analysis = await ls.engine.run(
+        ls.engine.analysis_sync, snapshot, entry, ls.file_key(snapshot.uri)
+    )
+    if analysis is None:
+        return []
+    actions = function_actions(snapshot, entry, analysis, params.context.diagnostics)
+    only = params.context.only
+    if only:
+        actions = [
+            a for a in actions if a.kind and any(str(a.kind).startswith(str(k)) for k in only)
+        ]
+    return actions
+
+
+# --------------------------------------------------------------------------- commands
+
+
+@server.command(cmds.REGENERATE)
+async def regenerate(ls: CodequorumServer, *args: Any) -> dict[str, Any]:
+    """Regenerate versions of a function (uri, position | qualified name, n?)."""
+    return await cmds.regenerate_command(ls, args)
+
+
+@server.command(cmds.ANALYZE)
+async def analyze(ls: CodequorumServer, *args: Any) -> dict[str, Any]:
+    """The report of a function as JSON (uri, position | qualified name)."""
+    return await cmds.analyze_command(ls, args)
+
+
+@server.command(cmds.ADD_SAMPLES)
+async def add_samples(ls: CodequorumServer, *args: Any) -> dict[str, Any]:
+    """Store relayed versions (uri, position | qualified name, samples)."""
+    return await cmds.add_samples_command(ls, args)
+
+
+@server.command(cmds.IMPORT_SAMPLES)
+async def import_samples(ls: CodequorumServer, *args: Any) -> dict[str, Any]:
+    """Store versions read from a file (uri, position | qualified name, path)."""
+    return await cmds.import_samples_command(ls, args)
+
+
+@server.command(cmds.CLEAR_SAMPLES)
+async def clear_samples(ls: CodequorumServer, *args: Any) -> dict[str, Any]:
+    """Delete stored versions (uri, position | qualified name | nothing for the file)."""
+    return await cmds.clear_samples_command(ls, args)
+
+
+@server.command(cmds.SHOW_SAMPLE)
+async def show_sample(ls: CodequorumServer, *args: Any) -> dict[str, Any]:
+    """The text of one version (uri, position | qualified name, version)."""
+    return await cmds.show_sample_command(ls, args)
+
+
+@server.command(cmds.COMPARE)
+async def compare(ls: CodequorumServer, *args: Any) -> dict[str, Any]:
+    """All versions with labels, clusters and a diff (uri, position | qualified name)."""
+    return await cmds.compare_command(ls, args)
+
+
+@server.command(cmds.RUN_DYNAMIC)
+async def run_dynamic(ls: CodequorumServer, *args: Any) -> dict[str, Any]:
+    """Start the sandboxed dynamic analysis (uri, position | qualified name)."""
+    return await cmds.run_dynamic_command(ls, args)
+
+
+def _path(uri: str) -> str | None:
+    parsed = urlparse(uri)
+    if parsed.scheme != "file":
+        return None
+    return unquote(parsed.path)

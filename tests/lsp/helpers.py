@@ -1,0 +1,55 @@
+"""Helpers for the language-server tests: applying edits, real samples, positions."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+
+
+def offset_of(text: str, pos: types.Position) -> int:
+    """Index into ``text`` of an LSP position (UTF-16 columns, rows split on \\n)."""
+    lines = text.split("\n")
+    start = sum(len(line) + 1 for line in lines[: pos.line])
+    line = lines[pos.line] if pos.line < len(lines) else ""
+    units = 0
+    for i, ch in enumerate(line):
+        if units >= pos.character:
+            return start + i
+        units += 2 if ord(ch) > 0xFFFF else 1
+    return start + len(line)
+
+
+def apply_edits(text: str, edits: list[types.TextEdit]) -> str:
+    """``text`` with the edits applied (last first, as LSP clients do)."""
+    spans = sorted(
+        ((offset_of(text, e.range.start), offset_of(text, e.range.end), e.new_text) for e in edits),
+        reverse=True,
+    )
+    for start, end, new in spans:
+        text = text[:start] + new + text[end:]
+    return text
+
+
+def position_of(text: str, needle: str, delta: int = 0) -> types.Position:
+    """The position of the first occurrence of ``needle`` (plus ``delta`` characters)."""
+    index = text.index(needle) + delta
+    before = text[:index]
+    line = before.count("\n")
+    col = len(before) - (before.rfind("\n") + 1)
+    return types.Position(line=line, character=col)
+
+
+@cache
+def humaneval_task(shared: str, task_id: str) -> dict[str, Any]:
+    """One row of the shared CodeGen sample file."""
+    path = Path(shared) / "data" / "humaneval_codegen16b_t0.8.jsonl"
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            row = json.loads(line)
+            if row["task_id"] == task_id:
+                return dict(row)
+    raise KeyError(task_id)

@@ -1,0 +1,166 @@
+"""Renderers (diagnostics, hover, lenses, code actions) on a fixed report."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+from lsprotocol import types
+
+from codequorum.analysis import StabilityReport
+from codequorum.lsp.actions import function_actions
+from codequorum.lsp.diagnostics import document_diagnostics
+from codequorum.lsp.documents import FunctionEntry, Snapshot
+from codequorum.lsp.engine import FunctionAnalysis
+from codequorum.lsp.hover import render_hover
+from codequorum.lsp.lenses import document_lenses
+from codequorum.lsp.settings import parse_settings
+from codequorum.model import Sample, SampleSet, Verdict
+from codequorum.sources.store import StoredSample, content_hash
+
+from .helpers import apply_edits
+
+V1 = "def area(w, h):\n    return w * h\n"
+V2 = "def area(w, h):\n    result = w * h\n    return result\n"
+V3 = "def area(w, h):\n    total = 0\n    for _ in range(h):\n        total += w\n    return total\n"
+CURRENT = "def area(w, h):\n    return h * w\n"
+
+DOC = "class Shape:\n    def area(w, h):\n        return h * w\n"
+
+
+def _stored(i: int, code: str) -> StoredSample:
+    return StoredSample(
+        id=i + 1, file="shape.py", language="python", qualified_name="Shape.area", code=code,
+        content_hash=content_hash(code), origin="relayed", label="", provider=None, model=None,
+        temperature=None, seed=None, prompt_hash=None, created=0.0,
+    )
+
+
+@pytest.fixture
+def fixed() -> tuple[Snapshot, FunctionEntry, FunctionAnalysis]:
+    stored = tuple(_stored(i, c) for i, c in enumerate((V1, V2, V3)))
+    samples = [s.to_sample() for s in stored] + [Sample(code=CURRENT, origin="current")]
+    sample_set = SampleSet(task_id="shape.py::Shape.area", samples=samples)
+    verdict = Verdict(
+        code="unstable-structure", severity="warning",
+        message="Versions disagree in shape: mean JSD 0.62 < 0.80; version 3 is an outlier: "
+        "JSD 0.30 vs 0.79 mean",
+        samples=(2,), figure=0.62,
+    )
+    report = StabilityReport(
+        task_id=sample_set.task_id, language="python", status="ok", n=4, n_total=4,
+        indices=[0, 1, 2, 3],
+        summary={"jsd_struct": {"ordered": 0.62, "unordered": 0.63},
+                 "sce_struct": {"ordered": 0.71, "unordered": 0.7},
+                 "tsed": {"ordered": 0.55, "unordered": 0.55}},
+        typicality=[0.8, 0.78, 0.3, 0.75], medoid=0, clusters=[[0, 1, 3], [2]],
+        verdicts=[verdict], current_index=3,
+    )
+    analysis = FunctionAnalysis(
+        file_key="shape.py", qualified_name="Shape.area", language="python", stored=stored,
+        sample_set=sample_set, current_index=3, report=report, dynamic=None, key="k1",
+        most_different=2, fastest=None,
+    )
+    snap = Snapshot(uri="file:///w/shape.py", text=DOC, language="python", encoding="utf-16")
+    rng = types.Range(start=types.Position(line=1, character=4),
+                      end=types.Position(line=2, character=20))
+    name_rng = types.Range(start=types.Position(line=1, character=8),
+                           end=types.Position(line=1, character=12))
+    entry = FunctionEntry(
+        info=SimpleNamespace(text="def area(w, h):\n        return h * w"),
+        qualified_name="Shape.area", name="area", range=rng, name_range=name_rng, indent="    ",
+    )
+    return snap, entry, analysis
+
+
+def test_diagnostic_per_verdict_on_the_name(fixed) -> None:
+    snap, entry, analysis = fixed
+    settings, _ = parse_settings(None)
+    [diag] = document_diagnostics(snap, [(entry, analysis)], settings)
+    assert diag.code == "unstable-structure"
+    assert diag.source == "codequorum"
+    assert diag.severity == types.DiagnosticSeverity.Warning
+    assert diag.range == entry.name_range
+    assert "mean JSD 0.62 < 0.80" in diag.message
+    assert "[3 versions of `area`]" in diag.message
+    assert diag.related_information is not None
+    assert diag.related_information[0].location.range == entry.range
+    assert "consensus is v1" in diag.related_information[0].message
+    assert diag.related_information[1].message == "unstable-structure concerns v3"
+    assert diag.data == {"qualifiedName": "Shape.area", "code": "unstable-structure",
+                         "figure": 0.62, "samples": [2]}
+
+
+def test_min_severity_and_disable_filter_diagnostics(fixed) -> None:
+    snap, entry, analysis = fixed
+    errors_only, _ = parse_settings({"diagnostics": {"minSeverity": "error"}})
+    assert document_diagnostics(snap, [(entry, analysis)], errors_only) == []
+    off, _ = parse_settings({"diagnostics": {"enable": False}})
+    assert document_diagnostics(snap, [(entry, analysis)], off) == []
+
+
+def test_hover_reads_the_report(fixed) -> None:
+    snap, entry, analysis = fixed
+    settings, _ = parse_settings(None)
+    text = render_hover(entry, analysis, settings)
+    lines = text.split("\n")
+    assert lines[0] == "**codequorum** · `Shape.area` · 3 samples · 2 clusters"
+    assert "⚠️ `unstable-structure` — Versions disagree in shape" in text
+    assert "JSD 0.62 · SCE 0.71 · TSED 0.55" in text
+    assert "- consensus: **v1** (largest cluster: 3 of 4)" in text
+    assert "- current code: in the consensus cluster, typicality 0.75" in text
+    assert "Most different: v3" in text
+    diff = text.split("```diff\n", 1)[1].split("\n```", 1)[0].split("\n")
+    assert diff[:2] == ["--- current", "+++ v3"]
+    assert "-    return h * w" in diff
+    assert "+    for _ in range(h):" in diff
+
+
+def test_hover_diff_is_capped(fixed) -> None:
+    snap, entry, analysis = fixed
+    settings, _ = parse_settings({"hover": {"diffLines": 2}})
+    diff = render_hover(entry, analysis, settings).split("```diff\n", 1)[1].split("\n```")[0]
+    body = diff.split("\n")[2:]
+    assert len(body) == 3
+    assert body[-1].endswith("more lines")
+    none, _ = parse_settings({"hover": {"diffLines": 0}})
+    assert "```diff" not in render_hover(entry, analysis, none)
+
+
+def test_lenses_titles_and_commands(fixed) -> None:
+    snap, entry, analysis = fixed
+    settings, _ = parse_settings(None)
+    lenses = document_lenses(snap, [(entry, analysis)], settings)
+    assert [lens.command.title for lens in lenses if lens.command] == [
+        "3 samples · unstable 0.62", "Compare", "Regenerate"
+    ]
+    assert [lens.command.command for lens in lenses if lens.command] == [
+        "codequorum.analyze", "codequorum.compare", "codequorum.regenerate"
+    ]
+    assert all(lens.range.start == entry.range.start for lens in lenses)
+    assert lenses[2].command and lenses[2].command.arguments == [
+        {"uri": snap.uri, "qualifiedName": "Shape.area"}
+    ]
+
+
+def test_actions_replace_just_the_function_reindented(fixed) -> None:
+    snap, entry, analysis = fixed
+    diags = document_diagnostics(snap, [(entry, analysis)], parse_settings(None)[0])
+    actions = function_actions(snap, entry, analysis, diags)
+    assert [a.title for a in actions] == [
+        "Replace `area` with the consensus version (v1)",
+        "Replace `area` with version 1",
+        "Replace `area` with version 2",
+        "Replace `area` with version 3",
+    ]
+    assert actions[0].kind == types.CodeActionKind.QuickFix
+    assert actions[0].is_preferred is True
+    assert actions[1].kind == types.CodeActionKind.RefactorRewrite
+    edit = actions[3].edit
+    assert edit is not None and edit.changes is not None
+    [text_edit] = edit.changes[snap.uri]
+    assert text_edit.range == entry.range
+    assert apply_edits(DOC, [text_edit]) == (
+        "class Shape:\n    def area(w, h):\n        total = 0\n        for _ in range(h):\n"
+        "            total += w\n        return total\n"
+    )
