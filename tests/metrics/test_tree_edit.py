@@ -146,6 +146,11 @@ QUIRKY_SEXPS = [
     '(module (call arguments: (argument_list (MISSING "(") (identifier))))',
     "(a (b) (c)) )) (d)",
     "(a (b (c (d)) (e)) (f (g)) (h))",
+    "(a (b (c",
+    "(a (b) (c (d) (e",
+    "word (x) (y)",
+    "() (x)",
+    ") ( a ) (b (c))",
 ]
 
 
@@ -157,6 +162,11 @@ def test_tree_reading_matches_reference(reference_tsed: Any) -> None:
         assert ours.left is not None
         assert list(ours.left.labels) == [label for label, _ in expected]
         assert ours.n_close == sexp.count(")")
+        assert ours.n_nodes == len(expected)
+        # same shape: distance 0 to the reference tree written out cleanly
+        clean = sexp_tree(_sexp(ref))
+        assert tree_edit_distance(ours, clean) == 0.0
+        assert tree_edit_distance(clean, ours, PUBLISHED_COSTS) == 0.0
 
 
 def test_field_name_overwrites_label() -> None:
@@ -177,7 +187,7 @@ class _AptedNode:
         self.children = children
 
 
-def _sexp(node: _AptedNode) -> str:
+def _sexp(node: Any) -> str:
     inner = "".join(" " + _sexp(c) for c in node.children)
     return f"({node.name}{inner})"
 

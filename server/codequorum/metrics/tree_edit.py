@@ -27,8 +27,8 @@ of the two trees' summed keyroot subtree sizes). Costs are floats; results agree
 APTED to rounding (about 1e-15).
 
 Limits: tree edit distance needs O(n1 * n2) memory and more than quadratic time, so a tree
-with more than ``max_nodes`` nodes (default ``DEFAULT_MAX_NODES`` = 4000, roughly a
-400-line function) is not compared: every TSED involving it is NaN (never an exception),
+with more than ``max_nodes`` nodes (default ``DEFAULT_MAX_NODES`` = 3000, roughly a
+300-line function) is not compared: every TSED involving it is NaN (never an exception),
 and ``TsedTree.too_large`` says why.
 """
 
@@ -69,8 +69,8 @@ UNIT_COSTS: Costs = (1.0, 1.0, 1.0)
 PUBLISHED_COSTS: Costs = (1.0, 0.8, 1.0)
 
 #: Trees larger than this are not compared (TSED is NaN): the distance tables grow as
-#: n1 * n2 (two float64 tables of 4000 x 4000 take 256 MB).
-DEFAULT_MAX_NODES = 4000
+#: n1 * n2 (two float64 tables of 3000 x 3000 take 144 MB).
+DEFAULT_MAX_NODES = 3000
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -106,66 +106,87 @@ class TsedTree:
     too_large: str | None = None
 
 
-class _Node:
-    __slots__ = ("children", "name")
+def _read_sexp(sexp: str) -> tuple[list[str], list[int]]:
+    """The reference's ``parse_tree_string``, step for step, quirks included.
 
-    def __init__(self) -> None:
-        self.name = ""
-        self.children: list[_Node] = []
-
-
-def _read_sexp(sexp: str) -> _Node | None:
-    """The reference's ``parse_tree_string``, step for step (quirks included)."""
-    stack: list[_Node] = []
-    current: _Node | None = None
+    Returns the labels and parents (``-1`` for the root) of the nodes of the tree it
+    returns, in preorder. As in the reference, a ``)`` with no open parent is ignored, and
+    the tree returned is the node open at the end with everything created after it (for a
+    well-formed S-expression, the whole tree).
+    """
+    labels: list[str] = []
+    parents: list[int] = []
+    stack: list[int] = []
+    current = -1
     for token in sexp.replace("(", " ( ").replace(")", " ) ").split():
         if token == "(":
-            if current is not None:
+            if current >= 0:
                 stack.append(current)
-            current = _Node()
+            parents.append(current)
+            labels.append("")
+            current = len(labels) - 1
         elif token == ")":
             if stack:
-                parent = stack.pop()
-                assert current is not None
-                parent.children.append(current)
-                current = parent
-            # an extra closing parenthesis is ignored
+                current = stack.pop()
         else:
-            if current is None:
-                current = _Node()
-            current.name = token
-    return current
+            if current < 0:
+                parents.append(-1)
+                labels.append("")
+                current = len(labels) - 1
+            labels[current] = token
+    if current <= 0:
+        return labels, parents
+    # an unbalanced tail: the reference returns the subtree of the node open at the end
+    return labels[current:], [-1] + [p - current for p in parents[current + 1 :]]
 
 
-def _decompose(root: _Node, mirrored: bool) -> _Decomposition:
-    """Postorder labels, leftmost leaves and keyroots (children reversed if ``mirrored``)."""
-    labels: list[str] = []
-    leftmost: list[int] = []
-    # iterative postorder: (node, index of the next child to visit, leftmost leaf so far)
-    stack: list[tuple[_Node, int, int]] = [(root, 0, -1)]
-    while stack:
-        node, k, lml = stack.pop()
-        kids = node.children[::-1] if mirrored else node.children
-        if k < len(kids):
-            stack.append((node, k + 1, lml))
-            stack.append((kids[k], 0, -1))
-            continue
-        index = len(labels)
-        if lml < 0:
-            lml = index
-        labels.append(node.name)
-        leftmost.append(lml)
-        if stack:
-            parent, pk, plml = stack.pop()
-            stack.append((parent, pk, lml if pk == 1 else plml))
-    lml_arr = np.asarray(leftmost, dtype=np.int64)
-    # keyroot: the highest node (largest postorder index) for each leftmost leaf
-    highest: dict[int, int] = {}
-    for index, lml in enumerate(leftmost):
-        highest[lml] = index
-    keyroots = np.asarray(sorted(highest.values()), dtype=np.int64)
-    work = int(np.sum(keyroots - lml_arr[keyroots] + 1)) if keyroots.size else 0
-    return _Decomposition(tuple(labels), lml_arr, keyroots, work)
+def _decompositions(labels: list[str], parents: list[int]) -> tuple[_Decomposition, _Decomposition]:
+    """Zhang-Shasha arrays for the left-to-right and the mirrored child order.
+
+    With ``pre``, ``size`` and ``depth`` of every node, the postorder index is
+    ``pre + size - 1 - depth``, and the mirrored tree's postorder is the reversed preorder.
+    A node's subtree takes a contiguous postorder range ending at the node, so its leftmost
+    leaf is ``post - size + 1``. Keyroots: the root and every node with a sibling on its
+    left (mirrored: on its right).
+    """
+    n = len(labels)
+    parent = np.asarray(parents, dtype=np.int64)
+    size = np.ones(n, dtype=np.int64)
+    depth = np.zeros(n, dtype=np.int64)
+    for v in range(1, n):
+        depth[v] = depth[parents[v]] + 1
+    for v in range(n - 1, 0, -1):
+        size[parents[v]] += size[v]
+    pre = np.arange(n, dtype=np.int64)
+    is_root = parent < 0
+    safe_parent = np.where(is_root, 0, parent)
+    end = pre + size  # one past the last preorder index of the subtree
+
+    post = pre + size - 1 - depth
+    left_keys = is_root | (parent != pre - 1)
+    order = np.argsort(post)
+    left = _make_decomposition(
+        [labels[k] for k in order], (post - size + 1)[order], post[left_keys], size[left_keys]
+    )
+
+    post_m = n - 1 - pre
+    right_keys = is_root | (end != end[safe_parent])
+    right = _make_decomposition(
+        labels[::-1], (post_m - size + 1)[::-1], post_m[right_keys], size[right_keys]
+    )
+    return left, right
+
+
+def _make_decomposition(
+    labels: list[str], leftmost: IntArray, keyroots: IntArray, key_sizes: IntArray
+) -> _Decomposition:
+    order = np.argsort(keyroots)
+    return _Decomposition(
+        tuple(labels),
+        np.ascontiguousarray(leftmost, dtype=np.int64),
+        np.ascontiguousarray(keyroots[order], dtype=np.int64),
+        int(key_sizes.sum()),
+    )
 
 
 def sexp_tree(sexp: str, max_nodes: int = DEFAULT_MAX_NODES) -> TsedTree:
@@ -185,10 +206,11 @@ def sexp_tree(sexp: str, max_nodes: int = DEFAULT_MAX_NODES) -> TsedTree:
             None,
             f"tree has {n_nodes} nodes, more than the limit of {max_nodes} for tree edit distance",
         )
-    root = _read_sexp(sexp)
-    if root is None:  # no token at all: an empty tree has no node to edit
+    labels, parents = _read_sexp(sexp)
+    if not labels:  # no token at all: an empty tree has no node to edit
         return TsedTree(0, n_close, None, None)
-    return TsedTree(n_nodes, n_close, _decompose(root, False), _decompose(root, True))
+    left, right = _decompositions(labels, parents)
+    return TsedTree(len(labels), n_close, left, right)
 
 
 def build_tree(code: str, language: str, max_nodes: int = DEFAULT_MAX_NODES) -> TsedTree:
@@ -208,6 +230,13 @@ def _zhang_shasha(
     cins: float,
     cren: float,
 ) -> float:  # pragma: no cover - compiled
+    """Zhang-Shasha over postorder arrays: labels, leftmost leaves, increasing keyroots.
+
+    ``td[x, y]`` is the distance between the subtrees rooted at ``x`` and ``y``;
+    ``fd`` the forest distance table of the current keyroot pair. Each row keeps the cell
+    to its left in ``prev`` (the insertion chain), and a row whose node is not on the
+    keyroot's leftmost path needs no rename test.
+    """
     n1 = lab1.shape[0]
     n2 = lab2.shape[0]
     if n1 == 0:
@@ -225,34 +254,39 @@ def _zhang_shasha(
             lj = lml2[j]
             n = j - lj + 2
             fd[0, 0] = 0.0
-            for x in range(1, m):
-                fd[x, 0] = fd[x - 1, 0] + cdel
             for y in range(1, n):
                 fd[0, y] = fd[0, y - 1] + cins
             for x in range(1, m):
                 xi = li + x - 1
                 lx = lml1[xi]
-                lab = lab1[xi]
-                for y in range(1, n):
-                    yj = lj + y - 1
-                    ly = lml2[yj]
-                    best = fd[x - 1, y] + cdel
-                    v = fd[x, y - 1] + cins
-                    if v < best:
-                        best = v
-                    if lx == li and ly == lj:
-                        v = fd[x - 1, y - 1]
-                        if lab != lab2[yj]:
-                            v += cren
-                        if v < best:
-                            best = v
+                prev = fd[x - 1, 0] + cdel
+                fd[x, 0] = prev
+                if lx == li:  # xi on the leftmost path of keyroot i
+                    lab = lab1[xi]
+                    for y in range(1, n):
+                        yj = lj + y - 1
+                        ly = lml2[yj]
+                        if ly == lj:  # both on leftmost paths: a subtree-subtree distance
+                            ren = cren if lab != lab2[yj] else 0.0
+                            best = min(fd[x - 1, y] + cdel, fd[x - 1, y - 1] + ren, prev + cins)
+                            td[xi, yj] = best
+                        else:
+                            best = min(
+                                fd[x - 1, y] + cdel, fd[0, ly - lj] + td[xi, yj], prev + cins
+                            )
                         fd[x, y] = best
-                        td[xi, yj] = best
-                    else:
-                        v = fd[lx - li, ly - lj] + td[xi, yj]
-                        if v < best:
-                            best = v
+                        prev = best
+                else:
+                    base = lx - li
+                    for y in range(1, n):
+                        yj = lj + y - 1
+                        best = min(
+                            fd[x - 1, y] + cdel,
+                            fd[base, lml2[yj] - lj] + td[xi, yj],
+                            prev + cins,
+                        )
                         fd[x, y] = best
+                        prev = best
     return float(td[n1 - 1, n2 - 1])
 
 
