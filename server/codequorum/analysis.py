@@ -311,7 +311,9 @@ def analyze(
             # a version no other could be compared with: its tree was too large
             nan_off = np.isnan(tsed_any) & ~np.eye(n, dtype=bool)
             too_large = [indices[k] for k in range(n) if int(nan_off[k].sum()) == n - 1]
-            if too_large:
+            if too_large and n == 2:
+                notes.append("TSED left out: a tree is too large to compare")
+            elif too_large:
                 notes.append(f"TSED left out for {_versions(too_large)}: tree too large "
                              "to compare")
 

@@ -22,6 +22,12 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("JSD value", "jsd_value"),
     ("TSED", "tsed"),
 )
+#: (column title, summary key) of scalar columns shown when a report has them (dynamic).
+SCALAR_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("Pass", "pass_rate_mean"),
+    ("OER", "oer"),
+    ("BEF", "bef_jsd"),
+)
 
 _VERDICT_STYLE = {
     "stable": "green",
@@ -45,11 +51,12 @@ def build_table(reports: Sequence[StabilityReport], title: str | None = None,
     """A rich table of the reports. ``reasons`` adds the verdict message as a last column
     (wide terminals, few rows)."""
     shown = [(t, k) for t, k in COLUMNS if any(r.pair(k) is not None for r in reports)]
+    scalars = [(t, k) for t, k in SCALAR_COLUMNS if any(k in r.summary for r in reports)]
     table = Table(title=title, header_style="bold", show_lines=False, expand=False,
                   title_justify="left")
     table.add_column("Task", overflow="fold")
     table.add_column("n", justify="right")
-    for title_, _ in shown:
+    for title_, _ in (*shown, *scalars):
         table.add_column(title_, justify="right")
     table.add_column("Shape", justify="right")
     table.add_column("Verdict", no_wrap=True)
@@ -61,6 +68,9 @@ def build_table(reports: Sequence[StabilityReport], title: str | None = None,
         for _, key in shown:
             cells.append(_cell(r.pair(key), float(good) if key.startswith("jsd") and good
                                else None))
+        for _, key in scalars:
+            value = r.summary.get(key)
+            cells.append(_cell(float(value) if isinstance(value, int | float) else None))
         if r.status != "ok":
             cells.append(Text("—", style="dim"))
             cells.append(Text("insufficient", style=_VERDICT_STYLE["insufficient"]))

@@ -1,0 +1,305 @@
+"""The command line: `codequorum score` and `codequorum demo`, in-process and installed."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from codequorum.analysis import AnalysisOptions, analyze
+from codequorum.cli import main
+from codequorum.commands.score import dynamic_available
+from codequorum.model import SampleSet
+
+REPO = Path(__file__).resolve().parent.parent
+SCRIPT = Path(sys.executable).parent / "codequorum"
+
+A = "def f(xs):\n    s = 0\n    for x in xs:\n        s += x\n    return s\n"
+B = "def f(xs):\n    t = 0\n    for y in xs:\n        t += y\n    return t\n"
+C = "def f(xs):\n    return sum(xs)\n"
+
+
+@pytest.fixture(scope="module")
+def report_schema() -> dict[str, Any]:
+    schema: dict[str, Any] = json.loads((REPO / "shared" / "report.schema.json").read_text())
+    return schema
+
+
+@pytest.fixture(scope="module")
+def reference(reference_dir: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((reference_dir / "structural.json").read_text())
+    return data
+
+
+def _jsonl(path: Path, rows: list[Any]) -> Path:
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows))
+    return path
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_json_values_equal_the_reference_and_the_analysis(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reference: dict[str, Any],
+    report_schema: dict[str, Any],
+) -> None:
+    cases = reference["real_sets"][:3]
+    path = _jsonl(tmp_path / "sets.jsonl",
+                  [{"task_id": c["task_id"], "samples": c["samples"]} for c in cases])
+    code, out, err = _run(capsys, "score", str(path), "--format", "json", "--jsd-log-base", "e",
+                          "--no-tsed")
+    assert code == 0, err
+    doc = json.loads(out)
+    jsonschema.validate(doc, report_schema)
+    assert doc["interrupted"] is False and doc["errors"] == [] and doc["total"] == 3
+    for case, got in zip(cases, doc["sets"], strict=True):
+        assert got["task_id"] == case["task_id"] and got["n"] == len(case["samples"])
+        for kind in ("ordered", "unordered"):
+            ref = case[f"{kind}_mean"]
+            assert got["summary"]["sce_struct"][kind] == pytest.approx(ref["sce_struct"],
+                                                                       rel=1e-9)
+            assert got["summary"]["jsd_value"][kind] == pytest.approx(ref["jsd_value_ln"],
+                                                                      rel=1e-9)
+        direct = analyze(SampleSet.from_codes(case["task_id"], case["samples"]),
+                         AnalysisOptions(jsd_log_base=math.e, tsed=False, textual=False))
+        assert got["summary"] == direct.to_dict()["summary"]
+        assert got["clusters"] == direct.clusters and got["medoid"] == direct.medoid
+        assert [v["message"] for v in got["verdicts"]] == [v.message for v in direct.verdicts]
+
+
+def test_csv_and_table_show_the_same_values(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    path = _jsonl(tmp_path / "s.jsonl", [{"task_id": "t1", "samples": [A, B, C]},
+                                         {"task_id": "t2", "samples": [A, C]}])
+    code, out, _ = _run(capsys, "score", str(path), "--format", "csv")
+    assert code == 0
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [r["task_id"] for r in rows] == ["t1", "t2"]
+    direct = analyze(SampleSet.from_codes("t1", [A, B, C]), AnalysisOptions(textual=False))
+    for metric in ("sce_struct", "sce_value", "jsd_struct", "jsd_value", "tsed"):
+        assert float(rows[0][f"{metric}_ordered"]) == direct.pair(metric)
+        assert float(rows[0][f"{metric}_unordered"]) == direct.pair(metric, "unordered")
+    assert rows[0]["verdict"] == direct.verdicts[0].code
+    assert rows[0]["largest_group"] == "2" and rows[0]["medoid"] == str(direct.medoid)
+    code, out, _ = _run(capsys, "score", str(path))
+    assert code == 0
+    assert "t1" in out and "t2" in out and "JSD struct" in out
+    assert f"{direct.pair('jsd_struct'):.3f}" in out
+    assert f"{direct.pair('tsed'):.3f}" in out
+
+
+def test_broken_line_mid_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _jsonl(tmp_path / "s.jsonl", [{"task_id": "a", "samples": [A, B]},
+                                         '{"task_id": "b", "samples": [',
+                                         {"task_id": "c", "samples": [A, C]}])
+    code, out, err = _run(capsys, "score", str(path), "--format", "json", "--no-tsed")
+    assert code == 1
+    doc = json.loads(out)
+    assert [s["task_id"] for s in doc["sets"]] == ["a", "c"]
+    assert doc["errors"][0]["line"] == 2
+    assert f"{path}:2: broken JSON" in err
+
+
+def test_non_utf8_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(b'{"task_id": "x", "samples": ["a = \'\xff\'", "b = 1"]}\n'
+                     + json.dumps({"task_id": "y", "samples": [A, B]}).encode() + b"\n")
+    code, out, err = _run(capsys, "score", str(path), "--format", "csv", "--no-tsed")
+    assert code == 1
+    assert [r["task_id"] for r in csv.DictReader(io.StringIO(out))] == ["y"]
+    assert f"{path}:1: not valid UTF-8" in err
+
+
+def test_unknown_language_and_format_exit_2(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    path = _jsonl(tmp_path / "s.jsonl", [{"task_id": "a", "samples": [A, B]}])
+    code, out, err = _run(capsys, "score", str(path), "--language", "klingon")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "klingon" in err and err.startswith("codequorum: error:")
+    code, _, err = _run(capsys, "score", str(path), "--format", "xml")
+    assert code == 2 and "unknown output format 'xml'" in err and err.count("\n") == 1
+    code, _, err = _run(capsys, "score", str(path), "--input-format", "yaml")
+    assert code == 2 and "unknown input format 'yaml'" in err
+    odd = _jsonl(tmp_path / "odd.jsonl", [{"hello": "world"}])
+    code, _, err = _run(capsys, "score", str(odd))
+    assert code == 2 and "cannot tell the input format" in err
+    mixed = _jsonl(tmp_path / "mixed.jsonl", [{"task_id": "a", "samples": [A, B],
+                                               "language": "cobol"},
+                                              {"task_id": "b", "samples": [A, B]}])
+    code, out, err = _run(capsys, "score", str(mixed), "--format", "csv", "--no-tsed")
+    assert code == 2 and "cobol" in err
+    assert [r["task_id"] for r in csv.DictReader(io.StringIO(out))] == ["b"]
+
+
+def test_empty_sample_and_single_sample(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                        report_schema: dict[str, Any]) -> None:
+    path = _jsonl(tmp_path / "s.jsonl", [{"task_id": "gap", "samples": [A, "", B]},
+                                         {"task_id": "alone", "samples": [A, "  "]}])
+    code, out, err = _run(capsys, "score", str(path), "--format", "json", "--no-tsed")
+    assert code == 0, err
+    doc = json.loads(out)
+    jsonschema.validate(doc, report_schema)
+    gap, alone = doc["sets"]
+    assert gap["n"] == 2 and gap["skipped"] == [{"index": 1, "reason": "empty sample"}]
+    assert "version 2 left out: empty" in gap["notes"]
+    assert alone["status"] == "insufficient" and alone["summary"] == {}
+    assert alone["message"].startswith("only 1 usable sample of 2")
+    code, out, _ = _run(capsys, "score", str(path), "--no-tsed")
+    assert "insufficient" in out
+    assert "alone: only 1 usable sample of 2" in out
+    assert "gap: version 2 left out: empty" in out
+
+
+def test_megabyte_sample(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    fn = "def f{k}(a, b):\n    if a > b:\n        return a - b\n    return [x * 2 for x in a]\n\n"
+    big = "".join(fn.format(k=k) for k in range(12_500))
+    assert len(big) > 1_000_000
+    path = _jsonl(tmp_path / "big.jsonl", [{"task_id": "big", "samples": [big, A, big]}])
+    code, out, err = _run(capsys, "score", str(path), "--format", "json")
+    assert code == 0, err
+    (s,) = json.loads(out)["sets"]
+    assert s["status"] == "ok" and s["n"] == 3
+    assert s["summary"]["jsd_struct"]["ordered"] is not None
+    assert s["summary"]["tsed"]["ordered"] is None  # trees too large: left out, said so
+    assert any("TSED left out" in note for note in s["notes"])
+    assert s["clusters"][0] == [0, 2]
+
+
+def test_options_output_file_and_limits(tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    path = _jsonl(tmp_path / "s.jsonl", [{"task_id": f"t{k}", "samples": [A, B, C, A]}
+                                         for k in range(3)])
+    target = tmp_path / "out.json"
+    code, out, _ = _run(capsys, "score", str(path), "--format", "json", "-o", str(target),
+                        "--limit", "2", "--samples", "3", "--textual", "--tsed-08",
+                        "--matrices", "--max-depth", "5", "--cluster-threshold", "0.3")
+    assert code == 0 and out == ""
+    doc = json.loads(target.read_text())
+    assert [s["task_id"] for s in doc["sets"]] == ["t0", "t1"]
+    first = doc["sets"][0]
+    assert first["n"] == 3 and len(first["matrices"]["jsd_struct"]) == 3
+    assert "tsed_08" in first["summary"] and "lcs_pair_mean" in first["summary"]
+    assert first["options"]["max_depth"] == 5 and first["options"]["cluster_threshold"] == 0.3
+    code, _, err = _run(capsys, "score", str(path), "-o", str(tmp_path / "no" / "out.json"))
+    assert code == 1 and "does not exist" in err
+    code, _, err = _run(capsys, "score", str(tmp_path / "missing.jsonl"), str(path),
+                        "--no-tsed", "--format", "csv")
+    assert code == 1 and "missing.jsonl: no such file" in err
+
+
+def test_jobs_give_the_same_results(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = [{"task_id": f"t{k}", "samples": [A, B, C][: 2 + k % 2]} for k in range(5)]
+    path = _jsonl(tmp_path / "s.jsonl", rows)
+    _, one, _ = _run(capsys, "score", str(path), "--format", "json", "--no-tsed")
+    code, two, err = _run(capsys, "score", str(path), "--format", "json", "--no-tsed",
+                          "--jobs", "2")
+    assert code == 0, err
+    assert json.loads(one) == json.loads(two)
+
+
+def test_humaneval_samples_with_problems(tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    path = _jsonl(tmp_path / "samples.jsonl", [
+        {"task_id": "HumanEval/2", "completion": "    return number % 1.0\n"},
+        {"task_id": "HumanEval/2", "completion": "    return number - int(number)\n"},
+    ])
+    code, out, _ = _run(capsys, "score", str(path), "--problems", "humaneval",
+                        "--format", "json", "--no-tsed")
+    assert code == 0
+    (s,) = json.loads(out)["sets"]
+    assert s["task_id"] == "HumanEval/2" and s["n"] == 2 and s["syntax_errors"] == [0, 0]
+
+
+def test_dynamic_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _jsonl(tmp_path / "s.jsonl", [{"task_id": "t", "entry_point": "f",
+                                          "samples": [A, C],
+                                          "tests": [{"args": [[1, 2]], "expected": 3}]}])
+    code, out, err = _run(capsys, "score", str(path), "--dynamic", "--format", "json",
+                          "--no-tsed")
+    if not dynamic_available():
+        assert code == 1 and "dynamic analysis is not available" in err
+        return
+    assert code == 0, err
+    (s,) = json.loads(out)["sets"]
+    assert s["dynamic"] is not None
+    assert s["summary"]["pass_rate_mean"] == 1.0 and s["summary"]["oer"] == 1.0
+
+
+def test_demo_table_and_json(capsys: pytest.CaptureFixture[str],
+                             report_schema: dict[str, Any]) -> None:
+    code, out, _ = _run(capsys, "demo", "--no-tsed")
+    assert code == 0
+    assert "How to read it" in out and "HumanEval/7" in out
+    assert out.count("HumanEval/") >= 20
+    code, out, _ = _run(capsys, "demo", "--format", "json", "--samples", "4", "--no-tsed")
+    doc = json.loads(out)
+    jsonschema.validate(doc, report_schema)
+    assert len(doc["sets"]) == 20 and all(s["n"] <= 4 for s in doc["sets"])
+
+
+def test_usage(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _run(capsys)
+    assert code == 2 and "score" in err and "demo" in err
+    code, out, _ = _run(capsys, "--version")
+    assert code == 0 and out.startswith("codequorum ")
+    code, _, err = _run(capsys, "score", "x.jsonl", "--jsd-log-base", "10")
+    assert code == 2 and "expected 2 or e" in err
+
+
+# ----------------------------------------------------------------------------- installed
+
+
+def _script(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(SCRIPT), *args], input=stdin, capture_output=True, text=True,
+                          timeout=120, check=False)
+
+
+def test_installed_script_reads_stdin() -> None:
+    line = json.dumps({"task_id": "piped", "samples": [A, B, C]})
+    proc = _script("score", "-", "--format", "json", "--no-tsed", stdin=line + "\n")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["sets"][0]["task_id"] == "piped" and doc["sets"][0]["n"] == 3
+
+
+def test_installed_script_unknown_language() -> None:
+    proc = _script("score", "-", "--language", "klingon", stdin="")
+    assert proc.returncode == 2
+    assert proc.stderr.strip().count("\n") == 0 and "klingon" in proc.stderr
+
+
+def test_ctrl_c_writes_what_is_finished(tmp_path: Path, shared_dir: Path) -> None:
+    target = tmp_path / "partial.json"
+    data = shared_dir / "data" / "humaneval_codegen16b_t0.8.jsonl"
+    proc = subprocess.Popen(
+        [str(SCRIPT), "score", str(data), "--jobs", "2", "--no-tsed", "--format", "json",
+         "-o", str(target)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    time.sleep(3.0)
+    proc.send_signal(signal.SIGINT)
+    try:
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, err
+    doc = json.loads(target.read_text())
+    assert doc["interrupted"] is True and doc["total"] == 164
+    assert len(doc["sets"]) < 164
+    assert f"interrupted: {len(doc['sets'])} of 164 sets scored" in err
+    assert "Traceback" not in err
