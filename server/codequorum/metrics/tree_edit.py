@@ -37,9 +37,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar, cast
+from functools import cache
+from typing import cast
 
-import numba
 import numpy as np
 import numpy.typing as npt
 
@@ -74,9 +74,6 @@ DEFAULT_MAX_NODES = 3000
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
-
-_F = TypeVar("_F", bound=Callable[..., Any])
-_njit = cast(Callable[[_F], _F], numba.njit(cache=True, nogil=True))
 
 
 @dataclass(frozen=True)
@@ -218,8 +215,7 @@ def build_tree(code: str, language: str, max_nodes: int = DEFAULT_MAX_NODES) -> 
     return sexp_tree(str(parse(code, language).root_node), max_nodes)
 
 
-@_njit
-def _zhang_shasha(
+def _zhang_shasha_source(
     lab1: IntArray,
     lml1: IntArray,
     kr1: IntArray,
@@ -229,7 +225,7 @@ def _zhang_shasha(
     cdel: float,
     cins: float,
     cren: float,
-) -> float:  # pragma: no cover - compiled
+) -> float:
     """Zhang-Shasha over postorder arrays: labels, leftmost leaves, increasing keyroots.
 
     ``td[x, y]`` is the distance between the subtrees rooted at ``x`` and ``y``;
@@ -288,6 +284,41 @@ def _zhang_shasha(
                         fd[x, y] = best
                         prev = best
     return float(td[n1 - 1, n2 - 1])
+
+
+_Kernel = Callable[
+    [IntArray, IntArray, IntArray, IntArray, IntArray, IntArray, float, float, float], float
+]
+
+
+@cache
+def _kernel() -> _Kernel:
+    """``_zhang_shasha_source`` compiled by numba on first use (importing numba takes a
+    while, so modules that never compute a distance do not pay for it). The compiled code
+    is cached on disk; where no cache directory is writable it is compiled per process.
+    """
+    import numba
+
+    try:
+        compiled = numba.njit(cache=True, nogil=True)(_zhang_shasha_source)
+    except RuntimeError:  # no writable cache location
+        compiled = numba.njit(nogil=True)(_zhang_shasha_source)
+    return cast(_Kernel, compiled)
+
+
+def _zhang_shasha(
+    lab1: IntArray,
+    lml1: IntArray,
+    kr1: IntArray,
+    lab2: IntArray,
+    lml2: IntArray,
+    kr2: IntArray,
+    cdel: float,
+    cins: float,
+    cren: float,
+) -> float:
+    """Compiled Zhang-Shasha distance (see ``_zhang_shasha_source``)."""
+    return _kernel()(lab1, lml1, kr1, lab2, lml2, kr2, cdel, cins, cren)
 
 
 def _label_ids(vocab: dict[str, int], labels: tuple[str, ...]) -> IntArray:
