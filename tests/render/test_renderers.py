@@ -1,0 +1,122 @@
+"""Renderers lay out report values as they are: table cells, CSV columns, JSON document."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+from rich.console import Console
+
+from codequorum.analysis import SkippedSample, StabilityReport
+from codequorum.formats import ReadError
+from codequorum.model import Verdict
+from codequorum.render import (
+    build_table,
+    csv_columns,
+    print_table,
+    report_document,
+    write_csv,
+    write_json,
+)
+
+REPO = Path(__file__).resolve().parent.parent.parent
+
+
+def _report(task: str = "T/1", **summary: Any) -> StabilityReport:
+    base: dict[str, Any] = {
+        "sce_struct": {"ordered": 0.61234, "unordered": 0.6},
+        "sce_value": {"ordered": 0.5, "unordered": 0.49},
+        "jsd_struct": {"ordered": 0.91, "unordered": 0.9},
+        "jsd_value": {"ordered": 0.7, "unordered": 0.69},
+    }
+    base.update(summary)
+    return StabilityReport(
+        task_id=task, language="python", status="ok", n=3, n_total=4, indices=[0, 1, 3],
+        skipped=[SkippedSample(2, "empty sample")], syntax_errors=[0, 2, 0], summary=base,
+        typicality=[0.9, 0.8, math.nan], medoid=0, clusters=[[0, 1], [3]],
+        verdicts=[Verdict("stable", "information", "2 of 3 versions share one shape",
+                          samples=(0, 1), figure=0.91)],
+        notes=["version 3 left out: empty"], options={"stable_jsd": 0.8},
+    )
+
+
+def _insufficient() -> StabilityReport:
+    return StabilityReport(task_id="T/2", language="python", status="insufficient", n=1,
+                           n_total=1, indices=[0], message="only 1 usable sample of 1")
+
+
+def _render(*reports: StabilityReport, reasons: bool = False) -> str:
+    console = Console(file=io.StringIO(), width=200, color_system=None)
+    print_table(list(reports), console, title="scores", reasons=reasons)
+    out = console.file.getvalue()  # type: ignore[attr-defined]
+    assert isinstance(out, str)
+    return out
+
+
+def test_table_cells_are_the_report_values() -> None:
+    out = _render(_report(), _insufficient())
+    header = next(line for line in out.splitlines() if "Task" in line)
+    for title in ("SCE struct", "SCE value", "JSD struct", "JSD value", "Shape", "Verdict"):
+        assert title in header
+    assert "TSED" not in header  # no report has it
+    row = next(line for line in out.splitlines() if "T/1" in line)
+    for cell in ("0.612", "0.500", "0.910", "0.700", "2/3", "stable"):
+        assert cell in row
+    row2 = next(line for line in out.splitlines() if "T/2" in line)
+    assert "insufficient" in row2 and "—" in row2
+    assert "T/2: only 1 usable sample of 1" in out
+    assert "T/1: version 3 left out: empty" in out
+
+
+def test_table_optional_columns() -> None:
+    r = _report(tsed={"ordered": 0.4444, "unordered": 0.4}, oer=0.25, pass_rate_mean=0.5)
+    table = build_table([r], reasons=True)
+    titles = [str(c.header) for c in table.columns]
+    assert titles == ["Task", "n", "SCE struct", "SCE value", "JSD struct", "JSD value", "TSED",
+                      "Pass", "OER", "Shape", "Verdict", "Why"]
+    out = _render(r, reasons=True)
+    assert "0.444" in out and "0.250" in out and "2 of 3 versions share one shape" in out
+
+
+def test_csv_columns_and_values() -> None:
+    r = _report(tsed={"ordered": None, "unordered": None}, lcs_mean=0.75, oer=None)
+    columns = csv_columns([r, _insufficient()])
+    assert columns[:7] == ["task_id", "language", "status", "n", "n_total", "skipped",
+                           "syntax_error_samples"]
+    assert "tsed_ordered" in columns and "lcs_mean" in columns and "oer" in columns
+    assert columns[-6:] == ["medoid", "groups", "largest_group", "verdict", "verdict_message",
+                            "message"]
+    buf = io.StringIO()
+    write_csv([r, _insufficient()], buf)
+    rows = list(csv.DictReader(io.StringIO(buf.getvalue())))
+    assert float(rows[0]["sce_struct_ordered"]) == 0.61234
+    assert float(rows[0]["jsd_value_unordered"]) == 0.69
+    assert rows[0]["tsed_ordered"] == "" and rows[0]["oer"] == ""
+    assert rows[0]["lcs_mean"] == "0.75"
+    assert rows[0]["skipped"] == "2" and rows[0]["syntax_error_samples"] == "1"
+    assert (rows[0]["medoid"], rows[0]["groups"], rows[0]["largest_group"]) == ("0", "2", "2")
+    assert rows[0]["verdict"] == "stable"
+    assert rows[1]["status"] == "insufficient" and rows[1]["sce_struct_ordered"] == ""
+    assert rows[1]["message"] == "only 1 usable sample of 1"
+
+
+def test_json_document_matches_schema() -> None:
+    schema = json.loads((REPO / "shared" / "report.schema.json").read_text())
+    errors = [ReadError("in.jsonl", 3, "broken JSON: Expecting value at column 1")]
+    doc = report_document([_report(), _insufficient()], errors, interrupted=True, total=5)
+    buf = io.StringIO()
+    write_json(doc, buf)
+    back = json.loads(buf.getvalue())
+    jsonschema.validate(back, schema)
+    assert back["interrupted"] is True and back["total"] == 5
+    assert back["errors"] == [{"source": "in.jsonl", "line": 3, "task_id": None,
+                               "message": "broken JSON: Expecting value at column 1"}]
+    first = back["sets"][0]
+    assert first["summary"]["sce_struct"] == {"ordered": 0.61234, "unordered": 0.6}
+    assert first["typicality"] == [0.9, 0.8, None]  # NaN becomes null
+    assert first["verdicts"][0]["samples"] == [0, 1]
