@@ -50,7 +50,10 @@ REFUSED = {
         "write outside sandbox",
     ),
     "mkdir_outside": ("import os\ndef f():\n    os.mkdir({out!r})\n", "write outside sandbox"),
-    "chmod_outside": ("import os\ndef f():\n    os.chmod({dir!r}, 0o777)\n", "write outside sandbox"),
+    "chmod_outside": (
+        "import os\ndef f():\n    os.chmod({dir!r}, 0o777)\n",
+        "write outside sandbox",
+    ),
     "rmtree_outside": (
         "import shutil\ndef f():\n    shutil.rmtree({dir!r})\n",
         "write outside sandbox",
@@ -86,12 +89,13 @@ def test_refused(name: str, tmp_path: Path) -> None:
 
 ALLOWED = {
     "import_subprocess": (
-        "import subprocess\ndef f():\n    return subprocess._fork_exec if hasattr(subprocess, '_fork_exec') else None\n",
+        "import subprocess\ndef f():\n    return getattr(subprocess, '_fork_exec', None)\n",
         "None",
     ),
     "read_outside": ("def f():\n    return len(open('/etc/hostname').read()) > 0\n", "True"),
     "threads": (
-        "import threading\ndef f():\n    out = []\n    t = threading.Thread(target=lambda: out.append(1))\n"
+        "import threading\ndef f():\n    out = []\n"
+        "    t = threading.Thread(target=lambda: out.append(1))\n"
         "    t.start()\n    t.join()\n    return out\n",
         "[1]",
     ),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import socket
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -44,7 +45,7 @@ def _processes_under(root: Path) -> list[int]:
 
 
 @pytest.fixture
-def listener() -> socket.socket:
+def listener() -> Iterator[socket.socket]:
     """A TCP listener on 127.0.0.1 that candidates try to reach."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind(("127.0.0.1", 0))
@@ -95,13 +96,17 @@ def test_hostile_corpus(
             "    s.sendall(b'stolen')\n"
         ),
         "read_api_key": f"import os\ndef f(n):\n    return os.environ.get({KEY!r})\n",
-        "sys_exit": "import sys\ndef f(n):\n    if n == 4:\n        sys.exit(0)\n    return n * n\n",
+        "sys_exit": (
+            "import sys\ndef f(n):\n    if n == 4:\n        sys.exit(0)\n    return n * n\n"
+        ),
         "os_exit": "import os\ndef f(n):\n    os._exit(3)\n",
         "ctypes_segfault": "import ctypes\ndef f(n):\n    return ctypes.string_at(0)\n",
         "faulthandler_segfault": "import faulthandler\ndef f(n):\n    faulthandler._sigsegv()\n",
         "recursion": "def f(n):\n    return f(n) + 1\n",
         "print_1gb": "def f(n):\n    for _ in range(1_000_000):\n        print('x' * 1000)\n",
-        "raw_fd_flood": "import os\ndef f(n):\n    while True:\n        os.write(1, b'y' * 65536)\n",
+        "raw_fd_flood": (
+            "import os\ndef f(n):\n    while True:\n        os.write(1, b'y' * 65536)\n"
+        ),
         "kill_parent": "import os, signal\ndef f(n):\n    os.kill(os.getppid(), signal.SIGKILL)\n",
         "delete_own_files": (
             "import os, shutil\n"
@@ -116,7 +121,10 @@ def test_hostile_corpus(
             "    return n * n\n"
         ),
         "good_square": "def f(n):\n    return n * n\n",
-        "good_sum": "def f(n):\n    total = 0\n    for _ in range(n):\n        total += n\n    return total\n",
+        "good_sum": (
+            "def f(n):\n    total = 0\n    for _ in range(n):\n"
+            "        total += n\n    return total\n"
+        ),
     }
     names = list(corpus)
     progress: list[tuple[int, int]] = []

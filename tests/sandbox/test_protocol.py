@@ -18,10 +18,12 @@ literals = st.recursive(
     | st.text()
     | st.binary()
     | st.complex_numbers(allow_nan=False),
-    lambda inner: st.lists(inner)
-    | st.tuples(inner, inner)
-    | st.dictionaries(st.text() | st.integers(), inner)
-    | st.frozensets(st.integers() | st.text()),
+    lambda inner: (
+        st.lists(inner)
+        | st.tuples(inner, inner)
+        | st.dictionaries(st.text() | st.integers(), inner)
+        | st.frozensets(st.integers() | st.text())
+    ),
     max_leaves=20,
 )
 
@@ -35,7 +37,7 @@ def test_values_round_trip_through_json_frames(value: object) -> None:
 
 def test_tags_keep_container_types() -> None:
     value = {(1, 2): {3}, "b": bytearray(b"\x00\xff"), "f": frozenset({1}), "c": 1 + 2j}
-    back = protocol.decode_value(protocol.encode_value(value))
+    back: dict[object, object] = protocol.decode_value(protocol.encode_value(value))
     assert back == value
     assert type(next(iter(back))) is tuple
     assert type(back["b"]) is bytearray

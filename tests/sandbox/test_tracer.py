@@ -25,7 +25,9 @@ NESTED = (
 )
 
 
-def _fixture_runs(reference_dir: Path, **kwargs: Any) -> tuple[list[dict[str, Any]], list[CandidateResult]]:
+def _fixture_runs(
+    reference_dir: Path, **kwargs: Any
+) -> tuple[list[dict[str, Any]], list[CandidateResult]]:
     solutions = [
         json.loads(line) for line in (reference_dir / "dynamic" / "solutions.jsonl").open()
     ]
@@ -39,7 +41,9 @@ def _fixture_runs(reference_dir: Path, **kwargs: Any) -> tuple[list[dict[str, An
             for t in solutions[members[0]]["private_tests"][:3]
         ]
         codes = [solutions[i]["generated_solution"] for i in members]
-        for i, result in zip(members, run_candidates(codes, tests, None, jobs=2, **kwargs), strict=True):
+        for i, result in zip(
+            members, run_candidates(codes, tests, None, jobs=2, **kwargs), strict=True
+        ):
             results[i] = result
     return solutions, [r for r in results if r is not None]
 
@@ -70,7 +74,9 @@ def _harness_vectors(
 
 
 def test_scope_is_the_candidates_own_code() -> None:
-    (result,) = run_candidates([NESTED], [Case("call", args=(4,), expected=24, has_expected=True)], "f")
+    (result,) = run_candidates(
+        [NESTED], [Case("call", args=(4,), expected=24, has_expected=True)], "f"
+    )
     (outcome,) = result.tests
     assert outcome.passed is True
     counts = outcome.opcodes or {}
@@ -94,7 +100,9 @@ def test_fixtures_match_the_reference_up_to_its_harness(reference_dir: Path) -> 
     solutions, results = _fixture_runs(reference_dir)
     assert all(r.status == "ok" for r in results)
     assert all(t.passed for r in results for t in r.tests)
-    vectors = _harness_vectors(solutions, results, _reference_counts(reference_dir, "3.11.7"), (0, 1, 2))
+    vectors = _harness_vectors(
+        solutions, results, _reference_counts(reference_dir, "3.11.7"), (0, 1, 2)
+    )
     assert len(vectors) == 1
     (harness,) = vectors
     assert sum(n for _, n in harness) == 550
@@ -107,7 +115,9 @@ def test_monitoring_and_settrace_agree(
 ) -> None:
     """Both mechanisms give identical counts on 3.12+, on every fixture test."""
     interpreter = request.getfixturevalue(f"python{version.replace('.', '')}")
-    solutions, by_monitoring = _fixture_runs(reference_dir, interpreter=interpreter, trace_mode="monitoring")
+    solutions, by_monitoring = _fixture_runs(
+        reference_dir, interpreter=interpreter, trace_mode="monitoring"
+    )
     _, by_settrace = _fixture_runs(reference_dir, interpreter=interpreter, trace_mode="settrace")
     assert all(r.python.startswith(version) for r in by_monitoring)
     for a, b in zip(by_monitoring, by_settrace, strict=True):
@@ -118,7 +128,9 @@ def test_monitoring_and_settrace_agree(
     # reference's test 0 traces are broken on 3.12/3.13 (before the first frame asks for
     # opcode events, settrace() does not switch them on), so they are left out.
     full = {"3.12": "3.12.1", "3.13": "3.13.0"}[version]
-    vectors = _harness_vectors(solutions, by_monitoring, _reference_counts(reference_dir, full), (1, 2))
+    vectors = _harness_vectors(
+        solutions, by_monitoring, _reference_counts(reference_dir, full), (1, 2)
+    )
     assert len(vectors) == 1
 
 

@@ -107,7 +107,9 @@ def _unshare_network() -> str | None:
     except Exception as exc:
         return str(exc)
     finally:
-        for name in [m for m in sys.modules if m == "ctypes" or m.startswith(("ctypes.", "_ctypes"))]:
+        for name in [
+            m for m in sys.modules if m == "ctypes" or m.startswith(("ctypes.", "_ctypes"))
+        ]:
             del sys.modules[name]
 
 
@@ -116,13 +118,12 @@ def _set_limits(limits: dict[str, Any]) -> None:
     import resource
 
     def setl(which: int, value: int) -> None:
-        soft, hard = resource.getrlimit(which)
+        hard = resource.getrlimit(which)[1]
         if hard != resource.RLIM_INFINITY and value > hard:
             value = hard
         resource.setrlimit(which, (value, value))
 
     cpu = max(1, int(limits["cpu_seconds"] + 0.999))
-    soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
     # Soft limit -> SIGXCPU; the hard limit one second later -> SIGKILL if it is ignored.
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     setl(resource.RLIMIT_AS, int(limits["memory_mb"]) * 1024 * 1024)
@@ -627,7 +628,9 @@ class Harness:
                     outcome["passed"] = False
         return outcome
 
-    def _target(self, kind: str, test: dict[str, Any]) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
+    def _target(
+        self, kind: str, test: dict[str, Any]
+    ) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
         """The callable a test runs and its arguments."""
         assert self.module is not None
         if kind == "stdio":
@@ -682,6 +685,7 @@ def _solve_call(solve: Any) -> Any:
     """Call ``solve`` with the input lines, or with nothing if it takes no arguments."""
     import inspect
 
+    params: list[Any]
     try:
         params = [
             p

@@ -21,6 +21,7 @@ Anything else is refused in the parent with :class:`TypeError`.
 import json
 import math
 import struct
+from typing import Any
 
 VERSION = 1
 HEADER = struct.Struct(">I")
@@ -42,7 +43,7 @@ class ProtocolError(Exception):
     """A malformed or oversized frame, or a message of another version."""
 
 
-def encode_frame(message: dict) -> bytes:  # type: ignore[type-arg]
+def encode_frame(message: dict[str, Any]) -> bytes:
     """One message -> length-prefixed JSON bytes (adds the version field)."""
     body = json.dumps({"v": VERSION, **message}, separators=(",", ":"), allow_nan=False)
     data = body.encode("utf-8")
@@ -51,7 +52,7 @@ def encode_frame(message: dict) -> bytes:  # type: ignore[type-arg]
     return HEADER.pack(len(data)) + data
 
 
-def decode_body(data: bytes) -> dict:  # type: ignore[type-arg]
+def decode_body(data: bytes) -> dict[str, Any]:
     """The JSON body of one frame -> message dict (checks the version)."""
     try:
         message = json.loads(data.decode("utf-8"))
@@ -59,7 +60,8 @@ def decode_body(data: bytes) -> dict:  # type: ignore[type-arg]
         raise ProtocolError(f"bad frame: {exc}") from None
     if not isinstance(message, dict) or message.get("v") != VERSION or "type" not in message:
         raise ProtocolError("frame is not a version-1 message")
-    return message
+    result: dict[str, Any] = message
+    return result
 
 
 class FrameReader:
@@ -69,7 +71,7 @@ class FrameReader:
         self._buf = bytearray()
         self._max = max_frame
 
-    def feed(self, data: bytes) -> list:  # type: ignore[type-arg]
+    def feed(self, data: bytes) -> list[dict[str, Any]]:
         """Add bytes; return the messages completed by them."""
         self._buf += data
         out = []
@@ -90,7 +92,7 @@ class FrameReader:
         return len(self._buf)
 
 
-def encode_value(value: object) -> object:
+def encode_value(value: Any) -> Any:
     """A literal Python value -> tagged JSON-safe data (see the module docstring)."""
     if value is None or isinstance(value, (bool, int, str)):
         return value
@@ -116,28 +118,29 @@ def encode_value(value: object) -> object:
     raise TypeError(f"test value of type {type(value).__name__} is not a literal")
 
 
-def decode_value(data: object) -> object:
+def decode_value(data: Any) -> Any:
     """Tagged JSON-safe data -> the Python value :func:`encode_value` was given."""
     if isinstance(data, list):
         return [decode_value(v) for v in data]
     if not isinstance(data, dict):
         return data
-    tag, v = data.get("$"), data.get("v")
+    tag = data.get("$")
+    v: Any = data.get("v")
     if tag == "float":
         return float(str(v))
     if tag == "tuple":
-        return tuple(decode_value(x) for x in v)  # type: ignore[union-attr]
+        return tuple(decode_value(x) for x in v)
     if tag == "set":
-        return {decode_value(x) for x in v}  # type: ignore[union-attr]
+        return {decode_value(x) for x in v}
     if tag == "frozenset":
-        return frozenset(decode_value(x) for x in v)  # type: ignore[union-attr]
+        return frozenset(decode_value(x) for x in v)
     if tag == "dict":
-        return {decode_value(k): decode_value(x) for k, x in v}  # type: ignore[union-attr]
+        return {decode_value(k): decode_value(x) for k, x in v}
     if tag == "bytes":
         return bytes.fromhex(str(v))
     if tag == "bytearray":
         return bytearray.fromhex(str(v))
     if tag == "complex":
-        re_, im = v  # type: ignore[misc]
-        return complex(decode_value(re_), decode_value(im))  # type: ignore[arg-type]
+        re_, im = v
+        return complex(decode_value(re_), decode_value(im))
     raise ProtocolError(f"unknown value tag {tag!r}")

@@ -82,7 +82,7 @@ class OpcodeTracer:
             return
         self._active = True
         if self.mode == "monitoring":
-            mon = sys.monitoring
+            mon: Any = sys.monitoring  # type: ignore[attr-defined]
             if self._tool is None:
                 self._tool = _claim_tool_id()
                 mon.register_callback(
@@ -104,7 +104,7 @@ class OpcodeTracer:
             return
         self._active = False
         if self.mode == "monitoring":
-            mon = sys.monitoring
+            mon: Any = sys.monitoring  # type: ignore[attr-defined]
             assert self._tool is not None
             for co in self._counts:
                 mon.set_local_events(self._tool, co, 0)
@@ -115,7 +115,7 @@ class OpcodeTracer:
         """Stop and release the monitoring tool id."""
         self.stop()
         if self._tool is not None:
-            mon = sys.monitoring
+            mon: Any = sys.monitoring  # type: ignore[attr-defined]
             mon.register_callback(self._tool, mon.events.INSTRUCTION, None)
             mon.free_tool_id(self._tool)
             self._tool = None
@@ -169,7 +169,7 @@ def _make_global_tracer(locals_by_code: dict[CodeType, Any]) -> Any:
 
 
 def _claim_tool_id() -> int:
-    mon = sys.monitoring
+    mon: Any = sys.monitoring  # type: ignore[attr-defined]
     for tool in (4, 3, 2, 1, 5, 0):
         if mon.get_tool(tool) is None:
             mon.use_tool_id(tool, _TOOL_NAME)
