@@ -84,7 +84,8 @@ def main(argv: list[str] | None = None) -> int:
             oers.append(report.summary["oer"])
         rows.append({"task_id": ss.task_id, "seconds": dt, **report.summary})
         print(
-            f"[{k:3d}/{len(sets)}] {ss.task_id:<14} {dt:6.2f}s inputs={report.summary['inputs']:.0f}"
+            f"[{k:3d}/{len(sets)}] {ss.task_id:<14} {dt:6.2f}s"
+            f" inputs={report.summary['inputs']:.0f}"
             f" pass={report.summary['pass_rate_mean']} oer={report.summary['oer']}",
             file=sys.stderr,
         )

@@ -525,8 +525,9 @@ def build_report(
     cv = complexity_verdict(candidates, options.growth_outlier_delta)
     if cv is not None:
         verdicts.append(cv)
-    b = summary["bef_jsd"]
-    if b is not None and n_passing_candidates >= 2:
+    bef_value = summary["bef_jsd"]
+    if bef_value is not None and n_passing_candidates >= 2:
+        b = bef_value
         if b < options.bef_low and d_res.jsd > 1e-6:
             verdicts.append(
                 Verdict(
