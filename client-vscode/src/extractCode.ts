@@ -33,8 +33,12 @@ function escapeRegExp(s: string): string {
  * `undefined` when nothing is left.
  */
 export function extractCode(answer: string, functionName?: string): string | undefined {
-  const blocks = fencedBlocks(answer).filter((b) => b.code.trim() !== '');
+  const fenced = fencedBlocks(answer);
+  const blocks = fenced.filter((b) => b.code.trim() !== '');
   let code: string;
+  if (fenced.length > 0 && blocks.length === 0) {
+    return undefined;
+  }
   if (blocks.length === 0) {
     code = answer.trim();
   } else {

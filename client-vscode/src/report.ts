@@ -77,7 +77,12 @@ const MATRIX_TITLES: Record<string, string> = {
   sce_struct: 'Structural cross-entropy',
   sce_value: 'Structural cross-entropy with names',
   tsed: 'Tree edit distance similarity (TSED)',
+  tsed_08: 'TSED, insertions cost 0.8',
+  lcs: 'Token longest common block (LCS)',
 };
+
+/** Pair matrices that are distances, not similarities in [0, 1]: not drawn as agreement. */
+const DISTANCE_MATRICES = new Set(['led']);
 
 function isObject(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -164,7 +169,8 @@ export function parseAnalyzeResult(raw: unknown): FunctionReport | undefined {
   if (isObject(rawMatrices)) {
     for (const [name, value] of Object.entries(rawMatrices)) {
       const values = matrix(value);
-      if (values && values.length === indices.length) {
+      const similarity = values?.every((row) => row.every((x) => x === null || (x >= -1e-9 && x <= 1 + 1e-9)));
+      if (values && similarity && !DISTANCE_MATRICES.has(name) && values.length === indices.length) {
         matrices.push({ name, title: MATRIX_TITLES[name] ?? name, indices, values });
       }
     }

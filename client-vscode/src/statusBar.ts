@@ -41,7 +41,7 @@ export function statusView(report: FunctionReport | undefined): StatusView {
 export interface StatusItem {
   text: string;
   tooltip: unknown;
-  command: string | undefined;
+  command: unknown;
   backgroundColor: unknown;
   show(): void;
   hide(): void;

@@ -1,0 +1,199 @@
+/** Entry point: wires the server, the status bar, the commands and the sample documents together. */
+import * as path from 'path';
+import * as vscode from 'vscode';
+import type { BootstrapDeps } from './bootstrap';
+import { clearVersions } from './commands/clear';
+import { compareVersions } from './commands/compare';
+import type { CommandContext } from './commands/context';
+import { regenerateWithLanguageModel, regenerateWithServer } from './commands/regenerate';
+import { replaceWithVersion, toVscodeRange } from './commands/replace';
+import { showReport } from './commands/showReport';
+import { Commands, LANGUAGES, RESTART_SETTINGS, SAMPLE_SCHEME } from './constants';
+import { LaunchState, serverCommandLine } from './launch';
+import { runProcess } from './processes';
+import { activeEnvironmentPython, onActiveEnvironmentChange } from './python';
+import {
+  canImportCodequorum,
+  createVenv,
+  findBundledWheel,
+  installWheel,
+  privateEnvironment,
+  pythonVersionOk,
+} from './pythonEnv';
+import { SampleContentProvider } from './sampleDocuments';
+import { ServerController } from './serverClient';
+import { StabilityStatus } from './statusBar';
+
+const STATUS_DELAY_MS = 350;
+
+let running: ServerController | undefined;
+
+function setting<T>(key: string, fallback: T): T {
+  return vscode.workspace.getConfiguration('codequorum').get<T>(key, fallback);
+}
+
+function workspaceFolder(): string | undefined {
+  return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+}
+
+function bootstrapDeps(context: vscode.ExtensionContext, output: vscode.LogOutputChannel): BootstrapDeps {
+  const envDir = path.join(context.globalStorageUri.fsPath, 'server-env');
+  const log = (text: string): void => output.info(text.trimEnd());
+  return {
+    canImport: (python) => canImportCodequorum(runProcess, python),
+    versionOk: (python) => pythonVersionOk(runProcess, python),
+    privateEnv: privateEnvironment(envDir),
+    bundledWheel: () => findBundledWheel(context.extensionPath),
+    ask: (message, choices) => Promise.resolve(vscode.window.showInformationMessage(message, ...choices)),
+    createEnv: (basePython) => createVenv(runProcess, basePython, envDir, log),
+    installWheel: (envPython, wheel) => installWheel(runProcess, envPython, wheel, log),
+    withProgress: (title, task) =>
+      Promise.resolve(
+        vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title }, (progress) =>
+          task((message) => progress.report({ message })),
+        ),
+      ),
+    openInterpreterSetting: async () => {
+      await vscode.commands.executeCommand('workbench.action.openSettings', 'codequorum.interpreter');
+    },
+    log,
+  };
+}
+
+function isServed(document: vscode.TextDocument): boolean {
+  return (
+    (document.uri.scheme === 'file' || document.uri.scheme === 'untitled') &&
+    (LANGUAGES as readonly string[]).includes(document.languageId)
+  );
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const output = vscode.window.createOutputChannel('codequorum', { log: true });
+  context.subscriptions.push(output);
+  const launchState = new LaunchState();
+  const bootstrap = bootstrapDeps(context, output);
+
+  const server = new ServerController({
+    output,
+    commandLine: (interactive) =>
+      serverCommandLine(
+        {
+          serverCommand: setting<unknown>('server.command', []),
+          interpreter: setting('interpreter', ''),
+          workspaceFolder: workspaceFolder(),
+          activeEnvironment: () => activeEnvironmentPython(vscode.workspace.workspaceFolders?.[0]?.uri),
+          bootstrap,
+          showError: (message) => void vscode.window.showErrorMessage(message),
+        },
+        launchState,
+        interactive,
+      ),
+    onStateChange: (running) => {
+      if (running) {
+        status.refresh();
+      }
+    },
+  });
+  running = server;
+  context.subscriptions.push(server);
+
+  const item = vscode.window.createStatusBarItem('codequorum.stability', vscode.StatusBarAlignment.Right, 100);
+  item.name = 'codequorum stability';
+  context.subscriptions.push(item);
+  const status = new StabilityStatus(
+    item,
+    async (uri, position) => server.api()?.analyze({ uri, position }),
+    {
+      delayMs: STATUS_DELAY_MS,
+      command: Commands.compare,
+      regenerateCommand: Commands.regenerate,
+      warningColor: new vscode.ThemeColor('statusBarItem.warningBackground'),
+      log: (line) => output.debug(line),
+    },
+  );
+  status.setEnabled(setting('statusBar.enable', true));
+  context.subscriptions.push(status);
+
+  const ctx: CommandContext = {
+    api: () => server.api(),
+    log: (line) => output.info(line),
+    refreshStatus: () => status.refresh(),
+    documentText: async (uri, range) => {
+      const document = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
+      return document.getText(toVscodeRange(range));
+    },
+    setting,
+  };
+
+  const samples = new SampleContentProvider(async (ref) => {
+    const api = server.api();
+    if (!api) {
+      throw new Error('the language server is not running');
+    }
+    if (ref.version === 'current') {
+      const report = await api.analyze(ref.target);
+      if (!report?.range) {
+        throw new Error('the function is no longer there');
+      }
+      return ctx.documentText(ref.target.uri, report.range);
+    }
+    return api.showSample(ref.target, ref.version);
+  });
+
+  context.subscriptions.push(
+    vscode.workspace.registerTextDocumentContentProvider(SAMPLE_SCHEME, samples),
+    vscode.commands.registerCommand(Commands.regenerate, (arg?: unknown) => regenerateWithServer(ctx, arg)),
+    vscode.commands.registerCommand(Commands.regenerateWithLanguageModel, (arg?: unknown) =>
+      regenerateWithLanguageModel(ctx, arg),
+    ),
+    vscode.commands.registerCommand(Commands.compare, (arg?: unknown) => compareVersions(ctx, arg)),
+    vscode.commands.registerCommand(Commands.replace, (arg?: unknown, version?: number) =>
+      replaceWithVersion(ctx, arg, version),
+    ),
+    vscode.commands.registerCommand(Commands.clear, (arg?: unknown) => clearVersions(ctx, arg)),
+    vscode.commands.registerCommand(Commands.showReport, (arg?: unknown) => showReport(ctx, arg)),
+    vscode.commands.registerCommand(Commands.restart, () => server.restart(true)),
+    vscode.commands.registerCommand(Commands.showLog, () => output.show(true)),
+  );
+
+  const follow = (editor: vscode.TextEditor | undefined): void => {
+    if (editor && isServed(editor.document)) {
+      const p = editor.selection.active;
+      status.cursorMoved(editor.document.uri.toString(), { line: p.line, character: p.character });
+    } else {
+      status.clear();
+    }
+  };
+  context.subscriptions.push(
+    vscode.window.onDidChangeTextEditorSelection((e) => follow(e.textEditor)),
+    vscode.window.onDidChangeActiveTextEditor((editor) => follow(editor)),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (RESTART_SETTINGS.some((key) => e.affectsConfiguration(key))) {
+        output.info('settings changed: restarting the language server');
+        void server.restart(false);
+      }
+      if (e.affectsConfiguration('codequorum.statusBar.enable')) {
+        status.setEnabled(setting('statusBar.enable', true));
+      }
+    }),
+  );
+
+  const pythonChange = await onActiveEnvironmentChange(() => {
+    const explicit = setting<unknown>('server.command', []);
+    if (!setting('interpreter', '').trim() && !(Array.isArray(explicit) && explicit.length)) {
+      output.info('the Python environment changed: restarting the language server');
+      void server.restart(false);
+    }
+  });
+  if (pythonChange) {
+    context.subscriptions.push(pythonChange);
+  }
+
+  void server.restart(false).then(() => follow(vscode.window.activeTextEditor));
+}
+
+export function deactivate(): Promise<void> | undefined {
+  const server = running;
+  running = undefined;
+  return server?.stop();
+}

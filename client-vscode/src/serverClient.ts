@@ -1,0 +1,112 @@
+/** The language client: starts `<python> -m codequorum lsp` over stdio, stops and restarts it. */
+import * as vscode from 'vscode';
+import {
+  ExecuteCommandRequest,
+  LanguageClient,
+  RevealOutputChannelOn,
+  State,
+  TransportKind,
+  type LanguageClientOptions,
+  type ServerOptions,
+} from 'vscode-languageclient/node';
+import { LANGUAGES } from './constants';
+import type { ServerCommandLine } from './interpreter';
+import { ServerApi, type Cancellation } from './serverApi';
+
+export interface ServerControllerDeps {
+  output: vscode.LogOutputChannel;
+  /** The command line to start, or undefined when the server cannot or should not start. */
+  commandLine(interactive: boolean): Promise<ServerCommandLine | undefined>;
+  onStateChange?(running: boolean): void;
+}
+
+export function documentSelector(): { scheme: string; language: string }[] {
+  return LANGUAGES.flatMap((language) => [
+    { scheme: 'file', language },
+    { scheme: 'untitled', language },
+  ]);
+}
+
+export class ServerController implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private apiInstance: ServerApi | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly deps: ServerControllerDeps) {}
+
+  api(): ServerApi | undefined {
+    return this.client?.state === State.Running ? this.apiInstance : undefined;
+  }
+
+  /** Start (or restart) the server; calls are queued so two restarts never overlap. */
+  restart(interactive: boolean): Promise<void> {
+    const next = this.queue.then(() => this.doRestart(interactive));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  stop(): Promise<void> {
+    const next = this.queue.then(() => this.doStop());
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  dispose(): void {
+    void this.stop();
+  }
+
+  private async doStop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    this.apiInstance = undefined;
+    if (client) {
+      try {
+        await client.stop(5000);
+      } catch (err) {
+        this.deps.output.warn(`stopping the server: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      await client.dispose();
+    }
+    this.deps.onStateChange?.(false);
+  }
+
+  private async doRestart(interactive: boolean): Promise<void> {
+    await this.doStop();
+    const line = await this.deps.commandLine(interactive);
+    if (!line) {
+      this.deps.output.info('the language server is not started');
+      return;
+    }
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    const serverOptions: ServerOptions = {
+      command: line.command,
+      args: line.args,
+      transport: TransportKind.stdio,
+      options: { cwd: folder, env: { ...process.env, PYTHONUNBUFFERED: '1' } },
+    };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: documentSelector(),
+      outputChannel: this.deps.output,
+      revealOutputChannelOn: RevealOutputChannelOn.Never,
+      synchronize: { configurationSection: 'codequorum' },
+      initializationOptions: vscode.workspace.getConfiguration('codequorum'),
+    };
+    const client = new LanguageClient('codequorum', 'codequorum language server', serverOptions, clientOptions);
+    client.onDidChangeState((e) => this.deps.onStateChange?.(e.newState === State.Running));
+    this.deps.output.info(`starting: ${[line.command, ...line.args].join(' ')}`);
+    try {
+      await client.start();
+    } catch (err) {
+      this.deps.output.error(`the language server did not start: ${err instanceof Error ? err.message : String(err)}`);
+      void vscode.window.showErrorMessage('codequorum: the language server did not start. See the codequorum log.');
+      await client.dispose().catch(() => undefined);
+      return;
+    }
+    this.client = client;
+    this.apiInstance = new ServerApi((command, args, token) =>
+      client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args }, token as vscode.CancellationToken | undefined),
+    );
+  }
+}
+
+export type { Cancellation };

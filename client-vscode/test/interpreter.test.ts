@@ -1,0 +1,68 @@
+import * as assert from 'assert/strict';
+import * as os from 'os';
+import * as path from 'path';
+import { expandPath, explicitServerCommand, resolveInterpreter, serverCommandFor } from '../src/interpreter';
+
+describe('interpreter resolution', () => {
+  it('takes codequorum.interpreter first, without asking the Python extension', async () => {
+    let asked = 0;
+    const result = await resolveInterpreter({
+      configured: '/opt/py/bin/python3.12',
+      activeEnvironment: async () => {
+        asked++;
+        return '/env/bin/python';
+      },
+      workspaceFolder: '/ws',
+    });
+    assert.deepEqual(result, { path: '/opt/py/bin/python3.12', source: 'setting' });
+    assert.equal(asked, 0);
+  });
+
+  it('expands ${workspaceFolder} and ~ in the setting', async () => {
+    const result = await resolveInterpreter({
+      configured: '${workspaceFolder}/.venv/bin/python',
+      activeEnvironment: async () => undefined,
+      workspaceFolder: '/ws',
+    });
+    assert.equal(result.path, '/ws/.venv/bin/python');
+    assert.equal(expandPath('~/py/bin/python', undefined, '/home/u'), path.join('/home/u', 'py/bin/python'));
+    assert.equal(expandPath('${userHome}/x', undefined, '/home/u'), '/home/u/x');
+  });
+
+  it('falls back to the Python extension when the setting is blank', async () => {
+    const result = await resolveInterpreter({
+      configured: '   ',
+      activeEnvironment: async () => '/env/bin/python',
+      workspaceFolder: undefined,
+    });
+    assert.deepEqual(result, { path: '/env/bin/python', source: 'python-extension' });
+  });
+
+  it('falls back to python3 when neither gives an interpreter', async () => {
+    const none = await resolveInterpreter({ configured: '', activeEnvironment: async () => undefined, workspaceFolder: undefined });
+    assert.deepEqual(none, { path: 'python3', source: 'default' });
+    const failing = await resolveInterpreter({
+      configured: undefined,
+      activeEnvironment: async () => {
+        throw new Error('Python extension is not installed or is disabled');
+      },
+      workspaceFolder: undefined,
+    });
+    assert.deepEqual(failing, { path: 'python3', source: 'default' });
+  });
+
+  it('builds `<python> -m codequorum lsp`', () => {
+    assert.deepEqual(serverCommandFor('/env/bin/python'), { command: '/env/bin/python', args: ['-m', 'codequorum', 'lsp'] });
+  });
+
+  it('reads codequorum.server.command only when it is a non-empty list of strings', () => {
+    assert.equal(explicitServerCommand([], '/ws'), undefined);
+    assert.equal(explicitServerCommand('python -m codequorum lsp', '/ws'), undefined);
+    assert.equal(explicitServerCommand(['', '  '], '/ws'), undefined);
+    assert.deepEqual(explicitServerCommand(['${workspaceFolder}/py', '-m', 'codequorum', 'lsp'], '/ws'), {
+      command: '/ws/py',
+      args: ['-m', 'codequorum', 'lsp'],
+    });
+    assert.equal(expandPath('~', undefined, os.homedir()), os.homedir());
+  });
+});

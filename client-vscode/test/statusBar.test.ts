@@ -1,0 +1,92 @@
+import * as assert from 'assert/strict';
+import { parseAnalyzeResult, type FunctionReport } from '../src/report';
+import { StabilityStatus, statusView } from '../src/statusBar';
+import { fixture } from './helpers';
+import { MockStatusBarItem } from './mock/vscode';
+
+function report(stability: number | undefined, stable: boolean | undefined): FunctionReport {
+  const r = parseAnalyzeResult(fixture('analyze-add.json'))!;
+  return { ...r, stability, stable };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('status bar', () => {
+  it('shows a stable figure with the pulse icon', () => {
+    const view = statusView(report(0.9412, true));
+    assert.equal(view.text, '$(pulse) 0.94 stable');
+    assert.equal(view.warning, false);
+    assert.match(view.tooltip, /4 versions agree at 0\.94/);
+  });
+
+  it('shows an unstable figure with the warning icon and the headline', () => {
+    const view = statusView(parseAnalyzeResult(fixture('analyze-add.json')));
+    assert.equal(view.text, '$(warning) 0.80 unstable');
+    assert.equal(view.warning, true);
+    assert.match(view.tooltip, /Versions disagree in shape/);
+  });
+
+  it('uses 0.8 as the line when the server does not say stable or not', () => {
+    assert.equal(statusView(report(0.61, undefined)).text, '$(warning) 0.61 unstable');
+    assert.equal(statusView(report(0.85, undefined)).text, '$(pulse) 0.85 stable');
+  });
+
+  it('hides without a function and says so without versions', () => {
+    assert.equal(statusView(undefined).visible, false);
+    const none = statusView(report(undefined, undefined));
+    assert.equal(none.visible, true);
+    assert.equal(none.text, '$(pulse) –');
+  });
+
+  it('asks once after the cursor rests, and drops answers to older questions', async () => {
+    const item = new MockStatusBarItem();
+    const asked: number[] = [];
+    const status = new StabilityStatus(
+      item,
+      async (_uri, position) => {
+        asked.push(position.line);
+        await sleep(position.line === 1 ? 30 : 1);
+        return report(position.line === 1 ? 0.5 : 0.95, position.line !== 1);
+      },
+      { delayMs: 10, command: 'codequorum.compare', regenerateCommand: 'codequorum.regenerateFunction', warningColor: 'warn', log: () => undefined },
+    );
+    status.cursorMoved('file:///a.py', { line: 1, character: 0 });
+    status.cursorMoved('file:///a.py', { line: 2, character: 0 });
+    status.cursorMoved('file:///a.py', { line: 3, character: 0 });
+    await sleep(40);
+    assert.deepEqual(asked, [3]);
+    assert.equal(item.text, '$(pulse) 0.95 stable');
+    assert.equal(item.command, 'codequorum.compare');
+    assert.equal(item.visible, true);
+
+    // A slow answer for line 1 arrives after the answer for line 5: it is dropped.
+    status.cursorMoved('file:///a.py', { line: 1, character: 0 });
+    await sleep(15);
+    status.cursorMoved('file:///a.py', { line: 5, character: 0 });
+    await sleep(60);
+    assert.deepEqual(asked, [3, 1, 5]);
+    assert.equal(item.text, '$(pulse) 0.95 stable');
+    assert.equal(item.backgroundColor, undefined);
+    status.dispose();
+  });
+
+  it('points the item at regenerate when there is nothing to compare, and hides when disabled', async () => {
+    const item = new MockStatusBarItem();
+    const status = new StabilityStatus(item, async () => report(undefined, undefined), {
+      delayMs: 1,
+      command: 'codequorum.compare',
+      regenerateCommand: 'codequorum.regenerateFunction',
+      warningColor: 'warn',
+      log: () => undefined,
+    });
+    status.cursorMoved('file:///a.py', { line: 0, character: 0 });
+    await sleep(15);
+    assert.equal(item.command, 'codequorum.regenerateFunction');
+    status.setEnabled(false);
+    assert.equal(item.visible, false);
+    status.cursorMoved('file:///a.py', { line: 0, character: 0 });
+    await sleep(15);
+    assert.equal(item.visible, false);
+    status.dispose();
+  });
+});
