@@ -17,7 +17,8 @@ Steps:
    enter OER only where every candidate finished them);
 5. verdicts: ``divergent-outputs`` (OER below ``oer_threshold``), ``complexity-outlier``
    (a minority of versions whose growth differs from the others' by
-   ``growth_outlier_delta`` or more, or that do not finish a size the others finish),
+   ``growth_outlier_delta`` or more, or that do not finish a size the others finish;
+   only versions with the best pass rate are compared),
    ``runtime-instability`` (BEF below ``bef_low`` while DCTD > 0) and
    ``redundant-alternatives`` (BEF above ``bef_high``).
 """
@@ -522,35 +523,36 @@ def build_report(
                     },
                 )
             )
-    cv = complexity_verdict(candidates, options.growth_outlier_delta)
+    best = max((c.pass_rate for c in candidates if c.pass_rate is not None), default=None)
+    working = [c for c in candidates if best and c.pass_rate == best]
+    cv = complexity_verdict(working, options.growth_outlier_delta)
     if cv is not None:
         verdicts.append(cv)
     bef_value = summary["bef_jsd"]
     if bef_value is not None and n_passing_candidates >= 2:
-        b = bef_value
-        if b < options.bef_low and d_res.jsd > 1e-6:
+        if bef_value < options.bef_low and d_res.jsd > 1e-6:
             verdicts.append(
                 Verdict(
                     code="runtime-instability",
                     severity="warning",
                     message=(
                         f"the versions look alike in bytecode but run differently "
-                        f"(BEF {b:.3g} < {options.bef_low:g})"
+                        f"(BEF {bef_value:.3g} < {options.bef_low:g})"
                     ),
-                    figure=b,
+                    figure=bef_value,
                     detail={"sctd_jsd": s_res.jsd, "dctd_jsd": d_res.jsd},
                 )
             )
-        elif b > options.bef_high:
+        elif bef_value > options.bef_high:
             verdicts.append(
                 Verdict(
                     code="redundant-alternatives",
                     severity="information",
                     message=(
                         f"the versions differ in bytecode but run the same way "
-                        f"(BEF {b:.3g} > {options.bef_high:g})"
+                        f"(BEF {bef_value:.3g} > {options.bef_high:g})"
                     ),
-                    figure=b,
+                    figure=bef_value,
                     detail={"sctd_jsd": s_res.jsd, "dctd_jsd": d_res.jsd},
                 )
             )
