@@ -76,6 +76,14 @@ def test_reference_five_samples_unordered_mean(structural: dict[str, Any]) -> No
                     assert matrix[i, j] == pytest.approx(expected, abs=1e-12)
 
 
+def test_matrix_threads_give_the_same_values(structural: dict[str, Any]) -> None:
+    samples = structural["five_samples"]["samples"]
+    for costs in (UNIT_COSTS, PUBLISHED_COSTS):
+        np.testing.assert_array_equal(
+            tsed_matrix(samples, "python", costs, workers=2), tsed_matrix(samples, "python", costs)
+        )
+
+
 def test_matrix_symmetry_follows_costs(structural: dict[str, Any]) -> None:
     samples = structural["five_samples"]["samples"][:3]
     unit = tsed_matrix(samples, "python", UNIT_COSTS)

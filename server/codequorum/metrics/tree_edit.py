@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
 from typing import cast
@@ -417,23 +418,33 @@ def tsed_matrix(
     language: str,
     costs: Sequence[float] = UNIT_COSTS,
     max_nodes: int = DEFAULT_MAX_NODES,
+    workers: int = 1,
 ) -> FloatArray:
     """The n x n TSED matrix: ``M[i, j]`` = TSED(codes[i] -> codes[j]).
 
     Each sample is parsed and its tree built once. The diagonal is 1.0. With equal delete
     and insert costs the distance is symmetric and only ``i < j`` is computed. Rows and
     columns of a sample whose tree exceeds ``max_nodes`` are NaN (off the diagonal).
+    ``workers`` > 1 spreads the rows over that many threads (the compiled distance runs
+    without the GIL).
     """
     checked = _check_costs(costs)
     trees = [build_tree(code, language, max_nodes) for code in codes]
     n = len(trees)
     out = np.ones((n, n), dtype=np.float64)
     symmetric = checked[0] == checked[1]
-    ids: dict[tuple[int, bool], IntArray] = {}
+    # label ids for every tree and side up front, so the row jobs only read shared state
     vocab: dict[str, int] = {}
-    for i in range(n):
+    ids: dict[tuple[int, bool], IntArray] = {}
+    for tree in trees:
+        for mirrored, side in ((False, tree.left), (True, tree.right)):
+            if side is not None:
+                ids[(id(tree), mirrored)] = _label_ids(vocab, side.labels)
+
+    def row(i: int) -> None:
+        a = trees[i]
         for j in range(i + 1, n):
-            a, b = trees[i], trees[j]
+            b = trees[j]
             if a.too_large or b.too_large:
                 out[i, j] = out[j, i] = math.nan
                 continue
@@ -443,4 +454,12 @@ def tsed_matrix(
                 out[j, i] = out[i, j]
             else:
                 out[j, i] = tsed_from_distance(_distance(b, a, checked, ids, vocab), length)
+
+    if workers > 1 and n > 2:
+        _kernel()  # compile (or load) once, before the threads start
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            list(pool.map(row, range(n)))
+    else:
+        for i in range(n):
+            row(i)
     return out
