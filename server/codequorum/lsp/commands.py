@@ -167,12 +167,21 @@ def _versions(analysis: FunctionAnalysis) -> list[dict[str, Any]]:
     return out
 
 
+def _range_json(r: types.Range) -> dict[str, Any]:
+    """An LSP range as plain JSON (the function's place, for the client's edits and prompts)."""
+    return {
+        "start": {"line": r.start.line, "character": r.start.character},
+        "end": {"line": r.end.line, "character": r.end.character},
+    }
+
+
 def analysis_json(snapshot: Snapshot, entry: FunctionEntry, analysis: FunctionAnalysis) -> dict[str, Any]:
     """The JSON a command returns about one analysed function."""
     report = analysis.report
     return {
         "uri": snapshot.uri,
         "qualifiedName": entry.qualified_name,
+        "range": _range_json(entry.range),
         "samples": analysis.n_stored,
         "currentIndex": analysis.current_index,
         "consensus": report.medoid,
@@ -196,6 +205,7 @@ async def analyze_command(ls: CodequorumServer, args: Sequence[Any]) -> dict[str
         return {
             "uri": snapshot.uri,
             "qualifiedName": entry.qualified_name,
+            "range": _range_json(entry.range),
             "samples": 0,
             "report": None,
             "message": f"no versions of `{entry.qualified_name}` yet",
