@@ -24,12 +24,15 @@ permissive licence: ``edist`` is GPL and its cost callback is Python, ``x-ted`` 
 rename matrix only). For each pair the cheaper of the left and the right decomposition is
 used (Zhang-Shasha over the mirrored trees gives the same distance; the work is the product
 of the two trees' summed keyroot subtree sizes). Costs are floats; results agree with
-APTED to rounding (about 1e-15).
+APTED to rounding (about 1e-15). Measured (``bench/bench_tsed.py``): a few milliseconds per
+pair of 30-line functions, parsing included, against 1-1.5 s for the reference (about
+300x); a 100 x 100 matrix of HumanEval samples in about a second. numba itself costs about
+a second once per process (import and loading the cached compiled code).
 
 Limits: tree edit distance needs O(n1 * n2) memory and more than quadratic time, so a tree
-with more than ``max_nodes`` nodes (default ``DEFAULT_MAX_NODES`` = 3000, roughly a
-300-line function) is not compared: every TSED involving it is NaN (never an exception),
-and ``TsedTree.too_large`` says why.
+with more than ``max_nodes`` nodes (default ``DEFAULT_MAX_NODES`` = 3000, some 600 lines of
+code; about a second per pair at that size) is not compared: every TSED involving it is
+NaN (never an exception), and ``TsedTree.too_large`` says why.
 """
 
 from __future__ import annotations
