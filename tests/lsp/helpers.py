@@ -53,3 +53,64 @@ def humaneval_task(shared: str, task_id: str) -> dict[str, Any]:
             if row["task_id"] == task_id:
                 return dict(row)
     raise KeyError(task_id)
+
+
+async def wait_for(predicate: Any, timeout: float = 20.0, interval: float = 0.05) -> Any:
+    """Poll ``predicate()`` until it returns something truthy; fail after ``timeout``."""
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if loop.time() > deadline:
+            raise AssertionError(f"condition not met within {timeout} s")
+        await asyncio.sleep(interval)
+
+
+def open_document(client: Any, path: Path, text: str, language_id: str = "python") -> str:
+    """Write ``text`` to ``path`` and send didOpen; returns the URI."""
+    path.write_text(text, encoding="utf-8", errors="surrogatepass")
+    uri = path.as_uri()
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=uri, language_id=language_id, version=1, text=text
+            )
+        )
+    )
+    return uri
+
+
+def replace_document(client: Any, uri: str, text: str, version: int, save: bool = True) -> None:
+    """Send the whole new text as one change (and a didSave)."""
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
+    if save:
+        client.text_document_did_save(
+            types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        )
+
+
+async def command(client: Any, name: str, *arguments: Any) -> Any:
+    """Run ``workspace/executeCommand`` and return its result."""
+    return await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=name, arguments=list(arguments))
+    )
+
+
+async def hover_text(client: Any, uri: str, position: types.Position) -> str | None:
+    """The markdown of a hover (None when there is none)."""
+    result = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=position)
+    )
+    if result is None:
+        return None
+    contents = result.contents
+    return contents.value if isinstance(contents, types.MarkupContent) else str(contents)

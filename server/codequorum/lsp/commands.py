@@ -175,8 +175,14 @@ def _range_json(r: types.Range) -> dict[str, Any]:
     }
 
 
-def analysis_json(snapshot: Snapshot, entry: FunctionEntry, analysis: FunctionAnalysis) -> dict[str, Any]:
-    """The JSON a command returns about one analysed function."""
+def analysis_json(
+    snapshot: Snapshot,
+    entry: FunctionEntry,
+    analysis: FunctionAnalysis,
+    include_matrices: bool = False,
+) -> dict[str, Any]:
+    """The JSON a command returns about one analysed function (the pair matrices too when
+    asked: the client's report view draws them)."""
     report = analysis.report
     return {
         "uri": snapshot.uri,
@@ -190,7 +196,7 @@ def analysis_json(snapshot: Snapshot, entry: FunctionEntry, analysis: FunctionAn
         "stable": analysis.stable,
         "stability": analysis.stability,
         "versions": _versions(analysis),
-        "report": report.to_dict(),
+        "report": report.to_dict(include_matrices=include_matrices),
     }
 
 
@@ -210,7 +216,7 @@ async def analyze_command(ls: CodequorumServer, args: Sequence[Any]) -> dict[str
             "report": None,
             "message": f"no versions of `{entry.qualified_name}` yet",
         }
-    return analysis_json(snapshot, entry, analysis)
+    return analysis_json(snapshot, entry, analysis, bool(target.options.get("matrices")))
 
 
 async def compare_command(ls: CodequorumServer, args: Sequence[Any]) -> dict[str, Any]:

@@ -35,6 +35,8 @@ T = TypeVar("T")
 
 #: How many analyses (and dynamic reports) stay cached.
 CACHE_LIMIT = 512
+#: How many versions of one function's current code keep their analysis cached (undo hits).
+VARIANTS_PER_FUNCTION = 4
 
 Notify = Callable[[str, str], None]  # (level: "error" | "warning" | "info", message)
 
@@ -196,6 +198,7 @@ class Engine:
         self._samples: dict[tuple[str, str], tuple[StoredSample, ...]] = {}
         self._with_samples: dict[str, frozenset[str]] = {}
         self._analyses: _LRU[FunctionAnalysis] = _LRU(CACHE_LIMIT)
+        self._recent: dict[tuple[str, str], list[str]] = {}
         self._dynamic: _LRU[Any] = _LRU(CACHE_LIMIT)
 
     # ------------------------------------------------------------------ plumbing
@@ -398,6 +401,14 @@ class Engine:
         )
         with self._lock:
             self._analyses.put(key, result)
+            recent = self._recent.setdefault((file_key, entry.qualified_name), [])
+            if key in recent:
+                recent.remove(key)
+            recent.append(key)
+            while len(recent) > VARIANTS_PER_FUNCTION:
+                self._analyses.pop(recent.pop(0), None)
+            if len(self._recent) > CACHE_LIMIT:
+                self._recent.pop(next(iter(self._recent)))
         return result
 
     def document_sync(self, snapshot: Snapshot, file_key: str) -> list[tuple[FunctionEntry, FunctionAnalysis]]:

@@ -1,0 +1,240 @@
+"""End to end over stdio: samples in, diagnostics, hover, lenses, actions, commands out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsprotocol import types
+
+from .conftest import lsp_session
+from .helpers import (
+    apply_edits,
+    command,
+    hover_text,
+    humaneval_task,
+    open_document,
+    position_of,
+    replace_document,
+    wait_for,
+)
+
+CURRENT_BODY = (
+    "    ordered = sorted(numbers)\n"
+    "    return any(b - a < threshold for a, b in zip(ordered, ordered[1:]))\n"
+)
+TAIL = "\n\ndef untouched(x):\n    return x + 1\n"
+
+
+def _document(shared_dir: Path) -> tuple[str, list[str]]:
+    task = humaneval_task(str(shared_dir), "HumanEval/0")
+    doc = task["prompt"] + CURRENT_BODY + TAIL
+    samples = [task["prompt"] + s for s in task["samples"][:5]]
+    return doc, samples
+
+
+def _name_range(doc: str, name: str) -> types.Range:
+    start = position_of(doc, f"def {name}", 4)
+    return types.Range(start=start, end=types.Position(line=start.line,
+                                                       character=start.character + len(name)))
+
+
+async def test_samples_diagnostics_hover_lenses_and_actions(workspace: Path, shared_dir: Path
+                                                            ) -> None:
+    doc, samples = _document(shared_dir)
+    async with lsp_session(workspace) as client:
+        uri = open_document(client, workspace / "close.py", doc)
+        name_pos = position_of(doc, "has_close_elements")
+
+        # relayed samples: real CodeGen completions (prompt + body), by qualified name
+        added = await command(client, "codequorum.addSamples", {
+            "uri": uri, "qualifiedName": "has_close_elements",
+            "samples": [{"code": c, "provider": "codegen", "model": "CodeGen-16B-mono"}
+                        for c in samples],
+        })
+        assert added == {"uri": uri, "qualifiedName": "has_close_elements", "added": 5,
+                         "total": 5}
+        assert (workspace / ".codequorum" / "samples.sqlite3").is_file()
+
+        diags = await wait_for(lambda: client.diagnostics.get(uri))
+        assert [d.code for d in diags] == ["outlier-current"]
+        [diag] = diags
+        assert diag.range == _name_range(doc, "has_close_elements")
+        assert diag.source == "codequorum"
+        assert diag.severity == types.DiagnosticSeverity.Warning
+
+        report = await command(client, "codequorum.analyze", uri, name_pos)
+        assert report["qualifiedName"] == "has_close_elements"
+        assert report["samples"] == 5
+        assert report["currentIndex"] == 5
+        assert [v["origin"] for v in report["versions"]] == ["relayed"] * 5 + ["current"]
+        verdict = next(v for v in report["report"]["verdicts"] if v["code"] == "outlier-current")
+        assert f"JSD {verdict['figure']:.2f} to the others" in diag.message
+        assert verdict["figure"] < 0.85
+        consensus = report["consensus"]
+        assert consensus is not None and consensus < 5
+        assert diag.related_information
+        assert diag.related_information[0].location.uri == uri
+        assert f"consensus is v{consensus + 1}" in diag.related_information[0].message
+
+        # the stored versions are the bare function (the import line is not part of it)
+        shown = await command(client, "codequorum.showSample", uri, "has_close_elements", 1)
+        assert shown["code"].startswith("def has_close_elements(")
+        assert "from typing" not in shown["code"]
+        assert shown["code"].endswith("    return False\n")
+
+        text = await hover_text(client, uri, name_pos)
+        assert text is not None
+        first = text.split("\n")[0]
+        assert first == "**codequorum** · `has_close_elements` · 5 samples · 2 clusters"
+        assert "`outlier-current`" in text
+        jsd = report["report"]["summary"]["jsd_struct"]["ordered"]
+        assert f"JSD {jsd:.2f}" in text
+        assert f"- consensus: **v{consensus + 1}**" in text
+        assert "- current code: outside the consensus (cluster 2 of 2)" in text
+        assert "```diff\n--- current\n+++ v" in text
+        assert await hover_text(client, uri, position_of(doc, "untouched")) is None
+
+        lenses = await client.text_document_code_lens_async(
+            types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+        titles = [lens.command.title for lens in lenses if lens.command]
+        assert titles == [f"5 samples · unstable {jsd:.2f}", "Compare", "Regenerate"]
+        assert all(lens.range.start.line == name_pos.line for lens in lenses)
+
+        actions = await client.text_document_code_action_async(types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=diag.range,
+            context=types.CodeActionContext(diagnostics=[diag]),
+        ))
+        titles = [a.title for a in actions]
+        assert titles[0] == (f"Replace `has_close_elements` with the consensus version "
+                             f"(v{consensus + 1})")
+        assert titles[1:] == [f"Replace `has_close_elements` with version {k}"
+                              for k in range(1, 6)]
+        assert actions[0].kind == types.CodeActionKind.QuickFix
+        edit = actions[0].edit
+        assert edit is not None and edit.changes is not None and list(edit.changes) == [uri]
+        new_doc = apply_edits(doc, list(edit.changes[uri]))
+        chosen = await command(client, "codequorum.showSample", uri, "has_close_elements",
+                               consensus + 1)
+        prefix = doc[: doc.index("def has_close_elements")]
+        assert new_doc == prefix + chosen["code"].rstrip("\n") + TAIL
+        assert (workspace / "close.py").read_text() == doc  # the server never edits on its own
+
+        # take the consensus version: the current code is now in the consensus
+        replace_document(client, uri, new_doc, version=2)
+        await wait_for(lambda: client.diagnostics.get(uri) == [])
+        report2 = await command(client, "codequorum.analyze", uri, "has_close_elements")
+        assert report2["currentIndex"] == consensus
+        assert [v["code"] for v in report2["report"]["verdicts"]] == ["stable"]
+
+
+async def test_pull_diagnostics_instead_of_push(workspace: Path, shared_dir: Path) -> None:
+    doc, samples = _document(shared_dir)
+    async with lsp_session(workspace, pull=True) as client:
+        uri = open_document(client, workspace / "close.py", doc)
+        await command(client, "codequorum.addSamples", uri, "has_close_elements", samples)
+        assert client.diagnostic_refresh_count >= 1
+        params = types.DocumentDiagnosticParams(
+            text_document=types.TextDocumentIdentifier(uri=uri))
+        full = await client.text_document_diagnostic_async(params)
+        assert full.kind == "full"
+        assert [d.code for d in full.items] == ["outlier-current"]
+        assert full.items[0].range == _name_range(doc, "has_close_elements")
+        again = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            previous_result_id=full.result_id))
+        assert again.kind == "unchanged"
+        assert again.result_id == full.result_id
+        assert uri not in client.diagnostics  # nothing was pushed
+
+
+async def test_import_clear_compare_and_rename(workspace: Path, shared_dir: Path) -> None:
+    task = humaneval_task(str(shared_dir), "HumanEval/0")
+    doc, _ = _document(shared_dir)
+    sample_file = workspace / "samples.jsonl"
+    import json
+
+    sample_file.write_text(json.dumps({"prompt": task["prompt"], "samples": task["samples"][:4]})
+                           + "\n")
+    async with lsp_session(workspace) as client:
+        uri = open_document(client, workspace / "close.py", doc)
+        pos = position_of(doc, "has_close_elements")
+        imported = await command(client, "codequorum.importSamples",
+                                 {"uri": uri, "position": {"line": pos.line, "character": 9},
+                                  "path": "samples.jsonl"})
+        assert imported["added"] == 4 and imported["total"] == 4
+        assert imported["path"] == str(sample_file)
+
+        compared = await command(client, "codequorum.compare", uri, "has_close_elements")
+        assert [v["label"] for v in compared["versions"]] == ["v1", "v2", "v3", "v4", "current"]
+        assert [v["origin"] for v in compared["versions"]] == ["imported"] * 4 + ["current"]
+        assert compared["diff"].startswith("--- current\n+++ v")
+        assert len(compared["codes"]) == 5
+
+        # rename the function and save: its versions follow the new name
+        renamed = doc.replace("has_close_elements", "any_close")
+        replace_document(client, uri, renamed, version=2)
+        await wait_for(lambda: [d.code for d in client.diagnostics.get(uri, [])]
+                       == ["outlier-current"] and client.diagnostics[uri][0].range
+                       == _name_range(renamed, "any_close"))
+        moved = await command(client, "codequorum.analyze", uri, "any_close")
+        assert moved["samples"] == 4
+
+        cleared = await command(client, "codequorum.clearSamples", uri, "any_close")
+        assert cleared == {"uri": uri, "qualifiedName": "any_close", "removed": 4}
+        await wait_for(lambda: client.diagnostics.get(uri) == [])
+        gone = await command(client, "codequorum.analyze", uri, "any_close")
+        assert gone["samples"] == 0 and gone["report"] is None
+
+
+async def test_methods_are_replaced_with_their_indentation(workspace: Path) -> None:
+    doc = (
+        "class Stack:\n"
+        "    def __init__(self):\n"
+        "        self.items = []\n"
+        "\n"
+        "    def total(self):\n"
+        "        return sum(self.items)\n"
+    )
+    versions = [
+        "def total(self):\n    return sum(self.items)\n",
+        "def total(self):\n    s = 0\n    for x in self.items:\n        s += x\n    return s\n",
+        "```python\nclass Stack:\n    def total(self):\n        acc = 0\n"
+        "        for item in self.items:\n            acc = acc + item\n        return acc\n```",
+    ]
+    async with lsp_session(workspace, init_options={"codeLens": {"showForAll": True}}) as client:
+        uri = open_document(client, workspace / "stack.py", doc)
+        added = await command(client, "codequorum.addSamples", uri, "Stack.total", versions)
+        assert added["total"] == 3
+        shown = await command(client, "codequorum.showSample", uri, "Stack.total", 3)
+        assert shown["code"].startswith("def total(self):\n    acc = 0\n")
+        pos = position_of(doc, "total")
+        actions = await client.text_document_code_action_async(types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=types.Range(start=pos, end=pos),
+            context=types.CodeActionContext(diagnostics=[]),
+        ))
+        pick = next(a for a in actions if a.title == "Replace `total` with version 2")
+        assert pick.kind == types.CodeActionKind.RefactorRewrite
+        assert pick.edit is not None and pick.edit.changes is not None
+        result = apply_edits(doc, list(pick.edit.changes[uri]))
+        assert result == (
+            "class Stack:\n"
+            "    def __init__(self):\n"
+            "        self.items = []\n"
+            "\n"
+            "    def total(self):\n"
+            "        s = 0\n"
+            "        for x in self.items:\n"
+            "            s += x\n"
+            "        return s\n"
+        )
+        lenses = await client.text_document_code_lens_async(
+            types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+        by_line = sorted((lens.range.start.line, lens.command.title) for lens in lenses
+                         if lens.command)
+        assert by_line[0] == (1, "Regenerate")  # __init__ has no versions: Regenerate only
+        titles_total = [t for line, t in by_line if line == 4]
+        assert len(titles_total) == 3
+        summary = next(t for t in titles_total if t.startswith("3 samples · "))
+        assert sorted(titles_total) == sorted([summary, "Compare", "Regenerate"])

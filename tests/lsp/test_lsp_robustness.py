@@ -1,0 +1,137 @@
+"""Bad input never takes the server down: junk documents, a huge file, broken code, a
+corrupt store, invalid settings. Each test ends with a hover that is answered."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from lsprotocol import types
+
+from .conftest import lsp_session
+from .helpers import command, hover_text, open_document, position_of, wait_for
+
+GOOD = "def area(w, h):\n    return w * h\n"
+VERSIONS = [
+    "def area(w, h):\n    return w * h\n",
+    "def area(w, h):\n    result = w * h\n    return result\n",
+    "def area(w, h):\n    return h * w\n",
+]
+
+
+async def _still_answers(client, workspace: Path) -> None:
+    uri = open_document(client, workspace / "ok.py", GOOD)
+    added = await command(client, "codequorum.addSamples", uri, "area", VERSIONS)
+    assert added["total"] == 3
+    text = await hover_text(client, uri, position_of(GOOD, "area"))
+    assert text is not None and text.startswith("**codequorum** · `area` · 3 samples")
+
+
+async def test_junk_huge_and_broken_documents(workspace: Path) -> None:
+    rng = random.Random(7)
+    junk = bytes(rng.randrange(256) for _ in range(20_000)).decode("latin-1") + "\x00\udc80"
+    broken = "def f(:\n    return ((\nclass :\n  def g(self) ->\n" * 200 + "def area(w, h):\n"
+    line = "def f_{0}(x):\n    return [x + i for i in range({0})]  # padding padding padding\n"
+    huge = "".join(line.format(i) for i in range(60_000))
+    assert len(huge) > 5_000_000
+    async with lsp_session(workspace) as client:
+        uri_junk = open_document(client, workspace / "junk.py", junk)
+        uri_bin = open_document(client, workspace / "blob.bin", junk, language_id="plaintext")
+        uri_broken = open_document(client, workspace / "broken.py", broken)
+        uri_huge = open_document(client, workspace / "huge.py", huge)
+        for uri in (uri_junk, uri_bin, uri_broken, uri_huge):
+            await wait_for(lambda u=uri: u in client.diagnostics)
+            assert client.diagnostics[uri] == []
+            assert await hover_text(client, uri, types.Position(line=0, character=2)) is None
+            lenses = await client.text_document_code_lens_async(
+                types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+            assert lenses == []
+        # versions of a function in the broken file are stored and scored as parsed
+        added = await command(client, "codequorum.addSamples", uri_broken, "f",
+                              ["def f(x):\n    return x\n", "def f(x):\n    return (x\n"])
+        assert added["total"] == 2
+        assert await hover_text(client, uri_broken, types.Position(line=0, character=4))
+        # a huge document is not indexed, and says so once
+        assert any("larger than 2 MB" in m.message for m in client.messages)
+        await _still_answers(client, workspace)
+
+
+async def test_corrupt_store_is_moved_aside(workspace: Path) -> None:
+    store = workspace / ".codequorum" / "samples.sqlite3"
+
+    def damage() -> None:
+        store.parent.mkdir(parents=True)
+        store.write_bytes(b"this is not a database\x00" * 100)
+
+    async with lsp_session(workspace, before_start=damage) as client:
+        await wait_for(lambda: client.messages)
+        [message] = client.messages
+        assert message.type == types.MessageType.Warning
+        assert "unreadable" in message.message and "moved" in message.message
+        aside = [p for p in store.parent.iterdir() if ".corrupt-" in p.name]
+        assert len(aside) == 1
+        assert aside[0].read_bytes().startswith(b"this is not a database")
+        await _still_answers(client, workspace)
+
+
+async def test_invalid_settings_warn_and_use_defaults(workspace: Path) -> None:
+    init = {"provider": {"samples": "lots", "temperature": 7},
+            "hover": {"diffLines": -3}, "diagnostics": {"minSeverity": "loud"}}
+    pulled = {"codequorum": {"codeLens": {"showForAll": "sometimes"},
+                             "analysis": {"maxDepth": 0}}}
+    async with lsp_session(workspace, init_options=init, configuration=pulled) as client:
+        await wait_for(lambda: len(client.messages) >= 6)
+        texts = [m.message for m in client.messages]
+        assert all(m.type == types.MessageType.Warning for m in client.messages)
+        for key in ("provider.samples", "provider.temperature", "hover.diffLines",
+                    "diagnostics.minSeverity", "codeLens.showForAll", "analysis.maxDepth"):
+            assert sum(f"invalid setting codequorum.{key} " in t for t in texts) == 1, key
+        assert any("using the default 5" in t for t in texts)
+        # defaults in force: the hover diff is shown (12 lines), lenses only where versions are
+        await _still_answers(client, workspace)
+        uri = (workspace / "ok.py").as_uri()
+        text = await hover_text(client, uri, position_of(GOOD, "area"))
+        assert text is not None and "```diff" in text
+
+        # a later change of configuration is pulled again; a good value takes effect
+        client.set_configuration({"codequorum": {"hover": {"diffLines": 0}}})
+        client.workspace_did_change_configuration(
+            types.DidChangeConfigurationParams(settings=None))
+
+        async def no_diff() -> bool:
+            t = await hover_text(client, uri, position_of(GOOD, "area"))
+            return t is not None and "```diff" not in t
+
+        import asyncio
+
+        for _ in range(100):
+            if await no_diff():
+                break
+            await asyncio.sleep(0.05)
+        else:
+            raise AssertionError("diffLines 0 was not applied")
+
+
+async def test_unknown_commands_arguments_and_documents_get_clear_errors(workspace: Path) -> None:
+    async with lsp_session(workspace) as client:
+        uri = open_document(client, workspace / "ok.py", GOOD)
+        for args, expected in (
+            ([], "needs a document URI"),
+            ([uri, "nope"], "no function 'nope'"),
+            ([(workspace / "missing.py").as_uri(), "area"], "is not open"),
+            ([uri, "area", "not a list"], "no versions"),
+        ):
+            name = "codequorum.showSample" if expected == "no versions" else "codequorum.analyze"
+            try:
+                await command(client, name, *args)
+            except Exception as exc:
+                assert expected in str(exc)
+            else:
+                raise AssertionError(f"{name}{args} did not fail")
+        try:
+            await command(client, "codequorum.addSamples", uri, "area", [42])
+        except Exception as exc:
+            assert "neither a string nor an object" in str(exc)
+        else:
+            raise AssertionError("bad samples accepted")
+        await _still_answers(client, workspace)
