@@ -15,6 +15,7 @@ import math
 import os
 import signal
 import sys
+import time
 from collections.abc import Callable, Generator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -215,21 +216,33 @@ def score_one(sample_set: SampleSet, options: AnalysisOptions, dynamic: bool = F
         return ScoreFailure(f"could not be scored: {type(exc).__name__}: {exc}")
 
 
-def _ignore_sigint() -> None:
-    """Workers leave Ctrl-C to the parent, which stops them."""
+def _exit_on_term(signum: int, _frame: object) -> None:
+    """SIGTERM in a worker unwinds the running set, so ``finally`` blocks (the sandbox's
+    own clean-up of its child processes) run before the worker exits."""
+    raise SystemExit(128 + signum)
+
+
+def _worker_init() -> None:
+    """Workers leave Ctrl-C to the parent, which stops them with SIGTERM."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _exit_on_term)
 
 
 def _stop_workers(executor: ProcessPoolExecutor) -> None:
-    """Terminate the worker processes at once (cancelling alone waits for running sets)."""
+    """Stop the worker processes now (cancelling alone would wait for the running sets):
+    SIGTERM first, SIGKILL for any still alive two seconds later."""
     processes = dict(getattr(executor, "_processes", None) or {})
     for process in processes.values():
         with contextlib.suppress(Exception):
             process.terminate()
     executor.shutdown(wait=False, cancel_futures=True)
+    deadline = time.monotonic() + 2.0
     for process in processes.values():
         with contextlib.suppress(Exception):
-            process.join(timeout=2.0)
+            process.join(timeout=max(0.0, deadline - time.monotonic()))
+            if process.is_alive():
+                process.kill()
+                process.join(timeout=1.0)
 
 
 def score_sets(
@@ -247,7 +260,7 @@ def score_sets(
             yield k, score_one(sample_set, options, dynamic)
         return
     executor = ProcessPoolExecutor(max_workers=min(jobs, len(sample_sets)),
-                                   initializer=_ignore_sigint)
+                                   initializer=_worker_init)
     finished = False
     try:
         pending: dict[Future[StabilityReport | ScoreFailure], int] = {}
@@ -361,7 +374,7 @@ def write_output(run: ScoreRun, fmt: str, path: str | None, *, matrices: bool = 
             write_csv(run.reports, stream)
         else:
             tty = stream.isatty()
-            console = Console(file=stream, width=None if tty else 120,
+            console = Console(file=stream, width=None if tty else (200 if reasons else 120),
                               color_system="auto" if tty else None, soft_wrap=False)
             print_table(run.reports, console, title=title, reasons=reasons)
 

@@ -61,7 +61,7 @@ def build_table(reports: Sequence[StabilityReport], title: str | None = None,
     table.add_column("Shape", justify="right")
     table.add_column("Verdict", no_wrap=True)
     if reasons:
-        table.add_column("Why", overflow="fold", ratio=1)
+        table.add_column("Why", overflow="fold", ratio=1, min_width=40)
     for r in reports:
         good = r.options.get("stable_jsd") if r.options else None
         cells: list[Text | str] = [r.task_id, str(r.n)]
