@@ -63,9 +63,12 @@ def test_bare_code_only() -> None:
         ("```python\ndef sub(a, b):\n    return a - b\n```", "does not define `add`"),
         (
             "```python\nimport os\n\n\ndef add(a, b):\n    return (a +\n```",
-            "code does not parse: line 4",
+            "code does not parse: line 5 ('(' was never closed)",
         ),
-        ("```python\ndef add(a, b)\n    return a + b\n```", "code does not parse: line 1"),
+        (
+            "```python\ndef add(a, b)\n    return a + b\n```",
+            "code does not parse: line 1 (expected ':')",
+        ),
     ],
 )
 def test_rejections_say_why(answer: str, reason: str) -> None:
@@ -83,7 +86,7 @@ def test_cut_off_answer_without_closing_fence() -> None:
     whole = extract_function(f"Here:\n```python\n{FUNC}", "python", "add")
     assert whole.code == FUNC
     cut = extract_function("Here:\n```python\ndef add(a, b):\n    return (a +", "python", "add")
-    assert cut.reason == "code does not parse: line 2"
+    assert cut.reason == "code does not parse: line 2 ('(' was never closed)"
 
 
 def test_method_inside_a_class_is_extracted_and_dedented() -> None:

@@ -66,7 +66,9 @@ def test_json_list_of_code_strings(store: SampleStore, tmp_path: Path) -> None:
     path.write_text(json.dumps([GOOD_1, BROKEN, "import os\n\n" + GOOD_2]))
     report = import_samples(store, path, "m.py", "python", "add")
     assert [r.code for r in store.samples_for("m.py", "add")] == [GOOD_1, GOOD_2]
-    assert report.skipped == [("versions.json[1]", "code does not parse: line 2")]
+    assert report.skipped == [
+        ("versions.json[1]", "code does not parse: line 2 ('(' was never closed)")
+    ]
     assert report.summary() == "imported 2 versions of `add` (1 skipped)"
 
 

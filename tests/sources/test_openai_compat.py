@@ -182,7 +182,7 @@ async def test_bad_answers_are_reported_per_sample() -> None:
     assert reasons == {
         1: "no code in the answer",
         2: "does not define `has_close_elements`",
-        3: "code does not parse: line 2",
+        3: "code does not parse: line 2 ('(' was never closed)",
         6: "empty answer",
     }
     errors = {e.index: e.message for e in result.errors}

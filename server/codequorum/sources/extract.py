@@ -11,6 +11,7 @@ the answer is rejected with a reason a user can read: ``no code in the answer``,
 
 from __future__ import annotations
 
+import ast
 import re
 import textwrap
 from collections.abc import Iterator
@@ -95,19 +96,32 @@ def extract_from_code(code: str, language: str, name: str) -> ExtractResult:
     return _from_block(code, lang, name)
 
 
-def function_source(code: str, info: FunctionInfo) -> str:
-    """The full lines of a function in ``code``, dedented to column 0.
+def function_source(code: str, info: FunctionInfo, language: str = "python") -> str:
+    """The full lines of a function in ``code`` (decorators included), dedented to column 0.
 
     Tree-sitter node text starts at the ``def`` keyword, so a method's first line has no
     indent while its body keeps the class's; whole lines, dedented, compare fairly with
     extracted versions.
     """
     data = to_bytes(code)
-    line_start = data.rfind(b"\n", 0, info.start_byte) + 1
-    prefix = data[line_start : info.start_byte]
-    start = line_start if not prefix.strip() else info.start_byte
+    start_byte = _with_decorators(data, info, language)
+    line_start = data.rfind(b"\n", 0, start_byte) + 1
+    prefix = data[line_start:start_byte]
+    start = line_start if not prefix.strip() else start_byte
     text = data[start : info.end_byte].decode("utf-8", errors="replace")
     return _dedent(text)
+
+
+def _with_decorators(data: bytes, info: FunctionInfo, language: str) -> int:
+    """Where the function starts once its decorators (Python) are counted in."""
+    if normalize_language(language) != "python":
+        return info.start_byte
+    node = parse(data, "python").root_node.descendant_for_byte_range(info.start_byte, info.end_byte)
+    while node is not None and node.type not in ("function_definition", "decorated_definition"):
+        node = node.parent
+    if node is not None and node.parent is not None and node.parent.type == "decorated_definition":
+        node = node.parent
+    return min(info.start_byte, node.start_byte) if node is not None else info.start_byte
 
 
 # --------------------------------------------------------------------------- internals
@@ -169,16 +183,41 @@ def _from_block(block: str, lang: str, name: str) -> ExtractResult:
     tree = parse(code, lang)
     found = _find(parsing.functions(code, lang), name)
     if found is None:
-        error = _first_error(tree.root_node)
-        if error is not None:
-            return ExtractResult.rejected(f"code does not parse: line {error.start_point.row + 1}")
+        problem = _syntax_problem(code, lang, tree.root_node)
+        if problem is not None:
+            return ExtractResult.rejected(_parse_reason(*problem))
         return ExtractResult.rejected(f"does not define `{name}`")
-    text = function_source(code, found)
-    error = _first_error(parse(text, lang).root_node)
-    if error is not None:
-        line = error.start_point.row + 1 + found.start_point.row
-        return ExtractResult.rejected(f"code does not parse: line {line}")
+    text = function_source(code, found, lang)
+    problem = _syntax_problem(text, lang, parse(text, lang).root_node)
+    if problem is not None:
+        data = to_bytes(code)
+        offset = data[: _with_decorators(data, found, lang)].count(b"\n")
+        return ExtractResult.rejected(_parse_reason(problem[0] + offset, problem[1]))
     return ExtractResult.accepted(text.rstrip() + "\n", _imports(tree, code, lang))
+
+
+def _parse_reason(line: int, detail: str | None) -> str:
+    return f"code does not parse: line {line}" + (f" ({detail})" if detail else "")
+
+
+def _syntax_problem(code: str, lang: str, root: tree_sitter.Node) -> tuple[int, str | None] | None:
+    """(1-based line, detail) of the first syntax error, or None when the code is clean.
+
+    Tree-sitter is the gate (the metrics read its trees). For Python the interpreter's own
+    parser is asked too: it names the line and the problem more precisely, and it catches
+    the few things the grammar lets through (an ``elif`` with only a comment for a body).
+    """
+    error = _first_error(root)
+    if lang == "python":
+        try:
+            ast.parse(code)
+        except SyntaxError as exc:
+            return (exc.lineno or 1, exc.msg or None)
+        except (ValueError, RecursionError, MemoryError):
+            pass
+    if error is None:
+        return None
+    return (error.start_point[0] + 1, None)
 
 
 def _find(infos: list[FunctionInfo], name: str) -> FunctionInfo | None:

@@ -20,6 +20,7 @@ import inspect
 import math
 import os
 import random
+import socket
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -463,19 +464,33 @@ def _transport_message(config: ProviderConfig, exc: httpx.HTTPError) -> str:
         what = "connecting" if isinstance(exc, httpx.ConnectTimeout) else "waiting for an answer"
         return f"timed out after {config.timeout:g} s {what} to {base}"
     if isinstance(exc, httpx.ConnectError):
-        detail = str(exc).lower()
-        if "refused" in detail:
-            reason = "connection refused"
-        elif "name or service" in detail or "nodename" in detail or "resolv" in detail:
-            reason = "unknown host"
-        else:
-            reason = str(exc) or "connection failed"
-        return f"cannot reach {base}: {reason} — is the server running?"
+        return f"cannot reach {base}: {_connect_reason(exc)} — is the server running?"
     if isinstance(exc, httpx.RemoteProtocolError):
         return f"{base} closed the connection without an answer"
     if isinstance(exc, httpx.UnsupportedProtocol):
         return f"the base URL {base!r} is not an http(s) URL"
     return f"request to {base} failed: {exc or type(exc).__name__}"
+
+
+def _connect_reason(exc: BaseException) -> str:
+    """Why a connection failed, from the exception chain (httpx wraps the OS error)."""
+    seen: BaseException | None = exc
+    texts: list[str] = []
+    while seen is not None and len(texts) < 10:
+        if isinstance(seen, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(seen, socket.gaierror):
+            return "unknown host"
+        texts.append(str(seen).lower())
+        seen = seen.__cause__ or seen.__context__
+    joined = " ".join(texts)
+    if "refused" in joined:
+        return "connection refused"
+    if "name or service" in joined or "nodename" in joined or "name resolution" in joined:
+        return "unknown host"
+    if "unreachable" in joined:
+        return "network unreachable"
+    return str(exc) or "connection failed"
 
 
 def _status_message(config: ProviderConfig, response: httpx.Response, url: str) -> str:
