@@ -366,18 +366,22 @@ def complexity_verdict(candidates: Sequence[CandidateDynamic], delta: float) -> 
         return None
     typical = statistics.median(rest)
     grown = [slopes[i] for i in outliers if i in slopes]
-    slow = [c for c in candidates if c.index in outliers and c.unfinished_size is not None]
-    verb = "grows" if len(outliers) == 1 else "grow"
+    parts: list[str] = []
+    slow = [c.index for c in candidates if c.index in outliers and c.unfinished_size is not None]
     if slow:
-        size = min(c.unfinished_size for c in slow if c.unfinished_size is not None)
-        what = f"{_versions(outliers)} did not finish n={size} in time"
-    else:
-        g = growth_text(statistics.median(grown))
-        if g == "constant":
-            verb = "does not grow" if len(outliers) == 1 else "do not grow"
-            what = f"{_versions(outliers)} {verb} with n"
+        size = min(c.unfinished_size or 0 for c in candidates if c.index in slow)
+        parts.append(f"{_versions(slow)} did not finish n={size} in time")
+    by_text: dict[str, list[int]] = {}
+    for i in outliers:
+        if i in slopes and i not in slow:
+            by_text.setdefault(growth_text(slopes[i]), []).append(i)
+    for text, ix in sorted(by_text.items(), key=lambda kv: kv[1][0]):
+        one = len(ix) == 1
+        if text == "constant":
+            parts.append(f"{_versions(ix)} {'does' if one else 'do'} not grow with n")
         else:
-            what = f"{_versions(outliers)} {verb} about {g}"
+            parts.append(f"{_versions(ix)} {'grows' if one else 'grow'} about {text}")
+    what = ", ".join(parts)
     texts = {growth_text(v) for v in rest}
     top = growth_text(max(rest))
     if len(texts) > 1:

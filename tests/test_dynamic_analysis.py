@@ -1,0 +1,268 @@
+"""Dynamic analysis: sandboxed runs, metrics and verdicts."""
+
+from __future__ import annotations
+
+import csv
+import json
+import threading
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from codequorum import model, sandbox
+from codequorum.dynamic_analysis import (
+    SUMMARY_KEYS,
+    CandidateDynamic,
+    DynamicOptions,
+    _Runs,
+    build_report,
+    complexity_verdict,
+    growth_exponent,
+    growth_text,
+    run_dynamic,
+)
+from codequorum.inputs import InputCase, InputPlan
+from codequorum.metrics.opcodes import sctd, static_opcode_counts
+from codequorum.model import SampleSet
+
+EXACT = {"abs": 1e-9, "rel": 0}
+
+SORTS = [
+    # 1: builtin sort
+    "def f(xs: list[int]) -> list[int]:\n"
+    "    '''\n    >>> f([3, 1, 2])\n    [1, 2, 3]\n    '''\n"
+    "    return sorted(xs)\n",
+    # 2: bubble sort, grows about n^2
+    "def f(xs: list[int]) -> list[int]:\n"
+    "    out = list(xs)\n"
+    "    for i in range(len(out)):\n"
+    "        for j in range(len(out) - 1 - i):\n"
+    "            if out[j] > out[j + 1]:\n"
+    "                out[j], out[j + 1] = out[j + 1], out[j]\n"
+    "    return out\n",
+    # 3: drops duplicates: differs on inputs with repeated values
+    "def f(xs: list[int]) -> list[int]:\n    return sorted(set(xs))\n",
+    # 4: builtin sort with a key, linear in traced opcodes (the lambda runs per item)
+    "def f(xs: list[int]) -> list[int]:\n    return sorted(xs, key=lambda v: v)\n",
+    # 5: builtin sort again
+    "def f(xs: list[int]) -> list[int]:\n    ys = list(xs)\n    ys.sort()\n    return ys\n",
+]
+
+
+@pytest.fixture(scope="module")
+def sort_report() -> object:
+    ss = SampleSet.from_codes("sorts", SORTS, entry_point="f")
+    return run_dynamic(ss, DynamicOptions(jobs=2, hypothesis_examples=8))
+
+
+def test_summary_has_the_agreed_keys(sort_report: object) -> None:
+    from codequorum.dynamic_analysis import DynamicReport
+
+    assert isinstance(sort_report, DynamicReport)
+    assert set(SUMMARY_KEYS) <= set(sort_report.summary)
+    assert all(sort_report.summary[k] is not None for k in SUMMARY_KEYS)
+    d = sort_report.to_dict()
+    json.dumps(d)
+    assert d["inputs_source"] == ["doctest", "hypothesis", "scaling"]
+    assert sort_report.layers and "deadline" in sort_report.layers
+
+
+def test_sorts_pass_rates_oer_and_verdicts(sort_report: object) -> None:
+    from codequorum.dynamic_analysis import DynamicReport
+
+    assert isinstance(sort_report, DynamicReport)
+    s = sort_report.summary
+    assert s["pass_rate_mean"] == 1.0  # the doctest is the only graded test
+    assert s["pass_rate_var"] == 0.0 and s["pass_rate_max_diff"] == 0.0
+    assert s["oer"] is not None and s["oer"] < 1.0
+    codes = [v.code for v in sort_report.verdicts]
+    assert "divergent-outputs" in codes
+    div = next(v for v in sort_report.verdicts if v.code == "divergent-outputs")
+    assert 2 in div.samples  # version 3 (index 2) drops duplicates
+    assert div.message.startswith("versions ") and " disagree on f([" in div.message
+    cx = next(v for v in sort_report.verdicts if v.code == "complexity-outlier")
+    # bubble sort (n²) and the key= sort (the lambda runs once per item: n) against
+    # three versions whose traced opcodes do not grow (the sorting happens in C)
+    assert cx.samples == (1, 3)
+    assert cx.message == (
+        "version 2 grows about n², version 4 grows about n, the others do not grow with n"
+    )
+    bubble = sort_report.candidates[1]
+    assert bubble.growth == pytest.approx(2.0, abs=0.15)
+    assert [n for n, _ in bubble.growth_points] == [8, 64, 512]
+    assert sort_report.candidates[0].growth == pytest.approx(0.0, abs=0.05)
+    assert sort_report.fastest == 0
+    assert all(c.status == "ok" for c in sort_report.candidates)
+    static = [static_opcode_counts(c) for c in SORTS]
+    assert s["sctd_jsd"] == pytest.approx(sctd(static).jsd, **EXACT)
+    dj, sj = s["dctd_jsd"], s["sctd_jsd"]
+    assert dj is not None and sj is not None
+    assert s["bef_jsd"] == pytest.approx(sj / (dj + 1e-9), rel=1e-12)
+
+
+def _reference_sets(reference_dir: Path) -> dict[str, SampleSet]:
+    groups: dict[str, list[dict[str, object]]] = defaultdict(list)
+    with (reference_dir / "dynamic" / "solutions.jsonl").open() as fh:
+        for line in fh:
+            rec = json.loads(line)
+            groups[rec["problem_id"]].append(rec)
+    out = {}
+    for pid, recs in groups.items():
+        tests = [
+            model.TestCase(kind="stdio", stdin=t["input"], expected=t["output"], has_expected=True)
+            for t in recs[0]["private_tests"]  # type: ignore[attr-defined]
+        ]
+        codes = [str(r["generated_solution"]) for r in recs]
+        out[pid] = SampleSet.from_codes(pid, codes, entry_point="solve", tests=tests)
+    return out
+
+
+def test_reference_solutions_through_the_sandbox(reference_dir: Path) -> None:
+    with (reference_dir / "dynamic" / "ref_py3.11.7" / "sctd.csv").open() as fh:
+        ref = {row["problem_id"]: row for row in csv.DictReader(fh)}
+    for pid, ss in _reference_sets(reference_dir).items():
+        report = run_dynamic(ss, DynamicOptions(jobs=2))
+        s = report.summary
+        assert report.inputs_source == ["tests"]
+        assert s["pass_rate_mean"] == 1.0, pid
+        assert s["oer"] == 1.0 and s["oer_no_ex"] == 1.0
+        assert s["sctd_jsd"] == pytest.approx(float(ref[pid]["SCTD_JSD"]), **EXACT)
+        assert s["sctd_tau"] == pytest.approx(float(ref[pid]["SCTD_TAU"]), **EXACT)
+        # DCTD is not compared with dctd.csv here: our tracer counts only the candidate's
+        # own code objects, the reference tracer also counted its harness (~500 opcodes
+        # per test). tests/metrics/test_dynamic.py checks the maths on the fixture traces.
+        assert s["dctd_jsd"] is not None and 0.0 < s["dctd_jsd"] < 1.0
+        assert s["dctd_inputs"] == 3.0
+        assert not [v for v in report.verdicts if v.code == "divergent-outputs"]
+        if pid == "dedupe":
+            by_id = {c.index: c.mean_traced_opcodes or 0.0 for c in report.candidates}
+            assert by_id[1] > 10 * by_id[0]  # nested loop vs hash set
+            assert report.fastest == 0
+
+
+def test_timeouts_syntax_errors_and_resume() -> None:
+    codes = [
+        "def f(n: int) -> int:\n    return n * 2\n",
+        "def f(n: int) -> int:\n    while n == 3:\n        pass\n    return n * 2\n",
+        "def f(n: int) -> int\n    return n * 2\n",
+    ]
+    tests = [
+        model.TestCase(kind="call", args=(1,), expected=2, has_expected=True),
+        model.TestCase(kind="call", args=(3,), expected=6, has_expected=True),
+        model.TestCase(kind="call", args=(5,), expected=10, has_expected=True),
+    ]
+    ss = SampleSet.from_codes("t", codes, entry_point="f", tests=tests)
+    opts = DynamicOptions(
+        jobs=2,
+        timeout_seconds=1.5,
+        resume_timeout_seconds=1.5,
+        use_hypothesis=False,
+        scaling=False,
+    )
+    report = run_dynamic(ss, opts)
+    c0, c1, c2 = report.candidates
+    assert (c0.status, c0.pass_rate) == ("ok", 1.0)
+    assert c1.status == "timeout" and c1.resumed == 1
+    assert c1.pass_rate == pytest.approx(2 / 3, **EXACT)  # test 3 ran in the resumed child
+    assert c2.status == "syntax-error" and c2.pass_rate == 0.0 and c2.static_opcodes is None
+    s = report.summary
+    assert s["pass_rate_mean"] == pytest.approx((1 + 2 / 3 + 0) / 3, **EXACT)
+    assert s["pass_rate_max_diff"] == pytest.approx(1.0, **EXACT)
+    assert s["oer"] == 0.0  # the syntax error disagrees with everyone everywhere
+    assert s["oer_pair_mean"] == pytest.approx((2 / 3 + 0 + 0) / 3, **EXACT)
+    assert s["sctd_jsd"] is not None  # two candidates compile
+    div = next(v for v in report.verdicts if v.code == "divergent-outputs")
+    assert "versions 1 and 3 disagree on f(1): 2 vs raises SyntaxError" in div.message
+
+
+def test_cancel_before_start() -> None:
+    ev = threading.Event()
+    ev.set()
+    ss = SampleSet.from_codes("t", SORTS[:2], entry_point="f")
+    report = run_dynamic(ss, DynamicOptions(use_hypothesis=False, scaling=False), cancel=ev)
+    assert [c.status for c in report.candidates] == ["cancelled", "cancelled"]
+
+
+def _outcome(
+    output: str | None,
+    exc: str | None = None,
+    ops: dict[str, int] | None = None,
+    passed: bool | None = None,
+) -> sandbox.TestOutcome:
+    return sandbox.TestOutcome(
+        "", passed, output, exc, "m" if exc else None, ops, sum((ops or {}).values()), 0.0
+    )
+
+
+def test_build_report_bef_verdicts_without_processes() -> None:
+    # identical bytecode, different traces: runtime instability (BEF << 0.1)
+    code = "def f(x):\n    return x\n"
+    ss = SampleSet.from_codes("t", [code, code], entry_point="f")
+    case = InputCase(model.TestCase(kind="call", args=(1,)), "hypothesis", False, "f(1)")
+    plan = InputPlan(entry_point="f", cases=[case])
+    runs = _Runs(
+        outcomes=[
+            [_outcome("1", ops={"LOAD_FAST": 9, "RETURN_VALUE": 1})],
+            [_outcome("1", ops={"FOR_ITER": 9, "RETURN_VALUE": 1})],
+        ],
+        status=["ok", "ok"],
+        detail=["", ""],
+        resumed=[0, 0],
+        layers=["deadline"],
+        python="3.11.7",
+    )
+    report = build_report(ss, plan, runs, DynamicOptions())
+    assert report.summary["sctd_jsd"] == 0.0
+    assert report.summary["bef_jsd"] == 0.0
+    assert [v.code for v in report.verdicts] == ["runtime-instability"]
+    assert report.summary["oer"] == 1.0
+    # different bytecode, identical traces: redundant alternatives (BEF >> 1000)
+    other = "def f(x):\n    y = [x]\n    return y[0]\n"
+    ss2 = SampleSet.from_codes("t", [code, other], entry_point="f")
+    same = {"LOAD_FAST": 1, "RETURN_VALUE": 1}
+    runs2 = _Runs(
+        outcomes=[[_outcome("1", ops=same)], [_outcome("1", ops=dict(same))]],
+        status=["ok", "ok"],
+        detail=["", ""],
+        resumed=[0, 0],
+        layers=[],
+        python="",
+    )
+    report2 = build_report(ss2, plan, runs2, DynamicOptions())
+    assert report2.summary["dctd_jsd"] == pytest.approx(0.0, abs=1e-15)
+    assert [v.code for v in report2.verdicts] == ["redundant-alternatives"]
+    high = DynamicOptions(bef_high=1e12)
+    assert build_report(ss2, plan, runs2, high).verdicts == []
+
+
+def test_growth_exponent_and_text() -> None:
+    assert growth_exponent([(8, 64), (64, 4096), (512, 262144)]) == pytest.approx(2.0, **EXACT)
+    assert growth_exponent([(8, 10), (64, 80)]) == pytest.approx(1.0, **EXACT)
+    assert growth_exponent([(8, 10)]) is None
+    assert growth_exponent([(8, 0), (64, 0)]) is None
+    assert [growth_text(x) for x in (0.1, 0.9, 1.6, 2.1, 3.0)] == [
+        "constant",
+        "n",
+        "n^1.5",
+        "n²",
+        "n³",
+    ]
+
+
+def _cand(i: int, growth: float | None, unfinished: int | None = None) -> CandidateDynamic:
+    points = [] if growth is None else [(8, 1), (64, 8), (512, 64)]
+    return CandidateDynamic(
+        i, "ok", "", 1.0, 1, 1, "graded tests", growth, points, unfinished, None, None
+    )
+
+
+def test_complexity_verdict_rules() -> None:
+    v = complexity_verdict([_cand(0, 1.0), _cand(1, 1.05), _cand(2, 2.0), _cand(3, 0.95)], 0.6)
+    assert v is not None and v.samples == (2,)
+    assert v.message == "version 3 grows about n², the others about n"
+    assert complexity_verdict([_cand(0, 1.0), _cand(1, 2.0)], 0.6) is None  # no minority
+    assert complexity_verdict([_cand(0, 1.0), _cand(1, 1.3), _cand(2, 0.9)], 0.6) is None
+    slow = complexity_verdict([_cand(0, 1.0), _cand(1, 1.0), _cand(2, None, unfinished=512)], 0.6)
+    assert slow is not None and slow.samples == (2,)
+    assert slow.message == "version 3 did not finish n=512 in time, the others about n"
