@@ -29,8 +29,10 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-DATA = Path(os.environ.get("CODEQUORUM_SHARED", REPO.parent / "shared")) / "data" / (
-    "humaneval_codegen16b_t0.8.jsonl"
+DATA = (
+    Path(os.environ.get("CODEQUORUM_SHARED", REPO.parent / "shared"))
+    / "data"
+    / ("humaneval_codegen16b_t0.8.jsonl")
 )
 
 
@@ -40,8 +42,12 @@ class Client:
     def __init__(self, cmd: list[str], cwd: Path) -> None:
         env = {**os.environ, "PYTHONPATH": str(REPO / "server")}
         self.proc = subprocess.Popen(
-            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            cwd=cwd, env=env,
+            cmd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            cwd=cwd,
+            env=env,
         )
         self._next = 0
         self._responses: dict[int, queue.Queue[dict[str, Any]]] = {}
@@ -103,8 +109,10 @@ class Client:
         deadline = time.monotonic() + timeout
         while True:
             message = self.notifications.get(timeout=max(0.01, deadline - time.monotonic()))
-            if (message.get("method") == "textDocument/publishDiagnostics"
-                    and message["params"]["uri"] == uri):
+            if (
+                message.get("method") == "textDocument/publishDiagnostics"
+                and message["params"]["uri"] == uri
+            ):
                 return dict(message["params"])
 
     def drain(self) -> None:
@@ -138,7 +146,7 @@ def build_file(rows: list[dict[str, Any]], rev: int = 0, only: int | None = None
         body = row["samples"][0].rstrip("\n") + "\n"
         if rev and (only is None or only == i):
             body = f"    _rev = {rev}\n" + body
-        head = prompt[prompt.index("def " + row["entry_point"]):]
+        head = prompt[prompt.index("def " + row["entry_point"]) :]
         parts.append(head + body + "\n\n")
     return "".join(parts)
 
@@ -164,35 +172,50 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         ws = Path(tmp)
         client = Client([sys.executable, "-m", "codequorum", "lsp"], ws)
-        client.request("initialize", {
-            "processId": os.getpid(), "rootUri": ws.as_uri(),
-            "capabilities": {"window": {"workDoneProgress": True}},
-            "initializationOptions": {},
-        })
+        client.request(
+            "initialize",
+            {
+                "processId": os.getpid(),
+                "rootUri": ws.as_uri(),
+                "capabilities": {"window": {"workDoneProgress": True}},
+                "initializationOptions": {},
+            },
+        )
         client.notify("initialized", {})
         path = ws / "tasks.py"
         text = build_file(rows)
         path.write_text(text)
         uri = path.as_uri()
-        client.notify("textDocument/didOpen", {"textDocument": {
-            "uri": uri, "languageId": "python", "version": 1, "text": text}})
+        client.notify(
+            "textDocument/didOpen",
+            {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}},
+        )
         client.wait_diagnostics(uri)
         for row in rows:
-            client.request("workspace/executeCommand", {
-                "command": "codequorum.addSamples",
-                "arguments": [uri, row["entry_point"],
-                              [row["prompt"] + s for s in row["samples"][1:6]]],
-            })
+            client.request(
+                "workspace/executeCommand",
+                {
+                    "command": "codequorum.addSamples",
+                    "arguments": [
+                        uri,
+                        row["entry_point"],
+                        [row["prompt"] + s for s in row["samples"][1:6]],
+                    ],
+                },
+            )
         client.drain()
         version = 1
 
         def save(new_text: str) -> float:
             nonlocal version
             version += 1
-            client.notify("textDocument/didChange", {
-                "textDocument": {"uri": uri, "version": version},
-                "contentChanges": [{"text": new_text}],
-            })
+            client.notify(
+                "textDocument/didChange",
+                {
+                    "textDocument": {"uri": uri, "version": version},
+                    "contentChanges": [{"text": new_text}],
+                },
+            )
             client.drain()
             start = time.perf_counter()
             client.notify("textDocument/didSave", {"textDocument": {"uri": uri}})
@@ -207,19 +230,30 @@ def main(argv: list[str] | None = None) -> int:
         same = build_file(rows, rev=1 + args.cold_saves)
         save(same)
         warm = [save(same) * 1000 for _ in range(args.cold_saves)]
-        n_diags = len(client.request("workspace/executeCommand", {
-            "command": "codequorum.analyze", "arguments": [uri, rows[0]["entry_point"]],
-        })["versions"])
+        n_diags = len(
+            client.request(
+                "workspace/executeCommand",
+                {
+                    "command": "codequorum.analyze",
+                    "arguments": [uri, rows[0]["entry_point"]],
+                },
+            )["versions"]
+        )
         results["diagnostics_after_save_ms"] = {
-            "functions": len(rows), "samples_per_function": 5, "versions_scored": n_diags,
-            "cold_median": statistics.median(cold), "cold_p95": percentile(cold, 95),
+            "functions": len(rows),
+            "samples_per_function": 5,
+            "versions_scored": n_diags,
+            "cold_median": statistics.median(cold),
+            "cold_p95": percentile(cold, 95),
             "cold_max": max(cold),
-            "warm_median": statistics.median(warm), "warm_p95": percentile(warm, 95),
+            "warm_median": statistics.median(warm),
+            "warm_p95": percentile(warm, 95),
         }
 
         # hover on a cached function
         line = same.split("\n").index(
-            next(ln for ln in same.split("\n") if ln.startswith("def " + rows[3]["entry_point"])))
+            next(ln for ln in same.split("\n") if ln.startswith("def " + rows[3]["entry_point"]))
+        )
         pos = {"line": line, "character": 6}
         hover_params = {"textDocument": {"uri": uri}, "position": pos}
         first = client.request("textDocument/hover", hover_params)
@@ -230,7 +264,9 @@ def main(argv: list[str] | None = None) -> int:
             client.request("textDocument/hover", hover_params)
             times.append((time.perf_counter() - start) * 1000)
         results["hover_cached_ms"] = {
-            "n": len(times), "median": statistics.median(times), "p95": percentile(times, 95),
+            "n": len(times),
+            "median": statistics.median(times),
+            "p95": percentile(times, 95),
             "max": max(times),
         }
 

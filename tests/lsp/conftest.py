@@ -22,8 +22,9 @@ SERVER = ClientServerConfig(
 )
 
 
-def capabilities(*, pull: bool = False, progress: bool = True, config: bool = True
-                 ) -> types.ClientCapabilities:
+def capabilities(
+    *, pull: bool = False, progress: bool = True, config: bool = True
+) -> types.ClientCapabilities:
     """A client that supports what a modern editor does (pull diagnostics only if asked)."""
     return types.ClientCapabilities(
         general=types.GeneralClientCapabilities(
@@ -48,8 +49,10 @@ def capabilities(*, pull: bool = False, progress: bool = True, config: bool = Tr
             code_action=types.CodeActionClientCapabilities(
                 code_action_literal_support=types.ClientCodeActionLiteralOptions(
                     code_action_kind=types.ClientCodeActionKindOptions(
-                        value_set=[types.CodeActionKind.QuickFix,
-                                   types.CodeActionKind.RefactorRewrite]
+                        value_set=[
+                            types.CodeActionKind.QuickFix,
+                            types.CodeActionKind.RefactorRewrite,
+                        ]
                     )
                 ),
                 is_preferred_support=True,

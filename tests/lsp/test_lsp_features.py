@@ -34,25 +34,32 @@ def _document(shared_dir: Path) -> tuple[str, list[str]]:
 
 def _name_range(doc: str, name: str) -> types.Range:
     start = position_of(doc, f"def {name}", 4)
-    return types.Range(start=start, end=types.Position(line=start.line,
-                                                       character=start.character + len(name)))
+    return types.Range(
+        start=start, end=types.Position(line=start.line, character=start.character + len(name))
+    )
 
 
-async def test_samples_diagnostics_hover_lenses_and_actions(workspace: Path, shared_dir: Path
-                                                            ) -> None:
+async def test_samples_diagnostics_hover_lenses_and_actions(
+    workspace: Path, shared_dir: Path
+) -> None:
     doc, samples = _document(shared_dir)
     async with lsp_session(workspace) as client:
         uri = open_document(client, workspace / "close.py", doc)
         name_pos = position_of(doc, "has_close_elements")
 
         # relayed samples: real CodeGen completions (prompt + body), by qualified name
-        added = await command(client, "codequorum.addSamples", {
-            "uri": uri, "qualifiedName": "has_close_elements",
-            "samples": [{"code": c, "provider": "codegen", "model": "CodeGen-16B-mono"}
-                        for c in samples],
-        })
-        assert added == {"uri": uri, "qualifiedName": "has_close_elements", "added": 5,
-                         "total": 5}
+        added = await command(
+            client,
+            "codequorum.addSamples",
+            {
+                "uri": uri,
+                "qualifiedName": "has_close_elements",
+                "samples": [
+                    {"code": c, "provider": "codegen", "model": "CodeGen-16B-mono"} for c in samples
+                ],
+            },
+        )
+        assert added == {"uri": uri, "qualifiedName": "has_close_elements", "added": 5, "total": 5}
         assert (workspace / ".codequorum" / "samples.sqlite3").is_file()
 
         diags = await wait_for(lambda: client.diagnostics.get(uri))
@@ -95,27 +102,31 @@ async def test_samples_diagnostics_hover_lenses_and_actions(workspace: Path, sha
         assert await hover_text(client, uri, position_of(doc, "untouched")) is None
 
         lenses = await client.text_document_code_lens_async(
-            types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+            types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        )
         titles = [lens.command.title for lens in lenses if lens.command]
         assert titles == [f"5 samples · unstable {jsd:.2f}", "Compare", "Regenerate"]
         assert all(lens.range.start.line == name_pos.line for lens in lenses)
 
-        actions = await client.text_document_code_action_async(types.CodeActionParams(
-            text_document=types.TextDocumentIdentifier(uri=uri),
-            range=diag.range,
-            context=types.CodeActionContext(diagnostics=[diag]),
-        ))
+        actions = await client.text_document_code_action_async(
+            types.CodeActionParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                range=diag.range,
+                context=types.CodeActionContext(diagnostics=[diag]),
+            )
+        )
         titles = [a.title for a in actions]
-        assert titles[0] == (f"Replace `has_close_elements` with the consensus version "
-                             f"(v{consensus + 1})")
-        assert titles[1:] == [f"Replace `has_close_elements` with version {k}"
-                              for k in range(1, 6)]
+        assert titles[0] == (
+            f"Replace `has_close_elements` with the consensus version (v{consensus + 1})"
+        )
+        assert titles[1:] == [f"Replace `has_close_elements` with version {k}" for k in range(1, 6)]
         assert actions[0].kind == types.CodeActionKind.QuickFix
         edit = actions[0].edit
         assert edit is not None and edit.changes is not None and list(edit.changes) == [uri]
         new_doc = apply_edits(doc, list(edit.changes[uri]))
-        chosen = await command(client, "codequorum.showSample", uri, "has_close_elements",
-                               consensus + 1)
+        chosen = await command(
+            client, "codequorum.showSample", uri, "has_close_elements", consensus + 1
+        )
         prefix = doc[: doc.index("def has_close_elements")]
         assert new_doc == prefix + chosen["code"].rstrip("\n") + TAIL
         assert (workspace / "close.py").read_text() == doc  # the server never edits on its own
@@ -134,15 +145,17 @@ async def test_pull_diagnostics_instead_of_push(workspace: Path, shared_dir: Pat
         uri = open_document(client, workspace / "close.py", doc)
         await command(client, "codequorum.addSamples", uri, "has_close_elements", samples)
         assert client.diagnostic_refresh_count >= 1
-        params = types.DocumentDiagnosticParams(
-            text_document=types.TextDocumentIdentifier(uri=uri))
+        params = types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))
         full = await client.text_document_diagnostic_async(params)
         assert full.kind == "full"
         assert [d.code for d in full.items] == ["outlier-current"]
         assert full.items[0].range == _name_range(doc, "has_close_elements")
-        again = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
-            text_document=types.TextDocumentIdentifier(uri=uri),
-            previous_result_id=full.result_id))
+        again = await client.text_document_diagnostic_async(
+            types.DocumentDiagnosticParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                previous_result_id=full.result_id,
+            )
+        )
         assert again.kind == "unchanged"
         assert again.result_id == full.result_id
         assert uri not in client.diagnostics  # nothing was pushed
@@ -154,14 +167,17 @@ async def test_import_clear_compare_and_rename(workspace: Path, shared_dir: Path
     sample_file = workspace / "samples.jsonl"
     import json
 
-    sample_file.write_text(json.dumps({"prompt": task["prompt"], "samples": task["samples"][:4]})
-                           + "\n")
+    sample_file.write_text(
+        json.dumps({"prompt": task["prompt"], "samples": task["samples"][:4]}) + "\n"
+    )
     async with lsp_session(workspace) as client:
         uri = open_document(client, workspace / "close.py", doc)
         pos = position_of(doc, "has_close_elements")
-        imported = await command(client, "codequorum.importSamples",
-                                 {"uri": uri, "position": {"line": pos.line, "character": 9},
-                                  "path": "samples.jsonl"})
+        imported = await command(
+            client,
+            "codequorum.importSamples",
+            {"uri": uri, "position": {"line": pos.line, "character": 9}, "path": "samples.jsonl"},
+        )
         assert imported["added"] == 4 and imported["total"] == 4
         assert imported["path"] == str(sample_file)
 
@@ -174,9 +190,12 @@ async def test_import_clear_compare_and_rename(workspace: Path, shared_dir: Path
         # rename the function and save: its versions follow the new name
         renamed = doc.replace("has_close_elements", "any_close")
         replace_document(client, uri, renamed, version=2)
-        await wait_for(lambda: [d.code for d in client.diagnostics.get(uri, [])]
-                       == ["outlier-current"] and client.diagnostics[uri][0].range
-                       == _name_range(renamed, "any_close"))
+        await wait_for(
+            lambda: (
+                [d.code for d in client.diagnostics.get(uri, [])] == ["outlier-current"]
+                and client.diagnostics[uri][0].range == _name_range(renamed, "any_close")
+            )
+        )
         moved = await command(client, "codequorum.analyze", uri, "any_close")
         assert moved["samples"] == 4
 
@@ -209,11 +228,13 @@ async def test_methods_are_replaced_with_their_indentation(workspace: Path) -> N
         shown = await command(client, "codequorum.showSample", uri, "Stack.total", 3)
         assert shown["code"].startswith("def total(self):\n    acc = 0\n")
         pos = position_of(doc, "total")
-        actions = await client.text_document_code_action_async(types.CodeActionParams(
-            text_document=types.TextDocumentIdentifier(uri=uri),
-            range=types.Range(start=pos, end=pos),
-            context=types.CodeActionContext(diagnostics=[]),
-        ))
+        actions = await client.text_document_code_action_async(
+            types.CodeActionParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                range=types.Range(start=pos, end=pos),
+                context=types.CodeActionContext(diagnostics=[]),
+            )
+        )
         pick = next(a for a in actions if a.title == "Replace `total` with version 2")
         assert pick.kind == types.CodeActionKind.RefactorRewrite
         assert pick.edit is not None and pick.edit.changes is not None
@@ -230,9 +251,11 @@ async def test_methods_are_replaced_with_their_indentation(workspace: Path) -> N
             "        return s\n"
         )
         lenses = await client.text_document_code_lens_async(
-            types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri)))
-        by_line = sorted((lens.range.start.line, lens.command.title) for lens in lenses
-                         if lens.command)
+            types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        )
+        by_line = sorted(
+            (lens.range.start.line, lens.command.title) for lens in lenses if lens.command
+        )
         assert by_line[0] == (1, "Regenerate")  # __init__ has no versions: Regenerate only
         titles_total = [t for line, t in by_line if line == 4]
         assert len(titles_total) == 3

@@ -23,7 +23,9 @@ from tests.support.chat_server import (
 from .conftest import lsp_session
 from .helpers import command, hover_text, humaneval_task, open_document, position_of, wait_for
 
-CURRENT_BODY = "    return any(abs(a - b) < threshold for a in numbers for b in numbers if a is not b)\n"
+CURRENT_BODY = (
+    "    return any(abs(a - b) < threshold for a in numbers for b in numbers if a is not b)\n"
+)
 
 
 def _options(base_url: str, **provider: Any) -> dict[str, Any]:
@@ -45,8 +47,9 @@ def _messages(client: Any) -> list[str]:
     return [m.message for m in client.messages]
 
 
-async def test_regenerate_stores_real_completions_with_progress(workspace: Path, shared_dir: Path
-                                                                ) -> None:
+async def test_regenerate_stores_real_completions_with_progress(
+    workspace: Path, shared_dir: Path
+) -> None:
     task = humaneval_task(str(shared_dir), "HumanEval/0")
     doc = task["prompt"] + CURRENT_BODY
     with ChatServer(default=RecordedTask.load("HumanEval/0")) as chat:
@@ -66,8 +69,10 @@ async def test_regenerate_stores_real_completions_with_progress(workspace: Path,
             user = requests[0].body["messages"][-1]["content"]
             assert "has_close_elements" in user
 
-            stored = [await command(client, "codequorum.showSample", uri,
-                                    "has_close_elements", k) for k in (1, 2, 3)]
+            stored = [
+                await command(client, "codequorum.showSample", uri, "has_close_elements", k)
+                for k in (1, 2, 3)
+            ]
             # the stored versions are the recorded completions for seeds 11..13 (function only)
             for seed in (11, 12, 13):
                 body = task["samples"][seed].rstrip()
@@ -81,7 +86,8 @@ async def test_regenerate_stores_real_completions_with_progress(workspace: Path,
             assert kinds[0] == "begin" and kinds[-1] == "end"
             assert kinds.count("report") == 3
             assert client.progress_reports[token][0].title == (
-                "codequorum: regenerating has_close_elements")
+                "codequorum: regenerating has_close_elements"
+            )
             assert any("3 of 3 versions accepted" in m for m in _messages(client))
 
             text = await hover_text(client, uri, pos)
@@ -103,10 +109,15 @@ async def test_provider_failures_are_reported_and_the_server_stays_up(
             async def regenerate_with(*behaviours: Any) -> dict[str, Any]:
                 chat.push(*behaviours)
                 before = len(client.messages)
-                result = await command(client, "codequorum.regenerate",
-                                       {"uri": uri, "position": {"line": pos.line,
-                                                                 "character": pos.character},
-                                        "n": 1})
+                result = await command(
+                    client,
+                    "codequorum.regenerate",
+                    {
+                        "uri": uri,
+                        "position": {"line": pos.line, "character": pos.character},
+                        "n": 1,
+                    },
+                )
                 await wait_for(lambda: len(client.messages) > before)
                 result["shown"] = client.messages[-1]
                 return result
@@ -117,7 +128,8 @@ async def test_provider_failures_are_reported_and_the_server_stays_up(
             assert failed["shown"].type == types.MessageType.Error
             assert "500" in failed["shown"].message
             assert failed["shown"].message.startswith(
-                "codequorum: regeneration of `has_close_elements` failed:")
+                "codequorum: regeneration of `has_close_elements` failed:"
+            )
 
             # 429 then success: the retry gets a real completion
             ok = await regenerate_with(rate_limited(0.05))
@@ -126,8 +138,10 @@ async def test_provider_failures_are_reported_and_the_server_stays_up(
             # no answer within the timeout (0.5 s), three times
             timed_out = await regenerate_with(slow(3), slow(3), slow(3))
             assert timed_out["status"] == "failed"
-            assert "timed out" in timed_out["shown"].message or "timeout" in \
-                timed_out["shown"].message.lower()
+            assert (
+                "timed out" in timed_out["shown"].message
+                or "timeout" in timed_out["shown"].message.lower()
+            )
 
             # a body that is not JSON
             garbage = await regenerate_with(not_json(), not_json(), not_json())
@@ -153,26 +167,31 @@ async def test_cancel_a_regeneration_midway(workspace: Path, shared_dir: Path) -
     recorded = RecordedTask.load("HumanEval/0")
     # first answer comes at once, the others hang for 30 s
     with ChatServer(script=[recorded(_fake_request(0))], default=slow(30)) as chat:
-        async with lsp_session(workspace, init_options=_options(chat.base_url, timeout=60,
-                                                                samples=4)) as client:
+        async with lsp_session(
+            workspace, init_options=_options(chat.base_url, timeout=60, samples=4)
+        ) as client:
             uri = open_document(client, workspace / "close.py", doc)
             token = f"client-{uuid.uuid4().hex[:6]}"
             client.progress_reports[token] = []
             loop = asyncio.get_running_loop()
             started = loop.time()
-            pending = client.workspace_execute_command_async(types.ExecuteCommandParams(
-                command="codequorum.regenerate",
-                arguments=[uri, "has_close_elements"],
-                work_done_token=token,
-            ))
-            await wait_for(lambda: any(getattr(v, "kind", "") == "report"
-                                       for v in client.progress_reports[token]))
+            pending = client.workspace_execute_command_async(
+                types.ExecuteCommandParams(
+                    command="codequorum.regenerate",
+                    arguments=[uri, "has_close_elements"],
+                    work_done_token=token,
+                )
+            )
+            await wait_for(
+                lambda: any(
+                    getattr(v, "kind", "") == "report" for v in client.progress_reports[token]
+                )
+            )
             # another request is answered while the regeneration waits
             pos = position_of(doc, "has_close_elements")
             text = await hover_text(client, uri, pos)
             assert text is not None and "1 sample" in text
-            client.window_work_done_progress_cancel(
-                types.WorkDoneProgressCancelParams(token=token))
+            client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
             result = await asyncio.wait_for(pending, timeout=10)
             assert loop.time() - started < 20
             assert result["status"] == "cancelled"
@@ -185,8 +204,9 @@ async def test_cancel_a_regeneration_midway(workspace: Path, shared_dir: Path) -
             msg_id = "regen-2"
             future = client.protocol.send_request(
                 types.WORKSPACE_EXECUTE_COMMAND,
-                types.ExecuteCommandParams(command="codequorum.regenerate",
-                                           arguments=[uri, "has_close_elements", 2]),
+                types.ExecuteCommandParams(
+                    command="codequorum.regenerate", arguments=[uri, "has_close_elements", 2]
+                ),
                 msg_id=msg_id,
             )
             await wait_for(lambda: len(chat.chat_requests) >= 6)
@@ -194,7 +214,7 @@ async def test_cancel_a_regeneration_midway(workspace: Path, shared_dir: Path) -
             try:
                 await asyncio.wait_for(asyncio.wrap_future(future), timeout=10)
                 raise AssertionError("the cancelled request returned a result")
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 raise
             except Exception as exc:  # the JSON-RPC error for a cancelled request
                 assert "cancel" in str(exc).lower()
@@ -206,5 +226,11 @@ async def test_cancel_a_regeneration_midway(workspace: Path, shared_dir: Path) -
 def _fake_request(seed: int) -> Any:
     from tests.support.chat_server import RecordedRequest
 
-    return RecordedRequest(method="POST", path="/v1/chat/completions", headers={},
-                           body={"seed": seed}, raw_body=b"", received=0.0)
+    return RecordedRequest(
+        method="POST",
+        path="/v1/chat/completions",
+        headers={},
+        body={"seed": seed},
+        raw_body=b"",
+        received=0.0,
+    )

@@ -44,11 +44,17 @@ async def test_junk_huge_and_broken_documents(workspace: Path) -> None:
             assert client.diagnostics[uri] == []
             assert await hover_text(client, uri, types.Position(line=0, character=2)) is None
             lenses = await client.text_document_code_lens_async(
-                types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+                types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+            )
             assert lenses == []
         # versions of a function in the broken file are stored and scored as parsed
-        added = await command(client, "codequorum.addSamples", uri_broken, "f",
-                              ["def f(x):\n    return x\n", "def f(x):\n    return (x\n"])
+        added = await command(
+            client,
+            "codequorum.addSamples",
+            uri_broken,
+            "f",
+            ["def f(x):\n    return x\n", "def f(x):\n    return (x\n"],
+        )
         assert added["total"] == 2
         assert await hover_text(client, uri_broken, types.Position(line=0, character=4))
         # a huge document is not indexed, and says so once
@@ -75,16 +81,24 @@ async def test_corrupt_store_is_moved_aside(workspace: Path) -> None:
 
 
 async def test_invalid_settings_warn_and_use_defaults(workspace: Path) -> None:
-    init = {"provider": {"samples": "lots", "temperature": 7},
-            "hover": {"diffLines": -3}, "diagnostics": {"minSeverity": "loud"}}
-    pulled = {"codequorum": {"codeLens": {"showForAll": "sometimes"},
-                             "analysis": {"maxDepth": 0}}}
+    init = {
+        "provider": {"samples": "lots", "temperature": 7},
+        "hover": {"diffLines": -3},
+        "diagnostics": {"minSeverity": "loud"},
+    }
+    pulled = {"codequorum": {"codeLens": {"showForAll": "sometimes"}, "analysis": {"maxDepth": 0}}}
     async with lsp_session(workspace, init_options=init, configuration=pulled) as client:
         await wait_for(lambda: len(client.messages) >= 6)
         texts = [m.message for m in client.messages]
         assert all(m.type == types.MessageType.Warning for m in client.messages)
-        for key in ("provider.samples", "provider.temperature", "hover.diffLines",
-                    "diagnostics.minSeverity", "codeLens.showForAll", "analysis.maxDepth"):
+        for key in (
+            "provider.samples",
+            "provider.temperature",
+            "hover.diffLines",
+            "diagnostics.minSeverity",
+            "codeLens.showForAll",
+            "analysis.maxDepth",
+        ):
             assert sum(f"invalid setting codequorum.{key} " in t for t in texts) == 1, key
         assert any("using the default 5" in t for t in texts)
         # defaults in force: the hover diff is shown (12 lines), lenses only where versions are
@@ -95,8 +109,7 @@ async def test_invalid_settings_warn_and_use_defaults(workspace: Path) -> None:
 
         # a later change of configuration is pulled again; a good value takes effect
         client.set_configuration({"codequorum": {"hover": {"diffLines": 0}}})
-        client.workspace_did_change_configuration(
-            types.DidChangeConfigurationParams(settings=None))
+        client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
 
         async def no_diff() -> bool:
             t = await hover_text(client, uri, position_of(GOOD, "area"))

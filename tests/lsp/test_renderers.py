@@ -22,7 +22,9 @@ from .helpers import apply_edits
 
 V1 = "def area(w, h):\n    return w * h\n"
 V2 = "def area(w, h):\n    result = w * h\n    return result\n"
-V3 = "def area(w, h):\n    total = 0\n    for _ in range(h):\n        total += w\n    return total\n"
+V3 = (
+    "def area(w, h):\n    total = 0\n    for _ in range(h):\n        total += w\n    return total\n"
+)
 CURRENT = "def area(w, h):\n    return h * w\n"
 
 DOC = "class Shape:\n    def area(w, h):\n        return h * w\n"
@@ -30,9 +32,20 @@ DOC = "class Shape:\n    def area(w, h):\n        return h * w\n"
 
 def _stored(i: int, code: str) -> StoredSample:
     return StoredSample(
-        id=i + 1, file="shape.py", language="python", qualified_name="Shape.area", code=code,
-        content_hash=content_hash(code), origin="relayed", label="", provider=None, model=None,
-        temperature=None, seed=None, prompt_hash=None, created=0.0,
+        id=i + 1,
+        file="shape.py",
+        language="python",
+        qualified_name="Shape.area",
+        code=code,
+        content_hash=content_hash(code),
+        origin="relayed",
+        label="",
+        provider=None,
+        model=None,
+        temperature=None,
+        seed=None,
+        prompt_hash=None,
+        created=0.0,
     )
 
 
@@ -42,33 +55,58 @@ def fixed() -> tuple[Snapshot, FunctionEntry, FunctionAnalysis]:
     samples = [s.to_sample() for s in stored] + [Sample(code=CURRENT, origin="current")]
     sample_set = SampleSet(task_id="shape.py::Shape.area", samples=samples)
     verdict = Verdict(
-        code="unstable-structure", severity="warning",
+        code="unstable-structure",
+        severity="warning",
         message="Versions disagree in shape: mean JSD 0.62 < 0.80; version 3 is an outlier: "
         "JSD 0.30 vs 0.79 mean",
-        samples=(2,), figure=0.62,
+        samples=(2,),
+        figure=0.62,
     )
     report = StabilityReport(
-        task_id=sample_set.task_id, language="python", status="ok", n=4, n_total=4,
+        task_id=sample_set.task_id,
+        language="python",
+        status="ok",
+        n=4,
+        n_total=4,
         indices=[0, 1, 2, 3],
-        summary={"jsd_struct": {"ordered": 0.62, "unordered": 0.63},
-                 "sce_struct": {"ordered": 0.71, "unordered": 0.7},
-                 "tsed": {"ordered": 0.55, "unordered": 0.55}},
-        typicality=[0.8, 0.78, 0.3, 0.75], medoid=0, clusters=[[0, 1, 3], [2]],
-        verdicts=[verdict], current_index=3,
+        summary={
+            "jsd_struct": {"ordered": 0.62, "unordered": 0.63},
+            "sce_struct": {"ordered": 0.71, "unordered": 0.7},
+            "tsed": {"ordered": 0.55, "unordered": 0.55},
+        },
+        typicality=[0.8, 0.78, 0.3, 0.75],
+        medoid=0,
+        clusters=[[0, 1, 3], [2]],
+        verdicts=[verdict],
+        current_index=3,
     )
     analysis = FunctionAnalysis(
-        file_key="shape.py", qualified_name="Shape.area", language="python", stored=stored,
-        sample_set=sample_set, current_index=3, report=report, dynamic=None, key="k1",
-        most_different=2, fastest=None,
+        file_key="shape.py",
+        qualified_name="Shape.area",
+        language="python",
+        stored=stored,
+        sample_set=sample_set,
+        current_index=3,
+        report=report,
+        dynamic=None,
+        key="k1",
+        most_different=2,
+        fastest=None,
     )
     snap = Snapshot(uri="file:///w/shape.py", text=DOC, language="python", encoding="utf-16")
-    rng = types.Range(start=types.Position(line=1, character=4),
-                      end=types.Position(line=2, character=20))
-    name_rng = types.Range(start=types.Position(line=1, character=8),
-                           end=types.Position(line=1, character=12))
+    rng = types.Range(
+        start=types.Position(line=1, character=4), end=types.Position(line=2, character=20)
+    )
+    name_rng = types.Range(
+        start=types.Position(line=1, character=8), end=types.Position(line=1, character=12)
+    )
     entry = FunctionEntry(
         info=SimpleNamespace(text="def area(w, h):\n        return h * w"),
-        qualified_name="Shape.area", name="area", range=rng, name_range=name_rng, indent="    ",
+        qualified_name="Shape.area",
+        name="area",
+        range=rng,
+        name_range=name_rng,
+        indent="    ",
     )
     return snap, entry, analysis
 
@@ -87,8 +125,12 @@ def test_diagnostic_per_verdict_on_the_name(fixed) -> None:
     assert diag.related_information[0].location.range == entry.range
     assert "consensus is v1" in diag.related_information[0].message
     assert diag.related_information[1].message == "unstable-structure concerns v3"
-    assert diag.data == {"qualifiedName": "Shape.area", "code": "unstable-structure",
-                         "figure": 0.62, "samples": [2]}
+    assert diag.data == {
+        "qualifiedName": "Shape.area",
+        "code": "unstable-structure",
+        "figure": 0.62,
+        "samples": [2],
+    }
 
 
 def test_min_severity_and_disable_filter_diagnostics(fixed) -> None:
@@ -100,7 +142,7 @@ def test_min_severity_and_disable_filter_diagnostics(fixed) -> None:
 
 
 def test_hover_reads_the_report(fixed) -> None:
-    snap, entry, analysis = fixed
+    _snap, entry, analysis = fixed
     settings, _ = parse_settings(None)
     text = render_hover(entry, analysis, settings)
     lines = text.split("\n")
@@ -117,7 +159,7 @@ def test_hover_reads_the_report(fixed) -> None:
 
 
 def test_hover_diff_is_capped(fixed) -> None:
-    snap, entry, analysis = fixed
+    _snap, entry, analysis = fixed
     settings, _ = parse_settings({"hover": {"diffLines": 2}})
     diff = render_hover(entry, analysis, settings).split("```diff\n", 1)[1].split("\n```")[0]
     body = diff.split("\n")[2:]
@@ -132,10 +174,14 @@ def test_lenses_titles_and_commands(fixed) -> None:
     settings, _ = parse_settings(None)
     lenses = document_lenses(snap, [(entry, analysis)], settings)
     assert [lens.command.title for lens in lenses if lens.command] == [
-        "3 samples · unstable 0.62", "Compare", "Regenerate"
+        "3 samples · unstable 0.62",
+        "Compare",
+        "Regenerate",
     ]
     assert [lens.command.command for lens in lenses if lens.command] == [
-        "codequorum.analyze", "codequorum.compare", "codequorum.regenerate"
+        "codequorum.analyze",
+        "codequorum.compare",
+        "codequorum.regenerate",
     ]
     assert all(lens.range.start == entry.range.start for lens in lenses)
     assert lenses[2].command and lenses[2].command.arguments == [

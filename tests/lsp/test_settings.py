@@ -19,7 +19,9 @@ def schema() -> dict:
 
 def test_schema_and_dataclass_name_the_same_settings(schema: dict) -> None:
     names = set(schema["properties"])
-    server_side = {n for n in names if schema["properties"][n].get("x-codequorum-scope") != "client"}
+    server_side = {
+        n for n in names if schema["properties"][n].get("x-codequorum-scope") != "client"
+    }
     assert server_side == {PREFIX + s.key for s in SPECS}
     assert names - server_side == {PREFIX + k for k in CLIENT_ONLY}
 
@@ -48,11 +50,15 @@ def test_defaults_when_nothing_given() -> None:
 
 
 def test_nested_flat_and_prefixed_forms_are_read() -> None:
-    nested, w1 = parse_settings({"provider": {"model": "m1", "samples": 3}, "hover": {"diffLines": 4}})
-    flat, w2 = parse_settings({"codequorum.provider.model": "m1", "provider.samples": 3,
-                               "codequorum.hover.diffLines": 4})
-    wrapped, w3 = parse_settings({"codequorum": {"provider": {"model": "m1", "samples": 3},
-                                                 "hover": {"diffLines": 4}}})
+    nested, w1 = parse_settings(
+        {"provider": {"model": "m1", "samples": 3}, "hover": {"diffLines": 4}}
+    )
+    flat, w2 = parse_settings(
+        {"codequorum.provider.model": "m1", "provider.samples": 3, "codequorum.hover.diffLines": 4}
+    )
+    wrapped, w3 = parse_settings(
+        {"codequorum": {"provider": {"model": "m1", "samples": 3}, "hover": {"diffLines": 4}}}
+    )
     assert nested == flat == wrapped
     assert (w1, w2, w3) == ([], [], [])
     assert nested.provider.model == "m1"
@@ -77,8 +83,14 @@ def test_invalid_values_fall_back_to_defaults_with_a_warning_naming_the_key() ->
     assert settings.diagnostics.enable is True
     assert settings.code_lens.show_for_all is True
     text = "\n".join(warnings)
-    for key in ("provider.samples", "provider.temperature", "provider.seed",
-                "provider.timeout", "diagnostics.minSeverity", "diagnostics.enable"):
+    for key in (
+        "provider.samples",
+        "provider.temperature",
+        "provider.seed",
+        "provider.timeout",
+        "diagnostics.minSeverity",
+        "diagnostics.enable",
+    ):
         assert f"codequorum.{key}" in text
     assert len(warnings) == 6
     assert "must be at most 2" in text

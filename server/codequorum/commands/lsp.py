@@ -18,9 +18,7 @@ def register(subparsers: Any) -> None:
         description="Run the codequorum language server. Editors start it with "
         "`codequorum lsp` and talk JSON-RPC over stdin/stdout.",
     )
-    parser.add_argument(
-        "--stdio", action="store_true", help="talk over stdin/stdout (the default)"
-    )
+    parser.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default)")
     parser.add_argument(
         "--tcp", metavar="HOST:PORT", help="listen on a TCP address instead of stdio"
     )

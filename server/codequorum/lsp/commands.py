@@ -229,12 +229,17 @@ async def compare_command(ls: CodequorumServer, args: Sequence[Any]) -> dict[str
 
     result = analysis_json(snapshot, entry, analysis)
     result.pop("report")
-    anchor = analysis.current_index if analysis.current_index is not None else analysis.report.medoid
+    anchor = (
+        analysis.current_index if analysis.current_index is not None else analysis.report.medoid
+    )
     other = analysis.most_different
     if anchor is not None and other is not None:
         result["diff"] = short_diff(
-            analysis.code(anchor), analysis.code(other), analysis.label(anchor),
-            analysis.label(other), 10_000,
+            analysis.code(anchor),
+            analysis.code(other),
+            analysis.label(anchor),
+            analysis.label(other),
+            10_000,
         )
     result["codes"] = [s.code for s in analysis.sample_set.samples]
     return result
@@ -302,9 +307,13 @@ def _samples_from(value: Any, origin: str) -> list[Sample]:
                     code=item["code"],
                     origin=origin,  # type: ignore[arg-type]
                     label=str(item.get("label") or ""),
-                    provider=item.get("provider") if isinstance(item.get("provider"), str) else None,
+                    provider=item.get("provider")
+                    if isinstance(item.get("provider"), str)
+                    else None,
                     model=item.get("model") if isinstance(item.get("model"), str) else None,
-                    temperature=float(temperature) if isinstance(temperature, int | float) else None,
+                    temperature=float(temperature)
+                    if isinstance(temperature, int | float)
+                    else None,
                     seed=int(seed) if isinstance(seed, int) else None,
                 )
             )
@@ -369,7 +378,7 @@ def read_sample_file(path: Path) -> list[Sample]:
     out: list[Sample] = []
     for item in items:
         if isinstance(item, dict) and "samples" in item and isinstance(item["samples"], list):
-            prompt = item.get("prompt") if isinstance(item.get("prompt"), str) else ""
+            prompt = str(item["prompt"]) if isinstance(item.get("prompt"), str) else ""
             for s in item["samples"]:
                 code = s if isinstance(s, str) else (s.get("code") if isinstance(s, dict) else None)
                 if isinstance(code, str):
@@ -377,7 +386,7 @@ def read_sample_file(path: Path) -> list[Sample]:
         elif isinstance(item, dict) and isinstance(item.get("code"), str):
             out.extend(_samples_from([item], "imported"))
         elif isinstance(item, dict) and isinstance(item.get("completion"), str):
-            prompt = item.get("prompt") if isinstance(item.get("prompt"), str) else ""
+            prompt = str(item["prompt"]) if isinstance(item.get("prompt"), str) else ""
             out.append(Sample(code=prompt + item["completion"], origin="imported"))
         elif isinstance(item, str):
             out.append(Sample(code=item, origin="imported"))
@@ -494,14 +503,14 @@ async def regenerate_command(ls: CodequorumServer, args: Sequence[Any]) -> dict[
             raise CommandError(f"{REGENERATE}: {exc}") from exc
     summary = result.summary()
     if result.cancelled:
-        ls.show(types.MessageType.Info, f"codequorum: regeneration of `{name}` cancelled: {summary}")
+        ls.show(
+            types.MessageType.Info, f"codequorum: regeneration of `{name}` cancelled: {summary}"
+        )
     elif result.ok:
         extra = f" ({result.error_summary()})" if result.errors else ""
         ls.show(types.MessageType.Info, f"codequorum: `{name}`: {summary}{extra}")
     else:
-        reasons = result.error_summary() or "; ".join(
-            sorted({r.reason for r in result.rejected})
-        )
+        reasons = result.error_summary() or "; ".join(sorted({r.reason for r in result.rejected}))
         ls.show(
             types.MessageType.Error,
             f"codequorum: regeneration of `{name}` failed: {reasons or summary}",
@@ -527,15 +536,19 @@ async def run_dynamic_command(ls: CodequorumServer, args: Sequence[Any]) -> dict
     target = parse_target(args, RUN_DYNAMIC)
     if not ls.settings.dynamic.enable:
         raise CommandError(f"{RUN_DYNAMIC}: dynamic analysis is off (codequorum.dynamic.enable)")
-    snapshot, entry, analysis = await _analysis(ls, target, RUN_DYNAMIC)
+    _snapshot, entry, analysis = await _analysis(ls, target, RUN_DYNAMIC)
     if analysis is None:
         raise CommandError(f"{RUN_DYNAMIC}: no versions of `{entry.qualified_name}` yet")
     if analysis.language != "python":
         raise CommandError(f"{RUN_DYNAMIC}: dynamic analysis runs Python only")
     job = ls.engine.dynamic_key(analysis)
     if job in ls.dynamic_jobs:
-        return {"uri": target.uri, "qualifiedName": entry.qualified_name, "started": False,
-                "message": "already running"}
+        return {
+            "uri": target.uri,
+            "qualifiedName": entry.qualified_name,
+            "started": False,
+            "message": "already running",
+        }
     progress = WorkProgress(ls, f"codequorum: running {entry.name} versions")
     await progress.begin("starting")
 
@@ -547,7 +560,9 @@ async def run_dynamic_command(ls: CodequorumServer, args: Sequence[Any]) -> dict
             )
             if progress.cancelled.is_set():
                 progress.end("cancelled")
-                ls.show(types.MessageType.Info, f"codequorum: dynamic analysis of `{name}` cancelled")
+                ls.show(
+                    types.MessageType.Info, f"codequorum: dynamic analysis of `{name}` cancelled"
+                )
                 return
             summary = getattr(result, "summary", {}) or {}
             figures = ", ".join(
@@ -556,7 +571,8 @@ async def run_dynamic_command(ls: CodequorumServer, args: Sequence[Any]) -> dict
             progress.end("done")
             ls.show(
                 types.MessageType.Info,
-                f"codequorum: dynamic analysis of `{name}` done" + (f": {figures}" if figures else ""),
+                f"codequorum: dynamic analysis of `{name}` done"
+                + (f": {figures}" if figures else ""),
             )
             ls.refresh(target.uri)
         except asyncio.CancelledError:
@@ -566,7 +582,9 @@ async def run_dynamic_command(ls: CodequorumServer, args: Sequence[Any]) -> dict
         except Exception as exc:
             log.exception("dynamic analysis failed")
             progress.end("failed")
-            ls.show(types.MessageType.Error, f"codequorum: dynamic analysis of `{name}` failed: {exc}")
+            ls.show(
+                types.MessageType.Error, f"codequorum: dynamic analysis of `{name}` failed: {exc}"
+            )
         finally:
             ls.dynamic_jobs.pop(job, None)
 

@@ -56,7 +56,11 @@ def function_diagnostics(
                 message=(
                     f"`{entry.qualified_name}`: {report.n} versions compared in "
                     f"{len(report.clusters)} group{'s' if len(report.clusters) != 1 else ''}"
-                    + (f"; consensus is {analysis.label(consensus)}" if consensus is not None else "")
+                    + (
+                        f"; consensus is {analysis.label(consensus)}"
+                        if consensus is not None
+                        else ""
+                    )
                 ),
             )
         ]

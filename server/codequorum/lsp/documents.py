@@ -266,7 +266,7 @@ class SnapshotCache:
         """The snapshot for this exact text (made if the text changed)."""
         with self._lock:
             snap = self._items.get(uri)
-            if snap is not None and snap.text is text or (
+            if (snap is not None and snap.text is text) or (
                 snap is not None and snap.encoding == encoding and snap.text == text
             ):
                 assert snap is not None

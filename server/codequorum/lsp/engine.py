@@ -411,7 +411,9 @@ class Engine:
                 self._recent.pop(next(iter(self._recent)))
         return result
 
-    def document_sync(self, snapshot: Snapshot, file_key: str) -> list[tuple[FunctionEntry, FunctionAnalysis]]:
+    def document_sync(
+        self, snapshot: Snapshot, file_key: str
+    ) -> list[tuple[FunctionEntry, FunctionAnalysis]]:
         """Analyses of every function in the document that has stored versions."""
         names = self.functions_with_samples_sync(file_key)
         if not names:
@@ -456,15 +458,9 @@ class Engine:
         cancel: threading.Event,
     ) -> Any:
         """Run the versions in the sandbox (child processes) and cache the result."""
-        from codequorum import dynamic_analysis  # type: ignore[attr-defined]
+        from codequorum import dynamic_analysis
 
-        options_cls = dynamic_analysis.DynamicOptions
-        wanted = {
-            "timeout_seconds": self.settings.dynamic.timeout,
-            "timeout": self.settings.dynamic.timeout,
-        }
-        names = {f.name for f in dataclasses.fields(options_cls)}
-        options = options_cls(**{k: v for k, v in wanted.items() if k in names})
+        options = dynamic_analysis.DynamicOptions(timeout_seconds=self.settings.dynamic.timeout)
 
         def progress(*args: Any, **kwargs: Any) -> None:
             report_progress(_progress_text(args, kwargs), _progress_pct(args, kwargs))

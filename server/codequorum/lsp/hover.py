@@ -120,7 +120,5 @@ def render_hover(entry: FunctionEntry, analysis: FunctionAnalysis, settings: Set
             settings.hover.diff_lines,
         )
         if diff:
-            parts.append(
-                f"Most different: {analysis.label(other)}\n```diff\n{diff}\n```"
-            )
+            parts.append(f"Most different: {analysis.label(other)}\n```diff\n{diff}\n```")
     return "\n\n".join(parts)

@@ -62,9 +62,7 @@ def document_lenses(
         out.append(
             types.CodeLens(
                 range=rng,
-                command=types.Command(
-                    title="Regenerate", command=CMD_REGENERATE, arguments=[arg]
-                ),
+                command=types.Command(title="Regenerate", command=CMD_REGENERATE, arguments=[arg]),
             )
         )
     if settings.code_lens.show_for_all:

@@ -10,6 +10,7 @@ is safe from worker threads: notifications are handed to the event loop.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import itertools
 import logging
@@ -67,9 +68,7 @@ class WorkProgress:
                 return
             token = f"codequorum/{next(_counter)}/{uuid.uuid4().hex[:8]}"
             try:
-                await asyncio.wait_for(
-                    self._ls.work_done_progress.create_async(token), timeout=10
-                )
+                await asyncio.wait_for(self._ls.work_done_progress.create_async(token), timeout=10)
             except Exception as exc:  # the client refused or never answered
                 log.info("work-done progress not created: %s", exc)
                 return
@@ -132,10 +131,8 @@ class WorkProgress:
         if loop is None or _in_loop(loop):
             fn()
         else:
-            try:
+            with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(fn)
-            except RuntimeError:
-                pass
 
     async def __aenter__(self) -> WorkProgress:
         await self.begin()

@@ -9,6 +9,7 @@ read into one :class:`~codequorum.lsp.settings.Settings` object.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Generator
 from typing import Any
@@ -175,7 +176,7 @@ class CodequorumServer(LanguageServer):
             old.cancel()
         task = asyncio.ensure_future(self._publish(uri, delay))
         self.pending[uri] = task
-        task.add_done_callback(lambda t, u=uri: self._publish_done(u, t))
+        task.add_done_callback(functools.partial(self._publish_done, uri))
 
     def _publish_done(self, uri: str, task: asyncio.Task[None]) -> None:
         if self.pending.get(uri) is task:
@@ -344,15 +345,20 @@ def did_close(ls: CodequorumServer, params: types.DidCloseTextDocumentParams) ->
     ls.snapshots.drop(uri)
     ls._saved_names.pop(uri, None)
     if not ls.pull_diagnostics:
-        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        ls.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
+        )
 
 
 # --------------------------------------------------------------------------- features
 
 
-@server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, types.DiagnosticOptions(
-    identifier=SOURCE, inter_file_dependencies=False, workspace_diagnostics=False
-))
+@server.feature(
+    types.TEXT_DOCUMENT_DIAGNOSTIC,
+    types.DiagnosticOptions(
+        identifier=SOURCE, inter_file_dependencies=False, workspace_diagnostics=False
+    ),
+)
 async def pull_diagnostics(
     ls: CodequorumServer, params: types.DocumentDiagnosticParams
 ) -> types.DocumentDiagnosticReport:
