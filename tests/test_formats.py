@@ -83,6 +83,10 @@ def test_completions_switch(tmp_path: Path) -> None:
     auto = _sets(list(read_sample_sets(path)))
     assert auto[0].codes == ["    return a + b\n"]  # no sample_format: not joined
     assert auto[1].codes == [PROMPT + "    return b + a\n"]
+    empty = _write_lines(tmp_path / "e.jsonl", [{"task_id": "e", "prompt": PROMPT,
+                                                 "sample_format": "completion",
+                                                 "samples": ["    return 1\n", ""]}])
+    assert _sets(list(read_sample_sets(empty)))[0].codes == [PROMPT + "    return 1\n", ""]
     joined = _sets(list(read_sample_sets(path, ReadOptions(completions=True))))
     assert [s.codes[0].startswith(PROMPT) for s in joined] == [True, True]
     never = _sets(list(read_sample_sets(path, ReadOptions(completions=False))))
@@ -248,3 +252,8 @@ def test_the_real_data_file(shared_dir: Path, sample_set_schema: dict[str, Any])
     assert sets[0].codes[0] == first["prompt"] + first["samples"][0]
     assert sets[0].entry_point == first["entry_point"]
     assert sets[0].tests[0].source == first["tests"]
+    # CodeGen sometimes wrote nothing: those completions stay empty (left out when scored)
+    with path.open() as f:
+        empty = sum(1 for line in f for c in json.loads(line)["samples"] if not c.strip())
+    assert empty > 0
+    assert sum(1 for s in sets for c in s.codes if c == "") == empty

@@ -222,7 +222,9 @@ def _sample(raw: Any, k: int, prompt: str | None, join: bool) -> Sample:
         code, extra = raw["code"], raw
     else:
         raise ValueError(f"samples[{k}] must be a string or an object with a 'code' string")
-    if join and prompt is not None:
+    if join and prompt is not None and code.strip():
+        # an empty completion stays empty: the model wrote nothing, so it is left out of
+        # the scores rather than scored as the bare prompt
         code = prompt + code
     temperature = extra.get("temperature")
     seed = extra.get("seed")
