@@ -256,4 +256,4 @@ def test_the_real_data_file(shared_dir: Path, sample_set_schema: dict[str, Any])
     with path.open() as f:
         empty = sum(1 for line in f for c in json.loads(line)["samples"] if not c.strip())
     assert empty > 0
-    assert sum(1 for s in sets for c in s.codes if c == "") == empty
+    assert sum(1 for s in sets for c in s.codes if not c.strip()) == empty
