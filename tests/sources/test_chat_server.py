@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from tests.support.chat_server import (
+    Behaviour,
     ChatServer,
     RecordedTask,
     code_answer,
@@ -54,7 +55,7 @@ def test_answers_by_seed_and_n_and_lists_models(task: RecordedTask) -> None:
 
 
 def test_script_then_default_and_headers_recorded() -> None:
-    script = [server_error("boom"), rate_limited(0.5), not_json(), no_code()]
+    script: list[Behaviour] = [server_error("boom"), rate_limited(0.5), not_json(), no_code()]
     with ChatServer(script=script, default=code_answer("def f():\n    return 1\n")) as server:
         url = server.base_url + "/chat/completions"
         body = {"model": "m", "messages": MESSAGES}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,9 +20,9 @@ OTHER = "def sub(a, b):\n    return a - b\n"
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> SampleStore:
+def store(tmp_path: Path) -> Iterator[SampleStore]:
     s = SampleStore.open(tmp_path / "ws" / ".codequorum" / "samples.sqlite3")
-    yield s  # type: ignore[misc]
+    yield s
     s.close()
 
 

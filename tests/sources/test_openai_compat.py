@@ -21,6 +21,7 @@ from codequorum.sources.openai_compat import (
 )
 from tests.support.chat_server import (
     Answer,
+    Behaviour,
     ChatServer,
     RecordedTask,
     answer,
@@ -164,7 +165,7 @@ async def test_timeout_is_reported_not_raised() -> None:
 
 
 async def test_bad_answers_are_reported_per_sample() -> None:
-    script = [
+    script: list[Behaviour] = [
         not_json(),
         no_code(),
         code_answer("def something_else():\n    return 1\n"),
@@ -297,3 +298,21 @@ def test_config_from_settings() -> None:
     assert (config.samples, config.seed, config.timeout) == (7, None, 30)
     assert ProviderConfig.from_settings({}).api_key_env == "OPENAI_API_KEY"
     assert config.api_key() is None
+
+
+async def test_a_failing_callback_surfaces_as_itself() -> None:
+    with ChatServer(default=code_answer(GOOD)) as server:
+
+        def on_sample(index: int, outcome: Outcome) -> None:
+            raise OSError("disk full")
+
+        with pytest.raises(OSError, match="disk full"):
+            await regenerate(config_for(server), MESSAGES, 2, "python", NAME, on_sample=on_sample)
+
+
+async def test_local_endpoints_bypass_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{closed_port()}")
+    monkeypatch.setenv("NO_PROXY", "")
+    with ChatServer(default=code_answer(GOOD)) as server:
+        result = await regenerate(config_for(server), MESSAGES, 1, "python", NAME)
+    assert result.ok and len(server.chat_requests) == 1

@@ -114,14 +114,15 @@ def function_source(code: str, info: FunctionInfo, language: str = "python") -> 
 
 def _with_decorators(data: bytes, info: FunctionInfo, language: str) -> int:
     """Where the function starts once its decorators (Python) are counted in."""
+    start = int(info.start_byte)
     if normalize_language(language) != "python":
-        return info.start_byte
+        return start
     node = parse(data, "python").root_node.descendant_for_byte_range(info.start_byte, info.end_byte)
     while node is not None and node.type not in ("function_definition", "decorated_definition"):
         node = node.parent
     if node is not None and node.parent is not None and node.parent.type == "decorated_definition":
         node = node.parent
-    return min(info.start_byte, node.start_byte) if node is not None else info.start_byte
+    return min(start, node.start_byte) if node is not None else start
 
 
 # --------------------------------------------------------------------------- internals

@@ -215,6 +215,7 @@ async def regenerate(
         timeout=_timeout(config),
         limits=httpx.Limits(max_connections=max(1, config.concurrency)),
         follow_redirects=True,
+        trust_env=not _is_local(config.base_url),
     )
     session = _Session(config, list(messages), language, name, http, result, on_sample)
     try:
@@ -234,7 +235,9 @@ async def list_models(config: ProviderConfig) -> list[str]:
     Raises :class:`ProviderError` with a user-facing message when the endpoint fails.
     """
     url = config.base_url.rstrip("/") + "/models"
-    async with httpx.AsyncClient(timeout=_timeout(config)) as http:
+    async with httpx.AsyncClient(
+        timeout=_timeout(config), trust_env=not _is_local(config.base_url)
+    ) as http:
         try:
             response = await http.get(url, headers=_headers(config))
         except httpx.HTTPError as exc:
@@ -302,9 +305,14 @@ class _Session:
             async with semaphore:
                 await self._request_many([i])
 
-        async with asyncio.TaskGroup() as group:
-            for i in indices:
-                group.create_task(one(i))
+        try:
+            async with asyncio.TaskGroup() as group:
+                for i in indices:
+                    group.create_task(one(i))
+        except BaseExceptionGroup as group_error:
+            # Only ``on_sample`` can raise here (requests record their own errors):
+            # hand the caller its own exception, not a group.
+            raise group_error.exceptions[0] from None
 
     def _seed(self, index: int) -> int | None:
         return None if self.config.seed is None else self.config.seed + index
@@ -444,6 +452,15 @@ def _choice_texts(data: Any, endpoint: str) -> list[str | None]:
             content = "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
         texts.append(content if isinstance(content, str) else None)
     return texts
+
+
+def _is_local(base_url: str) -> bool:
+    """True for loopback endpoints, which must never be sent through an HTTP proxy."""
+    try:
+        host = httpx.URL(base_url).host
+    except (httpx.InvalidURL, TypeError):
+        return False
+    return host in ("localhost", "127.0.0.1", "::1") or host.startswith("127.")
 
 
 def _headers(config: ProviderConfig) -> dict[str, str]:
