@@ -29,14 +29,17 @@ once instead of one pair at a time.
 from __future__ import annotations
 
 import math
+import threading
 from collections import Counter
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from functools import cache
 
 import numpy as np
 import numpy.typing as npt
 import tree_sitter
+from threadpoolctl import ThreadpoolController
 
 from codequorum.parsing import get_language, get_parser, normalize_language, to_bytes
 
@@ -68,24 +71,24 @@ class SubtreeCounts:
 
     ``struct`` (``n × V1``) counts structure-only symbols, ``value`` (``n × V2``)
     structure+value symbols; ``syntax_errors[i]`` is the number of ERROR and MISSING
-    nodes in sample ``i`` (whole tree, any depth). ``struct_keys`` / ``value_keys`` name
-    the columns in interned form; ``symbol_text`` turns one into readable form.
+    nodes in sample ``i`` (whole tree, any depth). ``struct_symbols()`` /
+    ``value_symbols()`` name the columns the way the reference writes symbols.
     """
 
     struct: IntMatrix
     value: IntMatrix
     syntax_errors: list[int]
-    struct_keys: list[SymbolKey] = field(repr=False)
-    value_keys: list[SymbolKey] = field(repr=False)
-    kind_names: tuple[str, ...] = field(repr=False)
+    struct_ids: npt.NDArray[np.intp] = field(repr=False, compare=False)
+    value_ids: npt.NDArray[np.intp] = field(repr=False, compare=False)
+    vocabulary: _Vocabulary = field(repr=False, compare=False)
 
-    def symbol_text(self, key: SymbolKey) -> tuple[str, tuple[str, ...]]:
-        """A key as the reference writes symbols: ``(type, (child types | leaf text,))``."""
-        names = self.kind_names
-        head = names[int(key[0])]
-        if len(key) == 2 and isinstance(key[1], bytes):
-            return head, (key[1].decode("utf-8", errors="ignore"),)
-        return head, tuple(names[int(k)] for k in key[1:])
+    def struct_symbols(self) -> list[tuple[str, tuple[str, ...]]]:
+        """Column names of ``struct``: ``(type, (child types...))``."""
+        return [self.vocabulary.symbol(int(g)) for g in self.struct_ids]
+
+    def value_symbols(self) -> list[tuple[str, tuple[str, ...]]]:
+        """Column names of ``value``: ``(type, (child types...))``, leaves ``(type, (text,))``."""
+        return [self.vocabulary.symbol(int(g)) for g in self.value_ids]
 
 
 @dataclass(frozen=True)
@@ -127,27 +130,13 @@ def _kind_table(language: str) -> tuple[tuple[int, ...], tuple[str, ...]]:
     return tuple(canon), tuple(names)
 
 
-def _canon_kind(kid: int, canon: tuple[int, ...], extra: dict[int, int], names: list[str]) -> int:
-    if kid < len(canon):
-        return canon[kid]
-    got = extra.get(kid)
-    if got is None:  # ERROR (65535) or any id outside the table
-        name = "ERROR" if kid == 0xFFFF else f"<kind {kid}>"
-        if name in names:
-            got = names.index(name)
-        else:
-            got = len(names)
-            names.append(name)
-        extra[kid] = got
-    return got
-
-
 def _walk(
     tree: tree_sitter.Tree, src: bytes, max_depth: int
 ) -> tuple[list[tuple[int, ...]], list[tuple[int, bytes]]]:
     """Raw symbols of one tree: inner-node kind tuples and (kind, text) of leaves.
 
-    Iterative walk with a TreeCursor (no recursion, linear in the tree size). Kind ids are
+    Iterative walk with a TreeCursor (no recursion, linear in the tree size): one Node
+    object per visited node, kinds as integers, text sliced for leaves only. Kind ids are
     raw; the caller canonicalises each distinct symbol once.
     """
     inner: list[tuple[int, ...]] = []
@@ -160,30 +149,32 @@ def _walk(
     parent = cur.goto_parent
     push_inner = inner.append
     push_leaf = leaves.append
-    stack: list[list[int]] = []  # open inner nodes: [kind, child kinds...]
+    stack: list[list[int]] = []  # enclosing open nodes' [kind, child kinds...]
+    kids: list[int] = []  # the open node whose children are being visited
     node: tree_sitter.Node = cur.node  # type: ignore[assignment]
     depth = 1
     while True:
         kind = node.kind_id
-        if stack:
-            stack[-1].append(kind)
+        kids.append(kind)
         if first_child():
             if depth < max_depth:
-                stack.append([kind])
+                stack.append(kids)
+                kids = [kind]
                 depth += 1
                 node = cur.node  # type: ignore[assignment]
                 continue
-            kids = [kind, cur.node.kind_id]  # type: ignore[union-attr]
+            last = [kind, cur.node.kind_id]  # type: ignore[union-attr]
             while next_sibling():
-                kids.append(cur.node.kind_id)  # type: ignore[union-attr]
+                last.append(cur.node.kind_id)  # type: ignore[union-attr]
             parent()
-            push_inner(tuple(kids))
+            push_inner(tuple(last))
         else:
             push_leaf((kind, src[node.start_byte : node.end_byte]))
         while not next_sibling():
             if not stack:
                 return inner, leaves
-            push_inner(tuple(stack.pop()))
+            push_inner(tuple(kids))
+            kids = stack.pop()
             parent()
             depth -= 1
         node = cur.node  # type: ignore[assignment]
@@ -207,6 +198,90 @@ def _count_syntax_errors(tree: tree_sitter.Tree) -> int:
                 return count
 
 
+class _Vocabulary:
+    """Interned symbols of one language, shared by all calls (and threads).
+
+    Maps raw-kind symbols straight to integer ids of canonical symbols, so a symbol seen
+    before costs one dict lookup. Ids start at 1; ``keys[id]`` is the canonical symbol and
+    ``struct_of[id]`` the structure-only symbol of a structure+value leaf (itself for
+    every other id). New entries are added under a lock; a vocabulary grown past
+    ``LIMIT`` is replaced by a fresh one (calls keep the one they started with).
+    """
+
+    LIMIT = 500_000
+
+    def __init__(self, language: str) -> None:
+        table, names = _kind_table(language)
+        self.table = table
+        self.names = list(names)
+        self.extra: dict[int, int] = {}
+        self.lock = threading.Lock()
+        self.inner: dict[tuple[int, ...], int] = {}
+        self.leaf: dict[tuple[int, bytes], int] = {}
+        self.ids: dict[SymbolKey, int] = {}
+        self.keys: list[SymbolKey] = [()]
+        self.struct_of: list[int] = [0]
+
+    def _kind(self, kid: int) -> int:
+        if kid < len(self.table):
+            return self.table[kid]
+        got = self.extra.get(kid)
+        if got is None:  # ERROR (65535) or any id outside the grammar's table
+            name = "ERROR" if kid == 0xFFFF else f"<kind {kid}>"
+            if name in self.names:
+                got = self.names.index(name)
+            else:
+                got = len(self.names)
+                self.names.append(name)
+            self.extra[kid] = got
+        return got
+
+    def _id(self, key: SymbolKey, struct_id: int = 0) -> int:
+        got = self.ids.get(key)
+        if got is None:
+            got = self.ids[key] = len(self.keys)
+            self.keys.append(key)
+            self.struct_of.append(struct_id or got)
+        return got
+
+    def symbol(self, sid: int) -> tuple[str, tuple[str, ...]]:
+        """Symbol ``sid`` in readable form (leaf text decoded as the reference does)."""
+        key = self.keys[sid]
+        names = self.names
+        head = names[int(key[0])]
+        if len(key) == 2 and isinstance(key[1], bytes):
+            return head, (key[1].decode("utf-8", errors="ignore"),)
+        return head, tuple(names[int(k)] for k in key[1:])
+
+    def new_inner(self, raw: tuple[int, ...]) -> int:
+        """Id of a raw inner symbol not seen before."""
+        with self.lock:
+            got = self.inner.get(raw)
+            if got is None:
+                got = self.inner[raw] = self._id(tuple(self._kind(k) for k in raw))
+            return got
+
+    def new_leaf(self, raw: tuple[int, bytes]) -> int:
+        """Structure+value id of a raw leaf not seen before."""
+        with self.lock:
+            got = self.leaf.get(raw)
+            if got is None:
+                kind = self._kind(raw[0])
+                sid = self._id((kind,))
+                got = self.leaf[raw] = self._id((kind, raw[1]), sid)
+            return got
+
+
+_VOCABS: dict[str, _Vocabulary] = {}
+
+
+def _vocabulary(language: str) -> _Vocabulary:
+    vocab = _VOCABS.get(language)
+    if vocab is None or len(vocab.keys) > _Vocabulary.LIMIT:
+        vocab = _VOCABS[language] = _Vocabulary(language)
+    return vocab
+
+
 def subtree_counts(
     codes: Sequence[str | bytes], language: str, max_depth: int = 30
 ) -> SubtreeCounts:
@@ -221,106 +296,72 @@ def subtree_counts(
         raise ValueError(f"max_depth must be >= 1, got {max_depth}")
     lang = normalize_language(language)
     parser = get_parser(lang)
-    canon, base_names = _kind_table(lang)
-    names = list(base_names)
-    extra: dict[int, int] = {}
+    vocab = _vocabulary(lang)
+    inner_get = vocab.inner.get
+    leaf_get = vocab.leaf.get
+    new_inner = vocab.new_inner
+    new_leaf = vocab.new_leaf
 
-    inner_col: dict[tuple[int, ...], int] = {}  # canonical inner key -> shared column
-    inner_keys: list[SymbolKey] = []
-    raw_inner: dict[tuple[int, ...], int] = {}  # raw key -> shared column
-    leaf_s_col: dict[tuple[int], int] = {}
-    leaf_s_keys: list[SymbolKey] = []
-    leaf_v_col: dict[tuple[int, bytes], int] = {}
-    leaf_v_keys: list[SymbolKey] = []
-    raw_leaf: dict[tuple[int, bytes], tuple[int, int]] = {}
-
-    rows_inner: list[tuple[list[int], list[int]]] = []
-    rows_ls: list[tuple[list[int], list[int]]] = []
-    rows_lv: list[tuple[list[int], list[int]]] = []
+    inner_ids: list[int] = []
+    inner_counts: list[int] = []
+    leaf_ids: list[int] = []
+    leaf_counts: list[int] = []
+    per_row: list[int] = []  # distinct symbols per row: inner, leaves, inner, ...
     errors: list[int] = []
-
     for code in codes:
         src = to_bytes(code)
         tree = parser.parse(src)
         errors.append(_count_syntax_errors(tree))
         inner, leaves = _walk(tree, src, max_depth)
-
-        ic: list[int] = []
-        iv: list[int] = []
-        for key, cnt in Counter(inner).items():
-            col = raw_inner.get(key)
-            if col is None:
-                ckey = tuple(_canon_kind(k, canon, extra, names) for k in key)
-                col = inner_col.get(ckey)
-                if col is None:
-                    col = inner_col[ckey] = len(inner_keys)
-                    inner_keys.append(ckey)
-                raw_inner[key] = col
-            ic.append(col)
-            iv.append(cnt)
-        rows_inner.append((ic, iv))
-
-        sc: list[int] = []
-        sv: list[int] = []
-        vc: list[int] = []
-        vv: list[int] = []
-        for lkey, cnt in Counter(leaves).items():
-            cols = raw_leaf.get(lkey)
-            if cols is None:
-                ck = _canon_kind(lkey[0], canon, extra, names)
-                skey = (ck,)
-                scol = leaf_s_col.get(skey)
-                if scol is None:
-                    scol = leaf_s_col[skey] = len(leaf_s_keys)
-                    leaf_s_keys.append(skey)
-                vkey = (ck, lkey[1])
-                vcol = leaf_v_col.get(vkey)
-                if vcol is None:
-                    vcol = leaf_v_col[vkey] = len(leaf_v_keys)
-                    leaf_v_keys.append(vkey)
-                cols = raw_leaf[lkey] = (scol, vcol)
-            sc.append(cols[0])
-            sv.append(cnt)
-            vc.append(cols[1])
-            vv.append(cnt)
-        rows_ls.append((sc, sv))
-        rows_lv.append((vc, vv))
+        ci = Counter(inner)
+        inner_ids += [inner_get(k) or new_inner(k) for k in ci]
+        inner_counts += ci.values()
+        cl = Counter(leaves)
+        leaf_ids += [leaf_get(k) or new_leaf(k) for k in cl]
+        leaf_counts += cl.values()
+        per_row += (len(ci), len(cl))
 
     n = len(errors)
-    n_inner = len(inner_keys)
-    struct = _fill(n, n_inner, rows_inner, len(leaf_s_keys), rows_ls)
-    value = _fill(n, n_inner, rows_inner, len(leaf_v_keys), rows_lv)
+    sizes = np.asarray(per_row, dtype=np.intp).reshape(n, 2)
+    n_inner, n_leaf = len(inner_ids), len(leaf_ids)
+    struct_of = vocab.struct_of
+    ids = np.asarray(inner_ids + [struct_of[v] for v in leaf_ids] + leaf_ids, dtype=np.intp)
+    uniq, inv = np.unique(ids, return_inverse=True)
+    inv = inv.reshape(-1)
+    rows = np.repeat(np.tile(np.arange(n), 2), np.concatenate([sizes[:, 0], sizes[:, 1]]))
+    counts = np.asarray(inner_counts + leaf_counts, dtype=np.float64)
+    struct, struct_ids = _fill(n, rows, inv[: n_inner + n_leaf], counts, uniq)
+    value_cols = np.concatenate([inv[:n_inner], inv[n_inner + n_leaf :]])
+    value, value_ids = _fill(n, rows, value_cols, counts, uniq)
     return SubtreeCounts(
         struct=struct,
         value=value,
         syntax_errors=errors,
-        struct_keys=inner_keys + leaf_s_keys,
-        value_keys=inner_keys + leaf_v_keys,
-        kind_names=tuple(names),
+        struct_ids=struct_ids,
+        value_ids=value_ids,
+        vocabulary=vocab,
     )
 
 
 def _fill(
     n: int,
-    n_inner: int,
-    rows_inner: list[tuple[list[int], list[int]]],
-    n_leaf: int,
-    rows_leaf: list[tuple[list[int], list[int]]],
-) -> IntMatrix:
-    """Dense ``n × (n_inner + n_leaf)`` counts from per-row (columns, counts) lists."""
-    out = np.zeros((n, n_inner + n_leaf), dtype=np.int64)
-    for i in range(n):
-        cols, cnts = rows_inner[i]
-        if cols:
-            np.add.at(out[i], np.asarray(cols, dtype=np.intp), np.asarray(cnts, dtype=np.int64))
-        lcols, lcnts = rows_leaf[i]
-        if lcols:
-            np.add.at(
-                out[i],
-                np.asarray(lcols, dtype=np.intp) + n_inner,
-                np.asarray(lcnts, dtype=np.int64),
-            )
-    return out
+    rows: npt.NDArray[np.intp],
+    cols: npt.NDArray[np.intp],
+    counts: npt.NDArray[np.float64],
+    ids: npt.NDArray[np.intp],
+) -> tuple[IntMatrix, npt.NDArray[np.intp]]:
+    """Dense counts from (row, column, count) triples, keeping only the columns used.
+
+    ``cols`` index ``ids`` (symbol ids). Two raw symbols of a row can share one canonical
+    id, so triples are summed (``bincount``; float64 sums of integers are exact far beyond
+    any tree size).
+    """
+    used = np.zeros(len(ids), dtype=bool)
+    used[cols] = True
+    remap = np.cumsum(used) - 1
+    width = int(remap[-1]) + 1 if len(remap) else 0
+    summed = np.bincount(rows * width + remap[cols], weights=counts, minlength=n * width)
+    return summed.astype(np.int64).reshape(n, width), ids[used]
 
 
 # --------------------------------------------------------------------------- matrices
@@ -330,16 +371,15 @@ def _fill(
 class _Prepared:
     """Per-row quantities and pair products shared by SCE and JSD (natural logs).
 
-    For rows i, j: ``x`` = counts / row total, ``ind`` = support indicator.
-    ``k[i, j]`` = |A ∩ B|, ``xi[i, j]`` = sum over A ∩ B of x_i, ``li[i, j]`` = same of
-    ln x_i, ``xlxi[i, j]`` = same of x_i ln x_i, ``xly[i, j]`` = sum over A ∩ B of
-    x_i ln x_j.
+    Computed over the *distinct* distributions only (``rows`` of them); ``inverse`` maps
+    each sample to its distinct row. For distinct rows i, j with ``x`` = counts / total
+    and A, B their supports: ``k[i, j]`` = |A ∩ B|, ``xi[i, j]`` = sum over A ∩ B of x_i,
+    ``li`` = same of ln x_i, ``xlxi`` = same of x_i ln x_i, ``xly`` = same of x_i ln x_j.
     """
 
+    inverse: npt.NDArray[np.intp]
     x: FloatMatrix
-    lx: FloatMatrix
     nonempty: npt.NDArray[np.bool_]
-    same: npt.NDArray[np.bool_]
     size: FloatMatrix  # |A| per row
     xsum: FloatMatrix
     lsum: FloatMatrix
@@ -349,46 +389,74 @@ class _Prepared:
     li: FloatMatrix
     xlxi: FloatMatrix
     xly: FloatMatrix
-    shared: npt.NDArray[np.intp]  # columns present in >= 2 rows
+    shared: npt.NDArray[np.intp]  # columns present in >= 2 distinct rows
+
+
+_controller: ThreadpoolController | None = None
+
+
+def _single_blas_thread(work: int) -> AbstractContextManager[object]:
+    """Run large products on one BLAS thread.
+
+    The products here are a few milliseconds at most; a multi-threaded BLAS spends more
+    than that waking and spinning threads, and far more when scoring runs in several
+    processes on few cores (measured: 3-5x the CPU time). Small products stay as they are.
+    """
+    global _controller
+    if work < 250_000:
+        return nullcontext()
+    if _controller is None:
+        _controller = ThreadpoolController()
+    limited: AbstractContextManager[object] = _controller.limit(limits=1, user_api="blas")
+    return limited
 
 
 def _prepare(counts: npt.ArrayLike) -> _Prepared:
     c = np.asarray(counts)
     if c.ndim != 2:
         raise ValueError(f"counts must be a 2-d (samples × symbols) array, got shape {c.shape}")
-    if c.size and (c < 0).any():
-        raise ValueError("counts must be non-negative")
+    if not (np.issubdtype(c.dtype, np.integer) or np.issubdtype(c.dtype, np.floating)):
+        raise ValueError(f"counts must be numeric, got dtype {c.dtype}")
     c = c.astype(np.float64, copy=False)
-    n = c.shape[0]
+    if c.size and not (np.isfinite(c).all() and (c >= 0).all()):
+        raise ValueError("counts must be finite and non-negative")
     tot = c.sum(axis=1)
-    nonempty = tot > 0
-    x = c / np.where(nonempty, tot, 1.0)[:, None]
+    x_all = c / np.where(tot > 0, tot, 1.0)[:, None]
+    # Equal rationals give equal correctly rounded quotients: bit-equal rows of x are
+    # exactly the samples with the same distribution. Score each distinct one once.
+    group: dict[bytes, int] = {}
+    inverse = np.fromiter(
+        (group.setdefault(r.tobytes(), len(group)) for r in x_all),
+        dtype=np.intp,
+        count=len(x_all),
+    )
+    first = np.zeros(len(group), dtype=np.intp)
+    first[inverse[::-1]] = np.arange(len(inverse))[::-1]
+    x = x_all[first]
+    n = x.shape[0]
+    nonempty = tot[first] > 0
     pos = x > 0
     lx = np.zeros_like(x)
     np.log(x, out=lx, where=pos)
     xlx = x * lx
     ind = pos.astype(np.float64)
 
-    df = pos.sum(axis=0)
-    shared = np.flatnonzero(df >= 2)
+    shared = np.flatnonzero(pos.sum(axis=0) >= 2)
     if shared.size:
         xs, inds, lxs, xlxs = x[:, shared], ind[:, shared], lx[:, shared], xlx[:, shared]
-        left = np.concatenate([xs, inds, lxs, xlxs], axis=0)
-        right = np.concatenate([inds, lxs], axis=0)
-        prod = left @ right.T
-        k = prod[n : 2 * n, :n]
-        xi = prod[:n, :n]
-        li = prod[2 * n : 3 * n, :n]
-        xlxi = prod[3 * n :, :n]
-        xly = prod[:n, n:]
+        with _single_blas_thread(n * n * shared.size):
+            prod = np.concatenate([xs, inds, lxs, xlxs], axis=0) @ inds.T
+            xly = xs @ lxs.T
+        xi = prod[:n]
+        k = prod[n : 2 * n]
+        li = prod[2 * n : 3 * n]
+        xlxi = prod[3 * n :]
     else:
         k = xi = li = xlxi = xly = np.zeros((n, n))
-    same = _same_rows(x) & nonempty[:, None] & nonempty[None, :]
     return _Prepared(
+        inverse=inverse,
         x=x,
-        lx=lx,
         nonempty=nonempty,
-        same=same,
         size=ind.sum(axis=1),
         xsum=x.sum(axis=1),
         lsum=lx.sum(axis=1),
@@ -402,14 +470,13 @@ def _prepare(counts: npt.ArrayLike) -> _Prepared:
     )
 
 
-def _same_rows(x: FloatMatrix) -> npt.NDArray[np.bool_]:
-    """``same[i, j]``: rows i and j hold the identical distribution."""
-    n = x.shape[0]
-    if n == 0:
-        return np.zeros((0, 0), dtype=bool)
-    _, inverse = np.unique(x, axis=0, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    return np.asarray(inverse[:, None] == inverse[None, :])
+def _expand(p: _Prepared, m: FloatMatrix) -> FloatMatrix:
+    """Distinct-row scores -> sample scores; 1.0 for equal distributions, 0 if empty."""
+    ok = p.nonempty[:, None] & p.nonempty[None, :]
+    m = np.where(ok, m, 0.0)
+    np.fill_diagonal(m, np.where(p.nonempty, 1.0, 0.0))
+    inv = p.inverse
+    return np.ascontiguousarray(m[inv[:, None], inv[None, :]], dtype=np.float64)
 
 
 def _sce(p: _Prepared) -> FloatMatrix:
@@ -422,48 +489,41 @@ def _sce(p: _Prepared) -> FloatMatrix:
         - log2_eps * (p.xsum[:, None] - p.xi)
         - EPS * inv_ln2 * (p.lsum[None, :] - p.li.T)
     )
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.where(h_pq > 0, h_q / np.where(h_pq > 0, h_pq, 1.0), 0.0)
-    ok = p.nonempty[:, None] & p.nonempty[None, :]
-    out = np.where(ok, out, 0.0)
-    out[p.same] = 1.0
-    return np.asarray(out, dtype=np.float64)
+    pos = h_pq > 0
+    out = np.where(pos, h_q / np.where(pos, h_pq, 1.0), 0.0)
+    return _expand(p, out)
 
 
 def _intersection_log_sums(p: _Prepared) -> tuple[FloatMatrix, FloatMatrix]:
     """Per-pair sums over A ∩ B that no matrix product gives.
 
-    ``s1[i, j]`` = sum ln(x_i + x_j), ``s2[i, j]`` = sum x_i ln(x_i + x_j), over the
-    symbols both rows contain. Row block i takes the columns of row i (only those shared
-    with another row) against rows j > i; outside A ∩ B ln(x_i + 0) = ln x_i, which the
-    matrix products remove again.
+    ``s1[i, j]`` = sum ln(x_i + x_j) and ``s2[i, j]`` = sum x_i ln(x_i + x_j) over the
+    symbols rows i and j both contain. Works on the non-zero entries column by column:
+    every entry is paired with the later entries of its column (rows ascending), so each
+    element of each intersection is visited once, for i < j, with no per-pair loop.
     """
     n = p.x.shape[0]
-    s1 = np.zeros((n, n))
-    s2 = np.zeros((n, n))
-    if p.shared.size == 0:
-        return s1, s2
-    xs = np.ascontiguousarray(p.x[:, p.shared])
-    lxs = p.lx[:, p.shared]
-    for i in range(n - 1):
-        cols = np.flatnonzero(xs[i])
-        if cols.size == 0:
-            continue
-        xi = xs[i, cols]
-        lxi = lxs[i, cols]
-        yb = xs[i + 1 :, cols]
-        lb = np.log(yb + xi)
-        t1 = lb.sum(axis=1)
-        t2 = lb @ xi
-        t3 = np.einsum("ij,ij->i", yb, lb)
-        own_l = lxi.sum()
-        own_xl = float(xi @ lxi)
-        j = slice(i + 1, n)
-        s1[i, j] = t1 - (own_l - p.li[i, j])
-        s1[j, i] = s1[i, j]
-        s2[i, j] = t2 - (own_xl - p.xlxi[i, j])
-        s2[j, i] = t3
-    return s1, s2
+    if p.shared.size == 0 or n < 2:
+        return np.zeros((n, n)), np.zeros((n, n))
+    xt = p.x[:, p.shared].T  # columns x rows
+    col, row = np.nonzero(xt)  # column-major, rows ascending within a column
+    val = xt[col, row]
+    nnz = val.size
+    col_end = np.cumsum(np.bincount(col, minlength=xt.shape[0]))
+    idx = np.arange(nnz)
+    later = col_end[col] - idx - 1  # entries after this one in its column
+    start = np.cumsum(later) - later
+    first = np.repeat(idx, later)
+    second = np.arange(first.size) + np.repeat(idx + 1 - start, later)
+    xa = val[first]
+    xb = val[second]
+    pair = row[first] * n + row[second]
+    lg = np.log(xa + xb)
+    size = n * n
+    s1 = np.bincount(pair, weights=lg, minlength=size).reshape(n, n)
+    s2a = np.bincount(pair, weights=xa * lg, minlength=size).reshape(n, n)
+    s2b = np.bincount(pair, weights=xb * lg, minlength=size).reshape(n, n)
+    return np.asarray(s1 + s1.T, dtype=np.float64), np.asarray(s2a + s2b.T, dtype=np.float64)
 
 
 def _jsd(p: _Prepared, base: float) -> FloatMatrix:
@@ -508,11 +568,7 @@ def _jsd(p: _Prepared, base: float) -> FloatMatrix:
     )
 
     jsd = (both + only_a + only_b) / (2.0 * z) / math.log(base)
-    out = 1.0 - jsd
-    ok = p.nonempty[:, None] & p.nonempty[None, :]
-    out = np.where(ok, out, 0.0)
-    out[p.same] = 1.0
-    return np.asarray(out, dtype=np.float64)
+    return _expand(p, 1.0 - jsd)
 
 
 def sce_matrix(counts: npt.ArrayLike) -> FloatMatrix:

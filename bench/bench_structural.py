@@ -1,0 +1,145 @@
+"""Benchmark: structural metrics (SCE, JSD; structure-only and structure+value).
+
+1. Five 30-line samples (../shared/fixtures/reference/structural_samples/s1..s5.py), all
+   four metrics for all pairs, against
+   - the published package code-sce 0.1.0 scoring the ten unordered pairs (four calls
+     per pair, each parsing both samples), and
+   - tree-sitter alone parsing the five samples (the floor any parse-based metric pays).
+   Targets: >= 30x faster than code-sce, <= 4x the parse time.
+2. Throughput on ../shared/data/humaneval_codegen16b_t0.8.jsonl (164 tasks x 100
+   samples; all 4,950 pairs per task, four 100x100 matrices), single process.
+
+Timings are the best of several rounds, with the compared jobs interleaved so machine
+load hits them alike.
+
+Run: .venv/bin/python bench/bench_structural.py [--quick] [--no-data]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+SHARED = REPO.parent / "shared"
+sys.path.insert(0, str(HERE / "_refshim"))  # code-sce's parser loader -> pinned grammars
+sys.path.insert(1, str(REPO / "server"))
+
+from codequorum.metrics.structural import (  # noqa: E402
+    structural_matrices,
+    subtree_counts,
+)
+from codequorum.parsing import get_parser  # noqa: E402
+
+
+def best_of(fn: Callable[[], object], rounds: int, number: int) -> float:
+    """Best mean seconds per call over ``rounds`` rounds of ``number`` calls."""
+    best = math.inf
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / number)
+    return best
+
+
+def interleaved(jobs: dict[str, tuple[Callable[[], object], int]], rounds: int) -> dict[str, float]:
+    """Best seconds per call of each job, rounds interleaved across jobs."""
+    for fn, _ in jobs.values():
+        fn()  # warm caches (grammar load, vocabulary)
+    best = dict.fromkeys(jobs, math.inf)
+    for _ in range(rounds):
+        for name, (fn, number) in jobs.items():
+            best[name] = min(best[name], best_of(fn, 1, number))
+    return best
+
+
+def five_samples(rounds: int) -> None:
+    import code_sce  # the published reference, installed from bench/requirements.txt
+
+    folder = SHARED / "fixtures" / "reference" / "structural_samples"
+    codes = [(folder / f"s{i}.py").read_text() for i in range(1, 6)]
+    data = [c.encode() for c in codes]
+    parser = get_parser("python")
+    pairs = [(a, b) for i, a in enumerate(codes) for b in codes[i + 1 :]]
+
+    def parse_only() -> None:
+        for d in data:
+            parser.parse(d)
+
+    def ours() -> None:
+        structural_matrices(codes, "python")
+
+    def reference() -> None:
+        for a, b in pairs:
+            code_sce.compute_sce_norm_struct("python", a, b)
+            code_sce.compute_sce_norm_value("python", a, b)
+            code_sce.compute_cte_jsd_struct("python", a, b)
+            code_sce.compute_cte_jsd_value("python", a, b)
+
+    t = interleaved(
+        {"parse": (parse_only, 100), "ours": (ours, 100), "code-sce": (reference, 2)}, rounds
+    )
+    print("five samples (s1..s5), four metrics, all pairs")
+    print(f"  tree-sitter parse only : {t['parse'] * 1e3:8.3f} ms")
+    print(f"  codequorum (20 ordered): {t['ours'] * 1e3:8.3f} ms")
+    print(f"  code-sce (10 pairs)    : {t['code-sce'] * 1e3:8.3f} ms")
+    print(f"  code-sce / codequorum  : {t['code-sce'] / t['ours']:8.1f} x  (target >= 30)")
+    print(f"  codequorum / parse     : {t['ours'] / t['parse']:8.2f} x  (target <= 4)")
+
+
+def whole_data(limit: int | None) -> None:
+    path = SHARED / "data" / "humaneval_codegen16b_t0.8.jsonl"
+    with path.open() as fh:
+        tasks = [json.loads(line) for line in fh]
+    if limit:
+        tasks = tasks[:limit]
+    sets = [[t["prompt"] + s for s in t["samples"]] for t in tasks]
+    parser = get_parser("python")
+    from codequorum.metrics import structural as st
+
+    t_parse = t_counts = t_mats = 0.0
+    n_pairs = 0
+    for codes in sets:
+        t0 = time.perf_counter()
+        for c in codes:
+            parser.parse(c.encode())
+        t1 = time.perf_counter()
+        counts = subtree_counts(codes, "python")
+        t2 = time.perf_counter()
+        ps = st._prepare(counts.struct)
+        pv = st._prepare(counts.value)
+        st._sce(ps), st._sce(pv), st._jsd(ps, 2.0), st._jsd(pv, 2.0)
+        t3 = time.perf_counter()
+        t_parse += t1 - t0
+        t_counts += t2 - t1
+        t_mats += t3 - t2
+        n = len(codes)
+        n_pairs += n * (n - 1) // 2
+    k = len(sets)
+    total = t_counts + t_mats
+    print(f"whole data: {k} tasks, {sum(map(len, sets))} samples, {n_pairs} pairs, one process")
+    print(f"  tree-sitter parse only : {t_parse:7.2f} s")
+    print(f"  counts (parse + walk)  : {t_counts:7.2f} s  ({t_counts / k * 1e3:6.1f} ms/task)")
+    print(f"  four matrices          : {t_mats:7.2f} s  ({t_mats / k * 1e3:6.1f} ms/task)")
+    print(f"  total                  : {total:7.2f} s  ({total / k * 1e3:6.1f} ms/task)")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="fewer rounds, 20 tasks of data")
+    ap.add_argument("--no-data", action="store_true", help="skip the whole-data run")
+    args = ap.parse_args()
+    five_samples(rounds=3 if args.quick else 7)
+    if not args.no_data:
+        whole_data(20 if args.quick else None)
+
+
+if __name__ == "__main__":
+    main()
