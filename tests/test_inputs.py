@@ -121,7 +121,7 @@ def test_hypothesis_args_are_deterministic_bounded_and_typed() -> None:
         assert isinstance(s, str) and len(s) <= 16
         assert isinstance(d, dict) and all(isinstance(k, str) for k in d)
     ints = hypothesis_args([("int",)], 10)
-    assert all(-5 <= a[0] <= 30 for a in ints)
+    assert all(-5 <= a[0] <= 20 for a in ints)
     assert hypothesis_args([], 5) == []
 
 

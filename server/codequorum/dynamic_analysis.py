@@ -77,7 +77,7 @@ class DynamicOptions:
     end (``None``: same as ``timeout_seconds``).
     """
 
-    timeout_seconds: float = 5.0
+    timeout_seconds: float = 3.0
     memory_mb: int = 1024
     jobs: int = 1
     alpha: float = 0.5
@@ -92,7 +92,7 @@ class DynamicOptions:
     scaling: bool = True
     scaling_sizes: tuple[int, ...] = (8, 64, 512)
     max_resumes: int = 2
-    resume_timeout_seconds: float | None = 2.0
+    resume_timeout_seconds: float | None = 1.0
     trace: bool = True
     interpreter: str | None = None
 
@@ -193,99 +193,126 @@ class _Runs:
     python: str
 
 
-def _execute(
-    codes: Sequence[str],
+@dataclass
+class _CandidateRun:
+    """One candidate's outcomes over every input, after resumes."""
+
+    outcomes: list[sandbox.TestOutcome | None]
+    status: str
+    detail: str
+    resumed: int
+    layers: list[str]
+    python: str
+
+
+def _run_one(
+    code: str,
+    index: int,
     plan: InputPlan,
+    options: DynamicOptions,
+    cancel: threading.Event | None,
+) -> _CandidateRun:
+    """Run one candidate on every input of ``plan``, resuming after early ends."""
+    tests = plan.tests
+    n = len(tests)
+    run = _CandidateRun([None] * n, "cancelled", "not run", 0, [], "")
+    limits = _limits(options, options.timeout_seconds)
+    resume_limits = _limits(options, options.resume_timeout_seconds or options.timeout_seconds)
+    start: int | None = 0
+    while start is not None:
+        result = sandbox.run_candidate(
+            code,
+            tests[start:],
+            plan.entry_point,
+            limits,
+            options.trace,
+            index,
+            interpreter=options.interpreter,
+            cancel=cancel,
+        )
+        for k, outcome in enumerate(result.tests):
+            if start + k < n:
+                run.outcomes[start + k] = outcome
+        if start == 0:
+            run.status, run.detail = result.status, result.detail
+            run.layers, run.python = list(result.layers), result.python
+            if result.status == "syntax-error":
+                message = result.detail.removeprefix("SyntaxError: ")
+                failed = sandbox.TestOutcome("", False, None, "SyntaxError", message, None, 0, 0.0)
+                run.outcomes = [failed] * n
+        else:
+            run.resumed += 1
+        start = _next_start(plan, result, start)
+        if run.resumed >= options.max_resumes or (cancel is not None and cancel.is_set()):
+            break
+        limits = resume_limits
+    return run
+
+
+def _next_start(plan: InputPlan, result: sandbox.CandidateResult, start: int) -> int | None:
+    """Where a resumed child starts, or ``None`` when there is nothing to resume."""
+    n = len(plan.cases)
+    end = start + len(result.tests)
+    if end >= n or not result.status.startswith(_RESUMABLE):
+        return None
+    nxt = end
+    stopped = plan.cases[end - 1] if end > 0 else None
+    if stopped is not None and stopped.size is not None:
+        # a scaling size did not finish: larger sizes will not either
+        while nxt < n and plan.cases[nxt].size is not None:
+            nxt += 1
+    return nxt if nxt < n else None
+
+
+def _execute_many(
+    jobs: Sequence[tuple[int, int, str, InputPlan]],
     options: DynamicOptions,
     progress: Callable[[int, int], None] | None,
     cancel: threading.Event | None,
-) -> _Runs:
-    """Run every candidate on every input, ``jobs`` children at a time.
+) -> dict[tuple[int, int], _CandidateRun]:
+    """Run ``(set, candidate, code, plan)`` jobs on one pool of ``options.jobs`` workers.
 
-    Each worker runs one candidate to the end, resuming after an early end, so a slow
-    candidate holds one worker only.
+    Each worker runs one candidate to the end, resumes included, so a slow candidate
+    holds one worker only and the others move on (also to the next sample set).
     """
-    tests = plan.tests
-    n = len(tests)
-    m = len(codes)
-    runs = _Runs(
-        outcomes=[[None] * n for _ in codes],
-        status=["cancelled"] * m,
-        detail=["not run"] * m,
-        resumed=[0] * m,
-        layers=[],
-        python="",
-    )
+    out: dict[tuple[int, int], _CandidateRun] = {}
     lock = threading.Lock()
     finished = 0
-    first_limits = _limits(options, options.timeout_seconds)
-    resume_limits = _limits(options, options.resume_timeout_seconds or options.timeout_seconds)
+    total = len(jobs)
 
-    def next_start(result: sandbox.CandidateResult, start: int) -> int | None:
-        end = start + len(result.tests)
-        if end >= n or not result.status.startswith(_RESUMABLE):
-            return None
-        nxt = end
-        stopped = plan.cases[end - 1] if end > 0 else None
-        if stopped is not None and stopped.size is not None:
-            # a scaling size did not finish: larger sizes will not either
-            while nxt < n and plan.cases[nxt].size is not None:
-                nxt += 1
-        return nxt if nxt < n else None
-
-    def one(c: int) -> None:
+    def one(job: tuple[int, int, str, InputPlan]) -> None:
         nonlocal finished
-        start: int | None = 0
-        limits = first_limits
-        while start is not None:
-            result = sandbox.run_candidate(
-                codes[c],
-                tests[start:],
-                plan.entry_point,
-                limits,
-                options.trace,
-                c,
-                interpreter=options.interpreter,
-                cancel=cancel,
-            )
-            for k, outcome in enumerate(result.tests):
-                if start + k < n:
-                    runs.outcomes[c][start + k] = outcome
-            if start == 0:
-                runs.status[c], runs.detail[c] = result.status, result.detail
-                if result.status == "syntax-error":
-                    message = result.detail.removeprefix("SyntaxError: ")
-                    failed = sandbox.TestOutcome(
-                        "", False, None, "SyntaxError", message, None, 0, 0.0
-                    )
-                    runs.outcomes[c] = [failed] * n
-                with lock:
-                    if result.layers and not runs.layers and result.python:
-                        runs.layers, runs.python = list(result.layers), result.python
-            else:
-                runs.resumed[c] += 1
-            start = next_start(result, start)
-            if runs.resumed[c] >= options.max_resumes or (cancel is not None and cancel.is_set()):
-                break
-            limits = resume_limits
+        s, c, code, plan = job
+        run = _run_one(code, c, plan, options, cancel)
         with lock:
+            out[(s, c)] = run
             finished += 1
             count = finished
         if progress is not None:
-            progress(count, m)
+            progress(count, total)
 
-    workers = max(1, min(options.jobs, m))
+    workers = max(1, min(options.jobs, total))
     if workers == 1:
-        for c in range(m):
-            one(c)
+        for job in jobs:
+            one(job)
     else:
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dynamic") as pool:
-            for future in [pool.submit(one, c) for c in range(m)]:
+            for future in [pool.submit(one, job) for job in jobs]:
                 future.result()
-    if not runs.layers:
-        runs.layers = sandbox.active_layers()
-        runs.python = sys.version.split()[0]
-    return runs
+    return out
+
+
+def _collect_runs(runs: Sequence[_CandidateRun]) -> _Runs:
+    layers = next((r.layers for r in runs if r.layers and r.python), None)
+    python = next((r.python for r in runs if r.layers and r.python), "")
+    return _Runs(
+        outcomes=[r.outcomes for r in runs],
+        status=[r.status for r in runs],
+        detail=[r.detail for r in runs],
+        resumed=[r.resumed for r in runs],
+        layers=list(layers) if layers else sandbox.active_layers(),
+        python=python or sys.version.split()[0],
+    )
 
 
 # ----------------------------------------------------------------------------- metrics
@@ -607,6 +634,58 @@ def _fastest(
 # ----------------------------------------------------------------------------- entry
 
 
+def _plan(sample_set: SampleSet, options: DynamicOptions) -> InputPlan:
+    return collect_inputs(
+        sample_set,
+        use_doctests=options.use_doctests,
+        use_hypothesis=options.use_hypothesis,
+        hypothesis_examples=options.hypothesis_examples,
+        scaling=options.scaling,
+        sizes=options.scaling_sizes,
+    )
+
+
+def run_dynamic_many(
+    sample_sets: Sequence[SampleSet],
+    options: DynamicOptions | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    cancel: threading.Event | None = None,
+) -> list[DynamicReport]:
+    """:func:`run_dynamic` for several sample sets, all candidates on one worker pool.
+
+    ``progress(done, total)`` counts candidates over all sets.
+    """
+    options = options or DynamicOptions()
+    plans = [_plan(ss, options) for ss in sample_sets]
+    jobs = [
+        (s, c, code, plans[s])
+        for s, ss in enumerate(sample_sets)
+        if plans[s].cases
+        for c, code in enumerate(ss.codes)
+    ]
+    done = _execute_many(jobs, options, progress, cancel)
+    reports: list[DynamicReport] = []
+    for s, ss in enumerate(sample_sets):
+        plan = plans[s]
+        if plan.cases:
+            runs = _collect_runs([done[(s, c)] for c in range(len(ss.codes))])
+        else:
+            m = len(ss.codes)
+            runs = _Runs(
+                [[] for _ in range(m)],
+                ["not run"] * m,
+                ["no inputs"] * m,
+                [0] * m,
+                sandbox.active_layers(),
+                sys.version.split()[0],
+            )
+        report = build_report(ss, plan, runs, options)
+        if not plan.cases:
+            report.notes.append("no inputs to run: behaviour metrics unavailable")
+        reports.append(report)
+    return reports
+
+
 def run_dynamic(
     sample_set: SampleSet,
     options: DynamicOptions | None = None,
@@ -616,31 +695,9 @@ def run_dynamic(
     """Run every candidate of ``sample_set`` in the sandbox and score the behaviour.
 
     Candidate code runs only in sandbox children; this process reads it statically.
+    ``progress(done, total)`` counts candidates; setting ``cancel`` stops the children.
     """
-    options = options or DynamicOptions()
-    plan = collect_inputs(
-        sample_set,
-        use_doctests=options.use_doctests,
-        use_hypothesis=options.use_hypothesis,
-        hypothesis_examples=options.hypothesis_examples,
-        scaling=options.scaling,
-        sizes=options.scaling_sizes,
-    )
-    codes = sample_set.codes
-    if not plan.cases or not codes:
-        runs = _Runs(
-            outcomes=[[] for _ in codes],
-            status=["not run"] * len(codes),
-            detail=["no inputs" if not plan.cases else ""] * len(codes),
-            resumed=[0] * len(codes),
-            layers=sandbox.active_layers(),
-            python=sys.version.split()[0],
-        )
-        report = build_report(sample_set, plan, runs, options)
-        report.notes.append("no inputs to run: behaviour metrics unavailable")
-        return report
-    runs = _execute(codes, plan, options, progress, cancel)
-    return build_report(sample_set, plan, runs, options)
+    return run_dynamic_many([sample_set], options, progress, cancel)[0]
 
 
 def summary_is_finite(summary: dict[str, float | None]) -> bool:
@@ -658,5 +715,6 @@ __all__ = [
     "growth_exponent",
     "growth_text",
     "run_dynamic",
+    "run_dynamic_many",
     "summary_is_finite",
 ]

@@ -365,7 +365,7 @@ def call_label(
 
 # ----------------------------------------------------------------------------- hypothesis
 
-_INT_RANGE = (-5, 30)
+_INT_RANGE = (-5, 20)
 """Top-level integers: small, since integer parameters are often counts or sizes."""
 _ELEMENT_INT_RANGE = (-10, 10)
 """Integers inside containers: a narrow range so that duplicates occur."""
