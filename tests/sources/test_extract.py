@@ -166,3 +166,9 @@ def test_real_codegen_completions(shared_dir: Path) -> None:
                 rejected += 1
                 assert (result.reason or "").startswith("code does not parse: line ")
     assert accepted > 200 and accepted + rejected == 240
+
+
+def test_thinking_sections_are_ignored() -> None:
+    draft = "def add(a, b):\n    return 0  # draft\n"
+    answer = f"<think>\nMaybe:\n```python\n{draft}```\nNo, better:\n</think>\n```python\n{FUNC}```"
+    assert extract_function(answer, "python", "add").code == FUNC

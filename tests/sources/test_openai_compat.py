@@ -316,3 +316,17 @@ async def test_local_endpoints_bypass_proxies(monkeypatch: pytest.MonkeyPatch) -
     with ChatServer(default=code_answer(GOOD)) as server:
         result = await regenerate(config_for(server), MESSAGES, 1, "python", NAME)
     assert result.ok and len(server.chat_requests) == 1
+
+
+async def test_cut_off_answers_say_so() -> None:
+    cut = Answer(
+        ("```python\ndef has_close_elements(numbers, threshold):\n    return (",), "length"
+    )
+    with ChatServer(default=cut) as server:
+        result = await regenerate(config_for(server), MESSAGES, 1, "python", NAME)
+    [rejected] = result.rejected
+    assert rejected.reason == (
+        "code does not parse: line 2 ('(' was never closed) "
+        "(the answer was cut off at the token limit)"
+    )
+    assert rejected.describe().startswith("version 1: rejected — code does not parse")

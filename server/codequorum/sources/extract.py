@@ -33,6 +33,8 @@ _FENCE = re.compile(
     r"(?:^[ \t]*(?P=fence)[ \t]*$|\Z)",  # closing fence, or the end of a cut-off answer
     re.DOTALL | re.MULTILINE,
 )
+# Reasoning models may put drafts in <think> sections before the answer.
+_THINKING = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.DOTALL | re.IGNORECASE)
 _PY_CODE_START = re.compile(r"^(?:async\s+def|def|class|@|from\s+\S+\s+import|import)\b")
 _PY_CODE_LINE = re.compile(r"^(?:[A-Za-z_][\w.]*\s*(?:=|\(|\[|:)|if __name__|#|\)|\]|\})")
 _NOT_CODE_TAGS = frozenset(
@@ -70,7 +72,7 @@ def extract_function(answer: str, language: str, name: str) -> ExtractResult:
         lang = normalize_language(language)
     except UnknownLanguageError as exc:
         return ExtractResult.rejected(str(exc))
-    blocks = list(_code_blocks(answer, lang))
+    blocks = list(_code_blocks(_THINKING.sub("", answer), lang))
     if not blocks:
         return ExtractResult.rejected("no code in the answer")
     reasons: list[str] = []

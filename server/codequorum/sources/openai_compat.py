@@ -28,6 +28,7 @@ from typing import Any
 
 import httpx
 
+from codequorum.errors import UserError
 from codequorum.model import Sample
 from codequorum.sources.extract import extract_function
 
@@ -133,6 +134,7 @@ class RequestError:
 
 
 Outcome = Sample | Rejected | RequestError
+Choice = tuple[str | None, str | None]  # (message text, finish_reason)
 OnSample = Callable[[int, Outcome], Awaitable[None] | None]
 
 
@@ -252,7 +254,7 @@ async def list_models(config: ProviderConfig) -> list[str]:
         raise ProviderError(message) from exc
 
 
-class ProviderError(Exception):
+class ProviderError(UserError):
     """A configuration check failed; the message is fit to show as is."""
 
 
@@ -273,8 +275,9 @@ async def _run_until_cancelled(
             result.cancelled = True
             main.cancel()
         await asyncio.gather(main, return_exceptions=True)
-        if main.done() and not main.cancelled() and main.exception() is not None:
-            raise main.exception()  # type: ignore[misc]
+        error = None if main.cancelled() else main.exception()
+        if error is not None:
+            raise error
     finally:
         waiter.cancel()
         if not main.done():
@@ -345,8 +348,8 @@ class _Session:
                 )
             return set(indices)
         done: set[int] = set()
-        for i, text in zip(indices, texts, strict=False):
-            await self._emit(i, self._judge(i, text, self._seed_for(i, first)))
+        for i, (text, finish) in zip(indices, texts, strict=False):
+            await self._emit(i, self._judge(i, text, finish, self._seed_for(i, first)))
             done.add(i)
         return done
 
@@ -354,12 +357,13 @@ class _Session:
         # With one request for n choices, every choice shares the request's seed.
         return self._seed(first) if self.config.use_n else self._seed(index)
 
-    def _judge(self, index: int, text: str | None, seed: int | None) -> Outcome:
+    def _judge(self, index: int, text: str | None, finish: str | None, seed: int | None) -> Outcome:
+        cut = " (the answer was cut off at the token limit)" if finish == "length" else ""
         if text is None or not text.strip():
-            return Rejected(index, "empty answer", text or "", seed)
+            return Rejected(index, "empty answer" + cut, text or "", seed)
         extracted = extract_function(text, self.language, self.name)
         if not extracted.ok or extracted.code is None:
-            return Rejected(index, extracted.reason or "rejected", text, seed)
+            return Rejected(index, (extracted.reason or "rejected") + cut, text, seed)
         return Sample(
             code=extracted.code,
             origin="regenerated",
@@ -383,7 +387,7 @@ class _Session:
             if inspect.isawaitable(maybe):
                 await maybe
 
-    async def _post_with_retries(self, body: dict[str, Any]) -> list[str | None]:
+    async def _post_with_retries(self, body: dict[str, Any]) -> list[Choice]:
         attempts = max(0, self.config.max_retries) + 1
         for attempt in range(attempts):
             try:
@@ -403,7 +407,7 @@ class _Session:
         base = self.config.backoff * (2.0**attempt)
         return min(base * (1 + 0.1 * random.random()), cap)
 
-    async def _post(self, body: dict[str, Any]) -> list[str | None]:
+    async def _post(self, body: dict[str, Any]) -> list[Choice]:
         config = self.config
         try:
             response = await self.http.post(config.endpoint, json=body, headers=_headers(config))
@@ -433,8 +437,8 @@ class _Session:
         return _choice_texts(data, config.endpoint)
 
 
-def _choice_texts(data: Any, endpoint: str) -> list[str | None]:
-    """The assistant message texts of a chat-completions body."""
+def _choice_texts(data: Any, endpoint: str) -> list[Choice]:
+    """(assistant message text, finish reason) per choice of a chat-completions body."""
     if isinstance(data, dict) and isinstance(data.get("error"), dict | str):
         err = data["error"]
         message = err.get("message", err) if isinstance(err, dict) else err
@@ -442,7 +446,7 @@ def _choice_texts(data: Any, endpoint: str) -> list[str | None]:
     choices = data.get("choices") if isinstance(data, dict) else None
     if not isinstance(choices, list) or not choices:
         raise _Failure(f"the answer from {endpoint} has no choices")
-    texts: list[str | None] = []
+    texts: list[Choice] = []
     for choice in choices:
         message = choice.get("message") if isinstance(choice, dict) else None
         content = message.get("content") if isinstance(message, dict) else None
@@ -450,7 +454,13 @@ def _choice_texts(data: Any, endpoint: str) -> list[str | None]:
             content = choice["text"]  # legacy completions shape
         if isinstance(content, list):  # content parts
             content = "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
-        texts.append(content if isinstance(content, str) else None)
+        finish = choice.get("finish_reason") if isinstance(choice, dict) else None
+        texts.append(
+            (
+                content if isinstance(content, str) else None,
+                finish if isinstance(finish, str) else None,
+            )
+        )
     return texts
 
 
