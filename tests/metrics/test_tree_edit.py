@@ -25,6 +25,7 @@ from codequorum.metrics.tree_edit import (
     tsed,
     tsed_from_distance,
     tsed_matrix,
+    tsed_tree_matrix,
     tsed_trees,
 )
 from codequorum.parsing import get_parser
@@ -76,12 +77,15 @@ def test_reference_five_samples_unordered_mean(structural: dict[str, Any]) -> No
                     assert matrix[i, j] == pytest.approx(expected, abs=1e-12)
 
 
-def test_matrix_threads_give_the_same_values(structural: dict[str, Any]) -> None:
+def test_matrix_threads_and_prebuilt_trees_give_the_same_values(
+    structural: dict[str, Any],
+) -> None:
     samples = structural["five_samples"]["samples"]
+    trees = [build_tree(s, "python") for s in samples]
     for costs in (UNIT_COSTS, PUBLISHED_COSTS):
-        np.testing.assert_array_equal(
-            tsed_matrix(samples, "python", costs, workers=2), tsed_matrix(samples, "python", costs)
-        )
+        serial = tsed_matrix(samples, "python", costs)
+        np.testing.assert_array_equal(tsed_matrix(samples, "python", costs, workers=2), serial)
+        np.testing.assert_array_equal(tsed_tree_matrix(trees, costs), serial)
 
 
 def test_matrix_symmetry_follows_costs(structural: dict[str, Any]) -> None:

@@ -61,6 +61,7 @@ __all__ = [
     "tsed",
     "tsed_from_distance",
     "tsed_matrix",
+    "tsed_tree_matrix",
     "tsed_trees",
 ]
 
@@ -431,8 +432,16 @@ def tsed_matrix(
     ``workers`` > 1 spreads the rows over that many threads (the compiled distance runs
     without the GIL).
     """
-    checked = _check_costs(costs)
     trees = [build_tree(code, language, max_nodes) for code in codes]
+    return tsed_tree_matrix(trees, costs, workers)
+
+
+def tsed_tree_matrix(
+    trees: Sequence[TsedTree], costs: Sequence[float] = UNIT_COSTS, workers: int = 1
+) -> FloatArray:
+    """``tsed_matrix`` over trees already built with ``build_tree`` (build once, score with
+    several cost settings)."""
+    checked = _check_costs(costs)
     n = len(trees)
     out = np.ones((n, n), dtype=np.float64)
     symmetric = checked[0] == checked[1]
