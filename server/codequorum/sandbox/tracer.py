@@ -59,9 +59,12 @@ class OpcodeTracer:
             raise ValueError(f"unknown trace mode {self.mode!r}")
         if self.mode == "monitoring" and not hasattr(sys, "monitoring"):
             raise RuntimeError("sys.monitoring needs Python 3.12+")
+        # Keyed by code object (keeps them alive) and by id(): hashing a code object
+        # hashes its constants and names, far too slow for a per-instruction callback.
         self._counts: dict[CodeType, list[int]] = {}
+        self._by_id: dict[int, list[int]] = {}
         self._tables: dict[CodeType, list[str]] = {}
-        self._locals: dict[CodeType, Any] = {}
+        self._locals: dict[int, Any] = {}
         self._tool: int | None = None
         self._active = False
 
@@ -73,7 +76,8 @@ class OpcodeTracer:
                 continue
             arr = [0] * (len(co.co_code) + 2)
             self._counts[co] = arr
-            self._locals[co] = _make_local_tracer(arr)
+            self._by_id[id(co)] = arr
+            self._locals[id(co)] = _make_local_tracer(arr)
 
     # start / stop ----------------------------------------------------------------
     def start(self) -> None:
@@ -86,7 +90,7 @@ class OpcodeTracer:
             if self._tool is None:
                 self._tool = _claim_tool_id()
                 mon.register_callback(
-                    self._tool, mon.events.INSTRUCTION, _make_callback(self._counts)
+                    self._tool, mon.events.INSTRUCTION, _make_callback(self._by_id)
                 )
             for co in self._counts:
                 mon.set_local_events(self._tool, co, mon.events.INSTRUCTION)
@@ -138,9 +142,17 @@ class OpcodeTracer:
         return out
 
 
-def _make_callback(counts: dict[CodeType, list[int]]) -> Any:
+def _make_callback(by_id: dict[int, list[int]]) -> Any:
+    """The INSTRUCTION callback: remembers the last code object's counters."""
+    last_code: Any = None
+    last_arr: list[int] = []
+
     def on_instruction(code: CodeType, offset: int) -> None:
-        counts[code][offset] += 1
+        nonlocal last_code, last_arr
+        if code is not last_code:
+            last_arr = by_id[id(code)]
+            last_code = code
+        last_arr[offset] += 1
 
     return on_instruction
 
@@ -154,14 +166,15 @@ def _make_local_tracer(arr: list[int]) -> Any:
     return local
 
 
-def _make_global_tracer(locals_by_code: dict[CodeType, Any]) -> Any:
-    get = locals_by_code.get
+def _make_global_tracer(locals_by_id: dict[int, Any]) -> Any:
+    get = locals_by_id.get
 
     def global_trace(frame: Any, event: str, arg: Any) -> Any:
-        local = get(frame.f_code)
+        local = get(id(frame.f_code))
         if local is not None:
             # 3.12+ only switches opcode events on when f_trace is already set.
             frame.f_trace = local
+            frame.f_trace_lines = False
             frame.f_trace_opcodes = True
         return local
 
