@@ -266,3 +266,29 @@ def test_complexity_verdict_rules() -> None:
     slow = complexity_verdict([_cand(0, 1.0), _cand(1, 1.0), _cand(2, None, unfinished=512)], 0.6)
     assert slow is not None and slow.samples == (2,)
     assert slow.message == "version 3 did not finish n=512 in time, the others about n"
+
+
+def test_humaneval_tasks_end_to_end_on_one_pool() -> None:
+    from codequorum import humaneval
+    from codequorum.dynamic_analysis import run_dynamic_many
+
+    sets = []
+    for tid in ("HumanEval/32", "HumanEval/0"):
+        p = humaneval.problem(tid)
+        good = p.prompt + p.canonical_solution
+        wrong = p.prompt + "    return None\n"
+        sets.append(SampleSet.from_codes(tid, [good, wrong, good], prompt=p.prompt))
+    seen: list[tuple[int, int]] = []
+    opts = DynamicOptions(jobs=2, use_hypothesis=False, scaling=False)
+    poly, close = run_dynamic_many(sets, opts, progress=lambda d, t: seen.append((d, t)))
+    assert seen[-1] == (6, 6) and len(seen) == 6
+    # HumanEval/32's harness uses the prompt's poly(): it must see the candidate's module
+    assert poly.inputs_source == ["humaneval"]  # its doctests wrap the call in round()
+    assert [c.pass_rate for c in poly.candidates][0::2] == [1.0, 1.0]
+    assert poly.candidates[1].pass_rate == 0.0
+    assert close.inputs_source == ["humaneval", "doctest"]
+    assert [c.pass_rate for c in close.candidates] == [1.0, 0.0, 1.0]
+    assert close.summary["pass_rate_mean"] == pytest.approx(2 / 3, **EXACT)
+    assert close.summary["pass_rate_var"] == pytest.approx(2 / 9, **EXACT)
+    assert close.summary["oer_graded"] == 0.0
+    assert close.fastest in (0, 2)
