@@ -292,3 +292,39 @@ def test_humaneval_tasks_end_to_end_on_one_pool() -> None:
     assert close.summary["pass_rate_var"] == pytest.approx(2 / 9, **EXACT)
     assert close.summary["oer_graded"] == 0.0
     assert close.fastest in (0, 2)
+
+
+PY312 = Path("/root/.pyenv/versions/3.12.1/bin/python3.12")
+
+
+@pytest.mark.skipif(not PY312.exists(), reason="CPython 3.12.1 not installed")
+def test_other_interpreter_and_family_mode() -> None:
+    from codequorum.dynamic_analysis import static_counts
+
+    ss = SampleSet.from_codes("sorts", [SORTS[1], SORTS[3]], entry_point="f")
+    results = {}
+    for interp in (None, str(PY312)):
+        for mode in ("reference", "family"):
+            o = DynamicOptions(
+                jobs=2,
+                use_hypothesis=False,
+                use_doctests=False,
+                interpreter=interp,
+                opcode_mode=mode,  # type: ignore[arg-type]
+            )
+            results[(interp, mode)] = run_dynamic(ss, o)
+    r311, r312 = results[(None, "reference")], results[(str(PY312), "reference")]
+    assert r311.python == "3.11.7" and r312.python == "3.12.1"
+    # static counts come from the interpreter that runs the candidates
+    assert r312.summary["sctd_jsd"] == pytest.approx(
+        sctd(static_counts(ss.codes, str(PY312))).jsd, **EXACT
+    )
+    assert r312.summary["sctd_jsd"] != pytest.approx(r311.summary["sctd_jsd"], abs=1e-6)
+    # folded into families, traced counts of 3.11 and 3.12 give the same DCTD
+    f311, f312 = results[(None, "family")], results[(str(PY312), "family")]
+    d311, d312 = r311.summary["dctd_jsd"], r312.summary["dctd_jsd"]
+    assert d311 is not None and d312 is not None
+    df311, df312 = f311.summary["dctd_jsd"], f312.summary["dctd_jsd"]
+    assert df311 is not None and df312 is not None
+    assert abs(df311 - df312) < abs(d311 - d312)
+    assert abs(df311 - df312) < 1e-3

@@ -25,8 +25,11 @@ Steps:
 
 from __future__ import annotations
 
+import json
 import math
+import os
 import statistics
+import subprocess
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -37,9 +40,17 @@ from typing import Any
 import numpy as np
 
 from codequorum import sandbox
+from codequorum.errors import UserError
 from codequorum.inputs import InputPlan, collect_inputs
 from codequorum.metrics.dynamic import bef, dctd
-from codequorum.metrics.opcodes import OpcodeMode, sctd, static_opcode_counts, total_opcodes
+from codequorum.metrics.opcodes import (
+    STATIC_COUNT_SCRIPT,
+    OpcodeMode,
+    apply_mode,
+    sctd,
+    static_opcode_counts,
+    total_opcodes,
+)
 from codequorum.metrics.semantic import (
     Outcome,
     first_divergence,
@@ -95,6 +106,7 @@ class DynamicOptions:
     resume_timeout_seconds: float | None = 1.0
     trace: bool = True
     interpreter: str | None = None
+    """Python that runs the candidates and counts static opcodes (default: this one)."""
 
 
 @dataclass
@@ -432,8 +444,12 @@ def build_report(
     plan: InputPlan,
     runs: _Runs,
     options: DynamicOptions,
+    static: Sequence[dict[str, int] | None] | None = None,
 ) -> DynamicReport:
-    """Metrics and verdicts from finished runs (pure: no process is started here)."""
+    """Metrics and verdicts from finished runs (pure: no process is started here).
+
+    ``static``: opcode counts per candidate as given by :func:`static_counts` (computed
+    here under this interpreter when omitted)."""
     codes = sample_set.codes
     m = len(codes)
     cases = plan.cases
@@ -446,8 +462,10 @@ def build_report(
     basis = "graded tests" if graded_ix else "inputs run without an exception"
     rate_ix = graded_ix if graded_ix else behaviour_ix
 
-    static = [static_opcode_counts(code, options.opcode_mode) for code in codes]
-    s_res = sctd(static, options.alpha, options.opcode_mode)
+    if static is None:
+        static = [static_opcode_counts(code) for code in codes]
+    static = [None if c is None else apply_mode(c, options.opcode_mode) for c in static]
+    s_res = sctd(static, options.alpha)  # counts already in options.opcode_mode
 
     traces: list[list[dict[str, int] | None]] = []
     for c in range(m):
@@ -634,6 +652,31 @@ def _fastest(
 # ----------------------------------------------------------------------------- entry
 
 
+def static_counts(
+    codes: Sequence[str], interpreter: str | None = None
+) -> list[dict[str, int] | None]:
+    """Static opcode counts per candidate, under ``interpreter`` (default: this one).
+
+    Another interpreter only compiles the code (:data:`STATIC_COUNT_SCRIPT`, stdlib only,
+    nothing executed), so counts match the bytecode the sandbox children trace.
+    """
+    if interpreter is None or os.path.realpath(interpreter) == os.path.realpath(sys.executable):
+        return [static_opcode_counts(code) for code in codes]
+    try:
+        proc = subprocess.run(
+            [interpreter, "-I", "-S", "-c", STATIC_COUNT_SCRIPT],
+            input=json.dumps(list(codes)),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+        data = json.loads(proc.stdout)
+    except (OSError, subprocess.SubprocessError, ValueError) as exc:
+        raise UserError(f"cannot count opcodes with {interpreter}: {exc}") from None
+    return [None if c is None else {str(k): int(v) for k, v in c.items()} for c in data]
+
+
 def _plan(sample_set: SampleSet, options: DynamicOptions) -> InputPlan:
     return collect_inputs(
         sample_set,
@@ -679,7 +722,7 @@ def run_dynamic_many(
                 sandbox.active_layers(),
                 sys.version.split()[0],
             )
-        report = build_report(ss, plan, runs, options)
+        report = build_report(ss, plan, runs, options, static_counts(ss.codes, options.interpreter))
         if not plan.cases:
             report.notes.append("no inputs to run: behaviour metrics unavailable")
         reports.append(report)
@@ -716,5 +759,6 @@ __all__ = [
     "growth_text",
     "run_dynamic",
     "run_dynamic_many",
+    "static_counts",
     "summary_is_finite",
 ]
