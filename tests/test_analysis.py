@@ -12,7 +12,7 @@ import jsonschema
 import numpy as np
 import pytest
 
-from codequorum.analysis import AnalysisOptions, analyze, pair_means
+from codequorum.analysis import AnalysisOptions, analyze, overall, pair_means
 from codequorum.clustering import average_linkage, symmetrise, typicality
 from codequorum.metrics.structural import structural_matrices
 from codequorum.model import SampleSet, Verdict
@@ -333,3 +333,18 @@ def test_real_samples_stable_and_unstable(shared_dir: Path) -> None:
     assert unstable.verdicts[0].code == "unstable-structure"
     assert stable.pair("jsd_struct") > unstable.pair("jsd_struct")  # type: ignore[operator]
     assert len(stable.clusters[0]) > len(unstable.clusters[0])
+
+
+def test_overall_means_and_counts() -> None:
+    same = analyze(SampleSet.from_codes("same", [LOOP, LOOP_RENAMED, LOOP]), FAST)
+    mixed = analyze(SampleSet.from_codes("mixed", [LOOP, RECURSIVE, BUILTIN]), FAST)
+    lone = analyze(SampleSet.from_codes("lone", [LOOP]), FAST)
+    result = overall([same, mixed, lone])
+    assert (result["sets"], result["scored"], result["insufficient"]) == (3, 2, 1)
+    assert result["verdicts"] == {"stable": 1, "unstable-structure": 1}
+    for kind in ("ordered", "unordered"):
+        expected = (same.pair("jsd_struct", kind) + mixed.pair("jsd_struct", kind)) / 2  # type: ignore[operator]
+        assert result["summary"]["jsd_struct"][kind] == pytest.approx(expected)
+    assert "tsed" not in result["summary"]
+    assert overall([]) == {"sets": 0, "scored": 0, "insufficient": 0, "verdicts": {},
+                           "summary": {}}

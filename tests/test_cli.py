@@ -297,8 +297,7 @@ def test_ctrl_c_writes_what_is_finished(tmp_path: Path, shared_dir: Path) -> Non
     target = tmp_path / "partial.json"
     data = shared_dir / "data" / "humaneval_codegen16b_t0.8.jsonl"
     proc = subprocess.Popen(
-        [str(SCRIPT), "score", str(data), "--jobs", "2", "--no-tsed", "--format", "json",
-         "-o", str(target)],
+        [str(SCRIPT), "score", str(data), "--jobs", "2", "--format", "json", "-o", str(target)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     time.sleep(3.0)
@@ -314,3 +313,17 @@ def test_ctrl_c_writes_what_is_finished(tmp_path: Path, shared_dir: Path) -> Non
     assert len(doc["sets"]) < 164
     assert f"interrupted: {len(doc['sets'])} of 164 sets scored" in err
     assert "Traceback" not in err
+
+
+def test_ctrl_c_while_writing_is_held_until_the_output_is_complete(tmp_path: Path) -> None:
+    from codequorum.commands.score import deferred_interrupt
+
+    with deferred_interrupt() as hits:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)
+        (tmp_path / "written").write_text("complete")
+    assert hits == [signal.SIGINT]
+    assert (tmp_path / "written").read_text() == "complete"
+    with pytest.raises(KeyboardInterrupt):
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)

@@ -439,3 +439,45 @@ def _merge_dynamic(report: StabilityReport, dynamic: DynamicLike | None) -> None
         report.summary[key] = value
     report.verdicts.extend(dynamic.verdicts)
     report.dynamic = dynamic.to_dict()
+
+
+def overall(reports: Sequence[StabilityReport]) -> dict[str, Any]:
+    """Across sample sets: how many were scored, the verdict counts, and the mean over the
+    scored sets of each pairwise metric (``ordered`` and ``unordered``) and scalar figure.
+
+    This is what compares two models or temperatures over a whole benchmark; sets with
+    fewer than two usable samples are counted but not averaged.
+    """
+    scored = [r for r in reports if r.status == "ok"]
+    verdicts: dict[str, int] = {}
+    for r in scored:
+        headline = r.verdict
+        if headline is not None:
+            verdicts[headline.code] = verdicts.get(headline.code, 0) + 1
+    means: dict[str, Any] = {}
+    keys: list[str] = []
+    for r in scored:
+        keys.extend(k for k in r.summary if k not in keys)
+    for key in keys:
+        pairs = [r.summary.get(key) for r in scored]
+        if any(isinstance(p, dict) for p in pairs):
+            means[key] = {
+                kind: _mean([p.get(kind) for p in pairs if isinstance(p, dict)])
+                for kind in ("ordered", "unordered")
+            }
+        else:
+            means[key] = _mean(pairs)
+    return {
+        "sets": len(reports),
+        "scored": len(scored),
+        "insufficient": len(reports) - len(scored),
+        "verdicts": verdicts,
+        "summary": _clean(means),
+    }
+
+
+def _mean(values: Sequence[Any]) -> float | None:
+    """Mean of the finite numbers among ``values`` (None when there are none)."""
+    numbers = [float(v) for v in values
+               if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)]
+    return sum(numbers) / len(numbers) if numbers else None

@@ -20,6 +20,7 @@ from codequorum.commands.score import (
     analysis_options,
     check_output_format,
     check_output_path,
+    deferred_interrupt,
     read_inputs,
     report_errors,
     run_scoring,
@@ -93,8 +94,9 @@ def run(args: argparse.Namespace) -> int:
     scored.errors = errors + scored.errors
     title = ("HumanEval × CodeGen-16B (T=0.8): how much do versions of one function agree?"
              if fmt == "table" else None)
-    write_output(scored, fmt, args.output, matrices=args.matrices, reasons=args.reasons,
-                 title=title)
+    with deferred_interrupt():
+        write_output(scored, fmt, args.output, matrices=args.matrices, reasons=args.reasons,
+                     title=title)
     if fmt == "table" and args.output in (None, "-"):
         tty = sys.stdout.isatty()
         console = Console(highlight=False, width=None if tty else 120,

@@ -15,8 +15,9 @@ import math
 import os
 import signal
 import sys
+import threading
 import time
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +33,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from codequorum.analysis import AnalysisOptions, StabilityReport, analyze
+from codequorum.analysis import AnalysisOptions, StabilityReport, analyze, overall
 from codequorum.errors import UnknownFormatError, UserError
 from codequorum.formats import (
     INPUT_FORMATS,
@@ -343,10 +344,37 @@ def run_scoring(
 # ----------------------------------------------------------------------------- output
 
 
-def _stream(path: str | None) -> contextlib.AbstractContextManager[TextIO]:
+@contextlib.contextmanager
+def _stream(path: str | None) -> Iterator[TextIO]:
+    """Standard output, or ``path`` written whole or not at all (a temporary file beside it,
+    renamed into place once complete)."""
     if path is None or path == "-":
-        return contextlib.nullcontext(sys.stdout)
-    return open(path, "w", encoding="utf-8", newline="")
+        yield sys.stdout
+        return
+    target = Path(path)
+    partial = target.with_name(f".{target.name}.partial")
+    try:
+        with partial.open("w", encoding="utf-8", newline="") as stream:
+            yield stream
+        os.replace(partial, target)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def deferred_interrupt() -> Iterator[list[int]]:
+    """Hold Ctrl-C while the output is written, so what was scored is never cut in half;
+    the list it yields records the interrupts that arrived meanwhile."""
+    hits: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield hits
+        return
+    previous = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, lambda signum, _frame: hits.append(signum))
+    try:
+        yield hits
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def check_output_path(path: str | None) -> None:
@@ -366,17 +394,19 @@ def check_output_path(path: str | None) -> None:
 def write_output(run: ScoreRun, fmt: str, path: str | None, *, matrices: bool = False,
                  reasons: bool = False, title: str | None = None) -> None:
     """Write the run in ``fmt`` to ``path`` (standard output when None)."""
+    across = overall(run.reports)
     with _stream(path) as stream:
         if fmt == "json":
             write_json(report_document(run.reports, run.errors, interrupted=run.interrupted,
-                                       include_matrices=matrices, total=run.total), stream)
+                                       include_matrices=matrices, total=run.total,
+                                       overall=across), stream)
         elif fmt == "csv":
             write_csv(run.reports, stream)
         else:
             tty = stream.isatty()
             console = Console(file=stream, width=None if tty else (200 if reasons else 120),
                               color_system="auto" if tty else None, soft_wrap=False)
-            print_table(run.reports, console, title=title, reasons=reasons)
+            print_table(run.reports, console, title=title, reasons=reasons, overall=across)
 
 
 def report_errors(run: ScoreRun, stream: TextIO | None = None) -> None:
@@ -454,6 +484,11 @@ def run(args: argparse.Namespace) -> int:
     scored = run_scoring(sample_sets, sources, options, jobs=args.jobs, dynamic=args.dynamic,
                          show_progress=show_progress)
     scored.errors = read_errors + scored.errors
-    write_output(scored, fmt, args.output, matrices=args.matrices, reasons=args.reasons)
+    with deferred_interrupt() as hits:
+        write_output(scored, fmt, args.output, matrices=args.matrices, reasons=args.reasons)
     report_errors(scored)
+    if hits and not scored.interrupted:
+        print("codequorum: interrupted while writing; the output was written in full",
+              file=sys.stderr)
+        return EXIT_INTERRUPTED
     return scored.exit_code

@@ -21,16 +21,21 @@ def report_document(
     interrupted: bool = False,
     include_matrices: bool = False,
     total: int | None = None,
+    overall: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """One JSON-ready document for a run: every scored set, every input error, and whether
-    the run was cut short (``total`` = how many sets were read)."""
-    return {
+    """One JSON-ready document for a run: every scored set, every input error, whether the
+    run was cut short (``total`` = how many sets were read) and, when given, ``overall``
+    (``analysis.overall``: means over the sets and verdict counts)."""
+    doc: dict[str, Any] = {
         "codequorum": __version__,
         "interrupted": interrupted,
         "total": len(reports) if total is None else total,
         "sets": [r.to_dict(include_matrices=include_matrices) for r in reports],
         "errors": [e.to_dict() for e in errors],
     }
+    if overall is not None:
+        doc["overall"] = overall
+    return doc
 
 
 def write_json(document: dict[str, Any], stream: TextIO) -> None:

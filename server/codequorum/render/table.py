@@ -6,7 +6,8 @@ below it); every figure is printed as a number too.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -47,9 +48,10 @@ def _cell(value: float | None, good: float | None = None) -> Text:
 
 
 def build_table(reports: Sequence[StabilityReport], title: str | None = None,
-                reasons: bool = False) -> Table:
+                reasons: bool = False, overall: Mapping[str, Any] | None = None) -> Table:
     """A rich table of the reports. ``reasons`` adds the verdict message as a last column
-    (wide terminals, few rows)."""
+    (wide terminals, few rows); ``overall`` (``analysis.overall``) adds a last row with the
+    means over the sets and the verdict counts."""
     shown = [(t, k) for t, k in COLUMNS if any(r.pair(k) is not None for r in reports)]
     scalars = [(t, k) for t, k in SCALAR_COLUMNS if any(k in r.summary for r in reports)]
     table = Table(title=title, header_style="bold", show_lines=False, expand=False,
@@ -59,7 +61,7 @@ def build_table(reports: Sequence[StabilityReport], title: str | None = None,
     for title_, _ in (*shown, *scalars):
         table.add_column(title_, justify="right")
     table.add_column("Shape", justify="right")
-    table.add_column("Verdict", no_wrap=True)
+    table.add_column("Verdict", no_wrap=overall is None or len(reports) <= 1)
     if reasons:
         table.add_column("Why", overflow="fold", ratio=1, min_width=40)
     for r in reports:
@@ -85,14 +87,36 @@ def build_table(reports: Sequence[StabilityReport], title: str | None = None,
             if reasons:
                 cells.append(verdict.message if verdict else "")
         table.add_row(*cells)
+    if overall is not None and len(reports) > 1:
+        table.add_section()
+        table.add_row(*_overall_cells(overall, shown, scalars, reasons), style="bold")
     return table
 
 
+def _overall_cells(overall: Mapping[str, Any], shown: Sequence[tuple[str, str]],
+                   scalars: Sequence[tuple[str, str]], reasons: bool) -> list[Text | str]:
+    summary = overall.get("summary", {})
+    cells: list[Text | str] = [f"mean of {overall.get('scored', 0)}", ""]
+    for _, key in shown:
+        value = summary.get(key)
+        cells.append(_cell(value.get("ordered") if isinstance(value, dict) else None))
+    for _, key in scalars:
+        value = summary.get(key)
+        cells.append(_cell(float(value) if isinstance(value, int | float) else None))
+    cells.append("")
+    counts = overall.get("verdicts", {})
+    cells.append(", ".join(f"{n} {code}" for code, n in sorted(counts.items(),
+                                                                key=lambda kv: -kv[1])))
+    if reasons:
+        cells.append("")
+    return cells
+
+
 def print_table(reports: Sequence[StabilityReport], console: Console, title: str | None = None,
-                reasons: bool = False) -> None:
+                reasons: bool = False, overall: Mapping[str, Any] | None = None) -> None:
     """Print the table, then one line per report note-worthy for the reader (skipped or
     insufficient sets)."""
-    console.print(build_table(reports, title=title, reasons=reasons))
+    console.print(build_table(reports, title=title, reasons=reasons, overall=overall))
     for r in reports:
         if r.status != "ok" and not reasons:
             console.print(f"[dim]{r.task_id}: {r.message}[/dim]", highlight=False)
