@@ -675,7 +675,12 @@ def collect_inputs(
     typed = bool(resolved) and all(s is not None for s in specs)
 
     if use_hypothesis and typed and hypothesis_examples > 0:
-        for args in hypothesis_args([s for s in specs if s is not None], hypothesis_examples):
+        try:
+            drawn = hypothesis_args([s for s in specs if s is not None], hypothesis_examples)
+        except Exception as exc:  # a strategy Hypothesis refuses must not stop the analysis
+            drawn = []
+            plan.notes.append(f"no generated inputs: {type(exc).__name__}: {exc}")
+        for args in drawn:
             label = call_label(entry, args)
             if label in known:
                 continue
