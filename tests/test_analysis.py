@@ -201,6 +201,11 @@ def test_outlier_current() -> None:
     assert "outlier-current" not in [v.code for v in near.verdicts]
     with pytest.raises(ValueError):
         analyze(s, FAST, current_index=5)
+    pair = analyze(SampleSet.from_codes("two", [LOOP, RECURSIVE]), FAST, current_index=1)
+    assert "outlier-current" not in [v.code for v in pair.verdicts]  # no consensus of one
+    gap = analyze(SampleSet.from_codes("gap", [LOOP, "", LOOP, RECURSIVE]), FAST,
+                  current_index=1)
+    assert "the current version (2) is empty and was not scored" in gap.notes
 
 
 def test_empty_samples_left_out_with_a_note() -> None:

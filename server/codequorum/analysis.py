@@ -414,10 +414,12 @@ def _current_verdicts(report: StabilityReport, similarity: FloatMatrix,
     if current not in report.indices:
         report.notes.append(f"the current version ({current + 1}) is empty and was not scored")
         return []
+    if report.n < 3:
+        return []  # one other version is no consensus to be far from
     pos = report.indices.index(current)
     others = np.array([k for k in range(report.n) if k != pos])
     own = float(typ[pos])
-    among = pair_means(similarity[np.ix_(others, others)])[0] if len(others) >= 2 else 1.0
+    among = pair_means(similarity[np.ix_(others, others)])[0]
     if own >= among - opts.outlier_gap:
         return []
     best = report.medoid if report.medoid != current else None
