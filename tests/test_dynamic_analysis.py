@@ -15,7 +15,7 @@ from codequorum.dynamic_analysis import (
     SUMMARY_KEYS,
     CandidateDynamic,
     DynamicOptions,
-    _Runs,
+    Runs,
     build_report,
     complexity_verdict,
     growth_exponent,
@@ -201,7 +201,7 @@ def test_build_report_bef_verdicts_without_processes() -> None:
     ss = SampleSet.from_codes("t", [code, code], entry_point="f")
     case = InputCase(model.TestCase(kind="call", args=(1,)), "hypothesis", False, "f(1)")
     plan = InputPlan(entry_point="f", cases=[case])
-    runs = _Runs(
+    runs = Runs(
         outcomes=[
             [_outcome("1", ops={"LOAD_FAST": 9, "RETURN_VALUE": 1})],
             [_outcome("1", ops={"FOR_ITER": 9, "RETURN_VALUE": 1})],
@@ -221,7 +221,7 @@ def test_build_report_bef_verdicts_without_processes() -> None:
     other = "def f(x):\n    y = [x]\n    return y[0]\n"
     ss2 = SampleSet.from_codes("t", [code, other], entry_point="f")
     same = {"LOAD_FAST": 1, "RETURN_VALUE": 1}
-    runs2 = _Runs(
+    runs2 = Runs(
         outcomes=[[_outcome("1", ops=same)], [_outcome("1", ops=dict(same))]],
         status=["ok", "ok"],
         detail=["", ""],

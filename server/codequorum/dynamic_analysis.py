@@ -194,7 +194,7 @@ def _limits(options: DynamicOptions, seconds: float) -> sandbox.Limits:
 
 
 @dataclass
-class _Runs:
+class Runs:
     """Per candidate: outcome per input position (None = not run), final status."""
 
     outcomes: list[list[sandbox.TestOutcome | None]]
@@ -314,10 +314,10 @@ def _execute_many(
     return out
 
 
-def _collect_runs(runs: Sequence[_CandidateRun]) -> _Runs:
+def _collect_runs(runs: Sequence[_CandidateRun]) -> Runs:
     layers = next((r.layers for r in runs if r.layers and r.python), None)
     python = next((r.python for r in runs if r.layers and r.python), "")
-    return _Runs(
+    return Runs(
         outcomes=[r.outcomes for r in runs],
         status=[r.status for r in runs],
         detail=[r.detail for r in runs],
@@ -442,7 +442,7 @@ def complexity_verdict(candidates: Sequence[CandidateDynamic], delta: float) -> 
 def build_report(
     sample_set: SampleSet,
     plan: InputPlan,
-    runs: _Runs,
+    runs: Runs,
     options: DynamicOptions,
     static: Sequence[dict[str, int] | None] | None = None,
 ) -> DynamicReport:
@@ -628,7 +628,7 @@ def build_report(
 
 
 def _fastest(
-    candidates: Sequence[CandidateDynamic], runs: _Runs, cases: Sequence[Any]
+    candidates: Sequence[CandidateDynamic], runs: Runs, cases: Sequence[Any]
 ) -> int | None:
     """The passing candidate with the fewest traced opcodes over inputs all of them ran."""
     best_rate = max((c.pass_rate for c in candidates if c.pass_rate is not None), default=None)
@@ -714,7 +714,7 @@ def run_dynamic_many(
             runs = _collect_runs([done[(s, c)] for c in range(len(ss.codes))])
         else:
             m = len(ss.codes)
-            runs = _Runs(
+            runs = Runs(
                 [[] for _ in range(m)],
                 ["not run"] * m,
                 ["no inputs"] * m,
@@ -753,6 +753,7 @@ __all__ = [
     "CandidateDynamic",
     "DynamicOptions",
     "DynamicReport",
+    "Runs",
     "build_report",
     "complexity_verdict",
     "growth_exponent",
