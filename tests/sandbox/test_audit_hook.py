@@ -67,6 +67,18 @@ REFUSED = {
         "network",
     ),
     "ctypes_late_import": ("def f():\n    import ctypes\n", "ctypes"),
+    "parent_environ": (
+        "import os\ndef f():\n    return open(f'/proc/{{os.getppid()}}/environ').read()\n",
+        "other processes",
+    ),
+    "parent_home_ssh": (
+        "def f():\n    return open({ssh!r}).read()\n",
+        "read secrets",
+    ),
+    "list_parent_home_config": (
+        "import os\ndef f():\n    return os.listdir({config!r})\n",
+        "read secrets",
+    ),
     "replace_code": (
         "def g():\n    return 1\ndef f():\n    g.__code__ = (lambda: 2).__code__\n",
         "code replacement",
@@ -78,11 +90,18 @@ REFUSED = {
 def test_refused(name: str, tmp_path: Path) -> None:
     template, what = REFUSED[name]
     out = tmp_path / "out"
-    code = template.format(out=str(out), dir=str(tmp_path))
+    home = Path.home()
+    code = template.format(
+        out=str(out),
+        dir=str(tmp_path),
+        ssh=str(home / ".ssh" / "id_ed25519"),
+        config=str(home / ".config"),
+    )
     before = sorted(p.name for p in tmp_path.iterdir())
     result = run_candidate(code, [Case("call")], "f")
     assert result.status == f"forbidden: {what}", result.detail
     assert result.tests[0].exc_type in ("PermissionError", "URLError")
+    assert result.tests[0].output is None
     assert sorted(p.name for p in tmp_path.iterdir()) == before
     assert oct(tmp_path.stat().st_mode & 0o777) != "0o777"
 
@@ -106,6 +125,10 @@ ALLOWED = {
         "'hi'",
     ),
     "dev_null": ("def f():\n    open('/dev/null', 'w').write('x')\n    return 1\n", "1"),
+    "own_proc_entries": (
+        "def f():\n    return open('/proc/self/status').read().startswith('Name:')\n",
+        "True",
+    ),
     "argv_hides_the_pipe": ("import sys\ndef f():\n    return sys.argv\n", "['<candidate>']"),
 }
 

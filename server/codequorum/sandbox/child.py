@@ -186,6 +186,7 @@ _PATH_WRITE_EVENTS: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
 _LINK_EVENTS = ("os.link", "os.symlink")
 _INTROSPECTION_EVENTS = ("gc.get_objects", "gc.get_referrers", "gc.get_referents")
 _LIMIT_EVENTS = ("resource.setrlimit", "resource.prlimit")
+DEFAULT_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/root/.ssh")
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 
 
@@ -232,8 +233,13 @@ def _make_resolver(getcwd: Any, lstat: Any, readlink: Any) -> Any:
     return resolve
 
 
-def install_audit_hook(sandbox: str, channel: Channel, violations: list[str]) -> None:
+def install_audit_hook(
+    sandbox: str, channel: Channel, violations: list[str], secrets: list[str] | None = None
+) -> None:
     """Refuse process creation, network, ctypes, signals and writes outside ``sandbox``.
+
+    Reads are allowed (imports need them) except of other processes' ``/proc`` entries
+    and of ``secrets`` (paths such as the parent's ``~/.ssh``).
 
     Every refusal is recorded in ``violations`` and reported to the parent before the
     exception is raised, so a candidate that catches it is still reported.
@@ -254,6 +260,11 @@ def install_audit_hook(sandbox: str, channel: Channel, violations: list[str]) ->
     path_events = dict(_PATH_WRITE_EVENTS)
     write_flags = _WRITE_FLAGS
     fspath = os.fspath
+    own_pid = str(posix.getpid())
+    secret_paths = tuple(
+        r for r in (resolve(p) for p in [*DEFAULT_SECRETS, *(secrets or [])]) if r is not None
+    )
+    secret_prefixes = tuple(p + "/" for p in secret_paths)
 
     def as_text(path: Any) -> str | None:
         """The path as an exact ``str``; None for objects that could lie about it."""
@@ -283,6 +294,30 @@ def install_audit_hook(sandbox: str, channel: Channel, violations: list[str]) ->
             send(protocol.MSG_FORBIDDEN, what=what, event=event)
         raise PermissionError(f"sandbox: {what} is not allowed ({event})")
 
+    def check_read(path: Any, event: str, directory_ok: bool = False) -> None:
+        text = as_text(path)
+        if text is None:
+            refuse("unusual path object", event)
+        where = resolve(text)  # type: ignore[arg-type]
+        if where is None:
+            refuse("unusual path object", event)
+        if where == sandbox_root or starts(where, sandbox_prefix):
+            return
+        if starts(where, "/proc/"):
+            pid = where[6:].partition("/")[0]
+            if pid.isdigit() and pid != own_pid:
+                refuse("other processes", event)
+        if where in secret_paths or starts(where, secret_prefixes):
+            refuse("read secrets", event)
+        if directory_ok:
+            return
+        try:
+            directory = is_dir(pstat(where).st_mode)
+        except (OSError, ValueError):
+            directory = False
+        if directory:
+            refuse("directory handle outside sandbox", event)
+
     def hook(event: str, args: tuple[Any, ...]) -> None:
         if event == "open":
             path, mode, flags = args
@@ -294,16 +329,12 @@ def install_audit_hook(sandbox: str, channel: Channel, violations: list[str]) ->
             if writing:
                 if not inside(path):
                     refuse("write outside sandbox", event)
-            elif not inside(path):
-                text = as_text(path)
-                if text is None:
-                    refuse("unusual path object", event)
-                try:
-                    directory = is_dir(pstat(text).st_mode)  # type: ignore[arg-type]
-                except (OSError, ValueError):
-                    directory = False
-                if directory:
-                    refuse("directory handle outside sandbox", event)
+            else:
+                check_read(path, event)
+            return
+        if event == "os.listdir" or event == "os.scandir":
+            if args and args[0] is not None and not isinstance(args[0], int):
+                check_read(args[0], event, directory_ok=True)
             return
         if starts(event, "socket."):
             refuse("network", event)
@@ -743,7 +774,7 @@ def main() -> None:
     _defuse_subprocess()
     sys.argv = [CANDIDATE_FILENAME]
 
-    install_audit_hook(sandbox, channel, violations)
+    install_audit_hook(sandbox, channel, violations, run.get("secrets"))
     layers.append("audit-hook")
     channel.send(
         protocol.MSG_HELLO,

@@ -31,6 +31,9 @@ CHILD_SCRIPT = Path(__file__).with_name("child.py")
 STDERR_TAIL = 4096
 _READ_CHUNK = 65536
 _POLL_SECONDS = 0.05
+_KILL_GRACE_SECONDS = 2.0
+MAX_MESSAGE_BYTES = 16 * 1024 * 1024
+PER_TEST_MESSAGE_BYTES = 512 * 1024
 
 
 @dataclass
@@ -91,6 +94,30 @@ def _scrubbed_env(home: str) -> dict[str, str]:
     return {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": home}
 
 
+SECRET_NAMES = (
+    ".ssh",
+    ".aws",
+    ".azure",
+    ".gnupg",
+    ".netrc",
+    ".git-credentials",
+    ".pypirc",
+    ".npmrc",
+    ".docker",
+    ".kube",
+    ".config",
+    ".local/share/keyrings",
+)
+
+
+def secret_paths() -> list[str]:
+    """Paths the child may not even read: credentials under the parent's home."""
+    home = os.path.expanduser("~")
+    if not home or home == "/":
+        return []
+    return [os.path.join(home, name) for name in SECRET_NAMES]
+
+
 def encode_test(test: TestCase) -> dict[str, Any]:
     """A TestCase -> the run message's JSON form (raises TypeError for non-literals)."""
     return {
@@ -142,6 +169,7 @@ class _ChildRun:
         self.stdout_bytes = 0
         self.stderr_tail = b""
         self.killed_for: str | None = None
+        self.message_budget = MAX_MESSAGE_BYTES
 
     # ----------------------------------------------------------------------------
     def run(self) -> CandidateResult:
@@ -159,6 +187,7 @@ class _ChildRun:
             "trace": self.trace,
             "trace_mode": self.trace_mode,
             "probe": self.probe,
+            "secrets": secret_paths(),
         }
         payload = protocol.encode_frame(run_message)
         sandbox = tempfile.mkdtemp(prefix="codequorum-sandbox-")
@@ -188,23 +217,27 @@ class _ChildRun:
             return CandidateResult(self.index, "error", f"cannot start the child: {exc}")
         os.close(msg_w)
         try:
-            rusage_cpu, status = self._drive(proc, msg_r, payload, started)
+            self._drive(proc, msg_r, payload, started)
         finally:
             os.close(msg_r)
+            # The child is not reaped yet (at most a zombie), so its pid and process
+            # group id cannot have been reused: killing the group here is safe.
             _kill_group(proc.pid)
+            _pid, status, usage = os.wait4(proc.pid, 0)
+            proc.returncode = os.waitstatus_to_exitcode(status)
             for stream in (proc.stdin, proc.stdout, proc.stderr):
                 if stream is not None:
                     with contextlib.suppress(OSError):
                         stream.close()
-        return self._classify(status, rusage_cpu)
+        return self._classify(status, usage.ru_utime + usage.ru_stime)
 
     def _drive(
         self, proc: subprocess.Popen[bytes], msg_r: int, payload: bytes, started: float
-    ) -> tuple[float, int]:
-        """Pump the pipes until the child is gone; return (cpu seconds, wait status)."""
+    ) -> None:
+        """Pump the pipes until the child has exited (without reaping it)."""
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         deadline = started + self.limits.wall_seconds
-        reader = protocol.FrameReader()
+        reader = protocol.FrameReader(max_frame=MAX_MESSAGE_BYTES)
         sel = selectors.DefaultSelector()
         stdin_fd = proc.stdin.fileno()
         os.set_blocking(stdin_fd, False)
@@ -214,8 +247,8 @@ class _ChildRun:
         sel.register(proc.stdout.fileno(), selectors.EVENT_READ, "stdout")
         sel.register(proc.stderr.fileno(), selectors.EVENT_READ, "stderr")
         open_reads = 3
-        wait_status: int | None = None
-        cpu = 0.0
+        killed_at: float | None = None
+        self.message_budget = MAX_MESSAGE_BYTES + len(self.tests) * PER_TEST_MESSAGE_BYTES
         try:
             while True:
                 now = time.monotonic()
@@ -224,14 +257,15 @@ class _ChildRun:
                         self._kill(proc, "cancelled")
                     elif now >= deadline:
                         self._kill(proc, "timeout")
+                if self.killed_for is not None:
+                    killed_at = now if killed_at is None else killed_at
+                    if now - killed_at > _KILL_GRACE_SECONDS:
+                        return  # something outside the group holds the pipes: stop here
                 if open_reads == 0 and not pending:
-                    # Every pipe is closed: wait for the process itself (bounded by the deadline).
-                    pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-                    if pid:
-                        wait_status = status
-                        proc.returncode = os.waitstatus_to_exitcode(status)
-                        cpu = usage.ru_utime + usage.ru_stime
-                        break
+                    # Every pipe is closed: wait for the exit itself, leaving a zombie.
+                    flags = os.WEXITED | os.WNOHANG | os.WNOWAIT
+                    if os.waitid(os.P_PID, proc.pid, flags) is not None:
+                        return
                     time.sleep(_POLL_SECONDS)
                     continue
                 for key, _mask in sel.select(timeout=_POLL_SECONDS):
@@ -263,13 +297,16 @@ class _ChildRun:
                         self._on_output(proc, kind, data)
         finally:
             sel.close()
-        if wait_status is None:  # pragma: no cover - loop only exits with a status
-            wait_status = 0
-        return cpu, wait_status
 
     def _on_messages(
         self, proc: subprocess.Popen[bytes], reader: protocol.FrameReader, data: bytes
     ) -> None:
+        self.message_budget -= len(data)
+        if self.message_budget < 0:
+            if self.killed_for is None:
+                self.messages.append({"type": "protocol-error", "detail": "message flood"})
+            self._kill(proc, "error")
+            return
         try:
             new = reader.feed(data)
         except protocol.ProtocolError as exc:
@@ -398,12 +435,13 @@ class _ChildRun:
 
 
 def _kill_group(pid: int) -> None:
-    """SIGKILL the child's whole process group (its session leader's pid)."""
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except OSError as exc:
-        if exc.errno not in (errno.ESRCH, errno.EPERM):
-            raise
+    """SIGKILL the child's whole process group (its session leader's pid), and the child."""
+    for kill in (os.killpg, os.kill):
+        try:
+            kill(pid, signal.SIGKILL)
+        except OSError as exc:
+            if exc.errno not in (errno.ESRCH, errno.EPERM):
+                raise
 
 
 def _remove_tree(path: str) -> None:
