@@ -36,18 +36,42 @@ def _report(task: str = "T/1", **summary: Any) -> StabilityReport:
     }
     base.update(summary)
     return StabilityReport(
-        task_id=task, language="python", status="ok", n=3, n_total=4, indices=[0, 1, 3],
-        skipped=[SkippedSample(2, "empty sample")], syntax_errors=[0, 2, 0], summary=base,
-        typicality=[0.9, 0.8, math.nan], medoid=0, clusters=[[0, 1], [3]],
-        verdicts=[Verdict("stable", "information", "2 of 3 versions share one shape",
-                          samples=(0, 1), figure=0.91)],
-        notes=["version 3 left out: empty"], options={"stable_jsd": 0.8},
+        task_id=task,
+        language="python",
+        status="ok",
+        n=3,
+        n_total=4,
+        indices=[0, 1, 3],
+        skipped=[SkippedSample(2, "empty sample")],
+        syntax_errors=[0, 2, 0],
+        summary=base,
+        typicality=[0.9, 0.8, math.nan],
+        medoid=0,
+        clusters=[[0, 1], [3]],
+        verdicts=[
+            Verdict(
+                "stable",
+                "information",
+                "2 of 3 versions share one shape",
+                samples=(0, 1),
+                figure=0.91,
+            )
+        ],
+        notes=["version 3 left out: empty"],
+        options={"stable_jsd": 0.8},
     )
 
 
 def _insufficient() -> StabilityReport:
-    return StabilityReport(task_id="T/2", language="python", status="insufficient", n=1,
-                           n_total=1, indices=[0], message="only 1 usable sample of 1")
+    return StabilityReport(
+        task_id="T/2",
+        language="python",
+        status="insufficient",
+        n=1,
+        n_total=1,
+        indices=[0],
+        message="only 1 usable sample of 1",
+    )
 
 
 def _render(*reports: StabilityReport, reasons: bool = False) -> str:
@@ -77,8 +101,20 @@ def test_table_optional_columns() -> None:
     r = _report(tsed={"ordered": 0.4444, "unordered": 0.4}, oer=0.25, pass_rate_mean=0.5)
     table = build_table([r], reasons=True)
     titles = [str(c.header) for c in table.columns]
-    assert titles == ["Task", "n", "SCE struct", "SCE value", "JSD struct", "JSD value", "TSED",
-                      "Pass", "OER", "Shape", "Verdict", "Why"]
+    assert titles == [
+        "Task",
+        "n",
+        "SCE struct",
+        "SCE value",
+        "JSD struct",
+        "JSD value",
+        "TSED",
+        "Pass",
+        "OER",
+        "Shape",
+        "Verdict",
+        "Why",
+    ]
     out = _render(r, reasons=True)
     assert "0.444" in out and "0.250" in out and "2 of 3 versions share one shape" in out
 
@@ -86,11 +122,24 @@ def test_table_optional_columns() -> None:
 def test_csv_columns_and_values() -> None:
     r = _report(tsed={"ordered": None, "unordered": None}, lcs_mean=0.75, oer=None)
     columns = csv_columns([r, _insufficient()])
-    assert columns[:7] == ["task_id", "language", "status", "n", "n_total", "skipped",
-                           "syntax_error_samples"]
+    assert columns[:7] == [
+        "task_id",
+        "language",
+        "status",
+        "n",
+        "n_total",
+        "skipped",
+        "syntax_error_samples",
+    ]
     assert "tsed_ordered" in columns and "lcs_mean" in columns and "oer" in columns
-    assert columns[-6:] == ["medoid", "groups", "largest_group", "verdict", "verdict_message",
-                            "message"]
+    assert columns[-6:] == [
+        "medoid",
+        "groups",
+        "largest_group",
+        "verdict",
+        "verdict_message",
+        "message",
+    ]
     buf = io.StringIO()
     write_csv([r, _insufficient()], buf)
     rows = list(csv.DictReader(io.StringIO(buf.getvalue())))
@@ -114,9 +163,38 @@ def test_json_document_matches_schema() -> None:
     back = json.loads(buf.getvalue())
     jsonschema.validate(back, schema)
     assert back["interrupted"] is True and back["total"] == 5
-    assert back["errors"] == [{"source": "in.jsonl", "line": 3, "task_id": None,
-                               "message": "broken JSON: Expecting value at column 1"}]
+    assert back["errors"] == [
+        {
+            "source": "in.jsonl",
+            "line": 3,
+            "task_id": None,
+            "message": "broken JSON: Expecting value at column 1",
+        }
+    ]
     first = back["sets"][0]
     assert first["summary"]["sce_struct"] == {"ordered": 0.61234, "unordered": 0.6}
     assert first["typicality"] == [0.9, 0.8, None]  # NaN becomes null
     assert first["verdicts"][0]["samples"] == [0, 1]
+
+
+def test_many_notes_are_counted_not_listed() -> None:
+    reports = [_report(task=f"T/{k}") for k in range(12)]
+    out = _render(*reports)
+    assert "T/0: version 3 left out: empty" in out
+    assert "T/6: version 3 left out: empty" in out
+    assert "T/7: version 3 left out: empty" not in out
+    assert "... and 5 more sets with notes (12 empty versions left out in all" in out
+    assert "mean of" not in out  # no overall row unless given
+    table = build_table(
+        reports,
+        overall={
+            "scored": 12,
+            "verdicts": {"stable": 12},
+            "summary": {"jsd_struct": {"ordered": 0.91}},
+        },
+    )
+    console = Console(file=io.StringIO(), width=200, color_system=None)
+    console.print(table)
+    text = console.file.getvalue()  # type: ignore[attr-defined]
+    last = [line for line in text.splitlines() if "mean of 12" in line][0]
+    assert "0.910" in last and "12 stable" in last

@@ -30,6 +30,9 @@ SCALAR_COLUMNS: tuple[tuple[str, str], ...] = (
     ("BEF", "bef_jsd"),
 )
 
+#: Notes under the table (empty versions, sets too small to score) before they are counted.
+MAX_NOTE_LINES = 8
+
 _VERDICT_STYLE = {
     "stable": "green",
     "unstable-structure": "yellow",
@@ -117,9 +120,16 @@ def print_table(reports: Sequence[StabilityReport], console: Console, title: str
     """Print the table, then one line per report note-worthy for the reader (skipped or
     insufficient sets)."""
     console.print(build_table(reports, title=title, reasons=reasons, overall=overall))
+    lines: list[str] = []
     for r in reports:
         if r.status != "ok" and not reasons:
-            console.print(f"[dim]{r.task_id}: {r.message}[/dim]", highlight=False)
+            lines.append(f"{r.task_id}: {r.message}")
         elif r.skipped:
-            console.print(f"[dim]{r.task_id}: " + "; ".join(
-                n for n in r.notes if "left out" in n) + "[/dim]", highlight=False)
+            lines.append(f"{r.task_id}: " + "; ".join(n for n in r.notes if "left out" in n))
+    if len(lines) > MAX_NOTE_LINES:
+        empty = sum(len(r.skipped) for r in reports)
+        lines = [*lines[: MAX_NOTE_LINES - 1],
+                 f"... and {len(lines) - MAX_NOTE_LINES + 1} more sets with notes "
+                 f"({empty} empty versions left out in all; --format json lists them)"]
+    for line in lines:
+        console.print(Text(line, style="dim"))
