@@ -196,5 +196,5 @@ def test_many_notes_are_counted_not_listed() -> None:
     console = Console(file=io.StringIO(), width=200, color_system=None)
     console.print(table)
     text = console.file.getvalue()  # type: ignore[attr-defined]
-    last = [line for line in text.splitlines() if "mean of 12" in line][0]
+    last = next(line for line in text.splitlines() if "mean of 12" in line)
     assert "0.910" in last and "12 stable" in last
