@@ -26,7 +26,6 @@ from codequorum.inputs import InputCase, InputPlan
 from codequorum.metrics.opcodes import sctd, static_opcode_counts
 from codequorum.model import SampleSet
 
-EXACT = {"abs": 1e-9, "rel": 0}
 
 SORTS = [
     # 1: builtin sort
@@ -95,7 +94,7 @@ def test_sorts_pass_rates_oer_and_verdicts(sort_report: object) -> None:
     assert sort_report.fastest == 0
     assert all(c.status == "ok" for c in sort_report.candidates)
     static = [static_opcode_counts(c) for c in SORTS]
-    assert s["sctd_jsd"] == pytest.approx(sctd(static).jsd, **EXACT)
+    assert s["sctd_jsd"] == pytest.approx(sctd(static).jsd, abs=1e-9, rel=0)
     dj, sj = s["dctd_jsd"], s["sctd_jsd"]
     assert dj is not None and sj is not None
     assert s["bef_jsd"] == pytest.approx(sj / (dj + 1e-9), rel=1e-12)
@@ -127,8 +126,8 @@ def test_reference_solutions_through_the_sandbox(reference_dir: Path) -> None:
         assert report.inputs_source == ["tests"]
         assert s["pass_rate_mean"] == 1.0, pid
         assert s["oer"] == 1.0 and s["oer_no_ex"] == 1.0
-        assert s["sctd_jsd"] == pytest.approx(float(ref[pid]["SCTD_JSD"]), **EXACT)
-        assert s["sctd_tau"] == pytest.approx(float(ref[pid]["SCTD_TAU"]), **EXACT)
+        assert s["sctd_jsd"] == pytest.approx(float(ref[pid]["SCTD_JSD"]), abs=1e-9, rel=0)
+        assert s["sctd_tau"] == pytest.approx(float(ref[pid]["SCTD_TAU"]), abs=1e-9, rel=0)
         # DCTD is not compared with dctd.csv here: our tracer counts only the candidate's
         # own code objects, the reference tracer also counted its harness (~500 opcodes
         # per test). tests/metrics/test_dynamic.py checks the maths on the fixture traces.
@@ -164,13 +163,13 @@ def test_timeouts_syntax_errors_and_resume() -> None:
     c0, c1, c2 = report.candidates
     assert (c0.status, c0.pass_rate) == ("ok", 1.0)
     assert c1.status == "timeout" and c1.resumed == 1
-    assert c1.pass_rate == pytest.approx(2 / 3, **EXACT)  # test 3 ran in the resumed child
+    assert c1.pass_rate == pytest.approx(2 / 3, abs=1e-9, rel=0)  # test 3 ran in the resumed child
     assert c2.status == "syntax-error" and c2.pass_rate == 0.0 and c2.static_opcodes is None
     s = report.summary
-    assert s["pass_rate_mean"] == pytest.approx((1 + 2 / 3 + 0) / 3, **EXACT)
-    assert s["pass_rate_max_diff"] == pytest.approx(1.0, **EXACT)
+    assert s["pass_rate_mean"] == pytest.approx((1 + 2 / 3 + 0) / 3, abs=1e-9, rel=0)
+    assert s["pass_rate_max_diff"] == pytest.approx(1.0, abs=1e-9, rel=0)
     assert s["oer"] == 0.0  # the syntax error disagrees with everyone everywhere
-    assert s["oer_pair_mean"] == pytest.approx((2 / 3 + 0 + 0) / 3, **EXACT)
+    assert s["oer_pair_mean"] == pytest.approx((2 / 3 + 0 + 0) / 3, abs=1e-9, rel=0)
     assert s["sctd_jsd"] is not None  # two candidates compile
     div = next(v for v in report.verdicts if v.code == "divergent-outputs")
     assert "versions 1 and 3 disagree on f(1): 2 vs raises SyntaxError" in div.message
@@ -237,8 +236,10 @@ def test_build_report_bef_verdicts_without_processes() -> None:
 
 
 def test_growth_exponent_and_text() -> None:
-    assert growth_exponent([(8, 64), (64, 4096), (512, 262144)]) == pytest.approx(2.0, **EXACT)
-    assert growth_exponent([(8, 10), (64, 80)]) == pytest.approx(1.0, **EXACT)
+    assert growth_exponent([(8, 64), (64, 4096), (512, 262144)]) == pytest.approx(
+        2.0, abs=1e-9, rel=0
+    )
+    assert growth_exponent([(8, 10), (64, 80)]) == pytest.approx(1.0, abs=1e-9, rel=0)
     assert growth_exponent([(8, 10)]) is None
     assert growth_exponent([(8, 0), (64, 0)]) is None
     assert [growth_text(x) for x in (0.1, 0.9, 1.6, 2.1, 3.0)] == [
@@ -288,8 +289,8 @@ def test_humaneval_tasks_end_to_end_on_one_pool() -> None:
     assert poly.candidates[1].pass_rate == 0.0
     assert close.inputs_source == ["humaneval", "doctest"]
     assert [c.pass_rate for c in close.candidates] == [1.0, 0.0, 1.0]
-    assert close.summary["pass_rate_mean"] == pytest.approx(2 / 3, **EXACT)
-    assert close.summary["pass_rate_var"] == pytest.approx(2 / 9, **EXACT)
+    assert close.summary["pass_rate_mean"] == pytest.approx(2 / 3, abs=1e-9, rel=0)
+    assert close.summary["pass_rate_var"] == pytest.approx(2 / 9, abs=1e-9, rel=0)
     assert close.summary["oer_graded"] == 0.0
     assert close.fastest in (0, 2)
 
@@ -305,19 +306,20 @@ def test_other_interpreter_and_family_mode() -> None:
     results = {}
     for interp in (None, str(PY312)):
         for mode in ("reference", "family"):
+            assert mode in ("reference", "family")
             o = DynamicOptions(
                 jobs=2,
                 use_hypothesis=False,
                 use_doctests=False,
                 interpreter=interp,
-                opcode_mode=mode,  # type: ignore[arg-type]
+                opcode_mode=mode,
             )
             results[(interp, mode)] = run_dynamic(ss, o)
     r311, r312 = results[(None, "reference")], results[(str(PY312), "reference")]
     assert r311.python == "3.11.7" and r312.python == "3.12.1"
     # static counts come from the interpreter that runs the candidates
     assert r312.summary["sctd_jsd"] == pytest.approx(
-        sctd(static_counts(ss.codes, str(PY312))).jsd, **EXACT
+        sctd(static_counts(ss.codes, str(PY312))).jsd, abs=1e-9, rel=0
     )
     assert r312.summary["sctd_jsd"] != pytest.approx(r311.summary["sctd_jsd"], abs=1e-6)
     # folded into families, traced counts of 3.11 and 3.12 give the same DCTD

@@ -12,7 +12,6 @@ import pytest
 from codequorum.metrics.dynamic import bef, dctd
 from codequorum.metrics.opcodes import count_matrix, mean_pairwise_jsd, opcode_weights, pmf_matrices
 
-EXACT = {"abs": 1e-9, "rel": 0}
 VERSIONS = ["3.11.7", "3.12.1", "3.13.0"]
 
 
@@ -43,8 +42,8 @@ def test_dctd_matches_reference(reference_dir: Path, version: str) -> None:
     for pid, tr in traces.items():
         res = dctd(tr)
         assert res.used == 3
-        assert res.jsd == pytest.approx(float(ref[pid]["DCTD_JSD"]), **EXACT)
-        assert res.tau == pytest.approx(float(ref[pid]["DCTD_TAU"]), **EXACT)
+        assert res.jsd == pytest.approx(float(ref[pid]["DCTD_JSD"]), abs=1e-9, rel=0)
+        assert res.tau == pytest.approx(float(ref[pid]["DCTD_TAU"]), abs=1e-9, rel=0)
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -54,8 +53,12 @@ def test_bef_matches_reference_outputs(reference_dir: Path, version: str) -> Non
     traces = _traces(reference_dir, version)
     for pid, row in per_problem.items():
         d = dctd(traces[pid])
-        assert bef(row["SCTD_JSD"], d.jsd) == pytest.approx(row["BEF_JSD_sctd_over_dctd"], **EXACT)
-        assert bef(row["SCTD_TAU"], d.tau) == pytest.approx(row["BEF_TAU_sctd_over_dctd"], **EXACT)
+        assert bef(row["SCTD_JSD"], d.jsd) == pytest.approx(
+            row["BEF_JSD_sctd_over_dctd"], abs=1e-9, rel=0
+        )
+        assert bef(row["SCTD_TAU"], d.tau) == pytest.approx(
+            row["BEF_TAU_sctd_over_dctd"], abs=1e-9, rel=0
+        )
 
 
 def test_per_input_terms_match_the_published_rounding(reference_dir: Path) -> None:
@@ -87,7 +90,7 @@ def test_inputs_with_fewer_than_two_traces_are_skipped() -> None:
     vocab, mat = count_matrix([a, b])
     p, q = pmf_matrices(mat, opcode_weights(vocab))
     assert only_first.jsd == pytest.approx(
-        0.5 * mean_pairwise_jsd(p) + 0.5 * mean_pairwise_jsd(q), **EXACT
+        0.5 * mean_pairwise_jsd(p) + 0.5 * mean_pairwise_jsd(q), abs=1e-9, rel=0
     )
     nothing = dctd([[a, None], [None, b]])
     assert nothing.used == 0 and nothing.jsd == 0.0 and nothing.tau == 0.0

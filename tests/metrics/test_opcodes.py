@@ -28,7 +28,6 @@ from codequorum.metrics.opcodes import (
     to_families,
 )
 
-EXACT = {"abs": 1e-9, "rel": 0}
 PYENV = Path("/root/.pyenv/versions")
 INTERPRETERS = {
     "3.12.1": PYENV / "3.12.1" / "bin" / "python3.12",
@@ -56,8 +55,8 @@ def _check_against(ref: dict[str, dict[str, str]], counts: dict[str, list[dict[s
     for pid, row in ref.items():
         res = sctd(counts[pid])
         assert res.used == 3
-        assert res.jsd == pytest.approx(float(row["SCTD_JSD"]), **EXACT)
-        assert res.tau == pytest.approx(float(row["SCTD_TAU"]), **EXACT)
+        assert res.jsd == pytest.approx(float(row["SCTD_JSD"]), abs=1e-9, rel=0)
+        assert res.tau == pytest.approx(float(row["SCTD_TAU"]), abs=1e-9, rel=0)
         assert res.jsd_pct == pytest.approx(float(row["SCTD_JSD_pct"]), abs=1e-7, rel=0)
         assert res.tau_pct == pytest.approx(float(row["SCTD_TAU_pct"]), abs=1e-7, rel=0)
 
@@ -150,25 +149,25 @@ def test_pmfs_clip_renormalise_and_uniform_for_zero_rows() -> None:
     counts = np.array([[3.0, 1.0, 0.0], [0.0, 0.0, 0.0]])
     w = np.array([10.0, 1.0, 1.0])
     p, q = pmf_matrices(counts, w)
-    assert p.sum(axis=1) == pytest.approx([1.0, 1.0], **EXACT)
+    assert p.sum(axis=1) == pytest.approx([1.0, 1.0], abs=1e-9, rel=0)
     raw = np.array([0.75, 0.25, 1e-9])
-    assert p[0] == pytest.approx(raw / raw.sum(), **EXACT)
+    assert p[0] == pytest.approx(raw / raw.sum(), abs=1e-9, rel=0)
     rawq = np.array([30 / 31, 1 / 31, 1e-9])
-    assert q[0] == pytest.approx(rawq / rawq.sum(), **EXACT)
-    assert p[1] == pytest.approx([1 / 3] * 3, **EXACT)
-    assert q[1] == pytest.approx([1 / 3] * 3, **EXACT)
+    assert q[0] == pytest.approx(rawq / rawq.sum(), abs=1e-9, rel=0)
+    assert p[1] == pytest.approx([1 / 3] * 3, abs=1e-9, rel=0)
+    assert q[1] == pytest.approx([1 / 3] * 3, abs=1e-9, rel=0)
 
 
 def test_jsd_and_tau_by_hand() -> None:
     p = np.array([[1.0, 0.0], [0.0, 1.0]])
-    assert mean_pairwise_jsd(p) == pytest.approx(1.0, **EXACT)  # base 2, disjoint supports
+    assert mean_pairwise_jsd(p) == pytest.approx(1.0, abs=1e-9, rel=0)  # base 2, disjoint supports
     mix = np.array([[0.5, 0.5], [1.0, 0.0]])
     # JSD = H(M) - (H(p)+H(q))/2 with M = (0.75, 0.25)
     h_m = -(0.75 * np.log2(0.75) + 0.25 * np.log2(0.25))
-    assert mean_pairwise_jsd(mix) == pytest.approx(h_m - 0.5, **EXACT)
-    assert pairwise_jsd(mix)[0, 1] == pytest.approx(pairwise_jsd(mix)[1, 0], **EXACT)
+    assert mean_pairwise_jsd(mix) == pytest.approx(h_m - 0.5, abs=1e-9, rel=0)
+    assert pairwise_jsd(mix)[0, 1] == pytest.approx(pairwise_jsd(mix)[1, 0], abs=1e-9, rel=0)
     # tau: mu = (0.75, 0.25); spread = ((0.25²+0.25²)*2)/2 = 0.125; 1-||mu||² = 0.375
-    assert tau(mix) == pytest.approx(0.125 / 0.375, **EXACT)
+    assert tau(mix) == pytest.approx(0.125 / 0.375, abs=1e-9, rel=0)
     assert tau(np.array([[1.0, 0.0], [1.0, 0.0]])) == 0.0  # denominator 0
     assert tau(mix[:1]) == 0.0
     assert mean_pairwise_jsd(mix[:1]) == 0.0

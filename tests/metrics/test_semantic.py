@@ -16,8 +16,6 @@ from codequorum.metrics.semantic import (
     show_outcome,
 )
 
-EXACT = {"abs": 1e-9, "rel": 0}
-
 
 def ret(v: str) -> Outcome:
     return (v, None, None)
@@ -33,12 +31,12 @@ def test_pass_rates_and_population_variance() -> None:
     stats = pass_rate_stats(rates)
     assert stats is not None
     assert stats.n == 3
-    assert stats.mean == pytest.approx(2.0 / 3.0, **EXACT)
+    assert stats.mean == pytest.approx(2.0 / 3.0, abs=1e-9, rel=0)
     m = 2.0 / 3.0
     assert stats.var == pytest.approx(
-        ((0.75 - m) ** 2 + (0.25 - m) ** 2 + (1 - m) ** 2) / 3, **EXACT
+        ((0.75 - m) ** 2 + (0.25 - m) ** 2 + (1 - m) ** 2) / 3, abs=1e-9, rel=0
     )
-    assert stats.max_diff == pytest.approx(0.75, **EXACT)
+    assert stats.max_diff == pytest.approx(0.75, abs=1e-9, rel=0)
     assert pass_rate_stats([None, None]) is None
 
 
@@ -57,17 +55,17 @@ def test_outcome_equality_rules() -> None:
 
 
 def test_oer_variants() -> None:
-    outcomes = [
+    outcomes: list[list[Outcome | None]] = [
         [ret("1"), exc("ZeroDivisionError", "division by zero"), ret("[1, 2]"), ret("5")],
         [ret("1"), exc("ZeroDivisionError", "division by zero"), ret("[2, 1]"), ret("5")],
         [ret("1"), exc("ZeroDivisionError", "division by zero"), ret("[1, 2]"), None],
     ]
-    assert oer(outcomes) == pytest.approx(2 / 4, **EXACT)
-    assert oer(outcomes, include_exceptions=False) == pytest.approx(1 / 4, **EXACT)
+    assert oer(outcomes) == pytest.approx(2 / 4, abs=1e-9, rel=0)
+    assert oer(outcomes, include_exceptions=False) == pytest.approx(1 / 4, abs=1e-9, rel=0)
     # pairs (0,1): 3/4, (0,2): 3/4, (1,2): 2/4
-    assert pair_mean_oer(outcomes) == pytest.approx((0.75 + 0.75 + 0.5) / 3, **EXACT)
+    assert pair_mean_oer(outcomes) == pytest.approx((0.75 + 0.75 + 0.5) / 3, abs=1e-9, rel=0)
     assert pair_mean_oer(outcomes, include_exceptions=False) == pytest.approx(
-        (0.5 + 0.5 + 0.25) / 3, **EXACT
+        (0.5 + 0.5 + 0.25) / 3, abs=1e-9, rel=0
     )
     mat = agreement_matrix(outcomes)
     assert mat[0, 1] == mat[1, 0] == 0.75
