@@ -26,7 +26,6 @@ from codequorum.inputs import InputCase, InputPlan
 from codequorum.metrics.opcodes import sctd, static_opcode_counts
 from codequorum.model import SampleSet
 
-
 SORTS = [
     # 1: builtin sort
     "def f(xs: list[int]) -> list[int]:\n"
