@@ -94,6 +94,29 @@ def test_stdio_program_without_solve_runs_as_main() -> None:
     assert result.tests[0].opcode_total > 0
 
 
+def test_stdio_module_runs_afresh_per_test_with_its_input() -> None:
+    code = (
+        "import sys\n"
+        "FIRST = sys.stdin.readline().strip()\n"
+        "calls = []\n"
+        "def solve(lines):\n"
+        "    calls.append(1)\n"
+        "    return f'{FIRST}:{len(calls)}'\n"
+    )
+    tests = [Case("stdio", stdin="a\n"), Case("stdio", stdin="b\n")]
+    result = run_candidate(code, tests, None)
+    assert [t.output for t in result.tests] == ["a:1", "b:1"]
+
+
+def test_programs_may_call_exit() -> None:
+    code = "print(int(input()) + 1)\nexit()\nprint('not reached')\n"
+    result = run_candidate(
+        code, [Case("stdio", stdin="41\n", expected="42", has_expected=True)], None
+    )
+    assert result.status == "ok", result.detail
+    assert (result.tests[0].passed, result.tests[0].output) == (True, "42\n")
+
+
 def test_check_tests_run_humaneval_style() -> None:
     check = "def check(candidate):\n    assert candidate(2) == 4\n    assert candidate(3) == 9\n"
     wrong = "def check(candidate):\n    assert candidate(2) == 5, 'two'\n"

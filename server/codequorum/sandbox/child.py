@@ -520,6 +520,7 @@ class Harness:
             self.tracer = tracer_mod.OpcodeTracer(None if mode == "auto" else mode)
         self.code: types.CodeType | None = None
         self.module: dict[str, Any] | None = None
+        self.solve_defined: bool | None = None
         self.module_error: BaseException | None = None
         self.checks: dict[str, Any] = {}
         self.memory_error = False
@@ -543,13 +544,21 @@ class Harness:
         sys.stderr = err
         return out, err
 
-    def _load_module(self) -> None:
-        """Execute the candidate module once (function-style tests)."""
-        if self.module is not None or self.module_error is not None:
+    def _load_module(self, fresh: bool = False) -> None:
+        """Execute the candidate module: once, or afresh (``solve`` tests, like the reference).
+
+        A fresh load runs with the test's streams already in place, so what the module
+        reads or prints at import belongs to the test.
+        """
+        if fresh:
+            self.module = None
+            self.module_error = None
+        elif self.module is not None or self.module_error is not None:
             return
+        else:
+            self._streams("", False)
         assert self.code is not None
         namespace: dict[str, Any] = {"__name__": "__candidate__", "__builtins__": builtins}
-        self._streams("", False)
         try:
             exec(self.code, namespace)
             self.module = namespace
@@ -561,13 +570,16 @@ class Harness:
             self.module_error = exc
 
     def _defines_solve(self) -> bool:
-        import ast
+        """Whether the candidate defines ``solve`` at top level (parsed, not executed)."""
+        if self.solve_defined is None:
+            import ast
 
-        tree = ast.parse(self.run["code"])
-        return any(
-            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "solve"
-            for node in tree.body
-        )
+            tree = ast.parse(self.run["code"])
+            self.solve_defined = any(
+                isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "solve"
+                for node in tree.body
+            )
+        return self.solve_defined
 
     def run_test(self, index: int, test: dict[str, Any]) -> dict[str, Any]:
         """Run one test; return its outcome (raises SystemExit / OutputLimitExceeded)."""
@@ -586,7 +598,7 @@ class Harness:
         }
         tracer = self.tracer
         program_mode = kind == "stdio" and not self._defines_solve()
-        if not program_mode:
+        if kind != "stdio":
             self._load_module()
         stdin = test.get("stdin") or ""
         out, _err = self._streams(stdin, True)
@@ -594,6 +606,8 @@ class Harness:
         result: Any = None
         raised: BaseException | None = None
         try:
+            if kind == "stdio" and not program_mode:
+                self._load_module(fresh=True)
             if program_mode:
                 assert self.code is not None
                 namespace = {"__name__": "__main__", "__builtins__": builtins}
@@ -772,6 +786,8 @@ def main() -> None:
     import inspect  # noqa: F401
 
     _defuse_subprocess()
+    # -S leaves out site, which is what defines exit() and quit(); programs use them.
+    builtins.exit = builtins.quit = sys.exit  # type: ignore[assignment]
     sys.argv = [CANDIDATE_FILENAME]
 
     install_audit_hook(sandbox, channel, violations, run.get("secrets"))
