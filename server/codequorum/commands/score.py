@@ -246,27 +246,43 @@ def _stop_workers(executor: ProcessPoolExecutor) -> None:
                 process.join(timeout=1.0)
 
 
+def start_workers(jobs: int, sets: int) -> ProcessPoolExecutor | None:
+    """A pool of ``min(jobs, sets)`` worker processes, already started (None for one job).
+
+    Started before any progress display: forking while its refresh thread runs could
+    leave a worker holding a copy of a lock that is never released.
+    """
+    if jobs <= 1 or sets <= 1:
+        return None
+    executor = ProcessPoolExecutor(max_workers=min(jobs, sets), initializer=_worker_init)
+    executor.submit(os.getpid).result()  # with fork, every worker starts on the first submit
+    return executor
+
+
 def score_sets(
     sample_sets: Sequence[SampleSet],
     options: AnalysisOptions,
     *,
     jobs: int = 1,
     dynamic: bool = False,
+    executor: ProcessPoolExecutor | None = None,
 ) -> Generator[tuple[int, StabilityReport | ScoreFailure], None, None]:
     """Score every set, yielding ``(position, result)`` as each finishes (in input order
-    with one job, in completion order with several). Closing the generator early, or
-    Ctrl-C while it waits, stops the workers."""
-    if jobs <= 1 or len(sample_sets) <= 1:
+    with one job, in completion order with several). ``executor`` (from
+    :func:`start_workers`) is used and shut down; without it one is started when
+    ``jobs > 1``. Closing the generator early, or Ctrl-C while it waits, stops the
+    workers."""
+    if executor is None:
+        executor = start_workers(jobs, len(sample_sets))
+    if executor is None:
         for k, sample_set in enumerate(sample_sets):
             yield k, score_one(sample_set, options, dynamic)
         return
-    executor = ProcessPoolExecutor(max_workers=min(jobs, len(sample_sets)),
-                                   initializer=_worker_init)
     finished = False
     try:
         pending: dict[Future[StabilityReport | ScoreFailure], int] = {}
         queue = iter(enumerate(sample_sets))
-        window = 4 * jobs  # bounded in flight: memory stays flat for huge inputs
+        window = 4 * max(jobs, 2)  # bounded in flight: memory stays flat for huge inputs
 
         def fill() -> None:
             while len(pending) < window:
@@ -321,8 +337,9 @@ def run_scoring(
     progress bar; Ctrl-C ends the run early with what was finished."""
     run = ScoreRun(total=len(sample_sets))
     results: dict[int, StabilityReport] = {}
+    executor = start_workers(jobs, len(sample_sets))
     progress, advance = _progress(show_progress, len(sample_sets))
-    gen = score_sets(sample_sets, options, jobs=jobs, dynamic=dynamic)
+    gen = score_sets(sample_sets, options, jobs=jobs, dynamic=dynamic, executor=executor)
     try:
         with progress if progress is not None else contextlib.nullcontext():
             for k, result in gen:
@@ -337,6 +354,8 @@ def run_scoring(
         run.interrupted = True
     finally:
         gen.close()
+        if executor is not None:  # a generator closed before it started leaves it running
+            _stop_workers(executor)
     run.reports = [results[k] for k in sorted(results)]
     return run
 
