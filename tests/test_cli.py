@@ -186,7 +186,8 @@ def test_options_output_file_and_limits(tmp_path: Path,
     target = tmp_path / "out.json"
     code, out, _ = _run(capsys, "score", str(path), "--format", "json", "-o", str(target),
                         "--limit", "2", "--samples", "3", "--textual", "--tsed-08",
-                        "--matrices", "--max-depth", "5", "--cluster-threshold", "0.3")
+                        "--matrices", "--max-depth", "5", "--cluster-threshold", "0.3",
+                        "--stable-jsd", "0.99", "--outlier-gap", "0.2")
     assert code == 0 and out == ""
     doc = json.loads(target.read_text())
     assert [s["task_id"] for s in doc["sets"]] == ["t0", "t1"]
@@ -194,6 +195,8 @@ def test_options_output_file_and_limits(tmp_path: Path,
     assert first["n"] == 3 and len(first["matrices"]["jsd_struct"]) == 3
     assert "tsed_08" in first["summary"] and "lcs_pair_mean" in first["summary"]
     assert first["options"]["max_depth"] == 5 and first["options"]["cluster_threshold"] == 0.3
+    assert first["options"]["stable_jsd"] == 0.99 and first["options"]["outlier_gap"] == 0.2
+    assert first["verdicts"][0]["code"] == "unstable-structure"  # mean JSD < 0.99
     code, _, err = _run(capsys, "score", str(path), "-o", str(tmp_path / "no" / "out.json"))
     assert code == 1 and "does not exist" in err
     code, _, err = _run(capsys, "score", str(tmp_path / "missing.jsonl"), str(path),

@@ -94,6 +94,12 @@ def add_analysis_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--cluster-threshold", type=float, default=0.1, metavar="X",
                        help="versions group while their mean 1 - JSD distance is <= X "
                        "(default 0.1)")
+    group.add_argument("--stable-jsd", type=float, default=0.8, metavar="X",
+                       help="a set is stable when its mean JSD (structure) is >= X and most "
+                       "versions share one shape (default 0.8)")
+    group.add_argument("--outlier-gap", type=float, default=0.1, metavar="X",
+                       help="a version is an outlier when its mean similarity to the others "
+                       "is more than X below the median (default 0.1)")
     group.add_argument("--samples", type=_positive, default=None, metavar="K",
                        help="score the first K samples of each set")
     out = parser.add_argument_group("output")
@@ -121,6 +127,8 @@ def analysis_options(args: argparse.Namespace) -> AnalysisOptions:
         tsed_08=args.tsed_08,
         textual=args.textual,
         cluster_threshold=args.cluster_threshold,
+        stable_jsd=args.stable_jsd,
+        outlier_gap=args.outlier_gap,
         keep_matrices=bool(args.matrices),
     )
 
