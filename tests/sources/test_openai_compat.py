@@ -7,6 +7,7 @@ import socket
 import time
 from pathlib import Path
 
+import httpx
 import pytest
 
 from codequorum.model import Sample
@@ -330,3 +331,18 @@ async def test_cut_off_answers_say_so() -> None:
         "(the answer was cut off at the token limit)"
     )
     assert rejected.describe().startswith("version 1: rejected — code does not parse")
+
+
+async def test_unreachable_endpoint_is_not_asked_again() -> None:
+    sent: list[str] = []
+
+    async def count(request: httpx.Request) -> None:
+        sent.append(str(request.url))
+
+    config = ProviderConfig(
+        base_url=f"http://127.0.0.1:{closed_port()}/v1", concurrency=1, timeout=2.0
+    )
+    async with httpx.AsyncClient(event_hooks={"request": [count]}) as client:
+        result = await regenerate(config, MESSAGES, 6, "python", NAME, client=client)
+    assert len(result.errors) == 6 and len({e.message for e in result.errors}) == 1
+    assert len(sent) == 1

@@ -43,7 +43,8 @@ def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "sample",
         help="ask an LLM endpoint for versions of a function (or import them) into the store",
-        description=__doc__.splitlines()[0] if __doc__ else None,
+        description="Ask an OpenAI-compatible endpoint for new versions of one function (or "
+        "import them with --from) and keep them in the workspace's sample store.",
     )
     parser.add_argument("file", type=Path, help="the source file that holds the function")
     parser.add_argument(
@@ -157,6 +158,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
         file=stream,
     )
     with _open_store(store_path, stream) as store:
+        shown_errors: set[str] = set()
 
         def on_sample(index: int, outcome: Outcome) -> None:
             if isinstance(outcome, Sample):
@@ -166,7 +168,8 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
                 print(f"  version {index + 1}{seed}: accepted, {lines} lines", file=stream)
             elif isinstance(outcome, Rejected):
                 print(f"  {outcome.describe()}", file=stream)
-            else:
+            elif outcome.message not in shown_errors:  # the same failure once is enough
+                shown_errors.add(outcome.message)
                 print(f"  {outcome.describe()}", file=stream)
             stream.flush()
 

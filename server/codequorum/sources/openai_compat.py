@@ -295,6 +295,7 @@ class _Session:
     result: RegenerationResult
     on_sample: OnSample | None
     accepted: list[tuple[int, Sample]] = field(default_factory=list)
+    unreachable: str | None = None
 
     async def run(self, count: int) -> None:
         """All requests, bounded by ``config.concurrency``; outcomes recorded as they come."""
@@ -390,6 +391,8 @@ class _Session:
     async def _post_with_retries(self, body: dict[str, Any]) -> list[Choice]:
         attempts = max(0, self.config.max_retries) + 1
         for attempt in range(attempts):
+            if self.unreachable is not None:
+                raise _Failure(self.unreachable)
             try:
                 return await self._post(body)
             except _Failure as failure:
@@ -414,7 +417,9 @@ class _Session:
         except httpx.TimeoutException as exc:
             raise _Failure(_transport_message(config, exc)) from exc
         except httpx.ConnectError as exc:
-            raise _Failure(_transport_message(config, exc)) from exc
+            # The endpoint is unreachable: requests not yet sent will fail the same way.
+            self.unreachable = _transport_message(config, exc)
+            raise _Failure(self.unreachable) from exc
         except httpx.HTTPError as exc:
             # Dropped connections and protocol errors are often transient.
             raise _Failure(_transport_message(config, exc), retry=True) from exc
