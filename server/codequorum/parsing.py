@@ -586,8 +586,11 @@ def _function_info(
     if lang == "python":
         doc = _python_docstring(body, src) if body.type == "block" else None
     else:
-        anchor = rng
-        if anchor.parent is not None and anchor.parent.type == "export_statement":
+        anchor = rng  # climb wrappers that start with it (export, statement, template)
+        while anchor.parent is not None and (
+            anchor.parent.start_byte == anchor.start_byte
+            or anchor.parent.type == "export_statement"
+        ):
             anchor = anchor.parent
         doc = _comment_block(anchor, src)
     return FunctionInfo(

@@ -41,7 +41,13 @@ import numpy.typing as npt
 import tree_sitter
 from threadpoolctl import ThreadpoolController
 
-from codequorum.parsing import get_language, get_parser, normalize_language, to_bytes
+from codequorum.parsing import (
+    get_language,
+    get_parser,
+    normalize_language,
+    syntax_errors,
+    to_bytes,
+)
 
 __all__ = [
     "EPS",
@@ -181,21 +187,8 @@ def _walk(
 
 
 def _count_syntax_errors(tree: tree_sitter.Tree) -> int:
-    root = tree.root_node
-    if not root.has_error:
-        return 0
-    count = 0
-    cur = tree.walk()
-    while True:
-        node: tree_sitter.Node = cur.node  # type: ignore[assignment]
-        if node.is_error or node.is_missing:
-            count += 1
-        # only subtrees that contain an error are worth entering
-        if (node.has_error or node.is_missing) and cur.goto_first_child():
-            continue
-        while not cur.goto_next_sibling():
-            if not cur.goto_parent():
-                return count
+    """ERROR + MISSING nodes anywhere in the tree (one check when there are none)."""
+    return len(syntax_errors(tree)) if tree.root_node.has_error else 0
 
 
 class _Vocabulary:
