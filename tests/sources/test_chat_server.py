@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -93,3 +96,25 @@ def test_hang_up_and_bad_requests() -> None:
         assert bad.status_code == 400
         missing = httpx.post(server.base_url + "/nowhere", json={"messages": MESSAGES})
         assert missing.status_code == 404
+
+
+def test_runs_as_its_own_process_and_stops_on_sigterm() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests.support.chat_server", "--task", "HumanEval/2"],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    try:
+        assert proc.stdout is not None
+        base_url = proc.stdout.readline().strip()
+        assert base_url.startswith("http://127.0.0.1:") and base_url.endswith("/v1")
+        body = {"messages": MESSAGES, "seed": 0}
+        reply = httpx.post(base_url + "/chat/completions", json=body, timeout=5).json()
+        assert "def truncate_number(" in reply["choices"][0]["message"]["content"]
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=5) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

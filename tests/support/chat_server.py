@@ -27,6 +27,7 @@ import argparse
 import itertools
 import json
 import os
+import signal
 import socket
 import threading
 import time
@@ -449,13 +450,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args(argv)
     task = RecordedTask.load(args.task, args.data)
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
     with ChatServer(default=task, port=args.port) as server:
         print(server.base_url, flush=True)
-        try:
-            while True:
-                time.sleep(3600)
-        except KeyboardInterrupt:
-            return 0
+        while not stop.wait(0.5):
+            pass
+    return 0
 
 
 if __name__ == "__main__":
