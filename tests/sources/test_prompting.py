@@ -80,3 +80,18 @@ def test_javascript_prompt_and_display_names() -> None:
     assert "JavaScript" in messages[0]["content"] and "```javascript" in messages[1]["content"]
     assert "import fs from 'fs';" in messages[1]["content"]
     assert display_name("cpp") == "C++" and display_name("py") == "Python"
+
+
+def test_small_file_is_not_repeated() -> None:
+    source = (
+        "from typing import Generic, TypeVar\n\nT = TypeVar('T')\n\n\nclass Stack(Generic[T]):\n"
+        "    def push(self, item: T) -> None:\n        self.items.append(item)\n\n"
+        "    def pop(self) -> T:\n        return self.items.pop()\n"
+    )
+    info = function_by_name(source, "python", "Stack.push")
+    assert info is not None
+    user = build_messages(source, "python", info)[1]["content"]
+    assert user.count("from typing import Generic, TypeVar") == 1
+    assert user.count("class Stack(Generic[T]):") == 1
+    assert "self.items.append" not in user
+    assert "class Stack(Generic[T]):\n    # ... `push` goes here ...\n\n    def pop" in user

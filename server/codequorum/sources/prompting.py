@@ -104,12 +104,13 @@ def build_messages(
     parts.append(_block("Its signature:", function.signature.strip(), lang))
     if function.docstring:
         parts.append(_block("Its documentation:", function.docstring.strip(), "text"))
-    imports = _imports(tree, data)
-    if imports:
-        parts.append(_block("The file's imports:", imports, lang))
-    if owner:
-        parts.append(_block("It belongs to this class:", owner[0], lang))
     nearby = _nearby(data, function, context_lines, lang)
+    # Imports and the class header go in on their own unless the window already shows them.
+    imports = _imports(tree, data)
+    if imports and imports not in nearby:
+        parts.append(_block("The file's imports:", imports, lang))
+    if owner and owner[0] not in nearby:
+        parts.append(_block("It belongs to this class:", owner[0], lang))
     if nearby:
         parts.append(
             _block("Code around it in the file (the function itself is left out):", nearby, lang)
@@ -192,8 +193,8 @@ def _nearby(data: bytes, function: FunctionInfo, context_lines: int, lang: str) 
     # Decorators sit just above the definition: they belong to it, keep them out.
     while before and before[-1].lstrip().startswith("@"):
         before.pop()
-    text_before = "\n".join(before).strip("\n")
-    text_after = "\n".join(after).strip("\n")
+    text_before = "\n".join(before).lstrip("\n")
+    text_after = "\n".join(after).rstrip("\n")
     if len(text_before) > MAX_CONTEXT_CHARS // 2:
         text_before = text_before[-(MAX_CONTEXT_CHARS // 2) :].split("\n", 1)[-1]
     if len(text_after) > MAX_CONTEXT_CHARS // 2:
