@@ -207,12 +207,13 @@ def find_workspace(path: Path) -> Path:
 
 
 def store_key(path: Path, workspace: Path) -> str:
-    """How the store names a file: its path relative to the workspace, with ``/``."""
+    """How the store names a file, as the language server does: its path relative to the
+    workspace with ``/``, else its ``file:`` URI."""
     resolved = path.resolve()
     try:
-        return resolved.relative_to(workspace).as_posix()
+        return resolved.relative_to(workspace.resolve()).as_posix()
     except ValueError:
-        return resolved.as_posix()
+        return resolved.as_uri()
 
 
 def _function(text: str, language: str, name: str, path: Path) -> FunctionInfo:
