@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -48,10 +49,11 @@ def run_once(jobs: int, out: Path) -> float:
 
 
 def breakdown(tasks: int) -> None:
-    """Per-set time of each stage, single process, first ``tasks`` tasks."""
+    """Per-set time of each stage, single process, first ``tasks`` tasks (best of three
+    per set, so other load on the machine counts less)."""
     sys.path.insert(0, str(REPO / "server"))
     from codequorum.analysis import AnalysisOptions, analyze
-    from codequorum.formats import ReadOptions, read_sample_sets
+    from codequorum.formats import read_sample_sets
     from codequorum.metrics.structural import structural_matrices, subtree_counts
     from codequorum.model import SampleSet
 
@@ -61,27 +63,29 @@ def breakdown(tasks: int) -> None:
     chosen = sets[:tasks]
     structural_matrices(chosen[0].codes, "python")  # warm the grammar
     opts = AnalysisOptions(tsed=False, textual=False, keep_matrices=False)
-    stages = {"subtree counts (parse + walk)": 0.0, "four pair matrices (all)": 0.0,
-              "analyze (matrices + report)": 0.0}
+
+    def best(fn: Callable[[], object]) -> float:
+        times = []
+        for _ in range(3):
+            t = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t)
+        return min(times)
+
+    counts = matrices = whole = 0.0
     for s in chosen:
         codes = [c for c in s.codes if c.strip()]
-        t = time.perf_counter()
-        subtree_counts(codes, "python")
-        stages["subtree counts (parse + walk)"] += time.perf_counter() - t
-        t = time.perf_counter()
-        structural_matrices(codes, "python")
-        stages["four pair matrices (all)"] += time.perf_counter() - t
-        t = time.perf_counter()
-        analyze(s, opts)
-        stages["analyze (matrices + report)"] += time.perf_counter() - t
+        counts += best(lambda codes=codes: subtree_counts(codes, "python"))
+        matrices += best(lambda codes=codes: structural_matrices(codes, "python"))
+        whole += best(lambda s=s: analyze(s, opts))
+    k = 1000 / len(chosen)
     print(f"reading all 164 sets: {read_s:.2f} s")
-    for name, total in stages.items():
-        print(f"{name:32s} {1000 * total / len(chosen):8.1f} ms per set")
-    matrices = stages["four pair matrices (all)"]
-    counts = stages["subtree counts (parse + walk)"]
-    report = stages["analyze (matrices + report)"] - matrices
-    print(f"{'  of which pair maths':32s} {1000 * (matrices - counts) / len(chosen):8.1f} ms per set")
-    print(f"{'  report on top of matrices':32s} {1000 * report / len(chosen):8.1f} ms per set")
+    print(f"per set (best of 3, first {len(chosen)} tasks, one process):")
+    print(f"  subtree counts (parse + walk)      {k * counts:7.1f} ms")
+    print(f"  four pair matrices, counts included {k * matrices:6.1f} ms")
+    print(f"  analyze (matrices + report)        {k * whole:7.1f} ms")
+    print(f"  report on top of the matrices      {k * (whole - matrices):7.1f} ms "
+          f"({100 * (whole - matrices) / matrices:.0f} %)")
 
 
 def main() -> int:

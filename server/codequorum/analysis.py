@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal, Protocol
 
 import numpy as np
@@ -77,7 +77,7 @@ class AnalysisOptions:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
-        d = asdict(self)
+        d = {f.name: getattr(self, f.name) for f in fields(self)}
         d["tsed_costs"] = list(self.tsed_costs)
         return d
 
@@ -205,11 +205,12 @@ def pair_means(m: FloatMatrix) -> tuple[float, float]:
     n = m.shape[0]
     if n < 2:
         return math.nan, math.nan
-    off = ~np.eye(n, dtype=bool)
-    values = m[off]
+    pairs = n * (n - 1)
+    if not np.isnan(m).any():
+        ordered = (float(m.sum()) - float(np.trace(m))) / pairs
+        return ordered, float(np.triu(m, k=1).sum()) / (pairs / 2)
+    values = m[~np.eye(n, dtype=bool)]
     upper = m[np.triu_indices(n, k=1)]
-    if not np.isnan(values).any():
-        return float(values.mean()), float(upper.mean())
     ordered = float(np.nanmean(values)) if not np.isnan(values).all() else math.nan
     unordered = float(np.nanmean(upper)) if not np.isnan(upper).all() else math.nan
     return ordered, unordered
@@ -375,7 +376,9 @@ def _structure_verdicts(report: StabilityReport, similarity: FloatMatrix,
              else f"no two of the {n} versions share a shape")
     outlier_text = ""
     if outlier_pos:
-        rest = np.setdiff1d(np.arange(n), outlier_pos)
+        keep = np.ones(n, dtype=bool)
+        keep[outlier_pos] = False
+        rest = np.flatnonzero(keep)
         sub = similarity[np.ix_(rest, rest)]
         among = pair_means(sub)[0] if len(rest) >= 2 else float(median)
         listed = outlier_pos[:6]
