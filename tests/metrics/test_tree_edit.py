@@ -88,6 +88,31 @@ def test_matrix_threads_and_prebuilt_trees_give_the_same_values(
         np.testing.assert_array_equal(tsed_tree_matrix(trees, costs), serial)
 
 
+def test_matrix_with_repeated_samples() -> None:
+    a = "def f(x):\n    return x + 1\n"
+    b = "def f(x):\n    y = x + 1\n    return y\n"
+    a_same_tree = "def  f( x ):\n    return x+1\n"
+    a_commented = "def f(x):  # one more node\n    return x + 1\n"
+    ta, ts = build_tree(a, "python"), build_tree(a_same_tree, "python")
+    assert ta.left is not None and ts.left is not None
+    assert ta.left.labels == ts.left.labels
+    codes = [a, b, a, a_same_tree, a_commented, b, ""]
+    for costs in (UNIT_COSTS, PUBLISHED_COSTS):
+        matrix = tsed_matrix(codes, "python", costs)
+        for i, ci in enumerate(codes):
+            for j, cj in enumerate(codes):
+                expected = 1.0 if i == j else tsed(ci, cj, "python", costs)
+                assert matrix[i, j] == pytest.approx(expected, abs=1e-12), (i, j)
+    assert tsed_matrix([a, a_same_tree], "python")[0, 1] == 1.0
+    # comments are named nodes
+    assert tsed_matrix([a, a_commented], "python")[0, 1] < 1.0
+    # trees too large to compare stay NaN even when identical
+    big = "".join(f"x{i} = {i}\n" for i in range(50))
+    matrix = tsed_matrix([big, big, "x = 1"], "python", max_nodes=20)
+    assert np.isnan(matrix[0, 1]) and np.isnan(matrix[1, 0]) and np.isnan(matrix[0, 2])
+    np.testing.assert_array_equal(np.diag(matrix), [1.0, 1.0, 1.0])
+
+
 def test_matrix_symmetry_follows_costs(structural: dict[str, Any]) -> None:
     samples = structural["five_samples"]["samples"][:3]
     unit = tsed_matrix(samples, "python", UNIT_COSTS)
