@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from codequorum.sources.extract import extract_from_code, extract_function
 
@@ -171,4 +173,17 @@ def test_real_codegen_completions(shared_dir: Path) -> None:
 def test_thinking_sections_are_ignored() -> None:
     draft = "def add(a, b):\n    return 0  # draft\n"
     answer = f"<think>\nMaybe:\n```python\n{draft}```\nNo, better:\n</think>\n```python\n{FUNC}```"
+    assert extract_function(answer, "python", "add").code == FUNC
+
+
+_PROSE = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="`~<"),
+    max_size=200,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(before=_PROSE, after=_PROSE)
+def test_prose_around_a_fence_never_changes_the_result(before: str, after: str) -> None:
+    answer = f"{before}\n```python\n{FUNC}```\n{after}"
     assert extract_function(answer, "python", "add").code == FUNC
