@@ -177,7 +177,7 @@ def test_thinking_sections_are_ignored() -> None:
 
 
 _PROSE = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="`~<"),
+    alphabet=st.characters(exclude_categories=["Cs"], exclude_characters="`~<"),
     max_size=200,
 )
 
