@@ -68,6 +68,7 @@ class AnalysisOptions:
     keep_matrices: bool = True
 
     def __post_init__(self) -> None:
+        """Reject settings no analysis can use, at construction rather than mid-run."""
         if self.max_depth < 1:
             raise ValueError("max_depth must be at least 1")
         if not (self.jsd_log_base > 1.0):
@@ -173,6 +174,7 @@ class StabilityReport:
 
 
 def _num(x: Any) -> float | None:
+    """A float for JSON: None for missing, NaN or infinite values."""
     if x is None:
         return None
     f = float(x)
@@ -228,6 +230,7 @@ def _versions(indices: Sequence[int], limit: int = 6) -> str:
 
 def _insufficient(sample_set: SampleSet, indices: list[int], skipped: list[SkippedSample],
                   options: AnalysisOptions, current_index: int | None) -> StabilityReport:
+    """The no-score report for a set with fewer than two usable samples, with the reason."""
     n_total = len(sample_set.samples)
     usable = len(indices)
     left_out = f" ({len(skipped)} left out: {skipped[0].reason}" + (

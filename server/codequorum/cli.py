@@ -24,6 +24,7 @@ def _unavailable(name: str, exc: BaseException) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(add_help=False)
 
     def fail(_args: argparse.Namespace) -> int:
+        """Say why the command cannot run."""
         raise UserError(f"the '{name}' command is not available: {exc}")
 
     parser.set_defaults(func=fail)

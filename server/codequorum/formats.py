@@ -61,6 +61,7 @@ class ReadError:
     exit_code: int = 1
 
     def __str__(self) -> str:
+        """``file:line (task): message``, the one-line form shown to users."""
         where = self.source if self.line is None else f"{self.source}:{self.line}"
         task = f" ({self.task_id})" if self.task_id else ""
         return f"{where}{task}: {self.message}"
@@ -129,6 +130,7 @@ def _lines(data: bytes) -> Iterator[tuple[int, bytes]]:
 
 
 def _decode_line(name: str, number: int, raw: bytes) -> str | ReadError:
+    """One line as text, or the error naming where the bad byte is."""
     try:
         return raw.decode("utf-8-sig" if number == 1 else "utf-8")
     except UnicodeDecodeError as exc:
@@ -138,6 +140,7 @@ def _decode_line(name: str, number: int, raw: bytes) -> str | ReadError:
 
 
 def _parse_line(name: str, number: int, raw: bytes) -> Any | ReadError:
+    """One line as JSON, or the error naming the line and column."""
     text = _decode_line(name, number, raw)
     if isinstance(text, ReadError):
         return text
@@ -169,6 +172,7 @@ def detect_format(data: bytes, name: str = "<input>") -> str:
 
 
 def _language(row_language: Any, options: ReadOptions) -> str:
+    """The set's own language, else the default, as a canonical name."""
     from codequorum.parsing import normalize_language
 
     if row_language is not None:
@@ -216,6 +220,7 @@ def _test_cases(raw: Any) -> list[TestCase]:
 
 
 def _sample(raw: Any, k: int, prompt: str | None, join: bool) -> Sample:
+    """One sample (a code string or an object with ``code``), joined to the prompt if asked."""
     if isinstance(raw, str):
         code, extra = raw, {}
     elif isinstance(raw, dict) and isinstance(raw.get("code"), str):
@@ -273,6 +278,7 @@ def sample_set_from_row(row: Any, options: ReadOptions, line: int | None = None)
 
 
 def _row_error(name: str, line: int | None, row: Any, exc: Exception) -> ReadError:
+    """A row that parsed as JSON but is not a sample set."""
     task = row.get("task_id") if isinstance(row, dict) else None
     code = exc.exit_code if isinstance(exc, UserError) else 1
     return ReadError(name, line, str(exc), task_id=str(task) if task is not None else None,
@@ -280,6 +286,7 @@ def _row_error(name: str, line: int | None, row: Any, exc: Exception) -> ReadErr
 
 
 def _read_jsonl(data: bytes, name: str, options: ReadOptions) -> Iterator[ReadResult]:
+    """codequorum JSONL: one set a line."""
     for number, raw in _lines(data):
         row = _parse_line(name, number, raw)
         if isinstance(row, ReadError):
@@ -292,6 +299,7 @@ def _read_jsonl(data: bytes, name: str, options: ReadOptions) -> Iterator[ReadRe
 
 
 def _read_humaneval(data: bytes, name: str, options: ReadOptions) -> Iterator[ReadResult]:
+    """HumanEval sample rows, grouped by task in first-seen order."""
     groups: dict[str, list[str]] = {}
     first_line: dict[str, int] = {}
     for number, raw in _lines(data):
@@ -334,6 +342,7 @@ def _read_humaneval(data: bytes, name: str, options: ReadOptions) -> Iterator[Re
 
 
 def _read_bigcode(data: bytes, name: str, options: ReadOptions) -> Iterator[ReadResult]:
+    """bigcode generations: one JSON list, entry k is task k."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -47,6 +47,7 @@ function; worth a second look before you accept the first one."""
 
 
 def _bundled() -> Any:
+    """The bundled demo data inside the installed package."""
     return resources.files("codequorum").joinpath("data", DATA_FILE)
 
 

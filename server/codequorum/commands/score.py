@@ -68,6 +68,7 @@ def _log_base(text: str) -> float:
 
 
 def _positive(text: str) -> int:
+    """A whole number of at least 1."""
     try:
         value = int(text)
     except ValueError:
@@ -293,6 +294,7 @@ def score_sets(
         window = 4 * max(jobs, 2)  # bounded in flight: memory stays flat for huge inputs
 
         def fill() -> None:
+            """Top the in-flight window up from the queue."""
             while len(pending) < window:
                 item = next(queue, None)
                 if item is None:
@@ -316,6 +318,7 @@ def score_sets(
 
 
 def _progress(enabled: bool, total: int) -> tuple[Progress | None, Callable[[], None]]:
+    """A progress bar on standard error and the function that advances it (no-ops when off)."""
     if not enabled:
         return None, lambda: None
     progress = Progress(

@@ -32,6 +32,7 @@ def csv_columns(reports: Sequence[StabilityReport]) -> list[str]:
 
 
 def _row(report: StabilityReport, columns: Sequence[str]) -> dict[str, Any]:
+    """One report as a CSV row (empty cell = not computed)."""
     verdict = report.verdict
     row: dict[str, Any] = {
         "task_id": report.task_id,

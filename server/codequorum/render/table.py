@@ -42,6 +42,7 @@ _VERDICT_STYLE = {
 
 
 def _cell(value: float | None, good: float | None = None) -> Text:
+    """A figure with three decimals, coloured against ``good`` when given; a dash if none."""
     if value is None or value != value:
         return Text("—", style="dim")
     style = ""
@@ -98,6 +99,7 @@ def build_table(reports: Sequence[StabilityReport], title: str | None = None,
 
 def _overall_cells(overall: Mapping[str, Any], shown: Sequence[tuple[str, str]],
                    scalars: Sequence[tuple[str, str]], reasons: bool) -> list[Text | str]:
+    """The last row: means over the sets and verdict counts."""
     summary = overall.get("summary", {})
     cells: list[Text | str] = [f"mean of {overall.get('scored', 0)}", ""]
     for _, key in shown:
