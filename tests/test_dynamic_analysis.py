@@ -329,3 +329,25 @@ def test_other_interpreter_and_family_mode() -> None:
     assert df311 is not None and df312 is not None
     assert abs(df311 - df312) < abs(d311 - d312)
     assert abs(df311 - df312) < 1e-3
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"alpha": 1.5},
+        {"timeout_seconds": 0.0},
+        {"jobs": 0},
+        {"opcode_mode": "bytes"},
+        {"scaling_sizes": (8, 0)},
+        {"bef_low": 10.0, "bef_high": 1.0},
+        {"memory_mb": 8},
+    ],
+)
+def test_options_are_checked(bad: dict[str, object]) -> None:
+    from codequorum.dynamic_analysis import InvalidOptionsError
+    from codequorum.errors import UserError
+
+    with pytest.raises(InvalidOptionsError) as info:
+        DynamicOptions(**bad)  # type: ignore[arg-type]
+    assert isinstance(info.value, UserError)
+    assert str(info.value).startswith("dynamic options: ")

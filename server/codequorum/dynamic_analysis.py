@@ -75,6 +75,13 @@ SUMMARY_KEYS = (
 )
 """Keys every :attr:`DynamicReport.summary` has (values may be ``None``)."""
 
+
+class InvalidOptionsError(UserError, ValueError):
+    """Dynamic analysis options out of range."""
+
+    exit_code = 2
+
+
 _RESUMABLE = ("timeout", "memory", "exit", "output-limit")
 _LIMIT_EXCEPTIONS = ("Timeout", "MemoryError", "Cancelled", "SandboxError", "Crash")
 
@@ -107,6 +114,29 @@ class DynamicOptions:
     trace: bool = True
     interpreter: str | None = None
     """Python that runs the candidates and counts static opcodes (default: this one)."""
+
+    def __post_init__(self) -> None:
+        problems = []
+        if not 0.0 <= self.alpha <= 1.0:
+            problems.append(f"alpha must lie in [0, 1], not {self.alpha}")
+        if self.timeout_seconds <= 0 or (
+            self.resume_timeout_seconds is not None and self.resume_timeout_seconds <= 0
+        ):
+            problems.append("timeouts must be positive")
+        if self.memory_mb < 64:
+            problems.append("memory_mb must be at least 64")
+        if self.jobs < 1 or self.max_resumes < 0 or self.hypothesis_examples < 0:
+            problems.append("jobs must be >= 1, max_resumes and hypothesis_examples >= 0")
+        if self.opcode_mode not in ("reference", "family"):
+            problems.append(
+                f"opcode_mode must be 'reference' or 'family', not {self.opcode_mode!r}"
+            )
+        if any(n <= 0 for n in self.scaling_sizes):
+            problems.append("scaling sizes must be positive")
+        if self.bef_low < 0 or self.bef_high < self.bef_low or self.growth_outlier_delta <= 0:
+            problems.append("need 0 <= bef_low <= bef_high and growth_outlier_delta > 0")
+        if problems:
+            raise InvalidOptionsError("dynamic options: " + "; ".join(problems))
 
 
 @dataclass
@@ -753,6 +783,7 @@ __all__ = [
     "CandidateDynamic",
     "DynamicOptions",
     "DynamicReport",
+    "InvalidOptionsError",
     "Runs",
     "build_report",
     "complexity_verdict",
