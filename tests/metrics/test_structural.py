@@ -370,3 +370,26 @@ def test_identical_code_scores_exactly_one(code: str) -> None:
 def test_sce_is_not_symmetric() -> None:
     m = structural_matrices(["x = 1\n", "x = 1\ny = [i for i in x]\n"], "python")
     assert m.sce_struct[0, 1] != pytest.approx(m.sce_struct[1, 0], abs=1e-3)
+
+
+def test_large_sets_score_each_pair_as_small_ones(
+    reference: dict[str, Any], shared_dir: Path
+) -> None:
+    # Pair scores depend on the pair only: a reference set padded with 35 more real
+    # samples (beyond the small-set batching) must keep its reference values.
+    s = reference["real_sets"][0]
+    with (shared_dir / "data" / "humaneval_codegen16b_t0.8.jsonl").open() as fh:
+        task = json.loads(fh.readline())
+    extra = [task["prompt"] + body for body in task["samples"][:35]]
+    m = structural_matrices(s["samples"] + extra, s["lang"], jsd_log_base=math.e)
+    for key, attr in FIELDS.items():
+        full = getattr(m, attr)
+        assert full.shape == (40, 40)
+        ordered, unordered = pair_means(full[:5, :5])
+        assert unordered == pytest.approx(s["unordered_mean"][key], abs=1e-9, rel=0), key
+        assert ordered == pytest.approx(s["ordered_mean"][key], abs=1e-9, rel=0), key
+    counts = subtree_counts(s["samples"] + extra, s["lang"])
+    np.testing.assert_allclose(m.sce_value, sce_matrix(counts.value), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        m.jsd_struct, jsd_similarity_matrix(counts.struct, math.e), rtol=0, atol=1e-12
+    )
