@@ -4,7 +4,7 @@
 export const Commands = {
   regenerate: 'codequorum.regenerateFunction',
   regenerateWithLanguageModel: 'codequorum.regenerateWithLanguageModel',
-  compare: 'codequorum.compare',
+  compare: 'codequorum.compareVersions',
   replace: 'codequorum.replaceWithVersion',
   clear: 'codequorum.clearVersions',
   showReport: 'codequorum.showReport',
@@ -19,7 +19,18 @@ export const ServerCommands = {
   addSamples: 'codequorum.addSamples',
   showSample: 'codequorum.showSample',
   clearSamples: 'codequorum.clearSamples',
+  compare: 'codequorum.compare',
 } as const;
+
+/**
+ * Server commands that the server's code lenses run, and the extension command that serves
+ * each instead (so a click opens a view rather than returning JSON nobody shows).
+ */
+export const LENS_COMMANDS: Record<string, string> = {
+  [ServerCommands.analyze]: Commands.showReport,
+  [ServerCommands.compare]: Commands.compare,
+  [ServerCommands.regenerate]: Commands.regenerate,
+};
 
 /** Scheme of the read-only documents that show one version of a function. */
 export const SAMPLE_SCHEME = 'codequorum-sample';

@@ -8,7 +8,7 @@ import type { CommandContext } from './commands/context';
 import { regenerateWithLanguageModel, regenerateWithServer } from './commands/regenerate';
 import { replaceWithVersion, toVscodeRange } from './commands/replace';
 import { showReport } from './commands/showReport';
-import { Commands, LANGUAGES, RESTART_SETTINGS, SAMPLE_SCHEME } from './constants';
+import { Commands, LANGUAGES, LENS_COMMANDS, RESTART_SETTINGS, SAMPLE_SCHEME } from './constants';
 import { LaunchState, serverCommandLine } from './launch';
 import { runProcess } from './processes';
 import { activeEnvironmentPython, onActiveEnvironmentChange } from './python';
@@ -88,6 +88,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         launchState,
         interactive,
       ),
+    lensCommand: (command, args) => {
+      const own = LENS_COMMANDS[command];
+      return own ? vscode.commands.executeCommand(own, ...args) : undefined;
+    },
     onStateChange: (running) => {
       if (running) {
         status.refresh();
@@ -122,6 +126,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       const document = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
       return document.getText(toVscodeRange(range));
     },
+    languageOf: (uri) => vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri)?.languageId,
     setting,
   };
 

@@ -1,6 +1,6 @@
 /** The code in a language model's answer: fenced blocks, the one defining the function first. */
 
-const FENCE = /(^|\n)[ \t]*(`{3,}|~{3,})[ \t]*([\w+#.-]*)[^\n]*\n([\s\S]*?)\n[ \t]*\2[ \t]*(?=\n|$)/g;
+const FENCE = /(^|\n)[ \t]*(`{3,}|~{3,})[ \t]*([\w+#.-]*)[^\n]*\n(?:([\s\S]*?)\n)?[ \t]*\2[ \t]*(?=\n|$)/g;
 
 export interface CodeBlock {
   language: string;
@@ -11,7 +11,7 @@ export function fencedBlocks(answer: string): CodeBlock[] {
   const text = answer.replace(/\r\n/g, '\n');
   const blocks: CodeBlock[] = [];
   for (const m of text.matchAll(FENCE)) {
-    blocks.push({ language: m[3].toLowerCase(), code: m[4] });
+    blocks.push({ language: m[3].toLowerCase(), code: m[4] ?? '' });
   }
   // An answer cut off inside its only fence: keep what came.
   if (blocks.length === 0) {

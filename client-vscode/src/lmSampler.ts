@@ -76,6 +76,9 @@ export async function sampleVersions(model: ChatModel, messages: PromptMessage[]
       return { samples, cancelled: true, problems };
     }
     options.onRequest?.(i);
+    if (options.token.isCancellationRequested) {
+      return { samples, cancelled: true, problems };
+    }
     let answer = '';
     try {
       const response = await model.sendRequest(chat, { justification: options.justification }, options.token);

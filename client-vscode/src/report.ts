@@ -200,7 +200,7 @@ export function parseAnalyzeResult(raw: unknown): FunctionReport | undefined {
       opcodes: num(field(rv, 'opcodes', 'opcode_similarity')) ?? num(field(dyn, 'opcode_similarity', 'opcodes')),
       runtimeCost: num(field(rv, 'runtime_cost', 'runtimeCost', 'cost')) ?? num(field(dyn, 'runtime_cost', 'cost', 'traced_opcodes')),
       passRate: num(field(rv, 'pass_rate', 'passRate')) ?? num(field(dyn, 'pass_rate', 'passRate')),
-      cluster: clusterNo >= 0 ? clusterNo : undefined,
+      cluster: num(field(rv, 'cluster')) ?? (clusterNo >= 0 ? clusterNo : undefined),
       origin: str(field(rv, 'origin')),
       provider: str(field(rv, 'provider')),
       model: str(field(rv, 'model')),
@@ -230,7 +230,7 @@ export function parseAnalyzeResult(raw: unknown): FunctionReport | undefined {
   return {
     uri: str(field(raw, 'uri')),
     qualifiedName: str(field(raw, 'qualified_name', 'qualifiedName', 'function', 'name')) ?? str(field(report, 'task_id')) ?? '',
-    language: str(field(raw, 'language')) ?? str(field(report, 'language')) ?? 'python',
+    language: str(field(raw, 'language')) ?? str(field(report, 'language')) ?? '',
     range: range(field(raw, 'range')),
     stability,
     stable,

@@ -36,6 +36,10 @@ export interface PromptMessage {
 export interface RegenerateAnswer {
   /** Versions the server generated and stored itself. */
   added: number;
+  /** ok, failed, cancelled, or relay (the client is to generate). */
+  status: string | undefined;
+  /** How many versions the server would ask for (its provider.samples). */
+  count: number | undefined;
   /** With provider.kind "client": the messages the client should send to its model. */
   messages: PromptMessage[] | undefined;
   message: string | undefined;
@@ -71,21 +75,43 @@ export function parseMessages(v: unknown): PromptMessage[] | undefined {
   return out.length ? out : undefined;
 }
 
+/** The server's answer for a place with no function, or a document it does not have. */
+export function isNoFunctionError(err: unknown): boolean {
+  const message = err instanceof Error ? err.message : typeof err === 'string' ? err : '';
+  return /: no function |is not open|does not know the language/.test(message);
+}
+
 export class ServerApi {
   constructor(private readonly execute: ExecuteCommand) {}
 
-  async analyze(target: FunctionTarget, token?: Cancellation): Promise<FunctionReport | undefined> {
-    return parseAnalyzeResult(await this.execute(ServerCommands.analyze, [functionArgument(target)], token));
+  /**
+   * The report of the function at `target`; undefined when there is no function there (or
+   * the server does not have the document). `matrices` asks for the pair matrices too.
+   */
+  async analyze(target: FunctionTarget, options: { matrices?: boolean } = {}, token?: Cancellation): Promise<FunctionReport | undefined> {
+    const extra = options.matrices ? { matrices: true } : {};
+    let raw: unknown;
+    try {
+      raw = await this.execute(ServerCommands.analyze, [functionArgument(target, extra)], token);
+    } catch (err) {
+      if (isNoFunctionError(err)) {
+        return undefined;
+      }
+      throw err;
+    }
+    return parseAnalyzeResult(raw);
   }
 
   async regenerate(target: FunctionTarget, count: number | undefined, token?: Cancellation): Promise<RegenerateAnswer> {
     const extra = count !== undefined ? { n: count } : {};
     const raw = await this.execute(ServerCommands.regenerate, [functionArgument(target, extra)], token);
     const obj = isObject(raw) ? raw : {};
-    const added = Array.isArray(obj.added) ? obj.added.length : typeof obj.added === 'number' ? obj.added : 0;
+    const added = typeof obj.stored === 'number' ? obj.stored : typeof obj.added === 'number' ? obj.added : 0;
     return {
       added,
-      messages: parseMessages(obj.messages),
+      status: typeof obj.status === 'string' ? obj.status : undefined,
+      count: typeof obj.n === 'number' ? obj.n : undefined,
+      messages: obj.status === 'relay' || obj.messages !== undefined ? parseMessages(obj.messages) : undefined,
       message: typeof obj.message === 'string' ? obj.message : undefined,
     };
   }

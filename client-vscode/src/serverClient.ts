@@ -18,6 +18,8 @@ export interface ServerControllerDeps {
   /** The command line to start, or undefined when the server cannot or should not start. */
   commandLine(interactive: boolean): Promise<ServerCommandLine | undefined>;
   onStateChange?(running: boolean): void;
+  /** Serves a command the server's code lenses run (its one argument), or undefined to let the server do it. */
+  lensCommand?(command: string, args: unknown[]): Thenable<unknown> | undefined;
 }
 
 export function documentSelector(): { scheme: string; language: string }[] {
@@ -90,6 +92,9 @@ export class ServerController implements vscode.Disposable {
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       synchronize: { configurationSection: 'codequorum' },
       initializationOptions: vscode.workspace.getConfiguration('codequorum'),
+      middleware: {
+        executeCommand: (command, args, next) => this.deps.lensCommand?.(command, args) ?? next(command, args),
+      },
     };
     const client = new LanguageClient('codequorum', 'codequorum language server', serverOptions, clientOptions);
     client.onDidChangeState((e) => this.deps.onStateChange?.(e.newState === State.Running));

@@ -72,6 +72,7 @@ export function makeContext(server: FakeServer | undefined, lines: string[] = []
       refreshes++;
     },
     documentText: async (_uri, range) => textOf(lines, range),
+    languageOf: () => 'python',
     setting: <T>(key: string, fallback: T): T => (key in settings ? (settings[key] as T) : fallback),
   };
   return { ctx, logged, refreshes: () => refreshes };

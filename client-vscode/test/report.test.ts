@@ -5,7 +5,7 @@ import { fixture } from './helpers';
 describe('report access', () => {
   it('reads the analyze answer: name, range, stability, verdict', () => {
     const r = parseAnalyzeResult(fixture('analyze-add.json'))!;
-    assert.equal(r.qualifiedName, 'add');
+    assert.equal(r.qualifiedName, 'Calc.add');
     assert.equal(r.language, 'python');
     assert.deepEqual(r.range, { start: { line: 4, character: 4 }, end: { line: 8, character: 20 } });
     assert.ok(Math.abs(r.stability! - 0.7954521875023426) < 1e-12);

@@ -11,6 +11,8 @@ export interface CommandContext {
   refreshStatus(): void;
   /** Text of `range` in the document `uri` (opened if needed). */
   documentText(uri: string, range: LspRange): Promise<string>;
+  /** The language id of an open document, if it is open. */
+  languageOf(uri: string): string | undefined;
   /** Configuration value of a codequorum.* setting. */
   setting<T>(key: string, fallback: T): T;
 }

@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import { Commands } from '../constants';
 import { buildPrompt, sampleVersions, type ChatModel } from '../lmSampler';
-import type { FunctionTarget, PromptMessage } from '../serverApi';
+import { isNoFunctionError, type FunctionTarget, type PromptMessage } from '../serverApi';
 import { errorText, noFunctionMessage, requireApi, resolveTarget, type CommandContext } from './context';
 
 const COMPARE = 'Compare';
@@ -21,7 +21,12 @@ async function announce(ctx: CommandContext, added: number, name: string, target
   }
 }
 
-/** `codequorum.regenerateFunction`: the server asks its configured provider for new versions. */
+/**
+ * `codequorum.regenerateFunction` (and the server's "Regenerate" code lens): the server asks
+ * its configured provider for new versions, showing its own progress and result. With
+ * provider.kind "client" it answers with the prompt instead, and a VS Code language model
+ * writes the versions.
+ */
 export async function regenerateWithServer(ctx: CommandContext, arg?: unknown): Promise<void> {
   const target = resolveTarget(arg, vscode.window.activeTextEditor);
   if (!target) {
@@ -31,28 +36,18 @@ export async function regenerateWithServer(ctx: CommandContext, arg?: unknown): 
   if (!api) {
     return;
   }
-  const report = await api.analyze(target);
-  if (!report) {
-    return noFunctionMessage();
-  }
-  const named: FunctionTarget = { ...target, qualifiedName: report.qualifiedName || target.qualifiedName };
-  const name = report.qualifiedName || 'the function';
   try {
-    const answer = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `codequorum: regenerating ${name}`, cancellable: true },
-      (_progress, token) => api.regenerate(named, undefined, token),
-    );
-    if (answer.messages && answer.added === 0) {
-      // provider.kind is "client": the server hands us the prompt for a VS Code model.
-      return regenerateWithLanguageModel(ctx, named, answer.messages);
+    const answer = await api.regenerate(target, undefined);
+    if (answer.status === 'relay' || (answer.messages && answer.added === 0)) {
+      return await regenerateWithLanguageModel(ctx, target, { messages: answer.messages, count: answer.count });
     }
-    if (answer.message && answer.added === 0) {
-      void vscode.window.showWarningMessage(`codequorum: ${answer.message}`);
-    }
-    await announce(ctx, answer.added, name, named);
+    ctx.refreshStatus();
   } catch (err) {
     ctx.log(`regenerate failed: ${errorText(err)}`);
-    void vscode.window.showErrorMessage(`codequorum: regenerating ${name} failed: ${errorText(err)}`);
+    if (isNoFunctionError(err)) {
+      return noFunctionMessage();
+    }
+    void vscode.window.showErrorMessage(`codequorum: ${errorText(err)}`);
   }
 }
 
@@ -104,7 +99,7 @@ function toChatMessage(m: PromptMessage): vscode.LanguageModelChatMessage {
 export async function regenerateWithLanguageModel(
   ctx: CommandContext,
   arg?: unknown,
-  serverMessages?: PromptMessage[],
+  fromServer?: { messages?: PromptMessage[]; count?: number },
 ): Promise<void> {
   const target = resolveTarget(arg, vscode.window.activeTextEditor);
   if (!target) {
@@ -114,8 +109,15 @@ export async function regenerateWithLanguageModel(
   if (!api) {
     return;
   }
-  const report = await api.analyze(target);
-  if (!report || !report.range) {
+  let report;
+  try {
+    report = await api.analyze(target);
+  } catch (err) {
+    ctx.log(`analyze failed: ${errorText(err)}`);
+    void vscode.window.showErrorMessage(`codequorum: ${errorText(err)}`);
+    return;
+  }
+  if (!report || (!report.range && !fromServer?.messages)) {
     return noFunctionMessage();
   }
   const named: FunctionTarget = { ...target, qualifiedName: report.qualifiedName || target.qualifiedName };
@@ -125,13 +127,13 @@ export async function regenerateWithLanguageModel(
     return;
   }
   const messages =
-    serverMessages ??
+    fromServer?.messages ??
     buildPrompt({
-      language: report.language,
+      language: report.language || ctx.languageOf(target.uri) || 'python',
       qualifiedName: report.qualifiedName,
-      code: await ctx.documentText(target.uri, report.range),
+      code: await ctx.documentText(target.uri, report.range!),
     });
-  const count = Math.max(1, Math.min(20, Math.floor(ctx.setting('languageModel.requests', 5))));
+  const count = Math.max(1, Math.min(50, Math.floor(fromServer?.count ?? ctx.setting('provider.samples', 5))));
   const result = await vscode.window.withProgress(
     {
       location: vscode.ProgressLocation.Notification,

@@ -20,7 +20,7 @@ export async function showReport(ctx: CommandContext, arg?: unknown): Promise<vo
     return;
   }
   try {
-    const report = await api.analyze(target);
+    const report = await api.analyze(target, { matrices: true });
     if (!report) {
       return noFunctionMessage();
     }
