@@ -258,6 +258,16 @@ def _run_one(
     tests = plan.tests
     n = len(tests)
     run = _CandidateRun([None] * n, "cancelled", "not run", 0, [], "")
+    if options.interpreter is None:
+        error = _compile_error(code)
+        if error is not None:
+            # the child would report the same: spare it (compiling executes nothing)
+            run.status, run.detail = "syntax-error", error
+            failed = sandbox.TestOutcome(
+                "", False, None, "SyntaxError", error.removeprefix("SyntaxError: "), None, 0, 0.0
+            )
+            run.outcomes = [failed] * n
+            return run
     limits = _limits(options, options.timeout_seconds)
     resume_limits = _limits(options, options.resume_timeout_seconds or options.timeout_seconds)
     start: int | None = 0
@@ -289,6 +299,15 @@ def _run_one(
             break
         limits = resume_limits
     return run
+
+
+def _compile_error(code: str) -> str | None:
+    """``SyntaxError: ...`` as the sandbox words it, or ``None`` if ``code`` compiles."""
+    try:
+        compile(code, "<candidate>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return None
 
 
 def _next_start(plan: InputPlan, result: sandbox.CandidateResult, start: int) -> int | None:
