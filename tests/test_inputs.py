@@ -232,5 +232,7 @@ def test_split_check_keeps_what_cannot_be_split() -> None:
     body = residual[0].source or ""
     assert "abs(candidate(0.1, 0.2)" in body and "for i in range(3)" in body
     assert "candidate(1, 2) == 3" not in body and "debug note" not in body
+    with_ellipsis = humaneval.split_check("def check(c):\n    assert c(...) == 1\n")
+    assert [c.kind for c in with_ellipsis] == ["check"]  # ``...`` cannot cross the pipe
     only_simple = humaneval.split_check("def check(c):\n    assert c(1) == 1\n")
     assert [c.kind for c in only_simple] == ["call"]

@@ -80,11 +80,25 @@ def _uses_name(node: ast.AST, name: str) -> bool:
     return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node))
 
 
+def is_plain(value: Any, depth: int = 0) -> bool:
+    """Whether ``value`` is plain data the sandbox protocol carries (no ``...``)."""
+    if depth > 50:
+        return False
+    if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
+        return True
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return all(is_plain(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return all(is_plain(k, depth + 1) and is_plain(v, depth + 1) for k, v in value.items())
+    return False
+
+
 def _literal(node: ast.expr) -> tuple[bool, Any]:
     try:
-        return True, ast.literal_eval(node)
+        value = ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return False, None
+    return (True, value) if is_plain(value) else (False, None)
 
 
 def split_assert(stmt: ast.stmt, param: str) -> TestCase | None:
@@ -225,6 +239,7 @@ __all__ = [
     "Problem",
     "UnknownTaskError",
     "entry_point_for",
+    "is_plain",
     "is_task",
     "problem",
     "problems",

@@ -248,9 +248,10 @@ _ARROW = re.compile(r"\s*(==>|=>|➞|->|→|==|=)\s*")
 
 def _literal(text_or_node: str | ast.expr) -> tuple[bool, Any]:
     try:
-        return True, ast.literal_eval(text_or_node)
+        value = ast.literal_eval(text_or_node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return False, None
+    return (True, value) if humaneval.is_plain(value) else (False, None)
 
 
 def _literal_call(expr: ast.expr, name: str) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
