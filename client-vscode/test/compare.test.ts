@@ -1,0 +1,187 @@
+import * as assert from 'assert/strict';
+import { clearVersions } from '../src/commands/clear';
+import { compareVersions, diffDocuments } from '../src/commands/compare';
+import { versionItems } from '../src/commands/pickVersion';
+import { dedent, indentBefore, reindent, replaceWithVersion } from '../src/commands/replace';
+import { Commands, SAMPLE_SCHEME, ServerCommands } from '../src/constants';
+import { parseAnalyzeResult } from '../src/report';
+import { parseSampleUri, SampleContentProvider } from '../src/sampleDocuments';
+import { CALC_LINES, FakeServer, fixture, makeContext, openEditor } from './helpers';
+import { mock, Uri, type WorkspaceEdit } from './mock/vscode';
+
+const URI = 'file:///work/demo/calc.py';
+const V3 = 'def add(x, y):\n    return x + y\n';
+
+function server(extra: Record<string, unknown> = {}) {
+  return new FakeServer({
+    [ServerCommands.analyze]: fixture('analyze-add.json'),
+    [ServerCommands.showSample]: (args: unknown[]) => {
+      const index = (args[0] as { index: number }).index;
+      return { index, version: index + 1, code: index === 2 ? V3 : `def add(a, b):\n    return ${index}\n`, indented: '' };
+    },
+    [ServerCommands.clearSamples]: { removed: 3 },
+    ...extra,
+  });
+}
+
+describe('compare', () => {
+  beforeEach(() => {
+    mock.reset();
+    openEditor(URI, CALC_LINES, { line: 6, character: 8 });
+  });
+
+  it('lists the other versions most typical first, with their figures', () => {
+    const items = versionItems(parseAnalyzeResult(fixture('analyze-add.json'))!);
+    assert.deepEqual(items.map((i) => i.label), ['$(star-full) v1', 'v3', 'v2']);
+    assert.equal(items[0].description, 'typicality 0.84 · consensus · group 1');
+    assert.equal(items[2].description, 'typicality 0.80 · group 2');
+    assert.match(items[0].detail!, /^structure 0\.\d\d — gpt-4o via vscode-lm$/);
+  });
+
+  it('shows run-time figures when the report has them', () => {
+    const raw = fixture('analyze-add.json');
+    (raw.versions as Record<string, unknown>[])[1].runtime_cost = 12345;
+    (raw.versions as Record<string, unknown>[])[1].pass_rate = 0.5;
+    (raw.versions as Record<string, unknown>[])[1].opcodes = 0.91;
+    const item = versionItems(parseAnalyzeResult(raw)!).find((i) => i.version.index === 1)!;
+    assert.match(item.detail!, /opcodes 0\.91 · cost 12k ops · tests 50%/);
+  });
+
+  it('opens a diff of the current code against the chosen version, then offers to replace', async () => {
+    const s = server();
+    const { ctx } = makeContext(s, CALC_LINES);
+    mock.state.quickPickAnswer = (items) => items[1]; // v3
+    mock.state.messageAnswers = [undefined];
+    await compareVersions(ctx);
+    const diff = mock.state.executed.find((e) => e.command === 'vscode.diff')!;
+    const [left, right, title] = diff.args as [Uri, Uri, string];
+    assert.equal(left.scheme, SAMPLE_SCHEME);
+    assert.equal(left.path, '/Calc.add (current).py');
+    assert.equal(right.path, '/Calc.add (v3).py');
+    assert.equal(title, 'Calc.add: current ↔ v3');
+    assert.deepEqual(parseSampleUri(right as never), {
+      target: { uri: URI, position: { line: 6, character: 8 }, qualifiedName: 'Calc.add' },
+      version: 2,
+    });
+    // the current code is version 4 in the server's set
+    assert.equal(parseSampleUri(left as never)!.version, 3);
+    assert.equal(mock.state.messages.at(-1)!.text, 'Replace Calc.add with v3?');
+    assert.equal(mock.state.appliedEdits.length, 0, 'nothing changes without the user choosing Replace');
+  });
+
+  it('replaces the function when the user chooses Replace after the diff', async () => {
+    const s = server();
+    const { ctx } = makeContext(s, CALC_LINES);
+    mock.state.quickPickAnswer = (items) => items[1];
+    mock.state.messageAnswers = ['Replace'];
+    await compareVersions(ctx);
+    assert.equal(mock.state.appliedEdits.length, 1);
+    const edit = (mock.state.appliedEdits[0] as WorkspaceEdit).edits[0];
+    assert.equal(edit.uri.toString(), URI);
+    assert.deepEqual([edit.range.start.line, edit.range.start.character, edit.range.end.line, edit.range.end.character], [4, 4, 8, 20]);
+    assert.equal(edit.newText, 'def add(x, y):\n        return x + y');
+  });
+
+  it('changes nothing when the pick is dismissed', async () => {
+    const s = server();
+    const { ctx } = makeContext(s, CALC_LINES);
+    mock.state.quickPickAnswer = () => undefined;
+    await compareVersions(ctx);
+    assert.equal(mock.state.executed.length, 0);
+    assert.equal(mock.state.appliedEdits.length, 0);
+  });
+
+  it('offers to regenerate when there are no other versions', async () => {
+    const s = server({
+      [ServerCommands.analyze]: { uri: URI, qualifiedName: 'Calc.add', range: { start: { line: 4, character: 4 }, end: { line: 8, character: 20 } }, samples: 0, report: null, message: 'no versions of `Calc.add` yet' },
+    });
+    const { ctx } = makeContext(s, CALC_LINES);
+    mock.state.messageAnswers = ['Regenerate'];
+    await compareVersions(ctx);
+    assert.equal(mock.state.quickPicks.length, 0);
+    assert.equal(mock.state.executed[0].command, Commands.regenerate);
+  });
+
+  it('serves the versions to the diff editor from the server', async () => {
+    const s = server();
+    const provider = new SampleContentProvider(async (ref) => {
+      if (ref.version === 'current') {
+        return 'current code';
+      }
+      return s.api.showSample(ref.target, ref.version);
+    });
+    const report = parseAnalyzeResult(fixture('analyze-add.json'))!;
+    const docs = diffDocuments({ uri: URI, qualifiedName: 'Calc.add' }, report, report.versions[2]);
+    assert.equal(await provider.provideTextDocumentContent(docs.right as never), V3);
+    assert.deepEqual(s.callsOf(ServerCommands.showSample)[0].args, [{ uri: URI, qualifiedName: 'Calc.add', index: 2 }]);
+    assert.equal(await provider.provideTextDocumentContent(Uri.parse(`${SAMPLE_SCHEME}:/x.py?not-json`) as never), '');
+  });
+});
+
+describe('replace', () => {
+  beforeEach(() => {
+    mock.reset();
+    openEditor(URI, CALC_LINES, { line: 5, character: 8 });
+  });
+
+  it('re-indents a version for the function’s place', () => {
+    assert.equal(reindent('def f():\n    if x:\n\n        return 1\n', '    '), 'def f():\n        if x:\n\n            return 1');
+    assert.equal(reindent('    def f():\n        return 1', ''), 'def f():\n    return 1');
+    assert.equal(dedent('  a\n\n    b'), 'a\n\n  b');
+    assert.equal(indentBefore('    '), '    ');
+    assert.equal(indentBefore('x = 1; '), '');
+  });
+
+  it('replaces with the version passed by index without asking', async () => {
+    const s = server();
+    const { ctx, refreshes } = makeContext(s, CALC_LINES);
+    await replaceWithVersion(ctx, undefined, 2);
+    assert.equal(mock.state.quickPicks.length, 0);
+    assert.equal((mock.state.appliedEdits[0] as WorkspaceEdit).edits[0].newText, 'def add(x, y):\n        return x + y');
+    assert.equal(refreshes(), 1);
+  });
+
+  it('asks which version, most typical first, when none is given', async () => {
+    const s = server();
+    const { ctx } = makeContext(s, CALC_LINES);
+    mock.state.quickPickAnswer = (items) => items[0];
+    await replaceWithVersion(ctx);
+    assert.equal(s.callsOf(ServerCommands.showSample)[0].args[0] && (s.callsOf(ServerCommands.showSample)[0].args[0] as { index: number }).index, 0);
+    assert.equal((mock.state.appliedEdits[0] as WorkspaceEdit).edits[0].newText, 'def add(a, b):\n        return 0');
+  });
+
+  it('reports an edit the editor refused', async () => {
+    const s = server();
+    const { ctx } = makeContext(s, CALC_LINES);
+    mock.state.applyEditResult = false;
+    await replaceWithVersion(ctx, undefined, 1);
+    assert.equal(mock.state.messages.at(-1)!.level, 'error');
+  });
+});
+
+describe('clear', () => {
+  beforeEach(() => {
+    mock.reset();
+    openEditor(URI, CALC_LINES, { line: 5, character: 8 });
+  });
+
+  it('clears after a modal confirmation', async () => {
+    const s = server();
+    const { ctx, refreshes } = makeContext(s, CALC_LINES);
+    mock.state.messageAnswers = ['Clear'];
+    await clearVersions(ctx);
+    assert.equal(mock.state.messages[0].modal, true);
+    assert.equal(mock.state.messages[0].text, 'Delete the 3 stored versions of Calc.add?');
+    assert.deepEqual(s.callsOf(ServerCommands.clearSamples)[0].args, [{ uri: URI, position: { line: 5, character: 8 }, qualifiedName: 'Calc.add' }]);
+    assert.equal(mock.state.messages[1].text, 'codequorum: removed 3 versions of Calc.add.');
+    assert.equal(refreshes(), 1);
+  });
+
+  it('keeps the versions when the user cancels', async () => {
+    const s = server();
+    const { ctx } = makeContext(s, CALC_LINES);
+    mock.state.messageAnswers = [undefined];
+    await clearVersions(ctx);
+    assert.equal(s.callsOf(ServerCommands.clearSamples).length, 0);
+  });
+});

@@ -1,0 +1,60 @@
+import * as assert from 'assert/strict';
+import { parseAnalyzeResult } from '../src/report';
+import { barFractions, contentSecurityPolicy, escapeHtml, renderReportHtml } from '../src/reportHtml';
+import { fixture } from './helpers';
+
+describe('report view', () => {
+  const report = parseAnalyzeResult(fixture('analyze-add.json'))!;
+  const html = renderReportHtml(report, { nonce: 'N0NCE', cspSource: 'vscode-resource:' });
+
+  it('declares a strict Content-Security-Policy with a nonce for its style and script', () => {
+    assert.ok(html.includes(`content="${contentSecurityPolicy('N0NCE', 'vscode-resource:')}"`));
+    assert.match(html, /default-src 'none'/);
+    assert.doesNotMatch(html, /unsafe-inline|unsafe-eval/);
+    const scripts = html.match(/<script[^>]*>/g) ?? [];
+    assert.deepEqual(scripts, ['<script nonce="N0NCE">']);
+    const styles = html.match(/<style[^>]*>/g) ?? [];
+    assert.deepEqual(styles, ['<style nonce="N0NCE">']);
+    assert.doesNotMatch(html, /\sstyle="/, 'inline style attributes would be blocked');
+    assert.doesNotMatch(html, /\son[a-z]+="/, 'inline handlers would be blocked');
+  });
+
+  it('draws one heatmap per similarity matrix, the structural one shown first', () => {
+    const n = report.versions.length;
+    const svgs = html.match(/<svg class="heatmap[^"]*" data-matrix="([^"]+)"/g)!;
+    assert.ok(svgs.length >= 3);
+    assert.match(html, /<svg class="heatmap" data-matrix="jsd_struct"/);
+    assert.match(html, /<svg class="heatmap hidden" data-matrix="tsed"/);
+    const jsd = html.slice(html.indexOf('data-matrix="jsd_struct"'));
+    const cells = jsd.slice(0, jsd.indexOf('</svg>')).match(/<rect class="cell"/g)!;
+    assert.equal(cells.length, n * n);
+    assert.match(html, /<title>v1 → v2: 0\.\d\d<\/title>/);
+    assert.match(html, /fill-opacity="1\.000"/); // the diagonal
+  });
+
+  it('uses theme colours only', () => {
+    assert.match(html, /var\(--vscode-charts-blue\)/);
+    assert.match(html, /var\(--vscode-editor-background\)/);
+    assert.doesNotMatch(html, /#[0-9a-fA-F]{3,6}\b(?![^<]*<\/title>)/);
+  });
+
+  it('shows the figure, the verdict, and per-version bars', () => {
+    assert.match(html, /<span class="figure unstable">0\.80<\/span> unstable · 4 versions/);
+    assert.match(html, /Versions disagree in shape/);
+    assert.match(html, /Structure \(agreement with the others\)/);
+    assert.match(html, /Run-time cost/);
+  });
+
+  it('scales run-time cost to the most costly version and leaves unknowns empty', () => {
+    const versions = report.versions.map((v, i) => ({ ...v, runtimeCost: i === 3 ? undefined : (i + 1) * 100 }));
+    assert.deepEqual(barFractions(versions, 'runtimeCost'), [1 / 3, 2 / 3, 1, undefined]);
+    assert.deepEqual(barFractions(report.versions, 'opcodes'), [undefined, undefined, undefined, undefined]);
+  });
+
+  it('escapes names from the document', () => {
+    const evil = { ...report, qualifiedName: '<img src=x onerror=alert(1)>' };
+    const out = renderReportHtml(evil, { nonce: 'n', cspSource: 's' });
+    assert.ok(!out.includes('<img'));
+    assert.ok(out.includes(escapeHtml('<img src=x onerror=alert(1)>')));
+  });
+});
