@@ -8,18 +8,22 @@ Order matters and is fixed: read the ``run`` message from stdin (then stdin beco
 limits, install the audit hook, and only then compile and run the candidate.
 """
 
+from __future__ import annotations
+
 import builtins
-import hashlib
-import importlib.util
 import io
 import os
-import pathlib
 import posix
 import stat
 import sys
 import time
 import types
-from typing import Any
+
+# Startup time matters (one child per candidate): typing, importlib.util, hashlib,
+# pathlib, inspect and ast are imported only when needed.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 CANDIDATE_FILENAME = "<candidate>"
@@ -30,10 +34,12 @@ MAX_MESSAGE_CHARS = 2000
 
 def _load(name: str, filename: str) -> types.ModuleType:
     """Import a sibling module by path (the package itself is not importable here)."""
-    spec = importlib.util.spec_from_file_location(name, os.path.join(_HERE, filename))
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    path = os.path.join(_HERE, filename)
+    module = types.ModuleType(name)
+    module.__file__ = path
+    with open(path, encoding="utf-8") as handle:
+        source = handle.read()
+    exec(compile(source, path, "exec", dont_inherit=True), module.__dict__)
     return module
 
 
@@ -249,7 +255,12 @@ def install_audit_hook(
     pstat = posix.stat
     str_concat = str.__add__
     fs_encoding = sys.getfilesystemencoding()
-    path_types = (pathlib.PurePosixPath, pathlib.PosixPath)
+    # Path objects are trusted only if pathlib was loaded before any candidate code ran
+    # (see main); a later or fake pathlib gives no trusted types, so such paths are refused.
+    pathlib_module = sys.modules.get("pathlib")
+    path_types: tuple[type, ...] = (
+        (pathlib_module.PurePosixPath, pathlib_module.PosixPath) if pathlib_module else ()
+    )
     sandbox_root = resolve(sandbox) or sandbox
     sandbox_prefix = sandbox_root + "/"
     devices = ("/dev/null", "/dev/zero", "/dev/full")
@@ -397,7 +408,7 @@ class Budget:
 class _CappedBinary(io.RawIOBase):
     """``sys.stdout.buffer``: bytes go into the owning text stream."""
 
-    def __init__(self, owner: "CappedText") -> None:
+    def __init__(self, owner: CappedText) -> None:
         self._owner = owner
 
     def writable(self) -> bool:
@@ -481,6 +492,8 @@ def clip(text: str, limit: int = MAX_OUTPUT_CHARS) -> str:
     """``text`` cut to ``limit`` characters, with a digest of the whole when cut."""
     if len(text) <= limit:
         return text
+    import hashlib
+
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
     return f"{text[:limit]}...<{len(text)} chars, sha256 {digest}>"
 
@@ -781,9 +794,12 @@ def main() -> None:
     sandbox = posix.getcwd()
     violations: list[str] = []
     harness = Harness(run, channel)
-    # Warm the modules the harness needs later, so candidate imports find them loaded.
-    import ast  # noqa: F401
-    import inspect  # noqa: F401
+    # Load what the harness needs later before any candidate code runs.
+    if "pathlib" in run.get("code", ""):
+        import pathlib  # noqa: F401
+    if any(t.get("kind") == "stdio" for t in run.get("tests", [])):
+        import ast  # noqa: F401
+        import inspect  # noqa: F401
 
     _defuse_subprocess()
     # -S leaves out site, which is what defines exit() and quit(); programs use them.

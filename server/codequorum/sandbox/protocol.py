@@ -18,10 +18,15 @@ literal keys), ``bytes``, ``bytearray`` and ``complex`` as ``{"$": tag, "v": ...
 Anything else is refused in the parent with :class:`TypeError`.
 """
 
+from __future__ import annotations
+
 import json
 import math
 import struct
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 VERSION = 1
 HEADER = struct.Struct(">I")

@@ -13,10 +13,15 @@ Counts are kept per (code object, byte offset) and mapped to base opnames (as ``
 shows them: no CACHE, no specialised or instrumented names) once per :meth:`take`.
 """
 
+from __future__ import annotations
+
 import dis
 import sys
 from types import CodeType
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MODES = ("monitoring", "settrace")
 _TOOL_NAME = "codequorum-tracer"
