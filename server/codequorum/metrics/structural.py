@@ -404,14 +404,15 @@ def _single_blas_thread(work: int) -> AbstractContextManager[object]:
     return limited
 
 
-def _prepare(counts: npt.ArrayLike) -> _Prepared:
+def _prepare(counts: npt.ArrayLike, check: bool = True) -> _Prepared:
     c = np.asarray(counts)
-    if c.ndim != 2:
-        raise ValueError(f"counts must be a 2-d (samples × symbols) array, got shape {c.shape}")
-    if not (np.issubdtype(c.dtype, np.integer) or np.issubdtype(c.dtype, np.floating)):
-        raise ValueError(f"counts must be numeric, got dtype {c.dtype}")
+    if check:
+        if c.ndim != 2:
+            raise ValueError(f"counts must be a 2-d (samples × symbols) array, got shape {c.shape}")
+        if not (np.issubdtype(c.dtype, np.integer) or np.issubdtype(c.dtype, np.floating)):
+            raise ValueError(f"counts must be numeric, got dtype {c.dtype}")
     c = c.astype(np.float64, copy=False)
-    if c.size and not (np.isfinite(c).all() and (c >= 0).all()):
+    if check and c.size and not (np.isfinite(c).all() and (c >= 0).all()):
         raise ValueError("counts must be finite and non-negative")
     tot = c.sum(axis=1)
     x_all = c / np.where(tot > 0, tot, 1.0)[:, None]
@@ -425,40 +426,39 @@ def _prepare(counts: npt.ArrayLike) -> _Prepared:
     )
     first = np.zeros(len(group), dtype=np.intp)
     first[inverse[::-1]] = np.arange(len(inverse))[::-1]
-    x = x_all[first]
-    n = x.shape[0]
-    nonempty = tot[first] > 0
+    n = len(first)
+    # planes: x, indicator, ln x, x ln x (zeros off the support)
+    planes = np.zeros((4, n, c.shape[1]))
+    x = planes[0]
+    x[...] = x_all[first]
     pos = x > 0
-    lx = np.zeros_like(x)
-    np.log(x, out=lx, where=pos)
-    xlx = x * lx
-    ind = pos.astype(np.float64)
+    planes[1][pos] = 1.0
+    np.log(x, out=planes[2], where=pos)
+    np.multiply(x, planes[2], out=planes[3])
+    xsum, size, lsum, xlxsum = planes.sum(axis=2)
 
-    shared = np.flatnonzero(pos.sum(axis=0) >= 2)
+    shared = np.flatnonzero(planes[1].sum(axis=0) >= 2)
     if shared.size:
-        xs, inds, lxs, xlxs = x[:, shared], ind[:, shared], lx[:, shared], xlx[:, shared]
+        left = planes[:, :, shared].reshape(4 * n, shared.size)
         with _single_blas_thread(n * n * shared.size):
-            prod = np.concatenate([xs, inds, lxs, xlxs], axis=0) @ inds.T
-            xly = xs @ lxs.T
-        xi = prod[:n]
-        k = prod[n : 2 * n]
-        li = prod[2 * n : 3 * n]
-        xlxi = prod[3 * n :]
+            prod = left @ left[n : 2 * n].T
+            xly = left[:n] @ left[2 * n : 3 * n].T
+        xi, k, li, xlxi = prod[:n], prod[n : 2 * n], prod[2 * n : 3 * n], prod[3 * n :]
     else:
         k = xi = li = xlxi = xly = np.zeros((n, n))
     return _Prepared(
         inverse=inverse,
         x=x,
-        nonempty=nonempty,
-        size=ind.sum(axis=1),
-        xsum=x.sum(axis=1),
-        lsum=lx.sum(axis=1),
-        xlxsum=xlx.sum(axis=1),
-        k=np.array(k),
-        xi=np.array(xi),
-        li=np.array(li),
-        xlxi=np.array(xlxi),
-        xly=np.array(xly),
+        nonempty=tot[first] > 0,
+        size=size,
+        xsum=xsum,
+        lsum=lsum,
+        xlxsum=xlxsum,
+        k=k,
+        xi=xi,
+        li=li,
+        xlxi=xlxi,
+        xly=xly,
         shared=shared,
     )
 
@@ -614,7 +614,7 @@ def structural_matrices(
         both = np.zeros((2 * n, counts.struct.shape[1] + counts.value.shape[1]), np.int64)
         both[:n, : counts.struct.shape[1]] = counts.struct
         both[n:, counts.struct.shape[1] :] = counts.value
-        p = _prepare(both)
+        p = _prepare(both, check=False)
         sce, jsd = _sce(p), _jsd(p, jsd_log_base)
         return StructuralMatrices(
             sce_struct=sce[:n, :n].copy(),
@@ -624,8 +624,8 @@ def structural_matrices(
             syntax_errors=counts.syntax_errors,
             jsd_log_base=jsd_log_base,
         )
-    ps = _prepare(counts.struct)
-    pv = _prepare(counts.value)
+    ps = _prepare(counts.struct, check=False)
+    pv = _prepare(counts.value, check=False)
     return StructuralMatrices(
         sce_struct=_sce(ps),
         sce_value=_sce(pv),
