@@ -229,6 +229,10 @@ export interface MockState {
   selectors: unknown[];
   activeTextEditor: unknown;
   registeredCommands: Map<string, (...args: unknown[]) => unknown>;
+  listeners: Map<string, ((e: unknown) => void)[]>;
+  outputLines: string[];
+  statusItems: MockStatusBarItem[];
+  workspaceFolders: { uri: Uri }[] | undefined;
   contentProviders: Map<string, unknown>;
   openedDocuments: unknown[];
 }
@@ -250,6 +254,10 @@ function freshState(): MockState {
     selectors: [],
     activeTextEditor: undefined,
     registeredCommands: new Map(),
+    listeners: new Map(),
+    outputLines: [],
+    statusItems: [],
+    workspaceFolders: undefined,
     contentProviders: new Map(),
     openedDocuments: [],
   };
@@ -278,7 +286,41 @@ function showMessage(level: 'info' | 'warning' | 'error') {
   };
 }
 
+function eventOf(name: string) {
+  return (listener: (e: unknown) => void): Disposable => {
+    const list = mock.state.listeners.get(name) ?? [];
+    list.push(listener);
+    mock.state.listeners.set(name, list);
+    return new Disposable(() => undefined);
+  };
+}
+
+/** Fires a VS Code event the extension listens to (e.g. 'onDidChangeConfiguration'). */
+export function fire(name: string, e: unknown): void {
+  (mock.state.listeners.get(name) ?? []).forEach((l) => l(e));
+}
+
+function logChannel(name: string) {
+  const line = (level: string) => (text: string) => mock.state.outputLines.push(`[${level}] ${text}`);
+  return {
+    name,
+    info: line('info'),
+    warn: line('warn'),
+    error: line('error'),
+    debug: line('debug'),
+    trace: line('trace'),
+    append: line('raw'),
+    appendLine: line('raw'),
+    show: () => undefined,
+    clear: () => undefined,
+    dispose: () => undefined,
+  };
+}
+
 export const window = {
+  onDidChangeTextEditorSelection: eventOf('onDidChangeTextEditorSelection'),
+  onDidChangeActiveTextEditor: eventOf('onDidChangeActiveTextEditor'),
+  createOutputChannel: (name: string) => logChannel(name),
   showInformationMessage: showMessage('info'),
   showWarningMessage: showMessage('warning'),
   showErrorMessage: showMessage('error'),
@@ -315,11 +357,14 @@ export const window = {
     return doc;
   },
   createStatusBarItem(): MockStatusBarItem {
-    return new MockStatusBarItem();
+    const item = new MockStatusBarItem();
+    mock.state.statusItems.push(item);
+    return item;
   },
 };
 
 export class MockStatusBarItem {
+  name = '';
   text = '';
   tooltip: string | MarkdownString | undefined;
   command: string | undefined;
@@ -337,6 +382,11 @@ export class MockStatusBarItem {
 }
 
 export const workspace = {
+  onDidChangeConfiguration: eventOf('onDidChangeConfiguration'),
+  get workspaceFolders(): { uri: Uri }[] | undefined {
+    return mock.state.workspaceFolders;
+  },
+  textDocuments: [] as unknown[],
   getConfiguration(section?: string) {
     const prefix = section ? `${section}.` : '';
     return {
@@ -377,6 +427,12 @@ export const lm = {
   async selectChatModels(selector?: unknown): Promise<unknown[]> {
     mock.state.selectors.push(selector);
     return mock.state.chatModels;
+  },
+};
+
+export const extensions = {
+  getExtension(): undefined {
+    return undefined;
   },
 };
 

@@ -1,0 +1,141 @@
+import * as assert from 'assert/strict';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { Commands, ServerCommands } from '../src/constants';
+import { activate, deactivate } from '../src/extension';
+import { CALC_LINES, fixture, openEditor } from './helpers';
+import { LanguageClient } from './mock/languageclient';
+import { fire, mock, Uri } from './mock/vscode';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(check: () => boolean, what: string, ms = 3000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) {
+      throw new Error(`timed out waiting for ${what}`);
+    }
+    await sleep(10);
+  }
+}
+
+describe('activation', () => {
+  let dir: string;
+  const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
+    contributes: { commands: { command: string }[] };
+  };
+
+  beforeEach(() => {
+    mock.reset();
+    LanguageClient.instances = [];
+    LanguageClient.failStart = undefined;
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cq-activate-'));
+  });
+
+  afterEach(async () => {
+    await deactivate();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  function context() {
+    return { subscriptions: [] as { dispose(): unknown }[], globalStorageUri: Uri.file(path.join(dir, 'storage')), extensionPath: dir };
+  }
+
+  it('registers exactly the contributed commands and starts the configured server command', async () => {
+    mock.state.config['codequorum.server.command'] = ['/opt/cq/bin/codequorum-lsp', '--stdio'];
+    await activate(context() as never);
+    await until(() => LanguageClient.instances.length === 1, 'the client');
+    const contributed = pkg.contributes.commands.map((c) => c.command).sort();
+    assert.deepEqual([...mock.state.registeredCommands.keys()].sort(), contributed);
+    const client = LanguageClient.instances[0];
+    assert.equal(client.id, 'codequorum');
+    assert.deepEqual(client.serverOptions.command, '/opt/cq/bin/codequorum-lsp');
+    assert.deepEqual(client.serverOptions.args, ['--stdio']);
+    assert.deepEqual(client.clientOptions.synchronize, { configurationSection: 'codequorum' });
+    assert.ok((client.clientOptions.documentSelector as { language: string }[]).some((s) => s.language === 'python'));
+  });
+
+  it('serves the code lenses\' Compare, Regenerate and summary commands with its own views', async () => {
+    mock.state.config['codequorum.server.command'] = ['srv'];
+    await activate(context() as never);
+    await until(() => LanguageClient.instances.length === 1, 'the client');
+    const middleware = LanguageClient.instances[0].clientOptions.middleware!.executeCommand!;
+    const passed: string[] = [];
+    const next = (c: string) => {
+      passed.push(c);
+      return 'from server';
+    };
+    const arg = { uri: 'file:///a.py', qualifiedName: 'f' };
+    await middleware(ServerCommands.compare, [arg], next);
+    await middleware(ServerCommands.regenerate, [arg], next);
+    await middleware(ServerCommands.analyze, [arg], next);
+    assert.equal(await middleware(ServerCommands.showSample, [arg], next), 'from server');
+    assert.deepEqual(passed, [ServerCommands.showSample]);
+    assert.deepEqual(
+      mock.state.executed.map((e) => [e.command, e.args]),
+      [
+        [Commands.compare, [arg]],
+        [Commands.regenerate, [arg]],
+        [Commands.showReport, [arg]],
+      ],
+    );
+  });
+
+  it('shows the stability of the function under the cursor in the status bar', async () => {
+    mock.state.config['codequorum.server.command'] = ['srv'];
+    const asked: unknown[] = [];
+    LanguageClient.handler = (_method, params) => {
+      asked.push(params);
+      return fixture('analyze-add.json');
+    };
+    await activate(context() as never);
+    await until(() => LanguageClient.instances.length === 1, 'the client');
+    openEditor('file:///work/demo/calc.py', CALC_LINES, { line: 6, character: 9 });
+    fire('onDidChangeTextEditorSelection', { textEditor: mock.state.activeTextEditor });
+    const item = mock.state.statusItems[0];
+    await until(() => item.visible, 'the status item', 2000);
+    assert.equal(item.text, '$(warning) 0.80 unstable');
+    assert.equal(item.command, Commands.compare);
+    assert.deepEqual(asked.at(-1), {
+      command: ServerCommands.analyze,
+      arguments: [{ uri: 'file:///work/demo/calc.py', position: { line: 6, character: 9 } }],
+    });
+  });
+
+  it('restarts the server when a setting that needs it changes, not for others', async () => {
+    mock.state.config['codequorum.server.command'] = ['srv-1'];
+    await activate(context() as never);
+    await until(() => LanguageClient.instances.length === 1, 'the client');
+    fire('onDidChangeConfiguration', { affectsConfiguration: (key: string) => key === 'codequorum.hover.enable' });
+    await sleep(30);
+    assert.equal(LanguageClient.instances.length, 1);
+    mock.state.config['codequorum.server.command'] = ['srv-2'];
+    fire('onDidChangeConfiguration', { affectsConfiguration: (key: string) => key === 'codequorum.server.command' });
+    await until(() => LanguageClient.instances.length === 2, 'the second client');
+    assert.equal(LanguageClient.instances[0].stopped, true);
+    assert.equal(LanguageClient.instances[1].serverOptions.command, 'srv-2');
+  });
+
+  it('starts nothing and says why when codequorum is missing and no wheel is shipped', async () => {
+    mock.state.config['codequorum.interpreter'] = path.join(dir, 'no-python');
+    await activate(context() as never);
+    await until(() => mock.state.messages.length > 0, 'a message');
+    assert.equal(LanguageClient.instances.length, 0);
+    assert.equal(mock.state.messages[0].level, 'error');
+    assert.match(mock.state.messages[0].text, /codequorum is not installed for .*no-python, and this extension carries no server wheel/);
+  });
+
+  it('offers the private environment when a wheel is shipped, and starts nothing when declined', async () => {
+    mock.state.config['codequorum.interpreter'] = path.join(dir, 'no-python');
+    fs.mkdirSync(path.join(dir, 'server-wheel'));
+    fs.writeFileSync(path.join(dir, 'server-wheel', 'codequorum-0.1.0-py3-none-any.whl'), '');
+    mock.state.messageAnswers = ['Not Now'];
+    await activate(context() as never);
+    await until(() => mock.state.messages.length > 0, 'the offer');
+    await sleep(20);
+    assert.deepEqual(mock.state.messages[0].items, ['Create Environment', 'Choose Interpreter', 'Not Now']);
+    assert.equal(LanguageClient.instances.length, 0);
+    assert.ok(!fs.existsSync(path.join(dir, 'storage')), 'nothing is created without consent');
+  });
+});
