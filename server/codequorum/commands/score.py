@@ -228,7 +228,12 @@ def score_one(sample_set: SampleSet, options: AnalysisOptions, dynamic: bool = F
 
 def _exit_on_term(signum: int, _frame: object) -> None:
     """SIGTERM in a worker unwinds the running set, so ``finally`` blocks (the sandbox's
-    own clean-up of its child processes) run before the worker exits."""
+    own clean-up of its child processes) run before the worker exits. The user asked to
+    stop: what half-built objects say while being torn down is not shown."""
+    with contextlib.suppress(OSError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 2)
+        os.close(devnull)
     raise SystemExit(128 + signum)
 
 
