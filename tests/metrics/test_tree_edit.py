@@ -281,6 +281,28 @@ def test_left_and_right_decompositions_agree(structural: dict[str, Any]) -> None
     assert results[0] > 0
 
 
+@settings(max_examples=30, deadline=None)
+@given(trees, trees)
+def test_uncompiled_source_equals_compiled_kernel(a: _AptedNode, b: _AptedNode) -> None:
+    from codequorum.metrics import tree_edit as te
+
+    ta, tb = sexp_tree(_sexp(a)), sexp_tree(_sexp(b))
+    assert ta.left and tb.left
+    vocab: dict[str, int] = {}
+    args = (
+        te._label_ids(vocab, ta.left.labels),
+        ta.left.leftmost,
+        ta.left.keyroots,
+        te._label_ids(vocab, tb.left.labels),
+        tb.left.leftmost,
+        tb.left.keyroots,
+        1.0,
+        0.8,
+        1.0,
+    )
+    assert te._zhang_shasha_source(*args) == pytest.approx(te._zhang_shasha(*args), abs=1e-12)
+
+
 # -- edges ------------------------------------------------------------------------------------
 
 
