@@ -243,7 +243,7 @@ def test_dynamic_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
                                           "samples": [A, C],
                                           "tests": [{"args": [[1, 2]], "expected": 3}]}])
     code, out, err = _run(capsys, "score", str(path), "--dynamic", "--format", "json",
-                          "--no-tsed")
+                          "--no-tsed", "--jobs", "2")
     if not dynamic_available():
         assert code == 1 and "dynamic analysis is not available" in err
         return

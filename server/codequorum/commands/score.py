@@ -210,15 +210,27 @@ def dynamic_available() -> bool:
         return False
 
 
-def score_one(sample_set: SampleSet, options: AnalysisOptions, dynamic: bool = False
-              ) -> StabilityReport | ScoreFailure:
-    """Analyse one set; a failure becomes a :class:`ScoreFailure` so the others go on."""
+def score_one(
+    sample_set: SampleSet,
+    options: AnalysisOptions,
+    dynamic: bool = False,
+    *,
+    dynamic_jobs: int = 1,
+    on_progress: Callable[[int, int], None] | None = None,
+    cancel: threading.Event | None = None,
+) -> StabilityReport | ScoreFailure:
+    """Analyse one set; a failure becomes a :class:`ScoreFailure` so the others go on.
+
+    With ``dynamic`` the versions first run in the sandbox (``dynamic_jobs`` at a time;
+    ``on_progress(done, total)`` counts them, ``cancel`` stops them).
+    """
     try:
         dyn = None
         if dynamic:
             from codequorum.dynamic_analysis import DynamicOptions, run_dynamic
 
-            dyn = run_dynamic(sample_set, DynamicOptions())
+            dyn = run_dynamic(sample_set, DynamicOptions(jobs=dynamic_jobs),
+                              progress=on_progress, cancel=cancel)
         return analyze(sample_set, options, dynamic=dyn)
     except UserError as exc:
         return ScoreFailure(str(exc), exc.exit_code)
@@ -322,12 +334,14 @@ def score_sets(
             _stop_workers(executor)
 
 
-def _progress(enabled: bool, total: int) -> tuple[Progress | None, Callable[[], None]]:
-    """A progress bar on standard error and the function that advances it (no-ops when off)."""
+def _progress(enabled: bool, total: int, label: str = "scoring"
+              ) -> tuple[Progress | None, Callable[[int], None]]:
+    """A progress bar on standard error and the function that moves it to a count (no-ops
+    when off)."""
     if not enabled:
-        return None, lambda: None
+        return None, lambda _completed: None
     progress = Progress(
-        TextColumn("[bold]scoring"),
+        TextColumn(f"[bold]{label}"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
@@ -336,8 +350,8 @@ def _progress(enabled: bool, total: int) -> tuple[Progress | None, Callable[[], 
         console=Console(stderr=True),
         transient=True,
     )
-    task = progress.add_task("scoring", total=total)
-    return progress, lambda: progress.advance(task)
+    task = progress.add_task(label, total=total)
+    return progress, lambda completed: progress.update(task, completed=completed)
 
 
 def run_scoring(
@@ -350,28 +364,74 @@ def run_scoring(
     show_progress: bool = False,
 ) -> ScoreRun:
     """Score the sets (``sources[k]`` names the file of set ``k``) with an optional
-    progress bar; Ctrl-C ends the run early with what was finished."""
+    progress bar; Ctrl-C ends the run early with what was finished.
+
+    With ``dynamic`` the sets go one after the other, each running its versions in
+    ``jobs`` sandboxed processes at once, and the bar counts versions run.
+    """
+    if dynamic:
+        return _run_dynamic_scoring(sample_sets, sources, options, jobs=jobs,
+                                    show_progress=show_progress)
     run = ScoreRun(total=len(sample_sets))
     results: dict[int, StabilityReport] = {}
     executor = start_workers(jobs, len(sample_sets))
-    progress, advance = _progress(show_progress, len(sample_sets))
-    gen = score_sets(sample_sets, options, jobs=jobs, dynamic=dynamic, executor=executor)
+    progress, move = _progress(show_progress, len(sample_sets))
+    gen = score_sets(sample_sets, options, jobs=jobs, executor=executor)
     try:
         with progress if progress is not None else contextlib.nullcontext():
-            for k, result in gen:
-                if isinstance(result, ScoreFailure):
-                    s = sample_sets[k]
-                    run.errors.append(ReadError(sources[k], s.source_line, result.message,
-                                                task_id=s.task_id, exit_code=result.exit_code))
-                else:
-                    results[k] = result
-                advance()
+            for done, (k, result) in enumerate(gen, start=1):
+                _collect(run, results, sample_sets, sources, k, result)
+                move(done)
     except KeyboardInterrupt:
         run.interrupted = True
     finally:
         gen.close()
         if executor is not None:  # a generator closed before it started leaves it running
             _stop_workers(executor)
+    run.reports = [results[k] for k in sorted(results)]
+    return run
+
+
+def _collect(run: ScoreRun, results: dict[int, StabilityReport],
+             sample_sets: Sequence[SampleSet], sources: Sequence[str], k: int,
+             result: StabilityReport | ScoreFailure) -> None:
+    """File one set's result: a report, or an error naming the set's file and line."""
+    if isinstance(result, ScoreFailure):
+        s = sample_sets[k]
+        run.errors.append(ReadError(sources[k], s.source_line, result.message,
+                                    task_id=s.task_id, exit_code=result.exit_code))
+    else:
+        results[k] = result
+
+
+def _run_dynamic_scoring(sample_sets: Sequence[SampleSet], sources: Sequence[str],
+                         options: AnalysisOptions, *, jobs: int, show_progress: bool
+                         ) -> ScoreRun:
+    """Sets one after the other, versions of a set in parallel in the sandbox; the bar
+    counts versions. Ctrl-C cancels the running versions and keeps the finished sets."""
+    run = ScoreRun(total=len(sample_sets))
+    results: dict[int, StabilityReport] = {}
+    total = sum(len(s.samples) for s in sample_sets)
+    progress, move = _progress(show_progress, total, label="running versions")
+    cancel = threading.Event()
+    base = 0
+    try:
+        with progress if progress is not None else contextlib.nullcontext():
+            for k, sample_set in enumerate(sample_sets):
+                offset = base
+
+                def on_progress(done: int, _total: int, offset: int = offset) -> None:
+                    move(offset + done)
+
+                result = score_one(sample_set, options, True, dynamic_jobs=jobs,
+                                   on_progress=on_progress if progress else None,
+                                   cancel=cancel)
+                _collect(run, results, sample_sets, sources, k, result)
+                base += len(sample_set.samples)
+                move(base)
+    except KeyboardInterrupt:
+        cancel.set()
+        run.interrupted = True
     run.reports = [results[k] for k in sorted(results)]
     return run
 
@@ -439,7 +499,7 @@ def write_output(run: ScoreRun, fmt: str, path: str | None, *, matrices: bool = 
             write_csv(run.reports, stream)
         else:
             tty = stream.isatty()
-            console = Console(file=stream, width=None if tty else (200 if reasons else 120),
+            console = Console(file=stream, width=None if tty else 200,
                               color_system="auto" if tty else None, soft_wrap=False)
             print_table(run.reports, console, title=title, reasons=reasons, overall=across)
 
