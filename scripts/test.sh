@@ -8,6 +8,9 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -e '.[dev]'
+# The published reference implementations, for cross-checks (their own dependency on
+# tree-sitter-language-pack downloads grammars at run time, so it is left out).
+.venv/bin/python -m pip install --quiet --no-deps -r bench/requirements.txt
 .venv/bin/ruff check server tests bench
 .venv/bin/mypy
 .venv/bin/python -m pytest -q

@@ -13,6 +13,8 @@ import tree_sitter
 
 from codequorum.parsing import get_language as _get_language
 
+SupportedLanguage = str
+
 
 def get_language(name: str) -> tree_sitter.Language:
     """The pinned tree-sitter language for ``name``."""
