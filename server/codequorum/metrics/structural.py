@@ -142,31 +142,32 @@ def _walk(
     """Raw symbols of one tree: inner-node kind tuples and (kind, text) of leaves.
 
     Iterative walk with a TreeCursor (no recursion, linear in the tree size): one Node
-    object per visited node, kinds as integers, text sliced for leaves only. Kind ids are
-    raw; the caller canonicalises each distinct symbol once.
+    object per visited node, kinds as integers, text sliced for leaves only (in one pass
+    at the end). Kind ids are raw; the caller canonicalises each distinct symbol once.
     """
     inner: list[tuple[int, ...]] = []
-    leaves: list[tuple[int, bytes]] = []
+    leaf_nodes: list[tree_sitter.Node] = []
     if max_depth < 1:
-        return inner, leaves
+        return inner, []
     cur = tree.walk()
     first_child = cur.goto_first_child
     next_sibling = cur.goto_next_sibling
     parent = cur.goto_parent
     push_inner = inner.append
-    push_leaf = leaves.append
+    push_leaf = leaf_nodes.append
     stack: list[list[int]] = []  # enclosing open nodes' [kind, child kinds...]
+    push = stack.append
+    pop = stack.pop
     kids: list[int] = []  # the open node whose children are being visited
+    limit = max_depth - 1  # = len(stack) at the deepest visited level
     node: tree_sitter.Node = cur.node  # type: ignore[assignment]
-    depth = 1
     while True:
         kind = node.kind_id
         kids.append(kind)
         if first_child():
-            if depth < max_depth:
-                stack.append(kids)
+            if len(stack) < limit:
+                push(kids)
                 kids = [kind]
-                depth += 1
                 node = cur.node  # type: ignore[assignment]
                 continue
             last = [kind, cur.node.kind_id]  # type: ignore[union-attr]
@@ -175,14 +176,13 @@ def _walk(
             parent()
             push_inner(tuple(last))
         else:
-            push_leaf((kind, src[node.start_byte : node.end_byte]))
+            push_leaf(node)
         while not next_sibling():
             if not stack:
-                return inner, leaves
+                return inner, [(n.kind_id, src[n.start_byte : n.end_byte]) for n in leaf_nodes]
             push_inner(tuple(kids))
-            kids = stack.pop()
+            kids = pop()
             parent()
-            depth -= 1
         node = cur.node  # type: ignore[assignment]
 
 
@@ -201,7 +201,7 @@ class _Vocabulary:
     ``LIMIT`` is replaced by a fresh one (calls keep the one they started with).
     """
 
-    LIMIT = 500_000
+    LIMIT = 200_000
 
     def __init__(self, language: str) -> None:
         table, names = _kind_table(language)
