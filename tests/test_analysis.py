@@ -351,5 +351,12 @@ def test_overall_means_and_counts() -> None:
         expected = (same.pair("jsd_struct", kind) + mixed.pair("jsd_struct", kind)) / 2  # type: ignore[operator]
         assert result["summary"]["jsd_struct"][kind] == pytest.approx(expected)
     assert "tsed" not in result["summary"]
+    for report, bef, oer in ((same, 1e9, 1.0), (mixed, 2.0, 0.5), (lone, 7.0, 0.0)):
+        report.summary.update(bef_jsd=bef, oer=oer)
+    three = analyze(SampleSet.from_codes("third", [LOOP, BUILTIN]), FAST)
+    three.summary.update(bef_jsd=4.0, oer=None)
+    result = overall([same, mixed, lone, three])
+    assert result["summary"]["bef_jsd"] == 4.0  # median: one huge ratio does not swamp it
+    assert result["summary"]["oer"] == pytest.approx(0.75)  # None left out, lone not scored
     assert overall([]) == {"sets": 0, "scored": 0, "insufficient": 0, "verdicts": {},
                            "summary": {}}

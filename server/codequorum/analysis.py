@@ -450,8 +450,9 @@ def _merge_dynamic(report: StabilityReport, dynamic: DynamicLike | None) -> None
 
 
 def overall(reports: Sequence[StabilityReport]) -> dict[str, Any]:
-    """Across sample sets: how many were scored, the verdict counts, and the mean over the
-    scored sets of each pairwise metric (``ordered`` and ``unordered``) and scalar figure.
+    """Across sample sets: how many were scored, the headline verdict counts, and the mean
+    over the scored sets of each pairwise metric (``ordered`` and ``unordered``) and scalar
+    figure — the median for the BEF ratios, whose values span orders of magnitude.
 
     This is what compares two models or temperatures over a whole benchmark; sets with
     fewer than two usable samples are counted but not averaged.
@@ -473,6 +474,8 @@ def overall(reports: Sequence[StabilityReport]) -> dict[str, Any]:
                 kind: _mean([p.get(kind) for p in pairs if isinstance(p, dict)])
                 for kind in ("ordered", "unordered")
             }
+        elif key.startswith("bef"):
+            means[key] = _median(pairs)
         else:
             means[key] = _mean(pairs)
     return {
@@ -484,8 +487,19 @@ def overall(reports: Sequence[StabilityReport]) -> dict[str, Any]:
     }
 
 
+def _finite(values: Sequence[Any]) -> list[float]:
+    """The finite numbers among ``values``."""
+    return [float(v) for v in values
+            if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)]
+
+
 def _mean(values: Sequence[Any]) -> float | None:
     """Mean of the finite numbers among ``values`` (None when there are none)."""
-    numbers = [float(v) for v in values
-               if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)]
+    numbers = _finite(values)
     return sum(numbers) / len(numbers) if numbers else None
+
+
+def _median(values: Sequence[Any]) -> float | None:
+    """Median of the finite numbers among ``values`` (None when there are none)."""
+    numbers = _finite(values)
+    return float(np.median(numbers)) if numbers else None

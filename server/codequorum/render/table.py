@@ -48,7 +48,8 @@ def _cell(value: float | None, good: float | None = None) -> Text:
     style = ""
     if good is not None:
         style = "green" if value >= good else ("red" if value < good - 0.15 else "yellow")
-    return Text(f"{value:.3f}", style=style)
+    text = f"{value:.3f}" if abs(value) < 1000 else f"{value:.2g}"
+    return Text(text, style=style)
 
 
 def build_table(reports: Sequence[StabilityReport], title: str | None = None,
