@@ -259,6 +259,7 @@ def test_demo_table_and_json(capsys: pytest.CaptureFixture[str],
     assert code == 0
     assert "How to read it" in out and "HumanEval/7" in out
     assert out.count("HumanEval/") >= 20
+    assert "Running them" not in out and "codequorum demo --dynamic" in out
     code, out, _ = _run(capsys, "demo", "--format", "json", "--samples", "4", "--no-tsed")
     doc = json.loads(out)
     jsonschema.validate(doc, report_schema)

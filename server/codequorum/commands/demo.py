@@ -21,6 +21,7 @@ from codequorum.commands.score import (
     check_output_format,
     check_output_path,
     deferred_interrupt,
+    dynamic_available,
     read_inputs,
     report_errors,
     run_scoring,
@@ -45,6 +46,13 @@ at temperature 0.8. Each figure is the mean over all pairs of versions, from
 [yellow]unstable-structure[/yellow]: ask again and you will likely get a differently built
 function; worth a second look before you accept the first one."""
 
+DYNAMIC_EXPLANATION = """\
+[bold]Running them[/bold] (each version in a sandboxed process, against HumanEval's tests)
+  [bold]Pass[/bold]   mean share of the tests the versions pass
+  [bold]OER[/bold]    share of inputs on which all versions give the same output
+  [bold]BEF[/bold]    bytecode divergence when read / when run: > 1000 alike in behaviour but
+         built differently, < 0.1 built alike but behaving differently"""
+
 
 def _bundled() -> Any:
     """The bundled demo data inside the installed package."""
@@ -59,6 +67,9 @@ def register(subparsers: Any) -> None:
         description="Score 20 HumanEval tasks × 10 CodeGen-16B samples (bundled) and explain "
         "how to read the table.",
     )
+    parser.add_argument("--dynamic", action="store_true",
+                        help="also run the versions against HumanEval's tests in the sandbox "
+                        "(pass rates, output agreement, opcode divergence; ~15 s)")
     add_analysis_arguments(parser)
     parser.set_defaults(func=run)
 
@@ -82,6 +93,9 @@ def run(args: argparse.Namespace) -> int:
     """``codequorum demo``."""
     fmt = check_output_format(args.output_format)
     check_output_path(args.output)
+    if args.dynamic and not dynamic_available():
+        raise UserError("dynamic analysis is not available in this installation; run the "
+                        "demo without --dynamic")
     options = analysis_options(args)
     with resources.as_file(_bundled()) as path:
         if not path.is_file():
@@ -91,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
             [str(path)], ReadOptions(input_format="jsonl", max_samples=args.samples))
     show_progress = not args.quiet and sys.stderr.isatty()
     scored: ScoreRun = run_scoring(sets, sources, options, jobs=args.jobs,
-                                   show_progress=show_progress)
+                                   dynamic=args.dynamic, show_progress=show_progress)
     scored.errors = errors + scored.errors
     title = ("HumanEval × CodeGen-16B (T=0.8): how much do versions of one function agree?"
              if fmt == "table" else None)
@@ -105,7 +119,12 @@ def run(args: argparse.Namespace) -> int:
         _highlights(scored.reports, console)
         console.print()
         console.print(EXPLANATION)
+        if args.dynamic:
+            console.print(DYNAMIC_EXPLANATION)
         console.print()
+        if not args.dynamic:
+            console.print("Run the versions against HumanEval's tests too: "
+                          "[bold]codequorum demo --dynamic[/bold]", highlight=False)
         console.print("Score your own samples: [bold]codequorum score FILE.jsonl[/bold] "
                       "(see docs/cli.md); data: codequorum/data/NOTICE.md", highlight=False)
     report_errors(scored)
