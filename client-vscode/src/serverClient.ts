@@ -12,6 +12,7 @@ import {
 import { LANGUAGES } from './constants';
 import type { ServerCommandLine } from './interpreter';
 import { ServerApi, type Cancellation } from './serverApi';
+import { serverSettings } from './serverSettings';
 
 export interface ServerControllerDeps {
   output: vscode.LogOutputChannel;
@@ -91,9 +92,18 @@ export class ServerController implements vscode.Disposable {
       outputChannel: this.deps.output,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       synchronize: { configurationSection: 'codequorum' },
-      initializationOptions: vscode.workspace.getConfiguration('codequorum'),
+      initializationOptions: serverSettings(vscode.workspace.getConfiguration('codequorum')),
       middleware: {
         executeCommand: (command, args, next) => this.deps.lensCommand?.(command, args) ?? next(command, args),
+        workspace: {
+          configuration: async (params, token, next) => {
+            const result = await next(params, token);
+            if (!Array.isArray(result)) {
+              return result;
+            }
+            return result.map((value, i) => (params.items[i]?.section === 'codequorum' ? serverSettings(value) : value));
+          },
+        },
       },
     };
     const client = new LanguageClient('codequorum', 'codequorum language server', serverOptions, clientOptions);

@@ -23,6 +23,24 @@ import {
 import { ServerCommands } from '../src/constants';
 import { alternatives } from '../src/report';
 import { ServerApi } from '../src/serverApi';
+import { serverSettings } from '../src/serverSettings';
+
+/** Every contributed setting at its default, nested as VS Code hands the section over. */
+function contributedDefaults(): Record<string, unknown> {
+  const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
+    contributes: { configuration: { properties: Record<string, { default: unknown }> } };
+  };
+  const out: Record<string, unknown> = {};
+  for (const [name, prop] of Object.entries(pkg.contributes.configuration.properties)) {
+    const parts = name.replace(/^codequorum\./, '').split('.');
+    let node = out;
+    for (const part of parts.slice(0, -1)) {
+      node = (node[part] ??= {}) as Record<string, unknown>;
+    }
+    node[parts[parts.length - 1]] = prop.default;
+  }
+  return out;
+}
 
 const REPO = path.join(__dirname, '..', '..', '..');
 const PYTHON = process.env.CODEQUORUM_PYTHON ?? path.join(REPO, '.venv', 'bin', 'python');
@@ -47,6 +65,7 @@ describe('server API against the real language server', function () {
   let api: ServerApi;
   let dir: string;
   let uri: string;
+  const messages: string[] = [];
 
   before(async function () {
     if (!fs.existsSync(PYTHON) || spawnSync(PYTHON, ['-c', 'import codequorum.lsp.server']).status !== 0) {
@@ -61,14 +80,18 @@ describe('server API against the real language server', function () {
     connection = createMessageConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
     // Answer whatever the server asks of the client (configuration, progress, registrations).
     connection.onRequest(() => null);
-    connection.onNotification(() => undefined);
+    connection.onNotification((method: string, params: unknown) => {
+      if (method === 'window/showMessage' || method === 'window/logMessage') {
+        messages.push(String((params as { message?: unknown }).message));
+      }
+    });
     connection.listen();
     await connection.sendRequest(InitializeRequest.type, {
       processId: process.pid,
       rootUri: `file://${dir}`,
       capabilities: {},
       workspaceFolders: [{ uri: `file://${dir}`, name: 'e2e' }],
-      initializationOptions: { analysis: { tsed: false }, dynamic: { enable: false } },
+      initializationOptions: { ...(serverSettings(contributedDefaults()) as object), dynamic: { enable: false, auto: false, timeout: 10 } },
     });
     await connection.sendNotification(InitializedNotification.type, {});
     await connection.sendNotification(DidOpenTextDocumentNotification.type, {
@@ -99,6 +122,11 @@ describe('server API against the real language server', function () {
     if (dir) {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('accepts every contributed setting the extension sends it, without a warning', async () => {
+    await api.analyze({ uri, position: { line: 6, character: 10 } });
+    assert.deepEqual(messages.filter((m) => /setting/.test(m)), []);
   });
 
   it('finds the function at the cursor, with its range, before there are versions', async () => {
