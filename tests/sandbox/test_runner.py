@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -158,6 +159,42 @@ def test_cpu_limit_is_a_timeout() -> None:
     assert "CPU" in result.detail
     assert result.returncode is not None and result.returncode < 0
     assert time.monotonic() - started < 10
+
+
+def test_ignoring_sigxcpu_still_ends_in_a_timeout() -> None:
+    code = (
+        "import signal\n"
+        "signal.signal(signal.SIGXCPU, signal.SIG_IGN)\n"
+        "def sq(n):\n"
+        "    while True:\n"
+        "        pass\n"
+    )
+    result = run_candidate(code, SQUARE, "sq", Limits(wall_seconds=30.0, cpu_seconds=1.0))
+    assert result.status == "timeout"
+    assert result.returncode == -9  # the hard limit's SIGKILL
+
+
+def test_garbage_on_the_message_pipe_is_an_error() -> None:
+    code = (
+        "import os\n"
+        "def sq(n):\n"
+        "    for fd in range(3, 20):\n"
+        "        try:\n"
+        "            os.write(fd, b'\\xff\\xff\\xff\\xffjunk')\n"
+        "        except OSError:\n"
+        "            pass\n"
+    )
+    result = run_candidate(code, SQUARE, "sq")
+    assert result.status == "error"
+    assert "exceeds" in result.detail
+
+
+def test_missing_interpreter_is_an_error(tmp_path: Path) -> None:
+    result = run_candidate(
+        "def sq(n):\n    return n\n", SQUARE, "sq", interpreter=str(tmp_path / "py")
+    )
+    assert result.status == "error"
+    assert "cannot start" in result.detail
 
 
 def test_wall_clock_deadline_kills_a_sleeper() -> None:

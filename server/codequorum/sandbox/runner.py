@@ -248,6 +248,7 @@ class _ChildRun:
         sel.register(proc.stderr.fileno(), selectors.EVENT_READ, "stderr")
         open_reads = 3
         killed_at: float | None = None
+        exit_poll = 0.0005  # the exit follows the pipes closing closely: poll fast first
         self.message_budget = MAX_MESSAGE_BYTES + len(self.tests) * PER_TEST_MESSAGE_BYTES
         try:
             while True:
@@ -266,7 +267,8 @@ class _ChildRun:
                     flags = os.WEXITED | os.WNOHANG | os.WNOWAIT
                     if os.waitid(os.P_PID, proc.pid, flags) is not None:
                         return
-                    time.sleep(_POLL_SECONDS)
+                    time.sleep(exit_poll)
+                    exit_poll = min(_POLL_SECONDS, exit_poll * 2)
                     continue
                 for key, _mask in sel.select(timeout=_POLL_SECONDS):
                     kind = key.data
@@ -397,7 +399,7 @@ class _ChildRun:
         elif "MemoryError" in stderr:
             status, detail = "memory", "MemoryError outside a test"
         else:
-            status, detail = "exit", f"exit code {returncode} during a test"
+            status, detail = "exit", f"the child stopped reporting; exit code {returncode}"
         if forbidden and status != "syntax-error":
             detail = f"refused: {', '.join(dict.fromkeys(forbidden))}; run ended: {status}" + (
                 f" ({detail})" if detail else ""
