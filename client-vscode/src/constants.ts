@@ -8,6 +8,7 @@ export const Commands = {
   replace: 'codequorum.replaceWithVersion',
   clear: 'codequorum.clearVersions',
   showReport: 'codequorum.showReport',
+  runVersions: 'codequorum.runVersions',
   restart: 'codequorum.restartServer',
   showLog: 'codequorum.showLog',
 } as const;
@@ -20,6 +21,7 @@ export const ServerCommands = {
   showSample: 'codequorum.showSample',
   clearSamples: 'codequorum.clearSamples',
   compare: 'codequorum.compare',
+  runDynamic: 'codequorum.runDynamic',
 } as const;
 
 /**

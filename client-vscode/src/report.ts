@@ -26,9 +26,9 @@ export interface VersionView {
   typicality: number | undefined;
   /** Mean structural (JSD) similarity to the other versions. */
   structure: number | undefined;
-  /** Mean opcode-distribution similarity to the other versions (after a dynamic run). */
+  /** Opcodes in the version's compiled code (after a dynamic run). */
   opcodes: number | undefined;
-  /** Run-time cost: traced opcodes per test input (after a dynamic run). */
+  /** Run-time cost: mean traced opcodes per test input (after a dynamic run). */
   runtimeCost: number | undefined;
   /** Share of the tests passed (after a dynamic run). */
   passRate: number | undefined;
@@ -197,8 +197,9 @@ export function parseAnalyzeResult(raw: unknown): FunctionReport | undefined {
       isConsensus: versionIndex === medoid,
       typicality: num(field(rv, 'typicality')) ?? (pos >= 0 ? num(typicality[pos]) : undefined),
       structure: num(field(rv, 'structure')) ?? (structural && pos >= 0 ? rowMean(structural.values, pos) : undefined),
-      opcodes: num(field(rv, 'opcodes', 'opcode_similarity')) ?? num(field(dyn, 'opcode_similarity', 'opcodes')),
-      runtimeCost: num(field(rv, 'runtime_cost', 'runtimeCost', 'cost')) ?? num(field(dyn, 'runtime_cost', 'cost', 'traced_opcodes')),
+      opcodes: num(field(rv, 'static_opcodes', 'staticOpcodes', 'opcodes')) ?? num(field(dyn, 'static_opcodes')),
+      runtimeCost:
+        num(field(rv, 'mean_traced_opcodes', 'runtimeCost', 'runtime_cost')) ?? num(field(dyn, 'mean_traced_opcodes')),
       passRate: num(field(rv, 'pass_rate', 'passRate')) ?? num(field(dyn, 'pass_rate', 'passRate')),
       cluster: num(field(rv, 'cluster')) ?? (clusterNo >= 0 ? clusterNo : undefined),
       origin: str(field(rv, 'origin')),

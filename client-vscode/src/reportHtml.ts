@@ -66,14 +66,14 @@ interface BarSpec {
 
 const BARS: BarSpec[] = [
   { key: 'structure', title: 'Structure (agreement with the others)' },
-  { key: 'opcodes', title: 'Opcodes (agreement with the others)' },
-  { key: 'runtimeCost', title: 'Run-time cost (traced opcodes, relative to the most costly)' },
+  { key: 'opcodes', title: 'Opcodes in the compiled code (relative to the largest)' },
+  { key: 'runtimeCost', title: 'Run-time cost: traced opcodes per input (relative to the most costly)' },
 ];
 
-/** Bar lengths in [0, 1]: similarities as they are, cost relative to the largest. */
+/** Bar lengths in [0, 1]: agreement as it is, counts relative to the largest. */
 export function barFractions(versions: VersionView[], key: BarSpec['key']): (number | undefined)[] {
-  if (key === 'runtimeCost') {
-    const costs = versions.map((v) => v.runtimeCost);
+  if (key === 'runtimeCost' || key === 'opcodes') {
+    const costs = versions.map((v) => v[key]);
     const max = Math.max(0, ...costs.filter((c): c is number => c !== undefined));
     return costs.map((c) => (c === undefined || max <= 0 ? undefined : c / max));
   }
@@ -94,7 +94,7 @@ function barsSvg(versions: VersionView[], spec: BarSpec): string {
     const y = k * row + 2;
     const f = fractions[k];
     const raw = v[spec.key];
-    const shown = spec.key === 'runtimeCost' ? (raw === undefined ? 'n/a' : Math.round(raw).toString()) : fmt(raw);
+    const shown = spec.key === 'structure' ? fmt(raw) : raw === undefined ? 'n/a' : Math.round(raw).toString();
     parts.push(`<text class="axis" x="${left - 8}" y="${y + 14}" text-anchor="end">${escapeHtml(v.label)}${v.isConsensus ? ' ★' : ''}</text>`);
     parts.push(`<rect class="track" x="${left}" y="${y + 3}" width="${width}" height="${row - 8}"></rect>`);
     if (f !== undefined) {

@@ -142,6 +142,13 @@ export class ServerApi {
     throw new Error(`the server has no version ${index + 1} of this function`);
   }
 
+  /** Starts the sandboxed runs of the versions (the server reports progress and the result). */
+  async runDynamic(target: FunctionTarget): Promise<{ started: boolean; message: string | undefined }> {
+    const raw = await this.execute(ServerCommands.runDynamic, [functionArgument(target)]);
+    const obj = isObject(raw) ? raw : {};
+    return { started: obj.started === true, message: typeof obj.message === 'string' ? obj.message : undefined };
+  }
+
   async clearSamples(target: FunctionTarget): Promise<number> {
     const raw = await this.execute(ServerCommands.clearSamples, [functionArgument(target)]);
     if (isObject(raw) && typeof raw.removed === 'number') {

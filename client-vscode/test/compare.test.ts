@@ -3,6 +3,7 @@ import { clearVersions } from '../src/commands/clear';
 import { compareVersions, diffDocuments } from '../src/commands/compare';
 import { versionItems } from '../src/commands/pickVersion';
 import { dedent, indentBefore, reindent, replaceWithVersion } from '../src/commands/replace';
+import { runVersions } from '../src/commands/runVersions';
 import { Commands, SAMPLE_SCHEME, ServerCommands } from '../src/constants';
 import { parseAnalyzeResult } from '../src/report';
 import { parseSampleUri, SampleContentProvider } from '../src/sampleDocuments';
@@ -40,11 +41,11 @@ describe('compare', () => {
 
   it('shows run-time figures when the report has them', () => {
     const raw = fixture('analyze-add.json');
-    (raw.versions as Record<string, unknown>[])[1].runtime_cost = 12345;
-    (raw.versions as Record<string, unknown>[])[1].pass_rate = 0.5;
-    (raw.versions as Record<string, unknown>[])[1].opcodes = 0.91;
+    (raw.report as Record<string, unknown>).dynamic = {
+      candidates: [{ index: 1, status: 'ok', pass_rate: 0.5, mean_traced_opcodes: 12345, static_opcodes: 42 }],
+    };
     const item = versionItems(parseAnalyzeResult(raw)!).find((i) => i.version.index === 1)!;
-    assert.match(item.detail!, /opcodes 0\.91 · cost 12k ops · tests 50%/);
+    assert.match(item.detail!, /^structure 0\.\d\d · 42 opcodes · cost 12k ops · tests 50% — gpt-4o via vscode-lm$/);
   });
 
   it('opens a diff of the current code against the chosen version, then offers to replace', async () => {
@@ -183,5 +184,27 @@ describe('clear', () => {
     mock.state.messageAnswers = [undefined];
     await clearVersions(ctx);
     assert.equal(s.callsOf(ServerCommands.clearSamples).length, 0);
+  });
+});
+
+describe('run versions', () => {
+  beforeEach(() => {
+    mock.reset();
+    openEditor(URI, CALC_LINES, { line: 5, character: 8 });
+  });
+
+  it('asks the server to run the versions of the function at the cursor', async () => {
+    const s = server({ [ServerCommands.runDynamic]: { started: true, token: 't' } });
+    const { ctx } = makeContext(s, CALC_LINES);
+    await runVersions(ctx);
+    assert.deepEqual(s.callsOf(ServerCommands.runDynamic)[0].args, [{ uri: URI, position: { line: 5, character: 8 } }]);
+    assert.equal(mock.state.messages.length, 0, 'the server reports progress and the result itself');
+  });
+
+  it('passes on why nothing started', async () => {
+    const s = server({ [ServerCommands.runDynamic]: { started: false, message: 'already running' } });
+    const { ctx } = makeContext(s, CALC_LINES);
+    await runVersions(ctx);
+    assert.equal(mock.state.messages[0].text, 'codequorum: already running');
   });
 });

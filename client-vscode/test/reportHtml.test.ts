@@ -49,6 +49,8 @@ describe('report view', () => {
     const versions = report.versions.map((v, i) => ({ ...v, runtimeCost: i === 3 ? undefined : (i + 1) * 100 }));
     assert.deepEqual(barFractions(versions, 'runtimeCost'), [1 / 3, 2 / 3, 1, undefined]);
     assert.deepEqual(barFractions(report.versions, 'opcodes'), [undefined, undefined, undefined, undefined]);
+    const sized = report.versions.map((v, i) => ({ ...v, opcodes: [10, 20, 40, 20][i] }));
+    assert.deepEqual(barFractions(sized, 'opcodes'), [0.25, 0.5, 1, 0.5]);
   });
 
   it('escapes names from the document', () => {

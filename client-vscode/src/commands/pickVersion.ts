@@ -23,7 +23,7 @@ export function versionItems(report: FunctionReport): VersionItem[] {
   return alternatives(report).map((v) => {
     const figures = [
       figure('structure', v.structure),
-      figure('opcodes', v.opcodes),
+      v.opcodes === undefined ? undefined : `${v.opcodes} opcodes`,
       cost(v.runtimeCost),
       v.passRate === undefined ? undefined : `tests ${Math.round(v.passRate * 100)}%`,
     ].filter((s): s is string => s !== undefined);
