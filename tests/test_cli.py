@@ -202,6 +202,10 @@ def test_options_output_file_and_limits(tmp_path: Path,
     code, _, err = _run(capsys, "score", str(tmp_path / "missing.jsonl"), str(path),
                         "--no-tsed", "--format", "csv")
     assert code == 1 and "missing.jsonl: no such file" in err
+    (tmp_path / "empty.jsonl").write_text("\n\n")
+    code, out, err = _run(capsys, "score", str(tmp_path / "empty.jsonl"), "--format", "json")
+    assert code == 1 and "empty.jsonl: no sample sets in this input" in err
+    assert json.loads(out)["sets"] == []
 
 
 def test_jobs_give_the_same_results(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -152,10 +152,13 @@ def _parse_line(name: str, number: int, raw: bytes) -> Any | ReadError:
 
 def detect_format(data: bytes, name: str = "<input>") -> str:
     """Guess the input format from the content: a JSON array of arrays is ``bigcode``, lines
-    with ``samples`` are ``jsonl``, lines with ``completion`` are ``humaneval``."""
+    with ``samples`` are ``jsonl``, lines with ``completion`` are ``humaneval`` (an empty
+    input counts as ``jsonl`` with no sets)."""
     head = data.lstrip()[:1]
     if head == b"[":
         return "bigcode"
+    if not head:
+        return "jsonl"  # nothing in it: no format to tell, and no sets to read
     for seen, (number, raw) in enumerate(_lines(data)):
         if seen >= _DETECT_LINES:
             break

@@ -536,6 +536,7 @@ def read_inputs(inputs: Sequence[str], options: ReadOptions
         if limit is not None and len(sets) >= limit:
             break
         name = display_name(path)
+        before = len(sets) + len(errors)
         try:
             for result in read_sample_sets(path, per_file):
                 if isinstance(result, ReadError):
@@ -550,6 +551,9 @@ def read_inputs(inputs: Sequence[str], options: ReadOptions
             prefix = f"{name}: "
             message = message[len(prefix):] if message.startswith(prefix) else message
             errors.append(ReadError(name, None, message, exit_code=exc.exit_code))
+            continue
+        if len(sets) + len(errors) == before:
+            errors.append(ReadError(name, None, "no sample sets in this input"))
     return sets, sources, errors
 
 
