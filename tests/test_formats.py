@@ -155,6 +155,7 @@ def test_formats_are_detected(tmp_path: Path) -> None:
     assert detect_format(b'{"task_id": "a", "samples": []}\n') == "jsonl"
     assert detect_format(b'\n{broken\n{"task_id": "a", "completion": "x"}\n') == "humaneval"
     assert detect_format(b'  [["x = 1"]]') == "bigcode"
+    assert detect_format(b"\n  \n") == "jsonl"  # empty: nothing to tell, nothing to read
     with pytest.raises(UnknownFormatError, match="cannot tell the input format"):
         detect_format(b'{"hello": 1}\n', "f.jsonl")
     with pytest.raises(UnknownFormatError, match="unknown input format 'xml'"):
