@@ -579,7 +579,8 @@ def run(args: argparse.Namespace) -> int:
                                completions=args.completions, problems=problems,
                                max_samples=args.samples, limit=args.limit)
     sample_sets, sources, read_errors = read_inputs(args.inputs, read_options)
-    show_progress = not args.quiet and sys.stderr.isatty() and len(sample_sets) > 1
+    show_progress = (not args.quiet and sys.stderr.isatty()
+                     and (len(sample_sets) > 1 or args.dynamic))
     scored = run_scoring(sample_sets, sources, options, jobs=args.jobs, dynamic=args.dynamic,
                          show_progress=show_progress)
     scored.errors = read_errors + scored.errors
