@@ -125,6 +125,17 @@ ALLOWED = {
         "'hi'",
     ),
     "dev_null": ("def f():\n    open('/dev/null', 'w').write('x')\n    return 1\n", "1"),
+    "tempfile_in_sandbox": (
+        "import os, tempfile\ndef f():\n    with tempfile.NamedTemporaryFile('w') as fh:\n"
+        "        fh.write('x')\n"
+        "        return os.path.dirname(fh.name) == os.getcwd()\n",
+        "True",
+    ),
+    "dev_stdout": (
+        "def f():\n    with open('/dev/stdout', 'w') as fh:\n"
+        "        fh.write('hi')\n    return 1\n",
+        "1",
+    ),
     "own_proc_entries": (
         "def f():\n    return open('/proc/self/status').read().startswith('Name:')\n",
         "True",

@@ -264,6 +264,7 @@ def install_audit_hook(
     sandbox_root = resolve(sandbox) or sandbox
     sandbox_prefix = sandbox_root + "/"
     devices = ("/dev/null", "/dev/zero", "/dev/full")
+    std_streams = ("/dev/stdout", "/dev/stderr")
     reported: set[str] = set()
     send = channel.send
     starts = str.startswith
@@ -291,6 +292,8 @@ def install_audit_hook(
         text = as_text(path)
         if text is None:
             return False
+        if text in std_streams:
+            return True  # our own capped pipes
         if isinstance(dir_fd, int) and dir_fd >= 0 and text[:1] != "/":
             text = f"/proc/self/fd/{dir_fd}/{text}"
         where = resolve(text)

@@ -91,7 +91,7 @@ class CandidateResult:
 
 def _scrubbed_env(home: str) -> dict[str, str]:
     """The child's whole environment: nothing inherited from the parent."""
-    return {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": home}
+    return {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": home, "TMPDIR": home}
 
 
 SECRET_NAMES = (
