@@ -18,11 +18,11 @@ run(process.execPath, [join(root, 'scripts', 'gen-settings.js'), '--check']);
 run('bash', [join(repo, 'scripts', 'build-wheel.sh'), join(root, 'server-wheel')]);
 run(process.execPath, [join(root, 'scripts', 'build.mjs'), '--production']);
 const vsce = join(dirname(require.resolve('@vscode/vsce/package.json')), 'vsce');
-run(process.execPath, [vsce, 'package', '--no-dependencies', '--out', out]);
+run(process.execPath, [vsce, 'package', '--no-dependencies', '--allow-missing-repository', '--out', out]);
 
-const { zipEntries, vsixProblems } = require('./vsix-contents.js');
+const { zipEntries, vsixProblems, bundleProblems } = require('./vsix-contents.js');
 const entries = zipEntries(out);
-const problems = vsixProblems(entries);
+const problems = [...vsixProblems(entries), ...bundleProblems(readFileSync(join(root, 'dist', 'extension.js'), 'utf8'))];
 if (problems.length) {
   console.error(`${out} is not right:\n  ${problems.join('\n  ')}`);
   process.exit(1);

@@ -70,7 +70,19 @@ function vsixProblems(entries) {
   return problems;
 }
 
-module.exports = { zipEntries, vsixProblems };
+/**
+ * What is wrong with the bundle's text: every require() must be `vscode` (provided by the
+ * editor) or a Node built-in, since the package ships no node_modules.
+ */
+function bundleProblems(text) {
+  const builtins = new Set(require('module').builtinModules);
+  const required = new Set([...text.matchAll(/require\(["']([^"']+)["']\)/g)].map((m) => m[1]));
+  return [...required]
+    .filter((name) => name !== 'vscode' && !builtins.has(name.replace(/^node:/, '')))
+    .map((name) => `the bundle requires ${name}, which the package does not ship`);
+}
+
+module.exports = { zipEntries, vsixProblems, bundleProblems };
 
 if (require.main === module) {
   const file = process.argv[2];

@@ -8,6 +8,7 @@ import * as path from 'path';
 const vsix = require(path.join(__dirname, '..', '..', 'scripts', 'vsix-contents.js')) as {
   zipEntries(file: string): string[];
   vsixProblems(entries: string[]): string[];
+  bundleProblems(text: string): string[];
 };
 
 const GOOD = [
@@ -45,6 +46,13 @@ describe('VSIX contents check', () => {
     assert.match(problems.join('\n'), /node_modules/);
     assert.match(problems.join('\n'), /tsconfig/);
     assert.match(problems.join('\n'), /source maps/);
+  });
+
+  it('accepts a bundle that requires only vscode and Node built-ins', () => {
+    assert.deepEqual(vsix.bundleProblems('require("vscode");require("child_process");require("node:fs")'), []);
+    assert.deepEqual(vsix.bundleProblems('require("vscode");require("semver")'), [
+      'the bundle requires semver, which the package does not ship',
+    ]);
   });
 
   it('reads the entry names of a real zip file', () => {
