@@ -14,6 +14,7 @@ import pytest
 
 from codequorum.analysis import AnalysisOptions, analyze, overall, pair_means
 from codequorum.clustering import average_linkage, symmetrise, typicality
+from codequorum.errors import UserError
 from codequorum.metrics.structural import structural_matrices
 from codequorum.model import SampleSet, Verdict
 
@@ -360,3 +361,9 @@ def test_overall_means_and_counts() -> None:
     assert result["summary"]["oer"] == pytest.approx(0.75)  # None left out, lone not scored
     assert overall([]) == {"sets": 0, "scored": 0, "insufficient": 0, "verdicts": {},
                            "summary": {}}
+
+
+def test_too_many_samples_is_refused_with_the_reason() -> None:
+    s = SampleSet.from_codes("big", [LOOP, BUILTIN, RECURSIVE, LOOP_RENAMED])
+    with pytest.raises(UserError, match="4 usable samples; at most 3 are compared"):
+        analyze(s, AnalysisOptions(tsed=False, textual=False, max_samples=3))

@@ -337,3 +337,16 @@ def test_ctrl_c_while_writing_is_held_until_the_output_is_complete(tmp_path: Pat
     with pytest.raises(KeyboardInterrupt):
         os.kill(os.getpid(), signal.SIGINT)
         time.sleep(0.05)
+
+
+def test_oversized_set_is_refused_and_the_rest_scored(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    path = _jsonl(tmp_path / "s.jsonl", [{"task_id": "huge", "samples": ["x = 1"] * 2001},
+                                         {"task_id": "fine", "samples": [A, B]}])
+    code, out, err = _run(capsys, "score", str(path), "--format", "csv", "--no-tsed")
+    assert code == 1
+    assert [r["task_id"] for r in csv.DictReader(io.StringIO(out))] == ["fine"]
+    assert f"{path}:1 (huge): 2,001 usable samples; at most 2,000" in err
+    code, out, _ = _run(capsys, "score", str(path), "--format", "csv", "--no-tsed",
+                        "--samples", "50")
+    assert code == 0 and len(list(csv.DictReader(io.StringIO(out)))) == 2

@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from codequorum.clustering import average_linkage, symmetrise, typicality
+from codequorum.errors import UserError
 from codequorum.model import SampleSet, Verdict
 
 FloatMatrix = npt.NDArray[np.float64]
@@ -53,6 +54,8 @@ class AnalysisOptions:
     holds at least ``majority`` of the versions. A version is an outlier when its
     typicality lies more than ``outlier_gap`` below the median typicality.
     TSED leaves out (NaN, with a note) pairs with a tree too large to compare.
+    ``max_samples`` bounds the usable samples of one set: every matrix is n×n, so 2,000
+    samples already take 32 MB per matrix; a larger set is refused with the reason.
     """
 
     max_depth: int = 30
@@ -66,6 +69,7 @@ class AnalysisOptions:
     majority: float = 0.5
     outlier_gap: float = 0.1
     keep_matrices: bool = True
+    max_samples: int = 2000
 
     def __post_init__(self) -> None:
         """Reject settings no analysis can use, at construction rather than mid-run."""
@@ -281,6 +285,9 @@ def analyze(
 
     codes = [codes_all[i] for i in indices]
     n = len(codes)
+    if n > opts.max_samples:
+        raise UserError(f"{n:,} usable samples; at most {opts.max_samples:,} are compared at "
+                        "once (the pairs grow as n²): score the first K with --samples K")
     notes: list[str] = []
     if skipped:
         notes.append(f"{_versions([s.index for s in skipped])} left out: empty")
