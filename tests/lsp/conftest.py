@@ -37,7 +37,7 @@ def capabilities(
                 dynamic_registration=False
             ),
             diagnostics=types.DiagnosticWorkspaceClientCapabilities(refresh_support=pull),
-            code_lens=types.CodeLensWorkspaceClientCapabilities(refresh_support=True),
+            code_lens=types.CodeLensWorkspaceClientCapabilities(refresh_support=False),
         ),
         text_document=types.TextDocumentClientCapabilities(
             hover=types.HoverClientCapabilities(
@@ -92,7 +92,10 @@ async def lsp_session(
         yield client
         await asyncio.wait_for(client.shutdown_session(), timeout=20)
     finally:
-        await client.stop()
+        process = getattr(client, "_server", None)
+        if process is not None and process.returncode is None:
+            process.kill()  # the test failed before a clean shutdown
+        await asyncio.wait_for(client.stop(), timeout=20)
 
 
 @pytest.fixture

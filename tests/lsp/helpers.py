@@ -100,17 +100,35 @@ def replace_document(client: Any, uri: str, text: str, version: int, save: bool 
 
 async def command(client: Any, name: str, *arguments: Any) -> Any:
     """Run ``workspace/executeCommand`` and return its result."""
-    return await client.workspace_execute_command_async(
-        types.ExecuteCommandParams(command=name, arguments=list(arguments))
+    import asyncio
+
+    return await asyncio.wait_for(
+        client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command=name, arguments=list(arguments))
+        ),
+        timeout=60,
     )
 
 
 async def hover_text(client: Any, uri: str, position: types.Position) -> str | None:
     """The markdown of a hover (None when there is none)."""
-    result = await client.text_document_hover_async(
-        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=position)
+    import asyncio
+
+    result = await asyncio.wait_for(
+        client.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=uri), position=position
+            )
+        ),
+        timeout=30,
     )
     if result is None:
         return None
     contents = result.contents
     return contents.value if isinstance(contents, types.MarkupContent) else str(contents)
+
+
+def published(client: Any, uri: str) -> list[types.Diagnostic] | None:
+    """The last diagnostics pushed for ``uri`` (None if none were pushed yet)."""
+    value = client.diagnostics.get(uri)
+    return None if value is None else list(value)

@@ -14,6 +14,7 @@ from .helpers import (
     humaneval_task,
     open_document,
     position_of,
+    published,
     replace_document,
     wait_for,
 )
@@ -92,12 +93,18 @@ async def test_samples_diagnostics_hover_lenses_and_actions(
         text = await hover_text(client, uri, name_pos)
         assert text is not None
         first = text.split("\n")[0]
-        assert first == "**codequorum** · `has_close_elements` · 5 samples · 2 clusters"
+        clusters = report["report"]["clusters"]
+        assert len(clusters) >= 2
+        assert first == (
+            f"**codequorum** · `has_close_elements` · 5 samples · {len(clusters)} clusters"
+        )
         assert "`outlier-current`" in text
         jsd = report["report"]["summary"]["jsd_struct"]["ordered"]
         assert f"JSD {jsd:.2f}" in text
         assert f"- consensus: **v{consensus + 1}**" in text
-        assert "- current code: outside the consensus (cluster 2 of 2)" in text
+        where = next(k for k, c in enumerate(clusters) if 5 in c)
+        assert where > 0
+        assert f"- current code: outside the consensus (cluster {where + 1} of {len(clusters)})" in text
         assert "```diff\n--- current\n+++ v" in text
         assert await hover_text(client, uri, position_of(doc, "untouched")) is None
 
@@ -128,12 +135,12 @@ async def test_samples_diagnostics_hover_lenses_and_actions(
             client, "codequorum.showSample", uri, "has_close_elements", consensus + 1
         )
         prefix = doc[: doc.index("def has_close_elements")]
-        assert new_doc == prefix + chosen["code"].rstrip("\n") + TAIL
+        assert new_doc == prefix + chosen["code"].rstrip("\n") + "\n" + TAIL
         assert (workspace / "close.py").read_text() == doc  # the server never edits on its own
 
         # take the consensus version: the current code is now in the consensus
         replace_document(client, uri, new_doc, version=2)
-        await wait_for(lambda: client.diagnostics.get(uri) == [])
+        await wait_for(lambda: published(client, uri) == [])
         report2 = await command(client, "codequorum.analyze", uri, "has_close_elements")
         assert report2["currentIndex"] == consensus
         assert [v["code"] for v in report2["report"]["verdicts"]] == ["stable"]
@@ -187,21 +194,25 @@ async def test_import_clear_compare_and_rename(workspace: Path, shared_dir: Path
         assert compared["diff"].startswith("--- current\n+++ v")
         assert len(compared["codes"]) == 5
 
+        before = await wait_for(lambda: published(client, uri))
+        codes = [d.code for d in before]
+        assert "outlier-current" in codes
+        assert all(d.range == _name_range(doc, "has_close_elements") for d in before)
+
         # rename the function and save: its versions follow the new name
         renamed = doc.replace("has_close_elements", "any_close")
         replace_document(client, uri, renamed, version=2)
-        await wait_for(
-            lambda: (
-                [d.code for d in client.diagnostics.get(uri, [])] == ["outlier-current"]
-                and client.diagnostics[uri][0].range == _name_range(renamed, "any_close")
-            )
+        new_range = _name_range(renamed, "any_close")
+        after = await wait_for(
+            lambda: (d := published(client, uri)) and d[0].range == new_range and d
         )
+        assert [d.code for d in after] == codes
         moved = await command(client, "codequorum.analyze", uri, "any_close")
         assert moved["samples"] == 4
 
         cleared = await command(client, "codequorum.clearSamples", uri, "any_close")
         assert cleared == {"uri": uri, "qualifiedName": "any_close", "removed": 4}
-        await wait_for(lambda: client.diagnostics.get(uri) == [])
+        await wait_for(lambda: published(client, uri) == [])
         gone = await command(client, "codequorum.analyze", uri, "any_close")
         assert gone["samples"] == 0 and gone["report"] is None
 

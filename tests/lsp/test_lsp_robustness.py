@@ -9,7 +9,7 @@ from pathlib import Path
 from lsprotocol import types
 
 from .conftest import lsp_session
-from .helpers import command, hover_text, open_document, position_of, wait_for
+from .helpers import command, hover_text, open_document, position_of, published, wait_for
 
 GOOD = "def area(w, h):\n    return w * h\n"
 VERSIONS = [
@@ -41,7 +41,7 @@ async def test_junk_huge_and_broken_documents(workspace: Path) -> None:
         uri_huge = open_document(client, workspace / "huge.py", huge)
         for uri in (uri_junk, uri_bin, uri_broken, uri_huge):
             await wait_for(lambda u=uri: u in client.diagnostics)
-            assert client.diagnostics[uri] == []
+            assert published(client, uri) == []
             assert await hover_text(client, uri, types.Position(line=0, character=2)) is None
             lenses = await client.text_document_code_lens_async(
                 types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
