@@ -16,6 +16,7 @@ Run: .venv/bin/python bench/bench_score_all.py [--runs N] [--jobs N] [--breakdow
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import subprocess
 import sys
@@ -75,9 +76,9 @@ def breakdown(tasks: int) -> None:
     counts = matrices = whole = 0.0
     for s in chosen:
         codes = [c for c in s.codes if c.strip()]
-        counts += best(lambda codes=codes: subtree_counts(codes, "python"))
-        matrices += best(lambda codes=codes: structural_matrices(codes, "python"))
-        whole += best(lambda s=s: analyze(s, opts))
+        counts += best(functools.partial(subtree_counts, codes, "python"))
+        matrices += best(functools.partial(structural_matrices, codes, "python"))
+        whole += best(functools.partial(analyze, s, opts))
     k = 1000 / len(chosen)
     print(f"reading all 164 sets: {read_s:.2f} s")
     print(f"per set (best of 3, first {len(chosen)} tasks, one process):")
