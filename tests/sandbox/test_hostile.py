@@ -120,6 +120,12 @@ def test_hostile_corpus(
             "        os.remove(name)\n"
             "    return n * n\n"
         ),
+        "fill_disk": (
+            "def f(n):\n"
+            "    for i in range(10_000):\n"
+            "        with open(f'blob{i}', 'wb') as fh:\n"
+            "            fh.write(b'z' * 1_000_000)\n"
+        ),
         "good_square": "def f(n):\n    return n * n\n",
         "good_sum": (
             "def f(n):\n    total = 0\n    for _ in range(n):\n"
@@ -171,6 +177,15 @@ def test_hostile_corpus(
     assert status["print_1gb"] == "output-limit"
     assert status["raw_fd_flood"] == "output-limit"
     assert status["kill_parent"] == "forbidden: signal"
+    # The sandbox directory is a size-capped tmpfs (where the kernel allows it): the
+    # disk stays untouched and the candidate gets ENOSPC; else RLIMIT_FSIZE and the
+    # deadline bound it.
+    if "tmpfs" in by["fill_disk"].layers:
+        assert status["fill_disk"] == "ok"
+        assert by["fill_disk"].tests[0].exc_type == "OSError"
+        assert "No space left" in (by["fill_disk"].tests[0].exc_message or "")
+    else:
+        assert status["fill_disk"] in ("ok", "timeout")
     assert status["delete_own_files"] == "ok"
     assert [t.passed for t in by["delete_own_files"].tests] == [True, True]
 

@@ -87,36 +87,58 @@ def _read_run_message() -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- isolation
-def _unshare_network() -> str | None:
-    """Enter a fresh network namespace if the kernel allows; return why not otherwise."""
-    flags_net = 0x40000000  # CLONE_NEWNET
-    flags_user = 0x10000000  # CLONE_NEWUSER
-    unshare = getattr(os, "unshare", None)
-    if unshare is not None:
-        try:
-            unshare(flags_net)
-            return None
-        except OSError:
-            try:
-                unshare(flags_user | flags_net)
-                return None
-            except OSError as exc:
-                return str(exc)
+CLONE_NEWNS = 0x00020000
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWNET = 0x40000000
+MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 16384, 1 << 18
+
+
+def _isolate(sandbox: str, tmpfs_bytes: int) -> tuple[list[str], list[str]]:
+    """Private network and mount namespaces where the kernel allows them.
+
+    In a new mount namespace the sandbox directory becomes a size-capped tmpfs (so a
+    candidate cannot fill the disk) that vanishes with the child. Uses libc through
+    ``ctypes`` (``os`` has no ``mount``), before the audit hook; ``ctypes`` is dropped
+    from ``sys.modules`` afterwards. Returns (layers, notes on what was not granted).
+    """
+    layers: list[str] = []
+    notes: list[str] = []
     try:
-        import ctypes  # only before the audit hook; removed from sys.modules below
+        import ctypes
 
         libc = ctypes.CDLL(None, use_errno=True)
-        for flags in (flags_net, flags_user | flags_net):
+        granted = 0
+        for flags in (
+            CLONE_NEWNET | CLONE_NEWNS,
+            CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWNS,
+            CLONE_NEWNET,
+            CLONE_NEWNS,
+        ):
             if libc.unshare(ctypes.c_int(flags)) == 0:
-                return None
-        return os.strerror(ctypes.get_errno())
+                granted = flags
+                break
+            notes.append(f"unshare({flags:#x}): {os.strerror(ctypes.get_errno())}")
+        if granted & CLONE_NEWNET:
+            layers.append("netns")
+        if granted & CLONE_NEWNS:
+            path = sandbox.encode()
+            options = f"size={tmpfs_bytes},mode=0700".encode()
+            flags = MS_NOSUID | MS_NODEV | MS_NOEXEC
+            if libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) != 0:
+                notes.append(f"private mounts: {os.strerror(ctypes.get_errno())}")
+            elif libc.mount(b"tmpfs", path, b"tmpfs", flags, options) != 0:
+                notes.append(f"tmpfs: {os.strerror(ctypes.get_errno())}")
+            else:
+                os.chdir(sandbox)  # the old cwd is the directory under the mount
+                layers.append("tmpfs")
     except Exception as exc:
-        return str(exc)
+        notes.append(f"{type(exc).__name__}: {exc}")
     finally:
         for name in [
             m for m in sys.modules if m == "ctypes" or m.startswith(("ctypes.", "_ctypes"))
         ]:
             del sys.modules[name]
+    return layers, notes
 
 
 def _set_limits(limits: dict[str, Any]) -> None:
@@ -787,14 +809,15 @@ def main() -> None:
         channel.send(protocol.MSG_ERROR, detail=f"bad run message: {exc}")
         posix._exit(70)
     layers: list[str] = []
-    netns_error = _unshare_network() if run.get("netns", True) else "not requested"
-    if netns_error is None:
-        layers.append("netns")
+    sandbox = posix.getcwd()
+    limits = run["limits"]
+    tmpfs_bytes = max(32 * 1024 * 1024, 2 * int(limits["file_size_bytes"]))
+    namespace_layers, isolation_notes = _isolate(sandbox, tmpfs_bytes)
+    layers.extend(namespace_layers)
     _set_limits(run["limits"])
     layers.append("rlimits")
     if os.getsid(0) == os.getpid():
         layers.append("session")
-    sandbox = posix.getcwd()
     violations: list[str] = []
     harness = Harness(run, channel)
     # Load what the harness needs later before any candidate code runs.
@@ -816,7 +839,7 @@ def main() -> None:
         layers=layers,
         python=".".join(map(str, sys.version_info[:3])),
         trace_mode=harness.tracer.mode if harness.tracer is not None else None,
-        netns_error=netns_error,
+        notes=isolation_notes,
     )
     if run.get("probe"):
         channel.send(protocol.MSG_DONE)
