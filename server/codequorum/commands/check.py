@@ -1,0 +1,508 @@
+"""``codequorum check``: lint source files against the versions kept in the sample store.
+
+For every function of the given files that has stored versions, the current code joins
+them as one more version (origin ``current``), the set is analysed exactly as the editor
+analyses it (the language server's :class:`~codequorum.lsp.engine.Engine` does the work,
+so the store keys, the sample set and the messages are the same), and each finding is
+printed as ``path:line:col: severity code message``. The exit status follows
+``--fail-on``, so the command fits CI jobs and pre-commit hooks.
+
+Generated code is only parsed here; ``--dynamic`` runs the versions in the sandbox.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from codequorum import __version__, parsing
+from codequorum.errors import UnknownFormatError, UnknownLanguageError, UserError
+from codequorum.sources.store import default_store_path
+
+FORMATS: tuple[str, ...] = ("text", "json", "sarif")
+FAIL_ON: tuple[str, ...] = ("error", "warning", "information", "never")
+#: Severity ranks: a lower number is more severe.
+RANK: dict[str, int] = {"error": 1, "warning": 2, "information": 3, "hint": 4}
+#: Folders never entered when a directory is walked.
+SKIP_DIRS = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
+SARIF_LEVEL: dict[str, str] = {
+    "error": "error",
+    "warning": "warning",
+    "information": "note",
+    "hint": "note",
+}
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+
+def _at_least(minimum: int) -> Any:
+    """An argparse type: a whole number of at least ``minimum``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected at least {minimum}, got {value}")
+        return value
+
+    return parse
+
+
+def _seconds(text: str) -> float:
+    """A positive number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return value
+
+
+def register(subparsers: Any) -> None:
+    """Add ``check`` to the command line."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "check",
+        help="lint source files: how far each function is from its stored versions",
+        description="For every function of the given files that has versions in the sample "
+        "store, compare the current code with them and print one line per finding "
+        "(path:line:col: severity code message). The exit status is 1 when a finding at or "
+        "above --fail-on exists.",
+    )
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        type=Path,
+        metavar="PATH",
+        help="source files, or folders to walk for files with a known extension",
+    )
+    parser.add_argument("--workspace", type=Path,
+                        help="workspace folder (default: the current one)")
+    parser.add_argument(
+        "--store", type=Path, help="store file (default: <workspace>/.codequorum/samples.sqlite3)"
+    )
+    parser.add_argument(
+        "--language", help="language of files named on the command line whose extension "
+        "does not tell (default: from the extension)"
+    )
+    parser.add_argument(
+        "--format", dest="output_format", default="text", metavar="FORMAT",
+        help="text (default), json or sarif",
+    )
+    parser.add_argument(
+        "--fail-on", default="warning", metavar="SEVERITY",
+        help="exit with status 1 when a finding at or above this severity exists: error, "
+        "warning (default), information or never",
+    )
+    parser.add_argument(
+        "--min-samples", type=_at_least(1), default=2, metavar="K",
+        help="check a function only when at least K versions are stored (default 2)",
+    )
+    parser.add_argument("--no-tsed", dest="tsed", action="store_false",
+                        help="skip TSED (tree edit distance; the slowest metric)")
+    parser.add_argument("--max-depth", type=_at_least(1), default=30, metavar="D",
+                        help="deepest tree level counted (default 30)")
+    parser.add_argument("--dynamic", action="store_true",
+                        help="also run the versions in the sandbox (opcode traces, outputs)")
+    parser.add_argument("--timeout", type=_seconds, default=10.0, metavar="SECONDS",
+                        help="with --dynamic: budget of one version (default 10)")
+    parser.set_defaults(func=run)
+
+
+# ----------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One finding about one function, at the function's name (1-based line and column,
+    the column counted in characters)."""
+
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    severity: str
+    code: str
+    message: str
+    function: str
+    figure: float | None
+    samples: tuple[int, ...]
+    versions: int
+    report: dict[str, Any]
+
+    def text(self) -> str:
+        """``path:line:col: severity code message``."""
+        return f"{self.path}:{self.line}:{self.column}: {self.severity} {self.code} {self.message}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form; ``report`` is the function's report summary."""
+        return {
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "end_line": self.end_line,
+            "end_column": self.end_column,
+            "severity": self.severity,
+            "code": self.code,
+            "message": self.message,
+            "function": self.function,
+            "figure": self.figure,
+            "samples": list(self.samples),
+            "versions": self.versions,
+            "report": self.report,
+        }
+
+
+@dataclass
+class CheckRun:
+    """Everything one run found and counted."""
+
+    findings: list[Finding] = field(default_factory=list)
+    functions: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    files: int = 0
+    files_checked: int = 0
+    functions_checked: int = 0
+    functions_without_samples: int = 0
+    functions_too_few: int = 0
+    failures: int = 0
+    missing_paths: int = 0
+    store: str = ""
+    store_missing: bool = False
+
+    def counts(self) -> dict[str, int]:
+        """Findings per severity."""
+        out = {name: 0 for name in RANK}
+        for f in self.findings:
+            out[f.severity] = out.get(f.severity, 0) + 1
+        return out
+
+    def summary(self) -> dict[str, Any]:
+        """JSON-ready counts."""
+        return {
+            "files": self.files,
+            "files_checked": self.files_checked,
+            "functions_checked": self.functions_checked,
+            "functions_without_samples": self.functions_without_samples,
+            "functions_with_too_few_samples": self.functions_too_few,
+            "failures": self.failures,
+            "findings": len(self.findings),
+            "by_severity": self.counts(),
+            "store": self.store,
+            "store_missing": self.store_missing,
+        }
+
+    def summary_line(self) -> str:
+        """One line: what was checked and what was found."""
+        if self.store_missing:
+            return f"no sample store at {self.store}; nothing to check"
+        counts = self.counts()
+        found = ", ".join(f"{n} {_plural(name, n)}" for name, n in counts.items() if n)
+        found = found or "no findings"
+        files = f"{self.files_checked} file{'s' if self.files_checked != 1 else ''}"
+        fns = f"{self.functions_checked} function{'s' if self.functions_checked != 1 else ''}"
+        parts = [f"checked {fns} in {files}: {found}"]
+        if self.functions_without_samples:
+            parts.append(f"{self.functions_without_samples} without samples skipped")
+        if self.functions_too_few:
+            parts.append(f"{self.functions_too_few} with too few samples skipped")
+        if self.failures:
+            parts.append(f"{self.failures} could not be analysed")
+        return "; ".join(parts)
+
+    def exit_code(self, fail_on: str) -> int:
+        """1 when a finding at or above ``fail_on`` exists, 2 when a path did not exist,
+        else 0."""
+        if self.missing_paths:
+            return 2
+        if fail_on == "never":
+            return 0
+        limit = RANK[fail_on]
+        return 1 if any(RANK.get(f.severity, 4) <= limit for f in self.findings) else 0
+
+
+def _plural(severity: str, n: int) -> str:
+    """``1 warning``, ``2 warnings``, ``3 information``."""
+    return severity if n == 1 or severity == "information" else f"{severity}s"
+
+
+# ----------------------------------------------------------------------------- files
+
+
+def _walk(folder: Path) -> Iterator[Path]:
+    """Files with a known extension under ``folder``, sorted; hidden folders and
+    ``node_modules``-like folders are not entered."""
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIP_DIRS)
+        for name in sorted(files):
+            path = Path(root) / name
+            try:
+                parsing.language_from_path(path)
+            except UnknownLanguageError:
+                continue
+            yield path
+
+
+def _targets(paths: Sequence[Path], language: str | None, run: CheckRun
+             ) -> Iterator[tuple[Path, str]]:
+    """(file, language) for every file to check, each once; notes for the rest."""
+    seen: set[Path] = set()
+    for given in paths:
+        candidates: list[tuple[Path, str | None]]
+        if given.is_dir():
+            candidates = [(p, None) for p in _walk(given)]
+        elif given.exists():
+            candidates = [(given, language)]
+        else:
+            run.notes.append(f"{given}: no such file or folder")
+            run.missing_paths += 1
+            continue
+        for path, forced in candidates:
+            resolved = path.resolve()
+            if resolved in seen:
+                continue
+            seen.add(resolved)
+            try:
+                lang = parsing.language_from_path(path)
+            except UnknownLanguageError:
+                if forced is None:
+                    run.notes.append(f"{path}: unknown extension, skipped "
+                                     "(--language names the language)")
+                    continue
+                lang = forced
+            yield path, lang
+
+
+def _read(path: Path, run: CheckRun) -> str | None:
+    """The file's text, or None with a note (binary, not UTF-8, unreadable)."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        run.notes.append(f"{path}: cannot read: {exc.strerror or exc}")
+        return None
+    if b"\0" in data[:8192]:
+        run.notes.append(f"{path}: binary file, skipped")
+        return None
+    try:
+        return data.decode("utf-8-sig")  # a BOM is not part of the text
+    except UnicodeDecodeError as exc:
+        run.notes.append(f"{path}: not UTF-8 text (byte {exc.start}), skipped")
+        return None
+
+
+# ----------------------------------------------------------------------------- checking
+
+
+def _report_summary(report: Any) -> dict[str, Any]:
+    """The parts of a function's report a finding carries in JSON."""
+    full = report.to_dict()
+    keep = ("status", "message", "n", "n_total", "summary", "medoid", "clusters",
+            "current_index", "notes")
+    return {k: full[k] for k in keep}
+
+
+def check_files(args: argparse.Namespace, language: str | None, store_path: Path,
+                workspace: Path) -> CheckRun:
+    """Check every target file against the store at ``store_path``."""
+    from codequorum.lsp.diagnostics import function_diagnostics
+    from codequorum.lsp.documents import Snapshot
+    from codequorum.lsp.engine import Engine, file_key_for
+    from codequorum.lsp.settings import (
+        AnalysisSettings,
+        DiagnosticsSettings,
+        DynamicSettings,
+        Settings,
+        StoreSettings,
+    )
+
+    run = CheckRun(store=str(store_path))
+    problems: list[str] = []
+
+    def notify(level: str, message: str) -> None:
+        text = message.removeprefix("codequorum: ")
+        (problems if level == "error" else run.notes).append(text)
+
+    settings = Settings(
+        store=StoreSettings(path=str(store_path)),
+        analysis=AnalysisSettings(include_current=True, max_depth=args.max_depth,
+                                  tsed=args.tsed),
+        diagnostics=DiagnosticsSettings(min_severity="hint"),
+        dynamic=DynamicSettings(timeout=args.timeout),
+    )
+    engine = Engine(notify)
+    engine.configure(settings, root=str(workspace))
+    cancel = threading.Event()
+    try:
+        if engine.store() is None:
+            raise UserError(problems[0] if problems else f"cannot open {store_path}")
+        for path, lang in _targets(args.paths, language, run):
+            run.files += 1
+            text = _read(path, run)
+            if text is None:
+                continue
+            key = file_key_for(path.resolve().as_uri(), str(workspace))
+            snapshot = Snapshot(uri=path.resolve().as_uri(), text=text, language=lang,
+                                encoding="utf-32")
+            entries = snapshot.functions()
+            if snapshot.skipped_reason:
+                run.notes.append(f"{path}: too large to check, skipped")
+                continue
+            names = engine.functions_with_samples_sync(key)
+            seen: set[str] = set()
+            checked_here = 0
+            for entry in entries:
+                if entry.qualified_name in seen:
+                    continue
+                seen.add(entry.qualified_name)
+                if entry.qualified_name not in names:
+                    run.functions_without_samples += 1
+                    continue
+                stored = engine.samples_sync(key, entry.qualified_name)
+                if len(stored) < args.min_samples:
+                    run.functions_too_few += 1
+                    continue
+                try:
+                    analysis = engine.analysis_sync(snapshot, entry, key)
+                    if analysis is not None and args.dynamic:
+                        engine.run_dynamic_sync(analysis, lambda _t, _p: None, cancel)
+                        analysis = engine.analysis_sync(snapshot, entry, key)
+                except KeyboardInterrupt:
+                    cancel.set()
+                    raise
+                except Exception as exc:  # one function must not stop the others
+                    run.failures += 1
+                    run.notes.append(f"{path}: `{entry.qualified_name}` could not be "
+                                     f"analysed: {type(exc).__name__}: {exc}")
+                    continue
+                if analysis is None:
+                    continue
+                checked_here += 1
+                run.functions_checked += 1
+                summary = _report_summary(analysis.report)
+                headline = analysis.report.verdict
+                run.functions.append({
+                    "path": path.as_posix(),
+                    "function": entry.qualified_name,
+                    "line": entry.name_range.start.line + 1,
+                    "versions": analysis.n_stored,
+                    "verdict": headline.code if headline is not None else None,
+                    "stability": summary["summary"].get("jsd_struct", {}).get("ordered"),
+                })
+                for diag in function_diagnostics(snapshot, entry, analysis, settings):
+                    data = diag.data if isinstance(diag.data, dict) else {}
+                    severity = next((name for name, rank in RANK.items()
+                                     if rank == int(diag.severity or 3)), "information")
+                    run.findings.append(Finding(
+                        path=path.as_posix(),
+                        line=diag.range.start.line + 1,
+                        column=diag.range.start.character + 1,
+                        end_line=diag.range.end.line + 1,
+                        end_column=diag.range.end.character + 1,
+                        severity=severity,
+                        code=str(diag.code),
+                        message=diag.message,
+                        function=entry.qualified_name,
+                        figure=data.get("figure"),
+                        samples=tuple(data.get("samples", ())),
+                        versions=analysis.n_stored,
+                        report=summary,
+                    ))
+            if checked_here:
+                run.files_checked += 1
+    finally:
+        engine.shutdown()
+    return run
+
+
+# ----------------------------------------------------------------------------- output
+
+
+def _sarif(run: CheckRun) -> dict[str, Any]:
+    """The findings as a SARIF 2.1.0 log (one run, one rule per finding code)."""
+    rules = sorted({f.code for f in run.findings})
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "codequorum",
+                "version": __version__,
+                "rules": [{"id": code, "name": code} for code in rules],
+            }},
+            "results": [{
+                "ruleId": f.code,
+                "ruleIndex": rules.index(f.code),
+                "level": SARIF_LEVEL.get(f.severity, "note"),
+                "message": {"text": f.message},
+                "locations": [{"physicalLocation": {
+                    "artifactLocation": {"uri": f.path},
+                    "region": {"startLine": f.line, "startColumn": f.column,
+                               "endLine": f.end_line, "endColumn": f.end_column},
+                }}],
+                "properties": {"function": f.function, "figure": f.figure,
+                               "versions": f.versions},
+            } for f in run.findings],
+        }],
+    }
+
+
+def write(run: CheckRun, fmt: str, out: TextIO) -> None:
+    """Print the run: finding lines and a summary line, or one JSON / SARIF document."""
+    if fmt == "json":
+        doc = {"findings": [f.to_dict() for f in run.findings], "summary": run.summary(),
+               "functions": list(run.functions), "notes": list(run.notes)}
+        json.dump(doc, out, indent=2, allow_nan=False)
+        out.write("\n")
+    elif fmt == "sarif":
+        json.dump(_sarif(run), out, indent=2, allow_nan=False)
+        out.write("\n")
+    else:
+        for finding in run.findings:
+            print(finding.text(), file=out)
+        print(run.summary_line(), file=out)
+
+
+def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    """``codequorum check``: 0 clean, 1 a finding at or above ``--fail-on``, 2 bad usage
+    (or a path that does not exist)."""
+    stream = out or sys.stdout
+    fmt = args.output_format
+    if fmt not in FORMATS:
+        raise UnknownFormatError(f"unknown output format {fmt!r} (choose {', '.join(FORMATS)})")
+    if args.fail_on not in FAIL_ON:
+        raise UnknownFormatError(
+            f"unknown --fail-on {args.fail_on!r} (choose {', '.join(FAIL_ON)})")
+    language = parsing.normalize_language(args.language) if args.language else None
+    workspace = (args.workspace or Path.cwd()).resolve()
+    if args.workspace is not None and not workspace.is_dir():
+        raise UserError(f"--workspace {args.workspace}: not a folder")
+    store_path = (args.store or default_store_path(workspace)).resolve()
+    if args.dynamic:
+        from codequorum.commands.score import dynamic_available
+
+        if not dynamic_available():
+            raise UserError("dynamic analysis is not available in this installation; "
+                            "run without --dynamic")
+    if store_path.is_dir():
+        raise UserError(f"--store {store_path}: is a folder, expected a file")
+    if not store_path.exists():
+        print(f"codequorum: no sample store at {store_path}; run `codequorum sample` or add "
+              "samples from your editor", file=sys.stderr)
+        empty = CheckRun(store=str(store_path), store_missing=True)
+        if fmt != "text":
+            write(empty, fmt, stream)
+        return 0
+    result = check_files(args, language, store_path, workspace)
+    for note in result.notes:
+        print(f"codequorum: {note}", file=sys.stderr)
+    write(result, fmt, stream)
+    return result.exit_code(args.fail_on)

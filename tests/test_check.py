@@ -1,0 +1,292 @@
+"""``codequorum check``: real CodeGen samples and a hand-made divergent set in a real store.
+
+The versions go into the store through ``codequorum sample --from`` (so the file keys are
+the ones the sample command writes), then ``check`` reads them back for the same file.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codequorum.cli import main
+from codequorum.sources.store import SampleStore, default_store_path
+
+SCRIPT = Path(sys.executable).parent / "codequorum"
+STABLE_TASK = "HumanEval/28"  # concatenate: CodeGen's versions share one shape
+UNSTABLE_TASK = "HumanEval/37"  # sort_even: CodeGen's versions disagree
+
+#: Four stored versions of ``Stats.total`` that agree; the current one below does not.
+LOOPS = [
+    "def total(self, xs):\n    s = 0\n    for x in xs:\n        s += x\n    return s\n",
+    "def total(self, xs):\n    acc = 0\n    for value in xs:\n        acc += value\n"
+    "    return acc\n",
+    "def total(self, xs):\n    result = 0\n    for item in xs:\n        result = result + item\n"
+    "    return result\n",
+    "def total(self, xs):\n    n = 0\n    for x in list(xs):\n        n += x\n    return n\n",
+]
+
+DIVERGENT_CURRENT = '''class Stats:
+    """Running figures."""
+
+    def total(self, xs):
+        if not xs:
+            return 0
+        head, *rest = xs
+        try:
+            return head + self.total(rest)
+        except RecursionError:
+            import functools
+            return functools.reduce(lambda a, b: a + b, xs, 0)
+
+
+def no_samples(x):
+    return x + 1
+'''
+
+
+def _function(row: dict[str, Any], k: int) -> str:
+    """Sample ``k`` of a HumanEval row as one function (the prompt's imports dropped)."""
+    code = str(row["prompt"]) + str(row["samples"][k])
+    return code[code.index("def "):].rstrip() + "\n"
+
+
+def _line_of(text: str, needle: str) -> int:
+    """1-based number of the first line containing ``needle``."""
+    return next(i for i, line in enumerate(text.split("\n"), start=1) if needle in line)
+
+
+class Workspace:
+    """A workspace folder with ``mod.py`` and a store holding versions of three of its
+    functions."""
+
+    def __init__(self, root: Path, rows: dict[str, dict[str, Any]]) -> None:
+        self.root = root
+        stable, unstable = rows[STABLE_TASK], rows[UNSTABLE_TASK]
+        self.text = (
+            '"""Helpers checked against their stored versions."""\n'
+            "from typing import List\n\n\n"
+            + _function(stable, 0) + "\n\n" + _function(unstable, 0) + "\n\n"
+            + DIVERGENT_CURRENT
+        )
+        self.file = root / "mod.py"
+        self.file.write_text(self.text, encoding="utf-8")
+        self.sort_even_line = _line_of(self.text, "def sort_even(")
+        self.total_line = _line_of(self.text, "def total(")
+        versions = {
+            "concatenate": [stable["prompt"] + s for s in stable["samples"][1:8]],
+            "sort_even": [unstable["prompt"] + s for s in unstable["samples"][1:8]],
+            "Stats.total": LOOPS,
+        }
+        for name, codes in versions.items():
+            source = root / f"{name}.json"
+            source.write_text(json.dumps(codes), encoding="utf-8")
+            status = main(["sample", str(self.file), "-f", name, "--from", str(source),
+                           "--workspace", str(root)])
+            assert status == 0
+            source.unlink()
+        self.store = default_store_path(root)
+
+
+@pytest.fixture(scope="module")
+def rows(shared_dir: Path) -> dict[str, dict[str, Any]]:
+    """The two CodeGen-16B rows the tests use."""
+    out: dict[str, dict[str, Any]] = {}
+    with (shared_dir / "data" / "humaneval_codegen16b_t0.8.jsonl").open(encoding="utf-8") as f:
+        for line in f:
+            row = json.loads(line)
+            if row["task_id"] in (STABLE_TASK, UNSTABLE_TASK):
+                out[row["task_id"]] = row
+    return out
+
+
+@pytest.fixture(scope="module")
+def ws(tmp_path_factory: pytest.TempPathFactory, rows: dict[str, dict[str, Any]]) -> Workspace:
+    """One workspace shared by the tests that only read it."""
+    return Workspace(tmp_path_factory.mktemp("ws"), rows)
+
+
+def _check(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    status = main(["check", *args])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_store_holds_the_versions_under_the_relative_key(ws: Workspace) -> None:
+    with SampleStore.open(ws.store) as store:
+        assert store.files() == ["mod.py"]
+        assert sorted(store.functions_with_samples("mod.py")) == [
+            "Stats.total", "concatenate", "sort_even"]
+        assert store.count("mod.py", "Stats.total") == 4
+
+
+def test_text_findings_lines_and_exit_status(ws: Workspace,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = _check(capsys, str(ws.file), "--workspace", str(ws.root))
+    lines = out.strip().split("\n")
+    path = ws.file.as_posix()
+    assert status == 1
+    assert err == ""
+    assert len(lines) == 4, out
+    # real CodeGen versions of sort_even disagree; the name starts at column 5 ("def ")
+    assert lines[0].startswith(f"{path}:{ws.sort_even_line}:5: warning unstable-structure "
+                               "Versions disagree in shape: mean JSD 0.")
+    assert lines[0].endswith("[6 versions of `sort_even`]")
+    # the hand-made method: indented, so its name starts at column 9
+    codes = [line.split(" ")[2] for line in lines[1:3]]
+    assert sorted(codes) == ["outlier-current", "unstable-structure"]
+    assert all(line.startswith(f"{path}:{ws.total_line}:9: warning ") for line in lines[1:3])
+    outlier = next(line for line in lines if " outlier-current " in line)
+    assert "The current version is far from the consensus" in outlier
+    # concatenate agrees with its versions: nothing printed for it
+    assert "concatenate" not in out
+    assert lines[3] == ("checked 3 functions in 1 file: 3 warnings; "
+                        "1 without samples skipped")
+
+
+@pytest.mark.parametrize(("fail_on", "expected"),
+                         [("error", 0), ("warning", 1), ("information", 1), ("never", 0)])
+def test_fail_on_decides_the_exit_status(ws: Workspace, capsys: pytest.CaptureFixture[str],
+                                         fail_on: str, expected: int) -> None:
+    status, out, _ = _check(capsys, str(ws.file), "--workspace", str(ws.root),
+                            "--fail-on", fail_on, "--no-tsed")
+    assert status == expected
+    assert out.count(": warning ") == 3
+
+
+def test_json_lists_findings_with_report_summary(ws: Workspace,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = _check(capsys, str(ws.file), "--workspace", str(ws.root),
+                            "--format", "json")
+    doc = json.loads(out)
+    assert status == 1
+    assert [(f["function"], f["code"], f["line"], f["column"]) for f in doc["findings"]] == [
+        ("sort_even", "unstable-structure", ws.sort_even_line, 5),
+        ("Stats.total", "unstable-structure", ws.total_line, 9),
+        ("Stats.total", "outlier-current", ws.total_line, 9),
+    ]
+    outlier = doc["findings"][2]
+    assert outlier["versions"] == 4
+    assert outlier["samples"] == [4]  # the current code joins the four stored versions
+    assert outlier["report"]["n"] == 5
+    assert outlier["report"]["current_index"] == 4
+    assert outlier["figure"] < 0.75
+    assert f"JSD {outlier['figure']:.2f} to the others" in outlier["message"]
+    assert doc["summary"]["functions_checked"] == 3
+    assert doc["summary"]["functions_without_samples"] == 1
+    assert doc["summary"]["by_severity"]["warning"] == 3
+    stable = next(f for f in doc["functions"] if f["function"] == "concatenate")
+    assert stable["verdict"] == "stable"
+    assert stable["stability"] >= 0.8
+
+
+def test_sarif_results(ws: Workspace, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = _check(capsys, str(ws.file), "--workspace", str(ws.root),
+                            "--format", "sarif", "--fail-on", "never")
+    log = json.loads(out)
+    results = log["runs"][0]["results"]
+    assert status == 0
+    assert log["version"] == "2.1.0"
+    assert [r["ruleId"] for r in results] == [
+        "unstable-structure", "unstable-structure", "outlier-current"]
+    region = results[2]["locations"][0]["physicalLocation"]["region"]
+    assert (region["startLine"], region["startColumn"]) == (ws.total_line, 9)
+    assert all(r["level"] == "warning" for r in results)
+
+
+def test_min_samples_skips_functions_with_fewer_versions(
+        ws: Workspace, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = _check(capsys, str(ws.file), "--workspace", str(ws.root),
+                            "--min-samples", "5", "--no-tsed")
+    # Stats.total has 4 stored versions; sort_even 6 and concatenate 5 are still checked
+    assert status == 1
+    assert "total" not in out.replace("checked", "")
+    assert out.strip().split("\n")[-1] == (
+        "checked 2 functions in 1 file: 1 warning; 1 without samples skipped; "
+        "1 with too few samples skipped")
+
+
+def test_folder_walk_notes_binary_and_unknown_files(
+        ws: Workspace, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (ws.root / "sub").mkdir(exist_ok=True)
+    (ws.root / "sub" / "blob.py").write_bytes(b"\x00\x01def f():\n  pass\n")
+    (ws.root / "sub" / "latin.py").write_bytes(b"x = '\xe9'\n")
+    (ws.root / "notes.txt").write_text("not code\n", encoding="utf-8")
+    try:
+        status, out, err = _check(capsys, str(ws.root), str(ws.root / "notes.txt"),
+                                  "--workspace", str(ws.root), "--no-tsed")
+    finally:
+        for name in ("sub/blob.py", "sub/latin.py", "notes.txt"):
+            (ws.root / name).unlink()
+        (ws.root / "sub").rmdir()
+    assert status == 1
+    assert f"{ws.root / 'sub' / 'blob.py'}: binary file, skipped" in err
+    assert f"{ws.root / 'sub' / 'latin.py'}: not UTF-8 text (byte 5), skipped" in err
+    assert f"{ws.root / 'notes.txt'}: unknown extension, skipped" in err
+    assert out.count(": warning ") == 3  # mod.py, found by the walk, is still checked
+
+
+def test_missing_store_is_not_a_failure(tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "a.py"
+    source.write_text("def f():\n    return 1\n", encoding="utf-8")
+    status, out, err = _check(capsys, str(source), "--workspace", str(tmp_path))
+    expected = default_store_path(tmp_path.resolve())
+    assert status == 0
+    assert out == ""
+    assert err.strip() == (f"codequorum: no sample store at {expected}; run `codequorum "
+                           "sample` or add samples from your editor")
+    assert not expected.exists()  # checking never creates a store
+    status, out, _ = _check(capsys, str(source), "--workspace", str(tmp_path),
+                            "--format", "json")
+    assert status == 0
+    assert json.loads(out)["summary"]["store_missing"] is True
+
+
+def test_usage_errors_exit_2(ws: Workspace, capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = _check(capsys, str(ws.file), "--workspace", str(ws.root),
+                            "--language", "cobol")
+    assert status == 2
+    assert "unknown language 'cobol'" in err
+    status, _, err = _check(capsys, str(ws.file), "--format", "xml")
+    assert (status, "unknown output format 'xml'" in err) == (2, True)
+    status, _, err = _check(capsys, str(ws.file), "--fail-on", "hint")
+    assert (status, "unknown --fail-on 'hint'" in err) == (2, True)
+    status, _, err = _check(capsys, str(ws.root / "gone.py"), "--workspace", str(ws.root))
+    assert (status, f"{ws.root / 'gone.py'}: no such file or folder" in err) == (2, True)
+
+
+def test_installed_script_relative_paths(ws: Workspace) -> None:
+    proc = subprocess.run([str(SCRIPT), "check", "mod.py", "--no-tsed"], cwd=ws.root,
+                          capture_output=True, text=True, timeout=60, check=False)
+    lines = proc.stdout.strip().split("\n")
+    assert proc.returncode == 1, proc.stderr
+    assert lines[0].startswith(f"mod.py:{ws.sort_even_line}:5: warning unstable-structure ")
+    assert sum(line.startswith(f"mod.py:{ws.total_line}:9: warning ") for line in lines) == 2
+    assert lines[-1].startswith("checked 3 functions in 1 file: 3 warnings")
+    proc = subprocess.run([str(SCRIPT), "check", "mod.py", "--fail-on", "error", "--no-tsed"],
+                          cwd=ws.root, capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 0
+
+
+def test_dynamic_runs_the_versions_in_the_sandbox(
+        ws: Workspace, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = _check(capsys, str(ws.file), "--workspace", str(ws.root),
+                            "--format", "json", "--dynamic", "--no-tsed", "--timeout", "5")
+    doc = json.loads(out)
+    by_function: dict[str, list[dict[str, Any]]] = {}
+    for finding in doc["findings"]:
+        by_function.setdefault(finding["function"], []).append(finding)
+    assert status == 1
+    # one of CodeGen's sort_even versions returns None for [] where the others return []
+    divergent = next(f for f in by_function["sort_even"] if f["code"] == "divergent-outputs")
+    assert "sort_even([])" in divergent["message"]
+    assert divergent["report"]["summary"]["oer"] < 1.0
+    assert "sctd_jsd" in divergent["report"]["summary"]
+    assert "outlier-current" in [f["code"] for f in by_function["Stats.total"]]
+    assert "concatenate" not in by_function
