@@ -24,7 +24,18 @@ function fmt(x: number | null | undefined): string {
 }
 
 const CELL = 44;
-const HEAD = 72;
+const TOP = 24;
+const LEFT = 64;
+
+/**
+ * Cell intensity in [0.08, 1]: the lowest similarity in the matrix is lightest and 1.0 darkest,
+ * so that differences between versions that are all fairly alike still show.
+ */
+export function intensity(value: number, lowest: number): number {
+  const lo = Math.min(lowest, 0.95);
+  const t = Math.max(0, Math.min(1, (value - lo) / (1 - lo)));
+  return 0.08 + 0.92 * t;
+}
 
 function label(report: FunctionReport, index: number): string {
   return report.versions.find((v) => v.index === index)?.label ?? `v${index + 1}`;
@@ -33,28 +44,34 @@ function label(report: FunctionReport, index: number): string {
 /** One matrix as an SVG heatmap: cell opacity = similarity (clipped to [0, 1]). */
 export function heatmapSvg(report: FunctionReport, m: MatrixView, hidden: boolean): string {
   const n = m.indices.length;
-  const size = HEAD + n * CELL;
+  const width = Math.max(LEFT + n * CELL, 320);
+  const height = TOP + n * CELL + 22;
+  const present = m.values.flat().filter((x): x is number => x !== null);
+  const lowest = present.length ? Math.min(...present) : 0;
   const parts: string[] = [];
   parts.push(
-    `<svg class="heatmap${hidden ? ' hidden' : ''}" data-matrix="${escapeHtml(m.name)}" role="img" aria-label="${escapeHtml(m.title)}" width="${size}" height="${size}" viewBox="0 0 ${size} ${size}">`,
+    `<svg class="heatmap${hidden ? ' hidden' : ''}" data-matrix="${escapeHtml(m.name)}" role="img" aria-label="${escapeHtml(m.title)}" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">`,
   );
   m.indices.forEach((idx, k) => {
     const name = escapeHtml(label(report, idx));
-    parts.push(`<text class="axis" x="${HEAD + k * CELL + CELL / 2}" y="${HEAD - 8}" text-anchor="middle">${name}</text>`);
-    parts.push(`<text class="axis" x="${HEAD - 8}" y="${HEAD + k * CELL + CELL / 2 + 4}" text-anchor="end">${name}</text>`);
+    parts.push(`<text class="axis" x="${LEFT + k * CELL + CELL / 2 - 1}" y="${TOP - 8}" text-anchor="middle">${name}</text>`);
+    parts.push(`<text class="axis" x="${LEFT - 8}" y="${TOP + k * CELL + CELL / 2 + 3}" text-anchor="end">${name}</text>`);
   });
   m.values.forEach((row, i) => {
     row.forEach((value, j) => {
-      const x = HEAD + j * CELL;
-      const y = HEAD + i * CELL;
-      const opacity = value === null ? 0 : Math.max(0, Math.min(1, value));
+      const x = LEFT + j * CELL;
+      const y = TOP + i * CELL;
+      const level = value === null ? 0 : intensity(value, lowest);
       const title = `${label(report, m.indices[i])} → ${label(report, m.indices[j])}: ${fmt(value)}`;
       parts.push(
-        `<g><title>${escapeHtml(title)}</title><rect class="${value === null ? 'cell missing' : 'cell'}" x="${x}" y="${y}" width="${CELL - 2}" height="${CELL - 2}" fill-opacity="${opacity.toFixed(3)}"></rect>` +
-          `<text class="value" x="${x + (CELL - 2) / 2}" y="${y + CELL / 2 + 3}" text-anchor="middle">${fmt(value)}</text></g>`,
+        `<g><title>${escapeHtml(title)}</title><rect class="${value === null ? 'cell missing' : 'cell'}" x="${x}" y="${y}" width="${CELL - 2}" height="${CELL - 2}" fill-opacity="${level.toFixed(3)}"></rect>` +
+          `<text class="value${level > 0.55 ? ' strong' : ''}" x="${x + (CELL - 2) / 2}" y="${y + CELL / 2 + 3}" text-anchor="middle">${fmt(value)}</text></g>`,
       );
     });
   });
+  parts.push(
+    `<text class="legend" x="${LEFT}" y="${TOP + n * CELL + 16}">palest ${fmt(lowest)} · strongest 1.00</text>`,
+  );
   parts.push('</svg>');
   return parts.join('');
 }
@@ -115,7 +132,8 @@ h2 { font-size: 1.05em; font-weight: 600; margin-top: 1.6em; }
 .figure { font-size: 1.6em; font-weight: 600; }
 .unstable { color: var(--vscode-editorWarning-foreground); }
 svg text { fill: var(--vscode-foreground); font-size: 11px; font-family: var(--vscode-editor-font-family); }
-svg text.value { paint-order: stroke; stroke: var(--vscode-editor-background); stroke-width: 3px; }
+svg text.value.strong { fill: var(--vscode-button-foreground, var(--vscode-editor-background)); }
+svg text.legend { fill: var(--vscode-descriptionForeground); }
 rect.cell { fill: var(--vscode-charts-blue); }
 rect.cell.missing { fill: var(--vscode-disabledForeground); }
 rect.track { fill: var(--vscode-editorWidget-background); stroke: var(--vscode-widget-border, transparent); }
@@ -158,7 +176,7 @@ export function renderReportHtml(report: FunctionReport, options: { nonce: strin
         .map((m) => `<option value="${escapeHtml(m.name)}"${m === preferred ? ' selected' : ''}>${escapeHtml(m.title)}</option>`)
         .join('')}</select>
 <div>${matrices.map((m) => heatmapSvg(report, m, m !== preferred)).join('')}</div>
-<p class="note">Row → column; darker is more alike.</p>`
+<p class="note">Row → column; the stronger the colour, the more alike.</p>`
     : '<p class="note">No similarity matrix in this report.</p>';
   const scored = report.versions.filter((v) => !v.skipped);
   const bars = BARS.map((spec) => `<h2>${escapeHtml(spec.title)}</h2>${barsSvg(scored, spec)}`).join('');

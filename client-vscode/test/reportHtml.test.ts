@@ -1,6 +1,6 @@
 import * as assert from 'assert/strict';
 import { parseAnalyzeResult } from '../src/report';
-import { barFractions, contentSecurityPolicy, escapeHtml, renderReportHtml } from '../src/reportHtml';
+import { barFractions, contentSecurityPolicy, escapeHtml, intensity, renderReportHtml } from '../src/reportHtml';
 import { fixture } from './helpers';
 
 describe('report view', () => {
@@ -30,6 +30,7 @@ describe('report view', () => {
     assert.equal(cells.length, n * n);
     assert.match(html, /<title>v1 → v2: 0\.\d\d<\/title>/);
     assert.match(html, /fill-opacity="1\.000"/); // the diagonal
+    assert.match(html, /palest 0\.\d\d · strongest 1\.00/);
   });
 
   it('uses theme colours only', () => {
@@ -43,6 +44,13 @@ describe('report view', () => {
     assert.match(html, /Versions disagree in shape/);
     assert.match(html, /Structure \(agreement with the others\)/);
     assert.match(html, /Run-time cost/);
+  });
+
+  it('spreads the colour scale between the lowest similarity and 1', () => {
+    assert.equal(intensity(1, 0.6), 1);
+    assert.equal(intensity(0.6, 0.6), 0.08);
+    assert.ok(Math.abs(intensity(0.8, 0.6) - (0.08 + 0.92 * 0.5)) < 1e-12);
+    assert.equal(intensity(1, 1), 1, 'a matrix of identical versions does not divide by zero');
   });
 
   it('scales run-time cost to the most costly version and leaves unknowns empty', () => {
