@@ -9,6 +9,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import {
+  CodeLensRequest,
   createMessageConnection,
   DidOpenTextDocumentNotification,
   ExecuteCommandRequest,
@@ -20,7 +21,7 @@ import {
   StreamMessageWriter,
   type MessageConnection,
 } from 'vscode-languageserver-protocol/node';
-import { ServerCommands } from '../src/constants';
+import { Commands, LENS_COMMANDS, ServerCommands } from '../src/constants';
 import { alternatives } from '../src/report';
 import { ServerApi } from '../src/serverApi';
 import { serverSettings } from '../src/serverSettings';
@@ -66,6 +67,7 @@ describe('server API against the real language server', function () {
   let dir: string;
   let uri: string;
   const messages: string[] = [];
+  let serverCommands: string[] = [];
 
   before(async function () {
     if (!fs.existsSync(PYTHON) || spawnSync(PYTHON, ['-c', 'import codequorum.lsp.server']).status !== 0) {
@@ -86,13 +88,14 @@ describe('server API against the real language server', function () {
       }
     });
     connection.listen();
-    await connection.sendRequest(InitializeRequest.type, {
+    const init = await connection.sendRequest(InitializeRequest.type, {
       processId: process.pid,
       rootUri: `file://${dir}`,
       capabilities: {},
       workspaceFolders: [{ uri: `file://${dir}`, name: 'e2e' }],
       initializationOptions: { ...(serverSettings(contributedDefaults()) as object), dynamic: { enable: false, auto: false, timeout: 10 } },
     });
+    serverCommands = init.capabilities.executeCommandProvider?.commands ?? [];
     await connection.sendNotification(InitializedNotification.type, {});
     await connection.sendNotification(DidOpenTextDocumentNotification.type, {
       textDocument: { uri, languageId: 'python', version: 1, text: SOURCE },
@@ -122,6 +125,15 @@ describe('server API against the real language server', function () {
     if (dir) {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('offers the commands the extension calls, none of them named like the extension\'s own', () => {
+    for (const command of Object.values(ServerCommands)) {
+      assert.ok(serverCommands.includes(command), `the server lacks ${command}`);
+    }
+    // The language client registers a VS Code command per server command: a clash would fail its start.
+    const own = new Set<string>(Object.values(Commands));
+    assert.deepEqual(serverCommands.filter((c) => own.has(c)), []);
   });
 
   it('accepts every contributed setting the extension sends it, without a warning', async () => {
@@ -167,6 +179,12 @@ describe('server API against the real language server', function () {
     for (let i = 1; i < order.length; i++) {
       assert.ok(order[i - 1].typicality! >= order[i].typicality!);
     }
+
+    // every command the server's code lenses run is one the extension serves with a view
+    const lenses = (await connection!.sendRequest(CodeLensRequest.type, { textDocument: { uri } })) ?? [];
+    const lensCommands = lenses.map((l) => l.command?.command).filter((c): c is string => c !== undefined);
+    assert.ok(lensCommands.length >= 2);
+    assert.deepEqual(lensCommands.filter((c) => !(c in LENS_COMMANDS)), []);
 
     const code = await api.showSample(target, order[0].index);
     assert.match(code, /^def add\(self, /);
