@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
+import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -210,3 +213,37 @@ def test_hostile_corpus(
     # The parent is healthy and its environment untouched.
     assert os.environ[KEY] == "sk-secret-value"
     assert sum(range(10)) == 45
+
+
+PARENT_SCRIPT = """
+import sys
+from codequorum.model import TestCase
+from codequorum.sandbox import Limits, run_candidate
+print("started", flush=True)
+run_candidate("import time\\ndef f():\\n    time.sleep(120)\\n", [TestCase("call")], "f",
+              Limits(wall_seconds=120, cpu_seconds=120))
+"""
+
+
+def test_children_die_with_a_killed_parent(tmp_path: Path) -> None:
+    """A parent killed outright (no cleanup runs) leaves no candidate running."""
+    sandboxes = tmp_path / "sandboxes"
+    sandboxes.mkdir()
+    env = {**os.environ, "TMPDIR": str(sandboxes)}
+    parent = subprocess.Popen(
+        [sys.executable, "-c", PARENT_SCRIPT], env=env, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert parent.stdout is not None
+        assert parent.stdout.readline().strip() == "started"
+        deadline = time.monotonic() + 10
+        while not _processes_under(sandboxes) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _processes_under(sandboxes), "the candidate child never started"
+    finally:
+        parent.kill()
+        parent.wait()
+    deadline = time.monotonic() + 5
+    while _processes_under(sandboxes) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _processes_under(sandboxes) == []

@@ -91,9 +91,11 @@ CLONE_NEWNS = 0x00020000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWNET = 0x40000000
 MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 16384, 1 << 18
+PR_SET_PDEATHSIG = 1
+signal_kill = 9
 
 
-def _isolate(sandbox: str, tmpfs_bytes: int) -> tuple[list[str], list[str]]:
+def _isolate(sandbox: str, tmpfs_bytes: int, parent_pid: int) -> tuple[list[str], list[str]]:
     """Private network and mount namespaces where the kernel allows them.
 
     In a new mount namespace the sandbox directory becomes a size-capped tmpfs (so a
@@ -107,6 +109,13 @@ def _isolate(sandbox: str, tmpfs_bytes: int) -> tuple[list[str], list[str]]:
         import ctypes
 
         libc = ctypes.CDLL(None, use_errno=True)
+        # Die with the parent: a parent killed outright leaves no running candidate.
+        if libc.prctl(PR_SET_PDEATHSIG, signal_kill, 0, 0, 0) == 0:
+            if parent_pid and posix.getppid() != parent_pid:
+                posix._exit(71)  # the parent is already gone
+            layers.append("parent-death")
+        else:
+            notes.append(f"prctl(PR_SET_PDEATHSIG): {os.strerror(ctypes.get_errno())}")
         granted = 0
         for flags in (
             CLONE_NEWNET | CLONE_NEWNS,
@@ -812,7 +821,8 @@ def main() -> None:
     sandbox = posix.getcwd()
     limits = run["limits"]
     tmpfs_bytes = max(32 * 1024 * 1024, 2 * int(limits["file_size_bytes"]))
-    namespace_layers, isolation_notes = _isolate(sandbox, tmpfs_bytes)
+    parent_pid = int(run.get("parent_pid") or 0)
+    namespace_layers, isolation_notes = _isolate(sandbox, tmpfs_bytes, parent_pid)
     layers.extend(namespace_layers)
     _set_limits(run["limits"])
     layers.append("rlimits")

@@ -8,7 +8,7 @@ import threading
 from codequorum.sandbox.limits import Limits
 from codequorum.sandbox.runner import _ChildRun
 
-ALL_LAYERS = ("audit-hook", "rlimits", "session", "deadline", "netns", "tmpfs")
+ALL_LAYERS = ("audit-hook", "rlimits", "session", "deadline", "parent-death", "netns", "tmpfs")
 _cache: dict[str, list[str]] = {}
 _lock = threading.Lock()
 
@@ -16,7 +16,8 @@ _lock = threading.Lock()
 def active_layers(interpreter: str | None = None) -> list[str]:
     """Layers that hold for a child on this machine (probed once per interpreter).
 
-    Always expected: ``audit-hook``, ``rlimits``, ``session``, ``deadline``; ``netns``
+    Always expected: ``audit-hook``, ``rlimits``, ``session``, ``deadline`` and
+    ``parent-death`` (Linux ``PR_SET_PDEATHSIG``); ``netns``
     and ``tmpfs`` only where the kernel lets the child unshare its network and mount
     namespaces (the sandbox directory is then a size-capped tmpfs).
     """

@@ -188,6 +188,7 @@ class _ChildRun:
             "trace_mode": self.trace_mode,
             "probe": self.probe,
             "secrets": secret_paths(),
+            "parent_pid": os.getpid(),
         }
         payload = protocol.encode_frame(run_message)
         sandbox = tempfile.mkdtemp(prefix="codequorum-sandbox-")
