@@ -46,7 +46,7 @@ async def test_junk_huge_and_broken_documents(workspace: Path) -> None:
             lenses = await client.text_document_code_lens_async(
                 types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
             )
-            assert lenses == []
+            assert list(lenses or []) == []
         # versions of a function in the broken file are stored and scored as parsed
         added = await command(
             client,
