@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 from codequorum.clustering import average_linkage, symmetrise, typicality
 from codequorum.errors import UserError
+from codequorum.metrics.structural import structural_matrices
 from codequorum.model import SampleSet, Verdict
 
 FloatMatrix = npt.NDArray[np.float64]
@@ -264,8 +265,6 @@ def analyze(
     when it is far from the consensus an ``outlier-current`` verdict says so. ``dynamic``
     (a ``DynamicReport``) merges its summary figures and verdicts into the report.
     """
-    from codequorum.metrics.structural import structural_matrices
-
     opts = options or AnalysisOptions()
     codes_all = sample_set.codes
     if current_index is not None and not 0 <= current_index < len(codes_all):

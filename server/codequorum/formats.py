@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 from codequorum.errors import UnknownFormatError, UnknownLanguageError, UserError
 from codequorum.model import Sample, SampleSet, TestCase
+from codequorum.parsing import normalize_language
 
 InputFormat = Literal["auto", "jsonl", "humaneval", "bigcode"]
 INPUT_FORMATS: tuple[str, ...] = ("auto", "jsonl", "humaneval", "bigcode")
@@ -176,8 +177,6 @@ def detect_format(data: bytes, name: str = "<input>") -> str:
 
 def _language(row_language: Any, options: ReadOptions) -> str:
     """The set's own language, else the default, as a canonical name."""
-    from codequorum.parsing import normalize_language
-
     if row_language is not None:
         if not isinstance(row_language, str):
             raise UnknownLanguageError(f"'language' must be a string, got {row_language!r}")
@@ -395,8 +394,6 @@ def read_sample_sets(path: str | Path, options: ReadOptions | None = None) -> It
             f"unknown input format {opts.input_format!r} (choose {', '.join(INPUT_FORMATS)})"
         )
     if opts.language is not None:
-        from codequorum.parsing import normalize_language
-
         normalize_language(opts.language)
     name = display_name(path)
     data = _read_bytes(path)
