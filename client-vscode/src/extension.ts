@@ -23,7 +23,7 @@ import {
 } from './pythonEnv';
 import { SampleContentProvider } from './sampleDocuments';
 import { ServerController } from './serverClient';
-import { StabilityStatus } from './statusBar';
+import { NO_SERVER, StabilityStatus } from './statusBar';
 
 const STATUS_DELAY_MS = 350;
 
@@ -93,11 +93,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       const own = LENS_COMMANDS[command];
       return own ? vscode.commands.executeCommand(own, ...args) : undefined;
     },
-    onStateChange: (running) => {
-      if (running) {
-        status.refresh();
-      }
-    },
+    onStateChange: () => status.refresh(),
   });
   running = server;
   context.subscriptions.push(server);
@@ -107,11 +103,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(item);
   const status = new StabilityStatus(
     item,
-    async (uri, position) => server.api()?.analyze({ uri, position }),
+    async (uri, position) => {
+      const api = server.api();
+      return api ? api.analyze({ uri, position }) : NO_SERVER;
+    },
     {
       delayMs: STATUS_DELAY_MS,
       command: Commands.compare,
       regenerateCommand: Commands.regenerate,
+      restartCommand: Commands.restart,
       warningColor: new vscode.ThemeColor('statusBarItem.warningBackground'),
       log: (line) => output.debug(line),
     },

@@ -6,16 +6,30 @@ export interface StatusView {
   text: string;
   tooltip: string;
   warning: boolean;
+  /** What a click does. */
+  action: 'compare' | 'regenerate' | 'restart';
 }
+
+/** What the analyze callback answers when there is no running server to ask. */
+export const NO_SERVER = 'no-server';
 
 export function formatFigure(x: number): string {
   return x.toFixed(2);
 }
 
 /** What the item shows for the function under the cursor (`undefined`: none there). */
-export function statusView(report: FunctionReport | undefined): StatusView {
+export function statusView(report: FunctionReport | undefined | typeof NO_SERVER): StatusView {
+  if (report === NO_SERVER) {
+    return {
+      visible: true,
+      text: '$(circle-slash) codequorum',
+      tooltip: 'The codequorum language server is not running (or still starting). Click to start it; the codequorum log says why it stopped.',
+      warning: false,
+      action: 'restart',
+    };
+  }
   if (!report) {
-    return { visible: false, text: '', tooltip: '', warning: false };
+    return { visible: false, text: '', tooltip: '', warning: false, action: 'compare' };
   }
   const name = report.qualifiedName || 'this function';
   const scored = report.versions.filter((v) => !v.skipped).length;
@@ -25,6 +39,7 @@ export function statusView(report: FunctionReport | undefined): StatusView {
       text: '$(pulse) –',
       tooltip: `codequorum: ${name} has no versions to compare yet. Click to regenerate it.`,
       warning: false,
+      action: 'regenerate',
     };
   }
   const stable = report.stable ?? report.stability >= 0.8;
@@ -35,6 +50,7 @@ export function statusView(report: FunctionReport | undefined): StatusView {
     text: stable ? `$(pulse) ${figure} stable` : `$(warning) ${figure} unstable`,
     tooltip: `codequorum: ${name}, ${scored} versions agree at ${figure}.${headline}\nClick to compare the versions.`,
     warning: !stable,
+    action: 'compare',
   };
 }
 
@@ -47,7 +63,7 @@ export interface StatusItem {
   hide(): void;
 }
 
-export type Analyze = (uri: string, position: LspPosition) => Promise<FunctionReport | undefined>;
+export type Analyze = (uri: string, position: LspPosition) => Promise<FunctionReport | undefined | typeof NO_SERVER>;
 
 /**
  * Asks the server about the cursor's function after the cursor has rested for `delayMs`;
@@ -67,8 +83,9 @@ export class StabilityStatus {
       command: string;
       warningColor: unknown;
       log: (line: string) => void;
-      /** Which commands the item runs: compare when there are versions, else regenerate. */
+      /** Which commands the item runs: compare when there are versions, else regenerate, restart without a server. */
       regenerateCommand: string;
+      restartCommand: string;
     },
   ) {}
 
@@ -133,7 +150,7 @@ export class StabilityStatus {
     if (!target) {
       return;
     }
-    let report: FunctionReport | undefined;
+    let report: FunctionReport | undefined | typeof NO_SERVER;
     try {
       report = await this.analyze(target.uri, target.position);
     } catch (err) {
@@ -153,7 +170,7 @@ export class StabilityStatus {
     }
     this.item.text = view.text;
     this.item.tooltip = view.tooltip;
-    this.item.command = view.text.startsWith('$(pulse) –') ? this.options.regenerateCommand : this.options.command;
+    this.item.command = { compare: this.options.command, regenerate: this.options.regenerateCommand, restart: this.options.restartCommand }[view.action];
     this.item.backgroundColor = view.warning ? this.options.warningColor : undefined;
     this.item.show();
   }

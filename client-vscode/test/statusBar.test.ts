@@ -1,6 +1,6 @@
 import * as assert from 'assert/strict';
 import { parseAnalyzeResult, type FunctionReport } from '../src/report';
-import { StabilityStatus, statusView } from '../src/statusBar';
+import { NO_SERVER, StabilityStatus, statusView } from '../src/statusBar';
 import { fixture } from './helpers';
 import { MockStatusBarItem } from './mock/vscode';
 
@@ -31,6 +31,26 @@ describe('status bar', () => {
     assert.equal(statusView(report(0.85, undefined)).text, '$(pulse) 0.85 stable');
   });
 
+  it('says when the server is not running, and offers to start it', async () => {
+    const view = statusView(NO_SERVER);
+    assert.equal(view.text, '$(circle-slash) codequorum');
+    assert.equal(view.action, 'restart');
+    const item = new MockStatusBarItem();
+    const status = new StabilityStatus(item, async () => NO_SERVER, {
+      delayMs: 1,
+      command: 'codequorum.compareVersions',
+      regenerateCommand: 'codequorum.regenerateFunction',
+      restartCommand: 'codequorum.restartServer',
+      warningColor: 'warn',
+      log: () => undefined,
+    });
+    status.cursorMoved('file:///a.py', { line: 0, character: 0 });
+    await sleep(15);
+    assert.equal(item.command, 'codequorum.restartServer');
+    assert.equal(item.visible, true);
+    status.dispose();
+  });
+
   it('hides without a function and says so without versions', () => {
     assert.equal(statusView(undefined).visible, false);
     const none = statusView(report(undefined, undefined));
@@ -48,7 +68,7 @@ describe('status bar', () => {
         await sleep(position.line === 1 ? 30 : 1);
         return report(position.line === 1 ? 0.5 : 0.95, position.line !== 1);
       },
-      { delayMs: 10, command: 'codequorum.compare', regenerateCommand: 'codequorum.regenerateFunction', warningColor: 'warn', log: () => undefined },
+      { delayMs: 10, command: 'codequorum.compare', regenerateCommand: 'codequorum.regenerateFunction', restartCommand: 'codequorum.restartServer', warningColor: 'warn', log: () => undefined },
     );
     status.cursorMoved('file:///a.py', { line: 1, character: 0 });
     status.cursorMoved('file:///a.py', { line: 2, character: 0 });
@@ -76,6 +96,7 @@ describe('status bar', () => {
       delayMs: 1,
       command: 'codequorum.compare',
       regenerateCommand: 'codequorum.regenerateFunction',
+      restartCommand: 'codequorum.restartServer',
       warningColor: 'warn',
       log: () => undefined,
     });
