@@ -31,10 +31,11 @@ from __future__ import annotations
 import math
 import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from functools import cache
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
@@ -360,31 +361,6 @@ def _fill(
 # --------------------------------------------------------------------------- matrices
 
 
-@dataclass
-class _Prepared:
-    """Per-row quantities and pair products shared by SCE and JSD (natural logs).
-
-    Computed over the *distinct* distributions only (``rows`` of them); ``inverse`` maps
-    each sample to its distinct row. For distinct rows i, j with ``x`` = counts / total
-    and A, B their supports: ``k[i, j]`` = |A ∩ B|, ``xi[i, j]`` = sum over A ∩ B of x_i,
-    ``li`` = same of ln x_i, ``xlxi`` = same of x_i ln x_i, ``xly`` = same of x_i ln x_j.
-    """
-
-    inverse: npt.NDArray[np.intp]
-    x: FloatMatrix
-    nonempty: npt.NDArray[np.bool_]
-    size: FloatMatrix  # |A| per row
-    xsum: FloatMatrix
-    lsum: FloatMatrix
-    xlxsum: FloatMatrix
-    k: FloatMatrix
-    xi: FloatMatrix
-    li: FloatMatrix
-    xlxi: FloatMatrix
-    xly: FloatMatrix
-    shared: npt.NDArray[np.intp]  # columns present in >= 2 distinct rows
-
-
 _controller: ThreadpoolController | None = None
 
 
@@ -402,6 +378,37 @@ def _single_blas_thread(work: int) -> AbstractContextManager[object]:
         _controller = ThreadpoolController()
     limited: AbstractContextManager[object] = _controller.limit(limits=1, user_api="blas")
     return limited
+
+
+@dataclass
+class _Prepared:
+    """What the pair scores need, over the *distinct* distributions only.
+
+    ``inverse`` maps each sample to its distinct row. Per distinct row i (``x`` = counts /
+    total, A its support): ``size`` = |A|, ``xsum`` = sum x, ``lsum`` = sum ln x,
+    ``xlxsum`` = sum x ln x. The non-zero entries of the columns present in at least two
+    rows, column by column with rows ascending: ``col_start`` (offsets), ``rows``,
+    ``vals`` (x), ``lvals`` (ln x). Symbols found in one row only never meet another row,
+    so per-row sums and these entries determine every pair.
+    """
+
+    inverse: npt.NDArray[np.intp]
+    x: FloatMatrix
+    nonempty: npt.NDArray[np.bool_]
+    size: FloatMatrix
+    xsum: FloatMatrix
+    lsum: FloatMatrix
+    xlxsum: FloatMatrix
+    shared: npt.NDArray[np.intp]
+    col_start: npt.NDArray[np.intp]
+    rows: npt.NDArray[np.intp]
+    vals: FloatMatrix
+    lvals: FloatMatrix
+
+
+def _wsum(index: npt.NDArray[np.intp], weights: FloatMatrix, size: int) -> FloatMatrix:
+    """Sums of ``weights`` grouped by ``index`` (0 .. size-1)."""
+    return np.bincount(index, weights=weights, minlength=size).astype(np.float64, copy=False)
 
 
 def _prepare(counts: npt.ArrayLike, check: bool = True) -> _Prepared:
@@ -426,26 +433,22 @@ def _prepare(counts: npt.ArrayLike, check: bool = True) -> _Prepared:
     )
     first = np.zeros(len(group), dtype=np.intp)
     first[inverse[::-1]] = np.arange(len(inverse))[::-1]
-    n = len(first)
-    # planes: x, indicator, ln x, x ln x (zeros off the support)
-    planes = np.zeros((4, n, c.shape[1]))
-    x = planes[0]
-    x[...] = x_all[first]
-    pos = x > 0
-    planes[1][pos] = 1.0
-    np.log(x, out=planes[2], where=pos)
-    np.multiply(x, planes[2], out=planes[3])
-    xsum, size, lsum, xlxsum = planes.sum(axis=2)
-
-    shared = np.flatnonzero(planes[1].sum(axis=0) >= 2)
-    if shared.size:
-        left = planes[:, :, shared].reshape(4 * n, shared.size)
-        with _single_blas_thread(n * n * shared.size):
-            prod = left @ left[n : 2 * n].T
-            xly = left[:n] @ left[2 * n : 3 * n].T
-        xi, k, li, xlxi = prod[:n], prod[n : 2 * n], prod[2 * n : 3 * n], prod[3 * n :]
-    else:
-        k = xi = li = xlxi = xly = np.zeros((n, n))
+    x = x_all[first]
+    n, width = x.shape
+    r, col = np.nonzero(x)  # row-major
+    v = x[r, col]
+    lv = np.log(v)
+    size = np.bincount(r, minlength=n).astype(np.float64)
+    xsum = _wsum(r, v, n)
+    lsum = _wsum(r, lv, n)
+    xlxsum = _wsum(r, v * lv, n)
+    df = np.bincount(col, minlength=width)
+    keep = df[col] >= 2
+    ck = col[keep]
+    order = np.argsort(ck, kind="stable")  # column-major, rows stay ascending
+    per_col = df[df >= 2]
+    col_start = np.zeros(len(per_col) + 1, dtype=np.intp)
+    np.cumsum(per_col, out=col_start[1:])
     return _Prepared(
         inverse=inverse,
         x=x,
@@ -454,12 +457,11 @@ def _prepare(counts: npt.ArrayLike, check: bool = True) -> _Prepared:
         xsum=xsum,
         lsum=lsum,
         xlxsum=xlxsum,
-        k=k,
-        xi=xi,
-        li=li,
-        xlxi=xlxi,
-        xly=xly,
-        shared=shared,
+        shared=np.flatnonzero(df >= 2),
+        col_start=col_start,
+        rows=np.ascontiguousarray(r[keep][order], dtype=np.intp),
+        vals=np.ascontiguousarray(v[keep][order]),
+        lvals=np.ascontiguousarray(lv[keep][order]),
     )
 
 
@@ -472,96 +474,240 @@ def _expand(p: _Prepared, m: FloatMatrix) -> FloatMatrix:
     return np.ascontiguousarray(m[inv[:, None], inv[None, :]], dtype=np.float64)
 
 
-def _sce(p: _Prepared) -> FloatMatrix:
-    inv_ln2 = 1.0 / math.log(2.0)
-    log2_eps = math.log2(EPS)
-    k_a = p.size[:, None] - p.k  # |A \ B|
-    h_q = -p.xlxsum[None, :] * inv_ln2 - k_a * EPS * log2_eps
-    h_pq = (
-        -p.xly * inv_ln2
-        - log2_eps * (p.xsum[:, None] - p.xi)
-        - EPS * inv_ln2 * (p.lsum[None, :] - p.li.T)
-    )
-    pos = h_pq > 0
-    out = np.where(pos, h_q / np.where(pos, h_pq, 1.0), 0.0)
-    return _expand(p, out)
+# The pair formulas, in terms of sums over A ∩ B (natural logs, eps = EPS):
+#   k = |A ∩ B|; xi[i, j] = Σ x_i; li[i, j] = Σ ln x_i; xlxi[i, j] = Σ x_i ln x_i;
+#   xly[i, j] = Σ x_i ln x_j; s1 = Σ ln(x_i + x_j); s2[i, j] = Σ x_i ln(x_i + x_j).
+#
+# SCE(i -> j), exact: with k_a = |A \ B|,
+#   H(Q)    = -Σ_B x_j log2 x_j - k_a eps log2 eps
+#   H(P, Q) = -Σ_{A∩B} x_i log2 x_j - log2 eps Σ_{A\B} x_i - eps Σ_{B\A} log2 x_j
+#
+# JSD(i -> j): the smoothing constants depend on the pair (|U|, |A \ B|), so the JSD is
+# not a product of per-row terms; but every eps-dependent part is tiny and expands
+# exactly to first order (remainders O(eps² · n_nodes) ≈ 1e-17 for ordinary code). With
+# f(p, q) = p ln(2p/(p+q)) + q ln(2q/(p+q)), Z = 1 + |U| eps, d = 1/(1 + eps k_a),
+# gamma = 1 - d, tau = eps (1 + d):
+#   2 Z JSD = Σ_{A∩B} f(x + eps, y d + eps) + Σ_{A\B} f(x + eps, tau) + Σ_{B\A} f(eps, y d + eps)
+#   A∩B: f(x, y) + eps (ln(2x/(x+y)) + ln(2y/(x+y))) - gamma y ln(2y/(x+y))
+#   A\B: (x + eps + tau) ln 2 - tau + tau ln tau - tau ln x
+#   B\A: (y d + 2 eps) ln 2 - eps + eps ln eps - eps ln(y d)
 
 
-def _intersection_log_sums(p: _Prepared) -> tuple[FloatMatrix, FloatMatrix]:
-    """Per-pair sums over A ∩ B that no matrix product gives.
-
-    ``s1[i, j]`` = sum ln(x_i + x_j) and ``s2[i, j]`` = sum x_i ln(x_i + x_j) over the
-    symbols rows i and j both contain. Works on the non-zero entries column by column:
-    every entry is paired with the later entries of its column (rows ascending), so each
-    element of each intersection is visited once, for i < j, with no per-pair loop.
-    """
+def _pair_sums_numpy(
+    p: _Prepared,
+) -> tuple[
+    FloatMatrix, FloatMatrix, FloatMatrix, FloatMatrix, FloatMatrix, FloatMatrix, FloatMatrix
+]:
+    """(k, xi, li, xlxi, xly, s1, s2) for all pairs, with numpy (no compiler needed)."""
     n = p.x.shape[0]
-    if p.shared.size == 0 or n < 2:
-        return np.zeros((n, n)), np.zeros((n, n))
-    xt = p.x[:, p.shared].T  # columns x rows
-    col, row = np.nonzero(xt)  # column-major, rows ascending within a column
-    val = xt[col, row]
-    nnz = val.size
-    col_end = np.cumsum(np.bincount(col, minlength=xt.shape[0]))
-    idx = np.arange(nnz)
-    later = col_end[col] - idx - 1  # entries after this one in its column
+    zero = np.zeros((n, n))
+    if p.rows.size == 0:
+        return zero, zero, zero, zero, zero, zero, zero
+    xs = p.x[:, p.shared]
+    pos = xs > 0
+    lx = np.zeros_like(xs)
+    np.log(xs, out=lx, where=pos)
+    left = np.concatenate([xs, pos.astype(np.float64), lx, xs * lx])
+    with _single_blas_thread(n * n * p.shared.size):
+        prod = left @ left[n : 2 * n].T
+        xly = xs @ lx.T
+    xi, k, li, xlxi = prod[:n], prod[n : 2 * n], prod[2 * n : 3 * n], prod[3 * n :]
+    # every entry paired with the later entries of its column: each element of each
+    # intersection once, for i < j
+    col_of = np.repeat(np.arange(len(p.col_start) - 1), np.diff(p.col_start))
+    idx = np.arange(p.rows.size)
+    later = p.col_start[col_of + 1] - idx - 1
     start = np.cumsum(later) - later
     first = np.repeat(idx, later)
     second = np.arange(first.size) + np.repeat(idx + 1 - start, later)
-    xa = val[first]
-    xb = val[second]
-    pair = row[first] * n + row[second]
+    xa = p.vals[first]
+    xb = p.vals[second]
+    pair = p.rows[first] * n + p.rows[second]
     lg = np.log(xa + xb)
-    size = n * n
-    s1 = np.bincount(pair, weights=lg, minlength=size).reshape(n, n)
-    s2a = np.bincount(pair, weights=xa * lg, minlength=size).reshape(n, n)
-    s2b = np.bincount(pair, weights=xb * lg, minlength=size).reshape(n, n)
-    return np.asarray(s1 + s1.T, dtype=np.float64), np.asarray(s2a + s2b.T, dtype=np.float64)
+    s1 = _wsum(pair, lg, n * n).reshape(n, n)
+    s2a = _wsum(pair, xa * lg, n * n).reshape(n, n)
+    s2b = _wsum(pair, xb * lg, n * n).reshape(n, n)
+    return k, xi, li, xlxi, xly, s1 + s1.T, s2a + s2b.T
 
 
-def _jsd(p: _Prepared, base: float) -> FloatMatrix:
-    """1 - JSD for all ordered pairs, smoothing handled to first order in eps.
-
-    The smoothing constants depend on the pair (|U|, |A \\ B|), so the exact JSD is not a
-    matrix product; but every eps-dependent part is tiny and expands exactly to first
-    order (remainders O(eps² · n_nodes) ≈ 1e-17 for ordinary code), leaving per-pair sums
-    of per-row quantities (matrix products) plus ``_intersection_log_sums``.
-    """
+def _scores_numpy(p: _Prepared, log_base: float) -> tuple[FloatMatrix, FloatMatrix]:
+    """(SCE, 1 - JSD) over the distinct rows, as array expressions."""
+    k, xi, li, xlxi, xly, s1, s2 = _pair_sums_numpy(p)
+    inv_ln2 = 1.0 / math.log(2.0)
+    log2_eps = math.log2(EPS)
     ln2 = math.log(2.0)
     ln_eps = math.log(EPS)
-    s1, s2 = _intersection_log_sums(p)
-    k_i = p.k
-    k_a = p.size[:, None] - k_i
-    k_b = p.size[None, :] - k_i
-    n_u = k_i + k_a + k_b
-    z = 1.0 + n_u * EPS
-    d = 1.0 / (1.0 + EPS * k_a)  # Q renormalisation
+    k_a = p.size[:, None] - k
+    k_b = p.size[None, :] - k
+
+    h_q = -p.xlxsum[None, :] * inv_ln2 - k_a * EPS * log2_eps
+    h_pq = (
+        -xly * inv_ln2
+        - log2_eps * (p.xsum[:, None] - xi)
+        - EPS * inv_ln2 * (p.lsum[None, :] - li.T)
+    )
+    pos = h_pq > 0
+    sce = np.where(pos, h_q / np.where(pos, h_pq, 1.0), 0.0)
+
+    z = 1.0 + (k + k_a + k_b) * EPS
+    d = 1.0 / (1.0 + EPS * k_a)
     gamma = 1.0 - d
     tau = EPS * (1.0 + d)
-
-    # A ∩ B: f(x + eps, y·d + eps) ≈ f(x, y) + eps·lx + eps·ly - gamma·y·ly
-    sum_lx = k_i * ln2 + p.li - s1
-    sum_ly = k_i * ln2 + p.li.T - s1
-    g_x = ln2 * p.xi + p.xlxi - s2
-    g_y = ln2 * p.xi.T + p.xlxi.T - s2.T
+    sum_lx = k * ln2 + li - s1
+    sum_ly = k * ln2 + li.T - s1
+    g_x = ln2 * xi + xlxi - s2
+    g_y = ln2 * xi.T + xlxi.T - s2.T
     both = g_x + g_y + EPS * (sum_lx + sum_ly) - gamma * g_y
-
-    # A \ B: f(x + eps, tau) ≈ (x + eps + tau) ln2 - tau + tau ln tau - tau ln x
-    only_a_x = p.xsum[:, None] - p.xi
-    only_a_l = p.lsum[:, None] - p.li
     only_a = (
-        ln2 * (only_a_x + k_a * (EPS + tau)) - k_a * tau + k_a * tau * np.log(tau) - tau * only_a_l
+        ln2 * (p.xsum[:, None] - xi + k_a * (EPS + tau))
+        - k_a * tau
+        + k_a * tau * np.log(tau)
+        - tau * (p.lsum[:, None] - li)
     )
-
-    # B \ A: f(y·d + eps, eps) ≈ (y·d + 2 eps) ln2 - eps + eps ln eps - eps ln(y·d)
-    only_b_y = p.xsum[None, :] - p.xi.T
-    only_b_l = p.lsum[None, :] - p.li.T + k_b * np.log(d)
     only_b = (
-        ln2 * (d * only_b_y + 2.0 * EPS * k_b) - EPS * k_b + EPS * k_b * ln_eps - EPS * only_b_l
+        ln2 * (d * (p.xsum[None, :] - xi.T) + 2.0 * EPS * k_b)
+        - EPS * k_b
+        + EPS * k_b * ln_eps
+        - EPS * (p.lsum[None, :] - li.T + k_b * np.log(d))
     )
+    jsd = 1.0 - (both + only_a + only_b) / (2.0 * z) / math.log(log_base)
+    return np.asarray(sce, dtype=np.float64), np.asarray(jsd, dtype=np.float64)
 
-    jsd = (both + only_a + only_b) / (2.0 * z) / math.log(base)
-    return _expand(p, 1.0 - jsd)
+
+def _scores_kernel_source(
+    col_start: npt.NDArray[np.intp],
+    rows: npt.NDArray[np.intp],
+    vals: FloatMatrix,
+    lvals: FloatMatrix,
+    size: FloatMatrix,
+    xsum: FloatMatrix,
+    lsum: FloatMatrix,
+    xlxsum: FloatMatrix,
+    ln_base: float,
+) -> tuple[FloatMatrix, FloatMatrix]:  # pragma: no cover - runs compiled
+    """(SCE, 1 - JSD) over the distinct rows in one pass (compiled by numba).
+
+    Same formulas as ``_scores_numpy``: the intersection sums are accumulated column by
+    column (one log per element of each intersection), then each ordered pair's scores
+    follow from them and the per-row sums.
+    """
+    n = size.shape[0]
+    k = np.zeros((n, n))
+    xi = np.zeros((n, n))
+    li = np.zeros((n, n))
+    xlxi = np.zeros((n, n))
+    xly = np.zeros((n, n))
+    s1 = np.zeros((n, n))
+    s2 = np.zeros((n, n))
+    for col in range(col_start.shape[0] - 1):
+        end = col_start[col + 1]
+        for a in range(col_start[col], end):
+            i = rows[a]
+            xa = vals[a]
+            la = lvals[a]
+            for b in range(a + 1, end):
+                j = rows[b]
+                xb = vals[b]
+                lb = lvals[b]
+                lg = math.log(xa + xb)
+                k[i, j] += 1.0
+                xi[i, j] += xa
+                xi[j, i] += xb
+                li[i, j] += la
+                li[j, i] += lb
+                xlxi[i, j] += xa * la
+                xlxi[j, i] += xb * lb
+                xly[i, j] += xa * lb
+                xly[j, i] += xb * la
+                s1[i, j] += lg
+                s2[i, j] += xa * lg
+                s2[j, i] += xb * lg
+    inv_ln2 = 1.0 / math.log(2.0)
+    log2_eps = math.log2(EPS)
+    ln2 = math.log(2.0)
+    ln_eps = math.log(EPS)
+    sce = np.zeros((n, n))
+    jsd = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            if i == j:
+                continue
+            kk = k[i, j] if i < j else k[j, i]
+            ss1 = s1[i, j] if i < j else s1[j, i]
+            k_a = size[i] - kk
+            k_b = size[j] - kk
+            h_q = -xlxsum[j] * inv_ln2 - k_a * EPS * log2_eps
+            h_pq = (
+                -xly[i, j] * inv_ln2
+                - log2_eps * (xsum[i] - xi[i, j])
+                - EPS * inv_ln2 * (lsum[j] - li[j, i])
+            )
+            sce[i, j] = h_q / h_pq if h_pq > 0 else 0.0
+            z = 1.0 + (kk + k_a + k_b) * EPS
+            d = 1.0 / (1.0 + EPS * k_a)
+            gamma = 1.0 - d
+            tau = EPS * (1.0 + d)
+            g_x = ln2 * xi[i, j] + xlxi[i, j] - s2[i, j]
+            g_y = ln2 * xi[j, i] + xlxi[j, i] - s2[j, i]
+            both = (
+                g_x + g_y + EPS * (2.0 * kk * ln2 + li[i, j] + li[j, i] - 2.0 * ss1) - gamma * g_y
+            )
+            only_a = (
+                ln2 * (xsum[i] - xi[i, j] + k_a * (EPS + tau))
+                - k_a * tau
+                + k_a * tau * math.log(tau)
+                - tau * (lsum[i] - li[i, j])
+            )
+            only_b = (
+                ln2 * (d * (xsum[j] - xi[j, i]) + 2.0 * EPS * k_b)
+                - EPS * k_b
+                + EPS * k_b * ln_eps
+                - EPS * (lsum[j] - li[j, i] + k_b * math.log(d))
+            )
+            jsd[i, j] = 1.0 - (both + only_a + only_b) / (2.0 * z) / ln_base
+    return sce, jsd
+
+
+_ScoresKernel = Callable[..., tuple[FloatMatrix, FloatMatrix]]
+
+
+@cache
+def _kernel() -> _ScoresKernel | None:
+    """``_scores_kernel_source`` compiled by numba on first use, cached on disk where a
+    cache directory is writable; ``None`` if numba is unavailable (numpy path then)."""
+    try:
+        import numba
+    except ImportError:  # pragma: no cover - numba is a pinned dependency
+        return None
+    try:
+        compiled = numba.njit(cache=True, nogil=True)(_scores_kernel_source)
+    except RuntimeError:  # no writable cache location
+        compiled = numba.njit(nogil=True)(_scores_kernel_source)
+    return cast(_ScoresKernel, compiled)
+
+
+#: Set to False to score with numpy only (same formulas; used to cross-check).
+USE_COMPILED = True
+
+
+def _scores(p: _Prepared, log_base: float) -> tuple[FloatMatrix, FloatMatrix]:
+    """(SCE, 1 - JSD) for all ordered pairs of samples (P from the row)."""
+    kernel = _kernel() if USE_COMPILED else None
+    if kernel is None:
+        sce, jsd = _scores_numpy(p, log_base)
+    else:
+        sce, jsd = kernel(
+            p.col_start,
+            p.rows,
+            p.vals,
+            p.lvals,
+            p.size,
+            p.xsum,
+            p.lsum,
+            p.xlxsum,
+            math.log(log_base),
+        )
+    return _expand(p, sce), _expand(p, jsd)
 
 
 def sce_matrix(counts: npt.ArrayLike) -> FloatMatrix:
@@ -574,7 +720,7 @@ def sce_matrix(counts: npt.ArrayLike) -> FloatMatrix:
     the same distribution (the diagonal, for non-empty rows). Pairs involving an all-zero
     row score 0.
     """
-    return _sce(_prepare(counts))
+    return _scores(_prepare(counts), 2.0)[0]
 
 
 def jsd_similarity_matrix(counts: npt.ArrayLike, base: float = 2.0) -> FloatMatrix:
@@ -589,7 +735,7 @@ def jsd_similarity_matrix(counts: npt.ArrayLike, base: float = 2.0) -> FloatMatr
     """
     if not base > 1.0:
         raise ValueError(f"log base must be > 1, got {base}")
-    return _jsd(_prepare(counts), base)
+    return _scores(_prepare(counts), base)[1]
 
 
 def structural_matrices(
@@ -606,38 +752,16 @@ def structural_matrices(
     if not jsd_log_base > 1.0:
         raise ValueError(f"log base must be > 1, got {jsd_log_base}")
     counts = subtree_counts(codes, language, max_depth)
-    n = counts.struct.shape[0]
-    if n <= _BATCH_ROWS:
-        # Few samples: the fixed cost of each array operation dominates, so score both
-        # count matrices in one pass as a block-diagonal matrix. The blocks share no
-        # column, so no pair crosses them and every in-block score is unchanged.
-        both = np.zeros((2 * n, counts.struct.shape[1] + counts.value.shape[1]), np.int64)
-        both[:n, : counts.struct.shape[1]] = counts.struct
-        both[n:, counts.struct.shape[1] :] = counts.value
-        p = _prepare(both, check=False)
-        sce, jsd = _sce(p), _jsd(p, jsd_log_base)
-        return StructuralMatrices(
-            sce_struct=sce[:n, :n].copy(),
-            sce_value=sce[n:, n:].copy(),
-            jsd_struct=jsd[:n, :n].copy(),
-            jsd_value=jsd[n:, n:].copy(),
-            syntax_errors=counts.syntax_errors,
-            jsd_log_base=jsd_log_base,
-        )
-    ps = _prepare(counts.struct, check=False)
-    pv = _prepare(counts.value, check=False)
+    sce_s, jsd_s = _scores(_prepare(counts.struct, check=False), jsd_log_base)
+    sce_v, jsd_v = _scores(_prepare(counts.value, check=False), jsd_log_base)
     return StructuralMatrices(
-        sce_struct=_sce(ps),
-        sce_value=_sce(pv),
-        jsd_struct=_jsd(ps, jsd_log_base),
-        jsd_value=_jsd(pv, jsd_log_base),
+        sce_struct=sce_s,
+        sce_value=sce_v,
+        jsd_struct=jsd_s,
+        jsd_value=jsd_v,
         syntax_errors=counts.syntax_errors,
         jsd_log_base=jsd_log_base,
     )
-
-
-#: Up to this many samples, structural_matrices scores both count matrices in one pass.
-_BATCH_ROWS = 24
 
 
 def pair_means(m: npt.ArrayLike) -> tuple[float, float]:
