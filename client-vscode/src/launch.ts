@@ -21,6 +21,11 @@ export class LaunchState {
   declined = false;
 }
 
+/** The interpreter tried last: `python3`, or `python` on Windows where `python3` is rarely there. */
+export function defaultPython(platform: NodeJS.Platform = process.platform): string {
+  return platform === 'win32' ? 'python' : 'python3';
+}
+
 export async function serverCommandLine(
   inputs: LaunchInputs,
   state: LaunchState,
@@ -35,6 +40,7 @@ export async function serverCommandLine(
     configured: inputs.interpreter,
     activeEnvironment: inputs.activeEnvironment,
     workspaceFolder: inputs.workspaceFolder,
+    fallback: defaultPython(),
   });
   const quiet = state.declined && !interactive;
   const deps: BootstrapDeps = quiet

@@ -1,6 +1,6 @@
 import * as assert from 'assert/strict';
 import { Choices, ensureServerPython, type BootstrapDeps } from '../src/bootstrap';
-import { LaunchState, serverCommandLine } from '../src/launch';
+import { defaultPython, LaunchState, serverCommandLine } from '../src/launch';
 
 interface World {
   importable: Set<string>;
@@ -197,6 +197,12 @@ describe('server command line', () => {
     assert.equal(events.filter((e) => e.startsWith('ask')).length, 1);
     await serverCommandLine(inputs, state, true);
     assert.equal(events.filter((e) => e.startsWith('ask')).length, 2);
+  });
+
+  it('tries python3 last (python on Windows)', () => {
+    assert.equal(defaultPython('linux'), 'python3');
+    assert.equal(defaultPython('darwin'), 'python3');
+    assert.equal(defaultPython('win32'), 'python');
   });
 
   it('shows an error when the set-up fails', async () => {
