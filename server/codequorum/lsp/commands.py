@@ -21,6 +21,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from codequorum.lsp.documents import FunctionEntry, Snapshot, reindent
 from codequorum.lsp.engine import FunctionAnalysis
+from codequorum.lsp.hover import DYNAMIC_FIGURES
 from codequorum.lsp.progress import WorkProgress
 from codequorum.model import Sample
 
@@ -566,8 +567,10 @@ async def run_dynamic_command(ls: CodequorumServer, args: Sequence[Any]) -> dict
                 return
             summary = getattr(result, "summary", {}) or {}
             figures = ", ".join(
-                f"{k} {v:.2f}" for k, v in summary.items() if isinstance(v, int | float)
-            )[:200]
+                f"{label} {summary[key]:.2f}"
+                for key, label in DYNAMIC_FIGURES
+                if isinstance(summary.get(key), int | float)
+            )
             progress.end("done")
             ls.show(
                 types.MessageType.Info,

@@ -1,0 +1,89 @@
+"""Dynamic analysis from the editor: sandboxed runs in the background, with progress,
+then diagnostics, hover figures and the "fastest version" action."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsprotocol import types
+
+from .conftest import lsp_session
+from .helpers import apply_edits, command, hover_text, open_document, position_of, wait_for
+
+DOC = '''def clamp(x: int) -> int:
+    """Clamp x into [0, 10].
+
+    >>> clamp(5)
+    5
+    >>> clamp(-3)
+    0
+    """
+    return max(0, min(10, x))
+'''
+VERSIONS = [
+    "def clamp(x: int) -> int:\n    if x < 0:\n        return 0\n    if x > 10:\n"
+    "        return 10\n    return x\n",
+    "def clamp(x: int) -> int:\n    return sorted([0, x, 10])[1]\n",
+    "def clamp(x: int) -> int:\n    return abs(x) % 11\n",  # wrong for negatives
+]
+
+
+async def test_run_dynamic_in_the_background(workspace: Path) -> None:
+    async with lsp_session(workspace) as client:
+        uri = open_document(client, workspace / "clamp.py", DOC)
+        await command(client, "codequorum.addSamples", uri, "clamp", VERSIONS)
+        pos = position_of(DOC, "clamp")
+        started = await command(client, "codequorum.runDynamic", uri, pos)
+        assert started["started"] is True
+        token = started["token"]
+        # the hover is answered while the versions run
+        assert await hover_text(client, uri, pos) is not None
+
+        def ended() -> bool:
+            return any(getattr(v, "kind", "") == "end" for v in client.progress_reports[token])
+
+        await wait_for(ended, timeout=120)
+        reports = client.progress_reports[token]
+        assert reports[0].kind == "begin"
+        assert reports[0].title == "codequorum: running clamp versions"
+        assert reports[-1].message == "done"
+        assert [r.percentage for r in reports if r.kind == "report"][-1] == 100
+
+        report = await command(client, "codequorum.analyze", uri, "clamp")
+        summary = report["report"]["summary"]
+        assert 0 < summary["oer"] < 1  # version 3 answers differently for negative inputs
+        codes = [v["code"] for v in report["report"]["verdicts"]]
+        assert "divergent-outputs" in codes
+
+        diags = await wait_for(
+            lambda: [d for d in client.diagnostics.get(uri, ()) if d.code == "divergent-outputs"]
+        )
+        assert diags[0].range.start == pos
+        assert "disagree" in diags[0].message
+
+        text = await hover_text(client, uri, pos)
+        assert text is not None
+        for label, key in (("SCTD", "sctd_jsd"), ("OER", "oer")):
+            assert f"{label} {summary[key]:.2f}" in text
+        done = [
+            m.message for m in client.messages if "dynamic analysis of `clamp` done" in m.message
+        ]
+        assert done and f"OER {summary['oer']:.2f}" in done[0]
+
+        fastest = report["fastest"]
+        assert fastest is not None and 0 <= fastest < 3
+        assert f"- fastest: v{fastest + 1}" in text
+        actions = await client.text_document_code_action_async(
+            types.CodeActionParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                range=types.Range(start=pos, end=pos),
+                context=types.CodeActionContext(diagnostics=[]),
+            )
+        )
+        pick = next(a for a in actions if "fastest" in a.title)
+        assert pick.title == f"Replace `clamp` with the fastest version (v{fastest + 1})"
+        assert pick.edit is not None and pick.edit.changes is not None
+        assert apply_edits(DOC, list(pick.edit.changes[uri])) == VERSIONS[fastest]
+
+        again = await command(client, "codequorum.runDynamic", uri, "clamp")
+        assert again["started"] is True  # a finished job can be run again
