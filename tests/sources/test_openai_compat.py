@@ -346,3 +346,16 @@ async def test_unreachable_endpoint_is_not_asked_again() -> None:
         result = await regenerate(config, MESSAGES, 6, "python", NAME, client=client)
     assert len(result.errors) == 6 and len({e.message for e in result.errors}) == 1
     assert len(sent) == 1
+
+
+async def test_credentials_in_the_url_are_never_stored_or_shown() -> None:
+    with ChatServer(script=[code_answer(GOOD)], default=server_error()) as server:
+        secret_url = server.base_url.replace("http://", "http://user:hunter2@")
+        config = config_for(server, base_url=secret_url, max_retries=0)
+        result = await regenerate(config, MESSAGES, 2, "python", NAME)
+    [sample] = result.accepted
+    assert sample.provider == server.base_url
+    [error] = result.errors
+    assert "hunter2" not in error.message and server.base_url in error.message
+    assert "hunter2" not in repr(result)
+    assert server.chat_requests[0].authorization is not None  # sent, as basic auth

@@ -98,6 +98,16 @@ class ProviderConfig:
         """The chat-completions URL."""
         return self.base_url.rstrip("/") + "/chat/completions"
 
+    @property
+    def public_url(self) -> str:
+        """The base URL without user, password or query (safe to show and to store)."""
+        return _public(self.base_url)
+
+    @property
+    def public_endpoint(self) -> str:
+        """The chat-completions URL as :attr:`public_url` shows it."""
+        return self.public_url.rstrip("/") + "/chat/completions"
+
     def api_key(self) -> str | None:
         """The key from the environment, read now (None when unset or not configured)."""
         if not self.api_key_env:
@@ -237,6 +247,7 @@ async def list_models(config: ProviderConfig) -> list[str]:
     Raises :class:`ProviderError` with a user-facing message when the endpoint fails.
     """
     url = config.base_url.rstrip("/") + "/models"
+    shown = config.public_url.rstrip("/") + "/models"
     async with httpx.AsyncClient(
         timeout=_timeout(config), trust_env=not _is_local(config.base_url)
     ) as http:
@@ -245,12 +256,12 @@ async def list_models(config: ProviderConfig) -> list[str]:
         except httpx.HTTPError as exc:
             raise ProviderError(_transport_message(config, exc)) from exc
     if response.status_code != 200:
-        raise ProviderError(_status_message(config, response, url))
+        raise ProviderError(_status_message(config, response, shown))
     try:
         data = response.json()
         return [str(m["id"]) for m in data["data"]]
     except (ValueError, KeyError, TypeError) as exc:
-        message = f"{url} did not answer with a model list: {_snippet(response)}"
+        message = f"{shown} did not answer with a model list: {_snippet(response)}"
         raise ProviderError(message) from exc
 
 
@@ -369,7 +380,7 @@ class _Session:
             code=extracted.code,
             origin="regenerated",
             label=f"{self.config.model} #{index + 1}",
-            provider=self.config.base_url,
+            provider=self.config.public_url,
             model=self.config.model,
             temperature=self.config.temperature,
             seed=seed,
@@ -426,20 +437,21 @@ class _Session:
         code = response.status_code
         if code == 429 or code >= 500:
             raise _Failure(
-                _status_message(config, response, config.endpoint),
+                _status_message(config, response, config.public_endpoint),
                 retry=True,
                 status=code,
                 wait=_retry_after(response),
             )
         if code != 200:
-            raise _Failure(_status_message(config, response, config.endpoint), status=code)
+            raise _Failure(_status_message(config, response, config.public_endpoint), status=code)
         try:
             data = response.json()
         except ValueError as exc:
             raise _Failure(
-                f"the answer from {config.endpoint} is not JSON: {_snippet(response)}", status=code
+                f"the answer from {config.public_endpoint} is not JSON: {_snippet(response)}",
+                status=code,
             ) from exc
-        return _choice_texts(data, config.endpoint)
+        return _choice_texts(data, config.public_endpoint)
 
 
 def _choice_texts(data: Any, endpoint: str) -> list[Choice]:
@@ -469,6 +481,17 @@ def _choice_texts(data: Any, endpoint: str) -> list[Choice]:
     return texts
 
 
+def _public(url: str) -> str:
+    """``url`` without credentials or query string (they may carry secrets)."""
+    try:
+        parsed = httpx.URL(url)
+    except (httpx.InvalidURL, TypeError):
+        return url.split("?", 1)[0].split("@")[-1]
+    if not parsed.userinfo and not parsed.query:
+        return url
+    return str(parsed.copy_with(username=None, password=None, query=None))
+
+
 def _is_local(base_url: str) -> bool:
     """True for loopback endpoints, which must never be sent through an HTTP proxy."""
     try:
@@ -491,7 +514,7 @@ def _timeout(config: ProviderConfig) -> httpx.Timeout:
 
 
 def _transport_message(config: ProviderConfig, exc: httpx.HTTPError) -> str:
-    base = config.base_url
+    base = config.public_url
     if isinstance(exc, httpx.TimeoutException):
         what = "connecting" if isinstance(exc, httpx.ConnectTimeout) else "waiting for an answer"
         return f"timed out after {config.timeout:g} s {what} to {base}"
