@@ -161,6 +161,43 @@ def test_in_process_tracer_on_trusted_code() -> None:
     tracer.close()
 
 
+@pytest.mark.parametrize(
+    ("mode", "interpreter_fixture"),
+    [("settrace", None), ("monitoring", "python312"), ("monitoring", "python313")],
+)
+def test_counts_switched_off_by_the_candidate_are_dropped(
+    mode: str, interpreter_fixture: str | None, request: pytest.FixtureRequest
+) -> None:
+    """A test during which counting was switched off reports no counts, not wrong ones."""
+    interpreter = request.getfixturevalue(interpreter_fixture) if interpreter_fixture else None
+    switch_off = (
+        "import sys\n"
+        "def f(off):\n"
+        "    if off and hasattr(sys, 'monitoring'):\n"
+        "        for tool in range(6):\n"
+        "            if sys.monitoring.get_tool(tool) == 'codequorum-tracer':\n"
+        "                sys.monitoring.free_tool_id(tool)\n"
+        "    elif off:\n"
+        "        sys.settrace(None)\n"
+        "    return sum(range(5))\n"
+    )
+    tests = [Case("call", args=(True,)), Case("call", args=(False,))]
+    result = run_candidates([switch_off], tests, "f", interpreter=interpreter, trace_mode=mode)[0]
+    assert result.status == "ok", result.detail
+    assert [t.output for t in result.tests] == ["10", "10"]
+    assert (result.tests[0].opcodes, result.tests[0].opcode_total) == (None, 0)
+    assert result.tests[1].opcode_total > 0  # the next test is counted again
+
+
+def test_recursion_overflow_has_no_counts_under_settrace() -> None:
+    result = run_candidates(
+        ["def f(n):\n    return f(n + 1)\n"], [Case("call", args=(0,))], "f", trace_mode="settrace"
+    )[0]
+    assert result.status == "ok"
+    assert result.tests[0].exc_type == "RecursionError"
+    assert result.tests[0].opcodes is None
+
+
 def test_unknown_modes_are_refused() -> None:
     with pytest.raises(ValueError, match="unknown trace mode"):
         OpcodeTracer("perf")

@@ -571,6 +571,7 @@ class Harness:
         self.module_error: BaseException | None = None
         self.checks: dict[str, Any] = {}
         self.memory_error = False
+        self.trace_broken = False
 
     def compile(self) -> bool:
         """Compile the candidate; report a syntax error and return False if it has one."""
@@ -643,7 +644,6 @@ class Harness:
             "opcode_total": 0,
             "seconds": 0.0,
         }
-        tracer = self.tracer
         program_mode = kind == "stdio" and not self._defines_solve()
         if kind != "stdio":
             self._load_module()
@@ -658,28 +658,24 @@ class Harness:
             if program_mode:
                 assert self.code is not None
                 namespace = {"__name__": "__main__", "__builtins__": builtins}
-                if tracer is not None:
-                    tracer.start()
+                self._trace(True)
                 try:
                     exec(self.code, namespace)
                 except SystemExit as exc:
                     if exc.code not in (None, 0):
                         raised = exc
                 finally:
-                    if tracer is not None:
-                        tracer.stop()
+                    self._trace(False)
             else:
                 if self.module_error is not None:
                     raise self.module_error
                 assert self.module is not None
                 call, args, kwargs = self._target(kind, test)
-                if tracer is not None:
-                    tracer.start()
+                self._trace(True)
                 try:
                     result = call(*args, **kwargs)
                 finally:
-                    if tracer is not None:
-                        tracer.stop()
+                    self._trace(False)
         except (SystemExit, OutputLimitExceeded) as exc:
             outcome["seconds"] = time.perf_counter() - started
             self._finish_counts(outcome)
@@ -758,10 +754,24 @@ class Harness:
             raise NameError(f"the candidate defines no callable {self.entry_point!r}")
         return fn
 
+    def _trace(self, on: bool) -> None:
+        """Start or stop counting; a stop notes whether tracing stayed intact."""
+        if self.tracer is None:
+            return
+        if on:
+            self.tracer.start()
+        elif not self.tracer.stop():
+            self.trace_broken = True
+
     def _finish_counts(self, outcome: dict[str, Any]) -> None:
+        """Counts of this test, or None when tracing was switched off during it
+        (an error inside the trace function, e.g. a RecursionError, unsets it)."""
         if self.tracer is not None:
-            self.tracer.stop()
+            self._trace(False)
             counts = self.tracer.take()
+            if self.trace_broken:
+                self.trace_broken = False
+                return
             outcome["opcodes"] = counts
             outcome["opcode_total"] = sum(counts.values())
 

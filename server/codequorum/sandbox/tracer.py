@@ -71,6 +71,7 @@ class OpcodeTracer:
         self._tables: dict[CodeType, list[str]] = {}
         self._locals: dict[int, Any] = {}
         self._tool: int | None = None
+        self._global: Any = None
         self._active = False
 
     # registration ----------------------------------------------------------------
@@ -92,6 +93,8 @@ class OpcodeTracer:
         self._active = True
         if self.mode == "monitoring":
             mon: Any = sys.monitoring  # type: ignore[attr-defined]
+            if self._tool is not None and mon.get_tool(self._tool) != _TOOL_NAME:
+                self._tool = None  # freed or taken over since the last test: claim anew
             if self._tool is None:
                 self._tool = _claim_tool_id()
                 mon.register_callback(
@@ -104,29 +107,40 @@ class OpcodeTracer:
             # has asked for them already (the interpreter's f_opcode_trace_set flag).
             here = sys._getframe()
             here.f_trace_opcodes = True
-            sys.settrace(_make_global_tracer(self._locals))
+            self._global = _make_global_tracer(self._locals)
+            sys.settrace(self._global)
             here.f_trace_opcodes = False
 
-    def stop(self) -> None:
-        """Stop counting (idempotent)."""
+    def stop(self) -> bool:
+        """Stop counting (idempotent); False if counting had been switched off meanwhile.
+
+        Under ``settrace`` that happens when the trace function raised (CPython then
+        unsets it, e.g. on a RecursionError) or someone else called ``sys.settrace``;
+        under ``monitoring`` when the tool id was freed or taken over.
+        """
         if not self._active:
-            return
+            return True
         self._active = False
         if self.mode == "monitoring":
             mon: Any = sys.monitoring  # type: ignore[attr-defined]
             assert self._tool is not None
-            for co in self._counts:
-                mon.set_local_events(self._tool, co, 0)
-        else:
-            sys.settrace(None)
+            intact = mon.get_tool(self._tool) == _TOOL_NAME
+            if intact:
+                for co in self._counts:
+                    mon.set_local_events(self._tool, co, 0)
+            return bool(intact)
+        intact = sys.gettrace() is self._global
+        sys.settrace(None)
+        return intact
 
     def close(self) -> None:
         """Stop and release the monitoring tool id."""
         self.stop()
         if self._tool is not None:
             mon: Any = sys.monitoring  # type: ignore[attr-defined]
-            mon.register_callback(self._tool, mon.events.INSTRUCTION, None)
-            mon.free_tool_id(self._tool)
+            if mon.get_tool(self._tool) == _TOOL_NAME:
+                mon.register_callback(self._tool, mon.events.INSTRUCTION, None)
+                mon.free_tool_id(self._tool)
             self._tool = None
 
     # results ---------------------------------------------------------------------
