@@ -187,3 +187,14 @@ _PROSE = st.text(
 def test_prose_around_a_fence_never_changes_the_result(before: str, after: str) -> None:
     answer = f"{before}\n```python\n{FUNC}```\n{after}"
     assert extract_function(answer, "python", "add").code == FUNC
+
+
+def test_prose_only_answer_in_other_languages_is_no_code() -> None:
+    answer = "I'm sorry, I can't write that function (it needs more context)."
+    assert extract_function(answer, "javascript", "add").reason == "no code in the answer"
+    bare = "function add(a, b) {\n  return a + b;\n}\n"
+    assert extract_function(bare, "javascript", "add").code == bare
+    broken = "function add(a, b) {\n  return a + ;\n"
+    assert (extract_function(broken, "javascript", "add").reason or "").startswith(
+        "code does not parse"
+    )

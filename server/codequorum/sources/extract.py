@@ -81,6 +81,9 @@ def extract_function(answer: str, language: str, name: str) -> ExtractResult:
         if outcome.ok:
             return outcome
         reasons.append(outcome.reason or f"does not define `{name}`")
+    short = name.rsplit(".", 1)[-1]
+    if not _FENCE.search(answer) and short not in answer:
+        return ExtractResult.rejected("no code in the answer")  # prose that failed to parse
     # A block that tried and failed to parse says more than one that is about something else.
     parse_errors = [r for r in reasons if r.startswith("code does not parse")]
     return ExtractResult.rejected((parse_errors or reasons)[0])
