@@ -198,3 +198,8 @@ def test_prose_only_answer_in_other_languages_is_no_code() -> None:
     assert (extract_function(broken, "javascript", "add").reason or "").startswith(
         "code does not parse"
     )
+
+
+def test_markdown_indented_code_block() -> None:
+    answer = "Here it is:\n\n    def add(a, b):\n        return a + b\n\nHope this helps."
+    assert extract_function(answer, "python", "add").code == FUNC

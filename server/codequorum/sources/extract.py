@@ -167,7 +167,7 @@ def _bare_code(answer: str, lang: str) -> str | None:
     if lang != "python":
         return answer
     lines = answer.splitlines()
-    start = next((i for i, line in enumerate(lines) if _PY_CODE_START.match(line)), None)
+    start = next((i for i, line in enumerate(lines) if _PY_CODE_START.match(line.lstrip())), None)
     if start is None:
         return None
     kept: list[str] = []
