@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from codequorum.sandbox import protocol
@@ -28,6 +28,7 @@ literals = st.recursive(
 )
 
 
+@settings(max_examples=60, deadline=None)
 @given(literals)
 def test_values_round_trip_through_json_frames(value: object) -> None:
     frame = protocol.encode_frame({"type": "x", "value": protocol.encode_value(value)})

@@ -158,7 +158,7 @@ def test_cpu_limit_is_a_timeout() -> None:
     assert result.status == "timeout"
     assert "CPU" in result.detail
     assert result.returncode is not None and result.returncode < 0
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < 20
 
 
 def test_ignoring_sigxcpu_still_ends_in_a_timeout() -> None:
@@ -202,7 +202,7 @@ def test_wall_clock_deadline_kills_a_sleeper() -> None:
         "import time\ndef sq(n):\n    time.sleep(60)\n",
         SQUARE,
         "sq",
-        Limits(wall_seconds=1.0),
+        Limits(wall_seconds=3.0),
     )
     assert result.status == "timeout"
     assert "wall-clock" in result.detail
@@ -273,7 +273,7 @@ def test_cancel_kills_running_children_and_marks_the_rest() -> None:
     cancel.set()
     worker.join(timeout=20)
     assert not worker.is_alive()
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < 20
     assert [r.status for r in results] == ["cancelled"] * 4
     assert [r.index for r in results] == [0, 1, 2, 3]
 
