@@ -5,6 +5,7 @@
  */
 import * as path from 'path';
 import type { Interpreter } from './interpreter';
+import { errorText } from './json';
 
 export const Choices = {
   create: 'Create Environment',
@@ -109,8 +110,4 @@ async function install(basePython: string, wheel: string, deps: BootstrapDeps, c
     return { kind: 'failed', message: `codequorum is still not importable by ${env.python}; see the codequorum log.` };
   }
   return { kind: 'ready', python: env.python, via: 'installed' };
-}
-
-export function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

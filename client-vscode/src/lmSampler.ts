@@ -3,6 +3,7 @@
  * version, the code taken from each answer's fenced block. Never runs the code.
  */
 import { extractCode } from './extractCode';
+import { errorText } from './json';
 import type { Cancellation, NewSample, PromptMessage } from './serverApi';
 
 export const LM_PROVIDER = 'vscode-lm';
@@ -93,7 +94,7 @@ export async function sampleVersions(model: ChatModel, messages: PromptMessage[]
         return { samples, cancelled: true, problems };
       }
       const code = (err as { code?: unknown }).code;
-      const text = err instanceof Error ? err.message : String(err);
+      const text = errorText(err);
       problems.push(`request ${i + 1}: ${text}`);
       if (code === 'NoPermissions' || code === 'Blocked' || code === 'NotFound') {
         return { samples, cancelled: false, problems };

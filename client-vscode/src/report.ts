@@ -3,6 +3,7 @@
  * Everything else in the extension works on the `FunctionReport` view built here, so a
  * change in the server's JSON is a change in this file only.
  */
+import { isObject, type Json } from './json';
 
 export interface LspPosition {
   line: number;
@@ -69,8 +70,6 @@ export interface FunctionReport {
   verdicts: VerdictView[];
 }
 
-type Json = Record<string, unknown>;
-
 const MATRIX_TITLES: Record<string, string> = {
   jsd_struct: 'Structure (JSD similarity)',
   jsd_value: 'Structure and names (JSD similarity)',
@@ -83,10 +82,6 @@ const MATRIX_TITLES: Record<string, string> = {
 
 /** Pair matrices that are distances, not similarities in [0, 1]: not drawn as agreement. */
 const DISTANCE_MATRICES = new Set(['led']);
-
-function isObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** The first of several spellings (snake_case from Python, camelCase) that is present. */
 function field(obj: Json | undefined, ...names: string[]): unknown {

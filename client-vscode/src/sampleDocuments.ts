@@ -1,6 +1,7 @@
 /** Read-only documents (`codequorum-sample:` scheme) that show one version of a function. */
 import * as vscode from 'vscode';
 import { SAMPLE_SCHEME } from './constants';
+import { errorText } from './json';
 import type { FunctionTarget } from './serverApi';
 
 const EXTENSIONS: Record<string, string> = {
@@ -57,7 +58,7 @@ export class SampleContentProvider implements vscode.TextDocumentContentProvider
     try {
       return await this.fetch(ref);
     } catch (err) {
-      return `# codequorum: this version is not available (${err instanceof Error ? err.message : String(err)})\n`;
+      return `# codequorum: this version is not available (${errorText(err)})\n`;
     }
   }
 }

@@ -5,6 +5,7 @@
  * plus the command's own fields.
  */
 import { ServerCommands } from './constants';
+import { isObject } from './json';
 import { parseAnalyzeResult, type FunctionReport, type LspPosition } from './report';
 
 /** Abort signal for a request: the server is told to stop when it fires. */
@@ -55,10 +56,6 @@ export function functionArgument(target: FunctionTarget, extra: Record<string, u
     arg.qualifiedName = target.qualifiedName;
   }
   return { ...arg, ...extra };
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 export function parseMessages(v: unknown): PromptMessage[] | undefined {

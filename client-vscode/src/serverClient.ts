@@ -11,6 +11,7 @@ import {
 } from 'vscode-languageclient/node';
 import { LANGUAGES } from './constants';
 import type { ServerCommandLine } from './interpreter';
+import { errorText } from './json';
 import { ServerApi, type Cancellation } from './serverApi';
 import { serverSettings } from './serverSettings';
 
@@ -66,7 +67,7 @@ export class ServerController implements vscode.Disposable {
       try {
         await client.stop(5000);
       } catch (err) {
-        this.deps.output.warn(`stopping the server: ${err instanceof Error ? err.message : String(err)}`);
+        this.deps.output.warn(`stopping the server: ${errorText(err)}`);
       }
       await client.dispose();
     }
@@ -112,7 +113,7 @@ export class ServerController implements vscode.Disposable {
     try {
       await client.start();
     } catch (err) {
-      this.deps.output.error(`the language server did not start: ${err instanceof Error ? err.message : String(err)}`);
+      this.deps.output.error(`the language server did not start: ${errorText(err)}`);
       void vscode.window.showErrorMessage('codequorum: the language server did not start. See the codequorum log.');
       await client.dispose().catch(() => undefined);
       return;

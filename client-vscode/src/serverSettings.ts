@@ -2,6 +2,7 @@
  * What the server is told of the `codequorum` settings: everything but the settings only the
  * extension reads (the server would report those as unknown).
  */
+import { isObject, type Json } from './json';
 
 /** The keys of settings.client.schema.json, without the `codequorum.` prefix (a test holds them together). */
 export const CLIENT_ONLY_SETTINGS = [
@@ -11,11 +12,6 @@ export const CLIENT_ONLY_SETTINGS = [
   'statusBar.enable',
 ] as const;
 
-type Json = Record<string, unknown>;
-
-function isObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** A copy of the nested settings object without the client-only keys (and groups left empty by that). */
 export function serverSettings(section: unknown): unknown {

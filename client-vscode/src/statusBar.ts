@@ -1,5 +1,6 @@
 /** The status-bar item: stability of the function under the cursor, click to compare. */
 import type { FunctionReport, LspPosition } from './report';
+import { errorText } from './json';
 
 export interface StatusView {
   visible: boolean;
@@ -154,7 +155,7 @@ export class StabilityStatus {
     try {
       report = await this.analyze(target.uri, target.position);
     } catch (err) {
-      this.options.log(`status: analyze failed: ${err instanceof Error ? err.message : String(err)}`);
+      this.options.log(`status: analyze failed: ${errorText(err)}`);
       report = undefined;
     }
     if (generation !== this.generation || !this.enabled) {

@@ -1,5 +1,6 @@
 /** What every command handler needs, passed in so the handlers can be tested with fakes. */
 import * as vscode from 'vscode';
+import { errorText, isObject } from '../json';
 import type { LspRange } from '../report';
 import type { FunctionTarget, ServerApi } from '../serverApi';
 
@@ -15,10 +16,6 @@ export interface CommandContext {
   languageOf(uri: string): string | undefined;
   /** Configuration value of a codequorum.* setting. */
   setting<T>(key: string, fallback: T): T;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /**
@@ -59,6 +56,4 @@ export function noFunctionMessage(): void {
   void vscode.window.showInformationMessage('codequorum: place the cursor inside a function first.');
 }
 
-export function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
+export { errorText };
