@@ -232,13 +232,19 @@ describe('regenerate with the server provider', () => {
     assert.equal((adds[0].args[0] as { samples: unknown[] }).samples.length, 2);
   });
 
-  it('shows the server\'s error', async () => {
+  it('logs a failure the server has already shown, without showing it twice', async () => {
     const server = serverWith({ [ServerCommands.regenerate]: new Error('codequorum.regenerate: no API key in OPENAI_API_KEY') });
     const { ctx, logged } = makeContext(server, CALC_LINES);
     await regenerateWithServer(ctx);
-    assert.equal(mock.state.messages[0].level, 'error');
-    assert.equal(mock.state.messages[0].text, 'codequorum: codequorum.regenerate: no API key in OPENAI_API_KEY');
-    assert.equal(logged.length, 1);
+    assert.deepEqual(mock.state.messages, []);
+    assert.deepEqual(logged, ['regenerate failed: codequorum.regenerate: no API key in OPENAI_API_KEY']);
+  });
+
+  it('asks for a function when the cursor is outside any', async () => {
+    const server = serverWith({ [ServerCommands.regenerate]: new Error("codequorum.regenerate: no function 'line 1' in file:///work/demo/calc.py") });
+    const { ctx } = makeContext(server, CALC_LINES);
+    await regenerateWithServer(ctx);
+    assert.match(mock.state.messages[0].text, /place the cursor inside a function/);
   });
 
   it('tells the user when the server is not running', async () => {

@@ -47,7 +47,7 @@ export async function regenerateWithServer(ctx: CommandContext, arg?: unknown): 
     if (isNoFunctionError(err)) {
       return noFunctionMessage();
     }
-    void vscode.window.showErrorMessage(`codequorum: ${errorText(err)}`);
+    // The server has shown the failure itself (window/showMessage); the log keeps the details.
   }
 }
 
