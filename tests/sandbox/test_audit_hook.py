@@ -54,6 +54,11 @@ REFUSED = {
         "import os\ndef f():\n    os.chmod({dir!r}, 0o777)\n",
         "write outside sandbox",
     ),
+    "fchmod_outside": (
+        "import os\ndef f():\n    fd = os.open({out_file!r}, os.O_RDONLY)\n"
+        "    os.fchmod(fd, 0o777)\n",
+        "write outside sandbox",
+    ),
     "rmtree_outside": (
         "import shutil\ndef f():\n    shutil.rmtree({dir!r})\n",
         "write outside sandbox",
@@ -91,19 +96,24 @@ def test_refused(name: str, tmp_path: Path) -> None:
     template, what = REFUSED[name]
     out = tmp_path / "out"
     home = Path.home()
+    (tmp_path / "existing.txt").write_text("x")
+    (tmp_path / "existing.txt").chmod(0o600)
     code = template.format(
+        out_file=str(tmp_path / "existing.txt"),
         out=str(out),
         dir=str(tmp_path),
         ssh=str(home / ".ssh" / "id_ed25519"),
         config=str(home / ".config"),
     )
     before = sorted(p.name for p in tmp_path.iterdir())
+    assert "existing.txt" in before
     result = run_candidate(code, [Case("call")], "f")
     assert result.status == f"forbidden: {what}", result.detail
     assert result.tests[0].exc_type in ("PermissionError", "URLError")
     assert result.tests[0].output is None
     assert sorted(p.name for p in tmp_path.iterdir()) == before
     assert oct(tmp_path.stat().st_mode & 0o777) != "0o777"
+    assert oct((tmp_path / "existing.txt").stat().st_mode & 0o777) == "0o600"
 
 
 ALLOWED = {
@@ -123,6 +133,11 @@ ALLOWED = {
         "    (p / 'c.txt').write_text('hi')\n    os.rename('a/b/c.txt', 'd.txt')\n"
         "    return open('d.txt').read()\n",
         "'hi'",
+    ),
+    "fchmod_inside": (
+        "import os\ndef f():\n    fd = os.open('x', os.O_CREAT | os.O_WRONLY)\n"
+        "    os.fchmod(fd, 0o600)\n    return oct(os.stat('x').st_mode & 0o777)\n",
+        "'0o600'",
     ),
     "dev_null": ("def f():\n    open('/dev/null', 'w').write('x')\n    return 1\n", "1"),
     "tempfile_in_sandbox": (

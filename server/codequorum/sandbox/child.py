@@ -394,7 +394,12 @@ def install_audit_hook(
         elif event in path_events:
             targets, dir_fds = path_events[event]
             for n, i in enumerate(targets):
-                if i >= len(args) or isinstance(args[i], int):
+                if i >= len(args):
+                    continue
+                if isinstance(args[i], int):
+                    # os.fchmod(fd), os.fchown(fd), ...: where does the descriptor point?
+                    if not inside(f"/proc/self/fd/{args[i]}"):
+                        refuse("write outside sandbox", event)
                     continue
                 dir_fd = None
                 if dir_fds:
