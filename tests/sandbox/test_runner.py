@@ -62,6 +62,21 @@ def test_outputs_without_expected_and_exceptions() -> None:
     )
 
 
+def test_long_outputs_are_cut_with_a_digest_of_the_whole() -> None:
+    codes = [
+        "def f(n):\n    return 'ab' * n\n",
+        "def f(n):\n    return ''.join(['ab'] * n)\n",
+        "def f(n):\n    return 'ab' * (n - 1) + 'ac'\n",
+    ]
+    tests = [Case("call", args=(50_000,), expected="ab" * 50_000, has_expected=True)]
+    same, alike, different = (r.tests[0] for r in run_candidates(codes, tests, "f", jobs=2))
+    assert same.output is not None and len(same.output) < 66_000
+    assert same.output.endswith("chars, sha256 " + same.output[-17:-1] + ">")
+    assert same.output == alike.output
+    assert different.output != same.output
+    assert (same.passed, alike.passed, different.passed) == (True, True, False)
+
+
 def test_stdio_solve_follows_the_reference_rules() -> None:
     tests = [
         Case("stdio", stdin="3\n1 2 3\n", expected="6", has_expected=True),

@@ -506,7 +506,8 @@ def run_candidates(
 ) -> list[CandidateResult]:
     """Run every candidate (up to ``jobs`` children at once), results in input order.
 
-    ``progress(done, total)`` is called after each candidate. Setting ``cancel`` kills
+    ``progress(done, total)`` is called after each candidate (from the thread that ran
+    it when ``jobs`` > 1). Setting ``cancel`` kills
     the running children; candidates not finished get status ``cancelled``.
     """
     total = len(codes)
