@@ -108,7 +108,12 @@ export class ServerController implements vscode.Disposable {
       },
     };
     const client = new LanguageClient('codequorum', 'codequorum language server', serverOptions, clientOptions);
-    client.onDidChangeState((e) => this.deps.onStateChange?.(e.newState === State.Running));
+    // Running is announced below, once the API is in place; a stop (a crash too) at once.
+    client.onDidChangeState((e) => {
+      if (e.newState === State.Stopped) {
+        this.deps.onStateChange?.(false);
+      }
+    });
     this.deps.output.info(`starting: ${[line.command, ...line.args].join(' ')}`);
     try {
       await client.start();
@@ -122,6 +127,7 @@ export class ServerController implements vscode.Disposable {
     this.apiInstance = new ServerApi((command, args, token) =>
       client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args }, token as vscode.CancellationToken | undefined),
     );
+    this.deps.onStateChange?.(true);
   }
 }
 

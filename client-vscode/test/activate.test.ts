@@ -103,6 +103,23 @@ describe('activation', () => {
     });
   });
 
+  it('asks about the function under the cursor as soon as the server is up, after a restart too', async () => {
+    mock.state.config['codequorum.server.command'] = ['srv'];
+    LanguageClient.handler = () => fixture('analyze-add.json');
+    openEditor('file:///work/demo/calc.py', CALC_LINES, { line: 6, character: 9 });
+    await activate(context() as never);
+    const item = mock.state.statusItems[0];
+    await until(() => item.visible && item.text !== '$(circle-slash) codequorum', 'the figure', 2000);
+    assert.equal(item.text, '$(warning) 0.80 unstable');
+    // after a restart the figure comes back without the cursor moving
+    fire('onDidChangeConfiguration', { affectsConfiguration: (key: string) => key === 'codequorum.interpreter' });
+    await until(() => LanguageClient.instances.length === 2, 'the second client');
+    await until(() => item.text === '$(warning) 0.80 unstable', 'the figure again', 2000);
+    await sleep(50);
+    assert.equal(item.text, '$(warning) 0.80 unstable');
+    assert.equal(item.command, Commands.compare);
+  });
+
   it('restarts the server when a setting that needs it changes, not for others', async () => {
     mock.state.config['codequorum.server.command'] = ['srv-1'];
     await activate(context() as never);
