@@ -90,6 +90,7 @@ def fixed() -> tuple[Snapshot, FunctionEntry, FunctionAnalysis]:
         report=report,
         dynamic=None,
         key="k1",
+        dyn_key="d1",
         most_different=2,
         fastest=None,
     )

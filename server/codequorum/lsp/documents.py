@@ -266,10 +266,13 @@ class SnapshotCache:
         """The snapshot for this exact text (made if the text changed)."""
         with self._lock:
             snap = self._items.get(uri)
-            if (snap is not None and snap.text is text) or (
-                snap is not None and snap.encoding == encoding and snap.text == text
+            if (
+                snap is not None
+                and snap.encoding == encoding
+                and (snap.text is text or snap.text == text)
             ):
-                assert snap is not None
+                if snap.version != version:  # same text, newer version (e.g. undo, save)
+                    snap.version = version
                 self._items.move_to_end(uri)
                 return snap
             snap = Snapshot(

@@ -36,7 +36,7 @@ T = TypeVar("T")
 #: How many analyses (and dynamic reports) stay cached.
 CACHE_LIMIT = 512
 #: How many versions of one function's current code keep their analysis cached (undo hits).
-VARIANTS_PER_FUNCTION = 4
+VARIANTS_PER_FUNCTION = 6
 
 Notify = Callable[[str, str], None]  # (level: "error" | "warning" | "info", message)
 
@@ -61,6 +61,7 @@ class FunctionAnalysis:
     report: StabilityReport
     dynamic: Any | None
     key: str
+    dyn_key: str
     most_different: int | None
     fastest: int | None
 
@@ -337,14 +338,18 @@ class Engine:
 
     # ------------------------------------------------------------------ analysis (blocking)
 
-    def _options(self) -> AnalysisOptions:
+    def _options(self, full: bool) -> AnalysisOptions:
         a = self.settings.analysis
-        return AnalysisOptions(max_depth=a.max_depth, tsed=a.tsed, textual=True)
+        return AnalysisOptions(max_depth=a.max_depth, tsed=a.tsed and full, textual=full)
 
     def analysis_sync(
-        self, snapshot: Snapshot, entry: FunctionEntry, file_key: str
+        self, snapshot: Snapshot, entry: FunctionEntry, file_key: str, full: bool = True
     ) -> FunctionAnalysis | None:
-        """The (cached) analysis of one function; None when it has no stored versions."""
+        """The (cached) analysis of one function; None when it has no stored versions.
+
+        ``full=False`` (diagnostics, lenses) leaves out TSED and the token metrics, which no
+        verdict reads; a cached full analysis serves it too.
+        """
         language = snapshot.language
         if language is None:
             return None
@@ -357,7 +362,7 @@ class Engine:
         dyn_key = _digest("dyn", *(s.content_hash for s in stored), current_hash)
         with self._lock:
             dynamic = self._dynamic.peek(dyn_key)
-        key = _digest(
+        base = (
             self.settings.fingerprint(),
             language,
             entry.qualified_name,
@@ -365,10 +370,16 @@ class Engine:
             current_hash if include_current else "-",
             "dyn" if dynamic is not None else "",
         )
+        key = _digest(*base, "full")
+        light_key = _digest(*base, "light")
         with self._lock:
             hit = self._analyses.peek(key)
+            if hit is None and not full:
+                hit = self._analyses.peek(light_key)
         if hit is not None:
             return hit
+        if not full:
+            key = light_key
         samples = [s.to_sample() for s in stored]
         current_index: int | None = None
         if include_current:
@@ -385,7 +396,9 @@ class Engine:
             language=language,
             entry_point=entry.name,
         )
-        report = analyze(sample_set, self._options(), dynamic=dynamic, current_index=current_index)
+        report = analyze(
+            sample_set, self._options(full), dynamic=dynamic, current_index=current_index
+        )
         result = FunctionAnalysis(
             file_key=file_key,
             qualified_name=entry.qualified_name,
@@ -396,6 +409,7 @@ class Engine:
             report=report,
             dynamic=dynamic,
             key=key,
+            dyn_key=dyn_key,
             most_different=_most_different(report, current_index),
             fastest=_fastest(dynamic),
         )
@@ -425,7 +439,7 @@ class Engine:
                 continue
             seen.add(entry.qualified_name)
             try:
-                analysis = self.analysis_sync(snapshot, entry, file_key)
+                analysis = self.analysis_sync(snapshot, entry, file_key, full=False)
             except Exception:
                 log.exception("analysis of %s failed", entry.qualified_name)
                 continue
@@ -437,19 +451,7 @@ class Engine:
 
     def dynamic_key(self, analysis: FunctionAnalysis) -> str:
         """Cache key of a function's dynamic report (its versions and current code)."""
-        stored = analysis.stored
-        current = (
-            analysis.sample_set.samples[-1].code
-            if len(analysis.sample_set.samples) > len(stored)
-            else None
-        )
-        if current is None and analysis.current_index is not None:
-            current = analysis.code(analysis.current_index)
-        return _digest(
-            "dyn",
-            *(s.content_hash for s in stored),
-            content_hash(current) if current is not None else content_hash(""),
-        )
+        return analysis.dyn_key
 
     def run_dynamic_sync(
         self,
