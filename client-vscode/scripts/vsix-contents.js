@@ -39,6 +39,7 @@ const REQUIRED = [
   { what: 'package.json', test: (n) => n === 'extension/package.json' },
   { what: 'README.md', test: (n) => /^extension\/readme\.md$/i.test(n) },
   { what: 'LICENSE', test: (n) => /^extension\/license(\.txt|\.md)?$/i.test(n) },
+  { what: 'the icon', test: (n) => n === 'extension/media/icon.png' },
 ];
 
 const FORBIDDEN = [

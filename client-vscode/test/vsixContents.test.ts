@@ -17,6 +17,7 @@ const GOOD = [
   'extension/package.json',
   'extension/readme.md',
   'extension/LICENSE.txt',
+  'extension/media/icon.png',
   'extension/server-wheel/codequorum-0.1.0-py3-none-any.whl',
   'extension/dist/extension.js',
 ];
