@@ -81,7 +81,7 @@ async def lsp_session(
     if configuration is not None:
         client.set_configuration(configuration)
     try:
-        await client.initialize_session(
+        client.initialize_result = await client.initialize_session(  # type: ignore[attr-defined]
             types.InitializeParams(
                 capabilities=capabilities(pull=pull, progress=progress),
                 root_uri=workspace.as_uri(),

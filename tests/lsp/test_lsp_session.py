@@ -1,0 +1,90 @@
+"""Capabilities, typing-time diagnostics, and regeneration relayed through the client."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsprotocol import types
+
+from .conftest import lsp_session
+from .helpers import command, open_document, published, wait_for
+
+DOC = "def area(w, h):\n    return w * h\n"
+VERSIONS = [
+    "def area(w, h):\n    return w * h\n",
+    "def area(w, h):\n    return h * w\n",
+    "def area(w, h):\n    product = w * h\n    return product\n",
+]
+# far from the versions above: a loop with branches instead of one expression
+ODD = (
+    "def area(w, h):\n    total = 0\n    for _ in range(abs(h)):\n        if w > 0:\n"
+    "            total += w\n        else:\n            total -= abs(w)\n"
+    "    return total if h >= 0 else -total\n"
+)
+
+
+async def test_capabilities_advertise_features_and_commands(workspace: Path) -> None:
+    async with lsp_session(workspace) as client:
+        result = client.initialize_result  # type: ignore[attr-defined]
+        caps = result.capabilities
+        assert result.server_info.name == "codequorum"
+        assert caps.hover_provider
+        assert caps.code_lens_provider is not None
+        assert list(caps.code_action_provider.code_action_kinds) == [
+            types.CodeActionKind.QuickFix,
+            types.CodeActionKind.RefactorRewrite,
+        ]
+        assert caps.diagnostic_provider.identifier == "codequorum"
+        assert caps.position_encoding == types.PositionEncodingKind.Utf16
+        assert sorted(caps.execute_command_provider.commands) == [
+            "codequorum.addSamples",
+            "codequorum.analyze",
+            "codequorum.clearSamples",
+            "codequorum.compare",
+            "codequorum.importSamples",
+            "codequorum.regenerate",
+            "codequorum.runDynamic",
+            "codequorum.showSample",
+        ]
+
+
+async def test_diagnostics_while_typing_are_debounced(workspace: Path) -> None:
+    options = {"diagnostics": {"onType": True, "debounceMs": 50}}
+    async with lsp_session(workspace, init_options=options) as client:
+        uri = open_document(client, workspace / "area.py", DOC)
+        await command(client, "codequorum.addSamples", uri, "area", VERSIONS)
+        await wait_for(lambda: published(client, uri) == [])
+        for version, text in enumerate((DOC + "\n", ODD), start=2):  # no save
+            client.text_document_did_change(
+                types.DidChangeTextDocumentParams(
+                    text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                    content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+                )
+            )
+        diags = await wait_for(lambda: published(client, uri))
+        assert "outlier-current" in [d.code for d in diags]
+        assert diags[0].range == types.Range(
+            start=types.Position(line=0, character=4), end=types.Position(line=0, character=8)
+        )
+
+
+async def test_regenerate_relayed_through_the_client(workspace: Path) -> None:
+    options = {"provider": {"kind": "client", "samples": 4}}
+    async with lsp_session(workspace, init_options=options) as client:
+        uri = open_document(client, workspace / "area.py", DOC)
+        answer = await command(client, "codequorum.regenerate", uri, "area")
+        assert answer["status"] == "relay"
+        assert answer["n"] == 4 and answer["language"] == "python"
+        roles = [m["role"] for m in answer["messages"]]
+        assert roles[0] == "system" and roles[-1] == "user"
+        assert "area" in answer["messages"][-1]["content"]
+        # the client sends the prompt to its own model and relays the answers back
+        relayed = [
+            {"code": f"```python\n{code}```", "provider": "vscode-lm", "model": "m"}
+            for code in VERSIONS
+        ]
+        added = await command(client, "codequorum.addSamples", uri, "area", relayed)
+        assert added["total"] == 3
+        shown = await command(client, "codequorum.showSample", uri, "area", 3)
+        assert shown["code"] == VERSIONS[2]
+        assert (shown["origin"], shown["provider"], shown["model"]) == ("relayed", "vscode-lm", "m")
