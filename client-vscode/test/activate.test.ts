@@ -2,7 +2,7 @@ import * as assert from 'assert/strict';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { Commands, ServerCommands } from '../src/constants';
+import { Commands, LANGUAGES, ServerCommands } from '../src/constants';
 import { activate, deactivate } from '../src/extension';
 import { CALC_LINES, fixture, openEditor } from './helpers';
 import { LanguageClient } from './mock/languageclient';
@@ -23,8 +23,16 @@ async function until(check: () => boolean, what: string, ms = 3000): Promise<voi
 describe('activation', () => {
   let dir: string;
   const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
-    contributes: { commands: { command: string }[] };
+    contributes: { commands: { command: string }[]; menus: Record<string, { when?: string }[]> };
+    activationEvents: string[];
   };
+
+  it('activates for, and offers its menus in, exactly the languages the server knows', () => {
+    assert.deepEqual(pkg.activationEvents, LANGUAGES.map((l) => `onLanguage:${l}`));
+    const when = pkg.contributes.menus['editor/context'][0].when!;
+    const listed = /\^\(([^)]+)\)\$/.exec(when)![1].split('|');
+    assert.deepEqual(listed, [...LANGUAGES]);
+  });
 
   beforeEach(() => {
     mock.reset();
