@@ -148,3 +148,45 @@ async def test_unknown_commands_arguments_and_documents_get_clear_errors(workspa
         else:
             raise AssertionError("bad samples accepted")
         await _still_answers(client, workspace)
+
+
+async def test_unusable_store_path_is_reported_and_the_server_keeps_answering(
+    workspace: Path,
+) -> None:
+    (workspace / "folder").mkdir()
+    async with lsp_session(workspace, init_options={"store": {"path": "folder"}}) as client:
+        await wait_for(lambda: client.messages)
+        [message] = client.messages
+        assert message.type == types.MessageType.Error
+        assert message.message.startswith("codequorum: cannot open the sample store:")
+        assert "is a directory" in message.message
+        uri = open_document(client, workspace / "ok.py", GOOD)
+        try:
+            await command(client, "codequorum.addSamples", uri, "area", VERSIONS)
+        except Exception as exc:
+            assert "cannot store the samples" in str(exc)
+        else:
+            raise AssertionError("samples were accepted without a store")
+        assert await hover_text(client, uri, position_of(GOOD, "area")) is None
+        await wait_for(lambda: published(client, uri) == [])
+
+        # a usable path in new settings: the store opens there
+        client.set_configuration({"codequorum": {"store": {"path": "elsewhere/s.sqlite3"}}})
+        client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+
+        async def stored() -> bool:
+            try:
+                added = await command(client, "codequorum.addSamples", uri, "area", VERSIONS)
+            except Exception:
+                return False
+            return bool(added["total"] == 3)
+
+        import asyncio
+
+        for _ in range(100):
+            if await stored():
+                break
+            await asyncio.sleep(0.05)
+        else:
+            raise AssertionError("the new store path was not used")
+        assert (workspace / "elsewhere" / "s.sqlite3").is_file()

@@ -223,9 +223,11 @@ class Engine:
             self.settings = settings
             if root is not None:
                 self.root = root
-            if self._store is not None and self._store_path != self.store_path():
-                self._store.close()
+            if self._store_path is not None and self._store_path != self.store_path():
+                if self._store is not None:
+                    self._store.close()
                 self._store = None
+                self._store_path = None
                 self._store_failed = None
                 self._samples.clear()
                 self._with_samples.clear()
@@ -251,6 +253,7 @@ class Engine:
                 store = SampleStore.open(path)
             except Exception as exc:
                 self._store_failed = str(exc)
+                self._store_path = path
                 self._notify("error", f"codequorum: cannot open the sample store: {exc}")
                 return None
             for warning in store.warnings:
