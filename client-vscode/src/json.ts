@@ -1,4 +1,4 @@
-/** Small helpers for reading untyped JSON and errors. */
+/** Reading untyped JSON, and errors in words. */
 
 export type Json = Record<string, unknown>;
 

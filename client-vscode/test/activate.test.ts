@@ -4,7 +4,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { Commands, LANGUAGES, ServerCommands } from '../src/constants';
 import { activate, deactivate } from '../src/extension';
-import { CALC_LINES, fixture, openEditor } from './helpers';
+import { CALC_LINES, fixture, openEditor } from './fakes';
 import { LanguageClient } from './mock/languageclient';
 import { fire, mock, Uri } from './mock/vscode';
 

@@ -7,7 +7,7 @@ import { runVersions } from '../src/commands/runVersions';
 import { Commands, SAMPLE_SCHEME, ServerCommands } from '../src/constants';
 import { parseAnalyzeResult } from '../src/report';
 import { parseSampleUri, SampleContentProvider } from '../src/sampleDocuments';
-import { CALC_LINES, FakeServer, fixture, makeContext, openEditor } from './helpers';
+import { CALC_LINES, FakeServer, fixture, makeContext, openEditor } from './fakes';
 import { mock, Uri, type WorkspaceEdit } from './mock/vscode';
 
 const URI = 'file:///work/demo/calc.py';

@@ -2,7 +2,7 @@ import * as assert from 'assert/strict';
 import { regenerateWithLanguageModel, regenerateWithServer } from '../src/commands/regenerate';
 import { Commands, ServerCommands } from '../src/constants';
 import { LM_PROVIDER } from '../src/lmSampler';
-import { CALC_LINES, FakeServer, fixture, makeContext, openEditor } from './helpers';
+import { CALC_LINES, FakeServer, fixture, makeContext, openEditor } from './fakes';
 import { CancellationError, LanguageModelChatMessage, LanguageModelError, mock } from './mock/vscode';
 
 const URI = 'file:///work/demo/calc.py';

@@ -1,6 +1,6 @@
 import * as assert from 'assert/strict';
 import { alternatives, byTypicality, parseAnalyzeResult } from '../src/report';
-import { fixture } from './helpers';
+import { fixture } from './fakes';
 
 describe('report access', () => {
   it('reads the analyze answer: name, range, stability, verdict', () => {

@@ -1,7 +1,7 @@
 import * as assert from 'assert/strict';
 import { parseAnalyzeResult } from '../src/report';
 import { barFractions, contentSecurityPolicy, escapeHtml, intensity, renderReportHtml } from '../src/reportHtml';
-import { fixture } from './helpers';
+import { fixture } from './fakes';
 
 describe('report view', () => {
   const report = parseAnalyzeResult(fixture('analyze-add.json'))!;

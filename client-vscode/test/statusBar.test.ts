@@ -1,7 +1,7 @@
 import * as assert from 'assert/strict';
 import { parseAnalyzeResult, type FunctionReport } from '../src/report';
 import { NO_SERVER, StabilityStatus, statusView } from '../src/statusBar';
-import { fixture } from './helpers';
+import { fixture } from './fakes';
 import { MockStatusBarItem } from './mock/vscode';
 
 function report(stability: number | undefined, stable: boolean | undefined): FunctionReport {
