@@ -6,7 +6,7 @@ import { clearVersions } from './commands/clear';
 import { compareVersions } from './commands/compare';
 import type { CommandContext } from './commands/context';
 import { regenerateWithLanguageModel, regenerateWithServer } from './commands/regenerate';
-import { replaceWithVersion, toVscodeRange } from './commands/replace';
+import { atColumnZero, replaceWithVersion, toVscodeRange } from './commands/replace';
 import { runVersions } from './commands/runVersions';
 import { showReport } from './commands/showReport';
 import { Commands, LANGUAGES, LENS_COMMANDS, RESTART_SETTINGS, SAMPLE_SCHEME } from './constants';
@@ -141,7 +141,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (!report?.range) {
         throw new Error('the function is no longer there');
       }
-      return ctx.documentText(ref.target.uri, report.range);
+      const start = report.range.start;
+      const head = await ctx.documentText(ref.target.uri, { start: { line: start.line, character: 0 }, end: start });
+      return atColumnZero(head, await ctx.documentText(ref.target.uri, report.range));
     }
     return api.showSample(ref.target, ref.version);
   });

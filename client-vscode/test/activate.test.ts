@@ -2,7 +2,8 @@ import * as assert from 'assert/strict';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { Commands, LANGUAGES, ServerCommands } from '../src/constants';
+import { Commands, LANGUAGES, SAMPLE_SCHEME, ServerCommands } from '../src/constants';
+import { sampleUri } from '../src/sampleDocuments';
 import { activate, deactivate } from '../src/extension';
 import { CALC_LINES, fixture, openEditor } from './fakes';
 import { LanguageClient } from './mock/languageclient';
@@ -126,6 +127,27 @@ describe('activation', () => {
     await sleep(50);
     assert.equal(item.text, '$(warning) 0.80 unstable');
     assert.equal(item.command, Commands.compare);
+  });
+
+  it('fills the diff editor\'s documents: stored versions from the server, the current code from the editor', async () => {
+    mock.state.config['codequorum.server.command'] = ['srv'];
+    const asked: unknown[] = [];
+    LanguageClient.handler = (_method, params) => {
+      const { command, arguments: args } = params as { command: string; arguments: { index?: number }[] };
+      asked.push(command);
+      return command === ServerCommands.showSample ? { code: `version ${args[0].index! + 1}\n` } : fixture('analyze-add.json');
+    };
+    mock.state.documents.set('file:///work/demo/calc.py', CALC_LINES.join('\n'));
+    await activate(context() as never);
+    await until(() => LanguageClient.instances.length === 1, 'the client');
+    const provider = mock.state.contentProviders.get(SAMPLE_SCHEME) as { provideTextDocumentContent(u: unknown): Promise<string> };
+    const target = { uri: 'file:///work/demo/calc.py', qualifiedName: 'Calc.add' };
+    assert.equal(await provider.provideTextDocumentContent(sampleUri({ target, version: 1 }, 'v2', 'python')), 'version 2\n');
+    assert.equal(
+      await provider.provideTextDocumentContent(sampleUri({ target, version: 'current' }, 'current', 'python')),
+      'def add(a, b):\n    total = 0\n    for v in (a, b):\n        total += v\n    return total',
+    );
+    assert.deepEqual(asked, [ServerCommands.showSample, ServerCommands.analyze]);
   });
 
   it('restarts the server when a setting that needs it changes, not for others', async () => {

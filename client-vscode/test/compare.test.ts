@@ -2,7 +2,7 @@ import * as assert from 'assert/strict';
 import { clearVersions } from '../src/commands/clear';
 import { compareVersions, diffDocuments } from '../src/commands/compare';
 import { versionItems } from '../src/commands/pickVersion';
-import { dedent, indentBefore, reindent, replaceWithVersion } from '../src/commands/replace';
+import { atColumnZero, dedent, indentBefore, reindent, replaceWithVersion } from '../src/commands/replace';
 import { runVersions } from '../src/commands/runVersions';
 import { Commands, SAMPLE_SCHEME, ServerCommands } from '../src/constants';
 import { parseAnalyzeResult } from '../src/report';
@@ -130,6 +130,8 @@ describe('replace', () => {
     assert.equal(reindent('    def f():\n        return 1', ''), 'def f():\n    return 1');
     assert.equal(dedent('  a\n\n    b'), 'a\n\n  b');
     assert.equal(indentBefore('    '), '    ');
+    assert.equal(atColumnZero('    ', 'def add(a, b):\n        total = 0\n\n        return total'), 'def add(a, b):\n    total = 0\n\n    return total');
+    assert.equal(atColumnZero('x = 1; ', 'def f(): pass'), 'def f(): pass');
     assert.equal(indentBefore('x = 1; '), '');
   });
 

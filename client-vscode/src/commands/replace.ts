@@ -22,6 +22,14 @@ export function reindent(code: string, indent: string): string {
   return [lines[0], ...lines.slice(1).map((l) => (l.trim() ? indent + l : ''))].join('\n');
 }
 
+/**
+ * A function's text as it stands in the document (its first line starts at the function's
+ * column, after `lineHead`), moved to column 0 like the stored versions.
+ */
+export function atColumnZero(lineHead: string, text: string): string {
+  return dedent(indentBefore(lineHead) + text);
+}
+
 /** The whitespace before the function on its first line ('' when code precedes it). */
 export function indentBefore(lineHead: string): string {
   return lineHead.trim() === '' ? lineHead : '';

@@ -233,6 +233,8 @@ export interface MockState {
   outputLines: string[];
   statusItems: MockStatusBarItem[];
   workspaceFolders: { uri: Uri }[] | undefined;
+  /** Text of the documents `workspace.openTextDocument` opens, by URI. */
+  documents: Map<string, string>;
   contentProviders: Map<string, unknown>;
   openedDocuments: unknown[];
 }
@@ -258,6 +260,7 @@ function freshState(): MockState {
     outputLines: [],
     statusItems: [],
     workspaceFolders: undefined,
+    documents: new Map(),
     contentProviders: new Map(),
     openedDocuments: [],
   };
@@ -408,7 +411,25 @@ export const workspace = {
     return new Disposable(() => mock.state.contentProviders.delete(scheme));
   },
   async openTextDocument(uri: Uri): Promise<unknown> {
-    return { uri };
+    const text = mock.state.documents.get(uri.toString());
+    if (text === undefined) {
+      throw new Error(`cannot open ${uri.toString()}`);
+    }
+    const lines = text.split('\n');
+    return {
+      uri,
+      getText(range?: Range): string {
+        if (!range) {
+          return text;
+        }
+        const out: string[] = [];
+        for (let l = range.start.line; l <= range.end.line; l++) {
+          const line = lines[l] ?? '';
+          out.push(line.slice(l === range.start.line ? range.start.character : 0, l === range.end.line ? range.end.character : line.length));
+        }
+        return out.join('\n');
+      },
+    };
   },
 };
 
