@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from lsprotocol import types
@@ -273,3 +274,19 @@ async def test_methods_are_replaced_with_their_indentation(workspace: Path) -> N
         assert len(titles_total) == 3
         summary = next(t for t in titles_total if t.startswith("3 samples · "))
         assert sorted(titles_total) == sorted([summary, "Compare", "Regenerate"])
+
+        # rename the class and save: the method's versions follow it
+        renamed = doc.replace("class Stack:", "class Pile:")
+        replace_document(client, uri, renamed, version=2)
+        await wait_for(lambda: published(client, uri) is not None)
+
+        async def moved() -> bool:
+            report = await command(client, "codequorum.analyze", uri, "Pile.total")
+            return bool(report["samples"] == 3)
+
+        for _ in range(100):
+            if await moved():
+                break
+            await asyncio.sleep(0.05)
+        else:
+            raise AssertionError("the versions did not follow the class rename")

@@ -228,16 +228,48 @@ class CodequorumServer(LanguageServer):
         self._saved_names[uri] = names
         if before is None:
             return
-        gone = set(before) - set(names)
-        new = set(names) - set(before)
-        if len(gone) != 1 or len(new) != 1:
+        rename = rename_between(before, names)
+        if rename is None:
             return
-        old_name, new_name = gone.pop(), new.pop()
+        old_name, new_name = rename
         key = self.file_key(uri)
         with_samples = await self.engine.run(self.engine.functions_with_samples_sync, key)
-        if old_name in with_samples and new_name not in with_samples:
+        owned = [n for n in with_samples if n == old_name or n.startswith(old_name + ".")]
+        if owned and new_name not in with_samples:
             moved = await self.engine.run(self.engine.rename_sync, key, old_name, new_name)
             log.info("moved %d versions from %s to %s", moved, old_name, new_name)
+
+
+def rename_between(before: list[str], after: list[str]) -> tuple[str, str] | None:
+    """The one rename that turns the names ``before`` into ``after``, if there is one.
+
+    A function renamed: ``f`` -> ``g``. A class (or outer function) renamed: every
+    ``A.x`` -> ``B.x``, which is the rename ``A`` -> ``B``.
+    """
+    gone = sorted(set(before) - set(after))
+    new = sorted(set(after) - set(before))
+    if not gone or len(gone) != len(new):
+        return None
+    if len(gone) == 1:
+        return gone[0], new[0]
+    candidates: set[tuple[str, str]] = set()
+    for old_name in gone:
+        parts = old_name.split(".")
+        for cut in range(1, len(parts)):
+            rest = ".".join(parts[cut:])
+            prefix = ".".join(parts[:cut])
+            for new_name in new:
+                if new_name.endswith("." + rest):
+                    candidates.add((prefix, new_name[: -len(rest) - 1]))
+    for old_prefix, new_prefix in sorted(candidates):
+        mapped = sorted(
+            new_prefix + n[len(old_prefix) :]
+            for n in gone
+            if n == old_prefix or n.startswith(old_prefix + ".")
+        )
+        if len(mapped) == len(gone) and mapped == new:
+            return old_prefix, new_prefix
+    return None
 
 
 server = CodequorumServer()
