@@ -88,3 +88,34 @@ async def test_regenerate_relayed_through_the_client(workspace: Path) -> None:
         shown = await command(client, "codequorum.showSample", uri, "area", 3)
         assert shown["code"] == VERSIONS[2]
         assert (shown["origin"], shown["provider"], shown["model"]) == ("relayed", "vscode-lm", "m")
+
+
+async def test_ranges_are_in_utf16_units_for_non_ascii_names(workspace: Path) -> None:
+    doc = "# 😀 é\nclass Größe:\n    def área(self, w, h):  # ∑\n        return w * h\n"
+    versions = [
+        "def área(self, w, h):\n    return h * w\n",
+        "def área(self, a, b):\n    return a * b\n",
+    ]
+    async with lsp_session(workspace) as client:
+        uri = open_document(client, workspace / "u.py", doc)
+        added = await command(client, "codequorum.addSamples", uri, "Größe.área", versions)
+        assert added["total"] == 2
+        hover = await client.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                position=types.Position(line=2, character=10),  # on "área"
+            )
+        )
+        assert hover is not None
+        # "área" starts after 8 UTF-16 units ("    def ") and is 4 units long (5 bytes)
+        assert hover.range == types.Range(
+            start=types.Position(line=2, character=8), end=types.Position(line=2, character=12)
+        )
+        report = await command(client, "codequorum.analyze", uri, types_position(2, 9))
+        assert report["qualifiedName"] == "Größe.área"
+        assert report["range"]["end"] == {"line": 3, "character": 20}
+
+
+def types_position(line: int, character: int) -> dict[str, int]:
+    """A position as plain JSON (how clients pass it to commands)."""
+    return {"line": line, "character": character}
