@@ -9,6 +9,7 @@ export const Commands = {
   clear: 'codequorum.clearVersions',
   showReport: 'codequorum.showReport',
   runVersions: 'codequorum.runVersions',
+  importVersions: 'codequorum.importVersions',
   restart: 'codequorum.restartServer',
   showLog: 'codequorum.showLog',
 } as const;
@@ -22,6 +23,7 @@ export const ServerCommands = {
   clearSamples: 'codequorum.clearSamples',
   compare: 'codequorum.compare',
   runDynamic: 'codequorum.runDynamic',
+  importSamples: 'codequorum.importSamples',
 } as const;
 
 /**

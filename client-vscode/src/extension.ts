@@ -7,6 +7,7 @@ import { compareVersions } from './commands/compare';
 import type { CommandContext } from './commands/context';
 import { regenerateWithLanguageModel, regenerateWithServer } from './commands/regenerate';
 import { atColumnZero, replaceWithVersion, toVscodeRange } from './commands/replace';
+import { importVersions } from './commands/importVersions';
 import { runVersions } from './commands/runVersions';
 import { showReport } from './commands/showReport';
 import { Commands, LANGUAGES, LENS_COMMANDS, RESTART_SETTINGS, SAMPLE_SCHEME } from './constants';
@@ -161,6 +162,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand(Commands.clear, (arg?: unknown) => clearVersions(ctx, arg)),
     vscode.commands.registerCommand(Commands.showReport, (arg?: unknown) => showReport(ctx, arg)),
     vscode.commands.registerCommand(Commands.runVersions, (arg?: unknown) => runVersions(ctx, arg)),
+    vscode.commands.registerCommand(Commands.importVersions, (arg?: unknown) => importVersions(ctx, arg)),
     vscode.commands.registerCommand(Commands.restart, () => server.restart(true)),
     vscode.commands.registerCommand(Commands.showLog, () => output.show(true)),
   );

@@ -139,6 +139,13 @@ export class ServerApi {
     throw new Error(`the server has no version ${index + 1} of this function`);
   }
 
+  /** Stores the versions in a file (JSON, JSON Lines, or one version of plain code); answers how many. */
+  async importSamples(target: FunctionTarget, path: string): Promise<{ added: number; total: number | undefined }> {
+    const raw = await this.execute(ServerCommands.importSamples, [functionArgument(target, { path })]);
+    const obj = isObject(raw) ? raw : {};
+    return { added: typeof obj.added === 'number' ? obj.added : 0, total: typeof obj.total === 'number' ? obj.total : undefined };
+  }
+
   /** Starts the sandboxed runs of the versions (the server reports progress and the result). */
   async runDynamic(target: FunctionTarget): Promise<{ started: boolean; message: string | undefined }> {
     const raw = await this.execute(ServerCommands.runDynamic, [functionArgument(target)]);

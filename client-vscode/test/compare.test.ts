@@ -3,6 +3,7 @@ import { clearVersions } from '../src/commands/clear';
 import { compareVersions, diffDocuments } from '../src/commands/compare';
 import { versionItems } from '../src/commands/pickVersion';
 import { atColumnZero, dedent, indentBefore, reindent, replaceWithVersion } from '../src/commands/replace';
+import { importVersions } from '../src/commands/importVersions';
 import { runVersions } from '../src/commands/runVersions';
 import { Commands, SAMPLE_SCHEME, ServerCommands } from '../src/constants';
 import { parseAnalyzeResult } from '../src/report';
@@ -208,5 +209,33 @@ describe('run versions', () => {
     const { ctx } = makeContext(s, CALC_LINES);
     await runVersions(ctx);
     assert.equal(mock.state.messages[0].text, 'codequorum: already running');
+  });
+});
+
+describe('import versions', () => {
+  beforeEach(() => {
+    mock.reset();
+    openEditor(URI, CALC_LINES, { line: 5, character: 8 });
+  });
+
+  it('stores the versions of the file the user picks, for the function at the cursor', async () => {
+    const s = server({ [ServerCommands.importSamples]: { added: 4, total: 7, path: '/data/add.jsonl' } });
+    const { ctx, refreshes } = makeContext(s, CALC_LINES);
+    mock.state.openDialogAnswer = [Uri.file('/data/add.jsonl')];
+    await importVersions(ctx);
+    assert.deepEqual(s.callsOf(ServerCommands.importSamples)[0].args, [
+      { uri: URI, position: { line: 5, character: 8 }, qualifiedName: 'Calc.add', path: '/data/add.jsonl' },
+    ]);
+    assert.equal(mock.state.messages[0].text, 'codequorum: imported 4 versions of Calc.add (7 stored).');
+    assert.equal(refreshes(), 1);
+  });
+
+  it('imports nothing when the dialog is dismissed', async () => {
+    const s = server({ [ServerCommands.importSamples]: { added: 1 } });
+    const { ctx } = makeContext(s, CALC_LINES);
+    mock.state.openDialogAnswer = undefined;
+    await importVersions(ctx);
+    assert.equal(mock.state.openDialogs.length, 1);
+    assert.equal(s.callsOf(ServerCommands.importSamples).length, 0);
   });
 });

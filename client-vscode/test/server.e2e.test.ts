@@ -195,6 +195,19 @@ describe('server API against the real language server', function () {
     assert.equal(after!.versions.length, 0);
   });
 
+  it('imports versions from a JSON Lines file', async () => {
+    const file = path.join(dir, 'versions.jsonl');
+    fs.writeFileSync(
+      file,
+      ['def add(self, a, b):\n    return a + b\n', 'def add(self, a, b):\n    return sum((a, b))\n']
+        .map((code) => JSON.stringify({ code, model: 'imported-model' }))
+        .join('\n'),
+    );
+    const target = { uri, qualifiedName: 'Calc.add' };
+    assert.deepEqual(await api.importSamples(target, file), { added: 2, total: 2 });
+    assert.equal(await api.clearSamples(target), 2);
+  });
+
   it('hands the prompt to the client when provider.kind is "client"', async () => {
     await connection!.sendNotification('workspace/didChangeConfiguration', { settings: { codequorum: { provider: { kind: 'client', samples: 3 } } } });
     const answer = await api.regenerate({ uri, position: { line: 6, character: 10 } }, undefined);

@@ -233,6 +233,8 @@ export interface MockState {
   outputLines: string[];
   statusItems: MockStatusBarItem[];
   workspaceFolders: { uri: Uri }[] | undefined;
+  openDialogs: unknown[];
+  openDialogAnswer: Uri[] | undefined;
   /** Text of the documents `workspace.openTextDocument` opens, by URI. */
   documents: Map<string, string>;
   contentProviders: Map<string, unknown>;
@@ -261,6 +263,8 @@ function freshState(): MockState {
     statusItems: [],
     workspaceFolders: undefined,
     documents: new Map(),
+    openDialogs: [],
+    openDialogAnswer: undefined,
     contentProviders: new Map(),
     openedDocuments: [],
   };
@@ -354,6 +358,10 @@ export const window = {
   },
   get activeTextEditor(): unknown {
     return mock.state.activeTextEditor;
+  },
+  async showOpenDialog(options: unknown): Promise<Uri[] | undefined> {
+    mock.state.openDialogs.push(options);
+    return mock.state.openDialogAnswer;
   },
   async showTextDocument(doc: unknown): Promise<unknown> {
     mock.state.openedDocuments.push(doc);
