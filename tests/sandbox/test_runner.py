@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from pathlib import Path
@@ -315,3 +316,60 @@ def test_untraced_runs_have_no_counts() -> None:
     result = run_candidate("def sq(n):\n    return n * n\n", SQUARE, "sq", trace=False)
     assert [(t.opcodes, t.opcode_total) for t in result.tests] == [(None, 0), (None, 0)]
     assert [t.passed for t in result.tests] == [True, True]
+
+
+PARITY = {
+    "ok": "def f(n):\n    return sorted({n, 1, 2})\n",
+    "raises": "def f(n):\n    return 1 // (n - n)\n",
+    "exits": "import os\ndef f(n):\n    os._exit(4)\n",
+    "forbidden": "import os\ndef f(n):\n    os.system('true')\n",
+    "syntax": "def f(n) return n\n",
+}
+
+
+def test_fork_server_and_fresh_interpreters_agree() -> None:
+    tests = [Case("call", args=(3,), expected=[1, 2, 3], has_expected=True)]
+    by_method = {
+        method: run_candidates(list(PARITY.values()), tests, "f", jobs=2, start_method=method)
+        for method in ("fork", "exec")
+    }
+    fork, fresh = by_method["fork"], by_method["exec"]
+    assert [r.status for r in fork] == [
+        "ok",
+        "ok",
+        "exit",
+        "forbidden: subprocess",
+        "syntax-error",
+    ]
+    for a, b in zip(fork, fresh, strict=True):
+        assert (a.status, a.returncode, a.layers, a.python) == (
+            b.status,
+            b.returncode,
+            b.layers,
+            b.python,
+        )
+        assert [(t.passed, t.output, t.exc_type, t.opcodes) for t in a.tests] == [
+            (t.passed, t.output, t.exc_type, t.opcodes) for t in b.tests
+        ]
+
+
+def test_a_dead_fork_server_is_replaced() -> None:
+    from codequorum.sandbox import forkserver
+
+    code = "def f():\n    return 7\n"
+    first = run_candidate(code, [Case("call")], "f")
+    assert first.tests[0].output == "7"
+    server = forkserver.server_for(sys.executable)
+    assert server is not None
+    server.proc.kill()
+    server.proc.wait()
+    again = run_candidate(code, [Case("call")], "f")
+    assert again.status == "ok"
+    assert again.tests[0].output == "7"
+    replacement = forkserver.server_for(sys.executable)
+    assert replacement is not None and replacement is not server and replacement.alive()
+
+
+def test_start_method_is_checked() -> None:
+    with pytest.raises(ValueError, match="start method"):
+        run_candidate("def f():\n    return 1\n", [Case("call")], "f", start_method="spawn")

@@ -11,6 +11,7 @@ limits, install the audit hook, and only then compile and run the candidate.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import io
 import os
 import posix
@@ -825,8 +826,12 @@ def _defuse_subprocess() -> None:
 
 
 def main() -> None:
-    """Entry point: ``child.py <message-fd>``."""
-    channel = Channel(int(sys.argv[1]))
+    """Entry point: ``child.py <message-fd>`` (one candidate, fresh interpreter)."""
+    run_child(Channel(int(sys.argv[1])), 0)
+
+
+def run_child(channel: Channel, parent_pid: int) -> None:
+    """Read the run message from fd 0, isolate, limit, hook, run the tests; never returns."""
     try:
         run = _read_run_message()
     except Exception as exc:
@@ -836,7 +841,7 @@ def main() -> None:
     sandbox = posix.getcwd()
     limits = run["limits"]
     tmpfs_bytes = max(32 * 1024 * 1024, 2 * int(limits["file_size_bytes"]))
-    parent_pid = int(run.get("parent_pid") or 0)
+    parent_pid = parent_pid or int(run.get("parent_pid") or 0)
     namespace_layers, isolation_notes = _isolate(sandbox, tmpfs_bytes, parent_pid)
     layers.extend(namespace_layers)
     _set_limits(run["limits"])
@@ -888,7 +893,141 @@ def main() -> None:
     posix._exit(0)
 
 
+# --------------------------------------------------------------------------- fork server
+FORK_SERVER_ARG = "--fork-server"
+CHILD_MSG_FD = 3
+
+
+def serve_forks(path: str) -> None:
+    """Fork server: preload the harness's modules once, fork one child per request.
+
+    Listens on the AF_UNIX SOCK_SEQPACKET socket ``path``. Per connection: ``spawn``
+    (cwd, env, with the child's stdin/stdout/stderr/message descriptors attached) ->
+    ``spawned`` (pid); when the child has exited (not reaped) -> ``exited``; ``reap`` ->
+    ``reaped`` (wait status, CPU seconds). A closed connection kills and reaps its child;
+    EOF on fd 0 (the parent is gone) kills every child and ends the server. The server
+    runs no candidate code: children do, after they have forked.
+    """
+    import ast  # noqa: F401  (preloaded for the children)
+    import ctypes  # noqa: F401
+    import dis  # noqa: F401
+    import inspect  # noqa: F401
+    import pathlib  # noqa: F401
+    import resource  # noqa: F401
+    import selectors
+    import socket
+    import subprocess  # noqa: F401
+
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    listener.bind(path)
+    listener.listen(64)
+    sel = selectors.DefaultSelector()
+    sel.register(listener, selectors.EVENT_READ, ("accept", None))
+    sel.register(0, selectors.EVENT_READ, ("parent", None))
+    children: dict[int, tuple[Any, int]] = {}  # id(conn) -> (conn, pid)
+    me = posix.getpid()
+    posix.write(1, b"ready\n")
+
+    def send(conn: Any, **fields: Any) -> None:
+        with contextlib.suppress(OSError):
+            conn.send(protocol.encode_frame(fields)[protocol.HEADER.size :])
+
+    def drop(conn: Any) -> None:
+        entry = children.pop(id(conn), None)
+        if entry is not None:
+            _kill_and_reap(entry[1])
+        with contextlib.suppress(KeyError, ValueError):
+            sel.unregister(conn)
+        conn.close()
+
+    while True:
+        for key, _mask in sel.select():
+            kind, conn = key.data
+            if kind == "parent":
+                if not posix.read(0, 4096):
+                    for _conn, pid in list(children.values()):
+                        _kill_and_reap(pid)
+                    with contextlib.suppress(OSError):
+                        posix.unlink(path)
+                        posix.rmdir(os.path.dirname(path))
+                    posix._exit(0)
+            elif kind == "accept":
+                new, _addr = listener.accept()
+                sel.register(new, selectors.EVENT_READ, ("conn", new))
+            elif kind == "exited":
+                sel.unregister(key.fileobj)
+                posix.close(key.fd)
+                send(conn, type="exited")
+            else:
+                try:
+                    data, fds, _flags, _addr = socket.recv_fds(conn, 1 << 20, 8)
+                except OSError:
+                    data, fds = b"", []
+                if not data:
+                    for fd in fds:
+                        posix.close(fd)
+                    drop(conn)
+                    continue
+                try:
+                    request = protocol.decode_body(data)
+                except protocol.ProtocolError:
+                    request = {"type": "?"}
+                if request["type"] == "spawn" and len(fds) == 4 and id(conn) not in children:
+                    pid = posix.fork()
+                    if pid == 0:
+                        _become_child(fds, request, me)
+                    for fd in fds:
+                        posix.close(fd)
+                    children[id(conn)] = (conn, pid)
+                    pidfd = os.pidfd_open(pid)
+                    sel.register(pidfd, selectors.EVENT_READ, ("exited", conn))
+                    send(conn, type="spawned", pid=pid)
+                elif request["type"] == "reap" and id(conn) in children:
+                    _conn, pid = children.pop(id(conn))
+                    _pid, status, usage = os.wait4(pid, 0)
+                    send(conn, type="reaped", status=status, cpu=usage.ru_utime + usage.ru_stime)
+                else:
+                    for fd in fds:
+                        posix.close(fd)
+                    drop(conn)
+
+
+def _kill_and_reap(pid: int) -> None:
+    for kill in (os.killpg, os.kill):
+        with contextlib.suppress(OSError):
+            kill(pid, 9)
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)
+
+
+def _become_child(fds: list[int], request: dict[str, Any], server_pid: int) -> None:
+    """In a freshly forked child: take the descriptors, session, cwd and environment."""
+    import fcntl
+
+    try:
+        high = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 100) for fd in fds]
+        for target, fd in enumerate(high):
+            posix.dup2(fd, target)  # 0 stdin, 1 stdout, 2 stderr, 3 messages
+        posix.closerange(CHILD_MSG_FD + 1, 65536)
+        posix.setsid()
+        posix.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update({str(k): str(v) for k, v in request["env"].items()})
+        sys.argv = [__file__, str(CHILD_MSG_FD)]
+    except BaseException:
+        posix._exit(72)
+    channel = Channel(CHILD_MSG_FD)
+    try:
+        run_child(channel, server_pid)
+    except BaseException as exc:
+        channel.send(protocol.MSG_ERROR, detail=f"{type(exc).__name__}: {_safe_str(exc)}")
+    posix._exit(70)
+
+
 if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == FORK_SERVER_ARG:
+        serve_forks(sys.argv[2])
+        posix._exit(0)
     try:
         main()
     except BaseException as exc:  # report harness failures instead of a bare traceback

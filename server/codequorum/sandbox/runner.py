@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from codequorum.model import TestCase
-from codequorum.sandbox import protocol
+from codequorum.sandbox import forkserver, protocol
 from codequorum.sandbox.limits import Limits
 
 CHILD_SCRIPT = Path(__file__).with_name("child.py")
@@ -139,6 +139,64 @@ def _signal_name(num: int) -> str:
         return f"signal {num}"
 
 
+@dataclass
+class _Child:
+    """A started child: pid and the parent's ends of its pipes."""
+
+    pid: int
+    stdin: int
+    stdout: int
+    stderr: int
+    msg: int
+    proc: subprocess.Popen[bytes] | None = None
+    spawned: forkserver.Spawned | None = None
+    exited: bool = False
+    stdin_closed: bool = False
+
+    def has_exited(self) -> bool:
+        """Whether the child has exited (it stays a zombie until :meth:`reap`)."""
+        if self.spawned is not None:
+            return self.exited
+        flags = os.WEXITED | os.WNOHANG | os.WNOWAIT
+        return os.waitid(os.P_PID, self.pid, flags) is not None
+
+    def reap(self) -> tuple[int, float]:
+        """Wait status and CPU seconds of the (exited or killed) child."""
+        if self.spawned is not None:
+            got = forkserver.reap(self.spawned)
+            return got if got is not None else (int(signal.SIGKILL), 0.0)
+        _pid, status, usage = os.wait4(self.pid, 0)
+        if self.proc is not None:
+            self.proc.returncode = os.waitstatus_to_exitcode(status)
+        return status, usage.ru_utime + usage.ru_stime
+
+    def close_stdin(self) -> None:
+        """Close our end of the child's stdin (the run message is written)."""
+        if not self.stdin_closed:
+            self.stdin_closed = True
+            if self.proc is not None and self.proc.stdin is not None:
+                with contextlib.suppress(OSError):
+                    self.proc.stdin.close()
+            else:
+                with contextlib.suppress(OSError):
+                    os.close(self.stdin)
+
+    def close(self) -> None:
+        """Close every pipe end we hold."""
+        self.close_stdin()
+        if self.proc is not None:
+            for stream in (self.proc.stdout, self.proc.stderr):
+                if stream is not None:
+                    with contextlib.suppress(OSError):
+                        stream.close()
+            fds = [self.msg]
+        else:
+            fds = [self.stdout, self.stderr, self.msg]
+        for fd in fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
 class _ChildRun:
     """Drives one child from start to exit; never raises for anything the child does."""
 
@@ -154,6 +212,7 @@ class _ChildRun:
         trace_mode: str,
         cancel: threading.Event | None,
         probe: bool = False,
+        start_method: str = "fork",
     ) -> None:
         self.code = code
         self.tests = list(tests)
@@ -165,6 +224,7 @@ class _ChildRun:
         self.trace_mode = trace_mode
         self.cancel = cancel
         self.probe = probe
+        self.start_method = start_method
         self.messages: list[dict[str, Any]] = []
         self.stdout_bytes = 0
         self.stderr_tail = b""
@@ -197,9 +257,32 @@ class _ChildRun:
         finally:
             _remove_tree(sandbox)
 
-    def _run_in(self, sandbox: str, payload: bytes) -> CandidateResult:
+    def _start(self, sandbox: str) -> _Child | str:
+        """Start the child (fork server, else a fresh interpreter); an error text if neither."""
+        env = _scrubbed_env(sandbox)
+        for attempt in range(2 if self.start_method == "fork" else 0):
+            server = forkserver.server_for(self.interpreter)
+            if server is None:
+                break
+            pipes = [os.pipe() for _ in range(4)]  # stdin, stdout, stderr, messages
+            child_ends = [pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][1]]
+            ours = [pipes[0][1], pipes[1][0], pipes[2][0], pipes[3][0]]
+            try:
+                spawned = server.spawn(sandbox, env, child_ends)
+            except forkserver.ForkServerError:
+                for fd in ours:
+                    os.close(fd)
+                if server.alive():
+                    break  # busy or confused, but serving others: start this one afresh
+                # A server that died is restarted once; if that fails too, no more servers.
+                forkserver.retire(self.interpreter, server, permanently=attempt == 1)
+            else:
+                stdin_w, stdout_r, stderr_r, msg_r = ours
+                return _Child(spawned.pid, stdin_w, stdout_r, stderr_r, msg_r, spawned=spawned)
+            finally:
+                for fd in child_ends:
+                    os.close(fd)
         msg_r, msg_w = os.pipe()
-        started = time.monotonic()
         try:
             proc = subprocess.Popen(
                 [self.interpreter, "-I", "-S", "-B", str(CHILD_SCRIPT), str(msg_w)],
@@ -207,46 +290,49 @@ class _ChildRun:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 cwd=sandbox,
-                env=_scrubbed_env(sandbox),
+                env=env,
                 start_new_session=True,
                 close_fds=True,
                 pass_fds=(msg_w,),
             )
         except OSError as exc:
             os.close(msg_r)
-            os.close(msg_w)
-            return CandidateResult(self.index, "error", f"cannot start the child: {exc}")
-        os.close(msg_w)
-        try:
-            self._drive(proc, msg_r, payload, started)
+            return f"cannot start the child: {exc}"
         finally:
-            os.close(msg_r)
+            os.close(msg_w)
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        return _Child(
+            proc.pid, proc.stdin.fileno(), proc.stdout.fileno(), proc.stderr.fileno(), msg_r, proc
+        )
+
+    def _run_in(self, sandbox: str, payload: bytes) -> CandidateResult:
+        started = time.monotonic()
+        child = self._start(sandbox)
+        if isinstance(child, str):
+            return CandidateResult(self.index, "error", child)
+        try:
+            self._drive(child, payload, started)
+        finally:
             # The child is not reaped yet (at most a zombie), so its pid and process
             # group id cannot have been reused: killing the group here is safe.
-            _kill_group(proc.pid)
-            _pid, status, usage = os.wait4(proc.pid, 0)
-            proc.returncode = os.waitstatus_to_exitcode(status)
-            for stream in (proc.stdin, proc.stdout, proc.stderr):
-                if stream is not None:
-                    with contextlib.suppress(OSError):
-                        stream.close()
-        return self._classify(status, usage.ru_utime + usage.ru_stime)
+            _kill_group(child.pid)
+            status, cpu = child.reap()
+            child.close()
+        return self._classify(status, cpu)
 
-    def _drive(
-        self, proc: subprocess.Popen[bytes], msg_r: int, payload: bytes, started: float
-    ) -> None:
+    def _drive(self, child: _Child, payload: bytes, started: float) -> None:
         """Pump the pipes until the child has exited (without reaping it)."""
-        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         deadline = started + self.limits.wall_seconds
         reader = protocol.FrameReader(max_frame=MAX_MESSAGE_BYTES)
         sel = selectors.DefaultSelector()
-        stdin_fd = proc.stdin.fileno()
-        os.set_blocking(stdin_fd, False)
+        os.set_blocking(child.stdin, False)
         pending = memoryview(payload)
-        sel.register(stdin_fd, selectors.EVENT_WRITE, "stdin")
-        sel.register(msg_r, selectors.EVENT_READ, "msg")
-        sel.register(proc.stdout.fileno(), selectors.EVENT_READ, "stdout")
-        sel.register(proc.stderr.fileno(), selectors.EVENT_READ, "stderr")
+        sel.register(child.stdin, selectors.EVENT_WRITE, "stdin")
+        sel.register(child.msg, selectors.EVENT_READ, "msg")
+        sel.register(child.stdout, selectors.EVENT_READ, "stdout")
+        sel.register(child.stderr, selectors.EVENT_READ, "stderr")
+        if child.spawned is not None:
+            sel.register(child.spawned.conn, selectors.EVENT_READ, "server")
         open_reads = 3
         killed_at: float | None = None
         exit_poll = 0.0005  # the exit follows the pipes closing closely: poll fast first
@@ -256,34 +342,39 @@ class _ChildRun:
                 now = time.monotonic()
                 if self.killed_for is None:
                     if self.cancel is not None and self.cancel.is_set():
-                        self._kill(proc, "cancelled")
+                        self._kill(child, "cancelled")
                     elif now >= deadline:
-                        self._kill(proc, "timeout")
+                        self._kill(child, "timeout")
                 if self.killed_for is not None:
                     killed_at = now if killed_at is None else killed_at
                     if now - killed_at > _KILL_GRACE_SECONDS:
                         return  # something outside the group holds the pipes: stop here
                 if open_reads == 0 and not pending:
-                    # Every pipe is closed: wait for the exit itself, leaving a zombie.
-                    flags = os.WEXITED | os.WNOHANG | os.WNOWAIT
-                    if os.waitid(os.P_PID, proc.pid, flags) is not None:
+                    if child.has_exited():
                         return
-                    time.sleep(exit_poll)
-                    exit_poll = min(_POLL_SECONDS, exit_poll * 2)
-                    continue
+                    if child.spawned is None:
+                        time.sleep(exit_poll)
+                        exit_poll = min(_POLL_SECONDS, exit_poll * 2)
+                        continue
                 for key, _mask in sel.select(timeout=_POLL_SECONDS):
                     kind = key.data
+                    if kind == "server":
+                        event = forkserver.read_event(key.fileobj)  # type: ignore[arg-type]
+                        if event is None or event.get("type") == "exited":
+                            child.exited = True
+                            sel.unregister(key.fileobj)
+                        continue
                     if kind == "stdin":
                         try:
-                            n = os.write(stdin_fd, pending[:_READ_CHUNK])
+                            n = os.write(child.stdin, pending[:_READ_CHUNK])
                             pending = pending[n:]
                         except BlockingIOError:
                             continue
                         except OSError:
                             pending = pending[:0]
                         if not pending:
-                            sel.unregister(stdin_fd)
-                            proc.stdin.close()
+                            sel.unregister(child.stdin)
+                            child.close_stdin()
                         continue
                     fd = key.fd
                     try:
@@ -295,15 +386,13 @@ class _ChildRun:
                         open_reads -= 1
                         continue
                     if kind == "msg":
-                        self._on_messages(proc, reader, data)
+                        self._on_messages(child, reader, data)
                     else:
-                        self._on_output(proc, kind, data)
+                        self._on_output(child, kind, data)
         finally:
             sel.close()
 
-    def _on_messages(
-        self, proc: subprocess.Popen[bytes], reader: protocol.FrameReader, data: bytes
-    ) -> None:
+    def _on_messages(self, proc: _Child, reader: protocol.FrameReader, data: bytes) -> None:
         self.message_budget -= len(data)
         if self.message_budget < 0:
             if self.killed_for is None:
@@ -321,14 +410,14 @@ class _ChildRun:
             if message["type"] == protocol.MSG_OUTPUT_LIMIT:
                 self._kill(proc, "output-limit")
 
-    def _on_output(self, proc: subprocess.Popen[bytes], kind: str, data: bytes) -> None:
+    def _on_output(self, proc: _Child, kind: str, data: bytes) -> None:
         self.stdout_bytes += len(data)
         if kind == "stderr":
             self.stderr_tail = (self.stderr_tail + data)[-STDERR_TAIL:]
         if self.stdout_bytes > self.limits.output_bytes:
             self._kill(proc, "output-limit")
 
-    def _kill(self, proc: subprocess.Popen[bytes], reason: str) -> None:
+    def _kill(self, proc: _Child, reason: str) -> None:
         if self.killed_for is None:
             self.killed_for = reason
         _kill_group(proc.pid)
@@ -475,18 +564,32 @@ def run_candidate(
     interpreter: str | None = None,
     trace_mode: str = "auto",
     cancel: threading.Event | None = None,
+    start_method: str = "fork",
 ) -> CandidateResult:
     """Run one candidate's tests in a fresh sandbox child.
 
     ``interpreter`` defaults to ``sys.executable``; ``trace_mode`` is ``auto``,
-    ``monitoring`` (3.12+) or ``settrace``.
+    ``monitoring`` (3.12+) or ``settrace``. ``start_method``: ``fork`` (forked by the
+    interpreter's fork server, falling back to ``exec`` when it cannot run) or ``exec``
+    (a fresh interpreter per candidate).
     """
     if trace_mode not in ("auto", "monitoring", "settrace"):
         raise ValueError(f"unknown trace mode {trace_mode!r}")
+    if start_method not in ("fork", "exec"):
+        raise ValueError(f"unknown start method {start_method!r}")
     if cancel is not None and cancel.is_set():
         return CandidateResult(index, "cancelled", "cancelled before start")
     child = _ChildRun(
-        code, tests, entry_point, limits, trace, index, interpreter, trace_mode, cancel
+        code,
+        tests,
+        entry_point,
+        limits,
+        trace,
+        index,
+        interpreter,
+        trace_mode,
+        cancel,
+        start_method=start_method,
     )
     return child.run()
 
@@ -503,6 +606,7 @@ def run_candidates(
     *,
     interpreter: str | None = None,
     trace_mode: str = "auto",
+    start_method: str = "fork",
 ) -> list[CandidateResult]:
     """Run every candidate (up to ``jobs`` children at once), results in input order.
 
@@ -527,6 +631,7 @@ def run_candidates(
             interpreter=interpreter,
             trace_mode=trace_mode,
             cancel=cancel,
+            start_method=start_method,
         )
         with lock:
             results[i] = result

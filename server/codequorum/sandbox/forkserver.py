@@ -1,0 +1,186 @@
+"""Parent side of the fork server: one pre-imported interpreter that forks the children.
+
+Starting a fresh interpreter per candidate costs tens of milliseconds of imports; the
+fork server (``child.py --fork-server``) imports the harness once and forks per
+candidate, after which the child isolates itself exactly as a fresh one would. It never
+runs candidate code itself. One server per interpreter path, started on first use; it
+ends when this process closes its stdin (or exits).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import selectors
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from codequorum.sandbox import protocol
+
+CHILD_SCRIPT = Path(__file__).with_name("child.py")
+START_TIMEOUT = 20.0
+REPLY_TIMEOUT = 10.0
+
+
+class ForkServerError(Exception):
+    """The fork server could not be started or did not answer."""
+
+
+@dataclass
+class Spawned:
+    """A child forked by the server: its pid and the connection that owns it."""
+
+    pid: int
+    conn: socket.socket
+
+
+class ForkServer:
+    """A running ``child.py --fork-server`` and its socket."""
+
+    def __init__(self, interpreter: str) -> None:
+        self.interpreter = interpreter
+        self.directory = tempfile.mkdtemp(prefix="codequorum-forkserver-")
+        self.path = os.path.join(self.directory, "socket")
+        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": self.directory}
+        try:
+            self.proc = subprocess.Popen(
+                [self.interpreter, "-I", "-S", "-B", str(CHILD_SCRIPT), "--fork-server", self.path],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                cwd=self.directory,
+                env=env,
+                start_new_session=True,
+                close_fds=True,
+            )
+        except OSError as exc:
+            shutil.rmtree(self.directory, ignore_errors=True)
+            raise ForkServerError(f"cannot start the fork server: {exc}") from exc
+        assert self.proc.stdout is not None
+        with selectors.DefaultSelector() as sel:
+            sel.register(self.proc.stdout, selectors.EVENT_READ)
+            ready = sel.select(timeout=START_TIMEOUT) and self.proc.stdout.readline() == b"ready\n"
+        if not ready:
+            self.close()
+            raise ForkServerError("the fork server did not start")
+
+    def alive(self) -> bool:
+        """Whether the server process is still running."""
+        return self.proc.poll() is None
+
+    def spawn(self, cwd: str, env: dict[str, str], fds: list[int]) -> Spawned:
+        """Fork a child with ``fds`` as its stdin, stdout, stderr and message pipe."""
+        conn = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            conn.settimeout(REPLY_TIMEOUT)
+            conn.connect(self.path)
+            body = protocol.encode_frame({"type": "spawn", "cwd": cwd, "env": env})
+            socket.send_fds(conn, [body[protocol.HEADER.size :]], fds)
+            reply = _receive(conn)
+            if reply.get("type") != "spawned":
+                raise ForkServerError(f"unexpected reply {reply.get('type')!r}")
+            return Spawned(int(reply["pid"]), conn)
+        except (OSError, protocol.ProtocolError, ForkServerError) as exc:
+            conn.close()
+            raise ForkServerError(f"spawn failed: {exc}") from exc
+
+    def close(self) -> None:
+        """Stop the server (its children are killed) and remove its directory."""
+        with contextlib.suppress(OSError):
+            if self.proc.stdin is not None:
+                self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+
+def read_event(conn: socket.socket) -> dict[str, Any] | None:
+    """One message from the server on ``conn`` (None when the server is gone)."""
+    try:
+        return _receive(conn)
+    except (OSError, protocol.ProtocolError):
+        return None
+
+
+def reap(spawned: Spawned) -> tuple[int, float] | None:
+    """Ask the server to reap the (killed or exited) child: (wait status, CPU seconds)."""
+    try:
+        spawned.conn.settimeout(REPLY_TIMEOUT)
+        spawned.conn.send(protocol.encode_frame({"type": "reap"})[protocol.HEADER.size :])
+        while True:
+            reply = _receive(spawned.conn)
+            if reply.get("type") == "reaped":
+                return int(reply["status"]), float(reply["cpu"])
+    except (OSError, protocol.ProtocolError, KeyError, ValueError):
+        return None
+    finally:
+        spawned.conn.close()
+
+
+def _receive(conn: socket.socket) -> dict[str, Any]:
+    data = conn.recv(1 << 16)
+    if not data:
+        raise ProtocolErrorEOF("the fork server closed the connection")
+    return protocol.decode_body(data)
+
+
+class ProtocolErrorEOF(protocol.ProtocolError):
+    """The connection ended."""
+
+
+_servers: dict[str, ForkServer] = {}
+_failed: set[str] = set()
+_lock = threading.Lock()
+
+
+def server_for(interpreter: str) -> ForkServer | None:
+    """The running server for ``interpreter``, started if needed (None if it cannot run)."""
+    with _lock:
+        server = _servers.get(interpreter)
+        if server is not None and server.alive():
+            return server
+        if server is not None:
+            server.close()
+            del _servers[interpreter]
+        if interpreter in _failed or not hasattr(os, "pidfd_open"):
+            return None
+        try:
+            server = ForkServer(interpreter)
+        except ForkServerError:
+            _failed.add(interpreter)
+            return None
+        _servers[interpreter] = server
+        return server
+
+
+def retire(interpreter: str, server: ForkServer, permanently: bool = False) -> None:
+    """Stop ``server`` after a failure; ``permanently``: use fresh interpreters from now on."""
+    with _lock:
+        if _servers.get(interpreter) is server:
+            del _servers[interpreter]
+        if permanently:
+            _failed.add(interpreter)
+    server.close()
+
+
+def shutdown() -> None:
+    """Stop every fork server (also run at exit)."""
+    with _lock:
+        for server in _servers.values():
+            server.close()
+        _servers.clear()
+
+
+atexit.register(shutdown)
