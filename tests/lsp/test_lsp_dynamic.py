@@ -87,3 +87,30 @@ async def test_run_dynamic_in_the_background(workspace: Path) -> None:
 
         again = await command(client, "codequorum.runDynamic", uri, "clamp")
         assert again["started"] is True  # a finished job can be run again
+
+
+SPIN_DOC = "def spin(x: int) -> int:\n    return x\n"
+SPINNING = [
+    "def spin(x: int) -> int:\n    while True:\n        x += 1\n",
+    "def spin(x: int) -> int:\n    while x >= 0 or True:\n        x -= 1\n",
+]
+
+
+async def test_cancel_a_dynamic_run(workspace: Path) -> None:
+    async with lsp_session(workspace, init_options={"dynamic": {"timeout": 60}}) as client:
+        uri = open_document(client, workspace / "spin.py", SPIN_DOC)
+        await command(client, "codequorum.addSamples", uri, "spin", SPINNING)
+        started = await command(client, "codequorum.runDynamic", uri, "spin")
+        token = started["token"]
+        await wait_for(lambda: client.progress_reports[token])
+        client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
+
+        def ended() -> bool:
+            return any(getattr(v, "kind", "") == "end" for v in client.progress_reports[token])
+
+        await wait_for(ended, timeout=20)  # far less than the 60 s the versions may run
+        assert client.progress_reports[token][-1].message == "cancelled"
+        assert any("dynamic analysis of `spin` cancelled" in m.message for m in client.messages)
+        report = await command(client, "codequorum.analyze", uri, "spin")
+        assert "oer" not in report["report"]["summary"]  # nothing cached from a cancelled run
+        assert await hover_text(client, uri, position_of(SPIN_DOC, "spin")) is not None
