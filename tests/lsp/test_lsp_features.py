@@ -218,6 +218,23 @@ async def test_import_clear_compare_and_rename(workspace: Path, shared_dir: Path
         gone = await command(client, "codequorum.analyze", uri, "any_close")
         assert gone["samples"] == 0 and gone["report"] is None
 
+        # a folder of files, one version each (imports and calls around it are dropped)
+        folder = workspace / "versions"
+        folder.mkdir()
+        funcs = [
+            "def any_close(numbers, threshold):\n    return False\n",
+            "def any_close(numbers, threshold):\n    s = sorted(numbers)\n"
+            "    return any(b - a < threshold for a, b in zip(s, s[1:]))\n",
+        ]
+        for k, func in enumerate(funcs):
+            (folder / f"v{k}.py").write_text(
+                f"import math\n\n\n{func}\n\nprint(any_close([], 1))\n"
+            )
+        from_dir = await command(client, "codequorum.importSamples", uri, "any_close", "versions")
+        assert from_dir["total"] == 2
+        shown = await command(client, "codequorum.showSample", uri, "any_close", 2)
+        assert (shown["origin"], shown["code"]) == ("imported", funcs[1])
+
 
 async def test_methods_are_replaced_with_their_indentation(workspace: Path) -> None:
     doc = (

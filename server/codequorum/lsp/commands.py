@@ -9,6 +9,7 @@ Every command takes either one object argument (``{"uri": ..., "qualifiedName": 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
 from collections.abc import Sequence
@@ -403,8 +404,32 @@ async def import_samples_command(ls: CodequorumServer, args: Sequence[Any]) -> d
     path = Path(raw_path).expanduser()
     if not path.is_absolute() and ls.engine.root:
         path = Path(ls.engine.root) / path
+    language = ls.snapshot(target.uri)
+    lang = language.language if language and language.language else "python"
+    short = (target.qualified_name or "").rsplit(".", 1)[-1] or None
+    task_id = target.options.get("taskId")
+
+    def read() -> list[Sample]:
+        from codequorum.errors import UserError
+        from codequorum.sources.importing import read_candidates
+
+        if not path.is_dir():
+            found = read_sample_file(path)
+            if found:
+                return found
+        try:
+            candidates, _ = read_candidates(
+                path,
+                lang,
+                task_id=task_id if isinstance(task_id, str) else None,
+                entry_point=short,
+            )
+        except UserError as exc:
+            raise CommandError(f"{IMPORT_SAMPLES}: {exc}") from exc
+        return [dataclasses.replace(c.sample, origin="imported") for c in candidates]
+
     try:
-        samples = await ls.engine.run(read_sample_file, path)
+        samples = await ls.engine.run(read)
     except OSError as exc:
         raise CommandError(f"{IMPORT_SAMPLES}: cannot read {path}: {exc.strerror or exc}") from exc
     if not samples:
