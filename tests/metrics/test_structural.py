@@ -393,3 +393,41 @@ def test_large_sets_score_each_pair_as_small_ones(
     np.testing.assert_allclose(
         m.jsd_struct, jsd_similarity_matrix(counts.struct, math.e), rtol=0, atol=1e-12
     )
+
+
+def test_compiled_and_numpy_paths_agree(
+    reference: dict[str, Any], shared_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The compiled kernel and the array-expression path implement the same formulas
+    # independently; on real samples (duplicates included) they must agree.
+    from codequorum.metrics import structural
+
+    with (shared_dir / "data" / "humaneval_codegen16b_t0.8.jsonl").open() as fh:
+        task = [json.loads(next(fh)) for _ in range(3)][2]
+    codes = [task["prompt"] + body for body in task["samples"][:40]]
+    compiled = structural_matrices(codes, "python")
+    monkeypatch.setattr(structural, "USE_COMPILED", False)
+    plain = structural_matrices(codes, "python")
+    for attr in FIELDS.values():
+        np.testing.assert_allclose(
+            getattr(compiled, attr), getattr(plain, attr), rtol=0, atol=1e-12
+        )
+    assert compiled.syntax_errors == plain.syntax_errors
+
+
+def test_sparse_wide_counts() -> None:
+    # few symbols spread over a wide vocabulary (the kernel's comparison-sort branch)
+    counts = np.zeros((3, 20000), dtype=np.int64)
+    counts[0, [3, 15000]] = [2, 1]
+    counts[1, [3, 19999]] = [1, 1]
+    counts[2, [15000, 19999]] = [5, 5]
+    rows = [row_counter(r) for r in counts]
+    s = sce_matrix(counts)
+    j = jsd_similarity_matrix(counts, math.e)
+    for i in range(3):
+        for k in range(3):
+            if i != k:
+                assert s[i, k] == pytest.approx(ref_sce(rows[i], rows[k]), abs=1e-12)
+                assert j[i, k] == pytest.approx(
+                    ref_jsd_similarity(rows[i], rows[k], math.e), abs=1e-12
+                )

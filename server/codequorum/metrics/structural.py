@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import math
 import threading
-from collections import Counter
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
@@ -138,24 +137,31 @@ def _kind_table(language: str) -> tuple[tuple[int, ...], tuple[str, ...]]:
 
 
 def _walk(
-    tree: tree_sitter.Tree, src: bytes, max_depth: int
-) -> tuple[list[tuple[int, ...]], list[tuple[int, bytes]]]:
-    """Raw symbols of one tree: inner-node kind tuples and (kind, text) of leaves.
+    tree: tree_sitter.Tree,
+    src: bytes,
+    max_depth: int,
+    inner_id: Callable[[tuple[int, ...]], int | None],
+    new_inner: Callable[[tuple[int, ...]], int],
+    leaf_id: Callable[[tuple[int, bytes]], int | None],
+    new_leaf: Callable[[tuple[int, bytes]], int],
+) -> tuple[list[int], list[int]]:
+    """Symbol ids of one tree's visited inner nodes and leaves.
 
     Iterative walk with a TreeCursor (no recursion, linear in the tree size): one Node
-    object per visited node, kinds as integers, text sliced for leaves only (in one pass
-    at the end). Kind ids are raw; the caller canonicalises each distinct symbol once.
+    object per visited node, kinds as integers. Raw symbols are (kind, child kinds...)
+    for an inner node and (kind, source bytes) for a leaf, looked up with ``inner_id`` /
+    ``leaf_id`` (``new_inner`` / ``new_leaf`` the first time one is seen).
     """
-    inner: list[tuple[int, ...]] = []
-    leaf_nodes: list[tree_sitter.Node] = []
+    inner: list[int] = []
+    leaves: list[int] = []
     if max_depth < 1:
-        return inner, []
+        return inner, leaves
     cur = tree.walk()
     first_child = cur.goto_first_child
     next_sibling = cur.goto_next_sibling
     parent = cur.goto_parent
     push_inner = inner.append
-    push_leaf = leaf_nodes.append
+    push_leaf = leaves.append
     stack: list[list[int]] = []  # enclosing open nodes' [kind, child kinds...]
     push = stack.append
     pop = stack.pop
@@ -175,13 +181,15 @@ def _walk(
             while next_sibling():
                 last.append(cur.node.kind_id)  # type: ignore[union-attr]
             parent()
-            push_inner(tuple(last))
+            push_inner(inner_id(key := tuple(last)) or new_inner(key))
         else:
-            push_leaf(node)
+            push_leaf(
+                leaf_id(text := (kind, src[node.start_byte : node.end_byte])) or new_leaf(text)
+            )
         while not next_sibling():
             if not stack:
-                return inner, [(n.kind_id, src[n.start_byte : n.end_byte]) for n in leaf_nodes]
-            push_inner(tuple(kids))
+                return inner, leaves
+            push_inner(inner_id(key := tuple(kids)) or new_inner(key))
             kids = pop()
             parent()
         node = cur.node  # type: ignore[assignment]
@@ -215,6 +223,7 @@ class _Vocabulary:
         self.ids: dict[SymbolKey, int] = {}
         self.keys: list[SymbolKey] = [()]
         self.struct_of: list[int] = [0]
+        self._struct_table: npt.NDArray[np.int64] = np.zeros(1, dtype=np.int64)
 
     def _kind(self, kid: int) -> int:
         if kid < len(self.table):
@@ -237,6 +246,15 @@ class _Vocabulary:
             self.keys.append(key)
             self.struct_of.append(struct_id or got)
         return got
+
+    def struct_ids(self, ids: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+        """The structure-only symbol of each id (a leaf's kind; any other id itself)."""
+        table = self._struct_table
+        if len(table) < len(self.struct_of):
+            with self.lock:
+                table = np.array(self.struct_of, dtype=np.int64)
+                self._struct_table = table
+        return table[ids]
 
     def symbol(self, sid: int) -> tuple[str, tuple[str, ...]]:
         """Symbol ``sid`` in readable form (leaf text decoded as the reference does)."""
@@ -276,16 +294,24 @@ def _vocabulary(language: str) -> _Vocabulary:
     return vocab
 
 
-def subtree_counts(
-    codes: Sequence[str | bytes], language: str, max_depth: int = 30
-) -> SubtreeCounts:
-    """Count the subtree symbols of each sample (parsed once) over a shared vocabulary.
+@dataclass
+class _Triples:
+    """Symbol counts as (row, symbol id, count) triples; struct and value ids aligned.
 
-    ``codes``: sample texts (``bytes`` are taken as UTF-8 as they are); ``language``: a
-    name or alias known to ``codequorum.parsing``; ``max_depth``: deepest level visited
-    (root = 1, must be >= 1). Returns the ``n × V`` structure-only and structure+value
-    count matrices and the syntax-error count of each sample.
+    A symbol may repeat within a row (one entry per node); consumers sum repeats.
     """
+
+    n: int
+    rows: npt.NDArray[np.int64]
+    struct_ids: npt.NDArray[np.int64]
+    value_ids: npt.NDArray[np.int64]
+    counts: FloatMatrix
+    errors: list[int]
+    vocabulary: _Vocabulary
+
+
+def _count_triples(codes: Sequence[str | bytes], language: str, max_depth: int) -> _Triples:
+    """Parse and walk each sample once; count its symbols (see ``subtree_counts``)."""
     if max_depth < 1:
         raise ValueError(f"max_depth must be >= 1, got {max_depth}")
     lang = normalize_language(language)
@@ -296,66 +322,70 @@ def subtree_counts(
     new_inner = vocab.new_inner
     new_leaf = vocab.new_leaf
 
-    inner_ids: list[int] = []
-    inner_counts: list[int] = []
-    leaf_ids: list[int] = []
-    leaf_counts: list[int] = []
-    per_row: list[int] = []  # distinct symbols per row: inner, leaves, inner, ...
+    ids: list[int] = []  # per row: inner symbol ids, then leaf (structure+value) ids
+    per_row: list[int] = []
     errors: list[int] = []
     for code in codes:
         src = to_bytes(code)
         tree = parser.parse(src)
         errors.append(_count_syntax_errors(tree))
-        inner, leaves = _walk(tree, src, max_depth)
-        ci = Counter(inner)
-        inner_ids += [inner_get(k) or new_inner(k) for k in ci]
-        inner_counts += ci.values()
-        cl = Counter(leaves)
-        leaf_ids += [leaf_get(k) or new_leaf(k) for k in cl]
-        leaf_counts += cl.values()
-        per_row += (len(ci), len(cl))
-
+        inner, leaves = _walk(tree, src, max_depth, inner_get, new_inner, leaf_get, new_leaf)
+        # one entry per visited node; the scoring sums repeats of a symbol in a row
+        ids += inner
+        ids += leaves
+        per_row.append(len(inner) + len(leaves))
     n = len(errors)
-    sizes = np.asarray(per_row, dtype=np.intp).reshape(n, 2)
-    n_inner, n_leaf = len(inner_ids), len(leaf_ids)
-    struct_of = vocab.struct_of
-    ids = np.asarray(inner_ids + [struct_of[v] for v in leaf_ids] + leaf_ids, dtype=np.intp)
-    uniq, inv = np.unique(ids, return_inverse=True)
-    inv = inv.reshape(-1)
-    rows = np.repeat(np.tile(np.arange(n), 2), np.concatenate([sizes[:, 0], sizes[:, 1]]))
-    counts = np.asarray(inner_counts + leaf_counts, dtype=np.float64)
-    struct, struct_ids = _fill(n, rows, inv[: n_inner + n_leaf], counts, uniq)
-    value_cols = np.concatenate([inv[:n_inner], inv[n_inner + n_leaf :]])
-    value, value_ids = _fill(n, rows, value_cols, counts, uniq)
-    return SubtreeCounts(
-        struct=struct,
-        value=value,
-        syntax_errors=errors,
-        struct_ids=struct_ids,
+    value_ids = np.fromiter(ids, dtype=np.int64, count=len(ids))
+    return _Triples(
+        n=n,
+        rows=np.repeat(np.arange(n, dtype=np.int64), per_row),
+        struct_ids=vocab.struct_ids(value_ids),
         value_ids=value_ids,
+        counts=np.ones(len(ids)),
+        errors=errors,
         vocabulary=vocab,
     )
 
 
-def _fill(
-    n: int,
-    rows: npt.NDArray[np.intp],
-    cols: npt.NDArray[np.intp],
-    counts: npt.NDArray[np.float64],
-    ids: npt.NDArray[np.intp],
-) -> tuple[IntMatrix, npt.NDArray[np.intp]]:
-    """Dense counts from (row, column, count) triples, keeping only the columns used.
+def subtree_counts(
+    codes: Sequence[str | bytes], language: str, max_depth: int = 30
+) -> SubtreeCounts:
+    """Count the subtree symbols of each sample (parsed once) over a shared vocabulary.
 
-    ``cols`` index ``ids`` (symbol ids). Two raw symbols of a row can share one canonical
-    id, so triples are summed (``bincount``; float64 sums of integers are exact far beyond
-    any tree size).
+    ``codes``: sample texts (``bytes`` are taken as UTF-8 as they are); ``language``: a
+    name or alias known to ``codequorum.parsing``; ``max_depth``: deepest level visited
+    (root = 1, must be >= 1). Returns the ``n × V`` structure-only and structure+value
+    count matrices and the syntax-error count of each sample.
     """
-    used = np.zeros(len(ids), dtype=bool)
-    used[cols] = True
-    remap = np.cumsum(used) - 1
-    width = int(remap[-1]) + 1 if len(remap) else 0
-    summed = np.bincount(rows * width + remap[cols], weights=counts, minlength=n * width)
-    return summed.astype(np.int64).reshape(n, width), ids[used]
+    return _dense_counts(_count_triples(codes, language, max_depth))
+
+
+def _dense_counts(t: _Triples) -> SubtreeCounts:
+    """Dense count matrices (only the columns used) from triples."""
+    struct, struct_ids = _fill(t.n, t.rows, t.struct_ids, t.counts)
+    value, value_ids = _fill(t.n, t.rows, t.value_ids, t.counts)
+    return SubtreeCounts(
+        struct=struct,
+        value=value,
+        syntax_errors=t.errors,
+        struct_ids=struct_ids,
+        value_ids=value_ids,
+        vocabulary=t.vocabulary,
+    )
+
+
+def _fill(
+    n: int, rows: npt.NDArray[np.int64], ids: npt.NDArray[np.int64], counts: FloatMatrix
+) -> tuple[IntMatrix, npt.NDArray[np.intp]]:
+    """Dense ``n × V`` counts from (row, symbol id, count) triples, and the column ids.
+
+    Two raw symbols of a row can share one canonical id, so triples are summed
+    (``bincount``; float64 sums of integers are exact far beyond any tree size).
+    """
+    uniq, col = np.unique(ids, return_inverse=True)
+    width = len(uniq)
+    summed = np.bincount(rows * width + col.reshape(-1), weights=counts, minlength=n * width)
+    return summed.astype(np.int64).reshape(n, width), uniq.astype(np.intp)
 
 
 # --------------------------------------------------------------------------- matrices
@@ -411,16 +441,21 @@ def _wsum(index: npt.NDArray[np.intp], weights: FloatMatrix, size: int) -> Float
     return np.bincount(index, weights=weights, minlength=size).astype(np.float64, copy=False)
 
 
-def _prepare(counts: npt.ArrayLike, check: bool = True) -> _Prepared:
+def _checked(counts: npt.ArrayLike) -> FloatMatrix:
+    """``counts`` as a float64 (samples × symbols) array, or a clear ``ValueError``."""
     c = np.asarray(counts)
-    if check:
-        if c.ndim != 2:
-            raise ValueError(f"counts must be a 2-d (samples × symbols) array, got shape {c.shape}")
-        if not (np.issubdtype(c.dtype, np.integer) or np.issubdtype(c.dtype, np.floating)):
-            raise ValueError(f"counts must be numeric, got dtype {c.dtype}")
+    if c.ndim != 2:
+        raise ValueError(f"counts must be a 2-d (samples × symbols) array, got shape {c.shape}")
+    if not (np.issubdtype(c.dtype, np.integer) or np.issubdtype(c.dtype, np.floating)):
+        raise ValueError(f"counts must be numeric, got dtype {c.dtype}")
     c = c.astype(np.float64, copy=False)
-    if check and c.size and not (np.isfinite(c).all() and (c >= 0).all()):
+    if c.size and not (np.isfinite(c).all() and (c >= 0).all()):
         raise ValueError("counts must be finite and non-negative")
+    return c
+
+
+def _prepare(counts: npt.ArrayLike, check: bool = True) -> _Prepared:
+    c = _checked(counts) if check else np.asarray(counts, dtype=np.float64)
     tot = c.sum(axis=1)
     x_all = c / np.where(tot > 0, tot, 1.0)[:, None]
     # Equal rationals give equal correctly rounded quotients: bit-equal rows of x are
@@ -574,41 +609,148 @@ def _scores_numpy(p: _Prepared, log_base: float) -> tuple[FloatMatrix, FloatMatr
     return np.asarray(sce, dtype=np.float64), np.asarray(jsd, dtype=np.float64)
 
 
-def _scores_kernel_source(
-    col_start: npt.NDArray[np.intp],
-    rows: npt.NDArray[np.intp],
-    vals: FloatMatrix,
-    lvals: FloatMatrix,
-    size: FloatMatrix,
-    xsum: FloatMatrix,
-    lsum: FloatMatrix,
-    xlxsum: FloatMatrix,
+def _triples_kernel_source(
+    n: int,
+    rows: npt.NDArray[np.int64],
+    ids: npt.NDArray[np.int64],
+    counts: FloatMatrix,
     ln_base: float,
 ) -> tuple[FloatMatrix, FloatMatrix]:  # pragma: no cover - runs compiled
-    """(SCE, 1 - JSD) over the distinct rows in one pass (compiled by numba).
+    """(SCE, 1 - JSD) for all ordered pairs of ``n`` samples from (row, symbol, count).
 
-    Same formulas as ``_scores_numpy``: the intersection sums are accumulated column by
-    column (one log per element of each intersection), then each ordered pair's scores
-    follow from them and the per-row sums.
+    Compiled by numba: the same formulas as ``_scores_numpy``, without a dense matrix.
+    Entries come with rows ascending; repeats of a (row, symbol) are summed. One sort
+    puts them by symbol, rows ascending; each row's list is then read off in symbol order, samples
+    with equal (symbol, share) lists share one distinct row, and each entry of a
+    distinct row is paired with the later distinct rows holding the same symbol (one
+    log per element of each intersection); each ordered pair's scores follow from those
+    sums and the per-row sums.
     """
-    n = size.shape[0]
-    k = np.zeros((n, n))
-    xi = np.zeros((n, n))
-    li = np.zeros((n, n))
-    xlxi = np.zeros((n, n))
-    xly = np.zeros((n, n))
-    s1 = np.zeros((n, n))
-    s2 = np.zeros((n, n))
-    for col in range(col_start.shape[0] - 1):
-        end = col_start[col + 1]
-        for a in range(col_start[col], end):
-            i = rows[a]
-            xa = vals[a]
-            la = lvals[a]
-            for b in range(a + 1, end):
-                j = rows[b]
-                xb = vals[b]
-                lb = lvals[b]
+    m0 = rows.shape[0]
+    lo = ids.min() if m0 else 0
+    span = (ids.max() - lo + 1) if m0 else 1
+    if span <= 4 * m0 + 4096:
+        # stable counting sort by symbol: rows (given ascending) stay ascending
+        pos = np.zeros(span + 1, dtype=np.int64)
+        for a in range(m0):
+            pos[ids[a] - lo + 1] += 1
+        for v in range(span):
+            pos[v + 1] += pos[v]
+        order = np.empty(m0, dtype=np.int64)
+        for a in range(m0):
+            v = ids[a] - lo
+            order[pos[v]] = a
+            pos[v] += 1
+    else:
+        order = np.argsort(ids * n + rows)
+    e_sym = np.empty(m0, dtype=np.int64)
+    e_row = np.empty(m0, dtype=np.int64)
+    e_cnt = np.empty(m0)
+    w = -1
+    for a in range(m0):  # by symbol, then row; repeats merged
+        o = order[a]
+        if w >= 0 and e_sym[w] == ids[o] and e_row[w] == rows[o]:
+            e_cnt[w] += counts[o]
+        else:
+            w += 1
+            e_sym[w] = ids[o]
+            e_row[w] = rows[o]
+            e_cnt[w] = counts[o]
+    m = w + 1
+    tot = np.zeros(n)
+    start = np.zeros(n + 1, dtype=np.int64)
+    for a in range(m):
+        tot[e_row[a]] += e_cnt[a]
+        start[e_row[a] + 1] += 1
+    for i in range(n):
+        start[i + 1] += start[i]
+    e_x = np.empty(m)
+    e_l = np.empty(m)
+    for a in range(m):
+        e_x[a] = e_cnt[a] / tot[e_row[a]]
+        e_l[a] = math.log(e_x[a])
+    # each row's entries in symbol order
+    fill = start[:n].copy()
+    r_sym = np.empty(m, dtype=np.int64)
+    r_x = np.empty(m)
+    for a in range(m):
+        i = e_row[a]
+        r_sym[fill[i]] = e_sym[a]
+        r_x[fill[i]] = e_x[a]
+        fill[i] += 1
+
+    # distinct distributions (bit-equal shares of the same symbols)
+    rep = np.empty(n, dtype=np.int64)
+    reps = np.empty(n, dtype=np.int64)
+    nd = 0
+    for i in range(n):
+        found = -1
+        length = start[i + 1] - start[i]
+        for q in range(nd):
+            j = reps[q]
+            if start[j + 1] - start[j] != length:
+                continue
+            same = True
+            for t in range(length):
+                if (
+                    r_sym[start[i] + t] != r_sym[start[j] + t]
+                    or r_x[start[i] + t] != r_x[start[j] + t]
+                ):
+                    same = False
+                    break
+            if same:
+                found = q
+                break
+        if found < 0:
+            reps[nd] = i
+            rep[i] = nd
+            nd += 1
+        else:
+            rep[i] = found
+    is_rep = np.zeros(n, dtype=np.bool_)
+    for q in range(nd):
+        is_rep[reps[q]] = True
+
+    # per distinct row: |A|, sum x, sum ln x, sum x ln x
+    size = np.zeros(nd)
+    xsum = np.zeros(nd)
+    lsum = np.zeros(nd)
+    xlxsum = np.zeros(nd)
+    for a in range(m):
+        i = e_row[a]
+        if is_rep[i]:
+            q = rep[i]
+            size[q] += 1.0
+            xsum[q] += e_x[a]
+            lsum[q] += e_l[a]
+            xlxsum[q] += e_x[a] * e_l[a]
+
+    # sums over each pair's intersection (distinct rows ascending within a symbol)
+    k = np.zeros((nd, nd))
+    xi = np.zeros((nd, nd))
+    li = np.zeros((nd, nd))
+    xlxi = np.zeros((nd, nd))
+    xly = np.zeros((nd, nd))
+    s1 = np.zeros((nd, nd))
+    s2 = np.zeros((nd, nd))
+    a0 = 0
+    while a0 < m:
+        sym = e_sym[a0]
+        a1 = a0 + 1
+        while a1 < m and e_sym[a1] == sym:
+            a1 += 1
+        for a in range(a0, a1):
+            if not is_rep[e_row[a]]:
+                continue
+            i = rep[e_row[a]]
+            xa = e_x[a]
+            la = e_l[a]
+            for b in range(a + 1, a1):
+                if not is_rep[e_row[b]]:
+                    continue
+                j = rep[e_row[b]]
+                xb = e_x[b]
+                lb = e_l[b]
                 lg = math.log(xa + xb)
                 k[i, j] += 1.0
                 xi[i, j] += xa
@@ -622,14 +764,17 @@ def _scores_kernel_source(
                 s1[i, j] += lg
                 s2[i, j] += xa * lg
                 s2[j, i] += xb * lg
+        a0 = a1
+
+    # scores of each ordered pair of distinct rows
     inv_ln2 = 1.0 / math.log(2.0)
     log2_eps = math.log2(EPS)
     ln2 = math.log(2.0)
     ln_eps = math.log(EPS)
-    sce = np.zeros((n, n))
-    jsd = np.zeros((n, n))
-    for i in range(n):
-        for j in range(n):
+    sce_d = np.zeros((nd, nd))
+    jsd_d = np.zeros((nd, nd))
+    for i in range(nd):
+        for j in range(nd):
             if i == j:
                 continue
             kk = k[i, j] if i < j else k[j, i]
@@ -642,7 +787,7 @@ def _scores_kernel_source(
                 - log2_eps * (xsum[i] - xi[i, j])
                 - EPS * inv_ln2 * (lsum[j] - li[j, i])
             )
-            sce[i, j] = h_q / h_pq if h_pq > 0 else 0.0
+            sce_d[i, j] = h_q / h_pq if h_pq > 0 else 0.0
             z = 1.0 + (kk + k_a + k_b) * EPS
             d = 1.0 / (1.0 + EPS * k_a)
             gamma = 1.0 - d
@@ -664,50 +809,67 @@ def _scores_kernel_source(
                 + EPS * k_b * ln_eps
                 - EPS * (lsum[j] - li[j, i] + k_b * math.log(d))
             )
-            jsd[i, j] = 1.0 - (both + only_a + only_b) / (2.0 * z) / ln_base
+            jsd_d[i, j] = 1.0 - (both + only_a + only_b) / (2.0 * z) / ln_base
+
+    # back to samples: equal distributions 1.0, empty samples 0
+    sce = np.empty((n, n))
+    jsd = np.empty((n, n))
+    for i in range(n):
+        for j in range(n):
+            if tot[i] <= 0.0 or tot[j] <= 0.0:
+                sce[i, j] = 0.0
+                jsd[i, j] = 0.0
+            elif rep[i] == rep[j]:
+                sce[i, j] = 1.0
+                jsd[i, j] = 1.0
+            else:
+                sce[i, j] = sce_d[rep[i], rep[j]]
+                jsd[i, j] = jsd_d[rep[i], rep[j]]
     return sce, jsd
 
 
-_ScoresKernel = Callable[..., tuple[FloatMatrix, FloatMatrix]]
+_TriplesKernel = Callable[
+    [int, npt.NDArray[np.int64], npt.NDArray[np.int64], FloatMatrix, float],
+    tuple[FloatMatrix, FloatMatrix],
+]
 
 
 @cache
-def _kernel() -> _ScoresKernel | None:
-    """``_scores_kernel_source`` compiled by numba on first use, cached on disk where a
-    cache directory is writable; ``None`` if numba is unavailable (numpy path then)."""
+def _kernel() -> _TriplesKernel | None:
+    """``_triples_kernel_source`` compiled by numba on first use (importing numba takes a
+    while, so callers that never score do not pay for it), cached on disk where a cache
+    directory is writable; ``None`` if numba is unavailable (the numpy path is used)."""
     try:
         import numba
     except ImportError:  # pragma: no cover - numba is a pinned dependency
         return None
     try:
-        compiled = numba.njit(cache=True, nogil=True)(_scores_kernel_source)
+        compiled = numba.njit(cache=True, nogil=True)(_triples_kernel_source)
     except RuntimeError:  # no writable cache location
-        compiled = numba.njit(nogil=True)(_scores_kernel_source)
-    return cast(_ScoresKernel, compiled)
+        compiled = numba.njit(nogil=True)(_triples_kernel_source)
+    return cast(_TriplesKernel, compiled)
 
 
 #: Set to False to score with numpy only (same formulas; used to cross-check).
 USE_COMPILED = True
 
 
-def _scores(p: _Prepared, log_base: float) -> tuple[FloatMatrix, FloatMatrix]:
-    """(SCE, 1 - JSD) for all ordered pairs of samples (P from the row)."""
+def _scores_dense(counts: npt.ArrayLike, log_base: float) -> tuple[FloatMatrix, FloatMatrix]:
+    """(SCE, 1 - JSD) for all ordered pairs of rows of a dense count matrix."""
     kernel = _kernel() if USE_COMPILED else None
     if kernel is None:
+        p = _prepare(counts)
         sce, jsd = _scores_numpy(p, log_base)
-    else:
-        sce, jsd = kernel(
-            p.col_start,
-            p.rows,
-            p.vals,
-            p.lvals,
-            p.size,
-            p.xsum,
-            p.lsum,
-            p.xlxsum,
-            math.log(log_base),
-        )
-    return _expand(p, sce), _expand(p, jsd)
+        return _expand(p, sce), _expand(p, jsd)
+    c = _checked(counts)
+    rows, cols = np.nonzero(c)
+    return kernel(
+        c.shape[0],
+        rows.astype(np.int64),
+        cols.astype(np.int64),
+        np.ascontiguousarray(c[rows, cols], dtype=np.float64),
+        math.log(log_base),
+    )
 
 
 def sce_matrix(counts: npt.ArrayLike) -> FloatMatrix:
@@ -720,7 +882,7 @@ def sce_matrix(counts: npt.ArrayLike) -> FloatMatrix:
     the same distribution (the diagonal, for non-empty rows). Pairs involving an all-zero
     row score 0.
     """
-    return _scores(_prepare(counts), 2.0)[0]
+    return _scores_dense(counts, 2.0)[0]
 
 
 def jsd_similarity_matrix(counts: npt.ArrayLike, base: float = 2.0) -> FloatMatrix:
@@ -735,7 +897,7 @@ def jsd_similarity_matrix(counts: npt.ArrayLike, base: float = 2.0) -> FloatMatr
     """
     if not base > 1.0:
         raise ValueError(f"log base must be > 1, got {base}")
-    return _scores(_prepare(counts), base)[1]
+    return _scores_dense(counts, base)[1]
 
 
 def structural_matrices(
@@ -751,15 +913,22 @@ def structural_matrices(
     """
     if not jsd_log_base > 1.0:
         raise ValueError(f"log base must be > 1, got {jsd_log_base}")
-    counts = subtree_counts(codes, language, max_depth)
-    sce_s, jsd_s = _scores(_prepare(counts.struct, check=False), jsd_log_base)
-    sce_v, jsd_v = _scores(_prepare(counts.value, check=False), jsd_log_base)
+    t = _count_triples(codes, language, max_depth)
+    kernel = _kernel() if USE_COMPILED else None
+    if kernel is None:
+        counts = _dense_counts(t)
+        sce_s, jsd_s = _scores_dense(counts.struct, jsd_log_base)
+        sce_v, jsd_v = _scores_dense(counts.value, jsd_log_base)
+    else:
+        ln_base = math.log(jsd_log_base)
+        sce_s, jsd_s = kernel(t.n, t.rows, t.struct_ids, t.counts, ln_base)
+        sce_v, jsd_v = kernel(t.n, t.rows, t.value_ids, t.counts, ln_base)
     return StructuralMatrices(
         sce_struct=sce_s,
         sce_value=sce_v,
         jsd_struct=jsd_s,
         jsd_value=jsd_v,
-        syntax_errors=counts.syntax_errors,
+        syntax_errors=t.errors,
         jsd_log_base=jsd_log_base,
     )
 
