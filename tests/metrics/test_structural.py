@@ -431,3 +431,9 @@ def test_sparse_wide_counts() -> None:
                 assert j[i, k] == pytest.approx(
                     ref_jsd_similarity(rows[i], rows[k], math.e), abs=1e-12
                 )
+
+
+def test_warm_up_loads_the_compiled_path() -> None:
+    from codequorum.metrics.structural import warm_up
+
+    assert warm_up() is True

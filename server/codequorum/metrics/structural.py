@@ -58,6 +58,7 @@ __all__ = [
     "sce_matrix",
     "structural_matrices",
     "subtree_counts",
+    "warm_up",
 ]
 
 #: Floor for probabilities of symbols absent from one side of a pair.
@@ -834,20 +835,44 @@ _TriplesKernel = Callable[
 ]
 
 
+_KERNEL_LOCK = threading.Lock()
+
+
+def warm_up() -> bool:
+    """Load (or compile, the first time on a machine) the compiled scoring kernel now.
+
+    Scoring loads it on first use: about a second from the on-disk cache, several
+    seconds the very first time. Long-running callers (the language server) can call
+    this early, e.g. in a background thread. Returns whether the compiled path is used.
+    """
+    kernel = _kernel()
+    if kernel is None:
+        return False
+    kernel(
+        1,
+        np.zeros(1, dtype=np.int64),
+        np.ones(1, dtype=np.int64),
+        np.ones(1),
+        math.log(2.0),
+    )
+    return True
+
+
 @cache
 def _kernel() -> _TriplesKernel | None:
     """``_triples_kernel_source`` compiled by numba on first use (importing numba takes a
     while, so callers that never score do not pay for it), cached on disk where a cache
     directory is writable; ``None`` if numba is unavailable (the numpy path is used)."""
-    try:
-        import numba
-    except ImportError:  # pragma: no cover - numba is a pinned dependency
-        return None
-    try:
-        compiled = numba.njit(cache=True, nogil=True)(_triples_kernel_source)
-    except RuntimeError:  # no writable cache location
-        compiled = numba.njit(nogil=True)(_triples_kernel_source)
-    return cast(_TriplesKernel, compiled)
+    with _KERNEL_LOCK:
+        try:
+            import numba
+        except ImportError:  # pragma: no cover - numba is a pinned dependency
+            return None
+        try:
+            compiled = numba.njit(cache=True, nogil=True)(_triples_kernel_source)
+        except RuntimeError:  # no writable cache location
+            compiled = numba.njit(nogil=True)(_triples_kernel_source)
+        return cast(_TriplesKernel, compiled)
 
 
 #: Set to False to score with numpy only (same formulas; used to cross-check).
