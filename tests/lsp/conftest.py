@@ -71,6 +71,7 @@ async def lsp_session(
     configuration: dict[str, Any] | None = None,
     pull: bool = False,
     progress: bool = True,
+    pull_configuration: bool = True,
     before_start: Callable[[], None] | None = None,
 ) -> AsyncIterator[LanguageClient]:
     """Start ``codequorum lsp``, initialize it on ``workspace``, and shut it down after."""
@@ -83,7 +84,7 @@ async def lsp_session(
     try:
         client.initialize_result = await client.initialize_session(  # type: ignore[attr-defined]
             types.InitializeParams(
-                capabilities=capabilities(pull=pull, progress=progress),
+                capabilities=capabilities(pull=pull, progress=progress, config=pull_configuration),
                 root_uri=workspace.as_uri(),
                 workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="ws")],
                 initialization_options=init_options,

@@ -7,7 +7,7 @@ from pathlib import Path
 from lsprotocol import types
 
 from .conftest import lsp_session
-from .helpers import command, open_document, published, wait_for
+from .helpers import command, hover_text, open_document, published, wait_for
 
 DOC = "def area(w, h):\n    return w * h\n"
 VERSIONS = [
@@ -119,3 +119,28 @@ async def test_ranges_are_in_utf16_units_for_non_ascii_names(workspace: Path) ->
 def types_position(line: int, character: int) -> dict[str, int]:
     """A position as plain JSON (how clients pass it to commands)."""
     return {"line": line, "character": character}
+
+
+async def test_settings_pushed_by_a_client_without_configuration_requests(
+    workspace: Path,
+) -> None:
+    async with lsp_session(workspace, pull_configuration=False, progress=False) as client:
+        uri = open_document(client, workspace / "area.py", DOC)
+        await command(client, "codequorum.addSamples", uri, "area", VERSIONS[1:])
+        pos = types.Position(line=0, character=5)
+        text = await hover_text(client, uri, pos)
+        assert text is not None and "```diff" in text
+        client.workspace_did_change_configuration(
+            types.DidChangeConfigurationParams(
+                settings={"codequorum": {"hover": {"diffLines": 0}, "provider": {"seed": "x"}}}
+            )
+        )
+        await wait_for(lambda: client.messages)
+        [warning] = client.messages
+        assert warning.type == types.MessageType.Warning
+        assert warning.message == (
+            'codequorum: invalid setting codequorum.provider.seed = "x": expected a whole '
+            "number; using the default null"
+        )
+        text = await hover_text(client, uri, pos)
+        assert text is not None and "```diff" not in text
