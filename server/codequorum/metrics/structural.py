@@ -232,7 +232,8 @@ class _Vocabulary:
         self.ids: dict[SymbolKey, int] = {}
         self.keys: list[SymbolKey] = [()]
         self.struct_of: list[int] = [0]
-        self._struct_table: npt.NDArray[np.int64] = np.zeros(1, dtype=np.int64)
+        self._struct_table: npt.NDArray[np.int64] = np.zeros(1024, dtype=np.int64)
+        self._struct_filled = 1
 
     def _kind(self, kid: int) -> int:
         if kid < len(self.table):
@@ -258,12 +259,18 @@ class _Vocabulary:
 
     def struct_ids(self, ids: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
         """The structure-only symbol of each id (a leaf's kind; any other id itself)."""
-        table = self._struct_table
-        if len(table) < len(self.struct_of):
-            with self.lock:
-                table = np.array(self.struct_of, dtype=np.int64)
+        if self._struct_filled < len(self.struct_of):
+            with self.lock:  # copy the new entries; grow the array by doubling
+                need = len(self.struct_of)
+                table = self._struct_table
+                if len(table) < need:
+                    grown = np.zeros(max(need, 2 * len(table)), dtype=np.int64)
+                    grown[: self._struct_filled] = table[: self._struct_filled]
+                    table = grown
+                table[self._struct_filled : need] = self.struct_of[self._struct_filled : need]
                 self._struct_table = table
-        return table[ids]
+                self._struct_filled = need
+        return self._struct_table[ids]
 
     def symbol(self, sid: int) -> tuple[str, tuple[str, ...]]:
         """Symbol ``sid`` in readable form (leaf text decoded as the reference does)."""
