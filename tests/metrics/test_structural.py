@@ -437,3 +437,16 @@ def test_warm_up_loads_the_compiled_path() -> None:
     from codequorum.metrics.structural import warm_up
 
     assert warm_up() is True
+
+
+def test_repeated_samples_are_counted_like_the_first() -> None:
+    codes = ["x = 1\n", "def f(a):\n    return a\n", "x = 1\n", "def f(:\n", "def f(:\n"]
+    counts = subtree_counts(codes, "python")
+    assert counts.struct[2].tolist() == counts.struct[0].tolist()
+    assert counts.value[4].tolist() == counts.value[3].tolist()
+    assert counts.syntax_errors[4] == counts.syntax_errors[3] > 0
+    single = subtree_counts(codes[:2], "python")
+    assert counts.struct[:2].sum() == single.struct.sum()
+    m = structural_matrices(codes, "python")
+    assert m.sce_value[0, 2] == m.jsd_struct[3, 4] == 1.0
+    assert m.sce_struct[1, 0] == m.sce_struct[1, 2]

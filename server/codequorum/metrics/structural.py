@@ -340,8 +340,17 @@ def _count_triples(codes: Sequence[str | bytes], language: str, max_depth: int) 
 
     ids: list[int] = []  # per row: inner symbol ids, then leaf (structure+value) ids
     per_row: list[int] = []
+    starts: list[int] = []
     errors: list[int] = []
-    for code in codes:
+    seen: dict[str | bytes, int] = {}  # identical samples (common) are parsed once
+    for row, code in enumerate(codes):
+        starts.append(len(ids))
+        same = seen.setdefault(code, row)
+        if same != row:
+            ids += ids[starts[same] : starts[same] + per_row[same]]
+            per_row.append(per_row[same])
+            errors.append(errors[same])
+            continue
         src = to_bytes(code)
         tree = parser.parse(src)
         errors.append(_count_syntax_errors(tree))
