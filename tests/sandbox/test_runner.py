@@ -297,6 +297,7 @@ def test_cancel_kills_running_children_and_marks_the_rest() -> None:
 def test_runs_under_python_312(python312: str) -> None:
     result = run_candidate("def sq(n):\n    return n * n\n", SQUARE, "sq", interpreter=python312)
     assert result.python.startswith("3.12")
+    assert result.start_method == "fork"
     assert [t.passed for t in result.tests] == [True, True]
     assert "RETURN_VALUE" in (result.tests[0].opcodes or {})
 
@@ -334,6 +335,8 @@ def test_fork_server_and_fresh_interpreters_agree() -> None:
         for method in ("fork", "exec")
     }
     fork, fresh = by_method["fork"], by_method["exec"]
+    assert {r.start_method for r in fork} == {"fork"}
+    assert {r.start_method for r in fresh} == {"exec"}
     assert [r.status for r in fork] == [
         "ok",
         "ok",
@@ -366,6 +369,7 @@ def test_a_dead_fork_server_is_replaced() -> None:
     again = run_candidate(code, [Case("call")], "f")
     assert again.status == "ok"
     assert again.tests[0].output == "7"
+    assert again.start_method == "fork"
     replacement = forkserver.server_for(sys.executable)
     assert replacement is not None and replacement is not server and replacement.alive()
 

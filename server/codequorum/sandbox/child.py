@@ -924,9 +924,10 @@ def serve_forks(path: str) -> None:
     sel = selectors.DefaultSelector()
     sel.register(listener, selectors.EVENT_READ, ("accept", None))
     sel.register(0, selectors.EVENT_READ, ("parent", None))
-    children: dict[int, tuple[Any, int]] = {}  # id(conn) -> (conn, pid)
+    children: dict[int, tuple[Any, int, str]] = {}  # id(conn) -> (conn, pid, sandbox)
     me = posix.getpid()
-    posix.write(1, b"ready\n")
+    with contextlib.suppress(OSError):  # a parent already gone shows as EOF below
+        posix.write(1, b"ready\n")
 
     def send(conn: Any, **fields: Any) -> None:
         with contextlib.suppress(OSError):
@@ -935,7 +936,11 @@ def serve_forks(path: str) -> None:
     def drop(conn: Any) -> None:
         entry = children.pop(id(conn), None)
         if entry is not None:
+            # The connection ended without a reap request: the parent is gone or lost
+            # track, so nobody else will clean up after this child.
             _kill_and_reap(entry[1])
+            with contextlib.suppress(OSError):
+                posix.rmdir(entry[2])  # empty unless the tmpfs layer was missing
         with contextlib.suppress(KeyError, ValueError):
             sel.unregister(conn)
         conn.close()
@@ -945,8 +950,11 @@ def serve_forks(path: str) -> None:
             kind, conn = key.data
             if kind == "parent":
                 if not posix.read(0, 4096):
-                    for _conn, pid in list(children.values()):
+                    # The parent is gone: nobody will clean up after these children.
+                    for _conn, pid, sandbox in list(children.values()):
                         _kill_and_reap(pid)
+                        with contextlib.suppress(OSError):
+                            posix.rmdir(sandbox)  # empty unless the tmpfs layer was missing
                     with contextlib.suppress(OSError):
                         posix.unlink(path)
                         posix.rmdir(os.path.dirname(path))
@@ -978,12 +986,12 @@ def serve_forks(path: str) -> None:
                         _become_child(fds, request, me)
                     for fd in fds:
                         posix.close(fd)
-                    children[id(conn)] = (conn, pid)
+                    children[id(conn)] = (conn, pid, str(request["cwd"]))
                     pidfd = os.pidfd_open(pid)
                     sel.register(pidfd, selectors.EVENT_READ, ("exited", conn))
                     send(conn, type="spawned", pid=pid)
                 elif request["type"] == "reap" and id(conn) in children:
-                    _conn, pid = children.pop(id(conn))
+                    _conn, pid, _sandbox = children.pop(id(conn))
                     _pid, status, usage = os.wait4(pid, 0)
                     send(conn, type="reaped", status=status, cpu=usage.ru_utime + usage.ru_stime)
                 else:

@@ -27,6 +27,7 @@ from codequorum.sandbox import protocol
 CHILD_SCRIPT = Path(__file__).with_name("child.py")
 START_TIMEOUT = 20.0
 REPLY_TIMEOUT = 10.0
+MAX_BASE_LENGTH = 60
 
 
 class ForkServerError(Exception):
@@ -46,7 +47,11 @@ class ForkServer:
 
     def __init__(self, interpreter: str) -> None:
         self.interpreter = interpreter
-        self.directory = tempfile.mkdtemp(prefix="codequorum-forkserver-")
+        # AF_UNIX paths are limited to 107 bytes: a long TMPDIR falls back to /tmp.
+        base = tempfile.gettempdir()
+        if len(base) > MAX_BASE_LENGTH:
+            base = "/tmp"
+        self.directory = tempfile.mkdtemp(prefix="codequorum-forkserver-", dir=base)
         self.path = os.path.join(self.directory, "socket")
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": self.directory}
         try:

@@ -77,7 +77,8 @@ class CandidateResult:
     ``status``: ``ok``, ``timeout``, ``memory``, ``crashed: <SIGNAL>``, ``exit``,
     ``syntax-error``, ``output-limit``, ``forbidden: <what>``, ``cancelled`` or
     ``error``. ``tests`` holds every test that finished, plus the one that was running
-    when the child ended abnormally. ``layers`` are the isolation layers that held.
+    when the child ended abnormally. ``layers`` are the isolation layers that held;
+    ``start_method`` says how the child was started (``fork`` or ``exec``).
     """
 
     index: int
@@ -87,6 +88,7 @@ class CandidateResult:
     layers: list[str] = field(default_factory=list)
     python: str = ""
     returncode: int | None = None
+    start_method: str = ""
 
 
 def _scrubbed_env(home: str) -> dict[str, str]:
@@ -318,7 +320,9 @@ class _ChildRun:
             _kill_group(child.pid)
             status, cpu = child.reap()
             child.close()
-        return self._classify(status, cpu)
+        result = self._classify(status, cpu)
+        result.start_method = "fork" if child.spawned is not None else "exec"
+        return result
 
     def _drive(self, child: _Child, payload: bytes, started: float) -> None:
         """Pump the pipes until the child has exited (without reaping it)."""
