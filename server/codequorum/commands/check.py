@@ -2,8 +2,9 @@
 
 For every function of the given files that has stored versions, the current code joins
 them as one more version (origin ``current``), the set is analysed exactly as the editor
-analyses it (the language server's :class:`~codequorum.lsp.engine.Engine` does the work,
-so the store keys, the sample set and the messages are the same), and each finding is
+analyses it (both use :class:`~codequorum.session.Session` and
+:mod:`codequorum.findings`, so the store keys, the sample set and the messages are the
+same), and each finding is
 printed as ``path:line:col: severity code message``. The exit status follows
 ``--fail-on``, so the command fits CI jobs and pre-commit hooks.
 
@@ -24,12 +25,13 @@ from typing import Any, TextIO
 
 from codequorum import __version__, parsing
 from codequorum.errors import UnknownFormatError, UnknownLanguageError, UserError
+from codequorum.findings import RANK, function_findings
+from codequorum.session import MAX_DOCUMENT_BYTES, Session, SessionConfig, current_code
 from codequorum.sources.store import default_store_path
+from codequorum.workspace import find_workspace
 
 FORMATS: tuple[str, ...] = ("text", "json", "sarif")
 FAIL_ON: tuple[str, ...] = ("error", "warning", "information", "never")
-#: Severity ranks: a lower number is more severe.
-RANK: dict[str, int] = {"error": 1, "warning": 2, "information": 3, "hint": 4}
 #: Folders never entered when a directory is walked.
 SKIP_DIRS = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
 SARIF_LEVEL: dict[str, str] = {
@@ -85,7 +87,8 @@ def register(subparsers: Any) -> None:
         help="source files, or folders to walk for files with a known extension",
     )
     parser.add_argument("--workspace", type=Path,
-                        help="workspace folder (default: the current one)")
+                        help="workspace folder (default: the nearest folder above the first "
+                        "path holding .codequorum or .git, as `codequorum sample` finds it)")
     parser.add_argument(
         "--store", type=Path, help="store file (default: <workspace>/.codequorum/samples.sqlite3)"
     )
@@ -310,20 +313,15 @@ def _report_summary(report: Any) -> dict[str, Any]:
     return {k: full[k] for k in keep}
 
 
+def _column(line: str, byte_col: int) -> int:
+    """A UTF-8 byte column on ``line`` as a 1-based column in characters."""
+    prefix = line.encode("utf-8", errors="replace")[:byte_col]
+    return len(prefix.decode("utf-8", errors="ignore")) + 1
+
+
 def check_files(args: argparse.Namespace, language: str | None, store_path: Path,
                 workspace: Path) -> CheckRun:
     """Check every target file against the store at ``store_path``."""
-    from codequorum.lsp.diagnostics import function_diagnostics
-    from codequorum.lsp.documents import Snapshot
-    from codequorum.lsp.engine import Engine, file_key_for
-    from codequorum.lsp.settings import (
-        AnalysisSettings,
-        DiagnosticsSettings,
-        DynamicSettings,
-        Settings,
-        StoreSettings,
-    )
-
     run = CheckRun(store=str(store_path))
     problems: list[str] = []
 
@@ -331,56 +329,53 @@ def check_files(args: argparse.Namespace, language: str | None, store_path: Path
         text = message.removeprefix("codequorum: ")
         (problems if level == "error" else run.notes).append(text)
 
-    settings = Settings(
-        store=StoreSettings(path=str(store_path)),
-        analysis=AnalysisSettings(include_current=True, max_depth=args.max_depth,
-                                  tsed=args.tsed),
-        diagnostics=DiagnosticsSettings(min_severity="hint"),
-        dynamic=DynamicSettings(timeout=args.timeout),
-    )
-    engine = Engine(notify)
-    engine.configure(settings, root=str(workspace))
+    session = Session(notify, SessionConfig(store=str(store_path), include_current=True,
+                                            max_depth=args.max_depth, tsed=args.tsed,
+                                            dynamic_timeout=args.timeout))
+    session.reconfigure(session.config, root=str(workspace))
     cancel = threading.Event()
     try:
-        if engine.store() is None:
+        if session.store() is None:
             raise UserError(problems[0] if problems else f"cannot open {store_path}")
         for path, lang in _targets(args.paths, language, run):
             run.files += 1
             text = _read(path, run)
             if text is None:
                 continue
-            key = file_key_for(path.resolve().as_uri(), str(workspace))
-            snapshot = Snapshot(uri=path.resolve().as_uri(), text=text, language=lang,
-                                encoding="utf-32")
-            entries = snapshot.functions()
-            if snapshot.skipped_reason:
+            key = session.file_key(path)
+            if len(text.encode("utf-8", errors="replace")) > MAX_DOCUMENT_BYTES:
                 run.notes.append(f"{path}: too large to check, skipped")
                 continue
-            names = engine.functions_with_samples_sync(key)
+            infos = parsing.functions(text, lang)
+            lines = text.split("\n")
+            names = session.functions_with_samples_sync(key)
             seen: set[str] = set()
             checked_here = 0
-            for entry in entries:
-                if entry.qualified_name in seen:
+            for info in infos:
+                qualified_name = str(info.qualified_name)
+                if qualified_name in seen:
                     continue
-                seen.add(entry.qualified_name)
-                if entry.qualified_name not in names:
+                seen.add(qualified_name)
+                if qualified_name not in names:
                     run.functions_without_samples += 1
                     continue
-                stored = engine.samples_sync(key, entry.qualified_name)
+                stored = session.samples_sync(key, qualified_name)
                 if len(stored) < args.min_samples:
                     run.functions_too_few += 1
                     continue
+                code = current_code(text, info)
                 try:
-                    analysis = engine.analysis_sync(snapshot, entry, key)
+                    analysis = session.function_sync(key, lang, qualified_name, info.name, code)
                     if analysis is not None and args.dynamic:
-                        engine.run_dynamic_sync(analysis, lambda _t, _p: None, cancel)
-                        analysis = engine.analysis_sync(snapshot, entry, key)
+                        session.run_dynamic_sync(analysis, lambda _t, _p: None, cancel)
+                        analysis = session.function_sync(key, lang, qualified_name, info.name,
+                                                         code)
                 except KeyboardInterrupt:
                     cancel.set()
                     raise
                 except Exception as exc:  # one function must not stop the others
                     run.failures += 1
-                    run.notes.append(f"{path}: `{entry.qualified_name}` could not be "
+                    run.notes.append(f"{path}: `{qualified_name}` could not be "
                                      f"analysed: {type(exc).__name__}: {exc}")
                     continue
                 if analysis is None:
@@ -389,37 +384,35 @@ def check_files(args: argparse.Namespace, language: str | None, store_path: Path
                 run.functions_checked += 1
                 summary = _report_summary(analysis.report)
                 headline = analysis.report.verdict
+                (row, start), (end_row, end) = info.name_start_point, info.name_end_point
                 run.functions.append({
                     "path": path.as_posix(),
-                    "function": entry.qualified_name,
-                    "line": entry.name_range.start.line + 1,
+                    "function": qualified_name,
+                    "line": row + 1,
                     "versions": analysis.n_stored,
                     "verdict": headline.code if headline is not None else None,
                     "stability": summary["summary"].get("jsd_struct", {}).get("ordered"),
                 })
-                for diag in function_diagnostics(snapshot, entry, analysis, settings):
-                    data = diag.data if isinstance(diag.data, dict) else {}
-                    severity = next((name for name, rank in RANK.items()
-                                     if rank == int(diag.severity or 3)), "information")
+                for found in function_findings(analysis, info.name):
                     run.findings.append(Finding(
                         path=path.as_posix(),
-                        line=diag.range.start.line + 1,
-                        column=diag.range.start.character + 1,
-                        end_line=diag.range.end.line + 1,
-                        end_column=diag.range.end.character + 1,
-                        severity=severity,
-                        code=str(diag.code),
-                        message=diag.message,
-                        function=entry.qualified_name,
-                        figure=data.get("figure"),
-                        samples=tuple(data.get("samples", ())),
+                        line=row + 1,
+                        column=_column(lines[row], start),
+                        end_line=end_row + 1,
+                        end_column=_column(lines[end_row], end),
+                        severity=found.severity,
+                        code=found.code,
+                        message=found.message,
+                        function=qualified_name,
+                        figure=found.figure,
+                        samples=found.samples,
                         versions=analysis.n_stored,
                         report=summary,
                     ))
             if checked_here:
                 run.files_checked += 1
     finally:
-        engine.shutdown()
+        session.close()
     return run
 
 
@@ -471,6 +464,14 @@ def write(run: CheckRun, fmt: str, out: TextIO) -> None:
         print(run.summary_line(), file=out)
 
 
+def _discover(paths: Sequence[Path]) -> Path:
+    """The workspace of the first path that exists (the current folder's when none does)."""
+    for path in paths:
+        if path.exists():
+            return find_workspace(path)
+    return find_workspace(Path.cwd())
+
+
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """``codequorum check``: 0 clean, 1 a finding at or above ``--fail-on``, 2 bad usage
     (or a path that does not exist)."""
@@ -482,7 +483,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
         raise UnknownFormatError(
             f"unknown --fail-on {args.fail_on!r} (choose {', '.join(FAIL_ON)})")
     language = parsing.normalize_language(args.language) if args.language else None
-    workspace = (args.workspace or Path.cwd()).resolve()
+    workspace = (args.workspace or _discover(args.paths)).resolve()
     if args.workspace is not None and not workspace.is_dir():
         raise UserError(f"--workspace {args.workspace}: not a folder")
     store_path = (args.store or default_store_path(workspace)).resolve()

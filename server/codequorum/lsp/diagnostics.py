@@ -1,7 +1,5 @@
-"""Diagnostics from analyses: one per finding, on the function's name.
-
-Reads the report's verdicts as they are; computes nothing.
-"""
+"""Diagnostics from analyses: one per finding (:mod:`codequorum.findings`), on the
+function's name."""
 
 from __future__ import annotations
 
@@ -10,6 +8,7 @@ from collections.abc import Sequence
 
 from lsprotocol import types
 
+from codequorum.findings import Finding, function_findings
 from codequorum.lsp.documents import FunctionEntry, Snapshot
 from codequorum.lsp.engine import FunctionAnalysis
 from codequorum.lsp.settings import Settings
@@ -22,72 +21,38 @@ SEVERITY: dict[str, types.DiagnosticSeverity] = {
     "information": types.DiagnosticSeverity.Information,
     "hint": types.DiagnosticSeverity.Hint,
 }
-_RANK = {"error": 1, "warning": 2, "information": 3, "hint": 4}
-
-#: Findings that say nothing is wrong: never shown as diagnostics.
-QUIET_CODES = frozenset({"stable"})
 
 
-def _versions(analysis: FunctionAnalysis, indices: Sequence[int]) -> str:
-    labels = [analysis.label(i) for i in indices[:6]]
-    more = f" and {len(indices) - 6} more" if len(indices) > 6 else ""
-    return ", ".join(labels) + more
+def to_diagnostic(snapshot: Snapshot, entry: FunctionEntry, finding: Finding) -> types.Diagnostic:
+    """One finding as a diagnostic on the function's name."""
+    location = types.Location(uri=snapshot.uri, range=entry.range)
+    related = [types.DiagnosticRelatedInformation(location=location, message=finding.overview)]
+    if finding.concerns is not None:
+        related.append(
+            types.DiagnosticRelatedInformation(location=location, message=finding.concerns)
+        )
+    return types.Diagnostic(
+        range=entry.name_range,
+        message=finding.message,
+        severity=SEVERITY.get(finding.severity, types.DiagnosticSeverity.Information),
+        code=finding.code,
+        source=SOURCE,
+        related_information=related,
+        data={
+            "qualifiedName": entry.qualified_name,
+            "code": finding.code,
+            "figure": finding.figure,
+            "samples": list(finding.samples),
+        },
+    )
 
 
 def function_diagnostics(
     snapshot: Snapshot, entry: FunctionEntry, analysis: FunctionAnalysis, settings: Settings
 ) -> list[types.Diagnostic]:
     """The diagnostics of one function."""
-    report = analysis.report
-    limit = _RANK[settings.diagnostics.min_severity]
-    consensus = report.medoid
-    out: list[types.Diagnostic] = []
-    for verdict in report.verdicts:
-        if verdict.code in QUIET_CODES or _RANK.get(verdict.severity, 4) > limit:
-            continue
-        message = verdict.message
-        if verdict.figure is not None and f"{verdict.figure:.2f}" not in message:
-            message = f"{message} ({verdict.figure:.2f})"
-        n = analysis.n_stored
-        message = f"{message} [{n} version{'s' if n != 1 else ''} of `{entry.name}`]"
-        related = [
-            types.DiagnosticRelatedInformation(
-                location=types.Location(uri=snapshot.uri, range=entry.range),
-                message=(
-                    f"`{entry.qualified_name}`: {report.n} versions compared in "
-                    f"{len(report.clusters)} group{'s' if len(report.clusters) != 1 else ''}"
-                    + (
-                        f"; consensus is {analysis.label(consensus)}"
-                        if consensus is not None
-                        else ""
-                    )
-                ),
-            )
-        ]
-        if verdict.samples:
-            related.append(
-                types.DiagnosticRelatedInformation(
-                    location=types.Location(uri=snapshot.uri, range=entry.range),
-                    message=f"{verdict.code} concerns {_versions(analysis, verdict.samples)}",
-                )
-            )
-        out.append(
-            types.Diagnostic(
-                range=entry.name_range,
-                message=message,
-                severity=SEVERITY.get(verdict.severity, types.DiagnosticSeverity.Information),
-                code=verdict.code,
-                source=SOURCE,
-                related_information=related,
-                data={
-                    "qualifiedName": entry.qualified_name,
-                    "code": verdict.code,
-                    "figure": verdict.figure,
-                    "samples": list(verdict.samples),
-                },
-            )
-        )
-    return out
+    findings = function_findings(analysis, entry.name, settings.diagnostics.min_severity)
+    return [to_diagnostic(snapshot, entry, f) for f in findings]
 
 
 def document_diagnostics(

@@ -18,11 +18,10 @@ from typing import Any, Literal
 from lsprotocol import types
 
 from codequorum import parsing
+from codequorum.session import MAX_DOCUMENT_BYTES, dedent_function, function_indent
 
 Encoding = Literal["utf-8", "utf-16", "utf-32"]
 
-#: Documents larger than this are not parsed (their functions are not indexed).
-MAX_DOCUMENT_BYTES = 2_000_000
 
 
 def normalize_encoding(kind: Any) -> Encoding:
@@ -98,13 +97,6 @@ class FunctionEntry:
     def dedented(self) -> str:
         """The function's source with its indentation removed (how samples are stored)."""
         return dedent_function(self.text, self.indent)
-
-
-def dedent_function(text: str, indent: str) -> str:
-    """``text`` starts at its first column already; strip ``indent`` from the other lines."""
-    if not indent:
-        return text
-    return textwrap.dedent(indent + text)
 
 
 def reindent(code: str, indent: str) -> str:
@@ -192,8 +184,7 @@ class Snapshot:
         for fi in infos:
             row = int(fi.start_point[0])
             line = self.line(row)
-            head = _utf8(line)[: int(fi.start_point[1])].decode("utf-8", errors="ignore")
-            indent = head if not head.strip() else head[: len(head) - len(head.lstrip())]
+            indent = function_indent(line, int(fi.start_point[1]))
             out.append(
                 FunctionEntry(
                     info=fi,

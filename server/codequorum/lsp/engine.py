@@ -1,208 +1,51 @@
-"""The bridge between the editor and the engine: samples, analyses, background jobs.
+"""The bridge between the editor and the engine: a :class:`~codequorum.session.Session`
+driven by the server's settings, with its blocking work on worker threads.
 
-Everything slow or blocking (SQLite, parsing, analysis, sandboxed runs) happens in worker
-threads; the event loop only awaits. Analyses are cached by a content hash of the
-function's samples, its current code and the settings that change results, so a hover or
-a save with nothing new costs a dictionary look-up.
+The event loop only awaits; SQLite, parsing, analysis and sandboxed runs happen on the
+pool. Documents and their functions come in as :class:`Snapshot` and
+:class:`FunctionEntry`; everything else is the protocol-free session.
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
-import hashlib
 import logging
-import re
 import threading
-from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, TypeVar
-from urllib.parse import unquote, urlparse
 
-from codequorum import parsing
-from codequorum.analysis import AnalysisOptions, StabilityReport, analyze
-from codequorum.lsp.documents import FunctionEntry, Snapshot, dedent_function
+from codequorum.lsp.documents import FunctionEntry, Snapshot
 from codequorum.lsp.settings import Settings
-from codequorum.model import Sample, SampleSet
-from codequorum.sources.store import SampleStore, StoredSample, content_hash, default_store_path
+from codequorum.session import FunctionAnalysis, Notify, Session, SessionConfig
+from codequorum.workspace import file_key_for
+
+__all__ = ["Engine", "FunctionAnalysis", "file_key_for", "session_config"]
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-#: How many analyses (and dynamic reports) stay cached.
-CACHE_LIMIT = 512
-#: How many versions of one function's current code keep their analysis cached (undo hits).
-VARIANTS_PER_FUNCTION = 6
 
-Notify = Callable[[str, str], None]  # (level: "error" | "warning" | "info", message)
-
-
-@dataclass(frozen=True)
-class FunctionAnalysis:
-    """One function's versions and what the engine says about them.
-
-    ``sample_set`` holds the stored versions in order, then the current code when it is
-    not one of them; ``current_index`` is the current code's position (None when the
-    current code is left out); ``most_different`` is the version least like the current
-    code (like the consensus when there is no current); ``fastest`` comes from the dynamic
-    report when one exists.
-    """
-
-    file_key: str
-    qualified_name: str
-    language: str
-    stored: tuple[StoredSample, ...]
-    sample_set: SampleSet
-    current_index: int | None
-    report: StabilityReport
-    dynamic: Any | None
-    key: str
-    dyn_key: str
-    most_different: int | None
-    fastest: int | None
-
-    @property
-    def n_stored(self) -> int:
-        """How many versions are stored (the current code not counted)."""
-        return len(self.stored)
-
-    def code(self, index: int) -> str:
-        """Version ``index``'s code (0-based position in the sample set)."""
-        return self.sample_set.samples[index].code
-
-    def label(self, index: int) -> str:
-        """``v3``, ``current`` or ``v3 (current)``."""
-        if index >= self.n_stored:
-            return "current"
-        name = f"v{index + 1}"
-        return f"{name} (current)" if index == self.current_index else name
-
-    @property
-    def stability(self) -> float | None:
-        """The headline figure: mean structural JSD similarity over ordered pairs."""
-        return self.report.pair("jsd_struct")
-
-    @property
-    def stable(self) -> bool:
-        """True when no finding is a warning or an error."""
-        return not any(v.severity in ("error", "warning") for v in self.report.verdicts)
-
-    def cluster_of(self, index: int) -> int | None:
-        """0-based cluster number holding version ``index`` (0 is the largest)."""
-        for k, members in enumerate(self.report.clusters):
-            if index in members:
-                return k
-        return None
+def session_config(settings: Settings) -> SessionConfig:
+    """The session options the server's settings stand for."""
+    a = settings.analysis
+    return SessionConfig(
+        store=settings.store.path,
+        include_current=a.include_current,
+        max_depth=a.max_depth,
+        tsed=a.tsed,
+        dynamic_timeout=settings.dynamic.timeout,
+    )
 
 
-def file_key_for(uri: str, root: str | None) -> str:
-    """How the store names a document: its path relative to the workspace, else its URI."""
-    if root and uri.startswith("file:"):
-        path = Path(unquote(urlparse(uri).path))
-        try:
-            return path.resolve().relative_to(Path(root).resolve()).as_posix()
-        except ValueError:
-            return uri
-    return uri
-
-
-_FENCE = re.compile(r"```[^\n`]*\n(.*?)```", re.DOTALL)
-
-
-def normalize_sample(code: str, language: str, qualified_name: str) -> str:
-    """One version as stored: just the function (at column 0), from whatever text came in.
-
-    Markdown fences are opened, and when the text defines the function (by qualified name,
-    else by its last part) only that definition is kept, so a sample that carries imports
-    or a whole file compares like with like.
-    """
-    text = code.replace("\r\n", "\n")
-    try:
-        from codequorum.sources.extract import extract_function
-
-        extracted = extract_function(text, language, qualified_name)
-        if extracted.ok and extracted.code:
-            return extracted.code.strip("\n") + "\n"
-    except Exception:  # fall back to the tolerant search below
-        log.debug("extract_function failed", exc_info=True)
-    if "```" in text:
-        blocks = _FENCE.findall(text)
-        short = qualified_name.rsplit(".", 1)[-1]
-        chosen = [b for b in blocks if short in b] or blocks
-        if chosen:
-            text = chosen[0]
-    try:
-        found = parsing.functions(text, language)  # type: ignore[attr-defined]
-    except Exception:  # a sample the parser chokes on is kept as it is
-        found = []
-    short = qualified_name.rsplit(".", 1)[-1]
-    match = [f for f in found if f.qualified_name == qualified_name] or [
-        f for f in found if f.name == short
-    ]
-    if match:
-        fi = match[0]
-        line_start = text.rfind("\n", 0, _char_offset(text, fi.start_byte)) + 1
-        head = text[line_start : _char_offset(text, fi.start_byte)]
-        indent = head if not head.strip() else ""
-        text = dedent_function(str(fi.text), indent)
-    return text.strip("\n") + "\n"
-
-
-def _char_offset(text: str, byte_offset: int) -> int:
-    if text.isascii():
-        return byte_offset
-    return len(text.encode("utf-8", errors="replace")[:byte_offset].decode("utf-8", "ignore"))
-
-
-def _digest(*parts: str) -> str:
-    h = hashlib.sha256()
-    for p in parts:
-        h.update(p.encode("utf-8", errors="replace"))
-        h.update(b"\0")
-    return h.hexdigest()
-
-
-class _LRU(OrderedDict[str, T]):
-    def __init__(self, limit: int) -> None:
-        super().__init__()
-        self.limit = limit
-
-    def put(self, key: str, value: T) -> None:
-        self[key] = value
-        self.move_to_end(key)
-        while len(self) > self.limit:
-            self.popitem(last=False)
-
-    def peek(self, key: str) -> T | None:
-        value = self.get(key)
-        if value is not None:
-            self.move_to_end(key)
-        return value
-
-
-class Engine:
+class Engine(Session):
     """Samples in, analyses out; all blocking work on worker threads."""
 
     def __init__(self, notify: Notify) -> None:
+        super().__init__(notify)
         self.settings = Settings()
-        self.root: str | None = None
-        self._notify = notify
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="codequorum")
-        self._lock = threading.RLock()
-        self._store: SampleStore | None = None
-        self._store_path: Path | None = None
-        self._store_failed: str | None = None
-        self._samples: dict[tuple[str, str], tuple[StoredSample, ...]] = {}
-        self._with_samples: dict[str, frozenset[str]] = {}
-        self._analyses: _LRU[FunctionAnalysis] = _LRU(CACHE_LIMIT)
-        self._recent: dict[tuple[str, str], list[str]] = {}
-        self._dynamic: _LRU[Any] = _LRU(CACHE_LIMIT)
-
-    # ------------------------------------------------------------------ plumbing
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn(*args)`` on the worker pool and await it."""
@@ -212,221 +55,23 @@ class Engine:
     def shutdown(self) -> None:
         """Close the store and stop the workers."""
         self._pool.shutdown(wait=False, cancel_futures=True)
-        with self._lock:
-            if self._store is not None:
-                self._store.close()
-                self._store = None
+        self.close()
 
     def configure(self, settings: Settings, root: str | None = None) -> None:
         """New settings (and workspace root); the store is reopened if its path moved."""
-        with self._lock:
-            self.settings = settings
-            if root is not None:
-                self.root = root
-            if self._store_path is not None and self._store_path != self.store_path():
-                if self._store is not None:
-                    self._store.close()
-                self._store = None
-                self._store_path = None
-                self._store_failed = None
-                self._samples.clear()
-                self._with_samples.clear()
-
-    def store_path(self) -> Path:
-        """Where the store lives under the current settings."""
-        configured = self.settings.store.path.strip()
-        base = Path(self.root) if self.root else Path.cwd()
-        if configured:
-            p = Path(configured).expanduser()
-            return p if p.is_absolute() else base / p
-        return default_store_path(base)
-
-    def store(self) -> SampleStore | None:
-        """The open store (opened on first use; None when it cannot be opened). Blocking."""
-        with self._lock:
-            if self._store is not None:
-                return self._store
-            if self._store_failed is not None:
-                return None
-            path = self.store_path()
-            try:
-                store = SampleStore.open(path)
-            except Exception as exc:
-                self._store_failed = str(exc)
-                self._store_path = path
-                self._notify("error", f"codequorum: cannot open the sample store: {exc}")
-                return None
-            for warning in store.warnings:
-                self._notify("warning", f"codequorum: {warning}")
-            self._store = store
-            self._store_path = path
-            return store
-
-    # ------------------------------------------------------------------ samples (blocking)
-
-    def samples_sync(self, file_key: str, qualified_name: str) -> tuple[StoredSample, ...]:
-        """Stored versions of one function (cached until this engine writes)."""
-        key = (file_key, qualified_name)
-        with self._lock:
-            cached = self._samples.get(key)
-        if cached is not None:
-            return cached
-        store = self.store()
-        rows = tuple(store.samples_for(file_key, qualified_name)) if store else ()
-        with self._lock:
-            self._samples[key] = rows
-        return rows
-
-    def functions_with_samples_sync(self, file_key: str) -> frozenset[str]:
-        """Qualified names with at least one stored version in this file."""
-        with self._lock:
-            cached = self._with_samples.get(file_key)
-        if cached is not None:
-            return cached
-        store = self.store()
-        names = frozenset(store.functions_with_samples(file_key)) if store else frozenset()
-        with self._lock:
-            self._with_samples[file_key] = names
-        return names
-
-    def forget(self, file_key: str | None = None) -> None:
-        """Drop cached sample lists (all, or one file's) so the next read hits the store."""
-        with self._lock:
-            if file_key is None:
-                self._samples.clear()
-                self._with_samples.clear()
-                return
-            self._with_samples.pop(file_key, None)
-            for key in [k for k in self._samples if k[0] == file_key]:
-                del self._samples[key]
-
-    def add_sync(
-        self,
-        file_key: str,
-        language: str,
-        qualified_name: str,
-        samples: Sequence[Sample],
-        prompt_hash: str | None = None,
-    ) -> list[int]:
-        """Store versions (normalised to the bare function). Returns their row ids."""
-        store = self.store()
-        if store is None:
-            raise RuntimeError(self._store_failed or "the sample store is not available")
-        clean = [
-            dataclasses.replace(s, code=normalize_sample(s.code, language, qualified_name))
-            for s in samples
-            if s.code.strip()
-        ]
-        ids = store.add(file_key, language, qualified_name, clean, prompt_hash=prompt_hash)
-        self.forget(file_key)
-        return ids
-
-    def clear_sync(self, file_key: str, qualified_name: str | None) -> int:
-        """Delete stored versions of one function (or the whole file)."""
-        store = self.store()
-        if store is None:
-            return 0
-        count = store.clear(file_key, qualified_name)
-        self.forget(file_key)
-        return count
-
-    def rename_sync(self, file_key: str, old: str, new: str) -> int:
-        """Move a function's versions to its new qualified name."""
-        store = self.store()
-        if store is None:
-            return 0
-        count = store.rename_function(file_key, old, new)
-        self.forget(file_key)
-        return count
-
-    # ------------------------------------------------------------------ analysis (blocking)
-
-    def _options(self, full: bool) -> AnalysisOptions:
-        a = self.settings.analysis
-        return AnalysisOptions(max_depth=a.max_depth, tsed=a.tsed and full, textual=full)
+        self.settings = settings
+        self.reconfigure(session_config(settings), root)
 
     def analysis_sync(
         self, snapshot: Snapshot, entry: FunctionEntry, file_key: str, full: bool = True
     ) -> FunctionAnalysis | None:
-        """The (cached) analysis of one function; None when it has no stored versions.
-
-        ``full=False`` (diagnostics, lenses) leaves out TSED and the token metrics, which no
-        verdict reads; a cached full analysis serves it too.
-        """
-        language = snapshot.language
-        if language is None:
+        """The (cached) analysis of one function of a document; None when it has no
+        stored versions (see :meth:`Session.function_sync`)."""
+        if snapshot.language is None:
             return None
-        stored = self.samples_sync(file_key, entry.qualified_name)
-        if not stored:
-            return None
-        include_current = self.settings.analysis.include_current
-        current = entry.dedented().strip("\n") + "\n"
-        current_hash = content_hash(current)
-        dyn_key = _digest("dyn", *(s.content_hash for s in stored), current_hash)
-        with self._lock:
-            dynamic = self._dynamic.peek(dyn_key)
-        base = (
-            self.settings.fingerprint(),
-            language,
-            entry.qualified_name,
-            *(s.content_hash for s in stored),
-            current_hash if include_current else "-",
-            "dyn" if dynamic is not None else "",
+        return self.function_sync(
+            file_key, snapshot.language, entry.qualified_name, entry.name, entry.dedented(), full
         )
-        key = _digest(*base, "full")
-        light_key = _digest(*base, "light")
-        with self._lock:
-            hit = self._analyses.peek(key)
-            if hit is None and not full:
-                hit = self._analyses.peek(light_key)
-        if hit is not None:
-            return hit
-        if not full:
-            key = light_key
-        samples = [s.to_sample() for s in stored]
-        current_index: int | None = None
-        if include_current:
-            for i, s in enumerate(stored):
-                if s.content_hash == current_hash:
-                    current_index = i
-                    break
-            else:
-                samples.append(Sample(code=current, origin="current", label="current"))
-                current_index = len(samples) - 1
-        sample_set = SampleSet(
-            task_id=f"{file_key}::{entry.qualified_name}",
-            samples=samples,
-            language=language,
-            entry_point=entry.name,
-        )
-        report = analyze(
-            sample_set, self._options(full), dynamic=dynamic, current_index=current_index
-        )
-        result = FunctionAnalysis(
-            file_key=file_key,
-            qualified_name=entry.qualified_name,
-            language=language,
-            stored=stored,
-            sample_set=sample_set,
-            current_index=current_index,
-            report=report,
-            dynamic=dynamic,
-            key=key,
-            dyn_key=dyn_key,
-            most_different=_most_different(report, current_index),
-            fastest=_fastest(dynamic),
-        )
-        with self._lock:
-            self._analyses.put(key, result)
-            recent = self._recent.setdefault((file_key, entry.qualified_name), [])
-            if key in recent:
-                recent.remove(key)
-            recent.append(key)
-            while len(recent) > VARIANTS_PER_FUNCTION:
-                self._analyses.pop(recent.pop(0), None)
-            if len(self._recent) > CACHE_LIMIT:
-                self._recent.pop(next(iter(self._recent)))
-        return result
 
     def document_sync(
         self, snapshot: Snapshot, file_key: str
@@ -450,34 +95,6 @@ class Engine:
                 out.append((entry, analysis))
         return out
 
-    # ------------------------------------------------------------------ dynamic (blocking)
-
-    def dynamic_key(self, analysis: FunctionAnalysis) -> str:
-        """Cache key of a function's dynamic report (its versions and current code)."""
-        return analysis.dyn_key
-
-    def run_dynamic_sync(
-        self,
-        analysis: FunctionAnalysis,
-        report_progress: Callable[[str, int | None], None],
-        cancel: threading.Event,
-    ) -> Any:
-        """Run the versions in the sandbox (child processes) and cache the result."""
-        from codequorum import dynamic_analysis
-
-        options = dynamic_analysis.DynamicOptions(timeout_seconds=self.settings.dynamic.timeout)
-
-        def progress(*args: Any, **kwargs: Any) -> None:
-            report_progress(_progress_text(args, kwargs), _progress_pct(args, kwargs))
-
-        result = dynamic_analysis.run_dynamic(
-            analysis.sample_set, options, progress=progress, cancel=cancel
-        )
-        if not cancel.is_set():
-            with self._lock:
-                self._dynamic.put(self.dynamic_key(analysis), result)
-        return result
-
     async def run_dynamic_async(
         self,
         analysis: FunctionAnalysis,
@@ -486,54 +103,3 @@ class Engine:
     ) -> Any:
         """:meth:`run_dynamic_sync` on a thread of its own (it can take seconds)."""
         return await asyncio.to_thread(self.run_dynamic_sync, analysis, report_progress, cancel)
-
-    def has_dynamic(self, analysis: FunctionAnalysis) -> bool:
-        """True when a dynamic report exists for these versions."""
-        with self._lock:
-            return self._dynamic.peek(self.dynamic_key(analysis)) is not None
-
-
-def _most_different(report: StabilityReport, current_index: int | None) -> int | None:
-    """The version least like the current code (or the consensus), from the JSD matrix."""
-    matrix = report.matrices.get("jsd_struct")
-    anchor = current_index if current_index is not None else report.medoid
-    if matrix is None or anchor is None or anchor not in report.indices:
-        return None
-    row = report.indices.index(anchor)
-    best: int | None = None
-    best_value = 2.0
-    for col, index in enumerate(report.indices):
-        if col == row:
-            continue
-        value = (float(matrix[row][col]) + float(matrix[col][row])) / 2
-        if value < best_value:
-            best, best_value = index, value
-    return best
-
-
-def _fastest(dynamic: Any | None) -> int | None:
-    if dynamic is None:
-        return None
-    value = getattr(dynamic, "fastest", None)
-    return int(value) if isinstance(value, int) else None
-
-
-def _progress_text(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
-    if "message" in kwargs:
-        return str(kwargs["message"])
-    texts = [a for a in args if isinstance(a, str)]
-    if texts:
-        return texts[0]
-    numbers = [a for a in args if isinstance(a, int | float) and not isinstance(a, bool)]
-    if len(numbers) >= 2:
-        return f"{int(numbers[0])} of {int(numbers[1])}"
-    return "running"
-
-
-def _progress_pct(args: tuple[Any, ...], kwargs: dict[str, Any]) -> int | None:
-    numbers = [a for a in args if isinstance(a, int | float) and not isinstance(a, bool)]
-    if len(numbers) >= 2 and numbers[1]:
-        return int(100 * numbers[0] / numbers[1])
-    if len(numbers) == 1 and 0 <= numbers[0] <= 1:
-        return int(100 * numbers[0])
-    return None
