@@ -290,3 +290,27 @@ def test_dynamic_runs_the_versions_in_the_sandbox(
     assert "sctd_jsd" in divergent["report"]["summary"]
     assert "outlier-current" in [f["code"] for f in by_function["Stats.total"]]
     assert "concatenate" not in by_function
+
+
+def test_workspace_found_from_a_subfolder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    pkg = root / "pkg"
+    pkg.mkdir()
+    source = pkg / "stats.py"
+    source.write_text(DIVERGENT_CURRENT, encoding="utf-8")
+    versions = tmp_path / "loops.json"
+    versions.write_text(json.dumps(LOOPS), encoding="utf-8")
+    monkeypatch.chdir(pkg)
+    # neither command is told the workspace: both find it from the file
+    assert main(["sample", "stats.py", "-f", "Stats.total", "--from", str(versions)]) == 0
+    with SampleStore.open(default_store_path(root)) as store:
+        assert store.count("pkg/stats.py", "Stats.total") == len(LOOPS)
+    capsys.readouterr()
+    status, out, _ = _check(capsys, "stats.py", "--no-tsed")
+    lines = out.strip().split("\n")
+    assert status == 1
+    line = _line_of(DIVERGENT_CURRENT, "def total(")
+    assert sum(x.startswith(f"stats.py:{line}:9: warning ") for x in lines) == 2
+    assert lines[-1].startswith("checked 1 function in 1 file: 2 warnings")

@@ -176,18 +176,3 @@ def test_import_from_a_sample_set_file(
     with SampleStore.open(store) as s:
         rows = s.samples_for("src/close.py", "has_close_elements")
     assert len(rows) > 50 and {r.origin for r in rows} == {"imported"}
-
-
-def test_store_keys_match_the_language_server(tmp_path: Path) -> None:
-    from codequorum.commands.sample import find_workspace, store_key
-
-    ws = tmp_path / "ws"
-    (ws / ".git").mkdir(parents=True)
-    (ws / "pkg").mkdir()
-    inner = ws / "pkg" / "mod.py"
-    inner.write_text("def f():\n    pass\n")
-    assert find_workspace(inner) == ws.resolve()
-    assert store_key(inner, ws) == "pkg/mod.py"
-    outside = tmp_path / "elsewhere.py"
-    outside.write_text("def f():\n    pass\n")
-    assert store_key(outside, ws) == outside.resolve().as_uri()

@@ -34,9 +34,7 @@ from codequorum.sources.openai_compat import (
 )
 from codequorum.sources.prompting import DEFAULT_CONTEXT_LINES, build_messages, prompt_hash
 from codequorum.sources.store import SampleStore, default_store_path
-
-WORKSPACE_MARKERS = (".codequorum", ".git")
-
+from codequorum.workspace import find_workspace, store_key
 
 def register(subparsers: Any) -> None:
     """Add the ``sample`` command."""
@@ -193,27 +191,6 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     if result.errors and not result.rejected:
         raise UserError(result.error_summary() or "no version arrived")
     raise UserError(f"no usable version of `{function.qualified_name}` arrived")
-
-
-def find_workspace(path: Path) -> Path:
-    """The nearest folder above ``path`` holding ``.codequorum`` or ``.git``; else the
-    current folder when ``path`` is inside it; else the file's own folder."""
-    start = path.resolve().parent
-    for folder in (start, *start.parents):
-        if any((folder / marker).exists() for marker in WORKSPACE_MARKERS):
-            return folder
-    cwd = Path.cwd().resolve()
-    return cwd if start.is_relative_to(cwd) else start
-
-
-def store_key(path: Path, workspace: Path) -> str:
-    """How the store names a file, as the language server does: its path relative to the
-    workspace with ``/``, else its ``file:`` URI."""
-    resolved = path.resolve()
-    try:
-        return resolved.relative_to(workspace.resolve()).as_posix()
-    except ValueError:
-        return resolved.as_uri()
 
 
 def _function(text: str, language: str, name: str, path: Path) -> FunctionInfo:
