@@ -36,6 +36,7 @@ from codequorum.sources.prompting import DEFAULT_CONTEXT_LINES, build_messages, 
 from codequorum.sources.store import SampleStore, default_store_path
 from codequorum.workspace import find_workspace, store_key
 
+
 def register(subparsers: Any) -> None:
     """Add the ``sample`` command."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
