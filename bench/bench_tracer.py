@@ -4,7 +4,11 @@ Runs a loop-heavy function (our own benchmark code, not a candidate) untraced an
 with ``codequorum.sandbox.tracer`` in a fresh ``python -I -S`` process per interpreter,
 and reports microseconds per counted opcode and the ratio to untraced execution.
 
-    .venv/bin/python bench/bench_tracer.py [--n 200000] [--repeat 5] [--json]
+    .venv/bin/python bench/bench_tracer.py [--n 20000] [--repeat 25] [--json]
+    .venv/bin/python bench/bench_tracer.py --start 20   # cost of starting a child
+
+``--start N`` times N trivial candidates per start method (fork server vs a fresh
+interpreter), interleaved in this process, and reports milliseconds per candidate.
 
 Interpreters: this one (3.11: ``settrace``) and, when present, 3.12 / 3.13 under pyenv
 (``monitoring`` and ``settrace``). Override with ``--python PATH`` (repeatable).
@@ -119,6 +123,28 @@ def _published_style(work: Any, n: int, expected: int) -> float:
     return elapsed
 
 
+def child_start(count: int) -> dict[str, float]:
+    """Milliseconds per trivial candidate, end to end, per start method (interleaved)."""
+    sys.path.insert(0, str(TRACER.parent.parent.parent))
+    from codequorum.model import TestCase
+    from codequorum.sandbox import run_candidate
+
+    tests = [TestCase("call", args=(3,), expected=9, has_expected=True)]
+    code = "def f(n):\n    return n * n\n"
+    times: dict[str, list[float]] = {"fork": [], "exec": []}
+    for method in times:  # warm up: the fork server starts here
+        run_candidate(code, tests, "f", start_method=method)
+    for _ in range(count):
+        for method, out in times.items():
+            started = time.perf_counter()
+            result = run_candidate(code, tests, "f", start_method=method)
+            out.append(time.perf_counter() - started)
+            assert result.status == "ok" and result.start_method == method
+    return {m: sorted(t)[len(t) // 2] * 1e3 for m, t in times.items()} | {
+        f"{m}_best": min(t) * 1e3 for m, t in times.items()
+    }
+
+
 def _timed(fn: Any) -> float:
     started = time.perf_counter()
     fn()
@@ -132,7 +158,14 @@ def main() -> None:
     parser.add_argument("--python", action="append", help="interpreter path (repeatable)")
     parser.add_argument("--json", action="store_true", help="print JSON rows")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument("--start", type=int, metavar="N", help="time N child starts instead")
     args = parser.parse_args()
+    if args.start:
+        ms = child_start(args.start)
+        print(
+            json.dumps(ms) if args.json else "\n".join(f"{k:10} {v:8.1f} ms" for k, v in ms.items())
+        )
+        return
     if args.worker:
         print(json.dumps(worker(args.worker, args.n, args.repeat)))
         return
