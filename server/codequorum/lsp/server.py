@@ -26,11 +26,11 @@ from codequorum.lsp.actions import function_actions
 from codequorum.lsp.diagnostics import SOURCE, document_diagnostics, result_id
 from codequorum.lsp.documents import Snapshot, SnapshotCache, normalize_encoding
 from codequorum.lsp.engine import Engine
-from codequorum.workspace import file_key_for
 from codequorum.lsp.hover import render_hover
 from codequorum.lsp.lenses import document_lenses
 from codequorum.lsp.progress import REQUEST_TOKEN
 from codequorum.lsp.settings import Settings, parse_settings
+from codequorum.workspace import file_key_for
 
 log = logging.getLogger(__name__)
 
