@@ -981,13 +981,23 @@ def serve_forks(path: str) -> None:
                 except protocol.ProtocolError:
                     request = {"type": "?"}
                 if request["type"] == "spawn" and len(fds) == 4 and id(conn) not in children:
-                    pid = posix.fork()
+                    try:
+                        pid = posix.fork()
+                    except OSError:
+                        pid = -1
                     if pid == 0:
                         _become_child(fds, request, me)
                     for fd in fds:
                         posix.close(fd)
+                    if pid < 0:
+                        drop(conn)  # the parent sees the spawn fail and starts afresh
+                        continue
                     children[id(conn)] = (conn, pid, str(request["cwd"]))
-                    pidfd = os.pidfd_open(pid)
+                    try:
+                        pidfd = os.pidfd_open(pid)
+                    except OSError:
+                        drop(conn)  # cannot watch it: kill it rather than lose track
+                        continue
                     sel.register(pidfd, selectors.EVENT_READ, ("exited", conn))
                     send(conn, type="spawned", pid=pid)
                 elif request["type"] == "reap" and id(conn) in children:
