@@ -2,16 +2,11 @@
  * What the server is told of the `codequorum` settings: everything but the settings only the
  * extension reads (the server would report those as unknown).
  */
+import { CLIENT_ONLY_SETTINGS } from './clientOnlySettings';
 import { isObject, type Json } from './json';
 
-/** The keys of settings.client.schema.json, without the `codequorum.` prefix (a test holds them together). */
-export const CLIENT_ONLY_SETTINGS = [
-  'interpreter',
-  'languageModel.vendor',
-  'languageModel.family',
-  'statusBar.enable',
-] as const;
-
+/** Settings marked `"x-codequorum-scope": "client"` in shared/settings.schema.json (generated). */
+export { CLIENT_ONLY_SETTINGS };
 
 /** A copy of the nested settings object without the client-only keys (and groups left empty by that). */
 export function serverSettings(section: unknown): unknown {

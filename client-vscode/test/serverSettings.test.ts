@@ -4,14 +4,18 @@ import * as path from 'path';
 import { CLIENT_ONLY_SETTINGS, serverSettings } from '../src/serverSettings';
 
 describe('settings sent to the server', () => {
-  it('knows exactly the settings of settings.client.schema.json as client-only', () => {
-    const schema = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'settings.client.schema.json'), 'utf8')) as {
-      properties: Record<string, unknown>;
+  it('knows exactly the settings the shared schema marks "x-codequorum-scope": "client" as client-only', () => {
+    const schema = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'shared', 'settings.schema.json'), 'utf8')) as {
+      properties: Record<string, Record<string, unknown>>;
     };
-    assert.deepEqual(
-      Object.keys(schema.properties).map((k) => k.replace(/^codequorum\./, '')).sort(),
-      [...CLIENT_ONLY_SETTINGS].sort(),
-    );
+    const marked = Object.entries(schema.properties)
+      .filter(([, p]) => p['x-codequorum-scope'] === 'client')
+      .map(([k]) => k.replace(/^codequorum\./, ''));
+    assert.deepEqual([...CLIENT_ONLY_SETTINGS].sort(), marked.sort());
+    for (const name of ['interpreter', 'languageModel.vendor', 'languageModel.family', 'statusBar.enable', 'server.command']) {
+      assert.ok((CLIENT_ONLY_SETTINGS as readonly string[]).includes(name), name);
+    }
+    assert.ok(!(CLIENT_ONLY_SETTINGS as readonly string[]).includes('provider.maxRetries'));
   });
 
   it('drops the client-only keys, nested or flat, and the groups they leave empty', () => {

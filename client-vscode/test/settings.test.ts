@@ -5,10 +5,12 @@ import * as path from 'path';
 // The generator is plain CommonJS so that `npm run gen-settings` needs no build.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const gen = require(path.join(__dirname, '..', '..', 'scripts', 'gen-settings.js')) as {
-  buildConfiguration(shared: unknown, client: unknown): { title: string; properties: Record<string, Record<string, unknown>> };
+  buildConfiguration(schema: unknown): { title: string; properties: Record<string, Record<string, unknown>> };
   expectedConfiguration(): { title: string; properties: Record<string, Record<string, unknown>> };
+  clientOnlySettings(schema: unknown): string[];
+  expectedClientOnlySource(): string;
   SHARED_SCHEMA: string;
-  CLIENT_SCHEMA: string;
+  CLIENT_ONLY_TS: string;
   PACKAGE_JSON: string;
 };
 
@@ -19,36 +21,53 @@ function readJson(file: string): Record<string, unknown> {
 describe('settings contributed to VS Code', () => {
   const pkg = readJson(gen.PACKAGE_JSON) as { contributes: { configuration: unknown } };
   const shared = readJson(gen.SHARED_SCHEMA) as { properties: Record<string, Record<string, unknown>> };
-  const client = readJson(gen.CLIENT_SCHEMA) as { properties: Record<string, Record<string, unknown>> };
 
-  it('package.json matches the schemas exactly (run `npm run gen-settings` after editing a schema)', () => {
+  it('package.json matches the schema exactly (run `npm run gen-settings` after editing the schema)', () => {
     assert.deepEqual(pkg.contributes.configuration, gen.expectedConfiguration());
   });
 
-  it('contributes every setting of both schemas with its type, default and description', () => {
+  it('src/clientOnlySettings.ts matches the schema exactly', () => {
+    assert.equal(fs.readFileSync(gen.CLIENT_ONLY_TS, 'utf8'), gen.expectedClientOnlySource());
+  });
+
+  it('lists the settings marked "x-codequorum-scope": "client" as client-only', () => {
+    assert.deepEqual(
+      gen.clientOnlySettings({
+        properties: {
+          'codequorum.a': { 'x-codequorum-scope': 'client' },
+          'codequorum.b.c': {},
+          'codequorum.d.e': { 'x-codequorum-scope': 'client' },
+        },
+      }),
+      ['a', 'd.e'],
+    );
+  });
+
+  it('contributes every setting of the schema with its type, default and description', () => {
     const contributed = (pkg.contributes.configuration as { properties: Record<string, Record<string, unknown>> }).properties;
-    const names = [...Object.keys(shared.properties), ...Object.keys(client.properties)];
+    const names = Object.keys(shared.properties);
     assert.deepEqual(Object.keys(contributed), names);
     for (const name of names) {
-      const source = shared.properties[name] ?? client.properties[name];
+      const source = shared.properties[name];
       assert.deepEqual(contributed[name].type, source.type, name);
       assert.deepEqual(contributed[name].default, source.default, name);
       assert.equal(contributed[name].description, source.description, name);
       assert.deepEqual(contributed[name].enum, source.enum, name);
     }
     assert.ok('codequorum.interpreter' in contributed);
+    assert.equal(contributed['codequorum.interpreter'].scope, 'machine-overridable');
     assert.ok('codequorum.provider.samples' in contributed);
+    assert.ok('codequorum.provider.maxRetries' in contributed);
+    assert.ok('codequorum.provider.useN' in contributed);
   });
 
   it('drops schema-only keys and keeps VS Code ones', () => {
-    const conf = gen.buildConfiguration(
-      {
-        properties: {
-          'codequorum.a': { type: 'integer', default: 3, minimum: 1, description: 'A.', 'x-codequorum-scope': 'client', $comment: 'internal' },
-        },
+    const conf = gen.buildConfiguration({
+      properties: {
+        'codequorum.a': { type: 'integer', default: 3, minimum: 1, description: 'A.', 'x-codequorum-scope': 'client', $comment: 'internal' },
+        'codequorum.b': { type: 'string', default: '', description: 'B.', scope: 'machine-overridable' },
       },
-      { properties: { 'codequorum.b': { type: 'string', default: '', description: 'B.', scope: 'machine-overridable' } } },
-    );
+    });
     assert.deepEqual(conf, {
       title: 'codequorum',
       properties: {
@@ -59,21 +78,17 @@ describe('settings contributed to VS Code', () => {
   });
 
   it('resolves local $ref', () => {
-    const conf = gen.buildConfiguration(
-      {
-        $defs: { level: { type: 'string', enum: ['a', 'b'] } },
-        properties: { 'codequorum.level': { $ref: '#/$defs/level', default: 'a', description: 'Level.' } },
-      },
-      { properties: {} },
-    );
+    const conf = gen.buildConfiguration({
+      $defs: { level: { type: 'string', enum: ['a', 'b'] } },
+      properties: { 'codequorum.level': { $ref: '#/$defs/level', default: 'a', description: 'Level.' } },
+    });
     assert.deepEqual(conf.properties['codequorum.level'], { type: 'string', default: 'a', description: 'Level.', enum: ['a', 'b'] });
   });
 
-  it('refuses a setting defined in both schemas, one without prefix, default or description', () => {
+  it('refuses a setting without prefix, default or description', () => {
     const p = { type: 'string', default: '', description: 'X.' };
-    assert.throws(() => gen.buildConfiguration({ properties: { 'codequorum.x': p } }, { properties: { 'codequorum.x': p } }), /defined twice/);
-    assert.throws(() => gen.buildConfiguration({ properties: { x: p } }, { properties: {} }), /prefix/);
-    assert.throws(() => gen.buildConfiguration({ properties: { 'codequorum.x': { type: 'string', description: 'X.' } } }, { properties: {} }), /no default/);
-    assert.throws(() => gen.buildConfiguration({ properties: { 'codequorum.x': { type: 'string', default: '' } } }, { properties: {} }), /no description/);
+    assert.throws(() => gen.buildConfiguration({ properties: { x: p } }), /prefix/);
+    assert.throws(() => gen.buildConfiguration({ properties: { 'codequorum.x': { type: 'string', description: 'X.' } } }), /no default/);
+    assert.throws(() => gen.buildConfiguration({ properties: { 'codequorum.x': { type: 'string', default: '' } } }), /no description/);
   });
 });

@@ -7,7 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from codequorum.lsp.settings import CLIENT_ONLY, PREFIX, SPECS, Settings, parse_settings
+from codequorum.lsp.settings import (
+    CLIENT_ONLY,
+    PREFIX,
+    SPECS,
+    ProviderSettings,
+    Settings,
+    parse_settings,
+)
 
 SCHEMA = Path(__file__).resolve().parents[2] / "shared" / "settings.schema.json"
 
@@ -103,6 +110,29 @@ def test_unknown_keys_are_reported_client_only_keys_are_not() -> None:
     )
     assert settings == Settings()
     assert warnings == ["unknown setting codequorum.provider.modle ignored"]
+
+
+def test_extension_settings_are_accepted_and_ignored() -> None:
+    nested, w1 = parse_settings(
+        {
+            "interpreter": "/usr/bin/python3",
+            "languageModel": {"vendor": "copilot", "family": "gpt-4o"},
+            "statusBar": {"enable": False},
+            "provider": {"samples": 4},
+        }
+    )
+    flat, w2 = parse_settings({"codequorum.interpreter": "", "codequorum.statusBar.enable": True})
+    assert (w1, w2) == ([], [])
+    assert nested == Settings(provider=ProviderSettings(samples=4))
+    assert flat == Settings()
+
+
+def test_retries_and_n_choices_are_read_and_checked() -> None:
+    settings, warnings = parse_settings({"provider": {"maxRetries": 5, "useN": True}})
+    assert (settings.provider.max_retries, settings.provider.use_n, warnings) == (5, True, [])
+    settings, warnings = parse_settings({"provider": {"maxRetries": 11, "useN": "yes"}})
+    assert (settings.provider.max_retries, settings.provider.use_n) == (2, False)
+    assert len(warnings) == 2 and "codequorum.provider.maxRetries = 11" in warnings[0]
 
 
 def test_not_an_object_gives_defaults() -> None:

@@ -489,6 +489,8 @@ async def regenerate_command(ls: CodequorumServer, args: Sequence[Any]) -> dict[
         samples=n,
         seed=p.seed,
         timeout=p.timeout,
+        max_retries=p.max_retries,
+        use_n=p.use_n,
     )
     phash = prompt_hash(messages)
     stored = 0

@@ -41,6 +41,8 @@ class ProviderSettings:
     samples: int = 5
     seed: int | None = None
     timeout: float = 60.0
+    max_retries: int = 2
+    use_n: bool = False
 
 
 @dataclass(frozen=True)
@@ -138,6 +140,8 @@ SPECS: tuple[Spec, ...] = (
     Spec("provider.samples", "provider", "samples", "integer", 1, 50),
     Spec("provider.seed", "provider", "seed", "integer?"),
     Spec("provider.timeout", "provider", "timeout", "number", 0, 600, exclusive_minimum=True),
+    Spec("provider.maxRetries", "provider", "max_retries", "integer", 0, 10),
+    Spec("provider.useN", "provider", "use_n", "boolean"),
     Spec("diagnostics.enable", "diagnostics", "enable", "boolean"),
     Spec("diagnostics.onType", "diagnostics", "on_type", "boolean"),
     Spec("diagnostics.debounceMs", "diagnostics", "debounce_ms", "integer", 0, 10000),
@@ -160,8 +164,18 @@ SPECS: tuple[Spec, ...] = (
     Spec("dynamic.timeout", "dynamic", "timeout", "number", 0, 600, exclusive_minimum=True),
 )
 
-#: Settings the editor client reads; the server accepts and ignores them.
-CLIENT_ONLY: frozenset[str] = frozenset({"server.command", "trace.server"})
+#: Settings the editor client reads (``"x-codequorum-scope": "client"`` in the schema); the
+#: server accepts and ignores them.
+CLIENT_ONLY: frozenset[str] = frozenset(
+    {
+        "server.command",
+        "trace.server",
+        "interpreter",
+        "languageModel.vendor",
+        "languageModel.family",
+        "statusBar.enable",
+    }
+)
 
 _BY_KEY = {s.key: s for s in SPECS}
 
