@@ -17,6 +17,7 @@ Files ending in ``.gz`` are decompressed; ``-`` reads standard input.
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import itertools
 import json
@@ -243,6 +244,42 @@ def _sample(raw: Any, k: int, prompt: str | None, join: bool) -> Sample:
         temperature=float(temperature) if isinstance(temperature, int | float) else None,
         seed=seed if isinstance(seed, int) else None,
     )
+
+
+def _defines(code: str, language: str, name: str) -> bool:
+    """True when ``code`` defines a function called ``name`` (its last dotted part)."""
+    from codequorum import parsing
+
+    short = name.rsplit(".", 1)[-1]
+    try:
+        return any(f.name == short for f in parsing.functions(code, language))
+    except Exception:  # a text the parser refuses defines nothing
+        return False
+
+
+def join_completions(sample_set: SampleSet, name: str | None = None) -> SampleSet:
+    """``sample_set`` with the samples that complete its prompt joined to it.
+
+    A sample is joined (``prompt + sample``, as ``completions=True`` joins) when on its own
+    it does not define the function ``name`` (default: the set's entry point) but joined to
+    the prompt it does; whole functions and empty samples stay as they are.
+    """
+    prompt = sample_set.prompt
+    name = name or sample_set.entry_point
+    if not prompt or not name:
+        return sample_set
+    language = sample_set.language
+    joined: list[Sample] = []
+    changed = False
+    for sample in sample_set.samples:
+        code = sample.code
+        if code.strip() and not _defines(code, language, name) and _defines(
+            prompt + code, language, name
+        ):
+            sample = dataclasses.replace(sample, code=prompt + code)
+            changed = True
+        joined.append(sample)
+    return dataclasses.replace(sample_set, samples=joined) if changed else sample_set
 
 
 def sample_set_from_row(row: Any, options: ReadOptions, line: int | None = None) -> SampleSet:

@@ -177,7 +177,10 @@ async def test_import_clear_compare_and_rename(workspace: Path, shared_dir: Path
     import json
 
     sample_file.write_text(
-        json.dumps({"prompt": task["prompt"], "samples": task["samples"][:4]}) + "\n"
+        json.dumps(
+            {"task_id": task["task_id"], "prompt": task["prompt"], "samples": task["samples"][:4]}
+        )
+        + "\n"
     )
     async with lsp_session(workspace) as client:
         uri = open_document(client, workspace / "close.py", doc)

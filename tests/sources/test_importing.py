@@ -46,6 +46,36 @@ def test_jsonl_by_entry_point_from_real_data(store: SampleStore, shared_dir: Pat
     assert "0 versions" in again.summary() and "already stored" in again.summary()
 
 
+def _row(shared_dir: Path, task_id: str) -> dict[str, object]:
+    with (shared_dir / "data" / "humaneval_codegen16b_t0.8.jsonl").open(encoding="utf-8") as f:
+        for line in f:
+            row = json.loads(line)
+            if row["task_id"] == task_id:
+                return dict(row)
+    raise KeyError(task_id)
+
+
+def test_completions_are_joined_to_their_prompt(
+    store: SampleStore, shared_dir: Path, tmp_path: Path
+) -> None:
+    real = _row(shared_dir, "HumanEval/0")
+    prompt, bodies = str(real["prompt"]), list(real["samples"])[:3]  # type: ignore[call-overload]
+    whole = GOOD_1.replace("add", "has_close_elements")
+    path = tmp_path / "ours.jsonl"
+    # our JSONL with completions: no sample_format, no entry_point
+    row = {"task_id": real["task_id"], "prompt": prompt, "samples": [*bodies, whole, ""]}
+    path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    candidates, task = read_candidates(path, "python", entry_point="has_close_elements")
+    assert task == "HumanEval/0"
+    assert [c.sample.code for c in candidates] == [prompt + b for b in bodies] + [whole, ""]
+    report = import_samples(store, path, "src/close.py", "python", "has_close_elements")
+    assert len(report.stored) == 4
+    assert [label for label, _ in report.skipped] == ["HumanEval/0#5"]
+    rows = store.samples_for("src/close.py", "has_close_elements")
+    assert rows[0].code.startswith("def has_close_elements(numbers: List[float]")
+    assert bodies[0].strip() in rows[0].code
+
+
 def test_jsonl_by_task_id_for_a_renamed_function(store: SampleStore, tmp_path: Path) -> None:
     path = tmp_path / "sets.jsonl"
     rows = [

@@ -358,8 +358,10 @@ async def add_samples_command(ls: CodequorumServer, args: Sequence[Any]) -> dict
 
 
 def read_sample_file(path: Path) -> list[Sample]:
-    """Versions from a file: JSON (list, or an object with ``samples``), JSON Lines, or
-    plain code (one version per file)."""
+    """Versions from a file: JSON or JSON Lines of ``{"code"}`` or ``{"prompt",
+    "completion"}`` objects or code strings, or plain code (one version per file). Sample
+    sets (rows with ``samples``) are left to
+    :func:`~codequorum.sources.importing.read_candidates`."""
     text = path.read_text(encoding="utf-8", errors="replace")
     stripped = text.lstrip()
     items: list[Any] = []
@@ -379,13 +381,7 @@ def read_sample_file(path: Path) -> list[Sample]:
         return [Sample(code=text, origin="imported", label=path.name)]
     out: list[Sample] = []
     for item in items:
-        if isinstance(item, dict) and "samples" in item and isinstance(item["samples"], list):
-            prompt = str(item["prompt"]) if isinstance(item.get("prompt"), str) else ""
-            for s in item["samples"]:
-                code = s if isinstance(s, str) else (s.get("code") if isinstance(s, dict) else None)
-                if isinstance(code, str):
-                    out.append(Sample(code=prompt + code, origin="imported"))
-        elif isinstance(item, dict) and isinstance(item.get("code"), str):
+        if isinstance(item, dict) and isinstance(item.get("code"), str):
             out.extend(_samples_from([item], "imported"))
         elif isinstance(item, dict) and isinstance(item.get("completion"), str):
             prompt = str(item["prompt"]) if isinstance(item.get("prompt"), str) else ""

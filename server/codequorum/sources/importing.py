@@ -5,7 +5,9 @@ Three inputs are understood:
 - a sample-set file (codequorum JSONL rows ``{"task_id", "samples", "prompt"?,
   "language"?, "entry_point"?}``, HumanEval sample rows or bigcode generations, read by
   :mod:`codequorum.formats`); the set is chosen by ``task_id``, else by an ``entry_point``
-  equal to the function's name, else the file's only set;
+  equal to the function's name, else the file's only set; samples that only complete the
+  set's prompt (bodies to append to it) are joined to it
+  (:func:`codequorum.formats.join_completions`);
 - a JSON list of code strings;
 - a directory: each file in it (sorted; hidden files skipped) is one version.
 
@@ -23,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from codequorum.errors import UserError
-from codequorum.formats import ReadError, ReadOptions, read_sample_sets
+from codequorum.formats import ReadError, ReadOptions, join_completions, read_sample_sets
 from codequorum.model import Sample, SampleSet
 from codequorum.sources.extract import extract_from_code
 from codequorum.sources.store import SampleStore
@@ -88,7 +90,7 @@ def read_candidates(
             Candidate(f"{path.name}[{k}]", Sample(code=code, label=f"{path.stem}#{k + 1}"))
             for k, code in enumerate(doc)
         ], None
-    chosen = _choose_set(path, language, task_id, entry_point)
+    chosen = join_completions(_choose_set(path, language, task_id, entry_point), entry_point)
     candidates = [
         Candidate(f"{chosen.task_id}#{k + 1}", _imported(s)) for k, s in enumerate(chosen.samples)
     ]
