@@ -159,6 +159,10 @@ def test_shape_group_medoid_and_outlier_message() -> None:
     assert (f"versions 4 and 5 are outliers: JSD {typ[3]:.2f}, {typ[4]:.2f} vs 1.00 mean"
             in verdict.message)
     assert verdict.detail["outliers"] == [3, 4]
+    # the version in the editor is "the current code", the others keep their numbers
+    mine = analyze(_five(), FAST, current_index=4).verdicts[0]
+    assert (f"the current code and version 4 are outliers: JSD {typ[4]:.2f}, {typ[3]:.2f} "
+            "vs 1.00 mean" in mine.message)
 
 
 def test_one_outlier_in_a_stable_set() -> None:
@@ -206,7 +210,8 @@ def test_outlier_current() -> None:
     assert "outlier-current" not in [v.code for v in pair.verdicts]  # no consensus of one
     gap = analyze(SampleSet.from_codes("gap", [LOOP, "", LOOP, RECURSIVE]), FAST,
                   current_index=1)
-    assert "the current version (2) is empty and was not scored" in gap.notes
+    assert "the current code is empty and was not scored" in gap.notes
+    assert "the current code left out: empty" in gap.notes
 
 
 def test_empty_samples_left_out_with_a_note() -> None:

@@ -223,14 +223,24 @@ def pair_means(m: FloatMatrix) -> tuple[float, float]:
     return ordered, unordered
 
 
-def _versions(indices: Sequence[int], limit: int = 6) -> str:
-    """'version 4', 'versions 2, 5 and 9', 'versions 1, 2, 3, 4, 5, 6 and 4 more'."""
-    names = [str(i + 1) for i in indices]
+def _versions(indices: Sequence[int], current: int | None = None, limit: int = 6) -> str:
+    """'version 4', 'versions 2, 5 and 9', 'versions 1, 2, 3, 4, 5, 6 and 4 more'.
+
+    Versions are numbered from 1 by their place in the set, as the editor labels them
+    (``v4``); index ``current`` is called "the current code" and named first.
+    """
+    others = [i for i in indices if i != current]
+    lead = "the current code" if current is not None and current in indices else ""
+    names = [str(i + 1) for i in others]
+    if not names:
+        return lead
     if len(names) == 1:
-        return f"version {names[0]}"
-    if len(names) > limit:
-        return f"versions {', '.join(names[:limit])} and {len(names) - limit} more"
-    return f"versions {', '.join(names[:-1])} and {names[-1]}"
+        text = f"version {names[0]}"
+    elif len(names) > limit:
+        text = f"versions {', '.join(names[:limit])} and {len(names) - limit} more"
+    else:
+        text = f"versions {', '.join(names[:-1])} and {names[-1]}"
+    return f"{lead} and {text}" if lead else text
 
 
 def _insufficient(sample_set: SampleSet, indices: list[int], skipped: list[SkippedSample],
@@ -289,7 +299,7 @@ def analyze(
                         "once (the pairs grow as n²): score the first K with --samples K")
     notes: list[str] = []
     if skipped:
-        notes.append(f"{_versions([s.index for s in skipped])} left out: empty")
+        notes.append(f"{_versions([s.index for s in skipped], current_index)} left out: empty")
 
     sm = structural_matrices(codes, sample_set.language, max_depth=opts.max_depth,
                              jsd_log_base=opts.jsd_log_base)
@@ -303,7 +313,8 @@ def analyze(
     with_errors = [indices[k] for k, e in enumerate(syntax_errors) if e > 0]
     if with_errors:
         verb = "has" if len(with_errors) == 1 else "have"
-        notes.append(f"{_versions(with_errors)} {verb} syntax errors (scored as parsed)")
+        notes.append(f"{_versions(with_errors, current_index)} {verb} syntax errors "
+                     "(scored as parsed)")
 
     if opts.tsed or opts.tsed_08:
         from codequorum.metrics.tree_edit import tsed_matrix
@@ -324,8 +335,8 @@ def analyze(
             if too_large and n == 2:
                 notes.append("TSED left out: a tree is too large to compare")
             elif too_large:
-                notes.append(f"TSED left out for {_versions(too_large)}: tree too large "
-                             "to compare")
+                named = _versions(too_large, current_index)
+                notes.append(f"TSED left out for {named}: tree too large to compare")
 
     summary: dict[str, Any] = {}
     for name in PAIR_METRICS:
@@ -390,11 +401,12 @@ def _structure_verdicts(report: StabilityReport, similarity: FloatMatrix,
         rest = np.flatnonzero(keep)
         sub = similarity[np.ix_(rest, rest)]
         among = pair_means(sub)[0] if len(rest) >= 2 else float(median)
-        listed = outlier_pos[:6]
-        figures = ", ".join(f"{typ[k]:.2f}" for k in listed)
+        # the current code is named first (see _versions): its figure comes first too
+        in_text = sorted(outlier_pos, key=lambda k: idx[k] != report.current_index)
+        figures = ", ".join(f"{typ[k]:.2f}" for k in in_text[:6])
         verb = "is an outlier" if len(outlier_pos) == 1 else "are outliers"
-        outlier_text = (f"; {_versions([idx[k] for k in outlier_pos])} {verb}: "
-                        f"JSD {figures} vs {among:.2f} mean")
+        named = _versions([idx[k] for k in in_text], report.current_index)
+        outlier_text = f"; {named} {verb}: JSD {figures} vs {among:.2f} mean"
         detail["outlier_typicality"] = [float(typ[k]) for k in outlier_pos]
         detail["consensus_mean"] = float(among)
     if mean_jsd >= opts.stable_jsd and share >= opts.majority:
@@ -424,7 +436,7 @@ def _current_verdicts(report: StabilityReport, similarity: FloatMatrix,
     current = report.current_index
     assert current is not None
     if current not in report.indices:
-        report.notes.append(f"the current version ({current + 1}) is empty and was not scored")
+        report.notes.append("the current code is empty and was not scored")
         return []
     if report.n < 3:
         return []  # one other version is no consensus to be far from
@@ -438,8 +450,8 @@ def _current_verdicts(report: StabilityReport, similarity: FloatMatrix,
     if best is None:
         others_typ = typ[others]
         best = report.indices[int(others[int(np.argmax(others_typ))])]
-    message = (f"The current version is far from the consensus: JSD {own:.2f} to the others "
-               f"vs {among:.2f} among them; version {best + 1} is the most typical")
+    message = (f"The current code is far from the consensus: JSD {own:.2f} to the others "
+               f"vs {among:.2f} among them; {_versions([best])} is the most typical")
     return [Verdict(code="outlier-current", severity="warning", message=message,
                     samples=(current,), figure=own,
                     detail={"typicality": own, "others_mean": among, "consensus": best})]
