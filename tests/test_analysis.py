@@ -372,3 +372,25 @@ def test_too_many_samples_is_refused_with_the_reason() -> None:
     s = SampleSet.from_codes("big", [LOOP, BUILTIN, RECURSIVE, LOOP_RENAMED])
     with pytest.raises(UserError, match="4 usable samples; at most 3 are compared"):
         analyze(s, AnalysisOptions(tsed=False, textual=False, max_samples=3))
+
+
+def test_tsed_trees_are_built_once_for_both_costs(monkeypatch: pytest.MonkeyPatch) -> None:
+    from codequorum.metrics import tree_edit
+
+    s = _five()
+    codes = [x.code for x in s.samples]
+    built: list[str] = []
+    real = tree_edit.build_tree
+
+    def counting(code: str, language: str, *args: Any) -> tree_edit.TsedTree:
+        built.append(code)
+        return real(code, language, *args)
+
+    monkeypatch.setattr(tree_edit, "build_tree", counting)
+    report = analyze(s, AnalysisOptions(tsed=True, tsed_08=True, textual=False))
+    assert built == codes
+    monkeypatch.undo()
+    np.testing.assert_allclose(report.matrices["tsed"], tree_edit.tsed_matrix(codes, "python"))
+    np.testing.assert_allclose(report.matrices["tsed_08"],
+                               tree_edit.tsed_matrix(codes, "python", costs=(1.0, 0.8, 1.0)))
+    assert not np.allclose(report.matrices["tsed"], report.matrices["tsed_08"])

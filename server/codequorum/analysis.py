@@ -317,16 +317,15 @@ def analyze(
                      "(scored as parsed)")
 
     if opts.tsed or opts.tsed_08:
-        from codequorum.metrics.tree_edit import tsed_matrix
+        from codequorum.metrics.tree_edit import build_tree, tsed_tree_matrix
 
+        trees = [build_tree(code, sample_set.language) for code in codes]  # once for both
         if opts.tsed:
-            matrices["tsed"] = np.asarray(
-                tsed_matrix(codes, sample_set.language, costs=opts.tsed_costs),
-                dtype=np.float64)
+            matrices["tsed"] = np.asarray(tsed_tree_matrix(trees, costs=opts.tsed_costs),
+                                          dtype=np.float64)
         if opts.tsed_08:
-            matrices["tsed_08"] = np.asarray(
-                tsed_matrix(codes, sample_set.language, costs=(1.0, 0.8, 1.0)),
-                dtype=np.float64)
+            matrices["tsed_08"] = np.asarray(tsed_tree_matrix(trees, costs=(1.0, 0.8, 1.0)),
+                                             dtype=np.float64)
         tsed_any = matrices.get("tsed", matrices.get("tsed_08"))
         if tsed_any is not None:
             # a version no other could be compared with: its tree was too large
