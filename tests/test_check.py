@@ -314,3 +314,12 @@ def test_workspace_found_from_a_subfolder(tmp_path: Path, monkeypatch: pytest.Mo
     line = _line_of(DIVERGENT_CURRENT, "def total(")
     assert sum(x.startswith(f"stats.py:{line}:9: warning ") for x in lines) == 2
     assert lines[-1].startswith("checked 1 function in 1 file: 2 warnings")
+
+
+def test_check_does_not_load_the_language_server() -> None:
+    code = ("import sys, codequorum.commands.check; "
+            "print(sorted(m for m in sys.modules if m.startswith(('codequorum.lsp', "
+            "'lsprotocol', 'pygls'))))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert proc.stdout.strip() == "[]"
