@@ -142,7 +142,7 @@ def test_text_findings_lines_and_exit_status(ws: Workspace,
     assert sorted(codes) == ["outlier-current", "unstable-structure"]
     assert all(line.startswith(f"{path}:{ws.total_line}:9: warning ") for line in lines[1:3])
     outlier = next(line for line in lines if " outlier-current " in line)
-    assert "The current version is far from the consensus" in outlier
+    assert "The current code is far from the consensus" in outlier
     # concatenate agrees with its versions: nothing printed for it
     assert "concatenate" not in out
     assert lines[3] == ("checked 3 functions in 1 file: 3 warnings; "
