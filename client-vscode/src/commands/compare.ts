@@ -4,7 +4,7 @@ import { Commands } from '../constants';
 import type { FunctionReport, VersionView } from '../report';
 import { sampleUri, type SampleRef } from '../sampleDocuments';
 import type { FunctionTarget } from '../serverApi';
-import { errorText, noFunctionMessage, requireApi, resolveTarget, type CommandContext } from './context';
+import { withFunctionReport, type CommandContext } from './context';
 import { pickVersion } from './pickVersion';
 import { applyReplacement } from './replace';
 
@@ -30,20 +30,7 @@ export function diffDocuments(
 
 /** `codequorum.compare` (also what the server's "Compare" code lens runs). */
 export async function compareVersions(ctx: CommandContext, arg?: unknown): Promise<void> {
-  const target = resolveTarget(arg, vscode.window.activeTextEditor);
-  if (!target) {
-    return noFunctionMessage();
-  }
-  const api = requireApi(ctx);
-  if (!api) {
-    return;
-  }
-  try {
-    const report = await api.analyze(target);
-    if (!report) {
-      return noFunctionMessage();
-    }
-    const named: FunctionTarget = { ...target, qualifiedName: report.qualifiedName || target.qualifiedName };
+  return withFunctionReport(ctx, arg, { log: 'compare', show: 'comparing failed: ' }, async (_api, named, report) => {
     if (report.versions.filter((v) => !v.isCurrent).length === 0) {
       const choice = await vscode.window.showInformationMessage(
         `codequorum: ${report.qualifiedName} has no other versions yet.`,
@@ -67,8 +54,5 @@ export async function compareVersions(ctx: CommandContext, arg?: unknown): Promi
     if (choice === REPLACE) {
       await applyReplacement(ctx, named, report, chosen);
     }
-  } catch (err) {
-    ctx.log(`compare failed: ${errorText(err)}`);
-    void vscode.window.showErrorMessage(`codequorum: comparing failed: ${errorText(err)}`);
-  }
+  });
 }

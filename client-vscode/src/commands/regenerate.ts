@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { Commands } from '../constants';
 import { buildPrompt, sampleVersions, type ChatModel } from '../lmSampler';
 import { isNoFunctionError, type FunctionTarget, type PromptMessage } from '../serverApi';
-import { errorText, noFunctionMessage, requireApi, resolveTarget, type CommandContext } from './context';
+import { commandTarget, errorText, noFunctionMessage, withTarget, type CommandContext } from './context';
 
 const COMPARE = 'Compare';
 
@@ -28,27 +28,22 @@ async function announce(ctx: CommandContext, added: number, name: string, target
  * writes the versions.
  */
 export async function regenerateWithServer(ctx: CommandContext, arg?: unknown): Promise<void> {
-  const target = resolveTarget(arg, vscode.window.activeTextEditor);
-  if (!target) {
-    return noFunctionMessage();
-  }
-  const api = requireApi(ctx);
-  if (!api) {
-    return;
-  }
-  try {
+  // The server shows its own failures (window/showMessage); the log keeps the details.
+  const failure = {
+    log: 'regenerate',
+    show: (err: unknown): void => {
+      if (isNoFunctionError(err)) {
+        noFunctionMessage();
+      }
+    },
+  };
+  return withTarget(ctx, arg, failure, async (api, target) => {
     const answer = await api.regenerate(target, undefined);
     if (answer.status === 'relay' || (answer.messages && answer.added === 0)) {
       return await regenerateWithLanguageModel(ctx, target, { messages: answer.messages, count: answer.count });
     }
     ctx.refreshStatus();
-  } catch (err) {
-    ctx.log(`regenerate failed: ${errorText(err)}`);
-    if (isNoFunctionError(err)) {
-      return noFunctionMessage();
-    }
-    // The server has shown the failure itself (window/showMessage); the log keeps the details.
-  }
+  });
 }
 
 interface ModelItem extends vscode.QuickPickItem {
@@ -101,14 +96,11 @@ export async function regenerateWithLanguageModel(
   arg?: unknown,
   fromServer?: { messages?: PromptMessage[]; count?: number },
 ): Promise<void> {
-  const target = resolveTarget(arg, vscode.window.activeTextEditor);
-  if (!target) {
-    return noFunctionMessage();
-  }
-  const api = requireApi(ctx);
-  if (!api) {
+  const resolved = commandTarget(ctx, arg);
+  if (!resolved) {
     return;
   }
+  const { api, target } = resolved;
   let report;
   try {
     report = await api.analyze(target);

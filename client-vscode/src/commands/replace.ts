@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import type { FunctionReport, LspRange, VersionView } from '../report';
 import type { FunctionTarget } from '../serverApi';
-import { errorText, noFunctionMessage, requireApi, resolveTarget, type CommandContext } from './context';
+import { requireApi, withFunctionReport, type CommandContext } from './context';
 import { pickVersion } from './pickVersion';
 
 /** Removes the indentation common to every non-blank line. */
@@ -67,20 +67,8 @@ export async function applyReplacement(
 
 /** `codequorum.replaceWithVersion`: pick a version (or take the one passed) and put it in place. */
 export async function replaceWithVersion(ctx: CommandContext, arg?: unknown, versionIndex?: number): Promise<void> {
-  const target = resolveTarget(arg, vscode.window.activeTextEditor);
-  if (!target) {
-    return noFunctionMessage();
-  }
-  const api = requireApi(ctx);
-  if (!api) {
-    return;
-  }
-  try {
-    const report = await api.analyze(target);
-    if (!report || !report.range) {
-      return noFunctionMessage();
-    }
-    const named: FunctionTarget = { ...target, qualifiedName: report.qualifiedName || target.qualifiedName };
+  const failure = { log: 'replace', show: 'replacing failed: ', needsRange: true };
+  return withFunctionReport(ctx, arg, failure, async (_api, named, report) => {
     const index = versionIndex ?? (typeof (arg as { version?: unknown } | undefined)?.version === 'number' ? (arg as { version: number }).version : undefined);
     const version =
       index !== undefined
@@ -93,8 +81,5 @@ export async function replaceWithVersion(ctx: CommandContext, arg?: unknown, ver
       return;
     }
     await applyReplacement(ctx, named, report, version);
-  } catch (err) {
-    ctx.log(`replace failed: ${errorText(err)}`);
-    void vscode.window.showErrorMessage(`codequorum: replacing failed: ${errorText(err)}`);
-  }
+  });
 }

@@ -2,7 +2,7 @@
 import { randomBytes } from 'crypto';
 import * as vscode from 'vscode';
 import { renderReportHtml } from '../reportHtml';
-import { errorText, noFunctionMessage, requireApi, resolveTarget, type CommandContext } from './context';
+import { withFunctionReport, type CommandContext } from './context';
 
 let panel: vscode.WebviewPanel | undefined;
 
@@ -11,19 +11,8 @@ export function makeNonce(): string {
 }
 
 export async function showReport(ctx: CommandContext, arg?: unknown): Promise<void> {
-  const target = resolveTarget(arg, vscode.window.activeTextEditor);
-  if (!target) {
-    return noFunctionMessage();
-  }
-  const api = requireApi(ctx);
-  if (!api) {
-    return;
-  }
-  try {
-    const report = await api.analyze(target, { matrices: true });
-    if (!report) {
-      return noFunctionMessage();
-    }
+  const failure = { log: 'report', show: 'the report failed: ', matrices: true };
+  return withFunctionReport(ctx, arg, failure, async (_api, _target, report) => {
     if (!panel) {
       panel = vscode.window.createWebviewPanel('codequorum.report', 'codequorum report', vscode.ViewColumn.Beside, {
         enableScripts: true,
@@ -36,8 +25,5 @@ export async function showReport(ctx: CommandContext, arg?: unknown): Promise<vo
     panel.title = `codequorum: ${report.qualifiedName}`;
     panel.webview.html = renderReportHtml(report, { nonce: makeNonce(), cspSource: panel.webview.cspSource });
     panel.reveal(vscode.ViewColumn.Beside, true);
-  } catch (err) {
-    ctx.log(`report failed: ${errorText(err)}`);
-    void vscode.window.showErrorMessage(`codequorum: the report failed: ${errorText(err)}`);
-  }
+  });
 }
