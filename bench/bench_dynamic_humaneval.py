@@ -47,6 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tasks", type=int, default=164)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=DynamicOptions.timeout_seconds)
+    ap.add_argument("--test-timeout", type=float, default=DynamicOptions.test_timeout_seconds)
     ap.add_argument("--no-hypothesis", action="store_true")
     ap.add_argument("--no-scaling", action="store_true")
     ap.add_argument("--json", type=Path, help="write per-task summaries here")
@@ -55,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     options = DynamicOptions(
         jobs=args.jobs,
         timeout_seconds=args.timeout,
+        test_timeout_seconds=args.test_timeout,
         use_hypothesis=not args.no_hypothesis,
         scaling=not args.no_scaling,
     )
@@ -66,7 +68,6 @@ def main(argv: list[str] | None = None) -> int:
     oers: list[float] = []
     rows = []
     n_inputs = 0
-    resumed = 0
     started = time.perf_counter()
 
     def progress(done: int, total: int) -> None:
@@ -81,7 +82,6 @@ def main(argv: list[str] | None = None) -> int:
         n_inputs += int(report.summary["inputs"] or 0)
         for c in report.candidates:
             statuses[c.status.split(":")[0]] += 1
-            resumed += c.resumed
         for v in report.verdicts:
             verdicts[v.code] += 1
         if report.summary["pass_rate_mean"] is not None:
@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"tasks: {len(sets)}  candidates: {n_candidates}  jobs: {args.jobs}")
     print(f"inputs per task (mean): {n_inputs / max(1, len(sets)):.1f}")
     print(f"wall: {wall:.1f}s  ({wall / max(1, n_candidates) * 1000:.0f} ms per candidate)")
-    print(f"candidate status: {dict(statuses)}  resumed runs: {resumed}")
+    print(f"candidate status: {dict(statuses)}")
     if pass_means:
         print(f"mean pass rate: {statistics.mean(pass_means):.4f}")
     if oers:

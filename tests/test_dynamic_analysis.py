@@ -139,7 +139,7 @@ def test_reference_solutions_through_the_sandbox(reference_dir: Path) -> None:
             assert report.fastest == 0
 
 
-def test_timeouts_syntax_errors_and_resume() -> None:
+def test_timeouts_syntax_errors_and_one_child_per_candidate() -> None:
     codes = [
         "def f(n: int) -> int:\n    return n * 2\n",
         "def f(n: int) -> int:\n    while n == 3:\n        pass\n    return n * 2\n",
@@ -153,16 +153,16 @@ def test_timeouts_syntax_errors_and_resume() -> None:
     ss = SampleSet.from_codes("t", codes, entry_point="f", tests=tests)
     opts = DynamicOptions(
         jobs=2,
-        timeout_seconds=1.5,
-        resume_timeout_seconds=1.5,
+        timeout_seconds=10.0,
+        test_timeout_seconds=1.0,
         use_hypothesis=False,
         scaling=False,
     )
     report = run_dynamic(ss, opts)
     c0, c1, c2 = report.candidates
     assert (c0.status, c0.pass_rate) == ("ok", 1.0)
-    assert c1.status == "timeout" and c1.resumed == 1
-    assert c1.pass_rate == pytest.approx(2 / 3, abs=1e-9, rel=0)  # test 3 ran in the resumed child
+    assert (c1.status, c1.detail) == ("timeout", "per-test limit of 1s on 1 of 3 tests")
+    assert c1.pass_rate == pytest.approx(2 / 3, abs=1e-9, rel=0)  # test 3 ran after the hang
     assert c2.status == "syntax-error" and c2.pass_rate == 0.0 and c2.static_opcodes is None
     s = report.summary
     assert s["pass_rate_mean"] == pytest.approx((1 + 2 / 3 + 0) / 3, abs=1e-9, rel=0)
@@ -172,6 +172,33 @@ def test_timeouts_syntax_errors_and_resume() -> None:
     assert s["sctd_jsd"] is not None  # two candidates compile
     div = next(v for v in report.verdicts if v.code == "divergent-outputs")
     assert "versions 1 and 3 disagree on f(1): 2 vs raises SyntaxError" in div.message
+
+
+def test_a_scaling_size_that_times_out_skips_the_larger_sizes() -> None:
+    linear = (
+        "def f(xs: list[int]) -> int:\n    t = 0\n    for x in xs:\n        t += x\n    return t\n"
+    )
+    hangs = (
+        "import time\n"
+        "def f(xs: list[int]) -> int:\n"
+        "    if len(xs) >= 64:\n"
+        "        time.sleep(60)\n"
+        "    return sum(xs)\n"
+    )
+    ss = SampleSet.from_codes("t", [linear, linear, hangs], entry_point="f")
+    opts = DynamicOptions(
+        jobs=2, timeout_seconds=20.0, test_timeout_seconds=0.5, use_hypothesis=False
+    )
+    report = run_dynamic(ss, opts)
+    assert report.inputs_source == ["scaling"]
+    a, _b, c = report.candidates
+    assert (a.status, [n for n, _ in a.growth_points]) == ("ok", [8, 64, 512])
+    # n=64 timed out in the child and n=512 was not run at all: one timeout, not two
+    assert (c.status, c.detail) == ("timeout", "per-test limit of 0.5s on 1 of 3 tests")
+    assert (c.unfinished_size, [n for n, _ in c.growth_points]) == (64, [8])
+    cx = next(v for v in report.verdicts if v.code == "complexity-outlier")
+    assert cx.samples == (2,)
+    assert cx.message.startswith("version 3 did not finish n=64 in time")
 
 
 def test_cancel_before_start() -> None:
@@ -206,7 +233,6 @@ def test_build_report_bef_verdicts_without_processes() -> None:
         ],
         status=["ok", "ok"],
         detail=["", ""],
-        resumed=[0, 0],
         layers=["deadline"],
         python="3.11.7",
     )
@@ -223,7 +249,6 @@ def test_build_report_bef_verdicts_without_processes() -> None:
         outcomes=[[_outcome("1", ops=same)], [_outcome("1", ops=dict(same))]],
         status=["ok", "ok"],
         detail=["", ""],
-        resumed=[0, 0],
         layers=[],
         python="",
     )
@@ -336,6 +361,7 @@ def test_other_interpreter_and_family_mode() -> None:
     [
         {"alpha": 1.5},
         {"timeout_seconds": 0.0},
+        {"test_timeout_seconds": 0.0},
         {"jobs": 0},
         {"opcode_mode": "bytes"},
         {"scaling_sizes": (8, 0)},

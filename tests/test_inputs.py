@@ -206,7 +206,8 @@ def test_humaneval_split_and_residual_check() -> None:
     poly = humaneval.tests_for("HumanEval/32")
     assert [t.kind for t in poly] == ["check"]
     src = poly[0].source or ""
-    assert "poly = getattr(candidate, '__globals__', {}).get('poly')" in src
+    # the harness reads the prompt's poly(): the sandbox seeds its namespace from the module
+    assert "poly(" in src and "__globals__" not in src
     assert humaneval.entry_point_for("HumanEval/32") == "find_zero"
     with pytest.raises(humaneval.UnknownTaskError):
         humaneval.problem("HumanEval/9999")

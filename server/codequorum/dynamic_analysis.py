@@ -5,10 +5,10 @@ Steps:
 1. inputs (:func:`codequorum.inputs.collect_inputs`): tests, HumanEval, doctests,
    Hypothesis, scaling series, in that order;
 2. static opcode counts of every candidate in this process (compiled, never executed);
-3. every candidate runs every input in a sandbox child (:mod:`codequorum.sandbox`), traced.
-   When a child ends early (timeout, memory, crash, exit), the remaining inputs are
-   resumed in a fresh child, at most ``max_resumes`` times; after a timeout on a scaling
-   size the larger sizes are not run;
+3. every candidate runs every input in one sandbox child (:mod:`codequorum.sandbox`),
+   traced. An input that overruns ``test_timeout_seconds`` gets outcome ``Timeout`` and
+   the child goes on with the next one; after a timeout on a scaling size the larger
+   sizes are not run. The child's whole run is bounded by ``timeout_seconds``;
 4. metrics: SCTD over the static counts, DCTD over the traces of inputs a candidate
    passed (graded inputs: the test passed; other inputs: returned without an exception),
    BEF = SCTD / (DCTD + 1e-9), pass rates over graded inputs (if there are none: the share
@@ -82,7 +82,8 @@ class InvalidOptionsError(UserError, ValueError):
     exit_code = 2
 
 
-_RESUMABLE = ("timeout", "memory", "exit", "output-limit")
+_SCALING_SERIES = "scaling"
+_SKIPPED = "Skipped"
 _LIMIT_EXCEPTIONS = ("Timeout", "MemoryError", "Cancelled", "SandboxError", "Crash")
 
 
@@ -91,8 +92,7 @@ class DynamicOptions:
     """Knobs of the dynamic analysis (all thresholds configurable).
 
     ``timeout_seconds`` is the wall and CPU budget of one candidate child (all of its
-    inputs); ``resume_timeout_seconds`` the budget of a child that resumes after an early
-    end (``None``: same as ``timeout_seconds``).
+    inputs); ``test_timeout_seconds`` the wall budget of each input (``None``: none).
     """
 
     timeout_seconds: float = 3.0
@@ -109,8 +109,7 @@ class DynamicOptions:
     hypothesis_examples: int = 10
     scaling: bool = True
     scaling_sizes: tuple[int, ...] = (8, 64, 512)
-    max_resumes: int = 2
-    resume_timeout_seconds: float | None = 1.0
+    test_timeout_seconds: float | None = 2.0
     trace: bool = True
     interpreter: str | None = None
     """Python that runs the candidates and counts static opcodes (default: this one)."""
@@ -120,13 +119,13 @@ class DynamicOptions:
         if not 0.0 <= self.alpha <= 1.0:
             problems.append(f"alpha must lie in [0, 1], not {self.alpha}")
         if self.timeout_seconds <= 0 or (
-            self.resume_timeout_seconds is not None and self.resume_timeout_seconds <= 0
+            self.test_timeout_seconds is not None and self.test_timeout_seconds <= 0
         ):
             problems.append("timeouts must be positive")
         if self.memory_mb < 64:
             problems.append("memory_mb must be at least 64")
-        if self.jobs < 1 or self.max_resumes < 0 or self.hypothesis_examples < 0:
-            problems.append("jobs must be >= 1, max_resumes and hypothesis_examples >= 0")
+        if self.jobs < 1 or self.hypothesis_examples < 0:
+            problems.append("jobs must be >= 1 and hypothesis_examples >= 0")
         if self.opcode_mode not in ("reference", "family"):
             problems.append(
                 f"opcode_mode must be 'reference' or 'family', not {self.opcode_mode!r}"
@@ -162,7 +161,6 @@ class CandidateDynamic:
     unfinished_size: int | None
     mean_traced_opcodes: float | None
     static_opcodes: int | None
-    resumed: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -179,7 +177,6 @@ class CandidateDynamic:
             "unfinished_size": self.unfinished_size,
             "mean_traced_opcodes": self.mean_traced_opcodes,
             "static_opcodes": self.static_opcodes,
-            "resumed": self.resumed,
         }
 
 
@@ -217,9 +214,12 @@ class DynamicReport:
 # ----------------------------------------------------------------------------- running
 
 
-def _limits(options: DynamicOptions, seconds: float) -> sandbox.Limits:
+def _limits(options: DynamicOptions) -> sandbox.Limits:
     return sandbox.Limits(
-        wall_seconds=seconds, cpu_seconds=seconds, memory_mb=max(64, options.memory_mb)
+        wall_seconds=options.timeout_seconds,
+        cpu_seconds=options.timeout_seconds,
+        memory_mb=max(64, options.memory_mb),
+        test_seconds=options.test_timeout_seconds,
     )
 
 
@@ -230,19 +230,17 @@ class Runs:
     outcomes: list[list[sandbox.TestOutcome | None]]
     status: list[str]
     detail: list[str]
-    resumed: list[int]
     layers: list[str]
     python: str
 
 
 @dataclass
 class _CandidateRun:
-    """One candidate's outcomes over every input, after resumes."""
+    """One candidate's outcomes over every input (None: not run)."""
 
     outcomes: list[sandbox.TestOutcome | None]
     status: str
     detail: str
-    resumed: int
     layers: list[str]
     python: str
 
@@ -254,10 +252,10 @@ def _run_one(
     options: DynamicOptions,
     cancel: threading.Event | None,
 ) -> _CandidateRun:
-    """Run one candidate on every input of ``plan``, resuming after early ends."""
+    """Run one candidate on every input of ``plan`` in one sandbox child."""
     tests = plan.tests
     n = len(tests)
-    run = _CandidateRun([None] * n, "cancelled", "not run", 0, [], "")
+    run = _CandidateRun([None] * n, "cancelled", "not run", [], "")
     if options.interpreter is None:
         error = _compile_error(code)
         if error is not None:
@@ -268,36 +266,26 @@ def _run_one(
             )
             run.outcomes = [failed] * n
             return run
-    limits = _limits(options, options.timeout_seconds)
-    resume_limits = _limits(options, options.resume_timeout_seconds or options.timeout_seconds)
-    start: int | None = 0
-    while start is not None:
-        result = sandbox.run_candidate(
-            code,
-            tests[start:],
-            plan.entry_point,
-            limits,
-            options.trace,
-            index,
-            interpreter=options.interpreter,
-            cancel=cancel,
-        )
-        for k, outcome in enumerate(result.tests):
-            if start + k < n:
-                run.outcomes[start + k] = outcome
-        if start == 0:
-            run.status, run.detail = result.status, result.detail
-            run.layers, run.python = list(result.layers), result.python
-            if result.status == "syntax-error":
-                message = result.detail.removeprefix("SyntaxError: ")
-                failed = sandbox.TestOutcome("", False, None, "SyntaxError", message, None, 0, 0.0)
-                run.outcomes = [failed] * n
-        else:
-            run.resumed += 1
-        start = _next_start(plan, result, start)
-        if run.resumed >= options.max_resumes or (cancel is not None and cancel.is_set()):
-            break
-        limits = resume_limits
+    result = sandbox.run_candidate(
+        code,
+        tests,
+        plan.entry_point,
+        _limits(options),
+        options.trace,
+        index,
+        interpreter=options.interpreter,
+        cancel=cancel,
+        # a scaling size that times out: the larger sizes would too
+        series=[_SCALING_SERIES if case.size is not None else None for case in plan.cases],
+    )
+    for k, outcome in enumerate(result.tests[:n]):
+        run.outcomes[k] = None if outcome.exc_type == _SKIPPED else outcome
+    run.status, run.detail = result.status, result.detail
+    run.layers, run.python = list(result.layers), result.python
+    if result.status == "syntax-error":
+        message = result.detail.removeprefix("SyntaxError: ")
+        failed = sandbox.TestOutcome("", False, None, "SyntaxError", message, None, 0, 0.0)
+        run.outcomes = [failed] * n
     return run
 
 
@@ -310,21 +298,6 @@ def _compile_error(code: str) -> str | None:
     return None
 
 
-def _next_start(plan: InputPlan, result: sandbox.CandidateResult, start: int) -> int | None:
-    """Where a resumed child starts, or ``None`` when there is nothing to resume."""
-    n = len(plan.cases)
-    end = start + len(result.tests)
-    if end >= n or not result.status.startswith(_RESUMABLE):
-        return None
-    nxt = end
-    stopped = plan.cases[end - 1] if end > 0 else None
-    if stopped is not None and stopped.size is not None:
-        # a scaling size did not finish: larger sizes will not either
-        while nxt < n and plan.cases[nxt].size is not None:
-            nxt += 1
-    return nxt if nxt < n else None
-
-
 def _execute_many(
     jobs: Sequence[tuple[int, int, str, InputPlan]],
     options: DynamicOptions,
@@ -333,8 +306,8 @@ def _execute_many(
 ) -> dict[tuple[int, int], _CandidateRun]:
     """Run ``(set, candidate, code, plan)`` jobs on one pool of ``options.jobs`` workers.
 
-    Each worker runs one candidate to the end, resumes included, so a slow candidate
-    holds one worker only and the others move on (also to the next sample set).
+    Each worker runs one candidate to the end, so a slow candidate holds one worker
+    only and the others move on (also to the next sample set).
     """
     out: dict[tuple[int, int], _CandidateRun] = {}
     lock = threading.Lock()
@@ -370,7 +343,6 @@ def _collect_runs(runs: Sequence[_CandidateRun]) -> Runs:
         outcomes=[r.outcomes for r in runs],
         status=[r.status for r in runs],
         detail=[r.detail for r in runs],
-        resumed=[r.resumed for r in runs],
         layers=list(layers) if layers else sandbox.active_layers(),
         python=python or sys.version.split()[0],
     )
@@ -571,7 +543,6 @@ def build_report(
                 unfinished_size=unfinished,
                 mean_traced_opcodes=float(np.mean(totals)) if totals else None,
                 static_opcodes=total_opcodes(st) if st is not None else None,
-                resumed=runs.resumed[c],
             )
         )
     stats = pass_rate_stats(rates)
@@ -767,7 +738,6 @@ def run_dynamic_many(
                 [[] for _ in range(m)],
                 ["not run"] * m,
                 ["no inputs"] * m,
-                [0] * m,
                 sandbox.active_layers(),
                 sys.version.split()[0],
             )

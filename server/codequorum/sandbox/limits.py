@@ -8,13 +8,15 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Limits:
-    """What one candidate child may use, for the whole run of its tests.
+    """What one candidate child may use.
 
     ``wall_seconds`` and ``cpu_seconds`` cover the child from start to exit (all tests
-    together); ``memory_mb`` is the address-space limit; ``output_bytes`` caps everything
-    the candidate prints (captured ``sys.stdout``/``sys.stderr`` and the raw file
-    descriptors); ``max_open_files`` and ``file_size_bytes`` map to RLIMIT_NOFILE and
-    RLIMIT_FSIZE.
+    together); ``test_seconds`` (None: off) is the wall-clock budget of each test, enforced
+    in the child: a test that overruns it gets outcome ``Timeout`` and the child goes on
+    with the next test (the whole-run limits still apply); ``memory_mb`` is the
+    address-space limit; ``output_bytes`` caps everything the candidate prints (captured
+    ``sys.stdout``/``sys.stderr`` and the raw file descriptors); ``max_open_files`` and
+    ``file_size_bytes`` map to RLIMIT_NOFILE and RLIMIT_FSIZE.
     """
 
     wall_seconds: float = 10.0
@@ -23,10 +25,13 @@ class Limits:
     output_bytes: int = 1_000_000
     max_open_files: int = 64
     file_size_bytes: int = 10_000_000
+    test_seconds: float | None = None
 
     def __post_init__(self) -> None:
         if self.wall_seconds <= 0 or self.cpu_seconds <= 0:
             raise ValueError("time limits must be positive")
+        if self.test_seconds is not None and not self.test_seconds > 0:
+            raise ValueError("test_seconds must be positive (or None)")
         if self.memory_mb < 64:
             raise ValueError("memory_mb must be at least 64 (the interpreter needs it)")
         if self.output_bytes < 0 or self.file_size_bytes < 0:

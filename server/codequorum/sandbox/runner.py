@@ -12,6 +12,7 @@ import os
 import selectors
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -120,9 +121,10 @@ def secret_paths() -> list[str]:
     return [os.path.join(home, name) for name in SECRET_NAMES]
 
 
-def encode_test(test: TestCase) -> dict[str, Any]:
+def encode_test(test: TestCase, series: str | None = None) -> dict[str, Any]:
     """A TestCase -> the run message's JSON form (raises TypeError for non-literals)."""
     return {
+        "series": series,
         "kind": test.kind,
         "name": test.name,
         "args": protocol.encode_value(tuple(test.args)),
@@ -215,9 +217,11 @@ class _ChildRun:
         cancel: threading.Event | None,
         probe: bool = False,
         start_method: str = "fork",
+        series: Sequence[str | None] | None = None,
     ) -> None:
         self.code = code
         self.tests = list(tests)
+        self.series = list(series) if series is not None else [None] * len(self.tests)
         self.entry_point = entry_point
         self.limits = limits
         self.trace = trace
@@ -237,7 +241,7 @@ class _ChildRun:
     def run(self) -> CandidateResult:
         """Run the child and classify how it ended."""
         try:
-            encoded = [encode_test(t) for t in self.tests]
+            encoded = [encode_test(t, s) for t, s in zip(self.tests, self.series, strict=True)]
         except TypeError as exc:
             return CandidateResult(self.index, "error", f"test values: {exc}")
         run_message = {
@@ -253,7 +257,8 @@ class _ChildRun:
             "parent_pid": os.getpid(),
         }
         payload = protocol.encode_frame(run_message)
-        sandbox = tempfile.mkdtemp(prefix="codequorum-sandbox-")
+        _sweep_once()
+        sandbox = tempfile.mkdtemp(prefix=SANDBOX_PREFIX)
         try:
             return self._run_in(sandbox, payload)
         finally:
@@ -479,8 +484,17 @@ class _ChildRun:
             memory = bool(done.get("memory_error")) or any(
                 o.exc_type == "MemoryError" for o in outcomes.values()
             )
-            status = "memory" if memory else "ok"
-            detail = "MemoryError raised" if memory else ""
+            timeouts = int(done.get("timeouts") or 0)
+            if memory:
+                status, detail = "memory", "MemoryError raised"
+            elif timeouts:
+                status = "timeout"
+                detail = (
+                    f"per-test limit of {self.limits.test_seconds:g}s"
+                    f" on {timeouts} of {len(self.tests)} tests"
+                )
+            else:
+                status, detail = "ok", ""
         elif exited:
             status, detail = "exit", f"SystemExit({exit_code!r}) during a test"
         elif signum is not None:
@@ -530,6 +544,54 @@ class _ChildRun:
         )
 
 
+SANDBOX_PREFIX = "codequorum-sandbox-"
+STALE_SECONDS = 24 * 3600
+_swept = threading.Lock()
+_sweep_done = False
+
+
+def sweep_stale_sandboxes(
+    root: str | None = None, max_age: float = STALE_SECONDS, now: float | None = None
+) -> list[str]:
+    """Remove sandbox directories a killed run left behind; returns what was removed.
+
+    Only entries of ``root`` (default: the temporary directory) named
+    ``codequorum-sandbox-*`` that are real directories (not symlinks), owned by this
+    user, unchanged for ``max_age`` seconds and empty; ``rmdir`` removes nothing else.
+    """
+    root = root or tempfile.gettempdir()
+    now = time.time() if now is None else now
+    uid = os.getuid()
+    removed: list[str] = []
+    try:
+        entries = list(os.scandir(root))
+    except OSError:
+        return removed
+    for entry in entries:
+        if not entry.name.startswith(SANDBOX_PREFIX):
+            continue
+        try:
+            st = entry.stat(follow_symlinks=False)
+            if not stat.S_ISDIR(st.st_mode) or st.st_uid != uid or now - st.st_mtime < max_age:
+                continue
+            os.rmdir(entry.path)  # fails unless empty
+        except OSError:
+            continue
+        removed.append(entry.path)
+    return removed
+
+
+def _sweep_once() -> None:
+    """:func:`sweep_stale_sandboxes` on the first run of this process."""
+    global _sweep_done
+    if _sweep_done:
+        return
+    with _swept:
+        if not _sweep_done:
+            _sweep_done = True
+            sweep_stale_sandboxes()
+
+
 def _kill_group(pid: int) -> None:
     """SIGKILL the child's whole process group (its session leader's pid), and the child."""
     for kill in (os.killpg, os.kill):
@@ -569,14 +631,19 @@ def run_candidate(
     trace_mode: str = "auto",
     cancel: threading.Event | None = None,
     start_method: str = "fork",
+    series: Sequence[str | None] | None = None,
 ) -> CandidateResult:
     """Run one candidate's tests in a fresh sandbox child.
 
     ``interpreter`` defaults to ``sys.executable``; ``trace_mode`` is ``auto``,
     ``monitoring`` (3.12+) or ``settrace``. ``start_method``: ``fork`` (forked by the
     interpreter's fork server, falling back to ``exec`` when it cannot run) or ``exec``
-    (a fresh interpreter per candidate).
+    (a fresh interpreter per candidate). ``series`` names a series per test (or None):
+    once a test overruns ``limits.test_seconds``, the later tests of its series are not
+    run and get outcome ``Skipped``.
     """
+    if series is not None and len(series) != len(tests):
+        raise ValueError("series needs one entry per test")
     if trace_mode not in ("auto", "monitoring", "settrace"):
         raise ValueError(f"unknown trace mode {trace_mode!r}")
     if start_method not in ("fork", "exec"):
@@ -594,6 +661,7 @@ def run_candidate(
         trace_mode,
         cancel,
         start_method=start_method,
+        series=series,
     )
     return child.run()
 
@@ -611,12 +679,13 @@ def run_candidates(
     interpreter: str | None = None,
     trace_mode: str = "auto",
     start_method: str = "fork",
+    series: Sequence[str | None] | None = None,
 ) -> list[CandidateResult]:
     """Run every candidate (up to ``jobs`` children at once), results in input order.
 
     ``progress(done, total)`` is called after each candidate (from the thread that ran
-    it when ``jobs`` > 1). Setting ``cancel`` kills
-    the running children; candidates not finished get status ``cancelled``.
+    it when ``jobs`` > 1). Setting ``cancel`` kills the running children; candidates
+    not finished get status ``cancelled``. ``series``: as for :func:`run_candidate`.
     """
     total = len(codes)
     results: list[CandidateResult | None] = [None] * total
@@ -636,6 +705,7 @@ def run_candidates(
             trace_mode=trace_mode,
             cancel=cancel,
             start_method=start_method,
+            series=series,
         )
         with lock:
             results[i] = result
