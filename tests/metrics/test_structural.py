@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
 import sys
 from collections import Counter
 from collections.abc import Iterator
@@ -416,7 +417,7 @@ def test_compiled_and_numpy_paths_agree(
 
 
 def test_sparse_wide_counts() -> None:
-    # few symbols spread over a wide vocabulary (the kernel's comparison-sort branch)
+    # few symbols spread over a wide vocabulary (the kernel's id table spans it sparsely)
     counts = np.zeros((3, 20000), dtype=np.int64)
     counts[0, [3, 15000]] = [2, 1]
     counts[1, [3, 19999]] = [1, 1]
@@ -450,3 +451,44 @@ def test_repeated_samples_are_counted_like_the_first() -> None:
     m = structural_matrices(codes, "python")
     assert m.sce_value[0, 2] == m.jsd_struct[3, 4] == 1.0
     assert m.sce_struct[1, 0] == m.sce_struct[1, 2]
+
+
+_FRESH_PROCESS = """
+import json, sys
+import numpy as np
+from codequorum.metrics.structural import structural_matrices, subtree_counts
+codes = json.load(open(sys.argv[1]))
+m = structural_matrices(codes, "python")
+c = subtree_counts(codes, "python")
+np.savez(sys.argv[2], sce_struct=m.sce_struct, sce_value=m.sce_value,
+         jsd_struct=m.jsd_struct, jsd_value=m.jsd_value, struct=c.struct, value=c.value)
+"""
+
+
+def test_scores_do_not_depend_on_what_the_process_scored_before(
+    shared_dir: Path, tmp_path: Path
+) -> None:
+    # The symbol vocabulary is shared by all calls of a process; the columns (and so the
+    # summation order) must not follow it, or results would change in the last bits with
+    # the sets scored before (e.g. with `score --jobs`).
+    with (shared_dir / "data" / "humaneval_codegen16b_t0.8.jsonl").open() as fh:
+        tasks = [json.loads(next(fh)) for _ in range(6)]
+    sets = [[t["prompt"] + body for body in t["samples"][:30]] for t in tasks]
+    target = sets[3]
+    for other in sets[:3] + sets[4:]:
+        structural_matrices(other, "python")
+    here = structural_matrices(target, "python")
+    counts = subtree_counts(target, "python")
+    (tmp_path / "codes.json").write_text(json.dumps(target))
+    subprocess.run(
+        [sys.executable, "-c", _FRESH_PROCESS, str(tmp_path / "codes.json"),
+         str(tmp_path / "fresh.npz")],
+        check=True, cwd=REPO, timeout=300,
+    )
+    fresh = np.load(tmp_path / "fresh.npz")
+    for attr in FIELDS.values():
+        assert getattr(here, attr).tobytes() == fresh[attr].tobytes(), attr
+    assert counts.struct.tobytes() == fresh["struct"].tobytes()
+    assert counts.value.tobytes() == fresh["value"].tobytes()
+    # columns in order of first appearance: sample 0's symbols come first
+    assert (counts.struct[0, : np.count_nonzero(counts.struct[0])] > 0).all()

@@ -85,9 +85,11 @@ class SubtreeCounts:
     """Symbol counts of ``n`` samples over a shared vocabulary.
 
     ``struct`` (``n × V1``) counts structure-only symbols, ``value`` (``n × V2``)
-    structure+value symbols; ``syntax_errors[i]`` is the number of ERROR and MISSING
-    nodes in sample ``i`` (whole tree, any depth). ``struct_symbols()`` /
-    ``value_symbols()`` name the columns the way the reference writes symbols.
+    structure+value symbols, columns in order of first appearance in the samples (so the
+    same samples give the same matrices whatever the process counted before);
+    ``syntax_errors[i]`` is the number of ERROR and MISSING nodes in sample ``i`` (whole
+    tree, any depth). ``struct_symbols()`` / ``value_symbols()`` name the columns the way
+    the reference writes symbols.
     """
 
     struct: IntMatrix
@@ -314,7 +316,10 @@ def _vocabulary(language: str) -> _Vocabulary:
 class _Triples:
     """Symbol counts as (row, symbol id, count) triples; struct and value ids aligned.
 
-    A symbol may repeat within a row (one entry per node); consumers sum repeats.
+    A symbol may repeat within a row (one entry per node); consumers sum repeats. The ids
+    are the shared vocabulary's, so they depend on what the process counted before:
+    consumers number them afresh in order of first appearance (``_first_seen``, the
+    kernel) before anything is summed, so results do not, down to the last bit.
     """
 
     n: int
@@ -324,6 +329,24 @@ class _Triples:
     counts: FloatMatrix
     errors: list[int]
     vocabulary: _Vocabulary
+
+
+def _first_seen(ids: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """``ids`` renumbered 0, 1, ... in order of first appearance, and the id of each number.
+
+    Linear, no sort: a scratch table indexed by id finds each id's first position.
+    """
+    m = ids.size
+    if m == 0:
+        return ids.copy(), ids.copy()
+    first = np.empty(int(ids.max()) + 1, dtype=np.int64)
+    positions = np.arange(m, dtype=np.int64)
+    first[ids[::-1]] = positions[::-1]  # repeated indices: the last write (the first position) wins
+    at = first[ids]
+    is_first = np.zeros(m, dtype=np.bool_)
+    is_first[at] = True
+    number = np.cumsum(is_first, dtype=np.int64) - 1
+    return number[at], ids[is_first]
 
 
 def _count_triples(codes: Sequence[str | bytes], language: str, max_depth: int) -> _Triples:
@@ -386,15 +409,17 @@ def subtree_counts(
 
 
 def _dense_counts(t: _Triples) -> SubtreeCounts:
-    """Dense count matrices (only the columns used) from triples."""
-    struct, struct_ids = _fill(t.n, t.rows, t.struct_ids, t.counts)
-    value, value_ids = _fill(t.n, t.rows, t.value_ids, t.counts)
+    """Dense count matrices (only the columns used, in order of first appearance) from triples."""
+    struct_local, struct_vocab = _first_seen(t.struct_ids)
+    value_local, value_vocab = _first_seen(t.value_ids)
+    struct, struct_cols = _fill(t.n, t.rows, struct_local, t.counts)
+    value, value_cols = _fill(t.n, t.rows, value_local, t.counts)
     return SubtreeCounts(
         struct=struct,
         value=value,
         syntax_errors=t.errors,
-        struct_ids=struct_ids,
-        value_ids=value_ids,
+        struct_ids=struct_vocab[struct_cols].astype(np.intp),
+        value_ids=value_vocab[value_cols].astype(np.intp),
         vocabulary=t.vocabulary,
     )
 
@@ -644,30 +669,39 @@ def _triples_kernel_source(
     """(SCE, 1 - JSD) for all ordered pairs of ``n`` samples from (row, symbol, count).
 
     Compiled by numba: the same formulas as ``_scores_numpy``, without a dense matrix.
-    Entries come with rows ascending; repeats of a (row, symbol) are summed. One sort
-    puts them by symbol, rows ascending; each row's list is then read off in symbol order, samples
-    with equal (symbol, share) lists share one distinct row, and each entry of a
-    distinct row is paired with the later distinct rows holding the same symbol (one
-    log per element of each intersection); each ordered pair's scores follow from those
-    sums and the per-row sums.
+    Entries come with rows ascending; repeats of a (row, symbol) are summed. Symbols are
+    first numbered in order of first appearance (so the summation order, hence the last
+    bits, depend on the samples only, not on the ids a shared vocabulary gave them). One
+    counting sort puts the entries by symbol, rows ascending; each row's list is then read
+    off in symbol order, samples with equal (symbol, share) lists share one distinct row,
+    and each entry of a distinct row is paired with the later distinct rows holding the
+    same symbol (one log per element of each intersection); each ordered pair's scores
+    follow from those sums and the per-row sums.
     """
     m0 = rows.shape[0]
     lo = ids.min() if m0 else 0
     span = (ids.max() - lo + 1) if m0 else 1
-    if span <= 4 * m0 + 4096:
-        # stable counting sort by symbol: rows (given ascending) stay ascending
-        pos = np.zeros(span + 1, dtype=np.int64)
-        for a in range(m0):
-            pos[ids[a] - lo + 1] += 1
-        for v in range(span):
-            pos[v + 1] += pos[v]
-        order = np.empty(m0, dtype=np.int64)
-        for a in range(m0):
-            v = ids[a] - lo
-            order[pos[v]] = a
-            pos[v] += 1
-    else:
-        order = np.argsort(ids * n + rows)
+    number = np.full(span, -1, dtype=np.int64)  # id -> number, by first appearance
+    local = np.empty(m0, dtype=np.int64)
+    used = 0
+    for a in range(m0):
+        v = ids[a] - lo
+        if number[v] < 0:
+            number[v] = used
+            used += 1
+        local[a] = number[v]
+    ids = local
+    # stable counting sort by symbol: rows (given ascending) stay ascending
+    pos = np.zeros(used + 1, dtype=np.int64)
+    for a in range(m0):
+        pos[ids[a] + 1] += 1
+    for v in range(used):
+        pos[v + 1] += pos[v]
+    order = np.empty(m0, dtype=np.int64)
+    for a in range(m0):
+        v = ids[a]
+        order[pos[v]] = a
+        pos[v] += 1
     e_sym = np.empty(m0, dtype=np.int64)
     e_row = np.empty(m0, dtype=np.int64)
     e_cnt = np.empty(m0)
