@@ -174,6 +174,35 @@ def test_timeouts_syntax_errors_and_one_child_per_candidate() -> None:
     assert "versions 1 and 3 disagree on f(1): 2 vs raises SyntaxError" in div.message
 
 
+def test_inputs_that_hang_do_not_use_up_the_budget_of_the_others() -> None:
+    code = (
+        "import time\ndef f(n: int) -> int:\n    if n % 2:\n        time.sleep(60)\n    return n\n"
+    )
+    tests = [
+        model.TestCase(kind="call", args=(n,), expected=n, has_expected=True) for n in range(5)
+    ]
+    ss = SampleSet.from_codes("t", [code], entry_point="f", tests=tests)
+
+    def opts(allowance: int) -> DynamicOptions:
+        return DynamicOptions(
+            timeout_seconds=1.5,
+            test_timeout_seconds=1.0,
+            overrun_allowance=allowance,
+            use_hypothesis=False,
+            scaling=False,
+            use_doctests=False,
+        )
+
+    # budget 1.5 s for the work, plus 1 s for each of up to two inputs that hang
+    (c,) = run_dynamic(ss, opts(2)).candidates
+    assert (c.status, c.detail) == ("timeout", "per-test limit of 1s on 2 of 5 tests")
+    assert (c.passed, c.graded) == (3, 5)
+    # without the allowance the second hang meets the child's deadline and f(4) never runs
+    (c,) = run_dynamic(ss, opts(0)).candidates
+    assert (c.status, c.detail) == ("timeout", "wall-clock limit of 1.5s")
+    assert (c.passed, c.graded) == (2, 5)
+
+
 def test_a_scaling_size_that_times_out_skips_the_larger_sizes() -> None:
     linear = (
         "def f(xs: list[int]) -> int:\n    t = 0\n    for x in xs:\n        t += x\n    return t\n"
@@ -362,6 +391,7 @@ def test_other_interpreter_and_family_mode() -> None:
         {"alpha": 1.5},
         {"timeout_seconds": 0.0},
         {"test_timeout_seconds": 0.0},
+        {"overrun_allowance": -1},
         {"jobs": 0},
         {"opcode_mode": "bytes"},
         {"scaling_sizes": (8, 0)},

@@ -8,7 +8,8 @@ Steps:
 3. every candidate runs every input in one sandbox child (:mod:`codequorum.sandbox`),
    traced. An input that overruns ``test_timeout_seconds`` gets outcome ``Timeout`` and
    the child goes on with the next one; after a timeout on a scaling size the larger
-   sizes are not run. The child's whole run is bounded by ``timeout_seconds``;
+   sizes are not run. The child's whole run is bounded by ``timeout_seconds`` plus
+   ``test_timeout_seconds`` for each of up to ``overrun_allowance`` such inputs;
 4. metrics: SCTD over the static counts, DCTD over the traces of inputs a candidate
    passed (graded inputs: the test passed; other inputs: returned without an exception),
    BEF = SCTD / (DCTD + 1e-9), pass rates over graded inputs (if there are none: the share
@@ -91,8 +92,11 @@ _LIMIT_EXCEPTIONS = ("Timeout", "MemoryError", "Cancelled", "SandboxError", "Cra
 class DynamicOptions:
     """Knobs of the dynamic analysis (all thresholds configurable).
 
-    ``timeout_seconds`` is the wall and CPU budget of one candidate child (all of its
-    inputs); ``test_timeout_seconds`` the wall budget of each input (``None``: none).
+    ``test_timeout_seconds`` is the wall budget of each input (``None``: none);
+    ``timeout_seconds`` the budget of a candidate's work over all of its inputs. The
+    child's wall and CPU limit is ``timeout_seconds + overrun_allowance *
+    test_timeout_seconds``: up to ``overrun_allowance`` inputs that hang do not use up
+    the time of the others.
     """
 
     timeout_seconds: float = 3.0
@@ -110,6 +114,7 @@ class DynamicOptions:
     scaling: bool = True
     scaling_sizes: tuple[int, ...] = (8, 64, 512)
     test_timeout_seconds: float | None = 2.0
+    overrun_allowance: int = 2
     trace: bool = True
     interpreter: str | None = None
     """Python that runs the candidates and counts static opcodes (default: this one)."""
@@ -124,8 +129,8 @@ class DynamicOptions:
             problems.append("timeouts must be positive")
         if self.memory_mb < 64:
             problems.append("memory_mb must be at least 64")
-        if self.jobs < 1 or self.hypothesis_examples < 0:
-            problems.append("jobs must be >= 1 and hypothesis_examples >= 0")
+        if self.jobs < 1 or self.hypothesis_examples < 0 or self.overrun_allowance < 0:
+            problems.append("jobs must be >= 1, hypothesis_examples, overrun_allowance >= 0")
         if self.opcode_mode not in ("reference", "family"):
             problems.append(
                 f"opcode_mode must be 'reference' or 'family', not {self.opcode_mode!r}"
@@ -215,9 +220,12 @@ class DynamicReport:
 
 
 def _limits(options: DynamicOptions) -> sandbox.Limits:
+    seconds = options.timeout_seconds
+    if options.test_timeout_seconds is not None:
+        seconds += options.overrun_allowance * options.test_timeout_seconds
     return sandbox.Limits(
-        wall_seconds=options.timeout_seconds,
-        cpu_seconds=options.timeout_seconds,
+        wall_seconds=seconds,
+        cpu_seconds=seconds,
         memory_mb=max(64, options.memory_mb),
         test_seconds=options.test_timeout_seconds,
     )
