@@ -366,3 +366,14 @@ def test_other_languages() -> None:
     value = tsed(a, b, "javascript")
     assert 0.0 < value < 1.0
     assert tsed(a, a, "js") == 1.0
+
+
+def test_warm_up_loads_the_kernel_distances_use() -> None:
+    from codequorum.metrics import tree_edit
+
+    tree_edit.warm_up()
+    assert tree_edit._kernel.cache_info().currsize == 1
+    # the loaded kernel is the one later distances run on
+    a = tree_edit.sexp_tree("(a (b) (c))")
+    assert tree_edit.tree_edit_distance(a, tree_edit.sexp_tree("(a (c))")) == 1.0
+    assert tree_edit._kernel.cache_info().hits >= 1

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import threading
 from collections.abc import Generator
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -299,9 +300,36 @@ def initialize(ls: CodequorumServer, params: types.InitializeParams) -> None:
         ls._startup_messages.append((types.MessageType.Warning, f"codequorum: {w}"))
 
 
+def warm_up_kernels() -> None:
+    """Load the compiled metric kernels (structural scores, TSED) ahead of the first
+    analysis: numba and both kernels take about a second from the disk cache, compiling
+    them on a fresh machine several seconds. Never raises: a kernel that fails here is
+    loaded on first use."""
+    try:
+        from codequorum.metrics import structural, tree_edit
+    except Exception:
+        log.debug("warming up the kernels failed", exc_info=True)
+        return
+    for name, warm in (("structural", structural.warm_up), ("TSED", tree_edit.warm_up)):
+        try:
+            warm()
+        except Exception:
+            log.debug("warming up the %s kernel failed", name, exc_info=True)
+
+
+def _start_warm_up() -> None:
+    """``warm_up_kernels`` on a daemon thread: the server never waits for it."""
+    try:
+        threading.Thread(target=warm_up_kernels, name="codequorum-warm-up", daemon=True).start()
+    except RuntimeError:  # no thread to spare: the kernels load on first use
+        log.debug("could not start the warm-up thread", exc_info=True)
+
+
 @server.feature(types.INITIALIZED)
 async def initialized(ls: CodequorumServer, params: types.InitializedParams) -> None:
-    """Show start-up warnings, pull the configuration, open the store."""
+    """Warm the kernels up in the background, show start-up warnings, pull the
+    configuration, open the store."""
+    _start_warm_up()
     ls._loop = asyncio.get_running_loop()
     for kind, message in ls._startup_messages:
         ls.show(kind, message)

@@ -63,6 +63,7 @@ __all__ = [
     "tsed_matrix",
     "tsed_tree_matrix",
     "tsed_trees",
+    "warm_up",
 ]
 
 #: (delete, insert, rename) costs.
@@ -309,6 +310,17 @@ def _kernel() -> _Kernel:
     except RuntimeError:  # no writable cache location
         compiled = numba.njit(nogil=True)(_zhang_shasha_source)
     return cast(_Kernel, compiled)
+
+
+def warm_up() -> None:
+    """Load (or compile, the first time on a machine) the compiled distance now.
+
+    The first distance otherwise pays for it: about a second from the on-disk cache,
+    several seconds the very first time. Long-running callers (the language server) can
+    call this early, e.g. in a background thread.
+    """
+    tree = sexp_tree("(module (expression_statement (identifier)))")
+    tree_edit_distance(tree, tree)
 
 
 def _zhang_shasha(
