@@ -339,9 +339,10 @@ def _first_seen(ids: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], npt.
     m = ids.size
     if m == 0:
         return ids.copy(), ids.copy()
-    first = np.empty(int(ids.max()) + 1, dtype=np.int64)
-    positions = np.arange(m, dtype=np.int64)
-    first[ids[::-1]] = positions[::-1]  # repeated indices: the last write (the first position) wins
+    first = np.full(int(ids.max()) + 1, m, dtype=np.int64)
+    # ufunc.at is unbuffered, so repeated ids are all seen (plain fancy assignment with
+    # repeated indices leaves which write wins unspecified).
+    np.minimum.at(first, ids, np.arange(m, dtype=np.int64))
     at = first[ids]
     is_first = np.zeros(m, dtype=np.bool_)
     is_first[at] = True
