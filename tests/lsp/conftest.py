@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -96,7 +96,9 @@ async def lsp_session(
         process = getattr(client, "_server", None)
         if process is not None and process.returncode is None:
             process.kill()  # the test failed before a clean shutdown
-        await asyncio.wait_for(client.stop(), timeout=20)
+        # pytest-lsp leaves ``LanguageClient.stop`` unannotated: a coroutine returning None
+        stop: Callable[[], Awaitable[None]] = client.stop
+        await asyncio.wait_for(stop(), timeout=20)
 
 
 @pytest.fixture

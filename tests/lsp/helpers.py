@@ -8,6 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+WorkDoneProgress = (
+    types.WorkDoneProgressBegin | types.WorkDoneProgressReport | types.WorkDoneProgressEnd
+)
 
 
 def offset_of(text: str, pos: types.Position) -> int:
@@ -132,3 +137,21 @@ def published(client: Any, uri: str) -> list[types.Diagnostic] | None:
     """The last diagnostics pushed for ``uri`` (None if none were pushed yet)."""
     value = client.diagnostics.get(uri)
     return None if value is None else list(value)
+
+
+def progress_values(client: LanguageClient, token: types.ProgressToken) -> list[WorkDoneProgress]:
+    """The work-done progress values received for ``token``, oldest first.
+
+    pytest-lsp structures each ``$/progress`` value into ``WorkDoneProgressBegin``,
+    ``WorkDoneProgressReport`` or ``WorkDoneProgressEnd`` before storing it, although
+    ``progress_reports`` is annotated as holding ``ProgressParams``.
+    """
+    received: list[object] = list(client.progress_reports[token])
+    values: list[WorkDoneProgress] = []
+    for value in received:
+        assert isinstance(
+            value,
+            (types.WorkDoneProgressBegin, types.WorkDoneProgressReport, types.WorkDoneProgressEnd),
+        ), value
+        values.append(value)
+    return values

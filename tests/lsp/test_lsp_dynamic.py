@@ -8,7 +8,15 @@ from pathlib import Path
 from lsprotocol import types
 
 from .conftest import lsp_session
-from .helpers import apply_edits, command, hover_text, open_document, position_of, wait_for
+from .helpers import (
+    apply_edits,
+    command,
+    hover_text,
+    open_document,
+    position_of,
+    progress_values,
+    wait_for,
+)
 
 DOC = '''def clamp(x: int) -> int:
     """Clamp x into [0, 10].
@@ -43,11 +51,17 @@ async def test_run_dynamic_in_the_background(workspace: Path) -> None:
             return any(getattr(v, "kind", "") == "end" for v in client.progress_reports[token])
 
         await wait_for(ended, timeout=120)
-        reports = client.progress_reports[token]
+        reports = progress_values(client, token)
         assert reports[0].kind == "begin"
+        assert isinstance(reports[0], types.WorkDoneProgressBegin)
         assert reports[0].title == "codequorum: running clamp versions"
         assert reports[-1].message == "done"
-        assert [r.percentage for r in reports if r.kind == "report"][-1] == 100
+        percentages = [
+            r.percentage
+            for r in reports
+            if r.kind == "report" and isinstance(r, types.WorkDoneProgressReport)
+        ]
+        assert percentages[-1] == 100
 
         report = await command(client, "codequorum.analyze", uri, "clamp")
         summary = report["report"]["summary"]
@@ -80,7 +94,9 @@ async def test_run_dynamic_in_the_background(workspace: Path) -> None:
                 context=types.CodeActionContext(diagnostics=[]),
             )
         )
+        assert actions is not None
         pick = next(a for a in actions if "fastest" in a.title)
+        assert isinstance(pick, types.CodeAction)
         assert pick.title == f"Replace `clamp` with the fastest version (v{fastest + 1})"
         assert pick.edit is not None and pick.edit.changes is not None
         assert apply_edits(DOC, list(pick.edit.changes[uri])) == VERSIONS[fastest]
@@ -109,7 +125,7 @@ async def test_cancel_a_dynamic_run(workspace: Path) -> None:
             return any(getattr(v, "kind", "") == "end" for v in client.progress_reports[token])
 
         await wait_for(ended, timeout=20)  # far less than the 60 s the versions may run
-        assert client.progress_reports[token][-1].message == "cancelled"
+        assert progress_values(client, token)[-1].message == "cancelled"
         assert any("dynamic analysis of `spin` cancelled" in m.message for m in client.messages)
         report = await command(client, "codequorum.analyze", uri, "spin")
         assert "oer" not in report["report"]["summary"]  # nothing cached from a cancelled run

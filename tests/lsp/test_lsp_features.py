@@ -113,6 +113,7 @@ async def test_samples_diagnostics_hover_lenses_and_actions(
         lenses = await client.text_document_code_lens_async(
             types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
         )
+        assert lenses is not None
         titles = [lens.command.title for lens in lenses if lens.command]
         assert titles == [f"5 samples · unstable {jsd:.2f}", "Compare", "Regenerate"]
         assert all(lens.range.start.line == name_pos.line for lens in lenses)
@@ -124,11 +125,13 @@ async def test_samples_diagnostics_hover_lenses_and_actions(
                 context=types.CodeActionContext(diagnostics=[diag]),
             )
         )
+        assert actions is not None
         titles = [a.title for a in actions]
         assert titles[0] == (
             f"Replace `has_close_elements` with the consensus version (v{consensus + 1})"
         )
         assert titles[1:] == [f"Replace `has_close_elements` with version {k}" for k in range(1, 6)]
+        assert isinstance(actions[0], types.CodeAction)
         assert actions[0].kind == types.CodeActionKind.QuickFix
         edit = actions[0].edit
         assert edit is not None and edit.changes is not None and list(edit.changes) == [uri]
@@ -157,6 +160,7 @@ async def test_pull_diagnostics_instead_of_push(workspace: Path, shared_dir: Pat
         params = types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))
         full = await client.text_document_diagnostic_async(params)
         assert full.kind == "full"
+        assert isinstance(full, types.RelatedFullDocumentDiagnosticReport)
         assert [d.code for d in full.items] == ["outlier-current"]
         assert full.items[0].range == _name_range(doc, "has_close_elements")
         again = await client.text_document_diagnostic_async(
@@ -268,7 +272,9 @@ async def test_methods_are_replaced_with_their_indentation(workspace: Path) -> N
                 context=types.CodeActionContext(diagnostics=[]),
             )
         )
+        assert actions is not None
         pick = next(a for a in actions if a.title == "Replace `total` with version 2")
+        assert isinstance(pick, types.CodeAction)
         assert pick.kind == types.CodeActionKind.RefactorRewrite
         assert pick.edit is not None and pick.edit.changes is not None
         result = apply_edits(doc, list(pick.edit.changes[uri]))
@@ -286,6 +292,7 @@ async def test_methods_are_replaced_with_their_indentation(workspace: Path) -> N
         lenses = await client.text_document_code_lens_async(
             types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
         )
+        assert lenses is not None
         by_line = sorted(
             (lens.range.start.line, lens.command.title) for lens in lenses if lens.command
         )

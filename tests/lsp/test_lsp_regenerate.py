@@ -21,7 +21,15 @@ from tests.support.chat_server import (
 )
 
 from .conftest import lsp_session
-from .helpers import command, hover_text, humaneval_task, open_document, position_of, wait_for
+from .helpers import (
+    command,
+    hover_text,
+    humaneval_task,
+    open_document,
+    position_of,
+    progress_values,
+    wait_for,
+)
 
 CURRENT_BODY = (
     "    return any(abs(a - b) < threshold for a in numbers for b in numbers if a is not b)\n"
@@ -82,12 +90,12 @@ async def test_regenerate_stores_real_completions_with_progress(
 
             # work-done progress: server-created token, begin ... end
             [token] = [t for t, v in client.progress_reports.items() if v]
-            kinds = [v.kind for v in client.progress_reports[token]]
+            reports = progress_values(client, token)
+            kinds = [v.kind for v in reports]
             assert kinds[0] == "begin" and kinds[-1] == "end"
             assert kinds.count("report") == 3
-            assert client.progress_reports[token][0].title == (
-                "codequorum: regenerating has_close_elements"
-            )
+            assert isinstance(reports[0], types.WorkDoneProgressBegin)
+            assert reports[0].title == "codequorum: regenerating has_close_elements"
             assert any("3 of 3 versions accepted" in m for m in _messages(client))
 
             text = await hover_text(client, uri, pos)
@@ -110,7 +118,7 @@ async def test_provider_failures_are_reported_and_the_server_stays_up(
                 chat.set_default(default)
                 chat.push(*first)
                 before = len(client.messages)
-                result = await command(
+                result: dict[str, Any] = await command(
                     client,
                     "codequorum.regenerate",
                     {
@@ -195,10 +203,11 @@ async def test_cancel_a_regeneration_midway(workspace: Path, shared_dir: Path) -
             client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
             result = await asyncio.wait_for(pending, timeout=10)
             assert loop.time() - started < 20
+            assert result is not None
             assert result["status"] == "cancelled"
             assert result["stored"] == 1
-            assert client.progress_reports[token][-1].kind == "end"
-            assert client.progress_reports[token][-1].message == "cancelled"
+            assert progress_values(client, token)[-1].kind == "end"
+            assert progress_values(client, token)[-1].message == "cancelled"
             assert any("cancelled" in m for m in _messages(client))
 
             # $/cancelRequest on a second one

@@ -7,6 +7,7 @@ import random
 from pathlib import Path
 
 from lsprotocol import types
+from pytest_lsp import LanguageClient
 
 from .conftest import lsp_session
 from .helpers import command, hover_text, open_document, position_of, published, wait_for
@@ -19,7 +20,7 @@ VERSIONS = [
 ]
 
 
-async def _still_answers(client, workspace: Path) -> None:
+async def _still_answers(client: LanguageClient, workspace: Path) -> None:
     uri = open_document(client, workspace / "ok.py", GOOD)
     added = await command(client, "codequorum.addSamples", uri, "area", VERSIONS)
     assert added["total"] == 3

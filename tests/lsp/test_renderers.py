@@ -27,6 +27,8 @@ V3 = (
 )
 CURRENT = "def area(w, h):\n    return h * w\n"
 
+Fixed = tuple[Snapshot, FunctionEntry, FunctionAnalysis]
+
 DOC = "class Shape:\n    def area(w, h):\n        return h * w\n"
 
 
@@ -50,7 +52,7 @@ def _stored(i: int, code: str) -> StoredSample:
 
 
 @pytest.fixture
-def fixed() -> tuple[Snapshot, FunctionEntry, FunctionAnalysis]:
+def fixed() -> Fixed:
     stored = tuple(_stored(i, c) for i, c in enumerate((V1, V2, V3)))
     samples = [s.to_sample() for s in stored] + [Sample(code=CURRENT, origin="current")]
     sample_set = SampleSet(task_id="shape.py::Shape.area", samples=samples)
@@ -112,7 +114,7 @@ def fixed() -> tuple[Snapshot, FunctionEntry, FunctionAnalysis]:
     return snap, entry, analysis
 
 
-def test_diagnostic_per_verdict_on_the_name(fixed) -> None:
+def test_diagnostic_per_verdict_on_the_name(fixed: Fixed) -> None:
     snap, entry, analysis = fixed
     settings, _ = parse_settings(None)
     [diag] = document_diagnostics(snap, [(entry, analysis)], settings)
@@ -134,7 +136,7 @@ def test_diagnostic_per_verdict_on_the_name(fixed) -> None:
     }
 
 
-def test_min_severity_and_disable_filter_diagnostics(fixed) -> None:
+def test_min_severity_and_disable_filter_diagnostics(fixed: Fixed) -> None:
     snap, entry, analysis = fixed
     errors_only, _ = parse_settings({"diagnostics": {"minSeverity": "error"}})
     assert document_diagnostics(snap, [(entry, analysis)], errors_only) == []
@@ -142,7 +144,7 @@ def test_min_severity_and_disable_filter_diagnostics(fixed) -> None:
     assert document_diagnostics(snap, [(entry, analysis)], off) == []
 
 
-def test_hover_reads_the_report(fixed) -> None:
+def test_hover_reads_the_report(fixed: Fixed) -> None:
     _snap, entry, analysis = fixed
     settings, _ = parse_settings(None)
     text = render_hover(entry, analysis, settings)
@@ -159,7 +161,7 @@ def test_hover_reads_the_report(fixed) -> None:
     assert "+    for _ in range(h):" in diff
 
 
-def test_hover_diff_is_capped(fixed) -> None:
+def test_hover_diff_is_capped(fixed: Fixed) -> None:
     _snap, entry, analysis = fixed
     settings, _ = parse_settings({"hover": {"diffLines": 2}})
     diff = render_hover(entry, analysis, settings).split("```diff\n", 1)[1].split("\n```")[0]
@@ -170,7 +172,7 @@ def test_hover_diff_is_capped(fixed) -> None:
     assert "```diff" not in render_hover(entry, analysis, none)
 
 
-def test_lenses_titles_and_commands(fixed) -> None:
+def test_lenses_titles_and_commands(fixed: Fixed) -> None:
     snap, entry, analysis = fixed
     settings, _ = parse_settings(None)
     lenses = document_lenses(snap, [(entry, analysis)], settings)
@@ -190,7 +192,7 @@ def test_lenses_titles_and_commands(fixed) -> None:
     ]
 
 
-def test_actions_replace_just_the_function_reindented(fixed) -> None:
+def test_actions_replace_just_the_function_reindented(fixed: Fixed) -> None:
     snap, entry, analysis = fixed
     diags = document_diagnostics(snap, [(entry, analysis)], parse_settings(None)[0])
     actions = function_actions(snap, entry, analysis, diags)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,6 +14,7 @@ from codequorum.lsp.settings import (
     SPECS,
     ProviderSettings,
     Settings,
+    Spec,
     parse_settings,
 )
 
@@ -20,11 +22,12 @@ SCHEMA = Path(__file__).resolve().parents[2] / "shared" / "settings.schema.json"
 
 
 @pytest.fixture(scope="module")
-def schema() -> dict:
-    return json.loads(SCHEMA.read_text(encoding="utf-8"))
+def schema() -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    return loaded
 
 
-def test_schema_and_dataclass_name_the_same_settings(schema: dict) -> None:
+def test_schema_and_dataclass_name_the_same_settings(schema: dict[str, Any]) -> None:
     names = set(schema["properties"])
     server_side = {
         n for n in names if schema["properties"][n].get("x-codequorum-scope") != "client"
@@ -34,7 +37,7 @@ def test_schema_and_dataclass_name_the_same_settings(schema: dict) -> None:
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.key)
-def test_schema_default_type_and_bounds_match(schema: dict, spec) -> None:
+def test_schema_default_type_and_bounds_match(schema: dict[str, Any], spec: Spec) -> None:
     prop = schema["properties"][PREFIX + spec.key]
     assert prop["default"] == spec.default
     expected_type = {"integer?": ["integer", "null"]}.get(spec.kind, spec.kind)
