@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from codequorum import __version__, parsing
+from codequorum.commands._argtypes import at_least, seconds
 from codequorum.errors import UnknownFormatError, UnknownLanguageError, UserError
 from codequorum.findings import RANK, function_findings
 from codequorum.session import MAX_DOCUMENT_BYTES, Session, SessionConfig, current_code
@@ -41,32 +42,6 @@ SARIF_LEVEL: dict[str, str] = {
     "hint": "note",
 }
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-
-
-def _at_least(minimum: int) -> Any:
-    """An argparse type: a whole number of at least ``minimum``."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"expected at least {minimum}, got {value}")
-        return value
-
-    return parse
-
-
-def _seconds(text: str) -> float:
-    """A positive number of seconds."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
-    return value
 
 
 def register(subparsers: Any) -> None:
@@ -106,16 +81,16 @@ def register(subparsers: Any) -> None:
         "warning (default), information or never",
     )
     parser.add_argument(
-        "--min-samples", type=_at_least(1), default=2, metavar="K",
+        "--min-samples", type=at_least(1), default=2, metavar="K",
         help="check a function only when at least K versions are stored (default 2)",
     )
     parser.add_argument("--no-tsed", dest="tsed", action="store_false",
                         help="skip TSED (tree edit distance; the slowest metric)")
-    parser.add_argument("--max-depth", type=_at_least(1), default=30, metavar="D",
+    parser.add_argument("--max-depth", type=at_least(1), default=30, metavar="D",
                         help="deepest tree level counted (default 30)")
     parser.add_argument("--dynamic", action="store_true",
                         help="also run the versions in the sandbox (opcode traces, outputs)")
-    parser.add_argument("--timeout", type=_seconds, default=10.0, metavar="SECONDS",
+    parser.add_argument("--timeout", type=seconds, default=10.0, metavar="SECONDS",
                         help="with --dynamic: budget of one version (default 10)")
     parser.set_defaults(func=run)
 

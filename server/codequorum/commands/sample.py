@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
+from codequorum.commands._argtypes import positive
 from codequorum.errors import UserError
 from codequorum.model import Sample
 from codequorum.parsing import FunctionInfo, function_by_name, functions, language_from_path
@@ -72,12 +73,12 @@ def register(subparsers: Any) -> None:
         metavar="VAR",
         help="environment variable holding the API key; '' sends none (default: %(default)s)",
     )
-    provider.add_argument("--samples", "-n", type=_positive, default=5, help="versions to ask for")
+    provider.add_argument("--samples", "-n", type=positive, default=5, help="versions to ask for")
     provider.add_argument("--temperature", type=float, default=0.8)
     provider.add_argument("--seed", type=int, default=None, help="version k uses seed + k")
     provider.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
     provider.add_argument("--max-retries", type=int, default=2, help="retries on 429/5xx")
-    provider.add_argument("--concurrency", type=_positive, default=4, help="requests at once")
+    provider.add_argument("--concurrency", type=positive, default=4, help="requests at once")
     provider.add_argument(
         "--use-n", action="store_true", help="one request with n choices (if the server supports n)"
     )
@@ -213,13 +214,3 @@ def _open_store(path: Path, stream: TextIO) -> Iterator[SampleStore]:
         yield store
     finally:
         store.close()
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected at least 1, got {value}")
-    return value

@@ -34,6 +34,7 @@ from rich.progress import (
 )
 
 from codequorum.analysis import AnalysisOptions, StabilityReport, analyze, overall
+from codequorum.commands._argtypes import positive
 from codequorum.errors import UnknownFormatError, UserError
 from codequorum.formats import (
     INPUT_FORMATS,
@@ -67,24 +68,13 @@ def _log_base(text: str) -> float:
     return value
 
 
-def _positive(text: str) -> int:
-    """A whole number of at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected at least 1, got {value}")
-    return value
-
-
 def add_analysis_arguments(parser: argparse.ArgumentParser) -> None:
     """Options shared by ``score`` and ``demo``: what to compute and how to print it."""
     group = parser.add_argument_group("analysis")
     group.add_argument("--jsd-log-base", type=_log_base, default=2.0, metavar="{2,e}",
                        help="log base of the JSD similarity (default 2; e reproduces the "
                        "published reference code)")
-    group.add_argument("--max-depth", type=_positive, default=30, metavar="D",
+    group.add_argument("--max-depth", type=positive, default=30, metavar="D",
                        help="deepest tree level counted (default 30)")
     group.add_argument("--no-tsed", dest="tsed", action="store_false",
                        help="skip TSED (tree edit distance; the slowest metric)")
@@ -101,7 +91,7 @@ def add_analysis_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--outlier-gap", type=float, default=0.1, metavar="X",
                        help="a version is an outlier when its mean similarity to the others "
                        "is more than X below the median (default 0.1)")
-    group.add_argument("--samples", type=_positive, default=None, metavar="K",
+    group.add_argument("--samples", type=positive, default=None, metavar="K",
                        help="score the first K samples of each set")
     out = parser.add_argument_group("output")
     out.add_argument("--format", dest="output_format", default="table", metavar="FORMAT",
@@ -113,7 +103,7 @@ def add_analysis_arguments(parser: argparse.ArgumentParser) -> None:
     out.add_argument("--reasons", action="store_true",
                      help="table: add the verdict's reason to each row")
     out.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
-    out.add_argument("--jobs", "-j", type=_positive, default=1, metavar="N",
+    out.add_argument("--jobs", "-j", type=positive, default=1, metavar="N",
                      help="score sets in N worker processes (default 1)")
 
 
@@ -165,7 +155,7 @@ def register(subparsers: Any) -> None:
     inp.add_argument("--problems", default=None, metavar="SOURCE",
                      help="prompts and tests for HumanEval samples / bigcode generations: "
                      "'humaneval' or a problems .jsonl file")
-    inp.add_argument("--limit", type=_positive, default=None, metavar="N",
+    inp.add_argument("--limit", type=positive, default=None, metavar="N",
                      help="score the first N sets")
     parser.add_argument("--dynamic", action="store_true",
                         help="also run the versions in the sandbox (opcode traces, outputs)")
