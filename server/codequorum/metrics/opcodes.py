@@ -23,15 +23,16 @@ CPython 3.10–3.13 compare sensibly.
 
 from __future__ import annotations
 
-import ast
-import dis
-import types
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
+
+from codequorum.metrics import _opcount
+from codequorum.metrics._opcount import code_object_counts, source_counts
 
 OpcodeMode = Literal["reference", "family"]
 
@@ -113,68 +114,22 @@ class DivergenceResult:
 # --------------------------------------------------------------------------- counting
 
 
-def _walk_code(root: types.CodeType) -> Iterable[types.CodeType]:
-    """Breadth-first over ``root`` and the code objects nested in ``co_consts``."""
-    queue = [root]
-    seen = {id(root)}
-    while queue:
-        co = queue.pop(0)
-        for const in co.co_consts:
-            if isinstance(const, types.CodeType) and id(const) not in seen:
-                queue.append(const)
-                seen.add(id(const))
-        yield co
-
-
-def code_object_counts(root: types.CodeType) -> dict[str, int]:
-    """Opcode name -> count over ``root`` and every nested code object (base opcodes)."""
-    counts: dict[str, int] = {}
-    for co in _walk_code(root):
-        for ins in dis.get_instructions(co):
-            name = dis.opname[ins.opcode]
-            counts[name] = counts.get(name, 0) + 1
-    return counts
-
-
 def static_opcode_counts(code: str, mode: OpcodeMode = "reference") -> dict[str, int] | None:
     """Opcode counts of ``code`` compiled as a module (compiled, never executed).
 
     Returns ``None`` when the text does not compile (``SyntaxError``, null bytes...): such
     a candidate has no static profile and is left out of SCTD, as in the reference.
     """
-    try:
-        tree = ast.parse(code, filename="<candidate>")
-        root = compile(tree, filename="<candidate>", mode="exec")
-    except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
+    counts = source_counts(code)
+    if counts is None:
         return None
-    counts = code_object_counts(root)
     return to_families(counts) if mode == "family" else counts
 
 
-STATIC_COUNT_SCRIPT = r"""
-import ast, dis, json, sys, types
-
-def counts_of(src):
-    try:
-        root = compile(ast.parse(src, filename="<candidate>"), "<candidate>", "exec")
-    except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
-        return None
-    queue, seen, out = [root], {id(root)}, {}
-    while queue:
-        co = queue.pop(0)
-        for const in co.co_consts:
-            if isinstance(const, types.CodeType) and id(const) not in seen:
-                queue.append(const)
-                seen.add(id(const))
-        for ins in dis.get_instructions(co):
-            name = dis.opname[ins.opcode]
-            out[name] = out.get(name, 0) + 1
-    return out
-
-json.dump([counts_of(s) for s in json.load(sys.stdin)], sys.stdout)
-"""
-"""Stdlib-only program: reads a JSON list of code strings on stdin, writes a JSON list of
-opcode counts (or null) on stdout. Runs the same counting rule under another CPython."""
+STATIC_COUNT_SCRIPT = Path(_opcount.__file__).read_text(encoding="utf-8")
+"""Stdlib-only program (the source of :mod:`codequorum.metrics._opcount`): reads a JSON list
+of code strings on stdin, writes a JSON list of opcode counts (or null) on stdout. Runs the
+same counting rule under another CPython."""
 
 
 # --------------------------------------------------------------------------- families
