@@ -8,6 +8,7 @@ import json
 import math
 import os
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -358,3 +359,20 @@ def test_oversized_set_is_refused_and_the_rest_scored(tmp_path: Path,
     code, out, _ = _run(capsys, "score", str(path), "--format", "csv", "--no-tsed",
                         "--samples", "50")
     assert code == 0 and len(list(csv.DictReader(io.StringIO(out)))) == 2
+
+
+def test_output_file_through_symlink_and_into_devnull(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    path = _jsonl(tmp_path / "s.jsonl", [{"task_id": "t", "samples": [A, B]}])
+    real = tmp_path / "real.csv"
+    real.write_text("old\n")
+    link = tmp_path / "link.csv"
+    link.symlink_to(real)
+    code, out, err = _run(capsys, "score", str(path), "--format", "csv", "--no-tsed",
+                          "-o", str(link))
+    assert code == 0, err
+    assert out == "" and link.is_symlink()
+    assert [r["task_id"] for r in csv.DictReader(io.StringIO(real.read_text()))] == ["t"]
+    code, _, err = _run(capsys, "score", str(path), "--no-tsed", "-o", os.devnull)
+    assert code == 0, err
+    assert stat.S_ISCHR(os.stat(os.devnull).st_mode)

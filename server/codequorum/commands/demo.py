@@ -19,7 +19,6 @@ from codequorum.commands.score import (
     add_analysis_arguments,
     analysis_options,
     check_output_format,
-    check_output_path,
     deferred_interrupt,
     dynamic_available,
     read_inputs,
@@ -29,6 +28,7 @@ from codequorum.commands.score import (
 )
 from codequorum.errors import UserError
 from codequorum.formats import ReadOptions
+from codequorum.outfile import check_output
 
 DATA_FILE = "humaneval_demo.jsonl.gz"
 
@@ -92,7 +92,7 @@ def _highlights(reports: list[StabilityReport], console: Console) -> None:
 def run(args: argparse.Namespace) -> int:
     """``codequorum demo``."""
     fmt = check_output_format(args.output_format)
-    check_output_path(args.output)
+    check_output(args.output)
     if args.dynamic and not dynamic_available():
         raise UserError("dynamic analysis is not available in this installation; run the "
                         "demo without --dynamic")

@@ -20,7 +20,6 @@ import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, TextIO
 
 from rich.console import Console
@@ -45,6 +44,7 @@ from codequorum.formats import (
     read_sample_sets,
 )
 from codequorum.model import SampleSet
+from codequorum.outfile import check_output, open_output
 from codequorum.render import OUTPUT_FORMATS, print_table, report_document, write_csv, write_json
 
 EXIT_INTERRUPTED = 130
@@ -430,23 +430,6 @@ def _run_dynamic_scoring(sample_sets: Sequence[SampleSet], sources: Sequence[str
 
 
 @contextlib.contextmanager
-def _stream(path: str | None) -> Iterator[TextIO]:
-    """Standard output, or ``path`` written whole or not at all (a temporary file beside it,
-    renamed into place once complete)."""
-    if path is None or path == "-":
-        yield sys.stdout
-        return
-    target = Path(path)
-    partial = target.with_name(f".{target.name}.partial")
-    try:
-        with partial.open("w", encoding="utf-8", newline="") as stream:
-            yield stream
-        os.replace(partial, target)
-    finally:
-        partial.unlink(missing_ok=True)
-
-
-@contextlib.contextmanager
 def deferred_interrupt() -> Iterator[list[int]]:
     """Hold Ctrl-C while the output is written, so what was scored is never cut in half;
     the list it yields records the interrupts that arrived meanwhile."""
@@ -462,25 +445,11 @@ def deferred_interrupt() -> Iterator[list[int]]:
         signal.signal(signal.SIGINT, previous)
 
 
-def check_output_path(path: str | None) -> None:
-    """Fail before scoring, not after, when the output cannot be written."""
-    if path is None or path == "-":
-        return
-    target = Path(path)
-    if target.is_dir():
-        raise UserError(f"{path}: is a directory, expected a file")
-    parent = target.parent if str(target.parent) else Path(".")
-    if not parent.is_dir():
-        raise UserError(f"{path}: folder {parent} does not exist")
-    if not os.access(parent, os.W_OK):
-        raise UserError(f"{path}: folder {parent} is not writable")
-
-
 def write_output(run: ScoreRun, fmt: str, path: str | None, *, matrices: bool = False,
                  reasons: bool = False, title: str | None = None) -> None:
     """Write the run in ``fmt`` to ``path`` (standard output when None)."""
     across = overall(run.reports)
-    with _stream(path) as stream:
+    with open_output(path) as stream:
         if fmt == "json":
             write_json(report_document(run.reports, run.errors, interrupted=run.interrupted,
                                        include_matrices=matrices, total=run.total,
@@ -562,7 +531,7 @@ def run(args: argparse.Namespace) -> int:
                         "(codequorum.dynamic_analysis is missing); run without --dynamic")
     if args.inputs.count("-") > 1:
         raise UserError("standard input (-) can be read only once")
-    check_output_path(args.output)
+    check_output(args.output)
     options = analysis_options(args)
     problems = load_problems(args.problems) if args.problems else None
     read_options = ReadOptions(input_format=args.input_format, language=args.language,
