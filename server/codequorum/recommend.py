@@ -1,0 +1,211 @@
+"""Which version to keep: agreement of outputs on inputs without hidden expected values.
+
+The rule (minimum Bayes risk over executions, "MBR-exec"):
+
+1. the outcome matrix: for each version and each input that is not a test input, a
+   canonical key of what the version did (``= <repr>`` for a returned value,
+   ``raise <type>`` for an exception) or ``None`` when it has no result (not run, timed
+   out, crashed, did not compile);
+2. on each input, versions with the same key agree; a version scores one point per other
+   version agreeing with it, summed over the inputs;
+3. the highest score wins; ties go to the structurally most typical version (mean
+   similarity to the others), then to the first;
+4. where no two versions agree on anything (no inputs, nothing ran, all different), the
+   most typical version in shape is kept (``recommended_by = "structure"``).
+
+Test inputs never enter: an input is a test input when it comes from the set's tests or a
+benchmark's hidden tests (sources ``tests``, ``humaneval``), or is graded against an
+expected value from anywhere but the docstring. Docstring examples are in the prompt the
+model saw; only their outputs are compared, never their expected values.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+OutcomeKey = str | None
+KeyMatrix = Sequence[Sequence[OutcomeKey]]
+RecommendedBy = Literal["behaviour", "structure"]
+
+#: Input sources whose expected values are hidden tests.
+TEST_SOURCES: tuple[str, ...] = ("tests", "humaneval", "hidden")
+#: Outcomes that are no result: the run hit a limit, was cut short or did not compile.
+NO_RESULT: frozenset[str] = frozenset(
+    {"Timeout", "MemoryError", "Cancelled", "SandboxError", "Crash", "Skipped", "SyntaxError"}
+)
+
+
+def is_test_input(source: str, graded: bool) -> bool:
+    """Whether an input carries a hidden expected value (see module docstring)."""
+    return source in TEST_SOURCES or (graded and source != "doctest")
+
+
+def outcome_key(outcome: Sequence[str | None] | None) -> OutcomeKey:
+    """Canonical key of one ``(output_repr, exc_type, exc_message)`` outcome.
+
+    Returned values compare by their canonical repr; exceptions by their type only (the
+    message often quotes the input); no result gives ``None``, which agrees with nothing.
+    """
+    if outcome is None:
+        return None
+    output, exc_type = outcome[0], outcome[1]
+    if exc_type is None:
+        return None if output is None else f"= {output}"
+    if exc_type in NO_RESULT:
+        return None
+    return f"raise {exc_type}"
+
+
+def outcome_matrix(
+    outcomes: Sequence[Sequence[Sequence[str | None] | None]],
+    inputs: Sequence[Mapping[str, Any]],
+) -> list[list[OutcomeKey]]:
+    """Keys per version over the non-test inputs only.
+
+    ``outcomes[v][t]``: version ``v``'s outcome on input ``t`` (as :func:`outcome_key`
+    takes it); ``inputs[t]``: a mapping with ``source`` and ``graded``.
+    """
+    keep = [t for t, spec in enumerate(inputs)
+            if not is_test_input(str(spec.get("source", "")), bool(spec.get("graded")))]
+    return [[outcome_key(row[t]) if t < len(row) else None for t in keep] for row in outcomes]
+
+
+def agreement_scores(keys: KeyMatrix) -> np.ndarray:
+    """Per version: how many (other version, input) pairs give the same key as it does."""
+    m = len(keys)
+    scores = np.zeros(m, dtype=np.int64)
+    width = max((len(r) for r in keys), default=0)
+    for t in range(width):
+        column = [row[t] if t < len(row) else None for row in keys]
+        counts = Counter(k for k in column if k is not None)
+        for v, k in enumerate(column):
+            if k is not None:
+                scores[v] += counts[k] - 1
+    return scores
+
+
+def output_clusters(keys: KeyMatrix) -> int:
+    """How many distinct behaviours the versions with any result show (a behaviour is the
+    whole row of keys)."""
+    rows = {tuple(r) for r in keys if any(k is not None for k in r)}
+    return len(rows)
+
+
+def _same_as(keys: KeyMatrix, v: int) -> tuple[int, int]:
+    """(versions whose keys equal version ``v``'s on every input where it has a result,
+    itself included; how many such inputs)."""
+    own = list(keys[v])
+    ran = [t for t, k in enumerate(own) if k is not None]
+    same = sum(1 for row in keys
+               if all(t < len(row) and row[t] == own[t] for t in ran))
+    return same, len(ran)
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    """The version to keep and why.
+
+    ``index``: position in the set; ``score``: its (other version, input) agreements;
+    ``agreeing``: versions with its outputs on every input where it has one (itself
+    included) out of ``versions``; ``inputs``: those inputs; ``share``: ``score`` over the
+    most it could have, ``(versions - 1) * inputs`` (0 when chosen by structure).
+    """
+
+    index: int
+    by: RecommendedBy
+    score: int
+    agreeing: int
+    versions: int
+    inputs: int
+    share: float
+    typicality: float
+    sentence: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {"index": self.index, "by": self.by, "score": self.score,
+                "agreeing": self.agreeing, "versions": self.versions, "inputs": self.inputs,
+                "share": self.share, "typicality": self.typicality, "sentence": self.sentence}
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def recommend(
+    keys: KeyMatrix | None,
+    typicality: Sequence[float],
+    candidates: Sequence[int],
+) -> Recommendation | None:
+    """The version to keep (see module docstring).
+
+    ``candidates``: positions in the set of the versions that may be kept (the usable
+    ones), aligned with ``typicality``; ``keys``: :func:`outcome_matrix` over every version
+    of the set (``None``: nothing ran). ``None`` when there is no candidate.
+    """
+    if not candidates:
+        return None
+    if len(typicality) != len(candidates):
+        raise ValueError("typicality needs one value per candidate")
+    typ = {c: float(t) for c, t in zip(candidates, typicality, strict=True)}
+    versions = len(keys) if keys else len(candidates)
+    scores = agreement_scores(keys) if keys else np.zeros(0, dtype=np.int64)
+    pool = [c for c in candidates if c < len(scores)]
+    best_score = max((int(scores[c]) for c in pool), default=0)
+    if best_score > 0 and keys:
+        chosen = min(pool, key=lambda c: (-int(scores[c]), -typ[c], c))
+        agreeing, inputs = _same_as(keys, chosen)
+        possible = (versions - 1) * inputs
+        share = int(scores[chosen]) / possible if possible else 0.0
+        if agreeing > 1:
+            sentence = (f"keep version {chosen + 1}: {agreeing} of {versions} versions agree "
+                        f"with it on {_plural(inputs, 'input')}")
+        else:
+            sentence = (f"keep version {chosen + 1}: its outputs on {_plural(inputs, 'input')} "
+                        f"are the most shared ({share:.0%} of what the other versions "
+                        "return agrees with it), though no other version matches it "
+                        "on all of them")
+        return Recommendation(chosen, "behaviour", int(scores[chosen]), agreeing, versions,
+                              inputs, share, typ[chosen], sentence)
+    chosen = min(candidates, key=lambda c: (-typ[c], c))
+    if not keys or not any(k is not None for row in keys for k in row):
+        why = "no outputs to compare"
+    else:
+        why = "no two versions return the same on any input"
+    sentence = (f"keep version {chosen + 1}: the most typical in shape (mean similarity "
+                f"{typ[chosen]:.2f} to the others); {why}")
+    return Recommendation(chosen, "structure", 0, 1, versions, 0, 0.0, typ[chosen], sentence)
+
+
+def keys_from_dynamic(dynamic: Any) -> list[list[OutcomeKey]] | None:
+    """The outcome matrix of a dynamic report that carries its per-input outcomes.
+
+    Reads ``dynamic.outcomes`` (per version, per input: ``(output_repr, exc_type,
+    exc_message)`` or ``None``) and ``dynamic.inputs`` (``source``, ``graded`` per
+    input); ``None`` when the report has no outcomes.
+    """
+    outcomes = getattr(dynamic, "outcomes", None)
+    inputs = getattr(dynamic, "inputs", None)
+    if not outcomes or not inputs:
+        return None
+    return outcome_matrix(outcomes, inputs)
+
+
+__all__ = [
+    "NO_RESULT",
+    "TEST_SOURCES",
+    "OutcomeKey",
+    "Recommendation",
+    "agreement_scores",
+    "is_test_input",
+    "keys_from_dynamic",
+    "outcome_key",
+    "outcome_matrix",
+    "output_clusters",
+    "recommend",
+]

@@ -1,0 +1,140 @@
+"""Which version to keep: outcome keys, the outcome matrix, agreement, ties, fallbacks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from codequorum.recommend import (
+    agreement_scores,
+    is_test_input,
+    keys_from_dynamic,
+    outcome_key,
+    outcome_matrix,
+    output_clusters,
+    recommend,
+)
+
+
+def test_outcome_key_values_exceptions_and_no_result() -> None:
+    assert outcome_key(("[1, 2]", None, None)) == "= [1, 2]"
+    assert outcome_key(("x", "ValueError", "bad 3")) == "raise ValueError"
+    assert outcome_key((None, "ValueError", "other message")) == "raise ValueError"
+    assert outcome_key((None, "Timeout", "")) is None
+    assert outcome_key((None, "SyntaxError", "invalid")) is None
+    assert outcome_key(None) is None
+    assert outcome_key((None, None, None)) is None
+
+
+def test_test_inputs_are_hidden_tests_and_graded_non_doctests() -> None:
+    assert is_test_input("humaneval", True)
+    assert is_test_input("tests", True)
+    assert is_test_input("tests", False)
+    assert not is_test_input("doctest", True)  # in the prompt: outputs may be compared
+    assert not is_test_input("doctest", False)
+    assert not is_test_input("hypothesis", False)
+    assert not is_test_input("scaling", False)
+    assert is_test_input("hypothesis", True)
+
+
+def test_outcome_matrix_drops_test_inputs() -> None:
+    inputs = [{"source": "humaneval", "graded": True}, {"source": "doctest", "graded": False},
+              {"source": "hypothesis", "graded": False}, {"source": "scaling", "graded": False}]
+    outcomes: list[list[tuple[str | None, str | None, str | None] | None]] = [
+        [("1", None, None), ("2", None, None), None, (None, "Timeout", "")],
+        [("9", None, None), ("2", None, None), (None, "KeyError", "'a'")],  # short row
+    ]
+    assert outcome_matrix(outcomes, inputs) == [
+        ["= 2", None, None],
+        ["= 2", "raise KeyError", None],
+    ]
+
+
+def test_agreement_scores_count_other_versions_per_input() -> None:
+    keys: list[list[str | None]] = [["= 1", "= 2"], ["= 1", "= 3"], ["= 1", "= 2"],
+                                    [None, "= 2"]]
+    # input 0: three versions return 1 (2 others each); input 1: three return 2
+    assert agreement_scores(keys).tolist() == [4, 2, 4, 2]
+    assert agreement_scores([]).tolist() == []
+
+
+def test_output_clusters_count_distinct_rows_with_a_result() -> None:
+    keys: list[list[str | None]] = [["= 1", "= 2"], ["= 1", "= 2"], ["= 1", "= 3"],
+                                    [None, None]]
+    assert output_clusters(keys) == 2
+
+
+def test_recommend_majority_behaviour_and_sentence() -> None:
+    keys = [["= 0", "= 0"], ["= 1", "= 4"], ["= 1", "= 4"], ["= 1", "= 4"], ["= 1", "= 5"]]
+    rec = recommend(keys, [0.9, 0.5, 0.6, 0.4, 0.8], [0, 1, 2, 3, 4])
+    assert rec is not None
+    # versions 1, 2, 3 score 3 + 2 = 5 each (4 only 3); the tie goes to the most typical
+    assert agreement_scores(keys).tolist() == [0, 5, 5, 5, 3]
+    assert rec.index == 2
+    assert rec.by == "behaviour"
+    assert rec.score == 5
+    assert rec.agreeing == 3
+    assert rec.inputs == 2
+    assert rec.share == pytest.approx(5 / 8)
+    assert rec.sentence == "keep version 3: 3 of 5 versions agree with it on 2 inputs"
+
+
+def test_recommend_tie_on_typicality_goes_to_first() -> None:
+    keys = [["= 1"], ["= 1"]]
+    rec = recommend(keys, [0.7, 0.7], [0, 1])
+    assert rec is not None and rec.index == 0
+    assert rec.sentence == "keep version 1: 2 of 2 versions agree with it on 1 input"
+
+
+def test_recommend_only_among_candidates() -> None:
+    # version 0 is empty (not a candidate) but its outputs still count for the others
+    keys = [["= 1", "= 1"], ["= 1", "= 2"], ["= 3", "= 4"]]
+    rec = recommend(keys, [0.2, 0.9], [1, 2])
+    assert rec is not None
+    assert rec.index == 1
+    assert rec.by == "behaviour"
+    assert rec.agreeing == 1
+    assert rec.sentence.startswith("keep version 2: its outputs on 2 inputs are the most "
+                                   "shared (25% of")
+
+
+def test_recommend_falls_back_to_structure() -> None:
+    typ = [0.5, 0.8, 0.7]
+    none_ran = recommend([[None, None]] * 3, typ, [0, 1, 2])
+    assert none_ran is not None
+    assert (none_ran.index, none_ran.by, none_ran.share) == (1, "structure", 0.0)
+    assert none_ran.sentence == ("keep version 2: the most typical in shape (mean similarity "
+                                 "0.80 to the others); no outputs to compare")
+    no_inputs = recommend(None, typ, [0, 1, 2])
+    assert no_inputs is not None and no_inputs.index == 1 and no_inputs.by == "structure"
+    all_differ = recommend([["= 1"], ["= 2"], ["= 3"]], typ, [0, 1, 2])
+    assert all_differ is not None and all_differ.by == "structure"
+    assert all_differ.sentence.endswith("no two versions return the same on any input")
+    assert recommend(None, [], []) is None
+    with pytest.raises(ValueError):
+        recommend(None, [0.1], [0, 1])
+
+
+def test_recommend_never_reads_hidden_tests() -> None:
+    # the hidden test says version 0 is right; the non-test inputs side with versions 1-2
+    inputs = [{"source": "humaneval", "graded": True}, {"source": "hypothesis", "graded": False}]
+    outcomes = [[("ok", None, None), ("a", None, None)],
+                [("bad", None, None), ("b", None, None)],
+                [("bad", None, None), ("b", None, None)]]
+    rec = recommend(outcome_matrix(outcomes, inputs), [0.9, 0.1, 0.2], [0, 1, 2])
+    assert rec is not None and rec.index == 2 and rec.inputs == 1
+
+
+@dataclass
+class _Dynamic:
+    inputs: list[dict[str, Any]] = field(default_factory=list)
+    outcomes: list[list[Any]] = field(default_factory=list)
+
+
+def test_keys_from_dynamic_reads_outcomes_when_present() -> None:
+    dyn = _Dynamic([{"source": "doctest", "graded": True}], [[("1", None, None)], [None]])
+    assert keys_from_dynamic(dyn) == [["= 1"], [None]]
+    assert keys_from_dynamic(_Dynamic()) is None
+    assert keys_from_dynamic(object()) is None
