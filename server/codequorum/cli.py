@@ -3,20 +3,33 @@
 Each module in :mod:`codequorum.commands` exposes ``register(subparsers)``, which adds its
 parser and sets ``func`` (``func(args) -> int``). A module that fails to import still shows
 up as a command that explains the failure, so one broken command never hides the others.
+Every command also gets the options people expect of a command-line tool (``-q``, ``-v``,
+``--color``), and a closed pipe (``codequorum demo | head``) ends the run quietly.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import logging
+import os
 import pkgutil
 import sys
 from collections.abc import Sequence
 
 from codequorum import __version__, commands
 from codequorum.errors import UserError
+from codequorum.render.terminal import COLOR_MODES
+from codequorum.safe_text import safe_text
 
 EXIT_INTERRUPTED = 130
+#: The status of a process whose output pipe was closed (128 + SIGPIPE), as shells report it.
+EXIT_BROKEN_PIPE = 141
+#: Error messages are bounded too: they may quote file names and input.
+MAX_ERROR_CHARS = 2000
+
+log = logging.getLogger(__name__)
 
 
 def _unavailable(name: str, exc: BaseException) -> argparse.ArgumentParser:
@@ -29,6 +42,20 @@ def _unavailable(name: str, exc: BaseException) -> argparse.ArgumentParser:
 
     parser.set_defaults(func=fail)
     return parser
+
+
+def add_common_options(parser: argparse.ArgumentParser) -> None:
+    """``-q``, ``-v`` and ``--color``, which every command accepts."""
+    group = parser.add_argument_group("output control")
+    loudness = group.add_mutually_exclusive_group()
+    loudness.add_argument("-q", "--quiet", action="store_true",
+                          help="print results and errors only: no progress, notes or hints")
+    loudness.add_argument("-v", "--verbose", action="count", default=0,
+                          help="say more: -v logs what happens on standard error, -vv "
+                          "debug details")
+    group.add_argument("--color", choices=COLOR_MODES, default="auto",
+                       help="colour the output: auto colours a terminal unless NO_COLOR is "
+                       "set (default: %(default)s)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -45,19 +72,50 @@ def build_parser() -> argparse.ArgumentParser:
             continue
         try:
             module = importlib.import_module(f"{commands.__name__}.{info.name}")
-        except Exception as exc:
+        except Exception as exc:  # shown as a command that says why it cannot run
+            log.debug("command %s failed to import", info.name, exc_info=True)
             subparsers.add_parser(info.name, parents=[_unavailable(info.name, exc)],
                                   help=f"(not available: {exc})", add_help=False)
             continue
         register = getattr(module, "register", None)
         if callable(register):
             register(subparsers)
+    for command in subparsers.choices.values():
+        add_common_options(command)
     return parser
+
+
+def _configure_logging(args: argparse.Namespace) -> None:
+    """``-v`` / ``-vv`` log to standard error; ``-q`` only errors. A command with its own
+    ``--log-level`` (the language server) gets the level instead and logs itself."""
+    verbose, quiet = getattr(args, "verbose", 0), getattr(args, "quiet", False)
+    if hasattr(args, "log_level"):
+        if verbose or quiet:
+            args.log_level = "ERROR" if quiet else ("INFO" if verbose == 1 else "DEBUG")
+        return
+    if not verbose and not quiet:
+        return
+    root = logging.getLogger()
+    root.setLevel(logging.ERROR if quiet else (logging.INFO if verbose == 1 else logging.DEBUG))
+    if not root.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("codequorum: %(levelname)s: %(name)s: "
+                                               "%(message)s"))
+        root.addHandler(handler)
+
+
+def _silence_stdout() -> None:
+    """Point standard output at the null device, so the interpreter's last flush at exit
+    does not fail again on the closed pipe."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; returns the exit status (0 fine, 1 some input failed, 2 unknown
-    language/format or bad usage, 130 interrupted)."""
+    language/format or bad usage, 130 interrupted, 141 the output pipe was closed)."""
     parser = build_parser()
     try:
         args = parser.parse_args(list(argv) if argv is not None else None)
@@ -67,10 +125,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if func is None:
         parser.print_help(sys.stderr)
         return 2
+    _configure_logging(args)
     try:
-        return int(func(args) or 0)
+        status = int(func(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, where it is handled
+        return status
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
     except UserError as exc:
-        print(f"codequorum: error: {exc}", file=sys.stderr)
+        print(f"codequorum: error: {safe_text(exc, limit=MAX_ERROR_CHARS)}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("codequorum: interrupted", file=sys.stderr)

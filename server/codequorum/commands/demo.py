@@ -12,6 +12,7 @@ from importlib import resources
 from typing import Any
 
 from rich.console import Console
+from rich.text import Text
 
 from codequorum.analysis import StabilityReport
 from codequorum.commands.score import (
@@ -29,6 +30,9 @@ from codequorum.commands.score import (
 from codequorum.errors import UserError
 from codequorum.formats import ReadOptions
 from codequorum.outfile import check_output
+from codequorum.render.table import task_text
+from codequorum.render.terminal import color_enabled, make_console
+from codequorum.safe_text import safe_text
 
 DATA_FILE = "humaneval_demo.jsonl.gz"
 
@@ -85,8 +89,10 @@ def _highlights(reports: list[StabilityReport], console: Console) -> None:
     for label, r in (("most alike", ranked[-1]), ("least alike", ranked[0])):
         verdict = r.verdict
         medoid = f"; version {r.medoid + 1} is the most typical" if r.medoid is not None else ""
-        console.print(f"  {r.task_id} ({label}): {verdict.message if verdict else ''}{medoid}",
-                      highlight=False)
+        line = Text("  ")
+        line.append_text(task_text(r.task_id))
+        line.append(f" ({label}): {safe_text(verdict.message if verdict else '')}{medoid}")
+        console.print(line)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -111,11 +117,9 @@ def run(args: argparse.Namespace) -> int:
              if fmt == "table" else None)
     with deferred_interrupt():
         write_output(scored, fmt, args.output, matrices=args.matrices, reasons=args.reasons,
-                     title=title)
-    if fmt == "table" and args.output in (None, "-"):
-        tty = sys.stdout.isatty()
-        console = Console(highlight=False, width=None if tty else 120,
-                          color_system="auto" if tty else None)
+                     title=title, color=args.color)
+    if fmt == "table" and args.output in (None, "-") and not args.quiet:
+        console = make_console(sys.stdout, color_enabled(args.color, sys.stdout))
         _highlights(scored.reports, console)
         console.print()
         console.print(EXPLANATION)
@@ -124,8 +128,8 @@ def run(args: argparse.Namespace) -> int:
         console.print()
         if not args.dynamic:
             console.print("Run the versions against HumanEval's tests too: "
-                          "[bold]codequorum demo --dynamic[/bold]", highlight=False)
+                          "[bold]codequorum demo --dynamic[/bold]")
         console.print("Score your own samples: [bold]codequorum score FILE.jsonl[/bold] "
-                      "(see docs/cli.md); data: codequorum/data/NOTICE.md", highlight=False)
+                      "(see docs/cli.md); data: codequorum/data/NOTICE.md")
     report_errors(scored)
     return scored.exit_code

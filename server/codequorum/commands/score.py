@@ -46,6 +46,7 @@ from codequorum.formats import (
 from codequorum.model import SampleSet
 from codequorum.outfile import check_output, open_output
 from codequorum.render import OUTPUT_FORMATS, print_table, report_document, write_csv, write_json
+from codequorum.render.terminal import color_enabled, make_console
 
 EXIT_INTERRUPTED = 130
 #: At most this many input errors are printed one per line; the rest are counted.
@@ -102,7 +103,6 @@ def add_analysis_arguments(parser: argparse.ArgumentParser) -> None:
                      help="JSON: include the full pair matrices")
     out.add_argument("--reasons", action="store_true",
                      help="table: add the verdict's reason to each row")
-    out.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     out.add_argument("--jobs", "-j", type=positive, default=1, metavar="N",
                      help="score sets in N worker processes (default 1)")
 
@@ -446,8 +446,9 @@ def deferred_interrupt() -> Iterator[list[int]]:
 
 
 def write_output(run: ScoreRun, fmt: str, path: str | None, *, matrices: bool = False,
-                 reasons: bool = False, title: str | None = None) -> None:
-    """Write the run in ``fmt`` to ``path`` (standard output when None)."""
+                 reasons: bool = False, title: str | None = None, color: str = "auto") -> None:
+    """Write the run in ``fmt`` to ``path`` (standard output when None); ``color`` is the
+    ``--color`` mode of the table."""
     across = overall(run.reports)
     with open_output(path) as stream:
         if fmt == "json":
@@ -457,9 +458,7 @@ def write_output(run: ScoreRun, fmt: str, path: str | None, *, matrices: bool = 
         elif fmt == "csv":
             write_csv(run.reports, stream)
         else:
-            tty = stream.isatty()
-            console = Console(file=stream, width=None if tty else 200,
-                              color_system="auto" if tty else None, soft_wrap=False)
+            console = make_console(stream, color_enabled(color, stream))
             print_table(run.reports, console, title=title, reasons=reasons, overall=across)
 
 
@@ -544,7 +543,8 @@ def run(args: argparse.Namespace) -> int:
                          show_progress=show_progress)
     scored.errors = read_errors + scored.errors
     with deferred_interrupt() as hits:
-        write_output(scored, fmt, args.output, matrices=args.matrices, reasons=args.reasons)
+        write_output(scored, fmt, args.output, matrices=args.matrices, reasons=args.reasons,
+                     color=args.color)
     report_errors(scored)
     if hits and not scored.interrupted:
         print("codequorum: interrupted while writing; the output was written in full",

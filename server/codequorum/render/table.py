@@ -1,19 +1,27 @@
 """The terminal table: one row per sample set, pair means over ordered pairs, the verdict.
 
 Colours only help reading (green at or above the report's stability threshold, red well
-below it); every figure is printed as a number too.
+below it); every figure is printed as a number too. The table fits the console's width:
+task ids are never wrapped or cut; columns that do not fit are left out in
+:data:`DROP_ORDER` and a line under the table says which. Every text that comes from the
+input (task ids, messages, notes) goes through :func:`~codequorum.safe_text.safe_text` and
+into :class:`rich.text.Text`, so it is never read as an escape sequence or as rich markup.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import io
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from rich.console import Console
+from rich.cells import cell_len
+from rich.console import Console, JustifyMethod
 from rich.table import Table
 from rich.text import Text
 
 from codequorum.analysis import StabilityReport
+from codequorum.safe_text import safe_text
 
 #: (column title, summary key) of the pair-mean columns, in order.
 COLUMNS: tuple[tuple[str, str], ...] = (
@@ -29,6 +37,18 @@ SCALAR_COLUMNS: tuple[tuple[str, str], ...] = (
     ("OER", "oer"),
     ("BEF", "bef_jsd"),
 )
+#: Columns left out, first to last, while the table is wider than the console. ``Task`` is
+#: always kept; the reasons of ``Why`` move under the table, one line per task, and so do
+#: the ``verdict counts`` of the last row (``mean of N``).
+DROP_ORDER: tuple[str, ...] = (
+    "Why", "SCE value", "SCE struct", "JSD value", "TSED", "BEF", "OER", "Pass", "n",
+    "Shape", "verdict counts", "JSD struct", "Verdict",
+)
+COUNTS = "verdict counts"
+#: The ``Why`` column wraps its text, but is not made narrower than this.
+WHY_MIN_WIDTH = 24
+#: Task ids longer than this (in characters) are cut, with the length said.
+TASK_ID_LIMIT = 120
 
 #: Notes under the table (empty versions, sets too small to score) before they are counted.
 MAX_NOTE_LINES = 8
@@ -39,6 +59,11 @@ _VERDICT_STYLE = {
     "outlier-current": "yellow",
     "insufficient": "dim",
 }
+
+
+def task_text(task_id: object, style: str = "") -> Text:
+    """A task id as shown: control characters escaped, bounded, never markup."""
+    return Text(safe_text(task_id, limit=TASK_ID_LIMIT), style=style)
 
 
 def _cell(value: float | None, good: float | None = None) -> Text:
@@ -52,87 +77,202 @@ def _cell(value: float | None, good: float | None = None) -> Text:
     return Text(text, style=style)
 
 
+def _scalar(value: Any) -> Text:
+    """A scalar summary figure (dynamic analysis) as a cell."""
+    return _cell(float(value) if isinstance(value, int | float) else None)
+
+
+@dataclass(frozen=True)
+class _Column:
+    """A table column: its title, how to lay it out, its cell for a report and for the
+    overall row."""
+
+    title: str
+    cell: Callable[[StabilityReport], Text]
+    total: Callable[[Mapping[str, Any]], Text]
+    justify: JustifyMethod = "right"
+
+
+def _verdict_cell(r: StabilityReport) -> Text:
+    if r.status != "ok":
+        return Text("insufficient", style=_VERDICT_STYLE["insufficient"])
+    code = r.verdict.code if r.verdict else ""
+    return Text(code, style=_VERDICT_STYLE.get(code, ""))
+
+
+def _why_cell(r: StabilityReport) -> Text:
+    if r.status != "ok":
+        return Text(safe_text(r.message or ""), style="dim")
+    return Text(safe_text(r.verdict.message if r.verdict else ""))
+
+
+def _shape_cell(r: StabilityReport) -> Text:
+    if r.status != "ok":
+        return Text("—", style="dim")
+    largest = len(r.clusters[0]) if r.clusters else 0
+    return Text(f"{largest}/{r.n}")
+
+
+def _counts(overall: Mapping[str, Any]) -> list[str]:
+    """``12 stable``, ``8 unstable-structure``: the verdict counts, most frequent first."""
+    counts = sorted(overall.get("verdicts", {}).items(), key=lambda kv: -kv[1])
+    return [f"{n} {code}" for code, n in counts]
+
+
+def _verdict_counts(overall: Mapping[str, Any]) -> Text:
+    """The verdict counts one per line (the column stays narrow)."""
+    return Text("\n".join(_counts(overall)))
+
+
+def _blank(_overall: Mapping[str, Any]) -> Text:
+    """An empty cell of the overall row."""
+    return Text("")
+
+
+def _pair_column(title: str, key: str) -> _Column:
+    def cell(r: StabilityReport) -> Text:
+        good = r.options.get("stable_jsd") if r.options else None
+        return _cell(r.pair(key), float(good) if key.startswith("jsd") and good else None)
+
+    def total(overall: Mapping[str, Any]) -> Text:
+        value = overall.get("summary", {}).get(key)
+        return _cell(value.get("ordered") if isinstance(value, dict) else None)
+
+    return _Column(title, cell, total)
+
+
+def _scalar_column(title: str, key: str) -> _Column:
+    return _Column(title, lambda r: _scalar(r.summary.get(key)),
+                   lambda overall: _scalar(overall.get("summary", {}).get(key)))
+
+
+def _columns(reports: Sequence[StabilityReport], reasons: bool,
+             counts: bool = True) -> list[_Column]:
+    """Every column these reports have, in display order."""
+    blank = _blank
+    columns = [
+        _Column("Task", lambda r: task_text(r.task_id),
+                lambda overall: Text(f"mean of {overall.get('scored', 0)}"), "left"),
+        _Column("n", lambda r: Text(str(r.n)), blank),
+    ]
+    columns += [_pair_column(t, k) for t, k in COLUMNS
+                if any(r.pair(k) is not None for r in reports)]
+    columns += [_scalar_column(t, k) for t, k in SCALAR_COLUMNS
+                if any(k in r.summary for r in reports)]
+    columns.append(_Column("Shape", _shape_cell, blank))
+    columns.append(_Column("Verdict", _verdict_cell, _verdict_counts if counts else blank,
+                           "left"))
+    if reasons:
+        columns.append(_Column("Why", _why_cell, blank, "left"))
+    return columns
+
+
 def build_table(reports: Sequence[StabilityReport], title: str | None = None,
-                reasons: bool = False, overall: Mapping[str, Any] | None = None) -> Table:
-    """A rich table of the reports. ``reasons`` adds the verdict message as a last column
-    (wide terminals, few rows); ``overall`` (``analysis.overall``) adds a last row with the
-    means over the sets and the verdict counts."""
-    shown = [(t, k) for t, k in COLUMNS if any(r.pair(k) is not None for r in reports)]
-    scalars = [(t, k) for t, k in SCALAR_COLUMNS if any(k in r.summary for r in reports)]
+                reasons: bool = False, overall: Mapping[str, Any] | None = None,
+                drop: Collection[str] = ()) -> Table:
+    """A rich table of the reports. ``reasons`` adds the verdict message as a last column;
+    ``overall`` (``analysis.overall``) adds a last row with the means over the sets and
+    the verdict counts; columns titled in ``drop`` are left out (and the counts, when
+    ``drop`` holds :data:`COUNTS`)."""
+    columns = [c for c in _columns(reports, reasons, COUNTS not in drop)
+               if c.title not in drop]
     table = Table(title=title, header_style="bold", show_lines=False, expand=False,
                   title_justify="left")
-    table.add_column("Task", overflow="fold")
-    table.add_column("n", justify="right")
-    for title_, _ in (*shown, *scalars):
-        table.add_column(title_, justify="right")
-    table.add_column("Shape", justify="right")
-    table.add_column("Verdict", no_wrap=overall is None or len(reports) <= 1)
-    if reasons:
-        table.add_column("Why", overflow="fold", ratio=1, min_width=40)
-    for r in reports:
-        good = r.options.get("stable_jsd") if r.options else None
-        cells: list[Text | str] = [r.task_id, str(r.n)]
-        for _, key in shown:
-            cells.append(_cell(r.pair(key), float(good) if key.startswith("jsd") and good
-                               else None))
-        for _, key in scalars:
-            value = r.summary.get(key)
-            cells.append(_cell(float(value) if isinstance(value, int | float) else None))
-        if r.status != "ok":
-            cells.append(Text("—", style="dim"))
-            cells.append(Text("insufficient", style=_VERDICT_STYLE["insufficient"]))
-            if reasons:
-                cells.append(Text(r.message or "", style="dim"))
+    for column in columns:
+        if column.title == "Why":
+            table.add_column("Why", overflow="fold", min_width=WHY_MIN_WIDTH)
         else:
-            largest = len(r.clusters[0]) if r.clusters else 0
-            cells.append(f"{largest}/{r.n}")
-            verdict = r.verdict
-            code = verdict.code if verdict else ""
-            cells.append(Text(code, style=_VERDICT_STYLE.get(code, "")))
-            if reasons:
-                cells.append(verdict.message if verdict else "")
-        table.add_row(*cells)
+            table.add_column(column.title, justify=column.justify,
+                             no_wrap=True)
+    for r in reports:
+        table.add_row(*(c.cell(r) for c in columns))
     if overall is not None and len(reports) > 1:
         table.add_section()
-        table.add_row(*_overall_cells(overall, shown, scalars, reasons), style="bold")
+        table.add_row(*(c.total(overall) for c in columns), style="bold")
     return table
 
 
-def _overall_cells(overall: Mapping[str, Any], shown: Sequence[tuple[str, str]],
-                   scalars: Sequence[tuple[str, str]], reasons: bool) -> list[Text | str]:
-    """The last row: means over the sets and verdict counts."""
-    summary = overall.get("summary", {})
-    cells: list[Text | str] = [f"mean of {overall.get('scored', 0)}", ""]
-    for _, key in shown:
-        value = summary.get(key)
-        cells.append(_cell(value.get("ordered") if isinstance(value, dict) else None))
-    for _, key in scalars:
-        value = summary.get(key)
-        cells.append(_cell(float(value) if isinstance(value, int | float) else None))
-    cells.append("")
-    counts = overall.get("verdicts", {})
-    cells.append(", ".join(f"{n} {code}" for code, n in sorted(counts.items(),
-                                                                key=lambda kv: -kv[1])))
-    if reasons:
-        cells.append("")
-    return cells
+def natural_width(table: Table) -> int:
+    """Columns the table takes when nothing limits it (its widest line, title aside)."""
+    saved, table.title = table.title, None
+    try:
+        probe = Console(file=io.StringIO(), width=100_000, color_system=None)
+        with probe.capture() as capture:
+            probe.print(table)
+    finally:
+        table.title = saved
+    return max((cell_len(line) for line in capture.get().splitlines()), default=0)
+
+
+def fit_columns(reports: Sequence[StabilityReport], width: int, reasons: bool = False,
+                overall: Mapping[str, Any] | None = None) -> list[str]:
+    """The columns to leave out (titles, in :data:`DROP_ORDER`) so the table fits in
+    ``width`` columns; when even the task ids alone do not fit, everything droppable."""
+    present = {c.title for c in _columns(reports, reasons)}
+    if overall is not None and len(reports) > 1:
+        present.add(COUNTS)
+    dropped: list[str] = []
+    candidates = [t for t in DROP_ORDER if t in present]
+    while True:
+        table = build_table(reports, reasons=reasons, overall=overall,
+                            drop=[*dropped, "Why"])
+        need = natural_width(table)
+        if "Why" in present and "Why" not in dropped:
+            need += WHY_MIN_WIDTH + 3  # the reasons wrap; padding and a rule
+        if need <= width or not candidates:
+            return dropped
+        dropped.append(candidates.pop(0))
 
 
 def print_table(reports: Sequence[StabilityReport], console: Console, title: str | None = None,
                 reasons: bool = False, overall: Mapping[str, Any] | None = None) -> None:
-    """Print the table, then one line per report note-worthy for the reader (skipped or
-    insufficient sets)."""
-    console.print(build_table(reports, title=title, reasons=reasons, overall=overall))
-    lines: list[str] = []
+    """Print the table fitted to the console's width, then one line per report
+    note-worthy for the reader (skipped or insufficient sets, reasons that did not fit)."""
+    width = console.width
+    dropped = fit_columns(reports, width, reasons, overall)
+    table = build_table(reports, title=title, reasons=reasons, overall=overall, drop=dropped)
+    why_in_table = reasons and "Why" not in dropped
+    show_reasons = reasons and not why_in_table
+    try:
+        if not why_in_table:  # ids are never cut: when even they do not fit, lines grow
+            console.width = max(width, natural_width(table))
+        console.print(table)
+    finally:
+        console.width = width
+    lines: list[Text] = []
     for r in reports:
-        if r.status != "ok" and not reasons:
-            lines.append(f"{r.task_id}: {r.message}")
-        elif r.skipped:
-            lines.append(f"{r.task_id}: " + "; ".join(n for n in r.notes if "left out" in n))
-    if len(lines) > MAX_NOTE_LINES:
+        if r.status != "ok":
+            if not why_in_table:
+                lines.append(_note(r.task_id, r.message or ""))
+            continue
+        if show_reasons and r.verdict is not None:
+            lines.append(_note(r.task_id, r.verdict.message))
+        if r.skipped:
+            lines.append(_note(r.task_id, "; ".join(n for n in r.notes if "left out" in n)))
+    if len(lines) > MAX_NOTE_LINES and not show_reasons:
         empty = sum(len(r.skipped) for r in reports)
+        more = len(lines) - MAX_NOTE_LINES + 1
         lines = [*lines[: MAX_NOTE_LINES - 1],
-                 f"... and {len(lines) - MAX_NOTE_LINES + 1} more sets with notes "
-                 f"({empty} empty versions left out in all; --format json lists them)"]
+                 Text(f"... and {more} more {_plural(more, 'set')} with notes ({empty} empty "
+                      f"{_plural(empty, 'version')} left out in all; --format json lists "
+                      "them)", style="dim")]
     for line in lines:
-        console.print(Text(line, style="dim"))
+        console.print(line)
+    if COUNTS in dropped and overall is not None:
+        console.print(Text(f"verdicts: {', '.join(_counts(overall))}", style="bold"))
+    shown = [t for t in dropped if t not in ("Why", COUNTS)]
+    if shown:
+        console.print(Text(f"left out to fit {width} columns: {', '.join(shown)} "
+                           "(--format csv or json has every figure)", style="dim"))
+
+
+def _note(task_id: str, message: str) -> Text:
+    """``task: message`` under the table, dimmed, the message made safe."""
+    text = task_text(task_id, style="dim")
+    text.append(f": {safe_text(message)}", style="dim")
+    return text
+
+
+def _plural(n: int, noun: str) -> str:
+    """``noun`` or ``nouns`` for ``n``."""
+    return noun if n == 1 else f"{noun}s"
