@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 
+from codequorum.analysis import AnalysisOptions, analyze
+from codequorum.model import SampleSet, Verdict
 from codequorum.recommend import (
     agreement_scores,
     is_test_input,
@@ -138,3 +140,66 @@ def test_keys_from_dynamic_reads_outcomes_when_present() -> None:
     assert keys_from_dynamic(dyn) == [["= 1"], [None]]
     assert keys_from_dynamic(_Dynamic()) is None
     assert keys_from_dynamic(object()) is None
+
+
+# ----------------------------------------------------------------------------- in the report
+
+_ADD = "def add(a, b):\n    return a + b\n"
+_ADD_SUM = "def add(a, b):\n    return sum([a, b])\n"
+_SUB = "def add(a, b):\n    total = a\n    total -= b\n    return total\n"
+
+
+@dataclass
+class _FakeDynamic:
+    inputs: list[dict[str, Any]]
+    outcomes: list[list[Any]]
+    summary: dict[str, float | None] = field(default_factory=dict)
+    verdicts: list[Verdict] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"inputs": self.inputs}
+
+
+def test_report_recommends_by_structure_without_runs() -> None:
+    ss = SampleSet.from_codes("t", [_ADD, _ADD, _SUB])
+    report = analyze(ss, AnalysisOptions(tsed=False, textual=False))
+    assert report.recommended == report.medoid == 0
+    assert report.recommended_by == "structure"
+    assert report.recommendation is not None
+    assert report.recommendation.startswith("keep version 1: the most typical in shape")
+    assert report.risk is not None and 0.0 < report.risk < 1.0
+    assert report.stability_percentile is not None
+    d = report.to_dict()
+    assert (d["recommended"], d["recommended_by"]) == (0, "structure")
+    assert d["risk"] == report.risk
+
+
+def test_report_recommends_by_behaviour_from_dynamic_outcomes() -> None:
+    ss = SampleSet.from_codes("t", [_ADD, _ADD, _SUB, _ADD_SUM])
+    inputs = [{"source": "humaneval", "graded": True}, {"source": "hypothesis", "graded": False},
+              {"source": "hypothesis", "graded": False}]
+    good = [("ok", None, None), ("3", None, None), ("0", None, None)]
+    bad = [("no", None, None), ("-1", None, None), ("0", None, None)]
+    dyn = _FakeDynamic(inputs, [bad, bad, good, good])
+    report = analyze(ss, AnalysisOptions(tsed=False, textual=False), dynamic=dyn)
+    # every version has 4 agreements: the tie goes to the most typical, 0 or 1 (the same code)
+    assert report.recommended_by == "behaviour"
+    assert report.recommended in (0, 1)
+    assert report.recommendation == (f"keep version {report.recommended + 1}: 2 of 4 versions "
+                                     "agree with it on 2 inputs")
+    low = analyze(SampleSet.from_codes("t", [_ADD] * 4), AnalysisOptions(tsed=False, textual=False),
+                  dynamic=_FakeDynamic(inputs, [good] * 4))
+    assert low.risk is not None and report.risk is not None and low.risk < report.risk
+
+
+def test_report_ignores_outcomes_of_the_wrong_shape() -> None:
+    ss = SampleSet.from_codes("t", [_ADD, _SUB])
+    dyn = _FakeDynamic([{"source": "hypothesis", "graded": False}], [[("1", None, None)]])
+    report = analyze(ss, AnalysisOptions(tsed=False, textual=False), dynamic=dyn)
+    assert report.recommended_by == "structure"
+
+
+def test_insufficient_report_has_no_recommendation() -> None:
+    report = analyze(SampleSet.from_codes("t", [_ADD, ""]), AnalysisOptions(tsed=False))
+    assert report.status == "insufficient"
+    assert report.to_dict()["recommended"] is None and report.risk is None

@@ -108,7 +108,11 @@ class StabilityReport:
     are positions in the original sample set. ``matrices``, ``syntax_errors`` and
     ``typicality`` are over the usable samples only, in the order of ``indices``.
     ``summary`` maps each pairwise metric to ``{"ordered": x, "unordered": y}`` and holds
-    scalar figures (textual, dynamic) as plain numbers.
+    scalar figures (textual, dynamic) as plain numbers. ``recommended`` (a position in the
+    set), ``recommended_by`` and ``recommendation`` (in words) say which version to keep
+    (:mod:`codequorum.recommend`); ``risk`` is the probability that it is wrong and
+    ``stability_percentile`` where the set's mean similarity falls among the HumanEval
+    reference sets (:mod:`codequorum.risk`).
     """
 
     task_id: str
@@ -130,6 +134,11 @@ class StabilityReport:
     current_index: int | None = None
     dynamic: dict[str, Any] | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    recommended: int | None = None
+    recommended_by: str | None = None
+    recommendation: str | None = None
+    risk: float | None = None
+    stability_percentile: float | None = None
 
     @property
     def verdict(self) -> Verdict | None:
@@ -170,6 +179,11 @@ class StabilityReport:
             "current_index": self.current_index,
             "dynamic": _clean(self.dynamic) if self.dynamic is not None else None,
             "options": _clean(self.options),
+            "recommended": self.recommended,
+            "recommended_by": self.recommended_by,
+            "recommendation": self.recommendation,
+            "risk": _num(self.risk),
+            "stability_percentile": _num(self.stability_percentile),
         }
         if include_matrices:
             d["matrices"] = {
@@ -369,7 +383,41 @@ def analyze(
     if current_index is not None:
         report.verdicts.extend(_current_verdicts(report, similarity, typ, opts))
     _merge_dynamic(report, dynamic)
+    _recommend(report, dynamic, opts)
     return report
+
+
+def _recommend(report: StabilityReport, dynamic: DynamicLike | None,
+               opts: AnalysisOptions) -> None:
+    """The version to keep, the risk that it is wrong, and the stability percentile."""
+    from codequorum.recommend import keys_from_dynamic, output_clusters, recommend
+    from codequorum.risk import REFERENCE_OPTIONS, RiskSignals, risk, stability_percentile
+
+    keys = keys_from_dynamic(dynamic) if dynamic is not None else None
+    if keys is not None and len(keys) != report.n_total:
+        keys = None  # not one row per version: no evidence to trust
+    rec = recommend(keys, report.typicality, report.indices)
+    if rec is None:
+        return
+    report.recommended, report.recommended_by = rec.index, rec.by
+    report.recommendation = rec.sentence
+    total = report.n_total
+    mean_similarity = report.pair("jsd_struct") or 0.0
+    agreed = rec.by == "behaviour"
+    signals = RiskSignals(
+        mean_similarity=mean_similarity,
+        syntax_error_fraction=sum(1 for e in report.syntax_errors if e) / total,
+        empty_fraction=len(report.skipped) / total,
+        behaviour=keys is not None,
+        agreed=agreed,
+        share=rec.share if agreed else 0.0,
+        agreeing_fraction=rec.agreeing / total if agreed else 0.0,
+        clusters_fraction=output_clusters(keys) / total if keys is not None else 0.0,
+    )
+    report.risk = risk(signals)
+    if (opts.max_depth == REFERENCE_OPTIONS["max_depth"]
+            and opts.jsd_log_base == REFERENCE_OPTIONS["jsd_log_base"]):
+        report.stability_percentile = stability_percentile(mean_similarity)
 
 
 def _structure_verdicts(report: StabilityReport, similarity: FloatMatrix,
