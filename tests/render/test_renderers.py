@@ -10,12 +10,15 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import numpy as np
+import pytest
 from rich.console import Console
 
 from codequorum.analysis import SkippedSample, StabilityReport
 from codequorum.formats import ReadError
 from codequorum.model import Verdict
 from codequorum.render import (
+    CSV_COLUMNS,
     build_table,
     csv_columns,
     print_table,
@@ -119,10 +122,16 @@ def test_table_optional_columns() -> None:
     assert "0.444" in out and "0.250" in out and "2 of 3 versions share one shape" in out
 
 
-def test_csv_columns_and_values() -> None:
+def test_csv_header_is_the_same_whatever_was_computed() -> None:
     r = _report(tsed={"ordered": None, "unordered": None}, lcs_mean=0.75, oer=None)
-    columns = csv_columns([r, _insufficient()])
-    assert columns[:7] == [
+    headers = set()
+    for reports in ([r, _insufficient()], [_insufficient()], [_report()], []):
+        buf = io.StringIO()
+        write_csv(reports, buf)
+        headers.add(buf.getvalue().split("\n", 1)[0])
+    assert headers == {",".join(CSV_COLUMNS)}
+    assert csv_columns() == list(CSV_COLUMNS)
+    assert CSV_COLUMNS[:7] == (
         "task_id",
         "language",
         "status",
@@ -130,16 +139,29 @@ def test_csv_columns_and_values() -> None:
         "n_total",
         "skipped",
         "syntax_error_samples",
-    ]
-    assert "tsed_ordered" in columns and "lcs_mean" in columns and "oer" in columns
-    assert columns[-6:] == [
+    )
+    assert CSV_COLUMNS[7:9] == ("sce_struct_ordered", "sce_struct_unordered")
+    assert {"tsed_ordered", "tsed_08_unordered", "lcs_mean", "oer", "bef_jsd"} <= set(
+        CSV_COLUMNS)
+    assert CSV_COLUMNS[-6:] == (
         "medoid",
         "groups",
         "largest_group",
         "verdict",
         "verdict_message",
         "message",
-    ]
+    )
+    assert len(set(CSV_COLUMNS)) == len(CSV_COLUMNS)
+
+
+def test_csv_columns_cover_the_dynamic_summary() -> None:
+    dynamic = pytest.importorskip("codequorum.dynamic_analysis")
+    assert set(dynamic.SUMMARY_KEYS) <= set(CSV_COLUMNS)
+
+
+def test_csv_values() -> None:
+    r = _report(tsed={"ordered": None, "unordered": None}, lcs_mean=0.75, oer=None,
+                pass_rate_mean=np.float64(0.5), inputs=np.int64(7))
     buf = io.StringIO()
     write_csv([r, _insufficient()], buf)
     rows = list(csv.DictReader(io.StringIO(buf.getvalue())))
@@ -147,6 +169,7 @@ def test_csv_columns_and_values() -> None:
     assert float(rows[0]["jsd_value_unordered"]) == 0.69
     assert rows[0]["tsed_ordered"] == "" and rows[0]["oer"] == ""
     assert rows[0]["lcs_mean"] == "0.75"
+    assert (rows[0]["pass_rate_mean"], rows[0]["inputs"]) == ("0.5", "7")
     assert rows[0]["skipped"] == "2" and rows[0]["syntax_error_samples"] == "1"
     assert (rows[0]["medoid"], rows[0]["groups"], rows[0]["largest_group"]) == ("0", "2", "2")
     assert rows[0]["verdict"] == "stable"

@@ -5,13 +5,14 @@ Renderers only lay out what the reports already hold; they never compute a metri
 
 from __future__ import annotations
 
-from codequorum.render.csv_out import csv_columns, write_csv
+from codequorum.render.csv_out import CSV_COLUMNS, csv_columns, write_csv
 from codequorum.render.json_out import report_document, write_json
 from codequorum.render.table import build_table, print_table
 
 OUTPUT_FORMATS: tuple[str, ...] = ("table", "json", "csv")
 
 __all__ = [
+    "CSV_COLUMNS",
     "OUTPUT_FORMATS",
     "build_table",
     "csv_columns",

@@ -1,41 +1,61 @@
-"""The ``--format csv`` table: one row per sample set, one column per figure.
+"""The ``--format csv`` table: one row per sample set, the same columns for every run.
 
-Pairwise metrics give two columns, ``<metric>_ordered`` and ``<metric>_unordered``; scalar
-figures (textual, dynamic) one column each. Sample indices are 0-based, as in JSON.
+The header is :data:`CSV_COLUMNS` whatever was computed, so files from different runs
+line up and scripts can name columns: a figure not computed (TSED with ``--no-tsed``,
+the behaviour figures without ``--dynamic``, a set with too few versions) is an empty
+cell. Pairwise metrics give two columns, ``<metric>_ordered`` and ``<metric>_unordered``;
+scalar figures one each. Sample indices are 0-based, as in JSON. Text from the input
+(task ids, messages) goes through :func:`~codequorum.safe_text.safe_text`.
 """
 
 from __future__ import annotations
 
 import csv
+import numbers
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from codequorum.analysis import PAIR_METRICS, StabilityReport
+from codequorum.analysis import PAIR_METRICS, TEXTUAL_KEYS, StabilityReport
+from codequorum.safe_text import safe_text
 
-_LEADING = ("task_id", "language", "status", "n", "n_total", "skipped", "syntax_error_samples")
-_TRAILING = ("medoid", "groups", "largest_group", "verdict", "verdict_message", "message")
+LEADING: tuple[str, ...] = ("task_id", "language", "status", "n", "n_total", "skipped",
+                            "syntax_error_samples")
+PAIR_COLUMNS: tuple[str, ...] = tuple(f"{metric}_{kind}" for metric in PAIR_METRICS
+                                      for kind in ("ordered", "unordered"))
+#: Figures of the sandboxed run (``--dynamic``), in the order of docs/cli.md.
+DYNAMIC_COLUMNS: tuple[str, ...] = (
+    "pass_rate_mean", "pass_rate_var", "pass_rate_max_diff",
+    "oer", "oer_no_ex", "oer_pair_mean", "oer_graded",
+    "sctd_jsd", "sctd_tau", "dctd_jsd", "dctd_tau", "bef_jsd", "bef_tau",
+    "inputs", "graded_inputs", "dctd_inputs",
+)
+TRAILING: tuple[str, ...] = ("medoid", "groups", "largest_group", "verdict", "verdict_message",
+                             "message")
+#: Every CSV column, in order.
+CSV_COLUMNS: tuple[str, ...] = (*LEADING, *PAIR_COLUMNS, *TEXTUAL_KEYS, *DYNAMIC_COLUMNS,
+                                *TRAILING)
 
 
-def csv_columns(reports: Sequence[StabilityReport]) -> list[str]:
-    """Column names for these reports: fixed leading and trailing columns, the pairwise
-    metrics that any report has, then the scalar summary keys in first-seen order."""
-    pair: list[str] = []
-    scalar: list[str] = []
-    for metric in PAIR_METRICS:
-        if any(isinstance(r.summary.get(metric), dict) for r in reports):
-            pair += [f"{metric}_ordered", f"{metric}_unordered"]
-    for r in reports:
-        for key, value in r.summary.items():
-            if not isinstance(value, dict) and key not in scalar:
-                scalar.append(key)
-    return [*_LEADING, *pair, *scalar, *_TRAILING]
+def csv_columns() -> list[str]:
+    """The CSV header: the same for every run."""
+    return list(CSV_COLUMNS)
 
 
-def _row(report: StabilityReport, columns: Sequence[str]) -> dict[str, Any]:
+def _figure(value: Any) -> Any:
+    """A number as written (full precision), empty when missing or not a number."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return ""
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    number = float(value)
+    return "" if number != number else repr(number)
+
+
+def _row(report: StabilityReport) -> dict[str, Any]:
     """One report as a CSV row (empty cell = not computed)."""
     verdict = report.verdict
     row: dict[str, Any] = {
-        "task_id": report.task_id,
+        "task_id": safe_text(report.task_id),
         "language": report.language,
         "status": report.status,
         "n": report.n,
@@ -48,28 +68,20 @@ def _row(report: StabilityReport, columns: Sequence[str]) -> dict[str, Any]:
         "groups": len(report.clusters) if report.clusters else "",
         "largest_group": len(report.clusters[0]) if report.clusters else "",
         "verdict": verdict.code if verdict else "",
-        "verdict_message": verdict.message if verdict else "",
-        "message": report.message or "",
+        "verdict_message": safe_text(verdict.message) if verdict else "",
+        "message": safe_text(report.message or ""),
     }
-    for column in columns:
-        if column in row:
-            continue
+    for metric in PAIR_METRICS:
         for kind in ("ordered", "unordered"):
-            suffix = f"_{kind}"
-            if column.endswith(suffix) and column[: -len(suffix)] in PAIR_METRICS:
-                value = report.pair(column[: -len(suffix)], kind)
-                row[column] = "" if value is None or value != value else repr(value)
-                break
-        else:
-            value = report.summary.get(column)
-            row[column] = "" if value is None or value != value else value
+            row[f"{metric}_{kind}"] = _figure(report.pair(metric, kind))
+    for key in (*TEXTUAL_KEYS, *DYNAMIC_COLUMNS):
+        row[key] = _figure(report.summary.get(key))
     return row
 
 
 def write_csv(reports: Sequence[StabilityReport], stream: TextIO) -> None:
-    """Write a header and one row per report (floats in full precision, empty = none)."""
-    columns = csv_columns(reports)
-    writer = csv.DictWriter(stream, fieldnames=columns, lineterminator="\n")
+    """Write the header and one row per report (floats in full precision, empty = none)."""
+    writer = csv.DictWriter(stream, fieldnames=CSV_COLUMNS, lineterminator="\n")
     writer.writeheader()
     for report in reports:
-        writer.writerow(_row(report, columns))
+        writer.writerow(_row(report))

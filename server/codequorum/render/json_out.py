@@ -1,6 +1,10 @@
 """The ``--format json`` document: ``{"sets": [report...], "errors": [...], ...}``.
 
-Its shape is ``shared/report.schema.json``.
+Its shape is ``shared/report.schema.json``. Every string in it (messages that quote what a
+version printed or raised, task ids, notes) is passed through
+:func:`~codequorum.safe_text.safe_text`: JSON's own ``\\u001b`` escaping is undone by any
+consumer that prints the value, so control characters are written out as text and long
+strings are bounded before they reach the document.
 """
 
 from __future__ import annotations
@@ -12,6 +16,20 @@ from typing import Any, TextIO
 from codequorum import __version__
 from codequorum.analysis import StabilityReport
 from codequorum.formats import ReadError
+from codequorum.safe_text import safe_text
+
+
+def safe_values(value: Any) -> Any:
+    """``value`` (JSON-ready: dicts, lists, scalars) with every string, keys included, made
+    safe to print by :func:`safe_text`."""
+    if isinstance(value, str):
+        return safe_text(value)
+    if isinstance(value, dict):
+        return {safe_text(k) if isinstance(k, str) else k: safe_values(v)
+                for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [safe_values(v) for v in value]
+    return value
 
 
 def report_document(
@@ -35,7 +53,8 @@ def report_document(
     }
     if overall is not None:
         doc["overall"] = overall
-    return doc
+    result: dict[str, Any] = safe_values(doc)
+    return result
 
 
 def write_json(document: dict[str, Any], stream: TextIO) -> None:

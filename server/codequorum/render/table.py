@@ -21,6 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 from codequorum.analysis import StabilityReport
+from codequorum.render.words import count, plural
 from codequorum.safe_text import safe_text
 
 #: (column title, summary key) of the pair-mean columns, in order.
@@ -253,9 +254,9 @@ def print_table(reports: Sequence[StabilityReport], console: Console, title: str
         empty = sum(len(r.skipped) for r in reports)
         more = len(lines) - MAX_NOTE_LINES + 1
         lines = [*lines[: MAX_NOTE_LINES - 1],
-                 Text(f"... and {more} more {_plural(more, 'set')} with notes ({empty} empty "
-                      f"{_plural(empty, 'version')} left out in all; --format json lists "
-                      "them)", style="dim")]
+                 Text(f"... and {more} more {plural(more, 'set')} with notes "
+                      f"({count(empty, 'empty version')} left out in all; --format json "
+                      "lists them)", style="dim")]
     for line in lines:
         console.print(line)
     if COUNTS in dropped and overall is not None:
@@ -272,7 +273,3 @@ def _note(task_id: str, message: str) -> Text:
     text.append(f": {safe_text(message)}", style="dim")
     return text
 
-
-def _plural(n: int, noun: str) -> str:
-    """``noun`` or ``nouns`` for ``n``."""
-    return noun if n == 1 else f"{noun}s"
