@@ -1,4 +1,5 @@
-"""The audit hook: each escape route ends as the right ``forbidden: <what>``."""
+"""The audit hook (the layer that explains; tested alone, in the weak sandbox): each escape
+route ends as the right ``forbidden: <what>``."""
 
 from __future__ import annotations
 
@@ -107,7 +108,7 @@ def test_refused(name: str, tmp_path: Path) -> None:
     )
     before = sorted(p.name for p in tmp_path.iterdir())
     assert "existing.txt" in before
-    result = run_candidate(code, [Case("call")], "f")
+    result = run_candidate(code, [Case("call")], "f", sandbox="weak")
     assert result.status == f"forbidden: {what}", result.detail
     assert result.tests[0].exc_type in ("PermissionError", "URLError")
     assert result.tests[0].output is None
@@ -162,6 +163,6 @@ ALLOWED = {
 @pytest.mark.parametrize("name", sorted(ALLOWED))
 def test_allowed(name: str) -> None:
     code, output = ALLOWED[name]
-    result = run_candidate(code, [Case("call")], "f")
+    result = run_candidate(code, [Case("call")], "f", sandbox="weak")
     assert result.status == "ok", result.detail
     assert result.tests[0].output == output

@@ -46,6 +46,16 @@ def _load(name: str, filename: str) -> types.ModuleType:
 
 protocol: Any = _load("_codequorum_protocol", "protocol.py")
 tracer_mod: Any = _load("_codequorum_tracer", "tracer.py")
+confine: Any = _load("_codequorum_confine", "confine.py")
+
+#: Where a strict child works and what it hides (see bwrap.py, which mounts them).
+WORKDIR = "/work"
+RUN_MOUNT = "/run/codequorum"
+#: Layers a strict run must have before any candidate code runs.
+STRICT_LAYERS = (
+    "userns", "pidns", "mountns", "netns", "ipcns", "utsns", "tmpfs",
+    "no-capabilities", "no-new-privs", "seccomp", "rlimits",
+)  # fmt: skip
 
 
 class OutputLimitExceeded(BaseException):
@@ -280,9 +290,17 @@ def _make_resolver(getcwd: Any, lstat: Any, readlink: Any) -> Any:
 
 
 def install_audit_hook(
-    sandbox: str, channel: Channel, violations: list[str], secrets: list[str] | None = None
+    sandbox: str,
+    channel: Channel,
+    violations: list[str],
+    secrets: list[str] | None = None,
+    kernel_confined: bool = False,
 ) -> None:
     """Refuse process creation, network, ctypes, signals and writes outside ``sandbox``.
+
+    ``kernel_confined`` (the strict sandbox, where the filesystem outside the private
+    tmpfs is read-only and ``/proc`` is empty): writes through a descriptor, which the
+    hook could only place through ``/proc/self/fd``, are left to the kernel.
 
     Reads are allowed (imports need them) except of other processes' ``/proc`` entries
     and of ``secrets`` (paths such as the parent's ``~/.ssh``).
@@ -335,6 +353,8 @@ def install_audit_hook(
         if text in std_streams:
             return True  # our own capped pipes
         if isinstance(dir_fd, int) and dir_fd >= 0 and text[:1] != "/":
+            if kernel_confined:
+                return True
             text = f"/proc/self/fd/{dir_fd}/{text}"
         where = resolve(text)
         if where is None:
@@ -407,7 +427,7 @@ def install_audit_hook(
                     continue
                 if isinstance(args[i], int):
                     # os.fchmod(fd), os.fchown(fd), ...: where does the descriptor point?
-                    if not inside(f"/proc/self/fd/{args[i]}"):
+                    if not kernel_confined and not inside(f"/proc/self/fd/{args[i]}"):
                         refuse("write outside sandbox", event)
                     continue
                 dir_fd = None
@@ -556,6 +576,14 @@ def safe_repr(value: Any) -> str:
         return f"<repr failed: {type(exc).__name__}>"
 
 
+def plain_value(value: Any) -> Any:
+    """The return value as bounded plain data for the parent to grade (never compared here)."""
+    try:
+        return protocol.encode_plain(value)
+    except RecursionError:
+        return {"$": "repr", "v": "<repr failed: RecursionError>"}
+
+
 def reference_output(result: Any, stdout: str) -> str:
     """What a ``solve`` result prints as (the reference pipeline's rule)."""
     if result is None:
@@ -691,7 +719,6 @@ class Harness:
         """Run one test; return its outcome (raises SystemExit / OutputLimitExceeded)."""
         kind = test["kind"]
         has_expected = bool(test.get("has_expected"))
-        expected = protocol.decode_value(test.get("expected"))
         outcome: dict[str, Any] = {
             "name": test.get("name") or f"test{index}",
             "passed": None,
@@ -777,15 +804,9 @@ class Harness:
             assert out is not None
             text = out.getvalue() if program_mode else reference_output(result, out.getvalue())
             outcome["output"] = clip(text)
-            if has_expected:
-                outcome["passed"] = text.strip() == str(expected).strip()
         else:
             outcome["output"] = safe_repr(result)
-            if has_expected:
-                try:
-                    outcome["passed"] = bool(result == expected)
-                except Exception:
-                    outcome["passed"] = False
+            outcome["value"] = plain_value(result)
         return outcome
 
     def _target(
@@ -908,28 +929,63 @@ def _defuse_subprocess() -> None:
     sys.modules.pop("_posixsubprocess", None)
 
 
-def main() -> None:
-    """Entry point: ``child.py <message-fd>`` (one candidate, fresh interpreter)."""
-    run_child(Channel(int(sys.argv[1])), 0)
+def main(argv: list[str]) -> None:
+    """Entry point: ``child.py [--strict] <message-fd>`` (one candidate, fresh interpreter).
+
+    ``--strict`` (inside bubblewrap): leave root, then confine this candidate as the fork
+    server's children are confined.
+    """
+    strict = argv[:1] == [STRICT_ARG]
+    fd = int(argv[-1])
+    if strict:
+        note = confine.drop_root()
+        if note is not None:
+            Channel(fd).send(protocol.MSG_ERROR, detail=note)
+            posix._exit(70)
+        if fd != CHILD_MSG_FD:
+            posix.dup2(fd, CHILD_MSG_FD)
+            posix.close(fd)
+            fd = CHILD_MSG_FD
+    run_child(Channel(fd), 0, strict=strict)
 
 
-def run_child(channel: Channel, parent_pid: int) -> None:
-    """Read the run message from fd 0, isolate, limit, hook, run the tests; never returns."""
+def _confine_strict(tmpfs_bytes: int) -> tuple[list[str], list[str]]:
+    """New namespaces and private mounts for this candidate (returns in the grandchild)."""
+    layers, notes = confine.enter_namespaces()
+    if not layers:
+        return layers, notes
+    more, more_notes = confine.private_mounts(WORKDIR, tmpfs_bytes, [RUN_MOUNT])
+    return layers + more, notes + more_notes
+
+
+def _tmpfs_bytes(limits: dict[str, Any]) -> int:
+    return max(32 * 1024 * 1024, 2 * int(limits["file_size_bytes"]))
+
+
+def run_child(channel: Channel, parent_pid: int, strict: bool = False) -> None:
+    """Read the run message from fd 0, confine, limit, hook, run the tests; never returns."""
     try:
         run = _read_run_message()
     except Exception as exc:
         channel.send(protocol.MSG_ERROR, detail=f"bad run message: {exc}")
         posix._exit(70)
     layers: list[str] = []
-    sandbox = posix.getcwd()
     limits = run["limits"]
-    tmpfs_bytes = max(32 * 1024 * 1024, 2 * int(limits["file_size_bytes"]))
     parent_pid = parent_pid or int(run.get("parent_pid") or 0)
-    namespace_layers, isolation_notes = _isolate(sandbox, tmpfs_bytes, parent_pid)
+    if strict:
+        namespace_layers, isolation_notes = _confine_strict(_tmpfs_bytes(limits))
+    else:
+        namespace_layers, isolation_notes = _isolate(posix.getcwd(), _tmpfs_bytes(limits),
+                                                     parent_pid)
+    sandbox = posix.getcwd()
     layers.extend(namespace_layers)
     _set_limits(run["limits"])
     layers.append("rlimits")
-    if os.getsid(0) == os.getpid():
+    if strict:
+        cap_layers, cap_notes = confine.drop_capabilities()
+        layers.extend(cap_layers)
+        isolation_notes.extend(cap_notes)
+    if os.getsid(0) == os.getpid() or "pidns" in layers:
         layers.append("session")
     violations: list[str] = []
     harness = Harness(run, channel)
@@ -945,8 +1001,12 @@ def run_child(channel: Channel, parent_pid: int) -> None:
     # -S leaves out site, which is what defines exit() and quit(); programs use them.
     builtins.exit = builtins.quit = sys.exit  # type: ignore[assignment]
     sys.argv = [CANDIDATE_FILENAME]
-
-    install_audit_hook(sandbox, channel, violations, run.get("secrets"))
+    program = bytes.fromhex(str(run.get("seccomp") or ""))
+    if strict or program:
+        sec_layers, sec_notes = confine.install_seccomp(program)
+        layers.extend(sec_layers)
+        isolation_notes.extend(sec_notes)
+    install_audit_hook(sandbox, channel, violations, run.get("secrets"), kernel_confined=strict)
     layers.append("audit-hook")
     channel.send(
         protocol.MSG_HELLO,
@@ -955,11 +1015,24 @@ def run_child(channel: Channel, parent_pid: int) -> None:
         trace_mode=harness.tracer.mode if harness.tracer is not None else None,
         notes=isolation_notes,
     )
+    missing = [name for name in STRICT_LAYERS if name not in layers] if strict else []
+    if missing:
+        channel.send(
+            protocol.MSG_ERROR,
+            detail=f"sandbox incomplete, candidate not run: missing {', '.join(missing)}"
+            + (f" ({'; '.join(isolation_notes)})" if isolation_notes else ""),
+        )
+        posix._exit(0)
     if run.get("probe"):
         channel.send(protocol.MSG_DONE)
         posix._exit(0)
     if not harness.compile():
         posix._exit(0)
+    _run_tests(harness, run, channel)
+
+
+def _run_tests(harness: Harness, run: dict[str, Any], channel: Channel) -> None:
+    """Run every test, one message each; never returns."""
     timed_out_series: set[str] = set()
     for index, test in enumerate(run["tests"]):
         series = test.get("series")
@@ -986,10 +1059,11 @@ def run_child(channel: Channel, parent_pid: int) -> None:
 
 # --------------------------------------------------------------------------- fork server
 FORK_SERVER_ARG = "--fork-server"
+STRICT_ARG = "--strict"
 CHILD_MSG_FD = 3
 
 
-def serve_forks(path: str) -> None:
+def serve_forks(path: str, strict: bool = False) -> None:
     """Fork server: preload the harness's modules once, fork one child per request.
 
     Listens on the AF_UNIX SOCK_SEQPACKET socket ``path``. Per connection: ``spawn``
@@ -1012,6 +1086,11 @@ def serve_forks(path: str) -> None:
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     listener.bind(path)
     listener.listen(64)
+    if strict:  # after bind: the socket's directory belongs to the caller
+        note = confine.drop_root()
+        if note is not None:
+            posix.write(2, note.encode() + b"\n")
+            posix._exit(70)
     sel = selectors.DefaultSelector()
     sel.register(listener, selectors.EVENT_READ, ("accept", None))
     sel.register(0, selectors.EVENT_READ, ("parent", None))
@@ -1077,7 +1156,7 @@ def serve_forks(path: str) -> None:
                     except OSError:
                         pid = -1
                     if pid == 0:
-                        _become_child(fds, request, me)
+                        _become_child(fds, request, me, strict)
                     for fd in fds:
                         posix.close(fd)
                     if pid < 0:
@@ -1091,6 +1170,11 @@ def serve_forks(path: str) -> None:
                         continue
                     sel.register(pidfd, selectors.EVENT_READ, ("exited", conn))
                     send(conn, type="spawned", pid=pid)
+                elif request["type"] == "kill" and id(conn) in children:
+                    _conn, pid, _sandbox = children[id(conn)]
+                    for kill in (os.killpg, os.kill):
+                        with contextlib.suppress(OSError):
+                            kill(pid, 9)
                 elif request["type"] == "reap" and id(conn) in children:
                     _conn, pid, _sandbox = children.pop(id(conn))
                     _pid, status, usage = os.wait4(pid, 0)
@@ -1109,7 +1193,9 @@ def _kill_and_reap(pid: int) -> None:
         os.waitpid(pid, 0)
 
 
-def _become_child(fds: list[int], request: dict[str, Any], server_pid: int) -> None:
+def _become_child(
+    fds: list[int], request: dict[str, Any], server_pid: int, strict: bool
+) -> None:
     """In a freshly forked child: take the descriptors, session, cwd and environment."""
     import fcntl
 
@@ -1127,21 +1213,21 @@ def _become_child(fds: list[int], request: dict[str, Any], server_pid: int) -> N
         posix._exit(72)
     channel = Channel(CHILD_MSG_FD)
     try:
-        run_child(channel, server_pid)
+        run_child(channel, server_pid, strict=strict)
     except BaseException as exc:
         channel.send(protocol.MSG_ERROR, detail=f"{type(exc).__name__}: {_safe_str(exc)}")
     posix._exit(70)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == FORK_SERVER_ARG:
-        serve_forks(sys.argv[2])
+    if len(sys.argv) >= 3 and sys.argv[1] == FORK_SERVER_ARG:
+        serve_forks(sys.argv[2], strict=sys.argv[3:] == [STRICT_ARG])
         posix._exit(0)
     try:
-        main()
+        main(sys.argv[1:])
     except BaseException as exc:  # report harness failures instead of a bare traceback
         try:
-            Channel(int(sys.argv[1])).send(
+            Channel(int(sys.argv[-1])).send(
                 protocol.MSG_ERROR, detail=f"{type(exc).__name__}: {_safe_str(exc)}"
             )
         finally:

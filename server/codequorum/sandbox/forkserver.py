@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from codequorum.sandbox import protocol
+from codequorum.sandbox import bwrap, protocol
 
 CHILD_SCRIPT = Path(__file__).with_name("child.py")
 START_TIMEOUT = 20.0
@@ -43,10 +43,16 @@ class Spawned:
 
 
 class ForkServer:
-    """A running ``child.py --fork-server`` and its socket."""
+    """A running ``child.py --fork-server`` and its socket.
 
-    def __init__(self, interpreter: str) -> None:
+    ``strict``: the server runs inside bubblewrap (``bwrap.py``), leaves root, and
+    confines each child in namespaces of its own; its socket directory is the only host
+    directory the sandbox can write, and candidates cannot see it.
+    """
+
+    def __init__(self, interpreter: str, strict: bool = True) -> None:
         self.interpreter = interpreter
+        self.strict = strict
         # AF_UNIX paths are limited to 107 bytes: a long TMPDIR falls back to /tmp.
         base = tempfile.gettempdir()
         if len(base) > MAX_BASE_LENGTH:
@@ -54,9 +60,18 @@ class ForkServer:
         self.directory = tempfile.mkdtemp(prefix="codequorum-forkserver-", dir=base)
         self.path = os.path.join(self.directory, "socket")
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": self.directory}
+        argv = [self.interpreter, "-I", "-S", "-B", str(CHILD_SCRIPT), "--fork-server", self.path]
         try:
+            if strict:
+                tool = bwrap.find_bwrap()
+                if tool is None:
+                    raise OSError("bubblewrap is not available")
+                layout = bwrap.interpreter_layout(interpreter)
+                inner = f"{bwrap.RUN_MOUNT}/socket"
+                argv = bwrap.command(tool, layout, ["--fork-server", inner, "--strict"],
+                                     run_dir=self.directory)
             self.proc = subprocess.Popen(
-                [self.interpreter, "-I", "-S", "-B", str(CHILD_SCRIPT), "--fork-server", self.path],
+                argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
@@ -65,7 +80,7 @@ class ForkServer:
                 start_new_session=True,
                 close_fds=True,
             )
-        except OSError as exc:
+        except (OSError, subprocess.SubprocessError) as exc:
             shutil.rmtree(self.directory, ignore_errors=True)
             raise ForkServerError(f"cannot start the fork server: {exc}") from exc
         assert self.proc.stdout is not None
@@ -119,6 +134,12 @@ def read_event(conn: socket.socket) -> dict[str, Any] | None:
         return None
 
 
+def kill(spawned: Spawned) -> None:
+    """Ask the server to SIGKILL the child's process group (its pids are the server's)."""
+    with contextlib.suppress(OSError):
+        spawned.conn.send(protocol.encode_frame({"type": "kill"})[protocol.HEADER.size :])
+
+
 def reap(spawned: Spawned) -> tuple[int, float] | None:
     """Ask the server to reap the (killed or exited) child: (wait status, CPU seconds)."""
     try:
@@ -145,38 +166,40 @@ class ProtocolErrorEOF(protocol.ProtocolError):
     """The connection ended."""
 
 
-_servers: dict[str, ForkServer] = {}
-_failed: set[str] = set()
+_servers: dict[tuple[str, bool], ForkServer] = {}
+_failed: set[tuple[str, bool]] = set()
 _lock = threading.Lock()
 
 
-def server_for(interpreter: str) -> ForkServer | None:
+def server_for(interpreter: str, strict: bool = True) -> ForkServer | None:
     """The running server for ``interpreter``, started if needed (None if it cannot run)."""
+    key = (interpreter, strict)
     with _lock:
-        server = _servers.get(interpreter)
+        server = _servers.get(key)
         if server is not None and server.alive():
             return server
         if server is not None:
             server.close()
-            del _servers[interpreter]
-        if interpreter in _failed or not hasattr(os, "pidfd_open"):
+            del _servers[key]
+        if key in _failed or not hasattr(os, "pidfd_open"):
             return None
         try:
-            server = ForkServer(interpreter)
+            server = ForkServer(interpreter, strict)
         except ForkServerError:
-            _failed.add(interpreter)
+            _failed.add(key)
             return None
-        _servers[interpreter] = server
+        _servers[key] = server
         return server
 
 
-def retire(interpreter: str, server: ForkServer, permanently: bool = False) -> None:
+def retire(server: ForkServer, permanently: bool = False) -> None:
     """Stop ``server`` after a failure; ``permanently``: use fresh interpreters from now on."""
+    key = (server.interpreter, server.strict)
     with _lock:
-        if _servers.get(interpreter) is server:
-            del _servers[interpreter]
+        if _servers.get(key) is server:
+            del _servers[key]
         if permanently:
-            _failed.add(interpreter)
+            _failed.add(key)
     server.close()
 
 

@@ -61,6 +61,8 @@ def decode_body(data: bytes) -> dict[str, Any]:
     """The JSON body of one frame -> message dict (checks the version)."""
     try:
         message = json.loads(data.decode("utf-8"))
+    except RecursionError:
+        raise ProtocolError("bad frame: nested too deeply") from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise ProtocolError(f"bad frame: {exc}") from None
     if not isinstance(message, dict) or message.get("v") != VERSION or "type" not in message:
@@ -123,6 +125,75 @@ def encode_value(value: Any) -> Any:
     raise TypeError(f"test value of type {type(value).__name__} is not a literal")
 
 
+MAX_PLAIN_ITEMS = 10_000
+MAX_PLAIN_DEPTH = 32
+MAX_PLAIN_STR = 1 << 20
+_PLAIN_SCALARS = (type(None), bool, int, float, str, bytes, bytearray, complex)
+_PLAIN_CONTAINERS = (list, tuple, set, frozenset, dict)
+
+
+class Opaque:
+    """A returned value that was not plain data: only its ``repr`` crossed the pipe.
+
+    It equals nothing (not even another ``Opaque`` with the same text), so a candidate's
+    object cannot pass a test by claiming equality.
+    """
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __eq__(self, other: object) -> bool:
+        return False
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _is_plain(value: Any, budget: list[int], depth: int) -> bool:
+    """Exact plain types only (no subclasses, which could override ``__eq__``), bounded."""
+    budget[0] -= 1
+    if budget[0] < 0 or depth > MAX_PLAIN_DEPTH:
+        return False
+    t = type(value)
+    if t in _PLAIN_SCALARS:
+        if t is int:
+            return value.bit_length() <= 64 * 1024
+        return not (t in (str, bytes, bytearray) and len(value) > MAX_PLAIN_STR)
+    if t in _PLAIN_CONTAINERS:
+        if t is dict:
+            return all(
+                _is_plain(k, budget, depth + 1) and _is_plain(v, budget, depth + 1)
+                for k, v in value.items()
+            )
+        return all(_is_plain(v, budget, depth + 1) for v in value)
+    return False
+
+
+def encode_plain(value: Any, fallback: str | None = None) -> Any:
+    """A value returned by a candidate -> tagged JSON-safe data, or ``{"$": "repr"}``.
+
+    Plain data (exact literal types, at most ``MAX_PLAIN_ITEMS`` items, ``MAX_PLAIN_DEPTH``
+    levels, strings up to ``MAX_PLAIN_STR``) crosses as :func:`encode_value` encodes it;
+    anything else crosses as its ``repr`` (cut), which decodes to an :class:`Opaque`.
+    """
+    if _is_plain(value, [MAX_PLAIN_ITEMS], 0):
+        return encode_value(value)
+    text = fallback
+    if text is None:
+        try:
+            text = repr(value)
+        except Exception as exc:
+            text = f"<repr failed: {type(exc).__name__}>"
+        if not isinstance(text, str):
+            text = "<repr returned a non-string>"
+    return {"$": "repr", "v": text[:MAX_PLAIN_STR]}
+
+
 def decode_value(data: Any) -> Any:
     """Tagged JSON-safe data -> the Python value :func:`encode_value` was given."""
     if isinstance(data, list):
@@ -148,4 +219,16 @@ def decode_value(data: Any) -> Any:
     if tag == "complex":
         re_, im = v
         return complex(decode_value(re_), decode_value(im))
+    if tag == "repr":
+        return Opaque(str(v))
     raise ProtocolError(f"unknown value tag {tag!r}")
+
+
+def decode_untrusted(data: Any) -> Any:
+    """:func:`decode_value` for data from a child: any malformation is a ProtocolError."""
+    try:
+        return decode_value(data)
+    except ProtocolError:
+        raise
+    except (TypeError, ValueError, KeyError, AttributeError, RecursionError) as exc:
+        raise ProtocolError(f"malformed value: {type(exc).__name__}") from None

@@ -25,10 +25,14 @@ from pathlib import Path
 from typing import Any
 
 from codequorum.model import TestCase
-from codequorum.sandbox import forkserver, protocol
+from codequorum.sandbox import bwrap, forkserver, grading, protocol, seccomp_filter
 from codequorum.sandbox.limits import Limits
 
 CHILD_SCRIPT = Path(__file__).with_name("child.py")
+STRICT_ARG = "--strict"
+#: ``strict``: bubblewrap, namespaces per candidate, seccomp (the default); ``weak``: a
+#: child process with rlimits and the audit hook only, for machines without namespaces.
+SANDBOX_LEVELS = ("strict", "weak")
 STDERR_TAIL = 4096
 _READ_CHUNK = 65536
 _POLL_SECONDS = 0.05
@@ -56,19 +60,52 @@ class TestOutcome:
     seconds: float
 
     @classmethod
-    def from_message(cls, data: dict[str, Any]) -> TestOutcome:
-        """Build from the child's ``test`` message payload."""
+    def from_message(cls, data: Any) -> TestOutcome:
+        """Build from the child's ``test`` payload; any malformation is a ProtocolError."""
+        if not isinstance(data, dict):
+            raise protocol.ProtocolError("test outcome is not an object")
         opcodes = data.get("opcodes")
+        if opcodes is not None and not (
+            isinstance(opcodes, dict)
+            and len(opcodes) <= MAX_OPCODE_NAMES
+            and all(isinstance(k, str) and _is_count(v) for k, v in opcodes.items())
+        ):
+            raise protocol.ProtocolError("opcode counts are malformed")
+        total = data.get("opcode_total", 0)
+        seconds = data.get("seconds", 0.0)
+        passed = data.get("passed")
+        if not _is_count(total) or not isinstance(seconds, (int, float)) or isinstance(
+            seconds, bool
+        ) or not (passed is None or isinstance(passed, bool)):
+            raise protocol.ProtocolError("test outcome fields have the wrong types")
         return cls(
-            name=str(data.get("name", "")),
-            passed=data.get("passed"),
-            output=data.get("output"),
-            exc_type=data.get("exc_type"),
-            exc_message=data.get("exc_message"),
-            opcodes={str(k): int(v) for k, v in opcodes.items()} if opcodes is not None else None,
-            opcode_total=int(data.get("opcode_total", 0)),
-            seconds=float(data.get("seconds", 0.0)),
+            name=_text_field(data, "name") or "",
+            passed=passed,
+            output=_text_field(data, "output"),
+            exc_type=_text_field(data, "exc_type"),
+            exc_message=_text_field(data, "exc_message"),
+            opcodes=dict(opcodes) if opcodes is not None else None,
+            opcode_total=int(total),
+            seconds=float(seconds),
         )
+
+
+MAX_OPCODE_NAMES = 1024
+MAX_TEXT_FIELD = 1 << 20
+
+
+def _is_count(value: Any) -> bool:
+    return type(value) is int and 0 <= value < 1 << 62
+
+
+def _text_field(data: dict[str, Any], key: str) -> str | None:
+    """A string field (or None) of a child's message, bounded."""
+    value = data.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str) or len(value) > MAX_TEXT_FIELD:
+        raise protocol.ProtocolError(f"field {key!r} is not a bounded string")
+    return value
 
 
 @dataclass
@@ -76,8 +113,8 @@ class CandidateResult:
     """How one candidate's run ended, and its tests.
 
     ``status``: ``ok``, ``timeout``, ``memory``, ``crashed: <SIGNAL>``, ``exit``,
-    ``syntax-error``, ``output-limit``, ``forbidden: <what>``, ``cancelled`` or
-    ``error``. ``tests`` holds every test that finished, plus the one that was running
+    ``syntax-error``, ``output-limit``, ``forbidden: <what>``, ``protocol-violation``
+    (the child sent something malformed or forged), ``cancelled`` or ``error``. ``tests`` holds every test that finished, plus the one that was running
     when the child ended abnormally. ``layers`` are the isolation layers that held;
     ``start_method`` says how the child was started (``fork`` or ``exec``).
     """
@@ -122,7 +159,10 @@ def secret_paths() -> list[str]:
 
 
 def encode_test(test: TestCase, series: str | None = None) -> dict[str, Any]:
-    """A TestCase -> the run message's JSON form (raises TypeError for non-literals)."""
+    """A TestCase -> the run message's JSON form (raises TypeError for non-literals).
+
+    The expected value stays here: the parent grades (``grading.py``).
+    """
     return {
         "series": series,
         "kind": test.kind,
@@ -130,7 +170,6 @@ def encode_test(test: TestCase, series: str | None = None) -> dict[str, Any]:
         "args": protocol.encode_value(tuple(test.args)),
         "kwargs": protocol.encode_value(dict(test.kwargs)),
         "stdin": test.stdin,
-        "expected": protocol.encode_value(test.expected) if test.has_expected else None,
         "has_expected": test.has_expected,
         "source": test.source,
     }
@@ -174,6 +213,14 @@ class _Child:
             self.proc.returncode = os.waitstatus_to_exitcode(status)
         return status, usage.ru_utime + usage.ru_stime
 
+    def kill(self) -> None:
+        """SIGKILL the child's process group: through its fork server (whose pids are
+        those of the server's PID namespace), else directly."""
+        if self.spawned is not None:
+            forkserver.kill(self.spawned)
+        else:
+            _kill_group(self.pid)
+
     def close_stdin(self) -> None:
         """Close our end of the child's stdin (the run message is written)."""
         if not self.stdin_closed:
@@ -201,6 +248,82 @@ class _Child:
                 os.close(fd)
 
 
+@dataclass
+class _Reported:
+    """What the child's messages say, checked field by field (they are hostile input).
+
+    Only the first ``hello`` counts (candidate code runs after it and could send more).
+    Any malformed message raises :class:`protocol.ProtocolError`.
+    """
+
+    hello: tuple[list[str], str] | None = None
+    outcomes: dict[int, TestOutcome] = field(default_factory=dict)
+    values: dict[int, Any] = field(default_factory=dict)
+    running: int | None = None
+    forbidden: list[str] = field(default_factory=list)
+    done: dict[str, Any] | None = None
+    exit_code: Any = None
+    exited: bool = False
+    syntax: str | None = None
+    error: str | None = None
+    violation: str | None = None
+
+    @classmethod
+    def parse(cls, messages: list[dict[str, Any]], n_tests: int) -> _Reported:
+        seen = cls()
+        for message in messages:
+            seen._take(message, n_tests)
+        return seen
+
+    def _take(self, message: dict[str, Any], n_tests: int) -> None:
+        kind = message.get("type")
+        if kind == protocol.MSG_HELLO:
+            if self.hello is None:
+                layers = message.get("layers")
+                if not isinstance(layers, list) or not all(isinstance(x, str) for x in layers):
+                    raise protocol.ProtocolError("hello: layers are malformed")
+                self.hello = (layers[:64], str(_text_field(message, "python") or "")[:32])
+        elif kind == protocol.MSG_TEST_START:
+            self.running = _index(message, n_tests)
+        elif kind == protocol.MSG_TEST:
+            index = _index(message, n_tests)
+            data = message.get("outcome")
+            if data is not None:
+                self.outcomes[index] = TestOutcome.from_message(data)
+                if isinstance(data, dict) and "value" in data:
+                    self.values[index] = protocol.decode_untrusted(data["value"])
+            self.running = None
+        elif kind == protocol.MSG_FORBIDDEN:
+            self.forbidden.append((_text_field(message, "what") or "?")[:100])
+        elif kind == protocol.MSG_EXIT:
+            code = message.get("code")
+            if not (code is None or type(code) is int):
+                raise protocol.ProtocolError("exit: code is not an integer")
+            self.exited, self.exit_code = True, code
+        elif kind == protocol.MSG_SYNTAX_ERROR:
+            self.syntax = _text_field(message, "detail") or ""
+        elif kind == protocol.MSG_ERROR:
+            self.error = _text_field(message, "detail") or ""
+        elif kind == "protocol-error":
+            raise protocol.ProtocolError(str(message.get("detail", "")))
+        elif kind == protocol.MSG_DONE:
+            timeouts = message.get("timeouts", 0)
+            if not (timeouts is None or _is_count(timeouts)) or not isinstance(
+                message.get("memory_error", False), bool
+            ):
+                raise protocol.ProtocolError("done: fields have the wrong types")
+            self.done = message
+        elif kind != protocol.MSG_OUTPUT_LIMIT:
+            raise protocol.ProtocolError(f"unknown message type {str(kind)[:40]!r}")
+
+
+def _index(message: dict[str, Any], n_tests: int) -> int:
+    index = message.get("index")
+    if type(index) is not int or not 0 <= index < n_tests:
+        raise protocol.ProtocolError("test index out of range")
+    return index
+
+
 class _ChildRun:
     """Drives one child from start to exit; never raises for anything the child does."""
 
@@ -218,7 +341,9 @@ class _ChildRun:
         probe: bool = False,
         start_method: str = "fork",
         series: Sequence[str | None] | None = None,
+        strict: bool = True,
     ) -> None:
+        self.strict = strict
         self.code = code
         self.tests = list(tests)
         self.series = list(series) if series is not None else [None] * len(self.tests)
@@ -236,6 +361,7 @@ class _ChildRun:
         self.stderr_tail = b""
         self.killed_for: str | None = None
         self.message_budget = MAX_MESSAGE_BYTES
+        self.via_bwrap_exec = False
 
     # ----------------------------------------------------------------------------
     def run(self) -> CandidateResult:
@@ -255,8 +381,11 @@ class _ChildRun:
             "probe": self.probe,
             "secrets": secret_paths(),
             "parent_pid": os.getpid(),
+            "seccomp": seccomp_filter.candidate_filter().program.hex(),
         }
         payload = protocol.encode_frame(run_message)
+        if self.strict:
+            return self._run_in(bwrap.WORKDIR, payload)
         _sweep_once()
         sandbox = tempfile.mkdtemp(prefix=SANDBOX_PREFIX)
         try:
@@ -268,7 +397,7 @@ class _ChildRun:
         """Start the child (fork server, else a fresh interpreter); an error text if neither."""
         env = _scrubbed_env(sandbox)
         for attempt in range(2 if self.start_method == "fork" else 0):
-            server = forkserver.server_for(self.interpreter)
+            server = forkserver.server_for(self.interpreter, self.strict)
             if server is None:
                 break
             pipes = [os.pipe() for _ in range(4)]  # stdin, stdout, stderr, messages
@@ -282,7 +411,7 @@ class _ChildRun:
                 if server.alive():
                     break  # busy or confused, but serving others: start this one afresh
                 # A server that died is restarted once; if that fails too, no more servers.
-                forkserver.retire(self.interpreter, server, permanently=attempt == 1)
+                forkserver.retire(server, permanently=attempt == 1)
             else:
                 stdin_w, stdout_r, stderr_r, msg_r = ours
                 return _Child(spawned.pid, stdin_w, stdout_r, stderr_r, msg_r, spawned=spawned)
@@ -291,18 +420,26 @@ class _ChildRun:
                     os.close(fd)
         msg_r, msg_w = os.pipe()
         try:
+            argv = [self.interpreter, "-I", "-S", "-B", str(CHILD_SCRIPT), str(msg_w)]
+            if self.strict:
+                tool = bwrap.find_bwrap()
+                if tool is None:
+                    raise OSError("bubblewrap is not available")
+                layout = bwrap.interpreter_layout(self.interpreter)
+                argv = bwrap.command(tool, layout, [STRICT_ARG, str(msg_w)])
+                self.via_bwrap_exec = True
             proc = subprocess.Popen(
-                [self.interpreter, "-I", "-S", "-B", str(CHILD_SCRIPT), str(msg_w)],
+                argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                cwd=sandbox,
+                cwd="/" if self.strict else sandbox,
                 env=env,
                 start_new_session=True,
                 close_fds=True,
                 pass_fds=(msg_w,),
             )
-        except OSError as exc:
+        except (OSError, subprocess.SubprocessError) as exc:
             os.close(msg_r)
             return f"cannot start the child: {exc}"
         finally:
@@ -322,7 +459,7 @@ class _ChildRun:
         finally:
             # The child is not reaped yet (at most a zombie), so its pid and process
             # group id cannot have been reused: killing the group here is safe.
-            _kill_group(child.pid)
+            child.kill()
             status, cpu = child.reap()
             child.close()
         result = self._classify(status, cpu)
@@ -406,13 +543,13 @@ class _ChildRun:
         if self.message_budget < 0:
             if self.killed_for is None:
                 self.messages.append({"type": "protocol-error", "detail": "message flood"})
-            self._kill(proc, "error")
+            self._kill(proc, "protocol")
             return
         try:
             new = reader.feed(data)
         except protocol.ProtocolError as exc:
             self.messages.append({"type": "protocol-error", "detail": str(exc)})
-            self._kill(proc, "error")
+            self._kill(proc, "protocol")
             return
         self.messages.extend(new)
         for message in new:
@@ -429,47 +566,37 @@ class _ChildRun:
     def _kill(self, proc: _Child, reason: str) -> None:
         if self.killed_for is None:
             self.killed_for = reason
-        _kill_group(proc.pid)
+        proc.kill()
 
     # ----------------------------------------------------------------------------
     def _classify(self, wait_status: int, cpu: float) -> CandidateResult:
         returncode = os.waitstatus_to_exitcode(wait_status)
         result = CandidateResult(self.index, "error", "", returncode=returncode)
-        outcomes: dict[int, TestOutcome] = {}
-        running: int | None = None
-        forbidden: list[str] = []
-        done: dict[str, Any] | None = None
-        exit_code: Any = None
-        exited = False
-        syntax: str | None = None
-        error: str | None = None
-        for message in self.messages:
-            kind = message.get("type")
-            if kind == protocol.MSG_HELLO:
-                result.layers = [str(x) for x in message.get("layers", [])] + ["deadline"]
-                result.python = str(message.get("python", ""))
-            elif kind == protocol.MSG_TEST_START:
-                running = int(message.get("index", -1))
-            elif kind == protocol.MSG_TEST:
-                data = message.get("outcome")
-                if isinstance(data, dict):
-                    outcomes[int(message.get("index", -1))] = TestOutcome.from_message(data)
-                running = None
-            elif kind == protocol.MSG_FORBIDDEN:
-                forbidden.append(str(message.get("what")))
-            elif kind == protocol.MSG_EXIT:
-                exited = True
-                exit_code = message.get("code")
-            elif kind == protocol.MSG_SYNTAX_ERROR:
-                syntax = str(message.get("detail", ""))
-            elif kind in (protocol.MSG_ERROR, "protocol-error"):
-                error = str(message.get("detail", ""))
-            elif kind == protocol.MSG_DONE:
-                done = message
+        try:
+            seen = _Reported.parse(self.messages, len(self.tests))
+        except protocol.ProtocolError as exc:
+            seen = _Reported()
+            seen.violation = str(exc)
+        if seen.hello is not None:
+            result.layers = [*seen.hello[0], *self.parent_layers(), "deadline"]
+            result.python = seen.hello[1]
+        outcomes = seen.outcomes
+        running = seen.running
+        forbidden = seen.forbidden
+        done = seen.done
+        exit_code = seen.exit_code
+        exited = seen.exited
+        syntax = seen.syntax
+        error = seen.error
+        if self.via_bwrap_exec and returncode > 128:
+            returncode = -(returncode - 128)  # bubblewrap reports a child's signal as 128 + n
+            result.returncode = returncode
         stderr = self.stderr_tail.decode("utf-8", "replace").strip()
         signum = -returncode if returncode < 0 else None
 
-        if self.killed_for is not None and self.killed_for != "error":
+        if seen.violation is not None:
+            status, detail = "protocol-violation", seen.violation
+        elif self.killed_for is not None and self.killed_for not in ("error", "protocol"):
             status = self.killed_for
             detail = {
                 "timeout": f"wall-clock limit of {self.limits.wall_seconds:g}s",
@@ -497,6 +624,8 @@ class _ChildRun:
                 status, detail = "ok", ""
         elif exited:
             status, detail = "exit", f"SystemExit({exit_code!r}) during a test"
+        elif signum == signal.SIGSYS:
+            status, detail = "forbidden: system call", "killed by the seccomp filter (SIGSYS)"
         elif signum is not None:
             if signum == signal.SIGXCPU or (
                 signum == signal.SIGKILL and cpu >= self.limits.cpu_seconds
@@ -517,10 +646,22 @@ class _ChildRun:
         result.detail = detail
         if running is not None and 0 <= running < len(self.tests):
             outcomes[running] = self._interrupted(running, status)
-        result.tests = [outcomes[i] for i in sorted(outcomes) if 0 <= i < len(self.tests)]
+        result.tests = [self._graded(i, outcomes[i], seen.values.get(i)) for i in sorted(outcomes)]
         if not result.layers:
             result.layers = ["deadline"]
         return result
+
+    def parent_layers(self) -> list[str]:
+        """Layers this side put in place (the child cannot claim or remove them)."""
+        return ["bwrap"] if self.strict else []
+
+    def _graded(self, index: int, outcome: TestOutcome, value: Any) -> TestOutcome:
+        """``passed`` decided here from the expected value the child never saw."""
+        test = self.tests[index]
+        raised = outcome.exc_type is not None
+        printed = outcome.output if test.kind == "stdio" else None
+        outcome.passed = grading.grade(test, value, printed, raised)
+        return outcome
 
     def _interrupted(self, index: int, status: str) -> TestOutcome:
         """An outcome for the test that was running when the child ended."""
@@ -632,6 +773,7 @@ def run_candidate(
     cancel: threading.Event | None = None,
     start_method: str = "fork",
     series: Sequence[str | None] | None = None,
+    sandbox: str = "strict",
 ) -> CandidateResult:
     """Run one candidate's tests in a fresh sandbox child.
 
@@ -648,6 +790,8 @@ def run_candidate(
         raise ValueError(f"unknown trace mode {trace_mode!r}")
     if start_method not in ("fork", "exec"):
         raise ValueError(f"unknown start method {start_method!r}")
+    if sandbox not in SANDBOX_LEVELS:
+        raise ValueError(f"unknown sandbox level {sandbox!r}")
     if cancel is not None and cancel.is_set():
         return CandidateResult(index, "cancelled", "cancelled before start")
     child = _ChildRun(
@@ -662,6 +806,7 @@ def run_candidate(
         cancel,
         start_method=start_method,
         series=series,
+        strict=sandbox == "strict",
     )
     return child.run()
 
@@ -680,6 +825,7 @@ def run_candidates(
     trace_mode: str = "auto",
     start_method: str = "fork",
     series: Sequence[str | None] | None = None,
+    sandbox: str = "strict",
 ) -> list[CandidateResult]:
     """Run every candidate (up to ``jobs`` children at once), results in input order.
 
@@ -706,6 +852,7 @@ def run_candidates(
             cancel=cancel,
             start_method=start_method,
             series=series,
+            sandbox=sandbox,
         )
         with lock:
             results[i] = result
