@@ -2,7 +2,9 @@
 
 A report's verdicts become :class:`Finding` objects with a severity name, a code and the
 message a person reads. The language server turns them into diagnostics, ``codequorum
-check`` prints them. Reads the verdicts as they are; computes nothing.
+check`` prints them. Reads the verdicts as they are; computes nothing. Text that is not our
+own wording (verdict messages can quote what a version printed or raised, names come from
+the document) goes through :func:`~codequorum.safe_text.safe_text`.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from codequorum.safe_text import safe_text
 from codequorum.session import FunctionAnalysis
 
 #: Severity names, most severe first, with their rank (a lower number is more severe).
@@ -38,7 +41,7 @@ class Finding:
 
 def versions_text(analysis: FunctionAnalysis, indices: Sequence[int]) -> str:
     """``v1, v3, current`` (six at most, then how many more)."""
-    labels = [analysis.label(i) for i in indices[:6]]
+    labels = [safe_text(analysis.label(i), 40) for i in indices[:6]]
     more = f" and {len(indices) - 6} more" if len(indices) > 6 else ""
     return ", ".join(labels) + more
 
@@ -53,28 +56,32 @@ def function_findings(
     consensus = report.medoid
     groups = len(report.clusters)
     overview = (
-        f"`{analysis.qualified_name}`: {report.n} versions compared in "
+        f"`{safe_text(analysis.qualified_name, 200)}`: {report.n} versions compared in "
         f"{groups} group{'s' if groups != 1 else ''}"
-        + (f"; consensus is {analysis.label(consensus)}" if consensus is not None else "")
+        + (
+            f"; consensus is {safe_text(analysis.label(consensus), 40)}"
+            if consensus is not None
+            else ""
+        )
     )
     n = analysis.n_stored
     out: list[Finding] = []
     for verdict in report.verdicts:
         if verdict.code in QUIET_CODES or RANK.get(verdict.severity, 4) > limit:
             continue
-        message = verdict.message
+        message = safe_text(verdict.message)
         if verdict.figure is not None and f"{verdict.figure:.2f}" not in message:
             message = f"{message} ({verdict.figure:.2f})"
-        message = f"{message} [{n} version{'s' if n != 1 else ''} of `{name}`]"
+        message = f"{message} [{n} version{'s' if n != 1 else ''} of `{safe_text(name, 200)}`]"
         concerns = (
-            f"{verdict.code} concerns {versions_text(analysis, verdict.samples)}"
+            f"{safe_text(verdict.code, 60)} concerns {versions_text(analysis, verdict.samples)}"
             if verdict.samples
             else None
         )
         out.append(
             Finding(
                 severity=verdict.severity if verdict.severity in RANK else "information",
-                code=verdict.code,
+                code=safe_text(verdict.code, 60),
                 message=message,
                 figure=verdict.figure,
                 samples=tuple(verdict.samples),

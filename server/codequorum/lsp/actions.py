@@ -13,6 +13,7 @@ from lsprotocol import types
 from codequorum.lsp.diagnostics import SOURCE
 from codequorum.lsp.documents import FunctionEntry, Snapshot, reindent
 from codequorum.lsp.engine import FunctionAnalysis
+from codequorum.safe_text import safe_text
 
 #: At most this many "Replace with version k" actions per function.
 MAX_VERSION_ACTIONS = 20
@@ -44,6 +45,7 @@ def function_actions(
         and d.data.get("qualifiedName") == entry.qualified_name
     ]
     out: list[types.CodeAction] = []
+    name = safe_text(entry.name, 100)
 
     def action(
         title: str, index: int, kind: types.CodeActionKind, preferred: bool = False
@@ -61,7 +63,7 @@ def function_actions(
         kind = types.CodeActionKind.QuickFix if ours else types.CodeActionKind.RefactorRewrite
         out.append(
             action(
-                f"Replace `{entry.name}` with the consensus version "
+                f"Replace `{name}` with the consensus version "
                 f"({analysis.label(report.medoid)})",
                 report.medoid,
                 kind,
@@ -71,7 +73,7 @@ def function_actions(
     if analysis.fastest is not None and analysis.fastest != current:
         out.append(
             action(
-                f"Replace `{entry.name}` with the fastest version "
+                f"Replace `{name}` with the fastest version "
                 f"({analysis.label(analysis.fastest)})",
                 analysis.fastest,
                 types.CodeActionKind.RefactorRewrite,
@@ -82,7 +84,7 @@ def function_actions(
             continue
         out.append(
             action(
-                f"Replace `{entry.name}` with version {k + 1}",
+                f"Replace `{name}` with version {k + 1}",
                 k,
                 types.CodeActionKind.RefactorRewrite,
             )

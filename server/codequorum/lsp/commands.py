@@ -25,6 +25,7 @@ from codequorum.lsp.engine import FunctionAnalysis
 from codequorum.lsp.hover import DYNAMIC_FIGURES
 from codequorum.lsp.progress import WorkProgress
 from codequorum.model import Sample
+from codequorum.safe_text import safe_text
 
 if TYPE_CHECKING:
     from codequorum.lsp.server import CodequorumServer
@@ -492,8 +493,10 @@ async def regenerate_command(ls: CodequorumServer, args: Sequence[Any]) -> dict[
     stored = 0
     done = 0
     name = entry.qualified_name
+    shown = safe_text(name, 200)
 
-    async with WorkProgress(ls, f"codequorum: regenerating {entry.name}") as progress:
+    title = f"codequorum: regenerating {safe_text(entry.name, 100)}"
+    async with WorkProgress(ls, title) as progress:
 
         async def on_sample(index: int, outcome: Any) -> None:
             nonlocal stored, done
@@ -519,25 +522,28 @@ async def regenerate_command(ls: CodequorumServer, args: Sequence[Any]) -> dict[
         except asyncio.CancelledError:
             progress.cancel()
             ls.refresh(target.uri)
-            ls.show(types.MessageType.Info, f"codequorum: regeneration of `{name}` cancelled")
+            ls.show(types.MessageType.Info, f"codequorum: regeneration of `{shown}` cancelled")
             raise
         except Exception as exc:  # a bug in a provider must not take the server down
             log.exception("regeneration failed")
-            ls.show(types.MessageType.Error, f"codequorum: regeneration of `{name}` failed: {exc}")
-            raise CommandError(f"{REGENERATE}: {exc}") from exc
+            ls.show(
+                types.MessageType.Error,
+                f"codequorum: regeneration of `{shown}` failed: {safe_text(exc)}",
+            )
+            raise CommandError(f"{REGENERATE}: {safe_text(exc)}") from exc
     summary = result.summary()
     if result.cancelled:
         ls.show(
-            types.MessageType.Info, f"codequorum: regeneration of `{name}` cancelled: {summary}"
+            types.MessageType.Info, f"codequorum: regeneration of `{shown}` cancelled: {summary}"
         )
     elif result.ok:
-        extra = f" ({result.error_summary()})" if result.errors else ""
-        ls.show(types.MessageType.Info, f"codequorum: `{name}`: {summary}{extra}")
+        extra = f" ({safe_text(result.error_summary())})" if result.errors else ""
+        ls.show(types.MessageType.Info, f"codequorum: `{shown}`: {summary}{extra}")
     else:
         reasons = result.error_summary() or "; ".join(sorted({r.reason for r in result.rejected}))
         ls.show(
             types.MessageType.Error,
-            f"codequorum: regeneration of `{name}` failed: {reasons or summary}",
+            f"codequorum: regeneration of `{shown}` failed: {safe_text(reasons or summary)}",
         )
     ls.refresh(target.uri)
     if result.ok and settings.dynamic.auto and settings.dynamic.enable and language == "python":
@@ -549,9 +555,9 @@ async def regenerate_command(ls: CodequorumServer, args: Sequence[Any]) -> dict[
         "requested": result.requested,
         "accepted": len(result.accepted),
         "stored": stored,
-        "rejected": [r.describe() for r in result.rejected],
-        "errors": [e.describe() for e in result.errors],
-        "message": summary,
+        "rejected": [safe_text(r.describe()) for r in result.rejected],
+        "errors": [safe_text(e.describe()) for e in result.errors],
+        "message": safe_text(summary),
     }
 
 
@@ -573,14 +579,16 @@ async def run_dynamic_command(ls: CodequorumServer, args: Sequence[Any]) -> dict
             "started": False,
             "message": "already running",
         }
-    progress = WorkProgress(ls, f"codequorum: running {entry.name} versions")
+    progress = WorkProgress(ls, f"codequorum: running {safe_text(entry.name, 100)} versions")
     await progress.begin("starting")
 
     async def job_body() -> None:
-        name = entry.qualified_name
+        name = safe_text(entry.qualified_name, 200)
         try:
             result = await ls.engine.run_dynamic_async(
-                analysis, lambda msg, pct: progress.report(msg, pct), progress.cancelled
+                analysis,
+                lambda msg, pct: progress.report(safe_text(msg, 200), pct),
+                progress.cancelled,
             )
             if progress.cancelled.is_set():
                 progress.end("cancelled")
@@ -609,7 +617,8 @@ async def run_dynamic_command(ls: CodequorumServer, args: Sequence[Any]) -> dict
             log.exception("dynamic analysis failed")
             progress.end("failed")
             ls.show(
-                types.MessageType.Error, f"codequorum: dynamic analysis of `{name}` failed: {exc}"
+                types.MessageType.Error,
+                f"codequorum: dynamic analysis of `{name}` failed: {safe_text(exc)}",
             )
         finally:
             ls.dynamic_jobs.pop(job, None)

@@ -1,7 +1,9 @@
 """The hover: a compact markdown summary of one function's versions.
 
 Reads the report (summary, clusters, medoid, typicality, verdicts) and the versions'
-text; the only thing it makes is a short unified diff for display.
+text; the only thing it makes is a short unified diff for display. Every piece of text that
+is not our own wording (names, messages, labels, code) goes through :mod:`markdown`, so it
+shows as written and cannot add links, images, HTML or close a code fence.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import difflib
 
 from codequorum.lsp.documents import FunctionEntry
 from codequorum.lsp.engine import FunctionAnalysis
+from codequorum.lsp.markdown import md_block, md_code, md_text
 from codequorum.lsp.settings import Settings
 
 #: (summary key, label) of the pairwise figures shown, in order.
@@ -59,10 +62,10 @@ def render_hover(entry: FunctionEntry, analysis: FunctionAnalysis, settings: Set
     report = analysis.report
     n = analysis.n_stored
     parts: list[str] = []
-    title = f"**codequorum** · `{entry.qualified_name}` · {n} sample{'s' if n != 1 else ''}"
+    title = f"**codequorum** · {md_code(entry.qualified_name)} · {n} sample{'s' if n != 1 else ''}"
     if report.status != "ok":
         parts.append(title)
-        parts.append(report.message or "not enough versions to compare")
+        parts.append(md_text(report.message or "not enough versions to compare"))
         return "\n\n".join(parts)
     clusters = report.clusters
     title += f" · {len(clusters)} cluster{'s' if len(clusters) != 1 else ''}"
@@ -71,10 +74,10 @@ def render_hover(entry: FunctionEntry, analysis: FunctionAnalysis, settings: Set
     headline = report.verdict
     if headline is not None:
         mark = "⚠️" if headline.severity in ("error", "warning") else "✓"
-        parts.append(f"{mark} `{headline.code}` — {headline.message}")
+        parts.append(f"{mark} {md_code(headline.code)} — {md_text(headline.message)}")
     for verdict in report.verdicts:
         if verdict is not headline and verdict.severity in ("error", "warning"):
-            parts.append(f"⚠️ `{verdict.code}` — {verdict.message}")
+            parts.append(f"⚠️ {md_code(verdict.code)} — {md_text(verdict.message)}")
 
     figures = []
     for key, label in PAIR_FIGURES + DYNAMIC_FIGURES:
@@ -88,7 +91,7 @@ def render_hover(entry: FunctionEntry, analysis: FunctionAnalysis, settings: Set
     if report.medoid is not None:
         size = len(clusters[0]) if clusters else 0
         lines.append(
-            f"- consensus: **{analysis.label(report.medoid)}** "
+            f"- consensus: **{md_text(analysis.label(report.medoid))}** "
             f"(largest cluster: {size} of {report.n})"
         )
     current = analysis.current_index
@@ -105,7 +108,7 @@ def render_hover(entry: FunctionEntry, analysis: FunctionAnalysis, settings: Set
         typ_text = f", typicality {_fmt(typ)}" if _fmt(typ) is not None else ""
         lines.append(f"- current code: {where}{typ_text}")
     if analysis.fastest is not None:
-        lines.append(f"- fastest: {analysis.label(analysis.fastest)}")
+        lines.append(f"- fastest: {md_text(analysis.label(analysis.fastest))}")
     if lines:
         parts.append("\n".join(lines))
 
@@ -120,5 +123,6 @@ def render_hover(entry: FunctionEntry, analysis: FunctionAnalysis, settings: Set
             settings.hover.diff_lines,
         )
         if diff:
-            parts.append(f"Most different: {analysis.label(other)}\n```diff\n{diff}\n```")
+            label = md_text(analysis.label(other))
+            parts.append(f"Most different: {label}\n{md_block(diff, 'diff')}")
     return "\n\n".join(parts)
