@@ -6,7 +6,10 @@ the ones the sample command writes), then ``check`` reads them back for the same
 
 from __future__ import annotations
 
+import io
 import json
+import logging
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +18,7 @@ from typing import Any
 import pytest
 
 from codequorum.cli import main
+from codequorum.commands.check import CheckRun, Finding, write
 from codequorum.sources.store import SampleStore, default_store_path
 
 SCRIPT = Path(sys.executable).parent / "codequorum"
@@ -208,7 +212,7 @@ def test_min_samples_skips_functions_with_fewer_versions(
     assert "total" not in out.replace("checked", "")
     assert out.strip().split("\n")[-1] == (
         "checked 2 functions in 1 file: 1 warning; 1 without samples skipped; "
-        "1 with too few samples skipped")
+        "1 function with fewer than 5 stored versions skipped")
 
 
 def test_folder_walk_notes_binary_and_unknown_files(
@@ -323,3 +327,108 @@ def test_check_does_not_load_the_language_server() -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60, check=True)
     assert proc.stdout.strip() == "[]"
+
+
+def test_quiet_prints_findings_only(ws: Workspace, capsys: pytest.CaptureFixture[str]) -> None:
+    (ws.root / "notes.txt").write_text("not code\n", encoding="utf-8")
+    try:
+        status, out, err = _check(capsys, str(ws.file), str(ws.root / "notes.txt"),
+                                  str(ws.root / "gone.py"), "--workspace", str(ws.root),
+                                  "--no-tsed", "-q")
+    finally:
+        (ws.root / "notes.txt").unlink()
+    lines = out.strip().split("\n")
+    assert status == 2  # a path that does not exist
+    assert len(lines) == 3 and all(": warning " in line for line in lines)
+    assert "unknown extension" not in err  # a note
+    assert f"{ws.root / 'gone.py'}: no such file or folder" in err  # a problem
+
+
+def test_verbose_logs_every_function_checked(ws: Workspace, capsys: pytest.CaptureFixture[str],
+                                             caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="codequorum")
+    status, _, _ = _check(capsys, str(ws.file), "--workspace", str(ws.root), "--no-tsed", "-v")
+    assert status == 1
+    messages = [r.getMessage() for r in caplog.records if r.name == "codequorum.commands.check"]
+    assert f"{ws.file}: `concatenate`: stable (5 stored versions)" in messages
+    assert f"{ws.file}: `Stats.total`: unstable-structure (4 stored versions)" in messages
+
+
+def test_colour_like_a_linter(ws: Workspace, capsys: pytest.CaptureFixture[str],
+                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")  # --color always wins over NO_COLOR
+    status, out, _ = _check(capsys, str(ws.file), "--workspace", str(ws.root), "--no-tsed",
+                            "--color", "always")
+    first = out.split("\n")[0]
+    path = ws.file.as_posix()
+    cyan = "\x1b[36m:\x1b[0m"
+    assert first.startswith(f"\x1b[1m{path}\x1b[0m{cyan}{ws.sort_even_line}{cyan}5{cyan} "
+                            "\x1b[1;33mwarning unstable-structure\x1b[0m Versions disagree")
+    assert status == 1
+    _, out, _ = _check(capsys, str(ws.file), "--workspace", str(ws.root), "--no-tsed")
+    assert "\x1b" not in out  # auto: standard output is not a terminal here
+    _, out, _ = _check(capsys, str(ws.file), "--workspace", str(ws.root), "--no-tsed",
+                       "--color", "never")
+    assert "\x1b" not in out
+
+
+def test_summary_says_when_no_function_has_versions(
+        ws: Workspace, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    other = ws.root / "other"
+    other.mkdir(exist_ok=True)
+    for name in ("a.py", "b.py"):
+        (other / name).write_text("def f(x):\n    return x\n", encoding="utf-8")
+    try:
+        status, out, _ = _check(capsys, str(other), "--workspace", str(ws.root), "--no-tsed")
+        assert (status, out) == (0, "no function in 2 files has stored versions\n")
+        status, out, _ = _check(capsys, str(ws.file), "--workspace", str(ws.root),
+                                "--no-tsed", "--min-samples", "50")
+        assert out == ("no function in 1 file has 50 or more stored versions; "
+                       "1 without samples skipped; "
+                       "3 functions with fewer than 50 stored versions skipped\n")
+        status, out, _ = _check(capsys, str(ws.root), "--workspace", str(ws.root),
+                                "--no-tsed")
+        assert out.strip().split("\n")[-1] == (
+            "checked 3 functions in 1 of 3 files: 3 warnings; 3 without samples skipped")
+    finally:
+        for name in ("a.py", "b.py"):
+            (other / name).unlink()
+        other.rmdir()
+
+
+HOSTILE = "\x1b]0;pwned\x07\x1b[31m[bold]x[/bold]"
+ESCAPED = "\\x1b]0;pwned\\x07\\x1b[31m[bold]x[/bold]"
+
+
+def _hostile_run() -> CheckRun:
+    message = f"versions 1 and 2 disagree on f(1): raises ValueError: {HOSTILE} vs 1"
+    finding = Finding(path=f"src/{HOSTILE}.py", line=3, column=5, end_line=3, end_column=6,
+                      severity="warning", code="divergent-outputs", message=message,
+                      function="f", figure=0.5, samples=(0, 1), versions=2,
+                      report={"notes": [HOSTILE], "status": "ok"})
+    return CheckRun(findings=[finding], notes=[HOSTILE], files=1, files_checked=1,
+                    functions_checked=1)
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif"])
+def test_candidate_text_is_escaped_in_every_format(fmt: str) -> None:
+    out = io.StringIO()
+    write(_hostile_run(), fmt, out, color=fmt == "text")
+    text = re.sub(r"\x1b\[[0-9;]*m", "", out.getvalue())  # our own colours aside
+    assert "\x1b" not in text and "\x07" not in text
+    if fmt == "text":
+        assert text.startswith(f"src/{ESCAPED}.py:3:5: warning divergent-outputs ")
+        assert f"raises ValueError: {ESCAPED} vs 1" in text
+        return
+    assert "\\u001b" not in text
+    doc = json.loads(text)
+    if fmt == "json":
+        (finding,) = doc["findings"]
+        assert finding["message"].endswith(f"{ESCAPED} vs 1")
+        assert finding["path"] == f"src/{ESCAPED}.py"
+        assert finding["report"]["notes"] == [ESCAPED] and doc["notes"] == [ESCAPED]
+    else:
+        (result,) = doc["runs"][0]["results"]
+        assert result["message"]["text"].endswith(f"{ESCAPED} vs 1")
+        location = result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        assert location == f"src/{ESCAPED}.py"

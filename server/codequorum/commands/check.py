@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import sys
 import threading
@@ -27,6 +28,11 @@ from codequorum import __version__, parsing
 from codequorum.commands._argtypes import at_least, seconds
 from codequorum.errors import UnknownFormatError, UnknownLanguageError, UserError
 from codequorum.findings import RANK, function_findings
+from codequorum.render.ansi import SEVERITY_STYLE, paint
+from codequorum.render.json_out import safe_values
+from codequorum.render.terminal import color_enabled
+from codequorum.render.words import count
+from codequorum.safe_text import safe_text
 from codequorum.session import MAX_DOCUMENT_BYTES, Session, SessionConfig, current_code
 from codequorum.sources.store import default_store_path
 from codequorum.workspace import find_workspace
@@ -42,6 +48,8 @@ SARIF_LEVEL: dict[str, str] = {
     "hint": "note",
 }
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+log = logging.getLogger(__name__)
 
 
 def register(subparsers: Any) -> None:
@@ -117,9 +125,16 @@ class Finding:
     versions: int
     report: dict[str, Any]
 
-    def text(self) -> str:
-        """``path:line:col: severity code message``."""
-        return f"{self.path}:{self.line}:{self.column}: {self.severity} {self.code} {self.message}"
+    def text(self, color: bool = False) -> str:
+        """``path:line:col: severity code message``, made safe to print (the message may
+        quote what a version printed); with ``color`` as linters colour it: the path bold,
+        the severity and code red, yellow or blue."""
+        sep = paint(":", "cyan", enabled=color)
+        where = (f"{paint(safe_text(self.path), 'bold', enabled=color)}{sep}{self.line}{sep}"
+                 f"{self.column}{sep}")
+        what = paint(f"{self.severity} {self.code}", *SEVERITY_STYLE.get(self.severity, ()),
+                     enabled=color)
+        return f"{where} {what} {safe_text(self.message)}"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form; ``report`` is the function's report summary."""
@@ -147,6 +162,7 @@ class CheckRun:
     findings: list[Finding] = field(default_factory=list)
     functions: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
     files: int = 0
     files_checked: int = 0
     functions_checked: int = 0
@@ -156,6 +172,12 @@ class CheckRun:
     missing_paths: int = 0
     store: str = ""
     store_missing: bool = False
+    min_samples: int = 2
+
+    def error(self, message: str) -> None:
+        """A note that is a problem (shown even with ``--quiet``)."""
+        self.notes.append(message)
+        self.errors.append(message)
 
     def counts(self) -> dict[str, int]:
         """Findings per severity."""
@@ -180,21 +202,39 @@ class CheckRun:
         }
 
     def summary_line(self) -> str:
-        """One line: what was checked and what was found."""
+        """One line: what was checked and what was found, in words that stay true when
+        nothing was (``no function in 59 files has stored versions``)."""
         if self.store_missing:
-            return f"no sample store at {self.store}; nothing to check"
-        counts = self.counts()
-        found = ", ".join(f"{n} {_plural(name, n)}" for name, n in counts.items() if n)
-        found = found or "no findings"
-        files = f"{self.files_checked} file{'s' if self.files_checked != 1 else ''}"
-        fns = f"{self.functions_checked} function{'s' if self.functions_checked != 1 else ''}"
-        parts = [f"checked {fns} in {files}: {found}"]
-        if self.functions_without_samples:
-            parts.append(f"{self.functions_without_samples} without samples skipped")
+            return f"no sample store at {safe_text(self.store)}; nothing to check"
+        if not self.files:
+            return "no source files to check"
+        parts: list[str] = []
+        files = count(self.files, "file")
+        if self.functions_checked:
+            counts = self.counts()
+            found = ", ".join(count(n, name, _plural_severity(name)) for name, n
+                              in counts.items() if n) or "no findings"
+            where = (files if self.files_checked == self.files
+                     else f"{self.files_checked:,} of {files}")
+            parts.append(f"checked {count(self.functions_checked, 'function')} in {where}: "
+                         f"{found}")
+        elif self.functions_too_few:
+            parts.append(f"no function in {files} has {self.min_samples} or more stored "
+                         "versions")
+        elif self.failures:
+            parts.append(f"no function in {files} could be checked")
+        elif self.functions_without_samples:
+            parts.append(f"no function in {files} has stored versions")
+        else:
+            parts.append(f"no functions in {files}")
+        if self.functions_without_samples and (self.functions_checked or self.functions_too_few
+                                               or self.failures):
+            parts.append(f"{self.functions_without_samples:,} without samples skipped")
         if self.functions_too_few:
-            parts.append(f"{self.functions_too_few} with too few samples skipped")
+            parts.append(f"{count(self.functions_too_few, 'function')} with fewer than "
+                         f"{count(self.min_samples, 'stored version')} skipped")
         if self.failures:
-            parts.append(f"{self.failures} could not be analysed")
+            parts.append(f"{self.failures:,} could not be analysed")
         return "; ".join(parts)
 
     def exit_code(self, fail_on: str) -> int:
@@ -208,9 +248,9 @@ class CheckRun:
         return 1 if any(RANK.get(f.severity, 4) <= limit for f in self.findings) else 0
 
 
-def _plural(severity: str, n: int) -> str:
-    """``1 warning``, ``2 warnings``, ``3 information``."""
-    return severity if n == 1 or severity == "information" else f"{severity}s"
+def _plural_severity(severity: str) -> str:
+    """The plural of a severity: ``warnings``, ``information``."""
+    return severity if severity == "information" else f"{severity}s"
 
 
 # ----------------------------------------------------------------------------- files
@@ -241,7 +281,7 @@ def _targets(paths: Sequence[Path], language: str | None, run: CheckRun
         elif given.exists():
             candidates = [(given, language)]
         else:
-            run.notes.append(f"{given}: no such file or folder")
+            run.error(f"{given}: no such file or folder")
             run.missing_paths += 1
             continue
         for path, forced in candidates:
@@ -265,7 +305,7 @@ def _read(path: Path, run: CheckRun) -> str | None:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        run.notes.append(f"{path}: cannot read: {exc.strerror or exc}")
+        run.error(f"{path}: cannot read: {exc.strerror or exc}")
         return None
     if b"\0" in data[:8192]:
         run.notes.append(f"{path}: binary file, skipped")
@@ -297,7 +337,7 @@ def _column(line: str, byte_col: int) -> int:
 def check_files(args: argparse.Namespace, language: str | None, store_path: Path,
                 workspace: Path) -> CheckRun:
     """Check every target file against the store at ``store_path``."""
-    run = CheckRun(store=str(store_path))
+    run = CheckRun(store=str(store_path), min_samples=args.min_samples)
     problems: list[str] = []
 
     def notify(level: str, message: str) -> None:
@@ -350,8 +390,9 @@ def check_files(args: argparse.Namespace, language: str | None, store_path: Path
                     raise
                 except Exception as exc:  # one function must not stop the others
                     run.failures += 1
-                    run.notes.append(f"{path}: `{qualified_name}` could not be "
-                                     f"analysed: {type(exc).__name__}: {exc}")
+                    log.debug("analysis of %s failed", qualified_name, exc_info=True)
+                    run.error(f"{path}: `{qualified_name}` could not be analysed: "
+                              f"{type(exc).__name__}: {exc}")
                     continue
                 if analysis is None:
                     continue
@@ -359,6 +400,9 @@ def check_files(args: argparse.Namespace, language: str | None, store_path: Path
                 run.functions_checked += 1
                 summary = _report_summary(analysis.report)
                 headline = analysis.report.verdict
+                log.info("%s: `%s`: %s (%s)", path, qualified_name,
+                         headline.code if headline is not None else analysis.report.status,
+                         count(analysis.n_stored, "stored version"))
                 (row, start), (end_row, end) = info.name_start_point, info.name_end_point
                 run.functions.append({
                     "path": path.as_posix(),
@@ -423,20 +467,23 @@ def _sarif(run: CheckRun) -> dict[str, Any]:
     }
 
 
-def write(run: CheckRun, fmt: str, out: TextIO) -> None:
-    """Print the run: finding lines and a summary line, or one JSON / SARIF document."""
+def write(run: CheckRun, fmt: str, out: TextIO, *, color: bool = False,
+          quiet: bool = False) -> None:
+    """Print the run: finding lines and a summary line (not when ``quiet``), or one JSON /
+    SARIF document. Every string is made safe to print first (:func:`safe_values`)."""
     if fmt == "json":
         doc = {"findings": [f.to_dict() for f in run.findings], "summary": run.summary(),
                "functions": list(run.functions), "notes": list(run.notes)}
-        json.dump(doc, out, indent=2, allow_nan=False)
+        json.dump(safe_values(doc), out, indent=2, allow_nan=False)
         out.write("\n")
     elif fmt == "sarif":
-        json.dump(_sarif(run), out, indent=2, allow_nan=False)
+        json.dump(safe_values(_sarif(run)), out, indent=2, allow_nan=False)
         out.write("\n")
     else:
         for finding in run.findings:
-            print(finding.text(), file=out)
-        print(run.summary_line(), file=out)
+            print(finding.text(color), file=out)
+        if not quiet:
+            print(run.summary_line(), file=out)
 
 
 def _discover(paths: Sequence[Path]) -> Path:
@@ -471,14 +518,16 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     if store_path.is_dir():
         raise UserError(f"--store {store_path}: is a folder, expected a file")
     if not store_path.exists():
-        print(f"codequorum: no sample store at {store_path}; run `codequorum sample` or add "
-              "samples from your editor", file=sys.stderr)
+        if not args.quiet:
+            print(f"codequorum: no sample store at {safe_text(store_path)}; run `codequorum "
+                  "sample` or add samples from your editor", file=sys.stderr)
         empty = CheckRun(store=str(store_path), store_missing=True)
         if fmt != "text":
             write(empty, fmt, stream)
         return 0
     result = check_files(args, language, store_path, workspace)
     for note in result.notes:
-        print(f"codequorum: {note}", file=sys.stderr)
-    write(result, fmt, stream)
+        if not args.quiet or note in result.errors:
+            print(f"codequorum: {safe_text(note)}", file=sys.stderr)
+    write(result, fmt, stream, color=color_enabled(args.color, stream), quiet=args.quiet)
     return result.exit_code(args.fail_on)
