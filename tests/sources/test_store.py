@@ -249,3 +249,39 @@ def test_closed_store_says_so(store_path: Path) -> None:
     store.close()
     with pytest.raises(StoreError, match="closed"):
         store.samples_for("m.py", "f")
+
+
+def test_a_new_store_has_an_identity_and_says_it_made_the_file(store_path: Path) -> None:
+    with SampleStore.open(store_path) as store:
+        assert store.created is True
+        assert len(store.store_id) == 32
+        first = store.store_id
+    with SampleStore.open(store_path) as again:
+        assert again.created is False
+        assert again.store_id == first
+    other = store_path.parent / "other.sqlite3"
+    with SampleStore.open(other) as store:
+        assert store.store_id != first
+
+
+def test_a_store_from_before_identities_gets_one_and_is_not_taken_as_made_here(
+    store_path: Path,
+) -> None:
+    with SampleStore.open(store_path) as store:
+        store.add("a.py", "python", "f", [Sample(code=CODE_A, origin="relayed")])
+    conn = sqlite3.connect(store_path)
+    conn.execute("DROP TABLE meta")
+    conn.commit()
+    conn.close()
+    with SampleStore.open(store_path) as store:
+        assert store.created is False
+        assert len(store.store_id) == 32
+        assert store.count("a.py", "f") == 1
+
+
+def test_a_replaced_damaged_store_counts_as_made_here(store_path: Path) -> None:
+    store_path.parent.mkdir(parents=True, exist_ok=True)
+    store_path.write_bytes(b"not a database at all" * 100)
+    with SampleStore.open(store_path) as store:
+        assert store.recovered_from is not None
+        assert store.created is True and store.store_id

@@ -6,6 +6,13 @@ code for the same function is stored once (a content hash dedupes it). The store
 synchronous and thread-safe (one connection guarded by a lock) because the language
 server calls it from worker threads; WAL mode lets the CLI and the server share the file.
 
+Each store has an identity: a random ``store_id`` in its ``meta`` table, made when the store
+is made (or when a store from before identities is first opened). :attr:`SampleStore.created`
+says this very open made the file, so the program that opened it knows it filled the store
+itself; a store that arrived in some other way (committed to a repository, copied) has an id
+its user never approved, which is what the language server asks about before it runs the
+store's versions.
+
 A store file that is not a database, is truncated, or has a schema this version does not
 know is moved aside (``samples.sqlite3.corrupt-<timestamp>``) and a fresh one is made, so
 a damaged file never stops the editor and is never deleted.
@@ -15,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import secrets
 import sqlite3
 import threading
 import time
@@ -71,6 +79,7 @@ CREATE TABLE IF NOT EXISTS samples (
     UNIQUE (file, qualified_name, content_hash)
 );
 CREATE INDEX IF NOT EXISTS samples_by_function ON samples (file, qualified_name);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 PRAGMA user_version = {SCHEMA_VERSION};
 """
 
@@ -136,10 +145,14 @@ class SampleStore:
 
     ``recovered_from`` is set when a damaged file was moved aside on open, and
     ``warnings`` holds a one-line message per such event, fit to show to the user.
+    ``store_id`` is the store's random identity ("" when it could not be read or made);
+    ``created`` is True when this open made the store (a new or a replaced file).
     """
 
     path: Path
     _conn: sqlite3.Connection
+    store_id: str = ""
+    created: bool = False
     recovered_from: Path | None = None
     warnings: list[str] = field(default_factory=list)
     _lock: threading.RLock = field(default_factory=threading.RLock)
@@ -164,8 +177,9 @@ class SampleStore:
         if path.is_dir():
             raise StoreError(f"the sample store path {path} is a directory, not a file")
         try:
+            fresh = not path.exists() or path.stat().st_size == 0
             conn = _connect_checked(path)
-            return cls(path=path, _conn=conn)
+            return cls(path=path, _conn=conn, store_id=_store_id(conn), created=fresh)
         except (sqlite3.DatabaseError, _SchemaMismatch) as exc:
             if isinstance(exc, sqlite3.OperationalError) and not _is_corruption(exc):
                 raise StoreError(f"cannot open the sample store {path}: {exc}") from exc
@@ -180,7 +194,14 @@ class SampleStore:
             conn = _connect_checked(path)
         except (sqlite3.DatabaseError, _SchemaMismatch) as exc:
             raise StoreError(f"cannot create a new sample store at {path}: {exc}") from exc
-        return cls(path=path, _conn=conn, recovered_from=aside, warnings=[message])
+        return cls(
+            path=path,
+            _conn=conn,
+            store_id=_store_id(conn),
+            created=True,
+            recovered_from=aside,
+            warnings=[message],
+        )
 
     def close(self) -> None:
         """Close the connection (idempotent)."""
@@ -422,6 +443,24 @@ def _connect_checked(path: Path) -> sqlite3.Connection:
     except BaseException:
         conn.close()
         raise
+
+
+def _store_id(conn: sqlite3.Connection) -> str:
+    """The store's identity, made now when it has none yet ("" when it cannot be written)."""
+    try:
+        conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        row = conn.execute("SELECT value FROM meta WHERE key = 'store_id'").fetchone()
+        if row is not None and str(row[0]):
+            return str(row[0])
+        new_id = secrets.token_hex(16)
+        with conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('store_id', ?)", (new_id,)
+            )
+        return new_id
+    except sqlite3.DatabaseError as exc:
+        log.warning("the sample store has no identity: %s", exc)
+        return ""
 
 
 def _is_corruption(exc: sqlite3.OperationalError) -> bool:
