@@ -115,6 +115,8 @@ def test_table_optional_columns() -> None:
         "Pass",
         "OER",
         "Shape",
+        "Keep",
+        "Risk",
         "Verdict",
         "Why",
     ]
@@ -152,6 +154,23 @@ def test_csv_header_is_the_same_whatever_was_computed() -> None:
         "message",
     )
     assert len(set(CSV_COLUMNS)) == len(CSV_COLUMNS)
+
+
+def test_recommendation_in_table_and_csv() -> None:
+    r = _report()
+    r.recommended, r.recommended_by, r.risk = 3, "behaviour", 0.25
+    r.stability_percentile = 40.0
+    r.recommendation = "keep version 4: 2 of 4 versions agree with it on 5 inputs"
+    row = next(line for line in _render(r).splitlines() if "T/1" in line)
+    assert "v4 outputs" in row and "0.250" in row
+    buf = io.StringIO()
+    write_csv([r, _insufficient()], buf)
+    rows = list(csv.DictReader(io.StringIO(buf.getvalue())))
+    assert (rows[0]["recommended"], rows[0]["recommended_by"], rows[0]["risk"]) == (
+        "3", "behaviour", "0.25")
+    assert rows[0]["stability_percentile"] == "40.0"
+    assert rows[0]["recommendation"] == r.recommendation
+    assert (rows[1]["recommended"], rows[1]["risk"]) == ("", "")
 
 
 def test_csv_columns_cover_the_dynamic_summary() -> None:

@@ -29,11 +29,14 @@ DYNAMIC_COLUMNS: tuple[str, ...] = (
     "sctd_jsd", "sctd_tau", "dctd_jsd", "dctd_tau", "bef_jsd", "bef_tau",
     "inputs", "graded_inputs", "dctd_inputs",
 )
+#: Which version to keep, the risk that it is wrong, the stability percentile.
+RECOMMENDATION_COLUMNS: tuple[str, ...] = ("recommended", "recommended_by", "risk",
+                                           "stability_percentile", "recommendation")
 TRAILING: tuple[str, ...] = ("medoid", "groups", "largest_group", "verdict", "verdict_message",
                              "message")
 #: Every CSV column, in order.
 CSV_COLUMNS: tuple[str, ...] = (*LEADING, *PAIR_COLUMNS, *TEXTUAL_KEYS, *DYNAMIC_COLUMNS,
-                                *TRAILING)
+                                *RECOMMENDATION_COLUMNS, *TRAILING)
 
 
 def csv_columns() -> list[str]:
@@ -64,6 +67,11 @@ def _row(report: StabilityReport) -> dict[str, Any]:
         "syntax_error_samples": " ".join(
             str(i) for i, e in zip(report.indices, report.syntax_errors, strict=False) if e
         ),
+        "recommended": "" if report.recommended is None else report.recommended,
+        "recommended_by": report.recommended_by or "",
+        "risk": _figure(report.risk),
+        "stability_percentile": _figure(report.stability_percentile),
+        "recommendation": report.recommendation or "",
         "medoid": "" if report.medoid is None else report.medoid,
         "groups": len(report.clusters) if report.clusters else "",
         "largest_group": len(report.clusters[0]) if report.clusters else "",

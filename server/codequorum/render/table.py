@@ -43,7 +43,7 @@ SCALAR_COLUMNS: tuple[tuple[str, str], ...] = (
 #: the ``verdict counts`` of the last row (``mean of N``).
 DROP_ORDER: tuple[str, ...] = (
     "Why", "SCE value", "SCE struct", "JSD value", "TSED", "BEF", "OER", "Pass", "n",
-    "Shape", "verdict counts", "JSD struct", "Verdict",
+    "Shape", "Risk", "verdict counts", "JSD struct", "Keep", "Verdict",
 )
 COUNTS = "verdict counts"
 #: The ``Why`` column wraps its text, but is not made narrower than this.
@@ -114,6 +114,14 @@ def _shape_cell(r: StabilityReport) -> Text:
     return Text(f"{largest}/{r.n}")
 
 
+def _keep_cell(r: StabilityReport) -> Text:
+    """``v3 outputs`` (chosen by agreeing outputs) or ``v3 shape`` (by typicality)."""
+    if r.recommended is None:
+        return Text("—", style="dim")
+    how = "outputs" if r.recommended_by == "behaviour" else "shape"
+    return Text(f"v{r.recommended + 1} {how}")
+
+
 def _counts(overall: Mapping[str, Any]) -> list[str]:
     """``12 stable``, ``8 unstable-structure``: the verdict counts, most frequent first."""
     counts = sorted(overall.get("verdicts", {}).items(), key=lambda kv: -kv[1])
@@ -161,6 +169,8 @@ def _columns(reports: Sequence[StabilityReport], reasons: bool,
     columns += [_scalar_column(t, k) for t, k in SCALAR_COLUMNS
                 if any(k in r.summary for r in reports)]
     columns.append(_Column("Shape", _shape_cell, blank))
+    columns.append(_Column("Keep", _keep_cell, blank, "left"))
+    columns.append(_Column("Risk", lambda r: _cell(r.risk), blank))
     columns.append(_Column("Verdict", _verdict_cell, _verdict_counts if counts else blank,
                            "left"))
     if reasons:
