@@ -16,7 +16,7 @@ import logging
 import os
 import pkgutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from codequorum import __version__, commands
 from codequorum.errors import UserError
@@ -85,29 +85,41 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _configure_logging(args: argparse.Namespace) -> None:
-    """``-v`` / ``-vv`` log to standard error; ``-q`` only errors. A command with its own
-    ``--log-level`` (the language server) gets the level instead and logs itself."""
+@contextlib.contextmanager
+def _logging(args: argparse.Namespace) -> Iterator[None]:
+    """``-v`` / ``-vv`` log to standard error, ``-q`` only errors, for the command's run.
+    A command with its own ``--log-level`` (the language server) gets the level instead
+    and logs itself."""
     verbose, quiet = getattr(args, "verbose", 0), getattr(args, "quiet", False)
     if hasattr(args, "log_level"):
         if verbose or quiet:
             args.log_level = "ERROR" if quiet else ("INFO" if verbose == 1 else "DEBUG")
+        yield
         return
     if not verbose and not quiet:
+        yield
         return
     root = logging.getLogger()
+    level = root.level
+    handler: logging.Handler | None = None
     root.setLevel(logging.ERROR if quiet else (logging.INFO if verbose == 1 else logging.DEBUG))
     if not root.handlers:
         handler = logging.StreamHandler(sys.stderr)
         handler.setFormatter(logging.Formatter("codequorum: %(levelname)s: %(name)s: "
                                                "%(message)s"))
         root.addHandler(handler)
+    try:
+        yield
+    finally:
+        root.setLevel(level)
+        if handler is not None:
+            root.removeHandler(handler)
 
 
 def _silence_stdout() -> None:
     """Point standard output at the null device, so the interpreter's last flush at exit
     does not fail again on the closed pipe."""
-    with contextlib.suppress(OSError, ValueError):
+    with contextlib.suppress(AttributeError, OSError, ValueError):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
@@ -125,10 +137,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if func is None:
         parser.print_help(sys.stderr)
         return 2
-    _configure_logging(args)
     try:
-        status = int(func(args) or 0)
-        sys.stdout.flush()  # a closed pipe shows here, where it is handled
+        with _logging(args):
+            status = int(func(args) or 0)
+            sys.stdout.flush()  # a closed pipe shows here, where it is handled
         return status
     except BrokenPipeError:
         _silence_stdout()

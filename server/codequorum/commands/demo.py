@@ -111,7 +111,8 @@ def run(args: argparse.Namespace) -> int:
             [str(path)], ReadOptions(input_format="jsonl", max_samples=args.samples))
     show_progress = not args.quiet and sys.stderr.isatty()
     scored: ScoreRun = run_scoring(sets, sources, options, jobs=args.jobs,
-                                   dynamic=args.dynamic, show_progress=show_progress)
+                                   dynamic=args.dynamic, show_progress=show_progress,
+                                   color=color_enabled(args.color, sys.stderr))
     scored.errors = errors + scored.errors
     title = ("HumanEval × CodeGen-16B (T=0.8): how much do versions of one function agree?"
              if fmt == "table" else None)

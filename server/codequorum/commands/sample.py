@@ -18,18 +18,21 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
-from codequorum.commands._argtypes import positive
+from codequorum.commands._argtypes import at_least, positive, seconds
 from codequorum.errors import UserError
 from codequorum.model import Sample
 from codequorum.parsing import FunctionInfo, function_by_name, functions, language_from_path
 from codequorum.parsing import normalize_language as _normalize_language
-from codequorum.sources.importing import import_samples
+from codequorum.render.words import count
+from codequorum.safe_text import safe_text
+from codequorum.sources.importing import ImportReport, import_samples
 from codequorum.sources.openai_compat import (
     DEFAULT_API_KEY_ENV,
     DEFAULT_BASE_URL,
     DEFAULT_MODEL,
     Outcome,
     ProviderConfig,
+    RegenerationResult,
     Rejected,
     regenerate,
 )
@@ -54,7 +57,7 @@ def register(subparsers: Any) -> None:
         metavar="QUALNAME",
         help="qualified function name, e.g. parse_row or Stack.push",
     )
-    parser.add_argument("--language", help="language (default: from the file extension)")
+    parser.add_argument("--language", help="language of FILE (default: from its extension)")
     provider = parser.add_argument_group("endpoint")
     provider.add_argument(
         "--base-url",
@@ -73,16 +76,28 @@ def register(subparsers: Any) -> None:
         metavar="VAR",
         help="environment variable holding the API key; '' sends none (default: %(default)s)",
     )
-    provider.add_argument("--samples", "-n", type=positive, default=5, help="versions to ask for")
-    provider.add_argument("--temperature", type=float, default=0.8)
-    provider.add_argument("--seed", type=int, default=None, help="version k uses seed + k")
-    provider.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
-    provider.add_argument("--max-retries", type=int, default=2, help="retries on 429/5xx")
-    provider.add_argument("--concurrency", type=positive, default=4, help="requests at once")
+    provider.add_argument("--samples", "-n", type=positive, default=5, metavar="N",
+                          help="versions to ask for (default: %(default)s)")
+    provider.add_argument("--temperature", type=float, default=0.8, metavar="T",
+                          help="sampling temperature; above 0 so the versions can differ "
+                          "(default: %(default)s)")
+    provider.add_argument("--seed", type=int, default=None,
+                          help="version k uses seed + k (default: none, the server chooses)")
+    provider.add_argument("--timeout", type=seconds, default=60.0, metavar="SECONDS",
+                          help="seconds per request (default: %(default)s)")
+    provider.add_argument("--max-retries", type=at_least(0), default=2, metavar="N",
+                          help="retries on 429/5xx answers (default: %(default)s)")
+    provider.add_argument("--concurrency", type=positive, default=4, metavar="N",
+                          help="requests at once (default: %(default)s)")
     provider.add_argument(
-        "--use-n", action="store_true", help="one request with n choices (if the server supports n)"
+        "--use-n", action="store_true",
+        help="one request with n choices, when the server supports n (default: one request "
+        "per version)",
     )
-    provider.add_argument("--context-lines", type=int, default=DEFAULT_CONTEXT_LINES)
+    provider.add_argument("--context-lines", type=at_least(0), default=DEFAULT_CONTEXT_LINES,
+                          metavar="N",
+                          help="lines of the file around the function sent with the prompt "
+                          "(default: %(default)s)")
     parser.add_argument(
         "--from",
         dest="source",
@@ -90,8 +105,11 @@ def register(subparsers: Any) -> None:
         metavar="PATH",
         help="import versions from a sample-set file, a JSON list or a directory instead",
     )
-    parser.add_argument("--task", help="with --from: the task_id of the set to import")
-    parser.add_argument("--workspace", type=Path, help="workspace folder (default: found)")
+    parser.add_argument("--task", help="with --from: the task_id of the set to import "
+                        "(default: the set whose entry_point is the function, else the only set)")
+    parser.add_argument("--workspace", type=Path,
+                        help="workspace folder (default: the nearest folder above FILE "
+                        "holding .codequorum or .git)")
     parser.add_argument(
         "--store", type=Path, help="store file (default: <workspace>/.codequorum/samples.sqlite3)"
     )
@@ -122,12 +140,13 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
             report = import_samples(
                 store, args.source, key, language, function.qualified_name, task_id=args.task
             )
-            for label, reason in report.skipped:
-                print(f"  skipped {label}: {reason}", file=stream)
+            if not args.quiet:
+                for label, reason in report.skipped:
+                    print(f"  skipped {safe_text(label)}: {safe_text(reason)}", file=stream)
             total = store.count(key, function.qualified_name)
         print(
-            f"{report.summary()}; `{function.qualified_name}` in {key} now has {total} "
-            f"versions in {store_path}",
+            f"{_import_summary(report)}; `{function.qualified_name}` in {key} now has "
+            f"{count(total, 'version')} in {store_path}",
             file=stream,
         )
         if not report.stored:
@@ -152,26 +171,30 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
         concurrency=args.concurrency,
     )
     digest = prompt_hash(messages)
-    print(
-        f"asking {config.model} at {config.base_url} for {config.samples} versions of "
-        f"`{function.qualified_name}` ({key})",
-        file=stream,
-    )
+    if not args.quiet:
+        print(
+            f"asking {config.model} at {config.base_url} for "
+            f"{count(config.samples, 'version')} of `{function.qualified_name}` ({key})",
+            file=stream,
+        )
     with _open_store(store_path, stream) as store:
         shown_errors: set[str] = set()
 
         def on_sample(index: int, outcome: Outcome) -> None:
+            line: str | None = None
             if isinstance(outcome, Sample):
                 store.add(key, language, function.qualified_name, [outcome], prompt_hash=digest)
                 seed = "" if outcome.seed is None else f" (seed {outcome.seed})"
-                lines = outcome.code.count("\n")
-                print(f"  version {index + 1}{seed}: accepted, {lines} lines", file=stream)
+                lines = count(outcome.code.count("\n"), "line")
+                line = f"  version {index + 1}{seed}: accepted, {lines}"
             elif isinstance(outcome, Rejected):
-                print(f"  {outcome.describe()}", file=stream)
+                line = f"  {safe_text(outcome.describe())}"
             elif outcome.message not in shown_errors:  # the same failure once is enough
                 shown_errors.add(outcome.message)
-                print(f"  {outcome.describe()}", file=stream)
-            stream.flush()
+                line = f"  {safe_text(outcome.describe())}"
+            if line is not None and not args.quiet:
+                print(line, file=stream)
+                stream.flush()
 
         result = asyncio.run(
             regenerate(
@@ -185,7 +208,8 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
         )
         total = store.count(key, function.qualified_name)
     print(
-        f"{result.summary()}; `{function.qualified_name}` now has {total} versions in {store_path}",
+        f"{_request_summary(result)}; `{function.qualified_name}` now has "
+        f"{count(total, 'version')} in {store_path}",
         file=stream,
     )
     if result.accepted:
@@ -193,6 +217,29 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     if result.errors and not result.rejected:
         raise UserError(result.error_summary() or "no version arrived")
     raise UserError(f"no usable version of `{function.qualified_name}` arrived")
+
+
+def _request_summary(result: RegenerationResult) -> str:
+    """E.g. ``3 of 5 versions accepted, 1 rejected, 1 failed``; ``1 of 1 version ...``."""
+    text = f"{len(result.accepted):,} of {count(result.requested, 'version')} accepted"
+    if result.rejected:
+        text += f", {len(result.rejected):,} rejected"
+    if result.errors:
+        text += f", {len(result.errors):,} failed"
+    if result.cancelled:
+        text += " (cancelled)"
+    return text
+
+
+def _import_summary(report: ImportReport) -> str:
+    """E.g. ``imported 1 version of `f` (2 already stored, 1 skipped)``."""
+    extras = []
+    if report.duplicates:
+        extras.append(f"{report.duplicates:,} already stored")
+    if report.skipped:
+        extras.append(f"{len(report.skipped):,} skipped")
+    text = f"imported {count(report.added, 'version')} of `{report.qualified_name}`"
+    return text + (f" ({', '.join(extras)})" if extras else "")
 
 
 def _function(text: str, language: str, name: str, path: Path) -> FunctionInfo:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib.util
+import logging
 import math
 import os
 import signal
@@ -22,7 +23,6 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -47,8 +47,11 @@ from codequorum.model import SampleSet
 from codequorum.outfile import check_output, open_output
 from codequorum.render import OUTPUT_FORMATS, print_table, report_document, write_csv, write_json
 from codequorum.render.terminal import color_enabled, make_console
+from codequorum.render.words import count, plural
+from codequorum.safe_text import safe_text
 
 EXIT_INTERRUPTED = 130
+log = logging.getLogger(__name__)
 #: At most this many input errors are printed one per line; the rest are counted.
 MAX_ERRORS_SHOWN = 20
 
@@ -225,6 +228,7 @@ def score_one(
     except UserError as exc:
         return ScoreFailure(str(exc), exc.exit_code)
     except Exception as exc:  # one bad set must not end the run: report it, go on
+        log.debug("set %s could not be scored", sample_set.task_id, exc_info=True)
         return ScoreFailure(f"could not be scored: {type(exc).__name__}: {exc}")
 
 
@@ -324,10 +328,10 @@ def score_sets(
             _stop_workers(executor)
 
 
-def _progress(enabled: bool, total: int, label: str = "scoring"
+def _progress(enabled: bool, total: int, label: str = "scoring", color: bool = True
               ) -> tuple[Progress | None, Callable[[int], None]]:
-    """A progress bar on standard error and the function that moves it to a count (no-ops
-    when off)."""
+    """A progress bar on standard error (coloured when ``color``) and the function that
+    moves it to a count (no-ops when off)."""
     if not enabled:
         return None, lambda _completed: None
     progress = Progress(
@@ -337,7 +341,7 @@ def _progress(enabled: bool, total: int, label: str = "scoring"
         TimeElapsedColumn(),
         TextColumn("left"),
         TimeRemainingColumn(),
-        console=Console(stderr=True),
+        console=make_console(sys.stderr, color),
         transient=True,
     )
     task = progress.add_task(label, total=total)
@@ -352,20 +356,22 @@ def run_scoring(
     jobs: int = 1,
     dynamic: bool = False,
     show_progress: bool = False,
+    color: bool = True,
 ) -> ScoreRun:
     """Score the sets (``sources[k]`` names the file of set ``k``) with an optional
-    progress bar; Ctrl-C ends the run early with what was finished.
+    progress bar (coloured when ``color``); Ctrl-C ends the run early with what was
+    finished.
 
     With ``dynamic`` the sets go one after the other, each running its versions in
     ``jobs`` sandboxed processes at once, and the bar counts versions run.
     """
     if dynamic:
         return _run_dynamic_scoring(sample_sets, sources, options, jobs=jobs,
-                                    show_progress=show_progress)
+                                    show_progress=show_progress, color=color)
     run = ScoreRun(total=len(sample_sets))
     results: dict[int, StabilityReport] = {}
     executor = start_workers(jobs, len(sample_sets))
-    progress, move = _progress(show_progress, len(sample_sets))
+    progress, move = _progress(show_progress, len(sample_sets), color=color)
     gen = score_sets(sample_sets, options, jobs=jobs, executor=executor)
     try:
         with progress if progress is not None else contextlib.nullcontext():
@@ -395,14 +401,14 @@ def _collect(run: ScoreRun, results: dict[int, StabilityReport],
 
 
 def _run_dynamic_scoring(sample_sets: Sequence[SampleSet], sources: Sequence[str],
-                         options: AnalysisOptions, *, jobs: int, show_progress: bool
-                         ) -> ScoreRun:
+                         options: AnalysisOptions, *, jobs: int, show_progress: bool,
+                         color: bool = True) -> ScoreRun:
     """Sets one after the other, versions of a set in parallel in the sandbox; the bar
     counts versions. Ctrl-C cancels the running versions and keeps the finished sets."""
     run = ScoreRun(total=len(sample_sets))
     results: dict[int, StabilityReport] = {}
     total = sum(len(s.samples) for s in sample_sets)
-    progress, move = _progress(show_progress, total, label="running versions")
+    progress, move = _progress(show_progress, total, label="running versions", color=color)
     cancel = threading.Event()
     base = 0
     try:
@@ -467,13 +473,13 @@ def report_errors(run: ScoreRun, stream: TextIO | None = None) -> None:
     line when the run was interrupted."""
     out = stream or sys.stderr
     for error in run.errors[:MAX_ERRORS_SHOWN]:
-        print(f"codequorum: error: {error}", file=out)
+        print(f"codequorum: error: {safe_text(error)}", file=out)
     if len(run.errors) > MAX_ERRORS_SHOWN:
-        print(f"codequorum: ... and {len(run.errors) - MAX_ERRORS_SHOWN} more errors",
-              file=out)
+        more = len(run.errors) - MAX_ERRORS_SHOWN
+        print(f"codequorum: ... and {more:,} more {plural(more, 'error')}", file=out)
     if run.interrupted:
-        print(f"codequorum: interrupted: {len(run.reports)} of {run.total} sets scored "
-              "and written", file=out)
+        print(f"codequorum: interrupted: {len(run.reports):,} of {count(run.total, 'set')} "
+              "scored and written", file=out)
 
 
 def read_inputs(inputs: Sequence[str], options: ReadOptions
@@ -539,8 +545,11 @@ def run(args: argparse.Namespace) -> int:
     sample_sets, sources, read_errors = read_inputs(args.inputs, read_options)
     show_progress = (not args.quiet and sys.stderr.isatty()
                      and (len(sample_sets) > 1 or args.dynamic))
+    log.info("%s read from %s", count(len(sample_sets), "set"),
+             count(len(args.inputs), "input"))
     scored = run_scoring(sample_sets, sources, options, jobs=args.jobs, dynamic=args.dynamic,
-                         show_progress=show_progress)
+                         show_progress=show_progress,
+                         color=color_enabled(args.color, sys.stderr))
     scored.errors = read_errors + scored.errors
     with deferred_interrupt() as hits:
         write_output(scored, fmt, args.output, matrices=args.matrices, reasons=args.reasons,
