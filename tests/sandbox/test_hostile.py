@@ -33,7 +33,7 @@ def _snapshot(root: Path) -> dict[str, tuple[int, int]]:
 
 
 def _processes_under(root: Path) -> list[int]:
-    """Pids of candidate children (working directory a sandbox directory under ``root``)."""
+    """Pids of weak-sandbox candidate children (working directory under ``root``)."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -45,6 +45,51 @@ def _processes_under(root: Path) -> list[int]:
         if cwd.startswith(str(root)) and "/codequorum-sandbox-" in cwd:
             found.append(int(entry.name))
     return found
+
+
+def _parents() -> dict[int, int]:
+    """pid -> parent pid of every process."""
+    out = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            out[int(entry.name)] = int(fields[1])
+    return out
+
+
+def _sandbox_descendants(pid: int) -> list[int]:
+    """Descendants of ``pid`` that run the sandbox child script (server, candidates)."""
+    parents = _parents()
+    tree, todo = set(), [pid]
+    while todo:
+        here = todo.pop()
+        for child, parent in parents.items():
+            if parent == here and child not in tree:
+                tree.add(child)
+                todo.append(child)
+    found = []
+    for child in sorted(tree):
+        try:
+            if b"child.py" in Path(f"/proc/{child}/cmdline").read_bytes():
+                found.append(child)
+        except OSError:
+            continue
+    return found
+
+
+def _alive(pids: list[int]) -> list[int]:
+    alive = []
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            alive.append(pid)
+    return alive
 
 
 @pytest.fixture
@@ -237,23 +282,22 @@ def test_children_die_with_a_killed_parent(tmp_path: Path, start_method: str) ->
         stdout=subprocess.PIPE,
         text=True,
     )
+    running: list[int] = []
     try:
         assert parent.stdout is not None
         assert parent.stdout.readline().strip() == "started"
         deadline = time.monotonic() + 10
-        while not _processes_under(sandboxes) and time.monotonic() < deadline:
+        # the candidate, its namespace's init and the process that waits outside
+        while len(running) < 3 and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert _processes_under(sandboxes), "the candidate child never started"
+            running = _sandbox_descendants(parent.pid)
+        assert len(running) >= 3, f"the candidate child never started: {running}"
     finally:
         parent.kill()
         parent.wait()
     deadline = time.monotonic() + 5
-    while _processes_under(sandboxes) and time.monotonic() < deadline:
+    while _alive(running) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert _processes_under(sandboxes) == []
-    if start_method == "fork":
-        # The fork server outlives the parent briefly and removes what was left.
-        deadline = time.monotonic() + 5
-        while any(sandboxes.iterdir()) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert list(sandboxes.iterdir()) == []
+    assert _alive(running) == []
+
+

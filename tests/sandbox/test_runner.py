@@ -201,7 +201,7 @@ def test_garbage_on_the_message_pipe_is_an_error() -> None:
         "            pass\n"
     )
     result = run_candidate(code, SQUARE, "sq")
-    assert result.status == "error"
+    assert result.status == "protocol-violation"
     assert "exceeds" in result.detail
 
 
@@ -255,7 +255,11 @@ def test_environment_is_scrubbed_and_cwd_is_private() -> None:
 
 def test_layers_are_reported() -> None:
     layers = active_layers()
-    assert {"audit-hook", "rlimits", "session", "deadline"} <= set(layers)
+    assert {
+        "bwrap", "userns", "pidns", "mountns", "netns", "ipcns", "utsns", "tmpfs",
+        "no-capabilities", "no-new-privs", "seccomp", "audit-hook", "rlimits", "session",
+        "deadline",
+    } <= set(layers)  # fmt: skip
     assert set(layers) <= set(ALL_LAYERS)
     result = run_candidate("def f():\n    return 1\n", [Case("call")], "f")
     assert set(result.layers) == set(layers)

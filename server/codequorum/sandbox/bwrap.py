@@ -104,14 +104,16 @@ def command(
     """The bubblewrap command line that runs ``python -I -S -B <script> <script_args>``.
 
     ``run_dir`` (a host directory, e.g. the fork server's socket) is bound read-write at
-    ``/run/codequorum``; candidates cover it again (``confine.private_mounts``).
+    ``/run/codequorum``; candidates cover it again (``confine.private_mounts``). A fork
+    server (``run_dir`` given) ends when its stdin closes; a single candidate dies with
+    the thread that started it (``--die-with-parent`` follows the thread, not the process,
+    so a long-lived server must not use it).
     """
     root = os.getuid() == 0
     args = [
         bwrap,
         "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
-        "--unshare-cgroup-try",
-        "--die-with-parent", "--new-session",
+        "--unshare-cgroup-try", "--new-session",
         "--hostname", "sandbox",
         "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "LANG", "C.UTF-8",
         "--setenv", "HOME", WORKDIR, "--setenv", "TMPDIR", WORKDIR,
@@ -132,6 +134,8 @@ def command(
     ]  # fmt: skip
     if run_dir is not None:
         args += ["--bind", run_dir, RUN_MOUNT]
+    else:
+        args += ["--die-with-parent"]
     args += ["--chdir", WORKDIR, "--", layout.executable, "-I", "-S", "-B",
              f"{SCRIPTS_MOUNT}/child.py", *script_args]  # fmt: skip
     return args

@@ -162,11 +162,14 @@ def _isolate(sandbox: str, tmpfs_bytes: int, parent_pid: int) -> tuple[list[str]
     except Exception as exc:
         notes.append(f"{type(exc).__name__}: {exc}")
     finally:
-        for name in [
-            m for m in sys.modules if m == "ctypes" or m.startswith(("ctypes.", "_ctypes"))
-        ]:
-            del sys.modules[name]
+        _forget_ctypes()
     return layers, notes
+
+
+def _forget_ctypes() -> None:
+    """Drop ctypes from ``sys.modules``: a candidate's own import must raise its event."""
+    for name in [m for m in sys.modules if m == "ctypes" or m.startswith(("ctypes.", "_ctypes"))]:
+        del sys.modules[name]
 
 
 def _set_limits(limits: dict[str, Any]) -> None:
@@ -1006,6 +1009,7 @@ def run_child(channel: Channel, parent_pid: int, strict: bool = False) -> None:
         sec_layers, sec_notes = confine.install_seccomp(program)
         layers.extend(sec_layers)
         isolation_notes.extend(sec_notes)
+    _forget_ctypes()
     install_audit_hook(sandbox, channel, violations, run.get("secrets"), kernel_confined=strict)
     layers.append("audit-hook")
     channel.send(

@@ -22,6 +22,7 @@ parent decides whether what is missing may run (see ``runner.py``).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import posix
 import signal
@@ -143,11 +144,9 @@ def _mirror(pid: int, decode: bool) -> None:
     signal ``n`` as exit status ``128 + n``; the process outside (``decode`` True) turns
     that back into the signal.
     """
-    for fd in range(0, 4):
-        try:
-            posix.close(fd)  # the pipes belong to the candidate: EOF must follow its exit
-        except OSError:
-            pass
+    for fd in range(0, 4):  # the pipes belong to the candidate: EOF must follow its exit
+        with contextlib.suppress(OSError):
+            posix.close(fd)
     while True:
         try:
             _pid, status = posix.waitpid(pid, 0)
@@ -161,10 +160,8 @@ def _mirror(pid: int, decode: bool) -> None:
     if not sig and decode and code > 128:
         sig = code - 128
     if sig and decode:
-        try:
+        with contextlib.suppress(OSError, ValueError):  # SIGKILL, SIGSTOP: no handler
             signal.signal(sig, signal.SIG_DFL)
-        except (OSError, ValueError):
-            pass  # SIGKILL and SIGSTOP have no handler to reset
         posix.kill(posix.getpid(), sig)
     posix._exit(128 + sig if sig else code)
 

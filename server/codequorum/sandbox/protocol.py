@@ -162,7 +162,7 @@ def _is_plain(value: Any, budget: list[int], depth: int) -> bool:
     t = type(value)
     if t in _PLAIN_SCALARS:
         if t is int:
-            return value.bit_length() <= 64 * 1024
+            return bool(value.bit_length() <= 64 * 1024)
         return not (t in (str, bytes, bytearray) and len(value) > MAX_PLAIN_STR)
     if t in _PLAIN_CONTAINERS:
         if t is dict:

@@ -114,8 +114,9 @@ class CandidateResult:
 
     ``status``: ``ok``, ``timeout``, ``memory``, ``crashed: <SIGNAL>``, ``exit``,
     ``syntax-error``, ``output-limit``, ``forbidden: <what>``, ``protocol-violation``
-    (the child sent something malformed or forged), ``cancelled`` or ``error``. ``tests`` holds every test that finished, plus the one that was running
-    when the child ended abnormally. ``layers`` are the isolation layers that held;
+    (the child sent something malformed or forged), ``cancelled`` or ``error``.
+    ``tests`` holds every test that finished, plus the one that was running when the
+    child ended abnormally. ``layers`` are the isolation layers that held;
     ``start_method`` says how the child was started (``fork`` or ``exec``).
     """
 

@@ -22,7 +22,6 @@ System calls of another architecture (the 32-bit entry points) kill the process.
 from __future__ import annotations
 
 import errno
-import os
 import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
@@ -93,4 +92,4 @@ def describe() -> str:
     flt = candidate_filter()
     if not flt.program:
         return flt.note
-    return f"{len(flt.program) // 8} BPF instructions, libseccomp via pyseccomp (pid {os.getpid()})"
+    return f"{len(flt.program) // 8} BPF instructions, built with libseccomp (pyseccomp)"
