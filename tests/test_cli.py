@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import argparse
 import csv
 import io
 import json
 import math
 import os
+import re
 import signal
 import stat
 import subprocess
@@ -17,11 +19,13 @@ from typing import Any
 
 import jsonschema
 import pytest
+from rich.cells import cell_len
 
 from codequorum.analysis import AnalysisOptions, analyze
-from codequorum.cli import main
+from codequorum.cli import build_parser, main
 from codequorum.commands.score import dynamic_available
 from codequorum.model import SampleSet
+from codequorum.render import CSV_COLUMNS
 
 REPO = Path(__file__).resolve().parent.parent
 SCRIPT = Path(sys.executable).parent / "codequorum"
@@ -376,3 +380,152 @@ def test_output_file_through_symlink_and_into_devnull(tmp_path: Path,
     code, _, err = _run(capsys, "score", str(path), "--no-tsed", "-o", os.devnull)
     assert code == 0, err
     assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+
+
+# ----------------------------------------------------------------------------- conventions
+
+
+def _subparsers() -> dict[str, argparse.ArgumentParser]:
+    parser = build_parser()
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    choices: dict[str, argparse.ArgumentParser] = action.choices
+    return choices
+
+
+def test_every_option_of_every_command_has_a_help_line() -> None:
+    commands = _subparsers()
+    assert {"score", "demo", "check", "sample", "lsp"} <= set(commands)
+    for name, sub in commands.items():
+        for action in sub._actions:
+            if isinstance(action, argparse._HelpAction):
+                continue
+            label = f"{name} {'/'.join(action.option_strings) or action.dest}"
+            assert action.help and action.help.strip(), f"{label} has no help line"
+            shown = action.default not in (None, False, True, 0, argparse.SUPPRESS)
+            if action.option_strings and shown:
+                assert "default" in action.help, f"{label}: help does not give the default"
+
+
+def test_sample_help_shows_defaults(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "sample", "--help")
+    text = " ".join(out.split())  # argparse wraps lines
+    assert code == 0
+    for default in ("(default: 5)", "(default: 0.8)", "(default: 60.0)", "(default: 2)",
+                    "(default: 4)", "(default: auto)"):
+        assert default in text, default
+
+
+def test_quiet_verbose_and_color_on_every_command() -> None:
+    for name, sub in _subparsers().items():
+        options = {s for a in sub._actions for s in a.option_strings}
+        assert {"-q", "--quiet", "-v", "--verbose", "--color"} <= options, name
+    parser = build_parser()
+    args = parser.parse_args(["check", ".", "-q", "--color", "never"])
+    assert (args.quiet, args.verbose, args.color) == (True, 0, "never")
+    args = parser.parse_args(["score", "x.jsonl", "-vv"])
+    assert (args.quiet, args.verbose, args.color) == (False, 2, "auto")
+    args = parser.parse_args(["lsp", "-v"])
+    assert args.verbose == 1
+
+
+def test_quiet_and_verbose_exclude_each_other(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _run(capsys, "check", ".", "-q", "-v")
+    assert code == 2 and "not allowed with argument" in err
+    code, _, err = _run(capsys, "score", "x.jsonl", "--color", "sometimes")
+    assert code == 2 and "invalid choice: 'sometimes'" in err
+
+
+def test_csv_header_does_not_depend_on_the_options(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    path = _jsonl(tmp_path / "s.jsonl", [{"task_id": "t", "samples": [A, B, C]},
+                                         {"task_id": "one", "samples": [A]}])
+    headers = set()
+    for extra in ([], ["--no-tsed"], ["--textual", "--tsed-08"], ["--limit", "1"]):
+        code, out, err = _run(capsys, "score", str(path), "--format", "csv", *extra)
+        assert code == 0, err
+        headers.add(out.split("\n", 1)[0])
+    assert headers == {",".join(CSV_COLUMNS)}
+
+
+def _max_width(text: str) -> int:
+    return max(cell_len(line) for line in text.splitlines())
+
+
+@pytest.mark.parametrize("columns", [80, 56])
+def test_table_fits_columns_with_ids_whole(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                           monkeypatch: pytest.MonkeyPatch,
+                                           columns: int) -> None:
+    ids = ["HumanEval/163", "MBPP/a-rather-long-task-name/7", "t"]
+    path = _jsonl(tmp_path / "s.jsonl", [{"task_id": t, "samples": [A, B, C]} for t in ids])
+    monkeypatch.setenv("COLUMNS", str(columns))
+    for extra in ([], ["--reasons"], ["--textual", "--tsed-08"]):
+        code, out, err = _run(capsys, "score", str(path), *extra)
+        assert code == 0, err
+        assert _max_width(out) <= columns, out
+        rows = [line for line in out.splitlines() if line.startswith("│ ")]
+        for task_id in ids:
+            assert any(row.startswith(f"│ {task_id} ") for row in rows), (task_id, out)
+    code, out, _ = _run(capsys, "demo", "--no-tsed")
+    assert code == 0 and _max_width(out) <= columns
+    assert "left out to fit" in out and "HumanEval/161 " in out
+
+
+def _closed_pipe(*args: str) -> subprocess.CompletedProcess[bytes]:
+    """Run the installed script with its standard output a pipe already closed by the
+    reader, as ``codequorum ... | head`` sees it once head has exited."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        return subprocess.run([str(SCRIPT), *args], stdout=write, stderr=subprocess.PIPE,
+                              timeout=120, check=False)
+    finally:
+        os.close(write)
+
+
+def test_closed_pipe_ends_quietly(tmp_path: Path) -> None:
+    path = _jsonl(tmp_path / "s.jsonl", [{"task_id": f"t{k}", "samples": [A, B, C]}
+                                         for k in range(3)])
+    for args in (("demo", "--no-tsed"), ("score", str(path), "--format", "json")):
+        proc = _closed_pipe(*args)
+        assert proc.stderr == b"", proc.stderr.decode()
+        assert proc.returncode == 141
+
+
+def test_head_reads_the_first_lines() -> None:
+    proc = subprocess.run(f"'{SCRIPT}' demo --no-tsed | head -n 3", shell=True,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0
+    assert len(proc.stdout.splitlines()) == 3
+    assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr
+
+
+HOSTILE = "\x1b]0;pwned\x07\x1b[31m[bold]x[/bold]"
+ESCAPED = "\\x1b]0;pwned\\x07\\x1b[31m[bold]x[/bold]"
+
+
+def test_version_raising_hostile_text_is_shown_escaped(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    raising = f"def f(x):\n    raise ValueError({HOSTILE!r})\n"
+    path = _jsonl(tmp_path / "s.jsonl", [{
+        "task_id": f"T/{HOSTILE}", "entry_point": "f",
+        "samples": [raising, "def f(x):\n    return x\n", "def f(x):\n    return x + 0\n"],
+        "tests": [{"args": [1], "expected": 1}, {"args": [2], "expected": 2}]}])
+    if not dynamic_available():
+        pytest.skip("dynamic analysis is not installed")
+    outputs: dict[str, str] = {}
+    for fmt, extra in (("table", ["--reasons", "--color", "always"]), ("json", []),
+                       ("csv", [])):
+        code, out, err = _run(capsys, "score", str(path), "--dynamic", "--no-tsed",
+                              "--format", fmt, *extra)
+        assert code == 0, err
+        outputs[fmt] = out
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", outputs["table"])  # the table's own colours
+    for out in (plain, outputs["json"], outputs["csv"]):
+        assert "\x1b" not in out and "\x07" not in out and "\\u001b" not in out
+    assert f"T/{ESCAPED}" in plain and "[bold]x[/bold]" in plain
+    doc = json.loads(outputs["json"])
+    (report,) = doc["sets"]
+    assert report["task_id"] == f"T/{ESCAPED}"
+    messages = " ".join(v["message"] for v in report["verdicts"])
+    assert "pwned" in messages and "\x1b" not in messages
+    assert f"T/{ESCAPED}" in outputs["csv"]

@@ -50,13 +50,22 @@ def output_width(stream: TextIO, environ: Mapping[str, str] | None = None) -> in
     return None
 
 
+class _Console(Console):
+    """A rich console that leaves a closed pipe to the command line's one handler (rich's
+    own exits with status 1)."""
+
+    def on_broken_pipe(self) -> None:
+        """Raise :class:`BrokenPipeError` for ``codequorum.cli`` to end the run quietly."""
+        raise BrokenPipeError
+
+
 def make_console(stream: TextIO, color: bool, width: int | None = None) -> Console:
     """A rich console on ``stream``: colours only when ``color``, ``width`` columns (the
     terminal's or ``COLUMNS``, :data:`UNBOUNDED_WIDTH` when neither applies), no
     highlighting or emoji guessed from the text."""
     chosen = width or output_width(stream) or UNBOUNDED_WIDTH
     tty = _isatty(stream)
-    return Console(
+    return _Console(
         file=stream,
         width=chosen,
         color_system=("auto" if tty else "standard") if color else None,
