@@ -173,7 +173,17 @@ def test_collect_inputs_with_explicit_tests_and_unannotated_params() -> None:
     assert [c.test.args for c in plan.cases if c.source == "scaling"] == [(8, 8), (64, 64)]
     alone = collect_inputs(SampleSet.from_codes("t", [code]), use_hypothesis=False, scaling=False)
     assert alone.entry_point == "add"
-    assert [(c.source, c.graded, c.test.expected) for c in alone.cases] == [("doctest", True, 3)]
+    # a generated version's docstring proposes inputs, never expected values
+    assert [(c.source, c.graded, c.test.expected) for c in alone.cases] == [
+        ("doctest", False, None)
+    ]
+    current = SampleSet(task_id="t", samples=[model.Sample(code, origin="current")])
+    mine = collect_inputs(current, use_hypothesis=False, scaling=False)
+    assert [(c.source, c.graded, c.test.expected) for c in mine.cases] == [("doctest", True, 3)]
+    prompt = SampleSet(task_id="t", samples=[model.Sample("def add(a, b):\n    return 0\n")],
+                       prompt=code)
+    from_prompt = collect_inputs(prompt, use_hypothesis=False, scaling=False)
+    assert [c.graded for c in from_prompt.cases] == [True]
 
 
 def test_collect_inputs_never_runs_candidate_code(tmp_path: Path) -> None:

@@ -118,6 +118,8 @@ class DynamicOptions:
     trace: bool = True
     interpreter: str | None = None
     """Python that runs the candidates and counts static opcodes (default: this one)."""
+    sandbox: str = "strict"
+    """``strict`` (kernel isolation; refuses to run where it cannot) or ``weak``."""
 
     def __post_init__(self) -> None:
         problems = []
@@ -135,6 +137,8 @@ class DynamicOptions:
             problems.append(
                 f"opcode_mode must be 'reference' or 'family', not {self.opcode_mode!r}"
             )
+        if self.sandbox not in sandbox.SANDBOX_LEVELS:
+            problems.append(f"sandbox must be one of {', '.join(sandbox.SANDBOX_LEVELS)}")
         if any(n <= 0 for n in self.scaling_sizes):
             problems.append("scaling sizes must be positive")
         if self.bef_low < 0 or self.bef_high < self.bef_low or self.growth_outlier_delta <= 0:
@@ -283,6 +287,7 @@ def _run_one(
         index,
         interpreter=options.interpreter,
         cancel=cancel,
+        sandbox=options.sandbox,
         # a scaling size that times out: the larger sizes would too
         series=[_SCALING_SERIES if case.size is not None else None for case in plan.cases],
     )
@@ -351,7 +356,7 @@ def _collect_runs(runs: Sequence[_CandidateRun]) -> Runs:
         outcomes=[r.outcomes for r in runs],
         status=[r.status for r in runs],
         detail=[r.detail for r in runs],
-        layers=list(layers) if layers else sandbox.active_layers(),
+        layers=list(layers) if layers else ["deadline"],
         python=python or sys.version.split()[0],
     )
 
@@ -727,6 +732,8 @@ def run_dynamic_many(
     ``progress(done, total)`` counts candidates over all sets.
     """
     options = options or DynamicOptions()
+    if any(ss.codes for ss in sample_sets):
+        sandbox.require(options.interpreter, options.sandbox)
     plans = [_plan(ss, options) for ss in sample_sets]
     jobs = [
         (s, c, code, plans[s])
@@ -746,12 +753,14 @@ def run_dynamic_many(
                 [[] for _ in range(m)],
                 ["not run"] * m,
                 ["no inputs"] * m,
-                sandbox.active_layers(),
+                sandbox.active_layers(options.interpreter, options.sandbox),
                 sys.version.split()[0],
             )
         report = build_report(ss, plan, runs, options, static_counts(ss.codes, options.interpreter))
         if not plan.cases:
             report.notes.append("no inputs to run: behaviour metrics unavailable")
+        if options.sandbox == "weak":
+            report.notes.insert(0, sandbox.WEAK_WARNING)
         reports.append(report)
     return reports
 

@@ -17,3 +17,9 @@ class UnknownFormatError(UserError, ValueError):
     """An input or output format codequorum does not know."""
 
     exit_code = 2
+
+
+class SandboxUnavailableError(UserError):
+    """The strict sandbox cannot run here; candidates are not run without an opt-in."""
+
+    exit_code = 3

@@ -9,7 +9,9 @@ In order:
 3. ``doctest``: examples in the function's docstring — ``>>> f(...)`` lines parsed with
    :class:`doctest.DocTestParser` on the docstring taken with :mod:`ast`, plus
    ``f(...) == value`` / ``f(...) ➞ value`` / ``f(...) -> value`` lines; arguments and
-   expected values via :func:`ast.literal_eval` only;
+   expected values via :func:`ast.literal_eval` only. Expected values count only from
+   the prompt or the user's current code; from a generated version's docstring the
+   examples are inputs, never grades (one version must not grade the others);
 4. ``hypothesis``: arguments drawn by Hypothesis from the parameters' annotations (resolved
    through ast against a whitelist of builtin/typing names: ``int``, ``float``, ``bool``,
    ``str``, ``list``/``List``, ``dict``/``Dict``, ``tuple``/``Tuple``, ``set``,
@@ -30,7 +32,7 @@ import random
 import re
 import string
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from codequorum import humaneval
@@ -600,13 +602,25 @@ def _label_for(test: TestCase, entry: str | None, fallback: str) -> str:
 
 def _signature_source(
     sample_set: SampleSet, entry: str
-) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    texts = ([sample_set.prompt] if sample_set.prompt else []) + sample_set.codes
-    for text in texts:
+) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef | None, bool]:
+    """The function definition to read inputs from, and whether it may grade.
+
+    The prompt or the user's current code may grade (their doctests' expected values are
+    the user's); a generated version's own docstring only proposes inputs, never
+    expected values: one version must not grade the others.
+    """
+    trusted = ([sample_set.prompt] if sample_set.prompt else []) + [
+        s.code for s in sample_set.samples if s.origin == "current"
+    ]
+    for text in trusted:
         fn = find_function(text, entry)
         if fn is not None:
-            return fn
-    return None
+            return fn, True
+    for text in sample_set.codes:
+        fn = find_function(text, entry)
+        if fn is not None:
+            return fn, False
+    return None, False
 
 
 def collect_inputs(
@@ -641,7 +655,7 @@ def collect_inputs(
         plan.cases.append(InputCase(t, "humaneval", True, _label_for(t, entry, f"check {i + 1}")))
     has_oracle = bool(plan.cases)
 
-    fn = _signature_source(sample_set, entry) if entry else None
+    fn, may_grade = _signature_source(sample_set, entry) if entry else (None, False)
     if fn is None or entry is None:
         plan.notes.append("no function signature found: only the given tests are used")
         return plan
@@ -654,6 +668,8 @@ def collect_inputs(
         if label in known:
             continue
         known.add(label)
+        if not may_grade:
+            t = replace(t, expected=None, has_expected=False)  # an input, never a grade
         plan.cases.append(InputCase(t, "doctest", not has_oracle and t.has_expected, label))
 
     # parameter types: annotations, else the first example with the right arity

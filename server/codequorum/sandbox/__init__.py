@@ -1,19 +1,38 @@
 """Run untrusted candidates in sandboxed child processes and trace their opcodes.
 
 Public API: :class:`Limits`, :class:`TestOutcome`, :class:`CandidateResult`,
-:func:`run_candidate`, :func:`run_candidates`, :func:`active_layers`.
+:func:`run_candidate`, :func:`run_candidates`, :func:`active_layers`, :func:`probe`,
+:func:`require` (the strict level, or an error saying why it cannot run here).
 """
 
-from codequorum.sandbox.isolation import ALL_LAYERS, active_layers
+from codequorum.sandbox.isolation import (
+    ALL_LAYERS,
+    WEAK_WARNING,
+    Probe,
+    active_layers,
+    probe,
+    require,
+)
 from codequorum.sandbox.limits import Limits
-from codequorum.sandbox.runner import CandidateResult, TestOutcome, run_candidate, run_candidates
+from codequorum.sandbox.runner import (
+    SANDBOX_LEVELS,
+    CandidateResult,
+    TestOutcome,
+    run_candidate,
+    run_candidates,
+)
 
 __all__ = [
     "ALL_LAYERS",
+    "SANDBOX_LEVELS",
+    "WEAK_WARNING",
     "CandidateResult",
     "Limits",
+    "Probe",
     "TestOutcome",
     "active_layers",
+    "probe",
+    "require",
     "run_candidate",
     "run_candidates",
 ]

@@ -6,6 +6,7 @@ import sys
 import threading
 from dataclasses import dataclass
 
+from codequorum.errors import SandboxUnavailableError
 from codequorum.sandbox import bwrap, seccomp_filter
 from codequorum.sandbox.limits import Limits
 from codequorum.sandbox.runner import _ChildRun
@@ -61,6 +62,28 @@ def active_layers(interpreter: str | None = None, sandbox: str = "strict") -> li
     ``no-new-privs``, ``seccomp``, ``rlimits``, ``session``, ``audit-hook``, ``deadline``.
     """
     return list(probe(interpreter, sandbox).layers)
+
+
+WEAK_WARNING = (
+    "weak sandbox: candidates ran without kernel isolation (no namespaces, no seccomp); "
+    "a hostile version could reach this machine"
+)
+
+
+def require(interpreter: str | None = None, sandbox: str = "strict") -> Probe:
+    """The probe for ``sandbox``, or :class:`SandboxUnavailableError` saying why not.
+
+    The weak level always runs (it is an explicit opt-in); the strict level runs only
+    where every layer holds.
+    """
+    found = probe(interpreter, sandbox)
+    if sandbox == "strict" and not found.ok:
+        raise SandboxUnavailableError(
+            f"the sandbox cannot isolate candidates here ({found.detail}); candidates are "
+            "not run. `codequorum doctor` shows what this machine gives; `--sandbox weak` "
+            "(setting codequorum.dynamic.sandbox) runs them without kernel isolation"
+        )
+    return found
 
 
 def describe_seccomp() -> str:
