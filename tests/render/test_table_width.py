@@ -4,6 +4,7 @@ the documented order."""
 from __future__ import annotations
 
 import io
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,7 +12,7 @@ from rich.cells import cell_len
 
 from codequorum.analysis import SkippedSample, StabilityReport
 from codequorum.model import Verdict
-from codequorum.render.table import DROP_ORDER, fit_columns, print_table
+from codequorum.render.table import COUNTS, DROP_ORDER, fit_columns, print_table
 from codequorum.render.terminal import color_enabled, make_console, output_width
 
 IDS = [f"HumanEval/{k}" for k in (0, 5, 37, 163)] + ["bigcode/task-with-a-long-name/17"]
@@ -102,3 +103,11 @@ def test_no_color_is_respected_on_a_terminal() -> None:
     assert color_enabled("auto", Terminal(), {"NO_COLOR": "1"}) is False
     assert color_enabled("auto", Terminal(), {"NO_COLOR": ""}) is True  # set but empty
     assert color_enabled("auto", Terminal(), {"TERM": "dumb"}) is False
+
+
+def test_docs_state_the_order_columns_are_left_out_in() -> None:
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text()
+    section = docs.split("### The table on a narrow terminal", 1)[1].split("\n###", 1)[0]
+    positions = [section.index("verdict counts") if name == COUNTS else
+                 section.index(f"`{name}`") for name in DROP_ORDER]
+    assert positions == sorted(positions)

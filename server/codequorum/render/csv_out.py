@@ -71,7 +71,7 @@ def _row(report: StabilityReport) -> dict[str, Any]:
         "recommended_by": report.recommended_by or "",
         "risk": _figure(report.risk),
         "stability_percentile": _figure(report.stability_percentile),
-        "recommendation": report.recommendation or "",
+        "recommendation": safe_text(report.recommendation or ""),
         "medoid": "" if report.medoid is None else report.medoid,
         "groups": len(report.clusters) if report.clusters else "",
         "largest_group": len(report.clusters[0]) if report.clusters else "",
