@@ -431,3 +431,23 @@ def test_canonical_solutions_pass_the_split_humaneval_tests() -> None:
         (r.task_id, r.candidates[0].pass_rate) for r in reports if r.candidates[0].pass_rate != 1.0
     ]
     assert failing == []
+
+
+def test_no_silent_downgrade_without_the_strict_sandbox(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the kernel gives no isolation, candidates do not run unless asked, and a weak
+    run says so in its report."""
+    from codequorum.errors import SandboxUnavailableError
+    from codequorum.sandbox import bwrap, isolation
+
+    monkeypatch.setattr(bwrap, "find_bwrap", lambda: None)
+    monkeypatch.setattr(isolation, "_cache", {})
+    ss = SampleSet.from_codes(
+        "t", ["def f(x):\n    return x\n"] * 2, entry_point="f",
+        tests=[model.TestCase(kind="call", args=(1,), expected=1, has_expected=True)],
+    )  # fmt: skip
+    with pytest.raises(SandboxUnavailableError, match="bubblewrap is not available"):
+        run_dynamic(ss, DynamicOptions(use_hypothesis=False, scaling=False))
+    weak = run_dynamic(ss, DynamicOptions(use_hypothesis=False, scaling=False, sandbox="weak"))
+    assert weak.notes[0] == sandbox.WEAK_WARNING
+    assert [c.pass_rate for c in weak.candidates] == [1.0, 1.0]
+    assert "bwrap" not in weak.layers and "pidns" not in weak.layers

@@ -65,8 +65,9 @@ def active_layers(interpreter: str | None = None, sandbox: str = "strict") -> li
 
 
 WEAK_WARNING = (
-    "weak sandbox: candidates ran without kernel isolation (no namespaces, no seccomp); "
-    "a hostile version could reach this machine"
+    "weak sandbox: candidates ran without namespace isolation (only rlimits, the audit "
+    "hook and, where it loads, the seccomp filter); a hostile version could reach this "
+    "machine"
 )
 
 
