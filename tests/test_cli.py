@@ -22,7 +22,7 @@ import pytest
 from rich.cells import cell_len
 
 from codequorum.analysis import AnalysisOptions, analyze
-from codequorum.cli import build_parser, main
+from codequorum.cli import add_common_options, build_parser, main
 from codequorum.commands.score import dynamic_available
 from codequorum.model import SampleSet
 from codequorum.render import CSV_COLUMNS
@@ -529,3 +529,12 @@ def test_version_raising_hostile_text_is_shown_escaped(
     messages = " ".join(v["message"] for v in report["verdicts"])
     assert "pwned" in messages and "\x1b" not in messages
     assert f"T/{ESCAPED}" in outputs["csv"]
+
+
+def test_common_options_leave_a_command_its_own() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("-v", "--version-of", default="x", help="a command's own -v")
+    add_common_options(parser)
+    args = parser.parse_args(["-v", "y", "-q", "--color", "never"])
+    assert (args.version_of, args.quiet, args.color) == ("y", True, "never")
+    assert not hasattr(args, "verbose")

@@ -45,17 +45,23 @@ def _unavailable(name: str, exc: BaseException) -> argparse.ArgumentParser:
 
 
 def add_common_options(parser: argparse.ArgumentParser) -> None:
-    """``-q``, ``-v`` and ``--color``, which every command accepts."""
+    """``-q``, ``-v`` and ``--color``, which every command accepts; an option a command
+    already defines itself is left to it."""
+    taken = set(parser._option_string_actions)
     group = parser.add_argument_group("output control")
     loudness = group.add_mutually_exclusive_group()
-    loudness.add_argument("-q", "--quiet", action="store_true",
-                          help="print results and errors only: no progress, notes or hints")
-    loudness.add_argument("-v", "--verbose", action="count", default=0,
-                          help="say more: -v logs what happens on standard error, -vv "
-                          "debug details")
-    group.add_argument("--color", choices=COLOR_MODES, default="auto",
-                       help="colour the output: auto colours a terminal unless NO_COLOR is "
-                       "set (default: %(default)s)")
+    if not taken & {"-q", "--quiet"}:
+        loudness.add_argument("-q", "--quiet", action="store_true",
+                              help="print results and errors only: no progress, notes or "
+                              "hints")
+    if not taken & {"-v", "--verbose"}:
+        loudness.add_argument("-v", "--verbose", action="count", default=0,
+                              help="say more: -v logs what happens on standard error, -vv "
+                              "debug details")
+    if "--color" not in taken:
+        group.add_argument("--color", choices=COLOR_MODES, default="auto",
+                           help="colour the output: auto colours a terminal unless NO_COLOR "
+                           "is set (default: %(default)s)")
 
 
 def build_parser() -> argparse.ArgumentParser:
