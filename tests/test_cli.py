@@ -350,6 +350,13 @@ def test_ctrl_c_while_writing_is_held_until_the_output_is_complete(tmp_path: Pat
     with pytest.raises(KeyboardInterrupt):
         os.kill(os.getpid(), signal.SIGINT)
         time.sleep(0.05)
+    # a second Ctrl-C stops at once: a FIFO nobody reads cannot hold the run forever
+    with pytest.raises(KeyboardInterrupt), deferred_interrupt() as hits:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)
+    assert hits == [signal.SIGINT, signal.SIGINT]
 
 
 def test_oversized_set_is_refused_and_the_rest_scored(tmp_path: Path,

@@ -438,13 +438,21 @@ def _run_dynamic_scoring(sample_sets: Sequence[SampleSet], sources: Sequence[str
 @contextlib.contextmanager
 def deferred_interrupt() -> Iterator[list[int]]:
     """Hold Ctrl-C while the output is written, so what was scored is never cut in half;
-    the list it yields records the interrupts that arrived meanwhile."""
+    the list it yields records the interrupts that arrived meanwhile. A second Ctrl-C
+    stops at once (a FIFO nobody reads would otherwise hold the run forever); a regular
+    output file is then left as it was."""
     hits: list[int] = []
     if threading.current_thread() is not threading.main_thread():
         yield hits
         return
+
+    def hold(signum: int, _frame: object) -> None:
+        hits.append(signum)
+        if len(hits) > 1:
+            raise KeyboardInterrupt
+
     previous = signal.getsignal(signal.SIGINT)
-    signal.signal(signal.SIGINT, lambda signum, _frame: hits.append(signum))
+    signal.signal(signal.SIGINT, hold)
     try:
         yield hits
     finally:
