@@ -7,8 +7,9 @@ import os
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from lsprotocol import types
@@ -73,12 +74,34 @@ async def lsp_session(
     progress: bool = True,
     pull_configuration: bool = True,
     before_start: Callable[[], None] | None = None,
+    answer: str | None = None,
 ) -> AsyncIterator[LanguageClient]:
-    """Start ``codequorum lsp``, initialize it on ``workspace``, and shut it down after."""
+    """Start ``codequorum lsp``, initialize it on ``workspace``, and shut it down after.
+
+    The server's user configuration (approvals) lives in :func:`config_home`; questions it
+    asks (``window/showMessageRequest``) are kept in ``questions(client).asked``, answered with
+    the action titled ``questions(client).answer`` (``answer`` at first; None: dismissed).
+    """
     if before_start is not None:
         before_start()
-    client = await SERVER.start()
+    env = {**(SERVER.server_env or {}), "XDG_CONFIG_HOME": str(config_home(workspace))}
+    config = ClientServerConfig(server_command=SERVER.server_command, server_env=env)
+    client = await config.start()
     assert isinstance(client, LanguageClient)
+    asked = Questions(answer=answer)
+    _QUESTIONS[id(client)] = asked
+
+    def show_message_request(
+        params: types.ShowMessageRequestParams,
+    ) -> types.MessageActionItem | None:
+        asked.asked.append(params)
+        return next((a for a in params.actions or [] if a.title == asked.answer), None)
+
+    register = cast(
+        Callable[[Callable[..., Any]], Any], client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
+    )
+    register(show_message_request)
+
     if configuration is not None:
         client.set_configuration(configuration)
     try:
@@ -99,6 +122,42 @@ async def lsp_session(
         # pytest-lsp leaves ``LanguageClient.stop`` unannotated: a coroutine returning None
         stop: Callable[[], Awaitable[None]] = client.stop
         await asyncio.wait_for(stop(), timeout=20)
+
+
+@dataclass
+class Questions:
+    """What the server asked a test client (``window/showMessageRequest``) and the title
+    of the action the client picks (None: it dismisses the question)."""
+
+    answer: str | None
+    asked: list[types.ShowMessageRequestParams] = field(default_factory=list)
+
+    @property
+    def messages(self) -> list[str]:
+        """The questions' texts."""
+        return [q.message for q in self.asked]
+
+
+_QUESTIONS: dict[int, Questions] = {}
+
+
+def questions(client: LanguageClient) -> Questions:
+    """The questions of a client started by :func:`lsp_session`."""
+    return _QUESTIONS[id(client)]
+
+
+def config_home(workspace: Path) -> Path:
+    """The server's ``XDG_CONFIG_HOME`` in a test: next to the workspace, never the user's."""
+    return workspace.parent / "user-config"
+
+
+def approve_endpoint(workspace: Path, base_url: str, key_env: str) -> None:
+    """Approve sending the key in ``key_env`` to ``base_url`` for servers on ``workspace``."""
+    from codequorum.lsp.consent import APPROVALS_NAME, Approvals
+
+    Approvals(config_home(workspace) / "codequorum" / APPROVALS_NAME).approve_endpoint(
+        base_url, key_env
+    )
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from tests.support.chat_server import (
     slow,
 )
 
-from .conftest import lsp_session
+from .conftest import approve_endpoint, lsp_session
 from .helpers import (
     command,
     hover_text,
@@ -61,6 +61,7 @@ async def test_regenerate_stores_real_completions_with_progress(
     task = humaneval_task(str(shared_dir), "HumanEval/0")
     doc = task["prompt"] + CURRENT_BODY
     with ChatServer(default=RecordedTask.load("HumanEval/0")) as chat:
+        approve_endpoint(workspace, chat.base_url, "CQ_TEST_KEY")
         async with lsp_session(workspace, init_options=_options(chat.base_url)) as client:
             uri = open_document(client, workspace / "close.py", doc)
             pos = position_of(doc, "has_close_elements")
@@ -110,6 +111,7 @@ async def test_provider_failures_are_reported_and_the_server_stays_up(
     recorded = RecordedTask.load("HumanEval/0")
     with ChatServer(default=recorded) as chat:
         options = _options(chat.base_url, samples=1, timeout=0.5)
+        approve_endpoint(workspace, chat.base_url, "CQ_TEST_KEY")
         async with lsp_session(workspace, init_options=options) as client:
             uri = open_document(client, workspace / "close.py", doc)
             pos = position_of(doc, "has_close_elements")
@@ -174,6 +176,7 @@ async def test_cancel_a_regeneration_midway(workspace: Path, shared_dir: Path) -
     recorded = RecordedTask.load("HumanEval/0")
     # first answer comes at once, the others hang for 30 s
     with ChatServer(script=[recorded(_fake_request(0))], default=slow(30)) as chat:
+        approve_endpoint(workspace, chat.base_url, "CQ_TEST_KEY")
         async with lsp_session(
             workspace, init_options=_options(chat.base_url, timeout=60, samples=4)
         ) as client:

@@ -22,6 +22,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from codequorum.lsp.documents import FunctionEntry, Snapshot, reindent
 from codequorum.lsp.engine import FunctionAnalysis
+from codequorum.lsp.gates import may_run_store, may_send_key
 from codequorum.lsp.hover import DYNAMIC_FIGURES
 from codequorum.lsp.progress import WorkProgress
 from codequorum.model import Sample
@@ -478,6 +479,20 @@ async def regenerate_command(ls: CodequorumServer, args: Sequence[Any]) -> dict[
             "messages": messages,
         }
     p = settings.provider
+    refusal = await may_send_key(ls, p, confirmed=target.options.get("endpointConfirmed") is True)
+    if refusal is not None:
+        ls.show(types.MessageType.Warning, f"codequorum: {refusal}")
+        return {
+            "uri": target.uri,
+            "qualifiedName": entry.qualified_name,
+            "status": "refused",
+            "requested": 0,
+            "accepted": 0,
+            "stored": 0,
+            "rejected": [],
+            "errors": [],
+            "message": refusal,
+        }
     config = ProviderConfig(
         base_url=p.base_url,
         model=p.model,
@@ -571,6 +586,16 @@ async def run_dynamic_command(ls: CodequorumServer, args: Sequence[Any]) -> dict
         raise CommandError(f"{RUN_DYNAMIC}: no versions of `{entry.qualified_name}` yet")
     if analysis.language != "python":
         raise CommandError(f"{RUN_DYNAMIC}: dynamic analysis runs Python only")
+    refusal = await may_run_store(ls)
+    if refusal is not None:
+        ls.show(types.MessageType.Warning, f"codequorum: {refusal}")
+        return {
+            "uri": target.uri,
+            "qualifiedName": entry.qualified_name,
+            "started": False,
+            "refused": True,
+            "message": refusal,
+        }
     job = ls.engine.dynamic_key(analysis)
     if job in ls.dynamic_jobs:
         return {

@@ -15,9 +15,11 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
+from codequorum.lsp.consent import Approvals
 from codequorum.lsp.documents import FunctionEntry, Snapshot
 from codequorum.lsp.settings import Settings
 from codequorum.session import FunctionAnalysis, Notify, Session, SessionConfig
+from codequorum.sources.store import SampleStore
 from codequorum.workspace import file_key_for
 
 __all__ = ["Engine", "FunctionAnalysis", "file_key_for", "session_config"]
@@ -45,7 +47,21 @@ class Engine(Session):
     def __init__(self, notify: Notify) -> None:
         super().__init__(notify)
         self.settings = Settings()
+        self.approvals = Approvals.default()
+        self._made: set[str] = set()
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="codequorum")
+
+    def store(self) -> SampleStore | None:
+        """The open store; a store this server made is approved for running at once (the
+        user fills it), one it found is not (see :mod:`codequorum.lsp.consent`)."""
+        store = super().store()
+        if store is not None and store.created and store.store_id not in self._made:
+            self._made.add(store.store_id)
+            try:
+                self.approvals.approve_store(store.path, store.store_id)
+            except OSError as exc:
+                log.warning("cannot record the new store in %s: %s", self.approvals.path, exc)
+        return store
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn(*args)`` on the worker pool and await it."""

@@ -62,6 +62,7 @@ class CodequorumServer(LanguageServer):
         )
         self.settings = Settings()
         self.base_settings = Settings()
+        self.initially_trusted = True
         self.engine = Engine(self._notify_from_engine)
         self.snapshots = SnapshotCache()
         self.pending: dict[str, asyncio.Task[None]] = {}
@@ -106,6 +107,11 @@ class CodequorumServer(LanguageServer):
             return
         self._shown.add(message)
         self.show(types.MessageType.Warning, message)
+
+    @property
+    def trusted(self) -> bool:
+        """False once the client said the workspace is not trusted (for this session)."""
+        return self.initially_trusted and self.settings.trusted
 
     @property
     def pull_diagnostics(self) -> bool:
@@ -294,6 +300,7 @@ def initialize(ls: CodequorumServer, params: types.InitializeParams) -> None:
     settings, warnings = parse_settings(params.initialization_options)
     ls.base_settings = settings
     ls.settings = settings
+    ls.initially_trusted = settings.trusted
     ls.engine.configure(settings)
     for w in warnings:
         ls._shown.add(f"codequorum: {w}")

@@ -100,6 +100,9 @@ class Settings:
     code_lens: CodeLensSettings = field(default_factory=CodeLensSettings)
     analysis: AnalysisSettings = field(default_factory=AnalysisSettings)
     dynamic: DynamicSettings = field(default_factory=DynamicSettings)
+    #: False when the editor says the workspace is not trusted (not a schema setting: the
+    #: client sends it as ``trusted``); then nothing runs and nothing is sent.
+    trusted: bool = True
 
     def fingerprint(self) -> str:
         """A stable text of the settings that change analysis results (for cache keys)."""
@@ -177,6 +180,9 @@ CLIENT_ONLY: frozenset[str] = frozenset(
     }
 )
 
+#: The key by which the client says whether the workspace is trusted.
+TRUSTED = "trusted"
+
 _BY_KEY = {s.key: s for s in SPECS}
 
 
@@ -248,7 +254,15 @@ def parse_settings(raw: Any, base: Settings | None = None) -> tuple[Settings, li
         )
         return Settings(), warnings
     groups: dict[str, dict[str, Any]] = {}
+    trusted: bool | None = None
     for key, value in flatten(raw).items():
+        if key == TRUSTED:
+            if isinstance(value, bool):
+                trusted = value
+            else:
+                warnings.append(f"invalid {TRUSTED} = {_short(value)}: expected true or false")
+                trusted = False
+            continue
         spec = _BY_KEY.get(key)
         if spec is None:
             if key not in CLIENT_ONLY and key != "":
@@ -262,6 +276,8 @@ def parse_settings(raw: Any, base: Settings | None = None) -> tuple[Settings, li
             )
             accepted = spec.default
         groups.setdefault(spec.group, {})[spec.attr] = accepted
+    if trusted is not None:
+        settings = dataclasses.replace(settings, trusted=trusted)
     if not groups:
         return settings, warnings
     changes = {

@@ -1,0 +1,132 @@
+"""What the user agreed to, kept where no workspace can write: stores whose versions may
+run, and endpoints that may receive an API key.
+
+A cloned repository can carry a sample store (``.codequorum/samples.sqlite3``) and settings
+(``.vscode/settings.json``, a project-local editor configuration). The language server
+cannot tell which settings the user chose, so it trusts none of them for two things:
+
+- running a store's versions in the sandbox: only for a store the server made itself, or
+  one the user approved (per store path and store identity);
+- sending the key named by ``provider.apiKeyEnv``: only to the default endpoint with the
+  default variable, or to an (endpoint, variable) pair the user approved.
+
+Approvals are asked with ``window/showMessageRequest`` (every LSP client can answer it)
+and kept in ``$XDG_CONFIG_HOME/codequorum/approvals.json`` (``~/.config/codequorum`` by
+default): a file of the user's, never of the workspace. The file can also be edited by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from codequorum.lsp.settings import ProviderSettings
+
+log = logging.getLogger(__name__)
+
+APPROVALS_NAME = "approvals.json"
+FORMAT_VERSION = 1
+
+
+def config_dir() -> Path:
+    """The user's codequorum configuration folder (XDG base directory rules)."""
+    base = os.environ.get("XDG_CONFIG_HOME", "")
+    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".config"
+    return root / "codequorum"
+
+
+def endpoint_identity(base_url: str) -> str:
+    """``base_url`` as approvals name it: scheme, host, port and path, without user,
+    password, query or trailing slash; scheme and host in lower case."""
+    try:
+        url = urlsplit(base_url.strip())
+        port = f":{url.port}" if url.port is not None else ""
+        host = (url.hostname or "").lower()
+        host = f"[{host}]" if ":" in host else host
+        return f"{url.scheme.lower()}://{host}{port}{url.path.rstrip('/')}"
+    except ValueError:
+        return base_url.strip().split("?", 1)[0].split("@")[-1].rstrip("/")
+
+
+def is_default_endpoint(base_url: str, key_env: str) -> bool:
+    """True for the default endpoint with the default key variable (no question asked)."""
+    default = ProviderSettings()
+    return key_env == default.api_key_env and endpoint_identity(base_url) == endpoint_identity(
+        default.base_url
+    )
+
+
+@dataclass
+class Approvals:
+    """The approvals file: read at every question (it may be edited), written atomically."""
+
+    path: Path
+
+    _lock = threading.Lock()
+
+    @classmethod
+    def default(cls) -> Approvals:
+        """The user's approvals file."""
+        return cls(config_dir() / APPROVALS_NAME)
+
+    def _read(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as exc:
+            log.warning("cannot read %s: %s", self.path, exc)
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def _entries(self, kind: str) -> list[dict[str, Any]]:
+        items = self._read().get(kind)
+        return [e for e in items if isinstance(e, dict)] if isinstance(items, list) else []
+
+    def _add(self, kind: str, entry: dict[str, str]) -> None:
+        with self._lock:
+            data = self._read()
+            items = [e for e in self._entries(kind) if e != entry] + [entry]
+            data = {**data, "version": FORMAT_VERSION, kind: items}
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".approvals-", dir=self.path.parent)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    json.dump(data, fh, indent=2)
+                    fh.write("\n")
+                os.replace(tmp, self.path)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+
+    # ------------------------------------------------------------------ stores
+
+    def store_approved(self, store_path: Path, store_id: str) -> bool:
+        """True when the user approved running the versions of this store."""
+        if not store_id:
+            return False
+        entry = {"path": str(store_path.resolve()), "id": store_id}
+        return entry in self._entries("stores")
+
+    def approve_store(self, store_path: Path, store_id: str) -> None:
+        """Remember that this store's versions may run."""
+        if store_id:
+            self._add("stores", {"path": str(store_path.resolve()), "id": store_id})
+
+    # ------------------------------------------------------------------ endpoints
+
+    def endpoint_approved(self, base_url: str, key_env: str) -> bool:
+        """True when the key in ``key_env`` may go to ``base_url``."""
+        entry = {"endpoint": endpoint_identity(base_url), "apiKeyEnv": key_env}
+        return entry in self._entries("endpoints")
+
+    def approve_endpoint(self, base_url: str, key_env: str) -> None:
+        """Remember that the key in ``key_env`` may go to ``base_url``."""
+        self._add("endpoints", {"endpoint": endpoint_identity(base_url), "apiKeyEnv": key_env})
