@@ -15,7 +15,6 @@ import contextlib
 import io
 import os
 import posix
-import stat
 import sys
 import time
 import types
@@ -33,11 +32,17 @@ MAX_OUTPUT_CHARS = 65536
 MAX_MESSAGE_CHARS = 2000
 
 
-def _load(name: str, filename: str) -> types.ModuleType:
-    """Import a sibling module by path (the package itself is not importable here)."""
+def _load(name: str, filename: str, private_builtins: bool = False) -> types.ModuleType:
+    """Import a sibling module by path (the package itself is not importable here).
+
+    ``private_builtins``: the module gets its own copy of the builtins, which candidate
+    code cannot reach to rebind.
+    """
     path = os.path.join(_HERE, filename)
     module = types.ModuleType(name)
     module.__file__ = path
+    if private_builtins:
+        module.__dict__["__builtins__"] = dict(builtins.__dict__)
     with open(path, encoding="utf-8") as handle:
         source = handle.read()
     exec(compile(source, path, "exec", dont_inherit=True), module.__dict__)
@@ -47,6 +52,7 @@ def _load(name: str, filename: str) -> types.ModuleType:
 protocol: Any = _load("_codequorum_protocol", "protocol.py")
 tracer_mod: Any = _load("_codequorum_tracer", "tracer.py")
 confine: Any = _load("_codequorum_confine", "confine.py")
+audit: Any = _load("_codequorum_audit_hook", "audit_hook.py", private_builtins=True)
 
 #: Where a strict child works and what it hides (see bwrap.py, which mounts them).
 WORKDIR = "/work"
@@ -172,6 +178,9 @@ def _forget_ctypes() -> None:
         del sys.modules[name]
 
 
+THREAD_LIMIT = 64
+
+
 def _set_limits(limits: dict[str, Any]) -> None:
     """RLIMIT_* from the run message (soft = hard, so nothing can raise them)."""
     import resource
@@ -188,273 +197,12 @@ def _set_limits(limits: dict[str, Any]) -> None:
     setl(resource.RLIMIT_AS, int(limits["memory_mb"]) * 1024 * 1024)
     setl(resource.RLIMIT_FSIZE, int(limits["file_size_bytes"]))
     setl(resource.RLIMIT_NOFILE, int(limits["max_open_files"]))
-    setl(resource.RLIMIT_NPROC, 0)
+    # New processes are refused by seccomp (strict); this bounds threads. It holds
+    # because candidates never run as root.
+    setl(resource.RLIMIT_NPROC, THREAD_LIMIT)
     setl(resource.RLIMIT_CORE, 0)
 
 
-_SUBPROCESS_EVENTS = (
-    "os.system",
-    "os.exec",
-    "os.spawn",
-    "os.posix_spawn",
-    "os.fork",
-    "os.forkpty",
-    "subprocess.Popen",
-    "pty.spawn",
-    "os.startfile",
-)
-_SIGNAL_EVENTS = ("os.kill", "os.killpg", "signal.pthread_kill", "os.pidfd_open")
-_BLOCKED_IMPORTS = {
-    "ctypes": "ctypes",
-    "_ctypes": "ctypes",
-    "cffi": "ctypes",
-    "_cffi_backend": "ctypes",
-    "_posixsubprocess": "subprocess",
-    "_testcapi": "interpreter internals",
-    "_testinternalcapi": "interpreter internals",
-    "_xxsubinterpreters": "interpreter internals",
-    "_interpreters": "interpreter internals",
-    "_xxinterpchannels": "interpreter internals",
-}
-# event -> (indices of path arguments written to, indices of their dir_fd arguments)
-_PATH_WRITE_EVENTS: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
-    "os.remove": ((0,), (1,)),
-    "os.rmdir": ((0,), (1,)),
-    "os.mkdir": ((0,), (2,)),
-    "os.rename": ((0, 1), (2, 3)),
-    "os.truncate": ((0,), ()),
-    "os.chmod": ((0,), (2,)),
-    "os.lchmod": ((0,), ()),
-    "os.chown": ((0,), (3,)),
-    "os.lchown": ((0,), ()),
-    "os.utime": ((0,), (3,)),
-    "os.chflags": ((0,), ()),
-    "os.lchflags": ((0,), ()),
-    "os.setxattr": ((0,), ()),
-    "os.removexattr": ((0,), ()),
-    "os.mkfifo": ((0,), (2,)),
-    "os.mknod": ((0,), (3,)),
-    "shutil.rmtree": ((0,), (1,)),
-    "shutil.copyfile": ((1,), ()),
-    "shutil.copymode": ((1,), ()),
-    "shutil.copystat": ((1,), ()),
-    "shutil.copytree": ((1,), ()),
-    "shutil.move": ((0, 1), ()),
-    "shutil.chown": ((0,), ()),
-}
-_LINK_EVENTS = ("os.link", "os.symlink")
-_INTROSPECTION_EVENTS = ("gc.get_objects", "gc.get_referrers", "gc.get_referents")
-_LIMIT_EVENTS = ("resource.setrlimit", "resource.prlimit")
-DEFAULT_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/root/.ssh")
-_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
-
-
-def _make_resolver(getcwd: Any, lstat: Any, readlink: Any) -> Any:
-    """A realpath built only on captured C functions (monkeypatching ``os`` cannot fool it)."""
-    is_link = stat.S_ISLNK
-    concat = str.__add__
-
-    def resolve(path: str) -> str | None:
-        if path[:1] != "/":
-            path = concat(concat(getcwd(), "/"), path)
-        todo = path.split("/")
-        todo.reverse()
-        parts: list[str] = []
-        hops = 0
-        while todo:
-            part = todo.pop()
-            if part == "" or part == ".":
-                continue
-            if part == "..":
-                if parts:
-                    parts.pop()
-                continue
-            here = "/" + "/".join([*parts, part])
-            try:
-                mode = lstat(here).st_mode
-            except OSError:
-                parts.append(part)
-                continue
-            if is_link(mode):
-                hops += 1
-                if hops > 40:
-                    return None
-                target = readlink(here)
-                if target[:1] == "/":
-                    parts = []
-                more = target.split("/")
-                more.reverse()
-                todo.extend(more)
-                continue
-            parts.append(part)
-        return "/" + "/".join(parts)
-
-    return resolve
-
-
-def install_audit_hook(
-    sandbox: str,
-    channel: Channel,
-    violations: list[str],
-    secrets: list[str] | None = None,
-    kernel_confined: bool = False,
-) -> None:
-    """Refuse process creation, network, ctypes, signals and writes outside ``sandbox``.
-
-    ``kernel_confined`` (the strict sandbox, where the filesystem outside the private
-    tmpfs is read-only and ``/proc`` is empty): writes through a descriptor, which the
-    hook could only place through ``/proc/self/fd``, are left to the kernel.
-
-    Reads are allowed (imports need them) except of other processes' ``/proc`` entries
-    and of ``secrets`` (paths such as the parent's ``~/.ssh``).
-
-    Every refusal is recorded in ``violations`` and reported to the parent before the
-    exception is raised, so a candidate that catches it is still reported.
-    """
-    resolve = _make_resolver(posix.getcwd, posix.lstat, posix.readlink)
-    is_dir = stat.S_ISDIR
-    pstat = posix.stat
-    str_concat = str.__add__
-    fs_encoding = sys.getfilesystemencoding()
-    # Path objects are trusted only if pathlib was loaded before any candidate code ran
-    # (see main); a later or fake pathlib gives no trusted types, so such paths are refused.
-    pathlib_module = sys.modules.get("pathlib")
-    path_types: tuple[type, ...] = (
-        (pathlib_module.PurePosixPath, pathlib_module.PosixPath) if pathlib_module else ()
-    )
-    sandbox_root = resolve(sandbox) or sandbox
-    sandbox_prefix = sandbox_root + "/"
-    devices = ("/dev/null", "/dev/zero", "/dev/full")
-    std_streams = ("/dev/stdout", "/dev/stderr")
-    reported: set[str] = set()
-    send = channel.send
-    starts = str.startswith
-    blocked_imports = dict(_BLOCKED_IMPORTS)
-    path_events = dict(_PATH_WRITE_EVENTS)
-    write_flags = _WRITE_FLAGS
-    fspath = os.fspath
-    own_pid = str(posix.getpid())
-    secret_paths = tuple(
-        r for r in (resolve(p) for p in [*DEFAULT_SECRETS, *(secrets or [])]) if r is not None
-    )
-    secret_prefixes = tuple(p + "/" for p in secret_paths)
-
-    def as_text(path: Any) -> str | None:
-        """The path as an exact ``str``; None for objects that could lie about it."""
-        if isinstance(path, str):
-            return str_concat("", path)
-        if isinstance(path, (bytes, bytearray)):
-            return bytes(path).decode(fs_encoding, "surrogateescape")
-        if type(path) in path_types:
-            return as_text(fspath(path))
-        return None
-
-    def inside(path: Any, dir_fd: Any = None) -> bool:
-        text = as_text(path)
-        if text is None:
-            return False
-        if text in std_streams:
-            return True  # our own capped pipes
-        if isinstance(dir_fd, int) and dir_fd >= 0 and text[:1] != "/":
-            if kernel_confined:
-                return True
-            text = f"/proc/self/fd/{dir_fd}/{text}"
-        where = resolve(text)
-        if where is None:
-            return False
-        return where == sandbox_root or starts(where, sandbox_prefix) or where in devices
-
-    def refuse(what: str, event: str) -> None:
-        violations.append(what)
-        if what not in reported:
-            reported.add(what)
-            send(protocol.MSG_FORBIDDEN, what=what, event=event)
-        raise PermissionError(f"sandbox: {what} is not allowed ({event})")
-
-    def check_read(path: Any, event: str, directory_ok: bool = False) -> None:
-        text = as_text(path)
-        if text is None:
-            refuse("unusual path object", event)
-        where = resolve(text)  # type: ignore[arg-type]
-        if where is None:
-            refuse("unusual path object", event)
-        if where == sandbox_root or starts(where, sandbox_prefix):
-            return
-        if starts(where, "/proc/"):
-            pid = where[6:].partition("/")[0]
-            if pid.isdigit() and pid != own_pid:
-                refuse("other processes", event)
-        if where in secret_paths or starts(where, secret_prefixes):
-            refuse("read secrets", event)
-        if directory_ok:
-            return
-        try:
-            directory = is_dir(pstat(where).st_mode)
-        except (OSError, ValueError):
-            directory = False
-        if directory:
-            refuse("directory handle outside sandbox", event)
-
-    def hook(event: str, args: tuple[Any, ...]) -> None:
-        if event == "open":
-            path, mode, flags = args
-            if isinstance(path, int):
-                return
-            writing = bool(flags & write_flags) if isinstance(flags, int) else False
-            if isinstance(mode, str) and ("w" in mode or "a" in mode or "x" in mode or "+" in mode):
-                writing = True
-            if writing:
-                if not inside(path):
-                    refuse("write outside sandbox", event)
-            else:
-                check_read(path, event)
-            return
-        if event == "os.listdir" or event == "os.scandir":
-            if args and args[0] is not None and not isinstance(args[0], int):
-                check_read(args[0], event, directory_ok=True)
-            return
-        if starts(event, "socket."):
-            refuse("network", event)
-        elif starts(event, "ctypes."):
-            refuse("ctypes", event)
-        elif event == "import":
-            name = args[0]
-            if isinstance(name, str):
-                what = blocked_imports.get(name.partition(".")[0])
-                if what is not None:
-                    refuse(what, f"import {name}")
-        elif event in path_events:
-            targets, dir_fds = path_events[event]
-            for n, i in enumerate(targets):
-                if i >= len(args):
-                    continue
-                if isinstance(args[i], int):
-                    # os.fchmod(fd), os.fchown(fd), ...: where does the descriptor point?
-                    if not kernel_confined and not inside(f"/proc/self/fd/{args[i]}"):
-                        refuse("write outside sandbox", event)
-                    continue
-                dir_fd = None
-                if dir_fds:
-                    j = dir_fds[min(n, len(dir_fds) - 1)]
-                    dir_fd = args[j] if j < len(args) else None
-                if dir_fd is not None and not isinstance(dir_fd, int):
-                    refuse("write outside sandbox", event)
-                if not inside(args[i], dir_fd):
-                    refuse("write outside sandbox", event)
-        elif starts(event, _SUBPROCESS_EVENTS):
-            refuse("subprocess", event)
-        elif starts(event, _SIGNAL_EVENTS):
-            refuse("signal", event)
-        elif event in _LINK_EVENTS:
-            refuse("link", event)
-        elif event in _INTROSPECTION_EVENTS:
-            refuse("gc introspection", event)
-        elif event in _LIMIT_EVENTS:
-            refuse("rlimit", event)
-        elif event == "object.__setattr__" and len(args) > 1 and args[1] == "__code__":
-            refuse("code replacement", event)
-
-    sys.addaudithook(hook)
 
 
 # --------------------------------------------------------------------------- output capture
@@ -570,19 +318,23 @@ def clip(text: str, limit: int = MAX_OUTPUT_CHARS) -> str:
 
 
 def safe_repr(value: Any) -> str:
-    """Canonical repr, or a note saying why there is none."""
+    """Canonical repr, or a note saying why there is none (whatever ``__repr__`` raises,
+    short of the output limit: the remaining tests must still run)."""
     try:
         return clip(canonical_repr(value))
     except RecursionError:
         return "<repr failed: RecursionError>"
-    except Exception as exc:
+    except OutputLimitExceeded:
+        raise
+    except BaseException as exc:
         return f"<repr failed: {type(exc).__name__}>"
 
 
-def plain_value(value: Any) -> Any:
-    """The return value as bounded plain data for the parent to grade (never compared here)."""
+def plain_value(value: Any, shown: str) -> Any:
+    """The return value as bounded plain data for the parent to grade (never compared
+    here); ``shown`` (its repr, already taken) stands for anything that is not plain."""
     try:
-        return protocol.encode_plain(value)
+        return protocol.encode_plain(value, fallback=shown)
     except RecursionError:
         return {"$": "repr", "v": "<repr failed: RecursionError>"}
 
@@ -809,7 +561,7 @@ class Harness:
             outcome["output"] = clip(text)
         else:
             outcome["output"] = safe_repr(result)
-            outcome["value"] = plain_value(result)
+            outcome["value"] = plain_value(result, outcome["output"])
         return outcome
 
     def _target(
@@ -1010,8 +762,10 @@ def run_child(channel: Channel, parent_pid: int, strict: bool = False) -> None:
         layers.extend(sec_layers)
         isolation_notes.extend(sec_notes)
     _forget_ctypes()
-    install_audit_hook(sandbox, channel, violations, run.get("secrets"), kernel_confined=strict)
-    layers.append("audit-hook")
+    if run.get("audit_hook", True) or not strict:
+        audit.install_audit_hook(sandbox, channel.send, violations, run.get("secrets"),
+                                 kernel_confined=strict, forbidden=protocol.MSG_FORBIDDEN)
+        layers.append("audit-hook")
     channel.send(
         protocol.MSG_HELLO,
         layers=layers,

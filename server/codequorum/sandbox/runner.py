@@ -343,8 +343,10 @@ class _ChildRun:
         start_method: str = "fork",
         series: Sequence[str | None] | None = None,
         strict: bool = True,
+        audit_hook: bool = True,
     ) -> None:
         self.strict = strict
+        self.audit_hook = audit_hook
         self.code = code
         self.tests = list(tests)
         self.series = list(series) if series is not None else [None] * len(self.tests)
@@ -383,6 +385,7 @@ class _ChildRun:
             "secrets": secret_paths(),
             "parent_pid": os.getpid(),
             "seccomp": seccomp_filter.candidate_filter().program.hex(),
+            "audit_hook": self.audit_hook,
         }
         payload = protocol.encode_frame(run_message)
         if self.strict:
@@ -775,6 +778,7 @@ def run_candidate(
     start_method: str = "fork",
     series: Sequence[str | None] | None = None,
     sandbox: str = "strict",
+    audit_hook: bool = True,
 ) -> CandidateResult:
     """Run one candidate's tests in a fresh sandbox child.
 
@@ -783,7 +787,10 @@ def run_candidate(
     interpreter's fork server, falling back to ``exec`` when it cannot run) or ``exec``
     (a fresh interpreter per candidate). ``series`` names a series per test (or None):
     once a test overruns ``limits.test_seconds``, the later tests of its series are not
-    run and get outcome ``Skipped``.
+    run and get outcome ``Skipped``. ``sandbox``: ``strict`` (kernel isolation) or
+    ``weak`` (see ``SANDBOX_LEVELS``). ``audit_hook=False`` leaves out the layer that
+    explains refusals (strict only): the tests use it to show that the kernel layers
+    hold by themselves against native code.
     """
     if series is not None and len(series) != len(tests):
         raise ValueError("series needs one entry per test")
@@ -808,6 +815,7 @@ def run_candidate(
         start_method=start_method,
         series=series,
         strict=sandbox == "strict",
+        audit_hook=audit_hook or sandbox != "strict",
     )
     return child.run()
 
