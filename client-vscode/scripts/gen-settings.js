@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Generates contributes.configuration in package.json, and src/clientOnlySettings.ts (the
+// Generates contributes.configuration and capabilities.untrustedWorkspaces (the settings
+// marked "x-codequorum-restricted": true) in package.json, and src/clientOnlySettings.ts (the
 // settings marked "x-codequorum-scope": "client", which the extension keeps to itself), from
 // ../shared/settings.schema.json, the one schema of every setting. One source of truth: edit
 // the schema, then run `npm run gen-settings`. `--check` exits 1 when a generated file
@@ -13,6 +14,11 @@ const SHARED_SCHEMA = path.join(CLIENT_DIR, '..', 'shared', 'settings.schema.jso
 const CLIENT_ONLY_TS = path.join(CLIENT_DIR, 'src', 'clientOnlySettings.ts');
 /** The schema marker of a setting only the editor client reads. */
 const SCOPE_MARKER = 'x-codequorum-scope';
+/** The schema marker of a setting that chooses what runs or where a key goes. */
+const RESTRICTED_MARKER = 'x-codequorum-restricted';
+/** What VS Code shows about the extension in an untrusted workspace. */
+const UNTRUSTED_DESCRIPTION =
+  'In an untrusted workspace codequorum shows the stability of stored versions but runs nothing: no sandboxed runs and no regeneration against an endpoint. Settings that choose what runs, which versions run or where an API key goes are taken from your user settings only.';
 const PACKAGE_JSON = path.join(CLIENT_DIR, 'package.json');
 
 /** Keys of a JSON-schema property that VS Code's configuration contribution understands. */
@@ -114,6 +120,18 @@ function clientOnlySettings(schema) {
     .map(([name]) => name.replace(/^codequorum\./, ''));
 }
 
+/** Full names of the settings marked restricted (workspace values need the user's trust). */
+function restrictedSettings(schema) {
+  return Object.entries(schema.properties || {})
+    .filter(([, property]) => property && property[RESTRICTED_MARKER] === true)
+    .map(([name]) => name);
+}
+
+/** capabilities.untrustedWorkspaces of package.json from the parsed schema. */
+function buildUntrustedWorkspaces(schema) {
+  return { supported: 'limited', description: UNTRUSTED_DESCRIPTION, restrictedConfigurations: restrictedSettings(schema) };
+}
+
 /** The text of src/clientOnlySettings.ts. */
 function clientOnlySource(schema) {
   const names = clientOnlySettings(schema).map((n) => `  '${n}',\n`).join('');
@@ -132,6 +150,10 @@ function expectedConfiguration() {
   return buildConfiguration(readJson(SHARED_SCHEMA));
 }
 
+function expectedUntrustedWorkspaces() {
+  return buildUntrustedWorkspaces(readJson(SHARED_SCHEMA));
+}
+
 function expectedClientOnlySource() {
   return clientOnlySource(readJson(SHARED_SCHEMA));
 }
@@ -139,10 +161,13 @@ function expectedClientOnlySource() {
 function main(argv) {
   const pkg = readJson(PACKAGE_JSON);
   const expected = expectedConfiguration();
+  const untrusted = expectedUntrustedWorkspaces();
   const source = expectedClientOnlySource();
   const current = JSON.stringify((pkg.contributes || {}).configuration);
+  const currentUntrusted = JSON.stringify((pkg.capabilities || {}).untrustedWorkspaces);
   const currentSource = fs.existsSync(CLIENT_ONLY_TS) ? fs.readFileSync(CLIENT_ONLY_TS, 'utf8') : '';
-  if (current === JSON.stringify(expected) && currentSource === source) {
+  const pkgUpToDate = current === JSON.stringify(expected) && currentUntrusted === JSON.stringify(untrusted);
+  if (pkgUpToDate && currentSource === source) {
     console.log('package.json and src/clientOnlySettings.ts are up to date with the settings schema');
     return 0;
   }
@@ -150,10 +175,13 @@ function main(argv) {
     console.error('package.json or src/clientOnlySettings.ts differs from the settings schema: run `npm run gen-settings`');
     return 1;
   }
-  if (current !== JSON.stringify(expected)) {
+  if (!pkgUpToDate) {
+    pkg.capabilities = { ...(pkg.capabilities || {}), untrustedWorkspaces: untrusted };
     pkg.contributes = { ...(pkg.contributes || {}), configuration: expected };
     fs.writeFileSync(PACKAGE_JSON, JSON.stringify(pkg, null, 2) + '\n');
-    console.log(`wrote ${Object.keys(expected.properties).length} settings to package.json`);
+    console.log(
+      `wrote ${Object.keys(expected.properties).length} settings (${untrusted.restrictedConfigurations.length} restricted) to package.json`,
+    );
   }
   if (currentSource !== source) {
     fs.writeFileSync(CLIENT_ONLY_TS, source);
@@ -167,12 +195,16 @@ module.exports = {
   toContribution,
   clientOnlySettings,
   clientOnlySource,
+  restrictedSettings,
+  buildUntrustedWorkspaces,
+  expectedUntrustedWorkspaces,
   expectedConfiguration,
   expectedClientOnlySource,
   SHARED_SCHEMA,
   CLIENT_ONLY_TS,
   PACKAGE_JSON,
   SCOPE_MARKER,
+  RESTRICTED_MARKER,
 };
 
 if (require.main === module) {

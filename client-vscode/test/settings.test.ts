@@ -8,6 +8,8 @@ const gen = require(path.join(__dirname, '..', '..', 'scripts', 'gen-settings.js
   buildConfiguration(schema: unknown): { title: string; properties: Record<string, Record<string, unknown>> };
   expectedConfiguration(): { title: string; properties: Record<string, Record<string, unknown>> };
   clientOnlySettings(schema: unknown): string[];
+  restrictedSettings(schema: unknown): string[];
+  expectedUntrustedWorkspaces(): { supported: string; description: string; restrictedConfigurations: string[] };
   expectedClientOnlySource(): string;
   SHARED_SCHEMA: string;
   CLIENT_ONLY_TS: string;
@@ -19,11 +21,40 @@ function readJson(file: string): Record<string, unknown> {
 }
 
 describe('settings contributed to VS Code', () => {
-  const pkg = readJson(gen.PACKAGE_JSON) as { contributes: { configuration: unknown } };
+  const pkg = readJson(gen.PACKAGE_JSON) as {
+    contributes: { configuration: unknown };
+    capabilities: { untrustedWorkspaces: { supported: string; restrictedConfigurations: string[] } };
+  };
   const shared = readJson(gen.SHARED_SCHEMA) as { properties: Record<string, Record<string, unknown>> };
 
   it('package.json matches the schema exactly (run `npm run gen-settings` after editing the schema)', () => {
     assert.deepEqual(pkg.contributes.configuration, gen.expectedConfiguration());
+  });
+
+  it('package.json restricts in untrusted workspaces exactly the settings the schema marks', () => {
+    assert.deepEqual(pkg.capabilities.untrustedWorkspaces, gen.expectedUntrustedWorkspaces());
+    assert.equal(pkg.capabilities.untrustedWorkspaces.supported, 'limited');
+  });
+
+  it('restricts every setting that chooses what runs, which versions run or where a key goes', () => {
+    const restricted = pkg.capabilities.untrustedWorkspaces.restrictedConfigurations;
+    const dynamic = Object.keys(shared.properties).filter((name) => name.startsWith('codequorum.dynamic.'));
+    assert.ok(dynamic.length >= 3);
+    for (const name of [
+      ...dynamic,
+      'codequorum.provider.baseUrl',
+      'codequorum.provider.apiKeyEnv',
+      'codequorum.interpreter',
+      'codequorum.server.command',
+      'codequorum.store.path',
+    ]) {
+      assert.ok(restricted.includes(name), `${name} is not restricted`);
+    }
+    assert.ok(!restricted.includes('codequorum.hover.enable'));
+    assert.deepEqual(
+      gen.restrictedSettings({ properties: { 'codequorum.a': { 'x-codequorum-restricted': true }, 'codequorum.b': {} } }),
+      ['codequorum.a'],
+    );
   });
 
   it('src/clientOnlySettings.ts matches the schema exactly', () => {
