@@ -1,4 +1,5 @@
 /** Reading untyped JSON, and errors in words. */
+import { safeText } from './safeText';
 
 export type Json = Record<string, unknown>;
 
@@ -6,7 +7,7 @@ export function isObject(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** The message of an error, or the value itself in words. */
+/** The message of an error, or the value itself in words (escaped and bounded: it may quote a version). */
 export function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  return safeText(err instanceof Error ? err.message : String(err));
 }

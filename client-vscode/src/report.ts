@@ -1,9 +1,13 @@
 /**
  * The one place that knows the shape of the server's `codequorum.analyze` answer.
  * Everything else in the extension works on the `FunctionReport` view built here, so a
- * change in the server's JSON is a change in this file only.
+ * change in the server's JSON is a change in this file only. Text meant only for display
+ * (labels, origins, providers, models, verdicts) is escaped here with `safeText`; the
+ * qualified name stays as the server sent it (it names the function in later commands) and
+ * is escaped where it is shown.
  */
 import { isObject, type Json } from './json';
+import { safeText } from './safeText';
 
 export interface LspPosition {
   line: number;
@@ -104,6 +108,11 @@ function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
+/** A string for display only: escaped and bounded. */
+function shown(v: unknown, limit: number): string | undefined {
+  return typeof v === 'string' ? safeText(v, limit) : undefined;
+}
+
 function numbers(v: unknown): number[] {
   return Array.isArray(v) ? v.filter((x): x is number => typeof x === 'number') : [];
 }
@@ -187,7 +196,7 @@ export function parseAnalyzeResult(raw: unknown): FunctionReport | undefined {
     versions.push({
       index: versionIndex,
       id: str(field(rv, 'id', 'sample_id', 'sampleId')) ?? (num(field(rv, 'id')) !== undefined ? String(field(rv, 'id')) : undefined),
-      label: str(field(rv, 'label')) ?? (versionIndex === currentIndex ? 'current' : `v${versionIndex + 1}`),
+      label: shown(field(rv, 'label'), 60) ?? (versionIndex === currentIndex ? 'current' : `v${versionIndex + 1}`),
       isCurrent: (field(rv, 'current', 'is_current', 'isCurrent') as boolean | undefined) ?? versionIndex === currentIndex,
       isConsensus: versionIndex === medoid,
       typicality: num(field(rv, 'typicality')) ?? (pos >= 0 ? num(typicality[pos]) : undefined),
@@ -197,9 +206,9 @@ export function parseAnalyzeResult(raw: unknown): FunctionReport | undefined {
         num(field(rv, 'mean_traced_opcodes', 'runtimeCost', 'runtime_cost')) ?? num(field(dyn, 'mean_traced_opcodes')),
       passRate: num(field(rv, 'pass_rate', 'passRate')) ?? num(field(dyn, 'pass_rate', 'passRate')),
       cluster: num(field(rv, 'cluster')) ?? (clusterNo >= 0 ? clusterNo : undefined),
-      origin: str(field(rv, 'origin')),
-      provider: str(field(rv, 'provider')),
-      model: str(field(rv, 'model')),
+      origin: shown(field(rv, 'origin'), 40),
+      provider: shown(field(rv, 'provider'), 120),
+      model: shown(field(rv, 'model'), 120),
       skipped: skipped.has(versionIndex) || (indices.length > 0 && pos < 0),
     });
   }
@@ -207,7 +216,11 @@ export function parseAnalyzeResult(raw: unknown): FunctionReport | undefined {
   const verdicts: VerdictView[] = [];
   for (const v of (field(report, 'verdicts') as unknown[] | undefined) ?? []) {
     if (isObject(v)) {
-      verdicts.push({ code: str(v.code) ?? '', severity: str(v.severity) ?? 'information', message: str(v.message) ?? '' });
+      verdicts.push({
+        code: shown(v.code, 60) ?? '',
+        severity: shown(v.severity, 20) ?? 'information',
+        message: shown(v.message, 500) ?? '',
+      });
     }
   }
   const headlineVerdict = verdicts.find((v) => v.severity === 'error' || v.severity === 'warning') ?? verdicts[0];

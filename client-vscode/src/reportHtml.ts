@@ -1,13 +1,23 @@
 /**
  * The report page: the similarity matrix as a heatmap and per-version bars. Pure: report in,
- * HTML out. Colours come from VS Code's theme variables; there are no inline styles and the
+ * HTML out. Every text from the server goes through `text` (escaped like the server's
+ * safe_text, then HTML-escaped). Colours come from VS Code's theme variables; there are no inline styles and the
  * only script carries the nonce, so the page runs under a strict Content-Security-Policy.
  */
 import type { FunctionReport, MatrixView, VersionView } from './report';
+import { safeText } from './safeText';
 
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
+
+/** Untrusted text for the page: control and invisible characters escaped, bounded, HTML-escaped. */
+export function text(s: string, limit = 500): string {
+  return escapeHtml(safeText(s, limit));
+}
+
+/** Severities the page has a style for; anything else is shown as information. */
+const SEVERITIES = new Set(['error', 'warning', 'information', 'hint']);
 
 export function contentSecurityPolicy(nonce: string, cspSource: string): string {
   return [
@@ -50,10 +60,10 @@ export function heatmapSvg(report: FunctionReport, m: MatrixView, hidden: boolea
   const lowest = present.length ? Math.min(...present) : 0;
   const parts: string[] = [];
   parts.push(
-    `<svg class="heatmap${hidden ? ' hidden' : ''}" data-matrix="${escapeHtml(m.name)}" role="img" aria-label="${escapeHtml(m.title)}" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">`,
+    `<svg class="heatmap${hidden ? ' hidden' : ''}" data-matrix="${text(m.name)}" role="img" aria-label="${text(m.title)}" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">`,
   );
   m.indices.forEach((idx, k) => {
-    const name = escapeHtml(label(report, idx));
+    const name = text(label(report, idx));
     parts.push(`<text class="axis" x="${LEFT + k * CELL + CELL / 2 - 1}" y="${TOP - 8}" text-anchor="middle">${name}</text>`);
     parts.push(`<text class="axis" x="${LEFT - 8}" y="${TOP + k * CELL + CELL / 2 + 3}" text-anchor="end">${name}</text>`);
   });
@@ -64,7 +74,7 @@ export function heatmapSvg(report: FunctionReport, m: MatrixView, hidden: boolea
       const level = value === null ? 0 : intensity(value, lowest);
       const title = `${label(report, m.indices[i])} → ${label(report, m.indices[j])}: ${fmt(value)}`;
       parts.push(
-        `<g><title>${escapeHtml(title)}</title><rect class="${value === null ? 'cell missing' : 'cell'}" x="${x}" y="${y}" width="${CELL - 2}" height="${CELL - 2}" fill-opacity="${level.toFixed(3)}"></rect>` +
+        `<g><title>${text(title)}</title><rect class="${value === null ? 'cell missing' : 'cell'}" x="${x}" y="${y}" width="${CELL - 2}" height="${CELL - 2}" fill-opacity="${level.toFixed(3)}"></rect>` +
           `<text class="value${level > 0.55 ? ' strong' : ''}" x="${x + (CELL - 2) / 2}" y="${y + CELL / 2 + 3}" text-anchor="middle">${fmt(value)}</text></g>`,
       );
     });
@@ -106,13 +116,13 @@ function barsSvg(versions: VersionView[], spec: BarSpec): string {
   const left = 110;
   const fractions = barFractions(versions, spec.key);
   const height = versions.length * row + 4;
-  const parts = [`<svg class="bars" role="img" aria-label="${escapeHtml(spec.title)}" width="${width + left + 90}" height="${height}">`];
+  const parts = [`<svg class="bars" role="img" aria-label="${text(spec.title)}" width="${width + left + 90}" height="${height}">`];
   versions.forEach((v, k) => {
     const y = k * row + 2;
     const f = fractions[k];
     const raw = v[spec.key];
     const shown = spec.key === 'structure' ? fmt(raw) : raw === undefined ? 'n/a' : Math.round(raw).toString();
-    parts.push(`<text class="axis" x="${left - 8}" y="${y + 14}" text-anchor="end">${escapeHtml(v.label)}${v.isConsensus ? ' ★' : ''}</text>`);
+    parts.push(`<text class="axis" x="${left - 8}" y="${y + 14}" text-anchor="end">${text(v.label)}${v.isConsensus ? ' ★' : ''}</text>`);
     parts.push(`<rect class="track" x="${left}" y="${y + 3}" width="${width}" height="${row - 8}"></rect>`);
     if (f !== undefined) {
       parts.push(`<rect class="bar ${v.isCurrent ? 'current' : ''}" x="${left}" y="${y + 3}" width="${(f * width).toFixed(1)}" height="${row - 8}"></rect>`);
@@ -159,30 +169,30 @@ if (select) {
 
 export function renderReportHtml(report: FunctionReport, options: { nonce: string; cspSource: string }): string {
   const { nonce, cspSource } = options;
-  const name = escapeHtml(report.qualifiedName || 'function');
+  const name = text(report.qualifiedName || 'function');
   const stable = report.stable ?? (report.stability !== undefined && report.stability >= 0.8);
   const headline =
     report.stability === undefined
       ? '<p class="note">Fewer than two versions could be compared.</p>'
       : `<p><span class="figure${stable ? '' : ' unstable'}">${fmt(report.stability)}</span> ${stable ? 'stable' : 'unstable'} · ${report.versions.filter((v) => !v.skipped).length} versions</p>`;
   const verdicts = report.verdicts
-    .map((v) => `<div class="verdict ${escapeHtml(v.severity)}">${escapeHtml(v.message)}</div>`)
+    .map((v) => `<div class="verdict ${SEVERITIES.has(v.severity) ? v.severity : 'information'}">${text(v.message)}</div>`)
     .join('');
   const matrices = report.matrices.filter((m) => m.indices.length > 0);
   const preferred = matrices.find((m) => m.name === 'jsd_struct') ?? matrices[0];
   const heatmaps = matrices.length
     ? `<h2>Similarity between versions</h2>
 <label for="matrix">Measure </label><select id="matrix">${matrices
-        .map((m) => `<option value="${escapeHtml(m.name)}"${m === preferred ? ' selected' : ''}>${escapeHtml(m.title)}</option>`)
+        .map((m) => `<option value="${text(m.name)}"${m === preferred ? ' selected' : ''}>${text(m.title)}</option>`)
         .join('')}</select>
 <div>${matrices.map((m) => heatmapSvg(report, m, m !== preferred)).join('')}</div>
 <p class="note">Row → column; the stronger the colour, the more alike.</p>`
     : '<p class="note">No similarity matrix in this report.</p>';
   const scored = report.versions.filter((v) => !v.skipped);
-  const bars = BARS.map((spec) => `<h2>${escapeHtml(spec.title)}</h2>${barsSvg(scored, spec)}`).join('');
+  const bars = BARS.map((spec) => `<h2>${text(spec.title)}</h2>${barsSvg(scored, spec)}`).join('');
   const skipped = report.versions.filter((v) => v.skipped);
   const skippedNote = skipped.length
-    ? `<p class="note">Not scored: ${skipped.map((v) => escapeHtml(v.label)).join(', ')}.</p>`
+    ? `<p class="note">Not scored: ${skipped.map((v) => text(v.label)).join(', ')}.</p>`
     : '';
   return `<!DOCTYPE html>
 <html lang="en">

@@ -1,6 +1,7 @@
 /** The status-bar item: stability of the function under the cursor, click to compare. */
 import type { FunctionReport, LspPosition } from './report';
 import { errorText } from './json';
+import { safeText } from './safeText';
 
 export interface StatusView {
   visible: boolean;
@@ -32,7 +33,7 @@ export function statusView(report: FunctionReport | undefined | typeof NO_SERVER
   if (!report) {
     return { visible: false, text: '', tooltip: '', warning: false, action: 'compare' };
   }
-  const name = report.qualifiedName || 'this function';
+  const name = safeText(report.qualifiedName || 'this function', 200);
   const scored = report.versions.filter((v) => !v.skipped).length;
   if (report.stability === undefined || scored < 2) {
     return {

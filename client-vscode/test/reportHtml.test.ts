@@ -67,4 +67,22 @@ describe('report view', () => {
     assert.ok(!out.includes('<img'));
     assert.ok(out.includes(escapeHtml('<img src=x onerror=alert(1)>')));
   });
+
+  it('escapes control, bidi and invisible characters and bounds text from versions', () => {
+    const hostile = '\x1b]0;pwned\x07\x1b[2J\u202eevil\u202c\u200b```<script>alert(1)</script>';
+    const evil = {
+      ...report,
+      qualifiedName: `add${hostile}`,
+      versions: report.versions.map((v, i) => ({ ...v, label: i === 1 ? `v2${hostile}` : v.label })),
+      verdicts: [{ code: 'divergent-outputs', severity: 'warning" onclick="x', message: `raised ${hostile}${'x'.repeat(5000)}` }],
+    };
+    const out = renderReportHtml(evil, { nonce: 'n', cspSource: 's' });
+    assert.doesNotMatch(out, /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/u);
+    assert.ok(!out.includes('<script>alert'));
+    assert.ok(out.includes('add\\x1b]0;pwned\\x07\\x1b[2J\\u202eevil\\u202c\\u200b```&lt;script&gt;'));
+    assert.match(out, /<div class="verdict information">raised \\x1b/);
+    assert.doesNotMatch(out, /onclick/);
+    assert.match(out, /… \(\d+ chars\)<\/div>/);
+    assert.ok(out.includes('v2\\x1b]0;pwned'));
+  });
 });

@@ -26,6 +26,13 @@ describe('status bar', () => {
     assert.match(view.tooltip, /Versions disagree in shape/);
   });
 
+  it('escapes names and headlines from the server', () => {
+    const raw = { ...fixture('analyze-add.json'), qualifiedName: 'add\u202eevil\x1b[2J' };
+    const view = statusView(parseAnalyzeResult(raw));
+    assert.match(view.tooltip, /add\\u202eevil\\x1b\[2J/);
+    assert.doesNotMatch(view.tooltip, /[\x1b\u202e]/u);
+  });
+
   it('uses 0.8 as the line when the server does not say stable or not', () => {
     assert.equal(statusView(report(0.61, undefined)).text, '$(warning) 0.61 unstable');
     assert.equal(statusView(report(0.85, undefined)).text, '$(pulse) 0.85 stable');

@@ -1,6 +1,7 @@
 /** Clear the stored versions of the function under the cursor, after a confirmation. */
 import * as vscode from 'vscode';
 import { withFunctionReport, type CommandContext } from './context';
+import { safeText } from '../safeText';
 
 const CLEAR = 'Clear';
 
@@ -8,11 +9,11 @@ export async function clearVersions(ctx: CommandContext, arg?: unknown): Promise
   return withFunctionReport(ctx, arg, { log: 'clear', show: 'clearing failed: ' }, async (api, target, report) => {
     const stored = report.versions.filter((v) => !v.isCurrent).length;
     if (stored === 0) {
-      void vscode.window.showInformationMessage(`codequorum: ${report.qualifiedName} has no stored versions.`);
+      void vscode.window.showInformationMessage(`codequorum: ${safeText(report.qualifiedName, 200)} has no stored versions.`);
       return;
     }
     const choice = await vscode.window.showWarningMessage(
-      `Delete the ${stored} stored version${stored === 1 ? '' : 's'} of ${report.qualifiedName}?`,
+      `Delete the ${stored} stored version${stored === 1 ? '' : 's'} of ${safeText(report.qualifiedName, 200)}?`,
       { modal: true },
       CLEAR,
     );
@@ -21,6 +22,6 @@ export async function clearVersions(ctx: CommandContext, arg?: unknown): Promise
     }
     const removed = await api.clearSamples(target);
     ctx.refreshStatus();
-    void vscode.window.showInformationMessage(`codequorum: removed ${removed} version${removed === 1 ? '' : 's'} of ${report.qualifiedName}.`);
+    void vscode.window.showInformationMessage(`codequorum: removed ${removed} version${removed === 1 ? '' : 's'} of ${safeText(report.qualifiedName, 200)}.`);
   });
 }

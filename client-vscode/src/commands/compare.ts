@@ -7,6 +7,7 @@ import type { FunctionTarget } from '../serverApi';
 import { withFunctionReport, type CommandContext } from './context';
 import { pickVersion } from './pickVersion';
 import { applyReplacement } from './replace';
+import { safeText } from '../safeText';
 
 const REGENERATE = 'Regenerate';
 const REPLACE = 'Replace';
@@ -20,7 +21,7 @@ export function diffDocuments(
   const current = report.versions.find((v) => v.isCurrent);
   const leftRef: SampleRef = { target, version: current ? current.index : 'current' };
   const rightRef: SampleRef = { target, version: chosen.index };
-  const name = report.qualifiedName || 'function';
+  const name = safeText(report.qualifiedName || 'function', 200);
   return {
     left: sampleUri(leftRef, 'current', report.language),
     right: sampleUri(rightRef, chosen.label, report.language),
@@ -33,7 +34,7 @@ export async function compareVersions(ctx: CommandContext, arg?: unknown): Promi
   return withFunctionReport(ctx, arg, { log: 'compare', show: 'comparing failed: ' }, async (_api, named, report) => {
     if (report.versions.filter((v) => !v.isCurrent).length === 0) {
       const choice = await vscode.window.showInformationMessage(
-        `codequorum: ${report.qualifiedName} has no other versions yet.`,
+        `codequorum: ${safeText(report.qualifiedName, 200)} has no other versions yet.`,
         REGENERATE,
       );
       if (choice === REGENERATE) {
@@ -41,14 +42,14 @@ export async function compareVersions(ctx: CommandContext, arg?: unknown): Promi
       }
       return;
     }
-    const chosen = await pickVersion(report, `Compare ${report.qualifiedName} with… (most typical first)`);
+    const chosen = await pickVersion(report, `Compare ${safeText(report.qualifiedName, 200)} with… (most typical first)`);
     if (!chosen) {
       return;
     }
     const docs = diffDocuments(named, report, chosen);
     await vscode.commands.executeCommand('vscode.diff', docs.left, docs.right, docs.title, { preview: true });
     const choice = await vscode.window.showInformationMessage(
-      `Replace ${report.qualifiedName} with ${chosen.label}?`,
+      `Replace ${safeText(report.qualifiedName, 200)} with ${chosen.label}?`,
       REPLACE,
     );
     if (choice === REPLACE) {

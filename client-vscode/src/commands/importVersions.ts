@@ -1,13 +1,14 @@
 /** `codequorum.importVersions`: versions of the function from a file the user picks. */
 import * as vscode from 'vscode';
 import { withFunctionReport, type CommandContext } from './context';
+import { safeText } from '../safeText';
 
 export async function importVersions(ctx: CommandContext, arg?: unknown): Promise<void> {
   return withFunctionReport(ctx, arg, { log: 'import', show: '' }, async (api, target, report) => {
     const picked = await vscode.window.showOpenDialog({
       canSelectMany: false,
       openLabel: 'Import Versions',
-      title: `Versions of ${report.qualifiedName}: JSON, JSON Lines, or one version as code`,
+      title: `Versions of ${safeText(report.qualifiedName, 200)}: JSON, JSON Lines, or one version as code`,
     });
     if (!picked || picked.length === 0) {
       return;
@@ -15,7 +16,7 @@ export async function importVersions(ctx: CommandContext, arg?: unknown): Promis
     const result = await api.importSamples(target, picked[0].fsPath);
     ctx.refreshStatus();
     void vscode.window.showInformationMessage(
-      `codequorum: imported ${result.added} version${result.added === 1 ? '' : 's'} of ${report.qualifiedName}` +
+      `codequorum: imported ${result.added} version${result.added === 1 ? '' : 's'} of ${safeText(report.qualifiedName, 200)}` +
         (result.total !== undefined ? ` (${result.total} stored).` : '.'),
     );
   });

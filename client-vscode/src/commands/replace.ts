@@ -4,6 +4,7 @@ import type { FunctionReport, LspRange, VersionView } from '../report';
 import type { FunctionTarget } from '../serverApi';
 import { requireApi, withFunctionReport, type CommandContext } from './context';
 import { pickVersion } from './pickVersion';
+import { safeText } from '../safeText';
 
 /** Removes the indentation common to every non-blank line. */
 export function dedent(code: string): string {
@@ -73,10 +74,10 @@ export async function replaceWithVersion(ctx: CommandContext, arg?: unknown, ver
     const version =
       index !== undefined
         ? report.versions.find((v) => v.index === index)
-        : await pickVersion(report, `Replace ${report.qualifiedName} with…`);
+        : await pickVersion(report, `Replace ${safeText(report.qualifiedName, 200)} with…`);
     if (!version) {
       if (index === undefined && report.versions.filter((v) => !v.isCurrent).length === 0) {
-        void vscode.window.showInformationMessage(`codequorum: ${report.qualifiedName} has no other versions yet.`);
+        void vscode.window.showInformationMessage(`codequorum: ${safeText(report.qualifiedName, 200)} has no other versions yet.`);
       }
       return;
     }

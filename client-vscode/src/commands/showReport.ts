@@ -3,6 +3,7 @@ import { randomBytes } from 'crypto';
 import * as vscode from 'vscode';
 import { renderReportHtml } from '../reportHtml';
 import { withFunctionReport, type CommandContext } from './context';
+import { safeText } from '../safeText';
 
 let panel: vscode.WebviewPanel | undefined;
 
@@ -22,7 +23,7 @@ export async function showReport(ctx: CommandContext, arg?: unknown): Promise<vo
         panel = undefined;
       });
     }
-    panel.title = `codequorum: ${report.qualifiedName}`;
+    panel.title = `codequorum: ${safeText(report.qualifiedName, 200)}`;
     panel.webview.html = renderReportHtml(report, { nonce: makeNonce(), cspSource: panel.webview.cspSource });
     panel.reveal(vscode.ViewColumn.Beside, true);
   });
