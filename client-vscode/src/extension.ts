@@ -11,6 +11,7 @@ import { importVersions } from './commands/importVersions';
 import { runVersions } from './commands/runVersions';
 import { showReport } from './commands/showReport';
 import { Commands, LANGUAGES, LENS_COMMANDS, RESTART_SETTINGS, SAMPLE_SCHEME } from './constants';
+import { confirmEndpoint } from './endpointConsent';
 import { LaunchState, serverCommandLine } from './launch';
 import { runProcess } from './processes';
 import { activeEnvironmentPython, onActiveEnvironmentChange } from './python';
@@ -130,6 +131,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     },
     languageOf: (uri) => vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri)?.languageId,
     setting,
+    trusted: () => vscode.workspace.isTrusted,
+    confirmEndpoint: () =>
+      confirmEndpoint(vscode.workspace.getConfiguration('codequorum'), context.globalState, (message, ...choices) =>
+        vscode.window.showWarningMessage(message, { modal: true }, ...choices),
+      ),
   };
 
   const samples = new SampleContentProvider(async (ref) => {
@@ -186,6 +192,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (e.affectsConfiguration('codequorum.statusBar.enable')) {
         status.setEnabled(setting('statusBar.enable', true));
       }
+    }),
+  );
+
+  // The server learns of the trust at start (initializationOptions): start it again once granted.
+  context.subscriptions.push(
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      output.info('the workspace is now trusted: restarting the language server');
+      void server.restart(false);
     }),
   );
 

@@ -99,8 +99,17 @@ export class ServerApi {
     return parseAnalyzeResult(raw);
   }
 
-  async regenerate(target: FunctionTarget, count: number | undefined, token?: Cancellation): Promise<RegenerateAnswer> {
-    const extra = count !== undefined ? { n: count } : {};
+  /** `endpointConfirmed`: the user chose or approved the endpoint and key variable (the server does not ask again). */
+  async regenerate(
+    target: FunctionTarget,
+    count: number | undefined,
+    token?: Cancellation,
+    options: { endpointConfirmed?: boolean } = {},
+  ): Promise<RegenerateAnswer> {
+    const extra: Record<string, unknown> = count !== undefined ? { n: count } : {};
+    if (options.endpointConfirmed) {
+      extra.endpointConfirmed = true;
+    }
     const raw = await this.execute(ServerCommands.regenerate, [functionArgument(target, extra)], token);
     const obj = isObject(raw) ? raw : {};
     const added = typeof obj.stored === 'number' ? obj.stored : typeof obj.added === 'number' ? obj.added : 0;
@@ -147,10 +156,15 @@ export class ServerApi {
   }
 
   /** Starts the sandboxed runs of the versions (the server reports progress and the result). */
-  async runDynamic(target: FunctionTarget): Promise<{ started: boolean; message: string | undefined }> {
+  /** `refused`: the server did not run them and has told the user why. */
+  async runDynamic(target: FunctionTarget): Promise<{ started: boolean; refused: boolean; message: string | undefined }> {
     const raw = await this.execute(ServerCommands.runDynamic, [functionArgument(target)]);
     const obj = isObject(raw) ? raw : {};
-    return { started: obj.started === true, message: typeof obj.message === 'string' ? obj.message : undefined };
+    return {
+      started: obj.started === true,
+      refused: obj.refused === true,
+      message: typeof obj.message === 'string' ? obj.message : undefined,
+    };
   }
 
   async clearSamples(target: FunctionTarget): Promise<number> {

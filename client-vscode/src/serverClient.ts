@@ -13,7 +13,7 @@ import { LANGUAGES } from './constants';
 import type { ServerCommandLine } from './interpreter';
 import { errorText } from './json';
 import { ServerApi, type Cancellation } from './serverApi';
-import { serverSettings } from './serverSettings';
+import { serverSettings, withTrust } from './serverSettings';
 
 export interface ServerControllerDeps {
   output: vscode.LogOutputChannel;
@@ -93,7 +93,7 @@ export class ServerController implements vscode.Disposable {
       outputChannel: this.deps.output,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       synchronize: { configurationSection: 'codequorum' },
-      initializationOptions: serverSettings(vscode.workspace.getConfiguration('codequorum')),
+      initializationOptions: withTrust(serverSettings(vscode.workspace.getConfiguration('codequorum')), vscode.workspace.isTrusted),
       middleware: {
         executeCommand: (command, args, next) => this.deps.lensCommand?.(command, args) ?? next(command, args),
         workspace: {
@@ -102,7 +102,9 @@ export class ServerController implements vscode.Disposable {
             if (!Array.isArray(result)) {
               return result;
             }
-            return result.map((value, i) => (params.items[i]?.section === 'codequorum' ? serverSettings(value) : value));
+            return result.map((value, i) =>
+              params.items[i]?.section === 'codequorum' ? withTrust(serverSettings(value), vscode.workspace.isTrusted) : value,
+            );
           },
         },
       },

@@ -40,3 +40,14 @@ export function serverSettings(section: unknown): unknown {
   }
   return copy;
 }
+
+/**
+ * The settings with the workspace's trust as the extension knows it (`trusted`), replacing any
+ * value the settings files carry: the server runs and sends nothing when it is false.
+ */
+export function withTrust(settings: unknown, trusted: boolean): Json {
+  const copy: Json = isObject(settings) ? { ...settings } : {};
+  delete copy['codequorum.trusted'];
+  copy.trusted = trusted;
+  return copy;
+}

@@ -65,6 +65,7 @@ export function textOf(lines: string[], range: LspRange): string {
 export function makeContext(server: FakeServer | undefined, lines: string[] = [], settings: Record<string, unknown> = {}) {
   const logged: string[] = [];
   let refreshes = 0;
+  let endpointQuestions = 0;
   const ctx: CommandContext = {
     api: () => server?.api,
     log: (line) => logged.push(line),
@@ -74,8 +75,13 @@ export function makeContext(server: FakeServer | undefined, lines: string[] = []
     documentText: async (_uri, range) => textOf(lines, range),
     languageOf: () => 'python',
     setting: <T>(key: string, fallback: T): T => (key in settings ? (settings[key] as T) : fallback),
+    trusted: () => mock.state.trusted,
+    confirmEndpoint: async () => {
+      endpointQuestions++;
+      return mock.state.endpointApproved;
+    },
   };
-  return { ctx, logged, refreshes: () => refreshes };
+  return { ctx, logged, refreshes: () => refreshes, endpointQuestions: () => endpointQuestions };
 }
 
 /** The lines of calc.py in the analyze-add.json fixture (function `add` at lines 4..8, indented). */

@@ -202,15 +202,45 @@ describe('regenerate with the server provider', () => {
     const { ctx, refreshes } = makeContext(server, CALC_LINES);
     await regenerateWithServer(ctx);
     assert.deepEqual(server.calls.map((c) => c.command), [ServerCommands.regenerate]);
-    assert.deepEqual(server.calls[0].args, [{ uri: URI, position: { line: 5, character: 2 } }]);
+    assert.deepEqual(server.calls[0].args, [{ uri: URI, position: { line: 5, character: 2 }, endpointConfirmed: true }]);
     assert.equal(refreshes(), 1);
+  });
+
+  it('in an untrusted workspace sends nothing to an endpoint', async () => {
+    mock.state.trusted = false;
+    const server = serverWith({ [ServerCommands.regenerate]: { status: 'ok', stored: 1 } });
+    const { ctx, endpointQuestions } = makeContext(server, CALC_LINES);
+    await regenerateWithServer(ctx);
+    assert.deepEqual(server.calls, []);
+    assert.equal(endpointQuestions(), 0);
+    assert.equal(mock.state.messages.length, 1);
+    assert.match(mock.state.messages[0].text, /not trusted/);
+  });
+
+  it('in an untrusted workspace still relays with provider.kind "client" (no endpoint, no key)', async () => {
+    mock.state.trusted = false;
+    const server = serverWith({ [ServerCommands.regenerate]: { status: 'relay', n: 1, messages: [] } });
+    const { ctx, endpointQuestions } = makeContext(server, CALC_LINES, { 'provider.kind': 'client' });
+    await regenerateWithServer(ctx);
+    assert.deepEqual(server.callsOf(ServerCommands.regenerate)[0].args, [{ uri: URI, position: { line: 5, character: 2 } }]);
+    assert.equal(endpointQuestions(), 0);
+  });
+
+  it('sends nothing when the user does not approve the endpoint the workspace chose', async () => {
+    mock.state.endpointApproved = false;
+    const server = serverWith({ [ServerCommands.regenerate]: { status: 'ok', stored: 1 } });
+    const { ctx, endpointQuestions } = makeContext(server, CALC_LINES);
+    await regenerateWithServer(ctx);
+    assert.equal(endpointQuestions(), 1);
+    assert.deepEqual(server.calls, []);
+    assert.match(mock.state.messages[0].text, /nothing was sent/);
   });
 
   it('passes a code lens argument through', async () => {
     const server = serverWith({ [ServerCommands.regenerate]: { status: 'ok', stored: 1 } });
     const { ctx } = makeContext(server, CALC_LINES);
     await regenerateWithServer(ctx, { uri: 'file:///other.py', qualifiedName: 'f' });
-    assert.deepEqual(server.calls[0].args, [{ uri: 'file:///other.py', qualifiedName: 'f' }]);
+    assert.deepEqual(server.calls[0].args, [{ uri: 'file:///other.py', qualifiedName: 'f', endpointConfirmed: true }]);
   });
 
   it('with provider.kind "client", sends the server\'s prompt to a VS Code model and relays the answers', async () => {

@@ -77,7 +77,9 @@ describe('server API against the real language server', function () {
     const file = path.join(dir, 'calc.py');
     fs.writeFileSync(file, SOURCE);
     uri = `file://${file}`;
-    child = spawn(PYTHON, ['-m', 'codequorum', 'lsp'], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
+    // Approvals go to a configuration folder of the test's own, never the user's.
+    const env = { ...process.env, XDG_CONFIG_HOME: path.join(dir, 'user-config') };
+    child = spawn(PYTHON, ['-m', 'codequorum', 'lsp'], { cwd: dir, env, stdio: ['pipe', 'pipe', 'pipe'] });
     child.stderr!.resume();
     connection = createMessageConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
     // Answer whatever the server asks of the client (configuration, progress, registrations).

@@ -16,7 +16,14 @@ export interface CommandContext {
   languageOf(uri: string): string | undefined;
   /** Configuration value of a codequorum.* setting. */
   setting<T>(key: string, fallback: T): T;
+  /** False in an untrusted workspace (Restricted Mode): nothing runs, nothing is sent. */
+  trusted(): boolean;
+  /** Whether the API key may go to the configured endpoint (asks when the workspace chose it). */
+  confirmEndpoint(): Promise<boolean>;
 }
+
+export const UNTRUSTED_MESSAGE =
+  'codequorum: this workspace is not trusted, so codequorum runs no versions and sends nothing to an endpoint in it. Trust the workspace to use this command.';
 
 /**
  * The function a command is about: the argument a code lens passed (`{uri, qualifiedName}`),

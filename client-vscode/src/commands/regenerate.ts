@@ -3,7 +3,8 @@ import * as vscode from 'vscode';
 import { Commands } from '../constants';
 import { buildPrompt, sampleVersions, type ChatModel } from '../lmSampler';
 import { isNoFunctionError, type FunctionTarget, type PromptMessage } from '../serverApi';
-import { commandTarget, errorText, noFunctionMessage, withTarget, type CommandContext } from './context';
+import { commandTarget, errorText, noFunctionMessage, UNTRUSTED_MESSAGE, withTarget, type CommandContext } from './context';
+import { safeText } from '../safeText';
 
 const COMPARE = 'Compare';
 
@@ -37,8 +38,17 @@ export async function regenerateWithServer(ctx: CommandContext, arg?: unknown): 
       }
     },
   };
+  const endpoint = ctx.setting<string>('provider.kind', 'openai-compatible') !== 'client';
+  if (endpoint && !ctx.trusted()) {
+    void vscode.window.showWarningMessage(`${UNTRUSTED_MESSAGE} (Regenerate with a VS Code Language Model works.)`);
+    return;
+  }
   return withTarget(ctx, arg, failure, async (api, target) => {
-    const answer = await api.regenerate(target, undefined);
+    if (endpoint && !(await ctx.confirmEndpoint())) {
+      void vscode.window.showInformationMessage('codequorum: nothing was sent: the endpoint chosen by this workspace was not approved.');
+      return;
+    }
+    const answer = await api.regenerate(target, undefined, undefined, { endpointConfirmed: endpoint });
     if (answer.status === 'relay' || (answer.messages && answer.added === 0)) {
       return await regenerateWithLanguageModel(ctx, target, { messages: answer.messages, count: answer.count });
     }
@@ -113,7 +123,7 @@ export async function regenerateWithLanguageModel(
     return noFunctionMessage();
   }
   const named: FunctionTarget = { ...target, qualifiedName: report.qualifiedName || target.qualifiedName };
-  const name = report.qualifiedName || 'the function';
+  const name = safeText(report.qualifiedName || 'the function', 200);
   const model = await chooseModel(ctx);
   if (!model) {
     return;
@@ -148,7 +158,7 @@ export async function regenerateWithLanguageModel(
   if (result.samples.length === 0) {
     if (!result.cancelled) {
       const why = result.problems[0] ?? 'no answer held code';
-      void vscode.window.showWarningMessage(`codequorum: no new version of ${name}: ${why}`);
+      void vscode.window.showWarningMessage(`codequorum: no new version of ${name}: ${safeText(why)}`);
     }
     return;
   }

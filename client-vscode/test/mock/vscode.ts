@@ -239,6 +239,10 @@ export interface MockState {
   documents: Map<string, string>;
   contentProviders: Map<string, unknown>;
   openedDocuments: unknown[];
+  /** `workspace.isTrusted`. */
+  trusted: boolean;
+  /** What the fake command context's endpoint check answers. */
+  endpointApproved: boolean;
 }
 
 function freshState(): MockState {
@@ -267,6 +271,8 @@ function freshState(): MockState {
     openDialogAnswer: undefined,
     contentProviders: new Map(),
     openedDocuments: [],
+    trusted: true,
+    endpointApproved: true,
   };
 }
 
@@ -394,6 +400,10 @@ export class MockStatusBarItem {
 
 export const workspace = {
   onDidChangeConfiguration: eventOf('onDidChangeConfiguration'),
+  onDidGrantWorkspaceTrust: eventOf('onDidGrantWorkspaceTrust'),
+  get isTrusted(): boolean {
+    return mock.state.trusted;
+  },
   get workspaceFolders(): { uri: Uri }[] | undefined {
     return mock.state.workspaceFolders;
   },
