@@ -247,3 +247,14 @@ def test_split_check_keeps_what_cannot_be_split() -> None:
     assert [c.kind for c in with_ellipsis] == ["check"]  # ``...`` cannot cross the pipe
     only_simple = humaneval.split_check("def check(c):\n    assert c(1) == 1\n")
     assert [c.kind for c in only_simple] == ["call"]
+
+
+def test_hypothesis_writes_nothing_in_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("HYPOTHESIS_STORAGE_DIRECTORY", raising=False)
+    code = "def f(xs: list[int], k: int) -> int:\n    return sum(xs) + k\n"
+    plan = collect_inputs(SampleSet.from_codes("t", [code]), hypothesis_examples=5)
+    assert plan.indices("hypothesis")
+    assert list(tmp_path.iterdir()) == []

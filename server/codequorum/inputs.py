@@ -27,10 +27,14 @@ Every generated input is a ``TestCase(kind="call", args=...)`` of literal values
 from __future__ import annotations
 
 import ast
+import atexit
 import doctest
+import os
 import random
 import re
+import shutil
 import string
+import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
@@ -407,6 +411,23 @@ def _strategy(spec: TypeSpec, max_size: int, inner: bool = False) -> Any:
     return st.one_of(*[_strategy(s, max_size, inner) for s in spec[1:]])
 
 
+_private_home: list[str] = []
+
+
+def _keep_hypothesis_out_of_the_workspace() -> None:
+    """Hypothesis caches what it reads under ``.hypothesis/`` in the working directory:
+    point it at a private temporary directory, removed at exit (unless the user chose
+    one with ``HYPOTHESIS_STORAGE_DIRECTORY``)."""
+    if _private_home or os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+        return
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    home = tempfile.mkdtemp(prefix="codequorum-hypothesis-")
+    _private_home.append(home)
+    atexit.register(shutil.rmtree, home, True)
+    set_hypothesis_home_dir(home)
+
+
 def hypothesis_args(specs: Sequence[TypeSpec], n: int, max_size: int = 8) -> list[tuple[Any, ...]]:
     """Up to ``n`` distinct argument tuples drawn by Hypothesis (derandomised, no database)."""
     from hypothesis import HealthCheck, Phase, given, settings
@@ -414,6 +435,7 @@ def hypothesis_args(specs: Sequence[TypeSpec], n: int, max_size: int = 8) -> lis
 
     if n <= 0 or not specs:
         return []
+    _keep_hypothesis_out_of_the_workspace()
     drawn: list[tuple[Any, ...]] = []
     seen: set[str] = set()
     strategy = st.tuples(*[_strategy(s, max_size) for s in specs])

@@ -470,3 +470,17 @@ def test_threads_are_allowed_processes_are_not() -> None:
     result = run_candidate(code, TESTS, "f", LIMITS)
     assert result.status == "ok"
     assert [t.passed for t in result.tests] == [True, True]
+
+
+def test_check_harness_sees_plain_copies_of_results() -> None:
+    """In a check harness, a result that claims equality with anything equals nothing."""
+    harness = "def check(candidate):\n    assert candidate(2) == 4\n    assert candidate(3) == 9\n"
+    fake = (
+        "class Yes:\n    def __eq__(self, other):\n        return True\n"
+        "    __hash__ = object.__hash__\n"
+        "def f(n):\n    return Yes()\n"
+    )
+    honest = "def f(n):\n    return n * n\n"
+    results = run_candidates([fake, honest], [Case("check", source=harness)], "f", LIMITS)
+    assert [r.tests[0].passed for r in results] == [False, True]
+    assert results[0].tests[0].exc_type == "AssertionError"

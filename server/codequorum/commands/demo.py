@@ -18,12 +18,14 @@ from codequorum.analysis import StabilityReport
 from codequorum.commands.score import (
     ScoreRun,
     add_analysis_arguments,
+    add_sandbox_argument,
     analysis_options,
     check_output_format,
     deferred_interrupt,
     dynamic_available,
     read_inputs,
     report_errors,
+    require_sandbox,
     run_scoring,
     write_output,
 )
@@ -74,6 +76,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--dynamic", action="store_true",
                         help="also run the versions against HumanEval's tests in the sandbox "
                         "(pass rates, output agreement, opcode divergence; ~15 s)")
+    add_sandbox_argument(parser)
     add_analysis_arguments(parser)
     parser.set_defaults(func=run)
 
@@ -110,8 +113,10 @@ def run(args: argparse.Namespace) -> int:
         sets, sources, errors = read_inputs(
             [str(path)], ReadOptions(input_format="jsonl", max_samples=args.samples))
     show_progress = not args.quiet and sys.stderr.isatty()
+    require_sandbox(args)
     scored: ScoreRun = run_scoring(sets, sources, options, jobs=args.jobs,
                                    dynamic=args.dynamic, show_progress=show_progress,
+                                   sandbox=args.sandbox,
                                    color=color_enabled(args.color, sys.stderr))
     scored.errors = errors + scored.errors
     title = ("HumanEval × CodeGen-16B (T=0.8): how much do versions of one function agree?"

@@ -162,6 +162,7 @@ def register(subparsers: Any) -> None:
                      help="score the first N sets")
     parser.add_argument("--dynamic", action="store_true",
                         help="also run the versions in the sandbox (opcode traces, outputs)")
+    add_sandbox_argument(parser)
     add_analysis_arguments(parser)
     parser.set_defaults(func=run)
 
@@ -203,12 +204,31 @@ def dynamic_available() -> bool:
         return False
 
 
+def add_sandbox_argument(parser: argparse.ArgumentParser) -> None:
+    """``--sandbox``: the isolation candidates run under with ``--dynamic``."""
+    parser.add_argument(
+        "--sandbox", choices=["strict", "weak"], default="strict",
+        help="isolation of the versions run with --dynamic: strict (kernel namespaces and "
+        "seccomp; refuses to run where the machine cannot give them) or weak (no "
+        "namespaces; every report warns) (default strict; `codequorum doctor` tells what "
+        "this machine gives)")
+
+
+def require_sandbox(args: argparse.Namespace) -> None:
+    """With ``--dynamic``: stop before scoring, in one line, if the sandbox cannot run."""
+    if getattr(args, "dynamic", False):
+        from codequorum.sandbox import require
+
+        require(None, getattr(args, "sandbox", "strict"))
+
+
 def score_one(
     sample_set: SampleSet,
     options: AnalysisOptions,
     dynamic: bool = False,
     *,
     dynamic_jobs: int = 1,
+    sandbox: str = "strict",
     on_progress: Callable[[int, int], None] | None = None,
     cancel: threading.Event | None = None,
 ) -> StabilityReport | ScoreFailure:
@@ -222,7 +242,7 @@ def score_one(
         if dynamic:
             from codequorum.dynamic_analysis import DynamicOptions, run_dynamic
 
-            dyn = run_dynamic(sample_set, DynamicOptions(jobs=dynamic_jobs),
+            dyn = run_dynamic(sample_set, DynamicOptions(jobs=dynamic_jobs, sandbox=sandbox),
                               progress=on_progress, cancel=cancel)
         return analyze(sample_set, options, dynamic=dyn)
     except UserError as exc:
@@ -357,6 +377,7 @@ def run_scoring(
     dynamic: bool = False,
     show_progress: bool = False,
     color: bool = True,
+    sandbox: str = "strict",
 ) -> ScoreRun:
     """Score the sets (``sources[k]`` names the file of set ``k``) with an optional
     progress bar (coloured when ``color``); Ctrl-C ends the run early with what was
@@ -367,7 +388,8 @@ def run_scoring(
     """
     if dynamic:
         return _run_dynamic_scoring(sample_sets, sources, options, jobs=jobs,
-                                    show_progress=show_progress, color=color)
+                                    show_progress=show_progress, color=color,
+                                    sandbox=sandbox)
     run = ScoreRun(total=len(sample_sets))
     results: dict[int, StabilityReport] = {}
     executor = start_workers(jobs, len(sample_sets))
@@ -402,7 +424,7 @@ def _collect(run: ScoreRun, results: dict[int, StabilityReport],
 
 def _run_dynamic_scoring(sample_sets: Sequence[SampleSet], sources: Sequence[str],
                          options: AnalysisOptions, *, jobs: int, show_progress: bool,
-                         color: bool = True) -> ScoreRun:
+                         color: bool = True, sandbox: str = "strict") -> ScoreRun:
     """Sets one after the other, versions of a set in parallel in the sandbox; the bar
     counts versions. Ctrl-C cancels the running versions and keeps the finished sets."""
     run = ScoreRun(total=len(sample_sets))
@@ -419,7 +441,7 @@ def _run_dynamic_scoring(sample_sets: Sequence[SampleSet], sources: Sequence[str
                 def on_progress(done: int, _total: int, offset: int = offset) -> None:
                     move(offset + done)
 
-                result = score_one(sample_set, options, True, dynamic_jobs=jobs,
+                result = score_one(sample_set, options, True, dynamic_jobs=jobs, sandbox=sandbox,
                                    on_progress=on_progress if progress else None,
                                    cancel=cancel)
                 _collect(run, results, sample_sets, sources, k, result)
@@ -555,8 +577,9 @@ def run(args: argparse.Namespace) -> int:
                      and (len(sample_sets) > 1 or args.dynamic))
     log.info("%s read from %s", count(len(sample_sets), "set"),
              count(len(args.inputs), "input"))
+    require_sandbox(args)
     scored = run_scoring(sample_sets, sources, options, jobs=args.jobs, dynamic=args.dynamic,
-                         show_progress=show_progress,
+                         show_progress=show_progress, sandbox=args.sandbox,
                          color=color_enabled(args.color, sys.stderr))
     scored.errors = read_errors + scored.errors
     with deferred_interrupt() as hits:
