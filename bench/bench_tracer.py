@@ -8,7 +8,8 @@ and reports microseconds per counted opcode and the ratio to untraced execution.
     .venv/bin/python bench/bench_tracer.py --start 20   # cost of starting a child
 
 ``--start N`` times N trivial candidates per start method (fork server vs a fresh
-interpreter), interleaved in this process, and reports milliseconds per candidate.
+interpreter) and sandbox level (strict vs weak), interleaved in this process, and reports
+the median milliseconds per candidate and what the strict level adds to the fork server.
 
 Interpreters: this one (3.11: ``settrace``) and, when present, 3.12 / 3.13 under pyenv
 (``monitoring`` and ``settrace``). Override with ``--python PATH`` (repeatable).
@@ -124,25 +125,28 @@ def _published_style(work: Any, n: int, expected: int) -> float:
 
 
 def child_start(count: int) -> dict[str, float]:
-    """Milliseconds per trivial candidate, end to end, per start method (interleaved)."""
+    """Milliseconds per trivial candidate, end to end, per start method and sandbox level
+    (interleaved): ``strict`` is the default, ``weak`` the level without namespaces (the
+    baseline the strict sandbox's cost is measured against)."""
     sys.path.insert(0, str(TRACER.parent.parent.parent))
     from codequorum.model import TestCase
     from codequorum.sandbox import run_candidate
 
     tests = [TestCase("call", args=(3,), expected=9, has_expected=True)]
     code = "def f(n):\n    return n * n\n"
-    times: dict[str, list[float]] = {"fork": [], "exec": []}
-    for method in times:  # warm up: the fork server starts here
-        run_candidate(code, tests, "f", start_method=method)
+    kinds = [(m, level) for level in ("strict", "weak") for m in ("fork", "exec")]
+    times: dict[str, list[float]] = {f"{m}/{level}": [] for m, level in kinds}
+    for method, level in kinds:  # warm up: the fork servers start here
+        run_candidate(code, tests, "f", start_method=method, sandbox=level)
     for _ in range(count):
-        for method, out in times.items():
+        for method, level in kinds:
             started = time.perf_counter()
-            result = run_candidate(code, tests, "f", start_method=method)
-            out.append(time.perf_counter() - started)
-            assert result.status == "ok" and result.start_method == method
-    return {m: sorted(t)[len(t) // 2] * 1e3 for m, t in times.items()} | {
-        f"{m}_best": min(t) * 1e3 for m, t in times.items()
-    }
+            result = run_candidate(code, tests, "f", start_method=method, sandbox=level)
+            times[f"{method}/{level}"].append(time.perf_counter() - started)
+            assert result.status == "ok" and result.start_method == method, result.detail
+    out = {k: sorted(t)[len(t) // 2] * 1e3 for k, t in times.items()}
+    out["fork: strict - weak"] = out["fork/strict"] - out["fork/weak"]
+    return out
 
 
 def _timed(fn: Any) -> float:
@@ -163,7 +167,7 @@ def main() -> None:
     if args.start:
         ms = child_start(args.start)
         print(
-            json.dumps(ms) if args.json else "\n".join(f"{k:10} {v:8.1f} ms" for k, v in ms.items())
+            json.dumps(ms) if args.json else "\n".join(f"{k:22} {v:8.1f} ms" for k, v in ms.items())
         )
         return
     if args.worker:
