@@ -22,6 +22,7 @@ import logging
 import os
 import tempfile
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -76,15 +77,24 @@ class Approvals:
         """The user's approvals file."""
         return cls(config_dir() / APPROVALS_NAME)
 
-    def _read(self) -> dict[str, Any]:
+    def _read(self, repair: bool = False) -> dict[str, Any]:
+        """The file's content ({} when missing or unreadable). With ``repair``, a file that
+        is not a JSON object is moved aside (``approvals.json.invalid-<time>``) first, so
+        writing never drops what a person wrote there."""
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return {}
         except (OSError, ValueError) as exc:
             log.warning("cannot read %s: %s", self.path, exc)
-            return {}
-        return data if isinstance(data, dict) else {}
+            data = None
+        if isinstance(data, dict):
+            return data
+        if repair and self.path.exists():
+            aside = self.path.with_name(f"{self.path.name}.invalid-{int(time.time())}")
+            os.replace(self.path, aside)
+            log.warning("%s is not an approvals file; it was moved to %s", self.path, aside.name)
+        return {}
 
     def _entries(self, kind: str) -> list[dict[str, Any]]:
         items = self._read().get(kind)
@@ -92,7 +102,7 @@ class Approvals:
 
     def _add(self, kind: str, entry: dict[str, str]) -> None:
         with self._lock:
-            data = self._read()
+            data = self._read(repair=True)
             items = [e for e in self._entries(kind) if e != entry] + [entry]
             data = {**data, "version": FORMAT_VERSION, kind: items}
             self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
@@ -48,6 +49,18 @@ async def ask(ls: CodequorumServer, message: str, yes: str) -> bool:
     return answer is not None and answer.title == yes
 
 
+async def _remember(ls: CodequorumServer, approve: Callable[[Any, str], None], *args: Any) -> None:
+    """Keep an approval; when the file cannot be written the answer holds this time only."""
+    try:
+        await ls.engine.run(approve, *args)
+    except OSError as exc:
+        log.warning("cannot record the approval: %s", exc)
+        ls.warn_once(
+            f"codequorum: cannot remember the approval ({safe_text(exc)}); it is asked again "
+            "next time"
+        )
+
+
 async def may_run_store(ls: CodequorumServer, approvals: Approvals | None = None) -> str | None:
     """None when the store's versions may run: the server made the store, or the user
     approved it now or before."""
@@ -65,7 +78,7 @@ async def may_run_store(ls: CodequorumServer, approvals: Approvals | None = None
         "are code nobody has reviewed. Run them in the sandbox? (asked once per store)"
     )
     if await ask(ls, question, RUN):
-        await ls.engine.run(approvals.approve_store, store.path, store.store_id)
+        await _remember(ls, approvals.approve_store, store.path, store.store_id)
         return None
     return (
         f"the versions in {safe_text(store.path, 300)} were not run: the store did not come "
@@ -103,7 +116,7 @@ async def may_send_key(
         "(asked once per endpoint and variable)"
     )
     if await ask(ls, question, SEND):
-        await ls.engine.run(approvals.approve_endpoint, provider.base_url, key_env)
+        await _remember(ls, approvals.approve_endpoint, provider.base_url, key_env)
         return None
     return (
         f"nothing was sent: the key in ${variable} goes to {where} only when you approve it "
