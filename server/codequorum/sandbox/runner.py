@@ -574,86 +574,80 @@ class _ChildRun:
 
     # ----------------------------------------------------------------------------
     def _classify(self, wait_status: int, cpu: float) -> CandidateResult:
+        """The result: the child's messages checked, the end classified, tests graded."""
         returncode = os.waitstatus_to_exitcode(wait_status)
+        if self.via_bwrap_exec and returncode > 128:
+            returncode = -(returncode - 128)  # bubblewrap reports a child's signal as 128 + n
         result = CandidateResult(self.index, "error", "", returncode=returncode)
         try:
             seen = _Reported.parse(self.messages, len(self.tests))
         except protocol.ProtocolError as exc:
-            seen = _Reported()
-            seen.violation = str(exc)
+            seen = _Reported(violation=str(exc))
         if seen.hello is not None:
             result.layers = [*seen.hello[0], *self.parent_layers(), "deadline"]
             result.python = seen.hello[1]
-        outcomes = seen.outcomes
-        running = seen.running
-        forbidden = seen.forbidden
-        done = seen.done
-        exit_code = seen.exit_code
-        exited = seen.exited
-        syntax = seen.syntax
-        error = seen.error
-        if self.via_bwrap_exec and returncode > 128:
-            returncode = -(returncode - 128)  # bubblewrap reports a child's signal as 128 + n
-            result.returncode = returncode
         stderr = self.stderr_tail.decode("utf-8", "replace").strip()
-        signum = -returncode if returncode < 0 else None
-
-        if seen.violation is not None:
-            status, detail = "protocol-violation", seen.violation
-        elif self.killed_for is not None and self.killed_for not in ("error", "protocol"):
-            status = self.killed_for
-            detail = {
-                "timeout": f"wall-clock limit of {self.limits.wall_seconds:g}s",
-                "cancelled": "cancelled",
-                "output-limit": f"printed more than {self.limits.output_bytes} bytes",
-            }[status]
-        elif syntax is not None:
-            status, detail = "syntax-error", syntax
-        elif error is not None:
-            status, detail = "error", error
-        elif done is not None:
-            memory = bool(done.get("memory_error")) or any(
-                o.exc_type == "MemoryError" for o in outcomes.values()
-            )
-            timeouts = int(done.get("timeouts") or 0)
-            if memory:
-                status, detail = "memory", "MemoryError raised"
-            elif timeouts:
-                status = "timeout"
-                detail = (
-                    f"per-test limit of {self.limits.test_seconds:g}s"
-                    f" on {timeouts} of {len(self.tests)} tests"
-                )
-            else:
-                status, detail = "ok", ""
-        elif exited:
-            status, detail = "exit", f"SystemExit({exit_code!r}) during a test"
-        elif signum == signal.SIGSYS:
-            status, detail = "forbidden: system call", "killed by the seccomp filter (SIGSYS)"
-        elif signum is not None:
-            if signum == signal.SIGXCPU or (
-                signum == signal.SIGKILL and cpu >= self.limits.cpu_seconds
-            ):
-                status, detail = "timeout", f"CPU limit of {self.limits.cpu_seconds:g}s"
-            else:
-                status, detail = f"crashed: {_signal_name(signum)}", stderr[-500:]
-        elif "MemoryError" in stderr:
-            status, detail = "memory", "MemoryError outside a test"
-        else:
-            status, detail = "exit", f"the child stopped reporting; exit code {returncode}"
-        if forbidden and status != "syntax-error":
-            detail = f"refused: {', '.join(dict.fromkeys(forbidden))}; run ended: {status}" + (
+        status, detail = self._end(seen, returncode, cpu, stderr)
+        if seen.forbidden and status != "syntax-error":
+            detail = f"refused: {', '.join(dict.fromkeys(seen.forbidden))}; run ended: {status}" + (
                 f" ({detail})" if detail else ""
             )
-            status = f"forbidden: {forbidden[0]}"
-        result.status = status
-        result.detail = detail
-        if running is not None and 0 <= running < len(self.tests):
-            outcomes[running] = self._interrupted(running, status)
+            status = f"forbidden: {seen.forbidden[0]}"
+        result.status, result.detail = status, detail
+        outcomes = seen.outcomes
+        if seen.running is not None:
+            outcomes[seen.running] = self._interrupted(seen.running, status)
         result.tests = [self._graded(i, outcomes[i], seen.values.get(i)) for i in sorted(outcomes)]
         if not result.layers:
             result.layers = ["deadline"]
         return result
+
+    def _end(self, seen: _Reported, returncode: int, cpu: float, stderr: str) -> tuple[str, str]:
+        """How the run ended: (status, detail), first matching rule wins."""
+        signum = -returncode if returncode < 0 else None
+        if seen.violation is not None:
+            return "protocol-violation", seen.violation
+        if self.killed_for is not None and self.killed_for not in ("error", "protocol"):
+            return self.killed_for, {
+                "timeout": f"wall-clock limit of {self.limits.wall_seconds:g}s",
+                "cancelled": "cancelled",
+                "output-limit": f"printed more than {self.limits.output_bytes} bytes",
+            }[self.killed_for]
+        if seen.syntax is not None:
+            return "syntax-error", seen.syntax
+        if seen.error is not None:
+            return "error", seen.error
+        if seen.done is not None:
+            return self._finished(seen)
+        if seen.exited:
+            return "exit", f"SystemExit({seen.exit_code!r}) during a test"
+        if signum == signal.SIGSYS:
+            return "forbidden: system call", "killed by the seccomp filter (SIGSYS)"
+        if signum is not None:
+            if signum == signal.SIGXCPU or (
+                signum == signal.SIGKILL and cpu >= self.limits.cpu_seconds
+            ):
+                return "timeout", f"CPU limit of {self.limits.cpu_seconds:g}s"
+            return f"crashed: {_signal_name(signum)}", stderr[-500:]
+        if "MemoryError" in stderr:
+            return "memory", "MemoryError outside a test"
+        return "exit", f"the child stopped reporting; exit code {returncode}"
+
+    def _finished(self, seen: _Reported) -> tuple[str, str]:
+        """Every test ran: ``ok``, or ``memory`` / ``timeout`` if one of them hit a limit."""
+        assert seen.done is not None
+        memory = bool(seen.done.get("memory_error")) or any(
+            o.exc_type == "MemoryError" for o in seen.outcomes.values()
+        )
+        timeouts = int(seen.done.get("timeouts") or 0)
+        if memory:
+            return "memory", "MemoryError raised"
+        if timeouts:
+            return "timeout", (
+                f"per-test limit of {self.limits.test_seconds:g}s"
+                f" on {timeouts} of {len(self.tests)} tests"
+            )
+        return "ok", ""
 
     def parent_layers(self) -> list[str]:
         """Layers this side put in place (the child cannot claim or remove them)."""
