@@ -136,6 +136,7 @@ class SessionConfig:
     max_depth: int = 30
     tsed: bool = True
     dynamic_timeout: float = 10.0
+    dynamic_sandbox: str = "strict"
 
     def fingerprint(self) -> str:
         """A stable text of the options that change analysis results (for cache keys)."""
@@ -499,7 +500,9 @@ class Session:
         """Run the versions in the sandbox (child processes) and cache the result."""
         from codequorum import dynamic_analysis
 
-        options = dynamic_analysis.DynamicOptions(timeout_seconds=self.config.dynamic_timeout)
+        options = dynamic_analysis.DynamicOptions(
+            timeout_seconds=self.config.dynamic_timeout, sandbox=self.config.dynamic_sandbox
+        )
 
         def progress(*args: Any, **kwargs: Any) -> None:
             report_progress(_progress_text(args, kwargs), _progress_pct(args, kwargs))

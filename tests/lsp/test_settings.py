@@ -158,3 +158,27 @@ def test_whole_float_is_accepted_for_integers_and_seed_null() -> None:
     assert settings.provider.samples == 4
     assert isinstance(settings.provider.samples, int)
     assert settings.provider.seed is None
+
+
+def test_sandbox_level_reaches_the_session() -> None:
+    from codequorum.lsp.engine import session_config
+
+    assert session_config(parse_settings(None)[0]).dynamic_sandbox == "strict"
+    weak, warnings = parse_settings({"dynamic": {"sandbox": "weak"}})
+    assert warnings == [] and session_config(weak).dynamic_sandbox == "weak"
+    bad, warnings = parse_settings({"codequorum.dynamic.sandbox": "none"})
+    assert bad.dynamic.sandbox == "strict"
+    assert warnings == [
+        'invalid setting codequorum.dynamic.sandbox = "none": expected one of strict, weak; '
+        'using the default "strict"'
+    ]
+
+
+def test_trusted_is_read_apart_from_the_schema_settings() -> None:
+    settings, warnings = parse_settings({"trusted": False, "provider": {"model": "m"}})
+    assert settings.trusted is False and settings.provider.model == "m" and warnings == []
+    kept, _ = parse_settings({"hover": {"enable": False}}, settings)
+    assert kept.trusted is False
+    odd, warnings = parse_settings({"trusted": "yes"})
+    assert odd.trusted is False
+    assert warnings == ['invalid trusted = "yes": expected true or false']

@@ -38,6 +38,7 @@ def session_config(settings: Settings) -> SessionConfig:
         max_depth=a.max_depth,
         tsed=a.tsed,
         dynamic_timeout=settings.dynamic.timeout,
+        dynamic_sandbox=settings.dynamic.sandbox,
     )
 
 

@@ -20,6 +20,7 @@ PREFIX = "codequorum."
 
 ProviderKind = Literal["openai-compatible", "client"]
 SeverityName = Literal["error", "warning", "information", "hint"]
+SandboxLevel = Literal["strict", "weak"]
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,7 @@ class DynamicSettings:
     enable: bool = True
     auto: bool = False
     timeout: float = 10.0
+    sandbox: SandboxLevel = "strict"
 
 
 @dataclass(frozen=True)
@@ -165,6 +167,7 @@ SPECS: tuple[Spec, ...] = (
     Spec("dynamic.enable", "dynamic", "enable", "boolean"),
     Spec("dynamic.auto", "dynamic", "auto", "boolean"),
     Spec("dynamic.timeout", "dynamic", "timeout", "number", 0, 600, exclusive_minimum=True),
+    Spec("dynamic.sandbox", "dynamic", "sandbox", "string", enum=("strict", "weak")),
 )
 
 #: Settings the editor client reads (``"x-codequorum-scope": "client"`` in the schema); the
