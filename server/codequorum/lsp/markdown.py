@@ -16,7 +16,7 @@ from codequorum.safe_text import safe_text
 #: Characters that start markup anywhere in a line (emphasis, code, links, images, HTML,
 #: entities, tables, strikethrough); CommonMark lets a backslash escape each.
 _MARKUP = re.compile(r"([\\`*_\[\]<>&!#|~{}])")
-#: What makes a bare URL a link in GitHub-flavoured markdown.
+#: What makes a bare URL a link in GitHub-flavoured markdown (a backslash goes after it).
 _AUTOLINK = re.compile(r"(?i)(://|(?<![A-Za-z0-9])www(?=\.))")
 #: Line starts that make a block: lists, headings by underline, numbered lists.
 _BLOCK_START = re.compile(r"^(\s*\d*)([-+=.)])")
