@@ -37,6 +37,7 @@ NaN (never an exception), and ``TsedTree.too_large`` says why.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -320,7 +321,10 @@ def _shared_source(
     col_parent: IntArray,
     col_before: IntArray,
     col_tree: IntArray,
+    level_start: IntArray,
+    level_cut: IntArray,
     row_start: IntArray,
+    row_first: IntArray,
     row_label: IntArray,
     row_tree: IntArray,
     row_before: IntArray,
@@ -333,58 +337,169 @@ def _shared_source(
     """Zhang-Shasha for every pair of keyroot subtrees of a set of trees at once.
 
     Columns are the distinct forests that begin a keyroot subtree in postorder (a
-    trie of the keyroots' postorder sequences; column 0 is the empty forest), ordered
-    so that a forest comes after every smaller one: for column ``v``, ``col_parent`` is
-    the forest without its last node, ``col_before`` the forest before its last tree
-    (0 when ``v`` is one tree) and ``col_tree`` the id of that last tree. Rows are the
+    trie of the keyroots' postorder sequences; column 0 is the empty forest), by size
+    (``level_start[k]:level_start[k + 1]`` are the forests of ``k`` nodes), so that a
+    forest comes after the forests it is built from: for column ``v``, ``col_parent`` is
+    the forest without its last node, ``col_before`` the forest before its last tree (0
+    when ``v`` is one tree) and ``col_tree`` the id of that last tree. Rows are the
     keyroot subtrees (distinct, smallest first), ``row_start[g]:row_start[g + 1]`` the
     postorder nodes of keyroot ``g`` with their labels, subtree ids and the row of the
-    forest before their subtree. For each keyroot, ``fd[x, v]`` is the forest distance
-    from its first ``x`` nodes to forest ``v`` (the recurrence of ``_zhang_shasha_source``
-    with a forest's predecessors found through the trie) and ``td[s, t]`` receives the
-    distance between subtrees ``s`` and ``t``. A keyroot's rows read ``td`` only for
-    smaller subtrees: those of smaller keyroots, or of columns of smaller forests.
+    forest before their subtree; keyroot ``g`` is compared with the first
+    ``level_cut[row_first[g], k]`` forests of each size ``k``. For each keyroot, ``fd[x, v]``
+    is the forest distance from its first ``x`` nodes to forest ``v`` (the recurrence of
+    ``_zhang_shasha_source``, a forest's predecessors found through the trie) and
+    ``td[s, t]`` receives the distance between subtrees ``s`` and ``t``. A keyroot's rows
+    read ``td`` only for smaller subtrees: of smaller keyroots, or of earlier columns.
     """
     n_cols = col_label.shape[0]
     zero = cdel - cdel
     fd[0, 0] = zero
     for v in range(1, n_cols):
         fd[0, v] = fd[0, col_parent[v]] + cins
+    n_levels = level_start.shape[0] - 1
     for g in range(row_start.shape[0] - 1):
         start = row_start[g]
+        cut = level_cut[row_first[g]]
         for x in range(1, row_start[g + 1] - start + 1):
             r = start + x - 1
-            tx = row_tree[r]
             base = row_before[r]
-            fd[x, 0] = fd[x - 1, 0] + cdel
+            up = fd[x - 1]
+            cur = fd[x]
+            far = fd[base]
+            dist = td[row_tree[r]]
+            cur[0] = up[0] + cdel
             if base == 0:  # the first x nodes form one tree
                 lab = row_label[r]
-                for v in range(1, n_cols):
-                    p = col_parent[v]
-                    if col_before[v] == 0:  # tree to tree
-                        ren = cren if lab != col_label[v] else zero
-                        best = min(fd[x - 1, v] + cdel, fd[x - 1, p] + ren, fd[x, p] + cins)
-                        td[tx, col_tree[v]] = best
-                    else:
-                        best = min(
-                            fd[x - 1, v] + cdel,
-                            fd[0, col_before[v]] + td[tx, col_tree[v]],
-                            fd[x, p] + cins,
-                        )
-                    fd[x, v] = best
+                for k in range(1, n_levels):
+                    for v in range(level_start[k], level_start[k] + cut[k]):
+                        p = col_parent[v]
+                        before = col_before[v]
+                        if before == 0:  # tree to tree
+                            ren = cren if lab != col_label[v] else zero
+                            best = min(up[v] + cdel, up[p] + ren, cur[p] + cins)
+                            dist[col_tree[v]] = best
+                        else:
+                            best = min(
+                                up[v] + cdel, far[before] + dist[col_tree[v]], cur[p] + cins
+                            )
+                        cur[v] = best
             else:
-                for v in range(1, n_cols):
-                    fd[x, v] = min(
-                        fd[x - 1, v] + cdel,
-                        fd[base, col_before[v]] + td[tx, col_tree[v]],
-                        fd[x, col_parent[v]] + cins,
-                    )
+                for k in range(1, n_levels):
+                    for v in range(level_start[k], level_start[k] + cut[k]):
+                        cur[v] = min(
+                            up[v] + cdel,
+                            far[col_before[v]] + dist[col_tree[v]],
+                            cur[col_parent[v]] + cins,
+                        )
+
+
+def _trie_source(
+    labels: IntArray,
+    leftmost: IntArray,
+    keyroots: IntArray,
+    tree_start: IntArray,
+    key_start: IntArray,
+    n_labels: int,
+) -> tuple[IntArray, IntArray, IntArray, IntArray, IntArray, IntArray, IntArray, IntArray]:
+    """The trie of forests of ``_shared_forests`` (see there), compiled.
+
+    Trees are concatenated: tree ``t`` has postorder nodes ``tree_start[t]:tree_start[t+1]``
+    (``labels``, and ``leftmost`` counted from the tree's first node) and keyroots
+    ``key_start[t]:key_start[t + 1]`` of ``keyroots``. A forest is found from its parent
+    forest, label and offset in an open-addressing hash table. Returns per forest its
+    parent, label, forest before its last tree, forest of its last tree, size and last
+    tree holding it; per node the forest of its subtree; per keyroot its forest.
+    """
+    n_trees = tree_start.shape[0] - 1
+    total = 1
+    longest = 1
+    for t in range(n_trees):
+        for q in range(key_start[t], key_start[t + 1]):
+            size = keyroots[q] - leftmost[tree_start[t] + keyroots[q]] + 1
+            total += size
+            longest = max(longest, size)
+    cap = 1
+    while cap < 2 * total:
+        cap *= 2
+    mask = cap - 1
+    slot_key = np.full(cap, -1, dtype=np.int64)
+    slot_val = np.zeros(cap, dtype=np.int64)
+    parent = np.zeros(total, dtype=np.int64)
+    label = np.full(total, -1, dtype=np.int64)
+    before = np.zeros(total, dtype=np.int64)
+    last = np.zeros(total, dtype=np.int64)
+    depth = np.zeros(total, dtype=np.int64)
+    held = np.full(total, n_trees - 1, dtype=np.int64)
+    subtree = np.zeros(labels.shape[0], dtype=np.int64)
+    key_node = np.zeros(keyroots.shape[0], dtype=np.int64)
+    path = np.zeros(longest + 1, dtype=np.int64)
+    count = 1
+    width = longest + 1
+    for t in range(n_trees):
+        base = tree_start[t]
+        for q in range(key_start[t], key_start[t + 1]):
+            top = keyroots[q]
+            first = leftmost[base + top]
+            node = 0
+            for k in range(first, top + 1):
+                offset = leftmost[base + k] - first
+                key = (node * n_labels + labels[base + k]) * width + offset
+                h = (key * 0x9E3779B1) & mask
+                while slot_key[h] != key and slot_key[h] != -1:
+                    h = (h + 1) & mask
+                if slot_key[h] == key:
+                    found = slot_val[h]
+                    held[found] = t
+                else:
+                    found = count
+                    count += 1
+                    slot_key[h] = key
+                    slot_val[h] = found
+                    parent[found] = node
+                    label[found] = labels[base + k]
+                    before[found] = path[offset]
+                    last[found] = found if offset == 0 else subtree[base + k]
+                    depth[found] = k - first + 1
+                    held[found] = t
+                if offset == 0:
+                    subtree[base + k] = found
+                path[k - first + 1] = found
+                node = found
+            key_node[q] = node
+    return (
+        parent[:count],
+        label[:count],
+        before[:count],
+        last[:count],
+        depth[:count],
+        held[:count],
+        subtree,
+        key_node,
+    )
+
+
+_TrieKernel = Callable[
+    [IntArray, IntArray, IntArray, IntArray, IntArray, int],
+    tuple[IntArray, IntArray, IntArray, IntArray, IntArray, IntArray, IntArray, IntArray],
+]
+
+
+@cache
+def _trie_kernel() -> _TrieKernel:
+    """``_trie_source`` compiled by numba on first use (cached on disk like ``_kernel``)."""
+    import numba
+
+    try:
+        compiled = numba.njit(cache=True, nogil=True)(_trie_source)
+    except RuntimeError:  # no writable cache location
+        compiled = numba.njit(nogil=True)(_trie_source)
+    return cast(_TrieKernel, compiled)
 
 
 _SharedKernel = Callable[
     [
         IntArray, IntArray, IntArray, IntArray, IntArray, IntArray, IntArray, IntArray,
-        float, float, float, FloatArray, FloatArray,
+        IntArray, IntArray, IntArray, float, float, float, FloatArray, FloatArray,
     ],
     None,
 ]
@@ -633,7 +748,10 @@ class _SharedForests:
     col_parent: IntArray
     col_before: IntArray
     col_tree: IntArray
+    level_start: IntArray
+    level_cut: IntArray
     row_start: IntArray
+    row_first: IntArray
     row_label: IntArray
     row_tree: IntArray
     row_before: IntArray
@@ -642,7 +760,7 @@ class _SharedForests:
     max_rows: int
 
 
-def _shared_forests(decs: Sequence[_Decomposition]) -> _SharedForests:
+def _shared_forests(decs: Sequence[_Decomposition], symmetric: bool) -> _SharedForests:
     """Insert every keyroot subtree of every tree, in postorder, into one trie of forests.
 
     A forest is a prefix of a keyroot's postorder; it extends its parent forest by one
@@ -651,75 +769,79 @@ def _shared_forests(decs: Sequence[_Decomposition]) -> _SharedForests:
     a forest that is one tree is one distinct subtree. Keyroots of a tree are increasing
     in postorder, so a node's own subtree has its forest by the time a larger keyroot
     holds it.
+
+    ``symmetric`` (equal insert and delete costs): only ``d(a, b)`` with ``a < b`` is
+    needed. The forests of each size go by the last tree that holds them, from the last
+    tree down, and a keyroot is compared only with the forests of trees after the first
+    tree that holds it. Everything a cell reads (smaller forests and subtrees of the same
+    trees) is held by at least those trees, so it is among the forests compared too.
     """
     vocab: dict[str, int] = {}
-    child: dict[tuple[int, int, int], int] = {}
-    parent = [0]
-    label = [-1]
-    before = [0]
-    last = [0]
-    depth = [0]
-    keyroots: dict[int, tuple[list[int], list[int], list[int]]] = {}
-    roots: list[int] = []
-    for dec in decs:
-        labs = [vocab.setdefault(name, len(vocab)) for name in dec.labels]
-        lml = dec.leftmost.tolist()
-        subtree = [0] * len(labs)
-        for key in dec.keyroots.tolist():
-            first = lml[key]
-            path = [0]
-            node = 0
-            for k in range(first, key + 1):
-                offset = lml[k] - first
-                name = (node, labs[k], offset)
-                found = child.get(name)
-                if found is None:
-                    found = child[name] = len(parent)
-                    parent.append(node)
-                    label.append(labs[k])
-                    before.append(path[offset])
-                    last.append(found if offset == 0 else subtree[k])
-                    depth.append(len(path))
-                if offset == 0:
-                    subtree[k] = found
-                path.append(found)
-                node = found
-            if node not in keyroots:
-                keyroots[node] = (
-                    labs[first : key + 1],
-                    subtree[first : key + 1],
-                    [lml[k] - first for k in range(first, key + 1)],
-                )
-        roots.append(subtree[-1])
+    labels = np.fromiter(
+        (vocab.setdefault(name, len(vocab)) for dec in decs for name in dec.labels), np.int64
+    )
+    sizes_t = np.array([len(dec.labels) for dec in decs], dtype=np.int64)
+    tree_start = np.zeros(len(decs) + 1, dtype=np.int64)
+    np.cumsum(sizes_t, out=tree_start[1:])
+    keys_t = np.array([dec.keyroots.shape[0] for dec in decs], dtype=np.int64)
+    key_start = np.zeros(len(decs) + 1, dtype=np.int64)
+    np.cumsum(keys_t, out=key_start[1:])
+    leftmost = np.concatenate([dec.leftmost for dec in decs])
+    keyroots = np.concatenate([dec.keyroots for dec in decs])
+    parent, label, before, last, depth, held, subtree, key_node = _trie_kernel()(
+        labels, leftmost, keyroots, tree_start, key_start, max(1, len(vocab))
+    )
     # columns by size, so that every forest a column reads comes before it
-    order = np.argsort(np.asarray(depth, dtype=np.int64), kind="stable")
+    order = np.lexsort((-held, depth) if symmetric else (depth,))
+    level_start = np.searchsorted(depth[order], np.arange(int(depth.max()) + 2))
     rank = np.empty_like(order)
     rank[order] = np.arange(order.shape[0])
-    before_arr = np.asarray(before, dtype=np.int64)
-    is_tree = before_arr == 0
+    is_tree = before == 0
     is_tree[0] = False
     tree_id = np.full(order.shape[0], -1, dtype=np.int64)
     tree_id[is_tree] = np.arange(int(is_tree.sum()))
-    last_arr = np.asarray(last, dtype=np.int64)
-    # rows: keyroot subtrees, smallest first; a row's "before" is the row of the
-    # forest before its subtree (the number of nodes before it in the keyroot)
-    groups = sorted(keyroots.values(), key=lambda rows: len(rows[0]))
-    sizes = np.fromiter((len(rows[0]) for rows in groups), dtype=np.int64, count=len(groups))
-    row_start = np.zeros(len(groups) + 1, dtype=np.int64)
+    # rows: distinct keyroot subtrees (the first keyroot that makes each), smallest first;
+    # a row's "before" is the row of the forest before its subtree
+    _, first_q = np.unique(key_node, return_index=True)
+    key_tree = np.repeat(np.arange(len(decs), dtype=np.int64), keys_t)
+    top = keyroots[first_q] + tree_start[key_tree[first_q]]
+    low = leftmost[top] + tree_start[key_tree[first_q]]
+    sizes = top - low + 1
+    by_size = np.argsort(sizes, kind="stable")
+    first_q, top, low, sizes = first_q[by_size], top[by_size], low[by_size], sizes[by_size]
+    row_start = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
     np.cumsum(sizes, out=row_start[1:])
-    row_label = np.fromiter((x for rows in groups for x in rows[0]), np.int64)
-    row_tree = tree_id[np.fromiter((x for rows in groups for x in rows[1]), np.int64)]
-    row_before = np.fromiter((x for rows in groups for x in rows[2]), np.int64)
+    nodes = np.repeat(low - row_start[:-1], sizes) + np.arange(int(row_start[-1]))
+    row_label = labels[nodes]
+    row_tree = tree_id[subtree[nodes]]
+    row_before = leftmost[nodes] - np.repeat(leftmost[low], sizes)
+    if symmetric:  # per size, how many forests a later tree than tree m holds
+        row_first = key_tree[first_q]
+        neg_held = -held[order]
+        later = np.arange(len(decs), dtype=np.int64)
+        level_cut = np.stack(
+            [
+                np.searchsorted(neg_held[a:b], -later, side="left")
+                for a, b in itertools.pairwise(level_start)
+            ],
+            axis=1,
+        )
+    else:
+        row_first = np.zeros(sizes.shape[0], dtype=np.int64)
+        level_cut = np.diff(level_start)[None, :]
     return _SharedForests(
-        col_label=np.ascontiguousarray(np.asarray(label, dtype=np.int64)[order]),
-        col_parent=np.ascontiguousarray(rank[np.asarray(parent, dtype=np.int64)[order]]),
-        col_before=np.ascontiguousarray(rank[before_arr[order]]),
-        col_tree=np.ascontiguousarray(tree_id[last_arr[order]]),
+        col_label=np.ascontiguousarray(label[order]),
+        col_parent=np.ascontiguousarray(rank[parent[order]]),
+        col_before=np.ascontiguousarray(rank[before[order]]),
+        col_tree=np.ascontiguousarray(tree_id[last[order]]),
+        level_start=np.ascontiguousarray(level_start, dtype=np.int64),
+        level_cut=np.ascontiguousarray(level_cut, dtype=np.int64),
         row_start=row_start,
-        row_label=row_label,
-        row_tree=row_tree,
-        row_before=row_before,
-        roots=tree_id[np.asarray(roots, dtype=np.int64)],
+        row_first=np.ascontiguousarray(row_first, dtype=np.int64),
+        row_label=np.ascontiguousarray(row_label),
+        row_tree=np.ascontiguousarray(row_tree),
+        row_before=np.ascontiguousarray(row_before),
+        roots=tree_id[subtree[tree_start[1:] - 1]],
         n_subtrees=int(is_tree.sum()),
         max_rows=int(sizes.max()) if sizes.shape[0] else 0,
     )
@@ -736,7 +858,8 @@ def _shared_distances(trees: Sequence[TsedTree], costs: Costs) -> FloatArray:
     need more than ``SHARED_MAX_BYTES``."""
     mirrored = sum(_work(t.right) for t in trees) < sum(_work(t.left) for t in trees)
     decs = [t.right if mirrored else t.left for t in trees]
-    forests = _shared_forests([d for d in decs if d is not None])
+    symmetric = costs[0] == costs[1]
+    forests = _shared_forests([d for d in decs if d is not None], symmetric)
     n_cols = forests.col_label.shape[0]
     if 8 * ((forests.max_rows + 1) * n_cols + forests.n_subtrees**2) > SHARED_MAX_BYTES:
         return _pair_distances(trees, costs)
@@ -745,10 +868,13 @@ def _shared_distances(trees: Sequence[TsedTree], costs: Costs) -> FloatArray:
     cdel, cins, cren = costs
     _shared_kernel()(
         forests.col_label, forests.col_parent, forests.col_before, forests.col_tree,
-        forests.row_start, forests.row_label, forests.row_tree, forests.row_before,
-        cdel, cins, cren, td, fd,
+        forests.level_start, forests.level_cut, forests.row_start, forests.row_first,
+        forests.row_label, forests.row_tree, forests.row_before, cdel, cins, cren, td, fd,
     )
     out: FloatArray = td[np.ix_(forests.roots, forests.roots)]
+    if symmetric:  # only a < b was computed
+        lower = np.tril_indices(len(trees), -1)
+        out[lower] = out.T[lower]
     return out
 
 
