@@ -22,8 +22,9 @@ from codequorum.recommend import (
 
 def test_outcome_key_values_exceptions_and_no_result() -> None:
     assert outcome_key(("[1, 2]", None, None)) == "= [1, 2]"
-    assert outcome_key(("x", "ValueError", "bad 3")) == "raise ValueError"
-    assert outcome_key((None, "ValueError", "other message")) == "raise ValueError"
+    assert outcome_key(("None", None, None)) == "= None"
+    assert outcome_key(("x", "ValueError", "bad 3")) is None
+    assert outcome_key((None, "ValueError", "other message")) is None
     assert outcome_key((None, "Timeout", "")) is None
     assert outcome_key((None, "SyntaxError", "invalid")) is None
     assert outcome_key(None) is None
@@ -50,7 +51,7 @@ def test_outcome_matrix_drops_test_inputs() -> None:
     ]
     assert outcome_matrix(outcomes, inputs) == [
         ["= 2", None, None],
-        ["= 2", "raise KeyError", None],
+        ["= 2", None, None],
     ]
 
 

@@ -23,11 +23,10 @@ from codequorum.risk import (
 
 
 def test_signals_vector_follows_the_model_features() -> None:
-    s = RiskSignals(0.8, 0.1, 0.2, behaviour=True, agreed=True, share=0.5,
-                    agreeing_fraction=0.6, clusters_fraction=0.3)
+    s = RiskSignals(0.8, 0.85, 0.1, 0.2, behaviour=True, agreed=True, share=0.5)
     assert s.kind == "behaviour"
-    assert s.vector().tolist() == [0.8, 0.1, 0.2, 1.0, 0.5, 0.6, 0.3]
-    assert s.vector("structure").tolist() == [0.8, 0.1, 0.2]
+    assert s.vector().tolist() == [0.8, 0.85, 1.0, 0.5]
+    assert s.vector("structure").tolist() == [0.8, 0.85, 0.1, 0.2]
     assert RiskSignals(0.5).kind == "structure"
 
 
@@ -88,12 +87,10 @@ def test_shipped_model_has_both_kinds_and_sensible_direction() -> None:
         assert tuple(data["models"][kind]["features"]) == FEATURES[kind]
     q = data["stability"]["quantiles"]
     assert len(q) == 101 and all(a < b for a, b in itertools.pairwise(q))
-    alike = risk(RiskSignals(0.95))
-    apart = risk(RiskSignals(0.3))
+    alike = risk(RiskSignals(0.95, 0.95))
+    apart = risk(RiskSignals(0.3, 0.35))
     assert 0.0 < alike < apart < 1.0
-    agreed = risk(RiskSignals(0.7, behaviour=True, agreed=True, share=0.9,
-                              agreeing_fraction=0.9, clusters_fraction=0.1))
-    scattered = risk(RiskSignals(0.7, behaviour=True, agreed=True, share=0.1,
-                                 agreeing_fraction=0.1, clusters_fraction=0.9))
+    agreed = risk(RiskSignals(0.7, 0.75, behaviour=True, agreed=True, share=0.9))
+    scattered = risk(RiskSignals(0.7, 0.75, behaviour=True, agreed=True, share=0.1))
     assert agreed < scattered
     assert stability_percentile(0.3) < stability_percentile(0.9)

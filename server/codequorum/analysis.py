@@ -390,7 +390,7 @@ def analyze(
 def _recommend(report: StabilityReport, dynamic: DynamicLike | None,
                opts: AnalysisOptions) -> None:
     """The version to keep, the risk that it is wrong, and the stability percentile."""
-    from codequorum.recommend import keys_from_dynamic, output_clusters, recommend
+    from codequorum.recommend import keys_from_dynamic, recommend
     from codequorum.risk import REFERENCE_OPTIONS, RiskSignals, risk, stability_percentile
 
     keys = keys_from_dynamic(dynamic) if dynamic is not None else None
@@ -406,13 +406,12 @@ def _recommend(report: StabilityReport, dynamic: DynamicLike | None,
     agreed = rec.by == "behaviour"
     signals = RiskSignals(
         mean_similarity=mean_similarity,
+        typicality=rec.typicality,
         syntax_error_fraction=sum(1 for e in report.syntax_errors if e) / total,
         empty_fraction=len(report.skipped) / total,
         behaviour=keys is not None,
         agreed=agreed,
         share=rec.share if agreed else 0.0,
-        agreeing_fraction=rec.agreeing / total if agreed else 0.0,
-        clusters_fraction=output_clusters(keys) / total if keys is not None else 0.0,
     )
     report.risk = risk(signals)
     if (opts.max_depth == REFERENCE_OPTIONS["max_depth"]

@@ -31,11 +31,12 @@ import numpy.typing as npt
 ModelKind = Literal["behaviour", "structure"]
 FloatArray = npt.NDArray[np.float64]
 
-#: The features of each model, in coefficient order.
+#: The features of each model, in coefficient order. Also tried, and left out for not
+#: raising the cross-validated AUROC on the fitting half: the number of output clusters and
+#: the share of versions matching the recommended one on every input.
 FEATURES: dict[str, tuple[str, ...]] = {
-    "structure": ("mean_similarity", "syntax_error_fraction", "empty_fraction"),
-    "behaviour": ("mean_similarity", "syntax_error_fraction", "empty_fraction", "agreed",
-                  "share", "agreeing_fraction", "clusters_fraction"),
+    "structure": ("mean_similarity", "typicality", "syntax_error_fraction", "empty_fraction"),
+    "behaviour": ("mean_similarity", "typicality", "agreed", "share"),
 }
 #: Analysis options the reference quantiles were computed with.
 REFERENCE_OPTIONS: dict[str, float] = {"max_depth": 30, "jsd_log_base": 2.0}
@@ -45,22 +46,20 @@ REFERENCE_OPTIONS: dict[str, float] = {"max_depth": 30, "jsd_log_base": 2.0}
 class RiskSignals:
     """A set's agreement signals, each in [0, 1].
 
-    ``mean_similarity``: mean ``jsd_struct`` over ordered pairs; ``syntax_error_fraction``
-    and ``empty_fraction``: shares of the set's versions; ``behaviour``: whether outcomes
-    were known; ``agreed``: whether the recommendation came from agreeing outputs;
-    ``share``: the recommended version's agreements over the most possible;
-    ``agreeing_fraction``: versions matching it on every input, over the set;
-    ``clusters_fraction``: distinct behaviours over the set.
+    ``mean_similarity``: mean ``jsd_struct`` over ordered pairs; ``typicality``: the
+    recommended version's mean similarity to the others; ``syntax_error_fraction`` and
+    ``empty_fraction``: shares of the set's versions; ``behaviour``: whether outcomes were
+    known; ``agreed``: whether the recommendation came from agreeing outputs; ``share``:
+    the recommended version's agreements over the most possible.
     """
 
     mean_similarity: float
+    typicality: float = 0.0
     syntax_error_fraction: float = 0.0
     empty_fraction: float = 0.0
     behaviour: bool = False
     agreed: bool = False
     share: float = 0.0
-    agreeing_fraction: float = 0.0
-    clusters_fraction: float = 0.0
 
     @property
     def kind(self) -> ModelKind:
@@ -71,12 +70,11 @@ class RiskSignals:
         """The features of model ``kind`` (default: :attr:`kind`), in order."""
         values = {
             "mean_similarity": self.mean_similarity,
+            "typicality": self.typicality,
             "syntax_error_fraction": self.syntax_error_fraction,
             "empty_fraction": self.empty_fraction,
             "agreed": 1.0 if self.agreed else 0.0,
             "share": self.share,
-            "agreeing_fraction": self.agreeing_fraction,
-            "clusters_fraction": self.clusters_fraction,
         }
         return np.array([values[name] for name in FEATURES[kind or self.kind]],
                         dtype=np.float64)
