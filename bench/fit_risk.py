@@ -1,0 +1,176 @@
+"""Fit the risk model and the stability reference, and measure them on held-out tasks.
+
+Reproducible procedure (what ``server/codequorum/data/risk_model.json`` was made with):
+
+1. ``recommend_cache.py`` runs all 100 CodeGen-16B versions of each of the 164 HumanEval
+   tasks once in the sandbox (inputs an editor has, plus the hidden tests);
+2. ``bench_recommend.py`` draws 10 of 100 versions per task with seeds 0-4 (820 sets),
+   scores each drawn set (``analyze``, ``recommend``) and writes the per-set records;
+3. this script splits the tasks in two halves by a seeded permutation (seed 2026): the
+   models are fitted on the sets of the first half only, and AUROC, ECE (10 equal-width
+   bins) and the reliability diagram are measured on the second half;
+4. two logistic models (numpy Newton fit, L2 = 0.1 on standardised features; features and
+   L2 chosen by five-fold cross-validation over the tasks of the fitting half):
+   ``behaviour`` (label: the recommended version fails the hidden tests) and ``structure``
+   (label: the structural medoid fails, what is kept when nothing ran);
+5. the stability reference: 101 quantiles (0, 1, ..., 100 %) of the mean ``jsd_struct``
+   of all 820 sets.
+
+Refit (for another model or data set, point ``CODEQUORUM_SHARED`` or the scripts' options
+at it)::
+
+    nice -n 10 .venv/bin/python bench/recommend_cache.py --jobs 2
+    .venv/bin/python bench/bench_recommend.py
+    .venv/bin/python bench/fit_risk.py --write
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_recommend import SETS
+from codequorum.risk import (
+    FEATURES,
+    ModelKind,
+    RiskSignals,
+    auroc,
+    ece,
+    fit_logistic,
+    reliability,
+)
+from recommend_cache import REPO
+
+MODEL = REPO / "server" / "codequorum" / "data" / "risk_model.json"
+SPLIT_SEED = 2026
+L2 = 0.1
+
+
+def signals(s: dict[str, Any], behaviour: bool) -> RiskSignals:
+    """The risk signals of one set record (``behaviour``: outcomes known)."""
+    agreed = behaviour and s["recommended_by"] == "behaviour"
+    return RiskSignals(
+        mean_similarity=s["mean_similarity"],
+        typicality=s["typicality"] if behaviour else s["medoid_typicality"],
+        syntax_error_fraction=s["syntax_error_fraction"],
+        empty_fraction=s["empty_fraction"],
+        behaviour=behaviour,
+        agreed=agreed,
+        share=s["share"] if agreed else 0.0,
+    )
+
+
+def label(s: dict[str, Any], kind: ModelKind) -> float:
+    """1 when the kept version fails the hidden tests."""
+    pick = s["recommended"] if kind == "behaviour" else s["medoid"]
+    return 0.0 if pick is not None and s["passes"][pick] else 1.0
+
+
+def split(tasks: list[str], seed: int = SPLIT_SEED) -> tuple[set[str], set[str]]:
+    """(fit tasks, held-out tasks): a seeded permutation cut in half."""
+    order = np.random.default_rng(seed).permutation(len(tasks))
+    half = len(tasks) // 2
+    return {tasks[i] for i in order[:half]}, {tasks[i] for i in order[half:]}
+
+
+def matrix(sets: list[dict[str, Any]], kind: ModelKind) -> tuple[np.ndarray, np.ndarray]:
+    """Features and labels of model ``kind``."""
+    x = np.array([signals(s, kind == "behaviour").vector(kind) for s in sets])
+    y = np.array([label(s, kind) for s in sets])
+    return x, y
+
+
+def auroc_ci(p: np.ndarray, y: np.ndarray, tasks: list[str], reps: int = 1000,
+             seed: int = 0) -> tuple[float, float]:
+    """95 % interval of AUROC with tasks resampled (their draws kept together)."""
+    names = sorted(set(tasks))
+    rows = {t: [i for i, u in enumerate(tasks) if u == t] for t in names}
+    rng = np.random.default_rng(seed)
+    values = []
+    for _ in range(reps):
+        pick = rng.integers(0, len(names), size=len(names))
+        ix = [i for k in pick for i in rows[names[k]]]
+        values.append(auroc(p[ix], y[ix]))
+    finite = [v for v in values if v == v]
+    return float(np.percentile(finite, 2.5)), float(np.percentile(finite, 97.5))
+
+
+def quantiles(values: list[float]) -> list[float]:
+    """101 strictly increasing quantiles (ties nudged apart by 1e-9)."""
+    q = np.quantile(np.array(values), np.linspace(0, 1, 101))
+    for i in range(1, q.size):
+        if q[i] <= q[i - 1]:
+            q[i] = q[i - 1] + 1e-9
+    return [round(float(v), 9) for v in q]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Fit, evaluate, and with ``--write`` update the shipped model file."""
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--sets", type=Path, default=SETS)
+    ap.add_argument("--write", action="store_true", help=f"write {MODEL.relative_to(REPO)}")
+    args = ap.parse_args(argv)
+    sets: list[dict[str, Any]] = [s for s in json.loads(args.sets.read_text())
+                                  if s["status"] == "ok"]
+    tasks = sorted({s["task_id"] for s in sets})
+    fit_tasks, held_tasks = split(tasks)
+    fit = [s for s in sets if s["task_id"] in fit_tasks]
+    held = [s for s in sets if s["task_id"] in held_tasks]
+    print(f"{len(tasks)} tasks: {len(fit_tasks)} to fit ({len(fit)} sets), "
+          f"{len(held_tasks)} held out ({len(held)} sets)")
+    models: dict[str, Any] = {}
+    evaluation: dict[str, Any] = {}
+    for kind in ("behaviour", "structure"):
+        k: ModelKind = "behaviour" if kind == "behaviour" else "structure"
+        x, y = matrix(fit, k)
+        model = fit_logistic(x, y, FEATURES[k], l2=L2)
+        hx, hy = matrix(held, k)
+        p = model.predict(hx)
+        lo, hi = auroc_ci(p, hy, [s["task_id"] for s in held])
+        rows = reliability(p, hy, 10)
+        evaluation[kind] = {
+            "auroc": round(auroc(p, hy), 4), "auroc_ci": [round(lo, 4), round(hi, 4)],
+            "ece": round(ece(p, hy, 10), 4), "base_rate": round(float(hy.mean()), 4),
+            "mean_risk": round(float(p.mean()), 4),
+            "fit_auroc": round(auroc(model.predict(x), y), 4),
+            "reliability": [[round(a, 4), round(b, 4), c] for a, b, c in rows],
+        }
+        models[kind] = model.to_dict()
+        e = evaluation[kind]
+        print(f"{kind}: held-out AUROC {e['auroc']:.3f} [{lo:.3f}, {hi:.3f}], "
+              f"ECE {e['ece']:.3f}; failure rate {e['base_rate']:.3f}, mean risk "
+              f"{e['mean_risk']:.3f}; AUROC on the fitted half {e['fit_auroc']:.3f}")
+        for a, b, c in rows:
+            print(f"    predicted {a:.3f}  observed {b:.3f}  ({c} sets)")
+    document = {
+        "about": ("Risk of the recommended version and stability reference for codequorum; "
+                  "made by bench/fit_risk.py (see its docstring to refit)."),
+        "data": "HumanEval, CodeGen-16B-mono, T = 0.8 (microsoft/CodeT), 164 tasks x 100",
+        "draws": {"size": 10, "seeds": [0, 1, 2, 3, 4]},
+        "split": {"seed": SPLIT_SEED, "fit_tasks": len(fit_tasks),
+                  "held_out_tasks": len(held_tasks)},
+        "l2": L2,
+        "models": models,
+        "held_out": evaluation,
+        "stability": {
+            "metric": "jsd_struct (ordered pairs)",
+            "options": {"max_depth": 30, "jsd_log_base": 2.0},
+            "sets": len(sets),
+            "quantiles": quantiles([s["mean_similarity"] for s in sets]),
+        },
+    }
+    if args.write:
+        MODEL.write_text(json.dumps(document, indent=1) + "\n")
+        print(f"wrote {MODEL.relative_to(REPO)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
