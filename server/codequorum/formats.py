@@ -17,15 +17,18 @@ Files ending in ``.gz`` are decompressed; ``-`` reads standard input.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import gzip
+import io
 import itertools
 import json
 import sys
+import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import IO, Any, Literal
 
 from codequorum.errors import UnknownFormatError, UnknownLanguageError, UserError
 from codequorum.model import Sample, SampleSet, TestCase
@@ -122,6 +125,45 @@ def _read_bytes(path: str | Path) -> bytes:
         except (OSError, EOFError) as exc:
             raise UserError(f"{name}: broken gzip data: {exc}") from None
     return data
+
+
+@contextlib.contextmanager
+def _open_input(path: str | Path) -> Iterator[IO[bytes]]:
+    """The input as a binary stream, decompressed on the fly when it is gzip data; errors
+    while reading it become one-line :class:`UserError` s naming the input."""
+    name = display_name(path)
+    try:
+        raw: IO[bytes] = sys.stdin.buffer if str(path) == "-" else open(path, "rb")  # noqa: SIM115
+    except FileNotFoundError:
+        raise UserError(f"{name}: no such file") from None
+    except IsADirectoryError:
+        raise UserError(f"{name}: is a directory, expected a file") from None
+    except OSError as exc:
+        raise UserError(f"{name}: cannot read: {exc.strerror or exc}") from None
+    buffered: Any = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(raw)  # type: ignore[type-var]
+    stream: Any = buffered
+    if buffered.peek(2)[:2] == b"\x1f\x8b":
+        stream = gzip.GzipFile(fileobj=buffered, mode="rb")
+    try:
+        yield stream
+    except (OSError, EOFError, zlib.error) as exc:
+        if isinstance(exc, gzip.BadGzipFile | EOFError | zlib.error):
+            raise UserError(f"{name}: broken gzip data: {exc}") from None
+        raise UserError(f"{name}: cannot read: {getattr(exc, 'strerror', None) or exc}"
+                        ) from None
+    finally:
+        if raw is not sys.stdin.buffer:
+            raw.close()
+
+
+def _stream_lines(head: list[bytes], rest: IO[bytes], start: int = 1
+                  ) -> Iterator[tuple[int, bytes]]:
+    """Numbered non-blank lines of ``head`` then of the rest of the stream, read one at a
+    time (1-based; numbered as :func:`_lines` numbers them)."""
+    for number, line in enumerate(itertools.chain(head, rest), start=start):
+        raw = line[:-1] if line.endswith(b"\n") else line
+        if raw.strip():
+            yield number, raw
 
 
 def _lines(data: bytes) -> Iterator[tuple[int, bytes]]:
@@ -326,7 +368,13 @@ def _row_error(name: str, line: int | None, row: Any, exc: Exception) -> ReadErr
 
 def _read_jsonl(data: bytes, name: str, options: ReadOptions) -> Iterator[ReadResult]:
     """codequorum JSONL: one set a line."""
-    for number, raw in _lines(data):
+    return _read_jsonl_lines(_lines(data), name, options)
+
+
+def _read_jsonl_lines(lines: Iterable[tuple[int, bytes]], name: str, options: ReadOptions
+                      ) -> Iterator[ReadResult]:
+    """codequorum JSONL from numbered lines, one set a line."""
+    for number, raw in lines:
         row = _parse_line(name, number, raw)
         if isinstance(row, ReadError):
             yield row
@@ -433,13 +481,28 @@ def read_sample_sets(path: str | Path, options: ReadOptions | None = None) -> It
     if opts.language is not None:
         normalize_language(opts.language)
     name = display_name(path)
-    data = _read_bytes(path)
-    fmt = opts.input_format if opts.input_format != "auto" else detect_format(data, name)
-    readers = {"jsonl": _read_jsonl, "humaneval": _read_humaneval, "bigcode": _read_bigcode}
-    for count, result in enumerate(readers[fmt](data, name, opts)):
-        if opts.limit is not None and count >= opts.limit:
-            return
-        yield result
+    with _open_input(path) as stream:
+        head: list[bytes] = []
+        seen = 0  # the lines format detection looks at: the first non-blank ones
+        while seen < _DETECT_LINES:
+            line = stream.readline()
+            if not line:
+                break
+            head.append(line)
+            seen += bool(line.strip())
+        fmt = opts.input_format
+        if fmt == "auto":
+            fmt = detect_format(b"".join(head), name)
+        if fmt == "jsonl":  # one set a line: read as it is scored, never whole
+            results = _read_jsonl_lines(_stream_lines(head, stream), name, opts)
+        else:
+            data = b"".join(head) + stream.read()
+            readers = {"humaneval": _read_humaneval, "bigcode": _read_bigcode}
+            results = readers[fmt](data, name, opts)
+        for count, result in enumerate(results):
+            if opts.limit is not None and count >= opts.limit:
+                return
+            yield result
 
 
 def read_many(paths: Iterable[str | Path], options: ReadOptions | None = None
