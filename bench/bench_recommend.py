@@ -174,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     KEY = exception_key if args.count_exceptions else outcome_key
     tasks = read_cache(args.cache)
     sets = build_sets(tasks, args.size, args.draws)
-    if not args.count_exceptions:
+    if not args.count_exceptions and args.cache == CACHE:  # the records fit_risk.py reads
         SETS.parent.mkdir(parents=True, exist_ok=True)
         SETS.write_text(json.dumps(sets))
     table = summarise(sets)

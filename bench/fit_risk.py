@@ -102,6 +102,14 @@ def auroc_ci(p: np.ndarray, y: np.ndarray, tasks: list[str], reps: int = 1000,
     return float(np.percentile(finite, 2.5)), float(np.percentile(finite, 97.5))
 
 
+def ece_noise(p: np.ndarray, reps: int = 1000, seed: int = 0) -> tuple[float, float]:
+    """Median and 95th percentile of the ECE a perfectly calibrated model would show on
+    these predictions (labels drawn from them): how much of an ECE is sampling noise."""
+    rng = np.random.default_rng(seed)
+    values = [ece(p, (rng.random(p.size) < p).astype(np.float64), 10) for _ in range(reps)]
+    return float(np.median(values)), float(np.percentile(values, 95))
+
+
 def quantiles(values: list[float]) -> list[float]:
     """101 strictly increasing quantiles (ties nudged apart by 1e-9)."""
     q = np.quantile(np.array(values), np.linspace(0, 1, 101))
@@ -135,9 +143,11 @@ def main(argv: list[str] | None = None) -> int:
         p = model.predict(hx)
         lo, hi = auroc_ci(p, hy, [s["task_id"] for s in held])
         rows = reliability(p, hy, 10)
+        noise = ece_noise(p)
         evaluation[kind] = {
             "auroc": round(auroc(p, hy), 4), "auroc_ci": [round(lo, 4), round(hi, 4)],
             "ece": round(ece(p, hy, 10), 4), "base_rate": round(float(hy.mean()), 4),
+            "ece_if_calibrated": [round(noise[0], 4), round(noise[1], 4)],
             "mean_risk": round(float(p.mean()), 4),
             "fit_auroc": round(auroc(model.predict(x), y), 4),
             "reliability": [[round(a, 4), round(b, 4), c] for a, b, c in rows],
@@ -145,7 +155,8 @@ def main(argv: list[str] | None = None) -> int:
         models[kind] = model.to_dict()
         e = evaluation[kind]
         print(f"{kind}: held-out AUROC {e['auroc']:.3f} [{lo:.3f}, {hi:.3f}], "
-              f"ECE {e['ece']:.3f}; failure rate {e['base_rate']:.3f}, mean risk "
+              f"ECE {e['ece']:.3f} (calibrated: median {noise[0]:.3f}, 95th percentile "
+              f"{noise[1]:.3f}); failure rate {e['base_rate']:.3f}, mean risk "
               f"{e['mean_risk']:.3f}; AUROC on the fitted half {e['fit_auroc']:.3f}")
         for a, b, c in rows:
             print(f"    predicted {a:.3f}  observed {b:.3f}  ({c} sets)")

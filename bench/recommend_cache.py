@@ -73,16 +73,17 @@ def load_tasks(path: Path = DATA) -> Iterator[dict[str, Any]]:
             yield json.loads(line)
 
 
-def run_task(rec: dict[str, Any], jobs: int) -> dict[str, Any]:
-    """Every version of one task on the editor's inputs and the hidden tests."""
+def run_task(rec: dict[str, Any], jobs: int, codet_prompts: bool = False) -> dict[str, Any]:
+    """Every version of one task on the editor's inputs and the hidden tests
+    (``codet_prompts``: inputs from the data set's prompt instead of the published one)."""
     from codequorum import humaneval, sandbox
     from codequorum.inputs import collect_inputs
     from codequorum.model import SampleSet
 
     codes = [rec["prompt"] + s for s in rec["samples"]]
     # inputs from the function as published (docstring examples: arguments only)
-    published = SampleSet.from_codes(rec["task_id"], codes,
-                                     prompt=humaneval.prompt_for(rec["task_id"]))
+    prompt = rec["prompt"] if codet_prompts else humaneval.prompt_for(rec["task_id"])
+    published = SampleSet.from_codes(rec["task_id"], codes, prompt=prompt)
     plan = collect_inputs(published, humaneval_lookup=lambda _task: [])
     hidden_tests = humaneval.tests_for(rec["task_id"])
     entry = plan.entry_point or humaneval.entry_point_for(rec["task_id"])
@@ -137,6 +138,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", type=Path, default=CACHE)
     ap.add_argument("--tasks", type=int, default=164)
+    ap.add_argument("--codet-prompts", action="store_true",
+                    help="collect inputs from the data set's prompts (no docstring examples)")
     args = ap.parse_args(argv)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     done: set[str] = set()
@@ -150,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
         if rec["task_id"] in done:
             continue
         t0 = time.perf_counter()
-        result = run_task(rec, args.jobs)
+        result = run_task(rec, args.jobs, args.codet_prompts)
         with args.out.open("a") as fh:
             fh.write(json.dumps(result) + "\n")
         print(f"{rec['task_id']}: {len(result['sources'])} inputs, "
