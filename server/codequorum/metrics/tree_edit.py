@@ -83,6 +83,7 @@ PUBLISHED_COSTS: Costs = (1.0, 0.8, 1.0)
 DEFAULT_MAX_NODES = 3000
 
 IntArray = npt.NDArray[np.int64]
+IndexArray = npt.NDArray[np.uint32]
 FloatArray = npt.NDArray[np.float64]
 
 
@@ -318,9 +319,9 @@ def _kernel() -> _Kernel:
 
 def _shared_source(
     col_label: IntArray,
-    col_parent: IntArray,
-    col_before: IntArray,
-    col_tree: IntArray,
+    col_parent: IndexArray,
+    col_before: IndexArray,
+    col_tree: IndexArray,
     level_start: IntArray,
     level_cut: IntArray,
     row_start: IntArray,
@@ -350,6 +351,7 @@ def _shared_source(
     ``_zhang_shasha_source``, a forest's predecessors found through the trie) and
     ``td[s, t]`` receives the distance between subtrees ``s`` and ``t``. A keyroot's rows
     read ``td`` only for smaller subtrees: of smaller keyroots, or of earlier columns.
+    Column indices are unsigned, which spares every array access a negative-index test.
     """
     n_cols = col_label.shape[0]
     zero = cdel - cdel
@@ -371,7 +373,7 @@ def _shared_source(
             if base == 0:  # the first x nodes form one tree
                 lab = row_label[r]
                 for k in range(1, n_levels):
-                    for v in range(level_start[k], level_start[k] + cut[k]):
+                    for v in range(np.uint64(level_start[k]), np.uint64(level_start[k] + cut[k])):
                         p = col_parent[v]
                         before = col_before[v]
                         if before == 0:  # tree to tree
@@ -385,7 +387,7 @@ def _shared_source(
                         cur[v] = best
             else:
                 for k in range(1, n_levels):
-                    for v in range(level_start[k], level_start[k] + cut[k]):
+                    for v in range(np.uint64(level_start[k]), np.uint64(level_start[k] + cut[k])):
                         cur[v] = min(
                             up[v] + cdel,
                             far[col_before[v]] + dist[col_tree[v]],
@@ -498,7 +500,7 @@ def _trie_kernel() -> _TrieKernel:
 
 _SharedKernel = Callable[
     [
-        IntArray, IntArray, IntArray, IntArray, IntArray, IntArray, IntArray, IntArray,
+        IntArray, IndexArray, IndexArray, IndexArray, IntArray, IntArray, IntArray, IntArray,
         IntArray, IntArray, IntArray, float, float, float, FloatArray, FloatArray,
     ],
     None,
@@ -745,9 +747,9 @@ class _SharedForests:
     the subtree id of each tree."""
 
     col_label: IntArray
-    col_parent: IntArray
-    col_before: IntArray
-    col_tree: IntArray
+    col_parent: IndexArray
+    col_before: IndexArray
+    col_tree: IndexArray
     level_start: IntArray
     level_cut: IntArray
     row_start: IntArray
@@ -831,9 +833,9 @@ def _shared_forests(decs: Sequence[_Decomposition], symmetric: bool) -> _SharedF
         level_cut = np.diff(level_start)[None, :]
     return _SharedForests(
         col_label=np.ascontiguousarray(label[order]),
-        col_parent=np.ascontiguousarray(rank[parent[order]]),
-        col_before=np.ascontiguousarray(rank[before[order]]),
-        col_tree=np.ascontiguousarray(tree_id[last[order]]),
+        col_parent=np.ascontiguousarray(rank[parent[order]], dtype=np.uint32),
+        col_before=np.ascontiguousarray(rank[before[order]], dtype=np.uint32),
+        col_tree=np.ascontiguousarray(tree_id[last[order]], dtype=np.uint32),
         level_start=np.ascontiguousarray(level_start, dtype=np.int64),
         level_cut=np.ascontiguousarray(level_cut, dtype=np.int64),
         row_start=row_start,
