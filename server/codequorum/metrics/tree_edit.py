@@ -42,7 +42,7 @@ import math
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Literal, cast
 
 import numpy as np
@@ -159,12 +159,14 @@ def _decompositions(labels: list[str], parents: list[int]) -> tuple[_Decompositi
     """
     n = len(labels)
     parent = np.asarray(parents, dtype=np.int64)
-    size = np.ones(n, dtype=np.int64)
-    depth = np.zeros(n, dtype=np.int64)
+    sizes = [1] * n
+    depths = [0] * n
     for v in range(1, n):
-        depth[v] = depth[parents[v]] + 1
+        depths[v] = depths[parents[v]] + 1
     for v in range(n - 1, 0, -1):
-        size[parents[v]] += size[v]
+        sizes[parents[v]] += sizes[v]
+    size = np.asarray(sizes, dtype=np.int64)
+    depth = np.asarray(depths, dtype=np.int64)
     pre = np.arange(n, dtype=np.int64)
     is_root = parent < 0
     safe_parent = np.where(is_root, 0, parent)
@@ -203,7 +205,14 @@ def sexp_tree(sexp: str, max_nodes: int = DEFAULT_MAX_NODES) -> TsedTree:
     Reads it exactly as the reference does: the input is split at parentheses and blanks,
     ``(`` opens a node, ``)`` closes it, any other word becomes the label of the open node
     (the last word wins, so a field name such as ``body:`` overwrites the node type).
+    Trees are immutable, and the last few hundred are kept: sampled versions often have
+    the same tree.
     """
+    return _sexp_tree(sexp, max_nodes)
+
+
+@lru_cache(maxsize=512)
+def _sexp_tree(sexp: str, max_nodes: int) -> TsedTree:
     n_close = sexp.count(")")
     n_nodes = sexp.count("(")
     if n_nodes > max_nodes:
