@@ -451,3 +451,19 @@ def test_no_silent_downgrade_without_the_strict_sandbox(monkeypatch: pytest.Monk
     assert weak.notes[0] == sandbox.WEAK_WARNING
     assert [c.pass_rate for c in weak.candidates] == [1.0, 1.0]
     assert "bwrap" not in weak.layers and "pidns" not in weak.layers
+
+
+def test_report_carries_each_inputs_outcome_per_version() -> None:
+    ss = SampleSet.from_codes(
+        "t",
+        ["def f(x):\n    return x * 2\n", "def f(x):\n    return x + x\n",
+         "def f(x):\n    raise ValueError('\\x1b[31mno')\n"],
+        entry_point="f",
+        tests=[model.TestCase(kind="call", args=(2,), expected=4, has_expected=True)],
+    )  # fmt: skip
+    report = run_dynamic(ss, DynamicOptions(use_hypothesis=False, scaling=False))
+    assert [i["label"] for i in report.inputs] == ["f(2)"]
+    assert report.outcomes == [
+        [("4", None, None)], [("4", None, None)], [(None, "ValueError", "\x1b[31mno")]
+    ]
+    assert report.to_dict()["outcomes"][2] == [[None, "ValueError", "\\x1b[31mno"]]

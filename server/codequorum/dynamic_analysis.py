@@ -60,6 +60,7 @@ from codequorum.metrics.semantic import (
     pass_rate_stats,
 )
 from codequorum.model import SampleSet, Verdict
+from codequorum.safe_text import safe_text
 
 SUMMARY_KEYS = (
     "sctd_jsd",
@@ -203,6 +204,9 @@ class DynamicReport:
     inputs: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     python: str = ""
+    outcomes: list[list[Outcome | None]] = field(default_factory=list)
+    """Per version, per input (aligned with ``inputs``): ``(output, exc_type, exc_message)``
+    or None when it did not run. Candidate text: escape it before showing it."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -217,6 +221,7 @@ class DynamicReport:
             "inputs": list(self.inputs),
             "notes": list(self.notes),
             "python": self.python,
+            "outcomes": [[_outcome_json(o) for o in row] for row in self.outcomes],
         }
 
 
@@ -362,6 +367,16 @@ def _collect_runs(runs: Sequence[_CandidateRun]) -> Runs:
 
 
 # ----------------------------------------------------------------------------- metrics
+
+
+OUTCOME_TEXT_LIMIT = 200
+
+
+def _outcome_json(outcome: Outcome | None) -> list[str | None] | None:
+    """One outcome for JSON: bounded, control characters escaped."""
+    if outcome is None:
+        return None
+    return [None if x is None else safe_text(x, OUTCOME_TEXT_LIMIT) for x in outcome]
 
 
 def _outcome_tuple(o: sandbox.TestOutcome | None, kind: str = "call") -> Outcome | None:
@@ -657,6 +672,10 @@ def build_report(
         inputs=inputs,
         notes=notes,
         python=runs.python,
+        outcomes=[
+            [_outcome_tuple(runs.outcomes[c][t], cases[t].test.kind) for t in range(len(cases))]
+            for c in range(m)
+        ],
     )
 
 
