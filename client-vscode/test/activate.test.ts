@@ -164,6 +164,20 @@ describe('activation', () => {
     assert.equal(LanguageClient.instances[1].serverOptions.command, 'srv-2');
   });
 
+  it('tells the server the workspace is not trusted, and starts it again once it is', async () => {
+    mock.state.config['codequorum.server.command'] = ['srv'];
+    mock.state.trusted = false;
+    await activate(context() as never);
+    await until(() => LanguageClient.instances.length === 1, 'the client');
+    const options = (c: LanguageClient) => (c.clientOptions as { initializationOptions?: { trusted?: boolean } }).initializationOptions;
+    assert.equal(options(LanguageClient.instances[0])?.trusted, false);
+    mock.state.trusted = true;
+    fire('onDidGrantWorkspaceTrust', undefined);
+    await until(() => LanguageClient.instances.length === 2, 'the restarted client');
+    assert.equal(LanguageClient.instances[0].stopped, true);
+    assert.equal(options(LanguageClient.instances[1])?.trusted, true);
+  });
+
   it('starts nothing and says why when codequorum is missing and no wheel is shipped', async () => {
     mock.state.config['codequorum.interpreter'] = path.join(dir, 'no-python');
     await activate(context() as never);
