@@ -394,3 +394,54 @@ def test_tsed_trees_are_built_once_for_both_costs(monkeypatch: pytest.MonkeyPatc
     np.testing.assert_allclose(report.matrices["tsed_08"],
                                tree_edit.tsed_matrix(codes, "python", costs=(1.0, 0.8, 1.0)))
     assert not np.allclose(report.matrices["tsed"], report.matrices["tsed_08"])
+
+
+def _reference_solutions(reference_dir: Path) -> dict[str, list[str]]:
+    groups: dict[str, list[str]] = {}
+    with (reference_dir / "dynamic" / "solutions.jsonl").open() as fh:
+        for line in fh:
+            rec = json.loads(line)
+            groups.setdefault(rec["problem_id"], []).append(rec["generated_solution"])
+    return groups
+
+
+@pytest.mark.parametrize("version", ["3.11.7", "3.12.1", "3.13.0"])
+def test_static_sctd_without_a_run_matches_the_reference(reference_dir: Path,
+                                                         version: str) -> None:
+    import csv
+    import shutil
+    import sys
+
+    interpreter: str | None = f"/root/.pyenv/versions/{version}/bin/python{version[:4]}"
+    if version == ".".join(map(str, sys.version_info[:3])):
+        interpreter = None  # this process: counted in place
+    elif shutil.which(str(interpreter)) is None:
+        pytest.skip(f"CPython {version} not installed at {interpreter}")
+    path = reference_dir / "dynamic" / f"ref_py{version}" / "sctd.csv"
+    with path.open() as fh:
+        ref = {row["problem_id"]: row for row in csv.DictReader(fh)}
+    opts = AnalysisOptions(tsed=False, textual=False, interpreter=interpreter)
+    for pid, codes in _reference_solutions(reference_dir).items():
+        report = analyze(SampleSet.from_codes(pid, codes), opts)
+        assert report.summary["sctd_jsd"] == pytest.approx(float(ref[pid]["SCTD_JSD"]),
+                                                           abs=1e-9, rel=0)
+        assert report.summary["sctd_tau"] == pytest.approx(float(ref[pid]["SCTD_TAU"]),
+                                                           abs=1e-9, rel=0)
+
+
+def test_static_sctd_leaves_out_empty_and_broken_versions_and_other_languages() -> None:
+    from codequorum.metrics.opcodes import sctd, static_opcode_counts
+
+    codes = [LOOP, "", "def f(:\n", BUILTIN]
+    report = analyze(SampleSet.from_codes("t", codes), FAST)
+    expected = sctd([static_opcode_counts(LOOP), static_opcode_counts(BUILTIN)])
+    assert report.summary["sctd_jsd"] == expected.jsd > 0
+    assert report.summary["sctd_tau"] == expected.tau > 0
+    alone = analyze(SampleSet.from_codes("t", [LOOP, "def f(:\n"]), FAST)
+    assert alone.summary["sctd_jsd"] is None and alone.summary["sctd_tau"] is None
+    js = analyze(SampleSet.from_codes("t", ["function f() { return 1; }",
+                                             "function f() { return 2; }"], "javascript"), FAST)
+    assert "sctd_jsd" not in js.summary
+    off = analyze(SampleSet.from_codes("t", [LOOP, BUILTIN]),
+                  AnalysisOptions(tsed=False, textual=False, sctd=False))
+    assert "sctd_jsd" not in off.summary

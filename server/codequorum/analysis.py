@@ -57,6 +57,8 @@ class AnalysisOptions:
     TSED leaves out (NaN, with a note) pairs with a tree too large to compare.
     ``max_samples`` bounds the usable samples of one set: every matrix is n×n, so 2,000
     samples already take 32 MB per matrix; a larger set is refused with the reason.
+    ``sctd``: static opcode divergence of Python sets (compiled, never run) under
+    ``interpreter`` (a CPython executable; default: this one).
     """
 
     max_depth: int = 30
@@ -71,6 +73,8 @@ class AnalysisOptions:
     outlier_gap: float = 0.1
     keep_matrices: bool = True
     max_samples: int = 2000
+    sctd: bool = True
+    interpreter: str | None = None
 
     def __post_init__(self) -> None:
         """Reject settings no analysis can use, at construction rather than mid-run."""
@@ -352,6 +356,8 @@ def analyze(
                 notes.append(f"TSED left out for {named}: tree too large to compare")
 
     summary: dict[str, Any] = {}
+    if opts.sctd and sample_set.language == "python":
+        summary.update(static_sctd(codes, opts.interpreter))
     for name in PAIR_METRICS:
         if name in matrices:
             ordered, unordered = pair_means(matrices[name])
@@ -385,6 +391,27 @@ def analyze(
     _merge_dynamic(report, dynamic)
     _recommend(report, dynamic, opts)
     return report
+
+
+def static_sctd(codes: Sequence[str], interpreter: str | None = None) -> dict[str, float | None]:
+    """``sctd_jsd`` and ``sctd_tau`` from static opcode counts (see
+    :func:`codequorum.metrics.opcodes.sctd`): each version is compiled under ``interpreter``
+    (default: this one), never run. Versions that are empty or do not compile are left out,
+    as in the reference; fewer than two left give None. The keys are the dynamic report's:
+    a ``--dynamic`` run writes the same value under the same name.
+    """
+    from codequorum.metrics.opcodes import sctd, static_opcode_counts
+
+    present = [k for k, code in enumerate(codes) if code.strip()]
+    if interpreter is None:
+        counted = [static_opcode_counts(codes[k]) for k in present]
+    else:
+        from codequorum.dynamic_analysis import static_counts
+
+        counted = static_counts([codes[k] for k in present], interpreter)
+    result = sctd(counted)
+    have = result.used >= 2
+    return {"sctd_jsd": result.jsd if have else None, "sctd_tau": result.tau if have else None}
 
 
 def _recommend(report: StabilityReport, dynamic: DynamicLike | None,
