@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import importlib.util
 import logging
 import math
@@ -46,6 +47,7 @@ from codequorum.formats import (
 from codequorum.model import SampleSet
 from codequorum.outfile import check_output, open_output
 from codequorum.render import OUTPUT_FORMATS, print_table, report_document, write_csv, write_json
+from codequorum.render.html_report import load_compare, write_html
 from codequorum.render.terminal import color_enabled, make_console
 from codequorum.render.words import count, plural
 from codequorum.safe_text import safe_text
@@ -99,7 +101,8 @@ def add_analysis_arguments(parser: argparse.ArgumentParser) -> None:
                        help="score the first K samples of each set")
     out = parser.add_argument_group("output")
     out.add_argument("--format", dest="output_format", default="table", metavar="FORMAT",
-                     help="table (default), json or csv")
+                     help="table (default), json, csv or html (one page "
+                     "of plots and tables; see --compare)")
     out.add_argument("-o", "--output", default=None, metavar="FILE",
                      help="write the result to FILE instead of standard output")
     out.add_argument("--matrices", action="store_true",
@@ -164,6 +167,9 @@ def register(subparsers: Any) -> None:
                         help="also run the versions in the sandbox (opcode traces, outputs)")
     add_sandbox_argument(parser)
     add_analysis_arguments(parser)
+    parser.add_argument("--compare", default=None, metavar="REPORT",
+                        help="html: show this run against another run's --format json "
+                        "report (another model or temperature)")
     parser.set_defaults(func=run)
 
 
@@ -482,9 +488,12 @@ def deferred_interrupt() -> Iterator[list[int]]:
 
 
 def write_output(run: ScoreRun, fmt: str, path: str | None, *, matrices: bool = False,
-                 reasons: bool = False, title: str | None = None, color: str = "auto") -> None:
+                 reasons: bool = False, title: str | None = None, color: str = "auto",
+                 sample_sets: Sequence[SampleSet] = (),
+                 compare: tuple[str, dict[str, Any]] | None = None) -> None:
     """Write the run in ``fmt`` to ``path`` (standard output when None); ``color`` is the
-    ``--color`` mode of the table."""
+    ``--color`` mode of the table; html shows the versions of ``sample_sets`` and the run
+    ``compare`` (name, JSON report) beside this one."""
     across = overall(run.reports)
     with open_output(path) as stream:
         if fmt == "json":
@@ -493,6 +502,10 @@ def write_output(run: ScoreRun, fmt: str, path: str | None, *, matrices: bool = 
                                        overall=across), stream)
         elif fmt == "csv":
             write_csv(run.reports, stream)
+        elif fmt == "html":
+            write_html(stream, run.reports, run.errors, interrupted=run.interrupted,
+                       total=run.total, overall=across, sample_sets=sample_sets,
+                       compare=compare)
         else:
             console = make_console(stream, color_enabled(color, stream))
             print_table(run.reports, console, title=title, reasons=reasons, overall=across)
@@ -567,7 +580,13 @@ def run(args: argparse.Namespace) -> int:
     if args.inputs.count("-") > 1:
         raise UserError("standard input (-) can be read only once")
     check_output(args.output)
+    if getattr(args, "compare", None) and fmt != "html":
+        raise UserError("--compare works with --format html")
+    compare = ((os.path.basename(args.compare), load_compare(args.compare))
+               if getattr(args, "compare", None) else None)
     options = analysis_options(args)
+    if fmt == "html":  # the heatmaps
+        options = dataclasses.replace(options, keep_matrices=True)
     problems = load_problems(args.problems) if args.problems else None
     read_options = ReadOptions(input_format=args.input_format, language=args.language,
                                completions=args.completions, problems=problems,
@@ -584,7 +603,7 @@ def run(args: argparse.Namespace) -> int:
     scored.errors = read_errors + scored.errors
     with deferred_interrupt() as hits:
         write_output(scored, fmt, args.output, matrices=args.matrices, reasons=args.reasons,
-                     color=args.color)
+                     color=args.color, sample_sets=sample_sets, compare=compare)
     report_errors(scored)
     if hits and not scored.interrupted:
         print("codequorum: interrupted while writing; the output was written in full",

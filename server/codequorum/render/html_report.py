@@ -1,0 +1,359 @@
+"""The ``--format html`` report: one self-contained page to look at, not read.
+
+:func:`render_html` turns a report document (the ``--format json`` shape, optionally with a
+``jsd_struct`` matrix per set) into one HTML string: inline CSS and JS (allowed by a strict
+Content-Security-Policy through their hashes), no network at view time. The data travels as
+compact JSON in a ``<script type="application/json">`` tag with ``<``, ``>`` and ``&``
+written as ``\\u003c`` escapes, so no text can close the tag; the page puts every string
+into the document as text, never as markup. Per set only what the detail pane shows is
+embedded: the heatmap (similarities to 2 digits, one byte each) and a full-context line diff
+of the most different version against the recommended one (which holds both versions).
+"""
+
+from __future__ import annotations
+
+import base64
+import difflib
+import hashlib
+import html
+import json
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from codequorum.analysis import StabilityReport
+from codequorum.errors import UserError
+from codequorum.formats import ReadError
+from codequorum.model import SampleSet
+from codequorum.render.html_assets import PAGE_CSS, PAGE_JS
+from codequorum.render.json_out import report_document
+from codequorum.safe_text import safe_text
+
+#: Summary figures shown as columns and histograms, in this order, when present.
+METRICS: tuple[str, ...] = (
+    "jsd_struct", "jsd_value", "sce_struct", "sce_value", "tsed", "tsed_08",
+    "lcs_mean", "led_mean", "pass_rate_mean", "oer", "sctd_jsd", "dctd_jsd", "bef_jsd",
+)
+#: The matrix drawn as the heatmap.
+HEATMAP_METRIC = "jsd_struct"
+#: Longest version embedded (characters); longer ones are cut with a note.
+CODE_LIMIT = 20_000
+DIGITS = 4
+_NULL_CELL = 255
+
+
+def _round(x: Any) -> float | None:
+    """``x`` rounded to 4 digits; None for missing or non-finite values."""
+    if x is None or isinstance(x, bool):
+        return None
+    try:
+        f = float(x)
+    except (TypeError, ValueError):
+        return None
+    return round(f, DIGITS) if math.isfinite(f) else None
+
+
+def summary_value(summary: Mapping[str, Any], key: str) -> float | None:
+    """A summary figure as one number: the ordered mean of a pair metric, else the scalar."""
+    value = summary.get(key)
+    if isinstance(value, Mapping):
+        value = value.get("ordered")
+    return _round(value)
+
+
+def _headline(verdicts: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
+    """The first warning or error, else the first verdict."""
+    for v in verdicts:
+        if v.get("severity") in ("error", "warning"):
+            return v
+    return verdicts[0] if verdicts else None
+
+
+def _code_text(code: str) -> str:
+    """A version made safe to show: tabs expanded, control characters written out, cut."""
+    return safe_text(code.expandtabs(4), CODE_LIMIT, keep_newlines=True)
+
+
+def line_diff(old: str, new: str) -> str:
+    """Full-context line diff of ``new`` against ``old``: each line prefixed by ``" "``
+    (both), ``"-"`` (only ``old``) or ``"+"`` (only ``new``), joined by newlines."""
+    a, b = old.split("\n"), new.split("\n")
+    out: list[str] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            out.extend(" " + line for line in a[i1:i2])
+            continue
+        out.extend("-" + line for line in a[i1:i2])
+        out.extend("+" + line for line in b[j1:j2])
+    return "\n".join(out)
+
+
+def _heat(matrix: Sequence[Sequence[Any]] | None) -> str | None:
+    """The matrix as base64 bytes, row by row: ``round(100 x)``, 255 for a missing value."""
+    if not matrix:
+        return None
+    cells = bytearray()
+    for row in matrix:
+        for x in row:
+            f = _round(x)
+            cells.append(_NULL_CELL if f is None else min(100, max(0, round(f * 100))))
+    return base64.b64encode(bytes(cells)).decode("ascii")
+
+
+def most_different(s: Mapping[str, Any], matrix: Sequence[Sequence[Any]] | None
+                   ) -> tuple[int | None, float | None]:
+    """The version least like the recommended one (its position in the set) and their mean
+    similarity both ways; without a matrix, the least typical version."""
+    indices: list[int] = list(s.get("indices") or [])
+    rec = s.get("recommended")
+    if rec is None or rec not in indices or len(indices) < 2:
+        return None, None
+    r = indices.index(rec)
+    if matrix:
+        best: tuple[float, int] | None = None
+        for j in range(len(indices)):
+            x, y = _round(matrix[r][j]), _round(matrix[j][r])
+            if j == r or x is None or y is None:
+                continue
+            if best is None or (x + y) / 2 < best[0]:
+                best = ((x + y) / 2, j)
+        if best is not None:
+            return indices[best[1]], _round(best[0])
+    typ = [(_round(t), j) for j, t in enumerate(s.get("typicality") or []) if j != r]
+    known = [(t, j) for t, j in typ if t is not None]
+    return (indices[min(known)[1]], None) if known else (None, None)
+
+
+def set_detail(s: Mapping[str, Any], codes: Sequence[str] | None) -> dict[str, Any]:
+    """What the detail pane of one set needs: clusters, heatmap, recommendation, diff."""
+    matrix = (s.get("matrices") or {}).get(HEATMAP_METRIC)
+    far, far_sim = most_different(s, matrix)
+    head = _headline(s.get("verdicts") or [])
+    detail: dict[str, Any] = {
+        "msg": safe_text(head["message"]) if head else safe_text(s.get("message") or ""),
+        "rc": s.get("recommendation"),
+        "rb": s.get("recommended_by"),
+        "ix": list(s.get("indices") or []),
+        "cl": [list(c) for c in s.get("clusters") or []],
+        "med": s.get("medoid"),
+        "ty": [_round(t) for t in s.get("typicality") or []],
+        "h": _heat(matrix),
+        "far": far,
+        "fs": far_sim,
+        "notes": [safe_text(n) for n in (s.get("notes") or [])[:5]],
+        "syn": sum(1 for e in s.get("syntax_errors") or [] if e),
+        "sk": len(s.get("skipped") or []),
+    }
+    rec = s.get("recommended")
+    if codes is not None and rec is not None and 0 <= rec < len(codes):
+        rec_code = _code_text(codes[rec])
+        if far is not None and 0 <= far < len(codes):
+            detail["diff"] = line_diff(rec_code, _code_text(codes[far]))
+        else:
+            detail["code"] = rec_code
+    return detail
+
+
+def _row(s: Mapping[str, Any], metrics: Sequence[str]) -> list[Any]:
+    """One table row: task, n, verdict, risk, percentile, kept version (1-based), figures."""
+    head = _headline(s.get("verdicts") or [])
+    verdict = head["code"] if head else ("insufficient" if s.get("status") != "ok" else "")
+    rec = s.get("recommended")
+    summary = s.get("summary") or {}
+    return [safe_text(s.get("task_id", "")), s.get("n"), safe_text(verdict),
+            _round(s.get("risk")), _round(s.get("stability_percentile")),
+            None if rec is None else rec + 1, *(summary_value(summary, m) for m in metrics)]
+
+
+def _metrics(*docs: Mapping[str, Any] | None) -> list[str]:
+    """The figures of :data:`METRICS` that some set of some document has."""
+    found = {k for d in docs if d for s in d.get("sets") or [] for k in s.get("summary") or {}}
+    return [m for m in METRICS if m in found]
+
+
+def compare_runs(current: Mapping[str, Any], other: Mapping[str, Any],
+                 metrics: Sequence[str]) -> dict[str, Any]:
+    """Per task in both runs: each figure in both and the change (this run minus the
+    other), sorted by the largest change of any figure; the sets only one run has."""
+    def by_task(doc: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+        out: dict[str, Mapping[str, Any]] = {}
+        for s in doc.get("sets") or []:
+            out.setdefault(str(s.get("task_id")), s)
+        return out
+
+    a, b = by_task(current), by_task(other)
+    rows: list[tuple[float, list[Any]]] = []
+    for task, sa in a.items():
+        sb = b.get(task)
+        if sb is None:
+            continue
+        cells: list[Any] = [safe_text(task)]
+        largest = -1.0
+        for m in (*metrics, "risk"):
+            va = _round(sa.get("risk")) if m == "risk" else summary_value(sa["summary"] or {}, m)
+            vb = _round(sb.get("risk")) if m == "risk" else summary_value(sb["summary"] or {}, m)
+            delta = _round(va - vb) if va is not None and vb is not None else None
+            if delta is not None and m != "risk":
+                largest = max(largest, abs(delta))
+            cells.extend([va, vb, delta])
+        va_v, vb_v = _headline(sa.get("verdicts") or []), _headline(sb.get("verdicts") or [])
+        cells.extend([safe_text(va_v["code"]) if va_v else "",
+                      safe_text(vb_v["code"]) if vb_v else ""])
+        rows.append((largest, cells))
+    rows.sort(key=lambda r: -r[0])
+    return {
+        "metrics": [*metrics, "risk"],
+        "rows": [cells for _, cells in rows],
+        "only_a": [safe_text(t) for t in a if t not in b],
+        "only_b": [safe_text(t) for t in b if t not in a],
+        "overall": [[m, _overall(current, m), _overall(other, m)] for m in metrics],
+    }
+
+
+def _overall(doc: Mapping[str, Any], metric: str) -> float | None:
+    """The document's overall figure (mean over scored sets)."""
+    return summary_value((doc.get("overall") or {}).get("summary") or {}, metric)
+
+
+def page_data(document: Mapping[str, Any], *, codes: Sequence[Sequence[str] | None] | None = None,
+              compare: Mapping[str, Any] | None = None, title: str = "codequorum report",
+              compare_name: str = "other run") -> dict[str, Any]:
+    """The compact data the page draws: table rows, details, overall counts, comparison.
+    ``codes[k]`` are the versions of set ``k`` (None: no code is shown)."""
+    sets: list[Mapping[str, Any]] = list(document.get("sets") or [])
+    metrics = _metrics(document, compare)
+    overall = document.get("overall") or {}
+    data: dict[str, Any] = {
+        "title": safe_text(title),
+        "version": safe_text(document.get("codequorum", "")),
+        "total": document.get("total", len(sets)),
+        "interrupted": bool(document.get("interrupted")),
+        "metrics": metrics,
+        "rows": [_row(s, metrics) for s in sets],
+        "details": [set_detail(s, codes[k] if codes is not None and k < len(codes) else None)
+                    for k, s in enumerate(sets)],
+        "verdicts": dict(overall.get("verdicts") or _count_verdicts(sets)),
+        "overall": {m: _overall(document, m) for m in metrics},
+        "errors": [safe_text(f"{e.get('source')}:{e.get('line') or ''}: {e.get('message')}")
+                   for e in (document.get("errors") or [])[:50]],
+        "n_errors": len(document.get("errors") or []),
+    }
+    if compare is not None:
+        data["compare"] = compare_runs(document, compare, metrics)
+        data["compare"]["name"] = safe_text(compare_name)
+    return data
+
+
+def _count_verdicts(sets: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """Headline verdict counts of the scored sets (documents without ``overall``)."""
+    counts: dict[str, int] = {}
+    for s in sets:
+        head = _headline(s.get("verdicts") or [])
+        if s.get("status") == "ok" and head:
+            counts[head["code"]] = counts.get(head["code"], 0) + 1
+    return counts
+
+
+def script_json(value: Any) -> str:
+    """JSON that cannot end a ``<script>`` element: ``<``, ``>``, ``&`` as ``\\u`` escapes."""
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
+def _hash(text: str) -> str:
+    """A CSP source naming ``text`` by its SHA-256."""
+    digest = base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
+    return f"'sha256-{digest}'"
+
+
+def render_html(document: Mapping[str, Any], *,
+                codes: Sequence[Sequence[str] | None] | None = None,
+                compare: Mapping[str, Any] | None = None, title: str = "codequorum report",
+                compare_name: str = "other run") -> str:
+    """The whole page for a report document (``sets`` may carry ``matrices.jsd_struct``);
+    ``compare`` is another run's document shown side by side."""
+    data = page_data(document, codes=codes, compare=compare, title=title,
+                     compare_name=compare_name)
+    csp = (f"default-src 'none'; style-src {_hash(PAGE_CSS)}; script-src {_hash(PAGE_JS)}; "
+           "img-src data:; base-uri 'none'; form-action 'none'")
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        f"<meta http-equiv=\"Content-Security-Policy\" content=\"{csp}\">\n"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        f"<title>{html.escape(data['title'])}</title>\n"
+        f"<style>{PAGE_CSS}</style>\n</head>\n<body>\n"
+        f"<header><h1>{html.escape(data['title'])}</h1><p id=\"meta\"></p></header>\n"
+        "<main id=\"app\"><noscript>This report draws its plots and tables with "
+        "JavaScript.</noscript></main>\n"
+        f"<script type=\"application/json\" id=\"cq-data\">{script_json(data)}</script>\n"
+        f"<script>{PAGE_JS}</script>\n</body>\n</html>\n"
+    )
+
+
+def html_document(reports: Sequence[StabilityReport], errors: Sequence[ReadError] = (), *,
+                  interrupted: bool = False, total: int | None = None,
+                  overall: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON report document with only the heatmap's matrix per set (rounded)."""
+    doc = report_document(reports, errors, interrupted=interrupted, total=total,
+                          overall=overall)
+    for entry, report in zip(doc["sets"], reports, strict=True):
+        matrix = report.matrices.get(HEATMAP_METRIC)
+        if matrix is not None:
+            entry["matrices"] = {HEATMAP_METRIC: [[_round(x) for x in row]
+                                                  for row in matrix.tolist()]}
+    return doc
+
+
+def load_compare(path: str) -> dict[str, Any]:
+    """Another run's ``--format json`` report, loosely checked (:class:`UserError` in one
+    line when it is not one)."""
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise UserError(f"--compare {path}: {exc.strerror or exc}") from None
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise UserError(f"--compare {path}: not a JSON file ({str(exc).splitlines()[0]})"
+                        ) from None
+    sets = doc.get("sets") if isinstance(doc, dict) else None
+    if not isinstance(sets, list) or not all(
+            isinstance(s, dict) and isinstance(s.get("task_id"), str)
+            and isinstance(s.get("summary"), dict) for s in sets):
+        raise UserError(f"--compare {path}: not a codequorum report (expected the output of "
+                        "`codequorum score --format json`: an object whose `sets` each have "
+                        "`task_id` and `summary`)")
+    result: dict[str, Any] = doc
+    return result
+
+
+def match_codes(reports: Sequence[StabilityReport], sample_sets: Sequence[SampleSet]
+                ) -> list[list[str] | None]:
+    """The versions of each report, from the input sets in order (reports are the scored
+    subsequence of the inputs, in input order); None where no set matches."""
+    out: list[list[str] | None] = []
+    k = 0
+    for report in reports:
+        found: list[str] | None = None
+        for j in range(k, len(sample_sets)):
+            s = sample_sets[j]
+            if s.task_id == report.task_id and len(s.samples) == report.n_total:
+                found, k = s.codes, j + 1
+                break
+        out.append(found)
+    return out
+
+
+def write_html(stream: TextIO, reports: Sequence[StabilityReport],
+               errors: Sequence[ReadError] = (), *, interrupted: bool = False,
+               total: int | None = None, overall: dict[str, Any] | None = None,
+               sample_sets: Sequence[SampleSet] = (),
+               compare: tuple[str, Mapping[str, Any]] | None = None,
+               title: str = "codequorum report") -> None:
+    """Write the page for a run; ``compare`` is ``(name, JSON report)`` of another run."""
+    doc = html_document(reports, errors, interrupted=interrupted, total=total,
+                        overall=overall)
+    codes = match_codes(reports, sample_sets) if sample_sets else None
+    stream.write(render_html(doc, codes=codes, title=title,
+                             compare=compare[1] if compare else None,
+                             compare_name=compare[0] if compare else "other run"))
