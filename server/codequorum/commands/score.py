@@ -48,6 +48,7 @@ from codequorum.model import SampleSet
 from codequorum.outfile import check_output, open_output
 from codequorum.render import OUTPUT_FORMATS, print_table, report_document, write_csv, write_json
 from codequorum.render.html_report import load_compare, write_html
+from codequorum.render.jsonl_out import write_jsonl
 from codequorum.render.terminal import color_enabled, make_console
 from codequorum.render.words import count, plural
 from codequorum.safe_text import safe_text
@@ -101,7 +102,7 @@ def add_analysis_arguments(parser: argparse.ArgumentParser) -> None:
                        help="score the first K samples of each set")
     out = parser.add_argument_group("output")
     out.add_argument("--format", dest="output_format", default="table", metavar="FORMAT",
-                     help="table (default), json, csv or html (one page "
+                     help="table (default), json, jsonl (one report a line), csv or html (one page "
                      "of plots and tables; see --compare)")
     out.add_argument("-o", "--output", default=None, metavar="FILE",
                      help="write the result to FILE instead of standard output")
@@ -166,6 +167,13 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--dynamic", action="store_true",
                         help="also run the versions in the sandbox (opcode traces, outputs)")
     add_sandbox_argument(parser)
+    cluster = parser.add_argument_group("cluster")
+    cluster.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                         help="score on a dask.distributed cluster: tcp://HOST:PORT, or "
+                         "local:N for N local worker processes (needs codequorum[distributed])")
+    cluster.add_argument("--resume", action="store_true",
+                         help="with --scheduler and -o FILE (jsonl or csv): skip the sets "
+                         "already in FILE and append the others")
     add_analysis_arguments(parser)
     parser.add_argument("--compare", default=None, metavar="REPORT",
                         help="html: show this run against another run's --format json "
@@ -506,6 +514,8 @@ def write_output(run: ScoreRun, fmt: str, path: str | None, *, matrices: bool = 
             write_html(stream, run.reports, run.errors, interrupted=run.interrupted,
                        total=run.total, overall=across, sample_sets=sample_sets,
                        compare=compare)
+        elif fmt == "jsonl":
+            write_jsonl(run.reports, stream, include_matrices=matrices)
         else:
             console = make_console(stream, color_enabled(color, stream))
             print_table(run.reports, console, title=title, reasons=reasons, overall=across)
@@ -535,33 +545,48 @@ def read_inputs(inputs: Sequence[str], options: ReadOptions
     sets: list[SampleSet] = []
     sources: list[str] = []
     errors: list[ReadError] = []
+    for name, item in iter_inputs(inputs, options):
+        if isinstance(item, ReadError):
+            errors.append(item)
+        else:
+            sets.append(item)
+            sources.append(name)
+    return sets, sources, errors
+
+
+def iter_inputs(inputs: Sequence[str], options: ReadOptions
+                ) -> Iterator[tuple[str, SampleSet | ReadError]]:
+    """:func:`read_inputs` a set at a time: ``(file name, set or read error)``, reading
+    each input only as far as the sets taken."""
+    read = 0
     limit = options.limit
     per_file = ReadOptions(input_format=options.input_format, language=options.language,
                            completions=options.completions, problems=options.problems,
                            max_samples=options.max_samples)
     for path in inputs:
-        if limit is not None and len(sets) >= limit:
+        if limit is not None and read >= limit:
             break
         name = display_name(path)
-        before = len(sets) + len(errors)
+        before = read
+        failed = False
         try:
             for result in read_sample_sets(path, per_file):
                 if isinstance(result, ReadError):
-                    errors.append(result)
+                    failed = True
+                    yield name, result
                     continue
-                sets.append(result)
-                sources.append(name)
-                if limit is not None and len(sets) >= limit:
+                read += 1
+                yield name, result
+                if limit is not None and read >= limit:
                     break
         except UserError as exc:
             message = str(exc)
             prefix = f"{name}: "
             message = message[len(prefix):] if message.startswith(prefix) else message
-            errors.append(ReadError(name, None, message, exit_code=exc.exit_code))
+            yield name, ReadError(name, None, message, exit_code=exc.exit_code)
             continue
-        if len(sets) + len(errors) == before:
-            errors.append(ReadError(name, None, "no sample sets in this input"))
-    return sets, sources, errors
+        if read == before and not failed:
+            yield name, ReadError(name, None, "no sample sets in this input")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -591,6 +616,13 @@ def run(args: argparse.Namespace) -> int:
     read_options = ReadOptions(input_format=args.input_format, language=args.language,
                                completions=args.completions, problems=problems,
                                max_samples=args.samples, limit=args.limit)
+    if getattr(args, "scheduler", None):
+        from codequorum.commands.score_cluster import run_on_cluster
+
+        return run_on_cluster(args, fmt, options, read_options)
+    if getattr(args, "resume", False):
+        raise UserError("--resume works with --scheduler (use --scheduler local:N on this "
+                        "machine)")
     sample_sets, sources, read_errors = read_inputs(args.inputs, read_options)
     show_progress = (not args.quiet and sys.stderr.isatty()
                      and (len(sample_sets) > 1 or args.dynamic))

@@ -9,7 +9,7 @@ from codequorum.render.csv_out import CSV_COLUMNS, csv_columns, write_csv
 from codequorum.render.json_out import report_document, write_json
 from codequorum.render.table import build_table, print_table
 
-OUTPUT_FORMATS: tuple[str, ...] = ("table", "json", "csv", "html")
+OUTPUT_FORMATS: tuple[str, ...] = ("table", "json", "jsonl", "csv", "html")
 
 __all__ = [
     "CSV_COLUMNS",

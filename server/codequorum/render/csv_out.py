@@ -87,9 +87,12 @@ def _row(report: StabilityReport) -> dict[str, Any]:
     return row
 
 
-def write_csv(reports: Sequence[StabilityReport], stream: TextIO) -> None:
-    """Write the header and one row per report (floats in full precision, empty = none)."""
+def write_csv(reports: Sequence[StabilityReport], stream: TextIO, *, header: bool = True
+              ) -> None:
+    """Write the header (unless ``header`` is false: rows appended to a file that has it)
+    and one row per report (floats in full precision, empty = none)."""
     writer = csv.DictWriter(stream, fieldnames=CSV_COLUMNS, lineterminator="\n")
-    writer.writeheader()
+    if header:
+        writer.writeheader()
     for report in reports:
         writer.writerow(_row(report))

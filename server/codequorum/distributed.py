@@ -1,0 +1,211 @@
+"""Score sample sets on a dask.distributed cluster, streaming sets in and results out.
+
+``score_distributed`` submits one task per set, keeps at most ``window`` sets in flight
+(read lazily from the iterable it is given) and yields ``(position, result)`` in input
+order through a reorder buffer, so memory stays flat however long the input is. Each task
+is pure: the same set and options give the same report on any worker, so a task whose
+worker is lost is simply run again elsewhere (dask reschedules it; ``retries`` covers
+errors raised by the task itself). With ``dynamic`` each worker runs the versions in its
+own sandbox.
+
+Importing this module imports dask; the command line does so only for ``--scheduler``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+import uuid
+from collections.abc import Callable, Generator, Iterable, Iterator
+from typing import Any
+
+from codequorum.analysis import AnalysisOptions, StabilityReport
+from codequorum.commands.score import ScoreFailure, score_one
+from codequorum.errors import UserError
+from codequorum.model import SampleSet
+
+try:
+    import distributed
+except ImportError as exc:  # pragma: no cover - depends on the installation
+    raise UserError("--scheduler needs the distributed extra: "
+                    "pip install 'codequorum[distributed]'") from exc
+
+log = logging.getLogger(__name__)
+
+#: Sets in flight per worker thread: enough to keep every worker busy while the driver
+#: waits for the oldest set, few enough that memory does not grow with the input.
+IN_FLIGHT_PER_THREAD = 4
+#: How often the live-worker count is asked of the scheduler, in seconds.
+WORKER_POLL_S = 1.0
+
+
+def parse_scheduler(spec: str) -> tuple[str, int | str]:
+    """``("local", N)`` for ``local:N``, else ``("address", spec)`` for a scheduler address
+    such as ``tcp://host:8786``; a malformed value is a :class:`UserError`."""
+    if spec.startswith("local"):
+        _, _, count = spec.partition(":")
+        try:
+            workers = int(count) if count else 2
+        except ValueError:
+            workers = 0
+        if workers < 1:
+            raise UserError(f"--scheduler {spec}: expected local:N with N >= 1 workers")
+        return "local", workers
+    if "://" not in spec and ":" not in spec:
+        raise UserError(f"--scheduler {spec}: expected tcp://HOST:PORT or local:N")
+    return "address", spec
+
+
+@contextlib.contextmanager
+def connect(spec: str, *, timeout: float = 30.0) -> Iterator[distributed.Client]:
+    """A client for ``spec``: a new ``LocalCluster`` of N worker processes (one thread
+    each) for ``local:N``, else the scheduler at that address. Both are closed after."""
+    kind, value = parse_scheduler(spec)
+    if kind == "local":
+        assert isinstance(value, int)
+        cluster = distributed.LocalCluster(  # type: ignore[no-untyped-call]
+            n_workers=value, processes=True, threads_per_worker=1, dashboard_address=None,
+            silence_logs=logging.ERROR)
+        with cluster, distributed.Client(cluster) as local:  # type: ignore[no-untyped-call]
+            yield local
+        return
+    try:
+        client = distributed.Client(str(value), timeout=timeout)  # type: ignore[no-untyped-call]
+    except (OSError, TimeoutError) as exc:
+        raise UserError(f"cannot reach the dask scheduler at {value}: {exc}") from None
+    with client:
+        check_workers(client)
+        yield client
+
+
+def worker_version() -> str:
+    """The codequorum version a worker runs (the probe task)."""
+    from codequorum import __version__
+
+    return __version__
+
+
+def check_workers(client: distributed.Client) -> None:
+    """Stop, in one line, when the workers cannot import codequorum or run another version
+    (their reports could differ from a local run)."""
+    from codequorum import __version__
+
+    try:
+        theirs = client.submit(worker_version, pure=False).result()
+    except Exception as exc:  # the probe's failure is the user's message, whatever it is
+        log.debug("worker probe failed", exc_info=True)
+        raise UserError("the dask workers cannot run codequorum (install it on every "
+                        f"worker): {type(exc).__name__}: {exc}") from None
+    if theirs != __version__:
+        raise UserError(f"the dask workers run codequorum {theirs}, this is {__version__}; "
+                        "install the same version everywhere")
+
+
+Result = StabilityReport | ScoreFailure
+
+
+def score_task(sample_set: SampleSet, options: AnalysisOptions, dynamic: bool, sandbox: str
+               ) -> Result:
+    """What a worker runs for one set: the local scoring of one set, nothing else."""
+    return score_one(sample_set, options, dynamic, sandbox=sandbox)
+
+
+def live_workers(client: distributed.Client) -> tuple[int, int]:
+    """``(workers, threads)`` the scheduler knows now."""
+    nthreads: dict[str, int] = client.nthreads()  # type: ignore[no-untyped-call]
+    return len(nthreads), sum(nthreads.values())
+
+
+def score_distributed(
+    sets: Iterable[SampleSet],
+    options: AnalysisOptions,
+    client: distributed.Client,
+    *,
+    dynamic: bool = False,
+    sandbox: str = "strict",
+    window: int | None = None,
+    retries: int = 2,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> Generator[tuple[int, Result], None, None]:
+    """Score ``sets`` on the cluster, yielding ``(position, result)`` in input order, where
+    a result is what :func:`~codequorum.commands.score.score_one` returns (a task that
+    raised, or whose workers kept dying, becomes a :class:`ScoreFailure` too).
+
+    At most ``window`` sets are in flight (default 4 per worker thread, following the
+    cluster as it grows); ``sets`` is read only as far as that allows. ``on_progress(done,
+    workers)`` is called after each result. Closing the generator cancels what is left.
+    """
+    run = uuid.uuid4().hex[:12]
+    source = iter(enumerate(sets))
+    futures: Any = distributed.as_completed(loop=client.loop)  # type: ignore[no-untyped-call]
+    keys: dict[Any, int] = {}
+    ready: dict[int, Result] = {}
+    submitted = next_out = 0
+    workers, threads = live_workers(client)
+    polled = time.monotonic()
+    exhausted = False
+
+    def limit() -> int:
+        return window if window is not None else IN_FLIGHT_PER_THREAD * max(threads, 1)
+
+    def fill() -> None:
+        nonlocal submitted, exhausted
+        while not exhausted and submitted - next_out < limit():
+            item = next(source, None)
+            if item is None:
+                exhausted = True
+                return
+            k, sample_set = item
+            future = client.submit(score_task, sample_set, options, dynamic, sandbox,
+                                   key=f"codequorum-score-{run}-{k}", retries=retries)
+            keys[future.key] = k
+            futures.add(future)
+            submitted += 1
+
+    try:
+        fill()
+        while next_out < submitted:
+            if next_out not in ready:
+                future = next(futures)
+                k = keys.pop(future.key)
+                ready[k] = _result(future)
+                future.release()
+                continue
+            result = ready.pop(next_out)
+            yield next_out, result
+            next_out += 1
+            if on_progress is not None or window is None:
+                now = time.monotonic()
+                if now - polled >= WORKER_POLL_S:
+                    workers, threads = live_workers(client)
+                    polled = now
+                if on_progress is not None:
+                    on_progress(next_out, workers)
+            fill()
+    finally:
+        pending = list(futures.futures)
+        if pending:
+            client.cancel(pending)  # type: ignore[no-untyped-call]
+        futures.clear()
+
+
+def _result(future: Any) -> Result:
+    """A finished task's result; a task that raised or whose workers kept dying becomes a
+    :class:`ScoreFailure` naming why."""
+    try:
+        result: Result = future.result()
+        return result
+    except Exception as exc:  # the set's failure is reported, the run goes on
+        log.debug("task %s failed", future.key, exc_info=True)
+        return ScoreFailure(f"could not be scored on the cluster: {type(exc).__name__}: {exc}")
+
+
+__all__ = [
+    "Result",
+    "check_workers",
+    "connect",
+    "live_workers",
+    "parse_scheduler",
+    "score_distributed",
+]
