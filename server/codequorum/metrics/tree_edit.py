@@ -43,7 +43,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from typing import Literal, cast
+from typing import Any, Literal, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -507,10 +507,14 @@ def _trie_kernel() -> _TrieKernel:
     return cast(_TrieKernel, compiled)
 
 
+#: The shared pass's tables: float64, or float32 holding integers exactly.
+Table = npt.NDArray[np.float64] | npt.NDArray[np.float32]
+
 _SharedKernel = Callable[
     [
         IntArray, IndexArray, IndexArray, IndexArray, IntArray, IntArray, IntArray, IntArray,
-        IntArray, IntArray, IntArray, float, float, float, FloatArray, FloatArray,
+        IntArray, IntArray, IntArray, np.floating[Any], np.floating[Any], np.floating[Any],
+        Table, Table,
     ],
     None,
 ]
@@ -866,27 +870,49 @@ def _shared_distances(trees: Sequence[TsedTree], costs: Costs) -> FloatArray:
     """``D[a, b]`` = distance from ``trees[a]`` to ``trees[b]``, every ordered pair, all in
     one pass of ``_shared_source`` (trees that fit and are not empty), in the child order
     (left to right or mirrored) with less keyroot work. Pair by pair when the pass would
-    need more than ``SHARED_MAX_BYTES``."""
+    need more than ``SHARED_MAX_BYTES``.
+
+    When the costs are multiples of ``1/s`` for a small integer ``s`` (as (1, 1, 1) and
+    (1, 0.8, 1) are), the pass adds the integers ``s * cost`` in float32, exactly (every
+    sum stays below 2**24), and the result is divided by ``s``: the exact distance,
+    where float64 sums of 0.8 carry rounding errors of about 1e-15. Half the memory per
+    cell makes the pass about a quarter faster."""
     mirrored = sum(_work(t.right) for t in trees) < sum(_work(t.left) for t in trees)
     decs = [t.right if mirrored else t.left for t in trees]
     symmetric = costs[0] == costs[1]
     forests = _shared_forests([d for d in decs if d is not None], symmetric)
     n_cols = forests.col_label.shape[0]
-    if 8 * ((forests.max_rows + 1) * n_cols + forests.n_subtrees**2) > SHARED_MAX_BYTES:
+    largest = max(t.n_nodes for t in trees)
+    scale = _integer_scale(costs, 2 * largest)
+    dtype = np.float32 if scale else np.float64
+    itemsize = np.dtype(dtype).itemsize
+    if itemsize * ((forests.max_rows + 1) * n_cols + forests.n_subtrees**2) > SHARED_MAX_BYTES:
         return _pair_distances(trees, costs)
-    td = np.zeros((forests.n_subtrees, forests.n_subtrees), dtype=np.float64)
-    fd = np.empty((forests.max_rows + 1, n_cols), dtype=np.float64)
-    cdel, cins, cren = costs
+    td = np.zeros((forests.n_subtrees, forests.n_subtrees), dtype=dtype)
+    fd = np.empty((forests.max_rows + 1, n_cols), dtype=dtype)
+    cdel, cins, cren = (dtype(round(c * scale)) if scale else dtype(c) for c in costs)
     _shared_kernel()(
         forests.col_label, forests.col_parent, forests.col_before, forests.col_tree,
         forests.level_start, forests.level_cut, forests.row_start, forests.row_first,
         forests.row_label, forests.row_tree, forests.row_before, cdel, cins, cren, td, fd,
     )
-    out: FloatArray = td[np.ix_(forests.roots, forests.roots)]
+    out: FloatArray = td[np.ix_(forests.roots, forests.roots)].astype(np.float64)
+    if scale > 1:
+        out /= scale
     if symmetric:  # only a < b was computed
         lower = np.tril_indices(len(trees), -1)
         out[lower] = out.T[lower]
     return out
+
+
+def _integer_scale(costs: Costs, most_nodes: int) -> int:
+    """The smallest ``s`` in 1..100 making every cost an integer with sums of up to
+    ``most_nodes`` costs exact in float32 (below 2**24); 0 when there is none."""
+    for s in range(1, 101):
+        scaled = [c * s for c in costs]
+        if all(abs(x - round(x)) <= 1e-9 * max(1.0, x) for x in scaled):
+            return s if most_nodes * max(scaled) < 2**24 else 0
+    return 0
 
 
 #: Memory the shared pass may take for its two tables; larger sets go pair by pair.
