@@ -61,6 +61,8 @@ from codequorum.metrics.semantic import (
 )
 from codequorum.model import SampleSet, Verdict
 from codequorum.safe_text import safe_text
+from codequorum.sources.openai_compat import ProviderConfig
+from codequorum.sources.proposed_inputs import proposer_for
 
 SUMMARY_KEYS = (
     "sctd_jsd",
@@ -121,6 +123,8 @@ class DynamicOptions:
     """Python that runs the candidates and counts static opcodes (default: this one)."""
     sandbox: str = "strict"
     """``strict`` (kernel isolation; refuses to run where it cannot) or ``weak``."""
+    input_provider: ProviderConfig | None = None
+    """Endpoint asked for call inputs when a function gives nothing else to run."""
 
     def __post_init__(self) -> None:
         problems = []
@@ -730,6 +734,9 @@ def static_counts(
 
 
 def _plan(sample_set: SampleSet, options: DynamicOptions) -> InputPlan:
+    proposer = None
+    if options.input_provider is not None and sample_set.language == "python":
+        proposer = proposer_for(options.input_provider)
     return collect_inputs(
         sample_set,
         use_doctests=options.use_doctests,
@@ -737,6 +744,7 @@ def _plan(sample_set: SampleSet, options: DynamicOptions) -> InputPlan:
         hypothesis_examples=options.hypothesis_examples,
         scaling=options.scaling,
         sizes=options.scaling_sizes,
+        proposer=proposer,
     )
 
 

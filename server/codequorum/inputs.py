@@ -42,7 +42,9 @@ from typing import Any, Literal
 from codequorum import humaneval
 from codequorum.model import SampleSet, TestCase
 
-InputSource = Literal["tests", "humaneval", "doctest", "hypothesis", "scaling"]
+InputSource = Literal["tests", "humaneval", "doctest", "model", "hypothesis", "scaling"]
+#: Asks for call inputs: (function source, entry point, arity) -> (argument tuples, notes).
+Proposer = Callable[[str, str, int], "tuple[list[tuple[Any, ...]], list[str]]"]
 DEFAULT_SIZES: tuple[int, ...] = (8, 64, 512)
 
 # ----------------------------------------------------------------------------- types
@@ -645,6 +647,27 @@ def _signature_source(
     return None, False
 
 
+def _add_proposed(
+    plan: InputPlan,
+    proposer: Proposer,
+    fn: ast.FunctionDef | ast.AsyncFunctionDef,
+    entry: str,
+    arity: int,
+    known: set[str],
+) -> None:
+    """Inputs the model proposes for a function that gives nothing else to run (never
+    graded: the model is asked for arguments only)."""
+    drawn, notes = proposer(ast.unparse(fn), entry, arity)
+    plan.notes.extend(notes)
+    for args in drawn:
+        label = call_label(entry, args)
+        if label in known:
+            continue
+        known.add(label)
+        plan.cases.append(InputCase(TestCase(kind="call", args=args, name=label), "model",
+                                    False, label))
+
+
 def collect_inputs(
     sample_set: SampleSet,
     *,
@@ -655,6 +678,7 @@ def collect_inputs(
     sizes: Sequence[int] = DEFAULT_SIZES,
     seed: int = 0,
     humaneval_lookup: Callable[[str], list[TestCase]] | None = None,
+    proposer: Proposer | None = None,
 ) -> InputPlan:
     """Every input for ``sample_set`` in order: tests, HumanEval, doctests, Hypothesis,
     scaling (see module docstring). Reads code statically only."""
@@ -693,6 +717,11 @@ def collect_inputs(
         if not may_grade:
             t = replace(t, expected=None, has_expected=False)  # an input, never a grade
         plan.cases.append(InputCase(t, "doctest", not has_oracle and t.has_expected, label))
+
+    if proposer is not None and params and not plan.cases and not all(
+        p.annotated for p in params
+    ):
+        _add_proposed(plan, proposer, fn, entry, len(params), known)
 
     # parameter types: annotations, else the first example with the right arity
     example = next(
