@@ -319,6 +319,10 @@ function heatmap(parent, d) {
   var order = [];
   d.cl.forEach(function (g) { g.forEach(function (v) { var p = d.ix.indexOf(v); if (p >= 0 && order.indexOf(p) < 0) order.push(p); }); });
   for (var p = 0; p < size; p++) if (order.indexOf(p) < 0) order.push(p);
+  var lo = 1;  // colours span this set's range: the least alike pair is palest
+  cells.forEach(function (v) { if (v !== null && v < lo) lo = v; });
+  var span = 1 - lo > 0.05 ? 1 - lo : 0.05;
+  lo = 1 - span;
   var cs = Math.max(3, Math.min(26, Math.floor(420 / size))), L = cs >= 12 ? 30 : 4;
   var svg = sv("svg", {width: L + size * cs + 2, height: L + size * cs + 2}, parent);
   order.forEach(function (pi, a) {
@@ -328,7 +332,7 @@ function heatmap(parent, d) {
     }
     order.forEach(function (pj, b) {
       var v = cells[pi * size + pj];
-      var r = sv("rect", {x: L + b * cs, y: L + a * cs, width: cs, height: cs, fill: v === null ? "#ddd" : heatColor(v)}, svg);
+      var r = sv("rect", {x: L + b * cs, y: L + a * cs, width: cs, height: cs, fill: v === null ? "#ddd" : heatColor((v - lo) / span)}, svg);
       if (size <= 40) svgTitle(r, "v" + (d.ix[pi] + 1) + " \u2192 v" + (d.ix[pj] + 1) + ": " + fmt(v));
     });
   });
@@ -338,7 +342,7 @@ function heatmap(parent, d) {
     if (k > 1) sv("rect", {x: L + y * cs, y: L + y * cs, width: k * cs, height: k * cs, fill: "none", stroke: "#ef6c00", "stroke-width": 1.5}, svg);
     y += k;
   });
-  parent.appendChild(el("p", "note", "JSD similarity (structure), versions grouped by shape; pale = different, deep blue = alike."));
+  parent.appendChild(el("p", "note", "JSD similarity (structure), versions grouped by shape (outlined); pale = " + fmt(lo) + ", deep blue = 1.00."));
 }
 function codeBlock(parent, lines, cls) {
   var pre = el("pre"), frag = document.createDocumentFragment();
@@ -350,7 +354,7 @@ function showDetail(i) {
   var r = rows[i], d = D.details[i];
   detailBox.textContent = "";
   var box = el("div", "detail"); detailBox.appendChild(box);
-  box.appendChild(el("h2", "mono", r[0]));
+  box.appendChild(el("h2", null, r[0]));
   box.appendChild(el("p", vclass(r[2]), r[2] + (d.msg ? ": " + d.msg : "")));
   if (r[5] !== null) {
     var line = "Keep v" + r[5] + (d.rb ? " (by " + d.rb + ")" : "") + (d.rc ? ": " + d.rc : "");

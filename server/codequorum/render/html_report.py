@@ -167,8 +167,9 @@ def _row(s: Mapping[str, Any], metrics: Sequence[str]) -> list[Any]:
 
 
 def _metrics(*docs: Mapping[str, Any] | None) -> list[str]:
-    """The figures of :data:`METRICS` that some set of some document has."""
-    found = {k for d in docs if d for s in d.get("sets") or [] for k in s.get("summary") or {}}
+    """The figures of :data:`METRICS` that some set of some document has a value of."""
+    found = {k for d in docs if d for s in d.get("sets") or []
+             for k in s.get("summary") or {} if summary_value(s["summary"], k) is not None}
     return [m for m in METRICS if m in found]
 
 

@@ -1,0 +1,242 @@
+"""The HTML report: structure, escaping, embedded data, comparison, and a real browser."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codequorum.analysis import AnalysisOptions, analyze
+from codequorum.cli import main
+from codequorum.errors import UserError
+from codequorum.model import SampleSet
+from codequorum.render.html_report import (
+    compare_runs,
+    html_document,
+    line_diff,
+    load_compare,
+    match_codes,
+    most_different,
+    page_data,
+    render_html,
+    script_json,
+)
+from codequorum.safe_text import safe_text
+
+HOSTILE = "</script><script>alert(1)</script><!-- & \x1b[31m"
+CODES = [
+    "def f(x):\n    return x + 1\n",
+    "def f(x):\n    return 1 + x\n",
+    'def f(x):\n    s = "' + HOSTILE + '"\n    y = x\n    for _ in range(1):\n        y += 1\n'
+    '    return y\n',
+    "def f(x):\n    return x + 2\n",
+]
+
+
+class _Page(HTMLParser):
+    """Scripts (attributes and text), meta tags and the text of the page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.scripts: list[tuple[dict[str, str | None], str]] = []
+        self.styles: list[str] = []
+        self.metas: list[dict[str, str | None]] = []
+        self._in: str | None = None
+        self._attrs: dict[str, str | None] = {}
+        self._text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("script", "style"):
+            self._in, self._attrs, self._text = tag, dict(attrs), []
+        elif tag == "meta":
+            self.metas.append(dict(attrs))
+
+    def handle_data(self, data: str) -> None:
+        if self._in:
+            self._text.append(data)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == self._in == "script":
+            self.scripts.append((self._attrs, "".join(self._text)))
+        elif tag == self._in == "style":
+            self.styles.append("".join(self._text))
+        if tag == self._in:
+            self._in = None
+
+
+def _sets() -> tuple[list[SampleSet], list[Any]]:
+    sets = [SampleSet.from_codes(f"T/{HOSTILE}", CODES),
+            SampleSet.from_codes("T/2", CODES[:3]),
+            SampleSet.from_codes("T/short", CODES[:1])]
+    reports = [analyze(s, AnalysisOptions(tsed=False)) for s in sets]
+    return sets, reports
+
+
+def _parse(page: str) -> _Page:
+    parser = _Page()
+    parser.feed(page)
+    parser.close()
+    return parser
+
+
+def test_page_structure_and_embedded_data_round_trips() -> None:
+    sets, reports = _sets()
+    doc = html_document(reports, total=3)
+    page = render_html(doc, codes=match_codes(reports, sets))
+    parsed = _parse(page)
+    assert [a.get("type") for a, _ in parsed.scripts] == ["application/json", None]
+    data = json.loads(parsed.scripts[0][1])
+    assert data == json.loads(json.dumps(page_data(doc, codes=match_codes(reports, sets))))
+    assert [r[0] for r in data["rows"]] == [
+        "T/</script><script>alert(1)</script><!-- & \\x1b[31m", "T/2", "T/short"]
+    assert data["rows"][2][2] == "insufficient"
+    assert data["metrics"][:4] == ["jsd_struct", "jsd_value", "sce_struct", "sce_value"]
+    first = data["details"][0]
+    assert first["ix"] == [0, 1, 2, 3]
+    assert len(base64.b64decode(first["h"])) == 16
+    assert base64.b64decode(first["h"])[0] == 100  # a version is identical to itself
+
+
+def test_candidate_text_cannot_leave_the_data_block() -> None:
+    sets, reports = _sets()
+    page = render_html(html_document(reports), codes=match_codes(reports, sets))
+    assert page.count("</script") == 2  # the two tags' own ends
+    assert "<script>alert" not in page and "<!--" not in page
+    raw = page.split('id="cq-data">', 1)[1].split("</script>", 1)[0]
+    assert "<" not in raw and ">" not in raw and "&" not in raw
+    assert "\x1b" not in page
+    assert raw.count("\\\\x1b[31m") >= 2  # the task id and the most different versions
+    assert "\\u003c/script\\u003e" in raw
+
+
+def test_csp_allows_exactly_the_inline_style_and_script() -> None:
+    _, reports = _sets()
+    parsed = _parse(render_html(html_document(reports)))
+    csp = next(m["content"] for m in parsed.metas
+               if m.get("http-equiv") == "Content-Security-Policy")
+    assert csp is not None and csp.startswith("default-src 'none';")
+
+    def digest(text: str) -> str:
+        return base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
+
+    assert f"style-src 'sha256-{digest(parsed.styles[0])}'" in csp
+    assert f"script-src 'sha256-{digest(parsed.scripts[1][1])}'" in csp
+    assert "http" not in re.sub(r"http-equiv|xmlns|http://www\.w3\.org/2000/svg", "",
+                                render_html(html_document(reports)))
+
+
+def test_script_json_escapes_markup_characters() -> None:
+    text = script_json({"a": "</script>&<!--\u2028"})
+    assert text == '{"a":"\\u003c/script\\u003e\\u0026\\u003c!--\\u2028"}'
+    assert json.loads(text) == {"a": "</script>&<!--\u2028"}
+
+
+def test_line_diff_has_full_context() -> None:
+    assert line_diff("a\nb\nc", "a\nx\nc\nd") == " a\n-b\n+x\n c\n+d"
+    assert line_diff("same", "same") == " same"
+
+
+def test_most_different_is_least_like_the_recommended_version() -> None:
+    s = {"indices": [0, 2, 5], "recommended": 2, "typicality": [0.9, 0.8, 0.1]}
+    matrix = [[1.0, 0.9, 0.4], [0.8, 1.0, 0.3], [0.5, 0.2, 1.0]]
+    assert most_different(s, matrix) == (5, 0.25)
+    assert most_different(s, None) == (5, None)  # by typicality
+    assert most_different({**s, "recommended": None}, matrix) == (None, None)
+
+
+def test_diff_embeds_the_recommended_and_the_most_different_version() -> None:
+    sets, reports = _sets()
+    data = page_data(html_document(reports), codes=match_codes(reports, sets))
+    detail = data["details"][0]
+    rec, far = reports[0].recommended, detail["far"]
+    assert far is not None and rec is not None and far != rec
+    lines = detail["diff"].split("\n")
+    assert "\n".join(x[1:] for x in lines if not x.startswith("+")) == safe_text(
+        CODES[rec], None, keep_newlines=True)
+    assert "\n".join(x[1:] for x in lines if not x.startswith("-")) == safe_text(
+        CODES[far], None, keep_newlines=True)
+    assert "code" not in detail and "diff" not in data["details"][2]
+
+
+def test_compare_sorts_by_largest_change_and_lists_sets_of_one_run() -> None:
+    def doc(values: dict[str, float]) -> dict[str, Any]:
+        return {"sets": [{"task_id": t, "summary": {"jsd_struct": {"ordered": v}},
+                          "risk": None, "verdicts": []} for t, v in values.items()]}
+
+    result = compare_runs(doc({"a": 0.5, "b": 0.9, "c": 0.7}),
+                          doc({"a": 0.45, "b": 0.6, "d": 0.1}), ["jsd_struct"])
+    assert [r[:4] for r in result["rows"]] == [["b", 0.9, 0.6, 0.3], ["a", 0.5, 0.45, 0.05]]
+    assert result["only_a"] == ["c"] and result["only_b"] == ["d"]
+
+
+def test_load_compare_says_what_is_wrong_in_one_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(UserError, match=r"^--compare .*bad.json: not a JSON file") as err:
+        load_compare(str(bad))
+    assert "\n" not in str(err.value)
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"sets": [{"task_id": 1}]}))
+    with pytest.raises(UserError, match="not a codequorum report"):
+        load_compare(str(other))
+    with pytest.raises(UserError, match=r"missing\.json"):
+        load_compare(str(tmp_path / "missing.json"))
+
+
+def _jsonl(tmp_path: Path) -> Path:
+    path = tmp_path / "sets.jsonl"
+    rows = [{"task_id": "A", "samples": CODES}, {"task_id": "B", "samples": CODES[:3]}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_score_writes_html_and_compares_with_a_json_report(tmp_path: Path) -> None:
+    sets = _jsonl(tmp_path)
+    assert main(["score", str(sets), "--no-tsed", "-q", "--format", "json",
+                 "-o", str(tmp_path / "r.json")]) == 0
+    out = tmp_path / "r.html"
+    assert main(["score", str(sets), "--no-tsed", "-q", "--format", "html", "-o", str(out),
+                 "--compare", str(tmp_path / "r.json")]) == 0
+    data = json.loads(_parse(out.read_text()).scripts[0][1])
+    assert [r[0] for r in data["rows"]] == ["A", "B"]
+    assert data["details"][0]["h"] and "diff" in data["details"][0]
+    assert data["compare"]["name"] == "r.json"
+    assert [r[3] for r in data["compare"]["rows"]] == [0.0, 0.0]  # same run: no change
+
+
+def test_compare_needs_html(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["score", str(_jsonl(tmp_path)), "-q", "--format", "json",
+                 "--compare", "x.json"]) == 1
+    assert "--compare works with --format html" in capsys.readouterr().err
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install "
+                    "chromium) to run the page in a real browser")
+def test_headless_chromium_builds_the_table_and_detail(tmp_path: Path) -> None:
+    sets, reports = _sets()
+    page = tmp_path / "report.html"
+    page.write_text(render_html(html_document(reports), codes=match_codes(reports, sets)))
+    assert CHROMIUM is not None
+    dom = subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+         "--disable-background-networking", "--disable-component-update", "--no-first-run",
+         f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", f"{page.as_uri()}#set=0"],
+        capture_output=True, text=True, timeout=120, check=True).stdout
+    assert 'data-ready="1"' in dom
+    body = dom.split('<table id="sets">', 1)[1].split("</table>", 1)[0]
+    assert body.count("<tr") == 1 + 3  # header and one row per set, built by the script
+    assert "T/2" in body and "T/&lt;/script&gt;&lt;script&gt;alert(1)" in body
+    assert "<script>alert" not in dom
+    detail = dom.split('id="detail"', 1)[1]
+    assert "Similarity heatmap" in detail and "<rect" in detail and 'class="add"' in detail
