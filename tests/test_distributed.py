@@ -1,0 +1,153 @@
+"""``score --scheduler`` on a real dask.distributed cluster: two worker processes (not
+threads), output compared byte for byte with the local run, ``--resume``, and a worker
+killed mid-run losing no set."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from distributed import Client, LocalCluster
+
+from codequorum.analysis import AnalysisOptions, StabilityReport
+from codequorum.cli import main
+from codequorum.errors import UserError
+from codequorum.formats import ReadOptions, read_sample_sets
+from codequorum.model import SampleSet
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[Client]:
+    """A LocalCluster of two worker processes, one thread each."""
+    cluster = LocalCluster(n_workers=2, processes=True,  # type: ignore[no-untyped-call]
+                           threads_per_worker=1, dashboard_address=None)
+    with cluster, Client(cluster) as c:  # type: ignore[no-untyped-call]
+        c.wait_for_workers(2)
+        yield c
+
+
+@pytest.fixture(scope="module")
+def address(client: Client) -> str:
+    """The scheduler's address, as ``--scheduler`` takes it."""
+    return str(client.scheduler_info()["address"])
+
+
+@pytest.fixture(scope="module")
+def data(shared_dir: Path) -> Path:
+    """Real CodeGen-16B samples of HumanEval."""
+    return shared_dir / "data" / "humaneval_codegen16b_t0.8.jsonl"
+
+
+def _score(tmp_path: Path, name: str, *argv: str) -> tuple[int, bytes]:
+    """Run ``codequorum score ... -o tmp/name`` in this process; status and output."""
+    out = tmp_path / name
+    code = main(["score", *argv, "-o", str(out), "-q"])
+    return code, out.read_bytes() if out.exists() else b""
+
+
+def test_static_json_matches_local_run_byte_for_byte(
+        address: str, data: Path, tmp_path: Path) -> None:
+    argv = (str(data), "--limit", "8", "--samples", "6", "--format", "json", "--tsed-08")
+    local_code, local = _score(tmp_path, "local.json", *argv)
+    code, remote = _score(tmp_path, "cluster.json", *argv, "--scheduler", address)
+    assert (local_code, code) == (0, 0)
+    assert remote == local
+    document = json.loads(remote)
+    assert [s["task_id"] for s in document["sets"]] == [f"HumanEval/{k}" for k in range(8)]
+    assert document["total"] == 8 and document["overall"]["scored"] == 8
+
+
+def test_dynamic_json_matches_local_run_byte_for_byte(
+        address: str, data: Path, tmp_path: Path) -> None:
+    argv = (str(data), "--limit", "2", "--samples", "3", "--format", "json", "--dynamic",
+            "--no-tsed")
+    local_code, local = _score(tmp_path, "local.json", *argv)
+    code, remote = _score(tmp_path, "cluster.json", *argv, "--scheduler", address)
+    assert (local_code, code) == (0, 0)
+    assert remote == local
+    sets = json.loads(remote)["sets"]
+    assert all(s["summary"]["pass_rate_mean"] is not None for s in sets)
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv"])
+def test_resume_appends_the_missing_sets(
+        address: str, data: Path, tmp_path: Path, fmt: str) -> None:
+    argv = (str(data), "--samples", "4", "--no-tsed", "--format", fmt)
+    _, local = _score(tmp_path, "local", *argv, "--limit", "7")
+    code, first = _score(tmp_path, "out", *argv, "--limit", "3", "--scheduler", address)
+    assert code == 0 and first == b"".join(local.splitlines(keepends=True)[:3 + (fmt == "csv")])
+    with (tmp_path / "out").open("ab") as stream:  # a run killed while writing a line
+        stream.write(local.splitlines(keepends=True)[-1][:40])
+    code, resumed = _score(tmp_path, "out", *argv, "--limit", "7", "--scheduler", address,
+                           "--resume")
+    assert code == 0
+    assert resumed == local
+
+
+def test_resume_refuses_a_single_document(data: Path, tmp_path: Path) -> None:
+    code, _ = _score(tmp_path, "out.json", str(data), "--format", "json", "--resume",
+                     "--scheduler", "local:1")
+    assert code == 1
+
+
+def test_scheduler_spec_is_checked() -> None:
+    from codequorum.distributed import parse_scheduler
+
+    assert parse_scheduler("local:3") == ("local", 3)
+    assert parse_scheduler("tcp://10.0.0.5:8786") == ("address", "tcp://10.0.0.5:8786")
+    for bad in ("local:0", "local:x", "nowhere"):
+        with pytest.raises(UserError):
+            parse_scheduler(bad)
+
+
+def test_missing_extra_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    monkeypatch.delitem(sys.modules, "codequorum.distributed", raising=False)
+    with pytest.raises(UserError, match=r"pip install 'codequorum\[distributed\]'"):
+        import codequorum.distributed  # noqa: F401
+
+
+def _local_reports(sets: list[SampleSet], options: AnalysisOptions) -> list[str]:
+    from codequorum.commands.score import score_one
+
+    out = []
+    for s in sets:
+        report = score_one(s, options)
+        assert isinstance(report, StabilityReport)
+        out.append(json.dumps(report.to_dict()))
+    return out
+
+
+def test_a_worker_killed_mid_run_loses_no_set(client: Client, data: Path) -> None:
+    from codequorum.distributed import score_distributed
+
+    sets = [s for s in read_sample_sets(data, ReadOptions(limit=16, max_samples=12))
+            if isinstance(s, SampleSet)]
+    options = AnalysisOptions()
+    pids: dict[str, int] = client.run(os.getpid)
+    killed: list[int] = []
+
+    def kill_one(done: int, _workers: int) -> None:
+        if done == 2 and not killed:  # both workers hold queued and running sets now
+            processing: dict[str, list[str]] = client.processing()  # type: ignore[no-untyped-call]
+            busy = [w for w, tasks in processing.items() if tasks]
+            assert busy, "no worker was running a set"
+            victim = pids[busy[0]]
+            os.kill(victim, signal.SIGKILL)
+            killed.append(victim)
+
+    results = list(score_distributed(sets, options, client, window=8, on_progress=kill_one))
+    assert killed
+    assert [k for k, _ in results] == list(range(len(sets)))
+    got = []
+    for _, r in results:
+        assert isinstance(r, StabilityReport)
+        got.append(json.dumps(r.to_dict()))
+    assert got == _local_reports(sets, options)
+    client.wait_for_workers(2, timeout=30)  # the nanny started a new worker
+    assert killed[0] not in client.run(os.getpid).values()
