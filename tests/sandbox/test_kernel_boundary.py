@@ -484,3 +484,46 @@ def test_check_harness_sees_plain_copies_of_results() -> None:
     results = run_candidates([fake, honest], [Case("check", source=harness)], "f", LIMITS)
     assert [r.tests[0].passed for r in results] == [False, True]
     assert results[0].tests[0].exc_type == "AssertionError"
+
+
+def test_siblings_cannot_see_or_signal_each_other() -> None:
+    """Two versions at once: one works slowly and leaves a file, the other (native code,
+    no audit hook) signals every process it can and looks for the file; the first is
+    untouched."""
+    import threading
+
+    slow = (
+        "import time\n"
+        "def f(n):\n"
+        "    open('/tmp/sibling-was-here', 'w').write('x')\n"
+        "    time.sleep(1.0)\n"
+        "    return n * n\n"
+    )
+    hostile = (
+        "import ctypes, os, time\n"
+        "def f(n):\n"
+        "    time.sleep(0.3)\n"
+        "    libc = ctypes.CDLL(None, use_errno=True)\n"
+        "    me = os.getpid()\n"
+        "    killed = [pid for pid in range(1, 400) if pid != me and libc.kill(pid, 9) == 0]\n"
+        "    libc.kill(-1, 9)\n"
+        "    return (killed, os.listdir('/tmp'), os.path.exists('/tmp/sibling-was-here'))\n"
+    )
+    results: dict[str, CandidateResult] = {}
+
+    def run(name: str, code: str, hook: bool) -> None:
+        results[name] = run_candidate(code, TESTS[:1], "f", LIMITS, audit_hook=hook)
+
+    threads = [
+        threading.Thread(target=run, args=("slow", slow, True)),
+        threading.Thread(target=run, args=("hostile", hostile, False)),
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results["slow"].status == "ok"
+    assert [t.passed for t in results["slow"].tests] == [True]
+    assert results["hostile"].status == "ok", results["hostile"].detail
+    # the only other process it can see is its own namespace's init, which ignores it
+    assert results["hostile"].tests[0].output == "([1], [], False)"

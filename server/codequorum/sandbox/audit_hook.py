@@ -208,6 +208,8 @@ def install_audit_hook(
         where = resolve(text)
         if where is None:
             return False
+        if kernel_confined and (where == "/tmp" or starts(where, "/tmp/")):
+            return True  # a private tmpfs of its own in the strict sandbox
         return where == sandbox_root or starts(where, sandbox_prefix) or where in devices
 
     def refuse(what: str, event: str) -> None:
