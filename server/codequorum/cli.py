@@ -4,7 +4,9 @@ Each module in :mod:`codequorum.commands` exposes ``register(subparsers)``, whic
 parser and sets ``func`` (``func(args) -> int``). A module that fails to import still shows
 up as a command that explains the failure, so one broken command never hides the others.
 Every command also gets the options people expect of a command-line tool (``-q``, ``-v``,
-``--color``), and a closed pipe (``codequorum demo | head``) ends the run quietly.
+``--color``, ``--config``, ``--isolated``), takes its defaults from the configuration files
+(:mod:`codequorum.config_file`), and a closed pipe (``codequorum demo | head``) ends the run
+quietly.
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ import os
 import pkgutil
 import sys
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 from codequorum import __version__, commands
+from codequorum.config_file import ConfigError, command_defaults, config_files
 from codequorum.errors import UserError
 from codequorum.render.terminal import COLOR_MODES
 from codequorum.safe_text import safe_text
@@ -62,6 +66,16 @@ def add_common_options(parser: argparse.ArgumentParser) -> None:
         group.add_argument("--color", choices=COLOR_MODES, default="auto",
                            help="colour the output: auto colours a terminal unless NO_COLOR "
                            "is set (default: %(default)s)")
+    config = parser.add_argument_group("configuration")
+    source = config.add_mutually_exclusive_group()
+    if "--config" not in taken:
+        source.add_argument("--config", type=Path, metavar="PATH",
+                            help="take defaults from this TOML file instead of the closest "
+                            "codequorum.toml or pyproject.toml [tool.codequorum] (the "
+                            "user-level file still applies)")
+    if "--isolated" not in taken:
+        source.add_argument("--isolated", action="store_true",
+                            help="ignore every configuration file, the user's own included")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -89,6 +103,59 @@ def build_parser() -> argparse.ArgumentParser:
     for command in subparsers.choices.values():
         add_common_options(command)
     return parser
+
+
+def command_parsers(parser: argparse.ArgumentParser | None = None,
+                    ) -> dict[str, argparse.ArgumentParser]:
+    """Each command's parser, by name (of ``parser``, else of a new :func:`build_parser`)."""
+    top = parser or build_parser()
+    for action in top._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
+def _search_start(args: argparse.Namespace) -> Path:
+    """Where the search for a project's configuration starts: the first path the command
+    works on when it names one (``config_from``: ``check``'s folders, ``sample``'s file),
+    else the current folder."""
+    value = getattr(args, getattr(args, "config_from", "") or "", None)
+    first = value[0] if isinstance(value, list) and value else value
+    return Path(first) if isinstance(first, (str, Path)) and str(first) != "-" else Path.cwd()
+
+
+def _with_configuration(parser: argparse.ArgumentParser, argv: list[str] | None,
+                        args: argparse.Namespace) -> argparse.Namespace:
+    """``args`` parsed again with the configuration files' values as the command's
+    defaults, so flags still win. An option given on the command line also silences the
+    file's values for the options it excludes (``-v`` over a file's ``quiet = true``)."""
+    if getattr(args, "isolated", False) or not getattr(args, "command", None):
+        return args
+    parsers = command_parsers(parser)
+    command = parsers.get(args.command)
+    if command is None:
+        return args
+    files = config_files(_search_start(args), getattr(args, "config", None))
+    defaults = command_defaults(files, parsers, args.command)
+    for group in command._mutually_exclusive_groups:
+        given = [a for a in group._group_actions if getattr(args, a.dest, None) != a.default]
+        if given:
+            for action in group._group_actions:
+                if action not in given:
+                    defaults.pop(action.dest, None)
+    if not defaults:
+        return args
+    command.set_defaults(**defaults)
+    return parser.parse_args(argv)
+
+
+def parse_arguments(argv: Sequence[str] | None,
+                    parser: argparse.ArgumentParser | None = None) -> argparse.Namespace:
+    """The command line, with the configuration files' values as the command's defaults.
+    Raises ``SystemExit`` for usage errors (as argparse does) and :class:`ConfigError`."""
+    top = parser or build_parser()
+    arguments = list(argv) if argv is not None else None
+    return _with_configuration(top, arguments, top.parse_args(arguments))
 
 
 @contextlib.contextmanager
@@ -136,9 +203,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     language/format or bad usage, 130 interrupted, 141 the output pipe was closed)."""
     parser = build_parser()
     try:
-        args = parser.parse_args(list(argv) if argv is not None else None)
+        args = parse_arguments(argv, parser)
     except SystemExit as exc:  # --help, --version, usage errors
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    except ConfigError as exc:
+        print(f"codequorum: error: {safe_text(exc, limit=MAX_ERROR_CHARS)}", file=sys.stderr)
+        return exc.exit_code
     func = getattr(args, "func", None)
     if func is None:
         parser.print_help(sys.stderr)

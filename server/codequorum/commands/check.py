@@ -26,6 +26,7 @@ from typing import Any, TextIO
 
 from codequorum import __version__, parsing
 from codequorum.commands._argtypes import at_least, seconds
+from codequorum.config_file import config_values
 from codequorum.errors import UnknownFormatError, UnknownLanguageError, UserError
 from codequorum.findings import RANK, function_findings
 from codequorum.render.ansi import SEVERITY_STYLE, paint
@@ -75,19 +76,19 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--store", type=Path, help="store file (default: <workspace>/.codequorum/samples.sqlite3)"
     )
-    parser.add_argument(
+    config_values(parser.add_argument(
         "--language", help="language of files named on the command line whose extension "
         "does not tell (default: from the extension)"
-    )
-    parser.add_argument(
+    ), parsing.normalize_language)
+    config_values(parser.add_argument(
         "--format", dest="output_format", default="text", metavar="FORMAT",
         help="text (default), json or sarif",
-    )
-    parser.add_argument(
+    ), FORMATS)
+    config_values(parser.add_argument(
         "--fail-on", default="warning", metavar="SEVERITY",
         help="exit with status 1 when a finding at or above this severity exists: error, "
         "warning (default), information or never",
-    )
+    ), FAIL_ON)
     parser.add_argument(
         "--min-samples", type=at_least(1), default=2, metavar="K",
         help="check a function only when at least K versions are stored (default 2)",
@@ -100,7 +101,7 @@ def register(subparsers: Any) -> None:
                         help="also run the versions in the sandbox (opcode traces, outputs)")
     parser.add_argument("--timeout", type=seconds, default=10.0, metavar="SECONDS",
                         help="with --dynamic: budget of one version (default 10)")
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, config_from="paths")
 
 
 # ----------------------------------------------------------------------------- results

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from codequorum.commands._argtypes import at_least, positive, seconds
+from codequorum.config_file import config_values
 from codequorum.errors import UserError
 from codequorum.model import Sample
 from codequorum.parsing import FunctionInfo, function_by_name, functions, language_from_path
@@ -57,7 +58,9 @@ def register(subparsers: Any) -> None:
         metavar="QUALNAME",
         help="qualified function name, e.g. parse_row or Stack.push",
     )
-    parser.add_argument("--language", help="language of FILE (default: from its extension)")
+    config_values(parser.add_argument("--language",
+                                      help="language of FILE (default: from its extension)"),
+                  _normalize_language)
     provider = parser.add_argument_group("endpoint")
     provider.add_argument(
         "--base-url",
@@ -116,7 +119,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--print-prompt", action="store_true", help="print the prompt messages and stop"
     )
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, config_from="file")
 
 
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:

@@ -35,6 +35,7 @@ from rich.progress import (
 
 from codequorum.analysis import AnalysisOptions, StabilityReport, analyze, overall
 from codequorum.commands._argtypes import positive
+from codequorum.config_file import config_values
 from codequorum.errors import UnknownFormatError, UserError
 from codequorum.formats import (
     INPUT_FORMATS,
@@ -46,6 +47,7 @@ from codequorum.formats import (
 )
 from codequorum.model import SampleSet
 from codequorum.outfile import check_output, open_output
+from codequorum.parsing import normalize_language
 from codequorum.render import OUTPUT_FORMATS, print_table, report_document, write_csv, write_json
 from codequorum.render.html_report import load_compare, write_html
 from codequorum.render.jsonl_out import write_jsonl
@@ -101,9 +103,10 @@ def add_analysis_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--samples", type=positive, default=None, metavar="K",
                        help="score the first K samples of each set")
     out = parser.add_argument_group("output")
-    out.add_argument("--format", dest="output_format", default="table", metavar="FORMAT",
-                     help="table (default), json, jsonl (one report a line), csv or html (one page "
-                     "of plots and tables; see --compare)")
+    config_values(out.add_argument(
+        "--format", dest="output_format", default="table", metavar="FORMAT",
+        help="table (default), json, jsonl (one report a line), csv or html (one page of "
+        "plots and tables; see --compare)"), OUTPUT_FORMATS)
     out.add_argument("-o", "--output", default=None, metavar="FILE",
                      help="write the result to FILE instead of standard output")
     out.add_argument("--matrices", action="store_true",
@@ -152,10 +155,12 @@ def register(subparsers: Any) -> None:
                         help="sample set files (.jsonl, HumanEval samples, bigcode "
                         "generations.json, optionally .gz); - reads standard input")
     inp = parser.add_argument_group("input")
-    inp.add_argument("--input-format", default="auto", metavar="FORMAT",
-                     help="auto (default), jsonl, humaneval or bigcode")
-    inp.add_argument("--language", default=None,
-                     help="language of sets that do not name one (default python)")
+    config_values(inp.add_argument("--input-format", default="auto", metavar="FORMAT",
+                                   help="auto (default), jsonl, humaneval or bigcode"),
+                  INPUT_FORMATS)
+    config_values(inp.add_argument("--language", default=None,
+                                   help="language of sets that do not name one (default "
+                                   "python)"), normalize_language)
     inp.add_argument("--completions", action=argparse.BooleanOptionalAction, default=None,
                      help="join prompt + sample (default: when the set says its samples "
                      "are completions)")
