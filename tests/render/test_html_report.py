@@ -20,6 +20,7 @@ from codequorum.errors import UserError
 from codequorum.model import SampleSet
 from codequorum.render.html_report import (
     compare_runs,
+    heat_cells,
     html_document,
     line_diff,
     load_compare,
@@ -101,7 +102,7 @@ def test_page_structure_and_embedded_data_round_trips() -> None:
     assert data["metrics"][:4] == ["jsd_struct", "jsd_value", "sce_struct", "sce_value"]
     first = data["details"][0]
     assert first["ix"] == [0, 1, 2, 3]
-    assert len(base64.b64decode(first["h"])) == 16
+    assert first["hs"] is True and len(base64.b64decode(first["h"])) == 4 * 5 // 2
     assert base64.b64decode(first["h"])[0] == 100  # a version is identical to itself
 
 
@@ -137,6 +138,14 @@ def test_script_json_escapes_markup_characters() -> None:
     text = script_json({"a": "</script>&<!--\u2028"})
     assert text == '{"a":"\\u003c/script\\u003e\\u0026\\u003c!--\\u2028"}'
     assert json.loads(text) == {"a": "</script>&<!--\u2028"}
+
+
+def test_heat_cells_are_bytes_of_two_digits() -> None:
+    sym, is_sym = heat_cells([[1.0, 0.504], [0.5, None]])
+    assert is_sym and sym is not None and list(base64.b64decode(sym)) == [100, 50, 255]
+    full, is_sym = heat_cells([[1.0, 0.2], [0.9, 1.0]])
+    assert not is_sym and full is not None and list(base64.b64decode(full)) == [100, 20, 90, 100]
+    assert heat_cells(None) == (None, False)
 
 
 def test_line_diff_has_full_context() -> None:

@@ -308,13 +308,20 @@ next.addEventListener("click", function () { page++; drawPage(); });
 refresh();
 
 // ------------------------------------------------------------------ detail
-function decodeHeat(b64, size) {
-  var s = atob(b64), out = new Array(s.length);
-  for (var i = 0; i < s.length; i++) { var c = s.charCodeAt(i); out[i] = c === 255 ? null : c / 100; }
-  return out.length === size * size ? out : null;
+function decodeHeat(b64, size, sym) {  // sym: the upper triangle, diagonal included, row by row
+  var s = atob(b64), out = new Array(size * size), k = 0;
+  if (s.length !== (sym ? size * (size + 1) / 2 : size * size)) return null;
+  for (var i = 0; i < size; i++) {
+    for (var j = sym ? i : 0; j < size; j++) {
+      var c = s.charCodeAt(k++), v = c === 255 ? null : c / 100;
+      out[i * size + j] = v;
+      if (sym) out[j * size + i] = v;
+    }
+  }
+  return out;
 }
 function heatmap(parent, d) {
-  var size = d.ix.length, cells = d.h ? decodeHeat(d.h, size) : null;
+  var size = d.ix.length, cells = d.h ? decodeHeat(d.h, size, d.hs) : null;
   if (!cells) { parent.appendChild(el("p", "note", "No similarity matrix in this report.")); return; }
   var order = [];
   d.cl.forEach(function (g) { g.forEach(function (v) { var p = d.ix.indexOf(v); if (p >= 0 && order.indexOf(p) < 0) order.push(p); }); });
@@ -402,7 +409,15 @@ if (D.errors.length) {
   D.errors.forEach(function (e) { app.appendChild(el("div", "mono note", e)); });
 }
 var hash = /^#set=(\d+)$/.exec(location.hash);
-if (hash && +hash[1] < n) showDetail(+hash[1]);
-document.body.setAttribute("data-ready", "1");
+if (hash && +hash[1] < n) {
+  var t0 = performance.now();
+  showDetail(+hash[1]);
+  document.body.setAttribute("data-detail-ms", Math.round(performance.now() - t0));
+}
+document.body.setAttribute("data-ready", "1");  // milliseconds since navigation began:
+document.body.setAttribute("data-ready-ms", Math.round(performance.now()));
+requestAnimationFrame(function () {  // the frame after: styles, layout and paint done
+  setTimeout(function () { document.body.setAttribute("data-painted-ms", Math.round(performance.now())); }, 0);
+});
 })();
 """

@@ -6,7 +6,8 @@ Content-Security-Policy through their hashes), no network at view time. The data
 compact JSON in a ``<script type="application/json">`` tag with ``<``, ``>`` and ``&``
 written as ``\\u003c`` escapes, so no text can close the tag; the page puts every string
 into the document as text, never as markup. Per set only what the detail pane shows is
-embedded: the heatmap (similarities to 2 digits, one byte each) and a full-context line diff
+embedded: the heatmap (similarities to 2 digits, one byte each, the upper triangle when the
+matrix is symmetric) and a full-context line diff
 of the most different version against the recommended one (which holds both versions).
 """
 
@@ -22,7 +23,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from codequorum.analysis import StabilityReport
+import numpy as np
+
+from codequorum.analysis import FloatMatrix, StabilityReport
 from codequorum.errors import UserError
 from codequorum.formats import ReadError
 from codequorum.model import SampleSet
@@ -89,20 +92,30 @@ def line_diff(old: str, new: str) -> str:
     return "\n".join(out)
 
 
-def _heat(matrix: Sequence[Sequence[Any]] | None) -> str | None:
-    """The matrix as base64 bytes, row by row: ``round(100 x)``, 255 for a missing value."""
-    if not matrix:
+def _matrix(matrix: Any) -> FloatMatrix | None:
+    """A square float matrix (missing values as NaN), or None when there is none."""
+    if matrix is None or len(matrix) == 0:
         return None
-    cells = bytearray()
-    for row in matrix:
-        for x in row:
-            f = _round(x)
-            cells.append(_NULL_CELL if f is None else min(100, max(0, round(f * 100))))
-    return base64.b64encode(bytes(cells)).decode("ascii")
+    m = np.asarray(matrix, dtype=np.float64)
+    return m if m.ndim == 2 and m.shape[0] == m.shape[1] else None
 
 
-def most_different(s: Mapping[str, Any], matrix: Sequence[Sequence[Any]] | None
-                   ) -> tuple[int | None, float | None]:
+def heat_cells(matrix: Any) -> tuple[str | None, bool]:
+    """The matrix as base64 bytes, ``round(100 x)`` each and 255 for a missing value, and
+    whether only its upper triangle (diagonal included, row by row) is stored: when it is
+    symmetric to 2 digits."""
+    m = _matrix(matrix)
+    if m is None:
+        return None, False
+    finite = np.isfinite(m)
+    cells = np.where(finite, np.clip(np.rint(np.where(finite, m, 0.0) * 100), 0, 100),
+                     _NULL_CELL).astype(np.uint8)
+    symmetric = bool((cells == cells.T).all())
+    flat = cells[np.triu_indices(len(cells))] if symmetric else cells.ravel()
+    return base64.b64encode(flat.tobytes()).decode("ascii"), symmetric
+
+
+def most_different(s: Mapping[str, Any], matrix: Any) -> tuple[int | None, float | None]:
     """The version least like the recommended one (its position in the set) and their mean
     similarity both ways; without a matrix, the least typical version."""
     indices: list[int] = list(s.get("indices") or [])
@@ -110,16 +123,13 @@ def most_different(s: Mapping[str, Any], matrix: Sequence[Sequence[Any]] | None
     if rec is None or rec not in indices or len(indices) < 2:
         return None, None
     r = indices.index(rec)
-    if matrix:
-        best: tuple[float, int] | None = None
-        for j in range(len(indices)):
-            x, y = _round(matrix[r][j]), _round(matrix[j][r])
-            if j == r or x is None or y is None:
-                continue
-            if best is None or (x + y) / 2 < best[0]:
-                best = ((x + y) / 2, j)
-        if best is not None:
-            return indices[best[1]], _round(best[0])
+    m = _matrix(matrix)
+    if m is not None and len(m) == len(indices):
+        both = (m[r, :] + m[:, r]) / 2
+        both[r] = np.nan
+        if not np.isnan(both).all():
+            j = int(np.nanargmin(both))
+            return indices[j], _round(both[j])
     typ = [(_round(t), j) for j, t in enumerate(s.get("typicality") or []) if j != r]
     known = [(t, j) for t, j in typ if t is not None]
     return (indices[min(known)[1]], None) if known else (None, None)
@@ -130,6 +140,7 @@ def set_detail(s: Mapping[str, Any], codes: Sequence[str] | None) -> dict[str, A
     matrix = (s.get("matrices") or {}).get(HEATMAP_METRIC)
     far, far_sim = most_different(s, matrix)
     head = _headline(s.get("verdicts") or [])
+    heat, symmetric = heat_cells(matrix)
     detail: dict[str, Any] = {
         "msg": safe_text(head["message"]) if head else safe_text(s.get("message") or ""),
         "rc": s.get("recommendation"),
@@ -138,7 +149,8 @@ def set_detail(s: Mapping[str, Any], codes: Sequence[str] | None) -> dict[str, A
         "cl": [list(c) for c in s.get("clusters") or []],
         "med": s.get("medoid"),
         "ty": [_round(t) for t in s.get("typicality") or []],
-        "h": _heat(matrix),
+        "h": heat,
+        "hs": symmetric,
         "far": far,
         "fs": far_sim,
         "notes": [safe_text(n) for n in (s.get("notes") or [])[:5]],
@@ -296,14 +308,14 @@ def render_html(document: Mapping[str, Any], *,
 def html_document(reports: Sequence[StabilityReport], errors: Sequence[ReadError] = (), *,
                   interrupted: bool = False, total: int | None = None,
                   overall: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The JSON report document with only the heatmap's matrix per set (rounded)."""
+    """The JSON report document with only the heatmap's matrix per set (a rounded array,
+    not a JSON value: the page turns it into bytes)."""
     doc = report_document(reports, errors, interrupted=interrupted, total=total,
                           overall=overall)
     for entry, report in zip(doc["sets"], reports, strict=True):
         matrix = report.matrices.get(HEATMAP_METRIC)
         if matrix is not None:
-            entry["matrices"] = {HEATMAP_METRIC: [[_round(x) for x in row]
-                                                  for row in matrix.tolist()]}
+            entry["matrices"] = {HEATMAP_METRIC: np.round(matrix, DIGITS)}
     return doc
 
 
