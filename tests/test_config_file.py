@@ -339,3 +339,17 @@ def test_workspace_defaults_refuse_a_project_endpoint() -> None:
     write(Path("codequorum.toml"), '[sample]\nbase-url = "https://evil.example/v1"\n')
     with pytest.raises(ConfigError, match="cannot choose where the API key is sent"):
         workspace_defaults(Path.cwd())
+
+
+def test_language_server_settings_from_the_files() -> None:
+    from codequorum.lsp.settings import file_settings, parse_settings
+
+    write(Path("codequorum.toml"), "no-tsed = true\n[sample]\nmodel = \"llama3\"\n")
+    base, warnings = file_settings(str(Path.cwd()))
+    assert (base.analysis.tsed, base.provider.model, warnings) == (False, "llama3", [])
+    editor, _ = parse_settings({"provider": {"model": "gpt-4o-mini"}}, base)
+    assert (editor.analysis.tsed, editor.provider.model) == (False, "gpt-4o-mini")
+    write(Path("codequorum.toml"), "jobs = 0\n")
+    base, warnings = file_settings(str(Path.cwd()))
+    assert (base.analysis.tsed, warnings) == (True, ["codequorum.toml: jobs = 0: expected at "
+                                                     "least 1, got 0"])

@@ -298,3 +298,18 @@ def _short(value: Any) -> str:
     except (TypeError, ValueError):
         text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def file_settings(root: str | None) -> tuple[Settings, list[str]]:
+    """The workspace's defaults from its ``codequorum.toml`` / ``[tool.codequorum]`` and the
+    user's ``config.toml`` (see :mod:`codequorum.config_file`), for :func:`parse_settings`
+    to lay the editor's settings over; a bad file is one warning and no defaults."""
+    from codequorum.config_file import workspace_defaults
+    from codequorum.errors import UserError
+
+    if not root:
+        return Settings(), []
+    try:
+        return parse_settings(workspace_defaults(root))
+    except UserError as exc:
+        return Settings(), [str(exc)]
