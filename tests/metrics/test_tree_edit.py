@@ -377,3 +377,111 @@ def test_warm_up_loads_the_kernel_distances_use() -> None:
     a = tree_edit.sexp_tree("(a (b) (c))")
     assert tree_edit.tree_edit_distance(a, tree_edit.sexp_tree("(a (c))")) == 1.0
     assert tree_edit._kernel.cache_info().hits >= 1
+
+
+# -- the shared pass against the per-pair computation -----------------------------------------
+
+
+def _real_sets(shared_dir: Path, tasks: tuple[int, ...], samples: int) -> list[list[str]]:
+    """Prompt + completion of the first ``samples`` samples of some HumanEval tasks."""
+    lines = (shared_dir / "data" / "humaneval_codegen16b_t0.8.jsonl").read_text().splitlines()
+    records = [json.loads(lines[k]) for k in tasks]
+    return [[r["prompt"] + s for s in r["samples"][:samples]] for r in records]
+
+
+def test_shared_pass_equals_pairs_on_real_sets(shared_dir: Path) -> None:
+    # tasks with small and large trees (HumanEval/124 has trees of up to 305 nodes)
+    for codes in _real_sets(shared_dir, (0, 32, 124), 40):
+        trees = [build_tree(c, "python") for c in codes]
+        for costs in (UNIT_COSTS, PUBLISHED_COSTS):
+            pairs = tsed_tree_matrix(trees, costs, method="pairs")
+            shared = tsed_tree_matrix(trees, costs, method="shared")
+            np.testing.assert_allclose(shared, pairs, rtol=0, atol=1e-12)
+            if costs == UNIT_COSTS:  # integers: equal to the bit, and symmetric
+                np.testing.assert_array_equal(shared, pairs)
+                np.testing.assert_array_equal(shared, shared.T)
+            np.testing.assert_array_equal(tsed_tree_matrix(trees, costs), shared)
+
+
+def test_shared_pass_with_other_costs_and_without_room(
+    shared_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from codequorum.metrics import tree_edit as te
+
+    codes = _real_sets(shared_dir, (2,), 25)[0]
+    trees = [build_tree(c, "python") for c in codes]
+    # not multiples of 1/s for a small s: float64 sums; and unequal delete / insert
+    for costs in ((1.0, 1.0 / 3.0, 1.0), (0.7071067811865476, 1.3, 0.5), (2.0, 2.0, 3.0)):
+        pairs = tsed_tree_matrix(trees, costs, method="pairs")
+        np.testing.assert_allclose(
+            tsed_tree_matrix(trees, costs, method="shared"), pairs, rtol=0, atol=1e-12
+        )
+    # a set whose tables would not fit goes pair by pair, with the same values
+    monkeypatch.setattr(te, "SHARED_MAX_BYTES", 0)
+    np.testing.assert_array_equal(
+        tsed_tree_matrix(trees, PUBLISHED_COSTS, method="shared"),
+        tsed_tree_matrix(trees, PUBLISHED_COSTS, method="pairs"),
+    )
+
+
+def test_shared_pass_edges() -> None:
+    big = "".join(f"x{i} = {i}\n" for i in range(50))
+    codes = [
+        "def f(x):\n    return x + 1\n",
+        "",
+        big,
+        "def f(x):\n    y = x + 1\n    return y\n",
+        "def  f( x ):\n    return x+1\n",  # the same tree as the first
+        "x = 1\n",
+        big,
+    ]
+    for costs in (UNIT_COSTS, PUBLISHED_COSTS):
+        for max_nodes in (20, 3000):
+            trees = [build_tree(c, "python", max_nodes) for c in codes]
+            pairs = tsed_tree_matrix(trees, costs, method="pairs")
+            shared = tsed_tree_matrix(trees, costs, method="shared")
+            np.testing.assert_array_equal(np.isnan(shared), np.isnan(pairs))
+            np.testing.assert_allclose(shared, pairs, rtol=0, atol=1e-12)
+    with pytest.raises(ValueError):
+        tsed_tree_matrix(trees, method="fast")  # type: ignore[arg-type]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(trees, min_size=2, max_size=6))
+def test_shared_pass_equals_pairs_on_random_trees(forest: list[_AptedNode]) -> None:
+    built = [sexp_tree(_sexp(t)) for t in forest]
+    for costs in (UNIT_COSTS, PUBLISHED_COSTS):
+        np.testing.assert_allclose(
+            tsed_tree_matrix(built, costs, method="shared"),
+            tsed_tree_matrix(built, costs, method="pairs"),
+            rtol=0,
+            atol=1e-12,
+        )
+
+
+def test_uncompiled_shared_source_equals_compiled_kernel() -> None:
+    from codequorum.metrics import tree_edit as te
+
+    sexps = ["(a (b) (c (d)))", "(a (c (d)) (b))", "(a (b (c)) (e))", "(x (b) (c))"]
+    built = [sexp_tree(s) for s in sexps]
+    decs = [t.left for t in built if t.left is not None]
+    for symmetric, costs in ((True, (1.0, 1.0, 1.0)), (False, (1.0, 0.8, 1.0))):
+        forests = te._shared_forests(decs, symmetric)
+        tables = []
+        for run in (te._shared_source, te._shared_kernel()):
+            td = np.zeros((forests.n_subtrees, forests.n_subtrees))
+            fd = np.zeros((forests.max_rows + 1, forests.col_label.shape[0]))
+            run(
+                forests.col_label, forests.col_parent, forests.col_before, forests.col_tree,
+                forests.level_start, forests.level_cut, forests.row_start, forests.row_first,
+                forests.row_label, forests.row_tree, forests.row_before,
+                np.float64(costs[0]), np.float64(costs[1]), np.float64(costs[2]), td, fd,
+            )
+            tables.append(td[np.ix_(forests.roots, forests.roots)])
+        np.testing.assert_array_equal(tables[0], tables[1])
+        for i, a in enumerate(built):
+            for j, b in enumerate(built):
+                if i < j or not symmetric:
+                    assert tables[0][i, j] == pytest.approx(
+                        tree_edit_distance(a, b, costs), abs=1e-12
+                    )
