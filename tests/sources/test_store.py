@@ -285,3 +285,16 @@ def test_a_replaced_damaged_store_counts_as_made_here(store_path: Path) -> None:
     with SampleStore.open(store_path) as store:
         assert store.recovered_from is not None
         assert store.created is True and store.store_id
+
+
+def test_new_store_folder_is_kept_out_of_git(store_path: Path, tmp_path: Path) -> None:
+    SampleStore.open(store_path).close()
+    ignore = store_path.parent / ".gitignore"
+    assert ignore.read_text(encoding="utf-8") == (
+        "# Made by codequorum: this folder is per user; do not commit it.\n*\n")
+    ignore.write_text("!samples.sqlite3\n", encoding="utf-8")  # the user's choice stays
+    SampleStore.open(store_path).close()
+    assert ignore.read_text(encoding="utf-8") == "!samples.sqlite3\n"
+    elsewhere = tmp_path / "data" / "mine.sqlite3"
+    SampleStore.open(elsewhere).close()
+    assert not (elsewhere.parent / ".gitignore").exists()

@@ -41,6 +41,8 @@ log = logging.getLogger(__name__)
 SCHEMA_VERSION = 1
 STORE_DIR = ".codequorum"
 STORE_NAME = "samples.sqlite3"
+#: Written into a new store folder: its content is the user's own, never committed.
+GITIGNORE = "# Made by codequorum: this folder is per user; do not commit it.\n*\n"
 ORIGINS: tuple[str, ...] = get_args(Origin)
 
 _COLUMNS = (
@@ -86,6 +88,16 @@ PRAGMA user_version = {SCHEMA_VERSION};
 
 class StoreError(UserError):
     """The sample store cannot be opened or written (disk full, permissions, a directory)."""
+
+
+def _ignore_in_git(folder: Path) -> None:
+    """Keep a new ``.codequorum`` folder out of git: the store is per user (versions are
+    shared by importing them). An existing ``.gitignore`` is left as it is."""
+    try:
+        with (folder / ".gitignore").open("x", encoding="utf-8") as fh:
+            fh.write(GITIGNORE)
+    except OSError as exc:
+        log.debug("no .gitignore in %s: %s", folder, exc)
 
 
 def default_store_path(workspace: str | Path) -> Path:
@@ -170,10 +182,13 @@ class SampleStore:
         location cannot hold a database at all (e.g. it is a directory, or not writable).
         """
         path = Path(path)
+        made = not path.parent.exists()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise StoreError(f"cannot create the store folder {path.parent}: {exc}") from exc
+        if made and path.parent.name == STORE_DIR:
+            _ignore_in_git(path.parent)
         if path.is_dir():
             raise StoreError(f"the sample store path {path} is a directory, not a file")
         try:
