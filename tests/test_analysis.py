@@ -445,3 +445,21 @@ def test_static_sctd_leaves_out_empty_and_broken_versions_and_other_languages() 
     off = analyze(SampleSet.from_codes("t", [LOOP, BUILTIN]),
                   AnalysisOptions(tsed=False, textual=False, sctd=False))
     assert "sctd_jsd" not in off.summary
+
+
+def test_unified_and_tree_diff_are_ordered_pair_means_for_python_only() -> None:
+    from codequorum.metrics.pycode_similar import tree_diff, unified_diff
+
+    codes = [LOOP, BUILTIN, LOOP_RENAMED]
+    report = analyze(SampleSet.from_codes("t", codes), AnalysisOptions(tsed=False))
+    pairs = [(i, j) for i in range(3) for j in range(3) if i != j]
+    expected_u = sum(unified_diff(codes[i], codes[j]) for i, j in pairs) / 6
+    expected_t = sum(tree_diff(codes[i], codes[j]) for i, j in pairs) / 6
+    assert report.summary["unified_diff"] == pytest.approx(expected_u, abs=1e-12)
+    assert report.summary["tree_diff"] == pytest.approx(expected_t, abs=1e-12)
+    assert report.matrices["unified_diff"][0, 2] == 1.0  # only names differ
+    js = analyze(SampleSet.from_codes("t", ["function f() { return 1; }",
+                                             "function f() { return 2; }"], "javascript"),
+                 AnalysisOptions(tsed=False))
+    assert js.summary["unified_diff"] is None and js.summary["tree_diff"] is None
+    assert "unified_diff" not in analyze(SampleSet.from_codes("t", codes), FAST).summary

@@ -26,6 +26,8 @@ FloatMatrix = npt.NDArray[np.float64]
 #: Scalar token LCS / Levenshtein figures copied into the summary (``textual`` on).
 TEXTUAL_KEYS: tuple[str, ...] = ("lcs_mean", "lcs_worst", "led_mean", "led_worst",
                                  "lcs_pair_mean", "led_pair_mean")
+#: pycode_similar's similarities (Python only, ``textual`` on): mean over ordered pairs.
+AST_DIFF_KEYS: tuple[str, ...] = ("unified_diff", "tree_diff")
 Status = Literal["ok", "insufficient"]
 
 #: Pairwise metrics, in the order renderers show them.
@@ -370,6 +372,7 @@ def analyze(
             summary[key] = float(getattr(textual, key))
         matrices["lcs"] = np.asarray(textual.lcs, dtype=np.float64)
         matrices["led"] = np.asarray(textual.led, dtype=np.float64)
+        summary.update(_ast_diffs(codes, sample_set.language, matrices))
 
     similarity = symmetrise(matrices["jsd_struct"])
     typ = typicality(similarity)
@@ -391,6 +394,22 @@ def analyze(
     _merge_dynamic(report, dynamic)
     _recommend(report, dynamic, opts)
     return report
+
+
+def _ast_diffs(codes: Sequence[str], language: str,
+               matrices: dict[str, FloatMatrix]) -> dict[str, float | None]:
+    """``unified_diff`` and ``tree_diff`` (pycode_similar's UnifiedDiff and TreeDiff): mean
+    over the ordered pairs with a value, as the non-determinism study averages them; None
+    for other languages than Python or when no pair has a value."""
+    if language != "python":
+        return dict.fromkeys(AST_DIFF_KEYS)
+    from codequorum.metrics.pycode_similar import pycode_similar_matrices
+
+    out: dict[str, float | None] = {}
+    for key, m in zip(AST_DIFF_KEYS, pycode_similar_matrices(codes), strict=True):
+        matrices[key] = m
+        out[key] = _num(pair_means(m)[0])
+    return out
 
 
 def static_sctd(codes: Sequence[str], interpreter: str | None = None) -> dict[str, float | None]:
