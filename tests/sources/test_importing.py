@@ -134,3 +134,10 @@ def test_unreadable_inputs_are_clear_errors(tmp_path: Path) -> None:
     junk.write_text('{"task_id": "x", "samples": 3}\n')
     with pytest.raises(UserError, match="no sample sets could be read"):
         read_candidates(junk, "python")
+
+
+def test_summary_counts_one_version() -> None:
+    from codequorum.sources.importing import ImportReport
+
+    report = ImportReport(source="v.json", file="m.py", qualified_name="add", stored=[7])
+    assert report.summary() == "imported 1 version of `add`"

@@ -359,3 +359,31 @@ async def test_credentials_in_the_url_are_never_stored_or_shown() -> None:
     assert "hunter2" not in error.message and server.base_url in error.message
     assert "hunter2" not in repr(result)
     assert server.chat_requests[0].authorization is not None  # sent, as basic auth
+
+
+def test_default_endpoint_without_a_key_names_the_variable_and_local_servers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from codequorum.sources.openai_compat import _status_message, _transport_message
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    unreachable = httpx.ConnectError("[Errno -2] Name or service not known")
+    message = _transport_message(ProviderConfig(), unreachable)
+    assert message.startswith("cannot reach https://api.openai.com/v1: unknown host, and "
+                              "OPENAI_API_KEY is not set — to use a local server instead: "
+                              "--base-url http://localhost:11434/v1 (Ollama), ")
+    assert "llama.cpp" in message and "vLLM" in message and "--api-key-env \"\"" in message
+    refused = _status_message(ProviderConfig(), httpx.Response(401, json={"error": "no key"}),
+                              "https://api.openai.com/v1/chat/completions")
+    assert refused.startswith("HTTP 401 from https://api.openai.com/v1/chat/completions: no "
+                              "key — the environment variable OPENAI_API_KEY is not set; or "
+                              "to use a local server instead: --base-url ")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-x")
+    assert _transport_message(ProviderConfig(), unreachable) == (
+        "cannot reach https://api.openai.com/v1: unknown host — is the server running?")
+
+
+def test_summary_counts_one_version() -> None:
+    from codequorum.sources.openai_compat import RegenerationResult
+
+    assert RegenerationResult(requested=1).summary() == "0 of 1 version accepted"

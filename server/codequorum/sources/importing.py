@@ -57,8 +57,9 @@ class ImportReport:
         return len(self.stored) - self.duplicates
 
     def summary(self) -> str:
-        """E.g. ``imported 8 versions of `f` (2 already stored, 1 skipped)``."""
-        text = f"imported {self.added} versions of `{self.qualified_name}`"
+        """E.g. ``imported 8 versions of `f` (2 already stored, 1 skipped)``; ``1 version``."""
+        noun = "version" if self.added == 1 else "versions"
+        text = f"imported {self.added} {noun} of `{self.qualified_name}`"
         extras = []
         if self.duplicates:
             extras.append(f"{self.duplicates} already stored")

@@ -37,6 +37,12 @@ Message = dict[str, str]
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_MODEL = "gpt-4o-mini"
 DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
+_LOCAL_SERVER_HINT = (
+    "to use a local server instead: --base-url http://localhost:11434/v1 (Ollama), "
+    "http://localhost:8080/v1 (llama.cpp) or http://localhost:8000/v1 (vLLM), with "
+    "--api-key-env \"\" and --model NAME (in an editor: the settings "
+    "codequorum.provider.baseUrl, apiKeyEnv and model)"
+)
 
 
 @dataclass(frozen=True)
@@ -172,8 +178,9 @@ class RegenerationResult:
         return "; ".join(seen) if seen else None
 
     def summary(self) -> str:
-        """E.g. ``3 of 5 versions accepted, 1 rejected, 1 failed``."""
-        text = f"{len(self.accepted)} of {self.requested} versions accepted"
+        """E.g. ``3 of 5 versions accepted, 1 rejected, 1 failed``; ``1 of 1 version ...``."""
+        noun = "version" if self.requested == 1 else "versions"
+        text = f"{len(self.accepted)} of {self.requested} {noun} accepted"
         if self.rejected:
             text += f", {len(self.rejected)} rejected"
         if self.errors:
@@ -519,6 +526,10 @@ def _transport_message(config: ProviderConfig, exc: httpx.HTTPError) -> str:
         what = "connecting" if isinstance(exc, httpx.ConnectTimeout) else "waiting for an answer"
         return f"timed out after {config.timeout:g} s {what} to {base}"
     if isinstance(exc, httpx.ConnectError):
+        env = config.api_key_env
+        if config.base_url.rstrip("/") == DEFAULT_BASE_URL and env and not os.environ.get(env):
+            return (f"cannot reach {base}: {_connect_reason(exc)}, and {env} is not set"
+                    f" — {_LOCAL_SERVER_HINT}")
         return f"cannot reach {base}: {_connect_reason(exc)} — is the server running?"
     if isinstance(exc, httpx.RemoteProtocolError):
         return f"{base} closed the connection without an answer"
@@ -560,6 +571,8 @@ def _status_message(config: ProviderConfig, response: httpx.Response, url: str) 
             text += " — the endpoint wants an API key; set provider.apiKeyEnv"
         elif not os.environ.get(env):
             text += f" — the environment variable {env} is not set"
+            if config.base_url.rstrip("/") == DEFAULT_BASE_URL:
+                text += f"; or {_LOCAL_SERVER_HINT}"
         else:
             text += f" — check the API key in {env}"
     elif code == 404:
