@@ -277,6 +277,9 @@ def test_demo_table_and_json(capsys: pytest.CaptureFixture[str],
     assert "How to read it" in out and "HumanEval/7" in out
     assert out.count("HumanEval/") >= 20
     assert "Running them" not in out and "codequorum demo --dynamic" in out
+    assert all(step in out for step in ("codequorum sample app.py -f NAME",
+                                        "codequorum check src/", "codequorum lsp",
+                                        "codequorum score FILE.jsonl"))
     code, out, _ = _run(capsys, "demo", "--format", "json", "--samples", "4", "--no-tsed")
     doc = json.loads(out)
     jsonschema.validate(doc, report_schema)
@@ -545,3 +548,18 @@ def test_common_options_leave_a_command_its_own() -> None:
     args = parser.parse_args(["-v", "y", "-q", "--color", "never"])
     assert (args.version_of, args.quiet, args.color) == ("y", True, "never")
     assert not hasattr(args, "verbose")
+
+
+def test_interpreter_chooses_the_bytecode_counted(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from codequorum.analysis import static_sctd
+
+    codes = ["def f(xs):\n    return sum(xs)\n",
+             "def f(xs):\n    s = 0\n    for x in xs:\n        s += x\n    return s\n"]
+    path = _jsonl(tmp_path / "s.jsonl", [{"task_id": "t", "samples": codes}])
+    code, out, _ = _run(capsys, "score", str(path), "--format", "json", "--no-tsed",
+                        "--interpreter", sys.executable)
+    summary = json.loads(out)["sets"][0]["summary"]
+    assert code == 0 and summary["sctd_jsd"] == static_sctd(codes)["sctd_jsd"] > 0
+    code, _, err = _run(capsys, "score", str(path), "--interpreter", str(tmp_path / "none"))
+    assert code == 2 and "--interpreter" in err and "no such executable" in err

@@ -59,6 +59,20 @@ DYNAMIC_EXPLANATION = """\
   [bold]BEF[/bold]    bytecode divergence when read / when run: > 1000 alike in behaviour but
          built differently, < 0.1 built alike but behaving differently"""
 
+DYNAMIC_STEP = """\
+Run the versions against HumanEval's tests too: [bold]codequorum demo --dynamic[/bold]"""
+
+NEXT_STEPS = """\
+[bold]With your own code[/bold]
+  Ask a model for 5 versions of one of your functions (here a local Ollama):
+    [bold]codequorum sample app.py -f NAME --base-url http://localhost:11434/v1 \\
+      --model qwen2.5-coder:7b --api-key-env ""[/bold]
+  Lint against the stored versions (CI, pre-commit): [bold]codequorum check src/[/bold]
+  In your editor: the VS Code extension, or [bold]codequorum lsp[/bold] in any LSP
+    client (docs/editors.md)
+  Score sample sets of your own: [bold]codequorum score FILE.jsonl[/bold] (docs/cli.md)
+Data: codequorum/data/NOTICE.md"""
+
 
 def _bundled() -> Any:
     """The bundled demo data inside the installed package."""
@@ -132,10 +146,6 @@ def run(args: argparse.Namespace) -> int:
         if args.dynamic:
             console.print(DYNAMIC_EXPLANATION)
         console.print()
-        if not args.dynamic:
-            console.print("Run the versions against HumanEval's tests too: "
-                          "[bold]codequorum demo --dynamic[/bold]")
-        console.print("Score your own samples: [bold]codequorum score FILE.jsonl[/bold] "
-                      "(see docs/cli.md); data: codequorum/data/NOTICE.md")
+        console.print(NEXT_STEPS if args.dynamic else f"{DYNAMIC_STEP}\n\n{NEXT_STEPS}")
     report_errors(scored)
     return scored.exit_code
