@@ -12,10 +12,11 @@ temporary file a line at a time.
    process that reads, submits, reorders and writes; the scheduler runs in it, the workers
    do not) at corpus sizes 1x, 2x, 5x, 10x, against a local ``--jobs 2`` run, which holds
    every set before scoring.
-3. ``costs``: per-set time of each metric in this process on the first sets of the data,
-   at 20 and 100 samples a set (best of three per set): parsing and the structural
-   matrices, TSED with (1, 1, 1) and (1, 0.8, 1), the token metrics, the whole static
-   analysis with and without TSED, and the sandboxed run of ``--dynamic``.
+3. ``costs``: per-set time of each metric on the first sets of the data, at 20 and 100
+   samples a set, each stage in a fresh process and each set timed once (as a worker
+   meets it): parsing and the structural matrices, TSED with (1, 1, 1) and (1, 0.8, 1),
+   static SCTD, the ``--textual`` metrics, a set scored as ``score`` scores it with and
+   without TSED, and with ``--dynamic`` (the sandboxed run, one version at a time).
 
 The load average is printed with every figure: this machine's two cores are shared.
 
@@ -140,76 +141,100 @@ def memory(factors: list[int], samples: int, tmp: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def _best(fn: Callable[[], object], rounds: int = 3) -> float:
-    """Best of ``rounds`` wall times of ``fn()``, in seconds."""
-    best = float("inf")
-    for _ in range(rounds):
+#: The stages of ``costs``: what each times on one set.
+STAGES: tuple[str, ...] = (
+    "parse + structural (SCE, JSD)",
+    "TSED (1, 1, 1)",
+    "TSED (1, 0.8, 1) (--tsed-08)",
+    "static SCTD (compiled opcodes)",
+    "token LCS / LED (--textual)",
+    "unified / tree diff (--textual)",
+    "score, --no-tsed",
+    "score, defaults (TSED)",
+    "score --dynamic (sandboxed run + analysis)",
+)
+
+
+def _stage_function(stage: str) -> Callable[[Any], object]:
+    """What ``stage`` runs on one sample set."""
+    sys.path.insert(0, str(REPO / "server"))
+    from codequorum.analysis import AnalysisOptions, analyze, static_sctd
+    from codequorum.metrics.structural import structural_matrices
+    from codequorum.metrics.textual import textual_summary
+    from codequorum.metrics.tree_edit import tsed_matrix
+
+    cli = AnalysisOptions(textual=False, keep_matrices=False)  # the command line's defaults
+    no_tsed = AnalysisOptions(textual=False, keep_matrices=False, tsed=False)
+    if stage == "unified / tree diff (--textual)":
+        from codequorum.metrics.pycode_similar import pycode_similar_matrices
+
+        return lambda s: pycode_similar_matrices(s.codes)
+    if stage.startswith("score --dynamic"):
+        from codequorum.commands.score import score_one
+
+        return lambda s: score_one(s, cli, True)
+    functions: dict[str, Callable[[Any], object]] = {
+        "parse + structural (SCE, JSD)": lambda s: structural_matrices(s.codes, "python"),
+        "TSED (1, 1, 1)": lambda s: tsed_matrix(s.codes, "python"),
+        "TSED (1, 0.8, 1) (--tsed-08)": lambda s: tsed_matrix(s.codes, "python",
+                                                              (1.0, 0.8, 1.0)),
+        "static SCTD (compiled opcodes)": lambda s: static_sctd(s.codes),
+        "token LCS / LED (--textual)": lambda s: textual_summary(s.codes),
+        "score, --no-tsed": lambda s: analyze(s, no_tsed),
+        "score, defaults (TSED)": lambda s: analyze(s, cli),
+    }
+    return functions[stage]
+
+
+def time_stage(stage: str, samples: int, tasks: int) -> dict[str, Any]:
+    """In this (fresh) process: ``stage`` once on each of the first ``tasks`` sets, after
+    one untimed set that loads the compiled kernels and caches a worker would already have
+    loaded. Each set is timed once: a worker meets every set once."""
+    from codequorum.formats import ReadOptions, read_sample_sets
+    from codequorum.model import SampleSet
+
+    fn = _stage_function(stage)
+    sets = [s for s in read_sample_sets(DATA, ReadOptions(limit=tasks + 1, max_samples=samples))
+            if isinstance(s, SampleSet)]
+    fn(sets[-1])
+    before = load()
+    per_set = []
+    for s in sets[:-1]:
         t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
+        fn(s)
+        per_set.append(time.perf_counter() - t0)
+    per_set.sort()
+    return {"what": "cost", "samples": samples, "stage": stage, "sets": len(per_set),
+            "ms_per_set": round(1000 * sum(per_set) / len(per_set), 2),
+            "ms_median": round(1000 * per_set[len(per_set) // 2], 2),
+            "ms_max": round(1000 * per_set[-1], 2), "load_before": before,
+            "load_after": load()}
 
 
 def costs(tasks: int, dynamic_tasks: int) -> list[dict[str, Any]]:
-    """Per-set seconds of each metric at 20 and 100 samples a set."""
-    sys.path.insert(0, str(REPO / "server"))
-    from codequorum.analysis import AnalysisOptions, analyze, static_sctd
-    from codequorum.dynamic_analysis import DynamicOptions, run_dynamic
-    from codequorum.formats import ReadOptions, read_sample_sets
-    from codequorum.metrics.structural import structural_matrices, warm_up
-    from codequorum.metrics.textual import textual_summary
-    from codequorum.metrics.tree_edit import tsed_matrix
-    from codequorum.model import SampleSet
-
-    warm_up()
-    defaults = AnalysisOptions(textual=False, keep_matrices=False)  # the command line's
-    no_tsed = AnalysisOptions(textual=False, keep_matrices=False, tsed=False)
+    """Per-set time of each stage at 20 and 100 samples a set, each stage in a fresh
+    process (caches of one stage never serve another)."""
     rows = []
     for n in (20, 100):
-        sets = [s for s in read_sample_sets(DATA, ReadOptions(limit=tasks, max_samples=n))
-                if isinstance(s, SampleSet)]
-        tsed_matrix(sets[0].codes[:2], "python")  # load the compiled kernel first
-        stages: dict[str, Callable[[SampleSet], object]] = {
-            "parse + structural (SCE, JSD)": lambda s: structural_matrices(s.codes, "python"),
-            "TSED (1, 1, 1)": lambda s: tsed_matrix(s.codes, "python"),
-            "TSED (1, 0.8, 1) (--tsed-08)": lambda s: tsed_matrix(s.codes, "python",
-                                                                  (1.0, 0.8, 1.0)),
-            "static SCTD (compiled opcodes)": lambda s: static_sctd(s.codes),
-            "token LCS / LED (--textual)": lambda s: textual_summary(s.codes),
-        }
-        try:
-            from codequorum.metrics.pycode_similar import pycode_similar_matrices
-
-            stages["unified / tree diff (--textual)"] = (
-                lambda s: pycode_similar_matrices(s.codes))
-        except ImportError:
-            pass
-        stages["score, --no-tsed"] = lambda s: analyze(s, no_tsed)
-        stages["score, defaults (TSED)"] = lambda s: analyze(s, defaults)
-        for stage, fn in stages.items():
-            before = load()
-            per_set = [_best(lambda s=s, fn=fn: fn(s)) for s in sets]  # type: ignore[misc]
-            row = {"what": "cost", "samples": n, "stage": stage, "sets": len(sets),
-                   "ms_per_set": round(1000 * sum(per_set) / len(per_set), 2),
-                   "ms_max": round(1000 * max(per_set), 2), "load": before}
-            print(json.dumps(row), flush=True)
-            rows.append(row)
-        if dynamic_tasks:
-            chosen = sets[:dynamic_tasks]
-            before = load()
-            t0 = time.perf_counter()
-            for s in chosen:
-                run_dynamic(s, DynamicOptions(jobs=1))
-            seconds = time.perf_counter() - t0
-            row = {"what": "cost", "samples": n, "stage": "--dynamic sandboxed run (1 job)",
-                   "sets": len(chosen), "ms_per_set": round(1000 * seconds / len(chosen), 2),
-                   "load": before}
+        for stage in STAGES:
+            count = dynamic_tasks if stage.startswith("score --dynamic") else tasks
+            if count <= 0:
+                continue
+            proc = subprocess.run([sys.executable, __file__, "_stage", stage, str(n),
+                                   str(count)], capture_output=True, text=True, check=False)
+            if proc.returncode != 0:
+                print(f"{stage}: failed: {proc.stderr[-500:]}", file=sys.stderr)
+                continue
+            row = json.loads(proc.stdout.splitlines()[-1])
             print(json.dumps(row), flush=True)
             rows.append(row)
     return rows
 
 
 def main() -> None:
+    if len(sys.argv) == 5 and sys.argv[1] == "_stage":  # one stage, in a child
+        print(json.dumps(time_stage(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))))
+        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("parts", nargs="*", default=["scaling", "memory", "costs"],
                         choices=["scaling", "memory", "costs"])
