@@ -562,4 +562,4 @@ def test_interpreter_chooses_the_bytecode_counted(tmp_path: Path,
     summary = json.loads(out)["sets"][0]["summary"]
     assert code == 0 and summary["sctd_jsd"] == static_sctd(codes)["sctd_jsd"] > 0
     code, _, err = _run(capsys, "score", str(path), "--interpreter", str(tmp_path / "none"))
-    assert code == 2 and "--interpreter" in err and "no such executable" in err
+    assert code == 1 and "--interpreter" in err and "no such executable" in err

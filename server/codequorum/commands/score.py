@@ -15,7 +15,9 @@ import importlib.util
 import logging
 import math
 import os
+import shutil
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -90,7 +92,11 @@ def add_analysis_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--tsed-08", action="store_true",
                        help="also compute TSED with the published (1, 0.8, 1) costs")
     group.add_argument("--textual", action="store_true",
-                       help="also compute token LCS / Levenshtein figures (JSON and CSV)")
+                       help="also compute token LCS / Levenshtein and pycode_similar's "
+                       "UnifiedDiff / TreeDiff figures (JSON and CSV)")
+    group.add_argument("--interpreter", default=None, metavar="PATH",
+                       help="CPython whose bytecode SCTD counts (compiled, never run; with "
+                       "--dynamic it also runs the versions) (default: this one)")
     group.add_argument("--cluster-threshold", type=float, default=0.1, metavar="X",
                        help="versions group while their mean 1 - JSD distance is <= X "
                        "(default 0.1)")
@@ -121,6 +127,7 @@ def analysis_options(args: argparse.Namespace) -> AnalysisOptions:
     """:class:`AnalysisOptions` from parsed arguments."""
     if args.cluster_threshold < 0:
         raise UserError("--cluster-threshold must not be negative")
+    interpreter = getattr(args, "interpreter", None)
     return AnalysisOptions(
         max_depth=args.max_depth,
         jsd_log_base=args.jsd_log_base,
@@ -131,7 +138,25 @@ def analysis_options(args: argparse.Namespace) -> AnalysisOptions:
         stable_jsd=args.stable_jsd,
         outlier_gap=args.outlier_gap,
         keep_matrices=bool(args.matrices),
+        interpreter=None if interpreter is None else resolve_interpreter(interpreter),
     )
+
+
+def resolve_interpreter(name: str) -> str:
+    """The executable behind ``--interpreter NAME`` (a version manager's shim resolved),
+    or a :class:`UserError` when it is not a Python that starts."""
+    found = shutil.which(name)
+    if found is None:
+        raise UserError(f"--interpreter {name}: no such executable")
+    try:
+        proc = subprocess.run([found, "-c", "import sys; print(sys.executable)"],
+                              capture_output=True, text=True, timeout=30, check=True)
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise UserError(f"--interpreter {name}: does not run as Python ({exc})") from None
+    executable = proc.stdout.strip()
+    if not executable:
+        raise UserError(f"--interpreter {name}: does not run as Python")
+    return executable
 
 
 def check_output_format(fmt: str) -> str:
@@ -261,7 +286,8 @@ def score_one(
         if dynamic:
             from codequorum.dynamic_analysis import DynamicOptions, run_dynamic
 
-            dyn = run_dynamic(sample_set, DynamicOptions(jobs=dynamic_jobs, sandbox=sandbox),
+            dyn = run_dynamic(sample_set, DynamicOptions(jobs=dynamic_jobs, sandbox=sandbox,
+                                                      interpreter=options.interpreter),
                               progress=on_progress, cancel=cancel)
         return analyze(sample_set, options, dynamic=dyn)
     except UserError as exc:
