@@ -1,6 +1,7 @@
 """TSED speed: the published ``tsed`` 0.1.0 (APTED in pure Python) against codequorum.
 
 Usage: ``.venv/bin/python bench/bench_tsed.py [--reference-pairs N] [--set-index K]``
+       ``.venv/bin/python bench/bench_tsed.py --data [--every K]``
 
 1. Pairs of 30-line functions: the five hand-written samples (``structural_samples``), all
    20 ordered pairs, costs (1, 1, 1) and (1, 0.8, 1). Both sides do the whole job per pair
@@ -8,6 +9,10 @@ Usage: ``.venv/bin/python bench/bench_tsed.py [--reference-pairs N] [--set-index
 2. A 100-sample set from ``humaneval_codegen16b_t0.8.jsonl``: codequorum's full 100 x 100
    matrix for both cost settings, and the reference on a few of its pairs (its full matrix
    would take hours; the figure given is the extrapolation).
+3. ``--data``: the whole data set (every ``--every``-th of the 164 sets), trees built once
+   per set, each matrix computed pair by pair (``method="pairs"``, Zhang-Shasha per pair)
+   and in one shared pass (``method="auto"``), interleaved set by set, CPU time of this
+   process; every value of the two is compared.
 
 Both run in this process; the reference imports ``tree_sitter_language_pack`` from
 ``bench/_refshim`` so that both use the same pinned grammars.
@@ -33,7 +38,13 @@ sys.path.insert(0, str(REPO / "server"))
 import numpy as np  # noqa: E402
 import tree_sitter_language_pack as _shim  # noqa: E402
 
-from codequorum.metrics.tree_edit import build_tree, tsed, tsed_matrix  # noqa: E402
+from codequorum.metrics.tree_edit import (  # noqa: E402
+    build_tree,
+    tsed,
+    tsed_matrix,
+    tsed_tree_matrix,
+    warm_up,
+)
 
 if not hasattr(_shim, "SupportedLanguage"):  # the published module imports this name too
     _shim.SupportedLanguage = str
@@ -118,12 +129,52 @@ def bench_set(index: int, reference_pairs: int) -> None:
         )
 
 
+def bench_data(every: int) -> None:
+    """Whole data set: per-pair matrices against the shared pass, CPU seconds."""
+    path = SHARED / "data" / "humaneval_codegen16b_t0.8.jsonl"
+    records = [json.loads(line) for line in path.read_text().splitlines()][::every]
+    warm_up()
+    build = 0.0
+    seconds = {(costs, method): 0.0 for costs in COSTS for method in ("pairs", "auto")}
+    worst = {costs: 0.0 for costs in COSTS}
+    for record in records:
+        codes = [record["prompt"] + s for s in record["samples"]]
+        start = time.process_time()
+        trees = [build_tree(c, "python") for c in codes]
+        build += time.process_time() - start
+        for costs in COSTS:
+            results = {}
+            for method in ("pairs", "auto"):
+                start = time.process_time()
+                results[method] = tsed_tree_matrix(trees, costs, method=method)
+                seconds[(costs, method)] += time.process_time() - start
+            diff = np.abs(results["auto"] - results["pairs"])
+            worst[costs] = max(worst[costs], float(np.nanmax(diff)))
+            assert np.array_equal(np.isnan(results["auto"]), np.isnan(results["pairs"]))
+    scale = 164 / max(1, len(records))
+    print(f"\nwhole data set, {len(records)} of 164 sets (every {every}), CPU seconds of this "
+          "process (scaled to all 164 sets in brackets):")
+    print(f"  trees (parse, S-expression, decompositions): {build:.2f} s [{build * scale:.1f} s]")
+    for costs in COSTS:
+        pairs, shared = seconds[(costs, "pairs")], seconds[(costs, "auto")]
+        print(f"  costs {costs}: pairs {pairs:.2f} s [{pairs * scale:.1f} s], shared pass "
+              f"{shared:.2f} s [{shared * scale:.1f} s], {pairs / shared:.1f}x; "
+              f"max |shared - pairs| = {worst[costs]:.1e}")
+        assert worst[costs] <= 1e-12, worst[costs]
+
+
 def main() -> None:
-    """Run both benchmarks and print the figures."""
+    """Run the benchmarks and print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reference-pairs", type=int, default=10)
     parser.add_argument("--set-index", type=int, default=0, help="HumanEval problem (line) index")
+    parser.add_argument("--data", action="store_true",
+                        help="only the whole data set: per pair against the shared pass")
+    parser.add_argument("--every", type=int, default=4, help="with --data: every K-th set")
     args = parser.parse_args()
+    if args.data:
+        bench_data(args.every)
+        return
     ref, ours = bench_pairs()
     bench_set(args.set_index, args.reference_pairs)
     if ref / ours < 100:

@@ -26,8 +26,18 @@ used (Zhang-Shasha over the mirrored trees gives the same distance; the work is 
 of the two trees' summed keyroot subtree sizes). Costs are floats; results agree with
 APTED to rounding (about 1e-15). Measured (``bench/bench_tsed.py``): a few milliseconds per
 pair of 30-line functions, parsing included, against 1-1.5 s for the reference (about
-300x); a 100 x 100 matrix of HumanEval samples in about a second. numba itself costs about
-a second once per process (import and loading the cached compiled code).
+300x). numba itself costs about a second once per process (import and loading the cached
+compiled code).
+
+Matrices: in Zhang-Shasha, the table of a keyroot pair depends only on the two keyroot
+subtrees, and its rows and columns only on prefixes of their postorders. Versions of one
+function share most of their subtrees and many such prefixes, so ``tsed_tree_matrix``
+computes all the pairs of a set in one pass (``_shared_source``): every distinct keyroot
+subtree of every tree against every distinct prefix forest (a trie of the keyroots'
+postorders), each subtree-to-subtree distance once for the whole set. Both directions
+come out of the same pass, and with equal insert and delete costs only the forests of
+later trees are visited. Over the 164 x 100 HumanEval samples that is about 5x less time
+than pair by pair with (1, 1, 1), and more with (1, 0.8, 1); the values are the same.
 
 Limits: tree edit distance needs O(n1 * n2) memory and more than quadratic time, so a tree
 with more than ``max_nodes`` nodes (default ``DEFAULT_MAX_NODES`` = 3000, some 600 lines of
