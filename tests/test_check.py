@@ -140,7 +140,7 @@ def test_text_findings_lines_and_exit_status(ws: Workspace,
     # real CodeGen versions of sort_even disagree; the name starts at column 5 ("def ")
     assert lines[0].startswith(f"{path}:{ws.sort_even_line}:5: warning unstable-structure "
                                "Versions disagree in shape: mean JSD 0.")
-    assert lines[0].endswith("[6 versions of `sort_even`]")
+    assert lines[0].endswith("[7 versions of `sort_even`]")  # identical versions count
     # the hand-made method: indented, so its name starts at column 9
     codes = [line.split(" ")[2] for line in lines[1:3]]
     assert sorted(codes) == ["outlier-current", "unstable-structure"]
@@ -350,7 +350,7 @@ def test_verbose_logs_every_function_checked(ws: Workspace, capsys: pytest.Captu
     status, _, _ = _check(capsys, str(ws.file), "--workspace", str(ws.root), "--no-tsed", "-v")
     assert status == 1
     messages = [r.getMessage() for r in caplog.records if r.name == "codequorum.commands.check"]
-    assert f"{ws.file}: `concatenate`: stable (5 stored versions)" in messages
+    assert f"{ws.file}: `concatenate`: stable (7 stored versions)" in messages
     assert f"{ws.file}: `Stats.total`: unstable-structure (4 stored versions)" in messages
 
 

@@ -33,8 +33,10 @@ def test_jsonl_by_entry_point_from_real_data(store: SampleStore, shared_dir: Pat
     assert len(report.stored) + len(report.skipped) == 100
     assert all(reason.startswith("code does not parse") for _, reason in report.skipped)
     rows = store.samples_for("src/close.py", "has_close_elements")
-    assert len(rows) == report.added == len(set(report.stored))
-    assert report.duplicates == len(report.stored) - len(set(report.stored))
+    # every version counts, identical ones too
+    assert len(rows) == report.added == len(report.stored) > len(set(report.stored))
+    assert report.duplicates == 0
+    assert sorted(r.id for r in rows) == sorted(report.stored)
     for row in rows:
         assert row.origin == "imported" and row.language == "python"
         tree = ast.parse(row.code)
@@ -141,3 +143,15 @@ def test_summary_counts_one_version() -> None:
 
     report = ImportReport(source="v.json", file="m.py", qualified_name="add", stored=[7])
     assert report.summary() == "imported 1 version of `add`"
+
+
+def test_identical_generations_are_all_kept(store: SampleStore, tmp_path: Path) -> None:
+    path = tmp_path / "versions.json"
+    path.write_text(json.dumps([GOOD_1] * 6))
+    report = import_samples(store, path, "m.py", "python", "add")
+    assert report.summary() == "imported 6 versions of `add`"
+    assert store.count("m.py", "add") == 6 and len(store.samples_for("m.py", "add")) == 6
+    path.write_text(json.dumps([GOOD_1] * 7 + [GOOD_2]))
+    again = import_samples(store, path, "m.py", "python", "add")
+    assert again.summary() == "imported 2 versions of `add` (6 already stored)"
+    assert store.count("m.py", "add") == 8

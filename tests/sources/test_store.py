@@ -79,14 +79,19 @@ def test_add_and_read_back_with_metadata(store_path: Path) -> None:
     assert first.to_sample() == regenerated(CODE_A, 1)
 
 
-def test_dedupes_identical_code_per_function(store_path: Path) -> None:
+def test_identical_code_is_one_row_counting_its_copies(store_path: Path) -> None:
     with SampleStore.open(store_path) as store:
         [a] = store.add("m.py", "python", "f", [Sample(CODE_A)])
-        # Same code with CRLF and trailing blanks: the same sample.
+        # Same code with CRLF and trailing blanks: the same row, one more copy.
         variant = CODE_A.replace("\n", "  \r\n")
         ids = store.add("m.py", "python", "f", [Sample(variant), Sample(CODE_B)])
         assert ids[0] == a and ids[1] != a
-        assert store.count("m.py", "f") == 2
+        assert store.count("m.py", "f") == 3
+        assert [(r.id, r.code) for r in store.samples_for("m.py", "f")] == [
+            (a, CODE_A), (a, CODE_A), (ids[1], CODE_B)]
+        # one copy deleted per id given; the row goes with its last copy
+        assert store.delete([a]) == 1 and store.count("m.py", "f") == 2
+        assert store.delete([a, a]) == 1 and store.count("m.py", "f") == 1
         # The same code for another function is a separate row.
         [other] = store.add("m.py", "python", "g", [Sample(CODE_A)])
         assert other not in (a, ids[1])
@@ -124,7 +129,7 @@ def test_rename_function_moves_members_and_merges_duplicates(store_path: Path) -
         moved = store.rename_function("m.py", "Old", "New")
         assert moved == 1  # Old.method moved; Old's CODE_A merged into New's existing row
         assert store.functions_with_samples("m.py") == ["New", "New.method", "Older"]
-        assert [r.code for r in store.samples_for("m.py", "New")] == [CODE_A]
+        assert [r.code for r in store.samples_for("m.py", "New")] == [CODE_A, CODE_A]
         assert [r.code for r in store.samples_for("m.py", "New.method")] == [CODE_B]
         assert store.rename_function("m.py", "New", "New") == 0
 
@@ -135,7 +140,8 @@ def test_move_file(store_path: Path) -> None:
         store.add("b.py", "python", "f", [Sample(CODE_A)])
         assert store.move_file("a.py", "b.py") == 1
         assert store.files() == ["b.py"]
-        assert [r.code for r in store.samples_for("b.py", "f")] == [CODE_B, CODE_A]  # by id
+        # by id; a.py's copy of CODE_A joins b.py's row
+        assert [r.code for r in store.samples_for("b.py", "f")] == [CODE_B, CODE_A, CODE_A]
 
 
 def test_delete_by_id(store_path: Path) -> None:
@@ -298,3 +304,32 @@ def test_new_store_folder_is_kept_out_of_git(store_path: Path, tmp_path: Path) -
     elsewhere = tmp_path / "data" / "mine.sqlite3"
     SampleStore.open(elsewhere).close()
     assert not (elsewhere.parent / ".gitignore").exists()
+
+
+def test_schema_1_store_is_upgraded_in_place(store_path: Path) -> None:
+    store_path.parent.mkdir(parents=True)
+    conn = sqlite3.connect(store_path)
+    conn.executescript(
+        "CREATE TABLE samples (id INTEGER PRIMARY KEY AUTOINCREMENT, file TEXT NOT NULL,"
+        " language TEXT NOT NULL, qualified_name TEXT NOT NULL, code TEXT NOT NULL,"
+        " content_hash TEXT NOT NULL, origin TEXT NOT NULL, label TEXT NOT NULL DEFAULT '',"
+        " provider TEXT, model TEXT, temperature REAL, seed INTEGER, prompt_hash TEXT,"
+        " created REAL NOT NULL, UNIQUE (file, qualified_name, content_hash));"
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+        "PRAGMA user_version = 1;"
+    )
+    conn.execute(
+        "INSERT INTO samples (file, language, qualified_name, code, content_hash, origin,"
+        " created) VALUES ('m.py', 'python', 'f', ?, ?, 'imported', 0)",
+        (CODE_A, content_hash(CODE_A)),
+    )
+    conn.commit()
+    conn.close()
+    with SampleStore.open(store_path) as store:
+        assert store.recovered_from is None
+        assert [r.code for r in store.samples_for("m.py", "f")] == [CODE_A]
+        store.add("m.py", "python", "f", [Sample(CODE_A)])
+        assert store.count("m.py", "f") == 2
+    conn = sqlite3.connect(store_path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+    conn.close()

@@ -14,12 +14,17 @@ Three inputs are understood:
 Each version is reduced to the one function (by qualified name, the same check as for
 generated answers), so imported and regenerated versions compare alike; versions that do
 not parse or do not define the function are skipped with the reason.
+
+Every version counts, identical ones too (six identical answers are six versions). An
+import brings the store up to the copies of each code the input holds, so importing the
+same input again adds nothing.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,7 +33,7 @@ from codequorum.errors import UserError
 from codequorum.formats import ReadError, ReadOptions, join_completions, read_sample_sets
 from codequorum.model import Sample, SampleSet
 from codequorum.sources.extract import extract_from_code
-from codequorum.sources.store import SampleStore
+from codequorum.sources.store import SampleStore, content_hash
 
 
 @dataclass(frozen=True)
@@ -41,7 +46,8 @@ class Candidate:
 
 @dataclass
 class ImportReport:
-    """What an import did: rows stored (new ones and already-known ones) and what it skipped."""
+    """What an import did: one row id per version kept (``duplicates`` of them were already
+    stored copies) and what it skipped."""
 
     source: str
     file: str
@@ -118,10 +124,25 @@ def import_samples(
             report.skipped.append((candidate.label, result.reason or "rejected"))
             continue
         accepted.append(_with_code(candidate.sample, result.code))
-    before = store.count(file, qualified_name)
-    report.stored = store.add(file, language, qualified_name, accepted)
-    after = store.count(file, qualified_name)
-    report.duplicates = len(report.stored) - (after - before)
+    rows = store.samples_for(file, qualified_name)
+    stored = Counter(r.content_hash for r in rows)
+    row_ids = {r.content_hash: r.id for r in rows}
+    seen: Counter[str] = Counter()
+    new: list[Sample] = []
+    positions: list[int] = []
+    for sample in accepted:
+        digest = content_hash(sample.code)
+        seen[digest] += 1
+        if seen[digest] <= stored[digest]:  # this copy is in the store already
+            report.stored.append(row_ids[digest])
+            report.duplicates += 1
+        else:
+            positions.append(len(report.stored))
+            report.stored.append(-1)
+            new.append(sample)
+    for position, row_id in zip(positions, store.add(file, language, qualified_name, new),
+                                strict=True):
+        report.stored[position] = row_id
     return report
 
 

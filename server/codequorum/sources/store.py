@@ -2,7 +2,9 @@
 
 Samples are keyed by the file they belong to (a workspace-relative path or a URI, exactly
 as the caller gives it) and the function's qualified name (``Class.method``). Identical
-code for the same function is stored once (a content hash dedupes it). The store is
+code for the same function is one row (a content hash finds it) that counts its ``copies``:
+every generation is a version, so six identical answers are six versions (reading expands
+a row into its copies). The store is
 synchronous and thread-safe (one connection guarded by a lock) because the language
 server calls it from worker threads; WAL mode lets the CLI and the server share the file.
 
@@ -38,7 +40,8 @@ from codequorum.model import Origin, Sample
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""1: one row per distinct code; 2: and ``copies``, how many times it was generated."""
 STORE_DIR = ".codequorum"
 STORE_NAME = "samples.sqlite3"
 #: Written into a new store folder: its content is the user's own, never committed.
@@ -60,6 +63,7 @@ _COLUMNS = (
     "seed",
     "prompt_hash",
     "created",
+    "copies",
 )
 
 _SCHEMA = f"""
@@ -78,6 +82,7 @@ CREATE TABLE IF NOT EXISTS samples (
     seed INTEGER,
     prompt_hash TEXT,
     created REAL NOT NULL,
+    copies INTEGER NOT NULL DEFAULT 1 CHECK (copies >= 1),
     UNIQUE (file, qualified_name, content_hash)
 );
 CREATE INDEX IF NOT EXISTS samples_by_function ON samples (file, qualified_name);
@@ -249,7 +254,8 @@ class SampleStore:
         """Record samples of one function; returns one row id per input sample, in order.
 
         A sample whose code (modulo line endings and trailing blanks) is already stored for
-        this function is not stored again: its id is the existing row's id.
+        this function is one more copy of the existing row (whose id it gets): each
+        generation counts.
         """
         now = time.time()
         ids: list[int] = []
@@ -286,6 +292,7 @@ class SampleStore:
                         " AND content_hash = ?",
                         (file, qualified_name, digest),
                     ).fetchone()
+                    conn.execute("UPDATE samples SET copies = copies + 1 WHERE id = ?", (row[0],))
                     ids.append(int(row[0]))
         return ids
 
@@ -309,7 +316,16 @@ class SampleStore:
                 " WHERE file = ? AND substr(qualified_name, 1, ?) = ?",
                 (new + ".", len(prefix) + 1, file, len(prefix), prefix),
             ).rowcount
-            # Rows left behind were duplicates of rows the target already had.
+            # Rows left behind were duplicates of rows the target already had: their copies
+            # join the target's.
+            left = conn.execute(
+                "SELECT qualified_name, content_hash, copies FROM samples WHERE file = ? AND"
+                " (qualified_name = ? OR substr(qualified_name, 1, ?) = ?)",
+                (file, old, len(prefix), prefix),
+            ).fetchall()
+            for name, digest, copies in left:
+                target = new + str(name)[len(old):]
+                _add_copies(conn, file, target, str(digest), int(copies))
             conn.execute(
                 "DELETE FROM samples WHERE file = ? AND (qualified_name = ?"
                 " OR substr(qualified_name, 1, ?) = ?)",
@@ -325,6 +341,11 @@ class SampleStore:
             moved = conn.execute(
                 "UPDATE OR IGNORE samples SET file = ? WHERE file = ?", (new, old)
             ).rowcount
+            left = conn.execute(
+                "SELECT qualified_name, content_hash, copies FROM samples WHERE file = ?", (old,)
+            ).fetchall()
+            for name, digest, copies in left:
+                _add_copies(conn, new, str(name), str(digest), int(copies))
             conn.execute("DELETE FROM samples WHERE file = ?", (old,))
         return moved
 
@@ -341,25 +362,36 @@ class SampleStore:
             return cur.rowcount
 
     def delete(self, ids: Sequence[int]) -> int:
-        """Delete rows by id (e.g. one bad sample the user dismissed); returns rows deleted."""
+        """Delete versions by row id (e.g. one bad sample the user dismissed): one copy per
+        id given, the row with its last copy; returns the versions deleted."""
+        deleted = 0
         with self._transaction() as conn:
-            return sum(conn.execute("DELETE FROM samples WHERE id = ?", (i,)).rowcount for i in ids)
+            for i in ids:
+                cur = conn.execute(
+                    "UPDATE samples SET copies = copies - 1 WHERE id = ? AND copies > 1", (i,)
+                )
+                if cur.rowcount == 0:
+                    cur = conn.execute("DELETE FROM samples WHERE id = ?", (i,))
+                deleted += cur.rowcount
+        return deleted
 
     # ------------------------------------------------------------------ reading
 
     def samples_for(self, file: str, qualified_name: str) -> list[StoredSample]:
-        """The samples of one function, oldest first."""
+        """The versions of one function, oldest first: a row generated k times is there k
+        times (the same row, the same id)."""
         rows = self._query(
             f"SELECT {', '.join(_COLUMNS)} FROM samples WHERE file = ? AND qualified_name = ?"
             " ORDER BY id",
             (file, qualified_name),
         )
-        return [_row_to_sample(r) for r in rows]
+        copies = _COLUMNS.index("copies")
+        return [s for r in rows for s in [_row_to_sample(r)] * max(1, int(r[copies]))]
 
     def count(self, file: str, qualified_name: str) -> int:
-        """How many samples one function has."""
+        """How many versions one function has (copies counted)."""
         rows = self._query(
-            "SELECT COUNT(*) FROM samples WHERE file = ? AND qualified_name = ?",
+            "SELECT COALESCE(SUM(copies), 0) FROM samples WHERE file = ? AND qualified_name = ?",
             (file, qualified_name),
         )
         return int(rows[0][0])
@@ -404,6 +436,16 @@ class SampleStore:
             raise StoreError(f"the sample store {self.path} is closed")
 
 
+def _add_copies(conn: sqlite3.Connection, file: str, qualified_name: str, digest: str,
+                copies: int) -> None:
+    """Add ``copies`` to the row of one function's code."""
+    conn.execute(
+        "UPDATE samples SET copies = copies + ? WHERE file = ? AND qualified_name = ?"
+        " AND content_hash = ?",
+        (copies, file, qualified_name, digest),
+    )
+
+
 def _row_to_sample(row: tuple[object, ...]) -> StoredSample:
     r = dict(zip(_COLUMNS, row, strict=True))
     return StoredSample(
@@ -439,6 +481,9 @@ def _connect_checked(path: Path) -> sqlite3.Connection:
             )
         if version == 0 and tables:
             raise _SchemaMismatch(f"not a codequorum store (tables: {', '.join(sorted(tables))})")
+        if version == 1:
+            _upgrade_from_1(conn)
+            version = SCHEMA_VERSION
         if version == SCHEMA_VERSION:
             columns = [str(r[1]) for r in conn.execute("PRAGMA table_info(samples)")]
             if sorted(columns) != sorted(_COLUMNS):
@@ -458,6 +503,19 @@ def _connect_checked(path: Path) -> sqlite3.Connection:
     except BaseException:
         conn.close()
         raise
+
+
+def _upgrade_from_1(conn: sqlite3.Connection) -> None:
+    """Schema 1 -> 2: every stored row is one copy."""
+    columns = [str(r[1]) for r in conn.execute("PRAGMA table_info(samples)")]
+    if sorted(columns) != sorted(c for c in _COLUMNS if c != "copies"):
+        raise _SchemaMismatch("the samples table has unexpected columns")
+    conn.executescript(
+        "BEGIN;"
+        "ALTER TABLE samples ADD COLUMN copies INTEGER NOT NULL DEFAULT 1 CHECK (copies >= 1);"
+        f"PRAGMA user_version = {SCHEMA_VERSION};"
+        "COMMIT;"
+    )
 
 
 def _store_id(conn: sqlite3.Connection) -> str:
