@@ -147,7 +147,7 @@ def find_project_config(start: Path) -> ConfigFile | None:
 def config_files(start: Path, explicit: Path | None = None,
                  isolated: bool = False) -> list[ConfigFile]:
     """The files that give defaults, weakest first: the user-level file, then the project
-    file (``explicit`` when given, else the closest one above ``start``). None when
+    file (``explicit`` when given, else the closest one above ``start``); none when
     ``isolated``. A file named by ``explicit`` is a project file: its content may come
     from anyone, so it may not set :data:`USER_ONLY` keys either."""
     if isolated:
