@@ -17,7 +17,7 @@ header{padding:14px 24px 4px}h1{font-size:20px;margin:0}h2{font-size:16px;margin
 h3{font-size:13px;margin:0 0 4px;color:var(--mute);font-weight:600}
 #meta{margin:4px 0 0;color:var(--mute)}
 main{padding:0 24px 40px}
-.cards{display:flex;flex-wrap:wrap;gap:10px}
+.cards{display:flex;flex-wrap:wrap;gap:10px;align-items:flex-start}
 .card{background:var(--card);border:1px solid var(--line);border-radius:6px;padding:8px 10px}
 .card svg{display:block}
 .mono,pre{font:12px/1.35 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
@@ -109,24 +109,30 @@ function column(k) {
   for (var i = 0; i < n; i++) if (rows[i][k] !== null && rows[i][k] !== undefined) out.push(rows[i][k]);
   return out;
 }
-function histogram(parent, title, values, mean) {
-  var c = card(parent, title + (mean !== null && mean !== undefined ? " \u00b7 mean " + fmt(mean) : ""));
+function histogram(parent, title, values, mean, median) {  // median: the figure given is a median
+  if ((mean === null || mean === undefined) && values.length) {
+    mean = values.reduce(function (a, b) { return a + b; }, 0) / values.length;
+  }
+  var c = card(parent, title + (mean !== null && mean !== undefined ? (median ? " \u00b7 median " : " \u00b7 mean ") + fmt(mean) : ""));
   var W = 220, H = 86, B = 20, lo = 0, hi = 1;
   var svg = sv("svg", {width: W, height: H + 16, viewBox: "0 0 " + W + " " + (H + 16)}, c);
   if (!values.length) { sv("text", {x: 4, y: 40, fill: "#5b6475", "font-size": 11}, svg).textContent = "no values"; return; }
   var mn = Math.min.apply(null, values), mx = Math.max.apply(null, values);
   if (mn < 0 || mx > 1) { lo = mn; hi = mx > mn ? mx : mn + 1; }
+  var log = lo > 0 && hi / lo > 100;  // ratios spanning orders of magnitude (BEF)
+  var f = log ? Math.log10 : function (v) { return v; }, flo = f(lo), fhi = f(hi);
   var counts = new Array(B).fill(0);
-  values.forEach(function (v) { counts[Math.min(B - 1, Math.floor((v - lo) / (hi - lo) * B))]++; });
+  values.forEach(function (v) { counts[Math.min(B - 1, Math.floor((f(v) - flo) / (fhi - flo) * B))]++; });
   var top = Math.max.apply(null, counts), bw = W / B;
   counts.forEach(function (k, i) {
     var h = top ? Math.round(k / top * (H - 4)) : 0;
     var r = sv("rect", {x: i * bw + 0.5, y: H - h, width: bw - 1, height: h, fill: "#2457c5"}, svg);
-    svgTitle(r, fmt(lo + i * (hi - lo) / B) + "\u2013" + fmt(lo + (i + 1) * (hi - lo) / B) + ": " + k + " sets");
+    var g = function (t) { var x = flo + t * (fhi - flo) / B; return log ? Math.pow(10, x) : x; };
+    svgTitle(r, fmt(g(i)) + "\u2013" + fmt(g(i + 1)) + ": " + k + " sets");
   });
   sv("line", {x1: 0, x2: W, y1: H + 0.5, y2: H + 0.5, stroke: "#999"}, svg);
   sv("text", {x: 0, y: H + 13, "font-size": 10, fill: "#5b6475"}, svg).textContent = fmt(lo);
-  sv("text", {x: W, y: H + 13, "font-size": 10, fill: "#5b6475", "text-anchor": "end"}, svg).textContent = fmt(hi);
+  sv("text", {x: W, y: H + 13, "font-size": 10, fill: "#5b6475", "text-anchor": "end"}, svg).textContent = fmt(hi) + (log ? " (log scale)" : "");
 }
 function verdictBars(parent) {
   var entries = Object.keys(D.verdicts).map(function (k) { return [k, D.verdicts[k]]; });
@@ -148,7 +154,7 @@ function scatter(parent, xi, yi) {
   if (!pts.length) return;
   var c = card(parent, "Stability (" + LABELS.jsd_struct + ") against pass rate \u00b7 " + num(pts.length) + " sets");
   var W = 300, H = 200, P = 28;
-  var svg = sv("svg", {width: W + P + 6, height: H + P + 4}, c);
+  var svg = sv("svg", {width: W + P + 10, height: H + P + 12, viewBox: "0 -8 " + (W + P + 10) + " " + (H + P + 12)}, c);
   sv("rect", {x: P, y: 0, width: W, height: H, fill: "none", stroke: "#ccc"}, svg);
   [0, 0.5, 1].forEach(function (t) {
     sv("text", {x: P + t * W, y: H + 14, "font-size": 10, "text-anchor": "middle", fill: "#5b6475"}, svg).textContent = t;
@@ -160,7 +166,7 @@ function scatter(parent, xi, yi) {
     var dot = sv("circle", {cx: (P + r[xi] * W).toFixed(1), cy: (H - r[yi] * H).toFixed(1), r: 2.6,
       fill: vcolor(r[2]), "fill-opacity": 0.6}, svg);
     svgTitle(dot, r[0] + ": pass " + fmt(r[xi]) + ", JSD " + fmt(r[yi]));
-    dot.addEventListener("click", function () { showDetail(i); });
+    dot.addEventListener("click", function () { showDetail(i, true); });
   });
 }
 app.appendChild(el("h2", null, "The corpus at a glance"));
@@ -168,7 +174,7 @@ var cards = el("div", "cards"); app.appendChild(cards);
 verdictBars(cards);
 var passCol = D.metrics.indexOf("pass_rate_mean"), jsdCol = D.metrics.indexOf("jsd_struct");
 if (passCol >= 0 && jsdCol >= 0) scatter(cards, FIRST_METRIC + passCol, FIRST_METRIC + jsdCol);
-D.metrics.forEach(function (m, k) { histogram(cards, LABELS[m] || m, column(FIRST_METRIC + k), D.overall[m]); });
+D.metrics.forEach(function (m, k) { histogram(cards, LABELS[m] || m, column(FIRST_METRIC + k), D.overall[m], m.indexOf("bef") === 0); });
 histogram(cards, "Risk that the kept version is wrong", column(3), null);
 
 // ------------------------------------------------------------------ comparison
@@ -223,7 +229,7 @@ function compareSection() {
       tr.appendChild(el("td", d === null ? null : d >= 0 ? "pos" : "neg", d === null ? "\u2013" : (d >= 0 ? "+" : "") + d.toFixed(4)));
       tr.appendChild(el("td", vclass(r[V]), r[V])); tr.appendChild(el("td", vclass(r[V + 1]), r[V + 1]));
       var at = rowIndexByTask[r[0]];
-      if (at !== undefined) tr.addEventListener("click", function () { showDetail(at); });
+      if (at !== undefined) tr.addEventListener("click", function () { showDetail(at, true); });
       ctb.appendChild(tr);
     });
     more.disabled = shown >= order.length;
@@ -294,7 +300,7 @@ function drawPage() {
     tr.appendChild(el("td", null, r[4] === null ? "\u2013" : Math.round(r[4]) + "%"));
     tr.appendChild(el("td", null, r[5] === null ? "\u2013" : "v" + r[5]));
     for (var k = FIRST_METRIC; k < r.length; k++) tr.appendChild(el("td", null, fmt(r[k])));
-    tr.addEventListener("click", function () { showDetail(i); });
+    tr.addEventListener("click", function () { showDetail(i, true); });
     frag.appendChild(tr);
   });
   body.appendChild(frag);
@@ -356,7 +362,7 @@ function codeBlock(parent, lines, cls) {
   lines.forEach(function (line, i) { frag.appendChild(el("span", cls ? cls[i] : null, line)); });
   pre.appendChild(frag); parent.appendChild(pre);
 }
-function showDetail(i) {
+function showDetail(i, scroll) {
   selected = i; drawPage();
   var r = rows[i], d = D.details[i];
   detailBox.textContent = "";
@@ -370,8 +376,8 @@ function showDetail(i) {
     box.appendChild(el("p", null, line));
   }
   var facts = [];
-  if (d.syn) facts.push(d.syn + " versions with syntax errors");
-  if (d.sk) facts.push(d.sk + " empty versions left out");
+  if (d.syn) facts.push(d.syn + (d.syn === 1 ? " version" : " versions") + " with syntax errors");
+  if (d.sk) facts.push(d.sk + (d.sk === 1 ? " empty version" : " empty versions") + " left out");
   d.notes.forEach(function (t) { facts.push(t); });
   if (facts.length) box.appendChild(el("p", "note", facts.join(" \u00b7 ")));
   var grid = el("div", "grid"); box.appendChild(grid);
@@ -402,7 +408,7 @@ function showDetail(i) {
   } else if (r[5] !== null) {
     right.appendChild(el("p", "note", "The versions' code is not in this report."));
   }
-  detailBox.scrollIntoView({block: "nearest"});
+  if (scroll) detailBox.scrollIntoView({block: "nearest"});
 }
 if (D.errors.length) {
   app.appendChild(el("h2", null, "Input errors (" + num(D.n_errors) + ")"));
