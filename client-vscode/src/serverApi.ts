@@ -82,8 +82,9 @@ export class ServerApi {
   constructor(private readonly execute: ExecuteCommand) {}
 
   /**
-   * The report of the function at `target`; undefined when there is no function there (or
-   * the server does not have the document). `matrices` asks for the pair matrices too.
+   * The report of the function at `target`; undefined when there is no function there (the
+   * server answers null at a position outside every function) or the server does not have
+   * the document. `matrices` asks for the pair matrices too.
    */
   async analyze(target: FunctionTarget, options: { matrices?: boolean } = {}, token?: Cancellation): Promise<FunctionReport | undefined> {
     const extra = options.matrices ? { matrices: true } : {};
@@ -96,7 +97,7 @@ export class ServerApi {
       }
       throw err;
     }
-    return parseAnalyzeResult(raw);
+    return raw === null || raw === undefined ? undefined : parseAnalyzeResult(raw);
   }
 
   /** `endpointConfirmed`: the user chose or approved the endpoint and key variable (the server does not ask again). */

@@ -2,10 +2,11 @@
 
 A :class:`Session` owns the sample store and the caches: it reads a function's stored
 versions, adds the current code as one more version (origin ``current``) unless it is
-identical to a stored one, and analyses the set. Analyses are cached by a content hash of
-the function's samples, its current code and the options that change results, so asking
-again with nothing new costs a dictionary look-up. Nothing here knows about a protocol:
-the language server and ``codequorum check`` both build on it.
+identical to a stored one, and analyses the set. Static analyses are cached under one frozen
+:class:`AnalysisKey` (the versions' content hashes, the current code, the analysis options),
+so asking again with nothing new costs a dictionary look-up; a dynamic report, when one
+exists, is merged in on read without computing the static analysis again. Nothing here
+knows about a protocol: the language server and ``codequorum check`` both build on it.
 """
 
 from __future__ import annotations
@@ -18,17 +19,18 @@ import textwrap
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from codequorum import parsing, workspace
-from codequorum.analysis import AnalysisOptions, StabilityReport, analyze
+from codequorum.analysis import AnalysisOptions, DynamicLike, StabilityReport, analyze
 from codequorum.model import Sample, SampleSet
 from codequorum.sources.store import SampleStore, StoredSample, content_hash
 
 log = logging.getLogger(__name__)
 
+K = TypeVar("K")
 T = TypeVar("T")
 
 #: How many analyses (and dynamic reports) stay cached.
@@ -138,12 +140,6 @@ class SessionConfig:
     dynamic_timeout: float = 10.0
     dynamic_sandbox: str = "strict"
 
-    def fingerprint(self) -> str:
-        """A stable text of the options that change analysis results (for cache keys)."""
-        return (
-            f"include_current={self.include_current};max_depth={self.max_depth};"
-            f"tsed={self.tsed}"
-        )
 
 
 def build_sample_set(
@@ -236,23 +232,79 @@ def _digest(*parts: str) -> str:
     return h.hexdigest()
 
 
-class _LRU(OrderedDict[str, T]):
+class _LRU(OrderedDict[K, T]):
     def __init__(self, limit: int) -> None:
         super().__init__()
         self.limit = limit
 
-    def put(self, key: str, value: T) -> None:
+    def put(self, key: K, value: T) -> None:
         self[key] = value
         self.move_to_end(key)
         while len(self) > self.limit:
             self.popitem(last=False)
 
-    def peek(self, key: str) -> T | None:
+    def peek(self, key: K) -> T | None:
         value = self.get(key)
         if value is not None:
             self.move_to_end(key)
         return value
 
+
+@dataclass(frozen=True)
+class AnalysisKey:
+    """What one function's static analysis depends on, as one hashable value: the file,
+    the language, the function, its stored versions (by content hash), the current code
+    (None when left out) and the analysis options. The other fields carry the inputs and
+    take no part in equality."""
+
+    file_key: str
+    language: str
+    qualified_name: str
+    versions: tuple[str, ...]
+    current_hash: str | None
+    options: AnalysisOptions
+    name: str = field(compare=False)
+    stored: tuple[StoredSample, ...] = field(compare=False, repr=False)
+    current: str | None = field(compare=False, repr=False)
+    code_hash: str = field(compare=False, repr=False)
+
+    def digest(self) -> str:
+        """A stable text of the key (result ids, logs)."""
+        return _digest(
+            self.file_key,
+            self.language,
+            self.qualified_name,
+            *self.versions,
+            self.current_hash or "-",
+            repr(self.options),
+        )
+
+    def dynamic_digest(self) -> str:
+        """The key of a dynamic report of these versions and this current code."""
+        return _digest("dyn", *self.versions, self.code_hash)
+
+
+def merge_dynamic(
+    report: StabilityReport, dynamic: DynamicLike, options: AnalysisOptions
+) -> StabilityReport:
+    """A copy of a static ``report`` with a dynamic report merged in: what
+    ``analyze(..., dynamic=dynamic)`` gives, without computing the static part again."""
+    from codequorum.analysis import _merge_dynamic, _recommend
+
+    merged = dataclasses.replace(
+        report,
+        summary=dict(report.summary),
+        verdicts=list(report.verdicts),
+        recommended=None,
+        recommended_by=None,
+        recommendation=None,
+        risk=None,
+        stability_percentile=None,
+    )
+    _merge_dynamic(merged, dynamic)
+    if merged.status == "ok":  # an insufficient set has no recommendation either way
+        _recommend(merged, dynamic, options)
+    return merged
 
 
 class Session:
@@ -268,9 +320,10 @@ class Session:
         self._store_failed: str | None = None
         self._samples: dict[tuple[str, str], tuple[StoredSample, ...]] = {}
         self._with_samples: dict[str, frozenset[str]] = {}
-        self._analyses: _LRU[FunctionAnalysis] = _LRU(CACHE_LIMIT)
-        self._recent: dict[tuple[str, str], list[str]] = {}
-        self._dynamic: _LRU[Any] = _LRU(CACHE_LIMIT)
+        self._static: _LRU[AnalysisKey, FunctionAnalysis] = _LRU(CACHE_LIMIT)
+        self._recent: dict[tuple[str, str], list[AnalysisKey]] = {}
+        self._dynamic: _LRU[str, Any] = _LRU(CACHE_LIMIT)
+        self._merged: _LRU[tuple[str, int], FunctionAnalysis] = _LRU(CACHE_LIMIT)
 
     def close(self) -> None:
         """Close the store."""
@@ -402,9 +455,114 @@ class Session:
 
     # ------------------------------------------------------------------ analysis
 
-    def _options(self, full: bool) -> AnalysisOptions:
+    def options(self, full: bool = True) -> AnalysisOptions:
+        """The analysis options under this session's configuration. ``full=False``
+        (diagnostics, lenses) leaves out TSED and the token metrics, which no verdict reads."""
         c = self.config
         return AnalysisOptions(max_depth=c.max_depth, tsed=c.tsed and full, textual=full)
+
+    def function_key(
+        self,
+        file_key: str,
+        language: str,
+        qualified_name: str,
+        name: str,
+        current: str,
+        full: bool = True,
+    ) -> AnalysisKey | None:
+        """The cache key of one function's analysis; None when it has no stored versions.
+        Reads the store (cached), computes nothing."""
+        stored = self.samples_sync(file_key, qualified_name)
+        if not stored:
+            return None
+        code = current.strip("\n") + "\n"
+        code_hash = content_hash(code)
+        include = self.config.include_current
+        return AnalysisKey(
+            file_key=file_key,
+            language=language,
+            qualified_name=qualified_name,
+            versions=tuple(s.content_hash for s in stored),
+            current_hash=code_hash if include else None,
+            options=self.options(full),
+            name=name,
+            stored=stored,
+            current=code if include else None,
+            code_hash=code_hash,
+        )
+
+    def cached(self, key: AnalysisKey) -> FunctionAnalysis | None:
+        """The analysis for ``key`` if it is ready (a full analysis serves a light key), with
+        the dynamic report merged in; None when it still has to be computed."""
+        with self._lock:
+            static = self._static.peek(key)
+            if static is None and not key.options.textual:
+                static = self._static.peek(dataclasses.replace(key, options=self.options(True)))
+        if static is None:
+            return None
+        return self._with_dynamic(static, key.options)
+
+    def compute(self, key: AnalysisKey) -> FunctionAnalysis:
+        """The analysis for ``key``: from the cache, else computed (blocking) and cached."""
+        hit = self.cached(key)
+        if hit is not None:
+            return hit
+        sample_set, current_index = build_sample_set(
+            key.stored,
+            key.current,
+            file_key=key.file_key,
+            language=key.language,
+            qualified_name=key.qualified_name,
+            name=key.name,
+        )
+        report = analyze(sample_set, key.options, current_index=current_index)
+        static = FunctionAnalysis(
+            file_key=key.file_key,
+            qualified_name=key.qualified_name,
+            language=key.language,
+            stored=key.stored,
+            sample_set=sample_set,
+            current_index=current_index,
+            report=report,
+            dynamic=None,
+            key=key.digest(),
+            dyn_key=key.dynamic_digest(),
+            most_different=_most_different(report, current_index),
+            fastest=None,
+        )
+        with self._lock:
+            self._static.put(key, static)
+            recent = self._recent.setdefault((key.file_key, key.qualified_name), [])
+            if key in recent:
+                recent.remove(key)
+            recent.append(key)
+            while len(recent) > VARIANTS_PER_FUNCTION:
+                self._static.pop(recent.pop(0), None)
+            if len(self._recent) > CACHE_LIMIT:
+                self._recent.pop(next(iter(self._recent)))
+        return self._with_dynamic(static, key.options)
+
+    def _with_dynamic(self, static: FunctionAnalysis, options: AnalysisOptions) -> FunctionAnalysis:
+        """``static`` with the dynamic report of its versions merged in, when there is one
+        (the merged analysis is cached beside it; the static one is never recomputed)."""
+        with self._lock:
+            dynamic = self._dynamic.peek(static.dyn_key)
+            if dynamic is None:
+                return static
+            merged = self._merged.peek((static.key, id(dynamic)))
+        if merged is not None:
+            return merged
+        report = merge_dynamic(static.report, dynamic, options)
+        merged = dataclasses.replace(
+            static,
+            report=report,
+            dynamic=dynamic,
+            key=_digest(static.key, "dynamic", str(id(dynamic))),
+            fastest=_fastest(dynamic),
+        )
+        with self._lock:
+            self._merged.put((static.key, id(dynamic)), merged)
+        return merged
 
     def function_sync(
         self,
@@ -418,72 +576,10 @@ class Session:
         """The (cached) analysis of one function; None when it has no stored versions.
 
         ``current`` is the function's code now (at column 0). ``full=False`` (diagnostics,
-        lenses) leaves out TSED and the token metrics, which no verdict reads; a cached
-        full analysis serves it too.
+        lenses) leaves out TSED and the token metrics; a cached full analysis serves it too.
         """
-        stored = self.samples_sync(file_key, qualified_name)
-        if not stored:
-            return None
-        include_current = self.config.include_current
-        current = current.strip("\n") + "\n"
-        current_hash = content_hash(current)
-        dyn_key = _digest("dyn", *(s.content_hash for s in stored), current_hash)
-        with self._lock:
-            dynamic = self._dynamic.peek(dyn_key)
-        base = (
-            self.config.fingerprint(),
-            language,
-            qualified_name,
-            *(s.content_hash for s in stored),
-            current_hash if include_current else "-",
-            "dyn" if dynamic is not None else "",
-        )
-        key = _digest(*base, "full")
-        light_key = _digest(*base, "light")
-        with self._lock:
-            hit = self._analyses.peek(key)
-            if hit is None and not full:
-                hit = self._analyses.peek(light_key)
-        if hit is not None:
-            return hit
-        if not full:
-            key = light_key
-        sample_set, current_index = build_sample_set(
-            stored,
-            current if include_current else None,
-            file_key=file_key,
-            language=language,
-            qualified_name=qualified_name,
-            name=name,
-        )
-        report = analyze(
-            sample_set, self._options(full), dynamic=dynamic, current_index=current_index
-        )
-        result = FunctionAnalysis(
-            file_key=file_key,
-            qualified_name=qualified_name,
-            language=language,
-            stored=stored,
-            sample_set=sample_set,
-            current_index=current_index,
-            report=report,
-            dynamic=dynamic,
-            key=key,
-            dyn_key=dyn_key,
-            most_different=_most_different(report, current_index),
-            fastest=_fastest(dynamic),
-        )
-        with self._lock:
-            self._analyses.put(key, result)
-            recent = self._recent.setdefault((file_key, qualified_name), [])
-            if key in recent:
-                recent.remove(key)
-            recent.append(key)
-            while len(recent) > VARIANTS_PER_FUNCTION:
-                self._analyses.pop(recent.pop(0), None)
-            if len(self._recent) > CACHE_LIMIT:
-                self._recent.pop(next(iter(self._recent)))
-        return result
+        key = self.function_key(file_key, language, qualified_name, name, current, full)
+        return None if key is None else self.compute(key)
 
     # ------------------------------------------------------------------ dynamic
 
@@ -511,9 +607,13 @@ class Session:
             analysis.sample_set, options, progress=progress, cancel=cancel
         )
         if not cancel.is_set():
-            with self._lock:
-                self._dynamic.put(self.dynamic_key(analysis), result)
+            self.put_dynamic(analysis, result)
         return result
+
+    def put_dynamic(self, analysis: FunctionAnalysis, report: Any) -> None:
+        """Keep a dynamic report of ``analysis``'s versions: later reads merge it in."""
+        with self._lock:
+            self._dynamic.put(self.dynamic_key(analysis), report)
 
     def has_dynamic(self, analysis: FunctionAnalysis) -> bool:
         """True when a dynamic report exists for these versions."""

@@ -24,7 +24,7 @@ SERVER = ClientServerConfig(
 
 
 def capabilities(
-    *, pull: bool = False, progress: bool = True, config: bool = True
+    *, pull: bool = False, progress: bool = True, config: bool = True, lens_refresh: bool = False
 ) -> types.ClientCapabilities:
     """A client that supports what a modern editor does (pull diagnostics only if asked)."""
     return types.ClientCapabilities(
@@ -38,7 +38,7 @@ def capabilities(
                 dynamic_registration=False
             ),
             diagnostics=types.DiagnosticWorkspaceClientCapabilities(refresh_support=pull),
-            code_lens=types.CodeLensWorkspaceClientCapabilities(refresh_support=False),
+            code_lens=types.CodeLensWorkspaceClientCapabilities(refresh_support=lens_refresh),
         ),
         text_document=types.TextDocumentClientCapabilities(
             hover=types.HoverClientCapabilities(
@@ -75,17 +75,26 @@ async def lsp_session(
     pull_configuration: bool = True,
     before_start: Callable[[], None] | None = None,
     answer: str | None = None,
+    lens_refresh: bool = False,
+    folders: list[Path] | None = None,
+    log_file: Path | None = None,
 ) -> AsyncIterator[LanguageClient]:
     """Start ``codequorum lsp``, initialize it on ``workspace``, and shut it down after.
 
     The server's user configuration (approvals) lives in :func:`config_home`; questions it
     asks (``window/showMessageRequest``) are kept in ``questions(client).asked``, answered with
     the action titled ``questions(client).answer`` (``answer`` at first; None: dismissed).
+    ``lens_refresh``: the client takes ``workspace/codeLens/refresh`` (counted in
+    ``lens_refreshes(client)``). ``folders``: the workspace folders (default: ``workspace``).
+    ``log_file``: the server writes its log (level INFO) there.
     """
     if before_start is not None:
         before_start()
     env = {**(SERVER.server_env or {}), "XDG_CONFIG_HOME": str(config_home(workspace))}
-    config = ClientServerConfig(server_command=SERVER.server_command, server_env=env)
+    command = list(SERVER.server_command)
+    if log_file is not None:
+        command += ["--log-file", str(log_file), "--log-level", "INFO"]
+    config = ClientServerConfig(server_command=command, server_env=env)
     client = await config.start()
     assert isinstance(client, LanguageClient)
     asked = Questions(answer=answer)
@@ -102,14 +111,32 @@ async def lsp_session(
     )
     register(show_message_request)
 
+    refreshes: list[float] = []
+    _LENS_REFRESHES[id(client)] = refreshes
+
+    def code_lens_refresh(params: None) -> None:
+        refreshes.append(asyncio.get_running_loop().time())
+
+    cast(Callable[[Callable[..., Any]], Any], client.feature(types.WORKSPACE_CODE_LENS_REFRESH))(
+        code_lens_refresh
+    )
+
     if configuration is not None:
         client.set_configuration(configuration)
     try:
         client.initialize_result = await client.initialize_session(  # type: ignore[attr-defined]
             types.InitializeParams(
-                capabilities=capabilities(pull=pull, progress=progress, config=pull_configuration),
+                capabilities=capabilities(
+                    pull=pull,
+                    progress=progress,
+                    config=pull_configuration,
+                    lens_refresh=lens_refresh,
+                ),
                 root_uri=workspace.as_uri(),
-                workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="ws")],
+                workspace_folders=[
+                    types.WorkspaceFolder(uri=f.as_uri(), name=f.name)
+                    for f in (folders or [workspace])
+                ],
                 initialization_options=init_options,
             )
         )
@@ -139,6 +166,13 @@ class Questions:
 
 
 _QUESTIONS: dict[int, Questions] = {}
+_LENS_REFRESHES: dict[int, list[float]] = {}
+
+
+def lens_refreshes(client: LanguageClient) -> list[float]:
+    """When (event-loop time) the server asked a client started by :func:`lsp_session` to
+    refresh its code lenses."""
+    return _LENS_REFRESHES[id(client)]
 
 
 def questions(client: LanguageClient) -> Questions:

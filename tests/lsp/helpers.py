@@ -115,8 +115,8 @@ async def command(client: Any, name: str, *arguments: Any) -> Any:
     )
 
 
-async def hover_text(client: Any, uri: str, position: types.Position) -> str | None:
-    """The markdown of a hover (None when there is none)."""
+async def hover_once(client: Any, uri: str, position: types.Position) -> str | None:
+    """The markdown of one hover answer (None when there is none)."""
     import asyncio
 
     result = await asyncio.wait_for(
@@ -131,6 +131,78 @@ async def hover_text(client: Any, uri: str, position: types.Position) -> str | N
         return None
     contents = result.contents
     return contents.value if isinstance(contents, types.MarkupContent) else str(contents)
+
+
+async def hover_text(
+    client: Any, uri: str, position: types.Position, timeout: float = 60.0
+) -> str | None:
+    """The markdown of a hover once the versions are compared (asked again while the
+    server answers that it is still comparing them); None when there is none."""
+    from codequorum.lsp.hover import COMPUTING
+
+    text = await hover_once(client, uri, position)
+    if text is None or COMPUTING not in text:
+        return text
+    return str(await wait_for_async(lambda: hover_once(client, uri, position), COMPUTING, timeout))
+
+
+async def wait_for_async(ask: Any, computing: str, timeout: float) -> Any:
+    """Ask ``ask()`` until its answer no longer mentions ``computing``."""
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        value = await ask()
+        if value is not None and computing not in str(value):
+            return value
+        if loop.time() > deadline:
+            raise AssertionError(f"still {computing!r} after {timeout} s")
+        await asyncio.sleep(0.1)
+
+
+async def code_lenses(client: Any, uri: str, timeout: float = 60.0) -> list[types.CodeLens]:
+    """The code lenses of a document once no function's versions are being compared."""
+    import asyncio
+
+    from codequorum.lsp.lenses import COMPUTING_TITLE
+
+    async def ask() -> list[types.CodeLens]:
+        result = await asyncio.wait_for(
+            client.text_document_code_lens_async(
+                types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+            ),
+            timeout=30,
+        )
+        return list(result or [])
+
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        lenses = await ask()
+        if not any(lens.command and lens.command.title == COMPUTING_TITLE for lens in lenses):
+            return lenses
+        if loop.time() > deadline:
+            raise AssertionError(f"lenses still computing after {timeout} s")
+        await asyncio.sleep(0.1)
+
+
+async def code_actions(
+    client: Any, params: types.CodeActionParams, timeout: float = 60.0
+) -> list[types.CodeAction | types.Command]:
+    """The code actions at a place, asked again until some come (an analysis the server
+    computes in the background has none to offer yet)."""
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        result = await asyncio.wait_for(client.text_document_code_action_async(params), 30)
+        if result:
+            return list(result)
+        if loop.time() > deadline:
+            raise AssertionError(f"no code actions within {timeout} s")
+        await asyncio.sleep(0.1)
 
 
 def published(client: Any, uri: str) -> list[types.Diagnostic] | None:

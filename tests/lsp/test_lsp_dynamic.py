@@ -10,6 +10,7 @@ from lsprotocol import types
 from .conftest import lsp_session
 from .helpers import (
     apply_edits,
+    code_actions,
     command,
     hover_text,
     open_document,
@@ -87,12 +88,13 @@ async def test_run_dynamic_in_the_background(workspace: Path) -> None:
         fastest = report["fastest"]
         assert fastest is not None and 0 <= fastest < 3
         assert f"- fastest: v{fastest + 1}" in text
-        actions = await client.text_document_code_action_async(
+        actions = await code_actions(
+            client,
             types.CodeActionParams(
                 text_document=types.TextDocumentIdentifier(uri=uri),
                 range=types.Range(start=pos, end=pos),
                 context=types.CodeActionContext(diagnostics=[]),
-            )
+            ),
         )
         assert actions is not None
         pick = next(a for a in actions if "fastest" in a.title)

@@ -10,6 +10,8 @@ from lsprotocol import types
 from .conftest import lsp_session
 from .helpers import (
     apply_edits,
+    code_actions,
+    code_lenses,
     command,
     hover_text,
     humaneval_task,
@@ -110,20 +112,19 @@ async def test_samples_diagnostics_hover_lenses_and_actions(
         assert "```diff\n--- current\n+++ v" in text
         assert await hover_text(client, uri, position_of(doc, "untouched")) is None
 
-        lenses = await client.text_document_code_lens_async(
-            types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
-        )
+        lenses = await code_lenses(client, uri)
         assert lenses is not None
         titles = [lens.command.title for lens in lenses if lens.command]
         assert titles == [f"5 samples · unstable {jsd:.2f}", "Compare", "Regenerate"]
         assert all(lens.range.start.line == name_pos.line for lens in lenses)
 
-        actions = await client.text_document_code_action_async(
+        actions = await code_actions(
+            client,
             types.CodeActionParams(
                 text_document=types.TextDocumentIdentifier(uri=uri),
                 range=diag.range,
                 context=types.CodeActionContext(diagnostics=[diag]),
-            )
+            ),
         )
         assert actions is not None
         titles = [a.title for a in actions]
@@ -265,12 +266,13 @@ async def test_methods_are_replaced_with_their_indentation(workspace: Path) -> N
         shown = await command(client, "codequorum.showSample", uri, "Stack.total", 3)
         assert shown["code"].startswith("def total(self):\n    acc = 0\n")
         pos = position_of(doc, "total")
-        actions = await client.text_document_code_action_async(
+        actions = await code_actions(
+            client,
             types.CodeActionParams(
                 text_document=types.TextDocumentIdentifier(uri=uri),
                 range=types.Range(start=pos, end=pos),
                 context=types.CodeActionContext(diagnostics=[]),
-            )
+            ),
         )
         assert actions is not None
         pick = next(a for a in actions if a.title == "Replace `total` with version 2")
@@ -289,9 +291,7 @@ async def test_methods_are_replaced_with_their_indentation(workspace: Path) -> N
             "            s += x\n"
             "        return s\n"
         )
-        lenses = await client.text_document_code_lens_async(
-            types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
-        )
+        lenses = await code_lenses(client, uri)
         assert lenses is not None
         by_line = sorted(
             (lens.range.start.line, lens.command.title) for lens in lenses if lens.command

@@ -7,10 +7,19 @@ import random
 from pathlib import Path
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
 from .conftest import lsp_session
-from .helpers import command, hover_text, open_document, position_of, published, wait_for
+from .helpers import (
+    code_lenses,
+    command,
+    hover_text,
+    open_document,
+    position_of,
+    published,
+    wait_for,
+)
 
 GOOD = "def area(w, h):\n    return w * h\n"
 VERSIONS = [
@@ -44,9 +53,7 @@ async def test_junk_huge_and_broken_documents(workspace: Path) -> None:
             await wait_for(lambda u=uri: u in client.diagnostics)
             assert published(client, uri) == []
             assert await hover_text(client, uri, types.Position(line=0, character=2)) is None
-            lenses = await client.text_document_code_lens_async(
-                types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
-            )
+            lenses = await code_lenses(client, uri)
             assert list(lenses or []) == []
         # versions of a function in the broken file are stored and scored as parsed
         added = await command(
@@ -149,6 +156,32 @@ async def test_unknown_commands_arguments_and_documents_get_clear_errors(workspa
         else:
             raise AssertionError("bad samples accepted")
         await _still_answers(client, workspace)
+
+
+async def test_no_function_at_the_cursor_is_null_and_refusals_leave_no_traceback(
+    workspace: Path,
+) -> None:
+    log = workspace.parent / "server.log"
+    doc = "import os\n\n" + GOOD
+    async with lsp_session(workspace, log_file=log) as client:
+        uri = open_document(client, workspace / "ok.py", doc)
+        await command(client, "codequorum.addSamples", uri, "area", VERSIONS)
+        outside = {"uri": uri, "position": {"line": 0, "character": 3}}
+        for _ in range(3):  # what the status bar sends wherever the cursor rests
+            assert await command(client, "codequorum.analyze", outside) is None
+        inside = {"uri": uri, "position": {"line": 3, "character": 4}}
+        assert (await command(client, "codequorum.analyze", inside))["qualifiedName"] == "area"
+        try:
+            await command(client, "codequorum.analyze", uri, "nope")
+        except JsonRpcException as exc:
+            assert exc.code == -32602
+            assert "no function 'nope'" in exc.message
+        else:
+            raise AssertionError("an unknown function was analysed")
+    text = log.read_text(encoding="utf-8")
+    assert "refused: codequorum.analyze: no function 'nope'" in text
+    assert "Traceback" not in text
+    assert "ERROR" not in text
 
 
 async def test_unusable_store_path_is_reported_and_the_server_keeps_answering(

@@ -148,9 +148,7 @@ async def _analysis(
 ) -> tuple[Snapshot, FunctionEntry, FunctionAnalysis | None]:
     snapshot, entry = await _resolve(ls, target, command)
     assert entry is not None
-    analysis = await ls.engine.run(
-        ls.engine.analysis_sync, snapshot, entry, ls.file_key(target.uri)
-    )
+    analysis = await ls.engine.analysis(snapshot, entry, ls.file_key(target.uri))
     return snapshot, entry, analysis
 
 
@@ -207,9 +205,14 @@ def analysis_json(
 # --------------------------------------------------------------------------- commands
 
 
-async def analyze_command(ls: CodequorumServer, args: Sequence[Any]) -> dict[str, Any]:
-    """The report of the function at a position (or by name)."""
+async def analyze_command(ls: CodequorumServer, args: Sequence[Any]) -> dict[str, Any] | None:
+    """The report of the function at a position (or by name); None at a position outside
+    every function (the status bar asks wherever the cursor is)."""
     target = parse_target(args, ANALYZE)
+    if target.qualified_name is None:
+        snapshot, found = await _resolve(ls, target, ANALYZE, required=False)
+        if found is None:
+            return None
     snapshot, entry, analysis = await _analysis(ls, target, ANALYZE)
     if analysis is None:
         return {

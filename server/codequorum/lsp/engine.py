@@ -1,9 +1,12 @@
 """The bridge between the editor and the engine: a :class:`~codequorum.session.Session`
 driven by the server's settings, with its blocking work on worker threads.
 
-The event loop only awaits; SQLite, parsing, analysis and sandboxed runs happen on the
-pool. Documents and their functions come in as :class:`Snapshot` and
-:class:`FunctionEntry`; everything else is the protocol-free session.
+The event loop only awaits. Quick work (SQLite reads, parsing, cache look-ups) runs on one
+pool and analyses on another, so a hover or a lens never waits behind an analysis: handlers
+look up what is ready (:meth:`Engine.lookup`) and start the rest in the background
+(:meth:`Engine.schedule`), one computation per key however often it is asked for.
+Documents and their functions come in as :class:`Snapshot` and :class:`FunctionEntry`;
+everything else is the protocol-free session.
 """
 
 from __future__ import annotations
@@ -18,15 +21,22 @@ from typing import Any, TypeVar
 from codequorum.lsp.consent import Approvals
 from codequorum.lsp.documents import FunctionEntry, Snapshot
 from codequorum.lsp.settings import Settings
-from codequorum.session import FunctionAnalysis, Notify, Session, SessionConfig
+from codequorum.session import AnalysisKey, FunctionAnalysis, Notify, Session, SessionConfig
 from codequorum.sources.store import SampleStore
 from codequorum.workspace import file_key_for
 
-__all__ = ["Engine", "FunctionAnalysis", "file_key_for", "session_config"]
+__all__ = ["Engine", "FunctionAnalysis", "Lookup", "file_key_for", "session_config"]
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+#: One function of a document: its entry, its cache key, and its analysis when ready.
+Lookup = tuple[FunctionEntry, AnalysisKey, FunctionAnalysis | None]
+#: The functions of a document with their analyses.
+Items = list[tuple[FunctionEntry, FunctionAnalysis]]
+#: The functions of a document whose analyses are still being computed.
+Pending = list[tuple[FunctionEntry, "asyncio.Future[FunctionAnalysis]"]]
 
 
 def session_config(settings: Settings) -> SessionConfig:
@@ -51,6 +61,10 @@ class Engine(Session):
         self.approvals = Approvals.default()
         self._made: set[str] = set()
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="codequorum")
+        self._background = ThreadPoolExecutor(
+            max_workers=2, thread_name_prefix="codequorum-analysis"
+        )
+        self._inflight: dict[AnalysisKey, asyncio.Future[FunctionAnalysis]] = {}
 
     def store(self) -> SampleStore | None:
         """The open store; a store this server made is approved for running at once (the
@@ -72,6 +86,7 @@ class Engine(Session):
     def shutdown(self) -> None:
         """Close the store and stop the workers."""
         self._pool.shutdown(wait=False, cancel_futures=True)
+        self._background.shutdown(wait=False, cancel_futures=True)
         self.close()
 
     def configure(self, settings: Settings, root: str | None = None) -> None:
@@ -79,38 +94,96 @@ class Engine(Session):
         self.settings = settings
         self.reconfigure(session_config(settings), root)
 
-    def analysis_sync(
+    def key_sync(
         self, snapshot: Snapshot, entry: FunctionEntry, file_key: str, full: bool = True
-    ) -> FunctionAnalysis | None:
-        """The (cached) analysis of one function of a document; None when it has no
-        stored versions (see :meth:`Session.function_sync`)."""
+    ) -> AnalysisKey | None:
+        """The cache key of one function's analysis; None when it has no stored versions."""
         if snapshot.language is None:
             return None
-        return self.function_sync(
+        return self.function_key(
             file_key, snapshot.language, entry.qualified_name, entry.name, entry.dedented(), full
         )
 
-    def document_sync(
-        self, snapshot: Snapshot, file_key: str
-    ) -> list[tuple[FunctionEntry, FunctionAnalysis]]:
-        """Analyses of every function in the document that has stored versions."""
+    def document_lookup_sync(self, snapshot: Snapshot, file_key: str) -> list[Lookup]:
+        """Every function of the document with stored versions, its key and its light
+        analysis when ready (computes nothing)."""
         names = self.functions_with_samples_sync(file_key)
-        if not names:
+        if not names or snapshot.language is None:
             return []
-        out: list[tuple[FunctionEntry, FunctionAnalysis]] = []
+        out: list[Lookup] = []
         seen: set[str] = set()
         for entry in snapshot.functions():
             if entry.qualified_name not in names or entry.qualified_name in seen:
                 continue
             seen.add(entry.qualified_name)
-            try:
-                analysis = self.analysis_sync(snapshot, entry, file_key, full=False)
-            except Exception:
-                log.exception("analysis of %s failed", entry.qualified_name)
-                continue
-            if analysis is not None:
-                out.append((entry, analysis))
+            key = self.key_sync(snapshot, entry, file_key, full=False)
+            if key is not None:
+                out.append((entry, key, self.cached(key)))
         return out
+
+    async def lookup(
+        self, snapshot: Snapshot, entry: FunctionEntry, file_key: str, full: bool = True
+    ) -> tuple[AnalysisKey | None, FunctionAnalysis | None]:
+        """One function's key and its analysis when ready, without computing it."""
+
+        def look() -> tuple[AnalysisKey | None, FunctionAnalysis | None]:
+            key = self.key_sync(snapshot, entry, file_key, full)
+            return key, (None if key is None else self.cached(key))
+
+        return await self.run(look)
+
+    def schedule(self, key: AnalysisKey) -> asyncio.Future[FunctionAnalysis]:
+        """The analysis of ``key`` computing in the background (started unless it is
+        already under way). Call from the event loop."""
+        future = self._inflight.get(key)
+        if future is None:
+            loop = asyncio.get_running_loop()
+            future = loop.run_in_executor(self._background, self.compute, key)
+            self._inflight[key] = future
+            future.add_done_callback(lambda f: self._finished(key, f))
+        return future
+
+    def _finished(self, key: AnalysisKey, future: asyncio.Future[FunctionAnalysis]) -> None:
+        if self._inflight.get(key) is future:
+            del self._inflight[key]
+        if not future.cancelled() and future.exception() is not None:
+            log.error("analysis of %s failed: %s", key.qualified_name, future.exception())
+
+    async def analysis(
+        self, snapshot: Snapshot, entry: FunctionEntry, file_key: str, full: bool = True
+    ) -> FunctionAnalysis | None:
+        """One function's analysis, waiting for it when it has to be computed; None when
+        it has no stored versions."""
+        key, hit = await self.lookup(snapshot, entry, file_key, full)
+        if key is None or hit is not None:
+            return hit
+        return await asyncio.shield(self.schedule(key))
+
+    async def document(
+        self, snapshot: Snapshot, file_key: str, wait: bool = True
+    ) -> tuple[Items, Pending]:
+        """The light analyses of a document's functions with stored versions, and the
+        computations still under way (``wait``: none; they are awaited). An analysis that
+        fails is logged and left out."""
+        found = await self.run(self.document_lookup_sync, snapshot, file_key)
+        ready: Items = []
+        pending: Pending = []
+        for entry, key, hit in found:
+            if hit is not None:
+                ready.append((entry, hit))
+            else:
+                pending.append((entry, self.schedule(key)))
+        if not wait or not pending:
+            return ready, pending
+        results = await asyncio.gather(
+            *(asyncio.shield(f) for _, f in pending), return_exceptions=True
+        )
+        for (entry, _), result in zip(pending, results, strict=True):
+            if isinstance(result, FunctionAnalysis):
+                ready.append((entry, result))
+        order = {e.qualified_name: i for i, (e, _, _) in enumerate(found)}
+        ready.sort(key=lambda item: order[item[0].qualified_name])
+        return ready, []
 
     async def run_dynamic_async(
         self,

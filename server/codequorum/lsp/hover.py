@@ -30,6 +30,16 @@ DYNAMIC_FIGURES: tuple[tuple[str, str], ...] = (
 )
 
 
+#: What a hover says while the versions are still being compared.
+COMPUTING = "comparing the versions…"
+
+
+def render_computing(entry: FunctionEntry, n_stored: int) -> str:
+    """The hover of a function whose analysis is under way."""
+    count = f"{n_stored} sample{'s' if n_stored != 1 else ''}"
+    return f"**codequorum** · {md_code(entry.name)} · {count} · {COMPUTING}"
+
+
 def _fmt(value: object) -> str | None:
     if isinstance(value, dict):
         value = value.get("ordered")

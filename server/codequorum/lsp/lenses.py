@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from lsprotocol import types
 
@@ -13,6 +13,8 @@ from codequorum.lsp.settings import Settings
 CMD_ANALYZE = "codequorum.analyze"
 CMD_COMPARE = "codequorum.compare"
 CMD_REGENERATE = "codequorum.regenerate"
+#: The lens above a function whose versions are still being compared.
+COMPUTING_TITLE = "codequorum: comparing versions…"
 
 
 def summary_title(analysis: FunctionAnalysis) -> str:
@@ -35,12 +37,24 @@ def document_lenses(
     snapshot: Snapshot,
     items: Sequence[tuple[FunctionEntry, FunctionAnalysis]],
     settings: Settings,
+    computing: Collection[str] = (),
 ) -> list[types.CodeLens]:
-    """The lenses of a document."""
+    """The lenses of a document; ``computing`` names functions whose analysis is still
+    under way (a plain "computing" lens stands above each until the lenses are refreshed)."""
     if not settings.code_lens.enable:
         return []
     out: list[types.CodeLens] = []
     with_samples = set()
+    if computing:
+        for entry in snapshot.functions():
+            if entry.qualified_name in computing and entry.qualified_name not in with_samples:
+                with_samples.add(entry.qualified_name)
+                out.append(
+                    types.CodeLens(
+                        range=_lens_range(entry),
+                        command=types.Command(title=COMPUTING_TITLE, command=""),
+                    )
+                )
     for entry, analysis in items:
         with_samples.add(entry.qualified_name)
         arg = {"uri": snapshot.uri, "qualifiedName": entry.qualified_name}

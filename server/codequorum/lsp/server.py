@@ -13,27 +13,35 @@ import functools
 import logging
 import threading
 from collections.abc import Generator
+from concurrent.futures import Future
 from typing import Any
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.json_rpc import MsgId
 from pygls.protocol.language_server import lsp_method
 
 from codequorum import __version__
 from codequorum.lsp import commands as cmds
 from codequorum.lsp.actions import function_actions
 from codequorum.lsp.diagnostics import SOURCE, document_diagnostics, result_id
-from codequorum.lsp.documents import Snapshot, SnapshotCache, normalize_encoding
-from codequorum.lsp.engine import Engine
-from codequorum.lsp.hover import render_hover
+from codequorum.lsp.documents import FunctionEntry, Snapshot, SnapshotCache, normalize_encoding
+from codequorum.lsp.engine import Engine, FunctionAnalysis, Items
+from codequorum.lsp.hover import render_computing, render_hover
 from codequorum.lsp.lenses import document_lenses
 from codequorum.lsp.progress import REQUEST_TOKEN
 from codequorum.lsp.settings import Settings, parse_settings
+from codequorum.session import AnalysisKey
 from codequorum.workspace import file_key_for
 
 log = logging.getLogger(__name__)
+
+#: How long a hover, a lens or a code action waits for an analysis before it answers with
+#: what is ready (the rest is computed in the background and the client refreshed).
+ANSWER_BUDGET = 0.15
 
 
 class CodequorumProtocol(LanguageServerProtocol):
@@ -47,6 +55,18 @@ class CodequorumProtocol(LanguageServerProtocol):
         REQUEST_TOKEN.set(params.work_done_token)
         result = yield from super().lsp_workspace__execute_command(params)
         return result
+
+    def _send_handler_result(self, future: Future[Any], *, msg_id: MsgId) -> None:
+        """Answer a request; an expected refusal (bad arguments, no such function) is one
+        log line and a -32602 error, not a traceback."""
+        if not future.cancelled():
+            exc = future.exception()
+            if isinstance(exc, JsonRpcInvalidParams):
+                self._request_futures.pop(msg_id, None)
+                log.info("request %s refused: %s", msg_id, exc.message)
+                self._send_response(msg_id, error=exc.to_response_error())
+                return
+        super()._send_handler_result(future, msg_id=msg_id)  # type: ignore[no-untyped-call]
 
 
 class CodequorumServer(LanguageServer):
@@ -171,9 +191,7 @@ class CodequorumServer(LanguageServer):
             uris = [uri] if uri else list(self.workspace.text_documents)
             for u in uris:
                 self.schedule_publish(u)
-        ws = self.client_capabilities.workspace
-        if ws and ws.code_lens and ws.code_lens.refresh_support:
-            self.workspace_code_lens_refresh(None)
+        self.refresh_lenses()
 
     def schedule_publish(self, uri: str, delay: float = 0.0) -> None:
         """Compute and push one document's diagnostics (a newer request replaces an older)."""
@@ -205,20 +223,41 @@ class CodequorumServer(LanguageServer):
             )
         )
 
-    async def items_for(self, snapshot: Snapshot) -> list[Any]:
-        """(function, analysis) pairs of a document, computed on a worker thread."""
+    async def items_for(self, snapshot: Snapshot) -> Items:
+        """(function, analysis) pairs of a document, computed in the background."""
+        items, _ = await self.items_now(snapshot, wait=True)
+        return items
+
+    async def items_now(self, snapshot: Snapshot, wait: bool = False) -> tuple[Items, set[str]]:
+        """The (function, analysis) pairs of a document ready now, and the qualified names
+        of those still computing (lenses are refreshed when they are done)."""
         if snapshot.language is None:
-            return []
+            return [], set()
         try:
-            items = await self.engine.run(
-                self.engine.document_sync, snapshot, self.file_key(snapshot.uri)
+            items, pending = await self.engine.document(
+                snapshot, self.file_key(snapshot.uri), wait=wait
             )
         except Exception:
             log.exception("analysis of %s failed", snapshot.uri)
-            return []
+            return [], set()
+        if pending:
+            await asyncio.wait([f for _, f in pending], timeout=ANSWER_BUDGET)
+            for entry, future in pending:
+                if future.done() and not future.cancelled() and future.exception() is None:
+                    items.append((entry, future.result()))
+            pending = [(e, f) for e, f in pending if not f.done()]
+        if pending:
+            gathered = asyncio.gather(*(f for _, f in pending), return_exceptions=True)
+            gathered.add_done_callback(lambda _: self.refresh_lenses())
         if snapshot.skipped_reason:
             self.warn_once(f"codequorum: {snapshot.skipped_reason}")
-        return items
+        return items, {entry.qualified_name for entry, _ in pending}
+
+    def refresh_lenses(self) -> None:
+        """Ask the client to ask for code lenses again (when it can be asked)."""
+        ws = self.client_capabilities.workspace
+        if ws and ws.code_lens and ws.code_lens.refresh_support:
+            self.workspace_code_lens_refresh(None)
 
     async def diagnostics_for(self, snapshot: Snapshot) -> list[types.Diagnostic]:
         """Rendered diagnostics of a document."""
@@ -226,6 +265,21 @@ class CodequorumServer(LanguageServer):
             return []
         items = await self.items_for(snapshot)
         return document_diagnostics(snapshot, items, self.settings)
+
+    async def ready_analysis(
+        self, snapshot: Snapshot, entry: FunctionEntry
+    ) -> tuple[AnalysisKey | None, FunctionAnalysis | None]:
+        """The function's cache key (None: no stored versions) and its full analysis when
+        it is ready within :data:`ANSWER_BUDGET`; else the analysis goes on in the
+        background (a hover or a code action never waits for it)."""
+        key, hit = await self.engine.lookup(snapshot, entry, self.file_key(snapshot.uri))
+        if key is None or hit is not None:
+            return key, hit
+        future = self.engine.schedule(key)
+        await asyncio.wait([future], timeout=ANSWER_BUDGET)
+        if future.done() and not future.cancelled() and future.exception() is None:
+            return key, future.result()
+        return key, None
 
     async def track_renames(self, uri: str, snapshot: Snapshot) -> None:
         """Move stored versions when the one function that had them was renamed."""
@@ -454,15 +508,16 @@ async def hover(ls: CodequorumServer, params: types.HoverParams) -> types.Hover 
     entry = await ls.engine.run(snapshot.function_at, params.position)
     if entry is None:
         return None
-    analysis = await ls.engine.run(
-        ls.engine.analysis_sync, snapshot, entry, ls.file_key(snapshot.uri)
-    )
-    if analysis is None:
+    key, analysis = await ls.ready_analysis(snapshot, entry)
+    if key is None:
         return None
+    text = (
+        render_computing(entry, len(key.stored))
+        if analysis is None
+        else render_hover(entry, analysis, ls.settings)
+    )
     return types.Hover(
-        contents=types.MarkupContent(
-            kind=types.MarkupKind.Markdown, value=render_hover(entry, analysis, ls.settings)
-        ),
+        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text),
         range=entry.name_range,
     )
 
@@ -473,10 +528,10 @@ async def code_lens(ls: CodequorumServer, params: types.CodeLensParams) -> list[
     snapshot = ls.snapshot(params.text_document.uri)
     if snapshot is None or not ls.settings.code_lens.enable:
         return []
-    items = await ls.items_for(snapshot)
+    items, computing = await ls.items_now(snapshot)
     if ls.settings.code_lens.show_for_all:
         await ls.engine.run(snapshot.functions)
-    return document_lenses(snapshot, items, ls.settings)
+    return document_lenses(snapshot, items, ls.settings, computing)
 
 
 @server.feature(
@@ -495,9 +550,7 @@ async def code_action(
     entry = await ls.engine.run(snapshot.function_at, params.range.start)
     if entry is None:
         return []
-    analysis = await ls.engine.run(
-        ls.engine.analysis_sync, snapshot, entry, ls.file_key(snapshot.uri)
-    )
+    _, analysis = await ls.ready_analysis(snapshot, entry)
     if analysis is None:
         return []
     actions = function_actions(snapshot, entry, analysis, params.context.diagnostics)
@@ -519,7 +572,7 @@ async def regenerate(ls: CodequorumServer, *args: Any) -> dict[str, Any]:
 
 
 @server.command(cmds.ANALYZE)
-async def analyze(ls: CodequorumServer, *args: Any) -> dict[str, Any]:
+async def analyze(ls: CodequorumServer, *args: Any) -> dict[str, Any] | None:
     """The report of a function as JSON (uri, position | qualified name)."""
     return await cmds.analyze_command(ls, args)
 

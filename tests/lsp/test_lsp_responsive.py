@@ -1,0 +1,129 @@
+"""Hovers, lenses and code actions answer at once, even while an analysis is computed:
+with what is ready, the rest in the background, and a refresh when it is done.
+
+Speed is not timed against a wall-clock figure: a large set makes the analysis slow, and the
+test checks that the first answers came back well before it finished (the refresh)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+
+from codequorum.lsp.hover import COMPUTING
+from codequorum.lsp.lenses import COMPUTING_TITLE
+from codequorum.model import Sample
+from codequorum.sources.store import SampleStore
+from codequorum.workspace import store_key
+
+from .conftest import lens_refreshes, lsp_session
+from .helpers import code_lenses, hover_once, open_document, position_of, wait_for
+
+#: Versions in the set: enough that comparing them takes far longer than an answer.
+N_VERSIONS = 120
+
+DOC = "def f(xs):\n    return sum(xs)\n\n\ndef g(xs):\n    return len(xs)\n"
+
+
+def versions(n: int) -> list[str]:
+    """``n`` different versions of ``f`` (loops, branches and expressions mixed)."""
+    out = []
+    for k in range(n):
+        lines = ["def f(xs):", "    total = 0"]
+        for j in range(k % 7 + 2):
+            if (k + j) % 3 == 0:
+                lines.append(f"    for x in xs[{j}:]:\n        total += x * {k + j}")
+            elif (k + j) % 3 == 1:
+                lines.append(f"    if len(xs) > {j}:\n        total -= xs[{j}] // {j + 1}")
+            else:
+                lines.append(f"    total = max(total, {k} + {j} * len(xs))")
+        lines.append("    return total")
+        out.append("\n".join(lines) + "\n")
+    return out
+
+
+def seed(workspace: Path, path: Path, codes: list[str]) -> None:
+    """Store ``codes`` as versions of ``f`` in the workspace's default store."""
+    store = SampleStore.open(workspace / ".codequorum" / "samples.sqlite3")
+    try:
+        store.add(
+            store_key(path, workspace),
+            "python",
+            "f",
+            [Sample(code=c, origin="imported") for c in codes],
+        )
+    finally:
+        store.close()
+
+
+async def timed(request: Awaitable[Any]) -> tuple[Any, float]:
+    """A request's answer and how long it took (event-loop seconds)."""
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    result = await asyncio.wait_for(request, timeout=60)
+    return result, loop.time() - start
+
+
+async def test_cold_answers_come_before_the_analysis_and_a_refresh_follows(
+    workspace: Path,
+) -> None:
+    path = workspace / "big.py"
+    seed(workspace, path, versions(N_VERSIONS))
+    async with lsp_session(workspace, lens_refresh=True) as client:
+        loop = asyncio.get_running_loop()
+        opened = loop.time()
+        uri = open_document(client, path, DOC)
+        doc_id = types.TextDocumentIdentifier(uri=uri)
+        pos = position_of(DOC, "f(xs)")
+        hover, lens, action = await asyncio.gather(
+            timed(
+                client.text_document_hover_async(
+                    types.HoverParams(text_document=doc_id, position=pos)
+                )
+            ),
+            timed(client.text_document_code_lens_async(types.CodeLensParams(text_document=doc_id))),
+            timed(
+                client.text_document_code_action_async(
+                    types.CodeActionParams(
+                        text_document=doc_id,
+                        range=types.Range(start=pos, end=pos),
+                        context=types.CodeActionContext(diagnostics=[]),
+                    )
+                )
+            ),
+        )
+        answered = loop.time()
+
+        # the first answers: partial, and none waited for the analysis
+        first_hover, _ = hover
+        assert isinstance(first_hover, types.Hover)
+        assert isinstance(first_hover.contents, types.MarkupContent)
+        assert first_hover.contents.value == (
+            f"**codequorum** · `f` · {N_VERSIONS} samples · {COMPUTING}"
+        )
+        first_lenses, _ = lens
+        assert isinstance(first_lenses, list | tuple)
+        assert [x.command.title for x in first_lenses if x.command] == [COMPUTING_TITLE]
+        first_actions, _ = action
+        assert list(first_actions or ()) == []
+        assert lens_refreshes(client) == []  # nothing was ready when they answered
+
+        # the light analysis finishes in the background, and the client is told
+        await wait_for(lambda: lens_refreshes(client), timeout=300)
+        refreshed = lens_refreshes(client)[0]
+        lenses = await code_lenses(client, uri)
+        titles = [x.command.title for x in lenses if x.command]
+        assert titles[0].startswith(f"{N_VERSIONS} samples · ")
+        assert titles[1:] == ["Compare", "Regenerate"]
+
+        # every first answer took well under the time the analysis took
+        analysis_time = refreshed - opened
+        slowest = max(hover[1], lens[1], action[1])
+        assert answered < refreshed
+        assert slowest < analysis_time / 2, (slowest, analysis_time)
+
+        # a function without versions: no hover, as before
+        assert await hover_once(client, uri, position_of(DOC, "g(xs)")) is None
