@@ -733,6 +733,19 @@ def _tmpfs_bytes(limits: dict[str, Any]) -> int:
     return max(32 * 1024 * 1024, 2 * int(limits["file_size_bytes"]))
 
 
+class Layers:
+    """The layers that held so far and notes on what the kernel refused."""
+
+    def __init__(self) -> None:
+        self.held: list[str] = []
+        self.notes: list[str] = []
+
+    def add(self, got: tuple[list[str], list[str]]) -> None:
+        """Record one step's (layers, notes)."""
+        self.held.extend(got[0])
+        self.notes.extend(got[1])
+
+
 def run_child(channel: Channel, parent_pid: int, strict: bool = False) -> None:
     """Read the run message from fd 0, confine, limit, hook, run the tests; never returns."""
     try:
@@ -740,34 +753,11 @@ def run_child(channel: Channel, parent_pid: int, strict: bool = False) -> None:
     except Exception as exc:
         channel.send(protocol.MSG_ERROR, detail=f"bad run message: {exc}")
         posix._exit(70)
-    layers: list[str] = []
-    limits = run["limits"]
-    parent_pid = parent_pid or int(run.get("parent_pid") or 0)
-    if strict:
-        namespace_layers, isolation_notes = _confine_strict(_tmpfs_bytes(limits))
-    else:
-        namespace_layers, isolation_notes = _isolate(posix.getcwd(), _tmpfs_bytes(limits),
-                                                     parent_pid)
+    layers = _confine(run, strict, parent_pid or int(run.get("parent_pid") or 0))
     sandbox = posix.getcwd()
-    layers.extend(namespace_layers)
-    _set_limits(run["limits"])
-    layers.append("rlimits")
-    if strict:
-        cap_layers, cap_notes = confine.drop_capabilities()
-        layers.extend(cap_layers)
-        isolation_notes.extend(cap_notes)
-    if os.getsid(0) == os.getpid() or "pidns" in layers:
-        layers.append("session")
-    violations: list[str] = []
     harness = Harness(run, channel)
     harness.install_timer()
-    # Load what the harness needs later before any candidate code runs.
-    if "pathlib" in run.get("code", ""):
-        import pathlib  # noqa: F401
-    if any(t.get("kind") == "stdio" for t in run.get("tests", [])):
-        import ast  # noqa: F401
-        import inspect  # noqa: F401
-
+    _preload(run)
     if run.get("grader") and grader.has_grader_fds():
         harness.grader_link = _fork_grader(run)
     else:
@@ -778,35 +768,64 @@ def run_child(channel: Channel, parent_pid: int, strict: bool = False) -> None:
     sys.argv = [CANDIDATE_FILENAME]
     program = bytes.fromhex(str(run.get("seccomp") or ""))
     if strict or program:
-        sec_layers, sec_notes = confine.install_seccomp(program)
-        layers.extend(sec_layers)
-        isolation_notes.extend(sec_notes)
+        layers.add(confine.install_seccomp(program))
     _forget_ctypes()
     if run.get("audit_hook", True) or not strict:
-        audit.install_audit_hook(sandbox, channel.send, violations, run.get("secrets"),
+        audit.install_audit_hook(sandbox, channel.send, [], run.get("secrets"),
                                  kernel_confined=strict, forbidden=protocol.MSG_FORBIDDEN)
-        layers.append("audit-hook")
-    channel.send(
-        protocol.MSG_HELLO,
-        layers=layers,
-        python=".".join(map(str, sys.version_info[:3])),
-        trace_mode=harness.tracer.mode if harness.tracer is not None else None,
-        notes=isolation_notes,
-    )
-    missing = [name for name in STRICT_LAYERS if name not in layers] if strict else []
-    if missing:
-        channel.send(
-            protocol.MSG_ERROR,
-            detail=f"sandbox incomplete, candidate not run: missing {', '.join(missing)}"
-            + (f" ({'; '.join(isolation_notes)})" if isolation_notes else ""),
-        )
-        posix._exit(0)
+        layers.held.append("audit-hook")
+    _hello(channel, harness, layers, strict)
     if run.get("probe"):
         channel.send(protocol.MSG_DONE)
         posix._exit(0)
     if not harness.compile():
         posix._exit(0)
     _run_tests(harness, run, channel)
+
+
+def _confine(run: dict[str, Any], strict: bool, parent_pid: int) -> Layers:
+    """Namespaces and mounts (strict) or what the weak level gets, then limits."""
+    layers = Layers()
+    tmpfs_bytes = _tmpfs_bytes(run["limits"])
+    if strict:
+        layers.add(_confine_strict(tmpfs_bytes))
+    else:
+        layers.add(_isolate(posix.getcwd(), tmpfs_bytes, parent_pid))
+    _set_limits(run["limits"])
+    layers.held.append("rlimits")
+    if strict:
+        layers.add(confine.drop_capabilities())
+    if os.getsid(0) == os.getpid() or "pidns" in layers.held:
+        layers.held.append("session")
+    return layers
+
+
+def _preload(run: dict[str, Any]) -> None:
+    """Load what the harness needs later, before any candidate code runs."""
+    if "pathlib" in run.get("code", ""):
+        import pathlib  # noqa: F401
+    if any(t.get("kind") == "stdio" for t in run.get("tests", [])):
+        import ast  # noqa: F401
+        import inspect  # noqa: F401
+
+
+def _hello(channel: Channel, harness: Harness, layers: Layers, strict: bool) -> None:
+    """Report the layers; a strict run missing any required one ends here, unrun."""
+    channel.send(
+        protocol.MSG_HELLO,
+        layers=layers.held,
+        python=".".join(map(str, sys.version_info[:3])),
+        trace_mode=harness.tracer.mode if harness.tracer is not None else None,
+        notes=layers.notes,
+    )
+    missing = [name for name in STRICT_LAYERS if name not in layers.held] if strict else []
+    if missing:
+        notes = f" ({'; '.join(layers.notes)})" if layers.notes else ""
+        channel.send(
+            protocol.MSG_ERROR,
+            detail=f"sandbox incomplete, candidate not run: missing {', '.join(missing)}{notes}",
+        )
+        posix._exit(0)
 
 
 def _fork_grader(run: dict[str, Any]) -> Any:
