@@ -249,3 +249,45 @@ def test_headless_chromium_builds_the_table_and_detail(tmp_path: Path) -> None:
     assert "<script>alert" not in dom
     detail = dom.split('id="detail"', 1)[1]
     assert "Similarity heatmap" in detail and "<rect" in detail and 'class="add"' in detail
+
+
+_CLICKS = """
+(function () {
+  var ths = document.querySelectorAll("#sets th"), out = [];
+  function col(k) {
+    return Array.prototype.map.call(document.querySelectorAll("#sets tbody tr"),
+      function (tr) { return tr.children[k].textContent; }).join("|");
+  }
+  ths[0].click(); out.push(col(0));
+  ths[0].click(); out.push(col(0));
+  var f = document.getElementById("filter"); f.value = "insufficient";
+  f.dispatchEvent(new Event("input")); out.push(col(0));
+  document.querySelector("#sets tbody tr").click();
+  out.push(document.querySelector("#detail h2").textContent);
+  document.body.setAttribute("data-test", out.join(" ;; "));
+})();
+"""
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install "
+                    "chromium) to run the page in a real browser")
+def test_headless_chromium_sorts_filters_and_opens_a_set(tmp_path: Path) -> None:
+    _, reports = _sets()
+    page = render_html(html_document(reports))
+    script = page.rsplit("<script>", 1)[1].split("</script>", 1)[0]
+    digest = base64.b64encode(hashlib.sha256((script + _CLICKS).encode()).digest()).decode()
+    page = re.sub(r"script-src '[^']+'", f"script-src 'sha256-{digest}'", page)
+    page = page.replace(script + "</script>", script + _CLICKS + "</script>")
+    path = tmp_path / "report.html"
+    path.write_text(page)
+    assert CHROMIUM is not None
+    dom = subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update",
+         f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", path.as_uri()],
+        capture_output=True, text=True, timeout=120, check=True).stdout
+    found = re.search(r'data-test="([^"]*)"', dom)
+    assert found is not None
+    hostile = "T/&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;!-- &amp; \\x1b[31m"
+    assert found.group(1).split(" ;; ") == [
+        f"{hostile}|T/2|T/short", f"T/short|T/2|{hostile}", "T/short", "T/short"]

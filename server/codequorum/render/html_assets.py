@@ -43,7 +43,7 @@ pre{background:#fafbfc;border:1px solid var(--line);padding:8px;margin:4px 0;ove
 max-height:520px;min-width:360px;max-width:820px}
 pre span{display:block;white-space:pre}pre .add{background:#e3f6e6}pre .del{background:#fde6e6}
 .note{color:var(--mute);font-size:12px}
-.list{max-width:1000px;color:var(--mute)}
+.list{width:420px;max-height:160px;overflow:auto;overflow-wrap:anywhere;color:var(--mute)}
 """
 
 PAGE_JS = r"""
@@ -260,23 +260,25 @@ var headRow = el("tr"); table.appendChild(el("thead")).appendChild(headRow);
 var body = el("tbody"); table.appendChild(body);
 var detailBox = el("div"); detailBox.id = "detail"; app.appendChild(detailBox);
 var view = [], page = 0, sortCol = -1, sortDir = 1, selected = -1;
+var verdictNames = rows.map(function (r) { return r[2].toLowerCase(); });
 COLS.forEach(function (c, k) {
   var th = el("th", k === 0 ? "t" : null, c);
   th.addEventListener("click", function () { sortDir = sortCol === k ? -sortDir : (k === 0 || k === 2 ? 1 : -1); sortCol = k; refresh(); });
   headRow.appendChild(th);
 });
 function refresh() {
-  var q = filter.value.trim().toLowerCase();
+  var q = filter.value.trim().toLowerCase(), exact = verdictNames.indexOf(q) >= 0;
   view = [];
-  for (var i = 0; i < n; i++) {
-    if (!q || rows[i][0].toLowerCase().indexOf(q) >= 0 || rows[i][2].toLowerCase().indexOf(q) >= 0) view.push(i);
+  for (var i = 0; i < n; i++) {  // a whole verdict name ("stable") matches only that verdict
+    var v = rows[i][2].toLowerCase();
+    if (!q || rows[i][0].toLowerCase().indexOf(q) >= 0 || (exact ? v === q : v.indexOf(q) >= 0)) view.push(i);
   }
   if (sortCol >= 0) {
     view.sort(function (a, b) {
       var x = rows[a][sortCol], y = rows[b][sortCol];
       if (x === null || x === undefined) return (y === null || y === undefined) ? a - b : 1;
       if (y === null || y === undefined) return -1;
-      var c = typeof x === "string" ? x.localeCompare(y) : x - y;
+      var c = typeof x === "string" ? x.localeCompare(y, undefined, {numeric: true}) : x - y;
       return c ? c * sortDir : a - b;
     });
   }
