@@ -24,3 +24,11 @@ def shared_dir() -> Path:
 def reference_dir(shared_dir: Path) -> Path:
     """../shared/fixtures/reference."""
     return shared_dir / "fixtures" / "reference"
+
+
+@pytest.fixture(autouse=True)
+def _own_user_config(tmp_path_factory: pytest.TempPathFactory,
+                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test gets an empty user configuration folder: a developer's own
+    ``~/.config/codequorum`` (configuration, approvals) never changes a result."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg-config")))
