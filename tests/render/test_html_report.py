@@ -177,13 +177,18 @@ def test_diff_embeds_the_recommended_and_the_most_different_version() -> None:
 
 def test_compare_sorts_by_largest_change_and_lists_sets_of_one_run() -> None:
     def doc(values: dict[str, float]) -> dict[str, Any]:
-        return {"sets": [{"task_id": t, "summary": {"jsd_struct": {"ordered": v}},
-                          "risk": None, "verdicts": []} for t, v in values.items()]}
+        return {"sets": [{"task_id": t, "risk": None, "verdicts": [],
+                          "summary": {"jsd_struct": {"ordered": v}, "oer": 1 - 2 * v}}
+                         for t, v in values.items()]}
 
     result = compare_runs(doc({"a": 0.5, "b": 0.9, "c": 0.7}),
-                          doc({"a": 0.45, "b": 0.6, "d": 0.1}), ["jsd_struct"])
-    assert [r[:4] for r in result["rows"]] == [["b", 0.9, 0.6, 0.3], ["a", 0.5, 0.45, 0.05]]
+                          doc({"a": 0.45, "b": 0.6, "d": 0.1}), ["jsd_struct", "oer"])
+    assert [r[:7] for r in result["rows"]] == [["b", 0.9, 0.6, 0.3, -0.8, -0.2, -0.6],
+                                               ["a", 0.5, 0.45, 0.05, 0.0, 0.1, -0.1]]
+    assert result["metrics"] == ["jsd_struct", "oer", "risk"]
     assert result["only_a"] == ["c"] and result["only_b"] == ["d"]
+    assert compare_runs(doc({"a": 0.5}), doc({"a": 0.4}), [])["rows"] == [["a", None, None,
+                                                                           None, "", ""]]
 
 
 def test_load_compare_says_what_is_wrong_in_one_line(tmp_path: Path) -> None:

@@ -187,8 +187,9 @@ def _metrics(*docs: Mapping[str, Any] | None) -> list[str]:
 
 def compare_runs(current: Mapping[str, Any], other: Mapping[str, Any],
                  metrics: Sequence[str]) -> dict[str, Any]:
-    """Per task in both runs: each figure in both and the change (this run minus the
-    other), sorted by the largest change of any figure; the sets only one run has."""
+    """Per task in both runs: each figure (and the risk) in both and the change (this run
+    minus the other), largest change of the first figure first; the sets only one run has.
+    The page re-sorts by the figure the reader picks."""
     def by_task(doc: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
         out: dict[str, Mapping[str, Any]] = {}
         for s in doc.get("sets") or []:
@@ -202,18 +203,18 @@ def compare_runs(current: Mapping[str, Any], other: Mapping[str, Any],
         if sb is None:
             continue
         cells: list[Any] = [safe_text(task)]
-        largest = -1.0
+        first: float | None = None
         for m in (*metrics, "risk"):
             va = _round(sa.get("risk")) if m == "risk" else summary_value(sa["summary"] or {}, m)
             vb = _round(sb.get("risk")) if m == "risk" else summary_value(sb["summary"] or {}, m)
             delta = _round(va - vb) if va is not None and vb is not None else None
-            if delta is not None and m != "risk":
-                largest = max(largest, abs(delta))
+            if metrics and m == metrics[0] and delta is not None:
+                first = abs(delta)
             cells.extend([va, vb, delta])
         va_v, vb_v = _headline(sa.get("verdicts") or []), _headline(sb.get("verdicts") or [])
         cells.extend([safe_text(va_v["code"]) if va_v else "",
                       safe_text(vb_v["code"]) if vb_v else ""])
-        rows.append((largest, cells))
+        rows.append((-1.0 if first is None else first, cells))
     rows.sort(key=lambda r: -r[0])
     return {
         "metrics": [*metrics, "risk"],
