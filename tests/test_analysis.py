@@ -210,31 +210,47 @@ def test_outlier_current() -> None:
     assert "outlier-current" not in [v.code for v in pair.verdicts]  # no consensus of one
     gap = analyze(SampleSet.from_codes("gap", [LOOP, "", LOOP, RECURSIVE]), FAST,
                   current_index=1)
-    assert "the current code is empty and was not scored" in gap.notes
-    assert "the current code left out: empty" in gap.notes
+    assert "outlier-current" not in [v.code for v in gap.verdicts]  # nothing to replace
+    assert gap.notes[0].startswith("the current code is empty: scored as an empty answer")
 
 
-def test_empty_samples_left_out_with_a_note() -> None:
-    s = SampleSet.from_codes("t", [LOOP, "", LOOP_RENAMED, "   \n", BUILTIN])
-    report = analyze(s, FAST)
-    assert report.n == 3 and report.n_total == 5
-    assert report.indices == [0, 2, 4]
-    assert [(k.index, k.reason) for k in report.skipped] == [(1, "empty sample"),
-                                                              (3, "empty sample")]
-    assert any("versions 2 and 4 left out" in n for n in report.notes)
-    assert report.matrices["jsd_struct"].shape == (3, 3)
-    # indices in clusters and medoid are positions in the original set
-    assert sorted(i for c in report.clusters for i in c) == [0, 2, 4]
+def test_empty_answers_are_versions_with_a_note() -> None:
+    from codequorum.metrics.opcodes import sctd, static_opcode_counts
+
+    codes = [LOOP, "", LOOP_RENAMED, "   \n", BUILTIN]
+    report = analyze(SampleSet.from_codes("t", codes), AnalysisOptions(tsed=False))
+    assert report.n == report.n_total == 5 and report.indices == [0, 1, 2, 3, 4]
+    assert report.empty == [1, 3] and report.skipped == []
+    assert any(n.startswith("versions 2 and 4 are empty") for n in report.notes)
+    assert report.matrices["jsd_struct"].shape == (5, 5)
+    assert sorted(i for c in report.clusters for i in c) == [0, 1, 2, 3, 4]
+    # token LCS from an empty answer is 0, LED to it is the other's token count
+    assert report.matrices["lcs"][1, 0] == 0.0 and report.matrices["lcs"][0, 1] == 0.0
+    assert report.matrices["led"][0, 1] == len(LOOP.split())
+    # SCTD leaves empty answers out; the recommendation never picks one
+    kept = sctd([static_opcode_counts(c) for c in (LOOP, LOOP_RENAMED, BUILTIN)])
+    assert report.summary["sctd_jsd"] == kept.jsd
+    assert report.recommended not in report.empty
+    assert report.to_dict()["empty"] == [1, 3]
 
 
-@pytest.mark.parametrize("codes", [[LOOP], [LOOP, ""], [], ["", " "]])
+def test_an_empty_answer_against_one_function_is_scored() -> None:
+    report = analyze(SampleSet.from_codes("t", [LOOP, ""]), FAST)
+    assert report.status == "ok" and report.n == 2
+    assert report.verdict is not None and report.verdict.code == "unstable-structure"
+    assert report.recommended == 0
+
+
+@pytest.mark.parametrize("codes", [[LOOP], [""], [], ["", " "]])
 def test_fewer_than_two_usable_samples_is_no_score(codes: list[str],
                                                    report_schema: dict[str, Any]) -> None:
     report = analyze(SampleSet.from_codes("one", codes), FAST)
     assert report.status == "insufficient"
     assert report.summary == {} and report.verdicts == [] and report.medoid is None
-    assert report.message is not None and "at least two are needed" in report.message
-    assert f"only {report.n} usable" in report.message
+    assert report.message is not None
+    assert (f"only {report.n} usable" in report.message
+            and "at least two are needed" in report.message) or (
+        report.message == "all 2 samples are empty; there is no code to compare")
     _validate_set(report.to_dict(), report_schema)
 
 
@@ -463,3 +479,12 @@ def test_unified_and_tree_diff_are_ordered_pair_means_for_python_only() -> None:
                  AnalysisOptions(tsed=False))
     assert js.summary["unified_diff"] is None and js.summary["tree_diff"] is None
     assert "unified_diff" not in analyze(SampleSet.from_codes("t", codes), FAST).summary
+
+
+def test_overall_counts_every_verdict_of_a_set_once() -> None:
+    a = analyze(SampleSet.from_codes("a", [LOOP, LOOP_RENAMED]), FAST)
+    b = analyze(SampleSet.from_codes("b", [LOOP, BUILTIN]), FAST)
+    b.verdicts += [Verdict("divergent-outputs", "warning", "x"),
+                   Verdict("divergent-outputs", "warning", "y")]
+    assert overall([a, b])["verdicts"] == {"stable": 1, "unstable-structure": 1,
+                                           "divergent-outputs": 1}

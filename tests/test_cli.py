@@ -159,14 +159,13 @@ def test_empty_sample_and_single_sample(tmp_path: Path, capsys: pytest.CaptureFi
     doc = json.loads(out)
     jsonschema.validate(doc, report_schema)
     gap, alone = doc["sets"]
-    assert gap["n"] == 2 and gap["skipped"] == [{"index": 1, "reason": "empty sample"}]
-    assert "version 2 left out: empty" in gap["notes"]
-    assert alone["status"] == "insufficient" and alone["summary"] == {}
-    assert alone["message"].startswith("only 1 usable sample of 2")
+    # an empty answer is a version: it stays in n and is named
+    assert gap["n"] == 3 and gap["empty"] == [1] and gap["skipped"] == []
+    assert gap["notes"][0].startswith("version 2 is empty: scored as an empty answer")
+    assert alone["status"] == "ok" and alone["n"] == 2 and alone["empty"] == [1]
     code, out, _ = _run(capsys, "score", str(path), "--no-tsed")
-    assert "insufficient" in out
-    assert "alone: only 1 usable sample of 2" in out
-    assert "gap: version 2 left out: empty" in out
+    assert "gap: version 2 is empty: scored as an empty answer" in out
+    assert "alone: version 2 is empty" in out
 
 
 def test_megabyte_sample(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

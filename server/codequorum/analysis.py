@@ -110,9 +110,10 @@ class SkippedSample:
 class StabilityReport:
     """How much the versions in one sample set agree.
 
-    Indices in ``skipped``, ``medoid``, ``clusters``, ``verdicts`` and ``current_index``
-    are positions in the original sample set. ``matrices``, ``syntax_errors`` and
-    ``typicality`` are over the usable samples only, in the order of ``indices``.
+    Indices in ``skipped``, ``empty``, ``medoid``, ``clusters``, ``verdicts`` and
+    ``current_index`` are positions in the original sample set. An empty answer is a
+    version like any other (``empty`` lists them; ``skipped`` stays empty). ``matrices``,
+    ``syntax_errors`` and ``typicality`` follow the order of ``indices``.
     ``summary`` maps each pairwise metric to ``{"ordered": x, "unordered": y}`` and holds
     scalar figures (textual, dynamic) as plain numbers. ``recommended`` (a position in the
     set), ``recommended_by`` and ``recommendation`` (in words) say which version to keep
@@ -128,6 +129,7 @@ class StabilityReport:
     n_total: int
     indices: list[int]
     skipped: list[SkippedSample] = field(default_factory=list)
+    empty: list[int] = field(default_factory=list)
     message: str | None = None
     syntax_errors: list[int] = field(default_factory=list)
     matrices: dict[str, FloatMatrix] = field(default_factory=dict)
@@ -175,6 +177,7 @@ class StabilityReport:
             "n_total": self.n_total,
             "indices": list(self.indices),
             "skipped": [s.to_dict() for s in self.skipped],
+            "empty": list(self.empty),
             "syntax_errors": list(self.syntax_errors),
             "summary": _clean(self.summary),
             "typicality": [_num(x) for x in self.typicality],
@@ -263,19 +266,20 @@ def _versions(indices: Sequence[int], current: int | None = None, limit: int = 6
     return f"{lead} and {text}" if lead else text
 
 
-def _insufficient(sample_set: SampleSet, indices: list[int], skipped: list[SkippedSample],
+def _insufficient(sample_set: SampleSet, indices: list[int], empty: list[int],
                   options: AnalysisOptions, current_index: int | None) -> StabilityReport:
-    """The no-score report for a set with fewer than two usable samples, with the reason."""
+    """The no-score report for a set with fewer than two versions or none with code, with
+    the reason."""
     n_total = len(sample_set.samples)
     usable = len(indices)
-    left_out = f" ({len(skipped)} left out: {skipped[0].reason}" + (
-        ", ..." if len(skipped) > 1 else "") + ")" if skipped else ""
     word = "sample" if usable == 1 else "samples"
-    message = (f"only {usable} usable {word} of {n_total}{left_out}; at least two are needed "
-               "to compare")
+    if usable >= 2:
+        message = f"all {usable} samples are empty; there is no code to compare"
+    else:
+        message = f"only {usable} usable {word} of {n_total}; at least two are needed to compare"
     return StabilityReport(
         task_id=sample_set.task_id, language=sample_set.language, status="insufficient",
-        n=usable, n_total=n_total, indices=indices, skipped=skipped, message=message,
+        n=usable, n_total=n_total, indices=indices, empty=empty, message=message,
         current_index=current_index, options=options.to_dict(),
     )
 
@@ -288,27 +292,24 @@ def analyze(
 ) -> StabilityReport:
     """Score how much the versions in ``sample_set`` agree.
 
-    Empty samples are left out (and listed in ``skipped``); samples with syntax errors are
+    Every version is scored: an empty answer is an outcome (listed in ``empty``; each metric
+    treats it as its reference does, see docs/metrics.md), samples with syntax errors are
     scored as parsed (tree-sitter recovers) and counted in ``syntax_errors``. Fewer than two
-    usable samples give a report with ``status="insufficient"`` and the reason, not an
-    exception. ``current_index`` (a position in the set) marks the version in the editor:
-    when it is far from the consensus an ``outlier-current`` verdict says so. ``dynamic``
-    (a ``DynamicReport``) merges its summary figures and verdicts into the report.
+    versions, or none with code, give a report with ``status="insufficient"`` and the
+    reason, not an exception. ``current_index`` (a position in the set) marks the version in
+    the editor: when it is far from the consensus an ``outlier-current`` verdict says so.
+    ``dynamic`` (a ``DynamicReport``) merges its summary figures and verdicts into the report.
     """
     opts = options or AnalysisOptions()
     codes_all = sample_set.codes
     if current_index is not None and not 0 <= current_index < len(codes_all):
         raise ValueError(f"current_index {current_index} is outside the set "
                          f"(0..{len(codes_all) - 1})")
-    indices: list[int] = []
+    indices = list(range(len(codes_all)))
     skipped: list[SkippedSample] = []
-    for i, code in enumerate(codes_all):
-        if code.strip():
-            indices.append(i)
-        else:
-            skipped.append(SkippedSample(i, "empty sample"))
-    if len(indices) < 2:
-        report = _insufficient(sample_set, indices, skipped, opts, current_index)
+    empty = [i for i, code in enumerate(codes_all) if not code.strip()]
+    if len(indices) < 2 or len(empty) == len(indices):
+        report = _insufficient(sample_set, indices, empty, opts, current_index)
         _merge_dynamic(report, dynamic)
         return report
 
@@ -318,8 +319,10 @@ def analyze(
         raise UserError(f"{n:,} usable samples; at most {opts.max_samples:,} are compared at "
                         "once (the pairs grow as n²): score the first K with --samples K")
     notes: list[str] = []
-    if skipped:
-        notes.append(f"{_versions([s.index for s in skipped], current_index)} left out: empty")
+    if empty:
+        verb = "is" if len(empty) == 1 else "are"
+        notes.append(f"{_versions(empty, current_index)} {verb} empty: scored as an empty "
+                     "answer (token LCS 0; left out of SCTD)")
 
     sm = structural_matrices(codes, sample_set.language, max_depth=opts.max_depth,
                              jsd_log_base=opts.jsd_log_base)
@@ -382,7 +385,7 @@ def analyze(
 
     report = StabilityReport(
         task_id=sample_set.task_id, language=sample_set.language, status="ok", n=n,
-        n_total=len(codes_all), indices=indices, skipped=skipped,
+        n_total=len(codes_all), indices=indices, skipped=skipped, empty=empty,
         syntax_errors=syntax_errors,
         matrices=matrices if opts.keep_matrices else {},
         summary=summary, typicality=[float(x) for x in typ], medoid=indices[medoid_pos],
@@ -442,7 +445,9 @@ def _recommend(report: StabilityReport, dynamic: DynamicLike | None,
     keys = keys_from_dynamic(dynamic) if dynamic is not None else None
     if keys is not None and len(keys) != report.n_total:
         keys = None  # not one row per version: no evidence to trust
-    rec = recommend(keys, report.typicality, report.indices)
+    answered = [k for k, i in enumerate(report.indices) if i not in report.empty]
+    rec = recommend(keys, [report.typicality[k] for k in answered],
+                    [report.indices[k] for k in answered])
     if rec is None:
         return
     report.recommended, report.recommended_by = rec.index, rec.by
@@ -454,7 +459,7 @@ def _recommend(report: StabilityReport, dynamic: DynamicLike | None,
         mean_similarity=mean_similarity,
         typicality=rec.typicality,
         syntax_error_fraction=sum(1 for e in report.syntax_errors if e) / total,
-        empty_fraction=len(report.skipped) / total,
+        empty_fraction=len(report.empty) / total,
         behaviour=keys is not None,
         agreed=agreed,
         share=rec.share if agreed else 0.0,
@@ -527,9 +532,8 @@ def _current_verdicts(report: StabilityReport, similarity: FloatMatrix,
     """``outlier-current`` when the version in the editor is far from the others."""
     current = report.current_index
     assert current is not None
-    if current not in report.indices:
-        report.notes.append("the current code is empty and was not scored")
-        return []
+    if current in report.empty:
+        return []  # nothing to replace
     if report.n < 3:
         return []  # one other version is no consensus to be far from
     pos = report.indices.index(current)
@@ -560,7 +564,7 @@ def _merge_dynamic(report: StabilityReport, dynamic: DynamicLike | None) -> None
 
 
 def overall(reports: Sequence[StabilityReport]) -> dict[str, Any]:
-    """Across sample sets: how many were scored, the headline verdict counts, and the mean
+    """Across sample sets: how many were scored, how many sets have each verdict, and the mean
     over the scored sets of each pairwise metric (``ordered`` and ``unordered``) and scalar
     figure — the median for the BEF ratios, whose values span orders of magnitude.
 
@@ -570,9 +574,8 @@ def overall(reports: Sequence[StabilityReport]) -> dict[str, Any]:
     scored = [r for r in reports if r.status == "ok"]
     verdicts: dict[str, int] = {}
     for r in scored:
-        headline = r.verdict
-        if headline is not None:
-            verdicts[headline.code] = verdicts.get(headline.code, 0) + 1
+        for code in dict.fromkeys(v.code for v in r.verdicts):
+            verdicts[code] = verdicts.get(code, 0) + 1
     means: dict[str, Any] = {}
     keys: list[str] = []
     for r in scored:

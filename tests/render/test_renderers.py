@@ -46,6 +46,7 @@ def _report(task: str = "T/1", **summary: Any) -> StabilityReport:
         n_total=4,
         indices=[0, 1, 3],
         skipped=[SkippedSample(2, "empty sample")],
+        empty=[2],
         syntax_errors=[0, 2, 0],
         summary=base,
         typicality=[0.9, 0.8, math.nan],
@@ -60,7 +61,7 @@ def _report(task: str = "T/1", **summary: Any) -> StabilityReport:
                 figure=0.91,
             )
         ],
-        notes=["version 3 left out: empty"],
+        notes=["version 3 is empty: scored as an empty answer"],
         options={"stable_jsd": 0.8},
     )
 
@@ -97,7 +98,7 @@ def test_table_cells_are_the_report_values() -> None:
     row2 = next(line for line in out.splitlines() if "T/2" in line)
     assert "insufficient" in row2 and "—" in row2
     assert "T/2: only 1 usable sample of 1" in out
-    assert "T/1: version 3 left out: empty" in out
+    assert "T/1: version 3 is empty: scored as an empty answer" in out
 
 
 def test_table_optional_columns() -> None:
@@ -222,10 +223,10 @@ def test_json_document_matches_schema() -> None:
 def test_many_notes_are_counted_not_listed() -> None:
     reports = [_report(task=f"T/{k}") for k in range(12)]
     out = _render(*reports)
-    assert "T/0: version 3 left out: empty" in out
-    assert "T/6: version 3 left out: empty" in out
-    assert "T/7: version 3 left out: empty" not in out
-    assert "... and 5 more sets with notes (12 empty versions left out in all" in out
+    assert "T/0: version 3 is empty" in out
+    assert "T/6: version 3 is empty" in out
+    assert "T/7: version 3 is empty" not in out
+    assert "... and 5 more sets with notes (12 empty versions in all" in out
     assert "mean of" not in out  # no overall row unless given
     table = build_table(
         reports,

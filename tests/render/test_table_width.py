@@ -111,3 +111,25 @@ def test_docs_state_the_order_columns_are_left_out_in() -> None:
     positions = [section.index("verdict counts") if name == COUNTS else
                  section.index(f"`{name}`") for name in DROP_ORDER]
     assert positions == sorted(positions)
+
+
+@pytest.mark.parametrize("width", [120, 80, 60])
+def test_every_verdict_is_shown_most_severe_first_within_the_width(width: int) -> None:
+    from codequorum.render.table import verdict_codes
+
+    report = _report(IDS[0], dynamic=True)
+    report.verdicts = [
+        Verdict("stable", "information", "alike"),
+        Verdict("divergent-outputs", "warning", "versions 1 and 2 disagree"),
+        Verdict("runtime-instability", "information", "BEF 0.05"),
+        Verdict("outlier-current", "warning", "far"),
+    ]
+    assert verdict_codes(report) == ["divergent-outputs", "outlier-current", "stable",
+                                     "runtime-instability"]
+    stream = io.StringIO()
+    print_table([report], make_console(stream, color=False, width=width))
+    lines = stream.getvalue().splitlines()
+    assert max(cell_len(line) for line in lines) <= width
+    shown = [code for code in verdict_codes(report)
+             for line in lines if f" {code} " in line]
+    assert shown == verdict_codes(report)  # one a line, in that order

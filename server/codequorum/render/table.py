@@ -94,11 +94,23 @@ class _Column:
     justify: JustifyMethod = "right"
 
 
+_SEVERITY_RANK = {"error": 0, "warning": 1, "information": 2, "hint": 3}
+
+
+def verdict_codes(r: StabilityReport) -> list[str]:
+    """Every verdict code of a report once, most severe first (report order within one
+    severity)."""
+    ranked = sorted(r.verdicts, key=lambda v: _SEVERITY_RANK.get(v.severity, len(_SEVERITY_RANK)))
+    return list(dict.fromkeys(v.code for v in ranked))
+
+
 def _verdict_cell(r: StabilityReport) -> Text:
+    """Every verdict, one a line, most severe first (the column stays as narrow as its
+    longest code)."""
     if r.status != "ok":
         return Text("insufficient", style=_VERDICT_STYLE["insufficient"])
-    code = r.verdict.code if r.verdict else ""
-    return Text(code, style=_VERDICT_STYLE.get(code, ""))
+    return Text("\n").join(Text(code, style=_VERDICT_STYLE.get(code, ""))
+                           for code in verdict_codes(r))
 
 
 def _why_cell(r: StabilityReport) -> Text:
@@ -258,14 +270,14 @@ def print_table(reports: Sequence[StabilityReport], console: Console, title: str
             continue
         if show_reasons and r.verdict is not None:
             lines.append(_note(r.task_id, r.verdict.message))
-        if r.skipped:
-            lines.append(_note(r.task_id, "; ".join(n for n in r.notes if "left out" in n)))
+        if r.empty:
+            lines.append(_note(r.task_id, "; ".join(n for n in r.notes if " empty" in n)))
     if len(lines) > MAX_NOTE_LINES and not show_reasons:
-        empty = sum(len(r.skipped) for r in reports)
+        empty = sum(len(r.empty) for r in reports)
         more = len(lines) - MAX_NOTE_LINES + 1
         lines = [*lines[: MAX_NOTE_LINES - 1],
                  Text(f"... and {more} more {plural(more, 'set')} with notes "
-                      f"({count(empty, 'empty version')} left out in all; --format json "
+                      f"({count(empty, 'empty version')} in all; --format json "
                       "lists them)", style="dim")]
     for line in lines:
         console.print(line)
