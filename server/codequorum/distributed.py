@@ -15,8 +15,11 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import signal
+import threading
 import time
 import uuid
+import warnings
 from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import Any
 
@@ -64,9 +67,12 @@ def connect(spec: str, *, timeout: float = 30.0) -> Iterator[distributed.Client]
     kind, value = parse_scheduler(spec)
     if kind == "local":
         assert isinstance(value, int)
-        cluster = distributed.LocalCluster(  # type: ignore[no-untyped-call]
-            n_workers=value, processes=True, threads_per_worker=1, dashboard_address=None,
-            silence_logs=logging.ERROR)
+        with _sigint_ignored(), warnings.catch_warnings():
+            # another cluster on this machine holds the default HTTP port: one is chosen
+            warnings.filterwarnings("ignore", message="Port .* is already in use")
+            cluster = distributed.LocalCluster(  # type: ignore[no-untyped-call]
+                n_workers=value, processes=True, threads_per_worker=1,
+                dashboard_address=None, silence_logs=logging.ERROR)
         with cluster, distributed.Client(cluster) as local:  # type: ignore[no-untyped-call]
             yield local
         return
@@ -77,6 +83,21 @@ def connect(spec: str, *, timeout: float = 30.0) -> Iterator[distributed.Client]
     with client:
         check_workers(client)
         yield client
+
+
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """Ignore SIGINT while worker processes start, so that Ctrl-C on the terminal reaches
+    only this process, which then closes the cluster: the workers inherit it (an ignored
+    signal stays ignored across exec) instead of printing a traceback each."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def worker_version() -> str:

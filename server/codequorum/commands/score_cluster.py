@@ -191,7 +191,7 @@ def _finish_streamed(run: ScoreRun, written: int, resumed: int) -> int:
         print(f"codequorum: resumed: {resumed:,} sets were already in the output",
               file=sys.stderr)
     if interrupted:
-        print(f"codequorum: interrupted: {written:,} of {run.total:,} sets scored and written; "
-              "--resume continues", file=sys.stderr)
+        print(f"codequorum: interrupted: {written:,} sets scored and written; --resume "
+              "continues from there", file=sys.stderr)
         return EXIT_INTERRUPTED
     return run.exit_code
