@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from codequorum import model, sandbox
+from codequorum.analysis import AnalysisOptions, analyze
 from codequorum.dynamic_analysis import (
     SUMMARY_KEYS,
     CandidateDynamic,
@@ -467,3 +468,18 @@ def test_report_carries_each_inputs_outcome_per_version() -> None:
         [("4", None, None)], [("4", None, None)], [(None, "ValueError", "\x1b[31mno")]
     ]
     assert report.to_dict()["outcomes"][2] == [[None, "ValueError", "\\x1b[31mno"]]
+
+
+def test_other_languages_are_not_run_as_python() -> None:
+    js = SampleSet.from_codes("js", ["function f(x) { return x + 1; }",
+                                     "function f(x) { return 1 + x; }"], language="javascript",
+                              entry_point="f")
+    report = run_dynamic(js)
+    assert report.candidates and all(c.status == "not run" for c in report.candidates)
+    assert report.summary["pass_rate_mean"] is None and report.summary["oer"] is None
+    assert report.summary["sctd_jsd"] is None
+    assert any("Python only" in n for n in report.notes)
+    merged = analyze(js, AnalysisOptions(tsed=False), dynamic=report)
+    assert merged.summary["pass_rate_mean"] is None
+    assert "behaviour metrics are for Python only: the javascript versions were not run" \
+        in merged.notes

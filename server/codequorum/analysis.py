@@ -557,6 +557,9 @@ def _merge_dynamic(report: StabilityReport, dynamic: DynamicLike | None) -> None
     """Dynamic summary figures and verdicts join the structural ones."""
     if dynamic is None:
         return
+    if report.language != "python":
+        report.notes.append(f"behaviour metrics are for Python only: the {report.language} "
+                            "versions were not run")
     for key, value in dynamic.summary.items():
         report.summary[key] = value
     report.verdicts.extend(dynamic.verdicts)

@@ -756,12 +756,15 @@ def run_dynamic_many(
 ) -> list[DynamicReport]:
     """:func:`run_dynamic` for several sample sets, all candidates on one worker pool.
 
-    ``progress(done, total)`` counts candidates over all sets.
+    ``progress(done, total)`` counts candidates over all sets. Only Python sets run: a set
+    in another language gets no run, no figures and a note saying so.
     """
     options = options or DynamicOptions()
-    if any(ss.codes for ss in sample_sets):
+    runnable = [ss.language == "python" for ss in sample_sets]
+    if any(ss.codes for ss, ok in zip(sample_sets, runnable, strict=True) if ok):
         sandbox.require(options.interpreter, options.sandbox)
-    plans = [_plan(ss, options) for ss in sample_sets]
+    plans = [_plan(ss, options) if ok else InputPlan(ss.entry_point)
+             for ss, ok in zip(sample_sets, runnable, strict=True)]
     jobs = [
         (s, c, code, plans[s])
         for s, ss in enumerate(sample_sets)
@@ -783,8 +786,13 @@ def run_dynamic_many(
                 sandbox.active_layers(options.interpreter, options.sandbox),
                 sys.version.split()[0],
             )
-        report = build_report(ss, plan, runs, options, static_counts(ss.codes, options.interpreter))
-        if not plan.cases:
+        static = (static_counts(ss.codes, options.interpreter) if runnable[s]
+                  else [None] * len(ss.codes))
+        report = build_report(ss, plan, runs, options, static)
+        if not runnable[s]:
+            report.notes.append(f"behaviour metrics are for Python only: the {ss.language} "
+                                "versions were not run")
+        elif not plan.cases:
             report.notes.append("no inputs to run: behaviour metrics unavailable")
         if options.sandbox == "weak":
             report.notes.insert(0, sandbox.WEAK_WARNING)
