@@ -134,7 +134,7 @@ def test_csv_header_is_the_same_whatever_was_computed() -> None:
         headers.add(buf.getvalue().split("\n", 1)[0])
     assert headers == {",".join(CSV_COLUMNS)}
     assert csv_columns() == list(CSV_COLUMNS)
-    assert CSV_COLUMNS[:7] == (
+    assert CSV_COLUMNS[:8] == (
         "task_id",
         "language",
         "status",
@@ -142,10 +142,11 @@ def test_csv_header_is_the_same_whatever_was_computed() -> None:
         "n_total",
         "skipped",
         "syntax_error_samples",
+        "empty_samples",
     )
-    assert CSV_COLUMNS[7:9] == ("sce_struct_ordered", "sce_struct_unordered")
-    assert {"tsed_ordered", "tsed_08_unordered", "lcs_mean", "oer", "bef_jsd"} <= set(
-        CSV_COLUMNS)
+    assert CSV_COLUMNS[8:10] == ("sce_struct_ordered", "sce_struct_unordered")
+    assert {"tsed_ordered", "tsed_08_unordered", "lcs_mean", "oer", "bef_jsd", "sctd_jsd",
+            "unified_diff", "tree_diff"} <= set(CSV_COLUMNS)
     assert CSV_COLUMNS[-6:] == (
         "medoid",
         "groups",
@@ -191,6 +192,7 @@ def test_csv_values() -> None:
     assert rows[0]["lcs_mean"] == "0.75"
     assert (rows[0]["pass_rate_mean"], rows[0]["inputs"]) == ("0.5", "7")
     assert rows[0]["skipped"] == "2" and rows[0]["syntax_error_samples"] == "1"
+    assert rows[0]["empty_samples"] == "2"
     assert (rows[0]["medoid"], rows[0]["groups"], rows[0]["largest_group"]) == ("0", "2", "2")
     assert rows[0]["verdict"] == "stable"
     assert rows[1]["status"] == "insufficient" and rows[1]["sce_struct_ordered"] == ""

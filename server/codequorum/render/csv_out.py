@@ -15,11 +15,11 @@ import numbers
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from codequorum.analysis import PAIR_METRICS, TEXTUAL_KEYS, StabilityReport
+from codequorum.analysis import AST_DIFF_KEYS, PAIR_METRICS, TEXTUAL_KEYS, StabilityReport
 from codequorum.safe_text import safe_text
 
 LEADING: tuple[str, ...] = ("task_id", "language", "status", "n", "n_total", "skipped",
-                            "syntax_error_samples")
+                            "syntax_error_samples", "empty_samples")
 PAIR_COLUMNS: tuple[str, ...] = tuple(f"{metric}_{kind}" for metric in PAIR_METRICS
                                       for kind in ("ordered", "unordered"))
 #: Figures of the sandboxed run (``--dynamic``), in the order of docs/cli.md.
@@ -35,7 +35,8 @@ RECOMMENDATION_COLUMNS: tuple[str, ...] = ("recommended", "recommended_by", "ris
 TRAILING: tuple[str, ...] = ("medoid", "groups", "largest_group", "verdict", "verdict_message",
                              "message")
 #: Every CSV column, in order.
-CSV_COLUMNS: tuple[str, ...] = (*LEADING, *PAIR_COLUMNS, *TEXTUAL_KEYS, *DYNAMIC_COLUMNS,
+CSV_COLUMNS: tuple[str, ...] = (*LEADING, *PAIR_COLUMNS, *TEXTUAL_KEYS, *AST_DIFF_KEYS,
+                                *DYNAMIC_COLUMNS,
                                 *RECOMMENDATION_COLUMNS, *TRAILING)
 
 
@@ -67,6 +68,7 @@ def _row(report: StabilityReport) -> dict[str, Any]:
         "syntax_error_samples": " ".join(
             str(i) for i, e in zip(report.indices, report.syntax_errors, strict=False) if e
         ),
+        "empty_samples": " ".join(str(i) for i in report.empty),
         "recommended": "" if report.recommended is None else report.recommended,
         "recommended_by": report.recommended_by or "",
         "risk": _figure(report.risk),
@@ -82,7 +84,7 @@ def _row(report: StabilityReport) -> dict[str, Any]:
     for metric in PAIR_METRICS:
         for kind in ("ordered", "unordered"):
             row[f"{metric}_{kind}"] = _figure(report.pair(metric, kind))
-    for key in (*TEXTUAL_KEYS, *DYNAMIC_COLUMNS):
+    for key in (*TEXTUAL_KEYS, *AST_DIFF_KEYS, *DYNAMIC_COLUMNS):
         row[key] = _figure(report.summary.get(key))
     return row
 
