@@ -9,9 +9,9 @@ temporary file a line at a time.
    processes, end to end (process start, cluster start, reading, scoring, writing JSON
    Lines), in sets per second.
 2. ``memory``: the peak resident memory of the driver process (``VmHWM`` of the
-   process that reads, submits, reorders and writes; the scheduler runs in it, the workers
-   do not) at corpus sizes 1x, 2x, 5x, 10x, against a local ``--jobs 2`` run, which holds
-   every set before scoring.
+   process that reads, submits, reorders and writes, on a scheduler and two workers
+   started with the ``dask`` command) at corpus sizes 1x, 2x, 5x, 10x, against a local
+   ``--jobs 2`` run, which holds every set and report.
 3. ``costs``: per-set time of each metric on the first sets of the data, at 20 and 100
    samples a set, each stage in a fresh process and each set timed once (as a worker
    meets it): parsing and the structural matrices, TSED with (1, 1, 1) and (1, 0.8, 1),
@@ -27,13 +27,14 @@ Run: .venv/bin/python bench/bench_scale.py [scaling] [memory] [costs] [--factor 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -116,15 +117,51 @@ def scaling(factor: int, tsed: bool, samples: int | None, tmp: Path) -> list[dic
     return rows
 
 
+@contextlib.contextmanager
+def tcp_cluster(workers: int, tmp: Path) -> Iterator[str]:
+    """A scheduler and ``workers`` worker processes started with the ``dask`` command, as
+    on a real cluster; yields the scheduler's address."""
+    dask = Path(sys.executable).parent / "dask"
+    info = tmp / "scheduler.json"
+    info.unlink(missing_ok=True)
+    logs = (tmp / "dask.log").open("w")
+    procs = [subprocess.Popen([str(dask), "scheduler", "--port", "0", "--no-dashboard",
+                               "--scheduler-file", str(info)], stdout=logs, stderr=logs)]
+    try:
+        deadline = time.monotonic() + 60
+        while not info.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        address = json.loads(info.read_text())["address"]
+        procs.append(subprocess.Popen([str(dask), "worker", address, "--nworkers",
+                                       str(workers), "--nthreads", "1", "--no-dashboard"],
+                                      stdout=logs, stderr=logs))
+        yield address
+    finally:
+        for proc in reversed(procs):
+            proc.terminate()
+            proc.wait(timeout=30)
+        logs.close()
+
+
 def memory(factors: list[int], samples: int, tmp: Path) -> list[dict[str, Any]]:
     """Driver peak memory against corpus size, streamed on the cluster and local (every
     set is read whole; ``--samples`` keeps the scoring short: what grows with the corpus
     is the number of sets, not their cost)."""
     rows = []
+    with tcp_cluster(2, tmp) as address:
+        rows += _memory_rows(factors, samples, tmp, address)
+    return rows
+
+
+def _memory_rows(factors: list[int], samples: int, tmp: Path, address: str
+                 ) -> list[dict[str, Any]]:
+    """The rows of :func:`memory`, on the cluster at ``address`` and local."""
+    rows = []
     for factor in factors:
         corpus = tmp / f"corpus{factor}.jsonl"
         sets = build_corpus(factor, corpus)
-        modes: list[tuple[str, list[str]]] = [("cluster local:2", ["--scheduler", "local:2"])]
+        modes: list[tuple[str, list[str]]] = [("cluster tcp, 2 workers",
+                                               ["--scheduler", address])]
         if factor <= 5:
             modes.append(("local --jobs 2", ["--jobs", "2"]))
         for mode, extra in modes:
