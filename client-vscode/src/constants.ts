@@ -1,4 +1,5 @@
 /** Names shared across the extension: its own commands, the server's commands, schemes. */
+import { ServerCommands } from './generated/commands';
 
 /** Commands this extension contributes (what the user runs). */
 export const Commands = {
@@ -14,17 +15,8 @@ export const Commands = {
   showLog: 'codequorum.showLog',
 } as const;
 
-/** Commands the language server executes (workspace/executeCommand). */
-export const ServerCommands = {
-  analyze: 'codequorum.analyze',
-  regenerate: 'codequorum.regenerate',
-  addSamples: 'codequorum.addSamples',
-  showSample: 'codequorum.showSample',
-  clearSamples: 'codequorum.clearSamples',
-  compare: 'codequorum.compare',
-  runDynamic: 'codequorum.runDynamic',
-  importSamples: 'codequorum.importSamples',
-} as const;
+/** Commands the language server executes (workspace/executeCommand): generated from shared/commands.schema.json. */
+export { ServerCommands };
 
 /**
  * Server commands that the server's code lenses run, and the extension command that serves

@@ -63,7 +63,13 @@ async def test_samples_diagnostics_hover_lenses_and_actions(
                 ],
             },
         )
-        assert added == {"uri": uri, "qualifiedName": "has_close_elements", "added": 5, "total": 5}
+        assert added == {
+            "uri": uri,
+            "qualifiedName": "has_close_elements",
+            "added": 5,
+            "total": 5,
+            "path": None,
+        }
         assert (workspace / ".codequorum" / "samples.sqlite3").is_file()
 
         diags = await wait_for(lambda: client.diagnostics.get(uri))

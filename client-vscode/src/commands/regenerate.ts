@@ -49,7 +49,7 @@ export async function regenerateWithServer(ctx: CommandContext, arg?: unknown): 
       return;
     }
     const answer = await api.regenerate(target, undefined, undefined, { endpointConfirmed: endpoint });
-    if (answer.status === 'relay' || (answer.messages && answer.added === 0)) {
+    if (answer.status === 'relay' || (answer.messages && answer.stored === 0)) {
       return await regenerateWithLanguageModel(ctx, target, { messages: answer.messages, count: answer.count });
     }
     ctx.refreshStatus();

@@ -1,9 +1,8 @@
 """``workspace/executeCommand`` handlers: regenerate, analyze, add/import/clear samples,
 show a sample, compare, run the dynamic analysis.
 
-Every command takes either one object argument (``{"uri": ..., "qualifiedName": ...,
-"position": {"line": .., "character": ..}, ...}``) or positional arguments
-(``uri, qualifiedName | position, ...``). Results are plain JSON objects.
+Each handler takes its command's arguments class and answers its result class (see
+:mod:`codequorum.lsp.contract`); :data:`HANDLERS` maps every command to its handler.
 """
 
 from __future__ import annotations
@@ -12,14 +11,13 @@ import asyncio
 import dataclasses
 import json
 import logging
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
+from codequorum.lsp import contract as c
 from codequorum.lsp.documents import FunctionEntry, Snapshot, reindent
 from codequorum.lsp.engine import FunctionAnalysis
 from codequorum.lsp.gates import may_run_store, may_send_key
@@ -33,25 +31,16 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-REGENERATE = "codequorum.regenerate"
-ANALYZE = "codequorum.analyze"
-ADD_SAMPLES = "codequorum.addSamples"
-IMPORT_SAMPLES = "codequorum.importSamples"
-CLEAR_SAMPLES = "codequorum.clearSamples"
-SHOW_SAMPLE = "codequorum.showSample"
-COMPARE = "codequorum.compare"
-RUN_DYNAMIC = "codequorum.runDynamic"
+REGENERATE = c.RegenerateArgs.COMMAND
+ANALYZE = c.AnalyzeArgs.COMMAND
+ADD_SAMPLES = c.AddSamplesArgs.COMMAND
+IMPORT_SAMPLES = c.ImportSamplesArgs.COMMAND
+CLEAR_SAMPLES = c.ClearSamplesArgs.COMMAND
+SHOW_SAMPLE = c.ShowSampleArgs.COMMAND
+COMPARE = c.CompareArgs.COMMAND
+RUN_DYNAMIC = c.RunDynamicArgs.COMMAND
 
-ALL_COMMANDS: tuple[str, ...] = (
-    REGENERATE,
-    ANALYZE,
-    ADD_SAMPLES,
-    IMPORT_SAMPLES,
-    CLEAR_SAMPLES,
-    SHOW_SAMPLE,
-    COMPARE,
-    RUN_DYNAMIC,
-)
+ALL_COMMANDS: tuple[str, ...] = tuple(c.COMMANDS)
 
 
 class CommandError(JsonRpcInvalidParams):
@@ -61,69 +50,8 @@ class CommandError(JsonRpcInvalidParams):
         super().__init__(message=message)
 
 
-@dataclass
-class Target:
-    """What a command is about: a document and a function in it."""
-
-    uri: str
-    position: types.Position | None = None
-    qualified_name: str | None = None
-    options: dict[str, Any] = field(default_factory=dict)
-    rest: list[Any] = field(default_factory=list)
-
-
-def _position(value: Any) -> types.Position | None:
-    if isinstance(value, dict) and "line" in value and "character" in value:
-        try:
-            return types.Position(line=int(value["line"]), character=int(value["character"]))
-        except (TypeError, ValueError) as exc:
-            raise CommandError(f"bad position {value!r}") from exc
-    return None
-
-
-def parse_target(args: Sequence[Any], command: str) -> Target:
-    """The target of a command from its arguments (object form or positional form)."""
-    if not args:
-        raise CommandError(f"{command} needs a document URI and a function")
-    first = args[0]
-    if isinstance(first, dict):
-        uri = first.get("uri") or first.get("textDocument", {}).get("uri")
-        if not isinstance(uri, str):
-            raise CommandError(f"{command}: the argument object has no 'uri'")
-        name = first.get("qualifiedName") or first.get("function") or first.get("name")
-        return Target(
-            uri=uri,
-            position=_position(first.get("position")),
-            qualified_name=name if isinstance(name, str) else None,
-            options=dict(first),
-            rest=list(args[1:]),
-        )
-    if not isinstance(first, str):
-        raise CommandError(f"{command}: the first argument must be a document URI")
-    target = Target(uri=first, rest=list(args[2:]))
-    if len(args) > 1:
-        second = args[1]
-        if isinstance(second, str):
-            target.qualified_name = second
-        elif isinstance(second, dict):
-            target.position = _position(second)
-            if target.position is None:
-                name = second.get("qualifiedName")
-                target.qualified_name = name if isinstance(name, str) else None
-                target.options = dict(second)
-        elif second is not None:
-            raise CommandError(f"{command}: expected a qualified name or a position")
-    return target
-
-
-def _option(target: Target, key: str, index: int) -> Any:
-    if key in target.options:
-        return target.options[key]
-    return target.rest[index] if len(target.rest) > index else None
-
-
 async def _resolve(
-    ls: CodequorumServer, target: Target, command: str, required: bool = True
+    ls: CodequorumServer, target: c.FunctionArgs, command: str, required: bool = True
 ) -> tuple[Snapshot, FunctionEntry | None]:
     snapshot = ls.snapshot(target.uri)
     if snapshot is None:
@@ -144,7 +72,7 @@ async def _resolve(
 
 
 async def _analysis(
-    ls: CodequorumServer, target: Target, command: str
+    ls: CodequorumServer, target: c.FunctionArgs, command: str
 ) -> tuple[Snapshot, FunctionEntry, FunctionAnalysis | None]:
     snapshot, entry = await _resolve(ls, target, command)
     assert entry is not None
@@ -152,114 +80,110 @@ async def _analysis(
     return snapshot, entry, analysis
 
 
-def _versions(analysis: FunctionAnalysis) -> list[dict[str, Any]]:
-    out = []
-    for i, sample in enumerate(analysis.sample_set.samples):
-        out.append(
-            {
-                "index": i,
-                "version": i + 1,
-                "label": analysis.label(i),
-                "origin": sample.origin,
-                "provider": sample.provider,
-                "model": sample.model,
-                "cluster": analysis.cluster_of(i),
-            }
+def _versions(analysis: FunctionAnalysis) -> list[c.VersionInfo]:
+    return [
+        c.VersionInfo(
+            index=i,
+            version=i + 1,
+            label=analysis.label(i),
+            origin=sample.origin,
+            provider=sample.provider,
+            model=sample.model,
+            cluster=analysis.cluster_of(i),
         )
-    return out
+        for i, sample in enumerate(analysis.sample_set.samples)
+    ]
 
 
-def _range_json(r: types.Range) -> dict[str, Any]:
-    """An LSP range as plain JSON (the function's place, for the client's edits and prompts)."""
-    return {
-        "start": {"line": r.start.line, "character": r.start.character},
-        "end": {"line": r.end.line, "character": r.end.character},
-    }
-
-
-def analysis_json(
-    snapshot: Snapshot,
-    entry: FunctionEntry,
-    analysis: FunctionAnalysis,
-    include_matrices: bool = False,
+def _summary(
+    snapshot: Snapshot, entry: FunctionEntry, analysis: FunctionAnalysis
 ) -> dict[str, Any]:
-    """The JSON a command returns about one analysed function (the pair matrices too when
-    asked: the client's report view draws them)."""
-    report = analysis.report
+    """The fields every answer about an analysed function carries."""
     return {
         "uri": snapshot.uri,
-        "qualifiedName": entry.qualified_name,
-        "range": _range_json(entry.range),
+        "qualified_name": entry.qualified_name,
+        "range": entry.range,
         "samples": analysis.n_stored,
-        "currentIndex": analysis.current_index,
-        "consensus": report.medoid,
-        "mostDifferent": analysis.most_different,
+        "current_index": analysis.current_index,
+        "consensus": analysis.report.medoid,
+        "most_different": analysis.most_different,
         "fastest": analysis.fastest,
         "stable": analysis.stable,
         "stability": analysis.stability,
         "versions": _versions(analysis),
-        "report": report.to_dict(include_matrices=include_matrices),
     }
+
+
+def analysis_result(
+    snapshot: Snapshot,
+    entry: FunctionEntry,
+    analysis: FunctionAnalysis,
+    include_matrices: bool = False,
+) -> c.AnalyzeResult:
+    """The answer about one analysed function (the pair matrices too when asked: the
+    client's report view draws them)."""
+    return c.AnalyzeResult(
+        **_summary(snapshot, entry, analysis),
+        report=analysis.report.to_dict(include_matrices=include_matrices),
+    )
 
 
 # --------------------------------------------------------------------------- commands
 
 
-async def analyze_command(ls: CodequorumServer, args: Sequence[Any]) -> dict[str, Any] | None:
+async def analyze_command(ls: CodequorumServer, args: c.AnalyzeArgs) -> c.AnalyzeResult | None:
     """The report of the function at a position (or by name); None at a position outside
     every function (the status bar asks wherever the cursor is)."""
-    target = parse_target(args, ANALYZE)
-    if target.qualified_name is None:
-        snapshot, found = await _resolve(ls, target, ANALYZE, required=False)
+    if args.qualified_name is None:
+        _, found = await _resolve(ls, args, ANALYZE, required=False)
         if found is None:
             return None
-    snapshot, entry, analysis = await _analysis(ls, target, ANALYZE)
+    snapshot, entry, analysis = await _analysis(ls, args, ANALYZE)
     if analysis is None:
-        return {
-            "uri": snapshot.uri,
-            "qualifiedName": entry.qualified_name,
-            "range": _range_json(entry.range),
-            "samples": 0,
-            "report": None,
-            "message": f"no versions of `{entry.qualified_name}` yet",
-        }
-    return analysis_json(snapshot, entry, analysis, bool(target.options.get("matrices")))
+        return c.AnalyzeResult(
+            uri=snapshot.uri,
+            qualified_name=entry.qualified_name,
+            range=entry.range,
+            samples=0,
+            report=None,
+            message=f"no versions of `{entry.qualified_name}` yet",
+        )
+    return analysis_result(snapshot, entry, analysis, args.matrices)
 
 
-async def compare_command(ls: CodequorumServer, args: Sequence[Any]) -> dict[str, Any]:
+async def compare_command(ls: CodequorumServer, args: c.CompareArgs) -> c.CompareResult:
     """Versions side by side: the current code, the consensus and the most different."""
-    target = parse_target(args, COMPARE)
-    snapshot, entry, analysis = await _analysis(ls, target, COMPARE)
+    snapshot, entry, analysis = await _analysis(ls, args, COMPARE)
     if analysis is None:
         raise CommandError(f"{COMPARE}: no versions of `{entry.qualified_name}` yet")
     from codequorum.lsp.hover import short_diff
 
-    result = analysis_json(snapshot, entry, analysis)
-    result.pop("report")
     anchor = (
         analysis.current_index if analysis.current_index is not None else analysis.report.medoid
     )
     other = analysis.most_different
+    diff = None
     if anchor is not None and other is not None:
-        result["diff"] = short_diff(
+        diff = short_diff(
             analysis.code(anchor),
             analysis.code(other),
             analysis.label(anchor),
             analysis.label(other),
             10_000,
         )
-    result["codes"] = [s.code for s in analysis.sample_set.samples]
-    return result
+    return c.CompareResult(
+        **_summary(snapshot, entry, analysis),
+        codes=[s.code for s in analysis.sample_set.samples],
+        diff=diff,
+    )
 
 
-async def show_sample_command(ls: CodequorumServer, args: Sequence[Any]) -> dict[str, Any]:
+async def show_sample_command(ls: CodequorumServer, args: c.ShowSampleArgs) -> c.ShowSampleResult:
     """The text of version k (1-based, or consensus / current / fastest / mostDifferent)."""
-    target = parse_target(args, SHOW_SAMPLE)
-    which = _option(target, "version", 0)
-    if which is None:
-        which = target.options.get("index")
-        which = None if which is None else int(which) + 1
-    snapshot, entry, analysis = await _analysis(ls, target, SHOW_SAMPLE)
+    which: int | str | None = args.version
+    if which is None and args.index is not None:
+        which = args.index + 1
+    snapshot, entry, analysis = await _analysis(ls, args, SHOW_SAMPLE)
     if analysis is None:
         raise CommandError(f"{SHOW_SAMPLE}: no versions of `{entry.qualified_name}` yet")
     named = {
@@ -273,7 +197,7 @@ async def show_sample_command(ls: CodequorumServer, args: Sequence[Any]) -> dict
         index = named[which]
     else:
         try:
-            index = int(which) - 1
+            index = int(which) - 1  # type: ignore[arg-type]
         except (TypeError, ValueError) as exc:
             raise CommandError(
                 f"{SHOW_SAMPLE}: expected a version number 1..{len(analysis.sample_set.samples)}"
@@ -282,46 +206,52 @@ async def show_sample_command(ls: CodequorumServer, args: Sequence[Any]) -> dict
     if index is None or not 0 <= index < len(analysis.sample_set.samples):
         raise CommandError(f"{SHOW_SAMPLE}: no version {which!r} of `{entry.qualified_name}`")
     sample = analysis.sample_set.samples[index]
-    return {
-        "uri": snapshot.uri,
-        "qualifiedName": entry.qualified_name,
-        "index": index,
-        "version": index + 1,
-        "label": analysis.label(index),
-        "origin": sample.origin,
-        "provider": sample.provider,
-        "model": sample.model,
-        "language": analysis.language,
-        "code": sample.code,
-        "indented": reindent(sample.code, entry.indent),
-    }
+    return c.ShowSampleResult(
+        uri=snapshot.uri,
+        qualified_name=entry.qualified_name,
+        index=index,
+        version=index + 1,
+        label=analysis.label(index),
+        origin=sample.origin,
+        provider=sample.provider,
+        model=sample.model,
+        language=analysis.language,
+        code=sample.code,
+        indented=reindent(sample.code, entry.indent),
+    )
+
+
+def _sample(item: c.SampleInput, origin: str) -> Sample:
+    return Sample(
+        code=item.code,
+        origin=origin,  # type: ignore[arg-type]
+        label=item.label or "",
+        provider=item.provider,
+        model=item.model,
+        temperature=item.temperature,
+        seed=item.seed,
+    )
 
 
 def _samples_from(value: Any, origin: str) -> list[Sample]:
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list):
-        raise CommandError("samples must be a list of code strings or {code, provider, model}")
+    """Versions from JSON read in a file: code strings or ``{code, provider, model}``."""
     out: list[Sample] = []
-    for i, item in enumerate(value):
+    for i, item in enumerate(value if isinstance(value, list) else [value]):
         if isinstance(item, str):
             out.append(Sample(code=item, origin=origin))  # type: ignore[arg-type]
         elif isinstance(item, dict) and isinstance(item.get("code"), str):
-            temperature = item.get("temperature")
-            seed = item.get("seed")
+            t, seed = item.get("temperature"), item.get("seed")
             out.append(
-                Sample(
-                    code=item["code"],
-                    origin=origin,  # type: ignore[arg-type]
-                    label=str(item.get("label") or ""),
-                    provider=item.get("provider")
-                    if isinstance(item.get("provider"), str)
-                    else None,
-                    model=item.get("model") if isinstance(item.get("model"), str) else None,
-                    temperature=float(temperature)
-                    if isinstance(temperature, int | float)
-                    else None,
-                    seed=int(seed) if isinstance(seed, int) else None,
+                _sample(
+                    c.SampleInput(
+                        code=item["code"],
+                        provider=_text_or_none(item.get("provider")),
+                        model=_text_or_none(item.get("model")),
+                        temperature=float(t) if isinstance(t, int | float) else None,
+                        seed=seed if isinstance(seed, int) else None,
+                        label=str(item.get("label") or ""),
+                    ),
+                    origin,
                 )
             )
         else:
@@ -329,9 +259,13 @@ def _samples_from(value: Any, origin: str) -> list[Sample]:
     return out
 
 
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
 async def _store_samples(
-    ls: CodequorumServer, target: Target, command: str, samples: list[Sample]
-) -> dict[str, Any]:
+    ls: CodequorumServer, target: c.FunctionArgs, command: str, samples: list[Sample]
+) -> c.StoreResult:
     snapshot, entry = await _resolve(ls, target, command, required=target.qualified_name is None)
     name = entry.qualified_name if entry else target.qualified_name
     assert name is not None and snapshot.language is not None
@@ -342,24 +276,15 @@ async def _store_samples(
         raise CommandError(f"{command}: cannot store the samples: {exc}") from exc
     total = len(await ls.engine.run(ls.engine.samples_sync, key, name))
     ls.refresh(target.uri)
-    return {
-        "uri": target.uri,
-        "qualifiedName": name,
-        "added": len(set(ids)),
-        "total": total,
-    }
+    return c.StoreResult(uri=target.uri, qualified_name=name, added=len(set(ids)), total=total)
 
 
-async def add_samples_command(ls: CodequorumServer, args: Sequence[Any]) -> dict[str, Any]:
+async def add_samples_command(ls: CodequorumServer, args: c.AddSamplesArgs) -> c.StoreResult:
     """Store versions the client relays (origin ``relayed``)."""
-    target = parse_target(args, ADD_SAMPLES)
-    raw = _option(target, "samples", 0)
-    if raw is None:
-        raw = target.options.get("codes")
-    samples = _samples_from(raw, "relayed")
+    samples = [_sample(item, "relayed") for item in args.samples]
     if not samples:
         raise CommandError(f"{ADD_SAMPLES}: no samples given")
-    return await _store_samples(ls, target, ADD_SAMPLES, samples)
+    return await _store_samples(ls, args, ADD_SAMPLES, samples)
 
 
 def read_sample_file(path: Path) -> list[Sample]:
@@ -396,19 +321,18 @@ def read_sample_file(path: Path) -> list[Sample]:
     return out
 
 
-async def import_samples_command(ls: CodequorumServer, args: Sequence[Any]) -> dict[str, Any]:
+async def import_samples_command(ls: CodequorumServer, args: c.ImportSamplesArgs) -> c.StoreResult:
     """Store versions read from a file (origin ``imported``)."""
-    target = parse_target(args, IMPORT_SAMPLES)
-    raw_path = _option(target, "path", 0)
-    if not isinstance(raw_path, str) or not raw_path:
+    target = args
+    if not args.path:
         raise CommandError(f"{IMPORT_SAMPLES}: needs the path of a sample file")
-    path = Path(raw_path).expanduser()
+    path = Path(args.path).expanduser()
     if not path.is_absolute() and ls.engine.root:
         path = Path(ls.engine.root) / path
     language = ls.snapshot(target.uri)
     lang = language.language if language and language.language else "python"
     short = (target.qualified_name or "").rsplit(".", 1)[-1] or None
-    task_id = target.options.get("taskId")
+    task_id = args.task_id
 
     def read() -> list[Sample]:
         from codequorum.errors import UserError
@@ -436,66 +360,60 @@ async def import_samples_command(ls: CodequorumServer, args: Sequence[Any]) -> d
     if not samples:
         raise CommandError(f"{IMPORT_SAMPLES}: no samples in {path}")
     result = await _store_samples(ls, target, IMPORT_SAMPLES, samples)
-    result["path"] = str(path)
+    result.path = str(path)
     return result
 
 
-async def clear_samples_command(ls: CodequorumServer, args: Sequence[Any]) -> dict[str, Any]:
+async def clear_samples_command(ls: CodequorumServer, args: c.ClearSamplesArgs) -> c.ClearResult:
     """Delete the stored versions of one function (or of the whole file without one)."""
-    target = parse_target(args, CLEAR_SAMPLES)
+    target = args
     name = target.qualified_name
     if name is None and target.position is not None:
         _, entry = await _resolve(ls, target, CLEAR_SAMPLES)
         name = entry.qualified_name if entry else None
     count = await ls.engine.run(ls.engine.clear_sync, ls.file_key(target.uri), name)
     ls.refresh(target.uri)
-    return {"uri": target.uri, "qualifiedName": name, "removed": count}
+    return c.ClearResult(uri=target.uri, qualified_name=name, removed=count)
 
 
-async def regenerate_command(ls: CodequorumServer, args: Sequence[Any]) -> dict[str, Any]:
+async def regenerate_command(ls: CodequorumServer, args: c.RegenerateArgs) -> c.RegenerateResult:
     """Ask the configured provider for new versions, storing each as it arrives."""
     from codequorum.sources.openai_compat import ProviderConfig, regenerate
     from codequorum.sources.prompting import build_messages, prompt_hash
 
-    target = parse_target(args, REGENERATE)
+    target = args
     snapshot, entry = await _resolve(ls, target, REGENERATE)
     assert entry is not None and snapshot.language is not None
     settings = ls.settings
-    n_raw = _option(target, "n", 0)
     n = settings.provider.samples
-    if n_raw is not None:
-        if not isinstance(n_raw, int) or isinstance(n_raw, bool) or not 1 <= n_raw <= 50:
+    if args.n is not None:
+        if not 1 <= args.n <= 50:
             raise CommandError(f"{REGENERATE}: n must be a whole number from 1 to 50")
-        n = n_raw
+        n = args.n
     key = ls.file_key(target.uri)
     language = snapshot.language
     messages = await ls.engine.run(
         lambda: build_messages(snapshot.text, language, entry.info, path=key)
     )
     if settings.provider.kind == "client":
-        return {
-            "uri": target.uri,
-            "qualifiedName": entry.qualified_name,
-            "status": "relay",
-            "n": n,
-            "language": language,
-            "messages": messages,
-        }
+        return c.RegenerateResult(
+            uri=target.uri,
+            qualified_name=entry.qualified_name,
+            status="relay",
+            n=n,
+            language=language,
+            messages=[
+                c.PromptMessage(role=m["role"], content=m["content"])  # type: ignore[arg-type]
+                for m in messages
+            ],
+        )
     p = settings.provider
-    refusal = await may_send_key(ls, p, confirmed=target.options.get("endpointConfirmed") is True)
+    refusal = await may_send_key(ls, p, confirmed=args.endpoint_confirmed)
     if refusal is not None:
         ls.show(types.MessageType.Warning, f"codequorum: {refusal}")
-        return {
-            "uri": target.uri,
-            "qualifiedName": entry.qualified_name,
-            "status": "refused",
-            "requested": 0,
-            "accepted": 0,
-            "stored": 0,
-            "rejected": [],
-            "errors": [],
-            "message": refusal,
-        }
+        return c.RegenerateResult(
+            uri=target.uri, qualified_name=entry.qualified_name, status="refused", message=refusal
+        )
     config = ProviderConfig(
         base_url=p.base_url,
         model=p.model,
@@ -565,23 +483,23 @@ async def regenerate_command(ls: CodequorumServer, args: Sequence[Any]) -> dict[
         )
     ls.refresh(target.uri)
     if result.ok and settings.dynamic.auto and settings.dynamic.enable and language == "python":
-        await run_dynamic_command(ls, [{"uri": target.uri, "qualifiedName": name}])
-    return {
-        "uri": target.uri,
-        "qualifiedName": name,
-        "status": "cancelled" if result.cancelled else ("ok" if result.ok else "failed"),
-        "requested": result.requested,
-        "accepted": len(result.accepted),
-        "stored": stored,
-        "rejected": [safe_text(r.describe()) for r in result.rejected],
-        "errors": [safe_text(e.describe()) for e in result.errors],
-        "message": safe_text(summary),
-    }
+        await run_dynamic_command(ls, c.RunDynamicArgs(uri=target.uri, qualified_name=name))
+    return c.RegenerateResult(
+        uri=target.uri,
+        qualified_name=name,
+        status="cancelled" if result.cancelled else ("ok" if result.ok else "failed"),
+        requested=result.requested,
+        accepted=len(result.accepted),
+        stored=stored,
+        rejected=[safe_text(r.describe()) for r in result.rejected],
+        errors=[safe_text(e.describe()) for e in result.errors],
+        message=safe_text(summary),
+    )
 
 
-async def run_dynamic_command(ls: CodequorumServer, args: Sequence[Any]) -> dict[str, Any]:
+async def run_dynamic_command(ls: CodequorumServer, args: c.RunDynamicArgs) -> c.RunDynamicResult:
     """Start the sandboxed dynamic analysis of a function in the background."""
-    target = parse_target(args, RUN_DYNAMIC)
+    target = args
     if not ls.settings.dynamic.enable:
         raise CommandError(f"{RUN_DYNAMIC}: dynamic analysis is off (codequorum.dynamic.enable)")
     _snapshot, entry, analysis = await _analysis(ls, target, RUN_DYNAMIC)
@@ -592,21 +510,21 @@ async def run_dynamic_command(ls: CodequorumServer, args: Sequence[Any]) -> dict
     refusal = await may_run_store(ls)
     if refusal is not None:
         ls.show(types.MessageType.Warning, f"codequorum: {refusal}")
-        return {
-            "uri": target.uri,
-            "qualifiedName": entry.qualified_name,
-            "started": False,
-            "refused": True,
-            "message": refusal,
-        }
+        return c.RunDynamicResult(
+            uri=target.uri,
+            qualified_name=entry.qualified_name,
+            started=False,
+            refused=True,
+            message=refusal,
+        )
     job = ls.engine.dynamic_key(analysis)
     if job in ls.dynamic_jobs:
-        return {
-            "uri": target.uri,
-            "qualifiedName": entry.qualified_name,
-            "started": False,
-            "message": "already running",
-        }
+        return c.RunDynamicResult(
+            uri=target.uri,
+            qualified_name=entry.qualified_name,
+            started=False,
+            message="already running",
+        )
     progress = WorkProgress(ls, f"codequorum: running {safe_text(entry.name, 100)} versions")
     await progress.begin("starting")
 
@@ -652,9 +570,19 @@ async def run_dynamic_command(ls: CodequorumServer, args: Sequence[Any]) -> dict
             ls.dynamic_jobs.pop(job, None)
 
     ls.dynamic_jobs[job] = asyncio.ensure_future(job_body())
-    return {
-        "uri": target.uri,
-        "qualifiedName": entry.qualified_name,
-        "started": True,
-        "token": progress.token,
-    }
+    return c.RunDynamicResult(
+        uri=target.uri, qualified_name=entry.qualified_name, started=True, token=progress.token
+    )
+
+
+#: Every command's handler.
+HANDLERS: dict[str, Any] = {
+    ANALYZE: analyze_command,
+    REGENERATE: regenerate_command,
+    ADD_SAMPLES: add_samples_command,
+    IMPORT_SAMPLES: import_samples_command,
+    CLEAR_SAMPLES: clear_samples_command,
+    SHOW_SAMPLE: show_sample_command,
+    COMPARE: compare_command,
+    RUN_DYNAMIC: run_dynamic_command,
+}

@@ -6,13 +6,14 @@ from collections.abc import Collection, Sequence
 
 from lsprotocol import types
 
+from codequorum.lsp.contract import AnalyzeArgs, CompareArgs, RegenerateArgs
 from codequorum.lsp.documents import FunctionEntry, Snapshot
 from codequorum.lsp.engine import FunctionAnalysis
 from codequorum.lsp.settings import Settings
 
-CMD_ANALYZE = "codequorum.analyze"
-CMD_COMPARE = "codequorum.compare"
-CMD_REGENERATE = "codequorum.regenerate"
+CMD_ANALYZE = AnalyzeArgs.COMMAND
+CMD_COMPARE = CompareArgs.COMMAND
+CMD_REGENERATE = RegenerateArgs.COMMAND
 #: The lens above a function whose versions are still being compared.
 COMPUTING_TITLE = "codequorum: comparing versions…"
 

@@ -17,15 +17,17 @@ from concurrent.futures import Future
 from typing import Any
 from urllib.parse import unquote, urlparse
 
+import attrs
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol
+from pygls.protocol import LanguageServerProtocol, default_converter
 from pygls.protocol.json_rpc import MsgId
 from pygls.protocol.language_server import lsp_method
 
 from codequorum import __version__
 from codequorum.lsp import commands as cmds
+from codequorum.lsp import contract
 from codequorum.lsp.actions import function_actions
 from codequorum.lsp.diagnostics import SOURCE, document_diagnostics, result_id
 from codequorum.lsp.documents import FunctionEntry, Snapshot, SnapshotCache, normalize_encoding
@@ -51,8 +53,16 @@ class CodequorumProtocol(LanguageServerProtocol):
     def lsp_workspace__execute_command(
         self, params: types.ExecuteCommandParams
     ) -> Generator[Any, Any, Any]:
-        """Set the request's progress token, then run the command as usual."""
+        """Set the request's progress token; read the arguments in either form (one object,
+        or positional) and say plainly what is wrong with them; then run the command."""
         REQUEST_TOKEN.set(params.work_done_token)
+        if params.command in contract.COMMANDS:
+            try:
+                arguments = contract.normalize(params.command, params.arguments)
+                contract.check(self._converter, params.command, arguments)
+            except contract.ArgumentError as exc:
+                raise cmds.CommandError(str(exc)) from exc
+            params = attrs.evolve(params, arguments=arguments)
         result = yield from super().lsp_workspace__execute_command(params)
         return result
 
@@ -77,6 +87,7 @@ class CodequorumServer(LanguageServer):
             "codequorum",
             __version__,
             protocol_cls=CodequorumProtocol,
+            converter_factory=lambda: contract.register_hooks(default_converter()),  # type: ignore[no-untyped-call]
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
             max_workers=2,
         )
@@ -565,52 +576,23 @@ async def code_action(
 # --------------------------------------------------------------------------- commands
 
 
-@server.command(cmds.REGENERATE)
-async def regenerate(ls: CodequorumServer, *args: Any) -> dict[str, Any]:
-    """Regenerate versions of a function (uri, position | qualified name, n?)."""
-    return await cmds.regenerate_command(ls, args)
+def register_command(name: str) -> None:
+    """Register one command: pygls reads the argument object into the command's arguments
+    class (the handler's annotation) and writes its result class back as JSON."""
+    args_cls, result_type = contract.COMMANDS[name]
+    run = cmds.HANDLERS[name]
+
+    async def handler(ls: CodequorumServer, args: Any) -> Any:
+        return await run(ls, args)
+
+    handler.__annotations__ = {"ls": CodequorumServer, "args": args_cls, "return": result_type}
+    handler.__name__ = handler.__qualname__ = run.__name__
+    handler.__doc__ = run.__doc__
+    server.command(name)(handler)
 
 
-@server.command(cmds.ANALYZE)
-async def analyze(ls: CodequorumServer, *args: Any) -> dict[str, Any] | None:
-    """The report of a function as JSON (uri, position | qualified name)."""
-    return await cmds.analyze_command(ls, args)
-
-
-@server.command(cmds.ADD_SAMPLES)
-async def add_samples(ls: CodequorumServer, *args: Any) -> dict[str, Any]:
-    """Store relayed versions (uri, position | qualified name, samples)."""
-    return await cmds.add_samples_command(ls, args)
-
-
-@server.command(cmds.IMPORT_SAMPLES)
-async def import_samples(ls: CodequorumServer, *args: Any) -> dict[str, Any]:
-    """Store versions read from a file (uri, position | qualified name, path)."""
-    return await cmds.import_samples_command(ls, args)
-
-
-@server.command(cmds.CLEAR_SAMPLES)
-async def clear_samples(ls: CodequorumServer, *args: Any) -> dict[str, Any]:
-    """Delete stored versions (uri, position | qualified name | nothing for the file)."""
-    return await cmds.clear_samples_command(ls, args)
-
-
-@server.command(cmds.SHOW_SAMPLE)
-async def show_sample(ls: CodequorumServer, *args: Any) -> dict[str, Any]:
-    """The text of one version (uri, position | qualified name, version)."""
-    return await cmds.show_sample_command(ls, args)
-
-
-@server.command(cmds.COMPARE)
-async def compare(ls: CodequorumServer, *args: Any) -> dict[str, Any]:
-    """All versions with labels, clusters and a diff (uri, position | qualified name)."""
-    return await cmds.compare_command(ls, args)
-
-
-@server.command(cmds.RUN_DYNAMIC)
-async def run_dynamic(ls: CodequorumServer, *args: Any) -> dict[str, Any]:
-    """Start the sandboxed dynamic analysis (uri, position | qualified name)."""
-    return await cmds.run_dynamic_command(ls, args)
+for _name in contract.COMMANDS:
+    register_command(_name)
 
 
 def _path(uri: str) -> str | None:

@@ -1,0 +1,116 @@
+"""The commands' contract: the shared schema is the Python classes', and the classes
+read and write the JSON the schema describes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+from pygls.protocol import default_converter
+
+from codequorum.lsp import contract as c
+from codequorum.lsp.commands import HANDLERS
+
+SCHEMA = Path(__file__).resolve().parents[2] / "shared" / "commands.schema.json"
+
+
+def test_shared_schema_matches_the_classes() -> None:
+    # after changing lsp/contract.py:
+    #   PYTHONPATH=server python -m codequorum.lsp.contract > shared/commands.schema.json
+    assert SCHEMA.read_text(encoding="utf-8") == c.schema_text()
+
+
+def test_every_command_has_a_handler_and_a_schema() -> None:
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    assert set(schema["commands"]) == set(c.COMMANDS) == set(HANDLERS)
+    for name, (args_cls, _) in c.COMMANDS.items():
+        assert name == args_cls.COMMAND
+        ref = schema["commands"][name]["arguments"]["$ref"]
+        assert ref == f"#/$defs/{args_cls.__name__}"
+        assert schema["$defs"][args_cls.__name__]["required"] == ["uri"]
+
+
+def test_schema_fields_are_the_class_fields_in_camel_case() -> None:
+    defs = json.loads(SCHEMA.read_text(encoding="utf-8"))["$defs"]
+    assert list(defs["RegenerateResult"]["properties"]) == [
+        "uri",
+        "qualifiedName",
+        "status",
+        "requested",
+        "accepted",
+        "stored",
+        "rejected",
+        "errors",
+        "message",
+        "n",
+        "language",
+        "messages",
+    ]
+    assert defs["RegenerateResult"]["properties"]["status"] == {
+        "enum": ["ok", "failed", "cancelled", "refused", "relay"]
+    }
+    assert "added" not in defs["RegenerateResult"]["properties"]
+    assert defs["StoreResult"]["required"] == ["uri", "qualifiedName", "added", "total", "path"]
+
+
+@pytest.fixture
+def converter() -> object:
+    return c.register_hooks(default_converter())  # type: ignore[no-untyped-call]
+
+
+def test_arguments_are_read_from_camel_case(converter: object) -> None:
+    args = converter.structure(  # type: ignore[attr-defined]
+        {
+            "uri": "file:///a.py",
+            "position": {"line": 3, "character": 4},
+            "n": 2,
+            "endpointConfirmed": True,
+            "unknown": 1,
+        },
+        c.RegenerateArgs,
+    )
+    assert args == c.RegenerateArgs(
+        uri="file:///a.py",
+        position=types.Position(line=3, character=4),
+        n=2,
+        endpoint_confirmed=True,
+    )
+    samples = converter.structure(  # type: ignore[attr-defined]
+        {"uri": "u", "samples": ["def f(): pass", {"code": "x", "model": "m"}]},
+        c.AddSamplesArgs,
+    ).samples
+    assert samples == [c.SampleInput(code="def f(): pass"), c.SampleInput(code="x", model="m")]
+
+
+def test_results_are_written_whole_in_camel_case(converter: object) -> None:
+    result = c.RunDynamicResult(uri="u", qualified_name="f", started=False)
+    assert converter.unstructure(result) == {  # type: ignore[attr-defined]
+        "uri": "u",
+        "qualifiedName": "f",
+        "started": False,
+        "refused": False,
+        "message": None,
+        "token": None,
+    }
+
+
+def test_positional_arguments_become_one_object() -> None:
+    pos = {"line": 1, "character": 0}
+    assert c.normalize("codequorum.showSample", ["u", "f", 3]) == [
+        {"uri": "u", "qualifiedName": "f", "version": 3}
+    ]
+    assert c.normalize("codequorum.analyze", ["u", pos]) == [{"uri": "u", "position": pos}]
+    assert c.normalize("codequorum.clearSamples", ["u"]) == [{"uri": "u"}]
+    with pytest.raises(c.ArgumentError, match="needs a document URI"):
+        c.normalize("codequorum.analyze", [])
+    with pytest.raises(c.ArgumentError, match="at most 2 arguments"):
+        c.normalize("codequorum.analyze", ["u", "f", 1])
+
+
+def test_bad_arguments_name_the_field(converter: object) -> None:
+    with pytest.raises(c.ArgumentError, match=r"bad arguments: .*\$\.samples\[0\]"):
+        c.check(converter, "codequorum.addSamples", [{"uri": "u", "samples": [42]}])  # type: ignore[arg-type]
+    with pytest.raises(c.ArgumentError, match=r"\$\.n"):
+        c.check(converter, "codequorum.regenerate", [{"uri": "u", "n": "many"}])  # type: ignore[arg-type]
