@@ -39,6 +39,51 @@ class Finding:
     concerns: str | None
 
 
+def compared_text(analysis: FunctionAnalysis) -> str:
+    """``5 versions`` or ``5 versions and the current code``: what was compared, counted
+    alike by the hover, the diagnostics and the lens (stored versions; the current code
+    named apart when it is not one of them)."""
+    n = analysis.n_stored
+    text = f"{n} version{'s' if n != 1 else ''}"
+    current = analysis.current_index
+    return text + (" and the current code" if current is not None and current >= n else "")
+
+
+def consensus(analysis: FunctionAnalysis) -> int | None:
+    """The consensus version: the most typical one (the medoid) when at least one other
+    stored version shares its shape; None otherwise (a consensus of one is none)."""
+    report = analysis.report
+    medoid = report.medoid
+    if report.status != "ok" or medoid is None:
+        return None
+    group = next((g for g in report.clusters if medoid in g), [medoid])
+    stored = [i for i in group if i < analysis.n_stored]
+    return medoid if len(stored) >= 2 else None
+
+
+def current_standing(analysis: FunctionAnalysis) -> str | None:
+    """Where the current code stands, worded from the report's verdicts so the hover says
+    what the diagnostics say: far from the consensus exactly when there is an
+    ``outlier-current`` finding. None when the current code was not compared."""
+    report = analysis.report
+    current = analysis.current_index
+    if report.status != "ok" or current is None or current not in report.indices:
+        return None
+    if current in report.empty:
+        return "empty"
+    where = analysis.cluster_of(current)
+    groups = len(report.clusters)
+    group = f"cluster {where + 1} of {groups}" if where is not None else "no cluster"
+    if any(v.code == "outlier-current" for v in report.verdicts):
+        return f"far from the consensus ({group})"
+    agreed = consensus(analysis)
+    if agreed is None:
+        return f"no consensus to compare with ({group})"
+    if where is not None and where == analysis.cluster_of(agreed):
+        return "in the consensus cluster"
+    return f"not far from the consensus ({group})"
+
+
 def versions_text(analysis: FunctionAnalysis, indices: Sequence[int]) -> str:
     """``v1, v3, current`` (six at most, then how many more)."""
     labels = [safe_text(analysis.label(i), 40) for i in indices[:6]]
@@ -53,14 +98,16 @@ def function_findings(
     ``min_severity``."""
     report = analysis.report
     limit = RANK[min_severity]
-    consensus = report.medoid
+    agreed = consensus(analysis)
     groups = len(report.clusters)
     overview = (
-        f"`{safe_text(analysis.qualified_name, 200)}`: {report.n} versions compared in "
+        f"`{safe_text(analysis.qualified_name, 200)}`: {compared_text(analysis)} compared in "
         f"{groups} group{'s' if groups != 1 else ''}"
         + (
-            f"; consensus is {safe_text(analysis.label(consensus), 40)}"
-            if consensus is not None
+            f"; consensus is {safe_text(analysis.label(agreed), 40)}"
+            if agreed is not None
+            else "; no consensus: no two versions share the most typical shape"
+            if report.status == "ok"
             else ""
         )
     )

@@ -126,7 +126,8 @@ def test_diagnostic_per_verdict_on_the_name(fixed: Fixed) -> None:
     assert "[3 versions of `area`]" in diag.message
     assert diag.related_information is not None
     assert diag.related_information[0].location.range == entry.range
-    assert "consensus is v1" in diag.related_information[0].message
+    assert diag.related_information[0].message == (
+        "`Shape.area`: 3 versions and the current code compared in 2 groups; consensus is v1")
     assert diag.related_information[1].message == "unstable-structure concerns v3"
     assert diag.data == {
         "qualifiedName": "Shape.area",
@@ -152,7 +153,8 @@ def test_hover_reads_the_report(fixed: Fixed) -> None:
     assert lines[0] == "**codequorum** · `Shape.area` · 3 samples · 2 clusters"
     assert "⚠️ `unstable-structure` — Versions disagree in shape" in text
     assert "JSD 0.62 · SCE 0.71 · TSED 0.55" in text
-    assert "- consensus: **v1** (largest cluster: 3 of 4)" in text
+    assert ("- consensus: **v1** (its cluster holds 3 of the 4 compared: 3 versions and the "
+            "current code)") in text
     assert "- current code: in the consensus cluster, typicality 0.75" in text
     assert "Most different: v3" in text
     diff = text.split("```diff\n", 1)[1].split("\n```", 1)[0].split("\n")
@@ -213,3 +215,26 @@ def test_actions_replace_just_the_function_reindented(fixed: Fixed) -> None:
         "class Shape:\n    def area(w, h):\n        total = 0\n        for _ in range(h):\n"
         "            total += w\n        return total\n"
     )
+
+
+def test_a_consensus_of_one_is_no_fix(fixed: Fixed) -> None:
+    snap, entry, analysis = fixed
+    analysis.report.clusters = [[0], [1], [2], [3]]  # no two versions share a shape
+    diags = document_diagnostics(snap, [(entry, analysis)], parse_settings(None)[0])
+    assert "no consensus" in diags[0].related_information[0].message  # type: ignore[index]
+    titles = [a.title for a in function_actions(snap, entry, analysis, diags)]
+    assert titles == [f"Replace `area` with version {k}" for k in (1, 2, 3)]
+    text = render_hover(entry, analysis, parse_settings(None)[0])
+    assert "- no consensus: the most typical version, **v1**, shares its shape" in text
+    assert "- current code: no consensus to compare with (cluster 4 of 4)" in text
+
+
+def test_hover_says_where_the_current_code_stands_as_the_diagnostic_does(fixed: Fixed) -> None:
+    _snap, entry, analysis = fixed
+    analysis.report.verdicts.append(Verdict("outlier-current", "warning", "far", samples=(3,)))
+    text = render_hover(entry, analysis, parse_settings(None)[0])
+    assert "- current code: far from the consensus (cluster 1 of 2)" in text
+    analysis.report.verdicts.pop()
+    analysis.report.clusters = [[0, 1], [2], [3]]
+    text = render_hover(entry, analysis, parse_settings(None)[0])
+    assert "- current code: not far from the consensus (cluster 3 of 3)" in text

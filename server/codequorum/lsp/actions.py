@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from lsprotocol import types
 
+from codequorum.findings import consensus
 from codequorum.lsp.diagnostics import SOURCE
 from codequorum.lsp.documents import FunctionEntry, Snapshot, reindent
 from codequorum.lsp.engine import FunctionAnalysis
@@ -35,7 +36,6 @@ def function_actions(
     context_diagnostics: Sequence[types.Diagnostic] = (),
 ) -> list[types.CodeAction]:
     """The actions offered for one function."""
-    report = analysis.report
     current = analysis.current_index
     ours = [
         d
@@ -59,13 +59,13 @@ def function_actions(
             data={"qualifiedName": entry.qualified_name, "version": index},
         )
 
-    if report.status == "ok" and report.medoid is not None and report.medoid != current:
+    agreed = consensus(analysis)  # a version no other shares its shape with is no fix
+    if agreed is not None and agreed != current:
         kind = types.CodeActionKind.QuickFix if ours else types.CodeActionKind.RefactorRewrite
         out.append(
             action(
-                f"Replace `{name}` with the consensus version "
-                f"({analysis.label(report.medoid)})",
-                report.medoid,
+                f"Replace `{name}` with the consensus version ({analysis.label(agreed)})",
+                agreed,
                 kind,
                 preferred=bool(ours),
             )

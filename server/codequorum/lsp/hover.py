@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 
+from codequorum.findings import compared_text, consensus, current_standing
 from codequorum.lsp.documents import FunctionEntry
 from codequorum.lsp.engine import FunctionAnalysis
 from codequorum.lsp.markdown import md_block, md_code, md_text
@@ -98,23 +99,24 @@ def render_hover(entry: FunctionEntry, analysis: FunctionAnalysis, settings: Set
         parts.append(" · ".join(figures))
 
     lines: list[str] = []
-    if report.medoid is not None:
-        size = len(clusters[0]) if clusters else 0
+    agreed = consensus(analysis)
+    if agreed is not None:
+        group = next(g for g in clusters if agreed in g)
         lines.append(
-            f"- consensus: **{md_text(analysis.label(report.medoid))}** "
-            f"(largest cluster: {size} of {report.n})"
+            f"- consensus: **{md_text(analysis.label(agreed))}** (its cluster holds "
+            f"{len(group)} of the {report.n} compared: {compared_text(analysis)})"
+        )
+    elif report.medoid is not None:
+        typical = md_text(analysis.label(report.medoid))
+        lines.append(
+            f"- no consensus: the most typical version, **{typical}**, shares its shape "
+            "with no other"
         )
     current = analysis.current_index
-    if current is not None and current in report.indices:
+    where = current_standing(analysis)
+    if current is not None and where is not None:
         pos = report.indices.index(current)
         typ = report.typicality[pos] if pos < len(report.typicality) else None
-        cluster = analysis.cluster_of(current)
-        if cluster == 0:
-            where = "in the consensus cluster"
-        elif cluster is None:
-            where = "not clustered"
-        else:
-            where = f"outside the consensus (cluster {cluster + 1} of {len(clusters)})"
         typ_text = f", typicality {_fmt(typ)}" if _fmt(typ) is not None else ""
         lines.append(f"- current code: {where}{typ_text}")
     if analysis.fastest is not None:
