@@ -91,7 +91,7 @@ def set_record(task: TaskRuns, draw: list[int], seed: int) -> dict[str, Any]:
         "any_output": any(k is not None for row in keys for k in row),
         "mean_similarity": report.pair("jsd_struct") or 0.0,
         "syntax_error_fraction": sum(1 for e in report.syntax_errors if e) / n,
-        "empty_fraction": len(report.skipped) / n,
+        "empty_fraction": len(report.empty) / n,
         "n": n,
         "sentence": None if rec is None else rec.sentence,
     }
