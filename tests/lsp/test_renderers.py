@@ -238,3 +238,27 @@ def test_hover_says_where_the_current_code_stands_as_the_diagnostic_does(fixed: 
     analysis.report.clusters = [[0, 1], [2], [3]]
     text = render_hover(entry, analysis, parse_settings(None)[0])
     assert "- current code: not far from the consensus (cluster 3 of 3)" in text
+
+
+def test_diagnostic_codes_link_to_their_section_of_the_metrics_docs(
+    fixed: Fixed, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pathlib import Path
+
+    from codequorum.lsp.diagnostics import metrics_docs_url
+
+    snap, entry, analysis = fixed
+    [diag] = document_diagnostics(snap, [(entry, analysis)], parse_settings(None)[0])
+    assert diag.code_description is not None
+    url, anchor = diag.code_description.href.split("#")
+    assert url.endswith("/docs/metrics.md") and anchor == "unstable-structure"
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "metrics.md").read_text()
+    for code in ("stable", "unstable-structure", "outlier-current", "divergent-outputs",
+                 "complexity-outlier", "runtime-instability", "redundant-alternatives"):
+        assert f"\n### {code}\n" in docs
+    metrics_docs_url.cache_clear()
+    monkeypatch.setenv("CODEQUORUM_DOCS_URL", "https://example.org/docs/")
+    try:
+        assert metrics_docs_url() == "https://example.org/docs/metrics.md"
+    finally:
+        metrics_docs_url.cache_clear()

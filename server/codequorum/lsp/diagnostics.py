@@ -1,10 +1,13 @@
 """Diagnostics from analyses: one per finding (:mod:`codequorum.findings`), on the
-function's name."""
+function's name, the code linking to its explanation in docs/metrics.md."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import os
 from collections.abc import Sequence
+from pathlib import Path
 
 from lsprotocol import types
 
@@ -14,6 +17,25 @@ from codequorum.lsp.engine import FunctionAnalysis
 from codequorum.lsp.settings import Settings
 
 SOURCE = "codequorum"
+#: A base URL under which ``metrics.md`` is published (e.g. the repository's docs folder).
+DOCS_URL_ENV = "CODEQUORUM_DOCS_URL"
+
+
+@functools.cache
+def metrics_docs_url() -> str | None:
+    """Where docs/metrics.md is read: ``$CODEQUORUM_DOCS_URL/metrics.md``, else the file of
+    this source tree; None when neither is known (the diagnostics then carry no link)."""
+    base = os.environ.get(DOCS_URL_ENV, "").strip()
+    if base:
+        return base.rstrip("/") + "/metrics.md"
+    path = Path(__file__).resolve().parents[3] / "docs" / "metrics.md"
+    return path.as_uri() if path.is_file() else None
+
+
+def code_description(code: str) -> types.CodeDescription | None:
+    """The link of a finding's code: its section of docs/metrics.md."""
+    url = metrics_docs_url()
+    return types.CodeDescription(href=f"{url}#{code}") if url else None
 
 SEVERITY: dict[str, types.DiagnosticSeverity] = {
     "error": types.DiagnosticSeverity.Error,
@@ -36,6 +58,7 @@ def to_diagnostic(snapshot: Snapshot, entry: FunctionEntry, finding: Finding) ->
         message=finding.message,
         severity=SEVERITY.get(finding.severity, types.DiagnosticSeverity.Information),
         code=finding.code,
+        code_description=code_description(finding.code),
         source=SOURCE,
         related_information=related,
         data={
