@@ -113,7 +113,7 @@ async def test_samples_diagnostics_hover_lenses_and_actions(
         assert f"- consensus: **v{consensus + 1}**" in text
         where = next(k for k, c in enumerate(clusters) if 5 in c)
         assert where > 0
-        expected = f"outside the consensus (cluster {where + 1} of {len(clusters)})"
+        expected = f"far from the consensus (cluster {where + 1} of {len(clusters)})"
         assert f"- current code: {expected}" in text
         assert "```diff\n--- current\n+++ v" in text
         assert await hover_text(client, uri, position_of(doc, "untouched")) is None
