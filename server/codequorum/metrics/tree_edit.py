@@ -896,7 +896,8 @@ def _shared_distances(trees: Sequence[TsedTree], costs: Costs) -> FloatArray:
     scale = _integer_scale(costs, 2 * largest)
     dtype = np.float32 if scale else np.float64
     itemsize = np.dtype(dtype).itemsize
-    if itemsize * ((forests.max_rows + 1) * n_cols + forests.n_subtrees**2) > SHARED_MAX_BYTES:
+    cells = (forests.max_rows + 1) * n_cols + forests.n_subtrees**2
+    if itemsize * cells + forests.level_cut.nbytes > SHARED_MAX_BYTES:
         return _pair_distances(trees, costs)
     td = np.zeros((forests.n_subtrees, forests.n_subtrees), dtype=dtype)
     fd = np.empty((forests.max_rows + 1, n_cols), dtype=dtype)
