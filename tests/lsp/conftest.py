@@ -78,6 +78,7 @@ async def lsp_session(
     lens_refresh: bool = False,
     folders: list[Path] | None = None,
     log_file: Path | None = None,
+    folder_configuration: dict[Path, dict[str, Any]] | None = None,
 ) -> AsyncIterator[LanguageClient]:
     """Start ``codequorum lsp``, initialize it on ``workspace``, and shut it down after.
 
@@ -86,7 +87,8 @@ async def lsp_session(
     the action titled ``questions(client).answer`` (``answer`` at first; None: dismissed).
     ``lens_refresh``: the client takes ``workspace/codeLens/refresh`` (counted in
     ``lens_refreshes(client)``). ``folders``: the workspace folders (default: ``workspace``).
-    ``log_file``: the server writes its log (level INFO) there.
+    ``log_file``: the server writes its log (level INFO) there. ``folder_configuration``:
+    what ``workspace/configuration`` answers for items scoped to a folder.
     """
     if before_start is not None:
         before_start()
@@ -123,6 +125,8 @@ async def lsp_session(
 
     if configuration is not None:
         client.set_configuration(configuration)
+    for folder, value in (folder_configuration or {}).items():
+        client.set_configuration(value, scope_uri=folder.as_uri())
     try:
         client.initialize_result = await client.initialize_session(  # type: ignore[attr-defined]
             types.InitializeParams(

@@ -53,6 +53,7 @@ class CommandError(JsonRpcInvalidParams):
 async def _resolve(
     ls: CodequorumServer, target: c.FunctionArgs, command: str, required: bool = True
 ) -> tuple[Snapshot, FunctionEntry | None]:
+    await ls.settled()
     snapshot = ls.snapshot(target.uri)
     if snapshot is None:
         raise CommandError(f"{command}: {target.uri} is not open")
@@ -76,7 +77,7 @@ async def _analysis(
 ) -> tuple[Snapshot, FunctionEntry, FunctionAnalysis | None]:
     snapshot, entry = await _resolve(ls, target, command)
     assert entry is not None
-    analysis = await ls.engine.analysis(snapshot, entry, ls.file_key(target.uri))
+    analysis = await ls.engine_for(target.uri).analysis(snapshot, entry, ls.file_key(target.uri))
     return snapshot, entry, analysis
 
 
@@ -270,11 +271,12 @@ async def _store_samples(
     name = entry.qualified_name if entry else target.qualified_name
     assert name is not None and snapshot.language is not None
     key = ls.file_key(target.uri)
+    engine = ls.engine_for(target.uri)
     try:
-        ids = await ls.engine.run(ls.engine.add_sync, key, snapshot.language, name, samples)
+        ids = await engine.run(engine.add_sync, key, snapshot.language, name, samples)
     except Exception as exc:
         raise CommandError(f"{command}: cannot store the samples: {exc}") from exc
-    total = len(await ls.engine.run(ls.engine.samples_sync, key, name))
+    total = len(await engine.run(engine.samples_sync, key, name))
     ls.refresh(target.uri)
     return c.StoreResult(uri=target.uri, qualified_name=name, added=len(set(ids)), total=total)
 
@@ -327,8 +329,9 @@ async def import_samples_command(ls: CodequorumServer, args: c.ImportSamplesArgs
     if not args.path:
         raise CommandError(f"{IMPORT_SAMPLES}: needs the path of a sample file")
     path = Path(args.path).expanduser()
-    if not path.is_absolute() and ls.engine.root:
-        path = Path(ls.engine.root) / path
+    root = ls.engine_for(target.uri).root
+    if not path.is_absolute() and root:
+        path = Path(root) / path
     language = ls.snapshot(target.uri)
     lang = language.language if language and language.language else "python"
     short = (target.qualified_name or "").rsplit(".", 1)[-1] or None
@@ -371,7 +374,7 @@ async def clear_samples_command(ls: CodequorumServer, args: c.ClearSamplesArgs) 
     if name is None and target.position is not None:
         _, entry = await _resolve(ls, target, CLEAR_SAMPLES)
         name = entry.qualified_name if entry else None
-    count = await ls.engine.run(ls.engine.clear_sync, ls.file_key(target.uri), name)
+    count = await ls.engine.run(ls.engine_for(target.uri).clear_sync, ls.file_key(target.uri), name)
     ls.refresh(target.uri)
     return c.ClearResult(uri=target.uri, qualified_name=name, removed=count)
 
@@ -384,7 +387,7 @@ async def regenerate_command(ls: CodequorumServer, args: c.RegenerateArgs) -> c.
     target = args
     snapshot, entry = await _resolve(ls, target, REGENERATE)
     assert entry is not None and snapshot.language is not None
-    settings = ls.settings
+    settings = ls.settings_for(target.uri)
     n = settings.provider.samples
     if args.n is not None:
         if not 1 <= args.n <= 50:
@@ -439,7 +442,8 @@ async def regenerate_command(ls: CodequorumServer, args: c.RegenerateArgs) -> c.
             done += 1
             if isinstance(outcome, Sample):
                 try:
-                    await ls.engine.run(ls.engine.add_sync, key, language, name, [outcome], phash)
+                    engine = ls.engine_for(target.uri)
+                    await engine.run(engine.add_sync, key, language, name, [outcome], phash)
                     stored += 1
                 except Exception as exc:
                     log.warning("could not store a regenerated version: %s", exc)
@@ -500,14 +504,14 @@ async def regenerate_command(ls: CodequorumServer, args: c.RegenerateArgs) -> c.
 async def run_dynamic_command(ls: CodequorumServer, args: c.RunDynamicArgs) -> c.RunDynamicResult:
     """Start the sandboxed dynamic analysis of a function in the background."""
     target = args
-    if not ls.settings.dynamic.enable:
+    if not ls.settings_for(target.uri).dynamic.enable:
         raise CommandError(f"{RUN_DYNAMIC}: dynamic analysis is off (codequorum.dynamic.enable)")
     _snapshot, entry, analysis = await _analysis(ls, target, RUN_DYNAMIC)
     if analysis is None:
         raise CommandError(f"{RUN_DYNAMIC}: no versions of `{entry.qualified_name}` yet")
     if analysis.language != "python":
         raise CommandError(f"{RUN_DYNAMIC}: dynamic analysis runs Python only")
-    refusal = await may_run_store(ls)
+    refusal = await may_run_store(ls, ls.engine_for(target.uri))
     if refusal is not None:
         ls.show(types.MessageType.Warning, f"codequorum: {refusal}")
         return c.RunDynamicResult(
@@ -517,7 +521,7 @@ async def run_dynamic_command(ls: CodequorumServer, args: c.RunDynamicArgs) -> c
             refused=True,
             message=refusal,
         )
-    job = ls.engine.dynamic_key(analysis)
+    job = ls.engine_for(target.uri).dynamic_key(analysis)
     if job in ls.dynamic_jobs:
         return c.RunDynamicResult(
             uri=target.uri,
@@ -531,7 +535,7 @@ async def run_dynamic_command(ls: CodequorumServer, args: c.RunDynamicArgs) -> c
     async def job_body() -> None:
         name = safe_text(entry.qualified_name, 200)
         try:
-            result = await ls.engine.run_dynamic_async(
+            result = await ls.engine_for(target.uri).run_dynamic_async(
                 analysis,
                 lambda msg, pct: progress.report(safe_text(msg, 200), pct),
                 progress.cancelled,

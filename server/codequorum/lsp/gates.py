@@ -19,6 +19,7 @@ from codequorum.lsp.consent import Approvals, is_default_endpoint
 from codequorum.safe_text import safe_text
 
 if TYPE_CHECKING:
+    from codequorum.lsp.engine import Engine
     from codequorum.lsp.server import CodequorumServer
     from codequorum.lsp.settings import ProviderSettings
 
@@ -61,12 +62,15 @@ async def _remember(ls: CodequorumServer, approve: Callable[[Any, str], None], *
         )
 
 
-async def may_run_store(ls: CodequorumServer, approvals: Approvals | None = None) -> str | None:
-    """None when the store's versions may run: the server made the store, or the user
-    approved it now or before."""
+async def may_run_store(
+    ls: CodequorumServer, engine: Engine | None = None, approvals: Approvals | None = None
+) -> str | None:
+    """None when the store's versions may run (``engine``'s store; default: the first
+    folder's): the server made the store, or the user approved it now or before."""
     if not ls.trusted:
         return UNTRUSTED
-    store = await ls.engine.run(ls.engine.store)
+    engine = engine or ls.engine
+    store = await engine.run(engine.store)
     if store is None:
         return None
     approvals = approvals or Approvals.default()

@@ -14,6 +14,7 @@ import logging
 import threading
 from collections.abc import Generator
 from concurrent.futures import Future
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
@@ -95,6 +96,9 @@ class CodequorumServer(LanguageServer):
         self.base_settings = Settings()
         self.initially_trusted = True
         self.engine = Engine(self._notify_from_engine)
+        #: One engine (store, session, settings) per workspace folder, by the folder's path;
+        #: ``engine`` is the first folder's, and serves documents outside every folder.
+        self.folders: dict[str, Engine] = {}
         self.snapshots = SnapshotCache()
         self.pending: dict[str, asyncio.Task[None]] = {}
         self.dynamic_jobs: dict[str, asyncio.Future[None]] = {}
@@ -102,6 +106,7 @@ class CodequorumServer(LanguageServer):
         self._shown: set[str] = set()
         self._startup_messages: list[tuple[types.MessageType, str]] = []
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._configured = asyncio.Event()
 
     # ------------------------------------------------------------------ helpers
 
@@ -150,9 +155,44 @@ class CodequorumServer(LanguageServer):
         td = self.client_capabilities.text_document
         return bool(td and td.diagnostic)
 
+    async def settled(self) -> None:
+        """Wait (a few seconds at most) until the folders' settings were asked for after
+        ``initialized``: a store is opened where the settings say, not at its default."""
+        if not self._configured.is_set():
+            try:
+                await asyncio.wait_for(self._configured.wait(), timeout=10)
+            except TimeoutError:
+                self._configured.set()
+
+    def engine_for(self, uri: str) -> Engine:
+        """The engine of the workspace folder holding a document (the innermost one)."""
+        path = _path(uri)
+        best: tuple[int, Engine] | None = None
+        if path is not None:
+            for root, engine in self.folders.items():
+                inside = path == root or path.startswith(root.rstrip("/") + "/")
+                if inside and (best is None or len(root) > best[0]):
+                    best = (len(root), engine)
+        return best[1] if best is not None else self.engine
+
+    def settings_for(self, uri: str) -> Settings:
+        """The settings of the workspace folder holding a document."""
+        return self.engine_for(uri).settings
+
+    def engines(self) -> list[Engine]:
+        """Every engine, the first folder's first."""
+        return [self.engine, *(e for e in self.folders.values() if e is not self.engine)]
+
+    def add_folder(self, root: str) -> Engine:
+        """An engine for a new workspace folder (the first one gets ``engine``)."""
+        engine = self.engine if not self.folders else Engine(self._notify_from_engine)
+        engine.configure(self.base_settings, root)
+        self.folders[root] = engine
+        return engine
+
     def file_key(self, uri: str) -> str:
         """The store's name for a document."""
-        return file_key_for(uri, self.engine.root)
+        return file_key_for(uri, self.engine_for(uri).root)
 
     def snapshot(self, uri: str) -> Snapshot | None:
         """The current snapshot of an open (or readable) document; None if unreadable."""
@@ -164,33 +204,44 @@ class CodequorumServer(LanguageServer):
         encoding = normalize_encoding(self.workspace.position_encoding)
         return self.snapshots.get(uri, text, doc.language_id, encoding, doc.version)
 
-    def apply_settings(self, raw: Any, base: Settings | None = None) -> None:
-        """Read settings (warnings shown once, defaults for bad values)."""
+    def apply_settings(
+        self, raw: Any, base: Settings | None = None, engine: Engine | None = None
+    ) -> None:
+        """Read settings for one folder's engine (default: the first folder's; warnings
+        shown once, defaults for bad values)."""
         settings, warnings = parse_settings(raw, base)
         for w in warnings:
             self.warn_once(f"codequorum: {w}")
-        self.settings = settings
-        self.engine.configure(settings)
+        engine = engine or self.engine
+        if engine is self.engine:
+            self.settings = settings
+        engine.configure(settings)
 
     async def pull_configuration(self) -> None:
-        """Ask the client for the ``codequorum`` section (when it can answer)."""
+        """Ask the client for the ``codequorum`` section of every workspace folder (when it
+        can answer)."""
         ws = self.client_capabilities.workspace
         if not (ws and ws.configuration):
             return
+        folders = list(self.folders.items()) or [("", self.engine)]
+        items = [
+            types.ConfigurationItem(
+                section="codequorum", scope_uri=Path(root).as_uri() if root else None
+            )
+            for root, _ in folders
+        ]
         try:
             result = await asyncio.wait_for(
-                self.workspace_configuration_async(
-                    types.ConfigurationParams(items=[types.ConfigurationItem(section="codequorum")])
-                ),
+                self.workspace_configuration_async(types.ConfigurationParams(items=items)),
                 timeout=10,
             )
         except Exception as exc:
             log.info("workspace/configuration failed: %s", exc)
             return
-        value = result[0] if result else None
-        if value is None or value == {}:
-            return
-        self.apply_settings(value, self.base_settings)
+        for (_, engine), value in zip(folders, result or [], strict=False):
+            if value is None or value == {}:
+                continue
+            self.apply_settings(value, self.base_settings, engine)
 
     def refresh(self, uri: str | None = None) -> None:
         """Diagnostics and lenses may have changed: push them again or ask the client to pull."""
@@ -224,6 +275,7 @@ class CodequorumServer(LanguageServer):
     async def _publish(self, uri: str, delay: float) -> None:
         if delay > 0:
             await asyncio.sleep(delay)
+        await self.settled()
         snapshot = self.snapshot(uri)
         if snapshot is None:
             return
@@ -244,8 +296,9 @@ class CodequorumServer(LanguageServer):
         of those still computing (lenses are refreshed when they are done)."""
         if snapshot.language is None:
             return [], set()
+        await self.settled()
         try:
-            items, pending = await self.engine.document(
+            items, pending = await self.engine_for(snapshot.uri).document(
                 snapshot, self.file_key(snapshot.uri), wait=wait
             )
         except Exception:
@@ -272,10 +325,11 @@ class CodequorumServer(LanguageServer):
 
     async def diagnostics_for(self, snapshot: Snapshot) -> list[types.Diagnostic]:
         """Rendered diagnostics of a document."""
-        if not self.settings.diagnostics.enable:
+        settings = self.settings_for(snapshot.uri)
+        if not settings.diagnostics.enable:
             return []
         items = await self.items_for(snapshot)
-        return document_diagnostics(snapshot, items, self.settings)
+        return document_diagnostics(snapshot, items, settings)
 
     async def ready_analysis(
         self, snapshot: Snapshot, entry: FunctionEntry
@@ -283,10 +337,12 @@ class CodequorumServer(LanguageServer):
         """The function's cache key (None: no stored versions) and its full analysis when
         it is ready within :data:`ANSWER_BUDGET`; else the analysis goes on in the
         background (a hover or a code action never waits for it)."""
-        key, hit = await self.engine.lookup(snapshot, entry, self.file_key(snapshot.uri))
+        await self.settled()
+        engine = self.engine_for(snapshot.uri)
+        key, hit = await engine.lookup(snapshot, entry, self.file_key(snapshot.uri))
         if key is None or hit is not None:
             return key, hit
-        future = self.engine.schedule(key)
+        future = engine.schedule(key)
         await asyncio.wait([future], timeout=ANSWER_BUDGET)
         if future.done() and not future.cancelled() and future.exception() is None:
             return key, future.result()
@@ -306,10 +362,11 @@ class CodequorumServer(LanguageServer):
             return
         old_name, new_name = rename
         key = self.file_key(uri)
-        with_samples = await self.engine.run(self.engine.functions_with_samples_sync, key)
+        engine = self.engine_for(uri)
+        with_samples = await engine.run(engine.functions_with_samples_sync, key)
         owned = [n for n in with_samples if n == old_name or n.startswith(old_name + ".")]
         if owned and new_name not in with_samples:
-            moved = await self.engine.run(self.engine.rename_sync, key, old_name, new_name)
+            moved = await engine.run(engine.rename_sync, key, old_name, new_name)
             log.info("moved %d versions from %s to %s", moved, old_name, new_name)
 
 
@@ -353,20 +410,20 @@ server = CodequorumServer()
 
 @server.feature(types.INITIALIZE)
 def initialize(ls: CodequorumServer, params: types.InitializeParams) -> None:
-    """Read ``initializationOptions`` and the workspace root."""
-    root: str | None = None
-    if params.workspace_folders:
-        root = _path(params.workspace_folders[0].uri)
-    elif params.root_uri:
-        root = _path(params.root_uri)
-    elif params.root_path:
-        root = params.root_path
-    ls.engine.configure(ls.settings, root)
+    """Read ``initializationOptions`` and the workspace folders (one engine each)."""
     settings, warnings = parse_settings(params.initialization_options)
     ls.base_settings = settings
     ls.settings = settings
     ls.initially_trusted = settings.trusted
-    ls.engine.configure(settings)
+    roots = [r for r in (_path(f.uri) for f in params.workspace_folders or []) if r]
+    if not roots and params.root_uri:
+        roots = [r for r in [_path(params.root_uri)] if r]
+    elif not roots and params.root_path:
+        roots = [params.root_path]
+    for root in roots:
+        ls.add_folder(root)
+    if not roots:
+        ls.engine.configure(settings)
     for w in warnings:
         ls._shown.add(f"codequorum: {w}")
         ls._startup_messages.append((types.MessageType.Warning, f"codequorum: {w}"))
@@ -406,8 +463,12 @@ async def initialized(ls: CodequorumServer, params: types.InitializedParams) -> 
     for kind, message in ls._startup_messages:
         ls.show(kind, message)
     ls._startup_messages.clear()
-    await ls.pull_configuration()
-    await ls.engine.run(ls.engine.store)
+    try:
+        await ls.pull_configuration()
+    finally:
+        ls._configured.set()
+    for engine in ls.engines():
+        await engine.run(engine.store)
 
 
 @server.feature(types.SHUTDOWN)
@@ -415,7 +476,8 @@ def shutdown(ls: CodequorumServer, params: None) -> None:
     """Stop background jobs and close the store."""
     for job in list(ls.dynamic_jobs.values()):
         job.cancel()
-    ls.engine.shutdown()
+    for engine in ls.engines():
+        engine.shutdown()
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -430,7 +492,26 @@ async def did_change_configuration(
         raw = params.settings
         if isinstance(raw, dict) and isinstance(raw.get("codequorum"), dict):
             raw = raw["codequorum"]
-        ls.apply_settings(raw, ls.base_settings)
+        for engine in ls.engines():
+            ls.apply_settings(raw, ls.base_settings, engine)
+    ls.refresh()
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+async def did_change_folders(
+    ls: CodequorumServer, params: types.DidChangeWorkspaceFoldersParams
+) -> None:
+    """Folders added get an engine of their own; those removed close theirs."""
+    for folder in params.event.removed:
+        root = _path(folder.uri)
+        engine = ls.folders.pop(root, None) if root else None
+        if engine is not None and engine is not ls.engine:
+            engine.shutdown()
+    for folder in params.event.added:
+        root = _path(folder.uri)
+        if root and root not in ls.folders:
+            ls.add_folder(root)
+    await ls.pull_configuration()
     ls.refresh()
 
 
@@ -450,15 +531,16 @@ async def did_open(ls: CodequorumServer, params: types.DidOpenTextDocumentParams
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: CodequorumServer, params: types.DidChangeTextDocumentParams) -> None:
     """Debounced diagnostics while typing, when asked for."""
-    if ls.settings.diagnostics.on_type:
-        ls.schedule_publish(params.text_document.uri, ls.settings.diagnostics.debounce_ms / 1000)
+    settings = ls.settings_for(params.text_document.uri)
+    if settings.diagnostics.on_type:
+        ls.schedule_publish(params.text_document.uri, settings.diagnostics.debounce_ms / 1000)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
 async def did_save(ls: CodequorumServer, params: types.DidSaveTextDocumentParams) -> None:
     """Follow renames, then refresh diagnostics (other tools may have added versions)."""
     uri = params.text_document.uri
-    ls.engine.forget(ls.file_key(uri))
+    ls.engine_for(uri).forget(ls.file_key(uri))
     snapshot = ls.snapshot(uri)
     if snapshot is not None:
         try:
@@ -497,21 +579,23 @@ async def pull_diagnostics(
 ) -> types.DocumentDiagnosticReport:
     """Pull diagnostics: the same findings as pushed ones, with a result id."""
     snapshot = ls.snapshot(params.text_document.uri)
-    if snapshot is None or not ls.settings.diagnostics.enable:
+    settings = ls.settings_for(params.text_document.uri)
+    if snapshot is None or not settings.diagnostics.enable:
         return types.RelatedFullDocumentDiagnosticReport(items=[])
     items = await ls.items_for(snapshot)
-    rid = result_id(snapshot, items, ls.settings)
+    rid = result_id(snapshot, items, settings)
     if params.previous_result_id == rid:
         return types.RelatedUnchangedDocumentDiagnosticReport(result_id=rid)
     return types.RelatedFullDocumentDiagnosticReport(
-        items=document_diagnostics(snapshot, items, ls.settings), result_id=rid
+        items=document_diagnostics(snapshot, items, settings), result_id=rid
     )
 
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)
 async def hover(ls: CodequorumServer, params: types.HoverParams) -> types.Hover | None:
     """The stability summary of the function under the cursor."""
-    if not ls.settings.hover.enable:
+    settings = ls.settings_for(params.text_document.uri)
+    if not settings.hover.enable:
         return None
     snapshot = ls.snapshot(params.text_document.uri)
     if snapshot is None or snapshot.language is None:
@@ -525,7 +609,7 @@ async def hover(ls: CodequorumServer, params: types.HoverParams) -> types.Hover 
     text = (
         render_computing(entry, len(key.stored))
         if analysis is None
-        else render_hover(entry, analysis, ls.settings)
+        else render_hover(entry, analysis, settings)
     )
     return types.Hover(
         contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text),
@@ -537,12 +621,13 @@ async def hover(ls: CodequorumServer, params: types.HoverParams) -> types.Hover 
 async def code_lens(ls: CodequorumServer, params: types.CodeLensParams) -> list[types.CodeLens]:
     """Lenses above functions with versions (and Regenerate above the rest, if asked)."""
     snapshot = ls.snapshot(params.text_document.uri)
-    if snapshot is None or not ls.settings.code_lens.enable:
+    settings = ls.settings_for(params.text_document.uri)
+    if snapshot is None or not settings.code_lens.enable:
         return []
     items, computing = await ls.items_now(snapshot)
-    if ls.settings.code_lens.show_for_all:
+    if settings.code_lens.show_for_all:
         await ls.engine.run(snapshot.functions)
-    return document_lenses(snapshot, items, ls.settings, computing)
+    return document_lenses(snapshot, items, settings, computing)
 
 
 @server.feature(

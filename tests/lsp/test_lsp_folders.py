@@ -1,0 +1,57 @@
+"""A multi-root workspace: every folder has its own store, session and settings."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from .conftest import lsp_session
+from .helpers import command, open_document, wait_for
+
+ODD = (
+    "def area(w, h):\n    total = 0\n    for _ in range(abs(h)):\n        if w > 0:\n"
+    "            total += w\n        else:\n            total -= abs(w)\n"
+    "    return total if h >= 0 else -total\n"
+)
+VERSIONS = [
+    "def area(w, h):\n    return w * h\n",
+    "def area(w, h):\n    return h * w\n",
+    "def area(w, h):\n    product = w * h\n    return product\n",
+    "def area(w, h):\n    result = h * w\n    return result\n",
+]
+
+
+def stored(path: Path) -> list[tuple[str, str]]:
+    """(file, function) of every row of a store."""
+    with sqlite3.connect(path) as db:
+        return [(f, q) for f, q in db.execute("SELECT file, qualified_name FROM samples")]
+
+
+async def test_each_folder_has_its_own_store_session_and_settings(tmp_path: Path) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    # folder b keeps its versions elsewhere (asked with its scopeUri); a uses the default
+    scoped = {b: {"codequorum": {"store": {"path": "kept/versions.sqlite3"}}}}
+    async with lsp_session(
+        a, folders=[a, b], configuration={"codequorum": {}}, folder_configuration=scoped
+    ) as client:
+        uri_a = open_document(client, a / "m.py", ODD)  # the same store key, "m.py", in both
+        uri_b = open_document(client, b / "m.py", ODD)
+        await command(client, "codequorum.addSamples", uri_a, "area", VERSIONS[:3])
+        await command(client, "codequorum.addSamples", uri_b, "area", VERSIONS)
+
+        assert stored(a / ".codequorum" / "samples.sqlite3") == [("m.py", "area")] * 3
+        assert stored(b / "kept" / "versions.sqlite3") == [("m.py", "area")] * 4
+        assert not (b / ".codequorum").exists()
+
+        report_a = await command(client, "codequorum.analyze", uri_a, "area")
+        report_b = await command(client, "codequorum.analyze", uri_b, "area")
+        assert (report_a["samples"], report_b["samples"]) == (3, 4)
+
+        diags_a = await wait_for(lambda: client.diagnostics.get(uri_a))
+        diags_b = await wait_for(lambda: client.diagnostics.get(uri_b))
+        assert "outlier-current" in [d.code for d in diags_a]
+        assert "outlier-current" in [d.code for d in diags_b]
+        assert all(d.message.endswith("[3 versions of `area`]") for d in diags_a)
+        assert all(d.message.endswith("[4 versions of `area`]") for d in diags_b)
