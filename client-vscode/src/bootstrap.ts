@@ -4,7 +4,7 @@
  * with the server wheel shipped inside the extension.
  */
 import * as path from 'path';
-import type { Interpreter } from './interpreter';
+import { interpreterSettingPlace, type Interpreter } from './interpreter';
 import { errorText } from './json';
 
 export const Choices = {
@@ -40,12 +40,15 @@ export interface BootstrapDeps {
   withProgress<T>(title: string, task: (report: (message: string) => void) => Promise<T>): Promise<T>;
   openInterpreterSetting(): Promise<void>;
   log(line: string): void;
+  /** `vscode.env.remoteName` (ssh-remote, wsl, ...) in a remote window. */
+  remoteName?: string;
 }
 
-export function offerMessage(python: string): string {
+export function offerMessage(python: string, remoteName?: string): string {
   return (
     `The codequorum language server is not installed for ${python}. ` +
-    'Create a private Python environment for it? Its dependencies are downloaded from the package index.'
+    'Create a private Python environment for it? Its dependencies are downloaded from the package index. ' +
+    `To use a Python of your own instead, set codequorum.interpreter in ${interpreterSettingPlace(remoteName)}.`
   );
 }
 
@@ -72,7 +75,7 @@ export async function ensureServerPython(interpreter: Interpreter, deps: Bootstr
       message: `codequorum is not installed for ${interpreter.path}, and this extension carries no server wheel. Install it with \`${interpreter.path} -m pip install codequorum\` or set codequorum.interpreter.`,
     };
   }
-  const answer = await deps.ask(offerMessage(interpreter.path), [Choices.create, Choices.choose, Choices.notNow]);
+  const answer = await deps.ask(offerMessage(interpreter.path, deps.remoteName), [Choices.create, Choices.choose, Choices.notNow]);
   if (answer === Choices.choose) {
     await deps.openInterpreterSetting();
     return { kind: 'declined' };

@@ -12,6 +12,7 @@ import { runVersions } from './commands/runVersions';
 import { showReport } from './commands/showReport';
 import { Commands, LANGUAGES, LENS_COMMANDS, RESTART_SETTINGS, SAMPLE_SCHEME } from './constants';
 import { confirmEndpoint } from './endpointConsent';
+import { interpreterSettingNote } from './interpreter';
 import { LaunchState, serverCommandLine } from './launch';
 import { runProcess } from './processes';
 import { activeEnvironmentPython, onActiveEnvironmentChange } from './python';
@@ -57,9 +58,25 @@ function bootstrapDeps(context: vscode.ExtensionContext, output: vscode.LogOutpu
         ),
       ),
     openInterpreterSetting: async () => {
+      // A file picked here is written as a User setting: VS Code puts a machine setting in a
+      // remote window's Remote settings, where it applies.
+      const picked = await vscode.window.showOpenDialog({
+        canSelectFiles: true,
+        canSelectFolders: false,
+        canSelectMany: false,
+        title: 'Python interpreter for the codequorum language server (3.11 or newer)',
+        openLabel: 'Use This Python',
+      });
+      if (picked?.[0]) {
+        await vscode.workspace
+          .getConfiguration('codequorum')
+          .update('interpreter', picked[0].fsPath, vscode.ConfigurationTarget.Global);
+        return;
+      }
       await vscode.commands.executeCommand('workbench.action.openSettings', 'codequorum.interpreter');
     },
     log,
+    remoteName: vscode.env.remoteName,
   };
 }
 
@@ -83,6 +100,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         {
           serverCommand: setting<unknown>('server.command', []),
           interpreter: setting('interpreter', ''),
+          interpreterNote: interpreterSettingNote(
+            vscode.workspace.getConfiguration('codequorum').inspect('interpreter'),
+            vscode.env.remoteName,
+          ),
           workspaceFolder: workspaceFolder(),
           activeEnvironment: () => activeEnvironmentPython(vscode.workspace.workspaceFolders?.[0]?.uri),
           bootstrap,

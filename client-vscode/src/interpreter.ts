@@ -55,6 +55,48 @@ export async function resolveInterpreter(inputs: InterpreterInputs): Promise<Int
   return { path: inputs.fallback ?? 'python3', source: 'default' };
 }
 
+/** What `getConfiguration('codequorum').inspect('interpreter')` answers (the parts read here). */
+export interface SettingInspection {
+  globalValue?: unknown;
+  workspaceValue?: unknown;
+  workspaceFolderValue?: unknown;
+}
+
+/** The command that opens the settings file codequorum.interpreter belongs in, in a remote window. */
+export const REMOTE_SETTINGS_COMMAND = 'Preferences: Open Remote Settings (JSON)';
+
+/**
+ * Where to set codequorum.interpreter. It is a machine setting (`machine-overridable`): in a
+ * remote window (Remote-SSH, WSL, Dev Containers, Codespaces, code-server) VS Code does not
+ * apply the User settings of the local machine to it, only the Remote settings of the machine
+ * the extension runs on, and workspace or folder settings.
+ */
+export function interpreterSettingPlace(remoteName: string | undefined): string {
+  return remoteName
+    ? `the Remote settings of this window (${remoteName}: the Remote tab of the Settings editor, or "${REMOTE_SETTINGS_COMMAND}"), or the workspace settings; User settings of your local machine do not apply in a remote window`
+    : 'your User settings, or the workspace settings';
+}
+
+function isSet(value: unknown): boolean {
+  return typeof value === 'string' && value.trim() !== '';
+}
+
+/** Which settings level codequorum.interpreter came from, or where to set it when it is not set. */
+export function interpreterSettingNote(inspected: SettingInspection | undefined, remoteName: string | undefined): string {
+  if (isSet(inspected?.workspaceFolderValue)) {
+    return 'codequorum.interpreter from the workspace folder settings';
+  }
+  if (isSet(inspected?.workspaceValue)) {
+    return 'codequorum.interpreter from the workspace settings';
+  }
+  if (isSet(inspected?.globalValue)) {
+    return remoteName
+      ? `codequorum.interpreter from the Remote settings of this window (${remoteName})`
+      : 'codequorum.interpreter from the User settings';
+  }
+  return `codequorum.interpreter is not set; set it in ${interpreterSettingPlace(remoteName)}`;
+}
+
 export interface ServerCommandLine {
   command: string;
   args: string[];

@@ -7,6 +7,8 @@ export interface LaunchInputs {
   serverCommand: unknown;
   /** codequorum.interpreter */
   interpreter: string | undefined;
+  /** Where codequorum.interpreter came from, or where to set it (for the log). */
+  interpreterNote?: string;
   workspaceFolder: string | undefined;
   activeEnvironment(): Promise<string | undefined>;
   bootstrap: BootstrapDeps;
@@ -42,6 +44,9 @@ export async function serverCommandLine(
     workspaceFolder: inputs.workspaceFolder,
     fallback: defaultPython(),
   });
+  if (inputs.interpreterNote) {
+    inputs.bootstrap.log(inputs.interpreterNote);
+  }
   const quiet = state.declined && !interactive;
   const deps: BootstrapDeps = quiet
     ? { ...inputs.bootstrap, ask: async () => Choices.notNow }

@@ -1,7 +1,16 @@
 import * as assert from 'assert/strict';
 import * as os from 'os';
 import * as path from 'path';
-import { expandPath, explicitServerCommand, resolveInterpreter, serverCommandFor } from '../src/interpreter';
+import { offerMessage } from '../src/bootstrap';
+import {
+  expandPath,
+  explicitServerCommand,
+  interpreterSettingNote,
+  interpreterSettingPlace,
+  REMOTE_SETTINGS_COMMAND,
+  resolveInterpreter,
+  serverCommandFor,
+} from '../src/interpreter';
 
 describe('interpreter resolution', () => {
   it('takes codequorum.interpreter first, without asking the Python extension', async () => {
@@ -64,5 +73,41 @@ describe('interpreter resolution', () => {
       args: ['-m', 'codequorum', 'lsp'],
     });
     assert.equal(expandPath('~', undefined, os.homedir()), os.homedir());
+  });
+});
+
+describe('where codequorum.interpreter comes from', () => {
+  it('names the settings level the value came from', () => {
+    assert.equal(interpreterSettingNote({ workspaceFolderValue: '/f/python' }, undefined), 'codequorum.interpreter from the workspace folder settings');
+    assert.equal(interpreterSettingNote({ workspaceValue: '/w/python', globalValue: '/u/python' }, undefined), 'codequorum.interpreter from the workspace settings');
+    assert.equal(interpreterSettingNote({ globalValue: '/u/python' }, undefined), 'codequorum.interpreter from the User settings');
+    assert.equal(
+      interpreterSettingNote({ globalValue: '/r/python' }, 'ssh-remote'),
+      'codequorum.interpreter from the Remote settings of this window (ssh-remote)',
+    );
+  });
+
+  it('says where to set it when it is not set, and that local User settings do not reach a remote window', () => {
+    assert.equal(
+      interpreterSettingNote({ globalValue: '  ' }, undefined),
+      'codequorum.interpreter is not set; set it in your User settings, or the workspace settings',
+    );
+    const remote = interpreterSettingNote(undefined, 'wsl');
+    assert.ok(remote.startsWith('codequorum.interpreter is not set; set it in the Remote settings of this window (wsl: '));
+    assert.ok(remote.includes(`"${REMOTE_SETTINGS_COMMAND}"`));
+    assert.ok(remote.endsWith('User settings of your local machine do not apply in a remote window'));
+  });
+
+  it('puts the same advice in the offer of a private environment', () => {
+    assert.ok(offerMessage('python3', 'ssh-remote').endsWith(`set codequorum.interpreter in ${interpreterSettingPlace('ssh-remote')}.`));
+    assert.ok(offerMessage('python3').endsWith('set codequorum.interpreter in your User settings, or the workspace settings.'));
+  });
+
+  it('the setting is machine-overridable: a remote window reads it from the remote machine', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const pkg = require(path.join(__dirname, '..', '..', 'package.json')) as {
+      contributes: { configuration: { properties: Record<string, { scope?: string }> } };
+    };
+    assert.equal(pkg.contributes.configuration.properties['codequorum.interpreter'].scope, 'machine-overridable');
   });
 });

@@ -418,6 +418,10 @@ export const workspace = {
       async update(key: string, value: unknown): Promise<void> {
         mock.state.config[prefix + key] = value;
       },
+      inspect(key: string): { globalValue?: unknown } | undefined {
+        const full = prefix + key;
+        return full in mock.state.config ? { globalValue: mock.state.config[full] } : {};
+      },
     };
   },
   async applyEdit(edit: WorkspaceEdit): Promise<boolean> {
@@ -475,6 +479,7 @@ export const extensions = {
   },
 };
 
-export const env = {
+export const env: { language: string; remoteName: string | undefined } = {
   language: 'en',
+  remoteName: undefined,
 };
