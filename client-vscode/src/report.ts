@@ -165,7 +165,9 @@ export function parseAnalyzeResult(raw: unknown): FunctionReport | undefined {
       isObject(s) ? num(s.index) : num(s),
     ),
   );
-  const medoid = num(field(raw, 'consensus', 'medoid') ?? field(report, 'medoid'));
+  // null: the server found no consensus (no other version shares the most typical shape)
+  const named = field(raw, 'consensus', 'medoid');
+  const medoid = named === null ? undefined : num(named ?? field(report, 'medoid'));
   const currentIndex = num(field(raw, 'current_index', 'currentIndex') ?? field(report, 'current_index'));
 
   const matrices: MatrixView[] = [];

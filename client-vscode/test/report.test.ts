@@ -35,6 +35,13 @@ describe('report access', () => {
     assert.equal(v1.runtimeCost, undefined);
   });
 
+  it('marks no version as the consensus when the server found none', () => {
+    const raw = fixture('analyze-add.json');
+    raw.consensus = null;
+    const r = parseAnalyzeResult(raw)!;
+    assert.deepEqual(r.versions.map((v) => v.isConsensus), [false, false, false, false]);
+  });
+
   it('orders by typicality, ties by index, and leaves the current code out of the alternatives', () => {
     const r = parseAnalyzeResult(fixture('analyze-add.json'))!;
     assert.deepEqual(byTypicality(r).map((v) => v.label), ['v1', 'v3', 'v2', 'current']);

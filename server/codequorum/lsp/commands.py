@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
+from codequorum.findings import consensus
 from codequorum.lsp import contract as c
 from codequorum.lsp.documents import FunctionEntry, Snapshot, reindent
 from codequorum.lsp.engine import FunctionAnalysis
@@ -106,7 +107,7 @@ def _summary(
         "range": entry.range,
         "samples": analysis.n_stored,
         "current_index": analysis.current_index,
-        "consensus": analysis.report.medoid,
+        "consensus": consensus(analysis),
         "most_different": analysis.most_different,
         "fastest": analysis.fastest,
         "stable": analysis.stable,
@@ -188,7 +189,7 @@ async def show_sample_command(ls: CodequorumServer, args: c.ShowSampleArgs) -> c
     if analysis is None:
         raise CommandError(f"{SHOW_SAMPLE}: no versions of `{entry.qualified_name}` yet")
     named = {
-        "consensus": analysis.report.medoid,
+        "consensus": consensus(analysis),
         "current": analysis.current_index,
         "fastest": analysis.fastest,
         "mostDifferent": analysis.most_different,
