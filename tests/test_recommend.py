@@ -201,6 +201,6 @@ def test_report_ignores_outcomes_of_the_wrong_shape() -> None:
 
 
 def test_insufficient_report_has_no_recommendation() -> None:
-    report = analyze(SampleSet.from_codes("t", [_ADD, ""]), AnalysisOptions(tsed=False))
+    report = analyze(SampleSet.from_codes("t", [_ADD]), AnalysisOptions(tsed=False))
     assert report.status == "insufficient"
     assert report.to_dict()["recommended"] is None and report.risk is None
