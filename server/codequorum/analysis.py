@@ -426,7 +426,11 @@ def static_sctd(codes: Sequence[str], interpreter: str | None = None) -> dict[st
 
     present = [k for k, code in enumerate(codes) if code.strip()]
     if interpreter is None:
-        counted = [static_opcode_counts(codes[k]) for k in present]
+        once: dict[str, dict[str, int] | None] = {}
+        for k in present:  # identical versions compiled once
+            if codes[k] not in once:
+                once[codes[k]] = static_opcode_counts(codes[k])
+        counted = [once[codes[k]] for k in present]
     else:
         from codequorum.dynamic_analysis import static_counts
 

@@ -717,7 +717,11 @@ def static_counts(
     nothing executed), so counts match the bytecode the sandbox children trace.
     """
     if interpreter is None or os.path.realpath(interpreter) == os.path.realpath(sys.executable):
-        return [static_opcode_counts(code) for code in codes]
+        seen: dict[str, dict[str, int] | None] = {}
+        for code in codes:  # identical versions compiled once
+            if code not in seen:
+                seen[code] = static_opcode_counts(code)
+        return [None if seen[c] is None else dict(seen[c] or {}) for c in codes]
     try:
         proc = subprocess.run(
             [interpreter, "-I", "-S", "-c", STATIC_COUNT_SCRIPT],

@@ -346,13 +346,25 @@ def pairwise_jsd(pmfs: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 def mean_pairwise_jsd(pmfs: NDArray[np.float64]) -> float:
-    """Mean JSD (base 2, not square-rooted) over unordered pairs; 0 for fewer than 2 rows."""
-    m = int(np.asarray(pmfs).shape[0])
+    """Mean JSD (base 2, not square-rooted) over unordered pairs; 0 for fewer than 2 rows.
+
+    Identical rows (versions with the same opcode counts, common in real sample sets) are
+    scored once: with ``u`` distinct rows of multiplicities ``w``, the mean over the
+    ``m(m-1)/2`` pairs is ``Σ_{i<j} w_i w_j JSD(i, j) / (m(m-1)/2)`` (pairs of equal rows
+    add 0).
+    """
+    rows = np.asarray(pmfs, dtype=np.float64)
+    m = int(rows.shape[0])
     if m < 2:
         return 0.0
-    mat = pairwise_jsd(pmfs)
-    iu = np.triu_indices(m, k=1)
-    return float(np.mean(mat[iu]))
+    distinct, counts = np.unique(rows, axis=0, return_counts=True)
+    if distinct.shape[0] < 2:
+        return 0.0
+    mat = pairwise_jsd(distinct)
+    weights = counts.astype(np.float64)
+    iu = np.triu_indices(distinct.shape[0], k=1)
+    total = float(np.sum(mat[iu] * weights[iu[0]] * weights[iu[1]]))
+    return total / (m * (m - 1) / 2)
 
 
 def tau(pmfs: NDArray[np.float64], eps: float = STATIC_TAU_EPS) -> float:
