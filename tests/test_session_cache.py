@@ -149,3 +149,15 @@ def test_new_versions_miss(session: Session, calls: list[int]) -> None:
     again = _analysis(session)
     assert len(calls) == 2
     assert again.n_stored == 4
+
+
+def test_a_newer_dynamic_report_replaces_the_merged_one(session: Session, calls: list[int]) -> None:
+    static = _analysis(session)
+    session.put_dynamic(static, FakeDynamic(summary={"dctd_jsd": 0.25}))
+    first = _analysis(session)
+    session.put_dynamic(static, FakeDynamic(summary={"dctd_jsd": 0.5}, fastest=2))
+    second = _analysis(session)
+    assert len(calls) == 1
+    assert (first.report.summary["dctd_jsd"], second.report.summary["dctd_jsd"]) == (0.25, 0.5)
+    assert second.fastest == 2
+    assert len({static.key, first.key, second.key}) == 3

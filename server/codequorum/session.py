@@ -322,8 +322,9 @@ class Session:
         self._with_samples: dict[str, frozenset[str]] = {}
         self._static: _LRU[AnalysisKey, FunctionAnalysis] = _LRU(CACHE_LIMIT)
         self._recent: dict[tuple[str, str], list[AnalysisKey]] = {}
-        self._dynamic: _LRU[str, Any] = _LRU(CACHE_LIMIT)
-        self._merged: _LRU[tuple[str, int], FunctionAnalysis] = _LRU(CACHE_LIMIT)
+        self._dynamic: _LRU[str, tuple[int, Any]] = _LRU(CACHE_LIMIT)  # (number, report)
+        self._dynamic_count = 0
+        self._merged: _LRU[str, FunctionAnalysis] = _LRU(CACHE_LIMIT)
 
     def close(self) -> None:
         """Close the store."""
@@ -546,22 +547,23 @@ class Session:
         """``static`` with the dynamic report of its versions merged in, when there is one
         (the merged analysis is cached beside it; the static one is never recomputed)."""
         with self._lock:
-            dynamic = self._dynamic.peek(static.dyn_key)
-            if dynamic is None:
+            found = self._dynamic.peek(static.dyn_key)
+            if found is None:
                 return static
-            merged = self._merged.peek((static.key, id(dynamic)))
-        if merged is not None:
+            number, dynamic = found
+            merged = self._merged.peek(static.key)
+        if merged is not None and merged.dynamic is dynamic:
             return merged
         report = merge_dynamic(static.report, dynamic, options)
         merged = dataclasses.replace(
             static,
             report=report,
             dynamic=dynamic,
-            key=_digest(static.key, "dynamic", str(id(dynamic))),
+            key=_digest(static.key, "dynamic", str(number)),
             fastest=_fastest(dynamic),
         )
         with self._lock:
-            self._merged.put((static.key, id(dynamic)), merged)
+            self._merged.put(static.key, merged)
         return merged
 
     def function_sync(
@@ -613,7 +615,8 @@ class Session:
     def put_dynamic(self, analysis: FunctionAnalysis, report: Any) -> None:
         """Keep a dynamic report of ``analysis``'s versions: later reads merge it in."""
         with self._lock:
-            self._dynamic.put(self.dynamic_key(analysis), report)
+            self._dynamic_count += 1
+            self._dynamic.put(self.dynamic_key(analysis), (self._dynamic_count, report))
 
     def has_dynamic(self, analysis: FunctionAnalysis) -> bool:
         """True when a dynamic report exists for these versions."""
