@@ -5,6 +5,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from lsprotocol import types
+
 from .conftest import lsp_session
 from .helpers import command, open_document, wait_for
 
@@ -55,3 +57,22 @@ async def test_each_folder_has_its_own_store_session_and_settings(tmp_path: Path
         assert "outlier-current" in [d.code for d in diags_b]
         assert all(d.message.endswith("[3 versions of `area`]") for d in diags_a)
         assert all(d.message.endswith("[4 versions of `area`]") for d in diags_b)
+
+
+async def test_a_folder_added_later_gets_its_own_store(tmp_path: Path) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    async with lsp_session(a, configuration={"codequorum": {}}) as client:
+        client.workspace_did_change_workspace_folders(
+            types.DidChangeWorkspaceFoldersParams(
+                event=types.WorkspaceFoldersChangeEvent(
+                    added=[types.WorkspaceFolder(uri=b.as_uri(), name="b")], removed=[]
+                )
+            )
+        )
+        uri_b = open_document(client, b / "m.py", ODD)
+        added = await command(client, "codequorum.addSamples", uri_b, "area", VERSIONS[:2])
+        assert added["total"] == 2
+        assert stored(b / ".codequorum" / "samples.sqlite3") == [("m.py", "area")] * 2
+        assert stored(a / ".codequorum" / "samples.sqlite3") == []
