@@ -29,6 +29,7 @@ from codequorum.errors import UserError
 from codequorum.model import SampleSet
 
 try:
+    import dask
     import distributed
 except ImportError as exc:  # pragma: no cover - depends on the installation
     raise UserError("--scheduler needs the distributed extra: "
@@ -39,6 +40,8 @@ log = logging.getLogger(__name__)
 #: Sets in flight per worker thread: enough to keep every worker busy while the driver
 #: waits for the oldest set, few enough that memory does not grow with the input.
 IN_FLIGHT_PER_THREAD = 4
+#: Recent messages dask keeps per connection (and transitions, in a local scheduler).
+LOG_LENGTH = 20
 #: How often the live-worker count is asked of the scheduler, in seconds.
 WORKER_POLL_S = 1.0
 
@@ -67,22 +70,31 @@ def connect(spec: str, *, timeout: float = 30.0) -> Iterator[distributed.Client]
     kind, value = parse_scheduler(spec)
     if kind == "local":
         assert isinstance(value, int)
-        with _sigint_ignored(), warnings.catch_warnings():
+        with _short_logs(), _sigint_ignored(), warnings.catch_warnings():
             # another cluster on this machine holds the default HTTP port: one is chosen
             warnings.filterwarnings("ignore", message="Port .* is already in use")
             cluster = distributed.LocalCluster(  # type: ignore[no-untyped-call]
                 n_workers=value, processes=True, threads_per_worker=1,
                 dashboard_address=None, silence_logs=logging.ERROR)
-        with cluster, distributed.Client(cluster) as local:  # type: ignore[no-untyped-call]
+            local = distributed.Client(cluster)  # type: ignore[no-untyped-call]
+        with cluster, local:
             yield local
         return
     try:
-        client = distributed.Client(str(value), timeout=timeout)  # type: ignore[no-untyped-call]
+        with _short_logs():
+            client = distributed.Client(str(value), timeout=timeout)  # type: ignore[no-untyped-call]
     except (OSError, TimeoutError) as exc:
         raise UserError(f"cannot reach the dask scheduler at {value}: {exc}") from None
     with client:
         check_workers(client)
         yield client
+
+
+def _short_logs() -> contextlib.AbstractContextManager[object]:
+    """dask keeps the last messages of every connection for debugging (1,000 by default),
+    each holding a whole sample set: kept short, the memory of this process (and of a
+    local cluster's scheduler) stays small and flat however long the run."""
+    return dask.config.set({"distributed.admin.low-level-log-length": LOG_LENGTH})
 
 
 @contextlib.contextmanager
