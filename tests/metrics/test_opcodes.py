@@ -244,3 +244,29 @@ def test_family_mode_brings_versions_closer(reference_dir: Path) -> None:
     assert fam.jsd < raw.jsd / 2
     with pytest.raises(ValueError):
         sctd([{"A": 1}, {"B": 1}], mode="bogus")  # type: ignore[arg-type]
+
+
+def test_fast_reading_equals_dis_on_real_samples(shared_dir: Path) -> None:
+    """The fast count (co_code read directly) equals the dis-based rule on real code."""
+    import json as _json
+
+    from codequorum.metrics import _opcount
+
+    assert _opcount._FAST_OK
+    rows = [_json.loads(line) for line in (shared_dir / "data" /
+            "humaneval_codegen16b_t0.8.jsonl").open()][:30]
+    checked = 0
+    for row in rows:
+        for sample in row["samples"][:5]:
+            try:
+                root = compile(row["prompt"] + sample, "<c>", "exec")
+            except (SyntaxError, ValueError):
+                continue
+            for co in _opcount.walk_code(root):
+                fast: dict[str, int] = {}
+                slow: dict[str, int] = {}
+                _opcount._count_fast(co, fast)
+                _opcount._count_dis(co, slow)
+                assert fast == slow
+                checked += 1
+    assert checked > 100
