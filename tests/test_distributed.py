@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -151,3 +152,35 @@ def test_a_worker_killed_mid_run_loses_no_set(client: Client, data: Path) -> Non
     assert got == _local_reports(sets, options)
     client.wait_for_workers(2, timeout=30)  # the nanny started a new worker
     assert killed[0] not in client.run(os.getpid).values()
+
+
+def test_jsonl_input_is_read_as_it_is_consumed(data: Path, tmp_path: Path) -> None:
+    """The first set comes out while the rest of the input has not been written yet."""
+    fifo = tmp_path / "sets.jsonl"
+    os.mkfifo(fifo)
+    with data.open(encoding="utf-8") as source:
+        lines = [next(source) for _ in range(60)]
+    held = threading.Event()
+    writer_done = threading.Event()
+
+    def write() -> None:
+        with fifo.open("w", encoding="utf-8") as out:
+            out.writelines(lines[:55])
+            out.flush()
+            held.wait(timeout=30)
+            out.writelines(lines[55:])
+        writer_done.set()
+
+    thread = threading.Thread(target=write)
+    thread.start()
+    try:
+        sets = read_sample_sets(fifo, ReadOptions(max_samples=2))
+        first = next(sets)
+        assert isinstance(first, SampleSet) and first.task_id == "HumanEval/0"
+        assert not writer_done.is_set()
+    finally:
+        held.set()
+    rest = list(sets)
+    thread.join(timeout=30)
+    assert [s.task_id for s in rest if isinstance(s, SampleSet)] == [
+        f"HumanEval/{k}" for k in range(1, 60)]
