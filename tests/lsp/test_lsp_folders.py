@@ -76,3 +76,15 @@ async def test_a_folder_added_later_gets_its_own_store(tmp_path: Path) -> None:
         assert added["total"] == 2
         assert stored(b / ".codequorum" / "samples.sqlite3") == [("m.py", "area")] * 2
         assert stored(a / ".codequorum" / "samples.sqlite3") == []
+
+
+async def test_the_workspace_configuration_file_gives_defaults(tmp_path: Path) -> None:
+    """``codequorum.toml`` in the workspace is read as defaults under the editor's settings."""
+    a = tmp_path / "a"
+    a.mkdir()
+    (a / "codequorum.toml").write_text('[check]\nstore = "from-file/versions.sqlite3"\n')
+    async with lsp_session(a, configuration={"codequorum": {}}) as client:
+        uri = open_document(client, a / "m.py", ODD)
+        await command(client, "codequorum.addSamples", uri, "area", VERSIONS[:2])
+        assert stored(a / "from-file" / "versions.sqlite3") == [("m.py", "area")] * 2
+        assert not (a / ".codequorum").exists()

@@ -36,7 +36,7 @@ from codequorum.lsp.engine import Engine, FunctionAnalysis, Items
 from codequorum.lsp.hover import render_computing, render_hover
 from codequorum.lsp.lenses import document_lenses
 from codequorum.lsp.progress import REQUEST_TOKEN
-from codequorum.lsp.settings import Settings, parse_settings
+from codequorum.lsp.settings import Settings, file_settings, parse_settings
 from codequorum.session import AnalysisKey
 from codequorum.workspace import file_key_for
 
@@ -410,16 +410,19 @@ server = CodequorumServer()
 
 @server.feature(types.INITIALIZE)
 def initialize(ls: CodequorumServer, params: types.InitializeParams) -> None:
-    """Read ``initializationOptions`` and the workspace folders (one engine each)."""
-    settings, warnings = parse_settings(params.initialization_options)
-    ls.base_settings = settings
-    ls.settings = settings
-    ls.initially_trusted = settings.trusted
+    """Read the workspace folders (one engine each), the workspace's configuration file
+    as defaults, and ``initializationOptions`` over them."""
     roots = [r for r in (_path(f.uri) for f in params.workspace_folders or []) if r]
     if not roots and params.root_uri:
         roots = [r for r in [_path(params.root_uri)] if r]
     elif not roots and params.root_path:
         roots = [params.root_path]
+    defaults, file_warnings = file_settings(roots[0] if roots else None)
+    settings, warnings = parse_settings(params.initialization_options, defaults)
+    warnings = file_warnings + warnings
+    ls.base_settings = settings
+    ls.settings = settings
+    ls.initially_trusted = settings.trusted
     for root in roots:
         ls.add_folder(root)
     if not roots:
