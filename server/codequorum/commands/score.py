@@ -263,7 +263,7 @@ def require_sandbox(args: argparse.Namespace) -> None:
     if getattr(args, "dynamic", False):
         from codequorum.sandbox import require
 
-        require(None, getattr(args, "sandbox", "strict"))
+        require(getattr(args, "interpreter", None), getattr(args, "sandbox", "strict"))
 
 
 def score_one(
