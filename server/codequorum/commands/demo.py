@@ -7,6 +7,7 @@ chosen to range from versions that all look alike to versions that share almost 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from importlib import resources
 from typing import Any
@@ -120,6 +121,8 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("dynamic analysis is not available in this installation; run the "
                         "demo without --dynamic")
     options = analysis_options(args)
+    if fmt == "html":  # the heatmaps
+        options = dataclasses.replace(options, keep_matrices=True)
     with resources.as_file(_bundled()) as path:
         if not path.is_file():
             raise UserError(f"the bundled demo data is missing ({DATA_FILE}); reinstall "
@@ -137,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
              if fmt == "table" else None)
     with deferred_interrupt():
         write_output(scored, fmt, args.output, matrices=args.matrices, reasons=args.reasons,
-                     title=title, color=args.color)
+                     title=title, color=args.color, sample_sets=sets)
     if fmt == "table" and args.output in (None, "-") and not args.quiet:
         console = make_console(sys.stdout, color_enabled(args.color, sys.stdout))
         _highlights(scored.reports, console)
