@@ -399,48 +399,63 @@ def _native(case: str) -> CandidateResult:
     return run_candidate(case, TESTS[:1], "f", LIMITS, audit_hook=False)
 
 
-@pytest.mark.parametrize(
-    ("name", "number", "args"),
-    [
-        ("ptrace_attach_parent", 101, (16, 1)),  # PTRACE_ATTACH to pid 1 of its namespace
-        ("mount_tmpfs", 165, (0, 0, 0, 0, 0)),
-        ("unshare_user", 272, (0x10000000,)),
-        ("setns", 308, (0, 0)),
-        ("bpf", 321, (0, 0, 0)),
-        ("perf_event_open", 298, (0, 0, -1, -1, 0)),
-        ("keyctl", 250, (0,)),
-        ("process_vm_readv", 310, (1, 0, 0, 0, 0, 0)),
-        ("pidfd_open_parent", 434, (1, 0)),
-        ("raw_fork", 57, ()),
-        ("execve_shell", 59, (0, 0, 0)),
-        ("userfaultfd", 323, (0,)),
-        ("io_uring_setup", 425, (1, 0)),
-    ],
-)
+KILLED_CALLS = {
+    "ptrace_attach_parent": (101, (16, 1)),  # PTRACE_ATTACH to pid 1 of its namespace
+    "mount_tmpfs": (165, (0, 0, 0, 0, 0)),
+    "unshare_user": (272, (0x10000000,)),
+    "setns": (308, (0, 0)),
+    "bpf": (321, (0, 0, 0)),
+    "perf_event_open": (298, (0, 0, -1, -1, 0)),
+    "keyctl": (250, (0,)),
+    "process_vm_readv": (310, (1, 0, 0, 0, 0, 0)),
+    "pidfd_open_parent": (434, (1, 0)),
+    "raw_fork": (57, ()),
+    "execve_shell": (59, (0, 0, 0)),
+    "userfaultfd": (323, (0,)),
+    "io_uring_setup": (425, (1, 0)),
+}
+REFUSED_CALLS = {
+    "setpriority_other": (141, (0, 12345, 19)),
+    "sched_setaffinity_other": (203, (12345, 8, 0)),
+    "prlimit_other": (302, (12345, 9, 0, 0)),
+    "memfd_create": (319, (0, 0)),
+}
+
+
 def test_native_system_calls_are_refused_by_the_kernel(
-    name: str, number: int, args: tuple[int, ...]
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    canary: subprocess.Popen[bytes],
+    capfd: pytest.CaptureFixture[str],
 ) -> None:
-    """Without the audit hook, raw system calls through ctypes end the version."""
-    result = _native(_syscall_case(number, *args))
-    assert result.status == "forbidden: system call", (name, result.status, result.detail)
-    assert "audit-hook" not in result.layers and "seccomp" in result.layers
-
-
-@pytest.mark.parametrize(
-    ("name", "number", "args"),
-    [
-        ("setpriority_other", 141, (0, 12345, 19)),
-        ("sched_setaffinity_other", 203, (12345, 8, 0)),
-        ("prlimit_other", 302, (12345, 9, 0, 0)),
-        ("memfd_create", 319, (0, 0)),
-    ],
-)
-def test_native_calls_on_others_fail_with_eperm(
-    name: str, number: int, args: tuple[int, ...]
-) -> None:
-    result = _native(_syscall_case(number, *args))
-    assert result.status == "ok", (name, result.detail)
-    assert result.tests[0].output == "(-1, 1)"  # EPERM
+    """Without the audit hook, raw system calls through ctypes end the version (or fail
+    with EPERM), in one run beside well-behaved versions, and nothing outside changes."""
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "keep.txt").write_text("precious\n")
+    monkeypatch.chdir(work)
+    home = Path.home()
+    home_before = sorted(p.name for p in home.iterdir())
+    work_before = _tree(work)
+    calls = {**KILLED_CALLS, **REFUSED_CALLS}
+    corpus = {name: _syscall_case(n, *args) for name, (n, args) in calls.items()} | GOOD
+    names = list(corpus)
+    results = run_candidates([corpus[n] for n in names], TESTS[:1], "f", LIMITS, jobs=2,
+                             audit_hook=False)
+    by = dict(zip(names, results, strict=True))
+    for name in KILLED_CALLS:
+        assert by[name].status == "forbidden: system call", (name, by[name].detail)
+        assert "audit-hook" not in by[name].layers and "seccomp" in by[name].layers
+    for name in REFUSED_CALLS:
+        assert by[name].status == "ok", (name, by[name].detail)
+        assert by[name].tests[0].output == "(-1, 1)"  # EPERM
+    for name in GOOD:
+        assert by[name].status == "ok" and [t.passed for t in by[name].tests] == [True]
+    assert sorted(p.name for p in home.iterdir()) == home_before
+    assert _tree(work) == work_before
+    assert canary.poll() is None
+    terminal = capfd.readouterr()
+    assert "\x1b" not in terminal.out and "\x1b" not in terminal.err
 
 
 def test_native_kill_reaches_nothing_outside(canary: subprocess.Popen[bytes]) -> None:

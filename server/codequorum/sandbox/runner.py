@@ -900,12 +900,14 @@ def run_candidates(
     start_method: str = "fork",
     series: Sequence[str | None] | None = None,
     sandbox: str = "strict",
+    audit_hook: bool = True,
 ) -> list[CandidateResult]:
     """Run every candidate (up to ``jobs`` children at once), results in input order.
 
     ``progress(done, total)`` is called after each candidate (from the thread that ran
     it when ``jobs`` > 1). Setting ``cancel`` kills the running children; candidates
-    not finished get status ``cancelled``. ``series``: as for :func:`run_candidate`.
+    not finished get status ``cancelled``. ``series``, ``sandbox``, ``audit_hook``: as for
+    :func:`run_candidate`.
     """
     total = len(codes)
     results: list[CandidateResult | None] = [None] * total
@@ -927,6 +929,7 @@ def run_candidates(
             start_method=start_method,
             series=series,
             sandbox=sandbox,
+            audit_hook=audit_hook,
         )
         with lock:
             results[i] = result
