@@ -125,12 +125,14 @@ def run_on_cluster(args: argparse.Namespace, fmt: str, options: AnalysisOptions,
     require_sandbox(args)
     run = ScoreRun()
     streamed = fmt in STREAMED
-    header = fmt == "csv" and not _has_header(args)
     written = 0
     color = color_enabled(args.color, sys.stderr)
     show = not args.quiet and sys.stderr.isatty()
     with engine.connect(args.scheduler) as client, \
             (_stream(args.output, resume) if streamed else contextlib.nullcontext()) as out:
+        if out is not None and fmt == "csv" and not _has_header(args):
+            write_csv([], out)  # the header, even when no set is scored (as a local run)
+            out.flush()
         progress, move = _progress(show, color)
         results = engine.score_distributed(feed, options, client, dynamic=args.dynamic,
                                            sandbox=getattr(args, "sandbox", "strict"),
@@ -141,8 +143,7 @@ def run_on_cluster(args: argparse.Namespace, fmt: str, options: AnalysisOptions,
                     if isinstance(result, ScoreFailure):
                         run.errors.append(feed.failure(k, result))
                     elif out is not None:
-                        _write(out, fmt, result, header=header, matrices=args.matrices)
-                        header = False
+                        _write(out, fmt, result, matrices=args.matrices)
                         written += 1
                     else:
                         run.reports.append(result)
@@ -173,11 +174,10 @@ def _has_header(args: argparse.Namespace) -> bool:
         return False
 
 
-def _write(out: TextIO, fmt: str, report: StabilityReport, *, header: bool,
-           matrices: bool) -> None:
+def _write(out: TextIO, fmt: str, report: StabilityReport, *, matrices: bool) -> None:
     """One set's line (or CSV row), flushed so that a killed run can be resumed."""
     if fmt == "csv":
-        write_csv([report], out, header=header)
+        write_csv([report], out, header=False)
     else:
         out.write(report_line(report, matrices))
     out.flush()
