@@ -204,3 +204,84 @@ def test_insufficient_report_has_no_recommendation() -> None:
     report = analyze(SampleSet.from_codes("t", [_ADD]), AnalysisOptions(tsed=False))
     assert report.status == "insufficient"
     assert report.to_dict()["recommended"] is None and report.risk is None
+
+
+# --------------------------------------------------------------------------- equal values
+
+
+def test_canonical_output_makes_equal_numbers_one_key() -> None:
+    from codequorum.recommend import canonical_output
+
+    assert canonical_output("2") == canonical_output("2.0") == "2"
+    assert canonical_output("True") == canonical_output("1")  # True == 1, as the graders say
+    assert canonical_output("-0.0") == "0"
+    assert canonical_output("[1, 2.0]") == canonical_output("[1.0, 2]") == "[1, 2]"
+    assert canonical_output("{2: 1.0, 1: 2}") == canonical_output("{1: 2, 2: 1}")
+    assert canonical_output("{3, 1}") == canonical_output("{1, 3.0}")
+    assert canonical_output("[1]") != canonical_output("(1,)")
+    assert canonical_output("2.5") != canonical_output("2")
+    assert canonical_output("'2'") != canonical_output("2")
+    assert canonical_output("<object at 0x1>") == "<object at 0x1>"  # not a literal
+    assert canonical_output(None) is None
+
+
+def test_outcome_key_agrees_on_2_and_2_0() -> None:
+    from codequorum.recommend import outcome_key
+
+    assert outcome_key(("2", None, None)) == outcome_key(("2.0", None, None))
+
+
+# --------------------------------------------------------------------------- evidence
+
+INPUTS = [
+    {"label": "f(10 ** 3)", "source": "scaling", "graded": False},
+    {"label": "f([3, 1])", "source": "doctest", "graded": False},
+    {"label": "f([])", "source": "tests", "graded": True},
+]
+
+
+def test_parting_input_prefers_graded_then_documented_inputs() -> None:
+    from codequorum.recommend import evidence_sentence, parting_input
+
+    Row = list[tuple[str | None, str | None, str | None] | None]
+    outcomes: list[Row] = [
+        [("1", None, None), ("None", None, None), ("[]", None, None)],
+        [("2", None, None), ("None", None, None), ("[]", None, None)],
+        [("1", None, None), ("[1, 3]", None, None), ("[]", None, None)],
+        [("1", None, None), (None, "ValueError", "bad"), ("[]", None, None)],
+        [("1", None, None), ("None", None, None), ("[]", None, None)],
+    ]
+    ev = parting_input(outcomes, INPUTS, 2)
+    assert ev is not None
+    assert (ev.input_index, ev.source, ev.shown) == (1, "doctest", "returns [1, 3]")
+    assert ev.others == (("returns None", (0, 1, 4)), ("raises ValueError", (3,)))
+    assert evidence_sentence(ev, 2) == (
+        "on f([3, 1]) version 3 returns [1, 3]; versions 1, 2, 5 return None; "
+        "version 4 raises ValueError"
+    )
+    graded = [[*row[:2], ("[0]" if v == 1 else "[]", None, None)]
+              for v, row in enumerate(outcomes)]
+    ev = parting_input(graded, INPUTS, 2)
+    assert ev is not None and ev.input_index == 2 and ev.others == (("returns [0]", (1,)),)
+
+
+def test_parting_input_never_calls_equal_values_different() -> None:
+    from codequorum.recommend import parting_input
+
+    outcomes: list[list[tuple[str, None, None] | None]] = [
+        [("2", None, None)], [("2.0", None, None)], [None]]
+    assert parting_input(outcomes, INPUTS[:1], 0) is None
+    assert parting_input(outcomes, INPUTS[:1], 2) is None  # it has no result
+    assert parting_input(outcomes, INPUTS[:1], 7) is None
+
+
+def test_evidence_sentence_names_the_current_code_and_bounds_the_groups() -> None:
+    from codequorum.recommend import Evidence, evidence_sentence
+
+    ev = Evidence(0, "g(1)", "doctest", False, "returns 1",
+                  (("returns 2", (0,)), ("returns 3", (1, 4)), ("returns 4", (2,)),
+                   ("raises KeyError", (5,))))
+    assert evidence_sentence(ev, 3, {3: "the current code"}, limit=2) == (
+        "on g(1) the current code returns 1; version 1 returns 2; versions 2, 5 return 3; "
+        "2 other outcomes"
+    )

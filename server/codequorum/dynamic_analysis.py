@@ -60,6 +60,7 @@ from codequorum.metrics.semantic import (
     pass_rate_stats,
 )
 from codequorum.model import SampleSet, Verdict
+from codequorum.recommend import canonical_output
 from codequorum.safe_text import safe_text
 from codequorum.sources.openai_compat import ProviderConfig
 from codequorum.sources.proposed_inputs import proposer_for
@@ -391,6 +392,16 @@ def _outcome_tuple(o: sandbox.TestOutcome | None, kind: str = "call") -> Outcome
     return (o.output, o.exc_type, o.exc_message)
 
 
+def _compared_tuple(o: sandbox.TestOutcome | None, kind: str = "call") -> Outcome | None:
+    """:func:`_outcome_tuple` with the returned value as its comparison key
+    (:func:`codequorum.recommend.canonical_output`), so that equal values (``2`` and
+    ``2.0``) count as the same output in OER."""
+    t = _outcome_tuple(o, kind)
+    if t is None or t[1] is not None or t[0] is None or t[0] == "passes":
+        return t
+    return (canonical_output(t[0]), t[1], t[2])
+
+
 def _ok(o: sandbox.TestOutcome | None, graded: bool) -> bool:
     if o is None:
         return False
@@ -531,11 +542,11 @@ def build_report(
     n_passing_candidates = sum(1 for row in traces if any(x is not None for x in row))
 
     outcome_rows = [
-        [_outcome_tuple(runs.outcomes[c][t], cases[t].test.kind) for t in behaviour_ix]
+        [_compared_tuple(runs.outcomes[c][t], cases[t].test.kind) for t in behaviour_ix]
         for c in range(m)
     ]
     graded_rows = [
-        [_outcome_tuple(runs.outcomes[c][t], cases[t].test.kind) for t in graded_ix]
+        [_compared_tuple(runs.outcomes[c][t], cases[t].test.kind) for t in graded_ix]
         for c in range(m)
     ]
 

@@ -84,6 +84,71 @@ def current_standing(analysis: FunctionAnalysis) -> str | None:
     return f"not far from the consensus ({group})"
 
 
+def risk_words(risk: float) -> str:
+    """A probability in plain words: ``about 1 in 3``, ``about 7 in 10``, ``less than 1 in
+    100``."""
+    if risk < 0.01:
+        return "less than 1 in 100"
+    if risk <= 0.5:
+        return f"about 1 in {max(2, round(1 / risk))}"
+    if risk > 0.99:
+        return "more than 99 in 100"
+    return f"about {round(risk * 10)} in 10"
+
+
+def percentile_words(percentile: float) -> str:
+    """Where a set stands among the HumanEval reference sets: ``less stable than 92 % of
+    HumanEval functions`` (below the median) or ``more stable than 60 % of ...``."""
+    if percentile < 50:
+        return f"less stable than {100 - percentile:.0f} % of HumanEval functions"
+    return f"more stable than {percentile:.0f} % of HumanEval functions"
+
+
+def recommended_version(analysis: FunctionAnalysis) -> int | None:
+    """The version the report recommends keeping, when it is not the current code."""
+    report = analysis.report
+    rec = report.recommended
+    if report.status != "ok" or rec is None or rec >= analysis.n_stored:
+        return None
+    return None if rec == analysis.current_index else rec
+
+
+def recommendation_lines(analysis: FunctionAnalysis) -> list[str]:
+    """The recommendation, how far to trust it and, after a run, the input where the
+    recommended version and the others part ways; each line escaped with
+    :func:`~codequorum.safe_text.safe_text` (callers showing markdown escape again)."""
+    from codequorum.recommend import evidence_sentence, parting_input
+
+    report = analysis.report
+    rec = report.recommended
+    if report.status != "ok" or rec is None or not report.recommendation:
+        return []
+    total = len(analysis.sample_set.samples)
+    names = {i: "the current code" for i in range(analysis.n_stored, total)}
+    sentence = report.recommendation
+    if rec in names:
+        sentence = sentence.replace(f"keep version {rec + 1}", "keep the current code", 1)
+    elif rec == analysis.current_index:
+        sentence = sentence.replace(f"keep version {rec + 1}",
+                                    f"keep version {rec + 1} (the current code)", 1)
+    lines = [safe_text(sentence)]
+    trust = []
+    if report.risk is not None:
+        trust.append(f"{risk_words(report.risk)} that it is wrong")
+    if report.stability_percentile is not None:
+        trust.append(percentile_words(report.stability_percentile))
+    if trust:
+        lines.append("; ".join(trust))
+    dynamic = analysis.dynamic
+    outcomes = getattr(dynamic, "outcomes", None)
+    inputs = getattr(dynamic, "inputs", None)
+    if outcomes and inputs and len(outcomes) == len(analysis.sample_set.samples):
+        ev = parting_input(outcomes, inputs, rec)
+        if ev is not None:
+            lines.append(safe_text(evidence_sentence(ev, rec, names)))
+    return lines
+
+
 def versions_text(analysis: FunctionAnalysis, indices: Sequence[int]) -> str:
     """``v1, v3, current`` (six at most, then how many more)."""
     labels = [safe_text(analysis.label(i), 40) for i in indices[:6]]

@@ -24,6 +24,8 @@ model saw; only their outputs are compared, never their expected values.
 
 from __future__ import annotations
 
+import ast
+import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -44,18 +46,65 @@ def is_test_input(source: str, graded: bool) -> bool:
     return source in TEST_SOURCES or (graded and source != "doctest")
 
 
+def _canonical(value: Any) -> str:
+    """Text of a plain value in which values Python calls equal read the same.
+
+    Numbers compare by value as ``==`` does (and as the graders do): ``2``, ``2.0`` and
+    ``True`` are all ``2``-like, written ``1`` for ``True`` and ``2`` for ``2.0``; ``-0.0``
+    is ``0``. Dicts and sets are written in a fixed order; lists and tuples keep their
+    brackets (``[1] != (1,)``).
+    """
+    if isinstance(value, bool):
+        return str(int(value))
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isfinite(value) and value == int(value):
+            return str(int(value))
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_canonical(v) for v in value) + "]"
+    if isinstance(value, tuple):
+        inner = ", ".join(_canonical(v) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if isinstance(value, dict):
+        items = sorted((_canonical(k), _canonical(v)) for k, v in value.items())
+        return "{" + ", ".join(f"{k}: {v}" for k, v in items) + "}"
+    if isinstance(value, set | frozenset):
+        return "set{" + ", ".join(sorted(_canonical(v) for v in value)) + "}"
+    if isinstance(value, complex):
+        return _canonical(value.real) if value.imag == 0 else repr(value)
+    return repr(value)
+
+
+def canonical_output(output: str | None) -> str | None:
+    """Comparison key of a returned value's repr: equal values give equal keys.
+
+    The repr is read back as a literal (``ast.literal_eval``, data only) and written by
+    :func:`_canonical`; a repr that is not a literal (an object, ``nan``, a truncated
+    value) is its own key.
+    """
+    if output is None:
+        return None
+    try:
+        return _canonical(ast.literal_eval(output))
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return output
+
+
 def outcome_key(outcome: Sequence[str | None] | None) -> OutcomeKey:
     """Canonical key of one ``(output_repr, exc_type, exc_message)`` outcome.
 
-    Returned values compare by their canonical repr; an exception or no result gives
-    ``None``, which agrees with nothing (see module docstring).
+    Returned values compare by :func:`canonical_output` (``2`` and ``2.0`` agree); an
+    exception or no result gives ``None``, which agrees with nothing (see module
+    docstring).
     """
     if outcome is None:
         return None
     output, exc_type = outcome[0], outcome[1]
     if exc_type is not None or output is None:
         return None
-    return f"= {output}"
+    return f"= {canonical_output(output)}"
 
 
 def outcome_matrix(
@@ -179,6 +228,110 @@ def recommend(
     return Recommendation(chosen, "structure", 0, 1, versions, 0, 0.0, typ[chosen], sentence)
 
 
+#: Input sources in the order evidence prefers them: inside the documented domain first
+#: (tests, docstring examples), then inputs from the model, then generated ones.
+EVIDENCE_ORDER: tuple[str, ...] = ("tests", "humaneval", "doctest", "model", "hypothesis",
+                                   "scaling")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """An input on which the recommended version and others part ways.
+
+    ``shown``: what the recommended version gives there (``returns X`` / ``raises E``);
+    ``others``: the differing outcomes, each with the versions (positions) giving it.
+    """
+
+    input_index: int
+    label: str
+    source: str
+    graded: bool
+    shown: str
+    others: tuple[tuple[str, tuple[int, ...]], ...]
+
+
+def _shown(outcome: Sequence[str | None]) -> tuple[tuple[str, str], str] | None:
+    """(comparison key, words) of one outcome; None when it has no result."""
+    output, exc_type = outcome[0], outcome[1]
+    if exc_type is not None:
+        return ("raise", exc_type), f"raises {exc_type}"
+    if output is None:
+        return None
+    return ("value", canonical_output(output) or ""), f"returns {output}"
+
+
+def parting_input(
+    outcomes: Sequence[Sequence[Sequence[str | None] | None]],
+    inputs: Sequence[Mapping[str, Any]],
+    recommended: int,
+) -> Evidence | None:
+    """The input that best shows where version ``recommended`` and the others differ.
+
+    Only inputs where it has a result and another version's result differs from it (equal
+    values never differ: :func:`canonical_output`); of those, graded inputs first, then by
+    :data:`EVIDENCE_ORDER` of their source, then the first. None when there is none.
+    """
+    if not 0 <= recommended < len(outcomes):
+        return None
+    best: tuple[tuple[int, int, int], Evidence] | None = None
+    for t, spec in enumerate(inputs):
+        own_row = outcomes[recommended]
+        own_cell = own_row[t] if t < len(own_row) else None
+        own = _shown(own_cell) if own_cell is not None else None
+        if own is None:
+            continue
+        groups: dict[tuple[str, str], tuple[str, list[int]]] = {}
+        for v, row in enumerate(outcomes):
+            cell = row[t] if t < len(row) else None
+            if v == recommended or cell is None:
+                continue
+            other = _shown(cell)
+            if other is None or other[0] == own[0]:
+                continue
+            groups.setdefault(other[0], (other[1], []))[1].append(v)
+        if not groups:
+            continue
+        source = str(spec.get("source", ""))
+        rank = (0 if spec.get("graded") else 1,
+                EVIDENCE_ORDER.index(source) if source in EVIDENCE_ORDER else len(EVIDENCE_ORDER),
+                t)
+        if best is None or rank < best[0]:
+            others = tuple(sorted(((words, tuple(vs)) for words, vs in groups.values()),
+                                  key=lambda g: (-len(g[1]), g[1][0])))
+            best = (rank, Evidence(t, str(spec.get("label", "")), source,
+                                   bool(spec.get("graded")), own[1], others))
+    return best[1] if best else None
+
+
+def versions_words(positions: Sequence[int], names: Mapping[int, str] | None = None) -> str:
+    """``version 2`` / ``versions 2, 5`` (1-based); ``names`` overrides a position's name
+    (``the current code``)."""
+    names = names or {}
+    named = [names[p] for p in positions if p in names]
+    numbered = [str(p + 1) for p in positions if p not in names]
+    parts = named + ([f"version{'s' if len(numbered) > 1 else ''} {', '.join(numbered)}"]
+                     if numbered else [])
+    return " and ".join(parts)
+
+
+def evidence_sentence(ev: Evidence, recommended: int,
+                      names: Mapping[int, str] | None = None, limit: int = 3) -> str:
+    """``on f([3, 1]) version 3 returns [1, 3]; versions 2, 5 return None`` (at most
+    ``limit`` differing outcomes, then how many more). Not escaped: callers escape it."""
+    def plural(words: str, many: bool) -> str:
+        verb, _, rest = words.partition(" ")
+        if many:
+            verb = {"returns": "return", "raises": "raise"}.get(verb, verb)
+        return f"{verb} {rest}"
+
+    parts = [f"on {ev.label} {versions_words([recommended], names)} {ev.shown}"]
+    for words, vs in ev.others[:limit]:
+        parts.append(f"{versions_words(vs, names)} {plural(words, len(vs) > 1)}")
+    if len(ev.others) > limit:
+        parts.append(f"{len(ev.others) - limit} other outcomes")
+    return "; ".join(parts)
+
+
 def keys_from_dynamic(dynamic: Any) -> list[list[OutcomeKey]] | None:
     """The outcome matrix of a dynamic report that carries its per-input outcomes.
 
@@ -194,14 +347,20 @@ def keys_from_dynamic(dynamic: Any) -> list[list[OutcomeKey]] | None:
 
 
 __all__ = [
+    "EVIDENCE_ORDER",
     "TEST_SOURCES",
+    "Evidence",
     "OutcomeKey",
     "Recommendation",
     "agreement_scores",
+    "canonical_output",
+    "evidence_sentence",
     "is_test_input",
     "keys_from_dynamic",
     "outcome_key",
     "outcome_matrix",
     "output_clusters",
+    "parting_input",
     "recommend",
+    "versions_words",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from types import SimpleNamespace
 
 import pytest
@@ -262,3 +263,71 @@ def test_diagnostic_codes_link_to_their_section_of_the_metrics_docs(
         assert metrics_docs_url() == "https://example.org/docs/metrics.md"
     finally:
         metrics_docs_url.cache_clear()
+
+
+def _recommending(
+    analysis: FunctionAnalysis, index: int, dynamic: object = None
+) -> FunctionAnalysis:
+    analysis.report.recommended = index
+    analysis.report.recommended_by = "behaviour"
+    analysis.report.recommendation = (
+        f"keep version {index + 1}: 3 of 4 versions agree with it on 2 inputs"
+    )
+    analysis.report.risk = 0.34
+    analysis.report.stability_percentile = 8.0
+    return dataclasses.replace(analysis, dynamic=dynamic)
+
+
+DYNAMIC = SimpleNamespace(
+    inputs=[
+        {"label": "area(0, 0)", "source": "hypothesis", "graded": False},
+        {"label": "area(2, 3)", "source": "doctest", "graded": False},
+    ],
+    outcomes=[
+        [("0", None, None), ("6", None, None)],
+        [("0", None, None), ("6.0", None, None)],
+        [("1", None, None), ("5", None, None)],
+        [("0", None, None), ("6", None, None)],
+    ],
+)
+
+
+def test_hover_shows_recommendation_risk_percentile_and_parting_input(fixed: Fixed) -> None:
+    _snap, entry, analysis = fixed
+    analysis = _recommending(analysis, 1, DYNAMIC)
+    text = render_hover(entry, analysis, parse_settings(None)[0])
+    assert "- keep version 2: 3 of 4 versions agree with it on 2 inputs\n" in text
+    assert (
+        "- about 1 in 3 that it is wrong; less stable than 92 % of HumanEval functions\n"
+    ) in text
+    # 6 and 6.0 are the same value: only version 3 parts ways; the doctest input comes first
+    assert "- on area(2, 3) version 2 returns 6.0; version 3 returns 5" in text
+
+
+def test_hover_names_the_current_code_when_it_is_recommended(fixed: Fixed) -> None:
+    snap, entry, analysis = fixed
+    analysis = _recommending(analysis, 3)
+    text = render_hover(entry, analysis, parse_settings(None)[0])
+    assert "- keep the current code: 3 of 4 versions agree with it on 2 inputs" in text
+    assert not any(a.title.startswith("Keep") for a in function_actions(snap, entry, analysis))
+
+
+def test_action_keeps_the_recommended_version(fixed: Fixed) -> None:
+    snap, entry, analysis = fixed
+    analysis = _recommending(analysis, 1)
+    diags = document_diagnostics(snap, [(entry, analysis)], parse_settings(None)[0])
+    actions = function_actions(snap, entry, analysis, diags)
+    assert [a.title for a in actions[:2]] == [
+        "Keep the recommended version (version 2)",
+        "Replace `area` with the consensus version (v1)",
+    ]
+    assert actions[0].kind == types.CodeActionKind.QuickFix
+    assert actions[0].is_preferred is True
+    assert actions[1].is_preferred is None
+    edit = actions[0].edit
+    assert edit is not None and edit.changes is not None
+    [text_edit] = edit.changes[snap.uri]
+    assert text_edit.range == entry.range
+    assert apply_edits(DOC, [text_edit]) == (
+        "class Shape:\n    def area(w, h):\n        result = w * h\n        return result\n"
+    )

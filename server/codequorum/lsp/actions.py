@@ -1,4 +1,5 @@
-"""Code actions: replace a function with the consensus, the fastest, or version k.
+"""Code actions: keep the recommended version, or replace a function with the consensus,
+the fastest, or version k.
 
 Each action is a WorkspaceEdit of exactly the function's range; the editor applies it
 only when the user picks it.
@@ -10,7 +11,7 @@ from collections.abc import Sequence
 
 from lsprotocol import types
 
-from codequorum.findings import consensus
+from codequorum.findings import consensus, recommended_version
 from codequorum.lsp.diagnostics import SOURCE
 from codequorum.lsp.documents import FunctionEntry, Snapshot, reindent
 from codequorum.lsp.engine import FunctionAnalysis
@@ -59,15 +60,25 @@ def function_actions(
             data={"qualifiedName": entry.qualified_name, "version": index},
         )
 
+    kind = types.CodeActionKind.QuickFix if ours else types.CodeActionKind.RefactorRewrite
+    keep = recommended_version(analysis)
+    if keep is not None:
+        out.append(
+            action(
+                f"Keep the recommended version (version {keep + 1})",
+                keep,
+                kind,
+                preferred=bool(ours),
+            )
+        )
     agreed = consensus(analysis)  # a version no other shares its shape with is no fix
     if agreed is not None and agreed != current:
-        kind = types.CodeActionKind.QuickFix if ours else types.CodeActionKind.RefactorRewrite
         out.append(
             action(
                 f"Replace `{name}` with the consensus version ({analysis.label(agreed)})",
                 agreed,
                 kind,
-                preferred=bool(ours),
+                preferred=bool(ours) and keep is None,
             )
         )
     if analysis.fastest is not None and analysis.fastest != current:

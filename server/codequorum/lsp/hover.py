@@ -10,7 +10,12 @@ from __future__ import annotations
 
 import difflib
 
-from codequorum.findings import compared_text, consensus, current_standing
+from codequorum.findings import (
+    compared_text,
+    consensus,
+    current_standing,
+    recommendation_lines,
+)
 from codequorum.lsp.documents import FunctionEntry
 from codequorum.lsp.engine import FunctionAnalysis
 from codequorum.lsp.markdown import md_block, md_code, md_text
@@ -97,6 +102,10 @@ def render_hover(entry: FunctionEntry, analysis: FunctionAnalysis, settings: Set
             figures.append(f"{label} {text}")
     if figures:
         parts.append(" · ".join(figures))
+
+    recommended = recommendation_lines(analysis)
+    if recommended:
+        parts.append("\n".join(f"- {md_text(line)}" for line in recommended))
 
     lines: list[str] = []
     agreed = consensus(analysis)
