@@ -27,6 +27,8 @@ export interface VersionView {
   label: string;
   isCurrent: boolean;
   isConsensus: boolean;
+  /** The version the server recommends keeping. */
+  isRecommended: boolean;
   /** Mean similarity to every other version (higher: closer to the consensus). */
   typicality: number | undefined;
   /** Mean structural (JSD) similarity to the other versions. */
@@ -72,6 +74,36 @@ export interface FunctionReport {
   versions: VersionView[];
   matrices: MatrixView[];
   verdicts: VerdictView[];
+  /** Which version to keep (a position in the set), and why, in words. */
+  recommended: number | undefined;
+  recommendation: string | undefined;
+  /** Probability that the recommended version is wrong. */
+  risk: number | undefined;
+  /** Share (%) of the HumanEval reference sets less alike than this one. */
+  stabilityPercentile: number | undefined;
+  /** The input where the recommended version and the others part ways, in words. */
+  evidence: string | undefined;
+}
+
+/** A probability in plain words, as the hover says it: `about 1 in 3`, `about 7 in 10`. */
+export function riskWords(risk: number): string {
+  if (risk < 0.01) {
+    return 'less than 1 in 100';
+  }
+  if (risk <= 0.5) {
+    return `about 1 in ${Math.max(2, Math.round(1 / risk))}`;
+  }
+  if (risk > 0.99) {
+    return 'more than 99 in 100';
+  }
+  return `about ${Math.round(risk * 10)} in 10`;
+}
+
+/** Where a set stands among the HumanEval reference sets, as the hover says it. */
+export function percentileWords(percentile: number): string {
+  return percentile < 50
+    ? `less stable than ${(100 - percentile).toFixed(0)} % of HumanEval functions`
+    : `more stable than ${percentile.toFixed(0)} % of HumanEval functions`;
 }
 
 const MATRIX_TITLES: Record<string, string> = {
@@ -169,6 +201,7 @@ export function parseAnalyzeResult(raw: unknown): FunctionReport | undefined {
   const named = field(raw, 'consensus', 'medoid');
   const medoid = named === null ? undefined : num(named ?? field(report, 'medoid'));
   const currentIndex = num(field(raw, 'current_index', 'currentIndex') ?? field(report, 'current_index'));
+  const recommended = num(field(report, 'recommended'));
 
   const matrices: MatrixView[] = [];
   const rawMatrices = field(report, 'matrices');
@@ -201,6 +234,7 @@ export function parseAnalyzeResult(raw: unknown): FunctionReport | undefined {
       label: shown(field(rv, 'label'), 60) ?? (versionIndex === currentIndex ? 'current' : `v${versionIndex + 1}`),
       isCurrent: (field(rv, 'current', 'is_current', 'isCurrent') as boolean | undefined) ?? versionIndex === currentIndex,
       isConsensus: versionIndex === medoid,
+      isRecommended: versionIndex === recommended,
       typicality: num(field(rv, 'typicality')) ?? (pos >= 0 ? num(typicality[pos]) : undefined),
       structure: num(field(rv, 'structure')) ?? (structural && pos >= 0 ? rowMean(structural.values, pos) : undefined),
       opcodes: num(field(rv, 'static_opcodes', 'staticOpcodes', 'opcodes')) ?? num(field(dyn, 'static_opcodes')),
@@ -249,6 +283,11 @@ export function parseAnalyzeResult(raw: unknown): FunctionReport | undefined {
     versions,
     matrices,
     verdicts,
+    recommended,
+    recommendation: shown(field(report, 'recommendation'), 300),
+    risk: num(field(report, 'risk')),
+    stabilityPercentile: num(field(report, 'stability_percentile', 'stabilityPercentile')),
+    evidence: shown(field(raw, 'evidence'), 500),
   };
 }
 

@@ -4,7 +4,7 @@
  * safe_text, then HTML-escaped). Colours come from VS Code's theme variables; there are no inline styles and the
  * only script carries the nonce, so the page runs under a strict Content-Security-Policy.
  */
-import type { FunctionReport, MatrixView, VersionView } from './report';
+import { percentileWords, riskWords, type FunctionReport, type MatrixView, type VersionView } from './report';
 import { safeText } from './safeText';
 
 export function escapeHtml(s: string): string {
@@ -122,7 +122,8 @@ function barsSvg(versions: VersionView[], spec: BarSpec): string {
     const f = fractions[k];
     const raw = v[spec.key];
     const shown = spec.key === 'structure' ? fmt(raw) : raw === undefined ? 'n/a' : Math.round(raw).toString();
-    parts.push(`<text class="axis" x="${left - 8}" y="${y + 14}" text-anchor="end">${text(v.label)}${v.isConsensus ? ' ★' : ''}</text>`);
+    const marks = `${v.isConsensus ? ' ★' : ''}${v.isRecommended ? ' ✔' : ''}`;
+    parts.push(`<text class="axis" x="${left - 8}" y="${y + 14}" text-anchor="end">${text(v.label)}${marks}</text>`);
     parts.push(`<rect class="track" x="${left}" y="${y + 3}" width="${width}" height="${row - 8}"></rect>`);
     if (f !== undefined) {
       parts.push(`<rect class="bar ${v.isCurrent ? 'current' : ''}" x="${left}" y="${y + 3}" width="${(f * width).toFixed(1)}" height="${row - 8}"></rect>`);
@@ -154,6 +155,7 @@ select { color: var(--vscode-dropdown-foreground); background: var(--vscode-drop
 table { border-collapse: collapse; }
 td, th { padding: 2px 10px; text-align: left; }
 .note { color: var(--vscode-descriptionForeground); }
+.trust, .evidence { color: var(--vscode-descriptionForeground); margin: 2px 0; }
 `;
 
 const SCRIPT = `
@@ -166,6 +168,33 @@ if (select) {
   });
 }
 `;
+
+/** The "which version to keep" section: the recommendation, how far to trust it, and the
+ * input where the recommended version and the others part ways. Empty without one. */
+export function recommendationHtml(report: FunctionReport): string {
+  if (report.recommended === undefined) {
+    return '';
+  }
+  const keep = report.versions.find((v) => v.index === report.recommended);
+  const name = keep ? keep.label : `v${report.recommended + 1}`;
+  const trust: string[] = [];
+  if (report.risk !== undefined) {
+    trust.push(`${riskWords(report.risk)} that it is wrong`);
+  }
+  if (report.stabilityPercentile !== undefined) {
+    trust.push(percentileWords(report.stabilityPercentile));
+  }
+  const lines = [
+    `<p class="keep">Keep <strong>${text(name, 60)}</strong> ✔${report.recommendation ? `: ${text(report.recommendation)}` : ''}</p>`,
+  ];
+  if (trust.length) {
+    lines.push(`<p class="trust">${text(trust.join('; '))}</p>`);
+  }
+  if (report.evidence) {
+    lines.push(`<p class="evidence">${text(report.evidence)}</p>`);
+  }
+  return `<h2>Which version to keep</h2>\n${lines.join('\n')}`;
+}
 
 export function renderReportHtml(report: FunctionReport, options: { nonce: string; cspSource: string }): string {
   const { nonce, cspSource } = options;
@@ -207,6 +236,7 @@ export function renderReportHtml(report: FunctionReport, options: { nonce: strin
 <h1>${name}</h1>
 ${headline}
 ${verdicts}
+${recommendationHtml(report)}
 ${heatmaps}
 ${bars}
 ${skippedNote}

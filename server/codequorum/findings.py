@@ -117,8 +117,6 @@ def recommendation_lines(analysis: FunctionAnalysis) -> list[str]:
     """The recommendation, how far to trust it and, after a run, the input where the
     recommended version and the others part ways; each line escaped with
     :func:`~codequorum.safe_text.safe_text` (callers showing markdown escape again)."""
-    from codequorum.recommend import evidence_sentence, parting_input
-
     report = analysis.report
     rec = report.recommended
     if report.status != "ok" or rec is None or not report.recommendation:
@@ -139,14 +137,28 @@ def recommendation_lines(analysis: FunctionAnalysis) -> list[str]:
         trust.append(percentile_words(report.stability_percentile))
     if trust:
         lines.append("; ".join(trust))
-    dynamic = analysis.dynamic
-    outcomes = getattr(dynamic, "outcomes", None)
-    inputs = getattr(dynamic, "inputs", None)
-    if outcomes and inputs and len(outcomes) == len(analysis.sample_set.samples):
-        ev = parting_input(outcomes, inputs, rec)
-        if ev is not None:
-            lines.append(safe_text(evidence_sentence(ev, rec, names)))
+    evidence = evidence_text(analysis)
+    if evidence is not None:
+        lines.append(evidence)
     return lines
+
+
+def evidence_text(analysis: FunctionAnalysis) -> str | None:
+    """After a run, the input where the recommended version and the others part ways
+    (:func:`codequorum.recommend.parting_input`), escaped; None when there is none."""
+    from codequorum.recommend import evidence_sentence, parting_input
+
+    rec = analysis.report.recommended
+    outcomes = getattr(analysis.dynamic, "outcomes", None)
+    inputs = getattr(analysis.dynamic, "inputs", None)
+    total = len(analysis.sample_set.samples)
+    if rec is None or not outcomes or not inputs or len(outcomes) != total:
+        return None
+    ev = parting_input(outcomes, inputs, rec)
+    if ev is None:
+        return None
+    names = {i: "the current code" for i in range(analysis.n_stored, total)}
+    return safe_text(evidence_sentence(ev, rec, names))
 
 
 def versions_text(analysis: FunctionAnalysis, indices: Sequence[int]) -> str:

@@ -31,7 +31,7 @@ export interface AnalyzeArgs {
   matrices?: boolean;
 }
 
-/** `report`: the stability report (`shared/report.schema.json`); null when the function has no stored versions yet (`message` says so). */
+/** `report`: the stability report (`shared/report.schema.json`); null when the function has no stored versions yet (`message` says so). `evidence`: after a run, the input where the recommended version (`report.recommended`) and the others part ways, in words (null when they never do). */
 export interface AnalyzeResult {
   uri: string;
   qualifiedName: string;
@@ -46,6 +46,7 @@ export interface AnalyzeResult {
   versions: VersionInfo[];
   message: string | null;
   report: Record<string, unknown> | null;
+  evidence: string | null;
 }
 
 /** How many stored versions were deleted. */

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from codequorum.findings import consensus
+from codequorum.findings import consensus, evidence_text
 from codequorum.lsp import contract as c
 from codequorum.lsp.documents import FunctionEntry, Snapshot, reindent
 from codequorum.lsp.engine import FunctionAnalysis
@@ -127,6 +127,7 @@ def analysis_result(
     return c.AnalyzeResult(
         **_summary(snapshot, entry, analysis),
         report=analysis.report.to_dict(include_matrices=include_matrices),
+        evidence=evidence_text(analysis),
     )
 
 

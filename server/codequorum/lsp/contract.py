@@ -160,9 +160,12 @@ class FunctionSummary:
 @attrs.define
 class AnalyzeResult(FunctionSummary):
     """``report``: the stability report (``shared/report.schema.json``); null when the
-    function has no stored versions yet (``message`` says so)."""
+    function has no stored versions yet (``message`` says so). ``evidence``: after a run,
+    the input where the recommended version (``report.recommended``) and the others part
+    ways, in words (null when they never do)."""
 
     report: dict[str, Any] | None = None
+    evidence: str | None = None
 
 
 @attrs.define
