@@ -7,6 +7,8 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from codequorum.findings import percentile_words, risk_words
+
 from .conftest import lsp_session
 from .helpers import (
     apply_edits,
@@ -116,6 +118,12 @@ async def test_samples_diagnostics_hover_lenses_and_actions(
         expected = f"far from the consensus (cluster {where + 1} of {len(clusters)})"
         assert f"- current code: {expected}" in text
         assert "```diff\n--- current\n+++ v" in text
+        rep = report["report"]
+        assert f"- keep version {consensus + 1}: the most typical in shape" in text
+        risk, pct = rep["risk"], rep["stability_percentile"]
+        assert 0 < risk < 1 and 0 <= pct <= 100
+        assert f"- {risk_words(risk)} that it is wrong; {percentile_words(pct)}\n" in text
+        assert report["evidence"] is None  # nothing ran
         assert await hover_text(client, uri, position_of(doc, "untouched")) is None
 
         lenses = await code_lenses(client, uri)
@@ -134,9 +142,11 @@ async def test_samples_diagnostics_hover_lenses_and_actions(
         )
         assert actions is not None
         titles = [a.title for a in actions]
-        assert titles[0] == (
-            f"Replace `has_close_elements` with the consensus version (v{consensus + 1})"
-        )
+        # without a run the version to keep is the most typical in shape: the consensus,
+        # offered once, as the recommended version
+        assert report["report"]["recommended"] == consensus
+        assert report["report"]["recommended_by"] == "structure"
+        assert titles[0] == f"Keep the recommended version (version {consensus + 1})"
         assert titles[1:] == [f"Replace `has_close_elements` with version {k}" for k in range(1, 6)]
         assert isinstance(actions[0], types.CodeAction)
         assert actions[0].kind == types.CodeActionKind.QuickFix

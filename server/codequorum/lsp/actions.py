@@ -72,7 +72,7 @@ def function_actions(
             )
         )
     agreed = consensus(analysis)  # a version no other shares its shape with is no fix
-    if agreed is not None and agreed != current:
+    if agreed is not None and agreed != current and agreed != keep:
         out.append(
             action(
                 f"Replace `{name}` with the consensus version ({analysis.label(agreed)})",

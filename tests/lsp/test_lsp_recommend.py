@@ -1,0 +1,86 @@
+"""The version to keep, from the editor: hover lines and the code action after a run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsprotocol import types
+
+from codequorum.findings import percentile_words, risk_words
+
+from .conftest import lsp_session
+from .helpers import (
+    apply_edits,
+    code_actions,
+    command,
+    hover_text,
+    open_document,
+    position_of,
+    wait_for,
+)
+
+DOC = '''def double(x: int) -> int:
+    """Twice x.
+
+    >>> double(3)
+    6
+    """
+    return x + 2
+'''
+VERSIONS = [
+    "def double(x: int) -> int:\n    return x * 2\n",
+    "def double(x: int) -> int:\n    return float(x * 2)\n",  # 6.0 == 6: the same value
+    "def double(x: int) -> int:\n    return x << 1\n",
+]
+
+
+async def test_hover_and_action_keep_the_version_the_others_agree_with(workspace: Path) -> None:
+    async with lsp_session(workspace) as client:
+        uri = open_document(client, workspace / "double.py", DOC)
+        await command(client, "codequorum.addSamples", uri, "double", VERSIONS)
+        pos = position_of(DOC, "double")
+        started = await command(client, "codequorum.runDynamic", uri, pos)
+        assert started["started"] is True
+        token = started["token"]
+        await wait_for(
+            lambda: any(getattr(v, "kind", "") == "end" for v in client.progress_reports[token]),
+            timeout=120,
+        )
+        answer = await command(client, "codequorum.analyze", uri, "double")
+        report = answer["report"]
+        rec = report["recommended"]
+        assert report["recommended_by"] == "behaviour"
+        assert rec in (0, 1, 2)  # the three stored versions agree on every input
+        inputs = report["dynamic"]["inputs"]
+        n_inputs = sum(1 for i in inputs if i["source"] not in ("tests", "humaneval"))
+        assert report["recommendation"] == (
+            f"keep version {rec + 1}: 3 of 4 versions agree with it on {n_inputs} inputs"
+        )
+        doctest = next(i["label"] for i in inputs if i["source"] == "doctest")
+        shown = "6.0" if rec == 1 else "6"
+        assert answer["evidence"] == (
+            f"on {doctest} version {rec + 1} returns {shown}; the current code returns 5"
+        )
+
+        text = await hover_text(client, uri, pos)
+        assert text is not None
+        assert f"- keep version {rec + 1}: 3 of 4 versions agree with it" in text
+        trust = f"{risk_words(report['risk'])} that it is wrong"
+        assert f"- {trust}; {percentile_words(report['stability_percentile'])}\n" in text
+        assert f"returns {shown}; the current code returns 5" in text
+
+        actions = await code_actions(
+            client,
+            types.CodeActionParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                range=types.Range(start=pos, end=pos),
+                context=types.CodeActionContext(diagnostics=[]),
+            ),
+        )
+        assert actions is not None
+        keep = actions[0]
+        assert isinstance(keep, types.CodeAction)
+        assert keep.title == f"Keep the recommended version (version {rec + 1})"
+        assert keep.edit is not None and keep.edit.changes is not None
+        [edit] = keep.edit.changes[uri]
+        assert apply_edits(DOC, [edit]) == VERSIONS[rec]
