@@ -95,13 +95,22 @@ local function run()
   end
   log("diagnostics")
 
-  local hover = request(client, "textDocument/hover", {
-    textDocument = { uri = uri },
-    position = { line = input.hover_line, character = input.hover_character },
-  }, bufnr, input.timeout_ms)
-  if hover ~= nil and hover ~= vim.NIL then
-    out.hover = table.concat(vim.lsp.util.convert_input_to_markdown_lines(hover.contents), "\n")
-  end
+  -- a hover answers at once; while the comparison runs it says so: ask again until done
+  local deadline = vim.loop.now() + input.timeout_ms
+  repeat
+    local hover = request(client, "textDocument/hover", {
+      textDocument = { uri = uri },
+      position = { line = input.hover_line, character = input.hover_character },
+    }, bufnr, input.timeout_ms)
+    out.hover = nil
+    if hover ~= nil and hover ~= vim.NIL then
+      out.hover = table.concat(vim.lsp.util.convert_input_to_markdown_lines(hover.contents), "\n")
+    end
+    local computing = out.hover ~= nil and out.hover:find("comparing the versions", 1, true)
+    if computing then
+      vim.wait(100)
+    end
+  until not computing or vim.loop.now() > deadline
   log("hover")
 
   -- a second Python file of the same project shares the running server
