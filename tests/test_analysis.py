@@ -12,14 +12,26 @@ import jsonschema
 import numpy as np
 import pytest
 
-from codequorum.analysis import AnalysisOptions, analyze, overall, pair_means
+from codequorum.analysis import (
+    AnalysisOptions,
+    StableLine,
+    analyze,
+    is_stable,
+    overall,
+    pair_means,
+    percentile_words,
+    stable_line,
+)
 from codequorum.clustering import average_linkage, symmetrise, typicality
 from codequorum.errors import UserError
 from codequorum.metrics.structural import structural_matrices
 from codequorum.model import SampleSet, Verdict
+from codequorum.risk import load_model, stability_percentile
 
 REPO = Path(__file__).resolve().parent.parent
 FAST = AnalysisOptions(tsed=False, textual=False)
+#: The stability line given as a constant (``--stable-jsd 0.8``).
+CONSTANT_LINE = AnalysisOptions(tsed=False, textual=False, stable_jsd=0.8)
 
 # Three versions with the same shape (only names differ), two built differently.
 LOOP = """
@@ -144,7 +156,7 @@ def test_report_values_come_from_the_metric_matrices() -> None:
 
 
 def test_shape_group_medoid_and_outlier_message() -> None:
-    report = analyze(_five(), FAST)
+    report = analyze(_five(), CONSTANT_LINE)
     assert report.status == "ok"
     # the renamed loops are structurally identical
     assert report.matrices["jsd_struct"][0, 1] == pytest.approx(1.0)
@@ -160,9 +172,64 @@ def test_shape_group_medoid_and_outlier_message() -> None:
             in verdict.message)
     assert verdict.detail["outliers"] == [3, 4]
     # the version in the editor is "the current code", the others keep their numbers
-    mine = analyze(_five(), FAST, current_index=4).verdicts[0]
+    mine = analyze(_five(), CONSTANT_LINE, current_index=4).verdicts[0]
     assert (f"the current code and version 4 are outliers: JSD {typ[4]:.2f}, {typ[3]:.2f} "
             "vs 1.00 mean" in mine.message)
+
+
+def test_default_line_comes_from_the_humaneval_distribution() -> None:
+    # mean JSD 0.70 lies at the 38th percentile of the HumanEval sets: above the line
+    report = analyze(_five(), FAST)
+    assert report.stability_percentile == pytest.approx(37.9)
+    [verdict] = report.verdicts
+    assert verdict.code == "stable"
+    typ = report.typicality
+    assert verdict.message == (
+        "3 of 5 versions share one shape (mean JSD 0.70, less stable than 62 % of HumanEval "
+        f"functions); versions 4 and 5 are outliers: JSD {typ[3]:.2f}, {typ[4]:.2f} vs 1.00 mean"
+    )
+    assert verdict.detail["stable_line_percentile"] == 25.0
+    assert report.options["stable_jsd"] == pytest.approx(stable_line(FAST).jsd)
+    assert report.options["stable_jsd_given"] is False
+    # the same set against the constant line: unstable
+    assert analyze(_five(), CONSTANT_LINE).verdicts[0].code == "unstable-structure"
+
+
+def test_stable_line_from_the_reference_quantiles() -> None:
+    quantiles = load_model()["stability"]["quantiles"]
+    line = stable_line(FAST)
+    assert line.jsd == pytest.approx(quantiles[25])
+    assert line.percentile == 25.0
+    assert stability_percentile(line.jsd) == pytest.approx(25.0)
+    assert stable_line(AnalysisOptions(unstable_percentile=10)).jsd == pytest.approx(quantiles[10])
+    assert stable_line(CONSTANT_LINE) == StableLine(0.8, None)
+    # other structural settings than the reference's: the constant fallback
+    assert stable_line(AnalysisOptions(jsd_log_base=math.e)) == StableLine(0.8, None)
+    assert stable_line(AnalysisOptions(max_depth=5)) == StableLine(0.8, None)
+    with pytest.raises(ValueError, match="unstable_percentile"):
+        AnalysisOptions(unstable_percentile=101)
+
+
+def test_is_stable_rule() -> None:
+    line = StableLine(0.675, 25.0)
+    assert is_stable(0.675, 0.1, line, 0.0)
+    assert not is_stable(0.674, 1.0, line, 0.0)
+    assert not is_stable(0.9, 0.4, line, 0.5)  # a majority asked for and missing
+    assert is_stable(0.9, 0.5, line, 0.5)
+
+
+def test_unstable_message_states_the_line_in_humaneval_words() -> None:
+    mixed = SampleSet.from_codes("mixed", [LOOP, RECURSIVE, BUILTIN])
+    report = analyze(mixed, FAST)
+    assert report.stability_percentile == pytest.approx(1.7)
+    [verdict] = report.verdicts
+    assert verdict.code == "unstable-structure"
+    assert verdict.message == (
+        "Versions disagree in shape: mean JSD 0.56, less stable than 98 % of HumanEval "
+        "functions (flagged when less stable than 75 % of them); no two of the 3 versions "
+        "share a shape"
+    )
+    assert percentile_words(60.4) == "more stable than 60 % of HumanEval functions"
 
 
 def test_one_outlier_in_a_stable_set() -> None:

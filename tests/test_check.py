@@ -23,7 +23,7 @@ from codequorum.sources.store import SampleStore, default_store_path
 
 SCRIPT = Path(sys.executable).parent / "codequorum"
 STABLE_TASK = "HumanEval/28"  # concatenate: CodeGen's versions share one shape
-UNSTABLE_TASK = "HumanEval/37"  # sort_even: CodeGen's versions disagree
+UNSTABLE_TASK = "HumanEval/39"  # prime_fib: CodeGen's versions disagree (10th percentile)
 
 #: Four stored versions of ``Stats.total`` that agree; the current one below does not.
 LOOPS = [
@@ -80,11 +80,11 @@ class Workspace:
         )
         self.file = root / "mod.py"
         self.file.write_text(self.text, encoding="utf-8")
-        self.sort_even_line = _line_of(self.text, "def sort_even(")
+        self.unstable_line = _line_of(self.text, "def prime_fib(")
         self.total_line = _line_of(self.text, "def total(")
         versions = {
             "concatenate": [stable["prompt"] + s for s in stable["samples"][1:8]],
-            "sort_even": [unstable["prompt"] + s for s in unstable["samples"][1:8]],
+            "prime_fib": [unstable["prompt"] + s for s in unstable["samples"][1:8]],
             "Stats.total": LOOPS,
         }
         for name, codes in versions.items():
@@ -125,7 +125,7 @@ def test_store_holds_the_versions_under_the_relative_key(ws: Workspace) -> None:
     with SampleStore.open(ws.store) as store:
         assert store.files() == ["mod.py"]
         assert sorted(store.functions_with_samples("mod.py")) == [
-            "Stats.total", "concatenate", "sort_even"]
+            "Stats.total", "concatenate", "prime_fib"]
         assert store.count("mod.py", "Stats.total") == 4
 
 
@@ -136,20 +136,19 @@ def test_text_findings_lines_and_exit_status(ws: Workspace,
     path = ws.file.as_posix()
     assert status == 1
     assert err == ""
-    assert len(lines) == 4, out
-    # real CodeGen versions of sort_even disagree; the name starts at column 5 ("def ")
-    assert lines[0].startswith(f"{path}:{ws.sort_even_line}:5: warning unstable-structure "
+    assert len(lines) == 3, out
+    # real CodeGen versions of prime_fib disagree; the name starts at column 5 ("def ")
+    assert lines[0].startswith(f"{path}:{ws.unstable_line}:5: warning unstable-structure "
                                "Versions disagree in shape: mean JSD 0.")
-    assert lines[0].endswith("[7 versions of `sort_even`]")  # identical versions count
-    # the hand-made method: indented, so its name starts at column 9
-    codes = [line.split(" ")[2] for line in lines[1:3]]
-    assert sorted(codes) == ["outlier-current", "unstable-structure"]
-    assert all(line.startswith(f"{path}:{ws.total_line}:9: warning ") for line in lines[1:3])
-    outlier = next(line for line in lines if " outlier-current " in line)
+    assert lines[0].endswith("[7 versions of `prime_fib`]")  # identical versions count
+    # the hand-made method: indented, so its name starts at column 9; its four stored
+    # versions agree (a stable shape), the current code is the one far from them
+    outlier = lines[1]
+    assert outlier.startswith(f"{path}:{ws.total_line}:9: warning outlier-current ")
     assert "The current code is far from the consensus" in outlier
     # concatenate agrees with its versions: nothing printed for it
     assert "concatenate" not in out
-    assert lines[3] == ("checked 3 functions in 1 file: 3 warnings; "
+    assert lines[2] == ("checked 3 functions in 1 file: 2 warnings; "
                         "1 without samples skipped")
 
 
@@ -160,7 +159,7 @@ def test_fail_on_decides_the_exit_status(ws: Workspace, capsys: pytest.CaptureFi
     status, out, _ = _check(capsys, str(ws.file), "--workspace", str(ws.root),
                             "--fail-on", fail_on, "--no-tsed")
     assert status == expected
-    assert out.count(": warning ") == 3
+    assert out.count(": warning ") == 2
 
 
 def test_json_lists_findings_with_report_summary(ws: Workspace,
@@ -170,11 +169,10 @@ def test_json_lists_findings_with_report_summary(ws: Workspace,
     doc = json.loads(out)
     assert status == 1
     assert [(f["function"], f["code"], f["line"], f["column"]) for f in doc["findings"]] == [
-        ("sort_even", "unstable-structure", ws.sort_even_line, 5),
-        ("Stats.total", "unstable-structure", ws.total_line, 9),
+        ("prime_fib", "unstable-structure", ws.unstable_line, 5),
         ("Stats.total", "outlier-current", ws.total_line, 9),
     ]
-    outlier = doc["findings"][2]
+    outlier = doc["findings"][1]
     assert outlier["versions"] == 4
     assert outlier["samples"] == [4]  # the current code joins the four stored versions
     assert outlier["report"]["n"] == 5
@@ -183,7 +181,7 @@ def test_json_lists_findings_with_report_summary(ws: Workspace,
     assert f"JSD {outlier['figure']:.2f} to the others" in outlier["message"]
     assert doc["summary"]["functions_checked"] == 3
     assert doc["summary"]["functions_without_samples"] == 1
-    assert doc["summary"]["by_severity"]["warning"] == 3
+    assert doc["summary"]["by_severity"]["warning"] == 2
     stable = next(f for f in doc["functions"] if f["function"] == "concatenate")
     assert stable["verdict"] == "stable"
     assert stable["stability"] >= 0.8
@@ -196,9 +194,8 @@ def test_sarif_results(ws: Workspace, capsys: pytest.CaptureFixture[str]) -> Non
     results = log["runs"][0]["results"]
     assert status == 0
     assert log["version"] == "2.1.0"
-    assert [r["ruleId"] for r in results] == [
-        "unstable-structure", "unstable-structure", "outlier-current"]
-    region = results[2]["locations"][0]["physicalLocation"]["region"]
+    assert [r["ruleId"] for r in results] == ["unstable-structure", "outlier-current"]
+    region = results[1]["locations"][0]["physicalLocation"]["region"]
     assert (region["startLine"], region["startColumn"]) == (ws.total_line, 9)
     assert all(r["level"] == "warning" for r in results)
 
@@ -207,7 +204,7 @@ def test_min_samples_skips_functions_with_fewer_versions(
         ws: Workspace, capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = _check(capsys, str(ws.file), "--workspace", str(ws.root),
                             "--min-samples", "5", "--no-tsed")
-    # Stats.total has 4 stored versions; sort_even 6 and concatenate 5 are still checked
+    # Stats.total has 4 stored versions; prime_fib 6 and concatenate 5 are still checked
     assert status == 1
     assert "total" not in out.replace("checked", "")
     assert out.strip().split("\n")[-1] == (
@@ -232,7 +229,7 @@ def test_folder_walk_notes_binary_and_unknown_files(
     assert f"{ws.root / 'sub' / 'blob.py'}: binary file, skipped" in err
     assert f"{ws.root / 'sub' / 'latin.py'}: not UTF-8 text (byte 5), skipped" in err
     assert f"{ws.root / 'notes.txt'}: unknown extension, skipped" in err
-    assert out.count(": warning ") == 3  # mod.py, found by the walk, is still checked
+    assert out.count(": warning ") == 2  # mod.py, found by the walk, is still checked
 
 
 def test_missing_store_is_not_a_failure(tmp_path: Path,
@@ -270,9 +267,9 @@ def test_installed_script_relative_paths(ws: Workspace) -> None:
                           capture_output=True, text=True, timeout=60, check=False)
     lines = proc.stdout.strip().split("\n")
     assert proc.returncode == 1, proc.stderr
-    assert lines[0].startswith(f"mod.py:{ws.sort_even_line}:5: warning unstable-structure ")
-    assert sum(line.startswith(f"mod.py:{ws.total_line}:9: warning ") for line in lines) == 2
-    assert lines[-1].startswith("checked 3 functions in 1 file: 3 warnings")
+    assert lines[0].startswith(f"mod.py:{ws.unstable_line}:5: warning unstable-structure ")
+    assert sum(line.startswith(f"mod.py:{ws.total_line}:9: warning ") for line in lines) == 1
+    assert lines[-1].startswith("checked 3 functions in 1 file: 2 warnings")
     proc = subprocess.run([str(SCRIPT), "check", "mod.py", "--fail-on", "error", "--no-tsed"],
                           cwd=ws.root, capture_output=True, text=True, timeout=60, check=False)
     assert proc.returncode == 0
@@ -287,9 +284,9 @@ def test_dynamic_runs_the_versions_in_the_sandbox(
     for finding in doc["findings"]:
         by_function.setdefault(finding["function"], []).append(finding)
     assert status == 1
-    # one of CodeGen's sort_even versions returns None for [] where the others return []
-    divergent = next(f for f in by_function["sort_even"] if f["code"] == "divergent-outputs")
-    assert "sort_even([])" in divergent["message"]
+    # CodeGen's prime_fib versions part ways on the first input: 0 against None
+    divergent = next(f for f in by_function["prime_fib"] if f["code"] == "divergent-outputs")
+    assert "disagree on prime_fib(0): 0 vs None" in divergent["message"]
     assert divergent["report"]["summary"]["oer"] < 1.0
     assert "sctd_jsd" in divergent["report"]["summary"]
     assert "outlier-current" in [f["code"] for f in by_function["Stats.total"]]
@@ -316,8 +313,9 @@ def test_workspace_found_from_a_subfolder(tmp_path: Path, monkeypatch: pytest.Mo
     lines = out.strip().split("\n")
     assert status == 1
     line = _line_of(DIVERGENT_CURRENT, "def total(")
-    assert sum(x.startswith(f"stats.py:{line}:9: warning ") for x in lines) == 2
-    assert lines[-1].startswith("checked 1 function in 1 file: 2 warnings")
+    # the four stored loops share one shape; only the current code is far from them
+    assert sum(x.startswith(f"stats.py:{line}:9: warning outlier-current ") for x in lines) == 1
+    assert lines[-1].startswith("checked 1 function in 1 file: 1 warning")
 
 
 def test_check_does_not_load_the_language_server() -> None:
@@ -339,7 +337,7 @@ def test_quiet_prints_findings_only(ws: Workspace, capsys: pytest.CaptureFixture
         (ws.root / "notes.txt").unlink()
     lines = out.strip().split("\n")
     assert status == 2  # a path that does not exist
-    assert len(lines) == 3 and all(": warning " in line for line in lines)
+    assert len(lines) == 2 and all(": warning " in line for line in lines)
     assert "unknown extension" not in err  # a note
     assert f"{ws.root / 'gone.py'}: no such file or folder" in err  # a problem
 
@@ -351,7 +349,7 @@ def test_verbose_logs_every_function_checked(ws: Workspace, capsys: pytest.Captu
     assert status == 1
     messages = [r.getMessage() for r in caplog.records if r.name == "codequorum.commands.check"]
     assert f"{ws.file}: `concatenate`: stable (7 stored versions)" in messages
-    assert f"{ws.file}: `Stats.total`: unstable-structure (4 stored versions)" in messages
+    assert f"{ws.file}: `Stats.total`: outlier-current (4 stored versions)" in messages
 
 
 def test_colour_like_a_linter(ws: Workspace, capsys: pytest.CaptureFixture[str],
@@ -362,7 +360,7 @@ def test_colour_like_a_linter(ws: Workspace, capsys: pytest.CaptureFixture[str],
     first = out.split("\n")[0]
     path = ws.file.as_posix()
     cyan = "\x1b[36m:\x1b[0m"
-    assert first.startswith(f"\x1b[1m{path}\x1b[0m{cyan}{ws.sort_even_line}{cyan}5{cyan} "
+    assert first.startswith(f"\x1b[1m{path}\x1b[0m{cyan}{ws.unstable_line}{cyan}5{cyan} "
                             "\x1b[1;33mwarning unstable-structure\x1b[0m Versions disagree")
     assert status == 1
     _, out, _ = _check(capsys, str(ws.file), "--workspace", str(ws.root), "--no-tsed")
@@ -389,7 +387,7 @@ def test_summary_says_when_no_function_has_versions(
         status, out, _ = _check(capsys, str(ws.root), "--workspace", str(ws.root),
                                 "--no-tsed")
         assert out.strip().split("\n")[-1] == (
-            "checked 3 functions in 1 of 3 files: 3 warnings; 3 without samples skipped")
+            "checked 3 functions in 1 of 3 files: 2 warnings; 3 without samples skipped")
     finally:
         for name in ("a.py", "b.py"):
             (other / name).unlink()

@@ -10,7 +10,8 @@ describe('report access', () => {
     assert.deepEqual(r.range, { start: { line: 4, character: 4 }, end: { line: 8, character: 20 } });
     assert.ok(Math.abs(r.stability! - 0.7954521875023426) < 1e-12);
     assert.equal(r.stable, false);
-    assert.match(r.headline!, /^Versions disagree in shape/);
+    // the set's shape is stable (76th percentile); the current code is the outlier
+    assert.match(r.headline!, /^The current code is far from the consensus/);
     assert.equal(r.versions.length, 4);
   });
 

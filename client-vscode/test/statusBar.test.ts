@@ -23,7 +23,7 @@ describe('status bar', () => {
     const view = statusView(parseAnalyzeResult(fixture('analyze-add.json')));
     assert.equal(view.text, '$(warning) 0.80 unstable');
     assert.equal(view.warning, true);
-    assert.match(view.tooltip, /Versions disagree in shape/);
+    assert.match(view.tooltip, /The current code is far from the consensus/);
   });
 
   it('escapes names and headlines from the server', () => {

@@ -53,8 +53,12 @@ class AnalysisOptions:
 
     ``cluster_threshold`` is a distance on ``1 - jsd_struct`` (symmetrised): two groups
     merge while their average distance is at most this. A set is ``stable`` when the mean
-    ``jsd_struct`` over ordered pairs is at least ``stable_jsd`` and the largest group
-    holds at least ``majority`` of the versions. A version is an outlier when its
+    ``jsd_struct`` over ordered pairs is at least the stability line (:func:`stable_line`)
+    and the largest group holds at least ``majority`` of the versions (0: no majority
+    needed). The line is ``stable_jsd`` when given, else the mean similarity below which
+    ``unstable_percentile`` % of the HumanEval reference sets lie (with the reference's
+    ``max_depth`` and ``jsd_log_base``; other settings fall back to
+    :data:`FALLBACK_STABLE_JSD`). A version is an outlier when its
     typicality lies more than ``outlier_gap`` below the median typicality.
     TSED leaves out (NaN, with a note) pairs with a tree too large to compare.
     ``max_samples`` bounds the usable samples of one set: every matrix is n×n, so 2,000
@@ -70,8 +74,9 @@ class AnalysisOptions:
     tsed_08: bool = False
     textual: bool = True
     cluster_threshold: float = 0.1
-    stable_jsd: float = 0.8
-    majority: float = 0.5
+    stable_jsd: float | None = None
+    unstable_percentile: float = 25.0
+    majority: float = 0.0
     outlier_gap: float = 0.1
     keep_matrices: bool = True
     max_samples: int = 2000
@@ -86,11 +91,17 @@ class AnalysisOptions:
             raise ValueError("jsd_log_base must be greater than 1 (2 or e)")
         if self.cluster_threshold < 0:
             raise ValueError("cluster_threshold must not be negative")
+        if not 0.0 <= self.unstable_percentile <= 100.0:
+            raise ValueError("unstable_percentile must be between 0 and 100")
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
+        """JSON-ready form, with the stability line as used: ``stable_jsd`` is the line
+        (given or from the reference distribution), ``stable_jsd_given`` whether it was
+        given."""
         d = {f.name: getattr(self, f.name) for f in fields(self)}
         d["tsed_costs"] = list(self.tsed_costs)
+        d["stable_jsd_given"] = self.stable_jsd is not None
+        d["stable_jsd"] = stable_line(self).jsd
         return d
 
 
@@ -474,6 +485,65 @@ def _recommend(report: StabilityReport, dynamic: DynamicLike | None,
         report.stability_percentile = stability_percentile(mean_similarity)
 
 
+#: The stability line when the analysis options differ from the reference distribution's.
+FALLBACK_STABLE_JSD = 0.8
+
+
+@dataclass(frozen=True)
+class StableLine:
+    """Where ``stable`` ends: mean ``jsd_struct`` below ``jsd`` is unstable. ``percentile``:
+    the share (%) of the HumanEval reference sets below that line, when it comes from them
+    (None for a constant)."""
+
+    jsd: float
+    percentile: float | None
+
+
+def stable_line(opts: AnalysisOptions) -> StableLine:
+    """The stability line of ``opts`` (see :class:`AnalysisOptions`)."""
+    from codequorum.risk import REFERENCE_OPTIONS, load_model
+
+    if opts.stable_jsd is not None:
+        return StableLine(opts.stable_jsd, None)
+    if (opts.max_depth != REFERENCE_OPTIONS["max_depth"]
+            or opts.jsd_log_base != REFERENCE_OPTIONS["jsd_log_base"]):
+        return StableLine(FALLBACK_STABLE_JSD, None)
+    q = np.asarray(load_model()["stability"]["quantiles"], dtype=np.float64)
+    levels = np.linspace(0.0, 100.0, q.size)
+    return StableLine(float(np.interp(opts.unstable_percentile, levels, q)),
+                      opts.unstable_percentile)
+
+
+def percentile_words(percentile: float) -> str:
+    """Where a set stands among the HumanEval reference sets: ``less stable than 92 % of
+    HumanEval functions`` (below the median) or ``more stable than 60 % of ...``."""
+    if percentile < 50:
+        return f"less stable than {100 - percentile:.0f} % of HumanEval functions"
+    return f"more stable than {percentile:.0f} % of HumanEval functions"
+
+
+def is_stable(mean_jsd: float, largest_share: float, line: StableLine, majority: float) -> bool:
+    """The ``stable`` rule: mean similarity on or above the line, and a large enough
+    largest group."""
+    return mean_jsd >= line.jsd and largest_share >= majority
+
+
+def _jsd_words(mean_jsd: float, line: StableLine) -> str:
+    """``mean JSD 0.62 < 0.80`` for a constant line; for the reference line, where the set
+    stands and where the line lies, in the same words."""
+    if line.percentile is None:
+        digits = 2 if f"{mean_jsd:.2f}" != f"{line.jsd:.2f}" else 3
+        below = f" < {line.jsd:.{digits}f}" if mean_jsd < line.jsd else ""
+        return f"mean JSD {mean_jsd:.{digits}f}{below}"
+    from codequorum.risk import stability_percentile
+
+    where = percentile_words(stability_percentile(mean_jsd))
+    if mean_jsd >= line.jsd:
+        return f"mean JSD {mean_jsd:.2f}, {where}"
+    return (f"mean JSD {mean_jsd:.2f}, {where} (flagged when less stable than "
+            f"{100 - line.percentile:g} % of them)")
+
+
 def _structure_verdicts(report: StabilityReport, similarity: FloatMatrix,
                         typ: npt.NDArray[np.float64], groups: list[list[int]],
                         opts: AnalysisOptions) -> list[Verdict]:
@@ -510,14 +580,15 @@ def _structure_verdicts(report: StabilityReport, similarity: FloatMatrix,
         outlier_text = f"; {named} {verb}: JSD {figures} vs {among:.2f} mean"
         detail["outlier_typicality"] = [float(typ[k]) for k in outlier_pos]
         detail["consensus_mean"] = float(among)
-    if mean_jsd >= opts.stable_jsd and share >= opts.majority:
-        message = f"{shape} (mean JSD {mean_jsd:.2f}){outlier_text}"
+    line = stable_line(opts)
+    detail["stable_line"] = line.jsd
+    detail["stable_line_percentile"] = line.percentile
+    if is_stable(mean_jsd, share, line, opts.majority):
+        message = f"{shape} ({_jsd_words(mean_jsd, line)}){outlier_text}"
         return [Verdict(code="stable", severity="information", message=message,
                         samples=tuple(idx[k] for k in largest), figure=mean_jsd,
                         detail=detail)]
-    digits = 2 if f"{mean_jsd:.2f}" != f"{opts.stable_jsd:.2f}" else 3
-    reasons = [f"mean JSD {mean_jsd:.{digits}f}"
-               + (f" < {opts.stable_jsd:.{digits}f}" if mean_jsd < opts.stable_jsd else "")]
+    reasons = [_jsd_words(mean_jsd, line)]
     if len(largest) == 1:
         reasons.append(f"no two of the {n} versions share a shape")
     elif share < opts.majority:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from codequorum.analysis import percentile_words as percentile_words
 from codequorum.safe_text import safe_text
 from codequorum.session import FunctionAnalysis
 
@@ -94,14 +95,6 @@ def risk_words(risk: float) -> str:
     if risk > 0.99:
         return "more than 99 in 100"
     return f"about {round(risk * 10)} in 10"
-
-
-def percentile_words(percentile: float) -> str:
-    """Where a set stands among the HumanEval reference sets: ``less stable than 92 % of
-    HumanEval functions`` (below the median) or ``more stable than 60 % of ...``."""
-    if percentile < 50:
-        return f"less stable than {100 - percentile:.0f} % of HumanEval functions"
-    return f"more stable than {percentile:.0f} % of HumanEval functions"
 
 
 def recommended_version(analysis: FunctionAnalysis) -> int | None:

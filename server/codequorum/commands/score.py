@@ -100,9 +100,9 @@ def add_analysis_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--cluster-threshold", type=float, default=0.1, metavar="X",
                        help="versions group while their mean 1 - JSD distance is <= X "
                        "(default 0.1)")
-    group.add_argument("--stable-jsd", type=float, default=0.8, metavar="X",
-                       help="a set is stable when its mean JSD (structure) is >= X and most "
-                       "versions share one shape (default 0.8)")
+    group.add_argument("--stable-jsd", type=float, default=None, metavar="X",
+                       help="a set is stable when its mean JSD (structure) is >= X (default: "
+                       "unstable when less stable than 75 %% of HumanEval functions)")
     group.add_argument("--outlier-gap", type=float, default=0.1, metavar="X",
                        help="a version is an outlier when its mean similarity to the others "
                        "is more than X below the median (default 0.1)")
