@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from distributed import Client, LocalCluster
+from distributed import Client
 
 from codequorum.analysis import AnalysisOptions, StabilityReport
 from codequorum.cli import main
@@ -24,11 +24,14 @@ from codequorum.model import SampleSet
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[Client]:
-    """A LocalCluster of two worker processes, one thread each."""
-    cluster = LocalCluster(n_workers=2, processes=True,  # type: ignore[no-untyped-call]
-                           threads_per_worker=1, dashboard_address=None)
-    with cluster, Client(cluster) as c:  # type: ignore[no-untyped-call]
+    """A LocalCluster of two worker processes, one thread each (``--scheduler local:2``)."""
+    from codequorum.distributed import connect
+
+    with connect("local:2") as c:
         c.wait_for_workers(2)
+        pids = set(c.run(os.getpid).values())
+        assert len(pids) == 2 and os.getpid() not in pids  # processes, not threads
+        assert set(c.nthreads().values()) == {1}  # type: ignore[no-untyped-call]
         yield c
 
 
