@@ -31,6 +31,7 @@ from codequorum.commands.score import (
     require_sandbox,
     write_output,
 )
+from codequorum.errors import UserError
 from codequorum.formats import ReadError, ReadOptions
 from codequorum.model import SampleSet
 from codequorum.render.csv_out import write_csv
@@ -119,6 +120,9 @@ def run_on_cluster(args: argparse.Namespace, fmt: str, options: AnalysisOptions,
     from codequorum import distributed as engine  # dask is imported here, not before
     from codequorum.resume import already_written
 
+    if fmt not in ("table", "json", *STREAMED):
+        raise UserError(f"--format {fmt} is not written with --scheduler: choose table, json, "
+                        "jsonl or csv")
     resume = bool(getattr(args, "resume", False))
     done = already_written(args.output, fmt) if resume else Counter[str]()
     feed = _Feed(list(args.inputs), read_options, done)
