@@ -24,4 +24,11 @@ if [ -f package-lock.json ]; then
   npm ci --no-audit --no-fund
   npm test
   npm run package
+  # The package in a real VS Code (code-server in headless Chromium; docs/vscode.md). Its tools
+  # are cached; when they cannot be installed or started it says "skipped" and why.
+  # CODEQUORUM_E2E_VSCODE=0 leaves it out.
+  if [ "${CODEQUORUM_E2E_VSCODE:-1}" != 0 ]; then
+    bash scripts/e2e-vscode.sh install || echo "scripts/test.sh: could not install the VS Code end-to-end tools: skipped" >&2
+    bash scripts/e2e-vscode.sh
+  fi
 fi

@@ -8,7 +8,7 @@
 //                offer to create the private environment with "Create Environment")
 //   E2E_ARTIFACTS folder for a screenshot of the end
 //   E2E_TIMEOUT_S overall limit (default 420)
-// Prints one line per check and exits 1 when any fails.
+// Prints one line per check and exits 1 when any fails, 3 when the browser does not start.
 import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -63,9 +63,18 @@ async function launch() {
 const statusTexts = (page) =>
   page.evaluate(() => Array.from(document.querySelectorAll('.statusbar-item')).map((e) => (e.textContent || '').trim()));
 
+/** Exit status that scripts/e2e-vscode.sh reports as "skipped" (the browser could not start). */
+const SKIP = 3;
+
 async function main() {
   mkdirSync(artifacts, { recursive: true });
-  const browser = await launch();
+  let browser;
+  try {
+    browser = await launch();
+  } catch (err) {
+    console.log(`e2e-vscode [${mode}]: skipped: Chromium (${chromiumPath}) did not start: ${String(err).split('\n')[0]}`);
+    process.exit(SKIP);
+  }
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   try {
     await page.goto(url, { timeout: 120000, waitUntil: 'domcontentloaded' });
