@@ -126,7 +126,7 @@ def _isolate(sandbox: str, tmpfs_bytes: int, parent_pid: int) -> tuple[list[str]
     In a new mount namespace the sandbox directory becomes a size-capped tmpfs (so a
     candidate cannot fill the disk) that vanishes with the child. Uses libc through
     ``ctypes`` (``os`` has no ``mount``), before the audit hook; ``ctypes`` is dropped
-    from ``sys.modules`` afterwards. Returns (layers, notes on what was not granted).
+    from ``sys.modules`` before candidate code runs. Returns (layers, notes on what was not granted).
     """
     layers: list[str] = []
     notes: list[str] = []
@@ -167,9 +167,7 @@ def _isolate(sandbox: str, tmpfs_bytes: int, parent_pid: int) -> tuple[list[str]
                 layers.append("tmpfs")
     except Exception as exc:
         notes.append(f"{type(exc).__name__}: {exc}")
-    finally:
-        _forget_ctypes()
-    return layers, notes
+    return layers, notes  # ctypes is forgotten before any candidate code (run_child)
 
 
 def _forget_ctypes() -> None:
