@@ -126,7 +126,8 @@ def _isolate(sandbox: str, tmpfs_bytes: int, parent_pid: int) -> tuple[list[str]
     In a new mount namespace the sandbox directory becomes a size-capped tmpfs (so a
     candidate cannot fill the disk) that vanishes with the child. Uses libc through
     ``ctypes`` (``os`` has no ``mount``), before the audit hook; ``ctypes`` is dropped
-    from ``sys.modules`` before candidate code runs. Returns (layers, notes on what was not granted).
+    from ``sys.modules`` before candidate code runs. Returns (layers, notes on what was
+    not granted).
     """
     layers: list[str] = []
     notes: list[str] = []
