@@ -903,6 +903,7 @@ def serve_forks(path: str, strict: bool = False) -> None:
     import ast  # noqa: F401  (preloaded for the children)
     import ctypes  # noqa: F401
     import dis  # noqa: F401
+    import gc
     import inspect  # noqa: F401
     import pathlib  # noqa: F401
     import resource  # noqa: F401
@@ -910,6 +911,7 @@ def serve_forks(path: str, strict: bool = False) -> None:
     import socket
     import subprocess  # noqa: F401
 
+    gc.freeze()  # the preloaded heap is shared with every child: no collection touches it
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     listener.bind(path)
     listener.listen(64)
