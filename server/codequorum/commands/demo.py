@@ -49,9 +49,11 @@ at temperature 0.8. Each figure is the mean over all pairs of versions, from
          [italic]struct[/italic]: shapes only; [italic]value[/italic]: names and literals too
   [bold]TSED[/bold]   tree edit similarity: how few node edits turn one into another
   [bold]Shape[/bold]  versions in the largest group that share one shape
-[green]stable[/green]: the mean JSD is high and most versions share one shape.
-[yellow]unstable-structure[/yellow]: ask again and you will likely get a differently built
-function; worth a second look before you accept the first one."""
+[green]stable[/green]: the versions agree in shape at least as well as three HumanEval functions
+in four do.
+[yellow]unstable-structure[/yellow]: among the least stable quarter of HumanEval functions:
+ask again and you will likely get a differently built function; worth a second look before
+you accept the first one."""
 
 DYNAMIC_EXPLANATION = """\
 [bold]Running them[/bold] (each version in a sandboxed process, against HumanEval's tests)
