@@ -30,14 +30,16 @@ LAYER_PURPOSE = {
     "no-new-privs": "no set-uid or file-capability gains",
     "seccomp": "ptrace, bpf, mount, pidfd_*, fork, exec, real-time scheduling... refused",
     "rlimits": "memory, CPU, file size and open files bounded",
+    "cgroup": "memory and processes of the whole sandbox bounded, even for root (where writable)",
     "audit-hook": "refusals reported as `forbidden: <what>`",
 }
 LIMITS_TEXT = (
-    "rlimits (address space, CPU, file size, open files; no new processes: RLIMIT_NPROC 0 "
-    "holds because candidates never run as root) plus a PID namespace per candidate and "
-    "seccomp refusing fork and exec; cgroups are not used"
+    "per candidate: rlimits (address space, CPU, file size, open files; threads bounded by "
+    "RLIMIT_NPROC, which holds because candidates never run as root), a PID namespace and "
+    "seccomp refusing fork and exec; for the whole sandbox: a cgroup (memory, processes) "
+    "where one can be written"
 )
-REQUIRED = [name for name in LAYER_PURPOSE if name not in ("no-proc", "audit-hook")]
+REQUIRED = [name for name in LAYER_PURPOSE if name not in ("no-proc", "audit-hook", "cgroup")]
 
 
 def register(subparsers: Any) -> None:

@@ -22,12 +22,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from codequorum.sandbox import bwrap, protocol
+from codequorum.sandbox import bwrap, cgroups, protocol
 
 CHILD_SCRIPT = Path(__file__).with_name("child.py")
 START_TIMEOUT = 20.0
 REPLY_TIMEOUT = 10.0
 MAX_BASE_LENGTH = 60
+#: Bounds of the whole strict sandbox (every candidate of the server together), where a
+#: cgroup can be made: they hold even when the user is root. Each candidate also has its
+#: own rlimits.
+SERVER_MEMORY_BYTES = 8 * 1024**3
+SERVER_PIDS = 512
 
 
 class ForkServerError(Exception):
@@ -53,6 +58,8 @@ class ForkServer:
     def __init__(self, interpreter: str, strict: bool = True) -> None:
         self.interpreter = interpreter
         self.strict = strict
+        self.group: cgroups.Group | None = None
+        self.group_note = "no cgroup for the weak sandbox"
         # AF_UNIX paths are limited to 107 bytes: a long TMPDIR falls back to /tmp.
         base = tempfile.gettempdir()
         if len(base) > MAX_BASE_LENGTH:
@@ -70,6 +77,9 @@ class ForkServer:
                 inner = f"{bwrap.RUN_MOUNT}/socket"
                 argv = bwrap.command(tool, layout, ["--fork-server", inner, "--strict"],
                                      run_dir=self.directory)
+                self.group, self.group_note = cgroups.make(SERVER_MEMORY_BYTES, SERVER_PIDS)
+                if self.group is not None:
+                    argv = self.group.launcher(argv)
             self.proc = subprocess.Popen(
                 argv,
                 stdin=subprocess.PIPE,
@@ -123,6 +133,8 @@ class ForkServer:
             self.proc.wait()
         if self.proc.stdout is not None:
             self.proc.stdout.close()
+        if self.group is not None:
+            self.group.remove()
         shutil.rmtree(self.directory, ignore_errors=True)
 
 

@@ -16,11 +16,12 @@ from codequorum.sandbox.runner import _ChildRun
 #: directory and /tmp; ``no-proc``/``own-proc``: what /proc shows; ``no-capabilities``,
 #: ``no-new-privs``, ``seccomp``; ``rlimits``; ``session``; ``audit-hook`` (explains
 #: refusals); ``deadline`` (the parent's wall clock); weak sandbox only: ``parent-death``,
-#: ``netns``.
+#: ``netns``; where a cgroup could be made: ``cgroup`` (memory and process bounds of the
+#: whole sandbox that hold even for root).
 ALL_LAYERS = (
     "bwrap", "userns", "pidns", "mountns", "netns", "ipcns", "utsns", "tmpfs", "no-proc",
     "own-proc", "no-capabilities", "no-new-privs", "seccomp", "rlimits", "session",
-    "audit-hook", "deadline", "parent-death",
+    "audit-hook", "deadline", "parent-death", "cgroup",
 )  # fmt: skip
 _cache: dict[tuple[str, str], Probe] = {}
 _lock = threading.Lock()

@@ -25,11 +25,15 @@ from pathlib import Path
 from typing import Any
 
 from codequorum.model import TestCase
-from codequorum.sandbox import bwrap, forkserver, grading, protocol, seccomp_filter
+from codequorum.sandbox import bwrap, cgroups, forkserver, grading, protocol, seccomp_filter
 from codequorum.sandbox.limits import Limits
 
 CHILD_SCRIPT = Path(__file__).with_name("child.py")
 STRICT_ARG = "--strict"
+#: The cgroup of one candidate started with ``exec`` (bubblewrap per candidate): its own
+#: memory limit plus room for bubblewrap and the interpreter, and a few processes.
+EXEC_GROUP_SLACK_MB = 256
+EXEC_GROUP_PIDS = 64
 #: ``strict``: bubblewrap, namespaces per candidate, seccomp (the default); ``weak``: a
 #: child process with rlimits and the audit hook only, for machines without namespaces.
 SANDBOX_LEVELS = ("strict", "weak")
@@ -368,6 +372,8 @@ class _ChildRun:
         self.killed_for: str | None = None
         self.message_budget = MAX_MESSAGE_BYTES
         self.via_bwrap_exec = False
+        self.in_cgroup = False
+        self.group: cgroups.Group | None = None
         self.checks = {str(i): t.source or "" for i, t in enumerate(self.tests)
                        if t.kind == "check"}
         self.verdicts: dict[int, dict[str, Any]] = {}
@@ -395,9 +401,9 @@ class _ChildRun:
             "grader": bool(self.checks),
         }
         payload = protocol.encode_frame(run_message)
+        _sweep_once()
         if self.strict:
             return self._run_in(bwrap.WORKDIR, payload)
-        _sweep_once()
         sandbox = tempfile.mkdtemp(prefix=SANDBOX_PREFIX)
         try:
             return self._run_in(sandbox, payload)
@@ -443,6 +449,7 @@ class _ChildRun:
                 forkserver.retire(server, permanently=attempt == 1)
             else:
                 stdin_w, stdout_r, stderr_r, msg_r = ours
+                self.in_cgroup = server.group is not None
                 return _Child(spawned.pid, stdin_w, stdout_r, stderr_r, msg_r, spawned=spawned)
             finally:
                 for fd in child_ends:
@@ -458,6 +465,11 @@ class _ChildRun:
                 layout = bwrap.interpreter_layout(self.interpreter)
                 argv = bwrap.command(tool, layout, [STRICT_ARG, *fd_args])
                 self.via_bwrap_exec = True
+                memory = (self.limits.memory_mb + EXEC_GROUP_SLACK_MB) * 1024 * 1024
+                self.group, _why = cgroups.make(memory, EXEC_GROUP_PIDS)
+                if self.group is not None:
+                    argv = self.group.launcher(argv)
+                    self.in_cgroup = True
             proc = subprocess.Popen(
                 argv,
                 stdin=subprocess.PIPE,
@@ -492,6 +504,8 @@ class _ChildRun:
             child.kill()
             status, cpu = child.reap()
             child.close()
+            if self.group is not None:
+                self.group.remove()
         result = self._classify(status, cpu)
         result.start_method = "fork" if child.spawned is not None else "exec"
         return result
@@ -715,7 +729,7 @@ class _ChildRun:
 
     def parent_layers(self) -> list[str]:
         """Layers this side put in place (the child cannot claim or remove them)."""
-        return ["bwrap"] if self.strict else []
+        return (["bwrap"] if self.strict else []) + (["cgroup"] if self.in_cgroup else [])
 
     def _graded(self, index: int, outcome: TestOutcome, value: Any) -> TestOutcome:
         """``passed`` decided here from the expected value the child never saw."""
@@ -792,7 +806,8 @@ def sweep_stale_sandboxes(
 
 
 def _sweep_once() -> None:
-    """:func:`sweep_stale_sandboxes` on the first run of this process."""
+    """:func:`sweep_stale_sandboxes` and :func:`cgroups.sweep` on the first run of this
+    process."""
     global _sweep_done
     if _sweep_done:
         return
@@ -800,6 +815,7 @@ def _sweep_once() -> None:
         if not _sweep_done:
             _sweep_done = True
             sweep_stale_sandboxes()
+            cgroups.sweep()
 
 
 def _kill_group(pid: int) -> None:
