@@ -573,3 +573,24 @@ def test_a_version_cannot_read_the_check_harness() -> None:
     assert snooped.tests[0].exc_type == "AssertionError"
     fair = run_candidate(honest, [Case("check", source=harness)], "f", LIMITS)
     assert fair.tests[0].passed is True
+
+
+def test_a_check_harness_sees_the_versions_exception_as_raised() -> None:
+    """An exception in the version reaches the harness with its type and message, so a
+    check that expects it passes and an outcome names it as before."""
+    harness = (
+        "def check(candidate):\n"
+        "    try:\n"
+        "        candidate(0)\n"
+        "    except ZeroDivisionError:\n"
+        "        pass\n"
+        "    else:\n"
+        "        raise AssertionError('no error')\n"
+        "    candidate(-1)\n"
+    )
+    code = "def f(n):\n    if n < 0:\n        raise KeyError('negative')\n    return 1 / n\n"
+    result = run_candidate(code, [Case("check", source=harness)], "f", LIMITS)
+    outcome = result.tests[0]
+    assert (outcome.passed, outcome.exc_type, outcome.exc_message) == (
+        False, "KeyError", "'negative'"
+    )
