@@ -108,25 +108,6 @@ def display_name(path: str | Path) -> str:
     return "<stdin>" if str(path) == "-" else str(path)
 
 
-def _read_bytes(path: str | Path) -> bytes:
-    """The whole input, decompressed when it ends in ``.gz``."""
-    name = display_name(path)
-    try:
-        data = sys.stdin.buffer.read() if str(path) == "-" else Path(path).read_bytes()
-    except FileNotFoundError:
-        raise UserError(f"{name}: no such file") from None
-    except IsADirectoryError:
-        raise UserError(f"{name}: is a directory, expected a file") from None
-    except OSError as exc:
-        raise UserError(f"{name}: cannot read: {exc.strerror or exc}") from None
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
-            raise UserError(f"{name}: broken gzip data: {exc}") from None
-    return data
-
-
 @contextlib.contextmanager
 def _open_input(path: str | Path) -> Iterator[IO[bytes]]:
     """The input as a binary stream, decompressed on the fly when it is gzip data; errors
@@ -525,7 +506,8 @@ def load_problems(spec: str) -> dict[str, Problem]:
         name = "humaneval"
     else:
         name = spec
-        data = _read_bytes(spec)
+        with _open_input(spec) as stream:
+            data = stream.read()
         parsed = []
         for number, raw in _lines(data):
             row = _parse_line(name, number, raw)

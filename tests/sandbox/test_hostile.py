@@ -8,28 +8,19 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from codequorum.model import TestCase as Case
 from codequorum.sandbox import Limits, run_candidates
+from tests.sandbox.conftest import snapshot
 
 KEY = "CODEQUORUM_TEST_API_KEY"
 TESTS = [
     Case("call", args=(3,), expected=9, has_expected=True, name="three"),
     Case("call", args=(4,), expected=16, has_expected=True, name="four"),
 ]
-
-
-def _snapshot(root: Path) -> dict[str, tuple[int, int]]:
-    """Every path under ``root`` with its size and mtime."""
-    out = {}
-    for path in sorted(root.rglob("*")):
-        st = path.lstat()
-        out[str(path.relative_to(root))] = (st.st_size, st.st_mtime_ns)
-    return out
 
 
 def _processes_under(root: Path) -> list[int]:
@@ -92,17 +83,6 @@ def _alive(pids: list[int]) -> list[int]:
     return alive
 
 
-@pytest.fixture
-def listener() -> Iterator[socket.socket]:
-    """A TCP listener on 127.0.0.1 that candidates try to reach."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(5)
-    sock.settimeout(0.5)
-    yield sock
-    sock.close()
-
-
 def test_hostile_corpus(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, listener: socket.socket
 ) -> None:
@@ -119,7 +99,7 @@ def test_hostile_corpus(
     port = listener.getsockname()[1]
     home = Path.home()
     home_before = {p.name for p in home.iterdir()}
-    guarded_before = _snapshot(guarded)
+    guarded_before = snapshot(guarded)
 
     corpus = {
         "fork_bomb": "import os\ndef f(n):\n    while True:\n        os.fork()\n",
@@ -249,7 +229,7 @@ def test_hostile_corpus(
         listener.accept()
     # Nothing outside the sandbox changed.
     assert not outside.exists()
-    assert _snapshot(guarded) == guarded_before
+    assert snapshot(guarded) == guarded_before
     assert not (home / "owned").exists()
     new_in_home = {p.name for p in home.iterdir()} - home_before
     assert not {n for n in new_in_home if not n.startswith(".")}

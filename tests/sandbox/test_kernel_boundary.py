@@ -27,6 +27,7 @@ import pytest
 
 from codequorum.model import TestCase as Case
 from codequorum.sandbox import CandidateResult, Limits, run_candidate, run_candidates
+from tests.sandbox.conftest import snapshot
 
 TESTS = [
     Case("call", args=(3,), expected=9, has_expected=True, name="three"),
@@ -77,24 +78,6 @@ def canary() -> Iterator[subprocess.Popen[bytes]]:
     yield proc
     proc.kill()
     proc.wait()
-
-
-@pytest.fixture
-def listener() -> Iterator[socket.socket]:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(5)
-    sock.settimeout(0.2)
-    yield sock
-    sock.close()
-
-
-def _tree(root: Path) -> dict[str, tuple[int, int]]:
-    out = {}
-    for path in sorted(root.rglob("*")):
-        st = path.lstat()
-        out[str(path.relative_to(root))] = (st.st_size, st.st_mtime_ns)
-    return out
 
 
 def _corpus(work: Path, marker: Path, canary: int, port: int) -> dict[str, str]:
@@ -301,7 +284,7 @@ def test_hostile_corpus_strict(
     marker = tmp_path / "owned"
     home = Path.home()
     home_before = sorted(p.name for p in home.iterdir())
-    work_before = _tree(work)
+    work_before = snapshot(work)
     nice_before = os.getpriority(os.PRIO_PROCESS, canary.pid)
     affinity_before = os.sched_getaffinity(canary.pid)
 
@@ -385,7 +368,7 @@ def test_hostile_corpus_strict(
     # Nothing outside changed.
     assert not marker.exists()
     assert sorted(p.name for p in home.iterdir()) == home_before
-    assert _tree(work) == work_before
+    assert snapshot(work) == work_before
     assert canary.poll() is None
     assert os.getpriority(os.PRIO_PROCESS, canary.pid) == nice_before
     assert os.sched_getaffinity(canary.pid) == affinity_before
@@ -436,7 +419,7 @@ def test_native_system_calls_are_refused_by_the_kernel(
     monkeypatch.chdir(work)
     home = Path.home()
     home_before = sorted(p.name for p in home.iterdir())
-    work_before = _tree(work)
+    work_before = snapshot(work)
     calls = {**KILLED_CALLS, **REFUSED_CALLS}
     corpus = {name: _syscall_case(n, *args) for name, (n, args) in calls.items()} | GOOD
     names = list(corpus)
@@ -452,7 +435,7 @@ def test_native_system_calls_are_refused_by_the_kernel(
     for name in GOOD:
         assert by[name].status == "ok" and [t.passed for t in by[name].tests] == [True]
     assert sorted(p.name for p in home.iterdir()) == home_before
-    assert _tree(work) == work_before
+    assert snapshot(work) == work_before
     assert canary.poll() is None
     terminal = capfd.readouterr()
     assert "\x1b" not in terminal.out and "\x1b" not in terminal.err

@@ -33,7 +33,6 @@ from codequorum.sources.openai_compat import (
     DEFAULT_MODEL,
     Outcome,
     ProviderConfig,
-    RegenerationResult,
     Rejected,
     regenerate,
 )
@@ -211,7 +210,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
         )
         total = store.count(key, function.qualified_name)
     print(
-        f"{_request_summary(result)}; `{function.qualified_name}` now has "
+        f"{result.summary()}; `{function.qualified_name}` now has "
         f"{count(total, 'version')} in {store_path}",
         file=stream,
     )
@@ -220,18 +219,6 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     if result.errors and not result.rejected:
         raise UserError(result.error_summary() or "no version arrived")
     raise UserError(f"no usable version of `{function.qualified_name}` arrived")
-
-
-def _request_summary(result: RegenerationResult) -> str:
-    """E.g. ``3 of 5 versions accepted, 1 rejected, 1 failed``; ``1 of 1 version ...``."""
-    text = f"{len(result.accepted):,} of {count(result.requested, 'version')} accepted"
-    if result.rejected:
-        text += f", {len(result.rejected):,} rejected"
-    if result.errors:
-        text += f", {len(result.errors):,} failed"
-    if result.cancelled:
-        text += " (cancelled)"
-    return text
 
 
 def _import_summary(report: ImportReport) -> str:
