@@ -42,7 +42,7 @@ import numpy as np
 
 from codequorum import sandbox
 from codequorum.errors import UserError
-from codequorum.inputs import InputPlan, collect_inputs
+from codequorum.inputs import InputPlan, Proposer, collect_inputs
 from codequorum.metrics.dynamic import bef, dctd
 from codequorum.metrics.opcodes import (
     STATIC_COUNT_SCRIPT,
@@ -126,6 +126,9 @@ class DynamicOptions:
     """``strict`` (kernel isolation; refuses to run where it cannot) or ``weak``."""
     input_provider: ProviderConfig | None = None
     """Endpoint asked for call inputs when a function gives nothing else to run."""
+    input_proposer: Proposer | None = None
+    """Asks for those inputs instead of ``input_provider`` (one asker for a whole run, e.g.
+    :class:`~codequorum.sources.proposed_inputs.InputAsker`)."""
 
     def __post_init__(self) -> None:
         problems = []
@@ -212,6 +215,9 @@ class DynamicReport:
     outcomes: list[list[Outcome | None]] = field(default_factory=list)
     """Per version, per input (aligned with ``inputs``): ``(output, exc_type, exc_message)``
     or None when it did not run. Candidate text: escape it before showing it."""
+    passes: list[list[bool | None]] = field(default_factory=list)
+    """Per version, per input: whether it passed a graded input (None: not graded, or
+    not run)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -227,6 +233,7 @@ class DynamicReport:
             "notes": list(self.notes),
             "python": self.python,
             "outcomes": [[_outcome_json(o) for o in row] for row in self.outcomes],
+            "passes": [list(row) for row in self.passes],
         }
 
 
@@ -618,7 +625,10 @@ def build_report(
         if div is not None:
             case = cases[behaviour_ix[div.input_index]]
             (a, shown_a), (b, shown_b) = sorted([(div.a, div.shown_a), (div.b, div.shown_b)])
-            msg = f"versions {a + 1} and {b + 1} disagree on {case.label}: {shown_a} vs {shown_b}"
+            where = case.label
+            if case.source == "model":
+                where += " (an input from the model)"
+            msg = f"versions {a + 1} and {b + 1} disagree on {where}: {shown_a} vs {shown_b}"
             verdicts.append(
                 Verdict(
                     code="divergent-outputs",
@@ -691,7 +701,16 @@ def build_report(
             [_outcome_tuple(runs.outcomes[c][t], cases[t].test.kind) for t in range(len(cases))]
             for c in range(m)
         ],
+        passes=[[_graded_pass(runs.outcomes[c][t], cases[t].graded) for t in range(len(cases))]
+                for c in range(m)],
     )
+
+
+def _graded_pass(o: sandbox.TestOutcome | None, graded: bool) -> bool | None:
+    """Whether a graded input passed; None when it is not graded or did not run."""
+    if not graded or o is None:
+        return None
+    return o.passed is True
 
 
 def _fastest(
@@ -749,9 +768,11 @@ def static_counts(
 
 
 def _plan(sample_set: SampleSet, options: DynamicOptions) -> InputPlan:
-    proposer = None
-    if options.input_provider is not None and sample_set.language == "python":
+    proposer = options.input_proposer
+    if proposer is None and options.input_provider is not None:
         proposer = proposer_for(options.input_provider)
+    if sample_set.language != "python":
+        proposer = None
     return collect_inputs(
         sample_set,
         use_doctests=options.use_doctests,

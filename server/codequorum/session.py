@@ -21,12 +21,15 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from codequorum import parsing, workspace
 from codequorum.analysis import AnalysisOptions, DynamicLike, StabilityReport, analyze
 from codequorum.model import Sample, SampleSet
 from codequorum.sources.store import SampleStore, StoredSample, content_hash
+
+if TYPE_CHECKING:
+    from codequorum.inputs import Proposer
 
 log = logging.getLogger(__name__)
 
@@ -594,12 +597,16 @@ class Session:
         analysis: FunctionAnalysis,
         report_progress: Callable[[str, int | None], None],
         cancel: threading.Event,
+        input_proposer: Proposer | None = None,
     ) -> Any:
-        """Run the versions in the sandbox (child processes) and cache the result."""
+        """Run the versions in the sandbox (child processes) and cache the result;
+        ``input_proposer`` is asked for call inputs when
+        the function gives nothing else to run."""
         from codequorum import dynamic_analysis
 
         options = dynamic_analysis.DynamicOptions(
-            timeout_seconds=self.config.dynamic_timeout, sandbox=self.config.dynamic_sandbox
+            timeout_seconds=self.config.dynamic_timeout, sandbox=self.config.dynamic_sandbox,
+            input_proposer=input_proposer,
         )
 
         def progress(*args: Any, **kwargs: Any) -> None:

@@ -8,8 +8,13 @@ from codequorum.dynamic_analysis import DynamicOptions, run_dynamic
 from codequorum.inputs import collect_inputs
 from codequorum.model import SampleSet
 from codequorum.sources.openai_compat import ProviderConfig
-from codequorum.sources.proposed_inputs import parse_inputs, propose_inputs, proposer_for
-from tests.support.chat_server import ChatServer, answer, not_json, server_error
+from codequorum.sources.proposed_inputs import (
+    InputAsker,
+    parse_inputs,
+    propose_inputs,
+    proposer_for,
+)
+from tests.support.chat_server import ChatServer, answer, not_json, server_error, slow
 
 UNTYPED = "def combine(a, b):\n    return a + b\n"
 
@@ -43,8 +48,37 @@ def test_an_endpoint_that_fails_is_a_note() -> None:
         config = _config(server)
         first = propose_inputs(config, UNTYPED, "combine", 2)
         second = propose_inputs(config, UNTYPED, "combine", 2)
-    assert first.args == [] and "HTTP 500" in first.notes[0]
-    assert second.args == [] and "no answer text" in second.notes[0]
+    assert first.args == [] and first.failed
+    assert first.notes == [f"no inputs from the model at {server.base_url}: HTTP 500"]
+    assert second.args == [] and second.failed and "no answer text" in second.notes[0]
+    garbage = parse_inputs("I cannot help with that.", 2, 8)
+    assert garbage.args == [] and not garbage.failed  # the endpoint answered; the model did not
+
+
+def test_a_slow_endpoint_is_waited_for_once_per_run() -> None:
+    with ChatServer(default=slow(3.0, answer("[(1, 2)]"))) as server:
+        asker = InputAsker(ProviderConfig(base_url=server.base_url, api_key_env=None,
+                                          timeout=0.5))
+        first = asker(UNTYPED, "combine", 2)
+        second = asker(UNTYPED, "combine", 2)
+        assert len(server.chat_requests) == 1
+    expected = f"no inputs from the model at {server.base_url}: no answer within 0.5 s"
+    assert first == ([], [expected])
+    assert second == ([], [f"{expected} (not asked again)"])
+    assert (asker.failure, asker.asked, asker.received) == (expected, 1, 0)
+
+
+def test_an_endpoint_that_is_down_leaves_the_rest_scored() -> None:
+    with ChatServer() as server:
+        base_url = server.base_url
+    asker = InputAsker(ProviderConfig(base_url=base_url, api_key_env=None, timeout=2.0))
+    versions = [UNTYPED, "def combine(a, b):\n    return b + a\n"]
+    report = run_dynamic(SampleSet.from_codes("t", versions, entry_point="combine"),
+                         DynamicOptions(input_proposer=asker))
+    assert report.inputs == []
+    assert report.notes[0] == f"no inputs from the model at {base_url}: cannot connect"
+    assert "no inputs to run: behaviour metrics unavailable" in report.notes
+    assert report.summary["sctd_jsd"] is not None  # the static figures are still there
 
 
 def test_proposed_inputs_run_when_nothing_else_would() -> None:
@@ -62,6 +96,10 @@ def test_proposed_inputs_run_when_nothing_else_would() -> None:
     assert [i["source"] for i in report.inputs] == ["model", "model"]
     assert report.outcomes == [[("3", None, None), ("'xy'", None, None)],
                                [("3", None, None), ("'yx'", None, None)]]
+    [verdict] = [v for v in report.verdicts if v.code == "divergent-outputs"]
+    assert verdict.message == ("versions 1 and 2 disagree on combine('x', 'y') (an input from "
+                               "the model): 'xy' vs 'yx'")
+    assert verdict.detail["source"] == "model"
 
 
 def test_typed_or_tested_functions_do_not_ask() -> None:

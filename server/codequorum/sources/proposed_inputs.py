@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,10 +27,12 @@ _FENCE = re.compile(r"```[a-zA-Z0-9_+-]*\n(.*?)```", re.DOTALL)
 
 @dataclass
 class ProposedInputs:
-    """Argument tuples accepted from the model, and why others were not."""
+    """Argument tuples accepted from the model, and why others were not; ``failed`` when
+    the endpoint itself gave no usable answer (down, slow, an error status, not JSON)."""
 
     args: list[tuple[Any, ...]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    failed: bool = False
 
 
 def prompt_messages(source: str, entry: str, count: int) -> list[dict[str, str]]:
@@ -121,6 +124,7 @@ def propose_inputs(
     key = config.api_key()
     if key:
         headers["Authorization"] = f"Bearer {key}"
+    where = f"no inputs from the model at {config.public_url}"
     try:
         response = httpx.post(
             config.endpoint,
@@ -128,16 +132,22 @@ def propose_inputs(
             headers=headers,
             timeout=httpx.Timeout(config.timeout, connect=min(config.timeout, 10.0)),
         )
+    except httpx.TimeoutException:
+        return _failed(f"{where}: no answer within {config.timeout:g} s")
+    except httpx.ConnectError:
+        return _failed(f"{where}: cannot connect")
     except httpx.HTTPError as exc:
-        return ProposedInputs(notes=[f"no inputs from {config.public_url}: {type(exc).__name__}"])
+        return _failed(f"{where}: {type(exc).__name__}")
     if response.status_code != 200:
-        return ProposedInputs(
-            notes=[f"no inputs from {config.public_url}: HTTP {response.status_code}"]
-        )
+        return _failed(f"{where}: HTTP {response.status_code}")
     text = _content(response)
     if text is None:
-        return ProposedInputs(notes=[f"no inputs from {config.public_url}: no answer text"])
+        return _failed(f"{where}: no answer text (not a chat completion)")
     return parse_inputs(text, arity, count)
+
+
+def _failed(note: str) -> ProposedInputs:
+    return ProposedInputs(notes=[note], failed=True)
 
 
 def _content(response: httpx.Response) -> str | None:
@@ -157,3 +167,34 @@ def proposer_for(config: ProviderConfig, count: int = 8) -> Any:
         return found.args, found.notes
 
     return propose
+
+
+class InputAsker:
+    """A ``codequorum.inputs.Proposer`` for a whole run: asks ``config``'s endpoint set
+    after set until it fails once (down, slow, an error status, not a chat completion);
+    later sets are not asked and their note says why, so a dead endpoint costs one wait.
+
+    ``failure`` is the first failure's note, ``asked`` the requests made, ``received``
+    the inputs accepted."""
+
+    def __init__(self, config: ProviderConfig, count: int = 8) -> None:
+        self.config = config
+        self.count = count
+        self.failure: str | None = None
+        self.asked = 0
+        self.received = 0
+        self._lock = threading.Lock()
+
+    def __call__(
+        self, source: str, entry: str, arity: int
+    ) -> tuple[list[tuple[Any, ...]], list[str]]:
+        with self._lock:
+            if self.failure is not None:
+                return [], [f"{self.failure} (not asked again)"]
+            self.asked += 1
+        found = propose_inputs(self.config, source, entry, arity, self.count)
+        with self._lock:
+            if found.failed and self.failure is None:
+                self.failure = found.notes[0]
+            self.received += len(found.args)
+        return found.args, found.notes
