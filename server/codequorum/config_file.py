@@ -10,10 +10,11 @@ wins over the shared top level. Every value is checked against the option it set
 command line would check it, and the result becomes the parser's defaults, so a flag on
 the command line still wins.
 
-A repository's file must never choose where the user's API key is sent, nor weaken the
-sandbox, nor send work to a remote cluster: those keys and values (:data:`USER_ONLY`,
-:data:`USER_ONLY_VALUES`) are refused in any file but the user-level one. Every mistake is
-one line naming the file, the key and what is allowed (:class:`ConfigError`, exit status 2).
+A repository's file must never choose where the user's API key is sent, nor have it sent
+(``propose-inputs``), nor weaken the sandbox, nor send work to a remote cluster: those keys
+and values (:data:`USER_ONLY`, :data:`USER_ONLY_VALUES`) are refused in any file but the
+user-level one. Every mistake is one line naming the file, the key and what is allowed
+(:class:`ConfigError`, exit status 2).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ USER_ONLY: dict[str, str] = {
     "base-url": "cannot choose where the API key is sent",
     "api-key-env": "cannot choose which API key is sent",
 }
+_SPENDS_KEY = "cannot have your endpoint asked with your API key"
 #: Values only the user's own configuration may give: key -> (allowed in a project's file,
 #: why the others are not).
 USER_ONLY_VALUES: dict[str, tuple[Callable[[object], bool], str]] = {
@@ -44,6 +46,9 @@ USER_ONLY_VALUES: dict[str, tuple[Callable[[object], bool], str]] = {
     # a cluster's results are unpickled here: only local workers from a project's file
     "scheduler": (lambda value: isinstance(value, str) and value.startswith("local:"),
                   "cannot choose a remote cluster to send the samples to"),
+    # asking the endpoint spends the user's key: only the user turns it on
+    "propose-inputs": (lambda value: value is not True, _SPENDS_KEY),
+    "no-propose-inputs": (lambda value: value is not False, _SPENDS_KEY),
 }
 #: Keys whose environment variable, when set, wins over every configuration file.
 ENVIRONMENT_FIRST: dict[str, str] = {
@@ -331,6 +336,9 @@ def _refuse(config: ConfigFile, where: str, key: str, value: Any,
     """A key only the user's own configuration may set, found in a project's file."""
     env = ENVIRONMENT_FIRST.get(key)
     flag = f"--{key} {value}" if key in USER_ONLY_VALUES else f"--{key}"
+    if isinstance(value, bool):  # the flag that means the same
+        name = key.removeprefix("no-")
+        flag = f"--{name}" if value != key.startswith("no-") else f"--no-{name}"
     elsewhere = f"{display_path(user_config_path())}" + (f" or ${env}" if env else "")
     raise ConfigError(f"{_where(config, where)}{key} = {show(value)}: a project's "
                       f"configuration file {reason}; set it in your own {elsewhere}, or "

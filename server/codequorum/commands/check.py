@@ -26,6 +26,7 @@ from typing import Any, TextIO
 
 from codequorum import __version__, parsing
 from codequorum.commands._argtypes import at_least, seconds
+from codequorum.commands._endpoint import add_propose_inputs_options, asker_note, input_asker
 from codequorum.config_file import config_values
 from codequorum.errors import UnknownFormatError, UnknownLanguageError, UserError
 from codequorum.findings import RANK, function_findings
@@ -101,6 +102,7 @@ def register(subparsers: Any) -> None:
                         help="also run the versions in the sandbox (opcode traces, outputs)")
     parser.add_argument("--timeout", type=seconds, default=10.0, metavar="SECONDS",
                         help="with --dynamic: budget of one version (default 10)")
+    add_propose_inputs_options(parser)
     parser.set_defaults(func=run, config_from="paths")
 
 
@@ -350,6 +352,7 @@ def check_files(args: argparse.Namespace, language: str | None, store_path: Path
                                             dynamic_timeout=args.timeout))
     session.reconfigure(session.config, root=str(workspace))
     cancel = threading.Event()
+    asker = input_asker(args)
     try:
         if session.store() is None:
             raise UserError(problems[0] if problems else f"cannot open {store_path}")
@@ -383,7 +386,8 @@ def check_files(args: argparse.Namespace, language: str | None, store_path: Path
                 try:
                     analysis = session.function_sync(key, lang, qualified_name, info.name, code)
                     if analysis is not None and args.dynamic:
-                        session.run_dynamic_sync(analysis, lambda _t, _p: None, cancel)
+                        session.run_dynamic_sync(analysis, lambda _t, _p: None, cancel,
+                                                 input_proposer=asker)
                         analysis = session.function_sync(key, lang, qualified_name, info.name,
                                                          code)
                 except KeyboardInterrupt:
@@ -433,6 +437,9 @@ def check_files(args: argparse.Namespace, language: str | None, store_path: Path
                 run.files_checked += 1
     finally:
         session.close()
+    note = asker_note(asker)
+    if note is not None:
+        run.notes.append(note)
     return run
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from codequorum.commands._argtypes import at_least, positive, seconds
+from codequorum.commands._endpoint import add_endpoint_options
 from codequorum.config_file import config_values
 from codequorum.errors import UserError
 from codequorum.model import Sample
@@ -28,9 +28,6 @@ from codequorum.render.words import count
 from codequorum.safe_text import safe_text
 from codequorum.sources.importing import ImportReport, import_samples
 from codequorum.sources.openai_compat import (
-    DEFAULT_API_KEY_ENV,
-    DEFAULT_BASE_URL,
-    DEFAULT_MODEL,
     Outcome,
     ProviderConfig,
     Rejected,
@@ -61,23 +58,7 @@ def register(subparsers: Any) -> None:
                                       help="language of FILE (default: from its extension)"),
                   _normalize_language)
     provider = parser.add_argument_group("endpoint")
-    provider.add_argument(
-        "--base-url",
-        default=os.environ.get("CODEQUORUM_BASE_URL", DEFAULT_BASE_URL),
-        help="OpenAI-compatible base URL, e.g. http://localhost:11434/v1 "
-        "(default: $CODEQUORUM_BASE_URL or %(default)s)",
-    )
-    provider.add_argument(
-        "--model",
-        default=os.environ.get("CODEQUORUM_MODEL", DEFAULT_MODEL),
-        help="model name (default: $CODEQUORUM_MODEL or %(default)s)",
-    )
-    provider.add_argument(
-        "--api-key-env",
-        default=DEFAULT_API_KEY_ENV,
-        metavar="VAR",
-        help="environment variable holding the API key; '' sends none (default: %(default)s)",
-    )
+    add_endpoint_options(provider)
     provider.add_argument("--samples", "-n", type=positive, default=5, metavar="N",
                           help="versions to ask for (default: %(default)s)")
     provider.add_argument("--temperature", type=float, default=0.8, metavar="T",

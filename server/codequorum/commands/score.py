@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from rich.progress import (
     BarColumn,
@@ -37,6 +37,7 @@ from rich.progress import (
 
 from codequorum.analysis import AnalysisOptions, StabilityReport, analyze, overall
 from codequorum.commands._argtypes import positive
+from codequorum.commands._endpoint import add_propose_inputs_options, asker_note, input_asker
 from codequorum.config_file import config_values
 from codequorum.errors import UnknownFormatError, UserError
 from codequorum.formats import (
@@ -56,6 +57,9 @@ from codequorum.render.jsonl_out import write_jsonl
 from codequorum.render.terminal import color_enabled, make_console
 from codequorum.render.words import count, plural
 from codequorum.safe_text import safe_text
+
+if TYPE_CHECKING:
+    from codequorum.inputs import Proposer
 
 EXIT_INTERRUPTED = 130
 log = logging.getLogger(__name__)
@@ -197,6 +201,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--dynamic", action="store_true",
                         help="also run the versions in the sandbox (opcode traces, outputs)")
     add_sandbox_argument(parser)
+    add_propose_inputs_options(parser)
     cluster = parser.add_argument_group("cluster")
     cluster.add_argument("--scheduler", default=None, metavar="ADDRESS",
                          help="score on a dask.distributed cluster: tcp://HOST:PORT, or "
@@ -275,11 +280,13 @@ def score_one(
     sandbox: str = "strict",
     on_progress: Callable[[int, int], None] | None = None,
     cancel: threading.Event | None = None,
+    input_proposer: Proposer | None = None,
 ) -> StabilityReport | ScoreFailure:
     """Analyse one set; a failure becomes a :class:`ScoreFailure` so the others go on.
 
     With ``dynamic`` the versions first run in the sandbox (``dynamic_jobs`` at a time;
-    ``on_progress(done, total)`` counts them, ``cancel`` stops them).
+    ``on_progress(done, total)`` counts them, ``cancel`` stops them); ``input_proposer``
+    is asked for inputs of a function that gives nothing else to run.
     """
     try:
         dyn = None
@@ -287,7 +294,8 @@ def score_one(
             from codequorum.dynamic_analysis import DynamicOptions, run_dynamic
 
             dyn = run_dynamic(sample_set, DynamicOptions(jobs=dynamic_jobs, sandbox=sandbox,
-                                                      interpreter=options.interpreter),
+                                                      interpreter=options.interpreter,
+                                                      input_proposer=input_proposer),
                               progress=on_progress, cancel=cancel)
         return analyze(sample_set, options, dynamic=dyn)
     except UserError as exc:
@@ -423,18 +431,20 @@ def run_scoring(
     show_progress: bool = False,
     color: bool = True,
     sandbox: str = "strict",
+    input_proposer: Proposer | None = None,
 ) -> ScoreRun:
     """Score the sets (``sources[k]`` names the file of set ``k``) with an optional
     progress bar (coloured when ``color``); Ctrl-C ends the run early with what was
     finished.
 
     With ``dynamic`` the sets go one after the other, each running its versions in
-    ``jobs`` sandboxed processes at once, and the bar counts versions run.
+    ``jobs`` sandboxed processes at once (inputs asked from ``input_proposer`` where
+    nothing else gives any), and the bar counts versions run.
     """
     if dynamic:
         return _run_dynamic_scoring(sample_sets, sources, options, jobs=jobs,
                                     show_progress=show_progress, color=color,
-                                    sandbox=sandbox)
+                                    sandbox=sandbox, input_proposer=input_proposer)
     run = ScoreRun(total=len(sample_sets))
     results: dict[int, StabilityReport] = {}
     executor = start_workers(jobs, len(sample_sets))
@@ -469,7 +479,8 @@ def _collect(run: ScoreRun, results: dict[int, StabilityReport],
 
 def _run_dynamic_scoring(sample_sets: Sequence[SampleSet], sources: Sequence[str],
                          options: AnalysisOptions, *, jobs: int, show_progress: bool,
-                         color: bool = True, sandbox: str = "strict") -> ScoreRun:
+                         color: bool = True, sandbox: str = "strict",
+                         input_proposer: Proposer | None = None) -> ScoreRun:
     """Sets one after the other, versions of a set in parallel in the sandbox; the bar
     counts versions. Ctrl-C cancels the running versions and keeps the finished sets."""
     run = ScoreRun(total=len(sample_sets))
@@ -488,7 +499,7 @@ def _run_dynamic_scoring(sample_sets: Sequence[SampleSet], sources: Sequence[str
 
                 result = score_one(sample_set, options, True, dynamic_jobs=jobs, sandbox=sandbox,
                                    on_progress=on_progress if progress else None,
-                                   cancel=cancel)
+                                   cancel=cancel, input_proposer=input_proposer)
                 _collect(run, results, sample_sets, sources, k, result)
                 base += len(sample_set.samples)
                 move(base)
@@ -647,6 +658,10 @@ def run(args: argparse.Namespace) -> int:
     read_options = ReadOptions(input_format=args.input_format, language=args.language,
                                completions=args.completions, problems=problems,
                                max_samples=args.samples, limit=args.limit)
+    asker = input_asker(args)
+    if asker is not None and getattr(args, "scheduler", None):
+        raise UserError("--propose-inputs works without --scheduler (the inputs are asked "
+                        "from this machine)")
     if getattr(args, "scheduler", None):
         from codequorum.commands.score_cluster import run_on_cluster
 
@@ -662,12 +677,15 @@ def run(args: argparse.Namespace) -> int:
     require_sandbox(args)
     scored = run_scoring(sample_sets, sources, options, jobs=args.jobs, dynamic=args.dynamic,
                          show_progress=show_progress, sandbox=args.sandbox,
-                         color=color_enabled(args.color, sys.stderr))
+                         color=color_enabled(args.color, sys.stderr), input_proposer=asker)
     scored.errors = read_errors + scored.errors
     with deferred_interrupt() as hits:
         write_output(scored, fmt, args.output, matrices=args.matrices, reasons=args.reasons,
                      color=args.color, sample_sets=sample_sets, compare=compare)
     report_errors(scored)
+    note = asker_note(asker)
+    if note is not None and not args.quiet:
+        print(f"codequorum: {safe_text(note)}", file=sys.stderr)
     if hits and not scored.interrupted:
         print("codequorum: interrupted while writing; the output was written in full",
               file=sys.stderr)

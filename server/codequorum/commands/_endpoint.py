@@ -1,0 +1,88 @@
+"""The chat-completions endpoint options, shared by the commands that talk to one:
+``sample`` asks it for versions, ``score`` and ``check`` with ``--propose-inputs`` for call
+inputs. The endpoint and the key variable come from the flags, the environment or the
+user's own configuration file, never from a project's (see :mod:`codequorum.config_file`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+from codequorum.commands._argtypes import seconds
+from codequorum.sources.openai_compat import (
+    DEFAULT_API_KEY_ENV,
+    DEFAULT_BASE_URL,
+    DEFAULT_MODEL,
+    ProviderConfig,
+)
+from codequorum.sources.proposed_inputs import InputAsker
+
+#: Seconds ``--propose-inputs`` waits for the endpoint's answer by default.
+DEFAULT_PROPOSE_TIMEOUT = 30.0
+
+
+def add_endpoint_options(group: Any) -> None:
+    """``--base-url``, ``--model``, ``--api-key-env`` on ``group`` (a parser or a group)."""
+    group.add_argument(
+        "--base-url",
+        default=os.environ.get("CODEQUORUM_BASE_URL", DEFAULT_BASE_URL),
+        help="OpenAI-compatible base URL, e.g. http://localhost:11434/v1 "
+        "(default: $CODEQUORUM_BASE_URL or %(default)s)",
+    )
+    group.add_argument(
+        "--model",
+        default=os.environ.get("CODEQUORUM_MODEL", DEFAULT_MODEL),
+        help="model name (default: $CODEQUORUM_MODEL or %(default)s)",
+    )
+    group.add_argument(
+        "--api-key-env",
+        default=DEFAULT_API_KEY_ENV,
+        metavar="VAR",
+        help="environment variable holding the API key; '' sends none (default: %(default)s)",
+    )
+
+
+def add_propose_inputs_options(parser: argparse.ArgumentParser) -> None:
+    """``--propose-inputs`` with its timeout and the endpoint options."""
+    group = parser.add_argument_group("inputs from the model (with --dynamic)")
+    group.add_argument(
+        "--propose-inputs",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="with --dynamic: ask the endpoint for call inputs of functions that have no "
+        "tests, no doctest examples and no annotated parameters (arguments only, never "
+        "expected results, read as literal data and run in the sandbox) (default: off)",
+    )
+    group.add_argument(
+        "--propose-timeout",
+        type=seconds,
+        default=DEFAULT_PROPOSE_TIMEOUT,
+        metavar="SECONDS",
+        help="with --propose-inputs: seconds to wait for the endpoint's answer; one that "
+        "does not answer is not asked again in the run (default: %(default)g)",
+    )
+    add_endpoint_options(group)
+
+
+def input_asker(args: argparse.Namespace) -> InputAsker | None:
+    """The asker for this run when ``--dynamic --propose-inputs`` ask for one, else None."""
+    if not (getattr(args, "dynamic", False) and getattr(args, "propose_inputs", False)):
+        return None
+    return InputAsker(
+        ProviderConfig(
+            base_url=args.base_url,
+            model=args.model,
+            api_key_env=args.api_key_env or None,
+            timeout=args.propose_timeout,
+        )
+    )
+
+
+def asker_note(asker: InputAsker | None) -> str | None:
+    """One line about the model's inputs for standard error: the endpoint's first failure
+    (the rest was scored without its inputs), or None when nothing went wrong."""
+    if asker is None or asker.failure is None:
+        return None
+    return f"{asker.failure}; the rest was scored without them"
