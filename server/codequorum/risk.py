@@ -31,12 +31,12 @@ import numpy.typing as npt
 ModelKind = Literal["behaviour", "structure"]
 FloatArray = npt.NDArray[np.float64]
 
-#: The features of each model, in coefficient order. Also tried, and left out for not
-#: raising the cross-validated AUROC on the fitting half: the number of output clusters and
-#: the share of versions matching the recommended one on every input.
+#: The features each model may use. The shipped model file names the ones it was fitted
+#: with (chosen by ``bench/fit_risk.py`` by cross-validation on the fitting half).
 FEATURES: dict[str, tuple[str, ...]] = {
     "structure": ("mean_similarity", "typicality", "syntax_error_fraction", "empty_fraction"),
-    "behaviour": ("mean_similarity", "typicality", "agreed", "share"),
+    "behaviour": ("mean_similarity", "typicality", "syntax_error_fraction", "empty_fraction",
+                  "agreed", "share", "examples", "passes_examples", "examples_consensus"),
 }
 #: Analysis options the reference quantiles were computed with.
 REFERENCE_OPTIONS: dict[str, float] = {"max_depth": 30, "jsd_log_base": 2.0}
@@ -50,7 +50,10 @@ class RiskSignals:
     recommended version's mean similarity to the others; ``syntax_error_fraction`` and
     ``empty_fraction``: shares of the set's versions; ``behaviour``: whether outcomes were
     known; ``agreed``: whether the recommendation came from agreeing outputs; ``share``:
-    the recommended version's agreements over the most possible.
+    the recommended version's agreements over the most possible; ``examples``: whether the
+    docstring gives examples with expected values; ``passes_examples``: whether the
+    recommended version passes all of them; ``examples_consensus``: the share of versions
+    passing all of them.
     """
 
     mean_similarity: float
@@ -60,14 +63,17 @@ class RiskSignals:
     behaviour: bool = False
     agreed: bool = False
     share: float = 0.0
+    examples: bool = False
+    passes_examples: bool = False
+    examples_consensus: float = 0.0
 
     @property
     def kind(self) -> ModelKind:
         """The model that applies."""
         return "behaviour" if self.behaviour else "structure"
 
-    def vector(self, kind: ModelKind | None = None) -> FloatArray:
-        """The features of model ``kind`` (default: :attr:`kind`), in order."""
+    def vector(self, features: Sequence[str] | None = None) -> FloatArray:
+        """The values of ``features`` (default: every feature of :attr:`kind`), in order."""
         values = {
             "mean_similarity": self.mean_similarity,
             "typicality": self.typicality,
@@ -75,9 +81,12 @@ class RiskSignals:
             "empty_fraction": self.empty_fraction,
             "agreed": 1.0 if self.agreed else 0.0,
             "share": self.share,
+            "examples": 1.0 if self.examples else 0.0,
+            "passes_examples": 1.0 if self.passes_examples else 0.0,
+            "examples_consensus": self.examples_consensus,
         }
-        return np.array([values[name] for name in FEATURES[kind or self.kind]],
-                        dtype=np.float64)
+        names = FEATURES[self.kind] if features is None else features
+        return np.array([values[name] for name in names], dtype=np.float64)
 
 
 @dataclass(frozen=True)
@@ -193,9 +202,10 @@ def risk(signals: RiskSignals, model: Mapping[str, Any] | None = None) -> float:
     """Probability that the recommended version is wrong (see module docstring)."""
     data = model if model is not None else load_model()
     fitted = LogisticModel.from_dict(data["models"][signals.kind])
-    if fitted.features != FEATURES[signals.kind]:
-        raise ValueError(f"model {signals.kind!r} expects features {fitted.features}")
-    return float(fitted.predict(signals.vector())[()])
+    unknown = set(fitted.features) - set(FEATURES[signals.kind])
+    if unknown:
+        raise ValueError(f"model {signals.kind!r} uses unknown features {sorted(unknown)}")
+    return float(fitted.predict(signals.vector(fitted.features))[()])
 
 
 def stability_percentile(mean_similarity: float,

@@ -53,9 +53,13 @@ async def test_hover_and_action_keep_the_version_the_others_agree_with(workspace
         assert rec in (0, 1, 2)  # the three stored versions agree on every input
         inputs = report["dynamic"]["inputs"]
         n_inputs = sum(1 for i in inputs if i["source"] not in ("tests", "humaneval"))
+        # the current code (version 4) fails the docstring's example; the stored ones pass it
         assert report["recommendation"] == (
-            f"keep version {rec + 1}: 3 of 4 versions agree with it on {n_inputs} inputs"
+            f"keep version {rec + 1}: passes the docstring example; 3 of 4 versions agree "
+            f"with it on {n_inputs} inputs"
         )
+        assert report["dynamic"]["passes"][3][inputs.index(
+            next(i for i in inputs if i["source"] == "doctest"))] is False
         doctest = next(i["label"] for i in inputs if i["source"] == "doctest")
         shown = "6.0" if rec == 1 else "6"
         assert answer["evidence"] == (
@@ -64,7 +68,8 @@ async def test_hover_and_action_keep_the_version_the_others_agree_with(workspace
 
         text = await hover_text(client, uri, pos)
         assert text is not None
-        assert f"- keep version {rec + 1}: 3 of 4 versions agree with it" in text
+        assert (f"- keep version {rec + 1}: passes the docstring example; 3 of 4 versions "
+                "agree with it") in text
         trust = f"{risk_words(report['risk'])} that it is wrong"
         assert f"- {trust}; {percentile_words(report['stability_percentile'])}\n" in text
         assert f"returns {shown}; the current code returns 5" in text
