@@ -209,6 +209,10 @@ def test_relative_xdg_config_home_is_ignored(monkeypatch: pytest.MonkeyPatch,
     ('[tool.codequorum.score]\nsandbox = "weak"\n',
      'pyproject.toml: [tool.codequorum.score] sandbox = "weak": a project\'s configuration '
      "file cannot weaken the sandbox; set it in your own {user}, or pass --sandbox weak"),
+    ('[tool.codequorum]\npropose-inputs = true\n',
+     "pyproject.toml: [tool.codequorum] propose-inputs = true: a project's configuration file "
+     "cannot have your endpoint asked with your API key; set it in your own {user}, or pass "
+     "--propose-inputs"),
     ('[tool.codequorum.score]\nscheduler = "tcp://203.0.113.9:8786"\n',
      'pyproject.toml: [tool.codequorum.score] scheduler = "tcp://203.0.113.9:8786": a '
      "project's configuration file cannot choose a remote cluster to send the samples to; "
@@ -311,7 +315,8 @@ def test_every_command_accepts_config_and_isolated(capsys: pytest.CaptureFixture
 
 
 def test_workspace_defaults_map_file_keys_to_server_settings(home: Path) -> None:
-    user_file(home, '[sample]\nbase-url = "http://localhost:8080/v1"\napi-key-env = ""\n')
+    user_file(home, 'propose-inputs = true\n[sample]\nbase-url = "http://localhost:8080/v1"\n'
+              'api-key-env = ""\n')
     write(Path("pyproject.toml"), '[tool.codequorum]\nno-tsed = true\nmax-depth = 12\n'
           'jobs = 2\n[tool.codequorum.check]\nstore = "cq/samples.sqlite3"\ntimeout = 4\n'
           '[tool.codequorum.sample]\nmodel = "qwen2.5-coder:7b"\nsamples = 8\ntimeout = 30\n'
@@ -321,6 +326,7 @@ def test_workspace_defaults_map_file_keys_to_server_settings(home: Path) -> None
         "analysis.maxDepth": 12,
         "store.path": str(Path.cwd() / "cq" / "samples.sqlite3"),
         "dynamic.timeout": 4.0,
+        "dynamic.proposeInputs": True,
         "provider.baseUrl": "http://localhost:8080/v1",
         "provider.apiKeyEnv": "",
         "provider.model": "qwen2.5-coder:7b",

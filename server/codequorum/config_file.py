@@ -410,6 +410,7 @@ EDITOR_SETTINGS: dict[tuple[str, str], str] = {
     ("check", "store"): "store.path",
     ("check", "timeout"): "dynamic.timeout",
     ("score", "sandbox"): "dynamic.sandbox",
+    ("score", "propose_inputs"): "dynamic.proposeInputs",
     ("sample", "base_url"): "provider.baseUrl",
     ("sample", "model"): "provider.model",
     ("sample", "api_key_env"): "provider.apiKeyEnv",

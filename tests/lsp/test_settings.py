@@ -182,3 +182,20 @@ def test_trusted_is_read_apart_from_the_schema_settings() -> None:
     odd, warnings = parse_settings({"trusted": "yes"})
     assert odd.trusted is False
     assert warnings == ['invalid trusted = "yes": expected true or false']
+
+
+def test_propose_inputs_is_off_by_default_and_asks_the_provider_endpoint() -> None:
+    assert parse_settings(None)[0].dynamic.propose_inputs is False
+    settings, warnings = parse_settings(
+        {"dynamic": {"proposeInputs": True},
+         "provider": {"baseUrl": "http://127.0.0.1:9/v1", "apiKeyEnv": "", "timeout": 7}}
+    )
+    assert warnings == [] and settings.dynamic.propose_inputs is True
+    config = settings.provider.config()
+    assert (config.base_url, config.api_key_env, config.timeout, config.samples) == (
+        "http://127.0.0.1:9/v1", None, 7.0, 5)
+    assert settings.provider.config(samples=2).samples == 2
+    bad, warnings = parse_settings({"codequorum.dynamic.proposeInputs": "yes"})
+    assert bad.dynamic.propose_inputs is False
+    assert warnings == ['invalid setting codequorum.dynamic.proposeInputs = "yes": expected '
+                        "true or false; using the default false"]

@@ -21,7 +21,7 @@ from codequorum.findings import consensus, evidence_text
 from codequorum.lsp import contract as c
 from codequorum.lsp.documents import FunctionEntry, Snapshot, reindent
 from codequorum.lsp.engine import FunctionAnalysis
-from codequorum.lsp.gates import may_run_store, may_send_key
+from codequorum.lsp.gates import input_proposer, may_run_store, may_send_key
 from codequorum.lsp.hover import DYNAMIC_FIGURES
 from codequorum.lsp.progress import WorkProgress
 from codequorum.model import Sample
@@ -383,7 +383,7 @@ async def clear_samples_command(ls: CodequorumServer, args: c.ClearSamplesArgs) 
 
 async def regenerate_command(ls: CodequorumServer, args: c.RegenerateArgs) -> c.RegenerateResult:
     """Ask the configured provider for new versions, storing each as it arrives."""
-    from codequorum.sources.openai_compat import ProviderConfig, regenerate
+    from codequorum.sources.openai_compat import regenerate
     from codequorum.sources.prompting import build_messages, prompt_hash
 
     target = args
@@ -419,17 +419,7 @@ async def regenerate_command(ls: CodequorumServer, args: c.RegenerateArgs) -> c.
         return c.RegenerateResult(
             uri=target.uri, qualified_name=entry.qualified_name, status="refused", message=refusal
         )
-    config = ProviderConfig(
-        base_url=p.base_url,
-        model=p.model,
-        api_key_env=p.api_key_env or None,
-        temperature=p.temperature,
-        samples=n,
-        seed=p.seed,
-        timeout=p.timeout,
-        max_retries=p.max_retries,
-        use_n=p.use_n,
-    )
+    config = p.config(samples=n)
     phash = prompt_hash(messages)
     stored = 0
     done = 0
@@ -533,6 +523,7 @@ async def run_dynamic_command(ls: CodequorumServer, args: c.RunDynamicArgs) -> c
         )
     progress = WorkProgress(ls, f"codequorum: running {safe_text(entry.name, 100)} versions")
     await progress.begin("starting")
+    proposer = input_proposer(ls, ls.settings_for(target.uri), progress.cancelled)
 
     async def job_body() -> None:
         name = safe_text(entry.qualified_name, 200)
@@ -541,6 +532,7 @@ async def run_dynamic_command(ls: CodequorumServer, args: c.RunDynamicArgs) -> c
                 analysis,
                 lambda msg, pct: progress.report(safe_text(msg, 200), pct),
                 progress.cancelled,
+                proposer,
             )
             if progress.cancelled.is_set():
                 progress.end("cancelled")
@@ -560,6 +552,12 @@ async def run_dynamic_command(ls: CodequorumServer, args: c.RunDynamicArgs) -> c
                 f"codequorum: dynamic analysis of `{name}` done"
                 + (f": {figures}" if figures else ""),
             )
+            if proposer is not None and proposer.problem is not None:
+                ls.show(
+                    types.MessageType.Warning,
+                    f"codequorum: `{name}`: {safe_text(proposer.problem)}; the versions ran on "
+                    "the other inputs",
+                )
             ls.refresh(target.uri)
         except asyncio.CancelledError:
             progress.cancel()

@@ -16,7 +16,7 @@ import logging
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from codequorum.lsp.consent import Approvals
 from codequorum.lsp.documents import FunctionEntry, Snapshot
@@ -24,6 +24,9 @@ from codequorum.lsp.settings import Settings
 from codequorum.session import AnalysisKey, FunctionAnalysis, Notify, Session, SessionConfig
 from codequorum.sources.store import SampleStore
 from codequorum.workspace import file_key_for
+
+if TYPE_CHECKING:
+    from codequorum.inputs import Proposer
 
 __all__ = ["Engine", "FunctionAnalysis", "Lookup", "file_key_for", "session_config"]
 
@@ -190,6 +193,9 @@ class Engine(Session):
         analysis: FunctionAnalysis,
         report_progress: Callable[[str, int | None], None],
         cancel: threading.Event,
+        input_proposer: Proposer | None = None,
     ) -> Any:
         """:meth:`run_dynamic_sync` on a thread of its own (it can take seconds)."""
-        return await asyncio.to_thread(self.run_dynamic_sync, analysis, report_progress, cancel)
+        return await asyncio.to_thread(
+            self.run_dynamic_sync, analysis, report_progress, cancel, input_proposer
+        )

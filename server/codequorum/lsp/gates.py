@@ -3,13 +3,18 @@ commands call, on top of :mod:`consent`.
 
 Each answers None when the command may go on, or the message saying why not (shown to the
 user by the command). Questions go through ``window/showMessageRequest``; a client that
-cannot answer counts as "no", and the message says how to approve by hand.
+cannot answer counts as "no", and the message says how to approve by hand. The model's call
+inputs for a dynamic run (:class:`ConsentedProposer`) ask the key's question only when a
+function needs them.
 """
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import logging
 import os
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +26,8 @@ from codequorum.safe_text import safe_text
 if TYPE_CHECKING:
     from codequorum.lsp.engine import Engine
     from codequorum.lsp.server import CodequorumServer
-    from codequorum.lsp.settings import ProviderSettings
+    from codequorum.lsp.settings import ProviderSettings, Settings
+    from codequorum.sources.proposed_inputs import InputAsker
 
 log = logging.getLogger(__name__)
 
@@ -110,9 +116,7 @@ async def may_send_key(
     approvals = approvals or Approvals.default()
     if await ls.engine.run(approvals.endpoint_approved, provider.base_url, key_env):
         return None
-    from codequorum.sources.openai_compat import ProviderConfig
-
-    where = safe_text(ProviderConfig(base_url=provider.base_url).public_url, 300)
+    where = safe_text(provider.config().public_url, 300)
     variable = safe_text(key_env, 100)
     question = (
         f"codequorum: send the API key in ${variable} to {where}? The endpoint or the "
@@ -126,3 +130,72 @@ async def may_send_key(
         f"nothing was sent: the key in ${variable} goes to {where} only when you approve it "
         f"(approvals are kept in {approvals.path})"
     )
+
+
+class ConsentedProposer:
+    """Call inputs from the model behind :func:`may_send_key`, asked only when a function
+    needs them: the first call (on the worker thread of the dynamic run) puts the question
+    through the event loop and waits for the answer; when the key may not go, nothing is
+    sent and the versions run on the other inputs. ``problem`` says what the user should
+    know afterwards (a refusal, or an endpoint that failed)."""
+
+    def __init__(
+        self,
+        ls: CodequorumServer,
+        provider: ProviderSettings,
+        asker: InputAsker,
+        loop: asyncio.AbstractEventLoop,
+        cancel: threading.Event,
+    ) -> None:
+        self.ls = ls
+        self.provider = provider
+        self.asker = asker
+        self.loop = loop
+        self.cancel = cancel
+        self.refusal: str | None = None
+        self._asked = False
+        self._lock = threading.Lock()
+
+    def __call__(
+        self, source: str, entry: str, arity: int
+    ) -> tuple[list[tuple[Any, ...]], list[str]]:
+        with self._lock:  # one question, however many sets ask at once
+            if not self._asked:
+                self._asked = True
+                self.refusal = self._answer()
+        if self.refusal is not None:
+            return [], [f"no inputs asked from the model: {self.refusal}"]
+        return self.asker(source, entry, arity)
+
+    def _answer(self) -> str | None:
+        """:func:`may_send_key`'s answer; a refusal when the run stops while it waits."""
+        future = asyncio.run_coroutine_threadsafe(may_send_key(self.ls, self.provider), self.loop)
+        while True:
+            try:
+                return future.result(timeout=0.25)
+            except concurrent.futures.TimeoutError:
+                if self.cancel.is_set() or not self.loop.is_running():
+                    future.cancel()
+                    return "the run stopped before the question was answered"
+
+    @property
+    def problem(self) -> str | None:
+        """Why the model's inputs are missing, or None."""
+        if self.refusal is not None:
+            return f"no inputs asked from the model: {self.refusal}"
+        return self.asker.failure
+
+
+def input_proposer(
+    ls: CodequorumServer, settings: Settings, cancel: threading.Event
+) -> ConsentedProposer | None:
+    """The proposer of a dynamic run (stopped by ``cancel``) when
+    ``codequorum.dynamic.proposeInputs`` is on and the provider is an endpoint the server
+    asks; None otherwise. Call from the event loop."""
+    from codequorum.sources.proposed_inputs import InputAsker
+
+    p = settings.provider
+    if not settings.dynamic.propose_inputs or p.kind != "openai-compatible":
+        return None
+    asker = InputAsker(p.config())
+    return ConsentedProposer(ls, p, asker, asyncio.get_running_loop(), cancel)

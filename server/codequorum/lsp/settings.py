@@ -14,7 +14,10 @@ import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from codequorum.sources.openai_compat import ProviderConfig
 
 PREFIX = "codequorum."
 
@@ -44,6 +47,22 @@ class ProviderSettings:
     timeout: float = 60.0
     max_retries: int = 2
     use_n: bool = False
+
+    def config(self, samples: int | None = None) -> ProviderConfig:
+        """The client configuration these settings stand for (``samples`` versions)."""
+        from codequorum.sources.openai_compat import ProviderConfig
+
+        return ProviderConfig(
+            base_url=self.base_url,
+            model=self.model,
+            api_key_env=self.api_key_env or None,
+            temperature=self.temperature,
+            samples=self.samples if samples is None else samples,
+            seed=self.seed,
+            timeout=self.timeout,
+            max_retries=self.max_retries,
+            use_n=self.use_n,
+        )
 
 
 @dataclass(frozen=True)
@@ -89,6 +108,7 @@ class DynamicSettings:
     auto: bool = False
     timeout: float = 10.0
     sandbox: SandboxLevel = "strict"
+    propose_inputs: bool = False
 
 
 @dataclass(frozen=True)
@@ -168,6 +188,7 @@ SPECS: tuple[Spec, ...] = (
     Spec("dynamic.auto", "dynamic", "auto", "boolean"),
     Spec("dynamic.timeout", "dynamic", "timeout", "number", 0, 600, exclusive_minimum=True),
     Spec("dynamic.sandbox", "dynamic", "sandbox", "string", enum=("strict", "weak")),
+    Spec("dynamic.proposeInputs", "dynamic", "propose_inputs", "boolean"),
 )
 
 #: Settings the editor client reads (``"x-codequorum-scope": "client"`` in the schema); the
