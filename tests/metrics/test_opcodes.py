@@ -270,3 +270,53 @@ def test_fast_reading_equals_dis_on_real_samples(shared_dir: Path) -> None:
                 assert fast == slow
                 checked += 1
     assert checked > 100
+
+
+def test_compiling_the_text_counts_as_compiling_its_ast(shared_dir: Path) -> None:
+    """``source_counts`` compiles the text directly: the counts (and which texts fail)
+    equal those of compiling ``ast.parse(text)`` under the same future flags (this module,
+    like ``_opcount``, has ``from __future__ import annotations``), on real samples,
+    annotations, syntax errors, null bytes and empty answers."""
+    import ast
+    import json as _json
+
+    from codequorum.metrics import _opcount
+
+    def via_ast(src: str) -> dict[str, int] | None:
+        try:
+            tree = ast.parse(src, filename="<candidate>")
+            root = compile(tree, "<candidate>", "exec")
+        except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
+            return None
+        return _opcount.code_object_counts(root)
+
+    rows = [_json.loads(line) for line in (shared_dir / "data" /
+            "humaneval_codegen16b_t0.8.jsonl").open()][:40]
+    texts = [row["prompt"] + s for row in rows for s in row["samples"][:10]]
+    texts += ["", "def f(x: int) -> list[int]:\n    return [x]\n", "def (:\n", "a\0b"]
+    failed = 0
+    for text in texts:
+        got = _opcount.source_counts(text)
+        assert got == via_ast(text)
+        failed += got is None
+    assert 0 < failed < len(texts)
+
+
+def test_pair_jsd_equals_the_unsplit_definition() -> None:
+    """``pairwise_jsd`` (logarithms split) and the weighted mean over distinct rows equal
+    ½ Σ a log2(a/m) + ½ Σ b log2(b/m) over every pair to 1e-12, zeros included."""
+    rng = np.random.default_rng(7)
+    raw = rng.integers(0, 5, size=(12, 9)).astype(np.float64)
+    raw[3] = raw[5]  # repeated rows
+    raw[8] = raw[5]
+    raw[2, :4] = 0.0  # zeros: 0 log 0 = 0
+    p = raw / raw.sum(axis=1, keepdims=True)
+    a, b = p[:, None, :], p[None, :, :]
+    mix = 0.5 * (a + b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kl_a = np.where(a > 0, a * np.log2(a / mix), 0.0).sum(axis=2)
+        kl_b = np.where(b > 0, b * np.log2(b / mix), 0.0).sum(axis=2)
+    expected = 0.5 * (kl_a + kl_b)
+    np.testing.assert_allclose(pairwise_jsd(p), expected, rtol=0, atol=1e-12)
+    iu = np.triu_indices(12, k=1)
+    assert mean_pairwise_jsd(p) == pytest.approx(float(expected[iu].mean()), abs=1e-12, rel=0)

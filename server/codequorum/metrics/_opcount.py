@@ -8,7 +8,6 @@ counts (``null`` for text that does not compile) on stdout. Code is compiled, ne
 
 from __future__ import annotations
 
-import ast
 import dis
 import json
 import sys
@@ -120,9 +119,13 @@ _FAST_OK = _fast_agrees()
 
 
 def source_counts(src: str) -> dict[str, int] | None:
-    """Counts of ``src`` compiled as a module, or ``None`` when it does not compile."""
+    """Counts of ``src`` compiled as a module, or ``None`` when it does not compile.
+
+    Compiled straight from the text: the same code objects as compiling ``ast.parse(src)``
+    (same module, so the same inherited future flags), without building the Python AST
+    objects first, which took half the time."""
     try:
-        root = compile(ast.parse(src, filename="<candidate>"), "<candidate>", "exec")
+        root = compile(src, "<candidate>", "exec")
     except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
         return None
     return code_object_counts(root)
