@@ -14,15 +14,13 @@ from codequorum import model, sandbox
 from codequorum.analysis import AnalysisOptions, analyze
 from codequorum.dynamic_analysis import (
     SUMMARY_KEYS,
-    CandidateDynamic,
     DynamicOptions,
     Runs,
     build_report,
-    complexity_verdict,
     growth_exponent,
-    growth_text,
     run_dynamic,
 )
+from codequorum.dynamic_verdicts import growth_text
 from codequorum.inputs import InputCase, InputPlan
 from codequorum.metrics.opcodes import sctd, static_opcode_counts
 from codequorum.model import SampleSet
@@ -303,24 +301,6 @@ def test_growth_exponent_and_text() -> None:
         "n²",
         "n³",
     ]
-
-
-def _cand(i: int, growth: float | None, unfinished: int | None = None) -> CandidateDynamic:
-    points = [] if growth is None else [(8, 1), (64, 8), (512, 64)]
-    return CandidateDynamic(
-        i, "ok", "", 1.0, 1, 1, "graded tests", growth, points, unfinished, None, None
-    )
-
-
-def test_complexity_verdict_rules() -> None:
-    v = complexity_verdict([_cand(0, 1.0), _cand(1, 1.05), _cand(2, 2.0), _cand(3, 0.95)], 0.6)
-    assert v is not None and v.samples == (2,)
-    assert v.message == "version 3 grows about n², the others about n"
-    assert complexity_verdict([_cand(0, 1.0), _cand(1, 2.0)], 0.6) is None  # no minority
-    assert complexity_verdict([_cand(0, 1.0), _cand(1, 1.3), _cand(2, 0.9)], 0.6) is None
-    slow = complexity_verdict([_cand(0, 1.0), _cand(1, 1.0), _cand(2, None, unfinished=512)], 0.6)
-    assert slow is not None and slow.samples == (2,)
-    assert slow.message == "version 3 did not finish n=512 in time, the others about n"
 
 
 def test_humaneval_tasks_end_to_end_on_one_pool() -> None:

@@ -29,23 +29,28 @@ from __future__ import annotations
 import json
 import math
 import os
-import statistics
 import subprocess
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from codequorum import sandbox
+from codequorum.dynamic_verdicts import (
+    complexity_verdict,
+    divergent_outputs_verdict,
+    redundant_alternatives_verdict,
+    runtime_instability_verdict,
+)
 from codequorum.errors import UserError
-from codequorum.inputs import InputPlan, Proposer, collect_inputs
+from codequorum.inputs import InputCase, InputPlan, Proposer, collect_inputs
 from codequorum.metrics.dynamic import bef, dctd
 from codequorum.metrics.opcodes import (
     STATIC_COUNT_SCRIPT,
+    DivergenceResult,
     OpcodeMode,
     apply_mode,
     sctd,
@@ -62,6 +67,7 @@ from codequorum.metrics.semantic import (
 from codequorum.model import SampleSet, Verdict
 from codequorum.recommend import canonical_output
 from codequorum.safe_text import safe_text
+from codequorum.sandbox.pool import run_pool
 from codequorum.sources.openai_compat import ProviderConfig
 from codequorum.sources.proposed_inputs import proposer_for
 
@@ -339,31 +345,9 @@ def _execute_many(
     Each worker runs one candidate to the end, so a slow candidate holds one worker
     only and the others move on (also to the next sample set).
     """
-    out: dict[tuple[int, int], _CandidateRun] = {}
-    lock = threading.Lock()
-    finished = 0
-    total = len(jobs)
-
-    def one(job: tuple[int, int, str, InputPlan]) -> None:
-        nonlocal finished
-        s, c, code, plan = job
-        run = _run_one(code, c, plan, options, cancel)
-        with lock:
-            out[(s, c)] = run
-            finished += 1
-            count = finished
-        if progress is not None:
-            progress(count, total)
-
-    workers = max(1, min(options.jobs, total))
-    if workers == 1:
-        for job in jobs:
-            one(job)
-    else:
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dynamic") as pool:
-            for future in [pool.submit(one, job) for job in jobs]:
-                future.result()
-    return out
+    runs = run_pool(jobs, lambda job: _run_one(job[2], job[1], job[3], options, cancel),
+                    options.jobs, progress, "dynamic")
+    return {(s, c): run for (s, c, _, _), run in zip(jobs, runs, strict=True)}
 
 
 def _collect_runs(runs: Sequence[_CandidateRun]) -> Runs:
@@ -434,80 +418,121 @@ def growth_exponent(points: Sequence[tuple[int, int]]) -> float | None:
     return slope
 
 
-def growth_text(exponent: float) -> str:
-    """``n``, ``n²``, ``n^1.5``, ``constant``: the exponent rounded to the nearest half."""
-    r = round(exponent * 2) / 2
-    if r <= 0:
-        return "constant"
-    if r == 1:
-        return "n"
-    sup = {2.0: "n²", 3.0: "n³", 4.0: "n⁴"}
-    return sup.get(r, f"n^{r:g}")
+@dataclass(frozen=True)
+class _Basis:
+    """Which inputs count for what: ``graded`` ones; ``behaviour`` (compared across
+    versions: every input but a scaling size some version did not finish); ``rate`` (the
+    pass rate's: graded inputs, else the behaviour ones), in words as ``words``."""
+
+    graded: list[int]
+    behaviour: list[int]
+    rate: list[int]
+    words: str
 
 
-def _versions(ix: Sequence[int]) -> str:
-    nums = [str(i + 1) for i in ix]
-    if len(nums) == 1:
-        return f"version {nums[0]}"
-    return "versions " + ", ".join(nums[:-1]) + " and " + nums[-1]
+def _basis(cases: Sequence[InputCase], runs: Runs, m: int) -> _Basis:
+    graded = [i for i, c in enumerate(cases) if c.graded]
+    behaviour = [
+        t for t, case in enumerate(cases)
+        if case.size is None or all(_finished(runs.outcomes[c][t]) for c in range(m))
+    ]
+    if graded:
+        return _Basis(graded, behaviour, graded, "graded tests")
+    return _Basis(graded, behaviour, behaviour, "inputs run without an exception")
 
 
-def complexity_verdict(candidates: Sequence[CandidateDynamic], delta: float) -> Verdict | None:
-    """``complexity-outlier``: a minority of versions whose growth exponent is at least
-    ``delta`` away from the median of all measured versions, or that did not finish a
-    scaling size another version finished."""
-    slopes = {c.index: c.growth for c in candidates if c.growth is not None}
-    measured = [c for c in candidates if c.growth is not None or c.unfinished_size is not None]
-    if len(measured) < 2 or not slopes:
-        return None
-    center = statistics.median(slopes.values())
-    finished_sizes = {s for c in measured if c.unfinished_size is None for s, _ in c.growth_points}
-    outliers: list[int] = []
-    for c in measured:
-        slower = c.unfinished_size is not None and any(
-            s >= c.unfinished_size for s in finished_sizes
-        )
-        if slower or (c.growth is not None and abs(c.growth - center) >= delta):
-            outliers.append(c.index)
-    if not outliers or 2 * len(outliers) >= len(measured):
-        return None
-    rest = [s for i, s in slopes.items() if i not in outliers]
-    if not rest:
-        return None
-    typical = statistics.median(rest)
-    grown = [slopes[i] for i in outliers if i in slopes]
-    parts: list[str] = []
-    slow = [c.index for c in candidates if c.index in outliers and c.unfinished_size is not None]
-    if slow:
-        size = min(c.unfinished_size or 0 for c in candidates if c.index in slow)
-        parts.append(f"{_versions(slow)} did not finish n={size} in time")
-    by_text: dict[str, list[int]] = {}
-    for i in outliers:
-        if i in slopes and i not in slow:
-            by_text.setdefault(growth_text(slopes[i]), []).append(i)
-    for text, ix in sorted(by_text.items(), key=lambda kv: kv[1][0]):
-        one = len(ix) == 1
-        if text == "constant":
-            parts.append(f"{_versions(ix)} {'does' if one else 'do'} not grow with n")
-        else:
-            parts.append(f"{_versions(ix)} {'grows' if one else 'grow'} about {text}")
-    what = ", ".join(parts)
-    texts = {growth_text(v) for v in rest}
-    top = growth_text(max(rest))
-    if len(texts) > 1:
-        tail = f"the others at most about {top}"
-    elif top == "constant":
-        tail = "the others do not grow with n"
-    else:
-        tail = f"the others about {top}"
-    return Verdict(
-        code="complexity-outlier",
-        severity="warning",
-        message=f"{what}, {tail}",
-        samples=tuple(outliers),
-        figure=statistics.median(grown) if grown else None,
-        detail={"growth": {str(i): v for i, v in slopes.items()}, "typical": typical},
+def _traces(runs: Runs, cases: Sequence[InputCase], m: int) -> list[list[dict[str, int] | None]]:
+    """Per version, per input: the traced opcode counts where it passed (DCTD's input)."""
+    out: list[list[dict[str, int] | None]] = []
+    for c in range(m):
+        row = [runs.outcomes[c][t] for t in range(len(cases))]
+        out.append([o.opcodes if o is not None and _ok(o, case.graded) else None
+                    for o, case in zip(row, cases, strict=True)])
+    return out
+
+
+def _compared_rows(runs: Runs, cases: Sequence[InputCase], ix: Sequence[int],
+                   m: int) -> list[list[Outcome | None]]:
+    """Per version, its outcomes on inputs ``ix`` as OER compares them."""
+    return [[_compared_tuple(runs.outcomes[c][t], cases[t].test.kind) for t in ix]
+            for c in range(m)]
+
+
+def _candidate(c: int, runs: Runs, cases: Sequence[InputCase], basis: _Basis,
+               static: dict[str, int] | None, trace: bool) -> CandidateDynamic:
+    """One version's pass rate, growth over the scaling series and opcode totals."""
+    oks = [_ok(runs.outcomes[c][t], cases[t].graded) for t in basis.rate]
+    points: list[tuple[int, int]] = []
+    unfinished: int | None = None
+    for t, case in enumerate(cases):
+        if case.size is None:
+            continue
+        o = runs.outcomes[c][t]
+        if o is not None and o.exc_type is None and o.opcodes is not None:
+            points.append((case.size, o.opcode_total))
+        elif not _finished(o) and unfinished is None:
+            unfinished = case.size
+    totals = [o.opcode_total for o in runs.outcomes[c]
+              if o is not None and o.exc_type is None and o.opcodes is not None]
+    return CandidateDynamic(
+        index=c, status=runs.status[c], detail=runs.detail[c],
+        pass_rate=(sum(oks) / len(oks)) if oks else None, passed=sum(oks), graded=len(oks),
+        pass_basis=basis.words, growth=growth_exponent(points) if trace else None,
+        growth_points=points, unfinished_size=unfinished,
+        mean_traced_opcodes=float(np.mean(totals)) if totals else None,
+        static_opcodes=total_opcodes(static) if static is not None else None,
     )
+
+
+def _summary(s_res: DivergenceResult, d_res: DivergenceResult, rows: list[list[Outcome | None]],
+             graded_rows: list[list[Outcome | None]], rates: Sequence[float | None],
+             basis: _Basis, n_inputs: int, trace: bool) -> dict[str, float | None]:
+    """The dynamic summary keys (:data:`SUMMARY_KEYS`; docs/metrics.md)."""
+    stats = pass_rate_stats(list(rates))
+    have_dctd = trace and d_res.used > 0
+    have_sctd = s_res.used >= 2
+    both = have_sctd and have_dctd
+    return {
+        "sctd_jsd": s_res.jsd if have_sctd else None,
+        "sctd_tau": s_res.tau if have_sctd else None,
+        "dctd_jsd": d_res.jsd if have_dctd else None,
+        "dctd_tau": d_res.tau if have_dctd else None,
+        "bef_jsd": bef(s_res.jsd, d_res.jsd) if both else None,
+        "bef_tau": bef(s_res.tau, d_res.tau) if both else None,
+        "oer": oer(rows),
+        "oer_no_ex": oer(rows, include_exceptions=False),
+        "pass_rate_mean": stats.mean if stats else None,
+        "pass_rate_var": stats.var if stats else None,
+        "pass_rate_max_diff": stats.max_diff if stats else None,
+        "oer_pair_mean": pair_mean_oer(rows),
+        "oer_graded": oer(graded_rows) if basis.graded else None,
+        "dctd_inputs": float(d_res.used),
+        "inputs": float(n_inputs),
+        "graded_inputs": float(len(basis.graded)),
+    }
+
+
+def _verdicts(summary: dict[str, float | None], rows: list[list[Outcome | None]],
+              cases: Sequence[InputCase], basis: _Basis,
+              candidates: Sequence[CandidateDynamic], traced: int, sctd_jsd: float,
+              dctd_jsd: float, options: DynamicOptions) -> list[Verdict]:
+    """Every dynamic rule (:mod:`codequorum.dynamic_verdicts`) that fires, in order."""
+    found: list[Verdict | None] = []
+    if len(rows) >= 2:
+        div = first_divergence(rows)
+        case = cases[basis.behaviour[div.input_index]] if div is not None else None
+        found.append(divergent_outputs_verdict(
+            summary["oer"], div, case.label if case else "", case.source if case else "",
+            options.oer_threshold, summary["oer_no_ex"]))
+    best = max((c.pass_rate for c in candidates if c.pass_rate is not None), default=None)
+    working = [c for c in candidates if best and c.pass_rate == best]
+    found.append(complexity_verdict(working, options.growth_outlier_delta))
+    bef_value = summary["bef_jsd"]
+    found.append(runtime_instability_verdict(bef_value, sctd_jsd, dctd_jsd, traced,
+                                             options.bef_low))
+    found.append(redundant_alternatives_verdict(bef_value, sctd_jsd, dctd_jsd, traced,
+                                                options.bef_high))
+    return [v for v in found if v is not None]
 
 
 def build_report(
@@ -524,165 +549,18 @@ def build_report(
     codes = sample_set.codes
     m = len(codes)
     cases = plan.cases
-    graded_ix = [i for i, c in enumerate(cases) if c.graded]
-    behaviour_ix = [
-        t
-        for t, case in enumerate(cases)
-        if case.size is None or all(_finished(runs.outcomes[c][t]) for c in range(m))
-    ]
-    basis = "graded tests" if graded_ix else "inputs run without an exception"
-    rate_ix = graded_ix if graded_ix else behaviour_ix
-
+    basis = _basis(cases, runs, m)
     if static is None:
         static = [static_opcode_counts(code) for code in codes]
     static = [None if c is None else apply_mode(c, options.opcode_mode) for c in static]
     s_res = sctd(static, options.alpha)  # counts already in options.opcode_mode
-
-    traces: list[list[dict[str, int] | None]] = []
-    for c in range(m):
-        row: list[dict[str, int] | None] = []
-        for t, case in enumerate(cases):
-            o = runs.outcomes[c][t]
-            row.append(o.opcodes if _ok(o, case.graded) and o is not None else None)
-        traces.append(row)
+    traces = _traces(runs, cases, m)
     d_res = dctd(traces, options.alpha, options.opcode_mode)
-    n_passing_candidates = sum(1 for row in traces if any(x is not None for x in row))
-
-    outcome_rows = [
-        [_compared_tuple(runs.outcomes[c][t], cases[t].test.kind) for t in behaviour_ix]
-        for c in range(m)
-    ]
-    graded_rows = [
-        [_compared_tuple(runs.outcomes[c][t], cases[t].test.kind) for t in graded_ix]
-        for c in range(m)
-    ]
-
-    candidates: list[CandidateDynamic] = []
-    rates: list[float | None] = []
-    for c in range(m):
-        oks = [_ok(runs.outcomes[c][t], cases[t].graded) for t in rate_ix]
-        rate = (sum(oks) / len(oks)) if oks else None
-        rates.append(rate)
-        points: list[tuple[int, int]] = []
-        unfinished: int | None = None
-        for t, case in enumerate(cases):
-            if case.size is None:
-                continue
-            o = runs.outcomes[c][t]
-            if o is not None and o.exc_type is None and o.opcodes is not None:
-                points.append((case.size, o.opcode_total))
-            elif not _finished(o) and unfinished is None:
-                unfinished = case.size
-        totals = [
-            o.opcode_total
-            for o in runs.outcomes[c]
-            if o is not None and o.exc_type is None and o.opcodes is not None
-        ]
-        st = static[c]
-        candidates.append(
-            CandidateDynamic(
-                index=c,
-                status=runs.status[c],
-                detail=runs.detail[c],
-                pass_rate=rate,
-                passed=sum(oks),
-                graded=len(oks),
-                pass_basis=basis,
-                growth=growth_exponent(points) if options.trace else None,
-                growth_points=points,
-                unfinished_size=unfinished,
-                mean_traced_opcodes=float(np.mean(totals)) if totals else None,
-                static_opcodes=total_opcodes(st) if st is not None else None,
-            )
-        )
-    stats = pass_rate_stats(rates)
-
-    have_dctd = options.trace and d_res.used > 0
-    have_sctd = s_res.used >= 2
-    summary: dict[str, float | None] = {
-        "sctd_jsd": s_res.jsd if have_sctd else None,
-        "sctd_tau": s_res.tau if have_sctd else None,
-        "dctd_jsd": d_res.jsd if have_dctd else None,
-        "dctd_tau": d_res.tau if have_dctd else None,
-        "bef_jsd": bef(s_res.jsd, d_res.jsd) if have_sctd and have_dctd else None,
-        "bef_tau": bef(s_res.tau, d_res.tau) if have_sctd and have_dctd else None,
-        "oer": oer(outcome_rows),
-        "oer_no_ex": oer(outcome_rows, include_exceptions=False),
-        "pass_rate_mean": stats.mean if stats else None,
-        "pass_rate_var": stats.var if stats else None,
-        "pass_rate_max_diff": stats.max_diff if stats else None,
-        "oer_pair_mean": pair_mean_oer(outcome_rows),
-        "oer_graded": oer(graded_rows) if graded_ix else None,
-        "dctd_inputs": float(d_res.used),
-        "inputs": float(len(cases)),
-        "graded_inputs": float(len(graded_ix)),
-    }
-
-    verdicts: list[Verdict] = []
-    o_val = summary["oer"]
-    if o_val is not None and m >= 2 and o_val < options.oer_threshold:
-        div = first_divergence(outcome_rows)
-        if div is not None:
-            case = cases[behaviour_ix[div.input_index]]
-            (a, shown_a), (b, shown_b) = sorted([(div.a, div.shown_a), (div.b, div.shown_b)])
-            where = case.label
-            if case.source == "model":
-                where += " (an input from the model)"
-            msg = f"versions {a + 1} and {b + 1} disagree on {where}: {shown_a} vs {shown_b}"
-            verdicts.append(
-                Verdict(
-                    code="divergent-outputs",
-                    severity="warning",
-                    message=msg,
-                    samples=(a, b),
-                    figure=o_val,
-                    detail={
-                        "input": case.label,
-                        "source": case.source,
-                        "groups": [list(ix) for _, ix in div.groups],
-                        "oer": o_val,
-                        "oer_no_ex": summary["oer_no_ex"],
-                    },
-                )
-            )
-    best = max((c.pass_rate for c in candidates if c.pass_rate is not None), default=None)
-    working = [c for c in candidates if best and c.pass_rate == best]
-    cv = complexity_verdict(working, options.growth_outlier_delta)
-    if cv is not None:
-        verdicts.append(cv)
-    bef_value = summary["bef_jsd"]
-    if bef_value is not None and n_passing_candidates >= 2:
-        if bef_value < options.bef_low and d_res.jsd > 1e-6:
-            verdicts.append(
-                Verdict(
-                    code="runtime-instability",
-                    severity="warning",
-                    message=(
-                        f"the versions look alike in bytecode but run differently "
-                        f"(BEF {bef_value:.3g} < {options.bef_low:g})"
-                    ),
-                    figure=bef_value,
-                    detail={"sctd_jsd": s_res.jsd, "dctd_jsd": d_res.jsd},
-                )
-            )
-        elif bef_value > options.bef_high:
-            verdicts.append(
-                Verdict(
-                    code="redundant-alternatives",
-                    severity="information",
-                    message=(
-                        f"the versions differ in bytecode but run the same way "
-                        f"(BEF {bef_value:.3g} > {options.bef_high:g})"
-                    ),
-                    figure=bef_value,
-                    detail={"sctd_jsd": s_res.jsd, "dctd_jsd": d_res.jsd},
-                )
-            )
-
-    fastest = _fastest(candidates, runs, cases)
-    inputs = [
-        {"source": c.source, "label": c.label, "graded": c.graded, "size": c.size} for c in cases
-    ]
+    traced = sum(1 for row in traces if any(x is not None for x in row))
+    rows = _compared_rows(runs, cases, basis.behaviour, m)
+    candidates = [_candidate(c, runs, cases, basis, static[c], options.trace) for c in range(m)]
+    summary = _summary(s_res, d_res, rows, _compared_rows(runs, cases, basis.graded, m),
+                       [c.pass_rate for c in candidates], basis, len(cases), options.trace)
     notes = list(plan.notes)
     if not options.trace:
         notes.append("tracing off: no DCTD, BEF or growth")
@@ -690,17 +568,17 @@ def build_report(
         task_id=sample_set.task_id,
         summary=summary,
         candidates=candidates,
-        verdicts=verdicts,
-        fastest=fastest,
+        verdicts=_verdicts(summary, rows, cases, basis, candidates, traced, s_res.jsd,
+                           d_res.jsd, options),
+        fastest=_fastest(candidates, runs, cases),
         layers=runs.layers,
         inputs_source=plan.sources,
-        inputs=inputs,
+        inputs=[{"source": c.source, "label": c.label, "graded": c.graded, "size": c.size}
+                for c in cases],
         notes=notes,
         python=runs.python,
-        outcomes=[
-            [_outcome_tuple(runs.outcomes[c][t], cases[t].test.kind) for t in range(len(cases))]
-            for c in range(m)
-        ],
+        outcomes=[[_outcome_tuple(runs.outcomes[c][t], cases[t].test.kind)
+                   for t in range(len(cases))] for c in range(m)],
         passes=[[_graded_pass(runs.outcomes[c][t], cases[t].graded) for t in range(len(cases))]
                 for c in range(m)],
     )
@@ -863,9 +741,7 @@ __all__ = [
     "InvalidOptionsError",
     "Runs",
     "build_report",
-    "complexity_verdict",
     "growth_exponent",
-    "growth_text",
     "run_dynamic",
     "run_dynamic_many",
     "static_counts",

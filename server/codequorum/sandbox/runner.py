@@ -19,7 +19,6 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ from typing import Any
 from codequorum.model import TestCase
 from codequorum.sandbox import bwrap, cgroups, forkserver, grading, protocol, seccomp_filter
 from codequorum.sandbox.limits import Limits
+from codequorum.sandbox.pool import run_pool
 
 CHILD_SCRIPT = Path(__file__).with_name("child.py")
 STRICT_ARG = "--strict"
@@ -925,14 +925,8 @@ def run_candidates(
     not finished get status ``cancelled``. ``series``, ``sandbox``, ``audit_hook``: as for
     :func:`run_candidate`.
     """
-    total = len(codes)
-    results: list[CandidateResult | None] = [None] * total
-    lock = threading.Lock()
-    finished = 0
-
-    def one(i: int) -> None:
-        nonlocal finished
-        result = run_candidate(
+    def one(i: int) -> CandidateResult:
+        return run_candidate(
             codes[i],
             tests,
             entry_point,
@@ -947,22 +941,5 @@ def run_candidates(
             sandbox=sandbox,
             audit_hook=audit_hook,
         )
-        with lock:
-            results[i] = result
-            finished += 1
-            count = finished
-        if progress is not None:
-            progress(count, total)
 
-    workers = max(1, min(jobs, total or 1))
-    if workers == 1:
-        for i in range(total):
-            one(i)
-    else:
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="sandbox") as pool:
-            for future in [pool.submit(one, i) for i in range(total)]:
-                future.result()
-    return [
-        r if r is not None else CandidateResult(i, "cancelled", "not run")
-        for i, r in enumerate(results)
-    ]
+    return run_pool(range(len(codes)), one, jobs, progress, "sandbox")
