@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from codequorum.cli import main, parse_arguments
+from codequorum.model import Sample
 from codequorum.sources.store import SampleStore, default_store_path
 from tests.support.chat_server import ChatServer, answer, no_code, not_json, slow
 
@@ -142,16 +143,20 @@ def test_not_with_a_cluster(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert "--propose-inputs works without --scheduler" in capsys.readouterr().err
 
 
-def test_check_asks_for_inputs_of_the_stored_versions(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def _repository(tmp_path: Path) -> Path:
+    """A repository whose ops.py has two stored versions of `combine`; the file's path."""
     root = tmp_path / "repo"
     (root / ".git").mkdir(parents=True)
     source = root / "ops.py"
     source.write_text(ADD, encoding="utf-8")
     with SampleStore.open(default_store_path(root)) as store:
-        from codequorum.model import Sample
-
         store.add("ops.py", "python", "combine", [Sample(code=SWAPPED), Sample(code=ADD)])
+    return source
+
+
+def test_check_asks_for_inputs_of_the_stored_versions(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = _repository(tmp_path)
     with ChatServer(default=answer(INPUTS)) as chat:
         code = main(["check", str(source), "--format", "json", "--dynamic", "--no-tsed",
                      "--propose-inputs", "--base-url", chat.base_url, "--api-key-env",
@@ -164,6 +169,21 @@ def test_check_asks_for_inputs_of_the_stored_versions(
     [divergent] = [f for f in doc["findings"] if f["code"] == "divergent-outputs"]
     assert "disagree on combine('x', 'y') (an input from the model)" in divergent["message"]
     assert doc["notes"] == []
+
+
+def test_check_with_an_endpoint_that_is_down(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = _repository(tmp_path)
+    with ChatServer() as chat:
+        base_url = chat.base_url
+    code = main(["check", str(source), "--format", "json", "--dynamic", "--no-tsed",
+                 "--propose-inputs", "--base-url", base_url, "--api-key-env", ""])
+    out, err = capsys.readouterr()
+    note = (f"no inputs from the model at {base_url}: cannot connect; the rest was checked "
+            "without them")
+    assert json.loads(out)["notes"] == [note]
+    assert err == f"codequorum: {note}\n"
+    assert code == 0  # the versions are alike in shape and nothing ran to tell them apart
 
 
 def test_the_user_file_turns_it_on_a_project_file_cannot(

@@ -80,9 +80,9 @@ def input_asker(args: argparse.Namespace) -> InputAsker | None:
     )
 
 
-def asker_note(asker: InputAsker | None) -> str | None:
+def asker_note(asker: InputAsker | None, done: str = "scored") -> str | None:
     """One line about the model's inputs for standard error: the endpoint's first failure
-    (the rest was scored without its inputs), or None when nothing went wrong."""
+    (the rest was ``done`` without its inputs), or None when nothing went wrong."""
     if asker is None or asker.failure is None:
         return None
-    return f"{asker.failure}; the rest was scored without them"
+    return f"{asker.failure}; the rest was {done} without them"

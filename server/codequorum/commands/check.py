@@ -437,7 +437,7 @@ def check_files(args: argparse.Namespace, language: str | None, store_path: Path
                 run.files_checked += 1
     finally:
         session.close()
-    note = asker_note(asker)
+    note = asker_note(asker, "checked")
     if note is not None:
         run.notes.append(note)
     return run
