@@ -551,6 +551,28 @@ def _jsd_words(mean_jsd: float, line: StableLine) -> str:
             f"{100 - line.percentile:g} % of them)")
 
 
+def _outlier_words(report: StabilityReport, similarity: FloatMatrix,
+                   typ: npt.NDArray[np.float64], outlier_pos: Sequence[int], median: float,
+                   detail: dict[str, Any]) -> str:
+    """``; version 7 is an outlier: JSD 0.61 vs 1.00 mean`` (empty without outliers); their
+    typicality and the others' mean similarity go into ``detail``."""
+    if not outlier_pos:
+        return ""
+    idx = report.indices
+    keep = np.ones(report.n, dtype=bool)
+    keep[list(outlier_pos)] = False
+    rest = np.flatnonzero(keep)
+    among = pair_means(similarity[np.ix_(rest, rest)])[0] if len(rest) >= 2 else float(median)
+    # the current code is named first (see _versions): its figure comes first too
+    in_text = sorted(outlier_pos, key=lambda k: idx[k] != report.current_index)
+    figures = ", ".join(f"{typ[k]:.2f}" for k in in_text[:6])
+    verb = "is an outlier" if len(outlier_pos) == 1 else "are outliers"
+    named = _versions([idx[k] for k in in_text], report.current_index)
+    detail["outlier_typicality"] = [float(typ[k]) for k in outlier_pos]
+    detail["consensus_mean"] = float(among)
+    return f"; {named} {verb}: JSD {figures} vs {among:.2f} mean"
+
+
 def _structure_verdicts(report: StabilityReport, similarity: FloatMatrix,
                         typ: npt.NDArray[np.float64], groups: list[list[int]],
                         opts: AnalysisOptions) -> list[Verdict]:
@@ -572,21 +594,7 @@ def _structure_verdicts(report: StabilityReport, similarity: FloatMatrix,
     }
     shape = (f"{len(largest)} of {n} versions share one shape" if len(largest) > 1
              else f"no two of the {n} versions share a shape")
-    outlier_text = ""
-    if outlier_pos:
-        keep = np.ones(n, dtype=bool)
-        keep[outlier_pos] = False
-        rest = np.flatnonzero(keep)
-        sub = similarity[np.ix_(rest, rest)]
-        among = pair_means(sub)[0] if len(rest) >= 2 else float(median)
-        # the current code is named first (see _versions): its figure comes first too
-        in_text = sorted(outlier_pos, key=lambda k: idx[k] != report.current_index)
-        figures = ", ".join(f"{typ[k]:.2f}" for k in in_text[:6])
-        verb = "is an outlier" if len(outlier_pos) == 1 else "are outliers"
-        named = _versions([idx[k] for k in in_text], report.current_index)
-        outlier_text = f"; {named} {verb}: JSD {figures} vs {among:.2f} mean"
-        detail["outlier_typicality"] = [float(typ[k]) for k in outlier_pos]
-        detail["consensus_mean"] = float(among)
+    outlier_text = _outlier_words(report, similarity, typ, outlier_pos, median, detail)
     line = stable_line(opts)
     detail["stable_line"] = line.jsd
     detail["stable_line_percentile"] = line.percentile
