@@ -9,6 +9,7 @@ the document) goes through :func:`~codequorum.safe_text.safe_text`.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -150,6 +151,8 @@ def evidence_text(analysis: FunctionAnalysis) -> str | None:
     ev = parting_input(outcomes, inputs, rec)
     if ev is None:
         return None
+    if ev.source == "model":
+        ev = dataclasses.replace(ev, label=f"{ev.label} (an input from the model)")
     names = {i: "the current code" for i in range(analysis.n_stored, total)}
     return safe_text(evidence_sentence(ev, rec, names))
 

@@ -34,7 +34,7 @@ def _options(base_url: str, propose: bool = True, **extra: Any) -> dict[str, Any
 
 
 async def _run(client: LanguageClient, workspace: Path) -> tuple[str, dict[str, Any]]:
-    """Open the document, store the versions, run them; the function's report after."""
+    """Open the document, store the versions, run them; the analyze answer after."""
     uri = open_document(client, workspace / "ops.py", DOC)
     await command(client, "codequorum.addSamples", uri, "combine", VERSIONS)
     started = await command(client, "codequorum.runDynamic", uri, "combine")
@@ -46,8 +46,8 @@ async def _run(client: LanguageClient, workspace: Path) -> tuple[str, dict[str, 
 
     await wait_for(ended, timeout=120)
     assert progress_values(client, token)[-1].message == "done"
-    report = await command(client, "codequorum.analyze", uri, "combine")
-    return uri, report["report"]
+    result: dict[str, Any] = await command(client, "codequorum.analyze", uri, "combine")
+    return uri, result
 
 
 def _messages(client: LanguageClient) -> list[str]:
@@ -58,7 +58,8 @@ async def test_inputs_are_asked_after_approval_and_run(workspace: Path) -> None:
     with ChatServer(default=answer(INPUTS)) as chat:
         options = _options(chat.base_url)
         async with lsp_session(workspace, init_options=options, answer="Send the key") as client:
-            uri, report = await _run(client, workspace)
+            uri, result = await _run(client, workspace)
+            report = result["report"]
             [request] = chat.chat_requests
             assert request.authorization == "Bearer sk-test"
             assert request.body["model"] == "test-model"
@@ -73,6 +74,7 @@ async def test_inputs_are_asked_after_approval_and_run(workspace: Path) -> None:
             assert [row[1][0] for row in outcomes] == ["'yx'", "'xy'", "'xy'"]
             [divergent] = [v for v in report["verdicts"] if v["code"] == "divergent-outputs"]
             assert "disagree on combine('x', 'y') (an input from the model)" in divergent["message"]
+            assert result["evidence"].startswith("on combine('x', 'y') (an input from the model) ")
             diags = await wait_for(lambda: [d for d in client.diagnostics.get(uri, ())
                                             if d.code == "divergent-outputs"])
             assert diags[0].range.start == position_of(DOC, "combine")
@@ -84,7 +86,7 @@ async def test_without_approval_nothing_is_sent_and_the_rest_runs(workspace: Pat
     with ChatServer(default=answer(INPUTS)) as chat:
         async with lsp_session(workspace, init_options=_options(chat.base_url),
                                answer="Don't") as client:
-            _, report = await _run(client, workspace)
+            report = (await _run(client, workspace))[1]["report"]
             assert chat.requests == []
             assert len(questions(client).messages) == 1
             assert report["dynamic"]["inputs"] == []
@@ -109,7 +111,7 @@ async def test_an_untrusted_workspace_or_the_setting_off_sends_nothing(workspace
         approve_endpoint(workspace, chat.base_url, "CQ_TEST_KEY")
         off = _options(chat.base_url, propose=False)
         async with lsp_session(workspace, init_options=off) as client:
-            _, report = await _run(client, workspace)
+            report = (await _run(client, workspace))[1]["report"]
             assert report["dynamic"]["inputs"] == []
             assert questions(client).messages == []
         assert chat.requests == []
@@ -120,7 +122,7 @@ async def test_an_endpoint_that_is_down_is_one_warning(workspace: Path) -> None:
         base_url = chat.base_url  # nothing listens there once the block ends
     approve_endpoint(workspace, base_url, "CQ_TEST_KEY")
     async with lsp_session(workspace, init_options=_options(base_url)) as client:
-        _, report = await _run(client, workspace)
+        report = (await _run(client, workspace))[1]["report"]
         failure = f"no inputs from the model at {base_url}: cannot connect"
         assert report["dynamic"]["notes"][0] == failure
         assert report["summary"]["sctd_jsd"] is not None
