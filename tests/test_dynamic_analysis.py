@@ -452,6 +452,10 @@ def test_report_carries_each_inputs_outcome_per_version() -> None:
         [("4", None, None)], [("4", None, None)], [(None, "ValueError", "\x1b[31mno")]
     ]
     assert report.to_dict()["outcomes"][2] == [[None, "ValueError", "\\x1b[31mno"]]
+    assert report.passes == [[True], [True], [False]]
+    assert report.output_clusters == [[0, 1], [2]]
+    assert report.to_dict()["output_clusters"] == [[0, 1], [2]]
+    assert report.to_dict()["passes"] == [[True], [True], [False]]
 
 
 def test_other_languages_are_not_run_as_python() -> None:

@@ -61,6 +61,7 @@ from codequorum.metrics.semantic import (
     Outcome,
     first_divergence,
     oer,
+    output_groups,
     pair_mean_oer,
     pass_rate_stats,
 )
@@ -224,6 +225,9 @@ class DynamicReport:
     passes: list[list[bool | None]] = field(default_factory=list)
     """Per version, per input: whether it passed a graded input (None: not graded, or
     not run)."""
+    output_clusters: list[list[int]] = field(default_factory=list)
+    """Versions grouped by their outcomes on every compared input (equal values alike),
+    largest group first."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -240,6 +244,7 @@ class DynamicReport:
             "python": self.python,
             "outcomes": [[_outcome_json(o) for o in row] for row in self.outcomes],
             "passes": [list(row) for row in self.passes],
+            "output_clusters": [list(g) for g in self.output_clusters],
         }
 
 
@@ -581,6 +586,7 @@ def build_report(
                    for t in range(len(cases))] for c in range(m)],
         passes=[[_graded_pass(runs.outcomes[c][t], cases[t].graded) for t in range(len(cases))]
                 for c in range(m)],
+        output_clusters=output_groups(rows),
     )
 
 

@@ -10,6 +10,7 @@ from codequorum.metrics.semantic import (
     first_divergence,
     oer,
     outcomes_equal,
+    output_groups,
     pair_mean_oer,
     pass_rate_stats,
     pass_rates,
@@ -99,3 +100,18 @@ def test_first_divergence_with_no_results() -> None:
     assert d is not None
     assert (d.a, d.b) == (0, 1)
     assert d.shown_a == d.shown_b == "no result"
+
+
+def test_output_groups_put_each_version_in_one_group() -> None:
+    two = ("2", None, None)
+    rows: list[list[tuple[str | None, str | None, str | None] | None]] = [
+        [two, ("4", None, None)],
+        [(None, "ValueError", "x"), None],
+        [two, ("4", None, None)],
+        [(None, "ValueError", "x"), None],
+        [two],  # a short row: no result on the second input
+        [two, ("5", None, None)],
+    ]
+    assert output_groups(rows) == [[0, 2], [1, 3], [4], [5]]
+    assert output_groups([]) == []
+    assert output_groups([[], []]) == [[0, 1]]

@@ -94,6 +94,19 @@ def _n_inputs(outcomes: Sequence[Sequence[Outcome | None]]) -> int:
     return max((len(r) for r in outcomes), default=0)
 
 
+def output_groups(outcomes: Sequence[Sequence[Outcome | None]]) -> list[list[int]]:
+    """Candidates grouped by what they did on every input: the same outcome on each
+    (returned values compared as given, exceptions by type and message) and no result
+    where the other has none. Largest group first, then by first candidate; each candidate
+    in exactly one group."""
+    width = _n_inputs(outcomes)
+    groups: dict[tuple[Outcome | None, ...], list[int]] = {}
+    for c, row in enumerate(outcomes):
+        key = tuple(row[t] if t < len(row) else None for t in range(width))
+        groups.setdefault(key, []).append(c)
+    return sorted(groups.values(), key=lambda g: (-len(g), g[0]))
+
+
 def agreement_matrix(
     outcomes: Sequence[Sequence[Outcome | None]], include_exceptions: bool = True
 ) -> np.ndarray:
@@ -200,6 +213,7 @@ __all__ = [
     "first_divergence",
     "oer",
     "outcomes_equal",
+    "output_groups",
     "pair_mean_oer",
     "pass_rate_stats",
     "pass_rates",
