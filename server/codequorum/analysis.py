@@ -351,9 +351,10 @@ def analyze(
                      "(scored as parsed)")
 
     if opts.tsed or opts.tsed_08:
-        from codequorum.metrics.tree_edit import build_tree, tsed_tree_matrix
+        from codequorum.metrics.tree_edit import build_trees, tsed_tree_matrix
 
-        trees = [build_tree(code, sample_set.language) for code in codes]  # once for both
+        # from the structural metrics' parse; built once for both cost settings
+        trees = build_trees(codes, sample_set.language, parsed=sm.parsed)
         if opts.tsed:
             matrices["tsed"] = np.asarray(tsed_tree_matrix(trees, costs=opts.tsed_costs),
                                           dtype=np.float64)

@@ -485,3 +485,69 @@ def test_uncompiled_shared_source_equals_compiled_kernel() -> None:
                     assert tables[0][i, j] == pytest.approx(
                         tree_edit_distance(a, b, costs), abs=1e-12
                     )
+
+
+# -- trees read together, from the structural metrics' parse ----------------------------------
+
+QUIRKY_SEXPS = [
+    "", "   ", "x", "(a) (b)", "(a (b c) d e)", ")(", "(a (b (c", "((()))",
+    "(a b: (c) d: (e))) (f)", "x (a (b) c)", "(a\x1c b\x0b(c))", "(a (b) ) ) (c (d))",
+    "(a (b (c) (d", "word (x (y", '(MISSING ")") (x)', "(a (b) (b) (b))",
+]
+
+
+def _same_tree(a: TsedTree, b: TsedTree) -> None:
+    assert (a.n_nodes, a.n_close, a.too_large) == (b.n_nodes, b.n_close, b.too_large)
+    assert (a.left is None) == (b.left is None) and (a.right is None) == (b.right is None)
+    for da, db in ((a.left, b.left), (a.right, b.right)):
+        if da is None or db is None:
+            continue
+        assert da.labels == db.labels
+        np.testing.assert_array_equal(da.ids, db.ids)
+        np.testing.assert_array_equal(da.leftmost, db.leftmost)
+        np.testing.assert_array_equal(da.keyroots, db.keyroots)
+        assert da.work == db.work
+
+
+def test_trees_read_together_equal_the_python_reader(shared_dir: Path) -> None:
+    """The compiled batch reader (``sexp_trees``) gives the trees of ``_read_sexp`` (the
+    reference's reading, step for step) on real S-expressions and on malformed ones."""
+    from codequorum.metrics import tree_edit as te
+
+    sexps = [str(get_parser("python").parse(c.encode()).root_node)
+             for codes in _real_sets(shared_dir, (0, 32, 124), 30) for c in codes]
+    sexps += QUIRKY_SEXPS
+    te._TREES.clear()
+    together = te.sexp_trees(sexps)
+    for sexp, tree in zip(sexps, together, strict=True):
+        _same_tree(tree, te._python_tree(sexp))
+        labels, _ = te._read_sexp(sexp)
+        if labels:
+            assert sorted(tree.left.labels) == sorted(labels)  # type: ignore[union-attr]
+    assert sexp_tree("(a (b) (c))").left.labels == ("b", "c", "a")  # type: ignore[union-attr]
+    # not ASCII: read by _read_sexp, whose blanks are Python's
+    assert sexp_tree("(a\u2003(b))").left.labels == ("b", "a")  # type: ignore[union-attr]
+
+
+def test_trees_from_the_structural_parse_give_the_same_matrices(shared_dir: Path) -> None:
+    """``build_trees`` over the structural metrics' parse (identical codes read once)
+    gives the trees and the TSED matrices of ``build_tree`` per code."""
+    from codequorum.metrics import tree_edit as te
+    from codequorum.metrics.structural import structural_matrices
+
+    for codes in _real_sets(shared_dir, (2, 32), 40):
+        codes = [*codes, codes[3], "", codes[0]]
+        sm = structural_matrices(codes, "python")
+        assert len(sm.parsed) == len(codes)
+        te._TREES.clear()
+        shared = te.build_trees(codes, "python", parsed=sm.parsed)
+        te._TREES.clear()
+        alone = [build_tree(c, "python") for c in codes]
+        for a, b in zip(shared, alone, strict=True):
+            _same_tree(a, b)
+        assert shared[-1] is shared[0]
+        for costs in (UNIT_COSTS, PUBLISHED_COSTS):
+            np.testing.assert_array_equal(tsed_tree_matrix(shared, costs),
+                                          tsed_tree_matrix(alone, costs))
+    with pytest.raises(ValueError):
+        te.build_trees(["a = 1"], "python", parsed=())

@@ -121,6 +121,9 @@ class StructuralMatrices:
     jsd_value: FloatMatrix
     syntax_errors: list[int]
     jsd_log_base: float = 2.0
+    #: The tree-sitter tree of each sample (identical samples share one), so that other
+    #: tree metrics (TSED) read the same parse instead of parsing again.
+    parsed: tuple[tree_sitter.Tree, ...] = field(default=(), repr=False, compare=False)
 
 
 # --------------------------------------------------------------------------- symbols
@@ -329,6 +332,7 @@ class _Triples:
     counts: FloatMatrix
     errors: list[int]
     vocabulary: _Vocabulary
+    parsed: list[tree_sitter.Tree]
 
 
 def _first_seen(ids: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
@@ -366,6 +370,7 @@ def _count_triples(codes: Sequence[str | bytes], language: str, max_depth: int) 
     per_row: list[int] = []
     starts: list[int] = []
     errors: list[int] = []
+    parsed: list[tree_sitter.Tree] = []
     seen: dict[str | bytes, int] = {}  # identical samples (common) are parsed once
     for row, code in enumerate(codes):
         starts.append(len(ids))
@@ -374,9 +379,11 @@ def _count_triples(codes: Sequence[str | bytes], language: str, max_depth: int) 
             ids += ids[starts[same] : starts[same] + per_row[same]]
             per_row.append(per_row[same])
             errors.append(errors[same])
+            parsed.append(parsed[same])
             continue
         src = to_bytes(code)
         tree = parser.parse(src)
+        parsed.append(tree)
         errors.append(_count_syntax_errors(tree))
         inner, leaves = _walk(tree, src, max_depth, inner_get, new_inner, leaf_get, new_leaf)
         # one entry per visited node; the scoring sums repeats of a symbol in a row
@@ -393,6 +400,7 @@ def _count_triples(codes: Sequence[str | bytes], language: str, max_depth: int) 
         counts=np.ones(len(ids)),
         errors=errors,
         vocabulary=vocab,
+        parsed=parsed,
     )
 
 
@@ -1014,6 +1022,7 @@ def structural_matrices(
         jsd_value=jsd_v,
         syntax_errors=t.errors,
         jsd_log_base=jsd_log_base,
+        parsed=tuple(t.parsed),
     )
 
 

@@ -49,14 +49,17 @@ from __future__ import annotations
 
 import itertools
 import math
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 from typing import Any, Literal, cast
 
 import numpy as np
 import numpy.typing as npt
+import tree_sitter
 
 from codequorum.parsing import parse
 
@@ -68,7 +71,9 @@ __all__ = [
     "Method",
     "TsedTree",
     "build_tree",
+    "build_trees",
     "sexp_tree",
+    "sexp_trees",
     "tree_edit_distance",
     "tsed",
     "tsed_from_distance",
@@ -101,10 +106,16 @@ FloatArray = npt.NDArray[np.float64]
 class _Decomposition:
     """Postorder arrays of a tree for Zhang-Shasha in one child order."""
 
-    labels: tuple[str, ...]  # label of node k (postorder)
+    ids: IntArray  # label id of node k (postorder), from the process's label vocabulary
     leftmost: IntArray  # postorder index of the leftmost leaf under node k
     keyroots: IntArray  # increasing postorder indices of the keyroots
     work: int  # sum of the keyroots' subtree sizes
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The label of each node (postorder) as text."""
+        names = _LABEL_NAMES
+        return tuple(names[k] for k in self.ids.tolist())
 
 
 @dataclass(frozen=True)
@@ -124,13 +135,33 @@ class TsedTree:
     too_large: str | None = None
 
 
+# Labels are compared only for equality, so each distinct label text gets one integer id
+# for the life of the process (node types and field names: a few hundred per grammar).
+_LABEL_IDS: dict[str, int] = {}
+_LABEL_NAMES: list[str] = []
+_LABEL_LOCK = threading.Lock()
+
+
+def _label_id(name: str) -> int:
+    """The process-wide id of label ``name`` (new ids are handed out under a lock)."""
+    got = _LABEL_IDS.get(name)
+    if got is None:
+        with _LABEL_LOCK:
+            got = _LABEL_IDS.get(name)
+            if got is None:
+                got = _LABEL_IDS[name] = len(_LABEL_NAMES)
+                _LABEL_NAMES.append(name)
+    return got
+
+
 def _read_sexp(sexp: str) -> tuple[list[str], list[int]]:
     """The reference's ``parse_tree_string``, step for step, quirks included.
 
     Returns the labels and parents (``-1`` for the root) of the nodes of the tree it
     returns, in preorder. As in the reference, a ``)`` with no open parent is ignored, and
     the tree returned is the node open at the end with everything created after it (for a
-    well-formed S-expression, the whole tree).
+    well-formed S-expression, the whole tree). ``_read_source`` does the same on bytes;
+    this one reads what is not ASCII (Python's notion of blank then differs from bytes').
     """
     labels: list[str] = []
     parents: list[int] = []
@@ -158,55 +189,242 @@ def _read_sexp(sexp: str) -> tuple[list[str], list[int]]:
     return labels[current:], [-1] + [p - current for p in parents[current + 1 :]]
 
 
-def _decompositions(labels: list[str], parents: list[int]) -> tuple[_Decomposition, _Decomposition]:
-    """Zhang-Shasha arrays for the left-to-right and the mirrored child order.
+def _read_source(
+    buf: npt.NDArray[np.uint8], starts: IntArray
+) -> tuple[IntArray, IntArray, IntArray, IntArray, IntArray]:
+    """``_read_sexp`` over ASCII bytes, for many S-expressions at once, compiled.
 
-    With ``pre``, ``size`` and ``depth`` of every node, the postorder index is
-    ``pre + size - 1 - depth``, and the mirrored tree's postorder is the reversed preorder.
-    A node's subtree takes a contiguous postorder range ending at the node, so its leftmost
-    leaf is ``post - size + 1``. Keyroots: the root and every node with a sibling on its
-    left (mirrored: on its right).
+    S-expression ``t`` is ``buf[starts[t]:starts[t + 1]]``; blanks are the ASCII
+    characters ``str.split`` splits at (9-13, 28-32). Returns ``node_start`` (tree ``t``'s
+    nodes are ``node_start[t]:node_start[t + 1]``, in preorder), each node's parent
+    (within its tree, -1 for the root) and label (an index into the distinct labels of
+    the batch), and where each distinct label's text lies in ``buf`` (start, end). Labels
+    are told apart by their bytes (a hash table, equal hashes compared byte by byte).
     """
-    n = len(labels)
-    parent = np.asarray(parents, dtype=np.int64)
-    sizes = [1] * n
-    depths = [0] * n
-    for v in range(1, n):
-        depths[v] = depths[parents[v]] + 1
-    for v in range(n - 1, 0, -1):
-        sizes[parents[v]] += sizes[v]
-    size = np.asarray(sizes, dtype=np.int64)
-    depth = np.asarray(depths, dtype=np.int64)
-    pre = np.arange(n, dtype=np.int64)
-    is_root = parent < 0
-    safe_parent = np.where(is_root, 0, parent)
-    end = pre + size  # one past the last preorder index of the subtree
+    n_trees = starts.shape[0] - 1
+    total = n_trees
+    for k in range(buf.shape[0]):
+        if buf[k] == 40:  # "("
+            total += 1
+    node_start = np.zeros(n_trees + 1, dtype=np.int64)
+    parents = np.empty(total, dtype=np.int64)
+    lab_a = np.empty(total, dtype=np.int64)
+    lab_b = np.empty(total, dtype=np.int64)
+    stack = np.empty(total + 1, dtype=np.int64)
+    count = 0
+    for t in range(n_trees):
+        base = count
+        depth = 0
+        current = -1
+        k = starts[t]
+        end = starts[t + 1]
+        while k < end:
+            c = buf[k]
+            if c == 40:  # "("
+                if current >= 0:
+                    stack[depth] = current
+                    depth += 1
+                parents[count] = current
+                lab_a[count] = 0
+                lab_b[count] = 0
+                current = count - base
+                count += 1
+                k += 1
+            elif c == 41:  # ")"
+                if depth > 0:
+                    depth -= 1
+                    current = stack[depth]
+                k += 1
+            elif c == 32 or 9 <= c <= 13 or 28 <= c <= 31:
+                k += 1
+            else:
+                a = k
+                while k < end:
+                    c = buf[k]
+                    if c == 40 or c == 41 or c == 32 or 9 <= c <= 13 or 28 <= c <= 31:
+                        break
+                    k += 1
+                if current < 0:
+                    parents[count] = -1
+                    current = count - base
+                    count += 1
+                lab_a[base + current] = a
+                lab_b[base + current] = k
+        if current > 0:  # an unbalanced tail: keep the subtree of the open node
+            kept = count - base - current
+            for v in range(kept):
+                src = base + current + v
+                parents[base + v] = -1 if v == 0 else parents[src] - current
+                lab_a[base + v] = lab_a[src]
+                lab_b[base + v] = lab_b[src]
+            count = base + kept
+        node_start[t + 1] = count
+    # distinct labels by their bytes
+    cap = 64
+    while cap < 2 * count:
+        cap *= 2
+    mask = cap - 1
+    slot = np.full(cap, -1, dtype=np.int64)
+    label = np.empty(count, dtype=np.int64)
+    uniq_a = np.empty(count, dtype=np.int64)
+    uniq_b = np.empty(count, dtype=np.int64)
+    n_uniq = 0
+    for v in range(count):
+        a = lab_a[v]
+        b = lab_b[v]
+        h = np.uint64(14695981039346656037)
+        for k in range(a, b):
+            h = (h ^ np.uint64(buf[k])) * np.uint64(1099511628211)
+        s = np.int64(h & np.uint64(mask))
+        while True:
+            u = slot[s]
+            if u < 0:
+                slot[s] = n_uniq
+                uniq_a[n_uniq] = a
+                uniq_b[n_uniq] = b
+                label[v] = n_uniq
+                n_uniq += 1
+                break
+            ua = uniq_a[u]
+            if uniq_b[u] - ua == b - a:
+                same = True
+                for k in range(b - a):
+                    if buf[ua + k] != buf[a + k]:
+                        same = False
+                        break
+                if same:
+                    label[v] = u
+                    break
+            s = (s + 1) & mask
+    return node_start, parents[:count], label, uniq_a[:n_uniq], uniq_b[:n_uniq]
 
-    post = pre + size - 1 - depth
-    left_keys = is_root | (parent != pre - 1)
-    order = np.argsort(post)
-    left = _make_decomposition(
-        [labels[k] for k in order], (post - size + 1)[order], post[left_keys], size[left_keys]
+
+def _decompose_source(
+    node_start: IntArray, parents: IntArray
+) -> tuple[IntArray, IntArray, IntArray, IntArray, IntArray, IntArray, IntArray, IntArray]:
+    """Zhang-Shasha arrays of many trees (preorder parents, as ``_read_source`` gives them)
+    for the left-to-right and the mirrored child order, compiled.
+
+    With ``size`` and ``depth`` of preorder node ``v``, its postorder index is
+    ``v + size - 1 - depth``, and the mirrored tree's postorder is the reversed preorder.
+    A node's subtree takes a contiguous postorder range ending at the node, so its
+    leftmost leaf is ``post - size + 1``. Keyroots: the root and every node with a sibling
+    on its left (mirrored: on its right). Returns, per node (concatenated like the
+    input), the preorder node at each postorder place and the leftmost leaves in both
+    orders; the keyroots of both orders (tree ``t``'s are ``key_start[t]:key_start[t+1]``
+    of its order, increasing); and each tree's keyroot work in both orders.
+    """
+    n_trees = node_start.shape[0] - 1
+    total = parents.shape[0]
+    perm = np.empty(total, dtype=np.int64)
+    left_lm = np.empty(total, dtype=np.int64)
+    right_lm = np.empty(total, dtype=np.int64)
+    size = np.empty(total, dtype=np.int64)
+    depth = np.empty(total, dtype=np.int64)
+    post = np.empty(total, dtype=np.int64)
+    left_keys = np.empty(total, dtype=np.int64)
+    right_keys = np.empty(total, dtype=np.int64)
+    key_start = np.zeros((2, n_trees + 1), dtype=np.int64)
+    work = np.zeros((2, n_trees), dtype=np.int64)
+    nl = 0
+    nr = 0
+    for t in range(n_trees):
+        s = node_start[t]
+        n = node_start[t + 1] - s
+        for v in range(n):
+            size[s + v] = 1
+            depth[s + v] = 0 if v == 0 else depth[s + parents[s + v]] + 1
+        for v in range(n - 1, 0, -1):
+            size[s + parents[s + v]] += size[s + v]
+        for v in range(n):
+            p = v + size[s + v] - 1 - depth[s + v]
+            post[s + v] = p
+            perm[s + p] = v
+            left_lm[s + p] = p - size[s + v] + 1
+            q = n - 1 - v
+            right_lm[s + q] = q - size[s + v] + 1
+        for p in range(n):  # left keyroots, increasing: the root or not a first child
+            v = perm[s + p]
+            if v == 0 or parents[s + v] != v - 1:
+                left_keys[nl] = p
+                nl += 1
+                work[0, t] += size[s + v]
+        for v in range(n - 1, -1, -1):  # mirrored: the root or not a last child
+            if v == 0 or v + size[s + v] != parents[s + v] + size[s + parents[s + v]]:
+                right_keys[nr] = n - 1 - v
+                nr += 1
+                work[1, t] += size[s + v]
+        key_start[0, t + 1] = nl
+        key_start[1, t + 1] = nr
+    return perm, left_lm, right_lm, left_keys[:nl], right_keys[:nr], key_start, work, size
+
+
+_ReadKernel = Callable[
+    [npt.NDArray[np.uint8], IntArray], tuple[IntArray, IntArray, IntArray, IntArray, IntArray]
+]
+_DecomposeKernel = Callable[
+    [IntArray, IntArray],
+    tuple[IntArray, IntArray, IntArray, IntArray, IntArray, IntArray, IntArray, IntArray],
+]
+
+
+@cache
+def _read_kernel() -> _ReadKernel:
+    """``_read_source`` compiled by numba on first use (cached on disk like ``_kernel``)."""
+    return cast(_ReadKernel, _njit(_read_source))
+
+
+@cache
+def _decompose_kernel() -> _DecomposeKernel:
+    """``_decompose_source`` compiled by numba on first use (cached on disk)."""
+    return cast(_DecomposeKernel, _njit(_decompose_source))
+
+
+def _njit(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` compiled by numba, cached on disk where a cache directory is writable."""
+    import numba
+
+    try:
+        return cast(Callable[..., Any], numba.njit(cache=True, nogil=True)(fn))
+    except RuntimeError:  # no writable cache location
+        return cast(Callable[..., Any], numba.njit(nogil=True)(fn))
+
+
+def _trees_from_parents(
+    node_start: IntArray, parents: IntArray, ids: IntArray, n_close: Sequence[int]
+) -> list[TsedTree]:
+    """TSED trees from preorder parents and label ids of many trees (``_read_source``'s
+    layout); ``n_close[t]`` is tree ``t``'s ``L``."""
+    perm, left_lm, right_lm, left_keys, right_keys, key_start, work, _ = (
+        _decompose_kernel()(node_start, parents)
     )
+    out: list[TsedTree] = []
+    for t in range(node_start.shape[0] - 1):
+        s, e = int(node_start[t]), int(node_start[t + 1])
+        if s == e:  # no token at all: an empty tree has no node to edit
+            out.append(TsedTree(0, n_close[t], None, None))
+            continue
+        own = ids[s:e]
+        left = _Decomposition(
+            own[perm[s:e]], left_lm[s:e], left_keys[key_start[0, t] : key_start[0, t + 1]],
+            int(work[0, t]),
+        )
+        right = _Decomposition(
+            own[::-1].copy(), right_lm[s:e], right_keys[key_start[1, t] : key_start[1, t + 1]],
+            int(work[1, t]),
+        )
+        out.append(TsedTree(e - s, n_close[t], left, right))
+    return out
 
-    post_m = n - 1 - pre
-    right_keys = is_root | (end != end[safe_parent])
-    right = _make_decomposition(
-        labels[::-1], (post_m - size + 1)[::-1], post_m[right_keys], size[right_keys]
-    )
-    return left, right
 
-
-def _make_decomposition(
-    labels: list[str], leftmost: IntArray, keyroots: IntArray, key_sizes: IntArray
-) -> _Decomposition:
-    order = np.argsort(keyroots)
-    return _Decomposition(
-        tuple(labels),
-        np.ascontiguousarray(leftmost, dtype=np.int64),
-        np.ascontiguousarray(keyroots[order], dtype=np.int64),
-        int(key_sizes.sum()),
-    )
+def _decompositions(labels: list[str], parents: list[int]) -> tuple[_Decomposition, _Decomposition]:
+    """Zhang-Shasha arrays of one tree (labels and parents in preorder, the root first)
+    in the left-to-right and the mirrored child order (see ``_decompose_source``)."""
+    ids = np.fromiter((_label_id(s) for s in labels), dtype=np.int64, count=len(labels))
+    node_start = np.array([0, len(labels)], dtype=np.int64)
+    tree = _trees_from_parents(node_start, np.asarray(parents, dtype=np.int64), ids, [0])[0]
+    assert tree.left is not None and tree.right is not None
+    return tree.left, tree.right
 
 
 def sexp_tree(sexp: str, max_nodes: int = DEFAULT_MAX_NODES) -> TsedTree:
@@ -218,31 +436,104 @@ def sexp_tree(sexp: str, max_nodes: int = DEFAULT_MAX_NODES) -> TsedTree:
     Trees are immutable, and the last few hundred are kept: sampled versions often have
     the same tree.
     """
-    return _sexp_tree(sexp, max_nodes)
+    return sexp_trees([sexp], max_nodes)[0]
 
 
-@lru_cache(maxsize=512)
-def _sexp_tree(sexp: str, max_nodes: int) -> TsedTree:
-    n_close = sexp.count(")")
-    n_nodes = sexp.count("(")
-    if n_nodes > max_nodes:
-        return TsedTree(
-            n_nodes,
-            n_close,
-            None,
-            None,
-            f"tree has {n_nodes} nodes, more than the limit of {max_nodes} for tree edit distance",
-        )
+#: How many trees ``sexp_trees`` keeps, by S-expression and node limit.
+TREE_CACHE_SIZE = 512
+_TREES: OrderedDict[tuple[str, int], TsedTree] = OrderedDict()
+_TREES_LOCK = threading.Lock()
+
+
+def sexp_trees(sexps: Sequence[str], max_nodes: int = DEFAULT_MAX_NODES) -> list[TsedTree]:
+    """``sexp_tree`` of each S-expression; the ones not kept from before are read in one
+    compiled pass (``_read_source``, ``_decompose_source``)."""
+    out: list[TsedTree | None] = [None] * len(sexps)
+    missing: dict[str, list[int]] = {}
+    with _TREES_LOCK:
+        for k, sexp in enumerate(sexps):
+            got = _TREES.get((sexp, max_nodes))
+            if got is not None:
+                _TREES.move_to_end((sexp, max_nodes))
+                out[k] = got
+            else:
+                missing.setdefault(sexp, []).append(k)
+    made: dict[str, TsedTree] = {}
+    ascii_: list[str] = []
+    for sexp in missing:
+        n_nodes = sexp.count("(")
+        if n_nodes > max_nodes:
+            made[sexp] = TsedTree(
+                n_nodes, sexp.count(")"), None, None,
+                f"tree has {n_nodes} nodes, more than the limit of {max_nodes} for tree edit "
+                "distance",
+            )
+        elif sexp.isascii():
+            ascii_.append(sexp)
+        else:
+            made[sexp] = _python_tree(sexp)
+    if ascii_:
+        made.update(zip(ascii_, _ascii_trees(ascii_), strict=True))
+    with _TREES_LOCK:
+        for sexp, places in missing.items():
+            tree = made[sexp]
+            for k in places:
+                out[k] = tree
+            _TREES[(sexp, max_nodes)] = tree
+        while len(_TREES) > TREE_CACHE_SIZE:
+            _TREES.popitem(last=False)
+    return cast(list[TsedTree], out)
+
+
+def _ascii_trees(sexps: Sequence[str]) -> list[TsedTree]:
+    """Trees of ASCII S-expressions, read together by ``_read_source``."""
+    joined = "".join(sexps)
+    starts = np.zeros(len(sexps) + 1, dtype=np.int64)
+    np.cumsum([len(s) for s in sexps], out=starts[1:])
+    buf = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
+    node_start, parents, label, uniq_a, uniq_b = _read_kernel()(buf, starts)
+    names = np.array(
+        [_label_id(joined[a:b]) for a, b in zip(uniq_a.tolist(), uniq_b.tolist(), strict=True)],
+        dtype=np.int64,
+    )
+    return _trees_from_parents(node_start, parents, names[label], [s.count(")") for s in sexps])
+
+
+def _python_tree(sexp: str) -> TsedTree:
+    """One tree read by ``_read_sexp`` (S-expressions that are not ASCII)."""
     labels, parents = _read_sexp(sexp)
-    if not labels:  # no token at all: an empty tree has no node to edit
-        return TsedTree(0, n_close, None, None)
-    left, right = _decompositions(labels, parents)
-    return TsedTree(len(labels), n_close, left, right)
+    ids = np.fromiter((_label_id(s) for s in labels), dtype=np.int64, count=len(labels))
+    node_start = np.array([0, len(labels)], dtype=np.int64)
+    return _trees_from_parents(
+        node_start, np.asarray(parents, dtype=np.int64), ids, [sexp.count(")")]
+    )[0]
 
 
 def build_tree(code: str, language: str, max_nodes: int = DEFAULT_MAX_NODES) -> TsedTree:
     """Parse ``code`` with tree-sitter and read its named-node S-expression (``sexp_tree``)."""
     return sexp_tree(str(parse(code, language).root_node), max_nodes)
+
+
+def build_trees(
+    codes: Sequence[str],
+    language: str,
+    max_nodes: int = DEFAULT_MAX_NODES,
+    parsed: Sequence[tree_sitter.Tree] | None = None,
+) -> list[TsedTree]:
+    """``build_tree`` of each code: identical codes are read once, and ``parsed`` (the
+    tree-sitter tree of each code, e.g. from ``structural_matrices``) spares parsing them
+    again."""
+    if parsed is not None and len(parsed) != len(codes):
+        raise ValueError(f"{len(parsed)} parsed trees for {len(codes)} codes")
+    first: dict[str, int] = {}
+    for k, code in enumerate(codes):
+        first.setdefault(code, k)
+    sexps = {
+        code: str((parsed[k] if parsed is not None else parse(code, language)).root_node)
+        for code, k in first.items()
+    }
+    trees = dict(zip(sexps, sexp_trees(list(sexps.values()), max_nodes), strict=True))
+    return [trees[code] for code in codes]
 
 
 def _zhang_shasha_source(
@@ -584,14 +875,8 @@ def _check_costs(costs: Sequence[float]) -> Costs:
     return cdel, cins, cren
 
 
-def _distance(
-    a: TsedTree,
-    b: TsedTree,
-    costs: Costs,
-    ids: dict[tuple[int, bool], IntArray],
-    vocab: dict[str, int],
-) -> float:
-    """Distance between two trees that fit, with label ids cached per (tree, side)."""
+def _distance(a: TsedTree, b: TsedTree, costs: Costs) -> float:
+    """Distance between two trees that fit (or are empty)."""
     cdel, cins, cren = costs
     if a.left is None or a.right is None:
         return b.n_nodes * cins
@@ -599,14 +884,8 @@ def _distance(
         return a.n_nodes * cdel
     mirrored = a.right.work * b.right.work < a.left.work * b.left.work
     da, db = (a.right, b.right) if mirrored else (a.left, b.left)
-    la = ids.get((id(a), mirrored))
-    if la is None:
-        la = ids[(id(a), mirrored)] = _label_ids(vocab, da.labels)
-    lb = ids.get((id(b), mirrored))
-    if lb is None:
-        lb = ids[(id(b), mirrored)] = _label_ids(vocab, db.labels)
     return _zhang_shasha(
-        la, da.leftmost, da.keyroots, lb, db.leftmost, db.keyroots, cdel, cins, cren
+        da.ids, da.leftmost, da.keyroots, db.ids, db.leftmost, db.keyroots, cdel, cins, cren
     )
 
 
@@ -622,7 +901,7 @@ def tree_edit_distance(
     checked = _check_costs(costs)
     if source.too_large or target.too_large:
         return math.nan
-    return _distance(source, target, checked, {}, {})
+    return _distance(source, target, checked)
 
 
 def tsed_from_distance(distance: float, length: int) -> float:
@@ -684,7 +963,7 @@ def _shape_key(tree: TsedTree, index: int) -> tuple[object, ...]:
     equal ``L``. A tree too large to compare is only equal to itself."""
     if tree.too_large or tree.left is None:
         return (index,) if tree.too_large else (tree.n_close,)
-    return (tree.n_close, tree.left.labels, tree.left.leftmost.tobytes())
+    return (tree.n_close, tree.left.ids.tobytes(), tree.left.leftmost.tobytes())
 
 
 def tsed_tree_matrix(
@@ -732,14 +1011,6 @@ def _unique_matrix(
     n = len(trees)
     out = np.ones((n, n), dtype=np.float64)
     symmetric = checked[0] == checked[1]
-    # label ids for every tree and side up front, so the row jobs only read shared state
-    vocab: dict[str, int] = {}
-    ids: dict[tuple[int, bool], IntArray] = {}
-    for tree in trees:
-        for mirrored, side in ((False, tree.left), (True, tree.right)):
-            if side is not None:
-                ids[(id(tree), mirrored)] = _label_ids(vocab, side.labels)
-
     def row(i: int) -> None:
         a = trees[i]
         for j in range(i + 1, n):
@@ -748,11 +1019,11 @@ def _unique_matrix(
                 out[i, j] = out[j, i] = math.nan
                 continue
             length = max(a.n_close, b.n_close)
-            out[i, j] = tsed_from_distance(_distance(a, b, checked, ids, vocab), length)
+            out[i, j] = tsed_from_distance(_distance(a, b, checked), length)
             if symmetric:
                 out[j, i] = out[i, j]
             else:
-                out[j, i] = tsed_from_distance(_distance(b, a, checked, ids, vocab), length)
+                out[j, i] = tsed_from_distance(_distance(b, a, checked), length)
 
     if workers > 1 and n > 2:
         _kernel()  # compile (or load) once, before the threads start
@@ -801,11 +1072,10 @@ def _shared_forests(decs: Sequence[_Decomposition], symmetric: bool) -> _SharedF
     tree that holds it. Everything a cell reads (smaller forests and subtrees of the same
     trees) is held by at least those trees, so it is among the forests compared too.
     """
-    vocab: dict[str, int] = {}
-    labels = np.fromiter(
-        (vocab.setdefault(name, len(vocab)) for dec in decs for name in dec.labels), np.int64
-    )
-    sizes_t = np.array([len(dec.labels) for dec in decs], dtype=np.int64)
+    # label ids numbered 0.. within the set, so the trie's keys stay small
+    used, labels = np.unique(np.concatenate([dec.ids for dec in decs]), return_inverse=True)
+    labels = labels.astype(np.int64)
+    sizes_t = np.array([dec.ids.shape[0] for dec in decs], dtype=np.int64)
     tree_start = np.zeros(len(decs) + 1, dtype=np.int64)
     np.cumsum(sizes_t, out=tree_start[1:])
     keys_t = np.array([dec.keyroots.shape[0] for dec in decs], dtype=np.int64)
@@ -814,7 +1084,7 @@ def _shared_forests(decs: Sequence[_Decomposition], symmetric: bool) -> _SharedF
     leftmost = np.concatenate([dec.leftmost for dec in decs])
     keyroots = np.concatenate([dec.keyroots for dec in decs])
     parent, label, before, last, depth, held, subtree, key_node = _trie_kernel()(
-        labels, leftmost, keyroots, tree_start, key_start, max(1, len(vocab))
+        labels, leftmost, keyroots, tree_start, key_start, max(1, used.shape[0])
     )
     # columns by size, so that every forest a column reads comes before it
     order = np.lexsort((-held, depth) if symmetric else (depth,))
@@ -990,13 +1260,11 @@ def _pair_distances(trees: Sequence[TsedTree], costs: Costs) -> FloatArray:
     """``_shared_distances`` pair by pair (``_distance``), for sets too large to share."""
     n = len(trees)
     out = np.zeros((n, n), dtype=np.float64)
-    vocab: dict[str, int] = {}
-    ids: dict[tuple[int, bool], IntArray] = {}
     for i in range(n):
         for j in range(i + 1, n):
-            out[i, j] = _distance(trees[i], trees[j], costs, ids, vocab)
+            out[i, j] = _distance(trees[i], trees[j], costs)
             if costs[0] == costs[1]:
                 out[j, i] = out[i, j]
             else:
-                out[j, i] = _distance(trees[j], trees[i], costs, ids, vocab)
+                out[j, i] = _distance(trees[j], trees[i], costs)
     return out
