@@ -11,6 +11,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from distributed import Client
@@ -62,8 +63,54 @@ def test_static_json_matches_local_run_byte_for_byte(
     assert (local_code, code) == (0, 0)
     assert remote == local
     document = json.loads(remote)
+    assert list(document) == ["codequorum", "sets", "errors", "interrupted", "total", "overall"]
     assert [s["task_id"] for s in document["sets"]] == [f"HumanEval/{k}" for k in range(8)]
     assert document["total"] == 8 and document["overall"]["scored"] == 8
+
+
+def _with_a_broken_line(data: Path, tmp_path: Path, sets: int) -> Path:
+    """The first ``sets`` sets of ``data`` with a broken line after the fourth."""
+    with data.open(encoding="utf-8") as source:
+        lines = [next(source) for _ in range(sets)]
+    path = tmp_path / "in.jsonl"
+    path.write_text("".join(lines[:4]) + "{broken\n" + "".join(lines[4:]), encoding="utf-8")
+    return path
+
+
+def _page_data(page: bytes) -> dict[str, Any]:
+    """The data the page embeds."""
+    text = page.decode("utf-8").split('id="cq-data">', 1)[1].split("</script>", 1)[0]
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+@pytest.mark.parametrize("fmt", ["json", "table", "html"])
+def test_documents_match_local_run_byte_for_byte(
+        address: str, data: Path, tmp_path: Path, fmt: str) -> None:
+    """json, table and html, with an input error and (html) another run compared."""
+    source = _with_a_broken_line(data, tmp_path, 9)
+    extra: tuple[str, ...] = {"table": ("--reasons",), "json": ("--matrices",)}.get(fmt, ())
+    if fmt == "html":
+        _score(tmp_path, "other.json", str(data), "--limit", "6", "--samples", "4",
+               "--no-tsed", "--format", "json")
+        extra = ("--compare", str(tmp_path / "other.json"))
+    argv = (str(source), "--samples", "5", "--no-tsed", "--format", fmt, *extra)
+    local_code, local = _score(tmp_path, f"local.{fmt}", *argv)
+    code, remote = _score(tmp_path, f"cluster.{fmt}", *argv, "--scheduler", address)
+    assert (local_code, code) == (1, 1)  # the broken line
+    assert remote == local
+    if fmt == "json":
+        document = json.loads(remote)
+        assert len(document["sets"]) == 9 and len(document["errors"]) == 1
+        assert document["errors"][0]["line"] == 5
+        assert len(document["sets"][0]["matrices"]["jsd_struct"]) == 5
+    elif fmt == "table":
+        assert b"HumanEval/8" in remote and b"mean of 9" in remote
+    else:
+        page = _page_data(remote)
+        assert [r[0] for r in page["rows"]] == [f"HumanEval/{k}" for k in range(9)]
+        assert page["n_errors"] == 1 and page["compare"]["name"] == "other.json"
+        assert len(page["compare"]["rows"]) == 6 and all(d.get("h") for d in page["details"])
 
 
 def test_dynamic_json_matches_local_run_byte_for_byte(

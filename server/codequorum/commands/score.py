@@ -35,7 +35,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from codequorum.analysis import AnalysisOptions, StabilityReport, analyze, overall
+from codequorum.analysis import AnalysisOptions, StabilityReport, analyze
 from codequorum.commands._argtypes import positive
 from codequorum.commands._endpoint import add_propose_inputs_options, asker_note, input_asker
 from codequorum.config_file import config_values
@@ -50,9 +50,11 @@ from codequorum.formats import (
 )
 from codequorum.model import SampleSet
 from codequorum.outfile import check_output, open_output
+from codequorum.overall import OverallAccumulator
 from codequorum.parsing import normalize_language
-from codequorum.render import OUTPUT_FORMATS, print_table, report_document, write_csv, write_json
+from codequorum.render import OUTPUT_FORMATS, print_table, write_csv
 from codequorum.render.html_report import load_compare, write_html
+from codequorum.render.json_out import JsonDocumentWriter
 from codequorum.render.jsonl_out import write_jsonl
 from codequorum.render.terminal import color_enabled, make_console
 from codequorum.render.words import count, plural
@@ -229,10 +231,11 @@ class ScoreFailure:
 
 @dataclass
 class ScoreRun:
-    """What a run produced: reports in input order, input errors, and whether it was cut
-    short."""
+    """What a run produced: reports in input order (``positions``: the input set of each),
+    input errors, and whether it was cut short."""
 
     reports: list[StabilityReport] = field(default_factory=list)
+    positions: list[int] = field(default_factory=list)
     errors: list[ReadError] = field(default_factory=list)
     interrupted: bool = False
     total: int = 0
@@ -461,7 +464,8 @@ def run_scoring(
         gen.close()
         if executor is not None:  # a generator closed before it started leaves it running
             _stop_workers(executor)
-    run.reports = [results[k] for k in sorted(results)]
+    run.positions = sorted(results)
+    run.reports = [results[k] for k in run.positions]
     return run
 
 
@@ -506,7 +510,8 @@ def _run_dynamic_scoring(sample_sets: Sequence[SampleSet], sources: Sequence[str
     except KeyboardInterrupt:
         cancel.set()
         run.interrupted = True
-    run.reports = [results[k] for k in sorted(results)]
+    run.positions = sorted(results)
+    run.reports = [results[k] for k in run.positions]
     return run
 
 
@@ -542,20 +547,23 @@ def write_output(run: ScoreRun, fmt: str, path: str | None, *, matrices: bool = 
                  sample_sets: Sequence[SampleSet] = (),
                  compare: tuple[str, dict[str, Any]] | None = None) -> None:
     """Write the run in ``fmt`` to ``path`` (standard output when None); ``color`` is the
-    ``--color`` mode of the table; html shows the versions of ``sample_sets`` and the run
-    ``compare`` (name, JSON report) beside this one."""
-    across = overall(run.reports)
+    ``--color`` mode of the table; html shows the versions of ``sample_sets`` (the input
+    sets, ``run.positions`` indexing them) and the run ``compare`` (name, JSON report)
+    beside this one. The figures across the sets are those a run on a cluster writes."""
+    across = OverallAccumulator.of(run.reports).result()
     with open_output(path) as stream:
         if fmt == "json":
-            write_json(report_document(run.reports, run.errors, interrupted=run.interrupted,
-                                       include_matrices=matrices, total=run.total,
-                                       overall=across), stream)
+            writer = JsonDocumentWriter(stream, include_matrices=matrices)
+            for report in run.reports:
+                writer.add(report)
+            writer.finish(run.errors, interrupted=run.interrupted, total=run.total,
+                          overall=across)
         elif fmt == "csv":
             write_csv(run.reports, stream)
         elif fmt == "html":
+            codes = [sample_sets[k].codes for k in run.positions] if sample_sets else None
             write_html(stream, run.reports, run.errors, interrupted=run.interrupted,
-                       total=run.total, overall=across, sample_sets=sample_sets,
-                       compare=compare)
+                       total=run.total, overall=across, codes=codes, compare=compare)
         elif fmt == "jsonl":
             write_jsonl(run.reports, stream, include_matrices=matrices)
         else:
@@ -563,9 +571,11 @@ def write_output(run: ScoreRun, fmt: str, path: str | None, *, matrices: bool = 
             print_table(run.reports, console, title=title, reasons=reasons, overall=across)
 
 
-def report_errors(run: ScoreRun, stream: TextIO | None = None) -> None:
+def report_errors(run: ScoreRun, stream: TextIO | None = None, *,
+                  scored: int | None = None) -> None:
     """One line per input error on standard error (the first few, then a count), and a
-    line when the run was interrupted."""
+    line when the run was interrupted (``scored`` sets written; default: the run's
+    reports)."""
     out = stream or sys.stderr
     for error in run.errors[:MAX_ERRORS_SHOWN]:
         print(f"codequorum: error: {safe_text(error)}", file=out)
@@ -573,7 +583,8 @@ def report_errors(run: ScoreRun, stream: TextIO | None = None) -> None:
         more = len(run.errors) - MAX_ERRORS_SHOWN
         print(f"codequorum: ... and {more:,} more {plural(more, 'error')}", file=out)
     if run.interrupted:
-        print(f"codequorum: interrupted: {len(run.reports):,} of {count(run.total, 'set')} "
+        written = len(run.reports) if scored is None else scored
+        print(f"codequorum: interrupted: {written:,} of {count(run.total, 'set')} "
               "scored and written", file=out)
 
 
@@ -665,7 +676,7 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "scheduler", None):
         from codequorum.commands.score_cluster import run_on_cluster
 
-        return run_on_cluster(args, fmt, options, read_options)
+        return run_on_cluster(args, fmt, options, read_options, compare=compare)
     if getattr(args, "resume", False):
         raise UserError("--resume works with --scheduler (use --scheduler local:N on this "
                         "machine)")

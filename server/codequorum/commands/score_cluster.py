@@ -2,10 +2,12 @@
 
 Sets are read lazily from the inputs, scored on the cluster
 (:func:`codequorum.distributed.score_distributed`) and written in input order as they
-come back. ``jsonl`` and ``csv`` are written a set at a time (flushed, never held), so
-memory stays flat and an unfinished run can be taken up again with ``--resume``; ``json``
-and ``table`` are one document each, written at the end as a local run writes them, from
-the reports held until then. Reports are the same, byte for byte, as a local run's.
+come back, each to a sink of its format that keeps what the format needs and no report:
+``jsonl`` and ``csv`` lines are written a set at a time (flushed, so an unfinished run can
+be taken up again with ``--resume``); the ``json`` document is written a set at a time too
+and ends with the errors and the figures across the sets (summed as the sets pass); the
+``table`` keeps each set's row values and the ``html`` page each set's compact record (in
+a temporary file) until the end. Every format is the same, byte for byte, as a local run's.
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ import contextlib
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
-from typing import TextIO
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, Protocol, TextIO
 
 from rich.progress import Progress, TextColumn, TimeElapsedColumn
 
@@ -29,17 +31,20 @@ from codequorum.commands.score import (
     iter_inputs,
     report_errors,
     require_sandbox,
-    write_output,
 )
-from codequorum.errors import UserError
 from codequorum.formats import ReadError, ReadOptions
 from codequorum.model import SampleSet
+from codequorum.outfile import open_output
+from codequorum.overall import OverallAccumulator
 from codequorum.render.csv_out import write_csv
+from codequorum.render.html_report import HtmlPage, page_end
+from codequorum.render.json_out import JsonDocumentWriter
 from codequorum.render.jsonl_out import report_line
+from codequorum.render.table import TableRow, print_table, table_row
 from codequorum.render.terminal import color_enabled, make_console
 from codequorum.safe_text import safe_text
 
-#: Formats written a set at a time as results arrive.
+#: Formats written a set at a time as results arrive, and resumable.
 STREAMED: tuple[str, ...] = ("jsonl", "csv")
 
 
@@ -114,57 +119,145 @@ def _stream(path: str | None, append: bool) -> Iterator[TextIO]:
         yield stream
 
 
+class _Sink(Protocol):
+    """Where a run's reports go: one at a time, in input order, then the end."""
+
+    written: int
+
+    def add(self, report: StabilityReport, sample_set: SampleSet) -> None:
+        """Take the report of ``sample_set``."""
+
+    def finish(self, run: ScoreRun) -> None:
+        """Write what is left once every set is in (errors, totals, the held rows)."""
+
+
+class _Lines:
+    """``jsonl`` or ``csv``: a line per set, flushed as it is written."""
+
+    def __init__(self, out: TextIO, fmt: str, matrices: bool) -> None:
+        self.out, self.fmt, self.matrices = out, fmt, matrices
+        self.written = 0
+
+    def add(self, report: StabilityReport, sample_set: SampleSet) -> None:
+        _write(self.out, self.fmt, report, matrices=self.matrices)
+        self.written += 1
+
+    def finish(self, run: ScoreRun) -> None:
+        """Nothing is left to write."""
+
+
+class _Document:
+    """``json``, ``table`` or ``html``: the figures across the sets summed as they pass,
+    and what the format keeps of each set until the end (the JSON document writes each
+    set at once; the table keeps its rows; the page its records, in a temporary file)."""
+
+    def __init__(self, fmt: str, args: argparse.Namespace, out: TextIO | None,
+                 compare: tuple[str, Mapping[str, Any]] | None) -> None:
+        self.fmt, self.args, self.compare = fmt, args, compare
+        self.written = 0
+        self.across = OverallAccumulator()
+        self.json = (None if out is None
+                     else JsonDocumentWriter(out, include_matrices=args.matrices))
+        self.rows: list[TableRow] = []
+        self.page = HtmlPage() if fmt == "html" else None
+
+    def add(self, report: StabilityReport, sample_set: SampleSet) -> None:
+        self.across.add(report)
+        self.written += 1
+        if self.json is not None:
+            self.json.add(report)
+        elif self.page is not None:
+            self.page.add(report, sample_set.codes)
+        else:
+            self.rows.append(table_row(report))
+
+    def finish(self, run: ScoreRun) -> None:
+        across = self.across.result()
+        if self.json is not None:
+            self.json.finish(run.errors, interrupted=run.interrupted, total=run.total,
+                             overall=across)
+            return
+        with open_output(self.args.output) as stream:
+            if self.page is not None:
+                self.page.write(stream, page_end(run.errors, interrupted=run.interrupted,
+                                                 total=run.total, overall=across,
+                                                 compare=self.compare))
+            else:
+                console = make_console(stream, color_enabled(self.args.color, stream))
+                print_table(self.rows, console, reasons=self.args.reasons, overall=across)
+
+    def close(self) -> None:
+        """Remove the page's temporary file."""
+        if self.page is not None:
+            self.page.close()
+
+
+@contextlib.contextmanager
+def _sink(fmt: str, args: argparse.Namespace, resume: bool,
+          compare: tuple[str, Mapping[str, Any]] | None) -> Iterator[_Sink]:
+    """The sink of ``fmt``, its output open while the run lasts (the table and the page
+    open theirs at the end)."""
+    if fmt in STREAMED:
+        with _stream(args.output, resume) as out:
+            if fmt == "csv" and not _has_header(args):
+                write_csv([], out)  # the header, even when no set is scored (as a local run)
+                out.flush()
+            yield _Lines(out, fmt, args.matrices)
+        return
+    with (open_output(args.output) if fmt == "json" else contextlib.nullcontext()) as out:
+        document = _Document(fmt, args, out, compare)
+        try:
+            yield document
+        finally:
+            document.close()
+
+
 def run_on_cluster(args: argparse.Namespace, fmt: str, options: AnalysisOptions,
-                   read_options: ReadOptions) -> int:
-    """Score the inputs on the cluster ``args.scheduler`` and write them in ``fmt``."""
+                   read_options: ReadOptions, *,
+                   compare: tuple[str, Mapping[str, Any]] | None = None) -> int:
+    """Score the inputs on the cluster ``args.scheduler`` and write them in ``fmt``
+    (html: beside the run ``compare``)."""
     from codequorum import distributed as engine  # dask is imported here, not before
     from codequorum.resume import already_written
 
-    if fmt not in ("table", "json", *STREAMED):
-        raise UserError(f"--format {fmt} is not written with --scheduler: choose table, json, "
-                        "jsonl or csv")
     resume = bool(getattr(args, "resume", False))
     done = already_written(args.output, fmt) if resume else Counter[str]()
     feed = _Feed(list(args.inputs), read_options, done)
     require_sandbox(args)
     run = ScoreRun()
-    streamed = fmt in STREAMED
-    written = 0
-    color = color_enabled(args.color, sys.stderr)
-    show = not args.quiet and sys.stderr.isatty()
     with engine.connect(args.scheduler) as client, \
-            (_stream(args.output, resume) if streamed else contextlib.nullcontext()) as out:
-        if out is not None and fmt == "csv" and not _has_header(args):
-            write_csv([], out)  # the header, even when no set is scored (as a local run)
-            out.flush()
-        progress, move = _progress(show, color)
+            _sink(fmt, args, resume, compare) as sink:
+        progress, move = _progress(not args.quiet and sys.stderr.isatty(),
+                                   color_enabled(args.color, sys.stderr))
         results = engine.score_distributed(feed, options, client, dynamic=args.dynamic,
                                            sandbox=getattr(args, "sandbox", "strict"),
                                            on_progress=move)
-        try:
-            with progress if progress is not None else contextlib.nullcontext():
-                for k, result in results:
-                    if isinstance(result, ScoreFailure):
-                        run.errors.append(feed.failure(k, result))
-                    elif out is not None:
-                        _write(out, fmt, result, matrices=args.matrices)
-                        written += 1
-                    else:
-                        run.reports.append(result)
-                    del feed.origin[k]
-        except KeyboardInterrupt:
-            run.interrupted = True
-        finally:
-            results.close()
-    run.total = feed.read - feed.resumed
-    run.errors = feed.errors + run.errors
-    if streamed:
-        return _finish_streamed(run, written, feed.resumed)
-    with deferred_interrupt() as hits:
-        write_output(run, fmt, args.output, matrices=args.matrices, reasons=args.reasons,
-                     color=args.color)
-    report_errors(run)
+        with progress if progress is not None else contextlib.nullcontext():
+            _drain(results, feed, sink, run)
+        run.total = feed.read - feed.resumed
+        run.errors = feed.errors + run.errors
+        with deferred_interrupt() as hits:
+            sink.finish(run)
+    if fmt in STREAMED:
+        return _finish_streamed(run, sink.written, feed.resumed)
+    report_errors(run, scored=sink.written)
     return EXIT_INTERRUPTED if hits and not run.interrupted else run.exit_code
+
+
+def _drain(results: Any, feed: _Feed, sink: _Sink, run: ScoreRun) -> None:
+    """Hand each result to the sink (a failure to the run's errors) in input order, until
+    the last or Ctrl-C (``run.interrupted``); the cluster's work left is cancelled."""
+    try:
+        for k, result in results:
+            if isinstance(result, ScoreFailure):
+                run.errors.append(feed.failure(k, result))
+            else:
+                sink.add(result, feed.origin[k][1])
+            del feed.origin[k]
+    except KeyboardInterrupt:
+        run.interrupted = True
+    finally:
+        results.close()
 
 
 def _has_header(args: argparse.Namespace) -> bool:

@@ -9,6 +9,11 @@ into the document as text, never as markup. Per set only what the detail pane sh
 embedded: the heatmap (similarities to 2 digits, one byte each, the upper triangle when the
 matrix is symmetric) and a full-context line diff
 of the most different version against the recommended one (which holds both versions).
+
+:class:`HtmlPage` builds the page a set at a time: each set's compact record (its row
+values, its detail pane) goes to a temporary file as the set is scored, and the page is
+written from that file at the end, so a run of any length holds one report at a time.
+:func:`render_html` of a whole document goes the same way, so both give the same bytes.
 """
 
 from __future__ import annotations
@@ -17,20 +22,24 @@ import base64
 import difflib
 import hashlib
 import html
+import io
 import json
 import math
-from collections.abc import Mapping, Sequence
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import IO, Any, TextIO
 
 import numpy as np
 
+from codequorum import __version__
 from codequorum.analysis import FloatMatrix, StabilityReport
 from codequorum.errors import UserError
 from codequorum.formats import ReadError
 from codequorum.model import SampleSet
 from codequorum.render.html_assets import PAGE_CSS, PAGE_JS
-from codequorum.render.json_out import report_document
+from codequorum.render.json_out import report_document, safe_values
 from codequorum.safe_text import safe_text
 
 #: Summary figures shown as columns and histograms, in this order, when present.
@@ -235,28 +244,8 @@ def page_data(document: Mapping[str, Any], *, codes: Sequence[Sequence[str] | No
               compare_name: str = "other run") -> dict[str, Any]:
     """The compact data the page draws: table rows, details, overall counts, comparison.
     ``codes[k]`` are the versions of set ``k`` (None: no code is shown)."""
-    sets: list[Mapping[str, Any]] = list(document.get("sets") or [])
-    metrics = _metrics(document, compare)
-    overall = document.get("overall") or {}
-    data: dict[str, Any] = {
-        "title": safe_text(title),
-        "version": safe_text(document.get("codequorum", "")),
-        "total": document.get("total", len(sets)),
-        "interrupted": bool(document.get("interrupted")),
-        "metrics": metrics,
-        "rows": [_row(s, metrics) for s in sets],
-        "details": [set_detail(s, codes[k] if codes is not None and k < len(codes) else None)
-                    for k, s in enumerate(sets)],
-        "verdicts": dict(overall.get("verdicts") or _count_verdicts(sets)),
-        "overall": {m: _overall(document, m) for m in metrics},
-        "errors": [safe_text(f"{e.get('source')}:{e.get('line') or ''}: {e.get('message')}")
-                   for e in (document.get("errors") or [])[:50]],
-        "n_errors": len(document.get("errors") or []),
-    }
-    if compare is not None:
-        data["compare"] = compare_runs(document, compare, metrics)
-        data["compare"]["name"] = safe_text(compare_name)
-    return data
+    with _page_of(document, codes, title) as page:
+        return page.data(_ending(document, compare, compare_name))
 
 
 def _count_verdicts(sets: Sequence[Mapping[str, Any]]) -> dict[str, int]:
@@ -288,22 +277,28 @@ def render_html(document: Mapping[str, Any], *,
                 compare_name: str = "other run") -> str:
     """The whole page for a report document (``sets`` may carry ``matrices.jsd_struct``);
     ``compare`` is another run's document shown side by side."""
-    data = page_data(document, codes=codes, compare=compare, title=title,
-                     compare_name=compare_name)
-    csp = (f"default-src 'none'; style-src {_hash(PAGE_CSS)}; script-src {_hash(PAGE_JS)}; "
-           "img-src data:; base-uri 'none'; form-action 'none'")
-    return (
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-        f"<meta http-equiv=\"Content-Security-Policy\" content=\"{csp}\">\n"
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-        f"<title>{html.escape(data['title'])}</title>\n"
-        f"<style>{PAGE_CSS}</style>\n</head>\n<body>\n"
-        f"<header><h1>{html.escape(data['title'])}</h1><p id=\"meta\"></p></header>\n"
-        "<main id=\"app\"><noscript>This report draws its plots and tables with "
-        "JavaScript.</noscript></main>\n"
-        f"<script type=\"application/json\" id=\"cq-data\">{script_json(data)}</script>\n"
-        f"<script>{PAGE_JS}</script>\n</body>\n</html>\n"
-    )
+    out = io.StringIO()
+    with _page_of(document, codes, title) as page:
+        page.write(out, _ending(document, compare, compare_name))
+    return out.getvalue()
+
+
+def _page_of(document: Mapping[str, Any], codes: Sequence[Sequence[str] | None] | None,
+             title: str) -> HtmlPage:
+    """An :class:`HtmlPage` holding the sets of ``document``."""
+    page = HtmlPage(title=title, version=document.get("codequorum", ""))
+    for k, s in enumerate(document.get("sets") or []):
+        page.add_set(s, codes[k] if codes is not None and k < len(codes) else None)
+    return page
+
+
+def _ending(document: Mapping[str, Any], compare: Mapping[str, Any] | None,
+            compare_name: str) -> PageEnd:
+    """What a page needs of ``document`` besides its sets."""
+    return PageEnd(total=document.get("total", len(document.get("sets") or [])),
+                   interrupted=bool(document.get("interrupted")),
+                   overall=document.get("overall"), errors=document.get("errors") or [],
+                   compare=compare, compare_name=compare_name)
 
 
 def html_document(reports: Sequence[StabilityReport], errors: Sequence[ReadError] = (), *,
@@ -358,16 +353,173 @@ def match_codes(reports: Sequence[StabilityReport], sample_sets: Sequence[Sample
     return out
 
 
+def html_set(report: StabilityReport) -> dict[str, Any]:
+    """One set of :func:`html_document`: the report's JSON entry with only the heatmap's
+    matrix (rounded)."""
+    entry: dict[str, Any] = safe_values(report.to_dict())
+    matrix = report.matrices.get(HEATMAP_METRIC)
+    if matrix is not None:
+        entry["matrices"] = {HEATMAP_METRIC: np.round(matrix, DIGITS)}
+    return entry
+
+
 def write_html(stream: TextIO, reports: Sequence[StabilityReport],
                errors: Sequence[ReadError] = (), *, interrupted: bool = False,
                total: int | None = None, overall: dict[str, Any] | None = None,
-               sample_sets: Sequence[SampleSet] = (),
+               codes: Sequence[Sequence[str] | None] | None = None,
                compare: tuple[str, Mapping[str, Any]] | None = None,
                title: str = "codequorum report") -> None:
-    """Write the page for a run; ``compare`` is ``(name, JSON report)`` of another run."""
-    doc = html_document(reports, errors, interrupted=interrupted, total=total,
-                        overall=overall)
-    codes = match_codes(reports, sample_sets) if sample_sets else None
-    stream.write(render_html(doc, codes=codes, title=title,
-                             compare=compare[1] if compare else None,
-                             compare_name=compare[0] if compare else "other run"))
+    """Write the page for a run (``codes[k]``: the versions of ``reports[k]``);
+    ``compare`` is ``(name, JSON report)`` of another run."""
+    with HtmlPage(title=title) as page:
+        for k, report in enumerate(reports):
+            page.add(report, codes[k] if codes is not None and k < len(codes) else None)
+        page.write(stream, page_end(errors, interrupted=interrupted,
+                                    total=len(reports) if total is None else total,
+                                    overall=overall, compare=compare))
+
+
+def page_end(errors: Sequence[ReadError], *, interrupted: bool, total: int,
+             overall: Mapping[str, Any] | None,
+             compare: tuple[str, Mapping[str, Any]] | None = None) -> PageEnd:
+    """What a run's page needs besides its sets: the counts, the errors as the JSON
+    document has them, the other run."""
+    return PageEnd(total=total, interrupted=interrupted, overall=overall,
+                   errors=[safe_values(e.to_dict()) for e in errors],
+                   compare=compare[1] if compare else None,
+                   compare_name=compare[0] if compare else "other run")
+
+
+# ----------------------------------------------------------------------------- a set at a time
+
+
+@dataclass(frozen=True)
+class PageEnd:
+    """What the page needs of a run besides its sets, known at its end."""
+
+    total: int
+    interrupted: bool
+    overall: Mapping[str, Any] | None
+    errors: Sequence[Mapping[str, Any]]
+    compare: Mapping[str, Any] | None = None
+    compare_name: str = "other run"
+
+
+def _record(s: Mapping[str, Any], codes: Sequence[str] | None) -> dict[str, Any]:
+    """What the page keeps of one set: its row without the figures (``r``), every figure
+    of :data:`METRICS` (``v``), the detail pane (``d``), and for a comparison the task id
+    (``t``) and the headline verdict (``h``)."""
+    head = _headline(s.get("verdicts") or [])
+    summary = s.get("summary") or {}
+    return {"r": _row(s, ()), "v": {m: summary_value(summary, m) for m in METRICS},
+            "d": set_detail(s, codes), "t": str(s.get("task_id")),
+            "h": head["code"] if head else None}
+
+
+class HtmlPage:
+    """The page built a set at a time: :meth:`add` files one set's compact record in a
+    temporary file, :meth:`write` writes the page from it. Close it (or use it as a context
+    manager) to remove the file."""
+
+    def __init__(self, *, title: str = "codequorum report", version: str | None = None
+                 ) -> None:
+        self.title = title
+        self.version = safe_text(__version__) if version is None else version
+        self.count = 0
+        self._spool: IO[str] = tempfile.TemporaryFile(  # noqa: SIM115 - closed by close()
+            "w+", encoding="utf-8")
+        self._found: set[str] = set()
+        self._heads: dict[str, int] = {}
+
+    def __enter__(self) -> HtmlPage:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Remove the temporary file."""
+        self._spool.close()
+
+    def add(self, report: StabilityReport, codes: Sequence[str] | None) -> None:
+        """File one scored set (in input order); ``codes`` are its versions."""
+        self.add_set(html_set(report), codes)
+
+    def add_set(self, s: Mapping[str, Any], codes: Sequence[str] | None) -> None:
+        """File one set of a report document."""
+        record = _record(s, codes)
+        self._found.update(m for m, v in record["v"].items() if v is not None)
+        if s.get("status") == "ok" and record["h"] is not None:
+            self._heads[record["h"]] = self._heads.get(record["h"], 0) + 1
+        self._spool.write(json.dumps(record, allow_nan=False) + "\n")
+        self.count += 1
+
+    def _records(self) -> Iterator[dict[str, Any]]:
+        """The filed records, in order, read back one at a time."""
+        self._spool.seek(0)
+        for line in self._spool:
+            record: dict[str, Any] = json.loads(line)
+            yield record
+
+    def _each(self, pick: Any) -> Iterator[str]:
+        """``pick(record)`` of every record as page JSON, comma separated."""
+        for k, record in enumerate(self._records()):
+            yield ("," if k else "") + script_json(pick(record))
+
+    def _chunks(self, end: PageEnd) -> Iterator[str]:
+        """The page's data as :func:`script_json` of :func:`page_data` would write it,
+        a piece at a time."""
+        found = self._found.union(_metrics(end.compare))
+        metrics = [m for m in METRICS if m in found]
+        head = {"title": safe_text(self.title), "version": safe_text(self.version),
+                "total": end.total, "interrupted": end.interrupted, "metrics": metrics}
+        yield script_json(head)[:-1] + ',"rows":['
+        yield from self._each(lambda r: [*r["r"], *(r["v"][m] for m in metrics)])
+        yield '],"details":['
+        yield from self._each(lambda r: r["d"])
+        yield "]," + script_json(self._tail(end, metrics))[1:]
+
+    def _tail(self, end: PageEnd, metrics: list[str]) -> dict[str, Any]:
+        """The data after the sets: verdict counts, overall figures, errors, comparison."""
+        current: dict[str, Any] = {"overall": end.overall}
+        tail: dict[str, Any] = {
+            "verdicts": dict((end.overall or {}).get("verdicts") or self._heads),
+            "overall": {m: _overall(current, m) for m in metrics},
+            "errors": [safe_text(f"{e.get('source')}:{e.get('line') or ''}: "
+                                 f"{e.get('message')}") for e in end.errors[:50]],
+            "n_errors": len(end.errors),
+        }
+        if end.compare is not None:
+            current["sets"] = [_compare_set(r) for r in self._records()]
+            tail["compare"] = compare_runs(current, end.compare, metrics)
+            tail["compare"]["name"] = safe_text(end.compare_name)
+        return tail
+
+    def data(self, end: PageEnd) -> dict[str, Any]:
+        """The page's whole data (for tests and tools: a run's page is :meth:`write`-n)."""
+        result: dict[str, Any] = json.loads("".join(self._chunks(end)))
+        return result
+
+    def write(self, stream: TextIO, end: PageEnd) -> None:
+        """Write the page."""
+        title = html.escape(safe_text(self.title))
+        csp = (f"default-src 'none'; style-src {_hash(PAGE_CSS)}; script-src {_hash(PAGE_JS)}; "
+               "img-src data:; base-uri 'none'; form-action 'none'")
+        stream.write(
+            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            f"<meta http-equiv=\"Content-Security-Policy\" content=\"{csp}\">\n"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+            f"<title>{title}</title>\n<style>{PAGE_CSS}</style>\n</head>\n<body>\n"
+            f"<header><h1>{title}</h1><p id=\"meta\"></p></header>\n"
+            "<main id=\"app\"><noscript>This report draws its plots and tables with "
+            "JavaScript.</noscript></main>\n"
+            "<script type=\"application/json\" id=\"cq-data\">")
+        for chunk in self._chunks(end):
+            stream.write(chunk)
+        stream.write(f"</script>\n<script>{PAGE_JS}</script>\n</body>\n</html>\n")
+
+
+def _compare_set(record: Mapping[str, Any]) -> dict[str, Any]:
+    """A filed set as much as :func:`compare_runs` reads of it."""
+    return {"task_id": record["t"], "summary": record["v"], "risk": record["r"][3],
+            "verdicts": [] if record["h"] is None else [{"code": record["h"]}]}

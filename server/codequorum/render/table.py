@@ -6,13 +6,16 @@ task ids are never wrapped or cut; columns that do not fit are left out in
 :data:`DROP_ORDER` and a line under the table says which. Every text that comes from the
 input (task ids, messages, notes) goes through :func:`~codequorum.safe_text.safe_text` and
 into :class:`rich.text.Text`, so it is never read as an escape sequence or as rich markup.
+
+The table is drawn from :class:`TableRow` values, a few per set, so a long run holds its
+rows, never its reports; every function also takes the reports themselves.
 """
 
 from __future__ import annotations
 
 import io
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from rich.cells import cell_len
@@ -84,12 +87,55 @@ def _scalar(value: Any) -> Text:
 
 
 @dataclass(frozen=True)
+class TableRow:
+    """What the table shows of one set, and nothing else: the row's values and the notes
+    under the table."""
+
+    task_id: str
+    n: int
+    ok: bool
+    message: str
+    pairs: dict[str, float | None] = field(default_factory=dict)
+    scalars: dict[str, Any] = field(default_factory=dict)
+    stable_jsd: Any = None
+    largest: int = 0
+    recommended: int | None = None
+    recommended_by: str | None = None
+    risk: float | None = None
+    codes: tuple[str, ...] = ()
+    reason: str | None = None
+    empty: int = 0
+    empty_notes: str = ""
+
+
+def table_row(r: StabilityReport) -> TableRow:
+    """The values of ``r`` the table shows."""
+    return TableRow(
+        task_id=r.task_id, n=r.n, ok=r.status == "ok", message=r.message or "",
+        pairs={key: r.pair(key) for _, key in COLUMNS},
+        scalars={key: r.summary[key] for _, key in SCALAR_COLUMNS if key in r.summary},
+        stable_jsd=r.options.get("stable_jsd") if r.options else None,
+        largest=len(r.clusters[0]) if r.clusters else 0,
+        recommended=r.recommended, recommended_by=r.recommended_by, risk=r.risk,
+        codes=tuple(verdict_codes(r)), reason=r.verdict.message if r.verdict else None,
+        empty=len(r.empty), empty_notes="; ".join(n for n in r.notes if " empty" in n))
+
+
+Rows = Sequence[StabilityReport | TableRow]
+
+
+def _rows(items: Rows) -> list[TableRow]:
+    """``items`` as table rows (reports turned into theirs)."""
+    return [table_row(r) if isinstance(r, StabilityReport) else r for r in items]
+
+
+@dataclass(frozen=True)
 class _Column:
-    """A table column: its title, how to lay it out, its cell for a report and for the
+    """A table column: its title, how to lay it out, its cell for a row and for the
     overall row."""
 
     title: str
-    cell: Callable[[StabilityReport], Text]
+    cell: Callable[[TableRow], Text]
     total: Callable[[Mapping[str, Any]], Text]
     justify: JustifyMethod = "right"
 
@@ -104,29 +150,27 @@ def verdict_codes(r: StabilityReport) -> list[str]:
     return list(dict.fromkeys(v.code for v in ranked))
 
 
-def _verdict_cell(r: StabilityReport) -> Text:
+def _verdict_cell(r: TableRow) -> Text:
     """Every verdict, one a line, most severe first (the column stays as narrow as its
     longest code)."""
-    if r.status != "ok":
+    if not r.ok:
         return Text("insufficient", style=_VERDICT_STYLE["insufficient"])
-    return Text("\n").join(Text(code, style=_VERDICT_STYLE.get(code, ""))
-                           for code in verdict_codes(r))
+    return Text("\n").join(Text(code, style=_VERDICT_STYLE.get(code, "")) for code in r.codes)
 
 
-def _why_cell(r: StabilityReport) -> Text:
-    if r.status != "ok":
-        return Text(safe_text(r.message or ""), style="dim")
-    return Text(safe_text(r.verdict.message if r.verdict else ""))
+def _why_cell(r: TableRow) -> Text:
+    if not r.ok:
+        return Text(safe_text(r.message), style="dim")
+    return Text(safe_text(r.reason or ""))
 
 
-def _shape_cell(r: StabilityReport) -> Text:
-    if r.status != "ok":
+def _shape_cell(r: TableRow) -> Text:
+    if not r.ok:
         return Text("—", style="dim")
-    largest = len(r.clusters[0]) if r.clusters else 0
-    return Text(f"{largest}/{r.n}")
+    return Text(f"{r.largest}/{r.n}")
 
 
-def _keep_cell(r: StabilityReport) -> Text:
+def _keep_cell(r: TableRow) -> Text:
     """``v3 outputs`` (chosen by agreeing outputs) or ``v3 shape`` (by typicality)."""
     if r.recommended is None:
         return Text("—", style="dim")
@@ -151,9 +195,9 @@ def _blank(_overall: Mapping[str, Any]) -> Text:
 
 
 def _pair_column(title: str, key: str) -> _Column:
-    def cell(r: StabilityReport) -> Text:
-        good = r.options.get("stable_jsd") if r.options else None
-        return _cell(r.pair(key), float(good) if key.startswith("jsd") and good else None)
+    def cell(r: TableRow) -> Text:
+        good = r.stable_jsd
+        return _cell(r.pairs.get(key), float(good) if key.startswith("jsd") and good else None)
 
     def total(overall: Mapping[str, Any]) -> Text:
         value = overall.get("summary", {}).get(key)
@@ -163,13 +207,13 @@ def _pair_column(title: str, key: str) -> _Column:
 
 
 def _scalar_column(title: str, key: str) -> _Column:
-    return _Column(title, lambda r: _scalar(r.summary.get(key)),
+    return _Column(title, lambda r: _scalar(r.scalars.get(key)),
                    lambda overall: _scalar(overall.get("summary", {}).get(key)))
 
 
-def _columns(reports: Sequence[StabilityReport], reasons: bool,
+def _columns(reports: Sequence[TableRow], reasons: bool,
              counts: bool = True) -> list[_Column]:
-    """Every column these reports have, in display order."""
+    """Every column these rows have, in display order."""
     blank = _blank
     columns = [
         _Column("Task", lambda r: task_text(r.task_id),
@@ -177,9 +221,9 @@ def _columns(reports: Sequence[StabilityReport], reasons: bool,
         _Column("n", lambda r: Text(str(r.n)), blank),
     ]
     columns += [_pair_column(t, k) for t, k in COLUMNS
-                if any(r.pair(k) is not None for r in reports)]
+                if any(r.pairs.get(k) is not None for r in reports)]
     columns += [_scalar_column(t, k) for t, k in SCALAR_COLUMNS
-                if any(k in r.summary for r in reports)]
+                if any(k in r.scalars for r in reports)]
     columns.append(_Column("Shape", _shape_cell, blank))
     columns.append(_Column("Keep", _keep_cell, blank, "left"))
     columns.append(_Column("Risk", lambda r: _cell(r.risk), blank))
@@ -190,13 +234,14 @@ def _columns(reports: Sequence[StabilityReport], reasons: bool,
     return columns
 
 
-def build_table(reports: Sequence[StabilityReport], title: str | None = None,
+def build_table(items: Rows, title: str | None = None,
                 reasons: bool = False, overall: Mapping[str, Any] | None = None,
                 drop: Collection[str] = ()) -> Table:
-    """A rich table of the reports. ``reasons`` adds the verdict message as a last column;
-    ``overall`` (``analysis.overall``) adds a last row with the means over the sets and
-    the verdict counts; columns titled in ``drop`` are left out (and the counts, when
-    ``drop`` holds :data:`COUNTS`)."""
+    """A rich table of the reports (or their rows). ``reasons`` adds the verdict message as
+    a last column; ``overall`` (``analysis.overall``) adds a last row with the means over
+    the sets and the verdict counts; columns titled in ``drop`` are left out (and the
+    counts, when ``drop`` holds :data:`COUNTS`)."""
+    reports = _rows(items)
     columns = [c for c in _columns(reports, reasons, COUNTS not in drop)
                if c.title not in drop]
     table = Table(title=title, header_style="bold", show_lines=False, expand=False,
@@ -227,10 +272,11 @@ def natural_width(table: Table) -> int:
     return max((cell_len(line) for line in capture.get().splitlines()), default=0)
 
 
-def fit_columns(reports: Sequence[StabilityReport], width: int, reasons: bool = False,
+def fit_columns(items: Rows, width: int, reasons: bool = False,
                 overall: Mapping[str, Any] | None = None) -> list[str]:
     """The columns to leave out (titles, in :data:`DROP_ORDER`) so the table fits in
     ``width`` columns; when even the task ids alone do not fit, everything droppable."""
+    reports = _rows(items)
     present = {c.title for c in _columns(reports, reasons)}
     if overall is not None and len(reports) > 1:
         present.add(COUNTS)
@@ -247,10 +293,11 @@ def fit_columns(reports: Sequence[StabilityReport], width: int, reasons: bool = 
         dropped.append(candidates.pop(0))
 
 
-def print_table(reports: Sequence[StabilityReport], console: Console, title: str | None = None,
+def print_table(items: Rows, console: Console, title: str | None = None,
                 reasons: bool = False, overall: Mapping[str, Any] | None = None) -> None:
-    """Print the table fitted to the console's width, then one line per report
-    note-worthy for the reader (skipped or insufficient sets, reasons that did not fit)."""
+    """Print the table fitted to the console's width, then one line per set note-worthy
+    for the reader (skipped or insufficient sets, reasons that did not fit)."""
+    reports = _rows(items)
     width = console.width
     dropped = fit_columns(reports, width, reasons, overall)
     table = build_table(reports, title=title, reasons=reasons, overall=overall, drop=dropped)
@@ -262,18 +309,9 @@ def print_table(reports: Sequence[StabilityReport], console: Console, title: str
         console.print(table)
     finally:
         console.width = width
-    lines: list[Text] = []
-    for r in reports:
-        if r.status != "ok":
-            if not why_in_table:
-                lines.append(_note(r.task_id, r.message or ""))
-            continue
-        if show_reasons and r.verdict is not None:
-            lines.append(_note(r.task_id, r.verdict.message))
-        if r.empty:
-            lines.append(_note(r.task_id, "; ".join(n for n in r.notes if " empty" in n)))
+    lines = _notes(reports, why_in_table, show_reasons)
     if len(lines) > MAX_NOTE_LINES and not show_reasons:
-        empty = sum(len(r.empty) for r in reports)
+        empty = sum(r.empty for r in reports)
         more = len(lines) - MAX_NOTE_LINES + 1
         lines = [*lines[: MAX_NOTE_LINES - 1],
                  Text(f"... and {more} more {plural(more, 'set')} with notes "
@@ -287,6 +325,22 @@ def print_table(reports: Sequence[StabilityReport], console: Console, title: str
     if shown:
         console.print(Text(f"left out to fit {width} columns: {', '.join(shown)} "
                            "(--format csv or json has every figure)", style="dim"))
+
+
+def _notes(reports: Sequence[TableRow], why_in_table: bool, show_reasons: bool) -> list[Text]:
+    """The lines under the table: insufficient sets (when ``Why`` is not a column), the
+    reasons (``show_reasons``), empty versions."""
+    lines: list[Text] = []
+    for r in reports:
+        if not r.ok:
+            if not why_in_table:
+                lines.append(_note(r.task_id, r.message))
+            continue
+        if show_reasons and r.reason is not None:
+            lines.append(_note(r.task_id, r.reason))
+        if r.empty:
+            lines.append(_note(r.task_id, r.empty_notes))
+    return lines
 
 
 def _note(task_id: str, message: str) -> Text:
