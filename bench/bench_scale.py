@@ -11,7 +11,9 @@ temporary file a line at a time.
 2. ``memory``: the peak resident memory of the driver process (``VmHWM`` of the
    process that reads, submits, reorders and writes, on a scheduler and two workers
    started with the ``dask`` command) at corpus sizes 1x, 2x, 5x, 10x, against a local
-   ``--jobs 2`` run, which holds every set and report.
+   ``--jobs 2`` run, which holds every set and report; in each output format of
+   ``--formats`` (JSON Lines by default; ``json`` and ``html`` are written a set at a
+   time too, their end from figures summed or filed as the sets pass).
 3. ``costs``: per-set time of each metric on the first sets of the data, at 20 and 100
    samples a set, each stage in a fresh process and each set timed once (as a worker
    meets it): parsing and the structural matrices, TSED with (1, 1, 1) and (1, 0.8, 1),
@@ -21,7 +23,7 @@ temporary file a line at a time.
 The load average is printed with every figure: this machine's two cores are shared.
 
 Run: .venv/bin/python bench/bench_scale.py [scaling] [memory] [costs] [--factor F]
-     [--tsed] [--json FILE]
+     [--tsed] [--sizes 1,10] [--formats jsonl,json,html] [--json FILE]
 """
 
 from __future__ import annotations
@@ -77,9 +79,10 @@ def build_corpus(factor: int, path: Path) -> int:
     return sets
 
 
-def run_score(corpus: Path, out: Path, extra: list[str]) -> tuple[float, int]:
+def run_score(corpus: Path, out: Path, extra: list[str], fmt: str = "jsonl"
+              ) -> tuple[float, int]:
     """Wall seconds and the driver's peak memory (KiB) of one ``codequorum score`` run."""
-    cmd = [sys.executable, "-c", DRIVER, "score", str(corpus), "-q", "--format", "jsonl",
+    cmd = [sys.executable, "-c", DRIVER, "score", str(corpus), "-q", "--format", fmt,
            "-o", str(out), *extra]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
@@ -143,38 +146,41 @@ def tcp_cluster(workers: int, tmp: Path) -> Iterator[str]:
         logs.close()
 
 
-def memory(factors: list[int], samples: int, tmp: Path) -> list[dict[str, Any]]:
+def memory(factors: list[int], samples: int, tmp: Path, formats: list[str]
+           ) -> list[dict[str, Any]]:
     """Driver peak memory against corpus size, streamed on the cluster and local (every
     set is read whole; ``--samples`` keeps the scoring short: what grows with the corpus
     is the number of sets, not their cost)."""
     rows = []
     with tcp_cluster(2, tmp) as address:
-        rows += _memory_rows(factors, samples, tmp, address)
+        for factor in factors:
+            corpus = tmp / f"corpus{factor}.jsonl"
+            sets = build_corpus(factor, corpus)
+            for fmt in formats:
+                rows += _memory_rows(corpus, sets, factor, samples, fmt, address)
+            corpus.unlink()
     return rows
 
 
-def _memory_rows(factors: list[int], samples: int, tmp: Path, address: str
-                 ) -> list[dict[str, Any]]:
-    """The rows of :func:`memory`, on the cluster at ``address`` and local."""
+def _memory_rows(corpus: Path, sets: int, factor: int, samples: int, fmt: str,
+                 address: str) -> list[dict[str, Any]]:
+    """The rows of :func:`memory` for one corpus and format, on the cluster at
+    ``address`` and (up to 5x) local."""
     rows = []
-    for factor in factors:
-        corpus = tmp / f"corpus{factor}.jsonl"
-        sets = build_corpus(factor, corpus)
-        modes: list[tuple[str, list[str]]] = [("cluster tcp, 2 workers",
-                                               ["--scheduler", address])]
-        if factor <= 5:
-            modes.append(("local --jobs 2", ["--jobs", "2"]))
-        for mode, extra in modes:
-            before = load()
-            seconds, rss = run_score(corpus, tmp / "out.jsonl",
-                                     ["--no-tsed", "--samples", str(samples), *extra])
-            row = {"what": "memory", "mode": mode, "factor": factor, "sets": sets,
-                   "samples": samples,
-                   "seconds": round(seconds, 2), "maxrss_kib": rss,
-                   "load_before": before, "load_after": load()}
-            print(json.dumps(row), flush=True)
-            rows.append(row)
-        corpus.unlink()
+    modes: list[tuple[str, list[str]]] = [("cluster tcp, 2 workers",
+                                           ["--scheduler", address])]
+    if factor <= 5:
+        modes.append(("local --jobs 2", ["--jobs", "2"]))
+    for mode, extra in modes:
+        before = load()
+        seconds, rss = run_score(corpus, corpus.with_suffix(f".out.{fmt}"),
+                                 ["--no-tsed", "--samples", str(samples), *extra], fmt)
+        corpus.with_suffix(f".out.{fmt}").unlink()
+        row = {"what": "memory", "mode": mode, "format": fmt, "factor": factor,
+               "sets": sets, "samples": samples, "seconds": round(seconds, 2),
+               "maxrss_kib": rss, "load_before": before, "load_after": load()}
+        print(json.dumps(row), flush=True)
+        rows.append(row)
     return rows
 
 
@@ -277,6 +283,9 @@ def main() -> None:
                         choices=["scaling", "memory", "costs"])
     parser.add_argument("--factor", type=int, default=10, help="corpus size for scaling")
     parser.add_argument("--sizes", default="1,2,5,10", help="corpus sizes for memory")
+    parser.add_argument("--formats", default="jsonl",
+                        help="output formats for memory, comma separated (jsonl, json, html, "
+                        "table, csv)")
     parser.add_argument("--tsed", action="store_true", help="scaling with TSED (slow)")
     parser.add_argument("--samples", type=int, default=None,
                         help="scaling: first K samples of each set (default all 100)")
@@ -297,7 +306,8 @@ def main() -> None:
         if "scaling" in args.parts:
             rows += scaling(args.factor, args.tsed, args.samples, tmp)
         if "memory" in args.parts:
-            rows += memory([int(f) for f in args.sizes.split(",")], args.memory_samples, tmp)
+            rows += memory([int(f) for f in args.sizes.split(",")], args.memory_samples, tmp,
+                           args.formats.split(","))
     if args.json is not None:
         args.json.write_text(json.dumps(rows, indent=1) + "\n")
 

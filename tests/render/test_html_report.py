@@ -106,6 +106,33 @@ def test_page_structure_and_embedded_data_round_trips() -> None:
     assert base64.b64decode(first["h"])[0] == 100  # a version is identical to itself
 
 
+def test_page_written_a_set_at_a_time_is_the_page_of_the_document() -> None:
+    """write_html files each set in a temporary file and writes the page from it: the
+    same bytes as the page of the whole document, errors and a comparison included."""
+    import io
+
+    from codequorum.formats import ReadError
+    from codequorum.overall import OverallAccumulator
+    from codequorum.render.html_report import HtmlPage, write_html
+
+    sets, reports = _sets()
+    errors = [ReadError("in.jsonl", 4, f"broken {HOSTILE}")]
+    across = OverallAccumulator.of(reports).result()
+    other = json.loads(json.dumps(html_document(reports[1:], overall=across),
+                                  default=lambda m: m.tolist()))
+    doc = html_document(reports, errors, interrupted=True, total=5, overall=across)
+    out = io.StringIO()
+    write_html(out, reports, errors, interrupted=True, total=5, overall=across,
+               codes=[s.codes for s in sets], compare=("b.json", other))
+    page = render_html(doc, codes=[s.codes for s in sets], compare=other,
+                       compare_name="b.json")
+    assert out.getvalue() == page
+    data = _parse(page).scripts[0][1]
+    assert json.loads(data)["n_errors"] == 1 and json.loads(data)["compare"]["name"] == "b.json"
+    with HtmlPage() as empty:
+        assert empty.count == 0
+
+
 def test_candidate_text_cannot_leave_the_data_block() -> None:
     sets, reports = _sets()
     page = render_html(html_document(reports), codes=match_codes(reports, sets))

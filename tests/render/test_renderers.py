@@ -243,3 +243,24 @@ def test_many_notes_are_counted_not_listed() -> None:
     text = console.file.getvalue()  # type: ignore[attr-defined]
     last = next(line for line in text.splitlines() if "mean of 12" in line)
     assert "0.910" in last and "12 stable" in last
+
+
+@pytest.mark.parametrize("reasons", [False, True])
+def test_table_from_rows_is_the_table_from_reports(reasons: bool) -> None:
+    """A streamed run keeps only each set's row values: the same table, in colour too."""
+    from codequorum.render.table import table_row
+
+    reports = [_report(), _insufficient(), _report("T/3", pass_rate_mean=0.5, oer=0.25)]
+    across = {"scored": 2, "verdicts": {"stable": 2}, "summary": {}}
+    out = []
+    for items in (reports, [table_row(r) for r in reports]):
+        console = Console(file=io.StringIO(), width=120, color_system="truecolor",
+                          force_terminal=True)
+        print_table(items, console, reasons=reasons, overall=across)
+        out.append(console.file.getvalue())  # type: ignore[attr-defined]
+    assert out[0] == out[1]
+    assert "mean of 2" in out[1] and "Pass" in out[1] and "0.250" in out[1]
+    row = table_row(reports[0])
+    assert (row.task_id, row.n, row.largest, row.codes, row.empty) == ("T/1", 3, 2,
+                                                                      ("stable",), 1)
+    assert row.pairs["jsd_struct"] == 0.91 and row.stable_jsd == 0.8

@@ -86,7 +86,7 @@ def _scalar(value: Any) -> Text:
     return _cell(float(value) if isinstance(value, int | float) else None)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TableRow:
     """What the table shows of one set, and nothing else: the row's values and the notes
     under the table."""
