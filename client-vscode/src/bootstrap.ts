@@ -48,7 +48,7 @@ export function offerMessage(python: string, remoteName?: string): string {
   return (
     `The codequorum language server is not installed for ${python}. ` +
     'Create a private Python environment for it? Its dependencies are downloaded from the package index. ' +
-    `To use a Python of your own instead, set codequorum.interpreter in ${interpreterSettingPlace(remoteName)}.`
+    `To use a Python of your own instead, answer ${Choices.choose}, or set codequorum.interpreter in ${interpreterSettingPlace(remoteName)}.`
   );
 }
 

@@ -12,7 +12,7 @@ import { runVersions } from './commands/runVersions';
 import { showReport } from './commands/showReport';
 import { Commands, LANGUAGES, LENS_COMMANDS, RESTART_SETTINGS, SAMPLE_SCHEME } from './constants';
 import { confirmEndpoint } from './endpointConsent';
-import { interpreterSettingNote } from './interpreter';
+import { interpreterSettingNote, interpreterSettingsCommand } from './interpreter';
 import { LaunchState, serverCommandLine } from './launch';
 import { runProcess } from './processes';
 import { activeEnvironmentPython, onActiveEnvironmentChange } from './python';
@@ -59,7 +59,8 @@ function bootstrapDeps(context: vscode.ExtensionContext, output: vscode.LogOutpu
       ),
     openInterpreterSetting: async () => {
       // A file picked here is written as a User setting: VS Code puts a machine setting in a
-      // remote window's Remote settings, where it applies.
+      // remote window's Remote settings, where it applies. Without a file, the Settings editor
+      // shows the setting (in its Remote tab in a remote window: the User tab does not list it).
       const picked = await vscode.window.showOpenDialog({
         canSelectFiles: true,
         canSelectFolders: false,
@@ -73,7 +74,8 @@ function bootstrapDeps(context: vscode.ExtensionContext, output: vscode.LogOutpu
           .update('interpreter', picked[0].fsPath, vscode.ConfigurationTarget.Global);
         return;
       }
-      await vscode.commands.executeCommand('workbench.action.openSettings', 'codequorum.interpreter');
+      const show = interpreterSettingsCommand(vscode.env.remoteName);
+      await vscode.commands.executeCommand(show.command, ...show.args);
     },
     log,
     remoteName: vscode.env.remoteName,

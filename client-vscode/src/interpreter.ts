@@ -62,19 +62,30 @@ export interface SettingInspection {
   workspaceFolderValue?: unknown;
 }
 
-/** The command that opens the settings file codequorum.interpreter belongs in, in a remote window. */
+/** The command palette entry that opens the settings file codequorum.interpreter belongs in, in a remote window. */
 export const REMOTE_SETTINGS_COMMAND = 'Preferences: Open Remote Settings (JSON)';
 
 /**
  * Where to set codequorum.interpreter. It is a machine setting (`machine-overridable`): in a
- * remote window (Remote-SSH, WSL, Dev Containers, Codespaces, code-server) VS Code does not
- * apply the User settings of the local machine to it, only the Remote settings of the machine
- * the extension runs on, and workspace or folder settings.
+ * remote window (Remote-SSH, WSL, Dev Containers, Codespaces, code-server) VS Code reads it
+ * from the Remote settings of the machine the extension runs on and from the workspace or
+ * folder settings; a value in User settings is ignored there (the User tab of the Settings
+ * editor does not even list the setting).
  */
 export function interpreterSettingPlace(remoteName: string | undefined): string {
   return remoteName
-    ? `the Remote settings of this window (${remoteName}: the Remote tab of the Settings editor, or "${REMOTE_SETTINGS_COMMAND}"), or the workspace settings; User settings of your local machine do not apply in a remote window`
-    : 'your User settings, or the workspace settings';
+    ? `the Remote settings ("${REMOTE_SETTINGS_COMMAND}", or the Remote tab of the Settings editor) or the workspace settings: in this remote window (${remoteName}) a value in User settings is ignored`
+    : 'your User settings or the workspace settings';
+}
+
+/**
+ * The command (and its argument) that shows codequorum.interpreter in the Settings editor: the
+ * Remote tab in a remote window, where the User tab does not list it.
+ */
+export function interpreterSettingsCommand(remoteName: string | undefined): { command: string; args: unknown[] } {
+  return remoteName
+    ? { command: 'workbench.action.openRemoteSettings', args: [{ query: 'codequorum.interpreter' }] }
+    : { command: 'workbench.action.openSettings', args: ['codequorum.interpreter'] };
 }
 
 function isSet(value: unknown): boolean {

@@ -7,7 +7,7 @@ import { sampleUri } from '../src/sampleDocuments';
 import { activate, deactivate } from '../src/extension';
 import { CALC_LINES, fixture, openEditor } from './fakes';
 import { LanguageClient } from './mock/languageclient';
-import { fire, mock, Uri } from './mock/vscode';
+import { ConfigurationTarget, env, fire, mock, Uri } from './mock/vscode';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -198,5 +198,50 @@ describe('activation', () => {
     assert.deepEqual(mock.state.messages[0].items, ['Create Environment', 'Choose Interpreter', 'Not Now']);
     assert.equal(LanguageClient.instances.length, 0);
     assert.ok(!fs.existsSync(path.join(dir, 'storage')), 'nothing is created without consent');
+  });
+
+  describe('Choose Interpreter', () => {
+    const remoteBefore = env.remoteName;
+    afterEach(() => {
+      env.remoteName = remoteBefore;
+    });
+
+    function offerWithChoose(): void {
+      mock.state.config['codequorum.interpreter'] = path.join(dir, 'no-python');
+      fs.mkdirSync(path.join(dir, 'server-wheel'));
+      fs.writeFileSync(path.join(dir, 'server-wheel', 'codequorum-0.1.0-py3-none-any.whl'), '');
+      mock.state.messageAnswers = ['Choose Interpreter'];
+    }
+
+    it('writes the picked file as a User setting (which VS Code keeps in the Remote settings of a remote window)', async () => {
+      env.remoteName = 'ssh-remote';
+      offerWithChoose();
+      const picked = path.join(dir, 'venv', 'bin', 'python');
+      mock.state.openDialogAnswer = [Uri.file(picked)];
+      await activate(context() as never);
+      await until(() => mock.state.configUpdates.length > 0, 'the setting written');
+      assert.deepEqual(mock.state.configUpdates, [{ key: 'codequorum.interpreter', value: picked, target: ConfigurationTarget.Global }]);
+      assert.equal(mock.state.openDialogs.length, 1);
+      assert.deepEqual(mock.state.executed, []);
+      assert.match(mock.state.messages[0].text, /answer Choose Interpreter, or set codequorum\.interpreter in the Remote settings \("Preferences: Open Remote Settings \(JSON\)"/);
+      assert.match(mock.state.messages[0].text, /in this remote window \(ssh-remote\) a value in User settings is ignored\.$/);
+    });
+
+    it('without a file, shows the setting in the Remote tab of the Settings editor in a remote window', async () => {
+      env.remoteName = 'ssh-remote';
+      offerWithChoose();
+      await activate(context() as never);
+      await until(() => mock.state.executed.length > 0, 'the settings opened');
+      assert.deepEqual(mock.state.executed, [{ command: 'workbench.action.openRemoteSettings', args: [{ query: 'codequorum.interpreter' }] }]);
+      assert.deepEqual(mock.state.configUpdates, []);
+    });
+
+    it('without a file, shows the setting in the Settings editor in a local window', async () => {
+      offerWithChoose();
+      await activate(context() as never);
+      await until(() => mock.state.executed.length > 0, 'the settings opened');
+      assert.deepEqual(mock.state.executed, [{ command: 'workbench.action.openSettings', args: ['codequorum.interpreter'] }]);
+      assert.match(mock.state.messages[0].text, /answer Choose Interpreter, or set codequorum\.interpreter in your User settings or the workspace settings\.$/);
+    });
   });
 });

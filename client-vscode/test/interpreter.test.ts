@@ -7,6 +7,7 @@ import {
   explicitServerCommand,
   interpreterSettingNote,
   interpreterSettingPlace,
+  interpreterSettingsCommand,
   REMOTE_SETTINGS_COMMAND,
   resolveInterpreter,
   serverCommandFor,
@@ -87,20 +88,34 @@ describe('where codequorum.interpreter comes from', () => {
     );
   });
 
-  it('says where to set it when it is not set, and that local User settings do not reach a remote window', () => {
+  it('says where to set it when it is not set, and that a remote window ignores a value in User settings', () => {
     assert.equal(
       interpreterSettingNote({ globalValue: '  ' }, undefined),
-      'codequorum.interpreter is not set; set it in your User settings, or the workspace settings',
+      'codequorum.interpreter is not set; set it in your User settings or the workspace settings',
     );
-    const remote = interpreterSettingNote(undefined, 'wsl');
-    assert.ok(remote.startsWith('codequorum.interpreter is not set; set it in the Remote settings of this window (wsl: '));
-    assert.ok(remote.includes(`"${REMOTE_SETTINGS_COMMAND}"`));
-    assert.ok(remote.endsWith('User settings of your local machine do not apply in a remote window'));
+    assert.equal(
+      interpreterSettingNote(undefined, '127.0.0.1:8080'),
+      'codequorum.interpreter is not set; set it in the Remote settings ("Preferences: Open Remote Settings (JSON)", or the Remote tab of the Settings editor) or the workspace settings: in this remote window (127.0.0.1:8080) a value in User settings is ignored',
+    );
+    assert.equal(REMOTE_SETTINGS_COMMAND, 'Preferences: Open Remote Settings (JSON)');
   });
 
-  it('puts the same advice in the offer of a private environment', () => {
-    assert.ok(offerMessage('python3', 'ssh-remote').endsWith(`set codequorum.interpreter in ${interpreterSettingPlace('ssh-remote')}.`));
-    assert.ok(offerMessage('python3').endsWith('set codequorum.interpreter in your User settings, or the workspace settings.'));
+  it('puts the same advice in the offer of a private environment, after the answer that writes it', () => {
+    assert.equal(
+      offerMessage('python3', 'wsl'),
+      'The codequorum language server is not installed for python3. Create a private Python environment for it? ' +
+        'Its dependencies are downloaded from the package index. To use a Python of your own instead, answer Choose Interpreter, ' +
+        `or set codequorum.interpreter in ${interpreterSettingPlace('wsl')}.`,
+    );
+    assert.ok(offerMessage('python3').endsWith('answer Choose Interpreter, or set codequorum.interpreter in your User settings or the workspace settings.'));
+  });
+
+  it('shows the setting in the Remote tab of the Settings editor in a remote window', () => {
+    assert.deepEqual(interpreterSettingsCommand('ssh-remote'), {
+      command: 'workbench.action.openRemoteSettings',
+      args: [{ query: 'codequorum.interpreter' }],
+    });
+    assert.deepEqual(interpreterSettingsCommand(undefined), { command: 'workbench.action.openSettings', args: ['codequorum.interpreter'] });
   });
 
   it('the setting is machine-overridable: a remote window reads it from the remote machine', () => {

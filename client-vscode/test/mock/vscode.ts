@@ -235,6 +235,8 @@ export interface MockState {
   workspaceFolders: { uri: Uri }[] | undefined;
   openDialogs: unknown[];
   openDialogAnswer: Uri[] | undefined;
+  /** Every `WorkspaceConfiguration.update`, with its target. */
+  configUpdates: { key: string; value: unknown; target: unknown }[];
   /** Text of the documents `workspace.openTextDocument` opens, by URI. */
   documents: Map<string, string>;
   contentProviders: Map<string, unknown>;
@@ -269,6 +271,7 @@ function freshState(): MockState {
     documents: new Map(),
     openDialogs: [],
     openDialogAnswer: undefined,
+    configUpdates: [],
     contentProviders: new Map(),
     openedDocuments: [],
     trusted: true,
@@ -415,7 +418,8 @@ export const workspace = {
         const full = prefix + key;
         return full in mock.state.config ? (mock.state.config[full] as T) : fallback;
       },
-      async update(key: string, value: unknown): Promise<void> {
+      async update(key: string, value: unknown, target?: unknown): Promise<void> {
+        mock.state.configUpdates.push({ key: prefix + key, value, target });
         mock.state.config[prefix + key] = value;
       },
       inspect(key: string): { globalValue?: unknown } | undefined {
