@@ -12,8 +12,8 @@
 #                                   exits 0 when a part is missing, exits 1 when a check fails
 #
 # Environment: CODEQUORUM_E2E_CACHE (default ~/.cache/codequorum-e2e),
-# CODEQUORUM_E2E_SCENARIOS ("interpreter private-env" by default), CODEQUORUM_E2E_KEEP=1 keeps
-# the work folder (logs, screenshots) after a run.
+# CODEQUORUM_E2E_SCENARIOS ("interpreter remote-settings private-env" by default),
+# CODEQUORUM_E2E_KEEP=1 keeps the work folder (logs, screenshots) after a run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -30,7 +30,7 @@ CODE_SERVER=$TOOLS/node_modules/code-server/out/node/entry.js
 CHROMIUM=${CODEQUORUM_E2E_CHROMIUM:-/usr/bin/chromium}
 VSIX=$ROOT/client-vscode/codequorum-0.1.0.vsix
 VENV_PY=$ROOT/.venv/bin/python
-SCENARIOS=${CODEQUORUM_E2E_SCENARIOS:-interpreter private-env}
+SCENARIOS=${CODEQUORUM_E2E_SCENARIOS:-interpreter remote-settings private-env}
 
 say() { echo "e2e-vscode: $*"; }
 
@@ -87,13 +87,75 @@ plain_python() {
   return 1
 }
 
+# interpreter_in FILE: codequorum.interpreter in a settings file ("" when absent).
+interpreter_in() {
+  "$VENV_PY" -c 'import json, sys; print(json.load(open(sys.argv[1])).get("codequorum.interpreter", ""))' "$1" 2>/dev/null
+}
+
+# The lines of codequorum's own log (the "codequorum" output channel) under a user-data folder.
+extension_log() {
+  grep -rh "" "$1/logs" --include='codequorum*.log' 2>/dev/null
+}
+
+# log_order DIR LABEL TEXT...: every TEXT is in the extension's log, each after the one before.
+log_order() {
+  local dir=$1 label=$2 from=0 text at
+  shift 2
+  for text in "$@"; do
+    at=$(extension_log "$dir/data" | grep -nF -- "$text" | cut -d: -f1 | awk -v f="$from" '$1 > f' | head -n 1)
+    if [ -z "$at" ]; then
+      say "[$label] FAIL log: no line with '$text' (after line $from)"
+      return 1
+    fi
+    from=$at
+  done
+  say "[$label] ok   log: $(printf "'%s' " "$@")in this order"
+}
+
 # run_scenario NAME: one code-server with its own settings and extensions; 0 when every check passed.
+#   interpreter      codequorum.interpreter = the .venv Python in code-server's Machine settings
+#                    (the Remote settings of its window): the server starts from it.
+#   remote-settings  the same value in code-server's User settings only: VS Code does not apply it
+#                    in this remote window, so the extension falls back to python3 (which cannot
+#                    import codequorum) and offers the private environment; the driver answers
+#                    Choose Interpreter and picks the .venv Python, which the extension writes to
+#                    the Machine settings, and the server starts from it.
+#   private-env      a Python without codequorum in the Machine settings; the driver answers
+#                    Create Environment and the server starts from the private environment.
 run_scenario() {
-  local mode=$1 dir=$WORK/$1 expected settings port pid rc=0
+  local mode=$1 dir=$WORK/$1 expected machine_value='' user_value='' pick='' port pid rc=0
   mkdir -p "$dir/data/User" "$dir/data/Machine" "$dir/extensions"
   cp -r "$WORK/ws" "$dir/ws"
-  cat >"$dir/data/User/settings.json" <<'EOF'
+  case $mode in
+    interpreter)
+      expected=$VENV_PY
+      machine_value=$VENV_PY
+      ;;
+    remote-settings)
+      # The extension's last resort is python3 on code-server's PATH: it must lack codequorum.
+      if ! command -v python3 >/dev/null || python3 -c 'import codequorum' 2>/dev/null; then
+        say "[$mode] skipped: python3 is missing or can import codequorum"; return 0
+      fi
+      expected=$VENV_PY
+      user_value=$VENV_PY
+      pick=$VENV_PY
+      ;;
+    private-env)
+      local plain
+      plain=$(plain_python) || { say "[$mode] skipped: no Python 3.11+ without codequorum to start from"; return 0; }
+      machine_value=$plain
+      # The environment's dependencies come from the package index.
+      timeout 120 "$VENV_PY" -m pip download --quiet --no-deps --no-cache-dir -d "$dir/pip-check" lsprotocol==2025.0.0 \
+        >/dev/null 2>&1 || { say "[$mode] skipped: the package index is not reachable"; return 0; }
+      expected=$dir/data/User/globalStorage/codequorum.codequorum/server-env/bin/python
+      ;;
+    *) say "unknown scenario $mode"; return 1 ;;
+  esac
+  local user_line=''
+  [ -z "$user_value" ] || user_line="\"codequorum.interpreter\": \"$user_value\","
+  cat >"$dir/data/User/settings.json" <<EOF
 {
+  $user_line
   "security.workspace.trust.enabled": false,
   "workbench.startupEditor": "none",
   "workbench.tips.enabled": false,
@@ -106,23 +168,13 @@ run_scenario() {
   "files.hotExit": "off"
 }
 EOF
-  case $mode in
-    interpreter)
-      expected=$VENV_PY
-      settings="{\"codequorum.interpreter\": \"$VENV_PY\"}"
-      ;;
-    private-env)
-      local plain
-      plain=$(plain_python) || { say "[$mode] skipped: no Python 3.11+ without codequorum to start from"; return 0; }
-      settings="{\"codequorum.interpreter\": \"$plain\"}"
-      # The environment's dependencies come from the package index.
-      timeout 120 "$VENV_PY" -m pip download --quiet --no-deps --no-cache-dir -d "$dir/pip-check" lsprotocol==2025.0.0 \
-        >/dev/null 2>&1 || { say "[$mode] skipped: the package index is not reachable"; return 0; }
-      expected=$dir/data/User/globalStorage/codequorum.codequorum/server-env/bin/python
-      ;;
-  esac
-  # In code-server the extension runs on the server side: machine settings go in Machine/.
-  echo "$settings" >"$dir/data/Machine/settings.json"
+  # code-server's window is a remote window (the workbench in the browser, the extensions on the
+  # server): its Remote settings are the file Machine/settings.json of the user-data folder.
+  if [ -n "$machine_value" ]; then
+    echo "{\"codequorum.interpreter\": \"$machine_value\"}" >"$dir/data/Machine/settings.json"
+  else
+    echo '{}' >"$dir/data/Machine/settings.json"
+  fi
   # code-server keeps its own logs under XDG_DATA_HOME: keep them in the work folder.
   export XDG_DATA_HOME=$dir/xdg-data
   "$NODE" "$CODE_SERVER" --config "$dir/config.yaml" --user-data-dir "$dir/data" --extensions-dir "$dir/extensions" \
@@ -146,6 +198,7 @@ EOF
   if [ "$up" = 1 ]; then
     E2E_TOOLS=$TOOLS E2E_URL="http://127.0.0.1:$port/?folder=$dir/ws" E2E_OUT=$dir/results.json \
       E2E_MODE=$mode E2E_ARTIFACTS=$dir E2E_CHROMIUM=$CHROMIUM E2E_TIMEOUT_S=420 \
+      E2E_MACHINE_VALUE=$machine_value E2E_USER_VALUE=$user_value E2E_PICK=$pick \
       "$NODE" "$E2E/run.mjs" || rc=$?
     if [ "$rc" = 3 ]; then
       kill -- "-$pid" 2>/dev/null; wait "$pid" 2>/dev/null
@@ -160,6 +213,35 @@ EOF
     else
       say "[$mode] FAIL server started from $expected: log says '${log:-nothing}'"; rc=1
     fi
+    # Where the value is after the run: Choose Interpreter writes the Machine settings, never
+    # the User settings.
+    local machine_after user_after
+    machine_after=$(interpreter_in "$dir/data/Machine/settings.json")
+    user_after=$(interpreter_in "$dir/data/User/settings.json")
+    if [ "$machine_after" = "${pick:-$machine_value}" ] && [ "$user_after" = "$user_value" ]; then
+      say "[$mode] ok   settings files: Machine '$machine_after', User '$user_after'"
+    else
+      say "[$mode] FAIL settings files: Machine '$machine_after' (expected '${pick:-$machine_value}'), User '$user_after' (expected '$user_value')"; rc=1
+    fi
+    case $mode in
+      remote-settings)
+        log_order "$dir" "$mode" \
+          'codequorum.interpreter is not set; set it in the Remote settings' \
+          'interpreter: python3 (from default)' \
+          'codequorum is not importable by python3' \
+          'the language server was not set up (declined)' \
+          'interpreter: python3 (from default)' \
+          'codequorum.interpreter from the Remote settings of this window' \
+          "interpreter: $VENV_PY (from setting)" \
+          "starting: $VENV_PY -m codequorum lsp" || rc=1
+        ;;
+      *)
+        log_order "$dir" "$mode" \
+          'codequorum.interpreter from the Remote settings of this window' \
+          "interpreter: $machine_value (from setting)" \
+          "starting: $expected -m codequorum lsp" || rc=1
+        ;;
+    esac
   else
     say "[$mode] skipped: code-server did not answer on port $port:"; tail -n 20 "$dir/code-server.log"
     kill -- "-$pid" 2>/dev/null; wait "$pid" 2>/dev/null

@@ -4,8 +4,13 @@
 //   E2E_TOOLS    folder whose node_modules holds playwright-core
 //   E2E_URL      the code-server page with the workspace folder
 //   E2E_OUT      the probe's results file (CODEQUORUM_E2E_OUT of code-server)
-//   E2E_MODE     "interpreter" (codequorum.interpreter is set) or "private-env" (answer the
-//                offer to create the private environment with "Create Environment")
+//   E2E_MODE     "interpreter" (codequorum.interpreter is set in the Machine settings),
+//                "private-env" (answer the offer to create the private environment with "Create
+//                Environment") or "remote-settings" (codequorum.interpreter is set in the User
+//                settings only: answer the offer with "Choose Interpreter" and pick E2E_PICK)
+//   E2E_MACHINE_VALUE codequorum.interpreter in code-server's Machine settings ("" for none)
+//   E2E_USER_VALUE    codequorum.interpreter in code-server's User settings ("" for none)
+//   E2E_PICK     the file to pick in the file dialog (remote-settings)
 //   E2E_ARTIFACTS folder for a screenshot of the end
 //   E2E_TIMEOUT_S overall limit (default 420)
 // Prints one line per check and exits 1 when any fails, 3 when the browser does not start.
@@ -25,6 +30,13 @@ const mode = env('E2E_MODE', 'interpreter');
 const artifacts = env('E2E_ARTIFACTS', '.');
 const deadline = Date.now() + Number(env('E2E_TIMEOUT_S', '420')) * 1000;
 const chromiumPath = env('E2E_CHROMIUM', '/usr/bin/chromium');
+const machineValue = env('E2E_MACHINE_VALUE', '');
+const userValue = env('E2E_USER_VALUE', '');
+const pick = env('E2E_PICK', '');
+/** The button that answers the offer of a private environment in this mode, if any. */
+const answer = { 'private-env': 'Create Environment', 'remote-settings': 'Choose Interpreter' }[mode];
+/** The command the offer names for a remote window's settings, as the command palette lists it. */
+const REMOTE_SETTINGS_COMMAND = 'Preferences: Open Remote Settings (JSON)';
 
 const require = createRequire(join(tools, 'package.json'));
 const { chromium } = require('playwright-core');
@@ -63,6 +75,98 @@ async function launch() {
 const statusTexts = (page) =>
   page.evaluate(() => Array.from(document.querySelectorAll('.statusbar-item')).map((e) => (e.textContent || '').trim()));
 
+/** The notification that offers the private environment, once it shows: its text and its button. */
+async function findOffer(page) {
+  const item = page
+    .locator('.notifications-toasts .notification-list-item')
+    .filter({ has: page.locator('.monaco-button', { hasText: answer }) })
+    .first();
+  if (!(await item.isVisible().catch(() => false))) return undefined;
+  const text = ((await item.locator('.notification-list-item-message').textContent().catch(() => '')) || '').trim();
+  return { text, button: item.locator('.monaco-button', { hasText: answer }).first() };
+}
+
+/** The offer's wording in a remote window: where codequorum.interpreter goes, and where it is ignored. */
+function checkOfferWording(text) {
+  const wanted = [
+    'The codequorum language server is not installed for python3.',
+    'Choose Interpreter',
+    'Remote settings',
+    REMOTE_SETTINGS_COMMAND,
+    'a value in User settings is ignored',
+  ];
+  const missing = wanted.filter((w) => !text.includes(w));
+  check('offer names the Remote settings', missing.length === 0, missing.length ? { missing, text } : `"${text}"`);
+}
+
+/**
+ * Picks `file` in VS Code's own file dialog (a quick input with a path box, as in every remote
+ * window), or cancels it when `file` is undefined; returns the dialog's title, or undefined when
+ * no dialog showed.
+ */
+async function pickInFileDialog(page, file) {
+  const widget = page.locator('.quick-input-widget');
+  const end = Date.now() + 30000;
+  while (Date.now() < end && !(await widget.isVisible().catch(() => false))) await sleep(250);
+  if (!(await widget.isVisible().catch(() => false))) return undefined;
+  const title = ((await widget.locator('.quick-input-title').textContent().catch(() => '')) || '').trim();
+  const input = widget.locator('.quick-input-box input');
+  if (file === undefined) {
+    await input.press('Escape');
+    await sleep(1000);
+    return title;
+  }
+  await input.fill(file);
+  await sleep(1000);
+  for (let i = 0; i < 5 && (await widget.isVisible().catch(() => false)); i++) {
+    await input.press('Enter');
+    await sleep(1000);
+  }
+  return title;
+}
+
+/** Types `query` in the command palette; returns its entries, and runs the first when `run`. */
+async function palette(page, query, run = false) {
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await input.waitFor({ state: 'visible', timeout: 10000 });
+  await input.fill(`>${query}`);
+  await sleep(1500);
+  const labels = await page
+    .locator('.quick-input-widget .quick-input-list .monaco-list-row')
+    .evaluateAll((rows) => rows.map((r) => (r.getAttribute('aria-label') || r.textContent || '').trim()));
+  await page.keyboard.press(run ? 'Enter' : 'Escape');
+  return labels;
+}
+
+const SETTING = 'codequorum.interpreter';
+
+/** What the Settings editor shows: the selected tab, and the row of codequorum.interpreter. */
+async function settingsEditor(page) {
+  const editor = page.locator('.settings-editor').first();
+  const end = Date.now() + 15000;
+  while (Date.now() < end && !(await editor.isVisible().catch(() => false))) await sleep(250);
+  if (!(await editor.isVisible().catch(() => false))) return { open: false };
+  await sleep(1500);
+  const tab = ((await editor.locator('.settings-tabs-widget .action-label.checked').first().textContent().catch(() => '')) || '').trim();
+  const row = editor.locator(`.setting-item-contents[data-key="${SETTING}"]`);
+  const listed = (await row.count()) > 0;
+  const value = listed ? await row.locator('input').first().inputValue().catch(() => undefined) : undefined;
+  const indicator = listed ? ((await row.locator('.setting-indicators-container').textContent().catch(() => '')) || '').trim() : '';
+  return { open: true, tab, listed, value, indicator };
+}
+
+/** Closes the Settings editor (and nothing else: app.py stays open for the probe). */
+async function closeSettings(page) {
+  const editor = page.locator('.settings-editor').first();
+  for (let attempt = 0; attempt < 3 && (await editor.isVisible().catch(() => false)); attempt++) {
+    if (attempt === 0) await page.keyboard.press('Escape');
+    else await palette(page, 'View: Close Editor', true).catch(() => []);
+    await sleep(1000);
+  }
+}
+
 /** Exit status that scripts/e2e-vscode.sh reports as "skipped" (the browser could not start). */
 const SKIP = 3;
 
@@ -81,15 +185,36 @@ async function main() {
     await page.waitForSelector('.monaco-workbench', { timeout: 120000 });
     check('workbench loaded', true, url);
 
-    let clicked = mode !== 'private-env';
+    let clicked = answer === undefined;
+    // remote-settings: the first offer is answered Choose Interpreter and the dialog cancelled
+    // (the extension then shows the setting in the Settings editor), the second, asked again by
+    // Restart Language Server, Choose Interpreter with a file.
+    let offers = 0;
     let statusDone = false;
     while (Date.now() < deadline) {
-      if (!clicked) {
-        const button = page.locator('.notifications-toasts .monaco-button', { hasText: 'Create Environment' }).first();
-        if (await button.isVisible().catch(() => false)) {
-          await button.click();
+      const offer = clicked ? undefined : await findOffer(page);
+      if (offer) {
+        offers += 1;
+        if (mode === 'remote-settings' && offers === 1) checkOfferWording(offer.text);
+        await offer.button.click();
+        check(`private environment offered${offers > 1 ? ' again' : ''}`, true, `clicked "${answer}"`);
+        if (mode !== 'remote-settings') {
           clicked = true;
-          check('private environment offered and accepted', true, 'clicked "Create Environment"');
+        } else if (offers === 1) {
+          const title = await pickInFileDialog(page, undefined);
+          check('file dialog (cancelled)', title !== undefined, title === undefined ? 'no file dialog within 30 s' : `"${title}"`);
+          const shown = await settingsEditor(page);
+          check(
+            'without a file, the Settings editor shows the setting in its Remote tab',
+            shown.open && /^Remote \[/.test(shown.tab) && shown.listed && shown.value === '',
+            shown,
+          );
+          await closeSettings(page);
+          await palette(page, 'codequorum: Restart Language Server', true);
+        } else {
+          clicked = true;
+          const title = await pickInFileDialog(page, pick);
+          check('file dialog', title !== undefined, title === undefined ? 'no file dialog within 30 s' : `"${title}": picked ${pick}`);
         }
       }
       const results = readResults();
@@ -111,7 +236,17 @@ async function main() {
       await sleep(500);
     }
     const results = readResults();
-    if (!clicked) check('private environment offered and accepted', false, 'no "Create Environment" button appeared');
+    if (!clicked) check('private environment offered', false, `no "${answer}" button appeared`);
+    if (results) {
+      // What VS Code applies of codequorum.interpreter: the Machine settings, never the User settings.
+      check('remote window', results.remoteName, `vscode.env.remoteName = ${JSON.stringify(results.remoteName)}`);
+      const atStart = results.interpreterAtStart || {};
+      check(
+        'interpreter applied at start',
+        atStart.globalValue === (machineValue || undefined) && atStart.workspaceValue === undefined,
+        { machineSettings: machineValue || null, userSettings: userValue || null, applied: atStart },
+      );
+    }
     if (!results || !results.done) {
       check('probe finished', false, results ? `stopped at phase ${results.phase}` : 'the probe wrote nothing (did it activate?)');
     }
@@ -137,6 +272,27 @@ async function main() {
         if (!seen) await sleep(500);
       }
       check('report content', seen, seen || 'no report page with the heading and a heatmap in any frame');
+      const atEnd = results.interpreterAtEnd || {};
+      check('interpreter applied at the end', atEnd.globalValue === (pick || machineValue || undefined), { applied: atEnd });
+      if (mode === 'remote-settings') {
+        const entries = await palette(page, REMOTE_SETTINGS_COMMAND).catch((err) => [`(${String(err).split('\n')[0]})`]);
+        const hit = entries.find((e) => e.startsWith(REMOTE_SETTINGS_COMMAND));
+        check('command palette has the command the offer names', hit, hit ? `"${hit}"` : { entries });
+        // The Settings editor of this remote window: the User tab does not list the setting
+        // (its value in the User settings file is ignored); the Remote tab has the value written.
+        await palette(page, 'Preferences: Open User Settings', true);
+        await page.keyboard.type(SETTING);
+        const user = await settingsEditor(page);
+        check('Settings editor, User tab: the setting is not listed', user.open && user.tab === 'User' && user.listed === false, user);
+        await page.locator('.settings-editor .settings-tabs-widget .action-label', { hasText: /^Remote \[/ }).first().click().catch(() => {});
+        const remote = await settingsEditor(page);
+        check(
+          'Settings editor, Remote tab: the value Choose Interpreter wrote',
+          remote.open && /^Remote \[/.test(remote.tab) && remote.value === pick,
+          remote,
+        );
+        await closeSettings(page);
+      }
     }
   } finally {
     await page.screenshot({ path: join(artifacts, `vscode-${mode}.png`) }).catch(() => {});

@@ -1,7 +1,8 @@
 // Test-only extension, installed beside codequorum in the end-to-end test. From inside the
 // extension host it opens the workspace's app.py, waits for what codequorum shows (activation,
 // the diagnostic, the hover, the code lenses), applies a code action and opens the report,
-// writing each check to the file named by CODEQUORUM_E2E_OUT. The status bar and the webview
+// writing each check to the file named by CODEQUORUM_E2E_OUT, together with vscode.env.remoteName
+// and the levels of codequorum.interpreter VS Code applies. The status bar and the webview
 // are checked in the page by the driver (test-e2e/run.mjs); the probe waits for the driver's
 // go-ahead (a file beside the results) before it changes the function.
 'use strict';
@@ -49,12 +50,22 @@ function diagnosticCode(d) {
   return typeof d.code === 'object' && d.code !== null ? String(d.code.value) : String(d.code);
 }
 
+/** The levels of codequorum.interpreter VS Code applies in this window. */
+function inspectInterpreter() {
+  const i = vscode.workspace.getConfiguration('codequorum').inspect('interpreter') || {};
+  return { globalValue: i.globalValue, workspaceValue: i.workspaceValue, workspaceFolderValue: i.workspaceFolderValue };
+}
+
 async function run(out, results, save) {
   const timeoutMs = Number(process.env.CODEQUORUM_E2E_TIMEOUT_MS || 240000);
   const check = (name, ok, detail) => {
     results.checks.push({ name, ok: Boolean(ok), detail });
     save();
   };
+  // Where the window runs and what VS Code applies of codequorum.interpreter, for the driver.
+  results.remoteName = vscode.env.remoteName;
+  results.interpreterAtStart = inspectInterpreter();
+  save();
   const folder = vscode.workspace.workspaceFolders && vscode.workspace.workspaceFolders[0];
   if (!folder) throw new Error('no workspace folder');
   const uri = vscode.Uri.joinPath(folder.uri, 'app.py');
@@ -154,6 +165,7 @@ async function run(out, results, save) {
     return undefined;
   }, 30000);
   check('report webview', webview, webview || 'no codequorum webview tab within 30 s');
+  results.interpreterAtEnd = inspectInterpreter();
 }
 
 exports.activate = function activate() {
