@@ -473,7 +473,8 @@ def test_uncompiled_shared_source_equals_compiled_kernel() -> None:
             fd = np.zeros((forests.max_rows + 1, forests.col_label.shape[0]))
             run(
                 forests.col_label, forests.col_parent, forests.col_before, forests.col_tree,
-                forests.level_start, forests.level_cut, forests.row_start, forests.row_first,
+                forests.level_start, forests.level_cut, forests.row_start, forests.row_skip,
+                forests.row_need,
                 forests.row_label, forests.row_tree, forests.row_before,
                 np.float64(costs[0]), np.float64(costs[1]), np.float64(costs[2]), td, fd,
             )
@@ -489,7 +490,7 @@ def test_uncompiled_shared_source_equals_compiled_kernel() -> None:
 
 # -- trees read together, from the structural metrics' parse ----------------------------------
 
-QUIRKY_SEXPS = [
+MALFORMED_SEXPS = [
     "", "   ", "x", "(a) (b)", "(a (b c) d e)", ")(", "(a (b (c", "((()))",
     "(a b: (c) d: (e))) (f)", "x (a (b) c)", "(a\x1c b\x0b(c))", "(a (b) ) ) (c (d))",
     "(a (b (c) (d", "word (x (y", '(MISSING ")") (x)', "(a (b) (b) (b))",
@@ -516,7 +517,7 @@ def test_trees_read_together_equal_the_python_reader(shared_dir: Path) -> None:
 
     sexps = [str(get_parser("python").parse(c.encode()).root_node)
              for codes in _real_sets(shared_dir, (0, 32, 124), 30) for c in codes]
-    sexps += QUIRKY_SEXPS
+    sexps += QUIRKY_SEXPS + MALFORMED_SEXPS
     te._TREES.clear()
     together = te.sexp_trees(sexps)
     for sexp, tree in zip(sexps, together, strict=True):
@@ -551,3 +552,40 @@ def test_trees_from_the_structural_parse_give_the_same_matrices(shared_dir: Path
                                           tsed_tree_matrix(alone, costs))
     with pytest.raises(ValueError):
         te.build_trees(["a = 1"], "python", parsed=())
+
+
+def test_shared_rows_equal_rows_computed_per_keyroot(shared_dir: Path) -> None:
+    """Keyroots that begin with the same forest reuse its rows (``row_skip``), each row
+    compared with the forests every keyroot reusing it needs (``row_need``): the subtree
+    distances equal those of computing every keyroot's rows afresh with its own first
+    tree, exactly, and rows are indeed shared."""
+    from codequorum.metrics import tree_edit as te
+
+    for codes in _real_sets(shared_dir, (0, 124), 40):
+        trees = list({te._shape_key(t, k): t for k, t in
+                      enumerate(build_tree(c, "python") for c in codes)}.values())
+        decs = [t.left for t in trees if t.left is not None]
+        for symmetric, costs in ((True, (1.0, 1.0, 1.0)), (False, (1.0, 0.8, 1.0))):
+            f = te._shared_forests(decs, symmetric)
+            assert int(f.row_skip.sum()) > 0
+            sizes = np.diff(f.row_start)
+            # afresh: no reuse, each row with the first tree of its own keyroot
+            first = np.array([f.row_need[s + n - 1] for s, n in zip(f.row_start[:-1], sizes,
+                                                                     strict=True)])
+            own_need = np.repeat(first, sizes) if symmetric else np.zeros_like(f.row_need)
+            tables = []
+            for skip, need in ((f.row_skip, f.row_need), (np.zeros_like(f.row_skip), own_need)):
+                td = np.zeros((f.n_subtrees, f.n_subtrees))
+                fd = np.zeros((f.max_rows + 1, f.col_label.shape[0]))
+                te._shared_kernel()(
+                    f.col_label, f.col_parent, f.col_before, f.col_tree, f.level_start,
+                    f.level_cut, f.row_start, skip, need, f.row_label, f.row_tree,
+                    f.row_before, np.float64(costs[0]), np.float64(costs[1]),
+                    np.float64(costs[2]), td, fd,
+                )
+                tables.append(td[np.ix_(f.roots, f.roots)])
+            if symmetric:
+                upper = np.triu_indices(len(decs), 1)
+                np.testing.assert_array_equal(tables[0][upper], tables[1][upper])
+            else:
+                np.testing.assert_array_equal(tables[0], tables[1])

@@ -635,7 +635,8 @@ def _shared_source(
     level_start: IntArray,
     level_cut: IntArray,
     row_start: IntArray,
-    row_first: IntArray,
+    row_skip: IntArray,
+    row_need: IntArray,
     row_label: IntArray,
     row_tree: IntArray,
     row_before: IntArray,
@@ -653,15 +654,19 @@ def _shared_source(
     forest comes after the forests it is built from: for column ``v``, ``col_parent`` is
     the forest without its last node, ``col_before`` the forest before its last tree (0
     when ``v`` is one tree) and ``col_tree`` the id of that last tree. Rows are the
-    keyroot subtrees (distinct, smallest first), ``row_start[g]:row_start[g + 1]`` the
-    postorder nodes of keyroot ``g`` with their labels, subtree ids and the row of the
-    forest before their subtree; keyroot ``g`` is compared with the first
-    ``level_cut[row_first[g], k]`` forests of each size ``k``. For each keyroot, ``fd[x, v]``
-    is the forest distance from its first ``x`` nodes to forest ``v`` (the recurrence of
-    ``_zhang_shasha_source``, a forest's predecessors found through the trie) and
-    ``td[s, t]`` receives the distance between subtrees ``s`` and ``t``. A keyroot's rows
-    read ``td`` only for smaller subtrees: of smaller keyroots, or of earlier columns.
-    Column indices are unsigned, which spares every array access a negative-index test.
+    keyroot subtrees (distinct, in the order of ``_row_plan_source``),
+    ``row_start[g]:row_start[g + 1]`` the postorder nodes of keyroot ``g`` with their
+    labels, subtree ids and the row of the forest before their subtree. For each keyroot,
+    ``fd[x, v]`` is the forest distance from its first ``x`` nodes to forest ``v`` (the
+    recurrence of ``_zhang_shasha_source``, a forest's predecessors found through the
+    trie) and ``td[s, t]`` receives the distance between subtrees ``s`` and ``t``. A row
+    depends only on the forest of its first ``x`` nodes, so keyroot ``g`` starts at row
+    ``row_skip[g] + 1``: the rows before are those of the previous keyroot, which begins
+    with the same forest, still in ``fd``. Row ``r`` is compared with the first
+    ``level_cut[row_need[r], k]`` forests of each size ``k`` (enough for every keyroot
+    that reuses it). A keyroot's rows read ``td`` only for subtrees of keyroots it
+    contains (earlier in the order) or of earlier columns. Column indices are unsigned,
+    which spares every array access a negative-index test.
     """
     n_cols = col_label.shape[0]
     zero = cdel - cdel
@@ -671,9 +676,9 @@ def _shared_source(
     n_levels = level_start.shape[0] - 1
     for g in range(row_start.shape[0] - 1):
         start = row_start[g]
-        cut = level_cut[row_first[g]]
-        for x in range(1, row_start[g + 1] - start + 1):
+        for x in range(row_skip[g] + 1, row_start[g + 1] - start + 1):
             r = start + x - 1
+            cut = level_cut[row_need[r]]
             base = row_before[r]
             up = fd[x - 1]
             cur = fd[x]
@@ -703,6 +708,115 @@ def _shared_source(
                             far[col_before[v]] + dist[col_tree[v]],
                             cur[col_parent[v]] + cins,
                         )
+
+
+def _row_plan_source(
+    parent: IntArray,
+    depth: IntArray,
+    leftmost: IntArray,
+    keyroots: IntArray,
+    tree_start: IntArray,
+    key_start: IntArray,
+    group_q: IntArray,
+    group_node: IntArray,
+    group_first: IntArray,
+    group_size: IntArray,
+) -> tuple[IntArray, IntArray, IntArray]:
+    """The order of the shared pass's keyroots (rows), and what each may reuse, compiled.
+
+    A keyroot's rows read the subtree distances of the keyroots it contains, so keyroots
+    go by height (0 for one containing no other keyroot, else one more than the highest it
+    contains: the same for equal subtrees), and within a height in depth-first order of
+    their forests in the trie (``parent``, ``depth``), so keyroots that begin with the same
+    forest follow one another. Returns the order of the groups (``group_q``: a keyroot of
+    each distinct subtree, ``group_node`` its forest, ``group_first`` the first tree whose
+    rows it serves, ``group_size`` its size); per place in that order, how many leading
+    rows equal the previous keyroot's (0 across heights); and per row (in that order), the
+    first tree of every keyroot that will read it: the smallest ``group_first`` of the
+    keyroots that reuse it.
+    """
+    n_trees = tree_start.shape[0] - 1
+    height = np.zeros(keyroots.shape[0], dtype=np.int64)
+    for t in range(n_trees):
+        base = tree_start[t]
+        for a in range(key_start[t], key_start[t + 1]):
+            low = leftmost[base + keyroots[a]]
+            h = 0
+            for b in range(key_start[t], a):  # smaller keyroots: inside when to its right
+                if leftmost[base + keyroots[b]] > low and height[b] + 1 > h:
+                    h = height[b] + 1
+            height[a] = h
+    n_nodes = parent.shape[0]
+    kid_start = np.zeros(n_nodes + 1, dtype=np.int64)
+    for v in range(1, n_nodes):
+        kid_start[parent[v] + 1] += 1
+    for v in range(n_nodes):
+        kid_start[v + 1] += kid_start[v]
+    kids = np.empty(max(n_nodes - 1, 1), dtype=np.int64)
+    fill = kid_start[:-1].copy()
+    for v in range(1, n_nodes):
+        kids[fill[parent[v]]] = v
+        fill[parent[v]] += 1
+    pre = np.empty(n_nodes, dtype=np.int64)
+    stack = np.empty(n_nodes, dtype=np.int64)
+    stack[0] = 0
+    top = 1
+    k = 0
+    while top > 0:
+        top -= 1
+        v = stack[top]
+        pre[v] = k
+        k += 1
+        for c in range(kid_start[v + 1] - 1, kid_start[v] - 1, -1):
+            stack[top] = kids[c]
+            top += 1
+    n_groups = group_q.shape[0]
+    group_height = height[group_q]
+    order = np.argsort(group_height * n_nodes + pre[group_node], kind="mergesort")
+    skip = np.zeros(n_groups, dtype=np.int64)
+    for i in range(1, n_groups):
+        g = order[i]
+        p = order[i - 1]
+        if group_height[g] != group_height[p]:
+            continue
+        a = group_node[g]
+        b = group_node[p]
+        while a != b:  # the longest forest both begin with: their lowest common ancestor
+            if depth[a] >= depth[b]:
+                a = parent[a]
+            else:
+                b = parent[b]
+        skip[i] = depth[a]
+    row_start = np.zeros(n_groups + 1, dtype=np.int64)
+    for i in range(n_groups):
+        row_start[i + 1] = row_start[i] + group_size[order[i]]
+    need = np.empty(row_start[n_groups], dtype=np.int64)
+    for i in range(n_groups):
+        s = row_start[i]
+        for x in range(group_size[order[i]]):
+            need[s + x] = group_first[order[i]]
+        shared = group_size[order[i]]
+        for j in range(i + 1, n_groups):
+            shared = min(shared, skip[j])
+            if shared <= skip[i]:
+                break
+            f = group_first[order[j]]
+            for x in range(skip[i], shared):
+                need[s + x] = min(need[s + x], f)
+    return order, skip, need
+
+
+_RowPlanKernel = Callable[
+    [IntArray, IntArray, IntArray, IntArray, IntArray, IntArray, IntArray, IntArray, IntArray,
+     IntArray],
+    tuple[IntArray, IntArray, IntArray],
+]
+
+
+@cache
+def _row_plan_kernel() -> _RowPlanKernel:
+    """``_row_plan_source`` compiled by numba on first use (cached on disk)."""
+    return cast(_RowPlanKernel, _njit(_row_plan_source))
 
 
 def _trie_source(
@@ -814,8 +928,8 @@ Table = npt.NDArray[np.float64] | npt.NDArray[np.float32]
 _SharedKernel = Callable[
     [
         IntArray, IndexArray, IndexArray, IndexArray, IntArray, IntArray, IntArray, IntArray,
-        IntArray, IntArray, IntArray, np.floating[Any], np.floating[Any], np.floating[Any],
-        Table, Table,
+        IntArray, IntArray, IntArray, IntArray, np.floating[Any], np.floating[Any],
+        np.floating[Any], Table, Table,
     ],
     None,
 ]
@@ -1047,7 +1161,8 @@ class _SharedForests:
     level_start: IntArray
     level_cut: IntArray
     row_start: IntArray
-    row_first: IntArray
+    row_skip: IntArray
+    row_need: IntArray
     row_label: IntArray
     row_tree: IntArray
     row_before: IntArray
@@ -1095,15 +1210,20 @@ def _shared_forests(decs: Sequence[_Decomposition], symmetric: bool) -> _SharedF
     is_tree[0] = False
     tree_id = np.full(order.shape[0], -1, dtype=np.int64)
     tree_id[is_tree] = np.arange(int(is_tree.sum()))
-    # rows: distinct keyroot subtrees (the first keyroot that makes each), smallest first;
-    # a row's "before" is the row of the forest before its subtree
+    # rows: distinct keyroot subtrees (the first keyroot that makes each), contained
+    # keyroots first, keyroots beginning with the same forest one after the other (they
+    # share those rows); a row's "before" is the row of the forest before its subtree
     _, first_q = np.unique(key_node, return_index=True)
     key_tree = np.repeat(np.arange(len(decs), dtype=np.int64), keys_t)
     top = keyroots[first_q] + tree_start[key_tree[first_q]]
     low = leftmost[top] + tree_start[key_tree[first_q]]
     sizes = top - low + 1
-    by_size = np.argsort(sizes, kind="stable")
-    first_q, top, low, sizes = first_q[by_size], top[by_size], low[by_size], sizes[by_size]
+    group_first = key_tree[first_q] if symmetric else np.zeros(first_q.shape[0], np.int64)
+    plan, row_skip, row_need = _row_plan_kernel()(
+        parent, depth, leftmost, keyroots, tree_start, key_start, first_q,
+        np.ascontiguousarray(key_node[first_q]), group_first, sizes,
+    )
+    first_q, top, low, sizes = first_q[plan], top[plan], low[plan], sizes[plan]
     row_start = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
     np.cumsum(sizes, out=row_start[1:])
     nodes = np.repeat(low - row_start[:-1], sizes) + np.arange(int(row_start[-1]))
@@ -1111,7 +1231,6 @@ def _shared_forests(decs: Sequence[_Decomposition], symmetric: bool) -> _SharedF
     row_tree = tree_id[subtree[nodes]]
     row_before = leftmost[nodes] - np.repeat(leftmost[low], sizes)
     if symmetric:  # per size, how many forests a later tree than tree m holds
-        row_first = key_tree[first_q]
         neg_held = -held[order]
         later = np.arange(len(decs), dtype=np.int64)
         level_cut = np.stack(
@@ -1122,7 +1241,6 @@ def _shared_forests(decs: Sequence[_Decomposition], symmetric: bool) -> _SharedF
             axis=1,
         )
     else:
-        row_first = np.zeros(sizes.shape[0], dtype=np.int64)
         level_cut = np.diff(level_start)[None, :]
     return _SharedForests(
         col_label=np.ascontiguousarray(label[order]),
@@ -1132,7 +1250,8 @@ def _shared_forests(decs: Sequence[_Decomposition], symmetric: bool) -> _SharedF
         level_start=np.ascontiguousarray(level_start, dtype=np.int64),
         level_cut=np.ascontiguousarray(level_cut, dtype=np.int64),
         row_start=row_start,
-        row_first=np.ascontiguousarray(row_first, dtype=np.int64),
+        row_skip=row_skip,
+        row_need=row_need,
         row_label=np.ascontiguousarray(row_label),
         row_tree=np.ascontiguousarray(row_tree),
         row_before=np.ascontiguousarray(row_before),
@@ -1174,7 +1293,8 @@ def _shared_distances(trees: Sequence[TsedTree], costs: Costs) -> FloatArray:
     cdel, cins, cren = (dtype(round(c * scale)) if scale else dtype(c) for c in costs)
     _shared_kernel()(
         forests.col_label, forests.col_parent, forests.col_before, forests.col_tree,
-        forests.level_start, forests.level_cut, forests.row_start, forests.row_first,
+        forests.level_start, forests.level_cut, forests.row_start, forests.row_skip,
+        forests.row_need,
         forests.row_label, forests.row_tree, forests.row_before, cdel, cins, cren, td, fd,
     )
     out: FloatArray = td[np.ix_(forests.roots, forests.roots)].astype(np.float64)
