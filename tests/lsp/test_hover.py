@@ -1,0 +1,45 @@
+"""The hover's rules: its title, which verdicts it lists, its figures, which versions it diffs."""
+
+from __future__ import annotations
+
+from codequorum.lsp.hover import diff_pair, figures_text, hover_title, verdict_lines
+from codequorum.model import Verdict
+
+
+def test_title_counts_samples_and_clusters_once_compared() -> None:
+    assert hover_title("Shape.area", 1, None) == "**codequorum** · `Shape.area` · 1 sample"
+    assert hover_title("f", 3, 2) == "**codequorum** · `f` · 3 samples · 2 clusters"
+    assert hover_title("f", 0, 1) == "**codequorum** · `f` · 0 samples · 1 cluster"
+
+
+def test_verdicts_headline_marked_then_the_other_warnings_only() -> None:
+    stable = Verdict("stable", "information", "versions agree")
+    hint = Verdict("redundant-alternatives", "hint", "two are the same")
+    error = Verdict("divergent-outputs", "error", "outputs differ")
+    warning = Verdict("unstable-structure", "warning", "shapes differ")
+    assert verdict_lines(stable, [stable, hint, error]) == [
+        "✓ `stable` — versions agree",
+        "⚠️ `divergent-outputs` — outputs differ",
+    ]
+    assert verdict_lines(warning, [hint, warning]) == ["⚠️ `unstable-structure` — shapes differ"]
+    assert verdict_lines(None, [hint]) == []
+
+
+def test_figures_in_fixed_order_without_missing_or_non_numbers() -> None:
+    summary = {
+        "oer": 0.5,
+        "tsed": {"ordered": 0.55, "unordered": 0.5},
+        "jsd_struct": {"ordered": 0.62},
+        "sce_struct": {"ordered": float("nan")},
+        "sctd_jsd": True,
+        "dctd_jsd": 12345.0,
+    }
+    assert figures_text(summary) == "JSD 0.62 · TSED 0.55 · DCTD 1.23e+04 · OER 0.50"
+    assert figures_text({}) == ""
+
+
+def test_diff_pair_prefers_the_current_code_then_the_most_typical_version() -> None:
+    assert diff_pair(3, 0, 2) == (3, 2)
+    assert diff_pair(None, 0, 2) == (0, 2)
+    assert diff_pair(None, None, 2) is None
+    assert diff_pair(3, 0, None) is None
