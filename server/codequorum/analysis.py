@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -21,6 +21,9 @@ from codequorum.clustering import average_linkage, symmetrise, typicality
 from codequorum.errors import UserError
 from codequorum.metrics.structural import structural_matrices
 from codequorum.model import SampleSet, Verdict
+
+if TYPE_CHECKING:
+    import tree_sitter
 
 FloatMatrix = npt.NDArray[np.float64]
 #: Scalar token LCS / Levenshtein figures copied into the summary (``textual`` on).
@@ -329,65 +332,19 @@ def analyze(
     if n > opts.max_samples:
         raise UserError(f"{n:,} usable samples; at most {opts.max_samples:,} are compared at "
                         "once (the pairs grow as n²): score the first K with --samples K")
-    notes: list[str] = []
-    if empty:
-        verb = "is" if len(empty) == 1 else "are"
-        notes.append(f"{_versions(empty, current_index)} {verb} empty: scored as an empty "
-                     "answer (token LCS 0; left out of SCTD)")
-
     sm = structural_matrices(codes, sample_set.language, max_depth=opts.max_depth,
                              jsd_log_base=opts.jsd_log_base)
     matrices: dict[str, FloatMatrix] = {
-        "sce_struct": np.asarray(sm.sce_struct, dtype=np.float64),
-        "sce_value": np.asarray(sm.sce_value, dtype=np.float64),
-        "jsd_struct": np.asarray(sm.jsd_struct, dtype=np.float64),
-        "jsd_value": np.asarray(sm.jsd_value, dtype=np.float64),
+        name: np.asarray(getattr(sm, name), dtype=np.float64)
+        for name in ("sce_struct", "sce_value", "jsd_struct", "jsd_value")
     }
     syntax_errors = [int(x) for x in sm.syntax_errors]
-    with_errors = [indices[k] for k, e in enumerate(syntax_errors) if e > 0]
-    if with_errors:
-        verb = "has" if len(with_errors) == 1 else "have"
-        notes.append(f"{_versions(with_errors, current_index)} {verb} syntax errors "
-                     "(scored as parsed)")
-
+    notes = _input_notes(empty, [indices[k] for k, e in enumerate(syntax_errors) if e > 0],
+                         current_index)
     if opts.tsed or opts.tsed_08:
-        from codequorum.metrics.tree_edit import build_trees, tsed_tree_matrix
-
-        # from the structural metrics' parse; built once for both cost settings
-        trees = build_trees(codes, sample_set.language, parsed=sm.parsed)
-        if opts.tsed:
-            matrices["tsed"] = np.asarray(tsed_tree_matrix(trees, costs=opts.tsed_costs),
-                                          dtype=np.float64)
-        if opts.tsed_08:
-            matrices["tsed_08"] = np.asarray(tsed_tree_matrix(trees, costs=(1.0, 0.8, 1.0)),
-                                             dtype=np.float64)
-        tsed_any = matrices.get("tsed", matrices.get("tsed_08"))
-        if tsed_any is not None:
-            # a version no other could be compared with: its tree was too large
-            nan_off = np.isnan(tsed_any) & ~np.eye(n, dtype=bool)
-            too_large = [indices[k] for k in range(n) if int(nan_off[k].sum()) == n - 1]
-            if too_large and n == 2:
-                notes.append("TSED left out: a tree is too large to compare")
-            elif too_large:
-                named = _versions(too_large, current_index)
-                notes.append(f"TSED left out for {named}: tree too large to compare")
-
-    summary: dict[str, Any] = {}
-    if opts.sctd and sample_set.language == "python":
-        summary.update(static_sctd(codes, opts.interpreter))
-    for name in PAIR_METRICS:
-        if name in matrices:
-            ordered, unordered = pair_means(matrices[name])
-            summary[name] = {"ordered": ordered, "unordered": unordered}
-    if opts.textual:
-        from codequorum.metrics.textual import textual_summary
-
-        textual = textual_summary(codes)
-        for key in TEXTUAL_KEYS:
-            summary[key] = float(getattr(textual, key))
-        matrices["lcs"] = np.asarray(textual.lcs, dtype=np.float64)
-        matrices["led"] = np.asarray(textual.led, dtype=np.float64)
-        summary.update(_ast_diffs(codes, sample_set.language, matrices))
+        notes.extend(_tsed_matrices(codes, sample_set.language, sm.parsed, opts, matrices,
+                                    indices, current_index))
+    summary = _summary(codes, sample_set.language, opts, matrices)
 
     similarity = symmetrise(matrices["jsd_struct"])
     typ = typicality(similarity)
@@ -409,6 +366,75 @@ def analyze(
     _merge_dynamic(report, dynamic)
     _recommend(report, dynamic, opts)
     return report
+
+
+def _input_notes(empty: Sequence[int], with_errors: Sequence[int],
+                 current: int | None) -> list[str]:
+    """What the report says about empty answers and versions with syntax errors."""
+    notes: list[str] = []
+    if empty:
+        verb = "is" if len(empty) == 1 else "are"
+        notes.append(f"{_versions(empty, current)} {verb} empty: scored as an empty "
+                     "answer (token LCS 0; left out of SCTD)")
+    if with_errors:
+        verb = "has" if len(with_errors) == 1 else "have"
+        notes.append(f"{_versions(with_errors, current)} {verb} syntax errors "
+                     "(scored as parsed)")
+    return notes
+
+
+def _tsed_matrices(codes: Sequence[str], language: str,
+                   parsed: Sequence[tree_sitter.Tree], opts: AnalysisOptions,
+                   matrices: dict[str, FloatMatrix], indices: Sequence[int],
+                   current: int | None) -> list[str]:
+    """TSED (and TSED at (1, 0.8, 1)) into ``matrices``, from the structural metrics'
+    parse (``parsed``), the trees built once for both cost settings; the note naming the
+    versions (positions ``indices``, one per code) whose tree was too large to compare."""
+    from codequorum.metrics.tree_edit import build_trees, tsed_tree_matrix
+
+    trees = build_trees(codes, language, parsed=parsed)
+    if opts.tsed:
+        matrices["tsed"] = np.asarray(tsed_tree_matrix(trees, costs=opts.tsed_costs),
+                                      dtype=np.float64)
+    if opts.tsed_08:
+        matrices["tsed_08"] = np.asarray(tsed_tree_matrix(trees, costs=(1.0, 0.8, 1.0)),
+                                         dtype=np.float64)
+    tsed_any = matrices.get("tsed", matrices.get("tsed_08"))
+    if tsed_any is None:
+        return []
+    n = len(codes)
+    # a version no other could be compared with: its tree was too large
+    nan_off = np.isnan(tsed_any) & ~np.eye(n, dtype=bool)
+    too_large = [indices[k] for k in range(n) if int(nan_off[k].sum()) == n - 1]
+    if too_large and n == 2:
+        return ["TSED left out: a tree is too large to compare"]
+    if too_large:
+        return [f"TSED left out for {_versions(too_large, current)}: tree too large to "
+                "compare"]
+    return []
+
+
+def _summary(codes: Sequence[str], language: str, opts: AnalysisOptions,
+             matrices: dict[str, FloatMatrix]) -> dict[str, Any]:
+    """Static SCTD (Python), the pair means of every matrix, and with ``textual`` the
+    token and AST-diff similarities (their matrices join ``matrices``)."""
+    summary: dict[str, Any] = {}
+    if opts.sctd and language == "python":
+        summary.update(static_sctd(codes, opts.interpreter))
+    for name in PAIR_METRICS:
+        if name in matrices:
+            ordered, unordered = pair_means(matrices[name])
+            summary[name] = {"ordered": ordered, "unordered": unordered}
+    if opts.textual:
+        from codequorum.metrics.textual import textual_summary
+
+        textual = textual_summary(codes)
+        for key in TEXTUAL_KEYS:
+            summary[key] = float(getattr(textual, key))
+        matrices["lcs"] = np.asarray(textual.lcs, dtype=np.float64)
+        matrices["led"] = np.asarray(textual.led, dtype=np.float64)
+        summary.update(_ast_diffs(codes, language, matrices))
+    return summary
 
 
 def _ast_diffs(codes: Sequence[str], language: str,
