@@ -8,6 +8,7 @@ only when the user picks it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from lsprotocol import types
 
@@ -30,6 +31,111 @@ def replacement_edit(snapshot: Snapshot, entry: FunctionEntry, code: str) -> typ
     )
 
 
+@dataclass(frozen=True)
+class VersionChoices:
+    """What one function's actions choose from: how many versions are stored, the current
+    code's index, the recommended version, and the consensus and fastest versions with
+    their labels (``(index, label)``)."""
+
+    n_stored: int
+    current: int | None = None
+    keep: int | None = None
+    consensus: tuple[int, str] | None = None
+    fastest: tuple[int, str] | None = None
+
+
+@dataclass(frozen=True)
+class ActionPlan:
+    """One action to offer: its title, the version it puts in place, its kind, and
+    whether the editor should prefer it."""
+
+    title: str
+    index: int
+    kind: types.CodeActionKind = types.CodeActionKind.RefactorRewrite
+    preferred: bool = False
+
+
+def our_diagnostics(
+    qualified_name: str, diagnostics: Sequence[types.Diagnostic]
+) -> list[types.Diagnostic]:
+    """The diagnostics of the request that codequorum gave about this function: the
+    actions that fix them say so."""
+    return [
+        d
+        for d in diagnostics
+        if d.source == SOURCE
+        and isinstance(d.data, dict)
+        and d.data.get("qualifiedName") == qualified_name
+    ]
+
+
+def _named_plans(name: str, choices: VersionChoices, fixes: bool) -> list[ActionPlan]:
+    """Keep the recommended version, then the consensus (unless it is the current code or
+    the recommended one), then the fastest (unless it is the current code). With
+    diagnostics to fix, the first two are quick fixes and the first of them preferred."""
+    kind = types.CodeActionKind.QuickFix if fixes else types.CodeActionKind.RefactorRewrite
+    keep = choices.keep
+    plans: list[ActionPlan] = []
+    if keep is not None:
+        title = f"Keep the recommended version (version {keep + 1})"
+        plans.append(ActionPlan(title, keep, kind, preferred=fixes))
+    if choices.consensus is not None:
+        agreed, label = choices.consensus
+        if agreed != choices.current and agreed != keep:
+            title = f"Replace `{name}` with the consensus version ({label})"
+            plans.append(ActionPlan(title, agreed, kind, preferred=fixes and keep is None))
+    if choices.fastest is not None:
+        fastest, label = choices.fastest
+        if fastest != choices.current:
+            title = f"Replace `{name}` with the fastest version ({label})"
+            plans.append(ActionPlan(title, fastest))
+    return plans
+
+
+def planned_actions(name: str, choices: VersionChoices, fixes: bool) -> list[ActionPlan]:
+    """Every action offered for a function, in order: the named versions (see
+    :func:`_named_plans`), then version k for each of the first :data:`MAX_VERSION_ACTIONS`
+    versions that is not the current code. ``name`` is the function's name as shown."""
+    versions = [
+        ActionPlan(f"Replace `{name}` with version {k + 1}", k)
+        for k in range(min(choices.n_stored, MAX_VERSION_ACTIONS))
+        if k != choices.current
+    ]
+    return [*_named_plans(name, choices, fixes), *versions]
+
+
+def version_choices(analysis: FunctionAnalysis) -> VersionChoices:
+    """The choices of :func:`planned_actions` read from an analysis (a consensus is a
+    version that others share their shape with: one alone is no fix)."""
+    agreed = consensus(analysis)
+    fastest = analysis.fastest
+    return VersionChoices(
+        n_stored=analysis.n_stored,
+        current=analysis.current_index,
+        keep=recommended_version(analysis),
+        consensus=None if agreed is None else (agreed, analysis.label(agreed)),
+        fastest=None if fastest is None else (fastest, analysis.label(fastest)),
+    )
+
+
+def _code_action(
+    snapshot: Snapshot,
+    entry: FunctionEntry,
+    analysis: FunctionAnalysis,
+    plan: ActionPlan,
+    fixes: Sequence[types.Diagnostic],
+) -> types.CodeAction:
+    """The code action of one plan: an edit of exactly the function's range."""
+    return types.CodeAction(
+        title=plan.title,
+        kind=plan.kind,
+        edit=replacement_edit(snapshot, entry, analysis.code(plan.index)),
+        diagnostics=list(fixes) or None,
+        is_preferred=plan.preferred or None,
+        data={"qualifiedName": entry.qualified_name, "version": plan.index},
+    )
+
+
 def function_actions(
     snapshot: Snapshot,
     entry: FunctionEntry,
@@ -37,67 +143,7 @@ def function_actions(
     context_diagnostics: Sequence[types.Diagnostic] = (),
 ) -> list[types.CodeAction]:
     """The actions offered for one function."""
-    current = analysis.current_index
-    ours = [
-        d
-        for d in context_diagnostics
-        if d.source == SOURCE
-        and isinstance(d.data, dict)
-        and d.data.get("qualifiedName") == entry.qualified_name
-    ]
-    out: list[types.CodeAction] = []
+    ours = our_diagnostics(entry.qualified_name, context_diagnostics)
     name = safe_text(entry.name, 100)
-
-    def action(
-        title: str, index: int, kind: types.CodeActionKind, preferred: bool = False
-    ) -> types.CodeAction:
-        return types.CodeAction(
-            title=title,
-            kind=kind,
-            edit=replacement_edit(snapshot, entry, analysis.code(index)),
-            diagnostics=list(ours) or None,
-            is_preferred=preferred or None,
-            data={"qualifiedName": entry.qualified_name, "version": index},
-        )
-
-    kind = types.CodeActionKind.QuickFix if ours else types.CodeActionKind.RefactorRewrite
-    keep = recommended_version(analysis)
-    if keep is not None:
-        out.append(
-            action(
-                f"Keep the recommended version (version {keep + 1})",
-                keep,
-                kind,
-                preferred=bool(ours),
-            )
-        )
-    agreed = consensus(analysis)  # a version no other shares its shape with is no fix
-    if agreed is not None and agreed != current and agreed != keep:
-        out.append(
-            action(
-                f"Replace `{name}` with the consensus version ({analysis.label(agreed)})",
-                agreed,
-                kind,
-                preferred=bool(ours) and keep is None,
-            )
-        )
-    if analysis.fastest is not None and analysis.fastest != current:
-        out.append(
-            action(
-                f"Replace `{name}` with the fastest version "
-                f"({analysis.label(analysis.fastest)})",
-                analysis.fastest,
-                types.CodeActionKind.RefactorRewrite,
-            )
-        )
-    for k in range(min(analysis.n_stored, MAX_VERSION_ACTIONS)):
-        if k == current:
-            continue
-        out.append(
-            action(
-                f"Replace `{name}` with version {k + 1}",
-                k,
-                types.CodeActionKind.RefactorRewrite,
-            )
-        )
-    return out
+    plans = planned_actions(name, version_choices(analysis), fixes=bool(ours))
+    return [_code_action(snapshot, entry, analysis, plan, ours) for plan in plans]
