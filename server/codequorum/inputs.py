@@ -668,6 +668,67 @@ def _add_proposed(
                                     False, label))
 
 
+def _entry_and_hidden(
+    sample_set: SampleSet, lookup: Callable[[str], list[TestCase]] | None
+) -> tuple[str | None, list[TestCase]]:
+    """The function to call and, for a HumanEval task without tests of its own, the
+    benchmark's tests."""
+    entry = sample_set.entry_point
+    hidden: list[TestCase] = []
+    if not sample_set.tests and humaneval.is_task(sample_set.task_id):
+        hidden = (lookup or humaneval.tests_for)(sample_set.task_id)
+        entry = entry or humaneval.entry_point_for(sample_set.task_id)
+    if entry is None:
+        entry = next((e for e in map(guess_entry_point, sample_set.codes) if e), None)
+    return entry, hidden
+
+
+def _add_doctests(plan: InputPlan, fn: ast.FunctionDef | ast.AsyncFunctionDef, entry: str,
+                  may_grade: bool, graded: bool, known: set[str]) -> None:
+    """The docstring's examples, graded (``graded``: no test grades the set) only when
+    ``may_grade`` (they come from the prompt or the current code)."""
+    for t in doctest_cases(fn, entry):
+        label = _label_for(t, entry, t.name)
+        if label in known:
+            continue
+        known.add(label)
+        if not may_grade:
+            t = replace(t, expected=None, has_expected=False)  # an input, never a grade
+        plan.cases.append(InputCase(t, "doctest", graded and t.has_expected, label))
+
+
+def _resolve_params(params: Sequence[Param],
+                    cases: Sequence[InputCase]) -> tuple[list[Param], tuple[Any, ...] | None]:
+    """Parameter types from the annotations, else from the first call with the right
+    arity; and that call's arguments."""
+    example = next(
+        (c.test.args for c in cases
+         if c.test.kind == "call" and len(c.test.args) == len(params) and not c.test.kwargs),
+        None,
+    )
+    resolved = [Param(p.name, p.spec if p.spec is not None or example is None
+                      else spec_of_value(example[i]), p.annotated)
+                for i, p in enumerate(params)]
+    return resolved, example
+
+
+def _add_hypothesis(plan: InputPlan, specs: Sequence[Any], entry: str, count: int,
+                    known: set[str]) -> None:
+    """``count`` inputs drawn by Hypothesis from the parameter types."""
+    try:
+        drawn = hypothesis_args(list(specs), count)
+    except Exception as exc:  # a strategy Hypothesis refuses must not stop the analysis
+        plan.notes.append(f"no generated inputs: {type(exc).__name__}: {exc}")
+        return
+    for args in drawn:
+        label = call_label(entry, args)
+        if label in known:
+            continue
+        known.add(label)
+        plan.cases.append(InputCase(TestCase(kind="call", args=args, name=label),
+                                    "hypothesis", False, label))
+
+
 def collect_inputs(
     sample_set: SampleSet,
     *,
@@ -682,22 +743,11 @@ def collect_inputs(
 ) -> InputPlan:
     """Every input for ``sample_set`` in order: tests, HumanEval, doctests, Hypothesis,
     scaling (see module docstring). Reads code statically only."""
-    entry = sample_set.entry_point
-    he_tests: list[TestCase] = []
-    if not sample_set.tests and humaneval.is_task(sample_set.task_id):
-        lookup = humaneval_lookup or humaneval.tests_for
-        he_tests = lookup(sample_set.task_id)
-        entry = entry or humaneval.entry_point_for(sample_set.task_id)
-    if entry is None:
-        for code in sample_set.codes:
-            entry = guess_entry_point(code)
-            if entry:
-                break
+    entry, hidden = _entry_and_hidden(sample_set, humaneval_lookup)
     plan = InputPlan(entry_point=entry)
-
     for i, t in enumerate(sample_set.tests):
         plan.cases.append(InputCase(t, "tests", True, _label_for(t, entry, f"test {i + 1}")))
-    for i, t in enumerate(he_tests):
+    for i, t in enumerate(hidden):
         plan.cases.append(InputCase(t, "humaneval", True, _label_for(t, entry, f"check {i + 1}")))
     has_oracle = bool(plan.cases)
 
@@ -706,63 +756,26 @@ def collect_inputs(
         plan.notes.append("no function signature found: only the given tests are used")
         return plan
     params = parameters(fn)
-
-    doc_cases = doctest_cases(fn, entry) if use_doctests else []
     known = {c.label for c in plan.cases}
-    for t in doc_cases:
-        label = _label_for(t, entry, t.name)
-        if label in known:
-            continue
-        known.add(label)
-        if not may_grade:
-            t = replace(t, expected=None, has_expected=False)  # an input, never a grade
-        plan.cases.append(InputCase(t, "doctest", not has_oracle and t.has_expected, label))
-
+    if use_doctests:
+        _add_doctests(plan, fn, entry, may_grade, not has_oracle, known)
     if proposer is not None and params and not plan.cases and not all(
         p.annotated for p in params
     ):
         _add_proposed(plan, proposer, fn, entry, len(params), known)
 
-    # parameter types: annotations, else the first example with the right arity
-    example = next(
-        (
-            c.test.args
-            for c in plan.cases
-            if c.test.kind == "call" and len(c.test.args) == len(params) and not c.test.kwargs
-        ),
-        None,
-    )
-    resolved: list[Param] = []
-    for i, p in enumerate(params):
-        spec = p.spec
-        if spec is None and example is not None:
-            spec = spec_of_value(example[i])
-        resolved.append(Param(p.name, spec, p.annotated))
+    resolved, example = _resolve_params(params, plan.cases)
     plan.params = resolved
     specs = [p.spec for p in resolved]
     typed = bool(resolved) and all(s is not None for s in specs)
-
     if use_hypothesis and typed and hypothesis_examples > 0:
-        try:
-            drawn = hypothesis_args([s for s in specs if s is not None], hypothesis_examples)
-        except Exception as exc:  # a strategy Hypothesis refuses must not stop the analysis
-            drawn = []
-            plan.notes.append(f"no generated inputs: {type(exc).__name__}: {exc}")
-        for args in drawn:
-            label = call_label(entry, args)
-            if label in known:
-                continue
-            known.add(label)
-            t = TestCase(kind="call", args=args, name=label)
-            plan.cases.append(InputCase(t, "hypothesis", False, label))
+        _add_hypothesis(plan, specs, entry, hypothesis_examples, known)
     elif use_hypothesis and not typed:
         plan.notes.append("parameter types unknown: no generated inputs")
-
     if scaling and resolved:
         for n, args in scaling_args(resolved, example, sizes, seed):
-            label = call_label(entry, args)
             t = TestCase(kind="call", args=args, name=f"scaling n={n}")
-            plan.cases.append(InputCase(t, "scaling", False, label, size=n))
+            plan.cases.append(InputCase(t, "scaling", False, call_label(entry, args), size=n))
     return plan
 
 
