@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 
 from lsprotocol import types
 
@@ -34,6 +34,66 @@ def _lens_range(entry: FunctionEntry) -> types.Range:
     return types.Range(start=entry.range.start, end=entry.range.start)
 
 
+def _first_of_each(
+    entries: Iterable[FunctionEntry], wanted: Callable[[str], bool]
+) -> list[FunctionEntry]:
+    """The first entry of each wanted qualified name, in document order."""
+    seen: set[str] = set()
+    out: list[FunctionEntry] = []
+    for entry in entries:
+        name = entry.qualified_name
+        if wanted(name) and name not in seen:
+            seen.add(name)
+            out.append(entry)
+    return out
+
+
+def computing_entries(
+    entries: Iterable[FunctionEntry], computing: Collection[str]
+) -> list[FunctionEntry]:
+    """The functions whose analysis is under way, once each (a name defined twice gets
+    one lens, above its first definition)."""
+    return _first_of_each(entries, lambda name: name in computing)
+
+
+def entries_without_lenses(
+    entries: Iterable[FunctionEntry], lensed: Collection[str]
+) -> list[FunctionEntry]:
+    """The functions that have no lens yet, once each: with ``showForAll`` they get a
+    Regenerate lens so versions can be asked for anywhere."""
+    return _first_of_each(entries, lambda name: name not in lensed)
+
+
+def _lens(
+    entry: FunctionEntry, title: str, command: str, arg: dict[str, str] | None = None
+) -> types.CodeLens:
+    """A lens above ``entry`` that runs ``command`` with ``arg`` (nothing without one)."""
+    return types.CodeLens(
+        range=_lens_range(entry),
+        command=types.Command(
+            title=title, command=command, arguments=None if arg is None else [arg]
+        ),
+    )
+
+
+def _target(uri: str, entry: FunctionEntry) -> dict[str, str]:
+    """The argument of a lens's command: the function, by name."""
+    return {"uri": uri, "qualifiedName": entry.qualified_name}
+
+
+def _function_lenses(
+    uri: str, entry: FunctionEntry, analysis: FunctionAnalysis
+) -> list[types.CodeLens]:
+    """The lenses of a function with versions: its summary (opens the report), Compare
+    and Regenerate."""
+    arg = _target(uri, entry)
+    return [
+        _lens(entry, summary_title(analysis), CMD_ANALYZE, arg),
+        _lens(entry, "Compare", CMD_COMPARE, arg),
+        _lens(entry, "Regenerate", CMD_REGENERATE, arg),
+    ]
+
+
 def document_lenses(
     snapshot: Snapshot,
     items: Sequence[tuple[FunctionEntry, FunctionAnalysis]],
@@ -44,54 +104,12 @@ def document_lenses(
     under way (a plain "computing" lens stands above each until the lenses are refreshed)."""
     if not settings.code_lens.enable:
         return []
-    out: list[types.CodeLens] = []
-    with_samples = set()
-    if computing:
-        for entry in snapshot.functions():
-            if entry.qualified_name in computing and entry.qualified_name not in with_samples:
-                with_samples.add(entry.qualified_name)
-                out.append(
-                    types.CodeLens(
-                        range=_lens_range(entry),
-                        command=types.Command(title=COMPUTING_TITLE, command=""),
-                    )
-                )
+    busy = computing_entries(snapshot.functions(), computing) if computing else []
+    out = [_lens(entry, COMPUTING_TITLE, "") for entry in busy]
     for entry, analysis in items:
-        with_samples.add(entry.qualified_name)
-        arg = {"uri": snapshot.uri, "qualifiedName": entry.qualified_name}
-        rng = _lens_range(entry)
-        out.append(
-            types.CodeLens(
-                range=rng,
-                command=types.Command(
-                    title=summary_title(analysis), command=CMD_ANALYZE, arguments=[arg]
-                ),
-            )
-        )
-        out.append(
-            types.CodeLens(
-                range=rng,
-                command=types.Command(title="Compare", command=CMD_COMPARE, arguments=[arg]),
-            )
-        )
-        out.append(
-            types.CodeLens(
-                range=rng,
-                command=types.Command(title="Regenerate", command=CMD_REGENERATE, arguments=[arg]),
-            )
-        )
+        out.extend(_function_lenses(snapshot.uri, entry, analysis))
     if settings.code_lens.show_for_all:
-        for entry in snapshot.functions():
-            if entry.qualified_name in with_samples:
-                continue
-            with_samples.add(entry.qualified_name)
-            arg = {"uri": snapshot.uri, "qualifiedName": entry.qualified_name}
-            out.append(
-                types.CodeLens(
-                    range=_lens_range(entry),
-                    command=types.Command(
-                        title="Regenerate", command=CMD_REGENERATE, arguments=[arg]
-                    ),
-                )
-            )
+        lensed = {e.qualified_name for e in busy} | {e.qualified_name for e, _ in items}
+        for entry in entries_without_lenses(snapshot.functions(), lensed):
+            out.append(_lens(entry, "Regenerate", CMD_REGENERATE, _target(snapshot.uri, entry)))
     return out
