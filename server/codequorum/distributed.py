@@ -150,6 +150,67 @@ def live_workers(client: distributed.Client) -> tuple[int, int]:
     return len(nthreads), sum(nthreads.values())
 
 
+class _InFlight:
+    """The sets of one run on the cluster: submitted from ``source`` while fewer than the
+    limit are in flight, their results filed by position until their turn comes."""
+
+    def __init__(self, client: distributed.Client, source: Iterator[tuple[int, SampleSet]],
+                 submit: Callable[[int, SampleSet], Any], window: int | None) -> None:
+        self.client = client
+        self.source = source
+        self.submit = submit
+        self.window = window
+        self.futures: Any = distributed.as_completed(loop=client.loop)  # type: ignore[no-untyped-call]
+        self.keys: dict[Any, int] = {}
+        self.ready: dict[int, Result] = {}
+        self.submitted = self.next_out = 0
+        self.exhausted = False
+        self.workers, self.threads = live_workers(client)
+        self.polled = time.monotonic()
+
+    def limit(self) -> int:
+        """How many sets may be in flight (default: 4 per worker thread of the cluster)."""
+        return self.window if self.window is not None else IN_FLIGHT_PER_THREAD * max(
+            self.threads, 1)
+
+    def fill(self) -> None:
+        """Submit sets until the limit is reached or the input ends."""
+        while not self.exhausted and self.submitted - self.next_out < self.limit():
+            item = next(self.source, None)
+            if item is None:
+                self.exhausted = True
+                return
+            future = self.submit(*item)
+            self.keys[future.key] = item[0]
+            self.futures.add(future)
+            self.submitted += 1
+
+    def take(self) -> Result:
+        """The next result in input order, waiting for the tasks that end before it."""
+        while self.next_out not in self.ready:
+            future = next(self.futures)
+            self.ready[self.keys.pop(future.key)] = _result(future)
+            future.release()
+        result = self.ready.pop(self.next_out)
+        self.next_out += 1
+        return result
+
+    def poll_workers(self) -> int:
+        """Live workers, asked of the scheduler at most every ``WORKER_POLL_S``."""
+        now = time.monotonic()
+        if now - self.polled >= WORKER_POLL_S:
+            self.workers, self.threads = live_workers(self.client)
+            self.polled = now
+        return self.workers
+
+    def cancel(self) -> None:
+        """Cancel what is still in flight."""
+        pending = list(self.futures.futures)
+        if pending:
+            self.client.cancel(pending)  # type: ignore[no-untyped-call]
+        self.futures.clear()
+
+
 def score_distributed(
     sets: Iterable[SampleSet],
     options: AnalysisOptions,
@@ -170,57 +231,24 @@ def score_distributed(
     workers)`` is called after each result. Closing the generator cancels what is left.
     """
     run = uuid.uuid4().hex[:12]
-    source = iter(enumerate(sets))
-    futures: Any = distributed.as_completed(loop=client.loop)  # type: ignore[no-untyped-call]
-    keys: dict[Any, int] = {}
-    ready: dict[int, Result] = {}
-    submitted = next_out = 0
-    workers, threads = live_workers(client)
-    polled = time.monotonic()
-    exhausted = False
 
-    def limit() -> int:
-        return window if window is not None else IN_FLIGHT_PER_THREAD * max(threads, 1)
+    def submit(k: int, sample_set: SampleSet) -> Any:
+        return client.submit(score_task, sample_set, options, dynamic, sandbox,
+                             key=f"codequorum-score-{run}-{k}", retries=retries)
 
-    def fill() -> None:
-        nonlocal submitted, exhausted
-        while not exhausted and submitted - next_out < limit():
-            item = next(source, None)
-            if item is None:
-                exhausted = True
-                return
-            k, sample_set = item
-            future = client.submit(score_task, sample_set, options, dynamic, sandbox,
-                                   key=f"codequorum-score-{run}-{k}", retries=retries)
-            keys[future.key] = k
-            futures.add(future)
-            submitted += 1
-
+    flight = _InFlight(client, iter(enumerate(sets)), submit, window)
     try:
-        fill()
-        while next_out < submitted:
-            if next_out not in ready:
-                future = next(futures)
-                k = keys.pop(future.key)
-                ready[k] = _result(future)
-                future.release()
-                continue
-            result = ready.pop(next_out)
-            yield next_out, result
-            next_out += 1
+        flight.fill()
+        while flight.next_out < flight.submitted:
+            position = flight.next_out
+            yield position, flight.take()
             if on_progress is not None or window is None:
-                now = time.monotonic()
-                if now - polled >= WORKER_POLL_S:
-                    workers, threads = live_workers(client)
-                    polled = now
+                workers = flight.poll_workers()
                 if on_progress is not None:
-                    on_progress(next_out, workers)
-            fill()
+                    on_progress(flight.next_out, workers)
+            flight.fill()
     finally:
-        pending = list(futures.futures)
-        if pending:
-            client.cancel(pending)  # type: ignore[no-untyped-call]
-        futures.clear()
+        flight.cancel()
 
 
 def _result(future: Any) -> Result:
