@@ -14,6 +14,7 @@ import dataclasses
 import importlib.util
 import logging
 import math
+import multiprocessing
 import os
 import shutil
 import signal
@@ -342,14 +343,33 @@ def _stop_workers(executor: ProcessPoolExecutor) -> None:
                 process.join(timeout=1.0)
 
 
+def expected_work(sample_set: SampleSet) -> int:
+    """A set's scoring time, roughly: the square of its distinct versions' length (tree
+    edit distance, the costliest metric, grows about so)."""
+    size = sum(len(code) for code in set(sample_set.codes))
+    return size * size
+
+
+def warm_up_metrics() -> None:
+    """Load the compiled metric code (numba and its on-disk cache, about a second) in this
+    process, so that workers forked from it start with it instead of each loading it."""
+    from codequorum.metrics import structural, tree_edit
+
+    structural.warm_up()
+    tree_edit.warm_up()
+
+
 def start_workers(jobs: int, sets: int) -> ProcessPoolExecutor | None:
     """A pool of ``min(jobs, sets)`` worker processes, already started (None for one job).
 
     Started before any progress display: forking while its refresh thread runs could
-    leave a worker holding a copy of a lock that is never released.
+    leave a worker holding a copy of a lock that is never released. Where workers are
+    forked, the compiled metric code is loaded here first (``warm_up_metrics``).
     """
     if jobs <= 1 or sets <= 1:
         return None
+    if multiprocessing.get_start_method(allow_none=False) == "fork":
+        warm_up_metrics()
     executor = ProcessPoolExecutor(max_workers=min(jobs, sets), initializer=_worker_init)
     executor.submit(os.getpid).result()  # with fork, every worker starts on the first submit
     return executor
@@ -377,7 +397,9 @@ def score_sets(
     finished = False
     try:
         pending: dict[Future[StabilityReport | ScoreFailure], int] = {}
-        queue = iter(enumerate(sample_sets))
+        # the largest sets first, so that no worker is left with a large one at the end
+        order = sorted(range(len(sample_sets)), key=lambda k: -expected_work(sample_sets[k]))
+        queue = ((k, sample_sets[k]) for k in order)
         window = 4 * max(jobs, 2)  # bounded in flight: memory stays flat for huge inputs
 
         def fill() -> None:
