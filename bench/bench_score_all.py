@@ -22,6 +22,7 @@ import argparse
 import functools
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -36,9 +37,11 @@ DATA = SHARED / "data" / "humaneval_codegen16b_t0.8.jsonl"
 TARGET_SECONDS = 10.0
 
 
-def run_once(jobs: int, out: Path, *, tsed: bool = True, src: Path | None = None) -> float:
-    """Seconds for one end-to-end run; checks that every set was scored. ``src``: run
-    that ``server`` folder instead of the installed package."""
+def run_once(jobs: int, out: Path, *, tsed: bool = True,
+             src: Path | None = None) -> tuple[float, float]:
+    """Wall-clock and CPU seconds (user + system, all processes of the run) of one
+    end-to-end run; checks that every set was scored. ``src``: run that ``server`` folder
+    instead of the installed package. CPU time moves less with other load than wall."""
     script = Path(sys.executable).parent / "codequorum"
     head = [sys.executable, "-m", "codequorum"] if src else [str(script)]
     cmd = [*head, "score", str(DATA), "--jobs", str(jobs), "--quiet",
@@ -46,16 +49,19 @@ def run_once(jobs: int, out: Path, *, tsed: bool = True, src: Path | None = None
     if not tsed:
         cmd.append("--no-tsed")
     env = dict(os.environ, PYTHONPATH=str(src)) if src else None
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
     seconds = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if proc.returncode != 0:
         raise SystemExit(f"codequorum score failed ({proc.returncode}): {proc.stderr}")
     doc = json.loads(out.read_text())
     scored = [s for s in doc["sets"] if s["status"] == "ok"]
     if len(doc["sets"]) != 164 or len(scored) != 164:
         raise SystemExit(f"expected 164 scored sets, got {len(scored)} of {len(doc['sets'])}")
-    return seconds
+    return seconds, cpu
 
 
 def breakdown(tasks: int) -> None:
@@ -115,18 +121,21 @@ def main() -> int:
     if args.src is not None:
         kinds.append((f"default metrics, {args.src}", True, args.src.resolve()))
     times: dict[str, list[float]] = {name: [] for name, _, _ in kinds}
+    cpus: dict[str, list[float]] = {name: [] for name, _, _ in kinds}
     loads: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
         for _ in range(args.runs):
             for name, tsed, src in kinds:
                 loads.append(os.getloadavg()[0])
-                times[name].append(run_once(args.jobs, Path(tmp) / "out.json", tsed=tsed,
-                                            src=src))
+                wall, cpu = run_once(args.jobs, Path(tmp) / "out.json", tsed=tsed, src=src)
+                times[name].append(wall)
+                cpus[name].append(cpu)
     print(f"codequorum score, 164 tasks x 100 samples, --jobs {args.jobs} "
           f"(load average {min(loads):.1f}-{max(loads):.1f}):")
     for name, _, _ in kinds:
         print(f"  {name}: " + ", ".join(f"{t:.2f} s" for t in times[name])
-              + f" (best {min(times[name]):.2f} s)")
+              + f" (best {min(times[name]):.2f} s); CPU (user + sys) "
+              + ", ".join(f"{c:.1f} s" for c in cpus[name]))
     best = min(times["default metrics"])
     print(f"TSED adds {best - min(times['--no-tsed']):.2f} s to the best run; target for the "
           f"default run: < {TARGET_SECONDS:.0f} s")
