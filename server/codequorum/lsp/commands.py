@@ -11,8 +11,10 @@ import asyncio
 import dataclasses
 import json
 import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
@@ -28,7 +30,10 @@ from codequorum.model import Sample
 from codequorum.safe_text import safe_text
 
 if TYPE_CHECKING:
+    from codequorum.lsp.gates import ConsentedProposer
     from codequorum.lsp.server import CodequorumServer
+    from codequorum.lsp.settings import Settings
+    from codequorum.sources.openai_compat import ProviderConfig, RegenerationResult
 
 log = logging.getLogger(__name__)
 
@@ -381,184 +386,238 @@ async def clear_samples_command(ls: CodequorumServer, args: c.ClearSamplesArgs) 
     return c.ClearResult(uri=target.uri, qualified_name=name, removed=count)
 
 
-async def regenerate_command(ls: CodequorumServer, args: c.RegenerateArgs) -> c.RegenerateResult:
-    """Ask the configured provider for new versions, storing each as it arrives."""
-    from codequorum.sources.openai_compat import regenerate
-    from codequorum.sources.prompting import build_messages, prompt_hash
+def requested_count(n: int | None, default: int) -> int:
+    """How many versions a regeneration asks for: ``n`` when given (1 to 50), else the
+    configured number."""
+    if n is None:
+        return default
+    if not 1 <= n <= 50:
+        raise CommandError(f"{REGENERATE}: n must be a whole number from 1 to 50")
+    return n
 
-    target = args
-    snapshot, entry = await _resolve(ls, target, REGENERATE)
-    assert entry is not None and snapshot.language is not None
-    settings = ls.settings_for(target.uri)
-    n = settings.provider.samples
-    if args.n is not None:
-        if not 1 <= args.n <= 50:
-            raise CommandError(f"{REGENERATE}: n must be a whole number from 1 to 50")
-        n = args.n
-    key = ls.file_key(target.uri)
-    language = snapshot.language
-    messages = await ls.engine.run(
-        lambda: build_messages(snapshot.text, language, entry.info, path=key)
+
+def regeneration_message(result: RegenerationResult, shown: str) -> tuple[types.MessageType, str]:
+    """What the user is told once a regeneration ends (``shown`` is the function's name,
+    safe to show): the summary, with the errors when some versions still came, or why
+    none did."""
+    summary = result.summary()
+    if result.cancelled:
+        return types.MessageType.Info, f"codequorum: regeneration of `{shown}` cancelled: {summary}"
+    if result.ok:
+        extra = f" ({safe_text(result.error_summary())})" if result.errors else ""
+        return types.MessageType.Info, f"codequorum: `{shown}`: {summary}{extra}"
+    reasons = result.error_summary() or "; ".join(sorted({r.reason for r in result.rejected}))
+    return (
+        types.MessageType.Error,
+        f"codequorum: regeneration of `{shown}` failed: {safe_text(reasons or summary)}",
     )
-    if settings.provider.kind == "client":
-        return c.RegenerateResult(
-            uri=target.uri,
-            qualified_name=entry.qualified_name,
-            status="relay",
-            n=n,
-            language=language,
-            messages=[
-                c.PromptMessage(role=m["role"], content=m["content"])  # type: ignore[arg-type]
-                for m in messages
-            ],
-        )
-    p = settings.provider
-    refusal = await may_send_key(ls, p, confirmed=args.endpoint_confirmed)
-    if refusal is not None:
-        ls.show(types.MessageType.Warning, f"codequorum: {refusal}")
-        return c.RegenerateResult(
-            uri=target.uri, qualified_name=entry.qualified_name, status="refused", message=refusal
-        )
-    config = p.config(samples=n)
-    phash = prompt_hash(messages)
-    stored = 0
-    done = 0
-    name = entry.qualified_name
-    shown = safe_text(name, 200)
 
+
+def regeneration_status(result: RegenerationResult) -> Literal["ok", "failed", "cancelled"]:
+    """The result's ``status``: cancelled, ok (a version was accepted) or failed."""
+    if result.cancelled:
+        return "cancelled"
+    return "ok" if result.ok else "failed"
+
+
+def runs_dynamic_after(ok: bool, settings: Settings, language: str) -> bool:
+    """Whether a regeneration that accepted versions (``ok``) starts a dynamic run: only
+    with ``dynamic.auto`` and ``dynamic.enable`` on, for Python."""
+    return ok and settings.dynamic.auto and settings.dynamic.enable and language == "python"
+
+
+@dataclass(frozen=True)
+class _Request:
+    """One regeneration: the function, the file's store key (also the path the prompt
+    names), its language, the prompt and how many versions to ask for."""
+
+    uri: str
+    key: str
+    language: str
+    entry: FunctionEntry
+    messages: list[dict[str, str]]
+    n: int
+
+
+@dataclass
+class _Arrivals:
+    """Stores each accepted version as it arrives and reports the answers counted so far."""
+
+    ls: CodequorumServer
+    request: _Request
+    progress: WorkProgress
+    prompt_hash: str
+    done: int = 0
+    stored: int = 0
+
+    async def on_sample(self, index: int, outcome: Any) -> None:
+        """One answer came: store it when it holds a version, then report progress."""
+        self.done += 1
+        if isinstance(outcome, Sample):
+            await self._store(outcome)
+        n = self.request.n
+        self.progress.report(f"{self.done} of {n} answers, {self.stored} stored",
+                             int(100 * self.done / n))
+
+    async def _store(self, sample: Sample) -> None:
+        """Store one version; a failure is logged and the other versions still come."""
+        request = self.request
+        try:
+            engine = self.ls.engine_for(request.uri)
+            await engine.run(engine.add_sync, request.key, request.language,
+                             request.entry.qualified_name, [sample], self.prompt_hash)
+            self.stored += 1
+        except Exception as exc:
+            log.warning("could not store a regenerated version: %s", exc)
+
+
+def _relay_result(request: _Request) -> c.RegenerateResult:
+    """The prompt handed to the client, which asks its own model (``provider.kind`` is
+    ``client``) and sends the versions back with ``addSamples``."""
+    return c.RegenerateResult(
+        uri=request.uri,
+        qualified_name=request.entry.qualified_name,
+        status="relay",
+        n=request.n,
+        language=request.language,
+        messages=[
+            c.PromptMessage(role=m["role"], content=m["content"])  # type: ignore[arg-type]
+            for m in request.messages
+        ],
+    )
+
+
+async def _regenerate_storing(
+    ls: CodequorumServer, request: _Request, config: ProviderConfig
+) -> tuple[RegenerationResult, int]:
+    """Ask the endpoint under a cancellable progress, storing versions as they arrive; the
+    result and how many versions were stored. A failure is shown and becomes a
+    :class:`CommandError`; a cancelled request is shown and re-raised."""
+    from codequorum.sources.openai_compat import regenerate
+    from codequorum.sources.prompting import prompt_hash
+
+    entry = request.entry
+    digest = prompt_hash(request.messages)
+    shown = safe_text(entry.qualified_name, 200)
     title = f"codequorum: regenerating {safe_text(entry.name, 100)}"
     async with WorkProgress(ls, title) as progress:
-
-        async def on_sample(index: int, outcome: Any) -> None:
-            nonlocal stored, done
-            done += 1
-            if isinstance(outcome, Sample):
-                try:
-                    engine = ls.engine_for(target.uri)
-                    await engine.run(engine.add_sync, key, language, name, [outcome], phash)
-                    stored += 1
-                except Exception as exc:
-                    log.warning("could not store a regenerated version: %s", exc)
-            progress.report(f"{done} of {n} answers, {stored} stored", int(100 * done / n))
-
+        arrivals = _Arrivals(ls, request, progress, digest)
         try:
-            result = await regenerate(
-                config,
-                messages,
-                n,
-                language,
-                name,
-                cancel=progress.async_cancelled,
-                on_sample=on_sample,
-            )
+            result = await regenerate(config, request.messages, request.n, request.language,
+                                      entry.qualified_name, cancel=progress.async_cancelled,
+                                      on_sample=arrivals.on_sample)
         except asyncio.CancelledError:
             progress.cancel()
-            ls.refresh(target.uri)
+            ls.refresh(request.uri)
             ls.show(types.MessageType.Info, f"codequorum: regeneration of `{shown}` cancelled")
             raise
         except Exception as exc:  # a bug in a provider must not take the server down
             log.exception("regeneration failed")
-            ls.show(
-                types.MessageType.Error,
-                f"codequorum: regeneration of `{shown}` failed: {safe_text(exc)}",
-            )
+            ls.show(types.MessageType.Error,
+                    f"codequorum: regeneration of `{shown}` failed: {safe_text(exc)}")
             raise CommandError(f"{REGENERATE}: {safe_text(exc)}") from exc
-    summary = result.summary()
-    if result.cancelled:
-        ls.show(
-            types.MessageType.Info, f"codequorum: regeneration of `{shown}` cancelled: {summary}"
-        )
-    elif result.ok:
-        extra = f" ({safe_text(result.error_summary())})" if result.errors else ""
-        ls.show(types.MessageType.Info, f"codequorum: `{shown}`: {summary}{extra}")
-    else:
-        reasons = result.error_summary() or "; ".join(sorted({r.reason for r in result.rejected}))
-        ls.show(
-            types.MessageType.Error,
-            f"codequorum: regeneration of `{shown}` failed: {safe_text(reasons or summary)}",
-        )
-    ls.refresh(target.uri)
-    if result.ok and settings.dynamic.auto and settings.dynamic.enable and language == "python":
-        await run_dynamic_command(ls, c.RunDynamicArgs(uri=target.uri, qualified_name=name))
+    return result, arrivals.stored
+
+
+def _regenerate_result(
+    uri: str, name: str, result: RegenerationResult, stored: int
+) -> c.RegenerateResult:
+    """The answer of a regeneration that asked the endpoint."""
     return c.RegenerateResult(
-        uri=target.uri,
+        uri=uri,
         qualified_name=name,
-        status="cancelled" if result.cancelled else ("ok" if result.ok else "failed"),
+        status=regeneration_status(result),
         requested=result.requested,
         accepted=len(result.accepted),
         stored=stored,
         rejected=[safe_text(r.describe()) for r in result.rejected],
         errors=[safe_text(e.describe()) for e in result.errors],
-        message=safe_text(summary),
+        message=safe_text(result.summary()),
     )
 
 
-async def run_dynamic_command(ls: CodequorumServer, args: c.RunDynamicArgs) -> c.RunDynamicResult:
-    """Start the sandboxed dynamic analysis of a function in the background."""
-    target = args
-    if not ls.settings_for(target.uri).dynamic.enable:
-        raise CommandError(f"{RUN_DYNAMIC}: dynamic analysis is off (codequorum.dynamic.enable)")
-    _snapshot, entry, analysis = await _analysis(ls, target, RUN_DYNAMIC)
-    if analysis is None:
-        raise CommandError(f"{RUN_DYNAMIC}: no versions of `{entry.qualified_name}` yet")
-    if analysis.language != "python":
-        raise CommandError(f"{RUN_DYNAMIC}: dynamic analysis runs Python only")
-    refusal = await may_run_store(ls, ls.engine_for(target.uri))
+async def _request(
+    ls: CodequorumServer, uri: str, snapshot: Snapshot, entry: FunctionEntry, n: int
+) -> _Request:
+    """The regeneration of ``entry``, its prompt built on a worker thread."""
+    from codequorum.sources.prompting import build_messages
+
+    assert snapshot.language is not None
+    key = ls.file_key(uri)
+    language = snapshot.language
+    messages = await ls.engine.run(
+        lambda: build_messages(snapshot.text, language, entry.info, path=key)
+    )
+    return _Request(uri, key, language, entry, messages, n)
+
+
+async def regenerate_command(ls: CodequorumServer, args: c.RegenerateArgs) -> c.RegenerateResult:
+    """Ask the configured provider for new versions, storing each as it arrives."""
+    snapshot, entry = await _resolve(ls, args, REGENERATE)
+    assert entry is not None
+    settings = ls.settings_for(args.uri)
+    n = requested_count(args.n, settings.provider.samples)
+    request = await _request(ls, args.uri, snapshot, entry, n)
+    if settings.provider.kind == "client":
+        return _relay_result(request)
+    refusal = await may_send_key(ls, settings.provider, confirmed=args.endpoint_confirmed)
     if refusal is not None:
         ls.show(types.MessageType.Warning, f"codequorum: {refusal}")
-        return c.RunDynamicResult(
-            uri=target.uri,
-            qualified_name=entry.qualified_name,
-            started=False,
-            refused=True,
-            message=refusal,
+        return c.RegenerateResult(
+            uri=args.uri, qualified_name=entry.qualified_name, status="refused", message=refusal
         )
-    job = ls.engine_for(target.uri).dynamic_key(analysis)
-    if job in ls.dynamic_jobs:
-        return c.RunDynamicResult(
-            uri=target.uri,
-            qualified_name=entry.qualified_name,
-            started=False,
-            message="already running",
-        )
-    progress = WorkProgress(ls, f"codequorum: running {safe_text(entry.name, 100)} versions")
-    await progress.begin("starting")
-    proposer = input_proposer(ls, ls.settings_for(target.uri), progress.cancelled)
+    config = settings.provider.config(samples=n)
+    result, stored = await _regenerate_storing(ls, request, config)
+    ls.show(*regeneration_message(result, safe_text(entry.qualified_name, 200)))
+    ls.refresh(args.uri)
+    if runs_dynamic_after(result.ok, settings, request.language):
+        args_dynamic = c.RunDynamicArgs(uri=args.uri, qualified_name=entry.qualified_name)
+        await run_dynamic_command(ls, args_dynamic)
+    return _regenerate_result(args.uri, entry.qualified_name, result, stored)
 
-    async def job_body() -> None:
-        name = safe_text(entry.qualified_name, 200)
+
+def dynamic_done_message(name: str, summary: Mapping[str, Any]) -> str:
+    """What the user is told when a dynamic run ends: the figures of
+    :data:`~codequorum.lsp.hover.DYNAMIC_FIGURES` that have a number (``name`` is safe to
+    show)."""
+    figures = ", ".join(
+        f"{label} {summary[key]:.2f}"
+        for key, label in DYNAMIC_FIGURES
+        if isinstance(summary.get(key), int | float)
+    )
+    return f"codequorum: dynamic analysis of `{name}` done" + (f": {figures}" if figures else "")
+
+
+def proposer_problem_message(name: str, problem: str) -> str:
+    """What the user is told when the model's inputs were refused or failed: the versions
+    still ran on the others."""
+    return f"codequorum: `{name}`: {safe_text(problem)}; the versions ran on the other inputs"
+
+
+@dataclass
+class _DynamicRun:
+    """One dynamic analysis in the background: ``name`` is the function's qualified name
+    safe to show, ``job`` its key in ``ls.dynamic_jobs``."""
+
+    ls: CodequorumServer
+    uri: str
+    name: str
+    analysis: FunctionAnalysis
+    progress: WorkProgress
+    proposer: ConsentedProposer | None
+    job: str
+
+    async def __call__(self) -> None:
+        """Run it, say how it ended, whatever the end, and forget the job."""
+        progress = self.progress
         try:
-            result = await ls.engine_for(target.uri).run_dynamic_async(
-                analysis,
+            result = await self.ls.engine_for(self.uri).run_dynamic_async(
+                self.analysis,
                 lambda msg, pct: progress.report(safe_text(msg, 200), pct),
                 progress.cancelled,
-                proposer,
+                self.proposer,
             )
-            if progress.cancelled.is_set():
-                progress.end("cancelled")
-                ls.show(
-                    types.MessageType.Info, f"codequorum: dynamic analysis of `{name}` cancelled"
-                )
-                return
-            summary = getattr(result, "summary", {}) or {}
-            figures = ", ".join(
-                f"{label} {summary[key]:.2f}"
-                for key, label in DYNAMIC_FIGURES
-                if isinstance(summary.get(key), int | float)
-            )
-            progress.end("done")
-            ls.show(
-                types.MessageType.Info,
-                f"codequorum: dynamic analysis of `{name}` done"
-                + (f": {figures}" if figures else ""),
-            )
-            if proposer is not None and proposer.problem is not None:
-                ls.show(
-                    types.MessageType.Warning,
-                    f"codequorum: `{name}`: {safe_text(proposer.problem)}; the versions ran on "
-                    "the other inputs",
-                )
-            ls.refresh(target.uri)
+            self._finished(result)
         except asyncio.CancelledError:
             progress.cancel()
             progress.end("cancelled")
@@ -566,17 +625,67 @@ async def run_dynamic_command(ls: CodequorumServer, args: c.RunDynamicArgs) -> c
         except Exception as exc:
             log.exception("dynamic analysis failed")
             progress.end("failed")
-            ls.show(
+            self.ls.show(
                 types.MessageType.Error,
-                f"codequorum: dynamic analysis of `{name}` failed: {safe_text(exc)}",
+                f"codequorum: dynamic analysis of `{self.name}` failed: {safe_text(exc)}",
             )
         finally:
-            ls.dynamic_jobs.pop(job, None)
+            self.ls.dynamic_jobs.pop(self.job, None)
 
-    ls.dynamic_jobs[job] = asyncio.ensure_future(job_body())
-    return c.RunDynamicResult(
-        uri=target.uri, qualified_name=entry.qualified_name, started=True, token=progress.token
-    )
+    def _finished(self, result: Any) -> None:
+        """End the progress and say what came of the run: cancelled, or its figures (and
+        a problem with the model's inputs); then refresh the document's features."""
+        if self.progress.cancelled.is_set():
+            self.progress.end("cancelled")
+            self.ls.show(
+                types.MessageType.Info, f"codequorum: dynamic analysis of `{self.name}` cancelled"
+            )
+            return
+        message = dynamic_done_message(self.name, getattr(result, "summary", {}) or {})
+        self.progress.end("done")
+        self.ls.show(types.MessageType.Info, message)
+        if self.proposer is not None and self.proposer.problem is not None:
+            self.ls.show(types.MessageType.Warning,
+                         proposer_problem_message(self.name, self.proposer.problem))
+        self.ls.refresh(self.uri)
+
+
+async def _runnable(
+    ls: CodequorumServer, args: c.RunDynamicArgs
+) -> tuple[FunctionEntry, FunctionAnalysis]:
+    """The function to run and its analysis; a :class:`CommandError` when dynamic
+    analysis is off, the function has no versions, or it is not Python."""
+    if not ls.settings_for(args.uri).dynamic.enable:
+        raise CommandError(f"{RUN_DYNAMIC}: dynamic analysis is off (codequorum.dynamic.enable)")
+    _snapshot, entry, analysis = await _analysis(ls, args, RUN_DYNAMIC)
+    if analysis is None:
+        raise CommandError(f"{RUN_DYNAMIC}: no versions of `{entry.qualified_name}` yet")
+    if analysis.language != "python":
+        raise CommandError(f"{RUN_DYNAMIC}: dynamic analysis runs Python only")
+    return entry, analysis
+
+
+async def run_dynamic_command(ls: CodequorumServer, args: c.RunDynamicArgs) -> c.RunDynamicResult:
+    """Start the sandboxed dynamic analysis of a function in the background."""
+    entry, analysis = await _runnable(ls, args)
+    name = entry.qualified_name
+    refusal = await may_run_store(ls, ls.engine_for(args.uri))
+    if refusal is not None:
+        ls.show(types.MessageType.Warning, f"codequorum: {refusal}")
+        return c.RunDynamicResult(
+            uri=args.uri, qualified_name=name, started=False, refused=True, message=refusal
+        )
+    job = ls.engine_for(args.uri).dynamic_key(analysis)
+    if job in ls.dynamic_jobs:
+        return c.RunDynamicResult(
+            uri=args.uri, qualified_name=name, started=False, message="already running"
+        )
+    progress = WorkProgress(ls, f"codequorum: running {safe_text(entry.name, 100)} versions")
+    await progress.begin("starting")
+    proposer = input_proposer(ls, ls.settings_for(args.uri), progress.cancelled)
+    run = _DynamicRun(ls, args.uri, safe_text(name, 200), analysis, progress, proposer, job)
+    ls.dynamic_jobs[job] = asyncio.ensure_future(run())
+    return c.RunDynamicResult(uri=args.uri, qualified_name=name, started=True, token=progress.token)
 
 
 #: Every command's handler.

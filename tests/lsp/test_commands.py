@@ -1,0 +1,95 @@
+"""The rules of the regenerate and run-dynamic commands: how many versions to ask for, what
+the user is told, what status is answered, when a dynamic run follows."""
+
+from __future__ import annotations
+
+import pytest
+from lsprotocol import types
+
+from codequorum.lsp.commands import (
+    CommandError,
+    dynamic_done_message,
+    proposer_problem_message,
+    regeneration_message,
+    regeneration_status,
+    requested_count,
+    runs_dynamic_after,
+)
+from codequorum.lsp.settings import parse_settings
+from codequorum.model import Sample
+from codequorum.sources.openai_compat import RegenerationResult, Rejected, RequestError
+
+INFO = types.MessageType.Info
+ERROR = types.MessageType.Error
+
+
+def test_requested_count_is_the_setting_unless_given_from_1_to_50() -> None:
+    assert requested_count(None, 5) == 5
+    assert requested_count(1, 5) == 1
+    assert requested_count(50, 5) == 50
+    for bad in (0, 51, -3):
+        with pytest.raises(CommandError, match="n must be a whole number from 1 to 50"):
+            requested_count(bad, 5)
+
+
+def _result(accepted: int = 0, rejected: tuple[str, ...] = (), errors: tuple[str, ...] = (),
+            cancelled: bool = False) -> RegenerationResult:
+    return RegenerationResult(
+        accepted=[Sample(code="def f(): pass", origin="regenerated") for _ in range(accepted)],
+        rejected=[Rejected(i, reason, "") for i, reason in enumerate(rejected)],
+        errors=[RequestError(i, message) for i, message in enumerate(errors)],
+        cancelled=cancelled,
+        requested=accepted + len(rejected) + len(errors),
+    )
+
+
+def test_messages_after_a_regeneration() -> None:
+    assert regeneration_message(_result(2), "f") == (
+        INFO, "codequorum: `f`: 2 of 2 versions accepted")
+    assert regeneration_message(_result(1, errors=("HTTP 500", "HTTP 500")), "f") == (
+        INFO, "codequorum: `f`: 1 of 3 versions accepted, 2 failed (HTTP 500)")
+    assert regeneration_message(_result(1, cancelled=True), "f") == (
+        INFO, "codequorum: regeneration of `f` cancelled: 1 of 1 version accepted (cancelled)")
+
+
+def test_a_failed_regeneration_says_why() -> None:
+    errors = _result(0, rejected=("no code",), errors=("timed out",))
+    assert regeneration_message(errors, "f") == (
+        ERROR, "codequorum: regeneration of `f` failed: timed out")
+    rejected = _result(0, rejected=("syntax error", "no code", "no code"))
+    assert regeneration_message(rejected, "f") == (
+        ERROR, "codequorum: regeneration of `f` failed: no code; syntax error")
+    assert regeneration_message(_result(0), "f") == (
+        ERROR, "codequorum: regeneration of `f` failed: 0 of 0 versions accepted")
+    control = _result(0, errors=("bad\x1b[31m",))
+    assert regeneration_message(control, "f")[1] == (
+        "codequorum: regeneration of `f` failed: bad\\x1b[31m")
+
+
+def test_status_cancelled_before_ok() -> None:
+    assert regeneration_status(_result(1)) == "ok"
+    assert regeneration_status(_result(0, errors=("x",))) == "failed"
+    assert regeneration_status(_result(1, cancelled=True)) == "cancelled"
+    assert regeneration_status(_result(0, cancelled=True)) == "cancelled"
+
+
+def test_a_dynamic_run_follows_only_an_accepted_python_regeneration_with_auto_on() -> None:
+    on, _ = parse_settings({"dynamic": {"enable": True, "auto": True}})
+    assert runs_dynamic_after(True, on, "python")
+    assert not runs_dynamic_after(False, on, "python")
+    assert not runs_dynamic_after(True, on, "javascript")
+    for off in ({"enable": False, "auto": True}, {"enable": True, "auto": False}):
+        settings, _ = parse_settings({"dynamic": off})
+        assert not runs_dynamic_after(True, settings, "python")
+
+
+def test_dynamic_done_message_names_the_figures_with_a_number() -> None:
+    summary = {"oer": 0.25, "sctd_jsd": 0.5, "dctd_jsd": None, "bef_jsd": "n/a"}
+    assert dynamic_done_message("f", summary) == (
+        "codequorum: dynamic analysis of `f` done: SCTD 0.50, OER 0.25")
+    assert dynamic_done_message("f", {}) == "codequorum: dynamic analysis of `f` done"
+
+
+def test_proposer_problem_message() -> None:
+    assert proposer_problem_message("f", "the key may not go\n") == (
+        "codequorum: `f`: the key may not go\\n; the versions ran on the other inputs")
