@@ -17,8 +17,15 @@ from typing import Any
 
 import pytest
 
+from codequorum import parsing
 from codequorum.cli import main
-from codequorum.commands.check import CheckRun, Finding, write
+from codequorum.commands.check import (
+    CheckRun,
+    Finding,
+    first_definitions,
+    name_span,
+    write,
+)
 from codequorum.sources.store import SampleStore, default_store_path
 
 SCRIPT = Path(sys.executable).parent / "codequorum"
@@ -430,3 +437,16 @@ def test_candidate_text_is_escaped_in_every_format(fmt: str) -> None:
         assert result["message"]["text"].endswith(f"{ESCAPED} vs 1")
         location = result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
         assert location == f"src/{ESCAPED}.py"
+
+
+def test_a_name_defined_twice_is_checked_once_at_its_first_definition() -> None:
+    code = ("def f(x):\n    return x\n\n\nclass A:\n    def f(self):\n        return 1\n\n\n"
+            "def f(x):\n    return -x\n")
+    found = first_definitions(parsing.functions(code, "python"))
+    assert [(str(i.qualified_name), i.start_point[0]) for i in found] == [("f", 0), ("A.f", 5)]
+
+
+def test_name_span_counts_characters_from_one() -> None:
+    lines = ["def café(x):", "    pass"]
+    assert name_span(lines, (0, 4), (0, 9)) == (1, 5, 1, 9)
+    assert name_span(["", "  def 名前():"], (1, 6), (1, 12)) == (2, 7, 2, 9)

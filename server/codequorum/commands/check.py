@@ -19,7 +19,7 @@ import logging
 import os
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -30,12 +30,20 @@ from codequorum.commands._endpoint import add_propose_inputs_options, asker_note
 from codequorum.config_file import config_values
 from codequorum.errors import UnknownFormatError, UnknownLanguageError, UserError
 from codequorum.findings import RANK, function_findings
+from codequorum.findings import Finding as FunctionFinding
 from codequorum.render.ansi import SEVERITY_STYLE, paint
 from codequorum.render.json_out import safe_values
 from codequorum.render.terminal import color_enabled
 from codequorum.render.words import count
 from codequorum.safe_text import safe_text
-from codequorum.session import MAX_DOCUMENT_BYTES, Session, SessionConfig, current_code
+from codequorum.session import (
+    MAX_DOCUMENT_BYTES,
+    FunctionAnalysis,
+    Session,
+    SessionConfig,
+    current_code,
+)
+from codequorum.sources.proposed_inputs import InputAsker
 from codequorum.sources.store import default_store_path
 from codequorum.workspace import find_workspace
 
@@ -50,6 +58,8 @@ SARIF_LEVEL: dict[str, str] = {
     "hint": "note",
 }
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+#: Where a finding is: (line, column, end line, end column), 1-based, columns in characters.
+Span = tuple[int, int, int, int]
 
 log = logging.getLogger(__name__)
 
@@ -337,11 +347,137 @@ def _column(line: str, byte_col: int) -> int:
     return len(prefix.decode("utf-8", errors="ignore")) + 1
 
 
-def check_files(args: argparse.Namespace, language: str | None, store_path: Path,
-                workspace: Path) -> CheckRun:
-    """Check every target file against the store at ``store_path``."""
-    run = CheckRun(store=str(store_path), min_samples=args.min_samples)
-    problems: list[str] = []
+def first_definitions(infos: Iterable[parsing.FunctionInfo]) -> list[parsing.FunctionInfo]:
+    """The first definition of each qualified name: the store keeps versions by name, so a
+    name defined twice is checked once."""
+    seen: set[str] = set()
+    out: list[parsing.FunctionInfo] = []
+    for info in infos:
+        qualified_name = str(info.qualified_name)
+        if qualified_name not in seen:
+            seen.add(qualified_name)
+            out.append(info)
+    return out
+
+
+def name_span(lines: Sequence[str], start: parsing.Point, end: parsing.Point) -> Span:
+    """Where a name starts and ends as (line, column, end line, end column), 1-based and
+    counted in characters, from tree-sitter's 0-based rows and byte columns."""
+    (row, start_byte), (end_row, end_byte) = start, end
+    return row + 1, _column(lines[row], start_byte), end_row + 1, _column(lines[end_row], end_byte)
+
+
+def _finding(path: Path, span: Span, found: FunctionFinding, function: str,
+             versions: int, report: dict[str, Any]) -> Finding:
+    """One printed finding from one of :func:`function_findings`, at the function's name."""
+    line, column, end_line, end_column = span
+    return Finding(
+        path=path.as_posix(), line=line, column=column, end_line=end_line,
+        end_column=end_column, severity=found.severity, code=found.code,
+        message=found.message, function=function, figure=found.figure,
+        samples=found.samples, versions=versions, report=report,
+    )
+
+
+@dataclass
+class _Checker:
+    """Checks files one function at a time through ``session``, counting in ``run``."""
+
+    session: Session
+    run: CheckRun
+    min_samples: int
+    dynamic: bool
+    cancel: threading.Event
+    asker: InputAsker | None
+
+    def check_file(self, path: Path, lang: str) -> None:
+        """Check every function of one file that has enough stored versions."""
+        run = self.run
+        run.files += 1
+        text = _read(path, run)
+        if text is None:
+            return
+        key = self.session.file_key(path)
+        if len(text.encode("utf-8", errors="replace")) > MAX_DOCUMENT_BYTES:
+            run.notes.append(f"{path}: too large to check, skipped")
+            return
+        infos = parsing.functions(text, lang)
+        lines = text.split("\n")
+        names = self.session.functions_with_samples_sync(key)
+        checked_here = 0
+        for info in first_definitions(infos):
+            if not self._enough_versions(key, str(info.qualified_name), names):
+                continue
+            analysis = self._analyse(path, key, lang, info, current_code(text, info))
+            if analysis is not None:
+                checked_here += 1
+                self._record(path, info, lines, analysis)
+        if checked_here:
+            run.files_checked += 1
+
+    def _enough_versions(self, key: str, qualified_name: str, names: Collection[str]) -> bool:
+        """Whether the function has ``--min-samples`` stored versions; the functions
+        skipped are counted (without any, with too few)."""
+        if qualified_name not in names:
+            self.run.functions_without_samples += 1
+            return False
+        if len(self.session.samples_sync(key, qualified_name)) < self.min_samples:
+            self.run.functions_too_few += 1
+            return False
+        return True
+
+    def _analyse(self, path: Path, key: str, lang: str, info: parsing.FunctionInfo,
+                 code: str) -> FunctionAnalysis | None:
+        """The function's analysis (after a sandboxed run with ``--dynamic``); None when
+        there is none or it failed, which is counted and said: one function must not stop
+        the others."""
+        session, qualified_name = self.session, str(info.qualified_name)
+        try:
+            analysis = session.function_sync(key, lang, qualified_name, info.name, code)
+            if analysis is not None and self.dynamic:
+                session.run_dynamic_sync(analysis, lambda _t, _p: None, self.cancel,
+                                         input_proposer=self.asker)
+                analysis = session.function_sync(key, lang, qualified_name, info.name, code)
+        except KeyboardInterrupt:
+            self.cancel.set()
+            raise
+        except Exception as exc:
+            self.run.failures += 1
+            log.debug("analysis of %s failed", qualified_name, exc_info=True)
+            self.run.error(f"{path}: `{qualified_name}` could not be analysed: "
+                           f"{type(exc).__name__}: {exc}")
+            return None
+        return analysis
+
+    def _record(self, path: Path, info: parsing.FunctionInfo, lines: Sequence[str],
+                analysis: FunctionAnalysis) -> None:
+        """Add a checked function to the run: its row and its findings."""
+        run, qualified_name = self.run, str(info.qualified_name)
+        run.functions_checked += 1
+        summary = _report_summary(analysis.report)
+        headline = analysis.report.verdict
+        log.info("%s: `%s`: %s (%s)", path, qualified_name,
+                 headline.code if headline is not None else analysis.report.status,
+                 count(analysis.n_stored, "stored version"))
+        span = name_span(lines, info.name_start_point, info.name_end_point)
+        run.functions.append({
+            "path": path.as_posix(),
+            "function": qualified_name,
+            "line": span[0],
+            "versions": analysis.n_stored,
+            "verdict": headline.code if headline is not None else None,
+            "stability": summary["summary"].get("jsd_struct", {}).get("ordered"),
+        })
+        run.findings.extend(
+            _finding(path, span, found, qualified_name, analysis.n_stored, summary)
+            for found in function_findings(analysis, info.name)
+        )
+
+
+def _open_session(args: argparse.Namespace, store_path: Path, workspace: Path, run: CheckRun,
+                  problems: list[str]) -> Session:
+    """A session on the store, rooted at the workspace; what it reports goes to
+    ``problems`` (errors) or the run's notes."""
 
     def notify(level: str, message: str) -> None:
         text = message.removeprefix("codequorum: ")
@@ -351,90 +487,23 @@ def check_files(args: argparse.Namespace, language: str | None, store_path: Path
                                             max_depth=args.max_depth, tsed=args.tsed,
                                             dynamic_timeout=args.timeout))
     session.reconfigure(session.config, root=str(workspace))
+    return session
+
+
+def check_files(args: argparse.Namespace, language: str | None, store_path: Path,
+                workspace: Path) -> CheckRun:
+    """Check every target file against the store at ``store_path``."""
+    run = CheckRun(store=str(store_path), min_samples=args.min_samples)
+    problems: list[str] = []
+    session = _open_session(args, store_path, workspace, run, problems)
     cancel = threading.Event()
     asker = input_asker(args)
     try:
         if session.store() is None:
             raise UserError(problems[0] if problems else f"cannot open {store_path}")
+        checker = _Checker(session, run, args.min_samples, args.dynamic, cancel, asker)
         for path, lang in _targets(args.paths, language, run):
-            run.files += 1
-            text = _read(path, run)
-            if text is None:
-                continue
-            key = session.file_key(path)
-            if len(text.encode("utf-8", errors="replace")) > MAX_DOCUMENT_BYTES:
-                run.notes.append(f"{path}: too large to check, skipped")
-                continue
-            infos = parsing.functions(text, lang)
-            lines = text.split("\n")
-            names = session.functions_with_samples_sync(key)
-            seen: set[str] = set()
-            checked_here = 0
-            for info in infos:
-                qualified_name = str(info.qualified_name)
-                if qualified_name in seen:
-                    continue
-                seen.add(qualified_name)
-                if qualified_name not in names:
-                    run.functions_without_samples += 1
-                    continue
-                stored = session.samples_sync(key, qualified_name)
-                if len(stored) < args.min_samples:
-                    run.functions_too_few += 1
-                    continue
-                code = current_code(text, info)
-                try:
-                    analysis = session.function_sync(key, lang, qualified_name, info.name, code)
-                    if analysis is not None and args.dynamic:
-                        session.run_dynamic_sync(analysis, lambda _t, _p: None, cancel,
-                                                 input_proposer=asker)
-                        analysis = session.function_sync(key, lang, qualified_name, info.name,
-                                                         code)
-                except KeyboardInterrupt:
-                    cancel.set()
-                    raise
-                except Exception as exc:  # one function must not stop the others
-                    run.failures += 1
-                    log.debug("analysis of %s failed", qualified_name, exc_info=True)
-                    run.error(f"{path}: `{qualified_name}` could not be analysed: "
-                              f"{type(exc).__name__}: {exc}")
-                    continue
-                if analysis is None:
-                    continue
-                checked_here += 1
-                run.functions_checked += 1
-                summary = _report_summary(analysis.report)
-                headline = analysis.report.verdict
-                log.info("%s: `%s`: %s (%s)", path, qualified_name,
-                         headline.code if headline is not None else analysis.report.status,
-                         count(analysis.n_stored, "stored version"))
-                (row, start), (end_row, end) = info.name_start_point, info.name_end_point
-                run.functions.append({
-                    "path": path.as_posix(),
-                    "function": qualified_name,
-                    "line": row + 1,
-                    "versions": analysis.n_stored,
-                    "verdict": headline.code if headline is not None else None,
-                    "stability": summary["summary"].get("jsd_struct", {}).get("ordered"),
-                })
-                for found in function_findings(analysis, info.name):
-                    run.findings.append(Finding(
-                        path=path.as_posix(),
-                        line=row + 1,
-                        column=_column(lines[row], start),
-                        end_line=end_row + 1,
-                        end_column=_column(lines[end_row], end),
-                        severity=found.severity,
-                        code=found.code,
-                        message=found.message,
-                        function=qualified_name,
-                        figure=found.figure,
-                        samples=found.samples,
-                        versions=analysis.n_stored,
-                        report=summary,
-                    ))
-            if checked_here:
-                run.files_checked += 1
+            checker.check_file(path, lang)
     finally:
         session.close()
     note = asker_note(asker, "checked")
