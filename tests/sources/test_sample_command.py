@@ -8,6 +8,9 @@ from pathlib import Path
 import pytest
 
 from codequorum.cli import main
+from codequorum.commands.sample import failure_message, outcome_line
+from codequorum.model import Sample
+from codequorum.sources.openai_compat import RegenerationResult, Rejected, RequestError
 from codequorum.sources.store import SampleStore
 from tests.support.chat_server import ChatServer, RecordedTask, code_answer, no_code
 
@@ -176,3 +179,34 @@ def test_import_from_a_sample_set_file(
     with SampleStore.open(store) as s:
         rows = s.samples_for("src/close.py", "has_close_elements")
     assert len(rows) > 50 and {r.origin for r in rows} == {"imported"}
+
+
+def _result(accepted: int = 0, rejected: int = 0, errors: tuple[str, ...] = ()
+            ) -> RegenerationResult:
+    return RegenerationResult(
+        accepted=[Sample(code="def f(): pass", origin="regenerated")] * accepted,
+        rejected=[Rejected(i, "no code", "") for i in range(rejected)],
+        errors=[RequestError(i, message) for i, message in enumerate(errors)],
+    )
+
+
+def test_a_line_per_answer_and_each_distinct_error_once() -> None:
+    sample = Sample(code="def f():\n    return 1\n", origin="regenerated", seed=7)
+    assert outcome_line(0, sample, set()) == "  version 1 (seed 7): accepted, 2 lines"
+    unseeded = Sample(code="def f(): pass", origin="regenerated")
+    assert outcome_line(2, unseeded, set()) == "  version 3: accepted, 0 lines"
+    rejected = Rejected(1, "no code block", "prose")
+    assert outcome_line(1, rejected, {"no code block"}) == (
+        "  version 2: rejected — no code block")
+    error = RequestError(3, "HTTP 500\x1b[0m")
+    assert outcome_line(3, error, set()) == "  version 4: HTTP 500\\x1b[0m"
+    assert outcome_line(3, error, {"HTTP 500\x1b[0m"}) is None
+
+
+def test_the_command_fails_only_without_an_accepted_version() -> None:
+    assert failure_message(_result(accepted=1, rejected=2, errors=("down",)), "f") is None
+    assert failure_message(_result(errors=("down", "down", "timed out")), "f") == (
+        "down; timed out")
+    assert failure_message(_result(rejected=1, errors=("down",)), "f") == (
+        "no usable version of `f` arrived")
+    assert failure_message(_result(), "f") == "no usable version of `f` arrived"

@@ -12,8 +12,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -30,7 +31,9 @@ from codequorum.sources.importing import ImportReport, import_samples
 from codequorum.sources.openai_compat import (
     Outcome,
     ProviderConfig,
+    RegenerationResult,
     Rejected,
+    RequestError,
     regenerate,
 )
 from codequorum.sources.prompting import DEFAULT_CONTEXT_LINES, build_messages, prompt_hash
@@ -46,6 +49,18 @@ def register(subparsers: Any) -> None:
         description="Ask an OpenAI-compatible endpoint for new versions of one function (or "
         "import them with --from) and keep them in the workspace's sample store.",
     )
+    _add_function_arguments(parser)
+    _add_endpoint_arguments(parser.add_argument_group("endpoint"))
+    _add_import_arguments(parser)
+    _add_store_arguments(parser)
+    parser.add_argument(
+        "--print-prompt", action="store_true", help="print the prompt messages and stop"
+    )
+    parser.set_defaults(func=run, config_from="file")
+
+
+def _add_function_arguments(parser: argparse.ArgumentParser) -> None:
+    """FILE, ``--function`` and ``--language``: which function to collect versions of."""
     parser.add_argument("file", type=Path, help="the source file that holds the function")
     parser.add_argument(
         "--function",
@@ -57,7 +72,11 @@ def register(subparsers: Any) -> None:
     config_values(parser.add_argument("--language",
                                       help="language of FILE (default: from its extension)"),
                   _normalize_language)
-    provider = parser.add_argument_group("endpoint")
+
+
+def _add_endpoint_arguments(provider: Any) -> None:
+    """The endpoint, and how many versions to ask it for and how (``provider`` is the
+    help's "endpoint" group)."""
     add_endpoint_options(provider)
     provider.add_argument("--samples", "-n", type=positive, default=5, metavar="N",
                           help="versions to ask for (default: %(default)s)")
@@ -81,6 +100,10 @@ def register(subparsers: Any) -> None:
                           metavar="N",
                           help="lines of the file around the function sent with the prompt "
                           "(default: %(default)s)")
+
+
+def _add_import_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--from`` and ``--task``: import versions instead of asking for them."""
     parser.add_argument(
         "--from",
         dest="source",
@@ -90,58 +113,91 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--task", help="with --from: the task_id of the set to import "
                         "(default: the set whose entry_point is the function, else the only set)")
+
+
+def _add_store_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--workspace`` and ``--store``: where the versions are kept."""
     parser.add_argument("--workspace", type=Path,
                         help="workspace folder (default: the nearest folder above FILE "
                         "holding .codequorum or .git)")
     parser.add_argument(
         "--store", type=Path, help="store file (default: <workspace>/.codequorum/samples.sqlite3)"
     )
-    parser.add_argument(
-        "--print-prompt", action="store_true", help="print the prompt messages and stop"
-    )
-    parser.set_defaults(func=run, config_from="file")
+
+
+@dataclass(frozen=True)
+class _Target:
+    """The function to collect versions of: its file's text and language, the function,
+    the file's store key and the store."""
+
+    text: str
+    language: str
+    function: FunctionInfo
+    key: str
+    store_path: Path
+
+
+def _read_source(path: Path) -> str:
+    """The text of FILE; a :class:`UserError` when it cannot be read."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"{path}: cannot read: {exc}") from None
+
+
+def _target(args: argparse.Namespace) -> _Target:
+    """The function named on the command line, found in FILE, and where its versions go."""
+    path: Path = args.file
+    text = _read_source(path)
+    language = _normalize_language(args.language) if args.language else language_from_path(path)
+    function = _function(text, language, args.function, path)
+    workspace = (args.workspace or find_workspace(path)).resolve()
+    key = store_key(path, workspace)
+    return _Target(text, language, function, key, args.store or default_store_path(workspace))
 
 
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Regenerate (or import) versions of the function; 0 when at least one was stored."""
     stream = out or sys.stdout
-    path: Path = args.file
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"{path}: cannot read: {exc}") from None
-    language = _normalize_language(args.language) if args.language else language_from_path(path)
-    function = _function(text, language, args.function, path)
-    workspace = (args.workspace or find_workspace(path)).resolve()
-    key = store_key(path, workspace)
-    store_path = args.store or default_store_path(workspace)
-
+    target = _target(args)
     if args.source is not None:
-        with _open_store(store_path, stream) as store:
-            report = import_samples(
-                store, args.source, key, language, function.qualified_name, task_id=args.task
-            )
-            if not args.quiet:
-                for label, reason in report.skipped:
-                    print(f"  skipped {safe_text(label)}: {safe_text(reason)}", file=stream)
-            total = store.count(key, function.qualified_name)
-        print(
-            f"{_import_summary(report)}; `{function.qualified_name}` in {key} now has "
-            f"{count(total, 'version')} in {store_path}",
-            file=stream,
-        )
-        if not report.stored:
-            raise UserError(f"no version in {args.source} defines `{function.qualified_name}`")
-        return 0
-
-    messages = build_messages(text, language, function, args.context_lines, path=key)
+        return _import(args, target, stream)
+    messages = build_messages(target.text, target.language, target.function,
+                              args.context_lines, path=target.key)
     if args.print_prompt:
         for message in messages:
             print(f"--- {message['role']} ---\n{message['content']}", file=stream)
         return 0
-    config = ProviderConfig(
+    return _regenerate(args, target, messages, stream)
+
+
+def _import(args: argparse.Namespace, target: _Target, stream: TextIO) -> int:
+    """``--from``: store the versions of the function found in the source, say what was
+    skipped and how many versions the function now has."""
+    name = target.function.qualified_name
+    with _open_store(target.store_path, stream) as store:
+        report = import_samples(
+            store, args.source, target.key, target.language, name, task_id=args.task
+        )
+        if not args.quiet:
+            for label, reason in report.skipped:
+                print(f"  skipped {safe_text(label)}: {safe_text(reason)}", file=stream)
+        total = store.count(target.key, name)
+    print(
+        f"{_import_summary(report)}; `{name}` in {target.key} now has "
+        f"{count(total, 'version')} in {target.store_path}",
+        file=stream,
+    )
+    if not report.stored:
+        raise UserError(f"no version in {args.source} defines `{name}`")
+    return 0
+
+
+def provider_config(args: argparse.Namespace) -> ProviderConfig:
+    """The endpoint and how to ask it, from the command line."""
+    return ProviderConfig(
         base_url=args.base_url,
         model=args.model,
         api_key_env=args.api_key_env or None,
@@ -153,53 +209,80 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
         use_n=args.use_n,
         concurrency=args.concurrency,
     )
+
+
+def outcome_line(index: int, outcome: Outcome, shown_errors: Collection[str]) -> str | None:
+    """The line printed when answer ``index`` arrives: accepted with its size, rejected
+    with the reason, or the request's error, each distinct error once (None for one
+    already in ``shown_errors``)."""
+    if isinstance(outcome, Sample):
+        seed = "" if outcome.seed is None else f" (seed {outcome.seed})"
+        lines = count(outcome.code.count("\n"), "line")
+        return f"  version {index + 1}{seed}: accepted, {lines}"
+    if isinstance(outcome, Rejected) or outcome.message not in shown_errors:
+        return f"  {safe_text(outcome.describe())}"
+    return None
+
+
+def failure_message(result: RegenerationResult, name: str) -> str | None:
+    """Why the command fails when no version was accepted (None when one was): the
+    endpoint's errors when every request failed, else that no usable version came."""
+    if result.accepted:
+        return None
+    if result.errors and not result.rejected:
+        return result.error_summary() or "no version arrived"
+    return f"no usable version of `{name}` arrived"
+
+
+@dataclass
+class _Arrivals:
+    """Stores each accepted version as it arrives and prints a line per answer (unless
+    ``quiet``)."""
+
+    store: SampleStore
+    target: _Target
+    prompt_hash: str
+    stream: TextIO
+    quiet: bool
+    shown_errors: set[str] = field(default_factory=set)
+
+    def on_sample(self, index: int, outcome: Outcome) -> None:
+        """One answer came: keep it when it holds a version, then say so."""
+        target = self.target
+        if isinstance(outcome, Sample):
+            self.store.add(target.key, target.language, target.function.qualified_name,
+                           [outcome], prompt_hash=self.prompt_hash)
+        line = outcome_line(index, outcome, self.shown_errors)
+        if isinstance(outcome, RequestError):
+            self.shown_errors.add(outcome.message)
+        if line is not None and not self.quiet:
+            print(line, file=self.stream)
+            self.stream.flush()
+
+
+def _regenerate(args: argparse.Namespace, target: _Target, messages: list[dict[str, str]],
+                stream: TextIO) -> int:
+    """Ask the endpoint, storing versions as they arrive; 0 when one was accepted."""
+    config = provider_config(args)
     digest = prompt_hash(messages)
+    name = target.function.qualified_name
     if not args.quiet:
         print(
             f"asking {config.model} at {config.base_url} for "
-            f"{count(config.samples, 'version')} of `{function.qualified_name}` ({key})",
+            f"{count(config.samples, 'version')} of `{name}` ({target.key})",
             file=stream,
         )
-    with _open_store(store_path, stream) as store:
-        shown_errors: set[str] = set()
-
-        def on_sample(index: int, outcome: Outcome) -> None:
-            line: str | None = None
-            if isinstance(outcome, Sample):
-                store.add(key, language, function.qualified_name, [outcome], prompt_hash=digest)
-                seed = "" if outcome.seed is None else f" (seed {outcome.seed})"
-                lines = count(outcome.code.count("\n"), "line")
-                line = f"  version {index + 1}{seed}: accepted, {lines}"
-            elif isinstance(outcome, Rejected):
-                line = f"  {safe_text(outcome.describe())}"
-            elif outcome.message not in shown_errors:  # the same failure once is enough
-                shown_errors.add(outcome.message)
-                line = f"  {safe_text(outcome.describe())}"
-            if line is not None and not args.quiet:
-                print(line, file=stream)
-                stream.flush()
-
-        result = asyncio.run(
-            regenerate(
-                config,
-                messages,
-                config.samples,
-                language,
-                function.qualified_name,
-                on_sample=on_sample,
-            )
-        )
-        total = store.count(key, function.qualified_name)
-    print(
-        f"{result.summary()}; `{function.qualified_name}` now has "
-        f"{count(total, 'version')} in {store_path}",
-        file=stream,
-    )
-    if result.accepted:
-        return 0
-    if result.errors and not result.rejected:
-        raise UserError(result.error_summary() or "no version arrived")
-    raise UserError(f"no usable version of `{function.qualified_name}` arrived")
+    with _open_store(target.store_path, stream) as store:
+        arrivals = _Arrivals(store, target, digest, stream, args.quiet)
+        result = asyncio.run(regenerate(config, messages, config.samples, target.language,
+                                        name, on_sample=arrivals.on_sample))
+        total = store.count(target.key, name)
+    print(f"{result.summary()}; `{name}` now has {count(total, 'version')} in "
+          f"{target.store_path}", file=stream)
+    failure = failure_message(result, name)
+    if failure is not None:
+        raise UserError(failure)
+    return 0
 
 
 def _import_summary(report: ImportReport) -> str:
