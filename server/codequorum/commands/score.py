@@ -371,7 +371,11 @@ def start_workers(jobs: int, sets: int) -> ProcessPoolExecutor | None:
     if multiprocessing.get_start_method(allow_none=False) == "fork":
         warm_up_metrics()
     executor = ProcessPoolExecutor(max_workers=min(jobs, sets), initializer=_worker_init)
-    executor.submit(os.getpid).result()  # with fork, every worker starts on the first submit
+    try:
+        executor.submit(os.getpid).result()  # with fork, every worker starts on the first submit
+    except BaseException:  # Ctrl-C while they start: none is left behind
+        _stop_workers(executor)
+        raise
     return executor
 
 
@@ -472,10 +476,12 @@ def run_scoring(
                                     sandbox=sandbox, input_proposer=input_proposer)
     run = ScoreRun(total=len(sample_sets))
     results: dict[int, StabilityReport] = {}
-    executor = start_workers(jobs, len(sample_sets))
-    progress, move = _progress(show_progress, len(sample_sets), color=color)
-    gen = score_sets(sample_sets, options, jobs=jobs, executor=executor)
-    try:
+    executor: ProcessPoolExecutor | None = None
+    gen = None
+    try:  # Ctrl-C while the workers start (compiled code loading) ends the run as well
+        executor = start_workers(jobs, len(sample_sets))
+        progress, move = _progress(show_progress, len(sample_sets), color=color)
+        gen = score_sets(sample_sets, options, jobs=jobs, executor=executor)
         with progress if progress is not None else contextlib.nullcontext():
             for done, (k, result) in enumerate(gen, start=1):
                 _collect(run, results, sample_sets, sources, k, result)
@@ -483,7 +489,8 @@ def run_scoring(
     except KeyboardInterrupt:
         run.interrupted = True
     finally:
-        gen.close()
+        if gen is not None:
+            gen.close()
         if executor is not None:  # a generator closed before it started leaves it running
             _stop_workers(executor)
     run.positions = sorted(results)
