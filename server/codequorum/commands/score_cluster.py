@@ -17,7 +17,7 @@ import contextlib
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from typing import Any, Protocol, TextIO
 
 from rich.progress import Progress, TextColumn, TimeElapsedColumn
@@ -244,7 +244,8 @@ def run_on_cluster(args: argparse.Namespace, fmt: str, options: AnalysisOptions,
     return EXIT_INTERRUPTED if hits and not run.interrupted else run.exit_code
 
 
-def _drain(results: Any, feed: _Feed, sink: _Sink, run: ScoreRun) -> None:
+def _drain(results: Generator[tuple[int, StabilityReport | ScoreFailure], None, None],
+           feed: _Feed, sink: _Sink, run: ScoreRun) -> None:
     """Hand each result to the sink (a failure to the run's errors) in input order, until
     the last or Ctrl-C (``run.interrupted``); the cluster's work left is cancelled."""
     try:
