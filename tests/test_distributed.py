@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
 import sys
 import threading
 from collections.abc import Iterator
@@ -234,3 +235,16 @@ def test_jsonl_input_is_read_as_it_is_consumed(data: Path, tmp_path: Path) -> No
     thread.join(timeout=30)
     assert [s.task_id for s in rest if isinstance(s, SampleSet)] == [
         f"HumanEval/{k}" for k in range(1, 60)]
+
+
+def test_quiet_run_on_a_local_cluster_prints_nothing_on_stderr(data: Path,
+                                                               tmp_path: Path) -> None:
+    """dask's own INFO records (its loggers have a level of their own) do not pass -q."""
+    script = Path(sys.executable).parent / "codequorum"
+    proc = subprocess.run([str(script), "score", str(data), "--limit", "2", "--samples", "3",
+                           "--no-tsed", "--scheduler", "local:1", "-q", "--format", "jsonl",
+                           "-o", str(tmp_path / "out.jsonl")],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    assert len((tmp_path / "out.jsonl").read_text().splitlines()) == 2

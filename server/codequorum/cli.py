@@ -178,6 +178,9 @@ def _logging(args: argparse.Namespace) -> Iterator[None]:
     root.setLevel(logging.ERROR if quiet else (logging.INFO if verbose == 1 else logging.DEBUG))
     if not root.handlers:
         handler = logging.StreamHandler(sys.stderr)
+        # records of loggers with a level of their own (dask's are at INFO) propagate here
+        # whatever the root's level: the handler filters them too, so -q stays quiet
+        handler.setLevel(root.level)
         handler.setFormatter(logging.Formatter("codequorum: %(levelname)s: %(name)s: "
                                                "%(message)s"))
         root.addHandler(handler)
