@@ -248,3 +248,35 @@ def test_quiet_run_on_a_local_cluster_prints_nothing_on_stderr(data: Path,
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
     assert len((tmp_path / "out.jsonl").read_text().splitlines()) == 2
+
+
+@pytest.mark.parametrize("fmt", ["json", "html"])
+def test_ctrl_c_finishes_the_document_with_the_sets_written(
+        address: str, data: Path, tmp_path: Path, fmt: str,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Ctrl-C after two sets: the document is whole, says so, and holds those two."""
+    import codequorum.distributed as engine
+
+    real = engine.score_distributed
+
+    def two_then_ctrl_c(*args: Any, **kwargs: Any) -> Iterator[tuple[int, Any]]:
+        results = real(*args, **kwargs)
+        try:
+            yield next(results)
+            yield next(results)
+            raise KeyboardInterrupt
+        finally:
+            results.close()
+
+    monkeypatch.setattr(engine, "score_distributed", two_then_ctrl_c)
+    code, out = _score(tmp_path, f"cut.{fmt}", str(data), "--limit", "6", "--samples", "3",
+                       "--no-tsed", "--format", fmt, "--scheduler", address)
+    assert code == 130
+    if fmt == "json":
+        document = json.loads(out)
+        assert document["interrupted"] is True and document["overall"]["sets"] == 2
+        assert [s["task_id"] for s in document["sets"]] == ["HumanEval/0", "HumanEval/1"]
+    else:
+        page = _page_data(out)
+        assert page["interrupted"] is True and len(page["rows"]) == 2
+    assert "interrupted: 2 of" in capsys.readouterr().err
