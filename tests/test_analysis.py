@@ -462,16 +462,18 @@ def test_tsed_trees_are_built_once_for_both_costs(monkeypatch: pytest.MonkeyPatc
 
     s = _five()
     codes = [x.code for x in s.samples]
-    built: list[str] = []
-    real = tree_edit.build_tree
+    built: list[list[str]] = []
+    real = tree_edit.build_trees
 
-    def counting(code: str, language: str, *args: Any) -> tree_edit.TsedTree:
-        built.append(code)
-        return real(code, language, *args)
+    def counting(codes: list[str], language: str, *args: Any,
+                 **kwargs: Any) -> list[tree_edit.TsedTree]:
+        assert len(kwargs["parsed"]) == len(codes)  # the structural metrics' parse
+        built.append(list(codes))
+        return real(codes, language, *args, **kwargs)
 
-    monkeypatch.setattr(tree_edit, "build_tree", counting)
+    monkeypatch.setattr(tree_edit, "build_trees", counting)
     report = analyze(s, AnalysisOptions(tsed=True, tsed_08=True, textual=False))
-    assert built == codes
+    assert built == [codes]
     monkeypatch.undo()
     np.testing.assert_allclose(report.matrices["tsed"], tree_edit.tsed_matrix(codes, "python"))
     np.testing.assert_allclose(report.matrices["tsed_08"],
