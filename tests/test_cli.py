@@ -325,7 +325,17 @@ def test_ctrl_c_writes_what_is_finished(tmp_path: Path, shared_dir: Path) -> Non
         # a fresh compile cache: Ctrl-C may well land while TSED's kernels are compiled
         env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")},
     )
-    time.sleep(3.0)
+    # once its worker processes exist it is scoring (not importing): then Ctrl-C
+    children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+    deadline = time.monotonic() + 60
+    while proc.poll() is None and time.monotonic() < deadline:
+        if not children.exists():  # a kernel without the children list: wait as long as
+            time.sleep(3.0)  # starting takes on a quiet machine
+            break
+        if children.read_text().split():
+            break
+        time.sleep(0.05)
+    time.sleep(0.5)
     proc.send_signal(signal.SIGINT)
     try:
         _, err = proc.communicate(timeout=30)
