@@ -17,7 +17,6 @@ from codequorum.analysis import (
     StableLine,
     analyze,
     is_stable,
-    overall,
     pair_means,
     percentile_words,
     stable_line,
@@ -429,28 +428,6 @@ def test_real_samples_stable_and_unstable(shared_dir: Path) -> None:
     assert len(stable.clusters[0]) > len(unstable.clusters[0])
 
 
-def test_overall_means_and_counts() -> None:
-    same = analyze(SampleSet.from_codes("same", [LOOP, LOOP_RENAMED, LOOP]), FAST)
-    mixed = analyze(SampleSet.from_codes("mixed", [LOOP, RECURSIVE, BUILTIN]), FAST)
-    lone = analyze(SampleSet.from_codes("lone", [LOOP]), FAST)
-    result = overall([same, mixed, lone])
-    assert (result["sets"], result["scored"], result["insufficient"]) == (3, 2, 1)
-    assert result["verdicts"] == {"stable": 1, "unstable-structure": 1}
-    for kind in ("ordered", "unordered"):
-        expected = (same.pair("jsd_struct", kind) + mixed.pair("jsd_struct", kind)) / 2  # type: ignore[operator]
-        assert result["summary"]["jsd_struct"][kind] == pytest.approx(expected)
-    assert "tsed" not in result["summary"]
-    for report, bef, oer in ((same, 1e9, 1.0), (mixed, 2.0, 0.5), (lone, 7.0, 0.0)):
-        report.summary.update(bef_jsd=bef, oer=oer)
-    three = analyze(SampleSet.from_codes("third", [LOOP, BUILTIN]), FAST)
-    three.summary.update(bef_jsd=4.0, oer=None)
-    result = overall([same, mixed, lone, three])
-    assert result["summary"]["bef_jsd"] == 4.0  # median: one huge ratio does not swamp it
-    assert result["summary"]["oer"] == pytest.approx(0.75)  # None left out, lone not scored
-    assert overall([]) == {"sets": 0, "scored": 0, "insufficient": 0, "verdicts": {},
-                           "summary": {}}
-
-
 def test_too_many_samples_is_refused_with_the_reason() -> None:
     s = SampleSet.from_codes("big", [LOOP, BUILTIN, RECURSIVE, LOOP_RENAMED])
     with pytest.raises(UserError, match="4 usable samples; at most 3 are compared"):
@@ -548,12 +525,3 @@ def test_unified_and_tree_diff_are_ordered_pair_means_for_python_only() -> None:
                  AnalysisOptions(tsed=False))
     assert js.summary["unified_diff"] is None and js.summary["tree_diff"] is None
     assert "unified_diff" not in analyze(SampleSet.from_codes("t", codes), FAST).summary
-
-
-def test_overall_counts_every_verdict_of_a_set_once() -> None:
-    a = analyze(SampleSet.from_codes("a", [LOOP, LOOP_RENAMED]), FAST)
-    b = analyze(SampleSet.from_codes("b", [LOOP, BUILTIN]), FAST)
-    b.verdicts += [Verdict("divergent-outputs", "warning", "x"),
-                   Verdict("divergent-outputs", "warning", "y")]
-    assert overall([a, b])["verdicts"] == {"stable": 1, "unstable-structure": 1,
-                                           "divergent-outputs": 1}

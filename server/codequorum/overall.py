@@ -1,16 +1,19 @@
-"""``overall`` a set at a time: the figures across a run without holding its reports.
+"""``overall``: the figures across a run, a set at a time, without holding its reports.
 
-:func:`codequorum.analysis.overall` defines the figures from every report at once;
-:class:`OverallAccumulator` gives the same dict, equal to the last bit, from a few numbers
-per set taken as each report is written: verdict counts, one running sum per summary
-figure (added in the order and with the rounding of the builtin ``sum``) and, for the BEF
-ratios whose median is taken, their finite values (one float per set).
+Across sample sets: how many were scored, how many sets have each verdict, and the mean
+over the scored sets of each pairwise metric (``ordered`` and ``unordered``) and scalar
+figure; the median for the BEF ratios, whose values span orders of magnitude. This is what
+compares two models or temperatures over a whole benchmark; sets with fewer than two
+usable versions are counted but not averaged.
+
+:class:`OverallAccumulator` takes a few numbers per set as each report is written (verdict
+counts, one compensated running sum per figure and, for the BEF ratios, their finite
+values: one float per set), so a local run and a streamed cluster run give the same bits.
 """
 
 from __future__ import annotations
 
 import math
-import sys
 from array import array
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -19,13 +22,10 @@ import numpy as np
 
 from codequorum.analysis import StabilityReport, _clean
 
-#: ``sum`` of floats compensates its rounding (Neumaier) from Python 3.12 on.
-_COMPENSATED = sys.version_info >= (3, 12)
-
 
 class RunningSum:
-    """The builtin ``sum`` of finite floats, one float at a time: the same bits as
-    ``sum(values)`` over the values added, on this interpreter."""
+    """A sum of finite floats taken one at a time, its rounding compensated (Neumaier, as
+    the builtin ``sum`` does from Python 3.12 on): the same bits on every interpreter."""
 
     __slots__ = ("_compensation", "_total", "count")
 
@@ -38,11 +38,10 @@ class RunningSum:
         """Add one finite float."""
         self.count += 1
         total = self._total + x
-        if _COMPENSATED:
-            if abs(self._total) >= abs(x):
-                self._compensation += (self._total - total) + x
-            else:
-                self._compensation += (x - total) + self._total
+        if abs(self._total) >= abs(x):
+            self._compensation += (self._total - total) + x
+        else:
+            self._compensation += (x - total) + self._total
         self._total = total
 
     @property
@@ -92,7 +91,7 @@ class _Figure:
             self.values.append(x)
 
     def result(self) -> Any:
-        """The figure as :func:`~codequorum.analysis.overall` gives it."""
+        """The figure across the sets: a mean (pair means: one per kind) or a median."""
         if self.pair:
             return {"ordered": self.ordered.mean(), "unordered": self.unordered.mean()}
         if self.median:
@@ -101,8 +100,8 @@ class _Figure:
 
 
 class OverallAccumulator:
-    """:func:`codequorum.analysis.overall` over the reports :meth:`add`-ed so far, from a
-    few numbers per set: what a streamed run writes at its end."""
+    """``overall`` of the reports :meth:`add`-ed so far (see module docstring), from a few
+    numbers per set: what a run writes at its end."""
 
     def __init__(self) -> None:
         self.sets = 0
@@ -146,3 +145,8 @@ class OverallAccumulator:
         for report in reports:
             accumulator.add(report)
         return accumulator
+
+
+def overall(reports: Iterable[StabilityReport]) -> dict[str, Any]:
+    """``overall`` of ``reports`` (see module docstring)."""
+    return OverallAccumulator.of(reports).result()

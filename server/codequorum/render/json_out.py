@@ -46,7 +46,7 @@ def report_document(
 ) -> dict[str, Any]:
     """One JSON-ready document for a run: every scored set, every input error, whether the
     run was cut short (``total`` = how many sets were read) and, when given, ``overall``
-    (``analysis.overall``: means over the sets and verdict counts)."""
+    (:mod:`codequorum.overall`: means over the sets and verdict counts)."""
     doc: dict[str, Any] = {
         "codequorum": __version__,
         "sets": [r.to_dict(include_matrices=include_matrices) for r in reports],

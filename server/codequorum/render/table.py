@@ -238,7 +238,7 @@ def build_table(items: Rows, title: str | None = None,
                 reasons: bool = False, overall: Mapping[str, Any] | None = None,
                 drop: Collection[str] = ()) -> Table:
     """A rich table of the reports (or their rows). ``reasons`` adds the verdict message as
-    a last column; ``overall`` (``analysis.overall``) adds a last row with the means over
+    a last column; ``overall`` (:mod:`codequorum.overall`) adds a last row with the means over
     the sets and the verdict counts; columns titled in ``drop`` are left out (and the
     counts, when ``drop`` holds :data:`COUNTS`)."""
     reports = _rows(items)
