@@ -589,3 +589,15 @@ def test_shared_rows_equal_rows_computed_per_keyroot(shared_dir: Path) -> None:
                 np.testing.assert_array_equal(tables[0][upper], tables[1][upper])
             else:
                 np.testing.assert_array_equal(tables[0], tables[1])
+
+
+def test_shared_pass_does_not_depend_on_the_order_of_the_trees(shared_dir: Path) -> None:
+    """The pass takes the trees smallest first and puts the distances back in the input's
+    order: any order of the input gives the same matrix, permuted alike, to the bit."""
+    for codes in _real_sets(shared_dir, (2, 124), 30):
+        trees = [build_tree(c, "python") for c in codes]
+        perm = np.random.default_rng(3).permutation(len(trees))
+        for costs in (UNIT_COSTS, PUBLISHED_COSTS):
+            whole = tsed_tree_matrix(trees, costs, method="shared")
+            shuffled = tsed_tree_matrix([trees[k] for k in perm], costs, method="shared")
+            np.testing.assert_array_equal(shuffled, whole[np.ix_(perm, perm)])

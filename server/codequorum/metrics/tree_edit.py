@@ -1284,7 +1284,15 @@ def _shared_distances(trees: Sequence[TsedTree], costs: Costs) -> FloatArray:
     (1, 0.8, 1) are), the pass adds the integers ``s * cost`` in float32, exactly (every
     sum stays below 2**24), and the result is divided by ``s``: the exact distance,
     where float64 sums of 0.8 carry rounding errors of about 1e-15. Half the memory per
-    cell makes the pass about a quarter faster."""
+    cell makes the pass about a quarter faster.
+
+    The trees go smallest first: with equal costs a keyroot is compared only with the
+    forests of later trees, and over the HumanEval sets this order needs about 3 % fewer
+    cells than the input's (the distances do not depend on the order)."""
+    order = np.argsort(np.array([t.n_nodes for t in trees], dtype=np.int64), kind="stable")
+    back = np.empty_like(order)
+    back[order] = np.arange(order.shape[0])
+    trees = [trees[k] for k in order]
     mirrored = sum(_work(t.right) for t in trees) < sum(_work(t.left) for t in trees)
     decs = [t.right if mirrored else t.left for t in trees]
     symmetric = costs[0] == costs[1]
@@ -1296,7 +1304,8 @@ def _shared_distances(trees: Sequence[TsedTree], costs: Costs) -> FloatArray:
     itemsize = np.dtype(dtype).itemsize
     cells = (forests.max_rows + 1) * n_cols + forests.n_subtrees**2
     if itemsize * cells + forests.level_cut.nbytes > SHARED_MAX_BYTES:
-        return _pair_distances(trees, costs)
+        pairs: FloatArray = _pair_distances(trees, costs)[np.ix_(back, back)]
+        return pairs
     td = np.zeros((forests.n_subtrees, forests.n_subtrees), dtype=dtype)
     fd = np.empty((forests.max_rows + 1, n_cols), dtype=dtype)
     cdel, cins, cren = (dtype(round(c * scale)) if scale else dtype(c) for c in costs)
@@ -1312,7 +1321,8 @@ def _shared_distances(trees: Sequence[TsedTree], costs: Costs) -> FloatArray:
     if symmetric:  # only a < b was computed
         lower = np.tril_indices(len(trees), -1)
         out[lower] = out.T[lower]
-    return out
+    ordered: FloatArray = out[np.ix_(back, back)]  # back to the input's order
+    return ordered
 
 
 def _integer_scale(costs: Costs, most_nodes: int) -> int:
