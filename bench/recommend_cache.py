@@ -84,7 +84,8 @@ def run_task(rec: dict[str, Any], jobs: int, codet_prompts: bool = False) -> dic
     # inputs from the function as published (docstring examples: arguments only)
     prompt = rec["prompt"] if codet_prompts else humaneval.prompt_for(rec["task_id"])
     published = SampleSet.from_codes(rec["task_id"], codes, prompt=prompt)
-    plan = collect_inputs(published, humaneval_lookup=lambda _task: [])
+    plan = collect_inputs(published, humaneval_lookup=lambda _task: [],
+                          published_examples=not codet_prompts)
     hidden_tests = humaneval.tests_for(rec["task_id"])
     entry = plan.entry_point or humaneval.entry_point_for(rec["task_id"])
     tests = [*plan.tests, *hidden_tests]

@@ -471,3 +471,25 @@ def test_other_languages_are_not_run_as_python() -> None:
     assert merged.summary["pass_rate_mean"] is None
     assert "behaviour metrics are for Python only: the javascript versions were not run" \
         in merged.notes
+
+
+def test_docstring_examples_beside_tests_are_checked_not_graded() -> None:
+    prompt = 'def f(x):\n    """Twice x.\n\n    >>> f(3)\n    6\n    """\n'
+    body = {"times": "    return x * 2\n", "plus": "    return x + 2\n"}
+    ss = SampleSet.from_codes(
+        "t", [prompt + body["plus"], prompt + body["times"], prompt + body["plus"]],
+        entry_point="f", prompt=prompt,
+        tests=[model.TestCase(kind="call", args=(2,), expected=4, has_expected=True)],
+    )
+    report = run_dynamic(ss, DynamicOptions(use_hypothesis=False, scaling=False))
+    [test, example] = report.inputs
+    assert (test["source"], test["graded"], test["checked"]) == ("tests", True, True)
+    assert (example["source"], example["graded"], example["checked"]) == ("doctest", False, True)
+    # the pass rate stays the tests' own (2 + 2 == 2 * 2), the example's result is kept
+    assert [c.pass_rate for c in report.candidates] == [1.0, 1.0, 1.0]
+    assert report.passes == [[True, False], [True, True], [True, False]]
+    analysis = analyze(ss, AnalysisOptions(tsed=False, textual=False), dynamic=report)
+    # two versions agree on f(3) == 5; the one passing the docstring's example is kept
+    assert (analysis.recommended, analysis.recommended_by) == (1, "behaviour")
+    assert analysis.recommendation is not None
+    assert analysis.recommendation.startswith("keep version 2: passes the docstring example")

@@ -258,3 +258,23 @@ def test_hypothesis_writes_nothing_in_the_working_directory(
     plan = collect_inputs(SampleSet.from_codes("t", [code]), hypothesis_examples=5)
     assert plan.indices("hypothesis")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_humaneval_task_without_examples_takes_the_published_ones() -> None:
+    from codequorum import humaneval
+
+    published = humaneval.prompt_for("HumanEval/0")
+    stripped = published.split('    """')[0] + '    """Close elements."""\n'
+    code = stripped + "    return False\n"
+    ss = SampleSet.from_codes("HumanEval/0", [code, code], prompt=stripped)
+    plan = collect_inputs(ss, use_hypothesis=False, scaling=False)
+    examples = [c for c in plan.cases if c.source == "doctest"]
+    assert [c.label for c in examples] == [
+        "has_close_elements([1.0, 2.0, 3.0], 0.5)",
+        "has_close_elements([1.0, 2.8, 3.0, 4.0, 5.0, 2.0], 0.3)"]
+    # beside the benchmark's tests they are checked against the documented values only
+    assert [(c.graded, c.test.has_expected, c.test.expected) for c in examples] == [
+        (False, True, False), (False, True, True)]
+    assert any(c.source == "humaneval" and c.graded for c in plan.cases)
+    off = collect_inputs(ss, use_hypothesis=False, scaling=False, published_examples=False)
+    assert not [c for c in off.cases if c.source == "doctest"]

@@ -133,12 +133,17 @@ def test_recommend_never_reads_hidden_tests() -> None:
     assert rec is not None and rec.index == 2 and rec.inputs == 1
 
 
-def test_examples_are_graded_docstring_inputs_only() -> None:
-    assert is_example("doctest", True)
-    assert not is_example("doctest", False)  # an example without an expected value
-    assert not is_example("humaneval", True)  # a hidden test
-    assert not is_example("tests", True)
-    inputs = [{"source": "doctest", "graded": True}, {"source": "humaneval", "graded": True},
+def test_examples_are_docstring_inputs_with_an_expected_value() -> None:
+    assert is_example({"source": "doctest", "graded": True, "checked": True})
+    # beside a benchmark's tests an example is checked but does not count in pass rates
+    assert is_example({"source": "doctest", "graded": False, "checked": True})
+    assert not is_example({"source": "doctest", "graded": False, "checked": False})
+    assert is_example({"source": "doctest", "graded": True})  # a report without "checked"
+    assert not is_example({"source": "doctest", "graded": False})
+    assert not is_example({"source": "humaneval", "graded": True, "checked": True})
+    assert not is_example({"source": "tests", "graded": True})
+    inputs = [{"source": "doctest", "graded": False, "checked": True},
+              {"source": "humaneval", "graded": True},
               {"source": "doctest", "graded": True}, {"source": "hypothesis", "graded": False}]
     passes: list[list[bool | None]] = [[True, True, False, None], [True, False, True, None],
                                        [None, True, None, None], [True]]  # short row

@@ -223,8 +223,9 @@ class DynamicReport:
     """Per version, per input (aligned with ``inputs``): ``(output, exc_type, exc_message)``
     or None when it did not run. Candidate text: escape it before showing it."""
     passes: list[list[bool | None]] = field(default_factory=list)
-    """Per version, per input: whether it passed a graded input (None: not graded, or
-    not run)."""
+    """Per version, per input: whether it passed an input with an expected value, graded
+    or not (a docstring example beside a benchmark's tests is checked, not graded); None
+    without an expected value, or not run."""
     output_clusters: list[list[int]] = field(default_factory=list)
     """Versions grouped by their outcomes on every compared input (equal values alike),
     largest group first."""
@@ -578,21 +579,22 @@ def build_report(
         fastest=_fastest(candidates, runs, cases),
         layers=runs.layers,
         inputs_source=plan.sources,
-        inputs=[{"source": c.source, "label": c.label, "graded": c.graded, "size": c.size}
-                for c in cases],
+        inputs=[{"source": c.source, "label": c.label, "graded": c.graded,
+                 "checked": c.test.has_expected, "size": c.size} for c in cases],
         notes=notes,
         python=runs.python,
         outcomes=[[_outcome_tuple(runs.outcomes[c][t], cases[t].test.kind)
                    for t in range(len(cases))] for c in range(m)],
-        passes=[[_graded_pass(runs.outcomes[c][t], cases[t].graded) for t in range(len(cases))]
+        passes=[[_passed(runs.outcomes[c][t], cases[t]) for t in range(len(cases))]
                 for c in range(m)],
         output_clusters=output_groups(rows),
     )
 
 
-def _graded_pass(o: sandbox.TestOutcome | None, graded: bool) -> bool | None:
-    """Whether a graded input passed; None when it is not graded or did not run."""
-    if not graded or o is None:
+def _passed(o: sandbox.TestOutcome | None, case: InputCase) -> bool | None:
+    """Whether an input with an expected value (or a graded one) passed; None for the
+    others, and when it did not run."""
+    if o is None or not (case.graded or case.test.has_expected):
         return None
     return o.passed is True
 

@@ -11,7 +11,9 @@ In order:
    ``f(...) == value`` / ``f(...) ➞ value`` / ``f(...) -> value`` lines; arguments and
    expected values via :func:`ast.literal_eval` only. Expected values count only from
    the prompt or the user's current code; from a generated version's docstring the
-   examples are inputs, never grades (one version must not grade the others);
+   examples are inputs, never grades (one version must not grade the others). A HumanEval
+   task whose own prompt has no examples takes the published problem's. Beside tests,
+   examples are checked (their results kept) but do not count in pass rates;
 4. ``hypothesis``: arguments drawn by Hypothesis from the parameters' annotations (resolved
    through ast against a whitelist of builtin/typing names: ``int``, ``float``, ``bool``,
    ``str``, ``list``/``List``, ``dict``/``Dict``, ``tuple``/``Tuple``, ``set``,
@@ -683,6 +685,21 @@ def _entry_and_hidden(
     return entry, hidden
 
 
+def _examples_source(
+    sample_set: SampleSet, entry: str, fn: ast.FunctionDef | ast.AsyncFunctionDef,
+    may_grade: bool, published: bool,
+) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef, bool]:
+    """The definition whose docstring examples are read, and whether they may grade: the
+    set's own; for a HumanEval task whose own definition has none (data sets often strip
+    the examples from the prompt the model saw), the published problem's (``published``),
+    whose examples are the documented ones."""
+    if (not published or doctest_cases(fn, entry)
+            or not humaneval.is_task(sample_set.task_id)):
+        return fn, may_grade
+    documented = find_function(humaneval.prompt_for(sample_set.task_id), entry)
+    return (documented, True) if documented is not None else (fn, may_grade)
+
+
 def _add_doctests(plan: InputPlan, fn: ast.FunctionDef | ast.AsyncFunctionDef, entry: str,
                   may_grade: bool, graded: bool, known: set[str]) -> None:
     """The docstring's examples, graded (``graded``: no test grades the set) only when
@@ -740,9 +757,12 @@ def collect_inputs(
     seed: int = 0,
     humaneval_lookup: Callable[[str], list[TestCase]] | None = None,
     proposer: Proposer | None = None,
+    published_examples: bool = True,
 ) -> InputPlan:
     """Every input for ``sample_set`` in order: tests, HumanEval, doctests, Hypothesis,
-    scaling (see module docstring). Reads code statically only."""
+    scaling (see module docstring). Reads code statically only. ``published_examples``:
+    a HumanEval task without docstring examples of its own takes the published
+    problem's."""
     entry, hidden = _entry_and_hidden(sample_set, humaneval_lookup)
     plan = InputPlan(entry_point=entry)
     for i, t in enumerate(sample_set.tests):
@@ -758,7 +778,9 @@ def collect_inputs(
     params = parameters(fn)
     known = {c.label for c in plan.cases}
     if use_doctests:
-        _add_doctests(plan, fn, entry, may_grade, not has_oracle, known)
+        doc_fn, doc_grade = _examples_source(sample_set, entry, fn, may_grade,
+                                             published_examples)
+        _add_doctests(plan, doc_fn, entry, doc_grade, not has_oracle, known)
     if proposer is not None and params and not plan.cases and not all(
         p.annotated for p in params
     ):

@@ -143,9 +143,10 @@ def agreement_scores(keys: KeyMatrix) -> np.ndarray:
     return scores
 
 
-def is_example(source: str, graded: bool) -> bool:
-    """Whether an input is a docstring example with an expected value (see rule 1)."""
-    return source == "doctest" and graded
+def is_example(spec: Mapping[str, Any]) -> bool:
+    """Whether an input (``source``; ``checked``: it has an expected value, else
+    ``graded``) is a docstring example with an expected value (see rule 1)."""
+    return spec.get("source") == "doctest" and bool(spec.get("checked", spec.get("graded")))
 
 
 def example_passes(
@@ -155,12 +156,11 @@ def example_passes(
     """Per version, how many of the docstring's examples it passes; ``None`` when the
     inputs hold no example.
 
-    ``passes[v][t]``: whether version ``v`` passed graded input ``t`` (``None``: not
-    graded or not run, which counts as not passed); ``inputs[t]``: a mapping with
-    ``source`` and ``graded``.
+    ``passes[v][t]``: whether version ``v`` passed input ``t`` (``None``: no expected
+    value, or not run, which counts as not passed); ``inputs[t]``: a mapping as
+    :func:`is_example` reads it.
     """
-    examples = [t for t, spec in enumerate(inputs)
-                if is_example(str(spec.get("source", "")), bool(spec.get("graded")))]
+    examples = [t for t, spec in enumerate(inputs) if is_example(spec)]
     if not examples:
         return None
     return [sum(1 for t in examples if t < len(row) and row[t] is True) for row in passes]
@@ -426,14 +426,13 @@ def keys_from_dynamic(dynamic: Any) -> list[list[OutcomeKey]] | None:
 
 def examples_from_dynamic(dynamic: Any) -> tuple[list[int] | None, int]:
     """(per version, the docstring examples it passes; how many examples) of a dynamic
-    report carrying ``passes`` (per version, per input: graded result or ``None``) and
+    report carrying ``passes`` (per version, per input: passed, failed or ``None``) and
     ``inputs``; ``(None, 0)`` without examples."""
     passes = getattr(dynamic, "passes", None)
     inputs = getattr(dynamic, "inputs", None)
     if not passes or not inputs:
         return None, 0
-    count = sum(1 for spec in inputs
-                if is_example(str(spec.get("source", "")), bool(spec.get("graded"))))
+    count = sum(1 for spec in inputs if is_example(spec))
     return example_passes(passes, inputs), count
 
 
