@@ -108,6 +108,42 @@ def test_doctest_cases_are_read_without_running() -> None:
     assert [p.name for p in parameters(fn)] == ["xs"]  # k has a default
 
 
+PROSE_CODE = '''
+def g(x, y=0):
+    """Examples as prose docstrings write them.
+
+    >>> g(1) == 5
+    >>> g(2) == 6
+    True
+
+    * g(3) => [1, 2]
+    - g(4) => true
+    g(5) returns 'ab' # the first two letters
+    g(6) should return 16.
+    g(7)   # returns "db1111db"
+    g(8) => "a # b"
+    g(9) returns whatever it likes
+    """
+'''
+
+
+def test_prose_examples_read_their_expected_values() -> None:
+    fn = find_function(PROSE_CODE, "g")
+    assert fn is not None
+    got = [(c.args, c.expected, c.has_expected) for c in doctest_cases(fn, "g")]
+    assert got == [
+        ((1,), 5, True),  # ``>>> g(1) == 5`` with no output line
+        ((2,), 6, True),
+        ((3,), [1, 2], True),
+        ((4,), True, True),
+        ((5,), "ab", True),
+        ((6,), 16, True),
+        ((7,), "db1111db", True),
+        ((8,), "a # b", True),
+        ((9,), None, False),
+    ]
+
+
 def test_hypothesis_args_are_deterministic_bounded_and_typed() -> None:
     specs = [("list", ("int",)), ("str",), ("dict", ("str",), ("int",))]
     first = hypothesis_args(specs, 12)

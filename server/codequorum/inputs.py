@@ -8,7 +8,9 @@ In order:
    (:mod:`codequorum.humaneval`);
 3. ``doctest``: examples in the function's docstring — ``>>> f(...)`` lines parsed with
    :class:`doctest.DocTestParser` on the docstring taken with :mod:`ast`, plus
-   ``f(...) == value`` / ``f(...) ➞ value`` / ``f(...) -> value`` lines; arguments and
+   ``f(...) == value`` / ``f(...) ➞ value`` / ``f(...) => value`` / ``f(...) returns value``
+   / ``f(...) should return value.`` lines (bulleted or not, ``true``/``false`` read as
+   booleans, a trailing ``# comment`` left out); arguments and
    expected values via :func:`ast.literal_eval` only. Expected values count only from
    the prompt or the user's current code; from a generated version's docstring the
    examples are inputs, never grades (one version must not grade the others). A HumanEval
@@ -253,7 +255,11 @@ def parameters(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Param]:
 
 # ----------------------------------------------------------------------------- doctests
 
-_ARROW = re.compile(r"\s*(==>|=>|➞|->|→|==|=)\s*")
+_ARROW = re.compile(r"\s*(?:#\s*)?(==>|=>|➞|->|→|==|=|should\s+return|returns?\b)\s*")
+#: What starts a line of examples in prose docstrings (``* f(1) => 2``).
+_BULLET = re.compile(r"^(?:[*\-•]\s+)")
+#: Lower-case booleans as prose docstrings write them (``f(1) => true``).
+_PROSE_WORDS = {"true": "True", "false": "False", "none": "None", "null": "None"}
 
 
 def _literal(text_or_node: str | ast.expr) -> tuple[bool, Any]:
@@ -313,7 +319,7 @@ def doctest_cases(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> list
         want: str | None = ex.want.strip() or None
         if isinstance(expr, ast.Compare) and len(expr.ops) == 1 and isinstance(expr.ops[0], ast.Eq):
             ok, _ = _literal(expr.comparators[0])
-            if ok and want == "True":
+            if ok and want in ("True", None):  # ``>>> f(1) == 2``, shown True or not at all
                 want = ast.unparse(expr.comparators[0])
                 expr = expr.left
         call = _literal_call(expr, name)
@@ -325,7 +331,7 @@ def doctest_cases(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> list
             out.append(case)
     # ``f(1, 2) == 3`` / ``f(1, 2) ➞ 3`` lines without a prompt
     for line in doc.splitlines():
-        s = line.strip()
+        s = _BULLET.sub("", line.strip())
         if s.startswith(">>>") or not s.startswith(name + "("):
             continue
         arrow = _arrow_case(s, name)
@@ -355,14 +361,22 @@ def _arrow_case(line: str, name: str) -> TestCase | None:
     call = _literal_call(expr, name)
     if call is None:
         return None
-    rest = line[end:]
-    m = _ARROW.match(rest)
-    want = rest[m.end() :].strip().rstrip(".,;") if m else None
-    if want is not None:
-        ok, _ = _literal(want)
-        if not ok:
-            want = None
+    m = _ARROW.match(line[end:])
+    want = _expected_text(line[end:][m.end():]) if m else None
     return _call_test(call[0], call[1], name, want)
+
+
+def _expected_text(text: str) -> str | None:
+    """The literal after an arrow (``=> [1, 2].``, ``returns 'ab' # because``,
+    ``=> true``), or None when there is none."""
+    candidates = [text]
+    candidates += [text[:k] for k in range(len(text)) if text.startswith(" #", k)]
+    for candidate in candidates:
+        want = candidate.strip().rstrip(".,;").strip()
+        want = _PROSE_WORDS.get(want.lower(), want) if want.isalpha() else want
+        if want and _literal(want)[0]:
+            return want
+    return None
 
 
 def call_label(
