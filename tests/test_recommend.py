@@ -364,6 +364,13 @@ def test_parting_input_prefers_graded_then_documented_inputs() -> None:
               for v, row in enumerate(outcomes)]
     ev = parting_input(graded, INPUTS, 2)
     assert ev is not None and ev.input_index == 2 and ev.others == (("returns [0]", (1,)),)
+    # a docstring example with an expected value (checked) ranks like a graded input
+    examples = [{"label": "f(1)", "source": "doctest", "graded": False, "checked": False},
+                {"label": "f(2)", "source": "doctest", "graded": False, "checked": True}]
+    parting: list[Row] = [[("1", None, None), ("2", None, None)],
+                          [("0", None, None), ("0", None, None)]]
+    ev = parting_input(parting, examples, 0)
+    assert ev is not None and (ev.input_index, ev.label) == (1, "f(2)")
 
 
 def test_parting_input_never_calls_equal_values_different() -> None:

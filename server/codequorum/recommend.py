@@ -346,8 +346,9 @@ def parting_input(
     """The input that best shows where version ``recommended`` and the others differ.
 
     Only inputs where it has a result and another version's result differs from it (equal
-    values never differ: :func:`canonical_output`); of those, graded inputs first, then by
-    :data:`EVIDENCE_ORDER` of their source, then the first. None when there is none.
+    values never differ: :func:`canonical_output`); of those, inputs with an expected value
+    (graded or checked) first, then by :data:`EVIDENCE_ORDER` of their source, then the
+    first. None when there is none.
     """
     if not 0 <= recommended < len(outcomes):
         return None
@@ -370,7 +371,7 @@ def parting_input(
         if not groups:
             continue
         source = str(spec.get("source", ""))
-        rank = (0 if spec.get("graded") else 1,
+        rank = (0 if spec.get("graded") or spec.get("checked") else 1,
                 EVIDENCE_ORDER.index(source) if source in EVIDENCE_ORDER else len(EVIDENCE_ORDER),
                 t)
         if best is None or rank < best[0]:
