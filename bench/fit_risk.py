@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -144,9 +145,11 @@ def choose(sets: list[dict[str, Any]], kind: ModelKind) -> tuple[tuple[str, ...]
     return best[1], best[2], best[0]
 
 
-def auroc_ci(p: np.ndarray, y: np.ndarray, tasks: list[str], reps: int = 1000,
-             seed: int = 0) -> tuple[float, float]:
-    """95 % interval of AUROC with tasks resampled (their draws kept together)."""
+def task_ci(p: np.ndarray, y: np.ndarray, tasks: list[str],
+            measure: Callable[[np.ndarray, np.ndarray], float], reps: int = 1000,
+            seed: int = 0) -> tuple[float, float]:
+    """95 % interval of ``measure(p, y)`` with tasks resampled (their draws kept
+    together: the draws of one task are not independent sets)."""
     names = sorted(set(tasks))
     rows = {t: [i for i, u in enumerate(tasks) if u == t] for t in names}
     rng = np.random.default_rng(seed)
@@ -154,7 +157,7 @@ def auroc_ci(p: np.ndarray, y: np.ndarray, tasks: list[str], reps: int = 1000,
     for _ in range(reps):
         pick = rng.integers(0, len(names), size=len(names))
         ix = [i for k in pick for i in rows[names[k]]]
-        values.append(auroc(p[ix], y[ix]))
+        values.append(measure(p[ix], y[ix]))
     finite = [v for v in values if v == v]
     return float(np.percentile(finite, 2.5)), float(np.percentile(finite, 97.5))
 
@@ -199,13 +202,16 @@ def main(argv: list[str] | None = None) -> int:
         model = fit_logistic(x, y, features, l2=l2)
         hx, hy = matrix(held, k, features)
         p = model.predict(hx)
-        lo, hi = auroc_ci(p, hy, [s["task_id"] for s in held])
+        held_tasks_of = [s["task_id"] for s in held]
+        lo, hi = task_ci(p, hy, held_tasks_of, auroc)
+        ece_lo, ece_hi = task_ci(p, hy, held_tasks_of, lambda a, b: ece(a, b, 10))
         rows = reliability(p, hy, 10)
         noise = ece_noise(p)
         evaluation[kind] = {
             "l2": l2, "cv_log_loss": round(cv_loss, 4),
             "auroc": round(auroc(p, hy), 4), "auroc_ci": [round(lo, 4), round(hi, 4)],
-            "ece": round(ece(p, hy, 10), 4), "base_rate": round(float(hy.mean()), 4),
+            "ece": round(ece(p, hy, 10), 4), "ece_ci": [round(ece_lo, 4), round(ece_hi, 4)],
+            "base_rate": round(float(hy.mean()), 4),
             "ece_if_calibrated": [round(noise[0], 4), round(noise[1], 4)],
             "mean_risk": round(float(p.mean()), 4),
             "fit_auroc": round(auroc(model.predict(x), y), 4),
@@ -216,9 +222,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{kind}: features {', '.join(features)}; L2 {l2:g} (cross-validated "
               f"log-loss {cv_loss:.4f})")
         print(f"{kind}: held-out AUROC {e['auroc']:.3f} [{lo:.3f}, {hi:.3f}], "
-              f"ECE {e['ece']:.3f} (calibrated: median {noise[0]:.3f}, 95th percentile "
-              f"{noise[1]:.3f}); failure rate {e['base_rate']:.3f}, mean risk "
-              f"{e['mean_risk']:.3f}; AUROC on the fitted half {e['fit_auroc']:.3f}")
+              f"ECE {e['ece']:.3f} [{ece_lo:.3f}, {ece_hi:.3f}] (calibrated: median "
+              f"{noise[0]:.3f}, 95th percentile {noise[1]:.3f}); failure rate "
+              f"{e['base_rate']:.3f}, mean risk {e['mean_risk']:.3f}; AUROC on the fitted "
+              f"half {e['fit_auroc']:.3f}")
         for a, b, c in rows:
             print(f"    predicted {a:.3f}  observed {b:.3f}  ({c} sets)")
     document = {
