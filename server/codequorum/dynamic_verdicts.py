@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from codequorum.metrics.semantic import Divergence
-from codequorum.model import Verdict
+from codequorum.model import Severity, Verdict
 
 
 class Growth(Protocol):
@@ -79,20 +79,22 @@ def divergent_outputs_verdict(
     )
 
 
+def _bef_verdict(code: str, severity: Severity, words: str, bound: str, bef_jsd: float,
+                 sctd_jsd: float, dctd_jsd: float) -> Verdict:
+    """A BEF rule's verdict: ``words (BEF 0.01 < 0.1)``, both divergences as detail."""
+    return Verdict(code=code, severity=severity, message=f"{words} (BEF {bef_jsd:.3g} {bound})",
+                   figure=bef_jsd, detail={"sctd_jsd": sctd_jsd, "dctd_jsd": dctd_jsd})
+
+
 def runtime_instability_verdict(bef_jsd: float | None, sctd_jsd: float, dctd_jsd: float,
                                 passing: int, low: float) -> Verdict | None:
     """``runtime-instability``: alike in bytecode, different at run time (BEF below
     ``low``, some traced divergence, two or more versions with traces)."""
     if bef_jsd is None or passing < 2 or not (bef_jsd < low and dctd_jsd > 1e-6):
         return None
-    return Verdict(
-        code="runtime-instability",
-        severity="warning",
-        message=(f"the versions look alike in bytecode but run differently "
-                 f"(BEF {bef_jsd:.3g} < {low:g})"),
-        figure=bef_jsd,
-        detail={"sctd_jsd": sctd_jsd, "dctd_jsd": dctd_jsd},
-    )
+    return _bef_verdict("runtime-instability", "warning",
+                        "the versions look alike in bytecode but run differently",
+                        f"< {low:g}", bef_jsd, sctd_jsd, dctd_jsd)
 
 
 def redundant_alternatives_verdict(bef_jsd: float | None, sctd_jsd: float, dctd_jsd: float,
@@ -101,14 +103,9 @@ def redundant_alternatives_verdict(bef_jsd: float | None, sctd_jsd: float, dctd_
     ``high``, two or more versions with traces)."""
     if bef_jsd is None or passing < 2 or bef_jsd <= high:
         return None
-    return Verdict(
-        code="redundant-alternatives",
-        severity="information",
-        message=(f"the versions differ in bytecode but run the same way "
-                 f"(BEF {bef_jsd:.3g} > {high:g})"),
-        figure=bef_jsd,
-        detail={"sctd_jsd": sctd_jsd, "dctd_jsd": dctd_jsd},
-    )
+    return _bef_verdict("redundant-alternatives", "information",
+                        "the versions differ in bytecode but run the same way",
+                        f"> {high:g}", bef_jsd, sctd_jsd, dctd_jsd)
 
 
 def _complexity_outliers(measured: Sequence[Growth], slopes: dict[int, float],

@@ -205,6 +205,16 @@ async def code_actions(
         await asyncio.sleep(0.1)
 
 
+async def actions_at(client: Any, uri: str, pos: types.Position,
+                     timeout: float = 60.0) -> list[types.CodeAction | types.Command]:
+    """:func:`code_actions` at one position, with no diagnostics in the context."""
+    return await code_actions(client, types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        range=types.Range(start=pos, end=pos),
+        context=types.CodeActionContext(diagnostics=[]),
+    ), timeout)
+
+
 def published(client: Any, uri: str) -> list[types.Diagnostic] | None:
     """The last diagnostics pushed for ``uri`` (None if none were pushed yet)."""
     value = client.diagnostics.get(uri)

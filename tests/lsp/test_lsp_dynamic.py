@@ -9,8 +9,8 @@ from lsprotocol import types
 
 from .conftest import lsp_session
 from .helpers import (
+    actions_at,
     apply_edits,
-    code_actions,
     command,
     hover_text,
     open_document,
@@ -88,14 +88,7 @@ async def test_run_dynamic_in_the_background(workspace: Path) -> None:
         fastest = report["fastest"]
         assert fastest is not None and 0 <= fastest < 3
         assert f"- fastest: v{fastest + 1}" in text
-        actions = await code_actions(
-            client,
-            types.CodeActionParams(
-                text_document=types.TextDocumentIdentifier(uri=uri),
-                range=types.Range(start=pos, end=pos),
-                context=types.CodeActionContext(diagnostics=[]),
-            ),
-        )
+        actions = await actions_at(client, uri, pos)
         assert actions is not None
         pick = next(a for a in actions if "fastest" in a.title)
         assert isinstance(pick, types.CodeAction)

@@ -11,6 +11,7 @@ from codequorum.findings import percentile_words, risk_words
 
 from .conftest import lsp_session
 from .helpers import (
+    actions_at,
     apply_edits,
     code_actions,
     code_lenses,
@@ -282,14 +283,7 @@ async def test_methods_are_replaced_with_their_indentation(workspace: Path) -> N
         shown = await command(client, "codequorum.showSample", uri, "Stack.total", 3)
         assert shown["code"].startswith("def total(self):\n    acc = 0\n")
         pos = position_of(doc, "total")
-        actions = await code_actions(
-            client,
-            types.CodeActionParams(
-                text_document=types.TextDocumentIdentifier(uri=uri),
-                range=types.Range(start=pos, end=pos),
-                context=types.CodeActionContext(diagnostics=[]),
-            ),
-        )
+        actions = await actions_at(client, uri, pos)
         assert actions is not None
         pick = next(a for a in actions if a.title == "Replace `total` with version 2")
         assert isinstance(pick, types.CodeAction)

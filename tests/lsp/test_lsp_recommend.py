@@ -10,8 +10,8 @@ from codequorum.findings import percentile_words, risk_words
 
 from .conftest import lsp_session
 from .helpers import (
+    actions_at,
     apply_edits,
-    code_actions,
     command,
     hover_text,
     open_document,
@@ -74,14 +74,7 @@ async def test_hover_and_action_keep_the_version_the_others_agree_with(workspace
         assert f"- {trust}; {percentile_words(report['stability_percentile'])}\n" in text
         assert f"returns {shown}; the current code returns 5" in text
 
-        actions = await code_actions(
-            client,
-            types.CodeActionParams(
-                text_document=types.TextDocumentIdentifier(uri=uri),
-                range=types.Range(start=pos, end=pos),
-                context=types.CodeActionContext(diagnostics=[]),
-            ),
-        )
+        actions = await actions_at(client, uri, pos)
         assert actions is not None
         keep = actions[0]
         assert isinstance(keep, types.CodeAction)
