@@ -14,8 +14,8 @@ the outcomes cached by ``recommend_cache.py`` (run that first):
   comparison: what the recommendation gives for functions without examples);
 - oracle: some drawn version passes.
 
-An example counts as graded when some version of the task got a pass or fail on it (the
-cache keeps the grade, not whether an input was graded).
+An example is a docstring input with an expected value (``checked`` in the cache), as
+the dynamic report's ``checked`` marks it; an input without one is never an example.
 
 A version passes when it passes every hidden HumanEval test. Figures are the means over
 tasks of the per-task mean over the draws, with 95 % bootstrap intervals (tasks resampled,
@@ -63,12 +63,10 @@ KEY = outcome_key
 PICKS = ("random", "medoid", "agreement only", "recommended", "oracle")
 
 
-def graded_examples(task: TaskRuns) -> list[int]:
-    """The docstring examples some version was graded on (inputs in cache order)."""
+def examples(task: TaskRuns) -> list[int]:
+    """The docstring examples with an expected value (inputs in cache order)."""
     return [t for t, src in enumerate(task.sources)
-            if src == "doctest" and not task.hidden[t]
-            and any(row[t] is not None and row[t][3] is not None  # type: ignore[index]
-                    for row in task.outcomes)]
+            if src == "doctest" and not task.hidden[t] and task.checked[t]]
 
 
 def set_record(task: TaskRuns, draw: list[int], seed: int) -> dict[str, Any]:
@@ -86,14 +84,14 @@ def set_record(task: TaskRuns, draw: list[int], seed: int) -> dict[str, Any]:
         keys.append([None if row[t] is None else KEY(row[t][:3])  # type: ignore[index]
                      for t in non_test])
     passes = [task.passes(v) for v in draw]
-    examples = graded_examples(task)
+    shown = examples(task)
     passed = [0 if not s.strip() else
-              sum(1 for t in examples if task.outcomes[v][t] is not None
+              sum(1 for t in shown if task.outcomes[v][t] is not None
                   and task.outcomes[v][t][3] is True)  # type: ignore[index]
               for v, s in zip(draw, samples, strict=True)]
     ok = report.status == "ok"
-    rec = (recommend(keys, report.typicality, report.indices, passed if examples else None,
-                     len(examples)) if ok else None)
+    rec = (recommend(keys, report.typicality, report.indices, passed if shown else None,
+                     len(shown)) if ok else None)
     plain = recommend(keys, report.typicality, report.indices) if ok else None
     medoid = report.medoid
     n = len(draw)
@@ -106,7 +104,7 @@ def set_record(task: TaskRuns, draw: list[int], seed: int) -> dict[str, Any]:
         "medoid": medoid,
         "recommended": None if rec is None else rec.index,
         "agreement_only": None if plain is None else plain.index,
-        "examples": len(examples),
+        "examples": len(shown),
         "passes_examples": False if rec is None else rec.passes_examples,
         "examples_consensus": 0.0 if rec is None else rec.examples_consensus,
         "recommended_by": None if rec is None else rec.by,
@@ -209,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
     table = summarise(sets)
     print(f"{table['tasks']} tasks x {args.draws} draws of {args.size}: {table['sets']} sets, "
           f"{table['by_behaviour']} recommended by behaviour; {table['with_examples']} tasks "
-          "with graded docstring examples")
+          "whose docstring examples give expected values")
     for key in (*PICKS, "recommended - random", "recommended - medoid"):
         row = table[key]
         print(f"  {key:22s} {100 * row['mean']:6.1f} %  "

@@ -39,7 +39,8 @@ SHARED = Path(os.environ.get("CODEQUORUM_SHARED", REPO.parent / "shared"))
 DATA = SHARED / "data" / "humaneval_codegen16b_t0.8.jsonl"
 CACHE = REPO / "bench" / "results" / "recommend_cache.jsonl"
 
-#: ``[output hash | None, exc_type | None, exc_message | None, passed | None]``
+#: ``[output hash | None, exc_type | None, exc_message | None, passed | None]``; ``passed``
+#: is ``None`` on an input without an expected value (``checked`` false), whatever happened
 CachedOutcome = list[Any]
 
 
@@ -52,6 +53,7 @@ class TaskRuns:
     prompt: str
     sources: list[str]
     hidden: list[bool]
+    checked: list[bool]
     status: list[str]
     outcomes: list[list[CachedOutcome | None]]
 
@@ -95,11 +97,12 @@ def run_task(rec: dict[str, Any], jobs: int, codet_prompts: bool = False) -> dic
                             test_seconds=1.0)
     results = sandbox.run_candidates(codes, tests, entry, limits, trace=False, jobs=jobs,
                                      series=series)
+    checked = [c.test.has_expected for c in plan.cases] + [True] * len(hidden_tests)
     outcomes: list[list[CachedOutcome | None]] = []
     for res in results:
         row: list[CachedOutcome | None] = [None] * len(tests)
-        if res.status == "syntax-error":
-            row = [[None, "SyntaxError", "", False]] * len(tests)
+        if res.status == "syntax-error":  # fails what has an expected value, nothing else
+            row = [[None, "SyntaxError", "", False if c else None] for c in checked]
         else:
             for k, o in enumerate(res.tests[: len(tests)]):
                 if o.exc_type == "Skipped":
@@ -110,6 +113,7 @@ def run_task(rec: dict[str, Any], jobs: int, codet_prompts: bool = False) -> dic
         "task_id": rec["task_id"],
         "sources": [c.source for c in plan.cases] + ["hidden"] * len(hidden_tests),
         "hidden": [False] * len(plan.cases) + [True] * len(hidden_tests),
+        "checked": checked,
         "status": [r.status for r in results],
         "outcomes": outcomes,
     }
@@ -128,8 +132,12 @@ def read_cache(path: Path = CACHE, data: Path = DATA) -> list[TaskRuns]:
         c = cached.get(rec["task_id"])
         if c is None:
             continue
+        if "checked" not in c:
+            raise SystemExit(f"{path} was written by an earlier recommend_cache.py (no "
+                             "'checked' inputs): delete it and rebuild")
         out.append(TaskRuns(rec["task_id"], list(rec["samples"]), rec["prompt"],
-                            c["sources"], c["hidden"], c["status"], c["outcomes"]))
+                            c["sources"], c["hidden"], c["checked"], c["status"],
+                            c["outcomes"]))
     return out
 
 
