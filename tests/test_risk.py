@@ -25,12 +25,29 @@ from codequorum.risk import (
 def test_signals_vector_follows_the_model_features() -> None:
     s = RiskSignals(0.8, 0.85, 0.1, 0.2, behaviour=True, agreed=True, share=0.5,
                     examples=True, passes_examples=False, examples_consensus=0.3)
-    assert s.kind == "behaviour"
-    assert s.vector().tolist() == [0.8, 0.85, 0.1, 0.2, 1.0, 0.5, 1.0, 0.0, 0.3]
+    assert s.kind == "examples"
+    assert s.vector().tolist() == [0.8, 0.85, 0.1, 0.2, 1.0, 0.5, 0.0, 0.3, 0.0]
     assert s.vector(FEATURES["structure"]).tolist() == [0.8, 0.85, 0.1, 0.2]
     assert s.vector(("passes_examples", "share")).tolist() == [0.0, 0.5]
+    ran = RiskSignals(0.8, 0.85, behaviour=True, agreed=True, share=0.5)
+    assert ran.kind == "behaviour"
+    assert ran.vector().tolist() == [0.8, 0.85, 0.0, 0.0, 1.0, 0.5]
     assert RiskSignals(0.5).kind == "structure"
     assert RiskSignals(0.5).vector().tolist() == [0.5, 0.0, 0.0, 0.0]
+
+
+def test_examples_confirmed_counts_passed_examples_up_to_five() -> None:
+    def confirmed(count: int, passes: bool) -> float:
+        return RiskSignals(0.8, behaviour=True, examples=count > 0, passes_examples=passes,
+                           example_count=count).examples_confirmed
+
+    assert confirmed(1, True) == 0.2
+    assert confirmed(4, True) == 0.8
+    assert confirmed(5, True) == confirmed(9, True) == 1.0
+    assert confirmed(4, False) == 0.0  # failing one example confirms nothing
+    assert confirmed(0, False) == 0.0
+    assert RiskSignals(0.8, behaviour=True, examples=True, passes_examples=True,
+                       example_count=3).vector(("examples_confirmed",)).tolist() == [0.6]
 
 
 def test_logistic_predict_is_the_formula() -> None:
@@ -86,7 +103,7 @@ def test_stability_percentile_interpolates_the_quantiles() -> None:
 
 def test_shipped_model_has_both_kinds_and_sensible_direction() -> None:
     data = load_model()
-    for kind in ("behaviour", "structure"):
+    for kind in ("examples", "behaviour", "structure"):
         assert set(data["models"][kind]["features"]) <= set(FEATURES[kind])
     q = data["stability"]["quantiles"]
     assert len(q) == 101 and all(a < b for a, b in itertools.pairwise(q))
@@ -96,11 +113,18 @@ def test_shipped_model_has_both_kinds_and_sensible_direction() -> None:
     agreed = risk(RiskSignals(0.7, 0.75, behaviour=True, agreed=True, share=0.9))
     scattered = risk(RiskSignals(0.7, 0.75, behaviour=True, agreed=True, share=0.1))
     assert agreed < scattered
+    # outputs agreeing make a version safer than its shape alone says
+    assert risk(RiskSignals(0.9, 0.95, behaviour=True, agreed=True, share=0.95)) < alike
     checked = risk(RiskSignals(0.7, 0.75, behaviour=True, agreed=True, share=0.5,
-                               examples=True, passes_examples=True))
+                               examples=True, passes_examples=True, examples_consensus=0.5,
+                               example_count=2))
     failed = risk(RiskSignals(0.7, 0.75, behaviour=True, agreed=True, share=0.5,
-                              examples=True, passes_examples=False))
+                              examples=True, passes_examples=False, example_count=2))
     assert checked < 0.5 < failed
+    more = risk(RiskSignals(0.7, 0.75, behaviour=True, agreed=True, share=0.5,
+                            examples=True, passes_examples=True, examples_consensus=0.5,
+                            example_count=4))
+    assert more < checked  # four examples passed say more than two
 
 
 def test_a_model_with_unknown_features_is_refused() -> None:

@@ -512,6 +512,7 @@ def _recommend(report: StabilityReport, dynamic: DynamicLike | None,
         examples=rec.examples > 0,
         passes_examples=rec.passes_examples,
         examples_consensus=rec.examples_consensus,
+        example_count=rec.examples,
     )
     report.risk = risk(signals)
     if (opts.max_depth == REFERENCE_OPTIONS["max_depth"]

@@ -2,10 +2,13 @@
 
 ``risk`` is the probability that the recommended version (:mod:`codequorum.recommend`)
 fails a task's hidden tests, from the set's agreement signals, by a logistic model
-``p = 1 / (1 + exp(-(b + Σ w_k (x_k - μ_k) / σ_k)))``. Two models ship in
-``data/risk_model.json``: ``behaviour`` when the versions ran (the outcome matrix is known)
-and ``structure`` when they did not. Both were fitted on the bundled HumanEval samples
-(CodeGen-16B, T = 0.8) by ``bench/fit_risk.py``, which says how to refit.
+``p = 1 / (1 + exp(-(b + Σ w_k (x_k - μ_k) / σ_k)))``. Three models ship in
+``data/risk_model.json``, one per kind of evidence, so that none is applied where it was
+not fitted: ``examples`` when the versions ran and the docstring gives examples with
+expected values, ``behaviour`` when they ran without such examples (agreement of outputs
+is all there is), ``structure`` when they did not run. All were fitted on the bundled
+HumanEval samples (CodeGen-16B, T = 0.8) by ``bench/fit_risk.py``, which says how to refit
+(``behaviour`` on the same sets with the examples' expected values withheld).
 
 ``stability_percentile`` places a set's mean structural similarity (``jsd_struct``, ordered
 pairs) among the HumanEval reference sets of 10 versions: 8 means 8 % of the reference sets
@@ -28,16 +31,21 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-ModelKind = Literal["behaviour", "structure"]
+ModelKind = Literal["examples", "behaviour", "structure"]
 FloatArray = npt.NDArray[np.float64]
 
 #: The features each model may use. The shipped model file names the ones it was fitted
-#: with (chosen by ``bench/fit_risk.py`` by cross-validation on the fitting half).
+#: with (chosen by ``bench/fit_risk.py`` by cross-validation).
 FEATURES: dict[str, tuple[str, ...]] = {
     "structure": ("mean_similarity", "typicality", "syntax_error_fraction", "empty_fraction"),
     "behaviour": ("mean_similarity", "typicality", "syntax_error_fraction", "empty_fraction",
-                  "agreed", "share", "examples", "passes_examples", "examples_consensus"),
+                  "agreed", "share"),
+    "examples": ("mean_similarity", "typicality", "syntax_error_fraction", "empty_fraction",
+                 "agreed", "share", "passes_examples", "examples_consensus",
+                 "examples_confirmed"),
 }
+#: ``examples_confirmed`` counts the examples passed up to this many.
+CONFIRMING_EXAMPLES = 5
 #: Analysis options the reference quantiles were computed with.
 REFERENCE_OPTIONS: dict[str, float] = {"max_depth": 30, "jsd_log_base": 2.0}
 
@@ -53,7 +61,10 @@ class RiskSignals:
     the recommended version's agreements over the most possible; ``examples``: whether the
     docstring gives examples with expected values; ``passes_examples``: whether the
     recommended version passes all of them; ``examples_consensus``: the share of versions
-    passing all of them.
+    passing all of them; ``example_count``: how many examples the docstring gives. The
+    feature ``examples_confirmed`` is how many examples confirm the recommended version:
+    ``min(example_count, 5) / 5`` when it passes all of them, else 0 (passing four examples
+    says more than passing one).
     """
 
     mean_similarity: float
@@ -66,11 +77,21 @@ class RiskSignals:
     examples: bool = False
     passes_examples: bool = False
     examples_consensus: float = 0.0
+    example_count: int = 0
 
     @property
     def kind(self) -> ModelKind:
-        """The model that applies."""
-        return "behaviour" if self.behaviour else "structure"
+        """The model that applies (see module docstring)."""
+        if not self.behaviour:
+            return "structure"
+        return "examples" if self.examples else "behaviour"
+
+    @property
+    def examples_confirmed(self) -> float:
+        """How many examples confirm the recommended version, in [0, 1] (see above)."""
+        if not self.passes_examples:
+            return 0.0
+        return min(self.example_count, CONFIRMING_EXAMPLES) / CONFIRMING_EXAMPLES
 
     def vector(self, features: Sequence[str] | None = None) -> FloatArray:
         """The values of ``features`` (default: every feature of :attr:`kind`), in order."""
@@ -81,9 +102,9 @@ class RiskSignals:
             "empty_fraction": self.empty_fraction,
             "agreed": 1.0 if self.agreed else 0.0,
             "share": self.share,
-            "examples": 1.0 if self.examples else 0.0,
             "passes_examples": 1.0 if self.passes_examples else 0.0,
             "examples_consensus": self.examples_consensus,
+            "examples_confirmed": self.examples_confirmed,
         }
         names = FEATURES[self.kind] if features is None else features
         return np.array([values[name] for name in names], dtype=np.float64)
@@ -220,6 +241,7 @@ def stability_percentile(mean_similarity: float,
 
 
 __all__ = [
+    "CONFIRMING_EXAMPLES",
     "FEATURES",
     "REFERENCE_OPTIONS",
     "LogisticModel",
