@@ -225,11 +225,17 @@ def predict_held(fit: list[dict[str, Any]], held: list[dict[str, Any]]) -> dict[
         mine = rows(held, kind)
         x, y = matrix(mine, kind, fitted[kind].features)
         out[kind] = Held(fitted[kind].model.predict(x), y, [s["task_id"] for s in mine])
-    p = [float(fitted[shown_kind(s)].model.predict(
-        signals(s, shown_kind(s)).vector(fitted[shown_kind(s)].features))[()]) for s in held]
-    out["shown"] = Held(np.array(p), np.array([label(s, shown_kind(s)) for s in held]),
+    out["shown"] = Held(np.array([shown_risk(fitted, s) for s in held]),
+                        np.array([label(s, shown_kind(s)) for s in held]),
                         [s["task_id"] for s in held])
     return out
+
+
+def shown_risk(fitted: Mapping[ModelKind, Fitted], s: dict[str, Any]) -> float:
+    """The risk a report gives set ``s`` after a run, from the models in ``fitted``."""
+    kind = shown_kind(s)
+    model = fitted[kind]
+    return float(model.model.predict(signals(s, kind).vector(model.features))[()])
 
 
 def cross_fit(sets: list[dict[str, Any]], seed: int) -> list[dict[str, Held]]:
@@ -253,12 +259,12 @@ def task_ci(p: np.ndarray, y: np.ndarray, tasks: list[str],
     """95 % interval of ``measure(p, y)`` with tasks resampled (their draws kept
     together: the draws of one task are not independent sets)."""
     names = sorted(set(tasks))
-    rows = {t: [i for i, u in enumerate(tasks) if u == t] for t in names}
+    members = {t: [i for i, u in enumerate(tasks) if u == t] for t in names}
     rng = np.random.default_rng(seed)
     values = []
     for _ in range(reps):
         pick = rng.integers(0, len(names), size=len(names))
-        ix = [i for k in pick for i in rows[names[k]]]
+        ix = [i for k in pick for i in members[names[k]]]
         values.append(measure(p[ix], y[ix]))
     finite = [v for v in values if v == v]
     return float(np.percentile(finite, 2.5)), float(np.percentile(finite, 97.5))
