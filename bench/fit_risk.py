@@ -333,6 +333,50 @@ def report(key: str, e: Mapping[str, Any], shipped: Fitted | None) -> list[str]:
     return lines
 
 
+#: Colours of the reliability diagram, per measured key.
+COLOURS = {"shown": "#1f5fbf", "examples": "#2a9d8f", "behaviour": "#e76f51",
+           "structure": "#7a7a7a"}
+
+
+def diagram(evaluation: Mapping[str, Any], size: int = 360) -> str:
+    """An SVG reliability diagram of the cross-fitted predictions: observed failure rate
+    against mean prediction per bin, one polyline per measured key, dots sized by sets."""
+    pad, side = 40, size - 60
+
+    def xy(a: float, b: float) -> tuple[float, float]:
+        return pad + a * side, pad / 2 + (1 - b) * side
+
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{size + 120}" '
+             f'height="{size}" font-family="sans-serif" font-size="11">',
+             f'<rect x="{pad}" y="{pad / 2}" width="{side}" height="{side}" fill="none" '
+             'stroke="#999"/>',
+             '<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#bbb" stroke-dasharray="4 3"/>'
+             .format(*xy(0, 0), *xy(1, 1))]
+    for t in (0.0, 0.5, 1.0):
+        x, y = xy(t, t)
+        parts.append(f'<text x="{x}" y="{pad / 2 + side + 14}" text-anchor="middle">{t:g}'
+                     '</text>')
+        parts.append(f'<text x="{pad - 6}" y="{y + 4}" text-anchor="end">{t:g}</text>')
+    parts.append(f'<text x="{pad + side / 2}" y="{size - 4}" text-anchor="middle">predicted '
+                 'risk</text>')
+    parts.append(f'<text x="10" y="{pad / 2 + side / 2}" transform="rotate(-90 10 '
+                 f'{pad / 2 + side / 2})" text-anchor="middle">observed failure rate</text>')
+    for k, key in enumerate(MEASURED):
+        rows_ = evaluation[key]["cross_fitted"]["reliability"]
+        colour = COLOURS[key]
+        points = " ".join("{:.1f},{:.1f}".format(*xy(a, b)) for a, b, _ in rows_)
+        parts.append(f'<polyline points="{points}" fill="none" stroke="{colour}"/>')
+        for a, b, n in rows_:
+            x, y = xy(a, b)
+            parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{1.5 + n ** 0.5 / 4:.1f}" '
+                         f'fill="{colour}" fill-opacity="0.6"/>')
+        c = evaluation[key]["cross_fitted"]
+        parts.append(f'<text x="{pad + side + 10}" y="{pad + 16 * k}" fill="{colour}">{key}: '
+                     f'ECE {c["ece"]:.3f}</text>')
+    parts.append("</svg>")
+    return "\n".join(parts) + "\n"
+
+
 def quantiles(values: list[float]) -> list[float]:
     """101 strictly increasing quantiles (ties nudged apart by 1e-9)."""
     q = np.quantile(np.array(values), np.linspace(0, 1, 101))
@@ -347,6 +391,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--sets", type=Path, default=SETS)
     ap.add_argument("--write", action="store_true", help=f"write {MODEL.relative_to(REPO)}")
+    ap.add_argument("--diagram", type=Path, metavar="SVG",
+                    help="also draw the reliability diagram of the held-out predictions")
     args = ap.parse_args(argv)
     sets: list[dict[str, Any]] = [s for s in json.loads(args.sets.read_text())
                                   if s["status"] == "ok"]
@@ -381,6 +427,9 @@ def main(argv: list[str] | None = None) -> int:
             "quantiles": quantiles([s["mean_similarity"] for s in sets]),
         },
     }
+    if args.diagram:
+        args.diagram.write_text(diagram(evaluation))
+        print(f"wrote {args.diagram}")
     if args.write:
         MODEL.write_text(json.dumps(document, indent=1) + "\n")
         print(f"wrote {MODEL.relative_to(REPO)}")
