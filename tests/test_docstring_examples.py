@@ -166,3 +166,14 @@ def test_for_lines_and_calls_inside_sentences() -> None:
         (([],), {}, 0, True),
         (([1], "ab"), {}, ("ab", False), True),  # named out of order: placed by name
     ]
+
+
+def test_a_call_given_twice_keeps_its_expected_value() -> None:
+    code = '''
+def total(lst):
+    """total([1, 2]) is worked out below.
+
+    For lst = [1, 2] the output should be 3
+    """
+'''
+    assert _cases(code, "total") == [(([1, 2],), 3, True)]

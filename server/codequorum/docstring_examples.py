@@ -104,19 +104,17 @@ def _call_test(
 
 def doctest_cases(fn: FunctionNode, name: str) -> list[TestCase]:
     """Call cases from ``fn``'s docstring, in the order of the forms in the module
-    docstring, each call once."""
+    docstring, each call once (with its expected value where any form gives one)."""
     doc = ast.get_docstring(fn, clean=True)
     if not doc:
         return []
     found = [*_prompt_cases(doc, name), *_call_line_cases(doc, name),
              *_input_output_cases(doc, name, fn), *_for_cases(doc, name, fn)]
-    out: list[TestCase] = []
-    seen: set[str] = set()
+    out: dict[str, TestCase] = {}
     for case in found:
-        if case.name not in seen:
-            seen.add(case.name)
-            out.append(case)
-    return out
+        if case.name not in out or (case.has_expected and not out[case.name].has_expected):
+            out[case.name] = case
+    return list(out.values())
 
 
 # ----------------------------------------------------------------------------- prompts
