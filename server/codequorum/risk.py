@@ -52,7 +52,7 @@ REFERENCE_OPTIONS: dict[str, float] = {"max_depth": 30, "jsd_log_base": 2.0}
 
 @dataclass(frozen=True)
 class RiskSignals:
-    """A set's agreement signals, each in [0, 1].
+    """A set's agreement signals (shares in [0, 1], ``example_count`` a count).
 
     ``mean_similarity``: mean ``jsd_struct`` over ordered pairs; ``typicality``: the
     recommended version's mean similarity to the others; ``syntax_error_fraction`` and
