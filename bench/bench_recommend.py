@@ -110,7 +110,6 @@ def set_record(task: TaskRuns, draw: list[int], seed: int) -> dict[str, Any]:
         "agreement_only_share": 0.0 if plain is None else plain.share,
         "agreement_only_typicality": 0.0 if plain is None else plain.typicality,
         "examples": len(shown),
-        "examples_passed": 0 if rec is None else rec.examples_passed,
         "passes_examples": False if rec is None else rec.passes_examples,
         "examples_consensus": 0.0 if rec is None else rec.examples_consensus,
         "recommended_by": None if rec is None else rec.by,
