@@ -125,13 +125,23 @@ async function pickInFileDialog(page, file) {
   return title;
 }
 
-/** Types `query` in the command palette; returns its entries, and runs the first when `run`. */
+/** Types `query` in the command palette; returns its entries, and runs the first when `run`.
+ * The palette is opened again when it does not take the text: a widget still closing from
+ * the previous use can swallow F1 (its input goes inert, then hidden). */
 async function palette(page, query, run = false) {
-  await page.keyboard.press('Escape');
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget .quick-input-box input');
-  await input.waitFor({ state: 'visible', timeout: 10000 });
-  await input.fill(`>${query}`);
+  const widget = page.locator('.quick-input-widget');
+  const input = widget.locator('.quick-input-box input');
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press('Escape');
+    await widget.waitFor({ state: 'hidden', timeout: 3000 }).catch(() => {});
+    await page.keyboard.press('F1');
+    try {
+      await input.fill(`>${query}`, { timeout: 10000 });
+      break;
+    } catch (err) {
+      if (attempt >= 3) throw err;
+    }
+  }
   await sleep(1500);
   const labels = await page
     .locator('.quick-input-widget .quick-input-list .monaco-list-row')
