@@ -121,7 +121,9 @@ async def test_cancel_a_dynamic_run(workspace: Path) -> None:
 
         await wait_for(ended, timeout=20)  # far less than the 60 s the versions may run
         assert progress_values(client, token)[-1].message == "cancelled"
-        assert any("dynamic analysis of `spin` cancelled" in m.message for m in client.messages)
+        # the message follows the end of the progress: wait for it, do not race it
+        await wait_for(lambda: any("dynamic analysis of `spin` cancelled" in m.message
+                                   for m in client.messages), timeout=10)
         report = await command(client, "codequorum.analyze", uri, "spin")
         assert "oer" not in report["report"]["summary"]  # nothing cached from a cancelled run
         assert await hover_text(client, uri, position_of(SPIN_DOC, "spin")) is not None
