@@ -103,25 +103,34 @@ def rows(sets: list[dict[str, Any]], kind: ModelKind) -> list[dict[str, Any]]:
     return [s for s in sets if s["examples"] > 0] if kind == "examples" else sets
 
 
+#: Record keys of the pick each run model is fitted on: (how it was chosen, its
+#: typicality, its agreement share).
+PICK_KEYS: dict[str, tuple[str, str, str]] = {
+    "examples": ("recommended_by", "typicality", "share"),
+    "behaviour": ("agreement_only_by", "agreement_only_typicality", "agreement_only_share"),
+}
+
+
 def signals(s: dict[str, Any], kind: ModelKind) -> RiskSignals:
     """The risk signals of one set record for model ``kind``'s pick."""
     if kind == "structure":
         return RiskSignals(s["mean_similarity"], s["medoid_typicality"],
                            s["syntax_error_fraction"], s["empty_fraction"])
-    prefix = "" if kind == "examples" else "agreement_only_"
-    agreed = s[f"{prefix or 'recommended_'}by"] == "behaviour"
+    by, typicality, share = (s[key] for key in PICK_KEYS[kind])
+    agreed = by == "behaviour"
+    with_examples = kind == "examples"
     return RiskSignals(
         mean_similarity=s["mean_similarity"],
-        typicality=s[f"{prefix}typicality"],
+        typicality=typicality,
         syntax_error_fraction=s["syntax_error_fraction"],
         empty_fraction=s["empty_fraction"],
         behaviour=True,
         agreed=agreed,
-        share=s[f"{prefix}share"] if agreed else 0.0,
-        examples=kind == "examples",
-        passes_examples=kind == "examples" and s["passes_examples"],
-        examples_consensus=s["examples_consensus"] if kind == "examples" else 0.0,
-        example_count=s["examples"] if kind == "examples" else 0,
+        share=share if agreed else 0.0,
+        examples=with_examples,
+        passes_examples=with_examples and s["passes_examples"],
+        examples_consensus=s["examples_consensus"] if with_examples else 0.0,
+        example_count=s["examples"] if with_examples else 0,
     )
 
 
