@@ -6,6 +6,7 @@ versions through these functions, so a version stored by one is found by the oth
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -15,15 +16,26 @@ from codequorum.sources.store import default_store_path
 WORKSPACE_MARKERS = (".codequorum", ".git")
 
 
+def marked_workspace(path: Path) -> Path | None:
+    """The nearest folder at or above ``path`` (a file's folder, or a folder itself)
+    holding ``.codequorum`` or ``.git``, symlinks resolved; None when there is none."""
+    resolved = path.resolve()
+    start = resolved if resolved.is_dir() else resolved.parent
+    for folder in (start, *start.parents):
+        if any(os.path.lexists(folder / marker) for marker in WORKSPACE_MARKERS):
+            return folder
+    return None
+
+
 def find_workspace(path: Path) -> Path:
     """The nearest folder at or above ``path`` (a file's folder, or a folder itself)
     holding ``.codequorum`` or ``.git``; else the current folder when ``path`` is inside
     it; else the file's own folder."""
+    found = marked_workspace(path)
+    if found is not None:
+        return found
     resolved = path.resolve()
     start = resolved if resolved.is_dir() else resolved.parent
-    for folder in (start, *start.parents):
-        if any((folder / marker).exists() for marker in WORKSPACE_MARKERS):
-            return folder
     cwd = Path.cwd().resolve()
     return cwd if start.is_relative_to(cwd) else start
 

@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from codequorum.errors import UserError
+from codequorum.option_policy import Reach, declare
 
 
 def register(subparsers: Any) -> None:
@@ -18,17 +19,19 @@ def register(subparsers: Any) -> None:
         description="Run the codequorum language server. Editors start it with "
         "`codequorum lsp` and talk JSON-RPC over stdin/stdout.",
     )
-    parser.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default)")
-    parser.add_argument(
+    declare(parser.add_argument("--stdio", action="store_true",
+                                help="talk over stdin/stdout (the default)"), Reach.ANALYSIS)
+    declare(parser.add_argument(
         "--tcp", metavar="HOST:PORT", help="listen on a TCP address instead of stdio"
-    )
-    parser.add_argument(
+    ), Reach.NETWORK)
+    declare(parser.add_argument(
         "--log-level",
         default="WARNING",
         choices=["DEBUG", "INFO", "WARNING", "ERROR"],
         help="level of the log written to stderr (default WARNING)",
-    )
-    parser.add_argument("--log-file", metavar="PATH", help="write the log to this file")
+    ), Reach.ANALYSIS)
+    declare(parser.add_argument("--log-file", metavar="PATH",
+                                help="write the log to this file"), Reach.OUTPUT)
     parser.set_defaults(func=run)
 
 

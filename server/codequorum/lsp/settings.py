@@ -330,7 +330,9 @@ def file_settings(root: str | None) -> tuple[Settings, list[str]]:
 
     if not root:
         return Settings(), []
+    refused: list[str] = []
     try:
-        return parse_settings(workspace_defaults(root))
+        settings, warnings = parse_settings(workspace_defaults(root, refused))
     except UserError as exc:
-        return Settings(), [str(exc)]
+        return Settings(), [*refused, str(exc)]
+    return settings, [*refused, *warnings]
