@@ -6,25 +6,18 @@ versions through these functions, so a version stored by one is found by the oth
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from codequorum.safe_paths import marked_root
 from codequorum.sources.store import default_store_path
-
-#: A folder holding one of these is a workspace root.
-WORKSPACE_MARKERS = (".codequorum", ".git")
 
 
 def marked_workspace(path: Path) -> Path | None:
     """The nearest folder at or above ``path`` (a file's folder, or a folder itself)
     holding ``.codequorum`` or ``.git``, symlinks resolved; None when there is none."""
     resolved = path.resolve()
-    start = resolved if resolved.is_dir() else resolved.parent
-    for folder in (start, *start.parents):
-        if any(os.path.lexists(folder / marker) for marker in WORKSPACE_MARKERS):
-            return folder
-    return None
+    return marked_root(resolved if resolved.is_dir() else resolved.parent)
 
 
 def find_workspace(path: Path) -> Path:

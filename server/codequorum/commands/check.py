@@ -37,6 +37,7 @@ from codequorum.render.ansi import SEVERITY_STYLE, paint
 from codequorum.render.json_out import safe_values
 from codequorum.render.terminal import color_enabled
 from codequorum.render.words import count
+from codequorum.safe_paths import guard
 from codequorum.safe_text import safe_text
 from codequorum.session import (
     MAX_DOCUMENT_BYTES,
@@ -591,7 +592,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     workspace = (args.workspace or _discover(args.paths)).resolve()
     if args.workspace is not None and not workspace.is_dir():
         raise UserError(f"--workspace {args.workspace}: not a folder")
-    store_path = (args.store or default_store_path(workspace)).resolve()
+    store_path = guard(args.store or default_store_path(workspace), [workspace])
     if args.dynamic:
         from codequorum.commands.score import dynamic_available
 
@@ -600,7 +601,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
                             "run without --dynamic")
     if store_path.is_dir():
         raise UserError(f"--store {store_path}: is a folder, expected a file")
-    if not store_path.exists():
+    if not os.path.lexists(store_path):
         if not args.quiet:
             print(f"codequorum: no sample store at {safe_text(store_path)}; run `codequorum "
                   "sample` or add samples from your editor", file=sys.stderr)

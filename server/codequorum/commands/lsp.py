@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from pathlib import Path
 from typing import Any
 
 from codequorum.errors import UserError
@@ -42,10 +43,18 @@ def _address(value: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
+def _log_path(name: str) -> Path:
+    """The log file, never reached through a repository's symlink out of the workspace."""
+    from codequorum.safe_paths import guard
+    from codequorum.workspace import find_workspace
+
+    return guard(name, [find_workspace(Path.cwd())])
+
+
 def run(args: argparse.Namespace) -> int:
     """Start the server; returns when the client says exit (or the stream closes)."""
     handler: logging.Handler = (
-        logging.FileHandler(args.log_file, encoding="utf-8")
+        logging.FileHandler(_log_path(args.log_file), encoding="utf-8")
         if args.log_file
         else logging.StreamHandler(sys.stderr)
     )

@@ -140,6 +140,7 @@ class _Target:
     function: FunctionInfo
     key: str
     store_path: Path
+    workspace: Path
 
 
 def _read_source(path: Path) -> str:
@@ -160,7 +161,8 @@ def _target(args: argparse.Namespace) -> _Target:
     function = _function(text, language, args.function, path)
     workspace = (args.workspace or find_workspace(path)).resolve()
     key = store_key(path, workspace)
-    return _Target(text, language, function, key, args.store or default_store_path(workspace))
+    return _Target(text, language, function, key, args.store or default_store_path(workspace),
+                   workspace)
 
 
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
@@ -182,7 +184,7 @@ def _import(args: argparse.Namespace, target: _Target, stream: TextIO) -> int:
     """``--from``: store the versions of the function found in the source, say what was
     skipped and how many versions the function now has."""
     name = target.function.qualified_name
-    with _open_store(target.store_path, stream) as store:
+    with _open_store(target, stream) as store:
         report = import_samples(
             store, args.source, target.key, target.language, name, task_id=args.task
         )
@@ -277,7 +279,7 @@ def _regenerate(args: argparse.Namespace, target: _Target, messages: list[dict[s
             f"{count(config.samples, 'version')} of `{name}` ({target.key})",
             file=stream,
         )
-    with _open_store(target.store_path, stream) as store:
+    with _open_store(target, stream) as store:
         arrivals = _Arrivals(store, target, digest, stream, args.quiet)
         result = asyncio.run(regenerate(config, messages, config.samples, target.language,
                                         name, on_sample=arrivals.on_sample))
@@ -311,9 +313,10 @@ def _function(text: str, language: str, name: str, path: Path) -> FunctionInfo:
 
 
 @contextmanager
-def _open_store(path: Path, stream: TextIO) -> Iterator[SampleStore]:
-    """Open the store (saying so when a damaged file was moved aside), close it after."""
-    store = SampleStore.open(path)
+def _open_store(target: _Target, stream: TextIO) -> Iterator[SampleStore]:
+    """Open the target's store (saying so when a damaged file was moved aside), close it
+    after."""
+    store = SampleStore.open(target.store_path, roots=[target.workspace])
     try:
         for warning in store.warnings:
             print(f"warning: {warning}", file=sys.stderr)

@@ -1,0 +1,129 @@
+"""Files codequorum writes or moves, reached only where the user meant.
+
+A repository can carry symlinks: ``report.json -> ~/.bashrc``, ``.codequorum -> ~``,
+``.codequorum/samples.sqlite3 -> ~/.config/gh/hosts.yml``. A path the user names, or a
+default under the workspace, may run through one. :func:`guard` walks a path one component
+at a time, as the kernel does, and refuses it when a symlink that lies inside a workspace
+(one of the caller's roots, or the nearest folder above the link holding ``.git`` or
+``.codequorum``) leads out of that workspace; symlinks that stay inside, and symlinks
+outside every workspace (``/dev/stdout``, a home folder on another disk), are followed.
+
+Between the check and the write the path could change. :func:`open_folder` therefore opens
+the checked folder one component at a time with ``O_NOFOLLOW`` (as ``openat`` walks do), so
+a component swapped for a symlink after the check is refused, not followed; files are then
+made (``O_EXCL | O_NOFOLLOW``), opened and renamed relative to that folder's descriptor.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from codequorum.errors import UserError
+
+#: A folder holding one of these is a workspace root (as :mod:`codequorum.workspace` says).
+MARKERS = (".codequorum", ".git")
+#: Symlinks followed in one path at most (the kernel's own limit).
+MAX_LINKS = 40
+_DIRECTORY = os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC | getattr(os, "O_PATH", os.O_RDONLY)
+
+
+class UnsafePath(UserError):
+    """A path that leaves the workspace through a symlink, or changed while being used."""
+
+    exit_code = 2
+
+
+def marked_root(folder: Path) -> Path | None:
+    """The nearest folder at or above ``folder`` (a real path) holding a workspace marker
+    (itself a symlink or not)."""
+    for candidate in (folder, *folder.parents):
+        if any(os.path.lexists(candidate / marker) for marker in MARKERS):
+            return candidate
+    return None
+
+
+def _check_link(link: Path, leads_to: Path, tops: list[Path]) -> None:
+    """Refuse ``link`` (in a real folder) when it lies inside a workspace and ``leads_to``
+    lies outside it."""
+    folder = link.parent
+    here = [top for top in tops if folder.is_relative_to(top)]
+    marked = marked_root(folder)
+    if marked is not None:
+        here.append(marked)
+    for top in here:
+        if not leads_to.is_relative_to(top):
+            raise UnsafePath(f"{link} is a symlink out of the workspace {top} (to {leads_to}); "
+                             "codequorum does not write through it: name the file itself")
+
+
+def guard(path: str | os.PathLike[str], roots: Iterable[str | os.PathLike[str]] = ()) -> Path:
+    """The real path a write to ``path`` reaches (symlinks followed, a dangling one to
+    where it points), or :class:`UnsafePath` when a symlink on the way lies inside a
+    workspace (one of ``roots``, or a folder holding ``.git`` or ``.codequorum``) and
+    leads out of it."""
+    tops = [Path(os.path.realpath(root)) for root in roots]
+    given = Path(path).expanduser()
+    pending = list((given if given.is_absolute() else Path.cwd() / given).parts[1:])
+    current = Path("/")
+    links = 0
+    while pending:
+        part = pending.pop(0)
+        if part in ("", "."):
+            continue
+        if part == "..":
+            current = current.parent
+            continue
+        candidate = current / part
+        if not os.path.islink(candidate):
+            current = candidate
+            continue
+        links += 1
+        if links > MAX_LINKS:
+            raise UnsafePath(f"{path}: too many symlinks")
+        leads_to = Path(os.path.realpath(candidate))
+        _check_link(candidate, leads_to, tops)
+        current = leads_to
+    return current
+
+
+def inside(path: Path, root: str | os.PathLike[str]) -> bool:
+    """Whether the real ``path`` lies at or below the real ``root``."""
+    return path.is_relative_to(Path(os.path.realpath(root)))
+
+
+def open_folder(folder: Path) -> int:
+    """A descriptor of the real folder ``folder`` (from :func:`guard`), opened one component
+    at a time without following any symlink. Raises :class:`UnsafePath` when a component
+    is (now) a symlink or not a folder, ``FileNotFoundError`` when one is missing."""
+    if not folder.is_absolute():
+        raise ValueError(f"{folder} is not absolute")
+    fd = os.open("/", _DIRECTORY)
+    try:
+        for part in folder.parts[1:]:
+            try:
+                step = os.open(part, _DIRECTORY, dir_fd=fd)
+            except OSError as exc:
+                if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
+                    raise
+                raise UnsafePath(f"{folder}: {part} is not a folder any more (a symlink or a "
+                                 "file took its place); nothing was written") from None
+            os.close(fd)
+            fd = step
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+@contextlib.contextmanager
+def folder_of(target: Path) -> Iterator[int]:
+    """:func:`open_folder` of ``target``'s folder, closed after the block."""
+    fd = open_folder(target.parent)
+    try:
+        yield fd
+    finally:
+        os.close(fd)
