@@ -36,7 +36,7 @@ from codequorum.lsp.engine import Engine, FunctionAnalysis, Items
 from codequorum.lsp.hover import render_computing, render_hover
 from codequorum.lsp.lenses import document_lenses
 from codequorum.lsp.progress import REQUEST_TOKEN
-from codequorum.lsp.settings import Settings, file_settings, parse_settings
+from codequorum.lsp.settings import Settings, file_settings, folder_settings, parse_settings
 from codequorum.session import AnalysisKey
 from codequorum.workspace import file_key_for
 
@@ -218,17 +218,17 @@ class CodequorumServer(LanguageServer):
         engine.configure(settings)
 
     async def pull_configuration(self) -> None:
-        """Ask the client for the ``codequorum`` section of every workspace folder (when it
-        can answer)."""
+        """Ask the client for the ``codequorum`` section (when it can answer): once without a
+        scope (the user's), then for every workspace folder, whose own values of the settings
+        only the user may choose do not count (:func:`folder_settings`)."""
         ws = self.client_capabilities.workspace
         if not (ws and ws.configuration):
             return
         folders = list(self.folders.items()) or [("", self.engine)]
-        items = [
-            types.ConfigurationItem(
-                section="codequorum", scope_uri=Path(root).as_uri() if root else None
-            )
+        items = [types.ConfigurationItem(section="codequorum")] + [
+            types.ConfigurationItem(section="codequorum", scope_uri=Path(root).as_uri())
             for root, _ in folders
+            if root
         ]
         try:
             result = await asyncio.wait_for(
@@ -238,9 +238,16 @@ class CodequorumServer(LanguageServer):
         except Exception as exc:
             log.info("workspace/configuration failed: %s", exc)
             return
-        for (_, engine), value in zip(folders, result or [], strict=False):
+        answers = list(result or [])
+        user = answers[0] if answers else None
+        scoped = answers[1:] if len(items) > 1 else answers[:1]
+        for (root, engine), value in zip(folders, scoped, strict=False):
             if value is None or value == {}:
                 continue
+            if root:
+                value, refused = folder_settings(value, user, root)
+                for warning in refused:
+                    self.warn_once(f"codequorum: {warning}")
             self.apply_settings(value, self.base_settings, engine)
 
     def refresh(self, uri: str | None = None) -> None:
