@@ -33,11 +33,12 @@ from codequorum.lsp.actions import function_actions
 from codequorum.lsp.diagnostics import SOURCE, document_diagnostics, result_id
 from codequorum.lsp.documents import FunctionEntry, Snapshot, SnapshotCache, normalize_encoding
 from codequorum.lsp.engine import Engine, FunctionAnalysis, Items
+from codequorum.lsp.files import RefusedFile, path_of, read_inside
 from codequorum.lsp.hover import render_computing, render_hover
 from codequorum.lsp.lenses import document_lenses
 from codequorum.lsp.progress import REQUEST_TOKEN
 from codequorum.lsp.settings import Settings, file_settings, folder_settings, parse_settings
-from codequorum.session import AnalysisKey
+from codequorum.session import MAX_DOCUMENT_BYTES, AnalysisKey
 from codequorum.workspace import file_key_for
 
 log = logging.getLogger(__name__)
@@ -197,12 +198,23 @@ class CodequorumServer(LanguageServer):
     def snapshot(self, uri: str) -> Snapshot | None:
         """The current snapshot of an open (or readable) document; None if unreadable."""
         try:
-            doc = self.workspace.get_text_document(uri)
-            text = doc.source
-        except Exception:
+            return self.read_snapshot(uri)
+        except RefusedFile:
             return None
+
+    def read_snapshot(self, uri: str) -> Snapshot:
+        """The current snapshot of a document: the text the client sent when it is open,
+        else the file when it is a bounded regular file inside a workspace folder
+        (:mod:`codequorum.lsp.files`); :class:`RefusedFile` says why not."""
         encoding = normalize_encoding(self.workspace.position_encoding)
-        return self.snapshots.get(uri, text, doc.language_id, encoding, doc.version)
+        doc = self.workspace.text_documents.get(unquote(uri))
+        if doc is not None:
+            return self.snapshots.get(uri, doc.source, doc.language_id, encoding, doc.version)
+        path = path_of(uri)
+        if path is None:
+            raise RefusedFile(f"{uri} is not open")
+        text = read_inside(path, self.folders, MAX_DOCUMENT_BYTES).decode("utf-8", "replace")
+        return self.snapshots.get(uri, text, None, encoding, None)
 
     def apply_settings(
         self, raw: Any, base: Settings | None = None, engine: Engine | None = None
