@@ -342,7 +342,7 @@ async def import_samples_command(ls: CodequorumServer, args: c.ImportSamplesArgs
     if not args.path and args.content is None:
         raise CommandError(f"{IMPORT_SAMPLES}: needs the path of a sample file")
     root = ls.engine_for(target.uri).root
-    path = Path(args.path or "versions.jsonl")
+    path = Path(args.path or "versions.jsonl").expanduser()
     if not path.is_absolute():
         path = Path(root or Path.cwd()) / path
     try:
