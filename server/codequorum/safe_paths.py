@@ -12,6 +12,10 @@ Between the check and the write the path could change. :func:`open_folder` there
 the checked folder one component at a time with ``O_NOFOLLOW`` (as ``openat`` walks do), so
 a component swapped for a symlink after the check is refused, not followed; files are then
 made (``O_EXCL | O_NOFOLLOW``), opened and renamed relative to that folder's descriptor.
+
+What codequorum reads from a repository on its own (a walked source file, a file a client
+names) is read by :func:`read_regular`: a regular file only, bounded, never blocking on a
+FIFO, so ``/dev/zero`` or a pipe in its place is one error instead of a hang.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -127,3 +132,47 @@ def folder_of(target: Path) -> Iterator[int]:
         yield fd
     finally:
         os.close(fd)
+
+
+class UnreadableFile(UserError):
+    """A file that is not a regular file, or larger than the bound, so it is not read."""
+
+
+def file_kind(mode: int) -> str:
+    """What a file that is not a regular file is ("a FIFO", "a folder", ...)."""
+    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISLNK, "a symlink"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def _megabytes(limit: int) -> str:
+    return f"{limit / 1_000_000:g} MB"
+
+
+def read_regular(path: str | os.PathLike[str], limit: int) -> bytes:
+    """The bytes of ``path`` (symlinks followed) when it is a regular file of at most
+    ``limit`` bytes; else :class:`UnreadableFile` naming it. Never blocks on a FIFO, never
+    reads more than ``limit`` + 1 bytes; ``OSError`` when it cannot be opened."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise UnreadableFile(f"{path} is {file_kind(info.st_mode)}, not a regular file")
+        if info.st_size > limit:
+            raise UnreadableFile(f"{path} is larger than {_megabytes(limit)}")
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    finally:
+        os.close(fd)
+    if size > limit:
+        raise UnreadableFile(f"{path} is larger than {_megabytes(limit)}")
+    return b"".join(chunks)

@@ -195,3 +195,42 @@ async def test_the_workspace_cannot_choose_the_servers_store(hostile: Hostile) -
         assert any(f"codequorum.{key} = " in t and "a workspace's settings cannot" in t
                    for t in texts), key
     assert not any("diagnostics.minSeverity" in t for t in texts)
+
+
+def test_a_store_with_objects_codequorum_never_makes_is_refused(hostile: Hostile) -> None:
+    """A committed store with codequorum's header and a trigger of the repository's own."""
+    store = _store(hostile)
+    SampleStore.open(store).close()
+    with sqlite3.connect(store) as db:
+        db.execute("CREATE TABLE loot (x TEXT)")
+        db.execute("CREATE TRIGGER grab AFTER INSERT ON samples BEGIN "
+                   "INSERT INTO loot VALUES (new.code); END")
+    db.close()
+    before = store.read_bytes()
+    result = hostile.run("sample", "src/mod.py", "-f", "f", "--from", "samples.jsonl")
+    assert result.returncode != 0
+    one_line_error(result, "holds what a codequorum store does not (table loot, trigger grab)",
+                   "not a codequorum sample store")
+    assert store.read_bytes() == before
+
+
+def test_check_skips_special_files_and_symlinks_out_of_the_walked_folder(
+        hostile: Hostile) -> None:
+    """``check src`` walks the repository's folder: a FIFO, a symlink to ``/dev/zero`` or to
+    a file in the home folder, named like source files, are skipped at once, never read."""
+    src = hostile.repo / "src"
+    os.mkfifo(src / "pipe.py")
+    (src / "zero.py").symlink_to("/dev/zero")
+    (src / "profile.py").symlink_to(hostile.home / ".bashrc")
+    with (src / "huge.py").open("wb") as fh:
+        fh.truncate(2 * 1024**3)
+    SampleStore.open(_store(hostile)).close()
+    started = time.monotonic()
+    result = hostile.run("check", "src", "-v", timeout=QUICK)
+    assert time.monotonic() - started < QUICK
+    assert result.returncode == 0, result.stderr
+    for said in ("pipe.py is a FIFO, not a regular file; skipped",
+                 "zero.py: a symlink out of src, skipped",
+                 "profile.py: a symlink out of src, skipped",
+                 "huge.py is larger than 2 MB; skipped"):
+        assert said in result.stderr, (said, result.stderr)

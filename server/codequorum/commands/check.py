@@ -37,7 +37,7 @@ from codequorum.render.ansi import SEVERITY_STYLE, paint
 from codequorum.render.json_out import safe_values
 from codequorum.render.terminal import color_enabled
 from codequorum.render.words import count
-from codequorum.safe_paths import guard
+from codequorum.safe_paths import UnreadableFile, guard, read_regular
 from codequorum.safe_text import safe_text
 from codequorum.session import (
     MAX_DOCUMENT_BYTES,
@@ -304,11 +304,15 @@ def _targets(paths: Sequence[Path], language: str | None, run: CheckRun
             run.error(f"{given}: no such file or folder")
             run.missing_paths += 1
             continue
+        top = given.resolve()
         for path, forced in candidates:
             resolved = path.resolve()
             if resolved in seen:
                 continue
             seen.add(resolved)
+            if path != given and not resolved.is_relative_to(top):
+                run.notes.append(f"{path}: a symlink out of {given}, skipped")
+                continue
             try:
                 lang = parsing.language_from_path(path)
             except UnknownLanguageError:
@@ -321,9 +325,14 @@ def _targets(paths: Sequence[Path], language: str | None, run: CheckRun
 
 
 def _read(path: Path, run: CheckRun) -> str | None:
-    """The file's text, or None with a note (binary, not UTF-8, unreadable)."""
+    """The file's text, or None with a note (binary, not UTF-8, unreadable, larger than a
+    document may be, or not a regular file: a repository's FIFO or a symlink to
+    ``/dev/zero`` is skipped, never read)."""
     try:
-        data = path.read_bytes()
+        data = read_regular(path, MAX_DOCUMENT_BYTES)
+    except UnreadableFile as exc:
+        run.notes.append(f"{safe_text(exc)}; skipped")
+        return None
     except OSError as exc:
         run.error(f"{path}: cannot read: {exc.strerror or exc}")
         return None

@@ -14,10 +14,11 @@ can prove a person chose it.
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import unquote, urlparse
+
+from codequorum.safe_paths import UnreadableFile, read_regular
 
 #: Largest sample file read for ``codequorum.importSamples`` (path or text).
 MAX_IMPORT_BYTES = 16_000_000
@@ -35,19 +36,6 @@ def path_of(uri: str) -> Path | None:
     return Path(unquote(parsed.path))
 
 
-def _megabytes(limit: int) -> str:
-    return f"{limit / 1_000_000:g} MB"
-
-
-def _kind(mode: int) -> str:
-    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"),
-                       (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a device"),
-                       (stat.S_ISBLK, "a device")):
-        if test(mode):
-            return name
-    return "not a regular file"
-
-
 def read_inside(path: Path, roots: Iterable[str | os.PathLike[str]], limit: int) -> bytes:
     """The bytes of ``path`` when it is a regular file of at most ``limit`` bytes whose real
     path (symlinks followed) lies inside one of ``roots``; else :class:`RefusedFile`. Never
@@ -59,38 +47,19 @@ def read_inside(path: Path, roots: Iterable[str | os.PathLike[str]], limit: int)
         raise RefusedFile(f"{path} is outside the workspace folders{where}; only files "
                           "inside them are read")
     try:
-        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+        return read_regular(real, limit)
+    except UnreadableFile as exc:
+        raise RefusedFile(str(exc).replace(str(real), str(path), 1)) from None
     except FileNotFoundError:
         raise RefusedFile(f"{path}: no such file") from None
     except OSError as exc:
         raise RefusedFile(f"{path}: cannot read: {exc.strerror or exc}") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise RefusedFile(f"{path} is {_kind(info.st_mode)}, not a regular file")
-        if info.st_size > limit:
-            raise RefusedFile(f"{path} is larger than {_megabytes(limit)}")
-        chunks: list[bytes] = []
-        size = 0
-        while size <= limit:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-    finally:
-        os.close(fd)
-    if size > limit:
-        raise RefusedFile(f"{path} is larger than {_megabytes(limit)}")
-    return b"".join(chunks)
 
 
 def bounded_text(text: str, name: str, limit: int) -> bytes:
     """Text a client read from a file itself, as UTF-8, when it is at most ``limit`` bytes;
     else :class:`RefusedFile` naming ``name``."""
-    if len(text) > limit:
-        raise RefusedFile(f"{name} is larger than {_megabytes(limit)}")
-    data = text.encode("utf-8", errors="replace")
-    if len(data) > limit:
-        raise RefusedFile(f"{name} is larger than {_megabytes(limit)}")
+    data = text.encode("utf-8", errors="replace") if len(text) <= limit else b""
+    if len(text) > limit or len(data) > limit:
+        raise RefusedFile(f"{name} is larger than {limit / 1_000_000:g} MB")
     return data

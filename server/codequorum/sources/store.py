@@ -301,6 +301,10 @@ class _Newer(Exception):
     """The file is a store of a newer codequorum: left as it is."""
 
 
+class _Foreign(Exception):
+    """The file carries a codequorum header but objects no codequorum store has."""
+
+
 @dataclass
 class SampleStore:
     """A SQLite sample store. Create with :meth:`open`; close with :meth:`close`.
@@ -351,6 +355,9 @@ class SampleStore:
             return cls(path=real, _conn=conn, store_id=_store_id(conn))
         except _Newer as exc:
             raise StoreError(f"the sample store {real} {exc}; it is left as it is") from None
+        except _Foreign as exc:
+            raise StoreError(f"{path}: {exc}: not a codequorum sample store, so codequorum "
+                             "neither writes nor moves it") from None
         except (sqlite3.DatabaseError, _SchemaMismatch) as exc:
             if isinstance(exc, sqlite3.OperationalError) and not _is_corruption(exc):
                 raise StoreError(f"cannot open the sample store {real}: {exc}") from exc
@@ -389,7 +396,7 @@ class SampleStore:
                 os.unlink(partial)
         try:
             conn = _connect_checked(path)
-        except (sqlite3.DatabaseError, _SchemaMismatch, _Newer) as exc:
+        except (sqlite3.DatabaseError, _SchemaMismatch, _Newer, _Foreign) as exc:
             raise StoreError(f"cannot create a new sample store at {path}: {exc}") from exc
         return cls(path=path, _conn=conn, store_id=_store_id(conn), created=True)
 
@@ -641,6 +648,8 @@ def _connect_checked(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(str(path), timeout=5.0, check_same_thread=False, isolation_level=None)
     try:
         conn.execute("PRAGMA busy_timeout = 5000")
+        conn.execute("PRAGMA trusted_schema = OFF")  # a schema from a repository runs nothing
+        _check_objects(conn)
         version = int(conn.execute("PRAGMA user_version").fetchone()[0])
         tables = {
             str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
@@ -675,6 +684,22 @@ def _connect_checked(path: Path) -> sqlite3.Connection:
     except BaseException:
         conn.close()
         raise
+
+
+#: The schema objects a codequorum store holds (besides SQLite's own ``sqlite_*``).
+_OBJECTS = frozenset({("table", "samples"), ("table", "meta"),
+                      ("index", "samples_by_function")})
+
+
+def _check_objects(conn: sqlite3.Connection) -> None:
+    """Refuse a store with anything codequorum did not put there (a trigger, a view, a
+    table of another program): such a file is not provably a codequorum store."""
+    found = {(str(kind), str(name)) for kind, name in
+             conn.execute("SELECT type, name FROM sqlite_master")}
+    other = sorted(f"{kind} {name}" for kind, name in found - _OBJECTS
+                   if not name.startswith("sqlite_"))
+    if other:
+        raise _Foreign(f"holds what a codequorum store does not ({', '.join(other[:5])})")
 
 
 def _upgrade_from_1(conn: sqlite3.Connection) -> None:
