@@ -36,9 +36,12 @@ from typing import Any
 
 from codequorum.errors import UserError
 from codequorum.option_policy import Reach, project_values, reach_of
+from codequorum.safe_paths import UnreadableFile, read_regular
 
 PROJECT_NAMES = ("codequorum.toml", "pyproject.toml")
 USER_FILE = "config.toml"
+#: A configuration file larger than this is not read (a repository's may be any size).
+MAX_CONFIG_BYTES = 1_000_000
 #: Keys whose environment variable, when set, wins over every configuration file.
 ENVIRONMENT_FIRST: dict[str, str] = {
     "base-url": "CODEQUORUM_BASE_URL",
@@ -103,12 +106,13 @@ def read_config(path: Path, *, user: bool = False) -> ConfigFile | None:
     (None when it has none), the whole file otherwise."""
     where = display_path(path)
     try:
-        with path.open("rb") as fh:
-            data = tomllib.load(fh)
+        data = tomllib.loads(read_regular(path, MAX_CONFIG_BYTES).decode("utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"{where}: no such file") from None
-    except IsADirectoryError:
-        raise ConfigError(f"{where}: is a folder, not a TOML file") from None
+    except UnreadableFile as exc:
+        if path.is_dir():
+            raise ConfigError(f"{where}: is a folder, not a TOML file") from None
+        raise ConfigError(f"{where}: {str(exc).removeprefix(str(path)).strip()}") from None
     except OSError as exc:
         raise ConfigError(f"{where}: cannot read: {exc.strerror or exc}") from None
     except UnicodeDecodeError:

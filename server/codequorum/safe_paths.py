@@ -24,7 +24,7 @@ import contextlib
 import errno
 import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from codequorum.errors import UserError
@@ -65,14 +65,10 @@ def _check_link(link: Path, leads_to: Path, tops: list[Path]) -> None:
                              "codequorum does not write through it: name the file itself")
 
 
-def guard(path: str | os.PathLike[str], roots: Iterable[str | os.PathLike[str]] = ()) -> Path:
-    """The real path a write to ``path`` reaches (symlinks followed, a dangling one to
-    where it points), or :class:`UnsafePath` when a symlink on the way lies inside a
-    workspace (one of ``roots``, or a folder holding ``.git`` or ``.codequorum``) and
-    leads out of it."""
-    tops = [Path(os.path.realpath(root)) for root in roots]
-    given = Path(path).expanduser()
-    pending = list((given if given.is_absolute() else Path.cwd() / given).parts[1:])
+def _walk(path: Path, check: Callable[[Path, Path], None]) -> Path:
+    """Resolve the absolute ``path`` one component at a time, as the kernel does, calling
+    ``check(link, where it leads)`` for every symlink met; returns the real path."""
+    pending = list(path.parts[1:])
     current = Path("/")
     links = 0
     while pending:
@@ -90,9 +86,46 @@ def guard(path: str | os.PathLike[str], roots: Iterable[str | os.PathLike[str]] 
         if links > MAX_LINKS:
             raise UnsafePath(f"{path}: too many symlinks")
         leads_to = Path(os.path.realpath(candidate))
-        _check_link(candidate, leads_to, tops)
+        check(candidate, leads_to)
         current = leads_to
     return current
+
+
+def _links_to(places: Iterable[Path]) -> set[Path]:
+    """The symlinks on the way to each of ``places``: the user went through them to open
+    the workspace or to stand in the current folder, so they are the user's own."""
+    found: set[Path] = set()
+    for place in places:
+        with contextlib.suppress(OSError, UnsafePath):
+            _walk(place, lambda link, _to: found.add(link))
+    return found
+
+
+def _logical_cwd() -> list[Path]:
+    """The current folder as the shell spells it (``$PWD``), when it is the current folder."""
+    pwd = os.environ.get("PWD", "")
+    with contextlib.suppress(OSError):
+        if pwd and os.path.isabs(pwd) and os.path.samefile(pwd, "."):
+            return [Path(pwd)]
+    return []
+
+
+def guard(path: str | os.PathLike[str], roots: Iterable[str | os.PathLike[str]] = ()) -> Path:
+    """The real path a write to ``path`` reaches (symlinks followed, a dangling one to
+    where it points), or :class:`UnsafePath` when a symlink on the way lies inside a
+    workspace (one of ``roots``, or a folder holding ``.git`` or ``.codequorum``) and
+    leads out of it. Symlinks on the way to a root or to the current folder are the
+    user's own and followed (a project folder linked from a home folder kept in git)."""
+    given_roots = [Path(os.path.abspath(root)) for root in roots]
+    tops = [Path(os.path.realpath(root)) for root in given_roots]
+    own = _links_to([*given_roots, *_logical_cwd()])
+    given = Path(path).expanduser()
+
+    def check(link: Path, leads_to: Path) -> None:
+        if link not in own:
+            _check_link(link, leads_to, tops)
+
+    return _walk(given if given.is_absolute() else Path.cwd() / given, check)
 
 
 def inside(path: Path, root: str | os.PathLike[str]) -> bool:

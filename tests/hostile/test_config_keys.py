@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -315,3 +316,20 @@ def test_a_refused_key_in_the_workspace_file_is_one_warning_in_the_editor(tmp_pa
 def test_reach_members_are_a_closed_vocabulary() -> None:
     """Only two members let a project's file set an option."""
     assert [r for r in Reach if r.project_may_set] == [Reach.ANALYSIS, Reach.PROJECT_FILE]
+
+
+def test_a_huge_or_special_configuration_file_is_not_read(hostile: Hostile) -> None:
+    """A 3 GB sparse ``pyproject.toml`` is one line at once; a FIFO or a symlink to
+    ``/dev/zero`` named ``codequorum.toml`` is not a configuration file at all."""
+    with (hostile.repo / "pyproject.toml").open("wb") as fh:
+        fh.truncate(3 * 10**9)
+    result = hostile.run("score", "samples.jsonl", timeout=30)
+    assert result.returncode == 2
+    one_line_error(result, "pyproject.toml: is larger than 1 MB")
+    (hostile.repo / "pyproject.toml").unlink()
+    os.mkfifo(hostile.repo / "codequorum.toml")
+    (hostile.repo / "src" / "codequorum.toml").symlink_to("/dev/zero")
+    for cwd in (hostile.repo, hostile.repo / "src"):
+        ok = hostile.run("score", str(hostile.repo / "samples.jsonl"), "--format", "json",
+                         cwd=cwd, timeout=30)
+        assert ok.returncode == 0, ok.stderr
