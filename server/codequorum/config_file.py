@@ -283,15 +283,17 @@ def check_file(config: ConfigFile, parsers: Mapping[str, argparse.ArgumentParser
             try:
                 dest, converted = _convert(config, config.section, key, value,
                                            options[name][key])
-            except RefusedKey as exc:
-                skip(exc)
-                continue
             except ConfigError as exc:
                 problems[name] = exc
                 continue
             if dest:
                 shared[name][dest] = converted
-        if problems:
+        refusals = {n: e for n, e in problems.items() if isinstance(e, RefusedKey)}
+        if refusals:  # a key only the user may set, for some command: refused for all
+            for name in owners:
+                shared[name].pop(options[name][key].dest, None)
+            skip(RefusedKey(str(_shared_problem(config, key, owners, refusals))))
+        elif problems:
             raise _shared_problem(config, key, owners, problems)
     return {name: {**shared[name], **own[name]} for name in parsers}
 
