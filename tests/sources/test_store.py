@@ -358,3 +358,26 @@ def test_schema_1_store_is_upgraded_in_place(store_path: Path) -> None:
     conn = sqlite3.connect(store_path)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
     conn.close()
+
+
+def test_a_store_another_process_makes_meanwhile_is_opened_not_replaced(
+        store_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two openers race to make the store: the one that comes second opens the first's."""
+    import codequorum.sources.store as module
+
+    build = module._build
+    raced: list[Path] = []
+
+    def build_while_another_makes_it(path: Path) -> Path:
+        partial = build(path)
+        if not raced:
+            raced.append(path)
+            with SampleStore.open(path) as other:  # the other process wins the race
+                other.add("m.py", "python", "f", [Sample(CODE_A)])
+        return partial
+
+    monkeypatch.setattr(module, "_build", build_while_another_makes_it)
+    with SampleStore.open(store_path) as store:
+        assert store.created is False
+        assert store.count("m.py", "f") == 1
+    assert sorted(p.name for p in store_path.parent.iterdir() if ".partial" in p.name) == []

@@ -345,7 +345,10 @@ class SampleStore:
         found = _identify(real)
         _check_side_files(real, found is not None)
         if found is None:
-            return cls._create(real)
+            store = cls._create(real)
+            if store is not None:
+                return store
+            found = _identify(real)  # another process made it meanwhile: ours, or refused
         if found:
             raise StoreError(f"{path}: {found}: not a codequorum sample store, so codequorum "
                              "neither writes nor moves it; choose another store "
@@ -369,21 +372,24 @@ class SampleStore:
         )
         log.warning(message)
         store = cls._create(real)
+        if store is None:
+            raise StoreError(f"{real} appeared while the damaged sample store was being "
+                             "replaced; nothing was written to it")
         store.recovered_from = aside
         store.warnings.append(message)
         return store
 
     @classmethod
-    def _create(cls, path: Path) -> SampleStore:
+    def _create(cls, path: Path) -> SampleStore | None:
         """A new store at ``path`` (a real path where nothing is): made beside it and
-        linked into place only if the place is still free."""
+        linked into place only if the place is still free (None when something appeared
+        there meanwhile, which is then judged like any file found there)."""
         partial = _build(path)
         try:
             try:
                 os.link(partial, path, follow_symlinks=False)
             except FileExistsError:
-                raise StoreError(f"{path} appeared while the sample store was being made; "
-                                 "nothing was written to it") from None
+                return None
             except OSError as exc:  # a file system without hard links
                 if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.EXDEV):
                     raise StoreError(f"cannot create the sample store {path}: {exc}") from exc
