@@ -126,11 +126,14 @@ def test_boolean_options_both_ways() -> None:
     assert parse_arguments(["score", "x.jsonl"]).completions is True
 
 
-def test_paths_are_relative_to_the_file() -> None:
-    write(Path("codequorum.toml"), '[check]\nstore = "data/samples.sqlite3"\n')
+def test_paths_are_relative_to_the_file(home: Path) -> None:
+    user_file(home, '[check]\nstore = "data/samples.sqlite3"\n')
+    write(Path("codequorum.toml"), '[score]\ncompare = "runs/base.json"\n')
+    write(Path("runs/base.json"), "{}\n")
     write(Path("src/mod.py"), "x = 1\n")
     args = parse_arguments(["check", "src/mod.py"])
-    assert args.store == Path.cwd() / "data" / "samples.sqlite3"
+    assert args.store == home / "codequorum" / "data" / "samples.sqlite3"
+    assert parse_arguments(["score", "x.jsonl"]).compare == str(Path.cwd() / "runs" / "base.json")
 
 
 def test_config_option_names_the_file(tmp_path: Path) -> None:
@@ -260,8 +263,8 @@ def test_a_file_named_by_config_is_a_project_file(tmp_path: Path) -> None:
     ("codequorum.toml", "jobs = true\n", "codequorum.toml: jobs = true: expected a value like N"),
     ("codequorum.toml", "[score]\nstable-jsd = \"high\"\n",
      'codequorum.toml: [score] stable-jsd = "high": expected a number'),
-    ("codequorum.toml", "[check]\nstore = 5\n",
-     "codequorum.toml: [check] store = 5: expected a string"),
+    ("codequorum.toml", "[check]\nmin-samples = \"3\"\nmax-depth = [1]\n",
+     'codequorum.toml: [check] max-depth = [...]: expected a value like D'),
     ("codequorum.toml", '[score]\ncolor = "rainbow"\n',
      'codequorum.toml: [score] color = "rainbow": expected one of auto, always, never'),
     ("codequorum.toml", '[check]\nlanguage = "cobol"\n',
@@ -316,15 +319,15 @@ def test_every_command_accepts_config_and_isolated(capsys: pytest.CaptureFixture
 
 def test_workspace_defaults_map_file_keys_to_server_settings(home: Path) -> None:
     user_file(home, 'propose-inputs = true\n[sample]\nbase-url = "http://localhost:8080/v1"\n'
-              'api-key-env = ""\n')
+              'api-key-env = ""\n[check]\nstore = "cq/samples.sqlite3"\ntimeout = 4\n')
     write(Path("pyproject.toml"), '[tool.codequorum]\nno-tsed = true\nmax-depth = 12\n'
-          'jobs = 2\n[tool.codequorum.check]\nstore = "cq/samples.sqlite3"\ntimeout = 4\n'
+          'jobs = 2\n'
           '[tool.codequorum.sample]\nmodel = "qwen2.5-coder:7b"\nsamples = 8\ntimeout = 30\n'
           'temperature = 0.6\nuse-n = true\n')
     assert workspace_defaults(Path.cwd()) == {
         "analysis.tsed": False,
         "analysis.maxDepth": 12,
-        "store.path": str(Path.cwd() / "cq" / "samples.sqlite3"),
+        "store.path": str(home / "codequorum" / "cq" / "samples.sqlite3"),
         "dynamic.timeout": 4.0,
         "dynamic.proposeInputs": True,
         "provider.baseUrl": "http://localhost:8080/v1",

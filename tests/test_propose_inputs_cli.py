@@ -187,7 +187,8 @@ def test_check_with_an_endpoint_that_is_down(
 
 
 def test_the_user_file_turns_it_on_a_project_file_cannot(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
     user = tmp_path / "xdg" / "codequorum" / "config.toml"
     user.parent.mkdir(parents=True)
     user.write_text('propose-inputs = true\n[score]\nbase-url = "http://127.0.0.1:9/v1"\n'
@@ -197,7 +198,10 @@ def test_the_user_file_turns_it_on_a_project_file_cannot(
         True, "http://127.0.0.1:9/v1", 5.0)
     assert parse_arguments(["score", "x.jsonl", "--no-propose-inputs"]).propose_inputs is False
     assert parse_arguments(["check", "."]).propose_inputs is True
-    project = tmp_path / "codequorum.toml"
+    work = tmp_path / "work"  # a project beside the user's folder, not around it
+    work.mkdir()
+    monkeypatch.chdir(work)
+    project = work / "codequorum.toml"
     project.write_text("propose-inputs = false\n", encoding="utf-8")
     assert parse_arguments(["score", "x.jsonl"]).propose_inputs is False
     project.write_text("[score]\nno-propose-inputs = false\n", encoding="utf-8")
@@ -205,4 +209,4 @@ def test_the_user_file_turns_it_on_a_project_file_cannot(
     assert capsys.readouterr().err == (
         "codequorum: error: codequorum.toml: [score] no-propose-inputs = false: a project's "
         "configuration file cannot have your endpoint asked with your API key; set it in "
-        "your own xdg/codequorum/config.toml, or pass --propose-inputs\n")
+        f"your own {user}, or pass --propose-inputs\n")

@@ -66,16 +66,16 @@ export interface SettingInspection {
 export const REMOTE_SETTINGS_COMMAND = 'Preferences: Open Remote Settings (JSON)';
 
 /**
- * Where to set codequorum.interpreter. It is a machine setting (`machine-overridable`): in a
- * remote window (Remote-SSH, WSL, Dev Containers, Codespaces, code-server) VS Code reads it
- * from the Remote settings of the machine the extension runs on and from the workspace or
- * folder settings; a value in User settings is ignored there (the User tab of the Settings
- * editor does not even list the setting).
+ * Where to set codequorum.interpreter. It is a machine setting (`machine`), yours alone: a
+ * workspace's settings cannot name the program the extension starts. In a remote window
+ * (Remote-SSH, WSL, Dev Containers, Codespaces, code-server) VS Code reads it from the Remote
+ * settings of the machine the extension runs on; a value in User settings is ignored there
+ * (the User tab of the Settings editor does not even list the setting).
  */
 export function interpreterSettingPlace(remoteName: string | undefined): string {
   return remoteName
-    ? `the Remote settings ("${REMOTE_SETTINGS_COMMAND}", or the Remote tab of the Settings editor) or the workspace settings: in this remote window (${remoteName}) a value in User settings is ignored`
-    : 'your User settings or the workspace settings';
+    ? `the Remote settings ("${REMOTE_SETTINGS_COMMAND}", or the Remote tab of the Settings editor): in this remote window (${remoteName}) a value in User settings is ignored`
+    : 'your User settings';
 }
 
 /**
@@ -94,18 +94,15 @@ function isSet(value: unknown): boolean {
 
 /** Which settings level codequorum.interpreter came from, or where to set it when it is not set. */
 export function interpreterSettingNote(inspected: SettingInspection | undefined, remoteName: string | undefined): string {
-  if (isSet(inspected?.workspaceFolderValue)) {
-    return 'codequorum.interpreter from the workspace folder settings';
-  }
-  if (isSet(inspected?.workspaceValue)) {
-    return 'codequorum.interpreter from the workspace settings';
-  }
+  const ignored = isSet(inspected?.workspaceFolderValue) || isSet(inspected?.workspaceValue)
+    ? ' (the workspace settings\' value is ignored: a workspace cannot name the program to run)'
+    : '';
   if (isSet(inspected?.globalValue)) {
     return remoteName
       ? `codequorum.interpreter from the Remote settings of this window (${remoteName})`
-      : 'codequorum.interpreter from the User settings';
+      : `codequorum.interpreter from the User settings${ignored}`;
   }
-  return `codequorum.interpreter is not set; set it in ${interpreterSettingPlace(remoteName)}`;
+  return `codequorum.interpreter is not set; set it in ${interpreterSettingPlace(remoteName)}${ignored}`;
 }
 
 export interface ServerCommandLine {

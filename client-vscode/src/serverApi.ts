@@ -147,9 +147,14 @@ export class ServerApi {
     throw new Error(`the server has no version ${index + 1} of this function`);
   }
 
-  /** Stores the versions in a file (JSON, JSON Lines, or one version of plain code); answers how many. */
-  async importSamples(target: FunctionTarget, path: string): Promise<{ added: number; total: number | undefined }> {
-    const obj = (await this.call(ServerCommands.importSamples, functionArgument(target, { path }))) ?? {};
+  /**
+   * Stores the versions in a file (JSON, JSON Lines, or one version of plain code); answers how
+   * many. `content`: the file's text, read by the extension (a file the user picked anywhere);
+   * without it the server reads `path`, which must lie inside a workspace folder.
+   */
+  async importSamples(target: FunctionTarget, path: string, content?: string): Promise<{ added: number; total: number | undefined }> {
+    const extra = content === undefined ? { path } : { path, content };
+    const obj = (await this.call(ServerCommands.importSamples, functionArgument(target, extra))) ?? {};
     return { added: typeof obj.added === 'number' ? obj.added : 0, total: typeof obj.total === 'number' ? obj.total : undefined };
   }
 

@@ -241,7 +241,7 @@ describe('activation', () => {
       await activate(context() as never);
       await until(() => mock.state.executed.length > 0, 'the settings opened');
       assert.deepEqual(mock.state.executed, [{ command: 'workbench.action.openSettings', args: ['codequorum.interpreter'] }]);
-      assert.match(mock.state.messages[0].text, /answer Choose Interpreter, or set codequorum\.interpreter in your User settings or the workspace settings\.$/);
+      assert.match(mock.state.messages[0].text, /answer Choose Interpreter, or set codequorum\.interpreter in your User settings\.$/);
     });
   });
 });

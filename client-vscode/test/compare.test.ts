@@ -1,9 +1,14 @@
 import * as assert from 'assert/strict';
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
 import { clearVersions } from '../src/commands/clear';
 import { compareVersions, diffDocuments } from '../src/commands/compare';
 import { versionItems } from '../src/commands/pickVersion';
 import { atColumnZero, dedent, indentBefore, reindent, replaceWithVersion } from '../src/commands/replace';
 import { importVersions } from '../src/commands/importVersions';
+import { MAX_IMPORT_BYTES, readPickedFile } from '../src/pickedFile';
 import { runVersions } from '../src/commands/runVersions';
 import { Commands, SAMPLE_SCHEME, ServerCommands } from '../src/constants';
 import { parseAnalyzeResult } from '../src/report';
@@ -218,16 +223,46 @@ describe('import versions', () => {
     openEditor(URI, CALC_LINES, { line: 5, character: 8 });
   });
 
-  it('stores the versions of the file the user picks, for the function at the cursor', async () => {
-    const s = server({ [ServerCommands.importSamples]: { added: 4, total: 7, path: '/data/add.jsonl' } });
+  it('stores the versions of the file the user picks, for the function at the cursor: the extension reads it and sends its text', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cq-import-'));
+    const file = path.join(dir, 'add.jsonl');
+    const text = '{"code": "def add(a, b):\\n    return a + b\\n"}\n';
+    fs.writeFileSync(file, text);
+    const s = server({ [ServerCommands.importSamples]: { added: 4, total: 7, path: file } });
     const { ctx, refreshes } = makeContext(s, CALC_LINES);
-    mock.state.openDialogAnswer = [Uri.file('/data/add.jsonl')];
+    mock.state.openDialogAnswer = [Uri.file(file)];
     await importVersions(ctx);
     assert.deepEqual(s.callsOf(ServerCommands.importSamples)[0].args, [
-      { uri: URI, position: { line: 5, character: 8 }, qualifiedName: 'Calc.add', path: '/data/add.jsonl' },
+      { uri: URI, position: { line: 5, character: 8 }, qualifiedName: 'Calc.add', path: file, content: text },
     ]);
     assert.equal(mock.state.messages[0].text, 'codequorum: imported 4 versions of Calc.add (7 stored).');
     assert.equal(refreshes(), 1);
+  });
+
+  it('reads only a regular file of at most 16 MB the user picks, and says why not', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cq-import-'));
+    const big = path.join(dir, 'big.jsonl');
+    fs.closeSync(fs.openSync(big, 'w'));
+    fs.truncateSync(big, MAX_IMPORT_BYTES + 1);
+    const fifo = path.join(dir, 'pipe');
+    execFileSync('mkfifo', [fifo]);
+    const cases: [string, string][] = [
+      [big, `${big} is larger than 16 MB`],
+      [dir, `${dir} is a folder, not a regular file`],
+      [fifo, `${fifo} is a FIFO, not a regular file`],
+      ['/dev/zero', '/dev/zero is a device, not a regular file'],
+    ];
+    for (const [file, said] of cases) {
+      const started = Date.now();
+      await assert.rejects(readPickedFile(file), { message: said });
+      assert.ok(Date.now() - started < 1000, file);
+    }
+    const s = server({ [ServerCommands.importSamples]: { added: 1 } });
+    const { ctx } = makeContext(s, CALC_LINES);
+    mock.state.openDialogAnswer = [Uri.file(fifo)];
+    await importVersions(ctx);
+    assert.equal(s.callsOf(ServerCommands.importSamples).length, 0);
+    assert.equal(mock.state.messages.at(-1)?.text, `codequorum: ${fifo} is a FIFO, not a regular file`);
   });
 
   it('imports nothing when the dialog is dismissed', async () => {

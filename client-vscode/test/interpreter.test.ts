@@ -79,8 +79,14 @@ describe('interpreter resolution', () => {
 
 describe('where codequorum.interpreter comes from', () => {
   it('names the settings level the value came from', () => {
-    assert.equal(interpreterSettingNote({ workspaceFolderValue: '/f/python' }, undefined), 'codequorum.interpreter from the workspace folder settings');
-    assert.equal(interpreterSettingNote({ workspaceValue: '/w/python', globalValue: '/u/python' }, undefined), 'codequorum.interpreter from the workspace settings');
+    assert.equal(
+      interpreterSettingNote({ workspaceFolderValue: '/f/python' }, undefined),
+      "codequorum.interpreter is not set; set it in your User settings (the workspace settings' value is ignored: a workspace cannot name the program to run)",
+    );
+    assert.equal(
+      interpreterSettingNote({ workspaceValue: '/w/python', globalValue: '/u/python' }, undefined),
+      "codequorum.interpreter from the User settings (the workspace settings' value is ignored: a workspace cannot name the program to run)",
+    );
     assert.equal(interpreterSettingNote({ globalValue: '/u/python' }, undefined), 'codequorum.interpreter from the User settings');
     assert.equal(
       interpreterSettingNote({ globalValue: '/r/python' }, 'ssh-remote'),
@@ -91,11 +97,11 @@ describe('where codequorum.interpreter comes from', () => {
   it('says where to set it when it is not set, and that a remote window ignores a value in User settings', () => {
     assert.equal(
       interpreterSettingNote({ globalValue: '  ' }, undefined),
-      'codequorum.interpreter is not set; set it in your User settings or the workspace settings',
+      'codequorum.interpreter is not set; set it in your User settings',
     );
     assert.equal(
       interpreterSettingNote(undefined, '127.0.0.1:8080'),
-      'codequorum.interpreter is not set; set it in the Remote settings ("Preferences: Open Remote Settings (JSON)", or the Remote tab of the Settings editor) or the workspace settings: in this remote window (127.0.0.1:8080) a value in User settings is ignored',
+      'codequorum.interpreter is not set; set it in the Remote settings ("Preferences: Open Remote Settings (JSON)", or the Remote tab of the Settings editor): in this remote window (127.0.0.1:8080) a value in User settings is ignored',
     );
     assert.equal(REMOTE_SETTINGS_COMMAND, 'Preferences: Open Remote Settings (JSON)');
   });
@@ -107,7 +113,7 @@ describe('where codequorum.interpreter comes from', () => {
         'Its dependencies are downloaded from the package index. To use a Python of your own instead, answer Choose Interpreter, ' +
         `or set codequorum.interpreter in ${interpreterSettingPlace('wsl')}.`,
     );
-    assert.ok(offerMessage('python3').endsWith('answer Choose Interpreter, or set codequorum.interpreter in your User settings or the workspace settings.'));
+    assert.ok(offerMessage('python3').endsWith('answer Choose Interpreter, or set codequorum.interpreter in your User settings.'));
   });
 
   it('shows the setting in the Remote tab of the Settings editor in a remote window', () => {
@@ -118,11 +124,11 @@ describe('where codequorum.interpreter comes from', () => {
     assert.deepEqual(interpreterSettingsCommand(undefined), { command: 'workbench.action.openSettings', args: ['codequorum.interpreter'] });
   });
 
-  it('the setting is machine-overridable: a remote window reads it from the remote machine', () => {
+  it('the setting is a machine setting: a remote window reads it from the remote machine, a workspace cannot set it', () => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const pkg = require(path.join(__dirname, '..', '..', 'package.json')) as {
       contributes: { configuration: { properties: Record<string, { scope?: string }> } };
     };
-    assert.equal(pkg.contributes.configuration.properties['codequorum.interpreter'].scope, 'machine-overridable');
+    assert.equal(pkg.contributes.configuration.properties['codequorum.interpreter'].scope, 'machine');
   });
 });

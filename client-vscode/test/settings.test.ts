@@ -86,7 +86,13 @@ describe('settings contributed to VS Code', () => {
       assert.deepEqual(contributed[name].enum, source.enum, name);
     }
     assert.ok('codequorum.interpreter' in contributed);
-    assert.equal(contributed['codequorum.interpreter'].scope, 'machine-overridable');
+    assert.equal(contributed['codequorum.interpreter'].scope, 'machine');
+    for (const name of names) {
+      // a setting only the user may choose is a machine setting: VS Code ignores a workspace's value
+      const reach = shared.properties[name]['x-codequorum-reach'];
+      assert.ok(typeof reach === 'string', `${name} says what it can do (x-codequorum-reach)`);
+      assert.equal(contributed[name].scope === 'machine', !['analysis', 'project-file'].includes(reach), name);
+    }
     assert.ok('codequorum.provider.samples' in contributed);
     assert.ok('codequorum.provider.maxRetries' in contributed);
     assert.ok('codequorum.provider.useN' in contributed);

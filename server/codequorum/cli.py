@@ -24,6 +24,7 @@ from pathlib import Path
 from codequorum import __version__, commands
 from codequorum.config_file import ConfigError, command_defaults, config_files
 from codequorum.errors import UserError
+from codequorum.option_policy import Reach, declare
 from codequorum.render.terminal import COLOR_MODES
 from codequorum.safe_text import safe_text
 
@@ -55,27 +56,30 @@ def add_common_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("output control")
     loudness = group.add_mutually_exclusive_group()
     if not taken & {"-q", "--quiet"}:
-        loudness.add_argument("-q", "--quiet", action="store_true",
-                              help="print results and errors only: no progress, notes or "
-                              "hints")
+        declare(loudness.add_argument("-q", "--quiet", action="store_true",
+                                      help="print results and errors only: no progress, "
+                                      "notes or hints"), Reach.ANALYSIS)
     if not taken & {"-v", "--verbose"}:
-        loudness.add_argument("-v", "--verbose", action="count", default=0,
-                              help="say more: -v logs what happens on standard error, -vv "
-                              "debug details")
+        declare(loudness.add_argument("-v", "--verbose", action="count", default=0,
+                                      help="say more: -v logs what happens on standard "
+                                      "error, -vv debug details"), Reach.ANALYSIS)
     if "--color" not in taken:
-        group.add_argument("--color", choices=COLOR_MODES, default="auto",
-                           help="colour the output: auto colours a terminal unless NO_COLOR "
-                           "is set (default: %(default)s)")
+        declare(group.add_argument("--color", choices=COLOR_MODES, default="auto",
+                                   help="colour the output: auto colours a terminal unless "
+                                   "NO_COLOR is set (default: %(default)s)"), Reach.ANALYSIS)
     config = parser.add_argument_group("configuration")
     source = config.add_mutually_exclusive_group()
     if "--config" not in taken:
-        source.add_argument("--config", type=Path, metavar="PATH",
-                            help="take defaults from this TOML file instead of the closest "
-                            "codequorum.toml or pyproject.toml [tool.codequorum] (the "
-                            "user-level file still applies)")
+        declare(source.add_argument("--config", type=Path, metavar="PATH",
+                                    help="take defaults from this TOML file instead of the "
+                                    "closest codequorum.toml or pyproject.toml "
+                                    "[tool.codequorum] (the user-level file still applies; "
+                                    "this one is read as a project's)"),
+                Reach.CONFIGURATION)
     if "--isolated" not in taken:
-        source.add_argument("--isolated", action="store_true",
-                            help="ignore every configuration file, the user's own included")
+        declare(source.add_argument("--isolated", action="store_true",
+                                    help="ignore every configuration file, the user's own "
+                                    "included"), Reach.CONFIGURATION)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -10,16 +10,21 @@ wins over the shared top level. Every value is checked against the option it set
 command line would check it, and the result becomes the parser's defaults, so a flag on
 the command line still wins.
 
-A repository's file must never choose where the user's API key is sent, nor have it sent
-(``propose-inputs``), nor weaken the sandbox, nor send work to a remote cluster: those keys
-and values (:data:`USER_ONLY`, :data:`USER_ONLY_VALUES`) are refused in any file but the
-user-level one. Every mistake is one line naming the file, the key and what is allowed
-(:class:`ConfigError`, exit status 2).
+Only analysis choices may come from a project's file: every option declares what it can do
+(:class:`~codequorum.option_policy.Reach`, next to the option), and an option that names a
+program, an interpreter, a file codequorum writes, a store, the workspace, an endpoint, a key
+variable or a cluster, or that runs versions or weakens the sandbox, is refused in any file
+but the user's own. A file named by ``--config`` is a project's file, and so is the user's
+own file when a repository could have written it (it lies inside the project, or others may
+write it). A file a project names to be read must lie inside the project. Every mistake and
+every refusal is one line naming the file, the key and why (:class:`ConfigError`, exit
+status 2).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import difflib
 import json
 import os
@@ -30,33 +35,18 @@ from pathlib import Path
 from typing import Any
 
 from codequorum.errors import UserError
+from codequorum.option_policy import Reach, project_values, reach_of
+from codequorum.safe_paths import UnreadableFile, read_regular
 
 PROJECT_NAMES = ("codequorum.toml", "pyproject.toml")
 USER_FILE = "config.toml"
-#: Keys only the user's own configuration may set, and why.
-USER_ONLY: dict[str, str] = {
-    "base-url": "cannot choose where the API key is sent",
-    "api-key-env": "cannot choose which API key is sent",
-}
-_SPENDS_KEY = "cannot have your endpoint asked with your API key"
-#: Values only the user's own configuration may give: key -> (allowed in a project's file,
-#: why the others are not).
-USER_ONLY_VALUES: dict[str, tuple[Callable[[object], bool], str]] = {
-    "sandbox": (lambda value: value != "weak", "cannot weaken the sandbox"),
-    # a cluster's results are unpickled here: only local workers from a project's file
-    "scheduler": (lambda value: isinstance(value, str) and value.startswith("local:"),
-                  "cannot choose a remote cluster to send the samples to"),
-    # asking the endpoint spends the user's key: only the user turns it on
-    "propose-inputs": (lambda value: value is not True, _SPENDS_KEY),
-    "no-propose-inputs": (lambda value: value is not False, _SPENDS_KEY),
-}
+#: A configuration file larger than this is not read (a repository's may be any size).
+MAX_CONFIG_BYTES = 1_000_000
 #: Keys whose environment variable, when set, wins over every configuration file.
 ENVIRONMENT_FIRST: dict[str, str] = {
     "base-url": "CODEQUORUM_BASE_URL",
     "model": "CODEQUORUM_MODEL",
 }
-#: Options that make no sense as a default (they pick the files themselves).
-NOT_CONFIGURABLE = frozenset({"help", "version", "config", "isolated"})
 _VALUES_ATTR = "config_values"
 
 Check = Callable[[str], object]
@@ -68,16 +58,22 @@ class ConfigError(UserError):
     exit_code = 2
 
 
+class RefusedKey(ConfigError):
+    """A key only the user may set, found in a project's file."""
+
+
 @dataclass(frozen=True)
 class ConfigFile:
     """One configuration file: its codequorum table, how messages name that table
     (``tool.codequorum``, or "" for the top level of ``codequorum.toml``), and whether it
-    is the user's own file (which may set :data:`USER_ONLY` keys)."""
+    is the user's own file (which may set every option; ``demoted`` says why the user's
+    file is read as a project's instead)."""
 
     path: Path
     table: Mapping[str, Any]
     section: str = ""
     user: bool = False
+    demoted: str = ""
 
 
 def config_values(action: argparse.Action, allowed: Sequence[str] | Check) -> argparse.Action:
@@ -110,12 +106,13 @@ def read_config(path: Path, *, user: bool = False) -> ConfigFile | None:
     (None when it has none), the whole file otherwise."""
     where = display_path(path)
     try:
-        with path.open("rb") as fh:
-            data = tomllib.load(fh)
+        data = tomllib.loads(read_regular(path, MAX_CONFIG_BYTES).decode("utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"{where}: no such file") from None
-    except IsADirectoryError:
-        raise ConfigError(f"{where}: is a folder, not a TOML file") from None
+    except UnreadableFile as exc:
+        if path.is_dir():
+            raise ConfigError(f"{where}: is a folder, not a TOML file") from None
+        raise ConfigError(f"{where}: {str(exc).removeprefix(str(path)).strip()}") from None
     except OSError as exc:
         raise ConfigError(f"{where}: cannot read: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
@@ -154,19 +151,57 @@ def config_files(start: Path, explicit: Path | None = None,
     """The files that give defaults, weakest first: the user-level file, then the project
     file (``explicit`` when given, else the closest one above ``start``); none when
     ``isolated``. A file named by ``explicit`` is a project file: its content may come
-    from anyone, so it may not set :data:`USER_ONLY` keys either."""
+    from anyone, so it may set analysis choices only. The user-level file is read as a
+    project's too when a repository could have written it (:func:`not_yours_alone`)."""
     if isolated:
         return []
+    project = read_config(explicit) if explicit is not None else find_project_config(start)
     files: list[ConfigFile] = []
     user = user_config_path()
     if user.is_file():
-        found = read_config(user, user=True)
+        demoted = not_yours_alone(user, _project_roots(start, project))
+        found = read_config(user, user=not demoted)
         if found is not None:
-            files.append(found)
-    project = read_config(explicit) if explicit is not None else find_project_config(start)
+            files.append(dataclasses.replace(found, demoted=demoted))
     if project is not None and not (files and _same(project.path, files[0].path)):
         files.append(project)
     return files
+
+
+def _project_roots(start: Path, project: ConfigFile | None) -> list[Path]:
+    """The folders a repository controls here: the project file's folder and the workspace
+    (a folder holding ``.git`` or ``.codequorum``) above ``start``."""
+    from codequorum.workspace import marked_workspace
+
+    roots = [project.path.parent] if project is not None else []
+    found = marked_workspace(start)
+    return [*roots, found] if found is not None else roots
+
+
+def not_yours_alone(path: Path, roots: Iterable[Path]) -> str:
+    """Why the user-level file at ``path`` may hold a repository's words ("" when it is the
+    user's alone): it is another user's, others may write it, or it (or a symlink to it,
+    or ``$XDG_CONFIG_HOME``) lies inside one of ``roots``, the project's folders. A project
+    that holds the user's own configuration folder (a home folder kept in git) is not
+    counted: there the user wrote both."""
+    try:
+        info = path.stat()
+        real = path.resolve()
+    except OSError:
+        return ""
+    if info.st_uid != os.getuid():
+        return "it belongs to another user"
+    if info.st_mode & 0o002:
+        return "others may write it"
+    home_config = (Path.home() / ".config").resolve()
+    for root in roots:
+        try:
+            top = root.resolve()
+        except OSError:
+            continue
+        if real.is_relative_to(top) and not home_config.is_relative_to(top):
+            return f"it lies inside the project {top}"
+    return ""
 
 
 def _same(a: Path, b: Path) -> bool:
@@ -180,34 +215,45 @@ def _same(a: Path, b: Path) -> bool:
 
 
 def options_of(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:
-    """The keys a file may set for this command: long option names without ``--``."""
+    """The keys a file may set for this command: long option names without ``--`` (not
+    ``--help``, ``--version``, required options, nor the options that pick the files)."""
     out: dict[str, argparse.Action] = {}
     for action in parser._actions:
-        if action.required:
+        if action.required or reach_of(action) is Reach.CONFIGURATION or isinstance(
+                action, argparse._HelpAction | argparse._VersionAction):
             continue
         for flag in action.option_strings:
-            if flag.startswith("--") and flag[2:] not in NOT_CONFIGURABLE:
+            if flag.startswith("--"):
                 out[flag[2:]] = action
     return out
 
 
 def command_defaults(files: Iterable[ConfigFile],
                      parsers: Mapping[str, argparse.ArgumentParser],
-                     command: str) -> dict[str, Any]:
+                     command: str, refused: list[str] | None = None) -> dict[str, Any]:
     """Parser defaults (dest -> value) for ``command`` from ``files`` (weakest first).
 
     Every file is checked whole, against every command (a mistake in another command's
-    table is still a mistake). Raises :class:`ConfigError`."""
+    table is still a mistake). Raises :class:`ConfigError`; with ``refused``, a key only the
+    user may set is one line added to it and skipped instead."""
     out: dict[str, Any] = {}
     for config in files:
-        out.update(check_file(config, parsers).get(command, {}))
+        out.update(check_file(config, parsers, refused).get(command, {}))
     return out
 
 
-def check_file(config: ConfigFile,
-               parsers: Mapping[str, argparse.ArgumentParser]) -> dict[str, dict[str, Any]]:
+def check_file(config: ConfigFile, parsers: Mapping[str, argparse.ArgumentParser],
+               refused: list[str] | None = None) -> dict[str, dict[str, Any]]:
     """Per command, the defaults ``config`` gives (dest -> value): the top level first,
-    then the command's own table over it. Raises :class:`ConfigError`."""
+    then the command's own table over it. Raises :class:`ConfigError`; a key only the user
+    may set goes to ``refused`` (once) when it is given, and is skipped."""
+
+    def skip(exc: RefusedKey) -> None:
+        if refused is None:
+            raise exc
+        if str(exc) not in refused:
+            refused.append(str(exc))
+
     options = {name: options_of(p) for name, p in parsers.items()}
     shared: dict[str, dict[str, Any]] = {name: {} for name in parsers}
     own: dict[str, dict[str, Any]] = {name: {} for name in parsers}
@@ -220,7 +266,11 @@ def check_file(config: ConfigFile,
                 action = options[key].get(sub_key)
                 if action is None:
                     raise ConfigError(_unknown_key(config, where, sub_key, options[key], key))
-                dest, converted = _convert(config, where, sub_key, sub_value, action)
+                try:
+                    dest, converted = _convert(config, where, sub_key, sub_value, action)
+                except RefusedKey as exc:
+                    skip(exc)
+                    continue
                 if dest:
                     own[key][dest] = converted
             continue
@@ -238,7 +288,12 @@ def check_file(config: ConfigFile,
                 continue
             if dest:
                 shared[name][dest] = converted
-        if problems:
+        refusals = {n: e for n, e in problems.items() if isinstance(e, RefusedKey)}
+        if refusals:  # a key only the user may set, for some command: refused for all
+            for name in owners:
+                shared[name].pop(options[name][key].dest, None)
+            skip(RefusedKey(str(_shared_problem(config, key, owners, refusals))))
+        elif problems:
             raise _shared_problem(config, key, owners, problems)
     return {name: {**shared[name], **own[name]} for name in parsers}
 
@@ -265,15 +320,49 @@ def _convert(config: ConfigFile, where: str, key: str, value: Any,
     def fail(problem: str) -> ConfigError:
         return ConfigError(f"{_where(config, where)}{key} = {show(value)}: {problem}")
 
-    if not config.user:
-        if key in USER_ONLY:
-            return _refuse(config, where, key, value, USER_ONLY[key])
-        rule = USER_ONLY_VALUES.get(key)
-        if rule is not None and not rule[0](value):
-            return _refuse(config, where, key, value, rule[1])
+    reach = reach_of(action)
+    allowed = project_values(action)
+    if not config.user and (reach is None or not reach.project_may_set) and allowed is None:
+        _refuse(config, where, key, value, action)  # whatever the value
     env = ENVIRONMENT_FIRST.get(key)
     if env and os.environ.get(env):
         return None, None
+    dest, converted = _typed(config, key, value, action, fail)
+    if config.user or reach is Reach.ANALYSIS:
+        return dest, converted
+    if allowed is not None and allowed(converted):
+        return dest, converted
+    if reach is Reach.PROJECT_FILE:
+        return dest, _inside_project(config, where, key, value, converted)
+    _refuse(config, where, key, value, action)
+    raise AssertionError("unreachable")  # _refuse raises
+
+
+def _inside_project(config: ConfigFile, where: str, key: str, value: Any,
+                    converted: Any) -> Any:
+    """A file a project's ``config`` names to be read: its real path, when it lies inside
+    the project (the configuration file's folder, symlinks followed) and is a regular file
+    or does not exist (the command then says so). Raises :class:`RefusedKey` otherwise."""
+    path = Path(str(converted)).expanduser()
+    if not path.is_absolute():
+        path = config.path.parent / path
+    real = Path(os.path.realpath(path))
+    top = Path(os.path.realpath(config.path.parent))
+    problem = ""
+    if not real.is_relative_to(top):
+        problem = f"{Reach.PROJECT_FILE.refusal} ({real})"
+    elif real.exists() and not real.is_file():
+        problem = f"cannot name anything but a regular file ({real})"
+    if problem:
+        raise RefusedKey(f"{_where(config, where)}{key} = {show(value)}: a project's "
+                         f"configuration file {problem}; set it in your own "
+                         f"{display_path(user_config_path())}, or pass --{key}")
+    return real if isinstance(converted, Path) else str(real)
+
+
+def _typed(config: ConfigFile, key: str, value: Any, action: argparse.Action,
+           fail: Callable[[str], ConfigError]) -> tuple[str, Any]:
+    """(dest, value) as the option would store it, checked as the command line would."""
     dest = action.dest
     if isinstance(action, argparse.BooleanOptionalAction):
         if not isinstance(value, bool):
@@ -332,17 +421,25 @@ def _metavar(action: argparse.Action) -> str:
 
 
 def _refuse(config: ConfigFile, where: str, key: str, value: Any,
-            reason: str) -> tuple[str | None, Any]:
-    """A key only the user's own configuration may set, found in a project's file."""
+            action: argparse.Action) -> None:
+    """A key only the user's own configuration may set, found in a project's file: one
+    line naming the file, the key, why, and where the user sets it. Raises
+    :class:`RefusedKey`."""
+    reach = reach_of(action)
+    reason = (reach.refusal if reach is not None else
+              "cannot set an option that does not say what it can do")
     env = ENVIRONMENT_FIRST.get(key)
-    flag = f"--{key} {value}" if key in USER_ONLY_VALUES else f"--{key}"
+    with_value = project_values(action) is not None
+    flag = f"--{key} {value}" if with_value else f"--{key}"
     if isinstance(value, bool):  # the flag that means the same
         name = key.removeprefix("no-")
         flag = f"--{name}" if value != key.startswith("no-") else f"--no-{name}"
     elsewhere = f"{display_path(user_config_path())}" + (f" or ${env}" if env else "")
-    raise ConfigError(f"{_where(config, where)}{key} = {show(value)}: a project's "
-                      f"configuration file {reason}; set it in your own {elsewhere}, or "
-                      f"pass {flag}")
+    own = (f" (your own file is read as a project's: {config.demoted})" if config.demoted
+           else "")
+    raise RefusedKey(f"{_where(config, where)}{key} = {show(value)}: a project's "
+                     f"configuration file {reason}; set it in your own {elsewhere}, or "
+                     f"pass {flag}{own}")
 
 
 # ----------------------------------------------------------------------------- messages
@@ -423,17 +520,19 @@ EDITOR_SETTINGS: dict[tuple[str, str], str] = {
 }
 
 
-def workspace_defaults(root: str | Path) -> dict[str, Any]:
+def workspace_defaults(root: str | Path, refused: list[str] | None = None) -> dict[str, Any]:
     """The language server's settings (``analysis.tsed``, ``provider.model``, ...) that the
     configuration files give a workspace: ``check``'s view for the analysis and the store,
     ``sample``'s for the endpoint, ``score``'s for the sandbox. Only keys a file sets are
-    returned (paths made absolute); the editor's own settings go over them. Raises
-    :class:`ConfigError`."""
+    returned (paths made absolute); the editor's own settings go over them. The same rule
+    as on the command line holds: a key only the user may set, in the project's file, is
+    one line in ``refused`` and left out (raised without ``refused``). Raises
+    :class:`ConfigError` for any other mistake."""
     from codequorum.cli import command_parsers  # the commands' options are the file's keys
 
     parsers = command_parsers()
     files = config_files(Path(root))
-    views = {command: command_defaults(files, parsers, command)
+    views = {command: command_defaults(files, parsers, command, refused)
              for command in {command for command, _ in EDITOR_SETTINGS} if command in parsers}
     out: dict[str, Any] = {}
     for (command, dest), setting in EDITOR_SETTINGS.items():

@@ -1,12 +1,19 @@
-"""Output files of the commands (``-o PATH``), written the way shells and linters do.
+"""Output files of the commands (``-o PATH``), written the way shells and linters do, and
+never through a repository's symlink.
 
-- A symlink is followed: its target is written, the link stays a link.
+- A symlink is followed to its target, unless it lies inside a workspace (the current
+  folder's, or any folder holding ``.git`` or ``.codequorum``) and leads out of it: a
+  repository's ``report.json -> ~/.bashrc`` is refused (:mod:`codequorum.safe_paths`).
+  Name the target itself to write outside.
 - A FIFO or a device (``/dev/null``, ``/dev/stdout``, a terminal) is opened and written as
   it is: it is never replaced by a regular file.
 - A regular file (or a new one) is written atomically: a temporary file in the same folder,
   renamed over the target once complete, so a reader sees the old content or the new, never
   half of it. An existing file keeps its permission bits (and owner, where allowed).
 - When the folder cannot be written but the file can, the file is rewritten in place.
+
+The folder is opened once, without following symlinks, and every file is made, opened and
+renamed relative to it, so a folder swapped for a symlink after the check is not followed.
 """
 
 from __future__ import annotations
@@ -21,14 +28,24 @@ from pathlib import Path
 from typing import TextIO
 
 from codequorum.errors import UserError
+from codequorum.safe_paths import folder_of, guard
 
 STDOUT = "-"
 """The path that means standard output."""
+_OPEN = os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _workspace() -> list[Path]:
+    """The workspace of the current folder, whose symlinks may not lead a write out."""
+    from codequorum.workspace import find_workspace
+
+    return [find_workspace(Path.cwd())]
 
 
 def _target(path: str | os.PathLike[str]) -> Path:
-    """The file a write to ``path`` reaches: symlinks resolved, even dangling ones."""
-    return Path(os.path.realpath(path))
+    """The file a write to ``path`` reaches: symlinks resolved, even dangling ones, unless
+    one leads out of a workspace (:class:`~codequorum.safe_paths.UnsafePath`)."""
+    return guard(path, _workspace())
 
 
 def _stat(target: Path) -> os.stat_result | None:
@@ -71,25 +88,61 @@ def open_output(path: str | os.PathLike[str] | None) -> Iterator[TextIO]:
     info = _stat(target)
     if info is not None and stat.S_ISDIR(info.st_mode):
         raise UserError(f"{path}: is a directory, expected a file")
-    if info is not None and not stat.S_ISREG(info.st_mode):
-        with open(target, "w", encoding="utf-8", newline="") as stream:
+    with _folder(path, target) as folder:
+        if info is not None and not stat.S_ISREG(info.st_mode):
+            with _fdopen(os.open(target.name, _OPEN, dir_fd=folder)) as stream:
+                yield stream
+            return
+        if info is not None and not os.access(target.parent, os.W_OK | os.X_OK):
+            fd = os.open(target.name, _OPEN | os.O_TRUNC, dir_fd=folder)
+            with _fdopen(fd) as stream:
+                yield stream
+            return
+        with _atomic(folder, target, info) as stream:
             yield stream
+
+
+@contextlib.contextmanager
+def open_stream(path: str | os.PathLike[str] | None, append: bool) -> Iterator[TextIO]:
+    """A stream written as lines arrive (not atomically): standard output for None or
+    ``-``, else the file appended to (``append``) or started afresh, reached as
+    :func:`open_output` reaches it."""
+    if path is None or str(path) == STDOUT:
+        yield sys.stdout
         return
-    folder = target.parent
-    if info is not None and not os.access(folder, os.W_OK | os.X_OK):
-        with open(target, "w", encoding="utf-8", newline="") as stream:
-            yield stream
-        return
-    with _atomic(target, info) as stream:
+    target = _target(path)
+    flags = _OPEN | os.O_CREAT | (os.O_APPEND if append else os.O_TRUNC)
+    with _folder(path, target) as folder, _fdopen(
+            os.open(target.name, flags, 0o666, dir_fd=folder)) as stream:
         yield stream
 
 
-def _create_temporary(target: Path) -> tuple[int, Path]:
-    """A new file beside ``target`` (mode 0666 less the umask, as a plain open gives)."""
+@contextlib.contextmanager
+def _folder(path: str | os.PathLike[str], target: Path) -> Iterator[int]:
+    """The target's folder, opened without following symlinks."""
+    try:
+        with folder_of(target) as folder:
+            yield folder
+    except FileNotFoundError:
+        raise UserError(f"{path}: folder {target.parent} does not exist") from None
+
+
+def _fdopen(fd: int) -> TextIO:
+    """A UTF-8 text stream over a descriptor it then owns."""
+    try:
+        return os.fdopen(fd, "w", encoding="utf-8", newline="")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _create_temporary(folder: int, target: Path) -> tuple[int, str]:
+    """A new file beside ``target`` in ``folder`` (mode 0666 less the umask, as a plain open
+    gives); its descriptor and name."""
     for _ in range(100):
-        partial = target.with_name(f".{target.name}.{secrets.token_hex(4)}.partial")
+        partial = f".{target.name}.{secrets.token_hex(4)}.partial"
         try:
-            fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+            fd = os.open(partial, _OPEN | os.O_CREAT | os.O_EXCL, 0o666, dir_fd=folder)
         except FileExistsError:
             continue
         return fd, partial
@@ -97,9 +150,9 @@ def _create_temporary(target: Path) -> tuple[int, Path]:
 
 
 @contextlib.contextmanager
-def _atomic(target: Path, info: os.stat_result | None) -> Iterator[TextIO]:
+def _atomic(folder: int, target: Path, info: os.stat_result | None) -> Iterator[TextIO]:
     """Write a temporary file beside ``target``, then rename it over ``target``."""
-    fd, partial = _create_temporary(target)
+    fd, partial = _create_temporary(folder, target)
     try:
         if info is not None:
             os.fchmod(fd, stat.S_IMODE(info.st_mode))
@@ -110,8 +163,9 @@ def _atomic(target: Path, info: os.stat_result | None) -> Iterator[TextIO]:
             yield stream
             stream.flush()
             os.fsync(stream.fileno())
-        os.replace(partial, target)
+        os.replace(partial, target.name, src_dir_fd=folder, dst_dir_fd=folder)
     finally:
         if fd >= 0:
             os.close(fd)
-        partial.unlink(missing_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(partial, dir_fd=folder)

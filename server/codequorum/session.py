@@ -368,7 +368,7 @@ class Session:
                 return None
             path = self.store_path()
             try:
-                store = SampleStore.open(path)
+                store = SampleStore.open(path, roots=[Path(self.root or Path.cwd())])
             except Exception as exc:
                 self._store_failed = str(exc)
                 self._store_path = path

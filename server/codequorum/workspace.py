@@ -9,21 +9,26 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from codequorum.safe_paths import marked_root
 from codequorum.sources.store import default_store_path
 
-#: A folder holding one of these is a workspace root.
-WORKSPACE_MARKERS = (".codequorum", ".git")
+
+def marked_workspace(path: Path) -> Path | None:
+    """The nearest folder at or above ``path`` (a file's folder, or a folder itself)
+    holding ``.codequorum`` or ``.git``, symlinks resolved; None when there is none."""
+    resolved = path.resolve()
+    return marked_root(resolved if resolved.is_dir() else resolved.parent)
 
 
 def find_workspace(path: Path) -> Path:
     """The nearest folder at or above ``path`` (a file's folder, or a folder itself)
     holding ``.codequorum`` or ``.git``; else the current folder when ``path`` is inside
     it; else the file's own folder."""
+    found = marked_workspace(path)
+    if found is not None:
+        return found
     resolved = path.resolve()
     start = resolved if resolved.is_dir() else resolved.parent
-    for folder in (start, *start.parents):
-        if any((folder / marker).exists() for marker in WORKSPACE_MARKERS):
-            return folder
     cwd = Path.cwd().resolve()
     return cwd if start.is_relative_to(cwd) else start
 

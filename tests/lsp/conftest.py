@@ -79,6 +79,7 @@ async def lsp_session(
     folders: list[Path] | None = None,
     log_file: Path | None = None,
     folder_configuration: dict[Path, dict[str, Any]] | None = None,
+    env: dict[str, str] | None = None,
 ) -> AsyncIterator[LanguageClient]:
     """Start ``codequorum lsp``, initialize it on ``workspace``, and shut it down after.
 
@@ -88,15 +89,17 @@ async def lsp_session(
     ``lens_refresh``: the client takes ``workspace/codeLens/refresh`` (counted in
     ``lens_refreshes(client)``). ``folders``: the workspace folders (default: ``workspace``).
     ``log_file``: the server writes its log (level INFO) there. ``folder_configuration``:
-    what ``workspace/configuration`` answers for items scoped to a folder.
+    what ``workspace/configuration`` answers for items scoped to a folder. ``env``: more
+    environment variables of the server (``HOME``, say).
     """
     if before_start is not None:
         before_start()
-    env = {**(SERVER.server_env or {}), "XDG_CONFIG_HOME": str(config_home(workspace))}
+    server_env = {**(SERVER.server_env or {}), "XDG_CONFIG_HOME": str(config_home(workspace)),
+                  **(env or {})}
     command = list(SERVER.server_command)
     if log_file is not None:
         command += ["--log-file", str(log_file), "--log-level", "INFO"]
-    config = ClientServerConfig(server_command=command, server_env=env)
+    config = ClientServerConfig(server_command=command, server_env=server_env)
     client = await config.start()
     assert isinstance(client, LanguageClient)
     asked = Questions(answer=answer)

@@ -6,6 +6,7 @@ import asyncio
 from pathlib import Path
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 
 from codequorum.findings import percentile_words, risk_words
 
@@ -243,7 +244,8 @@ async def test_import_clear_compare_and_rename(workspace: Path, shared_dir: Path
         gone = await command(client, "codequorum.analyze", uri, "any_close")
         assert gone["samples"] == 0 and gone["report"] is None
 
-        # a folder of files, one version each (imports and calls around it are dropped)
+        # files of plain code, one version each (imports and calls around it are dropped);
+        # a folder is not read (the command line's `sample --from DIR` imports one)
         folder = workspace / "versions"
         folder.mkdir()
         funcs = [
@@ -255,8 +257,16 @@ async def test_import_clear_compare_and_rename(workspace: Path, shared_dir: Path
             (folder / f"v{k}.py").write_text(
                 f"import math\n\n\n{func}\n\nprint(any_close([], 1))\n"
             )
-        from_dir = await command(client, "codequorum.importSamples", uri, "any_close", "versions")
-        assert from_dir["total"] == 2
+        for k in range(2):
+            from_file = await command(client, "codequorum.importSamples", uri, "any_close",
+                                      f"versions/v{k}.py")
+        assert from_file["total"] == 2
+        try:
+            await command(client, "codequorum.importSamples", uri, "any_close", "versions")
+        except JsonRpcException as exc:
+            assert exc.message.endswith("versions is a folder, not a regular file")
+        else:
+            raise AssertionError("a folder was imported")
         shown = await command(client, "codequorum.showSample", uri, "any_close", 2)
         assert (shown["origin"], shown["code"]) == ("imported", funcs[1])
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from .conftest import lsp_session
+from .conftest import config_home, lsp_session
 from .helpers import command, open_document, wait_for
 
 ODD = (
@@ -33,7 +33,8 @@ async def test_each_folder_has_its_own_store_session_and_settings(tmp_path: Path
     a, b = tmp_path / "a", tmp_path / "b"
     a.mkdir()
     b.mkdir()
-    # folder b keeps its versions elsewhere (asked with its scopeUri); a uses the default
+    # folder b's own settings (asked with its scopeUri) may not move its store: the store
+    # is the user's choice alone; each folder keeps its versions under itself
     scoped = {b: {"codequorum": {"store": {"path": "kept/versions.sqlite3"}}}}
     async with lsp_session(
         a, folders=[a, b], configuration={"codequorum": {}}, folder_configuration=scoped
@@ -44,8 +45,10 @@ async def test_each_folder_has_its_own_store_session_and_settings(tmp_path: Path
         await command(client, "codequorum.addSamples", uri_b, "area", VERSIONS)
 
         assert stored(a / ".codequorum" / "samples.sqlite3") == [("m.py", "area")] * 3
-        assert stored(b / "kept" / "versions.sqlite3") == [("m.py", "area")] * 4
-        assert not (b / ".codequorum").exists()
+        assert stored(b / ".codequorum" / "samples.sqlite3") == [("m.py", "area")] * 4
+        assert not (b / "kept").exists()
+        assert any("codequorum.store.path" in m.message and "workspace folder" in m.message
+                   for m in client.messages)
 
         report_a = await command(client, "codequorum.analyze", uri_a, "area")
         report_b = await command(client, "codequorum.analyze", uri_b, "area")
@@ -78,13 +81,23 @@ async def test_a_folder_added_later_gets_its_own_store(tmp_path: Path) -> None:
         assert stored(a / ".codequorum" / "samples.sqlite3") == []
 
 
-async def test_the_workspace_configuration_file_gives_defaults(tmp_path: Path) -> None:
-    """``codequorum.toml`` in the workspace is read as defaults under the editor's settings."""
+async def test_the_configuration_files_give_defaults(tmp_path: Path) -> None:
+    """The user's ``config.toml`` and the workspace's ``codequorum.toml`` are read as
+    defaults under the editor's settings; the workspace's file may not choose the store."""
     a = tmp_path / "a"
     a.mkdir()
     (a / "codequorum.toml").write_text('[check]\nstore = "from-file/versions.sqlite3"\n')
+    user = config_home(a) / "codequorum" / "config.toml"
+    user.parent.mkdir(parents=True)
+    user.write_text(f'[check]\nstore = "{tmp_path / "mine" / "versions.sqlite3"}"\n')
     async with lsp_session(a, configuration={"codequorum": {}}) as client:
         uri = open_document(client, a / "m.py", ODD)
         await command(client, "codequorum.addSamples", uri, "area", VERSIONS[:2])
-        assert stored(a / "from-file" / "versions.sqlite3") == [("m.py", "area")] * 2
-        assert not (a / ".codequorum").exists()
+        assert stored(tmp_path / "mine" / "versions.sqlite3") == [("m.py", "area")] * 2
+        assert not (a / "from-file").exists() and not (a / ".codequorum").exists()
+        refused = [m.message for m in client.messages if "from-file" in m.message]
+        assert refused == [
+            f'codequorum: {a / "codequorum.toml"}: [check] store = "from-file/versions.sqlite3": a '
+            "project's configuration file cannot choose the sample store codequorum reads and "
+            f"writes; set it in your own {user}, or pass --store"
+        ]

@@ -187,17 +187,40 @@ def test_two_stores_on_one_file_see_each_other(store_path: Path) -> None:
         assert [r.code for r in b.samples_for("m.py", "f")] == [CODE_A]
 
 
-def test_garbage_file_is_moved_aside(store_path: Path) -> None:
-    store_path.parent.mkdir(parents=True)
-    garbage = b"this is not a database\x00\xff" * 300
-    store_path.write_bytes(garbage)
+def _damaged(store_path: Path) -> bytes:
+    """A store of codequorum's own whose pages after the header are garbage."""
+    SampleStore.open(store_path).close()
+    data = store_path.read_bytes()
+    damaged = data[:100] + b"\xde\xad" * (len(data) // 2)
+    store_path.write_bytes(damaged)
+    return damaged
+
+
+def test_a_damaged_store_of_its_own_is_moved_aside(store_path: Path) -> None:
+    damaged = _damaged(store_path)
     with SampleStore.open(store_path) as store:
         assert store.recovered_from is not None
         assert store.recovered_from.name.startswith("samples.sqlite3.corrupt-")
-        assert store.recovered_from.read_bytes() == garbage
+        assert store.recovered_from.read_bytes() == damaged
         assert len(store.warnings) == 1 and "moved to" in store.warnings[0]
         store.add("m.py", "python", "f", [Sample(CODE_A)])
         assert store.count("m.py", "f") == 1
+
+
+@pytest.mark.parametrize(("content", "said"), [
+    (b"this is not a database\x00\xff" * 300, "not an SQLite database"),
+    (b"", "an empty file"),
+    (b"github.com:\n  oauth_token: gho_secret\n", "not an SQLite database"),
+])
+def test_a_file_that_is_not_a_store_is_never_written_nor_moved(
+        store_path: Path, content: bytes, said: str) -> None:
+    store_path.parent.mkdir(parents=True)
+    store_path.write_bytes(content)
+    with pytest.raises(StoreError) as info:
+        SampleStore.open(store_path)
+    assert str(info.value).startswith(f"{store_path}: {said}: not a codequorum sample store")
+    assert store_path.read_bytes() == content
+    assert sorted(p.name for p in store_path.parent.iterdir()) == ["samples.sqlite3"]
 
 
 def test_truncated_database_is_moved_aside(store_path: Path) -> None:
@@ -218,34 +241,37 @@ def test_truncated_database_is_moved_aside(store_path: Path) -> None:
         assert store.count("m.py", "f") == 0
 
 
-def test_foreign_database_is_moved_aside(store_path: Path) -> None:
+def test_another_programs_database_is_left_as_it_is(store_path: Path) -> None:
     store_path.parent.mkdir(parents=True)
     conn = sqlite3.connect(store_path)
     conn.execute("CREATE TABLE notes (body TEXT)")
     conn.execute("INSERT INTO notes VALUES ('keep me')")
+    conn.execute("PRAGMA user_version = 1")
     conn.commit()
     conn.close()
-    with SampleStore.open(store_path) as store:
-        assert store.recovered_from is not None
-        assert "not a codequorum store" in store.warnings[0]
-    old = sqlite3.connect(store.recovered_from)
-    assert old.execute("SELECT body FROM notes").fetchall() == [("keep me",)]
-    old.close()
+    before = store_path.read_bytes()
+    with pytest.raises(StoreError, match="an SQLite database of another program "
+                       r"\(application id 0x0, user version 1\): not a codequorum"):
+        SampleStore.open(store_path)
+    assert store_path.read_bytes() == before
 
 
-def test_newer_schema_is_moved_aside(store_path: Path) -> None:
-    store_path.parent.mkdir(parents=True)
+def test_a_store_of_a_newer_codequorum_is_left_as_it_is(store_path: Path) -> None:
+    SampleStore.open(store_path).close()
     conn = sqlite3.connect(store_path)
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     conn.close()
-    with SampleStore.open(store_path) as store:
-        assert store.recovered_from is not None
-        assert "newer" in store.warnings[0]
+    before = store_path.read_bytes()
+    with pytest.raises(StoreError, match="newer than this codequorum's"):
+        SampleStore.open(store_path)
+    assert store_path.read_bytes() == before
+    assert sorted(p.name for p in store_path.parent.iterdir()) == [
+        ".gitignore", "samples.sqlite3"]
 
 
 def test_directory_in_the_way_is_a_clear_error(store_path: Path) -> None:
     store_path.mkdir(parents=True)
-    with pytest.raises(StoreError, match="is a directory"):
+    with pytest.raises(StoreError, match="a folder: not a codequorum sample store"):
         SampleStore.open(store_path)
 
 
@@ -286,8 +312,7 @@ def test_a_store_from_before_identities_gets_one_and_is_not_taken_as_made_here(
 
 
 def test_a_replaced_damaged_store_counts_as_made_here(store_path: Path) -> None:
-    store_path.parent.mkdir(parents=True, exist_ok=True)
-    store_path.write_bytes(b"not a database at all" * 100)
+    _damaged(store_path)
     with SampleStore.open(store_path) as store:
         assert store.recovered_from is not None
         assert store.created is True and store.store_id
@@ -333,3 +358,26 @@ def test_schema_1_store_is_upgraded_in_place(store_path: Path) -> None:
     conn = sqlite3.connect(store_path)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
     conn.close()
+
+
+def test_a_store_another_process_makes_meanwhile_is_opened_not_replaced(
+        store_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two openers race to make the store: the one that comes second opens the first's."""
+    import codequorum.sources.store as module
+
+    build = module._build
+    raced: list[Path] = []
+
+    def build_while_another_makes_it(path: Path) -> Path:
+        partial = build(path)
+        if not raced:
+            raced.append(path)
+            with SampleStore.open(path) as other:  # the other process wins the race
+                other.add("m.py", "python", "f", [Sample(CODE_A)])
+        return partial
+
+    monkeypatch.setattr(module, "_build", build_while_another_makes_it)
+    with SampleStore.open(store_path) as store:
+        assert store.created is False
+        assert store.count("m.py", "f") == 1
+    assert sorted(p.name for p in store_path.parent.iterdir() if ".partial" in p.name) == []

@@ -1,6 +1,7 @@
 /** `codequorum.importVersions`: versions of the function from a file the user picks. */
 import * as vscode from 'vscode';
 import { withFunctionReport, type CommandContext } from './context';
+import { readPickedFile } from '../pickedFile';
 import { safeText } from '../safeText';
 
 export async function importVersions(ctx: CommandContext, arg?: unknown): Promise<void> {
@@ -13,7 +14,10 @@ export async function importVersions(ctx: CommandContext, arg?: unknown): Promis
     if (!picked || picked.length === 0) {
       return;
     }
-    const result = await api.importSamples(target, picked[0].fsPath);
+    // the server reads only files inside the workspace folders: this one the user chose, so
+    // the extension reads it (a regular file, bounded) and sends its text
+    const file = picked[0].fsPath;
+    const result = await api.importSamples(target, file, await readPickedFile(file));
     ctx.refreshStatus();
     void vscode.window.showInformationMessage(
       `codequorum: imported ${result.added} version${result.added === 1 ? '' : 's'} of ${safeText(report.qualifiedName, 200)}` +

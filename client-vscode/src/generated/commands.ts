@@ -88,13 +88,14 @@ export interface CompareResult {
   diff: string | null;
 }
 
-/** `path` of a sample file (relative to the workspace); `taskId` picks one set of a sample-set file. */
+/** `path` of a sample file inside a workspace folder (relative to the document's folder), read by the server; or `content`, the text of a file the user picked anywhere (the client reads it; `path` then only names it). Either is at most 16 MB. `taskId` picks one set of a sample-set file. */
 export interface ImportSamplesArgs {
   uri: string;
   position?: Position | null;
   qualifiedName?: string | null;
   path?: string;
   taskId?: string | null;
+  content?: string | null;
 }
 
 /** An LSP position (0-based line, character in the position encoding). */

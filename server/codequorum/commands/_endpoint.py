@@ -11,6 +11,7 @@ import os
 from typing import Any
 
 from codequorum.commands._argtypes import seconds
+from codequorum.option_policy import Reach, declare
 from codequorum.sources.openai_compat import (
     DEFAULT_API_KEY_ENV,
     DEFAULT_BASE_URL,
@@ -25,44 +26,44 @@ DEFAULT_PROPOSE_TIMEOUT = 30.0
 
 def add_endpoint_options(group: Any) -> None:
     """``--base-url``, ``--model``, ``--api-key-env`` on ``group`` (a parser or a group)."""
-    group.add_argument(
+    declare(group.add_argument(
         "--base-url",
         default=os.environ.get("CODEQUORUM_BASE_URL", DEFAULT_BASE_URL),
         help="OpenAI-compatible base URL, e.g. http://localhost:11434/v1 "
         "(default: $CODEQUORUM_BASE_URL or %(default)s)",
-    )
-    group.add_argument(
+    ), Reach.ENDPOINT)
+    declare(group.add_argument(
         "--model",
         default=os.environ.get("CODEQUORUM_MODEL", DEFAULT_MODEL),
         help="model name (default: $CODEQUORUM_MODEL or %(default)s)",
-    )
-    group.add_argument(
+    ), Reach.ANALYSIS)
+    declare(group.add_argument(
         "--api-key-env",
         default=DEFAULT_API_KEY_ENV,
         metavar="VAR",
         help="environment variable holding the API key; '' sends none (default: %(default)s)",
-    )
+    ), Reach.KEY_VARIABLE)
 
 
 def add_propose_inputs_options(parser: argparse.ArgumentParser) -> None:
     """``--propose-inputs`` with its timeout and the endpoint options."""
     group = parser.add_argument_group("inputs from the model (with --dynamic)")
-    group.add_argument(
+    declare(group.add_argument(
         "--propose-inputs",
         action=argparse.BooleanOptionalAction,
         default=False,
         help="with --dynamic: ask the endpoint for call inputs of functions that have no "
         "tests, no doctest examples and no annotated parameters (arguments only, never "
         "expected results, read as literal data and run in the sandbox) (default: off)",
-    )
-    group.add_argument(
+    ), Reach.SPENDS_KEY, project_values=lambda value: value is False)
+    declare(group.add_argument(
         "--propose-timeout",
         type=seconds,
         default=DEFAULT_PROPOSE_TIMEOUT,
         metavar="SECONDS",
         help="with --propose-inputs: seconds to wait for the endpoint's answer; one that "
         "does not answer is not asked again in the run (default: %(default)g)",
-    )
+    ), Reach.ANALYSIS)
     add_endpoint_options(group)
 
 

@@ -26,15 +26,18 @@ from typing import Any, TextIO
 
 from codequorum import __version__, parsing
 from codequorum.commands._argtypes import at_least, seconds
+from codequorum.commands._dynamic import add_dynamic_argument
 from codequorum.commands._endpoint import add_propose_inputs_options, asker_note, input_asker
 from codequorum.config_file import config_values
 from codequorum.errors import UnknownFormatError, UnknownLanguageError, UserError
 from codequorum.findings import RANK, function_findings
 from codequorum.findings import Finding as FunctionFinding
+from codequorum.option_policy import Reach, declare
 from codequorum.render.ansi import SEVERITY_STYLE, paint
 from codequorum.render.json_out import safe_values
 from codequorum.render.terminal import color_enabled
 from codequorum.render.words import count
+from codequorum.safe_paths import UnreadableFile, guard, read_regular
 from codequorum.safe_text import safe_text
 from codequorum.session import (
     MAX_DOCUMENT_BYTES,
@@ -81,37 +84,41 @@ def register(subparsers: Any) -> None:
         metavar="PATH",
         help="source files, or folders to walk for files with a known extension",
     )
-    parser.add_argument("--workspace", type=Path,
-                        help="workspace folder (default: the nearest folder above the first "
-                        "path holding .codequorum or .git, as `codequorum sample` finds it)")
-    parser.add_argument(
+    analysis = Reach.ANALYSIS
+    declare(parser.add_argument("--workspace", type=Path,
+                                help="workspace folder (default: the nearest folder above the "
+                                "first path holding .codequorum or .git, as `codequorum "
+                                "sample` finds it)"), Reach.WORKSPACE)
+    declare(parser.add_argument(
         "--store", type=Path, help="store file (default: <workspace>/.codequorum/samples.sqlite3)"
-    )
-    config_values(parser.add_argument(
+    ), Reach.STORE)
+    declare(config_values(parser.add_argument(
         "--language", help="language of files named on the command line whose extension "
         "does not tell (default: from the extension)"
-    ), parsing.normalize_language)
-    config_values(parser.add_argument(
+    ), parsing.normalize_language), analysis)
+    declare(config_values(parser.add_argument(
         "--format", dest="output_format", default="text", metavar="FORMAT",
         help="text (default), json or sarif",
-    ), FORMATS)
-    config_values(parser.add_argument(
+    ), FORMATS), analysis)
+    declare(config_values(parser.add_argument(
         "--fail-on", default="warning", metavar="SEVERITY",
         help="exit with status 1 when a finding at or above this severity exists: error, "
         "warning (default), information or never",
-    ), FAIL_ON)
-    parser.add_argument(
+    ), FAIL_ON), analysis)
+    declare(parser.add_argument(
         "--min-samples", type=at_least(1), default=2, metavar="K",
         help="check a function only when at least K versions are stored (default 2)",
-    )
-    parser.add_argument("--no-tsed", dest="tsed", action="store_false",
-                        help="skip TSED (tree edit distance; the slowest metric)")
-    parser.add_argument("--max-depth", type=at_least(1), default=30, metavar="D",
-                        help="deepest tree level counted (default 30)")
-    parser.add_argument("--dynamic", action="store_true",
-                        help="also run the versions in the sandbox (opcode traces, outputs)")
-    parser.add_argument("--timeout", type=seconds, default=10.0, metavar="SECONDS",
-                        help="with --dynamic: budget of one version (default 10)")
+    ), analysis)
+    declare(parser.add_argument("--no-tsed", dest="tsed", action="store_false",
+                                help="skip TSED (tree edit distance; the slowest metric)"),
+            analysis)
+    declare(parser.add_argument("--max-depth", type=at_least(1), default=30, metavar="D",
+                                help="deepest tree level counted (default 30)"), analysis)
+    add_dynamic_argument(parser, "also run the versions in the sandbox (opcode traces, "
+                         "outputs)")
+    declare(parser.add_argument("--timeout", type=seconds, default=10.0, metavar="SECONDS",
+                                help="with --dynamic: budget of one version (default 10)"),
+            Reach.SANDBOX)
     add_propose_inputs_options(parser)
     parser.set_defaults(func=run, config_from="paths")
 
@@ -297,11 +304,15 @@ def _targets(paths: Sequence[Path], language: str | None, run: CheckRun
             run.error(f"{given}: no such file or folder")
             run.missing_paths += 1
             continue
+        top = given.resolve()
         for path, forced in candidates:
             resolved = path.resolve()
             if resolved in seen:
                 continue
             seen.add(resolved)
+            if path != given and not resolved.is_relative_to(top):
+                run.notes.append(f"{path}: a symlink out of {given}, skipped")
+                continue
             try:
                 lang = parsing.language_from_path(path)
             except UnknownLanguageError:
@@ -314,9 +325,14 @@ def _targets(paths: Sequence[Path], language: str | None, run: CheckRun
 
 
 def _read(path: Path, run: CheckRun) -> str | None:
-    """The file's text, or None with a note (binary, not UTF-8, unreadable)."""
+    """The file's text, or None with a note (binary, not UTF-8, unreadable, larger than a
+    document may be, or not a regular file: a repository's FIFO or a symlink to
+    ``/dev/zero`` is skipped, never read)."""
     try:
-        data = path.read_bytes()
+        data = read_regular(path, MAX_DOCUMENT_BYTES)
+    except UnreadableFile as exc:
+        run.notes.append(f"{safe_text(exc)}; skipped")
+        return None
     except OSError as exc:
         run.error(f"{path}: cannot read: {exc.strerror or exc}")
         return None
@@ -585,7 +601,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     workspace = (args.workspace or _discover(args.paths)).resolve()
     if args.workspace is not None and not workspace.is_dir():
         raise UserError(f"--workspace {args.workspace}: not a folder")
-    store_path = (args.store or default_store_path(workspace)).resolve()
+    store_path = guard(args.store or default_store_path(workspace), [workspace])
     if args.dynamic:
         from codequorum.commands.score import dynamic_available
 
@@ -594,7 +610,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
                             "run without --dynamic")
     if store_path.is_dir():
         raise UserError(f"--store {store_path}: is a folder, expected a file")
-    if not store_path.exists():
+    if not os.path.lexists(store_path):
         if not args.quiet:
             print(f"codequorum: no sample store at {safe_text(store_path)}; run `codequorum "
                   "sample` or add samples from your editor", file=sys.stderr)

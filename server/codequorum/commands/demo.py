@@ -16,10 +16,10 @@ from rich.console import Console
 from rich.text import Text
 
 from codequorum.analysis import StabilityReport
+from codequorum.commands._dynamic import add_dynamic_argument, add_sandbox_argument
 from codequorum.commands.score import (
     ScoreRun,
     add_analysis_arguments,
-    add_sandbox_argument,
     analysis_options,
     check_output_format,
     deferred_interrupt,
@@ -90,9 +90,8 @@ def register(subparsers: Any) -> None:
         description="Score 20 HumanEval tasks × 10 CodeGen-16B samples (bundled) and explain "
         "how to read the table.",
     )
-    parser.add_argument("--dynamic", action="store_true",
-                        help="also run the versions against HumanEval's tests in the sandbox "
-                        "(pass rates, output agreement, opcode divergence; ~15 s)")
+    add_dynamic_argument(parser, "also run the versions against HumanEval's tests in the "
+                         "sandbox (pass rates, output agreement, opcode divergence; ~15 s)")
     add_sandbox_argument(parser)
     add_analysis_arguments(parser)
     parser.set_defaults(func=run)

@@ -13,6 +13,7 @@ import os
 import sys
 from typing import Any
 
+from codequorum.option_policy import Reach, declare
 from codequorum.sandbox import bwrap, isolation
 
 #: What each strict layer stops, in the words of docs/sandbox.md.
@@ -50,10 +51,11 @@ def register(subparsers: Any) -> None:
         description="Probe the sandbox (no candidate code runs) and list each isolation "
         "layer as held or missing, with the reason.",
     )
-    parser.add_argument("--interpreter", metavar="PATH", default=None,
-                        help="Python that would run candidates (default: this one)")
-    parser.add_argument("--format", choices=["text", "json"], default="text",
-                        help="output format (default text)")
+    declare(parser.add_argument("--interpreter", metavar="PATH", default=None,
+                                help="Python that would run candidates (default: this one)"),
+            Reach.INTERPRETER)
+    declare(parser.add_argument("--format", choices=["text", "json"], default="text",
+                                help="output format (default text)"), Reach.ANALYSIS)
     parser.set_defaults(func=run)
 
 

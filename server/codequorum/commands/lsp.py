@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from pathlib import Path
 from typing import Any
 
 from codequorum.errors import UserError
+from codequorum.option_policy import Reach, declare
 
 
 def register(subparsers: Any) -> None:
@@ -18,17 +20,19 @@ def register(subparsers: Any) -> None:
         description="Run the codequorum language server. Editors start it with "
         "`codequorum lsp` and talk JSON-RPC over stdin/stdout.",
     )
-    parser.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default)")
-    parser.add_argument(
+    declare(parser.add_argument("--stdio", action="store_true",
+                                help="talk over stdin/stdout (the default)"), Reach.ANALYSIS)
+    declare(parser.add_argument(
         "--tcp", metavar="HOST:PORT", help="listen on a TCP address instead of stdio"
-    )
-    parser.add_argument(
+    ), Reach.NETWORK)
+    declare(parser.add_argument(
         "--log-level",
         default="WARNING",
         choices=["DEBUG", "INFO", "WARNING", "ERROR"],
         help="level of the log written to stderr (default WARNING)",
-    )
-    parser.add_argument("--log-file", metavar="PATH", help="write the log to this file")
+    ), Reach.ANALYSIS)
+    declare(parser.add_argument("--log-file", metavar="PATH",
+                                help="write the log to this file"), Reach.OUTPUT)
     parser.set_defaults(func=run)
 
 
@@ -39,10 +43,18 @@ def _address(value: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
+def _log_path(name: str) -> Path:
+    """The log file, never reached through a repository's symlink out of the workspace."""
+    from codequorum.safe_paths import guard
+    from codequorum.workspace import find_workspace
+
+    return guard(name, [find_workspace(Path.cwd())])
+
+
 def run(args: argparse.Namespace) -> int:
     """Start the server; returns when the client says exit (or the stream closes)."""
     handler: logging.Handler = (
-        logging.FileHandler(args.log_file, encoding="utf-8")
+        logging.FileHandler(_log_path(args.log_file), encoding="utf-8")
         if args.log_file
         else logging.StreamHandler(sys.stderr)
     )

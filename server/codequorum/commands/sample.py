@@ -23,6 +23,7 @@ from codequorum.commands._endpoint import add_endpoint_options
 from codequorum.config_file import config_values
 from codequorum.errors import UserError
 from codequorum.model import Sample
+from codequorum.option_policy import Reach, declare
 from codequorum.parsing import FunctionInfo, function_by_name, functions, language_from_path
 from codequorum.parsing import normalize_language as _normalize_language
 from codequorum.render.words import count
@@ -53,76 +54,80 @@ def register(subparsers: Any) -> None:
     _add_endpoint_arguments(parser.add_argument_group("endpoint"))
     _add_import_arguments(parser)
     _add_store_arguments(parser)
-    parser.add_argument(
+    declare(parser.add_argument(
         "--print-prompt", action="store_true", help="print the prompt messages and stop"
-    )
+    ), Reach.ANALYSIS)
     parser.set_defaults(func=run, config_from="file")
 
 
 def _add_function_arguments(parser: argparse.ArgumentParser) -> None:
     """FILE, ``--function`` and ``--language``: which function to collect versions of."""
     parser.add_argument("file", type=Path, help="the source file that holds the function")
-    parser.add_argument(
+    declare(parser.add_argument(
         "--function",
         "-f",
         required=True,
         metavar="QUALNAME",
         help="qualified function name, e.g. parse_row or Stack.push",
-    )
-    config_values(parser.add_argument("--language",
-                                      help="language of FILE (default: from its extension)"),
-                  _normalize_language)
+    ), Reach.ANALYSIS)
+    declare(config_values(parser.add_argument("--language", help="language of FILE "
+                                              "(default: from its extension)"),
+                          _normalize_language), Reach.ANALYSIS)
 
 
 def _add_endpoint_arguments(provider: Any) -> None:
     """The endpoint, and how many versions to ask it for and how (``provider`` is the
     help's "endpoint" group)."""
     add_endpoint_options(provider)
-    provider.add_argument("--samples", "-n", type=positive, default=5, metavar="N",
-                          help="versions to ask for (default: %(default)s)")
-    provider.add_argument("--temperature", type=float, default=0.8, metavar="T",
-                          help="sampling temperature; above 0 so the versions can differ "
-                          "(default: %(default)s)")
-    provider.add_argument("--seed", type=int, default=None,
-                          help="version k uses seed + k (default: none, the server chooses)")
-    provider.add_argument("--timeout", type=seconds, default=60.0, metavar="SECONDS",
-                          help="seconds per request (default: %(default)s)")
-    provider.add_argument("--max-retries", type=at_least(0), default=2, metavar="N",
-                          help="retries on 429/5xx answers (default: %(default)s)")
-    provider.add_argument("--concurrency", type=positive, default=4, metavar="N",
-                          help="requests at once (default: %(default)s)")
-    provider.add_argument(
+    analysis = Reach.ANALYSIS
+    declare(provider.add_argument("--samples", "-n", type=positive, default=5, metavar="N",
+                                  help="versions to ask for (default: %(default)s)"), analysis)
+    declare(provider.add_argument("--temperature", type=float, default=0.8, metavar="T",
+                                  help="sampling temperature; above 0 so the versions can "
+                                  "differ (default: %(default)s)"), analysis)
+    declare(provider.add_argument("--seed", type=int, default=None,
+                                  help="version k uses seed + k (default: none, the server "
+                                  "chooses)"), analysis)
+    declare(provider.add_argument("--timeout", type=seconds, default=60.0, metavar="SECONDS",
+                                  help="seconds per request (default: %(default)s)"), analysis)
+    declare(provider.add_argument("--max-retries", type=at_least(0), default=2, metavar="N",
+                                  help="retries on 429/5xx answers (default: %(default)s)"),
+            analysis)
+    declare(provider.add_argument("--concurrency", type=positive, default=4, metavar="N",
+                                  help="requests at once (default: %(default)s)"), analysis)
+    declare(provider.add_argument(
         "--use-n", action="store_true",
         help="one request with n choices, when the server supports n (default: one request "
         "per version)",
-    )
-    provider.add_argument("--context-lines", type=at_least(0), default=DEFAULT_CONTEXT_LINES,
-                          metavar="N",
-                          help="lines of the file around the function sent with the prompt "
-                          "(default: %(default)s)")
+    ), analysis)
+    declare(provider.add_argument("--context-lines", type=at_least(0),
+                                  default=DEFAULT_CONTEXT_LINES, metavar="N",
+                                  help="lines of the file around the function sent with the "
+                                  "prompt (default: %(default)s)"), analysis)
 
 
 def _add_import_arguments(parser: argparse.ArgumentParser) -> None:
     """``--from`` and ``--task``: import versions instead of asking for them."""
-    parser.add_argument(
+    declare(parser.add_argument(
         "--from",
         dest="source",
         type=Path,
         metavar="PATH",
         help="import versions from a sample-set file, a JSON list or a directory instead",
-    )
-    parser.add_argument("--task", help="with --from: the task_id of the set to import "
-                        "(default: the set whose entry_point is the function, else the only set)")
+    ), Reach.PROJECT_FILE)
+    declare(parser.add_argument("--task", help="with --from: the task_id of the set to import "
+                                "(default: the set whose entry_point is the function, else "
+                                "the only set)"), Reach.ANALYSIS)
 
 
 def _add_store_arguments(parser: argparse.ArgumentParser) -> None:
     """``--workspace`` and ``--store``: where the versions are kept."""
-    parser.add_argument("--workspace", type=Path,
-                        help="workspace folder (default: the nearest folder above FILE "
-                        "holding .codequorum or .git)")
-    parser.add_argument(
+    declare(parser.add_argument("--workspace", type=Path,
+                                help="workspace folder (default: the nearest folder above "
+                                "FILE holding .codequorum or .git)"), Reach.WORKSPACE)
+    declare(parser.add_argument(
         "--store", type=Path, help="store file (default: <workspace>/.codequorum/samples.sqlite3)"
-    )
+    ), Reach.STORE)
 
 
 @dataclass(frozen=True)
@@ -135,6 +140,7 @@ class _Target:
     function: FunctionInfo
     key: str
     store_path: Path
+    workspace: Path
 
 
 def _read_source(path: Path) -> str:
@@ -155,7 +161,8 @@ def _target(args: argparse.Namespace) -> _Target:
     function = _function(text, language, args.function, path)
     workspace = (args.workspace or find_workspace(path)).resolve()
     key = store_key(path, workspace)
-    return _Target(text, language, function, key, args.store or default_store_path(workspace))
+    return _Target(text, language, function, key, args.store or default_store_path(workspace),
+                   workspace)
 
 
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
@@ -177,7 +184,7 @@ def _import(args: argparse.Namespace, target: _Target, stream: TextIO) -> int:
     """``--from``: store the versions of the function found in the source, say what was
     skipped and how many versions the function now has."""
     name = target.function.qualified_name
-    with _open_store(target.store_path, stream) as store:
+    with _open_store(target, stream) as store:
         report = import_samples(
             store, args.source, target.key, target.language, name, task_id=args.task
         )
@@ -272,7 +279,7 @@ def _regenerate(args: argparse.Namespace, target: _Target, messages: list[dict[s
             f"{count(config.samples, 'version')} of `{name}` ({target.key})",
             file=stream,
         )
-    with _open_store(target.store_path, stream) as store:
+    with _open_store(target, stream) as store:
         arrivals = _Arrivals(store, target, digest, stream, args.quiet)
         result = asyncio.run(regenerate(config, messages, config.samples, target.language,
                                         name, on_sample=arrivals.on_sample))
@@ -306,9 +313,10 @@ def _function(text: str, language: str, name: str, path: Path) -> FunctionInfo:
 
 
 @contextmanager
-def _open_store(path: Path, stream: TextIO) -> Iterator[SampleStore]:
-    """Open the store (saying so when a damaged file was moved aside), close it after."""
-    store = SampleStore.open(path)
+def _open_store(target: _Target, stream: TextIO) -> Iterator[SampleStore]:
+    """Open the target's store (saying so when a damaged file was moved aside), close it
+    after."""
+    store = SampleStore.open(target.store_path, roots=[target.workspace])
     try:
         for warning in store.warnings:
             print(f"warning: {warning}", file=sys.stderr)

@@ -34,7 +34,7 @@ from codequorum.commands.score import (
 )
 from codequorum.formats import ReadError, ReadOptions
 from codequorum.model import SampleSet
-from codequorum.outfile import open_output
+from codequorum.outfile import open_output, open_stream
 from codequorum.overall import OverallAccumulator
 from codequorum.render.csv_out import write_csv
 from codequorum.render.html_report import HtmlPage, page_end
@@ -108,15 +108,10 @@ def _progress(enabled: bool, color: bool) -> tuple[Progress | None, Callable[[in
     return progress, move
 
 
-@contextlib.contextmanager
-def _stream(path: str | None, append: bool) -> Iterator[TextIO]:
+def _stream(path: str | None, append: bool) -> contextlib.AbstractContextManager[TextIO]:
     """Where streamed lines go: standard output, or the file (appended to with
     ``--resume``, else started afresh)."""
-    if path is None or path == "-":
-        yield sys.stdout
-        return
-    with open(path, "a" if append else "w", encoding="utf-8", newline="") as stream:
-        yield stream
+    return open_stream(path, append)
 
 
 class _Sink(Protocol):

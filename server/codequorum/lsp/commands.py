@@ -11,6 +11,7 @@ import asyncio
 import dataclasses
 import json
 import logging
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,10 +20,12 @@ from typing import TYPE_CHECKING, Any, Literal
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
+from codequorum.errors import UserError
 from codequorum.findings import consensus, evidence_text
 from codequorum.lsp import contract as c
 from codequorum.lsp.documents import FunctionEntry, Snapshot, reindent
 from codequorum.lsp.engine import FunctionAnalysis
+from codequorum.lsp.files import MAX_IMPORT_BYTES, RefusedFile, bounded_text, read_inside
 from codequorum.lsp.gates import input_proposer, may_run_store, may_send_key
 from codequorum.lsp.hover import DYNAMIC_FIGURES
 from codequorum.lsp.progress import WorkProgress
@@ -60,9 +63,10 @@ async def _resolve(
     ls: CodequorumServer, target: c.FunctionArgs, command: str, required: bool = True
 ) -> tuple[Snapshot, FunctionEntry | None]:
     await ls.settled()
-    snapshot = ls.snapshot(target.uri)
-    if snapshot is None:
-        raise CommandError(f"{command}: {target.uri} is not open")
+    try:
+        snapshot = ls.read_snapshot(target.uri)
+    except RefusedFile as exc:
+        raise CommandError(f"{command}: {exc}") from None
     if snapshot.language is None:
         raise CommandError(f"{command}: codequorum does not know the language of {target.uri}")
     entry: FunctionEntry | None = None
@@ -331,40 +335,30 @@ def read_sample_file(path: Path) -> list[Sample]:
 
 
 async def import_samples_command(ls: CodequorumServer, args: c.ImportSamplesArgs) -> c.StoreResult:
-    """Store versions read from a file (origin ``imported``)."""
+    """Store versions read from a file (origin ``imported``): one inside a workspace folder,
+    read here, or the text of one the user picked, read by the client
+    (:mod:`codequorum.lsp.files`)."""
     target = args
-    if not args.path:
+    if not args.path and args.content is None:
         raise CommandError(f"{IMPORT_SAMPLES}: needs the path of a sample file")
-    path = Path(args.path).expanduser()
     root = ls.engine_for(target.uri).root
-    if not path.is_absolute() and root:
-        path = Path(root) / path
+    path = Path(args.path or "versions.jsonl").expanduser()
+    if not path.is_absolute():
+        path = Path(root or Path.cwd()) / path
+    try:
+        data = (bounded_text(args.content, str(path), MAX_IMPORT_BYTES)
+                if args.content is not None
+                else await ls.engine.run(read_inside, path, ls.folders, MAX_IMPORT_BYTES))
+    except RefusedFile as exc:
+        raise CommandError(f"{IMPORT_SAMPLES}: {exc}") from None
     language = ls.snapshot(target.uri)
     lang = language.language if language and language.language else "python"
     short = (target.qualified_name or "").rsplit(".", 1)[-1] or None
-    task_id = args.task_id
-
-    def read() -> list[Sample]:
-        from codequorum.errors import UserError
-        from codequorum.sources.importing import read_candidates
-
-        if not path.is_dir():
-            found = read_sample_file(path)
-            if found:
-                return found
-        try:
-            candidates, _ = read_candidates(
-                path,
-                lang,
-                task_id=task_id if isinstance(task_id, str) else None,
-                entry_point=short,
-            )
-        except UserError as exc:
-            raise CommandError(f"{IMPORT_SAMPLES}: {exc}") from exc
-        return [dataclasses.replace(c.sample, origin="imported") for c in candidates]
-
+    task_id = args.task_id if isinstance(args.task_id, str) else None
     try:
-        samples = await ls.engine.run(read)
+        samples = await ls.engine.run(_imported_samples, path.name, data, lang, task_id, short)
+    except UserError as exc:
+        raise CommandError(f"{IMPORT_SAMPLES}: {exc}") from exc
     except OSError as exc:
         raise CommandError(f"{IMPORT_SAMPLES}: cannot read {path}: {exc.strerror or exc}") from exc
     if not samples:
@@ -372,6 +366,23 @@ async def import_samples_command(ls: CodequorumServer, args: c.ImportSamplesArgs
     result = await _store_samples(ls, target, IMPORT_SAMPLES, samples)
     result.path = str(path)
     return result
+
+
+def _imported_samples(name: str, data: bytes, language: str, task_id: str | None,
+                      entry_point: str | None) -> list[Sample]:
+    """The versions in a file's ``data`` (already read and bounded), parsed from a private
+    copy named ``name``, so what is parsed is what was checked."""
+    from codequorum.sources.importing import read_candidates
+
+    with tempfile.TemporaryDirectory(prefix="codequorum-import-") as folder:
+        copy = Path(folder) / (name or "versions.jsonl")
+        copy.write_bytes(data)
+        found = read_sample_file(copy)
+        if found:
+            return found
+        candidates, _ = read_candidates(copy, language, task_id=task_id,
+                                        entry_point=entry_point)
+    return [dataclasses.replace(item.sample, origin="imported") for item in candidates]
 
 
 async def clear_samples_command(ls: CodequorumServer, args: c.ClearSamplesArgs) -> c.ClearResult:

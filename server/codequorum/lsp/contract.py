@@ -103,13 +103,16 @@ class AddSamplesArgs(FunctionArgs):
 
 @attrs.define
 class ImportSamplesArgs(FunctionArgs):
-    """``path`` of a sample file (relative to the workspace); ``taskId`` picks one set of a
-    sample-set file."""
+    """``path`` of a sample file inside a workspace folder (relative to the document's
+    folder), read by the server; or ``content``, the text of a file the user picked anywhere
+    (the client reads it; ``path`` then only names it). Either is at most 16 MB.
+    ``taskId`` picks one set of a sample-set file."""
 
     COMMAND: ClassVar[str] = "codequorum.importSamples"
     POSITIONAL: ClassVar[tuple[str, ...]] = ("path",)
     path: str = ""
     task_id: str | None = None
+    content: str | None = None
 
 
 @attrs.define

@@ -33,11 +33,12 @@ from codequorum.lsp.actions import function_actions
 from codequorum.lsp.diagnostics import SOURCE, document_diagnostics, result_id
 from codequorum.lsp.documents import FunctionEntry, Snapshot, SnapshotCache, normalize_encoding
 from codequorum.lsp.engine import Engine, FunctionAnalysis, Items
+from codequorum.lsp.files import RefusedFile, path_of, read_inside
 from codequorum.lsp.hover import render_computing, render_hover
 from codequorum.lsp.lenses import document_lenses
 from codequorum.lsp.progress import REQUEST_TOKEN
-from codequorum.lsp.settings import Settings, file_settings, parse_settings
-from codequorum.session import AnalysisKey
+from codequorum.lsp.settings import Settings, file_settings, folder_settings, parse_settings
+from codequorum.session import MAX_DOCUMENT_BYTES, AnalysisKey
 from codequorum.workspace import file_key_for
 
 log = logging.getLogger(__name__)
@@ -197,12 +198,23 @@ class CodequorumServer(LanguageServer):
     def snapshot(self, uri: str) -> Snapshot | None:
         """The current snapshot of an open (or readable) document; None if unreadable."""
         try:
-            doc = self.workspace.get_text_document(uri)
-            text = doc.source
-        except Exception:
+            return self.read_snapshot(uri)
+        except RefusedFile:
             return None
+
+    def read_snapshot(self, uri: str) -> Snapshot:
+        """The current snapshot of a document: the text the client sent when it is open,
+        else the file when it is a bounded regular file inside a workspace folder
+        (:mod:`codequorum.lsp.files`); :class:`RefusedFile` says why not."""
         encoding = normalize_encoding(self.workspace.position_encoding)
-        return self.snapshots.get(uri, text, doc.language_id, encoding, doc.version)
+        doc = self.workspace.text_documents.get(unquote(uri))
+        if doc is not None:
+            return self.snapshots.get(uri, doc.source, doc.language_id, encoding, doc.version)
+        path = path_of(uri)
+        if path is None:
+            raise RefusedFile(f"{uri} is not open")
+        text = read_inside(path, self.folders, MAX_DOCUMENT_BYTES).decode("utf-8", "replace")
+        return self.snapshots.get(uri, text, None, encoding, None)
 
     def apply_settings(
         self, raw: Any, base: Settings | None = None, engine: Engine | None = None
@@ -218,17 +230,17 @@ class CodequorumServer(LanguageServer):
         engine.configure(settings)
 
     async def pull_configuration(self) -> None:
-        """Ask the client for the ``codequorum`` section of every workspace folder (when it
-        can answer)."""
+        """Ask the client for the ``codequorum`` section (when it can answer): once without a
+        scope (the user's), then for every workspace folder, whose own values of the settings
+        only the user may choose do not count (:func:`folder_settings`)."""
         ws = self.client_capabilities.workspace
         if not (ws and ws.configuration):
             return
         folders = list(self.folders.items()) or [("", self.engine)]
-        items = [
-            types.ConfigurationItem(
-                section="codequorum", scope_uri=Path(root).as_uri() if root else None
-            )
+        items = [types.ConfigurationItem(section="codequorum")] + [
+            types.ConfigurationItem(section="codequorum", scope_uri=Path(root).as_uri())
             for root, _ in folders
+            if root
         ]
         try:
             result = await asyncio.wait_for(
@@ -238,9 +250,16 @@ class CodequorumServer(LanguageServer):
         except Exception as exc:
             log.info("workspace/configuration failed: %s", exc)
             return
-        for (_, engine), value in zip(folders, result or [], strict=False):
+        answers = list(result or [])
+        user = answers[0] if answers else None
+        scoped = answers[1:] if len(items) > 1 else answers[:1]
+        for (root, engine), value in zip(folders, scoped, strict=False):
             if value is None or value == {}:
                 continue
+            if root:
+                value, refused = folder_settings(value, user, root)
+                for warning in refused:
+                    self.warn_once(f"codequorum: {warning}")
             self.apply_settings(value, self.base_settings, engine)
 
     def refresh(self, uri: str | None = None) -> None:

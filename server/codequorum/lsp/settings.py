@@ -6,6 +6,12 @@ from ``workspace/configuration`` (section ``codequorum``). Each is read by
 range is replaced by its default and named in a warning, so a bad setting never stops the
 server. The names, types, defaults and bounds here are those of
 ``shared/settings.schema.json`` (a test holds the two together).
+
+Every setting also says what it can do (:class:`~codequorum.option_policy.Reach`): one that
+chooses the store, the endpoint, the key variable, the sandbox or whether versions run is
+the user's alone. The editor sends such a setting from the user's settings only (VS Code:
+``"scope": "machine"``), and :func:`folder_settings` keeps a workspace folder's own value of
+it from counting, whatever the client.
 """
 
 from __future__ import annotations
@@ -15,6 +21,8 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
+
+from codequorum.option_policy import Reach
 
 if TYPE_CHECKING:
     from codequorum.sources.openai_compat import ProviderConfig
@@ -134,7 +142,9 @@ class Settings:
 
 @dataclass(frozen=True)
 class Spec:
-    """One setting: its schema name, the attribute path, and how to validate it."""
+    """One setting: its schema name, the attribute path, how to validate it, and what it
+    can do (``reach``; ``project_values``: the values a workspace may still give a setting
+    that is otherwise the user's alone)."""
 
     key: str
     group: str
@@ -144,6 +154,13 @@ class Spec:
     maximum: float | None = None
     exclusive_minimum: bool = False
     enum: tuple[str, ...] = ()
+    reach: Reach = field(kw_only=True)
+    project_values: tuple[object, ...] = field(default=(), kw_only=True)
+
+    def workspace_may_give(self, value: object) -> bool:
+        """Whether a workspace folder's settings may give ``value``."""
+        return self.reach.project_may_set or any(
+            value is v or (type(value) is type(v) and value == v) for v in self.project_values)
 
     @property
     def default(self) -> Any:
@@ -154,55 +171,62 @@ class Spec:
         return getattr(factory(), self.attr)
 
 
-#: Every server-side setting (schema name -> where it goes and what it accepts).
+#: Every server-side setting (schema name -> where it goes, what it accepts, what it can do).
+A = Reach.ANALYSIS
 SPECS: tuple[Spec, ...] = (
-    Spec("store.path", "store", "path", "string"),
-    Spec("provider.kind", "provider", "kind", "string", enum=("openai-compatible", "client")),
-    Spec("provider.baseUrl", "provider", "base_url", "string"),
-    Spec("provider.model", "provider", "model", "string"),
-    Spec("provider.apiKeyEnv", "provider", "api_key_env", "string"),
-    Spec("provider.temperature", "provider", "temperature", "number", 0, 2),
-    Spec("provider.samples", "provider", "samples", "integer", 1, 50),
-    Spec("provider.seed", "provider", "seed", "integer?"),
-    Spec("provider.timeout", "provider", "timeout", "number", 0, 600, exclusive_minimum=True),
-    Spec("provider.maxRetries", "provider", "max_retries", "integer", 0, 10),
-    Spec("provider.useN", "provider", "use_n", "boolean"),
-    Spec("diagnostics.enable", "diagnostics", "enable", "boolean"),
-    Spec("diagnostics.onType", "diagnostics", "on_type", "boolean"),
-    Spec("diagnostics.debounceMs", "diagnostics", "debounce_ms", "integer", 0, 10000),
+    Spec("store.path", "store", "path", "string", reach=Reach.STORE),
+    Spec("provider.kind", "provider", "kind", "string", enum=("openai-compatible", "client"),
+         reach=A),
+    Spec("provider.baseUrl", "provider", "base_url", "string", reach=Reach.ENDPOINT),
+    Spec("provider.model", "provider", "model", "string", reach=A),
+    Spec("provider.apiKeyEnv", "provider", "api_key_env", "string", reach=Reach.KEY_VARIABLE),
+    Spec("provider.temperature", "provider", "temperature", "number", 0, 2, reach=A),
+    Spec("provider.samples", "provider", "samples", "integer", 1, 50, reach=A),
+    Spec("provider.seed", "provider", "seed", "integer?", reach=A),
+    Spec("provider.timeout", "provider", "timeout", "number", 0, 600, exclusive_minimum=True,
+         reach=A),
+    Spec("provider.maxRetries", "provider", "max_retries", "integer", 0, 10, reach=A),
+    Spec("provider.useN", "provider", "use_n", "boolean", reach=A),
+    Spec("diagnostics.enable", "diagnostics", "enable", "boolean", reach=A),
+    Spec("diagnostics.onType", "diagnostics", "on_type", "boolean", reach=A),
+    Spec("diagnostics.debounceMs", "diagnostics", "debounce_ms", "integer", 0, 10000, reach=A),
     Spec(
         "diagnostics.minSeverity",
         "diagnostics",
         "min_severity",
         "string",
         enum=("error", "warning", "information", "hint"),
+        reach=A,
     ),
-    Spec("hover.enable", "hover", "enable", "boolean"),
-    Spec("hover.diffLines", "hover", "diff_lines", "integer", 0, 200),
-    Spec("codeLens.enable", "code_lens", "enable", "boolean"),
-    Spec("codeLens.showForAll", "code_lens", "show_for_all", "boolean"),
-    Spec("analysis.includeCurrent", "analysis", "include_current", "boolean"),
-    Spec("analysis.maxDepth", "analysis", "max_depth", "integer", 1, 200),
-    Spec("analysis.tsed", "analysis", "tsed", "boolean"),
-    Spec("dynamic.enable", "dynamic", "enable", "boolean"),
-    Spec("dynamic.auto", "dynamic", "auto", "boolean"),
-    Spec("dynamic.timeout", "dynamic", "timeout", "number", 0, 600, exclusive_minimum=True),
-    Spec("dynamic.sandbox", "dynamic", "sandbox", "string", enum=("strict", "weak")),
-    Spec("dynamic.proposeInputs", "dynamic", "propose_inputs", "boolean"),
+    Spec("hover.enable", "hover", "enable", "boolean", reach=A),
+    Spec("hover.diffLines", "hover", "diff_lines", "integer", 0, 200, reach=A),
+    Spec("codeLens.enable", "code_lens", "enable", "boolean", reach=A),
+    Spec("codeLens.showForAll", "code_lens", "show_for_all", "boolean", reach=A),
+    Spec("analysis.includeCurrent", "analysis", "include_current", "boolean", reach=A),
+    Spec("analysis.maxDepth", "analysis", "max_depth", "integer", 1, 200, reach=A),
+    Spec("analysis.tsed", "analysis", "tsed", "boolean", reach=A),
+    Spec("dynamic.enable", "dynamic", "enable", "boolean", reach=Reach.RUNS_CODE,
+         project_values=(False,)),
+    Spec("dynamic.auto", "dynamic", "auto", "boolean", reach=Reach.RUNS_CODE,
+         project_values=(False,)),
+    Spec("dynamic.timeout", "dynamic", "timeout", "number", 0, 600, exclusive_minimum=True,
+         reach=Reach.SANDBOX),
+    Spec("dynamic.sandbox", "dynamic", "sandbox", "string", enum=("strict", "weak"),
+         reach=Reach.SANDBOX, project_values=("strict",)),
+    Spec("dynamic.proposeInputs", "dynamic", "propose_inputs", "boolean",
+         reach=Reach.SPENDS_KEY, project_values=(False,)),
 )
 
-#: Settings the editor client reads (``"x-codequorum-scope": "client"`` in the schema); the
-#: server accepts and ignores them.
-CLIENT_ONLY: frozenset[str] = frozenset(
-    {
-        "server.command",
-        "trace.server",
-        "interpreter",
-        "languageModel.vendor",
-        "languageModel.family",
-        "statusBar.enable",
-    }
-)
+#: Settings the editor client reads (``"x-codequorum-scope": "client"`` in the schema), and
+#: what each can do; the server accepts and ignores them.
+CLIENT_ONLY: dict[str, Reach] = {
+    "server.command": Reach.PROGRAM,
+    "trace.server": A,
+    "interpreter": Reach.INTERPRETER,
+    "languageModel.vendor": A,
+    "languageModel.family": A,
+    "statusBar.enable": A,
+}
 
 #: The key by which the client says whether the workspace is trusted.
 TRUSTED = "trusted"
@@ -311,6 +335,35 @@ def parse_settings(raw: Any, base: Settings | None = None) -> tuple[Settings, li
     return dataclasses.replace(settings, **changes), warnings
 
 
+def folder_settings(
+    folder_raw: Any, user_raw: Any, folder: str
+) -> tuple[dict[str, Any], list[str]]:
+    """A workspace folder's settings (``workspace/configuration`` asked with its scopeUri)
+    with the user's own value (``user_raw``, asked without one) of every setting only the
+    user may choose: a folder's own value of such a setting (its ``.vscode/settings.json``
+    travels with the repository) does not count, and is one warning."""
+    given = flatten(folder_raw)
+    users = flatten(user_raw)
+    out = dict(given)
+    warnings: list[str] = []
+    for key, value in given.items():
+        spec = _BY_KEY.get(key)
+        if spec is None or spec.workspace_may_give(value):
+            continue
+        if key in users and users[key] == value and type(users[key]) is type(value):
+            continue
+        if key in users:
+            out[key] = users[key]
+        else:
+            del out[key]
+        warnings.append(
+            f"the settings of the workspace folder {folder} give {PREFIX}{key} = "
+            f"{_short(value)}: a workspace's settings {spec.reach.refusal}; set it in your "
+            "user settings"
+        )
+    return out, warnings
+
+
 def _short(value: Any) -> str:
     import json
 
@@ -330,7 +383,9 @@ def file_settings(root: str | None) -> tuple[Settings, list[str]]:
 
     if not root:
         return Settings(), []
+    refused: list[str] = []
     try:
-        return parse_settings(workspace_defaults(root))
+        settings, warnings = parse_settings(workspace_defaults(root, refused))
     except UserError as exc:
-        return Settings(), [str(exc)]
+        return Settings(), [*refused, str(exc)]
+    return settings, [*refused, *warnings]

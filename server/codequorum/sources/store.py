@@ -15,20 +15,31 @@ itself; a store that arrived in some other way (committed to a repository, copie
 its user never approved, which is what the language server asks about before it runs the
 store's versions.
 
-A store file that is not a database, is truncated, or has a schema this version does not
-know is moved aside (``samples.sqlite3.corrupt-<timestamp>``) and a fresh one is made, so
-a damaged file never stops the editor and is never deleted.
+A repository may carry the store's path, or a file (or a symlink) where the store should
+be. codequorum therefore writes, moves or replaces only a file that is provably a store of
+its own: an SQLite header with codequorum's ``application_id`` (or, for a store made before
+it had one, schema version 1 or 2 and the ``samples`` table in the first page). Anything
+else there (another program's database, an empty file, a FIFO, a credential file) is refused
+with a message that names it; the path is reached through :func:`~codequorum.safe_paths.guard`,
+so no symlink leads a write out of the workspace. A new store is built beside its place
+and linked in only if nothing appeared there meanwhile. A store of codequorum's own that is
+truncated or damaged is moved aside (``samples.sqlite3.corrupt-<timestamp>``) and a fresh one
+is made, so a damaged file never stops the editor and is never deleted.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import logging
+import os
 import secrets
 import sqlite3
+import stat
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,11 +48,17 @@ from typing import Any, cast, get_args
 
 from codequorum.errors import UserError
 from codequorum.model import Origin, Sample
+from codequorum.safe_paths import UnsafePath, guard
 
 log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 2
 """1: one row per distinct code; 2: and ``copies``, how many times it was generated."""
+APPLICATION_ID = int.from_bytes(b"cqst", "big")
+"""SQLite's ``application_id`` of a codequorum store (header offset 68)."""
+SQLITE_MAGIC = b"SQLite format 3\x00"
+#: Files SQLite keeps beside a database.
+SIDE_FILES = ("-wal", "-shm", "-journal")
 STORE_DIR = ".codequorum"
 STORE_NAME = "samples.sqlite3"
 #: Written into a new store folder: its content is the user's own, never committed.
@@ -88,6 +105,7 @@ CREATE TABLE IF NOT EXISTS samples (
 CREATE INDEX IF NOT EXISTS samples_by_function ON samples (file, qualified_name);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 PRAGMA user_version = {SCHEMA_VERSION};
+PRAGMA application_id = {APPLICATION_ID};
 """
 
 
@@ -103,6 +121,129 @@ def _ignore_in_git(folder: Path) -> None:
             fh.write(GITIGNORE)
     except OSError as exc:
         log.debug("no .gitignore in %s: %s", folder, exc)
+
+
+def _make_folder(folder: Path) -> None:
+    """Make the store's (real) folder when it is missing; a new ``.codequorum`` gets its
+    ``.gitignore``."""
+    if folder.is_dir():
+        return
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(f"cannot create the store folder {folder}: {exc}") from exc
+    if folder.name == STORE_DIR:
+        _ignore_in_git(folder)
+
+
+def _identify(path: Path) -> str | None:
+    """None when nothing is at ``path``, "" when it is a store of codequorum's own, else
+    what it is instead (a FIFO, an empty file, another program's database, ...). Reads the
+    header without following a symlink and without blocking on a FIFO."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise StoreError(f"cannot read the sample store {path}: {exc.strerror}") from None
+    kind = _kind(info.st_mode)
+    if kind:
+        return kind
+    if info.st_size == 0:
+        return "an empty file"
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise StoreError(f"cannot read the sample store {path}: {exc.strerror}") from None
+    try:
+        if _kind(os.fstat(fd).st_mode):
+            return _kind(os.fstat(fd).st_mode)
+        first = os.read(fd, 100)
+        size = int.from_bytes(first[16:18], "big") if len(first) >= 18 else 0
+        page = first + os.read(fd, max(0, (65536 if size == 1 else size) - len(first)))
+    finally:
+        os.close(fd)
+    return _header_verdict(page)
+
+
+def _kind(mode: int) -> str:
+    """What a file that is not a regular file is ("" for a regular file)."""
+    if stat.S_ISREG(mode):
+        return ""
+    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISLNK, "a symlink"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def _header_verdict(page: bytes) -> str:
+    """"" when the first page of a file is that of a codequorum store, else what it is."""
+    if len(page) < 100 or not page.startswith(SQLITE_MAGIC):
+        return "not an SQLite database"
+    application = int.from_bytes(page[68:72], "big")
+    version = int.from_bytes(page[60:64], "big")
+    if application == APPLICATION_ID:
+        return ""
+    legacy = (application == 0 and 1 <= version <= SCHEMA_VERSION
+              and b"CREATE TABLE samples" in page and b"content_hash" in page)
+    if legacy:
+        return ""
+    return (f"an SQLite database of another program (application id {application:#x}, "
+            f"user version {version})")
+
+
+def _check_side_files(path: Path, store_exists: bool) -> None:
+    """SQLite's files beside the store (``-wal``, ``-shm``, ``-journal``) are written
+    through: each must be a regular file, and none may be there without the store."""
+    for suffix in SIDE_FILES:
+        side = path.with_name(path.name + suffix)
+        try:
+            info = os.lstat(side)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise StoreError(f"cannot read {side}: {exc.strerror}") from None
+        kind = _kind(info.st_mode)
+        if kind:
+            raise StoreError(f"{side}: {kind} beside the sample store; codequorum does not "
+                             "write through it: remove it")
+        if not store_exists:
+            raise StoreError(f"{side}: left without its sample store {path.name}; "
+                             "codequorum does not take it over: remove it")
+
+
+def _build(path: Path) -> Path:
+    """A new, empty store made under a temporary name beside ``path``; returns that name."""
+    for _ in range(100):
+        partial = path.with_name(f".{path.name}.{secrets.token_hex(4)}.partial")
+        try:
+            fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+                         | os.O_CLOEXEC, 0o666)
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise StoreError(f"cannot create the sample store {path}: {exc.strerror}") from None
+        os.close(fd)
+        break
+    else:
+        raise StoreError(f"cannot create a temporary file beside {path}")
+    try:
+        conn = sqlite3.connect(str(partial), isolation_level=None)
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.executescript("BEGIN;" + _SCHEMA + "COMMIT;")
+        finally:
+            conn.close()
+    except BaseException as exc:
+        for name in (partial, *(partial.with_name(partial.name + s) for s in SIDE_FILES)):
+            with contextlib.suppress(FileNotFoundError):
+                name.unlink()
+        if isinstance(exc, sqlite3.Error):
+            raise StoreError(f"cannot create the sample store {path}: {exc}") from exc
+        raise
+    return partial
 
 
 def default_store_path(workspace: str | Path) -> Path:
@@ -153,7 +294,15 @@ class StoredSample:
 
 
 class _SchemaMismatch(Exception):
-    """The file is a database, but not one this version of codequorum wrote."""
+    """The file is a codequorum store whose tables are not as this version wrote them."""
+
+
+class _Newer(Exception):
+    """The file is a store of a newer codequorum: left as it is."""
+
+
+class _Foreign(Exception):
+    """The file carries a codequorum header but objects no codequorum store has."""
 
 
 @dataclass
@@ -178,50 +327,84 @@ class SampleStore:
     # ------------------------------------------------------------------ opening
 
     @classmethod
-    def open(cls, path: str | Path) -> SampleStore:
-        """Open (or create) the store at ``path``, making parent directories.
+    def open(cls, path: str | Path, *, roots: Iterable[Path] = ()) -> SampleStore:
+        """Open (or create) the store at ``path``, making parent directories; ``roots``: the
+        workspaces no symlink on the way may lead out of.
 
-        A file that is not a usable codequorum store is renamed to
+        Only a store of codequorum's own is opened or written; anything else at the path
+        raises :class:`StoreError` naming it. Such a store that is damaged is renamed to
         ``<name>.corrupt-<timestamp>`` and replaced by an empty store; the store's
-        ``warnings`` and ``recovered_from`` say so. Raises :class:`StoreError` when the
+        ``warnings`` and ``recovered_from`` say so. Raises :class:`StoreError` too when the
         location cannot hold a database at all (e.g. it is a directory, or not writable).
         """
-        path = Path(path)
-        made = not path.parent.exists()
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StoreError(f"cannot create the store folder {path.parent}: {exc}") from exc
-        if made and path.parent.name == STORE_DIR:
-            _ignore_in_git(path.parent)
-        if path.is_dir():
-            raise StoreError(f"the sample store path {path} is a directory, not a file")
+            real = guard(path, roots)
+        except UnsafePath as exc:
+            raise StoreError(f"the sample store {exc}") from None
+        _make_folder(real.parent)
+        found = _identify(real)
+        _check_side_files(real, found is not None)
+        if found is None:
+            store = cls._create(real)
+            if store is not None:
+                return store
+            found = _identify(real)  # another process made it meanwhile: ours, or refused
+        if found:
+            raise StoreError(f"{path}: {found}: not a codequorum sample store, so codequorum "
+                             "neither writes nor moves it; choose another store "
+                             "(--store, codequorum.store.path) or move the file away")
         try:
-            fresh = not path.exists() or path.stat().st_size == 0
-            conn = _connect_checked(path)
-            return cls(path=path, _conn=conn, store_id=_store_id(conn), created=fresh)
+            conn = _connect_checked(real)
+            return cls(path=real, _conn=conn, store_id=_store_id(conn))
+        except _Newer as exc:
+            raise StoreError(f"the sample store {real} {exc}; it is left as it is") from None
+        except _Foreign as exc:
+            raise StoreError(f"{path}: {exc}: not a codequorum sample store, so codequorum "
+                             "neither writes nor moves it") from None
         except (sqlite3.DatabaseError, _SchemaMismatch) as exc:
             if isinstance(exc, sqlite3.OperationalError) and not _is_corruption(exc):
-                raise StoreError(f"cannot open the sample store {path}: {exc}") from exc
+                raise StoreError(f"cannot open the sample store {real}: {exc}") from exc
             reason = str(exc) or type(exc).__name__
-        aside = _move_aside(path)
+        aside = _move_aside(real)
         message = (
-            f"the sample store {path} was unreadable ({reason}); it was moved to "
+            f"the sample store {real} was unreadable ({reason}); it was moved to "
             f"{aside.name} and a new, empty store was created"
         )
         log.warning(message)
+        store = cls._create(real)
+        if store is None:
+            raise StoreError(f"{real} appeared while the damaged sample store was being "
+                             "replaced; nothing was written to it")
+        store.recovered_from = aside
+        store.warnings.append(message)
+        return store
+
+    @classmethod
+    def _create(cls, path: Path) -> SampleStore | None:
+        """A new store at ``path`` (a real path where nothing is): made beside it and
+        linked into place only if the place is still free (None when something appeared
+        there meanwhile, which is then judged like any file found there)."""
+        partial = _build(path)
+        try:
+            try:
+                os.link(partial, path, follow_symlinks=False)
+            except FileExistsError:
+                return None
+            except OSError as exc:  # a file system without hard links
+                if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.EXDEV):
+                    raise StoreError(f"cannot create the sample store {path}: {exc}") from exc
+                if os.path.lexists(path):
+                    raise StoreError(f"{path} appeared while the sample store was being "
+                                     "made; nothing was written to it") from None
+                os.rename(partial, path)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(partial)
         try:
             conn = _connect_checked(path)
-        except (sqlite3.DatabaseError, _SchemaMismatch) as exc:
+        except (sqlite3.DatabaseError, _SchemaMismatch, _Newer, _Foreign) as exc:
             raise StoreError(f"cannot create a new sample store at {path}: {exc}") from exc
-        return cls(
-            path=path,
-            _conn=conn,
-            store_id=_store_id(conn),
-            created=True,
-            recovered_from=aside,
-            warnings=[message],
-        )
+        return cls(path=path, _conn=conn, store_id=_store_id(conn), created=True)
 
     def close(self) -> None:
         """Close the connection (idempotent)."""
@@ -471,16 +654,20 @@ def _connect_checked(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(str(path), timeout=5.0, check_same_thread=False, isolation_level=None)
     try:
         conn.execute("PRAGMA busy_timeout = 5000")
+        conn.execute("PRAGMA trusted_schema = OFF")  # a schema from a repository runs nothing
+        _check_objects(conn)
         version = int(conn.execute("PRAGMA user_version").fetchone()[0])
         tables = {
             str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
         } - {"sqlite_sequence"}
         if version > SCHEMA_VERSION:
-            raise _SchemaMismatch(
-                f"schema version {version} is newer than this codequorum ({SCHEMA_VERSION})"
+            raise _Newer(
+                f"has schema version {version}, newer than this codequorum's ({SCHEMA_VERSION})"
             )
         if version == 0 and tables:
             raise _SchemaMismatch(f"not a codequorum store (tables: {', '.join(sorted(tables))})")
+        if int(conn.execute("PRAGMA application_id").fetchone()[0]) == 0:
+            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")  # a store from before
         if version == 1:
             _upgrade_from_1(conn)
             version = SCHEMA_VERSION
@@ -503,6 +690,22 @@ def _connect_checked(path: Path) -> sqlite3.Connection:
     except BaseException:
         conn.close()
         raise
+
+
+#: The schema objects a codequorum store holds (besides SQLite's own ``sqlite_*``).
+_OBJECTS = frozenset({("table", "samples"), ("table", "meta"),
+                      ("index", "samples_by_function")})
+
+
+def _check_objects(conn: sqlite3.Connection) -> None:
+    """Refuse a store with anything codequorum did not put there (a trigger, a view, a
+    table of another program): such a file is not provably a codequorum store."""
+    found = {(str(kind), str(name)) for kind, name in
+             conn.execute("SELECT type, name FROM sqlite_master")}
+    other = sorted(f"{kind} {name}" for kind, name in found - _OBJECTS
+                   if not name.startswith("sqlite_"))
+    if other:
+        raise _Foreign(f"holds what a codequorum store does not ({', '.join(other[:5])})")
 
 
 def _upgrade_from_1(conn: sqlite3.Connection) -> None:
@@ -547,7 +750,7 @@ def _move_aside(path: Path) -> Path:
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     aside = path.with_name(f"{path.name}.corrupt-{stamp}")
     n = 1
-    while aside.exists():
+    while os.path.lexists(aside):
         aside = path.with_name(f"{path.name}.corrupt-{stamp}-{n}")
         n += 1
     try:

@@ -1,0 +1,335 @@
+"""A repository's configuration cannot act for it: every option says what it can do, and a
+project's file (``codequorum.toml``, ``[tool.codequorum]``, a file named by ``--config``,
+the user's own file when the repository could have written it) sets analysis choices only.
+
+The commands run as the user would run them, in the repository, with a fake home folder:
+no program of the repository runs, nothing under the home folder changes, and the refusal
+is one line naming the file, the key and why.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from codequorum.cli import command_parsers, parse_arguments
+from codequorum.config_file import ConfigError, options_of
+from codequorum.option_policy import Reach, project_values, reach_of, undeclared
+
+from .conftest import Hostile, one_line_error
+
+SCHEMA = Path(__file__).resolve().parents[2] / "shared" / "settings.schema.json"
+
+
+# ----------------------------------------------------------------------------- declarations
+
+
+def test_every_option_of_every_command_says_who_may_set_it() -> None:
+    missing = undeclared(command_parsers())
+    assert not missing, (
+        f"options that do not say what they can do: {', '.join(missing)}. Wrap each where it "
+        "is added: declare(parser.add_argument(...), Reach.ANALYSIS) from "
+        "codequorum.option_policy when a project's codequorum.toml may set it (metrics, "
+        "depth, thresholds, formats, languages), else the Reach member that names what it "
+        "can do (PROGRAM, INTERPRETER, OUTPUT, STORE, WORKSPACE, ENDPOINT, KEY_VARIABLE, "
+        "SPENDS_KEY, CLUSTER, SANDBOX, RUNS_CODE, NETWORK, PROJECT_FILE for a file only read), "
+        "with project_values=... for the harmless values a project may still give")
+
+
+def test_every_editor_setting_says_who_may_set_it() -> None:
+    from codequorum.lsp.settings import CLIENT_ONLY, SPECS
+
+    declared = {f"codequorum.{s.key}": s.reach for s in SPECS}
+    declared.update({f"codequorum.{k}": r for k, r in CLIENT_ONLY.items()})
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))["properties"]
+    problems = []
+    for name, prop in schema.items():
+        reach = declared.get(name)
+        said = prop.get("x-codequorum-reach")
+        if reach is None or said != reach.name.lower().replace("_", "-"):
+            problems.append(f"{name}: schema says {said!r}, server says {reach}")
+        elif not reach.project_may_set and prop.get("scope") != "machine":
+            problems.append(f"{name}: only the user may set it, but its scope is "
+                            f"{prop.get('scope')!r}, not \"machine\"")
+    assert not problems, (
+        "; ".join(problems) + ". Every setting declares what it can do: reach=Reach.X on "
+        "its Spec in server/codequorum/lsp/settings.py (or in CLIENT_ONLY for a client-only "
+        "one), the same name in \"x-codequorum-reach\" in shared/settings.schema.json, and "
+        "\"scope\": \"machine\" there when only the user may set it; then run `npm run "
+        "gen-settings` in client-vscode")
+    assert set(declared) == set(schema)
+
+
+def _user_only() -> list[tuple[str, str, argparse.Action]]:
+    """(command, key, action) of every option only the user may set."""
+    out = []
+    for command, parser in sorted(command_parsers().items()):
+        for key, action in sorted(options_of(parser).items()):
+            reach = reach_of(action)
+            if key.startswith("no-") and isinstance(action, argparse.BooleanOptionalAction):
+                continue
+            if reach is not None and not reach.project_may_set:
+                out.append((command, key, action))
+    return out
+
+
+def _forbidden_value(action: argparse.Action) -> object:
+    """A value of ``action`` no project may give."""
+    if isinstance(action, argparse.BooleanOptionalAction | argparse._StoreTrueAction):
+        return True
+    if isinstance(action, argparse._CountAction):
+        return 1
+    allowed = project_values(action)
+    if action.type not in (None, str, Path):
+        return 600
+    for value in action.choices or ["tools/evil"]:
+        if allowed is None or not allowed(value):
+            return value
+    raise AssertionError(f"no value of {action.option_strings} is refused")
+
+
+def _toml(value: object) -> str:
+    return json.dumps(value) if not isinstance(value, bool) else str(value).lower()
+
+
+USER_ONLY = _user_only()
+
+
+def test_the_options_only_the_user_may_set() -> None:
+    """What a project's file can no longer reach, by name (a new one must be added here on
+    purpose)."""
+    keys = sorted({key for _, key, _ in USER_ONLY})
+    assert keys == ["api-key-env", "base-url", "dynamic", "interpreter", "log-file", "output",
+                    "propose-inputs", "resume", "sandbox", "scheduler", "store", "tcp",
+                    "timeout", "workspace"]
+
+
+@pytest.mark.parametrize("form", ["codequorum.toml table", "codequorum.toml dotted",
+                                  "pyproject table", "top level"])
+@pytest.mark.parametrize(("command", "key", "action"), USER_ONLY,
+                         ids=[f"{c}-{k}" for c, k, _ in USER_ONLY])
+def test_a_project_file_cannot_set_a_user_only_option(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, form: str, command: str, key: str,
+        action: argparse.Action) -> None:
+    monkeypatch.chdir(tmp_path)
+    value = _toml(_forbidden_value(action))
+    name, text = {
+        "codequorum.toml table": ("codequorum.toml", f"[{command}]\n{key} = {value}\n"),
+        "codequorum.toml dotted": ("codequorum.toml", f"{command}.{key} = {value}\n"),
+        "pyproject table": ("pyproject.toml", f"[tool.codequorum.{command}]\n{key} = {value}\n"),
+        "top level": ("codequorum.toml", f"{key} = {value}\n"),
+    }[form]
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    argv = {"check": ["check", "."], "sample": ["sample", "m.py", "-f", "f"],
+            "score": ["score", "x.jsonl"]}.get(command, [command])
+    with pytest.raises(ConfigError) as info:
+        parse_arguments(argv)
+    message = str(info.value)
+    reach = reach_of(action)
+    assert reach is not None
+    assert message.startswith(f"{name}: ") and f"{key} = {value}: a project's configuration "\
+        f"file {reach.refusal}; set it in your own " in message, message
+    assert "\n" not in message
+
+
+@pytest.mark.parametrize(("command", "key", "action"), USER_ONLY,
+                         ids=[f"{c}-{k}" for c, k, _ in USER_ONLY])
+def test_the_users_own_file_may_set_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str, key: str,
+        action: argparse.Action) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    value = _forbidden_value(action)
+    user = tmp_path / "xdg" / "codequorum" / "config.toml"
+    user.parent.mkdir(parents=True)
+    user.write_text(f"[{command}]\n{key} = {_toml(value)}\n", encoding="utf-8")
+    argv = {"check": ["check", "."], "sample": ["sample", "m.py", "-f", "f"],
+            "score": ["score", "x.jsonl"]}.get(command, [command])
+    got = getattr(parse_arguments(argv), action.dest)
+    assert got == value or str(got).endswith(str(value))
+
+
+# ----------------------------------------------------------------------------- the commands
+
+
+def test_a_project_interpreter_never_runs_on_plain_score(hostile: Hostile) -> None:
+    hostile.program("tools/python3")
+    hostile.write("codequorum.toml", 'interpreter = "./tools/python3"\n')
+    before = hostile.home_snapshot()
+    result = hostile.run("score", "samples.jsonl")
+    assert result.returncode == 2
+    one_line_error(result, "codequorum.toml: interpreter = \"./tools/python3\"",
+                   "cannot name an interpreter for codequorum to run")
+    assert not hostile.marker.exists()
+    assert hostile.home_snapshot() == before
+    # the user's own choice still counts
+    ok = hostile.run("score", "samples.jsonl", "--isolated", "--format", "json")
+    assert ok.returncode == 0 and json.loads(ok.stdout)["sets"]
+
+
+@pytest.mark.parametrize(("name", "text", "argv"), [
+    ("pyproject.toml", '[tool.codequorum.demo]\ninterpreter = "tools/python3"\n', ["demo"]),
+    ("codequorum.toml", '[doctor]\ninterpreter = "tools/python3"\n', ["doctor"]),
+    ("codequorum.toml", 'score.interpreter = "tools/python3"\n', ["score", "samples.jsonl"]),
+])
+def test_no_command_runs_a_project_interpreter(hostile: Hostile, name: str, text: str,
+                                               argv: list[str]) -> None:
+    hostile.program("tools/python3")
+    hostile.write(name, text)
+    result = hostile.run(*argv)
+    assert result.returncode == 2
+    one_line_error(result, f"{name}: ", "interpreter = ", "cannot name an interpreter")
+    assert not hostile.marker.exists()
+
+
+@pytest.mark.parametrize("output", ["../home/.bashrc", "~/.bashrc", "/dev/stdout"])
+def test_a_project_cannot_choose_where_score_writes(hostile: Hostile, output: str) -> None:
+    hostile.write("codequorum.toml", f'[score]\noutput = "{output}"\nformat = "json"\n')
+    before = hostile.home_snapshot()
+    result = hostile.run("score", "samples.jsonl")
+    assert result.returncode == 2 and result.stdout == ""
+    one_line_error(result, f'[score] output = "{output}"',
+                   "cannot choose a file codequorum writes", "or pass --output")
+    assert hostile.home_snapshot() == before
+
+
+@pytest.mark.parametrize("text", [
+    '[check]\nstore = "../home/.config/gh/hosts.yml"\n',
+    '[check]\nstore = "~/.config/gh/hosts.yml"\n',
+    'check.workspace = "../home"\n',
+    '[sample]\nstore = "../home/empty.db"\n',
+])
+def test_a_project_cannot_choose_the_store(hostile: Hostile, text: str) -> None:
+    hostile.write("codequorum.toml", text)
+    before = hostile.home_snapshot()
+    for argv in (["check", "src"], ["sample", "src/mod.py", "-f", "f", "--from", "samples.jsonl"]):
+        result = hostile.run(*argv)
+        assert result.returncode == 2
+        one_line_error(result, "codequorum.toml: ", "a project's configuration file cannot "
+                       "choose the")
+    assert hostile.home_snapshot() == before
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ('[sample]\nbase-url = "https://collect.example/v1"\n', "cannot choose where the API key"),
+    ('api-key-env = "GITHUB_TOKEN"\n', "cannot choose which API key is sent"),
+    ('[score]\nscheduler = "tcp://203.0.113.9:8786"\n', "cannot choose a remote cluster"),
+    ('[score]\nsandbox = "weak"\n', "cannot weaken the sandbox"),
+    ('[score]\ndynamic = true\n', "cannot make codequorum run the versions"),
+    ('[check]\ndynamic = true\ntimeout = 600\n', "cannot make codequorum run the versions"),
+    ('[score]\npropose-inputs = true\n', "cannot have your endpoint asked"),
+    ('[lsp]\ntcp = "0.0.0.0:2087"\n', "cannot open a network port"),
+    ('[lsp]\nlog-file = "../home/.bashrc"\n', "cannot choose a file codequorum writes"),
+])
+def test_endpoint_key_cluster_sandbox_and_running_are_the_users(hostile: Hostile, text: str,
+                                                                said: str) -> None:
+    hostile.write("pyproject.toml", "[tool.codequorum]\n" + text.replace(
+        "[", "[tool.codequorum.") if text.startswith("[") else "[tool.codequorum]\n" + text)
+    before = hostile.home_snapshot()
+    command = text[1:text.index("]")] if text.startswith("[") else "check"
+    argv = {"score": ["score", "samples.jsonl"], "check": ["check", "src"],
+            "sample": ["sample", "src/mod.py", "-f", "f"], "lsp": ["lsp"]}[command]
+    result = hostile.run(*argv, timeout=60)
+    assert result.returncode == 2
+    one_line_error(result, "pyproject.toml: ", said)
+    assert hostile.home_snapshot() == before
+
+
+def test_a_file_named_by_config_is_a_projects(hostile: Hostile) -> None:
+    hostile.program("tools/python3")
+    evil = hostile.write("ci/codequorum.toml", '[score]\ninterpreter = "../tools/python3"\n')
+    result = hostile.run("score", "samples.jsonl", "--config", str(evil))
+    assert result.returncode == 2
+    one_line_error(result, "ci/codequorum.toml: [score] interpreter")
+    assert not hostile.marker.exists()
+
+
+def test_a_user_file_the_repository_provides_is_read_as_a_projects(hostile: Hostile) -> None:
+    """The user's config.toml is a symlink into the repository, or ``XDG_CONFIG_HOME``
+    points into it: the repository wrote it, so it sets analysis choices only."""
+    hostile.program("tools/python3")
+    hostile.write("dotfiles/codequorum/config.toml",
+                  f'interpreter = "{hostile.repo / "tools" / "python3"}"\n')
+    own = hostile.home / ".config" / "codequorum"
+    own.mkdir(parents=True)
+    (own / "config.toml").symlink_to(hostile.repo / "dotfiles" / "codequorum" / "config.toml")
+    for extra in ({}, {"XDG_CONFIG_HOME": str(hostile.repo / "dotfiles")}):
+        result = hostile.run("score", "samples.jsonl", env=extra)
+        assert result.returncode == 2, result.stderr
+        one_line_error(result, "config.toml: interpreter = ", "cannot name an interpreter",
+                       "your own file is read as a project's: it lies inside the project")
+    assert not hostile.marker.exists()
+
+
+def test_key_tricks_are_unknown_keys_not_a_way_round(hostile: Hostile) -> None:
+    hostile.program("tools/python3")
+    for text in ('Interpreter = "tools/python3"\n', '"--interpreter" = "tools/python3"\n',
+                 '[score.interpreter]\npath = "tools/python3"\n',
+                 '[SCORE]\ninterpreter = "tools/python3"\n'):
+        hostile.write("codequorum.toml", text)
+        result = hostile.run("score", "samples.jsonl")
+        assert result.returncode == 2
+        one_line_error(result, "codequorum.toml: ")
+    assert not hostile.marker.exists()
+
+
+def test_a_project_file_outside_read_paths_is_refused_inside_ones_work(hostile: Hostile) -> None:
+    (hostile.repo / "link.json").symlink_to(hostile.home / ".ssh" / "id_ed25519")
+    for value in ("../home/.ssh/id_ed25519", "link.json", "~/.ssh/id_ed25519"):
+        hostile.write("codequorum.toml", f'[score]\ncompare = "{value}"\nformat = "html"\n')
+        result = hostile.run("score", "samples.jsonl")
+        assert result.returncode == 2
+        one_line_error(result, f'compare = "{value}"', "cannot name a file outside the project")
+    hostile.write("runs/base.json", "{}\n")
+    hostile.write("codequorum.toml", '[score]\nformat = "json"\nmax-depth = 12\nno-tsed = true\n'
+                  '[check]\nfail-on = "never"\n')
+    result = hostile.run("score", "samples.jsonl")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["sets"][0]["task_id"] == "t/0"
+
+
+def test_a_refused_key_in_the_workspace_file_is_one_warning_in_the_editor(tmp_path: Path) -> None:
+    """The language server reads the same files with the same rule: a refused key is left
+    out (one warning naming the file and key), the analysis choices still count."""
+    from codequorum.lsp.settings import file_settings
+
+    (tmp_path / "codequorum.toml").write_text(
+        'no-tsed = true\n[check]\nstore = "/etc/passwd"\n[sample]\nbase-url = '
+        '"https://collect.example/v1"\n[score]\nsandbox = "weak"\n', encoding="utf-8")
+    settings, warnings = file_settings(str(tmp_path))
+    assert settings.analysis.tsed is False
+    assert (settings.store.path, settings.provider.base_url, settings.dynamic.sandbox) == (
+        "", "https://api.openai.com/v1", "strict")
+    assert [w.split(": a project's", 1)[0] for w in warnings] == [
+        f'{tmp_path / "codequorum.toml"}: [check] store = "/etc/passwd"',
+        f'{tmp_path / "codequorum.toml"}: [sample] base-url = "https://collect.example/v1"',
+        f'{tmp_path / "codequorum.toml"}: [score] sandbox = "weak"',
+    ]
+
+
+def test_reach_members_are_a_closed_vocabulary() -> None:
+    """Only two members let a project's file set an option."""
+    assert [r for r in Reach if r.project_may_set] == [Reach.ANALYSIS, Reach.PROJECT_FILE]
+
+
+def test_a_huge_or_special_configuration_file_is_not_read(hostile: Hostile) -> None:
+    """A 3 GB sparse ``pyproject.toml`` is one line at once; a FIFO or a symlink to
+    ``/dev/zero`` named ``codequorum.toml`` is not a configuration file at all."""
+    with (hostile.repo / "pyproject.toml").open("wb") as fh:
+        fh.truncate(3 * 10**9)
+    result = hostile.run("score", "samples.jsonl", timeout=30)
+    assert result.returncode == 2
+    one_line_error(result, "pyproject.toml: is larger than 1 MB")
+    (hostile.repo / "pyproject.toml").unlink()
+    os.mkfifo(hostile.repo / "codequorum.toml")
+    (hostile.repo / "src" / "codequorum.toml").symlink_to("/dev/zero")
+    for cwd in (hostile.repo, hostile.repo / "src"):
+        ok = hostile.run("score", str(hostile.repo / "samples.jsonl"), "--format", "json",
+                         cwd=cwd, timeout=30)
+        assert ok.returncode == 0, ok.stderr
