@@ -16,8 +16,13 @@ import pytest
 
 from codequorum.model import ModuleContext, Receiver
 from codequorum.model import TestCase as Case
-from codequorum.sandbox import CandidateResult, ModuleLoad, run_candidate, run_candidates
-from codequorum.sandbox import protocol
+from codequorum.sandbox import (
+    CandidateResult,
+    ModuleLoad,
+    protocol,
+    run_candidate,
+    run_candidates,
+)
 
 APP = '''\
 import re
