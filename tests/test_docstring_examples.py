@@ -212,5 +212,6 @@ def test_a_methods_prompts_say_what_it_is_called_on() -> None:
     ]  # not literal (Square(1), x), another attribute, a name: left out
     perimeter = find_function(METHOD_CODE.replace("def area", "def perimeter"), "perimeter")
     assert perimeter is not None
-    got = [(c.name, c.args, c.expected, c.receiver) for c in doctest_cases(perimeter, "perimeter")]
-    assert got == [("Square(3).perimeter", (), 12, Receiver("Square", (3,)))]
+    read = [(c.name, c.args, c.expected, c.receiver)
+            for c in doctest_cases(perimeter, "perimeter")]
+    assert read == [("Square(3).perimeter", (), 12, Receiver("Square", (3,)))]

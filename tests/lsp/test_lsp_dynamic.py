@@ -127,3 +127,90 @@ async def test_cancel_a_dynamic_run(workspace: Path) -> None:
         report = await command(client, "codequorum.analyze", uri, "spin")
         assert "oer" not in report["report"]["summary"]  # nothing cached from a cancelled run
         assert await hover_text(client, uri, position_of(SPIN_DOC, "spin")) is not None
+
+
+MODULE_DOC = '''import re
+from bisect import insort
+
+from .units import UNITS
+
+
+def parse_duration(text):
+    """Seconds in a duration such as 1h30m.
+
+    >>> parse_duration('1h30m')
+    5400
+    >>> parse_duration('45s')
+    45
+    """
+    total = 0
+    for amount, unit in re.findall(r"(\\d+)([hms])", text):
+        total += int(amount) * UNITS[unit]
+    return total
+
+
+class Timer:
+    """Durations added up."""
+
+    def __init__(self, start):
+        self.parts = [start]
+
+    def add(self, text):
+        """Add a duration.
+
+        >>> Timer(5).add('1m')
+        [5, 60]
+        """
+        insort(self.parts, parse_duration(text))
+        return self.parts
+'''
+MODULE_VERSIONS = {
+    "parse_duration": [
+        "def parse_duration(text):\n    return sum(int(a) * UNITS[u]"
+        " for a, u in re.findall(r'(\\d+)([hms])', text))\n",
+        "def parse_duration(text):\n    parts = []\n"
+        "    for m in re.finditer(r'(\\d+)([hms])', text):\n"
+        "        insort(parts, int(m.group(1)) * UNITS[m.group(2)])\n    return sum(parts)\n",
+    ],
+    "Timer.add": [
+        "def add(self, text):\n    self.parts = sorted([*self.parts, parse_duration(text)])\n"
+        "    return self.parts\n",
+        "def add(self, text):\n    insort(self.parts, parse_duration(text))\n"
+        "    return list(self.parts)\n",
+    ],
+}
+
+
+async def test_versions_run_in_the_module_the_editor_holds(workspace: Path) -> None:
+    """The unsaved text of a package module: its imports, its relative import, a helper and
+    the class of a method are there (the file on disk would not even load)."""
+    pkg = workspace / "timing"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "units.py").write_text('UNITS = {"h": 3600, "m": 60, "s": 1}\n')
+    path = pkg / "app.py"
+    path.write_text("raise RuntimeError('the saved file is not what the editor holds')\n")
+    async with lsp_session(workspace) as client:
+        uri = open_document(client, path, MODULE_DOC)
+        for name, versions in MODULE_VERSIONS.items():
+            await command(client, "codequorum.addSamples", uri, name, versions)
+            started = await command(client, "codequorum.runDynamic", uri, name)
+            token = started["token"]
+
+            def ended(token: str = token) -> bool:
+                return any(getattr(v, "kind", "") == "end"
+                           for v in client.progress_reports[token])
+
+            await wait_for(ended, timeout=120)
+            assert progress_values(client, token)[-1].message == "done"
+            report = (await command(client, "codequorum.analyze", uri, name))["report"]
+            dynamic = report["dynamic"]
+            assert [c["pass_rate"] for c in dynamic["candidates"]] == [1.0, 1.0, 1.0], name
+            assert dynamic["summary"]["oer"] == 1.0
+            assert [v["code"] for v in report["verdicts"]
+                    if v["code"] in ("divergent-outputs", "not-run-in-module")] == []
+            where = position_of(MODULE_DOC, f"def {name.split('.')[-1]}(", 4)
+            text = await hover_text(client, uri, where)
+            assert text is not None and "NameError" not in text, name
+        labels = [i["label"] for i in dynamic["inputs"]]
+        assert labels[0] == "Timer(5).add('1m')"
