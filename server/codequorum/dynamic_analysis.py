@@ -713,7 +713,8 @@ def run_dynamic_many(
     options = options or DynamicOptions()
     runnable = [ss.language == "python" for ss in sample_sets]
     if any(ss.codes for ss, ok in zip(sample_sets, runnable, strict=True) if ok):
-        sandbox.require(options.interpreter, options.sandbox)
+        sandbox.require(options.interpreter, options.sandbox,
+                        view=any(ss.module is not None for ss in sample_sets))
     plans = [_plan(ss, options) if ok else InputPlan(ss.entry_point)
              for ss, ok in zip(sample_sets, runnable, strict=True)]
     jobs: list[Job] = [

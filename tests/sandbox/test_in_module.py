@@ -401,3 +401,11 @@ def test_every_start_method_and_level(start_method: str, level: str) -> None:
     assert result.start_method == start_method
     assert outputs(result) == ["3600"]
     assert ("ro-view" in result.layers) == (level == "strict")
+
+
+def test_the_probe_with_a_view_checks_that_it_is_read_only() -> None:
+    from codequorum.sandbox import isolation
+
+    assert "ro-view" in isolation.probe(view=True).layers
+    assert "ro-view" not in isolation.probe().layers
+    assert isolation.require(view=True).ok
