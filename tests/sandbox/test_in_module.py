@@ -409,3 +409,23 @@ def test_the_probe_with_a_view_checks_that_it_is_read_only() -> None:
     assert "ro-view" in isolation.probe(view=True).layers
     assert "ro-view" not in isolation.probe().layers
     assert isolation.require(view=True).ok
+
+
+@pytest.mark.parametrize("interpreter_fixture", ["python312", "python313"])
+def test_other_interpreters_place_methods_alike(interpreter_fixture: str,
+                                                request: pytest.FixtureRequest) -> None:
+    """3.12+ build the class wrapper with type parameters and count with sys.monitoring."""
+    interpreter = request.getfixturevalue(interpreter_fixture)
+    version = "def describe(self):\n    return super().describe() + f' {self.area()}'\n"
+    result = run_candidate(version, [call(receiver=SQUARE)], "describe",
+                           module=context(SHAPES, "Square.describe", "method"),
+                           interpreter=interpreter)
+    assert result.status == "ok", result.detail
+    assert outputs(result) == ["'shape 9'"]
+    assert result.tests[0].opcodes and result.tests[0].opcode_total > 0
+    self_contained = "def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\n"
+    in_module = run_candidate(self_contained, [call(20)], "fib",
+                              module=context("def fib(n):\n    return n\n", "fib"),
+                              interpreter=interpreter)
+    alone = run_candidate(self_contained, [call(20)], "fib", interpreter=interpreter)
+    assert in_module.tests[0].opcodes == alone.tests[0].opcodes
