@@ -214,3 +214,26 @@ async def test_versions_run_in_the_module_the_editor_holds(workspace: Path) -> N
             assert text is not None and "NameError" not in text, name
         labels = [i["label"] for i in dynamic["inputs"]]
         assert labels[0] == "Timer(5).add('1m')"
+
+
+async def test_a_module_that_does_not_load_gets_a_note_not_a_verdict(workspace: Path) -> None:
+    path = workspace / "needs_numpy.py"
+    text = "import numpy as np\n\n" + MODULE_DOC.replace("from .units import UNITS",
+                                                       "UNITS = {'h': 3600, 'm': 60, 's': 1}")
+    async with lsp_session(workspace) as client:
+        uri = open_document(client, path, text)
+        await command(client, "codequorum.addSamples", uri, "parse_duration",
+                      MODULE_VERSIONS["parse_duration"])
+        started = await command(client, "codequorum.runDynamic", uri, "parse_duration")
+        token = started["token"]
+        await wait_for(lambda: any(getattr(v, "kind", "") == "end"
+                                   for v in client.progress_reports[token]), timeout=120)
+        diags = await wait_for(lambda: [d for d in client.diagnostics.get(uri, ())
+                                        if d.code == "not-run-in-module"])
+        assert diags[0].severity == types.DiagnosticSeverity.Information
+        assert diags[0].message.startswith(
+            "not run: the module `needs_numpy` did not load in the sandbox: its top level "
+            "raised ModuleNotFoundError: No module named 'numpy'")
+        assert "the versions use UNITS, insort, re from it" in diags[0].message
+        codes = {d.code for d in client.diagnostics.get(uri, ())}
+        assert "divergent-outputs" not in codes
