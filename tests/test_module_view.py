@@ -32,8 +32,9 @@ def workspace(tmp_path: Path) -> Path:
         "pkg/consts.py": "X = 1\n",
         "pkg/unused.py": "Y = 2\n",
         "pkg/credentials.py": "PASSWORD = 'hunter2'\n",
+        "pkg/secret_store/__init__.py": "TOKEN = 'x'\n",
         "pkg/app.py": "import re\nimport numpy\nfrom .util import helper\n"
-                      "from . import credentials\n\n"
+                      "from . import credentials\nfrom .secret_store import TOKEN\n\n"
                       "def parse(x):\n    def inner():\n        import pkg.late\n    return x\n\n"
                       "class Shape:\n    class Side:\n        def length(self):\n"
                       "            return 1\n    def area(self):\n        return 1\n",
@@ -53,8 +54,10 @@ def test_a_package_module_and_what_it_imports(workspace: Path) -> None:
     assert sorted(files) == ["pkg/__init__.py", "pkg/app.py", "pkg/consts.py", "pkg/late.py",
                              "pkg/util.py", "src/lib/__init__.py"]
     assert files["pkg/consts.py"] == "X = 1\n"
-    assert view.notes == ("pkg/credentials.py left out of the sandbox's view (hidden or "
-                          "secret-looking)",)
+    assert view.notes == (
+        "pkg/credentials.py left out of the sandbox's view (hidden or secret-looking)",
+        "pkg/secret_store/__init__.py left out of the sandbox's view (hidden or secret-looking)",
+    )
 
 
 def test_the_module_is_the_editors_text_not_the_file(workspace: Path) -> None:

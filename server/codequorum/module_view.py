@@ -234,8 +234,8 @@ def _absolute(name: str | None, level: int, package: str) -> str | None:
 
 
 def _secret_looking(rel: PurePosixPath) -> bool:
-    lowered = rel.name.lower()
-    return any(word in lowered for word in SECRET_WORDS)
+    """Whether a file or a folder on its path has a name that looks like it holds secrets."""
+    return any(word in part.lower() for part in rel.parts for word in SECRET_WORDS)
 
 
 class _Builder:
@@ -248,6 +248,7 @@ class _Builder:
         self.pending: list[tuple[PurePosixPath, str, bool]] = []
         self.bytes = 0
         self.notes: list[str] = []
+        self.left_out: set[str] = set()
         self._full = False
         self._seen_names: set[str] = set()
 
@@ -262,9 +263,10 @@ class _Builder:
         """A project file read from the workspace (once; bounded; notes for what is left
         out)."""
         key = rel.as_posix()
-        if key in self.files or self.layout.workspace is None:
+        if key in self.files or key in self.left_out or self.layout.workspace is None:
             return
         if any(p.startswith(".") for p in rel.parts) or _secret_looking(rel):
+            self.left_out.add(key)
             self.notes.append(f"{key} left out of the sandbox's view (hidden or secret-looking)")
             return
         if len(self.files) >= MAX_VIEW_FILES:
@@ -276,6 +278,7 @@ class _Builder:
         text, problem = _read_inside(self.layout.workspace, rel,
                                      min(MAX_FILE_BYTES, MAX_VIEW_BYTES - self.bytes))
         if text is None:
+            self.left_out.add(key)
             if problem:
                 self.notes.append(f"{key} left out of the sandbox's view: {problem}")
             return
