@@ -503,13 +503,13 @@ class Harness:
         else:
             self._streams("", False)
         assert self.code is not None
-        if self.context_module is not None and not fresh:
-            self._place()
-            return
-        namespace: dict[str, Any] = {"__name__": "__candidate__", "__builtins__": builtins}
         try:
-            exec(self.code, namespace)
-            self.module = namespace
+            if self.context_module is not None and not fresh:
+                self._place()
+            else:
+                namespace = {"__name__": "__candidate__", "__builtins__": builtins}
+                exec(self.code, namespace)
+                self.module = namespace
         except (SystemExit, OutputLimitExceeded):
             raise
         except BaseException as exc:
@@ -521,18 +521,10 @@ class Harness:
         """Put the version in its module in place of the function (runs its top level)."""
         assert self.context is not None and self.context_module is not None
         context, module = self.context, self.context_module
-        try:
-            codes, self.placed = in_module.place(
-                module, self.run["code"], _module_source(context),
-                str(context.get("qualified_name") or self.entry_point or ""), CANDIDATE_FILENAME)
-            self.module = module.__dict__
-        except (SystemExit, OutputLimitExceeded):
-            raise
-        except BaseException as exc:
-            if isinstance(exc, MemoryError):
-                self.memory_error = True
-            self.module_error = exc
-            return
+        codes, self.placed = in_module.place(
+            module, self.run["code"], _module_source(context),
+            str(context.get("qualified_name") or self.entry_point or ""), CANDIDATE_FILENAME)
+        self.module = module.__dict__
         if self.tracer is not None:
             for code in codes:
                 self.tracer.register(code)
