@@ -27,6 +27,7 @@ from codequorum.commands.check import (
     write,
 )
 from codequorum.sources.store import SampleStore, default_store_path
+from tests.support.duration_module import DURATION_APP, DURATION_VERSIONS, UNITS_SOURCE
 
 SCRIPT = Path(sys.executable).parent / "codequorum"
 STABLE_TASK = "HumanEval/28"  # concatenate: CodeGen's versions share one shape
@@ -458,67 +459,6 @@ def test_name_span_counts_characters_from_one() -> None:
 
 # --------------------------------------------------------------------------- in its module
 
-DURATION_APP = '''import re
-from bisect import insort
-
-from .units import UNITS
-
-
-def parse_duration(text):
-    """Seconds in a duration such as 1h30m.
-
-    >>> parse_duration('1h30m')
-    5400
-    >>> parse_duration('45s')
-    45
-    """
-    total = 0
-    for amount, unit in re.findall(r"(\\d+)([hms])", text):
-        total += int(amount) * UNITS[unit]
-    return total
-
-
-class Timer:
-    """Durations added up."""
-
-    def __init__(self, start):
-        self.parts = []
-        insort(self.parts, start)
-
-    def add(self, text):
-        """Add a duration; the sorted parts.
-
-        >>> Timer(5).add('1m')
-        [5, 60]
-        """
-        insort(self.parts, parse_duration(text))
-        return self.parts
-
-
-if __name__ == "__main__":
-    raise SystemExit("the main block ran")
-'''
-
-DURATION_VERSIONS = {
-    "parse_duration": [
-        "def parse_duration(text):\n    return sum(int(a) * UNITS[u]"
-        " for a, u in re.findall(r'(\\d+)([hms])', text))\n",
-        "def parse_duration(text):\n    parts = []\n"
-        "    for m in re.finditer(r'(\\d+)([hms])', text):\n"
-        "        insort(parts, int(m.group(1)) * UNITS[m.group(2)])\n    return sum(parts)\n",
-        "def parse_duration(text):\n    total = 0\n"
-        "    for amount, unit in re.findall(r'(\\d+)([hms])', text):\n"
-        "        total += int(amount) * UNITS[unit]\n    return total\n",
-    ],
-    "Timer.add": [
-        "def add(self, text):\n    insort(self.parts, parse_duration(text))\n"
-        "    return self.parts\n",
-        "def add(self, text):\n    self.parts = sorted([*self.parts, parse_duration(text)])\n"
-        "    return list(self.parts)\n",
-    ],
-}
-
-
 def _duration_workspace(root: Path, app: str = DURATION_APP) -> Path:
     """A git workspace with ``tools/app.py`` (a package module) and versions of its
     functions imported with the installed script."""
@@ -527,7 +467,7 @@ def _duration_workspace(root: Path, app: str = DURATION_APP) -> Path:
     tools = root / "tools"
     tools.mkdir()
     (tools / "__init__.py").write_text("")
-    (tools / "units.py").write_text('UNITS = {"h": 3600, "m": 60, "s": 1}\n')
+    (tools / "units.py").write_text(UNITS_SOURCE)
     app_file = tools / "app.py"
     app_file.write_text(app)
     for name, codes in DURATION_VERSIONS.items():

@@ -25,6 +25,9 @@ from codequorum.dynamic_verdicts import growth_text
 from codequorum.inputs import InputCase, InputPlan
 from codequorum.metrics.opcodes import sctd, static_opcode_counts
 from codequorum.model import SampleSet
+from tests.support.duration_module import DURATION_VERSIONS, standalone
+
+DURATIONS = DURATION_VERSIONS["parse_duration"]
 
 SORTS = [
     # 1: builtin sort
@@ -498,39 +501,6 @@ def test_docstring_examples_beside_tests_are_checked_not_graded() -> None:
 
 # --------------------------------------------------------------------------- in a module
 
-APP = '''\
-import re
-from bisect import insort
-
-UNITS = {"h": 3600, "m": 60, "s": 1}
-
-
-def parse_duration(text):
-    """Seconds in a duration.
-
-    >>> parse_duration('1h30m')
-    5400
-    >>> parse_duration('45s')
-    45
-    """
-    total = 0
-    for amount, unit in re.findall(r"(\\d+)([hms])", text):
-        total += int(amount) * UNITS[unit]
-    return total
-'''
-
-DURATIONS = [
-    "def parse_duration(text):\n    total = 0\n"
-    "    for amount, unit in re.findall(r'(\\d+)([hms])', text):\n"
-    "        total += int(amount) * UNITS[unit]\n    return total\n",
-    "def parse_duration(text):\n"
-    "    return sum(int(a) * UNITS[u] for a, u in re.findall(r'(\\d+)([hms])', text))\n",
-    "def parse_duration(text):\n    parts = []\n"
-    "    for m in re.finditer(r'(\\d+)([hms])', text):\n"
-    "        insort(parts, int(m.group(1)) * UNITS[m.group(2)])\n    return sum(parts)\n",
-]
-
-
 def in_module(tmp_path: Path, source: str, codes: list[str], qualified_name: str,
               kind: str = "function", **files: str) -> SampleSet:
     """A set of versions of a function of ``app.py`` (with ``files`` beside it)."""
@@ -553,7 +523,7 @@ def in_module(tmp_path: Path, source: str, codes: list[str], qualified_name: str
 
 
 def test_versions_that_use_their_modules_imports_agree_in_it(tmp_path: Path) -> None:
-    ss = in_module(tmp_path, APP, DURATIONS, "parse_duration")
+    ss = in_module(tmp_path, standalone(), DURATIONS, "parse_duration")
     report = run_dynamic(ss, DynamicOptions(jobs=2))
     assert [v.code for v in report.verdicts] == []
     assert report.summary["oer"] == 1.0
@@ -630,7 +600,7 @@ def test_a_module_that_does_not_load_leaves_self_contained_versions_standing(
 
 def test_versions_that_need_a_module_that_does_not_load_get_no_verdict(
         tmp_path: Path) -> None:
-    source = APP.replace("import re\n", "import re\nimport numpy\n")
+    source = standalone().replace("import re\n", "import re\nimport numpy\n")
     report = run_dynamic(in_module(tmp_path, source, DURATIONS, "parse_duration"),
                          DynamicOptions(jobs=2))
     assert [v.code for v in report.verdicts] == ["not-run-in-module"]

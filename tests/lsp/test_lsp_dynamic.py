@@ -7,6 +7,13 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from tests.support.duration_module import (
+    DURATION_APP,
+    DURATION_VERSIONS,
+    UNITS_SOURCE,
+    standalone,
+)
+
 from .conftest import lsp_session
 from .helpers import (
     actions_at,
@@ -129,70 +136,18 @@ async def test_cancel_a_dynamic_run(workspace: Path) -> None:
         assert await hover_text(client, uri, position_of(SPIN_DOC, "spin")) is not None
 
 
-MODULE_DOC = '''import re
-from bisect import insort
-
-from .units import UNITS
-
-
-def parse_duration(text):
-    """Seconds in a duration such as 1h30m.
-
-    >>> parse_duration('1h30m')
-    5400
-    >>> parse_duration('45s')
-    45
-    """
-    total = 0
-    for amount, unit in re.findall(r"(\\d+)([hms])", text):
-        total += int(amount) * UNITS[unit]
-    return total
-
-
-class Timer:
-    """Durations added up."""
-
-    def __init__(self, start):
-        self.parts = [start]
-
-    def add(self, text):
-        """Add a duration.
-
-        >>> Timer(5).add('1m')
-        [5, 60]
-        """
-        insort(self.parts, parse_duration(text))
-        return self.parts
-'''
-MODULE_VERSIONS = {
-    "parse_duration": [
-        "def parse_duration(text):\n    return sum(int(a) * UNITS[u]"
-        " for a, u in re.findall(r'(\\d+)([hms])', text))\n",
-        "def parse_duration(text):\n    parts = []\n"
-        "    for m in re.finditer(r'(\\d+)([hms])', text):\n"
-        "        insort(parts, int(m.group(1)) * UNITS[m.group(2)])\n    return sum(parts)\n",
-    ],
-    "Timer.add": [
-        "def add(self, text):\n    self.parts = sorted([*self.parts, parse_duration(text)])\n"
-        "    return self.parts\n",
-        "def add(self, text):\n    insort(self.parts, parse_duration(text))\n"
-        "    return list(self.parts)\n",
-    ],
-}
-
-
 async def test_versions_run_in_the_module_the_editor_holds(workspace: Path) -> None:
     """The unsaved text of a package module: its imports, its relative import, a helper and
     the class of a method are there (the file on disk would not even load)."""
     pkg = workspace / "timing"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
-    (pkg / "units.py").write_text('UNITS = {"h": 3600, "m": 60, "s": 1}\n')
+    (pkg / "units.py").write_text(UNITS_SOURCE)
     path = pkg / "app.py"
     path.write_text("raise RuntimeError('the saved file is not what the editor holds')\n")
     async with lsp_session(workspace) as client:
-        uri = open_document(client, path, MODULE_DOC)
-        for name, versions in MODULE_VERSIONS.items():
+        uri = open_document(client, path, DURATION_APP)
+        for name, versions in DURATION_VERSIONS.items():
             await command(client, "codequorum.addSamples", uri, name, versions)
             started = await command(client, "codequorum.runDynamic", uri, name)
             token = started["token"]
@@ -209,7 +164,7 @@ async def test_versions_run_in_the_module_the_editor_holds(workspace: Path) -> N
             assert dynamic["summary"]["oer"] == 1.0
             assert [v["code"] for v in report["verdicts"]
                     if v["code"] in ("divergent-outputs", "not-run-in-module")] == []
-            where = position_of(MODULE_DOC, f"def {name.split('.')[-1]}(", 4)
+            where = position_of(DURATION_APP, f"def {name.split('.')[-1]}(", 4)
             text = await hover_text(client, uri, where)
             assert text is not None and "NameError" not in text, name
         labels = [i["label"] for i in dynamic["inputs"]]
@@ -218,12 +173,11 @@ async def test_versions_run_in_the_module_the_editor_holds(workspace: Path) -> N
 
 async def test_a_module_that_does_not_load_gets_a_note_not_a_verdict(workspace: Path) -> None:
     path = workspace / "needs_numpy.py"
-    text = "import numpy as np\n\n" + MODULE_DOC.replace("from .units import UNITS",
-                                                       "UNITS = {'h': 3600, 'm': 60, 's': 1}")
+    text = "import numpy as np\n" + standalone()
     async with lsp_session(workspace) as client:
         uri = open_document(client, path, text)
         await command(client, "codequorum.addSamples", uri, "parse_duration",
-                      MODULE_VERSIONS["parse_duration"])
+                      DURATION_VERSIONS["parse_duration"])
         started = await command(client, "codequorum.runDynamic", uri, "parse_duration")
         token = started["token"]
         await wait_for(lambda: any(getattr(v, "kind", "") == "end"
