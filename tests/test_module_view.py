@@ -136,6 +136,12 @@ def test_the_view_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     assert len(view.files) == 4
     assert view.notes == ("the sandbox's view holds the first 4 files the module imports; "
                           "the others were left out",)
+    monkeypatch.setattr(mv, "MAX_VIEW_FILES", 256)
+    monkeypatch.setattr(mv, "MAX_IMPORTED_NAMES", 3)
+    view = module_view(source, tmp_path / "app.py", tmp_path)
+    assert [f for f, _ in view.files] == ["app.py", "m0.py", "m1.py", "m2.py"]
+    assert view.notes == ("the sandbox's view follows the first 3 imported names; the "
+                          "others were left out",)
 
 
 def test_imported_names() -> None:

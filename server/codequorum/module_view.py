@@ -14,7 +14,8 @@ statements (nothing here runs or compiles the module). The view is kept small:
   standard library is the one that counts), or anything outside the workspace (symbolic
   links are followed only when they stay inside it);
 - at most :data:`MAX_VIEW_FILES` files and :data:`MAX_VIEW_BYTES` bytes, each a regular
-  UTF-8 file of at most :data:`MAX_FILE_BYTES`; what is left out is said in the notes.
+  UTF-8 file of at most :data:`MAX_FILE_BYTES`, found by following at most
+  :data:`MAX_IMPORTED_NAMES` imported names; what is left out is said in the notes.
 
 Imports are looked up where a run from the workspace would find them: the folder above
 the module's package (the chain of folders holding ``__init__.py``), the workspace root and
@@ -35,6 +36,8 @@ from codequorum.model import FunctionKind, ModuleContext
 MAX_VIEW_FILES = 256
 MAX_VIEW_BYTES = 8 * 1024 * 1024
 MAX_FILE_BYTES = 1024 * 1024
+#: Imported names looked up in the workspace (each costs a few ``stat`` calls).
+MAX_IMPORTED_NAMES = 2048
 #: Words in a file name that keep the file out of the view.
 SECRET_WORDS = ("secret", "credential", "password", "passwd")
 #: The module's name when the editor's document has no file.
@@ -298,6 +301,11 @@ class _Builder:
             for name in imported_names(tree, dotted, is_package):
                 if name in self._seen_names or name.partition(".")[0] in _STDLIB:
                     continue
+                if len(self._seen_names) >= MAX_IMPORTED_NAMES:
+                    self.notes.append(f"the sandbox's view follows the first "
+                                      f"{MAX_IMPORTED_NAMES} imported names; the others "
+                                      "were left out")
+                    return
                 self._seen_names.add(name)
                 for found, found_name, package in self._locate(name):
                     self.add_file(found, found_name, package)
