@@ -6,10 +6,15 @@ and reports microseconds per counted opcode and the ratio to untraced execution.
 
     .venv/bin/python bench/bench_tracer.py [--n 20000] [--repeat 25] [--json]
     .venv/bin/python bench/bench_tracer.py --start 20   # cost of starting a child
+    .venv/bin/python bench/bench_tracer.py --module 20  # cost of running in a module
 
 ``--start N`` times N trivial candidates per start method (fork server vs a fresh
 interpreter) and sandbox level (strict vs weak), interleaved in this process, and reports
 the median milliseconds per candidate and what the strict level adds to the fork server.
+
+``--module N`` times N candidates (strict, fork server) alone, in a small module (``re``,
+``bisect``, a constant) and in a module that imports 50 workspace modules (a 51-file view),
+interleaved, and reports the median milliseconds per candidate and what each adds.
 
 Interpreters: this one (3.11: ``settrace``) and, when present, 3.12 / 3.13 under pyenv
 (``monitoring`` and ``settrace``). Override with ``--python PATH`` (repeatable).
@@ -149,6 +154,47 @@ def child_start(count: int) -> dict[str, float]:
     return out
 
 
+def module_start(count: int) -> dict[str, float]:
+    """Milliseconds per candidate alone and in a module, strict sandbox, fork server
+    (interleaved): what writing the view, importing the module and placing the version
+    add to a run."""
+    sys.path.insert(0, str(TRACER.parent.parent.parent))
+    from codequorum.model import ModuleContext, TestCase
+    from codequorum.sandbox import run_candidate
+
+    tests = [TestCase("call", args=("1h30m",), expected=5400, has_expected=True)]
+    alone = ("import re\nUNITS = {'h': 3600, 'm': 60, 's': 1}\n"
+             "def f(text):\n    return sum(int(a) * UNITS[u] for a, u in "
+             "re.findall(r'(\\d+)([hms])', text))\n")
+    version = alone.split("\n", 2)[2]
+    small = "import re\nfrom bisect import insort\nUNITS = {'h': 3600, 'm': 60, 's': 1}\n"
+    helpers = [(f"lib/m{i}.py", f"VALUE = {i}\n" + "def g(x):\n    return x\n" * 20)
+               for i in range(50)]
+    large = small + "".join(f"from lib.m{i} import VALUE as V{i}\n" for i in range(50))
+    contexts = {
+        "alone": None,
+        "small module": ModuleContext("app", "app.py", "f", "function",
+                                      (("app.py", small + version),), ("",)),
+        "51-file view": ModuleContext("app", "app.py", "f", "function",
+                                      (("app.py", large + version), ("lib/__init__.py", ""),
+                                       *helpers), ("",)),
+    }
+    codes = {"alone": alone}
+    times: dict[str, list[float]] = {k: [] for k in contexts}
+    for name, module in contexts.items():  # warm up: the fork server starts here
+        run_candidate(codes.get(name, version), tests, "f", module=module)
+    for _ in range(count):
+        for name, module in contexts.items():
+            started = time.perf_counter()
+            result = run_candidate(codes.get(name, version), tests, "f", module=module)
+            times[name].append(time.perf_counter() - started)
+            assert result.status == "ok" and result.tests[0].passed, result.detail
+    out = {k: sorted(t)[len(t) // 2] * 1e3 for k, t in times.items()}
+    out["small module - alone"] = out["small module"] - out["alone"]
+    out["51-file view - alone"] = out["51-file view"] - out["alone"]
+    return out
+
+
 def _timed(fn: Any) -> float:
     started = time.perf_counter()
     fn()
@@ -163,9 +209,11 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print JSON rows")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--start", type=int, metavar="N", help="time N child starts instead")
+    parser.add_argument("--module", type=int, metavar="N",
+                        help="time N candidates alone and in a module instead")
     args = parser.parse_args()
-    if args.start:
-        ms = child_start(args.start)
+    if args.start or args.module:
+        ms = child_start(args.start) if args.start else module_start(args.module)
         print(
             json.dumps(ms) if args.json else "\n".join(f"{k:22} {v:8.1f} ms" for k, v in ms.items())
         )

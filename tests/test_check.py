@@ -27,6 +27,7 @@ from codequorum.commands.check import (
     write,
 )
 from codequorum.sources.store import SampleStore, default_store_path
+from tests.support.duration_module import DURATION_APP, DURATION_VERSIONS, UNITS_SOURCE
 
 SCRIPT = Path(sys.executable).parent / "codequorum"
 STABLE_TASK = "HumanEval/28"  # concatenate: CodeGen's versions share one shape
@@ -297,7 +298,11 @@ def test_dynamic_runs_the_versions_in_the_sandbox(
     assert divergent["report"]["summary"]["oer"] < 1.0
     assert "sctd_jsd" in divergent["report"]["summary"]
     assert "outlier-current" in [f["code"] for f in by_function["Stats.total"]]
-    assert "concatenate" not in by_function
+    # the versions' annotations use the module's ``List``: in their module they run (alone
+    # every one raised NameError alike), and one of CodeGen's joins with spaces
+    joined = next(f for f in by_function["concatenate"] if f["code"] == "divergent-outputs")
+    assert re.search(r"versions \d and \d disagree on concatenate\(\[", joined["message"])
+    assert "NameError" not in out
 
 
 def test_workspace_found_from_a_subfolder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -450,3 +455,59 @@ def test_name_span_counts_characters_from_one() -> None:
     lines = ["def café(x):", "    pass"]
     assert name_span(lines, (0, 4), (0, 9)) == (1, 5, 1, 9)
     assert name_span(["", "  def 名前():"], (1, 6), (1, 12)) == (2, 7, 2, 9)
+
+
+# --------------------------------------------------------------------------- in its module
+
+def _duration_workspace(root: Path, app: str = DURATION_APP) -> Path:
+    """A git workspace with ``tools/app.py`` (a package module) and versions of its
+    functions imported with the installed script."""
+    (root / ".git").mkdir(parents=True)
+    (root / ".env").write_text("API_KEY=do-not-read\n")
+    tools = root / "tools"
+    tools.mkdir()
+    (tools / "__init__.py").write_text("")
+    (tools / "units.py").write_text(UNITS_SOURCE)
+    app_file = tools / "app.py"
+    app_file.write_text(app)
+    for name, codes in DURATION_VERSIONS.items():
+        source = root / f"{name}.json"
+        source.write_text(json.dumps(codes))
+        proc = subprocess.run([str(SCRIPT), "sample", "tools/app.py", "-f", name, "--from",
+                               str(source)], cwd=root, capture_output=True, text=True,
+                              timeout=60, check=False)
+        assert proc.returncode == 0, proc.stderr
+        source.unlink()
+    return app_file
+
+
+def _check_dynamic(root: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(SCRIPT), "check", "tools/app.py", "--dynamic", "--no-tsed",
+                           "--timeout", "5", *extra], cwd=root, capture_output=True,
+                          text=True, timeout=300, check=False)
+
+
+def test_check_dynamic_runs_versions_in_their_module(tmp_path: Path) -> None:
+    """The imports, the relative import of a package, a helper and a class are there: the
+    correct versions agree, and no finding quotes a NameError."""
+    _duration_workspace(tmp_path)
+    proc = _check_dynamic(tmp_path, "--format", "json")
+    doc = json.loads(proc.stdout)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert doc["findings"] == []
+    assert sorted(f["function"] for f in doc["functions"]) == ["Timer.add", "parse_duration"]
+    assert "NameError" not in proc.stdout + proc.stderr
+
+
+def test_check_dynamic_says_when_the_module_does_not_load(tmp_path: Path) -> None:
+    _duration_workspace(tmp_path, "import numpy\n" + DURATION_APP)
+    proc = _check_dynamic(tmp_path)
+    lines = proc.stdout.strip().split("\n")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "NameError" not in proc.stdout
+    notes = [line for line in lines if " information not-run-in-module " in line]
+    assert len(notes) == 2
+    assert all("not run: the module `tools.app` did not load in the sandbox: its top level "
+               "raised ModuleNotFoundError: No module named 'numpy'" in line for line in notes)
+    assert any("the versions use UNITS, insort, re from it" in line for line in notes)
+    assert any("a method needs its class" in line for line in notes)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from codequorum.docstring_examples import doctest_cases
 from codequorum.inputs import find_function, parameters
+from codequorum.model import Receiver
 
 DOC_CODE = '''
 def f(xs: list[int], k: int = 2) -> list[int]:
@@ -177,3 +178,40 @@ def total(lst):
     """
 '''
     assert _cases(code, "total") == [(([1, 2],), 3, True)]
+
+
+METHOD_CODE = '''
+def area(self, k=1):
+    """Area, times k.
+
+    >>> Square(3).area()
+    9
+    >>> Square(side=2).area(2) == 8
+    True
+    >>> geo.Square(1).area(k=3)
+    3
+    >>> Square.area(Square(1))
+    >>> Square(x).area()
+    0
+    >>> Square(3).perimeter
+    12
+    >>> s.area()
+    1
+    """
+'''
+
+
+def test_a_methods_prompts_say_what_it_is_called_on() -> None:
+    fn = find_function(METHOD_CODE, "area")
+    assert fn is not None
+    got = [(c.name, c.args, c.kwargs, c.expected, c.receiver) for c in doctest_cases(fn, "area")]
+    assert got == [
+        ("Square(3).area()", (), {}, 9, Receiver("Square", (3,))),
+        ("Square(side=2).area(2)", (2,), {}, 8, Receiver("Square", (), {"side": 2})),
+        ("geo.Square(1).area(k=3)", (), {"k": 3}, 3, Receiver("geo.Square", (1,))),
+    ]  # not literal (Square(1), x), another attribute, a name: left out
+    perimeter = find_function(METHOD_CODE.replace("def area", "def perimeter"), "perimeter")
+    assert perimeter is not None
+    read = [(c.name, c.args, c.expected, c.receiver)
+            for c in doctest_cases(perimeter, "perimeter")]
+    assert read == [("Square(3).perimeter", (), 12, Receiver("Square", (3,)))]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import threading
 from collections import defaultdict
@@ -24,6 +25,9 @@ from codequorum.dynamic_verdicts import growth_text
 from codequorum.inputs import InputCase, InputPlan
 from codequorum.metrics.opcodes import sctd, static_opcode_counts
 from codequorum.model import SampleSet
+from tests.support.duration_module import DURATION_VERSIONS, standalone
+
+DURATIONS = DURATION_VERSIONS["parse_duration"]
 
 SORTS = [
     # 1: builtin sort
@@ -493,3 +497,136 @@ def test_docstring_examples_beside_tests_are_checked_not_graded() -> None:
     assert (analysis.recommended, analysis.recommended_by) == (1, "behaviour")
     assert analysis.recommendation is not None
     assert analysis.recommendation.startswith("keep version 2: passes the docstring example")
+
+
+# --------------------------------------------------------------------------- in a module
+
+def in_module(tmp_path: Path, source: str, codes: list[str], qualified_name: str,
+              kind: str = "function", **files: str) -> SampleSet:
+    """A set of versions of a function of ``app.py`` (with ``files`` beside it)."""
+    from codequorum.module_view import module_context
+
+    (tmp_path / "app.py").write_text(source)
+    for name, text in files.items():
+        (tmp_path / f"{name}.py").write_text(text)
+    from codequorum.parsing import function_by_name
+    from codequorum.session import current_code
+
+    name = qualified_name.rpartition(".")[2]
+    info = function_by_name(source, "python", qualified_name)
+    assert info is not None
+    samples = [model.Sample(code=c) for c in codes]
+    samples.append(model.Sample(code=current_code(source, info), origin="current"))
+    return SampleSet(task_id=f"app.py::{qualified_name}", samples=samples, entry_point=name,
+                     module=module_context(source, tmp_path / "app.py", tmp_path,
+                                           qualified_name, kind))
+
+
+def test_versions_that_use_their_modules_imports_agree_in_it(tmp_path: Path) -> None:
+    ss = in_module(tmp_path, standalone(), DURATIONS, "parse_duration")
+    report = run_dynamic(ss, DynamicOptions(jobs=2))
+    assert [v.code for v in report.verdicts] == []
+    assert report.summary["oer"] == 1.0
+    assert [c.pass_rate for c in report.candidates] == [1.0] * 4
+    assert report.outcomes[0][:2] == [("5400", None, None), ("45", None, None)]
+    assert report.notes == []
+    alone = run_dynamic(dataclasses.replace(ss, module=None), DynamicOptions(jobs=2))
+    assert [c.pass_rate for c in alone.candidates] == [0.0] * 4  # NameError: re
+
+
+SHAPES = '''\
+class Base:
+    def describe(self):
+        return "shape"
+
+
+class Square(Base):
+    def __init__(self, side: int) -> None:
+        self.side = side
+
+    def area(self, k: int) -> int:
+        """Area times k.
+
+        >>> Square(3).area(2)
+        18
+        """
+        return self.side * self.side * k
+
+    def describe(self):
+        """>>> Square(2).describe()
+        'shape of area 4'
+        """
+        return f"{super().describe()} of area {self.area(1)}"
+'''
+
+
+def test_a_methods_inputs_run_on_its_examples_instance(tmp_path: Path) -> None:
+    codes = ["def area(self, k: int) -> int:\n    return self.side ** 2 * k\n",
+             "def area(self, k: int) -> int:\n    return self.side * k\n"]
+    ss = in_module(tmp_path, SHAPES, codes, "Square.area", "method")
+    report = run_dynamic(ss, DynamicOptions(jobs=2, hypothesis_examples=3, scaling=False))
+    assert [i["label"] for i in report.inputs][:1] == ["Square(3).area(2)"]
+    assert all(i["label"].startswith("Square(3).area(") for i in report.inputs)
+    assert len(report.inputs) == 4
+    assert [c.pass_rate for c in report.candidates] == [1.0, 0.0, 1.0]
+    divergent = next(v for v in report.verdicts if v.code == "divergent-outputs")
+    assert "Square(3).area(2)" in divergent.message
+    describe = ["def describe(self):\n    return super().describe() + f' of area {self.area(1)}'\n"]
+    report = run_dynamic(in_module(tmp_path, SHAPES, describe, "Square.describe", "method"),
+                         DynamicOptions(jobs=2))
+    assert report.outcomes == [[("'shape of area 4'", None, None)]] * 2
+    assert [c.pass_rate for c in report.candidates] == [1.0, 1.0]
+
+
+NUMPY_APP = ("import numpy as np\n\n"
+             "def double(x: int) -> int:\n    '''>>> double(2)\n    4\n    '''\n    return 2 * x\n")
+
+
+def test_a_module_that_does_not_load_leaves_self_contained_versions_standing(
+        tmp_path: Path) -> None:
+    codes = ["def double(x: int) -> int:\n    return x + x\n",
+             "def double(x: int) -> int:\n    return 2 * x\n"]
+    report = run_dynamic(in_module(tmp_path, NUMPY_APP, codes, "double"),
+                         DynamicOptions(jobs=2, hypothesis_examples=2, scaling=False))
+    assert [c.pass_rate for c in report.candidates] == [1.0, 1.0, 1.0]
+    assert [(v.code, v.severity) for v in report.verdicts] == [
+        ("not-run-in-module", "information")]
+    assert report.verdicts[0].message == (
+        "the module `app` did not load in the sandbox: its top level raised "
+        "ModuleNotFoundError: No module named 'numpy' (the sandbox holds the standard library "
+        "and the workspace's own modules only); the versions ran without it (none of them "
+        "uses a name from it)")
+
+
+def test_versions_that_need_a_module_that_does_not_load_get_no_verdict(
+        tmp_path: Path) -> None:
+    source = standalone().replace("import re\n", "import re\nimport numpy\n")
+    report = run_dynamic(in_module(tmp_path, source, DURATIONS, "parse_duration"),
+                         DynamicOptions(jobs=2))
+    assert [v.code for v in report.verdicts] == ["not-run-in-module"]
+    assert report.verdicts[0].message.startswith(
+        "not run: the module `app` did not load in the sandbox: its top level raised "
+        "ModuleNotFoundError: No module named 'numpy'")
+    assert report.verdicts[0].message.endswith("; the versions use UNITS, insort, re from it")
+    assert report.summary["oer"] is None and report.inputs == []
+    assert {c.status for c in report.candidates} == {"not run"}
+    assert "no inputs to run: behaviour metrics unavailable" not in report.notes
+
+
+def test_a_package_module_and_its_relative_imports(tmp_path: Path) -> None:
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "util.py").write_text("FACTOR = 3\n\ndef triple(x):\n    return x * FACTOR\n")
+    source = ("from .util import triple\n\n"
+              "def tripled(x: int) -> int:\n    '''>>> tripled(2)\n    6\n    '''\n"
+              "    return triple(x)\n")
+    ss = in_module(pkg, source, ["def tripled(x: int) -> int:\n    return triple(x)\n"],
+                   "tripled")
+    from codequorum.module_view import module_context
+
+    ss.module = module_context(source, pkg / "app.py", tmp_path, "tripled")
+    report = run_dynamic(ss, DynamicOptions(jobs=2, hypothesis_examples=2, scaling=False))
+    assert ss.module.name == "pkg.app"
+    assert [c.pass_rate for c in report.candidates] == [1.0, 1.0]
+    assert report.verdicts == []

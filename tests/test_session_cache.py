@@ -161,3 +161,20 @@ def test_a_newer_dynamic_report_replaces_the_merged_one(session: Session, calls:
     assert (first.report.summary["dctd_jsd"], second.report.summary["dctd_jsd"]) == (0.25, 0.5)
     assert second.fastest == 2
     assert len({static.key, first.key, second.key}) == 3
+
+
+def test_the_module_of_a_function_is_read_from_the_sessions_workspace(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "util.py").write_text("K = 1\n")
+    s = Session(lambda level, message: None)
+    s.reconfigure(s.config, root=str(root))
+    text = "from .util import K\n\nclass C:\n    def f(self):\n        return K\n"
+    context = s.module_context(text, root / "pkg" / "app.py", "C.f", "method")
+    assert (context.name, context.kind, context.owner) == ("pkg.app", "method", "C")
+    assert dict(context.files) == {"pkg/app.py": text, "pkg/__init__.py": "",
+                                   "pkg/util.py": "K = 1\n"}
+    s.root = None  # without a workspace only the module itself is there
+    alone = s.module_context(text, root / "pkg" / "app.py", "C.f", "method")
+    assert [path for path, _ in alone.files] == ["app.py"]

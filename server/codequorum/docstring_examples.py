@@ -7,7 +7,9 @@ come from :func:`ast.literal_eval` only:
 - ``>>> f(...)`` prompts (:class:`doctest.DocTestParser`), the output line as the expected
   value, or ``>>> f(...) == value`` without one. A docstring where one example breaks the
   parser (a ``\\n`` written unescaped splits a line) keeps its other examples: each prompt
-  is then parsed on its own;
+  is then parsed on its own. A method's prompts say what it is called on:
+  ``>>> Shape(3).f(...)`` (an instance made with literal arguments), ``>>> Shape.f(...)``
+  (the class), ``>>> Shape(3).f`` (a property, read);
 - lines calling the function, at the start or inside a sentence, followed by an arrow or
   words: ``f(...) == value``, ``➞``, ``=>``, ``->``, ``returns value``, ``should return
   value.``, bulleted or not (``for f('a', [1]) == 'a.1'``);
@@ -27,10 +29,11 @@ import doctest
 import re
 import textwrap
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 from codequorum import humaneval
-from codequorum.model import TestCase
+from codequorum.model import Receiver, TestCase
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 #: Positional and keyword arguments of one call.
@@ -83,6 +86,49 @@ def _literal_call(expr: ast.expr, name: str) -> Call | None:
     return tuple(args), kwargs
 
 
+def _method_call(expr: ast.expr, name: str) -> tuple[Receiver, Call] | None:
+    """``Shape(3).name(...)``, ``Shape.name(...)`` or ``Shape(3).name`` (a property) with
+    literal arguments: (what it is called on, the call's arguments)."""
+    if isinstance(expr, ast.Attribute) and expr.attr == name:
+        receiver = _receiver(expr.value)
+        if receiver is None or not receiver.call:
+            return None
+        return receiver, ((), {})
+    if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute)
+            and expr.func.attr == name):
+        return None
+    receiver = _receiver(expr.func.value)
+    call = _literal_call(ast.Call(func=ast.Name(id=name), args=expr.args,
+                                  keywords=expr.keywords), name)
+    return None if receiver is None or call is None else (receiver, call)
+
+
+def _receiver(node: ast.expr) -> Receiver | None:
+    """``Shape`` / ``Outer.Inner`` (the class) or ``Shape(3)`` (an instance of it); a class
+    is a name that starts with a capital letter (``s.area()`` names a variable)."""
+    if isinstance(node, ast.Call):
+        dotted = _class_name(node.func)
+        call = _literal_call(ast.Call(func=ast.Name(id="_"), args=node.args,
+                                      keywords=node.keywords), "_")
+        if dotted is None or call is None:
+            return None
+        return Receiver(dotted, call[0], call[1])
+    dotted = _class_name(node)
+    return None if dotted is None else Receiver(dotted, call=False)
+
+
+def _class_name(node: ast.expr) -> str | None:
+    """``Shape`` or ``geo.Shape`` when the last name starts with a capital letter."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts)) if parts[0][:1].isupper() else None
+
+
 def call_label(
     name: str, args: Sequence[Any], kwargs: dict[str, Any] | None = None, limit: int = 80
 ) -> str:
@@ -93,12 +139,16 @@ def call_label(
 
 
 def _call_test(
-    args: tuple[Any, ...], kwargs: dict[str, Any], name: str, want: str | None
+    args: tuple[Any, ...], kwargs: dict[str, Any], name: str, want: str | None,
+    receiver: Receiver | None = None,
 ) -> TestCase:
     has, expected = (False, None) if not want else _literal(want)
     label = call_label(name, args, kwargs)
+    if receiver is not None:
+        label = f"{receiver.label()}.{label}"
     return TestCase(
-        kind="call", args=args, kwargs=kwargs, expected=expected, has_expected=has, name=label
+        kind="call", args=args, kwargs=kwargs, expected=expected, has_expected=has, name=label,
+        receiver=receiver,
     )
 
 
@@ -165,6 +215,14 @@ def _prompt_cases(doc: str, name: str) -> Iterator[TestCase]:
         call = _literal_call(expr, name)
         if call is not None:
             yield _call_test(call[0], call[1], name, want)
+            continue
+        method = _method_call(expr, name)
+        if method is not None:
+            receiver, (args, kwargs) = method
+            case = _call_test(args, kwargs, name, want, receiver)
+            if isinstance(expr, ast.Attribute):  # a property: read, not called
+                case = replace(case, name=f"{receiver.label()}.{name}")
+            yield case
 
 
 # ----------------------------------------------------------------------------- calls in prose

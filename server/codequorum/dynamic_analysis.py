@@ -42,11 +42,12 @@ from codequorum import sandbox
 from codequorum.dynamic_verdicts import (
     complexity_verdict,
     divergent_outputs_verdict,
+    module_verdict,
     redundant_alternatives_verdict,
     runtime_instability_verdict,
 )
 from codequorum.errors import UserError
-from codequorum.inputs import InputCase, InputPlan, Proposer, collect_inputs
+from codequorum.inputs import InputCase, InputPlan, Proposer, collect_inputs, find_function
 from codequorum.metrics.dynamic import bef, dctd
 from codequorum.metrics.opcodes import (
     STATIC_COUNT_SCRIPT,
@@ -65,7 +66,8 @@ from codequorum.metrics.semantic import (
     pair_mean_oer,
     pass_rate_stats,
 )
-from codequorum.model import SampleSet, Verdict
+from codequorum.model import ModuleContext, SampleSet, Verdict
+from codequorum.module_rules import judge_module, method_inputs
 from codequorum.recommend import canonical_output
 from codequorum.safe_text import safe_text
 from codequorum.sandbox.pool import run_pool
@@ -277,13 +279,15 @@ class Runs:
 
 @dataclass
 class _CandidateRun:
-    """One candidate's outcomes over every input (None: not run)."""
+    """One candidate's outcomes over every input (None: not run), and how its module
+    loaded when it ran in one."""
 
     outcomes: list[sandbox.TestOutcome | None]
     status: str
     detail: str
     layers: list[str]
     python: str
+    module: sandbox.ModuleLoad | None = None
 
 
 def _run_one(
@@ -292,8 +296,10 @@ def _run_one(
     plan: InputPlan,
     options: DynamicOptions,
     cancel: threading.Event | None,
+    module: ModuleContext | None = None,
 ) -> _CandidateRun:
-    """Run one candidate on every input of ``plan`` in one sandbox child."""
+    """Run one candidate on every input of ``plan`` in one sandbox child (in ``module``
+    when given)."""
     tests = plan.tests
     n = len(tests)
     run = _CandidateRun([None] * n, "cancelled", "not run", [], "")
@@ -319,7 +325,9 @@ def _run_one(
         sandbox=options.sandbox,
         # a scaling size that times out: the larger sizes would too
         series=[_SCALING_SERIES if case.size is not None else None for case in plan.cases],
+        module=module,
     )
+    run.module = result.module
     for k, outcome in enumerate(result.tests[:n]):
         run.outcomes[k] = None if outcome.exc_type == _SKIPPED else outcome
     run.status, run.detail = result.status, result.detail
@@ -340,20 +348,25 @@ def _compile_error(code: str) -> str | None:
     return None
 
 
+Job = tuple[int, int, str, InputPlan, ModuleContext | None]
+"""One candidate to run: (set, candidate, code, inputs, module)."""
+
+
 def _execute_many(
-    jobs: Sequence[tuple[int, int, str, InputPlan]],
+    jobs: Sequence[Job],
     options: DynamicOptions,
     progress: Callable[[int, int], None] | None,
     cancel: threading.Event | None,
 ) -> dict[tuple[int, int], _CandidateRun]:
-    """Run ``(set, candidate, code, plan)`` jobs on one pool of ``options.jobs`` workers.
+    """Run ``(set, candidate, code, plan, module)`` jobs on one pool of ``options.jobs``
+    workers.
 
     Each worker runs one candidate to the end, so a slow candidate holds one worker
     only and the others move on (also to the next sample set).
     """
-    runs = run_pool(jobs, lambda job: _run_one(job[2], job[1], job[3], options, cancel),
+    runs = run_pool(jobs, lambda job: _run_one(job[2], job[1], job[3], options, cancel, job[4]),
                     options.jobs, progress, "dynamic")
-    return {(s, c): run for (s, c, _, _), run in zip(jobs, runs, strict=True)}
+    return {(job[0], job[1]): run for job, run in zip(jobs, runs, strict=True)}
 
 
 def _collect_runs(runs: Sequence[_CandidateRun]) -> Runs:
@@ -659,7 +672,7 @@ def _plan(sample_set: SampleSet, options: DynamicOptions) -> InputPlan:
         proposer = proposer_for(options.input_provider)
     if sample_set.language != "python":
         proposer = None
-    return collect_inputs(
+    plan = collect_inputs(
         sample_set,
         use_doctests=options.use_doctests,
         use_hypothesis=options.use_hypothesis,
@@ -668,6 +681,22 @@ def _plan(sample_set: SampleSet, options: DynamicOptions) -> InputPlan:
         sizes=options.scaling_sizes,
         proposer=proposer,
     )
+    return method_inputs(plan, sample_set.module, _takes_instance(sample_set))
+
+
+def _takes_instance(sample_set: SampleSet) -> bool:
+    """Whether the function is a method called on an instance: its first parameter (in
+    the current code, else the first version) is ``self``."""
+    module, entry = sample_set.module, sample_set.entry_point
+    if module is None or module.kind != "method" or not entry:
+        return False
+    texts = [s.code for s in sample_set.samples if s.origin == "current"] + sample_set.codes
+    for text in texts:
+        fn = find_function(text, entry)
+        if fn is not None:
+            first = [*fn.args.posonlyargs, *fn.args.args][:1]
+            return bool(first) and first[0].arg == "self"
+    return False
 
 
 def run_dynamic_many(
@@ -684,42 +713,66 @@ def run_dynamic_many(
     options = options or DynamicOptions()
     runnable = [ss.language == "python" for ss in sample_sets]
     if any(ss.codes for ss, ok in zip(sample_sets, runnable, strict=True) if ok):
-        sandbox.require(options.interpreter, options.sandbox)
+        sandbox.require(options.interpreter, options.sandbox,
+                        view=any(ss.module is not None for ss in sample_sets))
     plans = [_plan(ss, options) if ok else InputPlan(ss.entry_point)
              for ss, ok in zip(sample_sets, runnable, strict=True)]
-    jobs = [
-        (s, c, code, plans[s])
+    jobs: list[Job] = [
+        (s, c, code, plans[s], ss.module)
         for s, ss in enumerate(sample_sets)
         if plans[s].cases
         for c, code in enumerate(ss.codes)
     ]
     done = _execute_many(jobs, options, progress, cancel)
-    reports: list[DynamicReport] = []
-    for s, ss in enumerate(sample_sets):
-        plan = plans[s]
-        if plan.cases:
-            runs = _collect_runs([done[(s, c)] for c in range(len(ss.codes))])
-        else:
-            m = len(ss.codes)
-            runs = Runs(
-                [[] for _ in range(m)],
-                ["not run"] * m,
-                ["no inputs"] * m,
-                sandbox.active_layers(options.interpreter, options.sandbox),
-                sys.version.split()[0],
-            )
-        static = (static_counts(ss.codes, options.interpreter) if runnable[s]
-                  else [None] * len(ss.codes))
-        report = build_report(ss, plan, runs, options, static)
-        if not runnable[s]:
-            report.notes.append(f"behaviour metrics are for Python only: the {ss.language} "
-                                "versions were not run")
-        elif not plan.cases:
-            report.notes.append("no inputs to run: behaviour metrics unavailable")
-        if options.sandbox == "weak":
-            report.notes.insert(0, sandbox.WEAK_WARNING)
-        reports.append(report)
-    return reports
+    return [
+        _set_report(ss, plans[s], [done[(s, c)] for c in range(len(ss.codes))]
+                    if plans[s].cases else None, runnable[s], options)
+        for s, ss in enumerate(sample_sets)
+    ]
+
+
+def _set_report(ss: SampleSet, plan: InputPlan, ran: list[_CandidateRun] | None,
+                runnable: bool, options: DynamicOptions) -> DynamicReport:
+    """One set's report from its runs (None: nothing ran). In a module, the runs count only
+    where :func:`~codequorum.module_rules.judge_module` says they stand."""
+    problem: str | None = None
+    module_notes: tuple[str, ...] = ()
+    if ran is None:
+        runs = _not_run(len(ss.codes), "no inputs", options)
+    else:
+        runs = _collect_runs(ran)
+        if ss.module is not None:
+            judged = judge_module(ss.module, [r.module for r in ran], ss.codes)
+            problem, module_notes = judged.problem, judged.notes
+            if not judged.keep:  # no verdict may rest on these runs
+                plan = InputPlan(plan.entry_point, notes=list(plan.notes))
+                runs = _not_run(len(ss.codes), "not run in its module", options)
+    static = (static_counts(ss.codes, options.interpreter) if runnable
+              else [None] * len(ss.codes))
+    report = build_report(ss, plan, runs, options, static)
+    found = module_verdict(problem)
+    if found is not None:
+        report.verdicts.append(found)
+    report.notes.extend(module_notes)
+    if not runnable:
+        report.notes.append(f"behaviour metrics are for Python only: the {ss.language} "
+                            "versions were not run")
+    elif not plan.cases and (found is None or ran is None):
+        report.notes.append("no inputs to run: behaviour metrics unavailable")
+    if options.sandbox == "weak":
+        report.notes.insert(0, sandbox.WEAK_WARNING)
+    return report
+
+
+def _not_run(m: int, why: str, options: DynamicOptions) -> Runs:
+    """Runs of ``m`` versions that did not happen (or do not count), for ``why``."""
+    return Runs(
+        [[] for _ in range(m)],
+        ["not run"] * m,
+        [why] * m,
+        sandbox.active_layers(options.interpreter, options.sandbox),
+        sys.version.split()[0],
+    )
 
 
 def run_dynamic(

@@ -179,11 +179,22 @@ def complexity_verdict(candidates: Sequence[Growth], delta: float) -> Verdict | 
     )
 
 
+def module_verdict(problem: str | None) -> Verdict | None:
+    """``not-run-in-module``: the versions could not run in their module as asked (it did
+    not load in the sandbox, or they need names it cannot give), said on the function so
+    that no verdict rests on a run that would have judged them wrongly
+    (:func:`codequorum.module_rules.judge_module` decides)."""
+    if problem is None:
+        return None
+    return Verdict(code="not-run-in-module", severity="information", message=problem)
+
+
 __all__ = [
     "Growth",
     "complexity_verdict",
     "divergent_outputs_verdict",
     "growth_text",
+    "module_verdict",
     "redundant_alternatives_verdict",
     "runtime_instability_verdict",
 ]

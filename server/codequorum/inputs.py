@@ -494,6 +494,8 @@ class InputPlan:
 
 
 def _label_for(test: TestCase, entry: str | None, fallback: str) -> str:
+    if test.kind == "call" and test.receiver is not None:
+        return test.name or fallback  # ``Square(3).area(2)``, as the example writes it
     if test.kind == "call":
         return call_label(entry or "f", test.args, test.kwargs)
     if test.kind == "stdio":

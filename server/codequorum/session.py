@@ -25,11 +25,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from codequorum import parsing, workspace
 from codequorum.analysis import AnalysisOptions, DynamicLike, StabilityReport, analyze
-from codequorum.model import Sample, SampleSet
+from codequorum.model import ModuleContext, Sample, SampleSet
 from codequorum.sources.store import SampleStore, StoredSample, content_hash
 
 if TYPE_CHECKING:
     from codequorum.inputs import Proposer
+    from codequorum.module_view import ModuleView
 
 log = logging.getLogger(__name__)
 
@@ -592,16 +593,33 @@ class Session:
         """Cache key of a function's dynamic report (its versions and current code)."""
         return analysis.dyn_key
 
+    def module_view(self, text: str, path: Path | None) -> ModuleView:
+        """The module held in ``text`` (the file ``path``, None when it has none) as the
+        versions of its functions see it in the sandbox: the view of this session's
+        workspace (:mod:`codequorum.module_view`; reads files, runs nothing)."""
+        from codequorum.module_view import module_view
+
+        return module_view(text, path, Path(self.root) if self.root else None)
+
+    def module_context(self, text: str, path: Path | None, qualified_name: str,
+                       kind: str = "function") -> ModuleContext:
+        """:meth:`module_view` for one function (``kind`` as the parser says it)."""
+        return self.module_view(text, path).context(qualified_name, kind)
+
     def run_dynamic_sync(
         self,
         analysis: FunctionAnalysis,
         report_progress: Callable[[str, int | None], None],
         cancel: threading.Event,
         input_proposer: Proposer | None = None,
+        module: ModuleContext | None = None,
     ) -> Any:
-        """Run the versions in the sandbox (child processes) and cache the result;
-        ``input_proposer`` is asked for call inputs when
-        the function gives nothing else to run."""
+        """Run the versions in the sandbox (child processes), in the function's ``module``
+        when given (:meth:`module_context`), and cache the result; ``input_proposer`` is
+        asked for call inputs when the function gives nothing else to run.
+
+        The report is kept for the versions and the current code: an edit elsewhere in the
+        module does not drop it (a new run measures it)."""
         from codequorum import dynamic_analysis
 
         options = dynamic_analysis.DynamicOptions(
@@ -612,9 +630,9 @@ class Session:
         def progress(*args: Any, **kwargs: Any) -> None:
             report_progress(_progress_text(args, kwargs), _progress_pct(args, kwargs))
 
-        result = dynamic_analysis.run_dynamic(
-            analysis.sample_set, options, progress=progress, cancel=cancel
-        )
+        sample_set = dataclasses.replace(analysis.sample_set, module=module)
+        result = dynamic_analysis.run_dynamic(sample_set, options, progress=progress,
+                                              cancel=cancel)
         if not cancel.is_set():
             self.put_dynamic(analysis, result)
         return result

@@ -7,6 +7,13 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from tests.support.duration_module import (
+    DURATION_APP,
+    DURATION_VERSIONS,
+    UNITS_SOURCE,
+    standalone,
+)
+
 from .conftest import lsp_session
 from .helpers import (
     actions_at,
@@ -127,3 +134,61 @@ async def test_cancel_a_dynamic_run(workspace: Path) -> None:
         report = await command(client, "codequorum.analyze", uri, "spin")
         assert "oer" not in report["report"]["summary"]  # nothing cached from a cancelled run
         assert await hover_text(client, uri, position_of(SPIN_DOC, "spin")) is not None
+
+
+async def test_versions_run_in_the_module_the_editor_holds(workspace: Path) -> None:
+    """The unsaved text of a package module: its imports, its relative import, a helper and
+    the class of a method are there (the file on disk would not even load)."""
+    pkg = workspace / "timing"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "units.py").write_text(UNITS_SOURCE)
+    path = pkg / "app.py"
+    path.write_text("raise RuntimeError('the saved file is not what the editor holds')\n")
+    async with lsp_session(workspace) as client:
+        uri = open_document(client, path, DURATION_APP)
+        for name, versions in DURATION_VERSIONS.items():
+            await command(client, "codequorum.addSamples", uri, name, versions)
+            started = await command(client, "codequorum.runDynamic", uri, name)
+            token = started["token"]
+
+            def ended(token: str = token) -> bool:
+                return any(getattr(v, "kind", "") == "end"
+                           for v in client.progress_reports[token])
+
+            await wait_for(ended, timeout=120)
+            assert progress_values(client, token)[-1].message == "done"
+            report = (await command(client, "codequorum.analyze", uri, name))["report"]
+            dynamic = report["dynamic"]
+            rates = [c["pass_rate"] for c in dynamic["candidates"]]
+            assert rates == [1.0] * (len(versions) + 1), name  # and the current code
+            assert dynamic["summary"]["oer"] == 1.0
+            assert [v["code"] for v in report["verdicts"]
+                    if v["code"] in ("divergent-outputs", "not-run-in-module")] == []
+            where = position_of(DURATION_APP, f"def {name.split('.')[-1]}(", 4)
+            text = await hover_text(client, uri, where)
+            assert text is not None and "NameError" not in text, name
+        labels = [i["label"] for i in dynamic["inputs"]]
+        assert labels[0] == "Timer(5).add('1m')"
+
+
+async def test_a_module_that_does_not_load_gets_a_note_not_a_verdict(workspace: Path) -> None:
+    path = workspace / "needs_numpy.py"
+    text = "import numpy as np\n" + standalone()
+    async with lsp_session(workspace) as client:
+        uri = open_document(client, path, text)
+        await command(client, "codequorum.addSamples", uri, "parse_duration",
+                      DURATION_VERSIONS["parse_duration"])
+        started = await command(client, "codequorum.runDynamic", uri, "parse_duration")
+        token = started["token"]
+        await wait_for(lambda: any(getattr(v, "kind", "") == "end"
+                                   for v in client.progress_reports[token]), timeout=120)
+        diags = await wait_for(lambda: [d for d in client.diagnostics.get(uri, ())
+                                        if d.code == "not-run-in-module"])
+        assert diags[0].severity == types.DiagnosticSeverity.Information
+        assert diags[0].message.startswith(
+            "not run: the module `needs_numpy` did not load in the sandbox: its top level "
+            "raised ModuleNotFoundError: No module named 'numpy'")
+        assert "the versions use UNITS, insort, re from it" in diags[0].message
+        codes = {d.code for d in client.diagnostics.get(uri, ())}
+        assert "divergent-outputs" not in codes

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from codequorum.model import ModuleContext
 from codequorum.model import TestCase as Case
 from codequorum.sandbox import CandidateResult, Limits, run_candidate, run_candidates
 from tests.sandbox.conftest import snapshot
@@ -269,12 +270,28 @@ def _corpus(work: Path, marker: Path, canary: int, port: int) -> dict[str, str]:
     }
 
 
+#: The module the corpus runs in the second time: a function's module, a helper beside it
+#: in the workspace view (read-only; nothing else of the workspace is there).
+MODULE = ModuleContext(
+    "app", "app.py", "f", "function",
+    (("app.py", "from helper import K\n\ndef f(n):\n    return n * n * K\n"),
+     ("helper.py", "K = 1\n")), ("",))
+#: What a version in a module tries on the view (run only there).
+VIEW_CASES = {
+    "write_view": "def f(n):\n    open(__file__, 'a').write('x')\n",
+    "list_view": "import os\ndef f(n):\n    return sorted(os.listdir(os.path.dirname(__file__)))\n",
+    "chmod_view": "import os\ndef f(n):\n    os.chmod(__file__, 0o666)\n",
+}
+
+
+@pytest.mark.parametrize("module", [None, MODULE], ids=["alone", "in-module"])
 def test_hostile_corpus_strict(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     canary: subprocess.Popen[bytes],
     listener: socket.socket,
     capfd: pytest.CaptureFixture[str],
+    module: ModuleContext | None,
 ) -> None:
     work = tmp_path / "work"
     work.mkdir()
@@ -289,9 +306,12 @@ def test_hostile_corpus_strict(
     affinity_before = os.sched_getaffinity(canary.pid)
 
     corpus = {**_corpus(work, marker, canary.pid, listener.getsockname()[1]), **GOOD}
+    if module is not None:
+        corpus.update(VIEW_CASES)
     assert len(corpus) - len(GOOD) >= 25
     names = list(corpus)
-    results = run_candidates([corpus[n] for n in names], TESTS, "f", LIMITS, jobs=2)
+    results = run_candidates([corpus[n] for n in names], TESTS, "f", LIMITS, jobs=2,
+                             module=module)
     by = dict(zip(names, results, strict=True))
     status = {n: r.status for n, r in by.items()}
 
@@ -364,6 +384,13 @@ def test_hostile_corpus_strict(
     assert status["network"] == "forbidden: network"
     assert status["write_marker"] in ("forbidden: write outside sandbox", "ok")
     assert by["write_marker"].tests[0].exc_type in ("PermissionError", "FileNotFoundError")
+    if module is not None:  # the workspace view: what the module imports, read-only
+        assert all(r.module is not None and r.module.loaded for r in results
+                   if r.status != "protocol-violation")  # a violation's messages are void
+        assert all("ro-view" in r.layers for r in results if r.layers != ["deadline"])
+        assert status["write_view"] == "forbidden: write outside sandbox"
+        assert status["chmod_view"] == "forbidden: write outside sandbox"
+        assert outputs("list_view") == ["['app.py', 'helper.py']"] * 2
 
     # Nothing outside changed.
     assert not marker.exists()

@@ -161,6 +161,26 @@ def test_in_process_tracer_on_trusted_code() -> None:
     tracer.close()
 
 
+def test_equal_code_objects_compiled_apart_are_both_counted() -> None:
+    """A version compiled on its own and again in its module gives equal code objects;
+    the one that runs is counted whichever was registered first."""
+    source = "def g(n):\n    return [i for i in range(n)]\n"
+    first, second = (compile(source, "<trusted>", "exec") for _ in range(2))
+    assert first == second and first is not second
+    namespace: dict[str, Any] = {}
+    exec(second, namespace)  # our own fixed snippet, not a candidate
+    tracer = OpcodeTracer(default_mode())
+    tracer.register(first)
+    tracer.register(second)
+    tracer.start()
+    namespace["g"](3)
+    tracer.stop()
+    counts = tracer.take()
+    tracer.close()
+    assert counts["FOR_ITER"] == 4
+    assert counts["RETURN_VALUE"] == 2  # the function and its comprehension
+
+
 @pytest.mark.parametrize(
     ("mode", "interpreter_fixture"),
     [("settrace", None), ("monitoring", "python312"), ("monitoring", "python313")],

@@ -32,6 +32,8 @@ from codequorum.config_file import config_values
 from codequorum.errors import UnknownFormatError, UnknownLanguageError, UserError
 from codequorum.findings import RANK, function_findings
 from codequorum.findings import Finding as FunctionFinding
+from codequorum.model import ModuleContext
+from codequorum.module_view import ModuleView
 from codequorum.option_policy import Reach, declare
 from codequorum.render.ansi import SEVERITY_STYLE, paint
 from codequorum.render.json_out import safe_values
@@ -421,10 +423,15 @@ class _Checker:
         lines = text.split("\n")
         names = self.session.functions_with_samples_sync(key)
         checked_here = 0
+        view: ModuleView | None = None
         for info in first_definitions(infos):
             if not self._enough_versions(key, str(info.qualified_name), names):
                 continue
-            analysis = self._analyse(path, key, lang, info, current_code(text, info))
+            module = None
+            if self.dynamic and lang == "python":  # its versions run in the file's module
+                view = view or self.session.module_view(text, path)
+                module = view.context(str(info.qualified_name), str(info.kind))
+            analysis = self._analyse(path, key, lang, info, current_code(text, info), module)
             if analysis is not None:
                 checked_here += 1
                 self._record(path, info, lines, analysis)
@@ -443,16 +450,16 @@ class _Checker:
         return True
 
     def _analyse(self, path: Path, key: str, lang: str, info: parsing.FunctionInfo,
-                 code: str) -> FunctionAnalysis | None:
-        """The function's analysis (after a sandboxed run with ``--dynamic``); None when
-        there is none or it failed, which is counted and said: one function must not stop
-        the others."""
+                 code: str, module: ModuleContext | None = None) -> FunctionAnalysis | None:
+        """The function's analysis (after a sandboxed run in its ``module`` with
+        ``--dynamic``); None when there is none or it failed, which is counted and said:
+        one function must not stop the others."""
         session, qualified_name = self.session, str(info.qualified_name)
         try:
             analysis = session.function_sync(key, lang, qualified_name, info.name, code)
             if analysis is not None and self.dynamic:
                 session.run_dynamic_sync(analysis, lambda _t, _p: None, self.cancel,
-                                         input_proposer=self.asker)
+                                         input_proposer=self.asker, module=module)
                 analysis = session.function_sync(key, lang, qualified_name, info.name, code)
         except KeyboardInterrupt:
             self.cancel.set()

@@ -32,6 +32,7 @@ LAYER_PURPOSE = {
     "seccomp": "ptrace, bpf, mount, pidfd_*, fork, exec, real-time scheduling... refused",
     "rlimits": "memory, CPU, file size and open files bounded",
     "cgroup": "memory and processes of the whole sandbox bounded, even for root (where writable)",
+    "ro-view": "a version run in its module sees only the workspace code it imports, read-only",
     "audit-hook": "refusals reported as `forbidden: <what>`",
 }
 LIMITS_TEXT = (
@@ -61,7 +62,7 @@ def register(subparsers: Any) -> None:
 
 def diagnose(interpreter: str | None) -> dict[str, Any]:
     """What the probes found, as plain data."""
-    strict = isolation.probe(interpreter, "strict")
+    strict = isolation.probe(interpreter, "strict", view=True)
     weak = isolation.probe(interpreter, "weak")
     held = set(strict.layers) if strict.ok else set()
     return {

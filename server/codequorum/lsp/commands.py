@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
@@ -29,7 +30,7 @@ from codequorum.lsp.files import MAX_IMPORT_BYTES, RefusedFile, bounded_text, re
 from codequorum.lsp.gates import input_proposer, may_run_store, may_send_key
 from codequorum.lsp.hover import DYNAMIC_FIGURES
 from codequorum.lsp.progress import WorkProgress
-from codequorum.model import Sample
+from codequorum.model import ModuleContext, Sample
 from codequorum.safe_text import safe_text
 
 if TYPE_CHECKING:
@@ -617,6 +618,7 @@ class _DynamicRun:
     progress: WorkProgress
     proposer: ConsentedProposer | None
     job: str
+    module: ModuleContext | None = None
 
     async def __call__(self) -> None:
         """Run it, say how it ended, whatever the end, and forget the job."""
@@ -627,6 +629,7 @@ class _DynamicRun:
                 lambda msg, pct: progress.report(safe_text(msg, 200), pct),
                 progress.cancelled,
                 self.proposer,
+                self.module,
             )
             self._finished(result)
         except asyncio.CancelledError:
@@ -663,22 +666,38 @@ class _DynamicRun:
 
 async def _runnable(
     ls: CodequorumServer, args: c.RunDynamicArgs
-) -> tuple[FunctionEntry, FunctionAnalysis]:
-    """The function to run and its analysis; a :class:`CommandError` when dynamic
-    analysis is off, the function has no versions, or it is not Python."""
+) -> tuple[Snapshot, FunctionEntry, FunctionAnalysis]:
+    """The function to run, its document and its analysis; a :class:`CommandError` when
+    dynamic analysis is off, the function has no versions, or it is not Python."""
     if not ls.settings_for(args.uri).dynamic.enable:
         raise CommandError(f"{RUN_DYNAMIC}: dynamic analysis is off (codequorum.dynamic.enable)")
-    _snapshot, entry, analysis = await _analysis(ls, args, RUN_DYNAMIC)
+    snapshot, entry, analysis = await _analysis(ls, args, RUN_DYNAMIC)
     if analysis is None:
         raise CommandError(f"{RUN_DYNAMIC}: no versions of `{entry.qualified_name}` yet")
     if analysis.language != "python":
         raise CommandError(f"{RUN_DYNAMIC}: dynamic analysis runs Python only")
-    return entry, analysis
+    return snapshot, entry, analysis
+
+
+def _document_path(uri: str) -> Path | None:
+    """The file of a ``file:`` document (None for an unsaved one)."""
+    parsed = urlparse(uri)
+    return Path(unquote(parsed.path)) if parsed.scheme == "file" else None
+
+
+async def _module(ls: CodequorumServer, snapshot: Snapshot, entry: FunctionEntry
+                  ) -> ModuleContext:
+    """The function's module as the editor holds it (its unsaved text too), with the
+    view of its workspace folder (read on a worker thread)."""
+    engine = ls.engine_for(snapshot.uri)
+    return await engine.run(engine.module_context, snapshot.text, _document_path(snapshot.uri),
+                            entry.qualified_name, str(getattr(entry.info, "kind", "function")))
 
 
 async def run_dynamic_command(ls: CodequorumServer, args: c.RunDynamicArgs) -> c.RunDynamicResult:
-    """Start the sandboxed dynamic analysis of a function in the background."""
-    entry, analysis = await _runnable(ls, args)
+    """Start the sandboxed dynamic analysis of a function in the background, in its
+    module."""
+    snapshot, entry, analysis = await _runnable(ls, args)
     name = entry.qualified_name
     refusal = await may_run_store(ls, ls.engine_for(args.uri))
     if refusal is not None:
@@ -691,10 +710,12 @@ async def run_dynamic_command(ls: CodequorumServer, args: c.RunDynamicArgs) -> c
         return c.RunDynamicResult(
             uri=args.uri, qualified_name=name, started=False, message="already running"
         )
+    module = await _module(ls, snapshot, entry)
     progress = WorkProgress(ls, f"codequorum: running {safe_text(entry.name, 100)} versions")
     await progress.begin("starting")
     proposer = input_proposer(ls, ls.settings_for(args.uri), progress.cancelled)
-    run = _DynamicRun(ls, args.uri, safe_text(name, 200), analysis, progress, proposer, job)
+    run = _DynamicRun(ls, args.uri, safe_text(name, 200), analysis, progress, proposer, job,
+                      module)
     ls.dynamic_jobs[job] = asyncio.ensure_future(run())
     return c.RunDynamicResult(uri=args.uri, qualified_name=name, started=True, token=progress.token)
 

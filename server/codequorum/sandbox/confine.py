@@ -10,7 +10,9 @@ fixed, each step needs the one before:
    of its own PID namespace and returns, the middle process waits for it and mirrors how
    it ended (so the fork server sees the candidate's exit status and CPU time).
 3. :func:`private_mounts`: a size-capped tmpfs as the working directory, an empty
-   ``/proc`` (or one of its own PID namespace), the fork server's socket hidden.
+   ``/proc`` (or one of its own PID namespace), the fork server's socket hidden; for a
+   version run in its module, :func:`readonly_view`: the workspace view on a tmpfs of its
+   own, remounted read-only.
 4. :func:`drop_capabilities`: the capabilities the new user namespace gave are dropped
    from every set, bounding set included.
 5. :func:`install_seccomp`: ``no_new_privs`` and the filter the parent built
@@ -40,7 +42,7 @@ CLONE_NEWNET = 0x40000000
 ALL_NAMESPACES = (
     CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS
 )
-MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_RDONLY = 2, 4, 8, 1
+MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_RDONLY, MS_REMOUNT = 2, 4, 8, 1, 32
 MS_REC, MS_PRIVATE = 16384, 1 << 18
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
@@ -204,6 +206,27 @@ def private_mounts(workdir: str, tmpfs_bytes: int, hide: list[str]) -> tuple[lis
         if libc.mount(b"tmpfs", path.encode(), b"tmpfs", flags | MS_RDONLY, b"size=4096") != 0:
             notes.append(f"hide {path}: {_errno_text()}")
     return layers, notes
+
+
+def readonly_view(path: str, size: int, write: Any) -> tuple[list[str], list[str]]:
+    """A tmpfs of ``size`` bytes at ``path`` holding what ``write(path)`` puts there, then
+    remounted read-only (layer ``ro-view``): nothing the candidate or its module does can
+    change it, and capabilities (dropped next) and seccomp keep it from being remounted.
+
+    Needs the mount namespace of :func:`enter_namespaces`. Returns (layers, notes).
+    """
+    libc = _libc()
+    flags = MS_NOSUID | MS_NODEV | MS_NOEXEC
+    target = path.encode()
+    if libc.mount(b"tmpfs", target, b"tmpfs", flags, f"size={size},mode=0755".encode()) != 0:
+        return [], [f"workspace view: {_errno_text()}"]
+    try:
+        write(path)
+    except OSError as exc:
+        return [], [f"workspace view: {exc}"]
+    if libc.mount(b"none", target, None, MS_REMOUNT | MS_RDONLY | flags, None) != 0:
+        return [], [f"workspace view read-only: {_errno_text()}"]
+    return ["ro-view"], []
 
 
 def drop_capabilities() -> tuple[list[str], list[str]]:

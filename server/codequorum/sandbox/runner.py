@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from codequorum.model import TestCase
+from codequorum.model import ModuleContext, TestCase
 from codequorum.sandbox import bwrap, cgroups, forkserver, grading, protocol, seccomp_filter
 from codequorum.sandbox.limits import Limits
 from codequorum.sandbox.pool import run_pool
@@ -113,6 +113,22 @@ def _text_field(data: dict[str, Any], key: str) -> str | None:
 
 
 @dataclass
+class ModuleLoad:
+    """How a candidate's module loaded in its child, before any of the candidate's code ran.
+
+    ``loaded``: the module's top level finished; ``detail``: why it did not (it raised, ran
+    too long, or the run ended while it loaded); ``ran_alone``: it did not load and the
+    candidate's tests ran without it; ``refused``: what the audit hook refused while the
+    module's top level ran (the module's doing, not the candidate's).
+    """
+
+    loaded: bool
+    detail: str = ""
+    ran_alone: bool = False
+    refused: list[str] = field(default_factory=list)
+
+
+@dataclass
 class CandidateResult:
     """How one candidate's run ended, and its tests.
 
@@ -121,7 +137,9 @@ class CandidateResult:
     (the child sent something malformed or forged), ``cancelled`` or ``error``.
     ``tests`` holds every test that finished, plus the one that was running when the
     child ended abnormally. ``layers`` are the isolation layers that held;
-    ``start_method`` says how the child was started (``fork`` or ``exec``).
+    ``start_method`` says how the child was started (``fork`` or ``exec``); ``module``
+    how the candidate's module loaded (None when it ran without one, or never got that far:
+    a syntax error, a sandbox that could not start).
     """
 
     index: int
@@ -132,6 +150,7 @@ class CandidateResult:
     python: str = ""
     returncode: int | None = None
     start_method: str = ""
+    module: ModuleLoad | None = None
 
 
 def _scrubbed_env(home: str) -> dict[str, str]:
@@ -168,7 +187,7 @@ def encode_test(test: TestCase, series: str | None = None) -> dict[str, Any]:
 
     The expected value stays here: the parent grades (``grading.py``).
     """
-    return {
+    encoded = {
         "series": series,
         "kind": test.kind,
         "name": test.name,
@@ -177,6 +196,22 @@ def encode_test(test: TestCase, series: str | None = None) -> dict[str, Any]:
         "stdin": test.stdin,
         "has_expected": test.has_expected,
         "source": None,  # a check harness goes to the grader only (grader.py)
+    }
+    if test.receiver is not None:
+        r = test.receiver
+        encoded["receiver"] = {"name": r.name, "args": protocol.encode_value(tuple(r.args)),
+                               "kwargs": protocol.encode_value(dict(r.kwargs)), "call": r.call}
+    return encoded
+
+
+def encode_module(module: ModuleContext) -> dict[str, Any]:
+    """A module context -> the run message's JSON form."""
+    return {
+        "name": module.name,
+        "path": module.path,
+        "qualified_name": module.qualified_name,
+        "files": [[path, text] for path, text in module.files],
+        "roots": list(module.roots),
     }
 
 
@@ -275,13 +310,29 @@ class _Reported:
     syntax: str | None = None
     error: str | None = None
     violation: str | None = None
+    expects_module: bool = False
+    module: tuple[bool, str] | None = None
+    module_refused: list[str] = field(default_factory=list)
+    tests_started: bool = False
 
     @classmethod
-    def parse(cls, messages: list[dict[str, Any]], n_tests: int) -> _Reported:
-        seen = cls()
+    def parse(cls, messages: list[dict[str, Any]], n_tests: int,
+              expects_module: bool = False) -> _Reported:
+        """``expects_module``: the candidate runs in its module, so the child sends one
+        ``module`` message before any candidate code runs; refusals before it are the
+        module's, and only that first one counts (a later one would be the candidate's)."""
+        seen = cls(expects_module=expects_module)
         for message in messages:
             seen._take(message, n_tests)
         return seen
+
+    def _take_module(self, message: dict[str, Any]) -> None:
+        if not self.expects_module or self.module is not None or self.tests_started:
+            return
+        loaded = message.get("loaded")
+        if not isinstance(loaded, bool):
+            raise protocol.ProtocolError("module: loaded is not a boolean")
+        self.module = (loaded, (_text_field(message, "detail") or "")[:2000])
 
     def _take(self, message: dict[str, Any], n_tests: int) -> None:
         kind = message.get("type")
@@ -293,6 +344,9 @@ class _Reported:
                 self.hello = (layers[:64], str(_text_field(message, "python") or "")[:32])
         elif kind == protocol.MSG_TEST_START:
             self.running = _index(message, n_tests)
+            self.tests_started = True
+        elif kind == protocol.MSG_MODULE:
+            self._take_module(message)
         elif kind == protocol.MSG_TEST:
             index = _index(message, n_tests)
             data = message.get("outcome")
@@ -302,7 +356,11 @@ class _Reported:
                     self.values[index] = protocol.decode_untrusted(data["value"])
             self.running = None
         elif kind == protocol.MSG_FORBIDDEN:
-            self.forbidden.append((_text_field(message, "what") or "?")[:100])
+            what = (_text_field(message, "what") or "?")[:100]
+            if self.expects_module and self.module is None and not self.tests_started:
+                self.module_refused.append(what)
+            else:
+                self.forbidden.append(what)
         elif kind == protocol.MSG_EXIT:
             code = message.get("code")
             if not (code is None or type(code) is int):
@@ -351,7 +409,9 @@ class _ChildRun:
         series: Sequence[str | None] | None = None,
         strict: bool = True,
         audit_hook: bool = True,
+        module: ModuleContext | None = None,
     ) -> None:
+        self.module = module
         self.strict = strict
         self.audit_hook = audit_hook
         self.code = code
@@ -400,6 +460,8 @@ class _ChildRun:
             "audit_hook": self.audit_hook,
             "grader": bool(self.checks),
         }
+        if self.module is not None:
+            run_message["module"] = encode_module(self.module)
         payload = protocol.encode_frame(run_message)
         _sweep_once()
         if self.strict:
@@ -658,7 +720,7 @@ class _ChildRun:
             returncode = -(returncode - 128)  # bubblewrap reports a child's signal as 128 + n
         result = CandidateResult(self.index, "error", "", returncode=returncode)
         try:
-            seen = _Reported.parse(self.messages, len(self.tests))
+            seen = _Reported.parse(self.messages, len(self.tests), self.module is not None)
         except protocol.ProtocolError as exc:
             seen = _Reported(violation=str(exc))
         if seen.hello is not None:
@@ -678,7 +740,22 @@ class _ChildRun:
         result.tests = [self._graded(i, outcomes[i], seen.values.get(i)) for i in sorted(outcomes)]
         if not result.layers:
             result.layers = ["deadline"]
+        result.module = self._module_load(seen, status, detail)
         return result
+
+    def _module_load(self, seen: _Reported, status: str, detail: str) -> ModuleLoad | None:
+        """How the module loaded: as the child said, or, when the run ended after ``hello``
+        without saying (the module's top level crashed, hung or printed too much), not."""
+        if self.module is None or seen.syntax is not None or seen.hello is None:
+            return None
+        if seen.module is not None:
+            loaded, why = seen.module
+            return ModuleLoad(loaded, why, not loaded, list(seen.module_refused))
+        if seen.error is not None or status == "cancelled":
+            return None
+        why = f"the run ended while its top level ran: {status}" + (f" ({detail})" if detail
+                                                                    else "")
+        return ModuleLoad(False, why[:2000], refused=list(seen.module_refused))
 
     def _end(self, seen: _Reported, returncode: int, cpu: float, stderr: str) -> tuple[str, str]:
         """How the run ended: (status, detail), first matching rule wins."""
@@ -860,6 +937,7 @@ def run_candidate(
     series: Sequence[str | None] | None = None,
     sandbox: str = "strict",
     audit_hook: bool = True,
+    module: ModuleContext | None = None,
 ) -> CandidateResult:
     """Run one candidate's tests in a fresh sandbox child.
 
@@ -871,7 +949,8 @@ def run_candidate(
     run and get outcome ``Skipped``. ``sandbox``: ``strict`` (kernel isolation) or
     ``weak`` (see ``SANDBOX_LEVELS``). ``audit_hook=False`` leaves out the layer that
     explains refusals (strict only): the tests use it to show that the kernel layers
-    hold by themselves against native code.
+    hold by themselves against native code. ``module``: the function's module, which the
+    candidate then runs in (``in_module.py``); the result's ``module`` says how it loaded.
     """
     if series is not None and len(series) != len(tests):
         raise ValueError("series needs one entry per test")
@@ -897,6 +976,7 @@ def run_candidate(
         series=series,
         strict=sandbox == "strict",
         audit_hook=audit_hook or sandbox != "strict",
+        module=module,
     )
     return child.run()
 
@@ -917,13 +997,14 @@ def run_candidates(
     series: Sequence[str | None] | None = None,
     sandbox: str = "strict",
     audit_hook: bool = True,
+    module: ModuleContext | None = None,
 ) -> list[CandidateResult]:
     """Run every candidate (up to ``jobs`` children at once), results in input order.
 
     ``progress(done, total)`` is called after each candidate (from the thread that ran
     it when ``jobs`` > 1). Setting ``cancel`` kills the running children; candidates
-    not finished get status ``cancelled``. ``series``, ``sandbox``, ``audit_hook``: as for
-    :func:`run_candidate`.
+    not finished get status ``cancelled``. ``series``, ``sandbox``, ``audit_hook``,
+    ``module``: as for :func:`run_candidate`.
     """
     def one(i: int) -> CandidateResult:
         return run_candidate(
@@ -940,6 +1021,7 @@ def run_candidates(
             series=series,
             sandbox=sandbox,
             audit_hook=audit_hook,
+            module=module,
         )
 
     return run_pool(range(len(codes)), one, jobs, progress, "sandbox")

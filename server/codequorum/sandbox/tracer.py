@@ -64,11 +64,13 @@ class OpcodeTracer:
             raise ValueError(f"unknown trace mode {self.mode!r}")
         if self.mode == "monitoring" and not hasattr(sys, "monitoring"):
             raise RuntimeError("sys.monitoring needs Python 3.12+")
-        # Keyed by code object (keeps them alive) and by id(): hashing a code object
-        # hashes its constants and names, far too slow for a per-instruction callback.
-        self._counts: dict[CodeType, list[int]] = {}
+        # Keyed by id(): hashing a code object hashes its constants and names, far too
+        # slow for a per-instruction callback, and two equal code objects (a version
+        # compiled on its own and again in its module) are two places to count. The code
+        # objects are kept alive with their counters, so their ids stay theirs.
+        self._counts: dict[int, tuple[CodeType, list[int]]] = {}
         self._by_id: dict[int, list[int]] = {}
-        self._tables: dict[CodeType, list[str]] = {}
+        self._tables: dict[int, list[str]] = {}
         self._locals: dict[int, Any] = {}
         self._tool: int | None = None
         self._global: Any = None
@@ -78,10 +80,10 @@ class OpcodeTracer:
     def register(self, code: CodeType) -> None:
         """Count ``code`` and every code object nested in it."""
         for co in code_objects(code):
-            if co in self._counts:
+            if id(co) in self._counts:
                 continue
             arr = [0] * (len(co.co_code) + 2)
-            self._counts[co] = arr
+            self._counts[id(co)] = (co, arr)
             self._by_id[id(co)] = arr
             self._locals[id(co)] = _make_local_tracer(arr)
 
@@ -100,7 +102,7 @@ class OpcodeTracer:
                 mon.register_callback(
                     self._tool, mon.events.INSTRUCTION, _make_callback(self._by_id)
                 )
-            for co in self._counts:
+            for co, _arr in self._counts.values():
                 mon.set_local_events(self._tool, co, mon.events.INSTRUCTION)
         else:
             # 3.12.0-3.12.x turn opcode events on at settrace() time only if some frame
@@ -126,7 +128,7 @@ class OpcodeTracer:
             assert self._tool is not None
             intact = mon.get_tool(self._tool) == _TOOL_NAME
             if intact:
-                for co in self._counts:
+                for co, _arr in self._counts.values():
                     mon.set_local_events(self._tool, co, 0)
             return bool(intact)
         intact = sys.gettrace() is self._global
@@ -147,14 +149,14 @@ class OpcodeTracer:
     def take(self) -> dict[str, int]:
         """Opname counts since the last take; resets the counters."""
         out: dict[str, int] = {}
-        for co, arr in self._counts.items():
+        for key, (co, arr) in self._counts.items():
             table = None
             for off, n in enumerate(arr):
                 if n:
                     if table is None:
-                        table = self._tables.get(co)
+                        table = self._tables.get(key)
                         if table is None:
-                            table = self._tables[co] = opname_table(co)
+                            table = self._tables[key] = opname_table(co)
                     name = table[off] if off < len(table) else "?"
                     out[name] = out.get(name, 0) + n
                     arr[off] = 0
