@@ -37,6 +37,8 @@ USER_FILE = "config.toml"
 USER_ONLY: dict[str, str] = {
     "base-url": "cannot choose where the API key is sent",
     "api-key-env": "cannot choose which API key is sent",
+    "concurrency": "cannot choose how hard your endpoint is asked",
+    "max-tokens": "cannot choose how many tokens your API key pays for",
 }
 _SPENDS_KEY = "cannot have your endpoint asked with your API key"
 #: Values only the user's own configuration may give: key -> (allowed in a project's file,
@@ -420,6 +422,8 @@ EDITOR_SETTINGS: dict[tuple[str, str], str] = {
     ("sample", "timeout"): "provider.timeout",
     ("sample", "max_retries"): "provider.maxRetries",
     ("sample", "use_n"): "provider.useN",
+    ("sample", "concurrency"): "provider.concurrency",
+    ("sample", "max_tokens"): "provider.maxTokens",
 }
 
 

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from codequorum.commands._argtypes import at_least, positive, seconds
-from codequorum.commands._endpoint import add_endpoint_options
+from codequorum.commands._argtypes import at_least, positive
+from codequorum.commands._endpoint import add_endpoint_options, add_request_options
 from codequorum.config_file import config_values
 from codequorum.errors import UserError
 from codequorum.model import Sample
@@ -85,12 +85,9 @@ def _add_endpoint_arguments(provider: Any) -> None:
                           "(default: %(default)s)")
     provider.add_argument("--seed", type=int, default=None,
                           help="version k uses seed + k (default: none, the server chooses)")
-    provider.add_argument("--timeout", type=seconds, default=60.0, metavar="SECONDS",
-                          help="seconds per request (default: %(default)s)")
+    add_request_options(provider)
     provider.add_argument("--max-retries", type=at_least(0), default=2, metavar="N",
                           help="retries on 429/5xx answers (default: %(default)s)")
-    provider.add_argument("--concurrency", type=positive, default=4, metavar="N",
-                          help="requests at once (default: %(default)s)")
     provider.add_argument(
         "--use-n", action="store_true",
         help="one request with n choices, when the server supports n (default: one request "
@@ -208,6 +205,7 @@ def provider_config(args: argparse.Namespace) -> ProviderConfig:
         max_retries=max(0, args.max_retries),
         use_n=args.use_n,
         concurrency=args.concurrency,
+        max_tokens=args.max_tokens,
     )
 
 

@@ -398,18 +398,20 @@ def requested_count(n: int | None, default: int) -> int:
 
 def regeneration_message(result: RegenerationResult, shown: str) -> tuple[types.MessageType, str]:
     """What the user is told once a regeneration ends (``shown`` is the function's name,
-    safe to show): the summary, with the errors when some versions still came, or why
-    none did."""
-    summary = result.summary()
+    safe to show): the summary, every failure counted by kind, with the distinct errors
+    (or, when nothing came, the reasons of the rejections)."""
+    summary = safe_text(result.summary())
     if result.cancelled:
         return types.MessageType.Info, f"codequorum: regeneration of `{shown}` cancelled: {summary}"
+    reasons = result.error_summary()
+    if not result.ok and not reasons:
+        reasons = "; ".join(sorted({r.reason for r in result.rejected})) or None
+    extra = f" ({safe_text(reasons)})" if reasons else ""
     if result.ok:
-        extra = f" ({safe_text(result.error_summary())})" if result.errors else ""
         return types.MessageType.Info, f"codequorum: `{shown}`: {summary}{extra}"
-    reasons = result.error_summary() or "; ".join(sorted({r.reason for r in result.rejected}))
     return (
         types.MessageType.Error,
-        f"codequorum: regeneration of `{shown}` failed: {safe_text(reasons or summary)}",
+        f"codequorum: regeneration of `{shown}` failed: {summary}{extra}",
     )
 
 

@@ -47,6 +47,10 @@ class ProviderSettings:
     timeout: float = 60.0
     max_retries: int = 2
     use_n: bool = False
+    #: None: one request at a time for a self-hosted server (or its slots), 4 for a hosted API.
+    concurrency: int | None = None
+    #: None: bounded by the size of the function asked for; 0: no bound.
+    max_tokens: int | None = None
 
     def config(self, samples: int | None = None) -> ProviderConfig:
         """The client configuration these settings stand for (``samples`` versions)."""
@@ -62,6 +66,8 @@ class ProviderSettings:
             timeout=self.timeout,
             max_retries=self.max_retries,
             use_n=self.use_n,
+            concurrency=self.concurrency,
+            max_tokens=self.max_tokens,
         )
 
 
@@ -167,6 +173,10 @@ SPECS: tuple[Spec, ...] = (
     Spec("provider.timeout", "provider", "timeout", "number", 0, 600, exclusive_minimum=True),
     Spec("provider.maxRetries", "provider", "max_retries", "integer", 0, 10),
     Spec("provider.useN", "provider", "use_n", "boolean"),
+    # Workspace values of these two need the user's trust (restricted in the schema): they
+    # decide how hard the user's endpoint is asked and how many tokens the key pays for.
+    Spec("provider.concurrency", "provider", "concurrency", "integer?", 1, 64),
+    Spec("provider.maxTokens", "provider", "max_tokens", "integer?", 0, 131072),
     Spec("diagnostics.enable", "diagnostics", "enable", "boolean"),
     Spec("diagnostics.onType", "diagnostics", "on_type", "boolean"),
     Spec("diagnostics.debounceMs", "diagnostics", "debounce_ms", "integer", 0, 10000),
