@@ -495,7 +495,7 @@ async def _regenerate_storing(
     """Ask the endpoint under a cancellable progress, storing versions as they arrive; the
     result and how many versions were stored. A failure is shown and becomes a
     :class:`CommandError`; a cancelled request is shown and re-raised."""
-    from codequorum.sources.openai_compat import regenerate
+    from codequorum.sources.openai_compat import answer_budget, regenerate
     from codequorum.sources.prompting import prompt_hash
 
     entry = request.entry
@@ -506,7 +506,8 @@ async def _regenerate_storing(
         arrivals = _Arrivals(ls, request, progress, digest)
         try:
             result = await regenerate(config, request.messages, request.n, request.language,
-                                      entry.qualified_name, cancel=progress.async_cancelled,
+                                      entry.qualified_name, budget=answer_budget(entry.text),
+                                      cancel=progress.async_cancelled,
                                       on_sample=arrivals.on_sample)
         except asyncio.CancelledError:
             progress.cancel()
