@@ -431,7 +431,7 @@ def test_sample_help_shows_defaults(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0
     for default in ("(default: 5)", "(default: 0.8)", "(default: 60)", "(default: 2)",
                     "(default: auto)", "(default: auto — one at a time to a server on this machine",
-                    "(default: auto — three times the function's size, 512 to 4096)"):
+                    "(default: auto — three times the function's size, 256 to 4096)"):
         assert default in text, default
 
 

@@ -464,8 +464,8 @@ async def test_every_request_carries_a_token_bound() -> None:
         result = await regenerate(config_for(server, max_tokens=0), MESSAGES, 1, "python", NAME)
     sent = [r.body.get("max_tokens") for r in server.chat_requests]
     assert sent == [DEFAULT_MAX_TOKENS, 700, 64, None] and result.max_tokens is None
-    assert answer_budget("") == 512 and answer_budget("x" * 30_000) == 4096
-    assert answer_budget("x" * 600) == 3 * 200 + 256
+    assert answer_budget("") == 256 and answer_budget("x" * 30_000) == 4096
+    assert answer_budget("x" * 600) == 3 * 200 + 128
 
 
 async def test_an_endpoint_that_wants_max_completion_tokens_gets_it() -> None:

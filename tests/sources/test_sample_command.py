@@ -195,7 +195,7 @@ def _result(accepted: int = 0, rejected: int = 0, errors: tuple[str, ...] = ()
     )
 
 
-def test_a_line_per_answer_and_each_distinct_error_once() -> None:
+def test_a_line_per_answer_and_an_unreachable_endpoint_once() -> None:
     sample = Sample(code="def f():\n    return 1\n", origin="regenerated", seed=7)
     assert outcome_line(0, sample, set()) == "  version 1 (seed 7): accepted, 2 lines"
     unseeded = Sample(code="def f(): pass", origin="regenerated")
@@ -203,9 +203,12 @@ def test_a_line_per_answer_and_each_distinct_error_once() -> None:
     rejected = Rejected(1, "no code block", "prose")
     assert outcome_line(1, rejected, {"no code block"}) == (
         "  version 2: rejected — no code block")
-    error = RequestError(3, "HTTP 500\x1b[0m")
+    error = RequestError(3, "HTTP 500\x1b[0m", kind="refused")
     assert outcome_line(3, error, set()) == "  version 4: HTTP 500\\x1b[0m"
-    assert outcome_line(3, error, {"HTTP 500\x1b[0m"}) is None
+    assert outcome_line(3, error, {"HTTP 500\x1b[0m"}) == "  version 4: HTTP 500\\x1b[0m"
+    down = RequestError(4, "cannot reach x", kind="unreachable")
+    assert outcome_line(4, down, set()) == "  version 5: cannot reach x"
+    assert outcome_line(4, down, {"cannot reach x"}) is None  # the others were never sent
 
 
 def test_the_command_fails_only_without_an_accepted_version() -> None:

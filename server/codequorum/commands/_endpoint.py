@@ -64,7 +64,7 @@ def add_request_options(group: Any) -> None:
     # the user's key pays for per answer.
     group.add_argument("--max-tokens", type=auto_or(0), default=None, metavar="N",
                        help="the most tokens one answer may have; 0 sends no bound (default: "
-                       "auto — three times the function's size, 512 to 4096)")
+                       "auto — three times the function's size, 256 to 4096)")
 
 
 def auto_or(minimum: int) -> Callable[[str], int | None]:

@@ -232,15 +232,17 @@ def answer_lines(rejected: Rejected) -> list[str]:
 
 def outcome_line(index: int, outcome: Outcome, shown_errors: Collection[str]) -> str | None:
     """The line printed when answer ``index`` arrives: accepted with its size, rejected
-    with the reason, or the request's error, each distinct error once (None for one
-    already in ``shown_errors``)."""
+    with the reason, or the request's error — every one, but an unreachable endpoint
+    once (None when its message is already in ``shown_errors``: the other requests
+    were never sent)."""
     if isinstance(outcome, Sample):
         seed = "" if outcome.seed is None else f" (seed {outcome.seed})"
         lines = count(outcome.code.count("\n"), "line")
         return f"  version {index + 1}{seed}: accepted, {lines}"
-    if isinstance(outcome, Rejected) or outcome.message not in shown_errors:
-        return f"  {safe_text(outcome.describe())}"
-    return None
+    if isinstance(outcome, RequestError) and outcome.kind == "unreachable" \
+            and outcome.message in shown_errors:
+        return None
+    return f"  {safe_text(outcome.describe())}"
 
 
 def failure_message(result: RegenerationResult, name: str) -> str | None:

@@ -150,11 +150,13 @@ class ProviderConfig:
 
 def answer_budget(code: str) -> int:
     """A ``max_tokens`` for an answer that rewrites ``code``: three times its size in
-    tokens (about three characters each) plus 256 for a fence and a line of prose, at
-    least 512 and at most 4096. A version that takes more is a runaway answer, and a
-    server on a small machine spends a minute on each thousand tokens of it."""
+    tokens (about three characters each) plus 128 for a fence and a line of prose, at
+    least 256 and at most 4096. Answers that hold a good version stay well inside it (a
+    small model's versions of a four-line function take 90 to 120 tokens, about twice the
+    function); one that runs past it is rambling, and on a busy machine a small local
+    model spends a minute on every 250 tokens of that."""
     tokens = math.ceil(len(code) / 3)
-    return max(512, min(4096, 3 * tokens + 256))
+    return max(256, min(4096, 3 * tokens + 128))
 
 
 #: How each kind of rejected answer is counted: (one, several).
