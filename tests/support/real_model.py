@@ -124,7 +124,7 @@ class ModelServer:
             if self.process.poll() is not None:
                 raise Unavailable(f"the model server exited: {self.log_tail()}")
             try:
-                status, _ = _request("127.0.0.1", self.port, "POST", "/v1/chat/completions",
+                status, _ = http_request("127.0.0.1", self.port, "POST", "/v1/chat/completions",
                                      json.dumps(body).encode(), timeout=START_TIMEOUT)
                 if status == 200:
                     return
@@ -159,7 +159,7 @@ class ModelServer:
         self.stop()
 
 
-def _request(host: str, port: int, method: str, path: str, body: bytes | None,
+def http_request(host: str, port: int, method: str, path: str, body: bytes | None,
              headers: dict[str, str] | None = None, timeout: float = 600.0
              ) -> tuple[int, bytes]:
     connection = http.client.HTTPConnection(host, port, timeout=timeout)
@@ -254,7 +254,7 @@ class _ProxyHandler(BaseHTTPRequestHandler):
         try:
             headers = {k: v for k, v in self.headers.items()
                        if k.lower() in ("authorization", "accept")}
-            status, data = _request("127.0.0.1", proxy.upstream.port, self.command, self.path,
+            status, data = http_request("127.0.0.1", proxy.upstream.port, self.command, self.path,
                                     raw or None, headers)
         except OSError:
             pass

@@ -261,19 +261,25 @@ class RegenerationResult:
                 seen.append(err.message)
         return "; ".join(seen) if seen else None
 
+    def failure_tally(self) -> dict[str, int]:
+        """How many failures of each kind, failed requests first: the failed requests by
+        :meth:`RequestError.counted` (``timed out``, ``refused: HTTP 500``), the rejected
+        answers by kind (a key of :data:`REJECTION_WORDS`)."""
+        tally: dict[str, int] = {}
+        for err in self.errors:
+            tally[err.counted()] = tally.get(err.counted(), 0) + 1
+        for rejected in self.rejected:
+            key = rejected.kind if rejected.kind in REJECTION_WORDS else "rejected"
+            tally[key] = tally.get(key, 0) + 1
+        return tally
+
     def failure_counts(self) -> list[str]:
         """Every failure counted by kind, failed requests first: ``4 timed out``,
         ``1 refused: HTTP 500``, ``2 answers had no function``."""
-        errors: dict[str, int] = {}
-        for err in self.errors:
-            errors[err.counted()] = errors.get(err.counted(), 0) + 1
-        kinds: dict[str, int] = {}
-        for rejected in self.rejected:
-            kinds[rejected.kind] = kinds.get(rejected.kind, 0) + 1
-        parts = [f"{n} {words}" for words, n in errors.items()]
-        for kind, n in kinds.items():
-            one, several = REJECTION_WORDS.get(kind, REJECTION_WORDS["rejected"])
-            parts.append(f"{n} {one if n == 1 else several}")
+        parts: list[str] = []
+        for key, n in self.failure_tally().items():
+            words = REJECTION_WORDS.get(key)
+            parts.append(f"{n} {key if words is None else words[0] if n == 1 else words[1]}")
         return parts
 
     def summary(self) -> str:
