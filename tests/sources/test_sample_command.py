@@ -271,3 +271,33 @@ def test_an_import_without_a_version_makes_no_store(
     captured = capsys.readouterr()
     assert code == 1 and "skipped versions.json[0]: does not define" in captured.out
     assert not (workspace / ".codequorum").exists()
+
+
+def test_concurrency_and_max_tokens_come_from_the_user_never_from_the_project(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import os
+
+    from tests.support.chat_server import Answer, slow
+
+    project = workspace / "pyproject.toml"
+    project.write_text("[tool.codequorum.sample]\nconcurrency = 64\n")
+    argv = ["sample", str(workspace / "src" / "close.py"), "-f", "has_close_elements",
+            "--samples", "3", "--api-key-env", ""]
+    assert main([*argv, "--base-url", "http://127.0.0.1:9/v1"]) == 2
+    assert ("concurrency = 64: a project's configuration file cannot choose how hard your "
+            "endpoint is asked") in capsys.readouterr().err
+    project.write_text("[tool.codequorum.sample]\nmax-tokens = 100000\n")
+    assert main([*argv, "--base-url", "http://127.0.0.1:9/v1"]) == 2
+    assert "max-tokens = 100000: a project's configuration file cannot choose how many " \
+        "tokens your API key pays for" in capsys.readouterr().err
+    project.write_text("[tool.codequorum.sample]\ntimeout = 30\n")  # a project may set this
+
+    user = Path(os.environ["XDG_CONFIG_HOME"]) / "codequorum" / "config.toml"
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text("[sample]\nconcurrency = 2\nmax-tokens = 77\n")
+    late = slow(0.3, Answer(("```python\ndef has_close_elements(n, t):\n    return 1\n```",)))
+    with ChatServer(default=late) as server:
+        assert main([*argv, "--base-url", server.base_url]) == 0
+    assert server.max_in_flight == 2
+    assert {r.body["max_tokens"] for r in server.chat_requests} == {77}
