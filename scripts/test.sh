@@ -19,6 +19,10 @@ if ! command -v nvim >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/de
   { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends neovim; } \
     >/dev/null 2>&1 || echo "scripts/test.sh: could not install neovim; the Neovim tests will be skipped" >&2
 fi
+# The local model server the real-model tests start (its own virtual environment; the
+# llama-cpp-python wheel is built once into ~/.cache/codequorum/wheels and reused). When it
+# cannot be set up, it says why and those tests are skipped with the reason.
+bash scripts/real-model.sh
 .venv/bin/python -m pytest -q
 if [ -f package-lock.json ]; then
   npm ci --no-audit --no-fund

@@ -1,11 +1,14 @@
-"""Shared test fixtures: where the reference data lives."""
+"""Shared test fixtures: where the reference data lives, and a real local model."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.support.real_model import ModelServer, RecordingProxy, Unavailable, server_python
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("CODEQUORUM_SHARED", REPO.parent / "shared"))
@@ -32,3 +35,31 @@ def _own_user_config(tmp_path_factory: pytest.TempPathFactory,
     """Every test gets an empty user configuration folder: a developer's own
     ``~/.config/codequorum`` (configuration, approvals) never changes a result."""
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg-config")))
+
+
+@pytest.fixture(scope="session")
+def real_model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModelServer]:
+    """llama-cpp-python's server with SmolLM2-135M-Instruct on 127.0.0.1, one for the whole
+    session (``base_url``, ``model``). Skipped, with the reason, where it cannot be installed
+    (``scripts/real-model.sh`` says why); a server that is installed but does not start
+    fails the tests."""
+    try:
+        python = server_python()
+    except Unavailable as exc:
+        pytest.skip(f"no local model: {exc}")
+    server = ModelServer(python, tmp_path_factory.mktemp("real-model") / "server.log")
+    try:
+        server.start()
+    except Unavailable as exc:
+        pytest.fail(f"the local model server does not start: {exc}")
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def real_model_proxy(real_model: ModelServer) -> Iterator[RecordingProxy]:
+    """The session's local model behind a proxy that records this test's requests."""
+    with RecordingProxy(real_model) as proxy:
+        yield proxy

@@ -429,8 +429,9 @@ def test_sample_help_shows_defaults(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _run(capsys, "sample", "--help")
     text = " ".join(out.split())  # argparse wraps lines
     assert code == 0
-    for default in ("(default: 5)", "(default: 0.8)", "(default: 60.0)", "(default: 2)",
-                    "(default: 4)", "(default: auto)"):
+    for default in ("(default: 5)", "(default: 0.8)", "(default: 60)", "(default: 2)",
+                    "(default: auto)", "(default: auto — one at a time to a server on this machine",
+                    "(default: auto — three times the function's size, 256 to 4096)"):
         assert default in text, default
 
 

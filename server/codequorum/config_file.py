@@ -517,6 +517,8 @@ EDITOR_SETTINGS: dict[tuple[str, str], str] = {
     ("sample", "timeout"): "provider.timeout",
     ("sample", "max_retries"): "provider.maxRetries",
     ("sample", "use_n"): "provider.useN",
+    ("sample", "concurrency"): "provider.concurrency",
+    ("sample", "max_tokens"): "provider.maxTokens",
 }
 
 

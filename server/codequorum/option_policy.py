@@ -59,6 +59,10 @@ class Reach(enum.Enum):
     KEY_VARIABLE = "cannot choose which API key is sent"
     #: Has the user's endpoint asked, spending the user's key.
     SPENDS_KEY = "cannot have your endpoint asked with your API key"
+    #: Decides how hard the user's endpoint is asked (requests at once).
+    ENDPOINT_LOAD = "cannot choose how hard your endpoint is asked"
+    #: Decides how many tokens one answer may cost the user's key.
+    TOKEN_SPEND = "cannot choose how many tokens your API key pays for"
     #: Sends work to a cluster and reads its answers back into this process.
     CLUSTER = "cannot choose a remote cluster to send the samples to"
     #: Weakens or lengthens the sandbox's protection.

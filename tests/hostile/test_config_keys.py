@@ -103,9 +103,9 @@ def test_the_options_only_the_user_may_set() -> None:
     """What a project's file can no longer reach, by name (a new one must be added here on
     purpose)."""
     keys = sorted({key for _, key, _ in USER_ONLY})
-    assert keys == ["api-key-env", "base-url", "dynamic", "interpreter", "log-file", "output",
-                    "propose-inputs", "resume", "sandbox", "scheduler", "store", "tcp",
-                    "timeout", "workspace"]
+    assert keys == ["api-key-env", "base-url", "concurrency", "dynamic", "interpreter",
+                    "log-file", "max-tokens", "output", "propose-inputs", "resume", "sandbox",
+                    "scheduler", "store", "tcp", "timeout", "workspace"]
 
 
 @pytest.mark.parametrize("form", ["codequorum.toml table", "codequorum.toml dotted",

@@ -47,7 +47,7 @@ def test_messages_after_a_regeneration() -> None:
     assert regeneration_message(_result(2), "f") == (
         INFO, "codequorum: `f`: 2 of 2 versions accepted")
     assert regeneration_message(_result(1, errors=("HTTP 500", "HTTP 500")), "f") == (
-        INFO, "codequorum: `f`: 1 of 3 versions accepted, 2 failed (HTTP 500)")
+        INFO, "codequorum: `f`: 1 of 3 versions accepted; 2 failed (HTTP 500)")
     assert regeneration_message(_result(1, cancelled=True), "f") == (
         INFO, "codequorum: regeneration of `f` cancelled: 1 of 1 version accepted (cancelled)")
 
@@ -55,15 +55,18 @@ def test_messages_after_a_regeneration() -> None:
 def test_a_failed_regeneration_says_why() -> None:
     errors = _result(0, rejected=("no code",), errors=("timed out",))
     assert regeneration_message(errors, "f") == (
-        ERROR, "codequorum: regeneration of `f` failed: timed out")
+        ERROR, "codequorum: regeneration of `f` failed: 0 of 2 versions accepted; 1 failed, "
+        "1 answer was rejected (timed out)")
     rejected = _result(0, rejected=("syntax error", "no code", "no code"))
     assert regeneration_message(rejected, "f") == (
-        ERROR, "codequorum: regeneration of `f` failed: no code; syntax error")
+        ERROR, "codequorum: regeneration of `f` failed: 0 of 3 versions accepted; "
+        "3 answers were rejected (no code; syntax error)")
     assert regeneration_message(_result(0), "f") == (
         ERROR, "codequorum: regeneration of `f` failed: 0 of 0 versions accepted")
     control = _result(0, errors=("bad\x1b[31m",))
     assert regeneration_message(control, "f")[1] == (
-        "codequorum: regeneration of `f` failed: bad\\x1b[31m")
+        "codequorum: regeneration of `f` failed: 0 of 1 version accepted; 1 failed "
+        "(bad\\x1b[31m)")
 
 
 def test_status_cancelled_before_ok() -> None:

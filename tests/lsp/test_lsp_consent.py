@@ -8,8 +8,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pytest_lsp import LanguageClient
 
+from codequorum.cli import main
 from codequorum.model import Sample
 from codequorum.sources.store import SampleStore, default_store_path
 from tests.support.chat_server import ChatServer, code_answer
@@ -142,6 +144,23 @@ async def test_a_store_the_server_made_runs_without_a_question(workspace: Path) 
         assert _questions(client) == []
         [entry] = _approvals(workspace)["stores"]
         assert entry["path"] == str(default_store_path(workspace))
+
+
+async def test_a_store_codequorum_sample_made_here_runs_without_a_question(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    (workspace / ".git").mkdir()
+    (workspace / "clamp.py").write_text(DOC)
+    versions = tmp_path / "versions.json"
+    versions.write_text(json.dumps(VERSIONS))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config_home(workspace)))  # the server's too
+    assert main(["sample", str(workspace / "clamp.py"), "-f", "clamp", "--from",
+                 str(versions), "-q"]) == 0
+    async with lsp_session(workspace) as client:
+        uri = open_document(client, workspace / "clamp.py", DOC)
+        started = await command(client, "codequorum.runDynamic", uri, "clamp")
+        assert started["started"] is True
+        assert _questions(client) == []
 
 
 async def test_an_untrusted_workspace_runs_and_sends_nothing(workspace: Path) -> None:

@@ -174,11 +174,11 @@ async def test_cancel_a_regeneration_midway(workspace: Path, shared_dir: Path) -
     task = humaneval_task(str(shared_dir), "HumanEval/0")
     doc = task["prompt"] + CURRENT_BODY
     recorded = RecordedTask.load("HumanEval/0")
-    # first answer comes at once, the others hang for 30 s
+    # first answer comes at once, the others (all sent at once) hang for 30 s
     with ChatServer(script=[recorded(_fake_request(0))], default=slow(30)) as chat:
         approve_endpoint(workspace, chat.base_url, "CQ_TEST_KEY")
         async with lsp_session(
-            workspace, init_options=_options(chat.base_url, timeout=60, samples=4)
+            workspace, init_options=_options(chat.base_url, timeout=60, samples=4, concurrency=4)
         ) as client:
             uri = open_document(client, workspace / "close.py", doc)
             token = f"client-{uuid.uuid4().hex[:6]}"

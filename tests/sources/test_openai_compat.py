@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import socket
 import time
 from pathlib import Path
@@ -123,7 +124,8 @@ async def test_endpoint_down_is_a_clear_error_per_sample() -> None:
     expected = f"cannot reach {base}: connection refused — is the server running?"
     assert result.error_summary() == expected
     assert [e.index for e in result.errors] == [0, 1, 2]
-    assert result.summary() == "0 of 3 versions accepted, 3 failed"
+    assert result.summary() == "0 of 3 versions accepted; 3 could not connect"
+    assert {e.kind for e in result.errors} == {"unreachable"}
 
 
 async def test_retries_500_then_succeeds() -> None:
@@ -161,8 +163,9 @@ async def test_timeout_is_reported_not_raised() -> None:
         elapsed = time.monotonic() - started
     assert elapsed < 1.5  # timeouts are not retried
     assert [e.message for e in result.errors] == [
-        f"timed out after 0.3 s waiting for an answer to {server.base_url}"
+        f"timed out after 0.3 s waiting for an answer from {server.base_url}"
     ] * 2
+    assert result.summary() == "0 of 2 versions accepted; 2 timed out"
 
 
 async def test_bad_answers_are_reported_per_sample() -> None:
@@ -195,7 +198,10 @@ async def test_bad_answers_are_reported_per_sample() -> None:
         f"HTTP 404 from {endpoint}: model not found — check the base URL and the model name "
         "'codegen-test'"
     )
-    assert result.summary() == "1 of 8 versions accepted, 4 rejected, 3 failed"
+    assert result.summary() == (
+        "1 of 8 versions accepted; 1 not a chat completion, 1 lost the connection, "
+        "1 refused: HTTP 404, 1 answer had no code, 1 answer had no function, "
+        "1 answer did not parse, 1 answer was empty")
 
 
 async def test_unauthorized_names_the_unset_variable(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -331,6 +337,7 @@ async def test_cut_off_answers_say_so() -> None:
         "(the answer was cut off at the token limit)"
     )
     assert rejected.describe().startswith("version 1: rejected — code does not parse")
+    assert result.summary() == "0 of 1 version accepted; 1 answer was cut off at the token limit"
 
 
 async def test_unreachable_endpoint_is_not_asked_again() -> None:
@@ -387,3 +394,99 @@ def test_summary_counts_one_version() -> None:
     from codequorum.sources.openai_compat import RegenerationResult
 
     assert RegenerationResult(requested=1).summary() == "0 of 1 version accepted"
+
+
+# --------------------------------------------------------------------------- endpoints as they are
+
+
+async def test_a_one_slot_server_is_asked_one_request_at_a_time() -> None:
+    # The server answers one request at a time and queues the rest; each answer takes
+    # 0.4 s. Four at once with a 1 s timeout would leave the last ones waiting past it.
+    late = slow(0.4, Answer((f"```python\n{GOOD}```",)))
+    with ChatServer(default=late, slots=1) as server:
+        config = config_for(server, timeout=1.0, max_retries=0)
+        result = await regenerate(config, MESSAGES, 4, "python", NAME)
+    assert result.concurrency == 1 and server.max_in_flight == 1
+    # The timeout starts when a request is sent: the last one waited 1.2 s for its turn
+    # on this side and still had its whole second.
+    assert len(result.accepted) == 4 and not result.errors
+    sent = [r.received for r in server.chat_requests]
+    assert all(b - a >= 0.35 for a, b in itertools.pairwise(sent))
+
+
+async def test_too_many_at_once_against_a_one_slot_server_says_why() -> None:
+    # Answers at 0.6 s and 1.2 s come in time; the third would come at 1.8 s, past 1.5 s.
+    late = slow(0.6, Answer((f"```python\n{GOOD}```",)))
+    with ChatServer(default=late, slots=1) as server:
+        config = config_for(server, timeout=1.5, max_retries=0, concurrency=4)
+        result = await regenerate(config, MESSAGES, 4, "python", NAME)
+    assert result.concurrency == 4 and server.max_in_flight == 1
+    assert len(result.accepted) == 2 and len(result.errors) == 2
+    assert result.summary() == "2 of 4 versions accepted; 2 timed out"
+    assert result.errors[0].message.endswith(
+        "(4 requests were sent at once; a server that answers one at a time keeps the others "
+        "waiting: set concurrency to 1)")
+
+
+async def test_slots_a_server_reports_decide_the_concurrency() -> None:
+    late = slow(0.3, Answer((f"```python\n{GOOD}```",)))
+    with ChatServer(default=late, slots=2, props=True) as server:
+        result = await regenerate(config_for(server), MESSAGES, 4, "python", NAME)
+    assert result.concurrency == 2 and server.max_in_flight == 2
+    assert len(result.accepted) == 4
+    [props] = [r for r in server.requests if r.method == "GET"]
+    assert props.path == "/props"
+
+
+async def test_concurrency_defaults_by_where_the_server_is() -> None:
+    from codequorum.sources.openai_compat import concurrency_for, is_self_hosted
+
+    async with httpx.AsyncClient() as http:
+        hosted = ProviderConfig(base_url="https://api.example.com/v1")
+        assert await concurrency_for(hosted, http) == 4
+        assert await concurrency_for(ProviderConfig(concurrency=3), http) == 3
+        unreachable = ProviderConfig(base_url=f"http://127.0.0.1:{closed_port()}/v1")
+        assert await concurrency_for(unreachable, http) == 1
+    assert is_self_hosted("http://localhost:11434/v1") and is_self_hosted("http://[::1]:8080/v1")
+    assert is_self_hosted("http://192.168.1.20:8000/v1") and is_self_hosted("http://gpu.local/v1")
+    assert not is_self_hosted("https://api.openai.com/v1")
+    assert not is_self_hosted("http://8.8.8.8/v1") and not is_self_hosted("not a url")
+
+
+async def test_every_request_carries_a_token_bound() -> None:
+    from codequorum.sources.openai_compat import DEFAULT_MAX_TOKENS, answer_budget
+
+    with ChatServer(default=code_answer(GOOD)) as server:
+        await regenerate(config_for(server), MESSAGES, 1, "python", NAME)
+        await regenerate(config_for(server), MESSAGES, 1, "python", NAME, budget=700)
+        await regenerate(config_for(server, max_tokens=64), MESSAGES, 1, "python", NAME,
+                         budget=700)
+        result = await regenerate(config_for(server, max_tokens=0), MESSAGES, 1, "python", NAME)
+    sent = [r.body.get("max_tokens") for r in server.chat_requests]
+    assert sent == [DEFAULT_MAX_TOKENS, 700, 64, None] and result.max_tokens is None
+    assert answer_budget("") == 256 and answer_budget("x" * 30_000) == 4096
+    assert answer_budget("x" * 600) == 3 * 200 + 128
+
+
+async def test_an_endpoint_that_wants_max_completion_tokens_gets_it() -> None:
+    refusal = status(400, "Unsupported parameter: 'max_tokens' is not supported with this "
+                     "model. Use 'max_completion_tokens' instead.")
+    with ChatServer(script=[refusal], default=code_answer(GOOD)) as server:
+        config = config_for(server, concurrency=1, max_retries=0)
+        result = await regenerate(config, MESSAGES, 2, "python", NAME, budget=600)
+    assert len(result.accepted) == 2
+    bodies = [r.body for r in server.chat_requests]
+    assert [("max_tokens" in b, b.get("max_completion_tokens")) for b in bodies] == [
+        (True, None), (False, 600), (False, 600)]
+
+
+async def test_failures_are_counted_by_kind() -> None:
+    script: list[Behaviour] = [server_error("boom"), server_error("boom"), no_code(),
+                               code_answer("def other():\n    pass\n"), code_answer(GOOD)]
+    with ChatServer(script=script) as server:
+        config = config_for(server, concurrency=1, max_retries=0)
+        result = await regenerate(config, MESSAGES, 5, "python", NAME)
+    assert [e.kind for e in result.errors] == ["refused", "refused"]
+    assert [r.kind for r in result.rejected] == ["no code", "no function"]
+    assert result.failure_counts() == ["2 refused: HTTP 500", "1 answer had no code",
+                                       "1 answer had no function"]

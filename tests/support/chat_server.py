@@ -17,6 +17,10 @@ and :class:`RecordedTask` which answers with real CodeGen completions from
 sample by the request's ``seed``. Every request is recorded (method, path, headers, JSON
 body) for assertions. ``GET .../models`` lists the server's model.
 
+``slots=1`` makes it answer one chat request at a time and queue the others, as
+llama.cpp's server with one slot does; ``GET /props`` then says ``total_slots`` (with
+``props=True``). ``max_in_flight`` is the most chat requests it was answering at once.
+
 Run it on its own with ``python -m tests.support.chat_server --task HumanEval/0``; it
 prints its base URL and serves until interrupted.
 """
@@ -221,8 +225,15 @@ class ChatServer:
         model: str = "test-model",
         host: str = "127.0.0.1",
         port: int = 0,
+        slots: int | None = None,
+        props: bool = False,
     ) -> None:
         self.model = model
+        self.slots = slots
+        self.props = props
+        self._turns = threading.BoundedSemaphore(slots) if slots else None
+        self._in_flight = 0
+        self.max_in_flight = 0
         self._script: list[Behaviour] = list(script)
         self._default: Behaviour | Responder = default or answer(
             "```python\ndef default_answer():\n    return None\n```"
@@ -317,6 +328,11 @@ class ChatServer:
         return self.chat_requests
 
     # used by the handler
+    def _answering(self, delta: int) -> None:
+        with self._lock:
+            self._in_flight += delta
+            self.max_in_flight = max(self.max_in_flight, self._in_flight)
+
     def _record(self, request: RecordedRequest) -> None:
         with self._lock:
             self._requests.append(request)
@@ -371,6 +387,9 @@ class _Handler(BaseHTTPRequestHandler):
                 "data": [{"id": owner.model, "object": "model", "owned_by": "tests"}],
             }
             self._send(200, json.dumps(data).encode(), "application/json")
+        elif self.path.rstrip("/") == "/props" and owner.props:
+            props = {"total_slots": owner.slots or 1, "model_path": owner.model}
+            self._send(200, json.dumps(props).encode(), "application/json")
         else:
             self._send_error(404, f"no route for GET {self.path}")
 
@@ -385,7 +404,18 @@ class _Handler(BaseHTTPRequestHandler):
         if not isinstance(request.body, dict) or "messages" not in request.body:
             self._send_error(400, "body must be a JSON object with messages")
             return
-        self._perform(owner._next_behaviour(request), request)
+        turns = owner._turns
+        if turns is not None:  # wait for a free slot, as a busy server does
+            while not turns.acquire(timeout=0.05):
+                if owner._stopping.is_set():
+                    return
+        owner._answering(1)
+        try:
+            self._perform(owner._next_behaviour(request), request)
+        finally:
+            owner._answering(-1)
+            if turns is not None:
+                turns.release()
 
     def _perform(self, behaviour: Behaviour, request: RecordedRequest) -> None:
         owner = self.server.owner

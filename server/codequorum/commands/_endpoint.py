@@ -1,16 +1,19 @@
 """The chat-completions endpoint options, shared by the commands that talk to one:
 ``sample`` asks it for versions, ``score`` and ``check`` with ``--propose-inputs`` for call
 inputs. The endpoint and the key variable come from the flags, the environment or the
-user's own configuration file, never from a project's (see :mod:`codequorum.config_file`).
+user's own configuration file, never from a project's (see :mod:`codequorum.config_file`);
+so do how many requests go at once and how long an answer may be, which spend the user's
+key and load the user's server.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
 from typing import Any
 
-from codequorum.commands._argtypes import seconds
+from codequorum.commands._argtypes import at_least, seconds
 from codequorum.option_policy import Reach, declare
 from codequorum.sources.openai_compat import (
     DEFAULT_API_KEY_ENV,
@@ -43,6 +46,33 @@ def add_endpoint_options(group: Any) -> None:
         metavar="VAR",
         help="environment variable holding the API key; '' sends none (default: %(default)s)",
     ), Reach.KEY_VARIABLE)
+
+
+def add_request_options(group: Any) -> None:
+    """``--timeout``, ``--concurrency`` and ``--max-tokens``: how each request to the
+    endpoint is made (``group`` is a parser or a group)."""
+    declare(group.add_argument("--timeout", type=seconds, default=60.0, metavar="SECONDS",
+                               help="seconds one request may take, counted from when it is "
+                               "sent (default: %(default)g)"), Reach.ANALYSIS)
+    declare(group.add_argument("--concurrency", type=auto_or(1), default=None, metavar="N",
+                               help="requests at once (default: auto — one at a time to a "
+                               "server on this machine or the local network, or as many as a "
+                               "llama.cpp server has slots for; 4 to a hosted API)"),
+            Reach.ENDPOINT_LOAD)
+    declare(group.add_argument("--max-tokens", type=auto_or(0), default=None, metavar="N",
+                               help="the most tokens one answer may have; 0 sends no bound "
+                               "(default: auto — three times the function's size, 256 to "
+                               "4096)"), Reach.TOKEN_SPEND)
+
+
+def auto_or(minimum: int) -> Callable[[str], int | None]:
+    """An argparse type: ``auto`` (None) or a whole number of at least ``minimum``."""
+    number = at_least(minimum)
+
+    def parse(text: str) -> int | None:
+        return None if text.strip().lower() == "auto" else number(text)
+
+    return parse
 
 
 def add_propose_inputs_options(parser: argparse.ArgumentParser) -> None:

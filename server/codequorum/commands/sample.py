@@ -2,9 +2,15 @@
 
 By default it asks an OpenAI-compatible endpoint for new versions (the same prompt the
 editor uses), validates each answer and stores the accepted ones as they arrive, printing
-accepted and rejected versions with reasons. With ``--from`` it imports versions from a
+accepted and rejected versions with reasons (with ``-v``, the text of each rejected
+answer) and every failure counted by kind. With ``--from`` it imports versions from a
 sample-set file, a JSON list of code strings or a directory instead. Ctrl-C stops the
 pending requests; versions already received stay stored.
+
+The store is opened when the first version is to be kept, so a run that keeps nothing
+makes no store. A store this command makes is the user's own: it is recorded as approved
+(:mod:`codequorum.lsp.consent`), as the language server records a store it makes, so the
+editor runs its versions without asking whether it came with the repository.
 """
 
 from __future__ import annotations
@@ -18,23 +24,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from codequorum.commands._argtypes import at_least, positive, seconds
-from codequorum.commands._endpoint import add_endpoint_options
+from codequorum.commands._argtypes import at_least, positive
+from codequorum.commands._endpoint import add_endpoint_options, add_request_options
 from codequorum.config_file import config_values
 from codequorum.errors import UserError
+from codequorum.lsp.consent import Approvals
 from codequorum.model import Sample
 from codequorum.option_policy import Reach, declare
 from codequorum.parsing import FunctionInfo, function_by_name, functions, language_from_path
 from codequorum.parsing import normalize_language as _normalize_language
 from codequorum.render.words import count
 from codequorum.safe_text import safe_text
-from codequorum.sources.importing import ImportReport, import_samples
+from codequorum.sources.importing import ImportReport, prepare_import, store_import
 from codequorum.sources.openai_compat import (
     Outcome,
     ProviderConfig,
     RegenerationResult,
     Rejected,
     RequestError,
+    answer_budget,
     regenerate,
 )
 from codequorum.sources.prompting import DEFAULT_CONTEXT_LINES, build_messages, prompt_hash
@@ -88,13 +96,10 @@ def _add_endpoint_arguments(provider: Any) -> None:
     declare(provider.add_argument("--seed", type=int, default=None,
                                   help="version k uses seed + k (default: none, the server "
                                   "chooses)"), analysis)
-    declare(provider.add_argument("--timeout", type=seconds, default=60.0, metavar="SECONDS",
-                                  help="seconds per request (default: %(default)s)"), analysis)
+    add_request_options(provider)
     declare(provider.add_argument("--max-retries", type=at_least(0), default=2, metavar="N",
                                   help="retries on 429/5xx answers (default: %(default)s)"),
             analysis)
-    declare(provider.add_argument("--concurrency", type=positive, default=4, metavar="N",
-                                  help="requests at once (default: %(default)s)"), analysis)
     declare(provider.add_argument(
         "--use-n", action="store_true",
         help="one request with n choices, when the server supports n (default: one request "
@@ -182,23 +187,25 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
 
 def _import(args: argparse.Namespace, target: _Target, stream: TextIO) -> int:
     """``--from``: store the versions of the function found in the source, say what was
-    skipped and how many versions the function now has."""
+    skipped and how many versions the function now has (no store is made when the source
+    holds none)."""
     name = target.function.qualified_name
-    with _open_store(target, stream) as store:
-        report = import_samples(
-            store, args.source, target.key, target.language, name, task_id=args.task
-        )
-        if not args.quiet:
-            for label, reason in report.skipped:
-                print(f"  skipped {safe_text(label)}: {safe_text(reason)}", file=stream)
+    prepared = prepare_import(args.source, target.key, target.language, name,
+                              task_id=args.task)
+    if not args.quiet:
+        for label, reason in prepared.report.skipped:
+            print(f"  skipped {safe_text(label)}: {safe_text(reason)}", file=stream)
+    if not prepared.accepted:
+        print(_import_summary(prepared.report), file=stream)
+        raise UserError(f"no version in {args.source} defines `{name}`")
+    with _open_store(target) as store:
+        report = store_import(store, prepared, target.language)
         total = store.count(target.key, name)
     print(
         f"{_import_summary(report)}; `{name}` in {target.key} now has "
         f"{count(total, 'version')} in {target.store_path}",
         file=stream,
     )
-    if not report.stored:
-        raise UserError(f"no version in {args.source} defines `{name}`")
     return 0
 
 
@@ -215,77 +222,113 @@ def provider_config(args: argparse.Namespace) -> ProviderConfig:
         max_retries=max(0, args.max_retries),
         use_n=args.use_n,
         concurrency=args.concurrency,
+        max_tokens=args.max_tokens,
     )
+
+
+#: The most characters of a rejected answer ``-v`` prints.
+ANSWER_SHOWN = 2000
+
+
+def answer_lines(rejected: Rejected) -> list[str]:
+    """The text of a rejected answer as ``-v`` prints it: escaped, at most
+    :data:`ANSWER_SHOWN` characters, each line behind a bar."""
+    text = safe_text(rejected.answer, ANSWER_SHOWN, keep_newlines=True)
+    return [f"      | {line}" for line in (text.split("\n") if text else ["(empty)"])]
 
 
 def outcome_line(index: int, outcome: Outcome, shown_errors: Collection[str]) -> str | None:
     """The line printed when answer ``index`` arrives: accepted with its size, rejected
-    with the reason, or the request's error, each distinct error once (None for one
-    already in ``shown_errors``)."""
+    with the reason, or the request's error — every one, but an unreachable endpoint
+    once (None when its message is already in ``shown_errors``: the other requests
+    were never sent)."""
     if isinstance(outcome, Sample):
         seed = "" if outcome.seed is None else f" (seed {outcome.seed})"
         lines = count(outcome.code.count("\n"), "line")
         return f"  version {index + 1}{seed}: accepted, {lines}"
-    if isinstance(outcome, Rejected) or outcome.message not in shown_errors:
-        return f"  {safe_text(outcome.describe())}"
-    return None
+    if isinstance(outcome, RequestError) and outcome.kind == "unreachable" \
+            and outcome.message in shown_errors:
+        return None
+    return f"  {safe_text(outcome.describe())}"
 
 
 def failure_message(result: RegenerationResult, name: str) -> str | None:
     """Why the command fails when no version was accepted (None when one was): the
-    endpoint's errors when every request failed, else that no usable version came."""
+    endpoint's errors when every request failed, else that no usable version came and
+    why (the failures counted by kind)."""
     if result.accepted:
         return None
     if result.errors and not result.rejected:
         return result.error_summary() or "no version arrived"
-    return f"no usable version of `{name}` arrived"
+    counts = result.failure_counts()
+    why = f" ({', '.join(counts)})" if counts else ""
+    return f"no usable version of `{name}` arrived{why}"
 
 
 @dataclass
 class _Arrivals:
-    """Stores each accepted version as it arrives and prints a line per answer (unless
-    ``quiet``)."""
+    """Stores each accepted version as it arrives (opening the store for the first one)
+    and prints a line per answer (unless ``quiet``; with ``verbose``, a rejected answer's
+    text too)."""
 
-    store: SampleStore
     target: _Target
     prompt_hash: str
     stream: TextIO
     quiet: bool
+    verbose: bool
+    store: SampleStore | None = None
     shown_errors: set[str] = field(default_factory=set)
 
     def on_sample(self, index: int, outcome: Outcome) -> None:
         """One answer came: keep it when it holds a version, then say so."""
         target = self.target
         if isinstance(outcome, Sample):
+            if self.store is None:
+                self.store = _open(target)
             self.store.add(target.key, target.language, target.function.qualified_name,
                            [outcome], prompt_hash=self.prompt_hash)
         line = outcome_line(index, outcome, self.shown_errors)
         if isinstance(outcome, RequestError):
             self.shown_errors.add(outcome.message)
-        if line is not None and not self.quiet:
-            print(line, file=self.stream)
-            self.stream.flush()
+        if line is None or self.quiet:
+            return
+        print(line, file=self.stream)
+        if self.verbose and isinstance(outcome, Rejected):
+            print("\n".join(answer_lines(outcome)), file=self.stream)
+        self.stream.flush()
+
+    def close(self) -> None:
+        """Close the store, if one was opened."""
+        if self.store is not None:
+            self.store.close()
 
 
 def _regenerate(args: argparse.Namespace, target: _Target, messages: list[dict[str, str]],
                 stream: TextIO) -> int:
     """Ask the endpoint, storing versions as they arrive; 0 when one was accepted."""
     config = provider_config(args)
-    digest = prompt_hash(messages)
+    budget = answer_budget(target.function.text)
     name = target.function.qualified_name
     if not args.quiet:
+        limit = config.token_limit(budget)
+        bound = f", at most {limit:,} tokens each" if limit else ""
         print(
-            f"asking {config.model} at {config.base_url} for "
-            f"{count(config.samples, 'version')} of `{name}` ({target.key})",
+            f"asking {config.model} at {config.public_url} for "
+            f"{count(config.samples, 'version')} of `{name}` ({target.key}){bound}",
             file=stream,
         )
-    with _open_store(target, stream) as store:
-        arrivals = _Arrivals(store, target, digest, stream, args.quiet)
+    arrivals = _Arrivals(target, prompt_hash(messages), stream, args.quiet,
+                         bool(getattr(args, "verbose", 0)))
+    try:
         result = asyncio.run(regenerate(config, messages, config.samples, target.language,
-                                        name, on_sample=arrivals.on_sample))
-        total = store.count(target.key, name)
-    print(f"{result.summary()}; `{name}` now has {count(total, 'version')} in "
-          f"{target.store_path}", file=stream)
+                                        name, budget=budget, on_sample=arrivals.on_sample))
+        total = (arrivals.store.count(target.key, name) if arrivals.store is not None
+                 else None)
+    finally:
+        arrivals.close()
+    where = ("nothing stored" if total is None else
+             f"`{name}` now has {count(total, 'version')} in {target.store_path}")
+    print(f"{result.summary()}; {where}", file=stream)
     failure = failure_message(result, name)
     if failure is not None:
         raise UserError(failure)
@@ -312,14 +355,27 @@ def _function(text: str, language: str, name: str, path: Path) -> FunctionInfo:
     raise UserError(f"{path}: no function `{name}`{hint}")
 
 
-@contextmanager
-def _open_store(target: _Target, stream: TextIO) -> Iterator[SampleStore]:
-    """Open the target's store (saying so when a damaged file was moved aside), close it
-    after."""
+def _open(target: _Target) -> SampleStore:
+    """Open (or make) the store, saying so when a damaged file was moved aside; a store
+    this opening made is recorded as the user's own (approved to run)."""
     store = SampleStore.open(target.store_path, roots=[target.workspace])
+    for warning in store.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    if store.created:
+        approvals = Approvals.default()
+        try:
+            approvals.approve_store(store.path, store.store_id)
+        except OSError as exc:
+            print(f"warning: cannot record the new store in {approvals.path}: {exc}; the "
+                  "editor will ask before it runs its versions", file=sys.stderr)
+    return store
+
+
+@contextmanager
+def _open_store(target: _Target) -> Iterator[SampleStore]:
+    """:func:`_open`, closed after."""
+    store = _open(target)
     try:
-        for warning in store.warnings:
-            print(f"warning: {warning}", file=sys.stderr)
         yield store
     finally:
         store.close()

@@ -410,18 +410,20 @@ def requested_count(n: int | None, default: int) -> int:
 
 def regeneration_message(result: RegenerationResult, shown: str) -> tuple[types.MessageType, str]:
     """What the user is told once a regeneration ends (``shown`` is the function's name,
-    safe to show): the summary, with the errors when some versions still came, or why
-    none did."""
-    summary = result.summary()
+    safe to show): the summary, every failure counted by kind, with the distinct errors
+    (or, when nothing came, the reasons of the rejections)."""
+    summary = safe_text(result.summary())
     if result.cancelled:
         return types.MessageType.Info, f"codequorum: regeneration of `{shown}` cancelled: {summary}"
+    reasons = result.error_summary()
+    if not result.ok and not reasons:
+        reasons = "; ".join(sorted({r.reason for r in result.rejected})) or None
+    extra = f" ({safe_text(reasons)})" if reasons else ""
     if result.ok:
-        extra = f" ({safe_text(result.error_summary())})" if result.errors else ""
         return types.MessageType.Info, f"codequorum: `{shown}`: {summary}{extra}"
-    reasons = result.error_summary() or "; ".join(sorted({r.reason for r in result.rejected}))
     return (
         types.MessageType.Error,
-        f"codequorum: regeneration of `{shown}` failed: {safe_text(reasons or summary)}",
+        f"codequorum: regeneration of `{shown}` failed: {summary}{extra}",
     )
 
 
@@ -505,7 +507,7 @@ async def _regenerate_storing(
     """Ask the endpoint under a cancellable progress, storing versions as they arrive; the
     result and how many versions were stored. A failure is shown and becomes a
     :class:`CommandError`; a cancelled request is shown and re-raised."""
-    from codequorum.sources.openai_compat import regenerate
+    from codequorum.sources.openai_compat import answer_budget, regenerate
     from codequorum.sources.prompting import prompt_hash
 
     entry = request.entry
@@ -516,7 +518,8 @@ async def _regenerate_storing(
         arrivals = _Arrivals(ls, request, progress, digest)
         try:
             result = await regenerate(config, request.messages, request.n, request.language,
-                                      entry.qualified_name, cancel=progress.async_cancelled,
+                                      entry.qualified_name, budget=answer_budget(entry.text),
+                                      cancel=progress.async_cancelled,
                                       on_sample=arrivals.on_sample)
         except asyncio.CancelledError:
             progress.cancel()

@@ -55,6 +55,10 @@ class ProviderSettings:
     timeout: float = 60.0
     max_retries: int = 2
     use_n: bool = False
+    #: None: one request at a time for a self-hosted server (or its slots), 4 for a hosted API.
+    concurrency: int | None = None
+    #: None: bounded by the size of the function asked for; 0: no bound.
+    max_tokens: int | None = None
 
     def config(self, samples: int | None = None) -> ProviderConfig:
         """The client configuration these settings stand for (``samples`` versions)."""
@@ -70,6 +74,8 @@ class ProviderSettings:
             timeout=self.timeout,
             max_retries=self.max_retries,
             use_n=self.use_n,
+            concurrency=self.concurrency,
+            max_tokens=self.max_tokens,
         )
 
 
@@ -187,6 +193,12 @@ SPECS: tuple[Spec, ...] = (
          reach=A),
     Spec("provider.maxRetries", "provider", "max_retries", "integer", 0, 10, reach=A),
     Spec("provider.useN", "provider", "use_n", "boolean", reach=A),
+    # Workspace values of these two need the user's trust: they decide how hard the user's
+    # endpoint is asked and how many tokens the key pays for.
+    Spec("provider.concurrency", "provider", "concurrency", "integer?", 1, 64,
+         reach=Reach.ENDPOINT_LOAD),
+    Spec("provider.maxTokens", "provider", "max_tokens", "integer?", 0, 131072,
+         reach=Reach.TOKEN_SPEND),
     Spec("diagnostics.enable", "diagnostics", "enable", "boolean", reach=A),
     Spec("diagnostics.onType", "diagnostics", "on_type", "boolean", reach=A),
     Spec("diagnostics.debounceMs", "diagnostics", "debounce_ms", "integer", 0, 10000, reach=A),

@@ -104,16 +104,25 @@ def read_candidates(
     return candidates, chosen.task_id
 
 
-def import_samples(
-    store: SampleStore,
+@dataclass
+class PreparedImport:
+    """The versions of one function an input holds, validated, before anything is stored:
+    the accepted ones in order, and the report (what was skipped) to fill in."""
+
+    accepted: list[Sample]
+    report: ImportReport
+
+
+def prepare_import(
     source: str | Path,
     file: str,
     language: str,
     qualified_name: str,
     *,
     task_id: str | None = None,
-) -> ImportReport:
-    """Read ``source``, keep the versions that define ``qualified_name``, store them."""
+) -> PreparedImport:
+    """Read ``source`` and keep the versions that define ``qualified_name`` (nothing is
+    stored yet: a caller with nothing to store need not open a store at all)."""
     short = qualified_name.rsplit(".", 1)[-1]
     candidates, chosen = read_candidates(source, language, task_id=task_id, entry_point=short)
     report = ImportReport(str(source), file, qualified_name, task_id=chosen)
@@ -124,13 +133,20 @@ def import_samples(
             report.skipped.append((candidate.label, result.reason or "rejected"))
             continue
         accepted.append(_with_code(candidate.sample, result.code))
+    return PreparedImport(accepted, report)
+
+
+def store_import(store: SampleStore, prepared: PreparedImport, language: str) -> ImportReport:
+    """Store the prepared versions: each code up to the copies the input holds."""
+    report = prepared.report
+    file, qualified_name = report.file, report.qualified_name
     rows = store.samples_for(file, qualified_name)
     stored = Counter(r.content_hash for r in rows)
     row_ids = {r.content_hash: r.id for r in rows}
     seen: Counter[str] = Counter()
     new: list[Sample] = []
     positions: list[int] = []
-    for sample in accepted:
+    for sample in prepared.accepted:
         digest = content_hash(sample.code)
         seen[digest] += 1
         if seen[digest] <= stored[digest]:  # this copy is in the store already
@@ -144,6 +160,20 @@ def import_samples(
                                 strict=True):
         report.stored[position] = row_id
     return report
+
+
+def import_samples(
+    store: SampleStore,
+    source: str | Path,
+    file: str,
+    language: str,
+    qualified_name: str,
+    *,
+    task_id: str | None = None,
+) -> ImportReport:
+    """Read ``source``, keep the versions that define ``qualified_name``, store them."""
+    prepared = prepare_import(source, file, language, qualified_name, task_id=task_id)
+    return store_import(store, prepared, language)
 
 
 # --------------------------------------------------------------------------- internals

@@ -2,8 +2,13 @@
 
 Works with anything that serves ``POST <base>/chat/completions``: OpenAI, Ollama, the
 llama.cpp server, vLLM, LM Studio. By default N requests with ``n = 1`` and seeds
-``seed + i`` run concurrently (bounded); with ``use_n`` one request asks for ``n`` choices
-(and missing choices are topped up one by one, since many local servers ignore ``n``).
+``seed + i`` run at most ``concurrency`` at a time: one at a time against a server on this
+machine or the local network (which usually answers one request at a time and queues the
+rest), as many as it has slots when it says so (llama.cpp's ``/props``), four against a
+hosted API. With ``use_n`` one request asks for ``n`` choices (and missing choices are
+topped up one by one, since many local servers ignore ``n``). Every request carries a
+``max_tokens`` bound, so a runaway answer ends, and has ``timeout`` seconds from the moment
+it is sent (time spent waiting for its turn does not count).
 
 Nothing here raises for a bad endpoint or a bad answer: each request ends as an accepted
 sample, a rejected answer (with the reason, e.g. ``does not define `foo```), or an error
@@ -17,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import inspect
+import ipaddress
 import math
 import os
 import random
@@ -37,6 +43,14 @@ Message = dict[str, str]
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_MODEL = "gpt-4o-mini"
 DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
+#: Requests at once against a hosted API when ``concurrency`` is not set.
+HOSTED_CONCURRENCY = 4
+#: At most this many requests at once when a server's slots decide.
+MAX_DISCOVERED_CONCURRENCY = 8
+#: ``max_tokens`` of a request when it is not set and nothing tells the function's size.
+DEFAULT_MAX_TOKENS = 1024
+#: Seconds a server on this machine has to say how many requests it serves at once.
+_PROPS_TIMEOUT = 2.0
 _LOCAL_SERVER_HINT = (
     "to use a local server instead: --base-url http://localhost:11434/v1 (Ollama), "
     "http://localhost:8080/v1 (llama.cpp) or http://localhost:8000/v1 (vLLM), with "
@@ -49,9 +63,13 @@ _LOCAL_SERVER_HINT = (
 class ProviderConfig:
     """Where and how to ask for versions. Holds the *name* of the key variable, never a key.
 
-    ``timeout`` is seconds per request; ``max_retries`` counts extra attempts after a 429,
-    a 5xx or a dropped connection; ``backoff`` is the first retry delay (doubled each time,
-    capped at ``max_backoff``; a ``Retry-After`` header wins, within the same cap).
+    ``timeout`` is seconds per request, counted from when it is sent; ``max_retries``
+    counts extra attempts after a 429, a 5xx or a dropped connection; ``backoff`` is the
+    first retry delay (doubled each time, capped at ``max_backoff``; a ``Retry-After``
+    header wins, within the same cap). ``concurrency`` None: one at a time for a
+    self-hosted server (or its slots, when it says), :data:`HOSTED_CONCURRENCY` for a
+    hosted API. ``max_tokens`` None: bounded by the size of the function asked for
+    (:meth:`token_limit`); 0: no bound sent.
     """
 
     base_url: str = DEFAULT_BASE_URL
@@ -63,7 +81,7 @@ class ProviderConfig:
     timeout: float = 60.0
     max_retries: int = 2
     use_n: bool = False
-    concurrency: int = 4
+    concurrency: int | None = None
     max_tokens: int | None = None
     backoff: float = 0.5
     max_backoff: float = 30.0
@@ -74,7 +92,8 @@ class ProviderConfig:
 
         Accepts ``baseUrl``, ``model``, ``apiKeyEnv``, ``temperature``, ``samples``, ``seed``,
         ``timeout``, ``maxRetries``, ``useN``, ``concurrency``, ``maxTokens``; missing or
-        null values keep the defaults (``seed`` and ``maxTokens`` may be null).
+        null values keep the defaults (null ``seed``, ``concurrency`` and ``maxTokens`` mean
+        none, automatic and automatic).
         """
         keys = {
             "baseUrl": "base_url",
@@ -120,15 +139,67 @@ class ProviderConfig:
             return None
         return os.environ.get(self.api_key_env) or None
 
+    def token_limit(self, budget: int | None = None) -> int | None:
+        """The ``max_tokens`` a request carries (None: none): the configured number, else
+        ``budget`` (what the function asked for needs, :func:`answer_budget`), else
+        :data:`DEFAULT_MAX_TOKENS`; a configured 0 sends none."""
+        if self.max_tokens is None:
+            return budget if budget is not None and budget > 0 else DEFAULT_MAX_TOKENS
+        return self.max_tokens if self.max_tokens > 0 else None
+
+
+def answer_budget(code: str) -> int:
+    """A ``max_tokens`` for an answer that rewrites ``code``: three times its size in
+    tokens (about three characters each) plus 128 for a fence and a line of prose, at
+    least 256 and at most 4096. Answers that hold a good version stay well inside it (a
+    small model's versions of a four-line function take 90 to 120 tokens, about twice the
+    function); one that runs past it is rambling, and on a busy machine a small local
+    model spends a minute on every 250 tokens of that."""
+    tokens = math.ceil(len(code) / 3)
+    return max(256, min(4096, 3 * tokens + 128))
+
+
+#: How each kind of rejected answer is counted: (one, several).
+REJECTION_WORDS: dict[str, tuple[str, str]] = {
+    "cut off": ("answer was cut off at the token limit", "answers were cut off at the token limit"),
+    "empty": ("answer was empty", "answers were empty"),
+    "no code": ("answer had no code", "answers had no code"),
+    "no function": ("answer had no function", "answers had no function"),
+    "parse": ("answer did not parse", "answers did not parse"),
+    "rejected": ("answer was rejected", "answers were rejected"),
+}
+#: How each kind of failed request is counted (after the number: ``4 timed out``).
+ERROR_WORDS: dict[str, str] = {
+    "timeout": "timed out",
+    "unreachable": "could not connect",
+    "refused": "refused",
+    "dropped": "lost the connection",
+    "bad answer": "not a chat completion",
+    "failed": "failed",
+}
+
+
+def rejection_kind(reason: str, cut_off: bool = False) -> str:
+    """The kind of a rejection (a key of :data:`REJECTION_WORDS`) from its reason."""
+    if cut_off:
+        return "cut off"
+    for prefix, kind in (("empty", "empty"), ("no code", "no code"),
+                         ("does not define", "no function"), ("code does not parse", "parse")):
+        if reason.startswith(prefix):
+            return kind
+    return "rejected"
+
 
 @dataclass(frozen=True)
 class Rejected:
-    """An answer that arrived but holds no usable version of the function."""
+    """An answer that arrived but holds no usable version of the function; ``kind`` is
+    a key of :data:`REJECTION_WORDS`."""
 
     index: int
     reason: str
     answer: str
     seed: int | None = None
+    kind: str = "rejected"
 
     def describe(self) -> str:
         """One line for the user."""
@@ -137,16 +208,25 @@ class Rejected:
 
 @dataclass(frozen=True)
 class RequestError:
-    """A request that produced no answer (endpoint down, timeout, HTTP error, bad body)."""
+    """A request that produced no answer (endpoint down, timeout, HTTP error, bad body);
+    ``kind`` is a key of :data:`ERROR_WORDS`."""
 
     index: int
     message: str
     seed: int | None = None
     status: int | None = None
+    kind: str = "failed"
 
     def describe(self) -> str:
         """One line for the user."""
         return f"version {self.index + 1}: {self.message}"
+
+    def counted(self) -> str:
+        """How this failure is counted: ``timed out``, ``refused: HTTP 500``."""
+        words = ERROR_WORDS.get(self.kind, "failed")
+        if self.kind == "refused" and self.status is not None:
+            return f"{words}: HTTP {self.status}"
+        return words
 
 
 Outcome = Sample | Rejected | RequestError
@@ -156,13 +236,17 @@ OnSample = Callable[[int, Outcome], Awaitable[None] | None]
 
 @dataclass
 class RegenerationResult:
-    """What came back: accepted samples (in request order), rejections, errors."""
+    """What came back: accepted samples (in request order), rejections, errors; the
+    requests that were in flight at once (``concurrency``) and the ``max_tokens`` each
+    carried (None: none)."""
 
     accepted: list[Sample] = field(default_factory=list)
     rejected: list[Rejected] = field(default_factory=list)
     errors: list[RequestError] = field(default_factory=list)
     cancelled: bool = False
     requested: int = 0
+    concurrency: int = 1
+    max_tokens: int | None = None
 
     @property
     def ok(self) -> bool:
@@ -177,14 +261,34 @@ class RegenerationResult:
                 seen.append(err.message)
         return "; ".join(seen) if seen else None
 
+    def failure_tally(self) -> dict[str, int]:
+        """How many failures of each kind, failed requests first: the failed requests by
+        :meth:`RequestError.counted` (``timed out``, ``refused: HTTP 500``), the rejected
+        answers by kind (a key of :data:`REJECTION_WORDS`)."""
+        tally: dict[str, int] = {}
+        for err in self.errors:
+            tally[err.counted()] = tally.get(err.counted(), 0) + 1
+        for rejected in self.rejected:
+            key = rejected.kind if rejected.kind in REJECTION_WORDS else "rejected"
+            tally[key] = tally.get(key, 0) + 1
+        return tally
+
+    def failure_counts(self) -> list[str]:
+        """Every failure counted by kind, failed requests first: ``4 timed out``,
+        ``1 refused: HTTP 500``, ``2 answers had no function``."""
+        parts: list[str] = []
+        for key, n in self.failure_tally().items():
+            words = REJECTION_WORDS.get(key)
+            parts.append(f"{n} {key if words is None else words[0] if n == 1 else words[1]}")
+        return parts
+
     def summary(self) -> str:
-        """E.g. ``3 of 5 versions accepted, 1 rejected, 1 failed``; ``1 of 1 version ...``."""
+        """E.g. ``1 of 5 versions accepted; 3 timed out, 1 answer had no function``."""
         noun = "version" if self.requested == 1 else "versions"
         text = f"{len(self.accepted)} of {self.requested} {noun} accepted"
-        if self.rejected:
-            text += f", {len(self.rejected)} rejected"
-        if self.errors:
-            text += f", {len(self.errors)} failed"
+        counts = self.failure_counts()
+        if counts:
+            text += "; " + ", ".join(counts)
         if self.cancelled:
             text += " (cancelled)"
         return text
@@ -197,12 +301,14 @@ class _Failure(Exception):
         self,
         message: str,
         *,
+        kind: str = "failed",
         retry: bool = False,
         status: int | None = None,
         wait: float | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
+        self.kind = kind
         self.retry = retry
         self.status = status
         self.wait = wait
@@ -215,24 +321,27 @@ async def regenerate(
     language: str,
     name: str,
     *,
+    budget: int | None = None,
     cancel: asyncio.Event | None = None,
     on_sample: OnSample | None = None,
     client: httpx.AsyncClient | None = None,
 ) -> RegenerationResult:
     """Ask for ``n`` versions (``config.samples`` when None) of function ``name``.
 
-    Every answer is validated with :func:`extract_function`; ``on_sample(index, outcome)``
-    (sync or async) is called as each outcome arrives so callers can store samples and
-    report progress. Setting ``cancel`` stops pending requests and returns what arrived.
+    ``budget`` is the ``max_tokens`` the function needs when the configuration sets none
+    (:func:`answer_budget` of its current code). Every answer is validated with
+    :func:`extract_function`; ``on_sample(index, outcome)`` (sync or async) is called as
+    each outcome arrives so callers can store samples and report progress. Setting
+    ``cancel`` stops pending requests and returns what arrived.
     """
     count = config.samples if n is None else n
-    result = RegenerationResult(requested=max(0, count))
+    result = RegenerationResult(requested=max(0, count), max_tokens=config.token_limit(budget))
     if count <= 0:
         return result
     own_client = client is None
     http = client or httpx.AsyncClient(
         timeout=_timeout(config),
-        limits=httpx.Limits(max_connections=max(1, config.concurrency)),
+        limits=httpx.Limits(max_connections=config.concurrency or MAX_DISCOVERED_CONCURRENCY),
         follow_redirects=True,
         trust_env=not _is_local(config.base_url),
     )
@@ -246,6 +355,52 @@ async def regenerate(
     result.rejected.sort(key=lambda r: r.index)
     result.errors.sort(key=lambda e: e.index)
     return result
+
+
+async def concurrency_for(config: ProviderConfig, http: httpx.AsyncClient) -> int:
+    """How many requests go out at once: the configured number; else, for a server on
+    this machine or the local network, the slots it says it has (llama.cpp's ``/props``
+    ``total_slots``, at most :data:`MAX_DISCOVERED_CONCURRENCY`) or one; else
+    :data:`HOSTED_CONCURRENCY`."""
+    if config.concurrency is not None:
+        return max(1, config.concurrency)
+    if not is_self_hosted(config.base_url):
+        return HOSTED_CONCURRENCY
+    slots = await _server_slots(config, http)
+    return max(1, min(slots or 1, MAX_DISCOVERED_CONCURRENCY))
+
+
+def is_self_hosted(base_url: str) -> bool:
+    """True for a server on this machine or the local network (loopback, private and
+    link-local addresses, ``localhost`` and ``.local`` names): most of them answer one
+    request at a time."""
+    try:
+        host = httpx.URL(base_url).host
+    except (httpx.InvalidURL, TypeError):
+        return False
+    if host == "localhost" or host.endswith((".localhost", ".local")):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_private or address.is_link_local
+
+
+async def _server_slots(config: ProviderConfig, http: httpx.AsyncClient) -> int | None:
+    """The requests a llama.cpp server serves at once (``GET <root>/props``, where the
+    base URL ends in ``/v1``), or None when it does not say."""
+    base = config.base_url.rstrip("/")
+    if not base.endswith("/v1"):
+        return None
+    try:
+        response = await http.get(base[: -len("/v1")] + "/props", headers=_headers(config),
+                                  timeout=_PROPS_TIMEOUT)
+        data = response.json() if response.status_code == 200 else None
+    except (httpx.HTTPError, ValueError):
+        return None
+    slots = data.get("total_slots") if isinstance(data, dict) else None
+    return slots if isinstance(slots, int) and not isinstance(slots, bool) and slots > 0 else None
 
 
 async def list_models(config: ProviderConfig) -> list[str]:
@@ -314,10 +469,15 @@ class _Session:
     on_sample: OnSample | None
     accepted: list[tuple[int, Sample]] = field(default_factory=list)
     unreachable: str | None = None
+    #: The body key of the token bound: ``max_tokens``, or ``max_completion_tokens`` for an
+    #: endpoint that refuses the older name.
+    token_key: str = "max_tokens"
 
     async def run(self, count: int) -> None:
-        """All requests, bounded by ``config.concurrency``; outcomes recorded as they come."""
-        semaphore = asyncio.Semaphore(max(1, self.config.concurrency))
+        """All requests, at most :func:`concurrency_for` at once; outcomes recorded as
+        they come."""
+        self.result.concurrency = await concurrency_for(self.config, self.http)
+        semaphore = asyncio.Semaphore(self.result.concurrency)
         indices = list(range(count))
         if self.config.use_n and count > 1:
             answered = await self._request_many(indices)
@@ -356,15 +516,13 @@ class _Session:
         seed = self._seed(first)
         if seed is not None:
             body["seed"] = seed
-        if self.config.max_tokens is not None:
-            body["max_tokens"] = self.config.max_tokens
         try:
             texts = await self._post_with_retries(body)
         except _Failure as failure:
             for i in indices:
-                await self._emit(
-                    i, RequestError(i, failure.message, self._seed_for(i, first), failure.status)
-                )
+                error = RequestError(i, failure.message, self._seed_for(i, first),
+                                     failure.status, failure.kind)
+                await self._emit(i, error)
             return set(indices)
         done: set[int] = set()
         for i, (text, finish) in zip(indices, texts, strict=False):
@@ -377,12 +535,15 @@ class _Session:
         return self._seed(first) if self.config.use_n else self._seed(index)
 
     def _judge(self, index: int, text: str | None, finish: str | None, seed: int | None) -> Outcome:
-        cut = " (the answer was cut off at the token limit)" if finish == "length" else ""
+        cut_off = finish == "length"
+        cut = " (the answer was cut off at the token limit)" if cut_off else ""
         if text is None or not text.strip():
-            return Rejected(index, "empty answer" + cut, text or "", seed)
+            return Rejected(index, "empty answer" + cut, text or "", seed,
+                            rejection_kind("empty", cut_off))
         extracted = extract_function(text, self.language, self.name)
         if not extracted.ok or extracted.code is None:
-            return Rejected(index, (extracted.reason or "rejected") + cut, text, seed)
+            reason = extracted.reason or "rejected"
+            return Rejected(index, reason + cut, text, seed, rejection_kind(reason, cut_off))
         return Sample(
             code=extracted.code,
             origin="regenerated",
@@ -410,9 +571,9 @@ class _Session:
         attempts = max(0, self.config.max_retries) + 1
         for attempt in range(attempts):
             if self.unreachable is not None:
-                raise _Failure(self.unreachable)
+                raise _Failure(self.unreachable, kind="unreachable")
             try:
-                return await self._post(body)
+                return await self._post_bounded(body)
             except _Failure as failure:
                 if not failure.retry or attempt == attempts - 1:
                     if failure.retry and attempts > 1:
@@ -428,37 +589,67 @@ class _Session:
         base = self.config.backoff * (2.0**attempt)
         return min(base * (1 + 0.1 * random.random()), cap)
 
+    async def _post_bounded(self, body: dict[str, Any]) -> list[Choice]:
+        """One attempt with the token bound under the name the endpoint takes: one that
+        refuses ``max_tokens`` and names ``max_completion_tokens`` (newer hosted models) is
+        asked again at once with that name, and so is every later request."""
+        limit = self.result.max_tokens
+        sent = dict(body) if limit is None else {**body, self.token_key: limit}
+        try:
+            return await self._post(sent)
+        except _Failure as failure:
+            if not (failure.status == 400 and self.token_key == "max_tokens"
+                    and limit is not None and "max_completion_tokens" in failure.message):
+                raise
+        self.token_key = "max_completion_tokens"
+        return await self._post({**body, self.token_key: limit})
+
     async def _post(self, body: dict[str, Any]) -> list[Choice]:
+        """One request; its ``timeout`` starts now, when it is sent."""
         config = self.config
         try:
-            response = await self.http.post(config.endpoint, json=body, headers=_headers(config))
-        except httpx.TimeoutException as exc:
-            raise _Failure(_transport_message(config, exc)) from exc
+            async with asyncio.timeout(config.timeout):
+                response = await self.http.post(config.endpoint, json=body,
+                                                headers=_headers(config))
+        except (TimeoutError, httpx.TimeoutException) as exc:
+            raise _Failure(self._timeout_message(exc), kind="timeout") from exc
         except httpx.ConnectError as exc:
             # The endpoint is unreachable: requests not yet sent will fail the same way.
             self.unreachable = _transport_message(config, exc)
-            raise _Failure(self.unreachable) from exc
+            raise _Failure(self.unreachable, kind="unreachable") from exc
         except httpx.HTTPError as exc:
             # Dropped connections and protocol errors are often transient.
-            raise _Failure(_transport_message(config, exc), retry=True) from exc
+            raise _Failure(_transport_message(config, exc), kind="dropped", retry=True) from exc
         code = response.status_code
         if code == 429 or code >= 500:
             raise _Failure(
                 _status_message(config, response, config.public_endpoint),
+                kind="refused",
                 retry=True,
                 status=code,
                 wait=_retry_after(response),
             )
         if code != 200:
-            raise _Failure(_status_message(config, response, config.public_endpoint), status=code)
+            raise _Failure(_status_message(config, response, config.public_endpoint),
+                           kind="refused", status=code)
         try:
             data = response.json()
         except ValueError as exc:
             raise _Failure(
                 f"the answer from {config.public_endpoint} is not JSON: {_snippet(response)}",
+                kind="bad answer",
                 status=code,
             ) from exc
         return _choice_texts(data, config.public_endpoint)
+
+    def _timeout_message(self, exc: BaseException) -> str:
+        """The timeout's message; with several requests at once, the likely cause."""
+        connect = isinstance(exc, httpx.ConnectTimeout)
+        text = _timeout_text(self.config, connect)
+        if self.result.concurrency > 1 and not connect:
+            text += (f" ({self.result.concurrency} requests were sent at once; a server that"
+                     " answers one at a time keeps the others waiting: set concurrency to 1)")
+        return text
 
 
 def _choice_texts(data: Any, endpoint: str) -> list[Choice]:
@@ -466,10 +657,10 @@ def _choice_texts(data: Any, endpoint: str) -> list[Choice]:
     if isinstance(data, dict) and isinstance(data.get("error"), dict | str):
         err = data["error"]
         message = err.get("message", err) if isinstance(err, dict) else err
-        raise _Failure(f"{endpoint} answered with an error: {message}")
+        raise _Failure(f"{endpoint} answered with an error: {message}", kind="refused")
     choices = data.get("choices") if isinstance(data, dict) else None
     if not isinstance(choices, list) or not choices:
-        raise _Failure(f"the answer from {endpoint} has no choices")
+        raise _Failure(f"the answer from {endpoint} has no choices", kind="bad answer")
     texts: list[Choice] = []
     for choice in choices:
         message = choice.get("message") if isinstance(choice, dict) else None
@@ -517,14 +708,20 @@ def _headers(config: ProviderConfig) -> dict[str, str]:
 
 
 def _timeout(config: ProviderConfig) -> httpx.Timeout:
-    return httpx.Timeout(config.timeout, connect=min(config.timeout, 10.0))
+    # The request's own deadline (``asyncio.timeout`` around it) decides; httpx's read
+    # timeout only backs it up.
+    return httpx.Timeout(config.timeout + 1.0, connect=min(config.timeout, 10.0))
+
+
+def _timeout_text(config: ProviderConfig, connecting: bool) -> str:
+    what = "connecting to" if connecting else "waiting for an answer from"
+    return f"timed out after {config.timeout:g} s {what} {config.public_url}"
 
 
 def _transport_message(config: ProviderConfig, exc: httpx.HTTPError) -> str:
     base = config.public_url
     if isinstance(exc, httpx.TimeoutException):
-        what = "connecting" if isinstance(exc, httpx.ConnectTimeout) else "waiting for an answer"
-        return f"timed out after {config.timeout:g} s {what} to {base}"
+        return _timeout_text(config, isinstance(exc, httpx.ConnectTimeout))
     if isinstance(exc, httpx.ConnectError):
         env = config.api_key_env
         if config.base_url.rstrip("/") == DEFAULT_BASE_URL and env and not os.environ.get(env):

