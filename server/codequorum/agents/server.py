@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 
 import anyio
 import anyio.from_thread
+import anyio.lowlevel
 import anyio.to_thread
 from anyio.streams.memory import MemoryObjectSendStream
 from mcp.server.lowlevel import Server
@@ -173,6 +174,13 @@ TOOLS: dict[str, ToolSpec] = {spec.name: spec for spec in (
 )}
 
 
+#: Reasons worded for an agent where pydantic's words are not ours.
+_REASONS = {
+    "extra_forbidden": "unknown argument",
+    "missing": "missing argument",
+}
+
+
 def one_line(error: ValidationError, tool: str) -> str:
     """A validation error as one line: the first problem's argument and reason (never the
     value given), and how many more there are."""
@@ -181,7 +189,8 @@ def one_line(error: ValidationError, tool: str) -> str:
         return f"invalid arguments for {tool}"
     first = problems[0]
     where = ".".join(str(part) for part in first.get("loc", ())) or "arguments"
-    reason = str(first.get("msg", "invalid")).removeprefix("Value error, ")
+    reason = _REASONS.get(str(first.get("type")),
+                          str(first.get("msg", "invalid")).removeprefix("Value error, "))
     more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
     return safe_text(f"invalid arguments for {tool}: {where}: {reason}{more}",
                      MAX_MESSAGE_CHARS)
@@ -195,12 +204,13 @@ def error_result(message: str) -> CallToolResult:
 
 
 class _Reporter:
-    """Progress from the tool's threads (or the event loop) to the client, through a
-    stream the call's task drains; ``done`` never goes back."""
+    """Progress from any thread (the tool's, the sandbox pool's, or the event loop's) to
+    the client, through a stream the call's task drains; ``done`` never goes back."""
 
     def __init__(self, send: MemoryObjectSendStream[tuple[float, float | None, str]]) -> None:
         self._send = send
         self._loop = threading.get_ident()
+        self._token = anyio.lowlevel.current_token()
         self._done = 0.0
         self._lock = threading.Lock()
 
@@ -212,7 +222,7 @@ class _Reporter:
             if threading.get_ident() == self._loop:
                 self._send.send_nowait(item)
             else:
-                anyio.from_thread.run_sync(self._send.send_nowait, item)
+                anyio.from_thread.run_sync(self._send.send_nowait, item, token=self._token)
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.WouldBlock,
                 RuntimeError):
             pass  # the call has ended: nobody waits for this progress any more
