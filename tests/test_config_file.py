@@ -256,7 +256,7 @@ def test_a_file_named_by_config_is_a_project_file(tmp_path: Path) -> None:
      "of the commands (`codequorum COMMAND --help`), or a command's table)"),
     ("codequorum.toml", "[chek]\njobs = 2\n",
      'codequorum.toml: unknown table "chek": expected one of the commands check, demo, '
-     "doctor, export, lsp, sample, score, or an option = value"),
+     "doctor, export, lsp, mcp, sample, score, or an option = value"),
     ("codequorum.toml", 'no-tsed = "yes"\n',
      'codequorum.toml: no-tsed = "yes": expected true or false'),
     ("codequorum.toml", "jobs = 0\n", "codequorum.toml: jobs = 0: expected at least 1, got 0"),

@@ -14,6 +14,8 @@ import { Commands, LANGUAGES, LENS_COMMANDS, RESTART_SETTINGS, SAMPLE_SCHEME } f
 import { confirmEndpoint } from './endpointConsent';
 import { interpreterSettingNote, interpreterSettingsCommand } from './interpreter';
 import { LaunchState, serverCommandLine } from './launch';
+import type { ServerCommandLine } from './interpreter';
+import { mcpApi, publishMcpServer, type UserProvider } from './mcpServer';
 import { runProcess } from './processes';
 import { activeEnvironmentPython, onActiveEnvironmentChange } from './python';
 import {
@@ -82,6 +84,15 @@ function bootstrapDeps(context: vscode.ExtensionContext, output: vscode.LogOutpu
   };
 }
 
+/** The user's own endpoint settings (never a workspace's), for the agents' server. */
+function userProvider(config: vscode.WorkspaceConfiguration): UserProvider {
+  const user = (key: string): string | undefined => {
+    const value = config.inspect<unknown>(`provider.${key}`)?.globalValue;
+    return typeof value === 'string' ? value : undefined;
+  };
+  return { baseUrl: user('baseUrl'), model: user('model'), apiKeyEnv: user('apiKeyEnv') };
+}
+
 function isServed(document: vscode.TextDocument): boolean {
   return (
     (document.uri.scheme === 'file' || document.uri.scheme === 'untitled') &&
@@ -94,11 +105,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(output);
   const launchState = new LaunchState();
   const bootstrap = bootstrapDeps(context, output);
+  let lastLine: ServerCommandLine | undefined;
 
   const server = new ServerController({
     output,
-    commandLine: (interactive) =>
-      serverCommandLine(
+    commandLine: async (interactive) => {
+      const line = await serverCommandLine(
         {
           serverCommand: setting<unknown>('server.command', []),
           interpreter: setting('interpreter', ''),
@@ -113,7 +125,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         },
         launchState,
         interactive,
-      ),
+      );
+      if (line) {
+        lastLine = line;
+        agents?.changed();
+      }
+      return line;
+    },
     lensCommand: (command, args) => {
       const own = LENS_COMMANDS[command];
       return own ? vscode.commands.executeCommand(own, ...args) : undefined;
@@ -122,6 +140,18 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   });
   running = server;
   context.subscriptions.push(server);
+
+  // Agents get `codequorum mcp`, started with the language server's interpreter.
+  const agents = publishMcpServer(mcpApi(vscode as unknown as { lm?: unknown; McpStdioServerDefinition?: unknown }), {
+    isTrusted: () => vscode.workspace.isTrusted,
+    onDidGrantTrust: vscode.workspace.onDidGrantWorkspaceTrust,
+    serverCommandLine: () => lastLine,
+    workspaceFolder,
+    userProvider: () => userProvider(vscode.workspace.getConfiguration('codequorum')),
+    version: (context.extension?.packageJSON as { version?: string } | undefined)?.version ?? '',
+    log: (line) => output.info(line),
+  });
+  context.subscriptions.push(...(agents?.disposables ?? []));
 
   const item = vscode.window.createStatusBarItem('codequorum.stability', vscode.StatusBarAlignment.Right, 100);
   item.name = 'codequorum stability';
@@ -211,6 +241,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (RESTART_SETTINGS.some((key) => e.affectsConfiguration(key))) {
         output.info('settings changed: restarting the language server');
         void server.restart(false);
+      }
+      if (e.affectsConfiguration('codequorum.provider')) {
+        agents?.changed();
       }
       if (e.affectsConfiguration('codequorum.statusBar.enable')) {
         status.setEnabled(setting('statusBar.enable', true));

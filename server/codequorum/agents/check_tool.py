@@ -1,0 +1,182 @@
+"""``check_function``: one function of a file against the versions in the workspace's store,
+through the same :class:`~codequorum.session.Session` and wording as ``codequorum check``
+and the editor; with ``dynamic`` the versions also run, in the strict sandbox only.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from codequorum.agents.context import (
+    AgentWorkspace,
+    Cancelled,
+    FunctionTarget,
+    Progress,
+)
+from codequorum.agents.schema import (
+    CheckArgs,
+    CheckResult,
+    DynamicOut,
+    FindingOut,
+    OtherOutcome,
+    PartingInput,
+    RecommendationOut,
+)
+from codequorum.findings import (
+    current_standing,
+    evidence_text,
+    function_findings,
+    recommendation_lines,
+    risk_words,
+)
+from codequorum.safe_text import safe_text
+from codequorum.session import FunctionAnalysis, current_code
+
+#: Longest code of a kept version returned, in characters.
+MAX_CODE_CHARS = 100_000
+
+
+def strict_sandbox_problem() -> str | None:
+    """Why versions cannot run in the strict sandbox here (None when they can)."""
+    from codequorum.commands.score import dynamic_available
+
+    if not dynamic_available():
+        return "dynamic analysis is not installed"
+    from codequorum.sandbox import isolation
+
+    found = isolation.probe(sandbox="strict")
+    if not found.ok:
+        return (f"the strict sandbox is not available on this machine ({safe_text(found.detail)});"
+                " `codequorum doctor` shows what it gives")
+    return None
+
+
+def check_function(ws: AgentWorkspace, args: CheckArgs, progress: Progress,
+                   cancel: threading.Event) -> CheckResult:
+    """The report of ``args.function`` in ``args.path``; after a sandboxed run when
+    ``args.dynamic`` asks and the strict sandbox is there. Raises
+    :class:`~codequorum.errors.UserError` for a file or function that cannot be read and
+    :class:`Cancelled` when ``cancel`` is set during the run."""
+    target = ws.function(args.path, args.function, args.language)
+    dynamic = DynamicOut(requested=args.dynamic, ran=False)
+    store = ws.store_path()
+    if not store.is_file():
+        return _no_versions(ws, target, dynamic)
+    analysis = _analyse(ws, target)
+    if analysis is None:
+        return _no_versions(ws, target, dynamic)
+    if args.dynamic:
+        analysis, dynamic = _run(ws, target, analysis, progress, cancel)
+    return _result(ws, target, analysis, dynamic)
+
+
+def _analyse(ws: AgentWorkspace, target: FunctionTarget) -> FunctionAnalysis | None:
+    """The function's analysis, None when it has no stored versions."""
+    info = target.info
+    return ws.session().function_sync(target.key, target.language, str(info.qualified_name),
+                                      info.name, current_code(target.source.text, info))
+
+
+def _run(ws: AgentWorkspace, target: FunctionTarget, analysis: FunctionAnalysis,
+         progress: Progress, cancel: threading.Event) -> tuple[FunctionAnalysis, DynamicOut]:
+    """Run the versions in the strict sandbox and read the analysis again with the run
+    merged in; a note instead when the sandbox is not there or the set is not Python."""
+    if analysis.language != "python":
+        return analysis, DynamicOut(requested=True, ran=False, note="only Python versions run "
+                                    "in the sandbox; the figures are structural")
+    problem = strict_sandbox_problem()
+    if problem is not None:
+        return analysis, DynamicOut(requested=True, ran=False,
+                                    note=f"the versions were not run: {problem}")
+    session = ws.session()
+    if not session.has_dynamic(analysis):
+        def report(text: str, percent: int | None) -> None:
+            progress(float(percent or 0), 100.0, text)
+
+        session.run_dynamic_sync(analysis, report, cancel)
+        if cancel.is_set():
+            raise Cancelled()
+    merged = _analyse(ws, target) or analysis
+    summary = dict(getattr(merged.dynamic, "summary", {}) or {})
+    notes = list(getattr(merged.dynamic, "notes", []) or [])
+    return merged, DynamicOut(requested=True, ran=merged.dynamic is not None,
+                              note="; ".join(safe_text(n) for n in notes) or None,
+                              summary={k: v for k, v in summary.items()
+                                       if v is None or isinstance(v, int | float)})
+
+
+def _no_versions(ws: AgentWorkspace, target: FunctionTarget, dynamic: DynamicOut) -> CheckResult:
+    """The answer for a function without stored versions: how to get some."""
+    name = str(target.info.qualified_name)
+    return CheckResult(
+        path=target.key, function=name, language=target.language, status="no-versions",
+        message=(f"no versions of `{safe_text(name, 200)}` are stored in "
+                 f"{safe_text(ws.store_path())}; call sample_versions to ask the configured "
+                 "endpoint for some, or compare_versions with versions you hold"),
+        versions=0, compared=0, dynamic=dynamic, notes=_problems(ws))
+
+
+def _problems(ws: AgentWorkspace) -> list[str]:
+    """What the session reported since the last answer (a store moved aside...)."""
+    out = [safe_text(p) for p in ws.problems]
+    ws.problems.clear()
+    return out
+
+
+def _result(ws: AgentWorkspace, target: FunctionTarget, analysis: FunctionAnalysis,
+            dynamic: DynamicOut) -> CheckResult:
+    """The answer from a function's analysis."""
+    report = analysis.report
+    headline = report.verdict
+    return CheckResult(
+        path=target.key, function=analysis.qualified_name, language=analysis.language,
+        status="ok" if report.status == "ok" else "insufficient",
+        message=safe_text(report.message) if report.message else None,
+        versions=analysis.n_stored, compared=len(analysis.sample_set.samples),
+        current_index=analysis.current_index, current=current_standing(analysis),
+        stability=analysis.stability, stability_percentile=report.stability_percentile,
+        stable=analysis.stable if report.status == "ok" else None,
+        verdict=headline.code if headline is not None else None,
+        findings=[FindingOut(severity=f.severity, code=f.code, message=f.message,
+                             figure=f.figure, versions=list(f.samples))
+                  for f in function_findings(analysis, target.info.name)],
+        clusters=[list(c) for c in report.clusters],
+        recommendation=_recommendation(analysis),
+        parting_input=_parting(analysis),
+        dynamic=dynamic,
+        notes=[safe_text(n) for n in report.notes] + _problems(ws),
+    )
+
+
+def _recommendation(analysis: FunctionAnalysis) -> RecommendationOut | None:
+    """The version to keep, in the editor's words, with its code."""
+    report = analysis.report
+    rec = report.recommended
+    lines = recommendation_lines(analysis)
+    if rec is None or not lines:
+        return None
+    return RecommendationOut(
+        version=rec, is_current=rec == analysis.current_index, by=report.recommended_by,
+        sentence=lines[0], risk=report.risk,
+        risk_words=risk_words(report.risk) if report.risk is not None else None,
+        code=safe_text(analysis.code(rec), MAX_CODE_CHARS, keep_newlines=True))
+
+
+def _parting(analysis: FunctionAnalysis) -> PartingInput | None:
+    """After a run, the input where the kept version and the others part ways."""
+    from codequorum.recommend import parting_input
+
+    rec = analysis.report.recommended
+    outcomes = getattr(analysis.dynamic, "outcomes", None)
+    inputs = getattr(analysis.dynamic, "inputs", None)
+    sentence = evidence_text(analysis)
+    if rec is None or not outcomes or not inputs or sentence is None:
+        return None
+    ev = parting_input(outcomes, inputs, rec)
+    if ev is None:
+        return None
+    return PartingInput(
+        input=safe_text(ev.label), source=ev.source, recommended_gives=safe_text(ev.shown),
+        others=[OtherOutcome(gives=safe_text(words), versions=list(vs))
+                for words, vs in ev.others],
+        sentence=sentence)

@@ -1,0 +1,43 @@
+"""``compare_versions``: versions an agent holds, scored as ``codequorum score`` scores one
+sample set (the same analysis and options, so the figures are the same bits). The versions
+are only parsed and compiled, never run.
+"""
+
+from __future__ import annotations
+
+from codequorum import parsing
+from codequorum.agents.context import AgentWorkspace
+from codequorum.agents.schema import CompareArgs, CompareResult, VerdictOut
+from codequorum.analysis import AnalysisOptions, analyze
+from codequorum.model import Sample, SampleSet
+from codequorum.render.json_out import safe_values
+
+#: The task id the compared set carries (it names no file).
+TASK_ID = "compare_versions"
+
+
+def compare_options(ws: AgentWorkspace) -> AnalysisOptions:
+    """``codequorum score``'s defaults, with the server's depth and TSED choice."""
+    return AnalysisOptions(max_depth=ws.options.max_depth, tsed=ws.options.tsed,
+                           textual=False, keep_matrices=False)
+
+
+def compare_versions(ws: AgentWorkspace, args: CompareArgs) -> CompareResult:
+    """The set's report: agreement, groups, verdicts, the version to keep and its risk.
+    Raises :class:`~codequorum.errors.UnknownLanguageError` for an unknown language."""
+    language = parsing.normalize_language(args.language)
+    sample_set = SampleSet(task_id=TASK_ID, language=language,
+                           samples=[Sample(code=code) for code in args.versions])
+    report = analyze(sample_set, compare_options(ws))
+    data = safe_values(report.to_dict())
+    return CompareResult(
+        status=data["status"], message=data["message"], n=data["n"], n_total=data["n_total"],
+        empty=data["empty"], syntax_errors=data["syntax_errors"], summary=data["summary"],
+        typicality=data["typicality"], medoid=data["medoid"], clusters=data["clusters"],
+        verdicts=[VerdictOut(code=v["code"], severity=v["severity"], message=v["message"],
+                             samples=v["samples"], figure=v["figure"])
+                  for v in data["verdicts"]],
+        recommended=data["recommended"], recommended_by=data["recommended_by"],
+        recommendation=data["recommendation"], risk=data["risk"],
+        stability_percentile=data["stability_percentile"], notes=data["notes"],
+    )

@@ -1,0 +1,115 @@
+"""What every agent tool works in: the workspace root, its store, the analysis options and
+the user's endpoint, fixed when ``codequorum mcp`` starts.
+
+One :class:`AgentWorkspace` serves the whole connection; its :class:`~codequorum.session.
+Session` keeps the analyses cached between calls, as the editor's does.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from codequorum import parsing
+from codequorum.agents.paths import SourceFile, read_source, store_file
+from codequorum.errors import UserError
+from codequorum.parsing import FunctionInfo
+from codequorum.safe_text import safe_text
+from codequorum.session import Session, SessionConfig
+from codequorum.sources.openai_compat import ProviderConfig
+from codequorum.sources.prompting import DEFAULT_CONTEXT_LINES
+
+log = logging.getLogger(__name__)
+
+#: ``progress(done, total, message)``: called from the thread doing the work.
+Progress = Callable[[float, float | None, str], None]
+
+
+def no_progress(_done: float, _total: float | None, _message: str) -> None:
+    """A progress callback that reports nothing."""
+
+
+class Cancelled(Exception):
+    """The client cancelled the call; nothing is answered."""
+
+
+@dataclass(frozen=True)
+class AgentOptions:
+    """How functions are analysed and where new versions are asked for."""
+
+    max_depth: int = 30
+    tsed: bool = True
+    dynamic_timeout: float = 10.0
+    provider: ProviderConfig = field(default_factory=ProviderConfig)
+    context_lines: int = DEFAULT_CONTEXT_LINES
+
+
+@dataclass(frozen=True)
+class FunctionTarget:
+    """A function an agent named: its file, language, definition and store key."""
+
+    source: SourceFile
+    language: str
+    info: FunctionInfo
+    key: str
+
+
+class AgentWorkspace:
+    """The workspace root, its session on the store and the options."""
+
+    def __init__(self, root: Path, options: AgentOptions) -> None:
+        self.root = root.resolve()
+        self.options = options
+        self._lock = threading.Lock()
+        self._session: Session | None = None
+        self.problems: list[str] = []
+
+    def store_path(self) -> Path:
+        """The workspace's store (refused when it is a link out, see :func:`store_file`)."""
+        return store_file(self.root)
+
+    def session(self) -> Session:
+        """The session on the workspace's store (made on first use; the store itself is
+        opened only when read or written)."""
+        with self._lock:
+            if self._session is None:
+                self._session = Session(self._notify, SessionConfig(
+                    store=str(self.store_path()), include_current=True,
+                    max_depth=self.options.max_depth, tsed=self.options.tsed,
+                    dynamic_timeout=self.options.dynamic_timeout, dynamic_sandbox="strict"))
+                self._session.reconfigure(self._session.config, root=str(self.root))
+            return self._session
+
+    def _notify(self, level: str, message: str) -> None:
+        """What the session reports: logged, and kept for the next answer when it is a
+        problem."""
+        text = message.removeprefix("codequorum: ")
+        log.log(logging.ERROR if level == "error" else logging.INFO, "%s", text)
+        if level in ("error", "warning"):
+            self.problems.append(text)
+
+    def close(self) -> None:
+        """Close the store."""
+        with self._lock:
+            if self._session is not None:
+                self._session.close()
+                self._session = None
+
+    def function(self, path: str, name: str, language: str | None) -> FunctionTarget:
+        """The function ``name`` of the file ``path`` inside the workspace. Raises
+        :class:`UserError` (unknown language, no such function) or
+        :class:`~codequorum.agents.paths.PathRefused`."""
+        source = read_source(self.root, path)
+        lang = (parsing.normalize_language(language) if language
+                else parsing.language_from_path(source.path))
+        info = parsing.function_by_name(source.text, lang, name)
+        if info is None:
+            known = [str(f.qualified_name) for f in parsing.functions(source.text, lang)]
+            hint = (f"; functions in the file: {', '.join(safe_text(k, 80) for k in known[:12])}"
+                    if known else "; the file defines no function")
+            raise UserError(f"{safe_text(path, 200)}: no function `{safe_text(name, 200)}`{hint}")
+        key = self.session().file_key(source.path)
+        return FunctionTarget(source, lang, info, key)

@@ -1,0 +1,121 @@
+"""Files an agent names, read only inside the workspace: bounded, regular, UTF-8 text.
+
+An agent's path is untrusted: it may climb out of the workspace (``../../etc/passwd``),
+name a symlink that points out, a FIFO that would block the read, a device, a huge or a
+binary file. :func:`read_source` accepts only a regular file whose real path lies inside
+the workspace root, of at most :data:`MAX_SOURCE_BYTES`, and says in one line why not.
+:func:`store_file` is where the workspace keeps its versions, refused when the store or
+its folder is a link that leads out of the workspace.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from codequorum.errors import UserError
+from codequorum.safe_text import safe_text
+from codequorum.session import MAX_DOCUMENT_BYTES
+from codequorum.sources.store import STORE_DIR, default_store_path
+
+#: The largest source file read: the size the editor and ``check`` still parse.
+MAX_SOURCE_BYTES = MAX_DOCUMENT_BYTES
+#: The longest path accepted from an agent, in characters.
+MAX_PATH_CHARS = 4096
+#: How much of an agent's path an error message quotes.
+SHOWN_PATH_CHARS = 200
+
+
+class PathRefused(UserError):
+    """A path an agent gave that is not a readable source file inside the workspace."""
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """A file read for an agent: its real path (inside the root) and its text."""
+
+    path: Path
+    text: str
+
+
+def _shown(given: str) -> str:
+    """The agent's path as an error message quotes it: escaped and bounded."""
+    return safe_text(given, SHOWN_PATH_CHARS)
+
+
+def inside(root: Path, given: str) -> Path:
+    """The real path of ``given`` (relative to ``root``, or absolute), which must exist and
+    lie inside ``root`` once every link is followed. Raises :class:`PathRefused`."""
+    if not given or len(given) > MAX_PATH_CHARS or "\0" in given:
+        raise PathRefused(f"{_shown(given)!s}: not a usable path (empty, over "
+                          f"{MAX_PATH_CHARS} characters, or with a NUL byte)")
+    candidate = Path(given)
+    joined = candidate if candidate.is_absolute() else root / candidate
+    try:
+        real = joined.resolve(strict=True)
+    except FileNotFoundError:
+        raise PathRefused(f"{_shown(given)}: no such file in the workspace") from None
+    except (OSError, RuntimeError) as exc:  # a loop of links, a name too long
+        raise PathRefused(f"{_shown(given)}: cannot be read: "
+                          f"{safe_text(getattr(exc, 'strerror', None) or exc)}") from None
+    if not real.is_relative_to(root):
+        raise PathRefused(f"{_shown(given)}: outside the workspace {safe_text(root)} (a path "
+                          "or link that leads out of it is not read)")
+    return real
+
+
+def read_source(root: Path, given: str) -> SourceFile:
+    """The text of the regular file ``given`` inside ``root``: at most
+    :data:`MAX_SOURCE_BYTES`, UTF-8 (a BOM dropped), no NUL bytes. Raises
+    :class:`PathRefused` with one line saying why not."""
+    real = inside(root, given)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(real, flags)
+    except OSError as exc:
+        raise PathRefused(f"{_shown(given)}: cannot be read: {exc.strerror or exc}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+            raise PathRefused(f"{_shown(given)}: {kind}; a source file is expected")
+        if info.st_size > MAX_SOURCE_BYTES:
+            raise PathRefused(f"{_shown(given)}: {info.st_size:,} bytes, over the "
+                              f"{MAX_SOURCE_BYTES:,} a source file may have")
+        with os.fdopen(fd, "rb", closefd=True) as fh:
+            fd = -1
+            data = fh.read(MAX_SOURCE_BYTES + 1)
+    finally:
+        if fd >= 0:
+            os.close(fd)
+    if len(data) > MAX_SOURCE_BYTES:
+        raise PathRefused(f"{_shown(given)}: over the {MAX_SOURCE_BYTES:,} bytes a source "
+                          "file may have")
+    if b"\0" in data:
+        raise PathRefused(f"{_shown(given)}: a binary file, not source code")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise PathRefused(f"{_shown(given)}: not UTF-8 text (byte {exc.start})") from None
+    return SourceFile(real, text)
+
+
+def store_file(root: Path) -> Path:
+    """The workspace's store, ``<root>/.codequorum/samples.sqlite3``; refused when the
+    ``.codequorum`` folder or the store is a link, or either is not what it should be (a
+    repository could point them at a file of the user's)."""
+    folder = root / STORE_DIR
+    path = default_store_path(root)
+    for item, kind in ((folder, "folder"), (path, "file")):
+        if item.is_symlink():
+            raise PathRefused(f"{safe_text(item)} is a link; the sample store is only kept "
+                              f"in a {kind} of the workspace's own")
+    if folder.exists() and not folder.is_dir():
+        raise PathRefused(f"{safe_text(folder)} is not a folder; the sample store cannot "
+                          "be kept there")
+    if path.exists() and not path.is_file():
+        raise PathRefused(f"{safe_text(path)} is not a regular file; it cannot be the "
+                          "sample store")
+    return path

@@ -1,0 +1,70 @@
+"""The readable text beside each tool's structured answer: a few lines an agent (or the
+person watching it) reads at a glance. Built only from the result models, whose strings are
+already escaped."""
+
+from __future__ import annotations
+
+from codequorum.agents.schema import CheckResult, CompareResult, SampleResult
+from codequorum.analysis import percentile_words
+
+
+def _figure(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
+
+
+def check_text(result: CheckResult) -> str:
+    """``check_function``: the headline, each finding, the version to keep and the input
+    where the versions part ways."""
+    head = f"`{result.function}` in {result.path}"
+    if result.status == "no-versions":
+        return f"{head}: {result.message}"
+    lines = [f"{head}: {result.compared} versions compared ({result.versions} stored); "
+             f"stability {_figure(result.stability)}"
+             + (f", {percentile_words(result.stability_percentile)}"
+                if result.stability_percentile is not None else "")]
+    if result.message:
+        lines.append(result.message)
+    if result.current:
+        lines.append(f"current code: {result.current}")
+    lines.extend(f"{f.severity} {f.code}: {f.message}" for f in result.findings)
+    if not result.findings and result.status == "ok":
+        lines.append("no findings: the versions agree")
+    rec = result.recommendation
+    if rec is not None:
+        risk = f" ({rec.risk_words} that it is wrong)" if rec.risk_words else ""
+        lines.append(f"{rec.sentence}{risk}")
+    if result.parting_input is not None:
+        lines.append(result.parting_input.sentence)
+    dyn = result.dynamic
+    if dyn.requested and dyn.note:
+        lines.append(f"sandbox: {dyn.note}")
+    lines.extend(f"note: {n}" for n in result.notes)
+    return "\n".join(lines)
+
+
+def compare_text(result: CompareResult) -> str:
+    """``compare_versions``: agreement, groups, verdicts and the version to keep."""
+    if result.status != "ok":
+        return f"{result.n_total} versions: {result.message}"
+    jsd = result.summary.get("jsd_struct")
+    mean = jsd.get("ordered") if isinstance(jsd, dict) else None
+    lines = [f"{result.n} versions in {len(result.clusters)} group"
+             f"{'s' if len(result.clusters) != 1 else ''}; stability {_figure(mean)}"
+             + (f", {percentile_words(result.stability_percentile)}"
+                if result.stability_percentile is not None else "")]
+    lines.extend(f"{v.severity} {v.code}: {v.message}" for v in result.verdicts)
+    if result.recommendation:
+        risk = f" (risk {result.risk:.2f})" if result.risk is not None else ""
+        lines.append(f"{result.recommendation}{risk}")
+    lines.extend(f"note: {n}" for n in result.notes)
+    return "\n".join(lines)
+
+
+def sample_text(result: SampleResult) -> str:
+    """``sample_versions``: what came back and how many versions are stored now."""
+    lines = [f"{result.summary} from {result.model} at {result.endpoint}; `{result.function}` "
+             f"in {result.path} now has {result.stored} stored version"
+             f"{'s' if result.stored != 1 else ''}"]
+    lines.extend(o.detail if o.outcome != "accepted"
+                 else f"version {o.index + 1}: accepted, {o.detail}" for o in result.outcomes)
+    return "\n".join(lines)

@@ -1,0 +1,55 @@
+"""``check_function`` in this process: when versions cannot run, the answer says why and
+keeps the structural figures; the readable text carries the findings."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from codequorum.agents.check_tool import check_function
+from codequorum.agents.context import AgentOptions, AgentWorkspace, no_progress
+from codequorum.agents.schema import CheckArgs, CheckResult
+from codequorum.agents.text import check_text
+from codequorum.sandbox import isolation
+from tests.agents.conftest import store_versions
+
+JS = "function add(a, b) {\n  return a + b;\n}\n"
+
+
+def _check(root: Path, **kwargs: object) -> CheckResult:
+    ws = AgentWorkspace(root, AgentOptions(tsed=False))
+    try:
+        return check_function(ws, CheckArgs.model_validate(kwargs), no_progress,
+                              threading.Event())
+    finally:
+        ws.close()
+
+
+def test_without_the_strict_sandbox_the_versions_do_not_run_and_it_says_why(
+        sign_ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    static = _check(sign_ws, path="app.py", function="sign")
+    monkeypatch.setattr(isolation, "probe", lambda interpreter=None, sandbox="strict":
+                        isolation.Probe(["deadline"], False, "no user namespaces"))
+    result = _check(sign_ws, path="app.py", function="sign", dynamic=True)
+    assert result.dynamic.model_dump() == {
+        "requested": True, "ran": False, "summary": {},
+        "note": "the versions were not run: the strict sandbox is not available on this "
+                "machine (no user namespaces); `codequorum doctor` shows what it gives"}
+    assert result.stability == static.stability
+    assert result.parting_input is None
+    assert "sandbox: the versions were not run: the strict sandbox is not available" in (
+        check_text(result))
+
+
+def test_only_python_versions_run(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    (root / ".git").mkdir(parents=True)
+    (root / "add.js").write_text(JS, encoding="utf-8")
+    store_versions(root, root / "add.js", "add", [JS, JS.replace("a + b", "b + a")])
+    result = _check(root, path="add.js", function="add", dynamic=True)
+    assert result.status == "ok"
+    assert result.dynamic.ran is False
+    assert result.dynamic.note == (
+        "only Python versions run in the sandbox; the figures are structural")
