@@ -67,6 +67,21 @@ class CodequorumProtocol(LanguageServerProtocol):
         result = yield from super().lsp_workspace__execute_command(params)
         return result
 
+    def _run_generator(
+        self,
+        future: Future[Any] | None,
+        *,
+        gen: Generator[Any, Any, Any],
+        result_future: Future[Any],
+    ) -> None:
+        """Go on with a handler after the step it waited for; a step cut short (the client
+        said ``exit`` while it ran, or cancelled the request) cancels the handler instead of
+        leaving a traceback in the log."""
+        if future is not None and future.cancelled():
+            result_future.cancel()
+            return
+        super()._run_generator(future, gen=gen, result_future=result_future)  # type: ignore[no-untyped-call]
+
     def _send_handler_result(self, future: Future[Any], *, msg_id: MsgId) -> None:
         """Answer a request; an expected refusal (bad arguments, no such function) is one
         log line and a -32602 error, not a traceback."""
@@ -107,6 +122,8 @@ class CodequorumServer(LanguageServer):
         self._startup_messages: list[tuple[types.MessageType, str]] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._configured = asyncio.Event()
+        #: True once the client sent ``shutdown``: ``exit`` then ends the process with 0.
+        self.shutdown_requested = False
 
     # ------------------------------------------------------------------ helpers
 
@@ -477,6 +494,7 @@ async def initialized(ls: CodequorumServer, params: types.InitializedParams) -> 
 @server.feature(types.SHUTDOWN)
 def shutdown(ls: CodequorumServer, params: None) -> None:
     """Stop background jobs and close the store."""
+    ls.shutdown_requested = True
     for job in list(ls.dynamic_jobs.values()):
         job.cancel()
     for engine in ls.engines():
