@@ -84,7 +84,8 @@ async def lsp_session(
 
     The server's user configuration (approvals) lives in :func:`config_home`; questions it
     asks (``window/showMessageRequest``) are kept in ``questions(client).asked``, answered with
-    the action titled ``questions(client).answer`` (``answer`` at first; None: dismissed).
+    the action titled ``questions(client).answer`` (``answer`` at first; None: dismissed; a
+    title that is no action's is sent as it is, as clients do with free input).
     ``lens_refresh``: the client takes ``workspace/codeLens/refresh`` (counted in
     ``lens_refreshes(client)``). ``folders``: the workspace folders (default: ``workspace``).
     ``log_file``: the server writes its log (level INFO) there. ``folder_configuration``:
@@ -106,7 +107,12 @@ async def lsp_session(
         params: types.ShowMessageRequestParams,
     ) -> types.MessageActionItem | None:
         asked.asked.append(params)
-        return next((a for a in params.actions or [] if a.title == asked.answer), None)
+        if asked.answer is None:
+            return None
+        return next(
+            (a for a in params.actions or [] if a.title == asked.answer),
+            types.MessageActionItem(title=asked.answer),
+        )
 
     register = cast(
         Callable[[Callable[..., Any]], Any], client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)

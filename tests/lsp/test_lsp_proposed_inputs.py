@@ -85,7 +85,7 @@ async def test_inputs_are_asked_after_approval_and_run(workspace: Path) -> None:
 async def test_without_approval_nothing_is_sent_and_the_rest_runs(workspace: Path) -> None:
     with ChatServer(default=answer(INPUTS)) as chat:
         async with lsp_session(workspace, init_options=_options(chat.base_url),
-                               answer="Don't") as client:
+                               answer="Don't send") as client:
             report = (await _run(client, workspace))[1]["report"]
             assert chat.requests == []
             assert len(questions(client).messages) == 1
