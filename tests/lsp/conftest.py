@@ -24,26 +24,44 @@ SERVER = ClientServerConfig(
 
 
 def capabilities(
-    *, pull: bool = False, progress: bool = True, config: bool = True, lens_refresh: bool = False
+    *,
+    pull: bool = False,
+    progress: bool = True,
+    config: bool = True,
+    lens_refresh: bool = False,
+    hover_formats: tuple[types.MarkupKind, ...] = (
+        types.MarkupKind.Markdown,
+        types.MarkupKind.PlainText,
+    ),
+    lenses: bool = True,
+    show_document: bool = False,
 ) -> types.ClientCapabilities:
-    """A client that supports what a modern editor does (pull diagnostics only if asked)."""
+    """A client that supports what a modern editor does (pull diagnostics only if asked).
+    ``hover_formats``: its hover ``contentFormat``; ``lenses``: False for a client without
+    code lenses (neither ``textDocument.codeLens`` nor ``workspace.codeLens``);
+    ``show_document``: it opens documents the server names (``window/showDocument``)."""
     return types.ClientCapabilities(
         general=types.GeneralClientCapabilities(
             position_encodings=[types.PositionEncodingKind.Utf16]
         ),
-        window=types.WindowClientCapabilities(work_done_progress=progress),
+        window=types.WindowClientCapabilities(
+            work_done_progress=progress,
+            show_document=types.ShowDocumentClientCapabilities(support=True)
+            if show_document
+            else None,
+        ),
         workspace=types.WorkspaceClientCapabilities(
             configuration=config,
             did_change_configuration=types.DidChangeConfigurationClientCapabilities(
                 dynamic_registration=False
             ),
             diagnostics=types.DiagnosticWorkspaceClientCapabilities(refresh_support=pull),
-            code_lens=types.CodeLensWorkspaceClientCapabilities(refresh_support=lens_refresh),
+            code_lens=types.CodeLensWorkspaceClientCapabilities(refresh_support=lens_refresh)
+            if lenses
+            else None,
         ),
         text_document=types.TextDocumentClientCapabilities(
-            hover=types.HoverClientCapabilities(
-                content_format=[types.MarkupKind.Markdown, types.MarkupKind.PlainText]
-            ),
+            hover=types.HoverClientCapabilities(content_format=list(hover_formats)),
             publish_diagnostics=types.PublishDiagnosticsClientCapabilities(
                 related_information=True
             ),
@@ -58,7 +76,7 @@ def capabilities(
                 ),
                 is_preferred_support=True,
             ),
-            code_lens=types.CodeLensClientCapabilities(),
+            code_lens=types.CodeLensClientCapabilities() if lenses else None,
             diagnostic=types.DiagnosticClientCapabilities() if pull else None,
         ),
     )
@@ -79,6 +97,7 @@ async def lsp_session(
     folders: list[Path] | None = None,
     log_file: Path | None = None,
     folder_configuration: dict[Path, dict[str, Any]] | None = None,
+    client_capabilities: types.ClientCapabilities | None = None,
 ) -> AsyncIterator[LanguageClient]:
     """Start ``codequorum lsp``, initialize it on ``workspace``, and shut it down after.
 
@@ -90,6 +109,8 @@ async def lsp_session(
     ``lens_refreshes(client)``). ``folders``: the workspace folders (default: ``workspace``).
     ``log_file``: the server writes its log (level INFO) there. ``folder_configuration``:
     what ``workspace/configuration`` answers for items scoped to a folder.
+    ``client_capabilities``: what the client says it supports (default: :func:`capabilities`
+    with the options above).
     """
     if before_start is not None:
         before_start()
@@ -136,7 +157,8 @@ async def lsp_session(
     try:
         client.initialize_result = await client.initialize_session(  # type: ignore[attr-defined]
             types.InitializeParams(
-                capabilities=capabilities(
+                capabilities=client_capabilities
+                or capabilities(
                     pull=pull,
                     progress=progress,
                     config=pull_configuration,

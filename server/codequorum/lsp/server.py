@@ -33,9 +33,10 @@ from codequorum.lsp.actions import function_actions
 from codequorum.lsp.diagnostics import SOURCE, document_diagnostics, result_id
 from codequorum.lsp.documents import FunctionEntry, Snapshot, SnapshotCache, normalize_encoding
 from codequorum.lsp.engine import Engine, FunctionAnalysis, Items
-from codequorum.lsp.hover import render_computing, render_hover
+from codequorum.lsp.hover import computing_doc, hover_doc
 from codequorum.lsp.lenses import document_lenses
 from codequorum.lsp.progress import REQUEST_TOKEN
+from codequorum.lsp.rendering import Format, client_format, markup_content
 from codequorum.lsp.settings import Settings, file_settings, parse_settings
 from codequorum.session import AnalysisKey
 from codequorum.workspace import file_key_for
@@ -165,6 +166,12 @@ class CodequorumServer(LanguageServer):
     def trusted(self) -> bool:
         """False once the client said the workspace is not trusted (for this session)."""
         return self.initially_trusted and self.settings.trusted
+
+    @property
+    def hover_format(self) -> Format:
+        """The format the client asks hovers in (``contentFormat``, most wanted first)."""
+        td = self.client_capabilities.text_document
+        return client_format(td.hover.content_format if td and td.hover else None)
 
     @property
     def pull_diagnostics(self) -> bool:
@@ -614,7 +621,8 @@ async def pull_diagnostics(
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)
 async def hover(ls: CodequorumServer, params: types.HoverParams) -> types.Hover | None:
-    """The stability summary of the function under the cursor."""
+    """The stability summary of the function under the cursor, in the format the client
+    asks for (markdown, or plain text)."""
     settings = ls.settings_for(params.text_document.uri)
     if not settings.hover.enable:
         return None
@@ -627,15 +635,12 @@ async def hover(ls: CodequorumServer, params: types.HoverParams) -> types.Hover 
     key, analysis = await ls.ready_analysis(snapshot, entry)
     if key is None:
         return None
-    text = (
-        render_computing(entry, len(key.stored))
+    doc = (
+        computing_doc(entry, len(key.stored))
         if analysis is None
-        else render_hover(entry, analysis, settings)
+        else hover_doc(entry, analysis, settings.hover.diff_lines)
     )
-    return types.Hover(
-        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text),
-        range=entry.name_range,
-    )
+    return types.Hover(contents=markup_content(doc, ls.hover_format), range=entry.name_range)
 
 
 @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
