@@ -81,7 +81,7 @@ async def test_run_dynamic_in_the_background(workspace: Path) -> None:
         for label, key in (("SCTD", "sctd_jsd"), ("OER", "oer")):
             assert f"{label} {summary[key]:.2f}" in text
         done = [
-            m.message for m in client.messages if "dynamic analysis of `clamp` done" in m.message
+            m.message for m in client.messages if "dynamic analysis of 'clamp' done" in m.message
         ]
         assert done and f"OER {summary['oer']:.2f}" in done[0]
 
@@ -122,7 +122,7 @@ async def test_cancel_a_dynamic_run(workspace: Path) -> None:
         await wait_for(ended, timeout=20)  # far less than the 60 s the versions may run
         assert progress_values(client, token)[-1].message == "cancelled"
         # the message follows the end of the progress: wait for it, do not race it
-        await wait_for(lambda: any("dynamic analysis of `spin` cancelled" in m.message
+        await wait_for(lambda: any("dynamic analysis of 'spin' cancelled" in m.message
                                    for m in client.messages), timeout=10)
         report = await command(client, "codequorum.analyze", uri, "spin")
         assert "oer" not in report["report"]["summary"]  # nothing cached from a cancelled run

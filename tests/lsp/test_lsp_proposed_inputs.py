@@ -128,5 +128,5 @@ async def test_an_endpoint_that_is_down_is_one_warning(workspace: Path) -> None:
         assert report["summary"]["sctd_jsd"] is not None
         assert questions(client).messages == []
         warning = await wait_for(lambda: [m for m in _messages(client) if failure in m])
-        assert warning == [f"codequorum: `combine`: {failure}; the versions ran on the other "
+        assert warning == [f"codequorum: 'combine': {failure}; the versions ran on the other "
                            "inputs"]

@@ -154,7 +154,7 @@ async def analyze_command(ls: CodequorumServer, args: c.AnalyzeArgs) -> c.Analyz
             range=entry.range,
             samples=0,
             report=None,
-            message=f"no versions of `{entry.qualified_name}` yet",
+            message=f"no versions of '{entry.qualified_name}' yet",
         )
     return analysis_result(snapshot, entry, analysis, args.matrices)
 
@@ -163,7 +163,7 @@ async def compare_command(ls: CodequorumServer, args: c.CompareArgs) -> c.Compar
     """Versions side by side: the current code, the consensus and the most different."""
     snapshot, entry, analysis = await _analysis(ls, args, COMPARE)
     if analysis is None:
-        raise CommandError(f"{COMPARE}: no versions of `{entry.qualified_name}` yet")
+        raise CommandError(f"{COMPARE}: no versions of '{entry.qualified_name}' yet")
     from codequorum.lsp.hover import short_diff
 
     anchor = (
@@ -193,7 +193,7 @@ async def show_sample_command(ls: CodequorumServer, args: c.ShowSampleArgs) -> c
         which = args.index + 1
     snapshot, entry, analysis = await _analysis(ls, args, SHOW_SAMPLE)
     if analysis is None:
-        raise CommandError(f"{SHOW_SAMPLE}: no versions of `{entry.qualified_name}` yet")
+        raise CommandError(f"{SHOW_SAMPLE}: no versions of '{entry.qualified_name}' yet")
     named = {
         "consensus": consensus(analysis),
         "current": analysis.current_index,
@@ -212,7 +212,7 @@ async def show_sample_command(ls: CodequorumServer, args: c.ShowSampleArgs) -> c
                 " or consensus / current / fastest / mostDifferent"
             ) from exc
     if index is None or not 0 <= index < len(analysis.sample_set.samples):
-        raise CommandError(f"{SHOW_SAMPLE}: no version {which!r} of `{entry.qualified_name}`")
+        raise CommandError(f"{SHOW_SAMPLE}: no version {which!r} of '{entry.qualified_name}'")
     sample = analysis.sample_set.samples[index]
     return c.ShowSampleResult(
         uri=snapshot.uri,
@@ -402,14 +402,14 @@ def regeneration_message(result: RegenerationResult, shown: str) -> tuple[types.
     none did."""
     summary = result.summary()
     if result.cancelled:
-        return types.MessageType.Info, f"codequorum: regeneration of `{shown}` cancelled: {summary}"
+        return types.MessageType.Info, f"codequorum: regeneration of '{shown}' cancelled: {summary}"
     if result.ok:
         extra = f" ({safe_text(result.error_summary())})" if result.errors else ""
-        return types.MessageType.Info, f"codequorum: `{shown}`: {summary}{extra}"
+        return types.MessageType.Info, f"codequorum: '{shown}': {summary}{extra}"
     reasons = result.error_summary() or "; ".join(sorted({r.reason for r in result.rejected}))
     return (
         types.MessageType.Error,
-        f"codequorum: regeneration of `{shown}` failed: {safe_text(reasons or summary)}",
+        f"codequorum: regeneration of '{shown}' failed: {safe_text(reasons or summary)}",
     )
 
 
@@ -509,12 +509,12 @@ async def _regenerate_storing(
         except asyncio.CancelledError:
             progress.cancel()
             ls.refresh(request.uri)
-            ls.show(types.MessageType.Info, f"codequorum: regeneration of `{shown}` cancelled")
+            ls.show(types.MessageType.Info, f"codequorum: regeneration of '{shown}' cancelled")
             raise
         except Exception as exc:  # a bug in a provider must not take the server down
             log.exception("regeneration failed")
             ls.show(types.MessageType.Error,
-                    f"codequorum: regeneration of `{shown}` failed: {safe_text(exc)}")
+                    f"codequorum: regeneration of '{shown}' failed: {safe_text(exc)}")
             raise CommandError(f"{REGENERATE}: {safe_text(exc)}") from exc
     return result, arrivals.stored
 
@@ -585,13 +585,13 @@ def dynamic_done_message(name: str, summary: Mapping[str, Any]) -> str:
         for key, label in DYNAMIC_FIGURES
         if isinstance(summary.get(key), int | float)
     )
-    return f"codequorum: dynamic analysis of `{name}` done" + (f": {figures}" if figures else "")
+    return f"codequorum: dynamic analysis of '{name}' done" + (f": {figures}" if figures else "")
 
 
 def proposer_problem_message(name: str, problem: str) -> str:
     """What the user is told when the model's inputs were refused or failed: the versions
     still ran on the others."""
-    return f"codequorum: `{name}`: {safe_text(problem)}; the versions ran on the other inputs"
+    return f"codequorum: '{name}': {safe_text(problem)}; the versions ran on the other inputs"
 
 
 @dataclass
@@ -627,7 +627,7 @@ class _DynamicRun:
             progress.end("failed")
             self.ls.show(
                 types.MessageType.Error,
-                f"codequorum: dynamic analysis of `{self.name}` failed: {safe_text(exc)}",
+                f"codequorum: dynamic analysis of '{self.name}' failed: {safe_text(exc)}",
             )
         finally:
             self.ls.dynamic_jobs.pop(self.job, None)
@@ -638,7 +638,7 @@ class _DynamicRun:
         if self.progress.cancelled.is_set():
             self.progress.end("cancelled")
             self.ls.show(
-                types.MessageType.Info, f"codequorum: dynamic analysis of `{self.name}` cancelled"
+                types.MessageType.Info, f"codequorum: dynamic analysis of '{self.name}' cancelled"
             )
             return
         message = dynamic_done_message(self.name, getattr(result, "summary", {}) or {})
@@ -659,7 +659,7 @@ async def _runnable(
         raise CommandError(f"{RUN_DYNAMIC}: dynamic analysis is off (codequorum.dynamic.enable)")
     _snapshot, entry, analysis = await _analysis(ls, args, RUN_DYNAMIC)
     if analysis is None:
-        raise CommandError(f"{RUN_DYNAMIC}: no versions of `{entry.qualified_name}` yet")
+        raise CommandError(f"{RUN_DYNAMIC}: no versions of '{entry.qualified_name}' yet")
     if analysis.language != "python":
         raise CommandError(f"{RUN_DYNAMIC}: dynamic analysis runs Python only")
     return entry, analysis
