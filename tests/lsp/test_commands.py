@@ -9,6 +9,7 @@ from lsprotocol import types
 from codequorum.lsp.commands import (
     CommandError,
     dynamic_done_message,
+    nothing_ran_message,
     proposer_problem_message,
     regeneration_message,
     regeneration_status,
@@ -88,6 +89,18 @@ def test_dynamic_done_message_names_the_figures_with_a_number() -> None:
     assert dynamic_done_message("f", summary) == (
         "codequorum: dynamic analysis of 'f' done: SCTD 0.50, OER 0.25")
     assert dynamic_done_message("f", {}) == "codequorum: dynamic analysis of 'f' done"
+
+
+def test_nothing_ran_message_says_where_inputs_come_from() -> None:
+    assert nothing_ran_message("f", False, None) == (
+        "codequorum: nothing ran for 'f': no inputs: add a doctest, type hints, or turn on "
+        "inputs from the model (codequorum.dynamic.proposeInputs)")
+    assert nothing_ran_message("f", True, "no inputs asked from the model: not approved") == (
+        "codequorum: nothing ran for 'f': no inputs: add a doctest or type hints; no inputs "
+        "asked from the model: not approved")
+    assert nothing_ran_message("f", True, None) == (
+        "codequorum: nothing ran for 'f': no inputs: add a doctest or type hints; the model "
+        "proposed none")
 
 
 def test_proposer_problem_message() -> None:

@@ -55,7 +55,7 @@ async def test_a_client_that_asks_for_plain_text_gets_a_hover_without_markup(
     assert re.search(r"^⚠️ outlier-current — ", text, re.M), text
     assert re.search(r"^- consensus: v[1-5] \(its cluster holds", text, re.M), text
     # the diff: its lines indented under the line that names the version
-    head, _, diff = text.partition("Most different: ")
+    _, _, diff = text.partition("Most different: ")
     lines = diff.split("\n")
     assert re.fullmatch(r"v[1-5]", lines[0]), lines[0]
     assert lines[1].startswith("    --- current") and lines[2].startswith("    +++ v")

@@ -127,3 +127,36 @@ async def test_cancel_a_dynamic_run(workspace: Path) -> None:
         report = await command(client, "codequorum.analyze", uri, "spin")
         assert "oer" not in report["report"]["summary"]  # nothing cached from a cancelled run
         assert await hover_text(client, uri, position_of(SPIN_DOC, "spin")) is not None
+
+
+TOTAL_DOC = "def total(xs):\n    return sum(xs)\n"
+TOTALS = [
+    "def total(xs):\n    s = 0\n    for x in xs:\n        s += x\n    return s\n",
+    "def total(xs):\n    return sum(x for x in xs)\n",
+]
+
+
+async def test_a_run_without_inputs_says_why_and_changes_nothing(workspace: Path) -> None:
+    # no doctest, no type hints, no inputs from the model: no version can be called
+    async with lsp_session(workspace) as client:
+        uri = open_document(client, workspace / "total.py", TOTAL_DOC)
+        await command(client, "codequorum.addSamples", uri, "total", TOTALS)
+        pos = position_of(TOTAL_DOC, "total")
+        before = await hover_text(client, uri, pos)
+        started = await command(client, "codequorum.runDynamic", uri, "total")
+        token = started["token"]
+
+        def ended() -> bool:
+            return any(getattr(v, "kind", "") == "end" for v in client.progress_reports[token])
+
+        await wait_for(ended, timeout=120)
+        assert progress_values(client, token)[-1].message == "nothing ran: no inputs"
+        said = await wait_for(lambda: [m for m in client.messages if "total" in m.message])
+        assert [(m.type, m.message) for m in said] == [(
+            types.MessageType.Warning,
+            "codequorum: nothing ran for 'total': no inputs: add a doctest, type hints, or "
+            "turn on inputs from the model (codequorum.dynamic.proposeInputs)",
+        )]
+        report = await command(client, "codequorum.analyze", uri, "total")
+        assert "oer" not in report["report"]["summary"]  # no dynamic report was kept
+        assert await hover_text(client, uri, pos) == before

@@ -22,7 +22,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 from codequorum.findings import consensus, evidence_text
 from codequorum.lsp import contract as c
 from codequorum.lsp.documents import FunctionEntry, Snapshot, reindent
-from codequorum.lsp.engine import FunctionAnalysis
+from codequorum.lsp.engine import FunctionAnalysis, ran_nothing
 from codequorum.lsp.gates import input_proposer, may_run_store, may_send_key
 from codequorum.lsp.hover import DYNAMIC_FIGURES
 from codequorum.lsp.progress import WorkProgress
@@ -588,6 +588,18 @@ def dynamic_done_message(name: str, summary: Mapping[str, Any]) -> str:
     return f"codequorum: dynamic analysis of '{name}' done" + (f": {figures}" if figures else "")
 
 
+def nothing_ran_message(name: str, propose_inputs: bool, problem: str | None) -> str:
+    """What the user is told when a run had no inputs, so no version ran and nothing changed
+    (``name`` is safe to show): where inputs come from, and why the model gave none when it
+    was to be asked (``propose_inputs``; ``problem`` says why it gave none)."""
+    text = f"codequorum: nothing ran for '{name}': no inputs: add a doctest"
+    if not propose_inputs:
+        return (f"{text}, type hints, or turn on inputs from the model "
+                "(codequorum.dynamic.proposeInputs)")
+    why = safe_text(problem) if problem else "the model proposed none"
+    return f"{text} or type hints; {why}"
+
+
 def proposer_problem_message(name: str, problem: str) -> str:
     """What the user is told when the model's inputs were refused or failed: the versions
     still ran on the others."""
@@ -605,6 +617,7 @@ class _DynamicRun:
     analysis: FunctionAnalysis
     progress: WorkProgress
     proposer: ConsentedProposer | None
+    propose_inputs: bool
     job: str
 
     async def __call__(self) -> None:
@@ -633,13 +646,20 @@ class _DynamicRun:
             self.ls.dynamic_jobs.pop(self.job, None)
 
     def _finished(self, result: Any) -> None:
-        """End the progress and say what came of the run: cancelled, or its figures (and
-        a problem with the model's inputs); then refresh the document's features."""
+        """End the progress and say what came of the run: cancelled, nothing ran (and why:
+        the run changed nothing), or its figures (and a problem with the model's inputs);
+        then refresh the document's features."""
         if self.progress.cancelled.is_set():
             self.progress.end("cancelled")
             self.ls.show(
                 types.MessageType.Info, f"codequorum: dynamic analysis of '{self.name}' cancelled"
             )
+            return
+        if ran_nothing(result):
+            problem = self.proposer.problem if self.proposer is not None else None
+            self.progress.end("nothing ran: no inputs")
+            self.ls.show(types.MessageType.Warning,
+                         nothing_ran_message(self.name, self.propose_inputs, problem))
             return
         message = dynamic_done_message(self.name, getattr(result, "summary", {}) or {})
         self.progress.end("done")
@@ -682,8 +702,10 @@ async def run_dynamic_command(ls: CodequorumServer, args: c.RunDynamicArgs) -> c
         )
     progress = WorkProgress(ls, f"codequorum: running {safe_text(entry.name, 100)} versions")
     await progress.begin("starting")
-    proposer = input_proposer(ls, ls.settings_for(args.uri), progress.cancelled)
-    run = _DynamicRun(ls, args.uri, safe_text(name, 200), analysis, progress, proposer, job)
+    settings = ls.settings_for(args.uri)
+    proposer = input_proposer(ls, settings, progress.cancelled)
+    run = _DynamicRun(ls, args.uri, safe_text(name, 200), analysis, progress, proposer,
+                      settings.dynamic.propose_inputs, job)
     ls.dynamic_jobs[job] = asyncio.ensure_future(run())
     return c.RunDynamicResult(uri=args.uri, qualified_name=name, started=True, token=progress.token)
 
