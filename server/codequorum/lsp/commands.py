@@ -14,8 +14,9 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
+import attrs
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
@@ -23,9 +24,11 @@ from codequorum.findings import consensus, evidence_text
 from codequorum.lsp import contract as c
 from codequorum.lsp.documents import FunctionEntry, Snapshot, reindent
 from codequorum.lsp.engine import FunctionAnalysis, ran_nothing
-from codequorum.lsp.gates import input_proposer, may_run_store, may_send_key
-from codequorum.lsp.hover import DYNAMIC_FIGURES
+from codequorum.lsp.gates import ask, input_proposer, may_run_store, may_send_key
+from codequorum.lsp.hover import DYNAMIC_FIGURES, hover_doc
 from codequorum.lsp.progress import WorkProgress
+from codequorum.lsp.reports import DOCUMENT_DIFF_LINES, comparison_doc, report_doc
+from codequorum.lsp.views import present
 from codequorum.model import Sample
 from codequorum.safe_text import safe_text
 
@@ -52,8 +55,17 @@ ALL_COMMANDS: tuple[str, ...] = tuple(c.COMMANDS)
 class CommandError(JsonRpcInvalidParams):
     """Bad arguments, or a function that cannot be found: the message says which."""
 
+    #: True when the user was already shown the message.
+    shown: ClassVar[bool] = False
+
     def __init__(self, message: str) -> None:
         super().__init__(message=message)
+
+
+class ShownError(CommandError):
+    """A :class:`CommandError` whose message the user was already shown."""
+
+    shown = True
 
 
 async def _resolve(
@@ -141,29 +153,56 @@ def analysis_result(
 
 async def analyze_command(ls: CodequorumServer, args: c.AnalyzeArgs) -> c.AnalyzeResult | None:
     """The report of the function at a position (or by name); None at a position outside
-    every function (the status bar asks wherever the cursor is)."""
+    every function (the status bar asks wherever the cursor is). ``interactive``: the
+    report is also shown (a document, or the hover's text as a message)."""
     if args.qualified_name is None:
         _, found = await _resolve(ls, args, ANALYZE, required=False)
         if found is None:
             return None
     snapshot, entry, analysis = await _analysis(ls, args, ANALYZE)
     if analysis is None:
+        message = f"no versions of '{entry.qualified_name}' yet"
+        if args.interactive:
+            ls.show(types.MessageType.Info, f"codequorum: {safe_text(message)}")
         return c.AnalyzeResult(
             uri=snapshot.uri,
             qualified_name=entry.qualified_name,
             range=entry.range,
             samples=0,
             report=None,
-            message=f"no versions of '{entry.qualified_name}' yet",
+            message=message,
         )
+    if args.interactive:
+        short = hover_doc(entry, analysis, ls.settings_for(args.uri).hover.diff_lines)
+        await present(ls, report_doc(entry, analysis), short, snapshot.uri,
+                      entry.qualified_name, "report")
     return analysis_result(snapshot, entry, analysis, args.matrices)
 
 
+async def _show_comparison(
+    ls: CodequorumServer, uri: str, entry: FunctionEntry, analysis: FunctionAnalysis
+) -> None:
+    """Every version against the current code as a document; where the client opens no
+    documents, the most different one as a message (as long a diff as the hover's)."""
+    diff_lines = ls.settings_for(uri).hover.diff_lines
+    await present(
+        ls,
+        comparison_doc(entry, analysis, DOCUMENT_DIFF_LINES),
+        comparison_doc(entry, analysis, diff_lines, every=False),
+        uri,
+        entry.qualified_name,
+        "compare",
+    )
+
+
 async def compare_command(ls: CodequorumServer, args: c.CompareArgs) -> c.CompareResult:
-    """Versions side by side: the current code, the consensus and the most different."""
+    """Versions side by side: the current code, the consensus and the most different
+    (``interactive``: also shown)."""
     snapshot, entry, analysis = await _analysis(ls, args, COMPARE)
     if analysis is None:
         raise CommandError(f"{COMPARE}: no versions of '{entry.qualified_name}' yet")
+    if args.interactive:
+        await _show_comparison(ls, snapshot.uri, entry, analysis)
     from codequorum.lsp.hover import short_diff
 
     anchor = (
@@ -375,15 +414,46 @@ async def import_samples_command(ls: CodequorumServer, args: c.ImportSamplesArgs
 
 
 async def clear_samples_command(ls: CodequorumServer, args: c.ClearSamplesArgs) -> c.ClearResult:
-    """Delete the stored versions of one function (or of the whole file without one)."""
+    """Delete the stored versions of one function (or of the whole file without one).
+    ``interactive``: answered at once; the user is asked first and told what was deleted."""
     target = args
     name = target.qualified_name
     if name is None and target.position is not None:
         _, entry = await _resolve(ls, target, CLEAR_SAMPLES)
         name = entry.qualified_name if entry else None
+    if args.interactive:
+        ls.in_background(_clear_asked(ls, target.uri, name), "clearing the versions")
+        return c.ClearResult(uri=target.uri, qualified_name=name, removed=0)
     count = await ls.engine.run(ls.engine_for(target.uri).clear_sync, ls.file_key(target.uri), name)
     ls.refresh(target.uri)
     return c.ClearResult(uri=target.uri, qualified_name=name, removed=count)
+
+
+#: The answers to the question before versions are deleted, the safe one first.
+KEEP, DELETE = "Keep them", "Delete them"
+
+
+async def _clear_asked(ls: CodequorumServer, uri: str, name: str | None) -> None:
+    """Ask before deleting the stored versions of ``name`` (None: every function of the
+    file), delete them on a yes, and say what was deleted."""
+    engine, key = ls.engine_for(uri), ls.file_key(uri)
+    names = [name] if name is not None else await engine.run(engine.functions_with_samples_sync,
+                                                                key)
+    stored = sum([len(await engine.run(engine.samples_sync, key, n)) for n in names])
+    whose = f"'{safe_text(name, 200)}'" if name is not None else "every function of this file"
+    if not stored:
+        ls.show(types.MessageType.Info, f"codequorum: {whose} has no stored versions")
+        return
+    versions = f"{stored} stored version{'s' if stored != 1 else ''}"
+    question = f"codequorum: delete the {versions} of {whose}? They cannot be brought back."
+    if not await ask(ls, question, KEEP, DELETE):
+        return
+    cleared = await clear_samples_command(
+        ls, c.ClearSamplesArgs(uri=uri, qualified_name=name)
+    )
+    removed = cleared.removed
+    ls.show(types.MessageType.Info, f"codequorum: deleted {removed} stored "
+            f"version{'s' if removed != 1 else ''} of {whose}")
 
 
 def requested_count(n: int | None, default: int) -> int:
@@ -471,6 +541,13 @@ class _Arrivals:
             log.warning("could not store a regenerated version: %s", exc)
 
 
+#: What a person is told who asks for versions where the editor is to write them.
+RELAY_ONLY = (
+    "codequorum: provider.kind is 'client': the editor writes the versions, and this one does "
+    "not; set provider.kind to 'openai-compatible' and provider.baseUrl to regenerate here"
+)
+
+
 def _relay_result(request: _Request) -> c.RegenerateResult:
     """The prompt handed to the client, which asks its own model (``provider.kind`` is
     ``client``) and sends the versions back with ``addSamples``."""
@@ -515,7 +592,7 @@ async def _regenerate_storing(
             log.exception("regeneration failed")
             ls.show(types.MessageType.Error,
                     f"codequorum: regeneration of '{shown}' failed: {safe_text(exc)}")
-            raise CommandError(f"{REGENERATE}: {safe_text(exc)}") from exc
+            raise ShownError(f"{REGENERATE}: {safe_text(exc)}") from exc
     return result, arrivals.stored
 
 
@@ -552,13 +629,21 @@ async def _request(
 
 
 async def regenerate_command(ls: CodequorumServer, args: c.RegenerateArgs) -> c.RegenerateResult:
-    """Ask the configured provider for new versions, storing each as it arrives."""
+    """Ask the configured provider for new versions, storing each as it arrives
+    (``interactive``: answered at once with status ``started``; the rest is shown)."""
     snapshot, entry = await _resolve(ls, args, REGENERATE)
     assert entry is not None
     settings = ls.settings_for(args.uri)
     n = requested_count(args.n, settings.provider.samples)
+    if args.interactive and settings.provider.kind != "client":
+        ls.in_background(regenerate_command(ls, attrs.evolve(args, interactive=False)),
+                         "regeneration")
+        return c.RegenerateResult(uri=args.uri, qualified_name=entry.qualified_name,
+                                  status="started", requested=n)
     request = await _request(ls, args.uri, snapshot, entry, n)
     if settings.provider.kind == "client":
+        if args.interactive:
+            ls.show(types.MessageType.Warning, RELAY_ONLY)
         return _relay_result(request)
     refusal = await may_send_key(ls, settings.provider, confirmed=args.endpoint_confirmed)
     if refusal is not None:
@@ -686,9 +771,14 @@ async def _runnable(
 
 
 async def run_dynamic_command(ls: CodequorumServer, args: c.RunDynamicArgs) -> c.RunDynamicResult:
-    """Start the sandboxed dynamic analysis of a function in the background."""
+    """Start the sandboxed dynamic analysis of a function in the background
+    (``interactive``: answered at once, before any question; what comes of it is shown)."""
     entry, analysis = await _runnable(ls, args)
     name = entry.qualified_name
+    if args.interactive:
+        ls.in_background(_run_dynamic_shown(ls, attrs.evolve(args, interactive=False)),
+                         "dynamic analysis")
+        return c.RunDynamicResult(uri=args.uri, qualified_name=name, started=True)
     refusal = await may_run_store(ls, ls.engine_for(args.uri))
     if refusal is not None:
         ls.show(types.MessageType.Warning, f"codequorum: {refusal}")
@@ -708,6 +798,14 @@ async def run_dynamic_command(ls: CodequorumServer, args: c.RunDynamicArgs) -> c
                       settings.dynamic.propose_inputs, job)
     ls.dynamic_jobs[job] = asyncio.ensure_future(run())
     return c.RunDynamicResult(uri=args.uri, qualified_name=name, started=True, token=progress.token)
+
+
+async def _run_dynamic_shown(ls: CodequorumServer, args: c.RunDynamicArgs) -> None:
+    """Start the run; say why when it does not start (a refusal is said by the gate)."""
+    result = await run_dynamic_command(ls, args)
+    if not result.started and not result.refused and result.message:
+        shown = safe_text(result.qualified_name, 200)
+        ls.show(types.MessageType.Info, f"codequorum: '{shown}': {safe_text(result.message)}")
 
 
 #: Every command's handler.

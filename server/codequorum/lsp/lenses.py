@@ -65,7 +65,7 @@ def entries_without_lenses(
 
 
 def _lens(
-    entry: FunctionEntry, title: str, command: str, arg: dict[str, str] | None = None
+    entry: FunctionEntry, title: str, command: str, arg: dict[str, object] | None = None
 ) -> types.CodeLens:
     """A lens above ``entry`` that runs ``command`` with ``arg`` (nothing without one)."""
     return types.CodeLens(
@@ -76,9 +76,11 @@ def _lens(
     )
 
 
-def _target(uri: str, entry: FunctionEntry) -> dict[str, str]:
-    """The argument of a lens's command: the function, by name."""
-    return {"uri": uri, "qualifiedName": entry.qualified_name}
+def _target(uri: str, entry: FunctionEntry) -> dict[str, object]:
+    """The argument of a lens's command: the function, by name, and ``interactive`` (a
+    person clicked it: the server shows what comes of it, for clients that run the lens's
+    command and read no result)."""
+    return {"uri": uri, "qualifiedName": entry.qualified_name, "interactive": True}
 
 
 def _function_lenses(

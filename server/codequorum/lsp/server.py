@@ -12,7 +12,7 @@ import asyncio
 import functools
 import logging
 import threading
-from collections.abc import Generator
+from collections.abc import Coroutine, Generator
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
@@ -29,7 +29,13 @@ from pygls.protocol.language_server import lsp_method
 from codequorum import __version__
 from codequorum.lsp import commands as cmds
 from codequorum.lsp import contract
-from codequorum.lsp.actions import function_actions
+from codequorum.lsp.actions import (
+    COMMAND_KIND,
+    CommandOffer,
+    command_actions,
+    function_actions,
+    offers_command_actions,
+)
 from codequorum.lsp.diagnostics import SOURCE, document_diagnostics, result_id
 from codequorum.lsp.documents import FunctionEntry, Snapshot, SnapshotCache, normalize_encoding
 from codequorum.lsp.engine import Engine, FunctionAnalysis, Items
@@ -38,6 +44,7 @@ from codequorum.lsp.lenses import document_lenses
 from codequorum.lsp.progress import REQUEST_TOKEN
 from codequorum.lsp.rendering import Format, client_format, markup_content
 from codequorum.lsp.settings import Settings, file_settings, parse_settings
+from codequorum.lsp.views import shows_documents
 from codequorum.session import AnalysisKey
 from codequorum.workspace import file_key_for
 
@@ -118,6 +125,8 @@ class CodequorumServer(LanguageServer):
         self.snapshots = SnapshotCache()
         self.pending: dict[str, asyncio.Task[None]] = {}
         self.dynamic_jobs: dict[str, asyncio.Future[None]] = {}
+        #: Work that goes on after the request that started it was answered.
+        self.background: set[asyncio.Future[None]] = set()
         self._saved_names: dict[str, list[str]] = {}
         self._shown: set[str] = set()
         self._startup_messages: list[tuple[types.MessageType, str]] = []
@@ -166,6 +175,32 @@ class CodequorumServer(LanguageServer):
     def trusted(self) -> bool:
         """False once the client said the workspace is not trusted (for this session)."""
         return self.initially_trusted and self.settings.trusted
+
+    def in_background(self, work: Coroutine[Any, Any, Any], what: str) -> None:
+        """Run ``work`` after the request that started it is answered (so a client that
+        waits for the answer is not held up by a question or a long job); a failure is
+        shown to the user (``what`` names the work), once."""
+        task = asyncio.ensure_future(self._shown_failure(work, what))
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
+
+    async def _shown_failure(self, work: Coroutine[Any, Any, Any], what: str) -> None:
+        REQUEST_TOKEN.set(None)  # the request's progress token ended with its answer
+        try:
+            await work
+        except cmds.CommandError as exc:
+            if not exc.shown:
+                self.show(types.MessageType.Error, f"codequorum: {exc.message}")
+        except Exception as exc:  # a bug in one job must not go unseen
+            log.exception("%s failed", what)
+            self.show(types.MessageType.Error, f"codequorum: {what} failed: {exc}")
+
+    @property
+    def shows_lenses(self) -> bool:
+        """True when the client draws code lenses: it names ``textDocument.codeLens`` or
+        ``workspace.codeLens`` in its capabilities."""
+        td, ws = self.client_capabilities.text_document, self.client_capabilities.workspace
+        return bool((td and td.code_lens is not None) or (ws and ws.code_lens is not None))
 
     @property
     def hover_format(self) -> Format:
@@ -502,7 +537,7 @@ async def initialized(ls: CodequorumServer, params: types.InitializedParams) -> 
 def shutdown(ls: CodequorumServer, params: None) -> None:
     """Stop background jobs and close the store."""
     ls.shutdown_requested = True
-    for job in list(ls.dynamic_jobs.values()):
+    for job in [*ls.dynamic_jobs.values(), *ls.background]:
         job.cancel()
     for engine in ls.engines():
         engine.shutdown()
@@ -659,23 +694,38 @@ async def code_lens(ls: CodequorumServer, params: types.CodeLensParams) -> list[
 @server.feature(
     types.TEXT_DOCUMENT_CODE_ACTION,
     types.CodeActionOptions(
-        code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.RefactorRewrite]
+        code_action_kinds=[
+            types.CodeActionKind.QuickFix,
+            types.CodeActionKind.RefactorRewrite,
+            COMMAND_KIND,
+        ]
     ),
 )
 async def code_action(
     ls: CodequorumServer, params: types.CodeActionParams
 ) -> list[types.CodeAction]:
-    """Replace the function at the cursor with another version."""
+    """Replace the function at the cursor with another version; and, for a client without
+    code lenses (or with ``codeAction.commands`` = always), run a command on it."""
     snapshot = ls.snapshot(params.text_document.uri)
     if snapshot is None or snapshot.language is None:
         return []
     entry = await ls.engine.run(snapshot.function_at, params.range.start)
     if entry is None:
         return []
-    _, analysis = await ls.ready_analysis(snapshot, entry)
-    if analysis is None:
-        return []
-    actions = function_actions(snapshot, entry, analysis, params.context.diagnostics)
+    key, analysis = await ls.ready_analysis(snapshot, entry)
+    actions = (
+        []
+        if analysis is None
+        else function_actions(snapshot, entry, analysis, params.context.diagnostics)
+    )
+    settings = ls.settings_for(snapshot.uri)
+    if offers_command_actions(settings.code_action.commands, ls.shows_lenses):
+        offer = CommandOffer(
+            stored=0 if key is None else len(key.stored),
+            dynamic=snapshot.language == "python" and settings.dynamic.enable and ls.trusted,
+            report=shows_documents(ls),
+        )
+        actions += command_actions(snapshot.uri, entry, offer)
     only = params.context.only
     if only:
         actions = [
@@ -694,7 +744,12 @@ def register_command(name: str) -> None:
     run = cmds.HANDLERS[name]
 
     async def handler(ls: CodequorumServer, args: Any) -> Any:
-        return await run(ls, args)
+        try:
+            return await run(ls, args)
+        except cmds.CommandError as exc:  # a person chose it: say why it cannot run
+            if getattr(args, "interactive", False) and not exc.shown:
+                ls.show(types.MessageType.Error, f"codequorum: {exc.message}")
+            raise
 
     handler.__annotations__ = {"ls": CodequorumServer, "args": args_cls, "return": result_type}
     handler.__name__ = handler.__qualname__ = run.__name__

@@ -24,6 +24,7 @@ PREFIX = "codequorum."
 ProviderKind = Literal["openai-compatible", "client"]
 SeverityName = Literal["error", "warning", "information", "hint"]
 SandboxLevel = Literal["strict", "weak"]
+CommandActions = Literal["auto", "always", "never"]
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,14 @@ class CodeLensSettings:
 
 
 @dataclass(frozen=True)
+class CodeActionSettings:
+    """Code actions: ``commands`` offers the commands (Regenerate, Compare, Run, Clear,
+    Show Report) as code actions: ``auto`` for clients without code lenses."""
+
+    commands: CommandActions = "auto"
+
+
+@dataclass(frozen=True)
 class AnalysisSettings:
     """Options handed to the structural analysis."""
 
@@ -120,6 +129,7 @@ class Settings:
     diagnostics: DiagnosticsSettings = field(default_factory=DiagnosticsSettings)
     hover: HoverSettings = field(default_factory=HoverSettings)
     code_lens: CodeLensSettings = field(default_factory=CodeLensSettings)
+    code_action: CodeActionSettings = field(default_factory=CodeActionSettings)
     analysis: AnalysisSettings = field(default_factory=AnalysisSettings)
     dynamic: DynamicSettings = field(default_factory=DynamicSettings)
     #: False when the editor says the workspace is not trusted (not a schema setting: the
@@ -181,6 +191,13 @@ SPECS: tuple[Spec, ...] = (
     Spec("hover.diffLines", "hover", "diff_lines", "integer", 0, 200),
     Spec("codeLens.enable", "code_lens", "enable", "boolean"),
     Spec("codeLens.showForAll", "code_lens", "show_for_all", "boolean"),
+    Spec(
+        "codeAction.commands",
+        "code_action",
+        "commands",
+        "string",
+        enum=("auto", "always", "never"),
+    ),
     Spec("analysis.includeCurrent", "analysis", "include_current", "boolean"),
     Spec("analysis.maxDepth", "analysis", "max_depth", "integer", 1, 200),
     Spec("analysis.tsed", "analysis", "tsed", "boolean"),
