@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Union, cast
 
 import pytest
 from lsprotocol import types
@@ -114,13 +114,18 @@ async def lsp_session(
     """
     if before_start is not None:
         before_start()
-    env = {**(SERVER.server_env or {}), "XDG_CONFIG_HOME": str(config_home(workspace))}
+    env = {
+        **(SERVER.server_env or {}),
+        "XDG_CONFIG_HOME": str(config_home(workspace)),
+        "XDG_CACHE_HOME": str(cache_home(workspace)),
+    }
     command = list(SERVER.server_command)
     if log_file is not None:
         command += ["--log-file", str(log_file), "--log-level", "INFO"]
     config = ClientServerConfig(server_command=command, server_env=env)
     client = await config.start()
     assert isinstance(client, LanguageClient)
+    read_code_actions_by_their_command(client)
     asked = Questions(answer=answer)
     _QUESTIONS[id(client)] = asked
 
@@ -183,6 +188,21 @@ async def lsp_session(
         await asyncio.wait_for(stop(), timeout=20)
 
 
+def read_code_actions_by_their_command(client: LanguageClient) -> None:
+    """Make the client read a code action the way the protocol tells them apart: a
+    ``Command`` has a ``command`` string, a ``CodeAction`` may carry a ``command`` object.
+    (lsprotocol's own hook takes any object with a ``command`` key for a ``Command``.)"""
+    converter = client.protocol._converter
+
+    def structure(value: Any, _: type) -> types.Command | types.CodeAction:
+        if isinstance(value.get("command"), str):
+            return converter.structure(value, types.Command)
+        return converter.structure(value, types.CodeAction)
+
+    converter.register_structure_hook(types.Command | types.CodeAction, structure)
+    converter.register_structure_hook(Union[types.Command, types.CodeAction], structure)  # noqa: UP007
+
+
 @dataclass
 class Questions:
     """What the server asked a test client (``window/showMessageRequest``) and the title
@@ -215,6 +235,11 @@ def questions(client: LanguageClient) -> Questions:
 def config_home(workspace: Path) -> Path:
     """The server's ``XDG_CONFIG_HOME`` in a test: next to the workspace, never the user's."""
     return workspace.parent / "user-config"
+
+
+def cache_home(workspace: Path) -> Path:
+    """The server's ``XDG_CACHE_HOME`` in a test: next to the workspace, never the user's."""
+    return workspace.parent / "user-cache"
 
 
 def approve_endpoint(workspace: Path, base_url: str, key_env: str) -> None:

@@ -70,15 +70,17 @@ def write_view(
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    prune(folder, KEEP)
+    prune(folder, KEEP, spare=path)
     return path
 
 
-def prune(folder: Path, keep: int) -> None:
-    """Delete all but the ``keep`` newest views in ``folder`` (files this module named)."""
-    views = [p for p in folder.glob("*-*-*.txt") if p.is_file() and not p.is_symlink()]
-    views.sort(key=lambda p: p.stat().st_mtime, reverse=True)
-    for old in views[keep:]:
+def prune(folder: Path, keep: int, spare: Path | None = None) -> None:
+    """Delete all but the ``keep`` newest views in ``folder`` (files named as this module
+    names them); ``spare`` (the view just written) is always kept."""
+    views = [p for p in folder.glob("*-*-*.txt")
+             if p.is_file() and not p.is_symlink() and p != spare]
+    views.sort(key=lambda p: (p.stat().st_mtime_ns, p.name), reverse=True)
+    for old in views[keep - (spare is not None):]:
         old.unlink(missing_ok=True)
 
 
