@@ -53,6 +53,11 @@ log = logging.getLogger(__name__)
 #: How long a hover, a lens or a code action waits for an analysis before it answers with
 #: what is ready (the rest is computed in the background and the client refreshed).
 ANSWER_BUDGET = 0.15
+#: How long work a request left in the background waits after the answer went out, so
+#: what it sends next (a question) reaches the client in a read of its own: Emacs 28's
+#: jsonrpc stops reading at the answer it waited for and leaves the rest of that read
+#: unread until more output comes.
+AFTER_ANSWER = 0.25
 
 
 class CodequorumProtocol(LanguageServerProtocol):
@@ -186,6 +191,11 @@ class CodequorumServer(LanguageServer):
 
     async def _shown_failure(self, work: Coroutine[Any, Any, Any], what: str) -> None:
         REQUEST_TOKEN.set(None)  # the request's progress token ended with its answer
+        try:
+            await asyncio.sleep(AFTER_ANSWER)
+        except asyncio.CancelledError:
+            work.close()  # never started
+            raise
         try:
             await work
         except cmds.CommandError as exc:
