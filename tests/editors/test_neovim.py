@@ -152,7 +152,9 @@ def test_start_client_recipe(tmp_path: Path, shared_dir: Path) -> None:
     assert io_out.is_file(), f"nvim wrote nothing: {proc.stderr}\n{lsp_log(home)}"
     out = json.loads(io_out.read_text())
     assert "error" not in out, f"{out}\n{lsp_log(home)}"
-    assert out["steps"] == ["attached", "added", "saved", "diagnostics", "hover", "second"]
+    assert out["steps"] == [
+        "attached", "added", "saved", "diagnostics", "hover", "actions", "second"
+    ]
     assert out["filetype"] == "python"
     assert out["clients"] == 1
     # started from the folder above the project: the root is found from the file, not the cwd
@@ -182,6 +184,18 @@ def test_start_client_recipe(tmp_path: Path, shared_dir: Path) -> None:
     ), hover
     assert "`outlier-current`" in hover
     assert re.search(r"- consensus: \*\*v[1-5]\*\*", hover), hover
+
+    # Neovim 0.7 names no code lenses in its capabilities: the commands come as actions,
+    # after the edits (asked once the hover was complete, so the edits are there)
+    kinds = [a["kind"] for a in out["actions"]]
+    assert kinds[0] == "refactor.rewrite"  # no diagnostics in the context: no quick fix
+    assert [(a["title"], a["command"]) for a in out["actions"] if a["kind"] == "source.codequorum"
+            ] == [
+        ("Compare the versions of `has_close_elements`", "codequorum.compare"),
+        ("Run the versions of `has_close_elements` in the sandbox", "codequorum.runDynamic"),
+        ("Regenerate `has_close_elements`: ask for more versions", "codequorum.regenerate"),
+        ("Clear the 5 stored versions of `has_close_elements`", "codequorum.clearSamples"),
+    ]
 
     # the recipe's init_options are settings the server accepts
     assert out["init_options"]["provider"]["model"] == "qwen2.5-coder:7b"
