@@ -11,7 +11,7 @@ from codequorum.lsp.actions import (
     CommandOffer,
     VersionChoices,
     command_actions,
-    offers_command_actions,
+    lensed_commands,
     our_diagnostics,
     planned_actions,
     planned_commands,
@@ -85,11 +85,16 @@ def test_only_our_diagnostics_about_this_function_are_fixed() -> None:
     assert our_diagnostics("Shape.area", others) == []
 
 
-def test_command_actions_go_to_clients_without_lenses_unless_the_setting_says() -> None:
-    assert offers_command_actions("auto", client_shows_lenses=False)
-    assert not offers_command_actions("auto", client_shows_lenses=True)
-    assert offers_command_actions("always", client_shows_lenses=True)
-    assert not offers_command_actions("never", client_shows_lenses=False)
+def test_commands_a_lens_runs_are_left_to_it_where_lenses_show() -> None:
+    lensed = frozenset({"codequorum.compare", "codequorum.regenerate"})
+    assert lensed_commands("auto", True, lensed) == lensed
+    assert lensed_commands("auto", False, lensed) == frozenset()
+    assert lensed_commands("always", True, lensed) == frozenset()
+    # with lenses, what no lens runs is still an action: Run and Clear
+    offer = CommandOffer(stored=2, dynamic=True, report=True,
+                         skip=frozenset({"codequorum.analyze", *lensed}))
+    assert [cmd for _, cmd in planned_commands("f", offer)] == [
+        "codequorum.runDynamic", "codequorum.clearSamples"]
 
 
 def test_commands_offered_for_a_function_with_versions_and_without() -> None:

@@ -175,18 +175,25 @@ async def test_a_client_without_lenses_gets_every_command_as_a_code_action(
         assert all(a.kind == types.CodeActionKind.QuickFix for a in fixes)
 
 
-async def test_lenses_are_the_way_in_where_they_show_unless_the_setting_says(
+async def test_where_lenses_show_they_are_the_way_in_to_what_they_run(
     workspace: Path, shared_dir: Path
 ) -> None:
     async with lsp_session(workspace) as client:  # draws lenses, as VS Code does
         uri, doc = await _with_versions(client, workspace, shared_dir)
         actions = await _actions(client, uri, position_of(doc, NAME))
-        assert [a for a in actions if a.kind == "source.codequorum"] == []
+        # Compare, the report and Regenerate are lenses there; Run and Clear are not
+        assert [cmd for _, cmd in _commands(actions)] == [
+            "codequorum.runDynamic", "codequorum.clearSamples"]
+        bare = await _actions(client, uri, position_of(doc, "untouched"), edits=False)
+        assert _commands(bare) == [("Regenerate `untouched`: ask for versions",
+                                    "codequorum.regenerate")]
     always = {"codeAction": {"commands": "always"}}
     async with lsp_session(workspace, init_options=always) as client:
         uri, doc = await _with_versions(client, workspace, shared_dir)
         actions = await _actions(client, uri, position_of(doc, NAME))
-        assert len([a for a in actions if a.kind == "source.codequorum"]) == 4
+        assert [cmd for _, cmd in _commands(actions)] == [
+            "codequorum.compare", "codequorum.runDynamic", "codequorum.regenerate",
+            "codequorum.clearSamples"]
     never = {"codeAction": {"commands": "never"}}
     async with lsp_session(workspace, init_options=never, client_capabilities=NO_LENSES) as client:
         uri, doc = await _with_versions(client, workspace, shared_dir)

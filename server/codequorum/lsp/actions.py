@@ -154,38 +154,43 @@ def function_actions(
     return [_code_action(snapshot, entry, analysis, plan, ours) for plan in plans]
 
 
-def offers_command_actions(mode: str, client_shows_lenses: bool) -> bool:
-    """Whether functions get command actions: ``codeAction.commands`` is ``always``, or
-    ``auto`` in a client that draws no code lenses (there the lenses are the way in)."""
-    return mode == "always" or (mode == "auto" and not client_shows_lenses)
+def lensed_commands(mode: str, client_shows_lenses: bool, lensed: frozenset[str]) -> frozenset[str]:
+    """The commands a function's actions leave out, of those its lenses run (``lensed``):
+    with ``codeAction.commands`` = ``auto`` in a client that draws lenses, the lenses are
+    the way in to those; otherwise (``always``, or a client without lenses) none."""
+    return lensed if mode == "auto" and client_shows_lenses else frozenset()
 
 
 @dataclass(frozen=True)
 class CommandOffer:
     """Which commands a function's actions run: it has ``stored`` versions; ``dynamic``:
     they can run (Python, dynamic analysis on, a trusted workspace); ``report``: the client
-    opens documents (Show Report needs it; the hover says the rest)."""
+    opens documents (Show Report needs it; the hover says the rest); ``skip``: commands
+    left to the function's code lenses."""
 
     stored: int
     dynamic: bool = False
     report: bool = False
+    skip: frozenset[str] = frozenset()
 
 
 def planned_commands(name: str, offer: CommandOffer) -> list[tuple[str, str]]:
     """(title, command) of each command action, in order: with versions Compare, Show
-    Report, Run, Regenerate, and Clear last; without, Regenerate only. ``name`` is the
-    function's name as shown."""
+    Report, Run, Regenerate, and Clear last; without, Regenerate only; the commands in
+    ``offer.skip`` left out. ``name`` is the function's name as shown."""
     if not offer.stored:
-        return [(f"Regenerate `{name}`: ask for versions", c.RegenerateArgs.COMMAND)]
-    plans = [(f"Compare the versions of `{name}`", c.CompareArgs.COMMAND)]
-    if offer.report:
-        plans.append((f"Show the report of `{name}`", c.AnalyzeArgs.COMMAND))
-    if offer.dynamic:
-        plans.append((f"Run the versions of `{name}` in the sandbox", c.RunDynamicArgs.COMMAND))
-    plans.append((f"Regenerate `{name}`: ask for more versions", c.RegenerateArgs.COMMAND))
-    count = f"{offer.stored} stored version{'s' if offer.stored != 1 else ''}"
-    plans.append((f"Clear the {count} of `{name}`", c.ClearSamplesArgs.COMMAND))
-    return plans
+        plans = [(f"Regenerate `{name}`: ask for versions", c.RegenerateArgs.COMMAND)]
+    else:
+        plans = [(f"Compare the versions of `{name}`", c.CompareArgs.COMMAND)]
+        if offer.report:
+            plans.append((f"Show the report of `{name}`", c.AnalyzeArgs.COMMAND))
+        if offer.dynamic:
+            plans.append((f"Run the versions of `{name}` in the sandbox",
+                          c.RunDynamicArgs.COMMAND))
+        plans.append((f"Regenerate `{name}`: ask for more versions", c.RegenerateArgs.COMMAND))
+        count = f"{offer.stored} stored version{'s' if offer.stored != 1 else ''}"
+        plans.append((f"Clear the {count} of `{name}`", c.ClearSamplesArgs.COMMAND))
+    return [(title, command) for title, command in plans if command not in offer.skip]
 
 
 def command_actions(uri: str, entry: FunctionEntry, offer: CommandOffer) -> list[types.CodeAction]:

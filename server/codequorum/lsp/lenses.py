@@ -30,6 +30,17 @@ def summary_title(analysis: FunctionAnalysis) -> str:
     return f"{count} · {word} {figure:.2f}"
 
 
+def lens_commands(has_versions: bool, settings: Settings) -> frozenset[str]:
+    """The commands the lenses above one function run: the summary (the report), Compare
+    and Regenerate above a function with versions; Regenerate above the others with
+    ``showForAll``; none with lenses off."""
+    if not settings.code_lens.enable:
+        return frozenset()
+    if has_versions:
+        return frozenset({CMD_ANALYZE, CMD_COMPARE, CMD_REGENERATE})
+    return frozenset({CMD_REGENERATE}) if settings.code_lens.show_for_all else frozenset()
+
+
 def _lens_range(entry: FunctionEntry) -> types.Range:
     return types.Range(start=entry.range.start, end=entry.range.start)
 

@@ -34,13 +34,13 @@ from codequorum.lsp.actions import (
     CommandOffer,
     command_actions,
     function_actions,
-    offers_command_actions,
+    lensed_commands,
 )
 from codequorum.lsp.diagnostics import SOURCE, document_diagnostics, result_id
 from codequorum.lsp.documents import FunctionEntry, Snapshot, SnapshotCache, normalize_encoding
 from codequorum.lsp.engine import Engine, FunctionAnalysis, Items
 from codequorum.lsp.hover import computing_doc, hover_doc
-from codequorum.lsp.lenses import document_lenses
+from codequorum.lsp.lenses import document_lenses, lens_commands
 from codequorum.lsp.progress import REQUEST_TOKEN
 from codequorum.lsp.rendering import Format, client_format, markup_content
 from codequorum.lsp.settings import Settings, file_settings, parse_settings
@@ -714,8 +714,9 @@ async def code_lens(ls: CodequorumServer, params: types.CodeLensParams) -> list[
 async def code_action(
     ls: CodequorumServer, params: types.CodeActionParams
 ) -> list[types.CodeAction]:
-    """Replace the function at the cursor with another version; and, for a client without
-    code lenses (or with ``codeAction.commands`` = always), run a command on it."""
+    """Replace the function at the cursor with another version; and run a command on it
+    (all of them in a client without code lenses, else those no lens runs; see
+    ``codeAction.commands``)."""
     snapshot = ls.snapshot(params.text_document.uri)
     if snapshot is None or snapshot.language is None:
         return []
@@ -729,11 +730,14 @@ async def code_action(
         else function_actions(snapshot, entry, analysis, params.context.diagnostics)
     )
     settings = ls.settings_for(snapshot.uri)
-    if offers_command_actions(settings.code_action.commands, ls.shows_lenses):
+    mode = settings.code_action.commands
+    if mode != "never":
+        stored = 0 if key is None else len(key.stored)
         offer = CommandOffer(
-            stored=0 if key is None else len(key.stored),
+            stored=stored,
             dynamic=snapshot.language == "python" and settings.dynamic.enable and ls.trusted,
             report=shows_documents(ls),
+            skip=lensed_commands(mode, ls.shows_lenses, lens_commands(stored > 0, settings)),
         )
         actions += command_actions(snapshot.uri, entry, offer)
     only = params.context.only
