@@ -332,3 +332,20 @@ async def test_a_command_a_person_chose_says_why_it_cannot_run(
         assert said[0].type == types.MessageType.Error
         assert said[0].message == (
             "codequorum: codequorum.compare: no versions of 'untouched' yet")
+
+
+async def test_regenerate_where_the_editor_is_to_write_the_versions_says_so(
+    workspace: Path, shared_dir: Path
+) -> None:
+    options = {"provider": {"kind": "client"}}
+    async with lsp_session(
+        workspace, init_options=options, client_capabilities=NO_LENSES
+    ) as client:
+        doc, _ = _document(shared_dir)
+        uri = open_document(client, workspace / "close.py", doc)
+        actions = await _actions(client, uri, position_of(doc, NAME), edits=False)
+        result = await _run(client, _titled(actions, "Regenerate"))
+        assert result["status"] == "relay"  # the prompt, for an editor that relays it
+        said = await wait_for(lambda: [m for m in client.messages
+                                       if "provider.kind is 'client'" in m.message])
+        assert said[0].type == types.MessageType.Warning
