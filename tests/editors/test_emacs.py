@@ -26,9 +26,10 @@ from codequorum.model import Sample
 from codequorum.sources.store import SampleStore, default_store_path
 from tests.lsp.helpers import humaneval_task
 
+from .recipes import CURRENT_BODY, doc_block
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-DOC = REPO / "docs" / "editors.md"
 EMACS = shutil.which("emacs")
 TIMEOUT_S = 60
 NAME = "has_close_elements"
@@ -38,21 +39,6 @@ pytestmark = pytest.mark.skipif(
     reason="emacs is not installed (scripts/test.sh installs emacs-nox and elpa-eglot with "
     "apt-get as root)",
 )
-
-CURRENT_BODY = (
-    "    ordered = sorted(numbers)\n"
-    "    return any(b - a < threshold for a, b in zip(ordered, ordered[1:]))\n"
-)
-
-
-def doc_block(heading: str) -> str:
-    """The first ```elisp block after ``heading`` in docs/editors.md, as written."""
-    text = DOC.read_text(encoding="utf-8")
-    start = text.index(f"\n{heading}\n")
-    match = re.compile(r"```elisp\n(.*?)```", re.S).search(text, start)
-    assert match is not None, f"no elisp block after {heading!r}"
-    return match.group(1)
-
 
 def emacs_env(home: Path) -> dict[str, str]:
     """A private home, configuration and cache, the venv's scripts first on PATH."""
@@ -105,7 +91,7 @@ def run_emacs(tmp_path: Path, shared_dir: Path) -> tuple[dict[str, Any], Path, s
     init = tmp_path / "init.el"
     # a user's Emacs activates installed packages before init.el; a batch one is told to
     init.write_text("(require 'package)\n(package-initialize)\n"
-                    + doc_block("### eglot (Emacs 28 with eglot 1.9, and later)"))
+                    + doc_block("### eglot (Emacs 28 with eglot 1.9, and later)", "elisp"))
     name_line = text[: text.index(f"def {NAME}")].count("\n")
     io_in, io_out = tmp_path / "in.json", tmp_path / "out.json"
     io_in.write_text(json.dumps({

@@ -27,9 +27,10 @@ import pytest
 
 from tests.lsp.helpers import humaneval_task
 
+from .recipes import CURRENT_BODY, doc_block
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-DOC = REPO / "docs" / "editors.md"
 SCHEMA = REPO / "shared" / "settings.schema.json"
 NVIM = shutil.which("nvim")
 TIMEOUT_S = 30
@@ -37,21 +38,6 @@ TIMEOUT_S = 30
 pytestmark = pytest.mark.skipif(
     NVIM is None, reason="nvim is not installed (scripts/test.sh installs it with apt-get as root)"
 )
-
-CURRENT_BODY = (
-    "    ordered = sorted(numbers)\n"
-    "    return any(b - a < threshold for a, b in zip(ordered, ordered[1:]))\n"
-)
-
-
-def doc_block(heading: str) -> str:
-    """The first ```lua block after ``heading`` in docs/editors.md, as written."""
-    text = DOC.read_text(encoding="utf-8")
-    start = text.index(f"\n{heading}\n")
-    match = re.compile(r"```lua\n(.*?)```", re.S).search(text, start)
-    assert match is not None, f"no lua block after {heading!r}"
-    return match.group(1)
-
 
 def flatten(prefix: str, value: Any) -> dict[str, Any]:
     """``{"a": {"b": 1}}`` -> ``{"prefix.a.b": 1}`` (the schema's flat keys)."""
@@ -116,7 +102,7 @@ def test_start_client_recipe(tmp_path: Path, shared_dir: Path) -> None:
     config = home / "config" / "nvim"
     ftplugin = config / "after" / "ftplugin" / "python.lua"
     ftplugin.parent.mkdir(parents=True)
-    ftplugin.write_text(doc_block("### Neovim 0.7 and later: `vim.lsp.start_client`"))
+    ftplugin.write_text(doc_block("### Neovim 0.7 and later: `vim.lsp.start_client`", "lua"))
     init = config / "init.lua"
     init.write_text("")  # the recipe lives in ftplugin/, as the documentation says
 
@@ -241,7 +227,7 @@ def test_lspconfig_recipe_shape(tmp_path: Path) -> None:
     home = tmp_path / "home"
     env = nvim_env(home)
     recipe = tmp_path / "recipe.lua"
-    recipe.write_text(doc_block("### nvim-lspconfig style"))
+    recipe.write_text(doc_block("### nvim-lspconfig style", "lua"))
     stub = tmp_path / "stub.lua"
     stub.write_text(LSPCONFIG_STUB)
     init = tmp_path / "init.lua"

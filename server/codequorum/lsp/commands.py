@@ -437,9 +437,12 @@ async def _clear_asked(ls: CodequorumServer, uri: str, name: str | None) -> None
     """Ask before deleting the stored versions of ``name`` (None: every function of the
     file), delete them on a yes, and say what was deleted."""
     engine, key = ls.engine_for(uri), ls.file_key(uri)
-    names = [name] if name is not None else await engine.run(engine.functions_with_samples_sync,
-                                                                key)
-    stored = sum([len(await engine.run(engine.samples_sync, key, n)) for n in names])
+    names = [name] if name is not None else await engine.run(
+        engine.functions_with_samples_sync, key
+    )
+    stored = 0
+    for each in names:
+        stored += len(await engine.run(engine.samples_sync, key, each))
     whose = f"'{safe_text(name, 200)}'" if name is not None else "every function of this file"
     if not stored:
         ls.show(types.MessageType.Info, f"codequorum: {whose} has no stored versions")
@@ -448,10 +451,8 @@ async def _clear_asked(ls: CodequorumServer, uri: str, name: str | None) -> None
     question = f"codequorum: delete the {versions} of {whose}? They cannot be brought back."
     if not await ask(ls, question, KEEP, DELETE):
         return
-    cleared = await clear_samples_command(
-        ls, c.ClearSamplesArgs(uri=uri, qualified_name=name)
-    )
-    removed = cleared.removed
+    removed = (await clear_samples_command(ls, c.ClearSamplesArgs(uri=uri, qualified_name=name))
+               ).removed
     ls.show(types.MessageType.Info, f"codequorum: deleted {removed} stored "
             f"version{'s' if removed != 1 else ''} of {whose}")
 
