@@ -13,11 +13,19 @@ fi
 .venv/bin/python -m pip install --quiet --no-deps -r bench/requirements.txt
 .venv/bin/ruff check server tests bench
 .venv/bin/mypy
-# The editor tests run the real Neovim; install it when it is missing and we can (as root with
-# apt-get). If that fails the tests that need it are skipped, with the reason.
-if ! command -v nvim >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends neovim; } \
-    >/dev/null 2>&1 || echo "scripts/test.sh: could not install neovim; the Neovim tests will be skipped" >&2
+# The editor tests run the real Neovim and a real Emacs with eglot; install them when they are
+# missing and we can (as root with apt-get). If that fails the tests that need them are
+# skipped, with the reason.
+emacs_has_eglot() {
+  command -v emacs >/dev/null \
+    && emacs --batch -q --eval "(progn (require 'package) (package-initialize) (require 'eglot))" >/dev/null 2>&1
+}
+apt_packages=()
+command -v nvim >/dev/null || apt_packages+=(neovim)
+emacs_has_eglot || apt_packages+=(emacs-nox elpa-eglot)
+if [ "${#apt_packages[@]}" -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${apt_packages[@]}"; } \
+    >/dev/null 2>&1 || echo "scripts/test.sh: could not install ${apt_packages[*]}; the tests that need them will be skipped" >&2
 fi
 # The local model server the real-model tests start (its own virtual environment; the
 # llama-cpp-python wheel is built once into ~/.cache/codequorum/wheels and reused). When it

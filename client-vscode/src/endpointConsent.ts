@@ -89,8 +89,8 @@ export async function confirmEndpoint(
   }
   const answer = await ask(
     `This workspace's settings choose where codequorum sends requests: ${safeText(endpointIdentity(baseUrl), 200)}, with the API key in $${safeText(keyEnv, 100)}. Send the key there? (asked once per endpoint and variable)`,
+    DONT_SEND, // the safe answer first: the one a bare Enter picks
     SEND,
-    DONT_SEND,
   );
   if (answer !== SEND) {
     return false;

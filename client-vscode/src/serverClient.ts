@@ -9,6 +9,7 @@ import {
   type LanguageClientOptions,
   type ServerOptions,
 } from 'vscode-languageclient/node';
+import { shownCodeActions } from './codeActions';
 import { LANGUAGES } from './constants';
 import type { ServerCommandLine } from './interpreter';
 import { errorText } from './json';
@@ -96,6 +97,11 @@ export class ServerController implements vscode.Disposable {
       initializationOptions: withTrust(serverSettings(vscode.workspace.getConfiguration('codequorum')), vscode.workspace.isTrusted),
       middleware: {
         executeCommand: (command, args, next) => this.deps.lensCommand?.(command, args) ?? next(command, args),
+        provideCodeActions: async (document, range, context, token, next) =>
+          shownCodeActions(
+            await next(document, range, context, token),
+            vscode.workspace.getConfiguration('codequorum', document.uri).get('codeAction.commands', 'auto'),
+          ),
         workspace: {
           configuration: async (params, token, next) => {
             const result = await next(params, token);

@@ -90,7 +90,7 @@ describe('the endpoint a key goes to', () => {
     assert.match(asked[0].message, /https:\/\/collector\.example\/v1/);
     assert.match(asked[0].message, /\$GITHUB_TOKEN/);
     assert.doesNotMatch(asked[0].message, /ghp-secret/);
-    assert.deepEqual(asked[0].choices, [SEND, DONT_SEND]);
+    assert.deepEqual(asked[0].choices, [DONT_SEND, SEND]);
     assert.equal(memory.values.size, 0);
     const dismissed = asker(undefined);
     assert.equal(await confirmEndpoint(config({}, EVIL), memory, dismissed.ask, ENV), false);

@@ -113,6 +113,26 @@ local function run()
   until not computing or vim.loop.now() > deadline
   log("hover")
 
+  -- the code actions at the same place: Neovim 0.7 draws no lenses by itself, so the
+  -- commands come as actions too
+  local actions = request(client, "textDocument/codeAction", {
+    textDocument = { uri = uri },
+    range = {
+      start = { line = input.hover_line, character = input.hover_character },
+      ["end"] = { line = input.hover_line, character = input.hover_character },
+    },
+    context = { diagnostics = {} },
+  }, bufnr, input.timeout_ms)
+  out.actions = {}
+  for _, action in ipairs(actions or {}) do
+    table.insert(out.actions, {
+      title = action.title,
+      kind = action.kind,
+      command = action.command and action.command.command or vim.NIL,
+    })
+  end
+  log("actions")
+
   -- a second Python file of the same project shares the running server
   vim.cmd("edit " .. vim.fn.fnameescape(input.second_file))
   local second = vim.api.nvim_get_current_buf()

@@ -27,9 +27,10 @@ import pytest
 
 from tests.lsp.helpers import humaneval_task
 
+from .recipes import CURRENT_BODY, doc_block
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-DOC = REPO / "docs" / "editors.md"
 SCHEMA = REPO / "shared" / "settings.schema.json"
 NVIM = shutil.which("nvim")
 TIMEOUT_S = 30
@@ -37,21 +38,6 @@ TIMEOUT_S = 30
 pytestmark = pytest.mark.skipif(
     NVIM is None, reason="nvim is not installed (scripts/test.sh installs it with apt-get as root)"
 )
-
-CURRENT_BODY = (
-    "    ordered = sorted(numbers)\n"
-    "    return any(b - a < threshold for a, b in zip(ordered, ordered[1:]))\n"
-)
-
-
-def doc_block(heading: str) -> str:
-    """The first ```lua block after ``heading`` in docs/editors.md, as written."""
-    text = DOC.read_text(encoding="utf-8")
-    start = text.index(f"\n{heading}\n")
-    match = re.compile(r"```lua\n(.*?)```", re.S).search(text, start)
-    assert match is not None, f"no lua block after {heading!r}"
-    return match.group(1)
-
 
 def flatten(prefix: str, value: Any) -> dict[str, Any]:
     """``{"a": {"b": 1}}`` -> ``{"prefix.a.b": 1}`` (the schema's flat keys)."""
@@ -116,7 +102,7 @@ def test_start_client_recipe(tmp_path: Path, shared_dir: Path) -> None:
     config = home / "config" / "nvim"
     ftplugin = config / "after" / "ftplugin" / "python.lua"
     ftplugin.parent.mkdir(parents=True)
-    ftplugin.write_text(doc_block("### Neovim 0.7 and later: `vim.lsp.start_client`"))
+    ftplugin.write_text(doc_block("### Neovim 0.7 and later: `vim.lsp.start_client`", "lua"))
     init = config / "init.lua"
     init.write_text("")  # the recipe lives in ftplugin/, as the documentation says
 
@@ -152,7 +138,9 @@ def test_start_client_recipe(tmp_path: Path, shared_dir: Path) -> None:
     assert io_out.is_file(), f"nvim wrote nothing: {proc.stderr}\n{lsp_log(home)}"
     out = json.loads(io_out.read_text())
     assert "error" not in out, f"{out}\n{lsp_log(home)}"
-    assert out["steps"] == ["attached", "added", "saved", "diagnostics", "hover", "second"]
+    assert out["steps"] == [
+        "attached", "added", "saved", "diagnostics", "hover", "actions", "second"
+    ]
     assert out["filetype"] == "python"
     assert out["clients"] == 1
     # started from the folder above the project: the root is found from the file, not the cwd
@@ -182,6 +170,18 @@ def test_start_client_recipe(tmp_path: Path, shared_dir: Path) -> None:
     ), hover
     assert "`outlier-current`" in hover
     assert re.search(r"- consensus: \*\*v[1-5]\*\*", hover), hover
+
+    # Neovim 0.7 names no code lenses in its capabilities: the commands come as actions,
+    # after the edits (asked once the hover was complete, so the edits are there)
+    kinds = [a["kind"] for a in out["actions"]]
+    assert kinds[0] == "refactor.rewrite"  # no diagnostics in the context: no quick fix
+    assert [(a["title"], a["command"]) for a in out["actions"] if a["kind"] == "source.codequorum"
+            ] == [
+        ("Compare the versions of `has_close_elements`", "codequorum.compare"),
+        ("Run the versions of `has_close_elements` in the sandbox", "codequorum.runDynamic"),
+        ("Regenerate `has_close_elements`: ask for more versions", "codequorum.regenerate"),
+        ("Clear the 5 stored versions of `has_close_elements`", "codequorum.clearSamples"),
+    ]
 
     # the recipe's init_options are settings the server accepts
     assert out["init_options"]["provider"]["model"] == "qwen2.5-coder:7b"
@@ -227,7 +227,7 @@ def test_lspconfig_recipe_shape(tmp_path: Path) -> None:
     home = tmp_path / "home"
     env = nvim_env(home)
     recipe = tmp_path / "recipe.lua"
-    recipe.write_text(doc_block("### nvim-lspconfig style"))
+    recipe.write_text(doc_block("### nvim-lspconfig style", "lua"))
     stub = tmp_path / "stub.lua"
     stub.write_text(LSPCONFIG_STUB)
     init = tmp_path / "init.lua"

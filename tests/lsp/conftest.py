@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Union, cast
 
 import pytest
 from lsprotocol import types
@@ -24,26 +24,44 @@ SERVER = ClientServerConfig(
 
 
 def capabilities(
-    *, pull: bool = False, progress: bool = True, config: bool = True, lens_refresh: bool = False
+    *,
+    pull: bool = False,
+    progress: bool = True,
+    config: bool = True,
+    lens_refresh: bool = False,
+    hover_formats: tuple[types.MarkupKind, ...] = (
+        types.MarkupKind.Markdown,
+        types.MarkupKind.PlainText,
+    ),
+    lenses: bool = True,
+    show_document: bool = False,
 ) -> types.ClientCapabilities:
-    """A client that supports what a modern editor does (pull diagnostics only if asked)."""
+    """A client that supports what a modern editor does (pull diagnostics only if asked).
+    ``hover_formats``: its hover ``contentFormat``; ``lenses``: False for a client without
+    code lenses (neither ``textDocument.codeLens`` nor ``workspace.codeLens``);
+    ``show_document``: it opens documents the server names (``window/showDocument``)."""
     return types.ClientCapabilities(
         general=types.GeneralClientCapabilities(
             position_encodings=[types.PositionEncodingKind.Utf16]
         ),
-        window=types.WindowClientCapabilities(work_done_progress=progress),
+        window=types.WindowClientCapabilities(
+            work_done_progress=progress,
+            show_document=types.ShowDocumentClientCapabilities(support=True)
+            if show_document
+            else None,
+        ),
         workspace=types.WorkspaceClientCapabilities(
             configuration=config,
             did_change_configuration=types.DidChangeConfigurationClientCapabilities(
                 dynamic_registration=False
             ),
             diagnostics=types.DiagnosticWorkspaceClientCapabilities(refresh_support=pull),
-            code_lens=types.CodeLensWorkspaceClientCapabilities(refresh_support=lens_refresh),
+            code_lens=types.CodeLensWorkspaceClientCapabilities(refresh_support=lens_refresh)
+            if lenses
+            else None,
         ),
         text_document=types.TextDocumentClientCapabilities(
-            hover=types.HoverClientCapabilities(
-                content_format=[types.MarkupKind.Markdown, types.MarkupKind.PlainText]
-            ),
+            hover=types.HoverClientCapabilities(content_format=list(hover_formats)),
             publish_diagnostics=types.PublishDiagnosticsClientCapabilities(
                 related_information=True
             ),
@@ -58,7 +76,7 @@ def capabilities(
                 ),
                 is_preferred_support=True,
             ),
-            code_lens=types.CodeLensClientCapabilities(),
+            code_lens=types.CodeLensClientCapabilities() if lenses else None,
             diagnostic=types.DiagnosticClientCapabilities() if pull else None,
         ),
     )
@@ -80,28 +98,36 @@ async def lsp_session(
     log_file: Path | None = None,
     folder_configuration: dict[Path, dict[str, Any]] | None = None,
     env: dict[str, str] | None = None,
+    client_capabilities: types.ClientCapabilities | None = None,
 ) -> AsyncIterator[LanguageClient]:
     """Start ``codequorum lsp``, initialize it on ``workspace``, and shut it down after.
 
     The server's user configuration (approvals) lives in :func:`config_home`; questions it
     asks (``window/showMessageRequest``) are kept in ``questions(client).asked``, answered with
-    the action titled ``questions(client).answer`` (``answer`` at first; None: dismissed).
+    the action titled ``questions(client).answer`` (``answer`` at first; None: dismissed; a
+    title that is no action's is sent as it is, as clients do with free input).
     ``lens_refresh``: the client takes ``workspace/codeLens/refresh`` (counted in
     ``lens_refreshes(client)``). ``folders``: the workspace folders (default: ``workspace``).
     ``log_file``: the server writes its log (level INFO) there. ``folder_configuration``:
     what ``workspace/configuration`` answers for items scoped to a folder. ``env``: more
-    environment variables of the server (``HOME``, say).
+    environment variables of the server (``HOME``, say). ``client_capabilities``: what the
+    client says it supports (default: :func:`capabilities` with the options above).
     """
     if before_start is not None:
         before_start()
-    server_env = {**(SERVER.server_env or {}), "XDG_CONFIG_HOME": str(config_home(workspace)),
-                  **(env or {})}
+    server_env = {
+        **(SERVER.server_env or {}),
+        "XDG_CONFIG_HOME": str(config_home(workspace)),
+        "XDG_CACHE_HOME": str(cache_home(workspace)),
+        **(env or {}),
+    }
     command = list(SERVER.server_command)
     if log_file is not None:
         command += ["--log-file", str(log_file), "--log-level", "INFO"]
     config = ClientServerConfig(server_command=command, server_env=server_env)
     client = await config.start()
     assert isinstance(client, LanguageClient)
+    read_code_actions_by_their_command(client)
     asked = Questions(answer=answer)
     _QUESTIONS[id(client)] = asked
 
@@ -109,7 +135,12 @@ async def lsp_session(
         params: types.ShowMessageRequestParams,
     ) -> types.MessageActionItem | None:
         asked.asked.append(params)
-        return next((a for a in params.actions or [] if a.title == asked.answer), None)
+        if asked.answer is None:
+            return None
+        return next(
+            (a for a in params.actions or [] if a.title == asked.answer),
+            types.MessageActionItem(title=asked.answer),
+        )
 
     register = cast(
         Callable[[Callable[..., Any]], Any], client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
@@ -133,7 +164,8 @@ async def lsp_session(
     try:
         client.initialize_result = await client.initialize_session(  # type: ignore[attr-defined]
             types.InitializeParams(
-                capabilities=capabilities(
+                capabilities=client_capabilities
+                or capabilities(
                     pull=pull,
                     progress=progress,
                     config=pull_configuration,
@@ -156,6 +188,21 @@ async def lsp_session(
         # pytest-lsp leaves ``LanguageClient.stop`` unannotated: a coroutine returning None
         stop: Callable[[], Awaitable[None]] = client.stop
         await asyncio.wait_for(stop(), timeout=20)
+
+
+def read_code_actions_by_their_command(client: LanguageClient) -> None:
+    """Make the client read a code action the way the protocol tells them apart: a
+    ``Command`` has a ``command`` string, a ``CodeAction`` may carry a ``command`` object.
+    (lsprotocol's own hook takes any object with a ``command`` key for a ``Command``.)"""
+    converter = client.protocol._converter
+
+    def structure(value: Any, _: type) -> types.Command | types.CodeAction:
+        if isinstance(value.get("command"), str):
+            return converter.structure(value, types.Command)
+        return converter.structure(value, types.CodeAction)
+
+    converter.register_structure_hook(types.Command | types.CodeAction, structure)
+    converter.register_structure_hook(Union[types.Command, types.CodeAction], structure)  # noqa: UP007
 
 
 @dataclass
@@ -190,6 +237,11 @@ def questions(client: LanguageClient) -> Questions:
 def config_home(workspace: Path) -> Path:
     """The server's ``XDG_CONFIG_HOME`` in a test: next to the workspace, never the user's."""
     return workspace.parent / "user-config"
+
+
+def cache_home(workspace: Path) -> Path:
+    """The server's ``XDG_CACHE_HOME`` in a test: next to the workspace, never the user's."""
+    return workspace.parent / "user-cache"
 
 
 def approve_endpoint(workspace: Path, base_url: str, key_env: str) -> None:

@@ -190,15 +190,15 @@ async def code_lenses(client: Any, uri: str, timeout: float = 60.0) -> list[type
 async def code_actions(
     client: Any, params: types.CodeActionParams, timeout: float = 60.0
 ) -> list[types.CodeAction | types.Command]:
-    """The code actions at a place, asked again until some come (an analysis the server
-    computes in the background has none to offer yet)."""
+    """The code actions at a place, asked again until edits come (an analysis the server
+    computes in the background has none to offer yet; the command actions come at once)."""
     import asyncio
 
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while True:
         result = await asyncio.wait_for(client.text_document_code_action_async(params), 30)
-        if result:
+        if any(getattr(a, "edit", None) is not None for a in result or ()):
             return list(result)
         if loop.time() > deadline:
             raise AssertionError(f"no code actions within {timeout} s")

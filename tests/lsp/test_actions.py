@@ -5,12 +5,18 @@ from __future__ import annotations
 from lsprotocol import types
 
 from codequorum.lsp.actions import (
+    COMMAND_KIND,
     MAX_VERSION_ACTIONS,
     ActionPlan,
+    CommandOffer,
     VersionChoices,
+    command_actions,
+    lensed_commands,
     our_diagnostics,
     planned_actions,
+    planned_commands,
 )
+from codequorum.lsp.documents import FunctionEntry
 
 QUICK = types.CodeActionKind.QuickFix
 REWRITE = types.CodeActionKind.RefactorRewrite
@@ -77,3 +83,56 @@ def test_only_our_diagnostics_about_this_function_are_fixed() -> None:
     ]
     assert our_diagnostics("Shape.area", [*others, ours]) == [ours]
     assert our_diagnostics("Shape.area", others) == []
+
+
+def test_commands_a_lens_runs_are_left_to_it_where_lenses_show() -> None:
+    lensed = frozenset({"codequorum.compare", "codequorum.regenerate"})
+    assert lensed_commands("auto", True, lensed) == lensed
+    assert lensed_commands("auto", False, lensed) == frozenset()
+    assert lensed_commands("always", True, lensed) == frozenset()
+    # with lenses, what no lens runs is still an action: Run and Clear
+    offer = CommandOffer(stored=2, dynamic=True, report=True,
+                         skip=frozenset({"codequorum.analyze", *lensed}))
+    assert [cmd for _, cmd in planned_commands("f", offer)] == [
+        "codequorum.runDynamic", "codequorum.clearSamples"]
+
+
+def test_commands_offered_for_a_function_with_versions_and_without() -> None:
+    assert planned_commands("f", CommandOffer(stored=0, dynamic=True, report=True)) == [
+        ("Regenerate `f`: ask for versions", "codequorum.regenerate"),
+    ]
+    assert planned_commands("f", CommandOffer(stored=3, dynamic=True, report=True)) == [
+        ("Compare the versions of `f`", "codequorum.compare"),
+        ("Show the report of `f`", "codequorum.analyze"),
+        ("Run the versions of `f` in the sandbox", "codequorum.runDynamic"),
+        ("Regenerate `f`: ask for more versions", "codequorum.regenerate"),
+        ("Clear the 3 stored versions of `f`", "codequorum.clearSamples"),
+    ]
+    # no sandboxed runs (not Python, off, untrusted) and a client that opens no documents
+    assert [t for t, _ in planned_commands("f", CommandOffer(stored=1))] == [
+        "Compare the versions of `f`",
+        "Regenerate `f`: ask for more versions",
+        "Clear the 1 stored version of `f`",
+    ]
+
+
+def test_a_command_action_runs_its_command_on_the_function_by_name_interactively() -> None:
+    entry = FunctionEntry(
+        qualified_name="Shape.area",
+        name="area\u202e",
+        range=types.Range(start=types.Position(line=1, character=4),
+                          end=types.Position(line=2, character=20)),
+        name_range=types.Range(start=types.Position(line=1, character=8),
+                               end=types.Position(line=1, character=12)),
+        indent="    ",
+        info=None,
+    )
+    [action] = command_actions("file:///s.py", entry, CommandOffer(stored=0))
+    assert action.kind == COMMAND_KIND == "source.codequorum"
+    assert action.edit is None
+    assert action.title == "Regenerate `area\\u202e`: ask for versions"  # escaped name
+    assert action.command is not None
+    assert action.command.command == "codequorum.regenerate"
+    assert action.command.arguments == [
+        {"uri": "file:///s.py", "qualifiedName": "Shape.area", "interactive": True}
+    ]

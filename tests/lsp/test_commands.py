@@ -9,6 +9,7 @@ from lsprotocol import types
 from codequorum.lsp.commands import (
     CommandError,
     dynamic_done_message,
+    nothing_ran_message,
     proposer_problem_message,
     regeneration_message,
     regeneration_status,
@@ -45,27 +46,27 @@ def _result(accepted: int = 0, rejected: tuple[str, ...] = (), errors: tuple[str
 
 def test_messages_after_a_regeneration() -> None:
     assert regeneration_message(_result(2), "f") == (
-        INFO, "codequorum: `f`: 2 of 2 versions accepted")
+        INFO, "codequorum: 'f': 2 of 2 versions accepted")
     assert regeneration_message(_result(1, errors=("HTTP 500", "HTTP 500")), "f") == (
-        INFO, "codequorum: `f`: 1 of 3 versions accepted; 2 failed (HTTP 500)")
+        INFO, "codequorum: 'f': 1 of 3 versions accepted; 2 failed (HTTP 500)")
     assert regeneration_message(_result(1, cancelled=True), "f") == (
-        INFO, "codequorum: regeneration of `f` cancelled: 1 of 1 version accepted (cancelled)")
+        INFO, "codequorum: regeneration of 'f' cancelled: 1 of 1 version accepted (cancelled)")
 
 
 def test_a_failed_regeneration_says_why() -> None:
     errors = _result(0, rejected=("no code",), errors=("timed out",))
     assert regeneration_message(errors, "f") == (
-        ERROR, "codequorum: regeneration of `f` failed: 0 of 2 versions accepted; 1 failed, "
+        ERROR, "codequorum: regeneration of 'f' failed: 0 of 2 versions accepted; 1 failed, "
         "1 answer was rejected (timed out)")
     rejected = _result(0, rejected=("syntax error", "no code", "no code"))
     assert regeneration_message(rejected, "f") == (
-        ERROR, "codequorum: regeneration of `f` failed: 0 of 3 versions accepted; "
+        ERROR, "codequorum: regeneration of 'f' failed: 0 of 3 versions accepted; "
         "3 answers were rejected (no code; syntax error)")
     assert regeneration_message(_result(0), "f") == (
-        ERROR, "codequorum: regeneration of `f` failed: 0 of 0 versions accepted")
+        ERROR, "codequorum: regeneration of 'f' failed: 0 of 0 versions accepted")
     control = _result(0, errors=("bad\x1b[31m",))
     assert regeneration_message(control, "f")[1] == (
-        "codequorum: regeneration of `f` failed: 0 of 1 version accepted; 1 failed "
+        "codequorum: regeneration of 'f' failed: 0 of 1 version accepted; 1 failed "
         "(bad\\x1b[31m)")
 
 
@@ -89,10 +90,22 @@ def test_a_dynamic_run_follows_only_an_accepted_python_regeneration_with_auto_on
 def test_dynamic_done_message_names_the_figures_with_a_number() -> None:
     summary = {"oer": 0.25, "sctd_jsd": 0.5, "dctd_jsd": None, "bef_jsd": "n/a"}
     assert dynamic_done_message("f", summary) == (
-        "codequorum: dynamic analysis of `f` done: SCTD 0.50, OER 0.25")
-    assert dynamic_done_message("f", {}) == "codequorum: dynamic analysis of `f` done"
+        "codequorum: dynamic analysis of 'f' done: SCTD 0.50, OER 0.25")
+    assert dynamic_done_message("f", {}) == "codequorum: dynamic analysis of 'f' done"
+
+
+def test_nothing_ran_message_says_where_inputs_come_from() -> None:
+    assert nothing_ran_message("f", False, None) == (
+        "codequorum: nothing ran for 'f': no inputs: add a doctest, type hints, or turn on "
+        "inputs from the model (codequorum.dynamic.proposeInputs)")
+    assert nothing_ran_message("f", True, "no inputs asked from the model: not approved") == (
+        "codequorum: nothing ran for 'f': no inputs: add a doctest or type hints; no inputs "
+        "asked from the model: not approved")
+    assert nothing_ran_message("f", True, None) == (
+        "codequorum: nothing ran for 'f': no inputs: add a doctest or type hints; the model "
+        "proposed none")
 
 
 def test_proposer_problem_message() -> None:
     assert proposer_problem_message("f", "the key may not go\n") == (
-        "codequorum: `f`: the key may not go\\n; the versions ran on the other inputs")
+        "codequorum: 'f': the key may not go\\n; the versions ran on the other inputs")

@@ -49,7 +49,7 @@ def test_schema_fields_are_the_class_fields_in_camel_case() -> None:
         "messages",
     ]
     assert defs["RegenerateResult"]["properties"]["status"] == {
-        "enum": ["ok", "failed", "cancelled", "refused", "relay"]
+        "enum": ["ok", "failed", "cancelled", "refused", "relay", "started"]
     }
     assert "added" not in defs["RegenerateResult"]["properties"]
     assert defs["StoreResult"]["required"] == ["uri", "qualifiedName", "added", "total", "path"]

@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 from codequorum.lsp.hover import diff_pair, figures_text, hover_title, verdict_lines
+from codequorum.lsp.rendering import Line, to_markdown, to_plain
 from codequorum.model import Verdict
 
 
+def md(line: Line) -> str:
+    return to_markdown(((line,),))
+
+
+def plain(line: Line) -> str:
+    return to_plain(((line,),))
+
+
 def test_title_counts_samples_and_clusters_once_compared() -> None:
-    assert hover_title("Shape.area", 1, None) == "**codequorum** · `Shape.area` · 1 sample"
-    assert hover_title("f", 3, 2) == "**codequorum** · `f` · 3 samples · 2 clusters"
-    assert hover_title("f", 0, 1) == "**codequorum** · `f` · 0 samples · 1 cluster"
+    assert md(hover_title("Shape.area", 1, None)) == "**codequorum** · `Shape.area` · 1 sample"
+    assert md(hover_title("f", 3, 2)) == "**codequorum** · `f` · 3 samples · 2 clusters"
+    assert md(hover_title("f", 0, 1)) == "**codequorum** · `f` · 0 samples · 1 cluster"
+    assert plain(hover_title("Shape.area", 1, None)) == "codequorum · Shape.area · 1 sample"
 
 
 def test_verdicts_headline_marked_then_the_other_warnings_only() -> None:
@@ -17,11 +27,16 @@ def test_verdicts_headline_marked_then_the_other_warnings_only() -> None:
     hint = Verdict("redundant-alternatives", "hint", "two are the same")
     error = Verdict("divergent-outputs", "error", "outputs differ")
     warning = Verdict("unstable-structure", "warning", "shapes differ")
-    assert verdict_lines(stable, [stable, hint, error]) == [
+    assert [md(line) for line in verdict_lines(stable, [stable, hint, error])] == [
         "✓ `stable` — versions agree",
         "⚠️ `divergent-outputs` — outputs differ",
     ]
-    assert verdict_lines(warning, [hint, warning]) == ["⚠️ `unstable-structure` — shapes differ"]
+    assert [md(line) for line in verdict_lines(warning, [hint, warning])] == [
+        "⚠️ `unstable-structure` — shapes differ"
+    ]
+    assert [plain(line) for line in verdict_lines(warning, [hint, warning])] == [
+        "⚠️ unstable-structure — shapes differ"
+    ]
     assert verdict_lines(None, [hint]) == []
 
 

@@ -56,7 +56,7 @@ async def test_a_workspace_endpoint_gets_no_key_until_the_user_approves_it(
             assert chat.chat_requests == []
             [question] = _questions(client)
             assert "$CQ_TEST_KEY" in question and chat.base_url in question
-            assert _actions(client) == ["Send the key", "Don't"]
+            assert _actions(client) == ["Don't send", "Send the key"]  # the safe one first
             assert "nothing was sent" in refused["message"]
             assert any("nothing was sent" in m.message for m in client.messages)
             assert "endpoints" not in _approvals(workspace)
@@ -122,7 +122,7 @@ async def test_a_store_that_came_with_the_repository_runs_only_after_approval(
         assert "were not run" in refused["message"]
         [question] = _questions(client)
         assert str(store_path) in question
-        assert _actions(client) == ["Run in the sandbox", "Don't"]
+        assert _actions(client) == ["Not now", "Run in the sandbox"]  # the safe one first
 
         questions(client).answer = "Run in the sandbox"
         started = await command(client, "codequorum.runDynamic", uri, "clamp")
@@ -133,6 +133,23 @@ async def test_a_store_that_came_with_the_repository_runs_only_after_approval(
         started = await command(client, "codequorum.runDynamic", uri, "clamp")
         assert started["started"] is True
         assert _questions(client) == []
+
+
+@pytest.mark.parametrize("answer", ["Not now", None, "", "run in the sandbox"])
+async def test_no_answer_but_the_exact_yes_runs_anything(
+    workspace: Path, answer: str | None
+) -> None:
+    # the safe action, a dismissed question (null), an empty title (what a client sends
+    # for an empty input) and a title that is not quite the action all mean "no"
+    with SampleStore.open(default_store_path(workspace)) as store:
+        versions = [Sample(code=v, origin="relayed") for v in VERSIONS]
+        store.add("clamp.py", "python", "clamp", versions)
+    async with lsp_session(workspace, answer=answer) as client:
+        uri = open_document(client, workspace / "clamp.py", DOC)
+        refused = await command(client, "codequorum.runDynamic", uri, "clamp")
+        assert refused["started"] is False and refused["refused"] is True
+        assert len(_questions(client)) == 1
+        assert "stores" not in _approvals(workspace)
 
 
 async def test_a_store_the_server_made_runs_without_a_question(workspace: Path) -> None:

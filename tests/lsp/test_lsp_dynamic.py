@@ -88,7 +88,7 @@ async def test_run_dynamic_in_the_background(workspace: Path) -> None:
         for label, key in (("SCTD", "sctd_jsd"), ("OER", "oer")):
             assert f"{label} {summary[key]:.2f}" in text
         done = [
-            m.message for m in client.messages if "dynamic analysis of `clamp` done" in m.message
+            m.message for m in client.messages if "dynamic analysis of 'clamp' done" in m.message
         ]
         assert done and f"OER {summary['oer']:.2f}" in done[0]
 
@@ -129,7 +129,7 @@ async def test_cancel_a_dynamic_run(workspace: Path) -> None:
         await wait_for(ended, timeout=20)  # far less than the 60 s the versions may run
         assert progress_values(client, token)[-1].message == "cancelled"
         # the message follows the end of the progress: wait for it, do not race it
-        await wait_for(lambda: any("dynamic analysis of `spin` cancelled" in m.message
+        await wait_for(lambda: any("dynamic analysis of 'spin' cancelled" in m.message
                                    for m in client.messages), timeout=10)
         report = await command(client, "codequorum.analyze", uri, "spin")
         assert "oer" not in report["report"]["summary"]  # nothing cached from a cancelled run
@@ -183,6 +183,7 @@ async def test_a_module_that_does_not_load_gets_a_note_not_a_verdict(workspace: 
         token = started["token"]
         await wait_for(lambda: any(getattr(v, "kind", "") == "end"
                                    for v in client.progress_reports[token]), timeout=120)
+        assert progress_values(client, token)[-1].message == "not run in its module"
         diags = await wait_for(lambda: [d for d in client.diagnostics.get(uri, ())
                                         if d.code == "not-run-in-module"])
         assert diags[0].severity == types.DiagnosticSeverity.Information
@@ -192,3 +193,36 @@ async def test_a_module_that_does_not_load_gets_a_note_not_a_verdict(workspace: 
         assert "the versions use UNITS, insort, re from it" in diags[0].message
         codes = {d.code for d in client.diagnostics.get(uri, ())}
         assert "divergent-outputs" not in codes
+
+
+TOTAL_DOC = "def total(xs):\n    return sum(xs)\n"
+TOTALS = [
+    "def total(xs):\n    s = 0\n    for x in xs:\n        s += x\n    return s\n",
+    "def total(xs):\n    return sum(x for x in xs)\n",
+]
+
+
+async def test_a_run_without_inputs_says_why_and_changes_nothing(workspace: Path) -> None:
+    # no doctest, no type hints, no inputs from the model: no version can be called
+    async with lsp_session(workspace) as client:
+        uri = open_document(client, workspace / "total.py", TOTAL_DOC)
+        await command(client, "codequorum.addSamples", uri, "total", TOTALS)
+        pos = position_of(TOTAL_DOC, "total")
+        before = await hover_text(client, uri, pos)
+        started = await command(client, "codequorum.runDynamic", uri, "total")
+        token = started["token"]
+
+        def ended() -> bool:
+            return any(getattr(v, "kind", "") == "end" for v in client.progress_reports[token])
+
+        await wait_for(ended, timeout=120)
+        assert progress_values(client, token)[-1].message == "nothing ran: no inputs"
+        said = await wait_for(lambda: [m for m in client.messages if "total" in m.message])
+        assert [(m.type, m.message) for m in said] == [(
+            types.MessageType.Warning,
+            "codequorum: nothing ran for 'total': no inputs: add a doctest, type hints, or "
+            "turn on inputs from the model (codequorum.dynamic.proposeInputs)",
+        )]
+        report = await command(client, "codequorum.analyze", uri, "total")
+        assert "oer" not in report["report"]["summary"]  # no dynamic report was kept
+        assert await hover_text(client, uri, pos) == before

@@ -149,7 +149,12 @@ async def test_samples_diagnostics_hover_lenses_and_actions(
         assert report["report"]["recommended"] == consensus
         assert report["report"]["recommended_by"] == "structure"
         assert titles[0] == f"Keep the recommended version (version {consensus + 1})"
-        assert titles[1:] == [f"Replace `has_close_elements` with version {k}" for k in range(1, 6)]
+        assert titles[1:] == [
+            *(f"Replace `has_close_elements` with version {k}" for k in range(1, 6)),
+            # the commands no lens runs (Compare, the report and Regenerate are lenses)
+            "Run the versions of `has_close_elements` in the sandbox",
+            "Clear the 5 stored versions of `has_close_elements`",
+        ]
         assert isinstance(actions[0], types.CodeAction)
         assert actions[0].kind == types.CodeActionKind.QuickFix
         edit = actions[0].edit

@@ -12,7 +12,7 @@ from pytest_lsp import LanguageClient
 
 from tests.support.chat_server import ChatServer, answer
 
-from .conftest import approve_endpoint, lsp_session, questions
+from .conftest import approve_endpoint, config_home, lsp_session, questions
 from .helpers import command, open_document, position_of, progress_values, wait_for
 
 DOC = "def combine(a, b):\n    return a + b\n"
@@ -21,6 +21,8 @@ VERSIONS = [
     "def combine(a, b):\n    total = a + b\n    return total\n",
 ]
 INPUTS = "```python\n[(1, 2), ('x', 'y')]\n```"
+#: How the progress of a run without inputs ends.
+NOTHING_RAN = "nothing ran: no inputs"
 
 
 def _options(base_url: str, propose: bool = True, **extra: Any) -> dict[str, Any]:
@@ -33,8 +35,11 @@ def _options(base_url: str, propose: bool = True, **extra: Any) -> dict[str, Any
     }
 
 
-async def _run(client: LanguageClient, workspace: Path) -> tuple[str, dict[str, Any]]:
-    """Open the document, store the versions, run them; the analyze answer after."""
+async def _run(
+    client: LanguageClient, workspace: Path, end: str = "done"
+) -> tuple[str, dict[str, Any]]:
+    """Open the document, store the versions, run them (the progress ends with ``end``);
+    the analyze answer after."""
     uri = open_document(client, workspace / "ops.py", DOC)
     await command(client, "codequorum.addSamples", uri, "combine", VERSIONS)
     started = await command(client, "codequorum.runDynamic", uri, "combine")
@@ -45,7 +50,7 @@ async def _run(client: LanguageClient, workspace: Path) -> tuple[str, dict[str, 
         return any(getattr(v, "kind", "") == "end" for v in client.progress_reports[token])
 
     await wait_for(ended, timeout=120)
-    assert progress_values(client, token)[-1].message == "done"
+    assert progress_values(client, token)[-1].message == end
     result: dict[str, Any] = await command(client, "codequorum.analyze", uri, "combine")
     return uri, result
 
@@ -82,20 +87,25 @@ async def test_inputs_are_asked_after_approval_and_run(workspace: Path) -> None:
             assert not any("no inputs" in m for m in _messages(client))
 
 
-async def test_without_approval_nothing_is_sent_and_the_rest_runs(workspace: Path) -> None:
+async def test_without_approval_nothing_is_sent_and_nothing_runs(workspace: Path) -> None:
+    # the model was the only source of inputs: without them no version runs, and the
+    # message says so instead of a run "done"
     with ChatServer(default=answer(INPUTS)) as chat:
         async with lsp_session(workspace, init_options=_options(chat.base_url),
-                               answer="Don't") as client:
-            report = (await _run(client, workspace))[1]["report"]
+                               answer="Don't send") as client:
+            report = (await _run(client, workspace, NOTHING_RAN))[1]["report"]
             assert chat.requests == []
             assert len(questions(client).messages) == 1
-            assert report["dynamic"]["inputs"] == []
-            assert report["dynamic"]["notes"][0].startswith(
-                "no inputs asked from the model: nothing was sent: the key in $CQ_TEST_KEY")
+            assert report["dynamic"] is None  # the run changed nothing
             warning = await wait_for(lambda: [m for m in _messages(client)
                                               if "no inputs asked from the model" in m])
-            assert warning[0].startswith("codequorum: `combine`: no inputs asked from the model")
-            assert warning[0].endswith("; the versions ran on the other inputs")
+            assert warning == [
+                "codequorum: nothing ran for 'combine': no inputs: add a doctest or type hints; "
+                "no inputs asked from the model: nothing was sent: the key in $CQ_TEST_KEY goes "
+                f"to {chat.base_url} only when you approve it (approvals are kept in "
+                f"{config_home(workspace) / 'codequorum' / 'approvals.json'})"
+            ]
+            assert not any("ran on the other inputs" in m for m in _messages(client))
 
 
 async def test_an_untrusted_workspace_or_the_setting_off_sends_nothing(workspace: Path) -> None:
@@ -111,9 +121,11 @@ async def test_an_untrusted_workspace_or_the_setting_off_sends_nothing(workspace
         approve_endpoint(workspace, chat.base_url, "CQ_TEST_KEY")
         off = _options(chat.base_url, propose=False)
         async with lsp_session(workspace, init_options=off) as client:
-            report = (await _run(client, workspace))[1]["report"]
-            assert report["dynamic"]["inputs"] == []
+            report = (await _run(client, workspace, NOTHING_RAN))[1]["report"]
+            assert report["dynamic"] is None
             assert questions(client).messages == []
+            assert any(m.endswith("or turn on inputs from the model "
+                                  "(codequorum.dynamic.proposeInputs)") for m in _messages(client))
         assert chat.requests == []
 
 
@@ -122,11 +134,10 @@ async def test_an_endpoint_that_is_down_is_one_warning(workspace: Path) -> None:
         base_url = chat.base_url  # nothing listens there once the block ends
     approve_endpoint(workspace, base_url, "CQ_TEST_KEY")
     async with lsp_session(workspace, init_options=_options(base_url)) as client:
-        report = (await _run(client, workspace))[1]["report"]
+        report = (await _run(client, workspace, NOTHING_RAN))[1]["report"]
         failure = f"no inputs from the model at {base_url}: cannot connect"
-        assert report["dynamic"]["notes"][0] == failure
-        assert report["summary"]["sctd_jsd"] is not None
+        assert report["dynamic"] is None
         assert questions(client).messages == []
         warning = await wait_for(lambda: [m for m in _messages(client) if failure in m])
-        assert warning == [f"codequorum: `combine`: {failure}; the versions ran on the other "
-                           "inputs"]
+        assert warning == [f"codequorum: nothing ran for 'combine': no inputs: add a doctest or "
+                           f"type hints; {failure}"]

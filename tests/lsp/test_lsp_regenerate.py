@@ -139,7 +139,7 @@ async def test_provider_failures_are_reported_and_the_server_stays_up(
             assert failed["shown"].type == types.MessageType.Error
             assert "500" in failed["shown"].message
             assert failed["shown"].message.startswith(
-                "codequorum: regeneration of `has_close_elements` failed:"
+                "codequorum: regeneration of 'has_close_elements' failed:"
             )
 
             # 429 then success: the retry gets a real completion

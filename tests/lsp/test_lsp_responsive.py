@@ -108,7 +108,11 @@ async def test_cold_answers_come_before_the_analysis_and_a_refresh_follows(
         assert isinstance(first_lenses, list | tuple)
         assert [x.command.title for x in first_lenses if x.command] == [COMPUTING_TITLE]
         first_actions, _ = action
-        assert list(first_actions or ()) == []
+        # no edit (they need the analysis); the commands no lens runs come at once
+        assert [(a.title, a.edit) for a in first_actions or ()] == [
+            ("Run the versions of `f` in the sandbox", None),
+            (f"Clear the {N_VERSIONS} stored versions of `f`", None),
+        ]
         assert lens_refreshes(client) == []  # nothing was ready when they answered
 
         # the light analysis finishes in the background, and the client is told

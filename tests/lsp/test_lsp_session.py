@@ -33,6 +33,7 @@ async def test_capabilities_advertise_features_and_commands(workspace: Path) -> 
         assert list(caps.code_action_provider.code_action_kinds) == [
             types.CodeActionKind.QuickFix,
             types.CodeActionKind.RefactorRewrite,
+            "source.codequorum",
         ]
         assert caps.diagnostic_provider.identifier == "codequorum"
         assert caps.position_encoding == types.PositionEncodingKind.Utf16

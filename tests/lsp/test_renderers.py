@@ -191,7 +191,7 @@ def test_lenses_titles_and_commands(fixed: Fixed) -> None:
     ]
     assert all(lens.range.start == entry.range.start for lens in lenses)
     assert lenses[2].command and lenses[2].command.arguments == [
-        {"uri": snap.uri, "qualifiedName": "Shape.area"}
+        {"uri": snap.uri, "qualifiedName": "Shape.area", "interactive": True}
     ]
 
 

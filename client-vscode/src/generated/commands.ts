@@ -23,11 +23,12 @@ export interface AddSamplesArgs {
   samples?: SampleInput[];
 }
 
-/** `matrices`: add the pair matrices to the report. */
+/** `matrices`: add the pair matrices to the report. `interactive`: also show the report. */
 export interface AnalyzeArgs {
   uri: string;
   position?: Position | null;
   qualifiedName?: string | null;
+  interactive?: boolean;
   matrices?: boolean;
 }
 
@@ -56,18 +57,20 @@ export interface ClearResult {
   removed: number;
 }
 
-/** The function whose versions are deleted (none: the whole file's). */
+/** The function whose versions are deleted (none: the whole file's). `interactive`: asked first, answered at once with `removed` 0; what was deleted is shown. */
 export interface ClearSamplesArgs {
   uri: string;
   position?: Position | null;
   qualifiedName?: string | null;
+  interactive?: boolean;
 }
 
-/** The function to compare. */
+/** The function to compare (`interactive`: also show the comparison). */
 export interface CompareArgs {
   uri: string;
   position?: Position | null;
   qualifiedName?: string | null;
+  interactive?: boolean;
 }
 
 /** The versions' code, and a unified diff of the current code (or the consensus) against the most different version. */
@@ -116,20 +119,21 @@ export interface Range {
   end: Position;
 }
 
-/** `n`: how many versions (1-50; default `provider.samples`); `endpointConfirmed`: the client checked the endpoint and key variable with the user. */
+/** `n`: how many versions (1-50; default `provider.samples`); `endpointConfirmed`: the client checked the endpoint and key variable with the user. `interactive`: answered at once with status `started`; the outcome is shown. */
 export interface RegenerateArgs {
   uri: string;
   position?: Position | null;
   qualifiedName?: string | null;
+  interactive?: boolean;
   n?: number | null;
   endpointConfirmed?: boolean;
 }
 
-/** `status` `relay` (`provider.kind` = client): the client is to send `messages` to its model `n` times; else what the server did. */
+/** `status` `relay` (`provider.kind` = client): the client is to send `messages` to its model `n` times; `started`: an interactive regeneration goes on in the background; else what the server did. */
 export interface RegenerateResult {
   uri: string;
   qualifiedName: string;
-  status: 'ok' | 'failed' | 'cancelled' | 'refused' | 'relay';
+  status: 'ok' | 'failed' | 'cancelled' | 'refused' | 'relay' | 'started';
   requested: number;
   accepted: number;
   stored: number;
@@ -141,11 +145,12 @@ export interface RegenerateResult {
   messages: PromptMessage[] | null;
 }
 
-/** The function whose versions run in the sandbox. */
+/** The function whose versions run in the sandbox (`interactive`: answered at once with `started` and no token; the outcome is shown). */
 export interface RunDynamicArgs {
   uri: string;
   position?: Position | null;
   qualifiedName?: string | null;
+  interactive?: boolean;
 }
 
 /** `started` with a progress `token`; or not, with the reason (`refused`: the workspace is not trusted or the store not approved). */

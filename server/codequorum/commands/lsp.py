@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import io
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -52,7 +54,8 @@ def _log_path(name: str) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Start the server; returns when the client says exit (or the stream closes)."""
+    """Start the server; returns when the client says exit (or the stream closes): 0 after
+    a ``shutdown`` request, 1 without one, as the protocol asks."""
     handler: logging.Handler = (
         logging.FileHandler(_log_path(args.log_file), encoding="utf-8")
         if args.log_file
@@ -70,4 +73,13 @@ def run(args: argparse.Namespace) -> int:
         server.start_tcp(host, port)
     else:
         server.start_io()
-    return 0
+        _release_stdout()
+    return 0 if server.shutdown_requested else 1
+
+
+def _release_stdout() -> None:
+    """After ``exit`` the server has closed standard output: point ``sys.stdout`` at the
+    null device, so the flushes that follow (the command line's, the interpreter's) write
+    nowhere instead of failing on the closed stream."""
+    if sys.stdout is None or sys.stdout.closed:
+        sys.stdout = io.TextIOWrapper(open(os.devnull, "wb"), encoding="utf-8")  # noqa: SIM115

@@ -1,8 +1,9 @@
 """Code actions: keep the recommended version, or replace a function with the consensus,
-the fastest, or version k.
+the fastest, or version k; and, for editors without code lenses, the commands.
 
-Each action is a WorkspaceEdit of exactly the function's range; the editor applies it
-only when the user picks it.
+Each edit is a WorkspaceEdit of exactly the function's range; the editor applies it only
+when the user picks it. A command action (kind :data:`COMMAND_KIND`) runs one command on
+the function with ``interactive`` set, so the server shows what comes of it.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from lsprotocol import types
 
 from codequorum.findings import consensus, recommended_version
+from codequorum.lsp import contract as c
 from codequorum.lsp.diagnostics import SOURCE
 from codequorum.lsp.documents import FunctionEntry, Snapshot, reindent
 from codequorum.lsp.engine import FunctionAnalysis
@@ -20,6 +22,9 @@ from codequorum.safe_text import safe_text
 
 #: At most this many "Replace with version k" actions per function.
 MAX_VERSION_ACTIONS = 20
+#: The kind of the actions that run a command: a source action, not an edit (clients that
+#: ask only for quick fixes or refactorings get none).
+COMMAND_KIND = f"{types.CodeActionKind.Source.value}.codequorum"
 
 
 def replacement_edit(snapshot: Snapshot, entry: FunctionEntry, code: str) -> types.WorkspaceEdit:
@@ -147,3 +152,56 @@ def function_actions(
     name = safe_text(entry.name, 100)
     plans = planned_actions(name, version_choices(analysis), fixes=bool(ours))
     return [_code_action(snapshot, entry, analysis, plan, ours) for plan in plans]
+
+
+def lensed_commands(mode: str, client_shows_lenses: bool, lensed: frozenset[str]) -> frozenset[str]:
+    """The commands a function's actions leave out, of those its lenses run (``lensed``):
+    with ``codeAction.commands`` = ``auto`` in a client that draws lenses, the lenses are
+    the way in to those; otherwise (``always``, or a client without lenses) none."""
+    return lensed if mode == "auto" and client_shows_lenses else frozenset()
+
+
+@dataclass(frozen=True)
+class CommandOffer:
+    """Which commands a function's actions run: it has ``stored`` versions; ``dynamic``:
+    they can run (Python, dynamic analysis on, a trusted workspace); ``report``: the client
+    opens documents (Show Report needs it; the hover says the rest); ``skip``: commands
+    left to the function's code lenses."""
+
+    stored: int
+    dynamic: bool = False
+    report: bool = False
+    skip: frozenset[str] = frozenset()
+
+
+def planned_commands(name: str, offer: CommandOffer) -> list[tuple[str, str]]:
+    """(title, command) of each command action, in order: with versions Compare, Show
+    Report, Run, Regenerate, and Clear last; without, Regenerate only; the commands in
+    ``offer.skip`` left out. ``name`` is the function's name as shown."""
+    if not offer.stored:
+        plans = [(f"Regenerate `{name}`: ask for versions", c.RegenerateArgs.COMMAND)]
+    else:
+        plans = [(f"Compare the versions of `{name}`", c.CompareArgs.COMMAND)]
+        if offer.report:
+            plans.append((f"Show the report of `{name}`", c.AnalyzeArgs.COMMAND))
+        if offer.dynamic:
+            plans.append((f"Run the versions of `{name}` in the sandbox",
+                          c.RunDynamicArgs.COMMAND))
+        plans.append((f"Regenerate `{name}`: ask for more versions", c.RegenerateArgs.COMMAND))
+        count = f"{offer.stored} stored version{'s' if offer.stored != 1 else ''}"
+        plans.append((f"Clear the {count} of `{name}`", c.ClearSamplesArgs.COMMAND))
+    return [(title, command) for title, command in plans if command not in offer.skip]
+
+
+def command_actions(uri: str, entry: FunctionEntry, offer: CommandOffer) -> list[types.CodeAction]:
+    """The command actions of one function: each runs its command on the function, by
+    name, with ``interactive`` set."""
+    arg = {"uri": uri, "qualifiedName": entry.qualified_name, "interactive": True}
+    return [
+        types.CodeAction(
+            title=title,
+            kind=COMMAND_KIND,
+            command=types.Command(title=title, command=command, arguments=[arg]),
+        )
+        for title, command in planned_commands(safe_text(entry.name, 100), offer)
+    ]

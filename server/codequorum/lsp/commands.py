@@ -15,9 +15,10 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from urllib.parse import unquote, urlparse
 
+import attrs
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
@@ -25,11 +26,13 @@ from codequorum.errors import UserError
 from codequorum.findings import consensus, evidence_text
 from codequorum.lsp import contract as c
 from codequorum.lsp.documents import FunctionEntry, Snapshot, reindent
-from codequorum.lsp.engine import FunctionAnalysis
+from codequorum.lsp.engine import FunctionAnalysis, ran_nothing
 from codequorum.lsp.files import MAX_IMPORT_BYTES, RefusedFile, bounded_text, read_inside
-from codequorum.lsp.gates import input_proposer, may_run_store, may_send_key
-from codequorum.lsp.hover import DYNAMIC_FIGURES
+from codequorum.lsp.gates import ask, input_proposer, may_run_store, may_send_key
+from codequorum.lsp.hover import DYNAMIC_FIGURES, hover_doc
 from codequorum.lsp.progress import WorkProgress
+from codequorum.lsp.reports import DOCUMENT_DIFF_LINES, comparison_doc, report_doc
+from codequorum.lsp.views import present
 from codequorum.model import ModuleContext, Sample
 from codequorum.safe_text import safe_text
 
@@ -56,8 +59,17 @@ ALL_COMMANDS: tuple[str, ...] = tuple(c.COMMANDS)
 class CommandError(JsonRpcInvalidParams):
     """Bad arguments, or a function that cannot be found: the message says which."""
 
+    #: True when the user was already shown the message.
+    shown: ClassVar[bool] = False
+
     def __init__(self, message: str) -> None:
         super().__init__(message=message)
+
+
+class ShownError(CommandError):
+    """A :class:`CommandError` whose message the user was already shown."""
+
+    shown = True
 
 
 async def _resolve(
@@ -146,29 +158,56 @@ def analysis_result(
 
 async def analyze_command(ls: CodequorumServer, args: c.AnalyzeArgs) -> c.AnalyzeResult | None:
     """The report of the function at a position (or by name); None at a position outside
-    every function (the status bar asks wherever the cursor is)."""
+    every function (the status bar asks wherever the cursor is). ``interactive``: the
+    report is also shown (a document, or the hover's text as a message)."""
     if args.qualified_name is None:
         _, found = await _resolve(ls, args, ANALYZE, required=False)
         if found is None:
             return None
     snapshot, entry, analysis = await _analysis(ls, args, ANALYZE)
     if analysis is None:
+        message = f"no versions of '{entry.qualified_name}' yet"
+        if args.interactive:
+            ls.show(types.MessageType.Info, f"codequorum: {safe_text(message)}")
         return c.AnalyzeResult(
             uri=snapshot.uri,
             qualified_name=entry.qualified_name,
             range=entry.range,
             samples=0,
             report=None,
-            message=f"no versions of `{entry.qualified_name}` yet",
+            message=message,
         )
+    if args.interactive:
+        short = hover_doc(entry, analysis, ls.settings_for(args.uri).hover.diff_lines)
+        await present(ls, report_doc(entry, analysis), short, snapshot.uri,
+                      entry.qualified_name, "report")
     return analysis_result(snapshot, entry, analysis, args.matrices)
 
 
+async def _show_comparison(
+    ls: CodequorumServer, uri: str, entry: FunctionEntry, analysis: FunctionAnalysis
+) -> None:
+    """Every version against the current code as a document; where the client opens no
+    documents, the most different one as a message (as long a diff as the hover's)."""
+    diff_lines = ls.settings_for(uri).hover.diff_lines
+    await present(
+        ls,
+        comparison_doc(entry, analysis, DOCUMENT_DIFF_LINES),
+        comparison_doc(entry, analysis, diff_lines, every=False),
+        uri,
+        entry.qualified_name,
+        "compare",
+    )
+
+
 async def compare_command(ls: CodequorumServer, args: c.CompareArgs) -> c.CompareResult:
-    """Versions side by side: the current code, the consensus and the most different."""
+    """Versions side by side: the current code, the consensus and the most different
+    (``interactive``: also shown)."""
     snapshot, entry, analysis = await _analysis(ls, args, COMPARE)
     if analysis is None:
-        raise CommandError(f"{COMPARE}: no versions of `{entry.qualified_name}` yet")
+        raise CommandError(f"{COMPARE}: no versions of '{entry.qualified_name}' yet")
+    if args.interactive:
+        await _show_comparison(ls, snapshot.uri, entry, analysis)
     from codequorum.lsp.hover import short_diff
 
     anchor = (
@@ -198,7 +237,7 @@ async def show_sample_command(ls: CodequorumServer, args: c.ShowSampleArgs) -> c
         which = args.index + 1
     snapshot, entry, analysis = await _analysis(ls, args, SHOW_SAMPLE)
     if analysis is None:
-        raise CommandError(f"{SHOW_SAMPLE}: no versions of `{entry.qualified_name}` yet")
+        raise CommandError(f"{SHOW_SAMPLE}: no versions of '{entry.qualified_name}' yet")
     named = {
         "consensus": consensus(analysis),
         "current": analysis.current_index,
@@ -217,7 +256,7 @@ async def show_sample_command(ls: CodequorumServer, args: c.ShowSampleArgs) -> c
                 " or consensus / current / fastest / mostDifferent"
             ) from exc
     if index is None or not 0 <= index < len(analysis.sample_set.samples):
-        raise CommandError(f"{SHOW_SAMPLE}: no version {which!r} of `{entry.qualified_name}`")
+        raise CommandError(f"{SHOW_SAMPLE}: no version {which!r} of '{entry.qualified_name}'")
     sample = analysis.sample_set.samples[index]
     return c.ShowSampleResult(
         uri=snapshot.uri,
@@ -387,15 +426,47 @@ def _imported_samples(name: str, data: bytes, language: str, task_id: str | None
 
 
 async def clear_samples_command(ls: CodequorumServer, args: c.ClearSamplesArgs) -> c.ClearResult:
-    """Delete the stored versions of one function (or of the whole file without one)."""
+    """Delete the stored versions of one function (or of the whole file without one).
+    ``interactive``: answered at once; the user is asked first and told what was deleted."""
     target = args
     name = target.qualified_name
     if name is None and target.position is not None:
         _, entry = await _resolve(ls, target, CLEAR_SAMPLES)
         name = entry.qualified_name if entry else None
+    if args.interactive:
+        ls.in_background(_clear_asked(ls, target.uri, name), "clearing the versions")
+        return c.ClearResult(uri=target.uri, qualified_name=name, removed=0)
     count = await ls.engine.run(ls.engine_for(target.uri).clear_sync, ls.file_key(target.uri), name)
     ls.refresh(target.uri)
     return c.ClearResult(uri=target.uri, qualified_name=name, removed=count)
+
+
+#: The answers to the question before versions are deleted, the safe one first.
+KEEP, DELETE = "Keep them", "Delete them"
+
+
+async def _clear_asked(ls: CodequorumServer, uri: str, name: str | None) -> None:
+    """Ask before deleting the stored versions of ``name`` (None: every function of the
+    file), delete them on a yes, and say what was deleted."""
+    engine, key = ls.engine_for(uri), ls.file_key(uri)
+    names = [name] if name is not None else await engine.run(
+        engine.functions_with_samples_sync, key
+    )
+    stored = 0
+    for each in names:
+        stored += len(await engine.run(engine.samples_sync, key, each))
+    whose = f"'{safe_text(name, 200)}'" if name is not None else "every function of this file"
+    if not stored:
+        ls.show(types.MessageType.Info, f"codequorum: {whose} has no stored versions")
+        return
+    versions = f"{stored} stored version{'s' if stored != 1 else ''}"
+    question = f"codequorum: delete the {versions} of {whose}? They cannot be brought back."
+    if not await ask(ls, question, KEEP, DELETE):
+        return
+    removed = (await clear_samples_command(ls, c.ClearSamplesArgs(uri=uri, qualified_name=name))
+               ).removed
+    ls.show(types.MessageType.Info, f"codequorum: deleted {removed} stored "
+            f"version{'s' if removed != 1 else ''} of {whose}")
 
 
 def requested_count(n: int | None, default: int) -> int:
@@ -414,16 +485,16 @@ def regeneration_message(result: RegenerationResult, shown: str) -> tuple[types.
     (or, when nothing came, the reasons of the rejections)."""
     summary = safe_text(result.summary())
     if result.cancelled:
-        return types.MessageType.Info, f"codequorum: regeneration of `{shown}` cancelled: {summary}"
+        return types.MessageType.Info, f"codequorum: regeneration of '{shown}' cancelled: {summary}"
     reasons = result.error_summary()
     if not result.ok and not reasons:
         reasons = "; ".join(sorted({r.reason for r in result.rejected})) or None
     extra = f" ({safe_text(reasons)})" if reasons else ""
     if result.ok:
-        return types.MessageType.Info, f"codequorum: `{shown}`: {summary}{extra}"
+        return types.MessageType.Info, f"codequorum: '{shown}': {summary}{extra}"
     return (
         types.MessageType.Error,
-        f"codequorum: regeneration of `{shown}` failed: {summary}{extra}",
+        f"codequorum: regeneration of '{shown}' failed: {summary}{extra}",
     )
 
 
@@ -485,6 +556,13 @@ class _Arrivals:
             log.warning("could not store a regenerated version: %s", exc)
 
 
+#: What a person is told who asks for versions where the editor is to write them.
+RELAY_ONLY = (
+    "codequorum: provider.kind is 'client': the editor writes the versions, and this one does "
+    "not; set provider.kind to 'openai-compatible' and provider.baseUrl to regenerate here"
+)
+
+
 def _relay_result(request: _Request) -> c.RegenerateResult:
     """The prompt handed to the client, which asks its own model (``provider.kind`` is
     ``client``) and sends the versions back with ``addSamples``."""
@@ -524,13 +602,13 @@ async def _regenerate_storing(
         except asyncio.CancelledError:
             progress.cancel()
             ls.refresh(request.uri)
-            ls.show(types.MessageType.Info, f"codequorum: regeneration of `{shown}` cancelled")
+            ls.show(types.MessageType.Info, f"codequorum: regeneration of '{shown}' cancelled")
             raise
         except Exception as exc:  # a bug in a provider must not take the server down
             log.exception("regeneration failed")
             ls.show(types.MessageType.Error,
-                    f"codequorum: regeneration of `{shown}` failed: {safe_text(exc)}")
-            raise CommandError(f"{REGENERATE}: {safe_text(exc)}") from exc
+                    f"codequorum: regeneration of '{shown}' failed: {safe_text(exc)}")
+            raise ShownError(f"{REGENERATE}: {safe_text(exc)}") from exc
     return result, arrivals.stored
 
 
@@ -567,13 +645,21 @@ async def _request(
 
 
 async def regenerate_command(ls: CodequorumServer, args: c.RegenerateArgs) -> c.RegenerateResult:
-    """Ask the configured provider for new versions, storing each as it arrives."""
+    """Ask the configured provider for new versions, storing each as it arrives
+    (``interactive``: answered at once with status ``started``; the rest is shown)."""
     snapshot, entry = await _resolve(ls, args, REGENERATE)
     assert entry is not None
     settings = ls.settings_for(args.uri)
     n = requested_count(args.n, settings.provider.samples)
+    if args.interactive and settings.provider.kind != "client":
+        ls.in_background(regenerate_command(ls, attrs.evolve(args, interactive=False)),
+                         "regeneration")
+        return c.RegenerateResult(uri=args.uri, qualified_name=entry.qualified_name,
+                                  status="started", requested=n)
     request = await _request(ls, args.uri, snapshot, entry, n)
     if settings.provider.kind == "client":
+        if args.interactive:
+            ls.show(types.MessageType.Warning, RELAY_ONLY)
         return _relay_result(request)
     refusal = await may_send_key(ls, settings.provider, confirmed=args.endpoint_confirmed)
     if refusal is not None:
@@ -600,13 +686,25 @@ def dynamic_done_message(name: str, summary: Mapping[str, Any]) -> str:
         for key, label in DYNAMIC_FIGURES
         if isinstance(summary.get(key), int | float)
     )
-    return f"codequorum: dynamic analysis of `{name}` done" + (f": {figures}" if figures else "")
+    return f"codequorum: dynamic analysis of '{name}' done" + (f": {figures}" if figures else "")
+
+
+def nothing_ran_message(name: str, propose_inputs: bool, problem: str | None) -> str:
+    """What the user is told when a run had no inputs, so no version ran and nothing changed
+    (``name`` is safe to show): where inputs come from, and why the model gave none when it
+    was to be asked (``propose_inputs``; ``problem`` says why it gave none)."""
+    text = f"codequorum: nothing ran for '{name}': no inputs: add a doctest"
+    if not propose_inputs:
+        return (f"{text}, type hints, or turn on inputs from the model "
+                "(codequorum.dynamic.proposeInputs)")
+    why = safe_text(problem) if problem else "the model proposed none"
+    return f"{text} or type hints; {why}"
 
 
 def proposer_problem_message(name: str, problem: str) -> str:
     """What the user is told when the model's inputs were refused or failed: the versions
     still ran on the others."""
-    return f"codequorum: `{name}`: {safe_text(problem)}; the versions ran on the other inputs"
+    return f"codequorum: '{name}': {safe_text(problem)}; the versions ran on the other inputs"
 
 
 @dataclass
@@ -620,6 +718,7 @@ class _DynamicRun:
     analysis: FunctionAnalysis
     progress: WorkProgress
     proposer: ConsentedProposer | None
+    propose_inputs: bool
     job: str
     module: ModuleContext | None = None
 
@@ -644,19 +743,33 @@ class _DynamicRun:
             progress.end("failed")
             self.ls.show(
                 types.MessageType.Error,
-                f"codequorum: dynamic analysis of `{self.name}` failed: {safe_text(exc)}",
+                f"codequorum: dynamic analysis of '{self.name}' failed: {safe_text(exc)}",
             )
         finally:
             self.ls.dynamic_jobs.pop(self.job, None)
 
     def _finished(self, result: Any) -> None:
-        """End the progress and say what came of the run: cancelled, or its figures (and
-        a problem with the model's inputs); then refresh the document's features."""
+        """End the progress and say what came of the run: cancelled, nothing ran (and why:
+        the run changed nothing), or its figures (and a problem with the model's inputs);
+        then refresh the document's features."""
         if self.progress.cancelled.is_set():
             self.progress.end("cancelled")
             self.ls.show(
-                types.MessageType.Info, f"codequorum: dynamic analysis of `{self.name}` cancelled"
+                types.MessageType.Info, f"codequorum: dynamic analysis of '{self.name}' cancelled"
             )
+            return
+        if ran_nothing(result):
+            problem = self.proposer.problem if self.proposer is not None else None
+            self.progress.end("nothing ran: no inputs")
+            self.ls.show(types.MessageType.Warning,
+                         nothing_ran_message(self.name, self.propose_inputs, problem))
+            return
+        if not getattr(result, "inputs", None):  # the module refused the run: its note says why
+            self.progress.end("not run in its module")
+            notes = "; ".join(v.message for v in getattr(result, "verdicts", ()))
+            self.ls.show(types.MessageType.Warning,
+                         f"codequorum: '{self.name}' not run: {safe_text(notes, 400)}")
+            self.ls.refresh(self.uri)
             return
         message = dynamic_done_message(self.name, getattr(result, "summary", {}) or {})
         self.progress.end("done")
@@ -676,7 +789,7 @@ async def _runnable(
         raise CommandError(f"{RUN_DYNAMIC}: dynamic analysis is off (codequorum.dynamic.enable)")
     snapshot, entry, analysis = await _analysis(ls, args, RUN_DYNAMIC)
     if analysis is None:
-        raise CommandError(f"{RUN_DYNAMIC}: no versions of `{entry.qualified_name}` yet")
+        raise CommandError(f"{RUN_DYNAMIC}: no versions of '{entry.qualified_name}' yet")
     if analysis.language != "python":
         raise CommandError(f"{RUN_DYNAMIC}: dynamic analysis runs Python only")
     return snapshot, entry, analysis
@@ -698,10 +811,14 @@ async def _module(ls: CodequorumServer, snapshot: Snapshot, entry: FunctionEntry
 
 
 async def run_dynamic_command(ls: CodequorumServer, args: c.RunDynamicArgs) -> c.RunDynamicResult:
-    """Start the sandboxed dynamic analysis of a function in the background, in its
-    module."""
+    """Start the sandboxed dynamic analysis of a function in the background, in its module
+    (``interactive``: answered at once, before any question; what comes of it is shown)."""
     snapshot, entry, analysis = await _runnable(ls, args)
     name = entry.qualified_name
+    if args.interactive:
+        ls.in_background(_run_dynamic_shown(ls, attrs.evolve(args, interactive=False)),
+                         "dynamic analysis")
+        return c.RunDynamicResult(uri=args.uri, qualified_name=name, started=True)
     refusal = await may_run_store(ls, ls.engine_for(args.uri))
     if refusal is not None:
         ls.show(types.MessageType.Warning, f"codequorum: {refusal}")
@@ -716,11 +833,20 @@ async def run_dynamic_command(ls: CodequorumServer, args: c.RunDynamicArgs) -> c
     module = await _module(ls, snapshot, entry)
     progress = WorkProgress(ls, f"codequorum: running {safe_text(entry.name, 100)} versions")
     await progress.begin("starting")
-    proposer = input_proposer(ls, ls.settings_for(args.uri), progress.cancelled)
-    run = _DynamicRun(ls, args.uri, safe_text(name, 200), analysis, progress, proposer, job,
-                      module)
+    settings = ls.settings_for(args.uri)
+    proposer = input_proposer(ls, settings, progress.cancelled)
+    run = _DynamicRun(ls, args.uri, safe_text(name, 200), analysis, progress, proposer,
+                      settings.dynamic.propose_inputs, job, module)
     ls.dynamic_jobs[job] = asyncio.ensure_future(run())
     return c.RunDynamicResult(uri=args.uri, qualified_name=name, started=True, token=progress.token)
+
+
+async def _run_dynamic_shown(ls: CodequorumServer, args: c.RunDynamicArgs) -> None:
+    """Start the run; say why when it does not start (a refusal is said by the gate)."""
+    result = await run_dynamic_command(ls, args)
+    if not result.started and not result.refused and result.message:
+        shown = safe_text(result.qualified_name, 200)
+        ls.show(types.MessageType.Info, f"codequorum: '{shown}': {safe_text(result.message)}")
 
 
 #: Every command's handler.

@@ -41,38 +41,52 @@ class FunctionArgs:
 
 
 @attrs.define
-class AnalyzeArgs(FunctionArgs):
-    """``matrices``: add the pair matrices to the report."""
+class InteractiveArgs(FunctionArgs):
+    """``interactive``: a person chose the command in a client that reads no results (a
+    code action, a code lens): the server shows what comes of it (a message, or a document
+    where the client opens one), asks before deleting, and answers at once when the work
+    goes on in the background."""
+
+    interactive: bool = False
+
+
+@attrs.define
+class AnalyzeArgs(InteractiveArgs):
+    """``matrices``: add the pair matrices to the report. ``interactive``: also show the
+    report."""
 
     COMMAND: ClassVar[str] = "codequorum.analyze"
     matrices: bool = False
 
 
 @attrs.define
-class CompareArgs(FunctionArgs):
-    """The function to compare."""
+class CompareArgs(InteractiveArgs):
+    """The function to compare (``interactive``: also show the comparison)."""
 
     COMMAND: ClassVar[str] = "codequorum.compare"
 
 
 @attrs.define
-class RunDynamicArgs(FunctionArgs):
-    """The function whose versions run in the sandbox."""
+class RunDynamicArgs(InteractiveArgs):
+    """The function whose versions run in the sandbox (``interactive``: answered at once
+    with ``started`` and no token; the outcome is shown)."""
 
     COMMAND: ClassVar[str] = "codequorum.runDynamic"
 
 
 @attrs.define
-class ClearSamplesArgs(FunctionArgs):
-    """The function whose versions are deleted (none: the whole file's)."""
+class ClearSamplesArgs(InteractiveArgs):
+    """The function whose versions are deleted (none: the whole file's). ``interactive``:
+    asked first, answered at once with ``removed`` 0; what was deleted is shown."""
 
     COMMAND: ClassVar[str] = "codequorum.clearSamples"
 
 
 @attrs.define
-class RegenerateArgs(FunctionArgs):
+class RegenerateArgs(InteractiveArgs):
     """``n``: how many versions (1-50; default ``provider.samples``); ``endpointConfirmed``:
-    the client checked the endpoint and key variable with the user."""
+    the client checked the endpoint and key variable with the user. ``interactive``:
+    answered at once with status ``started``; the outcome is shown."""
 
     COMMAND: ClassVar[str] = "codequorum.regenerate"
     POSITIONAL: ClassVar[tuple[str, ...]] = ("n",)
@@ -228,11 +242,12 @@ class PromptMessage:
 @attrs.define
 class RegenerateResult:
     """``status`` ``relay`` (``provider.kind`` = client): the client is to send
-    ``messages`` to its model ``n`` times; else what the server did."""
+    ``messages`` to its model ``n`` times; ``started``: an interactive regeneration goes on
+    in the background; else what the server did."""
 
     uri: str
     qualified_name: str
-    status: Literal["ok", "failed", "cancelled", "refused", "relay"]
+    status: Literal["ok", "failed", "cancelled", "refused", "relay", "started"]
     requested: int = 0
     accepted: int = 0
     stored: int = 0
@@ -276,7 +291,7 @@ _OURS = {
     for cls in (t, *get_args(t))
     if isinstance(cls, type) and attrs.has(cls)
 } | {SampleInput, VersionInfo, PromptMessage}
-for _cls in _OURS | {FunctionArgs, FunctionSummary}:
+for _cls in _OURS | {FunctionArgs, InteractiveArgs, FunctionSummary}:
     attrs.resolve_types(_cls)
 
 
@@ -443,7 +458,11 @@ def _class_schema(cls: type, defs: dict[str, Any], result: bool) -> dict[str, An
     return schema
 
 
-_ARGUMENT_CLASSES = {pair[0] for pair in COMMANDS.values()} | {FunctionArgs, SampleInput}
+_ARGUMENT_CLASSES = {pair[0] for pair in COMMANDS.values()} | {
+    FunctionArgs,
+    InteractiveArgs,
+    SampleInput,
+}
 
 
 def json_schema() -> dict[str, Any]:

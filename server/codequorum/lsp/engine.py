@@ -29,7 +29,14 @@ from codequorum.workspace import file_key_for
 if TYPE_CHECKING:
     from codequorum.inputs import Proposer
 
-__all__ = ["Engine", "FunctionAnalysis", "Lookup", "file_key_for", "session_config"]
+__all__ = [
+    "Engine",
+    "FunctionAnalysis",
+    "Lookup",
+    "file_key_for",
+    "ran_nothing",
+    "session_config",
+]
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +61,12 @@ def session_config(settings: Settings) -> SessionConfig:
         dynamic_timeout=settings.dynamic.timeout,
         dynamic_sandbox=settings.dynamic.sandbox,
     )
+
+
+def ran_nothing(report: Any) -> bool:
+    """True for a dynamic report of a run that ran no version and has nothing to say: it had
+    no inputs (a run refused by its module keeps its note, ``not-run-in-module``)."""
+    return not getattr(report, "inputs", None) and not getattr(report, "verdicts", None)
 
 
 class Engine(Session):
@@ -188,6 +201,12 @@ class Engine(Session):
         order = {e.qualified_name: i for i, (e, _, _) in enumerate(found)}
         ready.sort(key=lambda item: order[item[0].qualified_name])
         return ready, []
+
+    def put_dynamic(self, analysis: FunctionAnalysis, report: Any) -> None:
+        """Keep a dynamic report, unless its run ran nothing (:func:`ran_nothing`): in the
+        editor such a run changes no hover, lens or diagnostic; the user is told why."""
+        if not ran_nothing(report):
+            super().put_dynamic(analysis, report)
 
     async def run_dynamic_async(
         self,

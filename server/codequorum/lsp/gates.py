@@ -2,8 +2,10 @@
 commands call, on top of :mod:`consent`.
 
 Each answers None when the command may go on, or the message saying why not (shown to the
-user by the command). Questions go through ``window/showMessageRequest``; a client that
-cannot answer counts as "no", and the message says how to approve by hand. The model's call
+user by the command). Questions go through ``window/showMessageRequest`` with the safe answer
+first (clients pre-select the first action: a bare Enter must not run or send anything); a
+dismissed question, an empty answer and a client that cannot answer count as "no", and the
+message says how to approve by hand. The model's call
 inputs for a dynamic run (:class:`ConsentedProposer`) ask the key's question only when a
 function needs them.
 """
@@ -32,8 +34,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 RUN = "Run in the sandbox"
+NOT_NOW = "Not now"
 SEND = "Send the key"
-NO = "Don't"
+DONT_SEND = "Don't send"
 
 UNTRUSTED = (
     "this workspace is not trusted: codequorum runs no versions and sends nothing to an "
@@ -41,12 +44,14 @@ UNTRUSTED = (
 )
 
 
-async def ask(ls: CodequorumServer, message: str, yes: str) -> bool:
-    """True when the user picks ``yes`` (False when dismissed or the client cannot ask)."""
+async def ask(ls: CodequorumServer, message: str, no: str, yes: str) -> bool:
+    """True when the user picks ``yes``; the actions are offered ``no`` first, the one a
+    client pre-selects. False on ``no``, a dismissed question, any other answer, or a
+    client that cannot ask."""
     params = types.ShowMessageRequestParams(
         type=types.MessageType.Warning,
         message=message,
-        actions=[types.MessageActionItem(title=yes), types.MessageActionItem(title=NO)],
+        actions=[types.MessageActionItem(title=no), types.MessageActionItem(title=yes)],
     )
     try:
         answer = await ls.window_show_message_request_async(params)
@@ -87,7 +92,7 @@ async def may_run_store(
         "codequorum on this machine (it may have come with the repository). Its versions "
         "are code nobody has reviewed. Run them in the sandbox? (asked once per store)"
     )
-    if await ask(ls, question, RUN):
+    if await ask(ls, question, NOT_NOW, RUN):
         await _remember(ls, approvals.approve_store, store.path, store.store_id)
         return None
     return (
@@ -123,7 +128,7 @@ async def may_send_key(
         "variable is not the default one, and workspace settings can choose them. "
         "(asked once per endpoint and variable)"
     )
-    if await ask(ls, question, SEND):
+    if await ask(ls, question, DONT_SEND, SEND):
         await _remember(ls, approvals.approve_endpoint, provider.base_url, key_env)
         return None
     return (

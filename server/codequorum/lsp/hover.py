@@ -1,9 +1,12 @@
-"""The hover: a compact markdown summary of one function's versions.
+"""The hover: a compact summary of one function's versions.
 
 Reads the report (summary, clusters, medoid, typicality, verdicts) and the versions'
-text; the only thing it makes is a short unified diff for display. Every piece of text that
-is not our own wording (names, messages, labels, code) goes through :mod:`markdown`, so it
-shows as written and cannot add links, images, HTML or close a code fence.
+text; the only thing it makes is a short unified diff for display. The hover is composed
+once as a :data:`~codequorum.lsp.rendering.Doc` and rendered as markdown, or as plain text
+for a client that asks for it. Every piece of text that is not our own wording (names,
+messages, labels, code) is marked as such (:class:`~codequorum.lsp.rendering.Text`,
+:class:`~codequorum.lsp.rendering.Code`, :class:`~codequorum.lsp.rendering.Block`), so in
+markdown it shows as written and cannot add links, images, HTML or close a code fence.
 """
 
 from __future__ import annotations
@@ -19,7 +22,18 @@ from codequorum.findings import (
 )
 from codequorum.lsp.documents import FunctionEntry
 from codequorum.lsp.engine import FunctionAnalysis
-from codequorum.lsp.markdown import md_block, md_code, md_text
+from codequorum.lsp.rendering import (
+    Block,
+    Bullet,
+    Code,
+    Doc,
+    Format,
+    Line,
+    Paragraph,
+    Strong,
+    Text,
+    render,
+)
 from codequorum.lsp.settings import Settings
 from codequorum.model import Verdict
 
@@ -45,10 +59,11 @@ WARNING_SEVERITIES = frozenset({"error", "warning"})
 COMPUTING = "comparing the versions…"
 
 
-def render_computing(entry: FunctionEntry, n_stored: int) -> str:
+def computing_doc(entry: FunctionEntry, n_stored: int) -> Doc:
     """The hover of a function whose analysis is under way."""
     count = f"{n_stored} sample{'s' if n_stored != 1 else ''}"
-    return f"**codequorum** · {md_code(entry.name)} · {count} · {COMPUTING}"
+    return (((Strong("codequorum"), " · ", Code(entry.name), f" · {count} · {COMPUTING}"),),)
+
 
 
 def _fmt(value: object) -> str | None:
@@ -78,26 +93,26 @@ def short_diff(a: str, b: str, a_name: str, b_name: str, max_lines: int) -> str:
     return "\n".join(head + body)
 
 
-def hover_title(qualified_name: str, n_stored: int, n_clusters: int | None) -> str:
+def hover_title(qualified_name: str, n_stored: int, n_clusters: int | None) -> Line:
     """The hover's first line: the function, its stored versions and, once they were
     compared, how many clusters they form."""
     samples = f"{n_stored} sample{'s' if n_stored != 1 else ''}"
-    title = f"**codequorum** · {md_code(qualified_name)} · {samples}"
+    title: Line = (Strong("codequorum"), " · ", Code(qualified_name), f" · {samples}")
     if n_clusters is not None:
-        title += f" · {n_clusters} cluster{'s' if n_clusters != 1 else ''}"
+        title += (f" · {n_clusters} cluster{'s' if n_clusters != 1 else ''}",)
     return title
 
 
-def verdict_lines(headline: Verdict | None, verdicts: Sequence[Verdict]) -> list[str]:
+def verdict_lines(headline: Verdict | None, verdicts: Sequence[Verdict]) -> list[Line]:
     """The headline verdict (marked ⚠️ when it warns, ✓ when not), then every other
     verdict that warns: the hover leaves out the quiet ones the headline already sums up."""
-    lines: list[str] = []
+    lines: list[Line] = []
     if headline is not None:
         mark = "⚠️" if headline.severity in WARNING_SEVERITIES else "✓"
-        lines.append(f"{mark} {md_code(headline.code)} — {md_text(headline.message)}")
+        lines.append((f"{mark} ", Code(headline.code), " — ", Text(headline.message)))
     for verdict in verdicts:
         if verdict is not headline and verdict.severity in WARNING_SEVERITIES:
-            lines.append(f"⚠️ {md_code(verdict.code)} — {md_text(verdict.message)}")
+            lines.append(("⚠️ ", Code(verdict.code), " — ", Text(verdict.message)))
     return lines
 
 
@@ -123,33 +138,33 @@ def diff_pair(current: int | None, medoid: int | None, other: int | None
     return anchor, other
 
 
-def _recommendation_paragraph(analysis: FunctionAnalysis) -> str:
+def _recommendation_paragraph(analysis: FunctionAnalysis) -> Paragraph:
     """Which version to keep and how likely it is wrong, as a list (empty when nothing is
     recommended)."""
-    return "\n".join(f"- {md_text(line)}" for line in recommendation_lines(analysis))
+    return tuple(Bullet((Text(line),)) for line in recommendation_lines(analysis))
 
 
-def _consensus_line(analysis: FunctionAnalysis) -> str | None:
+def _consensus_line(analysis: FunctionAnalysis) -> Bullet | None:
     """The consensus and how many versions its cluster holds, or the most typical version
     when no two versions share a shape."""
     report = analysis.report
     agreed = consensus(analysis)
     if agreed is not None:
         group = next(g for g in report.clusters if agreed in g)
-        return (
-            f"- consensus: **{md_text(analysis.label(agreed))}** (its cluster holds "
-            f"{len(group)} of the {report.n} compared: {compared_text(analysis)})"
-        )
+        return Bullet((
+            "consensus: ", Strong(Text(analysis.label(agreed))), " (its cluster holds "
+            f"{len(group)} of the {report.n} compared: {compared_text(analysis)})",
+        ))
     if report.medoid is not None:
-        typical = md_text(analysis.label(report.medoid))
-        return (
-            f"- no consensus: the most typical version, **{typical}**, shares its shape "
-            "with no other"
-        )
+        typical = Strong(Text(analysis.label(report.medoid)))
+        return Bullet((
+            "no consensus: the most typical version, ", typical, ", shares its shape "
+            "with no other",
+        ))
     return None
 
 
-def _current_line(analysis: FunctionAnalysis) -> str | None:
+def _current_line(analysis: FunctionAnalysis) -> Bullet | None:
     """Where the current code stands, with its typicality when there is one."""
     report = analysis.report
     current = analysis.current_index
@@ -159,27 +174,27 @@ def _current_line(analysis: FunctionAnalysis) -> str | None:
     pos = report.indices.index(current)
     typ = report.typicality[pos] if pos < len(report.typicality) else None
     typ_text = f", typicality {_fmt(typ)}" if _fmt(typ) is not None else ""
-    return f"- current code: {where}{typ_text}"
+    return Bullet((f"current code: {where}{typ_text}",))
 
 
-def _standing_paragraph(analysis: FunctionAnalysis) -> str:
+def _standing_paragraph(analysis: FunctionAnalysis) -> Paragraph:
     """The consensus, the current code and the fastest version, one line each (empty
     when none applies)."""
     fastest = analysis.fastest
     lines = [
         _consensus_line(analysis),
         _current_line(analysis),
-        f"- fastest: {md_text(analysis.label(fastest))}" if fastest is not None else None,
+        Bullet(("fastest: ", Text(analysis.label(fastest)))) if fastest is not None else None,
     ]
-    return "\n".join(line for line in lines if line is not None)
+    return tuple(line for line in lines if line is not None)
 
 
-def _diff_paragraph(analysis: FunctionAnalysis, max_lines: int) -> str:
+def _diff_paragraph(analysis: FunctionAnalysis, max_lines: int) -> Paragraph:
     """The most different version as a short diff against the current code (or the most
     typical version); empty when there is nothing to show."""
     pair = diff_pair(analysis.current_index, analysis.report.medoid, analysis.most_different)
     if pair is None:
-        return ""
+        return ()
     anchor, other = pair
     diff = short_diff(
         analysis.code(anchor),
@@ -189,23 +204,31 @@ def _diff_paragraph(analysis: FunctionAnalysis, max_lines: int) -> str:
         max_lines,
     )
     if not diff:
-        return ""
-    return f"Most different: {md_text(analysis.label(other))}\n{md_block(diff, 'diff')}"
+        return ()
+    return (("Most different: ", Text(analysis.label(other))), Block(diff, "diff"))
 
 
-def render_hover(entry: FunctionEntry, analysis: FunctionAnalysis, settings: Settings) -> str:
-    """Markdown for the hover over ``entry``: one paragraph per piece, empty pieces left
-    out."""
+def hover_doc(entry: FunctionEntry, analysis: FunctionAnalysis, diff_lines: int) -> Doc:
+    """The hover over ``entry``: one paragraph per piece (empty ones are left out when
+    rendered), the diff at most ``diff_lines`` long."""
     report = analysis.report
     if report.status != "ok":
         title = hover_title(entry.qualified_name, analysis.n_stored, None)
-        return f"{title}\n\n{md_text(report.message or 'not enough versions to compare')}"
-    parts = [
-        hover_title(entry.qualified_name, analysis.n_stored, len(report.clusters)),
-        *verdict_lines(report.verdict, report.verdicts),
-        figures_text(report.summary),
+        return ((title,), ((Text(report.message or "not enough versions to compare"),),))
+    figures = figures_text(report.summary)
+    return (
+        (hover_title(entry.qualified_name, analysis.n_stored, len(report.clusters)),),
+        *((line,) for line in verdict_lines(report.verdict, report.verdicts)),
+        ((figures,),) if figures else (),
         _recommendation_paragraph(analysis),
         _standing_paragraph(analysis),
-        _diff_paragraph(analysis, settings.hover.diff_lines),
-    ]
-    return "\n\n".join(part for part in parts if part)
+        _diff_paragraph(analysis, diff_lines),
+    )
+
+
+def render_hover(
+    entry: FunctionEntry, analysis: FunctionAnalysis, settings: Settings,
+    fmt: Format = "markdown",
+) -> str:
+    """The hover over ``entry`` in ``fmt`` (markdown, or plain text)."""
+    return render(hover_doc(entry, analysis, settings.hover.diff_lines), fmt)

@@ -30,6 +30,17 @@ def summary_title(analysis: FunctionAnalysis) -> str:
     return f"{count} · {word} {figure:.2f}"
 
 
+def lens_commands(has_versions: bool, settings: Settings) -> frozenset[str]:
+    """The commands the lenses above one function run: the summary (the report), Compare
+    and Regenerate above a function with versions; Regenerate above the others with
+    ``showForAll``; none with lenses off."""
+    if not settings.code_lens.enable:
+        return frozenset()
+    if has_versions:
+        return frozenset({CMD_ANALYZE, CMD_COMPARE, CMD_REGENERATE})
+    return frozenset({CMD_REGENERATE}) if settings.code_lens.show_for_all else frozenset()
+
+
 def _lens_range(entry: FunctionEntry) -> types.Range:
     return types.Range(start=entry.range.start, end=entry.range.start)
 
@@ -65,7 +76,7 @@ def entries_without_lenses(
 
 
 def _lens(
-    entry: FunctionEntry, title: str, command: str, arg: dict[str, str] | None = None
+    entry: FunctionEntry, title: str, command: str, arg: dict[str, object] | None = None
 ) -> types.CodeLens:
     """A lens above ``entry`` that runs ``command`` with ``arg`` (nothing without one)."""
     return types.CodeLens(
@@ -76,9 +87,11 @@ def _lens(
     )
 
 
-def _target(uri: str, entry: FunctionEntry) -> dict[str, str]:
-    """The argument of a lens's command: the function, by name."""
-    return {"uri": uri, "qualifiedName": entry.qualified_name}
+def _target(uri: str, entry: FunctionEntry) -> dict[str, object]:
+    """The argument of a lens's command: the function, by name, and ``interactive`` (a
+    person clicked it: the server shows what comes of it, for clients that run the lens's
+    command and read no result)."""
+    return {"uri": uri, "qualifiedName": entry.qualified_name, "interactive": True}
 
 
 def _function_lenses(

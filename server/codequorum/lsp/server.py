@@ -12,7 +12,7 @@ import asyncio
 import functools
 import logging
 import threading
-from collections.abc import Generator
+from collections.abc import Coroutine, Generator
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
@@ -29,15 +29,23 @@ from pygls.protocol.language_server import lsp_method
 from codequorum import __version__
 from codequorum.lsp import commands as cmds
 from codequorum.lsp import contract
-from codequorum.lsp.actions import function_actions
+from codequorum.lsp.actions import (
+    COMMAND_KIND,
+    CommandOffer,
+    command_actions,
+    function_actions,
+    lensed_commands,
+)
 from codequorum.lsp.diagnostics import SOURCE, document_diagnostics, result_id
 from codequorum.lsp.documents import FunctionEntry, Snapshot, SnapshotCache, normalize_encoding
 from codequorum.lsp.engine import Engine, FunctionAnalysis, Items
 from codequorum.lsp.files import RefusedFile, path_of, read_inside
-from codequorum.lsp.hover import render_computing, render_hover
-from codequorum.lsp.lenses import document_lenses
+from codequorum.lsp.hover import computing_doc, hover_doc
+from codequorum.lsp.lenses import document_lenses, lens_commands
 from codequorum.lsp.progress import REQUEST_TOKEN
+from codequorum.lsp.rendering import Format, client_format, markup_content
 from codequorum.lsp.settings import Settings, file_settings, folder_settings, parse_settings
+from codequorum.lsp.views import shows_documents
 from codequorum.session import MAX_DOCUMENT_BYTES, AnalysisKey
 from codequorum.workspace import file_key_for
 
@@ -46,6 +54,11 @@ log = logging.getLogger(__name__)
 #: How long a hover, a lens or a code action waits for an analysis before it answers with
 #: what is ready (the rest is computed in the background and the client refreshed).
 ANSWER_BUDGET = 0.15
+#: How long work a request left in the background waits after the answer went out, so
+#: what it sends next (a question) reaches the client in a read of its own: Emacs 28's
+#: jsonrpc stops reading at the answer it waited for and leaves the rest of that read
+#: unread until more output comes.
+AFTER_ANSWER = 0.25
 
 
 class CodequorumProtocol(LanguageServerProtocol):
@@ -67,6 +80,21 @@ class CodequorumProtocol(LanguageServerProtocol):
             params = attrs.evolve(params, arguments=arguments)
         result = yield from super().lsp_workspace__execute_command(params)
         return result
+
+    def _run_generator(
+        self,
+        future: Future[Any] | None,
+        *,
+        gen: Generator[Any, Any, Any],
+        result_future: Future[Any],
+    ) -> None:
+        """Go on with a handler after the step it waited for; a step cut short (the client
+        said ``exit`` while it ran, or cancelled the request) cancels the handler instead of
+        leaving a traceback in the log."""
+        if future is not None and future.cancelled():
+            result_future.cancel()
+            return
+        super()._run_generator(future, gen=gen, result_future=result_future)  # type: ignore[no-untyped-call]
 
     def _send_handler_result(self, future: Future[Any], *, msg_id: MsgId) -> None:
         """Answer a request; an expected refusal (bad arguments, no such function) is one
@@ -103,11 +131,15 @@ class CodequorumServer(LanguageServer):
         self.snapshots = SnapshotCache()
         self.pending: dict[str, asyncio.Task[None]] = {}
         self.dynamic_jobs: dict[str, asyncio.Future[None]] = {}
+        #: Work that goes on after the request that started it was answered.
+        self.background: set[asyncio.Future[None]] = set()
         self._saved_names: dict[str, list[str]] = {}
         self._shown: set[str] = set()
         self._startup_messages: list[tuple[types.MessageType, str]] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._configured = asyncio.Event()
+        #: True once the client sent ``shutdown``: ``exit`` then ends the process with 0.
+        self.shutdown_requested = False
 
     # ------------------------------------------------------------------ helpers
 
@@ -149,6 +181,43 @@ class CodequorumServer(LanguageServer):
     def trusted(self) -> bool:
         """False once the client said the workspace is not trusted (for this session)."""
         return self.initially_trusted and self.settings.trusted
+
+    def in_background(self, work: Coroutine[Any, Any, Any], what: str) -> None:
+        """Run ``work`` after the request that started it is answered (so a client that
+        waits for the answer is not held up by a question or a long job); a failure is
+        shown to the user (``what`` names the work), once."""
+        task = asyncio.ensure_future(self._shown_failure(work, what))
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
+
+    async def _shown_failure(self, work: Coroutine[Any, Any, Any], what: str) -> None:
+        REQUEST_TOKEN.set(None)  # the request's progress token ended with its answer
+        try:
+            await asyncio.sleep(AFTER_ANSWER)
+        except asyncio.CancelledError:
+            work.close()  # never started
+            raise
+        try:
+            await work
+        except cmds.CommandError as exc:
+            if not exc.shown:
+                self.show(types.MessageType.Error, f"codequorum: {exc.message}")
+        except Exception as exc:  # a bug in one job must not go unseen
+            log.exception("%s failed", what)
+            self.show(types.MessageType.Error, f"codequorum: {what} failed: {exc}")
+
+    @property
+    def shows_lenses(self) -> bool:
+        """True when the client draws code lenses: it names ``textDocument.codeLens`` or
+        ``workspace.codeLens`` in its capabilities."""
+        td, ws = self.client_capabilities.text_document, self.client_capabilities.workspace
+        return bool((td and td.code_lens is not None) or (ws and ws.code_lens is not None))
+
+    @property
+    def hover_format(self) -> Format:
+        """The format the client asks hovers in (``contentFormat``, most wanted first)."""
+        td = self.client_capabilities.text_document
+        return client_format(td.hover.content_format if td and td.hover else None)
 
     @property
     def pull_diagnostics(self) -> bool:
@@ -496,7 +565,8 @@ async def initialized(ls: CodequorumServer, params: types.InitializedParams) -> 
 @server.feature(types.SHUTDOWN)
 def shutdown(ls: CodequorumServer, params: None) -> None:
     """Stop background jobs and close the store."""
-    for job in list(ls.dynamic_jobs.values()):
+    ls.shutdown_requested = True
+    for job in [*ls.dynamic_jobs.values(), *ls.background]:
         job.cancel()
     for engine in ls.engines():
         engine.shutdown()
@@ -615,7 +685,8 @@ async def pull_diagnostics(
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)
 async def hover(ls: CodequorumServer, params: types.HoverParams) -> types.Hover | None:
-    """The stability summary of the function under the cursor."""
+    """The stability summary of the function under the cursor, in the format the client
+    asks for (markdown, or plain text)."""
     settings = ls.settings_for(params.text_document.uri)
     if not settings.hover.enable:
         return None
@@ -628,15 +699,12 @@ async def hover(ls: CodequorumServer, params: types.HoverParams) -> types.Hover 
     key, analysis = await ls.ready_analysis(snapshot, entry)
     if key is None:
         return None
-    text = (
-        render_computing(entry, len(key.stored))
+    doc = (
+        computing_doc(entry, len(key.stored))
         if analysis is None
-        else render_hover(entry, analysis, settings)
+        else hover_doc(entry, analysis, settings.hover.diff_lines)
     )
-    return types.Hover(
-        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text),
-        range=entry.name_range,
-    )
+    return types.Hover(contents=markup_content(doc, ls.hover_format), range=entry.name_range)
 
 
 @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
@@ -655,23 +723,42 @@ async def code_lens(ls: CodequorumServer, params: types.CodeLensParams) -> list[
 @server.feature(
     types.TEXT_DOCUMENT_CODE_ACTION,
     types.CodeActionOptions(
-        code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.RefactorRewrite]
+        code_action_kinds=[
+            types.CodeActionKind.QuickFix,
+            types.CodeActionKind.RefactorRewrite,
+            COMMAND_KIND,
+        ]
     ),
 )
 async def code_action(
     ls: CodequorumServer, params: types.CodeActionParams
 ) -> list[types.CodeAction]:
-    """Replace the function at the cursor with another version."""
+    """Replace the function at the cursor with another version; and run a command on it
+    (all of them in a client without code lenses, else those no lens runs; see
+    ``codeAction.commands``)."""
     snapshot = ls.snapshot(params.text_document.uri)
     if snapshot is None or snapshot.language is None:
         return []
     entry = await ls.engine.run(snapshot.function_at, params.range.start)
     if entry is None:
         return []
-    _, analysis = await ls.ready_analysis(snapshot, entry)
-    if analysis is None:
-        return []
-    actions = function_actions(snapshot, entry, analysis, params.context.diagnostics)
+    key, analysis = await ls.ready_analysis(snapshot, entry)
+    actions = (
+        []
+        if analysis is None
+        else function_actions(snapshot, entry, analysis, params.context.diagnostics)
+    )
+    settings = ls.settings_for(snapshot.uri)
+    mode = settings.code_action.commands
+    if mode != "never":
+        stored = 0 if key is None else len(key.stored)
+        offer = CommandOffer(
+            stored=stored,
+            dynamic=snapshot.language == "python" and settings.dynamic.enable and ls.trusted,
+            report=shows_documents(ls),
+            skip=lensed_commands(mode, ls.shows_lenses, lens_commands(stored > 0, settings)),
+        )
+        actions += command_actions(snapshot.uri, entry, offer)
     only = params.context.only
     if only:
         actions = [
@@ -690,7 +777,12 @@ def register_command(name: str) -> None:
     run = cmds.HANDLERS[name]
 
     async def handler(ls: CodequorumServer, args: Any) -> Any:
-        return await run(ls, args)
+        try:
+            return await run(ls, args)
+        except cmds.CommandError as exc:  # a person chose it: say why it cannot run
+            if getattr(args, "interactive", False) and not exc.shown:
+                ls.show(types.MessageType.Error, f"codequorum: {exc.message}")
+            raise
 
     handler.__annotations__ = {"ls": CodequorumServer, "args": args_cls, "return": result_type}
     handler.__name__ = handler.__qualname__ = run.__name__

@@ -32,6 +32,7 @@ PREFIX = "codequorum."
 ProviderKind = Literal["openai-compatible", "client"]
 SeverityName = Literal["error", "warning", "information", "hint"]
 SandboxLevel = Literal["strict", "weak"]
+CommandActions = Literal["auto", "always", "never"]
 
 
 @dataclass(frozen=True)
@@ -106,6 +107,14 @@ class CodeLensSettings:
 
 
 @dataclass(frozen=True)
+class CodeActionSettings:
+    """Code actions: ``commands`` offers the commands (Regenerate, Compare, Run, Clear,
+    Show Report) as code actions: ``auto`` for clients without code lenses."""
+
+    commands: CommandActions = "auto"
+
+
+@dataclass(frozen=True)
 class AnalysisSettings:
     """Options handed to the structural analysis."""
 
@@ -134,6 +143,7 @@ class Settings:
     diagnostics: DiagnosticsSettings = field(default_factory=DiagnosticsSettings)
     hover: HoverSettings = field(default_factory=HoverSettings)
     code_lens: CodeLensSettings = field(default_factory=CodeLensSettings)
+    code_action: CodeActionSettings = field(default_factory=CodeActionSettings)
     analysis: AnalysisSettings = field(default_factory=AnalysisSettings)
     dynamic: DynamicSettings = field(default_factory=DynamicSettings)
     #: False when the editor says the workspace is not trusted (not a schema setting: the
@@ -214,6 +224,8 @@ SPECS: tuple[Spec, ...] = (
     Spec("hover.diffLines", "hover", "diff_lines", "integer", 0, 200, reach=A),
     Spec("codeLens.enable", "code_lens", "enable", "boolean", reach=A),
     Spec("codeLens.showForAll", "code_lens", "show_for_all", "boolean", reach=A),
+    Spec("codeAction.commands", "code_action", "commands", "string",
+         enum=("auto", "always", "never"), reach=A),
     Spec("analysis.includeCurrent", "analysis", "include_current", "boolean", reach=A),
     Spec("analysis.maxDepth", "analysis", "max_depth", "integer", 1, 200, reach=A),
     Spec("analysis.tsed", "analysis", "tsed", "boolean", reach=A),
