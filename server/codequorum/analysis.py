@@ -260,6 +260,15 @@ def pair_means(m: FloatMatrix) -> tuple[float, float]:
     return ordered, unordered
 
 
+def versions_compared(n: int, current_apart: bool) -> str:
+    """How many versions were compared, in the words every front end uses: ``5 versions``,
+    or ``4 versions + your code`` when the code in the editor is compared beside the
+    versions (``current_apart``: it is one of the ``n`` and not one of the versions)."""
+    versions = n - 1 if current_apart else n
+    text = f"{versions} version{'s' if versions != 1 else ''}"
+    return f"{text} + your code" if current_apart else text
+
+
 def _versions(indices: Sequence[int], current: int | None = None, limit: int = 6) -> str:
     """'version 4', 'versions 2, 5 and 9', 'versions 1, 2, 3, 4, 5, 6 and 4 more'.
 
@@ -286,14 +295,38 @@ def _insufficient(sample_set: SampleSet, indices: list[int], empty: list[int],
     the reason."""
     n_total = len(sample_set.samples)
     usable = len(indices)
-    word = "sample" if usable == 1 else "samples"
-    if usable >= 2:
-        message = f"all {usable} samples are empty; there is no code to compare"
-    else:
-        message = f"only {usable} usable {word} of {n_total}; at least two are needed to compare"
+    word = "version" if usable == 1 else "versions"
+    message = f"only {usable} usable {word} of {n_total}; at least two are needed to compare"
     return StabilityReport(
         task_id=sample_set.task_id, language=sample_set.language, status="insufficient",
         n=usable, n_total=n_total, indices=indices, empty=empty, message=message,
+        current_index=current_index, options=options.to_dict(),
+    )
+
+
+#: The note of a set whose every version is empty.
+ALL_EMPTY_NOTE = ("every version is empty: nothing to compare in shape or behaviour; token "
+                  "LCS 0 and LED 0, as the study's scripts give")
+
+
+def _all_empty(sample_set: SampleSet, indices: list[int], options: AnalysisOptions,
+               current_index: int | None) -> StabilityReport:
+    """The report of a set whose every version is empty: an outcome, scored as the
+    study's scripts score it (token LCS 0 and LED 0; no tree, so no shape figure, no
+    verdict and nothing to keep), with a note saying so."""
+    shapes = ["sce_struct", "sce_value", "jsd_struct", "jsd_value"]
+    shapes += [name for name, on in (("tsed", options.tsed), ("tsed_08", options.tsed_08)) if on]
+    summary: dict[str, Any] = {name: {"ordered": None, "unordered": None} for name in shapes}
+    if options.textual:
+        from codequorum.metrics.textual import textual_summary
+
+        textual = textual_summary(sample_set.codes)
+        summary.update({key: float(getattr(textual, key)) for key in TEXTUAL_KEYS})
+        summary.update(dict.fromkeys(AST_DIFF_KEYS))
+    return StabilityReport(
+        task_id=sample_set.task_id, language=sample_set.language, status="ok",
+        n=len(indices), n_total=len(indices), indices=indices, empty=list(indices),
+        syntax_errors=[0] * len(indices), summary=summary, notes=[ALL_EMPTY_NOTE],
         current_index=current_index, options=options.to_dict(),
     )
 
@@ -309,8 +342,9 @@ def analyze(
     Every version is scored: an empty answer is an outcome (listed in ``empty``; each metric
     treats it as its reference does, see docs/metrics.md), samples with syntax errors are
     scored as parsed (tree-sitter recovers) and counted in ``syntax_errors``. Fewer than two
-    versions, or none with code, give a report with ``status="insufficient"`` and the
-    reason, not an exception. ``current_index`` (a position in the set) marks the version in
+    versions give a report with ``status="insufficient"`` and the reason, not an
+    exception; a set whose every version is empty is scored as the study's scripts score
+    it (token LCS 0 and LED 0) with a note. ``current_index`` (a position in the set) marks the version in
     the editor: when it is far from the consensus an ``outlier-current`` verdict says so.
     ``dynamic`` (a ``DynamicReport``) merges its summary figures and verdicts into the report.
     """
@@ -322,8 +356,12 @@ def analyze(
     indices = list(range(len(codes_all)))
     skipped: list[SkippedSample] = []
     empty = [i for i, code in enumerate(codes_all) if not code.strip()]
-    if len(indices) < 2 or len(empty) == len(indices):
+    if len(indices) < 2:
         report = _insufficient(sample_set, indices, empty, opts, current_index)
+        _merge_dynamic(report, dynamic)
+        return report
+    if len(empty) == len(indices):
+        report = _all_empty(sample_set, indices, opts, current_index)
         _merge_dynamic(report, dynamic)
         return report
 
@@ -360,7 +398,10 @@ def analyze(
         summary=summary, typicality=[float(x) for x in typ], medoid=indices[medoid_pos],
         clusters=clusters, notes=notes, current_index=current_index, options=opts.to_dict(),
     )
-    report.verdicts = _structure_verdicts(report, similarity, typ, groups, opts)
+    current_apart = (current_index is not None
+                     and sample_set.samples[current_index].origin == "current")
+    report.verdicts = _structure_verdicts(report, similarity, typ, groups, opts,
+                                          versions_compared(n, current_apart))
     if current_index is not None:
         report.verdicts.extend(_current_verdicts(report, similarity, typ, opts))
     _merge_dynamic(report, dynamic)
@@ -603,8 +644,9 @@ def _outlier_words(report: StabilityReport, similarity: FloatMatrix,
 
 def _structure_verdicts(report: StabilityReport, similarity: FloatMatrix,
                         typ: npt.NDArray[np.float64], groups: list[list[int]],
-                        opts: AnalysisOptions) -> list[Verdict]:
-    """``stable`` or ``unstable-structure``, with the outliers named."""
+                        opts: AnalysisOptions, compared: str) -> list[Verdict]:
+    """``stable`` or ``unstable-structure``, with the outliers named (``compared``: how
+    many versions, in :func:`versions_compared`'s words)."""
     n = report.n
     idx = report.indices
     mean_jsd = report.pair("jsd_struct") or 0.0
@@ -620,8 +662,8 @@ def _structure_verdicts(report: StabilityReport, similarity: FloatMatrix,
         "outliers": [idx[k] for k in outlier_pos],
         "medoid": report.medoid,
     }
-    shape = (f"{len(largest)} of {n} versions share one shape" if len(largest) > 1
-             else f"no two of the {n} versions share a shape")
+    shape = (f"{len(largest)} of {compared} share one shape" if len(largest) > 1
+             else f"no two of the {compared} share a shape")
     outlier_text = _outlier_words(report, similarity, typ, outlier_pos, median, detail)
     line = stable_line(opts)
     detail["stable_line"] = line.jsd
@@ -633,9 +675,9 @@ def _structure_verdicts(report: StabilityReport, similarity: FloatMatrix,
                         detail=detail)]
     reasons = [_jsd_words(mean_jsd, line)]
     if len(largest) == 1:
-        reasons.append(f"no two of the {n} versions share a shape")
+        reasons.append(f"no two of the {compared} share a shape")
     elif share < opts.majority:
-        reasons.append(f"only {len(largest)} of {n} versions share one shape "
+        reasons.append(f"only {len(largest)} of {compared} share one shape "
                        f"({len(groups)} groups)")
     else:
         reasons.append(shape)

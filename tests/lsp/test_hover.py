@@ -6,10 +6,12 @@ from codequorum.lsp.hover import diff_pair, figures_text, hover_title, verdict_l
 from codequorum.model import Verdict
 
 
-def test_title_counts_samples_and_clusters_once_compared() -> None:
-    assert hover_title("Shape.area", 1, None) == "**codequorum** · `Shape.area` · 1 sample"
-    assert hover_title("f", 3, 2) == "**codequorum** · `f` · 3 samples · 2 clusters"
-    assert hover_title("f", 0, 1) == "**codequorum** · `f` · 0 samples · 1 cluster"
+def test_title_counts_versions_and_clusters_once_compared() -> None:
+    assert hover_title("Shape.area", "1 version", None) == (
+        "**codequorum** · `Shape.area` · 1 version")
+    assert hover_title("f", "3 versions + your code", 2) == (
+        "**codequorum** · `f` · 3 versions + your code · 2 clusters")
+    assert hover_title("f", "0 versions", 1) == "**codequorum** · `f` · 0 versions · 1 cluster"
 
 
 def test_verdicts_headline_marked_then_the_other_warnings_only() -> None:

@@ -108,7 +108,8 @@ async def test_samples_diagnostics_hover_lenses_and_actions(
         clusters = report["report"]["clusters"]
         assert len(clusters) >= 2
         assert first == (
-            f"**codequorum** · `has_close_elements` · 5 samples · {len(clusters)} clusters"
+            f"**codequorum** · `has_close_elements` · 5 versions + your code · {len(clusters)} "
+            "clusters"
         )
         assert "`outlier-current`" in text
         jsd = report["report"]["summary"]["jsd_struct"]["ordered"]
@@ -130,7 +131,7 @@ async def test_samples_diagnostics_hover_lenses_and_actions(
         lenses = await code_lenses(client, uri)
         assert lenses is not None
         titles = [lens.command.title for lens in lenses if lens.command]
-        assert titles == [f"5 samples · unstable {jsd:.2f}", "Compare", "Regenerate"]
+        assert titles == [f"5 versions + your code · unstable {jsd:.2f}", "Compare", "Regenerate"]
         assert all(lens.range.start.line == name_pos.line for lens in lenses)
 
         actions = await code_actions(
@@ -309,7 +310,7 @@ async def test_methods_are_replaced_with_their_indentation(workspace: Path) -> N
         assert by_line[0] == (1, "Regenerate")  # __init__ has no versions: Regenerate only
         titles_total = [t for line, t in by_line if line == 4]
         assert len(titles_total) == 3
-        summary = next(t for t in titles_total if t.startswith("3 samples · "))
+        summary = next(t for t in titles_total if t.startswith("3 versions"))
         assert sorted(titles_total) == sorted([summary, "Compare", "Regenerate"])
 
         # rename the class and save: the method's versions follow it

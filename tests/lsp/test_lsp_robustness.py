@@ -34,7 +34,7 @@ async def _still_answers(client: LanguageClient, workspace: Path) -> None:
     added = await command(client, "codequorum.addSamples", uri, "area", VERSIONS)
     assert added["total"] == 3
     text = await hover_text(client, uri, position_of(GOOD, "area"))
-    assert text is not None and text.startswith("**codequorum** · `area` · 3 samples")
+    assert text is not None and text.startswith("**codequorum** · `area` · 3 versions")
 
 
 async def test_junk_huge_and_broken_documents(workspace: Path) -> None:

@@ -47,7 +47,7 @@ COMPUTING = "comparing the versions…"
 
 def render_computing(entry: FunctionEntry, n_stored: int) -> str:
     """The hover of a function whose analysis is under way."""
-    count = f"{n_stored} sample{'s' if n_stored != 1 else ''}"
+    count = f"{n_stored} version{'s' if n_stored != 1 else ''}"
     return f"**codequorum** · {md_code(entry.name)} · {count} · {COMPUTING}"
 
 
@@ -78,11 +78,11 @@ def short_diff(a: str, b: str, a_name: str, b_name: str, max_lines: int) -> str:
     return "\n".join(head + body)
 
 
-def hover_title(qualified_name: str, n_stored: int, n_clusters: int | None) -> str:
-    """The hover's first line: the function, its stored versions and, once they were
-    compared, how many clusters they form."""
-    samples = f"{n_stored} sample{'s' if n_stored != 1 else ''}"
-    title = f"**codequorum** · {md_code(qualified_name)} · {samples}"
+def hover_title(qualified_name: str, compared: str, n_clusters: int | None) -> str:
+    """The hover's first line: the function, what was compared (``4 versions + your
+    code``, :func:`~codequorum.findings.compared_text`) and, once they were compared, how
+    many clusters they form."""
+    title = f"**codequorum** · {md_code(qualified_name)} · {compared}"
     if n_clusters is not None:
         title += f" · {n_clusters} cluster{'s' if n_clusters != 1 else ''}"
     return title
@@ -138,7 +138,7 @@ def _consensus_line(analysis: FunctionAnalysis) -> str | None:
         group = next(g for g in report.clusters if agreed in g)
         return (
             f"- consensus: **{md_text(analysis.label(agreed))}** (its cluster holds "
-            f"{len(group)} of the {report.n} compared: {compared_text(analysis)})"
+            f"{len(group)} of the {compared_text(analysis)})"
         )
     if report.medoid is not None:
         typical = md_text(analysis.label(report.medoid))
@@ -198,10 +198,10 @@ def render_hover(entry: FunctionEntry, analysis: FunctionAnalysis, settings: Set
     out."""
     report = analysis.report
     if report.status != "ok":
-        title = hover_title(entry.qualified_name, analysis.n_stored, None)
+        title = hover_title(entry.qualified_name, compared_text(analysis), None)
         return f"{title}\n\n{md_text(report.message or 'not enough versions to compare')}"
     parts = [
-        hover_title(entry.qualified_name, analysis.n_stored, len(report.clusters)),
+        hover_title(entry.qualified_name, compared_text(analysis), len(report.clusters)),
         *verdict_lines(report.verdict, report.verdicts),
         figures_text(report.summary),
         _recommendation_paragraph(analysis),
