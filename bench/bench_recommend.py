@@ -37,18 +37,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import codequorum.risk
 from codequorum.analysis import AnalysisOptions, analyze
 from codequorum.model import SampleSet
 from codequorum.recommend import outcome_key, output_clusters, recommend
 from recommend_cache import CACHE, REPO, TaskRuns, read_cache
 
-# the report's own risk comes from the shipped model, which fit_risk.py refits from these
-# records: left out here, so that a model file with other features cannot stop a refit
-codequorum.risk.risk = lambda signals, model=None: float("nan")
-
 SETS = REPO / "bench" / "results" / "recommend_sets.json"
-OPTIONS = AnalysisOptions(tsed=False, textual=False, keep_matrices=False)
+OPTIONS = AnalysisOptions(tsed=False, textual=False, keep_matrices=False, sctd=False)
 
 
 def exception_key(outcome: Any) -> str | None:
@@ -67,6 +62,18 @@ def examples(task: TaskRuns) -> list[int]:
     """The docstring examples with an expected value (inputs in cache order)."""
     return [t for t, src in enumerate(task.sources)
             if src == "doctest" and not task.hidden[t] and task.checked[t]]
+
+
+def distinct_agreeing(keys: list[list[str | None]], texts: list[str],
+                      pick: Any) -> int:
+    """How many distinct texts (blanks aside) the versions agreeing with version ``pick``
+    on every input where it has a result have (itself included; 1 without a pick)."""
+    if pick is None or pick.by != "behaviour":
+        return 1
+    own = keys[pick.index]
+    ran = [t for t, k in enumerate(own) if k is not None]
+    same = [u for u, row in enumerate(keys) if all(row[t] == own[t] for t in ran)]
+    return len({" ".join(texts[u].split()) for u in same})
 
 
 def set_record(task: TaskRuns, draw: list[int], seed: int) -> dict[str, Any]:
@@ -89,17 +96,19 @@ def set_record(task: TaskRuns, draw: list[int], seed: int) -> dict[str, Any]:
               sum(1 for t in shown if task.outcomes[v][t] is not None
                   and task.outcomes[v][t][3] is True)  # type: ignore[index]
               for v, s in zip(draw, samples, strict=True)]
-    ok = report.status == "ok"
-    rec = (recommend(keys, report.typicality, report.indices, passed if shown else None,
-                     len(shown)) if ok else None)
-    plain = recommend(keys, report.typicality, report.indices) if ok else None
+    # the candidates as the report has them: every answered version (never an empty one)
+    answered = [k for k, i in enumerate(report.indices) if i not in report.empty]
+    typ = [report.typicality[k] for k in answered] if report.typicality else []
+    candidates = [report.indices[k] for k in answered] if typ else []
+    rec = recommend(keys, typ, candidates, passed if shown else None, len(shown))
+    plain = recommend(keys, typ, candidates)
     medoid = report.medoid
     n = len(draw)
     return {
         "task_id": task.task_id,
         "seed": seed,
         "draw": draw,
-        "status": report.status,
+        "status": report.status if candidates else "nothing to keep",
         "passes": passes,
         "medoid": medoid,
         "recommended": None if rec is None else rec.index,
@@ -109,6 +118,8 @@ def set_record(task: TaskRuns, draw: list[int], seed: int) -> dict[str, Any]:
         "agreement_only_by": None if plain is None else plain.by,
         "agreement_only_share": 0.0 if plain is None else plain.share,
         "agreement_only_typicality": 0.0 if plain is None else plain.typicality,
+        "agreement_only_agreeing": 0 if plain is None else plain.agreeing,
+        "agreement_only_agreeing_distinct": distinct_agreeing(keys, samples, plain),
         "examples": len(shown),
         "passes_examples": False if rec is None else rec.passes_examples,
         "examples_consensus": 0.0 if rec is None else rec.examples_consensus,
@@ -117,6 +128,7 @@ def set_record(task: TaskRuns, draw: list[int], seed: int) -> dict[str, Any]:
         "typicality": 0.0 if rec is None else rec.typicality,
         "medoid_typicality": max(report.typicality, default=0.0),
         "agreeing": 0 if rec is None else rec.agreeing,
+        "agreeing_distinct": distinct_agreeing(keys, samples, rec),
         "inputs": 0 if rec is None else rec.inputs,
         "clusters": output_clusters(keys),
         "any_output": any(k is not None for row in keys for k in row),
@@ -124,6 +136,7 @@ def set_record(task: TaskRuns, draw: list[int], seed: int) -> dict[str, Any]:
         "syntax_error_fraction": sum(1 for e in report.syntax_errors if e) / n,
         "empty_fraction": len(report.empty) / n,
         "n": n,
+        "distinct": len({" ".join(s.split()) for s in samples}),
         "sentence": None if rec is None else rec.sentence,
     }
 

@@ -147,7 +147,7 @@ def test_text_findings_lines_and_exit_status(ws: Workspace,
     # real CodeGen versions of prime_fib disagree; the name starts at column 5 ("def ")
     assert lines[0].startswith(f"{path}:{ws.unstable_line}:5: warning unstable-structure "
                                "Versions disagree in shape: mean JSD 0.")
-    assert lines[0].endswith("[7 versions of `prime_fib`]")  # identical versions count
+    assert lines[0].endswith("[`prime_fib`: 7 versions + your code]")  # copies count
     # the hand-made method: indented, so its name starts at column 9; its four stored
     # versions agree (a stable shape), the current code is the one far from them
     outlier = lines[1]

@@ -25,6 +25,9 @@ from codequorum.model import SampleSet, Verdict
 if TYPE_CHECKING:
     import tree_sitter
 
+    from codequorum.recommend import KeyMatrix, Recommendation
+    from codequorum.risk import RiskSignals
+
 FloatMatrix = npt.NDArray[np.float64]
 #: Scalar token LCS / Levenshtein figures copied into the summary (``textual`` on).
 TEXTUAL_KEYS: tuple[str, ...] = ("lcs_mean", "lcs_worst", "led_mean", "led_worst",
@@ -131,9 +134,12 @@ class StabilityReport:
     ``summary`` maps each pairwise metric to ``{"ordered": x, "unordered": y}`` and holds
     scalar figures (textual, dynamic) as plain numbers. ``recommended`` (a position in the
     set), ``recommended_by`` and ``recommendation`` (in words) say which version to keep
-    (:mod:`codequorum.recommend`); ``risk`` is the probability that it is wrong and
-    ``stability_percentile`` where the set's mean similarity falls among the HumanEval
-    reference sets (:mod:`codequorum.risk`).
+    (:mod:`codequorum.recommend`); after a run, ``risk`` is the probability that it is
+    wrong, ``risk_level`` its step on the coarse scale and ``risk_range`` what that step
+    has meant on draws held out of the fit; ``trust`` says how far to trust it in words
+    (what is missing when the versions did not run); ``stability_percentile`` is where
+    the set's mean similarity falls among the HumanEval reference sets
+    (:mod:`codequorum.risk`).
     """
 
     task_id: str
@@ -160,6 +166,9 @@ class StabilityReport:
     recommended_by: str | None = None
     recommendation: str | None = None
     risk: float | None = None
+    risk_level: str | None = None
+    risk_range: list[float] | None = None
+    trust: str | None = None
     stability_percentile: float | None = None
 
     @property
@@ -206,6 +215,9 @@ class StabilityReport:
             "recommended_by": self.recommended_by,
             "recommendation": self.recommendation,
             "risk": _num(self.risk),
+            "risk_level": self.risk_level,
+            "risk_range": None if self.risk_range is None else [_num(v) for v in self.risk_range],
+            "trust": self.trust,
             "stability_percentile": _num(self.stability_percentile),
         }
         if include_matrices:
@@ -344,8 +356,9 @@ def analyze(
     scored as parsed (tree-sitter recovers) and counted in ``syntax_errors``. Fewer than two
     versions give a report with ``status="insufficient"`` and the reason, not an
     exception; a set whose every version is empty is scored as the study's scripts score
-    it (token LCS 0 and LED 0) with a note. ``current_index`` (a position in the set) marks the version in
-    the editor: when it is far from the consensus an ``outlier-current`` verdict says so.
+    it (token LCS 0 and LED 0) with a note. ``current_index`` (a position in the set)
+    marks the version in the editor: when it is far from the consensus an
+    ``outlier-current`` verdict says so.
     ``dynamic`` (a ``DynamicReport``) merges its summary figures and verdicts into the report.
     """
     opts = options or AnalysisOptions()
@@ -405,7 +418,7 @@ def analyze(
     if current_index is not None:
         report.verdicts.extend(_current_verdicts(report, similarity, typ, opts))
     _merge_dynamic(report, dynamic)
-    _recommend(report, dynamic, opts)
+    _recommend(report, dynamic, opts, codes_all)
     return report
 
 
@@ -520,10 +533,11 @@ def static_sctd(codes: Sequence[str], interpreter: str | None = None) -> dict[st
 
 
 def _recommend(report: StabilityReport, dynamic: DynamicLike | None,
-               opts: AnalysisOptions) -> None:
-    """The version to keep, the risk that it is wrong, and the stability percentile."""
+               opts: AnalysisOptions, codes: Sequence[str]) -> None:
+    """The version to keep, the risk that it is wrong (after a run only: from shape
+    alone no probability holds across models), and the stability percentile."""
     from codequorum.recommend import examples_from_dynamic, keys_from_dynamic, recommend
-    from codequorum.risk import REFERENCE_OPTIONS, RiskSignals, risk, stability_percentile
+    from codequorum.risk import REFERENCE_OPTIONS, estimate, stability_percentile, trust_words
 
     keys = keys_from_dynamic(dynamic) if dynamic is not None else None
     if keys is not None and len(keys) != report.n_total:
@@ -539,26 +553,36 @@ def _recommend(report: StabilityReport, dynamic: DynamicLike | None,
         return
     report.recommended, report.recommended_by = rec.index, rec.by
     report.recommendation = rec.sentence
-    total = report.n_total
     mean_similarity = report.pair("jsd_struct") or 0.0
-    agreed = rec.by == "behaviour"
-    signals = RiskSignals(
-        mean_similarity=mean_similarity,
-        typicality=rec.typicality,
-        syntax_error_fraction=sum(1 for e in report.syntax_errors if e) / total,
-        empty_fraction=len(report.empty) / total,
-        behaviour=keys is not None,
-        agreed=agreed,
-        share=rec.share if agreed else 0.0,
-        examples=rec.examples > 0,
-        passes_examples=rec.passes_examples,
-        examples_consensus=rec.examples_consensus,
-        example_count=rec.examples,
-    )
-    report.risk = risk(signals)
+    est = estimate(risk_signals(rec, keys, codes)) if keys is not None else None
+    if est is not None:
+        report.risk = est.probability
+        report.risk_level = est.level
+        if est.low is not None and est.high is not None:
+            report.risk_range = [est.low, est.high]
+    report.trust = trust_words(est)
     if (opts.max_depth == REFERENCE_OPTIONS["max_depth"]
             and opts.jsd_log_base == REFERENCE_OPTIONS["jsd_log_base"]):
         report.stability_percentile = stability_percentile(mean_similarity)
+
+
+def risk_signals(rec: Recommendation, keys: KeyMatrix, codes: Sequence[str]) -> RiskSignals:
+    """What a run says about the kept version (:class:`~codequorum.risk.RiskSignals`):
+    ``keys``, the outcome matrix of every version; ``codes``, their texts."""
+    from codequorum.recommend import agreeing_versions
+    from codequorum.risk import RiskSignals
+
+    def text(code: str) -> str:
+        return " ".join(code.split())
+
+    agreed = rec.by == "behaviour"
+    agreeing = agreeing_versions(keys, rec.index) if agreed else [rec.index]
+    return RiskSignals(
+        versions=rec.versions, agreed=agreed, agreeing=len(agreeing),
+        agreeing_texts=len({text(codes[v]) for v in agreeing}),
+        texts=len({text(c) for c in codes}), share=rec.share, examples=rec.examples,
+        passes_examples=rec.passes_examples,
+        passing=round(rec.examples_consensus * rec.versions))
 
 
 #: The stability line when the analysis options differ from the reference distribution's.

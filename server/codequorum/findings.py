@@ -86,18 +86,6 @@ def current_standing(analysis: FunctionAnalysis) -> str | None:
     return f"not far from the consensus ({group})"
 
 
-def risk_words(risk: float) -> str:
-    """A probability in plain words: ``about 1 in 3``, ``about 7 in 10``, ``less than 1 in
-    100``."""
-    if risk < 0.01:
-        return "less than 1 in 100"
-    if risk <= 0.5:
-        return f"about 1 in {max(2, round(1 / risk))}"
-    if risk > 0.99:
-        return "more than 99 in 100"
-    return f"about {round(risk * 10)} in 10"
-
-
 def recommended_version(analysis: FunctionAnalysis) -> int | None:
     """The version the report recommends keeping, when it is not the current code."""
     report = analysis.report
@@ -124,9 +112,7 @@ def recommendation_lines(analysis: FunctionAnalysis) -> list[str]:
         sentence = sentence.replace(f"keep version {rec + 1}",
                                     f"keep version {rec + 1} (the current code)", 1)
     lines = [safe_text(sentence)]
-    trust = []
-    if report.risk is not None:
-        trust.append(f"{risk_words(report.risk)} that it is wrong")
+    trust = [report.trust] if report.trust else []
     if report.stability_percentile is not None:
         trust.append(percentile_words(report.stability_percentile))
     if trust:

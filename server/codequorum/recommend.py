@@ -173,14 +173,19 @@ def output_clusters(keys: KeyMatrix) -> int:
     return len(rows)
 
 
-def _same_as(keys: KeyMatrix, v: int) -> tuple[int, int]:
-    """(versions whose keys equal version ``v``'s on every input where it has a result,
-    itself included; how many such inputs)."""
+def agreeing_versions(keys: KeyMatrix, v: int) -> list[int]:
+    """The versions whose keys equal version ``v``'s on every input where it has a result,
+    itself included (its output cluster)."""
     own = list(keys[v])
     ran = [t for t, k in enumerate(own) if k is not None]
-    same = sum(1 for row in keys
-               if all(t < len(row) and row[t] == own[t] for t in ran))
-    return same, len(ran)
+    return [u for u, row in enumerate(keys)
+            if all(t < len(row) and row[t] == own[t] for t in ran)]
+
+
+def _same_as(keys: KeyMatrix, v: int) -> tuple[int, int]:
+    """(versions agreeing with version ``v``, :func:`agreeing_versions`; how many inputs
+    it has a result on)."""
+    return len(agreeing_versions(keys, v)), sum(1 for k in keys[v] if k is not None)
 
 
 @dataclass(frozen=True)
@@ -443,6 +448,7 @@ __all__ = [
     "Evidence",
     "OutcomeKey",
     "Recommendation",
+    "agreeing_versions",
     "agreement_scores",
     "canonical_output",
     "evidence_sentence",

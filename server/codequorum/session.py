@@ -288,10 +288,12 @@ class AnalysisKey:
 
 
 def merge_dynamic(
-    report: StabilityReport, dynamic: DynamicLike, options: AnalysisOptions
+    report: StabilityReport, dynamic: DynamicLike, options: AnalysisOptions,
+    codes: Sequence[str],
 ) -> StabilityReport:
-    """A copy of a static ``report`` with a dynamic report merged in: what
-    ``analyze(..., dynamic=dynamic)`` gives, without computing the static part again."""
+    """A copy of a static ``report`` of the versions ``codes`` with a dynamic report
+    merged in: what ``analyze(..., dynamic=dynamic)`` gives, without computing the static
+    part again."""
     from codequorum.analysis import _merge_dynamic, _recommend
 
     merged = dataclasses.replace(
@@ -302,11 +304,14 @@ def merge_dynamic(
         recommended_by=None,
         recommendation=None,
         risk=None,
+        risk_level=None,
+        risk_range=None,
+        trust=None,
         stability_percentile=None,
     )
     _merge_dynamic(merged, dynamic)
-    if merged.status == "ok":  # an insufficient set has no recommendation either way
-        _recommend(merged, dynamic, options)
+    if merged.status == "ok" and merged.typicality:  # else nothing to keep either way
+        _recommend(merged, dynamic, options, codes)
     return merged
 
 
@@ -557,7 +562,7 @@ class Session:
             merged = self._merged.peek(static.key)
         if merged is not None and merged.dynamic is dynamic:
             return merged
-        report = merge_dynamic(static.report, dynamic, options)
+        report = merge_dynamic(static.report, dynamic, options, static.sample_set.codes)
         merged = dataclasses.replace(
             static,
             report=report,

@@ -7,7 +7,9 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from codequorum.findings import percentile_words, risk_words
+from codequorum.findings import percentile_words
+from codequorum.lsp.markdown import md_text
+from codequorum.risk import NOT_RUN
 
 from .conftest import lsp_session
 from .helpers import (
@@ -122,9 +124,12 @@ async def test_samples_diagnostics_hover_lenses_and_actions(
         assert "```diff\n--- current\n+++ v" in text
         rep = report["report"]
         assert f"- keep version {consensus + 1}: the most typical in shape" in text
-        risk, pct = rep["risk"], rep["stability_percentile"]
-        assert 0 < risk < 1 and 0 <= pct <= 100
-        assert f"- {risk_words(risk)} that it is wrong; {percentile_words(pct)}\n" in text
+        # nothing ran: no probability from shape alone, but what is missing, in words
+        pct = rep["stability_percentile"]
+        assert rep["risk"] is None and rep["risk_level"] is None and 0 <= pct <= 100
+        assert rep["trust"] == NOT_RUN
+        assert f"- {md_text(f'{NOT_RUN}; {percentile_words(pct)}')}\n" in text
+        assert "in 10 that it is wrong" not in text and "in 100" not in text
         assert report["evidence"] is None  # nothing ran
         assert await hover_text(client, uri, position_of(doc, "untouched")) is None
 

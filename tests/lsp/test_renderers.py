@@ -17,6 +17,7 @@ from codequorum.lsp.hover import render_hover
 from codequorum.lsp.lenses import document_lenses
 from codequorum.lsp.settings import parse_settings
 from codequorum.model import Sample, SampleSet, Verdict
+from codequorum.risk import RiskEstimate, trust_words
 from codequorum.sources.store import StoredSample, content_hash
 
 from .helpers import apply_edits
@@ -273,6 +274,7 @@ def _recommending(
         f"keep version {index + 1}: 3 of 4 versions agree with it on 2 inputs"
     )
     analysis.report.risk = 0.34
+    analysis.report.trust = trust_words(RiskEstimate(0.34, "uncertain", 0.3, 0.4))
     analysis.report.stability_percentile = 8.0
     return dataclasses.replace(analysis, dynamic=dynamic)
 
@@ -297,7 +299,8 @@ def test_hover_shows_recommendation_risk_percentile_and_parting_input(fixed: Fix
     text = render_hover(entry, analysis, parse_settings(None)[0])
     assert "- keep version 2: 3 of 4 versions agree with it on 2 inputs\n" in text
     assert (
-        "- about 1 in 3 that it is wrong; less stable than 92 % of HumanEval functions\n"
+        "- uncertain: about 1 in 3 that it is wrong (30–40 % in held-out tests); less stable "
+        "than 92 % of HumanEval functions\n"
     ) in text
     # 6 and 6.0 are the same value: only version 3 parts ways; the doctest input comes first
     assert "- on area(2, 3) version 2 returns 6.0; version 3 returns 5" in text
