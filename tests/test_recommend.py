@@ -21,7 +21,7 @@ from codequorum.recommend import (
     output_clusters,
     recommend,
 )
-from codequorum.risk import NOT_RUN, RiskEstimate, trust_words
+from codequorum.risk import NO_INPUTS, NOT_RUN, RiskEstimate, trust_words
 
 
 def test_outcome_key_values_exceptions_and_no_result() -> None:
@@ -428,3 +428,15 @@ def test_risk_signals_count_the_kept_versions_output_cluster() -> None:
     assert (s.versions, s.agreed, s.agreeing, s.agreeing_texts, s.texts) == (5, True, 2, 1, 4)
     assert (s.examples, s.passes_examples, s.passing) == (2, True, 2)
     assert s.share == rec.share
+
+
+def test_a_run_on_tests_alone_is_no_evidence() -> None:
+    """Outcomes on hidden tests never enter: a run that had nothing else to run on gives
+    no risk, and says what is missing."""
+    ss = SampleSet.from_codes("t", [_ADD, _ADD, _SUB])
+    inputs = [{"source": "humaneval", "graded": True}]
+    dyn = _FakeDynamic(inputs, [[("3", None, None)], [("3", None, None)], [("1", None, None)]])
+    report = analyze(ss, AnalysisOptions(tsed=False, textual=False), dynamic=dyn)
+    assert keys_from_dynamic(dyn) is None
+    assert report.recommended_by == "structure" and report.risk is None
+    assert report.trust == NO_INPUTS

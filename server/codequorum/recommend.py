@@ -421,13 +421,15 @@ def keys_from_dynamic(dynamic: Any) -> list[list[OutcomeKey]] | None:
 
     Reads ``dynamic.outcomes`` (per version, per input: ``(output_repr, exc_type,
     exc_message)`` or ``None``) and ``dynamic.inputs`` (``source``, ``graded`` per
-    input); ``None`` when the report has no outcomes.
+    input); ``None`` when the report has no outcomes on an input that is not a test
+    (what ran on tests alone is nothing an editor would have: the same as no run).
     """
     outcomes = getattr(dynamic, "outcomes", None)
     inputs = getattr(dynamic, "inputs", None)
     if not outcomes or not inputs:
         return None
-    return outcome_matrix(outcomes, inputs)
+    keys = outcome_matrix(outcomes, inputs)
+    return keys if any(keys) else None
 
 
 def examples_from_dynamic(dynamic: Any) -> tuple[list[int] | None, int]:

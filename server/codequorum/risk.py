@@ -56,6 +56,9 @@ FloatArray = npt.NDArray[np.float64]
 LEVELS: tuple[Level, ...] = ("likely right", "uncertain", "likely wrong")
 #: What a report says where the versions did not run.
 NOT_RUN = "not run yet: run the versions to estimate how likely the kept version is wrong"
+#: What it says where they ran on no input but tests (nothing an editor has).
+NO_INPUTS = ("no input to run the versions on: a docstring example or type hints would let "
+             "them run, to estimate how likely the kept version is wrong")
 #: The features each model may use. The shipped model file names the ones it was fitted
 #: with (chosen by ``bench/fit_risk.py`` on draws left out of the fit).
 FEATURES: dict[str, tuple[str, ...]] = {
@@ -320,12 +323,13 @@ def chance_words(risk: float) -> str:
     return f"about {round(risk * 10)} in 10"
 
 
-def trust_words(est: RiskEstimate | None) -> str:
+def trust_words(est: RiskEstimate | None, ran: bool = False) -> str:
     """How far to trust the kept version, in words: the step, then the probability where
-    the held-out draws support one, else the range they showed; :data:`NOT_RUN` without a
-    run."""
+    the held-out draws support one, else the range they showed; without an estimate,
+    what is missing (:data:`NOT_RUN`, or :data:`NO_INPUTS` when the versions ``ran`` but
+    on no input an editor has)."""
     if est is None:
-        return NOT_RUN
+        return NO_INPUTS if ran else NOT_RUN
     chance = f"{est.level}: {chance_words(est.probability)} that it is wrong"
     if est.low is None or est.high is None:
         return chance
@@ -353,6 +357,7 @@ __all__ = [
     "FEATURES",
     "LEVELS",
     "NOT_RUN",
+    "NO_INPUTS",
     "POINT_WIDTH",
     "REFERENCE_OPTIONS",
     "Level",
