@@ -136,6 +136,7 @@ def set_record(task: TaskRuns, draw: list[int], seed: int) -> dict[str, Any]:
         "syntax_error_fraction": sum(1 for e in report.syntax_errors if e) / n,
         "empty_fraction": len(report.empty) / n,
         "n": n,
+        "editor_inputs": len(non_test),
         "distinct": len({" ".join(s.split()) for s in samples}),
         "sentence": None if rec is None else rec.sentence,
     }

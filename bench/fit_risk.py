@@ -526,7 +526,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--diagram", type=Path, metavar="SVG",
                     help="also draw the reliability diagram of the held-out shown risk")
     args = ap.parse_args(argv)
-    sets = [s for s in json.loads(args.regimes.read_text()) if s["status"] == "ok"]
+    # a set whose versions ran on no input an editor has gets no risk (nothing ran)
+    sets = [s for s in json.loads(args.regimes.read_text())
+            if s["status"] == "ok" and s["editor_inputs"] > 0]
     regime_weights(sets)
     reference = [s for s in json.loads(args.sets.read_text()) if s["status"] == "ok"]
     print(f"{len({s['task_id'] for s in sets})} tasks, {len(sets)} sets in "
