@@ -533,7 +533,7 @@ def main(argv: list[str] | None = None) -> int:
     reference = [s for s in json.loads(args.sets.read_text()) if s["status"] == "ok"]
     print(f"{len({s['task_id'] for s in sets})} tasks, {len(sets)} sets in "
           f"{len({(s['size'], s['temperature'], s['strength']) for s in sets})} regimes")
-    fitted = {kind: choose(rows(sets, kind), kind) for kind in KINDS}
+    fitted: dict[str, Fitted] = {kind: choose(rows(sets, kind), kind) for kind in KINDS}
     for kind, f in fitted.items():
         print(f"{kind}: features {', '.join(f.features)}; L2 {f.l2:g} (held-out log-loss "
               f"{f.held_out_log_loss:.4f})")

@@ -139,7 +139,8 @@ class StabilityReport:
     has meant on draws held out of the fit; ``trust`` says how far to trust it in words
     (what is missing when the versions did not run); ``stability_percentile`` is where
     the set's mean similarity falls among the HumanEval reference sets
-    (:mod:`codequorum.risk`).
+    (:mod:`codequorum.risk`). ``model`` names the model that made the versions, when
+    they say (:func:`codequorum.calibration.model_of`).
     """
 
     task_id: str
@@ -170,6 +171,7 @@ class StabilityReport:
     risk_range: list[float] | None = None
     trust: str | None = None
     stability_percentile: float | None = None
+    model: str | None = None
 
     @property
     def verdict(self) -> Verdict | None:
@@ -219,6 +221,7 @@ class StabilityReport:
             "risk_range": None if self.risk_range is None else [_num(v) for v in self.risk_range],
             "trust": self.trust,
             "stability_percentile": _num(self.stability_percentile),
+            "model": self.model,
         }
         if include_matrices:
             d["matrices"] = {
@@ -344,6 +347,21 @@ def _all_empty(sample_set: SampleSet, indices: list[int], options: AnalysisOptio
 
 
 def analyze(
+    sample_set: SampleSet,
+    options: AnalysisOptions | None = None,
+    dynamic: DynamicLike | None = None,
+    current_index: int | None = None,
+) -> StabilityReport:
+    """Score how much the versions in ``sample_set`` agree (:func:`_analyze`), and name
+    the model that made them."""
+    from codequorum.calibration import model_of
+
+    report = _analyze(sample_set, options, dynamic, current_index)
+    report.model = model_of([s.model for s in sample_set.samples])
+    return report
+
+
+def _analyze(
     sample_set: SampleSet,
     options: AnalysisOptions | None = None,
     dynamic: DynamicLike | None = None,
