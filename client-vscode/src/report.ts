@@ -77,26 +77,15 @@ export interface FunctionReport {
   /** Which version to keep (a position in the set), and why, in words. */
   recommended: number | undefined;
   recommendation: string | undefined;
-  /** Probability that the recommended version is wrong. */
+  /** After a run, the probability that the recommended version is wrong. */
   risk: number | undefined;
+  /** How far to trust the recommended version, in the server's words (its step on the
+   * coarse scale and the probability or the held-out range, or what is missing). */
+  trust: string | undefined;
   /** Share (%) of the HumanEval reference sets less alike than this one. */
   stabilityPercentile: number | undefined;
   /** The input where the recommended version and the others part ways, in words. */
   evidence: string | undefined;
-}
-
-/** A probability in plain words, as the hover says it: `about 1 in 3`, `about 7 in 10`. */
-export function riskWords(risk: number): string {
-  if (risk < 0.01) {
-    return 'less than 1 in 100';
-  }
-  if (risk <= 0.5) {
-    return `about 1 in ${Math.max(2, Math.round(1 / risk))}`;
-  }
-  if (risk > 0.99) {
-    return 'more than 99 in 100';
-  }
-  return `about ${Math.round(risk * 10)} in 10`;
 }
 
 /** Where a set stands among the HumanEval reference sets, as the hover says it. */
@@ -286,6 +275,7 @@ export function parseAnalyzeResult(raw: unknown): FunctionReport | undefined {
     recommended,
     recommendation: shown(field(report, 'recommendation'), 300),
     risk: num(field(report, 'risk')),
+    trust: shown(field(report, 'trust'), 300),
     stabilityPercentile: num(field(report, 'stability_percentile', 'stabilityPercentile')),
     evidence: shown(field(raw, 'evidence'), 500),
   };

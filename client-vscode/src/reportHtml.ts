@@ -4,7 +4,7 @@
  * safe_text, then HTML-escaped). Colours come from VS Code's theme variables; there are no inline styles and the
  * only script carries the nonce, so the page runs under a strict Content-Security-Policy.
  */
-import { percentileWords, riskWords, type FunctionReport, type MatrixView, type VersionView } from './report';
+import { percentileWords, type FunctionReport, type MatrixView, type VersionView } from './report';
 import { safeText } from './safeText';
 
 export function escapeHtml(s: string): string {
@@ -178,8 +178,8 @@ export function recommendationHtml(report: FunctionReport): string {
   const keep = report.versions.find((v) => v.index === report.recommended);
   const name = keep ? keep.label : `v${report.recommended + 1}`;
   const trust: string[] = [];
-  if (report.risk !== undefined) {
-    trust.push(`${riskWords(report.risk)} that it is wrong`);
+  if (report.trust !== undefined) {
+    trust.push(report.trust);
   }
   if (report.stabilityPercentile !== undefined) {
     trust.push(percentileWords(report.stabilityPercentile));
