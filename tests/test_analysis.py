@@ -451,7 +451,7 @@ def test_real_samples_stable_and_unstable(shared_dir: Path) -> None:
 
 def test_too_many_samples_is_refused_with_the_reason() -> None:
     s = SampleSet.from_codes("big", [LOOP, BUILTIN, RECURSIVE, LOOP_RENAMED])
-    with pytest.raises(UserError, match="4 usable samples; at most 3 are compared"):
+    with pytest.raises(UserError, match="4 usable versions; at most 3 are compared"):
         analyze(s, AnalysisOptions(tsed=False, textual=False, max_samples=3))
 
 

@@ -399,7 +399,7 @@ def _analyze(
     codes = [codes_all[i] for i in indices]
     n = len(codes)
     if n > opts.max_samples:
-        raise UserError(f"{n:,} usable samples; at most {opts.max_samples:,} are compared at "
+        raise UserError(f"{n:,} usable versions; at most {opts.max_samples:,} are compared at "
                         "once (the pairs grow as n²): score the first K with --samples K")
     sm = structural_matrices(codes, sample_set.language, max_depth=opts.max_depth,
                              jsd_log_base=opts.jsd_log_base)

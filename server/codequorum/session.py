@@ -377,7 +377,7 @@ class Session:
             except Exception as exc:
                 self._store_failed = str(exc)
                 self._store_path = path
-                self._notify("error", f"codequorum: cannot open the sample store: {exc}")
+                self._notify("error", f"codequorum: cannot open the version store: {exc}")
                 return None
             for warning in store.warnings:
                 self._notify("warning", f"codequorum: {warning}")
@@ -434,7 +434,7 @@ class Session:
         """Store versions (normalised to the bare function). Returns their row ids."""
         store = self.store()
         if store is None:
-            raise RuntimeError(self._store_failed or "the sample store is not available")
+            raise RuntimeError(self._store_failed or "the version store is not available")
         clean = [
             dataclasses.replace(s, code=normalize_sample(s.code, language, qualified_name))
             for s in samples

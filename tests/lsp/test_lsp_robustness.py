@@ -192,13 +192,13 @@ async def test_unusable_store_path_is_reported_and_the_server_keeps_answering(
         await wait_for(lambda: client.messages)
         [message] = client.messages
         assert message.type == types.MessageType.Error
-        assert message.message.startswith("codequorum: cannot open the sample store:")
+        assert message.message.startswith("codequorum: cannot open the version store:")
         assert "is a directory" in message.message
         uri = open_document(client, workspace / "ok.py", GOOD)
         try:
             await command(client, "codequorum.addSamples", uri, "area", VERSIONS)
         except Exception as exc:
-            assert "cannot store the samples" in str(exc)
+            assert "cannot store the versions" in str(exc)
         else:
             raise AssertionError("samples were accepted without a store")
         assert await hover_text(client, uri, position_of(GOOD, "area")) is None

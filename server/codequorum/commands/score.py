@@ -116,7 +116,7 @@ def add_analysis_arguments(parser: argparse.ArgumentParser) -> None:
                        help="a version is an outlier when its mean similarity to the others "
                        "is more than X below the median (default 0.1)")
     group.add_argument("--samples", type=positive, default=None, metavar="K",
-                       help="score the first K samples of each set")
+                       help="score the first K versions of each set")
     out = parser.add_argument_group("output")
     config_values(out.add_argument(
         "--format", dest="output_format", default="table", metavar="FORMAT",
@@ -677,7 +677,7 @@ def iter_inputs(inputs: Sequence[str], options: ReadOptions
             yield name, ReadError(name, None, message, exit_code=exc.exit_code)
             continue
         if read == before and not failed:
-            yield name, ReadError(name, None, "no sample sets in this input")
+            yield name, ReadError(name, None, "no sets of versions in this input")
 
 
 def run(args: argparse.Namespace) -> int:

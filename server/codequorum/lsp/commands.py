@@ -263,7 +263,7 @@ def _samples_from(value: Any, origin: str) -> list[Sample]:
                 )
             )
         else:
-            raise CommandError(f"sample {i + 1} is neither a string nor an object with 'code'")
+            raise CommandError(f"version {i + 1} is neither a string nor an object with 'code'")
     return out
 
 
@@ -282,7 +282,7 @@ async def _store_samples(
     try:
         ids = await engine.run(engine.add_sync, key, snapshot.language, name, samples)
     except Exception as exc:
-        raise CommandError(f"{command}: cannot store the samples: {exc}") from exc
+        raise CommandError(f"{command}: cannot store the versions: {exc}") from exc
     total = len(await engine.run(engine.samples_sync, key, name))
     ls.refresh(target.uri)
     return c.StoreResult(uri=target.uri, qualified_name=name, added=len(set(ids)), total=total)
@@ -292,7 +292,7 @@ async def add_samples_command(ls: CodequorumServer, args: c.AddSamplesArgs) -> c
     """Store versions the client relays (origin ``relayed``)."""
     samples = [_sample(item, "relayed") for item in args.samples]
     if not samples:
-        raise CommandError(f"{ADD_SAMPLES}: no samples given")
+        raise CommandError(f"{ADD_SAMPLES}: no versions given")
     return await _store_samples(ls, args, ADD_SAMPLES, samples)
 
 
