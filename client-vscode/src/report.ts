@@ -84,8 +84,17 @@ export interface FunctionReport {
   trust: string | undefined;
   /** Share (%) of the HumanEval reference sets less alike than this one. */
   stabilityPercentile: number | undefined;
+  /** How many versions were compared, in the server's words (`4 versions + your code`),
+   * as the lens, the hover and the diagnostics count them. */
+  compared: string | undefined;
   /** The input where the recommended version and the others part ways, in words. */
   evidence: string | undefined;
+}
+
+/** How many versions were compared: the server's words when it sent them, else a count. */
+export function comparedWords(report: FunctionReport): string {
+  const scored = report.versions.filter((v) => !v.skipped).length;
+  return report.compared ?? `${scored} version${scored === 1 ? '' : 's'}`;
 }
 
 /** Where a set stands among the HumanEval reference sets, as the hover says it. */
@@ -277,6 +286,7 @@ export function parseAnalyzeResult(raw: unknown): FunctionReport | undefined {
     risk: num(field(report, 'risk')),
     trust: shown(field(report, 'trust'), 300),
     stabilityPercentile: num(field(report, 'stability_percentile', 'stabilityPercentile')),
+    compared: shown(field(raw, 'compared'), 80),
     evidence: shown(field(raw, 'evidence'), 500),
   };
 }

@@ -4,7 +4,7 @@
  * safe_text, then HTML-escaped). Colours come from VS Code's theme variables; there are no inline styles and the
  * only script carries the nonce, so the page runs under a strict Content-Security-Policy.
  */
-import { percentileWords, type FunctionReport, type MatrixView, type VersionView } from './report';
+import { comparedWords, percentileWords, type FunctionReport, type MatrixView, type VersionView } from './report';
 import { safeText } from './safeText';
 
 export function escapeHtml(s: string): string {
@@ -203,7 +203,7 @@ export function renderReportHtml(report: FunctionReport, options: { nonce: strin
   const headline =
     report.stability === undefined
       ? '<p class="note">Fewer than two versions could be compared.</p>'
-      : `<p><span class="figure${stable ? '' : ' unstable'}">${fmt(report.stability)}</span> ${stable ? 'stable' : 'unstable'} · ${report.versions.filter((v) => !v.skipped).length} versions</p>`;
+      : `<p><span class="figure${stable ? '' : ' unstable'}">${fmt(report.stability)}</span> ${stable ? 'stable' : 'unstable'} · ${text(comparedWords(report), 80)}</p>`;
   const verdicts = report.verdicts
     .map((v) => `<div class="verdict ${SEVERITIES.has(v.severity) ? v.severity : 'information'}">${text(v.message)}</div>`)
     .join('');

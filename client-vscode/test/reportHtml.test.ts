@@ -47,6 +47,12 @@ describe('report view', () => {
     assert.match(html, /Run-time cost/);
   });
 
+  it('counts the versions in the server\'s words, as the lens and the hover do', () => {
+    const raw = { ...fixture('analyze-add.json'), compared: '3 versions + your code' };
+    const counted = renderReportHtml(parseAnalyzeResult(raw)!, { nonce: 'N', cspSource: 'c' });
+    assert.match(counted, /<\/span> unstable · 3 versions \+ your code<\/p>/);
+  });
+
   it('spreads the colour scale between the lowest similarity and 1', () => {
     assert.equal(intensity(1, 0.6), 1);
     assert.equal(intensity(0.6, 0.6), 0.08);

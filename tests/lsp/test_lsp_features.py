@@ -87,6 +87,7 @@ async def test_samples_diagnostics_hover_lenses_and_actions(
         report = await command(client, "codequorum.analyze", uri, name_pos)
         assert report["qualifiedName"] == "has_close_elements"
         assert report["samples"] == 5
+        assert report["compared"] == "5 versions + your code"  # as the lens and hover say
         assert report["currentIndex"] == 5
         assert [v["origin"] for v in report["versions"]] == ["relayed"] * 5 + ["current"]
         verdict = next(v for v in report["report"]["verdicts"] if v["code"] == "outlier-current")

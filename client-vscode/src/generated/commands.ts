@@ -37,6 +37,7 @@ export interface AnalyzeResult {
   qualifiedName: string;
   range: Range;
   samples: number;
+  compared: string;
   currentIndex: number | null;
   consensus: number | null;
   mostDifferent: number | null;
@@ -76,6 +77,7 @@ export interface CompareResult {
   qualifiedName: string;
   range: Range;
   samples: number;
+  compared: string;
   currentIndex: number | null;
   consensus: number | null;
   mostDifferent: number | null;

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from codequorum.findings import consensus, evidence_text
+from codequorum.findings import compared_text, consensus, evidence_text
 from codequorum.lsp import contract as c
 from codequorum.lsp.documents import FunctionEntry, Snapshot, reindent
 from codequorum.lsp.engine import FunctionAnalysis
@@ -111,6 +111,7 @@ def _summary(
         "qualified_name": entry.qualified_name,
         "range": entry.range,
         "samples": analysis.n_stored,
+        "compared": compared_text(analysis),
         "current_index": analysis.current_index,
         "consensus": consensus(analysis),
         "most_different": analysis.most_different,
