@@ -109,9 +109,8 @@ def main(argv: list[str] | None = None) -> int:
             path = Path(tmp) / "report.json"
             run_score(args.samples, args.jobs, path)
         sets = json.loads(path.read_text())["sets"]
-    rows = [(outcome(s), has_examples(s), s.get("model") or UNNAMED,
-             s.get("risk_level") or "") for s in sets]
-    kept = [r for r in rows if r[0] is not None]
+    kept = [(o, has_examples(s), s.get("model") or UNNAMED, s.get("risk_level") or "")
+            for s in sets if (o := outcome(s)) is not None]
     p = np.array([o[0] for o, *_ in kept])
     y = np.array([o[1] for o, *_ in kept])
     ex = np.array([e for _, e, *_ in kept], dtype=bool)
