@@ -82,8 +82,6 @@ export interface FunctionReport {
   /** How far to trust the recommended version, in the server's words (its step on the
    * coarse scale and the probability or the held-out range, or what is missing). */
   trust: string | undefined;
-  /** Share (%) of the HumanEval reference sets less alike than this one. */
-  stabilityPercentile: number | undefined;
   /** How many versions were compared, in the server's words (`4 versions + your code`),
    * as the lens, the hover and the diagnostics count them. */
   compared: string | undefined;
@@ -95,13 +93,6 @@ export interface FunctionReport {
 export function comparedWords(report: FunctionReport): string {
   const scored = report.versions.filter((v) => !v.skipped).length;
   return report.compared ?? `${scored} version${scored === 1 ? '' : 's'}`;
-}
-
-/** Where a set stands among the HumanEval reference sets, as the hover says it. */
-export function percentileWords(percentile: number): string {
-  return percentile < 50
-    ? `less stable than ${(100 - percentile).toFixed(0)} % of HumanEval functions`
-    : `more stable than ${percentile.toFixed(0)} % of HumanEval functions`;
 }
 
 const MATRIX_TITLES: Record<string, string> = {
@@ -285,7 +276,6 @@ export function parseAnalyzeResult(raw: unknown): FunctionReport | undefined {
     recommendation: shown(field(report, 'recommendation'), 300),
     risk: num(field(report, 'risk')),
     trust: shown(field(report, 'trust'), 300),
-    stabilityPercentile: num(field(report, 'stability_percentile', 'stabilityPercentile')),
     compared: shown(field(raw, 'compared'), 80),
     evidence: shown(field(raw, 'evidence'), 500),
   };

@@ -4,7 +4,7 @@
  * safe_text, then HTML-escaped). Colours come from VS Code's theme variables; there are no inline styles and the
  * only script carries the nonce, so the page runs under a strict Content-Security-Policy.
  */
-import { comparedWords, percentileWords, type FunctionReport, type MatrixView, type VersionView } from './report';
+import { comparedWords, type FunctionReport, type MatrixView, type VersionView } from './report';
 import { safeText } from './safeText';
 
 export function escapeHtml(s: string): string {
@@ -179,10 +179,7 @@ export function recommendationHtml(report: FunctionReport): string {
   const name = keep ? keep.label : `v${report.recommended + 1}`;
   const trust: string[] = [];
   if (report.trust !== undefined) {
-    trust.push(report.trust);
-  }
-  if (report.stabilityPercentile !== undefined) {
-    trust.push(percentileWords(report.stabilityPercentile));
+    trust.push(report.trust); // never a figure from shape alone beside it
   }
   const lines = [
     `<p class="keep">Keep <strong>${text(name, 60)}</strong> ✔${report.recommendation ? `: ${text(report.recommendation)}` : ''}</p>`,

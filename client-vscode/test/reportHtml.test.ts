@@ -1,5 +1,5 @@
 import * as assert from 'assert/strict';
-import { parseAnalyzeResult, percentileWords } from '../src/report';
+import { parseAnalyzeResult } from '../src/report';
 import { barFractions, contentSecurityPolicy, escapeHtml, intensity, renderReportHtml } from '../src/reportHtml';
 import { fixture } from './fakes';
 
@@ -113,7 +113,6 @@ describe('report view: which version to keep', () => {
     assert.equal(r.recommended, 2);
     assert.equal(r.risk, 0.34);
     assert.equal(r.trust, 'uncertain: about 1 in 3 that it is wrong (30–40 % in held-out tests)');
-    assert.equal(r.stabilityPercentile, 8);
     assert.deepEqual(
       r.versions.map((v) => v.isRecommended),
       r.versions.map((v) => v.index === 2),
@@ -124,7 +123,7 @@ describe('report view: which version to keep', () => {
     const html = renderReportHtml(recommending()!, { nonce: 'N', cspSource: 'c' });
     assert.match(html, /<h2>Which version to keep<\/h2>/);
     assert.match(html, /<p class="keep">Keep <strong>v3<\/strong> ✔: keep version 3: 3 of 4 versions agree with it on 5 inputs<\/p>/);
-    assert.match(html, /<p class="trust">uncertain: about 1 in 3 that it is wrong \(30–40 % in held-out tests\); less stable than 92 % of HumanEval functions<\/p>/);
+    assert.match(html, /<p class="trust">uncertain: about 1 in 3 that it is wrong \(30–40 % in held-out tests\)<\/p>/);
     assert.match(html, /<p class="evidence">on add\(1, &lt;b&gt;2&lt;\/b&gt;\) version 3 returns 3; version 4 returns None<\/p>/);
     assert.equal((html.match(/ ✔<\/text>/g) ?? []).length, 3, 'one mark per bar chart');
     assert.doesNotMatch(html, /<b>2/);
@@ -144,12 +143,7 @@ describe('report view: which version to keep', () => {
     rep.trust = 'not run yet: run the versions to estimate how likely the kept version is wrong';
     rep.stability_percentile = 8;
     const html = renderReportHtml(parseAnalyzeResult(raw)!, { nonce: 'N', cspSource: 'c' });
-    assert.match(html, /<p class="trust">not run yet: run the versions to estimate how likely the kept version is wrong; less stable than 92 % of HumanEval functions<\/p>/);
-    assert.doesNotMatch(html, /in 10 that it is wrong|in 100/);
-  });
-
-  it('words the percentile as the hover does', () => {
-    assert.equal(percentileWords(20), 'less stable than 80 % of HumanEval functions');
-    assert.equal(percentileWords(60.4), 'more stable than 60 % of HumanEval functions');
+    assert.match(html, /<p class="trust">not run yet: run the versions to estimate how likely the kept version is wrong<\/p>/);
+    assert.doesNotMatch(html, /that it is wrong/);
   });
 });

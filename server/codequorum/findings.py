@@ -112,11 +112,8 @@ def recommendation_lines(analysis: FunctionAnalysis) -> list[str]:
         sentence = sentence.replace(f"keep version {rec + 1}",
                                     f"keep version {rec + 1} (the current code)", 1)
     lines = [safe_text(sentence)]
-    trust = [report.trust] if report.trust else []
-    if report.stability_percentile is not None:
-        trust.append(percentile_words(report.stability_percentile))
-    if trust:
-        lines.append("; ".join(trust))
+    if report.trust:  # how far to trust it; never a figure from shape alone beside it
+        lines.append(safe_text(report.trust))
     evidence = evidence_text(analysis)
     if evidence is not None:
         lines.append(evidence)

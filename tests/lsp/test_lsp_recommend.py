@@ -6,7 +6,6 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from codequorum.findings import percentile_words
 from codequorum.lsp.markdown import md_text
 from codequorum.risk import LEVELS
 
@@ -74,8 +73,7 @@ async def test_hover_and_action_keep_the_version_the_others_agree_with(workspace
                 "agree with it") in text
         assert 0 < report["risk"] < 1 and report["risk_level"] in LEVELS
         assert report["trust"].startswith(f"{report['risk_level']}: ")
-        trust = md_text(f"{report['trust']}; {percentile_words(report['stability_percentile'])}")
-        assert f"- {trust}\n" in text
+        assert f"- {md_text(report['trust'])}\n" in text
         assert f"returns {shown}; the current code returns 5" in text
 
         actions = await actions_at(client, uri, pos)

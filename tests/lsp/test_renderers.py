@@ -299,8 +299,7 @@ def test_hover_shows_recommendation_risk_percentile_and_parting_input(fixed: Fix
     text = render_hover(entry, analysis, parse_settings(None)[0])
     assert "- keep version 2: 3 of 4 versions agree with it on 2 inputs\n" in text
     assert (
-        "- uncertain: about 1 in 3 that it is wrong (30–40 % in held-out tests); less stable "
-        "than 92 % of HumanEval functions\n"
+        "- uncertain: about 1 in 3 that it is wrong (30–40 % in held-out tests)\n"
     ) in text
     # 6 and 6.0 are the same value: only version 3 parts ways; the doctest input comes first
     assert "- on area(2, 3) version 2 returns 6.0; version 3 returns 5" in text
