@@ -14,6 +14,11 @@ the outcomes cached by ``recommend_cache.py`` (run that first):
   comparison: what the recommendation gives for functions without examples);
 - oracle: some drawn version passes.
 
+The recommendation's lift over random is also given as the share of the oracle's lift it
+captures, ``(recommended - random) / (oracle - random)``; ``--regimes`` gives it per regime
+of ``risk_regimes.py``'s draws (sizes, temperature-like sharpening, weaker and stronger
+models).
+
 An example is a docstring input with an expected value (``checked`` in the cache), as
 the dynamic report's ``checked`` marks it; an input without one is never an example.
 
@@ -37,18 +42,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import codequorum.risk
 from codequorum.analysis import AnalysisOptions, analyze
 from codequorum.model import SampleSet
 from codequorum.recommend import outcome_key, output_clusters, recommend
 from recommend_cache import CACHE, REPO, TaskRuns, read_cache
 
-# the report's own risk comes from the shipped model, which fit_risk.py refits from these
-# records: left out here, so that a model file with other features cannot stop a refit
-codequorum.risk.risk = lambda signals, model=None: float("nan")
-
 SETS = REPO / "bench" / "results" / "recommend_sets.json"
-OPTIONS = AnalysisOptions(tsed=False, textual=False, keep_matrices=False)
+OPTIONS = AnalysisOptions(tsed=False, textual=False, keep_matrices=False, sctd=False)
 
 
 def exception_key(outcome: Any) -> str | None:
@@ -67,6 +67,18 @@ def examples(task: TaskRuns) -> list[int]:
     """The docstring examples with an expected value (inputs in cache order)."""
     return [t for t, src in enumerate(task.sources)
             if src == "doctest" and not task.hidden[t] and task.checked[t]]
+
+
+def distinct_agreeing(keys: list[list[str | None]], texts: list[str],
+                      pick: Any) -> int:
+    """How many distinct texts (blanks aside) the versions agreeing with version ``pick``
+    on every input where it has a result have (itself included; 1 without a pick)."""
+    if pick is None or pick.by != "behaviour":
+        return 1
+    own = keys[pick.index]
+    ran = [t for t, k in enumerate(own) if k is not None]
+    same = [u for u, row in enumerate(keys) if all(row[t] == own[t] for t in ran)]
+    return len({" ".join(texts[u].split()) for u in same})
 
 
 def set_record(task: TaskRuns, draw: list[int], seed: int) -> dict[str, Any]:
@@ -89,17 +101,19 @@ def set_record(task: TaskRuns, draw: list[int], seed: int) -> dict[str, Any]:
               sum(1 for t in shown if task.outcomes[v][t] is not None
                   and task.outcomes[v][t][3] is True)  # type: ignore[index]
               for v, s in zip(draw, samples, strict=True)]
-    ok = report.status == "ok"
-    rec = (recommend(keys, report.typicality, report.indices, passed if shown else None,
-                     len(shown)) if ok else None)
-    plain = recommend(keys, report.typicality, report.indices) if ok else None
+    # the candidates as the report has them: every answered version (never an empty one)
+    answered = [k for k, i in enumerate(report.indices) if i not in report.empty]
+    typ = [report.typicality[k] for k in answered] if report.typicality else []
+    candidates = [report.indices[k] for k in answered] if typ else []
+    rec = recommend(keys, typ, candidates, passed if shown else None, len(shown))
+    plain = recommend(keys, typ, candidates)
     medoid = report.medoid
     n = len(draw)
     return {
         "task_id": task.task_id,
         "seed": seed,
         "draw": draw,
-        "status": report.status,
+        "status": report.status if candidates else "nothing to keep",
         "passes": passes,
         "medoid": medoid,
         "recommended": None if rec is None else rec.index,
@@ -109,6 +123,8 @@ def set_record(task: TaskRuns, draw: list[int], seed: int) -> dict[str, Any]:
         "agreement_only_by": None if plain is None else plain.by,
         "agreement_only_share": 0.0 if plain is None else plain.share,
         "agreement_only_typicality": 0.0 if plain is None else plain.typicality,
+        "agreement_only_agreeing": 0 if plain is None else plain.agreeing,
+        "agreement_only_agreeing_distinct": distinct_agreeing(keys, samples, plain),
         "examples": len(shown),
         "passes_examples": False if rec is None else rec.passes_examples,
         "examples_consensus": 0.0 if rec is None else rec.examples_consensus,
@@ -117,6 +133,7 @@ def set_record(task: TaskRuns, draw: list[int], seed: int) -> dict[str, Any]:
         "typicality": 0.0 if rec is None else rec.typicality,
         "medoid_typicality": max(report.typicality, default=0.0),
         "agreeing": 0 if rec is None else rec.agreeing,
+        "agreeing_distinct": distinct_agreeing(keys, samples, rec),
         "inputs": 0 if rec is None else rec.inputs,
         "clusters": output_clusters(keys),
         "any_output": any(k is not None for row in keys for k in row),
@@ -124,6 +141,8 @@ def set_record(task: TaskRuns, draw: list[int], seed: int) -> dict[str, Any]:
         "syntax_error_fraction": sum(1 for e in report.syntax_errors if e) / n,
         "empty_fraction": len(report.empty) / n,
         "n": n,
+        "editor_inputs": len(non_test),
+        "distinct": len({" ".join(s.split()) for s in samples}),
         "sentence": None if rec is None else rec.sentence,
     }
 
@@ -166,6 +185,41 @@ def picks(sets: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
     return {t: {k: float(np.mean(v)) for k, v in row.items()} for t, row in per.items()}
 
 
+def lift_capture(per: dict[str, dict[str, float]], reps: int = 2000,
+                 seed: int = 0) -> tuple[float, float, float]:
+    """The share of the oracle's lift over a random version that the recommendation
+    captures, ``(recommended - random) / (oracle - random)`` of the means over tasks, with
+    a 95 % interval (tasks resampled)."""
+    table = np.array([[per[t][k] for k in ("recommended", "random", "oracle")]
+                      for t in sorted(per)])
+
+    def ratio(rows: np.ndarray) -> float:
+        rec, rnd, orc = rows.mean(axis=0)
+        return float((rec - rnd) / (orc - rnd)) if orc > rnd else float("nan")
+
+    rng = np.random.default_rng(seed)
+    values = [ratio(table[rng.integers(0, len(table), len(table))]) for _ in range(reps)]
+    finite = [v for v in values if v == v]
+    return ratio(table), float(np.percentile(finite, 2.5)), float(np.percentile(finite, 97.5))
+
+
+def by_regime(records: list[dict[str, Any]]) -> list[str]:
+    """Per regime of ``risk_regimes.py``'s records: recommended, random and oracle pass
+    rates and the lift the recommendation captures."""
+    lines = []
+    for axis in ("size", "temperature", "strength"):
+        for value in sorted({str(r[axis]) for r in records}):
+            per = picks([r for r in records if str(r[axis]) == value])
+            cap, lo, hi = lift_capture(per, reps=500)
+            mean = {k: np.mean([per[t][k] for t in per]) for k in ("recommended", "random",
+                                                                    "oracle")}
+            lines.append(f"  {axis} {value:>13}: recommended {100 * mean['recommended']:5.1f} %, "
+                         f"random {100 * mean['random']:5.1f} %, oracle "
+                         f"{100 * mean['oracle']:5.1f} %: lift captured {100 * cap:5.1f} % "
+                         f"[{100 * lo:.1f}, {100 * hi:.1f}]")
+    return lines
+
+
 def summarise(sets: list[dict[str, Any]]) -> dict[str, Any]:
     """Pass rates with intervals, and the differences that the targets speak of."""
     per = picks(sets)
@@ -179,6 +233,8 @@ def summarise(sets: list[dict[str, Any]]) -> dict[str, Any]:
         diff = np.array([per[t][a] - per[t][b] for t in tasks])
         lo, hi = bootstrap(diff)
         table[f"{a} - {b}"] = {"mean": float(diff.mean()), "ci": [lo, hi]}
+    cap, lo, hi = lift_capture(per)
+    table["lift captured"] = {"mean": cap, "ci": [lo, hi]}
     by_seed = {}
     for seed in sorted({s["seed"] for s in sets}):
         sub = [s for s in sets if s["seed"] == seed]
@@ -201,6 +257,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", type=Path, default=CACHE)
     ap.add_argument("--count-exceptions", action="store_true",
                     help="count exceptions of the same type as agreeing (comparison only)")
+    ap.add_argument("--regimes", type=Path, metavar="JSON",
+                    help="also the pick per regime of these risk_regimes.py records")
     args = ap.parse_args(argv)
     global KEY
     KEY = exception_key if args.count_exceptions else outcome_key
@@ -213,12 +271,16 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{table['tasks']} tasks x {args.draws} draws of {args.size}: {table['sets']} sets, "
           f"{table['by_behaviour']} recommended by behaviour; {table['with_examples']} tasks "
           "whose docstring examples give expected values")
-    for key in (*PICKS, "recommended - random", "recommended - medoid"):
+    for key in (*PICKS, "recommended - random", "recommended - medoid", "lift captured"):
         row = table[key]
         print(f"  {key:22s} {100 * row['mean']:6.1f} %  "
               f"[{100 * row['ci'][0]:5.1f}, {100 * row['ci'][1]:5.1f}]")
     for seed, row in table["by_seed"].items():
         print(f"  seed {seed}: " + ", ".join(f"{k} {100 * v:.1f}" for k, v in row.items()))
+    if args.regimes:
+        records = [r for r in json.loads(args.regimes.read_text())
+                   if r["status"] != "insufficient"]
+        print("\n".join(by_regime(records)))
     ok = (table["recommended - random"]["mean"] >= 0.14
           and all(r["recommended"] >= r["medoid"] for r in table["by_seed"].values()))
     print("targets met" if ok else "target missed: +14 points over random, never below medoid")

@@ -10,8 +10,11 @@ recommendation, risk), so it also checks that the two agree. Without ``--report`
 set whose sets carry graded tests (a benchmark's hidden tests), e.g. another model's
 samples, to see how far the shipped risk holds there.
 
-A set counts when it has a recommendation, a risk and graded tests for the recommended
-version; it fails when that version does not pass all of them. Intervals resample the sets
+A set counts when it has a recommendation, a risk (the versions ran) and graded tests for
+the recommended version; it fails when that version does not pass all of them. Printed for
+all the sets, with and without docstring examples, per step of the coarse scale
+(``risk_level``) and, with their reliability rows, per model the sets name (``model``: a
+report of several models' samples tells how far the risk held for each). Intervals resample the sets
 (one set per task here). Also printed: the ECE a perfectly calibrated model would show on
 these predictions (labels drawn from them), since with one set per task the ECE of 10 bins
 is far from 0 even then.
@@ -31,7 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from codequorum.risk import auroc, ece, reliability
+from codequorum.calibration import UNNAMED, kept_fails
+from codequorum.risk import LEVELS, auroc, ece, reliability
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parent.parent / "shared" / "data" / "humaneval_codegen16b_t0.8.jsonl"
@@ -53,13 +57,11 @@ def has_examples(s: dict[str, Any]) -> bool:
 
 def outcome(s: dict[str, Any]) -> tuple[float, float] | None:
     """(risk, 1 if the recommended version fails its graded tests), or None when the set
-    has no recommendation, no risk or no graded tests for it."""
-    if s.get("risk") is None or s.get("recommended") is None:
+    has no risk (nothing ran) or no graded tests for it."""
+    failed = kept_fails(s)
+    if s.get("risk") is None or failed is None:
         return None
-    for c in (s.get("dynamic") or {}).get("candidates") or []:
-        if c.get("index") == s["recommended"] and c.get("pass_rate") is not None:
-            return float(s["risk"]), 0.0 if c["pass_rate"] == 1.0 else 1.0
-    return None
+    return float(s["risk"]), 1.0 if failed else 0.0
 
 
 def set_ci(p: np.ndarray, y: np.ndarray, measure: Any, reps: int = 1000,
@@ -107,19 +109,33 @@ def main(argv: list[str] | None = None) -> int:
             path = Path(tmp) / "report.json"
             run_score(args.samples, args.jobs, path)
         sets = json.loads(path.read_text())["sets"]
-    rows = [(outcome(s), has_examples(s)) for s in sets]
-    kept = [(o, ex) for o, ex in rows if o is not None]
-    p = np.array([o[0] for o, _ in kept])
-    y = np.array([o[1] for o, _ in kept])
-    ex = np.array([e for _, e in kept], dtype=bool)
+    kept = [(o, has_examples(s), s.get("model") or UNNAMED, s.get("risk_level") or "")
+            for s in sets if (o := outcome(s)) is not None]
+    p = np.array([o[0] for o, *_ in kept])
+    y = np.array([o[1] for o, *_ in kept])
+    ex = np.array([e for _, e, *_ in kept], dtype=bool)
+    models = np.array([m for _, _, m, _ in kept])
+    levels = np.array([lv for *_, lv in kept])
     print(f"{len(sets)} sets read, {len(kept)} with a risk and graded tests")
     lines = summary("all", p, y)
     lines += summary("docstring examples", p[ex], y[ex])
     lines += summary("no examples", p[~ex], y[~ex])
-    lines += [f"    predicted {a:.3f}  observed {b:.3f}  ({n} sets)"
-              for a, b, n in reliability(p, y, 10)]
+    lines += _rows(p, y)
+    for level in LEVELS:
+        at = levels == level
+        lines.append(f"{level}: {int(at.sum())} sets, "
+                     + (f"kept version wrong {y[at].mean():.3f}" if at.any() else "none"))
+    for model in dict.fromkeys(models.tolist()):
+        mine = models == model
+        lines += summary(f"model {model}", p[mine], y[mine]) + _rows(p[mine], y[mine])
     print("\n".join(lines))
     return 0
+
+
+def _rows(p: np.ndarray, y: np.ndarray) -> list[str]:
+    """The reliability rows of one group."""
+    return [f"    predicted {a:.3f}  observed {b:.3f}  ({n} sets)"
+            for a, b, n in reliability(p, y, 10)]
 
 
 if __name__ == "__main__":

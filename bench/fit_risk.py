@@ -1,47 +1,52 @@
-"""Fit the risk model and the stability reference, and measure them on held-out tasks.
+"""Fit the risk models and the stability reference, and measure them on draws held out.
 
 Reproducible procedure (what ``server/codequorum/data/risk_model.json`` was made with):
 
 1. ``recommend_cache.py`` runs all 100 CodeGen-16B versions of each of the 164 HumanEval
    tasks once in the sandbox (inputs an editor has, plus the hidden tests);
-2. ``bench_recommend.py --draws 10`` draws 10 of 100 versions per task with seeds 0-9
-   (1,640 sets), scores each drawn set (``analyze``, ``recommend``) and writes the per-set
-   records;
-3. the fitting procedure, for each of three logistic models (numpy Newton fit, L2 penalty
-   on standardised features), one per kind of evidence: ``examples`` (the sets whose
-   docstring gives examples with expected values; label: the recommended version fails
-   the hidden tests), ``behaviour`` (every set with the examples' expected values withheld,
-   as for a function without examples; label: the agreement-only pick fails) and
-   ``structure`` (every set; label: the structural medoid fails, what is kept when nothing
-   ran): the feature set (from :data:`CANDIDATES`) and the L2 weight (from
-   :data:`L2_CHOICES`) with the lowest five-fold cross-validated log-loss over the tasks
-   (a task's draws stay in one fold) are kept, then refitted on all of those tasks;
-4. held-out measurement by two-fold cross-fitting: the tasks are cut in two halves by a
-   seeded permutation (seed 2026); the whole procedure runs on each half and predicts the
-   other, so every one of the 164 tasks is predicted by a model that never saw it. AUROC,
-   ECE (10 equal-width bins) and the reliability diagram are measured on those held-out
-   predictions, with intervals over resampled tasks, and repeated for seeds 2026-2030: for
-   each model on its own sets, and for ``shown``, the risk a report gives for the
-   recommended version after a run (the targets apply to it). The first half of seed 2026
-   alone (fitted on one half, measured on the other) is printed too;
-5. the shipped models: the procedure on all 164 tasks;
-6. the stability reference: 101 quantiles (0, 1, ..., 100 %) of the mean ``jsd_struct``
-   of all the sets.
+2. ``risk_regimes.py`` draws sets from them as other models would give them (regimes: 3,
+   5 or 10 versions; temperature-like sharpening as at T = 1.0, 0.8, 0.4, 0.2; weaker to
+   much stronger models) and scores each (``analyze``, ``recommend``);
+   ``bench_recommend.py --draws 10`` draws the reference sets of 10 (seeds 0-9);
+3. per model (``examples``, ``examples_failed``, ``outputs``; see ``codequorum.risk``): the
+   feature set (:data:`CANDIDATES`) and L2 weight (:data:`L2_CHOICES`) with the lowest
+   held-out log-loss, where *held out* means: the tasks are cut in two halves (seed 2026)
+   and each value of each regime axis (size, temperature, strength) is left out in turn;
+   the model is fitted on the other half's tasks in the other regimes and predicts this
+   half's tasks in the regime left out. Every regime counts alike in a fit (rows weighted
+   by their regime cell), so no one model's base rate dominates. Then the fit on all sets,
+   with a monotone constraint: a feature whose coefficient says that more agreement or
+   more confirmation makes a version *more* likely wrong is dropped and the fit redone;
+4. measurement, on the same held-out predictions: per regime left out, sets, failure
+   rate, mean risk, AUROC, ECE and the reliability rows; also per difficulty stratum (the
+   task's pass rate over its 100 versions, left out in turn) and for sets with and without
+   docstring examples. ``shown`` is the risk a report gives for the kept version;
+5. the coarse scale: per model and bin of risk (:data:`BINS_BELOW`), the lowest and
+   highest failure share over the regimes left out (size, temperature, strength;
+   :data:`MIN_SETS` sets at least); a bin is *likely right* when no regime saw more than
+   a quarter of its kept versions wrong, *likely wrong* when none saw fewer than 60 %,
+   else *uncertain*;
+6. shape alone (no run; the structural medoid's failure from mean ``jsd_struct`` and its
+   typicality) is measured the same way; it is not shipped (see bench/README.md);
+7. the stability reference: 101 quantiles of the mean ``jsd_struct`` of the reference
+   sets of step 2.
 
 Refit (for another model or data set, point ``CODEQUORUM_SHARED`` or the scripts' options
 at it)::
 
     nice -n 10 .venv/bin/python bench/recommend_cache.py --jobs 2
+    .venv/bin/python bench/risk_regimes.py
     .venv/bin/python bench/bench_recommend.py --draws 10
-    .venv/bin/python bench/fit_risk.py --write
+    .venv/bin/python bench/fit_risk.py --write --diagram docs/img/risk_reliability.svg
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -53,6 +58,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_recommend import SETS
 from codequorum.risk import (
     FEATURES,
+    LEVELS,
     LogisticModel,
     ModelKind,
     RiskSignals,
@@ -62,104 +68,149 @@ from codequorum.risk import (
     reliability,
 )
 from recommend_cache import REPO
+from risk_regimes import REGIME_SETS, SIZES, STRENGTHS, TEMPERATURES
 
 MODEL = REPO / "server" / "codequorum" / "data" / "risk_model.json"
 SPLIT_SEED = 2026
-#: L2 weights tried by cross-validation.
+#: L2 weights tried.
 L2_CHOICES: tuple[float, ...] = (0.001, 0.01, 0.1)
 #: The models, in the order they are reported.
-KINDS: tuple[ModelKind, ...] = ("examples", "behaviour", "structure")
-#: Feature sets tried by cross-validation, per model.
+KINDS: tuple[ModelKind, ...] = ("examples", "examples_failed", "outputs")
+#: Feature sets tried, per model.
 CANDIDATES: dict[str, tuple[tuple[str, ...], ...]] = {
-    "structure": (FEATURES["structure"],
-                  ("mean_similarity", "typicality")),
-    "behaviour": (("mean_similarity", "typicality"),
-                  ("mean_similarity", "typicality", "share"),
-                  ("mean_similarity", "typicality", "agreed", "share"),
-                  FEATURES["behaviour"]),
-    "examples": (("mean_similarity", "typicality", "share", "passes_examples"),
-                 ("mean_similarity", "typicality", "share", "passes_examples",
-                  "examples_consensus"),
-                 ("mean_similarity", "share", "passes_examples", "examples_consensus"),
-                 ("mean_similarity", "typicality", "share", "passes_examples",
-                  "examples_consensus", "examples_confirmed"),
+    "examples": (("examples_consensus", "examples_confirmed", "cluster_share", "share"),
+                 ("examples_consensus", "examples_confirmed", "cluster_share", "share",
+                  "purity"),
                  FEATURES["examples"]),
+    "examples_failed": (("examples_consensus",),
+                        ("cluster_share", "distinct_agreeing"),
+                        FEATURES["examples_failed"]),
+    "outputs": (("cluster_share", "share"),
+                ("cluster_share", "share", "agreed"),
+                ("cluster_share", "share", "agreed", "distinct_agreeing"),
+                FEATURES["outputs"]),
 }
-FOLDS = 5
-#: Cross-fittings measured (seeds ``SPLIT_SEED`` onwards); the first is shown in full.
-REPEATS = 5
+#: Per model, the direction a feature may push the risk: -1, more of it never raises it
+#: (a kept version failing an example is judged by how alike the failing versions are,
+#: which may point either way).
+DIRECTION: dict[str, dict[str, int]] = {
+    "examples": {"examples_consensus": -1, "examples_confirmed": -1, "cluster_share": -1,
+                 "share": -1, "purity": -1, "distinct_agreeing": -1},
+    "outputs": {"cluster_share": -1, "share": -1, "agreed": -1, "distinct_agreeing": -1},
+}
+#: Regime axes a model is chosen and its levels measured on (the draws' labels).
+AXES: dict[str, tuple[str, ...]] = {
+    "size": tuple(str(n) for n in SIZES),
+    "temperature": tuple(TEMPERATURES),
+    "strength": tuple(STRENGTHS),
+}
+#: Difficulty strata: the task's pass rate over its 100 versions, measured like an axis.
+STRATA: tuple[tuple[str, float], ...] = (("none", 0.0), ("hard", 0.3), ("medium", 0.7),
+                                         ("easy", 1.0))
+#: Upper bounds of the bins of risk whose held-out failure shares are shipped (the last
+#: holds the rest).
+BINS_BELOW: tuple[float, ...] = (0.1, 0.2, 0.4, 0.7, 1.0)
+#: A bin is *likely right* when no held-out regime saw more than this share wrong in it,
+#: *likely wrong* when none saw less than :data:`WRONG_AT_LEAST`; else *uncertain*.
+RIGHT_AT_MOST = 0.25
+WRONG_AT_LEAST = 0.6
+#: Fewest sets at a step for a held-out regime to count in its range.
+MIN_SETS = 30
 TARGET_AUROC = 0.85
 TARGET_ECE = 0.05
-#: What the held-out measurement is reported for: each model on its own sets, and
-#: ``shown``, the risk a report gives after a run (``examples`` where the docstring gives
-#: examples, else ``behaviour``) for the recommended version, judged against the targets.
-MEASURED: tuple[str, ...] = ("shown", *KINDS)
+#: The bar a risk must clear, on every regime held out, to be shown as a probability.
+BAR_AUROC = 0.70
+BAR_ECE = 0.05
 
 
-def rows(sets: list[dict[str, Any]], kind: ModelKind) -> list[dict[str, Any]]:
-    """The sets model ``kind`` is fitted and measured on: ``examples`` on those whose
-    docstring gives examples; ``behaviour`` (their expected values withheld, the
-    agreement-only pick) and ``structure`` (the medoid) on all."""
-    return [s for s in sets if s["examples"] > 0] if kind == "examples" else sets
+# ----------------------------------------------------------------------------- records
 
 
-#: Record keys of the pick each run model is fitted on: (how it was chosen, its
-#: typicality, its agreement share).
-PICK_KEYS: dict[str, tuple[str, str, str]] = {
-    "examples": ("recommended_by", "typicality", "share"),
-    "behaviour": ("agreement_only_by", "agreement_only_typicality", "agreement_only_share"),
+def difficulty(s: Mapping[str, Any]) -> str:
+    """The difficulty stratum of a set's task (:data:`STRATA`)."""
+    rate = float(s["task_pass_rate"])
+    return next(name for name, upper in STRATA if rate <= upper)
+
+
+def regime_value(s: Mapping[str, Any], axis: str) -> str:
+    """The set's value on ``axis`` (a regime axis or ``difficulty``)."""
+    return difficulty(s) if axis == "difficulty" else str(s[axis])
+
+
+def kind_of(s: Mapping[str, Any]) -> ModelKind:
+    """The model a report applies to the set's kept version after a run."""
+    if s["examples"] <= 0:
+        return "outputs"
+    return "examples" if s["passes_examples"] else "examples_failed"
+
+
+#: Record keys of the pick each model is fitted on: (how it was chosen, its agreeing
+#: versions, their distinct texts, its agreement share, its index).
+PICK_KEYS: dict[str, tuple[str, str, str, str, str]] = {
+    "examples": ("recommended_by", "agreeing", "agreeing_distinct", "share", "recommended"),
+    "outputs": ("agreement_only_by", "agreement_only_agreeing",
+                "agreement_only_agreeing_distinct", "agreement_only_share", "agreement_only"),
 }
 
 
-def signals(s: dict[str, Any], kind: ModelKind) -> RiskSignals:
-    """The risk signals of one set record for model ``kind``'s pick."""
-    if kind == "structure":
-        return RiskSignals(s["mean_similarity"], s["medoid_typicality"],
-                           s["syntax_error_fraction"], s["empty_fraction"])
-    by, typicality, share = (s[key] for key in PICK_KEYS[kind])
-    agreed = by == "behaviour"
-    with_examples = kind == "examples"
+def signals(s: Mapping[str, Any], kind: ModelKind) -> RiskSignals:
+    """The risk signals of one set record for model ``kind``'s pick (``outputs``: the
+    agreement-only pick, as if the docstring gave no example)."""
+    by, agreeing, texts, share, _ = (s[k] for k in PICK_KEYS[
+        "outputs" if kind == "outputs" else "examples"])
+    n = int(s["n"])
+    with_examples = kind != "outputs"
     return RiskSignals(
-        mean_similarity=s["mean_similarity"],
-        typicality=typicality,
-        syntax_error_fraction=s["syntax_error_fraction"],
-        empty_fraction=s["empty_fraction"],
-        behaviour=True,
-        agreed=agreed,
-        share=share if agreed else 0.0,
-        examples=with_examples,
-        passes_examples=with_examples and s["passes_examples"],
-        examples_consensus=s["examples_consensus"] if with_examples else 0.0,
-        example_count=s["examples"] if with_examples else 0,
-    )
+        versions=n, agreed=by == "behaviour", agreeing=int(agreeing),
+        agreeing_texts=int(texts), texts=int(s["distinct"]), share=float(share),
+        examples=int(s["examples"]) if with_examples else 0,
+        passes_examples=with_examples and bool(s["passes_examples"]),
+        passing=round(float(s["examples_consensus"]) * n) if with_examples else 0)
 
 
-def label(s: dict[str, Any], kind: ModelKind) -> float:
-    """1 when model ``kind``'s pick fails the hidden tests."""
-    pick = {"examples": s["recommended"], "behaviour": s["agreement_only"],
-            "structure": s["medoid"]}[kind]
+def label(s: Mapping[str, Any], kind: ModelKind | str) -> float:
+    """1 when model ``kind``'s pick (``structure``: the medoid) fails the hidden tests."""
+    key = {"outputs": "agreement_only", "structure": "medoid"}.get(kind, "recommended")
+    pick = s[key]
     return 0.0 if pick is not None and s["passes"][pick] else 1.0
 
 
-def shown_kind(s: dict[str, Any]) -> ModelKind:
-    """The model a report applies to a set after a run (for a set without examples the
-    recommendation is the agreement-only pick)."""
-    return "examples" if s["examples"] > 0 else "behaviour"
+def rows(sets: Sequence[Mapping[str, Any]], kind: ModelKind | str) -> list[Mapping[str, Any]]:
+    """The sets model ``kind`` is fitted and measured on: ``outputs`` and ``structure`` on
+    every set, the examples' models on those of their kind."""
+    if kind in ("outputs", "structure"):
+        return list(sets)
+    return [s for s in sets if kind_of(s) == kind]
 
 
-def split(tasks: list[str], seed: int = SPLIT_SEED) -> tuple[set[str], set[str]]:
-    """(fit tasks, held-out tasks): a seeded permutation cut in half."""
-    order = np.random.default_rng(seed).permutation(len(tasks))
-    half = len(tasks) // 2
-    return {tasks[i] for i in order[:half]}, {tasks[i] for i in order[half:]}
+def matrix(data: Sequence[Mapping[str, Any]], kind: ModelKind | str,
+           features: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Values of ``features`` and labels of model ``kind``."""
+    if kind == "structure":
+        values = [[s["mean_similarity"], s["medoid_typicality"]][: len(features)]
+                  for s in data]
+        return np.array(values, dtype=np.float64), np.array([label(s, kind) for s in data])
+    x = np.array([signals(s, kind).vector(features) for s in data])  # type: ignore[arg-type]
+    return x, np.array([label(s, kind) for s in data])
 
 
-def matrix(sets: list[dict[str, Any]], kind: ModelKind,
-           features: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """Values of ``features`` and labels of model ``kind`` (``sets``: its rows)."""
-    x = np.array([signals(s, kind).vector(features) for s in sets])
-    y = np.array([label(s, kind) for s in sets])
-    return x, y
+def regime_weights(sets: Sequence[dict[str, Any]]) -> None:
+    """Give each set a ``weight`` under which every regime cell (size, temperature,
+    strength) weighs alike, whatever the number of its sets (a much stronger model's
+    cells leave out unsolved tasks); kept in the record, so that a model fitted on some
+    kinds of sets keeps each regime's mix of kinds."""
+    cells = [(s["size"], s["temperature"], s["strength"]) for s in sets]
+    counts: dict[tuple[Any, ...], int] = {}
+    for c in cells:
+        counts[c] = counts.get(c, 0) + 1
+    scale = len(sets) / len(counts)
+    for s, c in zip(sets, cells, strict=True):
+        s["weight"] = scale / counts[c]
+
+
+def cell_weights(data: Sequence[Mapping[str, Any]]) -> np.ndarray:
+    """The rows' regime weights (:func:`regime_weights`)."""
+    return np.array([float(s["weight"]) for s in data])
 
 
 def log_loss(p: np.ndarray, y: np.ndarray) -> float:
@@ -168,194 +219,246 @@ def log_loss(p: np.ndarray, y: np.ndarray) -> float:
     return float(-np.mean(y * np.log(q) + (1 - y) * np.log(1 - q)))
 
 
-def cross_validate(sets: list[dict[str, Any]], kind: ModelKind, features: tuple[str, ...],
-                   l2: float, seed: int = SPLIT_SEED) -> float:
-    """Five-fold log-loss over tasks (a task's draws stay in one fold)."""
-    tasks = sorted({s["task_id"] for s in sets})
-    fold = {t: k % FOLDS for k, t in
-            enumerate(np.random.default_rng(seed).permutation(tasks).tolist())}
-    losses = []
-    for f in range(FOLDS):
-        train = [s for s in sets if fold[s["task_id"]] != f]
-        test = [s for s in sets if fold[s["task_id"]] == f]
-        x, y = matrix(train, kind, features)
-        tx, ty = matrix(test, kind, features)
-        model = fit_logistic(x, y, features, l2=l2)
-        losses.append(log_loss(model.predict(tx), ty) * len(test))
-    return float(sum(losses) / len(sets))
-
-
-def choose(sets: list[dict[str, Any]], kind: ModelKind) -> tuple[tuple[str, ...], float, float]:
-    """(features, L2, cross-validated log-loss) with the lowest log-loss."""
-    best: tuple[float, tuple[str, ...], float] | None = None
-    for features in CANDIDATES[kind]:
-        for l2 in L2_CHOICES:
-            loss = cross_validate(sets, kind, features, l2)
-            if best is None or loss < best[0] - 1e-12:
-                best = (loss, features, l2)
-    assert best is not None
-    return best[1], best[2], best[0]
+# ----------------------------------------------------------------------------- fitting
 
 
 @dataclass(frozen=True)
 class Fitted:
-    """What the fitting procedure chose and fitted."""
+    """What the procedure chose and fitted for one model."""
 
     features: tuple[str, ...]
     l2: float
-    cv_log_loss: float
+    held_out_log_loss: float
     model: LogisticModel
 
 
-@dataclass(frozen=True)
-class Held:
-    """Held-out predictions: risk, label and task of each set."""
+def fit_monotone(kind: str, x: np.ndarray, y: np.ndarray, features: Sequence[str],
+                 l2: float, weights: np.ndarray) -> LogisticModel:
+    """A weighted fit in which no feature pushes the risk against model ``kind``'s
+    :data:`DIRECTION`: a feature that does is dropped and the rest refitted."""
+    direction = DIRECTION.get(kind, {})
+    names = list(features)
+    while True:
+        cols = [list(features).index(f) for f in names]
+        m = fit_logistic(x[:, cols], y, names, l2=l2, weights=weights)
+        wrong = [f for f, c in zip(names, m.coef, strict=True)
+                 if direction.get(f, 0) * c < 0]
+        if not wrong or len(names) == 1:
+            return m
+        names.remove(wrong[0])
+
+
+def halves(data: Sequence[Mapping[str, Any]], seed: int = SPLIT_SEED) -> np.ndarray:
+    """Per set, 0 or 1: its task's half (a seeded permutation of the tasks cut in two)."""
+    tasks = sorted({s["task_id"] for s in data})
+    order = np.random.default_rng(seed).permutation(len(tasks))
+    first = {tasks[i] for i in order[: len(tasks) // 2]}
+    return np.array([0 if s["task_id"] in first else 1 for s in data])
+
+
+def held_out(data: Sequence[Mapping[str, Any]], kind: ModelKind | str, axis: str,
+             fit: Callable[[np.ndarray, np.ndarray, np.ndarray], LogisticModel],
+             features: Sequence[str]) -> np.ndarray:
+    """Per set of ``data``, the prediction of a model fitted (by ``fit``) on the other
+    half's tasks with the set's value of ``axis`` left out."""
+    x, y = matrix(data, kind, features)
+    half = halves(data)
+    where = np.array([regime_value(s, axis) for s in data])
+    w = cell_weights(data)
+    p = np.full(len(data), np.nan)
+    for value in sorted(set(where)):
+        for part in (0, 1):
+            train = (half != part) & (where != value)
+            test = (half == part) & (where == value)
+            if test.any() and train.any():
+                m = fit(x[train], y[train], w[train])
+                cols = [list(features).index(f) for f in m.features]
+                p[test] = m.predict(x[test][:, cols])
+    return p
+
+
+def choose(data: Sequence[Mapping[str, Any]], kind: ModelKind) -> Fitted:
+    """The features and L2 with the lowest held-out log-loss over the regime axes, then
+    the fit on all of ``data``."""
+    best: tuple[float, tuple[str, ...], float] | None = None
+    _, y = matrix(data, kind, CANDIDATES[kind][0])
+    for features in CANDIDATES[kind]:
+        for l2 in L2_CHOICES:
+            def fit(x: np.ndarray, yy: np.ndarray, w: np.ndarray,
+                    f: tuple[str, ...] = features, penalty: float = l2) -> LogisticModel:
+                return fit_monotone(kind, x, yy, f, penalty, w)
+            losses = [log_loss(held_out(data, kind, axis, fit, features), y)
+                      for axis in AXES]
+            loss = float(np.mean(losses))
+            if best is None or loss < best[0] - 1e-12:
+                best = (loss, features, l2)
+    assert best is not None
+    loss, features, l2 = best
+    x, y = matrix(data, kind, features)
+    model = fit_monotone(kind, x, y, features, l2, cell_weights(data))
+    return Fitted(model.features, l2, loss, model)
+
+
+# ----------------------------------------------------------------------------- measuring
+
+
+def measure(p: np.ndarray, y: np.ndarray, intervals: bool = False) -> dict[str, Any]:
+    """Sets, failure rate, mean risk, AUROC, ECE and reliability rows."""
+    out: dict[str, Any] = {
+        "sets": int(p.size), "base_rate": round(float(y.mean()), 4) if p.size else None,
+        "mean_risk": round(float(p.mean()), 4) if p.size else None,
+        "auroc": round(auroc(p, y), 4) if p.size else None,
+        "ece": round(ece(p, y, 10), 4) if p.size else None,
+        "reliability": [[round(a, 4), round(b, 4), c] for a, b, c in reliability(p, y, 10)],
+    }
+    for key in ("auroc", "ece"):
+        if out[key] is not None and math.isnan(out[key]):
+            out[key] = None
+    return out
+
+
+@dataclass
+class Predictions:
+    """Held-out predictions of one model (or of ``shown``) on one axis."""
 
     p: np.ndarray
     y: np.ndarray
-    tasks: list[str]
+    where: np.ndarray
+    kinds: np.ndarray
 
 
-def procedure(sets: list[dict[str, Any]], kind: ModelKind) -> Fitted:
-    """Choose features and L2 by cross-validation over the tasks of model ``kind``'s rows
-    of ``sets``, then fit on all of them."""
-    mine = rows(sets, kind)
-    features, l2, loss = choose(mine, kind)
-    x, y = matrix(mine, kind, features)
-    return Fitted(features, l2, loss, fit_logistic(x, y, features, l2=l2))
-
-
-def predict_held(fit: list[dict[str, Any]], held: list[dict[str, Any]]) -> dict[str, Held]:
-    """``held``'s sets predicted by the models the procedure fits on ``fit``: each model on
-    its rows, and ``shown`` (see :data:`MEASURED`)."""
-    fitted = {kind: procedure(fit, kind) for kind in KINDS}
-    out: dict[str, Held] = {}
+def predictions(sets: Sequence[Mapping[str, Any]], fitted: Mapping[str, Fitted],
+                axis: str) -> dict[str, Predictions]:
+    """Per model, and ``shown`` (each set's own model), the held-out predictions with
+    each value of ``axis`` left out in turn."""
+    out: dict[str, Predictions] = {}
     for kind in KINDS:
-        mine = rows(held, kind)
-        x, y = matrix(mine, kind, fitted[kind].features)
-        out[kind] = Held(fitted[kind].model.predict(x), y, [s["task_id"] for s in mine])
-    out["shown"] = Held(np.array([shown_risk(fitted, s) for s in held]),
-                        np.array([label(s, shown_kind(s)) for s in held]),
-                        [s["task_id"] for s in held])
+        f = fitted[kind]
+
+        def fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, ff: Fitted = f,
+                k: str = kind) -> LogisticModel:
+            return fit_monotone(k, x, y, ff.features, ff.l2, w)
+        data = rows(sets, kind)
+        p = held_out(data, kind, axis, fit, f.features)
+        _, y = matrix(data, kind, f.features)
+        out[kind] = Predictions(p, y, np.array([regime_value(s, axis) for s in data]),
+                                np.array([kind] * len(data)))
+    parts = [(k, rows(sets, k) if k != "outputs" else
+              [s for s in sets if kind_of(s) == "outputs"]) for k in KINDS]
+    index = {k: {id(s): i for i, s in enumerate(rows(sets, k))} for k in KINDS}
+    p_shown, y_shown, where, kinds = [], [], [], []
+    for kind, data in parts:
+        for s in data:
+            i = index[kind][id(s)]
+            p_shown.append(out[kind].p[i])
+            y_shown.append(out[kind].y[i])
+            where.append(regime_value(s, axis))
+            kinds.append(kind)
+    out["shown"] = Predictions(np.array(p_shown), np.array(y_shown), np.array(where),
+                               np.array(kinds))
     return out
 
 
-def shown_risk(fitted: Mapping[ModelKind, Fitted], s: dict[str, Any]) -> float:
-    """The risk a report gives set ``s`` after a run, from the models in ``fitted``."""
-    kind = shown_kind(s)
-    model = fitted[kind]
-    return float(model.model.predict(signals(s, kind).vector(model.features))[()])
+def structure_predictions(sets: Sequence[Mapping[str, Any]], axis: str) -> Predictions:
+    """Held-out predictions of a shape-only model (mean ``jsd_struct`` and the medoid's
+    typicality; label: the medoid fails), as it would have been fitted."""
+    names = ("mean_similarity", "typicality")
+
+    def fit(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> LogisticModel:
+        return fit_logistic(x, y, names, l2=0.01, weights=w)
+    p = held_out(sets, "structure", axis, fit, names)
+    _, y = matrix(sets, "structure", names)
+    return Predictions(p, y, np.array([regime_value(s, axis) for s in sets]),
+                       np.array(["structure"] * len(sets)))
 
 
-def cross_fit(sets: list[dict[str, Any]], seed: int) -> list[dict[str, Held]]:
-    """Two-fold cross-fitting: each half of the tasks (cut by :func:`split`) predicted by
-    the procedure run on the other; the first fold is fitted on the first half."""
-    first, second = split(sorted({s["task_id"] for s in sets}), seed)
-    a = [s for s in sets if s["task_id"] in first]
-    b = [s for s in sets if s["task_id"] in second]
-    return [predict_held(a, b), predict_held(b, a)]
+def per_value(pred: Predictions) -> dict[str, dict[str, Any]]:
+    """:func:`measure` per value of the axis."""
+    return {v: measure(pred.p[pred.where == v], pred.y[pred.where == v])
+            for v in sorted(set(pred.where))}
 
 
-def pooled(folds: list[Held]) -> Held:
-    """The folds' predictions together."""
-    return Held(np.concatenate([f.p for f in folds]), np.concatenate([f.y for f in folds]),
-                [t for f in folds for t in f.tasks])
+def level_name(observed: Sequence[float] | None) -> str:
+    """The step of the coarse scale a bin earned on held-out data (see
+    :data:`RIGHT_AT_MOST`)."""
+    if observed is None:
+        return LEVELS[1]
+    low, high = observed
+    if high <= RIGHT_AT_MOST:
+        return LEVELS[0]
+    return LEVELS[2] if low >= WRONG_AT_LEAST else LEVELS[1]
 
 
-def task_ci(p: np.ndarray, y: np.ndarray, tasks: list[str],
-            measure: Callable[[np.ndarray, np.ndarray], float], reps: int = 1000,
-            seed: int = 0) -> tuple[float, float]:
-    """95 % interval of ``measure(p, y)`` with tasks resampled (their draws kept
-    together: the draws of one task are not independent sets)."""
-    names = sorted(set(tasks))
-    members = {t: [i for i, u in enumerate(tasks) if u == t] for t in names}
-    rng = np.random.default_rng(seed)
-    values = []
-    for _ in range(reps):
-        pick = rng.integers(0, len(names), size=len(names))
-        ix = [i for k in pick for i in members[names[k]]]
-        values.append(measure(p[ix], y[ix]))
-    finite = [v for v in values if v == v]
-    return float(np.percentile(finite, 2.5)), float(np.percentile(finite, 97.5))
-
-
-def _ece10(p: np.ndarray, y: np.ndarray) -> float:
-    return ece(p, y, 10)
-
-
-def measure(held: Held, intervals: bool = True) -> dict[str, Any]:
-    """AUROC and ECE (with task-resampled intervals), rates and the reliability rows."""
-    out: dict[str, Any] = {
-        "sets": int(held.p.size), "tasks": len(set(held.tasks)),
-        "auroc": round(auroc(held.p, held.y), 4), "ece": round(ece(held.p, held.y, 10), 4),
-        "base_rate": round(float(held.y.mean()), 4), "mean_risk": round(float(held.p.mean()), 4),
-    }
-    if intervals:
-        out["auroc_ci"] = [round(v, 4) for v in task_ci(held.p, held.y, held.tasks, auroc)]
-        out["ece_ci"] = [round(v, 4) for v in task_ci(held.p, held.y, held.tasks, _ece10)]
-        out["reliability"] = [[round(a, 4), round(b, 4), c]
-                              for a, b, c in reliability(held.p, held.y, 10)]
+def levels(preds: Mapping[str, Mapping[str, Predictions]], kind: str) -> list[dict[str, Any]]:
+    """Per bin of model ``kind``'s risk (:data:`BINS_BELOW`): the lowest and highest
+    failure share over the held-out regimes of every axis with :data:`MIN_SETS` sets in
+    the bin (``None`` without any), and the step of the coarse scale that earns."""
+    out: list[dict[str, Any]] = []
+    lower = 0.0
+    for upper in BINS_BELOW:
+        shares: list[float] = []
+        sets = 0
+        for axis in AXES:
+            pred = preds[axis][kind]
+            at = (pred.p >= lower) & ((pred.p < upper) if upper < 1.0 else True)
+            sets += int(at.sum())
+            for v in sorted(set(pred.where)):
+                mask = at & (pred.where == v)
+                if int(mask.sum()) >= MIN_SETS:
+                    shares.append(float(pred.y[mask].mean()))
+        observed = [round(min(shares), 3), round(max(shares), 3)] if shares else None
+        out.append({"below": upper, "level": level_name(observed), "observed": observed,
+                    "sets": sets // len(AXES)})
+        lower = upper
     return out
 
 
-def evaluate(sets: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Per measured key (:data:`MEASURED`): the cross-fitted measurement (seed 2026 in
-    full, repeated for the next seeds) and the single half of seed 2026."""
-    runs = [cross_fit(sets, SPLIT_SEED + r) for r in range(REPEATS)]
-    return {key: {
-        "cross_fitted": measure(pooled([f[key] for f in runs[0]])),
-        "repeats": [{"seed": SPLIT_SEED + r,
-                     **measure(pooled([f[key] for f in folds]), intervals=False)}
-                    for r, folds in enumerate(runs)],
-        "one_half": measure(runs[0][0][key]),
-    } for key in MEASURED}
+def meets_bar(measured: Mapping[str, Mapping[str, Any]]) -> bool:
+    """Whether every held-out regime shows AUROC >= :data:`BAR_AUROC` and ECE <=
+    :data:`BAR_ECE`."""
+    for m in measured.values():
+        a, e = m["auroc"], m["ece"]
+        if e is None or e > BAR_ECE or (a is not None and a < BAR_AUROC):
+            return False
+    return True
 
 
-def _interval(e: Mapping[str, Any], key: str) -> str:
-    lo, hi = e[f"{key}_ci"]
-    return f"{e[key]:.3f} [{lo:.3f}, {hi:.3f}]"
+# ----------------------------------------------------------------------------- report
 
 
-def report(key: str, e: Mapping[str, Any], shipped: Fitted | None) -> list[str]:
-    """Lines printed for one measured key (``shipped``: its model, None for ``shown``)."""
-    c, half, reps = e["cross_fitted"], e["one_half"], e["repeats"]
-    aurocs = [r["auroc"] for r in reps]
-    eces = [r["ece"] for r in reps]
-    lines = [] if shipped is None else [
-        f"{key}: shipped model fitted on {c['tasks']} tasks: features "
-        f"{', '.join(shipped.features)}; L2 {shipped.l2:g} (cross-validated log-loss "
-        f"{shipped.cv_log_loss:.4f})"]
-    lines += [
-        f"{key}: cross-fitted, every task held out ({c['sets']} sets, seed {SPLIT_SEED}): "
-        f"AUROC {_interval(c, 'auroc')}, ECE {_interval(c, 'ece')}; failure rate "
-        f"{c['base_rate']:.3f}, mean risk {c['mean_risk']:.3f}",
-    ]
-    lines += [f"    predicted {a:.3f}  observed {b:.3f}  ({n} sets)"
-              for a, b, n in c["reliability"]]
-    lines += [
-        f"{key}: {len(reps)} cross-fittings (seeds {reps[0]['seed']}-{reps[-1]['seed']}): "
-        f"AUROC {min(aurocs):.3f}-{max(aurocs):.3f} (mean {np.mean(aurocs):.3f}), ECE "
-        f"{min(eces):.3f}-{max(eces):.3f} (mean {np.mean(eces):.3f})",
-        f"{key}: one half (fitted on the other, seed {SPLIT_SEED}, {half['sets']} sets): "
-        f"AUROC {_interval(half, 'auroc')}, ECE {_interval(half, 'ece')}",
-    ]
-    return lines
+def _row(name: str, m: Mapping[str, Any]) -> str:
+    a = "  n/a" if m["auroc"] is None else f"{m['auroc']:.3f}"
+    e = "  n/a" if m["ece"] is None else f"{m['ece']:.3f}"
+    return (f"    {name:>14}: {m['sets']:5d} sets, wrong {m['base_rate']:.3f}, mean risk "
+            f"{m['mean_risk']:.3f}, AUROC {a}, ECE {e}")
 
 
-#: Colours of the reliability diagram, per measured key.
-COLOURS = {"shown": "#1f5fbf", "examples": "#2a9d8f", "behaviour": "#e76f51",
-           "structure": "#7a7a7a"}
+def report_lines(evaluation: Mapping[str, Mapping[str, Any]]) -> Iterator[str]:
+    """The printed report: per measured model and axis, each regime held out."""
+    for key, by_axis in evaluation.items():
+        yield f"{key}:"
+        for axis, values in by_axis.items():
+            yield f"  {axis} held out:"
+            for value, m in values.items():
+                yield _row(value, m)
+                for a, b, c in m["reliability"]:
+                    yield f"{'':22}predicted {a:.3f}  observed {b:.3f}  ({c} sets)"
 
 
-def diagram(evaluation: Mapping[str, Any], size: int = 360) -> str:
-    """An SVG reliability diagram of the cross-fitted predictions: observed failure rate
-    against mean prediction per bin, one polyline per measured key, dots sized by sets."""
+#: Colours of the reliability diagram, per regime of the strength axis.
+COLOURS = {"weaker": "#c62828", "as sampled": "#1f5fbf", "stronger": "#2a9d8f",
+           "much stronger": "#7a7a7a"}
+
+
+def diagram(by_value: Mapping[str, Mapping[str, Any]], size: int = 360) -> str:
+    """An SVG reliability diagram of the shown risk, one polyline per strength held out:
+    observed failure rate against mean prediction per bin, dots sized by sets."""
     pad, side = 40, size - 60
 
     def xy(a: float, b: float) -> tuple[float, float]:
         return pad + a * side, pad / 2 + (1 - b) * side
 
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{size + 120}" '
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{size + 170}" '
              f'height="{size}" font-family="sans-serif" font-size="11">',
              f'<rect x="{pad}" y="{pad / 2}" width="{side}" height="{side}" fill="none" '
              'stroke="#999"/>',
@@ -370,18 +473,16 @@ def diagram(evaluation: Mapping[str, Any], size: int = 360) -> str:
                  'risk</text>')
     parts.append(f'<text x="10" y="{pad / 2 + side / 2}" transform="rotate(-90 10 '
                  f'{pad / 2 + side / 2})" text-anchor="middle">observed failure rate</text>')
-    for k, key in enumerate(MEASURED):
-        rows_ = evaluation[key]["cross_fitted"]["reliability"]
-        colour = COLOURS[key]
-        points = " ".join("{:.1f},{:.1f}".format(*xy(a, b)) for a, b, _ in rows_)
+    for k, (value, m) in enumerate(by_value.items()):
+        colour = COLOURS.get(value, "#000")
+        points = " ".join("{:.1f},{:.1f}".format(*xy(a, b)) for a, b, _ in m["reliability"])
         parts.append(f'<polyline points="{points}" fill="none" stroke="{colour}"/>')
-        for a, b, n in rows_:
+        for a, b, n in m["reliability"]:
             x, y = xy(a, b)
-            parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{1.5 + n ** 0.5 / 4:.1f}" '
+            parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{1.5 + n ** 0.5 / 6:.1f}" '
                          f'fill="{colour}" fill-opacity="0.6"/>')
-        c = evaluation[key]["cross_fitted"]
-        parts.append(f'<text x="{pad + side + 10}" y="{pad + 16 * k}" fill="{colour}">{key}: '
-                     f'ECE {c["ece"]:.3f}</text>')
+        parts.append(f'<text x="{pad + side + 10}" y="{pad + 16 * k}" fill="{colour}">'
+                     f'{value}: ECE {m["ece"]:.3f}</text>')
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
 
@@ -395,49 +496,78 @@ def quantiles(values: list[float]) -> list[float]:
     return [round(float(v), 9) for v in q]
 
 
+def evaluate(sets: Sequence[Mapping[str, Any]], fitted: Mapping[str, Fitted]
+             ) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Predictions]]]:
+    """Per measured model (``shown``, each model, ``structure``) and axis (the regime axes
+    and ``difficulty``), the measurement of each value held out; and the predictions."""
+    preds: dict[str, dict[str, Predictions]] = {}
+    evaluation: dict[str, dict[str, Any]] = {}
+    for axis in (*AXES, "difficulty"):
+        preds[axis] = predictions(sets, fitted, axis)
+        preds[axis]["structure"] = structure_predictions(sets, axis)
+    for key in ("shown", *KINDS, "structure"):
+        evaluation[key] = {axis: per_value(preds[axis][key]) for axis in preds}
+    shown = preds["size"]["shown"]
+    with_examples = shown.kinds != "outputs"
+    evaluation["shown"]["examples"] = {
+        "with examples": measure(shown.p[with_examples], shown.y[with_examples]),
+        "without examples": measure(preds["size"]["outputs"].p, preds["size"]["outputs"].y),
+    }
+    return evaluation, preds
+
+
 def main(argv: list[str] | None = None) -> int:
     """Fit, evaluate, and with ``--write`` update the shipped model file."""
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    ap.add_argument("--sets", type=Path, default=SETS)
+    ap.add_argument("--regimes", type=Path, default=REGIME_SETS)
+    ap.add_argument("--sets", type=Path, default=SETS,
+                    help="the reference sets of 10 (bench_recommend.py --draws 10)")
     ap.add_argument("--write", action="store_true", help=f"write {MODEL.relative_to(REPO)}")
     ap.add_argument("--diagram", type=Path, metavar="SVG",
-                    help="also draw the reliability diagram of the held-out predictions")
+                    help="also draw the reliability diagram of the held-out shown risk")
     args = ap.parse_args(argv)
-    sets: list[dict[str, Any]] = [s for s in json.loads(args.sets.read_text())
-                                  if s["status"] == "ok"]
-    tasks = sorted({s["task_id"] for s in sets})
-    print(f"{len(tasks)} tasks, {len(sets)} sets")
-    shipped: dict[str, Fitted] = {kind: procedure(sets, kind) for kind in KINDS}
-    evaluation = evaluate(sets)
-    for key in MEASURED:
-        fitted = shipped.get(key)
-        if fitted is not None:
-            evaluation[key] = {"features": list(fitted.features), "l2": fitted.l2,
-                               "cv_log_loss": round(fitted.cv_log_loss, 4), **evaluation[key]}
-        print("\n".join(report(key, evaluation[key], fitted)))
-    c = evaluation["shown"]["cross_fitted"]
-    met = c["auroc"] >= TARGET_AUROC and c["ece"] <= TARGET_ECE
-    print(f"shown risk held out: AUROC >= {TARGET_AUROC} and ECE <= {TARGET_ECE}: "
-          f"{'met' if met else 'missed'}")
-    models = {kind: fitted.model.to_dict() for kind, fitted in shipped.items()}
+    # a set whose versions ran on no input an editor has gets no risk (nothing ran)
+    sets = [s for s in json.loads(args.regimes.read_text())
+            if s["status"] == "ok" and s["editor_inputs"] > 0]
+    regime_weights(sets)
+    reference = [s for s in json.loads(args.sets.read_text()) if s["status"] == "ok"]
+    print(f"{len({s['task_id'] for s in sets})} tasks, {len(sets)} sets in "
+          f"{len({(s['size'], s['temperature'], s['strength']) for s in sets})} regimes")
+    fitted: dict[str, Fitted] = {kind: choose(rows(sets, kind), kind) for kind in KINDS}
+    for kind, f in fitted.items():
+        print(f"{kind}: features {', '.join(f.features)}; L2 {f.l2:g} (held-out log-loss "
+              f"{f.held_out_log_loss:.4f})")
+    evaluation, preds = evaluate(sets, fitted)
+    print("\n".join(report_lines(evaluation)))
+    steps = {kind: levels(preds, kind) for kind in KINDS}
+    for kind, kind_steps in steps.items():
+        print(f"{kind} levels: " + "; ".join(
+            f"below {s['below']:g}: {s['level']}, " + (
+                f"{s['observed'][0]:.0%}-{s['observed'][1]:.0%} wrong"
+                if s["observed"] else "no regime to say") + f" ({s['sets']} sets)"
+            for s in kind_steps))
+    for key in ("shown", "structure"):
+        bar = all(meets_bar(evaluation[key][axis]) for axis in AXES)
+        print(f"{key}: AUROC >= {BAR_AUROC} and ECE <= {BAR_ECE} on every regime held out: "
+              f"{'met' if bar else 'missed'}")
     document = {
         "about": ("Risk of the recommended version and stability reference for codequorum; "
                   "made by bench/fit_risk.py (see its docstring to refit)."),
         "data": "HumanEval, CodeGen-16B-mono, T = 0.8 (microsoft/CodeT), 164 tasks x 100",
-        "draws": {"size": len(sets[0]["draw"]), "seeds": sorted({s["seed"] for s in sets})},
-        "fitted_on": {"tasks": len(tasks), "sets": len(sets)},
-        "held_out": {"method": "two-fold cross-fitting over tasks", "seed": SPLIT_SEED,
-                     "repeats": REPEATS, **evaluation},
-        "models": models,
+        "regimes": {"axes": {k: list(v) for k, v in AXES.items()}, "sets": len(sets),
+                    "split_seed": SPLIT_SEED},
+        "models": {kind: {**f.model.to_dict(), "l2": f.l2} for kind, f in fitted.items()},
+        "levels": steps,
+        "held_out": evaluation,
         "stability": {
             "metric": "jsd_struct (ordered pairs)",
             "options": {"max_depth": 30, "jsd_log_base": 2.0},
-            "sets": len(sets),
-            "quantiles": quantiles([s["mean_similarity"] for s in sets]),
+            "sets": len(reference),
+            "quantiles": quantiles([s["mean_similarity"] for s in reference]),
         },
     }
     if args.diagram:
-        args.diagram.write_text(diagram(evaluation))
+        args.diagram.write_text(diagram(evaluation["shown"]["strength"]))
         print(f"wrote {args.diagram}")
     if args.write:
         MODEL.write_text(json.dumps(document, indent=1) + "\n")

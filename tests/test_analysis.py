@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from codequorum.analysis import (
+    ALL_EMPTY_NOTE,
     AnalysisOptions,
     StableLine,
     analyze,
@@ -307,17 +308,37 @@ def test_an_empty_answer_against_one_function_is_scored() -> None:
     assert report.recommended == 0
 
 
-@pytest.mark.parametrize("codes", [[LOOP], [""], [], ["", " "]])
+@pytest.mark.parametrize("codes", [[LOOP], [""], []])
 def test_fewer_than_two_usable_samples_is_no_score(codes: list[str],
                                                    report_schema: dict[str, Any]) -> None:
     report = analyze(SampleSet.from_codes("one", codes), FAST)
     assert report.status == "insufficient"
     assert report.summary == {} and report.verdicts == [] and report.medoid is None
-    assert report.message is not None
-    assert (f"only {report.n} usable" in report.message
-            and "at least two are needed" in report.message) or (
-        report.message == "all 2 samples are empty; there is no code to compare")
+    assert report.message == (f"only {len(codes)} usable version{'s' if codes == [] else ''} "
+                              f"of {len(codes)}; at least two are needed to compare")
     _validate_set(report.to_dict(), report_schema)
+
+
+def test_a_set_whose_every_version_is_empty_is_an_outcome(
+        report_schema: dict[str, Any]) -> None:
+    """Every answer empty: token LCS 0 and LED 0, as the study's scripts give, and a note;
+    no shape figure, verdict or pick (there is no code)."""
+    report = analyze(SampleSet.from_codes("blank", ["", " ", "\n"]),
+                     AnalysisOptions(tsed=False, textual=True))
+    assert report.status == "ok" and report.message is None
+    assert report.n == 3 and report.empty == [0, 1, 2]
+    none = {"ordered": None, "unordered": None}
+    assert report.summary == {"sce_struct": none, "sce_value": none, "jsd_struct": none,
+                              "jsd_value": none, "lcs_mean": 0.0, "lcs_worst": 0.0,
+                              "led_mean": 0.0, "led_worst": 0.0, "lcs_pair_mean": 0.0,
+                              "led_pair_mean": 0.0, "unified_diff": None, "tree_diff": None}
+    assert report.pair("jsd_struct") is None
+    assert report.notes == [ALL_EMPTY_NOTE]
+    assert report.verdicts == [] and report.recommended is None and report.risk is None
+    _validate_set(report.to_dict(), report_schema)
+    plain = analyze(SampleSet.from_codes("blank", ["", ""]), FAST)
+    assert plain.status == "ok" and plain.notes == [ALL_EMPTY_NOTE]
+    assert sorted(plain.summary) == ["jsd_struct", "jsd_value", "sce_struct", "sce_value"]
 
 
 def test_syntax_errors_are_scored_and_flagged() -> None:
@@ -430,7 +451,7 @@ def test_real_samples_stable_and_unstable(shared_dir: Path) -> None:
 
 def test_too_many_samples_is_refused_with_the_reason() -> None:
     s = SampleSet.from_codes("big", [LOOP, BUILTIN, RECURSIVE, LOOP_RENAMED])
-    with pytest.raises(UserError, match="4 usable samples; at most 3 are compared"):
+    with pytest.raises(UserError, match="4 usable versions; at most 3 are compared"):
         analyze(s, AnalysisOptions(tsed=False, textual=False, max_samples=3))
 
 

@@ -148,7 +148,7 @@ def test_text_findings_lines_and_exit_status(ws: Workspace,
     # real CodeGen versions of prime_fib disagree; the name starts at column 5 ("def ")
     assert lines[0].startswith(f"{path}:{ws.unstable_line}:5: warning unstable-structure "
                                "Versions disagree in shape: mean JSD 0.")
-    assert lines[0].endswith("[7 versions of `prime_fib`]")  # identical versions count
+    assert lines[0].endswith("[`prime_fib`: 7 versions + your code]")  # copies count
     # the hand-made method: indented, so its name starts at column 9; its four stored
     # versions agree (a stable shape), the current code is the one far from them
     outlier = lines[1]
@@ -157,7 +157,7 @@ def test_text_findings_lines_and_exit_status(ws: Workspace,
     # concatenate agrees with its versions: nothing printed for it
     assert "concatenate" not in out
     assert lines[2] == ("checked 3 functions in 1 file: 2 warnings; "
-                        "1 without samples skipped")
+                        "1 without versions skipped")
 
 
 @pytest.mark.parametrize(("fail_on", "expected"),
@@ -216,7 +216,7 @@ def test_min_samples_skips_functions_with_fewer_versions(
     assert status == 1
     assert "total" not in out.replace("checked", "")
     assert out.strip().split("\n")[-1] == (
-        "checked 2 functions in 1 file: 1 warning; 1 without samples skipped; "
+        "checked 2 functions in 1 file: 1 warning; 1 without versions skipped; "
         "1 function with fewer than 5 stored versions skipped")
 
 
@@ -248,8 +248,8 @@ def test_missing_store_is_not_a_failure(tmp_path: Path,
     expected = default_store_path(tmp_path.resolve())
     assert status == 0
     assert out == ""
-    assert err.strip() == (f"codequorum: no sample store at {expected}; run `codequorum "
-                           "sample` or add samples from your editor")
+    assert err.strip() == (f"codequorum: no version store at {expected}; run `codequorum "
+                           "sample` or add versions from your editor")
     assert not expected.exists()  # checking never creates a store
     status, out, _ = _check(capsys, str(source), "--workspace", str(tmp_path),
                             "--format", "json")
@@ -394,12 +394,12 @@ def test_summary_says_when_no_function_has_versions(
         status, out, _ = _check(capsys, str(ws.file), "--workspace", str(ws.root),
                                 "--no-tsed", "--min-samples", "50")
         assert out == ("no function in 1 file has 50 or more stored versions; "
-                       "1 without samples skipped; "
+                       "1 without versions skipped; "
                        "3 functions with fewer than 50 stored versions skipped\n")
         status, out, _ = _check(capsys, str(ws.root), "--workspace", str(ws.root),
                                 "--no-tsed")
         assert out.strip().split("\n")[-1] == (
-            "checked 3 functions in 1 of 3 files: 2 warnings; 3 without samples skipped")
+            "checked 3 functions in 1 of 3 files: 2 warnings; 3 without versions skipped")
     finally:
         for name in ("a.py", "b.py"):
             (other / name).unlink()

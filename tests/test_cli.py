@@ -208,7 +208,7 @@ def test_options_output_file_and_limits(tmp_path: Path,
     assert code == 1 and "missing.jsonl: no such file" in err
     (tmp_path / "empty.jsonl").write_text("\n\n")
     code, out, err = _run(capsys, "score", str(tmp_path / "empty.jsonl"), "--format", "json")
-    assert code == 1 and "empty.jsonl: no sample sets in this input" in err
+    assert code == 1 and "empty.jsonl: no sets of versions in this input" in err
     assert json.loads(out)["sets"] == []
 
 
@@ -378,7 +378,7 @@ def test_oversized_set_is_refused_and_the_rest_scored(tmp_path: Path,
     code, out, err = _run(capsys, "score", str(path), "--format", "csv", "--no-tsed")
     assert code == 1
     assert [r["task_id"] for r in csv.DictReader(io.StringIO(out))] == ["fine"]
-    assert f"{path}:1 (huge): 2,001 usable samples; at most 2,000" in err
+    assert f"{path}:1 (huge): 2,001 usable versions; at most 2,000" in err
     code, out, _ = _run(capsys, "score", str(path), "--format", "csv", "--no-tsed",
                         "--samples", "50")
     assert code == 0 and len(list(csv.DictReader(io.StringIO(out)))) == 2

@@ -630,3 +630,39 @@ def test_a_package_module_and_its_relative_imports(tmp_path: Path) -> None:
     assert ss.module.name == "pkg.app"
     assert [c.pass_rate for c in report.candidates] == [1.0, 1.0]
     assert report.verdicts == []
+
+
+def test_hidden_tests_change_neither_the_pick_nor_its_risk(
+        shared_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bundled HumanEval data scored with the benchmark's hidden tests and without them
+    (as an editor has it) keeps the same version with the same risk in every set."""
+    from codequorum import formats, humaneval
+    from codequorum.dynamic_analysis import run_dynamic_many
+
+    data = shared_dir / "data" / "humaneval_codegen16b_t0.8.jsonl"
+    # without the sets' own copy of the tests, so that the HumanEval lookup finds them
+    sets = [dataclasses.replace(s, tests=[]) for s in formats.read_sample_sets(
+        data, formats.ReadOptions(max_samples=3)) if isinstance(s, SampleSet)]
+    assert len(sets) == 164
+    # small scaling sizes: no version comes near its time limit in one run and not the other
+    opts = DynamicOptions(jobs=2, scaling_sizes=(8, 16))
+    fast = AnalysisOptions(tsed=False, sctd=False)
+
+    sources: list[list[str]] = []
+
+    def judged() -> list[tuple[int | None, float | None, str | None, str | None]]:
+        reports = run_dynamic_many(sets, opts)
+        sources.append([s for dyn in reports for s in dyn.inputs_source])
+        out = []
+        for ss, dyn in zip(sets, reports, strict=True):
+            report = analyze(ss, fast, dynamic=dyn)
+            out.append((report.recommended, report.risk, report.recommendation, report.trust))
+        return out
+
+    with_tests = judged()
+    monkeypatch.setattr(humaneval, "tests_for", lambda task_id, split=True: [])
+    without = judged()
+    assert sources[0].count("humaneval") == 164 and "humaneval" not in sources[1]
+    differ = [s.task_id for s, a, b in zip(sets, with_tests, without, strict=True) if a != b]
+    assert differ == []
+    assert sum(1 for rec, *_ in with_tests if rec is not None) == 164

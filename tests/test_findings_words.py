@@ -1,19 +1,8 @@
-"""Plain words for the risk and the stability percentile."""
+"""Plain words for the stability percentile."""
 
 from __future__ import annotations
 
-import pytest
-
-from codequorum.findings import percentile_words, risk_words
-
-
-@pytest.mark.parametrize(
-    ("risk", "words"),
-    [(0.34, "about 1 in 3"), (0.5, "about 1 in 2"), (0.1, "about 1 in 10"),
-     (0.72, "about 7 in 10"), (0.004, "less than 1 in 100"), (0.995, "more than 99 in 100")],
-)
-def test_risk_words(risk: float, words: str) -> None:
-    assert risk_words(risk) == words
+from codequorum.findings import percentile_words
 
 
 def test_percentile_words() -> None:

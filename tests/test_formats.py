@@ -75,6 +75,15 @@ def test_jsonl_rows_become_sample_sets(tmp_path: Path, sample_set_schema: dict[s
     assert c.tests[1].kind == "stdio" and c.tests[1].stdin == "1 2\n"
 
 
+def test_a_set_names_the_model_of_its_versions(tmp_path: Path) -> None:
+    rows = [{"task_id": "a", "model": "m-7b", "samples": ["x = 1\n", {"code": "y = 2\n",
+                                                                      "model": "other"}]},
+            {"task_id": "b", "model": 7, "samples": ["x = 1\n"]}]
+    a, b = _sets(list(read_sample_sets(_write_lines(tmp_path / "s.jsonl", rows))))
+    assert [s.model for s in a.samples] == ["m-7b", "other"]  # a version's own name wins
+    assert [s.model for s in b.samples] == [None]  # not a name
+
+
 def test_completions_switch(tmp_path: Path) -> None:
     rows = [{"task_id": "a", "prompt": PROMPT, "samples": ["    return a + b\n"]},
             {"task_id": "b", "prompt": PROMPT, "samples": ["    return b + a\n"],

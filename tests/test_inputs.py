@@ -9,6 +9,7 @@ import pytest
 
 from codequorum import humaneval, model
 from codequorum.inputs import (
+    InputPlan,
     Param,
     collect_inputs,
     find_function,
@@ -233,3 +234,30 @@ def test_a_humaneval_task_without_examples_takes_the_published_ones() -> None:
     assert any(c.source == "humaneval" and c.graded for c in plan.cases)
     off = collect_inputs(ss, use_hypothesis=False, scaling=False, published_examples=False)
     assert not [c for c in off.cases if c.source == "doctest"]
+
+
+def test_hidden_tests_only_add_inputs_on_every_humaneval_task() -> None:
+    """The inputs an editor has are the same with and without the benchmark's tests: an
+    example a hidden test repeats stays an example, and the same arguments are drawn."""
+    def editor(plan: InputPlan) -> list[tuple[object, ...]]:
+        return [(c.source, c.label, c.test.args, c.test.kwargs, c.test.has_expected,
+                 repr(c.test.expected), c.size)
+                for c in plan.cases if c.source not in ("tests", "humaneval")]
+
+    repeated = 0
+    for task_id, problem in humaneval.problems().items():
+        ss = SampleSet.from_codes(task_id, [problem.prompt + problem.canonical_solution],
+                                  prompt=problem.prompt)
+        hidden = collect_inputs(ss, hypothesis_examples=3)
+        alone = collect_inputs(ss, hypothesis_examples=3, humaneval_lookup=lambda _: [])
+        assert plan_sources_without_tests(hidden) == alone.sources, task_id
+        assert editor(hidden) == editor(alone), task_id
+        assert hidden.params == alone.params, task_id
+        tests = {c.label for c in hidden.cases if c.source == "humaneval"}
+        repeated += sum(1 for c in alone.cases if c.source == "doctest" and c.label in tests)
+    assert repeated > 0  # some examples are also hidden tests, and stayed examples
+
+
+def plan_sources_without_tests(plan: InputPlan) -> list[str]:
+    """The plan's sources, the tests' left out."""
+    return [s for s in plan.sources if s not in ("tests", "humaneval")]

@@ -168,3 +168,21 @@ def test_overall_counts_every_verdict_of_a_set_once() -> None:
                    Verdict("divergent-outputs", "warning", "y")]
     assert overall([a, b])["verdicts"] == {"stable": 1, "unstable-structure": 1,
                                            "divergent-outputs": 1}
+
+
+def test_overall_measures_the_risk_per_model_when_the_run_holds_several() -> None:
+    def kept(model: str | None, risk: float, passed: bool) -> StabilityReport:
+        r = _report("t", {"jsd_struct": {"ordered": 0.5, "unordered": 0.5}})
+        r.model, r.risk, r.recommended = model, risk, 0
+        r.dynamic = {"candidates": [{"index": 0, "pass_rate": 1.0 if passed else 0.0,
+                                     "pass_basis": "graded tests"}]}
+        return r
+
+    one = [kept("a", 0.2, True), kept("a", 0.7, False)]
+    assert "by_model" not in overall(one)  # one model: nothing to set apart
+    both = overall([*one, kept("b", 0.4, True), kept(None, 0.9, False)])
+    by_model = both["by_model"]
+    assert list(by_model) == ["a", "b", "(no model named)"]
+    assert by_model["a"]["kept_wrong"] == 0.5 and by_model["a"]["auroc"] == 1.0
+    assert by_model["a"]["mean_risk"] == pytest.approx(0.45)
+    assert by_model["b"]["graded"] == 1 and by_model["b"]["kept_wrong"] == 0.0

@@ -57,7 +57,8 @@ def test_score_asks_for_inputs_and_names_them_in_the_report(
     path = _sets(tmp_path / "sets.jsonl", _untyped("untyped"), TESTED)
     with ChatServer(default=answer(INPUTS)) as chat:
         code, doc, err = _score(capsys, path, chat.base_url, "--propose-inputs")
-        [request] = chat.chat_requests  # the tested set asks nothing
+        # a set's tests only add inputs: the tested set asks as it would without them
+        request, tested_request = chat.chat_requests
     assert code == 0, err
     assert err == ""
     assert request.authorization == "Bearer sk-test"
@@ -74,7 +75,8 @@ def test_score_asks_for_inputs_and_names_them_in_the_report(
     [divergent] = [v for v in untyped["verdicts"] if v["code"] == "divergent-outputs"]
     assert divergent["message"] == ("versions 1 and 2 disagree on combine('x', 'y') (an input "
                                     "from the model): 'xy' vs 'yx'")
-    assert "model" not in tested["dynamic"]["inputs_source"]
+    assert "def f(x)" in tested_request.body["messages"][1]["content"]
+    assert tested["dynamic"]["inputs_source"][:2] == ["tests", "model"]
 
 
 def test_off_by_default(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

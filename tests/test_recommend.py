@@ -21,6 +21,7 @@ from codequorum.recommend import (
     output_clusters,
     recommend,
 )
+from codequorum.risk import NO_INPUTS, NOT_RUN, RiskEstimate, trust_words
 
 
 def test_outcome_key_values_exceptions_and_no_result() -> None:
@@ -245,11 +246,15 @@ def test_report_recommends_by_structure_without_runs() -> None:
     assert report.recommended_by == "structure"
     assert report.recommendation is not None
     assert report.recommendation.startswith("keep version 1: the most typical in shape")
-    assert report.risk is not None and 0.0 < report.risk < 1.0
+    # from shape alone no probability: the report says what is missing
+    assert report.risk is None and report.risk_level is None and report.risk_range is None
+    assert report.trust == NOT_RUN
     assert report.stability_percentile is not None
     d = report.to_dict()
     assert (d["recommended"], d["recommended_by"]) == (0, "structure")
-    assert d["risk"] == report.risk
+    assert (d["risk"], d["risk_level"], d["risk_range"]) == (None, None, None)
+    assert d["trust"] == ("not run yet: run the versions to estimate how likely the kept "
+                          "version is wrong")
 
 
 def test_report_recommends_by_behaviour_from_dynamic_outcomes() -> None:
@@ -265,9 +270,20 @@ def test_report_recommends_by_behaviour_from_dynamic_outcomes() -> None:
     assert report.recommended in (0, 1)
     assert report.recommendation == (f"keep version {report.recommended + 1}: 2 of 4 versions "
                                      "agree with it on 2 inputs")
-    low = analyze(SampleSet.from_codes("t", [_ADD] * 4), AnalysisOptions(tsed=False, textual=False),
+    assert report.risk is not None and report.risk_level is not None
+    assert report.risk_range is not None and report.trust == trust_words(
+        RiskEstimate(report.risk, report.risk_level, *report.risk_range))  # type: ignore[arg-type]
+    # four versions written apart that all agree are safer than two of four
+    apart = [_ADD, _ADD_SUM, "def add(a, b):\n    return b + a\n",
+             "def add(a, b):\n    c = a + b\n    return c\n"]
+    low = analyze(SampleSet.from_codes("t", apart), AnalysisOptions(tsed=False, textual=False),
                   dynamic=_FakeDynamic(inputs, [good] * 4))
-    assert low.risk is not None and report.risk is not None and low.risk < report.risk
+    assert low.risk is not None and low.risk < report.risk
+    # four copies of one text agreeing say less than four versions written apart
+    copies = analyze(SampleSet.from_codes("t", [_ADD] * 4),
+                     AnalysisOptions(tsed=False, textual=False),
+                     dynamic=_FakeDynamic(inputs, [good] * 4))
+    assert copies.risk is not None and low.risk < copies.risk
 
 
 def test_report_keeps_the_version_passing_the_docstring_examples() -> None:
@@ -393,3 +409,34 @@ def test_evidence_sentence_names_the_current_code_and_bounds_the_groups() -> Non
         "on g(1) the current code returns 1; version 1 returns 2; versions 2, 5 return 3; "
         "2 other outcomes"
     )
+
+
+def test_risk_signals_count_the_kept_versions_output_cluster() -> None:
+    from codequorum.analysis import risk_signals
+    from codequorum.recommend import agreeing_versions
+
+    keys: list[list[str | None]] = [["= 1", "= 2"], ["= 1", "= 2"], ["= 1", None],
+                                    ["= 9", "= 2"], [None, None]]
+    # version 2 returns nothing on the second input: it agrees wherever it returns
+    assert agreeing_versions(keys, 2) == [0, 1, 2]
+    assert agreeing_versions(keys, 0) == [0, 1]
+    codes = [_ADD, _ADD + "\n", _ADD_SUM, _SUB, ""]
+    rec = recommend(keys, [0.9, 0.9, 0.8, 0.5], [0, 1, 2, 3], [2, 2, 1, 1, 0], 2)
+    assert rec is not None and rec.index == 0 and rec.passes_examples
+    s = risk_signals(rec, keys, codes)
+    # versions 1 and 2 are one text (blanks aside); five texts in all, "" among them
+    assert (s.versions, s.agreed, s.agreeing, s.agreeing_texts, s.texts) == (5, True, 2, 1, 4)
+    assert (s.examples, s.passes_examples, s.passing) == (2, True, 2)
+    assert s.share == rec.share
+
+
+def test_a_run_on_tests_alone_is_no_evidence() -> None:
+    """Outcomes on hidden tests never enter: a run that had nothing else to run on gives
+    no risk, and says what is missing."""
+    ss = SampleSet.from_codes("t", [_ADD, _ADD, _SUB])
+    inputs = [{"source": "humaneval", "graded": True}]
+    dyn = _FakeDynamic(inputs, [[("3", None, None)], [("3", None, None)], [("1", None, None)]])
+    report = analyze(ss, AnalysisOptions(tsed=False, textual=False), dynamic=dyn)
+    assert keys_from_dynamic(dyn) is None
+    assert report.recommended_by == "structure" and report.risk is None
+    assert report.trust == NO_INPUTS

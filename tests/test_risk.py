@@ -1,4 +1,5 @@
-"""Risk model: features, logistic fit and prediction, AUROC, ECE, percentile, shipped file."""
+"""Risk model: signals, logistic fit and prediction, levels, words, AUROC, ECE, percentile,
+shipped file."""
 
 from __future__ import annotations
 
@@ -10,44 +11,55 @@ import pytest
 
 from codequorum.risk import (
     FEATURES,
+    LEVELS,
+    NOT_RUN,
     LogisticModel,
     RiskSignals,
     auroc,
+    chance_words,
     ece,
+    estimate,
     fit_logistic,
     load_model,
     reliability,
     risk,
     stability_percentile,
+    trust_words,
 )
 
 
-def test_signals_vector_follows_the_model_features() -> None:
-    s = RiskSignals(0.8, 0.85, 0.1, 0.2, behaviour=True, agreed=True, share=0.5,
-                    examples=True, passes_examples=False, examples_consensus=0.3)
+def test_signals_are_shares_of_the_set() -> None:
+    s = RiskSignals(versions=5, agreed=True, agreeing=3, agreeing_texts=2, texts=4, share=0.6,
+                    examples=3, passes_examples=True, passing=4)
     assert s.kind == "examples"
-    assert s.vector().tolist() == [0.8, 0.85, 0.1, 0.2, 1.0, 0.5, 0.0, 0.3, 0.0]
-    assert s.vector(FEATURES["structure"]).tolist() == [0.8, 0.85, 0.1, 0.2]
-    assert s.vector(("passes_examples", "share")).tolist() == [0.0, 0.5]
-    ran = RiskSignals(0.8, 0.85, behaviour=True, agreed=True, share=0.5)
-    assert ran.kind == "behaviour"
-    assert ran.vector().tolist() == [0.8, 0.85, 0.0, 0.0, 1.0, 0.5]
-    assert RiskSignals(0.5).kind == "structure"
-    assert RiskSignals(0.5).vector().tolist() == [0.5, 0.0, 0.0, 0.0]
+    assert s.values() == {
+        "cluster_share": 0.6, "share": 0.6, "agreed": 1.0, "examples_consensus": 0.8,
+        "examples_confirmed": 0.6, "purity": 0.75, "distinct_agreeing": 0.4,
+        "distinct_share": 0.8}
+    assert s.vector(("purity", "share")).tolist() == [0.75, 0.6]
+    assert s.vector().tolist() == [s.values()[f] for f in FEATURES["examples"]]
+    # the same set drawn twice as large says the same
+    assert RiskSignals(versions=10, agreed=True, agreeing=6, agreeing_texts=4, texts=8,
+                       share=0.6, examples=3, passes_examples=True,
+                       passing=8).values() == s.values()
+    failed = RiskSignals(versions=5, agreed=True, agreeing=2, examples=2, passing=0)
+    assert failed.kind == "examples_failed"
+    assert failed.values()["examples_confirmed"] == failed.values()["purity"] == 0.0
+    shape = RiskSignals(versions=4, agreed=False, agreeing=3, share=0.5)
+    assert shape.kind == "outputs"
+    assert shape.values()["cluster_share"] == 0.25 and shape.values()["share"] == 0.0
 
 
 def test_examples_confirmed_counts_passed_examples_up_to_five() -> None:
     def confirmed(count: int, passes: bool) -> float:
-        return RiskSignals(0.8, behaviour=True, examples=count > 0, passes_examples=passes,
-                           example_count=count).examples_confirmed
+        return RiskSignals(versions=4, examples=count, passes_examples=passes,
+                           passing=1).values()["examples_confirmed"]
 
     assert confirmed(1, True) == 0.2
     assert confirmed(4, True) == 0.8
     assert confirmed(5, True) == confirmed(9, True) == 1.0
     assert confirmed(4, False) == 0.0  # failing one example confirms nothing
-    assert confirmed(0, False) == 0.0
-    assert RiskSignals(0.8, behaviour=True, examples=True, passes_examples=True,
-                       example_count=3).vector(("examples_confirmed",)).tolist() == [0.6]
+    assert confirmed(0, True) == 0.0
 
 
 def test_logistic_predict_is_the_formula() -> None:
@@ -101,37 +113,86 @@ def test_stability_percentile_interpolates_the_quantiles() -> None:
     assert stability_percentile(1.0, q) == 100.0
 
 
-def test_shipped_model_has_both_kinds_and_sensible_direction() -> None:
+def test_shipped_models_point_the_right_way() -> None:
     data = load_model()
-    for kind in ("examples", "behaviour", "structure"):
+    for kind in ("examples", "examples_failed", "outputs"):
         assert set(data["models"][kind]["features"]) <= set(FEATURES[kind])
+        bins = data["levels"][kind]
+        assert [b["below"] for b in bins] == sorted(b["below"] for b in bins)
+        assert all(b["level"] in LEVELS for b in bins)
     q = data["stability"]["quantiles"]
     assert len(q) == 101 and all(a < b for a, b in itertools.pairwise(q))
-    alike = risk(RiskSignals(0.95, 0.95))
-    apart = risk(RiskSignals(0.3, 0.35))
-    assert 0.0 < alike < apart < 1.0
-    agreed = risk(RiskSignals(0.7, 0.75, behaviour=True, agreed=True, share=0.9))
-    scattered = risk(RiskSignals(0.7, 0.75, behaviour=True, agreed=True, share=0.1))
-    assert agreed < scattered
-    # outputs agreeing make a version safer than its shape alone says
-    assert risk(RiskSignals(0.9, 0.95, behaviour=True, agreed=True, share=0.95)) < alike
-    checked = risk(RiskSignals(0.7, 0.75, behaviour=True, agreed=True, share=0.5,
-                               examples=True, passes_examples=True, examples_consensus=0.5,
-                               example_count=2))
-    failed = risk(RiskSignals(0.7, 0.75, behaviour=True, agreed=True, share=0.5,
-                              examples=True, passes_examples=False, example_count=2))
-    assert checked < 0.5 < failed
-    more = risk(RiskSignals(0.7, 0.75, behaviour=True, agreed=True, share=0.5,
-                            examples=True, passes_examples=True, examples_consensus=0.5,
-                            example_count=4))
-    assert more < checked  # four examples passed say more than two
+
+    def at(**kw: object) -> float:
+        return risk(RiskSignals(**kw))  # type: ignore[arg-type]
+
+    # the examples' models: passing every example and agreeing make the kept version safer
+    alone = at(versions=5, agreed=True, agreeing=1, examples=3, passes_examples=True,
+               passing=1)
+    agreed = at(versions=5, agreed=True, agreeing=5, agreeing_texts=5, examples=3,
+                passes_examples=True, passing=5, share=1.0)
+    failed = at(versions=5, agreed=True, agreeing=5, examples=3, passing=0, share=1.0)
+    assert agreed < alone < 0.5 < failed
+    more = at(versions=5, agreed=True, agreeing=1, examples=5, passes_examples=True,
+              passing=1)
+    assert more <= alone  # five examples passed say more than three
+    # without examples, agreeing outputs written apart are safer than scattered ones
+    apart = at(versions=5, agreed=True, agreeing=5, agreeing_texts=5, texts=5, share=1.0)
+    scattered = at(versions=5, agreed=True, agreeing=1, texts=5, share=0.1)
+    assert apart < scattered
+
+
+def test_estimate_says_its_step_and_what_it_meant() -> None:
+    data = load_model()
+    sure = estimate(RiskSignals(versions=5, agreed=True, agreeing=5, agreeing_texts=5,
+                                texts=5, examples=3, passes_examples=True, passing=5,
+                                share=1.0))
+    assert sure.level == "likely right" and sure.point
+    assert sure.low is not None and sure.high is not None
+    assert sure.low <= sure.high <= 0.25
+    assert trust_words(sure) == (
+        f"likely right: {chance_words(sure.probability)} that it is wrong "
+        f"({round(sure.low * 100)}–{round(sure.high * 100)} % in held-out tests)")
+    wrong = estimate(RiskSignals(versions=5, agreed=True, agreeing=5, examples=3, passing=0))
+    assert wrong.level == "likely wrong" and wrong.low is not None and wrong.low >= 0.6
+    # a bin whose held-out regimes disagree widely is said as a range, not a point
+    wide = {**data, "levels": {**data["levels"], "examples": [
+        {"below": 1.0, "level": "uncertain", "observed": [0.05, 0.45], "sets": 100}]}}
+    vague = estimate(RiskSignals(versions=5, agreed=True, agreeing=5, examples=3,
+                                 passes_examples=True, passing=5), wide)
+    assert vague.level == "uncertain" and not vague.point
+    assert trust_words(vague) == ("uncertain: 5–45 % of the versions judged alike were "
+                                  "wrong in held-out tests, depending on the model")
+    unknown = {**data, "levels": {**data["levels"], "examples": [
+        {"below": 1.0, "level": "uncertain", "observed": None, "sets": 0}]}}
+    bare = estimate(RiskSignals(versions=5, examples=3, passes_examples=True, passing=5),
+                    unknown)
+    assert trust_words(bare) == f"uncertain: {chance_words(bare.probability)} that it is wrong"
+    assert trust_words(None) == NOT_RUN
+
+
+@pytest.mark.parametrize(
+    ("risk_", "words"),
+    [(0.34, "about 1 in 3"), (0.5, "about 1 in 2"), (0.1, "about 1 in 10"),
+     (0.72, "about 7 in 10"), (0.004, "less than 1 in 100"), (0.995, "more than 99 in 100")],
+)
+def test_chance_words(risk_: float, words: str) -> None:
+    assert chance_words(risk_) == words
 
 
 def test_a_model_with_unknown_features_is_refused() -> None:
     data = load_model()
-    bad = {**data, "models": {**data["models"], "structure": {
-        **data["models"]["structure"], "features": ["mean_similarity", "colour"],
+    bad = {**data, "models": {**data["models"], "outputs": {
+        **data["models"]["outputs"], "features": ["share", "colour"],
         "mean": [0.0, 0.0], "scale": [1.0, 1.0], "coef": [0.0, 0.0]}}}
     with pytest.raises(ValueError, match="colour"):
-        risk(RiskSignals(0.5), bad)
+        risk(RiskSignals(versions=3), bad)
     assert stability_percentile(0.3) < stability_percentile(0.9)
+
+
+def test_weighted_fit_counts_rows_by_their_weight() -> None:
+    x = np.array([[0.0], [0.0], [1.0], [1.0]])
+    y = np.array([0.0, 1.0, 1.0, 1.0])
+    doubled = fit_logistic(np.vstack([x, x[:1]]), np.append(y, 0.0), ("a",), l2=0.0)
+    weighted = fit_logistic(x, y, ("a",), l2=0.0, weights=np.array([2.0, 1.0, 1.0, 1.0]))
+    assert weighted.predict(x) == pytest.approx(doubled.predict(x), abs=1e-6)

@@ -77,33 +77,22 @@ export interface FunctionReport {
   /** Which version to keep (a position in the set), and why, in words. */
   recommended: number | undefined;
   recommendation: string | undefined;
-  /** Probability that the recommended version is wrong. */
+  /** After a run, the probability that the recommended version is wrong. */
   risk: number | undefined;
-  /** Share (%) of the HumanEval reference sets less alike than this one. */
-  stabilityPercentile: number | undefined;
+  /** How far to trust the recommended version, in the server's words (its step on the
+   * coarse scale and the probability or the held-out range, or what is missing). */
+  trust: string | undefined;
+  /** How many versions were compared, in the server's words (`4 versions + your code`),
+   * as the lens, the hover and the diagnostics count them. */
+  compared: string | undefined;
   /** The input where the recommended version and the others part ways, in words. */
   evidence: string | undefined;
 }
 
-/** A probability in plain words, as the hover says it: `about 1 in 3`, `about 7 in 10`. */
-export function riskWords(risk: number): string {
-  if (risk < 0.01) {
-    return 'less than 1 in 100';
-  }
-  if (risk <= 0.5) {
-    return `about 1 in ${Math.max(2, Math.round(1 / risk))}`;
-  }
-  if (risk > 0.99) {
-    return 'more than 99 in 100';
-  }
-  return `about ${Math.round(risk * 10)} in 10`;
-}
-
-/** Where a set stands among the HumanEval reference sets, as the hover says it. */
-export function percentileWords(percentile: number): string {
-  return percentile < 50
-    ? `less stable than ${(100 - percentile).toFixed(0)} % of HumanEval functions`
-    : `more stable than ${percentile.toFixed(0)} % of HumanEval functions`;
+/** How many versions were compared: the server's words when it sent them, else a count. */
+export function comparedWords(report: FunctionReport): string {
+  const scored = report.versions.filter((v) => !v.skipped).length;
+  return report.compared ?? `${scored} version${scored === 1 ? '' : 's'}`;
 }
 
 const MATRIX_TITLES: Record<string, string> = {
@@ -286,7 +275,8 @@ export function parseAnalyzeResult(raw: unknown): FunctionReport | undefined {
     recommended,
     recommendation: shown(field(report, 'recommendation'), 300),
     risk: num(field(report, 'risk')),
-    stabilityPercentile: num(field(report, 'stability_percentile', 'stabilityPercentile')),
+    trust: shown(field(report, 'trust'), 300),
+    compared: shown(field(raw, 'compared'), 80),
     evidence: shown(field(raw, 'evidence'), 500),
   };
 }

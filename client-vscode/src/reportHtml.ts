@@ -4,7 +4,7 @@
  * safe_text, then HTML-escaped). Colours come from VS Code's theme variables; there are no inline styles and the
  * only script carries the nonce, so the page runs under a strict Content-Security-Policy.
  */
-import { percentileWords, riskWords, type FunctionReport, type MatrixView, type VersionView } from './report';
+import { comparedWords, type FunctionReport, type MatrixView, type VersionView } from './report';
 import { safeText } from './safeText';
 
 export function escapeHtml(s: string): string {
@@ -178,11 +178,8 @@ export function recommendationHtml(report: FunctionReport): string {
   const keep = report.versions.find((v) => v.index === report.recommended);
   const name = keep ? keep.label : `v${report.recommended + 1}`;
   const trust: string[] = [];
-  if (report.risk !== undefined) {
-    trust.push(`${riskWords(report.risk)} that it is wrong`);
-  }
-  if (report.stabilityPercentile !== undefined) {
-    trust.push(percentileWords(report.stabilityPercentile));
+  if (report.trust !== undefined) {
+    trust.push(report.trust); // never a figure from shape alone beside it
   }
   const lines = [
     `<p class="keep">Keep <strong>${text(name, 60)}</strong> ✔${report.recommendation ? `: ${text(report.recommendation)}` : ''}</p>`,
@@ -203,7 +200,7 @@ export function renderReportHtml(report: FunctionReport, options: { nonce: strin
   const headline =
     report.stability === undefined
       ? '<p class="note">Fewer than two versions could be compared.</p>'
-      : `<p><span class="figure${stable ? '' : ' unstable'}">${fmt(report.stability)}</span> ${stable ? 'stable' : 'unstable'} · ${report.versions.filter((v) => !v.skipped).length} versions</p>`;
+      : `<p><span class="figure${stable ? '' : ' unstable'}">${fmt(report.stability)}</span> ${stable ? 'stable' : 'unstable'} · ${text(comparedWords(report), 80)}</p>`;
   const verdicts = report.verdicts
     .map((v) => `<div class="verdict ${SEVERITIES.has(v.severity) ? v.severity : 'information'}">${text(v.message)}</div>`)
     .join('');

@@ -1,5 +1,5 @@
 /** The status-bar item: stability of the function under the cursor, click to compare. */
-import type { FunctionReport, LspPosition } from './report';
+import { comparedWords, type FunctionReport, type LspPosition } from './report';
 import { errorText } from './json';
 import { safeText } from './safeText';
 
@@ -50,7 +50,7 @@ export function statusView(report: FunctionReport | undefined | typeof NO_SERVER
   return {
     visible: true,
     text: stable ? `$(pulse) ${figure} stable` : `$(warning) ${figure} unstable`,
-    tooltip: `codequorum: ${name}, ${scored} versions agree at ${figure}.${headline}\nClick to compare the versions.`,
+    tooltip: `codequorum: ${name}, ${safeText(comparedWords(report), 80)} agree at ${figure}.${headline}\nClick to compare the versions.`,
     warning: !stable,
     action: 'compare',
   };

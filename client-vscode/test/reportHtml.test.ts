@@ -1,5 +1,5 @@
 import * as assert from 'assert/strict';
-import { parseAnalyzeResult, percentileWords, riskWords } from '../src/report';
+import { parseAnalyzeResult } from '../src/report';
 import { barFractions, contentSecurityPolicy, escapeHtml, intensity, renderReportHtml } from '../src/reportHtml';
 import { fixture } from './fakes';
 
@@ -45,6 +45,12 @@ describe('report view', () => {
     assert.match(html, /<div class="verdict warning">The current code is far from the consensus/);
     assert.match(html, /Structure \(agreement with the others\)/);
     assert.match(html, /Run-time cost/);
+  });
+
+  it('counts the versions in the server\'s words, as the lens and the hover do', () => {
+    const raw = { ...fixture('analyze-add.json'), compared: '3 versions + your code' };
+    const counted = renderReportHtml(parseAnalyzeResult(raw)!, { nonce: 'N', cspSource: 'c' });
+    assert.match(counted, /<\/span> unstable · 3 versions \+ your code<\/p>/);
   });
 
   it('spreads the colour scale between the lowest similarity and 1', () => {
@@ -96,16 +102,17 @@ describe('report view: which version to keep', () => {
     rep.recommended_by = 'behaviour';
     rep.recommendation = 'keep version 3: 3 of 4 versions agree with it on 5 inputs';
     rep.risk = 0.34;
+    rep.trust = 'uncertain: about 1 in 3 that it is wrong (30–40 % in held-out tests)';
     rep.stability_percentile = 8;
     raw.evidence = 'on add(1, <b>2</b>) version 3 returns 3; version 4 returns None';
     return parseAnalyzeResult(raw);
   }
 
-  it('reads the recommendation, risk, percentile and evidence from the answer', () => {
+  it('reads the recommendation, risk, its words, percentile and evidence from the answer', () => {
     const r = recommending()!;
     assert.equal(r.recommended, 2);
     assert.equal(r.risk, 0.34);
-    assert.equal(r.stabilityPercentile, 8);
+    assert.equal(r.trust, 'uncertain: about 1 in 3 that it is wrong (30–40 % in held-out tests)');
     assert.deepEqual(
       r.versions.map((v) => v.isRecommended),
       r.versions.map((v) => v.index === 2),
@@ -116,7 +123,7 @@ describe('report view: which version to keep', () => {
     const html = renderReportHtml(recommending()!, { nonce: 'N', cspSource: 'c' });
     assert.match(html, /<h2>Which version to keep<\/h2>/);
     assert.match(html, /<p class="keep">Keep <strong>v3<\/strong> ✔: keep version 3: 3 of 4 versions agree with it on 5 inputs<\/p>/);
-    assert.match(html, /<p class="trust">about 1 in 3 that it is wrong; less stable than 92 % of HumanEval functions<\/p>/);
+    assert.match(html, /<p class="trust">uncertain: about 1 in 3 that it is wrong \(30–40 % in held-out tests\)<\/p>/);
     assert.match(html, /<p class="evidence">on add\(1, &lt;b&gt;2&lt;\/b&gt;\) version 3 returns 3; version 4 returns None<\/p>/);
     assert.equal((html.match(/ ✔<\/text>/g) ?? []).length, 3, 'one mark per bar chart');
     assert.doesNotMatch(html, /<b>2/);
@@ -127,11 +134,16 @@ describe('report view: which version to keep', () => {
     assert.doesNotMatch(html, /Which version to keep/);
   });
 
-  it('words risk and percentile as the hover does', () => {
-    assert.equal(riskWords(0.34), 'about 1 in 3');
-    assert.equal(riskWords(0.72), 'about 7 in 10');
-    assert.equal(riskWords(0.004), 'less than 1 in 100');
-    assert.equal(percentileWords(20), 'less stable than 80 % of HumanEval functions');
-    assert.equal(percentileWords(60.4), 'more stable than 60 % of HumanEval functions');
+  it('says what is missing where nothing ran, and no shape-only figure', () => {
+    const raw = structuredClone(fixture('analyze-add.json')) as Record<string, unknown>;
+    const rep = raw.report as Record<string, unknown>;
+    rep.recommended = 0;
+    rep.recommendation = 'keep version 1: the most typical in shape';
+    rep.risk = null;
+    rep.trust = 'not run yet: run the versions to estimate how likely the kept version is wrong';
+    rep.stability_percentile = 8;
+    const html = renderReportHtml(parseAnalyzeResult(raw)!, { nonce: 'N', cspSource: 'c' });
+    assert.match(html, /<p class="trust">not run yet: run the versions to estimate how likely the kept version is wrong<\/p>/);
+    assert.doesNotMatch(html, /that it is wrong/);
   });
 });

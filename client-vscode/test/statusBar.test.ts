@@ -19,6 +19,12 @@ describe('status bar', () => {
     assert.match(view.tooltip, /4 versions agree at 0\.94/);
   });
 
+  it('counts the versions in the server\'s words, as the lens does', () => {
+    const raw = { ...fixture('analyze-add.json'), compared: '3 versions + your code' };
+    const view = statusView(parseAnalyzeResult(raw));
+    assert.match(view.tooltip, /, 3 versions \+ your code agree at 0\.80/);
+  });
+
   it('shows an unstable figure with the warning icon and the headline', () => {
     const view = statusView(parseAnalyzeResult(fixture('analyze-add.json')));
     assert.equal(view.text, '$(warning) 0.80 unstable');

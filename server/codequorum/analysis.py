@@ -25,6 +25,9 @@ from codequorum.model import SampleSet, Verdict
 if TYPE_CHECKING:
     import tree_sitter
 
+    from codequorum.recommend import KeyMatrix, Recommendation
+    from codequorum.risk import RiskSignals
+
 FloatMatrix = npt.NDArray[np.float64]
 #: Scalar token LCS / Levenshtein figures copied into the summary (``textual`` on).
 TEXTUAL_KEYS: tuple[str, ...] = ("lcs_mean", "lcs_worst", "led_mean", "led_worst",
@@ -131,9 +134,13 @@ class StabilityReport:
     ``summary`` maps each pairwise metric to ``{"ordered": x, "unordered": y}`` and holds
     scalar figures (textual, dynamic) as plain numbers. ``recommended`` (a position in the
     set), ``recommended_by`` and ``recommendation`` (in words) say which version to keep
-    (:mod:`codequorum.recommend`); ``risk`` is the probability that it is wrong and
-    ``stability_percentile`` where the set's mean similarity falls among the HumanEval
-    reference sets (:mod:`codequorum.risk`).
+    (:mod:`codequorum.recommend`); after a run, ``risk`` is the probability that it is
+    wrong, ``risk_level`` its step on the coarse scale and ``risk_range`` what that step
+    has meant on draws held out of the fit; ``trust`` says how far to trust it in words
+    (what is missing when the versions did not run); ``stability_percentile`` is where
+    the set's mean similarity falls among the HumanEval reference sets
+    (:mod:`codequorum.risk`). ``model`` names the model that made the versions, when
+    they say (:func:`codequorum.calibration.model_of`).
     """
 
     task_id: str
@@ -160,7 +167,11 @@ class StabilityReport:
     recommended_by: str | None = None
     recommendation: str | None = None
     risk: float | None = None
+    risk_level: str | None = None
+    risk_range: list[float] | None = None
+    trust: str | None = None
     stability_percentile: float | None = None
+    model: str | None = None
 
     @property
     def verdict(self) -> Verdict | None:
@@ -206,7 +217,11 @@ class StabilityReport:
             "recommended_by": self.recommended_by,
             "recommendation": self.recommendation,
             "risk": _num(self.risk),
+            "risk_level": self.risk_level,
+            "risk_range": None if self.risk_range is None else [_num(v) for v in self.risk_range],
+            "trust": self.trust,
             "stability_percentile": _num(self.stability_percentile),
+            "model": self.model,
         }
         if include_matrices:
             d["matrices"] = {
@@ -260,6 +275,15 @@ def pair_means(m: FloatMatrix) -> tuple[float, float]:
     return ordered, unordered
 
 
+def versions_compared(n: int, current_apart: bool) -> str:
+    """How many versions were compared, in the words every front end uses: ``5 versions``,
+    or ``4 versions + your code`` when the code in the editor is compared beside the
+    versions (``current_apart``: it is one of the ``n`` and not one of the versions)."""
+    versions = n - 1 if current_apart else n
+    text = f"{versions} version{'s' if versions != 1 else ''}"
+    return f"{text} + your code" if current_apart else text
+
+
 def _versions(indices: Sequence[int], current: int | None = None, limit: int = 6) -> str:
     """'version 4', 'versions 2, 5 and 9', 'versions 1, 2, 3, 4, 5, 6 and 4 more'.
 
@@ -286,14 +310,38 @@ def _insufficient(sample_set: SampleSet, indices: list[int], empty: list[int],
     the reason."""
     n_total = len(sample_set.samples)
     usable = len(indices)
-    word = "sample" if usable == 1 else "samples"
-    if usable >= 2:
-        message = f"all {usable} samples are empty; there is no code to compare"
-    else:
-        message = f"only {usable} usable {word} of {n_total}; at least two are needed to compare"
+    word = "version" if usable == 1 else "versions"
+    message = f"only {usable} usable {word} of {n_total}; at least two are needed to compare"
     return StabilityReport(
         task_id=sample_set.task_id, language=sample_set.language, status="insufficient",
         n=usable, n_total=n_total, indices=indices, empty=empty, message=message,
+        current_index=current_index, options=options.to_dict(),
+    )
+
+
+#: The note of a set whose every version is empty.
+ALL_EMPTY_NOTE = ("every version is empty: nothing to compare in shape or behaviour; token "
+                  "LCS 0 and LED 0, as the study's scripts give")
+
+
+def _all_empty(sample_set: SampleSet, indices: list[int], options: AnalysisOptions,
+               current_index: int | None) -> StabilityReport:
+    """The report of a set whose every version is empty: an outcome, scored as the
+    study's scripts score it (token LCS 0 and LED 0; no tree, so no shape figure, no
+    verdict and nothing to keep), with a note saying so."""
+    shapes = ["sce_struct", "sce_value", "jsd_struct", "jsd_value"]
+    shapes += [name for name, on in (("tsed", options.tsed), ("tsed_08", options.tsed_08)) if on]
+    summary: dict[str, Any] = {name: {"ordered": None, "unordered": None} for name in shapes}
+    if options.textual:
+        from codequorum.metrics.textual import textual_summary
+
+        textual = textual_summary(sample_set.codes)
+        summary.update({key: float(getattr(textual, key)) for key in TEXTUAL_KEYS})
+        summary.update(dict.fromkeys(AST_DIFF_KEYS))
+    return StabilityReport(
+        task_id=sample_set.task_id, language=sample_set.language, status="ok",
+        n=len(indices), n_total=len(indices), indices=indices, empty=list(indices),
+        syntax_errors=[0] * len(indices), summary=summary, notes=[ALL_EMPTY_NOTE],
         current_index=current_index, options=options.to_dict(),
     )
 
@@ -304,14 +352,31 @@ def analyze(
     dynamic: DynamicLike | None = None,
     current_index: int | None = None,
 ) -> StabilityReport:
+    """Score how much the versions in ``sample_set`` agree (:func:`_analyze`), and name
+    the model that made them."""
+    from codequorum.calibration import model_of
+
+    report = _analyze(sample_set, options, dynamic, current_index)
+    report.model = model_of([s.model for s in sample_set.samples])
+    return report
+
+
+def _analyze(
+    sample_set: SampleSet,
+    options: AnalysisOptions | None = None,
+    dynamic: DynamicLike | None = None,
+    current_index: int | None = None,
+) -> StabilityReport:
     """Score how much the versions in ``sample_set`` agree.
 
     Every version is scored: an empty answer is an outcome (listed in ``empty``; each metric
     treats it as its reference does, see docs/metrics.md), samples with syntax errors are
     scored as parsed (tree-sitter recovers) and counted in ``syntax_errors``. Fewer than two
-    versions, or none with code, give a report with ``status="insufficient"`` and the
-    reason, not an exception. ``current_index`` (a position in the set) marks the version in
-    the editor: when it is far from the consensus an ``outlier-current`` verdict says so.
+    versions give a report with ``status="insufficient"`` and the reason, not an
+    exception; a set whose every version is empty is scored as the study's scripts score
+    it (token LCS 0 and LED 0) with a note. ``current_index`` (a position in the set)
+    marks the version in the editor: when it is far from the consensus an
+    ``outlier-current`` verdict says so.
     ``dynamic`` (a ``DynamicReport``) merges its summary figures and verdicts into the report.
     """
     opts = options or AnalysisOptions()
@@ -322,15 +387,19 @@ def analyze(
     indices = list(range(len(codes_all)))
     skipped: list[SkippedSample] = []
     empty = [i for i, code in enumerate(codes_all) if not code.strip()]
-    if len(indices) < 2 or len(empty) == len(indices):
+    if len(indices) < 2:
         report = _insufficient(sample_set, indices, empty, opts, current_index)
+        _merge_dynamic(report, dynamic)
+        return report
+    if len(empty) == len(indices):
+        report = _all_empty(sample_set, indices, opts, current_index)
         _merge_dynamic(report, dynamic)
         return report
 
     codes = [codes_all[i] for i in indices]
     n = len(codes)
     if n > opts.max_samples:
-        raise UserError(f"{n:,} usable samples; at most {opts.max_samples:,} are compared at "
+        raise UserError(f"{n:,} usable versions; at most {opts.max_samples:,} are compared at "
                         "once (the pairs grow as n²): score the first K with --samples K")
     sm = structural_matrices(codes, sample_set.language, max_depth=opts.max_depth,
                              jsd_log_base=opts.jsd_log_base)
@@ -360,11 +429,14 @@ def analyze(
         summary=summary, typicality=[float(x) for x in typ], medoid=indices[medoid_pos],
         clusters=clusters, notes=notes, current_index=current_index, options=opts.to_dict(),
     )
-    report.verdicts = _structure_verdicts(report, similarity, typ, groups, opts)
+    current_apart = (current_index is not None
+                     and sample_set.samples[current_index].origin == "current")
+    report.verdicts = _structure_verdicts(report, similarity, typ, groups, opts,
+                                          versions_compared(n, current_apart))
     if current_index is not None:
         report.verdicts.extend(_current_verdicts(report, similarity, typ, opts))
     _merge_dynamic(report, dynamic)
-    _recommend(report, dynamic, opts)
+    _recommend(report, dynamic, opts, codes_all)
     return report
 
 
@@ -479,10 +551,11 @@ def static_sctd(codes: Sequence[str], interpreter: str | None = None) -> dict[st
 
 
 def _recommend(report: StabilityReport, dynamic: DynamicLike | None,
-               opts: AnalysisOptions) -> None:
-    """The version to keep, the risk that it is wrong, and the stability percentile."""
+               opts: AnalysisOptions, codes: Sequence[str]) -> None:
+    """The version to keep, the risk that it is wrong (after a run only: from shape
+    alone no probability holds across models), and the stability percentile."""
     from codequorum.recommend import examples_from_dynamic, keys_from_dynamic, recommend
-    from codequorum.risk import REFERENCE_OPTIONS, RiskSignals, risk, stability_percentile
+    from codequorum.risk import REFERENCE_OPTIONS, estimate, stability_percentile, trust_words
 
     keys = keys_from_dynamic(dynamic) if dynamic is not None else None
     if keys is not None and len(keys) != report.n_total:
@@ -498,26 +571,36 @@ def _recommend(report: StabilityReport, dynamic: DynamicLike | None,
         return
     report.recommended, report.recommended_by = rec.index, rec.by
     report.recommendation = rec.sentence
-    total = report.n_total
     mean_similarity = report.pair("jsd_struct") or 0.0
-    agreed = rec.by == "behaviour"
-    signals = RiskSignals(
-        mean_similarity=mean_similarity,
-        typicality=rec.typicality,
-        syntax_error_fraction=sum(1 for e in report.syntax_errors if e) / total,
-        empty_fraction=len(report.empty) / total,
-        behaviour=keys is not None,
-        agreed=agreed,
-        share=rec.share if agreed else 0.0,
-        examples=rec.examples > 0,
-        passes_examples=rec.passes_examples,
-        examples_consensus=rec.examples_consensus,
-        example_count=rec.examples,
-    )
-    report.risk = risk(signals)
+    est = estimate(risk_signals(rec, keys, codes)) if keys is not None else None
+    if est is not None:
+        report.risk = est.probability
+        report.risk_level = est.level
+        if est.low is not None and est.high is not None:
+            report.risk_range = [est.low, est.high]
+    report.trust = trust_words(est, ran=dynamic is not None)
     if (opts.max_depth == REFERENCE_OPTIONS["max_depth"]
             and opts.jsd_log_base == REFERENCE_OPTIONS["jsd_log_base"]):
         report.stability_percentile = stability_percentile(mean_similarity)
+
+
+def risk_signals(rec: Recommendation, keys: KeyMatrix, codes: Sequence[str]) -> RiskSignals:
+    """What a run says about the kept version (:class:`~codequorum.risk.RiskSignals`):
+    ``keys``, the outcome matrix of every version; ``codes``, their texts."""
+    from codequorum.recommend import agreeing_versions
+    from codequorum.risk import RiskSignals
+
+    def text(code: str) -> str:
+        return " ".join(code.split())
+
+    agreed = rec.by == "behaviour"
+    agreeing = agreeing_versions(keys, rec.index) if agreed else [rec.index]
+    return RiskSignals(
+        versions=rec.versions, agreed=agreed, agreeing=len(agreeing),
+        agreeing_texts=len({text(codes[v]) for v in agreeing}),
+        texts=len({text(c) for c in codes}), share=rec.share, examples=rec.examples,
+        passes_examples=rec.passes_examples,
+        passing=round(rec.examples_consensus * rec.versions))
 
 
 #: The stability line when the analysis options differ from the reference distribution's.
@@ -603,8 +686,9 @@ def _outlier_words(report: StabilityReport, similarity: FloatMatrix,
 
 def _structure_verdicts(report: StabilityReport, similarity: FloatMatrix,
                         typ: npt.NDArray[np.float64], groups: list[list[int]],
-                        opts: AnalysisOptions) -> list[Verdict]:
-    """``stable`` or ``unstable-structure``, with the outliers named."""
+                        opts: AnalysisOptions, compared: str) -> list[Verdict]:
+    """``stable`` or ``unstable-structure``, with the outliers named (``compared``: how
+    many versions, in :func:`versions_compared`'s words)."""
     n = report.n
     idx = report.indices
     mean_jsd = report.pair("jsd_struct") or 0.0
@@ -620,8 +704,8 @@ def _structure_verdicts(report: StabilityReport, similarity: FloatMatrix,
         "outliers": [idx[k] for k in outlier_pos],
         "medoid": report.medoid,
     }
-    shape = (f"{len(largest)} of {n} versions share one shape" if len(largest) > 1
-             else f"no two of the {n} versions share a shape")
+    shape = (f"{len(largest)} of {compared} share one shape" if len(largest) > 1
+             else f"no two of the {compared} share a shape")
     outlier_text = _outlier_words(report, similarity, typ, outlier_pos, median, detail)
     line = stable_line(opts)
     detail["stable_line"] = line.jsd
@@ -633,9 +717,9 @@ def _structure_verdicts(report: StabilityReport, similarity: FloatMatrix,
                         detail=detail)]
     reasons = [_jsd_words(mean_jsd, line)]
     if len(largest) == 1:
-        reasons.append(f"no two of the {n} versions share a shape")
+        reasons.append(f"no two of the {compared} share a shape")
     elif share < opts.majority:
-        reasons.append(f"only {len(largest)} of {n} versions share one shape "
+        reasons.append(f"only {len(largest)} of {compared} share one shape "
                        f"({len(groups)} groups)")
     else:
         reasons.append(shape)

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from codequorum.analysis import percentile_words as percentile_words
+from codequorum.analysis import versions_compared
 from codequorum.safe_text import safe_text
 from codequorum.session import FunctionAnalysis
 
@@ -42,13 +43,12 @@ class Finding:
 
 
 def compared_text(analysis: FunctionAnalysis) -> str:
-    """``5 versions`` or ``5 versions and the current code``: what was compared, counted
-    alike by the hover, the diagnostics and the lens (stored versions; the current code
+    """``5 versions`` or ``4 versions + your code``: what was compared, counted alike by
+    the hover, the diagnostics, the lens and the report (stored versions; the current code
     named apart when it is not one of them)."""
-    n = analysis.n_stored
-    text = f"{n} version{'s' if n != 1 else ''}"
     current = analysis.current_index
-    return text + (" and the current code" if current is not None and current >= n else "")
+    apart = current is not None and current >= analysis.n_stored
+    return versions_compared(analysis.n_stored + (1 if apart else 0), apart)
 
 
 def consensus(analysis: FunctionAnalysis) -> int | None:
@@ -86,18 +86,6 @@ def current_standing(analysis: FunctionAnalysis) -> str | None:
     return f"not far from the consensus ({group})"
 
 
-def risk_words(risk: float) -> str:
-    """A probability in plain words: ``about 1 in 3``, ``about 7 in 10``, ``less than 1 in
-    100``."""
-    if risk < 0.01:
-        return "less than 1 in 100"
-    if risk <= 0.5:
-        return f"about 1 in {max(2, round(1 / risk))}"
-    if risk > 0.99:
-        return "more than 99 in 100"
-    return f"about {round(risk * 10)} in 10"
-
-
 def recommended_version(analysis: FunctionAnalysis) -> int | None:
     """The version the report recommends keeping, when it is not the current code."""
     report = analysis.report
@@ -124,13 +112,8 @@ def recommendation_lines(analysis: FunctionAnalysis) -> list[str]:
         sentence = sentence.replace(f"keep version {rec + 1}",
                                     f"keep version {rec + 1} (the current code)", 1)
     lines = [safe_text(sentence)]
-    trust = []
-    if report.risk is not None:
-        trust.append(f"{risk_words(report.risk)} that it is wrong")
-    if report.stability_percentile is not None:
-        trust.append(percentile_words(report.stability_percentile))
-    if trust:
-        lines.append("; ".join(trust))
+    if report.trust:  # how far to trust it; never a figure from shape alone beside it
+        lines.append(safe_text(report.trust))
     evidence = evidence_text(analysis)
     if evidence is not None:
         lines.append(evidence)
@@ -184,7 +167,7 @@ def function_findings(
             else ""
         )
     )
-    n = analysis.n_stored
+    compared = compared_text(analysis)
     out: list[Finding] = []
     for verdict in report.verdicts:
         if verdict.code in QUIET_CODES or RANK.get(verdict.severity, 4) > limit:
@@ -192,7 +175,7 @@ def function_findings(
         message = safe_text(verdict.message)
         if verdict.figure is not None and f"{verdict.figure:.2f}" not in message:
             message = f"{message} ({verdict.figure:.2f})"
-        message = f"{message} [{n} version{'s' if n != 1 else ''} of `{safe_text(name, 200)}`]"
+        message = f"{message} [`{safe_text(name, 200)}`: {compared}]"
         concerns = (
             f"{safe_text(verdict.code, 60)} concerns {versions_text(analysis, verdict.samples)}"
             if verdict.samples

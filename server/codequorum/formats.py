@@ -327,6 +327,9 @@ def sample_set_from_row(row: Any, options: ReadOptions, line: int | None = None)
     if options.max_samples is not None:
         raw_samples = raw_samples[: options.max_samples]
     samples = [_sample(s, k, prompt, join) for k, s in enumerate(raw_samples)]
+    model = row.get("model")  # the set's model names every version that names none
+    if isinstance(model, str) and model.strip():
+        samples = [s if s.model else dataclasses.replace(s, model=model) for s in samples]
     entry_point = row.get("entry_point")
     return SampleSet(
         task_id=str(task_id),

@@ -24,6 +24,11 @@ In order:
    to estimate each candidate's growth.
 
 Every generated input is a ``TestCase(kind="call", args=...)`` of literal values.
+
+Items 3-5 are what an editor has, and they are drawn as if there were no tests: tests and
+a benchmark's hidden ones only add inputs, so an example a test repeats stays an example
+and the same arguments are drawn with or without them (the recommendation and its risk
+never depend on whether hidden tests exist).
 """
 
 from __future__ import annotations
@@ -640,25 +645,59 @@ def collect_inputs(
     """Every input for ``sample_set`` in order: tests, HumanEval, doctests, Hypothesis,
     scaling (see module docstring). Reads code statically only. ``published_examples``:
     a HumanEval task without docstring examples of its own takes the published
-    problem's."""
+    problem's.
+
+    The inputs an editor has (docstring examples, the model's, Hypothesis', the scaling
+    series) are drawn as if no test existed, so that a set's tests or a benchmark's hidden
+    ones only add inputs: a docstring example stays an example when a test makes the same
+    call, and the same arguments are drawn with or without tests."""
     entry, hidden = _entry_and_hidden(sample_set, humaneval_lookup)
     plan = InputPlan(entry_point=entry)
     for i, t in enumerate(sample_set.tests):
         plan.cases.append(InputCase(t, "tests", True, _label_for(t, entry, f"test {i + 1}")))
     for i, t in enumerate(hidden):
         plan.cases.append(InputCase(t, "humaneval", True, _label_for(t, entry, f"check {i + 1}")))
-    has_oracle = bool(plan.cases)
-
     fn, may_grade = _signature_source(sample_set, entry) if entry else (None, False)
     if fn is None or entry is None:
         plan.notes.append("no function signature found: only the given tests are used")
         return plan
+    editor = InputPlan(entry_point=entry)
+    _editor_inputs(editor, sample_set, fn, may_grade, not plan.cases, use_doctests=use_doctests,
+                   use_hypothesis=use_hypothesis, hypothesis_examples=hypothesis_examples,
+                   scaling=scaling, sizes=sizes, seed=seed, proposer=proposer,
+                   published_examples=published_examples)
+    plan.cases.extend(editor.cases)
+    plan.params = editor.params
+    plan.notes.extend(editor.notes)
+    return plan
+
+
+def _editor_inputs(
+    plan: InputPlan,
+    sample_set: SampleSet,
+    fn: ast.FunctionDef | ast.AsyncFunctionDef,
+    may_grade: bool,
+    alone: bool,
+    *,
+    use_doctests: bool,
+    use_hypothesis: bool,
+    hypothesis_examples: int,
+    scaling: bool,
+    sizes: Sequence[int],
+    seed: int,
+    proposer: Proposer | None,
+    published_examples: bool,
+) -> None:
+    """The inputs an editor has, into the empty ``plan``: docstring examples (graded when
+    ``alone``, no test grading the set), the model's, Hypothesis', the scaling series."""
+    entry = plan.entry_point
+    assert entry is not None
     params = parameters(fn)
-    known = {c.label for c in plan.cases}
+    known: set[str] = set()
     if use_doctests:
         doc_fn, doc_grade = _examples_source(sample_set, entry, fn, may_grade,
                                              published_examples)
-        _add_doctests(plan, doc_fn, entry, doc_grade, not has_oracle, known)
+        _add_doctests(plan, doc_fn, entry, doc_grade, alone, known)
     if proposer is not None and params and not plan.cases and not all(
         p.annotated for p in params
     ):
@@ -676,7 +715,6 @@ def collect_inputs(
         for n, args in scaling_args(resolved, example, sizes, seed):
             t = TestCase(kind="call", args=args, name=f"scaling n={n}")
             plan.cases.append(InputCase(t, "scaling", False, call_label(entry, args), size=n))
-    return plan
 
 
 __all__ = [

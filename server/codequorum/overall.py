@@ -4,7 +4,9 @@ Across sample sets: how many were scored, how many sets have each verdict, and t
 over the scored sets of each pairwise metric (``ordered`` and ``unordered``) and scalar
 figure; the median for the BEF ratios, whose values span orders of magnitude. This is what
 compares two models or temperatures over a whole benchmark; sets with fewer than two
-usable versions are counted but not averaged.
+usable versions are counted but not averaged. When the run holds the versions of several
+models, ``by_model`` says per model how well the risk held where graded tests tell
+(:mod:`codequorum.calibration`).
 
 :class:`OverallAccumulator` takes a few numbers per set as each report is written (verdict
 counts, one compensated running sum per figure and, for the BEF ratios, their finite
@@ -21,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from codequorum.analysis import StabilityReport, _clean
+from codequorum.calibration import CalibrationAccumulator
 
 
 class RunningSum:
@@ -108,10 +111,13 @@ class OverallAccumulator:
         self.scored = 0
         self.verdicts: dict[str, int] = {}
         self._figures: dict[str, _Figure] = {}
+        self._calibration = CalibrationAccumulator()
 
     def add(self, report: StabilityReport) -> None:
         """Count one report (in input order)."""
         self.sets += 1
+        self._calibration.add({"model": report.model, "risk": report.risk,
+                               "recommended": report.recommended, "dynamic": report.dynamic})
         if report.status != "ok":
             return
         self.scored += 1
@@ -130,13 +136,16 @@ class OverallAccumulator:
     def result(self) -> dict[str, Any]:
         """The ``overall`` dict of the sets added so far."""
         means = {key: figure.result() for key, figure in self._figures.items()}
-        return {
+        out = {
             "sets": self.sets,
             "scored": self.scored,
             "insufficient": self.sets - self.scored,
             "verdicts": dict(self.verdicts),
             "summary": _clean(means),
         }
+        if len(self._calibration.models) > 1:
+            out["by_model"] = _clean(self._calibration.result())
+        return out
 
     @classmethod
     def of(cls, reports: Iterable[StabilityReport]) -> OverallAccumulator:

@@ -173,14 +173,19 @@ def output_clusters(keys: KeyMatrix) -> int:
     return len(rows)
 
 
-def _same_as(keys: KeyMatrix, v: int) -> tuple[int, int]:
-    """(versions whose keys equal version ``v``'s on every input where it has a result,
-    itself included; how many such inputs)."""
+def agreeing_versions(keys: KeyMatrix, v: int) -> list[int]:
+    """The versions whose keys equal version ``v``'s on every input where it has a result,
+    itself included (its output cluster)."""
     own = list(keys[v])
     ran = [t for t, k in enumerate(own) if k is not None]
-    same = sum(1 for row in keys
-               if all(t < len(row) and row[t] == own[t] for t in ran))
-    return same, len(ran)
+    return [u for u, row in enumerate(keys)
+            if all(t < len(row) and row[t] == own[t] for t in ran)]
+
+
+def _same_as(keys: KeyMatrix, v: int) -> tuple[int, int]:
+    """(versions agreeing with version ``v``, :func:`agreeing_versions`; how many inputs
+    it has a result on)."""
+    return len(agreeing_versions(keys, v)), sum(1 for k in keys[v] if k is not None)
 
 
 @dataclass(frozen=True)
@@ -416,13 +421,15 @@ def keys_from_dynamic(dynamic: Any) -> list[list[OutcomeKey]] | None:
 
     Reads ``dynamic.outcomes`` (per version, per input: ``(output_repr, exc_type,
     exc_message)`` or ``None``) and ``dynamic.inputs`` (``source``, ``graded`` per
-    input); ``None`` when the report has no outcomes.
+    input); ``None`` when the report has no outcomes on an input that is not a test
+    (what ran on tests alone is nothing an editor would have: the same as no run).
     """
     outcomes = getattr(dynamic, "outcomes", None)
     inputs = getattr(dynamic, "inputs", None)
     if not outcomes or not inputs:
         return None
-    return outcome_matrix(outcomes, inputs)
+    keys = outcome_matrix(outcomes, inputs)
+    return keys if any(keys) else None
 
 
 def examples_from_dynamic(dynamic: Any) -> tuple[list[int] | None, int]:
@@ -443,6 +450,7 @@ __all__ = [
     "Evidence",
     "OutcomeKey",
     "Recommendation",
+    "agreeing_versions",
     "agreement_scores",
     "canonical_output",
     "evidence_sentence",

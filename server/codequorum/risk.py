@@ -1,14 +1,31 @@
-"""How far to trust the recommended version: ``risk`` and ``stability_percentile``.
+"""How far to trust the recommended version: ``risk`` after a run, ``stability_percentile``.
 
 ``risk`` is the probability that the recommended version (:mod:`codequorum.recommend`)
-fails a task's hidden tests, from the set's agreement signals, by a logistic model
-``p = 1 / (1 + exp(-(b + Σ w_k (x_k - μ_k) / σ_k)))``. Three models ship in
-``data/risk_model.json``, one per kind of evidence, so that none is applied where it was
-not fitted: ``examples`` when the versions ran and the docstring gives examples with
-expected values, ``behaviour`` when they ran without such examples (agreement of outputs
-is all there is), ``structure`` when they did not run. All were fitted on the bundled
-HumanEval samples (CodeGen-16B, T = 0.8) by ``bench/fit_risk.py``, which says how to refit
-(``behaviour`` on the same sets with the examples' expected values withheld).
+fails a task's hidden tests. It exists only once the versions ran: from shape alone no
+probability held on models it was not fitted on (``bench/README.md``), so a report of
+versions that did not run says so in words instead (:data:`NOT_RUN`).
+
+After a run it comes from signals that mean the same whatever the model and however many
+versions there are: shares of the set, never counts (how many versions pass every
+docstring example, how many return what the kept one returns, how many of those are
+written differently) and how many examples confirm the kept version. One logistic model
+``p = 1 / (1 + exp(-(b + Σ w_k (x_k - μ_k) / σ_k)))`` per kind of evidence, so that none
+is applied where it was not fitted:
+
+- ``examples``: the docstring gives examples with expected values and the kept version
+  passes all of them;
+- ``examples_failed``: it gives some and the kept version fails one (no version passes
+  them all);
+- ``outputs``: it gives none: agreement of outputs is all there is.
+
+They are fitted by ``bench/fit_risk.py`` on HumanEval sets drawn as other models would
+give them (3, 5 or 10 versions, alike as at a low temperature or varied as at a high one,
+from weaker and stronger models), and ship in ``data/risk_model.json`` with what each step
+of a coarse scale (:data:`LEVELS`: likely right, uncertain, likely wrong) has meant on
+draws left out of the fit: the lowest and highest share of kept versions that were wrong
+among the regimes held out. How often a version judged so is wrong still depends on the
+model (a stronger model's lone version passing the examples is right more often than a
+weaker one's); the range says how much.
 
 ``stability_percentile`` places a set's mean structural similarity (``jsd_struct``, ordered
 pairs) among the HumanEval reference sets of 10 versions: 8 means 8 % of the reference sets
@@ -31,18 +48,24 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-ModelKind = Literal["examples", "behaviour", "structure"]
+ModelKind = Literal["examples", "examples_failed", "outputs"]
+Level = Literal["likely right", "uncertain", "likely wrong"]
 FloatArray = npt.NDArray[np.float64]
 
+#: The steps of the coarse scale, from the safest.
+LEVELS: tuple[Level, ...] = ("likely right", "uncertain", "likely wrong")
+#: What a report says where the versions did not run.
+NOT_RUN = "not run yet: run the versions to estimate how likely the kept version is wrong"
+#: What it says where they ran on no input but tests (nothing an editor has).
+NO_INPUTS = ("no input to run the versions on: a docstring example or type hints would let "
+             "them run, to estimate how likely the kept version is wrong")
 #: The features each model may use. The shipped model file names the ones it was fitted
-#: with (chosen by ``bench/fit_risk.py`` by cross-validation).
+#: with (chosen by ``bench/fit_risk.py`` on draws left out of the fit).
 FEATURES: dict[str, tuple[str, ...]] = {
-    "structure": ("mean_similarity", "typicality", "syntax_error_fraction", "empty_fraction"),
-    "behaviour": ("mean_similarity", "typicality", "syntax_error_fraction", "empty_fraction",
-                  "agreed", "share"),
-    "examples": ("mean_similarity", "typicality", "syntax_error_fraction", "empty_fraction",
-                 "agreed", "share", "passes_examples", "examples_consensus",
-                 "examples_confirmed"),
+    "examples": ("examples_consensus", "examples_confirmed", "cluster_share", "share",
+                 "purity", "distinct_agreeing"),
+    "examples_failed": ("examples_consensus", "cluster_share", "share", "distinct_agreeing"),
+    "outputs": ("cluster_share", "share", "agreed", "distinct_agreeing", "distinct_share"),
 }
 #: ``examples_confirmed`` counts the examples passed up to this many.
 CONFIRMING_EXAMPLES = 5
@@ -52,60 +75,63 @@ REFERENCE_OPTIONS: dict[str, float] = {"max_depth": 30, "jsd_log_base": 2.0}
 
 @dataclass(frozen=True)
 class RiskSignals:
-    """A set's agreement signals (shares in [0, 1], ``example_count`` a count).
+    """What a run says about the kept version, as counts over the set's ``versions``.
 
-    ``mean_similarity``: mean ``jsd_struct`` over ordered pairs; ``typicality``: the
-    recommended version's mean similarity to the others; ``syntax_error_fraction`` and
-    ``empty_fraction``: shares of the set's versions; ``behaviour``: whether outcomes were
-    known; ``agreed``: whether the recommendation came from agreeing outputs; ``share``:
-    the recommended version's agreements over the most possible; ``examples``: whether the
-    docstring gives examples with expected values; ``passes_examples``: whether the
-    recommended version passes all of them; ``examples_consensus``: the share of versions
-    passing all of them; ``example_count``: how many examples the docstring gives. The
-    feature ``examples_confirmed`` is how many examples confirm the recommended version:
-    ``min(example_count, 5) / 5`` when it passes all of them, else 0 (passing four examples
-    says more than passing one).
+    ``agreed``: the outputs decided the pick (else shape did: no two versions returned the
+    same); ``agreeing``: versions returning what the kept one returns on every input where
+    it returns something (itself included); ``agreeing_texts``: how many of those are
+    written differently (blanks aside); ``texts``: distinct texts in the set; ``share``:
+    the kept version's agreements over the most possible; ``examples``: the docstring's
+    examples with expected values; ``passes_examples``: the kept version passes all of
+    them; ``passing``: versions passing all of them.
     """
 
-    mean_similarity: float
-    typicality: float = 0.0
-    syntax_error_fraction: float = 0.0
-    empty_fraction: float = 0.0
-    behaviour: bool = False
+    versions: int
     agreed: bool = False
+    agreeing: int = 1
+    agreeing_texts: int = 1
+    texts: int = 1
     share: float = 0.0
-    examples: bool = False
+    examples: int = 0
     passes_examples: bool = False
-    examples_consensus: float = 0.0
-    example_count: int = 0
+    passing: int = 0
 
     @property
     def kind(self) -> ModelKind:
         """The model that applies (see module docstring)."""
-        if not self.behaviour:
-            return "structure"
-        return "examples" if self.examples else "behaviour"
+        if self.examples <= 0:
+            return "outputs"
+        return "examples" if self.passes_examples else "examples_failed"
 
-    @property
-    def examples_confirmed(self) -> float:
-        """How many examples confirm the recommended version, in [0, 1] (see above)."""
-        if not self.passes_examples:
-            return 0.0
-        return min(self.example_count, CONFIRMING_EXAMPLES) / CONFIRMING_EXAMPLES
+    def values(self) -> dict[str, float]:
+        """Every feature, each a share in [0, 1] (see :data:`FEATURES`).
+
+        ``cluster_share``: agreeing versions over all; ``examples_consensus``: versions
+        passing every example over all; ``examples_confirmed``: the examples the kept
+        version passes, up to five, over five (0 when it fails one: passing four examples
+        says more than passing one); ``purity``: of the versions passing every example, the
+        share returning what the kept one returns; ``distinct_agreeing`` and
+        ``distinct_share``: differently written agreeing versions, and distinct texts, over
+        all versions (copies of one text agreeing say less than versions written apart).
+        """
+        n = max(self.versions, 1)
+        agreeing = self.agreeing if self.agreed else 1
+        passes = self.examples > 0 and self.passes_examples
+        return {
+            "cluster_share": agreeing / n,
+            "share": self.share if self.agreed else 0.0,
+            "agreed": 1.0 if self.agreed else 0.0,
+            "examples_consensus": self.passing / n if self.examples > 0 else 0.0,
+            "examples_confirmed": (min(self.examples, CONFIRMING_EXAMPLES)
+                                   / CONFIRMING_EXAMPLES if passes else 0.0),
+            "purity": min(1.0, agreeing / self.passing) if passes and self.passing else 0.0,
+            "distinct_agreeing": (self.agreeing_texts if self.agreed else 1) / n,
+            "distinct_share": self.texts / n,
+        }
 
     def vector(self, features: Sequence[str] | None = None) -> FloatArray:
         """The values of ``features`` (default: every feature of :attr:`kind`), in order."""
-        values = {
-            "mean_similarity": self.mean_similarity,
-            "typicality": self.typicality,
-            "syntax_error_fraction": self.syntax_error_fraction,
-            "empty_fraction": self.empty_fraction,
-            "agreed": 1.0 if self.agreed else 0.0,
-            "share": self.share,
-            "passes_examples": 1.0 if self.passes_examples else 0.0,
-            "examples_consensus": self.examples_consensus,
-            "examples_confirmed": self.examples_confirmed,
-        }
+        values = self.values()
         names = FEATURES[self.kind] if features is None else features
         return np.array([values[name] for name in names], dtype=np.float64)
 
@@ -141,22 +167,27 @@ class LogisticModel:
 
 
 def fit_logistic(x: FloatArray, y: FloatArray, features: Sequence[str],
-                 l2: float = 1e-2, iterations: int = 50) -> LogisticModel:
+                 l2: float = 1e-2, iterations: int = 50,
+                 weights: FloatArray | None = None) -> LogisticModel:
     """Penalised maximum likelihood (``l2`` on the standardised coefficients, not the
-    intercept) by Newton's method. ``y`` holds 0/1 labels."""
+    intercept) by Newton's method. ``y`` holds 0/1 labels; ``weights`` (default 1) weigh
+    the rows, e.g. so that every regime of a pooled fit counts alike."""
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
-    mean = x.mean(axis=0)
-    scale = x.std(axis=0)
+    w_row = np.ones(x.shape[0]) if weights is None else np.asarray(weights, dtype=np.float64)
+    total = float(w_row.sum())
+    mean = (w_row @ x) / total
+    scale = np.sqrt((w_row @ (x - mean) ** 2) / total)
     scale[scale < 1e-12] = 1.0
     z = np.hstack([np.ones((x.shape[0], 1)), (x - mean) / scale])
     w = np.zeros(z.shape[1])
-    penalty = np.full(z.shape[1], l2 * x.shape[0])
+    penalty = np.full(z.shape[1], l2 * total)
     penalty[0] = 0.0
     for _ in range(iterations):
         p = 1.0 / (1.0 + np.exp(-(z @ w)))
-        grad = z.T @ (p - y) + penalty * w
-        hess = (z * (p * (1 - p))[:, None]).T @ z + np.diag(penalty) + 1e-9 * np.eye(z.shape[1])
+        grad = z.T @ (w_row * (p - y)) + penalty * w
+        hess = ((z * (w_row * p * (1 - p))[:, None]).T @ z + np.diag(penalty)
+                + 1e-9 * np.eye(z.shape[1]))
         step = np.linalg.solve(hess, grad)
         w -= step
         if float(np.max(np.abs(step))) < 1e-10:
@@ -219,14 +250,95 @@ def load_model() -> dict[str, Any]:
     return data
 
 
-def risk(signals: RiskSignals, model: Mapping[str, Any] | None = None) -> float:
-    """Probability that the recommended version is wrong (see module docstring)."""
+@dataclass(frozen=True)
+class RiskEstimate:
+    """How likely the kept version is wrong, and how much that figure can be trusted.
+
+    ``probability``: the model's estimate; ``level``: the step of the coarse scale its
+    bin of risk earned on draws held out of the fit; ``low``, ``high``: the lowest and
+    highest share of kept versions in that bin that were wrong among the regimes held out
+    (``None`` when no regime had enough sets there).
+    """
+
+    probability: float
+    level: Level
+    low: float | None = None
+    high: float | None = None
+
+    @property
+    def point(self) -> bool:
+        """Whether the probability may be said alone: the held-out regimes agree on it
+        within :data:`POINT_WIDTH`."""
+        return self.low is not None and self.high is not None and (
+            self.high - self.low <= POINT_WIDTH)
+
+
+#: Widest range (high - low) over held-out regimes for which a probability is said as a
+#: point estimate; wider ranges are said as a range.
+POINT_WIDTH = 0.2
+
+
+def level_of(probability: float, kind: ModelKind, model: Mapping[str, Any] | None = None
+             ) -> tuple[Level, float | None, float | None]:
+    """(step, lowest and highest held-out failure share) of the bin of model ``kind``
+    holding ``probability``, from the model file's ``levels``."""
     data = model if model is not None else load_model()
-    fitted = LogisticModel.from_dict(data["models"][signals.kind])
-    unknown = set(fitted.features) - set(FEATURES[signals.kind])
+    bins = data["levels"][kind]
+    for b in bins:
+        if probability < float(b["below"]) or b is bins[-1]:
+            observed = b["observed"]
+            if observed is None:
+                return b["level"], None, None
+            return b["level"], float(observed[0]), float(observed[1])
+    raise ValueError(f"model {kind!r} has no levels")
+
+
+def estimate(signals: RiskSignals, model: Mapping[str, Any] | None = None) -> RiskEstimate:
+    """The risk of the kept version after a run (see module docstring)."""
+    data = model if model is not None else load_model()
+    kind = signals.kind
+    fitted = LogisticModel.from_dict(data["models"][kind])
+    unknown = set(fitted.features) - set(FEATURES[kind])
     if unknown:
-        raise ValueError(f"model {signals.kind!r} uses unknown features {sorted(unknown)}")
-    return float(fitted.predict(signals.vector(fitted.features))[()])
+        raise ValueError(f"model {kind!r} uses unknown features {sorted(unknown)}")
+    p = float(fitted.predict(signals.vector(fitted.features))[()])
+    level, low, high = level_of(p, kind, data)
+    return RiskEstimate(p, level, low, high)
+
+
+def risk(signals: RiskSignals, model: Mapping[str, Any] | None = None) -> float:
+    """Probability that the recommended version is wrong (see :func:`estimate`)."""
+    return estimate(signals, model).probability
+
+
+def chance_words(risk: float) -> str:
+    """A probability in plain words: ``about 1 in 3``, ``about 7 in 10``, ``less than 1 in
+    100``."""
+    if risk < 0.01:
+        return "less than 1 in 100"
+    if risk <= 0.5:
+        return f"about 1 in {max(2, round(1 / risk))}"
+    if risk > 0.99:
+        return "more than 99 in 100"
+    return f"about {round(risk * 10)} in 10"
+
+
+def trust_words(est: RiskEstimate | None, ran: bool = False) -> str:
+    """How far to trust the kept version, in words: the step, then the probability where
+    the held-out draws support one, else the range they showed; without an estimate,
+    what is missing (:data:`NOT_RUN`, or :data:`NO_INPUTS` when the versions ``ran`` but
+    on no input an editor has)."""
+    if est is None:
+        return NO_INPUTS if ran else NOT_RUN
+    chance = f"{est.level}: {chance_words(est.probability)} that it is wrong"
+    if est.low is None or est.high is None:
+        return chance
+    low, high = round(est.low * 100), round(est.high * 100)
+    span = f"{low}–{high} %" if low < high else f"{low} %"
+    if est.point:
+        return f"{chance} ({span} in held-out tests)"
+    return (f"{est.level}: {span} of the versions judged alike were wrong in held-out "
+            "tests, depending on the model")
 
 
 def stability_percentile(mean_similarity: float,
@@ -243,14 +355,25 @@ def stability_percentile(mean_similarity: float,
 __all__ = [
     "CONFIRMING_EXAMPLES",
     "FEATURES",
+    "LEVELS",
+    "NOT_RUN",
+    "NO_INPUTS",
+    "POINT_WIDTH",
     "REFERENCE_OPTIONS",
+    "Level",
     "LogisticModel",
+    "ModelKind",
+    "RiskEstimate",
     "RiskSignals",
     "auroc",
+    "chance_words",
     "ece",
+    "estimate",
     "fit_logistic",
+    "level_of",
     "load_model",
     "reliability",
     "risk",
     "stability_percentile",
+    "trust_words",
 ]

@@ -289,10 +289,12 @@ class AnalysisKey:
 
 
 def merge_dynamic(
-    report: StabilityReport, dynamic: DynamicLike, options: AnalysisOptions
+    report: StabilityReport, dynamic: DynamicLike, options: AnalysisOptions,
+    codes: Sequence[str],
 ) -> StabilityReport:
-    """A copy of a static ``report`` with a dynamic report merged in: what
-    ``analyze(..., dynamic=dynamic)`` gives, without computing the static part again."""
+    """A copy of a static ``report`` of the versions ``codes`` with a dynamic report
+    merged in: what ``analyze(..., dynamic=dynamic)`` gives, without computing the static
+    part again."""
     from codequorum.analysis import _merge_dynamic, _recommend
 
     merged = dataclasses.replace(
@@ -303,11 +305,14 @@ def merge_dynamic(
         recommended_by=None,
         recommendation=None,
         risk=None,
+        risk_level=None,
+        risk_range=None,
+        trust=None,
         stability_percentile=None,
     )
     _merge_dynamic(merged, dynamic)
-    if merged.status == "ok":  # an insufficient set has no recommendation either way
-        _recommend(merged, dynamic, options)
+    if merged.status == "ok" and merged.typicality:  # else nothing to keep either way
+        _recommend(merged, dynamic, options, codes)
     return merged
 
 
@@ -373,7 +378,7 @@ class Session:
             except Exception as exc:
                 self._store_failed = str(exc)
                 self._store_path = path
-                self._notify("error", f"codequorum: cannot open the sample store: {exc}")
+                self._notify("error", f"codequorum: cannot open the version store: {exc}")
                 return None
             for warning in store.warnings:
                 self._notify("warning", f"codequorum: {warning}")
@@ -430,7 +435,7 @@ class Session:
         """Store versions (normalised to the bare function). Returns their row ids."""
         store = self.store()
         if store is None:
-            raise RuntimeError(self._store_failed or "the sample store is not available")
+            raise RuntimeError(self._store_failed or "the version store is not available")
         clean = [
             dataclasses.replace(s, code=normalize_sample(s.code, language, qualified_name))
             for s in samples
@@ -558,7 +563,7 @@ class Session:
             merged = self._merged.peek(static.key)
         if merged is not None and merged.dynamic is dynamic:
             return merged
-        report = merge_dynamic(static.report, dynamic, options)
+        report = merge_dynamic(static.report, dynamic, options, static.sample_set.codes)
         merged = dataclasses.replace(
             static,
             report=report,

@@ -87,7 +87,8 @@ async def test_check_function_gives_what_codequorum_check_gives(
     rec = got["recommendation"]
     assert rec["version"] in range(5) and rec["code"].startswith("def sign(")
     assert rec["sentence"].startswith(f"keep version {rec['version'] + 1}")
-    assert 0.0 <= rec["risk"] <= 1.0
+    assert rec["risk"] is None and rec["risk_level"] is None  # no number from shape alone
+    assert rec["trust"].startswith("not run yet: run the versions")
     assert text_of(result).startswith("`sign` in app.py: 5 versions compared (4 stored); "
                                       f"stability {row['stability']:.2f}")
 
@@ -156,7 +157,7 @@ async def test_compare_versions_gives_the_figures_codequorum_score_gives(
     expected = _cli_json(capsys, "score", str(sets), "--format", "json")["sets"][0]
     for key in ("status", "n", "n_total", "empty", "syntax_errors", "summary", "typicality",
                 "medoid", "clusters", "recommended", "recommended_by", "recommendation",
-                "risk", "stability_percentile", "notes"):
+                "risk", "risk_level", "risk_range", "trust", "stability_percentile", "notes"):
         assert got[key] == expected[key], key
     assert got["verdicts"] == [{k: v[k] for k in ("code", "severity", "message", "samples",
                                                   "figure")} for v in expected["verdicts"]]

@@ -166,7 +166,7 @@ def test_start_client_recipe(tmp_path: Path, shared_dir: Path) -> None:
 
     hover = out["hover"]
     assert hover.split("\n")[0].startswith(
-        "**codequorum** · `has_close_elements` · 5 samples · "
+        "**codequorum** · `has_close_elements` · 5 versions + your code · "
     ), hover
     assert "`outlier-current`" in hover
     assert re.search(r"- consensus: \*\*v[1-5]\*\*", hover), hover

@@ -15,11 +15,15 @@ def plain(line: Line) -> str:
     return to_plain(((line,),))
 
 
-def test_title_counts_samples_and_clusters_once_compared() -> None:
-    assert md(hover_title("Shape.area", 1, None)) == "**codequorum** · `Shape.area` · 1 sample"
-    assert md(hover_title("f", 3, 2)) == "**codequorum** · `f` · 3 samples · 2 clusters"
-    assert md(hover_title("f", 0, 1)) == "**codequorum** · `f` · 0 samples · 1 cluster"
-    assert plain(hover_title("Shape.area", 1, None)) == "codequorum · Shape.area · 1 sample"
+def test_title_counts_versions_and_clusters_once_compared() -> None:
+    assert md(hover_title("Shape.area", "1 version", None)) == (
+        "**codequorum** · `Shape.area` · 1 version")
+    assert md(hover_title("f", "3 versions + your code", 2)) == (
+        "**codequorum** · `f` · 3 versions + your code · 2 clusters")
+    assert md(hover_title("f", "0 versions", 1)) == (
+        "**codequorum** · `f` · 0 versions · 1 cluster")
+    assert plain(hover_title("Shape.area", "1 version", None)) == (
+        "codequorum · Shape.area · 1 version")
 
 
 def test_verdicts_headline_marked_then_the_other_warnings_only() -> None:

@@ -8,7 +8,9 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from codequorum.findings import percentile_words, risk_words
+from codequorum.findings import percentile_words
+from codequorum.lsp.markdown import md_text
+from codequorum.risk import NOT_RUN
 
 from .conftest import lsp_session
 from .helpers import (
@@ -86,6 +88,7 @@ async def test_samples_diagnostics_hover_lenses_and_actions(
         report = await command(client, "codequorum.analyze", uri, name_pos)
         assert report["qualifiedName"] == "has_close_elements"
         assert report["samples"] == 5
+        assert report["compared"] == "5 versions + your code"  # as the lens and hover say
         assert report["currentIndex"] == 5
         assert [v["origin"] for v in report["versions"]] == ["relayed"] * 5 + ["current"]
         verdict = next(v for v in report["report"]["verdicts"] if v["code"] == "outlier-current")
@@ -109,7 +112,8 @@ async def test_samples_diagnostics_hover_lenses_and_actions(
         clusters = report["report"]["clusters"]
         assert len(clusters) >= 2
         assert first == (
-            f"**codequorum** · `has_close_elements` · 5 samples · {len(clusters)} clusters"
+            f"**codequorum** · `has_close_elements` · 5 versions + your code · {len(clusters)} "
+            "clusters"
         )
         assert "`outlier-current`" in text
         jsd = report["report"]["summary"]["jsd_struct"]["ordered"]
@@ -122,16 +126,19 @@ async def test_samples_diagnostics_hover_lenses_and_actions(
         assert "```diff\n--- current\n+++ v" in text
         rep = report["report"]
         assert f"- keep version {consensus + 1}: the most typical in shape" in text
-        risk, pct = rep["risk"], rep["stability_percentile"]
-        assert 0 < risk < 1 and 0 <= pct <= 100
-        assert f"- {risk_words(risk)} that it is wrong; {percentile_words(pct)}\n" in text
+        # nothing ran: no probability from shape alone, but what is missing, in words
+        pct = rep["stability_percentile"]
+        assert rep["risk"] is None and rep["risk_level"] is None and 0 <= pct <= 100
+        assert rep["trust"] == NOT_RUN
+        assert f"- {md_text(NOT_RUN)}\n" in text
+        assert "that it is wrong" not in text and percentile_words(pct) not in text
         assert report["evidence"] is None  # nothing ran
         assert await hover_text(client, uri, position_of(doc, "untouched")) is None
 
         lenses = await code_lenses(client, uri)
         assert lenses is not None
         titles = [lens.command.title for lens in lenses if lens.command]
-        assert titles == [f"5 samples · unstable {jsd:.2f}", "Compare", "Regenerate"]
+        assert titles == [f"5 versions + your code · unstable {jsd:.2f}", "Compare", "Regenerate"]
         assert all(lens.range.start.line == name_pos.line for lens in lenses)
 
         actions = await code_actions(
@@ -324,7 +331,7 @@ async def test_methods_are_replaced_with_their_indentation(workspace: Path) -> N
         assert by_line[0] == (1, "Regenerate")  # __init__ has no versions: Regenerate only
         titles_total = [t for line, t in by_line if line == 4]
         assert len(titles_total) == 3
-        summary = next(t for t in titles_total if t.startswith("3 samples · "))
+        summary = next(t for t in titles_total if t.startswith("3 versions"))
         assert sorted(titles_total) == sorted([summary, "Compare", "Regenerate"])
 
         # rename the class and save: the method's versions follow it

@@ -58,8 +58,8 @@ async def test_each_folder_has_its_own_store_session_and_settings(tmp_path: Path
         diags_b = await wait_for(lambda: client.diagnostics.get(uri_b))
         assert "outlier-current" in [d.code for d in diags_a]
         assert "outlier-current" in [d.code for d in diags_b]
-        assert all(d.message.endswith("[3 versions of `area`]") for d in diags_a)
-        assert all(d.message.endswith("[4 versions of `area`]") for d in diags_b)
+        assert all(d.message.endswith("[`area`: 3 versions + your code]") for d in diags_a)
+        assert all(d.message.endswith("[`area`: 4 versions + your code]") for d in diags_b)
 
 
 async def test_a_folder_added_later_gets_its_own_store(tmp_path: Path) -> None:

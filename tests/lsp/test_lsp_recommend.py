@@ -6,7 +6,8 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from codequorum.findings import percentile_words, risk_words
+from codequorum.lsp.markdown import md_text
+from codequorum.risk import LEVELS
 
 from .conftest import lsp_session
 from .helpers import (
@@ -70,8 +71,9 @@ async def test_hover_and_action_keep_the_version_the_others_agree_with(workspace
         assert text is not None
         assert (f"- keep version {rec + 1}: passes the docstring example; 3 of 4 versions "
                 "agree with it") in text
-        trust = f"{risk_words(report['risk'])} that it is wrong"
-        assert f"- {trust}; {percentile_words(report['stability_percentile'])}\n" in text
+        assert 0 < report["risk"] < 1 and report["risk_level"] in LEVELS
+        assert report["trust"].startswith(f"{report['risk_level']}: ")
+        assert f"- {md_text(report['trust'])}\n" in text
         assert f"returns {shown}; the current code returns 5" in text
 
         actions = await actions_at(client, uri, pos)

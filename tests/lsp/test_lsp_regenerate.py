@@ -100,7 +100,7 @@ async def test_regenerate_stores_real_completions_with_progress(
             assert any("3 of 3 versions accepted" in m for m in _messages(client))
 
             text = await hover_text(client, uri, pos)
-            assert text is not None and "· 3 samples ·" in text
+            assert text is not None and "· 3 versions" in text
 
 
 async def test_provider_failures_are_reported_and_the_server_stays_up(
@@ -167,7 +167,7 @@ async def test_provider_failures_are_reported_and_the_server_stays_up(
             report = await command(client, "codequorum.analyze", uri, "has_close_elements")
             assert report["samples"] == 1  # only the 429-then-success version was stored
             text = await hover_text(client, uri, pos)
-            assert text is not None and "1 sample" in text
+            assert text is not None and "· 1 version + your code ·" in text
 
 
 async def test_cancel_a_regeneration_midway(workspace: Path, shared_dir: Path) -> None:
@@ -202,7 +202,7 @@ async def test_cancel_a_regeneration_midway(workspace: Path, shared_dir: Path) -
             # another request is answered while the regeneration waits
             pos = position_of(doc, "has_close_elements")
             text = await hover_text(client, uri, pos)
-            assert text is not None and "1 sample" in text
+            assert text is not None and "· 1 version + your code ·" in text
             client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
             result = await asyncio.wait_for(pending, timeout=10)
             assert loop.time() - started < 20

@@ -102,7 +102,7 @@ async def test_cold_answers_come_before_the_analysis_and_a_refresh_follows(
         assert isinstance(first_hover, types.Hover)
         assert isinstance(first_hover.contents, types.MarkupContent)
         assert first_hover.contents.value == (
-            f"**codequorum** · `f` · {N_VERSIONS} samples · {COMPUTING}"
+            f"**codequorum** · `f` · {N_VERSIONS} versions · {COMPUTING}"
         )
         first_lenses, _ = lens
         assert isinstance(first_lenses, list | tuple)
@@ -120,7 +120,7 @@ async def test_cold_answers_come_before_the_analysis_and_a_refresh_follows(
         refreshed = lens_refreshes(client)[0]
         lenses = await code_lenses(client, uri)
         titles = [x.command.title for x in lenses if x.command]
-        assert titles[0].startswith(f"{N_VERSIONS} samples · ")
+        assert titles[0].startswith(f"{N_VERSIONS} versions")
         assert titles[1:] == ["Compare", "Regenerate"]
 
         # every first answer took well under the time the analysis took

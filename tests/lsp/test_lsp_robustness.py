@@ -34,7 +34,7 @@ async def _still_answers(client: LanguageClient, workspace: Path) -> None:
     added = await command(client, "codequorum.addSamples", uri, "area", VERSIONS)
     assert added["total"] == 3
     text = await hover_text(client, uri, position_of(GOOD, "area"))
-    assert text is not None and text.startswith("**codequorum** · `area` · 3 samples")
+    assert text is not None and text.startswith("**codequorum** · `area` · 3 versions")
 
 
 async def test_junk_huge_and_broken_documents(workspace: Path) -> None:
@@ -194,13 +194,13 @@ async def test_unusable_store_path_is_reported_and_the_server_keeps_answering(
         await wait_for(lambda: client.messages)
         [message] = client.messages
         assert message.type == types.MessageType.Error
-        assert message.message.startswith("codequorum: cannot open the sample store:")
+        assert message.message.startswith("codequorum: cannot open the version store:")
         assert "a folder: not a codequorum sample store" in message.message
         uri = open_document(client, workspace / "ok.py", GOOD)
         try:
             await command(client, "codequorum.addSamples", uri, "area", VERSIONS)
         except Exception as exc:
-            assert "cannot store the samples" in str(exc)
+            assert "cannot store the versions" in str(exc)
         else:
             raise AssertionError("samples were accepted without a store")
         assert await hover_text(client, uri, position_of(GOOD, "area")) is None

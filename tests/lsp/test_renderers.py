@@ -17,6 +17,7 @@ from codequorum.lsp.hover import render_hover
 from codequorum.lsp.lenses import document_lenses
 from codequorum.lsp.settings import parse_settings
 from codequorum.model import Sample, SampleSet, Verdict
+from codequorum.risk import RiskEstimate, trust_words
 from codequorum.sources.store import StoredSample, content_hash
 
 from .helpers import apply_edits
@@ -124,11 +125,11 @@ def test_diagnostic_per_verdict_on_the_name(fixed: Fixed) -> None:
     assert diag.severity == types.DiagnosticSeverity.Warning
     assert diag.range == entry.name_range
     assert "mean JSD 0.62 < 0.80" in diag.message
-    assert "[3 versions of `area`]" in diag.message
+    assert diag.message.endswith("[`area`: 3 versions + your code]")
     assert diag.related_information is not None
     assert diag.related_information[0].location.range == entry.range
     assert diag.related_information[0].message == (
-        "`Shape.area`: 3 versions and the current code compared in 2 groups; consensus is v1")
+        "`Shape.area`: 3 versions + your code compared in 2 groups; consensus is v1")
     assert diag.related_information[1].message == "unstable-structure concerns v3"
     assert diag.data == {
         "qualifiedName": "Shape.area",
@@ -151,11 +152,10 @@ def test_hover_reads_the_report(fixed: Fixed) -> None:
     settings, _ = parse_settings(None)
     text = render_hover(entry, analysis, settings)
     lines = text.split("\n")
-    assert lines[0] == "**codequorum** · `Shape.area` · 3 samples · 2 clusters"
+    assert lines[0] == "**codequorum** · `Shape.area` · 3 versions + your code · 2 clusters"
     assert "⚠️ `unstable-structure` — Versions disagree in shape" in text
     assert "JSD 0.62 · SCE 0.71 · TSED 0.55" in text
-    assert ("- consensus: **v1** (its cluster holds 3 of the 4 compared: 3 versions and the "
-            "current code)") in text
+    assert "- consensus: **v1** (its cluster holds 3 of the 3 versions + your code)" in text
     assert "- current code: in the consensus cluster, typicality 0.75" in text
     assert "Most different: v3" in text
     diff = text.split("```diff\n", 1)[1].split("\n```", 1)[0].split("\n")
@@ -180,7 +180,7 @@ def test_lenses_titles_and_commands(fixed: Fixed) -> None:
     settings, _ = parse_settings(None)
     lenses = document_lenses(snap, [(entry, analysis)], settings)
     assert [lens.command.title for lens in lenses if lens.command] == [
-        "3 samples · unstable 0.62",
+        "3 versions + your code · unstable 0.62",
         "Compare",
         "Regenerate",
     ]
@@ -274,6 +274,7 @@ def _recommending(
         f"keep version {index + 1}: 3 of 4 versions agree with it on 2 inputs"
     )
     analysis.report.risk = 0.34
+    analysis.report.trust = trust_words(RiskEstimate(0.34, "uncertain", 0.3, 0.4))
     analysis.report.stability_percentile = 8.0
     return dataclasses.replace(analysis, dynamic=dynamic)
 
@@ -298,7 +299,7 @@ def test_hover_shows_recommendation_risk_percentile_and_parting_input(fixed: Fix
     text = render_hover(entry, analysis, parse_settings(None)[0])
     assert "- keep version 2: 3 of 4 versions agree with it on 2 inputs\n" in text
     assert (
-        "- about 1 in 3 that it is wrong; less stable than 92 % of HumanEval functions\n"
+        "- uncertain: about 1 in 3 that it is wrong (30–40 % in held-out tests)\n"
     ) in text
     # 6 and 6.0 are the same value: only version 3 parts ways; the doctest input comes first
     assert "- on area(2, 3) version 2 returns 6.0; version 3 returns 5" in text

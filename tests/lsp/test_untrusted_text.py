@@ -95,7 +95,8 @@ def test_diagnostics_and_findings_escape_hostile_text(hostile: Fixed) -> None:
     assert "version 3 raised ValueError: \\x1b]0;pwned\\x07\\x1b[2J" in diag.message
     assert "\\u202eevil\\u202c" in diag.message
     assert len(diag.message) < 700
-    assert diag.message.endswith("[3 versions of `area\\x1b]0;pwned\\x07\\x1b[2J\\x1b[31m`]")
+    assert diag.message.endswith(
+        "[`area\\x1b]0;pwned\\x07\\x1b[2J\\x1b[31m`: 3 versions + your code]")
     [finding] = function_findings(analysis, entry.name)
     assert finding.message == diag.message
 

@@ -323,3 +323,54 @@ def test_headless_chromium_sorts_filters_and_opens_a_set(tmp_path: Path) -> None
     hostile = "T/&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;!-- &amp; \\x1b[31m"
     assert found.group(1).split(" ;; ") == [
         f"{hostile}|T/2|T/short", f"T/short|T/2|{hostile}", "T/short", "T/short"]
+
+
+def _graded(model: str, risk: float, passed: bool, task: str) -> Any:
+    report = analyze(SampleSet.from_codes(task, CODES[:2]), AnalysisOptions(tsed=False))
+    report.model, report.risk, report.recommended = model, risk, 0
+    report.trust = f"likely right: about 1 in {round(1 / risk)} that it is wrong"
+    report.dynamic = {"candidates": [{"index": 0, "pass_rate": 1.0 if passed else 0.5,
+                                      "pass_basis": "graded tests"}]}
+    return report
+
+
+def _two_models() -> list[Any]:
+    return [_graded("m-7b", 0.1, True, "A/1"), _graded("m-7b", 0.8, False, "A/2"),
+            _graded("other", 0.3, True, "A/3"), _graded("other", 0.6, True, "A/4")]
+
+
+def test_page_carries_the_calibration_of_each_model() -> None:
+    from codequorum.overall import overall
+
+    reports = _two_models()
+    data = page_data(html_document(reports, overall=overall(reports)))
+    assert [m[:6] for m in data["calibration"]] == [
+        ["m-7b", 2, 0.5, 0.45, 1.0, 0.15], ["other", 2, 0.0, 0.45, None, 0.45]]
+    assert data["calibration"][0][6] == [[0.1, 0.0, 1], [0.8, 1.0, 1]]
+    assert data["details"][0]["tr"] == "likely right: about 1 in 10 that it is wrong"
+    one = [r for r in reports if r.model == "m-7b"]
+    assert "calibration" not in page_data(html_document(one, overall=overall(one)))
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install "
+                    "chromium) to run the page in a real browser")
+def test_headless_chromium_plots_the_calibration_per_model(tmp_path: Path) -> None:
+    from codequorum.overall import overall
+
+    reports = _two_models()
+    page = tmp_path / "report.html"
+    page.write_text(render_html(html_document(reports, overall=overall(reports))))
+    assert CHROMIUM is not None
+    dom = subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+         "--disable-background-networking", "--disable-component-update", "--no-first-run",
+         f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", f"{page.as_uri()}#set=0"],
+        capture_output=True, text=True, timeout=120, check=True).stdout
+    assert 'data-ready="1"' in dom
+    card = dom.split("Risk against kept versions wrong, per model", 1)[1].split(
+        'class="card"', 1)[0]
+    assert card.count("<polyline") == 2
+    assert "m-7b: 2 sets, wrong 0.50, mean risk 0.45, AUROC 1.00, ECE 0.15" in card
+    assert "other: 2 sets, wrong 0.00, mean risk 0.45, AUROC –, ECE 0.45" in card
+    detail = dom.split('id="detail"', 1)[1]
+    assert "likely right: about 1 in 10 that it is wrong" in detail

@@ -26,6 +26,8 @@ from codequorum.render import (
     write_csv,
     write_json,
 )
+from codequorum.render.table import model_lines
+from codequorum.risk import NOT_RUN
 
 REPO = Path(__file__).resolve().parent.parent.parent
 
@@ -173,6 +175,37 @@ def test_recommendation_in_table_and_csv() -> None:
     assert rows[0]["stability_percentile"] == "40.0"
     assert rows[0]["recommendation"] == r.recommendation
     assert (rows[1]["recommended"], rows[1]["risk"]) == ("", "")
+    assert rows[0]["risk_level"] == rows[0]["trust"] == rows[0]["model"] == ""
+
+
+def test_risk_words_level_range_and_model_in_table_and_csv() -> None:
+    r = _report()
+    r.recommended, r.recommended_by, r.model = 3, "behaviour", "m-7b"
+    r.recommendation = "keep version 4: 2 of 4 versions agree with it on 5 inputs"
+    r.trust = NOT_RUN
+    row = next(line for line in _render(r).splitlines() if "T/1" in line)
+    assert "not run" in row  # nothing ran: no figure from shape alone
+    r.risk, r.risk_level, r.risk_range = 0.08, "likely right", [0.01, 0.13]
+    r.trust = "likely right: about 1 in 12 that it is wrong (1–13 % in held-out tests)"
+    buf = io.StringIO()
+    write_csv([r], buf)
+    [row_] = list(csv.DictReader(io.StringIO(buf.getvalue())))
+    assert (row_["risk"], row_["risk_level"], row_["risk_low"], row_["risk_high"]) == (
+        "0.08", "likely right", "0.01", "0.13")
+    assert (row_["trust"], row_["model"]) == (r.trust, "m-7b")
+
+
+def test_table_says_per_model_how_the_risk_held() -> None:
+    overall = {"by_model": {
+        "m-7b": {"sets": 164, "with_risk": 160, "graded": 150, "kept_wrong": 0.25,
+                 "mean_risk": 0.3, "auroc": 0.9, "ece": 0.052, "reliability": []},
+        "(no model named)": {"sets": 2, "with_risk": 1, "graded": 0}}}
+    lines = [t.plain for t in model_lines(overall)]
+    assert lines == [
+        "m-7b: 164 sets; kept version wrong in 25 % of the 150 sets with graded tests, mean "
+        "risk 30 %; AUROC 0.900, ECE 0.052",
+        "(no model named): 2 sets; 1 with a risk, none with graded tests"]
+    assert model_lines({}) == []
 
 
 def test_csv_columns_cover_the_dynamic_summary() -> None:

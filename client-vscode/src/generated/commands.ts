@@ -38,6 +38,7 @@ export interface AnalyzeResult {
   qualifiedName: string;
   range: Range;
   samples: number;
+  compared: string;
   currentIndex: number | null;
   consensus: number | null;
   mostDifferent: number | null;
@@ -79,6 +80,7 @@ export interface CompareResult {
   qualifiedName: string;
   range: Range;
   samples: number;
+  compared: string;
   currentIndex: number | null;
   consensus: number | null;
   mostDifferent: number | null;

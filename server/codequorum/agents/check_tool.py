@@ -27,7 +27,6 @@ from codequorum.findings import (
     evidence_text,
     function_findings,
     recommendation_lines,
-    risk_words,
 )
 from codequorum.safe_text import safe_text
 from codequorum.session import FunctionAnalysis, current_code
@@ -157,8 +156,8 @@ def _recommendation(analysis: FunctionAnalysis) -> RecommendationOut | None:
         return None
     return RecommendationOut(
         version=rec, is_current=rec == analysis.current_index, by=report.recommended_by,
-        sentence=lines[0], risk=report.risk,
-        risk_words=risk_words(report.risk) if report.risk is not None else None,
+        sentence=lines[0], risk=report.risk, risk_level=report.risk_level,
+        risk_range=report.risk_range, trust=report.trust,
         code=safe_text(analysis.code(rec), MAX_CODE_CHARS, keep_newlines=True))
 
 

@@ -39,5 +39,6 @@ def compare_versions(ws: AgentWorkspace, args: CompareArgs) -> CompareResult:
                   for v in data["verdicts"]],
         recommended=data["recommended"], recommended_by=data["recommended_by"],
         recommendation=data["recommendation"], risk=data["risk"],
+        risk_level=data["risk_level"], risk_range=data["risk_range"], trust=data["trust"],
         stability_percentile=data["stability_percentile"], notes=data["notes"],
     )

@@ -122,8 +122,14 @@ class RecommendationOut(BaseModel):
     is_current: bool = Field(description="True when it is the code in the file now.")
     by: str | None = Field(description="behaviour or structure: what decided.")
     sentence: str
-    risk: float | None = Field(description="Probability that the kept version is wrong.")
-    risk_words: str | None
+    risk: float | None = Field(description="Probability that the kept version is wrong "
+                               "(after a run only; null from shape alone).")
+    risk_level: str | None = Field(description="likely right, uncertain or likely wrong.")
+    risk_range: list[float] | None = Field(
+        description="The share of kept versions that were wrong in held-out tests at this "
+        "step (lowest, highest).")
+    trust: str | None = Field(description="How far to trust the kept version, in words; "
+                              "without a run, what is missing.")
     code: str = Field(description="The kept version's code (control characters escaped).")
 
 
@@ -190,6 +196,9 @@ class CompareResult(BaseModel):
     recommended_by: str | None
     recommendation: str | None
     risk: float | None
+    risk_level: str | None
+    risk_range: list[float] | None
+    trust: str | None
     stability_percentile: float | None
     notes: list[str]
 

@@ -31,8 +31,7 @@ def check_text(result: CheckResult) -> str:
         lines.append("no findings: the versions agree")
     rec = result.recommendation
     if rec is not None:
-        risk = f" ({rec.risk_words} that it is wrong)" if rec.risk_words else ""
-        lines.append(f"{rec.sentence}{risk}")
+        lines.append(f"{rec.sentence} ({rec.trust})" if rec.trust else rec.sentence)
     if result.parting_input is not None:
         lines.append(result.parting_input.sentence)
     dyn = result.dynamic
@@ -54,8 +53,8 @@ def compare_text(result: CompareResult) -> str:
                 if result.stability_percentile is not None else "")]
     lines.extend(f"{v.severity} {v.code}: {v.message}" for v in result.verdicts)
     if result.recommendation:
-        risk = f" (risk {result.risk:.2f})" if result.risk is not None else ""
-        lines.append(f"{result.recommendation}{risk}")
+        trust = f" ({result.trust})" if result.trust else ""
+        lines.append(f"{result.recommendation}{trust}")
     lines.extend(f"note: {n}" for n in result.notes)
     return "\n".join(lines)
 

@@ -74,7 +74,7 @@ def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "check",
         help="lint source files: how far each function is from its stored versions",
-        description="For every function of the given files that has versions in the sample "
+        description="For every function of the given files that has versions in the version "
         "store, compare the current code with them and print one line per finding "
         "(path:line:col: severity code message). The exit status is 1 when a finding at or "
         "above --fail-on exists.",
@@ -227,7 +227,7 @@ class CheckRun:
         """One line: what was checked and what was found, in words that stay true when
         nothing was (``no function in 59 files has stored versions``)."""
         if self.store_missing:
-            return f"no sample store at {safe_text(self.store)}; nothing to check"
+            return f"no version store at {safe_text(self.store)}; nothing to check"
         if not self.files:
             return "no source files to check"
         parts: list[str] = []
@@ -251,7 +251,7 @@ class CheckRun:
             parts.append(f"no functions in {files}")
         if self.functions_without_samples and (self.functions_checked or self.functions_too_few
                                                or self.failures):
-            parts.append(f"{self.functions_without_samples:,} without samples skipped")
+            parts.append(f"{self.functions_without_samples:,} without versions skipped")
         if self.functions_too_few:
             parts.append(f"{count(self.functions_too_few, 'function')} with fewer than "
                          f"{count(self.min_samples, 'stored version')} skipped")
@@ -619,8 +619,8 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
         raise UserError(f"--store {store_path}: is a folder, expected a file")
     if not os.path.lexists(store_path):
         if not args.quiet:
-            print(f"codequorum: no sample store at {safe_text(store_path)}; run `codequorum "
-                  "sample` or add samples from your editor", file=sys.stderr)
+            print(f"codequorum: no version store at {safe_text(store_path)}; run `codequorum "
+                  "sample` or add versions from your editor", file=sys.stderr)
         empty = CheckRun(store=str(store_path), store_missing=True)
         if fmt != "text":
             write(empty, fmt, stream)

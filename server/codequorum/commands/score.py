@@ -124,7 +124,7 @@ def add_analysis_arguments(parser: argparse.ArgumentParser) -> None:
                                "others is more than X below the median (default 0.1)"),
             analysis)
     declare(group.add_argument("--samples", type=positive, default=None, metavar="K",
-                               help="score the first K samples of each set"), analysis)
+                               help="score the first K versions of each set"), analysis)
     out = parser.add_argument_group("output")
     declare(config_values(out.add_argument(
         "--format", dest="output_format", default="table", metavar="FORMAT",
@@ -687,7 +687,7 @@ def iter_inputs(inputs: Sequence[str], options: ReadOptions
             yield name, ReadError(name, None, message, exit_code=exc.exit_code)
             continue
         if read == before and not failed:
-            yield name, ReadError(name, None, "no sample sets in this input")
+            yield name, ReadError(name, None, "no sets of versions in this input")
 
 
 def run(args: argparse.Namespace) -> int:

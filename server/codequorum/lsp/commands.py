@@ -23,7 +23,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
 from codequorum.errors import UserError
-from codequorum.findings import consensus, evidence_text
+from codequorum.findings import compared_text, consensus, evidence_text
 from codequorum.lsp import contract as c
 from codequorum.lsp.documents import FunctionEntry, Snapshot, reindent
 from codequorum.lsp.engine import FunctionAnalysis, ran_nothing
@@ -128,6 +128,7 @@ def _summary(
         "qualified_name": entry.qualified_name,
         "range": entry.range,
         "samples": analysis.n_stored,
+        "compared": compared_text(analysis),
         "current_index": analysis.current_index,
         "consensus": consensus(analysis),
         "most_different": analysis.most_different,
@@ -307,7 +308,7 @@ def _samples_from(value: Any, origin: str) -> list[Sample]:
                 )
             )
         else:
-            raise CommandError(f"sample {i + 1} is neither a string nor an object with 'code'")
+            raise CommandError(f"version {i + 1} is neither a string nor an object with 'code'")
     return out
 
 
@@ -326,7 +327,7 @@ async def _store_samples(
     try:
         ids = await engine.run(engine.add_sync, key, snapshot.language, name, samples)
     except Exception as exc:
-        raise CommandError(f"{command}: cannot store the samples: {exc}") from exc
+        raise CommandError(f"{command}: cannot store the versions: {exc}") from exc
     total = len(await engine.run(engine.samples_sync, key, name))
     ls.refresh(target.uri)
     return c.StoreResult(uri=target.uri, qualified_name=name, added=len(set(ids)), total=total)
@@ -336,7 +337,7 @@ async def add_samples_command(ls: CodequorumServer, args: c.AddSamplesArgs) -> c
     """Store versions the client relays (origin ``relayed``)."""
     samples = [_sample(item, "relayed") for item in args.samples]
     if not samples:
-        raise CommandError(f"{ADD_SAMPLES}: no samples given")
+        raise CommandError(f"{ADD_SAMPLES}: no versions given")
     return await _store_samples(ls, args, ADD_SAMPLES, samples)
 
 

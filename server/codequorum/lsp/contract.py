@@ -158,12 +158,15 @@ class VersionInfo:
 
 @attrs.define
 class FunctionSummary:
-    """What every answer about an analysed function carries."""
+    """What every answer about an analysed function carries. ``compared``: how many
+    versions were compared, in the words the lens, hover and diagnostics use (``4 versions
+    + your code``)."""
 
     uri: str
     qualified_name: str
     range: types.Range
     samples: int
+    compared: str = ""
     current_index: int | None = None
     consensus: int | None = None
     most_different: int | None = None

@@ -61,7 +61,7 @@ COMPUTING = "comparing the versions…"
 
 def computing_doc(entry: FunctionEntry, n_stored: int) -> Doc:
     """The hover of a function whose analysis is under way."""
-    count = f"{n_stored} sample{'s' if n_stored != 1 else ''}"
+    count = f"{n_stored} version{'s' if n_stored != 1 else ''}"
     return (((Strong("codequorum"), " · ", Code(entry.name), f" · {count} · {COMPUTING}"),),)
 
 
@@ -93,11 +93,11 @@ def short_diff(a: str, b: str, a_name: str, b_name: str, max_lines: int) -> str:
     return "\n".join(head + body)
 
 
-def hover_title(qualified_name: str, n_stored: int, n_clusters: int | None) -> Line:
-    """The hover's first line: the function, its stored versions and, once they were
-    compared, how many clusters they form."""
-    samples = f"{n_stored} sample{'s' if n_stored != 1 else ''}"
-    title: Line = (Strong("codequorum"), " · ", Code(qualified_name), f" · {samples}")
+def hover_title(qualified_name: str, compared: str, n_clusters: int | None) -> Line:
+    """The hover's first line: the function, what was compared (``4 versions + your
+    code``, :func:`~codequorum.findings.compared_text`) and, once they were compared, how
+    many clusters they form."""
+    title: Line = (Strong("codequorum"), " · ", Code(qualified_name), f" · {compared}")
     if n_clusters is not None:
         title += (f" · {n_clusters} cluster{'s' if n_clusters != 1 else ''}",)
     return title
@@ -153,7 +153,7 @@ def _consensus_line(analysis: FunctionAnalysis) -> Bullet | None:
         group = next(g for g in report.clusters if agreed in g)
         return Bullet((
             "consensus: ", Strong(Text(analysis.label(agreed))), " (its cluster holds "
-            f"{len(group)} of the {report.n} compared: {compared_text(analysis)})",
+            f"{len(group)} of the {compared_text(analysis)})",
         ))
     if report.medoid is not None:
         typical = Strong(Text(analysis.label(report.medoid)))
@@ -213,11 +213,11 @@ def hover_doc(entry: FunctionEntry, analysis: FunctionAnalysis, diff_lines: int)
     rendered), the diff at most ``diff_lines`` long."""
     report = analysis.report
     if report.status != "ok":
-        title = hover_title(entry.qualified_name, analysis.n_stored, None)
+        title = hover_title(entry.qualified_name, compared_text(analysis), None)
         return ((title,), ((Text(report.message or "not enough versions to compare"),),))
     figures = figures_text(report.summary)
     return (
-        (hover_title(entry.qualified_name, analysis.n_stored, len(report.clusters)),),
+        (hover_title(entry.qualified_name, compared_text(analysis), len(report.clusters)),),
         *((line,) for line in verdict_lines(report.verdict, report.verdicts)),
         ((figures,),) if figures else (),
         _recommendation_paragraph(analysis),

@@ -1,4 +1,4 @@
-"""Code lenses above functions: samples and stability, Compare, Regenerate."""
+"""Code lenses above functions: versions and stability, Compare, Regenerate."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 
 from lsprotocol import types
 
+from codequorum.findings import compared_text
 from codequorum.lsp.contract import AnalyzeArgs, CompareArgs, RegenerateArgs
 from codequorum.lsp.documents import FunctionEntry, Snapshot
 from codequorum.lsp.engine import FunctionAnalysis
@@ -19,9 +20,9 @@ COMPUTING_TITLE = "codequorum: comparing versions…"
 
 
 def summary_title(analysis: FunctionAnalysis) -> str:
-    """``5 samples · stable 0.94`` (or ``unstable 0.41``, or why nothing was compared)."""
-    n = analysis.n_stored
-    count = f"{n} sample{'s' if n != 1 else ''}"
+    """``4 versions + your code · stable 0.94`` (or ``unstable 0.41``, or why nothing was
+    compared)."""
+    count = compared_text(analysis)
     report = analysis.report
     figure = analysis.stability
     if report.status != "ok" or figure is None:

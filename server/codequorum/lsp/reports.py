@@ -4,6 +4,7 @@ document where the client opens one, else a message; see :mod:`views`)."""
 
 from __future__ import annotations
 
+from codequorum.findings import compared_text
 from codequorum.lsp.documents import FunctionEntry
 from codequorum.lsp.engine import FunctionAnalysis
 from codequorum.lsp.hover import diff_pair, hover_doc, hover_title, short_diff
@@ -16,7 +17,7 @@ DOCUMENT_DIFF_LINES = 400
 def _title(entry: FunctionEntry, analysis: FunctionAnalysis) -> Line:
     report = analysis.report
     clusters = len(report.clusters) if report.status == "ok" else None
-    return hover_title(entry.qualified_name, analysis.n_stored, clusters)
+    return hover_title(entry.qualified_name, compared_text(analysis), clusters)
 
 
 def compared_order(anchor: int, most_different: int | None, count: int) -> list[int]:

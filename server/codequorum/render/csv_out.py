@@ -31,7 +31,8 @@ DYNAMIC_COLUMNS: tuple[str, ...] = (
 )
 #: Which version to keep, the risk that it is wrong, the stability percentile.
 RECOMMENDATION_COLUMNS: tuple[str, ...] = ("recommended", "recommended_by", "risk",
-                                           "stability_percentile", "recommendation")
+                                           "risk_level", "risk_low", "risk_high", "trust",
+                                           "stability_percentile", "recommendation", "model")
 TRAILING: tuple[str, ...] = ("medoid", "groups", "largest_group", "verdict", "verdict_message",
                              "message")
 #: Every CSV column, in order.
@@ -72,6 +73,11 @@ def _row(report: StabilityReport) -> dict[str, Any]:
         "recommended": "" if report.recommended is None else report.recommended,
         "recommended_by": report.recommended_by or "",
         "risk": _figure(report.risk),
+        "risk_level": report.risk_level or "",
+        "risk_low": _figure(report.risk_range[0]) if report.risk_range else "",
+        "risk_high": _figure(report.risk_range[1]) if report.risk_range else "",
+        "trust": report.trust or "",
+        "model": safe_text(report.model or ""),
         "stability_percentile": _figure(report.stability_percentile),
         "recommendation": safe_text(report.recommendation or ""),
         "medoid": "" if report.medoid is None else report.medoid,

@@ -169,6 +169,32 @@ function scatter(parent, xi, yi) {
     dot.addEventListener("click", function () { showDetail(i, true); });
   });
 }
+var MODEL_COLOURS = ["#2457c5", "#c62828", "#2e7d32", "#ef6c00", "#6a1b9a", "#00838f"];
+function calibrationPlot(parent, models) {  // per model: [name, graded, wrong, risk, auroc, ece, rows]
+  var c = card(parent, "Risk against kept versions wrong, per model");
+  var S = 200, P = 28;
+  var svg = sv("svg", {width: S + P + 10, height: S + P + 12, viewBox: "0 -8 " + (S + P + 10) + " " + (S + P + 12)}, c);
+  sv("rect", {x: P, y: 0, width: S, height: S, fill: "none", stroke: "#ccc"}, svg);
+  sv("line", {x1: P, y1: S, x2: P + S, y2: 0, stroke: "#bbb", "stroke-dasharray": "4 3"}, svg);
+  [0, 0.5, 1].forEach(function (t) {
+    sv("text", {x: P + t * S, y: S + 14, "font-size": 10, "text-anchor": "middle", fill: "#5b6475"}, svg).textContent = t;
+    sv("text", {x: P - 4, y: S - t * S + 4, "font-size": 10, "text-anchor": "end", fill: "#5b6475"}, svg).textContent = t;
+  });
+  sv("text", {x: P + S / 2, y: S + 27, "font-size": 10, "text-anchor": "middle"}, svg).textContent = "mean risk (bin)";
+  models.forEach(function (m, k) {
+    var colour = MODEL_COLOURS[k % MODEL_COLOURS.length];
+    var pts = m[6].map(function (r) { return (P + r[0] * S).toFixed(1) + "," + (S - r[1] * S).toFixed(1); });
+    sv("polyline", {points: pts.join(" "), fill: "none", stroke: colour}, svg);
+    m[6].forEach(function (r) {
+      var dot = sv("circle", {cx: (P + r[0] * S).toFixed(1), cy: (S - r[1] * S).toFixed(1), r: 2 + Math.sqrt(r[2]) / 4, fill: colour, "fill-opacity": 0.6}, svg);
+      svgTitle(dot, m[0] + ": risk " + fmt(r[0]) + ", wrong " + fmt(r[1]) + " (" + r[2] + " sets)");
+    });
+    var key = sv("svg", {width: S + P + 10, height: 16}, c);
+    sv("rect", {x: 2, y: 4, width: 10, height: 10, fill: colour}, key);
+    sv("text", {x: 16, y: 13, "font-size": 11}, key).textContent = m[0] + ": " + num(m[1]) +
+      " sets, wrong " + fmt(m[2]) + ", mean risk " + fmt(m[3]) + ", AUROC " + fmt(m[4]) + ", ECE " + fmt(m[5]);
+  });
+}
 app.appendChild(el("h2", null, "The corpus at a glance"));
 var cards = el("div", "cards"); app.appendChild(cards);
 verdictBars(cards);
@@ -176,6 +202,7 @@ var passCol = D.metrics.indexOf("pass_rate_mean"), jsdCol = D.metrics.indexOf("j
 if (passCol >= 0 && jsdCol >= 0) scatter(cards, FIRST_METRIC + passCol, FIRST_METRIC + jsdCol);
 D.metrics.forEach(function (m, k) { histogram(cards, LABELS[m] || m, column(FIRST_METRIC + k), D.overall[m], m.indexOf("bef") === 0); });
 histogram(cards, "Risk that the kept version is wrong", column(3), null);
+if (D.calibration && D.calibration.length) calibrationPlot(cards, D.calibration);
 
 // ------------------------------------------------------------------ comparison
 function compareSection() {
@@ -373,7 +400,7 @@ function showDetail(i, scroll) {
   box.appendChild(el("p", vclass(r[2]), r[2] + (d.msg ? ": " + d.msg : "")));
   if (r[5] !== null) {
     var line = "Keep v" + r[5] + (d.rb ? " (by " + d.rb + ")" : "") + (d.rc ? ": " + d.rc : "");
-    if (r[3] !== null) line += " \u00b7 risk it is wrong " + fmt(r[3]);
+    if (d.tr) line += " \u00b7 " + d.tr;
     if (r[4] !== null) line += " \u00b7 more alike than " + Math.round(r[4]) + "% of HumanEval sets";
     box.appendChild(el("p", null, line));
   }

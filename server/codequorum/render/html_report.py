@@ -153,6 +153,7 @@ def set_detail(s: Mapping[str, Any], codes: Sequence[str] | None) -> dict[str, A
     detail: dict[str, Any] = {
         "msg": safe_text(head["message"]) if head else safe_text(s.get("message") or ""),
         "rc": s.get("recommendation"),
+        "tr": safe_text(s.get("trust") or ""),
         "rb": s.get("recommended_by"),
         "ix": list(s.get("indices") or []),
         "cl": [list(c) for c in s.get("clusters") or []],
@@ -489,6 +490,9 @@ class HtmlPage:
                                  f"{e.get('message')}") for e in end.errors[:50]],
             "n_errors": len(end.errors),
         }
+        calibration = calibration_data(end.overall)
+        if calibration:
+            tail["calibration"] = calibration
         if end.compare is not None:
             current["sets"] = [_compare_set(r) for r in self._records()]
             tail["compare"] = compare_runs(current, end.compare, metrics)
@@ -517,6 +521,20 @@ class HtmlPage:
         for chunk in self._chunks(end):
             stream.write(chunk)
         stream.write(f"</script>\n<script>{PAGE_JS}</script>\n</body>\n</html>\n")
+
+
+def calibration_data(overall: Mapping[str, Any] | None) -> list[list[Any]]:
+    """Per model of a run that holds several and has graded tests for it: ``[name, sets
+    with graded tests, share of kept versions wrong, mean risk, AUROC, ECE, reliability
+    rows]``, what the page's calibration plot draws."""
+    out: list[list[Any]] = []
+    for name, m in ((overall or {}).get("by_model") or {}).items():
+        if m.get("graded"):
+            rows = [[_round(a), _round(b), int(c)] for a, b, c in m.get("reliability") or []]
+            out.append([safe_text(name, 80), m["graded"], _round(m.get("kept_wrong")),
+                        _round(m.get("mean_risk")), _round(m.get("auroc")),
+                        _round(m.get("ece")), rows])
+    return out
 
 
 def _compare_set(record: Mapping[str, Any]) -> dict[str, Any]:

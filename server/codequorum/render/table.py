@@ -81,6 +81,12 @@ def _cell(value: float | None, good: float | None = None) -> Text:
     return Text(text, style=style)
 
 
+def _risk_cell(r: TableRow) -> Text:
+    """The risk, or ``not run`` where a version is kept but nothing ran (from shape alone
+    no probability holds)."""
+    return _cell(r.risk) if r.ran else Text("not run", style="dim")
+
+
 def _scalar(value: Any) -> Text:
     """A scalar summary figure (dynamic analysis) as a cell."""
     return _cell(float(value) if isinstance(value, int | float) else None)
@@ -102,6 +108,7 @@ class TableRow:
     recommended: int | None = None
     recommended_by: str | None = None
     risk: float | None = None
+    ran: bool = True
     codes: tuple[str, ...] = ()
     reason: str | None = None
     empty: int = 0
@@ -117,6 +124,7 @@ def table_row(r: StabilityReport) -> TableRow:
         stable_jsd=r.options.get("stable_jsd") if r.options else None,
         largest=len(r.clusters[0]) if r.clusters else 0,
         recommended=r.recommended, recommended_by=r.recommended_by, risk=r.risk,
+        ran=r.risk is not None or r.recommended is None,
         codes=tuple(verdict_codes(r)), reason=r.verdict.message if r.verdict else None,
         empty=len(r.empty), empty_notes="; ".join(n for n in r.notes if " empty" in n))
 
@@ -226,7 +234,7 @@ def _columns(reports: Sequence[TableRow], reasons: bool,
                 if any(k in r.scalars for r in reports)]
     columns.append(_Column("Shape", _shape_cell, blank))
     columns.append(_Column("Keep", _keep_cell, blank, "left"))
-    columns.append(_Column("Risk", lambda r: _cell(r.risk), blank))
+    columns.append(_Column("Risk", _risk_cell, blank))
     columns.append(_Column("Verdict", _verdict_cell, _verdict_counts if counts else blank,
                            "left"))
     if reasons:
@@ -319,12 +327,34 @@ def print_table(items: Rows, console: Console, title: str | None = None,
                       "lists them)", style="dim")]
     for line in lines:
         console.print(line)
+    for line in model_lines(overall or {}):
+        console.print(line)
     if COUNTS in dropped and overall is not None:
         console.print(Text(f"verdicts: {', '.join(_counts(overall))}", style="bold"))
     shown = [t for t in dropped if t not in ("Why", COUNTS)]
     if shown:
         console.print(Text(f"left out to fit {width} columns: {', '.join(shown)} "
                            "(--format csv or json has every figure)", style="dim"))
+
+
+def model_lines(overall: Mapping[str, Any]) -> list[Text]:
+    """Per model of a run that holds several (``overall["by_model"]``): its sets and, where
+    graded tests tell, how often its kept versions were wrong against the mean risk, with
+    AUROC and ECE."""
+    lines: list[Text] = []
+    for name, m in (overall.get("by_model") or {}).items():
+        line = Text(f"{safe_text(name, 80)}: ", style="bold")
+        words = f"{count(m['sets'], 'set')}"
+        if m.get("graded"):
+            auroc = "n/a" if m.get("auroc") is None else f"{m['auroc']:.3f}"
+            words += (f"; kept version wrong in {round(100 * m['kept_wrong'])} % of the "
+                      f"{count(m['graded'], 'set')} with graded tests, mean risk "
+                      f"{round(100 * m['mean_risk'])} %; AUROC {auroc}, ECE {m['ece']:.3f}")
+        elif m.get("with_risk"):
+            words += f"; {m['with_risk']:,} with a risk, none with graded tests"
+        line.append(words)
+        lines.append(line)
+    return lines
 
 
 def _notes(reports: Sequence[TableRow], why_in_table: bool, show_reasons: bool) -> list[Text]:
