@@ -19,7 +19,7 @@ from codequorum.lsp.rendering import (
 )
 
 DOC: Doc = (
-    ((Strong("codequorum"), " · ", Code("Shape.area"), " · 3 samples"),),
+    ((Strong("codequorum"), " · ", Code("Shape.area"), " · 3 versions"),),
     ((Text("keep v2: 2 of 3 *agree*"),),),
     (Bullet(("consensus: ", Strong(Text("v1")))), Bullet(("fastest: ", Text("v3")))),
     (),
@@ -32,7 +32,7 @@ DOC: Doc = (
 
 def test_markdown_marks_up_and_escapes_what_is_not_ours() -> None:
     assert to_markdown(DOC) == (
-        "**codequorum** · `Shape.area` · 3 samples\n\n"
+        "**codequorum** · `Shape.area` · 3 versions\n\n"
         "keep v2: 2 of 3 \\*agree\\*\n\n"
         "- consensus: **v1**\n- fastest: v3\n\n"
         "Most different: v3\n```diff\n--- v1\n+++ v3\n-    return w * h\n+    x = 1\n```"
@@ -41,7 +41,7 @@ def test_markdown_marks_up_and_escapes_what_is_not_ours() -> None:
 
 def test_plain_text_has_no_markup_and_indents_blocks() -> None:
     assert to_plain(DOC) == (
-        "codequorum · Shape.area · 3 samples\n\n"
+        "codequorum · Shape.area · 3 versions\n\n"
         "keep v2: 2 of 3 *agree*\n\n"
         "- consensus: v1\n- fastest: v3\n\n"
         "Most different: v3\n"
