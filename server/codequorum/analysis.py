@@ -21,6 +21,7 @@ from codequorum.clustering import average_linkage, symmetrise, typicality
 from codequorum.errors import UserError
 from codequorum.metrics.structural import structural_matrices
 from codequorum.model import SampleSet, Verdict
+from codequorum.parsing import parse_versions
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -32,6 +33,12 @@ TEXTUAL_KEYS: tuple[str, ...] = ("lcs_mean", "lcs_worst", "led_mean", "led_worst
 #: pycode_similar's similarities (Python only, ``textual`` on): mean over ordered pairs.
 AST_DIFF_KEYS: tuple[str, ...] = ("unified_diff", "tree_diff")
 Status = Literal["ok", "insufficient"]
+
+#: Trees of the versions kept from the first parse for the tree metrics (TSED): each with
+#: at most this many nodes (TSED compares trees of at most 3,000 named nodes), and at most
+#: ``KEEP_TOTAL_NODES`` together (about 140 MB); the others are parsed again one at a time.
+KEEP_TREE_NODES = 12_000
+KEEP_TOTAL_NODES = 1_000_000
 
 #: Pairwise metrics, in the order renderers show them.
 PAIR_METRICS: tuple[str, ...] = ("sce_struct", "sce_value", "jsd_struct", "jsd_value", "tsed",
@@ -313,6 +320,9 @@ def analyze(
     reason, not an exception. ``current_index`` (a position in the set) marks the version in
     the editor: when it is far from the consensus an ``outlier-current`` verdict says so.
     ``dynamic`` (a ``DynamicReport``) merges its summary figures and verdicts into the report.
+    A version over a bound of :mod:`codequorum.limits` (size, nesting, parse time) raises
+    :class:`~codequorum.limits.InputLimitError` naming it before anything reads it
+    recursively.
     """
     opts = options or AnalysisOptions()
     codes_all = sample_set.codes
@@ -332,8 +342,10 @@ def analyze(
     if n > opts.max_samples:
         raise UserError(f"{n:,} usable samples; at most {opts.max_samples:,} are compared at "
                         "once (the pairs grow as n²): score the first K with --samples K")
+    trees = parse_versions(codes, sample_set.language, keep_nodes=KEEP_TREE_NODES,
+                           keep_total=KEEP_TOTAL_NODES)
     sm = structural_matrices(codes, sample_set.language, max_depth=opts.max_depth,
-                             jsd_log_base=opts.jsd_log_base)
+                             jsd_log_base=opts.jsd_log_base, parsed=trees)
     matrices: dict[str, FloatMatrix] = {
         name: np.asarray(getattr(sm, name), dtype=np.float64)
         for name in ("sce_struct", "sce_value", "jsd_struct", "jsd_value")
@@ -368,6 +380,32 @@ def analyze(
     return report
 
 
+def admit(sample_set: SampleSet) -> None:
+    """Raise :class:`~codequorum.limits.InputLimitError` when a version of the set is over
+    a bound of :mod:`codequorum.limits`: what must hold before the versions are compiled,
+    read with ``ast`` or run (``analyze`` checks it itself)."""
+    parse_versions(sample_set.codes, sample_set.language, keep_nodes=0, keep_total=0)
+
+
+#: The verdict of a set refused before scoring (a version over a bound).
+INPUT_LIMIT = "input-limit"
+
+
+def refused(sample_set: SampleSet, reason: str, options: AnalysisOptions | None = None,
+            current_index: int | None = None) -> StabilityReport:
+    """The report of a set refused before scoring (``reason``: the
+    :class:`~codequorum.limits.InputLimitError`'s message): nothing compared, the reason as
+    its message and as an ``input-limit`` verdict, so an editor and ``check`` show it on
+    the function like any finding."""
+    n_total = len(sample_set.samples)
+    return StabilityReport(
+        task_id=sample_set.task_id, language=sample_set.language, status="insufficient",
+        n=0, n_total=n_total, indices=[], message=reason, current_index=current_index,
+        options=(options or AnalysisOptions()).to_dict(),
+        verdicts=[Verdict(code=INPUT_LIMIT, severity="information", message=reason)],
+    )
+
+
 def _input_notes(empty: Sequence[int], with_errors: Sequence[int],
                  current: int | None) -> list[str]:
     """What the report says about empty answers and versions with syntax errors."""
@@ -384,7 +422,7 @@ def _input_notes(empty: Sequence[int], with_errors: Sequence[int],
 
 
 def _tsed_matrices(codes: Sequence[str], language: str,
-                   parsed: Sequence[tree_sitter.Tree], opts: AnalysisOptions,
+                   parsed: Sequence[tree_sitter.Tree | None], opts: AnalysisOptions,
                    matrices: dict[str, FloatMatrix], indices: Sequence[int],
                    current: int | None) -> list[str]:
     """TSED (and TSED at (1, 0.8, 1)) into ``matrices``, from the structural metrics'

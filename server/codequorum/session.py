@@ -24,7 +24,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from codequorum import parsing, workspace
-from codequorum.analysis import AnalysisOptions, DynamicLike, StabilityReport, analyze
+from codequorum.analysis import (
+    AnalysisOptions,
+    DynamicLike,
+    StabilityReport,
+    admit,
+    analyze,
+    refused,
+)
+from codequorum.errors import UserError
+from codequorum.limits import check_call_sizes
 from codequorum.model import Sample, SampleSet
 from codequorum.sources.store import SampleStore, StoredSample, content_hash
 
@@ -100,10 +109,6 @@ class FunctionAnalysis:
             if index in members:
                 return k
         return None
-
-
-#: Documents larger than this are not parsed (their functions are not indexed).
-MAX_DOCUMENT_BYTES = 2_000_000
 
 
 def dedent_function(text: str, indent: str) -> str:
@@ -426,7 +431,11 @@ class Session:
         samples: Sequence[Sample],
         prompt_hash: str | None = None,
     ) -> list[int]:
-        """Store versions (normalised to the bare function). Returns their row ids."""
+        """Store versions (normalised to the bare function). Returns their row ids.
+
+        Versions over the size bounds of :mod:`codequorum.limits` are refused, all of them,
+        with :class:`~codequorum.limits.InputLimitError`, before anything reads them."""
+        check_call_sizes([s.code for s in samples])
         store = self.store()
         if store is None:
             raise RuntimeError(self._store_failed or "the sample store is not available")
@@ -519,7 +528,11 @@ class Session:
             qualified_name=key.qualified_name,
             name=key.name,
         )
-        report = analyze(sample_set, key.options, current_index=current_index)
+        try:
+            report = analyze(sample_set, key.options, current_index=current_index)
+        except UserError as exc:  # too many or too large versions: the function says why
+            log.info("%s not analysed: %s", key.qualified_name, exc)
+            report = refused(sample_set, str(exc), key.options, current_index)
         static = FunctionAnalysis(
             file_key=key.file_key,
             qualified_name=key.qualified_name,
@@ -604,6 +617,7 @@ class Session:
         the function gives nothing else to run."""
         from codequorum import dynamic_analysis
 
+        admit(analysis.sample_set)  # nothing over a bound is compiled or run
         options = dynamic_analysis.DynamicOptions(
             timeout_seconds=self.config.dynamic_timeout, sandbox=self.config.dynamic_sandbox,
             input_proposer=input_proposer,

@@ -17,6 +17,7 @@ import argparse
 import json
 import logging
 import os
+import stat
 import sys
 import threading
 from collections.abc import Collection, Iterable, Iterator, Sequence
@@ -31,13 +32,13 @@ from codequorum.config_file import config_values
 from codequorum.errors import UnknownFormatError, UnknownLanguageError, UserError
 from codequorum.findings import RANK, function_findings
 from codequorum.findings import Finding as FunctionFinding
+from codequorum.limits import MAX_DOCUMENT_BYTES, InputLimitError, size_words
 from codequorum.render.ansi import SEVERITY_STYLE, paint
 from codequorum.render.json_out import safe_values
 from codequorum.render.terminal import color_enabled
 from codequorum.render.words import count
 from codequorum.safe_text import safe_text
 from codequorum.session import (
-    MAX_DOCUMENT_BYTES,
     FunctionAnalysis,
     Session,
     SessionConfig,
@@ -313,12 +314,35 @@ def _targets(paths: Sequence[Path], language: str | None, run: CheckRun
             yield path, lang
 
 
+def _read_bounded(path: Path) -> bytes | str:
+    """The bytes of a regular file of at most :data:`MAX_DOCUMENT_BYTES`, or why not (a
+    FIFO, a device, a huge file is never read whole)."""
+    with open(path, "rb", opener=_open_nonblocking) as stream:
+        info = os.fstat(stream.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            return "not a regular file, skipped"
+        data = stream.read(MAX_DOCUMENT_BYTES + 1)
+    if len(data) > MAX_DOCUMENT_BYTES:
+        return f"larger than {size_words(MAX_DOCUMENT_BYTES)}, too large to check, skipped"
+    return data
+
+
+def _open_nonblocking(path: str, flags: int) -> int:
+    """Open without waiting on a FIFO nobody writes to (what is not a regular file is then
+    left unread)."""
+    return os.open(path, flags | getattr(os, "O_NONBLOCK", 0))
+
+
 def _read(path: Path, run: CheckRun) -> str | None:
-    """The file's text, or None with a note (binary, not UTF-8, unreadable)."""
+    """The file's text, or None with a note (binary, not UTF-8, too large, not a regular
+    file, unreadable)."""
     try:
-        data = path.read_bytes()
+        data = _read_bounded(path)
     except OSError as exc:
         run.error(f"{path}: cannot read: {exc.strerror or exc}")
+        return None
+    if isinstance(data, str):
+        run.notes.append(f"{path}: {data}")
         return None
     if b"\0" in data[:8192]:
         run.notes.append(f"{path}: binary file, skipped")
@@ -398,10 +422,11 @@ class _Checker:
         if text is None:
             return
         key = self.session.file_key(path)
-        if len(text.encode("utf-8", errors="replace")) > MAX_DOCUMENT_BYTES:
-            run.notes.append(f"{path}: too large to check, skipped")
+        try:
+            infos = parsing.functions(text, lang)
+        except InputLimitError as exc:
+            run.notes.append(f"{path}: {exc}, skipped")
             return
-        infos = parsing.functions(text, lang)
         lines = text.split("\n")
         names = self.session.functions_with_samples_sync(key)
         checked_here = 0
@@ -444,8 +469,8 @@ class _Checker:
         except Exception as exc:
             self.run.failures += 1
             log.debug("analysis of %s failed", qualified_name, exc_info=True)
-            self.run.error(f"{path}: `{qualified_name}` could not be analysed: "
-                           f"{type(exc).__name__}: {exc}")
+            why = str(exc) if isinstance(exc, UserError) else f"{type(exc).__name__}: {exc}"
+            self.run.error(f"{path}: `{qualified_name}` could not be analysed: {why}")
             return None
         return analysis
 
