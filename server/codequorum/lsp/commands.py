@@ -20,6 +20,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
 from codequorum.findings import consensus, evidence_text
+from codequorum.limits import InputLimitError, check_call_sizes
 from codequorum.lsp import contract as c
 from codequorum.lsp.documents import FunctionEntry, Snapshot, reindent
 from codequorum.lsp.engine import FunctionAnalysis
@@ -289,10 +290,15 @@ async def _store_samples(
 
 
 async def add_samples_command(ls: CodequorumServer, args: c.AddSamplesArgs) -> c.StoreResult:
-    """Store versions the client relays (origin ``relayed``)."""
+    """Store versions the client relays (origin ``relayed``); versions over the bounds of
+    :mod:`codequorum.limits` are refused before anything reads them."""
     samples = [_sample(item, "relayed") for item in args.samples]
     if not samples:
         raise CommandError(f"{ADD_SAMPLES}: no samples given")
+    try:
+        check_call_sizes([s.code for s in samples])
+    except InputLimitError as exc:
+        raise CommandError(f"{ADD_SAMPLES}: {exc}; nothing was stored") from exc
     return await _store_samples(ls, args, ADD_SAMPLES, samples)
 
 
