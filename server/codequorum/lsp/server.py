@@ -37,6 +37,7 @@ from codequorum.lsp.hover import render_computing, render_hover
 from codequorum.lsp.lenses import document_lenses
 from codequorum.lsp.progress import REQUEST_TOKEN
 from codequorum.lsp.settings import Settings, file_settings, parse_settings
+from codequorum.safe_text import safe_text
 from codequorum.session import AnalysisKey
 from codequorum.workspace import file_key_for
 
@@ -45,6 +46,8 @@ log = logging.getLogger(__name__)
 #: How long a hover, a lens or a code action waits for an analysis before it answers with
 #: what is ready (the rest is computed in the background and the client refreshed).
 ANSWER_BUDGET = 0.15
+#: A message shown to the user is bounded: it may quote names and text from a repository.
+MAX_MESSAGE_CHARS = 2000
 
 
 class CodequorumProtocol(LanguageServerProtocol):
@@ -111,7 +114,11 @@ class CodequorumServer(LanguageServer):
     # ------------------------------------------------------------------ helpers
 
     def show(self, kind: types.MessageType, message: str) -> None:
-        """``window/showMessage`` (and a log line), from any thread."""
+        """``window/showMessage`` (and a log line), from any thread: the one way a message
+        reaches the user, so it is made safe here (names, paths and text from a repository
+        or a model have their control and invisible characters escaped, and a long one is
+        cut)."""
+        message = safe_text(message, limit=MAX_MESSAGE_CHARS)
         log.info("%s", message)
 
         def send() -> None:
