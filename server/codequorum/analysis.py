@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 from codequorum.clustering import average_linkage, symmetrise, typicality
 from codequorum.errors import UserError
+from codequorum.limits import InputLimitError, version_size_problem
 from codequorum.metrics.structural import structural_matrices
 from codequorum.model import SampleSet, Verdict
 from codequorum.parsing import parse_versions
@@ -381,9 +382,16 @@ def analyze(
 
 
 def admit(sample_set: SampleSet) -> None:
-    """Raise :class:`~codequorum.limits.InputLimitError` when a version of the set is over
-    a bound of :mod:`codequorum.limits`: what must hold before the versions are compiled,
-    read with ``ast`` or run (``analyze`` checks it itself)."""
+    """Raise :class:`~codequorum.limits.InputLimitError` when a version of the set, its
+    prompt or a test harness is over a bound of :mod:`codequorum.limits`: what must hold
+    before they are compiled, read with ``ast`` or run (``analyze`` checks the versions
+    itself)."""
+    texts = [("the prompt", sample_set.prompt or "")]
+    texts += [(f"test {t.name or k + 1}", t.source or "") for k, t in enumerate(sample_set.tests)]
+    for what, text in texts:
+        too_big = version_size_problem(text)
+        if too_big is not None:
+            raise InputLimitError(f"not run: {what} is {too_big}")
     parse_versions(sample_set.codes, sample_set.language, keep_nodes=0, keep_total=0)
 
 

@@ -55,10 +55,15 @@ _FOR = re.compile(
 )
 
 
+#: What parsing a docstring's text can raise: it was never checked (a line nested past the
+#: parser's limits gives a MemoryError or RecursionError, not a SyntaxError).
+UNREADABLE = (SyntaxError, ValueError, MemoryError, RecursionError)
+
+
 def _literal(text_or_node: str | ast.expr) -> tuple[bool, Any]:
     try:
         value = ast.literal_eval(text_or_node)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+    except (TypeError, *UNREADABLE):
         return False, None
     return (True, value) if humaneval.is_plain(value) else (False, None)
 
@@ -154,7 +159,7 @@ def _prompt_cases(doc: str, name: str) -> Iterator[TestCase]:
     for ex in _doctest_examples(doc):
         try:
             expr = ast.parse(ex.source.strip(), mode="eval").body
-        except SyntaxError:
+        except UNREADABLE:
             continue
         want: str | None = ex.want.strip() or None
         if isinstance(expr, ast.Compare) and len(expr.ops) == 1 and isinstance(expr.ops[0], ast.Eq):
@@ -198,7 +203,7 @@ def _arrow_case(line: str, name: str) -> TestCase | None:
         return None
     try:
         expr = ast.parse(line[:end], mode="eval").body
-    except SyntaxError:
+    except UNREADABLE:
         return None
     call = _literal_call(expr, name)
     if call is None:
@@ -242,7 +247,7 @@ def _call_of(text: str, name: str, fn: FunctionNode) -> Call | None:
         return None
     try:
         expr = ast.parse(f"{name}({text})", mode="eval").body
-    except SyntaxError:
+    except UNREADABLE:
         return None
     call = _literal_call(expr, name)
     if call is None:

@@ -38,7 +38,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from codequorum.analysis import AnalysisOptions, StabilityReport, analyze
+from codequorum.analysis import AnalysisOptions, StabilityReport, admit, analyze
 from codequorum.commands._argtypes import positive
 from codequorum.commands._endpoint import add_propose_inputs_options, asker_note, input_asker
 from codequorum.config_file import config_values
@@ -298,6 +298,8 @@ def score_one(
         dyn = None
         if dynamic:
             from codequorum.dynamic_analysis import DynamicOptions, run_dynamic
+
+            admit(sample_set)  # nothing over a bound is compiled or run
 
             dyn = run_dynamic(sample_set, DynamicOptions(jobs=dynamic_jobs, sandbox=sandbox,
                                                       interpreter=options.interpreter,
