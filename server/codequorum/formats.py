@@ -199,7 +199,7 @@ def _parse_line(name: str, number: int, raw: bytes | None) -> Any | ReadError:
         return _too_long(name, number)
     deep = json_depth_problem(raw)
     if deep is not None:
-        return ReadError(name, number, f"{deep}; skipped")
+        return ReadError(name, number, deep)
     text = _decode_line(name, number, raw)
     if isinstance(text, ReadError):
         return text
