@@ -33,7 +33,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parent.parent / "shared" / "data" / "humaneval_codegen16b_t0.8.jsonl"
 BOUND_MB = 1024.0
-GOOD = {"task_id": "good", "samples": ["def f(x):\n    return x + 1\n",
+GOOD: dict[str, object] = {"task_id": "good",
+                           "samples": ["def f(x):\n    return x + 1\n",
                                        "def f(x):\n    return 1 + x\n",
                                        "def f(x):\n    y = x\n    return y + 1\n"]}
 

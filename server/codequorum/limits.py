@@ -47,6 +47,9 @@ MAX_CALL_BYTES = 16 * 1024 * 1024
 #: an analysis compares (2,000), so a store over it is refused by the analysis, with the
 #: reason, but a store that says a row has a billion copies is not read as that many.
 MAX_STORED_VERSIONS = 2_001
+#: Versions longer than this (in lines) are not diffed for a hover or ``compare``: difflib
+#: takes 0.03 s on two 1,000-line versions and minutes on two of 60,000.
+MAX_DIFF_LINES = 1000
 #: A model's answer, in characters, before a function is taken out of it.
 MAX_ANSWER_CHARS = 2 * 1024 * 1024
 
