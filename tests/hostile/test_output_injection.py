@@ -10,7 +10,9 @@ import logging
 import re
 from pathlib import Path
 
+import pytest
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 
 from codequorum.model import Sample
 from codequorum.render.csv_out import text_cell
@@ -18,7 +20,7 @@ from codequorum.safe_text import SafeFormatter
 from codequorum.sources.store import SampleStore, default_store_path
 
 from ..lsp.conftest import lsp_session
-from ..lsp.helpers import wait_for
+from ..lsp.helpers import command, wait_for
 from ._pathological import GOOD, run_cli, write_jsonl
 
 #: What must never reach a terminal raw: C0/C1 controls (ESC, BEL, CR...), bidi overrides
@@ -144,3 +146,8 @@ async def test_the_server_shows_names_escaped(tmp_path: Path) -> None:
         (message,) = [m.message for m in client.messages if "larger than" in m.message]
         assert not RAW.search(message)
         assert "big\\x1b]0;pwned\\x07\\u202e.py is larger than 2 MB" in message
+        closed = f"file://{root}/gone\x1b[2J\u202e.py"  # a command's error quotes the URI
+        with pytest.raises(JsonRpcException) as refused:
+            await command(client, "codequorum.analyze", closed, "f")
+        assert not RAW.search(str(refused.value))
+        assert "gone\\x1b[2J\\u202e.py is not open" in str(refused.value)

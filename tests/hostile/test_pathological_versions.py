@@ -218,3 +218,15 @@ async def test_a_huge_document_and_a_deep_one_leave_the_server_answering(repo: P
         assert answer is not None and "3 samples" in answer
         assert any("larger than 2 MB" in m.message for m in client.messages)
         assert _server_peak_mb(client) < PEAK_MB
+
+
+def test_no_diff_of_versions_too_long_for_the_event_loop() -> None:
+    # difflib takes minutes on two 60,000-line versions; a hover renders on the event loop
+    from codequorum.lsp.hover import short_diff
+
+    n = 60_000
+    a = "def f(x):\n" + "".join(f"    x = x + {i}\n" for i in range(n))
+    b = "def f(x):\n" + "".join(f"    x = x + {i * 7 % n}\n" for i in range(n))
+    assert short_diff(a, b, "v1", "v2", 12) == ""
+    small = short_diff("def f():\n    return 1\n", "def f():\n    return 2\n", "v1", "v2", 12)
+    assert small.splitlines()[-2:] == ["-    return 1", "+    return 2"]

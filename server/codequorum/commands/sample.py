@@ -186,8 +186,8 @@ def _import(args: argparse.Namespace, target: _Target, stream: TextIO) -> int:
                 print(f"  skipped {safe_text(label)}: {safe_text(reason)}", file=stream)
         total = store.count(target.key, name)
     print(
-        f"{_import_summary(report)}; `{name}` in {target.key} now has "
-        f"{count(total, 'version')} in {target.store_path}",
+        f"{_import_summary(report)}; `{name}` in {safe_text(target.key)} now has "
+        f"{count(total, 'version')} in {safe_text(target.store_path)}",
         file=stream,
     )
     if not report.stored:
@@ -269,7 +269,7 @@ def _regenerate(args: argparse.Namespace, target: _Target, messages: list[dict[s
     if not args.quiet:
         print(
             f"asking {config.model} at {config.base_url} for "
-            f"{count(config.samples, 'version')} of `{name}` ({target.key})",
+            f"{count(config.samples, 'version')} of `{name}` ({safe_text(target.key)})",
             file=stream,
         )
     with _open_store(target.store_path, stream) as store:
@@ -278,7 +278,7 @@ def _regenerate(args: argparse.Namespace, target: _Target, messages: list[dict[s
                                         name, on_sample=arrivals.on_sample))
         total = store.count(target.key, name)
     print(f"{result.summary()}; `{name}` now has {count(total, 'version')} in "
-          f"{target.store_path}", file=stream)
+          f"{safe_text(target.store_path)}", file=stream)
     failure = failure_message(result, name)
     if failure is not None:
         raise UserError(failure)

@@ -51,10 +51,11 @@ ALL_COMMANDS: tuple[str, ...] = tuple(c.COMMANDS)
 
 
 class CommandError(JsonRpcInvalidParams):
-    """Bad arguments, or a function that cannot be found: the message says which."""
+    """Bad arguments, or a function that cannot be found: the message says which (made
+    safe to show: it may quote names, paths and text from a repository)."""
 
     def __init__(self, message: str) -> None:
-        super().__init__(message=message)
+        super().__init__(message=safe_text(message, limit=2000))
 
 
 async def _resolve(

@@ -20,7 +20,7 @@ from urllib.parse import unquote, urlparse
 
 import attrs
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams
+from pygls.exceptions import FeatureRequestError, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, default_converter
 from pygls.protocol.json_rpc import MsgId
@@ -133,6 +133,13 @@ class CodequorumServer(LanguageServer):
             loop.call_soon_threadsafe(send)
         else:
             send()
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """pygls's report of an error outside a request, through :meth:`show` like every
+        other message (its text may quote a document or a name)."""
+        if source is FeatureRequestError:
+            return
+        self.show(types.MessageType.Error, f"codequorum: error in the server: {error}")
 
     def _notify_from_engine(self, level: str, message: str) -> None:
         kind = {
