@@ -47,6 +47,10 @@ MAX_CALL_BYTES = 16 * 1024 * 1024
 #: an analysis compares (2,000), so a store over it is refused by the analysis, with the
 #: reason, but a store that says a row has a billion copies is not read as that many.
 MAX_STORED_VERSIONS = 2_001
+#: A docstring line longer than this is not read for examples (the longest in HumanEval's
+#: prompts has 259 characters); the readers' regular expressions are quadratic on some
+#: long lines.
+MAX_EXAMPLE_LINE_CHARS = 2000
 #: Versions longer than this (in lines) are not diffed for a hover or ``compare``: difflib
 #: takes 0.03 s on two 1,000-line versions and minutes on two of 60,000.
 MAX_DIFF_LINES = 1000

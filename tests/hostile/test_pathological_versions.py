@@ -230,3 +230,23 @@ def test_no_diff_of_versions_too_long_for_the_event_loop() -> None:
     assert short_diff(a, b, "v1", "v2", 12) == ""
     small = short_diff("def f():\n    return 1\n", "def f():\n    return 2\n", "v1", "v2", 12)
     assert small.splitlines()[-2:] == ["-    return 1", "+    return 2"]
+
+
+def test_docstring_examples_of_a_hostile_docstring_are_read_in_linear_time() -> None:
+    # an unclosed call repeated, a comment marker repeated, a line of blanks, a call nested
+    # past the parser: each used to cost the square of the line (or more) to read
+    import ast
+    import time
+
+    from codequorum.docstring_examples import doctest_cases
+
+    lines = ["f(" * 1500, "f(1) => 2" + " #" * 900, "for " + " " * 1990 + "x",
+             "for x" + " " * 1990 + "x", "f(" + "-" * 1900 + "1) => 2", "f(1) => 2",
+             ">>> f(" + "(" * 300 + "1" + ")" * 300 + ")", "f(0) => 1" + " " * 100_000]
+    doc = "\n    ".join(lines * 200)
+    fn = ast.parse(f'def f(x):\n    """{doc}\n    """\n').body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    start = time.perf_counter()
+    cases = doctest_cases(fn, "f")
+    assert [(c.args, c.expected) for c in cases] == [((1,), 2)]
+    assert time.perf_counter() - start < 60  # generous: seconds, where it used to take hours
