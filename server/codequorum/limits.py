@@ -34,6 +34,10 @@ PARSE_SECONDS = 10.0
 #: One line of a JSON Lines input (a whole sample set), or one entry of a bigcode
 #: generations list, in bytes; a longer line is skipped without being held in memory.
 MAX_LINE_BYTES = 32 * 1024 * 1024
+#: The text of the sets ``score`` holds at once (it reads every set before scoring them),
+#: in characters: 33 times the 164 x 100 HumanEval file. Past it the rest of the input is
+#: not read (``--scheduler local:N`` streams inputs of any size).
+MAX_HELD_CHARS = 256 * 1024 * 1024
 #: How deep JSON read from an input may nest (arrays and objects); deeper JSON is refused
 #: before it is decoded.
 MAX_JSON_DEPTH = 100

@@ -164,3 +164,24 @@ def test_a_line_past_the_bound_of_bad_utf8_and_nul(tmp_path: Path, fmt: str) -> 
     run.bounded()
     assert scored_ids(run) == ["good"]
     assert len(run.error_lines) == 2 and "not valid UTF-8" in run.error_lines[0]
+
+
+def test_a_gzip_bomb_of_many_lines_stops_at_what_score_holds(tmp_path: Path) -> None:
+    # 200 lines of 1.5 MB sets, 300 MB once decompressed: score reads every set before
+    # scoring them, so it stops reading at what it holds at once, in one error line
+    path = tmp_path / "many.jsonl.gz"
+    line = (json.dumps({"task_id": "t", "samples": ["#" * 1_500_000, "x = 1"]}) + "\n").encode()
+    with gzip.open(path, "wb", compresslevel=9) as f:
+        f.write(json.dumps(GOOD).encode() + b"\n")
+        for _ in range(200):
+            f.write(line)
+    assert path.stat().st_size < 2_000_000
+    run = run_cli(["score", str(path), "--format", "json"])
+    run.bounded()
+    assert run.status == 1 and scored_ids(run) == ["good"]
+    assert run.error_lines[0].endswith("stopped reading: the sets hold more than 256 MB of "
+                                        "text, as much as score holds at once; the rest is not "
+                                        "scored (score --scheduler local:2 streams inputs of "
+                                        "any size)")
+    assert all("version 1 is 1.4 MB of code" in e for e in run.error_lines[1:])
+    assert run.peak_mb < 700

@@ -51,6 +51,7 @@ from codequorum.formats import (
     load_problems,
     read_sample_sets,
 )
+from codequorum.limits import MAX_HELD_CHARS, size_words
 from codequorum.model import SampleSet
 from codequorum.outfile import check_output, open_output
 from codequorum.overall import OverallAccumulator
@@ -633,17 +634,26 @@ def read_inputs(inputs: Sequence[str], options: ReadOptions
     """Every set from every input (with the file it came from) and every read error.
 
     A file that cannot be read or whose format cannot be told is one error; the other
-    files are still read. ``options.limit`` counts sets across all inputs.
+    files are still read. ``options.limit`` counts sets across all inputs. Reading stops,
+    with one error, once the sets hold :data:`~codequorum.limits.MAX_HELD_CHARS` of text.
     """
     sets: list[SampleSet] = []
     sources: list[str] = []
     errors: list[ReadError] = []
+    held = 0
     for name, item in iter_inputs(inputs, options):
         if isinstance(item, ReadError):
             errors.append(item)
-        else:
-            sets.append(item)
-            sources.append(name)
+            continue
+        held += len(item.prompt or "") + sum(len(s.code) for s in item.samples)
+        if held > MAX_HELD_CHARS:
+            errors.append(ReadError(name, item.source_line, (
+                f"stopped reading: the sets hold more than {size_words(MAX_HELD_CHARS)} of "
+                "text, as much as score holds at once; the rest is not scored (score "
+                "--scheduler local:2 streams inputs of any size)"), task_id=item.task_id))
+            break
+        sets.append(item)
+        sources.append(name)
     return sets, sources, errors
 
 
