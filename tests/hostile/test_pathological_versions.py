@@ -184,7 +184,8 @@ async def test_the_server_notes_a_deep_stored_version_and_keeps_answering(repo: 
         assert _server_peak_mb(client) < PEAK_MB
 
 
-async def test_add_samples_refuses_a_ten_megabyte_version(repo: Path) -> None:
+async def test_add_and_import_samples_refuse_a_ten_megabyte_or_deep_version(repo: Path
+                                                                            ) -> None:
     mod = _repository(repo, {"area": AREA})
     text = mod.read_text(encoding="utf-8")
     big = "def deep():\n" + "    x = 1\n" * 1_000_000
@@ -193,6 +194,14 @@ async def test_add_samples_refuses_a_ten_megabyte_version(repo: Path) -> None:
         refused = re.escape("version 1 is 9.5 MB of code (at most 1 MB)")
         with pytest.raises(Exception, match=refused):
             await command(client, "codequorum.addSamples", uri, "deep", [big])
+        (repo / "deep.json").write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+        with pytest.raises(Exception, match="JSON nested more than 100 levels deep"):
+            await command(client, "codequorum.importSamples",
+                          {"uri": uri, "qualifiedName": "deep", "path": "deep.json"})
+        (repo / "big.py").write_text(big, encoding="utf-8")
+        with pytest.raises(Exception, match=refused):
+            await command(client, "codequorum.importSamples",
+                          {"uri": uri, "qualifiedName": "deep", "path": "big.py"})
         stored = await command(client, "codequorum.addSamples", uri, "deep",
                                ["def deep():\n    return 2\n", "def deep():\n    return 3\n"])
         assert stored["total"] == 2

@@ -20,7 +20,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
 from codequorum.findings import consensus, evidence_text
-from codequorum.limits import InputLimitError, check_call_sizes
+from codequorum.limits import InputLimitError, check_call_sizes, json_depth_problem
 from codequorum.lsp import contract as c
 from codequorum.lsp.documents import FunctionEntry, Snapshot, reindent
 from codequorum.lsp.engine import FunctionAnalysis
@@ -312,6 +312,9 @@ def read_sample_file(path: Path) -> list[Sample]:
     stripped = text.lstrip()
     items: list[Any] = []
     if stripped.startswith("[") or stripped.startswith("{"):
+        deep = json_depth_problem(text)
+        if deep is not None:
+            raise CommandError(f"{path}: {deep}")
         try:
             data = json.loads(text)
         except json.JSONDecodeError:
