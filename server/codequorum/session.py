@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from codequorum import parsing, workspace
 from codequorum.analysis import (
+    INPUT_LIMIT,
     AnalysisOptions,
     DynamicLike,
     StabilityReport,
@@ -92,6 +93,12 @@ class FunctionAnalysis:
             return "current"
         name = f"v{index + 1}"
         return f"{name} (current)" if index == self.current_index else name
+
+    @property
+    def refused(self) -> bool:
+        """True when the versions were refused before scoring (a bound of
+        :mod:`codequorum.limits`): nothing of them may be compiled or run either."""
+        return any(v.code == INPUT_LIMIT for v in self.report.verdicts)
 
     @property
     def stability(self) -> float | None:

@@ -459,7 +459,7 @@ class _Checker:
         session, qualified_name = self.session, str(info.qualified_name)
         try:
             analysis = session.function_sync(key, lang, qualified_name, info.name, code)
-            if analysis is not None and self.dynamic:
+            if analysis is not None and self.dynamic and not analysis.refused:
                 session.run_dynamic_sync(analysis, lambda _t, _p: None, self.cancel,
                                          input_proposer=self.asker)
                 analysis = session.function_sync(key, lang, qualified_name, info.name, code)

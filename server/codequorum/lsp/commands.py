@@ -672,6 +672,8 @@ async def _runnable(
         raise CommandError(f"{RUN_DYNAMIC}: no versions of `{entry.qualified_name}` yet")
     if analysis.language != "python":
         raise CommandError(f"{RUN_DYNAMIC}: dynamic analysis runs Python only")
+    if analysis.refused:
+        raise CommandError(f"{RUN_DYNAMIC}: {analysis.report.message}")
     return entry, analysis
 
 
