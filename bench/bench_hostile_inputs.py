@@ -7,8 +7,9 @@ Each case is one input file scored by the installed ``codequorum score`` in a ch
 path), versions nested 200,000 brackets deep, a 200,000-term ``+ 1`` chain, a 10 MB
 version, the heaviest set the bounds admit (four distinct versions of about 1 MB: the
 4 MB a set may hold), the same with ``--textual``, one JSONL line of 200,000 nested
-arrays, a bigcode ``generations.json`` nested as deep, and a 100 MB line. Each hostile
-file ends with a good set, which must be scored.
+arrays, a bigcode ``generations.json`` nested as deep, a 100 MB line, and a gzip of
+300 MB of sets (more than ``score`` holds at once). Each hostile file has a good set, which
+must be scored.
 
 The bound it checks (docs/cli.md, "Limits"): every case, any input line up to the 32 MB
 line limit, scores or is refused in under 1 GiB peak, and the other sets are scored.
@@ -20,6 +21,7 @@ Run: .venv/bin/python bench/bench_hostile_inputs.py [--keep DIR]
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import os
 import subprocess
@@ -136,6 +138,17 @@ def long_line(folder: Path) -> Path:
     return path
 
 
+def many_lines(folder: Path) -> Path:
+    """200 lines of 1.5 MB sets, gzipped: 300 MB of text, more than score holds at once."""
+    path = folder / "many.jsonl.gz"
+    line = (json.dumps({"task_id": "t", "samples": ["#" * 1_500_000, "x = 1"]}) + "\n").encode()
+    with gzip.open(path, "wb", compresslevel=6) as f:
+        f.write(json.dumps(GOOD).encode() + b"\n")
+        for _ in range(200):
+            f.write(line)
+    return path
+
+
 CASES: list[tuple[str, Callable[[Path], Path], list[str]]] = [
     ("normal: 10 HumanEval sets", normal, []),
     ("nested brackets, 200,000 deep", nested, []),
@@ -146,6 +159,7 @@ CASES: list[tuple[str, Callable[[Path], Path], list[str]]] = [
     ("a JSONL line nested 200,000 deep", deep_json, []),
     ("generations.json nested 200,000 deep", deep_bigcode, []),
     ("a 100 MB line", long_line, []),
+    ("300 MB of 1.5 MB sets, gzipped", many_lines, []),
 ]
 
 
