@@ -20,7 +20,15 @@ from codequorum.model import Sample
 from codequorum.sources.store import SampleStore, default_store_path
 
 from ..lsp.conftest import lsp_session
-from ..lsp.helpers import command, hover_text, open_document, position_of, published, wait_for
+from ..lsp.helpers import (
+    code_lenses,
+    command,
+    hover_text,
+    open_document,
+    position_of,
+    published,
+    wait_for,
+)
 from ._pathological import DEEP_VERSIONS, GOOD, PEAK_MB, run_cli, scored_ids, write_jsonl
 
 PLAIN = {"python": "def f(x):\n    return x\n", "javascript": "function f() { return 1; }\n",
@@ -181,6 +189,18 @@ async def test_the_server_notes_a_deep_stored_version_and_keeps_answering(repo: 
         good = await hover_text(client, uri, position_of(text, "area"))
         assert good is not None and "3 samples" in good and "input-limit" not in good
         await wait_for(lambda: any(d.code == "input-limit" for d in published(client, uri) or []))
+        lenses = await code_lenses(client, uri)
+        titles = [(lens.range.start.line, lens.command.title) for lens in lenses
+                  if lens.command and "samples" in lens.command.title]
+        assert titles[0][0] == 0 and titles[0][1].startswith("3 samples · stable")
+        assert titles[1] == (4, "2 samples · not compared (input-limit)")
+        raw = await client.text_document_code_action_async(types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=types.Range(start=position_of(text, "deep"), end=position_of(text, "deep")),
+            context=types.CodeActionContext(diagnostics=[])))
+        assert not any("recommended" in a.title for a in raw or [])  # none was picked
+        with pytest.raises(Exception, match="nested more than 500 levels deep"):
+            await command(client, "codequorum.runDynamic", uri, "deep")
         assert _server_peak_mb(client) < PEAK_MB
 
 
