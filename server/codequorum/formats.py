@@ -494,7 +494,6 @@ class _Window:
         self.pos = 0
         self.line = 1  # the line of text[0]
         self.eof = False
-        self.read = 0  # bytes read so far
 
     def more(self, want: int = CHUNK) -> None:
         """Read ``want`` more bytes (``eof`` once the stream ends); the text before ``pos``
@@ -503,7 +502,6 @@ class _Window:
         self.text = self.text[self.pos:]
         self.pos = 0
         data = self.stream.read(want)
-        self.read += len(data)
         self.eof = not data
         self.text += self.decoder.decode(data, final=self.eof)
 
@@ -523,8 +521,9 @@ class _Window:
 
 def _array_entries(stream: IO[bytes], name: str) -> Iterator[tuple[int, Any] | ReadError]:
     """The entries of a JSON document that is one list, decoded one at a time with the line
-    each starts on; each bounded like an input line (size, nesting). A broken document
-    ends with one :class:`ReadError` after the entries before the break."""
+    each starts on; each bounded like an input line in size, and in nesting by the
+    decoder's own recursion check. A broken document ends with one :class:`ReadError`
+    after the entries before the break."""
     window = _Window(stream, name)
     decoder = json.JSONDecoder()
     try:
@@ -573,6 +572,9 @@ def _array_entry(window: _Window, decoder: json.JSONDecoder) -> tuple[int, Any] 
             return ReadError(window.name, window.line_at(start), "JSON nested too deeply")
         except ValueError as exc:
             return ReadError(window.name, window.line_at(start), f"unreadable JSON: {exc}")
+        if end == len(window.text) and not window.eof:  # a number may go on past the text
+            window.more(want)
+            continue
         window.pos = end
         return window.line_at(start), value
 
