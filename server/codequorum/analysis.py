@@ -19,10 +19,10 @@ import numpy.typing as npt
 
 from codequorum.clustering import average_linkage, symmetrise, typicality
 from codequorum.errors import UserError
-from codequorum.limits import InputLimitError, version_size_problem
+from codequorum.limits import InputLimitError, nesting_problem, version_size_problem
 from codequorum.metrics.structural import structural_matrices
 from codequorum.model import SampleSet, Verdict
-from codequorum.parsing import parse_versions
+from codequorum.parsing import nests_deeper, parse, parse_versions
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -386,12 +386,15 @@ def admit(sample_set: SampleSet) -> None:
     prompt or a test harness is over a bound of :mod:`codequorum.limits`: what must hold
     before they are compiled, read with ``ast`` or run (``analyze`` checks the versions
     itself)."""
-    texts = [("the prompt", sample_set.prompt or "")]
-    texts += [(f"test {t.name or k + 1}", t.source or "") for k, t in enumerate(sample_set.tests)]
-    for what, text in texts:
+    texts = [("the prompt", sample_set.prompt or "", sample_set.language)]
+    texts += [(f"test {t.name or k + 1}", t.source or "", "python")  # harnesses are Python
+              for k, t in enumerate(sample_set.tests)]
+    for what, text, language in texts:
         too_big = version_size_problem(text)
         if too_big is not None:
             raise InputLimitError(f"not run: {what} is {too_big}")
+        if text and nests_deeper(parse(text, language)):
+            raise InputLimitError(f"not run: {what} is {nesting_problem()}")
     parse_versions(sample_set.codes, sample_set.language, keep_nodes=0, keep_total=0)
 
 
