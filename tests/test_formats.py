@@ -7,7 +7,7 @@ import io
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, cast
 
 import jsonschema
 import pytest
@@ -227,7 +227,9 @@ def test_bigcode_generations(tmp_path: Path) -> None:
     assert with_problems[0].codes[0] == "def f():\n    return 1\n"  # prompt already inside
     broken = tmp_path / "broken.json"
     broken.write_text('[\n  ["x"],\n  ["y",\n')
-    (err,) = list(read_sample_sets(broken, ReadOptions(input_format="bigcode")))
+    # read an entry at a time: the entry before the break is still a set
+    first, err = list(read_sample_sets(broken, ReadOptions(input_format="bigcode")))
+    assert isinstance(first, SampleSet) and first.codes == ["x"] and first.source_line == 2
     assert isinstance(err, ReadError) and err.line == 4 and "broken JSON" in err.message
 
 
@@ -267,3 +269,29 @@ def test_the_real_data_file(shared_dir: Path, sample_set_schema: dict[str, Any])
         empty = sum(1 for line in f for c in json.loads(line)["samples"] if not c.strip())
     assert empty > 0
     assert sum(1 for s in sets for c in s.codes if not c.strip()) == empty
+
+
+def test_bigcode_entries_are_read_whatever_the_stream_hands_over() -> None:
+    # a pipe or a gzip stream hands over a few bytes at a time: entries, numbers and
+    # characters split across reads still come out whole, with their lines
+    from codequorum.formats import _array_entries
+
+    class Trickle(io.RawIOBase):
+        def __init__(self, data: bytes, step: int) -> None:
+            self.data, self.pos, self.step = data, 0, step
+
+        def read(self, n: int = -1) -> bytes:
+            out = self.data[self.pos : self.pos + (self.step if n < 0 else min(n, self.step))]
+            self.pos += len(out)
+            return out
+
+    doc = json.dumps([[f"def f():\n    return {k}\n", "é"] for k in range(30)] + [123456789],
+                     indent=1)
+    for step in (1, 3, 64, 1 << 20):
+        entries = list(_array_entries(cast(IO[bytes], Trickle(doc.encode(), step)), "g.json"))
+        assert [e[1] for e in entries] == json.loads(doc)  # type: ignore[index]
+        assert [e[0] for e in entries][:2] == [2, 6]  # type: ignore[index]
+    broken = list(_array_entries(cast(IO[bytes], Trickle(b'[\n ["x"],\n ["y",\n', 2)),
+                                 "g.json"))
+    assert broken[0] == (2, ["x"])
+    assert isinstance(broken[1], ReadError) and broken[1].line == 4

@@ -358,3 +358,33 @@ def test_functions_in_broken_code() -> None:
     got = [f.qualified_name for f in functions(code, "python")]
     assert "ok" in got and "later" in got
     assert function_at(code, "python", 1, 5).qualified_name == "ok"  # type: ignore[union-attr]
+
+
+def test_nesting_is_told_without_recursion() -> None:
+    from codequorum.parsing import nests_deeper
+
+    flat = parse("def f(x):\n" + "    x = x + 1\n" * 5000, "python")
+    assert not nests_deeper(flat, 20)
+    chain = parse("def f():\n    return 1" + " + 1" * 100_000 + "\n", "python")
+    assert nests_deeper(chain, 500) and not nests_deeper(chain, 200_000)
+    nested = parse("x = " + "(" * 30 + "1" + ")" * 30 + "\n", "python")
+    depth = 4 + 30  # module, expression statement, assignment, then the parentheses
+    assert not nests_deeper(nested, depth + 2) and nests_deeper(nested, depth - 2)
+
+
+def test_parse_versions_keeps_small_trees_and_names_every_bad_version() -> None:
+    from codequorum.limits import InputLimitError
+    from codequorum.parsing import parse_versions
+
+    small, large = "def f():\n    return 1\n", "def f(x):\n" + "    x = x + 1\n" * 2000
+    trees = parse_versions([small, large, small], "python", keep_nodes=1000, keep_total=10**6)
+    assert trees[0] is trees[2] and trees[0] is not None and trees[1] is None
+    deep = "def f():\n    return " + "[" * 600 + "]" * 600 + "\n"
+    huge = "x = 1\n" * 200_000
+    with pytest.raises(InputLimitError) as refused:
+        parse_versions([small, deep, huge, deep], "python", keep_nodes=0, keep_total=0)
+    assert str(refused.value) == "not scored: version 3 is 1.1 MB of code (at most 1 MB)"
+    with pytest.raises(InputLimitError) as refused:
+        parse_versions([small, deep, small], "python", keep_nodes=0, keep_total=0)
+    assert str(refused.value) == ("not scored: version 2 is nested more than 500 levels "
+                                  "deep (the limit)")

@@ -19,8 +19,10 @@ import numpy.typing as npt
 
 from codequorum.clustering import average_linkage, symmetrise, typicality
 from codequorum.errors import UserError
+from codequorum.limits import InputLimitError, nesting_problem, version_size_problem
 from codequorum.metrics.structural import structural_matrices
 from codequorum.model import SampleSet, Verdict
+from codequorum.parsing import nests_deeper, parse, parse_versions
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -35,6 +37,12 @@ TEXTUAL_KEYS: tuple[str, ...] = ("lcs_mean", "lcs_worst", "led_mean", "led_worst
 #: pycode_similar's similarities (Python only, ``textual`` on): mean over ordered pairs.
 AST_DIFF_KEYS: tuple[str, ...] = ("unified_diff", "tree_diff")
 Status = Literal["ok", "insufficient"]
+
+#: Trees of the versions kept from the first parse for the tree metrics (TSED): each with
+#: at most this many nodes (TSED compares trees of at most 3,000 named nodes), and at most
+#: ``KEEP_TOTAL_NODES`` together (about 140 MB); the others are parsed again one at a time.
+KEEP_TREE_NODES = 12_000
+KEEP_TOTAL_NODES = 1_000_000
 
 #: Pairwise metrics, in the order renderers show them.
 PAIR_METRICS: tuple[str, ...] = ("sce_struct", "sce_value", "jsd_struct", "jsd_value", "tsed",
@@ -378,6 +386,9 @@ def _analyze(
     marks the version in the editor: when it is far from the consensus an
     ``outlier-current`` verdict says so.
     ``dynamic`` (a ``DynamicReport``) merges its summary figures and verdicts into the report.
+    A version over a bound of :mod:`codequorum.limits` (size, nesting, parse time) raises
+    :class:`~codequorum.limits.InputLimitError` naming it before anything reads it
+    recursively.
     """
     opts = options or AnalysisOptions()
     codes_all = sample_set.codes
@@ -401,8 +412,10 @@ def _analyze(
     if n > opts.max_samples:
         raise UserError(f"{n:,} usable versions; at most {opts.max_samples:,} are compared at "
                         "once (the pairs grow as n²): score the first K with --samples K")
+    trees = parse_versions(codes, sample_set.language, keep_nodes=KEEP_TREE_NODES,
+                           keep_total=KEEP_TOTAL_NODES)
     sm = structural_matrices(codes, sample_set.language, max_depth=opts.max_depth,
-                             jsd_log_base=opts.jsd_log_base)
+                             jsd_log_base=opts.jsd_log_base, parsed=trees)
     matrices: dict[str, FloatMatrix] = {
         name: np.asarray(getattr(sm, name), dtype=np.float64)
         for name in ("sce_struct", "sce_value", "jsd_struct", "jsd_value")
@@ -440,6 +453,42 @@ def _analyze(
     return report
 
 
+def admit(sample_set: SampleSet) -> None:
+    """Raise :class:`~codequorum.limits.InputLimitError` when a version of the set, its
+    prompt or a test harness is over a bound of :mod:`codequorum.limits`: what must hold
+    before they are compiled, read with ``ast`` or run (``analyze`` checks the versions
+    itself)."""
+    texts = [("the prompt", sample_set.prompt or "", sample_set.language)]
+    texts += [(f"test {t.name or k + 1}", t.source or "", "python")  # harnesses are Python
+              for k, t in enumerate(sample_set.tests)]
+    for what, text, language in texts:
+        too_big = version_size_problem(text)
+        if too_big is not None:
+            raise InputLimitError(f"not run: {what} is {too_big}")
+        if text and nests_deeper(parse(text, language)):
+            raise InputLimitError(f"not run: {what} is {nesting_problem()}")
+    parse_versions(sample_set.codes, sample_set.language, keep_nodes=0, keep_total=0)
+
+
+#: The verdict of a set refused before scoring (a version over a bound).
+INPUT_LIMIT = "input-limit"
+
+
+def refused(sample_set: SampleSet, reason: str, options: AnalysisOptions | None = None,
+            current_index: int | None = None) -> StabilityReport:
+    """The report of a set refused before scoring (``reason``: the
+    :class:`~codequorum.limits.InputLimitError`'s message): nothing compared, the reason as
+    its message and as an ``input-limit`` verdict, so an editor and ``check`` show it on
+    the function like any finding."""
+    n_total = len(sample_set.samples)
+    return StabilityReport(
+        task_id=sample_set.task_id, language=sample_set.language, status="insufficient",
+        n=0, n_total=n_total, indices=[], message=reason, current_index=current_index,
+        options=(options or AnalysisOptions()).to_dict(),
+        verdicts=[Verdict(code=INPUT_LIMIT, severity="information", message=reason)],
+    )
+
+
 def _input_notes(empty: Sequence[int], with_errors: Sequence[int],
                  current: int | None) -> list[str]:
     """What the report says about empty answers and versions with syntax errors."""
@@ -456,7 +505,7 @@ def _input_notes(empty: Sequence[int], with_errors: Sequence[int],
 
 
 def _tsed_matrices(codes: Sequence[str], language: str,
-                   parsed: Sequence[tree_sitter.Tree], opts: AnalysisOptions,
+                   parsed: Sequence[tree_sitter.Tree | None], opts: AnalysisOptions,
                    matrices: dict[str, FloatMatrix], indices: Sequence[int],
                    current: int | None) -> list[str]:
     """TSED (and TSED at (1, 0.8, 1)) into ``matrices``, from the structural metrics'

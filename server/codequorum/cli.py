@@ -26,7 +26,7 @@ from codequorum.config_file import ConfigError, command_defaults, config_files
 from codequorum.errors import UserError
 from codequorum.option_policy import Reach, declare
 from codequorum.render.terminal import COLOR_MODES
-from codequorum.safe_text import safe_text
+from codequorum.safe_text import SafeFormatter, safe_text
 
 EXIT_INTERRUPTED = 130
 #: The status of a process whose output pipe was closed (128 + SIGPIPE), as shells report it.
@@ -185,8 +185,7 @@ def _logging(args: argparse.Namespace) -> Iterator[None]:
         # records of loggers with a level of their own (dask's are at INFO) propagate here
         # whatever the root's level: the handler filters them too, so -q stays quiet
         handler.setLevel(root.level)
-        handler.setFormatter(logging.Formatter("codequorum: %(levelname)s: %(name)s: "
-                                               "%(message)s"))
+        handler.setFormatter(SafeFormatter("codequorum: %(levelname)s: %(name)s: %(message)s"))
         root.addHandler(handler)
     try:
         yield

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ast
 import doctest
+import itertools
 import re
 import textwrap
 from collections.abc import Iterator, Sequence
@@ -33,6 +34,7 @@ from dataclasses import replace
 from typing import Any
 
 from codequorum import humaneval
+from codequorum.limits import MAX_EXAMPLE_LINE_CHARS
 from codequorum.model import Receiver, TestCase
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
@@ -48,20 +50,27 @@ _PROSE_WORDS = {"true": "True", "false": "False", "none": "None", "null": "None"
 _INPUT = re.compile(r"^(?:example\s*\d*\s*:?\s*)?input\s*:\s*(?P<args>.*)$", re.IGNORECASE)
 _OUTPUT = re.compile(r"^output\s*:\s*(?P<want>.*)$", re.IGNORECASE)
 _SAME_LINE_OUTPUT = re.compile(r"\s+output\s*:\s*", re.IGNORECASE)
+#: How many `` #`` comment starts after an arrow are tried as the end of the literal.
+_COMMENT_CUTS = 8
 #: How many lines after ``Input:`` its ``Output:`` may come.
 _OUTPUT_WITHIN = 3
 #: ``For lst = [1, 2] the output should be 6``.
-_FOR = re.compile(
-    r"^for\s+(?P<args>.+?),?\s+the\s+(?:output|result|answer)\s+"
+_FOR = re.compile(  # ``args`` starts at a non-blank: no way to split a run of blanks twice
+    r"^for\s+(?P<args>\S.*?),?\s+the\s+(?:output|result|answer)\s+"
     r"(?:should\s+be|will\s+be|is)\s+(?P<want>.+)$",
     re.IGNORECASE,
 )
 
 
+#: What parsing a docstring's text can raise: it was never checked (a line nested past the
+#: parser's limits gives a MemoryError or RecursionError, not a SyntaxError).
+UNREADABLE = (SyntaxError, ValueError, MemoryError, RecursionError)
+
+
 def _literal(text_or_node: str | ast.expr) -> tuple[bool, Any]:
     try:
         value = ast.literal_eval(text_or_node)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+    except (TypeError, *UNREADABLE):
         return False, None
     return (True, value) if humaneval.is_plain(value) else (False, None)
 
@@ -158,6 +167,8 @@ def doctest_cases(fn: FunctionNode, name: str) -> list[TestCase]:
     doc = ast.get_docstring(fn, clean=True)
     if not doc:
         return []
+    doc = "\n".join("" if len(line) > MAX_EXAMPLE_LINE_CHARS else line
+                     for line in doc.splitlines())
     found = [*_prompt_cases(doc, name), *_call_line_cases(doc, name),
              *_input_output_cases(doc, name, fn), *_for_cases(doc, name, fn)]
     out: dict[str, TestCase] = {}
@@ -204,7 +215,7 @@ def _prompt_cases(doc: str, name: str) -> Iterator[TestCase]:
     for ex in _doctest_examples(doc):
         try:
             expr = ast.parse(ex.source.strip(), mode="eval").body
-        except SyntaxError:
+        except UNREADABLE:
             continue
         want: str | None = ex.want.strip() or None
         if isinstance(expr, ast.Compare) and len(expr.ops) == 1 and isinstance(expr.ops[0], ast.Eq):
@@ -235,34 +246,39 @@ def _call_line_cases(doc: str, name: str) -> Iterator[TestCase]:
         s = _BULLET.sub("", line.strip())
         if s.startswith(">>>"):
             continue
+        closes = _closing_brackets(s)
         for m in start.finditer(s):
-            case = _arrow_case(s[m.start():], name)
+            end = closes.get(m.end() - 1)
+            case = None if end is None else _arrow_case(s[m.start() : end + 1], s[end + 1 :],
+                                                        name)
             if case is not None:
                 yield case
 
 
-def _arrow_case(line: str, name: str) -> TestCase | None:
-    depth = 0
-    end = -1
+def _closing_brackets(line: str) -> dict[int, int]:
+    """Where the bracket opened at each position closes (any of ``([{`` closed by any of
+    ``)]}``, as a count of depth would pair them), in one pass."""
+    pairs: dict[int, int] = {}
+    opened: list[int] = []
     for i, ch in enumerate(line):
         if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-            if depth == 0:
-                end = i + 1
-                break
-    if end < 0:
-        return None
+            opened.append(i)
+        elif ch in ")]}" and opened:
+            pairs[opened.pop()] = i
+    return pairs
+
+
+def _arrow_case(call_text: str, rest: str, name: str) -> TestCase | None:
+    """The case of one call in prose (``call_text``) and what follows it (``rest``)."""
     try:
-        expr = ast.parse(line[:end], mode="eval").body
-    except SyntaxError:
+        expr = ast.parse(call_text, mode="eval").body
+    except UNREADABLE:
         return None
     call = _literal_call(expr, name)
     if call is None:
         return None
-    m = _ARROW.match(line[end:])
-    want = _expected_text(line[end:][m.end():]) if m else None
+    m = _ARROW.match(rest)
+    want = _expected_text(rest[m.end():]) if m else None
     return _call_test(call[0], call[1], name, want)
 
 
@@ -270,7 +286,8 @@ def _expected_text(text: str) -> str | None:
     """The literal after an arrow (``=> [1, 2].``, ``returns 'ab' # because``,
     ``=> true``), or None when there is none."""
     candidates = [text]
-    candidates += [text[:k] for k in range(len(text)) if text.startswith(" #", k)]
+    comments = (k for k in range(len(text)) if text.startswith(" #", k))
+    candidates += [text[:k] for k in itertools.islice(comments, _COMMENT_CUTS)]
     for candidate in candidates:
         want = candidate.strip().rstrip(".,;").strip()
         want = _PROSE_WORDS.get(want.lower(), want) if want.isalpha() else want
@@ -300,7 +317,7 @@ def _call_of(text: str, name: str, fn: FunctionNode) -> Call | None:
         return None
     try:
         expr = ast.parse(f"{name}({text})", mode="eval").body
-    except SyntaxError:
+    except UNREADABLE:
         return None
     call = _literal_call(expr, name)
     if call is None:

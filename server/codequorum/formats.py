@@ -12,17 +12,23 @@ Formats:
 - ``bigcode``: bigcode-evaluation-harness ``generations.json``, a list (one entry per task)
   of lists of generated programs.
 
-Files ending in ``.gz`` are decompressed; ``-`` reads standard input.
+Files ending in ``.gz`` are decompressed; ``-`` reads standard input. Inputs are read a
+line (JSONL, HumanEval rows) or an entry (bigcode) at a time, each bounded
+(:data:`~codequorum.limits.MAX_LINE_BYTES`, :data:`~codequorum.limits.MAX_JSON_DEPTH`): a
+longer line is skipped without being held, JSON nested too deeply is refused before it is
+decoded, and either is one :class:`ReadError`; the other sets are read.
 """
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import dataclasses
 import gzip
 import io
 import itertools
 import json
+import re
 import sys
 import zlib
 from collections.abc import Iterable, Iterator, Mapping
@@ -31,6 +37,7 @@ from pathlib import Path
 from typing import IO, Any, Literal
 
 from codequorum.errors import UnknownFormatError, UnknownLanguageError, UserError
+from codequorum.limits import MAX_JSON_DEPTH, MAX_LINE_BYTES, json_depth_problem, size_words
 from codequorum.model import Sample, SampleSet, TestCase
 from codequorum.parsing import normalize_language
 
@@ -137,21 +144,42 @@ def _open_input(path: str | Path) -> Iterator[IO[bytes]]:
             raw.close()
 
 
-def _stream_lines(head: list[bytes], rest: IO[bytes], start: int = 1
-                  ) -> Iterator[tuple[int, bytes]]:
-    """Numbered non-blank lines of ``head`` then of the rest of the stream, read one at a
-    time (1-based; numbered as :func:`_lines` numbers them)."""
-    for number, line in enumerate(itertools.chain(head, rest), start=start):
+#: A line longer than :data:`~codequorum.limits.MAX_LINE_BYTES` (its bytes are not kept).
+TOO_LONG = None
+Line = tuple[int, bytes | None]
+
+
+def _bounded_lines(stream: IO[bytes]) -> Iterator[Line]:
+    """Numbered non-blank lines of the stream (1-based, without the newline), read one at
+    a time and each only up to :data:`~codequorum.limits.MAX_LINE_BYTES`: a longer line is
+    :data:`TOO_LONG`, the rest of it skipped a chunk at a time, never held."""
+    number = 0
+    while True:
+        line = stream.readline(MAX_LINE_BYTES + 1)
+        if not line:
+            return
+        number += 1
+        if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+            del line
+            while chunk := stream.readline(1 << 20):
+                if chunk.endswith(b"\n"):
+                    break
+            yield number, TOO_LONG
+            continue
         raw = line[:-1] if line.endswith(b"\n") else line
         if raw.strip():
             yield number, raw
 
 
-def _lines(data: bytes) -> Iterator[tuple[int, bytes]]:
-    """Numbered non-blank lines (1-based)."""
-    for number, raw in enumerate(data.split(b"\n"), start=1):
-        if raw.strip():
-            yield number, raw
+def _lines(data: bytes) -> Iterator[Line]:
+    """Numbered non-blank lines (1-based) of data already in memory."""
+    return _bounded_lines(io.BytesIO(data))
+
+
+def _too_long(name: str, number: int) -> ReadError:
+    """The error of a line over the bound."""
+    return ReadError(name, number, f"line longer than {size_words(MAX_LINE_BYTES)}; skipped "
+                     f"(at most {size_words(MAX_LINE_BYTES)} are read a line)")
 
 
 def _decode_line(name: str, number: int, raw: bytes) -> str | ReadError:
@@ -164,22 +192,37 @@ def _decode_line(name: str, number: int, raw: bytes) -> str | ReadError:
         )
 
 
-def _parse_line(name: str, number: int, raw: bytes) -> Any | ReadError:
-    """One line as JSON, or the error naming the line and column."""
+def _parse_line(name: str, number: int, raw: bytes | None) -> Any | ReadError:
+    """One line as JSON, or the error naming the line and column (a line too long or nested
+    too deeply is refused before it is decoded)."""
+    if raw is TOO_LONG:
+        return _too_long(name, number)
+    deep = json_depth_problem(raw)
+    if deep is not None:
+        return ReadError(name, number, deep)
     text = _decode_line(name, number, raw)
     if isinstance(text, ReadError):
         return text
+    return _decode_json(name, number, text)
+
+
+def _decode_json(name: str, number: int | None, text: str) -> Any | ReadError:
+    """``json.loads(text)``, or the error (broken JSON, an integer too long for Python)."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         return ReadError(name, number, f"broken JSON: {exc.msg} at column {exc.colno}")
+    except RecursionError:
+        return ReadError(name, number, f"JSON nested more than {MAX_JSON_DEPTH} levels deep")
+    except ValueError as exc:  # e.g. an integer of more than 4,300 digits
+        return ReadError(name, number, f"unreadable JSON: {exc}")
 
 
 def detect_format(data: bytes, name: str = "<input>") -> str:
     """Guess the input format from the content: a JSON array of arrays is ``bigcode``, lines
     with ``samples`` are ``jsonl``, lines with ``completion`` are ``humaneval`` (an empty
     input counts as ``jsonl`` with no sets)."""
-    head = data.lstrip()[:1]
+    head = data.removeprefix(codecs.BOM_UTF8).lstrip()[:1]
     if head == b"[":
         return "bigcode"
     if not head:
@@ -350,12 +393,7 @@ def _row_error(name: str, line: int | None, row: Any, exc: Exception) -> ReadErr
                      exit_code=code)
 
 
-def _read_jsonl(data: bytes, name: str, options: ReadOptions) -> Iterator[ReadResult]:
-    """codequorum JSONL: one set a line."""
-    return _read_jsonl_lines(_lines(data), name, options)
-
-
-def _read_jsonl_lines(lines: Iterable[tuple[int, bytes]], name: str, options: ReadOptions
+def _read_jsonl_lines(lines: Iterable[Line], name: str, options: ReadOptions
                       ) -> Iterator[ReadResult]:
     """codequorum JSONL from numbered lines, one set a line."""
     for number, raw in lines:
@@ -369,11 +407,12 @@ def _read_jsonl_lines(lines: Iterable[tuple[int, bytes]], name: str, options: Re
             yield _row_error(name, number, row, exc)
 
 
-def _read_humaneval(data: bytes, name: str, options: ReadOptions) -> Iterator[ReadResult]:
+def _read_humaneval(lines: Iterable[Line], name: str, options: ReadOptions
+                    ) -> Iterator[ReadResult]:
     """HumanEval sample rows, grouped by task in first-seen order."""
     groups: dict[str, list[str]] = {}
     first_line: dict[str, int] = {}
-    for number, raw in _lines(data):
+    for number, raw in lines:
         row = _parse_line(name, number, raw)
         if isinstance(row, ReadError):
             yield row
@@ -412,28 +451,19 @@ def _read_humaneval(data: bytes, name: str, options: ReadOptions) -> Iterator[Re
         yield sample_set
 
 
-def _read_bigcode(data: bytes, name: str, options: ReadOptions) -> Iterator[ReadResult]:
-    """bigcode generations: one JSON list, entry k is task k."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        yield ReadError(name, line, f"not valid UTF-8 (byte 0x{data[exc.start]:02x})")
-        return
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        yield ReadError(name, exc.lineno, f"broken JSON: {exc.msg} at column {exc.colno}")
-        return
-    if not isinstance(doc, list):
-        yield ReadError(name, None, "expected a list of lists of generations")
-        return
+def _read_bigcode(stream: IO[bytes], name: str, options: ReadOptions
+                  ) -> Iterator[ReadResult]:
+    """bigcode generations: one JSON list, entry k is task k, read an entry at a time."""
     problem_list = list(options.problems.values()) if options.problems is not None else None
-    for k, generations in enumerate(doc):
+    for k, entry in enumerate(_array_entries(stream, name)):
+        if isinstance(entry, ReadError):
+            yield entry
+            return
+        line, generations = entry
         problem = problem_list[k] if problem_list is not None and k < len(problem_list) else None
         task_id = problem.task_id if problem is not None else f"task/{k}"
         if not isinstance(generations, list) or not all(isinstance(g, str) for g in generations):
-            yield ReadError(name, None, f"entry {k} is not a list of strings", task_id=task_id)
+            yield ReadError(name, line, f"entry {k} is not a list of strings", task_id=task_id)
             continue
         row: dict[str, Any] = {"task_id": task_id, "samples": generations}
         if problem is not None:
@@ -444,9 +474,120 @@ def _read_bigcode(data: bytes, name: str, options: ReadOptions) -> Iterator[Read
             yield sample_set_from_row(
                 row, ReadOptions(language=options.language, completions=bool(options.completions),
                                  max_samples=options.max_samples),
+                line,
             )
         except (ValueError, UserError) as exc:
-            yield _row_error(name, None, row, exc)
+            yield _row_error(name, line, row, exc)
+
+
+_BLANK = re.compile(r"[ \t\n\r]*")
+
+
+class _Window:
+    """Decoded text of a stream, read as far as needed and dropped once consumed, with
+    the line number where the kept text starts."""
+
+    CHUNK = 1 << 20
+
+    def __init__(self, stream: IO[bytes], name: str) -> None:
+        self.stream = stream
+        self.name = name
+        self.decoder = codecs.getincrementaldecoder("utf-8-sig")()
+        self.text = ""
+        self.pos = 0
+        self.line = 1  # the line of text[0]
+        self.eof = False
+
+    def more(self, want: int = CHUNK) -> None:
+        """Read ``want`` more bytes (``eof`` once the stream ends); the text before ``pos``
+        is dropped."""
+        self.line += self.text.count("\n", 0, self.pos)
+        self.text = self.text[self.pos:]
+        self.pos = 0
+        data = self.stream.read(want)
+        self.eof = not data
+        self.text += self.decoder.decode(data, final=self.eof)
+
+    def skip_blank(self) -> str:
+        """The next character that is not white space ("" at the end)."""
+        while True:
+            found = _BLANK.match(self.text, self.pos)
+            self.pos = found.end() if found else self.pos
+            if self.pos < len(self.text) or self.eof:
+                return self.text[self.pos : self.pos + 1]
+            self.more()
+
+    def line_at(self, offset: int) -> int:
+        """The line of ``text[offset]``."""
+        return self.line + self.text.count("\n", 0, offset)
+
+
+def _array_entries(stream: IO[bytes], name: str) -> Iterator[tuple[int, Any] | ReadError]:
+    """The entries of a JSON document that is one list, decoded one at a time with the line
+    each starts on; each bounded like an input line in size, and in nesting by the
+    decoder's own recursion check. A broken document ends with one :class:`ReadError`
+    after the entries before the break."""
+    window = _Window(stream, name)
+    decoder = json.JSONDecoder()
+    try:
+        if window.skip_blank() != "[":
+            yield ReadError(name, None, "expected a list of lists of generations")
+            return
+        window.pos += 1
+        first = True
+        while True:
+            head = window.skip_blank()
+            if head == "]":
+                return
+            if not first:
+                if head != ",":
+                    yield _broken(window, "expected ',' or ']'")
+                    return
+                window.pos += 1
+                window.skip_blank()
+            first = False
+            entry = _array_entry(window, decoder)
+            if isinstance(entry, ReadError):
+                yield entry
+                return
+            yield entry
+    except UnicodeDecodeError as exc:
+        yield ReadError(name, None, f"not valid UTF-8 (byte 0x{exc.object[exc.start]:02x})")
+
+
+def _array_entry(window: _Window, decoder: json.JSONDecoder) -> tuple[int, Any] | ReadError:
+    """The entry at the window's position, reading on until it is whole."""
+    want = _Window.CHUNK
+    while True:
+        start = window.pos
+        try:  # the decoder's recursion is checked: nesting past Python's limit is an error
+            value, end = decoder.raw_decode(window.text, start)
+        except json.JSONDecodeError as exc:
+            if window.eof:
+                return _broken(window, exc.msg, exc.pos)
+            if len(window.text) - start > MAX_LINE_BYTES:
+                return ReadError(window.name, window.line_at(start),
+                                 f"an entry longer than {size_words(MAX_LINE_BYTES)}")
+            window.more(want)
+            want *= 2  # an entry read in growing steps: linear overall
+            continue
+        except RecursionError:
+            return ReadError(window.name, window.line_at(start), "JSON nested too deeply")
+        except ValueError as exc:
+            return ReadError(window.name, window.line_at(start), f"unreadable JSON: {exc}")
+        if end == len(window.text) and not window.eof:  # a number may go on past the text
+            window.more(want)
+            continue
+        window.pos = end
+        return window.line_at(start), value
+
+
+def _broken(window: _Window, message: str, offset: int | None = None) -> ReadError:
+    """Broken JSON at ``offset`` of the window's text (its position when None)."""
+    at = window.pos if offset is None else offset
+    line = window.line_at(at)
+    column = at - (window.text.rfind("\n", 0, at) + 1) + 1
+    return ReadError(window.name, line, f"broken JSON: {message} at column {column}")
 
 
 def read_sample_sets(path: str | Path, options: ReadOptions | None = None) -> Iterator[ReadResult]:
@@ -466,27 +607,33 @@ def read_sample_sets(path: str | Path, options: ReadOptions | None = None) -> It
         normalize_language(opts.language)
     name = display_name(path)
     with _open_input(path) as stream:
-        head: list[bytes] = []
-        seen = 0  # the lines format detection looks at: the first non-blank ones
-        while seen < _DETECT_LINES:
-            line = stream.readline()
-            if not line:
-                break
-            head.append(line)
-            seen += bool(line.strip())
         fmt = opts.input_format
-        if fmt == "auto":
-            fmt = detect_format(b"".join(head), name)
-        if fmt == "jsonl":  # one set a line: read as it is scored, never whole
-            results = _read_jsonl_lines(_stream_lines(head, stream), name, opts)
+        if fmt == "auto" and _starts_a_list(stream):
+            fmt = "bigcode"
+        if fmt == "bigcode":
+            results = _read_bigcode(stream, name, opts)
         else:
-            data = b"".join(head) + stream.read()
-            readers = {"humaneval": _read_humaneval, "bigcode": _read_bigcode}
-            results = readers[fmt](data, name, opts)
+            lines = _bounded_lines(stream)
+            head = list(itertools.islice(lines, _DETECT_LINES))
+            if fmt == "auto":
+                fmt = detect_format(b"\n".join(raw for _, raw in head if raw is not TOO_LONG),
+                                    name)
+            every = itertools.chain(head, lines)
+            if fmt == "jsonl":
+                results = _read_jsonl_lines(every, name, opts)
+            else:
+                results = _read_humaneval(every, name, opts)
         for count, result in enumerate(results):
             if opts.limit is not None and count >= opts.limit:
                 return
             yield result
+
+
+def _starts_a_list(stream: Any) -> bool:
+    """Whether the input's first character (after a byte order mark and white space in
+    the first buffer) opens a JSON list: a bigcode generations document."""
+    head = bytes(stream.peek(1 << 16)[: 1 << 16]) if hasattr(stream, "peek") else b""
+    return head.removeprefix(codecs.BOM_UTF8).lstrip()[:1] == b"["
 
 
 def read_many(paths: Iterable[str | Path], options: ReadOptions | None = None
@@ -509,14 +656,13 @@ def load_problems(spec: str) -> dict[str, Problem]:
         name = "humaneval"
     else:
         name = spec
-        with _open_input(spec) as stream:
-            data = stream.read()
         parsed = []
-        for number, raw in _lines(data):
-            row = _parse_line(name, number, raw)
-            if isinstance(row, ReadError):
-                raise UserError(str(row))
-            parsed.append(row)
+        with _open_input(spec) as stream:
+            for number, raw in _bounded_lines(stream):
+                row = _parse_line(name, number, raw)
+                if isinstance(row, ReadError):
+                    raise UserError(str(row))
+                parsed.append(row)
         rows = parsed
     problems: dict[str, Problem] = {}
     for row in rows:

@@ -102,7 +102,7 @@ def resolve_annotation(node: ast.expr | None) -> TypeSpec | None:
         if isinstance(node.value, str):
             try:
                 parsed = ast.parse(node.value, mode="eval").body
-            except SyntaxError:
+            except (SyntaxError, ValueError, MemoryError, RecursionError):
                 return None
             return resolve_annotation(parsed)
         return None

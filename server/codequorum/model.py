@@ -148,7 +148,8 @@ class Verdict:
 
     ``code`` is a stable identifier (``stable``, ``unstable-structure``,
     ``divergent-outputs``, ``complexity-outlier``, ``runtime-instability``,
-    ``redundant-alternatives``, ``outlier-current``); ``samples`` are the 0-based indices
+    ``redundant-alternatives``, ``outlier-current``, ``input-limit`` for a set refused
+    before scoring); ``samples`` are the 0-based indices
     the finding is about; ``figure`` is the number the message quotes.
     """
 

@@ -11,7 +11,8 @@ import ast
 import inspect
 import re
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import PurePath
@@ -20,6 +21,16 @@ from typing import Literal
 import tree_sitter
 
 from codequorum.errors import UnknownLanguageError
+from codequorum.limits import (
+    MAX_NESTING,
+    PARSE_SECONDS,
+    InputLimitError,
+    check_total,
+    nesting_problem,
+    size_words,
+    utf8_size,
+    version_size_problem,
+)
 
 __all__ = [
     "LANGUAGES",
@@ -31,8 +42,10 @@ __all__ = [
     "get_language",
     "get_parser",
     "language_from_path",
+    "nests_deeper",
     "normalize_language",
     "parse",
+    "parse_versions",
     "syntax_errors",
     "to_bytes",
 ]
@@ -193,9 +206,116 @@ def to_bytes(code: str | bytes) -> bytes:
 def parse(code: str | bytes, lang: str) -> tree_sitter.Tree:
     """Parse ``code`` (text, or bytes taken as UTF-8 as they are) with the grammar for ``lang``.
 
-    Never raises for bad code: syntax errors become ERROR / MISSING nodes in the tree.
+    Syntax errors become ERROR / MISSING nodes in the tree. The parse runs for at most
+    :data:`~codequorum.limits.PARSE_SECONDS` (tree-sitter's error recovery can take minutes
+    on binary junk): past that it stops and raises
+    :class:`~codequorum.limits.InputLimitError`.
     """
-    return get_parser(lang).parse(to_bytes(code))
+    return parse_bytes(get_parser(lang), to_bytes(code))
+
+
+#: Texts up to this size are parsed without a deadline: the slowest parse of random bytes
+#: this long, over every grammar, takes under 0.1 s, and the callbacks a deadline needs
+#: cost about 9 µs a parse (5 % of scoring the HumanEval data).
+QUICK_PARSE_BYTES = 8192
+
+
+def parse_bytes(parser: tree_sitter.Parser, src: bytes) -> tree_sitter.Tree:
+    """``parser.parse(src)`` within :data:`~codequorum.limits.PARSE_SECONDS` (see
+    :func:`parse`), the same tree."""
+    if len(src) <= QUICK_PARSE_BYTES:
+        return parser.parse(src)
+    deadline = time.monotonic() + PARSE_SECONDS
+    view = memoryview(src)
+
+    def read(offset: int, _point: tree_sitter.Point) -> memoryview:
+        return view[offset:]
+
+    def late(_offset: int, _has_error: bool) -> bool:
+        return time.monotonic() > deadline
+
+    try:
+        return parser.parse(read, progress_callback=late)
+    except ValueError:  # the parse was cancelled: start the next one afresh
+        parser.reset()
+        raise InputLimitError(
+            f"{size_words(len(src))} that tree-sitter could not parse in {PARSE_SECONDS:g} s "
+            "(binary or garbled text?)") from None
+
+
+def nests_deeper(tree: tree_sitter.Tree, limit: int = MAX_NESTING) -> bool:
+    """Whether any node of ``tree`` lies deeper than ``limit`` (the root at depth 1).
+
+    Iterative, and it enters only subtrees with more nodes than the levels left below
+    ``limit`` (a subtree of ``k`` nodes is at most ``k`` deep), so for ordinary code it
+    looks at the root's children and no further.
+    """
+    cur = tree.walk()
+    depth = 1
+    while True:
+        node: tree_sitter.Node = cur.node  # type: ignore[assignment]
+        if depth > limit:
+            return True
+        if depth - 1 + node.descendant_count > limit and cur.goto_first_child():
+            depth += 1
+            continue
+        while not cur.goto_next_sibling():
+            if not cur.goto_parent():
+                return False
+            depth -= 1
+
+
+def _version_words(problems: list[tuple[int, str]], shown: int = 3) -> str:
+    """``version 2 is 9.5 MB of code (at most 512 KB); version 5 is nested ...``."""
+    parts = [f"version {k + 1} is {why}" for k, why in problems[:shown]]
+    more = len(problems) - shown
+    tail = f"; and {more:,} more" if more > 0 else ""
+    return "; ".join(parts) + tail
+
+
+def parse_versions(codes: Sequence[str], lang: str, keep_nodes: int, keep_total: int
+                   ) -> list[tree_sitter.Tree | None]:
+    """Parse every distinct version of a set once, within the bounds of
+    :mod:`codequorum.limits` (size, parse time, nesting); raise one
+    :class:`~codequorum.limits.InputLimitError` naming every version over a bound.
+
+    Returns each version's tree when it has at most ``keep_nodes`` nodes and the trees kept
+    so far hold at most ``keep_total`` together, else None (large trees are not held while
+    the others are read: a consumer parses them again, one at a time; a tree-sitter node
+    takes about 140 bytes). Only after this may a version go to a recursive step (``ast``,
+    ``compile()``, S-expressions).
+    """
+    canonical = normalize_language(lang)
+    problems: list[tuple[int, str]] = []
+    first: dict[str, int] = {}
+    for k, code in enumerate(codes):
+        if first.setdefault(code, k) == k:
+            too_big = version_size_problem(code)
+            if too_big is not None:
+                problems.append((k, too_big))
+    if problems:
+        raise InputLimitError(f"not scored: {_version_words(problems)}")
+    check_total([utf8_size(code) for code in first], "the distinct versions")
+    parser = get_parser(canonical)
+    kept: dict[str, tree_sitter.Tree | None] = {}
+    for code, k in first.items():
+        try:
+            tree = parse_bytes(parser, to_bytes(code))
+        except InputLimitError as exc:
+            problems.append((k, str(exc)))
+            continue
+        if nests_deeper(tree):
+            problems.append((k, nesting_problem()))
+            continue
+        nodes = tree.root_node.descendant_count
+        if nodes <= keep_nodes and nodes <= keep_total:
+            kept[code] = tree
+            keep_total -= nodes
+        else:
+            kept[code] = None
+    if problems:
+        raise InputLimitError(f"not scored: {_version_words(problems)}")
+    return [kept[code] for code in codes]
 
 
 # --------------------------------------------------------------------------- syntax errors
@@ -531,13 +651,15 @@ def functions(code: str | bytes, lang: str) -> list[FunctionInfo]:
     """Every named function and method in ``code``, in source order, outer before inner.
 
     Anonymous functions (callbacks, lambdas) and declarations without a body are left
-    out. Never raises for bad code (only ``UnknownLanguageError``): what the parser could
-    place is reported. One query finds functions and naming scopes; a stack over them in
-    source order gives each its enclosing names (linear, whatever the nesting depth).
+    out. Never raises for bad code (only ``UnknownLanguageError``, and
+    :class:`~codequorum.limits.InputLimitError` for text tree-sitter cannot parse in
+    time): what the parser could place is reported. One query finds functions and naming
+    scopes; a stack over them in source order gives each its enclosing names (linear,
+    whatever the nesting depth).
     """
     canonical = normalize_language(lang)
     src = to_bytes(code)
-    tree = get_parser(canonical).parse(src)
+    tree = parse_bytes(get_parser(canonical), src)
     captures = tree_sitter.QueryCursor(_function_query(canonical)).captures(tree.root_node)
     tagged = [(n, True) for n in captures.get("f", [])]
     tagged += [(n, False) for n in captures.get("s", [])]

@@ -4,7 +4,7 @@ Only outputs written a set at a time and appended to can be resumed: ``jsonl`` (
 a line) and ``csv`` (one row a set under the fixed header). The output is read a line at
 a time; an incomplete last line (the run was killed while writing it) is cut off, so the
 file ends on a whole set before new ones are appended. Sets are known by their task id
-(as written: through :func:`~codequorum.safe_text.safe_text`), counted, so an id that
+(as written, :func:`written_task_id`), counted, so an id that
 occurs twice in the inputs is skipped as often as it was written.
 """
 
@@ -19,7 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from codequorum.errors import UserError
-from codequorum.render.csv_out import CSV_COLUMNS
+from codequorum.render.csv_out import CSV_COLUMNS, text_cell
+from codequorum.safe_text import safe_text
 
 #: Output formats ``--resume`` can append to.
 RESUMABLE: tuple[str, ...] = ("jsonl", "csv")
@@ -45,6 +46,12 @@ def _lines(path: Path, end: int) -> Iterator[str]:
             if read > end:
                 return
             yield line[:-1].decode("utf-8", errors="replace")
+
+
+def written_task_id(task_id: str, fmt: str) -> str:
+    """A task id as the output ``fmt`` writes it: what :func:`already_written` counts (a
+    CSV cell that would start a formula has a leading ``'``)."""
+    return text_cell(task_id) if fmt == "csv" else safe_text(task_id)
 
 
 def already_written(path: str | None, fmt: str) -> Counter[str]:

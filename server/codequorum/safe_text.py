@@ -9,8 +9,10 @@ flood a hover.
 
 from __future__ import annotations
 
+import logging
 import re
 import unicodedata
+from typing import Any
 
 DEFAULT_LIMIT = 500
 ELLIPSIS = "…"
@@ -62,3 +64,26 @@ def safe_text(
         note = f"{ELLIPSIS} ({len(result)} chars)"
         result = result[: max(0, limit - len(note))] + note
     return result
+
+
+#: A log line's message is bounded too: it may quote names, paths and input.
+MAX_LOG_CHARS = 4000
+
+
+class SafeFormatter(logging.Formatter):
+    """Log lines made safe once, where they are written: whatever a message quotes (a file
+    name, a function name, a task id from a repository) reaches the terminal or the log
+    file with its control and invisible characters escaped, one record one line (a
+    traceback keeps its own line breaks, nothing else)."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        """The record's line, escaped and bounded."""
+        return safe_text(super().formatMessage(record), limit=MAX_LOG_CHARS)
+
+    def formatException(self, ei: Any) -> str:
+        """A traceback, escaped, its lines kept."""
+        return safe_text(super().formatException(ei), limit=None, keep_newlines=True)
+
+    def formatStack(self, stack_info: str) -> str:
+        """A stack, escaped, its lines kept."""
+        return safe_text(super().formatStack(stack_info), limit=None, keep_newlines=True)

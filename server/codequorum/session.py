@@ -24,7 +24,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from codequorum import parsing, workspace
-from codequorum.analysis import AnalysisOptions, DynamicLike, StabilityReport, analyze
+from codequorum.analysis import (
+    INPUT_LIMIT,
+    AnalysisOptions,
+    DynamicLike,
+    StabilityReport,
+    admit,
+    analyze,
+    refused,
+)
+from codequorum.errors import UserError
+from codequorum.limits import check_call_sizes
 from codequorum.model import ModuleContext, Sample, SampleSet
 from codequorum.sources.store import SampleStore, StoredSample, content_hash
 
@@ -86,6 +96,12 @@ class FunctionAnalysis:
         return f"{name} (current)" if index == self.current_index else name
 
     @property
+    def refused(self) -> bool:
+        """True when the versions were refused before scoring (a bound of
+        :mod:`codequorum.limits`): nothing of them may be compiled or run either."""
+        return any(v.code == INPUT_LIMIT for v in self.report.verdicts)
+
+    @property
     def stability(self) -> float | None:
         """The headline figure: mean structural JSD similarity over ordered pairs."""
         return self.report.pair("jsd_struct")
@@ -101,10 +117,6 @@ class FunctionAnalysis:
             if index in members:
                 return k
         return None
-
-
-#: Documents larger than this are not parsed (their functions are not indexed).
-MAX_DOCUMENT_BYTES = 2_000_000
 
 
 def dedent_function(text: str, indent: str) -> str:
@@ -432,7 +444,11 @@ class Session:
         samples: Sequence[Sample],
         prompt_hash: str | None = None,
     ) -> list[int]:
-        """Store versions (normalised to the bare function). Returns their row ids."""
+        """Store versions (normalised to the bare function). Returns their row ids.
+
+        Versions over the size bounds of :mod:`codequorum.limits` are refused, all of them,
+        with :class:`~codequorum.limits.InputLimitError`, before anything reads them."""
+        check_call_sizes([s.code for s in samples])
         store = self.store()
         if store is None:
             raise RuntimeError(self._store_failed or "the version store is not available")
@@ -525,7 +541,11 @@ class Session:
             qualified_name=key.qualified_name,
             name=key.name,
         )
-        report = analyze(sample_set, key.options, current_index=current_index)
+        try:
+            report = analyze(sample_set, key.options, current_index=current_index)
+        except UserError as exc:  # too many or too large versions: the function says why
+            log.info("%s not analysed: %s", key.qualified_name, exc)
+            report = refused(sample_set, str(exc), key.options, current_index)
         static = FunctionAnalysis(
             file_key=key.file_key,
             qualified_name=key.qualified_name,
@@ -627,6 +647,7 @@ class Session:
         module does not drop it (a new run measures it)."""
         from codequorum import dynamic_analysis
 
+        admit(analysis.sample_set)  # nothing over a bound is compiled or run
         options = dynamic_analysis.DynamicOptions(
             timeout_seconds=self.config.dynamic_timeout, sandbox=self.config.dynamic_sandbox,
             input_proposer=input_proposer,

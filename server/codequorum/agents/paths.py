@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codequorum.errors import UserError
+from codequorum.limits import MAX_DOCUMENT_BYTES
 from codequorum.safe_text import safe_text
-from codequorum.session import MAX_DOCUMENT_BYTES
 from codequorum.sources.store import STORE_DIR, default_store_path
 
 #: The largest source file read: the size the editor and ``check`` still parse.

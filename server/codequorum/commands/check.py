@@ -32,6 +32,7 @@ from codequorum.config_file import config_values
 from codequorum.errors import UnknownFormatError, UnknownLanguageError, UserError
 from codequorum.findings import RANK, function_findings
 from codequorum.findings import Finding as FunctionFinding
+from codequorum.limits import MAX_DOCUMENT_BYTES, InputLimitError
 from codequorum.model import ModuleContext
 from codequorum.module_view import ModuleView
 from codequorum.option_policy import Reach, declare
@@ -42,7 +43,6 @@ from codequorum.render.words import count
 from codequorum.safe_paths import UnreadableFile, guard, read_regular
 from codequorum.safe_text import safe_text
 from codequorum.session import (
-    MAX_DOCUMENT_BYTES,
     FunctionAnalysis,
     Session,
     SessionConfig,
@@ -416,10 +416,11 @@ class _Checker:
         if text is None:
             return
         key = self.session.file_key(path)
-        if len(text.encode("utf-8", errors="replace")) > MAX_DOCUMENT_BYTES:
-            run.notes.append(f"{path}: too large to check, skipped")
+        try:
+            infos = parsing.functions(text, lang)
+        except InputLimitError as exc:
+            run.notes.append(f"{path}: {exc}, skipped")
             return
-        infos = parsing.functions(text, lang)
         lines = text.split("\n")
         names = self.session.functions_with_samples_sync(key)
         checked_here = 0
@@ -457,7 +458,7 @@ class _Checker:
         session, qualified_name = self.session, str(info.qualified_name)
         try:
             analysis = session.function_sync(key, lang, qualified_name, info.name, code)
-            if analysis is not None and self.dynamic:
+            if analysis is not None and self.dynamic and not analysis.refused:
                 session.run_dynamic_sync(analysis, lambda _t, _p: None, self.cancel,
                                          input_proposer=self.asker, module=module)
                 analysis = session.function_sync(key, lang, qualified_name, info.name, code)
@@ -467,8 +468,8 @@ class _Checker:
         except Exception as exc:
             self.run.failures += 1
             log.debug("analysis of %s failed", qualified_name, exc_info=True)
-            self.run.error(f"{path}: `{qualified_name}` could not be analysed: "
-                           f"{type(exc).__name__}: {exc}")
+            why = str(exc) if isinstance(exc, UserError) else f"{type(exc).__name__}: {exc}"
+            self.run.error(f"{path}: `{qualified_name}` could not be analysed: {why}")
             return None
         return analysis
 

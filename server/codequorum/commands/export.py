@@ -8,7 +8,7 @@ equals a stored one) and is the set's ``prompt`` too, so ``score`` trusts its do
 expected values as ``check`` does: scoring the file gives the figures ``check`` gives.
 
 Nothing here runs or changes code. The current code is read only from a regular file
-inside the workspace, at most :data:`~codequorum.session.MAX_DOCUMENT_BYTES` long; a store
+inside the workspace, at most :data:`~codequorum.limits.MAX_DOCUMENT_BYTES` long; a store
 key that points elsewhere (a store that came with a repository may hold any key) is
 exported without it.
 """
@@ -25,13 +25,14 @@ from typing import Any
 
 from codequorum import parsing
 from codequorum.errors import UserError
+from codequorum.limits import MAX_DOCUMENT_BYTES
 from codequorum.model import SampleSet
 from codequorum.option_policy import Reach, declare
 from codequorum.outfile import check_output, open_output
 from codequorum.render.words import count
 from codequorum.safe_paths import UnreadableFile, guard, read_regular
 from codequorum.safe_text import safe_text
-from codequorum.session import MAX_DOCUMENT_BYTES, build_sample_set, current_code
+from codequorum.session import build_sample_set, current_code
 from codequorum.sources.store import SampleStore, StoredSample, default_store_path
 from codequorum.workspace import find_workspace, store_key
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from codequorum.errors import UserError
 from codequorum.option_policy import Reach, declare
+from codequorum.safe_text import SafeFormatter
 
 
 def register(subparsers: Any) -> None:
@@ -61,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         if args.log_file
         else logging.StreamHandler(sys.stderr)
     )
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.setFormatter(SafeFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     root.addHandler(handler)
     root.setLevel(getattr(logging, args.log_level))

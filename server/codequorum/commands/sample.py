@@ -202,8 +202,8 @@ def _import(args: argparse.Namespace, target: _Target, stream: TextIO) -> int:
         report = store_import(store, prepared, target.language)
         total = store.count(target.key, name)
     print(
-        f"{_import_summary(report)}; `{name}` in {target.key} now has "
-        f"{count(total, 'version')} in {target.store_path}",
+        f"{_import_summary(report)}; `{name}` in {safe_text(target.key)} now has "
+        f"{count(total, 'version')} in {safe_text(target.store_path)}",
         file=stream,
     )
     return 0
@@ -314,7 +314,7 @@ def _regenerate(args: argparse.Namespace, target: _Target, messages: list[dict[s
         bound = f", at most {limit:,} tokens each" if limit else ""
         print(
             f"asking {config.model} at {config.public_url} for "
-            f"{count(config.samples, 'version')} of `{name}` ({target.key}){bound}",
+            f"{count(config.samples, 'version')} of `{name}` ({safe_text(target.key)}){bound}",
             file=stream,
         )
     arrivals = _Arrivals(target, prompt_hash(messages), stream, args.quiet,
@@ -327,7 +327,7 @@ def _regenerate(args: argparse.Namespace, target: _Target, messages: list[dict[s
     finally:
         arrivals.close()
     where = ("nothing stored" if total is None else
-             f"`{name}` now has {count(total, 'version')} in {target.store_path}")
+             f"`{name}` now has {count(total, 'version')} in {safe_text(target.store_path)}")
     print(f"{result.summary()}; {where}", file=stream)
     failure = failure_message(result, name)
     if failure is not None:

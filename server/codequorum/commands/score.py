@@ -38,7 +38,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from codequorum.analysis import AnalysisOptions, StabilityReport, analyze
+from codequorum.analysis import AnalysisOptions, StabilityReport, admit, analyze
 from codequorum.commands._argtypes import positive
 from codequorum.commands._dynamic import add_dynamic_argument, add_sandbox_argument
 from codequorum.commands._endpoint import add_propose_inputs_options, asker_note, input_asker
@@ -52,6 +52,7 @@ from codequorum.formats import (
     load_problems,
     read_sample_sets,
 )
+from codequorum.limits import MAX_HELD_CHARS, size_words
 from codequorum.model import SampleSet
 from codequorum.option_policy import Reach, declare
 from codequorum.outfile import check_output, open_output
@@ -308,6 +309,8 @@ def score_one(
         dyn = None
         if dynamic:
             from codequorum.dynamic_analysis import DynamicOptions, run_dynamic
+
+            admit(sample_set)  # nothing over a bound is compiled or run
 
             dyn = run_dynamic(sample_set, DynamicOptions(jobs=dynamic_jobs, sandbox=sandbox,
                                                       interpreter=options.interpreter,
@@ -641,17 +644,26 @@ def read_inputs(inputs: Sequence[str], options: ReadOptions
     """Every set from every input (with the file it came from) and every read error.
 
     A file that cannot be read or whose format cannot be told is one error; the other
-    files are still read. ``options.limit`` counts sets across all inputs.
+    files are still read. ``options.limit`` counts sets across all inputs. Reading stops,
+    with one error, once the sets hold :data:`~codequorum.limits.MAX_HELD_CHARS` of text.
     """
     sets: list[SampleSet] = []
     sources: list[str] = []
     errors: list[ReadError] = []
+    held = 0
     for name, item in iter_inputs(inputs, options):
         if isinstance(item, ReadError):
             errors.append(item)
-        else:
-            sets.append(item)
-            sources.append(name)
+            continue
+        held += len(item.prompt or "") + sum(len(s.code) for s in item.samples)
+        if held > MAX_HELD_CHARS:
+            errors.append(ReadError(name, item.source_line, (
+                f"stopped reading: the sets hold more than {size_words(MAX_HELD_CHARS)} of "
+                "text, as much as score holds at once; the rest is not scored (score "
+                "--scheduler local:2 streams inputs of any size)"), task_id=item.task_id))
+            break
+        sets.append(item)
+        sources.append(name)
     return sets, sources, errors
 
 

@@ -42,7 +42,7 @@ from codequorum.render.json_out import JsonDocumentWriter
 from codequorum.render.jsonl_out import report_line
 from codequorum.render.table import TableRow, print_table, table_row
 from codequorum.render.terminal import color_enabled, make_console
-from codequorum.safe_text import safe_text
+from codequorum.resume import written_task_id
 
 #: Formats written a set at a time as results arrive, and resumable.
 STREAMED: tuple[str, ...] = ("jsonl", "csv")
@@ -53,8 +53,10 @@ class _Feed:
     (``--resume``) skipped, and where each set came from remembered until its result is
     filed."""
 
-    def __init__(self, inputs: list[str], options: ReadOptions, done: Counter[str]) -> None:
+    def __init__(self, inputs: list[str], options: ReadOptions, done: Counter[str],
+                 fmt: str = "jsonl") -> None:
         self.inputs = inputs
+        self.fmt = fmt
         self.options = options
         self.done = done
         self.errors: list[ReadError] = []
@@ -69,7 +71,7 @@ class _Feed:
                 self.errors.append(item)
                 continue
             self.read += 1
-            key = safe_text(item.task_id)
+            key = written_task_id(item.task_id, self.fmt)
             if self.done[key] > 0:
                 self.done[key] -= 1
                 self.resumed += 1
@@ -217,7 +219,7 @@ def run_on_cluster(args: argparse.Namespace, fmt: str, options: AnalysisOptions,
 
     resume = bool(getattr(args, "resume", False))
     done = already_written(args.output, fmt) if resume else Counter[str]()
-    feed = _Feed(list(args.inputs), read_options, done)
+    feed = _Feed(list(args.inputs), read_options, done, fmt)
     require_sandbox(args)
     run = ScoreRun()
     with engine.connect(args.scheduler) as client, \

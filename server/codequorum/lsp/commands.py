@@ -24,6 +24,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from codequorum.errors import UserError
 from codequorum.findings import compared_text, consensus, evidence_text
+from codequorum.limits import InputLimitError, check_call_sizes, json_depth_problem
 from codequorum.lsp import contract as c
 from codequorum.lsp.documents import FunctionEntry, Snapshot, reindent
 from codequorum.lsp.engine import FunctionAnalysis, ran_nothing
@@ -57,13 +58,14 @@ ALL_COMMANDS: tuple[str, ...] = tuple(c.COMMANDS)
 
 
 class CommandError(JsonRpcInvalidParams):
-    """Bad arguments, or a function that cannot be found: the message says which."""
+    """Bad arguments, or a function that cannot be found: the message says which (made
+    safe to show: it may quote names, paths and text from a repository)."""
 
     #: True when the user was already shown the message.
     shown: ClassVar[bool] = False
 
     def __init__(self, message: str) -> None:
-        super().__init__(message=message)
+        super().__init__(message=safe_text(message, limit=2000))
 
 
 class ShownError(CommandError):
@@ -334,10 +336,15 @@ async def _store_samples(
 
 
 async def add_samples_command(ls: CodequorumServer, args: c.AddSamplesArgs) -> c.StoreResult:
-    """Store versions the client relays (origin ``relayed``)."""
+    """Store versions the client relays (origin ``relayed``); versions over the bounds of
+    :mod:`codequorum.limits` are refused before anything reads them."""
     samples = [_sample(item, "relayed") for item in args.samples]
     if not samples:
         raise CommandError(f"{ADD_SAMPLES}: no versions given")
+    try:
+        check_call_sizes([s.code for s in samples])
+    except InputLimitError as exc:
+        raise CommandError(f"{ADD_SAMPLES}: {exc}; nothing was stored") from exc
     return await _store_samples(ls, args, ADD_SAMPLES, samples)
 
 
@@ -350,6 +357,9 @@ def read_sample_file(path: Path) -> list[Sample]:
     stripped = text.lstrip()
     items: list[Any] = []
     if stripped.startswith("[") or stripped.startswith("{"):
+        deep = json_depth_problem(text)
+        if deep is not None:
+            raise CommandError(f"{path}: {deep}")
         try:
             data = json.loads(text)
         except json.JSONDecodeError:
@@ -793,6 +803,8 @@ async def _runnable(
         raise CommandError(f"{RUN_DYNAMIC}: no versions of '{entry.qualified_name}' yet")
     if analysis.language != "python":
         raise CommandError(f"{RUN_DYNAMIC}: dynamic analysis runs Python only")
+    if analysis.refused:
+        raise CommandError(f"{RUN_DYNAMIC}: {analysis.report.message}")
     return snapshot, entry, analysis
 
 

@@ -18,7 +18,8 @@ from typing import Any, Literal
 from lsprotocol import types
 
 from codequorum import parsing
-from codequorum.session import MAX_DOCUMENT_BYTES, dedent_function, function_indent
+from codequorum.limits import MAX_DOCUMENT_BYTES, InputLimitError, size_words
+from codequorum.session import dedent_function, function_indent
 
 Encoding = Literal["utf-8", "utf-16", "utf-32"]
 
@@ -175,11 +176,15 @@ class Snapshot:
             return []
         if len(self.text) > MAX_DOCUMENT_BYTES or len(_utf8(self.text)) > MAX_DOCUMENT_BYTES:
             self.skipped_reason = (
-                f"{self.uri} is larger than {MAX_DOCUMENT_BYTES // 1_000_000} MB; "
+                f"{self.uri} is larger than {size_words(MAX_DOCUMENT_BYTES)}; "
                 "codequorum does not index it"
             )
             return []
-        infos = parsing.functions(self.text, self.language)  # type: ignore[attr-defined]
+        try:
+            infos = parsing.functions(self.text, self.language)
+        except InputLimitError as exc:
+            self.skipped_reason = f"{self.uri}: {exc}; codequorum does not index it"
+            return []
         out: list[FunctionEntry] = []
         for fi in infos:
             row = int(fi.start_point[0])

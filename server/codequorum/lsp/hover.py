@@ -20,6 +20,7 @@ from codequorum.findings import (
     current_standing,
     recommendation_lines,
 )
+from codequorum.limits import MAX_DIFF_LINES
 from codequorum.lsp.documents import FunctionEntry
 from codequorum.lsp.engine import FunctionAnalysis
 from codequorum.lsp.rendering import (
@@ -77,13 +78,14 @@ def _fmt(value: object) -> str | None:
 
 
 def short_diff(a: str, b: str, a_name: str, b_name: str, max_lines: int) -> str:
-    """At most ``max_lines`` lines of a unified diff of ``a`` against ``b``."""
-    if max_lines <= 0:
+    """At most ``max_lines`` lines of a unified diff of ``a`` against ``b``; none when
+    either is longer than :data:`~codequorum.limits.MAX_DIFF_LINES` (the hover is
+    rendered on the event loop, and difflib grows much faster than the versions)."""
+    a_lines, b_lines = a.splitlines(), b.splitlines()
+    if max_lines <= 0 or max(len(a_lines), len(b_lines)) > MAX_DIFF_LINES:
         return ""
     lines = list(
-        difflib.unified_diff(
-            a.splitlines(), b.splitlines(), fromfile=a_name, tofile=b_name, lineterm="", n=1
-        )
+        difflib.unified_diff(a_lines, b_lines, fromfile=a_name, tofile=b_name, lineterm="", n=1)
     )
     if not lines:
         return ""

@@ -25,6 +25,8 @@ def summary_title(analysis: FunctionAnalysis) -> str:
     count = compared_text(analysis)
     report = analysis.report
     figure = analysis.stability
+    if analysis.refused:  # the hover and the diagnostic say which bound
+        return f"{count} · not compared (input-limit)"
     if report.status != "ok" or figure is None:
         return f"{count} · need 2 versions to compare"
     word = "stable" if analysis.stable else "unstable"

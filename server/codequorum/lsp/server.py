@@ -20,13 +20,14 @@ from urllib.parse import unquote, urlparse
 
 import attrs
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams
+from pygls.exceptions import FeatureRequestError, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, default_converter
 from pygls.protocol.json_rpc import MsgId
 from pygls.protocol.language_server import lsp_method
 
 from codequorum import __version__
+from codequorum.limits import MAX_DOCUMENT_BYTES
 from codequorum.lsp import commands as cmds
 from codequorum.lsp import contract
 from codequorum.lsp.actions import (
@@ -46,7 +47,8 @@ from codequorum.lsp.progress import REQUEST_TOKEN
 from codequorum.lsp.rendering import Format, client_format, markup_content
 from codequorum.lsp.settings import Settings, file_settings, folder_settings, parse_settings
 from codequorum.lsp.views import shows_documents
-from codequorum.session import MAX_DOCUMENT_BYTES, AnalysisKey
+from codequorum.safe_text import safe_text
+from codequorum.session import AnalysisKey
 from codequorum.workspace import file_key_for
 
 log = logging.getLogger(__name__)
@@ -59,6 +61,8 @@ ANSWER_BUDGET = 0.15
 #: jsonrpc stops reading at the answer it waited for and leaves the rest of that read
 #: unread until more output comes.
 AFTER_ANSWER = 0.25
+#: A message shown to the user is bounded: it may quote names and text from a repository.
+MAX_MESSAGE_CHARS = 2000
 
 
 class CodequorumProtocol(LanguageServerProtocol):
@@ -144,7 +148,11 @@ class CodequorumServer(LanguageServer):
     # ------------------------------------------------------------------ helpers
 
     def show(self, kind: types.MessageType, message: str) -> None:
-        """``window/showMessage`` (and a log line), from any thread."""
+        """``window/showMessage`` (and a log line), from any thread: the one way a message
+        reaches the user, so it is made safe here (names, paths and text from a repository
+        or a model have their control and invisible characters escaped, and a long one is
+        cut)."""
+        message = safe_text(message, limit=MAX_MESSAGE_CHARS)
         log.info("%s", message)
 
         def send() -> None:
@@ -159,6 +167,13 @@ class CodequorumServer(LanguageServer):
             loop.call_soon_threadsafe(send)
         else:
             send()
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """pygls's report of an error outside a request, through :meth:`show` like every
+        other message (its text may quote a document or a name)."""
+        if source is FeatureRequestError:
+            return
+        self.show(types.MessageType.Error, f"codequorum: error in the server: {error}")
 
     def _notify_from_engine(self, level: str, message: str) -> None:
         kind = {

@@ -53,6 +53,7 @@ from codequorum.parsing import (
     get_language,
     get_parser,
     normalize_language,
+    parse_bytes,
     syntax_errors,
     to_bytes,
 )
@@ -122,8 +123,9 @@ class StructuralMatrices:
     syntax_errors: list[int]
     jsd_log_base: float = 2.0
     #: The tree-sitter tree of each sample (identical samples share one), so that other
-    #: tree metrics (TSED) read the same parse instead of parsing again.
-    parsed: tuple[tree_sitter.Tree, ...] = field(default=(), repr=False, compare=False)
+    #: tree metrics (TSED) read the same parse instead of parsing again; None for a sample
+    #: whose tree was not kept (see ``structural_matrices``' ``parsed``).
+    parsed: tuple[tree_sitter.Tree | None, ...] = field(default=(), repr=False, compare=False)
 
 
 # --------------------------------------------------------------------------- symbols
@@ -332,7 +334,7 @@ class _Triples:
     counts: FloatMatrix
     errors: list[int]
     vocabulary: _Vocabulary
-    parsed: list[tree_sitter.Tree]
+    parsed: list[tree_sitter.Tree | None]
 
 
 def _first_seen(ids: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
@@ -354,10 +356,19 @@ def _first_seen(ids: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], npt.
     return number[at], ids[is_first]
 
 
-def _count_triples(codes: Sequence[str | bytes], language: str, max_depth: int) -> _Triples:
-    """Parse and walk each sample once; count its symbols (see ``subtree_counts``)."""
+def _count_triples(codes: Sequence[str | bytes], language: str, max_depth: int,
+                   given: Sequence[tree_sitter.Tree | None] | None = None) -> _Triples:
+    """Parse and walk each sample once; count its symbols (see ``subtree_counts``).
+
+    ``given``: a tree per sample already parsed, or None where the sample is to be parsed
+    here; a tree parsed here for such a sample is dropped once walked (``parsed`` holds
+    None for it), so large versions are not all held at once. Without ``given`` every
+    sample is parsed here and every tree kept.
+    """
     if max_depth < 1:
         raise ValueError(f"max_depth must be >= 1, got {max_depth}")
+    if given is not None and len(given) != len(codes):
+        raise ValueError(f"{len(given)} parsed trees for {len(codes)} samples")
     lang = normalize_language(language)
     parser = get_parser(lang)
     vocab = _vocabulary(lang)
@@ -370,7 +381,7 @@ def _count_triples(codes: Sequence[str | bytes], language: str, max_depth: int) 
     per_row: list[int] = []
     starts: list[int] = []
     errors: list[int] = []
-    parsed: list[tree_sitter.Tree] = []
+    parsed: list[tree_sitter.Tree | None] = []
     seen: dict[str | bytes, int] = {}  # identical samples (common) are parsed once
     for row, code in enumerate(codes):
         starts.append(len(ids))
@@ -382,8 +393,12 @@ def _count_triples(codes: Sequence[str | bytes], language: str, max_depth: int) 
             parsed.append(parsed[same])
             continue
         src = to_bytes(code)
-        tree = parser.parse(src)
-        parsed.append(tree)
+        tree = given[row] if given is not None else None
+        parsed.append(tree if given is not None else None)
+        if tree is None:
+            tree = parse_bytes(parser, src)
+            if given is None:
+                parsed[-1] = tree
         errors.append(_count_syntax_errors(tree))
         inner, leaves = _walk(tree, src, max_depth, inner_get, new_inner, leaf_get, new_leaf)
         # one entry per visited node; the scoring sums repeats of a symbol in a row
@@ -997,15 +1012,18 @@ def structural_matrices(
     language: str,
     max_depth: int = 30,
     jsd_log_base: float = 2.0,
+    parsed: Sequence[tree_sitter.Tree | None] | None = None,
 ) -> StructuralMatrices:
     """SCE and JSD-similarity matrices, structure-only and structure+value, of ``codes``.
 
     Each sample is parsed once (see ``subtree_counts``); the four ``n × n`` matrices are
     computed from the two count matrices (see ``sce_matrix``, ``jsd_similarity_matrix``).
+    ``parsed`` gives a tree per sample already parsed (None: parse it here, and do not keep
+    the tree); the result's ``parsed`` holds the trees kept.
     """
     if not jsd_log_base > 1.0:
         raise ValueError(f"log base must be > 1, got {jsd_log_base}")
-    t = _count_triples(codes, language, max_depth)
+    t = _count_triples(codes, language, max_depth, parsed)
     kernel = _kernel() if USE_COMPILED else None
     if kernel is None:
         counts = _dense_counts(t)

@@ -520,28 +520,65 @@ def _python_tree(sexp: str) -> TsedTree:
 
 def build_tree(code: str, language: str, max_nodes: int = DEFAULT_MAX_NODES) -> TsedTree:
     """Parse ``code`` with tree-sitter and read its named-node S-expression (``sexp_tree``)."""
-    return sexp_tree(str(parse(code, language).root_node), max_nodes)
+    return build_trees([code], language, max_nodes)[0]
+
+
+def _more_nodes_than(tree: tree_sitter.Tree, limit: int) -> bool:
+    """Whether the S-expression of ``tree`` would open more than ``limit`` nodes, told
+    without writing it: a node it writes is named or MISSING, and each opens at least one
+    parenthesis. Iterative; it stops once past ``limit``."""
+    root = tree.root_node
+    if root.descendant_count <= limit:
+        return False
+    cur = tree.walk()
+    seen = 0
+    while True:
+        node: tree_sitter.Node = cur.node  # type: ignore[assignment]
+        if node.is_named or node.is_missing:
+            seen += 1
+            if seen > limit:
+                return True
+        if cur.goto_first_child():
+            continue
+        while not cur.goto_next_sibling():
+            if not cur.goto_parent():
+                return False
+
+
+def _too_large(max_nodes: int) -> TsedTree:
+    """A tree past the node limit, never written out (its TSED is NaN)."""
+    return TsedTree(max_nodes + 1, max_nodes + 1, None, None,
+                    f"tree has more than {max_nodes} nodes, the limit for tree edit distance")
 
 
 def build_trees(
     codes: Sequence[str],
     language: str,
     max_nodes: int = DEFAULT_MAX_NODES,
-    parsed: Sequence[tree_sitter.Tree] | None = None,
+    parsed: Sequence[tree_sitter.Tree | None] | None = None,
 ) -> list[TsedTree]:
     """``build_tree`` of each code: identical codes are read once, and ``parsed`` (the
-    tree-sitter tree of each code, e.g. from ``structural_matrices``) spares parsing them
-    again."""
+    tree-sitter tree of each code, e.g. from ``structural_matrices``; None where a code
+    is to be parsed here) spares parsing them again. A tree past ``max_nodes`` is told
+    from its node count and never written as an S-expression (tree-sitter writes one
+    recursively, and a large one takes memory for nothing)."""
     if parsed is not None and len(parsed) != len(codes):
         raise ValueError(f"{len(parsed)} parsed trees for {len(codes)} codes")
     first: dict[str, int] = {}
     for k, code in enumerate(codes):
         first.setdefault(code, k)
-    sexps = {
-        code: str((parsed[k] if parsed is not None else parse(code, language)).root_node)
-        for code, k in first.items()
-    }
+    sexps: dict[str, str] = {}
+    large: dict[str, TsedTree] = {}
+    for code, k in first.items():
+        tree = parsed[k] if parsed is not None else None
+        if tree is None:
+            tree = parse(code, language)
+        if _more_nodes_than(tree, max_nodes):
+            large[code] = _too_large(max_nodes)
+        else:
+            sexps[code] = str(tree.root_node)
     trees = dict(zip(sexps, sexp_trees(list(sexps.values()), max_nodes), strict=True))
+    trees.update(large)
     return [trees[code] for code in codes]
 
 

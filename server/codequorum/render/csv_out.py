@@ -6,6 +6,12 @@ the behaviour figures without ``--dynamic``, a set with too few versions) is an 
 cell. Pairwise metrics give two columns, ``<metric>_ordered`` and ``<metric>_unordered``;
 scalar figures one each. Sample indices are 0-based, as in JSON. Text from the input
 (task ids, messages) goes through :func:`~codequorum.safe_text.safe_text`.
+
+A spreadsheet evaluates a cell that starts with ``=``, ``+``, ``-`` or ``@`` (and, in some,
+a tab or a carriage return) as a formula, so every text cell that would start with one is
+written with a leading ``'`` (OWASP's advice against CSV injection): ``=HYPERLINK(...)``
+as a task id arrives as ``'=HYPERLINK(...)``, shown as text. Figures are numbers codequorum
+writes itself (a negative one stays a number), never text from the input.
 """
 
 from __future__ import annotations
@@ -41,6 +47,18 @@ CSV_COLUMNS: tuple[str, ...] = (*LEADING, *PAIR_COLUMNS, *TEXTUAL_KEYS, *AST_DIF
                                 *RECOMMENDATION_COLUMNS, *TRAILING)
 
 
+#: What a spreadsheet takes for the start of a formula.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def text_cell(value: object) -> str:
+    """Text from the input as a CSV cell: escaped by
+    :func:`~codequorum.safe_text.safe_text`, and with a leading ``'`` when it would start a
+    formula."""
+    text = safe_text(value)
+    return "'" + text if text.startswith(FORMULA_START) else text
+
+
 def csv_columns() -> list[str]:
     """The CSV header: the same for every run."""
     return list(CSV_COLUMNS)
@@ -53,15 +71,15 @@ def _figure(value: Any) -> Any:
     if isinstance(value, numbers.Integral):
         return int(value)
     number = float(value)
-    return "" if number != number else repr(number)
+    return "" if number != number else number  # written as repr(number): full precision
 
 
 def _row(report: StabilityReport) -> dict[str, Any]:
     """One report as a CSV row (empty cell = not computed)."""
     verdict = report.verdict
     row: dict[str, Any] = {
-        "task_id": safe_text(report.task_id),
-        "language": report.language,
+        "task_id": text_cell(report.task_id),
+        "language": text_cell(report.language),
         "status": report.status,
         "n": report.n,
         "n_total": report.n_total,
@@ -71,7 +89,7 @@ def _row(report: StabilityReport) -> dict[str, Any]:
         ),
         "empty_samples": " ".join(str(i) for i in report.empty),
         "recommended": "" if report.recommended is None else report.recommended,
-        "recommended_by": report.recommended_by or "",
+        "recommended_by": text_cell(report.recommended_by or ""),
         "risk": _figure(report.risk),
         "risk_level": report.risk_level or "",
         "risk_low": _figure(report.risk_range[0]) if report.risk_range else "",
@@ -79,13 +97,13 @@ def _row(report: StabilityReport) -> dict[str, Any]:
         "trust": report.trust or "",
         "model": safe_text(report.model or ""),
         "stability_percentile": _figure(report.stability_percentile),
-        "recommendation": safe_text(report.recommendation or ""),
+        "recommendation": text_cell(report.recommendation or ""),
         "medoid": "" if report.medoid is None else report.medoid,
         "groups": len(report.clusters) if report.clusters else "",
         "largest_group": len(report.clusters[0]) if report.clusters else "",
-        "verdict": verdict.code if verdict else "",
-        "verdict_message": safe_text(verdict.message) if verdict else "",
-        "message": safe_text(report.message or ""),
+        "verdict": text_cell(verdict.code) if verdict else "",
+        "verdict_message": text_cell(verdict.message) if verdict else "",
+        "message": text_cell(report.message or ""),
     }
     for metric in PAIR_METRICS:
         for kind in ("ordered", "unordered"):

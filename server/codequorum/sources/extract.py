@@ -22,6 +22,7 @@ import tree_sitter
 
 from codequorum import parsing
 from codequorum.errors import UnknownLanguageError
+from codequorum.limits import MAX_ANSWER_CHARS, InputLimitError, version_size_problem
 from codequorum.parsing import normalize_language, parse, to_bytes
 
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ _FENCE = re.compile(
     re.DOTALL | re.MULTILINE,
 )
 # Reasoning models may put drafts in <think> sections before the answer.
-_THINKING = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.DOTALL | re.IGNORECASE)
+_THINKING = re.compile(r"<(think|thinking|reasoning)>", re.IGNORECASE)
 _PY_CODE_START = re.compile(r"^(?:async\s+def|def|class|@|from\s+\S+\s+import|import)\b")
 _PY_CODE_LINE = re.compile(r"^(?:[A-Za-z_][\w.]*\s*(?:=|\(|\[|:)|if __name__|#|\)|\]|\})")
 _NOT_CODE_TAGS = frozenset(
@@ -67,12 +68,16 @@ class ExtractResult:
 
 
 def extract_function(answer: str, language: str, name: str) -> ExtractResult:
-    """The function ``name`` (plain or qualified, e.g. ``Stack.push``) from ``answer``."""
+    """The function ``name`` (plain or qualified, e.g. ``Stack.push``) from ``answer``
+    (refused unread past :data:`~codequorum.limits.MAX_ANSWER_CHARS`)."""
     try:
         lang = normalize_language(language)
     except UnknownLanguageError as exc:
         return ExtractResult.rejected(str(exc))
-    blocks = list(_code_blocks(_THINKING.sub("", answer), lang))
+    if len(answer) > MAX_ANSWER_CHARS:
+        return ExtractResult.rejected(f"the answer is {len(answer):,} characters long (at most "
+                                      f"{MAX_ANSWER_CHARS:,} are read)")
+    blocks = list(_code_blocks(without_thinking(answer), lang))
     if not blocks:
         return ExtractResult.rejected("no code in the answer")
     reasons: list[str] = []
@@ -99,6 +104,27 @@ def extract_from_code(code: str, language: str, name: str) -> ExtractResult:
     if not code.strip():
         return ExtractResult.rejected("no code")
     return _from_block(code, lang, name)
+
+
+def without_thinking(answer: str) -> str:
+    """``answer`` without its ``<think>`` (``<thinking>``, ``<reasoning>``) sections, in one
+    pass: a section that is never closed stays, and does not make the search quadratic."""
+    lower = answer.lower()
+    parts: list[str] = []
+    pos = 0
+    unclosed: set[str] = set()
+    for opened in _THINKING.finditer(answer):
+        tag = opened.group(1).lower()
+        if opened.start() < pos or tag in unclosed:
+            continue
+        end = lower.find(f"</{tag}>", opened.end())
+        if end < 0:
+            unclosed.add(tag)
+            continue
+        parts.append(answer[pos : opened.start()])
+        pos = end + len(tag) + 3
+    parts.append(answer[pos:])
+    return "".join(parts)
 
 
 def function_source(code: str, info: FunctionInfo, language: str = "python") -> str:
@@ -185,7 +211,18 @@ def _bare_code(answer: str, lang: str) -> str | None:
 
 
 def _from_block(block: str, lang: str, name: str) -> ExtractResult:
-    code = _dedent(block)
+    """The function from one block of code; a block over a bound of
+    :mod:`codequorum.limits` is rejected with the bound."""
+    too_big = version_size_problem(block)
+    if too_big is not None:
+        return ExtractResult.rejected(f"the code is {too_big}")
+    try:
+        return _function_in(_dedent(block), lang, name)
+    except InputLimitError as exc:
+        return ExtractResult.rejected(f"the code is {exc}")
+
+
+def _function_in(code: str, lang: str, name: str) -> ExtractResult:
     tree = parse(code, lang)
     found = _find(parsing.functions(code, lang), name)
     if found is None:
@@ -247,15 +284,15 @@ def _find(infos: list[FunctionInfo], name: str) -> FunctionInfo | None:
 
 
 def _first_error(node: tree_sitter.Node) -> tree_sitter.Node | None:
-    """The first ERROR or MISSING node in document order (None when the tree is clean)."""
+    """The first ERROR or MISSING node in document order (None when the tree is clean).
+    Iterative: it goes down the first child that holds an error, however deep."""
     if not node.has_error:
         return None
-    if node.is_error or node.is_missing:
-        return node
-    for child in node.children:
-        found = _first_error(child)
-        if found is not None:
-            return found
+    while not (node.is_error or node.is_missing):
+        child = next((c for c in node.children if c.has_error), None)
+        if child is None:
+            return node
+        node = child
     return node
 
 

@@ -31,6 +31,7 @@ from typing import Any
 
 from codequorum.errors import UserError
 from codequorum.formats import ReadError, ReadOptions, join_completions, read_sample_sets
+from codequorum.limits import json_depth_problem
 from codequorum.model import Sample, SampleSet
 from codequorum.sources.extract import extract_from_code
 from codequorum.sources.store import SampleStore, content_hash
@@ -189,10 +190,13 @@ def _read_text(path: Path) -> str:
 
 
 def _json_document(text: str) -> Any:
-    """The whole text as one JSON value, or None when it is not one (e.g. JSONL)."""
+    """The whole text as one JSON value, or None when it is not one (e.g. JSONL, or JSON
+    nested too deeply to decode, which the sample-set reader then reports)."""
+    if json_depth_problem(text) is not None:
+        return None
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 

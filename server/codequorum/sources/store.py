@@ -47,6 +47,7 @@ from types import TracebackType
 from typing import Any, cast, get_args
 
 from codequorum.errors import UserError
+from codequorum.limits import MAX_SET_BYTES, MAX_STORED_VERSIONS, MAX_VERSION_BYTES
 from codequorum.model import Origin, Sample
 from codequorum.safe_paths import UnsafePath, guard
 
@@ -562,14 +563,35 @@ class SampleStore:
 
     def samples_for(self, file: str, qualified_name: str) -> list[StoredSample]:
         """The versions of one function, oldest first: a row generated k times is there k
-        times (the same row, the same id)."""
+        times (the same row, the same id).
+
+        A store may come with the repository, so what is read is bounded
+        (:mod:`codequorum.limits`): at most :data:`~codequorum.limits.MAX_STORED_VERSIONS`
+        versions, copies counted, and rows only while their code stays within a few times
+        :data:`~codequorum.limits.MAX_SET_BYTES`; a code longer than
+        :data:`~codequorum.limits.MAX_VERSION_BYTES` is read only that far (it stays too
+        long to score, and the analysis says so)."""
+        where = "FROM samples WHERE file = ? AND qualified_name = ?"
+        cap = MAX_VERSION_BYTES + 1
+        sizes = self._query(f"SELECT id, min(length(code), ?), copies {where} ORDER BY id"
+                            " LIMIT ?", (cap, file, qualified_name, MAX_STORED_VERSIONS))
+        wanted: dict[int, int] = {}  # id -> copies
+        budget, room = 2 * MAX_SET_BYTES, MAX_STORED_VERSIONS
+        for row_id, size, copies in sizes:
+            if room <= 0 or budget < 0:
+                break
+            wanted[int(row_id)] = min(_copies(copies), room)
+            room -= wanted[int(row_id)]
+            budget -= int(size or 0)
+        if not wanted:
+            return []
+        columns = ", ".join(f"substr(code, 1, {cap}) AS code" if c == "code" else c
+                            for c in _COLUMNS)
         rows = self._query(
-            f"SELECT {', '.join(_COLUMNS)} FROM samples WHERE file = ? AND qualified_name = ?"
-            " ORDER BY id",
-            (file, qualified_name),
+            f"SELECT {columns} {where} AND id IN ({', '.join('?' * len(wanted))}) ORDER BY id",
+            (file, qualified_name, *wanted),
         )
-        copies = _COLUMNS.index("copies")
-        return [s for r in rows for s in [_row_to_sample(r)] * max(1, int(r[copies]))]
+        return [s for r in rows for s in [_row_to_sample(r)] * wanted[int(r[0])]]
 
     def count(self, file: str, qualified_name: str) -> int:
         """How many versions one function has (copies counted)."""
@@ -627,6 +649,11 @@ def _add_copies(conn: sqlite3.Connection, file: str, qualified_name: str, digest
         " AND content_hash = ?",
         (copies, file, qualified_name, digest),
     )
+
+
+def _copies(value: object) -> int:
+    """A row's ``copies`` as a count (at least 1), whatever a store holds there."""
+    return max(1, value) if isinstance(value, int) else 1
 
 
 def _row_to_sample(row: tuple[object, ...]) -> StoredSample:
