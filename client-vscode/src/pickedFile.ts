@@ -10,10 +10,10 @@ import * as path from 'path';
 import * as zlib from 'zlib';
 
 /** The server's bound on a sample file (codequorum.lsp.files.MAX_IMPORT_BYTES). */
-export const MAX_IMPORT_BYTES = 16_000_000;
+export const MAX_IMPORT_BYTES = 16_777_216;
 
 function megabytes(limit: number): string {
-  return `${limit / 1_000_000} MB`;
+  return `${+(limit / 1_048_576).toFixed(1)} MB`;
 }
 
 function kind(stat: fs.Stats): string {

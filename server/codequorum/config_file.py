@@ -41,7 +41,7 @@ from codequorum.safe_paths import UnreadableFile, read_regular
 PROJECT_NAMES = ("codequorum.toml", "pyproject.toml")
 USER_FILE = "config.toml"
 #: A configuration file larger than this is not read (a repository's may be any size).
-MAX_CONFIG_BYTES = 1_000_000
+MAX_CONFIG_BYTES = 1024 * 1024
 #: Keys whose environment variable, when set, wins over every configuration file.
 ENVIRONMENT_FIRST: dict[str, str] = {
     "base-url": "CODEQUORUM_BASE_URL",

@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from codequorum.errors import UserError
+from codequorum.limits import size_words
 
 #: A folder holding one of these is a workspace root (as :mod:`codequorum.workspace` says).
 MARKERS = (".codequorum", ".git")
@@ -181,10 +182,6 @@ def file_kind(mode: int) -> str:
     return "not a regular file"
 
 
-def _megabytes(limit: int) -> str:
-    return f"{limit / 1_000_000:g} MB"
-
-
 def read_regular(path: str | os.PathLike[str], limit: int) -> bytes:
     """The bytes of ``path`` (symlinks followed) when it is a regular file of at most
     ``limit`` bytes; else :class:`UnreadableFile` naming it. Never blocks on a FIFO, never
@@ -195,7 +192,7 @@ def read_regular(path: str | os.PathLike[str], limit: int) -> bytes:
         if not stat.S_ISREG(info.st_mode):
             raise UnreadableFile(f"{path} is {file_kind(info.st_mode)}, not a regular file")
         if info.st_size > limit:
-            raise UnreadableFile(f"{path} is larger than {_megabytes(limit)}")
+            raise UnreadableFile(f"{path} is larger than {size_words(limit)}")
         chunks: list[bytes] = []
         size = 0
         while size <= limit:
@@ -207,5 +204,5 @@ def read_regular(path: str | os.PathLike[str], limit: int) -> bytes:
     finally:
         os.close(fd)
     if size > limit:
-        raise UnreadableFile(f"{path} is larger than {_megabytes(limit)}")
+        raise UnreadableFile(f"{path} is larger than {size_words(limit)}")
     return b"".join(chunks)

@@ -49,7 +49,8 @@ async def test_files_the_tools_refuse(sign_ws: Path, outside: Path) -> None:
         "out_link.py": "out_link.py: outside the workspace",
         "sub": "sub: a folder; a source file is expected",
         "pipe.py": "pipe.py: not a regular file; a source file is expected",
-        "big.py": "big.py: 2,000,004 bytes, over the 2,000,000 a source file may have",
+        "big.py": f"big.py: {MAX_SOURCE_BYTES // 6 * 6 + 6:,} bytes, over the "
+                  f"{MAX_SOURCE_BYTES:,} a source file may have",
         "blob.py": "blob.py: a binary file, not source code",
         "latin.py": "latin.py: not UTF-8 text (byte 21)",
         "app.txt\0.py": "not a usable path",

@@ -126,7 +126,7 @@ def test_the_bounds_themselves(tmp_path: Path) -> None:
     assert bounded_text("é", "picked.jsonl", 2) == "é".encode()
     with pytest.raises(RefusedFile, match=r"picked\.jsonl is larger than"):
         bounded_text("é" * 2, "picked.jsonl", 3)
-    assert MAX_IMPORT_BYTES == 16_000_000
+    assert MAX_IMPORT_BYTES == 16 * 1024 * 1024
 
 
 def test_the_extension_reads_a_picked_file_within_the_servers_bound() -> None:

@@ -149,9 +149,9 @@ def test_check_skips_special_files_in_a_repository(tmp_path: Path) -> None:
     assert run.status == 0
     notes = sorted(line for line in run.err.splitlines() if "skipped" in line)
     assert notes == [
-        f"codequorum: {repo / 'big.py'}: larger than 2 MB, too large to check, skipped",
-        f"codequorum: {repo / 'pipe.py'}: not a regular file, skipped",
-        f"codequorum: {repo / 'zero.py'}: not a regular file, skipped",
+        f"codequorum: {repo / 'big.py'} is larger than 2 MB; skipped",
+        f"codequorum: {repo / 'pipe.py'} is a FIFO, not a regular file; skipped",
+        f"codequorum: {repo / 'zero.py'}: a symlink out of {repo}, skipped",
     ]
 
 

@@ -150,4 +150,4 @@ async def test_the_server_shows_names_escaped(tmp_path: Path) -> None:
         with pytest.raises(JsonRpcException) as refused:
             await command(client, "codequorum.analyze", closed, "f")
         assert not RAW.search(str(refused.value))
-        assert "gone\\x1b[2J\\u202e.py is not open" in str(refused.value)
+        assert "gone\\x1b[2J\\u202e.py: no such file" in str(refused.value)

@@ -160,7 +160,7 @@ def test_check_reads_a_store_claiming_a_billion_copies(tmp_path: Path) -> None:
     run = run_cli(["check", str(mod), "--fail-on", "never"])
     run.bounded()
     (note,) = [line for line in run.out.splitlines() if "input-limit" in line]
-    assert re.search(r"[\d,]+ usable samples; at most 2,000 are compared", note)
+    assert re.search(r"[\d,]+ usable versions; at most 2,000 are compared", note)
     assert run.peak_mb < 600
 
 
@@ -187,13 +187,13 @@ async def test_the_server_notes_a_deep_stored_version_and_keeps_answering(repo: 
         note = await hover_text(client, uri, position_of(text, "deep"))
         assert note is not None and "nested more than 500 levels deep" in note
         good = await hover_text(client, uri, position_of(text, "area"))
-        assert good is not None and "3 samples" in good and "input-limit" not in good
+        assert good is not None and "3 versions" in good and "input-limit" not in good
         await wait_for(lambda: any(d.code == "input-limit" for d in published(client, uri) or []))
         lenses = await code_lenses(client, uri)
         titles = [(lens.range.start.line, lens.command.title) for lens in lenses
-                  if lens.command and "samples" in lens.command.title]
-        assert titles[0][0] == 0 and titles[0][1].startswith("3 samples · stable")
-        assert titles[1] == (4, "2 samples · not compared (input-limit)")
+                  if lens.command and "version" in lens.command.title]
+        assert titles[0][0] == 0 and titles[0][1].startswith("3 versions · stable")
+        assert titles[1] == (4, "2 versions + your code · not compared (input-limit)")
         raw = await client.text_document_code_action_async(types.CodeActionParams(
             text_document=types.TextDocumentIdentifier(uri=uri),
             range=types.Range(start=position_of(text, "deep"), end=position_of(text, "deep")),
@@ -226,7 +226,7 @@ async def test_add_and_import_samples_refuse_a_ten_megabyte_or_deep_version(repo
                                ["def deep():\n    return 2\n", "def deep():\n    return 3\n"])
         assert stored["total"] == 2
         answer = await hover_text(client, uri, position_of(text, "area"))
-        assert answer is not None and "3 samples" in answer
+        assert answer is not None and "3 versions" in answer
         assert _server_peak_mb(client) < PEAK_MB
 
 
@@ -244,7 +244,7 @@ async def test_a_huge_document_and_a_deep_one_leave_the_server_answering(repo: P
         assert await hover_text(client, uri_deep, types.Position(line=0, character=4)) is None
         uri = open_document(client, mod, text)
         answer = await hover_text(client, uri, position_of(text, "area"))
-        assert answer is not None and "3 samples" in answer
+        assert answer is not None and "3 versions" in answer
         assert any("larger than 2 MB" in m.message for m in client.messages)
         assert _server_peak_mb(client) < PEAK_MB
 

@@ -21,7 +21,7 @@ from urllib.parse import unquote, urlparse
 from codequorum.safe_paths import UnreadableFile, read_regular
 
 #: Largest sample file read for ``codequorum.importSamples`` (path or text).
-MAX_IMPORT_BYTES = 16_000_000
+MAX_IMPORT_BYTES = 16 * 1024 * 1024
 
 
 class RefusedFile(Exception):

@@ -151,8 +151,8 @@ class CodequorumServer(LanguageServer):
         """``window/showMessage`` (and a log line), from any thread: the one way a message
         reaches the user, so it is made safe here (names, paths and text from a repository
         or a model have their control and invisible characters escaped, and a long one is
-        cut)."""
-        message = safe_text(message, limit=MAX_MESSAGE_CHARS)
+        cut; lines stay lines: a client shows them as they are, never as terminal input)."""
+        message = safe_text(message, limit=MAX_MESSAGE_CHARS, keep_newlines=True)
         log.info("%s", message)
 
         def send() -> None:
