@@ -49,7 +49,7 @@ from typing import Any, cast, get_args
 from codequorum.errors import UserError
 from codequorum.limits import MAX_SET_BYTES, MAX_STORED_VERSIONS, MAX_VERSION_BYTES
 from codequorum.model import Origin, Sample
-from codequorum.safe_paths import UnsafePath, guard
+from codequorum.safe_paths import UnsafePath, file_kind, guard
 
 log = logging.getLogger(__name__)
 
@@ -169,14 +169,7 @@ def _identify(path: Path) -> str | None:
 
 def _kind(mode: int) -> str:
     """What a file that is not a regular file is ("" for a regular file)."""
-    if stat.S_ISREG(mode):
-        return ""
-    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"),
-                       (stat.S_ISLNK, "a symlink"), (stat.S_ISSOCK, "a socket"),
-                       (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device")):
-        if test(mode):
-            return name
-    return "not a regular file"
+    return "" if stat.S_ISREG(mode) else file_kind(mode)
 
 
 def _header_verdict(page: bytes) -> str:
