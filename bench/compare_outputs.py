@@ -163,6 +163,8 @@ def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
 
 
+# The workspace's code is the guard's own (not imported from tests/): a test that changes
+# must not change what a record and a later comparison are made of.
 CLOSE_BODY = (
     "    ordered = sorted(numbers)\n"
     "    return any(b - a < threshold for a, b in zip(ordered, ordered[1:]))\n"
