@@ -39,8 +39,8 @@ DATA = (
 class Client:
     """A minimal LSP client over a child process's stdio."""
 
-    def __init__(self, cmd: list[str], cwd: Path) -> None:
-        env = {**os.environ, "PYTHONPATH": str(REPO / "server")}
+    def __init__(self, cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> None:
+        env = env or {**os.environ, "PYTHONPATH": str(REPO / "server")}
         self.proc = subprocess.Popen(
             cmd,
             stdin=subprocess.PIPE,

@@ -261,3 +261,56 @@ def test_hidden_tests_only_add_inputs_on_every_humaneval_task() -> None:
 def plan_sources_without_tests(plan: InputPlan) -> list[str]:
     """The plan's sources, the tests' left out."""
     return [s for s in plan.sources if s not in ("tests", "humaneval")]
+
+
+#: Draws the input plan of a function with text, number and container parameters and
+#: prints its labels. ``argv[1]``: a folder whose ``extra_constants`` module is imported
+#: first ("-": none); ``argv[2]``: "stock" puts Hypothesis' default provider (which draws
+#: constants of the code loaded in the process) behind the backend the inputs use.
+_PLAN_SCRIPT = '''
+import importlib, json, sys
+if sys.argv[1] != "-":
+    sys.path.insert(0, sys.argv[1])
+    importlib.import_module("extra_constants")
+if sys.argv[2] == "stock":
+    from hypothesis.internal.conjecture.providers import AVAILABLE_PROVIDERS, HypothesisProvider
+    from codequorum.inputs import plain_backend
+    AVAILABLE_PROVIDERS[plain_backend()] = HypothesisProvider
+from codequorum.inputs import collect_inputs
+from codequorum.model import SampleSet
+code = (
+    "def f(words: list[str], name: str, scale: float, table: dict[str, float]) -> int:\\n"
+    "    return len(words) + len(name) + int(scale) + len(table)\\n"
+)
+plan = collect_inputs(SampleSet.from_codes("t", [code]), hypothesis_examples=40)
+print(json.dumps([case.label for case in plan.cases]))
+'''
+
+
+def _plan_labels(extra: Path | None, backend: str = "plain") -> list[str]:
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-c", _PLAN_SCRIPT, str(extra) if extra else "-", backend],
+        capture_output=True, text=True, check=True, timeout=120,
+    ).stdout
+    labels: list[str] = json.loads(out)
+    return labels
+
+
+def test_generated_inputs_do_not_depend_on_constants_in_the_loaded_code(tmp_path: Path) -> None:
+    """A module of new string and float constants (as a change anywhere in codequorum
+    would add) changes no drawn input; with Hypothesis' default provider behind the same
+    backend the same module does, so the test sees what it guards against."""
+    words = [f"{'abcdefghij'[i % 10]}{'KLMNOPQRST'[i // 10 % 10]}{i}" for i in range(300)]
+    (tmp_path / "extra_constants.py").write_text(
+        "".join(f"W{i} = {w!r}\n" for i, w in enumerate(words))
+        + "".join(f"F{i} = {i * 0.37 + 1.5}\n" for i in range(200)),
+        encoding="utf-8",
+    )
+    plain = _plan_labels(None)
+    assert len([label for label in plain if label.startswith("f(")]) >= 40
+    assert _plan_labels(tmp_path) == plain
+    assert _plan_labels(tmp_path, "stock") != _plan_labels(None, "stock")

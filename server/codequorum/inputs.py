@@ -17,8 +17,9 @@ In order:
 4. ``hypothesis``: arguments drawn by Hypothesis from the parameters' annotations (resolved
    through ast against a whitelist of builtin/typing names: ``int``, ``float``, ``bool``,
    ``str``, ``list``/``List``, ``dict``/``Dict``, ``tuple``/``Tuple``, ``set``,
-   ``Optional``, ``Union``, ``X | Y``...) with bounded sizes and a fixed derandomised
-   seed; parameters without annotations take their type from the first example;
+   ``Optional``, ``Union``, ``X | Y``...) with bounded sizes and a fixed seed, from the
+   seed alone (never from constants of the code loaded in the process); parameters
+   without annotations take their type from the first example;
 5. ``scaling``: a series of sizes (8, 64, 512) for sequence and string parameters (or, if
    there are none, integer parameters), other parameters held at an example's values; used
    to estimate each candidate's growth.
@@ -35,6 +36,7 @@ from __future__ import annotations
 
 import ast
 import atexit
+import functools
 import os
 import random
 import shutil
@@ -313,9 +315,45 @@ def _keep_hypothesis_out_of_the_workspace() -> None:
     set_hypothesis_home_dir(home)
 
 
+#: The seed every draw starts from (the same inputs on every run and every machine).
+HYPOTHESIS_SEED = 0
+#: Draws made per input wanted: the plain backend keeps no record of the choices made so
+#: far (only Hypothesis' default one does), so draws can repeat; three per input leave
+#: ``n`` distinct ones wherever the types allow that many.
+DRAWS_PER_INPUT = 3
+_PLAIN_BACKEND = "codequorum-plain"
+
+
+@functools.cache
+def plain_backend() -> str:
+    """The name of a Hypothesis backend that draws from the seed alone.
+
+    Hypothesis' default provider also draws, now and then, constants it collects from the
+    source of every module loaded in the process that is not installed in site-packages
+    (codequorum itself in an editable install, a benchmark script, whatever the process
+    imported before): the inputs would change with any string added anywhere in the code,
+    between an editable install and a wheel, and between the command line and the
+    language server. This backend is that provider without those constants, registered
+    the way Hypothesis takes alternative backends (``AVAILABLE_PROVIDERS`` and
+    ``settings(backend=...)``)."""
+    from hypothesis.internal.conjecture.providers import AVAILABLE_PROVIDERS, HypothesisProvider
+
+    class PlainProvider(HypothesisProvider):
+        """Hypothesis' provider, drawing no collected constants (neither the code's nor its
+        own list of interesting values)."""
+
+        def _maybe_draw_constant(self, choice_type: Any, constraints: Any, *,
+                                 p: float = 0.05) -> None:
+            return None
+
+    AVAILABLE_PROVIDERS[_PLAIN_BACKEND] = PlainProvider
+    return _PLAIN_BACKEND
+
+
 def hypothesis_args(specs: Sequence[TypeSpec], n: int, max_size: int = 8) -> list[tuple[Any, ...]]:
-    """Up to ``n`` distinct argument tuples drawn by Hypothesis (derandomised, no database)."""
-    from hypothesis import HealthCheck, Phase, given, settings
+    """Up to ``n`` distinct argument tuples drawn by Hypothesis from
+    :data:`HYPOTHESIS_SEED` alone (:func:`plain_backend`; no database)."""
+    from hypothesis import HealthCheck, Phase, given, seed, settings
     from hypothesis import strategies as st
 
     if n <= 0 or not specs:
@@ -325,10 +363,11 @@ def hypothesis_args(specs: Sequence[TypeSpec], n: int, max_size: int = 8) -> lis
     seen: set[str] = set()
     strategy = st.tuples(*[_strategy(s, max_size) for s in specs])
 
+    @seed(HYPOTHESIS_SEED)
     @settings(
-        derandomize=True,
+        backend=plain_backend(),
         database=None,
-        max_examples=n,
+        max_examples=n * DRAWS_PER_INPUT,
         phases=[Phase.generate],
         suppress_health_check=list(HealthCheck),
         deadline=None,
@@ -719,6 +758,7 @@ def _editor_inputs(
 
 __all__ = [
     "DEFAULT_SIZES",
+    "HYPOTHESIS_SEED",
     "InputCase",
     "InputPlan",
     "InputSource",
@@ -732,6 +772,7 @@ __all__ = [
     "guess_entry_point",
     "hypothesis_args",
     "parameters",
+    "plain_backend",
     "resolve_annotation",
     "scaling_args",
     "sized_value",

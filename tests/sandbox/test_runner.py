@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import threading
 import time
@@ -17,6 +18,7 @@ from codequorum.sandbox import (
     active_layers,
     run_candidate,
     run_candidates,
+    startup,
 )
 
 SQUARE = [
@@ -250,7 +252,48 @@ def test_non_literal_test_values_are_an_error() -> None:
 def test_environment_is_scrubbed_and_cwd_is_private() -> None:
     code = "import os\ndef f():\n    return sorted(os.environ), os.getcwd() == os.environ['HOME']\n"
     result = run_candidate(code, [Case("call")], "f")
-    assert result.tests[0].output == "(['HOME', 'LANG', 'PATH', 'TMPDIR'], True)"
+    assert result.tests[0].output == "(['HOME', 'LANG', 'PATH', 'PYTHONHASHSEED', 'TMPDIR'], True)"
+
+
+def test_the_sandbox_folder_is_not_importable() -> None:
+    """Only the standard library: the harness's own folder is not on ``sys.path``."""
+    code = "def f():\n    import protocol\n    return protocol.__file__\n"
+    for sandbox in ("strict", "weak"):
+        result = run_candidate(code, [Case("call")], "f", sandbox=sandbox)
+        assert result.tests[0].exc_type == "ModuleNotFoundError", (sandbox, result.tests)
+
+
+#: A version whose result follows the string-hash seed: a set of strings, listed.
+WORDS = ", ".join(repr(f"w{i}") for i in range(24))
+HASHED = f"def f():\n    return list({{{WORDS}}})\n"
+
+
+def _order_under_the_fixed_seed() -> str:
+    """What ``HASHED`` returns in a plain interpreter started with the sandbox's seed."""
+    script = HASHED + "print(repr(f()))\n"
+    env = {"PATH": "/usr/bin:/bin", "PYTHONHASHSEED": startup.HASH_SEED}
+    out = subprocess.run([sys.executable, "-S", "-c", script], env=env, capture_output=True,
+                         text=True, check=True, timeout=60)
+    return out.stdout.strip()
+
+
+@pytest.mark.parametrize("sandbox", ["strict", "weak"])
+@pytest.mark.parametrize("method", ["fork", "exec"])
+def test_a_version_gives_the_same_outputs_on_every_run(method: str, sandbox: str) -> None:
+    """The string-hash seed is fixed where the interpreter starts: two runs, each in a fork
+    server (or fresh interpreter) of its own, list the set in the one order that seed
+    gives."""
+    from codequorum.sandbox import forkserver
+
+    outputs = []
+    for _ in range(2):
+        forkserver.shutdown()
+        result = run_candidate(HASHED, [Case("call")], "f", start_method=method,
+                               sandbox=sandbox)
+        assert result.status == "ok", result.detail
+        assert result.start_method == method
+        outputs.append(result.tests[0].output)
+    assert outputs[0] == outputs[1] == _order_under_the_fixed_seed()
 
 
 def test_layers_are_reported() -> None:

@@ -25,6 +25,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from codequorum.sandbox import startup
+
 SCRIPTS = Path(__file__).resolve().parent
 SCRIPTS_MOUNT = "/opt/codequorum-sandbox"
 RUN_MOUNT = "/run/codequorum"
@@ -63,7 +65,7 @@ def interpreter_layout(interpreter: str) -> Interpreter:
 
     A virtual environment's python is a symlink into the base installation: the sandbox
     binds the base installation (the standard library lives there), never the venv's
-    site-packages (candidates run with ``-I -S``: standard library only).
+    site-packages (candidates run with ``-S``: standard library only).
     """
     executable = os.path.realpath(shutil.which(interpreter) or interpreter)
     out = subprocess.run(
@@ -104,7 +106,8 @@ def _binds(layout: Interpreter) -> list[str]:
 def command(
     bwrap: str, layout: Interpreter, script_args: list[str], run_dir: str | None = None
 ) -> list[str]:
-    """The bubblewrap command line that runs ``python -I -S -B <script> <script_args>``.
+    """The bubblewrap command line that runs ``python <startup.FLAGS> <script> <script_args>``
+    in the environment of :func:`startup.environment`.
 
     ``run_dir`` (a host directory, e.g. the fork server's socket) is bound read-write at
     ``/run/codequorum``; candidates cover it again (``confine.private_mounts``). A fork
@@ -118,9 +121,10 @@ def command(
         "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
         "--unshare-cgroup-try", "--new-session",
         "--hostname", "sandbox",
-        "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "LANG", "C.UTF-8",
-        "--setenv", "HOME", WORKDIR, "--setenv", "TMPDIR", WORKDIR,
+        "--clearenv",
     ]  # fmt: skip
+    for name, value in startup.environment("/usr/bin:/bin", WORKDIR, WORKDIR).items():
+        args += ["--setenv", name, value]
     if not root:
         args += ["--unshare-user", "--uid", str(os.getuid()), "--gid", str(os.getgid())]
     else:
@@ -141,6 +145,6 @@ def command(
         args += ["--bind", run_dir, RUN_MOUNT]
     else:
         args += ["--die-with-parent"]
-    args += ["--chdir", WORKDIR, "--", layout.executable, "-I", "-S", "-B",
+    args += ["--chdir", WORKDIR, "--", layout.executable, *startup.FLAGS,
              f"{SCRIPTS_MOUNT}/child.py", *script_args]  # fmt: skip
     return args

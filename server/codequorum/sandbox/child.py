@@ -1,7 +1,8 @@
 """The sandbox child: runs one candidate's tests and reports over a pipe.
 
-Stdlib only; started as ``python -I -S -B child.py <message-fd>`` by the parent, in a
-private temporary working directory, a new session and a scrubbed environment.
+Stdlib only; started as ``python -s -S -B child.py <message-fd>`` by the parent
+(``startup.py``), in a private temporary working directory, a new session and a scrubbed
+environment that fixes the string-hash seed.
 
 Order matters and is fixed: read the ``run`` message from stdin (then stdin becomes
 /dev/null), isolate the network namespace where the kernel allows it, set resource
@@ -26,6 +27,9 @@ if TYPE_CHECKING:
     from typing import Any
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
+# ``python child.py`` puts this folder first on ``sys.path`` (``-I`` would not, but it would
+# also ignore the hash seed, see startup.py): candidates import the standard library only.
+sys.path[:] = [p for p in sys.path if os.path.realpath(p or os.curdir) != os.path.realpath(_HERE)]
 CANDIDATE_FILENAME = "<candidate>"
 MAX_OUTPUT_CHARS = 65536
 MAX_MESSAGE_CHARS = 2000

@@ -1,6 +1,6 @@
 """Kernel confinement of one candidate, applied in the child before any candidate code.
 
-Stdlib only (the child loads this file by path under ``python -I -S``). The order is
+Stdlib only (the child loads this file by path under ``python -s -S``). The order is
 fixed, each step needs the one before:
 
 1. :func:`drop_root` (the fork server, once): a server started as root inside bubblewrap

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from codequorum.sandbox import bwrap, cgroups, protocol
+from codequorum.sandbox import bwrap, cgroups, protocol, startup
 
 CHILD_SCRIPT = Path(__file__).with_name("child.py")
 START_TIMEOUT = 20.0
@@ -66,8 +66,8 @@ class ForkServer:
             base = "/tmp"
         self.directory = tempfile.mkdtemp(prefix="codequorum-forkserver-", dir=base)
         self.path = os.path.join(self.directory, "socket")
-        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": self.directory}
-        argv = [self.interpreter, "-I", "-S", "-B", str(CHILD_SCRIPT), "--fork-server", self.path]
+        env = startup.environment("/usr/local/bin:/usr/bin:/bin", self.directory)
+        argv = [self.interpreter, *startup.FLAGS, str(CHILD_SCRIPT), "--fork-server", self.path]
         try:
             if strict:
                 tool = bwrap.find_bwrap()

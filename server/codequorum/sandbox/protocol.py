@@ -1,6 +1,6 @@
 """Messages between the parent and the sandbox child (version 1).
 
-Stdlib only: the child loads this file by path under ``python -I -S``.
+Stdlib only: the child loads this file by path under ``python -s -S``.
 
 Framing: every message is a 4-byte big-endian length followed by that many bytes of
 UTF-8 JSON, an object ``{"v": 1, "type": ..., ...}``. The parent sends one ``run``

@@ -24,7 +24,15 @@ from pathlib import Path
 from typing import Any
 
 from codequorum.model import ModuleContext, TestCase
-from codequorum.sandbox import bwrap, cgroups, forkserver, grading, protocol, seccomp_filter
+from codequorum.sandbox import (
+    bwrap,
+    cgroups,
+    forkserver,
+    grading,
+    protocol,
+    seccomp_filter,
+    startup,
+)
 from codequorum.sandbox.limits import Limits
 from codequorum.sandbox.pool import run_pool
 
@@ -155,7 +163,7 @@ class CandidateResult:
 
 def _scrubbed_env(home: str) -> dict[str, str]:
     """The child's whole environment: nothing inherited from the parent."""
-    return {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": home, "TMPDIR": home}
+    return startup.environment("/usr/local/bin:/usr/bin:/bin", home, home)
 
 
 SECRET_NAMES = (
@@ -519,7 +527,7 @@ class _ChildRun:
         msg_r, msg_w = os.pipe()
         try:
             fd_args = [str(msg_w), *(str(fd) for fd in extra)]
-            argv = [self.interpreter, "-I", "-S", "-B", str(CHILD_SCRIPT), *fd_args]
+            argv = [self.interpreter, *startup.FLAGS, str(CHILD_SCRIPT), *fd_args]
             if self.strict:
                 tool = bwrap.find_bwrap()
                 if tool is None:
