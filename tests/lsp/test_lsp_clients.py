@@ -63,7 +63,7 @@ async def test_a_client_that_asks_for_plain_text_gets_a_hover_without_markup(
         hover = await _hover(client, uri, position_of(doc, "has_close_elements"))
     assert hover.kind == types.MarkupKind.PlainText
     text = hover.value
-    assert text.startswith("codequorum · has_close_elements · 5 samples · ")
+    assert text.startswith("codequorum · has_close_elements · 5 versions + your code · ")
     for markup in ("**", "`", "```", "\\-", "\\*", "\\_"):
         assert markup not in text, (markup, text)
     assert re.search(r"^⚠️ outlier-current — ", text, re.M), text
@@ -86,7 +86,7 @@ async def test_a_client_that_names_no_format_gets_markdown(
         await command(client, "codequorum.addSamples", uri, "has_close_elements", samples)
         hover = await _hover(client, uri, position_of(doc, "has_close_elements"))
     assert hover.kind == types.MarkupKind.Markdown
-    assert hover.value.startswith("**codequorum** · `has_close_elements` · 5 samples · ")
+    assert hover.value.startswith("**codequorum** · `has_close_elements` · 5 versions + your code · ")
     assert "```diff\n" in hover.value
 
 
@@ -217,7 +217,7 @@ async def test_compare_and_the_report_open_as_documents_outside_the_workspace(
     assert [p.name.split("-")[:2] for p in paths] == [[NAME, "compare"], [NAME, "report"]]
     assert first.take_focus is True
     comparison, report = (p.read_text(encoding="utf-8") for p in paths)
-    assert comparison.startswith(f"codequorum · {NAME} · 5 samples · ")
+    assert comparison.startswith(f"codequorum · {NAME} · 5 versions + your code · ")
     assert comparison.count(" against current\n    --- current\n") == 5  # every version
     assert "`" not in comparison and "```" not in comparison
     assert "\n\nThe versions\n\n" in report and report.count("    def has_close_elements") == 6
@@ -245,7 +245,7 @@ async def test_compare_is_a_message_where_the_client_opens_no_documents(
         )
         assert client.shown_documents == []
     lines = message.split("\n")
-    assert lines[0].startswith(f"codequorum · {NAME} · 5 samples · ")
+    assert lines[0].startswith(f"codequorum · {NAME} · 5 versions + your code · ")
     assert re.fullmatch(r"Most different: v[1-5] against current", lines[2]), lines
     assert lines[3] == "    --- current"
     assert "`" not in message

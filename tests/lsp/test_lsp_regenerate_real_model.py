@@ -76,4 +76,4 @@ async def test_regenerate_against_a_local_model_at_the_default_settings(
         assert (shown["origin"], shown["model"], shown["provider"]) == (
             "regenerated", MODEL, real_model_proxy.base_url)
         text = await hover_text(client, uri, pos)
-        assert text is not None and f"· {result['stored']} sample" in text
+        assert text is not None and f"· {result['stored']} version" in text

@@ -19,7 +19,7 @@ def test_comparison_every_version_against_the_current_code(fixed: Fixed) -> None
     _, entry, analysis = fixed
     text = to_plain(comparison_doc(entry, analysis, 400))
     lines = text.split("\n")
-    assert lines[0] == "codequorum · Shape.area · 3 samples · 2 clusters"
+    assert lines[0] == "codequorum · Shape.area · 3 versions + your code · 2 clusters"
     heads = [line for line in lines if line and not line.startswith("    ")]
     most = analysis.most_different
     assert most is not None
@@ -38,7 +38,7 @@ def test_report_has_the_hover_then_every_version(fixed: Fixed) -> None:  # noqa:
     text = to_plain(report_doc(entry, analysis))
     head, _, versions = text.partition("\n\nThe versions\n\n")
     assert head.startswith(
-        "codequorum · Shape.area · 3 samples · 2 clusters\n\n⚠️ unstable-structure"
+        "codequorum · Shape.area · 3 versions + your code · 2 clusters\n\n⚠️ unstable-structure"
     )
     for code in (V1, V2, V3, CURRENT):
         indented = "\n".join("    " + line for line in code.rstrip("\n").split("\n"))

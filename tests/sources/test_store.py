@@ -392,7 +392,8 @@ def test_schema_2_store_takes_the_assistants_versions_after_its_upgrade(
     with SampleStore.open(store_path) as store:
         store_id = store.store_id
         assert store.recovered_from is None and not store.created
-        assert [(r.id, r.origin) for r in store.samples_for("m.py", "f")] == [(7, "regenerated")] * 3
+        rows = store.samples_for("m.py", "f")
+        assert [(r.id, r.origin) for r in rows] == [(7, "regenerated")] * 3
         ids = store.add("m.py", "python", "f", [Sample(CODE_B, origin="assistant")])
         assert ids[0] > 7
         assert [r.origin for r in store.samples_for("m.py", "f")][-1] == "assistant"

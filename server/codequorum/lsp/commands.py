@@ -25,6 +25,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 from codequorum.errors import UserError
 from codequorum.findings import compared_text, consensus, evidence_text
 from codequorum.lsp import contract as c
+from codequorum.lsp.autorun import run_arrived
 from codequorum.lsp.documents import FunctionEntry, Snapshot, reindent
 from codequorum.lsp.engine import FunctionAnalysis, ran_nothing
 from codequorum.lsp.files import MAX_IMPORT_BYTES, RefusedFile, bounded_text, read_inside
@@ -39,7 +40,6 @@ from codequorum.safe_text import safe_text
 if TYPE_CHECKING:
     from codequorum.lsp.gates import ConsentedProposer
     from codequorum.lsp.server import CodequorumServer
-    from codequorum.lsp.settings import Settings
     from codequorum.sources.openai_compat import ProviderConfig, RegenerationResult
 
 log = logging.getLogger(__name__)
@@ -330,6 +330,8 @@ async def _store_samples(
         raise CommandError(f"{command}: cannot store the versions: {exc}") from exc
     total = len(await engine.run(engine.samples_sync, key, name))
     ls.refresh(target.uri)
+    ls.in_background(run_arrived(ls, target.uri, name, snapshot.language),
+                     "running the new versions")
     return c.StoreResult(uri=target.uri, qualified_name=name, added=len(set(ids)), total=total)
 
 
@@ -506,12 +508,6 @@ def regeneration_status(result: RegenerationResult) -> Literal["ok", "failed", "
     return "ok" if result.ok else "failed"
 
 
-def runs_dynamic_after(ok: bool, settings: Settings, language: str) -> bool:
-    """Whether a regeneration that accepted versions (``ok``) starts a dynamic run: only
-    with ``dynamic.auto`` and ``dynamic.enable`` on, for Python."""
-    return ok and settings.dynamic.auto and settings.dynamic.enable and language == "python"
-
-
 @dataclass(frozen=True)
 class _Request:
     """One regeneration: the function, the file's store key (also the path the prompt
@@ -672,9 +668,8 @@ async def regenerate_command(ls: CodequorumServer, args: c.RegenerateArgs) -> c.
     result, stored = await _regenerate_storing(ls, request, config)
     ls.show(*regeneration_message(result, safe_text(entry.qualified_name, 200)))
     ls.refresh(args.uri)
-    if runs_dynamic_after(result.ok, settings, request.language):
-        args_dynamic = c.RunDynamicArgs(uri=args.uri, qualified_name=entry.qualified_name)
-        await run_dynamic_command(ls, args_dynamic)
+    if result.ok:
+        await run_arrived(ls, args.uri, entry.qualified_name, request.language)
     return _regenerate_result(args.uri, entry.qualified_name, result, stored)
 
 

@@ -36,6 +36,7 @@ from codequorum.lsp.actions import (
     function_actions,
     lensed_commands,
 )
+from codequorum.lsp.autorun import not_run_note
 from codequorum.lsp.diagnostics import SOURCE, document_diagnostics, result_id
 from codequorum.lsp.documents import FunctionEntry, Snapshot, SnapshotCache, normalize_encoding
 from codequorum.lsp.engine import Engine, FunctionAnalysis, Items
@@ -699,11 +700,11 @@ async def hover(ls: CodequorumServer, params: types.HoverParams) -> types.Hover 
     key, analysis = await ls.ready_analysis(snapshot, entry)
     if key is None:
         return None
-    doc = (
-        computing_doc(entry, len(key.stored))
-        if analysis is None
-        else hover_doc(entry, analysis, settings.hover.diff_lines)
-    )
+    if analysis is None:
+        doc = computing_doc(entry, len(key.stored))
+    else:
+        note = not_run_note(ls, snapshot.uri, analysis)
+        doc = hover_doc(entry, analysis, settings.hover.diff_lines, note)
     return types.Hover(contents=markup_content(doc, ls.hover_format), range=entry.name_range)
 
 
