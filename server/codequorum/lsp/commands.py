@@ -509,7 +509,7 @@ def regeneration_status(result: RegenerationResult) -> Literal["ok", "failed", "
 
 
 @dataclass(frozen=True)
-class _Request:
+class Request:
     """One regeneration: the function, the file's store key (also the path the prompt
     names), its language, the prompt and how many versions to ask for."""
 
@@ -526,7 +526,7 @@ class _Arrivals:
     """Stores each accepted version as it arrives and reports the answers counted so far."""
 
     ls: CodequorumServer
-    request: _Request
+    request: Request
     progress: WorkProgress
     prompt_hash: str
     done: int = 0
@@ -560,7 +560,7 @@ RELAY_ONLY = (
 )
 
 
-def _relay_result(request: _Request) -> c.RegenerateResult:
+def _relay_result(request: Request) -> c.RegenerateResult:
     """The prompt handed to the client, which asks its own model (``provider.kind`` is
     ``client``) and sends the versions back with ``addSamples``."""
     return c.RegenerateResult(
@@ -576,12 +576,14 @@ def _relay_result(request: _Request) -> c.RegenerateResult:
     )
 
 
-async def _regenerate_storing(
-    ls: CodequorumServer, request: _Request, config: ProviderConfig
+async def regenerate_storing(
+    ls: CodequorumServer, request: Request, config: ProviderConfig,
+    progress: WorkProgress | None = None,
 ) -> tuple[RegenerationResult, int]:
-    """Ask the endpoint under a cancellable progress, storing versions as they arrive; the
-    result and how many versions were stored. A failure is shown and becomes a
-    :class:`CommandError`; a cancelled request is shown and re-raised."""
+    """Ask the endpoint under a cancellable progress (``progress``, or a new one), storing
+    versions as they arrive; the result and how many versions were stored. A failure is
+    shown and becomes a :class:`CommandError`; a cancelled request is shown and
+    re-raised."""
     from codequorum.sources.openai_compat import answer_budget, regenerate
     from codequorum.sources.prompting import prompt_hash
 
@@ -589,7 +591,7 @@ async def _regenerate_storing(
     digest = prompt_hash(request.messages)
     shown = safe_text(entry.qualified_name, 200)
     title = f"codequorum: regenerating {safe_text(entry.name, 100)}"
-    async with WorkProgress(ls, title) as progress:
+    async with progress or WorkProgress(ls, title) as progress:
         arrivals = _Arrivals(ls, request, progress, digest)
         try:
             result = await regenerate(config, request.messages, request.n, request.language,
@@ -626,9 +628,9 @@ def _regenerate_result(
     )
 
 
-async def _request(
+async def regeneration_request(
     ls: CodequorumServer, uri: str, snapshot: Snapshot, entry: FunctionEntry, n: int
-) -> _Request:
+) -> Request:
     """The regeneration of ``entry``, its prompt built on a worker thread."""
     from codequorum.sources.prompting import build_messages
 
@@ -638,7 +640,7 @@ async def _request(
     messages = await ls.engine.run(
         lambda: build_messages(snapshot.text, language, entry.info, path=key)
     )
-    return _Request(uri, key, language, entry, messages, n)
+    return Request(uri, key, language, entry, messages, n)
 
 
 async def regenerate_command(ls: CodequorumServer, args: c.RegenerateArgs) -> c.RegenerateResult:
@@ -653,7 +655,7 @@ async def regenerate_command(ls: CodequorumServer, args: c.RegenerateArgs) -> c.
                          "regeneration")
         return c.RegenerateResult(uri=args.uri, qualified_name=entry.qualified_name,
                                   status="started", requested=n)
-    request = await _request(ls, args.uri, snapshot, entry, n)
+    request = await regeneration_request(ls, args.uri, snapshot, entry, n)
     if settings.provider.kind == "client":
         if args.interactive:
             ls.show(types.MessageType.Warning, RELAY_ONLY)
@@ -665,7 +667,7 @@ async def regenerate_command(ls: CodequorumServer, args: c.RegenerateArgs) -> c.
             uri=args.uri, qualified_name=entry.qualified_name, status="refused", message=refusal
         )
     config = settings.provider.config(samples=n)
-    result, stored = await _regenerate_storing(ls, request, config)
+    result, stored = await regenerate_storing(ls, request, config)
     ls.show(*regeneration_message(result, safe_text(entry.qualified_name, 200)))
     ls.refresh(args.uri)
     if result.ok:
