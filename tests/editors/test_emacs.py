@@ -135,7 +135,7 @@ def test_eglot_recipe_end_to_end(tmp_path: Path, shared_dir: Path) -> None:
     hover = out["hover"]
     assert hover["kind"] == "plaintext"
     shown = hover["shown"]
-    assert shown.startswith(f"codequorum · {NAME} · 5 samples · ")
+    assert shown.startswith(f"codequorum · {NAME} · 5 versions + your code · ")
     for markup in ("**", "`", "```"):
         assert markup not in shown, shown
     assert re.search(r"^⚠️ outlier-current — ", shown, re.M), shown
