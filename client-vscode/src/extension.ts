@@ -29,6 +29,9 @@ import {
 import { SampleContentProvider } from './sampleDocuments';
 import { ServerController } from './serverClient';
 import { NO_SERVER, StabilityStatus } from './statusBar';
+import { EDIT_REASON, editReason } from './editReason';
+import { ServerJobs } from './serverJobs';
+import { relayTarget } from './relay';
 
 const STATUS_DELAY_MS = 350;
 
@@ -107,8 +110,25 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const bootstrap = bootstrapDeps(context, output);
   let lastLine: ServerCommandLine | undefined;
 
+  const item = vscode.window.createStatusBarItem('codequorum.stability', vscode.StatusBarAlignment.Right, 100);
+  item.name = 'codequorum stability';
+  context.subscriptions.push(item);
+  const jobItem = vscode.window.createStatusBarItem('codequorum.jobs', vscode.StatusBarAlignment.Right, 99);
+  jobItem.name = 'codequorum jobs';
+  context.subscriptions.push(jobItem);
+  const jobs = new ServerJobs(jobItem, (token) => server.cancelJob(token), Commands.stopJob);
+
   const server = new ServerController({
     output,
+    jobs,
+    onRelay: (params) => {
+      const relayed = relayTarget(params);
+      if (!relayed) {
+        output.warn('codequorum/relay: not a function and a prompt; ignored');
+        return;
+      }
+      void regenerateWithLanguageModel(ctx, relayed.target, { messages: relayed.messages, count: relayed.count });
+    },
     commandLine: async (interactive) => {
       const line = await serverCommandLine(
         {
@@ -153,9 +173,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   });
   context.subscriptions.push(...(agents?.disposables ?? []));
 
-  const item = vscode.window.createStatusBarItem('codequorum.stability', vscode.StatusBarAlignment.Right, 100);
-  item.name = 'codequorum stability';
-  context.subscriptions.push(item);
   const status = new StabilityStatus(
     item,
     async (uri, position) => {
@@ -224,6 +241,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand(Commands.importVersions, (arg?: unknown) => importVersions(ctx, arg)),
     vscode.commands.registerCommand(Commands.restart, () => server.restart(true)),
     vscode.commands.registerCommand(Commands.showLog, () => output.show(true)),
+    vscode.commands.registerCommand(Commands.stopJob, () => {
+      if (!jobs.stopNewest()) {
+        void vscode.window.showInformationMessage('codequorum: nothing is running that can be stopped.');
+      }
+    }),
   );
 
   const follow = (editor: vscode.TextEditor | undefined): void => {
@@ -234,6 +256,18 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       status.clear();
     }
   };
+  // The server's watch reads every change; VS Code alone knows which were an undo or a redo.
+  const served = (languageId: string, scheme: string): boolean =>
+    (scheme === 'file' || scheme === 'untitled') && (LANGUAGES as readonly string[]).includes(languageId);
+  context.subscriptions.push(
+    vscode.workspace.onDidChangeTextDocument((e) => {
+      const reason = editReason(e, served);
+      if (reason) {
+        server.notify(EDIT_REASON, reason);
+      }
+    }),
+  );
+
   context.subscriptions.push(
     vscode.window.onDidChangeTextEditorSelection((e) => follow(e.textEditor)),
     vscode.window.onDidChangeActiveTextEditor((editor) => follow(editor)),
