@@ -56,7 +56,8 @@ async def test_added_versions_run_at_once_and_the_hover_rests_on_behaviour(
         pos = position_of(DOC, "clamp")
         await wait_for(lambda: _ended(client, token), timeout=120)
         assert progress_values(client, token)[-1].message == "done"
-        assert progress_values(client, token)[0].cancellable is True
+        begin = progress_values(client, token)[0]
+        assert isinstance(begin, types.WorkDoneProgressBegin) and begin.cancellable is True
         report = await command(client, "codequorum.analyze", uri, "clamp")
         rep = report["report"]
         assert 0 < rep["summary"]["oer"] < 1

@@ -86,7 +86,8 @@ async def test_a_client_that_names_no_format_gets_markdown(
         await command(client, "codequorum.addSamples", uri, "has_close_elements", samples)
         hover = await _hover(client, uri, position_of(doc, "has_close_elements"))
     assert hover.kind == types.MarkupKind.Markdown
-    assert hover.value.startswith("**codequorum** · `has_close_elements` · 5 versions + your code · ")
+    assert hover.value.startswith(
+        "**codequorum** · `has_close_elements` · 5 versions + your code · ")
     assert "```diff\n" in hover.value
 
 

@@ -38,15 +38,9 @@ from codequorum.lsp.gates import choose, may_send_key
 from codequorum.lsp.progress import WorkProgress
 from codequorum.model import Sample
 from codequorum.safe_text import safe_text
-from codequorum.watch.arrivals import (
-    Arrival,
-    keys_of,
-    new_arrivals,
-    removes_lines,
-    shape_key,
-    worth_parsing,
-)
+from codequorum.watch.arrivals import Arrival, shape_key
 from codequorum.watch.budget import HourlyBudget
+from codequorum.watch.document import DocumentWatch
 from codequorum.watch.edits import Edit, Region, shift, touches
 
 if TYPE_CHECKING:
@@ -56,8 +50,6 @@ log = logging.getLogger(__name__)
 
 #: Seconds an arrival waits, untouched, before it is offered or sampled.
 DEBOUNCE = 1.0
-#: Shapes of functions a document had, remembered per document.
-KNOWN_KEPT = 512
 #: Documents longer than this (characters) are not watched.
 MAX_WATCHED_CHARS = 1_000_000
 #: The offer's answers, the safe one first.
@@ -124,7 +116,7 @@ class Watch:
 
     ls: CodequorumServer
     budget: HourlyBudget = field(default_factory=HourlyBudget)
-    _known: dict[str, OrderedDict[str, None]] = field(default_factory=dict)
+    _documents: dict[str, DocumentWatch] = field(default_factory=dict)
     _watched: dict[tuple[str, str], Watched] = field(default_factory=dict)
     _reasons: dict[str, OrderedDict[int, str]] = field(default_factory=dict)
     _choices: dict[str, str] = field(default_factory=dict)
@@ -143,11 +135,11 @@ class Watch:
             if any(e is None for e in edits):
                 return
             edited = [e for e in edits if e is not None]
-            for edit, before in zip(edited, befores, strict=True):
-                if removes_lines(edit, before):
-                    self._remember(uri, keys_of(before, language, [(edit.start, edit.end)]))
-            if worth_parsing(edited) and self._reason(uri, version) not in REPLAYS:
-                self._take(uri, version, language, befores[0], edited, after)
+            document = self._documents.setdefault(uri, DocumentWatch())
+            found = document.arrivals(language, befores, edited, after,
+                                      lambda: self._parsed(uri, after))
+            if found and self._reason(uri, version) not in REPLAYS:
+                self._take(uri, version, language, found)
         except Exception:  # one bad change must not stop the document's updates
             log.exception("the watch could not read a change of %s", uri)
 
@@ -161,17 +153,17 @@ class Watch:
                     break
                 watched.region = shift(watched.region, edit)
 
-    def _take(self, uri: str, version: int | None, language: str, before: str,
-              edits: Sequence[Edit], after: str) -> None:
-        from codequorum.watch.edits import inserted_regions
-
+    def _parsed(self, uri: str, text: str) -> list[Any] | None:
+        """The functions of the document's snapshot of ``text`` (parsed once: hovers and
+        lenses use the same)."""
         snapshot = self.ls.snapshot(uri)
-        infos = ([e.info for e in snapshot.functions()]
-                 if snapshot is not None and snapshot.text == after else None)
-        known = set(self._known.get(uri, ()))
-        for arrival in new_arrivals(before, after, language, inserted_regions(edits), known,
-                                    infos):
-            self._remember(uri, {arrival.key})
+        if snapshot is None or snapshot.text != text:
+            return None
+        return [entry.info for entry in snapshot.functions()]
+
+    def _take(self, uri: str, version: int | None, language: str,
+              found: Sequence[Arrival]) -> None:
+        for arrival in found:
             key = (uri, arrival.qualified_name)
             if key in self._watched:
                 continue
@@ -190,14 +182,6 @@ class Watch:
             self.ls.show(types.MessageType.Error, f"codequorum: checking '{watched.name}' "
                          f"failed: {safe_text(task.exception())}")
 
-    def _remember(self, uri: str, keys: set[str]) -> None:
-        known = self._known.setdefault(uri, OrderedDict())
-        for key in keys:
-            known[key] = None
-            known.move_to_end(key)
-        while len(known) > KNOWN_KEPT:
-            known.popitem(last=False)
-
     def shutdown(self) -> None:
         """Stop every arrival on its way and every sampling."""
         for watched in list(self._watched.values()):
@@ -210,7 +194,7 @@ class Watch:
         for (where, _), watched in list(self._watched.items()):
             if where == uri and watched.progress is None:
                 watched.stop()
-        self._known.pop(uri, None)
+        self._documents.pop(uri, None)
         self._reasons.pop(uri, None)
 
     def reason(self, uri: str, version: int, reason: str) -> None:
