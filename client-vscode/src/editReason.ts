@@ -6,6 +6,8 @@
  * every keystroke, so it does nothing else: `bench/bench_watch_keystroke.mjs` measures it.
  */
 
+import { LANGUAGES } from './constants';
+
 /** The parts of vscode.TextDocumentChangeEvent read here. */
 export interface ChangeEvent {
   document: { uri: { scheme: string; toString(): string }; version: number; languageId: string };
@@ -36,4 +38,19 @@ export function editReason(event: ChangeEvent, served: (languageId: string, sche
     return undefined;
   }
   return { uri: document.uri.toString(), version: document.version, reason };
+}
+
+/** A document the server serves: a file or an untitled buffer in one of its languages. */
+export function servedDocument(languageId: string, scheme: string): boolean {
+  return (scheme === 'file' || scheme === 'untitled') && (LANGUAGES as readonly string[]).includes(languageId);
+}
+
+/** The extension's `onDidChangeTextDocument` listener: the reason of an undo or a redo goes to the server by `notify`. */
+export function changeListener(notify: (method: string, params: EditReason) => void): (event: ChangeEvent) => void {
+  return (event) => {
+    const reason = editReason(event, servedDocument);
+    if (reason) {
+      notify(EDIT_REASON, reason);
+    }
+  };
 }

@@ -10,7 +10,7 @@ import { atColumnZero, replaceWithVersion, toVscodeRange } from './commands/repl
 import { importVersions } from './commands/importVersions';
 import { runVersions } from './commands/runVersions';
 import { showReport } from './commands/showReport';
-import { Commands, LANGUAGES, LENS_COMMANDS, RESTART_SETTINGS, SAMPLE_SCHEME } from './constants';
+import { Commands, LENS_COMMANDS, RESTART_SETTINGS, SAMPLE_SCHEME } from './constants';
 import { confirmEndpoint } from './endpointConsent';
 import { interpreterSettingNote, interpreterSettingsCommand } from './interpreter';
 import { LaunchState, serverCommandLine } from './launch';
@@ -29,7 +29,7 @@ import {
 import { SampleContentProvider } from './sampleDocuments';
 import { ServerController } from './serverClient';
 import { NO_SERVER, StabilityStatus } from './statusBar';
-import { EDIT_REASON, editReason } from './editReason';
+import { changeListener, servedDocument } from './editReason';
 import { ServerJobs } from './serverJobs';
 import { relayTarget } from './relay';
 
@@ -97,10 +97,7 @@ function userProvider(config: vscode.WorkspaceConfiguration): UserProvider {
 }
 
 function isServed(document: vscode.TextDocument): boolean {
-  return (
-    (document.uri.scheme === 'file' || document.uri.scheme === 'untitled') &&
-    (LANGUAGES as readonly string[]).includes(document.languageId)
-  );
+  return servedDocument(document.languageId, document.uri.scheme);
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
@@ -257,16 +254,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }
   };
   // The server's watch reads every change; VS Code alone knows which were an undo or a redo.
-  const served = (languageId: string, scheme: string): boolean =>
-    (scheme === 'file' || scheme === 'untitled') && (LANGUAGES as readonly string[]).includes(languageId);
-  context.subscriptions.push(
-    vscode.workspace.onDidChangeTextDocument((e) => {
-      const reason = editReason(e, served);
-      if (reason) {
-        server.notify(EDIT_REASON, reason);
-      }
-    }),
-  );
+  context.subscriptions.push(vscode.workspace.onDidChangeTextDocument(changeListener((method, params) => server.notify(method, params))));
 
   context.subscriptions.push(
     vscode.window.onDidChangeTextEditorSelection((e) => follow(e.textEditor)),

@@ -147,8 +147,13 @@ def edit_of(doc: Any, change: types.TextDocumentContentChangeEvent) -> Edit | No
     before it (None for a change without a range: the whole document)."""
     if not isinstance(change, types.TextDocumentContentChangePartial):
         return None
-    start = doc.offset_at_position(change.range.start)
-    end = doc.offset_at_position(change.range.end)
+    lines = doc.lines  # split once for both ends, as pygls splits them to apply the change
+    codec = doc.position_codec
+    first = codec.position_from_client_units(lines, change.range.start)
+    last = codec.position_from_client_units(lines, change.range.end)
+    before_first = sum(map(len, lines[: first.line]))
+    start = before_first + first.character
+    end = before_first + sum(map(len, lines[first.line: last.line])) + last.character
     return Edit(start, max(start, end), change.text)
 
 
