@@ -18,7 +18,8 @@ Every change goes through :class:`codequorum.watch.document.DocumentWatch`, the 
 language server runs per document, and every function it reports during the replay is a
 false offer. The replay's time is 0.2 s a keystroke (about 60 words a minute), 2 s a paste,
 0.5 s a format, 3 s a rename, 1 s a cut or an undo. Then the other way round: each function
-pasted whole, its body inserted after a typed header (an accepted inline completion), and
+pasted whole, its completion inserted under a typed header and docstring (an accepted
+inline completion: the CodeGen completion after its HumanEval prompt), and
 written between two functions by a file reload (an agent's edit on disk): the share
 detected. It also times the watch per change (the server's cost per keystroke).
 
@@ -88,9 +89,10 @@ class Editor:
         self.change([Edit(start, end, "")], kind)
 
 
-def tasks(limit: int) -> list[tuple[str, str]]:
-    """(entry point, prompt + the first completion that parses into a function with a body)."""
-    out: list[tuple[str, str]] = []
+def tasks(limit: int) -> list[tuple[str, str, str]]:
+    """(entry point, prompt + the first completion that parses into a function with a body,
+    the completion)."""
+    out: list[tuple[str, str, str]] = []
     with DATA.open(encoding="utf-8") as fh:
         for line in fh:
             row = json.loads(line)
@@ -103,7 +105,7 @@ def tasks(limit: int) -> list[tuple[str, str]]:
                     continue
                 fn = next((f for f in functions(text, "python") if f.name == entry), None)
                 if fn is not None and not trivial_body(fn.text, "python"):
-                    out.append((entry, text))
+                    out.append((entry, text, text[len(row["prompt"]):]))
                     break
             if len(out) >= limit:
                 break
@@ -354,7 +356,7 @@ def replay(changes: list[Change], tally: Tally, start: str = "") -> str:
     return text
 
 
-def typing_replay(items: list[tuple[str, str]], per_file: int, seed: int
+def typing_replay(items: list[tuple[str, str, str]], per_file: int, seed: int
                   ) -> tuple[list[list[Change]], int]:
     """The changes of typing ``items`` into files of ``per_file`` functions each."""
     rng = random.Random(seed)
@@ -362,7 +364,7 @@ def typing_replay(items: list[tuple[str, str]], per_file: int, seed: int
     chars = 0
     for k in range(0, len(items), per_file):
         ed = Editor()
-        for entry, text in items[k:k + per_file]:
+        for entry, text, _ in items[k:k + per_file]:
             start = len(ed.text)
             Typist(ed, rng).type(text + "\n\n")
             chars += len(text)
@@ -371,21 +373,20 @@ def typing_replay(items: list[tuple[str, str]], per_file: int, seed: int
     return files, chars
 
 
-def insertions(items: list[tuple[str, str]], seed: int) -> dict[str, tuple[int, int]]:
+def insertions(items: list[tuple[str, str, str]], seed: int) -> dict[str, tuple[int, int]]:
     """Per way an assistant writes a function: (found, tried)."""
     rng = random.Random(seed)
-    counts = {"pasted whole": [0, 0], "body after a typed header": [0, 0],
+    counts = {"pasted whole": [0, 0], "completion under a typed header and docstring": [0, 0],
+              "the same, completions of more than one line": [0, 0],
               "written between two functions (reload)": [0, 0]}
-    for n, (entry, text) in enumerate(items):
-        others = [t for _, t in rng.sample(items, 2) if t != text]
+    for entry, text, completion in items:
+        others = [t for _, t, _ in rng.sample(items, 2) if t != text]
         head = "".join(o + "\n\n" for o in others)
-        fn = next(f for f in functions(text, "python") if f.name == entry)
-        cut = len(text.encode("utf-8")[:fn.start_byte].decode("utf-8")) + len(fn.signature)
-        body = text[cut:]
+        typed = head + text[: len(text) - len(completion)]
         cases = {
             "pasted whole": (head, [Edit(len(head), len(head), text)]),
-            "body after a typed header": (head + text[:cut],
-                                          [Edit(len(head) + cut, len(head) + cut, body)]),
+            "completion under a typed header and docstring": (
+                typed, [Edit(len(typed), len(typed), completion)]),
             "written between two functions (reload)": (
                 head, [Edit(len(others[0]) + 1, len(others[0]) + 1, "\n\n" + text)]),
         }
@@ -397,9 +398,12 @@ def insertions(items: list[tuple[str, str]], seed: int) -> dict[str, tuple[int, 
                 befores.append(after)
                 after = after[:e.start] + e.text + after[e.end:]
             found = watch.arrivals("python", befores, edits, after)
+            hit = any(a.name == entry for a in found)
             counts[name][1] += 1
-            counts[name][0] += any(a.name == entry for a in found)
-        del n
+            counts[name][0] += hit
+            if name.startswith("completion") and "\n" in completion.strip("\n"):
+                counts["the same, completions of more than one line"][1] += 1
+                counts["the same, completions of more than one line"][0] += hit
     return {k: (v[0], v[1]) for k, v in counts.items()}
 
 
@@ -442,25 +446,30 @@ def protocol_cost(files: list[list[Change]], rounds: int = 3) -> tuple[list[int]
                 for row in params:
                     began = time.perf_counter_ns()
                     befores, edits = [], []
-                    for change in row:
+                    for content in row:
                         if with_watch:
                             befores.append(doc.source)
-                            edit = edit_of(doc, change)
+                            edit = edit_of(doc, content)
                             assert edit is not None
                             edits.append(edit)
-                        doc.apply_change(change)
+                        doc.apply_change(content)
                     if with_watch:
                         watch.arrivals("python", befores, edits, doc.source)
                     times.append(time.perf_counter_ns() - began)
-                best = times if best is None else [min(a, b) for a, b in zip(best, times)]
+                best = (times if best is None
+                        else [min(a, b) for a, b in zip(best, times, strict=True)])
             out += best or []
     return plain, watched
 
 
+def quantile(ordered: list[int], q: float) -> float:
+    """The ``q`` quantile of sorted nanoseconds, in microseconds."""
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] / 1e3
+
+
 def _quantiles(ns: list[int]) -> str:
     ordered = sorted(ns)
-    at = (lambda q: ordered[min(len(ordered) - 1, int(q * len(ordered)))] / 1e3)
-    return f"median {at(0.5):.1f} µs, p95 {at(0.95):.1f} µs"
+    return f"median {quantile(ordered, 0.5):.1f} µs, p95 {quantile(ordered, 0.95):.1f} µs"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -484,7 +493,6 @@ def main(argv: list[str] | None = None) -> int:
         for c in changes:
             kinds[c.kind] = kinds.get(c.kind, 0) + 1
     ns = sorted(tally.per_change_ns)
-    p = (lambda q: ns[min(len(ns) - 1, int(q * len(ns)))] / 1e6)
     print(f"typing replay: {len(items)} functions in {len(files)} files, {chars} characters, "
           f"{tally.changes} changes ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))})")
     print(f"  {hours:.2f} hours of typing at 0.2 s a keystroke; {tally.parsed} changes inserted "
@@ -492,9 +500,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  false offers: {len(tally.offers)} ({len(tally.offers) / hours:.2f} per hour of "
           "typing)" + (f": {tally.offers[:10]}" if tally.offers else ""))
     print(f"  the watch per change (server side): median {statistics.median(ns) / 1e3:.1f} µs, "
-          f"p95 {p(0.95) * 1e3:.1f} µs, p99 {p(0.99) * 1e3:.1f} µs, max {ns[-1] / 1e6:.2f} ms")
+          f"p95 {quantile(ns, 0.95):.1f} µs, p99 {quantile(ns, 0.99):.1f} µs, "
+          f"max {ns[-1] / 1e6:.2f} ms")
     plain, watched = protocol_cost(files[: args.protocol_files])
-    added = [w - p for w, p in zip(watched, plain)]
+    added = [w - p for w, p in zip(watched, plain, strict=True)]
     print(f"  a change in the server, {len(plain)} changes of {args.protocol_files} files: "
           f"pygls alone {_quantiles(plain)}; with the watch {_quantiles(watched)}; "
           f"added {_quantiles(added)} ({statistics.median(watched) / statistics.median(plain):.2f}"

@@ -51,6 +51,20 @@ def test_a_completed_body_after_a_typed_header_arrives() -> None:
     assert arrive(before, [Edit(len(before), len(before), body)]) == ["parse_duration"]
 
 
+def test_a_body_written_under_the_users_docstring_arrives() -> None:
+    """The header and the docstring are the user's spec: the coverage leaves the docstring
+    out, however long it is."""
+    header, rest = FUNCTION.split('    total = 0', 1)
+    long_doc = header.replace("Seconds in '1h30m'.", "Seconds in a duration. " * 12)
+    body = "    total = 0" + rest
+    assert arrive(HEAD + long_doc, [Edit(len(HEAD + long_doc), len(HEAD + long_doc), body)]
+                  ) == ["parse_duration"]
+    # the docstring alone, typed at once under a typed header, is no arrival
+    before = HEAD + "def parse_duration(text):\n"
+    assert arrive(before, [Edit(len(before), len(before), '    """Seconds.\n\n    More."""\n')]
+                  ) == []
+
+
 def test_a_method_arrives_inside_its_class() -> None:
     before = "class Timer:\n    def start(self):\n        self.t = 0\n\n"
     method = ("    def stop(self, now):\n        elapsed = now - self.t\n"

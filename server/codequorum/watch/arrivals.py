@@ -1,8 +1,9 @@
 """Which functions one change wrote: the rules that tell an insertion from typing.
 
 A function *arrives* in a change when the change inserted nearly all of its body (at least
-:data:`COVERED` of the body's non-blank characters) across more than one line, and the
-function is new: its shape (:func:`shape_key`) is not one the document had before the change
+:data:`COVERED` of the body's non-blank characters, a Python docstring left out: the header
+and docstring are often the user's, the code the assistant's) across more than one line, and
+the function is new: its shape (:func:`shape_key`) is not one the document had before the change
 or had earlier (a cut and paste, an undo, a formatter, a file reloaded with the same code).
 Typing never inserts a body at once; a snippet's body is ``pass`` (:func:`trivial_body`); a
 rename or a formatter inserts little of any body. A change that writes more than
@@ -13,7 +14,9 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import io
 import re
+import tokenize
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -138,6 +141,40 @@ def _covered(data: bytes, start: int, end: int, regions: Sequence[Region]) -> tu
     return count, newline
 
 
+def _docstring(body: bytes) -> Region | None:
+    """Where the leading string literal of a Python body is (bytes of ``body``), if it has
+    one: the docstring, which the coverage leaves out."""
+    text = body.decode("utf-8", "replace")
+    lines = text.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line.encode("utf-8", "replace")))
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type in (tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.COMMENT):
+                continue
+            if tok.type != tokenize.STRING:
+                return None
+            (r1, c1), (r2, c2) = tok.start, tok.end
+            a = starts[r1 - 1] + len(lines[r1 - 1][:c1].encode("utf-8", "replace"))
+            b = starts[r2 - 1] + len(lines[r2 - 1][:c2].encode("utf-8", "replace"))
+            return a, b
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return None
+    return None
+
+
+def body_parts(data: bytes, info: parsing.FunctionInfo, language: str) -> list[Region]:
+    """The byte spans of a function's body that the coverage counts: all of it, less a
+    leading Python docstring."""
+    start = info.start_byte + len(info.signature.encode("utf-8", "replace"))
+    end = info.end_byte
+    doc = _docstring(data[start:end]) if language == "python" else None
+    if doc is None:
+        return [(start, end)]
+    return [(start, start + doc[0]), (start + doc[1], end)]
+
+
 def written(text: str, language: str, regions: Sequence[Region],
             infos: Sequence[parsing.FunctionInfo] | None = None) -> list[Arrival]:
     """The functions of ``text`` (the document after the change) whose body the inserted
@@ -153,9 +190,11 @@ def written(text: str, language: str, regions: Sequence[Region],
     for info in found:
         if info.start_byte < taken_end:
             continue  # inside a function already taken
-        body_start = info.start_byte + len(info.signature.encode("utf-8", "replace"))
-        total = _nonblank(data[body_start:info.end_byte])
-        covered, newline = _covered(data, body_start, info.end_byte, spans)
+        total, covered, newline = 0, 0, False
+        for a, b in body_parts(data, info, language):
+            total += _nonblank(data[a:b])
+            inside, line_end = _covered(data, a, b, spans)
+            covered, newline = covered + inside, newline or line_end
         if total == 0 or not newline or covered < COVERED * total:
             continue
         code = current_code(text, info)
