@@ -130,7 +130,7 @@ log_order() {
 #                    (where the editor offers vscode.lm.registerLanguageModelChatProvider).
 run_scenario() {
   local mode=$1 dir=$WORK/$1 expected machine_value='' user_value='' pick='' port pid rc=0
-  local machine_extra='' scenario_env=()
+  local machine_extra='' user_extra='' scenario_env=()
   mkdir -p "$dir/data/User" "$dir/data/Machine" "$dir/extensions"
   if [ "$mode" = watch ]; then
     mkdir -p "$dir/ws"
@@ -168,6 +168,8 @@ run_scenario() {
       # Five versions at a fixed seed: the small model's answers are the same every run.
       machine_extra=", \"codequorum.provider.baseUrl\": \"$MODEL_URL\", \"codequorum.provider.model\": \"SmolLM2-135M-Instruct\", \"codequorum.provider.apiKeyEnv\": \"\", \"codequorum.provider.seed\": 1, \"codequorum.provider.samples\": 5, \"codequorum.languageModel.vendor\": \"codequorum-e2e\""
       scenario_env=(CODEQUORUM_E2E_SCENARIO=watch "CODEQUORUM_E2E_LLM=$MODEL_URL")
+      # The chat view, open by default, takes the focus the editor needs for inline completions.
+      user_extra='"workbench.secondarySideBar.defaultVisibility": "hidden", "editor.inlineSuggest.enabled": true,'
       ;;
     *) say "unknown scenario $mode"; return 1 ;;
   esac
@@ -176,6 +178,7 @@ run_scenario() {
   cat >"$dir/data/User/settings.json" <<EOF
 {
   $user_line
+  $user_extra
   "security.workspace.trust.enabled": false,
   "workbench.startupEditor": "none",
   "workbench.tips.enabled": false,

@@ -202,11 +202,47 @@ async function findWatchOffer(page) {
  * notification with its four answers, the driver clicks "Check it", and the status bar shows
  * the job while the local model writes the versions. The probe checks the rest.
  */
+/** Accepts the probe's inline completion as a user does: the editor focused on the empty last
+ * line, the indentation typed (the editor asks for a suggestion; else the probe triggers
+ * it), Tab. */
+async function acceptCompletion(page) {
+  const ghosts = page.locator('.monaco-editor .ghost-text-decoration, .monaco-editor .ghost-text');
+  const lines = page.locator('.monaco-editor .view-lines .view-line');
+  await lines.last().click({ position: { x: 5, y: 5 } }).catch(() => {});
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('    ', { delay: 120 });
+  const offered = async (ms) => {
+    const end = Date.now() + ms;
+    while (Date.now() < end) {
+      if (((readResults() || {}).asked || 0) > 0 && (await ghosts.count()) > 0) return true;
+      await sleep(200);
+    }
+    return false;
+  };
+  let how = 'typing the indentation';
+  let shown = await offered(8000);
+  if (!shown) {
+    writeFileSync(`${out}.trigger`, 'go\n');
+    how = "the probe's trigger";
+    shown = await offered(15000);
+  }
+  check('the inline completion shows as ghost text', shown, shown ? `asked with ${how}` : 'no ghost text within 23 s');
+  if (shown) {
+    await sleep(500);
+    await page.keyboard.press('Tab');
+  }
+}
+
 async function watchScenario(page) {
   let offered = false;
+  let completed = false;
   const jobs = new Set();
   while (Date.now() < deadline) {
     const results = readResults();
+    if (results && results.phase === 'complete' && !completed) {
+      completed = true;
+      await acceptCompletion(page);
+    }
     if (results && results.phase === 'offer' && !offered) {
       let offer;
       const end = Date.now() + 60000;

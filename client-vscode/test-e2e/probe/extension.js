@@ -303,27 +303,41 @@ async function runWatch(out, results, save, context) {
   const end = doc.lineAt(doc.lineCount - 1).range.end;
   let asked = 0;
   context.subscriptions.push(
-    vscode.languages.registerInlineCompletionItemProvider({ language: 'python', scheme: 'file' }, {
+    vscode.languages.registerInlineCompletionItemProvider({ pattern: '**/durations.py' }, {
       provideInlineCompletionItems(document, position) {
-        if (document.uri.toString() !== uri.toString() || position.line !== end.line) return [];
+        // What the user typed on the line is the start of the body (its indentation).
+        const typed = document.lineAt(position.line).text.slice(0, position.character);
+        if (document.uri.toString() !== uri.toString() || position.line !== end.line || !BODY.startsWith(typed)) return [];
         asked += 1;
-        return [new vscode.InlineCompletionItem(BODY, new vscode.Range(position, position))];
+        results.asked = asked; // the driver presses Tab once the suggestion is there
+        save();
+        return [new vscode.InlineCompletionItem(BODY, new vscode.Range(position.line, 0, position.line, position.character))];
       },
     }),
   );
   editor.selection = new vscode.Selection(end, end);
   const before = doc.getText();
-  let accepted;
-  for (let attempt = 0; attempt < 5 && !accepted; attempt++) {
-    await vscode.window.showTextDocument(doc);
-    editor.selection = new vscode.Selection(end, end);
-    await vscode.commands.executeCommand('editor.action.inlineSuggest.trigger');
-    await waitFor(() => asked > 0, 5000, 100);
-    await sleep(800);
-    await vscode.commands.executeCommand('editor.action.inlineSuggest.commit');
-    accepted = await waitFor(() => (doc.getText() === before + BODY ? doc.getText() : undefined), 3000, 100);
-  }
-  check('inline completion accepted', accepted, accepted ? `${BODY.split('\n').length - 1} lines written by the provider (asked ${asked} times)` : `the document is ${JSON.stringify(doc.getText().slice(-200))}`);
+  // The user accepts it in the page: the driver focuses the editor on the empty last line,
+  // types the indentation (the editor asks for suggestions as one types; or this probe's
+  // trigger when the driver writes `<out>.trigger`) and presses Tab.
+  results.phase = 'complete';
+  save();
+  let triggered = false;
+  const accepted = await waitFor(async () => {
+    if (!triggered && fs.existsSync(`${out}.trigger`)) {
+      triggered = true;
+      await vscode.commands.executeCommand('editor.action.inlineSuggest.trigger');
+    }
+    return doc.getText() === before + BODY || doc.getText() === before + BODY.replace(/\n$/, '') ? doc.getText() : undefined;
+  }, 90000, 200);
+  check(
+    'inline completion accepted',
+    accepted,
+    accepted
+      ? `${BODY.split('\n').length - 1} lines written by the provider, accepted with Tab (asked ${asked} times${triggered ? ', triggered by the probe' : ''})`
+      : `asked ${asked} times; the document ends ${JSON.stringify(doc.getText().slice(-120))}`,
+  );
+  if (!accepted) return;
   results.phase = 'offer';
   save();
 
