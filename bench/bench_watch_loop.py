@@ -32,6 +32,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -134,7 +135,9 @@ async def one_round(base_url: str, seed: int, timeout: float) -> Round:
             process = getattr(client, "_server", None)
             if process is not None and process.returncode is None:
                 process.kill()
-            await asyncio.wait_for(client.stop(), timeout=30)
+            # pytest-lsp leaves ``stop`` unannotated: a coroutine returning None
+            stop: Callable[[], Awaitable[None]] = client.stop
+            await asyncio.wait_for(stop(), timeout=30)
     return result
 
 
