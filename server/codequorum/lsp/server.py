@@ -152,9 +152,16 @@ def edit_of(doc: Any, change: types.TextDocumentContentChangeEvent) -> Edit | No
     first = codec.position_from_client_units(lines, change.range.start)
     last = codec.position_from_client_units(lines, change.range.end)
     before_first = sum(map(len, lines[: first.line]))
-    start = before_first + first.character
-    end = before_first + sum(map(len, lines[first.line: last.line])) + last.character
+    start = before_first + _column(lines, first.line, first.character)
+    end = (before_first + sum(map(len, lines[first.line: last.line]))
+           + _column(lines, last.line, last.character))
     return Edit(start, max(start, end), change.text)
+
+
+def _column(lines: Any, row: int, character: int) -> int:
+    """A column as pygls applies it: past the end of its line (the line end included) it is
+    the end of the line; past the last line, 0."""
+    return min(character, len(lines[row])) if row < len(lines) else 0
 
 
 class CodequorumServer(LanguageServer):
