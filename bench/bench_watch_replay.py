@@ -337,10 +337,11 @@ class Tally:
     per_change_ns: list[int] = field(default_factory=list)
 
 
-def replay(changes: list[Change], tally: Tally, start: str = "") -> str:
-    """Every change through a :class:`DocumentWatch`; false offers and time per change."""
-    watch = DocumentWatch()
-    text = start
+def replay(changes: list[Change], tally: Tally, memory: bool = True) -> str:
+    """Every change through a :class:`DocumentWatch` (``memory``: False forgets what the
+    document had, to show the replay can fail); false offers and time per change."""
+    watch = DocumentWatch() if memory else DocumentWatch(kept=0)
+    text = ""
     for change in changes:
         befores = []
         for e in change.edits:
@@ -477,6 +478,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tasks", type=int, default=164, help="functions to type (max 164)")
     parser.add_argument("--per-file", type=int, default=6, help="functions per file")
     parser.add_argument("--seed", type=int, default=17)
+    parser.add_argument("--no-memory", action="store_true",
+                        help="forget what each document had (the replay must then fail)")
     parser.add_argument("--protocol-files", type=int, default=4,
                         help="files replayed through pygls to time the server's whole change")
     parser.add_argument("--events", type=Path, help="write the replay's changes for the "
@@ -486,7 +489,7 @@ def main(argv: list[str] | None = None) -> int:
     files, chars = typing_replay(items, args.per_file, args.seed)
     tally = Tally()
     for changes in files:
-        replay(changes, tally)
+        replay(changes, tally, memory=not args.no_memory)
     hours = tally.seconds / 3600
     kinds: dict[str, int] = {}
     for changes in files:
