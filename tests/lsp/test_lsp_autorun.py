@@ -15,6 +15,7 @@ from codequorum.lsp.markdown import md_text
 from codequorum.model import Sample
 from codequorum.risk import NOT_RUN
 from codequorum.sources.store import SampleStore, default_store_path
+from tests.support.chat_server import ChatServer, code_answer
 
 from .conftest import REPO, lsp_session, questions
 from .helpers import command, hover_text, open_document, position_of, progress_values, wait_for
@@ -69,6 +70,20 @@ async def test_added_versions_run_at_once_and_the_hover_rests_on_behaviour(
                                         if d.code == "divergent-outputs"], timeout=30)
         assert diags
         assert questions(client).asked == []  # a store this server made runs unasked
+
+
+async def test_a_regeneration_is_run_when_it_is_answered(workspace: Path) -> None:
+    options = {"provider": {"baseUrl": "", "apiKeyEnv": "", "samples": 2, "timeout": 5}}
+    with ChatServer(script=[code_answer(VERSIONS[1]), code_answer(VERSIONS[2])]) as chat:
+        options["provider"]["baseUrl"] = chat.base_url
+        async with lsp_session(workspace, init_options=options) as client:
+            uri = open_document(client, workspace / "clamp.py", DOC)
+            result = await command(client, "codequorum.regenerate", uri, "clamp")
+            assert result["status"] == "ok" and result["stored"] == 2
+            [token] = await wait_for(lambda: _run_tokens(client), timeout=30)
+            await wait_for(lambda: _ended(client, token), timeout=120)
+            report = await command(client, "codequorum.analyze", uri, "clamp")
+            assert report["report"]["summary"]["oer"] is not None
 
 
 async def test_a_run_on_arrival_can_be_cancelled(workspace: Path) -> None:

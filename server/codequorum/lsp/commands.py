@@ -670,8 +670,9 @@ async def regenerate_command(ls: CodequorumServer, args: c.RegenerateArgs) -> c.
     result, stored = await regenerate_storing(ls, request, config)
     ls.show(*regeneration_message(result, safe_text(entry.qualified_name, 200)))
     ls.refresh(args.uri)
-    if result.ok:
-        await run_arrived(ls, args.uri, entry.qualified_name, request.language)
+    if result.ok:  # the answer does not wait for a question the run may ask
+        ls.in_background(run_arrived(ls, args.uri, entry.qualified_name, request.language),
+                         "running the new versions")
     return _regenerate_result(args.uri, entry.qualified_name, result, stored)
 
 
