@@ -16,7 +16,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from codequorum.lsp.watch import ALWAYS, CHECK, DEBOUNCE, EDIT_REASON, NEVER, NOT_NOW, RELAY
-from tests.support.chat_server import ChatServer, code_answer, slow
+from tests.support.chat_server import ChatServer, code_answer, server_error, slow
 
 from .conftest import capabilities, config_home, lsp_session, questions
 from .helpers import command, open_document, wait_for
@@ -316,3 +316,21 @@ async def test_with_the_client_as_provider_an_editor_that_relays_is_asked(
         assert said == ["codequorum: 'parse_duration' was kept as a version, but provider.kind "
                         "is 'client' and this editor does not write versions; set provider.kind "
                         "to 'openai-compatible' to get more"]
+
+
+async def test_an_endpoint_that_fails_is_one_message_and_the_arrived_text_stays(
+        workspace: Path) -> None:
+    with ChatServer(default=server_error()) as chat:
+        options = _options(chat.base_url, "auto")
+        options["provider"]["maxRetries"] = 0
+        async with lsp_session(workspace, init_options=options) as client:
+            doc = _open(client, workspace)
+            doc.insert(len(doc.text), FUNCTION)
+            said = await wait_for(lambda: [m for m in _messages(client) if "parse_duration" in m],
+                                  timeout=30)
+            await _quiet(0.5)
+            said = [m for m in _messages(client) if "parse_duration" in m]
+            assert len(said) == 1 and said[0].startswith(
+                "codequorum: regeneration of 'parse_duration' failed: 0 of 3 versions accepted")
+            versions = await _versions(client, doc.uri)
+            assert [v["origin"] for v in versions] == ["assistant"]

@@ -177,10 +177,13 @@ class Watch:
     def _done(self, key: tuple[str, str], watched: Watched, task: asyncio.Future[None]) -> None:
         if self._watched.get(key) is watched:
             del self._watched[key]
-        if not task.cancelled() and task.exception() is not None:
-            log.error("the watch of %s failed: %s", key[1], task.exception())
-            self.ls.show(types.MessageType.Error, f"codequorum: checking '{watched.name}' "
-                         f"failed: {safe_text(task.exception())}")
+        exc = None if task.cancelled() else task.exception()
+        if exc is None:
+            return
+        log.error("the watch of %s failed: %s", key[1], exc)
+        if not getattr(exc, "shown", False):  # a failed sampling was already shown
+            self.ls.show(types.MessageType.Error,
+                         f"codequorum: checking '{watched.name}' failed: {safe_text(exc)}")
 
     def shutdown(self) -> None:
         """Stop every arrival on its way and every sampling."""
