@@ -24,13 +24,27 @@ def _doc(text: str) -> TextDocument:
                         sync_kind=types.TextDocumentSyncKind.Incremental)
 
 
-@given(st.integers(0, 5), st.integers(0, 20), st.integers(0, 5), st.integers(0, 20),
-       st.text("ab\n🕐", max_size=5))
-def test_the_edit_is_what_pygls_applies(l1: int, c1: int, l2: int, c2: int, new: str) -> None:
-    if (l2, c2) < (l1, c1):
-        l1, c1, l2, c2 = l2, c2, l1, c1
+def _positions(text: str) -> st.SearchStrategy[types.Position]:
+    """Positions a client may send: a line of ``text`` and a column in it (UTF-16 units, up
+    to its end)."""
+    lines = text.split("\n")
+    return st.integers(0, len(lines) - 1).flatmap(
+        lambda row: st.integers(0, len(lines[row].encode("utf-16-le")) // 2).map(
+            lambda col: types.Position(line=row, character=col)))
+
+
+@given(_positions(TEXT), _positions(TEXT), st.text("ab\n🕐", max_size=5))
+def test_the_edit_is_what_pygls_applies(a: types.Position, b: types.Position,
+                                        new: str) -> None:
+    if (b.line, b.character) < (a.line, a.character):
+        a, b = b, a
+    for p in (a, b):  # a column inside a character of two UTF-16 units is no position
+        try:
+            TEXT.split("\n")[p.line].encode("utf-16-le")[: 2 * p.character].decode("utf-16-le")
+        except UnicodeDecodeError:
+            return
     doc = _doc(TEXT)
-    change = _change(l1, c1, l2, c2, new)
+    change = _change(a.line, a.character, b.line, b.character, new)
     edit = edit_of(doc, change)
     assert edit is not None
     before = doc.source
