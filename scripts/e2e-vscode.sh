@@ -12,7 +12,7 @@
 #                                   exits 0 when a part is missing, exits 1 when a check fails
 #
 # Environment: CODEQUORUM_E2E_CACHE (default ~/.cache/codequorum-e2e),
-# CODEQUORUM_E2E_SCENARIOS ("interpreter remote-settings private-env" by default),
+# CODEQUORUM_E2E_SCENARIOS ("interpreter remote-settings private-env watch" by default),
 # CODEQUORUM_E2E_KEEP=1 keeps the work folder (logs, screenshots) after a run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -30,7 +30,7 @@ CODE_SERVER=$TOOLS/node_modules/code-server/out/node/entry.js
 CHROMIUM=${CODEQUORUM_E2E_CHROMIUM:-/usr/bin/chromium}
 VSIX=$ROOT/client-vscode/codequorum-0.1.0.vsix
 VENV_PY=$ROOT/.venv/bin/python
-SCENARIOS=${CODEQUORUM_E2E_SCENARIOS:-interpreter remote-settings private-env}
+SCENARIOS=${CODEQUORUM_E2E_SCENARIOS:-interpreter remote-settings private-env watch}
 
 say() { echo "e2e-vscode: $*"; }
 
@@ -122,10 +122,22 @@ log_order() {
 #                    the Machine settings, and the server starts from it.
 #   private-env      a Python without codequorum in the Machine settings; the driver answers
 #                    Create Environment and the server starts from the private environment.
+#   watch            the .venv Python as in interpreter, the local model (SmolLM2-135M-Instruct on
+#                    llama-cpp-python's server, started here as the tests start it) as the
+#                    endpoint; the probe accepts an inline completion in durations.py, the driver
+#                    answers the watch's offer, the versions come from the model and run; then
+#                    "Regenerate with a VS Code Language Model" through the probe's language model
+#                    (where the editor offers vscode.lm.registerLanguageModelChatProvider).
 run_scenario() {
   local mode=$1 dir=$WORK/$1 expected machine_value='' user_value='' pick='' port pid rc=0
+  local machine_extra='' user_extra='' scenario_env=()
   mkdir -p "$dir/data/User" "$dir/data/Machine" "$dir/extensions"
-  cp -r "$WORK/ws" "$dir/ws"
+  if [ "$mode" = watch ]; then
+    mkdir -p "$dir/ws"
+    cp "$E2E/fixture/durations.py" "$dir/ws/"
+  else
+    cp -r "$WORK/ws" "$dir/ws"
+  fi
   case $mode in
     interpreter)
       expected=$VENV_PY
@@ -149,6 +161,16 @@ run_scenario() {
         >/dev/null 2>&1 || { say "[$mode] skipped: the package index is not reachable"; return 0; }
       expected=$dir/data/User/globalStorage/codequorum.codequorum/server-env/bin/python
       ;;
+    watch)
+      start_model "$dir" || { say "[$mode] skipped: no local model: $MODEL_WHY"; return 0; }
+      expected=$VENV_PY
+      machine_value=$VENV_PY
+      # Five versions at a fixed seed: the small model's answers are the same every run.
+      machine_extra=", \"codequorum.provider.baseUrl\": \"$MODEL_URL\", \"codequorum.provider.model\": \"SmolLM2-135M-Instruct\", \"codequorum.provider.apiKeyEnv\": \"\", \"codequorum.provider.seed\": 1, \"codequorum.provider.samples\": 5, \"codequorum.languageModel.vendor\": \"codequorum-e2e\""
+      scenario_env=(CODEQUORUM_E2E_SCENARIO=watch "CODEQUORUM_E2E_LLM=$MODEL_URL")
+      # The chat view, open by default, takes the focus the editor needs for inline completions.
+      user_extra='"workbench.secondarySideBar.defaultVisibility": "hidden", "editor.inlineSuggest.enabled": true,'
+      ;;
     *) say "unknown scenario $mode"; return 1 ;;
   esac
   local user_line=''
@@ -156,6 +178,7 @@ run_scenario() {
   cat >"$dir/data/User/settings.json" <<EOF
 {
   $user_line
+  $user_extra
   "security.workspace.trust.enabled": false,
   "workbench.startupEditor": "none",
   "workbench.tips.enabled": false,
@@ -171,7 +194,7 @@ EOF
   # code-server's window is a remote window (the workbench in the browser, the extensions on the
   # server): its Remote settings are the file Machine/settings.json of the user-data folder.
   if [ -n "$machine_value" ]; then
-    echo "{\"codequorum.interpreter\": \"$machine_value\"}" >"$dir/data/Machine/settings.json"
+    echo "{\"codequorum.interpreter\": \"$machine_value\"$machine_extra}" >"$dir/data/Machine/settings.json"
   else
     echo '{}' >"$dir/data/Machine/settings.json"
   fi
@@ -181,7 +204,7 @@ EOF
     --install-extension "$VSIX" --install-extension "$WORK/probe.vsix" >"$dir/install.log" 2>&1 || {
     say "[$mode] FAIL: could not install the extensions"; cat "$dir/install.log"; return 1; }
   port=$(free_port)
-  CODEQUORUM_E2E_OUT=$dir/results.json CODEQUORUM_E2E_TIMEOUT_MS=300000 \
+  env "${scenario_env[@]}" CODEQUORUM_E2E_OUT=$dir/results.json CODEQUORUM_E2E_TIMEOUT_MS=300000 \
     setsid "$NODE" "$CODE_SERVER" --config "$dir/config.yaml" --auth none --bind-addr "127.0.0.1:$port" \
     --user-data-dir "$dir/data" --extensions-dir "$dir/extensions" \
     --disable-telemetry --disable-update-check --disable-workspace-trust --disable-getting-started-override \
@@ -201,12 +224,12 @@ EOF
       E2E_MACHINE_VALUE=$machine_value E2E_USER_VALUE=$user_value E2E_PICK=$pick \
       "$NODE" "$E2E/run.mjs" || rc=$?
     if [ "$rc" = 3 ]; then
-      kill -- "-$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+      kill -- "-$pid" 2>/dev/null; wait "$pid" 2>/dev/null; stop_model
       return 3
     fi
     if [ "$rc" = 4 ]; then  # remote-settings: code-server applied the User value at start-up
       say "[$mode] skipped this time: code-server gave the extension the User value while the window started (a race in its configuration; the other runs check it)"
-      kill -- "-$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+      kill -- "-$pid" 2>/dev/null; wait "$pid" 2>/dev/null; stop_model
       return 0
     fi
     [ "$rc" = 0 ] || rc=1
@@ -249,16 +272,47 @@ EOF
     esac
   else
     say "[$mode] skipped: code-server did not answer on port $port:"; tail -n 20 "$dir/code-server.log"
-    kill -- "-$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+    kill -- "-$pid" 2>/dev/null; wait "$pid" 2>/dev/null; stop_model
     return 3
   fi
   kill -- "-$pid" 2>/dev/null
   wait "$pid" 2>/dev/null
+  stop_model
   if [ "$rc" != 0 ]; then
     say "[$mode] code-server log (tail):"; tail -n 30 "$dir/code-server.log"
     grep -rh "" "$dir/data/logs" --include='codequorum*.log' 2>/dev/null | tail -n 40
   fi
   return "$rc"
+}
+
+# start_model DIR: the local model server (tests/support/real_model.py, as the tests start it) in
+# the background; MODEL_URL is its base URL, MODEL_PID its process group. 1 (MODEL_WHY says why)
+# where it cannot run: scripts/real-model.sh installs it.
+MODEL_PID=''
+start_model() {
+  local out=$1/model.out
+  PYTHONPATH=$ROOT setsid "$VENV_PY" -m tests.support.real_model --log "$1/model.log" >"$out" 2>&1 &
+  MODEL_PID=$!
+  for _ in $(seq 400); do
+    if grep -q '^ready ' "$out" 2>/dev/null; then
+      MODEL_URL=$(sed -n 's/^ready //p' "$out")
+      return 0
+    fi
+    if ! kill -0 "$MODEL_PID" 2>/dev/null; then break; fi
+    sleep 0.5
+  done
+  MODEL_WHY=$(sed -n 's/^unavailable: //p' "$out")
+  [ -n "$MODEL_WHY" ] || MODEL_WHY="it did not start: $(tail -n 3 "$out" | tr '\n' ' ')"
+  stop_model
+  return 1
+}
+
+stop_model() {
+  if [ -n "$MODEL_PID" ]; then
+    kill -- "-$MODEL_PID" 2>/dev/null
+    wait "$MODEL_PID" 2>/dev/null
+    MODEL_PID=''
+  fi
 }
 
 run() {
@@ -271,7 +325,7 @@ run() {
   XDG_DATA_HOME=$BASE/xdg-data "$NODE" "$CODE_SERVER" --config "$BASE/config.yaml" --version >/dev/null 2>&1 || skip "code-server does not start with Node $NODE_VERSION"
 
   WORK=$(mktemp -d "${TMPDIR:-/tmp}/codequorum-e2e.XXXXXX")
-  [ "${CODEQUORUM_E2E_KEEP:-0}" = 1 ] || trap 'rm -rf "$WORK"' EXIT
+  if [ "${CODEQUORUM_E2E_KEEP:-0}" = 1 ]; then trap stop_model EXIT; else trap 'stop_model; rm -rf "$WORK"' EXIT; fi
   (cd "$E2E/probe" && node "$ROOT/node_modules/@vscode/vsce/vsce" package --no-dependencies \
     --allow-missing-repository --out "$WORK/probe.vsix" </dev/null >/dev/null) || { say "FAIL: could not package the probe"; exit 1; }
   mkdir -p "$WORK/ws"

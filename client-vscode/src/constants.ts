@@ -13,6 +13,7 @@ export const Commands = {
   importVersions: 'codequorum.importVersions',
   restart: 'codequorum.restartServer',
   showLog: 'codequorum.showLog',
+  stopJob: 'codequorum.stopJob',
 } as const;
 
 /** Commands the language server executes (workspace/executeCommand): generated from shared/commands.schema.json. */

@@ -10,7 +10,7 @@ import { atColumnZero, replaceWithVersion, toVscodeRange } from './commands/repl
 import { importVersions } from './commands/importVersions';
 import { runVersions } from './commands/runVersions';
 import { showReport } from './commands/showReport';
-import { Commands, LANGUAGES, LENS_COMMANDS, RESTART_SETTINGS, SAMPLE_SCHEME } from './constants';
+import { Commands, LENS_COMMANDS, RESTART_SETTINGS, SAMPLE_SCHEME } from './constants';
 import { confirmEndpoint } from './endpointConsent';
 import { interpreterSettingNote, interpreterSettingsCommand } from './interpreter';
 import { LaunchState, serverCommandLine } from './launch';
@@ -29,6 +29,9 @@ import {
 import { SampleContentProvider } from './sampleDocuments';
 import { ServerController } from './serverClient';
 import { NO_SERVER, StabilityStatus } from './statusBar';
+import { changeListener, servedDocument } from './editReason';
+import { ServerJobs } from './serverJobs';
+import { relayTarget } from './relay';
 
 const STATUS_DELAY_MS = 350;
 
@@ -94,10 +97,7 @@ function userProvider(config: vscode.WorkspaceConfiguration): UserProvider {
 }
 
 function isServed(document: vscode.TextDocument): boolean {
-  return (
-    (document.uri.scheme === 'file' || document.uri.scheme === 'untitled') &&
-    (LANGUAGES as readonly string[]).includes(document.languageId)
-  );
+  return servedDocument(document.languageId, document.uri.scheme);
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
@@ -107,8 +107,25 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const bootstrap = bootstrapDeps(context, output);
   let lastLine: ServerCommandLine | undefined;
 
+  const item = vscode.window.createStatusBarItem('codequorum.stability', vscode.StatusBarAlignment.Right, 100);
+  item.name = 'codequorum stability';
+  context.subscriptions.push(item);
+  const jobItem = vscode.window.createStatusBarItem('codequorum.jobs', vscode.StatusBarAlignment.Right, 99);
+  jobItem.name = 'codequorum jobs';
+  context.subscriptions.push(jobItem);
+  const jobs = new ServerJobs(jobItem, (token) => server.cancelJob(token), Commands.stopJob);
+
   const server = new ServerController({
     output,
+    jobs,
+    onRelay: (params) => {
+      const relayed = relayTarget(params);
+      if (!relayed) {
+        output.warn('codequorum/relay: not a function and a prompt; ignored');
+        return;
+      }
+      void regenerateWithLanguageModel(ctx, relayed.target, { messages: relayed.messages, count: relayed.count });
+    },
     commandLine: async (interactive) => {
       const line = await serverCommandLine(
         {
@@ -153,9 +170,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   });
   context.subscriptions.push(...(agents?.disposables ?? []));
 
-  const item = vscode.window.createStatusBarItem('codequorum.stability', vscode.StatusBarAlignment.Right, 100);
-  item.name = 'codequorum stability';
-  context.subscriptions.push(item);
   const status = new StabilityStatus(
     item,
     async (uri, position) => {
@@ -224,6 +238,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand(Commands.importVersions, (arg?: unknown) => importVersions(ctx, arg)),
     vscode.commands.registerCommand(Commands.restart, () => server.restart(true)),
     vscode.commands.registerCommand(Commands.showLog, () => output.show(true)),
+    vscode.commands.registerCommand(Commands.stopJob, () => {
+      if (!jobs.stopNewest()) {
+        void vscode.window.showInformationMessage('codequorum: nothing is running that can be stopped.');
+      }
+    }),
   );
 
   const follow = (editor: vscode.TextEditor | undefined): void => {
@@ -234,6 +253,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       status.clear();
     }
   };
+  // The server's watch reads every change; VS Code alone knows which were an undo or a redo.
+  context.subscriptions.push(vscode.workspace.onDidChangeTextDocument(changeListener((method, params) => server.notify(method, params))));
+
   context.subscriptions.push(
     vscode.window.onDidChangeTextEditorSelection((e) => follow(e.textEditor)),
     vscode.window.onDidChangeActiveTextEditor((editor) => follow(editor)),

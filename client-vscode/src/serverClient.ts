@@ -6,6 +6,10 @@ import {
   RevealOutputChannelOn,
   State,
   TransportKind,
+  WorkDoneProgress,
+  WorkDoneProgressCancelNotification,
+  WorkDoneProgressCreateRequest,
+  type ClientCapabilities,
   type LanguageClientOptions,
   type ServerOptions,
 } from 'vscode-languageclient/node';
@@ -14,6 +18,7 @@ import { LANGUAGES } from './constants';
 import type { ServerCommandLine } from './interpreter';
 import { errorText } from './json';
 import { ServerApi, type Cancellation } from './serverApi';
+import type { ProgressToken, ProgressValue } from './serverJobs';
 import { serverSettings, withTrust } from './serverSettings';
 
 export interface ServerControllerDeps {
@@ -23,7 +28,30 @@ export interface ServerControllerDeps {
   onStateChange?(running: boolean): void;
   /** Serves a command the server's code lenses run (its one argument), or undefined to let the server do it. */
   lensCommand?(command: string, args: unknown[]): Thenable<unknown> | undefined;
+  /** The server's work-done progress, shown and stopped by the extension (see serverJobs.ts). */
+  jobs?: {
+    created(token: ProgressToken): void;
+    progress(token: ProgressToken, value: ProgressValue): void;
+    clear(): void;
+  };
+  /** The watch asks the editor for versions (`codequorum/relay`, with provider.kind "client"). */
+  onRelay?(params: unknown): void;
 }
+
+/** The notification by which the server's watch asks this editor to write versions. */
+export const RELAY = 'codequorum/relay';
+
+/** Tells the server this editor writes versions when the watch asks (`experimental.codequorumRelay`). */
+export const relayFeature = {
+  fillClientCapabilities(capabilities: ClientCapabilities): void {
+    capabilities.experimental = { ...(capabilities.experimental as object | undefined), codequorumRelay: true };
+  },
+  initialize(): void {},
+  getState(): { kind: 'static' } {
+    return { kind: 'static' };
+  },
+  clear(): void {},
+};
 
 export function documentSelector(): { scheme: string; language: string }[] {
   return LANGUAGES.flatMap((language) => [
@@ -41,6 +69,20 @@ export class ServerController implements vscode.Disposable {
 
   api(): ServerApi | undefined {
     return this.client?.state === State.Running ? this.apiInstance : undefined;
+  }
+
+  /** Send a notification to the running server (nothing when none runs). */
+  notify(method: string, params: unknown): void {
+    if (this.client?.state === State.Running) {
+      void this.client.sendNotification(method, params).catch((err: unknown) => this.deps.output.warn(`${method}: ${errorText(err)}`));
+    }
+  }
+
+  /** Stop one of the server's jobs (its work-done progress token). */
+  cancelJob(token: ProgressToken): void {
+    if (this.client?.state === State.Running) {
+      void this.client.sendNotification(WorkDoneProgressCancelNotification.type, { token });
+    }
   }
 
   /** Start (or restart) the server; calls are queued so two restarts never overlap. */
@@ -73,6 +115,24 @@ export class ServerController implements vscode.Disposable {
       await client.dispose();
     }
     this.deps.onStateChange?.(false);
+  }
+
+  /** The server's progress goes to the extension's job item (in place of the client's own window progress, which cannot be stopped). */
+  private followJobs(client: LanguageClient): void {
+    const jobs = this.deps.jobs;
+    if (!jobs) {
+      return;
+    }
+    client.onRequest(WorkDoneProgressCreateRequest.type, ({ token }) => {
+      jobs.created(token);
+      const listener = client.onProgress(WorkDoneProgress.type, token, (value) => {
+        jobs.progress(token, value as ProgressValue);
+        if (value.kind === 'end') {
+          listener.dispose();
+        }
+      });
+      return null;
+    });
   }
 
   private async doRestart(interactive: boolean): Promise<void> {
@@ -119,9 +179,11 @@ export class ServerController implements vscode.Disposable {
     // Running is announced below, once the API is in place; a stop (a crash too) at once.
     client.onDidChangeState((e) => {
       if (e.newState === State.Stopped) {
+        this.deps.jobs?.clear();
         this.deps.onStateChange?.(false);
       }
     });
+    client.registerFeature(relayFeature);
     this.deps.output.info(`starting: ${[line.command, ...line.args].join(' ')}`);
     try {
       await client.start();
@@ -131,6 +193,8 @@ export class ServerController implements vscode.Disposable {
       await client.dispose().catch(() => undefined);
       return;
     }
+    this.followJobs(client);
+    client.onNotification(RELAY, (params: unknown) => this.deps.onRelay?.(params));
     this.client = client;
     this.apiInstance = new ServerApi((command, args, token) =>
       client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args }, token as vscode.CancellationToken | undefined),

@@ -6,8 +6,10 @@
 //   E2E_OUT      the probe's results file (CODEQUORUM_E2E_OUT of code-server)
 //   E2E_MODE     "interpreter" (codequorum.interpreter is set in the Machine settings),
 //                "private-env" (answer the offer to create the private environment with "Create
-//                Environment") or "remote-settings" (codequorum.interpreter is set in the User
-//                settings only: answer the offer with "Choose Interpreter" and pick E2E_PICK)
+//                Environment"), "remote-settings" (codequorum.interpreter is set in the User
+//                settings only: answer the offer with "Choose Interpreter" and pick E2E_PICK) or
+//                "watch" (the probe accepts an assistant's inline completion; answer the watch's
+//                offer with "Check it" and see the job in the status bar; see watchScenario)
 //   E2E_MACHINE_VALUE codequorum.interpreter in code-server's Machine settings ("" for none)
 //   E2E_USER_VALUE    codequorum.interpreter in code-server's User settings ("" for none)
 //   E2E_PICK     the file to pick in the file dialog (remote-settings)
@@ -182,6 +184,92 @@ const SKIP = 3;
 /** Exit status for a run whose scenario could not be set up as meant (see remote-settings). */
 const NOT_APPLICABLE = 4;
 
+/** The watch's offer, once it shows: its text and its "Check it" button. */
+async function findWatchOffer(page) {
+  const item = page
+    .locator('.notifications-toasts .notification-list-item')
+    .filter({ hasText: 'arrived in one edit' })
+    .filter({ has: page.locator('.monaco-button', { hasText: 'Check it' }) })
+    .first();
+  if (!(await item.isVisible().catch(() => false))) return undefined;
+  const text = ((await item.locator('.notification-list-item-message').textContent().catch(() => '')) || '').trim();
+  const buttons = await item.locator('.monaco-button').allTextContents().catch(() => []);
+  return { text, buttons: buttons.map((b) => b.trim()), button: item.locator('.monaco-button', { hasText: 'Check it' }).first() };
+}
+
+/**
+ * The watch: the probe accepts an inline completion (phase "offer"); the offer appears as a
+ * notification with its four answers, the driver clicks "Check it", and the status bar shows
+ * the job while the local model writes the versions. The probe checks the rest.
+ */
+/** Accepts the probe's inline completion as a user does: the editor focused on the empty last
+ * line, the indentation typed (the editor asks for a suggestion; else the probe triggers
+ * it), Tab. */
+async function acceptCompletion(page) {
+  const ghosts = page.locator('.monaco-editor .ghost-text-decoration, .monaco-editor .ghost-text');
+  const lines = page.locator('.monaco-editor .view-lines .view-line');
+  await lines.last().click({ position: { x: 5, y: 5 } }).catch(() => {});
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('    ', { delay: 120 });
+  const offered = async (ms) => {
+    const end = Date.now() + ms;
+    while (Date.now() < end) {
+      if (((readResults() || {}).asked || 0) > 0 && (await ghosts.count()) > 0) return true;
+      await sleep(200);
+    }
+    return false;
+  };
+  let how = 'typing the indentation';
+  let shown = await offered(8000);
+  if (!shown) {
+    writeFileSync(`${out}.trigger`, 'go\n');
+    how = "the probe's trigger";
+    shown = await offered(15000);
+  }
+  check('the inline completion shows as ghost text', shown, shown ? `asked with ${how}` : 'no ghost text within 23 s');
+  if (shown) {
+    await sleep(500);
+    await page.keyboard.press('Tab');
+  }
+}
+
+async function watchScenario(page) {
+  let offered = false;
+  let completed = false;
+  const jobs = new Set();
+  while (Date.now() < deadline) {
+    const results = readResults();
+    if (results && results.phase === 'complete' && !completed) {
+      completed = true;
+      await acceptCompletion(page);
+    }
+    if (results && results.phase === 'offer' && !offered) {
+      let offer;
+      const end = Date.now() + 60000;
+      while (Date.now() < end && !(offer = await findWatchOffer(page))) await sleep(250);
+      offered = true;
+      const wanted = ["Not now", "Check it", "Always in this workspace", "Never in this workspace"];
+      check(
+        'the watch offers to check the function, one click, not modal',
+        offer && /'parse_duration' arrived in one edit \(\d+ lines\)\. Ask SmolLM2-135M-Instruct at http:\/\/127\.0\.0\.1:\d+\/v1 for \d+ more versions to check it\?/.test(offer.text) &&
+          wanted.every((w) => offer.buttons.includes(w)) && !(await page.locator('.monaco-dialog-box').isVisible().catch(() => false)),
+        offer ? { text: offer.text, buttons: offer.buttons } : 'no offer within 60 s',
+      );
+      if (offer) await offer.button.click();
+    }
+    if (offered) {
+      for (const t of await statusTexts(page)) if (/parse_duration/.test(t)) jobs.add(t);
+    }
+    if (results && results.done) break;
+    await sleep(300);
+  }
+  check('the job in the status bar', [...jobs].some((t) => /checking parse_duration/.test(t)), { seen: [...jobs] });
+  const results = readResults();
+  if (results && results.diagnostics) console.log(`e2e-vscode [${mode}]: diagnostics: ${JSON.stringify(results.diagnostics)}`);
+  if (results && results.skipped) console.log(`e2e-vscode [${mode}]: skipped: ${results.skipped}`);
+  return results;
+}
+
 async function main() {
   mkdirSync(artifacts, { recursive: true });
   let browser;
@@ -197,6 +285,15 @@ async function main() {
     await page.waitForSelector('.monaco-workbench', { timeout: 120000 });
     check('workbench loaded', true, url);
 
+    if (mode === 'watch') {
+      const results = await watchScenario(page);
+      if (!results || !results.done) {
+        check('probe finished', false, results ? `stopped at phase ${results.phase}` : 'the probe wrote nothing (did it activate?)');
+      }
+      for (const c of (results && results.checks) || []) check(c.name, c.ok, c.detail);
+      if (results && results.error) check('probe', false, results.error);
+      return;
+    }
     let clicked = answer === undefined;
     // remote-settings: the first offer is answered Choose Interpreter and the dialog cancelled
     // (the extension then shows the setting in the Settings editor), the second, asked again by

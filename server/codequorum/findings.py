@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from codequorum.analysis import percentile_words as percentile_words
 from codequorum.analysis import versions_compared
+from codequorum.risk import NOT_RUN
 from codequorum.safe_text import safe_text
 from codequorum.session import FunctionAnalysis
 
@@ -95,10 +96,12 @@ def recommended_version(analysis: FunctionAnalysis) -> int | None:
     return None if rec == analysis.current_index else rec
 
 
-def recommendation_lines(analysis: FunctionAnalysis) -> list[str]:
+def recommendation_lines(analysis: FunctionAnalysis, not_run: str | None = None) -> list[str]:
     """The recommendation, how far to trust it and, after a run, the input where the
     recommended version and the others part ways; each line escaped with
-    :func:`~codequorum.safe_text.safe_text` (callers showing markdown escape again)."""
+    :func:`~codequorum.safe_text.safe_text` (callers showing markdown escape again).
+    ``not_run`` replaces "not run yet" where the caller knows more (why the versions do
+    not run, or that they are running)."""
     report = analysis.report
     rec = report.recommended
     if report.status != "ok" or rec is None or not report.recommendation:
@@ -113,7 +116,8 @@ def recommendation_lines(analysis: FunctionAnalysis) -> list[str]:
                                     f"keep version {rec + 1} (the current code)", 1)
     lines = [safe_text(sentence)]
     if report.trust:  # how far to trust it; never a figure from shape alone beside it
-        lines.append(safe_text(report.trust))
+        said = not_run if not_run is not None and report.trust == NOT_RUN else report.trust
+        lines.append(safe_text(said))
     evidence = evidence_text(analysis)
     if evidence is not None:
         lines.append(evidence)

@@ -9,7 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-Origin = Literal["regenerated", "relayed", "imported", "current"]
+#: Where a version came from: ``assistant`` is the text an assistant wrote into the editor
+#: (an accepted completion, a chat or agent edit, a paste), kept when the watch asks for more.
+Origin = Literal["regenerated", "relayed", "imported", "current", "assistant"]
 
 
 @dataclass(frozen=True)

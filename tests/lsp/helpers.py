@@ -10,6 +10,10 @@ from typing import Any
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+#: Options of a server that runs versions only when asked (``runDynamic``), for tests of
+#: something else than a run on arrival.
+NO_AUTORUN: dict[str, Any] = {"dynamic": {"auto": False}}
+
 WorkDoneProgress = (
     types.WorkDoneProgressBegin | types.WorkDoneProgressReport | types.WorkDoneProgressEnd
 )

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from lsprotocol import types
 
+from codequorum.lsp.autorun import runs_on_arrival
 from codequorum.lsp.commands import (
     CommandError,
     dynamic_done_message,
@@ -14,7 +15,6 @@ from codequorum.lsp.commands import (
     regeneration_message,
     regeneration_status,
     requested_count,
-    runs_dynamic_after,
 )
 from codequorum.lsp.settings import parse_settings
 from codequorum.model import Sample
@@ -77,14 +77,15 @@ def test_status_cancelled_before_ok() -> None:
     assert regeneration_status(_result(0, cancelled=True)) == "cancelled"
 
 
-def test_a_dynamic_run_follows_only_an_accepted_python_regeneration_with_auto_on() -> None:
-    on, _ = parse_settings({"dynamic": {"enable": True, "auto": True}})
-    assert runs_dynamic_after(True, on, "python")
-    assert not runs_dynamic_after(False, on, "python")
-    assert not runs_dynamic_after(True, on, "javascript")
-    for off in ({"enable": False, "auto": True}, {"enable": True, "auto": False}):
+def test_versions_run_on_arrival_only_for_python_in_the_strict_sandbox_with_auto_on() -> None:
+    on, _ = parse_settings({})
+    assert on.dynamic.auto  # the default: the first judgement needs no second command
+    assert runs_on_arrival(on, "python", trusted=True)
+    assert not runs_on_arrival(on, "python", trusted=False)
+    assert not runs_on_arrival(on, "javascript", trusted=True)
+    for off in ({"enable": False}, {"auto": False}, {"sandbox": "weak"}):
         settings, _ = parse_settings({"dynamic": off})
-        assert not runs_dynamic_after(True, settings, "python")
+        assert not runs_on_arrival(settings, "python", trusted=True), off
 
 
 def test_dynamic_done_message_names_the_figures_with_a_number() -> None:

@@ -7,6 +7,8 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from codequorum.lsp.markdown import md_text
+from codequorum.risk import NO_INPUTS, NOT_RUN
 from tests.support.duration_module import (
     DURATION_APP,
     DURATION_VERSIONS,
@@ -16,6 +18,7 @@ from tests.support.duration_module import (
 
 from .conftest import lsp_session
 from .helpers import (
+    NO_AUTORUN,
     actions_at,
     apply_edits,
     command,
@@ -45,7 +48,7 @@ VERSIONS = [
 
 
 async def test_run_dynamic_in_the_background(workspace: Path) -> None:
-    async with lsp_session(workspace) as client:
+    async with lsp_session(workspace, init_options=NO_AUTORUN) as client:
         uri = open_document(client, workspace / "clamp.py", DOC)
         await command(client, "codequorum.addSamples", uri, "clamp", VERSIONS)
         pos = position_of(DOC, "clamp")
@@ -115,7 +118,8 @@ SPINNING = [
 
 
 async def test_cancel_a_dynamic_run(workspace: Path) -> None:
-    async with lsp_session(workspace, init_options={"dynamic": {"timeout": 60}}) as client:
+    async with lsp_session(workspace, init_options={"dynamic": {"timeout": 60, "auto": False}}
+                           ) as client:
         uri = open_document(client, workspace / "spin.py", SPIN_DOC)
         await command(client, "codequorum.addSamples", uri, "spin", SPINNING)
         started = await command(client, "codequorum.runDynamic", uri, "spin")
@@ -145,7 +149,7 @@ async def test_versions_run_in_the_module_the_editor_holds(workspace: Path) -> N
     (pkg / "units.py").write_text(UNITS_SOURCE)
     path = pkg / "app.py"
     path.write_text("raise RuntimeError('the saved file is not what the editor holds')\n")
-    async with lsp_session(workspace) as client:
+    async with lsp_session(workspace, init_options=NO_AUTORUN) as client:
         uri = open_document(client, path, DURATION_APP)
         for name, versions in DURATION_VERSIONS.items():
             await command(client, "codequorum.addSamples", uri, name, versions)
@@ -175,7 +179,7 @@ async def test_versions_run_in_the_module_the_editor_holds(workspace: Path) -> N
 async def test_a_module_that_does_not_load_gets_a_note_not_a_verdict(workspace: Path) -> None:
     path = workspace / "needs_numpy.py"
     text = "import numpy as np\n" + standalone()
-    async with lsp_session(workspace) as client:
+    async with lsp_session(workspace, init_options=NO_AUTORUN) as client:
         uri = open_document(client, path, text)
         await command(client, "codequorum.addSamples", uri, "parse_duration",
                       DURATION_VERSIONS["parse_duration"])
@@ -204,7 +208,7 @@ TOTALS = [
 
 async def test_a_run_without_inputs_says_why_and_changes_nothing(workspace: Path) -> None:
     # no doctest, no type hints, no inputs from the model: no version can be called
-    async with lsp_session(workspace) as client:
+    async with lsp_session(workspace, init_options=NO_AUTORUN) as client:
         uri = open_document(client, workspace / "total.py", TOTAL_DOC)
         await command(client, "codequorum.addSamples", uri, "total", TOTALS)
         pos = position_of(TOTAL_DOC, "total")
@@ -225,4 +229,7 @@ async def test_a_run_without_inputs_says_why_and_changes_nothing(workspace: Path
         )]
         report = await command(client, "codequorum.analyze", uri, "total")
         assert "oer" not in report["report"]["summary"]  # no dynamic report was kept
-        assert await hover_text(client, uri, pos) == before
+        # the hover is as it was, but for what it says in place of "not run yet"
+        after = await hover_text(client, uri, pos)
+        assert before is not None and md_text(NOT_RUN) in before
+        assert after == before.replace(md_text(NOT_RUN), md_text(NO_INPUTS))

@@ -14,6 +14,7 @@ from codequorum.risk import NOT_RUN
 
 from .conftest import lsp_session
 from .helpers import (
+    NO_AUTORUN,
     actions_at,
     apply_edits,
     code_actions,
@@ -53,7 +54,7 @@ async def test_samples_diagnostics_hover_lenses_and_actions(
     workspace: Path, shared_dir: Path
 ) -> None:
     doc, samples = _document(shared_dir)
-    async with lsp_session(workspace) as client:
+    async with lsp_session(workspace, init_options=NO_AUTORUN) as client:
         uri = open_document(client, workspace / "close.py", doc)
         name_pos = position_of(doc, "has_close_elements")
 

@@ -78,7 +78,11 @@ async def test_a_folder_added_later_gets_its_own_store(tmp_path: Path) -> None:
         added = await command(client, "codequorum.addSamples", uri_b, "area", VERSIONS[:2])
         assert added["total"] == 2
         assert stored(b / ".codequorum" / "samples.sqlite3") == [("m.py", "area")] * 2
-        assert stored(a / ".codequorum" / "samples.sqlite3") == []
+        # the first folder's store is opened after the configuration came, maybe after the
+        # command above: read it once it is there (connecting first would make an empty file)
+        first = a / ".codequorum" / "samples.sqlite3"
+        await wait_for(first.exists, timeout=20)
+        assert stored(first) == []
 
 
 async def test_the_configuration_files_give_defaults(tmp_path: Path) -> None:

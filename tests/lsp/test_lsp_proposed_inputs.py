@@ -29,7 +29,7 @@ def _options(base_url: str, propose: bool = True, **extra: Any) -> dict[str, Any
     return {
         "provider": {"baseUrl": base_url, "apiKeyEnv": "CQ_TEST_KEY", "model": "test-model",
                      "timeout": 5},
-        "dynamic": {"proposeInputs": propose},
+        "dynamic": {"proposeInputs": propose, "auto": False},
         "analysis": {"tsed": False},
         **extra,
     }

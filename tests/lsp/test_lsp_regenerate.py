@@ -22,6 +22,7 @@ from tests.support.chat_server import (
 
 from .conftest import approve_endpoint, lsp_session
 from .helpers import (
+    NO_AUTORUN,
     command,
     hover_text,
     humaneval_task,
@@ -48,6 +49,7 @@ def _options(base_url: str, **provider: Any) -> dict[str, Any]:
             **provider,
         },
         "analysis": {"tsed": False},
+        **NO_AUTORUN,
     }
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from lsprotocol import types
 
 from .conftest import lsp_session
-from .helpers import command, hover_text, open_document, published, wait_for
+from .helpers import NO_AUTORUN, command, hover_text, open_document, published, wait_for
 
 DOC = "def area(w, h):\n    return w * h\n"
 VERSIONS = [
@@ -125,7 +125,8 @@ def types_position(line: int, character: int) -> dict[str, int]:
 async def test_settings_pushed_by_a_client_without_configuration_requests(
     workspace: Path,
 ) -> None:
-    async with lsp_session(workspace, pull_configuration=False, progress=False) as client:
+    async with lsp_session(workspace, pull_configuration=False, progress=False,
+                           init_options=NO_AUTORUN) as client:
         uri = open_document(client, workspace / "area.py", DOC)
         await command(client, "codequorum.addSamples", uri, "area", VERSIONS[1:])
         pos = types.Position(line=0, character=5)

@@ -356,8 +356,55 @@ def test_schema_1_store_is_upgraded_in_place(store_path: Path) -> None:
         store.add("m.py", "python", "f", [Sample(CODE_A)])
         assert store.count("m.py", "f") == 2
     conn = sqlite3.connect(store_path)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
     conn.close()
+
+
+def test_schema_2_store_takes_the_assistants_versions_after_its_upgrade(
+        store_path: Path) -> None:
+    """A store made before origin ``assistant`` refuses it in its CHECK; opened now, it is
+    rebuilt with the new origins, its rows, ids, copies and identity as they were."""
+    SampleStore.open(store_path).close()
+    conn = sqlite3.connect(store_path)
+    conn.executescript(
+        "DROP TABLE samples;"
+        "CREATE TABLE samples (id INTEGER PRIMARY KEY AUTOINCREMENT, file TEXT NOT NULL,"
+        " language TEXT NOT NULL, qualified_name TEXT NOT NULL, code TEXT NOT NULL,"
+        " content_hash TEXT NOT NULL, origin TEXT NOT NULL CHECK (origin IN ('regenerated',"
+        " 'relayed', 'imported', 'current')), label TEXT NOT NULL DEFAULT '', provider TEXT,"
+        " model TEXT, temperature REAL, seed INTEGER, prompt_hash TEXT, created REAL NOT NULL,"
+        " copies INTEGER NOT NULL DEFAULT 1 CHECK (copies >= 1),"
+        " UNIQUE (file, qualified_name, content_hash));"
+        "CREATE INDEX samples_by_function ON samples (file, qualified_name);"
+        "PRAGMA user_version = 2;"
+    )
+    conn.execute(
+        "INSERT INTO samples (id, file, language, qualified_name, code, content_hash, origin,"
+        " created, copies) VALUES (7, 'm.py', 'python', 'f', ?, ?, 'regenerated', 0, 3)",
+        (CODE_A, content_hash(CODE_A)),
+    )
+    conn.commit()
+    with pytest.raises(sqlite3.IntegrityError, match="CHECK constraint failed"):
+        conn.execute("INSERT INTO samples (file, language, qualified_name, code, content_hash,"
+                     " origin, created) VALUES ('m.py', 'python', 'f', 'x', 'h', 'assistant', 0)")
+    conn.close()
+    store_id = ""
+    with SampleStore.open(store_path) as store:
+        store_id = store.store_id
+        assert store.recovered_from is None and not store.created
+        rows = store.samples_for("m.py", "f")
+        assert [(r.id, r.origin) for r in rows] == [(7, "regenerated")] * 3
+        ids = store.add("m.py", "python", "f", [Sample(CODE_B, origin="assistant")])
+        assert ids[0] > 7
+        assert [r.origin for r in store.samples_for("m.py", "f")][-1] == "assistant"
+    conn = sqlite3.connect(store_path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    objects = {tuple(r) for r in conn.execute("SELECT type, name FROM sqlite_master")}
+    assert {("table", "samples"), ("index", "samples_by_function"), ("table", "meta")} <= objects
+    assert not any("samples_v3" in str(name) for _, name in objects)
+    conn.close()
+    with SampleStore.open(store_path) as again:
+        assert again.store_id == store_id and again.count("m.py", "f") == 4
 
 
 def test_a_store_another_process_makes_meanwhile_is_opened_not_replaced(

@@ -272,3 +272,40 @@ class _ProxyHandler(BaseHTTPRequestHandler):
             self.wfile.write(data)
         except OSError:
             self.close_connection = True
+
+
+# --------------------------------------------------------------------------- on its own
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m tests.support.real_model --log PATH``: start the server (as the tests do),
+    print ``ready <base URL>`` once it answers, and serve until interrupted or terminated;
+    ``unavailable: <why>`` (exit 3) where it cannot run. The VS Code end-to-end test starts
+    it this way."""
+    import argparse
+    import signal
+
+    parser = argparse.ArgumentParser(description="the local model server of the tests")
+    parser.add_argument("--log", type=Path, required=True, help="the server's own log")
+    parser.add_argument("--threads", type=int, default=1)
+    args = parser.parse_args(argv)
+    try:
+        server = ModelServer(server_python(), args.log, threads=args.threads).start()
+    except Unavailable as exc:
+        print(f"unavailable: {exc}", flush=True)
+        return 3
+    stop = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop.set())
+    print(f"ready {server.base_url}", flush=True)
+    try:
+        while not stop.wait(0.5) and server.process is not None \
+                and server.process.poll() is None:
+            pass
+    finally:
+        server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -5,6 +5,13 @@
 // and the levels of codequorum.interpreter VS Code applies. The status bar and the webview
 // are checked in the page by the driver (test-e2e/run.mjs); the probe waits for the driver's
 // go-ahead (a file beside the results) before it changes the function.
+//
+// With CODEQUORUM_E2E_SCENARIO=watch it plays an assistant instead (runWatch): its inline
+// completion provider writes the body of durations.py's function, which it accepts as a user
+// does; the driver answers the watch's offer in the page; the versions come from the local
+// model at CODEQUORUM_E2E_LLM (llama.cpp's OpenAI-compatible server). Where the editor has
+// vscode.lm.registerLanguageModelChatProvider, the probe also serves that model as a VS Code
+// language model (vendor codequorum-e2e) and runs "Regenerate with a VS Code Language Model".
 'use strict';
 const vscode = require('vscode');
 const fs = require('fs');
@@ -168,7 +175,7 @@ async function run(out, results, save) {
   results.interpreterAtEnd = inspectInterpreter();
 }
 
-exports.activate = function activate() {
+exports.activate = function activate(context) {
   const out = process.env.CODEQUORUM_E2E_OUT;
   if (!out) return;
   const results = { phase: 'start', checks: [], done: false };
@@ -177,7 +184,8 @@ exports.activate = function activate() {
     fs.renameSync(`${out}.tmp`, out);
   };
   save();
-  run(out, results, save)
+  const scenario = process.env.CODEQUORUM_E2E_SCENARIO === 'watch' ? runWatch : run;
+  scenario(out, results, save, context)
     .catch((err) => {
       results.error = String((err && err.stack) || err);
     })
@@ -186,5 +194,200 @@ exports.activate = function activate() {
       save();
     });
 };
+
+// --------------------------------------------------------------------------- the watch
+
+const WATCHED = 'parse_duration';
+// What the "assistant" writes under the function's header and docstring.
+const BODY = [
+  '    total = 0',
+  '    for amount, unit in re.findall(r"(\\d+)([hms])", text):',
+  '        total += int(amount) * {"h": 3600, "m": 60, "s": 1}[unit]',
+  '    return total',
+  '',
+].join('\n');
+const LLM = process.env.CODEQUORUM_E2E_LLM || '';
+const LLM_MODEL = process.env.CODEQUORUM_E2E_LLM_MODEL || 'SmolLM2-135M-Instruct';
+const VENDOR = 'codequorum-e2e';
+
+/** The versions stored for `name`, as the server shows them (showSample 1, 2, ... until none). */
+async function storedVersions(uri, name) {
+  const out = [];
+  for (let k = 1; k <= 40; k++) {
+    try {
+      const v = await vscode.commands.executeCommand('codequorum.showSample', { uri: uri.toString(), qualifiedName: name, version: k });
+      if (!v || typeof v.code !== 'string') break;
+      out.push({ origin: v.origin, provider: v.provider, model: v.model, code: v.code });
+    } catch {
+      break;
+    }
+  }
+  return out;
+}
+
+/** One chat completion from the local model (the language model the probe serves). */
+async function complete(messages, seed) {
+  const response = await fetch(`${LLM}/chat/completions`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ model: LLM_MODEL, messages, max_tokens: 400, temperature: 0.8, seed }),
+  });
+  const body = await response.json();
+  return (body.choices && body.choices[0] && body.choices[0].message && body.choices[0].message.content) || '';
+}
+
+/** A VS Code language model backed by the local model, where the editor lets an extension add one. */
+function registerLanguageModel(context, results) {
+  const lm = vscode.lm;
+  if (!lm || typeof lm.registerLanguageModelChatProvider !== 'function' || !LLM) {
+    results.languageModel = !LLM ? 'no local model' : 'vscode.lm.registerLanguageModelChatProvider is not offered by this editor';
+    return false;
+  }
+  let seed = 100;
+  results.languageModelRequests = 0;
+  const provider = {
+    provideLanguageModelChatInformation() {
+      return [
+        {
+          id: 'smollm2-local',
+          name: 'SmolLM2 (local)',
+          family: 'smollm2',
+          version: '1',
+          maxInputTokens: 1536,
+          maxOutputTokens: 400,
+          capabilities: {},
+        },
+      ];
+    },
+    async provideLanguageModelChatResponse(model, messages, options, progress) {
+      const chat = messages.map((m) => ({
+        role: m.role === vscode.LanguageModelChatMessageRole.Assistant ? 'assistant' : 'user',
+        content: m.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join(''),
+      }));
+      results.languageModelRequests += 1;
+      progress.report(new vscode.LanguageModelTextPart(await complete(chat, seed++)));
+    },
+    provideTokenCount(model, text) {
+      return Math.ceil((typeof text === 'string' ? text.length : 400) / 4);
+    },
+  };
+  context.subscriptions.push(lm.registerLanguageModelChatProvider(VENDOR, provider));
+  return true;
+}
+
+async function runWatch(out, results, save, context) {
+  const timeoutMs = Number(process.env.CODEQUORUM_E2E_TIMEOUT_MS || 240000);
+  const check = (name, ok, detail) => {
+    results.checks.push({ name, ok: Boolean(ok), detail });
+    save();
+  };
+  results.remoteName = vscode.env.remoteName;
+  results.interpreterAtStart = inspectInterpreter();
+  const withModel = registerLanguageModel(context, results);
+  const folder = vscode.workspace.workspaceFolders && vscode.workspace.workspaceFolders[0];
+  if (!folder) throw new Error('no workspace folder');
+  const uri = vscode.Uri.joinPath(folder.uri, 'durations.py');
+  const doc = await vscode.workspace.openTextDocument(uri);
+  const editor = await vscode.window.showTextDocument(doc);
+  const ext = await waitFor(() => {
+    const e = vscode.extensions.getExtension(EXTENSION_ID);
+    return e && e.isActive ? e : undefined;
+  }, 60000);
+  check('activation', ext, ext ? `${EXTENSION_ID} active` : 'not active within 60 s');
+  // The server is up once its commands are registered (the client registers them after initialize).
+  const up = await waitFor(async () => (await vscode.commands.getCommands(true)).includes('codequorum.showSample'), 120000);
+  check('language server', up, up ? 'its commands are registered' : 'no codequorum.showSample within 120 s');
+  await sleep(2000);
+
+  // An assistant's inline completion: the body under the header and docstring, accepted.
+  const end = doc.lineAt(doc.lineCount - 1).range.end;
+  let asked = 0;
+  context.subscriptions.push(
+    vscode.languages.registerInlineCompletionItemProvider({ pattern: '**/durations.py' }, {
+      provideInlineCompletionItems(document, position) {
+        // What the user typed on the line is the start of the body (its indentation).
+        const typed = document.lineAt(position.line).text.slice(0, position.character);
+        if (document.uri.toString() !== uri.toString() || position.line !== end.line || !BODY.startsWith(typed)) return [];
+        asked += 1;
+        results.asked = asked; // the driver presses Tab once the suggestion is there
+        save();
+        return [new vscode.InlineCompletionItem(BODY, new vscode.Range(position.line, 0, position.line, position.character))];
+      },
+    }),
+  );
+  editor.selection = new vscode.Selection(end, end);
+  const before = doc.getText();
+  // The user accepts it in the page: the driver focuses the editor on the empty last line,
+  // types the indentation (the editor asks for suggestions as one types; or this probe's
+  // trigger when the driver writes `<out>.trigger`) and presses Tab.
+  results.phase = 'complete';
+  save();
+  let triggered = false;
+  const accepted = await waitFor(async () => {
+    if (!triggered && fs.existsSync(`${out}.trigger`)) {
+      triggered = true;
+      await vscode.commands.executeCommand('editor.action.inlineSuggest.trigger');
+    }
+    return doc.getText() === before + BODY || doc.getText() === before + BODY.replace(/\n$/, '') ? doc.getText() : undefined;
+  }, 90000, 200);
+  check(
+    'inline completion accepted',
+    accepted,
+    accepted
+      ? `${BODY.split('\n').length - 1} lines written by the provider, accepted with Tab (asked ${asked} times${triggered ? ', triggered by the probe' : ''})`
+      : `asked ${asked} times; the document ends ${JSON.stringify(doc.getText().slice(-120))}`,
+  );
+  if (!accepted) return;
+  results.phase = 'offer';
+  save();
+
+  // The driver answers the offer in the page ("Check it"); versions come from the local model.
+  const versions = await waitFor(async () => {
+    const vs = await storedVersions(uri, WATCHED);
+    return vs.some((v) => v.origin === 'regenerated') ? vs : undefined;
+  }, timeoutMs, 1000);
+  const all = versions || (await storedVersions(uri, WATCHED));
+  const origins = all.map((v) => v.origin);
+  check(
+    'versions stored: the accepted text as assistant, the local model\'s as regenerated',
+    versions && all[0].origin === 'assistant' && all[0].code.includes('total += int(amount)') && all.slice(1).every((v) => v.origin === 'regenerated' && v.model === LLM_MODEL),
+    { origins, models: all.map((v) => v.model) },
+  );
+  results.phase = 'sampled';
+  save();
+
+  // The versions run on arrival; the hover then rests on behaviour (no "not run yet").
+  const namePos = new vscode.Position(doc.getText().split('\n').findIndex((l) => l.startsWith(`def ${WATCHED}(`)), 5);
+  let lastHover = '';
+  const hover = await waitFor(async () => {
+    lastHover = hoverText(await vscode.commands.executeCommand('vscode.executeHoverProvider', uri, namePos));
+    return /\bversions?\b/.test(lastHover) && !/not run yet|running the versions|comparing the versions/.test(lastHover) ? lastHover : undefined;
+  }, timeoutMs, 1000);
+  check('hover after the run on arrival', hover, hover ? hover.split('\n').filter((l) => l.trim()).slice(0, 6).join(' | ') : `last hover: ${JSON.stringify(lastHover)}`);
+  const diagnostics = vscode.languages.getDiagnostics(uri).filter((d) => d.source === 'codequorum');
+  results.diagnostics = diagnostics.map((d) => `${diagnosticCode(d)}: ${d.message}`);
+  save();
+
+  if (!withModel) {
+    results.skipped = `Regenerate with a VS Code Language Model: ${results.languageModel}`;
+  } else {
+    // "Regenerate with a VS Code Language Model", through the probe's language model.
+    await vscode.window.showTextDocument(doc);
+    editor.selection = new vscode.Selection(namePos, namePos);
+    const relayedBefore = all.length;
+    void vscode.commands.executeCommand('codequorum.regenerateWithLanguageModel');
+    const relayed = await waitFor(async () => {
+      const vs = await storedVersions(uri, WATCHED);
+      return vs.some((v) => v.origin === 'relayed') ? vs : undefined;
+    }, timeoutMs, 1000);
+    const fromLm = (relayed || []).filter((v) => v.origin === 'relayed');
+    check(
+      'Regenerate with a VS Code Language Model (the probe\'s, backed by the local model)',
+      fromLm.length > 0 && fromLm.every((v) => v.provider === 'vscode-lm' && v.model === 'smollm2-local'),
+      { requests: results.languageModelRequests, relayed: fromLm.length, storedBefore: relayedBefore, providers: fromLm.map((v) => `${v.provider}/${v.model}`) },
+    );
+  }
+  results.interpreterAtEnd = inspectInterpreter();
+}
 
 exports.deactivate = function deactivate() {};

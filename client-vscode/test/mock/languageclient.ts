@@ -15,6 +15,9 @@ export enum RevealOutputChannelOn {
 }
 
 export const ExecuteCommandRequest = { type: { method: 'workspace/executeCommand' } };
+export const WorkDoneProgress = { type: { method: '$/progress' } };
+export const WorkDoneProgressCreateRequest = { type: { method: 'window/workDoneProgress/create' } };
+export const WorkDoneProgressCancelNotification = { type: { method: 'window/workDoneProgress/cancel' } };
 
 type Handler = (method: string, params: unknown) => unknown;
 
@@ -69,5 +72,37 @@ export class LanguageClient {
 
   async sendRequest(type: { method: string }, params: unknown): Promise<unknown> {
     return LanguageClient.handler(type.method, params);
+  }
+
+  /** Notifications the extension sent: (method, params). */
+  notifications: { method: string; params: unknown }[] = [];
+  /** Features registered before start. */
+  features: unknown[] = [];
+  /** Handlers of what the server sends: requests and notifications by method, progress by token. */
+  requestHandlers = new Map<string, (params: unknown) => unknown>();
+  notificationHandlers = new Map<string, (params: unknown) => void>();
+  progressHandlers = new Map<string | number, (value: unknown) => void>();
+
+  async sendNotification(type: string | { method: string }, params: unknown): Promise<void> {
+    this.notifications.push({ method: typeof type === 'string' ? type : type.method, params });
+  }
+
+  registerFeature(feature: unknown): void {
+    this.features.push(feature);
+  }
+
+  onRequest(type: { method: string }, handler: (params: unknown) => unknown): { dispose(): void } {
+    this.requestHandlers.set(type.method, handler);
+    return { dispose: () => this.requestHandlers.delete(type.method) };
+  }
+
+  onNotification(method: string, handler: (params: unknown) => void): { dispose(): void } {
+    this.notificationHandlers.set(method, handler);
+    return { dispose: () => this.notificationHandlers.delete(method) };
+  }
+
+  onProgress(_type: unknown, token: string | number, handler: (value: unknown) => void): { dispose(): void } {
+    this.progressHandlers.set(token, handler);
+    return { dispose: () => this.progressHandlers.delete(token) };
   }
 }

@@ -404,6 +404,7 @@ export class MockStatusBarItem {
 export const workspace = {
   onDidChangeConfiguration: eventOf('onDidChangeConfiguration'),
   onDidGrantWorkspaceTrust: eventOf('onDidGrantWorkspaceTrust'),
+  onDidChangeTextDocument: eventOf('onDidChangeTextDocument'),
   get isTrusted(): boolean {
     return mock.state.trusted;
   },

@@ -26,6 +26,7 @@ from codequorum.errors import UserError
 from codequorum.findings import compared_text, consensus, evidence_text
 from codequorum.limits import InputLimitError, check_call_sizes, json_depth_problem
 from codequorum.lsp import contract as c
+from codequorum.lsp.autorun import run_arrived
 from codequorum.lsp.documents import FunctionEntry, Snapshot, reindent
 from codequorum.lsp.engine import FunctionAnalysis, ran_nothing
 from codequorum.lsp.files import MAX_IMPORT_BYTES, RefusedFile, bounded_text, read_inside
@@ -40,7 +41,6 @@ from codequorum.safe_text import safe_text
 if TYPE_CHECKING:
     from codequorum.lsp.gates import ConsentedProposer
     from codequorum.lsp.server import CodequorumServer
-    from codequorum.lsp.settings import Settings
     from codequorum.sources.openai_compat import ProviderConfig, RegenerationResult
 
 log = logging.getLogger(__name__)
@@ -332,6 +332,8 @@ async def _store_samples(
         raise CommandError(f"{command}: cannot store the versions: {exc}") from exc
     total = len(await engine.run(engine.samples_sync, key, name))
     ls.refresh(target.uri)
+    ls.in_background(run_arrived(ls, target.uri, name, snapshot.language),
+                     "running the new versions")
     return c.StoreResult(uri=target.uri, qualified_name=name, added=len(set(ids)), total=total)
 
 
@@ -516,14 +518,8 @@ def regeneration_status(result: RegenerationResult) -> Literal["ok", "failed", "
     return "ok" if result.ok else "failed"
 
 
-def runs_dynamic_after(ok: bool, settings: Settings, language: str) -> bool:
-    """Whether a regeneration that accepted versions (``ok``) starts a dynamic run: only
-    with ``dynamic.auto`` and ``dynamic.enable`` on, for Python."""
-    return ok and settings.dynamic.auto and settings.dynamic.enable and language == "python"
-
-
 @dataclass(frozen=True)
-class _Request:
+class Request:
     """One regeneration: the function, the file's store key (also the path the prompt
     names), its language, the prompt and how many versions to ask for."""
 
@@ -540,7 +536,7 @@ class _Arrivals:
     """Stores each accepted version as it arrives and reports the answers counted so far."""
 
     ls: CodequorumServer
-    request: _Request
+    request: Request
     progress: WorkProgress
     prompt_hash: str
     done: int = 0
@@ -574,7 +570,7 @@ RELAY_ONLY = (
 )
 
 
-def _relay_result(request: _Request) -> c.RegenerateResult:
+def _relay_result(request: Request) -> c.RegenerateResult:
     """The prompt handed to the client, which asks its own model (``provider.kind`` is
     ``client``) and sends the versions back with ``addSamples``."""
     return c.RegenerateResult(
@@ -590,12 +586,14 @@ def _relay_result(request: _Request) -> c.RegenerateResult:
     )
 
 
-async def _regenerate_storing(
-    ls: CodequorumServer, request: _Request, config: ProviderConfig
+async def regenerate_storing(
+    ls: CodequorumServer, request: Request, config: ProviderConfig,
+    progress: WorkProgress | None = None,
 ) -> tuple[RegenerationResult, int]:
-    """Ask the endpoint under a cancellable progress, storing versions as they arrive; the
-    result and how many versions were stored. A failure is shown and becomes a
-    :class:`CommandError`; a cancelled request is shown and re-raised."""
+    """Ask the endpoint under a cancellable progress (``progress``, or a new one), storing
+    versions as they arrive; the result and how many versions were stored. A failure is
+    shown and becomes a :class:`CommandError`; a cancelled request is shown and
+    re-raised."""
     from codequorum.sources.openai_compat import answer_budget, regenerate
     from codequorum.sources.prompting import prompt_hash
 
@@ -603,7 +601,7 @@ async def _regenerate_storing(
     digest = prompt_hash(request.messages)
     shown = safe_text(entry.qualified_name, 200)
     title = f"codequorum: regenerating {safe_text(entry.name, 100)}"
-    async with WorkProgress(ls, title) as progress:
+    async with progress or WorkProgress(ls, title) as progress:
         arrivals = _Arrivals(ls, request, progress, digest)
         try:
             result = await regenerate(config, request.messages, request.n, request.language,
@@ -640,9 +638,9 @@ def _regenerate_result(
     )
 
 
-async def _request(
+async def regeneration_request(
     ls: CodequorumServer, uri: str, snapshot: Snapshot, entry: FunctionEntry, n: int
-) -> _Request:
+) -> Request:
     """The regeneration of ``entry``, its prompt built on a worker thread."""
     from codequorum.sources.prompting import build_messages
 
@@ -652,7 +650,7 @@ async def _request(
     messages = await ls.engine.run(
         lambda: build_messages(snapshot.text, language, entry.info, path=key)
     )
-    return _Request(uri, key, language, entry, messages, n)
+    return Request(uri, key, language, entry, messages, n)
 
 
 async def regenerate_command(ls: CodequorumServer, args: c.RegenerateArgs) -> c.RegenerateResult:
@@ -667,7 +665,7 @@ async def regenerate_command(ls: CodequorumServer, args: c.RegenerateArgs) -> c.
                          "regeneration")
         return c.RegenerateResult(uri=args.uri, qualified_name=entry.qualified_name,
                                   status="started", requested=n)
-    request = await _request(ls, args.uri, snapshot, entry, n)
+    request = await regeneration_request(ls, args.uri, snapshot, entry, n)
     if settings.provider.kind == "client":
         if args.interactive:
             ls.show(types.MessageType.Warning, RELAY_ONLY)
@@ -679,12 +677,12 @@ async def regenerate_command(ls: CodequorumServer, args: c.RegenerateArgs) -> c.
             uri=args.uri, qualified_name=entry.qualified_name, status="refused", message=refusal
         )
     config = settings.provider.config(samples=n)
-    result, stored = await _regenerate_storing(ls, request, config)
+    result, stored = await regenerate_storing(ls, request, config)
     ls.show(*regeneration_message(result, safe_text(entry.qualified_name, 200)))
     ls.refresh(args.uri)
-    if runs_dynamic_after(result.ok, settings, request.language):
-        args_dynamic = c.RunDynamicArgs(uri=args.uri, qualified_name=entry.qualified_name)
-        await run_dynamic_command(ls, args_dynamic)
+    if result.ok:  # the answer does not wait for a question the run may ask
+        ls.in_background(run_arrived(ls, args.uri, entry.qualified_name, request.language),
+                         "running the new versions")
     return _regenerate_result(args.uri, entry.qualified_name, result, stored)
 
 

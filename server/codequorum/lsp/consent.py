@@ -10,6 +10,9 @@ cannot tell which settings the user chose, so it trusts none of them for two thi
 - sending the key named by ``provider.apiKeyEnv``: only to the default endpoint with the
   default variable, or to an (endpoint, variable) pair the user approved.
 
+The same file keeps the user's answer "always" or "never" to the watch's offer, per
+workspace folder (:meth:`Approvals.watch_choice`).
+
 Approvals are asked with ``window/showMessageRequest`` (every LSP client can answer it)
 and kept in ``$XDG_CONFIG_HOME/codequorum/approvals.json`` (``~/.config/codequorum`` by
 default): a file of the user's, never of the workspace. The file can also be edited by hand.
@@ -100,10 +103,13 @@ class Approvals:
         items = self._read().get(kind)
         return [e for e in items if isinstance(e, dict)] if isinstance(items, list) else []
 
-    def _add(self, kind: str, entry: dict[str, str]) -> None:
+    def _add(self, kind: str, entry: dict[str, str], key: str | None = None) -> None:
+        """Keep ``entry`` under ``kind`` (once; with ``key``, in place of any entry with the
+        same value of ``key``)."""
         with self._lock:
             data = self._read(repair=True)
-            items = [e for e in self._entries(kind) if e != entry] + [entry]
+            items = [e for e in self._entries(kind)
+                     if e != entry and (key is None or e.get(key) != entry[key])] + [entry]
             data = {**data, "version": FORMAT_VERSION, kind: items}
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=".approvals-", dir=self.path.parent)
@@ -140,3 +146,17 @@ class Approvals:
     def approve_endpoint(self, base_url: str, key_env: str) -> None:
         """Remember that the key in ``key_env`` may go to ``base_url``."""
         self._add("endpoints", {"endpoint": endpoint_identity(base_url), "apiKeyEnv": key_env})
+
+    # ------------------------------------------------------------------ the watch
+
+    def watch_choice(self, workspace: str) -> str | None:
+        """``auto`` or ``off`` when the user answered the watch's offer in the workspace
+        folder ``workspace`` with "always" or "never"; None when they did not."""
+        for entry in self._entries("watch"):
+            if entry.get("workspace") == workspace and entry.get("choice") in ("auto", "off"):
+                return str(entry["choice"])
+        return None
+
+    def remember_watch(self, workspace: str, choice: str) -> None:
+        """Keep the answer ``auto`` ("always") or ``off`` ("never") for ``workspace``."""
+        self._add("watch", {"workspace": workspace, "choice": choice}, key="workspace")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -48,6 +49,8 @@ Lookup = tuple[FunctionEntry, AnalysisKey, FunctionAnalysis | None]
 Items = list[tuple[FunctionEntry, FunctionAnalysis]]
 #: The functions of a document whose analyses are still being computed.
 Pending = list[tuple[FunctionEntry, "asyncio.Future[FunctionAnalysis]"]]
+#: How many runs that ran nothing an engine remembers.
+NOTHING_RAN_KEPT = 256
 
 
 def session_config(settings: Settings) -> SessionConfig:
@@ -82,6 +85,7 @@ class Engine(Session):
             max_workers=2, thread_name_prefix="codequorum-analysis"
         )
         self._inflight: dict[AnalysisKey, asyncio.Future[FunctionAnalysis]] = {}
+        self._nothing_ran: OrderedDict[str, None] = OrderedDict()
 
     def store(self) -> SampleStore | None:
         """The open store; a store this server made is approved for running at once (the
@@ -207,6 +211,16 @@ class Engine(Session):
         editor such a run changes no hover, lens or diagnostic; the user is told why."""
         if not ran_nothing(report):
             super().put_dynamic(analysis, report)
+            return
+        with self._lock:
+            self._nothing_ran[self.dynamic_key(analysis)] = None
+            while len(self._nothing_ran) > NOTHING_RAN_KEPT:
+                self._nothing_ran.popitem(last=False)
+
+    def ran_nothing_before(self, analysis: FunctionAnalysis) -> bool:
+        """True when a run of these versions (and current code) had no input to run."""
+        with self._lock:
+            return self.dynamic_key(analysis) in self._nothing_ran
 
     async def run_dynamic_async(
         self,

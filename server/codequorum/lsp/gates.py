@@ -48,17 +48,23 @@ async def ask(ls: CodequorumServer, message: str, no: str, yes: str) -> bool:
     """True when the user picks ``yes``; the actions are offered ``no`` first, the one a
     client pre-selects. False on ``no``, a dismissed question, any other answer, or a
     client that cannot ask."""
+    return await choose(ls, message, (no, yes)) == yes
+
+
+async def choose(ls: CodequorumServer, message: str, actions: tuple[str, ...],
+                 kind: types.MessageType = types.MessageType.Warning) -> str | None:
+    """The title of the action the user picks among ``actions`` (the safe one first: the
+    one a client pre-selects); None for a dismissed question, an answer that is none of
+    them, or a client that cannot ask."""
     params = types.ShowMessageRequestParams(
-        type=types.MessageType.Warning,
-        message=message,
-        actions=[types.MessageActionItem(title=no), types.MessageActionItem(title=yes)],
+        type=kind, message=message, actions=[types.MessageActionItem(title=a) for a in actions],
     )
     try:
         answer = await ls.window_show_message_request_async(params)
-    except Exception as exc:  # a client without showMessageRequest: no consent
+    except Exception as exc:  # a client without showMessageRequest: no answer
         log.info("window/showMessageRequest failed: %s", exc)
-        return False
-    return answer is not None and answer.title == yes
+        return None
+    return answer.title if answer is not None and answer.title in actions else None
 
 
 async def _remember(ls: CodequorumServer, approve: Callable[[Any, str], None], *args: Any) -> None:

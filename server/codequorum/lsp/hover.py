@@ -140,10 +140,10 @@ def diff_pair(current: int | None, medoid: int | None, other: int | None
     return anchor, other
 
 
-def _recommendation_paragraph(analysis: FunctionAnalysis) -> Paragraph:
+def _recommendation_paragraph(analysis: FunctionAnalysis, not_run: str | None) -> Paragraph:
     """Which version to keep and how likely it is wrong, as a list (empty when nothing is
-    recommended)."""
-    return tuple(Bullet((Text(line),)) for line in recommendation_lines(analysis))
+    recommended); ``not_run``: what to say in place of "not run yet"."""
+    return tuple(Bullet((Text(line),)) for line in recommendation_lines(analysis, not_run))
 
 
 def _consensus_line(analysis: FunctionAnalysis) -> Bullet | None:
@@ -210,9 +210,11 @@ def _diff_paragraph(analysis: FunctionAnalysis, max_lines: int) -> Paragraph:
     return (("Most different: ", Text(analysis.label(other))), Block(diff, "diff"))
 
 
-def hover_doc(entry: FunctionEntry, analysis: FunctionAnalysis, diff_lines: int) -> Doc:
+def hover_doc(entry: FunctionEntry, analysis: FunctionAnalysis, diff_lines: int,
+              not_run: str | None = None) -> Doc:
     """The hover over ``entry``: one paragraph per piece (empty ones are left out when
-    rendered), the diff at most ``diff_lines`` long."""
+    rendered), the diff at most ``diff_lines`` long; ``not_run``: why the versions have not
+    run, or that they are running (:func:`~codequorum.lsp.autorun.not_run_note`)."""
     report = analysis.report
     if report.status != "ok":
         title = hover_title(entry.qualified_name, compared_text(analysis), None)
@@ -222,7 +224,7 @@ def hover_doc(entry: FunctionEntry, analysis: FunctionAnalysis, diff_lines: int)
         (hover_title(entry.qualified_name, compared_text(analysis), len(report.clusters)),),
         *((line,) for line in verdict_lines(report.verdict, report.verdicts)),
         ((figures,),) if figures else (),
-        _recommendation_paragraph(analysis),
+        _recommendation_paragraph(analysis, not_run),
         _standing_paragraph(analysis),
         _diff_paragraph(analysis, diff_lines),
     )

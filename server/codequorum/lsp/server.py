@@ -37,8 +37,15 @@ from codequorum.lsp.actions import (
     function_actions,
     lensed_commands,
 )
+from codequorum.lsp.autorun import not_run_note
 from codequorum.lsp.diagnostics import SOURCE, document_diagnostics, result_id
-from codequorum.lsp.documents import FunctionEntry, Snapshot, SnapshotCache, normalize_encoding
+from codequorum.lsp.documents import (
+    FunctionEntry,
+    Snapshot,
+    SnapshotCache,
+    language_of,
+    normalize_encoding,
+)
 from codequorum.lsp.engine import Engine, FunctionAnalysis, Items
 from codequorum.lsp.files import RefusedFile, path_of, read_inside
 from codequorum.lsp.hover import computing_doc, hover_doc
@@ -47,8 +54,10 @@ from codequorum.lsp.progress import REQUEST_TOKEN
 from codequorum.lsp.rendering import Format, client_format, markup_content
 from codequorum.lsp.settings import Settings, file_settings, folder_settings, parse_settings
 from codequorum.lsp.views import shows_documents
+from codequorum.lsp.watch import EDIT_REASON, Watch
 from codequorum.safe_text import safe_text
 from codequorum.session import AnalysisKey
+from codequorum.watch.edits import Edit
 from codequorum.workspace import file_key_for
 
 log = logging.getLogger(__name__)
@@ -85,6 +94,30 @@ class CodequorumProtocol(LanguageServerProtocol):
         result = yield from super().lsp_workspace__execute_command(params)
         return result
 
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(
+        self, params: types.DidChangeTextDocumentParams
+    ) -> Generator[Any, Any, None]:
+        """Apply the changes one after the other, as pygls does, noting what each replaced,
+        and tell the watch; then the server's own handler."""
+        uri = params.text_document.uri
+        doc = self.workspace.get_text_document(uri)
+        befores: list[str] = []
+        edits: list[Edit | None] = []
+        for change in params.content_changes:
+            before = doc.source
+            befores.append(before)
+            edits.append(edit_of(doc, change))
+            self.workspace.update_text_document(params.text_document, change)
+        server = self._server
+        if isinstance(server, CodequorumServer):
+            language = language_of(uri, doc.language_id)
+            server.watch.changed(uri, params.text_document.version, language, befores, edits,
+                                 doc.source)
+        handler = self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)
+        if handler is not None:
+            yield handler, (params,), None
+
     def _run_generator(
         self,
         future: Future[Any] | None,
@@ -113,6 +146,28 @@ class CodequorumProtocol(LanguageServerProtocol):
         super()._send_handler_result(future, msg_id=msg_id)  # type: ignore[no-untyped-call]
 
 
+def edit_of(doc: Any, change: types.TextDocumentContentChangeEvent) -> Edit | None:
+    """One content change as an :class:`~codequorum.watch.edits.Edit` of ``doc``'s text
+    before it (None for a change without a range: the whole document)."""
+    if not isinstance(change, types.TextDocumentContentChangePartial):
+        return None
+    lines = doc.lines  # split once for both ends, as pygls splits them to apply the change
+    codec = doc.position_codec
+    first = codec.position_from_client_units(lines, change.range.start)
+    last = codec.position_from_client_units(lines, change.range.end)
+    before_first = sum(map(len, lines[: first.line]))
+    start = before_first + _column(lines, first.line, first.character)
+    end = (before_first + sum(map(len, lines[first.line: last.line]))
+           + _column(lines, last.line, last.character))
+    return Edit(start, max(start, end), change.text)
+
+
+def _column(lines: Any, row: int, character: int) -> int:
+    """A column as pygls applies it: past the end of its line (the line end included) it is
+    the end of the line; past the last line, 0."""
+    return min(character, len(lines[row])) if row < len(lines) else 0
+
+
 class CodequorumServer(LanguageServer):
     """Language server state: settings, the engine, document snapshots, background jobs."""
 
@@ -133,6 +188,7 @@ class CodequorumServer(LanguageServer):
         #: ``engine`` is the first folder's, and serves documents outside every folder.
         self.folders: dict[str, Engine] = {}
         self.snapshots = SnapshotCache()
+        self.watch = Watch(self)
         self.pending: dict[str, asyncio.Task[None]] = {}
         self.dynamic_jobs: dict[str, asyncio.Future[None]] = {}
         #: Work that goes on after the request that started it was answered.
@@ -581,6 +637,7 @@ async def initialized(ls: CodequorumServer, params: types.InitializedParams) -> 
 def shutdown(ls: CodequorumServer, params: None) -> None:
     """Stop background jobs and close the store."""
     ls.shutdown_requested = True
+    ls.watch.shutdown()
     for job in [*ls.dynamic_jobs.values(), *ls.background]:
         job.cancel()
     for engine in ls.engines():
@@ -665,11 +722,21 @@ def did_close(ls: CodequorumServer, params: types.DidCloseTextDocumentParams) ->
     if task is not None:
         task.cancel()
     ls.snapshots.drop(uri)
+    ls.watch.closed(uri)
     ls._saved_names.pop(uri, None)
     if not ls.pull_diagnostics:
         ls.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
         )
+
+
+@server.feature(EDIT_REASON)
+def edit_reason(ls: CodequorumServer, params: Any) -> None:
+    """The editor says what a change was (VS Code: an undo or a redo): ``{uri, version,
+    reason}``. Anything else is ignored."""
+    uri, version, reason = (getattr(params, k, None) for k in ("uri", "version", "reason"))
+    if isinstance(uri, str) and isinstance(version, int) and isinstance(reason, str):
+        ls.watch.reason(uri, version, reason)
 
 
 # --------------------------------------------------------------------------- features
@@ -714,11 +781,11 @@ async def hover(ls: CodequorumServer, params: types.HoverParams) -> types.Hover 
     key, analysis = await ls.ready_analysis(snapshot, entry)
     if key is None:
         return None
-    doc = (
-        computing_doc(entry, len(key.stored))
-        if analysis is None
-        else hover_doc(entry, analysis, settings.hover.diff_lines)
-    )
+    if analysis is None:
+        doc = computing_doc(entry, len(key.stored))
+    else:
+        note = not_run_note(ls, snapshot.uri, analysis)
+        doc = hover_doc(entry, analysis, settings.hover.diff_lines, note)
     return types.Hover(contents=markup_content(doc, ls.hover_format), range=entry.name_range)
 
 

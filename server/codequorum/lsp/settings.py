@@ -33,6 +33,7 @@ ProviderKind = Literal["openai-compatible", "client"]
 SeverityName = Literal["error", "warning", "information", "hint"]
 SandboxLevel = Literal["strict", "weak"]
 CommandActions = Literal["auto", "always", "never"]
+WatchMode = Literal["off", "ask", "auto"]
 
 
 @dataclass(frozen=True)
@@ -128,10 +129,23 @@ class DynamicSettings:
     """Sandboxed runs of the versions (SCTD, DCTD, BEF, OER)."""
 
     enable: bool = True
-    auto: bool = False
+    #: Run the versions when they arrive (regenerated, relayed, imported, the watch's), in
+    #: the strict sandbox only.
+    auto: bool = True
     timeout: float = 10.0
     sandbox: SandboxLevel = "strict"
     propose_inputs: bool = False
+
+
+@dataclass(frozen=True)
+class WatchSettings:
+    """A function that arrives in one edit (an accepted completion, a chat or agent edit, a
+    paste): ``mode`` ``off``, ``ask`` (a one-click offer; "always" or "never" is remembered
+    per workspace) or ``auto`` (more versions asked for at once); at most ``max_per_hour``
+    samplings in any hour."""
+
+    mode: WatchMode = "ask"
+    max_per_hour: int = 12
 
 
 @dataclass(frozen=True)
@@ -146,6 +160,7 @@ class Settings:
     code_action: CodeActionSettings = field(default_factory=CodeActionSettings)
     analysis: AnalysisSettings = field(default_factory=AnalysisSettings)
     dynamic: DynamicSettings = field(default_factory=DynamicSettings)
+    watch: WatchSettings = field(default_factory=WatchSettings)
     #: False when the editor says the workspace is not trusted (not a schema setting: the
     #: client sends it as ``trusted``); then nothing runs and nothing is sent.
     trusted: bool = True
@@ -239,6 +254,12 @@ SPECS: tuple[Spec, ...] = (
          reach=Reach.SANDBOX, project_values=("strict",)),
     Spec("dynamic.proposeInputs", "dynamic", "propose_inputs", "boolean",
          reach=Reach.SPENDS_KEY, project_values=(False,)),
+    # ``auto`` has the endpoint asked with the user's key, unasked; a workspace may only
+    # keep the watch from doing that.
+    Spec("watch", "watch", "mode", "string", enum=("off", "ask", "auto"),
+         reach=Reach.SPENDS_KEY, project_values=("off", "ask")),
+    Spec("watchMaxPerHour", "watch", "max_per_hour", "integer", 0, 1000,
+         reach=Reach.TOKEN_SPEND),
 )
 
 #: Settings the editor client reads (``"x-codequorum-scope": "client"`` in the schema), and

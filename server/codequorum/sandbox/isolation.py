@@ -52,6 +52,32 @@ def probe(interpreter: str | None = None, sandbox: str = "strict", view: bool = 
         return _cache[key]
 
 
+def probed(interpreter: str | None = None, sandbox: str = "strict",
+           view: bool = False) -> Probe | None:
+    """The probe of :func:`probe` when one was made already (None: not yet; nothing is
+    started), for callers that must not wait for a child."""
+    with _lock:
+        return _cache.get((interpreter or sys.executable, sandbox, view))
+
+
+#: (words a failed probe's detail holds, what the machine lacks), the first match wins.
+_MISSING = (
+    (("bubblewrap is not available",), "this machine has no bubblewrap"),
+    (("user namespace", "unshare(", "uid map", "new namespace", "newuser"),
+     "this machine gives no user namespaces"),
+    (("seccomp",), "this machine cannot load the seccomp filter"),
+)
+
+
+def missing(found: Probe) -> str:
+    """What a failed probe lacks, in plain words (its own detail when no rule names it)."""
+    detail = found.detail.lower()
+    for words, lack in _MISSING:
+        if any(w in detail for w in words):
+            return lack
+    return found.detail or "the sandbox could not start a child"
+
+
 def _probe(interpreter: str, sandbox: str, view: bool) -> Probe:
     if sandbox == "strict" and bwrap.find_bwrap() is None:
         return Probe(["deadline"], False, "bubblewrap is not available (no bwrap on PATH and "

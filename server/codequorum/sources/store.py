@@ -53,8 +53,9 @@ from codequorum.safe_paths import UnsafePath, file_kind, guard
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 2
-"""1: one row per distinct code; 2: and ``copies``, how many times it was generated."""
+SCHEMA_VERSION = 3
+"""1: one row per distinct code; 2: and ``copies``, how many times it was generated; 3: and
+origin ``assistant``."""
 APPLICATION_ID = int.from_bytes(b"cqst", "big")
 """SQLite's ``application_id`` of a codequorum store (header offset 68)."""
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -84,8 +85,8 @@ _COLUMNS = (
     "copies",
 )
 
-_SCHEMA = f"""
-CREATE TABLE IF NOT EXISTS samples (
+_TABLE = f"""
+CREATE TABLE IF NOT EXISTS {{table}} (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     file TEXT NOT NULL,
     language TEXT NOT NULL,
@@ -103,6 +104,8 @@ CREATE TABLE IF NOT EXISTS samples (
     copies INTEGER NOT NULL DEFAULT 1 CHECK (copies >= 1),
     UNIQUE (file, qualified_name, content_hash)
 );
+"""
+_SCHEMA = _TABLE.format(table="samples") + f"""
 CREATE INDEX IF NOT EXISTS samples_by_function ON samples (file, qualified_name);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 PRAGMA user_version = {SCHEMA_VERSION};
@@ -690,6 +693,9 @@ def _connect_checked(path: Path) -> sqlite3.Connection:
             conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")  # a store from before
         if version == 1:
             _upgrade_from_1(conn)
+            version = 2
+        if version == 2:
+            _upgrade_from_2(conn)
             version = SCHEMA_VERSION
         if version == SCHEMA_VERSION:
             columns = [str(r[1]) for r in conn.execute("PRAGMA table_info(samples)")]
@@ -736,6 +742,25 @@ def _upgrade_from_1(conn: sqlite3.Connection) -> None:
     conn.executescript(
         "BEGIN;"
         "ALTER TABLE samples ADD COLUMN copies INTEGER NOT NULL DEFAULT 1 CHECK (copies >= 1);"
+        "PRAGMA user_version = 2;"
+        "COMMIT;"
+    )
+
+
+def _upgrade_from_2(conn: sqlite3.Connection) -> None:
+    """Schema 2 -> 3: the table rebuilt with the origins of this version in its ``CHECK``
+    (SQLite cannot change a constraint in place), rows and ids as they were."""
+    columns = [str(r[1]) for r in conn.execute("PRAGMA table_info(samples)")]
+    if sorted(columns) != sorted(_COLUMNS):
+        raise _SchemaMismatch("the samples table has unexpected columns")
+    names = ", ".join(_COLUMNS)
+    conn.executescript(
+        "BEGIN;"
+        + _TABLE.format(table="samples_v3")
+        + f"INSERT INTO samples_v3 ({names}) SELECT {names} FROM samples;"
+        "DROP TABLE samples;"
+        "ALTER TABLE samples_v3 RENAME TO samples;"
+        "CREATE INDEX IF NOT EXISTS samples_by_function ON samples (file, qualified_name);"
         f"PRAGMA user_version = {SCHEMA_VERSION};"
         "COMMIT;"
     )

@@ -1,0 +1,348 @@
+"""The watch in the language server: a function that arrives in one edit is noticed from
+``didChange``, in any editor, and more versions of it are asked for when the user wants.
+
+The protocol hands every change to :meth:`Watch.changed`: its edits (offsets in the text
+before each), the texts before them and the text after. The rules of
+:mod:`codequorum.watch.arrivals` say which functions the change wrote; each waits
+:data:`DEBOUNCE` seconds, and is dropped as soon as an edit touches it. Then, with
+``watch`` = ``ask``, a one-click offer (``window/showMessageRequest``, the safe answer
+first); "always" and "never" are kept per workspace folder in the user's approvals file.
+With ``auto`` (or "always") no offer. Sampling stores the arrived text as a version of origin
+``assistant`` and asks the configured provider for ``provider.samples`` more, under a
+cancellable progress that an edit of the function also stops; with ``provider.kind`` =
+``client`` the editor is asked (``codequorum/relay``, when it says it can). Then the
+versions run as any that arrive (:mod:`codequorum.lsp.autorun`).
+
+Never in an untrusted workspace, never beyond ``watchMaxPerHour`` samplings an hour, and
+the key goes to an endpoint only as ``regenerate`` sends it (:func:`may_send_key`). A
+change without a range (a client that sends whole documents) is never an arrival. The
+VS Code extension adds what only VS Code knows: that a change was an undo or a redo
+(``codequorum/editReason``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from codequorum.lsp.autorun import run_arrived
+from codequorum.lsp.consent import Approvals
+from codequorum.lsp.gates import choose, may_send_key
+from codequorum.lsp.progress import WorkProgress
+from codequorum.model import Sample
+from codequorum.safe_text import safe_text
+from codequorum.watch.arrivals import Arrival, shape_key
+from codequorum.watch.budget import HourlyBudget
+from codequorum.watch.document import DocumentWatch
+from codequorum.watch.edits import Edit, Region, shift, touches
+
+if TYPE_CHECKING:
+    from codequorum.lsp.server import CodequorumServer
+
+log = logging.getLogger(__name__)
+
+#: Seconds an arrival waits, untouched, before it is offered or sampled.
+DEBOUNCE = 1.0
+#: Documents longer than this (characters) are not watched.
+MAX_WATCHED_CHARS = 1_000_000
+#: The offer's answers, the safe one first.
+NOT_NOW = "Not now"
+CHECK = "Check it"
+ALWAYS = "Always in this workspace"
+NEVER = "Never in this workspace"
+ACTIONS = (NOT_NOW, CHECK, ALWAYS, NEVER)
+#: What the editor may say a change was that makes it no arrival.
+REPLAYS = frozenset({"undo", "redo"})
+#: The notifications of the watch: the editor's reason for a change, and the relay of a
+#: sampling to an editor that writes the versions itself.
+EDIT_REASON = "codequorum/editReason"
+RELAY = "codequorum/relay"
+
+
+@dataclass
+class Watched:
+    """One arrival on its way: where it is now (``region``, characters of the current
+    text), whether an edit touched it, and its sampling's progress once it samples."""
+
+    uri: str
+    arrival: Arrival
+    language: str
+    version: int | None
+    region: Region
+    edited: bool = False
+    progress: WorkProgress | None = None
+    task: asyncio.Future[None] | None = None
+
+    @property
+    def name(self) -> str:
+        """The function's qualified name, safe to show."""
+        return safe_text(self.arrival.qualified_name, 200)
+
+    def stop(self) -> None:
+        """The user edited it: an offer not answered yet goes, a sampling stops asking and
+        keeps what came."""
+        self.edited = True
+        if self.progress is not None:
+            self.progress.cancel()
+        elif self.task is not None:
+            self.task.cancel()
+
+
+def offer_text(arrival: Arrival, n: int, source: str) -> str:
+    """The offer for ``arrival``: ``n`` more versions from ``source`` (safe to show)."""
+    name = safe_text(arrival.qualified_name, 200)
+    return (f"codequorum: '{name}' arrived in one edit ({arrival.lines} lines). Ask {source} for "
+            f"{n} more version{'s' if n != 1 else ''} to check it?")
+
+
+def provider_words(kind: str, model: str, public_url: str) -> str:
+    """Who is asked, in the offer's words."""
+    if kind == "client":
+        return "the editor's language model"
+    return f"{safe_text(model, 100)} at {safe_text(public_url, 200)}"
+
+
+@dataclass
+class Watch:
+    """The server's watch: what each document had, the arrivals on their way, the hour's
+    budget and the editor's reasons for changes."""
+
+    ls: CodequorumServer
+    budget: HourlyBudget = field(default_factory=HourlyBudget)
+    _documents: dict[str, DocumentWatch] = field(default_factory=dict)
+    _watched: dict[tuple[str, str], Watched] = field(default_factory=dict)
+    _reasons: dict[str, OrderedDict[int, str]] = field(default_factory=dict)
+    _choices: dict[str, str] = field(default_factory=dict)
+
+    # ------------------------------------------------------------------ changes
+
+    def changed(self, uri: str, version: int | None, language: str | None,
+                befores: Sequence[str], edits: Sequence[Edit | None], after: str) -> None:
+        """One ``didChange``: follow (or stop) the arrivals on their way, remember what a
+        deletion took, and take the functions the change wrote. ``edits[i]`` applied to
+        ``befores[i]``; None is a change without a range. Never raises."""
+        try:
+            self._follow(uri, edits)
+            if language is None or not self._watching(uri) or len(after) > MAX_WATCHED_CHARS:
+                return
+            if any(e is None for e in edits):
+                return
+            edited = [e for e in edits if e is not None]
+            document = self._documents.setdefault(uri, DocumentWatch())
+            found = document.arrivals(language, befores, edited, after,
+                                      lambda: self._parsed(uri, after))
+            if found and self._reason(uri, version) not in REPLAYS:
+                self._take(uri, version, language, found)
+        except Exception:  # one bad change must not stop the document's updates
+            log.exception("the watch could not read a change of %s", uri)
+
+    def _follow(self, uri: str, edits: Sequence[Edit | None]) -> None:
+        for (where, _), watched in list(self._watched.items()):
+            if where != uri or watched.edited:
+                continue
+            for edit in edits:
+                if edit is None or touches(watched.region, edit):
+                    watched.stop()
+                    break
+                watched.region = shift(watched.region, edit)
+
+    def _parsed(self, uri: str, text: str) -> list[Any] | None:
+        """The functions of the document's snapshot of ``text`` (parsed once: hovers and
+        lenses use the same)."""
+        snapshot = self.ls.snapshot(uri)
+        if snapshot is None or snapshot.text != text:
+            return None
+        return [entry.info for entry in snapshot.functions()]
+
+    def _take(self, uri: str, version: int | None, language: str,
+              found: Sequence[Arrival]) -> None:
+        for arrival in found:
+            key = (uri, arrival.qualified_name)
+            if key in self._watched:
+                continue
+            watched = Watched(uri, arrival, language, version, (arrival.start, arrival.end))
+            log.info("%s arrived in one edit of %s", arrival.qualified_name, uri)
+            self._watched[key] = watched
+            task = asyncio.ensure_future(self._settle(watched))
+            watched.task = task
+            task.add_done_callback(functools.partial(self._done, key, watched))
+
+    def _done(self, key: tuple[str, str], watched: Watched, task: asyncio.Future[None]) -> None:
+        if self._watched.get(key) is watched:
+            del self._watched[key]
+        exc = None if task.cancelled() else task.exception()
+        if exc is None:
+            return
+        log.error("the watch of %s failed: %s", key[1], exc)
+        if not getattr(exc, "shown", False):  # a failed sampling was already shown
+            self.ls.show(types.MessageType.Error,
+                         f"codequorum: checking '{watched.name}' failed: {safe_text(exc)}")
+
+    def shutdown(self) -> None:
+        """Stop every arrival on its way and every sampling."""
+        for watched in list(self._watched.values()):
+            watched.stop()
+            if watched.task is not None:
+                watched.task.cancel()
+
+    def closed(self, uri: str) -> None:
+        """Forget a closed document; its arrivals on their way stop."""
+        for (where, _), watched in list(self._watched.items()):
+            if where == uri and watched.progress is None:
+                watched.stop()
+        self._documents.pop(uri, None)
+        self._reasons.pop(uri, None)
+
+    def reason(self, uri: str, version: int, reason: str) -> None:
+        """The editor says what change ``version`` of ``uri`` was (``undo``, ``redo``): an
+        arrival of a replayed change is no arrival."""
+        reasons = self._reasons.setdefault(uri, OrderedDict())
+        reasons[version] = reason
+        while len(reasons) > 64:
+            reasons.popitem(last=False)
+        if reason in REPLAYS:
+            for (where, _), watched in list(self._watched.items()):
+                if where == uri and watched.version == version and watched.progress is None:
+                    watched.stop()
+
+    def _reason(self, uri: str, version: int | None) -> str | None:
+        reasons = self._reasons.get(uri)
+        return None if version is None or reasons is None else reasons.get(version)
+
+    def _watching(self, uri: str) -> bool:
+        watch = self.ls.settings_for(uri).watch
+        return watch.mode != "off" and watch.max_per_hour > 0 and self.ls.trusted
+
+    # ------------------------------------------------------------------ an arrival
+
+    async def _settle(self, watched: Watched) -> None:
+        """Wait, check it is still the arrival and the user wants versions, then sample."""
+        await asyncio.sleep(DEBOUNCE)
+        uri, arrival = watched.uri, watched.arrival
+        if watched.edited or self._reason(uri, watched.version) in REPLAYS:
+            return
+        if not self._watching(uri) or await self._stored_already(watched):
+            return
+        settings = self.ls.settings_for(uri)
+        root = self.ls.engine_for(uri).root
+        choice = await self._choice(root)
+        limit = settings.watch.max_per_hour
+        if choice == "off":
+            return
+        if self.budget.left(limit) == 0:
+            self._spent(limit)
+            return
+        if settings.watch.mode == "ask" and choice != "auto":
+            p = settings.provider
+            source = provider_words(p.kind, p.model, p.config().public_url)
+            answer = await choose(self.ls, offer_text(arrival, p.samples, source), ACTIONS,
+                                  types.MessageType.Info)
+            if answer in (ALWAYS, NEVER):
+                await self._keep_choice(root, "auto" if answer == ALWAYS else "off")
+            if answer not in (CHECK, ALWAYS):
+                return
+            if watched.edited:
+                self.ls.show(types.MessageType.Info, f"codequorum: '{watched.name}' changed "
+                             "since it arrived; nothing was asked")
+                return
+        if not self.budget.spend(limit):
+            self._spent(limit)
+            return
+        await self._sample(watched)
+
+    async def _stored_already(self, watched: Watched) -> bool:
+        """True when the arrived text is a stored version (one the user put in place)."""
+        engine = self.ls.engine_for(watched.uri)
+        stored = await engine.run(engine.samples_sync, self.ls.file_key(watched.uri),
+                                  watched.arrival.qualified_name)
+        return any(shape_key(s.code, watched.language) == watched.arrival.key for s in stored)
+
+    async def _choice(self, root: str | None) -> str | None:
+        if root is None:
+            return self._choices.get("")
+        if root in self._choices:
+            return self._choices[root]
+        return await self.ls.engine.run(Approvals.default().watch_choice, root)
+
+    async def _keep_choice(self, root: str | None, choice: str) -> None:
+        self._choices[root or ""] = choice
+        if root is None:
+            return
+        try:
+            await self.ls.engine.run(Approvals.default().remember_watch, root, choice)
+        except OSError as exc:
+            self.ls.warn_once(f"codequorum: cannot remember the answer ({safe_text(exc)}); it "
+                              "holds until the editor closes")
+
+    def _spent(self, limit: int) -> None:
+        self.ls.warn_once(
+            f"codequorum: the watch asked for versions {limit} time{'s' if limit != 1 else ''} "
+            "in the last hour (codequorum.watchMaxPerHour); functions that arrive now are "
+            "left alone until the hour allows more")
+
+    # ------------------------------------------------------------------ sampling
+
+    async def _sample(self, watched: Watched) -> None:
+        """Store the arrived text (origin ``assistant``) and ask for more versions."""
+        from codequorum.lsp import commands as cmds
+
+        ls, uri, arrival = self.ls, watched.uri, watched.arrival
+        snapshot = ls.snapshot(uri)
+        entry = (None if snapshot is None
+                 else await ls.engine.run(snapshot.function_named, arrival.qualified_name))
+        if snapshot is None or entry is None or watched.edited:
+            return
+        engine, file_key = ls.engine_for(uri), ls.file_key(uri)
+        assistant = Sample(code=arrival.code, origin="assistant")
+        await engine.run(engine.add_sync, file_key, watched.language, arrival.qualified_name,
+                         [assistant])
+        ls.refresh(uri)
+        settings = ls.settings_for(uri)
+        n = settings.provider.samples
+        request = await cmds.regeneration_request(ls, uri, snapshot, entry, n)
+        if settings.provider.kind == "client":
+            self._relay(watched, request)
+            return
+        refusal = await may_send_key(ls, settings.provider)
+        if refusal is not None:
+            ls.show(types.MessageType.Warning, f"codequorum: {refusal}")
+            return
+        watched.progress = WorkProgress(ls, f"codequorum: checking {safe_text(entry.name, 100)}")
+        result, stored = await cmds.regenerate_storing(ls, request, settings.provider.config(n),
+                                                        watched.progress)
+        ls.refresh(uri)
+        if watched.edited:
+            ls.show(types.MessageType.Info, f"codequorum: stopped asking for versions of "
+                    f"'{watched.name}': you edited it ({stored} stored)")
+            return
+        ls.show(*cmds.regeneration_message(result, watched.name))
+        if result.ok:
+            await run_arrived(ls, uri, arrival.qualified_name, watched.language)
+
+    def relays(self) -> bool:
+        """True when the client said it writes versions on :data:`RELAY`
+        (``experimental.codequorumRelay``)."""
+        experimental: Any = self.ls.client_capabilities.experimental
+        return isinstance(experimental, dict) and experimental.get("codequorumRelay") is True
+
+    def _relay(self, watched: Watched, request: Any) -> None:
+        """Hand the prompt to an editor that writes the versions itself."""
+        if not self.relays():
+            self.ls.show(types.MessageType.Warning, f"codequorum: '{watched.name}' was kept as a "
+                         "version, but provider.kind is 'client' and this editor does not write "
+                         "versions; set provider.kind to 'openai-compatible' to get more")
+            return
+        params = {
+            "uri": watched.uri,
+            "qualifiedName": watched.arrival.qualified_name,
+            "n": request.n,
+            "messages": [{"role": m["role"], "content": m["content"]} for m in request.messages],
+        }
+        self.ls.protocol.notify(RELAY, params)
