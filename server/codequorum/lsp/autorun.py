@@ -15,9 +15,9 @@ import logging
 import threading
 from typing import TYPE_CHECKING
 
+from codequorum.behaviour.sandbox import isolation
+from codequorum.core.safe_text import safe_text
 from codequorum.lsp import contract as c
-from codequorum.safe_text import safe_text
-from codequorum.sandbox import isolation
 
 if TYPE_CHECKING:
     from codequorum.lsp.engine import FunctionAnalysis
@@ -99,7 +99,7 @@ def not_run_note(ls: CodequorumServer, uri: str, analysis: FunctionAnalysis) -> 
     """What a hover says in place of "not run yet" for ``analysis`` (None: nothing to
     add): the run under way, a run that had no inputs, an untrusted workspace, or the
     strict sandbox this machine cannot give."""
-    from codequorum.risk import NO_INPUTS
+    from codequorum.judge.risk import NO_INPUTS
 
     engine = ls.engine_for(uri)
     key = engine.dynamic_key(analysis)

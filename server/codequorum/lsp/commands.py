@@ -22,9 +22,10 @@ import attrs
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from codequorum.errors import UserError
-from codequorum.findings import compared_text, consensus, evidence_text
-from codequorum.limits import InputLimitError, check_call_sizes, json_depth_problem
+from codequorum.core.errors import UserError
+from codequorum.core.limits import InputLimitError, check_call_sizes, json_depth_problem
+from codequorum.core.model import ModuleContext, Sample
+from codequorum.core.safe_text import safe_text
 from codequorum.lsp import contract as c
 from codequorum.lsp.autorun import run_arrived
 from codequorum.lsp.documents import FunctionEntry, Snapshot, reindent
@@ -35,13 +36,12 @@ from codequorum.lsp.hover import DYNAMIC_FIGURES, hover_doc
 from codequorum.lsp.progress import WorkProgress
 from codequorum.lsp.reports import DOCUMENT_DIFF_LINES, comparison_doc, report_doc
 from codequorum.lsp.views import present
-from codequorum.model import ModuleContext, Sample
-from codequorum.safe_text import safe_text
+from codequorum.render.findings import compared_text, consensus, evidence_text
 
 if TYPE_CHECKING:
+    from codequorum.generate.endpoint import ProviderConfig, RegenerationResult
     from codequorum.lsp.gates import ConsentedProposer
     from codequorum.lsp.server import CodequorumServer
-    from codequorum.sources.openai_compat import ProviderConfig, RegenerationResult
 
 log = logging.getLogger(__name__)
 
@@ -339,7 +339,7 @@ async def _store_samples(
 
 async def add_samples_command(ls: CodequorumServer, args: c.AddSamplesArgs) -> c.StoreResult:
     """Store versions the client relays (origin ``relayed``); versions over the bounds of
-    :mod:`codequorum.limits` are refused before anything reads them."""
+    :mod:`codequorum.core.limits` are refused before anything reads them."""
     samples = [_sample(item, "relayed") for item in args.samples]
     if not samples:
         raise CommandError(f"{ADD_SAMPLES}: no versions given")
@@ -354,7 +354,7 @@ def read_sample_file(path: Path) -> list[Sample]:
     """Versions from a file: JSON or JSON Lines of ``{"code"}`` or ``{"prompt",
     "completion"}`` objects or code strings, or plain code (one version per file). Sample
     sets (rows with ``samples``) are left to
-    :func:`~codequorum.sources.importing.read_candidates`."""
+    :func:`~codequorum.ingest.importing.read_candidates`."""
     text = path.read_text(encoding="utf-8", errors="replace")
     stripped = text.lstrip()
     items: list[Any] = []
@@ -425,7 +425,7 @@ def _imported_samples(name: str, data: bytes, language: str, task_id: str | None
                       entry_point: str | None) -> list[Sample]:
     """The versions in a file's ``data`` (already read and bounded), parsed from a private
     copy named ``name``, so what is parsed is what was checked."""
-    from codequorum.sources.importing import read_candidates
+    from codequorum.ingest.importing import read_candidates
 
     with tempfile.TemporaryDirectory(prefix="codequorum-import-") as folder:
         copy = Path(folder) / (name or "versions.jsonl")
@@ -594,8 +594,8 @@ async def regenerate_storing(
     versions as they arrive; the result and how many versions were stored. A failure is
     shown and becomes a :class:`CommandError`; a cancelled request is shown and
     re-raised."""
-    from codequorum.sources.openai_compat import answer_budget, regenerate
-    from codequorum.sources.prompting import prompt_hash
+    from codequorum.generate.endpoint import answer_budget, regenerate
+    from codequorum.generate.prompting import prompt_hash
 
     entry = request.entry
     digest = prompt_hash(request.messages)
@@ -642,7 +642,7 @@ async def regeneration_request(
     ls: CodequorumServer, uri: str, snapshot: Snapshot, entry: FunctionEntry, n: int
 ) -> Request:
     """The regeneration of ``entry``, its prompt built on a worker thread."""
-    from codequorum.sources.prompting import build_messages
+    from codequorum.generate.prompting import build_messages
 
     assert snapshot.language is not None
     key = ls.file_key(uri)

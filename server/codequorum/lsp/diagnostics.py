@@ -1,4 +1,4 @@
-"""Diagnostics from analyses: one per finding (:mod:`codequorum.findings`), on the
+"""Diagnostics from analyses: one per finding (:mod:`codequorum.render.findings`), on the
 function's name, the code linking to its explanation in docs/metrics.md."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from codequorum.findings import Finding, function_findings
 from codequorum.lsp.documents import FunctionEntry, Snapshot
 from codequorum.lsp.engine import FunctionAnalysis
 from codequorum.lsp.settings import Settings
+from codequorum.render.findings import Finding, function_findings
 
 SOURCE = "codequorum"
 #: A base URL under which ``metrics.md`` is published (e.g. the repository's docs folder).

@@ -22,14 +22,14 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from codequorum.lsp.consent import Approvals, is_default_endpoint
-from codequorum.safe_text import safe_text
+from codequorum.core.safe_text import safe_text
+from codequorum.options.approvals import Approvals, is_default_endpoint
 
 if TYPE_CHECKING:
+    from codequorum.generate.proposed_inputs import InputAsker
     from codequorum.lsp.engine import Engine
     from codequorum.lsp.server import CodequorumServer
     from codequorum.lsp.settings import ProviderSettings, Settings
-    from codequorum.sources.proposed_inputs import InputAsker
 
 log = logging.getLogger(__name__)
 
@@ -203,7 +203,7 @@ def input_proposer(
     """The proposer of a dynamic run (stopped by ``cancel``) when
     ``codequorum.dynamic.proposeInputs`` is on and the provider is an endpoint the server
     asks; None otherwise. Call from the event loop."""
-    from codequorum.sources.proposed_inputs import InputAsker
+    from codequorum.generate.proposed_inputs import InputAsker
 
     p = settings.provider
     if not settings.dynamic.propose_inputs or p.kind != "openai-compatible":

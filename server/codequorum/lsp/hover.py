@@ -14,13 +14,8 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping, Sequence
 
-from codequorum.findings import (
-    compared_text,
-    consensus,
-    current_standing,
-    recommendation_lines,
-)
-from codequorum.limits import MAX_DIFF_LINES
+from codequorum.core.limits import MAX_DIFF_LINES
+from codequorum.core.model import Verdict
 from codequorum.lsp.documents import FunctionEntry
 from codequorum.lsp.engine import FunctionAnalysis
 from codequorum.lsp.rendering import (
@@ -36,7 +31,12 @@ from codequorum.lsp.rendering import (
     render,
 )
 from codequorum.lsp.settings import Settings
-from codequorum.model import Verdict
+from codequorum.render.findings import (
+    compared_text,
+    consensus,
+    current_standing,
+    recommendation_lines,
+)
 
 #: (summary key, label) of the pairwise figures shown, in order.
 PAIR_FIGURES: tuple[tuple[str, str], ...] = (
@@ -79,7 +79,7 @@ def _fmt(value: object) -> str | None:
 
 def short_diff(a: str, b: str, a_name: str, b_name: str, max_lines: int) -> str:
     """At most ``max_lines`` lines of a unified diff of ``a`` against ``b``; none when
-    either is longer than :data:`~codequorum.limits.MAX_DIFF_LINES` (the hover is
+    either is longer than :data:`~codequorum.core.limits.MAX_DIFF_LINES` (the hover is
     rendered on the event loop, and difflib grows much faster than the versions)."""
     a_lines, b_lines = a.splitlines(), b.splitlines()
     if max_lines <= 0 or max(len(a_lines), len(b_lines)) > MAX_DIFF_LINES:
@@ -97,7 +97,7 @@ def short_diff(a: str, b: str, a_name: str, b_name: str, max_lines: int) -> str:
 
 def hover_title(qualified_name: str, compared: str, n_clusters: int | None) -> Line:
     """The hover's first line: the function, what was compared (``4 versions + your
-    code``, :func:`~codequorum.findings.compared_text`) and, once they were compared, how
+    code``, :func:`~codequorum.render.findings.compared_text`) and, once they were compared, how
     many clusters they form."""
     title: Line = (Strong("codequorum"), " · ", Code(qualified_name), f" · {compared}")
     if n_clusters is not None:

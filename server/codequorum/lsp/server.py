@@ -27,7 +27,9 @@ from pygls.protocol.json_rpc import MsgId
 from pygls.protocol.language_server import lsp_method
 
 from codequorum import __version__
-from codequorum.limits import MAX_DOCUMENT_BYTES
+from codequorum.core.limits import MAX_DOCUMENT_BYTES
+from codequorum.core.safe_text import safe_text
+from codequorum.ingest.workspace import file_key_for
 from codequorum.lsp import commands as cmds
 from codequorum.lsp import contract
 from codequorum.lsp.actions import (
@@ -55,10 +57,8 @@ from codequorum.lsp.rendering import Format, client_format, markup_content
 from codequorum.lsp.settings import Settings, file_settings, folder_settings, parse_settings
 from codequorum.lsp.views import shows_documents
 from codequorum.lsp.watch import EDIT_REASON, Watch
-from codequorum.safe_text import safe_text
-from codequorum.session import AnalysisKey
-from codequorum.watch.edits import Edit
-from codequorum.workspace import file_key_for
+from codequorum.pipeline.session import AnalysisKey
+from codequorum.pipeline.watch.edits import Edit
 
 log = logging.getLogger(__name__)
 
@@ -147,7 +147,7 @@ class CodequorumProtocol(LanguageServerProtocol):
 
 
 def edit_of(doc: Any, change: types.TextDocumentContentChangeEvent) -> Edit | None:
-    """One content change as an :class:`~codequorum.watch.edits.Edit` of ``doc``'s text
+    """One content change as an :class:`~codequorum.pipeline.watch.edits.Edit` of ``doc``'s text
     before it (None for a change without a range: the whole document)."""
     if not isinstance(change, types.TextDocumentContentChangePartial):
         return None

@@ -7,7 +7,7 @@ range is replaced by its default and named in a warning, so a bad setting never 
 server. The names, types, defaults and bounds here are those of
 ``shared/settings.schema.json`` (a test holds the two together).
 
-Every setting also says what it can do (:class:`~codequorum.option_policy.Reach`): one that
+Every setting also says what it can do (:class:`~codequorum.options.policy.Reach`): one that
 chooses the store, the endpoint, the key variable, the sandbox or whether versions run is
 the user's alone. The editor sends such a setting from the user's settings only (VS Code:
 ``"scope": "machine"``), and :func:`folder_settings` keeps a workspace folder's own value of
@@ -22,10 +22,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from codequorum.option_policy import Reach
+from codequorum.options.policy import Reach
 
 if TYPE_CHECKING:
-    from codequorum.sources.openai_compat import ProviderConfig
+    from codequorum.generate.endpoint import ProviderConfig
 
 PREFIX = "codequorum."
 
@@ -64,7 +64,7 @@ class ProviderSettings:
 
     def config(self, samples: int | None = None) -> ProviderConfig:
         """The client configuration these settings stand for (``samples`` versions)."""
-        from codequorum.sources.openai_compat import ProviderConfig
+        from codequorum.generate.endpoint import ProviderConfig
 
         return ProviderConfig(
             base_url=self.base_url,
@@ -421,10 +421,10 @@ def _short(value: Any) -> str:
 
 def file_settings(root: str | None) -> tuple[Settings, list[str]]:
     """The workspace's defaults from its ``codequorum.toml`` / ``[tool.codequorum]`` and the
-    user's ``config.toml`` (see :mod:`codequorum.config_file`), for :func:`parse_settings`
+    user's ``config.toml`` (see :mod:`codequorum.options.config_file`), for :func:`parse_settings`
     to lay the editor's settings over; a bad file is one warning and no defaults."""
-    from codequorum.config_file import workspace_defaults
-    from codequorum.errors import UserError
+    from codequorum.core.errors import UserError
+    from codequorum.options.config_file import workspace_defaults
 
     if not root:
         return Settings(), []

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Literal
 
 from lsprotocol import types
 
+from codequorum.core.safe_text import safe_text
 from codequorum.lsp.rendering import Doc, to_plain
-from codequorum.safe_text import safe_text
 
 if TYPE_CHECKING:
     from codequorum.lsp.server import CodequorumServer

@@ -5,7 +5,7 @@ line up and scripts can name columns: a figure not computed (TSED with ``--no-ts
 the behaviour figures without ``--dynamic``, a set with too few versions) is an empty
 cell. Pairwise metrics give two columns, ``<metric>_ordered`` and ``<metric>_unordered``;
 scalar figures one each. Sample indices are 0-based, as in JSON. Text from the input
-(task ids, messages) goes through :func:`~codequorum.safe_text.safe_text`.
+(task ids, messages) goes through :func:`~codequorum.core.safe_text.safe_text`.
 
 A spreadsheet evaluates a cell that starts with ``=``, ``+``, ``-`` or ``@`` (and, in some,
 a tab or a carriage return) as a formula, so every text cell that would start with one is
@@ -21,8 +21,8 @@ import numbers
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from codequorum.analysis import AST_DIFF_KEYS, PAIR_METRICS, TEXTUAL_KEYS, StabilityReport
-from codequorum.safe_text import safe_text
+from codequorum.core.safe_text import safe_text
+from codequorum.pipeline.analyze import AST_DIFF_KEYS, PAIR_METRICS, TEXTUAL_KEYS, StabilityReport
 
 LEADING: tuple[str, ...] = ("task_id", "language", "status", "n", "n_total", "skipped",
                             "syntax_error_samples", "empty_samples")
@@ -53,7 +53,7 @@ FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 def text_cell(value: object) -> str:
     """Text from the input as a CSV cell: escaped by
-    :func:`~codequorum.safe_text.safe_text`, and with a leading ``'`` when it would start a
+    :func:`~codequorum.core.safe_text.safe_text`, and with a leading ``'`` when it would start a
     formula."""
     text = safe_text(value)
     return "'" + text if text.startswith(FORMULA_START) else text

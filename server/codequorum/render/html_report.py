@@ -34,13 +34,13 @@ from typing import IO, Any, TextIO
 import numpy as np
 
 from codequorum import __version__
-from codequorum.analysis import FloatMatrix, StabilityReport
-from codequorum.errors import UserError
-from codequorum.formats import ReadError
-from codequorum.model import SampleSet
+from codequorum.core.errors import UserError
+from codequorum.core.model import SampleSet
+from codequorum.core.safe_text import safe_text
+from codequorum.ingest.sample_files import ReadError
+from codequorum.pipeline.analyze import FloatMatrix, StabilityReport
 from codequorum.render.html_assets import PAGE_CSS, PAGE_JS
 from codequorum.render.json_out import report_document, safe_values
-from codequorum.safe_text import safe_text
 
 #: Summary figures shown as columns and histograms, in this order, when present.
 METRICS: tuple[str, ...] = (

@@ -4,7 +4,7 @@ Colours only help reading (green at or above the report's stability threshold, r
 below it); every figure is printed as a number too. The table fits the console's width:
 task ids are never wrapped or cut; columns that do not fit are left out in
 :data:`DROP_ORDER` and a line under the table says which. Every text that comes from the
-input (task ids, messages, notes) goes through :func:`~codequorum.safe_text.safe_text` and
+input (task ids, messages, notes) goes through :func:`~codequorum.core.safe_text.safe_text` and
 into :class:`rich.text.Text`, so it is never read as an escape sequence or as rich markup.
 
 The table is drawn from :class:`TableRow` values, a few per set, so a long run holds its
@@ -23,9 +23,9 @@ from rich.console import Console, JustifyMethod
 from rich.table import Table
 from rich.text import Text
 
-from codequorum.analysis import StabilityReport
-from codequorum.render.words import count, plural
-from codequorum.safe_text import safe_text
+from codequorum.core.safe_text import safe_text
+from codequorum.core.words import count, plural
+from codequorum.pipeline.analyze import StabilityReport
 
 #: (column title, summary key) of the pair-mean columns, in order.
 COLUMNS: tuple[tuple[str, str], ...] = (
@@ -246,7 +246,7 @@ def build_table(items: Rows, title: str | None = None,
                 reasons: bool = False, overall: Mapping[str, Any] | None = None,
                 drop: Collection[str] = ()) -> Table:
     """A rich table of the reports (or their rows). ``reasons`` adds the verdict message as
-    a last column; ``overall`` (:mod:`codequorum.overall`) adds a last row with the means over
+    a last column; ``overall`` (:mod:`codequorum.judge.overall`) adds a last row with the means over
     the sets and the verdict counts; columns titled in ``drop`` are left out (and the
     counts, when ``drop`` holds :data:`COUNTS`)."""
     reports = _rows(items)
