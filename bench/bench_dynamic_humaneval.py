@@ -21,6 +21,7 @@ from pathlib import Path
 
 from codequorum.behaviour.run import DynamicOptions, run_dynamic_many
 from codequorum.core.model import SampleSet
+from codequorum.judge.dynamic import dynamic_verdicts
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("CODEQUORUM_SHARED", REPO.parent / "shared"))
@@ -82,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         n_inputs += int(report.summary["inputs"] or 0)
         for c in report.candidates:
             statuses[c.status.split(":")[0]] += 1
-        for v in report.verdicts:
+        for v in dynamic_verdicts(report):
             verdicts[v.code] += 1
         if report.summary["pass_rate_mean"] is not None:
             pass_means.append(report.summary["pass_rate_mean"])
@@ -92,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
             {
                 "task_id": ss.task_id,
                 **report.summary,
-                "verdicts": [v.message for v in report.verdicts],
+                "verdicts": [v.message for v in dynamic_verdicts(report)],
             }
         )
     wall = time.perf_counter() - started

@@ -23,7 +23,7 @@ from codequorum.behaviour.run import (
 from codequorum.behaviour.test_inputs import InputCase, InputPlan
 from codequorum.core import model
 from codequorum.core.model import SampleSet
-from codequorum.judge.dynamic import growth_text
+from codequorum.judge.dynamic import dynamic_verdicts, growth_text
 from codequorum.metrics.opcodes import sctd, static_opcode_counts
 from codequorum.pipeline.analyze import AnalysisOptions, analyze
 from tests.support.duration_module import DURATION_VERSIONS, standalone
@@ -78,12 +78,12 @@ def test_sorts_pass_rates_oer_and_verdicts(sort_report: object) -> None:
     assert s["pass_rate_mean"] == 1.0  # the doctest is the only graded test
     assert s["pass_rate_var"] == 0.0 and s["pass_rate_max_diff"] == 0.0
     assert s["oer"] is not None and s["oer"] < 1.0
-    codes = [v.code for v in sort_report.verdicts]
+    codes = [v.code for v in dynamic_verdicts(sort_report)]
     assert "divergent-outputs" in codes
-    div = next(v for v in sort_report.verdicts if v.code == "divergent-outputs")
+    div = next(v for v in dynamic_verdicts(sort_report) if v.code == "divergent-outputs")
     assert 2 in div.samples  # version 3 (index 2) drops duplicates
     assert div.message.startswith("versions ") and " disagree on f([" in div.message
-    cx = next(v for v in sort_report.verdicts if v.code == "complexity-outlier")
+    cx = next(v for v in dynamic_verdicts(sort_report) if v.code == "complexity-outlier")
     # bubble sort (n²) and the key= sort (the lambda runs once per item: n) against
     # three versions whose traced opcodes do not grow (the sorting happens in C)
     assert cx.samples == (1, 3)
@@ -136,7 +136,7 @@ def test_reference_solutions_through_the_sandbox(reference_dir: Path) -> None:
         # per test). tests/metrics/test_dynamic.py checks the maths on the fixture traces.
         assert s["dctd_jsd"] is not None and 0.0 < s["dctd_jsd"] < 1.0
         assert s["dctd_inputs"] == 3.0
-        assert not [v for v in report.verdicts if v.code == "divergent-outputs"]
+        assert not [v for v in dynamic_verdicts(report) if v.code == "divergent-outputs"]
         if pid == "dedupe":
             by_id = {c.index: c.mean_traced_opcodes or 0.0 for c in report.candidates}
             assert by_id[1] > 10 * by_id[0]  # nested loop vs hash set
@@ -174,7 +174,7 @@ def test_timeouts_syntax_errors_and_one_child_per_candidate() -> None:
     assert s["oer"] == 0.0  # the syntax error disagrees with everyone everywhere
     assert s["oer_pair_mean"] == pytest.approx((2 / 3 + 0 + 0) / 3, abs=1e-9, rel=0)
     assert s["sctd_jsd"] is not None  # two candidates compile
-    div = next(v for v in report.verdicts if v.code == "divergent-outputs")
+    div = next(v for v in dynamic_verdicts(report) if v.code == "divergent-outputs")
     assert "versions 1 and 3 disagree on f(1): 2 vs raises SyntaxError" in div.message
 
 
@@ -229,7 +229,7 @@ def test_a_scaling_size_that_times_out_skips_the_larger_sizes() -> None:
     # n=64 timed out in the child and n=512 was not run at all: one timeout, not two
     assert (c.status, c.detail) == ("timeout", "per-test limit of 0.5s on 1 of 3 tests")
     assert (c.unfinished_size, [n for n, _ in c.growth_points]) == (64, [8])
-    cx = next(v for v in report.verdicts if v.code == "complexity-outlier")
+    cx = next(v for v in dynamic_verdicts(report) if v.code == "complexity-outlier")
     assert cx.samples == (2,)
     assert cx.message.startswith("version 3 did not finish n=64 in time")
 
@@ -272,7 +272,7 @@ def test_build_report_bef_verdicts_without_processes() -> None:
     report = build_report(ss, plan, runs, DynamicOptions())
     assert report.summary["sctd_jsd"] == 0.0
     assert report.summary["bef_jsd"] == 0.0
-    assert [v.code for v in report.verdicts] == ["runtime-instability"]
+    assert [v.code for v in dynamic_verdicts(report)] == ["runtime-instability"]
     assert report.summary["oer"] == 1.0
     # different bytecode, identical traces: redundant alternatives (BEF >> 1000)
     other = "def f(x):\n    y = [x]\n    return y[0]\n"
@@ -287,9 +287,9 @@ def test_build_report_bef_verdicts_without_processes() -> None:
     )
     report2 = build_report(ss2, plan, runs2, DynamicOptions())
     assert report2.summary["dctd_jsd"] == pytest.approx(0.0, abs=1e-15)
-    assert [v.code for v in report2.verdicts] == ["redundant-alternatives"]
+    assert [v.code for v in dynamic_verdicts(report2)] == ["redundant-alternatives"]
     high = DynamicOptions(bef_high=1e12)
-    assert build_report(ss2, plan, runs2, high).verdicts == []
+    assert dynamic_verdicts(build_report(ss2, plan, runs2, high)) == []
 
 
 def test_growth_exponent_and_text() -> None:
@@ -526,7 +526,7 @@ def in_module(tmp_path: Path, source: str, codes: list[str], qualified_name: str
 def test_versions_that_use_their_modules_imports_agree_in_it(tmp_path: Path) -> None:
     ss = in_module(tmp_path, standalone(), DURATIONS, "parse_duration")
     report = run_dynamic(ss, DynamicOptions(jobs=2))
-    assert [v.code for v in report.verdicts] == []
+    assert [v.code for v in dynamic_verdicts(report)] == []
     assert report.summary["oer"] == 1.0
     assert [c.pass_rate for c in report.candidates] == [1.0] * 4
     assert report.outcomes[0][:2] == [("5400", None, None), ("45", None, None)]
@@ -570,7 +570,7 @@ def test_a_methods_inputs_run_on_its_examples_instance(tmp_path: Path) -> None:
     assert all(i["label"].startswith("Square(3).area(") for i in report.inputs)
     assert len(report.inputs) == 4
     assert [c.pass_rate for c in report.candidates] == [1.0, 0.0, 1.0]
-    divergent = next(v for v in report.verdicts if v.code == "divergent-outputs")
+    divergent = next(v for v in dynamic_verdicts(report) if v.code == "divergent-outputs")
     assert "Square(3).area(2)" in divergent.message
     describe = ["def describe(self):\n    return super().describe() + f' of area {self.area(1)}'\n"]
     report = run_dynamic(in_module(tmp_path, SHAPES, describe, "Square.describe", "method"),
@@ -590,9 +590,9 @@ def test_a_module_that_does_not_load_leaves_self_contained_versions_standing(
     report = run_dynamic(in_module(tmp_path, NUMPY_APP, codes, "double"),
                          DynamicOptions(jobs=2, hypothesis_examples=2, scaling=False))
     assert [c.pass_rate for c in report.candidates] == [1.0, 1.0, 1.0]
-    assert [(v.code, v.severity) for v in report.verdicts] == [
+    assert [(v.code, v.severity) for v in dynamic_verdicts(report)] == [
         ("not-run-in-module", "information")]
-    assert report.verdicts[0].message == (
+    assert dynamic_verdicts(report)[0].message == (
         "the module `app` did not load in the sandbox: its top level raised "
         "ModuleNotFoundError: No module named 'numpy' (the sandbox holds the standard library "
         "and the workspace's own modules only); the versions ran without it (none of them "
@@ -604,11 +604,12 @@ def test_versions_that_need_a_module_that_does_not_load_get_no_verdict(
     source = standalone().replace("import re\n", "import re\nimport numpy\n")
     report = run_dynamic(in_module(tmp_path, source, DURATIONS, "parse_duration"),
                          DynamicOptions(jobs=2))
-    assert [v.code for v in report.verdicts] == ["not-run-in-module"]
-    assert report.verdicts[0].message.startswith(
+    assert [v.code for v in dynamic_verdicts(report)] == ["not-run-in-module"]
+    assert dynamic_verdicts(report)[0].message.startswith(
         "not run: the module `app` did not load in the sandbox: its top level raised "
         "ModuleNotFoundError: No module named 'numpy'")
-    assert report.verdicts[0].message.endswith("; the versions use UNITS, insort, re from it")
+    assert dynamic_verdicts(report)[0].message.endswith(
+        "; the versions use UNITS, insort, re from it")
     assert report.summary["oer"] is None and report.inputs == []
     assert {c.status for c in report.candidates} == {"not run"}
     assert "no inputs to run: behaviour metrics unavailable" not in report.notes
@@ -630,7 +631,7 @@ def test_a_package_module_and_its_relative_imports(tmp_path: Path) -> None:
     report = run_dynamic(ss, DynamicOptions(jobs=2, hypothesis_examples=2, scaling=False))
     assert ss.module.name == "pkg.app"
     assert [c.pass_rate for c in report.candidates] == [1.0, 1.0]
-    assert report.verdicts == []
+    assert dynamic_verdicts(report) == []
 
 
 def test_hidden_tests_change_neither_the_pick_nor_its_risk(

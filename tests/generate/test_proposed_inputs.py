@@ -14,6 +14,7 @@ from codequorum.generate.proposed_inputs import (
     propose_inputs,
     proposer_for,
 )
+from codequorum.judge.dynamic import dynamic_verdicts
 from tests.support.chat_server import ChatServer, answer, not_json, server_error, slow
 
 UNTYPED = "def combine(a, b):\n    return a + b\n"
@@ -96,7 +97,7 @@ def test_proposed_inputs_run_when_nothing_else_would() -> None:
     assert [i["source"] for i in report.inputs] == ["model", "model"]
     assert report.outcomes == [[("3", None, None), ("'xy'", None, None)],
                                [("3", None, None), ("'yx'", None, None)]]
-    [verdict] = [v for v in report.verdicts if v.code == "divergent-outputs"]
+    [verdict] = [v for v in dynamic_verdicts(report) if v.code == "divergent-outputs"]
     assert verdict.message == ("versions 1 and 2 disagree on combine('x', 'y') (an input from "
                                "the model): 'xy' vs 'yx'")
     assert verdict.detail["source"] == "model"

@@ -10,10 +10,11 @@ from typing import Any, Literal
 import numpy as np
 import pytest
 
-from codequorum.core.model import SampleSet, Verdict
+from codequorum.core.model import SampleSet
+from codequorum.core.report import StabilityReport, Verdict
 from codequorum.ingest.sample_files import ReadOptions, read_sample_sets
 from codequorum.judge.overall import OverallAccumulator, RunningSum, overall
-from codequorum.pipeline.analyze import AnalysisOptions, StabilityReport, analyze
+from codequorum.pipeline.analyze import AnalysisOptions, analyze
 from tests.pipeline.test_analyze import BUILTIN, FAST, LOOP, LOOP_RENAMED, RECURSIVE
 
 

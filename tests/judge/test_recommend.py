@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
-from codequorum.core.model import SampleSet, Verdict
+from codequorum.behaviour.run import CandidateDynamic, RuleFigures
+from codequorum.core.model import SampleSet
+from codequorum.core.report import Verdict
 from codequorum.judge.recommend import (
     agreement_scores,
     example_passes,
@@ -21,6 +24,7 @@ from codequorum.judge.recommend import (
     recommend,
 )
 from codequorum.judge.risk import NO_INPUTS, NOT_RUN, RiskEstimate, trust_words
+from codequorum.metrics.semantic import Divergence
 from codequorum.pipeline.analyze import AnalysisOptions, analyze
 
 
@@ -227,15 +231,23 @@ _ADD_SUM = "def add(a, b):\n    return sum([a, b])\n"
 _SUB = "def add(a, b):\n    total = a\n    total -= b\n    return total\n"
 
 
+def _rules(divergence: Divergence | None = None) -> RuleFigures:
+    """What the dynamic rules read of a run: nothing that fires, unless ``divergence``."""
+    return RuleFigures(divergence=divergence, input_label="f(1)", input_source="hypothesis",
+                       traced=0, sctd_jsd=0.0, dctd_jsd=0.0, oer_threshold=1.0,
+                       growth_outlier_delta=0.6, bef_low=0.1, bef_high=1000.0)
+
+
 @dataclass
 class _FakeDynamic:
     inputs: list[dict[str, Any]]
     outcomes: list[list[Any]]
     passes: list[list[bool | None]] = field(default_factory=list)
     summary: dict[str, float | None] = field(default_factory=dict)
-    verdicts: list[Verdict] = field(default_factory=list)
+    candidates: list[CandidateDynamic] = field(default_factory=list)
+    rules: RuleFigures = field(default_factory=lambda: _rules())
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, verdicts: Sequence[Verdict] = ()) -> dict[str, Any]:
         return {"inputs": self.inputs}
 
 

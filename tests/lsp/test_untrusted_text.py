@@ -9,7 +9,8 @@ import re
 
 import pytest
 
-from codequorum.core.model import Sample, Verdict
+from codequorum.core.model import Sample
+from codequorum.core.report import Verdict
 from codequorum.lsp.actions import function_actions
 from codequorum.lsp.diagnostics import document_diagnostics
 from codequorum.lsp.hover import render_hover

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -12,21 +13,16 @@ import jsonschema
 import numpy as np
 import pytest
 
+from codequorum.behaviour.run import CandidateDynamic, RuleFigures
 from codequorum.core.errors import UserError
-from codequorum.core.model import SampleSet, Verdict
+from codequorum.core.model import SampleSet
+from codequorum.core.report import Verdict
 from codequorum.judge.risk import load_model, stability_percentile
-from codequorum.metrics.clustering import average_linkage, symmetrise, typicality
+from codequorum.judge.structure import StableLine, is_stable, percentile_words, stable_line
+from codequorum.metrics.clustering import average_linkage, pair_means, symmetrise, typicality
+from codequorum.metrics.semantic import Divergence
 from codequorum.metrics.structural import structural_matrices
-from codequorum.pipeline.analyze import (
-    ALL_EMPTY_NOTE,
-    AnalysisOptions,
-    StableLine,
-    analyze,
-    is_stable,
-    pair_means,
-    percentile_words,
-    stable_line,
-)
+from codequorum.pipeline.analyze import ALL_EMPTY_NOTE, AnalysisOptions, analyze
 
 REPO = Path(__file__).resolve().parents[2]
 FAST = AnalysisOptions(tsed=False, textual=False)
@@ -391,22 +387,29 @@ def test_reference_means_five_samples_and_real_sets(reference_dir: Path) -> None
         five["unordered_mean"]["tsed_1_08_1"], rel=1e-9)
 
 
+def _rules(divergence: Divergence | None = None) -> RuleFigures:
+    """What the dynamic rules read of a run: nothing that fires, unless ``divergence``."""
+    return RuleFigures(divergence=divergence, input_label="f(1)", input_source="hypothesis",
+                       traced=0, sctd_jsd=0.0, dctd_jsd=0.0, oer_threshold=1.0,
+                       growth_outlier_delta=0.6, bef_low=0.1, bef_high=1000.0)
+
+
 @dataclass
 class _Dynamic:
-    """What the dynamic analysis hands over (summary, verdicts, JSON form)."""
+    """What the dynamic analysis hands over (summary, what the rules read, JSON form)."""
 
     summary: dict[str, float | None]
-    verdicts: list[Verdict] = field(default_factory=list)
+    candidates: list[CandidateDynamic] = field(default_factory=list)
+    rules: RuleFigures = field(default_factory=lambda: _rules())
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"summary": dict(self.summary), "verdicts": [v.to_dict() for v in self.verdicts]}
+    def to_dict(self, verdicts: Sequence[Verdict] = ()) -> dict[str, Any]:
+        return {"summary": dict(self.summary), "verdicts": [v.to_dict() for v in verdicts]}
 
 
 def test_dynamic_figures_and_verdicts_merge(report_schema: dict[str, Any]) -> None:
     dyn = _Dynamic(
         summary={"sctd_jsd": 0.12, "oer": 0.5, "bef_jsd": None},
-        verdicts=[Verdict("divergent-outputs", "warning", "outputs differ on 2 of 4 inputs",
-                          samples=(1, 2), figure=0.5)],
+        rules=_rules(Divergence(0, 1, 2, "1", "2", ())),  # versions 2 and 3 part: OER 0.5
     )
     report = analyze(_five(), FAST, dynamic=dyn)
     assert report.summary["sctd_jsd"] == 0.12 and report.summary["oer"] == 0.5

@@ -20,8 +20,9 @@ from distributed import Client
 from codequorum.cli.main import main
 from codequorum.core.errors import UserError
 from codequorum.core.model import SampleSet
+from codequorum.core.report import StabilityReport
 from codequorum.ingest.sample_files import ReadOptions, read_sample_sets
-from codequorum.pipeline.analyze import AnalysisOptions, StabilityReport
+from codequorum.pipeline.analyze import AnalysisOptions
 
 
 @pytest.fixture(scope="module")

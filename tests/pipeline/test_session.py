@@ -3,13 +3,17 @@ merged in on read."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from codequorum.core.model import Sample, Verdict
+from codequorum.behaviour.run import CandidateDynamic, RuleFigures
+from codequorum.core.model import Sample
+from codequorum.core.report import Verdict
+from codequorum.metrics.semantic import Divergence
 from codequorum.pipeline import session as session_module
 from codequorum.pipeline.analyze import analyze
 from codequorum.pipeline.session import AnalysisKey, Session, SessionConfig, build_sample_set
@@ -23,15 +27,23 @@ VERSIONS = [
 CURRENT = "def total(xs):\n    return sum(x for x in xs)\n"
 
 
+def _rules(divergence: Divergence | None = None) -> RuleFigures:
+    """What the dynamic rules read of a run: nothing that fires, unless ``divergence``."""
+    return RuleFigures(divergence=divergence, input_label="f(1)", input_source="hypothesis",
+                       traced=0, sctd_jsd=0.0, dctd_jsd=0.0, oer_threshold=1.0,
+                       growth_outlier_delta=0.6, bef_low=0.1, bef_high=1000.0)
+
+
 @dataclass
 class FakeDynamic:
     """What the session and ``analyze`` read from a dynamic report."""
 
     summary: dict[str, float | None] = field(default_factory=lambda: {"dctd_jsd": 0.25})
-    verdicts: list[Verdict] = field(default_factory=list)
+    candidates: list[CandidateDynamic] = field(default_factory=list)
+    rules: RuleFigures = field(default_factory=lambda: _rules())
     fastest: int | None = 1
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, verdicts: Sequence[Verdict] = ()) -> dict[str, Any]:
         return {"summary": dict(self.summary), "fastest": self.fastest}
 
 
@@ -129,9 +141,9 @@ def test_dynamic_report_is_merged_without_recomputing(session: Session, calls: l
 
 def test_merged_report_equals_a_fresh_analysis_with_the_dynamic_report(session: Session) -> None:
     static = _analysis(session)
-    dynamic = FakeDynamic(
-        verdicts=[Verdict(code="divergent-outputs", severity="warning", message="outputs differ")]
-    )
+    # versions 1 and 2 part on the first input, OER 0.5: divergent outputs
+    dynamic = FakeDynamic(summary={"dctd_jsd": 0.25, "oer": 0.5},
+                          rules=_rules(Divergence(0, 0, 1, "1", "2", ())))
     session.put_dynamic(static, dynamic)
     merged = _analysis(session)
     stored = session.samples_sync("m.py", "total")

@@ -8,8 +8,7 @@ import json
 import re
 from typing import Any
 
-from codequorum.core.model import Verdict
-from codequorum.pipeline.analyze import StabilityReport
+from codequorum.core.report import StabilityReport, Verdict
 from codequorum.render import print_table, report_document, write_csv, write_json
 from codequorum.render.terminal import make_console
 

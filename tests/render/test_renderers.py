@@ -14,10 +14,9 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from codequorum.core.model import Verdict
+from codequorum.core.report import SkippedSample, StabilityReport, Verdict
 from codequorum.ingest.sample_files import ReadError
 from codequorum.judge.risk import NOT_RUN
-from codequorum.pipeline.analyze import SkippedSample, StabilityReport
 from codequorum.render import (
     CSV_COLUMNS,
     build_table,

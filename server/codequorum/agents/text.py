@@ -5,7 +5,7 @@ already escaped."""
 from __future__ import annotations
 
 from codequorum.agents.schema import CheckResult, CompareResult, SampleResult
-from codequorum.pipeline.analyze import percentile_words
+from codequorum.judge.structure import percentile_words
 
 
 def _figure(value: float | None) -> str:

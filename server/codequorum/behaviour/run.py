@@ -1,4 +1,4 @@
-"""Sample set -> sandboxed runs -> SCTD, DCTD, BEF, pass rates, OER, growth, verdicts.
+"""Sample set -> sandboxed runs -> SCTD, DCTD, BEF, pass rates, OER, growth.
 
 Steps:
 
@@ -16,16 +16,14 @@ Steps:
    of inputs run without an exception), OER over all inputs except the scaling series,
    growth = log-log slope of traced opcodes against the scaling size (scaling inputs
    enter OER only where every candidate finished them);
-5. verdicts: ``divergent-outputs`` (OER below ``oer_threshold``), ``complexity-outlier``
-   (a minority of versions whose growth differs from the others' by
-   ``growth_outlier_delta`` or more, or that do not finish a size the others finish;
-   only versions with the best pass rate are compared),
-   ``runtime-instability`` (BEF below ``bef_low`` while DCTD > 0) and
-   ``redundant-alternatives`` (BEF above ``bef_high``).
+5. what the verdict rules read (:class:`RuleFigures`, with the thresholds of
+   :class:`DynamicOptions`): the rules themselves are :mod:`codequorum.judge.dynamic`,
+   called by the pipeline.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -49,17 +47,11 @@ from codequorum.behaviour.test_inputs import (
     find_function,
 )
 from codequorum.core.errors import UserError
-from codequorum.core.model import ModuleContext, SampleSet, Verdict
+from codequorum.core.model import ModuleContext, SampleSet
+from codequorum.core.report import Verdict
 from codequorum.core.safe_text import safe_text
 from codequorum.generate.endpoint import ProviderConfig
 from codequorum.generate.proposed_inputs import proposer_for
-from codequorum.judge.dynamic import (
-    complexity_verdict,
-    divergent_outputs_verdict,
-    module_verdict,
-    redundant_alternatives_verdict,
-    runtime_instability_verdict,
-)
 from codequorum.judge.recommend import canonical_output
 from codequorum.metrics.dynamic import bef, dctd
 from codequorum.metrics.opcodes import (
@@ -72,6 +64,7 @@ from codequorum.metrics.opcodes import (
     total_opcodes,
 )
 from codequorum.metrics.semantic import (
+    Divergence,
     Outcome,
     first_divergence,
     oer,
@@ -213,14 +206,40 @@ class CandidateDynamic:
         }
 
 
+@dataclass(frozen=True)
+class RuleFigures:
+    """What the verdict rules (:mod:`codequorum.judge.dynamic`) read of a run beyond the
+    summary and the versions' figures, with the thresholds it was asked to judge by.
+
+    ``divergence``: the first input where versions part (None with fewer than two versions
+    or none parting), ``input_label`` and ``input_source`` naming it; ``traced``: how many
+    versions left a trace; ``sctd_jsd``/``dctd_jsd``: the divergences as computed (also
+    when the summary leaves them out); ``module_problem``: why the versions could not run
+    in their module as asked (:func:`~codequorum.behaviour.module_rules.judge_module`).
+    """
+
+    divergence: Divergence | None
+    input_label: str
+    input_source: str
+    traced: int
+    sctd_jsd: float
+    dctd_jsd: float
+    oer_threshold: float
+    growth_outlier_delta: float
+    bef_low: float
+    bef_high: float
+    module_problem: str | None = None
+
+
 @dataclass
 class DynamicReport:
-    """Result of :func:`run_dynamic`."""
+    """Result of :func:`run_dynamic`: figures only; the pipeline judges them
+    (:func:`codequorum.judge.dynamic.dynamic_verdicts`)."""
 
     task_id: str
     summary: dict[str, float | None]
     candidates: list[CandidateDynamic]
-    verdicts: list[Verdict]
+    rules: RuleFigures
     fastest: int | None
     layers: list[str]
     inputs_source: list[str]
@@ -238,13 +257,13 @@ class DynamicReport:
     """Versions grouped by their outcomes on every compared input (equal values alike),
     largest group first."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
+    def to_dict(self, verdicts: Sequence[Verdict] = ()) -> dict[str, Any]:
+        """JSON-ready form, with the ``verdicts`` judged on it."""
         return {
             "task_id": self.task_id,
             "summary": dict(self.summary),
             "candidates": [c.to_dict() for c in self.candidates],
-            "verdicts": [v.to_dict() for v in self.verdicts],
+            "verdicts": [v.to_dict() for v in verdicts],
             "fastest": self.fastest,
             "layers": list(self.layers),
             "inputs_source": list(self.inputs_source),
@@ -537,27 +556,18 @@ def _summary(s_res: DivergenceResult, d_res: DivergenceResult, rows: list[list[O
     }
 
 
-def _verdicts(summary: dict[str, float | None], rows: list[list[Outcome | None]],
-              cases: Sequence[InputCase], basis: _Basis,
-              candidates: Sequence[CandidateDynamic], traced: int, sctd_jsd: float,
-              dctd_jsd: float, options: DynamicOptions) -> list[Verdict]:
-    """Every dynamic rule (:mod:`codequorum.judge.dynamic`) that fires, in order."""
-    found: list[Verdict | None] = []
-    if len(rows) >= 2:
-        div = first_divergence(rows)
-        case = cases[basis.behaviour[div.input_index]] if div is not None else None
-        found.append(divergent_outputs_verdict(
-            summary["oer"], div, case.label if case else "", case.source if case else "",
-            options.oer_threshold, summary["oer_no_ex"]))
-    best = max((c.pass_rate for c in candidates if c.pass_rate is not None), default=None)
-    working = [c for c in candidates if best and c.pass_rate == best]
-    found.append(complexity_verdict(working, options.growth_outlier_delta))
-    bef_value = summary["bef_jsd"]
-    found.append(runtime_instability_verdict(bef_value, sctd_jsd, dctd_jsd, traced,
-                                             options.bef_low))
-    found.append(redundant_alternatives_verdict(bef_value, sctd_jsd, dctd_jsd, traced,
-                                                options.bef_high))
-    return [v for v in found if v is not None]
+def _rule_figures(rows: list[list[Outcome | None]], cases: Sequence[InputCase],
+                  basis: _Basis, traced: int, sctd_jsd: float, dctd_jsd: float,
+                  options: DynamicOptions) -> RuleFigures:
+    """What the dynamic rules read beyond the summary (:class:`RuleFigures`)."""
+    div = first_divergence(rows) if len(rows) >= 2 else None
+    case = cases[basis.behaviour[div.input_index]] if div is not None else None
+    return RuleFigures(
+        divergence=div, input_label=case.label if case else "",
+        input_source=case.source if case else "", traced=traced, sctd_jsd=sctd_jsd,
+        dctd_jsd=dctd_jsd, oer_threshold=options.oer_threshold,
+        growth_outlier_delta=options.growth_outlier_delta, bef_low=options.bef_low,
+        bef_high=options.bef_high)
 
 
 def build_report(
@@ -567,7 +577,7 @@ def build_report(
     options: DynamicOptions,
     static: Sequence[dict[str, int] | None] | None = None,
 ) -> DynamicReport:
-    """Metrics and verdicts from finished runs (pure: no process is started here).
+    """Metrics from finished runs (pure: no process is started here).
 
     ``static``: opcode counts per candidate as given by :func:`static_counts` (computed
     here under this interpreter when omitted)."""
@@ -593,8 +603,7 @@ def build_report(
         task_id=sample_set.task_id,
         summary=summary,
         candidates=candidates,
-        verdicts=_verdicts(summary, rows, cases, basis, candidates, traced, s_res.jsd,
-                           d_res.jsd, options),
+        rules=_rule_figures(rows, cases, basis, traced, s_res.jsd, d_res.jsd, options),
         fastest=_fastest(candidates, runs, cases),
         layers=runs.layers,
         inputs_source=plan.sources,
@@ -756,14 +765,12 @@ def _set_report(ss: SampleSet, plan: InputPlan, ran: list[_CandidateRun] | None,
     static = (static_counts(ss.codes, options.interpreter) if runnable
               else [None] * len(ss.codes))
     report = build_report(ss, plan, runs, options, static)
-    found = module_verdict(problem)
-    if found is not None:
-        report.verdicts.append(found)
+    report.rules = dataclasses.replace(report.rules, module_problem=problem)
     report.notes.extend(module_notes)
     if not runnable:
         report.notes.append(f"behaviour metrics are for Python only: the {ss.language} "
                             "versions were not run")
-    elif not plan.cases and (found is None or ran is None):
+    elif not plan.cases and (problem is None or ran is None):
         report.notes.append("no inputs to run: behaviour metrics unavailable")
     if options.sandbox == "weak":
         report.notes.insert(0, sandbox.WEAK_WARNING)
@@ -806,6 +813,7 @@ __all__ = [
     "DynamicOptions",
     "DynamicReport",
     "InvalidOptionsError",
+    "RuleFigures",
     "Runs",
     "build_report",
     "growth_exponent",

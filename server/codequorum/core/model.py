@@ -139,36 +139,3 @@ class SampleSet:
         """Build a set from bare code strings (origin ``imported``)."""
         samples = [Sample(code=c, label=f"v{i + 1}") for i, c in enumerate(codes)]
         return cls(task_id=task_id, samples=samples, language=language, **kwargs)
-
-
-Severity = Literal["error", "warning", "information", "hint"]
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """One finding about a sample set, with the reason in words.
-
-    ``code`` is a stable identifier (``stable``, ``unstable-structure``,
-    ``divergent-outputs``, ``complexity-outlier``, ``runtime-instability``,
-    ``redundant-alternatives``, ``outlier-current``, ``input-limit`` for a set refused
-    before scoring); ``samples`` are the 0-based indices
-    the finding is about; ``figure`` is the number the message quotes.
-    """
-
-    code: str
-    severity: Severity
-    message: str
-    samples: tuple[int, ...] = ()
-    figure: float | None = None
-    detail: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return {
-            "code": self.code,
-            "severity": self.severity,
-            "message": self.message,
-            "samples": list(self.samples),
-            "figure": self.figure,
-            "detail": self.detail,
-        }

@@ -8,10 +8,10 @@ input where versions part, growth exponents, BEF) and returns a :class:`Verdict`
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
-from codequorum.core.model import Severity, Verdict
+from codequorum.core.report import Severity, Verdict
 from codequorum.metrics.semantic import Divergence
 
 
@@ -29,6 +29,64 @@ class Growth(Protocol):
 
     @property
     def unfinished_size(self) -> int | None: ...
+
+
+class Ranked(Growth, Protocol):
+    """What the rules read of one version's run: its growth and its pass rate."""
+
+    @property
+    def pass_rate(self) -> float | None: ...
+
+
+class RuleInputs(Protocol):
+    """What the rules read of a run beyond its summary, with the thresholds it was asked to
+    judge by (``codequorum.behaviour.run.RuleFigures``)."""
+
+    @property
+    def divergence(self) -> Divergence | None: ...
+
+    @property
+    def input_label(self) -> str: ...
+
+    @property
+    def input_source(self) -> str: ...
+
+    @property
+    def traced(self) -> int: ...
+
+    @property
+    def sctd_jsd(self) -> float: ...
+
+    @property
+    def dctd_jsd(self) -> float: ...
+
+    @property
+    def oer_threshold(self) -> float: ...
+
+    @property
+    def growth_outlier_delta(self) -> float: ...
+
+    @property
+    def bef_low(self) -> float: ...
+
+    @property
+    def bef_high(self) -> float: ...
+
+    @property
+    def module_problem(self) -> str | None: ...
+
+
+class RunFigures(Protocol):
+    """What the rules read of a run (``codequorum.behaviour.run.DynamicReport``)."""
+
+    @property
+    def summary(self) -> Mapping[str, float | None]: ...
+
+    @property
+    def candidates(self) -> Sequence[Ranked]: ...
+
+    @property
+    def rules(self) -> RuleInputs: ...
 
 
 def growth_text(exponent: float) -> str:
@@ -189,10 +247,37 @@ def module_verdict(problem: str | None) -> Verdict | None:
     return Verdict(code="not-run-in-module", severity="information", message=problem)
 
 
+def dynamic_verdicts(run: RunFigures) -> list[Verdict]:
+    """Every dynamic rule that fires on ``run``'s figures, in order: divergent outputs,
+    complexity (among the versions with the best pass rate), the two BEF rules, then
+    whether the versions could run in their module."""
+    rules, summary = run.rules, run.summary
+    best = max((c.pass_rate for c in run.candidates if c.pass_rate is not None),
+               default=None)
+    working = [c for c in run.candidates if best and c.pass_rate == best]
+    bef_value = summary.get("bef_jsd")
+    found = [
+        divergent_outputs_verdict(summary.get("oer"), rules.divergence, rules.input_label,
+                                  rules.input_source, rules.oer_threshold,
+                                  summary.get("oer_no_ex")),
+        complexity_verdict(working, rules.growth_outlier_delta),
+        runtime_instability_verdict(bef_value, rules.sctd_jsd, rules.dctd_jsd, rules.traced,
+                                    rules.bef_low),
+        redundant_alternatives_verdict(bef_value, rules.sctd_jsd, rules.dctd_jsd,
+                                       rules.traced, rules.bef_high),
+        module_verdict(rules.module_problem),
+    ]
+    return [v for v in found if v is not None]
+
+
 __all__ = [
     "Growth",
+    "Ranked",
+    "RuleInputs",
+    "RunFigures",
     "complexity_verdict",
     "divergent_outputs_verdict",
+    "dynamic_verdicts",
     "growth_text",
     "module_verdict",
     "redundant_alternatives_verdict",

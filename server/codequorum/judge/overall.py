@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from codequorum.core.report import StabilityReport, clean
 from codequorum.judge.calibration import CalibrationAccumulator
-from codequorum.pipeline.analyze import StabilityReport, _clean
 
 
 class RunningSum:
@@ -141,10 +141,10 @@ class OverallAccumulator:
             "scored": self.scored,
             "insufficient": self.sets - self.scored,
             "verdicts": dict(self.verdicts),
-            "summary": _clean(means),
+            "summary": clean(means),
         }
         if len(self._calibration.models) > 1:
-            out["by_model"] = _clean(self._calibration.result())
+            out["by_model"] = clean(self._calibration.result())
         return out
 
     @classmethod

@@ -15,7 +15,7 @@ import difflib
 from collections.abc import Mapping, Sequence
 
 from codequorum.core.limits import MAX_DIFF_LINES
-from codequorum.core.model import Verdict
+from codequorum.core.report import Verdict
 from codequorum.lsp.documents import FunctionEntry
 from codequorum.lsp.engine import FunctionAnalysis
 from codequorum.lsp.rendering import (

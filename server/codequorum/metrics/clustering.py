@@ -7,6 +7,8 @@ scipy out of the dependencies.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import numpy.typing as npt
 
@@ -79,3 +81,23 @@ def average_linkage(distance: FloatMatrix, threshold: float) -> list[list[int]]:
     groups = [sorted(m) for m, a in zip(members, active, strict=True) if a]
     groups.sort(key=lambda g: (-len(g), g[0]))
     return groups
+
+
+def pair_means(m: FloatMatrix) -> tuple[float, float]:
+    """(mean over i != j, mean over i < j) of an n×n pair matrix.
+
+    NaN entries (pairs a metric could not compare) are left out of the means; NaN when
+    n < 2 or no pair has a value.
+    """
+    n = m.shape[0]
+    if n < 2:
+        return math.nan, math.nan
+    pairs = n * (n - 1)
+    if not np.isnan(m).any():
+        ordered = (float(m.sum()) - float(np.trace(m))) / pairs
+        return ordered, float(np.triu(m, k=1).sum()) / (pairs / 2)
+    values = m[~np.eye(n, dtype=bool)]
+    upper = m[np.triu_indices(n, k=1)]
+    ordered = float(np.nanmean(values)) if not np.isnan(values).all() else math.nan
+    unordered = float(np.nanmean(upper)) if not np.isnan(upper).all() else math.nan
+    return ordered, unordered

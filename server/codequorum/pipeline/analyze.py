@@ -9,19 +9,27 @@ samples costs a few milliseconds on top of the matrices.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
-import numpy.typing as npt
 
 from codequorum.core.errors import UserError
 from codequorum.core.limits import InputLimitError, nesting_problem, version_size_problem
-from codequorum.core.model import SampleSet, Verdict
+from codequorum.core.model import SampleSet
 from codequorum.core.parsing import nests_deeper, parse, parse_versions
-from codequorum.metrics.clustering import average_linkage, symmetrise, typicality
+from codequorum.core.report import (
+    FloatMatrix,
+    SkippedSample,
+    StabilityReport,
+    Verdict,
+    json_number,
+)
+from codequorum.core.words import versions_compared, versions_named
+from codequorum.judge.dynamic import RunFigures, dynamic_verdicts
+from codequorum.judge.structure import current_verdicts, stable_line, structure_verdicts
+from codequorum.metrics.clustering import average_linkage, pair_means, symmetrise, typicality
 from codequorum.metrics.structural import structural_matrices
 
 if TYPE_CHECKING:
@@ -30,13 +38,11 @@ if TYPE_CHECKING:
     from codequorum.judge.recommend import KeyMatrix, Recommendation
     from codequorum.judge.risk import RiskSignals
 
-FloatMatrix = npt.NDArray[np.float64]
 #: Scalar token LCS / Levenshtein figures copied into the summary (``textual`` on).
 TEXTUAL_KEYS: tuple[str, ...] = ("lcs_mean", "lcs_worst", "led_mean", "led_worst",
                                  "lcs_pair_mean", "led_pair_mean")
 #: pycode_similar's similarities (Python only, ``textual`` on): mean over ordered pairs.
 AST_DIFF_KEYS: tuple[str, ...] = ("unified_diff", "tree_diff")
-Status = Literal["ok", "insufficient"]
 
 #: Trees of the versions kept from the first parse for the tree metrics (TSED): each with
 #: at most this many nodes (TSED compares trees of at most 3,000 named nodes), and at most
@@ -49,16 +55,11 @@ PAIR_METRICS: tuple[str, ...] = ("sce_struct", "sce_value", "jsd_struct", "jsd_v
                                  "tsed_08")
 
 
-class DynamicLike(Protocol):
-    """What :func:`analyze` needs from ``codequorum.behaviour.run.DynamicReport``."""
+class DynamicLike(RunFigures, Protocol):
+    """What :func:`analyze` reads of a run (``codequorum.behaviour.run.DynamicReport``):
+    its figures, what the verdict rules read, and its JSON form."""
 
-    @property
-    def summary(self) -> dict[str, float | None]: ...
-
-    @property
-    def verdicts(self) -> list[Verdict]: ...
-
-    def to_dict(self) -> dict[str, Any]: ...
+    def to_dict(self, verdicts: Sequence[Verdict] = ()) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True)
@@ -117,199 +118,6 @@ class AnalysisOptions:
         d["stable_jsd_given"] = self.stable_jsd is not None
         d["stable_jsd"] = stable_line(self).jsd
         return d
-
-
-@dataclass(frozen=True)
-class SkippedSample:
-    """A sample left out of the scores, and why."""
-
-    index: int
-    reason: str
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return {"index": self.index, "reason": self.reason}
-
-
-@dataclass
-class StabilityReport:
-    """How much the versions in one sample set agree.
-
-    Indices in ``skipped``, ``empty``, ``medoid``, ``clusters``, ``verdicts`` and
-    ``current_index`` are positions in the original sample set. An empty answer is a
-    version like any other (``empty`` lists them; ``skipped`` stays empty). ``matrices``,
-    ``syntax_errors`` and ``typicality`` follow the order of ``indices``.
-    ``summary`` maps each pairwise metric to ``{"ordered": x, "unordered": y}`` and holds
-    scalar figures (textual, dynamic) as plain numbers. ``recommended`` (a position in the
-    set), ``recommended_by`` and ``recommendation`` (in words) say which version to keep
-    (:mod:`codequorum.judge.recommend`); after a run, ``risk`` is the probability that it is
-    wrong, ``risk_level`` its step on the coarse scale and ``risk_range`` what that step
-    has meant on draws held out of the fit; ``trust`` says how far to trust it in words
-    (what is missing when the versions did not run); ``stability_percentile`` is where
-    the set's mean similarity falls among the HumanEval reference sets
-    (:mod:`codequorum.judge.risk`). ``model`` names the model that made the versions, when
-    they say (:func:`codequorum.judge.calibration.model_of`).
-    """
-
-    task_id: str
-    language: str
-    status: Status
-    n: int
-    n_total: int
-    indices: list[int]
-    skipped: list[SkippedSample] = field(default_factory=list)
-    empty: list[int] = field(default_factory=list)
-    message: str | None = None
-    syntax_errors: list[int] = field(default_factory=list)
-    matrices: dict[str, FloatMatrix] = field(default_factory=dict)
-    summary: dict[str, Any] = field(default_factory=dict)
-    typicality: list[float] = field(default_factory=list)
-    medoid: int | None = None
-    clusters: list[list[int]] = field(default_factory=list)
-    verdicts: list[Verdict] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    current_index: int | None = None
-    dynamic: dict[str, Any] | None = None
-    options: dict[str, Any] = field(default_factory=dict)
-    recommended: int | None = None
-    recommended_by: str | None = None
-    recommendation: str | None = None
-    risk: float | None = None
-    risk_level: str | None = None
-    risk_range: list[float] | None = None
-    trust: str | None = None
-    stability_percentile: float | None = None
-    model: str | None = None
-
-    @property
-    def verdict(self) -> Verdict | None:
-        """The headline finding: the first warning or error if any, else the first one."""
-        for v in self.verdicts:
-            if v.severity in ("error", "warning"):
-                return v
-        return self.verdicts[0] if self.verdicts else None
-
-    def pair(self, metric: str, kind: str = "ordered") -> float | None:
-        """One pair mean (``kind`` ``ordered`` or ``unordered``) from the summary, or None
-        when it was not computed."""
-        value = self.summary.get(metric)
-        if isinstance(value, dict):
-            x = value.get(kind)
-            return float(x) if x is not None else None
-        return None
-
-    def to_dict(self, include_matrices: bool = False) -> dict[str, Any]:
-        """JSON-ready form (NaN becomes null). Matrices only when asked: 100 samples give
-        10,000 numbers per metric."""
-        d: dict[str, Any] = {
-            "task_id": self.task_id,
-            "language": self.language,
-            "status": self.status,
-            "message": self.message,
-            "n": self.n,
-            "n_total": self.n_total,
-            "indices": list(self.indices),
-            "skipped": [s.to_dict() for s in self.skipped],
-            "empty": list(self.empty),
-            "syntax_errors": list(self.syntax_errors),
-            "summary": _clean(self.summary),
-            "typicality": [_num(x) for x in self.typicality],
-            "medoid": self.medoid,
-            "clusters": [list(c) for c in self.clusters],
-            "verdicts": [_clean(v.to_dict()) for v in self.verdicts],
-            "notes": list(self.notes),
-            "current_index": self.current_index,
-            "dynamic": _clean(self.dynamic) if self.dynamic is not None else None,
-            "options": _clean(self.options),
-            "recommended": self.recommended,
-            "recommended_by": self.recommended_by,
-            "recommendation": self.recommendation,
-            "risk": _num(self.risk),
-            "risk_level": self.risk_level,
-            "risk_range": None if self.risk_range is None else [_num(v) for v in self.risk_range],
-            "trust": self.trust,
-            "stability_percentile": _num(self.stability_percentile),
-            "model": self.model,
-        }
-        if include_matrices:
-            d["matrices"] = {
-                k: [[_num(x) for x in row] for row in m.tolist()] for k, m in self.matrices.items()
-            }
-        return d
-
-
-def _num(x: Any) -> float | None:
-    """A float for JSON: None for missing, NaN or infinite values."""
-    if x is None:
-        return None
-    f = float(x)
-    return f if math.isfinite(f) else None
-
-
-def _clean(value: Any) -> Any:
-    """Numbers made JSON-safe all the way down (numpy scalars to float, NaN to None)."""
-    if isinstance(value, dict):
-        return {str(k): _clean(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_clean(v) for v in value]
-    if isinstance(value, bool) or value is None or isinstance(value, str):
-        return value
-    if isinstance(value, np.integer | int):
-        return int(value)
-    if isinstance(value, np.floating | float):
-        return _num(value)
-    if isinstance(value, np.ndarray):
-        return _clean(value.tolist())
-    return value
-
-
-def pair_means(m: FloatMatrix) -> tuple[float, float]:
-    """(mean over i != j, mean over i < j) of an n×n pair matrix.
-
-    NaN entries (pairs a metric could not compare) are left out of the means; NaN when
-    n < 2 or no pair has a value.
-    """
-    n = m.shape[0]
-    if n < 2:
-        return math.nan, math.nan
-    pairs = n * (n - 1)
-    if not np.isnan(m).any():
-        ordered = (float(m.sum()) - float(np.trace(m))) / pairs
-        return ordered, float(np.triu(m, k=1).sum()) / (pairs / 2)
-    values = m[~np.eye(n, dtype=bool)]
-    upper = m[np.triu_indices(n, k=1)]
-    ordered = float(np.nanmean(values)) if not np.isnan(values).all() else math.nan
-    unordered = float(np.nanmean(upper)) if not np.isnan(upper).all() else math.nan
-    return ordered, unordered
-
-
-def versions_compared(n: int, current_apart: bool) -> str:
-    """How many versions were compared, in the words every front end uses: ``5 versions``,
-    or ``4 versions + your code`` when the code in the editor is compared beside the
-    versions (``current_apart``: it is one of the ``n`` and not one of the versions)."""
-    versions = n - 1 if current_apart else n
-    text = f"{versions} version{'s' if versions != 1 else ''}"
-    return f"{text} + your code" if current_apart else text
-
-
-def _versions(indices: Sequence[int], current: int | None = None, limit: int = 6) -> str:
-    """'version 4', 'versions 2, 5 and 9', 'versions 1, 2, 3, 4, 5, 6 and 4 more'.
-
-    Versions are numbered from 1 by their place in the set, as the editor labels them
-    (``v4``); index ``current`` is called "the current code" and named first.
-    """
-    others = [i for i in indices if i != current]
-    lead = "the current code" if current is not None and current in indices else ""
-    names = [str(i + 1) for i in others]
-    if not names:
-        return lead
-    if len(names) == 1:
-        text = f"version {names[0]}"
-    elif len(names) > limit:
-        text = f"versions {', '.join(names[:limit])} and {len(names) - limit} more"
-    else:
-        text = f"versions {', '.join(names[:-1])} and {names[-1]}"
-    return f"{lead} and {text}" if lead else text
 
 
 def _insufficient(sample_set: SampleSet, indices: list[int], empty: list[int],
@@ -385,7 +193,7 @@ def _analyze(
     it (token LCS 0 and LED 0) with a note. ``current_index`` (a position in the set)
     marks the version in the editor: when it is far from the consensus an
     ``outlier-current`` verdict says so.
-    ``dynamic`` (a ``DynamicReport``) merges its summary figures and verdicts into the report.
+    ``dynamic`` (a ``DynamicLike``) merges its summary figures and verdicts into the report.
     A version over a bound of :mod:`codequorum.core.limits` (size, nesting, parse time) raises
     :class:`~codequorum.core.limits.InputLimitError` naming it before anything reads it
     recursively.
@@ -444,10 +252,10 @@ def _analyze(
     )
     current_apart = (current_index is not None
                      and sample_set.samples[current_index].origin == "current")
-    report.verdicts = _structure_verdicts(report, similarity, typ, groups, opts,
+    report.verdicts = structure_verdicts(report, similarity, typ, groups, opts,
                                           versions_compared(n, current_apart))
     if current_index is not None:
-        report.verdicts.extend(_current_verdicts(report, similarity, typ, opts))
+        report.verdicts.extend(current_verdicts(report, similarity, typ, opts))
     _merge_dynamic(report, dynamic)
     _recommend(report, dynamic, opts, codes_all)
     return report
@@ -495,11 +303,11 @@ def _input_notes(empty: Sequence[int], with_errors: Sequence[int],
     notes: list[str] = []
     if empty:
         verb = "is" if len(empty) == 1 else "are"
-        notes.append(f"{_versions(empty, current)} {verb} empty: scored as an empty "
+        notes.append(f"{versions_named(empty, current)} {verb} empty: scored as an empty "
                      "answer (token LCS 0; left out of SCTD)")
     if with_errors:
         verb = "has" if len(with_errors) == 1 else "have"
-        notes.append(f"{_versions(with_errors, current)} {verb} syntax errors "
+        notes.append(f"{versions_named(with_errors, current)} {verb} syntax errors "
                      "(scored as parsed)")
     return notes
 
@@ -530,7 +338,7 @@ def _tsed_matrices(codes: Sequence[str], language: str,
     if too_large and n == 2:
         return ["TSED left out: a tree is too large to compare"]
     if too_large:
-        return [f"TSED left out for {_versions(too_large, current)}: tree too large to "
+        return [f"TSED left out for {versions_named(too_large, current)}: tree too large to "
                 "compare"]
     return []
 
@@ -570,7 +378,7 @@ def _ast_diffs(codes: Sequence[str], language: str,
     out: dict[str, float | None] = {}
     for key, m in zip(AST_DIFF_KEYS, pycode_similar_matrices(codes), strict=True):
         matrices[key] = m
-        out[key] = _num(pair_means(m)[0])
+        out[key] = json_number(pair_means(m)[0])
     return out
 
 
@@ -657,166 +465,17 @@ def risk_signals(rec: Recommendation, keys: KeyMatrix, codes: Sequence[str]) -> 
         passing=round(rec.examples_consensus * rec.versions))
 
 
-#: The stability line when the analysis options differ from the reference distribution's.
-FALLBACK_STABLE_JSD = 0.8
-
-
-@dataclass(frozen=True)
-class StableLine:
-    """Where ``stable`` ends: mean ``jsd_struct`` below ``jsd`` is unstable. ``percentile``:
-    the share (%) of the HumanEval reference sets below that line, when it comes from them
-    (None for a constant)."""
-
-    jsd: float
-    percentile: float | None
-
-
-def stable_line(opts: AnalysisOptions) -> StableLine:
-    """The stability line of ``opts`` (see :class:`AnalysisOptions`)."""
-    from codequorum.judge.risk import REFERENCE_OPTIONS, load_model
-
-    if opts.stable_jsd is not None:
-        return StableLine(opts.stable_jsd, None)
-    if (opts.max_depth != REFERENCE_OPTIONS["max_depth"]
-            or opts.jsd_log_base != REFERENCE_OPTIONS["jsd_log_base"]):
-        return StableLine(FALLBACK_STABLE_JSD, None)
-    q = np.asarray(load_model()["stability"]["quantiles"], dtype=np.float64)
-    levels = np.linspace(0.0, 100.0, q.size)
-    return StableLine(float(np.interp(opts.unstable_percentile, levels, q)),
-                      opts.unstable_percentile)
-
-
-def percentile_words(percentile: float) -> str:
-    """Where a set stands among the HumanEval reference sets: ``less stable than 92 % of
-    HumanEval functions`` (below the median) or ``more stable than 60 % of ...``."""
-    if percentile < 50:
-        return f"less stable than {100 - percentile:.0f} % of HumanEval functions"
-    return f"more stable than {percentile:.0f} % of HumanEval functions"
-
-
-def is_stable(mean_jsd: float, largest_share: float, line: StableLine, majority: float) -> bool:
-    """The ``stable`` rule: mean similarity on or above the line, and a large enough
-    largest group."""
-    return mean_jsd >= line.jsd and largest_share >= majority
-
-
-def _jsd_words(mean_jsd: float, line: StableLine) -> str:
-    """``mean JSD 0.62 < 0.80`` for a constant line; for the reference line, where the set
-    stands and where the line lies, in the same words."""
-    if line.percentile is None:
-        digits = 2 if f"{mean_jsd:.2f}" != f"{line.jsd:.2f}" else 3
-        below = f" < {line.jsd:.{digits}f}" if mean_jsd < line.jsd else ""
-        return f"mean JSD {mean_jsd:.{digits}f}{below}"
-    from codequorum.judge.risk import stability_percentile
-
-    where = percentile_words(stability_percentile(mean_jsd))
-    if mean_jsd >= line.jsd:
-        return f"mean JSD {mean_jsd:.2f}, {where}"
-    return (f"mean JSD {mean_jsd:.2f}, {where} (flagged when less stable than "
-            f"{100 - line.percentile:g} % of them)")
-
-
-def _outlier_words(report: StabilityReport, similarity: FloatMatrix,
-                   typ: npt.NDArray[np.float64], outlier_pos: Sequence[int], median: float,
-                   detail: dict[str, Any]) -> str:
-    """``; version 7 is an outlier: JSD 0.61 vs 1.00 mean`` (empty without outliers); their
-    typicality and the others' mean similarity go into ``detail``."""
-    if not outlier_pos:
-        return ""
-    idx = report.indices
-    keep = np.ones(report.n, dtype=bool)
-    keep[list(outlier_pos)] = False
-    rest = np.flatnonzero(keep)
-    among = pair_means(similarity[np.ix_(rest, rest)])[0] if len(rest) >= 2 else float(median)
-    # the current code is named first (see _versions): its figure comes first too
-    in_text = sorted(outlier_pos, key=lambda k: idx[k] != report.current_index)
-    figures = ", ".join(f"{typ[k]:.2f}" for k in in_text[:6])
-    verb = "is an outlier" if len(outlier_pos) == 1 else "are outliers"
-    named = _versions([idx[k] for k in in_text], report.current_index)
-    detail["outlier_typicality"] = [float(typ[k]) for k in outlier_pos]
-    detail["consensus_mean"] = float(among)
-    return f"; {named} {verb}: JSD {figures} vs {among:.2f} mean"
-
-
-def _structure_verdicts(report: StabilityReport, similarity: FloatMatrix,
-                        typ: npt.NDArray[np.float64], groups: list[list[int]],
-                        opts: AnalysisOptions, compared: str) -> list[Verdict]:
-    """``stable`` or ``unstable-structure``, with the outliers named (``compared``: how
-    many versions, in :func:`versions_compared`'s words)."""
-    n = report.n
-    idx = report.indices
-    mean_jsd = report.pair("jsd_struct") or 0.0
-    largest = groups[0]
-    share = len(largest) / n
-    median = float(np.median(typ))
-    outlier_pos = [int(k) for k in np.argsort(typ, kind="stable")
-                   if typ[k] < median - opts.outlier_gap]
-    detail: dict[str, Any] = {
-        "mean_jsd_struct": mean_jsd,
-        "largest_group": [idx[k] for k in largest],
-        "groups": len(groups),
-        "outliers": [idx[k] for k in outlier_pos],
-        "medoid": report.medoid,
-    }
-    shape = (f"{len(largest)} of {compared} share one shape" if len(largest) > 1
-             else f"no two of the {compared} share a shape")
-    outlier_text = _outlier_words(report, similarity, typ, outlier_pos, median, detail)
-    line = stable_line(opts)
-    detail["stable_line"] = line.jsd
-    detail["stable_line_percentile"] = line.percentile
-    if is_stable(mean_jsd, share, line, opts.majority):
-        message = f"{shape} ({_jsd_words(mean_jsd, line)}){outlier_text}"
-        return [Verdict(code="stable", severity="information", message=message,
-                        samples=tuple(idx[k] for k in largest), figure=mean_jsd,
-                        detail=detail)]
-    reasons = [_jsd_words(mean_jsd, line)]
-    if len(largest) == 1:
-        reasons.append(f"no two of the {compared} share a shape")
-    elif share < opts.majority:
-        reasons.append(f"only {len(largest)} of {compared} share one shape "
-                       f"({len(groups)} groups)")
-    else:
-        reasons.append(shape)
-    message = f"Versions disagree in shape: {'; '.join(reasons)}{outlier_text}"
-    return [Verdict(code="unstable-structure", severity="warning", message=message,
-                    samples=tuple(idx[k] for k in outlier_pos), figure=mean_jsd,
-                    detail=detail)]
-
-
-def _current_verdicts(report: StabilityReport, similarity: FloatMatrix,
-                      typ: npt.NDArray[np.float64], opts: AnalysisOptions) -> list[Verdict]:
-    """``outlier-current`` when the version in the editor is far from the others."""
-    current = report.current_index
-    assert current is not None
-    if current in report.empty:
-        return []  # nothing to replace
-    if report.n < 3:
-        return []  # one other version is no consensus to be far from
-    pos = report.indices.index(current)
-    others = np.array([k for k in range(report.n) if k != pos])
-    own = float(typ[pos])
-    among = pair_means(similarity[np.ix_(others, others)])[0]
-    if own >= among - opts.outlier_gap:
-        return []
-    best = report.medoid if report.medoid != current else None
-    if best is None:
-        others_typ = typ[others]
-        best = report.indices[int(others[int(np.argmax(others_typ))])]
-    message = (f"The current code is far from the consensus: JSD {own:.2f} to the others "
-               f"vs {among:.2f} among them; {_versions([best])} is the most typical")
-    return [Verdict(code="outlier-current", severity="warning", message=message,
-                    samples=(current,), figure=own,
-                    detail={"typicality": own, "others_mean": among, "consensus": best})]
-
-
 def _merge_dynamic(report: StabilityReport, dynamic: DynamicLike | None) -> None:
-    """Dynamic summary figures and verdicts join the structural ones."""
+    """Dynamic summary figures join the structural ones, and the dynamic verdicts
+    (:func:`codequorum.judge.dynamic.dynamic_verdicts`) the structural verdicts."""
     if dynamic is None:
         return
+
     if report.language != "python":
         report.notes.append(f"behaviour metrics are for Python only: the {report.language} "
                             "versions were not run")
     for key, value in dynamic.summary.items():
         report.summary[key] = value
-    report.verdicts.extend(dynamic.verdicts)
-    report.dynamic = dynamic.to_dict()
+    verdicts = dynamic_verdicts(dynamic)
+    report.verdicts.extend(verdicts)
+    report.dynamic = dynamic.to_dict(verdicts)

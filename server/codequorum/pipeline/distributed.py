@@ -26,7 +26,8 @@ from typing import Any
 from codequorum.cli.commands.score import ScoreFailure, score_one
 from codequorum.core.errors import UserError
 from codequorum.core.model import SampleSet
-from codequorum.pipeline.analyze import AnalysisOptions, StabilityReport
+from codequorum.core.report import StabilityReport
+from codequorum.pipeline.analyze import AnalysisOptions
 
 try:
     import dask

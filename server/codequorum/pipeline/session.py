@@ -27,13 +27,13 @@ from codequorum.core import parsing
 from codequorum.core.errors import UserError
 from codequorum.core.limits import check_call_sizes
 from codequorum.core.model import ModuleContext, Sample, SampleSet
+from codequorum.core.report import StabilityReport
 from codequorum.ingest import workspace
 from codequorum.ingest.store import SampleStore, StoredSample, content_hash
 from codequorum.pipeline.analyze import (
     INPUT_LIMIT,
     AnalysisOptions,
     DynamicLike,
-    StabilityReport,
     admit,
     analyze,
     refused,

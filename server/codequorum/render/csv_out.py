@@ -21,8 +21,9 @@ import numbers
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from codequorum.core.report import StabilityReport
 from codequorum.core.safe_text import safe_text
-from codequorum.pipeline.analyze import AST_DIFF_KEYS, PAIR_METRICS, TEXTUAL_KEYS, StabilityReport
+from codequorum.pipeline.analyze import AST_DIFF_KEYS, PAIR_METRICS, TEXTUAL_KEYS
 
 LEADING: tuple[str, ...] = ("task_id", "language", "status", "n", "n_total", "skipped",
                             "syntax_error_samples", "empty_samples")

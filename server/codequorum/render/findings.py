@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from codequorum.core.safe_text import safe_text
+from codequorum.core.words import versions_compared
 from codequorum.judge.risk import NOT_RUN
-from codequorum.pipeline.analyze import percentile_words as percentile_words
-from codequorum.pipeline.analyze import versions_compared
+from codequorum.judge.structure import percentile_words as percentile_words
 from codequorum.pipeline.session import FunctionAnalysis
 
 #: Severity names, most severe first, with their rank (a lower number is more severe).

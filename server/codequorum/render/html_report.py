@@ -36,9 +36,9 @@ import numpy as np
 from codequorum import __version__
 from codequorum.core.errors import UserError
 from codequorum.core.model import SampleSet
+from codequorum.core.report import FloatMatrix, StabilityReport
 from codequorum.core.safe_text import safe_text
 from codequorum.ingest.sample_files import ReadError
-from codequorum.pipeline.analyze import FloatMatrix, StabilityReport
 from codequorum.render.html_assets import PAGE_CSS, PAGE_JS
 from codequorum.render.json_out import report_document, safe_values
 

@@ -17,9 +17,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
 
 from codequorum import __version__
+from codequorum.core.report import StabilityReport
 from codequorum.core.safe_text import safe_text
 from codequorum.ingest.sample_files import ReadError
-from codequorum.pipeline.analyze import StabilityReport
 
 
 def safe_values(value: Any) -> Any:

@@ -12,7 +12,7 @@ import json
 from collections.abc import Sequence
 from typing import TextIO
 
-from codequorum.pipeline.analyze import StabilityReport
+from codequorum.core.report import StabilityReport
 from codequorum.render.json_out import safe_values
 
 

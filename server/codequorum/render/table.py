@@ -23,9 +23,9 @@ from rich.console import Console, JustifyMethod
 from rich.table import Table
 from rich.text import Text
 
+from codequorum.core.report import StabilityReport
 from codequorum.core.safe_text import safe_text
 from codequorum.core.words import count, plural
-from codequorum.pipeline.analyze import StabilityReport
 
 #: (column title, summary key) of the pair-mean columns, in order.
 COLUMNS: tuple[tuple[str, str], ...] = (

@@ -30,9 +30,9 @@ from codequorum.cli.commands.score import (
 )
 from codequorum.cli.dynamic import add_dynamic_argument, add_sandbox_argument
 from codequorum.core.errors import UserError
+from codequorum.core.report import StabilityReport
 from codequorum.core.safe_text import safe_text
 from codequorum.ingest.sample_files import ReadOptions
-from codequorum.pipeline.analyze import StabilityReport
 from codequorum.render.outfile import check_output
 from codequorum.render.table import task_text
 from codequorum.render.terminal import color_enabled, make_console

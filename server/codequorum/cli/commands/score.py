@@ -45,6 +45,7 @@ from codequorum.core.errors import UnknownFormatError, UserError
 from codequorum.core.limits import MAX_HELD_CHARS, size_words
 from codequorum.core.model import SampleSet
 from codequorum.core.parsing import normalize_language
+from codequorum.core.report import StabilityReport
 from codequorum.core.safe_text import safe_text
 from codequorum.core.words import count, plural
 from codequorum.ingest.sample_files import (
@@ -58,7 +59,7 @@ from codequorum.ingest.sample_files import (
 from codequorum.judge.overall import OverallAccumulator
 from codequorum.options.config_file import config_values
 from codequorum.options.policy import Reach, declare
-from codequorum.pipeline.analyze import AnalysisOptions, StabilityReport, admit, analyze
+from codequorum.pipeline.analyze import AnalysisOptions, admit, analyze
 from codequorum.render import OUTPUT_FORMATS, print_table, write_csv
 from codequorum.render.html_report import load_compare, write_html
 from codequorum.render.json_out import JsonDocumentWriter

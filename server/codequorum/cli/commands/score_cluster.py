@@ -32,9 +32,10 @@ from codequorum.cli.commands.score import (
     require_sandbox,
 )
 from codequorum.core.model import SampleSet
+from codequorum.core.report import StabilityReport
 from codequorum.ingest.sample_files import ReadError, ReadOptions
 from codequorum.judge.overall import OverallAccumulator
-from codequorum.pipeline.analyze import AnalysisOptions, StabilityReport
+from codequorum.pipeline.analyze import AnalysisOptions
 from codequorum.render.csv_out import write_csv
 from codequorum.render.html_report import HtmlPage, page_end
 from codequorum.render.json_out import JsonDocumentWriter
