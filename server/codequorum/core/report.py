@@ -7,8 +7,9 @@ editors and agents that show it; nothing here computes a metric or a verdict.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -17,16 +18,38 @@ FloatMatrix = npt.NDArray[np.float64]
 Status = Literal["ok", "insufficient"]
 
 Severity = Literal["error", "warning", "information", "hint"]
+#: Severity names, most severe first: the one ranking every front end derives its own from
+#: (findings, the table's order, LSP diagnostics, SARIF levels, the headline).
+SEVERITIES: tuple[Severity, ...] = ("error", "warning", "information", "hint")
+
+T = TypeVar("T")
+
+
+def severity_rank(severity: object) -> int:
+    """0 for the most severe; a name that is not a severity ranks after every one."""
+    return SEVERITIES.index(severity) if severity in SEVERITIES else len(SEVERITIES)  # type: ignore[arg-type]
+
+
+def warns(severity: object) -> bool:
+    """Whether a severity calls for attention: an error or a warning."""
+    return severity_rank(severity) <= SEVERITIES.index("warning")
+
+
+def headline(verdicts: Sequence[T], severity_of: Callable[[T], object]) -> T | None:
+    """The headline of ``verdicts``: the first that warns (:func:`warns`), else the first
+    one; ``severity_of`` reads a verdict's severity (a :class:`Verdict` or its JSON form)."""
+    for v in verdicts:
+        if warns(severity_of(v)):
+            return v
+    return verdicts[0] if verdicts else None
 
 
 @dataclass(frozen=True)
 class Verdict:
     """One finding about a sample set, with the reason in words.
 
-    ``code`` is a stable identifier (``stable``, ``unstable-structure``,
-    ``divergent-outputs``, ``complexity-outlier``, ``runtime-instability``,
-    ``redundant-alternatives``, ``outlier-current``, ``input-limit`` for a set refused
-    before scoring); ``samples`` are the 0-based indices
+    ``code`` is a stable identifier, one of the specs of :mod:`codequorum.judge.verdicts`
+    (which make every verdict); ``samples`` are the 0-based indices
     the finding is about; ``figure`` is the number the message quotes.
     """
 
@@ -113,11 +136,8 @@ class StabilityReport:
 
     @property
     def verdict(self) -> Verdict | None:
-        """The headline finding: the first warning or error if any, else the first one."""
-        for v in self.verdicts:
-            if v.severity in ("error", "warning"):
-                return v
-        return self.verdicts[0] if self.verdicts else None
+        """The headline finding (:func:`headline`)."""
+        return headline(self.verdicts, lambda v: v.severity)
 
     def pair(self, metric: str, kind: str = "ordered") -> float | None:
         """One pair mean (``kind`` ``ordered`` or ``unordered``) from the summary, or None

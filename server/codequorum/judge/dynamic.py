@@ -11,7 +11,15 @@ import statistics
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
-from codequorum.core.report import Severity, Verdict
+from codequorum.core.report import Verdict
+from codequorum.judge.verdicts import (
+    COMPLEXITY_OUTLIER,
+    DIVERGENT_OUTPUTS,
+    NOT_RUN_IN_MODULE,
+    REDUNDANT_ALTERNATIVES,
+    RUNTIME_INSTABILITY,
+    VerdictSpec,
+)
 from codequorum.metrics.semantic import Divergence
 
 
@@ -125,9 +133,7 @@ def divergent_outputs_verdict(
     (a, shown_a), (b, shown_b) = sorted([(divergence.a, divergence.shown_a),
                                          (divergence.b, divergence.shown_b)])
     where = f"{label} (an input from the model)" if source == "model" else label
-    return Verdict(
-        code="divergent-outputs",
-        severity="warning",
+    return DIVERGENT_OUTPUTS.verdict(
         message=f"versions {a + 1} and {b + 1} disagree on {where}: {shown_a} vs {shown_b}",
         samples=(a, b),
         figure=oer_value,
@@ -137,11 +143,11 @@ def divergent_outputs_verdict(
     )
 
 
-def _bef_verdict(code: str, severity: Severity, words: str, bound: str, bef_jsd: float,
+def _bef_verdict(spec: VerdictSpec, words: str, bound: str, bef_jsd: float,
                  sctd_jsd: float, dctd_jsd: float) -> Verdict:
     """A BEF rule's verdict: ``words (BEF 0.01 < 0.1)``, both divergences as detail."""
-    return Verdict(code=code, severity=severity, message=f"{words} (BEF {bef_jsd:.3g} {bound})",
-                   figure=bef_jsd, detail={"sctd_jsd": sctd_jsd, "dctd_jsd": dctd_jsd})
+    return spec.verdict(f"{words} (BEF {bef_jsd:.3g} {bound})", figure=bef_jsd,
+                        detail={"sctd_jsd": sctd_jsd, "dctd_jsd": dctd_jsd})
 
 
 def runtime_instability_verdict(bef_jsd: float | None, sctd_jsd: float, dctd_jsd: float,
@@ -150,7 +156,7 @@ def runtime_instability_verdict(bef_jsd: float | None, sctd_jsd: float, dctd_jsd
     ``low``, some traced divergence, two or more versions with traces)."""
     if bef_jsd is None or passing < 2 or not (bef_jsd < low and dctd_jsd > 1e-6):
         return None
-    return _bef_verdict("runtime-instability", "warning",
+    return _bef_verdict(RUNTIME_INSTABILITY,
                         "the versions look alike in bytecode but run differently",
                         f"< {low:g}", bef_jsd, sctd_jsd, dctd_jsd)
 
@@ -161,7 +167,7 @@ def redundant_alternatives_verdict(bef_jsd: float | None, sctd_jsd: float, dctd_
     ``high``, two or more versions with traces)."""
     if bef_jsd is None or passing < 2 or bef_jsd <= high:
         return None
-    return _bef_verdict("redundant-alternatives", "information",
+    return _bef_verdict(REDUNDANT_ALTERNATIVES,
                         "the versions differ in bytecode but run the same way",
                         f"> {high:g}", bef_jsd, sctd_jsd, dctd_jsd)
 
@@ -226,9 +232,7 @@ def complexity_verdict(candidates: Sequence[Growth], delta: float) -> Verdict | 
     if not rest:
         return None
     grown = [slopes[i] for i in outliers if i in slopes]
-    return Verdict(
-        code="complexity-outlier",
-        severity="warning",
+    return COMPLEXITY_OUTLIER.verdict(
         message=_complexity_words(candidates, outliers, slopes, rest),
         samples=tuple(outliers),
         figure=statistics.median(grown) if grown else None,
@@ -244,7 +248,7 @@ def module_verdict(problem: str | None) -> Verdict | None:
     (:func:`codequorum.behaviour.module_rules.judge_module` decides)."""
     if problem is None:
         return None
-    return Verdict(code="not-run-in-module", severity="information", message=problem)
+    return NOT_RUN_IN_MODULE.verdict(problem)
 
 
 def dynamic_verdicts(run: RunFigures) -> list[Verdict]:

@@ -16,6 +16,7 @@ import numpy.typing as npt
 
 from codequorum.core.report import FloatMatrix, StabilityReport, Verdict
 from codequorum.core.words import versions_named
+from codequorum.judge.verdicts import OUTLIER_CURRENT, STABLE, UNSTABLE_STRUCTURE
 from codequorum.metrics.clustering import pair_means
 
 
@@ -150,9 +151,8 @@ def structure_verdicts(report: StabilityReport, similarity: FloatMatrix,
     detail["stable_line_percentile"] = line.percentile
     if is_stable(mean_jsd, share, line, opts.majority):
         message = f"{shape} ({_jsd_words(mean_jsd, line)}){outlier_text}"
-        return [Verdict(code="stable", severity="information", message=message,
-                        samples=tuple(idx[k] for k in largest), figure=mean_jsd,
-                        detail=detail)]
+        return [STABLE.verdict(message, samples=tuple(idx[k] for k in largest),
+                               figure=mean_jsd, detail=detail)]
     reasons = [_jsd_words(mean_jsd, line)]
     if len(largest) == 1:
         reasons.append(f"no two of the {compared} share a shape")
@@ -162,9 +162,8 @@ def structure_verdicts(report: StabilityReport, similarity: FloatMatrix,
     else:
         reasons.append(shape)
     message = f"Versions disagree in shape: {'; '.join(reasons)}{outlier_text}"
-    return [Verdict(code="unstable-structure", severity="warning", message=message,
-                    samples=tuple(idx[k] for k in outlier_pos), figure=mean_jsd,
-                    detail=detail)]
+    return [UNSTABLE_STRUCTURE.verdict(message, samples=tuple(idx[k] for k in outlier_pos),
+                                       figure=mean_jsd, detail=detail)]
 
 
 def current_verdicts(report: StabilityReport, similarity: FloatMatrix,
@@ -188,6 +187,6 @@ def current_verdicts(report: StabilityReport, similarity: FloatMatrix,
         best = report.indices[int(others[int(np.argmax(others_typ))])]
     message = (f"The current code is far from the consensus: JSD {own:.2f} to the others "
                f"vs {among:.2f} among them; {versions_named([best])} is the most typical")
-    return [Verdict(code="outlier-current", severity="warning", message=message,
-                    samples=(current,), figure=own,
-                    detail={"typicality": own, "others_mean": among, "consensus": best})]
+    return [OUTLIER_CURRENT.verdict(
+        message, samples=(current,), figure=own,
+        detail={"typicality": own, "others_mean": among, "consensus": best})]

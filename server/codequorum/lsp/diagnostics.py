@@ -11,6 +11,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from codequorum.core.report import SEVERITIES
 from codequorum.lsp.documents import FunctionEntry, Snapshot
 from codequorum.lsp.engine import FunctionAnalysis
 from codequorum.lsp.settings import Settings
@@ -37,11 +38,9 @@ def code_description(code: str) -> types.CodeDescription | None:
     url = metrics_docs_url()
     return types.CodeDescription(href=f"{url}#{code}") if url else None
 
+#: LSP numbers the same ranking from 1 (Error) to 4 (Hint).
 SEVERITY: dict[str, types.DiagnosticSeverity] = {
-    "error": types.DiagnosticSeverity.Error,
-    "warning": types.DiagnosticSeverity.Warning,
-    "information": types.DiagnosticSeverity.Information,
-    "hint": types.DiagnosticSeverity.Hint,
+    name: types.DiagnosticSeverity(k + 1) for k, name in enumerate(SEVERITIES)
 }
 
 

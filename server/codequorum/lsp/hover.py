@@ -15,7 +15,7 @@ import difflib
 from collections.abc import Mapping, Sequence
 
 from codequorum.core.limits import MAX_DIFF_LINES
-from codequorum.core.report import Verdict
+from codequorum.core.report import Verdict, warns
 from codequorum.lsp.documents import FunctionEntry
 from codequorum.lsp.engine import FunctionAnalysis
 from codequorum.lsp.rendering import (
@@ -52,9 +52,6 @@ DYNAMIC_FIGURES: tuple[tuple[str, str], ...] = (
     ("oer", "OER"),
 )
 
-
-#: Severities whose verdicts the hover marks ⚠️ and always lists.
-WARNING_SEVERITIES = frozenset({"error", "warning"})
 
 #: What a hover says while the versions are still being compared.
 COMPUTING = "comparing the versions…"
@@ -110,10 +107,10 @@ def verdict_lines(headline: Verdict | None, verdicts: Sequence[Verdict]) -> list
     verdict that warns: the hover leaves out the quiet ones the headline already sums up."""
     lines: list[Line] = []
     if headline is not None:
-        mark = "⚠️" if headline.severity in WARNING_SEVERITIES else "✓"
+        mark = "⚠️" if warns(headline.severity) else "✓"
         lines.append((f"{mark} ", Code(headline.code), " — ", Text(headline.message)))
     for verdict in verdicts:
-        if verdict is not headline and verdict.severity in WARNING_SEVERITIES:
+        if verdict is not headline and warns(verdict.severity):
             lines.append(("⚠️ ", Code(verdict.code), " — ", Text(verdict.message)))
     return lines
 

@@ -29,6 +29,7 @@ from codequorum.core.report import (
 from codequorum.core.words import versions_compared, versions_named
 from codequorum.judge.dynamic import RunFigures, dynamic_verdicts
 from codequorum.judge.structure import current_verdicts, stable_line, structure_verdicts
+from codequorum.judge.verdicts import INPUT_LIMIT as INPUT_LIMIT_SPEC
 from codequorum.metrics.clustering import average_linkage, pair_means, symmetrise, typicality
 from codequorum.metrics.structural import structural_matrices
 
@@ -279,7 +280,7 @@ def admit(sample_set: SampleSet) -> None:
 
 
 #: The verdict of a set refused before scoring (a version over a bound).
-INPUT_LIMIT = "input-limit"
+INPUT_LIMIT = INPUT_LIMIT_SPEC.code
 
 
 def refused(sample_set: SampleSet, reason: str, options: AnalysisOptions | None = None,
@@ -293,7 +294,7 @@ def refused(sample_set: SampleSet, reason: str, options: AnalysisOptions | None 
         task_id=sample_set.task_id, language=sample_set.language, status="insufficient",
         n=0, n_total=n_total, indices=[], message=reason, current_index=current_index,
         options=(options or AnalysisOptions()).to_dict(),
-        verdicts=[Verdict(code=INPUT_LIMIT, severity="information", message=reason)],
+        verdicts=[INPUT_LIMIT_SPEC.verdict(reason)],
     )
 
 

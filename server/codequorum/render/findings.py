@@ -13,17 +13,16 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from codequorum.core.report import SEVERITIES
 from codequorum.core.safe_text import safe_text
 from codequorum.core.words import versions_compared
 from codequorum.judge.risk import NOT_RUN
 from codequorum.judge.structure import percentile_words as percentile_words
+from codequorum.judge.verdicts import QUIET_CODES
 from codequorum.pipeline.session import FunctionAnalysis
 
 #: Severity names, most severe first, with their rank (a lower number is more severe).
-RANK: dict[str, int] = {"error": 1, "warning": 2, "information": 3, "hint": 4}
-
-#: Findings that say nothing is wrong: never reported.
-QUIET_CODES = frozenset({"stable"})
+RANK: dict[str, int] = {name: k + 1 for k, name in enumerate(SEVERITIES)}
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,10 @@ the data is put into the page with ``textContent`` or as an SVG attribute, never
 
 from __future__ import annotations
 
+import json
+
+from codequorum.judge.verdicts import VERDICTS, html_colours
+
 PAGE_CSS = r"""
 :root{--fg:#1d2330;--mute:#5b6475;--line:#dde1e8;--bg:#f6f7f9;--card:#fff;--acc:#2457c5}
 *{box-sizing:border-box}
@@ -46,7 +50,7 @@ pre span{display:block;white-space:pre}pre .add{background:#e3f6e6}pre .del{back
 .list{width:420px;max-height:160px;overflow:auto;overflow-wrap:anywhere;color:var(--mute)}
 """
 
-PAGE_JS = r"""
+_PAGE_JS = r"""
 (function () {
 "use strict";
 var D = JSON.parse(document.getElementById("cq-data").textContent);
@@ -77,10 +81,10 @@ function svgTitle(node, text) { var t = sv("title", {}, node); t.textContent = t
 function fmt(x, d) { return (x === null || x === undefined) ? "\u2013" : x.toFixed(d === undefined ? 2 : d); }
 function num(x) { return x.toLocaleString("en-US"); }
 function vclass(code) {
-  return code === "stable" ? "v-stable" : (code === "insufficient" || code === "") ? "v-mute" : "v-bad";
+  return @GOOD@ ? "v-stable" : (code === "insufficient" || code === "") ? "v-mute" : "v-bad";
 }
 var PALETTE = ["#ef6c00", "#6a1b9a", "#00838f", "#ad1457", "#4e342e", "#283593"];
-var vcolors = {stable: "#2e7d32", insufficient: "#9e9e9e", "unstable-structure": "#c62828"};
+var vcolors = @COLOURS@;
 function vcolor(code) {
   if (!(code in vcolors)) vcolors[code] = PALETTE[Object.keys(vcolors).length % PALETTE.length];
   return vcolors[code];
@@ -456,3 +460,20 @@ requestAnimationFrame(function () {  // the frame after: styles, layout and pain
 });
 })();
 """
+
+
+def _object_key(name: str) -> str:
+    """A key of a JavaScript object literal: bare when it is a name, else quoted."""
+    return name if name.isidentifier() else json.dumps(name)
+
+
+def _verdict_script(script: str) -> str:
+    """``script`` with the verdicts' styles from :mod:`codequorum.judge.verdicts`: which
+    codes are good, and the fixed colours."""
+    good = " || ".join(f"code === {json.dumps(s.code)}" for s in VERDICTS if s.style.good)
+    colours = ", ".join(f"{_object_key(code)}: {json.dumps(colour)}"
+                        for code, colour in html_colours().items())
+    return script.replace("@GOOD@", good).replace("@COLOURS@", "{" + colours + "}")
+
+
+PAGE_JS = _verdict_script(_PAGE_JS)

@@ -36,7 +36,7 @@ import numpy as np
 from codequorum import __version__
 from codequorum.core.errors import UserError
 from codequorum.core.model import SampleSet
-from codequorum.core.report import FloatMatrix, StabilityReport
+from codequorum.core.report import FloatMatrix, StabilityReport, headline
 from codequorum.core.safe_text import safe_text
 from codequorum.ingest.sample_files import ReadError
 from codequorum.render.html_assets import PAGE_CSS, PAGE_JS
@@ -75,11 +75,8 @@ def summary_value(summary: Mapping[str, Any], key: str) -> float | None:
 
 
 def _headline(verdicts: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
-    """The first warning or error, else the first verdict."""
-    for v in verdicts:
-        if v.get("severity") in ("error", "warning"):
-            return v
-    return verdicts[0] if verdicts else None
+    """The headline of verdicts in their JSON form (:func:`~codequorum.core.report.headline`)."""
+    return headline(verdicts, lambda v: v.get("severity"))
 
 
 def _code_text(code: str) -> str:

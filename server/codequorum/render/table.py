@@ -23,9 +23,10 @@ from rich.console import Console, JustifyMethod
 from rich.table import Table
 from rich.text import Text
 
-from codequorum.core.report import StabilityReport
+from codequorum.core.report import StabilityReport, severity_rank
 from codequorum.core.safe_text import safe_text
 from codequorum.core.words import count, plural
+from codequorum.judge.verdicts import INSUFFICIENT, style_of
 
 #: (column title, summary key) of the pair-mean columns, in order.
 COLUMNS: tuple[tuple[str, str], ...] = (
@@ -56,13 +57,6 @@ TASK_ID_LIMIT = 120
 
 #: Notes under the table (empty versions, sets too small to score) before they are counted.
 MAX_NOTE_LINES = 8
-
-_VERDICT_STYLE = {
-    "stable": "green",
-    "unstable-structure": "yellow",
-    "outlier-current": "yellow",
-    "insufficient": "dim",
-}
 
 
 def task_text(task_id: object, style: str = "") -> Text:
@@ -148,13 +142,10 @@ class _Column:
     justify: JustifyMethod = "right"
 
 
-_SEVERITY_RANK = {"error": 0, "warning": 1, "information": 2, "hint": 3}
-
-
 def verdict_codes(r: StabilityReport) -> list[str]:
     """Every verdict code of a report once, most severe first (report order within one
     severity)."""
-    ranked = sorted(r.verdicts, key=lambda v: _SEVERITY_RANK.get(v.severity, len(_SEVERITY_RANK)))
+    ranked = sorted(r.verdicts, key=lambda v: severity_rank(v.severity))
     return list(dict.fromkeys(v.code for v in ranked))
 
 
@@ -162,8 +153,8 @@ def _verdict_cell(r: TableRow) -> Text:
     """Every verdict, one a line, most severe first (the column stays as narrow as its
     longest code)."""
     if not r.ok:
-        return Text("insufficient", style=_VERDICT_STYLE["insufficient"])
-    return Text("\n").join(Text(code, style=_VERDICT_STYLE.get(code, "")) for code in r.codes)
+        return Text(INSUFFICIENT, style=style_of(INSUFFICIENT).table)
+    return Text("\n").join(Text(code, style=style_of(code).table) for code in r.codes)
 
 
 def _why_cell(r: TableRow) -> Text:

@@ -32,6 +32,7 @@ from codequorum.core import parsing
 from codequorum.core.errors import UnknownFormatError, UnknownLanguageError, UserError
 from codequorum.core.limits import MAX_DOCUMENT_BYTES, InputLimitError
 from codequorum.core.model import ModuleContext
+from codequorum.core.report import SEVERITIES, warns
 from codequorum.core.safe_paths import UnreadableFile, guard, read_regular
 from codequorum.core.safe_text import safe_text
 from codequorum.core.words import count
@@ -52,12 +53,8 @@ FORMATS: tuple[str, ...] = ("text", "json", "sarif")
 FAIL_ON: tuple[str, ...] = ("error", "warning", "information", "never")
 #: Folders never entered when a directory is walked.
 SKIP_DIRS = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
-SARIF_LEVEL: dict[str, str] = {
-    "error": "error",
-    "warning": "warning",
-    "information": "note",
-    "hint": "note",
-}
+#: SARIF levels: the severity's own name when it warns, else a note.
+SARIF_LEVEL: dict[str, str] = {name: name if warns(name) else "note" for name in SEVERITIES}
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 #: Where a finding is: (line, column, end line, end column), 1-based, columns in characters.
 Span = tuple[int, int, int, int]
