@@ -31,6 +31,7 @@ from codequorum.lsp.rendering import (
     render,
 )
 from codequorum.lsp.settings import Settings
+from codequorum.metrics.registry import PAIR_METRICS, SCALAR_FIGURES, shown
 from codequorum.render.findings import (
     compared_text,
     consensus,
@@ -38,19 +39,12 @@ from codequorum.render.findings import (
     recommendation_lines,
 )
 
-#: (summary key, label) of the pairwise figures shown, in order.
-PAIR_FIGURES: tuple[tuple[str, str], ...] = (
-    ("jsd_struct", "JSD"),
-    ("sce_struct", "SCE"),
-    ("tsed", "TSED"),
-)
+#: (summary key, label) of the pairwise figures shown, in order (the registry's ``hover``).
+PAIR_FIGURES: tuple[tuple[str, str], ...] = tuple(
+    (m.key, m.show.hover_label or m.label) for m in shown(PAIR_METRICS, "hover"))
 #: (summary key, label) of the dynamic figures shown when a sandboxed run exists.
-DYNAMIC_FIGURES: tuple[tuple[str, str], ...] = (
-    ("sctd_jsd", "SCTD"),
-    ("dctd_jsd", "DCTD"),
-    ("bef_jsd", "BEF"),
-    ("oer", "OER"),
-)
+DYNAMIC_FIGURES: tuple[tuple[str, str], ...] = tuple(
+    (f.key, f.show.hover_label or f.label) for f in shown(SCALAR_FIGURES, "hover"))
 
 
 #: What a hover says while the versions are still being compared.

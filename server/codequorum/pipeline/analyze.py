@@ -31,10 +31,9 @@ from codequorum.judge.dynamic import RunFigures, dynamic_verdicts
 from codequorum.judge.structure import current_verdicts, stable_line, structure_verdicts
 from codequorum.judge.verdicts import INPUT_LIMIT as INPUT_LIMIT_SPEC
 from codequorum.metrics.clustering import average_linkage, pair_means, symmetrise, typicality
-from codequorum.metrics.structural import structural_matrices
+from codequorum.metrics.registry import PAIR_METRICS, Prepared
 
 if TYPE_CHECKING:
-    import tree_sitter
 
     from codequorum.judge.recommend import KeyMatrix, Recommendation
     from codequorum.judge.risk import RiskSignals
@@ -51,9 +50,6 @@ AST_DIFF_KEYS: tuple[str, ...] = ("unified_diff", "tree_diff")
 KEEP_TREE_NODES = 12_000
 KEEP_TOTAL_NODES = 1_000_000
 
-#: Pairwise metrics, in the order renderers show them.
-PAIR_METRICS: tuple[str, ...] = ("sce_struct", "sce_value", "jsd_struct", "jsd_value", "tsed",
-                                 "tsed_08")
 
 
 class DynamicLike(RunFigures, Protocol):
@@ -146,8 +142,7 @@ def _all_empty(sample_set: SampleSet, indices: list[int], options: AnalysisOptio
     """The report of a set whose every version is empty: an outcome, scored as the
     study's scripts score it (token LCS 0 and LED 0; no tree, so no shape figure, no
     verdict and nothing to keep), with a note saying so."""
-    shapes = ["sce_struct", "sce_value", "jsd_struct", "jsd_value"]
-    shapes += [name for name, on in (("tsed", options.tsed), ("tsed_08", options.tsed_08)) if on]
+    shapes = [m.key for m in PAIR_METRICS if m.wanted(options) and m.applies(sample_set.language)]
     summary: dict[str, Any] = {name: {"ordered": None, "unordered": None} for name in shapes}
     if options.textual:
         from codequorum.metrics.textual import textual_summary
@@ -223,18 +218,17 @@ def _analyze(
                         "once (the pairs grow as n²): score the first K with --samples K")
     trees = parse_versions(codes, sample_set.language, keep_nodes=KEEP_TREE_NODES,
                            keep_total=KEEP_TOTAL_NODES)
-    sm = structural_matrices(codes, sample_set.language, max_depth=opts.max_depth,
-                             jsd_log_base=opts.jsd_log_base, parsed=trees)
+    prepared = Prepared(codes, sample_set.language, max_depth=opts.max_depth,
+                        jsd_log_base=opts.jsd_log_base, tsed_costs=opts.tsed_costs,
+                        parsed=trees)
     matrices: dict[str, FloatMatrix] = {
-        name: np.asarray(getattr(sm, name), dtype=np.float64)
-        for name in ("sce_struct", "sce_value", "jsd_struct", "jsd_value")
+        m.key: m.compute(prepared) for m in PAIR_METRICS
+        if m.wanted(opts) and m.applies(sample_set.language)
     }
-    syntax_errors = [int(x) for x in sm.syntax_errors]
+    syntax_errors = [int(x) for x in prepared.structural.syntax_errors]
     notes = _input_notes(empty, [indices[k] for k, e in enumerate(syntax_errors) if e > 0],
                          current_index)
-    if opts.tsed or opts.tsed_08:
-        notes.extend(_tsed_matrices(codes, sample_set.language, sm.parsed, opts, matrices,
-                                    indices, current_index))
+    notes.extend(_tsed_note(matrices, indices, current_index))
     summary = _summary(codes, sample_set.language, opts, matrices)
 
     similarity = symmetrise(matrices["jsd_struct"])
@@ -313,26 +307,14 @@ def _input_notes(empty: Sequence[int], with_errors: Sequence[int],
     return notes
 
 
-def _tsed_matrices(codes: Sequence[str], language: str,
-                   parsed: Sequence[tree_sitter.Tree | None], opts: AnalysisOptions,
-                   matrices: dict[str, FloatMatrix], indices: Sequence[int],
-                   current: int | None) -> list[str]:
-    """TSED (and TSED at (1, 0.8, 1)) into ``matrices``, from the structural metrics'
-    parse (``parsed``), the trees built once for both cost settings; the note naming the
-    versions (positions ``indices``, one per code) whose tree was too large to compare."""
-    from codequorum.metrics.tree_edit import build_trees, tsed_tree_matrix
-
-    trees = build_trees(codes, language, parsed=parsed)
-    if opts.tsed:
-        matrices["tsed"] = np.asarray(tsed_tree_matrix(trees, costs=opts.tsed_costs),
-                                      dtype=np.float64)
-    if opts.tsed_08:
-        matrices["tsed_08"] = np.asarray(tsed_tree_matrix(trees, costs=(1.0, 0.8, 1.0)),
-                                         dtype=np.float64)
+def _tsed_note(matrices: dict[str, FloatMatrix], indices: Sequence[int],
+               current: int | None) -> list[str]:
+    """The note naming the versions (positions ``indices``, one per code) whose tree was
+    too large for TSED to compare."""
     tsed_any = matrices.get("tsed", matrices.get("tsed_08"))
     if tsed_any is None:
         return []
-    n = len(codes)
+    n = len(indices)
     # a version no other could be compared with: its tree was too large
     nan_off = np.isnan(tsed_any) & ~np.eye(n, dtype=bool)
     too_large = [indices[k] for k in range(n) if int(nan_off[k].sum()) == n - 1]
@@ -351,10 +333,10 @@ def _summary(codes: Sequence[str], language: str, opts: AnalysisOptions,
     summary: dict[str, Any] = {}
     if opts.sctd and language == "python":
         summary.update(static_sctd(codes, opts.interpreter))
-    for name in PAIR_METRICS:
-        if name in matrices:
-            ordered, unordered = pair_means(matrices[name])
-            summary[name] = {"ordered": ordered, "unordered": unordered}
+    for metric in PAIR_METRICS:
+        if metric.key in matrices:
+            ordered, unordered = pair_means(matrices[metric.key])
+            summary[metric.key] = {"ordered": ordered, "unordered": unordered}
     if opts.textual:
         from codequorum.metrics.textual import textual_summary
 

@@ -23,11 +23,12 @@ from typing import Any, TextIO
 
 from codequorum.core.report import StabilityReport
 from codequorum.core.safe_text import safe_text
-from codequorum.pipeline.analyze import AST_DIFF_KEYS, PAIR_METRICS, TEXTUAL_KEYS
+from codequorum.metrics.registry import PAIR_METRICS
+from codequorum.pipeline.analyze import AST_DIFF_KEYS, TEXTUAL_KEYS
 
 LEADING: tuple[str, ...] = ("task_id", "language", "status", "n", "n_total", "skipped",
                             "syntax_error_samples", "empty_samples")
-PAIR_COLUMNS: tuple[str, ...] = tuple(f"{metric}_{kind}" for metric in PAIR_METRICS
+PAIR_COLUMNS: tuple[str, ...] = tuple(f"{metric.key}_{kind}" for metric in PAIR_METRICS
                                       for kind in ("ordered", "unordered"))
 #: Figures of the sandboxed run (``--dynamic``), in the order of docs/cli.md.
 DYNAMIC_COLUMNS: tuple[str, ...] = (
@@ -108,7 +109,7 @@ def _row(report: StabilityReport) -> dict[str, Any]:
     }
     for metric in PAIR_METRICS:
         for kind in ("ordered", "unordered"):
-            row[f"{metric}_{kind}"] = _figure(report.pair(metric, kind))
+            row[f"{metric.key}_{kind}"] = _figure(report.pair(metric.key, kind))
     for key in (*TEXTUAL_KEYS, *AST_DIFF_KEYS, *DYNAMIC_COLUMNS):
         row[key] = _figure(report.summary.get(key))
     return row

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 
 from codequorum.judge.verdicts import VERDICTS, html_colours
+from codequorum.metrics.registry import FIGURES, labels, shown
 
 PAGE_CSS = r"""
 :root{--fg:#1d2330;--mute:#5b6475;--line:#dde1e8;--bg:#f6f7f9;--card:#fff;--acc:#2457c5}
@@ -55,10 +56,7 @@ _PAGE_JS = r"""
 "use strict";
 var D = JSON.parse(document.getElementById("cq-data").textContent);
 var NS = "http://www.w3.org/2000/svg";
-var LABELS = {jsd_struct: "JSD struct", jsd_value: "JSD value", sce_struct: "SCE struct",
-  sce_value: "SCE value", tsed: "TSED", tsed_08: "TSED 0.8", lcs_mean: "LCS", led_mean: "LED",
-  pass_rate_mean: "Pass", oer: "OER", sctd_jsd: "SCTD", dctd_jsd: "DCTD", bef_jsd: "BEF",
-  risk: "Risk"};
+var LABELS = @LABELS@;
 var COLS = ["Task", "n", "Verdict", "Risk", "Pctl", "Keep"].concat(
   D.metrics.map(function (m) { return LABELS[m] || m; }));
 var FIRST_METRIC = 6, PAGE = 50;
@@ -476,4 +474,27 @@ def _verdict_script(script: str) -> str:
     return script.replace("@GOOD@", good).replace("@COLOURS@", "{" + colours + "}")
 
 
-PAGE_JS = _verdict_script(_PAGE_JS)
+#: Labels of the page's own columns beside the figures'.
+_OWN_LABELS = {"risk": "Risk"}
+
+
+def _labels_script(script: str) -> str:
+    """``script`` with the labels of the figures the page shows, from
+    :mod:`codequorum.metrics.registry`, wrapped as written by hand (lines of at most 100)."""
+    names = labels()
+    keys = [f.key for f in shown(FIGURES, "html")]
+    items = [f"{_object_key(k)}: {json.dumps(names[k])}" for k in keys]
+    items += [f"{_object_key(k)}: {json.dumps(v)}" for k, v in _OWN_LABELS.items()]
+    lines, line = [], "var LABELS = {"
+    for k, item in enumerate(items):
+        piece = item + ("," if k < len(items) - 1 else "};")
+        if len(line) + 1 + len(piece) > 100 and line.strip():
+            lines.append(line)
+            line = "  " + piece
+        else:
+            line = line + ("" if line.endswith("{") else " ") + piece
+    lines.append(line)
+    return script.replace("var LABELS = @LABELS@;", "\n".join(lines))
+
+
+PAGE_JS = _labels_script(_verdict_script(_PAGE_JS))

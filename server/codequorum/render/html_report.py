@@ -39,14 +39,14 @@ from codequorum.core.model import SampleSet
 from codequorum.core.report import FloatMatrix, StabilityReport, headline
 from codequorum.core.safe_text import safe_text
 from codequorum.ingest.sample_files import ReadError
+from codequorum.metrics.registry import FIGURES, shown
 from codequorum.render.html_assets import PAGE_CSS, PAGE_JS
 from codequorum.render.json_out import report_document, safe_values
 
-#: Summary figures shown as columns and histograms, in this order, when present.
-METRICS: tuple[str, ...] = (
-    "jsd_struct", "jsd_value", "sce_struct", "sce_value", "tsed", "tsed_08",
-    "lcs_mean", "led_mean", "pass_rate_mean", "oer", "sctd_jsd", "dctd_jsd", "bef_jsd",
-)
+#: Summary figures shown as columns and histograms, in this order, when present (the
+#: registry's ``html``).
+METRICS: tuple[str, ...] = tuple(
+    f.key for f in shown(FIGURES, "html"))
 #: The matrix drawn as the heatmap.
 HEATMAP_METRIC = "jsd_struct"
 #: Longest version embedded (characters); longer ones are cut with a note.

@@ -27,29 +27,26 @@ from codequorum.core.report import StabilityReport, severity_rank
 from codequorum.core.safe_text import safe_text
 from codequorum.core.words import count, plural
 from codequorum.judge.verdicts import INSUFFICIENT, style_of
+from codequorum.metrics.registry import FIGURES, PAIR_METRICS, SCALAR_FIGURES, shown
 
-#: (column title, summary key) of the pair-mean columns, in order.
-COLUMNS: tuple[tuple[str, str], ...] = (
-    ("SCE struct", "sce_struct"),
-    ("SCE value", "sce_value"),
-    ("JSD struct", "jsd_struct"),
-    ("JSD value", "jsd_value"),
-    ("TSED", "tsed"),
-)
+#: (column title, summary key) of the pair-mean columns, in order (the registry's ``table``).
+COLUMNS: tuple[tuple[str, str], ...] = tuple(
+    (m.label, m.key) for m in shown(PAIR_METRICS, "table"))
 #: (column title, summary key) of scalar columns shown when a report has them (dynamic).
-SCALAR_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("Pass", "pass_rate_mean"),
-    ("OER", "oer"),
-    ("BEF", "bef_jsd"),
-)
+SCALAR_COLUMNS: tuple[tuple[str, str], ...] = tuple(
+    (f.label, f.key) for f in shown(SCALAR_FIGURES, "table"))
+COUNTS = "verdict counts"
+#: Where the table's own columns fall in :data:`DROP_ORDER` (the figures' places are the
+#: registry's ``drop``).
+_OWN_DROP: dict[str, int] = {"Why": 0, "n": 8, "Shape": 9, "Risk": 10, COUNTS: 11, "Keep": 13,
+                             "Verdict": 14}
 #: Columns left out, first to last, while the table is wider than the console. ``Task`` is
 #: always kept; the reasons of ``Why`` move under the table, one line per task, and so do
 #: the ``verdict counts`` of the last row (``mean of N``).
-DROP_ORDER: tuple[str, ...] = (
-    "Why", "SCE value", "SCE struct", "JSD value", "TSED", "BEF", "OER", "Pass", "n",
-    "Shape", "Risk", "verdict counts", "JSD struct", "Keep", "Verdict",
-)
-COUNTS = "verdict counts"
+DROP_ORDER: tuple[str, ...] = tuple(title for _, title in sorted(
+    [*((rank, title) for title, rank in _OWN_DROP.items()),
+     *((f.show.drop, f.label) for f in FIGURES
+       if f.show.drop is not None)]))
 #: The ``Why`` column wraps its text, but is not made narrower than this.
 WHY_MIN_WIDTH = 24
 #: Task ids longer than this (in characters) are cut, with the length said.
