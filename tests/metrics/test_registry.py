@@ -3,6 +3,7 @@ report schema and the docs table."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -82,3 +83,11 @@ def test_the_docs_table_needs_its_markers() -> None:
     with pytest.raises(ValueError, match="no generated pair-metric table"):
         registry.with_docs_table(doc.replace(registry.BEGIN, ""))
     assert Path(registry.METRICS_DOC).name == "metrics.md"
+
+
+def test_the_editors_file_is_current() -> None:
+    # python -m codequorum.metrics.registry writes it; the VS Code extension generates
+    # src/generated/metrics.ts from it (npm run gen-metrics, checked by its tests)
+    assert registry.SHARED_METRICS.read_text(encoding="utf-8") == registry.shared_text()
+    keys = [m["key"] for m in json.loads(registry.shared_text())["matrices"]]
+    assert keys[:6] == [m.key for m in PAIR_METRICS] and "led" in keys

@@ -181,6 +181,25 @@ SCALAR_FIGURES: tuple[ScalarFigure, ...] = (
     ScalarFigure("bef_jsd", "BEF", Show(table=2, drop=5, html=12, hover=2, hover_label="BEF")),
 )
 
+@dataclass(frozen=True)
+class FigureMatrix:
+    """A pair matrix kept beside a scalar figure (the textual figures' matrices): ``key``
+    in ``matrices``, its ``title`` in the editor's report ("" for none), ``direction``."""
+
+    key: str
+    title: str
+    direction: Direction
+
+
+#: Pair matrices behind scalar figures, in the order the analysis keeps them.
+FIGURE_MATRICES: tuple[FigureMatrix, ...] = (
+    FigureMatrix("lcs", "Token longest common block (LCS)", "similarity"),
+    FigureMatrix("led", "", "distance"),
+)
+#: The matrix (and summary figure) that says how alike the versions are in shape: the
+#: verdicts, the heatmap and the editor's report read it.
+STRUCTURE = "jsd_struct"
+
 Shown = PairMetric | ScalarFigure
 F = TypeVar("F", PairMetric, ScalarFigure, Shown)
 #: Every figure shown: the pair metrics, then the scalar figures.
@@ -208,6 +227,9 @@ def docs_table(metrics: Sequence[PairMetric] = PAIR_METRICS) -> str:
 REPO = Path(__file__).resolve().parents[3]
 METRICS_DOC = REPO / "docs" / "metrics.md"
 REPORT_SCHEMA = REPO / "shared" / "report.schema.json"
+#: What the editors read of the registry (the VS Code extension generates
+#: ``src/generated/metrics.ts`` from it: ``npm run gen-metrics``).
+SHARED_METRICS = REPO / "shared" / "metrics.json"
 #: The markers of the generated table in docs/metrics.md.
 BEGIN = "<!-- pair metrics: written by `python -m codequorum.metrics.registry` -->"
 END = "<!-- end of pair metrics -->"
@@ -246,8 +268,18 @@ def with_schema_keys(text: str) -> str:
     return "\n".join(lines)
 
 
+def shared_text() -> str:
+    """``shared/metrics.json``: every matrix a report can carry (key, title, direction)
+    and the structure matrix."""
+    every: list[PairMetric | FigureMatrix] = [*PAIR_METRICS, *FIGURE_MATRICES]
+    matrices = [{"key": m.key, "title": m.title, "direction": m.direction} for m in every]
+    return json.dumps({"structure": STRUCTURE, "matrices": matrices}, indent=2) + "\n"
+
+
 def main() -> None:
-    """Write the generated parts of docs/metrics.md and shared/report.schema.json."""
+    """Write the generated parts of docs/metrics.md and shared/report.schema.json, and
+    shared/metrics.json."""
+    SHARED_METRICS.write_text(shared_text(), encoding="utf-8")
     for path, rewrite in ((METRICS_DOC, with_docs_table), (REPORT_SCHEMA, with_schema_keys)):
         path.write_text(rewrite(path.read_text(encoding="utf-8")), encoding="utf-8")
         sys.stdout.write(f"wrote {path}\n")

@@ -39,7 +39,7 @@ from codequorum.core.model import SampleSet
 from codequorum.core.report import FloatMatrix, StabilityReport, headline
 from codequorum.core.safe_text import safe_text
 from codequorum.ingest.sample_files import ReadError
-from codequorum.metrics.registry import FIGURES, shown
+from codequorum.metrics.registry import FIGURES, STRUCTURE, shown
 from codequorum.render.html_assets import PAGE_CSS, PAGE_JS
 from codequorum.render.json_out import report_document, safe_values
 
@@ -48,7 +48,7 @@ from codequorum.render.json_out import report_document, safe_values
 METRICS: tuple[str, ...] = tuple(
     f.key for f in shown(FIGURES, "html"))
 #: The matrix drawn as the heatmap.
-HEATMAP_METRIC = "jsd_struct"
+HEATMAP_METRIC = STRUCTURE
 #: Longest version embedded (characters); longer ones are cut with a note.
 CODE_LIMIT = 20_000
 DIGITS = 4
