@@ -26,6 +26,7 @@ from codequorum.core.errors import UserError
 from codequorum.core.limits import InputLimitError, check_call_sizes, json_depth_problem
 from codequorum.core.model import ModuleContext, Sample
 from codequorum.core.safe_text import safe_text
+from codequorum.judge.dynamic import dynamic_verdicts
 from codequorum.lsp import contract as c
 from codequorum.lsp.autorun import run_arrived
 from codequorum.lsp.documents import FunctionEntry, Snapshot, reindent
@@ -775,7 +776,7 @@ class _DynamicRun:
             return
         if not getattr(result, "inputs", None):  # the module refused the run: its note says why
             self.progress.end("not run in its module")
-            notes = "; ".join(v.message for v in getattr(result, "verdicts", ()))
+            notes = "; ".join(v.message for v in dynamic_verdicts(result))
             self.ls.show(types.MessageType.Warning,
                          f"codequorum: '{self.name}' not run: {safe_text(notes, 400)}")
             self.ls.refresh(self.uri)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from codequorum.core.model import ModuleContext
 from codequorum.ingest.store import SampleStore
 from codequorum.ingest.workspace import file_key_for
+from codequorum.judge.dynamic import dynamic_verdicts
 from codequorum.lsp.documents import FunctionEntry, Snapshot
 from codequorum.lsp.settings import Settings
 from codequorum.options.approvals import Approvals
@@ -75,7 +76,7 @@ def session_config(settings: Settings) -> SessionConfig:
 def ran_nothing(report: Any) -> bool:
     """True for a dynamic report of a run that ran no version and has nothing to say: it had
     no inputs (a run refused by its module keeps its note, ``not-run-in-module``)."""
-    return not getattr(report, "inputs", None) and not getattr(report, "verdicts", None)
+    return not getattr(report, "inputs", None) and not dynamic_verdicts(report)
 
 
 class Engine(Session):
