@@ -104,8 +104,9 @@ def test_the_options_only_the_user_may_set() -> None:
     purpose)."""
     keys = sorted({key for _, key, _ in USER_ONLY})
     assert keys == ["api-key-env", "base-url", "concurrency", "dynamic", "interpreter",
-                    "log-file", "max-tokens", "output", "propose-inputs", "resume", "sandbox",
-                    "scheduler", "store", "tcp", "timeout", "workspace"]
+                    "jobs", "log-file", "max-retries", "max-tokens", "output",
+                    "propose-inputs", "resume", "samples", "sandbox", "scheduler", "store",
+                    "tcp", "timeout", "workspace"]
 
 
 @pytest.mark.parametrize("form", ["codequorum.toml table", "codequorum.toml dotted",
@@ -226,6 +227,10 @@ def test_a_project_cannot_choose_the_store(hostile: Hostile, text: str) -> None:
     ('[score]\npropose-inputs = true\n', "cannot have your endpoint asked"),
     ('[lsp]\ntcp = "0.0.0.0:2087"\n', "cannot open a network port"),
     ('[lsp]\nlog-file = "../home/.bashrc"\n', "cannot choose a file codequorum writes"),
+    ('[sample]\nsamples = 100000\n', "cannot choose how many tokens your API key pays for"),
+    ('[score]\njobs = 100000\n', "cannot start more processes at once than this machine"),
+    ('[score]\nscheduler = "local:100000"\n', "nor more local workers than this machine"),
+    ('[sample]\nmax-retries = 1000000\n', "cannot choose how many tokens your API key"),
 ])
 def test_endpoint_key_cluster_sandbox_and_running_are_the_users(hostile: Hostile, text: str,
                                                                 said: str) -> None:
