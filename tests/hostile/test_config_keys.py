@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from codequorum.cli import command_parsers, parse_arguments
-from codequorum.config_file import ConfigError, options_of
+from codequorum.config_file import ConfigError, options_of, workspace_defaults
 from codequorum.option_policy import Reach, project_values, reach_of, undeclared
 
 from .conftest import Hostile, one_line_error
@@ -338,3 +338,19 @@ def test_a_huge_or_special_configuration_file_is_not_read(hostile: Hostile) -> N
         ok = hostile.run("score", str(hostile.repo / "samples.jsonl"), "--format", "json",
                          cwd=cwd, timeout=30)
         assert ok.returncode == 0, ok.stderr
+
+
+@pytest.mark.parametrize("text", [
+    "x = " + "[" * 100_000 + "]" * 100_000 + "\n",
+    "x = " + "{a=" * 50_000 + "1" + "}" * 50_000 + "\n",
+])
+def test_a_configuration_file_nested_too_deep_is_one_line(hostile: Hostile, text: str) -> None:
+    """TOML nested a hundred thousand levels (under the size bound) is one line, not a
+    traceback from the parser's recursion, on the command line and in the editor."""
+    hostile.write("codequorum.toml", text)
+    result = hostile.run("score", "samples.jsonl", timeout=30)
+    assert result.returncode == 2
+    one_line_error(result, "codequorum.toml: ", "nested too deeply")
+    refused: list[str] = []
+    with pytest.raises(ConfigError, match="nested too deeply"):
+        workspace_defaults(hostile.repo, refused)
