@@ -252,3 +252,29 @@ def test_a_compare_report_the_project_names_is_read_bounded(hostile: Hostile, ma
                          timeout=QUICK)
     assert result.returncode != 0
     one_line_error(result, "--compare ", "other.json")
+
+
+@pytest.mark.parametrize("place", ["file", "from", "from-folder"])
+def test_sample_reads_only_bounded_regular_files(hostile: Hostile, place: str) -> None:
+    """``sample``'s FILE, its ``--from`` file and each file of a ``--from`` folder: a FIFO
+    or a 3 GB sparse file in their place is one line at once, never read whole."""
+    hostile.write("versions/a.py", SOURCE)
+    special = {"file": hostile.repo / "src" / "big.py",
+               "from": hostile.repo / "big.jsonl",
+               "from-folder": hostile.repo / "versions" / "b.py"}[place]
+    with special.open("wb") as fh:
+        fh.truncate(3 * 10**9)
+    argv = {"file": ["sample", "src/big.py", "-f", "f", "--from", "samples.jsonl"],
+            "from": ["sample", "src/mod.py", "-f", "f", "--from", "big.jsonl"],
+            "from-folder": ["sample", "src/mod.py", "-f", "f", "--from", "versions"]}[place]
+    result = hostile.run(*argv, timeout=QUICK)
+    assert result.returncode != 0
+    one_line_error(result, special.name, "larger than")
+    special.unlink()
+    os.mkfifo(special)
+    result = hostile.run(*argv, timeout=QUICK)
+    if place == "from-folder":  # a FIFO in a folder is not a file to import: skipped
+        assert result.returncode == 0, result.stderr
+    else:
+        assert result.returncode != 0
+        one_line_error(result, special.name, "a FIFO")

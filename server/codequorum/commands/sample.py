@@ -28,12 +28,14 @@ from codequorum.commands._argtypes import at_least, positive
 from codequorum.commands._endpoint import add_endpoint_options, add_request_options
 from codequorum.config_file import config_values
 from codequorum.errors import UserError
+from codequorum.limits import MAX_DOCUMENT_BYTES
 from codequorum.lsp.consent import Approvals
 from codequorum.model import Sample
 from codequorum.option_policy import Reach, declare
 from codequorum.parsing import FunctionInfo, function_by_name, functions, language_from_path
 from codequorum.parsing import normalize_language as _normalize_language
 from codequorum.render.words import count
+from codequorum.safe_paths import UnreadableFile, read_regular
 from codequorum.safe_text import safe_text
 from codequorum.sources.importing import ImportReport, prepare_import, store_import
 from codequorum.sources.openai_compat import (
@@ -163,9 +165,11 @@ class _Target:
 def _read_source(path: Path) -> str:
     """The text of FILE; a :class:`UserError` when it cannot be read."""
     try:
-        return path.read_text(encoding="utf-8")
+        return read_regular(path, MAX_DOCUMENT_BYTES).decode("utf-8")
     except FileNotFoundError:
         raise UserError(f"{path}: no such file") from None
+    except UnreadableFile as exc:
+        raise UserError(f"{exc}; codequorum does not read it") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"{path}: cannot read: {exc}") from None
 
