@@ -218,8 +218,9 @@ def test_relative_xdg_config_home_is_ignored(monkeypatch: pytest.MonkeyPatch,
      "--propose-inputs"),
     ('[tool.codequorum.score]\nscheduler = "tcp://203.0.113.9:8786"\n',
      'pyproject.toml: [tool.codequorum.score] scheduler = "tcp://203.0.113.9:8786": a '
-     "project's configuration file cannot choose a remote cluster to send the samples to; "
-     "set it in your own {user}, or pass --scheduler tcp://203.0.113.9:8786"),
+     "project's configuration file cannot choose a remote cluster to send the samples to, "
+     "nor more local workers than this machine has cores; set it in your own {user}, or pass "
+     "--scheduler tcp://203.0.113.9:8786"),
 ])
 def test_project_file_cannot_choose_the_endpoint_or_weaken_the_sandbox(
         home: Path, text: str, expected: str) -> None:

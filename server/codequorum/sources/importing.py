@@ -33,6 +33,7 @@ from codequorum.errors import UserError
 from codequorum.formats import ReadError, ReadOptions, join_completions, read_sample_sets
 from codequorum.limits import json_depth_problem
 from codequorum.model import Sample, SampleSet
+from codequorum.safe_paths import UnreadableFile, read_regular
 from codequorum.sources.extract import extract_from_code
 from codequorum.sources.store import SampleStore, content_hash
 
@@ -180,9 +181,16 @@ def import_samples(
 # --------------------------------------------------------------------------- internals
 
 
+#: The largest file ``sample --from`` imports (the editor's ``importSamples`` bound).
+MAX_IMPORT_FILE_BYTES = 16 * 1024 * 1024
+
+
 def _read_text(path: Path) -> str:
+    """A bounded regular file's text (never a FIFO or a device, never a huge file whole)."""
     try:
-        return path.read_text(encoding="utf-8-sig")
+        return read_regular(path, MAX_IMPORT_FILE_BYTES).decode("utf-8-sig")
+    except UnreadableFile as exc:
+        raise UserError(str(exc)) from None
     except UnicodeDecodeError as exc:
         raise UserError(f"{path}: not UTF-8 text ({exc.reason})") from None
     except OSError as exc:
