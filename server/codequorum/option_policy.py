@@ -64,6 +64,7 @@ class Reach(enum.Enum):
     ENDPOINT_LOAD = "cannot choose how hard your endpoint is asked"
     #: Decides how many tokens one answer may cost the user's key.
     TOKEN_SPEND = "cannot choose how many tokens your API key pays for"
+    MODEL = "cannot choose which model your API key pays for"
     #: Sends work to a cluster and reads its answers back into this process.
     CLUSTER = ("cannot choose a remote cluster to send the samples to, nor more local "
                "workers than this machine has cores")
