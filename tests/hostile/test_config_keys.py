@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from codequorum.cli.main import command_parsers, parse_arguments
-from codequorum.options.config_file import ConfigError, options_of
+from codequorum.options.config_file import ConfigError, options_of, workspace_defaults
 from codequorum.options.policy import Reach, project_values, reach_of, undeclared
 
 from .conftest import Hostile, one_line_error
@@ -104,8 +104,9 @@ def test_the_options_only_the_user_may_set() -> None:
     purpose)."""
     keys = sorted({key for _, key, _ in USER_ONLY})
     assert keys == ["api-key-env", "base-url", "concurrency", "dynamic", "interpreter",
-                    "log-file", "max-tokens", "output", "propose-inputs", "resume", "sandbox",
-                    "scheduler", "store", "tcp", "timeout", "workspace"]
+                    "jobs", "log-file", "max-retries", "max-tokens", "model", "output",
+                    "propose-inputs", "resume", "samples", "sandbox", "scheduler", "store",
+                    "tcp", "timeout", "workspace"]
 
 
 @pytest.mark.parametrize("form", ["codequorum.toml table", "codequorum.toml dotted",
@@ -226,6 +227,10 @@ def test_a_project_cannot_choose_the_store(hostile: Hostile, text: str) -> None:
     ('[score]\npropose-inputs = true\n', "cannot have your endpoint asked"),
     ('[lsp]\ntcp = "0.0.0.0:2087"\n', "cannot open a network port"),
     ('[lsp]\nlog-file = "../home/.bashrc"\n', "cannot choose a file codequorum writes"),
+    ('[sample]\nsamples = 100000\n', "cannot choose how many tokens your API key pays for"),
+    ('[score]\njobs = 100000\n', "cannot start more processes at once than this machine"),
+    ('[score]\nscheduler = "local:100000"\n', "nor more local workers than this machine"),
+    ('[sample]\nmax-retries = 1000000\n', "cannot choose how many tokens your API key"),
 ])
 def test_endpoint_key_cluster_sandbox_and_running_are_the_users(hostile: Hostile, text: str,
                                                                 said: str) -> None:
@@ -333,3 +338,19 @@ def test_a_huge_or_special_configuration_file_is_not_read(hostile: Hostile) -> N
         ok = hostile.run("score", str(hostile.repo / "samples.jsonl"), "--format", "json",
                          cwd=cwd, timeout=30)
         assert ok.returncode == 0, ok.stderr
+
+
+@pytest.mark.parametrize("text", [
+    "x = " + "[" * 100_000 + "]" * 100_000 + "\n",
+    "x = " + "{a=" * 50_000 + "1" + "}" * 50_000 + "\n",
+])
+def test_a_configuration_file_nested_too_deep_is_one_line(hostile: Hostile, text: str) -> None:
+    """TOML nested a hundred thousand levels (under the size bound) is one line, not a
+    traceback from the parser's recursion, on the command line and in the editor."""
+    hostile.write("codequorum.toml", text)
+    result = hostile.run("score", "samples.jsonl", timeout=30)
+    assert result.returncode == 2
+    one_line_error(result, "codequorum.toml: ", "nested too deeply")
+    refused: list[str] = []
+    with pytest.raises(ConfigError, match="nested too deeply"):
+        workspace_defaults(hostile.repo, refused)

@@ -39,7 +39,7 @@ def add_endpoint_options(group: Any) -> None:
         "--model",
         default=os.environ.get("CODEQUORUM_MODEL", DEFAULT_MODEL),
         help="model name (default: $CODEQUORUM_MODEL or %(default)s)",
-    ), Reach.ANALYSIS)
+    ), Reach.MODEL)
     declare(group.add_argument(
         "--api-key-env",
         default=DEFAULT_API_KEY_ENV,

@@ -119,6 +119,9 @@ def read_config(path: Path, *, user: bool = False) -> ConfigFile | None:
         raise ConfigError(f"{where}: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{where}: not valid TOML: {exc}") from None
+    except RecursionError:  # tomllib recurses once per level of arrays and inline tables
+        raise ConfigError(f"{where}: not read: its arrays or tables are nested too "
+                          "deeply") from None
     if path.name != "pyproject.toml":
         return ConfigFile(path, data, "", user)
     tool = data.get("tool")

@@ -27,9 +27,11 @@ from typing import Any, TextIO
 from codequorum.cli.argtypes import at_least, positive
 from codequorum.cli.endpoint import add_endpoint_options, add_request_options
 from codequorum.core.errors import UserError
+from codequorum.core.limits import MAX_DOCUMENT_BYTES
 from codequorum.core.model import Sample
 from codequorum.core.parsing import FunctionInfo, function_by_name, functions, language_from_path
 from codequorum.core.parsing import normalize_language as _normalize_language
+from codequorum.core.safe_paths import UnreadableFile, read_regular
 from codequorum.core.safe_text import safe_text
 from codequorum.core.words import count
 from codequorum.generate.endpoint import (
@@ -83,13 +85,25 @@ def _add_function_arguments(parser: argparse.ArgumentParser) -> None:
                           _normalize_language), Reach.ANALYSIS)
 
 
+#: The most versions, and retries of one request, a project's file may ask for with the
+#: user's key: the bounds of the editor's ``provider.samples`` and ``provider.maxRetries``.
+PROJECT_MAX_SAMPLES = 50
+PROJECT_MAX_RETRIES = 10
+
+
+def _at_most(value: object, bound: int) -> bool:
+    """Whether a project's ``value`` is a whole number of at most ``bound``."""
+    return isinstance(value, int) and value <= bound
+
+
 def _add_endpoint_arguments(provider: Any) -> None:
     """The endpoint, and how many versions to ask it for and how (``provider`` is the
     help's "endpoint" group)."""
     add_endpoint_options(provider)
     analysis = Reach.ANALYSIS
     declare(provider.add_argument("--samples", "-n", type=positive, default=5, metavar="N",
-                                  help="versions to ask for (default: %(default)s)"), analysis)
+                                  help="versions to ask for (default: %(default)s)"),
+            Reach.TOKEN_SPEND, project_values=lambda n: _at_most(n, PROJECT_MAX_SAMPLES))
     declare(provider.add_argument("--temperature", type=float, default=0.8, metavar="T",
                                   help="sampling temperature; above 0 so the versions can "
                                   "differ (default: %(default)s)"), analysis)
@@ -99,7 +113,7 @@ def _add_endpoint_arguments(provider: Any) -> None:
     add_request_options(provider)
     declare(provider.add_argument("--max-retries", type=at_least(0), default=2, metavar="N",
                                   help="retries on 429/5xx answers (default: %(default)s)"),
-            analysis)
+            Reach.TOKEN_SPEND, project_values=lambda n: _at_most(n, PROJECT_MAX_RETRIES))
     declare(provider.add_argument(
         "--use-n", action="store_true",
         help="one request with n choices, when the server supports n (default: one request "
@@ -151,9 +165,11 @@ class _Target:
 def _read_source(path: Path) -> str:
     """The text of FILE; a :class:`UserError` when it cannot be read."""
     try:
-        return path.read_text(encoding="utf-8")
+        return read_regular(path, MAX_DOCUMENT_BYTES).decode("utf-8")
     except FileNotFoundError:
         raise UserError(f"{path}: no such file") from None
+    except UnreadableFile as exc:
+        raise UserError(f"{exc}; codequorum does not read it") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"{path}: cannot read: {exc}") from None
 

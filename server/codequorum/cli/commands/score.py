@@ -57,7 +57,7 @@ from codequorum.ingest.sample_files import (
 )
 from codequorum.judge.overall import OverallAccumulator
 from codequorum.options.config_file import config_values
-from codequorum.options.policy import Reach, declare
+from codequorum.options.policy import Reach, declare, within_cores
 from codequorum.pipeline.analyze import AnalysisOptions, StabilityReport, admit, analyze
 from codequorum.render import OUTPUT_FORMATS, print_table, write_csv
 from codequorum.render.html_report import load_compare, write_html
@@ -139,7 +139,8 @@ def add_analysis_arguments(parser: argparse.ArgumentParser) -> None:
     declare(out.add_argument("--reasons", action="store_true",
                              help="table: add the verdict's reason to each row"), analysis)
     declare(out.add_argument("--jobs", "-j", type=positive, default=1, metavar="N",
-                             help="score sets in N worker processes (default 1)"), analysis)
+                             help="score sets in N worker processes (default 1)"),
+            Reach.PROCESSES, project_values=within_cores)
 
 
 def analysis_options(args: argparse.Namespace) -> AnalysisOptions:
@@ -276,8 +277,12 @@ def dynamic_available() -> bool:
 
 
 def _local_workers(value: object) -> bool:
-    """``local:N``: worker processes on this machine, which a project may ask for."""
-    return isinstance(value, str) and value.startswith("local:")
+    """``local:N``: worker processes on this machine, which a project may ask for (as
+    many as the machine has cores)."""
+    if not (isinstance(value, str) and value.startswith("local:")):
+        return False
+    count = value.removeprefix("local:")
+    return count.isdigit() and within_cores(int(count))
 
 
 def require_sandbox(args: argparse.Namespace) -> None:
