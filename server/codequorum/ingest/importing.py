@@ -5,8 +5,8 @@ Three inputs are understood:
 - a sample-set file (codequorum JSONL rows ``{"task_id", "samples", "prompt"?,
   "language"?, "entry_point"?}``, HumanEval sample rows or bigcode generations, read by
   :mod:`codequorum.ingest.sample_files`); the set is chosen by ``task_id``, else by an
-  ``entry_point`` equal to the function's name, else the file's only set; samples that only complete the
-  set's prompt (bodies to append to it) are joined to it
+  ``entry_point`` equal to the function's name, else the file's only set; samples that only
+  complete the set's prompt (bodies to append to it) are joined to it
   (:func:`codequorum.ingest.sample_files.join_completions`);
 - a JSON list of code strings;
 - a directory: each file in it (sorted; hidden files skipped) is one version.
