@@ -37,7 +37,7 @@ MAX_CODE_CHARS = 100_000
 
 def strict_sandbox_problem() -> str | None:
     """Why versions cannot run in the strict sandbox here (None when they can)."""
-    from codequorum.cli.commands.score import dynamic_available
+    from codequorum.pipeline.score import dynamic_available
 
     if not dynamic_available():
         return "dynamic analysis is not installed"

@@ -97,18 +97,22 @@ def add_propose_inputs_options(parser: argparse.ArgumentParser) -> None:
     add_endpoint_options(group)
 
 
-def input_asker(args: argparse.Namespace) -> InputAsker | None:
-    """The asker for this run when ``--dynamic --propose-inputs`` ask for one, else None."""
+def propose_config(args: argparse.Namespace) -> ProviderConfig | None:
+    """The endpoint ``--dynamic --propose-inputs`` ask for inputs, read from a command's
+    arguments at its door; None when they do not ask."""
     if not (getattr(args, "dynamic", False) and getattr(args, "propose_inputs", False)):
         return None
-    return InputAsker(
-        ProviderConfig(
-            base_url=args.base_url,
-            model=args.model,
-            api_key_env=args.api_key_env or None,
-            timeout=args.propose_timeout,
-        )
+    return ProviderConfig(
+        base_url=args.base_url,
+        model=args.model,
+        api_key_env=args.api_key_env or None,
+        timeout=args.propose_timeout,
     )
+
+
+def input_asker(config: ProviderConfig | None) -> InputAsker | None:
+    """The asker for this run of the endpoint ``config`` (None: nobody is asked)."""
+    return None if config is None else InputAsker(config)
 
 
 def asker_note(asker: InputAsker | None, done: str = "scored") -> str | None:

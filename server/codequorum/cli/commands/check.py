@@ -19,7 +19,7 @@ import logging
 import os
 import sys
 import threading
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -27,7 +27,12 @@ from typing import Any, TextIO
 from codequorum import __version__
 from codequorum.cli.argtypes import at_least, seconds
 from codequorum.cli.dynamic import add_dynamic_argument
-from codequorum.cli.endpoint import add_propose_inputs_options, asker_note, input_asker
+from codequorum.cli.endpoint import (
+    add_propose_inputs_options,
+    asker_note,
+    input_asker,
+    propose_config,
+)
 from codequorum.core import parsing
 from codequorum.core.errors import UnknownFormatError, UnknownLanguageError, UserError
 from codequorum.core.limits import MAX_DOCUMENT_BYTES, InputLimitError
@@ -48,7 +53,6 @@ from codequorum.render.findings import Finding as FunctionFinding
 from codequorum.render.json_out import safe_values
 from codequorum.render.terminal import color_enabled
 
-FORMATS: tuple[str, ...] = ("text", "json", "sarif")
 FAIL_ON: tuple[str, ...] = ("error", "warning", "information", "never")
 #: Folders never entered when a directory is walked.
 SKIP_DIRS = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
@@ -96,8 +100,8 @@ def register(subparsers: Any) -> None:
     ), parsing.normalize_language), analysis)
     declare(config_values(parser.add_argument(
         "--format", dest="output_format", default="text", metavar="FORMAT",
-        help="text (default), json or sarif",
-    ), FORMATS), analysis)
+        help=_formats_help(),
+    ), FORMAT_NAMES), analysis)
     declare(config_values(parser.add_argument(
         "--fail-on", default="warning", metavar="SEVERITY",
         help="exit with status 1 when a finding at or above this severity exists: error, "
@@ -517,7 +521,7 @@ def check_files(args: argparse.Namespace, language: str | None, store_path: Path
     problems: list[str] = []
     session = _open_session(args, store_path, workspace, run, problems)
     cancel = threading.Event()
-    asker = input_asker(args)
+    asker = input_asker(propose_config(args))
     try:
         if session.store() is None:
             raise UserError(problems[0] if problems else f"cannot open {store_path}")
@@ -564,23 +568,68 @@ def _sarif(run: CheckRun) -> dict[str, Any]:
     }
 
 
-def write(run: CheckRun, fmt: str, out: TextIO, *, color: bool = False,
+def _write_text(run: CheckRun, out: TextIO, color: bool, quiet: bool) -> None:
+    """Finding lines and a summary line (not when ``quiet``)."""
+    for finding in run.findings:
+        print(finding.text(color), file=out)
+    if not quiet:
+        print(run.summary_line(), file=out)
+
+
+def _write_json(run: CheckRun, out: TextIO, color: bool, quiet: bool) -> None:
+    """The findings, the summary, the functions and the notes as one JSON document."""
+    doc = {"findings": [f.to_dict() for f in run.findings], "summary": run.summary(),
+           "functions": list(run.functions), "notes": list(run.notes)}
+    json.dump(safe_values(doc), out, indent=2, allow_nan=False)
+    out.write("\n")
+
+
+def _write_sarif(run: CheckRun, out: TextIO, color: bool, quiet: bool) -> None:
+    """The findings as one SARIF document."""
+    json.dump(safe_values(_sarif(run)), out, indent=2, allow_nan=False)
+    out.write("\n")
+
+
+@dataclass(frozen=True)
+class FindingFormat:
+    """One ``--format`` of ``check``: the one place a finding format is known."""
+
+    name: str
+    help: str                                              # its words in ``--format``'s help
+    write: Callable[[CheckRun, TextIO, bool, bool], None]  # (run, out, color, quiet)
+    document: bool                                         # written even with no store
+
+
+FINDING_FORMATS: tuple[FindingFormat, ...] = (
+    FindingFormat("text", "text (default)", _write_text, document=False),
+    FindingFormat("json", "json", _write_json, document=True),
+    FindingFormat("sarif", "sarif", _write_sarif, document=True),
+)
+#: The names ``check --format`` takes.
+FORMAT_NAMES: tuple[str, ...] = tuple(f.name for f in FINDING_FORMATS)
+
+
+def _formats_help() -> str:
+    """``--format``'s help: every format's words, ``a, b or c``."""
+    words = [f.help for f in FINDING_FORMATS]
+    return f"{', '.join(words[:-1])} or {words[-1]}"
+
+
+def finding_format(name: str) -> FindingFormat:
+    """The format named ``name``, or :class:`UnknownFormatError` (exit status 2)."""
+    for fmt in FINDING_FORMATS:
+        if fmt.name == name:
+            return fmt
+    raise UnknownFormatError(
+        f"unknown output format {name!r} (choose {', '.join(FORMAT_NAMES)})")
+
+
+def write(run: CheckRun, fmt: str | FindingFormat, out: TextIO, *, color: bool = False,
           quiet: bool = False) -> None:
-    """Print the run: finding lines and a summary line (not when ``quiet``), or one JSON /
-    SARIF document. Every string is made safe to print first (:func:`safe_values`)."""
-    if fmt == "json":
-        doc = {"findings": [f.to_dict() for f in run.findings], "summary": run.summary(),
-               "functions": list(run.functions), "notes": list(run.notes)}
-        json.dump(safe_values(doc), out, indent=2, allow_nan=False)
-        out.write("\n")
-    elif fmt == "sarif":
-        json.dump(safe_values(_sarif(run)), out, indent=2, allow_nan=False)
-        out.write("\n")
-    else:
-        for finding in run.findings:
-            print(finding.text(color), file=out)
-        if not quiet:
-            print(run.summary_line(), file=out)
+    """Print the run in ``fmt`` (a name or a format). Every string is made safe to print
+    first (:func:`safe_values`)."""
+    found = finding_format(fmt) if isinstance(fmt, str) else fmt
+    found.write(run, out, color, quiet)
 
 
 def _discover(paths: Sequence[Path]) -> Path:
@@ -595,9 +644,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """``codequorum check``: 0 clean, 1 a finding at or above ``--fail-on``, 2 bad usage
     (or a path that does not exist)."""
     stream = out or sys.stdout
-    fmt = args.output_format
-    if fmt not in FORMATS:
-        raise UnknownFormatError(f"unknown output format {fmt!r} (choose {', '.join(FORMATS)})")
+    fmt = finding_format(args.output_format)
     if args.fail_on not in FAIL_ON:
         raise UnknownFormatError(
             f"unknown --fail-on {args.fail_on!r} (choose {', '.join(FAIL_ON)})")
@@ -607,7 +654,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
         raise UserError(f"--workspace {args.workspace}: not a folder")
     store_path = guard(args.store or default_store_path(workspace), [workspace])
     if args.dynamic:
-        from codequorum.cli.commands.score import dynamic_available
+        from codequorum.pipeline.score import dynamic_available
 
         if not dynamic_available():
             raise UserError("dynamic analysis is not available in this installation; "
@@ -619,7 +666,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
             print(f"codequorum: no version store at {safe_text(store_path)}; run `codequorum "
                   "sample` or add versions from your editor", file=sys.stderr)
         empty = CheckRun(store=str(store_path), store_missing=True)
-        if fmt != "text":
+        if fmt.document:
             write(empty, fmt, stream)
         return 0
     result = check_files(args, language, store_path, workspace)
