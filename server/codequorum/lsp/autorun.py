@@ -21,7 +21,7 @@ from codequorum.lsp import contract as c
 
 if TYPE_CHECKING:
     from codequorum.lsp.engine import FunctionAnalysis
-    from codequorum.lsp.server import CodequorumServer
+    from codequorum.lsp.host import Host
     from codequorum.lsp.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -77,7 +77,7 @@ async def strict_probe() -> isolation.Probe:
     return await asyncio.to_thread(isolation.probe, None, "strict", True)
 
 
-async def run_arrived(ls: CodequorumServer, uri: str, qualified_name: str,
+async def run_arrived(ls: Host, uri: str, qualified_name: str,
                       language: str) -> None:
     """Run the versions of ``qualified_name`` that just arrived, when :func:`runs_on_arrival`
     and the machine's strict sandbox allow; else refresh, so the hover says why not."""
@@ -95,7 +95,7 @@ async def run_arrived(ls: CodequorumServer, uri: str, qualified_name: str,
     await run_dynamic_command(ls, c.RunDynamicArgs(uri=uri, qualified_name=qualified_name))
 
 
-def not_run_note(ls: CodequorumServer, uri: str, analysis: FunctionAnalysis) -> str | None:
+def not_run_note(ls: Host, uri: str, analysis: FunctionAnalysis) -> str | None:
     """What a hover says in place of "not run yet" for ``analysis`` (None: nothing to
     add): the run under way, a run that had no inputs, an untrusted workspace, or the
     strict sandbox this machine cannot give."""
