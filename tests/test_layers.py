@@ -4,7 +4,8 @@ The contracts live in ``pyproject.toml`` (``[tool.importlinter]``) and ``lint-im
 the same ones: a folder imports only the folders below it (``lsp`` and ``agents`` not each
 other), metrics and verdicts stay pure (no I/O, protocol or network package, not even
 through another module), and nothing in ``lsp/`` imports the language server itself (its
-handlers see it through ``lsp/host.py``). Imports inside functions and under ``TYPE_CHECKING`` count.
+handlers see it through ``lsp/host.py``). Imports inside functions and under
+``TYPE_CHECKING`` count.
 """
 
 from __future__ import annotations

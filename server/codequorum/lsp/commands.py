@@ -12,10 +12,10 @@ import dataclasses
 import json
 import logging
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 from urllib.parse import unquote, urlparse
 
 import attrs
@@ -55,6 +55,29 @@ COMPARE = c.CompareArgs.COMMAND
 RUN_DYNAMIC = c.RunDynamicArgs.COMMAND
 
 ALL_COMMANDS: tuple[str, ...] = tuple(c.COMMANDS)
+
+A = TypeVar("A", bound=c.FunctionArgs)
+R = TypeVar("R")
+Handler = Callable[["Host", A], Coroutine[Any, Any, R]]
+
+#: Every command's handler, by the command's name: filled by :func:`command`.
+HANDLERS: dict[str, Handler[Any, Any]] = {}
+
+
+def command(args_cls: type[A]) -> Callable[[Handler[A, R]], Handler[A, R]]:
+    """Register the decorated function as the handler of the command whose arguments are
+    ``args_cls`` (its name, arguments and result are declared in :mod:`contract`)."""
+    name = args_cls.COMMAND
+    if c.COMMANDS.get(name, (None,))[0] is not args_cls:
+        raise ValueError(f"{args_cls.__name__} is not a command of the contract")
+
+    def register(handler: Handler[A, R]) -> Handler[A, R]:
+        if name in HANDLERS:
+            raise ValueError(f"two handlers for {name}")
+        HANDLERS[name] = handler
+        return handler
+
+    return register
 
 
 class CommandError(JsonRpcInvalidParams):
@@ -159,6 +182,7 @@ def analysis_result(
 # --------------------------------------------------------------------------- commands
 
 
+@command(c.AnalyzeArgs)
 async def analyze_command(ls: Host, args: c.AnalyzeArgs) -> c.AnalyzeResult | None:
     """The report of the function at a position (or by name); None at a position outside
     every function (the status bar asks wherever the cursor is). ``interactive``: the
@@ -203,6 +227,7 @@ async def _show_comparison(
     )
 
 
+@command(c.CompareArgs)
 async def compare_command(ls: Host, args: c.CompareArgs) -> c.CompareResult:
     """Versions side by side: the current code, the consensus and the most different
     (``interactive``: also shown)."""
@@ -233,6 +258,7 @@ async def compare_command(ls: Host, args: c.CompareArgs) -> c.CompareResult:
     )
 
 
+@command(c.ShowSampleArgs)
 async def show_sample_command(ls: Host, args: c.ShowSampleArgs) -> c.ShowSampleResult:
     """The text of version k (1-based, or consensus / current / fastest / mostDifferent)."""
     which: int | str | None = args.version
@@ -337,6 +363,7 @@ async def _store_samples(
     return c.StoreResult(uri=target.uri, qualified_name=name, added=len(set(ids)), total=total)
 
 
+@command(c.AddSamplesArgs)
 async def add_samples_command(ls: Host, args: c.AddSamplesArgs) -> c.StoreResult:
     """Store versions the client relays (origin ``relayed``); versions over the bounds of
     :mod:`codequorum.core.limits` are refused before anything reads them."""
@@ -387,6 +414,7 @@ def read_sample_file(path: Path) -> list[Sample]:
     return out
 
 
+@command(c.ImportSamplesArgs)
 async def import_samples_command(ls: Host, args: c.ImportSamplesArgs) -> c.StoreResult:
     """Store versions read from a file (origin ``imported``): one inside a workspace folder,
     read here, or the text of one the user picked, read by the client
@@ -438,6 +466,7 @@ def _imported_samples(name: str, data: bytes, language: str, task_id: str | None
     return [dataclasses.replace(item.sample, origin="imported") for item in candidates]
 
 
+@command(c.ClearSamplesArgs)
 async def clear_samples_command(ls: Host, args: c.ClearSamplesArgs) -> c.ClearResult:
     """Delete the stored versions of one function (or of the whole file without one).
     ``interactive``: answered at once; the user is asked first and told what was deleted."""
@@ -653,6 +682,7 @@ async def regeneration_request(
     return Request(uri, key, language, entry, messages, n)
 
 
+@command(c.RegenerateArgs)
 async def regenerate_command(ls: Host, args: c.RegenerateArgs) -> c.RegenerateResult:
     """Ask the configured provider for new versions, storing each as it arrives
     (``interactive``: answered at once with status ``started``; the rest is shown)."""
@@ -821,6 +851,7 @@ async def _module(ls: Host, snapshot: Snapshot, entry: FunctionEntry
                             entry.qualified_name, str(getattr(entry.info, "kind", "function")))
 
 
+@command(c.RunDynamicArgs)
 async def run_dynamic_command(ls: Host, args: c.RunDynamicArgs) -> c.RunDynamicResult:
     """Start the sandboxed dynamic analysis of a function in the background, in its module
     (``interactive``: answered at once, before any question; what comes of it is shown)."""
@@ -858,16 +889,3 @@ async def _run_dynamic_shown(ls: Host, args: c.RunDynamicArgs) -> None:
     if not result.started and not result.refused and result.message:
         shown = safe_text(result.qualified_name, 200)
         ls.show(types.MessageType.Info, f"codequorum: '{shown}': {safe_text(result.message)}")
-
-
-#: Every command's handler.
-HANDLERS: dict[str, Any] = {
-    ANALYZE: analyze_command,
-    REGENERATE: regenerate_command,
-    ADD_SAMPLES: add_samples_command,
-    IMPORT_SAMPLES: import_samples_command,
-    CLEAR_SAMPLES: clear_samples_command,
-    SHOW_SAMPLE: show_sample_command,
-    COMPARE: compare_command,
-    RUN_DYNAMIC: run_dynamic_command,
-}

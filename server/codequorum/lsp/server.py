@@ -854,9 +854,12 @@ async def code_action(
 
 def register_command(name: str) -> None:
     """Register one command: pygls reads the argument object into the command's arguments
-    class (the handler's annotation) and writes its result class back as JSON."""
+    class (the handler's annotation) and writes its result class back as JSON. The handler
+    is the function :func:`~codequorum.lsp.commands.command` registered for it."""
     args_cls, result_type = contract.COMMANDS[name]
-    run = cmds.HANDLERS[name]
+    run = cmds.HANDLERS.get(name)
+    if run is None:
+        raise LookupError(f"no handler for the command {name}")
 
     async def handler(ls: CodequorumServer, args: Any) -> Any:
         try:
