@@ -15,6 +15,7 @@ import logging
 import threading
 from typing import TYPE_CHECKING
 
+from codequorum.behaviour.runtimes import runtime_for
 from codequorum.behaviour.sandbox import isolation
 from codequorum.core.safe_text import safe_text
 from codequorum.lsp import contract as c
@@ -36,8 +37,8 @@ def runs_on_arrival(settings: Settings, language: str, trusted: bool) -> bool:
     """Whether new versions run by themselves: ``dynamic.auto`` and ``dynamic.enable`` on,
     Python, a trusted workspace, the strict sandbox (a weak one runs only when asked)."""
     d = settings.dynamic
-    return (d.auto and d.enable and d.sandbox == "strict" and language == "python"
-            and trusted)
+    return (d.auto and d.enable and d.sandbox == "strict"
+            and runtime_for(language) is not None and trusted)
 
 
 def sandbox_missing(probe: isolation.Probe | None) -> str | None:
@@ -113,6 +114,6 @@ def not_run_note(ls: Host, uri: str, analysis: FunctionAnalysis) -> str | None:
     if settings.dynamic.sandbox != "strict" or not settings.dynamic.enable:
         return None
     found = isolation.probed(None, "strict", True)
-    if found is None and analysis.language == "python":
+    if found is None and runtime_for(analysis.language) is not None:
         probe_soon()
     return sandbox_missing(found)

@@ -22,6 +22,7 @@ import attrs
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
+from codequorum.behaviour.runtimes import runtime_for, runtime_names
 from codequorum.core.errors import UserError
 from codequorum.core.limits import InputLimitError, check_call_sizes, json_depth_problem
 from codequorum.core.model import ModuleContext, Sample
@@ -829,8 +830,8 @@ async def _runnable(
     snapshot, entry, analysis = await _analysis(ls, args, RUN_DYNAMIC)
     if analysis is None:
         raise CommandError(f"{RUN_DYNAMIC}: no versions of '{entry.qualified_name}' yet")
-    if analysis.language != "python":
-        raise CommandError(f"{RUN_DYNAMIC}: dynamic analysis runs Python only")
+    if runtime_for(analysis.language) is None:
+        raise CommandError(f"{RUN_DYNAMIC}: dynamic analysis runs {runtime_names()} only")
     if analysis.refused:
         raise CommandError(f"{RUN_DYNAMIC}: {analysis.report.message}")
     return snapshot, entry, analysis

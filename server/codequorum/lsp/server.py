@@ -27,6 +27,7 @@ from pygls.protocol.json_rpc import MsgId
 from pygls.protocol.language_server import lsp_method
 
 from codequorum import __version__
+from codequorum.behaviour.runtimes import runtime_for
 from codequorum.core.limits import MAX_DOCUMENT_BYTES
 from codequorum.core.safe_text import safe_text
 from codequorum.ingest.workspace import file_key_for
@@ -836,7 +837,8 @@ async def code_action(
         stored = 0 if key is None else len(key.stored)
         offer = CommandOffer(
             stored=stored,
-            dynamic=snapshot.language == "python" and settings.dynamic.enable and ls.trusted,
+            dynamic=(runtime_for(snapshot.language) is not None and settings.dynamic.enable
+                     and ls.trusted),
             report=shows_documents(ls),
             skip=lensed_commands(mode, ls.shows_lenses, lens_commands(stored > 0, settings)),
         )
