@@ -539,9 +539,11 @@ def _summary(codes: Sequence[str], language: str, opts: AnalysisOptions,
              matrices: dict[str, FloatMatrix]) -> dict[str, Any]:
     """Static SCTD (Python), the pair means of every matrix, and with ``textual`` the
     token and AST-diff similarities (their matrices join ``matrices``)."""
+    from codequorum.behaviour.runtimes import runtime_for  # the sandbox's modules, when used
+
     summary: dict[str, Any] = {}
-    if opts.sctd and language == "python":
-        summary.update(static_sctd(codes, opts.interpreter))
+    if opts.sctd and runtime_for(language) is not None:
+        summary.update(static_sctd(codes, opts.interpreter, language))
     for name in PAIR_METRICS:
         if name in matrices:
             ordered, unordered = pair_means(matrices[name])
@@ -574,7 +576,8 @@ def _ast_diffs(codes: Sequence[str], language: str,
     return out
 
 
-def static_sctd(codes: Sequence[str], interpreter: str | None = None) -> dict[str, float | None]:
+def static_sctd(codes: Sequence[str], interpreter: str | None = None,
+                language: str = "python") -> dict[str, float | None]:
     """``sctd_jsd`` and ``sctd_tau`` from static opcode counts (see
     :func:`codequorum.metrics.opcodes.sctd`): each version is compiled under ``interpreter``
     (default: this one), never run. Versions that are empty or do not compile are left out,
@@ -591,9 +594,12 @@ def static_sctd(codes: Sequence[str], interpreter: str | None = None) -> dict[st
                 once[codes[k]] = static_opcode_counts(codes[k])
         counted = [once[codes[k]] for k in present]
     else:
-        from codequorum.behaviour.run import static_counts
+        from codequorum.behaviour.runtimes import runtime_for
 
-        counted = static_counts([codes[k] for k in present], interpreter)
+        runtime = runtime_for(language)
+        if runtime is None:
+            return {"sctd_jsd": None, "sctd_tau": None}
+        counted = runtime.static_counts([codes[k] for k in present], interpreter)
     result = sctd(counted)
     have = result.used >= 2
     return {"sctd_jsd": result.jsd if have else None, "sctd_tau": result.tau if have else None}
@@ -813,9 +819,11 @@ def _merge_dynamic(report: StabilityReport, dynamic: DynamicLike | None) -> None
     """Dynamic summary figures and verdicts join the structural ones."""
     if dynamic is None:
         return
-    if report.language != "python":
-        report.notes.append(f"behaviour metrics are for Python only: the {report.language} "
-                            "versions were not run")
+    from codequorum.behaviour.runtimes import runtime_for, runtime_names
+
+    if runtime_for(report.language) is None:
+        report.notes.append(f"behaviour metrics are for {runtime_names()} only: the "
+                            f"{report.language} versions were not run")
     for key, value in dynamic.summary.items():
         report.summary[key] = value
     report.verdicts.extend(dynamic.verdicts)

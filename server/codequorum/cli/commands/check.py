@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from codequorum import __version__
+from codequorum.behaviour.runtimes import runtime_for
 from codequorum.cli.argtypes import at_least, seconds
 from codequorum.cli.dynamic import add_dynamic_argument
 from codequorum.cli.endpoint import (
@@ -429,7 +430,7 @@ class _Checker:
             if not self._enough_versions(key, str(info.qualified_name), names):
                 continue
             module = None
-            if self.dynamic and lang == "python":  # its versions run in the file's module
+            if self.dynamic and runtime_for(lang) is not None:  # they run in the file's module
                 view = view or self.session.module_view(text, path)
                 module = view.context(str(info.qualified_name), str(info.kind))
             analysis = self._analyse(path, key, lang, info, current_code(text, info), module)
