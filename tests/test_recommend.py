@@ -20,6 +20,7 @@ from codequorum.recommend import (
     outcome_matrix,
     output_clusters,
     recommend,
+    runner_up,
 )
 from codequorum.risk import NO_INPUTS, NOT_RUN, RiskEstimate, trust_words
 
@@ -428,6 +429,17 @@ def test_risk_signals_count_the_kept_versions_output_cluster() -> None:
     assert (s.versions, s.agreed, s.agreeing, s.agreeing_texts, s.texts) == (5, True, 2, 1, 4)
     assert (s.examples, s.passes_examples, s.passing) == (2, True, 2)
     assert s.share == rec.share
+    # outside the kept cluster {0, 1}: version 2 (returns nothing on the second input,
+    # its own row) and version 3; version 4 returns nothing at all
+    assert (s.runner_up, s.behaviours) == (1, 3)
+
+
+def test_runner_up_is_the_largest_other_behaviour() -> None:
+    keys: list[list[str | None]] = [["= 1"], ["= 1"], ["= 2"], ["= 2"], ["= 2"], ["= 3"],
+                                    [None]]
+    assert runner_up(keys, 0) == 3
+    assert runner_up(keys, 2) == 2
+    assert runner_up([["= 1"], ["= 1"]], 0) == 0  # everyone agrees: nothing left
 
 
 def test_a_run_on_tests_alone_is_no_evidence() -> None:

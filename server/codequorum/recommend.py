@@ -173,6 +173,15 @@ def output_clusters(keys: KeyMatrix) -> int:
     return len(rows)
 
 
+def runner_up(keys: KeyMatrix, v: int) -> int:
+    """The most versions outside version ``v``'s output cluster that share one behaviour
+    (a whole row of keys, any result at all; 0 when none is left)."""
+    mine = set(agreeing_versions(keys, v))
+    rows = Counter(tuple(r) for u, r in enumerate(keys)
+                   if u not in mine and any(k is not None for k in r))
+    return max(rows.values(), default=0)
+
+
 def agreeing_versions(keys: KeyMatrix, v: int) -> list[int]:
     """The versions whose keys equal version ``v``'s on every input where it has a result,
     itself included (its output cluster)."""

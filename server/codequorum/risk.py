@@ -63,9 +63,11 @@ NO_INPUTS = ("no input to run the versions on: a docstring example or type hints
 #: with (chosen by ``bench/fit_risk.py`` on draws left out of the fit).
 FEATURES: dict[str, tuple[str, ...]] = {
     "examples": ("examples_consensus", "examples_confirmed", "cluster_share", "share",
-                 "purity", "distinct_agreeing"),
-    "examples_failed": ("examples_consensus", "cluster_share", "share", "distinct_agreeing"),
-    "outputs": ("cluster_share", "share", "agreed", "distinct_agreeing", "distinct_share"),
+                 "purity", "distinct_agreeing", "margin", "behaviours"),
+    "examples_failed": ("examples_consensus", "cluster_share", "share", "distinct_agreeing",
+                        "margin", "behaviours"),
+    "outputs": ("cluster_share", "share", "agreed", "distinct_agreeing", "distinct_share",
+                "margin", "behaviours"),
 }
 #: ``examples_confirmed`` counts the examples passed up to this many.
 CONFIRMING_EXAMPLES = 5
@@ -83,7 +85,9 @@ class RiskSignals:
     written differently (blanks aside); ``texts``: distinct texts in the set; ``share``:
     the kept version's agreements over the most possible; ``examples``: the docstring's
     examples with expected values; ``passes_examples``: the kept version passes all of
-    them; ``passing``: versions passing all of them.
+    them; ``passing``: versions passing all of them; ``runner_up``: the most versions
+    outside the kept one's output cluster sharing one behaviour; ``behaviours``: distinct
+    behaviours (rows of outputs) among the versions with any result.
     """
 
     versions: int
@@ -95,6 +99,8 @@ class RiskSignals:
     examples: int = 0
     passes_examples: bool = False
     passing: int = 0
+    runner_up: int = 0
+    behaviours: int = 1
 
     @property
     def kind(self) -> ModelKind:
@@ -112,7 +118,9 @@ class RiskSignals:
         says more than passing one); ``purity``: of the versions passing every example, the
         share returning what the kept one returns; ``distinct_agreeing`` and
         ``distinct_share``: differently written agreeing versions, and distinct texts, over
-        all versions (copies of one text agreeing say less than versions written apart).
+        all versions (copies of one text agreeing say less than versions written apart);
+        ``margin``: how many more versions the kept one's cluster holds than the next
+        largest, over all; ``behaviours``: distinct behaviours over all versions.
         """
         n = max(self.versions, 1)
         agreeing = self.agreeing if self.agreed else 1
@@ -127,6 +135,8 @@ class RiskSignals:
             "purity": min(1.0, agreeing / self.passing) if passes and self.passing else 0.0,
             "distinct_agreeing": (self.agreeing_texts if self.agreed else 1) / n,
             "distinct_share": self.texts / n,
+            "margin": max(0, agreeing - self.runner_up) / n,
+            "behaviours": self.behaviours / n,
         }
 
     def vector(self, features: Sequence[str] | None = None) -> FloatArray:
