@@ -29,7 +29,9 @@ Reproducible procedure (what ``server/codequorum/data/risk_model.json`` was made
    highest failure share over the regimes left out (size, temperature, strength;
    :data:`MIN_SETS` sets at least, from :data:`MIN_REGIMES` regimes at least, else no
    range); a bin is *likely right* when no regime saw more than a quarter of its kept
-   versions wrong, *likely wrong* when none saw fewer than 60 %, else *uncertain*;
+   versions wrong, *likely wrong* when none saw fewer than 60 %, else *uncertain*, and
+   never a step its own risks contradict (risks all above a quarter are not *likely
+   right*);
 6. shape alone (no run; the structural medoid's failure from mean ``jsd_struct`` and its
    typicality) is measured the same way; it is not shipped (see bench/README.md);
 7. the stability reference: 101 quantiles of the mean ``jsd_struct`` of the reference
@@ -162,20 +164,21 @@ def kind_of(s: Mapping[str, Any]) -> ModelKind:
 
 
 #: Record keys of the pick each model is fitted on: (how it was chosen, its agreeing
-#: versions, their distinct texts, its agreement share, its index).
-PICK_KEYS: dict[str, tuple[str, str, str, str, str, str]] = {
+#: versions, their distinct texts, its agreement share, its index, the largest other
+#: behaviour, the distinct behaviours).
+PICK_KEYS: dict[str, tuple[str, ...]] = {
     "examples": ("recommended_by", "agreeing", "agreeing_distinct", "share", "recommended",
-                 "recommended_runner_up"),
+                 "recommended_runner_up", "recommended_behaviours"),
     "outputs": ("agreement_only_by", "agreement_only_agreeing",
                 "agreement_only_agreeing_distinct", "agreement_only_share", "agreement_only",
-                "agreement_only_runner_up"),
+                "agreement_only_runner_up", "agreement_only_behaviours"),
 }
 
 
 def signals(s: Mapping[str, Any], kind: ModelKind) -> RiskSignals:
     """The risk signals of one set record for model ``kind``'s pick (``outputs``: the
     agreement-only pick, as if the docstring gave no example)."""
-    by, agreeing, texts, share, _, runner = (s[k] for k in PICK_KEYS[
+    by, agreeing, texts, share, _, runner, distinct = (s[k] for k in PICK_KEYS[
         "outputs" if kind == "outputs" else "examples"])
     n = int(s["n"])
     with_examples = kind != "outputs"
@@ -185,7 +188,7 @@ def signals(s: Mapping[str, Any], kind: ModelKind) -> RiskSignals:
         examples=int(s["examples"]) if with_examples else 0,
         passes_examples=with_examples and bool(s["passes_examples"]),
         passing=round(float(s["examples_consensus"]) * n) if with_examples else 0,
-        runner_up=int(runner) if by == "behaviour" else 0, behaviours=int(s["clusters"]))
+        runner_up=int(runner) if by == "behaviour" else 0, behaviours=int(distinct))
 
 
 def label(s: Mapping[str, Any], kind: ModelKind | str) -> float:
@@ -398,15 +401,18 @@ def per_value(pred: Predictions) -> dict[str, dict[str, Any]]:
             for v in sorted(set(pred.where))}
 
 
-def level_name(observed: Sequence[float] | None) -> str:
-    """The step of the coarse scale a bin earned on held-out data (see
-    :data:`RIGHT_AT_MOST`)."""
+def level_name(observed: Sequence[float] | None, lower: float = 0.0,
+               upper: float = 1.0) -> str:
+    """The step of the coarse scale a bin of risk from ``lower`` to ``upper`` earned on
+    held-out data (see :data:`RIGHT_AT_MOST`); never one its own risks contradict (a bin
+    of risks all above :data:`RIGHT_AT_MOST` is not *likely right*, one all below
+    :data:`WRONG_AT_LEAST` not *likely wrong*)."""
     if observed is None:
         return LEVELS[1]
     low, high = observed
-    if high <= RIGHT_AT_MOST:
+    if high <= RIGHT_AT_MOST and lower < RIGHT_AT_MOST:
         return LEVELS[0]
-    return LEVELS[2] if low >= WRONG_AT_LEAST else LEVELS[1]
+    return LEVELS[2] if low >= WRONG_AT_LEAST and upper > WRONG_AT_LEAST else LEVELS[1]
 
 
 def levels(preds: Mapping[str, Mapping[str, Predictions]], kind: str) -> list[dict[str, Any]]:
@@ -428,7 +434,8 @@ def levels(preds: Mapping[str, Mapping[str, Predictions]], kind: str) -> list[di
                     shares.append(float(pred.y[mask].mean()))
         observed = ([round(min(shares), 3), round(max(shares), 3)]
                     if len(shares) >= MIN_REGIMES else None)
-        out.append({"below": upper, "level": level_name(observed), "observed": observed,
+        out.append({"below": upper, "level": level_name(observed, lower, upper),
+                    "observed": observed,
                     "sets": sets // len(AXES)})
         lower = upper
     return out

@@ -20,9 +20,12 @@ these moves, all with replacement (a model's versions are independent draws):
 
 Every set also carries its task's pass rate over the 100 versions (``task_pass_rate``),
 from which difficulty strata are cut, and the per-set records of ``bench_recommend.py``
-(recommendation, agreement-only pick, their signals, which versions pass).
+(recommendation, agreement-only pick, their signals, which versions pass), with, for each
+pick, the distinct behaviours and the largest one besides its own
+(``recommended_behaviours``, ``recommended_runner_up`` and the same for
+``agreement_only``).
 
-    .venv/bin/python bench/risk_regimes.py [--draws 2] [--out PATH]
+    .venv/bin/python bench/risk_regimes.py [--draws 3] [--out PATH]
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_recommend import KEY, set_record
-from codequorum.recommend import runner_up
+from codequorum.recommend import behaviours
 from recommend_cache import CACHE, REPO, TaskRuns, read_cache
 
 REGIME_SETS = REPO / "bench" / "results" / "risk_regimes.json"
@@ -106,12 +109,17 @@ def keys_of(task: TaskRuns, draw: list[int]) -> list[list[str | None]]:
               for t in non_test] for v in draw]
 
 
-def runners_up(task: TaskRuns, draw: list[int], record: dict[str, Any]) -> dict[str, int]:
-    """Per pick of the record (the recommendation, the agreement-only pick), the largest
-    output cluster besides its own (:func:`codequorum.recommend.runner_up`)."""
+def behaviour_counts(task: TaskRuns, draw: list[int], record: dict[str, Any]
+                     ) -> dict[str, int]:
+    """Per pick of the record (the recommendation, the agreement-only pick), the distinct
+    behaviours and the largest one besides its own
+    (:func:`codequorum.recommend.behaviours`)."""
     keys = keys_of(task, draw)
-    return {f"{name}_runner_up": 0 if record[name] is None else runner_up(keys, record[name])
-            for name in ("recommended", "agreement_only")}
+    out: dict[str, int] = {}
+    for name in ("recommended", "agreement_only"):
+        distinct, runner_up = (1, 0) if record[name] is None else behaviours(keys, record[name])
+        out[f"{name}_behaviours"], out[f"{name}_runner_up"] = distinct, runner_up
+    return out
 
 
 def build(tasks: list[TaskRuns], draws: int, seed: int = 0) -> list[dict[str, Any]]:
@@ -128,7 +136,7 @@ def build(tasks: list[TaskRuns], draws: int, seed: int = 0) -> list[dict[str, An
             for k in range(draws):
                 record = set_record(task, draw(task, passes, regime, rng), k)
                 record.update(regime.to_dict(), task_pass_rate=rate,
-                              **runners_up(task, record["draw"], record))
+                              **behaviour_counts(task, record["draw"], record))
                 out.append(record)
     return out
 

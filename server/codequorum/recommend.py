@@ -173,13 +173,19 @@ def output_clusters(keys: KeyMatrix) -> int:
     return len(rows)
 
 
-def runner_up(keys: KeyMatrix, v: int) -> int:
-    """The most versions outside version ``v``'s output cluster that share one behaviour
-    (a whole row of keys, any result at all; 0 when none is left)."""
-    mine = set(agreeing_versions(keys, v))
-    rows = Counter(tuple(r) for u, r in enumerate(keys)
-                   if u not in mine and any(k is not None for k in r))
-    return max(rows.values(), default=0)
+def behaviours(keys: KeyMatrix, v: int) -> tuple[int, int]:
+    """(distinct behaviours, the most versions sharing one other than version ``v``'s)
+    among the versions with a result on every input where ``v`` has one; a behaviour is
+    what a version returns on those inputs. A version without a result on one of them
+    (it raised, ran out of time, or did not run) counts in neither, so that one version
+    slowed on one input does not make a behaviour of its own."""
+    own = list(keys[v])
+    ran = [t for t, k in enumerate(own) if k is not None]
+    mine = tuple(own[t] for t in ran)
+    rows = Counter(row for row in (tuple(r[t] if t < len(r) else None for t in ran)
+                                   for r in keys) if None not in row)
+    others = [c for row, c in rows.items() if row != mine]
+    return len(rows), max(others, default=0)
 
 
 def agreeing_versions(keys: KeyMatrix, v: int) -> list[int]:

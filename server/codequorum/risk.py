@@ -8,7 +8,8 @@ versions that did not run says so in words instead (:data:`NOT_RUN`).
 After a run it comes from signals that mean the same whatever the model and however many
 versions there are: shares of the set, never counts (how many versions pass every
 docstring example, how many return what the kept one returns, how many of those are
-written differently) and how many examples confirm the kept version. One logistic model
+written differently, how many more than the next largest group returning alike, how many
+distinct behaviours) and how many examples confirm the kept version. One logistic model
 ``p = 1 / (1 + exp(-(b + Σ w_k (x_k - μ_k) / σ_k)))`` per kind of evidence, so that none
 is applied where it was not fitted:
 
@@ -85,9 +86,10 @@ class RiskSignals:
     written differently (blanks aside); ``texts``: distinct texts in the set; ``share``:
     the kept version's agreements over the most possible; ``examples``: the docstring's
     examples with expected values; ``passes_examples``: the kept version passes all of
-    them; ``passing``: versions passing all of them; ``runner_up``: the most versions
-    outside the kept one's output cluster sharing one behaviour; ``behaviours``: distinct
-    behaviours (rows of outputs) among the versions with any result.
+    them; ``passing``: versions passing all of them; ``behaviours``: distinct behaviours
+    (what a version returns on the inputs where the kept one returns something) among the
+    versions returning on all of them; ``runner_up``: the most of those sharing one
+    behaviour other than the kept one's (:func:`codequorum.recommend.behaviours`).
     """
 
     versions: int
