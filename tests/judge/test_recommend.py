@@ -11,6 +11,7 @@ from codequorum.core.model import SampleSet, Verdict
 from codequorum.core.values import canonical_output
 from codequorum.judge.recommend import (
     agreement_scores,
+    behaviours,
     example_passes,
     examples_from_dynamic,
     is_example,
@@ -412,6 +413,22 @@ def test_risk_signals_count_the_kept_versions_output_cluster() -> None:
     assert (s.versions, s.agreed, s.agreeing, s.agreeing_texts, s.texts) == (5, True, 2, 1, 4)
     assert (s.examples, s.passes_examples, s.passing) == (2, True, 2)
     assert s.share == rec.share
+    # behaviours of the versions returning wherever the kept one does: its own and
+    # version 3's (version 2 returns nothing on the second input, version 4 nowhere)
+    assert (s.runner_up, s.behaviours) == (1, 2)
+
+
+def test_behaviours_count_versions_returning_wherever_the_kept_one_does() -> None:
+    keys: list[list[str | None]] = [["= 1", "= 0"], ["= 1", "= 0"], ["= 2", "= 0"],
+                                    ["= 2", "= 0"], ["= 2", "= 0"], ["= 3", "= 0"],
+                                    [None, None], ["= 4", None]]
+    assert behaviours(keys, 0) == (3, 3)
+    assert behaviours(keys, 2) == (3, 2)
+    # a version slowed on one input is no behaviour of its own, whatever it returned
+    assert behaviours([*keys[:6], [None, None], ["= 5", None]], 0) == (3, 3)
+    assert behaviours([["= 1"], ["= 1"]], 0) == (1, 0)  # everyone agrees: nothing left
+    # the kept version returns on the first input only: that is what counts
+    assert behaviours([["= 1", None], ["= 1", "= 7"], ["= 1", "= 8"]], 0) == (1, 0)
 
 
 def test_a_run_on_tests_alone_is_no_evidence() -> None:

@@ -127,6 +127,21 @@ def output_clusters(keys: KeyMatrix) -> int:
     return len(rows)
 
 
+def behaviours(keys: KeyMatrix, v: int) -> tuple[int, int]:
+    """(distinct behaviours, the most versions sharing one other than version ``v``'s)
+    among the versions with a result on every input where ``v`` has one; a behaviour is
+    what a version returns on those inputs. A version without a result on one of them
+    (it raised, ran out of time, or did not run) counts in neither, so that one version
+    slowed on one input does not make a behaviour of its own."""
+    own = list(keys[v])
+    ran = [t for t, k in enumerate(own) if k is not None]
+    mine = tuple(own[t] for t in ran)
+    rows = Counter(row for row in (tuple(r[t] if t < len(r) else None for t in ran)
+                                   for r in keys) if None not in row)
+    others = [c for row, c in rows.items() if row != mine]
+    return len(rows), max(others, default=0)
+
+
 def agreeing_versions(keys: KeyMatrix, v: int) -> list[int]:
     """The versions whose keys equal version ``v``'s on every input where it has a result,
     itself included (its output cluster)."""

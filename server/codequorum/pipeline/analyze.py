@@ -647,7 +647,7 @@ def _recommend(report: StabilityReport, dynamic: DynamicLike | None,
 def risk_signals(rec: Recommendation, keys: KeyMatrix, codes: Sequence[str]) -> RiskSignals:
     """What a run says about the kept version (:class:`~codequorum.judge.risk.RiskSignals`):
     ``keys``, the outcome matrix of every version; ``codes``, their texts."""
-    from codequorum.judge.recommend import agreeing_versions
+    from codequorum.judge.recommend import agreeing_versions, behaviours
     from codequorum.judge.risk import RiskSignals
 
     def text(code: str) -> str:
@@ -655,12 +655,14 @@ def risk_signals(rec: Recommendation, keys: KeyMatrix, codes: Sequence[str]) -> 
 
     agreed = rec.by == "behaviour"
     agreeing = agreeing_versions(keys, rec.index) if agreed else [rec.index]
+    distinct, runner_up = behaviours(keys, rec.index)
     return RiskSignals(
         versions=rec.versions, agreed=agreed, agreeing=len(agreeing),
         agreeing_texts=len({text(codes[v]) for v in agreeing}),
         texts=len({text(c) for c in codes}), share=rec.share, examples=rec.examples,
         passes_examples=rec.passes_examples,
-        passing=round(rec.examples_consensus * rec.versions))
+        passing=round(rec.examples_consensus * rec.versions),
+        runner_up=runner_up if agreed else 0, behaviours=distinct)
 
 
 #: The stability line when the analysis options differ from the reference distribution's.
