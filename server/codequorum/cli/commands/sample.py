@@ -35,10 +35,10 @@ from codequorum.core.words import count
 from codequorum.generate.endpoint import (
     Outcome,
     ProviderConfig,
-    RegenerationResult,
     Rejected,
     RequestError,
     answer_budget,
+    failure_message,
     regenerate,
 )
 from codequorum.generate.prompting import DEFAULT_CONTEXT_LINES, build_messages, prompt_hash
@@ -250,19 +250,6 @@ def outcome_line(index: int, outcome: Outcome, shown_errors: Collection[str]) ->
             and outcome.message in shown_errors:
         return None
     return f"  {safe_text(outcome.describe())}"
-
-
-def failure_message(result: RegenerationResult, name: str) -> str | None:
-    """Why the command fails when no version was accepted (None when one was): the
-    endpoint's errors when every request failed, else that no usable version came and
-    why (the failures counted by kind)."""
-    if result.accepted:
-        return None
-    if result.errors and not result.rejected:
-        return result.error_summary() or "no version arrived"
-    counts = result.failure_counts()
-    why = f" ({', '.join(counts)})" if counts else ""
-    return f"no usable version of `{name}` arrived{why}"
 
 
 @dataclass
