@@ -17,7 +17,6 @@ from rich.text import Text
 
 from codequorum.cli.commands.score import (
     ScoreRun,
-    add_analysis_arguments,
     analysis_options,
     check_output_format,
     deferred_interrupt,
@@ -28,10 +27,10 @@ from codequorum.cli.commands.score import (
     run_scoring,
     write_output,
 )
-from codequorum.cli.dynamic import add_dynamic_argument, add_sandbox_argument
 from codequorum.core.errors import UserError
 from codequorum.core.safe_text import safe_text
 from codequorum.ingest.sample_files import ReadOptions
+from codequorum.options.arguments import add_options
 from codequorum.pipeline.analyze import StabilityReport
 from codequorum.render.outfile import check_output
 from codequorum.render.table import task_text
@@ -90,10 +89,7 @@ def register(subparsers: Any) -> None:
         description="Score 20 HumanEval tasks × 10 CodeGen-16B samples (bundled) and explain "
         "how to read the table.",
     )
-    add_dynamic_argument(parser, "also run the versions against HumanEval's tests in the "
-                         "sandbox (pass rates, output agreement, opcode divergence; ~15 s)")
-    add_sandbox_argument(parser)
-    add_analysis_arguments(parser)
+    add_options(parser, "demo")
     parser.set_defaults(func=run)
 
 
