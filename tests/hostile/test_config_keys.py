@@ -31,9 +31,9 @@ SCHEMA = Path(__file__).resolve().parents[2] / "shared" / "settings.schema.json"
 def test_every_option_of_every_command_says_who_may_set_it() -> None:
     missing = undeclared(command_parsers())
     assert not missing, (
-        f"options that do not say what they can do: {', '.join(missing)}. Wrap each where it "
-        "is added: declare(parser.add_argument(...), Reach.ANALYSIS) from "
-        "codequorum.options.policy when a project's codequorum.toml may set it (metrics, "
+        f"options that do not say what they can do: {', '.join(missing)}. Declare each in "
+        "codequorum.options.declarations (an Option, which the parser is built from) with "
+        "Reach.ANALYSIS when a project's codequorum.toml may set it (metrics, "
         "depth, thresholds, formats, languages), else the Reach member that names what it "
         "can do (PROGRAM, INTERPRETER, OUTPUT, STORE, WORKSPACE, ENDPOINT, KEY_VARIABLE, "
         "SPENDS_KEY, CLUSTER, SANDBOX, RUNS_CODE, NETWORK, PROJECT_FILE for a file only read), "
