@@ -294,6 +294,19 @@ class RegenerationResult:
         return text
 
 
+def failure_message(result: RegenerationResult, name: str) -> str | None:
+    """Why the command fails when no version was accepted (None when one was): the
+    endpoint's errors when every request failed, else that no usable version came and
+    why (the failures counted by kind)."""
+    if result.accepted:
+        return None
+    if result.errors and not result.rejected:
+        return result.error_summary() or "no version arrived"
+    counts = result.failure_counts()
+    why = f" ({', '.join(counts)})" if counts else ""
+    return f"no usable version of `{name}` arrived{why}"
+
+
 class _Failure(Exception):
     """One attempt failed; ``retry`` says whether another attempt may help."""
 

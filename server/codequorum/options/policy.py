@@ -5,8 +5,9 @@ A repository carries configuration (``codequorum.toml``, ``[tool.codequorum]`` i
 nobody reviewed. What such a file may set is decided by what the option can do, declared
 once, next to the option, as a :class:`Reach`:
 
-- ``declare(parser.add_argument("--max-depth", ...), Reach.ANALYSIS)`` for an option of a
-  command (the declaration is an attribute of the argparse action);
+- ``Option("max-depth", ..., Reach.ANALYSIS, ...)`` for an option of a command
+  (:mod:`codequorum.options.declarations`; the parser built from it carries the reach as an
+  attribute of each argparse action, :func:`declare`);
 - ``Spec(..., reach=Reach.STORE)`` for a language-server setting
   (:mod:`codequorum.lsp.settings`), and ``"x-codequorum-reach": "store"`` for every setting of
   ``shared/settings.schema.json``.

@@ -26,14 +26,7 @@ from typing import Any, TextIO
 
 from codequorum import __version__
 from codequorum.behaviour.runtimes import runtime_for
-from codequorum.cli.argtypes import at_least, seconds
-from codequorum.cli.dynamic import add_dynamic_argument
-from codequorum.cli.endpoint import (
-    add_propose_inputs_options,
-    asker_note,
-    input_asker,
-    propose_config,
-)
+from codequorum.cli.endpoint import asker_note, input_asker, propose_config
 from codequorum.core import parsing
 from codequorum.core.errors import UnknownFormatError, UnknownLanguageError, UserError
 from codequorum.core.limits import MAX_DOCUMENT_BYTES, InputLimitError
@@ -45,8 +38,8 @@ from codequorum.generate.proposed_inputs import InputAsker
 from codequorum.ingest.module_view import ModuleView
 from codequorum.ingest.store import default_store_path
 from codequorum.ingest.workspace import find_workspace
-from codequorum.options.config_file import config_values
-from codequorum.options.policy import Reach, declare
+from codequorum.options.arguments import add_options
+from codequorum.options.declarations import FAIL_ON
 from codequorum.pipeline.session import FunctionAnalysis, Session, SessionConfig, current_code
 from codequorum.render.ansi import SEVERITY_STYLE, paint
 from codequorum.render.findings import RANK, function_findings
@@ -54,7 +47,6 @@ from codequorum.render.findings import Finding as FunctionFinding
 from codequorum.render.json_out import safe_values
 from codequorum.render.terminal import color_enabled
 
-FAIL_ON: tuple[str, ...] = ("error", "warning", "information", "never")
 #: Folders never entered when a directory is walked.
 SKIP_DIRS = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
 SARIF_LEVEL: dict[str, str] = {
@@ -80,49 +72,7 @@ def register(subparsers: Any) -> None:
         "(path:line:col: severity code message). The exit status is 1 when a finding at or "
         "above --fail-on exists.",
     )
-    parser.add_argument(
-        "paths",
-        nargs="+",
-        type=Path,
-        metavar="PATH",
-        help="source files, or folders to walk for files with a known extension",
-    )
-    analysis = Reach.ANALYSIS
-    declare(parser.add_argument("--workspace", type=Path,
-                                help="workspace folder (default: the nearest folder above the "
-                                "first path holding .codequorum or .git, as `codequorum "
-                                "sample` finds it)"), Reach.WORKSPACE)
-    declare(parser.add_argument(
-        "--store", type=Path, help="store file (default: <workspace>/.codequorum/samples.sqlite3)"
-    ), Reach.STORE)
-    declare(config_values(parser.add_argument(
-        "--language", help="language of files named on the command line whose extension "
-        "does not tell (default: from the extension)"
-    ), parsing.normalize_language), analysis)
-    declare(config_values(parser.add_argument(
-        "--format", dest="output_format", default="text", metavar="FORMAT",
-        help=_formats_help(),
-    ), FORMAT_NAMES), analysis)
-    declare(config_values(parser.add_argument(
-        "--fail-on", default="warning", metavar="SEVERITY",
-        help="exit with status 1 when a finding at or above this severity exists: error, "
-        "warning (default), information or never",
-    ), FAIL_ON), analysis)
-    declare(parser.add_argument(
-        "--min-samples", type=at_least(1), default=2, metavar="K",
-        help="check a function only when at least K versions are stored (default 2)",
-    ), analysis)
-    declare(parser.add_argument("--no-tsed", dest="tsed", action="store_false",
-                                help="skip TSED (tree edit distance; the slowest metric)"),
-            analysis)
-    declare(parser.add_argument("--max-depth", type=at_least(1), default=30, metavar="D",
-                                help="deepest tree level counted (default 30)"), analysis)
-    add_dynamic_argument(parser, "also run the versions in the sandbox (opcode traces, "
-                         "outputs)")
-    declare(parser.add_argument("--timeout", type=seconds, default=10.0, metavar="SECONDS",
-                                help="with --dynamic: budget of one version (default 10)"),
-            Reach.SANDBOX)
-    add_propose_inputs_options(parser)
+    add_options(parser, "check")
     parser.set_defaults(func=run, config_from="paths")
 
 

@@ -14,12 +14,12 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from codequorum.cli.commands.score import add_analysis_arguments, analysis_options, write_run
-from codequorum.cli.dynamic import add_dynamic_argument, add_sandbox_argument
+from codequorum.cli.commands.score import analysis_options, write_run
 from codequorum.cli.run import deferred_interrupt, progress_bar, report_errors
 from codequorum.core.errors import UserError
 from codequorum.core.safe_text import safe_text
 from codequorum.ingest.sample_files import ReadOptions
+from codequorum.options.arguments import add_options
 from codequorum.pipeline.analyze import StabilityReport
 from codequorum.pipeline.score import (
     ScoreRun,
@@ -88,10 +88,7 @@ def register(subparsers: Any) -> None:
         description="Score 20 HumanEval tasks × 10 CodeGen-16B samples (bundled) and explain "
         "how to read the table.",
     )
-    add_dynamic_argument(parser, "also run the versions against HumanEval's tests in the "
-                         "sandbox (pass rates, output agreement, opcode divergence; ~15 s)")
-    add_sandbox_argument(parser)
-    add_analysis_arguments(parser)
+    add_options(parser, "demo")
     parser.set_defaults(func=run)
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import math
 import os
 import shutil
 import subprocess
@@ -19,10 +18,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from codequorum.cli.argtypes import positive
-from codequorum.cli.dynamic import add_dynamic_argument, add_sandbox_argument
 from codequorum.cli.endpoint import (
-    add_propose_inputs_options,
     asker_note,
     input_asker,
     propose_config,
@@ -40,8 +36,7 @@ from codequorum.core.parsing import normalize_language
 from codequorum.core.safe_text import safe_text
 from codequorum.core.words import count
 from codequorum.ingest.sample_files import INPUT_FORMATS, ReadOptions, load_problems
-from codequorum.options.config_file import config_values
-from codequorum.options.policy import Reach, declare, within_cores
+from codequorum.options.arguments import add_options
 from codequorum.pipeline.analyze import AnalysisOptions
 from codequorum.pipeline.score import (
     ScoreRun,
@@ -53,12 +48,10 @@ from codequorum.pipeline.score import (
 from codequorum.render.html_report import load_compare
 from codequorum.render.outfile import check_output
 from codequorum.render.sinks import (
-    FORMAT_NAMES,
     OUTPUT_FORMATS,
     OutputFormat,
     RunEnd,
     SinkRequest,
-    formats_help,
     names_of,
     output_format,
     write_reports,
@@ -68,70 +61,6 @@ from codequorum.render.terminal import color_enabled
 log = logging.getLogger(__name__)
 
 # ----------------------------------------------------------------------------- arguments
-
-
-def _log_base(text: str) -> float:
-    """``2`` or ``e`` (natural log, as the published reference code)."""
-    if text.strip().lower() in ("e", "ln", "natural"):
-        return math.e
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected 2 or e, got {text!r}") from None
-    if value != 2.0:
-        raise argparse.ArgumentTypeError(f"expected 2 or e, got {text!r}")
-    return value
-
-
-def add_analysis_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options shared by ``score`` and ``demo``: what to compute and how to print it."""
-    group = parser.add_argument_group("analysis")
-    analysis = Reach.ANALYSIS
-    declare(group.add_argument("--jsd-log-base", type=_log_base, default=2.0, metavar="{2,e}",
-                               help="log base of the JSD similarity (default 2; e reproduces "
-                               "the published reference code)"), analysis)
-    declare(group.add_argument("--max-depth", type=positive, default=30, metavar="D",
-                               help="deepest tree level counted (default 30)"), analysis)
-    declare(group.add_argument("--no-tsed", dest="tsed", action="store_false",
-                               help="skip TSED (tree edit distance; the slowest metric)"),
-            analysis)
-    declare(group.add_argument("--tsed-08", action="store_true",
-                               help="also compute TSED with the published (1, 0.8, 1) costs"),
-            analysis)
-    declare(group.add_argument("--textual", action="store_true",
-                               help="also compute token LCS / Levenshtein and pycode_similar's "
-                               "UnifiedDiff / TreeDiff figures (JSON and CSV)"), analysis)
-    declare(group.add_argument("--interpreter", default=None, metavar="PATH",
-                               help="CPython whose bytecode SCTD counts (compiled, never run; "
-                               "with --dynamic it also runs the versions) (default: this one)"),
-            Reach.INTERPRETER)
-    declare(group.add_argument("--cluster-threshold", type=float, default=0.1, metavar="X",
-                               help="versions group while their mean 1 - JSD distance is <= X "
-                               "(default 0.1)"), analysis)
-    declare(group.add_argument("--stable-jsd", type=float, default=None, metavar="X",
-                               help="a set is stable when its mean JSD (structure) is >= X "
-                               "(default: unstable when less stable than 75 %% of HumanEval "
-                               "functions)"), analysis)
-    declare(group.add_argument("--outlier-gap", type=float, default=0.1, metavar="X",
-                               help="a version is an outlier when its mean similarity to the "
-                               "others is more than X below the median (default 0.1)"),
-            analysis)
-    declare(group.add_argument("--samples", type=positive, default=None, metavar="K",
-                               help="score the first K versions of each set"), analysis)
-    out = parser.add_argument_group("output")
-    declare(config_values(out.add_argument(
-        "--format", dest="output_format", default="table", metavar="FORMAT",
-        help=formats_help()), FORMAT_NAMES), analysis)
-    declare(out.add_argument("-o", "--output", default=None, metavar="FILE",
-                             help="write the result to FILE instead of standard output"),
-            Reach.OUTPUT)
-    declare(out.add_argument("--matrices", action="store_true",
-                             help="JSON: include the full pair matrices"), analysis)
-    declare(out.add_argument("--reasons", action="store_true",
-                             help="table: add the verdict's reason to each row"), analysis)
-    declare(out.add_argument("--jobs", "-j", type=positive, default=1, metavar="N",
-                             help="score sets in N worker processes (default 1)"),
-            Reach.PROCESSES, project_values=within_cores)
 
 
 def analysis_options(args: argparse.Namespace, fmt: OutputFormat | None = None
@@ -182,59 +111,8 @@ def register(subparsers: Any) -> None:
         "cross-entropy (SCE) and Jensen-Shannon similarity (JSD) of AST subtrees, tree edit "
         "similarity (TSED), groups of versions with one shape, and a verdict per set.",
     )
-    parser.add_argument("inputs", nargs="+", metavar="INPUT",
-                        help="sample set files (.jsonl, HumanEval samples, bigcode "
-                        "generations.json, optionally .gz); - reads standard input")
-    inp = parser.add_argument_group("input")
-    analysis = Reach.ANALYSIS
-    declare(config_values(inp.add_argument("--input-format", default="auto", metavar="FORMAT",
-                                           help="auto (default), jsonl, humaneval or "
-                                           "bigcode"), INPUT_FORMATS), analysis)
-    declare(config_values(inp.add_argument("--language", default=None,
-                                           help="language of sets that do not name one "
-                                           "(default python)"), normalize_language), analysis)
-    declare(inp.add_argument("--completions", action=argparse.BooleanOptionalAction,
-                             default=None, help="join prompt + sample (default: when the set "
-                             "says its samples are completions)"), analysis)
-    declare(inp.add_argument("--problems", default=None, metavar="SOURCE",
-                             help="prompts and tests for HumanEval samples / bigcode "
-                             "generations: 'humaneval' or a problems .jsonl file"),
-            Reach.PROJECT_FILE, project_values=lambda value: value == "humaneval")
-    declare(inp.add_argument("--limit", type=positive, default=None, metavar="N",
-                             help="score the first N sets"), analysis)
-    add_dynamic_argument(parser, "also run the versions in the sandbox (opcode traces, "
-                         "outputs)")
-    add_sandbox_argument(parser)
-    add_propose_inputs_options(parser)
-    cluster = parser.add_argument_group("cluster")
-    declare(cluster.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                                 help="score on a dask.distributed cluster: tcp://HOST:PORT, "
-                                 "or local:N for N local worker processes (needs "
-                                 "codequorum[distributed])"),
-            Reach.CLUSTER, project_values=_local_workers)
-    declare(cluster.add_argument("--resume", action="store_true",
-                                 help="with --scheduler and -o FILE (jsonl or csv): skip the "
-                                 "sets already in FILE and append the others"), Reach.OUTPUT,
-            project_values=lambda value: value is False)
-    add_analysis_arguments(parser)
-    declare(parser.add_argument("--compare", default=None, metavar="REPORT",
-                                help="html: show this run against another run's --format "
-                                "json report (another model or temperature)"),
-            Reach.PROJECT_FILE)
+    add_options(parser, "score")
     parser.set_defaults(func=run)
-
-
-
-def _local_workers(value: object) -> bool:
-    """``local:N``: worker processes on this machine, which a project may ask for (as
-    many as the machine has cores)."""
-    if not (isinstance(value, str) and value.startswith("local:")):
-        return False
-    count = value.removeprefix("local:")
-    return count.isdigit() and within_cores(int(count))
-
-
-# ----------------------------------------------------------------------------- the door
 
 
 def _compare_formats() -> list[OutputFormat]:
