@@ -358,7 +358,7 @@ async def regenerate(
         follow_redirects=True,
         trust_env=not _is_local(config.base_url),
     )
-    session = _Session(config, list(messages), language, name, http, result, on_sample)
+    session = _Exchange(config, list(messages), language, name, http, result, on_sample)
     try:
         await _run_until_cancelled(session.run(count), cancel, result)
     finally:
@@ -472,7 +472,10 @@ async def _run_until_cancelled(
 
 
 @dataclass
-class _Session:
+class _Exchange:
+    """One regeneration's conversation with the endpoint: the request it sends, the client
+    it sends it with, and where the answers go."""
+
     config: ProviderConfig
     messages: list[Message]
     language: str

@@ -42,8 +42,7 @@ from codequorum.options.arguments import add_options
 from codequorum.options.declarations import FAIL_ON
 from codequorum.pipeline.session import FunctionAnalysis, Session, SessionConfig, current_code
 from codequorum.render.ansi import SEVERITY_STYLE, paint
-from codequorum.render.findings import RANK, function_findings
-from codequorum.render.findings import Finding as FunctionFinding
+from codequorum.render.findings import RANK, Finding, function_findings
 from codequorum.render.json_out import safe_values
 from codequorum.render.terminal import color_enabled
 
@@ -80,9 +79,10 @@ def register(subparsers: Any) -> None:
 
 
 @dataclass(frozen=True)
-class Finding:
-    """One finding about one function, at the function's name (1-based line and column,
-    the column counted in characters)."""
+class Located:
+    """A :class:`~codequorum.render.findings.Finding` of one function where ``check``
+    prints it: the file, at the function's name (1-based line and column, the column
+    counted in characters), with the figures its formats show."""
 
     path: str
     line: int
@@ -132,7 +132,7 @@ class Finding:
 class CheckRun:
     """Everything one run found and counted."""
 
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[Located] = field(default_factory=list)
     functions: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
@@ -336,11 +336,11 @@ def name_span(lines: Sequence[str], start: parsing.Point, end: parsing.Point) ->
     return row + 1, _column(lines[row], start_byte), end_row + 1, _column(lines[end_row], end_byte)
 
 
-def _finding(path: Path, span: Span, found: FunctionFinding, function: str,
-             versions: int, report: dict[str, Any]) -> Finding:
+def _finding(path: Path, span: Span, found: Finding, function: str,
+             versions: int, report: dict[str, Any]) -> Located:
     """One printed finding from one of :func:`function_findings`, at the function's name."""
     line, column, end_line, end_column = span
-    return Finding(
+    return Located(
         path=path.as_posix(), line=line, column=column, end_line=end_line,
         end_column=end_column, severity=found.severity, code=found.code,
         message=found.message, function=function, figure=found.figure,
