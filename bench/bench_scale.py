@@ -213,7 +213,7 @@ def _stage_function(stage: str) -> Callable[[Any], object]:
 
         return lambda s: pycode_similar_matrices(s.codes)
     if stage.startswith("score --dynamic"):
-        from codequorum.cli.commands.score import score_one
+        from codequorum.pipeline.score import score_one
 
         return lambda s: score_one(s, cli, True)
     functions: dict[str, Callable[[Any], object]] = {

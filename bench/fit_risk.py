@@ -15,17 +15,23 @@ Reproducible procedure (what ``server/codequorum/data/risk_model.json`` was made
    the model is fitted on the other half's tasks in the other regimes and predicts this
    half's tasks in the regime left out. Every regime counts alike in a fit (rows weighted
    by their regime cell), so no one model's base rate dominates. Then the fit on all sets,
-   with a monotone constraint: a feature whose coefficient says that more agreement or
-   more confirmation makes a version *more* likely wrong is dropped and the fit redone;
+   with a monotone constraint: a feature whose coefficient says that more agreement, more
+   confirmation or a wider margin makes a version *more* likely wrong, or that more
+   distinct behaviours make it less likely wrong, is dropped and the fit redone;
 4. measurement, on the same held-out predictions: per regime left out, sets, failure
    rate, mean risk, AUROC, ECE and the reliability rows; also per difficulty stratum (the
    task's pass rate over its 100 versions, left out in turn) and for sets with and without
    docstring examples. ``shown`` is the risk a report gives for the kept version;
+   ``shown, rate per regime`` the same risks moved, per regime held out, to the rate of
+   wrong kept versions estimated from that regime's sets alone, without their labels
+   (:func:`adapt_base_rate`): what a run holding many sets of one model could say;
 5. the coarse scale: per model and bin of risk (:data:`BINS_BELOW`), the lowest and
    highest failure share over the regimes left out (size, temperature, strength;
-   :data:`MIN_SETS` sets at least); a bin is *likely right* when no regime saw more than
-   a quarter of its kept versions wrong, *likely wrong* when none saw fewer than 60 %,
-   else *uncertain*;
+   :data:`MIN_SETS` sets at least, from :data:`MIN_REGIMES` regimes at least, else no
+   range); a bin is *likely right* when no regime saw more than a quarter of its kept
+   versions wrong, *likely wrong* when none saw fewer than 60 %, else *uncertain*, and
+   never a step its own risks contradict (risks all above a quarter are not *likely
+   right*);
 6. shape alone (no run; the structural medoid's failure from mean ``jsd_struct`` and its
    typicality) is measured the same way; it is not shipped (see bench/README.md);
 7. the stability reference: 101 quantiles of the mean ``jsd_struct`` of the reference
@@ -81,22 +87,32 @@ CANDIDATES: dict[str, tuple[tuple[str, ...], ...]] = {
     "examples": (("examples_consensus", "examples_confirmed", "cluster_share", "share"),
                  ("examples_consensus", "examples_confirmed", "cluster_share", "share",
                   "purity"),
+                 ("examples_consensus", "examples_confirmed", "cluster_share", "share",
+                  "margin"),
+                 ("examples_consensus", "examples_confirmed", "cluster_share", "share",
+                  "margin", "behaviours"),
                  FEATURES["examples"]),
     "examples_failed": (("examples_consensus",),
                         ("cluster_share", "distinct_agreeing"),
+                        ("cluster_share", "margin", "behaviours"),
                         FEATURES["examples_failed"]),
     "outputs": (("cluster_share", "share"),
                 ("cluster_share", "share", "agreed"),
                 ("cluster_share", "share", "agreed", "distinct_agreeing"),
+                ("cluster_share", "share", "agreed", "distinct_agreeing", "distinct_share"),
+                ("cluster_share", "share", "agreed", "distinct_agreeing", "margin",
+                 "behaviours"),
                 FEATURES["outputs"]),
 }
-#: Per model, the direction a feature may push the risk: -1, more of it never raises it
-#: (a kept version failing an example is judged by how alike the failing versions are,
-#: which may point either way).
+#: Per model, the direction a feature may push the risk: -1, more of it never raises it;
+#: +1, more of it never lowers it (a kept version failing an example is judged by how
+#: alike the failing versions are, which may point either way).
 DIRECTION: dict[str, dict[str, int]] = {
     "examples": {"examples_consensus": -1, "examples_confirmed": -1, "cluster_share": -1,
-                 "share": -1, "purity": -1, "distinct_agreeing": -1},
-    "outputs": {"cluster_share": -1, "share": -1, "agreed": -1, "distinct_agreeing": -1},
+                 "share": -1, "purity": -1, "distinct_agreeing": -1, "margin": -1,
+                 "behaviours": 1},
+    "outputs": {"cluster_share": -1, "share": -1, "agreed": -1, "distinct_agreeing": -1,
+                "margin": -1, "behaviours": 1},
 }
 #: Regime axes a model is chosen and its levels measured on (the draws' labels).
 AXES: dict[str, tuple[str, ...]] = {
@@ -116,6 +132,9 @@ RIGHT_AT_MOST = 0.25
 WRONG_AT_LEAST = 0.6
 #: Fewest sets at a step for a held-out regime to count in its range.
 MIN_SETS = 30
+#: Fewest held-out regimes that must count for a bin to have a range and a step other
+#: than *uncertain* (one regime cannot show that a step holds across models).
+MIN_REGIMES = 2
 TARGET_AUROC = 0.85
 TARGET_ECE = 0.05
 #: The bar a risk must clear, on every regime held out, to be shown as a probability.
@@ -145,18 +164,21 @@ def kind_of(s: Mapping[str, Any]) -> ModelKind:
 
 
 #: Record keys of the pick each model is fitted on: (how it was chosen, its agreeing
-#: versions, their distinct texts, its agreement share, its index).
-PICK_KEYS: dict[str, tuple[str, str, str, str, str]] = {
-    "examples": ("recommended_by", "agreeing", "agreeing_distinct", "share", "recommended"),
+#: versions, their distinct texts, its agreement share, its index, the largest other
+#: behaviour, the distinct behaviours).
+PICK_KEYS: dict[str, tuple[str, ...]] = {
+    "examples": ("recommended_by", "agreeing", "agreeing_distinct", "share", "recommended",
+                 "recommended_runner_up", "recommended_behaviours"),
     "outputs": ("agreement_only_by", "agreement_only_agreeing",
-                "agreement_only_agreeing_distinct", "agreement_only_share", "agreement_only"),
+                "agreement_only_agreeing_distinct", "agreement_only_share", "agreement_only",
+                "agreement_only_runner_up", "agreement_only_behaviours"),
 }
 
 
 def signals(s: Mapping[str, Any], kind: ModelKind) -> RiskSignals:
     """The risk signals of one set record for model ``kind``'s pick (``outputs``: the
     agreement-only pick, as if the docstring gave no example)."""
-    by, agreeing, texts, share, _ = (s[k] for k in PICK_KEYS[
+    by, agreeing, texts, share, _, runner, distinct = (s[k] for k in PICK_KEYS[
         "outputs" if kind == "outputs" else "examples"])
     n = int(s["n"])
     with_examples = kind != "outputs"
@@ -165,7 +187,8 @@ def signals(s: Mapping[str, Any], kind: ModelKind) -> RiskSignals:
         agreeing_texts=int(texts), texts=int(s["distinct"]), share=float(share),
         examples=int(s["examples"]) if with_examples else 0,
         passes_examples=with_examples and bool(s["passes_examples"]),
-        passing=round(float(s["examples_consensus"]) * n) if with_examples else 0)
+        passing=round(float(s["examples_consensus"]) * n) if with_examples else 0,
+        runner_up=int(runner) if by == "behaviour" else 0, behaviours=int(distinct))
 
 
 def label(s: Mapping[str, Any], kind: ModelKind | str) -> float:
@@ -378,15 +401,18 @@ def per_value(pred: Predictions) -> dict[str, dict[str, Any]]:
             for v in sorted(set(pred.where))}
 
 
-def level_name(observed: Sequence[float] | None) -> str:
-    """The step of the coarse scale a bin earned on held-out data (see
-    :data:`RIGHT_AT_MOST`)."""
+def level_name(observed: Sequence[float] | None, lower: float = 0.0,
+               upper: float = 1.0) -> str:
+    """The step of the coarse scale a bin of risk from ``lower`` to ``upper`` earned on
+    held-out data (see :data:`RIGHT_AT_MOST`); never one its own risks contradict (a bin
+    of risks all above :data:`RIGHT_AT_MOST` is not *likely right*, one all below
+    :data:`WRONG_AT_LEAST` not *likely wrong*)."""
     if observed is None:
         return LEVELS[1]
     low, high = observed
-    if high <= RIGHT_AT_MOST:
+    if high <= RIGHT_AT_MOST and lower < RIGHT_AT_MOST:
         return LEVELS[0]
-    return LEVELS[2] if low >= WRONG_AT_LEAST else LEVELS[1]
+    return LEVELS[2] if low >= WRONG_AT_LEAST and upper > WRONG_AT_LEAST else LEVELS[1]
 
 
 def levels(preds: Mapping[str, Mapping[str, Predictions]], kind: str) -> list[dict[str, Any]]:
@@ -406,8 +432,10 @@ def levels(preds: Mapping[str, Mapping[str, Predictions]], kind: str) -> list[di
                 mask = at & (pred.where == v)
                 if int(mask.sum()) >= MIN_SETS:
                     shares.append(float(pred.y[mask].mean()))
-        observed = [round(min(shares), 3), round(max(shares), 3)] if shares else None
-        out.append({"below": upper, "level": level_name(observed), "observed": observed,
+        observed = ([round(min(shares), 3), round(max(shares), 3)]
+                    if len(shares) >= MIN_REGIMES else None)
+        out.append({"below": upper, "level": level_name(observed, lower, upper),
+                    "observed": observed,
                     "sets": sets // len(AXES)})
         lower = upper
     return out
@@ -496,6 +524,36 @@ def quantiles(values: list[float]) -> list[float]:
     return [round(float(v), 9) for v in q]
 
 
+def adapt_base_rate(p: np.ndarray, prior: float, iterations: int = 200
+                    ) -> tuple[np.ndarray, float]:
+    """The risks ``p`` of one model's sets moved to that model's own rate of wrong kept
+    versions, estimated from the sets alone (no label): expectation-maximisation of the
+    rate under the assumption that only it moved from the fit's ``prior`` (Saerens,
+    Latinne and Decaestecker, 2002). Returns the moved risks and the rate."""
+    q = np.clip(np.asarray(p, dtype=np.float64), 1e-9, 1 - 1e-9)
+    rate = prior
+    moved = q
+    for _ in range(iterations):
+        a = q * rate / prior
+        b = (1 - q) * (1 - rate) / (1 - prior)
+        moved = a / (a + b)
+        new = float(moved.mean())
+        if abs(new - rate) < 1e-9:
+            break
+        rate = new
+    return moved, rate
+
+
+def adapted(pred: Predictions) -> Predictions:
+    """Held-out predictions with each regime's risks moved to its own rate
+    (:func:`adapt_base_rate`), from the mean risk the fit gave the other regimes."""
+    p = pred.p.copy()
+    for v in set(pred.where):
+        mine = pred.where == v
+        p[mine], _ = adapt_base_rate(pred.p[mine], float(pred.p[~mine].mean()))
+    return Predictions(p, pred.y, pred.where, pred.kinds)
+
+
 def evaluate(sets: Sequence[Mapping[str, Any]], fitted: Mapping[str, Fitted]
              ) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Predictions]]]:
     """Per measured model (``shown``, each model, ``structure``) and axis (the regime axes
@@ -507,6 +565,8 @@ def evaluate(sets: Sequence[Mapping[str, Any]], fitted: Mapping[str, Fitted]
         preds[axis]["structure"] = structure_predictions(sets, axis)
     for key in ("shown", *KINDS, "structure"):
         evaluation[key] = {axis: per_value(preds[axis][key]) for axis in preds}
+    evaluation["shown, rate per regime"] = {
+        axis: per_value(adapted(preds[axis]["shown"])) for axis in preds}
     shown = preds["size"]["shown"]
     with_examples = shown.kinds != "outputs"
     evaluation["shown"]["examples"] = {

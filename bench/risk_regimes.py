@@ -20,9 +20,12 @@ these moves, all with replacement (a model's versions are independent draws):
 
 Every set also carries its task's pass rate over the 100 versions (``task_pass_rate``),
 from which difficulty strata are cut, and the per-set records of ``bench_recommend.py``
-(recommendation, agreement-only pick, their signals, which versions pass).
+(recommendation, agreement-only pick, their signals, which versions pass), with, for each
+pick, the distinct behaviours and the largest one besides its own
+(``recommended_behaviours``, ``recommended_runner_up`` and the same for
+``agreement_only``).
 
-    .venv/bin/python bench/risk_regimes.py [--draws 2] [--out PATH]
+    .venv/bin/python bench/risk_regimes.py [--draws 3] [--out PATH]
 """
 
 from __future__ import annotations
@@ -42,7 +45,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_recommend import set_record
+from bench_recommend import KEY, set_record
+from codequorum.judge.recommend import behaviours
 from recommend_cache import CACHE, REPO, TaskRuns, read_cache
 
 REGIME_SETS = REPO / "bench" / "results" / "risk_regimes.json"
@@ -96,6 +100,28 @@ def draw(task: TaskRuns, passes: np.ndarray, regime: Regime,
     return [int(v) for v in rng.choice(len(task.samples), size=regime.size, p=p)]
 
 
+def keys_of(task: TaskRuns, draw: list[int]) -> list[list[str | None]]:
+    """The outcome keys of the drawn versions on the inputs an editor has, as
+    ``set_record`` gives them to the recommendation (an empty answer has none)."""
+    non_test = [t for t, h in enumerate(task.hidden) if not h]
+    return [[None] * len(non_test) if not task.samples[v].strip() else
+             [None if task.outcomes[v][t] is None else KEY(task.outcomes[v][t][:3])  # type: ignore[index]
+              for t in non_test] for v in draw]
+
+
+def behaviour_counts(task: TaskRuns, draw: list[int], record: dict[str, Any]
+                     ) -> dict[str, int]:
+    """Per pick of the record (the recommendation, the agreement-only pick), the distinct
+    behaviours and the largest one besides its own
+    (:func:`codequorum.judge.recommend.behaviours`)."""
+    keys = keys_of(task, draw)
+    out: dict[str, int] = {}
+    for name in ("recommended", "agreement_only"):
+        distinct, runner_up = (1, 0) if record[name] is None else behaviours(keys, record[name])
+        out[f"{name}_behaviours"], out[f"{name}_runner_up"] = distinct, runner_up
+    return out
+
+
 def build(tasks: list[TaskRuns], draws: int, seed: int = 0) -> list[dict[str, Any]]:
     """``draws`` sets per task and regime, each a ``bench_recommend`` record with its
     regime, draw number and task pass rate."""
@@ -109,7 +135,8 @@ def build(tasks: list[TaskRuns], draws: int, seed: int = 0) -> list[dict[str, An
                 continue
             for k in range(draws):
                 record = set_record(task, draw(task, passes, regime, rng), k)
-                record.update(regime.to_dict(), task_pass_rate=rate)
+                record.update(regime.to_dict(), task_pass_rate=rate,
+                              **behaviour_counts(task, record["draw"], record))
                 out.append(record)
     return out
 
@@ -117,7 +144,7 @@ def build(tasks: list[TaskRuns], draws: int, seed: int = 0) -> list[dict[str, An
 def main(argv: list[str] | None = None) -> int:
     """Draw the sets and write their records."""
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    ap.add_argument("--draws", type=int, default=2, help="sets per task and regime")
+    ap.add_argument("--draws", type=int, default=3, help="sets per task and regime")
     ap.add_argument("--cache", type=Path, default=CACHE)
     ap.add_argument("--out", type=Path, default=REGIME_SETS)
     args = ap.parse_args(argv)

@@ -2,8 +2,10 @@
 
 The contracts live in ``pyproject.toml`` (``[tool.importlinter]``) and ``lint-imports`` checks
 the same ones: a folder imports only the folders below it (``lsp`` and ``agents`` not each
-other), and metrics and verdicts stay pure (no I/O, protocol or network package, not even
-through another module). Imports inside functions and under ``TYPE_CHECKING`` count.
+other), metrics and verdicts stay pure (no I/O, protocol or network package, not even
+through another module), and nothing in ``lsp/`` imports the language server itself (its
+handlers see it through ``lsp/host.py``). Imports inside functions and under
+``TYPE_CHECKING`` count.
 """
 
 from __future__ import annotations

@@ -110,6 +110,13 @@ export interface ServerCommandLine {
   args: string[];
 }
 
+/**
+ * What the server's (and the MCP server's) environment adds: unbuffered output, and
+ * `PYTHONSAFEPATH` so that `-m` does not put the workspace folder (the current folder) first
+ * on `sys.path`, where a repository's `numpy.py` or `codequorum/` would be imported instead.
+ */
+export const SERVER_ENV: Readonly<Record<string, string>> = { PYTHONUNBUFFERED: '1', PYTHONSAFEPATH: '1' };
+
 /** The server's command line for an interpreter: `<python> -m codequorum lsp`. */
 export function serverCommandFor(python: string): ServerCommandLine {
   return { command: python, args: ['-m', 'codequorum', 'lsp'] };

@@ -5,7 +5,7 @@
  * never in an untrusted workspace: there the provider offers no server until trust is given.
  */
 import * as vscode from 'vscode';
-import type { ServerCommandLine } from './interpreter';
+import { SERVER_ENV, type ServerCommandLine } from './interpreter';
 
 /** The provider's id, as `contributes.mcpServerDefinitionProviders` in package.json declares it. */
 export const MCP_PROVIDER_ID = 'codequorum.mcp';
@@ -138,7 +138,7 @@ function definitionFor(api: McpApi, deps: McpServerDeps): McpStdioDefinition | u
     return undefined;
   }
   const args = [...line.args, folder, ...endpointFlags(deps.userProvider())];
-  const definition = new api.Definition(MCP_SERVER_LABEL, line.command, args, { PYTHONUNBUFFERED: '1' }, deps.version);
+  const definition = new api.Definition(MCP_SERVER_LABEL, line.command, args, { ...SERVER_ENV }, deps.version);
   definition.cwd = vscode.Uri.file(folder);
   return definition;
 }

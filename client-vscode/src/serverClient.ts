@@ -15,7 +15,7 @@ import {
 } from 'vscode-languageclient/node';
 import { shownCodeActions } from './codeActions';
 import { LANGUAGES } from './constants';
-import type { ServerCommandLine } from './interpreter';
+import { SERVER_ENV, type ServerCommandLine } from './interpreter';
 import { errorText } from './json';
 import { ServerApi, type Cancellation } from './serverApi';
 import type { ProgressToken, ProgressValue } from './serverJobs';
@@ -147,7 +147,7 @@ export class ServerController implements vscode.Disposable {
       command: line.command,
       args: line.args,
       transport: TransportKind.stdio,
-      options: { cwd: folder, env: { ...process.env, PYTHONUNBUFFERED: '1' } },
+      options: { cwd: folder, env: { ...process.env, ...SERVER_ENV } },
     };
     const clientOptions: LanguageClientOptions = {
       documentSelector: documentSelector(),

@@ -89,7 +89,7 @@ describe('codequorum mcp for the editor\'s agents', () => {
     assert.equal(definition.label, 'codequorum');
     assert.equal(definition.command, '/home/me/.venv/bin/python');
     assert.deepEqual(definition.args, ['-m', 'codequorum', 'mcp', '/work/project']);
-    assert.deepEqual(definition.env, { PYTHONUNBUFFERED: '1' });
+    assert.deepEqual(definition.env, { PYTHONUNBUFFERED: '1', PYTHONSAFEPATH: '1' });
     assert.equal(definition.version, '0.1.0');
     assert.equal(definition.cwd?.fsPath, '/work/project');
     assert.equal(registered[0].provider.resolveMcpServerDefinition(definition), definition);

@@ -339,7 +339,7 @@ PY312 = Path("/root/.pyenv/versions/3.12.1/bin/python3.12")
 
 @pytest.mark.skipif(not PY312.exists(), reason="CPython 3.12.1 not installed")
 def test_other_interpreter_and_family_mode() -> None:
-    from codequorum.behaviour.run import static_counts
+    from codequorum.behaviour.runtimes.cpython import static_counts
 
     ss = SampleSet.from_codes("sorts", [SORTS[1], SORTS[3]], entry_point="f")
     results = {}

@@ -21,10 +21,10 @@ import jsonschema
 import pytest
 from rich.cells import cell_len
 
-from codequorum.cli.commands.score import dynamic_available
 from codequorum.cli.main import add_common_options, build_parser, main
 from codequorum.core.model import SampleSet
 from codequorum.pipeline.analyze import AnalysisOptions, analyze
+from codequorum.pipeline.score import dynamic_available
 from codequorum.render import CSV_COLUMNS
 
 REPO = Path(__file__).resolve().parents[2]
@@ -351,7 +351,7 @@ def test_ctrl_c_writes_what_is_finished(tmp_path: Path, shared_dir: Path) -> Non
 
 
 def test_ctrl_c_while_writing_is_held_until_the_output_is_complete(tmp_path: Path) -> None:
-    from codequorum.cli.commands.score import deferred_interrupt
+    from codequorum.cli.run import deferred_interrupt
 
     with deferred_interrupt() as hits:
         os.kill(os.getpid(), signal.SIGINT)

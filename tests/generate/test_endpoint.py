@@ -16,8 +16,10 @@ from codequorum.generate.endpoint import (
     Outcome,
     ProviderConfig,
     ProviderError,
+    RegenerationResult,
     Rejected,
     RequestError,
+    failure_message,
     list_models,
     regenerate,
 )
@@ -490,3 +492,21 @@ async def test_failures_are_counted_by_kind() -> None:
     assert [r.kind for r in result.rejected] == ["no code", "no function"]
     assert result.failure_counts() == ["2 refused: HTTP 500", "1 answer had no code",
                                        "1 answer had no function"]
+
+
+def _result(accepted: int = 0, rejected: int = 0, errors: tuple[str, ...] = ()
+            ) -> RegenerationResult:
+    return RegenerationResult(
+        accepted=[Sample(code="def f(): pass", origin="regenerated")] * accepted,
+        rejected=[Rejected(i, "no code", "") for i in range(rejected)],
+        errors=[RequestError(i, message) for i, message in enumerate(errors)],
+    )
+
+
+def test_the_command_fails_only_without_an_accepted_version() -> None:
+    assert failure_message(_result(accepted=1, rejected=2, errors=("down",)), "f") is None
+    assert failure_message(_result(errors=("down", "down", "timed out")), "f") == (
+        "down; timed out")
+    assert failure_message(_result(rejected=1, errors=("down",)), "f") == (
+        "no usable version of `f` arrived (1 failed, 1 answer was rejected)")
+    assert failure_message(_result(), "f") == "no usable version of `f` arrived"

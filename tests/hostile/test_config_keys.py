@@ -9,7 +9,6 @@ is one line naming the file, the key and why.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 from pathlib import Path
@@ -17,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from codequorum.cli.main import command_parsers, parse_arguments
-from codequorum.options.config_file import ConfigError, options_of
-from codequorum.options.policy import Reach, project_values, reach_of, undeclared
+from codequorum.options.config_file import ConfigError, options_of, workspace_defaults
+from codequorum.options.declarations import COMMANDS, Option
+from codequorum.options.policy import Reach, undeclared
 
 from .conftest import Hostile, one_line_error
 
@@ -31,9 +31,9 @@ SCHEMA = Path(__file__).resolve().parents[2] / "shared" / "settings.schema.json"
 def test_every_option_of_every_command_says_who_may_set_it() -> None:
     missing = undeclared(command_parsers())
     assert not missing, (
-        f"options that do not say what they can do: {', '.join(missing)}. Wrap each where it "
-        "is added: declare(parser.add_argument(...), Reach.ANALYSIS) from "
-        "codequorum.options.policy when a project's codequorum.toml may set it (metrics, "
+        f"options that do not say what they can do: {', '.join(missing)}. Declare each in "
+        "codequorum.options.declarations (an Option, which the parser is built from) with "
+        "Reach.ANALYSIS when a project's codequorum.toml may set it (metrics, "
         "depth, thresholds, formats, languages), else the Reach member that names what it "
         "can do (PROGRAM, INTERPRETER, OUTPUT, STORE, WORKSPACE, ENDPOINT, KEY_VARIABLE, "
         "SPENDS_KEY, CLUSTER, SANDBOX, RUNS_CODE, NETWORK, PROJECT_FILE for a file only read), "
@@ -64,32 +64,31 @@ def test_every_editor_setting_says_who_may_set_it() -> None:
     assert set(declared) == set(schema)
 
 
-def _user_only() -> list[tuple[str, str, argparse.Action]]:
-    """(command, key, action) of every option only the user may set."""
+def _user_only() -> list[tuple[str, str, Option]]:
+    """(command, key, declaration) of every option only the user may set."""
     out = []
-    for command, parser in sorted(command_parsers().items()):
-        for key, action in sorted(options_of(parser).items()):
-            reach = reach_of(action)
-            if key.startswith("no-") and isinstance(action, argparse.BooleanOptionalAction):
+    for command in sorted(COMMANDS):
+        for key, option in sorted(options_of(command).items()):
+            if key.startswith("no-") and option.kind == "either":
                 continue
-            if reach is not None and not reach.project_may_set:
-                out.append((command, key, action))
+            if not option.reach.project_may_set:
+                out.append((command, key, option))
     return out
 
 
-def _forbidden_value(action: argparse.Action) -> object:
-    """A value of ``action`` no project may give."""
-    if isinstance(action, argparse.BooleanOptionalAction | argparse._StoreTrueAction):
+def _forbidden_value(option: Option) -> object:
+    """A value of ``option`` no project may give."""
+    if option.kind in ("flag", "either"):
         return True
-    if isinstance(action, argparse._CountAction):
+    if option.kind == "count":
         return 1
-    allowed = project_values(action)
-    if action.type not in (None, str, Path):
+    allowed = option.project_values
+    if option.type not in (None, str, Path):
         return 600
-    for value in action.choices or ["tools/evil"]:
+    for value in option.choices or ["tools/evil"]:
         if allowed is None or not allowed(value):
             return value
-    raise AssertionError(f"no value of {action.option_strings} is refused")
+    raise AssertionError(f"no value of {option.option_strings} is refused")
 
 
 def _toml(value: object) -> str:
@@ -104,19 +103,20 @@ def test_the_options_only_the_user_may_set() -> None:
     purpose)."""
     keys = sorted({key for _, key, _ in USER_ONLY})
     assert keys == ["api-key-env", "base-url", "concurrency", "dynamic", "interpreter",
-                    "log-file", "max-tokens", "output", "propose-inputs", "resume", "sandbox",
-                    "scheduler", "store", "tcp", "timeout", "workspace"]
+                    "jobs", "log-file", "max-retries", "max-tokens", "model", "output",
+                    "propose-inputs", "resume", "samples", "sandbox", "scheduler", "store",
+                    "tcp", "timeout", "workspace"]
 
 
 @pytest.mark.parametrize("form", ["codequorum.toml table", "codequorum.toml dotted",
                                   "pyproject table", "top level"])
-@pytest.mark.parametrize(("command", "key", "action"), USER_ONLY,
+@pytest.mark.parametrize(("command", "key", "option"), USER_ONLY,
                          ids=[f"{c}-{k}" for c, k, _ in USER_ONLY])
 def test_a_project_file_cannot_set_a_user_only_option(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, form: str, command: str, key: str,
-        action: argparse.Action) -> None:
+        option: Option) -> None:
     monkeypatch.chdir(tmp_path)
-    value = _toml(_forbidden_value(action))
+    value = _toml(_forbidden_value(option))
     name, text = {
         "codequorum.toml table": ("codequorum.toml", f"[{command}]\n{key} = {value}\n"),
         "codequorum.toml dotted": ("codequorum.toml", f"{command}.{key} = {value}\n"),
@@ -129,29 +129,28 @@ def test_a_project_file_cannot_set_a_user_only_option(
     with pytest.raises(ConfigError) as info:
         parse_arguments(argv)
     message = str(info.value)
-    reach = reach_of(action)
-    assert reach is not None
+    reach = option.reach
     assert message.startswith(f"{name}: ") and f"{key} = {value}: a project's configuration "\
         f"file {reach.refusal}; set it in your own " in message, message
     assert "\n" not in message
 
 
-@pytest.mark.parametrize(("command", "key", "action"), USER_ONLY,
+@pytest.mark.parametrize(("command", "key", "option"), USER_ONLY,
                          ids=[f"{c}-{k}" for c, k, _ in USER_ONLY])
 def test_the_users_own_file_may_set_it(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str, key: str,
-        action: argparse.Action) -> None:
+        option: Option) -> None:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)
-    value = _forbidden_value(action)
+    value = _forbidden_value(option)
     user = tmp_path / "xdg" / "codequorum" / "config.toml"
     user.parent.mkdir(parents=True)
     user.write_text(f"[{command}]\n{key} = {_toml(value)}\n", encoding="utf-8")
     argv = {"check": ["check", "."], "sample": ["sample", "m.py", "-f", "f"],
             "score": ["score", "x.jsonl"]}.get(command, [command])
-    got = getattr(parse_arguments(argv), action.dest)
+    got = getattr(parse_arguments(argv), option.attribute)
     assert got == value or str(got).endswith(str(value))
 
 
@@ -226,6 +225,10 @@ def test_a_project_cannot_choose_the_store(hostile: Hostile, text: str) -> None:
     ('[score]\npropose-inputs = true\n', "cannot have your endpoint asked"),
     ('[lsp]\ntcp = "0.0.0.0:2087"\n', "cannot open a network port"),
     ('[lsp]\nlog-file = "../home/.bashrc"\n', "cannot choose a file codequorum writes"),
+    ('[sample]\nsamples = 100000\n', "cannot choose how many tokens your API key pays for"),
+    ('[score]\njobs = 100000\n', "cannot start more processes at once than this machine"),
+    ('[score]\nscheduler = "local:100000"\n', "nor more local workers than this machine"),
+    ('[sample]\nmax-retries = 1000000\n', "cannot choose how many tokens your API key"),
 ])
 def test_endpoint_key_cluster_sandbox_and_running_are_the_users(hostile: Hostile, text: str,
                                                                 said: str) -> None:
@@ -333,3 +336,19 @@ def test_a_huge_or_special_configuration_file_is_not_read(hostile: Hostile) -> N
         ok = hostile.run("score", str(hostile.repo / "samples.jsonl"), "--format", "json",
                          cwd=cwd, timeout=30)
         assert ok.returncode == 0, ok.stderr
+
+
+@pytest.mark.parametrize("text", [
+    "x = " + "[" * 100_000 + "]" * 100_000 + "\n",
+    "x = " + "{a=" * 50_000 + "1" + "}" * 50_000 + "\n",
+])
+def test_a_configuration_file_nested_too_deep_is_one_line(hostile: Hostile, text: str) -> None:
+    """TOML nested a hundred thousand levels (under the size bound) is one line, not a
+    traceback from the parser's recursion, on the command line and in the editor."""
+    hostile.write("codequorum.toml", text)
+    result = hostile.run("score", "samples.jsonl", timeout=30)
+    assert result.returncode == 2
+    one_line_error(result, "codequorum.toml: ", "nested too deeply")
+    refused: list[str] = []
+    with pytest.raises(ConfigError, match="nested too deeply"):
+        workspace_defaults(hostile.repo, refused)

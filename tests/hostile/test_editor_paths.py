@@ -15,7 +15,13 @@ from pathlib import Path
 import pytest
 from pygls.exceptions import JsonRpcException
 
-from codequorum.lsp.files import MAX_IMPORT_BYTES, RefusedFile, bounded_text, read_inside
+from codequorum.lsp.files import (
+    MAX_IMPORT_BYTES,
+    RefusedFile,
+    bounded_text,
+    path_of,
+    read_inside,
+)
 
 from ..lsp.conftest import lsp_session
 from ..lsp.helpers import command, open_document
@@ -133,3 +139,12 @@ def test_the_extension_reads_a_picked_file_within_the_servers_bound() -> None:
     source = (Path(__file__).resolve().parents[2] / "client-vscode" / "src"
               / "pickedFile.ts").read_text(encoding="utf-8")
     assert f"export const MAX_IMPORT_BYTES = {MAX_IMPORT_BYTES:_};" in source
+
+
+def test_a_file_uri_of_another_host_is_not_a_local_path() -> None:
+    assert path_of("file:///home/me/app.py") == Path("/home/me/app.py")
+    assert path_of("file://localhost/home/me/app.py") == Path("/home/me/app.py")
+    assert path_of("file:///home/me/a%20b.py") == Path("/home/me/a b.py")
+    for uri in ("file://server/share/app.py", "file://evil.example/etc/passwd",
+                "untitled:Untitled-1", "https://example.com/app.py"):
+        assert path_of(uri) is None, uri

@@ -234,3 +234,47 @@ def test_check_skips_special_files_and_symlinks_out_of_the_walked_folder(
                  "profile.py: a symlink out of src, skipped",
                  "huge.py is larger than 2 MB; skipped"):
         assert said in result.stderr, (said, result.stderr)
+
+
+@pytest.mark.parametrize("make", ["deep", "fifo"])
+def test_a_compare_report_the_project_names_is_read_bounded(hostile: Hostile, make: str) -> None:
+    """``compare`` may come from a project's file: a report nested 200,000 levels deep is
+    one line (not a RecursionError traceback), a FIFO in its place does not hang."""
+    report = hostile.repo / "other.json"
+    if make == "deep":
+        report.write_text("[" * 200_000 + "]" * 200_000, encoding="utf-8")
+    hostile.write("codequorum.toml", '[score]\ncompare = "other.json"\nformat = "html"\n')
+    if make == "fifo":
+        os.mkfifo(report)
+        hostile.write("codequorum.toml", '[score]\nformat = "html"\n')
+    args = ["score", "samples.jsonl", "-o", str(hostile.home.parent / "out.html")]
+    result = hostile.run(*args, *(["--compare", "other.json"] if make == "fifo" else []),
+                         timeout=QUICK)
+    assert result.returncode != 0
+    one_line_error(result, "--compare ", "other.json")
+
+
+@pytest.mark.parametrize("place", ["file", "from", "from-folder"])
+def test_sample_reads_only_bounded_regular_files(hostile: Hostile, place: str) -> None:
+    """``sample``'s FILE, its ``--from`` file and each file of a ``--from`` folder: a FIFO
+    or a 3 GB sparse file in their place is one line at once, never read whole."""
+    hostile.write("versions/a.py", SOURCE)
+    special = {"file": hostile.repo / "src" / "big.py",
+               "from": hostile.repo / "big.jsonl",
+               "from-folder": hostile.repo / "versions" / "b.py"}[place]
+    with special.open("wb") as fh:
+        fh.truncate(3 * 10**9)
+    argv = {"file": ["sample", "src/big.py", "-f", "f", "--from", "samples.jsonl"],
+            "from": ["sample", "src/mod.py", "-f", "f", "--from", "big.jsonl"],
+            "from-folder": ["sample", "src/mod.py", "-f", "f", "--from", "versions"]}[place]
+    result = hostile.run(*argv, timeout=QUICK)
+    assert result.returncode != 0
+    one_line_error(result, special.name, "larger than")
+    special.unlink()
+    os.mkfifo(special)
+    result = hostile.run(*argv, timeout=QUICK)
+    if place == "from-folder":  # a FIFO in a folder is not a file to import: skipped
+        assert result.returncode == 0, result.stderr
+    else:
+        assert result.returncode != 0
+        one_line_error(result, special.name, "a FIFO")

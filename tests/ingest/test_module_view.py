@@ -172,3 +172,28 @@ def test_function_kinds(workspace: Path) -> None:
     context = module_context(path.read_text(), path, workspace, "Shape.area", "method")
     assert (context.kind, context.owner, context.name) == ("method", "Shape", "pkg.app")
     assert context.source == path.read_text()
+
+
+def test_a_workspace_that_holds_the_home_folder_gives_only_the_modules_own_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a workspace opened at / or at ~ : the view stays in the project folder the module is in,
+    # and a module right in the home folder gets no workspace view at all
+    home = tmp_path / "home"
+    write(home, {"secrets.py": "TOKEN = 'private'\n",
+                 "proj/app.py": "import secrets\nimport helper\n",
+                 "proj/helper.py": "H = 1\n",
+                 "loose.py": "import secrets\n"})
+    monkeypatch.setenv("HOME", str(home))
+    app = home / "proj" / "app.py"
+    for workspace in (tmp_path, home):
+        view = module_view(app.read_text(), app, workspace)
+        assert (view.name, sorted(dict(view.files))) == ("app", ["app.py", "helper.py"])
+    loose = home / "loose.py"
+    view = module_view(loose.read_text(), loose, home)
+    assert [f for f, _ in view.files] == ["loose.py"]
+    assert "TOKEN" not in repr(view)
+    inner = tmp_path / "elsewhere" / "pkg"
+    write(inner, {"__init__.py": "", "mod.py": "from . import sib\n", "sib.py": "S = 2\n"})
+    view = module_view((inner / "mod.py").read_text(), inner / "mod.py", Path("/"))
+    assert (view.name, sorted(dict(view.files))) == (
+        "pkg.mod", ["pkg/__init__.py", "pkg/mod.py", "pkg/sib.py"])

@@ -11,8 +11,10 @@ import pytest
 from codequorum.behaviour.run import CandidateDynamic, RuleFigures
 from codequorum.core.model import SampleSet
 from codequorum.core.report import Verdict
+from codequorum.core.values import canonical_output
 from codequorum.judge.recommend import (
     agreement_scores,
+    behaviours,
     example_passes,
     examples_from_dynamic,
     is_example,
@@ -333,23 +335,6 @@ def test_insufficient_report_has_no_recommendation() -> None:
     report = analyze(SampleSet.from_codes("t", [_ADD]), AnalysisOptions(tsed=False))
     assert report.status == "insufficient"
     assert report.to_dict()["recommended"] is None and report.risk is None
-
-
-# --------------------------------------------------------------------------- equal values
-
-
-def test_canonical_output_makes_equal_numbers_one_key() -> None:
-    from codequorum.judge.recommend import canonical_output
-
-    assert canonical_output("2") == canonical_output("2.0") == "2"
-    assert canonical_output("True") == canonical_output("1")  # True == 1, as the graders say
-    assert canonical_output("-0.0") == "0"
-    assert canonical_output("[1, 2.0]") == canonical_output("[1.0, 2]") == "[1, 2]"
-    assert canonical_output("{2: 1.0, 1: 2}") == canonical_output("{1: 2, 2: 1}")
-    assert canonical_output("{3, 1}") == canonical_output("{1, 3.0}")
-    assert canonical_output("[1]") != canonical_output("(1,)")
-    assert canonical_output("2.5") != canonical_output("2")
-    assert canonical_output("'2'") != canonical_output("2")
     assert canonical_output("<object at 0x1>") == "<object at 0x1>"  # not a literal
     assert canonical_output(None) is None
 
@@ -440,6 +425,22 @@ def test_risk_signals_count_the_kept_versions_output_cluster() -> None:
     assert (s.versions, s.agreed, s.agreeing, s.agreeing_texts, s.texts) == (5, True, 2, 1, 4)
     assert (s.examples, s.passes_examples, s.passing) == (2, True, 2)
     assert s.share == rec.share
+    # behaviours of the versions returning wherever the kept one does: its own and
+    # version 3's (version 2 returns nothing on the second input, version 4 nowhere)
+    assert (s.runner_up, s.behaviours) == (1, 2)
+
+
+def test_behaviours_count_versions_returning_wherever_the_kept_one_does() -> None:
+    keys: list[list[str | None]] = [["= 1", "= 0"], ["= 1", "= 0"], ["= 2", "= 0"],
+                                    ["= 2", "= 0"], ["= 2", "= 0"], ["= 3", "= 0"],
+                                    [None, None], ["= 4", None]]
+    assert behaviours(keys, 0) == (3, 3)
+    assert behaviours(keys, 2) == (3, 2)
+    # a version slowed on one input is no behaviour of its own, whatever it returned
+    assert behaviours([*keys[:6], [None, None], ["= 5", None]], 0) == (3, 3)
+    assert behaviours([["= 1"], ["= 1"]], 0) == (1, 0)  # everyone agrees: nothing left
+    # the kept version returns on the first input only: that is what counts
+    assert behaviours([["= 1", None], ["= 1", "= 7"], ["= 1", "= 8"]], 0) == (1, 0)
 
 
 def test_a_run_on_tests_alone_is_no_evidence() -> None:

@@ -30,24 +30,30 @@ from codequorum.judge.risk import (
 
 def test_signals_are_shares_of_the_set() -> None:
     s = RiskSignals(versions=5, agreed=True, agreeing=3, agreeing_texts=2, texts=4, share=0.6,
-                    examples=3, passes_examples=True, passing=4)
+                    examples=3, passes_examples=True, passing=4, runner_up=1, behaviours=3)
     assert s.kind == "examples"
     assert s.values() == {
         "cluster_share": 0.6, "share": 0.6, "agreed": 1.0, "examples_consensus": 0.8,
         "examples_confirmed": 0.6, "purity": 0.75, "distinct_agreeing": 0.4,
-        "distinct_share": 0.8}
+        "distinct_share": 0.8, "margin": 0.4, "behaviours": 0.6}
     assert s.vector(("purity", "share")).tolist() == [0.75, 0.6]
     assert s.vector().tolist() == [s.values()[f] for f in FEATURES["examples"]]
     # the same set drawn twice as large says the same
     assert RiskSignals(versions=10, agreed=True, agreeing=6, agreeing_texts=4, texts=8,
                        share=0.6, examples=3, passes_examples=True,
-                       passing=8).values() == s.values()
+                       passing=8, runner_up=2, behaviours=6).values() == s.values()
+    # a runner-up as large as the kept cluster leaves no margin (never a negative one)
+    tie = RiskSignals(versions=4, agreed=True, agreeing=2, runner_up=2, behaviours=2)
+    assert tie.values()["margin"] == 0.0
+    assert RiskSignals(versions=4, agreed=True, agreeing=1, runner_up=3).values()[
+        "margin"] == 0.0
     failed = RiskSignals(versions=5, agreed=True, agreeing=2, examples=2, passing=0)
     assert failed.kind == "examples_failed"
     assert failed.values()["examples_confirmed"] == failed.values()["purity"] == 0.0
     shape = RiskSignals(versions=4, agreed=False, agreeing=3, share=0.5)
     assert shape.kind == "outputs"
     assert shape.values()["cluster_share"] == 0.25 and shape.values()["share"] == 0.0
+    assert shape.values()["margin"] == 0.25  # no cluster to compare: the kept version alone
 
 
 def test_examples_confirmed_counts_passed_examples_up_to_five() -> None:

@@ -218,8 +218,9 @@ def test_relative_xdg_config_home_is_ignored(monkeypatch: pytest.MonkeyPatch,
      "--propose-inputs"),
     ('[tool.codequorum.score]\nscheduler = "tcp://203.0.113.9:8786"\n',
      'pyproject.toml: [tool.codequorum.score] scheduler = "tcp://203.0.113.9:8786": a '
-     "project's configuration file cannot choose a remote cluster to send the samples to; "
-     "set it in your own {user}, or pass --scheduler tcp://203.0.113.9:8786"),
+     "project's configuration file cannot choose a remote cluster to send the samples to, "
+     "nor more local workers than this machine has cores; set it in your own {user}, or pass "
+     "--scheduler tcp://203.0.113.9:8786"),
 ])
 def test_project_file_cannot_choose_the_endpoint_or_weaken_the_sandbox(
         home: Path, text: str, expected: str) -> None:
@@ -319,10 +320,11 @@ def test_every_command_accepts_config_and_isolated(capsys: pytest.CaptureFixture
 
 def test_workspace_defaults_map_file_keys_to_server_settings(home: Path) -> None:
     user_file(home, 'propose-inputs = true\n[sample]\nbase-url = "http://localhost:8080/v1"\n'
-              'api-key-env = ""\n[check]\nstore = "cq/samples.sqlite3"\ntimeout = 4\n')
+              'api-key-env = ""\nmodel = "qwen2.5-coder:7b"\n'
+              '[check]\nstore = "cq/samples.sqlite3"\ntimeout = 4\n')
     write(Path("pyproject.toml"), '[tool.codequorum]\nno-tsed = true\nmax-depth = 12\n'
           'jobs = 2\n'
-          '[tool.codequorum.sample]\nmodel = "qwen2.5-coder:7b"\nsamples = 8\ntimeout = 30\n'
+          '[tool.codequorum.sample]\nsamples = 8\ntimeout = 30\n'
           'temperature = 0.6\nuse-n = true\n')
     assert workspace_defaults(Path.cwd()) == {
         "analysis.tsed": False,
@@ -355,7 +357,10 @@ def test_language_server_settings_from_the_files() -> None:
 
     write(Path("codequorum.toml"), "no-tsed = true\n[sample]\nmodel = \"llama3\"\n")
     base, warnings = file_settings(str(Path.cwd()))
-    assert (base.analysis.tsed, base.provider.model, warnings) == (False, "llama3", [])
+    # which model the user's key pays for is the user's choice, not the project's
+    assert (base.analysis.tsed, base.provider.model) == (False, "gpt-4o-mini")
+    assert len(warnings) == 1 and "model" in warnings[0], warnings
+    assert "cannot choose which model your API key pays for" in warnings[0]
     editor, _ = parse_settings({"provider": {"model": "gpt-4o-mini"}}, base)
     assert (editor.analysis.tsed, editor.provider.model) == (False, "gpt-4o-mini")
     write(Path("codequorum.toml"), "jobs = 0\n")

@@ -166,7 +166,7 @@ def test_missing_extra_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _local_reports(sets: list[SampleSet], options: AnalysisOptions) -> list[str]:
-    from codequorum.cli.commands.score import score_one
+    from codequorum.pipeline.score import score_one
 
     out = []
     for s in sets:

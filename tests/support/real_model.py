@@ -56,7 +56,7 @@ def server_python() -> Path:
     if UNAVAILABLE.exists():
         raise Unavailable(UNAVAILABLE.read_text(encoding="utf-8").strip())
     raise Unavailable("the local model server is not installed: run scripts/real-model.sh "
-                      "(builds llama-cpp-python once, about 6 minutes)")
+                      "(builds llama-cpp-python once, about 4 minutes)")
 
 
 def gguf_path(python: Path) -> Path:

@@ -22,6 +22,7 @@ from codequorum.agents.schema import (
     PartingInput,
     RecommendationOut,
 )
+from codequorum.behaviour.runtimes import runtime_for, runtime_names
 from codequorum.core.safe_text import safe_text
 from codequorum.pipeline.session import FunctionAnalysis, current_code
 from codequorum.render.findings import (
@@ -37,7 +38,7 @@ MAX_CODE_CHARS = 100_000
 
 def strict_sandbox_problem() -> str | None:
     """Why versions cannot run in the strict sandbox here (None when they can)."""
-    from codequorum.cli.commands.score import dynamic_available
+    from codequorum.pipeline.score import dynamic_available
 
     if not dynamic_available():
         return "dynamic analysis is not installed"
@@ -80,9 +81,9 @@ def _run(ws: AgentWorkspace, target: FunctionTarget, analysis: FunctionAnalysis,
          progress: Progress, cancel: threading.Event) -> tuple[FunctionAnalysis, DynamicOut]:
     """Run the versions in the strict sandbox and read the analysis again with the run
     merged in; a note instead when the sandbox is not there or the set is not Python."""
-    if analysis.language != "python":
-        return analysis, DynamicOut(requested=True, ran=False, note="only Python versions run "
-                                    "in the sandbox; the figures are structural")
+    if runtime_for(analysis.language) is None:
+        return analysis, DynamicOut(requested=True, ran=False, note=f"only {runtime_names()} "
+                                    "versions run in the sandbox; the figures are structural")
     problem = strict_sandbox_problem()
     if problem is not None:
         return analysis, DynamicOut(requested=True, ran=False,

@@ -15,11 +15,16 @@ import anyio
 
 from codequorum.agents.context import AgentWorkspace, FunctionTarget, Progress
 from codequorum.agents.schema import MAX_SAMPLE_COUNT, SampleArgs, SampleOutcome, SampleResult
-from codequorum.cli.commands.sample import failure_message
 from codequorum.core.errors import UserError
 from codequorum.core.model import Sample
 from codequorum.core.safe_text import safe_text
-from codequorum.generate.endpoint import Outcome, Rejected, answer_budget, regenerate
+from codequorum.generate.endpoint import (
+    Outcome,
+    Rejected,
+    answer_budget,
+    failure_message,
+    regenerate,
+)
 from codequorum.generate.prompting import build_messages, prompt_hash
 
 

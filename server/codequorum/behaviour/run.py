@@ -24,10 +24,7 @@ Steps:
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
-import os
-import subprocess
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -38,6 +35,7 @@ import numpy as np
 
 from codequorum.behaviour import sandbox
 from codequorum.behaviour.module_rules import judge_module, method_inputs
+from codequorum.behaviour.runtimes import runtime_for, runtime_names
 from codequorum.behaviour.sandbox.pool import run_pool
 from codequorum.behaviour.test_inputs import (
     InputCase,
@@ -52,10 +50,8 @@ from codequorum.core.report import Verdict
 from codequorum.core.safe_text import safe_text
 from codequorum.generate.endpoint import ProviderConfig
 from codequorum.generate.proposed_inputs import proposer_for
-from codequorum.judge.recommend import canonical_output
 from codequorum.metrics.dynamic import bef, dctd
 from codequorum.metrics.opcodes import (
-    STATIC_COUNT_SCRIPT,
     DivergenceResult,
     OpcodeMode,
     apply_mode,
@@ -427,14 +423,25 @@ def _outcome_tuple(o: sandbox.TestOutcome | None, kind: str = "call") -> Outcome
     return (o.output, o.exc_type, o.exc_message)
 
 
-def _compared_tuple(o: sandbox.TestOutcome | None, kind: str = "call") -> Outcome | None:
+#: How a returned value's repr prints alike (a runtime's ``canonical``).
+Canonical = Callable[[str | None], str | None]
+
+
+def _as_is(output: str | None) -> str | None:
+    """No canonical form (a language without a runtime runs nothing to compare)."""
+    return output
+
+
+def _compared_tuple(o: sandbox.TestOutcome | None, canonical: Canonical,
+                    kind: str = "call") -> Outcome | None:
     """:func:`_outcome_tuple` with the returned value as its comparison key
-    (:func:`codequorum.judge.recommend.canonical_output`), so that equal values (``2`` and
+    (the runtime's ``canonical``: :func:`codequorum.core.values.canonical_output` for
+    Python), so that equal values (``2`` and
     ``2.0``) count as the same output in OER."""
     t = _outcome_tuple(o, kind)
     if t is None or t[1] is not None or t[0] is None or t[0] == "passes":
         return t
-    return (canonical_output(t[0]), t[1], t[2])
+    return (canonical(t[0]), t[1], t[2])
 
 
 def _ok(o: sandbox.TestOutcome | None, graded: bool) -> bool:
@@ -496,9 +503,9 @@ def _traces(runs: Runs, cases: Sequence[InputCase], m: int) -> list[list[dict[st
 
 
 def _compared_rows(runs: Runs, cases: Sequence[InputCase], ix: Sequence[int],
-                   m: int) -> list[list[Outcome | None]]:
+                   m: int, canonical: Canonical) -> list[list[Outcome | None]]:
     """Per version, its outcomes on inputs ``ix`` as OER compares them."""
-    return [[_compared_tuple(runs.outcomes[c][t], cases[t].test.kind) for t in ix]
+    return [[_compared_tuple(runs.outcomes[c][t], canonical, cases[t].test.kind) for t in ix]
             for c in range(m)]
 
 
@@ -579,7 +586,7 @@ def build_report(
 ) -> DynamicReport:
     """Metrics from finished runs (pure: no process is started here).
 
-    ``static``: opcode counts per candidate as given by :func:`static_counts` (computed
+    ``static``: opcode counts per candidate as given by the runtime's ``static_counts`` (computed
     here under this interpreter when omitted)."""
     codes = sample_set.codes
     m = len(codes)
@@ -592,9 +599,11 @@ def build_report(
     traces = _traces(runs, cases, m)
     d_res = dctd(traces, options.alpha, options.opcode_mode)
     traced = sum(1 for row in traces if any(x is not None for x in row))
-    rows = _compared_rows(runs, cases, basis.behaviour, m)
+    runtime = runtime_for(sample_set.language)
+    canonical = runtime.canonical if runtime is not None else _as_is
+    rows = _compared_rows(runs, cases, basis.behaviour, m, canonical)
     candidates = [_candidate(c, runs, cases, basis, static[c], options.trace) for c in range(m)]
-    summary = _summary(s_res, d_res, rows, _compared_rows(runs, cases, basis.graded, m),
+    summary = _summary(s_res, d_res, rows, _compared_rows(runs, cases, basis.graded, m, canonical),
                        [c.pass_rate for c in candidates], basis, len(cases), options.trace)
     notes = list(plan.notes)
     if not options.trace:
@@ -652,40 +661,12 @@ def _fastest(
 # ----------------------------------------------------------------------------- entry
 
 
-def static_counts(
-    codes: Sequence[str], interpreter: str | None = None
-) -> list[dict[str, int] | None]:
-    """Static opcode counts per candidate, under ``interpreter`` (default: this one).
-
-    Another interpreter only compiles the code (:data:`STATIC_COUNT_SCRIPT`, stdlib only,
-    nothing executed), so counts match the bytecode the sandbox children trace.
-    """
-    if interpreter is None or os.path.realpath(interpreter) == os.path.realpath(sys.executable):
-        seen: dict[str, dict[str, int] | None] = {}
-        for code in codes:  # identical versions compiled once
-            if code not in seen:
-                seen[code] = static_opcode_counts(code)
-        return [None if seen[c] is None else dict(seen[c] or {}) for c in codes]
-    try:
-        proc = subprocess.run(
-            [interpreter, "-I", "-S", "-c", STATIC_COUNT_SCRIPT],
-            input=json.dumps(list(codes)),
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=True,
-        )
-        data = json.loads(proc.stdout)
-    except (OSError, subprocess.SubprocessError, ValueError) as exc:
-        raise UserError(f"cannot count opcodes with {interpreter}: {exc}") from None
-    return [None if c is None else {str(k): int(v) for k, v in c.items()} for c in data]
-
-
 def _plan(sample_set: SampleSet, options: DynamicOptions) -> InputPlan:
     proposer = options.input_proposer
     if proposer is None and options.input_provider is not None:
         proposer = proposer_for(options.input_provider)
-    if sample_set.language != "python":
+    runtime = runtime_for(sample_set.language)
+    if runtime is None or not runtime.proposed_inputs:
         proposer = None
     plan = collect_inputs(
         sample_set,
@@ -726,7 +707,7 @@ def run_dynamic_many(
     in another language gets no run, no figures and a note saying so.
     """
     options = options or DynamicOptions()
-    runnable = [ss.language == "python" for ss in sample_sets]
+    runnable = [runtime_for(ss.language) is not None for ss in sample_sets]
     if any(ss.codes for ss, ok in zip(sample_sets, runnable, strict=True) if ok):
         sandbox.require(options.interpreter, options.sandbox,
                         view=any(ss.module is not None for ss in sample_sets))
@@ -762,14 +743,15 @@ def _set_report(ss: SampleSet, plan: InputPlan, ran: list[_CandidateRun] | None,
             if not judged.keep:  # no verdict may rest on these runs
                 plan = InputPlan(plan.entry_point, notes=list(plan.notes))
                 runs = _not_run(len(ss.codes), "not run in its module", options)
-    static = (static_counts(ss.codes, options.interpreter) if runnable
+    runtime = runtime_for(ss.language) if runnable else None
+    static = (runtime.static_counts(ss.codes, options.interpreter) if runtime is not None
               else [None] * len(ss.codes))
     report = build_report(ss, plan, runs, options, static)
     report.rules = dataclasses.replace(report.rules, module_problem=problem)
     report.notes.extend(module_notes)
     if not runnable:
-        report.notes.append(f"behaviour metrics are for Python only: the {ss.language} "
-                            "versions were not run")
+        report.notes.append(f"behaviour metrics are for {runtime_names()} only: the "
+                            f"{ss.language} versions were not run")
     elif not plan.cases and (problem is None or ran is None):
         report.notes.append("no inputs to run: behaviour metrics unavailable")
     if options.sandbox == "weak":
@@ -819,6 +801,5 @@ __all__ = [
     "growth_exponent",
     "run_dynamic",
     "run_dynamic_many",
-    "static_counts",
     "summary_is_finite",
 ]

@@ -25,9 +25,9 @@ from codequorum import __version__
 from codequorum.cli import commands
 from codequorum.core.errors import UserError
 from codequorum.core.safe_text import SafeFormatter, safe_text
+from codequorum.options.arguments import add_options
 from codequorum.options.config_file import ConfigError, command_defaults, config_files
-from codequorum.options.policy import Reach, declare
-from codequorum.render.terminal import COLOR_MODES
+from codequorum.options.declarations import EVERY
 
 EXIT_INTERRUPTED = 130
 #: The status of a process whose output pipe was closed (128 + SIGPIPE), as shells report it.
@@ -51,36 +51,10 @@ def _unavailable(name: str, exc: BaseException) -> argparse.ArgumentParser:
 
 
 def add_common_options(parser: argparse.ArgumentParser) -> None:
-    """``-q``, ``-v`` and ``--color``, which every command accepts; an option a command
+    """``-q``, ``-v``, ``--color``, ``--config`` and ``--isolated``, which every command
+    accepts (declared in :mod:`codequorum.options.declarations`); an option a command
     already defines itself is left to it."""
-    taken = set(parser._option_string_actions)
-    group = parser.add_argument_group("output control")
-    loudness = group.add_mutually_exclusive_group()
-    if not taken & {"-q", "--quiet"}:
-        declare(loudness.add_argument("-q", "--quiet", action="store_true",
-                                      help="print results and errors only: no progress, "
-                                      "notes or hints"), Reach.ANALYSIS)
-    if not taken & {"-v", "--verbose"}:
-        declare(loudness.add_argument("-v", "--verbose", action="count", default=0,
-                                      help="say more: -v logs what happens on standard "
-                                      "error, -vv debug details"), Reach.ANALYSIS)
-    if "--color" not in taken:
-        declare(group.add_argument("--color", choices=COLOR_MODES, default="auto",
-                                   help="colour the output: auto colours a terminal unless "
-                                   "NO_COLOR is set (default: %(default)s)"), Reach.ANALYSIS)
-    config = parser.add_argument_group("configuration")
-    source = config.add_mutually_exclusive_group()
-    if "--config" not in taken:
-        declare(source.add_argument("--config", type=Path, metavar="PATH",
-                                    help="take defaults from this TOML file instead of the "
-                                    "closest codequorum.toml or pyproject.toml "
-                                    "[tool.codequorum] (the user-level file still applies; "
-                                    "this one is read as a project's)"),
-                Reach.CONFIGURATION)
-    if "--isolated" not in taken:
-        declare(source.add_argument("--isolated", action="store_true",
-                                    help="ignore every configuration file, the user's own "
-                                    "included"), Reach.CONFIGURATION)
+    add_options(parser, EVERY)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -141,7 +115,7 @@ def _with_configuration(parser: argparse.ArgumentParser, argv: list[str] | None,
     if command is None:
         return args
     files = config_files(_search_start(args), getattr(args, "config", None))
-    defaults = command_defaults(files, parsers, args.command)
+    defaults = command_defaults(files, args.command)
     for group in command._mutually_exclusive_groups:
         given = [a for a in group._group_actions if getattr(args, a.dest, None) != a.default]
         if given:

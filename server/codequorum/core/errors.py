@@ -1,5 +1,8 @@
 """Errors a user can cause: each carries a one-line message fit to show as is."""
 
+#: The exit status of a run cut short by Ctrl-C (128 + SIGINT, as shells report it).
+EXIT_INTERRUPTED = 130
+
 
 class UserError(Exception):
     """A problem with the user's input or configuration, not a bug in codequorum."""

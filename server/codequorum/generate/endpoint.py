@@ -294,6 +294,19 @@ class RegenerationResult:
         return text
 
 
+def failure_message(result: RegenerationResult, name: str) -> str | None:
+    """Why the command fails when no version was accepted (None when one was): the
+    endpoint's errors when every request failed, else that no usable version came and
+    why (the failures counted by kind)."""
+    if result.accepted:
+        return None
+    if result.errors and not result.rejected:
+        return result.error_summary() or "no version arrived"
+    counts = result.failure_counts()
+    why = f" ({', '.join(counts)})" if counts else ""
+    return f"no usable version of `{name}` arrived{why}"
+
+
 class _Failure(Exception):
     """One attempt failed; ``retry`` says whether another attempt may help."""
 
@@ -345,7 +358,7 @@ async def regenerate(
         follow_redirects=True,
         trust_env=not _is_local(config.base_url),
     )
-    session = _Session(config, list(messages), language, name, http, result, on_sample)
+    session = _Exchange(config, list(messages), language, name, http, result, on_sample)
     try:
         await _run_until_cancelled(session.run(count), cancel, result)
     finally:
@@ -459,7 +472,10 @@ async def _run_until_cancelled(
 
 
 @dataclass
-class _Session:
+class _Exchange:
+    """One regeneration's conversation with the endpoint: the request it sends, the client
+    it sends it with, and where the answers go."""
+
     config: ProviderConfig
     messages: list[Message]
     language: str

@@ -5,8 +5,8 @@ Three inputs are understood:
 - a sample-set file (codequorum JSONL rows ``{"task_id", "samples", "prompt"?,
   "language"?, "entry_point"?}``, HumanEval sample rows or bigcode generations, read by
   :mod:`codequorum.ingest.sample_files`); the set is chosen by ``task_id``, else by an
-  ``entry_point`` equal to the function's name, else the file's only set; samples that
-  only complete the set's prompt (bodies to append to it) are joined to it
+  ``entry_point`` equal to the function's name, else the file's only set; samples that only
+  complete the set's prompt (bodies to append to it) are joined to it
   (:func:`codequorum.ingest.sample_files.join_completions`);
 - a JSON list of code strings;
 - a directory: each file in it (sorted; hidden files skipped) is one version.
@@ -32,6 +32,7 @@ from typing import Any
 from codequorum.core.errors import UserError
 from codequorum.core.limits import json_depth_problem
 from codequorum.core.model import Sample, SampleSet
+from codequorum.core.safe_paths import UnreadableFile, read_regular
 from codequorum.ingest.extract import extract_from_code
 from codequorum.ingest.sample_files import (
     ReadError,
@@ -185,9 +186,16 @@ def import_samples(
 # --------------------------------------------------------------------------- internals
 
 
+#: The largest file ``sample --from`` imports (the editor's ``importSamples`` bound).
+MAX_IMPORT_FILE_BYTES = 16 * 1024 * 1024
+
+
 def _read_text(path: Path) -> str:
+    """A bounded regular file's text (never a FIFO or a device, never a huge file whole)."""
     try:
-        return path.read_text(encoding="utf-8-sig")
+        return read_regular(path, MAX_IMPORT_FILE_BYTES).decode("utf-8-sig")
+    except UnreadableFile as exc:
+        raise UserError(str(exc)) from None
     except UnicodeDecodeError as exc:
         raise UserError(f"{path}: not UTF-8 text ({exc.reason})") from None
     except OSError as exc:

@@ -139,7 +139,7 @@ class _Layout:
         if path is None:
             return cls(None, PurePosixPath(f"{UNTITLED}.py"), UNTITLED, False,
                        [PurePosixPath()])
-        root = _resolved(workspace)
+        root = _not_above_home(_resolved(workspace), path)
         inside = _relative(path, root)
         if root is None or inside is None:
             stem = path.stem if path.suffix == ".py" else path.name
@@ -181,6 +181,21 @@ def _resolved(workspace: Path | None) -> Path | None:
         return workspace.resolve()
     except (OSError, RuntimeError):
         return None
+
+
+def _not_above_home(root: Path | None, path: Path) -> Path | None:
+    """``root``, or, when it holds the user's home folder (a workspace opened at ``/`` or at
+    ``~``), the folder of the module's top package: the view is the user's code, never the
+    home folder itself. None when even that folder holds the home folder."""
+    home = _resolved(Path.home())
+    if root is None or home is None or not home.is_relative_to(root):
+        return root
+    folder = _resolved(path.parent)
+    while folder is not None and (folder / "__init__.py").is_file() and folder != folder.parent:
+        folder = folder.parent
+    if folder is None or home.is_relative_to(folder):
+        return None
+    return folder
 
 
 def _relative(path: Path, root: Path | None) -> PurePosixPath | None:

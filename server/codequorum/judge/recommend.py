@@ -32,14 +32,14 @@ input's, and their expected values order the versions (step 1).
 
 from __future__ import annotations
 
-import ast
-import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
+
+from codequorum.core.values import canonical_output
 
 OutcomeKey = str | None
 KeyMatrix = Sequence[Sequence[OutcomeKey]]
@@ -52,52 +52,6 @@ TEST_SOURCES: tuple[str, ...] = ("tests", "humaneval", "hidden")
 def is_test_input(source: str, graded: bool) -> bool:
     """Whether an input carries a hidden expected value (see module docstring)."""
     return source in TEST_SOURCES or (graded and source != "doctest")
-
-
-def _canonical(value: Any) -> str:
-    """Text of a plain value in which values Python calls equal read the same.
-
-    Numbers compare by value as ``==`` does (and as the graders do): ``2``, ``2.0`` and
-    ``True`` are all ``2``-like, written ``1`` for ``True`` and ``2`` for ``2.0``; ``-0.0``
-    is ``0``. Dicts and sets are written in a fixed order; lists and tuples keep their
-    brackets (``[1] != (1,)``).
-    """
-    if isinstance(value, bool):
-        return str(int(value))
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if math.isfinite(value) and value == int(value):
-            return str(int(value))
-        return repr(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(_canonical(v) for v in value) + "]"
-    if isinstance(value, tuple):
-        inner = ", ".join(_canonical(v) for v in value)
-        return f"({inner},)" if len(value) == 1 else f"({inner})"
-    if isinstance(value, dict):
-        items = sorted((_canonical(k), _canonical(v)) for k, v in value.items())
-        return "{" + ", ".join(f"{k}: {v}" for k, v in items) + "}"
-    if isinstance(value, set | frozenset):
-        return "set{" + ", ".join(sorted(_canonical(v) for v in value)) + "}"
-    if isinstance(value, complex):
-        return _canonical(value.real) if value.imag == 0 else repr(value)
-    return repr(value)
-
-
-def canonical_output(output: str | None) -> str | None:
-    """Comparison key of a returned value's repr: equal values give equal keys.
-
-    The repr is read back as a literal (``ast.literal_eval``, data only) and written by
-    :func:`_canonical`; a repr that is not a literal (an object, ``nan``, a truncated
-    value) is its own key.
-    """
-    if output is None:
-        return None
-    try:
-        return _canonical(ast.literal_eval(output))
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return output
 
 
 def outcome_key(outcome: Sequence[str | None] | None) -> OutcomeKey:
@@ -171,6 +125,21 @@ def output_clusters(keys: KeyMatrix) -> int:
     whole row of keys)."""
     rows = {tuple(r) for r in keys if any(k is not None for k in r)}
     return len(rows)
+
+
+def behaviours(keys: KeyMatrix, v: int) -> tuple[int, int]:
+    """(distinct behaviours, the most versions sharing one other than version ``v``'s)
+    among the versions with a result on every input where ``v`` has one; a behaviour is
+    what a version returns on those inputs. A version without a result on one of them
+    (it raised, ran out of time, or did not run) counts in neither, so that one version
+    slowed on one input does not make a behaviour of its own."""
+    own = list(keys[v])
+    ran = [t for t, k in enumerate(own) if k is not None]
+    mine = tuple(own[t] for t in ran)
+    rows = Counter(row for row in (tuple(r[t] if t < len(r) else None for t in ran)
+                                   for r in keys) if None not in row)
+    others = [c for row, c in rows.items() if row != mine]
+    return len(rows), max(others, default=0)
 
 
 def agreeing_versions(keys: KeyMatrix, v: int) -> list[int]:
@@ -452,7 +421,6 @@ __all__ = [
     "Recommendation",
     "agreeing_versions",
     "agreement_scores",
-    "canonical_output",
     "evidence_sentence",
     "example_passes",
     "examples_from_dynamic",

@@ -8,7 +8,8 @@ versions that did not run says so in words instead (:data:`NOT_RUN`).
 After a run it comes from signals that mean the same whatever the model and however many
 versions there are: shares of the set, never counts (how many versions pass every
 docstring example, how many return what the kept one returns, how many of those are
-written differently) and how many examples confirm the kept version. One logistic model
+written differently, how many more than the next largest group returning alike, how many
+distinct behaviours) and how many examples confirm the kept version. One logistic model
 ``p = 1 / (1 + exp(-(b + Σ w_k (x_k - μ_k) / σ_k)))`` per kind of evidence, so that none
 is applied where it was not fitted:
 
@@ -63,9 +64,11 @@ NO_INPUTS = ("no input to run the versions on: a docstring example or type hints
 #: with (chosen by ``bench/fit_risk.py`` on draws left out of the fit).
 FEATURES: dict[str, tuple[str, ...]] = {
     "examples": ("examples_consensus", "examples_confirmed", "cluster_share", "share",
-                 "purity", "distinct_agreeing"),
-    "examples_failed": ("examples_consensus", "cluster_share", "share", "distinct_agreeing"),
-    "outputs": ("cluster_share", "share", "agreed", "distinct_agreeing", "distinct_share"),
+                 "purity", "distinct_agreeing", "margin", "behaviours"),
+    "examples_failed": ("examples_consensus", "cluster_share", "share", "distinct_agreeing",
+                        "margin", "behaviours"),
+    "outputs": ("cluster_share", "share", "agreed", "distinct_agreeing", "distinct_share",
+                "margin", "behaviours"),
 }
 #: ``examples_confirmed`` counts the examples passed up to this many.
 CONFIRMING_EXAMPLES = 5
@@ -83,7 +86,10 @@ class RiskSignals:
     written differently (blanks aside); ``texts``: distinct texts in the set; ``share``:
     the kept version's agreements over the most possible; ``examples``: the docstring's
     examples with expected values; ``passes_examples``: the kept version passes all of
-    them; ``passing``: versions passing all of them.
+    them; ``passing``: versions passing all of them; ``behaviours``: distinct behaviours
+    (what a version returns on the inputs where the kept one returns something) among the
+    versions returning on all of them; ``runner_up``: the most of those sharing one
+    behaviour other than the kept one's (:func:`codequorum.judge.recommend.behaviours`).
     """
 
     versions: int
@@ -95,6 +101,8 @@ class RiskSignals:
     examples: int = 0
     passes_examples: bool = False
     passing: int = 0
+    runner_up: int = 0
+    behaviours: int = 1
 
     @property
     def kind(self) -> ModelKind:
@@ -112,7 +120,9 @@ class RiskSignals:
         says more than passing one); ``purity``: of the versions passing every example, the
         share returning what the kept one returns; ``distinct_agreeing`` and
         ``distinct_share``: differently written agreeing versions, and distinct texts, over
-        all versions (copies of one text agreeing say less than versions written apart).
+        all versions (copies of one text agreeing say less than versions written apart);
+        ``margin``: how many more versions the kept one's cluster holds than the next
+        largest, over all; ``behaviours``: distinct behaviours over all versions.
         """
         n = max(self.versions, 1)
         agreeing = self.agreeing if self.agreed else 1
@@ -127,6 +137,8 @@ class RiskSignals:
             "purity": min(1.0, agreeing / self.passing) if passes and self.passing else 0.0,
             "distinct_agreeing": (self.agreeing_texts if self.agreed else 1) / n,
             "distinct_share": self.texts / n,
+            "margin": max(0, agreeing - self.runner_up) / n,
+            "behaviours": self.behaviours / n,
         }
 
     def vector(self, features: Sequence[str] | None = None) -> FloatArray:

@@ -12,16 +12,17 @@ import dataclasses
 import json
 import logging
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 from urllib.parse import unquote, urlparse
 
 import attrs
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
+from codequorum.behaviour.runtimes import runtime_for, runtime_names
 from codequorum.core.errors import UserError
 from codequorum.core.limits import InputLimitError, check_call_sizes, json_depth_problem
 from codequorum.core.model import ModuleContext, Sample
@@ -42,7 +43,7 @@ from codequorum.render.findings import compared_text, consensus, evidence_text
 if TYPE_CHECKING:
     from codequorum.generate.endpoint import ProviderConfig, RegenerationResult
     from codequorum.lsp.gates import ConsentedProposer
-    from codequorum.lsp.server import CodequorumServer
+    from codequorum.lsp.host import Host
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +57,29 @@ COMPARE = c.CompareArgs.COMMAND
 RUN_DYNAMIC = c.RunDynamicArgs.COMMAND
 
 ALL_COMMANDS: tuple[str, ...] = tuple(c.COMMANDS)
+
+A = TypeVar("A", bound=c.FunctionArgs)
+R = TypeVar("R")
+Handler = Callable[["Host", A], Coroutine[Any, Any, R]]
+
+#: Every command's handler, by the command's name: filled by :func:`command`.
+HANDLERS: dict[str, Handler[Any, Any]] = {}
+
+
+def command(args_cls: type[A]) -> Callable[[Handler[A, R]], Handler[A, R]]:
+    """Register the decorated function as the handler of the command whose arguments are
+    ``args_cls`` (its name, arguments and result are declared in :mod:`contract`)."""
+    name = args_cls.COMMAND
+    if c.COMMANDS.get(name, (None,))[0] is not args_cls:
+        raise ValueError(f"{args_cls.__name__} is not a command of the contract")
+
+    def register(handler: Handler[A, R]) -> Handler[A, R]:
+        if name in HANDLERS:
+            raise ValueError(f"two handlers for {name}")
+        HANDLERS[name] = handler
+        return handler
+
+    return register
 
 
 class CommandError(JsonRpcInvalidParams):
@@ -76,7 +100,7 @@ class ShownError(CommandError):
 
 
 async def _resolve(
-    ls: CodequorumServer, target: c.FunctionArgs, command: str, required: bool = True
+    ls: Host, target: c.FunctionArgs, command: str, required: bool = True
 ) -> tuple[Snapshot, FunctionEntry | None]:
     await ls.settled()
     try:
@@ -99,7 +123,7 @@ async def _resolve(
 
 
 async def _analysis(
-    ls: CodequorumServer, target: c.FunctionArgs, command: str
+    ls: Host, target: c.FunctionArgs, command: str
 ) -> tuple[Snapshot, FunctionEntry, FunctionAnalysis | None]:
     snapshot, entry = await _resolve(ls, target, command)
     assert entry is not None
@@ -160,7 +184,8 @@ def analysis_result(
 # --------------------------------------------------------------------------- commands
 
 
-async def analyze_command(ls: CodequorumServer, args: c.AnalyzeArgs) -> c.AnalyzeResult | None:
+@command(c.AnalyzeArgs)
+async def analyze_command(ls: Host, args: c.AnalyzeArgs) -> c.AnalyzeResult | None:
     """The report of the function at a position (or by name); None at a position outside
     every function (the status bar asks wherever the cursor is). ``interactive``: the
     report is also shown (a document, or the hover's text as a message)."""
@@ -189,7 +214,7 @@ async def analyze_command(ls: CodequorumServer, args: c.AnalyzeArgs) -> c.Analyz
 
 
 async def _show_comparison(
-    ls: CodequorumServer, uri: str, entry: FunctionEntry, analysis: FunctionAnalysis
+    ls: Host, uri: str, entry: FunctionEntry, analysis: FunctionAnalysis
 ) -> None:
     """Every version against the current code as a document; where the client opens no
     documents, the most different one as a message (as long a diff as the hover's)."""
@@ -204,7 +229,8 @@ async def _show_comparison(
     )
 
 
-async def compare_command(ls: CodequorumServer, args: c.CompareArgs) -> c.CompareResult:
+@command(c.CompareArgs)
+async def compare_command(ls: Host, args: c.CompareArgs) -> c.CompareResult:
     """Versions side by side: the current code, the consensus and the most different
     (``interactive``: also shown)."""
     snapshot, entry, analysis = await _analysis(ls, args, COMPARE)
@@ -234,7 +260,8 @@ async def compare_command(ls: CodequorumServer, args: c.CompareArgs) -> c.Compar
     )
 
 
-async def show_sample_command(ls: CodequorumServer, args: c.ShowSampleArgs) -> c.ShowSampleResult:
+@command(c.ShowSampleArgs)
+async def show_sample_command(ls: Host, args: c.ShowSampleArgs) -> c.ShowSampleResult:
     """The text of version k (1-based, or consensus / current / fastest / mostDifferent)."""
     which: int | str | None = args.version
     if which is None and args.index is not None:
@@ -320,7 +347,7 @@ def _text_or_none(value: Any) -> str | None:
 
 
 async def _store_samples(
-    ls: CodequorumServer, target: c.FunctionArgs, command: str, samples: list[Sample]
+    ls: Host, target: c.FunctionArgs, command: str, samples: list[Sample]
 ) -> c.StoreResult:
     snapshot, entry = await _resolve(ls, target, command, required=target.qualified_name is None)
     name = entry.qualified_name if entry else target.qualified_name
@@ -338,7 +365,8 @@ async def _store_samples(
     return c.StoreResult(uri=target.uri, qualified_name=name, added=len(set(ids)), total=total)
 
 
-async def add_samples_command(ls: CodequorumServer, args: c.AddSamplesArgs) -> c.StoreResult:
+@command(c.AddSamplesArgs)
+async def add_samples_command(ls: Host, args: c.AddSamplesArgs) -> c.StoreResult:
     """Store versions the client relays (origin ``relayed``); versions over the bounds of
     :mod:`codequorum.core.limits` are refused before anything reads them."""
     samples = [_sample(item, "relayed") for item in args.samples]
@@ -388,7 +416,8 @@ def read_sample_file(path: Path) -> list[Sample]:
     return out
 
 
-async def import_samples_command(ls: CodequorumServer, args: c.ImportSamplesArgs) -> c.StoreResult:
+@command(c.ImportSamplesArgs)
+async def import_samples_command(ls: Host, args: c.ImportSamplesArgs) -> c.StoreResult:
     """Store versions read from a file (origin ``imported``): one inside a workspace folder,
     read here, or the text of one the user picked, read by the client
     (:mod:`codequorum.lsp.files`)."""
@@ -439,7 +468,8 @@ def _imported_samples(name: str, data: bytes, language: str, task_id: str | None
     return [dataclasses.replace(item.sample, origin="imported") for item in candidates]
 
 
-async def clear_samples_command(ls: CodequorumServer, args: c.ClearSamplesArgs) -> c.ClearResult:
+@command(c.ClearSamplesArgs)
+async def clear_samples_command(ls: Host, args: c.ClearSamplesArgs) -> c.ClearResult:
     """Delete the stored versions of one function (or of the whole file without one).
     ``interactive``: answered at once; the user is asked first and told what was deleted."""
     target = args
@@ -459,7 +489,7 @@ async def clear_samples_command(ls: CodequorumServer, args: c.ClearSamplesArgs) 
 KEEP, DELETE = "Keep them", "Delete them"
 
 
-async def _clear_asked(ls: CodequorumServer, uri: str, name: str | None) -> None:
+async def _clear_asked(ls: Host, uri: str, name: str | None) -> None:
     """Ask before deleting the stored versions of ``name`` (None: every function of the
     file), delete them on a yes, and say what was deleted."""
     engine, key = ls.engine_for(uri), ls.file_key(uri)
@@ -536,7 +566,7 @@ class Request:
 class _Arrivals:
     """Stores each accepted version as it arrives and reports the answers counted so far."""
 
-    ls: CodequorumServer
+    ls: Host
     request: Request
     progress: WorkProgress
     prompt_hash: str
@@ -588,7 +618,7 @@ def _relay_result(request: Request) -> c.RegenerateResult:
 
 
 async def regenerate_storing(
-    ls: CodequorumServer, request: Request, config: ProviderConfig,
+    ls: Host, request: Request, config: ProviderConfig,
     progress: WorkProgress | None = None,
 ) -> tuple[RegenerationResult, int]:
     """Ask the endpoint under a cancellable progress (``progress``, or a new one), storing
@@ -640,7 +670,7 @@ def _regenerate_result(
 
 
 async def regeneration_request(
-    ls: CodequorumServer, uri: str, snapshot: Snapshot, entry: FunctionEntry, n: int
+    ls: Host, uri: str, snapshot: Snapshot, entry: FunctionEntry, n: int
 ) -> Request:
     """The regeneration of ``entry``, its prompt built on a worker thread."""
     from codequorum.generate.prompting import build_messages
@@ -654,7 +684,8 @@ async def regeneration_request(
     return Request(uri, key, language, entry, messages, n)
 
 
-async def regenerate_command(ls: CodequorumServer, args: c.RegenerateArgs) -> c.RegenerateResult:
+@command(c.RegenerateArgs)
+async def regenerate_command(ls: Host, args: c.RegenerateArgs) -> c.RegenerateResult:
     """Ask the configured provider for new versions, storing each as it arrives
     (``interactive``: answered at once with status ``started``; the rest is shown)."""
     snapshot, entry = await _resolve(ls, args, REGENERATE)
@@ -722,7 +753,7 @@ class _DynamicRun:
     """One dynamic analysis in the background: ``name`` is the function's qualified name
     safe to show, ``job`` its key in ``ls.dynamic_jobs``."""
 
-    ls: CodequorumServer
+    ls: Host
     uri: str
     name: str
     analysis: FunctionAnalysis
@@ -791,7 +822,7 @@ class _DynamicRun:
 
 
 async def _runnable(
-    ls: CodequorumServer, args: c.RunDynamicArgs
+    ls: Host, args: c.RunDynamicArgs
 ) -> tuple[Snapshot, FunctionEntry, FunctionAnalysis]:
     """The function to run, its document and its analysis; a :class:`CommandError` when
     dynamic analysis is off, the function has no versions, or it is not Python."""
@@ -800,8 +831,8 @@ async def _runnable(
     snapshot, entry, analysis = await _analysis(ls, args, RUN_DYNAMIC)
     if analysis is None:
         raise CommandError(f"{RUN_DYNAMIC}: no versions of '{entry.qualified_name}' yet")
-    if analysis.language != "python":
-        raise CommandError(f"{RUN_DYNAMIC}: dynamic analysis runs Python only")
+    if runtime_for(analysis.language) is None:
+        raise CommandError(f"{RUN_DYNAMIC}: dynamic analysis runs {runtime_names()} only")
     if analysis.refused:
         raise CommandError(f"{RUN_DYNAMIC}: {analysis.report.message}")
     return snapshot, entry, analysis
@@ -813,7 +844,7 @@ def _document_path(uri: str) -> Path | None:
     return Path(unquote(parsed.path)) if parsed.scheme == "file" else None
 
 
-async def _module(ls: CodequorumServer, snapshot: Snapshot, entry: FunctionEntry
+async def _module(ls: Host, snapshot: Snapshot, entry: FunctionEntry
                   ) -> ModuleContext:
     """The function's module as the editor holds it (its unsaved text too), with the
     view of its workspace folder (read on a worker thread)."""
@@ -822,7 +853,8 @@ async def _module(ls: CodequorumServer, snapshot: Snapshot, entry: FunctionEntry
                             entry.qualified_name, str(getattr(entry.info, "kind", "function")))
 
 
-async def run_dynamic_command(ls: CodequorumServer, args: c.RunDynamicArgs) -> c.RunDynamicResult:
+@command(c.RunDynamicArgs)
+async def run_dynamic_command(ls: Host, args: c.RunDynamicArgs) -> c.RunDynamicResult:
     """Start the sandboxed dynamic analysis of a function in the background, in its module
     (``interactive``: answered at once, before any question; what comes of it is shown)."""
     snapshot, entry, analysis = await _runnable(ls, args)
@@ -853,22 +885,9 @@ async def run_dynamic_command(ls: CodequorumServer, args: c.RunDynamicArgs) -> c
     return c.RunDynamicResult(uri=args.uri, qualified_name=name, started=True, token=progress.token)
 
 
-async def _run_dynamic_shown(ls: CodequorumServer, args: c.RunDynamicArgs) -> None:
+async def _run_dynamic_shown(ls: Host, args: c.RunDynamicArgs) -> None:
     """Start the run; say why when it does not start (a refusal is said by the gate)."""
     result = await run_dynamic_command(ls, args)
     if not result.started and not result.refused and result.message:
         shown = safe_text(result.qualified_name, 200)
         ls.show(types.MessageType.Info, f"codequorum: '{shown}': {safe_text(result.message)}")
-
-
-#: Every command's handler.
-HANDLERS: dict[str, Any] = {
-    ANALYZE: analyze_command,
-    REGENERATE: regenerate_command,
-    ADD_SAMPLES: add_samples_command,
-    IMPORT_SAMPLES: import_samples_command,
-    CLEAR_SAMPLES: clear_samples_command,
-    SHOW_SAMPLE: show_sample_command,
-    COMPARE: compare_command,
-    RUN_DYNAMIC: run_dynamic_command,
-}

@@ -29,9 +29,10 @@ class RefusedFile(Exception):
 
 
 def path_of(uri: str) -> Path | None:
-    """The local path of a ``file:`` URI (None for other schemes)."""
+    """The local path of a ``file:`` URI (None for other schemes, and for a URI that names
+    another host, ``file://server/share/x.py``, whose path is not this machine's)."""
     parsed = urlparse(uri)
-    if parsed.scheme != "file":
+    if parsed.scheme != "file" or parsed.netloc.lower() not in ("", "localhost"):
         return None
     return Path(unquote(parsed.path))
 

@@ -44,7 +44,7 @@ from codequorum.pipeline.watch.document import DocumentWatch
 from codequorum.pipeline.watch.edits import Edit, Region, shift, touches
 
 if TYPE_CHECKING:
-    from codequorum.lsp.server import CodequorumServer
+    from codequorum.lsp.host import Host
 
 log = logging.getLogger(__name__)
 
@@ -114,7 +114,7 @@ class Watch:
     """The server's watch: what each document had, the arrivals on their way, the hour's
     budget and the editor's reasons for changes."""
 
-    ls: CodequorumServer
+    ls: Host
     budget: HourlyBudget = field(default_factory=HourlyBudget)
     _documents: dict[str, DocumentWatch] = field(default_factory=dict)
     _watched: dict[tuple[str, str], Watched] = field(default_factory=dict)

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from codequorum.lsp.settings import ProviderSettings
+from codequorum.generate.endpoint import DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL
 
 log = logging.getLogger(__name__)
 
@@ -61,9 +61,8 @@ def endpoint_identity(base_url: str) -> str:
 
 def is_default_endpoint(base_url: str, key_env: str) -> bool:
     """True for the default endpoint with the default key variable (no question asked)."""
-    default = ProviderSettings()
-    return key_env == default.api_key_env and endpoint_identity(base_url) == endpoint_identity(
-        default.base_url
+    return key_env == DEFAULT_API_KEY_ENV and endpoint_identity(base_url) == endpoint_identity(
+        DEFAULT_BASE_URL
     )
 
 

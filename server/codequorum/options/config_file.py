@@ -36,7 +36,8 @@ from typing import Any
 
 from codequorum.core.errors import UserError
 from codequorum.core.safe_paths import UnreadableFile, read_regular
-from codequorum.options.policy import Reach, project_values, reach_of
+from codequorum.options.declarations import COMMANDS, Option, keys_of
+from codequorum.options.policy import Reach
 
 PROJECT_NAMES = ("codequorum.toml", "pyproject.toml")
 USER_FILE = "config.toml"
@@ -47,9 +48,6 @@ ENVIRONMENT_FIRST: dict[str, str] = {
     "base-url": "CODEQUORUM_BASE_URL",
     "model": "CODEQUORUM_MODEL",
 }
-_VALUES_ATTR = "config_values"
-
-Check = Callable[[str], object]
 
 
 class ConfigError(UserError):
@@ -74,14 +72,6 @@ class ConfigFile:
     section: str = ""
     user: bool = False
     demoted: str = ""
-
-
-def config_values(action: argparse.Action, allowed: Sequence[str] | Check) -> argparse.Action:
-    """Say which values a file may give an option that its command checks itself (to keep
-    its own message on the command line): a list of values, or a function that raises
-    ``ValueError`` (or :class:`UserError`) for a wrong one. Returns ``action``."""
-    setattr(action, _VALUES_ATTR, allowed if callable(allowed) else tuple(allowed))
-    return action
 
 
 # ----------------------------------------------------------------------------- files
@@ -119,6 +109,9 @@ def read_config(path: Path, *, user: bool = False) -> ConfigFile | None:
         raise ConfigError(f"{where}: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{where}: not valid TOML: {exc}") from None
+    except RecursionError:  # tomllib recurses once per level of arrays and inline tables
+        raise ConfigError(f"{where}: not read: its arrays or tables are nested too "
+                          "deeply") from None
     if path.name != "pyproject.toml":
         return ConfigFile(path, data, "", user)
     tool = data.get("tool")
@@ -214,23 +207,14 @@ def _same(a: Path, b: Path) -> bool:
 # ----------------------------------------------------------------------------- options
 
 
-def options_of(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:
-    """The keys a file may set for this command: long option names without ``--`` (not
-    ``--help``, ``--version``, required options, nor the options that pick the files)."""
-    out: dict[str, argparse.Action] = {}
-    for action in parser._actions:
-        if action.required or reach_of(action) is Reach.CONFIGURATION or isinstance(
-                action, argparse._HelpAction | argparse._VersionAction):
-            continue
-        for flag in action.option_strings:
-            if flag.startswith("--"):
-                out[flag[2:]] = action
-    return out
+def options_of(command: str) -> dict[str, Option]:
+    """The keys a file may set for ``command``: long option names without ``--`` (not
+    required options, nor the options that pick the files)."""
+    return keys_of(command)
 
 
-def command_defaults(files: Iterable[ConfigFile],
-                     parsers: Mapping[str, argparse.ArgumentParser],
-                     command: str, refused: list[str] | None = None) -> dict[str, Any]:
+def command_defaults(files: Iterable[ConfigFile], command: str,
+                     refused: list[str] | None = None) -> dict[str, Any]:
     """Parser defaults (dest -> value) for ``command`` from ``files`` (weakest first).
 
     Every file is checked whole, against every command (a mistake in another command's
@@ -238,11 +222,11 @@ def command_defaults(files: Iterable[ConfigFile],
     user may set is one line added to it and skipped instead."""
     out: dict[str, Any] = {}
     for config in files:
-        out.update(check_file(config, parsers, refused).get(command, {}))
+        out.update(check_file(config, refused).get(command, {}))
     return out
 
 
-def check_file(config: ConfigFile, parsers: Mapping[str, argparse.ArgumentParser],
+def check_file(config: ConfigFile,
                refused: list[str] | None = None) -> dict[str, dict[str, Any]]:
     """Per command, the defaults ``config`` gives (dest -> value): the top level first,
     then the command's own table over it. Raises :class:`ConfigError`; a key only the user
@@ -254,29 +238,29 @@ def check_file(config: ConfigFile, parsers: Mapping[str, argparse.ArgumentParser
         if str(exc) not in refused:
             refused.append(str(exc))
 
-    options = {name: options_of(p) for name, p in parsers.items()}
-    shared: dict[str, dict[str, Any]] = {name: {} for name in parsers}
-    own: dict[str, dict[str, Any]] = {name: {} for name in parsers}
+    options = {name: options_of(name) for name in COMMANDS}
+    shared: dict[str, dict[str, Any]] = {name: {} for name in COMMANDS}
+    own: dict[str, dict[str, Any]] = {name: {} for name in COMMANDS}
     for key, value in config.table.items():
         if isinstance(value, dict):
-            if key not in parsers:
-                raise ConfigError(_unknown_table(config, key, parsers))
+            if key not in options:
+                raise ConfigError(_unknown_table(config, key))
             for sub_key, sub_value in value.items():
                 where = _join(config.section, key)
-                action = options[key].get(sub_key)
-                if action is None:
+                option = options[key].get(sub_key)
+                if option is None:
                     raise ConfigError(_unknown_key(config, where, sub_key, options[key], key))
                 try:
-                    dest, converted = _convert(config, where, sub_key, sub_value, action)
+                    dest, converted = _convert(config, where, sub_key, sub_value, option)
                 except RefusedKey as exc:
                     skip(exc)
                     continue
                 if dest:
                     own[key][dest] = converted
             continue
-        owners = [name for name in parsers if key in options[name]]
+        owners = [name for name in COMMANDS if key in options[name]]
         if not owners:
-            every = {k: a for name in parsers for k, a in options[name].items()}
+            every = {k: o for name in COMMANDS for k, o in options[name].items()}
             raise ConfigError(_unknown_key(config, config.section, key, every, None))
         problems: dict[str, ConfigError] = {}
         for name in owners:
@@ -291,11 +275,11 @@ def check_file(config: ConfigFile, parsers: Mapping[str, argparse.ArgumentParser
         refusals = {n: e for n, e in problems.items() if isinstance(e, RefusedKey)}
         if refusals:  # a key only the user may set, for some command: refused for all
             for name in owners:
-                shared[name].pop(options[name][key].dest, None)
+                shared[name].pop(options[name][key].attribute, None)
             skip(RefusedKey(str(_shared_problem(config, key, owners, refusals))))
         elif problems:
             raise _shared_problem(config, key, owners, problems)
-    return {name: {**shared[name], **own[name]} for name in parsers}
+    return {name: {**shared[name], **own[name]} for name in COMMANDS}
 
 
 def _shared_problem(config: ConfigFile, key: str, owners: Sequence[str],
@@ -312,7 +296,7 @@ def _shared_problem(config: ConfigFile, key: str, owners: Sequence[str],
 
 
 def _convert(config: ConfigFile, where: str, key: str, value: Any,
-             action: argparse.Action) -> tuple[str | None, Any]:
+             option: Option) -> tuple[str | None, Any]:
     """(dest, value) as the option would store it, or (None, None) when the environment
     decides instead. Raises :class:`ConfigError` naming the file, table, key and what is
     allowed."""
@@ -320,21 +304,21 @@ def _convert(config: ConfigFile, where: str, key: str, value: Any,
     def fail(problem: str) -> ConfigError:
         return ConfigError(f"{_where(config, where)}{key} = {show(value)}: {problem}")
 
-    reach = reach_of(action)
-    allowed = project_values(action)
-    if not config.user and (reach is None or not reach.project_may_set) and allowed is None:
-        _refuse(config, where, key, value, action)  # whatever the value
+    reach = option.reach
+    allowed = option.project_values
+    if not config.user and not reach.project_may_set and allowed is None:
+        _refuse(config, where, key, value, option)  # whatever the value
     env = ENVIRONMENT_FIRST.get(key)
     if env and os.environ.get(env):
         return None, None
-    dest, converted = _typed(config, key, value, action, fail)
+    dest, converted = _typed(config, key, value, option, fail)
     if config.user or reach is Reach.ANALYSIS:
         return dest, converted
     if allowed is not None and allowed(converted):
         return dest, converted
     if reach is Reach.PROJECT_FILE:
         return dest, _inside_project(config, where, key, value, converted)
-    _refuse(config, where, key, value, action)
+    _refuse(config, where, key, value, option)
     raise AssertionError("unreachable")  # _refuse raises
 
 
@@ -360,30 +344,27 @@ def _inside_project(config: ConfigFile, where: str, key: str, value: Any,
     return real if isinstance(converted, Path) else str(real)
 
 
-def _typed(config: ConfigFile, key: str, value: Any, action: argparse.Action,
+def _typed(config: ConfigFile, key: str, value: Any, option: Option,
            fail: Callable[[str], ConfigError]) -> tuple[str, Any]:
     """(dest, value) as the option would store it, checked as the command line would."""
-    dest = action.dest
-    if isinstance(action, argparse.BooleanOptionalAction):
+    dest = option.attribute
+    if option.kind in ("flag", "off", "either"):
         if not isinstance(value, bool):
             raise fail("expected true or false")
-        return dest, value if not key.startswith("no-") else not value
-    if isinstance(action, argparse._StoreConstAction) and isinstance(action.const, bool):
-        if not isinstance(value, bool):
-            raise fail("expected true or false")
-        return dest, action.const if value else not action.const
-    if isinstance(action, argparse._CountAction):
+        negated = option.kind == "off" or (option.kind == "either" and key.startswith("no-"))
+        return dest, not value if negated else value
+    if option.kind == "count":
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise fail("expected a whole number of at least 0")
         return dest, value
-    if not isinstance(action, argparse._StoreAction) or action.nargs not in (None, "?"):
+    if option.kind != "value":
         raise fail("cannot be set in a configuration file")
-    converted = _convert_value(action, value, fail)
+    converted = _convert_value(option, value, fail)
     if isinstance(converted, Path) and not converted.is_absolute():
         converted = config.path.parent / converted.expanduser()
-    if action.choices is not None and converted not in action.choices:
-        raise fail(f"expected one of {', '.join(str(c) for c in action.choices)}")
-    allowed = getattr(action, _VALUES_ATTR, None)
+    if option.choices is not None and converted not in option.choices:
+        raise fail(f"expected one of {', '.join(str(c) for c in option.choices)}")
+    allowed = option.values
     if isinstance(allowed, tuple) and converted not in allowed:
         raise fail(f"expected one of {', '.join(allowed)}")
     if callable(allowed):
@@ -394,42 +375,38 @@ def _typed(config: ConfigFile, key: str, value: Any, action: argparse.Action,
     return dest, converted
 
 
-def _convert_value(action: argparse.Action, value: Any,
+def _convert_value(option: Option, value: Any,
                    fail: Callable[[str], ConfigError]) -> Any:
     """The value through the option's type, as the command line would convert it."""
-    kind = action.type
+    kind = option.type
     if kind is None or kind is str or kind is Path:
         if not isinstance(value, str):
             raise fail("expected a string")
         return Path(value) if kind is Path else value
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         raise fail("expected a whole number" if kind is int else "expected a number"
-                   if kind is float else f"expected a value like {_metavar(action)}")
-    assert callable(kind)
+                   if kind is float else f"expected a value like {_metavar(option)}")
     try:
         return kind(str(value))
     except argparse.ArgumentTypeError as exc:
         raise fail(str(exc)) from None
     except (TypeError, ValueError):
         raise fail("expected a whole number" if kind is int else "expected a number"
-                   if kind is float else f"expected a value like {_metavar(action)}") from None
+                   if kind is float else f"expected a value like {_metavar(option)}") from None
 
 
-def _metavar(action: argparse.Action) -> str:
-    metavar = action.metavar
-    return metavar if isinstance(metavar, str) else action.dest.upper()
+def _metavar(option: Option) -> str:
+    return option.metavar or option.attribute.upper()
 
 
 def _refuse(config: ConfigFile, where: str, key: str, value: Any,
-            action: argparse.Action) -> None:
+            option: Option) -> None:
     """A key only the user's own configuration may set, found in a project's file: one
     line naming the file, the key, why, and where the user sets it. Raises
     :class:`RefusedKey`."""
-    reach = reach_of(action)
-    reason = (reach.refusal if reach is not None else
-              "cannot set an option that does not say what it can do")
+    reason = option.reach.refusal
     env = ENVIRONMENT_FIRST.get(key)
-    with_value = project_values(action) is not None
+    with_value = option.project_values is not None
     flag = f"--{key} {value}" if with_value else f"--{key}"
     if isinstance(value, bool):  # the flag that means the same
         name = key.removeprefix("no-")
@@ -478,7 +455,7 @@ def _where(config: ConfigFile, table: str) -> str:
 
 
 def _unknown_key(config: ConfigFile, table: str, key: str,
-                 options: Mapping[str, argparse.Action], command: str | None) -> str:
+                 options: Mapping[str, Option], command: str | None) -> str:
     """One line: the unknown key, a close match, and where the allowed keys are listed."""
     name = key.replace("_", "-")
     close = ([f"no-{name}"] if f"no-{name}" in options
@@ -490,11 +467,10 @@ def _unknown_key(config: ConfigFile, table: str, key: str,
     return f"{_where(config, table)}unknown key {show(key)}{hint} (keys are {which})"
 
 
-def _unknown_table(config: ConfigFile, key: str,
-                   parsers: Mapping[str, argparse.ArgumentParser]) -> str:
+def _unknown_table(config: ConfigFile, key: str) -> str:
     """One line: a table that is not named after a command."""
     return (f"{_where(config, config.section)}unknown table {show(key)}: expected one of "
-            f"the commands {', '.join(sorted(parsers))}, or an option = value")
+            f"the commands {', '.join(sorted(COMMANDS))}, or an option = value")
 
 
 # ----------------------------------------------------------------------------- editor
@@ -530,12 +506,9 @@ def workspace_defaults(root: str | Path, refused: list[str] | None = None) -> di
     as on the command line holds: a key only the user may set, in the project's file, is
     one line in ``refused`` and left out (raised without ``refused``). Raises
     :class:`ConfigError` for any other mistake."""
-    from codequorum.cli.main import command_parsers  # the commands' options are the file's keys
-
-    parsers = command_parsers()
     files = config_files(Path(root))
-    views = {command: command_defaults(files, parsers, command, refused)
-             for command in {command for command, _ in EDITOR_SETTINGS} if command in parsers}
+    views = {command: command_defaults(files, command, refused)
+             for command in {command for command, _ in EDITOR_SETTINGS}}
     out: dict[str, Any] = {}
     for (command, dest), setting in EDITOR_SETTINGS.items():
         if dest in views.get(command, {}):

@@ -5,8 +5,9 @@ A repository carries configuration (``codequorum.toml``, ``[tool.codequorum]`` i
 nobody reviewed. What such a file may set is decided by what the option can do, declared
 once, next to the option, as a :class:`Reach`:
 
-- ``declare(parser.add_argument("--max-depth", ...), Reach.ANALYSIS)`` for an option of a
-  command (the declaration is an attribute of the argparse action);
+- ``Option("max-depth", ..., Reach.ANALYSIS, ...)`` for an option of a command
+  (:mod:`codequorum.options.declarations`; the parser built from it carries the reach as an
+  attribute of each argparse action, :func:`declare`);
 - ``Spec(..., reach=Reach.STORE)`` for a language-server setting
   (:mod:`codequorum.lsp.settings`), and ``"x-codequorum-reach": "store"`` for every setting of
   ``shared/settings.schema.json``.
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import enum
+import os
 from collections.abc import Callable, Iterable, Mapping
 
 #: Values a project may still give a user-only option (the safe ones: ``sandbox =
@@ -63,12 +65,17 @@ class Reach(enum.Enum):
     ENDPOINT_LOAD = "cannot choose how hard your endpoint is asked"
     #: Decides how many tokens one answer may cost the user's key.
     TOKEN_SPEND = "cannot choose how many tokens your API key pays for"
+    MODEL = "cannot choose which model your API key pays for"
     #: Sends work to a cluster and reads its answers back into this process.
-    CLUSTER = "cannot choose a remote cluster to send the samples to"
+    CLUSTER = ("cannot choose a remote cluster to send the samples to, nor more local "
+               "workers than this machine has cores")
     #: Weakens or lengthens the sandbox's protection.
     SANDBOX = "cannot weaken the sandbox"
     #: Makes codequorum run versions at all.
     RUNS_CODE = "cannot make codequorum run the versions"
+    #: Decides how many processes codequorum starts at once (worker processes, sandboxed
+    #: versions); a project may ask for up to :func:`machine_cores`.
+    PROCESSES = "cannot start more processes at once than this machine has cores"
     #: Opens a network port.
     NETWORK = "cannot open a network port"
     #: Picks the configuration files themselves: no file sets it, the user's included.
@@ -83,6 +90,21 @@ class Reach(enum.Enum):
     def refusal(self) -> str:
         """Why a project's file may not set it ("cannot ..."); "" when it may."""
         return self.value
+
+
+def machine_cores() -> int:
+    """The processes a project may have codequorum start at once: the cores this process
+    may use, at least 2."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(2, cores)
+
+
+def within_cores(value: object) -> bool:
+    """Whether a project's process count ``value`` is at most :func:`machine_cores`."""
+    return isinstance(value, int) and not isinstance(value, bool) and value <= machine_cores()
 
 
 def declare(action: argparse.Action, reach: Reach, *,

@@ -330,9 +330,11 @@ def _summary(codes: Sequence[str], language: str, opts: AnalysisOptions,
              matrices: dict[str, FloatMatrix]) -> dict[str, Any]:
     """Static SCTD (Python), the pair means of every matrix, and with ``textual`` the
     token and AST-diff similarities (their matrices join ``matrices``)."""
+    from codequorum.behaviour.runtimes import runtime_for  # the sandbox's modules, when used
+
     summary: dict[str, Any] = {}
-    if opts.sctd and language == "python":
-        summary.update(static_sctd(codes, opts.interpreter))
+    if opts.sctd and runtime_for(language) is not None:
+        summary.update(static_sctd(codes, opts.interpreter, language))
     for metric in PAIR_METRICS:
         if metric.key in matrices:
             ordered, unordered = pair_means(matrices[metric.key])
@@ -365,7 +367,8 @@ def _ast_diffs(codes: Sequence[str], language: str,
     return out
 
 
-def static_sctd(codes: Sequence[str], interpreter: str | None = None) -> dict[str, float | None]:
+def static_sctd(codes: Sequence[str], interpreter: str | None = None,
+                language: str = "python") -> dict[str, float | None]:
     """``sctd_jsd`` and ``sctd_tau`` from static opcode counts (see
     :func:`codequorum.metrics.opcodes.sctd`): each version is compiled under ``interpreter``
     (default: this one), never run. Versions that are empty or do not compile are left out,
@@ -382,9 +385,12 @@ def static_sctd(codes: Sequence[str], interpreter: str | None = None) -> dict[st
                 once[codes[k]] = static_opcode_counts(codes[k])
         counted = [once[codes[k]] for k in present]
     else:
-        from codequorum.behaviour.run import static_counts
+        from codequorum.behaviour.runtimes import runtime_for
 
-        counted = static_counts([codes[k] for k in present], interpreter)
+        runtime = runtime_for(language)
+        if runtime is None:
+            return {"sctd_jsd": None, "sctd_tau": None}
+        counted = runtime.static_counts([codes[k] for k in present], interpreter)
     result = sctd(counted)
     have = result.used >= 2
     return {"sctd_jsd": result.jsd if have else None, "sctd_tau": result.tau if have else None}
@@ -432,7 +438,7 @@ def _recommend(report: StabilityReport, dynamic: DynamicLike | None,
 def risk_signals(rec: Recommendation, keys: KeyMatrix, codes: Sequence[str]) -> RiskSignals:
     """What a run says about the kept version (:class:`~codequorum.judge.risk.RiskSignals`):
     ``keys``, the outcome matrix of every version; ``codes``, their texts."""
-    from codequorum.judge.recommend import agreeing_versions
+    from codequorum.judge.recommend import agreeing_versions, behaviours
     from codequorum.judge.risk import RiskSignals
 
     def text(code: str) -> str:
@@ -440,12 +446,14 @@ def risk_signals(rec: Recommendation, keys: KeyMatrix, codes: Sequence[str]) -> 
 
     agreed = rec.by == "behaviour"
     agreeing = agreeing_versions(keys, rec.index) if agreed else [rec.index]
+    distinct, runner_up = behaviours(keys, rec.index)
     return RiskSignals(
         versions=rec.versions, agreed=agreed, agreeing=len(agreeing),
         agreeing_texts=len({text(codes[v]) for v in agreeing}),
         texts=len({text(c) for c in codes}), share=rec.share, examples=rec.examples,
         passes_examples=rec.passes_examples,
-        passing=round(rec.examples_consensus * rec.versions))
+        passing=round(rec.examples_consensus * rec.versions),
+        runner_up=runner_up if agreed else 0, behaviours=distinct)
 
 
 def _merge_dynamic(report: StabilityReport, dynamic: DynamicLike | None) -> None:
@@ -453,10 +461,11 @@ def _merge_dynamic(report: StabilityReport, dynamic: DynamicLike | None) -> None
     (:func:`codequorum.judge.dynamic.dynamic_verdicts`) the structural verdicts."""
     if dynamic is None:
         return
+    from codequorum.behaviour.runtimes import runtime_for, runtime_names
 
-    if report.language != "python":
-        report.notes.append(f"behaviour metrics are for Python only: the {report.language} "
-                            "versions were not run")
+    if runtime_for(report.language) is None:
+        report.notes.append(f"behaviour metrics are for {runtime_names()} only: the "
+                            f"{report.language} versions were not run")
     for key, value in dynamic.summary.items():
         report.summary[key] = value
     verdicts = dynamic_verdicts(dynamic)

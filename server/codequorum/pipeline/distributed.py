@@ -23,11 +23,11 @@ import warnings
 from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import Any
 
-from codequorum.cli.commands.score import ScoreFailure, score_one
 from codequorum.core.errors import UserError
 from codequorum.core.model import SampleSet
 from codequorum.core.report import StabilityReport
 from codequorum.pipeline.analyze import AnalysisOptions
+from codequorum.pipeline.score import ScoreFailure, score_one
 
 try:
     import dask
@@ -224,7 +224,7 @@ def score_distributed(
     on_progress: Callable[[int, int], None] | None = None,
 ) -> Generator[tuple[int, Result], None, None]:
     """Score ``sets`` on the cluster, yielding ``(position, result)`` in input order, where
-    a result is what :func:`~codequorum.cli.commands.score.score_one` returns (a task that
+    a result is what :func:`~codequorum.pipeline.score.score_one` returns (a task that
     raised, or whose workers kept dying, becomes a :class:`ScoreFailure` too).
 
     At most ``window`` sets are in flight (default 4 per worker thread, following the

@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import csv
 import numbers
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterator, Sequence
 from typing import Any, TextIO
 
+from codequorum.core.errors import UserError
 from codequorum.core.report import StabilityReport
 from codequorum.core.safe_text import safe_text
 from codequorum.metrics.registry import PAIR_METRICS
@@ -124,3 +126,14 @@ def write_csv(reports: Sequence[StabilityReport], stream: TextIO, *, header: boo
         writer.writeheader()
     for report in reports:
         writer.writerow(_row(report))
+
+
+def task_ids(lines: Iterator[str], path: str) -> Counter[str]:
+    """The task ids (as written) of a CSV this module wrote, counted, read back a line at a
+    time for ``--resume``; :class:`UserError` when the header is not this version's."""
+    rows = csv.reader(lines)
+    header = next(rows, None)
+    if header is not None and tuple(header) != CSV_COLUMNS:
+        raise UserError(f"{path}: not a codequorum CSV of this version (header differs); "
+                        "cannot resume into it")
+    return Counter(row[0] for row in rows if row)

@@ -28,15 +28,16 @@ import math
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import IO, Any, TextIO
 
 import numpy as np
 
 from codequorum import __version__
 from codequorum.core.errors import UserError
+from codequorum.core.limits import json_depth_problem
 from codequorum.core.model import SampleSet
 from codequorum.core.report import FloatMatrix, StabilityReport, headline
+from codequorum.core.safe_paths import UnreadableFile, read_regular
 from codequorum.core.safe_text import safe_text
 from codequorum.ingest.sample_files import ReadError
 from codequorum.metrics.registry import FIGURES, STRUCTURE, shown
@@ -313,11 +314,21 @@ def html_document(reports: Sequence[StabilityReport], errors: Sequence[ReadError
     return doc
 
 
+#: The largest report ``--compare`` reads (a project's file may name it).
+MAX_COMPARE_BYTES = 256 * 1024 * 1024
+
+
 def load_compare(path: str) -> dict[str, Any]:
     """Another run's ``--format json`` report, loosely checked (:class:`UserError` in one
     line when it is not one)."""
     try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = read_regular(path, MAX_COMPARE_BYTES)
+        problem = json_depth_problem(data)
+        if problem:
+            raise UserError(f"--compare {path}: not read: {problem}")
+        doc = json.loads(data.decode("utf-8"))
+    except UnreadableFile as exc:
+        raise UserError(f"--compare {exc}") from None
     except OSError as exc:
         raise UserError(f"--compare {path}: {exc.strerror or exc}") from None
     except (UnicodeDecodeError, ValueError) as exc:

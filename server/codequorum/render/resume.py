@@ -1,17 +1,16 @@
 """``score --resume``: which sets an earlier, unfinished run already wrote.
 
-Only outputs written a set at a time and appended to can be resumed: ``jsonl`` (one report
-a line) and ``csv`` (one row a set under the fixed header). The output is read a line at
-a time; an incomplete last line (the run was killed while writing it) is cut off, so the
-file ends on a whole set before new ones are appended. Sets are known by their task id
-(as written, :func:`written_task_id`), counted, so an id that
-occurs twice in the inputs is skipped as often as it was written.
+Only outputs written a set at a time and appended to can be resumed: the formats of
+:mod:`codequorum.render.sinks` with a ``read_back`` (``jsonl``, one report a line, and
+``csv``, one row a set under the fixed header), which also says how to read them. The
+output is read a line at a time; an incomplete last line (the run was killed while writing
+it) is cut off, so the file ends on a whole set before new ones are appended. Sets are known
+by their task id (as written, ``read_back.written_id``), counted, so an id that occurs
+twice in the inputs is skipped as often as it was written.
 """
 
 from __future__ import annotations
 
-import csv
-import json
 import os
 import stat
 from collections import Counter
@@ -19,11 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from codequorum.core.errors import UserError
-from codequorum.core.safe_text import safe_text
-from codequorum.render.csv_out import CSV_COLUMNS, text_cell
-
-#: Output formats ``--resume`` can append to.
-RESUMABLE: tuple[str, ...] = ("jsonl", "csv")
+from codequorum.render.sinks import OUTPUT_FORMATS, OutputFormat, names_of
 
 
 def _complete_size(path: Path) -> int:
@@ -48,19 +43,15 @@ def _lines(path: Path, end: int) -> Iterator[str]:
             yield line[:-1].decode("utf-8", errors="replace")
 
 
-def written_task_id(task_id: str, fmt: str) -> str:
-    """A task id as the output ``fmt`` writes it: what :func:`already_written` counts (a
-    CSV cell that would start a formula has a leading ``'``)."""
-    return text_cell(task_id) if fmt == "csv" else safe_text(task_id)
-
-
-def already_written(path: str | None, fmt: str) -> Counter[str]:
-    """Task ids already in the output ``path`` (empty when it does not exist yet), after
-    cutting off an incomplete last line. :class:`UserError` when the output cannot be
-    resumed: standard output, a format that is one document, a file of another format."""
-    if fmt not in RESUMABLE:
+def already_written(path: str | None, fmt: OutputFormat) -> Counter[str]:
+    """Task ids (as ``fmt`` writes them) already in the output ``path`` (empty when it does
+    not exist yet), after cutting off an incomplete last line. :class:`UserError` when the
+    output cannot be resumed: standard output, a format that is one document, a file of
+    another format."""
+    if fmt.read_back is None:
+        resumable = [f for f in OUTPUT_FORMATS if f.resumable]
         raise UserError(f"--resume needs an output written a set at a time: --format "
-                        f"{' or '.join(RESUMABLE)} (not {fmt})")
+                        f"{names_of(resumable)} (not {fmt.name})")
     if path is None or path == "-":
         raise UserError("--resume needs an output file (-o FILE) to read and append to")
     target = Path(os.path.realpath(path))
@@ -70,24 +61,8 @@ def already_written(path: str | None, fmt: str) -> Counter[str]:
         return Counter()
     if not stat.S_ISREG(info.st_mode):
         raise UserError(f"{path}: --resume needs a regular file")
-    done: Counter[str] = Counter()
     end = _complete_size(target)
-    lines = _lines(target, end)
-    if fmt == "csv":
-        rows = csv.reader(lines)
-        header = next(rows, None)
-        if header is not None and tuple(header) != CSV_COLUMNS:
-            raise UserError(f"{path}: not a codequorum CSV of this version (header differs); "
-                            "cannot resume into it")
-        done.update(row[0] for row in rows if row)
-    else:
-        for number, line in enumerate(lines, start=1):
-            try:
-                task_id = json.loads(line)["task_id"]
-            except (ValueError, KeyError, TypeError):
-                raise UserError(f"{path}:{number}: not a report line; cannot resume into "
-                                "this file") from None
-            done[str(task_id)] += 1
+    done = fmt.read_back.task_ids(_lines(target, end), path)
     if end != info.st_size:
         with target.open("r+b") as stream:
             stream.truncate(end)

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from codequorum.cli.commands.check import CheckRun, Finding, first_definitions, name_span, write
+from codequorum.cli.commands.check import CheckRun, Located, first_definitions, name_span, write
 from codequorum.cli.main import main
 from codequorum.core import parsing
 from codequorum.ingest.store import SampleStore, default_store_path
@@ -406,7 +406,7 @@ ESCAPED = "\\x1b]0;pwned\\x07\\x1b[31m[bold]x[/bold]"
 
 def _hostile_run() -> CheckRun:
     message = f"versions 1 and 2 disagree on f(1): raises ValueError: {HOSTILE} vs 1"
-    finding = Finding(path=f"src/{HOSTILE}.py", line=3, column=5, end_line=3, end_column=6,
+    finding = Located(path=f"src/{HOSTILE}.py", line=3, column=5, end_line=3, end_column=6,
                       severity="warning", code="divergent-outputs", message=message,
                       function="f", figure=0.5, samples=(0, 1), versions=2,
                       report={"notes": [HOSTILE], "status": "ok"})

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from codequorum.cli.commands.sample import failure_message, outcome_line
+from codequorum.cli.commands.sample import outcome_line
 from codequorum.cli.main import main
 from codequorum.core.model import Sample
-from codequorum.generate.endpoint import RegenerationResult, Rejected, RequestError
+from codequorum.generate.endpoint import Rejected, RequestError
 from codequorum.ingest.store import SampleStore
 from tests.support.chat_server import ChatServer, RecordedTask, code_answer, no_code
 
@@ -186,15 +186,6 @@ def test_import_from_a_sample_set_file(
     assert len(rows) > 50 and {r.origin for r in rows} == {"imported"}
 
 
-def _result(accepted: int = 0, rejected: int = 0, errors: tuple[str, ...] = ()
-            ) -> RegenerationResult:
-    return RegenerationResult(
-        accepted=[Sample(code="def f(): pass", origin="regenerated")] * accepted,
-        rejected=[Rejected(i, "no code", "") for i in range(rejected)],
-        errors=[RequestError(i, message) for i, message in enumerate(errors)],
-    )
-
-
 def test_a_line_per_answer_and_an_unreachable_endpoint_once() -> None:
     sample = Sample(code="def f():\n    return 1\n", origin="regenerated", seed=7)
     assert outcome_line(0, sample, set()) == "  version 1 (seed 7): accepted, 2 lines"
@@ -209,15 +200,6 @@ def test_a_line_per_answer_and_an_unreachable_endpoint_once() -> None:
     down = RequestError(4, "cannot reach x", kind="unreachable")
     assert outcome_line(4, down, set()) == "  version 5: cannot reach x"
     assert outcome_line(4, down, {"cannot reach x"}) is None  # the others were never sent
-
-
-def test_the_command_fails_only_without_an_accepted_version() -> None:
-    assert failure_message(_result(accepted=1, rejected=2, errors=("down",)), "f") is None
-    assert failure_message(_result(errors=("down", "down", "timed out")), "f") == (
-        "down; timed out")
-    assert failure_message(_result(rejected=1, errors=("down",)), "f") == (
-        "no usable version of `f` arrived (1 failed, 1 answer was rejected)")
-    assert failure_message(_result(), "f") == "no usable version of `f` arrived"
 
 
 def test_verbose_shows_each_rejected_answer_escaped_and_bounded(

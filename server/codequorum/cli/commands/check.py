@@ -19,15 +19,14 @@ import logging
 import os
 import sys
 import threading
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
 from codequorum import __version__
-from codequorum.cli.argtypes import at_least, seconds
-from codequorum.cli.dynamic import add_dynamic_argument
-from codequorum.cli.endpoint import add_propose_inputs_options, asker_note, input_asker
+from codequorum.behaviour.runtimes import runtime_for
+from codequorum.cli.endpoint import asker_note, input_asker, propose_config
 from codequorum.core import parsing
 from codequorum.core.errors import UnknownFormatError, UnknownLanguageError, UserError
 from codequorum.core.limits import MAX_DOCUMENT_BYTES, InputLimitError
@@ -40,17 +39,14 @@ from codequorum.generate.proposed_inputs import InputAsker
 from codequorum.ingest.module_view import ModuleView
 from codequorum.ingest.store import default_store_path
 from codequorum.ingest.workspace import find_workspace
-from codequorum.options.config_file import config_values
-from codequorum.options.policy import Reach, declare
+from codequorum.options.arguments import add_options
+from codequorum.options.declarations import FAIL_ON
 from codequorum.pipeline.session import FunctionAnalysis, Session, SessionConfig, current_code
 from codequorum.render.ansi import SEVERITY_STYLE, paint
-from codequorum.render.findings import RANK, function_findings
-from codequorum.render.findings import Finding as FunctionFinding
+from codequorum.render.findings import RANK, Finding, function_findings
 from codequorum.render.json_out import safe_values
 from codequorum.render.terminal import color_enabled
 
-FORMATS: tuple[str, ...] = ("text", "json", "sarif")
-FAIL_ON: tuple[str, ...] = ("error", "warning", "information", "never")
 #: Folders never entered when a directory is walked.
 SKIP_DIRS = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
 #: SARIF levels: the severity's own name when it warns, else a note.
@@ -72,49 +68,7 @@ def register(subparsers: Any) -> None:
         "(path:line:col: severity code message). The exit status is 1 when a finding at or "
         "above --fail-on exists.",
     )
-    parser.add_argument(
-        "paths",
-        nargs="+",
-        type=Path,
-        metavar="PATH",
-        help="source files, or folders to walk for files with a known extension",
-    )
-    analysis = Reach.ANALYSIS
-    declare(parser.add_argument("--workspace", type=Path,
-                                help="workspace folder (default: the nearest folder above the "
-                                "first path holding .codequorum or .git, as `codequorum "
-                                "sample` finds it)"), Reach.WORKSPACE)
-    declare(parser.add_argument(
-        "--store", type=Path, help="store file (default: <workspace>/.codequorum/samples.sqlite3)"
-    ), Reach.STORE)
-    declare(config_values(parser.add_argument(
-        "--language", help="language of files named on the command line whose extension "
-        "does not tell (default: from the extension)"
-    ), parsing.normalize_language), analysis)
-    declare(config_values(parser.add_argument(
-        "--format", dest="output_format", default="text", metavar="FORMAT",
-        help="text (default), json or sarif",
-    ), FORMATS), analysis)
-    declare(config_values(parser.add_argument(
-        "--fail-on", default="warning", metavar="SEVERITY",
-        help="exit with status 1 when a finding at or above this severity exists: error, "
-        "warning (default), information or never",
-    ), FAIL_ON), analysis)
-    declare(parser.add_argument(
-        "--min-samples", type=at_least(1), default=2, metavar="K",
-        help="check a function only when at least K versions are stored (default 2)",
-    ), analysis)
-    declare(parser.add_argument("--no-tsed", dest="tsed", action="store_false",
-                                help="skip TSED (tree edit distance; the slowest metric)"),
-            analysis)
-    declare(parser.add_argument("--max-depth", type=at_least(1), default=30, metavar="D",
-                                help="deepest tree level counted (default 30)"), analysis)
-    add_dynamic_argument(parser, "also run the versions in the sandbox (opcode traces, "
-                         "outputs)")
-    declare(parser.add_argument("--timeout", type=seconds, default=10.0, metavar="SECONDS",
-                                help="with --dynamic: budget of one version (default 10)"),
-            Reach.SANDBOX)
-    add_propose_inputs_options(parser)
+    add_options(parser, "check")
     parser.set_defaults(func=run, config_from="paths")
 
 
@@ -122,9 +76,10 @@ def register(subparsers: Any) -> None:
 
 
 @dataclass(frozen=True)
-class Finding:
-    """One finding about one function, at the function's name (1-based line and column,
-    the column counted in characters)."""
+class Located:
+    """A :class:`~codequorum.render.findings.Finding` of one function where ``check``
+    prints it: the file, at the function's name (1-based line and column, the column
+    counted in characters), with the figures its formats show."""
 
     path: str
     line: int
@@ -174,7 +129,7 @@ class Finding:
 class CheckRun:
     """Everything one run found and counted."""
 
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[Located] = field(default_factory=list)
     functions: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
@@ -378,11 +333,11 @@ def name_span(lines: Sequence[str], start: parsing.Point, end: parsing.Point) ->
     return row + 1, _column(lines[row], start_byte), end_row + 1, _column(lines[end_row], end_byte)
 
 
-def _finding(path: Path, span: Span, found: FunctionFinding, function: str,
-             versions: int, report: dict[str, Any]) -> Finding:
+def _finding(path: Path, span: Span, found: Finding, function: str,
+             versions: int, report: dict[str, Any]) -> Located:
     """One printed finding from one of :func:`function_findings`, at the function's name."""
     line, column, end_line, end_column = span
-    return Finding(
+    return Located(
         path=path.as_posix(), line=line, column=column, end_line=end_line,
         end_column=end_column, severity=found.severity, code=found.code,
         message=found.message, function=function, figure=found.figure,
@@ -422,7 +377,7 @@ class _Checker:
             if not self._enough_versions(key, str(info.qualified_name), names):
                 continue
             module = None
-            if self.dynamic and lang == "python":  # its versions run in the file's module
+            if self.dynamic and runtime_for(lang) is not None:  # they run in the file's module
                 view = view or self.session.module_view(text, path)
                 module = view.context(str(info.qualified_name), str(info.kind))
             analysis = self._analyse(path, key, lang, info, current_code(text, info), module)
@@ -514,7 +469,7 @@ def check_files(args: argparse.Namespace, language: str | None, store_path: Path
     problems: list[str] = []
     session = _open_session(args, store_path, workspace, run, problems)
     cancel = threading.Event()
-    asker = input_asker(args)
+    asker = input_asker(propose_config(args))
     try:
         if session.store() is None:
             raise UserError(problems[0] if problems else f"cannot open {store_path}")
@@ -561,23 +516,68 @@ def _sarif(run: CheckRun) -> dict[str, Any]:
     }
 
 
-def write(run: CheckRun, fmt: str, out: TextIO, *, color: bool = False,
+def _write_text(run: CheckRun, out: TextIO, color: bool, quiet: bool) -> None:
+    """Finding lines and a summary line (not when ``quiet``)."""
+    for finding in run.findings:
+        print(finding.text(color), file=out)
+    if not quiet:
+        print(run.summary_line(), file=out)
+
+
+def _write_json(run: CheckRun, out: TextIO, color: bool, quiet: bool) -> None:
+    """The findings, the summary, the functions and the notes as one JSON document."""
+    doc = {"findings": [f.to_dict() for f in run.findings], "summary": run.summary(),
+           "functions": list(run.functions), "notes": list(run.notes)}
+    json.dump(safe_values(doc), out, indent=2, allow_nan=False)
+    out.write("\n")
+
+
+def _write_sarif(run: CheckRun, out: TextIO, color: bool, quiet: bool) -> None:
+    """The findings as one SARIF document."""
+    json.dump(safe_values(_sarif(run)), out, indent=2, allow_nan=False)
+    out.write("\n")
+
+
+@dataclass(frozen=True)
+class FindingFormat:
+    """One ``--format`` of ``check``: the one place a finding format is known."""
+
+    name: str
+    help: str                                              # its words in ``--format``'s help
+    write: Callable[[CheckRun, TextIO, bool, bool], None]  # (run, out, color, quiet)
+    document: bool                                         # written even with no store
+
+
+FINDING_FORMATS: tuple[FindingFormat, ...] = (
+    FindingFormat("text", "text (default)", _write_text, document=False),
+    FindingFormat("json", "json", _write_json, document=True),
+    FindingFormat("sarif", "sarif", _write_sarif, document=True),
+)
+#: The names ``check --format`` takes.
+FORMAT_NAMES: tuple[str, ...] = tuple(f.name for f in FINDING_FORMATS)
+
+
+def _formats_help() -> str:
+    """``--format``'s help: every format's words, ``a, b or c``."""
+    words = [f.help for f in FINDING_FORMATS]
+    return f"{', '.join(words[:-1])} or {words[-1]}"
+
+
+def finding_format(name: str) -> FindingFormat:
+    """The format named ``name``, or :class:`UnknownFormatError` (exit status 2)."""
+    for fmt in FINDING_FORMATS:
+        if fmt.name == name:
+            return fmt
+    raise UnknownFormatError(
+        f"unknown output format {name!r} (choose {', '.join(FORMAT_NAMES)})")
+
+
+def write(run: CheckRun, fmt: str | FindingFormat, out: TextIO, *, color: bool = False,
           quiet: bool = False) -> None:
-    """Print the run: finding lines and a summary line (not when ``quiet``), or one JSON /
-    SARIF document. Every string is made safe to print first (:func:`safe_values`)."""
-    if fmt == "json":
-        doc = {"findings": [f.to_dict() for f in run.findings], "summary": run.summary(),
-               "functions": list(run.functions), "notes": list(run.notes)}
-        json.dump(safe_values(doc), out, indent=2, allow_nan=False)
-        out.write("\n")
-    elif fmt == "sarif":
-        json.dump(safe_values(_sarif(run)), out, indent=2, allow_nan=False)
-        out.write("\n")
-    else:
-        for finding in run.findings:
-            print(finding.text(color), file=out)
-        if not quiet:
-            print(run.summary_line(), file=out)
+    """Print the run in ``fmt`` (a name or a format). Every string is made safe to print
+    first (:func:`safe_values`)."""
+    found = finding_format(fmt) if isinstance(fmt, str) else fmt
+    found.write(run, out, color, quiet)
 
 
 def _discover(paths: Sequence[Path]) -> Path:
@@ -592,9 +592,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """``codequorum check``: 0 clean, 1 a finding at or above ``--fail-on``, 2 bad usage
     (or a path that does not exist)."""
     stream = out or sys.stdout
-    fmt = args.output_format
-    if fmt not in FORMATS:
-        raise UnknownFormatError(f"unknown output format {fmt!r} (choose {', '.join(FORMATS)})")
+    fmt = finding_format(args.output_format)
     if args.fail_on not in FAIL_ON:
         raise UnknownFormatError(
             f"unknown --fail-on {args.fail_on!r} (choose {', '.join(FAIL_ON)})")
@@ -604,7 +602,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
         raise UserError(f"--workspace {args.workspace}: not a folder")
     store_path = guard(args.store or default_store_path(workspace), [workspace])
     if args.dynamic:
-        from codequorum.cli.commands.score import dynamic_available
+        from codequorum.pipeline.score import dynamic_available
 
         if not dynamic_available():
             raise UserError("dynamic analysis is not available in this installation; "
@@ -616,7 +614,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
             print(f"codequorum: no version store at {safe_text(store_path)}; run `codequorum "
                   "sample` or add versions from your editor", file=sys.stderr)
         empty = CheckRun(store=str(store_path), store_missing=True)
-        if fmt != "text":
+        if fmt.document:
             write(empty, fmt, stream)
         return 0
     result = check_files(args, language, store_path, workspace)

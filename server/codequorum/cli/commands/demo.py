@@ -7,7 +7,6 @@ chosen to range from versions that all look alike to versions that share almost 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 from importlib import resources
 from typing import Any
@@ -15,29 +14,28 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from codequorum.cli.commands.score import (
-    ScoreRun,
-    add_analysis_arguments,
-    analysis_options,
-    check_output_format,
-    deferred_interrupt,
-    dynamic_available,
-    read_inputs,
-    report_errors,
-    require_sandbox,
-    run_scoring,
-    write_output,
-)
-from codequorum.cli.dynamic import add_dynamic_argument, add_sandbox_argument
+from codequorum.cli.commands.score import analysis_options, write_run
+from codequorum.cli.run import deferred_interrupt, progress_bar, report_errors
 from codequorum.core.errors import UserError
 from codequorum.core.report import StabilityReport
 from codequorum.core.safe_text import safe_text
 from codequorum.ingest.sample_files import ReadOptions
+from codequorum.options.arguments import add_options
+from codequorum.pipeline.score import (
+    ScoreRun,
+    dynamic_available,
+    read_inputs,
+    require_sandbox,
+    run_scoring,
+)
 from codequorum.render.outfile import check_output
+from codequorum.render.sinks import SinkRequest, output_format
 from codequorum.render.table import task_text
 from codequorum.render.terminal import color_enabled, make_console
 
 DATA_FILE = "humaneval_demo.jsonl.gz"
+#: Above the table, the format laid out for a person at a terminal.
+TITLE = "HumanEval × CodeGen-16B (T=0.8): how much do versions of one function agree?"
 
 EXPLANATION = """\
 [bold]How to read it[/bold]
@@ -90,10 +88,7 @@ def register(subparsers: Any) -> None:
         description="Score 20 HumanEval tasks × 10 CodeGen-16B samples (bundled) and explain "
         "how to read the table.",
     )
-    add_dynamic_argument(parser, "also run the versions against HumanEval's tests in the "
-                         "sandbox (pass rates, output agreement, opcode divergence; ~15 s)")
-    add_sandbox_argument(parser)
-    add_analysis_arguments(parser)
+    add_options(parser, "demo")
     parser.set_defaults(func=run)
 
 
@@ -116,14 +111,12 @@ def _highlights(reports: list[StabilityReport], console: Console) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """``codequorum demo``."""
-    fmt = check_output_format(args.output_format)
+    fmt = output_format(args.output_format)
     check_output(args.output)
     if args.dynamic and not dynamic_available():
         raise UserError("dynamic analysis is not available in this installation; run the "
                         "demo without --dynamic")
-    options = analysis_options(args)
-    if fmt == "html":  # the heatmaps
-        options = dataclasses.replace(options, keep_matrices=True)
+    options = analysis_options(args, fmt)
     with resources.as_file(_bundled()) as path:
         if not path.is_file():
             raise UserError(f"the bundled demo data is missing ({DATA_FILE}); reinstall "
@@ -131,18 +124,18 @@ def run(args: argparse.Namespace) -> int:
         sets, sources, errors = read_inputs(
             [str(path)], ReadOptions(input_format="jsonl", max_samples=args.samples))
     show_progress = not args.quiet and sys.stderr.isatty()
-    require_sandbox(args)
+    require_sandbox(args.dynamic, getattr(args, "interpreter", None), args.sandbox)
     scored: ScoreRun = run_scoring(sets, sources, options, jobs=args.jobs,
-                                   dynamic=args.dynamic, show_progress=show_progress,
-                                   sandbox=args.sandbox,
-                                   color=color_enabled(args.color, sys.stderr))
+                                   dynamic=args.dynamic, sandbox=args.sandbox,
+                                   progress=(progress_bar(color_enabled(args.color, sys.stderr))
+                                             if show_progress else None))
     scored.errors = errors + scored.errors
-    title = ("HumanEval × CodeGen-16B (T=0.8): how much do versions of one function agree?"
-             if fmt == "table" else None)
+    title = TITLE if fmt.terminal else None
     with deferred_interrupt():
-        write_output(scored, fmt, args.output, matrices=args.matrices, reasons=args.reasons,
-                     title=title, color=args.color, sample_sets=sets)
-    if fmt == "table" and args.output in (None, "-") and not args.quiet:
+        write_run(scored, fmt, SinkRequest(path=args.output, color=args.color,
+                                           matrices=args.matrices, reasons=args.reasons,
+                                           title=title), sets)
+    if fmt.terminal and args.output in (None, "-") and not args.quiet:
         console = make_console(sys.stdout, color_enabled(args.color, sys.stdout))
         _highlights(scored.reports, console)
         console.print()

@@ -14,7 +14,7 @@ import sys
 from typing import Any
 
 from codequorum.behaviour.sandbox import bwrap, isolation
-from codequorum.options.policy import Reach, declare
+from codequorum.options.arguments import add_options
 
 #: What each strict layer stops, in the words of docs/sandbox.md.
 LAYER_PURPOSE = {
@@ -52,11 +52,7 @@ def register(subparsers: Any) -> None:
         description="Probe the sandbox (no candidate code runs) and list each isolation "
         "layer as held or missing, with the reason.",
     )
-    declare(parser.add_argument("--interpreter", metavar="PATH", default=None,
-                                help="Python that would run candidates (default: this one)"),
-            Reach.INTERPRETER)
-    declare(parser.add_argument("--format", choices=["text", "json"], default="text",
-                                help="output format (default text)"), Reach.ANALYSIS)
+    add_options(parser, "doctor")
     parser.set_defaults(func=run)
 
 

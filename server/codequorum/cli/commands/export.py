@@ -32,7 +32,7 @@ from codequorum.core.safe_text import safe_text
 from codequorum.core.words import count
 from codequorum.ingest.store import SampleStore, StoredSample, default_store_path
 from codequorum.ingest.workspace import find_workspace, store_key
-from codequorum.options.policy import Reach, declare
+from codequorum.options.arguments import add_options
 from codequorum.pipeline.session import build_sample_set, current_code
 from codequorum.render.outfile import check_output, open_output
 
@@ -46,27 +46,7 @@ def register(subparsers: Any) -> None:
         "per function (with each version's origin, provider and model), for `codequorum "
         "score`. The current code of each function joins its versions as `check` joins it.",
     )
-    parser.add_argument("paths", nargs="*", type=Path, metavar="PATH",
-                        help="source files or folders whose functions to export (default: "
-                        "every file in the store)")
-    declare(parser.add_argument("--function", "-f", dest="functions", action="append",
-                                metavar="QUALNAME", help="only this function (qualified name, "
-                                "e.g. Stack.push); may be given more than once"),
-            Reach.ANALYSIS)
-    declare(parser.add_argument("--no-current", dest="current", action="store_false",
-                                help="leave the current code out (default: it joins the "
-                                "versions, as check and the editor compare it)"),
-            Reach.ANALYSIS)
-    declare(parser.add_argument("--workspace", type=Path,
-                                help="workspace folder (default: the nearest folder above the "
-                                "first PATH, else the current folder, holding .codequorum or "
-                                ".git)"), Reach.WORKSPACE)
-    declare(parser.add_argument("--store", type=Path,
-                                help="store file (default: "
-                                "<workspace>/.codequorum/samples.sqlite3)"), Reach.STORE)
-    declare(parser.add_argument("-o", "--output", default=None, metavar="FILE",
-                                help="write the JSONL to FILE instead of standard output"),
-            Reach.OUTPUT)
+    add_options(parser, "export")
     parser.set_defaults(func=run, config_from="paths")
 
 

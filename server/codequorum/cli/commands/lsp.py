@@ -12,7 +12,7 @@ from typing import Any
 
 from codequorum.core.errors import UserError
 from codequorum.core.safe_text import SafeFormatter
-from codequorum.options.policy import Reach, declare
+from codequorum.options.arguments import add_options
 
 
 def register(subparsers: Any) -> None:
@@ -23,19 +23,7 @@ def register(subparsers: Any) -> None:
         description="Run the codequorum language server. Editors start it with "
         "`codequorum lsp` and talk JSON-RPC over stdin/stdout.",
     )
-    declare(parser.add_argument("--stdio", action="store_true",
-                                help="talk over stdin/stdout (the default)"), Reach.ANALYSIS)
-    declare(parser.add_argument(
-        "--tcp", metavar="HOST:PORT", help="listen on a TCP address instead of stdio"
-    ), Reach.NETWORK)
-    declare(parser.add_argument(
-        "--log-level",
-        default="WARNING",
-        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
-        help="level of the log written to stderr (default WARNING)",
-    ), Reach.ANALYSIS)
-    declare(parser.add_argument("--log-file", metavar="PATH",
-                                help="write the log to this file"), Reach.OUTPUT)
+    add_options(parser, "lsp")
     parser.set_defaults(func=run)
 
 

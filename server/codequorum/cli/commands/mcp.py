@@ -18,11 +18,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from codequorum.cli.argtypes import at_least, positive, seconds
-from codequorum.cli.endpoint import add_endpoint_options, auto_or
 from codequorum.core.errors import UserError
-from codequorum.generate.prompting import DEFAULT_CONTEXT_LINES
-from codequorum.options.policy import Reach, declare
+from codequorum.options.arguments import add_options
 
 #: Default request timeout (seconds) of ``sample_versions``.
 DEFAULT_REQUEST_TIMEOUT = 60.0
@@ -37,46 +34,8 @@ def register(subparsers: Any) -> None:
         "sample_versions) over the Model Context Protocol on standard input and output. "
         "MCP clients (Claude Code, VS Code, Cursor, ...) start it; see docs/agents.md.",
     )
-    parser.add_argument("root", nargs="?", type=Path, metavar="ROOT",
-                        help="the workspace: files are read and versions kept only inside it "
-                        "(default: the current folder)")
-    analysis = parser.add_argument_group("analysis")
-    declare(analysis.add_argument("--no-tsed", dest="tsed", action="store_false",
-                                  help="skip TSED (tree edit distance; the slowest metric)"),
-            Reach.ANALYSIS)
-    declare(analysis.add_argument("--max-depth", type=at_least(1), default=30, metavar="D",
-                                  help="deepest tree level counted (default 30)"),
-            Reach.ANALYSIS)
-    declare(analysis.add_argument("--timeout", type=seconds, default=10.0, metavar="SECONDS",
-                                  help="check_function with dynamic: budget of one version "
-                                  "in the sandbox (default 10)"), Reach.SANDBOX)
-    _add_endpoint(parser.add_argument_group("endpoint of sample_versions"))
+    add_options(parser, "mcp")
     parser.set_defaults(func=run, config_from="root")
-
-
-def _add_endpoint(group: Any) -> None:
-    """The user's endpoint and how ``sample_versions`` asks it."""
-    add_endpoint_options(group)
-    declare(group.add_argument("--samples", "-n", type=positive, default=5, metavar="N",
-                               help="versions one call asks for when the agent names no count "
-                               "(default: %(default)s)"), Reach.ANALYSIS)
-    declare(group.add_argument("--temperature", type=float, default=0.8, metavar="T",
-                               help="sampling temperature (default: %(default)s)"),
-            Reach.ANALYSIS)
-    declare(group.add_argument("--request-timeout", type=seconds,
-                               default=DEFAULT_REQUEST_TIMEOUT, metavar="SECONDS",
-                               help="seconds per request to the endpoint, counted from when it "
-                               "is sent (default: %(default)g)"), Reach.ANALYSIS)
-    declare(group.add_argument("--concurrency", type=auto_or(1), default=None, metavar="N",
-                               help="requests at once (default: auto, as for sample)"),
-            Reach.ENDPOINT_LOAD)
-    declare(group.add_argument("--max-tokens", type=auto_or(0), default=None, metavar="N",
-                               help="the most tokens one answer may have; 0 sends no bound "
-                               "(default: auto, as for sample)"), Reach.TOKEN_SPEND)
-    declare(group.add_argument("--context-lines", type=at_least(0),
-                               default=DEFAULT_CONTEXT_LINES, metavar="N",
-                               help="lines of the file around the function sent with the "
-                               "prompt (default: %(default)s)"), Reach.ANALYSIS)
 
 
 def run(args: argparse.Namespace) -> int:

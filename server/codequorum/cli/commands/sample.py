@@ -24,30 +24,29 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from codequorum.cli.argtypes import at_least, positive
-from codequorum.cli.endpoint import add_endpoint_options, add_request_options
 from codequorum.core.errors import UserError
+from codequorum.core.limits import MAX_DOCUMENT_BYTES
 from codequorum.core.model import Sample
 from codequorum.core.parsing import FunctionInfo, function_by_name, functions, language_from_path
 from codequorum.core.parsing import normalize_language as _normalize_language
+from codequorum.core.safe_paths import UnreadableFile, read_regular
 from codequorum.core.safe_text import safe_text
 from codequorum.core.words import count
 from codequorum.generate.endpoint import (
     Outcome,
     ProviderConfig,
-    RegenerationResult,
     Rejected,
     RequestError,
     answer_budget,
+    failure_message,
     regenerate,
 )
-from codequorum.generate.prompting import DEFAULT_CONTEXT_LINES, build_messages, prompt_hash
+from codequorum.generate.prompting import build_messages, prompt_hash
 from codequorum.ingest.importing import ImportReport, prepare_import, store_import
 from codequorum.ingest.store import SampleStore, default_store_path
 from codequorum.ingest.workspace import find_workspace, store_key
 from codequorum.options.approvals import Approvals
-from codequorum.options.config_file import config_values
-from codequorum.options.policy import Reach, declare
+from codequorum.options.arguments import add_options
 
 
 def register(subparsers: Any) -> None:
@@ -58,81 +57,8 @@ def register(subparsers: Any) -> None:
         description="Ask an OpenAI-compatible endpoint for new versions of one function (or "
         "import them with --from) and keep them in the workspace's sample store.",
     )
-    _add_function_arguments(parser)
-    _add_endpoint_arguments(parser.add_argument_group("endpoint"))
-    _add_import_arguments(parser)
-    _add_store_arguments(parser)
-    declare(parser.add_argument(
-        "--print-prompt", action="store_true", help="print the prompt messages and stop"
-    ), Reach.ANALYSIS)
+    add_options(parser, "sample")
     parser.set_defaults(func=run, config_from="file")
-
-
-def _add_function_arguments(parser: argparse.ArgumentParser) -> None:
-    """FILE, ``--function`` and ``--language``: which function to collect versions of."""
-    parser.add_argument("file", type=Path, help="the source file that holds the function")
-    declare(parser.add_argument(
-        "--function",
-        "-f",
-        required=True,
-        metavar="QUALNAME",
-        help="qualified function name, e.g. parse_row or Stack.push",
-    ), Reach.ANALYSIS)
-    declare(config_values(parser.add_argument("--language", help="language of FILE "
-                                              "(default: from its extension)"),
-                          _normalize_language), Reach.ANALYSIS)
-
-
-def _add_endpoint_arguments(provider: Any) -> None:
-    """The endpoint, and how many versions to ask it for and how (``provider`` is the
-    help's "endpoint" group)."""
-    add_endpoint_options(provider)
-    analysis = Reach.ANALYSIS
-    declare(provider.add_argument("--samples", "-n", type=positive, default=5, metavar="N",
-                                  help="versions to ask for (default: %(default)s)"), analysis)
-    declare(provider.add_argument("--temperature", type=float, default=0.8, metavar="T",
-                                  help="sampling temperature; above 0 so the versions can "
-                                  "differ (default: %(default)s)"), analysis)
-    declare(provider.add_argument("--seed", type=int, default=None,
-                                  help="version k uses seed + k (default: none, the server "
-                                  "chooses)"), analysis)
-    add_request_options(provider)
-    declare(provider.add_argument("--max-retries", type=at_least(0), default=2, metavar="N",
-                                  help="retries on 429/5xx answers (default: %(default)s)"),
-            analysis)
-    declare(provider.add_argument(
-        "--use-n", action="store_true",
-        help="one request with n choices, when the server supports n (default: one request "
-        "per version)",
-    ), analysis)
-    declare(provider.add_argument("--context-lines", type=at_least(0),
-                                  default=DEFAULT_CONTEXT_LINES, metavar="N",
-                                  help="lines of the file around the function sent with the "
-                                  "prompt (default: %(default)s)"), analysis)
-
-
-def _add_import_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--from`` and ``--task``: import versions instead of asking for them."""
-    declare(parser.add_argument(
-        "--from",
-        dest="source",
-        type=Path,
-        metavar="PATH",
-        help="import versions from a sample-set file, a JSON list or a directory instead",
-    ), Reach.PROJECT_FILE)
-    declare(parser.add_argument("--task", help="with --from: the task_id of the set to import "
-                                "(default: the set whose entry_point is the function, else "
-                                "the only set)"), Reach.ANALYSIS)
-
-
-def _add_store_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--workspace`` and ``--store``: where the versions are kept."""
-    declare(parser.add_argument("--workspace", type=Path,
-                                help="workspace folder (default: the nearest folder above "
-                                "FILE holding .codequorum or .git)"), Reach.WORKSPACE)
-    declare(parser.add_argument(
-        "--store", type=Path, help="store file (default: <workspace>/.codequorum/samples.sqlite3)"
-    ), Reach.STORE)
 
 
 @dataclass(frozen=True)
@@ -151,9 +77,11 @@ class _Target:
 def _read_source(path: Path) -> str:
     """The text of FILE; a :class:`UserError` when it cannot be read."""
     try:
-        return path.read_text(encoding="utf-8")
+        return read_regular(path, MAX_DOCUMENT_BYTES).decode("utf-8")
     except FileNotFoundError:
         raise UserError(f"{path}: no such file") from None
+    except UnreadableFile as exc:
+        raise UserError(f"{exc}; codequorum does not read it") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"{path}: cannot read: {exc}") from None
 
@@ -250,19 +178,6 @@ def outcome_line(index: int, outcome: Outcome, shown_errors: Collection[str]) ->
             and outcome.message in shown_errors:
         return None
     return f"  {safe_text(outcome.describe())}"
-
-
-def failure_message(result: RegenerationResult, name: str) -> str | None:
-    """Why the command fails when no version was accepted (None when one was): the
-    endpoint's errors when every request failed, else that no usable version came and
-    why (the failures counted by kind)."""
-    if result.accepted:
-        return None
-    if result.errors and not result.rejected:
-        return result.error_summary() or "no version arrived"
-    counts = result.failure_counts()
-    why = f" ({', '.join(counts)})" if counts else ""
-    return f"no usable version of `{name}` arrived{why}"
 
 
 @dataclass

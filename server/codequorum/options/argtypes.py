@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Callable
 
 
@@ -33,4 +34,27 @@ def seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
     if not value > 0:
         raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return value
+
+
+def auto_or(minimum: int) -> Callable[[str], int | None]:
+    """An argparse type: ``auto`` (None) or a whole number of at least ``minimum``."""
+    number = at_least(minimum)
+
+    def parse(text: str) -> int | None:
+        return None if text.strip().lower() == "auto" else number(text)
+
+    return parse
+
+
+def log_base(text: str) -> float:
+    """``2`` or ``e`` (natural log, as the published reference code)."""
+    if text.strip().lower() in ("e", "ln", "natural"):
+        return math.e
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected 2 or e, got {text!r}") from None
+    if value != 2.0:
+        raise argparse.ArgumentTypeError(f"expected 2 or e, got {text!r}")
     return value
