@@ -22,7 +22,7 @@ _DESCRIPTION = (
     "(section \"codequorum\"), either flat (\"codequorum.provider.model\") or nested "
     "({\"provider\": {\"model\": ...}}). Properties marked x-codequorum-scope \"client\" are "
     "read by the editor client only. Every property says what it can do in "
-    "x-codequorum-reach (the names of codequorum.option_policy.Reach): only \"analysis\" "
+    "x-codequorum-reach (the names of codequorum.options.policy.Reach): only \"analysis\" "
     "settings may come from a workspace's settings; the others (a program, an interpreter, "
     "the store, the endpoint, the key variable, running versions, the sandbox) are yours "
     "alone, have \"scope\": \"machine\" (VS Code ignores a workspace's value of them) and the "
