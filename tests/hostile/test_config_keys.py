@@ -57,10 +57,9 @@ def test_every_editor_setting_says_who_may_set_it() -> None:
                             f"{prop.get('scope')!r}, not \"machine\"")
     assert not problems, (
         "; ".join(problems) + ". Every setting declares what it can do: reach=Reach.X on "
-        "its Spec in server/codequorum/lsp/settings.py (or in CLIENT_ONLY for a client-only "
-        "one), the same name in \"x-codequorum-reach\" in shared/settings.schema.json, and "
-        "\"scope\": \"machine\" there when only the user may set it; then run `npm run "
-        "gen-settings` in client-vscode")
+        "its Setting in server/codequorum/options/declarations.py; then write "
+        "shared/settings.schema.json with `python -m codequorum.options.settings_schema` and "
+        "run `npm run gen-settings` in client-vscode")
     assert set(declared) == set(schema)
 
 

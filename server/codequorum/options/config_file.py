@@ -36,7 +36,7 @@ from typing import Any
 
 from codequorum.core.errors import UserError
 from codequorum.core.safe_paths import UnreadableFile, read_regular
-from codequorum.options.declarations import COMMANDS, Option, keys_of
+from codequorum.options.declarations import COMMANDS, Option, editor_settings, keys_of
 from codequorum.options.policy import Reach
 
 PROJECT_NAMES = ("codequorum.toml", "pyproject.toml")
@@ -476,26 +476,8 @@ def _unknown_table(config: ConfigFile, key: str) -> str:
 # ----------------------------------------------------------------------------- editor
 
 #: Language-server settings read from one command's view of the files:
-#: (command, option dest) -> setting.
-EDITOR_SETTINGS: dict[tuple[str, str], str] = {
-    ("check", "tsed"): "analysis.tsed",
-    ("check", "max_depth"): "analysis.maxDepth",
-    ("check", "store"): "store.path",
-    ("check", "timeout"): "dynamic.timeout",
-    ("score", "sandbox"): "dynamic.sandbox",
-    ("score", "propose_inputs"): "dynamic.proposeInputs",
-    ("sample", "base_url"): "provider.baseUrl",
-    ("sample", "model"): "provider.model",
-    ("sample", "api_key_env"): "provider.apiKeyEnv",
-    ("sample", "temperature"): "provider.temperature",
-    ("sample", "samples"): "provider.samples",
-    ("sample", "seed"): "provider.seed",
-    ("sample", "timeout"): "provider.timeout",
-    ("sample", "max_retries"): "provider.maxRetries",
-    ("sample", "use_n"): "provider.useN",
-    ("sample", "concurrency"): "provider.concurrency",
-    ("sample", "max_tokens"): "provider.maxTokens",
-}
+#: (command, option attribute) -> setting (the declared settings that mirror an option).
+EDITOR_SETTINGS: dict[tuple[str, str], str] = editor_settings()
 
 
 def workspace_defaults(root: str | Path, refused: list[str] | None = None) -> dict[str, Any]:

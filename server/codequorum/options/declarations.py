@@ -402,3 +402,263 @@ def options_for(command: str, *, common: bool = True) -> Iterator[Option]:
 def keys_of(command: str) -> dict[str, Option]:
     """The configuration keys of ``command``: each long flag without ``--``."""
     return {key: option for option in options_for(command) for key in option.keys}
+
+
+# ---------------------------------------------------------------------- editor settings
+
+#: The JSON type of an editor setting: ``integer?`` a whole number or null, ``strings`` a
+#: list of strings.
+SettingType = Literal["string", "integer", "number", "boolean", "integer?", "strings"]
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One editor setting (``codequorum.<name>``): what it takes, its default and
+    description, what it can do (``reach``; only a setting a project may set has no
+    ``"scope": "machine"``), whether VS Code ignores a workspace's value of it in an
+    untrusted workspace (``restricted``), and the option whose configuration-file value is
+    its default in a workspace (``mirrors``: the command and the option's attribute)."""
+
+    name: str
+    type: SettingType
+    default: Any
+    description: str
+    reach: Reach
+    restricted: bool = False
+    minimum: float | None = None
+    maximum: float | None = None
+    exclusive_minimum: bool = False
+    enum: tuple[str, ...] = ()
+    enum_descriptions: tuple[str, ...] = ()
+    #: The values a workspace may still give a setting that is otherwise the user's alone.
+    project_values: tuple[object, ...] = ()
+    #: Read by the editor client only; the language server accepts and ignores it.
+    client: bool = False
+    #: Where the language server keeps it: ``group.attribute`` of its settings (default:
+    #: the name in snake case).
+    attr: str = ""
+    mirrors: tuple[str, str] | None = None
+
+    @property
+    def path(self) -> tuple[str, str]:
+        """The settings group and attribute the language server keeps the value in."""
+        dotted = self.attr or _snake(self.name)
+        group, _, attribute = dotted.partition(".")
+        return group, attribute
+
+
+def _snake(name: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
+
+
+#: Every editor setting, in the order of the settings schema and the editor's settings page.
+SETTINGS: tuple[Setting, ...] = (
+    Setting('store.path', 'string', '',
+            "Path of the SQLite version store. Empty: <workspace>/.codequorum/samples.sqlite3."
+            " A relative path is resolved against the workspace folder.",
+            reach=Reach.STORE, restricted=True, mirrors=('check', 'store')),
+    Setting('provider.kind', 'string', 'openai-compatible',
+            "Who generates new versions of a function when you ask to regenerate.",
+            reach=A, enum=('openai-compatible', 'client'),
+            enum_descriptions=(
+                "The language server asks an OpenAI-compatible chat-completions endpoint for "
+                "new versions.",
+                "The editor client generates the versions (for example with the VS Code "
+                "language-model API) and relays them with codequorum.addSamples; "
+                "codequorum.regenerate returns the prompt messages to send.",
+            )),
+    Setting('provider.baseUrl', 'string', 'https://api.openai.com/v1',
+            "Base URL of the OpenAI-compatible API (the path /chat/completions is appended). "
+            "Works with OpenAI, Ollama (http://localhost:11434/v1), vLLM, llama.cpp server and"
+            " others.",
+            reach=Reach.ENDPOINT, restricted=True, mirrors=('sample', 'base_url')),
+    Setting('provider.model', 'string', 'gpt-4o-mini',
+            "Model name sent with each chat-completions request.",
+            reach=Reach.MODEL, mirrors=('sample', 'model')),
+    Setting('provider.apiKeyEnv', 'string', 'OPENAI_API_KEY',
+            "Name of the environment variable (in the language server's environment) that "
+            "holds the API key. The key itself is never stored in settings. Empty: send no "
+            "key.",
+            reach=Reach.KEY_VARIABLE, restricted=True, mirrors=('sample', 'api_key_env')),
+    Setting('provider.temperature', 'number', 0.8,
+            "Sampling temperature for regenerated versions.",
+            reach=A, minimum=0, maximum=2, mirrors=('sample', 'temperature')),
+    Setting('provider.samples', 'integer', 5,
+            "How many versions to ask for per regeneration.",
+            reach=A, minimum=1, maximum=50, mirrors=('sample', 'samples')),
+    Setting('provider.seed', 'integer?', None,
+            "Seed sent with each request (null: none). Version k uses seed + k.",
+            reach=A, mirrors=('sample', 'seed')),
+    Setting('provider.timeout', 'number', 60.0,
+            "Seconds one chat-completions request may take, counted from when it is sent (a "
+            "request waiting for its turn is not yet sent).",
+            reach=A, minimum=0, exclusive_minimum=True, maximum=600,
+            mirrors=('sample', 'timeout')),
+    Setting('provider.maxRetries', 'integer', 2,
+            "Retries of one chat-completions request after a 429 or 5xx answer or a network "
+            "error, with backoff.",
+            reach=A, minimum=0, maximum=10, mirrors=('sample', 'max_retries')),
+    Setting('provider.useN', 'boolean', False,
+            "Ask for all versions in one request with `n` choices (only for servers that "
+            "support `n`); otherwise one request per version.",
+            reach=A, mirrors=('sample', 'use_n')),
+    Setting('provider.concurrency', 'integer?', None,
+            "Requests sent at once. null: one at a time to a server on this machine or the "
+            "local network (llama.cpp, Ollama, LM Studio and vLLM on localhost or a private "
+            "address), or as many as a llama.cpp server says it has slots for (at most 8); 4 "
+            "to a hosted API. More requests than the server answers at once wait in its queue,"
+            " and that wait counts against the timeout.",
+            reach=Reach.ENDPOINT_LOAD, restricted=True, minimum=1, maximum=64,
+            mirrors=('sample', 'concurrency')),
+    Setting('provider.maxTokens', 'integer?', None,
+            "The most tokens one answer may have (sent as max_tokens), so a runaway answer "
+            "ends. null: three times the size of the function asked for, at least 256 and at "
+            "most 4096 tokens. 0: send no bound (the server's own applies). Reasoning models "
+            "spend their thinking from the same budget: give them more.",
+            reach=Reach.TOKEN_SPEND, restricted=True, minimum=0, maximum=131072,
+            mirrors=('sample', 'max_tokens')),
+    Setting('diagnostics.enable', 'boolean', True,
+            "Report unstable functions as diagnostics.",
+            reach=A),
+    Setting('diagnostics.onType', 'boolean', False,
+            "Also refresh diagnostics while typing (debounced), not only on open and save.",
+            reach=A),
+    Setting('diagnostics.debounceMs', 'integer', 500,
+            "Milliseconds of quiet after the last change before diagnostics refresh when "
+            "diagnostics.onType is on.",
+            reach=A, minimum=0, maximum=10000),
+    Setting('diagnostics.minSeverity', 'string', 'hint',
+            "Least severe finding that is still reported as a diagnostic.",
+            reach=A, enum=('error', 'warning', 'information', 'hint')),
+    Setting('hover.enable', 'boolean', True,
+            "Show the stability summary when hovering a function that has versions.",
+            reach=A),
+    Setting('hover.diffLines', 'integer', 12,
+            "Most lines of the unified diff (current code against the most different version) "
+            "shown in the hover. 0 hides the diff.",
+            reach=A, minimum=0, maximum=200),
+    Setting('codeLens.enable', 'boolean', True,
+            "Show code lenses (versions, stability, Compare, Regenerate) above functions that "
+            "have versions.",
+            reach=A),
+    Setting('codeLens.showForAll', 'boolean', False,
+            "Also show a Regenerate lens above functions that have no versions yet.",
+            reach=A),
+    Setting('codeAction.commands', 'string', 'auto',
+            "Offer the commands (Compare, Show Report, Run Versions, Regenerate, Clear) as "
+            "code actions on the function, so an editor without code lenses reaches them from "
+            "its code action menu.",
+            reach=A, enum=('auto', 'always', 'never'),
+            enum_descriptions=(
+                "Every command in editors that draw no code lenses (they say so when they "
+                "start the server: Emacs with eglot, Helix, Neovim); in the others, those no "
+                "lens runs (Run Versions, Clear). The VS Code extension shows none: its own "
+                "commands reach them all.",
+                "Every command, also where a lens runs it.",
+                "None: the commands stay reachable through the lenses and "
+                "workspace/executeCommand.",
+            )),
+    Setting('analysis.includeCurrent', 'boolean', True,
+            "Count the function's current code as one of the versions (origin \"current\"), so"
+            " the report says whether it is in the consensus.",
+            reach=A),
+    Setting('analysis.maxDepth', 'integer', 30,
+            "Deepest syntax-tree level counted by the structural metrics (SCE, JSD).",
+            reach=A, minimum=1, maximum=200, mirrors=('check', 'max_depth')),
+    Setting('analysis.tsed', 'boolean', True,
+            "Also compute TSED (tree edit distance similarity).",
+            reach=A, mirrors=('check', 'tsed')),
+    Setting('dynamic.enable', 'boolean', True,
+            "Allow running the versions in the sandbox (SCTD, DCTD, BEF, OER) when asked with "
+            "codequorum.runDynamic. Versions are run only in sandboxed child processes, never "
+            "in the language server.",
+            reach=Reach.RUNS_CODE, restricted=True, project_values=(False,)),
+    Setting('dynamic.auto', 'boolean', True,
+            "Run the versions in the sandbox as soon as they arrive (regenerated, relayed from"
+            " a VS Code language model, imported, or asked for by the watch), so the first "
+            "hover's recommendation and risk rest on behaviour: Python only, in the strict "
+            "sandbox only (where the machine cannot give it, the hover says what is missing), "
+            "never in an untrusted workspace, and the versions of a store that came with a "
+            "repository only after you approve it. Off: they run when you ask (Run Versions).",
+            reach=Reach.RUNS_CODE, restricted=True, project_values=(False,)),
+    Setting('dynamic.timeout', 'number', 10.0,
+            "Wall-clock seconds allowed for one version's sandboxed run.",
+            reach=Reach.SANDBOX, restricted=True, minimum=0, exclusive_minimum=True,
+            maximum=600, mirrors=('check', 'timeout')),
+    Setting('dynamic.sandbox', 'string', 'strict',
+            "Isolation the versions run under in the sandbox.",
+            reach=Reach.SANDBOX, restricted=True, enum=('strict', 'weak'),
+            project_values=('strict',), mirrors=('score', 'sandbox'),
+            enum_descriptions=(
+                "Each version runs in its own kernel namespaces with a seccomp filter and a "
+                "read-only view of the system; where the kernel cannot give that, versions do "
+                "not run and the message says why.",
+                "Only the in-process audit hook, resource limits and a private directory: for "
+                "machines without namespaces. Every result says it ran weak.",
+            )),
+    Setting('dynamic.proposeInputs', 'boolean', False,
+            "When a function has no tests, no doctest examples and no annotated parameters, "
+            "ask the provider's endpoint (codequorum.provider.baseUrl, model, apiKeyEnv) for "
+            "call inputs to run the versions on: arguments only, never expected results, read "
+            "as literal data and run in the sandbox. The key goes to an endpoint or variable "
+            "other than the default only after you approve it (asked once per endpoint and key"
+            " variable); nothing is sent in an untrusted workspace.",
+            reach=Reach.SPENDS_KEY, restricted=True, project_values=(False,),
+            mirrors=('score', 'propose_inputs')),
+    Setting('watch', 'string', 'ask',
+            "What codequorum does when a function arrives in one edit instead of being typed: "
+            "its text is kept as a version (origin assistant) and more versions come from the "
+            "configured provider (the endpoint, or a VS Code language model with provider.kind"
+            " = client), after a short pause, and not once you edit that function again. Never"
+            " in an untrusted workspace; the key goes to an endpoint other than the default "
+            "only after you approve it.",
+            reach=Reach.SPENDS_KEY, restricted=True, enum=('off', 'ask', 'auto'),
+            project_values=('off', 'ask'), attr='watch.mode',
+            enum_descriptions=(
+                "Functions that arrive in one edit are not noticed.",
+                "When a function arrives in one edit (an accepted inline completion, a chat or"
+                " agent edit, a paste of several lines), a one-click offer asks whether to get"
+                " more versions of it to check it; the answer \"Always in this workspace\" or "
+                "\"Never in this workspace\" is remembered.",
+                "More versions of such a function are asked for at once (at most "
+                "codequorum.watchMaxPerHour samplings an hour).",
+            )),
+    Setting('watchMaxPerHour', 'integer', 12,
+            "The most samplings the watch (codequorum.watch) asks for in any hour; beyond it, "
+            "functions that arrive are left alone until the hour allows more. 0: none.",
+            reach=Reach.TOKEN_SPEND, restricted=True, minimum=0, maximum=1000,
+            attr='watch.max_per_hour'),
+    Setting('server.command', 'strings', [],
+            "Command that starts the language server (for example [\"python\", \"-m\", "
+            "\"codequorum\", \"lsp\"]). Empty: the client finds it.",
+            reach=Reach.PROGRAM, restricted=True, client=True),
+    Setting('trace.server', 'string', 'off',
+            "Trace the messages between the editor and the language server in the output "
+            "panel.",
+            reach=A, enum=('off', 'messages', 'verbose'), client=True),
+    Setting('interpreter', 'string', '',
+            "Python interpreter that runs the language server (`<interpreter> -m codequorum "
+            "lsp`). Empty: the Python extension's active environment, else python3. Ignored "
+            "when codequorum.server.command is set. A machine setting, yours alone (a "
+            "workspace's settings cannot name a program to run): in a remote window "
+            "(Remote-SSH, WSL, Dev Containers, Codespaces, code-server) set it in the Remote "
+            "settings (Preferences: Open Remote Settings (JSON)); a value in User settings is "
+            "ignored there.",
+            reach=Reach.INTERPRETER, restricted=True, client=True),
+    Setting('languageModel.vendor', 'string', 'copilot',
+            "Vendor of the VS Code language models used by \"Regenerate with a VS Code "
+            "Language Model\" (for example copilot). Empty: any vendor.",
+            reach=A, client=True),
+    Setting('languageModel.family', 'string', '',
+            "Model family used by \"Regenerate with a VS Code Language Model\" (for example "
+            "gpt-4o). Empty: choose among the available models.",
+            reach=A, client=True),
+    Setting('statusBar.enable', 'boolean', True,
+            "Show the stability of the function under the cursor in the status bar.",
+            reach=A, client=True),
+)
+
+
+def editor_settings() -> dict[tuple[str, str], str]:
+    """(command, option attribute) -> the editor setting that mirrors the option."""
+    return {setting.mirrors: setting.name for setting in SETTINGS if setting.mirrors}

@@ -8,9 +8,9 @@ once, next to the option, as a :class:`Reach`:
 - ``Option("max-depth", ..., Reach.ANALYSIS, ...)`` for an option of a command
   (:mod:`codequorum.options.declarations`; the parser built from it carries the reach as an
   attribute of each argparse action, :func:`declare`);
-- ``Spec(..., reach=Reach.STORE)`` for a language-server setting
-  (:mod:`codequorum.lsp.settings`), and ``"x-codequorum-reach": "store"`` for every setting of
-  ``shared/settings.schema.json``.
+- ``Setting("store.path", ..., reach=Reach.STORE)`` for an editor setting (declared in the
+  same module; the language server's settings and ``"x-codequorum-reach": "store"`` in
+  ``shared/settings.schema.json`` are read from it).
 
 Only :attr:`Reach.ANALYSIS` (what is computed and how it is shown) and
 :attr:`Reach.PROJECT_FILE` (a file read, named inside the project) may come from a project.
