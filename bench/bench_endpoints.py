@@ -35,13 +35,9 @@ sys.path.insert(0, str(REPO))
 
 from tests.support.real_model import MODEL, ModelServer, http_request, server_python  # noqa: E402
 
-from codequorum.parsing import functions  # noqa: E402
-from codequorum.sources.openai_compat import (  # noqa: E402
-    ProviderConfig,
-    answer_budget,
-    regenerate,
-)
-from codequorum.sources.prompting import build_messages  # noqa: E402
+from codequorum.core.parsing import functions  # noqa: E402
+from codequorum.generate.endpoint import ProviderConfig, answer_budget, regenerate  # noqa: E402
+from codequorum.generate.prompting import build_messages  # noqa: E402
 
 MODULE = '''"""Durations, ranges and text helpers."""
 

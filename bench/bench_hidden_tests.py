@@ -24,10 +24,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from codequorum import formats, humaneval
-from codequorum.analysis import AnalysisOptions, analyze
-from codequorum.dynamic_analysis import DynamicOptions, run_dynamic_many
-from codequorum.model import SampleSet
+from codequorum.behaviour.run import DynamicOptions, run_dynamic_many
+from codequorum.core.model import SampleSet
+from codequorum.ingest import humaneval
+from codequorum.ingest import sample_files as formats
+from codequorum.pipeline.analyze import AnalysisOptions, analyze
 from recommend_cache import DATA
 
 TARGET = 0.98

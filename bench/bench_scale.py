@@ -50,7 +50,7 @@ BASE_SETS = 164
 #: ``VmHWM``: unlike ``ru_maxrss`` it starts afresh at exec) on standard error.
 DRIVER = (
     "import re, sys\n"
-    "from codequorum.cli import main\n"
+    "from codequorum.cli.main import main\n"
     "code = main(sys.argv[1:])\n"
     "status = open('/proc/self/status').read()\n"
     "print('maxrss_kib', re.search(r'VmHWM:\\s+(\\d+)', status).group(1), file=sys.stderr)\n"
@@ -201,10 +201,10 @@ STAGES: tuple[str, ...] = (
 def _stage_function(stage: str) -> Callable[[Any], object]:
     """What ``stage`` runs on one sample set."""
     sys.path.insert(0, str(REPO / "server"))
-    from codequorum.analysis import AnalysisOptions, analyze, static_sctd
     from codequorum.metrics.structural import structural_matrices
     from codequorum.metrics.textual import textual_summary
     from codequorum.metrics.tree_edit import tsed_matrix
+    from codequorum.pipeline.analyze import AnalysisOptions, analyze, static_sctd
 
     cli = AnalysisOptions(textual=False, keep_matrices=False)  # the command line's defaults
     no_tsed = AnalysisOptions(textual=False, keep_matrices=False, tsed=False)
@@ -213,7 +213,7 @@ def _stage_function(stage: str) -> Callable[[Any], object]:
 
         return lambda s: pycode_similar_matrices(s.codes)
     if stage.startswith("score --dynamic"):
-        from codequorum.commands.score import score_one
+        from codequorum.pipeline.score import score_one
 
         return lambda s: score_one(s, cli, True)
     functions: dict[str, Callable[[Any], object]] = {
@@ -233,8 +233,8 @@ def time_stage(stage: str, samples: int, tasks: int) -> dict[str, Any]:
     """In this (fresh) process: ``stage`` once on each of the first ``tasks`` sets, after
     one untimed set that loads the compiled kernels and caches a worker would already have
     loaded. Each set is timed once: a worker meets every set once."""
-    from codequorum.formats import ReadOptions, read_sample_sets
-    from codequorum.model import SampleSet
+    from codequorum.core.model import SampleSet
+    from codequorum.ingest.sample_files import ReadOptions, read_sample_sets
 
     fn = _stage_function(stage)
     sets = [s for s in read_sample_sets(DATA, ReadOptions(limit=tasks + 1, max_samples=samples))

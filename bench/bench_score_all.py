@@ -68,10 +68,10 @@ def breakdown(tasks: int) -> None:
     """Per-set time of each stage, single process, first ``tasks`` tasks (best of three
     per set, so other load on the machine counts less)."""
     sys.path.insert(0, str(REPO / "server"))
-    from codequorum.analysis import AnalysisOptions, analyze
-    from codequorum.formats import read_sample_sets
+    from codequorum.core.model import SampleSet
+    from codequorum.ingest.sample_files import read_sample_sets
     from codequorum.metrics.structural import structural_matrices, subtree_counts
-    from codequorum.model import SampleSet
+    from codequorum.pipeline.analyze import AnalysisOptions, analyze
 
     t0 = time.perf_counter()
     sets = [s for s in read_sample_sets(DATA) if isinstance(s, SampleSet)]

@@ -31,10 +31,10 @@ SHARED = REPO.parent / "shared"
 sys.path.insert(0, str(HERE / "_refshim"))  # code-sce's parser loader -> pinned grammars
 sys.path.insert(1, str(REPO / "server"))
 
+from codequorum.core.parsing import get_parser  # noqa: E402
 from codequorum.metrics.structural import (  # noqa: E402
     structural_matrices,
 )
-from codequorum.parsing import get_parser  # noqa: E402
 
 CLOCK = time.process_time  # CPU time of this process: steadier on a shared machine
 

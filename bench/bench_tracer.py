@@ -1,7 +1,7 @@
 """Tracing cost per counted opcode, per interpreter and mechanism.
 
 Runs a loop-heavy function (our own benchmark code, not a candidate) untraced and traced
-with ``codequorum.sandbox.tracer`` in a fresh ``python -I -S`` process per interpreter,
+with ``codequorum.behaviour.sandbox.tracer`` in a fresh ``python -I -S`` process per interpreter,
 and reports microseconds per counted opcode and the ratio to untraced execution.
 
     .venv/bin/python bench/bench_tracer.py [--n 20000] [--repeat 25] [--json]
@@ -134,8 +134,8 @@ def child_start(count: int) -> dict[str, float]:
     (interleaved): ``strict`` is the default, ``weak`` the level without namespaces (the
     baseline the strict sandbox's cost is measured against)."""
     sys.path.insert(0, str(TRACER.parent.parent.parent))
-    from codequorum.model import TestCase
-    from codequorum.sandbox import run_candidate
+    from codequorum.behaviour.sandbox import run_candidate
+    from codequorum.core.model import TestCase
 
     tests = [TestCase("call", args=(3,), expected=9, has_expected=True)]
     code = "def f(n):\n    return n * n\n"
@@ -159,8 +159,8 @@ def module_start(count: int) -> dict[str, float]:
     (interleaved): what writing the view, importing the module and placing the version
     add to a run."""
     sys.path.insert(0, str(TRACER.parent.parent.parent))
-    from codequorum.model import ModuleContext, TestCase
-    from codequorum.sandbox import run_candidate
+    from codequorum.behaviour.sandbox import run_candidate
+    from codequorum.core.model import ModuleContext, TestCase
 
     tests = [TestCase("call", args=("1h30m",), expected=5400, has_expected=True)]
     alone = ("import re\nUNITS = {'h': 3600, 'm': 60, 's': 1}\n"

@@ -14,7 +14,7 @@ language server receives the changes:
   syntax tree); a rename of a parameter across the function (one change, every place);
   and sometimes the whole function cut and put back by undo.
 
-Every change goes through :class:`codequorum.watch.document.DocumentWatch`, the object the
+Every change goes through :class:`codequorum.pipeline.watch.document.DocumentWatch`, the object the
 language server runs per document, and every function it reports during the replay is a
 false offer. The replay's time is 0.2 s a keystroke (about 60 words a minute), 2 s a paste,
 0.5 s a format, 3 s a rename, 1 s a cut or an undo. Then the other way round: each function
@@ -49,10 +49,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "server"))
 
-from codequorum.parsing import functions  # noqa: E402
-from codequorum.watch.arrivals import trivial_body, worth_parsing  # noqa: E402
-from codequorum.watch.document import DocumentWatch  # noqa: E402
-from codequorum.watch.edits import Edit  # noqa: E402
+from codequorum.core.parsing import functions  # noqa: E402
+from codequorum.pipeline.watch.arrivals import trivial_body, worth_parsing  # noqa: E402
+from codequorum.pipeline.watch.document import DocumentWatch  # noqa: E402
+from codequorum.pipeline.watch.edits import Edit  # noqa: E402
 
 DATA = REPO.parent / "shared" / "data" / "humaneval_codegen16b_t0.8.jsonl"
 OPENERS = {"(": ")", "[": "]", "{": "}"}

@@ -8,7 +8,7 @@ Reproducible procedure (what ``server/codequorum/data/risk_model.json`` was made
    5 or 10 versions; temperature-like sharpening as at T = 1.0, 0.8, 0.4, 0.2; weaker to
    much stronger models) and scores each (``analyze``, ``recommend``);
    ``bench_recommend.py --draws 10`` draws the reference sets of 10 (seeds 0-9);
-3. per model (``examples``, ``examples_failed``, ``outputs``; see ``codequorum.risk``): the
+3. per model (``examples``, ``examples_failed``, ``outputs``; see ``codequorum.judge.risk``): the
    feature set (:data:`CANDIDATES`) and L2 weight (:data:`L2_CHOICES`) with the lowest
    held-out log-loss, where *held out* means: the tasks are cut in two halves (seed 2026)
    and each value of each regime axis (size, temperature, strength) is left out in turn;
@@ -62,7 +62,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_recommend import SETS
-from codequorum.risk import (
+from codequorum.judge.risk import (
     FEATURES,
     LEVELS,
     LogisticModel,

@@ -78,9 +78,10 @@ def load_tasks(path: Path = DATA) -> Iterator[dict[str, Any]]:
 def run_task(rec: dict[str, Any], jobs: int, codet_prompts: bool = False) -> dict[str, Any]:
     """Every version of one task on the editor's inputs and the hidden tests
     (``codet_prompts``: inputs from the data set's prompt instead of the published one)."""
-    from codequorum import humaneval, sandbox
-    from codequorum.inputs import collect_inputs
-    from codequorum.model import SampleSet
+    from codequorum.behaviour import sandbox
+    from codequorum.behaviour.test_inputs import collect_inputs
+    from codequorum.core.model import SampleSet
+    from codequorum.ingest import humaneval
 
     codes = [rec["prompt"] + s for s in rec["samples"]]
     # inputs from the function as published (docstring examples: arguments only)

@@ -46,7 +46,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_recommend import KEY, set_record
-from codequorum.recommend import behaviours
+from codequorum.judge.recommend import behaviours
 from recommend_cache import CACHE, REPO, TaskRuns, read_cache
 
 REGIME_SETS = REPO / "bench" / "results" / "risk_regimes.json"
@@ -113,7 +113,7 @@ def behaviour_counts(task: TaskRuns, draw: list[int], record: dict[str, Any]
                      ) -> dict[str, int]:
     """Per pick of the record (the recommendation, the agreement-only pick), the distinct
     behaviours and the largest one besides its own
-    (:func:`codequorum.recommend.behaviours`)."""
+    (:func:`codequorum.judge.recommend.behaviours`)."""
     keys = keys_of(task, draw)
     out: dict[str, int] = {}
     for name in ("recommended", "agreement_only"):

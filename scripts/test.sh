@@ -13,6 +13,8 @@ fi
 .venv/bin/python -m pip install --quiet --no-deps -r bench/requirements.txt
 .venv/bin/ruff check server tests bench
 .venv/bin/mypy
+# Every import points down the layers (the contracts in pyproject.toml).
+.venv/bin/lint-imports --no-cache
 # The editor tests run the real Neovim and a real Emacs with eglot; install them when they are
 # missing and we can (as root with apt-get). If that fails the tests that need them are
 # skipped, with the reason.

@@ -11,7 +11,7 @@ from typing import Any
 
 import tree_sitter
 
-from codequorum.parsing import get_language as _get_language
+from codequorum.core.parsing import get_language as _get_language
 
 SupportedLanguage = str
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Generates src/generated/commands.ts (the language server's command names, and the
-// TypeScript types of each command's argument object and result) from
+// Generates src/generated/commands.ts (the language server's command names, the
+// TypeScript types of each command's argument object and result, and a check of each
+// command's result at run time) from
 // ../shared/commands.schema.json, the one description of the commands. Edit the server's
 // contract (server/codequorum/lsp/contract.py), write the schema from it, then run
 // `npm run gen-commands`. `--check` exits 1 when the generated file differs from the schema.
@@ -69,6 +70,64 @@ function declaration(name, schema) {
   return `${comment(schema.description || '')}export interface ${name} {\n${lines.join('\n')}\n}\n`;
 }
 
+/**
+ * A TypeScript expression that is true when `expr` (of type unknown) fits `schema`.
+ * `depth` names the element variables of nested arrays apart.
+ */
+function check(schema, expr, depth = 0) {
+  if (schema.$ref) {
+    return `is${schema.$ref.replace(/^#\/\$defs\//, '')}(${expr})`;
+  }
+  if (schema.anyOf) {
+    return `(${schema.anyOf.map((s) => check(s, expr, depth)).join(' || ')})`;
+  }
+  if (schema.enum) {
+    return `(${schema.enum.map((v) => `${expr} === ${JSON.stringify(v).replace(/"/g, "'")}`).join(' || ')})`;
+  }
+  switch (schema.type) {
+    case 'string':
+    case 'boolean':
+      return `typeof ${expr} === '${schema.type}'`;
+    case 'integer':
+      return `Number.isInteger(${expr})`;
+    case 'number':
+      return `typeof ${expr} === 'number'`;
+    case 'null':
+      return `${expr} === null`;
+    case 'array': {
+      const item = `e${depth}`;
+      return `(Array.isArray(${expr}) && ${expr}.every((${item}: unknown) => ${check(schema.items || {}, item, depth + 1)}))`;
+    }
+    case 'object':
+      return objectCheck(schema, expr, depth);
+    default:
+      return 'true';
+  }
+}
+
+/** An object's check: a plain object whose required fields are there and every field it has fits. */
+function objectCheck(schema, expr, depth) {
+  const required = new Set(schema.required || []);
+  const parts = [`isRecord(${expr})`];
+  for (const [prop, value] of Object.entries(schema.properties || {})) {
+    const field = `${expr}['${prop}']`;
+    const fits = check(value, field, depth);
+    parts.push(required.has(prop) ? fits : `(${field} === undefined || ${fits})`);
+  }
+  if (parts.length === 1) {
+    return parts[0];
+  }
+  return depth === 0 && expr === 'v' ? `(\n    ${parts.join('\n    && ')}\n  )` : `(${parts.join(' && ')})`;
+}
+
+/** One $defs entry's check, a type guard named after it. */
+function guard(name, schema) {
+  return `export function is${name}(v: unknown): v is ${name} {
+  return ${check(schema, 'v')};
+}
+`;
+}
+
 /** `codequorum.addSamples` -> `addSamples`. */
 function shortName(command) {
   if (!command.startsWith(PREFIX)) {
@@ -101,6 +160,18 @@ function generate(schema) {
     out.push(`  '${name}': { args: ${tsType(spec.arguments)}; result: ${tsType(spec.result)} };`);
   }
   out.push('}', '');
+  out.push('function isRecord(v: unknown): v is Record<string, unknown> {');
+  out.push("  return typeof v === 'object' && v !== null && !Array.isArray(v);");
+  out.push('}', '');
+  for (const [name, def] of Object.entries(schema.$defs || {})) {
+    out.push(guard(name, def));
+  }
+  out.push('/** Each command\'s check of its result, as the server sends it. */');
+  out.push('export const ResultChecks: { [C in ServerCommand]: (v: unknown) => v is CommandTypes[C][\'result\'] } = {');
+  for (const [name, spec] of commands) {
+    out.push(`  '${name}': (v: unknown): v is CommandTypes['${name}']['result'] => ${check(spec.result, 'v')},`);
+  }
+  out.push('};', '');
   return out.join('\n');
 }
 
@@ -123,7 +194,7 @@ function main(argv) {
   return 0;
 }
 
-module.exports = { generate, expectedSource, tsType, SHARED_SCHEMA, COMMANDS_TS };
+module.exports = { generate, expectedSource, tsType, check, SHARED_SCHEMA, COMMANDS_TS };
 
 if (require.main === module) {
   process.exit(main(process.argv.slice(2)));

@@ -2,9 +2,10 @@
 // Generates contributes.configuration and capabilities.untrustedWorkspaces (the settings
 // marked "x-codequorum-restricted": true) in package.json, and src/clientOnlySettings.ts (the
 // settings marked "x-codequorum-scope": "client", which the extension keeps to itself), from
-// ../shared/settings.schema.json, the one schema of every setting. One source of truth: edit
-// the schema, then run `npm run gen-settings`. `--check` exits 1 when a generated file
-// differs from the schema.
+// ../shared/settings.schema.json, the one schema of every setting (written from the server's
+// declared settings: `python -m codequorum.options.settings_schema`). Regenerate the schema,
+// then run `npm run gen-settings`. `--check` exits 1 when a generated file differs from the
+// schema.
 'use strict';
 const fs = require('fs');
 const path = require('path');

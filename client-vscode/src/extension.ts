@@ -15,6 +15,7 @@ import { confirmEndpoint } from './endpointConsent';
 import { interpreterSettingNote, interpreterSettingsCommand } from './interpreter';
 import { LaunchState, serverCommandLine } from './launch';
 import type { ServerCommandLine } from './interpreter';
+import { ServerCommands } from './generated/commands';
 import { mcpApi, publishMcpServer, type UserProvider } from './mcpServer';
 import { runProcess } from './processes';
 import { activeEnvironmentPython, onActiveEnvironmentChange } from './python';
@@ -32,6 +33,7 @@ import { NO_SERVER, StabilityStatus } from './statusBar';
 import { changeListener, servedDocument } from './editReason';
 import { ServerJobs } from './serverJobs';
 import { relayTarget } from './relay';
+import { functionArgument } from './serverApi';
 
 const STATUS_DELAY_MS = 350;
 
@@ -219,7 +221,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       const head = await ctx.documentText(ref.target.uri, { start: { line: start.line, character: 0 }, end: start });
       return atColumnZero(head, await ctx.documentText(ref.target.uri, report.range));
     }
-    return api.showSample(ref.target, ref.version);
+    const version = await api.call(ServerCommands.showSample, functionArgument(ref.target, { index: ref.version }));
+    return version.code;
   });
 
   context.subscriptions.push(

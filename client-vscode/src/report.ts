@@ -6,6 +6,7 @@
  * qualified name stays as the server sent it (it names the function in later commands) and
  * is escaped where it is shown.
  */
+import { DISTANCE_MATRICES, MATRIX_TITLES, STRUCTURE_MATRIX } from './generated/metrics';
 import { isObject, type Json } from './json';
 import { safeText } from './safeText';
 
@@ -94,19 +95,6 @@ export function comparedWords(report: FunctionReport): string {
   const scored = report.versions.filter((v) => !v.skipped).length;
   return report.compared ?? `${scored} version${scored === 1 ? '' : 's'}`;
 }
-
-const MATRIX_TITLES: Record<string, string> = {
-  jsd_struct: 'Structure (JSD similarity)',
-  jsd_value: 'Structure and names (JSD similarity)',
-  sce_struct: 'Structural cross-entropy',
-  sce_value: 'Structural cross-entropy with names',
-  tsed: 'Tree edit distance similarity (TSED)',
-  tsed_08: 'TSED, insertions cost 0.8',
-  lcs: 'Token longest common block (LCS)',
-};
-
-/** Pair matrices that are distances, not similarities in [0, 1]: not drawn as agreement. */
-const DISTANCE_MATRICES = new Set(['led']);
 
 /** The first of several spellings (snake_case from Python, camelCase) that is present. */
 function field(obj: Json | undefined, ...names: string[]): unknown {
@@ -203,7 +191,7 @@ export function parseAnalyzeResult(raw: unknown): FunctionReport | undefined {
       }
     }
   }
-  const structural = matrices.find((m) => m.name === 'jsd_struct');
+  const structural = matrices.find((m) => m.name === STRUCTURE_MATRIX);
 
   const dynamic = isObject(field(report, 'dynamic')) ? (field(report, 'dynamic') as Json) : undefined;
   const perSample = (field(dynamic, 'per_sample', 'perSample', 'candidates') as unknown[] | undefined) ?? [];
@@ -250,7 +238,7 @@ export function parseAnalyzeResult(raw: unknown): FunctionReport | undefined {
   }
   const headlineVerdict = verdicts.find((v) => v.severity === 'error' || v.severity === 'warning') ?? verdicts[0];
   const summary = isObject(field(report, 'summary')) ? (field(report, 'summary') as Json) : undefined;
-  const jsdSummary = field(summary, 'jsd_struct');
+  const jsdSummary = field(summary, STRUCTURE_MATRIX);
   const stability =
     num(field(raw, 'stability')) ?? (isObject(jsdSummary) ? num(jsdSummary.ordered) : num(jsdSummary));
   const stableField = field(raw, 'stable');

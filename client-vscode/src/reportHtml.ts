@@ -4,6 +4,7 @@
  * safe_text, then HTML-escaped). Colours come from VS Code's theme variables; there are no inline styles and the
  * only script carries the nonce, so the page runs under a strict Content-Security-Policy.
  */
+import { STRUCTURE_MATRIX } from './generated/metrics';
 import { comparedWords, type FunctionReport, type MatrixView, type VersionView } from './report';
 import { safeText } from './safeText';
 
@@ -205,7 +206,7 @@ export function renderReportHtml(report: FunctionReport, options: { nonce: strin
     .map((v) => `<div class="verdict ${SEVERITIES.has(v.severity) ? v.severity : 'information'}">${text(v.message)}</div>`)
     .join('');
   const matrices = report.matrices.filter((m) => m.indices.length > 0);
-  const preferred = matrices.find((m) => m.name === 'jsd_struct') ?? matrices[0];
+  const preferred = matrices.find((m) => m.name === STRUCTURE_MATRIX) ?? matrices[0];
   const heatmaps = matrices.length
     ? `<h2>Similarity between versions</h2>
 <label for="matrix">Measure </label><select id="matrix">${matrices

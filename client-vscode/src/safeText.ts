@@ -1,5 +1,5 @@
 /**
- * Untrusted text made safe to show, as the server's `codequorum.safe_text` does it: control
+ * Untrusted text made safe to show, as the server's `codequorum.core.safe_text` does it: control
  * characters, bidi overrides, zero-width and other invisible characters written as escapes
  * (`\x1b`, `\u202e`), the length bounded. Anything a version produced (labels, messages,
  * names from a cloned repository) goes through here before a status bar, a message, a quick

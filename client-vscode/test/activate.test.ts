@@ -135,7 +135,15 @@ describe('activation', () => {
     LanguageClient.handler = (_method, params) => {
       const { command, arguments: args } = params as { command: string; arguments: { index?: number }[] };
       asked.push(command);
-      return command === ServerCommands.showSample ? { code: `version ${args[0].index! + 1}\n` } : fixture('analyze-add.json');
+      if (command !== ServerCommands.showSample) {
+        return fixture('analyze-add.json');
+      }
+      const index = args[0].index!;
+      const code = `version ${index + 1}\n`;
+      return {
+        uri: 'file:///work/demo/calc.py', qualifiedName: 'Calc.add', index, version: index + 1, label: `v${index + 1}`,
+        origin: 'relayed', provider: null, model: null, language: 'python', code, indented: code,
+      };
     };
     mock.state.documents.set('file:///work/demo/calc.py', CALC_LINES.join('\n'));
     await activate(context() as never);

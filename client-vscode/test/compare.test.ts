@@ -13,6 +13,7 @@ import { runVersions } from '../src/commands/runVersions';
 import { Commands, SAMPLE_SCHEME, ServerCommands } from '../src/constants';
 import { parseAnalyzeResult } from '../src/report';
 import { parseSampleUri, SampleContentProvider } from '../src/sampleDocuments';
+import { functionArgument } from '../src/serverApi';
 import { CALC_LINES, FakeServer, fixture, makeContext, openEditor } from './fakes';
 import { mock, Uri, type WorkspaceEdit } from './mock/vscode';
 
@@ -115,7 +116,8 @@ describe('compare', () => {
       if (ref.version === 'current') {
         return 'current code';
       }
-      return s.api.showSample(ref.target, ref.version);
+      const version = await s.api.call(ServerCommands.showSample, functionArgument(ref.target, { index: ref.version }));
+      return version.code;
     });
     const report = parseAnalyzeResult(fixture('analyze-add.json'))!;
     const docs = diffDocuments({ uri: URI, qualifiedName: 'Calc.add' }, report, report.versions[2]);

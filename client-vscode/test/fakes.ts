@@ -4,6 +4,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import type { CommandContext } from '../src/commands/context';
 import type { LspRange } from '../src/report';
+import { ServerCommands } from '../src/constants';
 import { ServerApi, type Cancellation } from '../src/serverApi';
 import { mock } from './mock/vscode';
 
@@ -19,6 +20,30 @@ export interface ServerCall {
   token?: Cancellation;
 }
 
+/**
+ * A whole result of each command that stores, shows or runs versions, as the server writes it
+ * (every field, null included): a test's answer names only the fields it is about.
+ */
+const WHOLE_RESULTS: Record<string, Record<string, unknown>> = {
+  [ServerCommands.analyze]: {
+    uri: '', qualifiedName: '', range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, samples: 0,
+    compared: '0 versions', currentIndex: null, consensus: null, mostDifferent: null, fastest: null, stable: null,
+    stability: null, versions: [], message: null, report: null, evidence: null,
+  },
+  [ServerCommands.regenerate]: {
+    uri: '', qualifiedName: '', status: 'ok', requested: 0, accepted: 0, stored: 0, rejected: [], errors: [],
+    message: null, n: null, language: null, messages: null,
+  },
+  [ServerCommands.addSamples]: { uri: '', qualifiedName: '', added: 0, total: 0, path: null },
+  [ServerCommands.importSamples]: { uri: '', qualifiedName: '', added: 0, total: 0, path: null },
+  [ServerCommands.clearSamples]: { uri: '', qualifiedName: null, removed: 0 },
+  [ServerCommands.showSample]: {
+    uri: '', qualifiedName: '', index: 0, version: 1, label: 'v1', origin: 'relayed', provider: null, model: null,
+    language: 'python', code: '', indented: '',
+  },
+  [ServerCommands.runDynamic]: { uri: '', qualifiedName: '', started: false, refused: false, message: null, token: null },
+};
+
 /** A language server that answers each command from a table (a value or a function of the arguments). */
 export class FakeServer {
   readonly calls: ServerCall[] = [];
@@ -30,7 +55,9 @@ export class FakeServer {
     if (answer instanceof Error) {
       throw answer;
     }
-    return typeof answer === 'function' ? (answer as (a: unknown[]) => unknown)(args) : answer;
+    const value: unknown = typeof answer === 'function' ? await (answer as (a: unknown[]) => unknown)(args) : answer;
+    const whole = WHOLE_RESULTS[command];
+    return whole && typeof value === 'object' && value !== null ? { ...whole, ...value } : value;
   });
 
   callsOf(command: string): ServerCall[] {

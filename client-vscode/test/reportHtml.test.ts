@@ -40,7 +40,7 @@ describe('report view', () => {
   });
 
   it('shows the figure, the verdict, and per-version bars', () => {
-    assert.match(html, /<span class="figure unstable">0\.80<\/span> unstable · 4 versions/);
+    assert.match(html, /<span class="figure unstable">0\.80<\/span> unstable · 3 versions \+ your code/);
     assert.match(html, /more stable than 76 % of HumanEval functions/);
     assert.match(html, /<div class="verdict warning">The current code is far from the consensus/);
     assert.match(html, /Structure \(agreement with the others\)/);

@@ -44,7 +44,7 @@ describe('safeText', () => {
       this.skip();
     }
     const script =
-      'import json, sys\nfrom codequorum.safe_text import safe_text\n' +
+      'import json, sys\nfrom codequorum.core.safe_text import safe_text\n' +
       'cases = json.load(sys.stdin)\n' +
       'print(json.dumps([safe_text(t, limit, keep_newlines=keep) for t, limit, keep in cases]))\n';
     const run = spawnSync(PYTHON, ['-c', script], { input: JSON.stringify(CASES), encoding: 'utf8' });

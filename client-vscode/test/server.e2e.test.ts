@@ -23,7 +23,7 @@ import {
 } from 'vscode-languageserver-protocol/node';
 import { Commands, LENS_COMMANDS, ServerCommands } from '../src/constants';
 import { alternatives } from '../src/report';
-import { ServerApi } from '../src/serverApi';
+import { functionArgument, ServerApi } from '../src/serverApi';
 import { serverSettings } from '../src/serverSettings';
 
 /** Every contributed setting at its default, nested as VS Code hands the section over. */
@@ -158,11 +158,11 @@ describe('server API against the real language server', function () {
 
   it('stores relayed versions, then reports on them, shows them and clears them', async () => {
     const target = { uri, position: { line: 6, character: 10 }, qualifiedName: 'Calc.add' };
-    const added = await api.addSamples(target, [
+    const { added } = await api.call(ServerCommands.addSamples, functionArgument(target, { samples: [
       { code: 'def add(self, a, b):\n    return a + b\n', provider: 'vscode-lm', model: 'test-model' },
       { code: 'def add(self, a, b):\n    return b + a\n', provider: 'vscode-lm', model: 'test-model' },
       { code: 'def add(self, x, y):\n    s = x + y\n    return s\n', provider: 'vscode-lm', model: 'test-model' },
-    ]);
+    ] }));
     assert.equal(added, 3);
 
     const report = await api.analyze(target, { matrices: true });
@@ -188,10 +188,10 @@ describe('server API against the real language server', function () {
     assert.ok(lensCommands.length >= 2);
     assert.deepEqual(lensCommands.filter((c) => !(c in LENS_COMMANDS)), []);
 
-    const code = await api.showSample(target, order[0].index);
+    const { code } = await api.call(ServerCommands.showSample, functionArgument(target, { index: order[0].index }));
     assert.match(code, /^def add\(self, /);
 
-    const removed = await api.clearSamples(target);
+    const { removed } = await api.call(ServerCommands.clearSamples, functionArgument(target));
     assert.equal(removed, 3);
     const after = await api.analyze(target);
     assert.equal(after!.versions.length, 0);
@@ -206,8 +206,9 @@ describe('server API against the real language server', function () {
         .join('\n'),
     );
     const target = { uri, qualifiedName: 'Calc.add' };
-    assert.deepEqual(await api.importSamples(target, file), { added: 2, total: 2 });
-    assert.equal(await api.clearSamples(target), 2);
+    const stored = await api.call(ServerCommands.importSamples, functionArgument(target, { path: file }));
+    assert.deepEqual([stored.added, stored.total], [2, 2]);
+    assert.equal((await api.call(ServerCommands.clearSamples, functionArgument(target))).removed, 2);
   });
 
   it('hands the prompt to the client when provider.kind is "client"', async () => {

@@ -16,7 +16,7 @@ describe('status bar', () => {
     const view = statusView(report(0.9412, true));
     assert.equal(view.text, '$(pulse) 0.94 stable');
     assert.equal(view.warning, false);
-    assert.match(view.tooltip, /4 versions agree at 0\.94/);
+    assert.match(view.tooltip, /3 versions \+ your code agree at 0\.94/);
   });
 
   it('counts the versions in the server\'s words, as the lens does', () => {

@@ -23,6 +23,6 @@ def _drop_current_folder() -> None:
 
 _drop_current_folder()
 
-from codequorum.cli import main  # noqa: E402  (after the current folder left sys.path)
+from codequorum.cli.main import main  # noqa: E402  (after the current folder left sys.path)
 
 raise SystemExit(main())

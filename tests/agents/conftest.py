@@ -22,7 +22,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp_types import CallToolResult
 
-from codequorum.cli import main
+from codequorum.cli.main import main
 from tests.support.chat_server import ChatServer, RecordedTask
 
 SCRIPT = Path(sys.executable).parent / "codequorum"

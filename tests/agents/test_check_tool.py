@@ -12,7 +12,7 @@ from codequorum.agents.check_tool import check_function
 from codequorum.agents.context import AgentOptions, AgentWorkspace, no_progress
 from codequorum.agents.schema import CheckArgs, CheckResult
 from codequorum.agents.text import check_text
-from codequorum.sandbox import isolation
+from codequorum.behaviour.sandbox import isolation
 from tests.agents.conftest import store_versions
 
 JS = "function add(a, b) {\n  return a + b;\n}\n"

@@ -15,7 +15,7 @@ from mcp_types import INVALID_PARAMS
 
 from codequorum.agents.paths import MAX_SOURCE_BYTES
 from codequorum.agents.schema import MAX_COMPARE_VERSIONS
-from codequorum.sources.store import default_store_path
+from codequorum.ingest.store import default_store_path
 from tests.agents.conftest import (
     SCRIPT,
     call,

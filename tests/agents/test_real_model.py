@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from codequorum.parsing import function_by_name
-from codequorum.sources.openai_compat import answer_budget
-from codequorum.sources.store import SampleStore, default_store_path
+from codequorum.core.parsing import function_by_name
+from codequorum.generate.endpoint import answer_budget
+from codequorum.ingest.store import SampleStore, default_store_path
 from tests.agents.conftest import CLOSE, call, mcp_session, one_line_error
 from tests.support.real_model import MODEL, RecordingProxy
 

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from codequorum.agents.schema import MAX_COMPARE_VERSIONS, MAX_SAMPLE_COUNT
-from codequorum.cli import main
-from codequorum.sources.store import SampleStore, default_store_path
+from codequorum.cli.main import main
+from codequorum.ingest.store import SampleStore, default_store_path
 from tests.agents.conftest import (
     DATA,
     Endpoint,

@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
-from codequorum.model import Sample
-from codequorum.sources.store import SampleStore, default_store_path
+from codequorum.core.model import Sample
+from codequorum.ingest.store import SampleStore, default_store_path
 from tests.lsp.helpers import humaneval_task
 
 from .recipes import CURRENT_BODY, doc_block

@@ -9,16 +9,16 @@ is one line naming the file, the key and why.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 from pathlib import Path
 
 import pytest
 
-from codequorum.cli import command_parsers, parse_arguments
-from codequorum.config_file import ConfigError, options_of, workspace_defaults
-from codequorum.option_policy import Reach, project_values, reach_of, undeclared
+from codequorum.cli.main import command_parsers, parse_arguments
+from codequorum.options.config_file import ConfigError, options_of, workspace_defaults
+from codequorum.options.declarations import COMMANDS, Option
+from codequorum.options.policy import Reach, undeclared
 
 from .conftest import Hostile, one_line_error
 
@@ -31,9 +31,9 @@ SCHEMA = Path(__file__).resolve().parents[2] / "shared" / "settings.schema.json"
 def test_every_option_of_every_command_says_who_may_set_it() -> None:
     missing = undeclared(command_parsers())
     assert not missing, (
-        f"options that do not say what they can do: {', '.join(missing)}. Wrap each where it "
-        "is added: declare(parser.add_argument(...), Reach.ANALYSIS) from "
-        "codequorum.option_policy when a project's codequorum.toml may set it (metrics, "
+        f"options that do not say what they can do: {', '.join(missing)}. Declare each in "
+        "codequorum.options.declarations (an Option, which the parser is built from) with "
+        "Reach.ANALYSIS when a project's codequorum.toml may set it (metrics, "
         "depth, thresholds, formats, languages), else the Reach member that names what it "
         "can do (PROGRAM, INTERPRETER, OUTPUT, STORE, WORKSPACE, ENDPOINT, KEY_VARIABLE, "
         "SPENDS_KEY, CLUSTER, SANDBOX, RUNS_CODE, NETWORK, PROJECT_FILE for a file only read), "
@@ -57,39 +57,37 @@ def test_every_editor_setting_says_who_may_set_it() -> None:
                             f"{prop.get('scope')!r}, not \"machine\"")
     assert not problems, (
         "; ".join(problems) + ". Every setting declares what it can do: reach=Reach.X on "
-        "its Spec in server/codequorum/lsp/settings.py (or in CLIENT_ONLY for a client-only "
-        "one), the same name in \"x-codequorum-reach\" in shared/settings.schema.json, and "
-        "\"scope\": \"machine\" there when only the user may set it; then run `npm run "
-        "gen-settings` in client-vscode")
+        "its Setting in server/codequorum/options/declarations.py; then write "
+        "shared/settings.schema.json with `python -m codequorum.options.settings_schema` and "
+        "run `npm run gen-settings` in client-vscode")
     assert set(declared) == set(schema)
 
 
-def _user_only() -> list[tuple[str, str, argparse.Action]]:
-    """(command, key, action) of every option only the user may set."""
+def _user_only() -> list[tuple[str, str, Option]]:
+    """(command, key, declaration) of every option only the user may set."""
     out = []
-    for command, parser in sorted(command_parsers().items()):
-        for key, action in sorted(options_of(parser).items()):
-            reach = reach_of(action)
-            if key.startswith("no-") and isinstance(action, argparse.BooleanOptionalAction):
+    for command in sorted(COMMANDS):
+        for key, option in sorted(options_of(command).items()):
+            if key.startswith("no-") and option.kind == "either":
                 continue
-            if reach is not None and not reach.project_may_set:
-                out.append((command, key, action))
+            if not option.reach.project_may_set:
+                out.append((command, key, option))
     return out
 
 
-def _forbidden_value(action: argparse.Action) -> object:
-    """A value of ``action`` no project may give."""
-    if isinstance(action, argparse.BooleanOptionalAction | argparse._StoreTrueAction):
+def _forbidden_value(option: Option) -> object:
+    """A value of ``option`` no project may give."""
+    if option.kind in ("flag", "either"):
         return True
-    if isinstance(action, argparse._CountAction):
+    if option.kind == "count":
         return 1
-    allowed = project_values(action)
-    if action.type not in (None, str, Path):
+    allowed = option.project_values
+    if option.type not in (None, str, Path):
         return 600
-    for value in action.choices or ["tools/evil"]:
+    for value in option.choices or ["tools/evil"]:
         if allowed is None or not allowed(value):
             return value
-    raise AssertionError(f"no value of {action.option_strings} is refused")
+    raise AssertionError(f"no value of {option.option_strings} is refused")
 
 
 def _toml(value: object) -> str:
@@ -111,13 +109,13 @@ def test_the_options_only_the_user_may_set() -> None:
 
 @pytest.mark.parametrize("form", ["codequorum.toml table", "codequorum.toml dotted",
                                   "pyproject table", "top level"])
-@pytest.mark.parametrize(("command", "key", "action"), USER_ONLY,
+@pytest.mark.parametrize(("command", "key", "option"), USER_ONLY,
                          ids=[f"{c}-{k}" for c, k, _ in USER_ONLY])
 def test_a_project_file_cannot_set_a_user_only_option(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, form: str, command: str, key: str,
-        action: argparse.Action) -> None:
+        option: Option) -> None:
     monkeypatch.chdir(tmp_path)
-    value = _toml(_forbidden_value(action))
+    value = _toml(_forbidden_value(option))
     name, text = {
         "codequorum.toml table": ("codequorum.toml", f"[{command}]\n{key} = {value}\n"),
         "codequorum.toml dotted": ("codequorum.toml", f"{command}.{key} = {value}\n"),
@@ -130,29 +128,28 @@ def test_a_project_file_cannot_set_a_user_only_option(
     with pytest.raises(ConfigError) as info:
         parse_arguments(argv)
     message = str(info.value)
-    reach = reach_of(action)
-    assert reach is not None
+    reach = option.reach
     assert message.startswith(f"{name}: ") and f"{key} = {value}: a project's configuration "\
         f"file {reach.refusal}; set it in your own " in message, message
     assert "\n" not in message
 
 
-@pytest.mark.parametrize(("command", "key", "action"), USER_ONLY,
+@pytest.mark.parametrize(("command", "key", "option"), USER_ONLY,
                          ids=[f"{c}-{k}" for c, k, _ in USER_ONLY])
 def test_the_users_own_file_may_set_it(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str, key: str,
-        action: argparse.Action) -> None:
+        option: Option) -> None:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)
-    value = _forbidden_value(action)
+    value = _forbidden_value(option)
     user = tmp_path / "xdg" / "codequorum" / "config.toml"
     user.parent.mkdir(parents=True)
     user.write_text(f"[{command}]\n{key} = {_toml(value)}\n", encoding="utf-8")
     argv = {"check": ["check", "."], "sample": ["sample", "m.py", "-f", "f"],
             "score": ["score", "x.jsonl"]}.get(command, [command])
-    got = getattr(parse_arguments(argv), action.dest)
+    got = getattr(parse_arguments(argv), option.attribute)
     assert got == value or str(got).endswith(str(value))
 
 

@@ -14,10 +14,10 @@ import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from codequorum.model import Sample
+from codequorum.core.model import Sample
+from codequorum.core.safe_text import SafeFormatter
+from codequorum.ingest.store import SampleStore, default_store_path
 from codequorum.render.csv_out import text_cell
-from codequorum.safe_text import SafeFormatter
-from codequorum.sources.store import SampleStore, default_store_path
 
 from ..lsp.conftest import lsp_session
 from ..lsp.helpers import command, wait_for

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from codequorum import parsing
-from codequorum.limits import MAX_NESTING, MAX_SET_BYTES, MAX_VERSION_BYTES, InputLimitError
-from codequorum.model import Sample
-from codequorum.sources.store import SampleStore, default_store_path
+from codequorum.core import parsing
+from codequorum.core.limits import MAX_NESTING, MAX_SET_BYTES, MAX_VERSION_BYTES, InputLimitError
+from codequorum.core.model import Sample
+from codequorum.ingest.store import SampleStore, default_store_path
 
 from ..lsp.conftest import lsp_session
 from ..lsp.helpers import (
@@ -273,7 +273,7 @@ def test_docstring_examples_of_a_hostile_docstring_are_read_in_linear_time() -> 
     import ast
     import time
 
-    from codequorum.docstring_examples import doctest_cases
+    from codequorum.behaviour.examples import doctest_cases
 
     lines = ["f(" * 1500, "f(1) => 2" + " #" * 900, "for " + " " * 1990 + "x",
              "for x" + " " * 1990 + "x", "f(" + "-" * 1900 + "1) => 2", "f(1) => 2",

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from codequorum.sources.store import SampleStore
+from codequorum.ingest.store import SampleStore
 
 from ..lsp.conftest import lsp_session
 from ..lsp.helpers import command, open_document, wait_for

@@ -246,7 +246,7 @@ def cache_home(workspace: Path) -> Path:
 
 def approve_endpoint(workspace: Path, base_url: str, key_env: str) -> None:
     """Approve sending the key in ``key_env`` to ``base_url`` for servers on ``workspace``."""
-    from codequorum.lsp.consent import APPROVALS_NAME, Approvals
+    from codequorum.options.approvals import APPROVALS_NAME, Approvals
 
     Approvals(config_home(workspace) / "codequorum" / APPROVALS_NAME).approve_endpoint(
         base_url, key_env

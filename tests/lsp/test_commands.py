@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 from lsprotocol import types
 
+from codequorum.core.model import Sample
+from codequorum.generate.endpoint import RegenerationResult, Rejected, RequestError
 from codequorum.lsp.autorun import runs_on_arrival
 from codequorum.lsp.commands import (
     CommandError,
@@ -17,8 +19,6 @@ from codequorum.lsp.commands import (
     requested_count,
 )
 from codequorum.lsp.settings import parse_settings
-from codequorum.model import Sample
-from codequorum.sources.openai_compat import RegenerationResult, Rejected, RequestError
 
 INFO = types.MessageType.Info
 ERROR = types.MessageType.Error

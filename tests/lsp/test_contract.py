@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import ClassVar
 
+import attrs
 import pytest
 from lsprotocol import types
 from pygls.protocol import default_converter
 
 from codequorum.lsp import contract as c
-from codequorum.lsp.commands import HANDLERS
+from codequorum.lsp.commands import HANDLERS, command
 
 SCHEMA = Path(__file__).resolve().parents[2] / "shared" / "commands.schema.json"
 
@@ -30,6 +32,18 @@ def test_every_command_has_a_handler_and_a_schema() -> None:
         ref = schema["commands"][name]["arguments"]["$ref"]
         assert ref == f"#/$defs/{args_cls.__name__}"
         assert schema["$defs"][args_cls.__name__]["required"] == ["uri"]
+
+
+def test_a_handler_is_registered_only_for_a_command_of_the_contract_and_only_once() -> None:
+    @attrs.define
+    class NotACommand(c.FunctionArgs):
+        COMMAND: ClassVar[str] = "codequorum.notACommand"
+
+    with pytest.raises(ValueError, match="NotACommand is not a command of the contract"):
+        command(NotACommand)
+    with pytest.raises(ValueError, match=r"two handlers for codequorum\.analyze"):
+        command(c.AnalyzeArgs)(HANDLERS[c.AnalyzeArgs.COMMAND])
+    assert HANDLERS[c.AnalyzeArgs.COMMAND].__name__ == "analyze_command"
 
 
 def test_schema_fields_are_the_class_fields_in_camel_case() -> None:

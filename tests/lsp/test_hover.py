@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from codequorum.core.report import Verdict
 from codequorum.lsp.hover import diff_pair, figures_text, hover_title, verdict_lines
 from codequorum.lsp.rendering import Line, to_markdown, to_plain
-from codequorum.model import Verdict
 
 
 def md(line: Line) -> str:

@@ -10,11 +10,11 @@ from pathlib import Path
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from codequorum.core.model import Sample
+from codequorum.ingest.store import SampleStore, default_store_path
+from codequorum.judge.risk import NOT_RUN
 from codequorum.lsp.autorun import RUNNING, UNTRUSTED
 from codequorum.lsp.markdown import md_text
-from codequorum.model import Sample
-from codequorum.risk import NOT_RUN
-from codequorum.sources.store import SampleStore, default_store_path
 from tests.support.chat_server import ChatServer, code_answer
 
 from .conftest import REPO, lsp_session, questions

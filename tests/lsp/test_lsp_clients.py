@@ -13,8 +13,8 @@ from typing import Any
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from codequorum.model import Sample
-from codequorum.sources.store import SampleStore, default_store_path
+from codequorum.core.model import Sample
+from codequorum.ingest.store import SampleStore, default_store_path
 from tests.support.chat_server import ChatServer, code_answer
 
 from .conftest import cache_home, capabilities, lsp_session, questions

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from pytest_lsp import LanguageClient
 
-from codequorum.cli import main
-from codequorum.model import Sample
-from codequorum.sources.store import SampleStore, default_store_path
+from codequorum.cli.main import main
+from codequorum.core.model import Sample
+from codequorum.ingest.store import SampleStore, default_store_path
 from tests.support.chat_server import ChatServer, code_answer
 
 from .conftest import config_home, lsp_session, questions

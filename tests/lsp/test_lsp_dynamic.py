@@ -7,8 +7,8 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from codequorum.judge.risk import NO_INPUTS, NOT_RUN
 from codequorum.lsp.markdown import md_text
-from codequorum.risk import NO_INPUTS, NOT_RUN
 from tests.support.duration_module import (
     DURATION_APP,
     DURATION_VERSIONS,

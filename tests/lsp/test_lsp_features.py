@@ -8,9 +8,9 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from codequorum.findings import percentile_words
+from codequorum.judge.risk import NOT_RUN
 from codequorum.lsp.markdown import md_text
-from codequorum.risk import NOT_RUN
+from codequorum.render.findings import percentile_words
 
 from .conftest import lsp_session
 from .helpers import (

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from codequorum.judge.risk import LEVELS
 from codequorum.lsp.markdown import md_text
-from codequorum.risk import LEVELS
 
 from .conftest import lsp_session
 from .helpers import (

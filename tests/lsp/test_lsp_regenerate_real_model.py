@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from lsprotocol import types
 
-from codequorum.parsing import function_by_name
-from codequorum.sources.openai_compat import answer_budget
+from codequorum.core.parsing import function_by_name
+from codequorum.generate.endpoint import answer_budget
 from tests.support.real_model import MODEL, RecordingProxy
 
 from .conftest import lsp_session

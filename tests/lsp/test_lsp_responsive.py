@@ -13,11 +13,11 @@ from typing import Any
 
 from lsprotocol import types
 
+from codequorum.core.model import Sample
+from codequorum.ingest.store import SampleStore
+from codequorum.ingest.workspace import store_key
 from codequorum.lsp.hover import COMPUTING
 from codequorum.lsp.lenses import COMPUTING_TITLE
-from codequorum.model import Sample
-from codequorum.sources.store import SampleStore
-from codequorum.workspace import store_key
 
 from .conftest import lens_refreshes, lsp_session
 from .helpers import code_lenses, hover_once, open_document, position_of, wait_for

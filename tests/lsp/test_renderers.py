@@ -8,7 +8,10 @@ from types import SimpleNamespace
 import pytest
 from lsprotocol import types
 
-from codequorum.analysis import StabilityReport
+from codequorum.core.model import Sample, SampleSet
+from codequorum.core.report import StabilityReport, Verdict
+from codequorum.ingest.store import StoredSample, content_hash
+from codequorum.judge.risk import RiskEstimate, trust_words
 from codequorum.lsp.actions import function_actions
 from codequorum.lsp.diagnostics import document_diagnostics
 from codequorum.lsp.documents import FunctionEntry, Snapshot
@@ -16,9 +19,6 @@ from codequorum.lsp.engine import FunctionAnalysis
 from codequorum.lsp.hover import render_hover
 from codequorum.lsp.lenses import document_lenses
 from codequorum.lsp.settings import parse_settings
-from codequorum.model import Sample, SampleSet, Verdict
-from codequorum.risk import RiskEstimate, trust_words
-from codequorum.sources.store import StoredSample, content_hash
 
 from .helpers import apply_edits
 

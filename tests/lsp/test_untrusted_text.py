@@ -9,14 +9,15 @@ import re
 
 import pytest
 
-from codequorum.findings import function_findings
+from codequorum.core.model import Sample
+from codequorum.core.report import Verdict
 from codequorum.lsp.actions import function_actions
 from codequorum.lsp.diagnostics import document_diagnostics
 from codequorum.lsp.hover import render_hover
 from codequorum.lsp.lenses import document_lenses
 from codequorum.lsp.markdown import md_block, md_code, md_text
 from codequorum.lsp.settings import parse_settings
-from codequorum.model import Sample, Verdict
+from codequorum.render.findings import function_findings
 
 from .test_renderers import Fixed, _stored, fixed  # noqa: F401  (the fixture)
 

@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from codequorum.errors import UnknownLanguageError
+from codequorum.core.errors import UnknownLanguageError
 from codequorum.metrics.structural import (
     EPS,
     jsd_similarity_matrix,
@@ -181,7 +181,7 @@ SNIPPETS: dict[str, list[str]] = {
 @pytest.mark.parametrize("lang", sorted(SNIPPETS))
 @pytest.mark.parametrize("depth", [1, 2, 3, 30])
 def test_symbols_match_published_extraction(code_sce: ModuleType, lang: str, depth: int) -> None:
-    from codequorum.parsing import get_parser
+    from codequorum.core.parsing import get_parser
 
     codes = SNIPPETS[lang]
     counts = subtree_counts(codes, lang, max_depth=depth)

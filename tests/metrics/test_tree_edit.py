@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from codequorum.core.parsing import get_parser
 from codequorum.metrics.tree_edit import (
     PUBLISHED_COSTS,
     UNIT_COSTS,
@@ -28,7 +29,6 @@ from codequorum.metrics.tree_edit import (
     tsed_tree_matrix,
     tsed_trees,
 )
-from codequorum.parsing import get_parser
 
 COSTS = {"tsed_1_1_1": UNIT_COSTS, "tsed_1_08_1": PUBLISHED_COSTS}
 

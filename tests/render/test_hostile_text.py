@@ -8,8 +8,7 @@ import json
 import re
 from typing import Any
 
-from codequorum.analysis import StabilityReport
-from codequorum.model import Verdict
+from codequorum.core.report import StabilityReport, Verdict
 from codequorum.render import print_table, report_document, write_csv, write_json
 from codequorum.render.terminal import make_console
 

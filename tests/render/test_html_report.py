@@ -14,10 +14,11 @@ from typing import Any
 
 import pytest
 
-from codequorum.analysis import AnalysisOptions, analyze
-from codequorum.cli import main
-from codequorum.errors import UserError
-from codequorum.model import SampleSet
+from codequorum.cli.main import main
+from codequorum.core.errors import UserError
+from codequorum.core.model import SampleSet
+from codequorum.core.safe_text import safe_text
+from codequorum.pipeline.analyze import AnalysisOptions, analyze
 from codequorum.render.html_report import (
     compare_runs,
     heat_cells,
@@ -30,7 +31,6 @@ from codequorum.render.html_report import (
     render_html,
     script_json,
 )
-from codequorum.safe_text import safe_text
 
 HOSTILE = "</script><script>alert(1)</script><!-- & \x1b[31m"
 CODES = [
@@ -111,8 +111,8 @@ def test_page_written_a_set_at_a_time_is_the_page_of_the_document() -> None:
     same bytes as the page of the whole document, errors and a comparison included."""
     import io
 
-    from codequorum.formats import ReadError
-    from codequorum.overall import OverallAccumulator
+    from codequorum.ingest.sample_files import ReadError
+    from codequorum.judge.overall import OverallAccumulator
     from codequorum.render.html_report import HtmlPage, write_html
 
     sets, reports = _sets()
@@ -340,7 +340,7 @@ def _two_models() -> list[Any]:
 
 
 def test_page_carries_the_calibration_of_each_model() -> None:
-    from codequorum.overall import overall
+    from codequorum.judge.overall import overall
 
     reports = _two_models()
     data = page_data(html_document(reports, overall=overall(reports)))
@@ -355,7 +355,7 @@ def test_page_carries_the_calibration_of_each_model() -> None:
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install "
                     "chromium) to run the page in a real browser")
 def test_headless_chromium_plots_the_calibration_per_model(tmp_path: Path) -> None:
-    from codequorum.overall import overall
+    from codequorum.judge.overall import overall
 
     reports = _two_models()
     page = tmp_path / "report.html"

@@ -11,10 +11,9 @@ import jsonschema
 import pytest
 
 from codequorum import __version__
-from codequorum.analysis import StabilityReport
-from codequorum.formats import ReadError
-from codequorum.model import Verdict
-from codequorum.overall import OverallAccumulator
+from codequorum.core.report import StabilityReport, Verdict
+from codequorum.ingest.sample_files import ReadError
+from codequorum.judge.overall import OverallAccumulator
 from codequorum.render.json_out import JsonDocumentWriter, report_document, write_json
 
 REPO = Path(__file__).resolve().parent.parent.parent

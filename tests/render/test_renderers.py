@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from codequorum.analysis import SkippedSample, StabilityReport
-from codequorum.formats import ReadError
-from codequorum.model import Verdict
+from codequorum.core.report import SkippedSample, StabilityReport, Verdict
+from codequorum.ingest.sample_files import ReadError
+from codequorum.judge.risk import NOT_RUN
 from codequorum.render import (
     CSV_COLUMNS,
     build_table,
@@ -27,7 +27,6 @@ from codequorum.render import (
     write_json,
 )
 from codequorum.render.table import model_lines
-from codequorum.risk import NOT_RUN
 
 REPO = Path(__file__).resolve().parent.parent.parent
 
@@ -209,7 +208,7 @@ def test_table_says_per_model_how_the_risk_held() -> None:
 
 
 def test_csv_columns_cover_the_dynamic_summary() -> None:
-    dynamic = pytest.importorskip("codequorum.dynamic_analysis")
+    dynamic = pytest.importorskip("codequorum.behaviour.run")
     assert set(dynamic.SUMMARY_KEYS) <= set(CSV_COLUMNS)
 
 

@@ -10,8 +10,7 @@ from typing import Any
 import pytest
 from rich.cells import cell_len
 
-from codequorum.analysis import SkippedSample, StabilityReport
-from codequorum.model import Verdict
+from codequorum.core.report import SkippedSample, StabilityReport, Verdict
 from codequorum.render.table import COUNTS, DROP_ORDER, fit_columns, print_table
 from codequorum.render.terminal import color_enabled, make_console, output_width
 

@@ -1,7 +1,9 @@
 /** Clear the stored versions of the function under the cursor, after a confirmation. */
 import * as vscode from 'vscode';
 import { withFunctionReport, type CommandContext } from './context';
+import { ServerCommands } from '../generated/commands';
 import { safeText } from '../safeText';
+import { functionArgument } from '../serverApi';
 
 const CLEAR = 'Clear';
 
@@ -20,7 +22,7 @@ export async function clearVersions(ctx: CommandContext, arg?: unknown): Promise
     if (choice !== CLEAR) {
       return;
     }
-    const removed = await api.clearSamples(target);
+    const { removed } = await api.call(ServerCommands.clearSamples, functionArgument(target));
     ctx.refreshStatus();
     void vscode.window.showInformationMessage(`codequorum: removed ${removed} version${removed === 1 ? '' : 's'} of ${safeText(report.qualifiedName, 200)}.`);
   });

@@ -1,7 +1,9 @@
 /** `codequorum.importVersions`: versions of the function from a file the user picks. */
 import * as vscode from 'vscode';
 import { withFunctionReport, type CommandContext } from './context';
+import { ServerCommands } from '../generated/commands';
 import { readPickedFile } from '../pickedFile';
+import { functionArgument } from '../serverApi';
 import { safeText } from '../safeText';
 
 export async function importVersions(ctx: CommandContext, arg?: unknown): Promise<void> {
@@ -17,11 +19,12 @@ export async function importVersions(ctx: CommandContext, arg?: unknown): Promis
     // the server reads only files inside the workspace folders: this one the user chose, so
     // the extension reads it (a regular file, bounded) and sends its text
     const file = picked[0].fsPath;
-    const result = await api.importSamples(target, file, await readPickedFile(file));
+    const content = await readPickedFile(file);
+    const result = await api.call(ServerCommands.importSamples, functionArgument(target, { path: file, content }));
     ctx.refreshStatus();
     void vscode.window.showInformationMessage(
       `codequorum: imported ${result.added} version${result.added === 1 ? '' : 's'} of ${safeText(report.qualifiedName, 200)}` +
-        (result.total !== undefined ? ` (${result.total} stored).` : '.'),
+        ` (${result.total} stored).`,
     );
   });
 }

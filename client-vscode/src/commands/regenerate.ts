@@ -2,7 +2,8 @@
 import * as vscode from 'vscode';
 import { Commands } from '../constants';
 import { buildPrompt, sampleVersions, type ChatModel } from '../lmSampler';
-import { isNoFunctionError, type FunctionTarget, type PromptMessage } from '../serverApi';
+import { ServerCommands } from '../generated/commands';
+import { functionArgument, isNoFunctionError, type FunctionTarget, type PromptMessage } from '../serverApi';
 import { commandTarget, errorText, noFunctionMessage, UNTRUSTED_MESSAGE, withTarget, type CommandContext } from './context';
 import { safeText } from '../safeText';
 
@@ -163,7 +164,7 @@ export async function regenerateWithLanguageModel(
     return;
   }
   try {
-    const added = await api.addSamples(named, result.samples);
+    const { added } = await api.call(ServerCommands.addSamples, functionArgument(named, { samples: result.samples }));
     await announce(ctx, added, name, named);
   } catch (err) {
     ctx.log(`addSamples failed: ${errorText(err)}`);

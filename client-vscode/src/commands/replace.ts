@@ -1,7 +1,8 @@
 /** Replace the function with one of its versions: one WorkspaceEdit of the function's range, on the user's choice. */
 import * as vscode from 'vscode';
 import type { FunctionReport, LspRange, VersionView } from '../report';
-import type { FunctionTarget } from '../serverApi';
+import { ServerCommands } from '../generated/commands';
+import { functionArgument, type FunctionTarget } from '../serverApi';
 import { requireApi, withFunctionReport, type CommandContext } from './context';
 import { pickVersion } from './pickVersion';
 import { safeText } from '../safeText';
@@ -51,7 +52,7 @@ export async function applyReplacement(
   if (!api || !report.range) {
     return false;
   }
-  const code = await api.showSample(target, version.index);
+  const { code } = await api.call(ServerCommands.showSample, functionArgument(target, { index: version.index }));
   const head = await ctx.documentText(target.uri, {
     start: { line: report.range.start.line, character: 0 },
     end: report.range.start,

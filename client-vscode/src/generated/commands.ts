@@ -223,3 +223,263 @@ export interface CommandTypes {
   'codequorum.compare': { args: CompareArgs; result: CompareResult };
   'codequorum.runDynamic': { args: RunDynamicArgs; result: RunDynamicResult };
 }
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export function isAddSamplesArgs(v: unknown): v is AddSamplesArgs {
+  return (
+    isRecord(v)
+    && typeof v['uri'] === 'string'
+    && (v['position'] === undefined || (isPosition(v['position']) || v['position'] === null))
+    && (v['qualifiedName'] === undefined || (typeof v['qualifiedName'] === 'string' || v['qualifiedName'] === null))
+    && (v['samples'] === undefined || (Array.isArray(v['samples']) && v['samples'].every((e0: unknown) => isSampleInput(e0))))
+  );
+}
+
+export function isAnalyzeArgs(v: unknown): v is AnalyzeArgs {
+  return (
+    isRecord(v)
+    && typeof v['uri'] === 'string'
+    && (v['position'] === undefined || (isPosition(v['position']) || v['position'] === null))
+    && (v['qualifiedName'] === undefined || (typeof v['qualifiedName'] === 'string' || v['qualifiedName'] === null))
+    && (v['interactive'] === undefined || typeof v['interactive'] === 'boolean')
+    && (v['matrices'] === undefined || typeof v['matrices'] === 'boolean')
+  );
+}
+
+export function isAnalyzeResult(v: unknown): v is AnalyzeResult {
+  return (
+    isRecord(v)
+    && typeof v['uri'] === 'string'
+    && typeof v['qualifiedName'] === 'string'
+    && isRange(v['range'])
+    && Number.isInteger(v['samples'])
+    && typeof v['compared'] === 'string'
+    && (Number.isInteger(v['currentIndex']) || v['currentIndex'] === null)
+    && (Number.isInteger(v['consensus']) || v['consensus'] === null)
+    && (Number.isInteger(v['mostDifferent']) || v['mostDifferent'] === null)
+    && (Number.isInteger(v['fastest']) || v['fastest'] === null)
+    && (typeof v['stable'] === 'boolean' || v['stable'] === null)
+    && (typeof v['stability'] === 'number' || v['stability'] === null)
+    && (Array.isArray(v['versions']) && v['versions'].every((e0: unknown) => isVersionInfo(e0)))
+    && (typeof v['message'] === 'string' || v['message'] === null)
+    && (isRecord(v['report']) || v['report'] === null)
+    && (typeof v['evidence'] === 'string' || v['evidence'] === null)
+  );
+}
+
+export function isClearResult(v: unknown): v is ClearResult {
+  return (
+    isRecord(v)
+    && typeof v['uri'] === 'string'
+    && (typeof v['qualifiedName'] === 'string' || v['qualifiedName'] === null)
+    && Number.isInteger(v['removed'])
+  );
+}
+
+export function isClearSamplesArgs(v: unknown): v is ClearSamplesArgs {
+  return (
+    isRecord(v)
+    && typeof v['uri'] === 'string'
+    && (v['position'] === undefined || (isPosition(v['position']) || v['position'] === null))
+    && (v['qualifiedName'] === undefined || (typeof v['qualifiedName'] === 'string' || v['qualifiedName'] === null))
+    && (v['interactive'] === undefined || typeof v['interactive'] === 'boolean')
+  );
+}
+
+export function isCompareArgs(v: unknown): v is CompareArgs {
+  return (
+    isRecord(v)
+    && typeof v['uri'] === 'string'
+    && (v['position'] === undefined || (isPosition(v['position']) || v['position'] === null))
+    && (v['qualifiedName'] === undefined || (typeof v['qualifiedName'] === 'string' || v['qualifiedName'] === null))
+    && (v['interactive'] === undefined || typeof v['interactive'] === 'boolean')
+  );
+}
+
+export function isCompareResult(v: unknown): v is CompareResult {
+  return (
+    isRecord(v)
+    && typeof v['uri'] === 'string'
+    && typeof v['qualifiedName'] === 'string'
+    && isRange(v['range'])
+    && Number.isInteger(v['samples'])
+    && typeof v['compared'] === 'string'
+    && (Number.isInteger(v['currentIndex']) || v['currentIndex'] === null)
+    && (Number.isInteger(v['consensus']) || v['consensus'] === null)
+    && (Number.isInteger(v['mostDifferent']) || v['mostDifferent'] === null)
+    && (Number.isInteger(v['fastest']) || v['fastest'] === null)
+    && (typeof v['stable'] === 'boolean' || v['stable'] === null)
+    && (typeof v['stability'] === 'number' || v['stability'] === null)
+    && (Array.isArray(v['versions']) && v['versions'].every((e0: unknown) => isVersionInfo(e0)))
+    && (typeof v['message'] === 'string' || v['message'] === null)
+    && (Array.isArray(v['codes']) && v['codes'].every((e0: unknown) => typeof e0 === 'string'))
+    && (typeof v['diff'] === 'string' || v['diff'] === null)
+  );
+}
+
+export function isImportSamplesArgs(v: unknown): v is ImportSamplesArgs {
+  return (
+    isRecord(v)
+    && typeof v['uri'] === 'string'
+    && (v['position'] === undefined || (isPosition(v['position']) || v['position'] === null))
+    && (v['qualifiedName'] === undefined || (typeof v['qualifiedName'] === 'string' || v['qualifiedName'] === null))
+    && (v['path'] === undefined || typeof v['path'] === 'string')
+    && (v['taskId'] === undefined || (typeof v['taskId'] === 'string' || v['taskId'] === null))
+    && (v['content'] === undefined || (typeof v['content'] === 'string' || v['content'] === null))
+  );
+}
+
+export function isPosition(v: unknown): v is Position {
+  return (
+    isRecord(v)
+    && Number.isInteger(v['line'])
+    && Number.isInteger(v['character'])
+  );
+}
+
+export function isPromptMessage(v: unknown): v is PromptMessage {
+  return (
+    isRecord(v)
+    && (v['role'] === 'system' || v['role'] === 'user' || v['role'] === 'assistant')
+    && typeof v['content'] === 'string'
+  );
+}
+
+export function isRange(v: unknown): v is Range {
+  return (
+    isRecord(v)
+    && isPosition(v['start'])
+    && isPosition(v['end'])
+  );
+}
+
+export function isRegenerateArgs(v: unknown): v is RegenerateArgs {
+  return (
+    isRecord(v)
+    && typeof v['uri'] === 'string'
+    && (v['position'] === undefined || (isPosition(v['position']) || v['position'] === null))
+    && (v['qualifiedName'] === undefined || (typeof v['qualifiedName'] === 'string' || v['qualifiedName'] === null))
+    && (v['interactive'] === undefined || typeof v['interactive'] === 'boolean')
+    && (v['n'] === undefined || (Number.isInteger(v['n']) || v['n'] === null))
+    && (v['endpointConfirmed'] === undefined || typeof v['endpointConfirmed'] === 'boolean')
+  );
+}
+
+export function isRegenerateResult(v: unknown): v is RegenerateResult {
+  return (
+    isRecord(v)
+    && typeof v['uri'] === 'string'
+    && typeof v['qualifiedName'] === 'string'
+    && (v['status'] === 'ok' || v['status'] === 'failed' || v['status'] === 'cancelled' || v['status'] === 'refused' || v['status'] === 'relay' || v['status'] === 'started')
+    && Number.isInteger(v['requested'])
+    && Number.isInteger(v['accepted'])
+    && Number.isInteger(v['stored'])
+    && (Array.isArray(v['rejected']) && v['rejected'].every((e0: unknown) => typeof e0 === 'string'))
+    && (Array.isArray(v['errors']) && v['errors'].every((e0: unknown) => typeof e0 === 'string'))
+    && (typeof v['message'] === 'string' || v['message'] === null)
+    && (Number.isInteger(v['n']) || v['n'] === null)
+    && (typeof v['language'] === 'string' || v['language'] === null)
+    && ((Array.isArray(v['messages']) && v['messages'].every((e0: unknown) => isPromptMessage(e0))) || v['messages'] === null)
+  );
+}
+
+export function isRunDynamicArgs(v: unknown): v is RunDynamicArgs {
+  return (
+    isRecord(v)
+    && typeof v['uri'] === 'string'
+    && (v['position'] === undefined || (isPosition(v['position']) || v['position'] === null))
+    && (v['qualifiedName'] === undefined || (typeof v['qualifiedName'] === 'string' || v['qualifiedName'] === null))
+    && (v['interactive'] === undefined || typeof v['interactive'] === 'boolean')
+  );
+}
+
+export function isRunDynamicResult(v: unknown): v is RunDynamicResult {
+  return (
+    isRecord(v)
+    && typeof v['uri'] === 'string'
+    && typeof v['qualifiedName'] === 'string'
+    && typeof v['started'] === 'boolean'
+    && typeof v['refused'] === 'boolean'
+    && (typeof v['message'] === 'string' || v['message'] === null)
+    && (typeof v['token'] === 'string' || Number.isInteger(v['token']) || v['token'] === null)
+  );
+}
+
+export function isSampleInput(v: unknown): v is SampleInput {
+  return (typeof v === 'string' || (
+    isRecord(v)
+    && typeof v['code'] === 'string'
+    && (v['provider'] === undefined || (typeof v['provider'] === 'string' || v['provider'] === null))
+    && (v['model'] === undefined || (typeof v['model'] === 'string' || v['model'] === null))
+    && (v['temperature'] === undefined || (typeof v['temperature'] === 'number' || v['temperature'] === null))
+    && (v['seed'] === undefined || (Number.isInteger(v['seed']) || v['seed'] === null))
+    && (v['label'] === undefined || (typeof v['label'] === 'string' || v['label'] === null))
+  ));
+}
+
+export function isShowSampleArgs(v: unknown): v is ShowSampleArgs {
+  return (
+    isRecord(v)
+    && typeof v['uri'] === 'string'
+    && (v['position'] === undefined || (isPosition(v['position']) || v['position'] === null))
+    && (v['qualifiedName'] === undefined || (typeof v['qualifiedName'] === 'string' || v['qualifiedName'] === null))
+    && (v['version'] === undefined || (Number.isInteger(v['version']) || typeof v['version'] === 'string' || v['version'] === null))
+    && (v['index'] === undefined || (Number.isInteger(v['index']) || v['index'] === null))
+  );
+}
+
+export function isShowSampleResult(v: unknown): v is ShowSampleResult {
+  return (
+    isRecord(v)
+    && typeof v['uri'] === 'string'
+    && typeof v['qualifiedName'] === 'string'
+    && Number.isInteger(v['index'])
+    && Number.isInteger(v['version'])
+    && typeof v['label'] === 'string'
+    && typeof v['origin'] === 'string'
+    && (typeof v['provider'] === 'string' || v['provider'] === null)
+    && (typeof v['model'] === 'string' || v['model'] === null)
+    && typeof v['language'] === 'string'
+    && typeof v['code'] === 'string'
+    && typeof v['indented'] === 'string'
+  );
+}
+
+export function isStoreResult(v: unknown): v is StoreResult {
+  return (
+    isRecord(v)
+    && typeof v['uri'] === 'string'
+    && typeof v['qualifiedName'] === 'string'
+    && Number.isInteger(v['added'])
+    && Number.isInteger(v['total'])
+    && (typeof v['path'] === 'string' || v['path'] === null)
+  );
+}
+
+export function isVersionInfo(v: unknown): v is VersionInfo {
+  return (
+    isRecord(v)
+    && Number.isInteger(v['index'])
+    && Number.isInteger(v['version'])
+    && typeof v['label'] === 'string'
+    && typeof v['origin'] === 'string'
+    && (typeof v['provider'] === 'string' || v['provider'] === null)
+    && (typeof v['model'] === 'string' || v['model'] === null)
+    && (Number.isInteger(v['cluster']) || v['cluster'] === null)
+  );
+}
+
+/** Each command's check of its result, as the server sends it. */
+export const ResultChecks: { [C in ServerCommand]: (v: unknown) => v is CommandTypes[C]['result'] } = {
+  'codequorum.analyze': (v: unknown): v is CommandTypes['codequorum.analyze']['result'] => (isAnalyzeResult(v) || v === null),
+  'codequorum.regenerate': (v: unknown): v is CommandTypes['codequorum.regenerate']['result'] => isRegenerateResult(v),
+  'codequorum.addSamples': (v: unknown): v is CommandTypes['codequorum.addSamples']['result'] => isStoreResult(v),
+  'codequorum.importSamples': (v: unknown): v is CommandTypes['codequorum.importSamples']['result'] => isStoreResult(v),
+  'codequorum.clearSamples': (v: unknown): v is CommandTypes['codequorum.clearSamples']['result'] => isClearResult(v),
+  'codequorum.showSample': (v: unknown): v is CommandTypes['codequorum.showSample']['result'] => isShowSampleResult(v),
+  'codequorum.compare': (v: unknown): v is CommandTypes['codequorum.compare']['result'] => isCompareResult(v),
+  'codequorum.runDynamic': (v: unknown): v is CommandTypes['codequorum.runDynamic']['result'] => isRunDynamicResult(v),
+};

@@ -1,5 +1,5 @@
 """``check_function``: one function of a file against the versions in the workspace's store,
-through the same :class:`~codequorum.session.Session` and wording as ``codequorum check``
+through the same :class:`~codequorum.pipeline.session.Session` and wording as ``codequorum check``
 and the editor; with ``dynamic`` the versions also run, in the strict sandbox only.
 """
 
@@ -22,14 +22,15 @@ from codequorum.agents.schema import (
     PartingInput,
     RecommendationOut,
 )
-from codequorum.findings import (
+from codequorum.behaviour.runtimes import runtime_for, runtime_names
+from codequorum.core.safe_text import safe_text
+from codequorum.pipeline.session import FunctionAnalysis, current_code
+from codequorum.render.findings import (
     current_standing,
     evidence_text,
     function_findings,
     recommendation_lines,
 )
-from codequorum.safe_text import safe_text
-from codequorum.session import FunctionAnalysis, current_code
 
 #: Longest code of a kept version returned, in characters.
 MAX_CODE_CHARS = 100_000
@@ -37,11 +38,11 @@ MAX_CODE_CHARS = 100_000
 
 def strict_sandbox_problem() -> str | None:
     """Why versions cannot run in the strict sandbox here (None when they can)."""
-    from codequorum.commands.score import dynamic_available
+    from codequorum.pipeline.score import dynamic_available
 
     if not dynamic_available():
         return "dynamic analysis is not installed"
-    from codequorum.sandbox import isolation
+    from codequorum.behaviour.sandbox import isolation
 
     found = isolation.probe(sandbox="strict")
     if not found.ok:
@@ -54,7 +55,7 @@ def check_function(ws: AgentWorkspace, args: CheckArgs, progress: Progress,
                    cancel: threading.Event) -> CheckResult:
     """The report of ``args.function`` in ``args.path``; after a sandboxed run when
     ``args.dynamic`` asks and the strict sandbox is there. Raises
-    :class:`~codequorum.errors.UserError` for a file or function that cannot be read and
+    :class:`~codequorum.core.errors.UserError` for a file or function that cannot be read and
     :class:`Cancelled` when ``cancel`` is set during the run."""
     target = ws.function(args.path, args.function, args.language)
     dynamic = DynamicOut(requested=args.dynamic, ran=False)
@@ -80,9 +81,9 @@ def _run(ws: AgentWorkspace, target: FunctionTarget, analysis: FunctionAnalysis,
          progress: Progress, cancel: threading.Event) -> tuple[FunctionAnalysis, DynamicOut]:
     """Run the versions in the strict sandbox and read the analysis again with the run
     merged in; a note instead when the sandbox is not there or the set is not Python."""
-    if analysis.language != "python":
-        return analysis, DynamicOut(requested=True, ran=False, note="only Python versions run "
-                                    "in the sandbox; the figures are structural")
+    if runtime_for(analysis.language) is None:
+        return analysis, DynamicOut(requested=True, ran=False, note=f"only {runtime_names()} "
+                                    "versions run in the sandbox; the figures are structural")
     problem = strict_sandbox_problem()
     if problem is not None:
         return analysis, DynamicOut(requested=True, ran=False,
@@ -163,7 +164,7 @@ def _recommendation(analysis: FunctionAnalysis) -> RecommendationOut | None:
 
 def _parting(analysis: FunctionAnalysis) -> PartingInput | None:
     """After a run, the input where the kept version and the others part ways."""
-    from codequorum.recommend import parting_input
+    from codequorum.judge.recommend import parting_input
 
     rec = analysis.report.recommended
     outcomes = getattr(analysis.dynamic, "outcomes", None)

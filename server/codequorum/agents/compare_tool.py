@@ -5,11 +5,11 @@ are only parsed and compiled, never run.
 
 from __future__ import annotations
 
-from codequorum import parsing
 from codequorum.agents.context import AgentWorkspace
 from codequorum.agents.schema import CompareArgs, CompareResult, VerdictOut
-from codequorum.analysis import AnalysisOptions, analyze
-from codequorum.model import Sample, SampleSet
+from codequorum.core import parsing
+from codequorum.core.model import Sample, SampleSet
+from codequorum.pipeline.analyze import AnalysisOptions, analyze
 from codequorum.render.json_out import safe_values
 
 #: The task id the compared set carries (it names no file).
@@ -24,7 +24,7 @@ def compare_options(ws: AgentWorkspace) -> AnalysisOptions:
 
 def compare_versions(ws: AgentWorkspace, args: CompareArgs) -> CompareResult:
     """The set's report: agreement, groups, verdicts, the version to keep and its risk.
-    Raises :class:`~codequorum.errors.UnknownLanguageError` for an unknown language."""
+    Raises :class:`~codequorum.core.errors.UnknownLanguageError` for an unknown language."""
     language = parsing.normalize_language(args.language)
     sample_set = SampleSet(task_id=TASK_ID, language=language,
                            samples=[Sample(code=code) for code in args.versions])

@@ -1,7 +1,7 @@
 """What every agent tool works in: the workspace root, its store, the analysis options and
 the user's endpoint, fixed when ``codequorum mcp`` starts.
 
-One :class:`AgentWorkspace` serves the whole connection; its :class:`~codequorum.session.
+One :class:`AgentWorkspace` serves the whole connection; its :class:`~codequorum.pipeline.session.
 Session` keeps the analyses cached between calls, as the editor's does.
 """
 
@@ -13,14 +13,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from codequorum import parsing
 from codequorum.agents.paths import SourceFile, read_source, store_file
-from codequorum.errors import UserError
-from codequorum.parsing import FunctionInfo
-from codequorum.safe_text import safe_text
-from codequorum.session import Session, SessionConfig
-from codequorum.sources.openai_compat import ProviderConfig
-from codequorum.sources.prompting import DEFAULT_CONTEXT_LINES
+from codequorum.core import parsing
+from codequorum.core.errors import UserError
+from codequorum.core.parsing import FunctionInfo
+from codequorum.core.safe_text import safe_text
+from codequorum.generate.endpoint import ProviderConfig
+from codequorum.generate.prompting import DEFAULT_CONTEXT_LINES
+from codequorum.pipeline.session import Session, SessionConfig
 
 log = logging.getLogger(__name__)
 

@@ -15,10 +15,10 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from codequorum.errors import UserError
-from codequorum.limits import MAX_DOCUMENT_BYTES
-from codequorum.safe_text import safe_text
-from codequorum.sources.store import STORE_DIR, default_store_path
+from codequorum.core.errors import UserError
+from codequorum.core.limits import MAX_DOCUMENT_BYTES
+from codequorum.core.safe_text import safe_text
+from codequorum.ingest.store import STORE_DIR, default_store_path
 
 #: The largest source file read: the size the editor and ``check`` still parse.
 MAX_SOURCE_BYTES = MAX_DOCUMENT_BYTES

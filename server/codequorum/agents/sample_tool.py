@@ -4,7 +4,7 @@ each answer, stored as they arrive; the store is made only when a version is acc
 
 The endpoint, model and key variable are the server's options: flags, the environment or
 the user's own configuration file, never a project's file (see
-:mod:`codequorum.config_file`) and never the agent's arguments.
+:mod:`codequorum.options.config_file`) and never the agent's arguments.
 """
 
 from __future__ import annotations
@@ -15,12 +15,17 @@ import anyio
 
 from codequorum.agents.context import AgentWorkspace, FunctionTarget, Progress
 from codequorum.agents.schema import MAX_SAMPLE_COUNT, SampleArgs, SampleOutcome, SampleResult
-from codequorum.commands.sample import failure_message
-from codequorum.errors import UserError
-from codequorum.model import Sample
-from codequorum.safe_text import safe_text
-from codequorum.sources.openai_compat import Outcome, Rejected, answer_budget, regenerate
-from codequorum.sources.prompting import build_messages, prompt_hash
+from codequorum.core.errors import UserError
+from codequorum.core.model import Sample
+from codequorum.core.safe_text import safe_text
+from codequorum.generate.endpoint import (
+    Outcome,
+    Rejected,
+    answer_budget,
+    failure_message,
+    regenerate,
+)
+from codequorum.generate.prompting import build_messages, prompt_hash
 
 
 def _outcome(index: int, outcome: Outcome) -> SampleOutcome:

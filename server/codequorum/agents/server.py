@@ -58,8 +58,8 @@ from codequorum.agents.schema import (
     SampleResult,
 )
 from codequorum.agents.text import check_text, compare_text, sample_text
-from codequorum.errors import UserError
-from codequorum.safe_text import safe_text
+from codequorum.core.errors import UserError
+from codequorum.core.safe_text import safe_text
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,8 @@ already escaped."""
 from __future__ import annotations
 
 from codequorum.agents.schema import CheckResult, CompareResult, SampleResult
-from codequorum.analysis import percentile_words
+from codequorum.judge.structure import percentile_words
+from codequorum.metrics.registry import STRUCTURE
 
 
 def _figure(value: float | None) -> str:
@@ -45,7 +46,7 @@ def compare_text(result: CompareResult) -> str:
     """``compare_versions``: agreement, groups, verdicts and the version to keep."""
     if result.status != "ok":
         return f"{result.n_total} versions: {result.message}"
-    jsd = result.summary.get("jsd_struct")
+    jsd = result.summary.get(STRUCTURE)
     mean = jsd.get("ordered") if isinstance(jsd, dict) else None
     lines = [f"{result.n} versions in {len(result.clusters)} group"
              f"{'s' if len(result.clusters) != 1 else ''}; stability {_figure(mean)}"

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 
 from lsprotocol import types
 
-from codequorum.findings import consensus, recommended_version
+from codequorum.core.safe_text import safe_text
 from codequorum.lsp import contract as c
 from codequorum.lsp.diagnostics import SOURCE
 from codequorum.lsp.documents import FunctionEntry, Snapshot, reindent
 from codequorum.lsp.engine import FunctionAnalysis
-from codequorum.safe_text import safe_text
+from codequorum.render.findings import consensus, recommended_version
 
 #: At most this many "Replace with version k" actions per function.
 MAX_VERSION_ACTIONS = 20

@@ -15,13 +15,14 @@ import logging
 import threading
 from typing import TYPE_CHECKING
 
+from codequorum.behaviour.runtimes import runtime_for
+from codequorum.behaviour.sandbox import isolation
+from codequorum.core.safe_text import safe_text
 from codequorum.lsp import contract as c
-from codequorum.safe_text import safe_text
-from codequorum.sandbox import isolation
 
 if TYPE_CHECKING:
     from codequorum.lsp.engine import FunctionAnalysis
-    from codequorum.lsp.server import CodequorumServer
+    from codequorum.lsp.host import Host
     from codequorum.lsp.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -36,8 +37,8 @@ def runs_on_arrival(settings: Settings, language: str, trusted: bool) -> bool:
     """Whether new versions run by themselves: ``dynamic.auto`` and ``dynamic.enable`` on,
     Python, a trusted workspace, the strict sandbox (a weak one runs only when asked)."""
     d = settings.dynamic
-    return (d.auto and d.enable and d.sandbox == "strict" and language == "python"
-            and trusted)
+    return (d.auto and d.enable and d.sandbox == "strict"
+            and runtime_for(language) is not None and trusted)
 
 
 def sandbox_missing(probe: isolation.Probe | None) -> str | None:
@@ -77,7 +78,7 @@ async def strict_probe() -> isolation.Probe:
     return await asyncio.to_thread(isolation.probe, None, "strict", True)
 
 
-async def run_arrived(ls: CodequorumServer, uri: str, qualified_name: str,
+async def run_arrived(ls: Host, uri: str, qualified_name: str,
                       language: str) -> None:
     """Run the versions of ``qualified_name`` that just arrived, when :func:`runs_on_arrival`
     and the machine's strict sandbox allow; else refresh, so the hover says why not."""
@@ -95,11 +96,11 @@ async def run_arrived(ls: CodequorumServer, uri: str, qualified_name: str,
     await run_dynamic_command(ls, c.RunDynamicArgs(uri=uri, qualified_name=qualified_name))
 
 
-def not_run_note(ls: CodequorumServer, uri: str, analysis: FunctionAnalysis) -> str | None:
+def not_run_note(ls: Host, uri: str, analysis: FunctionAnalysis) -> str | None:
     """What a hover says in place of "not run yet" for ``analysis`` (None: nothing to
     add): the run under way, a run that had no inputs, an untrusted workspace, or the
     strict sandbox this machine cannot give."""
-    from codequorum.risk import NO_INPUTS
+    from codequorum.judge.risk import NO_INPUTS
 
     engine = ls.engine_for(uri)
     key = engine.dynamic_key(analysis)
@@ -113,6 +114,6 @@ def not_run_note(ls: CodequorumServer, uri: str, analysis: FunctionAnalysis) -> 
     if settings.dynamic.sandbox != "strict" or not settings.dynamic.enable:
         return None
     found = isolation.probed(None, "strict", True)
-    if found is None and analysis.language == "python":
+    if found is None and runtime_for(analysis.language) is not None:
         probe_soon()
     return sandbox_missing(found)

@@ -12,19 +12,22 @@ import dataclasses
 import json
 import logging
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 from urllib.parse import unquote, urlparse
 
 import attrs
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from codequorum.errors import UserError
-from codequorum.findings import compared_text, consensus, evidence_text
-from codequorum.limits import InputLimitError, check_call_sizes, json_depth_problem
+from codequorum.behaviour.runtimes import runtime_for, runtime_names
+from codequorum.core.errors import UserError
+from codequorum.core.limits import InputLimitError, check_call_sizes, json_depth_problem
+from codequorum.core.model import ModuleContext, Sample
+from codequorum.core.safe_text import safe_text
+from codequorum.judge.dynamic import dynamic_verdicts
 from codequorum.lsp import contract as c
 from codequorum.lsp.autorun import run_arrived
 from codequorum.lsp.documents import FunctionEntry, Snapshot, reindent
@@ -35,13 +38,12 @@ from codequorum.lsp.hover import DYNAMIC_FIGURES, hover_doc
 from codequorum.lsp.progress import WorkProgress
 from codequorum.lsp.reports import DOCUMENT_DIFF_LINES, comparison_doc, report_doc
 from codequorum.lsp.views import present
-from codequorum.model import ModuleContext, Sample
-from codequorum.safe_text import safe_text
+from codequorum.render.findings import compared_text, consensus, evidence_text
 
 if TYPE_CHECKING:
+    from codequorum.generate.endpoint import ProviderConfig, RegenerationResult
     from codequorum.lsp.gates import ConsentedProposer
-    from codequorum.lsp.server import CodequorumServer
-    from codequorum.sources.openai_compat import ProviderConfig, RegenerationResult
+    from codequorum.lsp.host import Host
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +57,29 @@ COMPARE = c.CompareArgs.COMMAND
 RUN_DYNAMIC = c.RunDynamicArgs.COMMAND
 
 ALL_COMMANDS: tuple[str, ...] = tuple(c.COMMANDS)
+
+A = TypeVar("A", bound=c.FunctionArgs)
+R = TypeVar("R")
+Handler = Callable[["Host", A], Coroutine[Any, Any, R]]
+
+#: Every command's handler, by the command's name: filled by :func:`command`.
+HANDLERS: dict[str, Handler[Any, Any]] = {}
+
+
+def command(args_cls: type[A]) -> Callable[[Handler[A, R]], Handler[A, R]]:
+    """Register the decorated function as the handler of the command whose arguments are
+    ``args_cls`` (its name, arguments and result are declared in :mod:`contract`)."""
+    name = args_cls.COMMAND
+    if c.COMMANDS.get(name, (None,))[0] is not args_cls:
+        raise ValueError(f"{args_cls.__name__} is not a command of the contract")
+
+    def register(handler: Handler[A, R]) -> Handler[A, R]:
+        if name in HANDLERS:
+            raise ValueError(f"two handlers for {name}")
+        HANDLERS[name] = handler
+        return handler
+
+    return register
 
 
 class CommandError(JsonRpcInvalidParams):
@@ -75,7 +100,7 @@ class ShownError(CommandError):
 
 
 async def _resolve(
-    ls: CodequorumServer, target: c.FunctionArgs, command: str, required: bool = True
+    ls: Host, target: c.FunctionArgs, command: str, required: bool = True
 ) -> tuple[Snapshot, FunctionEntry | None]:
     await ls.settled()
     try:
@@ -98,7 +123,7 @@ async def _resolve(
 
 
 async def _analysis(
-    ls: CodequorumServer, target: c.FunctionArgs, command: str
+    ls: Host, target: c.FunctionArgs, command: str
 ) -> tuple[Snapshot, FunctionEntry, FunctionAnalysis | None]:
     snapshot, entry = await _resolve(ls, target, command)
     assert entry is not None
@@ -159,7 +184,8 @@ def analysis_result(
 # --------------------------------------------------------------------------- commands
 
 
-async def analyze_command(ls: CodequorumServer, args: c.AnalyzeArgs) -> c.AnalyzeResult | None:
+@command(c.AnalyzeArgs)
+async def analyze_command(ls: Host, args: c.AnalyzeArgs) -> c.AnalyzeResult | None:
     """The report of the function at a position (or by name); None at a position outside
     every function (the status bar asks wherever the cursor is). ``interactive``: the
     report is also shown (a document, or the hover's text as a message)."""
@@ -188,7 +214,7 @@ async def analyze_command(ls: CodequorumServer, args: c.AnalyzeArgs) -> c.Analyz
 
 
 async def _show_comparison(
-    ls: CodequorumServer, uri: str, entry: FunctionEntry, analysis: FunctionAnalysis
+    ls: Host, uri: str, entry: FunctionEntry, analysis: FunctionAnalysis
 ) -> None:
     """Every version against the current code as a document; where the client opens no
     documents, the most different one as a message (as long a diff as the hover's)."""
@@ -203,7 +229,8 @@ async def _show_comparison(
     )
 
 
-async def compare_command(ls: CodequorumServer, args: c.CompareArgs) -> c.CompareResult:
+@command(c.CompareArgs)
+async def compare_command(ls: Host, args: c.CompareArgs) -> c.CompareResult:
     """Versions side by side: the current code, the consensus and the most different
     (``interactive``: also shown)."""
     snapshot, entry, analysis = await _analysis(ls, args, COMPARE)
@@ -233,7 +260,8 @@ async def compare_command(ls: CodequorumServer, args: c.CompareArgs) -> c.Compar
     )
 
 
-async def show_sample_command(ls: CodequorumServer, args: c.ShowSampleArgs) -> c.ShowSampleResult:
+@command(c.ShowSampleArgs)
+async def show_sample_command(ls: Host, args: c.ShowSampleArgs) -> c.ShowSampleResult:
     """The text of version k (1-based, or consensus / current / fastest / mostDifferent)."""
     which: int | str | None = args.version
     if which is None and args.index is not None:
@@ -319,7 +347,7 @@ def _text_or_none(value: Any) -> str | None:
 
 
 async def _store_samples(
-    ls: CodequorumServer, target: c.FunctionArgs, command: str, samples: list[Sample]
+    ls: Host, target: c.FunctionArgs, command: str, samples: list[Sample]
 ) -> c.StoreResult:
     snapshot, entry = await _resolve(ls, target, command, required=target.qualified_name is None)
     name = entry.qualified_name if entry else target.qualified_name
@@ -337,9 +365,10 @@ async def _store_samples(
     return c.StoreResult(uri=target.uri, qualified_name=name, added=len(set(ids)), total=total)
 
 
-async def add_samples_command(ls: CodequorumServer, args: c.AddSamplesArgs) -> c.StoreResult:
+@command(c.AddSamplesArgs)
+async def add_samples_command(ls: Host, args: c.AddSamplesArgs) -> c.StoreResult:
     """Store versions the client relays (origin ``relayed``); versions over the bounds of
-    :mod:`codequorum.limits` are refused before anything reads them."""
+    :mod:`codequorum.core.limits` are refused before anything reads them."""
     samples = [_sample(item, "relayed") for item in args.samples]
     if not samples:
         raise CommandError(f"{ADD_SAMPLES}: no versions given")
@@ -354,7 +383,7 @@ def read_sample_file(path: Path) -> list[Sample]:
     """Versions from a file: JSON or JSON Lines of ``{"code"}`` or ``{"prompt",
     "completion"}`` objects or code strings, or plain code (one version per file). Sample
     sets (rows with ``samples``) are left to
-    :func:`~codequorum.sources.importing.read_candidates`."""
+    :func:`~codequorum.ingest.importing.read_candidates`."""
     text = path.read_text(encoding="utf-8", errors="replace")
     stripped = text.lstrip()
     items: list[Any] = []
@@ -387,7 +416,8 @@ def read_sample_file(path: Path) -> list[Sample]:
     return out
 
 
-async def import_samples_command(ls: CodequorumServer, args: c.ImportSamplesArgs) -> c.StoreResult:
+@command(c.ImportSamplesArgs)
+async def import_samples_command(ls: Host, args: c.ImportSamplesArgs) -> c.StoreResult:
     """Store versions read from a file (origin ``imported``): one inside a workspace folder,
     read here, or the text of one the user picked, read by the client
     (:mod:`codequorum.lsp.files`)."""
@@ -425,7 +455,7 @@ def _imported_samples(name: str, data: bytes, language: str, task_id: str | None
                       entry_point: str | None) -> list[Sample]:
     """The versions in a file's ``data`` (already read and bounded), parsed from a private
     copy named ``name``, so what is parsed is what was checked."""
-    from codequorum.sources.importing import read_candidates
+    from codequorum.ingest.importing import read_candidates
 
     with tempfile.TemporaryDirectory(prefix="codequorum-import-") as folder:
         copy = Path(folder) / (name or "versions.jsonl")
@@ -438,7 +468,8 @@ def _imported_samples(name: str, data: bytes, language: str, task_id: str | None
     return [dataclasses.replace(item.sample, origin="imported") for item in candidates]
 
 
-async def clear_samples_command(ls: CodequorumServer, args: c.ClearSamplesArgs) -> c.ClearResult:
+@command(c.ClearSamplesArgs)
+async def clear_samples_command(ls: Host, args: c.ClearSamplesArgs) -> c.ClearResult:
     """Delete the stored versions of one function (or of the whole file without one).
     ``interactive``: answered at once; the user is asked first and told what was deleted."""
     target = args
@@ -458,7 +489,7 @@ async def clear_samples_command(ls: CodequorumServer, args: c.ClearSamplesArgs) 
 KEEP, DELETE = "Keep them", "Delete them"
 
 
-async def _clear_asked(ls: CodequorumServer, uri: str, name: str | None) -> None:
+async def _clear_asked(ls: Host, uri: str, name: str | None) -> None:
     """Ask before deleting the stored versions of ``name`` (None: every function of the
     file), delete them on a yes, and say what was deleted."""
     engine, key = ls.engine_for(uri), ls.file_key(uri)
@@ -535,7 +566,7 @@ class Request:
 class _Arrivals:
     """Stores each accepted version as it arrives and reports the answers counted so far."""
 
-    ls: CodequorumServer
+    ls: Host
     request: Request
     progress: WorkProgress
     prompt_hash: str
@@ -587,15 +618,15 @@ def _relay_result(request: Request) -> c.RegenerateResult:
 
 
 async def regenerate_storing(
-    ls: CodequorumServer, request: Request, config: ProviderConfig,
+    ls: Host, request: Request, config: ProviderConfig,
     progress: WorkProgress | None = None,
 ) -> tuple[RegenerationResult, int]:
     """Ask the endpoint under a cancellable progress (``progress``, or a new one), storing
     versions as they arrive; the result and how many versions were stored. A failure is
     shown and becomes a :class:`CommandError`; a cancelled request is shown and
     re-raised."""
-    from codequorum.sources.openai_compat import answer_budget, regenerate
-    from codequorum.sources.prompting import prompt_hash
+    from codequorum.generate.endpoint import answer_budget, regenerate
+    from codequorum.generate.prompting import prompt_hash
 
     entry = request.entry
     digest = prompt_hash(request.messages)
@@ -639,10 +670,10 @@ def _regenerate_result(
 
 
 async def regeneration_request(
-    ls: CodequorumServer, uri: str, snapshot: Snapshot, entry: FunctionEntry, n: int
+    ls: Host, uri: str, snapshot: Snapshot, entry: FunctionEntry, n: int
 ) -> Request:
     """The regeneration of ``entry``, its prompt built on a worker thread."""
-    from codequorum.sources.prompting import build_messages
+    from codequorum.generate.prompting import build_messages
 
     assert snapshot.language is not None
     key = ls.file_key(uri)
@@ -653,7 +684,8 @@ async def regeneration_request(
     return Request(uri, key, language, entry, messages, n)
 
 
-async def regenerate_command(ls: CodequorumServer, args: c.RegenerateArgs) -> c.RegenerateResult:
+@command(c.RegenerateArgs)
+async def regenerate_command(ls: Host, args: c.RegenerateArgs) -> c.RegenerateResult:
     """Ask the configured provider for new versions, storing each as it arrives
     (``interactive``: answered at once with status ``started``; the rest is shown)."""
     snapshot, entry = await _resolve(ls, args, REGENERATE)
@@ -721,7 +753,7 @@ class _DynamicRun:
     """One dynamic analysis in the background: ``name`` is the function's qualified name
     safe to show, ``job`` its key in ``ls.dynamic_jobs``."""
 
-    ls: CodequorumServer
+    ls: Host
     uri: str
     name: str
     analysis: FunctionAnalysis
@@ -775,7 +807,7 @@ class _DynamicRun:
             return
         if not getattr(result, "inputs", None):  # the module refused the run: its note says why
             self.progress.end("not run in its module")
-            notes = "; ".join(v.message for v in getattr(result, "verdicts", ()))
+            notes = "; ".join(v.message for v in dynamic_verdicts(result))
             self.ls.show(types.MessageType.Warning,
                          f"codequorum: '{self.name}' not run: {safe_text(notes, 400)}")
             self.ls.refresh(self.uri)
@@ -790,7 +822,7 @@ class _DynamicRun:
 
 
 async def _runnable(
-    ls: CodequorumServer, args: c.RunDynamicArgs
+    ls: Host, args: c.RunDynamicArgs
 ) -> tuple[Snapshot, FunctionEntry, FunctionAnalysis]:
     """The function to run, its document and its analysis; a :class:`CommandError` when
     dynamic analysis is off, the function has no versions, or it is not Python."""
@@ -799,8 +831,8 @@ async def _runnable(
     snapshot, entry, analysis = await _analysis(ls, args, RUN_DYNAMIC)
     if analysis is None:
         raise CommandError(f"{RUN_DYNAMIC}: no versions of '{entry.qualified_name}' yet")
-    if analysis.language != "python":
-        raise CommandError(f"{RUN_DYNAMIC}: dynamic analysis runs Python only")
+    if runtime_for(analysis.language) is None:
+        raise CommandError(f"{RUN_DYNAMIC}: dynamic analysis runs {runtime_names()} only")
     if analysis.refused:
         raise CommandError(f"{RUN_DYNAMIC}: {analysis.report.message}")
     return snapshot, entry, analysis
@@ -812,7 +844,7 @@ def _document_path(uri: str) -> Path | None:
     return Path(unquote(parsed.path)) if parsed.scheme == "file" else None
 
 
-async def _module(ls: CodequorumServer, snapshot: Snapshot, entry: FunctionEntry
+async def _module(ls: Host, snapshot: Snapshot, entry: FunctionEntry
                   ) -> ModuleContext:
     """The function's module as the editor holds it (its unsaved text too), with the
     view of its workspace folder (read on a worker thread)."""
@@ -821,7 +853,8 @@ async def _module(ls: CodequorumServer, snapshot: Snapshot, entry: FunctionEntry
                             entry.qualified_name, str(getattr(entry.info, "kind", "function")))
 
 
-async def run_dynamic_command(ls: CodequorumServer, args: c.RunDynamicArgs) -> c.RunDynamicResult:
+@command(c.RunDynamicArgs)
+async def run_dynamic_command(ls: Host, args: c.RunDynamicArgs) -> c.RunDynamicResult:
     """Start the sandboxed dynamic analysis of a function in the background, in its module
     (``interactive``: answered at once, before any question; what comes of it is shown)."""
     snapshot, entry, analysis = await _runnable(ls, args)
@@ -852,22 +885,9 @@ async def run_dynamic_command(ls: CodequorumServer, args: c.RunDynamicArgs) -> c
     return c.RunDynamicResult(uri=args.uri, qualified_name=name, started=True, token=progress.token)
 
 
-async def _run_dynamic_shown(ls: CodequorumServer, args: c.RunDynamicArgs) -> None:
+async def _run_dynamic_shown(ls: Host, args: c.RunDynamicArgs) -> None:
     """Start the run; say why when it does not start (a refusal is said by the gate)."""
     result = await run_dynamic_command(ls, args)
     if not result.started and not result.refused and result.message:
         shown = safe_text(result.qualified_name, 200)
         ls.show(types.MessageType.Info, f"codequorum: '{shown}': {safe_text(result.message)}")
-
-
-#: Every command's handler.
-HANDLERS: dict[str, Any] = {
-    ANALYZE: analyze_command,
-    REGENERATE: regenerate_command,
-    ADD_SAMPLES: add_samples_command,
-    IMPORT_SAMPLES: import_samples_command,
-    CLEAR_SAMPLES: clear_samples_command,
-    SHOW_SAMPLE: show_sample_command,
-    COMPARE: compare_command,
-    RUN_DYNAMIC: run_dynamic_command,
-}

@@ -1,4 +1,4 @@
-"""Diagnostics from analyses: one per finding (:mod:`codequorum.findings`), on the
+"""Diagnostics from analyses: one per finding (:mod:`codequorum.render.findings`), on the
 function's name, the code linking to its explanation in docs/metrics.md."""
 
 from __future__ import annotations
@@ -11,10 +11,11 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from codequorum.findings import Finding, function_findings
+from codequorum.core.report import SEVERITIES
 from codequorum.lsp.documents import FunctionEntry, Snapshot
 from codequorum.lsp.engine import FunctionAnalysis
 from codequorum.lsp.settings import Settings
+from codequorum.render.findings import Finding, function_findings
 
 SOURCE = "codequorum"
 #: A base URL under which ``metrics.md`` is published (e.g. the repository's docs folder).
@@ -37,11 +38,9 @@ def code_description(code: str) -> types.CodeDescription | None:
     url = metrics_docs_url()
     return types.CodeDescription(href=f"{url}#{code}") if url else None
 
+#: LSP numbers the same ranking from 1 (Error) to 4 (Hint).
 SEVERITY: dict[str, types.DiagnosticSeverity] = {
-    "error": types.DiagnosticSeverity.Error,
-    "warning": types.DiagnosticSeverity.Warning,
-    "information": types.DiagnosticSeverity.Information,
-    "hint": types.DiagnosticSeverity.Hint,
+    name: types.DiagnosticSeverity(k + 1) for k, name in enumerate(SEVERITIES)
 }
 
 

@@ -17,9 +17,9 @@ from typing import Any, Literal
 
 from lsprotocol import types
 
-from codequorum import parsing
-from codequorum.limits import MAX_DOCUMENT_BYTES, InputLimitError, size_words
-from codequorum.session import dedent_function, function_indent
+from codequorum.core import parsing
+from codequorum.core.limits import MAX_DOCUMENT_BYTES, InputLimitError, size_words
+from codequorum.pipeline.session import dedent_function, function_indent
 
 Encoding = Literal["utf-8", "utf-16", "utf-32"]
 
@@ -230,7 +230,7 @@ def _contains(rng: types.Range, pos: types.Position) -> bool:
 def language_of(uri: str, language_id: str | None) -> str | None:
     """The codequorum language of a document, from its languageId or its path; None if
     codequorum does not know it."""
-    from codequorum.errors import UnknownLanguageError
+    from codequorum.core.errors import UnknownLanguageError
 
     if language_id:
         try:

@@ -1,4 +1,4 @@
-"""The bridge between the editor and the engine: a :class:`~codequorum.session.Session`
+"""The bridge between the editor and the engine: a :class:`~codequorum.pipeline.session.Session`
 driven by the server's settings, with its blocking work on worker threads.
 
 The event loop only awaits. Quick work (SQLite reads, parsing, cache look-ups) runs on one
@@ -19,16 +19,23 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from codequorum.lsp.consent import Approvals
+from codequorum.core.model import ModuleContext
+from codequorum.ingest.store import SampleStore
+from codequorum.ingest.workspace import file_key_for
+from codequorum.judge.dynamic import dynamic_verdicts
 from codequorum.lsp.documents import FunctionEntry, Snapshot
 from codequorum.lsp.settings import Settings
-from codequorum.model import ModuleContext
-from codequorum.session import AnalysisKey, FunctionAnalysis, Notify, Session, SessionConfig
-from codequorum.sources.store import SampleStore
-from codequorum.workspace import file_key_for
+from codequorum.options.approvals import Approvals
+from codequorum.pipeline.session import (
+    AnalysisKey,
+    FunctionAnalysis,
+    Notify,
+    Session,
+    SessionConfig,
+)
 
 if TYPE_CHECKING:
-    from codequorum.inputs import Proposer
+    from codequorum.behaviour.test_inputs import Proposer
 
 __all__ = [
     "Engine",
@@ -69,7 +76,7 @@ def session_config(settings: Settings) -> SessionConfig:
 def ran_nothing(report: Any) -> bool:
     """True for a dynamic report of a run that ran no version and has nothing to say: it had
     no inputs (a run refused by its module keeps its note, ``not-run-in-module``)."""
-    return not getattr(report, "inputs", None) and not getattr(report, "verdicts", None)
+    return not getattr(report, "inputs", None) and not dynamic_verdicts(report)
 
 
 class Engine(Session):
@@ -89,7 +96,7 @@ class Engine(Session):
 
     def store(self) -> SampleStore | None:
         """The open store; a store this server made is approved for running at once (the
-        user fills it), one it found is not (see :mod:`codequorum.lsp.consent`)."""
+        user fills it), one it found is not (see :mod:`codequorum.options.approvals`)."""
         store = super().store()
         if store is not None and store.created and store.store_id not in self._made:
             self._made.add(store.store_id)

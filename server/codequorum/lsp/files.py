@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from codequorum.safe_paths import UnreadableFile, read_regular
+from codequorum.core.safe_paths import UnreadableFile, read_regular
 
 #: Largest sample file read for ``codequorum.importSamples`` (path or text).
 MAX_IMPORT_BYTES = 16 * 1024 * 1024

@@ -22,14 +22,14 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from codequorum.lsp.consent import Approvals, is_default_endpoint
-from codequorum.safe_text import safe_text
+from codequorum.core.safe_text import safe_text
+from codequorum.options.approvals import Approvals, is_default_endpoint
 
 if TYPE_CHECKING:
+    from codequorum.generate.proposed_inputs import InputAsker
     from codequorum.lsp.engine import Engine
-    from codequorum.lsp.server import CodequorumServer
+    from codequorum.lsp.host import Host
     from codequorum.lsp.settings import ProviderSettings, Settings
-    from codequorum.sources.proposed_inputs import InputAsker
 
 log = logging.getLogger(__name__)
 
@@ -44,14 +44,14 @@ UNTRUSTED = (
 )
 
 
-async def ask(ls: CodequorumServer, message: str, no: str, yes: str) -> bool:
+async def ask(ls: Host, message: str, no: str, yes: str) -> bool:
     """True when the user picks ``yes``; the actions are offered ``no`` first, the one a
     client pre-selects. False on ``no``, a dismissed question, any other answer, or a
     client that cannot ask."""
     return await choose(ls, message, (no, yes)) == yes
 
 
-async def choose(ls: CodequorumServer, message: str, actions: tuple[str, ...],
+async def choose(ls: Host, message: str, actions: tuple[str, ...],
                  kind: types.MessageType = types.MessageType.Warning) -> str | None:
     """The title of the action the user picks among ``actions`` (the safe one first: the
     one a client pre-selects); None for a dismissed question, an answer that is none of
@@ -67,7 +67,7 @@ async def choose(ls: CodequorumServer, message: str, actions: tuple[str, ...],
     return answer.title if answer is not None and answer.title in actions else None
 
 
-async def _remember(ls: CodequorumServer, approve: Callable[[Any, str], None], *args: Any) -> None:
+async def _remember(ls: Host, approve: Callable[[Any, str], None], *args: Any) -> None:
     """Keep an approval; when the file cannot be written the answer holds this time only."""
     try:
         await ls.engine.run(approve, *args)
@@ -80,7 +80,7 @@ async def _remember(ls: CodequorumServer, approve: Callable[[Any, str], None], *
 
 
 async def may_run_store(
-    ls: CodequorumServer, engine: Engine | None = None, approvals: Approvals | None = None
+    ls: Host, engine: Engine | None = None, approvals: Approvals | None = None
 ) -> str | None:
     """None when the store's versions may run (``engine``'s store; default: the first
     folder's): the server made the store, or the user approved it now or before."""
@@ -109,7 +109,7 @@ async def may_run_store(
 
 
 async def may_send_key(
-    ls: CodequorumServer,
+    ls: Host,
     provider: ProviderSettings,
     confirmed: bool = False,
     approvals: Approvals | None = None,
@@ -152,7 +152,7 @@ class ConsentedProposer:
 
     def __init__(
         self,
-        ls: CodequorumServer,
+        ls: Host,
         provider: ProviderSettings,
         asker: InputAsker,
         loop: asyncio.AbstractEventLoop,
@@ -198,12 +198,12 @@ class ConsentedProposer:
 
 
 def input_proposer(
-    ls: CodequorumServer, settings: Settings, cancel: threading.Event
+    ls: Host, settings: Settings, cancel: threading.Event
 ) -> ConsentedProposer | None:
     """The proposer of a dynamic run (stopped by ``cancel``) when
     ``codequorum.dynamic.proposeInputs`` is on and the provider is an endpoint the server
     asks; None otherwise. Call from the event loop."""
-    from codequorum.sources.proposed_inputs import InputAsker
+    from codequorum.generate.proposed_inputs import InputAsker
 
     p = settings.provider
     if not settings.dynamic.propose_inputs or p.kind != "openai-compatible":

@@ -14,13 +14,8 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping, Sequence
 
-from codequorum.findings import (
-    compared_text,
-    consensus,
-    current_standing,
-    recommendation_lines,
-)
-from codequorum.limits import MAX_DIFF_LINES
+from codequorum.core.limits import MAX_DIFF_LINES
+from codequorum.core.report import Verdict, warns
 from codequorum.lsp.documents import FunctionEntry
 from codequorum.lsp.engine import FunctionAnalysis
 from codequorum.lsp.rendering import (
@@ -36,25 +31,21 @@ from codequorum.lsp.rendering import (
     render,
 )
 from codequorum.lsp.settings import Settings
-from codequorum.model import Verdict
-
-#: (summary key, label) of the pairwise figures shown, in order.
-PAIR_FIGURES: tuple[tuple[str, str], ...] = (
-    ("jsd_struct", "JSD"),
-    ("sce_struct", "SCE"),
-    ("tsed", "TSED"),
+from codequorum.metrics.registry import PAIR_METRICS, SCALAR_FIGURES, shown
+from codequorum.render.findings import (
+    compared_text,
+    consensus,
+    current_standing,
+    recommendation_lines,
 )
+
+#: (summary key, label) of the pairwise figures shown, in order (the registry's ``hover``).
+PAIR_FIGURES: tuple[tuple[str, str], ...] = tuple(
+    (m.key, m.show.hover_label or m.label) for m in shown(PAIR_METRICS, "hover"))
 #: (summary key, label) of the dynamic figures shown when a sandboxed run exists.
-DYNAMIC_FIGURES: tuple[tuple[str, str], ...] = (
-    ("sctd_jsd", "SCTD"),
-    ("dctd_jsd", "DCTD"),
-    ("bef_jsd", "BEF"),
-    ("oer", "OER"),
-)
+DYNAMIC_FIGURES: tuple[tuple[str, str], ...] = tuple(
+    (f.key, f.show.hover_label or f.label) for f in shown(SCALAR_FIGURES, "hover"))
 
-
-#: Severities whose verdicts the hover marks ⚠️ and always lists.
-WARNING_SEVERITIES = frozenset({"error", "warning"})
 
 #: What a hover says while the versions are still being compared.
 COMPUTING = "comparing the versions…"
@@ -79,7 +70,7 @@ def _fmt(value: object) -> str | None:
 
 def short_diff(a: str, b: str, a_name: str, b_name: str, max_lines: int) -> str:
     """At most ``max_lines`` lines of a unified diff of ``a`` against ``b``; none when
-    either is longer than :data:`~codequorum.limits.MAX_DIFF_LINES` (the hover is
+    either is longer than :data:`~codequorum.core.limits.MAX_DIFF_LINES` (the hover is
     rendered on the event loop, and difflib grows much faster than the versions)."""
     a_lines, b_lines = a.splitlines(), b.splitlines()
     if max_lines <= 0 or max(len(a_lines), len(b_lines)) > MAX_DIFF_LINES:
@@ -97,7 +88,7 @@ def short_diff(a: str, b: str, a_name: str, b_name: str, max_lines: int) -> str:
 
 def hover_title(qualified_name: str, compared: str, n_clusters: int | None) -> Line:
     """The hover's first line: the function, what was compared (``4 versions + your
-    code``, :func:`~codequorum.findings.compared_text`) and, once they were compared, how
+    code``, :func:`~codequorum.render.findings.compared_text`) and, once they were compared, how
     many clusters they form."""
     title: Line = (Strong("codequorum"), " · ", Code(qualified_name), f" · {compared}")
     if n_clusters is not None:
@@ -110,10 +101,10 @@ def verdict_lines(headline: Verdict | None, verdicts: Sequence[Verdict]) -> list
     verdict that warns: the hover leaves out the quiet ones the headline already sums up."""
     lines: list[Line] = []
     if headline is not None:
-        mark = "⚠️" if headline.severity in WARNING_SEVERITIES else "✓"
+        mark = "⚠️" if warns(headline.severity) else "✓"
         lines.append((f"{mark} ", Code(headline.code), " — ", Text(headline.message)))
     for verdict in verdicts:
-        if verdict is not headline and verdict.severity in WARNING_SEVERITIES:
+        if verdict is not headline and warns(verdict.severity):
             lines.append(("⚠️ ", Code(verdict.code), " — ", Text(verdict.message)))
     return lines
 

@@ -6,11 +6,11 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 
 from lsprotocol import types
 
-from codequorum.findings import compared_text
 from codequorum.lsp.contract import AnalyzeArgs, CompareArgs, RegenerateArgs
 from codequorum.lsp.documents import FunctionEntry, Snapshot
 from codequorum.lsp.engine import FunctionAnalysis
 from codequorum.lsp.settings import Settings
+from codequorum.render.findings import compared_text
 
 CMD_ANALYZE = AnalyzeArgs.COMMAND
 CMD_COMPARE = CompareArgs.COMMAND

@@ -3,7 +3,7 @@
 Hovers are markdown. Anything that came from a version (its code, messages its run
 produced, labels, names read from a document) goes through :func:`md_text` (running text),
 :func:`md_code` (inline code) or :func:`md_block` (a fenced block), which first pass it
-through :func:`~codequorum.safe_text.safe_text` (control, bidi and zero-width characters
+through :func:`~codequorum.core.safe_text.safe_text` (control, bidi and zero-width characters
 escaped, length bounded).
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from codequorum.safe_text import safe_text
+from codequorum.core.safe_text import safe_text
 
 #: Characters that start markup anywhere in a line (emphasis, code, links, images, HTML,
 #: entities, tables, strikethrough); CommonMark lets a backslash escape each.

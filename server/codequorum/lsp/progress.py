@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 if TYPE_CHECKING:
-    from pygls.lsp.server import LanguageServer
+    from codequorum.lsp.host import Host
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +39,7 @@ class WorkProgress:
 
     def __init__(
         self,
-        ls: LanguageServer,
+        ls: Host,
         title: str,
         *,
         cancellable: bool = True,

@@ -8,7 +8,7 @@ document), :class:`Code` (a name or code fragment) and :class:`Strong`. The rend
 how each looks: :func:`to_markdown` escapes what is not ours (:mod:`markdown`), so it shows as
 written and cannot add markup; :func:`to_plain` adds no markup at all (no ``**``, no
 backticks, no fences; a block is indented) and passes what is not ours through
-:func:`~codequorum.safe_text.safe_text`.
+:func:`~codequorum.core.safe_text.safe_text`.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from typing import Literal
 
 from lsprotocol import types
 
+from codequorum.core.safe_text import safe_text
 from codequorum.lsp.markdown import BLOCK_LIMIT, md_block, md_code, md_text
-from codequorum.safe_text import safe_text
 
 Format = Literal["markdown", "plaintext"]
 

@@ -4,11 +4,11 @@ document where the client opens one, else a message; see :mod:`views`)."""
 
 from __future__ import annotations
 
-from codequorum.findings import compared_text
 from codequorum.lsp.documents import FunctionEntry
 from codequorum.lsp.engine import FunctionAnalysis
 from codequorum.lsp.hover import diff_pair, hover_doc, hover_title, short_diff
 from codequorum.lsp.rendering import Block, Doc, Line, Paragraph, Text
+from codequorum.render.findings import compared_text
 
 #: Most lines of each diff in a document (a message keeps to ``hover.diffLines``).
 DOCUMENT_DIFF_LINES = 400

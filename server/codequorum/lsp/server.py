@@ -27,7 +27,10 @@ from pygls.protocol.json_rpc import MsgId
 from pygls.protocol.language_server import lsp_method
 
 from codequorum import __version__
-from codequorum.limits import MAX_DOCUMENT_BYTES
+from codequorum.behaviour.runtimes import runtime_for
+from codequorum.core.limits import MAX_DOCUMENT_BYTES
+from codequorum.core.safe_text import safe_text
+from codequorum.ingest.workspace import file_key_for
 from codequorum.lsp import commands as cmds
 from codequorum.lsp import contract
 from codequorum.lsp.actions import (
@@ -55,10 +58,8 @@ from codequorum.lsp.rendering import Format, client_format, markup_content
 from codequorum.lsp.settings import Settings, file_settings, folder_settings, parse_settings
 from codequorum.lsp.views import shows_documents
 from codequorum.lsp.watch import EDIT_REASON, Watch
-from codequorum.safe_text import safe_text
-from codequorum.session import AnalysisKey
-from codequorum.watch.edits import Edit
-from codequorum.workspace import file_key_for
+from codequorum.pipeline.session import AnalysisKey
+from codequorum.pipeline.watch.edits import Edit
 
 log = logging.getLogger(__name__)
 
@@ -147,7 +148,7 @@ class CodequorumProtocol(LanguageServerProtocol):
 
 
 def edit_of(doc: Any, change: types.TextDocumentContentChangeEvent) -> Edit | None:
-    """One content change as an :class:`~codequorum.watch.edits.Edit` of ``doc``'s text
+    """One content change as an :class:`~codequorum.pipeline.watch.edits.Edit` of ``doc``'s text
     before it (None for a change without a range: the whole document)."""
     if not isinstance(change, types.TextDocumentContentChangePartial):
         return None
@@ -836,7 +837,8 @@ async def code_action(
         stored = 0 if key is None else len(key.stored)
         offer = CommandOffer(
             stored=stored,
-            dynamic=snapshot.language == "python" and settings.dynamic.enable and ls.trusted,
+            dynamic=(runtime_for(snapshot.language) is not None and settings.dynamic.enable
+                     and ls.trusted),
             report=shows_documents(ls),
             skip=lensed_commands(mode, ls.shows_lenses, lens_commands(stored > 0, settings)),
         )
@@ -854,9 +856,12 @@ async def code_action(
 
 def register_command(name: str) -> None:
     """Register one command: pygls reads the argument object into the command's arguments
-    class (the handler's annotation) and writes its result class back as JSON."""
+    class (the handler's annotation) and writes its result class back as JSON. The handler
+    is the function :func:`~codequorum.lsp.commands.command` registered for it."""
     args_cls, result_type = contract.COMMANDS[name]
-    run = cmds.HANDLERS[name]
+    run = cmds.HANDLERS.get(name)
+    if run is None:
+        raise LookupError(f"no handler for the command {name}")
 
     async def handler(ls: CodequorumServer, args: Any) -> Any:
         try:

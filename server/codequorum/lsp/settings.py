@@ -4,10 +4,11 @@ Settings arrive as ``initializationOptions``, in ``workspace/didChangeConfigurat
 from ``workspace/configuration`` (section ``codequorum``). Each is read by
 :func:`parse_settings` into a frozen :class:`Settings`; a value of the wrong type or out of
 range is replaced by its default and named in a warning, so a bad setting never stops the
-server. The names, types, defaults and bounds here are those of
-``shared/settings.schema.json`` (a test holds the two together).
+server. The names, types, bounds and reach are those declared in
+:data:`codequorum.options.declarations.SETTINGS` (``shared/settings.schema.json`` is written
+from them); the defaults are the dataclasses' (a test holds the two together).
 
-Every setting also says what it can do (:class:`~codequorum.option_policy.Reach`): one that
+Every setting also says what it can do (:class:`~codequorum.options.policy.Reach`): one that
 chooses the store, the endpoint, the key variable, the sandbox or whether versions run is
 the user's alone. The editor sends such a setting from the user's settings only (VS Code:
 ``"scope": "machine"``), and :func:`folder_settings` keeps a workspace folder's own value of
@@ -22,10 +23,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from codequorum.option_policy import Reach
+from codequorum.options.declarations import SETTINGS, Setting
+from codequorum.options.policy import Reach
 
 if TYPE_CHECKING:
-    from codequorum.sources.openai_compat import ProviderConfig
+    from codequorum.generate.endpoint import ProviderConfig
 
 PREFIX = "codequorum."
 
@@ -64,7 +66,7 @@ class ProviderSettings:
 
     def config(self, samples: int | None = None) -> ProviderConfig:
         """The client configuration these settings stand for (``samples`` versions)."""
-        from codequorum.sources.openai_compat import ProviderConfig
+        from codequorum.generate.endpoint import ProviderConfig
 
         return ProviderConfig(
             base_url=self.base_url,
@@ -202,76 +204,23 @@ class Spec:
         return getattr(factory(), self.attr)
 
 
-#: Every server-side setting (schema name -> where it goes, what it accepts, what it can do).
-A = Reach.ANALYSIS
-SPECS: tuple[Spec, ...] = (
-    Spec("store.path", "store", "path", "string", reach=Reach.STORE),
-    Spec("provider.kind", "provider", "kind", "string", enum=("openai-compatible", "client"),
-         reach=A),
-    Spec("provider.baseUrl", "provider", "base_url", "string", reach=Reach.ENDPOINT),
-    Spec("provider.model", "provider", "model", "string", reach=Reach.MODEL),
-    Spec("provider.apiKeyEnv", "provider", "api_key_env", "string", reach=Reach.KEY_VARIABLE),
-    Spec("provider.temperature", "provider", "temperature", "number", 0, 2, reach=A),
-    Spec("provider.samples", "provider", "samples", "integer", 1, 50, reach=A),
-    Spec("provider.seed", "provider", "seed", "integer?", reach=A),
-    Spec("provider.timeout", "provider", "timeout", "number", 0, 600, exclusive_minimum=True,
-         reach=A),
-    Spec("provider.maxRetries", "provider", "max_retries", "integer", 0, 10, reach=A),
-    Spec("provider.useN", "provider", "use_n", "boolean", reach=A),
-    # Workspace values of these two need the user's trust: they decide how hard the user's
-    # endpoint is asked and how many tokens the key pays for.
-    Spec("provider.concurrency", "provider", "concurrency", "integer?", 1, 64,
-         reach=Reach.ENDPOINT_LOAD),
-    Spec("provider.maxTokens", "provider", "max_tokens", "integer?", 0, 131072,
-         reach=Reach.TOKEN_SPEND),
-    Spec("diagnostics.enable", "diagnostics", "enable", "boolean", reach=A),
-    Spec("diagnostics.onType", "diagnostics", "on_type", "boolean", reach=A),
-    Spec("diagnostics.debounceMs", "diagnostics", "debounce_ms", "integer", 0, 10000, reach=A),
-    Spec(
-        "diagnostics.minSeverity",
-        "diagnostics",
-        "min_severity",
-        "string",
-        enum=("error", "warning", "information", "hint"),
-        reach=A,
-    ),
-    Spec("hover.enable", "hover", "enable", "boolean", reach=A),
-    Spec("hover.diffLines", "hover", "diff_lines", "integer", 0, 200, reach=A),
-    Spec("codeLens.enable", "code_lens", "enable", "boolean", reach=A),
-    Spec("codeLens.showForAll", "code_lens", "show_for_all", "boolean", reach=A),
-    Spec("codeAction.commands", "code_action", "commands", "string",
-         enum=("auto", "always", "never"), reach=A),
-    Spec("analysis.includeCurrent", "analysis", "include_current", "boolean", reach=A),
-    Spec("analysis.maxDepth", "analysis", "max_depth", "integer", 1, 200, reach=A),
-    Spec("analysis.tsed", "analysis", "tsed", "boolean", reach=A),
-    Spec("dynamic.enable", "dynamic", "enable", "boolean", reach=Reach.RUNS_CODE,
-         project_values=(False,)),
-    Spec("dynamic.auto", "dynamic", "auto", "boolean", reach=Reach.RUNS_CODE,
-         project_values=(False,)),
-    Spec("dynamic.timeout", "dynamic", "timeout", "number", 0, 600, exclusive_minimum=True,
-         reach=Reach.SANDBOX),
-    Spec("dynamic.sandbox", "dynamic", "sandbox", "string", enum=("strict", "weak"),
-         reach=Reach.SANDBOX, project_values=("strict",)),
-    Spec("dynamic.proposeInputs", "dynamic", "propose_inputs", "boolean",
-         reach=Reach.SPENDS_KEY, project_values=(False,)),
-    # ``auto`` has the endpoint asked with the user's key, unasked; a workspace may only
-    # keep the watch from doing that.
-    Spec("watch", "watch", "mode", "string", enum=("off", "ask", "auto"),
-         reach=Reach.SPENDS_KEY, project_values=("off", "ask")),
-    Spec("watchMaxPerHour", "watch", "max_per_hour", "integer", 0, 1000,
-         reach=Reach.TOKEN_SPEND),
-)
+def _spec(setting: Setting) -> Spec:
+    """The language server's view of a declared setting."""
+    group, attr = setting.path
+    kind = setting.type
+    assert kind != "strings", f"{setting.name}: the server reads no list setting"
+    return Spec(setting.name, group, attr, kind, setting.minimum, setting.maximum,
+                setting.exclusive_minimum, setting.enum, reach=setting.reach,
+                project_values=setting.project_values)
+
+
+#: Every server-side setting (schema name -> where it goes, what it accepts, what it can
+#: do), from the declarations.
+SPECS: tuple[Spec, ...] = tuple(_spec(s) for s in SETTINGS if not s.client)
 
 #: Settings the editor client reads (``"x-codequorum-scope": "client"`` in the schema), and
 #: what each can do; the server accepts and ignores them.
-CLIENT_ONLY: dict[str, Reach] = {
-    "server.command": Reach.PROGRAM,
-    "trace.server": A,
-    "interpreter": Reach.INTERPRETER,
-    "languageModel.vendor": A,
-    "languageModel.family": A,
-    "statusBar.enable": A,
-}
+CLIENT_ONLY: dict[str, Reach] = {s.name: s.reach for s in SETTINGS if s.client}
 
 #: The key by which the client says whether the workspace is trusted.
 TRUSTED = "trusted"
@@ -421,10 +370,10 @@ def _short(value: Any) -> str:
 
 def file_settings(root: str | None) -> tuple[Settings, list[str]]:
     """The workspace's defaults from its ``codequorum.toml`` / ``[tool.codequorum]`` and the
-    user's ``config.toml`` (see :mod:`codequorum.config_file`), for :func:`parse_settings`
+    user's ``config.toml`` (see :mod:`codequorum.options.config_file`), for :func:`parse_settings`
     to lay the editor's settings over; a bad file is one warning and no defaults."""
-    from codequorum.config_file import workspace_defaults
-    from codequorum.errors import UserError
+    from codequorum.core.errors import UserError
+    from codequorum.options.config_file import workspace_defaults
 
     if not root:
         return Settings(), []

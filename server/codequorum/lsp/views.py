@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING, Literal
 
 from lsprotocol import types
 
+from codequorum.core.safe_text import safe_text
 from codequorum.lsp.rendering import Doc, to_plain
-from codequorum.safe_text import safe_text
 
 if TYPE_CHECKING:
-    from codequorum.lsp.server import CodequorumServer
+    from codequorum.lsp.host import Host
 
 log = logging.getLogger(__name__)
 
@@ -84,14 +84,14 @@ def prune(folder: Path, keep: int, spare: Path | None = None) -> None:
         old.unlink(missing_ok=True)
 
 
-def shows_documents(ls: CodequorumServer) -> bool:
+def shows_documents(ls: Host) -> bool:
     """True when the client opens documents the server names (``window.showDocument``)."""
     window = ls.client_capabilities.window
     return bool(window and window.show_document and window.show_document.support)
 
 
 async def present(
-    ls: CodequorumServer,
+    ls: Host,
     doc: Doc,
     fallback: Doc,
     uri: str,

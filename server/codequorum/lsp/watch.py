@@ -3,7 +3,7 @@
 
 The protocol hands every change to :meth:`Watch.changed`: its edits (offsets in the text
 before each), the texts before them and the text after. The rules of
-:mod:`codequorum.watch.arrivals` say which functions the change wrote; each waits
+:mod:`codequorum.pipeline.watch.arrivals` say which functions the change wrote; each waits
 :data:`DEBOUNCE` seconds, and is dropped as soon as an edit touches it. Then, with
 ``watch`` = ``ask``, a one-click offer (``window/showMessageRequest``, the safe answer
 first); "always" and "never" are kept per workspace folder in the user's approvals file.
@@ -32,19 +32,19 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from codequorum.core.model import Sample
+from codequorum.core.safe_text import safe_text
 from codequorum.lsp.autorun import run_arrived
-from codequorum.lsp.consent import Approvals
 from codequorum.lsp.gates import choose, may_send_key
 from codequorum.lsp.progress import WorkProgress
-from codequorum.model import Sample
-from codequorum.safe_text import safe_text
-from codequorum.watch.arrivals import Arrival, shape_key
-from codequorum.watch.budget import HourlyBudget
-from codequorum.watch.document import DocumentWatch
-from codequorum.watch.edits import Edit, Region, shift, touches
+from codequorum.options.approvals import Approvals
+from codequorum.pipeline.watch.arrivals import Arrival, shape_key
+from codequorum.pipeline.watch.budget import HourlyBudget
+from codequorum.pipeline.watch.document import DocumentWatch
+from codequorum.pipeline.watch.edits import Edit, Region, shift, touches
 
 if TYPE_CHECKING:
-    from codequorum.lsp.server import CodequorumServer
+    from codequorum.lsp.host import Host
 
 log = logging.getLogger(__name__)
 
@@ -114,7 +114,7 @@ class Watch:
     """The server's watch: what each document had, the arrivals on their way, the hour's
     budget and the editor's reasons for changes."""
 
-    ls: CodequorumServer
+    ls: Host
     budget: HourlyBudget = field(default_factory=HourlyBudget)
     _documents: dict[str, DocumentWatch] = field(default_factory=dict)
     _watched: dict[tuple[str, str], Watched] = field(default_factory=dict)

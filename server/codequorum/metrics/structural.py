@@ -49,7 +49,7 @@ import numpy.typing as npt
 import tree_sitter
 from threadpoolctl import ThreadpoolController
 
-from codequorum.parsing import (
+from codequorum.core.parsing import (
     get_language,
     get_parser,
     normalize_language,
@@ -425,7 +425,7 @@ def subtree_counts(
     """Count the subtree symbols of each sample (parsed once) over a shared vocabulary.
 
     ``codes``: sample texts (``bytes`` are taken as UTF-8 as they are); ``language``: a
-    name or alias known to ``codequorum.parsing``; ``max_depth``: deepest level visited
+    name or alias known to ``codequorum.core.parsing``; ``max_depth``: deepest level visited
     (root = 1, must be >= 1). Returns the ``n × V`` structure-only and structure+value
     count matrices and the syntax-error count of each sample.
     """

@@ -70,7 +70,7 @@ import numpy as np
 import numpy.typing as npt
 import tree_sitter
 
-from codequorum.parsing import parse
+from codequorum.core.parsing import parse
 
 __all__ = [
     "DEFAULT_MAX_NODES",

@@ -1,6 +1,7 @@
 """Command-line renderers: stability reports -> rich table, JSON document, CSV rows.
 
-Renderers only lay out what the reports already hold; they never compute a metric.
+Renderers only lay out what the reports already hold; they never compute a metric. The
+output formats of ``score`` are :data:`codequorum.render.sinks.OUTPUT_FORMATS`.
 """
 
 from __future__ import annotations
@@ -9,11 +10,8 @@ from codequorum.render.csv_out import CSV_COLUMNS, csv_columns, write_csv
 from codequorum.render.json_out import report_document, write_json
 from codequorum.render.table import build_table, print_table
 
-OUTPUT_FORMATS: tuple[str, ...] = ("table", "json", "jsonl", "csv", "html")
-
 __all__ = [
     "CSV_COLUMNS",
-    "OUTPUT_FORMATS",
     "build_table",
     "csv_columns",
     "print_table",

@@ -5,7 +5,7 @@ line up and scripts can name columns: a figure not computed (TSED with ``--no-ts
 the behaviour figures without ``--dynamic``, a set with too few versions) is an empty
 cell. Pairwise metrics give two columns, ``<metric>_ordered`` and ``<metric>_unordered``;
 scalar figures one each. Sample indices are 0-based, as in JSON. Text from the input
-(task ids, messages) goes through :func:`~codequorum.safe_text.safe_text`.
+(task ids, messages) goes through :func:`~codequorum.core.safe_text.safe_text`.
 
 A spreadsheet evaluates a cell that starts with ``=``, ``+``, ``-`` or ``@`` (and, in some,
 a tab or a carriage return) as a formula, so every text cell that would start with one is
@@ -18,15 +18,19 @@ from __future__ import annotations
 
 import csv
 import numbers
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterator, Sequence
 from typing import Any, TextIO
 
-from codequorum.analysis import AST_DIFF_KEYS, PAIR_METRICS, TEXTUAL_KEYS, StabilityReport
-from codequorum.safe_text import safe_text
+from codequorum.core.errors import UserError
+from codequorum.core.report import StabilityReport
+from codequorum.core.safe_text import safe_text
+from codequorum.metrics.registry import PAIR_METRICS
+from codequorum.pipeline.analyze import AST_DIFF_KEYS, TEXTUAL_KEYS
 
 LEADING: tuple[str, ...] = ("task_id", "language", "status", "n", "n_total", "skipped",
                             "syntax_error_samples", "empty_samples")
-PAIR_COLUMNS: tuple[str, ...] = tuple(f"{metric}_{kind}" for metric in PAIR_METRICS
+PAIR_COLUMNS: tuple[str, ...] = tuple(f"{metric.key}_{kind}" for metric in PAIR_METRICS
                                       for kind in ("ordered", "unordered"))
 #: Figures of the sandboxed run (``--dynamic``), in the order of docs/cli.md.
 DYNAMIC_COLUMNS: tuple[str, ...] = (
@@ -53,7 +57,7 @@ FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 def text_cell(value: object) -> str:
     """Text from the input as a CSV cell: escaped by
-    :func:`~codequorum.safe_text.safe_text`, and with a leading ``'`` when it would start a
+    :func:`~codequorum.core.safe_text.safe_text`, and with a leading ``'`` when it would start a
     formula."""
     text = safe_text(value)
     return "'" + text if text.startswith(FORMULA_START) else text
@@ -107,7 +111,7 @@ def _row(report: StabilityReport) -> dict[str, Any]:
     }
     for metric in PAIR_METRICS:
         for kind in ("ordered", "unordered"):
-            row[f"{metric}_{kind}"] = _figure(report.pair(metric, kind))
+            row[f"{metric.key}_{kind}"] = _figure(report.pair(metric.key, kind))
     for key in (*TEXTUAL_KEYS, *AST_DIFF_KEYS, *DYNAMIC_COLUMNS):
         row[key] = _figure(report.summary.get(key))
     return row
@@ -122,3 +126,14 @@ def write_csv(reports: Sequence[StabilityReport], stream: TextIO, *, header: boo
         writer.writeheader()
     for report in reports:
         writer.writerow(_row(report))
+
+
+def task_ids(lines: Iterator[str], path: str) -> Counter[str]:
+    """The task ids (as written) of a CSV this module wrote, counted, read back a line at a
+    time for ``--resume``; :class:`UserError` when the header is not this version's."""
+    rows = csv.reader(lines)
+    header = next(rows, None)
+    if header is not None and tuple(header) != CSV_COLUMNS:
+        raise UserError(f"{path}: not a codequorum CSV of this version (header differs); "
+                        "cannot resume into it")
+    return Counter(row[0] for row in rows if row)

@@ -8,6 +8,11 @@ the data is put into the page with ``textContent`` or as an SVG attribute, never
 
 from __future__ import annotations
 
+import json
+
+from codequorum.judge.verdicts import VERDICTS, html_colours
+from codequorum.metrics.registry import FIGURES, labels, shown
+
 PAGE_CSS = r"""
 :root{--fg:#1d2330;--mute:#5b6475;--line:#dde1e8;--bg:#f6f7f9;--card:#fff;--acc:#2457c5}
 *{box-sizing:border-box}
@@ -46,15 +51,12 @@ pre span{display:block;white-space:pre}pre .add{background:#e3f6e6}pre .del{back
 .list{width:420px;max-height:160px;overflow:auto;overflow-wrap:anywhere;color:var(--mute)}
 """
 
-PAGE_JS = r"""
+_PAGE_JS = r"""
 (function () {
 "use strict";
 var D = JSON.parse(document.getElementById("cq-data").textContent);
 var NS = "http://www.w3.org/2000/svg";
-var LABELS = {jsd_struct: "JSD struct", jsd_value: "JSD value", sce_struct: "SCE struct",
-  sce_value: "SCE value", tsed: "TSED", tsed_08: "TSED 0.8", lcs_mean: "LCS", led_mean: "LED",
-  pass_rate_mean: "Pass", oer: "OER", sctd_jsd: "SCTD", dctd_jsd: "DCTD", bef_jsd: "BEF",
-  risk: "Risk"};
+var LABELS = @LABELS@;
 var COLS = ["Task", "n", "Verdict", "Risk", "Pctl", "Keep"].concat(
   D.metrics.map(function (m) { return LABELS[m] || m; }));
 var FIRST_METRIC = 6, PAGE = 50;
@@ -77,10 +79,10 @@ function svgTitle(node, text) { var t = sv("title", {}, node); t.textContent = t
 function fmt(x, d) { return (x === null || x === undefined) ? "\u2013" : x.toFixed(d === undefined ? 2 : d); }
 function num(x) { return x.toLocaleString("en-US"); }
 function vclass(code) {
-  return code === "stable" ? "v-stable" : (code === "insufficient" || code === "") ? "v-mute" : "v-bad";
+  return @GOOD@ ? "v-stable" : (code === "insufficient" || code === "") ? "v-mute" : "v-bad";
 }
 var PALETTE = ["#ef6c00", "#6a1b9a", "#00838f", "#ad1457", "#4e342e", "#283593"];
-var vcolors = {stable: "#2e7d32", insufficient: "#9e9e9e", "unstable-structure": "#c62828"};
+var vcolors = @COLOURS@;
 function vcolor(code) {
   if (!(code in vcolors)) vcolors[code] = PALETTE[Object.keys(vcolors).length % PALETTE.length];
   return vcolors[code];
@@ -456,3 +458,43 @@ requestAnimationFrame(function () {  // the frame after: styles, layout and pain
 });
 })();
 """
+
+
+def _object_key(name: str) -> str:
+    """A key of a JavaScript object literal: bare when it is a name, else quoted."""
+    return name if name.isidentifier() else json.dumps(name)
+
+
+def _verdict_script(script: str) -> str:
+    """``script`` with the verdicts' styles from :mod:`codequorum.judge.verdicts`: which
+    codes are good, and the fixed colours."""
+    good = " || ".join(f"code === {json.dumps(s.code)}" for s in VERDICTS if s.style.good)
+    colours = ", ".join(f"{_object_key(code)}: {json.dumps(colour)}"
+                        for code, colour in html_colours().items())
+    return script.replace("@GOOD@", good).replace("@COLOURS@", "{" + colours + "}")
+
+
+#: Labels of the page's own columns beside the figures'.
+_OWN_LABELS = {"risk": "Risk"}
+
+
+def _labels_script(script: str) -> str:
+    """``script`` with the labels of the figures the page shows, from
+    :mod:`codequorum.metrics.registry`, wrapped as written by hand (lines of at most 100)."""
+    names = labels()
+    keys = [f.key for f in shown(FIGURES, "html")]
+    items = [f"{_object_key(k)}: {json.dumps(names[k])}" for k in keys]
+    items += [f"{_object_key(k)}: {json.dumps(v)}" for k, v in _OWN_LABELS.items()]
+    lines, line = [], "var LABELS = {"
+    for k, item in enumerate(items):
+        piece = item + ("," if k < len(items) - 1 else "};")
+        if len(line) + 1 + len(piece) > 100 and line.strip():
+            lines.append(line)
+            line = "  " + piece
+        else:
+            line = line + ("" if line.endswith("{") else " ") + piece
+    lines.append(line)
+    return script.replace("var LABELS = @LABELS@;", "\n".join(lines))
+
+
+PAGE_JS = _labels_script(_verdict_script(_PAGE_JS))

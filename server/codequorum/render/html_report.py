@@ -33,23 +33,23 @@ from typing import IO, Any, TextIO
 import numpy as np
 
 from codequorum import __version__
-from codequorum.analysis import FloatMatrix, StabilityReport
-from codequorum.errors import UserError
-from codequorum.formats import ReadError
-from codequorum.limits import json_depth_problem
-from codequorum.model import SampleSet
+from codequorum.core.errors import UserError
+from codequorum.core.limits import json_depth_problem
+from codequorum.core.model import SampleSet
+from codequorum.core.report import FloatMatrix, StabilityReport, headline
+from codequorum.core.safe_paths import UnreadableFile, read_regular
+from codequorum.core.safe_text import safe_text
+from codequorum.ingest.sample_files import ReadError
+from codequorum.metrics.registry import FIGURES, STRUCTURE, shown
 from codequorum.render.html_assets import PAGE_CSS, PAGE_JS
 from codequorum.render.json_out import report_document, safe_values
-from codequorum.safe_paths import UnreadableFile, read_regular
-from codequorum.safe_text import safe_text
 
-#: Summary figures shown as columns and histograms, in this order, when present.
-METRICS: tuple[str, ...] = (
-    "jsd_struct", "jsd_value", "sce_struct", "sce_value", "tsed", "tsed_08",
-    "lcs_mean", "led_mean", "pass_rate_mean", "oer", "sctd_jsd", "dctd_jsd", "bef_jsd",
-)
+#: Summary figures shown as columns and histograms, in this order, when present (the
+#: registry's ``html``).
+METRICS: tuple[str, ...] = tuple(
+    f.key for f in shown(FIGURES, "html"))
 #: The matrix drawn as the heatmap.
-HEATMAP_METRIC = "jsd_struct"
+HEATMAP_METRIC = STRUCTURE
 #: Longest version embedded (characters); longer ones are cut with a note.
 CODE_LIMIT = 20_000
 DIGITS = 4
@@ -76,11 +76,8 @@ def summary_value(summary: Mapping[str, Any], key: str) -> float | None:
 
 
 def _headline(verdicts: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
-    """The first warning or error, else the first verdict."""
-    for v in verdicts:
-        if v.get("severity") in ("error", "warning"):
-            return v
-    return verdicts[0] if verdicts else None
+    """The headline of verdicts in their JSON form (:func:`~codequorum.core.report.headline`)."""
+    return headline(verdicts, lambda v: v.get("severity"))
 
 
 def _code_text(code: str) -> str:

@@ -5,7 +5,7 @@ bytes as ``json.dump`` of the whole document, which is never held).
 
 Its shape is ``shared/report.schema.json``. Every string in it (messages that quote what a
 version printed or raised, task ids, notes) is passed through
-:func:`~codequorum.safe_text.safe_text`: JSON's own ``\\u001b`` escaping is undone by any
+:func:`~codequorum.core.safe_text.safe_text`: JSON's own ``\\u001b`` escaping is undone by any
 consumer that prints the value, so control characters are written out as text and long
 strings are bounded before they reach the document.
 """
@@ -17,9 +17,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
 
 from codequorum import __version__
-from codequorum.analysis import StabilityReport
-from codequorum.formats import ReadError
-from codequorum.safe_text import safe_text
+from codequorum.core.report import StabilityReport
+from codequorum.core.safe_text import safe_text
+from codequorum.ingest.sample_files import ReadError
 
 
 def safe_values(value: Any) -> Any:
@@ -46,7 +46,7 @@ def report_document(
 ) -> dict[str, Any]:
     """One JSON-ready document for a run: every scored set, every input error, whether the
     run was cut short (``total`` = how many sets were read) and, when given, ``overall``
-    (:mod:`codequorum.overall`: means over the sets and verdict counts)."""
+    (:mod:`codequorum.judge.overall`: means over the sets and verdict counts)."""
     doc: dict[str, Any] = {
         "codequorum": __version__,
         "sets": [r.to_dict(include_matrices=include_matrices) for r in reports],

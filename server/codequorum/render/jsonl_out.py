@@ -9,10 +9,12 @@ to standard error only, and there is no ``overall`` line.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterator, Sequence
 from typing import TextIO
 
-from codequorum.analysis import StabilityReport
+from codequorum.core.errors import UserError
+from codequorum.core.report import StabilityReport
 from codequorum.render.json_out import safe_values
 
 
@@ -27,3 +29,17 @@ def write_jsonl(reports: Sequence[StabilityReport], stream: TextIO,
     """One line per report."""
     for report in reports:
         stream.write(report_line(report, include_matrices))
+
+
+def task_ids(lines: Iterator[str], path: str) -> Counter[str]:
+    """The task ids of a file of report lines, counted, read back a line at a time for
+    ``--resume``; :class:`UserError` at the first line that is not a report."""
+    done: Counter[str] = Counter()
+    for number, line in enumerate(lines, start=1):
+        try:
+            task_id = json.loads(line)["task_id"]
+        except (ValueError, KeyError, TypeError):
+            raise UserError(f"{path}:{number}: not a report line; cannot resume into "
+                            "this file") from None
+        done[str(task_id)] += 1
+    return done

@@ -4,7 +4,7 @@ Colours only help reading (green at or above the report's stability threshold, r
 below it); every figure is printed as a number too. The table fits the console's width:
 task ids are never wrapped or cut; columns that do not fit are left out in
 :data:`DROP_ORDER` and a line under the table says which. Every text that comes from the
-input (task ids, messages, notes) goes through :func:`~codequorum.safe_text.safe_text` and
+input (task ids, messages, notes) goes through :func:`~codequorum.core.safe_text.safe_text` and
 into :class:`rich.text.Text`, so it is never read as an escape sequence or as rich markup.
 
 The table is drawn from :class:`TableRow` values, a few per set, so a long run holds its
@@ -23,32 +23,30 @@ from rich.console import Console, JustifyMethod
 from rich.table import Table
 from rich.text import Text
 
-from codequorum.analysis import StabilityReport
-from codequorum.render.words import count, plural
-from codequorum.safe_text import safe_text
+from codequorum.core.report import StabilityReport, severity_rank
+from codequorum.core.safe_text import safe_text
+from codequorum.core.words import count, plural
+from codequorum.judge.verdicts import INSUFFICIENT, style_of
+from codequorum.metrics.registry import FIGURES, PAIR_METRICS, SCALAR_FIGURES, shown
 
-#: (column title, summary key) of the pair-mean columns, in order.
-COLUMNS: tuple[tuple[str, str], ...] = (
-    ("SCE struct", "sce_struct"),
-    ("SCE value", "sce_value"),
-    ("JSD struct", "jsd_struct"),
-    ("JSD value", "jsd_value"),
-    ("TSED", "tsed"),
-)
+#: (column title, summary key) of the pair-mean columns, in order (the registry's ``table``).
+COLUMNS: tuple[tuple[str, str], ...] = tuple(
+    (m.label, m.key) for m in shown(PAIR_METRICS, "table"))
 #: (column title, summary key) of scalar columns shown when a report has them (dynamic).
-SCALAR_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("Pass", "pass_rate_mean"),
-    ("OER", "oer"),
-    ("BEF", "bef_jsd"),
-)
+SCALAR_COLUMNS: tuple[tuple[str, str], ...] = tuple(
+    (f.label, f.key) for f in shown(SCALAR_FIGURES, "table"))
+COUNTS = "verdict counts"
+#: Where the table's own columns fall in :data:`DROP_ORDER` (the figures' places are the
+#: registry's ``drop``).
+_OWN_DROP: dict[str, int] = {"Why": 0, "n": 8, "Shape": 9, "Risk": 10, COUNTS: 11, "Keep": 13,
+                             "Verdict": 14}
 #: Columns left out, first to last, while the table is wider than the console. ``Task`` is
 #: always kept; the reasons of ``Why`` move under the table, one line per task, and so do
 #: the ``verdict counts`` of the last row (``mean of N``).
-DROP_ORDER: tuple[str, ...] = (
-    "Why", "SCE value", "SCE struct", "JSD value", "TSED", "BEF", "OER", "Pass", "n",
-    "Shape", "Risk", "verdict counts", "JSD struct", "Keep", "Verdict",
-)
-COUNTS = "verdict counts"
+DROP_ORDER: tuple[str, ...] = tuple(title for _, title in sorted(
+    [*((rank, title) for title, rank in _OWN_DROP.items()),
+     *((f.show.drop, f.label) for f in FIGURES
+       if f.show.drop is not None)]))
 #: The ``Why`` column wraps its text, but is not made narrower than this.
 WHY_MIN_WIDTH = 24
 #: Task ids longer than this (in characters) are cut, with the length said.
@@ -56,13 +54,6 @@ TASK_ID_LIMIT = 120
 
 #: Notes under the table (empty versions, sets too small to score) before they are counted.
 MAX_NOTE_LINES = 8
-
-_VERDICT_STYLE = {
-    "stable": "green",
-    "unstable-structure": "yellow",
-    "outlier-current": "yellow",
-    "insufficient": "dim",
-}
 
 
 def task_text(task_id: object, style: str = "") -> Text:
@@ -148,13 +139,10 @@ class _Column:
     justify: JustifyMethod = "right"
 
 
-_SEVERITY_RANK = {"error": 0, "warning": 1, "information": 2, "hint": 3}
-
-
 def verdict_codes(r: StabilityReport) -> list[str]:
     """Every verdict code of a report once, most severe first (report order within one
     severity)."""
-    ranked = sorted(r.verdicts, key=lambda v: _SEVERITY_RANK.get(v.severity, len(_SEVERITY_RANK)))
+    ranked = sorted(r.verdicts, key=lambda v: severity_rank(v.severity))
     return list(dict.fromkeys(v.code for v in ranked))
 
 
@@ -162,8 +150,8 @@ def _verdict_cell(r: TableRow) -> Text:
     """Every verdict, one a line, most severe first (the column stays as narrow as its
     longest code)."""
     if not r.ok:
-        return Text("insufficient", style=_VERDICT_STYLE["insufficient"])
-    return Text("\n").join(Text(code, style=_VERDICT_STYLE.get(code, "")) for code in r.codes)
+        return Text(INSUFFICIENT, style=style_of(INSUFFICIENT).table)
+    return Text("\n").join(Text(code, style=style_of(code).table) for code in r.codes)
 
 
 def _why_cell(r: TableRow) -> Text:
@@ -246,7 +234,7 @@ def build_table(items: Rows, title: str | None = None,
                 reasons: bool = False, overall: Mapping[str, Any] | None = None,
                 drop: Collection[str] = ()) -> Table:
     """A rich table of the reports (or their rows). ``reasons`` adds the verdict message as
-    a last column; ``overall`` (:mod:`codequorum.overall`) adds a last row with the means over
+    a last column; ``overall`` (:mod:`codequorum.judge.overall`) adds a last row with the means over
     the sets and the verdict counts; columns titled in ``drop`` are left out (and the
     counts, when ``drop`` holds :data:`COUNTS`)."""
     reports = _rows(items)

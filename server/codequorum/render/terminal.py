@@ -55,7 +55,7 @@ class _Console(Console):
     own exits with status 1)."""
 
     def on_broken_pipe(self) -> None:
-        """Raise :class:`BrokenPipeError` for ``codequorum.cli`` to end the run quietly."""
+        """Raise :class:`BrokenPipeError` for ``codequorum.cli.main`` to end the run quietly."""
         raise BrokenPipeError
 
 

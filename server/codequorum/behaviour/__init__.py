@@ -1,0 +1,1 @@
+"""Running versions: test inputs, examples, the sandbox and the runs."""

@@ -1,0 +1,225 @@
+"""What running in its module means for a function's analysis, decided statically.
+
+- :func:`outside_names`: the names a version takes from outside itself (its module gives
+  them), read from its symbol table (compiled, never run);
+- :func:`judge_module`: whether the results of a run stand when the module did not load
+  in the sandbox (the versions then ran on their own: their results stand only if none of
+  them needs a name from the module), or when a function inside another function uses its
+  enclosing function's names (which no run of the module gives);
+- :func:`method_inputs`: the inputs a method can run on: each needs the instance it is
+  called on, which the docstring's examples give (``Shape(3).area()``); the other inputs
+  take the first example's instance. Without a module (benchmark sets) an example's
+  instance cannot be made, so such examples are left out.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import dataclasses
+import symtable
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from codequorum.behaviour.examples import call_label
+from codequorum.behaviour.test_inputs import InputCase, InputPlan
+from codequorum.core.model import ModuleContext, Receiver
+
+_BUILTINS = frozenset(dir(builtins)) | {"__name__", "__file__", "__doc__", "__package__",
+                                         "__spec__", "__loader__", "__builtins__",
+                                         "__annotations__", "__dict__", "__module__",
+                                         "__qualname__", "__class__"}
+#: How many of the names a version needs a message lists.
+NAMES_SHOWN = 6
+
+
+class Load(Protocol):
+    """How one version's module loaded (:class:`codequorum.behaviour.sandbox.ModuleLoad`)."""
+
+    @property
+    def loaded(self) -> bool: ...
+
+    @property
+    def detail(self) -> str: ...
+
+    @property
+    def ran_alone(self) -> bool: ...
+
+    @property
+    def refused(self) -> list[str]: ...
+
+
+def outside_names(code: str) -> frozenset[str]:
+    """Global names ``code`` reads that neither it (at its top level) nor the builtins
+    define: the names its module has to give. Empty when the code does not compile."""
+    try:
+        top = symtable.symtable(code, "<candidate>", "exec")
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return frozenset()
+    defined = {s.get_name() for s in top.get_symbols()
+               if s.is_assigned() or s.is_imported() or s.is_namespace()}
+    used: set[str] = set()
+    tables = [top]
+    while tables:
+        table = tables.pop()
+        tables.extend(table.get_children())
+        for sym in table.get_symbols():
+            if not sym.is_referenced():
+                continue
+            if table is top or sym.is_global() or (
+                    table.get_type() == "class" and not sym.is_assigned()
+                    and not sym.is_parameter()):
+                used.add(sym.get_name())
+    return frozenset(used - defined - _BUILTINS)
+
+
+def module_names(source: str) -> frozenset[str] | None:
+    """The names the module's top level binds; None when they cannot be known (it does
+    not parse, or it imports ``*``)."""
+    try:
+        tree = ast.parse(source)
+        top = symtable.symtable(source, "<module>", "exec")
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    if any(isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names)
+           for n in tree.body):
+        return None
+    names = {s.get_name() for s in top.get_symbols()
+             if s.is_assigned() or s.is_imported() or s.is_namespace()}
+    tables = list(top.get_children())
+    while tables:  # ``global G`` then ``G = ...`` in a function binds it too
+        table = tables.pop()
+        tables.extend(table.get_children())
+        names.update(s.get_name() for s in table.get_symbols()
+                     if s.is_declared_global() and s.is_assigned())
+    return frozenset(names)
+
+
+@dataclass(frozen=True)
+class ModuleJudgement:
+    """What a run in the module leaves standing.
+
+    ``keep``: the versions' results stand; ``problem``: what the note on the function says
+    (None when the run went as asked); ``notes`` for the report (the view left something
+    out, the module's top level was refused something).
+    """
+
+    keep: bool
+    problem: str | None = None
+    notes: tuple[str, ...] = ()
+
+
+def _listed(names: Sequence[str]) -> str:
+    shown = ", ".join(names[:NAMES_SHOWN])
+    return shown + (f" and {len(names) - NAMES_SHOWN} more" if len(names) > NAMES_SHOWN else "")
+
+
+def judge_module(context: ModuleContext, loads: Sequence[Load | None],
+                 codes: Sequence[str]) -> ModuleJudgement:
+    """Whether the results of running ``codes`` in ``context`` stand, given how the module
+    loaded for each (None: not known, e.g. a version with a syntax error)."""
+    notes = list(context.notes)
+    refused = sorted({what for load in loads if load is not None for what in load.refused})
+    if refused:
+        notes.append(f"the module's top level was refused in the sandbox: {', '.join(refused)}")
+    needed = sorted(set().union(*(outside_names(code) for code in codes)))
+    failed = [load for load in loads if load is not None and not load.loaded]
+    if failed:
+        return _failed_load(context, failed, needed, tuple(notes))
+    if context.kind == "nested":
+        return _nested(context, needed, tuple(notes))
+    return ModuleJudgement(keep=True, notes=tuple(notes))
+
+
+def _failed_load(context: ModuleContext, failed: Sequence[Load], needed: Sequence[str],
+                 notes: tuple[str, ...]) -> ModuleJudgement:
+    """The module did not load: the versions ran on their own (if the child said so); their
+    results stand when none of them needs the module."""
+    detail = failed[0].detail
+    hint = (" (the sandbox holds the standard library and the workspace's own modules only)"
+            if "ModuleNotFoundError" in detail or "ImportError" in detail else "")
+    why = f"the module `{context.name}` did not load in the sandbox: {detail}{hint}"
+    alone = all(load.ran_alone for load in failed)
+    if alone and not needed and context.kind != "method":
+        return ModuleJudgement(keep=True, notes=notes, problem=(
+            f"{why}; the versions ran without it (none of them uses a name from it)"))
+    if context.kind == "method":
+        reason = "a method needs its class"
+    elif needed:
+        reason = f"the versions use {_listed(needed)} from it"
+    else:
+        reason = "the versions could not run without it"
+    return ModuleJudgement(keep=False, notes=notes, problem=f"not run: {why}; {reason}")
+
+
+def _nested(context: ModuleContext, needed: Sequence[str],
+            notes: tuple[str, ...]) -> ModuleJudgement:
+    """A function inside another function ran in its module's globals: its results stand
+    unless the versions use names only the enclosing function gives."""
+    known = module_names(context.source)
+    enclosing = [] if known is None else [n for n in needed if n not in known]
+    outer = context.qualified_name.rpartition(".")[0]
+    if enclosing:
+        return ModuleJudgement(keep=False, notes=notes, problem=(
+            f"not run: `{context.qualified_name}` is defined inside `{outer}` and the versions "
+            f"use its names ({_listed(enclosing)}), which only a call of `{outer}` gives"))
+    return ModuleJudgement(keep=True, notes=(
+        *notes, f"`{context.qualified_name}` ran in its module's globals, outside `{outer}`"))
+
+
+# --------------------------------------------------------------------------- methods
+
+
+def method_inputs(plan: InputPlan, context: ModuleContext | None,
+                  instance: bool) -> InputPlan:
+    """The inputs of ``plan`` that can run where the function is.
+
+    A method (``context.kind == "method"``) whose first parameter is its instance
+    (``instance``) is called on one: inputs without a receiver take the first example's
+    instance, or are left out (with a note) when no example makes one. Elsewhere, inputs
+    with a receiver (an example that calls a method of some instance) are left out.
+    """
+    owner = context.owner if context is not None else None
+    if owner is None:
+        kept = [c for c in plan.cases if c.test.receiver is None]
+        return plan if len(kept) == len(plan.cases) else dataclasses.replace(plan, cases=kept)
+    if not instance:
+        return plan
+    made = next((c.test.receiver for c in plan.cases
+                 if c.test.receiver is not None and c.test.receiver.call), None)
+    cases: list[InputCase] = []
+    dropped = 0
+    for case in plan.cases:
+        if case.test.receiver is not None:
+            cases.append(case)
+        elif made is not None:
+            cases.append(_on(case, made))
+        else:
+            dropped += 1
+    notes = list(plan.notes)
+    if dropped:
+        name = context.qualified_name if context is not None else ""
+        notes.append(f"`{name}` is a method: its inputs need an example that makes its "
+                     f"instance (`>>> {owner}(...).{name.rpartition('.')[2]}(...)`); "
+                     f"{dropped} input{'s' if dropped != 1 else ''} left out")
+    return dataclasses.replace(plan, cases=cases, notes=notes)
+
+
+def _on(case: InputCase, receiver: Receiver) -> InputCase:
+    """``case`` called on ``receiver``'s instance, labelled so."""
+    test = case.test
+    name = case.label.partition("(")[0] or "f"
+    label = f"{receiver.label()}.{call_label(name, test.args, test.kwargs)}"
+    named = label if test.name == case.label else test.name
+    return dataclasses.replace(case, test=dataclasses.replace(test, receiver=receiver,
+                                                              name=named), label=label)
+
+
+__all__ = [
+    "ModuleJudgement",
+    "judge_module",
+    "method_inputs",
+    "module_names",
+    "outside_names",
+]

@@ -1,0 +1,805 @@
+"""Sample set -> sandboxed runs -> SCTD, DCTD, BEF, pass rates, OER, growth.
+
+Steps:
+
+1. inputs (:func:`codequorum.behaviour.test_inputs.collect_inputs`): tests, HumanEval, doctests,
+   Hypothesis, scaling series, in that order;
+2. static opcode counts of every candidate in this process (compiled, never executed);
+3. every candidate runs every input in one sandbox child (:mod:`codequorum.behaviour.sandbox`),
+   traced. An input that overruns ``test_timeout_seconds`` gets outcome ``Timeout`` and
+   the child goes on with the next one; after a timeout on a scaling size the larger
+   sizes are not run. The child's whole run is bounded by ``timeout_seconds`` plus
+   ``test_timeout_seconds`` for each of up to ``overrun_allowance`` such inputs;
+4. metrics: SCTD over the static counts, DCTD over the traces of inputs a candidate
+   passed (graded inputs: the test passed; other inputs: returned without an exception),
+   BEF = SCTD / (DCTD + 1e-9), pass rates over graded inputs (if there are none: the share
+   of inputs run without an exception), OER over all inputs except the scaling series,
+   growth = log-log slope of traced opcodes against the scaling size (scaling inputs
+   enter OER only where every candidate finished them);
+5. what the verdict rules read (:class:`RuleFigures`, with the thresholds of
+   :class:`DynamicOptions`): the rules themselves are :mod:`codequorum.judge.dynamic`,
+   called by the pipeline.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from codequorum.behaviour import sandbox
+from codequorum.behaviour.module_rules import judge_module, method_inputs
+from codequorum.behaviour.runtimes import runtime_for, runtime_names
+from codequorum.behaviour.sandbox.pool import run_pool
+from codequorum.behaviour.test_inputs import (
+    InputCase,
+    InputPlan,
+    Proposer,
+    collect_inputs,
+    find_function,
+)
+from codequorum.core.errors import UserError
+from codequorum.core.model import ModuleContext, SampleSet
+from codequorum.core.report import Verdict
+from codequorum.core.safe_text import safe_text
+from codequorum.generate.endpoint import ProviderConfig
+from codequorum.generate.proposed_inputs import proposer_for
+from codequorum.metrics.dynamic import bef, dctd
+from codequorum.metrics.opcodes import (
+    DivergenceResult,
+    OpcodeMode,
+    apply_mode,
+    sctd,
+    static_opcode_counts,
+    total_opcodes,
+)
+from codequorum.metrics.semantic import (
+    Divergence,
+    Outcome,
+    first_divergence,
+    oer,
+    output_groups,
+    pair_mean_oer,
+    pass_rate_stats,
+)
+
+SUMMARY_KEYS = (
+    "sctd_jsd",
+    "sctd_tau",
+    "dctd_jsd",
+    "dctd_tau",
+    "bef_jsd",
+    "bef_tau",
+    "oer",
+    "oer_no_ex",
+    "pass_rate_mean",
+    "pass_rate_var",
+    "pass_rate_max_diff",
+)
+"""Keys every :attr:`DynamicReport.summary` has (values may be ``None``)."""
+
+
+class InvalidOptionsError(UserError, ValueError):
+    """Dynamic analysis options out of range."""
+
+    exit_code = 2
+
+
+_SCALING_SERIES = "scaling"
+_SKIPPED = "Skipped"
+_LIMIT_EXCEPTIONS = ("Timeout", "MemoryError", "Cancelled", "SandboxError", "Crash")
+
+
+@dataclass
+class DynamicOptions:
+    """Knobs of the dynamic analysis (all thresholds configurable).
+
+    ``test_timeout_seconds`` is the wall budget of each input (``None``: none);
+    ``timeout_seconds`` the budget of a candidate's work over all of its inputs. The
+    child's wall and CPU limit is ``timeout_seconds + overrun_allowance *
+    test_timeout_seconds``: up to ``overrun_allowance`` inputs that hang do not use up
+    the time of the others.
+    """
+
+    timeout_seconds: float = 3.0
+    memory_mb: int = 1024
+    jobs: int = 1
+    alpha: float = 0.5
+    opcode_mode: OpcodeMode = "reference"
+    bef_low: float = 0.1
+    bef_high: float = 1000.0
+    oer_threshold: float = 1.0
+    growth_outlier_delta: float = 0.6
+    use_doctests: bool = True
+    use_hypothesis: bool = True
+    hypothesis_examples: int = 10
+    scaling: bool = True
+    scaling_sizes: tuple[int, ...] = (8, 64, 512)
+    test_timeout_seconds: float | None = 2.0
+    overrun_allowance: int = 2
+    trace: bool = True
+    interpreter: str | None = None
+    """Python that runs the candidates and counts static opcodes (default: this one)."""
+    sandbox: str = "strict"
+    """``strict`` (kernel isolation; refuses to run where it cannot) or ``weak``."""
+    input_provider: ProviderConfig | None = None
+    """Endpoint asked for call inputs when a function gives nothing else to run."""
+    input_proposer: Proposer | None = None
+    """Asks for those inputs instead of ``input_provider`` (one asker for a whole run, e.g.
+    :class:`~codequorum.generate.proposed_inputs.InputAsker`)."""
+
+    def __post_init__(self) -> None:
+        problems = []
+        if not 0.0 <= self.alpha <= 1.0:
+            problems.append(f"alpha must lie in [0, 1], not {self.alpha}")
+        if self.timeout_seconds <= 0 or (
+            self.test_timeout_seconds is not None and self.test_timeout_seconds <= 0
+        ):
+            problems.append("timeouts must be positive")
+        if self.memory_mb < 64:
+            problems.append("memory_mb must be at least 64")
+        if self.jobs < 1 or self.hypothesis_examples < 0 or self.overrun_allowance < 0:
+            problems.append("jobs must be >= 1, hypothesis_examples, overrun_allowance >= 0")
+        if self.opcode_mode not in ("reference", "family"):
+            problems.append(
+                f"opcode_mode must be 'reference' or 'family', not {self.opcode_mode!r}"
+            )
+        if self.sandbox not in sandbox.SANDBOX_LEVELS:
+            problems.append(f"sandbox must be one of {', '.join(sandbox.SANDBOX_LEVELS)}")
+        if any(n <= 0 for n in self.scaling_sizes):
+            problems.append("scaling sizes must be positive")
+        if self.bef_low < 0 or self.bef_high < self.bef_low or self.growth_outlier_delta <= 0:
+            problems.append("need 0 <= bef_low <= bef_high and growth_outlier_delta > 0")
+        if problems:
+            raise InvalidOptionsError("dynamic options: " + "; ".join(problems))
+
+
+@dataclass
+class CandidateDynamic:
+    """What one candidate did.
+
+    ``pass_rate`` over graded inputs (``pass_basis`` says which basis was used);
+    ``growth``: log-log slope of traced opcodes against the scaling size (``None`` with
+    fewer than two sizes); ``unfinished_size``: the smallest scaling size it did not
+    finish; ``mean_traced_opcodes``: mean traced opcodes over inputs it completed;
+    ``static_opcodes``: opcodes in its compiled code (``None`` if it does not compile).
+    """
+
+    index: int
+    status: str
+    detail: str
+    pass_rate: float | None
+    passed: int
+    graded: int
+    pass_basis: str
+    growth: float | None
+    growth_points: list[tuple[int, int]]
+    unfinished_size: int | None
+    mean_traced_opcodes: float | None
+    static_opcodes: int | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "index": self.index,
+            "status": self.status,
+            "detail": self.detail,
+            "pass_rate": self.pass_rate,
+            "passed": self.passed,
+            "graded": self.graded,
+            "pass_basis": self.pass_basis,
+            "growth": self.growth,
+            "growth_points": [list(p) for p in self.growth_points],
+            "unfinished_size": self.unfinished_size,
+            "mean_traced_opcodes": self.mean_traced_opcodes,
+            "static_opcodes": self.static_opcodes,
+        }
+
+
+@dataclass(frozen=True)
+class RuleFigures:
+    """What the verdict rules (:mod:`codequorum.judge.dynamic`) read of a run beyond the
+    summary and the versions' figures, with the thresholds it was asked to judge by.
+
+    ``divergence``: the first input where versions part (None with fewer than two versions
+    or none parting), ``input_label`` and ``input_source`` naming it; ``traced``: how many
+    versions left a trace; ``sctd_jsd``/``dctd_jsd``: the divergences as computed (also
+    when the summary leaves them out); ``module_problem``: why the versions could not run
+    in their module as asked (:func:`~codequorum.behaviour.module_rules.judge_module`).
+    """
+
+    divergence: Divergence | None
+    input_label: str
+    input_source: str
+    traced: int
+    sctd_jsd: float
+    dctd_jsd: float
+    oer_threshold: float
+    growth_outlier_delta: float
+    bef_low: float
+    bef_high: float
+    module_problem: str | None = None
+
+
+@dataclass
+class DynamicReport:
+    """Result of :func:`run_dynamic`: figures only; the pipeline judges them
+    (:func:`codequorum.judge.dynamic.dynamic_verdicts`)."""
+
+    task_id: str
+    summary: dict[str, float | None]
+    candidates: list[CandidateDynamic]
+    rules: RuleFigures
+    fastest: int | None
+    layers: list[str]
+    inputs_source: list[str]
+    inputs: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    python: str = ""
+    outcomes: list[list[Outcome | None]] = field(default_factory=list)
+    """Per version, per input (aligned with ``inputs``): ``(output, exc_type, exc_message)``
+    or None when it did not run. Candidate text: escape it before showing it."""
+    passes: list[list[bool | None]] = field(default_factory=list)
+    """Per version, per input: whether it passed an input with an expected value, graded
+    or not (a docstring example beside a benchmark's tests is checked, not graded); None
+    without an expected value, or not run."""
+    output_clusters: list[list[int]] = field(default_factory=list)
+    """Versions grouped by their outcomes on every compared input (equal values alike),
+    largest group first."""
+
+    def to_dict(self, verdicts: Sequence[Verdict] = ()) -> dict[str, Any]:
+        """JSON-ready form, with the ``verdicts`` judged on it."""
+        return {
+            "task_id": self.task_id,
+            "summary": dict(self.summary),
+            "candidates": [c.to_dict() for c in self.candidates],
+            "verdicts": [v.to_dict() for v in verdicts],
+            "fastest": self.fastest,
+            "layers": list(self.layers),
+            "inputs_source": list(self.inputs_source),
+            "inputs": list(self.inputs),
+            "notes": list(self.notes),
+            "python": self.python,
+            "outcomes": [[_outcome_json(o) for o in row] for row in self.outcomes],
+            "passes": [list(row) for row in self.passes],
+            "output_clusters": [list(g) for g in self.output_clusters],
+        }
+
+
+# ----------------------------------------------------------------------------- running
+
+
+def _limits(options: DynamicOptions) -> sandbox.Limits:
+    seconds = options.timeout_seconds
+    if options.test_timeout_seconds is not None:
+        seconds += options.overrun_allowance * options.test_timeout_seconds
+    return sandbox.Limits(
+        wall_seconds=seconds,
+        cpu_seconds=seconds,
+        memory_mb=max(64, options.memory_mb),
+        test_seconds=options.test_timeout_seconds,
+    )
+
+
+@dataclass
+class Runs:
+    """Per candidate: outcome per input position (None = not run), final status."""
+
+    outcomes: list[list[sandbox.TestOutcome | None]]
+    status: list[str]
+    detail: list[str]
+    layers: list[str]
+    python: str
+
+
+@dataclass
+class _CandidateRun:
+    """One candidate's outcomes over every input (None: not run), and how its module
+    loaded when it ran in one."""
+
+    outcomes: list[sandbox.TestOutcome | None]
+    status: str
+    detail: str
+    layers: list[str]
+    python: str
+    module: sandbox.ModuleLoad | None = None
+
+
+def _run_one(
+    code: str,
+    index: int,
+    plan: InputPlan,
+    options: DynamicOptions,
+    cancel: threading.Event | None,
+    module: ModuleContext | None = None,
+) -> _CandidateRun:
+    """Run one candidate on every input of ``plan`` in one sandbox child (in ``module``
+    when given)."""
+    tests = plan.tests
+    n = len(tests)
+    run = _CandidateRun([None] * n, "cancelled", "not run", [], "")
+    if options.interpreter is None:
+        error = _compile_error(code)
+        if error is not None:
+            # the child would report the same: spare it (compiling executes nothing)
+            run.status, run.detail = "syntax-error", error
+            failed = sandbox.TestOutcome(
+                "", False, None, "SyntaxError", error.removeprefix("SyntaxError: "), None, 0, 0.0
+            )
+            run.outcomes = [failed] * n
+            return run
+    result = sandbox.run_candidate(
+        code,
+        tests,
+        plan.entry_point,
+        _limits(options),
+        options.trace,
+        index,
+        interpreter=options.interpreter,
+        cancel=cancel,
+        sandbox=options.sandbox,
+        # a scaling size that times out: the larger sizes would too
+        series=[_SCALING_SERIES if case.size is not None else None for case in plan.cases],
+        module=module,
+    )
+    run.module = result.module
+    for k, outcome in enumerate(result.tests[:n]):
+        run.outcomes[k] = None if outcome.exc_type == _SKIPPED else outcome
+    run.status, run.detail = result.status, result.detail
+    run.layers, run.python = list(result.layers), result.python
+    if result.status == "syntax-error":
+        message = result.detail.removeprefix("SyntaxError: ")
+        failed = sandbox.TestOutcome("", False, None, "SyntaxError", message, None, 0, 0.0)
+        run.outcomes = [failed] * n
+    return run
+
+
+def _compile_error(code: str) -> str | None:
+    """``SyntaxError: ...`` as the sandbox words it, or ``None`` if ``code`` compiles."""
+    try:
+        compile(code, "<candidate>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+Job = tuple[int, int, str, InputPlan, ModuleContext | None]
+"""One candidate to run: (set, candidate, code, inputs, module)."""
+
+
+def _execute_many(
+    jobs: Sequence[Job],
+    options: DynamicOptions,
+    progress: Callable[[int, int], None] | None,
+    cancel: threading.Event | None,
+) -> dict[tuple[int, int], _CandidateRun]:
+    """Run ``(set, candidate, code, plan, module)`` jobs on one pool of ``options.jobs``
+    workers.
+
+    Each worker runs one candidate to the end, so a slow candidate holds one worker
+    only and the others move on (also to the next sample set).
+    """
+    runs = run_pool(jobs, lambda job: _run_one(job[2], job[1], job[3], options, cancel, job[4]),
+                    options.jobs, progress, "dynamic")
+    return {(job[0], job[1]): run for job, run in zip(jobs, runs, strict=True)}
+
+
+def _collect_runs(runs: Sequence[_CandidateRun]) -> Runs:
+    layers = next((r.layers for r in runs if r.layers and r.python), None)
+    python = next((r.python for r in runs if r.layers and r.python), "")
+    return Runs(
+        outcomes=[r.outcomes for r in runs],
+        status=[r.status for r in runs],
+        detail=[r.detail for r in runs],
+        layers=list(layers) if layers else ["deadline"],
+        python=python or sys.version.split()[0],
+    )
+
+
+# ----------------------------------------------------------------------------- metrics
+
+
+OUTCOME_TEXT_LIMIT = 200
+
+
+def _outcome_json(outcome: Outcome | None) -> list[str | None] | None:
+    """One outcome for JSON: bounded, control characters escaped."""
+    if outcome is None:
+        return None
+    return [None if x is None else safe_text(x, OUTCOME_TEXT_LIMIT) for x in outcome]
+
+
+def _outcome_tuple(o: sandbox.TestOutcome | None, kind: str = "call") -> Outcome | None:
+    if o is None:
+        return None
+    if kind == "check" and o.exc_type is None:
+        return ("passes", None, None)
+    return (o.output, o.exc_type, o.exc_message)
+
+
+#: How a returned value's repr prints alike (a runtime's ``canonical``).
+Canonical = Callable[[str | None], str | None]
+
+
+def _as_is(output: str | None) -> str | None:
+    """No canonical form (a language without a runtime runs nothing to compare)."""
+    return output
+
+
+def _compared_tuple(o: sandbox.TestOutcome | None, canonical: Canonical,
+                    kind: str = "call") -> Outcome | None:
+    """:func:`_outcome_tuple` with the returned value as its comparison key
+    (the runtime's ``canonical``: :func:`codequorum.core.values.canonical_output` for
+    Python), so that equal values (``2`` and
+    ``2.0``) count as the same output in OER."""
+    t = _outcome_tuple(o, kind)
+    if t is None or t[1] is not None or t[0] is None or t[0] == "passes":
+        return t
+    return (canonical(t[0]), t[1], t[2])
+
+
+def _ok(o: sandbox.TestOutcome | None, graded: bool) -> bool:
+    if o is None:
+        return False
+    if graded:
+        return o.passed is True
+    return o.exc_type is None
+
+
+def _finished(o: sandbox.TestOutcome | None) -> bool:
+    """Whether a run of one input came to an end of its own (no limit hit)."""
+    return o is not None and o.exc_type not in _LIMIT_EXCEPTIONS
+
+
+def growth_exponent(points: Sequence[tuple[int, int]]) -> float | None:
+    """Least-squares slope of ``log(opcodes)`` against ``log(size)``; ``None`` if < 2
+    distinct sizes with positive counts."""
+    pts = [(s, t) for s, t in points if s > 0 and t > 0]
+    if len({s for s, _ in pts}) < 2:
+        return None
+    x = np.log(np.array([s for s, _ in pts], dtype=np.float64))
+    y = np.log(np.array([t for _, t in pts], dtype=np.float64))
+    slope = float(np.polyfit(x, y, 1)[0])
+    return slope
+
+
+@dataclass(frozen=True)
+class _Basis:
+    """Which inputs count for what: ``graded`` ones; ``behaviour`` (compared across
+    versions: every input but a scaling size some version did not finish); ``rate`` (the
+    pass rate's: graded inputs, else the behaviour ones), in words as ``words``."""
+
+    graded: list[int]
+    behaviour: list[int]
+    rate: list[int]
+    words: str
+
+
+def _basis(cases: Sequence[InputCase], runs: Runs, m: int) -> _Basis:
+    graded = [i for i, c in enumerate(cases) if c.graded]
+    behaviour = [
+        t for t, case in enumerate(cases)
+        if case.size is None or all(_finished(runs.outcomes[c][t]) for c in range(m))
+    ]
+    if graded:
+        return _Basis(graded, behaviour, graded, "graded tests")
+    return _Basis(graded, behaviour, behaviour, "inputs run without an exception")
+
+
+def _traces(runs: Runs, cases: Sequence[InputCase], m: int) -> list[list[dict[str, int] | None]]:
+    """Per version, per input: the traced opcode counts where it passed (DCTD's input)."""
+    out: list[list[dict[str, int] | None]] = []
+    for c in range(m):
+        row = [runs.outcomes[c][t] for t in range(len(cases))]
+        out.append([o.opcodes if o is not None and _ok(o, case.graded) else None
+                    for o, case in zip(row, cases, strict=True)])
+    return out
+
+
+def _compared_rows(runs: Runs, cases: Sequence[InputCase], ix: Sequence[int],
+                   m: int, canonical: Canonical) -> list[list[Outcome | None]]:
+    """Per version, its outcomes on inputs ``ix`` as OER compares them."""
+    return [[_compared_tuple(runs.outcomes[c][t], canonical, cases[t].test.kind) for t in ix]
+            for c in range(m)]
+
+
+def _candidate(c: int, runs: Runs, cases: Sequence[InputCase], basis: _Basis,
+               static: dict[str, int] | None, trace: bool) -> CandidateDynamic:
+    """One version's pass rate, growth over the scaling series and opcode totals."""
+    oks = [_ok(runs.outcomes[c][t], cases[t].graded) for t in basis.rate]
+    points: list[tuple[int, int]] = []
+    unfinished: int | None = None
+    for t, case in enumerate(cases):
+        if case.size is None:
+            continue
+        o = runs.outcomes[c][t]
+        if o is not None and o.exc_type is None and o.opcodes is not None:
+            points.append((case.size, o.opcode_total))
+        elif not _finished(o) and unfinished is None:
+            unfinished = case.size
+    totals = [o.opcode_total for o in runs.outcomes[c]
+              if o is not None and o.exc_type is None and o.opcodes is not None]
+    return CandidateDynamic(
+        index=c, status=runs.status[c], detail=runs.detail[c],
+        pass_rate=(sum(oks) / len(oks)) if oks else None, passed=sum(oks), graded=len(oks),
+        pass_basis=basis.words, growth=growth_exponent(points) if trace else None,
+        growth_points=points, unfinished_size=unfinished,
+        mean_traced_opcodes=float(np.mean(totals)) if totals else None,
+        static_opcodes=total_opcodes(static) if static is not None else None,
+    )
+
+
+def _summary(s_res: DivergenceResult, d_res: DivergenceResult, rows: list[list[Outcome | None]],
+             graded_rows: list[list[Outcome | None]], rates: Sequence[float | None],
+             basis: _Basis, n_inputs: int, trace: bool) -> dict[str, float | None]:
+    """The dynamic summary keys (:data:`SUMMARY_KEYS`; docs/metrics.md)."""
+    stats = pass_rate_stats(list(rates))
+    have_dctd = trace and d_res.used > 0
+    have_sctd = s_res.used >= 2
+    both = have_sctd and have_dctd
+    return {
+        "sctd_jsd": s_res.jsd if have_sctd else None,
+        "sctd_tau": s_res.tau if have_sctd else None,
+        "dctd_jsd": d_res.jsd if have_dctd else None,
+        "dctd_tau": d_res.tau if have_dctd else None,
+        "bef_jsd": bef(s_res.jsd, d_res.jsd) if both else None,
+        "bef_tau": bef(s_res.tau, d_res.tau) if both else None,
+        "oer": oer(rows),
+        "oer_no_ex": oer(rows, include_exceptions=False),
+        "pass_rate_mean": stats.mean if stats else None,
+        "pass_rate_var": stats.var if stats else None,
+        "pass_rate_max_diff": stats.max_diff if stats else None,
+        "oer_pair_mean": pair_mean_oer(rows),
+        "oer_graded": oer(graded_rows) if basis.graded else None,
+        "dctd_inputs": float(d_res.used),
+        "inputs": float(n_inputs),
+        "graded_inputs": float(len(basis.graded)),
+    }
+
+
+def _rule_figures(rows: list[list[Outcome | None]], cases: Sequence[InputCase],
+                  basis: _Basis, traced: int, sctd_jsd: float, dctd_jsd: float,
+                  options: DynamicOptions) -> RuleFigures:
+    """What the dynamic rules read beyond the summary (:class:`RuleFigures`)."""
+    div = first_divergence(rows) if len(rows) >= 2 else None
+    case = cases[basis.behaviour[div.input_index]] if div is not None else None
+    return RuleFigures(
+        divergence=div, input_label=case.label if case else "",
+        input_source=case.source if case else "", traced=traced, sctd_jsd=sctd_jsd,
+        dctd_jsd=dctd_jsd, oer_threshold=options.oer_threshold,
+        growth_outlier_delta=options.growth_outlier_delta, bef_low=options.bef_low,
+        bef_high=options.bef_high)
+
+
+def build_report(
+    sample_set: SampleSet,
+    plan: InputPlan,
+    runs: Runs,
+    options: DynamicOptions,
+    static: Sequence[dict[str, int] | None] | None = None,
+) -> DynamicReport:
+    """Metrics from finished runs (pure: no process is started here).
+
+    ``static``: opcode counts per candidate as given by the runtime's ``static_counts`` (computed
+    here under this interpreter when omitted)."""
+    codes = sample_set.codes
+    m = len(codes)
+    cases = plan.cases
+    basis = _basis(cases, runs, m)
+    if static is None:
+        static = [static_opcode_counts(code) for code in codes]
+    static = [None if c is None else apply_mode(c, options.opcode_mode) for c in static]
+    s_res = sctd(static, options.alpha)  # counts already in options.opcode_mode
+    traces = _traces(runs, cases, m)
+    d_res = dctd(traces, options.alpha, options.opcode_mode)
+    traced = sum(1 for row in traces if any(x is not None for x in row))
+    runtime = runtime_for(sample_set.language)
+    canonical = runtime.canonical if runtime is not None else _as_is
+    rows = _compared_rows(runs, cases, basis.behaviour, m, canonical)
+    candidates = [_candidate(c, runs, cases, basis, static[c], options.trace) for c in range(m)]
+    summary = _summary(s_res, d_res, rows, _compared_rows(runs, cases, basis.graded, m, canonical),
+                       [c.pass_rate for c in candidates], basis, len(cases), options.trace)
+    notes = list(plan.notes)
+    if not options.trace:
+        notes.append("tracing off: no DCTD, BEF or growth")
+    return DynamicReport(
+        task_id=sample_set.task_id,
+        summary=summary,
+        candidates=candidates,
+        rules=_rule_figures(rows, cases, basis, traced, s_res.jsd, d_res.jsd, options),
+        fastest=_fastest(candidates, runs, cases),
+        layers=runs.layers,
+        inputs_source=plan.sources,
+        inputs=[{"source": c.source, "label": c.label, "graded": c.graded,
+                 "checked": c.test.has_expected, "size": c.size} for c in cases],
+        notes=notes,
+        python=runs.python,
+        outcomes=[[_outcome_tuple(runs.outcomes[c][t], cases[t].test.kind)
+                   for t in range(len(cases))] for c in range(m)],
+        passes=[[_passed(runs.outcomes[c][t], cases[t]) for t in range(len(cases))]
+                for c in range(m)],
+        output_clusters=output_groups(rows),
+    )
+
+
+def _passed(o: sandbox.TestOutcome | None, case: InputCase) -> bool | None:
+    """Whether an input with an expected value (or a graded one) passed; None for the
+    others, and when it did not run."""
+    if o is None or not (case.graded or case.test.has_expected):
+        return None
+    return o.passed is True
+
+
+def _fastest(
+    candidates: Sequence[CandidateDynamic], runs: Runs, cases: Sequence[Any]
+) -> int | None:
+    """The passing candidate with the fewest traced opcodes over inputs all of them ran."""
+    best_rate = max((c.pass_rate for c in candidates if c.pass_rate is not None), default=None)
+    if best_rate is None or best_rate <= 0:
+        return None
+    pool = [c.index for c in candidates if c.pass_rate == best_rate]
+
+    def total(c: int, t: int) -> int | None:
+        o = runs.outcomes[c][t]
+        if o is None or o.exc_type is not None or o.opcodes is None:
+            return None
+        return o.opcode_total
+
+    common = [t for t in range(len(cases)) if all(total(c, t) is not None for c in pool)]
+    if not common:
+        return None
+    totals = {c: sum(total(c, t) or 0 for t in common) for c in pool}
+    return min(pool, key=lambda c: (totals[c], c))
+
+
+# ----------------------------------------------------------------------------- entry
+
+
+def _plan(sample_set: SampleSet, options: DynamicOptions) -> InputPlan:
+    proposer = options.input_proposer
+    if proposer is None and options.input_provider is not None:
+        proposer = proposer_for(options.input_provider)
+    runtime = runtime_for(sample_set.language)
+    if runtime is None or not runtime.proposed_inputs:
+        proposer = None
+    plan = collect_inputs(
+        sample_set,
+        use_doctests=options.use_doctests,
+        use_hypothesis=options.use_hypothesis,
+        hypothesis_examples=options.hypothesis_examples,
+        scaling=options.scaling,
+        sizes=options.scaling_sizes,
+        proposer=proposer,
+    )
+    return method_inputs(plan, sample_set.module, _takes_instance(sample_set))
+
+
+def _takes_instance(sample_set: SampleSet) -> bool:
+    """Whether the function is a method called on an instance: its first parameter (in
+    the current code, else the first version) is ``self``."""
+    module, entry = sample_set.module, sample_set.entry_point
+    if module is None or module.kind != "method" or not entry:
+        return False
+    texts = [s.code for s in sample_set.samples if s.origin == "current"] + sample_set.codes
+    for text in texts:
+        fn = find_function(text, entry)
+        if fn is not None:
+            first = [*fn.args.posonlyargs, *fn.args.args][:1]
+            return bool(first) and first[0].arg == "self"
+    return False
+
+
+def run_dynamic_many(
+    sample_sets: Sequence[SampleSet],
+    options: DynamicOptions | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    cancel: threading.Event | None = None,
+) -> list[DynamicReport]:
+    """:func:`run_dynamic` for several sample sets, all candidates on one worker pool.
+
+    ``progress(done, total)`` counts candidates over all sets. Only Python sets run: a set
+    in another language gets no run, no figures and a note saying so.
+    """
+    options = options or DynamicOptions()
+    runnable = [runtime_for(ss.language) is not None for ss in sample_sets]
+    if any(ss.codes for ss, ok in zip(sample_sets, runnable, strict=True) if ok):
+        sandbox.require(options.interpreter, options.sandbox,
+                        view=any(ss.module is not None for ss in sample_sets))
+    plans = [_plan(ss, options) if ok else InputPlan(ss.entry_point)
+             for ss, ok in zip(sample_sets, runnable, strict=True)]
+    jobs: list[Job] = [
+        (s, c, code, plans[s], ss.module)
+        for s, ss in enumerate(sample_sets)
+        if plans[s].cases
+        for c, code in enumerate(ss.codes)
+    ]
+    done = _execute_many(jobs, options, progress, cancel)
+    return [
+        _set_report(ss, plans[s], [done[(s, c)] for c in range(len(ss.codes))]
+                    if plans[s].cases else None, runnable[s], options)
+        for s, ss in enumerate(sample_sets)
+    ]
+
+
+def _set_report(ss: SampleSet, plan: InputPlan, ran: list[_CandidateRun] | None,
+                runnable: bool, options: DynamicOptions) -> DynamicReport:
+    """One set's report from its runs (None: nothing ran). In a module, the runs count only
+    where :func:`~codequorum.behaviour.module_rules.judge_module` says they stand."""
+    problem: str | None = None
+    module_notes: tuple[str, ...] = ()
+    if ran is None:
+        runs = _not_run(len(ss.codes), "no inputs", options)
+    else:
+        runs = _collect_runs(ran)
+        if ss.module is not None:
+            judged = judge_module(ss.module, [r.module for r in ran], ss.codes)
+            problem, module_notes = judged.problem, judged.notes
+            if not judged.keep:  # no verdict may rest on these runs
+                plan = InputPlan(plan.entry_point, notes=list(plan.notes))
+                runs = _not_run(len(ss.codes), "not run in its module", options)
+    runtime = runtime_for(ss.language) if runnable else None
+    static = (runtime.static_counts(ss.codes, options.interpreter) if runtime is not None
+              else [None] * len(ss.codes))
+    report = build_report(ss, plan, runs, options, static)
+    report.rules = dataclasses.replace(report.rules, module_problem=problem)
+    report.notes.extend(module_notes)
+    if not runnable:
+        report.notes.append(f"behaviour metrics are for {runtime_names()} only: the "
+                            f"{ss.language} versions were not run")
+    elif not plan.cases and (problem is None or ran is None):
+        report.notes.append("no inputs to run: behaviour metrics unavailable")
+    if options.sandbox == "weak":
+        report.notes.insert(0, sandbox.WEAK_WARNING)
+    return report
+
+
+def _not_run(m: int, why: str, options: DynamicOptions) -> Runs:
+    """Runs of ``m`` versions that did not happen (or do not count), for ``why``."""
+    return Runs(
+        [[] for _ in range(m)],
+        ["not run"] * m,
+        [why] * m,
+        sandbox.active_layers(options.interpreter, options.sandbox),
+        sys.version.split()[0],
+    )
+
+
+def run_dynamic(
+    sample_set: SampleSet,
+    options: DynamicOptions | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    cancel: threading.Event | None = None,
+) -> DynamicReport:
+    """Run every candidate of ``sample_set`` in the sandbox and score the behaviour.
+
+    Candidate code runs only in sandbox children; this process reads it statically.
+    ``progress(done, total)`` counts candidates; setting ``cancel`` stops the children.
+    """
+    return run_dynamic_many([sample_set], options, progress, cancel)[0]
+
+
+def summary_is_finite(summary: dict[str, float | None]) -> bool:
+    """Whether every present summary value is a finite number."""
+    return all(v is None or math.isfinite(v) for v in summary.values())
+
+
+__all__ = [
+    "SUMMARY_KEYS",
+    "CandidateDynamic",
+    "DynamicOptions",
+    "DynamicReport",
+    "InvalidOptionsError",
+    "RuleFigures",
+    "Runs",
+    "build_report",
+    "growth_exponent",
+    "run_dynamic",
+    "run_dynamic_many",
+    "summary_is_finite",
+]

@@ -1,0 +1,78 @@
+"""The CPython runtime: versions of Python run as children of the same interpreter family.
+
+Each field of :data:`CPYTHON` points at the code that does the part: the start-up flags and
+environment (:mod:`~codequorum.behaviour.sandbox.startup`), the bubblewrap layout of an
+interpreter (:func:`~codequorum.behaviour.sandbox.bwrap.interpreter_layout`), the child
+script (:data:`~codequorum.behaviour.sandbox.runner.CHILD_SCRIPT`), the probe
+(:func:`~codequorum.behaviour.sandbox.isolation.probed`), static opcode counts
+(:func:`static_counts`), test inputs (:func:`~codequorum.behaviour.test_inputs.collect_inputs`),
+docstring examples (:func:`~codequorum.behaviour.examples.doctest_cases`), the module view
+(:func:`~codequorum.ingest.module_view.module_view`) and the canonical form of a value
+(:func:`~codequorum.core.values.canonical_output`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+
+from codequorum.behaviour.examples import doctest_cases
+from codequorum.behaviour.runtimes import Runtime
+from codequorum.behaviour.sandbox import bwrap, isolation, startup
+from codequorum.behaviour.sandbox.runner import CHILD_SCRIPT
+from codequorum.behaviour.test_inputs import collect_inputs
+from codequorum.core.errors import UserError
+from codequorum.core.values import canonical_output
+from codequorum.ingest.module_view import module_view
+from codequorum.metrics.opcodes import STATIC_COUNT_SCRIPT, static_opcode_counts
+
+
+def static_counts(
+    codes: Sequence[str], interpreter: str | None = None
+) -> list[dict[str, int] | None]:
+    """Static opcode counts per candidate, under ``interpreter`` (default: this one).
+
+    Another interpreter only compiles the code (:data:`STATIC_COUNT_SCRIPT`, stdlib only,
+    nothing executed), so counts match the bytecode the sandbox children trace.
+    """
+    if interpreter is None or os.path.realpath(interpreter) == os.path.realpath(sys.executable):
+        seen: dict[str, dict[str, int] | None] = {}
+        for code in codes:  # identical versions compiled once
+            if code not in seen:
+                seen[code] = static_opcode_counts(code)
+        return [None if seen[c] is None else dict(seen[c] or {}) for c in codes]
+    try:
+        proc = subprocess.run(
+            [interpreter, "-I", "-S", "-c", STATIC_COUNT_SCRIPT],
+            input=json.dumps(list(codes)),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+        data = json.loads(proc.stdout)
+    except (OSError, subprocess.SubprocessError, ValueError) as exc:
+        raise UserError(f"cannot count opcodes with {interpreter}: {exc}") from None
+    return [None if c is None else {str(k): int(v) for k, v in c.items()} for c in data]
+
+
+CPYTHON = Runtime(
+    language="python",
+    name="Python",
+    flags=startup.FLAGS,
+    environment=startup.environment,
+    layout=bwrap.interpreter_layout,
+    child_script=CHILD_SCRIPT,
+    probe=isolation.probed,
+    static_counts=static_counts,
+    test_inputs=collect_inputs,
+    examples=doctest_cases,
+    module_view=module_view,
+    canonical=canonical_output,
+    proposed_inputs=True,
+)
+
+__all__ = ["CPYTHON", "static_counts"]

@@ -1,0 +1,1 @@
+"""The command line: the parser, its commands, and the servers it starts."""

@@ -1,0 +1,625 @@
+"""``codequorum check``: lint source files against the versions kept in the sample store.
+
+For every function of the given files that has stored versions, the current code joins
+them as one more version (origin ``current``), the set is analysed exactly as the editor
+analyses it (both use :class:`~codequorum.pipeline.session.Session` and
+:mod:`codequorum.render.findings`, so the store keys, the sample set and the messages are the
+same), and each finding is
+printed as ``path:line:col: severity code message``. The exit status follows
+``--fail-on``, so the command fits CI jobs and pre-commit hooks.
+
+Generated code is only parsed here; ``--dynamic`` runs the versions in the sandbox.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+import threading
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from codequorum import __version__
+from codequorum.behaviour.runtimes import runtime_for
+from codequorum.cli.endpoint import asker_note, input_asker, propose_config
+from codequorum.core import parsing
+from codequorum.core.errors import UnknownFormatError, UnknownLanguageError, UserError
+from codequorum.core.limits import MAX_DOCUMENT_BYTES, InputLimitError
+from codequorum.core.model import ModuleContext
+from codequorum.core.report import SEVERITIES, warns
+from codequorum.core.safe_paths import UnreadableFile, guard, read_regular
+from codequorum.core.safe_text import safe_text
+from codequorum.core.words import count
+from codequorum.generate.proposed_inputs import InputAsker
+from codequorum.ingest.module_view import ModuleView
+from codequorum.ingest.store import default_store_path
+from codequorum.ingest.workspace import find_workspace
+from codequorum.options.arguments import add_options
+from codequorum.options.declarations import FAIL_ON
+from codequorum.pipeline.session import FunctionAnalysis, Session, SessionConfig, current_code
+from codequorum.render.ansi import SEVERITY_STYLE, paint
+from codequorum.render.findings import RANK, Finding, function_findings
+from codequorum.render.json_out import safe_values
+from codequorum.render.terminal import color_enabled
+
+#: Folders never entered when a directory is walked.
+SKIP_DIRS = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
+#: SARIF levels: the severity's own name when it warns, else a note.
+SARIF_LEVEL: dict[str, str] = {name: name if warns(name) else "note" for name in SEVERITIES}
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+#: Where a finding is: (line, column, end line, end column), 1-based, columns in characters.
+Span = tuple[int, int, int, int]
+
+log = logging.getLogger(__name__)
+
+
+def register(subparsers: Any) -> None:
+    """Add ``check`` to the command line."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "check",
+        help="lint source files: how far each function is from its stored versions",
+        description="For every function of the given files that has versions in the version "
+        "store, compare the current code with them and print one line per finding "
+        "(path:line:col: severity code message). The exit status is 1 when a finding at or "
+        "above --fail-on exists.",
+    )
+    add_options(parser, "check")
+    parser.set_defaults(func=run, config_from="paths")
+
+
+# ----------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class Located:
+    """A :class:`~codequorum.render.findings.Finding` of one function where ``check``
+    prints it: the file, at the function's name (1-based line and column, the column
+    counted in characters), with the figures its formats show."""
+
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    severity: str
+    code: str
+    message: str
+    function: str
+    figure: float | None
+    samples: tuple[int, ...]
+    versions: int
+    report: dict[str, Any]
+
+    def text(self, color: bool = False) -> str:
+        """``path:line:col: severity code message``, made safe to print (the message may
+        quote what a version printed); with ``color`` as linters colour it: the path bold,
+        the severity and code red, yellow or blue."""
+        sep = paint(":", "cyan", enabled=color)
+        where = (f"{paint(safe_text(self.path), 'bold', enabled=color)}{sep}{self.line}{sep}"
+                 f"{self.column}{sep}")
+        what = paint(f"{self.severity} {self.code}", *SEVERITY_STYLE.get(self.severity, ()),
+                     enabled=color)
+        return f"{where} {what} {safe_text(self.message)}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form; ``report`` is the function's report summary."""
+        return {
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "end_line": self.end_line,
+            "end_column": self.end_column,
+            "severity": self.severity,
+            "code": self.code,
+            "message": self.message,
+            "function": self.function,
+            "figure": self.figure,
+            "samples": list(self.samples),
+            "versions": self.versions,
+            "report": self.report,
+        }
+
+
+@dataclass
+class CheckRun:
+    """Everything one run found and counted."""
+
+    findings: list[Located] = field(default_factory=list)
+    functions: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    files: int = 0
+    files_checked: int = 0
+    functions_checked: int = 0
+    functions_without_samples: int = 0
+    functions_too_few: int = 0
+    failures: int = 0
+    missing_paths: int = 0
+    store: str = ""
+    store_missing: bool = False
+    min_samples: int = 2
+
+    def error(self, message: str) -> None:
+        """A note that is a problem (shown even with ``--quiet``)."""
+        self.notes.append(message)
+        self.errors.append(message)
+
+    def counts(self) -> dict[str, int]:
+        """Findings per severity."""
+        out = {name: 0 for name in RANK}
+        for f in self.findings:
+            out[f.severity] = out.get(f.severity, 0) + 1
+        return out
+
+    def summary(self) -> dict[str, Any]:
+        """JSON-ready counts."""
+        return {
+            "files": self.files,
+            "files_checked": self.files_checked,
+            "functions_checked": self.functions_checked,
+            "functions_without_samples": self.functions_without_samples,
+            "functions_with_too_few_samples": self.functions_too_few,
+            "failures": self.failures,
+            "findings": len(self.findings),
+            "by_severity": self.counts(),
+            "store": self.store,
+            "store_missing": self.store_missing,
+        }
+
+    def summary_line(self) -> str:
+        """One line: what was checked and what was found, in words that stay true when
+        nothing was (``no function in 59 files has stored versions``)."""
+        if self.store_missing:
+            return f"no version store at {safe_text(self.store)}; nothing to check"
+        if not self.files:
+            return "no source files to check"
+        parts: list[str] = []
+        files = count(self.files, "file")
+        if self.functions_checked:
+            counts = self.counts()
+            found = ", ".join(count(n, name, _plural_severity(name)) for name, n
+                              in counts.items() if n) or "no findings"
+            where = (files if self.files_checked == self.files
+                     else f"{self.files_checked:,} of {files}")
+            parts.append(f"checked {count(self.functions_checked, 'function')} in {where}: "
+                         f"{found}")
+        elif self.functions_too_few:
+            parts.append(f"no function in {files} has {self.min_samples} or more stored "
+                         "versions")
+        elif self.failures:
+            parts.append(f"no function in {files} could be checked")
+        elif self.functions_without_samples:
+            parts.append(f"no function in {files} has stored versions")
+        else:
+            parts.append(f"no functions in {files}")
+        if self.functions_without_samples and (self.functions_checked or self.functions_too_few
+                                               or self.failures):
+            parts.append(f"{self.functions_without_samples:,} without versions skipped")
+        if self.functions_too_few:
+            parts.append(f"{count(self.functions_too_few, 'function')} with fewer than "
+                         f"{count(self.min_samples, 'stored version')} skipped")
+        if self.failures:
+            parts.append(f"{self.failures:,} could not be analysed")
+        return "; ".join(parts)
+
+    def exit_code(self, fail_on: str) -> int:
+        """1 when a finding at or above ``fail_on`` exists, 2 when a path did not exist,
+        else 0."""
+        if self.missing_paths:
+            return 2
+        if fail_on == "never":
+            return 0
+        limit = RANK[fail_on]
+        return 1 if any(RANK.get(f.severity, 4) <= limit for f in self.findings) else 0
+
+
+def _plural_severity(severity: str) -> str:
+    """The plural of a severity: ``warnings``, ``information``."""
+    return severity if severity == "information" else f"{severity}s"
+
+
+# ----------------------------------------------------------------------------- files
+
+
+def _walk(folder: Path) -> Iterator[Path]:
+    """Files with a known extension under ``folder``, sorted; hidden folders and
+    ``node_modules``-like folders are not entered."""
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIP_DIRS)
+        for name in sorted(files):
+            path = Path(root) / name
+            try:
+                parsing.language_from_path(path)
+            except UnknownLanguageError:
+                continue
+            yield path
+
+
+def _targets(paths: Sequence[Path], language: str | None, run: CheckRun
+             ) -> Iterator[tuple[Path, str]]:
+    """(file, language) for every file to check, each once; notes for the rest."""
+    seen: set[Path] = set()
+    for given in paths:
+        candidates: list[tuple[Path, str | None]]
+        if given.is_dir():
+            candidates = [(p, None) for p in _walk(given)]
+        elif given.exists():
+            candidates = [(given, language)]
+        else:
+            run.error(f"{given}: no such file or folder")
+            run.missing_paths += 1
+            continue
+        top = given.resolve()
+        for path, forced in candidates:
+            resolved = path.resolve()
+            if resolved in seen:
+                continue
+            seen.add(resolved)
+            if path != given and not resolved.is_relative_to(top):
+                run.notes.append(f"{path}: a symlink out of {given}, skipped")
+                continue
+            try:
+                lang = parsing.language_from_path(path)
+            except UnknownLanguageError:
+                if forced is None:
+                    run.notes.append(f"{path}: unknown extension, skipped "
+                                     "(--language names the language)")
+                    continue
+                lang = forced
+            yield path, lang
+
+
+def _read(path: Path, run: CheckRun) -> str | None:
+    """The file's text, or None with a note (binary, not UTF-8, unreadable, larger than a
+    document may be, or not a regular file: a repository's FIFO or a symlink to
+    ``/dev/zero`` is skipped, never read)."""
+    try:
+        data = read_regular(path, MAX_DOCUMENT_BYTES)
+    except UnreadableFile as exc:
+        run.notes.append(f"{safe_text(exc)}; skipped")
+        return None
+    except OSError as exc:
+        run.error(f"{path}: cannot read: {exc.strerror or exc}")
+        return None
+    if b"\0" in data[:8192]:
+        run.notes.append(f"{path}: binary file, skipped")
+        return None
+    try:
+        return data.decode("utf-8-sig")  # a BOM is not part of the text
+    except UnicodeDecodeError as exc:
+        run.notes.append(f"{path}: not UTF-8 text (byte {exc.start}), skipped")
+        return None
+
+
+# ----------------------------------------------------------------------------- checking
+
+
+def _report_summary(report: Any) -> dict[str, Any]:
+    """The parts of a function's report a finding carries in JSON."""
+    full = report.to_dict()
+    keep = ("status", "message", "n", "n_total", "summary", "medoid", "clusters",
+            "current_index", "notes")
+    return {k: full[k] for k in keep}
+
+
+def _column(line: str, byte_col: int) -> int:
+    """A UTF-8 byte column on ``line`` as a 1-based column in characters."""
+    prefix = line.encode("utf-8", errors="replace")[:byte_col]
+    return len(prefix.decode("utf-8", errors="ignore")) + 1
+
+
+def first_definitions(infos: Iterable[parsing.FunctionInfo]) -> list[parsing.FunctionInfo]:
+    """The first definition of each qualified name: the store keeps versions by name, so a
+    name defined twice is checked once."""
+    seen: set[str] = set()
+    out: list[parsing.FunctionInfo] = []
+    for info in infos:
+        qualified_name = str(info.qualified_name)
+        if qualified_name not in seen:
+            seen.add(qualified_name)
+            out.append(info)
+    return out
+
+
+def name_span(lines: Sequence[str], start: parsing.Point, end: parsing.Point) -> Span:
+    """Where a name starts and ends as (line, column, end line, end column), 1-based and
+    counted in characters, from tree-sitter's 0-based rows and byte columns."""
+    (row, start_byte), (end_row, end_byte) = start, end
+    return row + 1, _column(lines[row], start_byte), end_row + 1, _column(lines[end_row], end_byte)
+
+
+def _finding(path: Path, span: Span, found: Finding, function: str,
+             versions: int, report: dict[str, Any]) -> Located:
+    """One printed finding from one of :func:`function_findings`, at the function's name."""
+    line, column, end_line, end_column = span
+    return Located(
+        path=path.as_posix(), line=line, column=column, end_line=end_line,
+        end_column=end_column, severity=found.severity, code=found.code,
+        message=found.message, function=function, figure=found.figure,
+        samples=found.samples, versions=versions, report=report,
+    )
+
+
+@dataclass
+class _Checker:
+    """Checks files one function at a time through ``session``, counting in ``run``."""
+
+    session: Session
+    run: CheckRun
+    min_samples: int
+    dynamic: bool
+    cancel: threading.Event
+    asker: InputAsker | None
+
+    def check_file(self, path: Path, lang: str) -> None:
+        """Check every function of one file that has enough stored versions."""
+        run = self.run
+        run.files += 1
+        text = _read(path, run)
+        if text is None:
+            return
+        key = self.session.file_key(path)
+        try:
+            infos = parsing.functions(text, lang)
+        except InputLimitError as exc:
+            run.notes.append(f"{path}: {exc}, skipped")
+            return
+        lines = text.split("\n")
+        names = self.session.functions_with_samples_sync(key)
+        checked_here = 0
+        view: ModuleView | None = None
+        for info in first_definitions(infos):
+            if not self._enough_versions(key, str(info.qualified_name), names):
+                continue
+            module = None
+            if self.dynamic and runtime_for(lang) is not None:  # they run in the file's module
+                view = view or self.session.module_view(text, path)
+                module = view.context(str(info.qualified_name), str(info.kind))
+            analysis = self._analyse(path, key, lang, info, current_code(text, info), module)
+            if analysis is not None:
+                checked_here += 1
+                self._record(path, info, lines, analysis)
+        if checked_here:
+            run.files_checked += 1
+
+    def _enough_versions(self, key: str, qualified_name: str, names: Collection[str]) -> bool:
+        """Whether the function has ``--min-samples`` stored versions; the functions
+        skipped are counted (without any, with too few)."""
+        if qualified_name not in names:
+            self.run.functions_without_samples += 1
+            return False
+        if len(self.session.samples_sync(key, qualified_name)) < self.min_samples:
+            self.run.functions_too_few += 1
+            return False
+        return True
+
+    def _analyse(self, path: Path, key: str, lang: str, info: parsing.FunctionInfo,
+                 code: str, module: ModuleContext | None = None) -> FunctionAnalysis | None:
+        """The function's analysis (after a sandboxed run in its ``module`` with
+        ``--dynamic``); None when there is none or it failed, which is counted and said:
+        one function must not stop the others."""
+        session, qualified_name = self.session, str(info.qualified_name)
+        try:
+            analysis = session.function_sync(key, lang, qualified_name, info.name, code)
+            if analysis is not None and self.dynamic and not analysis.refused:
+                session.run_dynamic_sync(analysis, lambda _t, _p: None, self.cancel,
+                                         input_proposer=self.asker, module=module)
+                analysis = session.function_sync(key, lang, qualified_name, info.name, code)
+        except KeyboardInterrupt:
+            self.cancel.set()
+            raise
+        except Exception as exc:
+            self.run.failures += 1
+            log.debug("analysis of %s failed", qualified_name, exc_info=True)
+            why = str(exc) if isinstance(exc, UserError) else f"{type(exc).__name__}: {exc}"
+            self.run.error(f"{path}: `{qualified_name}` could not be analysed: {why}")
+            return None
+        return analysis
+
+    def _record(self, path: Path, info: parsing.FunctionInfo, lines: Sequence[str],
+                analysis: FunctionAnalysis) -> None:
+        """Add a checked function to the run: its row and its findings."""
+        run, qualified_name = self.run, str(info.qualified_name)
+        run.functions_checked += 1
+        summary = _report_summary(analysis.report)
+        headline = analysis.report.verdict
+        log.info("%s: `%s`: %s (%s)", path, qualified_name,
+                 headline.code if headline is not None else analysis.report.status,
+                 count(analysis.n_stored, "stored version"))
+        span = name_span(lines, info.name_start_point, info.name_end_point)
+        run.functions.append({
+            "path": path.as_posix(),
+            "function": qualified_name,
+            "line": span[0],
+            "versions": analysis.n_stored,
+            "verdict": headline.code if headline is not None else None,
+            "stability": summary["summary"].get("jsd_struct", {}).get("ordered"),
+        })
+        run.findings.extend(
+            _finding(path, span, found, qualified_name, analysis.n_stored, summary)
+            for found in function_findings(analysis, info.name)
+        )
+
+
+def _open_session(args: argparse.Namespace, store_path: Path, workspace: Path, run: CheckRun,
+                  problems: list[str]) -> Session:
+    """A session on the store, rooted at the workspace; what it reports goes to
+    ``problems`` (errors) or the run's notes."""
+
+    def notify(level: str, message: str) -> None:
+        text = message.removeprefix("codequorum: ")
+        (problems if level == "error" else run.notes).append(text)
+
+    session = Session(notify, SessionConfig(store=str(store_path), include_current=True,
+                                            max_depth=args.max_depth, tsed=args.tsed,
+                                            dynamic_timeout=args.timeout))
+    session.reconfigure(session.config, root=str(workspace))
+    return session
+
+
+def check_files(args: argparse.Namespace, language: str | None, store_path: Path,
+                workspace: Path) -> CheckRun:
+    """Check every target file against the store at ``store_path``."""
+    run = CheckRun(store=str(store_path), min_samples=args.min_samples)
+    problems: list[str] = []
+    session = _open_session(args, store_path, workspace, run, problems)
+    cancel = threading.Event()
+    asker = input_asker(propose_config(args))
+    try:
+        if session.store() is None:
+            raise UserError(problems[0] if problems else f"cannot open {store_path}")
+        checker = _Checker(session, run, args.min_samples, args.dynamic, cancel, asker)
+        for path, lang in _targets(args.paths, language, run):
+            checker.check_file(path, lang)
+    finally:
+        session.close()
+    note = asker_note(asker, "checked")
+    if note is not None:
+        run.notes.append(note)
+    return run
+
+
+# ----------------------------------------------------------------------------- output
+
+
+def _sarif(run: CheckRun) -> dict[str, Any]:
+    """The findings as a SARIF 2.1.0 log (one run, one rule per finding code)."""
+    rules = sorted({f.code for f in run.findings})
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "codequorum",
+                "version": __version__,
+                "rules": [{"id": code, "name": code} for code in rules],
+            }},
+            "results": [{
+                "ruleId": f.code,
+                "ruleIndex": rules.index(f.code),
+                "level": SARIF_LEVEL.get(f.severity, "note"),
+                "message": {"text": f.message},
+                "locations": [{"physicalLocation": {
+                    "artifactLocation": {"uri": f.path},
+                    "region": {"startLine": f.line, "startColumn": f.column,
+                               "endLine": f.end_line, "endColumn": f.end_column},
+                }}],
+                "properties": {"function": f.function, "figure": f.figure,
+                               "versions": f.versions},
+            } for f in run.findings],
+        }],
+    }
+
+
+def _write_text(run: CheckRun, out: TextIO, color: bool, quiet: bool) -> None:
+    """Finding lines and a summary line (not when ``quiet``)."""
+    for finding in run.findings:
+        print(finding.text(color), file=out)
+    if not quiet:
+        print(run.summary_line(), file=out)
+
+
+def _write_json(run: CheckRun, out: TextIO, color: bool, quiet: bool) -> None:
+    """The findings, the summary, the functions and the notes as one JSON document."""
+    doc = {"findings": [f.to_dict() for f in run.findings], "summary": run.summary(),
+           "functions": list(run.functions), "notes": list(run.notes)}
+    json.dump(safe_values(doc), out, indent=2, allow_nan=False)
+    out.write("\n")
+
+
+def _write_sarif(run: CheckRun, out: TextIO, color: bool, quiet: bool) -> None:
+    """The findings as one SARIF document."""
+    json.dump(safe_values(_sarif(run)), out, indent=2, allow_nan=False)
+    out.write("\n")
+
+
+@dataclass(frozen=True)
+class FindingFormat:
+    """One ``--format`` of ``check``: the one place a finding format is known."""
+
+    name: str
+    help: str                                              # its words in ``--format``'s help
+    write: Callable[[CheckRun, TextIO, bool, bool], None]  # (run, out, color, quiet)
+    document: bool                                         # written even with no store
+
+
+FINDING_FORMATS: tuple[FindingFormat, ...] = (
+    FindingFormat("text", "text (default)", _write_text, document=False),
+    FindingFormat("json", "json", _write_json, document=True),
+    FindingFormat("sarif", "sarif", _write_sarif, document=True),
+)
+#: The names ``check --format`` takes.
+FORMAT_NAMES: tuple[str, ...] = tuple(f.name for f in FINDING_FORMATS)
+
+
+def _formats_help() -> str:
+    """``--format``'s help: every format's words, ``a, b or c``."""
+    words = [f.help for f in FINDING_FORMATS]
+    return f"{', '.join(words[:-1])} or {words[-1]}"
+
+
+def finding_format(name: str) -> FindingFormat:
+    """The format named ``name``, or :class:`UnknownFormatError` (exit status 2)."""
+    for fmt in FINDING_FORMATS:
+        if fmt.name == name:
+            return fmt
+    raise UnknownFormatError(
+        f"unknown output format {name!r} (choose {', '.join(FORMAT_NAMES)})")
+
+
+def write(run: CheckRun, fmt: str | FindingFormat, out: TextIO, *, color: bool = False,
+          quiet: bool = False) -> None:
+    """Print the run in ``fmt`` (a name or a format). Every string is made safe to print
+    first (:func:`safe_values`)."""
+    found = finding_format(fmt) if isinstance(fmt, str) else fmt
+    found.write(run, out, color, quiet)
+
+
+def _discover(paths: Sequence[Path]) -> Path:
+    """The workspace of the first path that exists (the current folder's when none does)."""
+    for path in paths:
+        if path.exists():
+            return find_workspace(path)
+    return find_workspace(Path.cwd())
+
+
+def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    """``codequorum check``: 0 clean, 1 a finding at or above ``--fail-on``, 2 bad usage
+    (or a path that does not exist)."""
+    stream = out or sys.stdout
+    fmt = finding_format(args.output_format)
+    if args.fail_on not in FAIL_ON:
+        raise UnknownFormatError(
+            f"unknown --fail-on {args.fail_on!r} (choose {', '.join(FAIL_ON)})")
+    language = parsing.normalize_language(args.language) if args.language else None
+    workspace = (args.workspace or _discover(args.paths)).resolve()
+    if args.workspace is not None and not workspace.is_dir():
+        raise UserError(f"--workspace {args.workspace}: not a folder")
+    store_path = guard(args.store or default_store_path(workspace), [workspace])
+    if args.dynamic:
+        from codequorum.pipeline.score import dynamic_available
+
+        if not dynamic_available():
+            raise UserError("dynamic analysis is not available in this installation; "
+                            "run without --dynamic")
+    if store_path.is_dir():
+        raise UserError(f"--store {store_path}: is a folder, expected a file")
+    if not os.path.lexists(store_path):
+        if not args.quiet:
+            print(f"codequorum: no version store at {safe_text(store_path)}; run `codequorum "
+                  "sample` or add versions from your editor", file=sys.stderr)
+        empty = CheckRun(store=str(store_path), store_missing=True)
+        if fmt.document:
+            write(empty, fmt, stream)
+        return 0
+    result = check_files(args, language, store_path, workspace)
+    for note in result.notes:
+        if not args.quiet or note in result.errors:
+            print(f"codequorum: {safe_text(note)}", file=sys.stderr)
+    write(result, fmt, stream, color=color_enabled(args.color, stream), quiet=args.quiet)
+    return result.exit_code(args.fail_on)

@@ -1,0 +1,108 @@
+"""``codequorum doctor``: which sandbox layers this machine gives, and why others are missing.
+
+Starts one probe child per level (no candidate code runs) and prints each layer as held
+or missing, with the kernel's reason, then whether candidates will run: with the strict
+sandbox, only with ``--sandbox weak``, or not at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+from codequorum.behaviour.sandbox import bwrap, isolation
+from codequorum.options.arguments import add_options
+
+#: What each strict layer stops, in the words of docs/sandbox.md.
+LAYER_PURPOSE = {
+    "bwrap": "read-only view of only the interpreter and /usr; no HOME, workspace or host /proc",
+    "userns": "an unprivileged user of its own; no capabilities on the host",
+    "pidns": "cannot see or signal other processes, siblings included",
+    "mountns": "its own mounts: private tmpfs, sibling files invisible",
+    "netns": "no network at all",
+    "ipcns": "no shared memory or semaphores with other processes",
+    "utsns": "its own host name",
+    "tmpfs": "writable space is a size-capped tmpfs that vanishes with it",
+    "no-proc": "no /proc: nothing of other processes",
+    "no-capabilities": "every capability dropped, bounding set included",
+    "no-new-privs": "no set-uid or file-capability gains",
+    "seccomp": "ptrace, bpf, mount, pidfd_*, fork, exec, real-time scheduling... refused",
+    "rlimits": "memory, CPU, file size and open files bounded",
+    "cgroup": "memory and processes of the whole sandbox bounded, even for root (where writable)",
+    "ro-view": "a version run in its module sees only the workspace code it imports, read-only",
+    "audit-hook": "refusals reported as `forbidden: <what>`",
+}
+LIMITS_TEXT = (
+    "per candidate: rlimits (address space, CPU, file size, open files; threads bounded by "
+    "RLIMIT_NPROC, which holds because candidates never run as root), a PID namespace and "
+    "seccomp refusing fork and exec; for the whole sandbox: a cgroup (memory, processes) "
+    "where one can be written"
+)
+REQUIRED = [name for name in LAYER_PURPOSE if name not in ("no-proc", "audit-hook", "cgroup")]
+
+
+def register(subparsers: Any) -> None:
+    """Add ``doctor`` to the command line."""
+    parser = subparsers.add_parser(
+        "doctor",
+        help="show which sandbox layers this machine gives",
+        description="Probe the sandbox (no candidate code runs) and list each isolation "
+        "layer as held or missing, with the reason.",
+    )
+    add_options(parser, "doctor")
+    parser.set_defaults(func=run)
+
+
+def diagnose(interpreter: str | None) -> dict[str, Any]:
+    """What the probes found, as plain data."""
+    strict = isolation.probe(interpreter, "strict", view=True)
+    weak = isolation.probe(interpreter, "weak")
+    held = set(strict.layers) if strict.ok else set()
+    return {
+        "uid": os.getuid(),
+        "bwrap": bwrap.find_bwrap(),
+        "seccomp": isolation.describe_seccomp(),
+        "limits": LIMITS_TEXT,
+        "strict": {"ok": strict.ok, "detail": strict.detail, "layers": strict.layers},
+        "weak": {"ok": weak.ok, "detail": weak.detail, "layers": weak.layers},
+        "missing": [name for name in REQUIRED if name not in held],
+        "verdict": verdict(strict.ok, weak.ok),
+    }
+
+
+def verdict(strict_ok: bool, weak_ok: bool) -> str:
+    """One sentence: will candidates run here, and how."""
+    if strict_ok:
+        return "candidates run in the strict sandbox (the default)"
+    if weak_ok:
+        return ("candidates do not run by default; `--sandbox weak` (setting "
+                "codequorum.dynamic.sandbox) runs them without kernel isolation")
+    return "candidates cannot run on this machine"
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the diagnosis; exit 0 when the strict sandbox holds, 1 otherwise."""
+    found = diagnose(args.interpreter)
+    if args.format == "json":
+        json.dump(found, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        _print_text(found)
+    return 0 if found["strict"]["ok"] else 1
+
+
+def _print_text(found: dict[str, Any]) -> None:
+    out = sys.stdout
+    out.write(f"bubblewrap: {found['bwrap'] or 'not found'}\n")
+    out.write(f"seccomp filter: {found['seccomp']}\n")
+    out.write(f"limits: {LIMITS_TEXT}\n")
+    held = set(found["strict"]["layers"]) if found["strict"]["ok"] else set()
+    for name, purpose in LAYER_PURPOSE.items():
+        mark = "held   " if name in held else "missing"
+        out.write(f"  {mark} {name:<16} {purpose}\n")
+    if not found["strict"]["ok"]:
+        out.write(f"strict sandbox unavailable: {found['strict']['detail']}\n")
+    out.write(f"{found['verdict']}\n")

@@ -1,0 +1,63 @@
+"""``codequorum mcp``: serve the agent tools over the Model Context Protocol on stdio.
+
+The workspace is ROOT (default: the current folder, where MCP clients start their servers);
+the tools read files and keep versions only inside it. Options take their defaults from the
+configuration files as every command's do, under the same rules: a project's file can set
+how functions are analysed, but never where the API key goes (``base-url``,
+``api-key-env``: flags, the environment or the user's own file only).
+
+Every option declares what it can do (:mod:`codequorum.options.policy`): a project's file
+may set the analysis and how the endpoint is asked, never the endpoint, the key variable,
+how hard the endpoint is asked, what an answer may cost or the sandbox's budget.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from pathlib import Path
+from typing import Any
+
+from codequorum.core.errors import UserError
+from codequorum.options.arguments import add_options
+
+#: Default request timeout (seconds) of ``sample_versions``.
+DEFAULT_REQUEST_TIMEOUT = 60.0
+
+
+def register(subparsers: Any) -> None:
+    """Add ``mcp`` to the command line."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "mcp",
+        help="serve tools for coding agents over the Model Context Protocol (stdio)",
+        description="Serve codequorum's agent tools (check_function, compare_versions, "
+        "sample_versions) over the Model Context Protocol on standard input and output. "
+        "MCP clients (Claude Code, VS Code, Cursor, ...) start it; see docs/agents.md.",
+    )
+    add_options(parser, "mcp")
+    parser.set_defaults(func=run, config_from="root")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve until the client closes the connection."""
+    import anyio
+
+    from codequorum.agents.context import AgentOptions, AgentWorkspace
+    from codequorum.agents.server import serve_stdio
+    from codequorum.generate.endpoint import ProviderConfig
+
+    root = (args.root or Path.cwd()).resolve()
+    if not root.is_dir():
+        raise UserError(f"{args.root}: not a folder")
+    provider = ProviderConfig(
+        base_url=args.base_url, model=args.model, api_key_env=args.api_key_env or None,
+        temperature=args.temperature, samples=args.samples, timeout=args.request_timeout,
+        concurrency=args.concurrency, max_tokens=args.max_tokens)
+    options = AgentOptions(max_depth=args.max_depth, tsed=args.tsed,
+                           dynamic_timeout=args.timeout, provider=provider,
+                           context_lines=args.context_lines)
+    if not logging.getLogger().handlers:  # standard output is the protocol's: log to stderr
+        logging.basicConfig(level=logging.WARNING, format="codequorum mcp: %(levelname)s: "
+                            "%(name)s: %(message)s")
+    anyio.run(serve_stdio, AgentWorkspace(root, options))
+    return 0

@@ -1,0 +1,1 @@
+"""Plain data, errors, parsing, bounds, safe text and paths: what every layer uses."""

@@ -1,0 +1,141 @@
+"""Plain data shared by every layer: what a sample set is.
+
+These types carry text and metadata only; they never compute metrics, so parsing,
+metrics, analysis and renderers can all depend on them without depending on each other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+#: Where a version came from: ``assistant`` is the text an assistant wrote into the editor
+#: (an accepted completion, a chat or agent edit, a paste), kept when the watch asks for more.
+Origin = Literal["regenerated", "relayed", "imported", "current", "assistant"]
+
+
+@dataclass(frozen=True)
+class Receiver:
+    """What a method is called on in a ``call`` test: the module-level class ``name``
+    (dotted for a nested class) called with ``args``/``kwargs`` for an instance, or the
+    class itself when ``call`` is false. Literal values only, as for the test's own."""
+
+    name: str
+    args: tuple[Any, ...] = ()
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    call: bool = True
+
+    def label(self) -> str:
+        """``Duration(90)`` or ``Duration`` for messages."""
+        if not self.call:
+            return self.name
+        parts = [repr(a) for a in self.args] + [f"{k}={v!r}" for k, v in self.kwargs.items()]
+        return f"{self.name}({', '.join(parts)})"
+
+
+@dataclass(frozen=True)
+class TestCase:
+    """One behavioural check for a candidate.
+
+    Exactly one style is used per case:
+    - ``call``: ``args``/``kwargs`` passed to the entry point; ``expected`` compared if given.
+      With a ``receiver`` (a method run in its module), the entry point is looked up on
+      the receiver and called there.
+    - ``stdio``: ``stdin`` fed to the program (or to ``solve(lines)``), ``expected`` is stdout.
+    - ``check``: ``source`` is a harness that defines ``check(candidate)`` (HumanEval style).
+    """
+
+    kind: Literal["call", "stdio", "check"]
+    args: tuple[Any, ...] = ()
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    stdin: str | None = None
+    expected: Any = None
+    has_expected: bool = False
+    source: str | None = None
+    name: str = ""
+    receiver: Receiver | None = None
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One version of a function: its code and where it came from."""
+
+    code: str
+    origin: Origin = "imported"
+    label: str = ""
+    provider: str | None = None
+    model: str | None = None
+    temperature: float | None = None
+    seed: int | None = None
+
+
+FunctionKind = Literal["function", "method", "nested"]
+
+
+@dataclass(frozen=True)
+class ModuleContext:
+    """The module a function lives in, so that its versions run there (in the sandbox).
+
+    ``name`` is the module's dotted name (``pkg.app``), ``path`` its file in the view
+    (``pkg/app.py``), ``qualified_name`` the function in it (``Duration.minutes``) and
+    ``kind`` where it sits: at the module's top level, in a class (``method``), or inside
+    another function (``nested``). ``files`` are the read-only view of the workspace the
+    sandbox gets, as (POSIX path relative to the view, text): the module itself (its text
+    as the editor holds it) and the project modules it imports; ``roots`` are folders of
+    the view put on ``sys.path`` (``""`` is the view itself); ``notes`` say what the view
+    left out. Built by :mod:`codequorum.ingest.module_view`; read statically, never run here.
+    """
+
+    name: str
+    path: str
+    qualified_name: str
+    kind: FunctionKind
+    files: tuple[tuple[str, str], ...]
+    roots: tuple[str, ...]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def source(self) -> str:
+        """The module's own text."""
+        return next((text for path, text in self.files if path == self.path), "")
+
+    @property
+    def owner(self) -> str | None:
+        """The dotted class of a method (``Outer.Inner``), else None."""
+        if self.kind != "method":
+            return None
+        return self.qualified_name.rpartition(".")[0] or None
+
+
+@dataclass
+class SampleSet:
+    """Several versions of one function (or one task), scored together.
+
+    ``samples`` hold complete code (already joined with ``prompt`` when the inputs were
+    completions). ``entry_point`` names the function under test; ``tests`` are the
+    behavioural checks, when known; ``module`` the function's module, when known.
+    """
+
+    task_id: str
+    samples: list[Sample]
+    language: str = "python"
+    prompt: str | None = None
+    entry_point: str | None = None
+    tests: list[TestCase] = field(default_factory=list)
+    source_line: int | None = None
+    module: ModuleContext | None = None
+    """The function's module, when its versions run there (the editor, ``check``);
+    None for self-contained functions (benchmark sets)."""
+
+    @property
+    def codes(self) -> list[str]:
+        """The sample texts, in order."""
+        return [s.code for s in self.samples]
+
+    @classmethod
+    def from_codes(
+        cls, task_id: str, codes: list[str], language: str = "python", **kwargs: Any
+    ) -> SampleSet:
+        """Build a set from bare code strings (origin ``imported``)."""
+        samples = [Sample(code=c, label=f"v{i + 1}") for i, c in enumerate(codes)]
+        return cls(task_id=task_id, samples=samples, language=language, **kwargs)

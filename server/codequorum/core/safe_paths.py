@@ -1,0 +1,208 @@
+"""Files codequorum writes or moves, reached only where the user meant.
+
+A repository can carry symlinks: ``report.json -> ~/.bashrc``, ``.codequorum -> ~``,
+``.codequorum/samples.sqlite3 -> ~/.config/gh/hosts.yml``. A path the user names, or a
+default under the workspace, may run through one. :func:`guard` walks a path one component
+at a time, as the kernel does, and refuses it when a symlink that lies inside a workspace
+(one of the caller's roots, or the nearest folder above the link holding ``.git`` or
+``.codequorum``) leads out of that workspace; symlinks that stay inside, and symlinks
+outside every workspace (``/dev/stdout``, a home folder on another disk), are followed.
+
+Between the check and the write the path could change. :func:`open_folder` therefore opens
+the checked folder one component at a time with ``O_NOFOLLOW`` (as ``openat`` walks do), so
+a component swapped for a symlink after the check is refused, not followed; files are then
+made (``O_EXCL | O_NOFOLLOW``), opened and renamed relative to that folder's descriptor.
+
+What codequorum reads from a repository on its own (a walked source file, a file a client
+names) is read by :func:`read_regular`: a regular file only, bounded, never blocking on a
+FIFO, so ``/dev/zero`` or a pipe in its place is one error instead of a hang.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+
+from codequorum.core.errors import UserError
+from codequorum.core.limits import size_words
+
+#: A folder holding one of these is a workspace root (as :mod:`codequorum.ingest.workspace` says).
+MARKERS = (".codequorum", ".git")
+#: Symlinks followed in one path at most (the kernel's own limit).
+MAX_LINKS = 40
+_DIRECTORY = os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC | getattr(os, "O_PATH", os.O_RDONLY)
+
+
+class UnsafePath(UserError):
+    """A path that leaves the workspace through a symlink, or changed while being used."""
+
+    exit_code = 2
+
+
+def marked_root(folder: Path) -> Path | None:
+    """The nearest folder at or above ``folder`` (a real path) holding a workspace marker
+    (itself a symlink or not)."""
+    for candidate in (folder, *folder.parents):
+        if any(os.path.lexists(candidate / marker) for marker in MARKERS):
+            return candidate
+    return None
+
+
+def _check_link(link: Path, leads_to: Path, tops: list[Path]) -> None:
+    """Refuse ``link`` (in a real folder) when it lies inside a workspace and ``leads_to``
+    lies outside it."""
+    folder = link.parent
+    here = [top for top in tops if folder.is_relative_to(top)]
+    marked = marked_root(folder)
+    if marked is not None:
+        here.append(marked)
+    for top in here:
+        if not leads_to.is_relative_to(top):
+            raise UnsafePath(f"{link} is a symlink out of the workspace {top} (to {leads_to}); "
+                             "codequorum does not write through it: name the file itself")
+
+
+def _walk(path: Path, check: Callable[[Path, Path], None]) -> Path:
+    """Resolve the absolute ``path`` one component at a time, as the kernel does, calling
+    ``check(link, where it leads)`` for every symlink met; returns the real path."""
+    pending = list(path.parts[1:])
+    current = Path("/")
+    links = 0
+    while pending:
+        part = pending.pop(0)
+        if part in ("", "."):
+            continue
+        if part == "..":
+            current = current.parent
+            continue
+        candidate = current / part
+        if not os.path.islink(candidate):
+            current = candidate
+            continue
+        links += 1
+        if links > MAX_LINKS:
+            raise UnsafePath(f"{path}: too many symlinks")
+        leads_to = Path(os.path.realpath(candidate))
+        check(candidate, leads_to)
+        current = leads_to
+    return current
+
+
+def _links_to(places: Iterable[Path]) -> set[Path]:
+    """The symlinks on the way to each of ``places``: the user went through them to open
+    the workspace or to stand in the current folder, so they are the user's own."""
+    found: set[Path] = set()
+    for place in places:
+        with contextlib.suppress(OSError, UnsafePath):
+            _walk(place, lambda link, _to: found.add(link))
+    return found
+
+
+def _logical_cwd() -> list[Path]:
+    """The current folder as the shell spells it (``$PWD``), when it is the current folder."""
+    pwd = os.environ.get("PWD", "")
+    with contextlib.suppress(OSError):
+        if pwd and os.path.isabs(pwd) and os.path.samefile(pwd, "."):
+            return [Path(pwd)]
+    return []
+
+
+def guard(path: str | os.PathLike[str], roots: Iterable[str | os.PathLike[str]] = ()) -> Path:
+    """The real path a write to ``path`` reaches (symlinks followed, a dangling one to
+    where it points), or :class:`UnsafePath` when a symlink on the way lies inside a
+    workspace (one of ``roots``, or a folder holding ``.git`` or ``.codequorum``) and
+    leads out of it. Symlinks on the way to a root or to the current folder are the
+    user's own and followed (a project folder linked from a home folder kept in git)."""
+    given_roots = [Path(os.path.abspath(root)) for root in roots]
+    tops = [Path(os.path.realpath(root)) for root in given_roots]
+    own = _links_to([*given_roots, *_logical_cwd()])
+    given = Path(path).expanduser()
+
+    def check(link: Path, leads_to: Path) -> None:
+        if link not in own:
+            _check_link(link, leads_to, tops)
+
+    return _walk(given if given.is_absolute() else Path.cwd() / given, check)
+
+
+def inside(path: Path, root: str | os.PathLike[str]) -> bool:
+    """Whether the real ``path`` lies at or below the real ``root``."""
+    return path.is_relative_to(Path(os.path.realpath(root)))
+
+
+def open_folder(folder: Path) -> int:
+    """A descriptor of the real folder ``folder`` (from :func:`guard`), opened one component
+    at a time without following any symlink. Raises :class:`UnsafePath` when a component
+    is (now) a symlink or not a folder, ``FileNotFoundError`` when one is missing."""
+    if not folder.is_absolute():
+        raise ValueError(f"{folder} is not absolute")
+    fd = os.open("/", _DIRECTORY)
+    try:
+        for part in folder.parts[1:]:
+            try:
+                step = os.open(part, _DIRECTORY, dir_fd=fd)
+            except OSError as exc:
+                if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
+                    raise
+                raise UnsafePath(f"{folder}: {part} is not a folder any more (a symlink or a "
+                                 "file took its place); nothing was written") from None
+            os.close(fd)
+            fd = step
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+@contextlib.contextmanager
+def folder_of(target: Path) -> Iterator[int]:
+    """:func:`open_folder` of ``target``'s folder, closed after the block."""
+    fd = open_folder(target.parent)
+    try:
+        yield fd
+    finally:
+        os.close(fd)
+
+
+class UnreadableFile(UserError):
+    """A file that is not a regular file, or larger than the bound, so it is not read."""
+
+
+def file_kind(mode: int) -> str:
+    """What a file that is not a regular file is ("a FIFO", "a folder", ...)."""
+    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISLNK, "a symlink"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def read_regular(path: str | os.PathLike[str], limit: int) -> bytes:
+    """The bytes of ``path`` (symlinks followed) when it is a regular file of at most
+    ``limit`` bytes; else :class:`UnreadableFile` naming it. Never blocks on a FIFO, never
+    reads more than ``limit`` + 1 bytes; ``OSError`` when it cannot be opened."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise UnreadableFile(f"{path} is {file_kind(info.st_mode)}, not a regular file")
+        if info.st_size > limit:
+            raise UnreadableFile(f"{path} is larger than {size_words(limit)}")
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    finally:
+        os.close(fd)
+    if size > limit:
+        raise UnreadableFile(f"{path} is larger than {size_words(limit)}")
+    return b"".join(chunks)

@@ -1,0 +1,1 @@
+"""Asking a model for versions: the endpoint, prompts, context, proposed inputs."""

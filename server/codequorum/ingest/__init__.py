@@ -1,0 +1,1 @@
+"""Where versions come from: sample-set files, the store, importing, the workspace."""

@@ -1,0 +1,311 @@
+"""Take one function out of a chat model's answer, and check that it is real code.
+
+Chat models wrap code in prose and fences, add usage examples, sometimes return a whole
+class or stop mid-function. An answer is accepted only when a code block (the first
+fenced block that defines the function, or the bare answer when there is no fence)
+parses without ERROR or MISSING nodes and defines the function by name — at top level or
+inside a class, in which case just that method is kept, dedented to column 0. Otherwise
+the answer is rejected with a reason a user can read: ``no code in the answer``,
+``code does not parse: line 3``, ``does not define `foo```.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import textwrap
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import tree_sitter
+
+from codequorum.core import parsing
+from codequorum.core.errors import UnknownLanguageError
+from codequorum.core.limits import MAX_ANSWER_CHARS, InputLimitError, version_size_problem
+from codequorum.core.parsing import normalize_language, parse, to_bytes
+
+if TYPE_CHECKING:
+    from codequorum.core.parsing import FunctionInfo
+
+_FENCE = re.compile(
+    r"^[ \t]*(?P<fence>`{3,}|~{3,})[ \t]*(?P<tag>[^\s`]*)[^\n]*\n"  # opening fence + tag
+    r"(?P<body>.*?)"
+    r"(?:^[ \t]*(?P=fence)[ \t]*$|\Z)",  # closing fence, or the end of a cut-off answer
+    re.DOTALL | re.MULTILINE,
+)
+# Reasoning models may put drafts in <think> sections before the answer.
+_THINKING = re.compile(r"<(think|thinking|reasoning)>", re.IGNORECASE)
+_PY_CODE_START = re.compile(r"^(?:async\s+def|def|class|@|from\s+\S+\s+import|import)\b")
+_PY_CODE_LINE = re.compile(r"^(?:[A-Za-z_][\w.]*\s*(?:=|\(|\[|:)|if __name__|#|\)|\]|\})")
+_NOT_CODE_TAGS = frozenset(
+    {"text", "txt", "output", "console", "shell", "sh", "bash", "zsh", "plaintext", "json"}
+)
+
+
+@dataclass(frozen=True)
+class ExtractResult:
+    """Either ``ok`` with the function's ``code``, or rejected with a ``reason``.
+
+    ``imports`` holds the block's top-level import lines (Python), which the function may
+    need to run; ``code`` is the function alone (with its decorators).
+    """
+
+    ok: bool
+    code: str | None = None
+    reason: str | None = None
+    imports: tuple[str, ...] = ()
+
+    @classmethod
+    def accepted(cls, code: str, imports: tuple[str, ...] = ()) -> ExtractResult:
+        """An accepted extraction."""
+        return cls(ok=True, code=code, imports=imports)
+
+    @classmethod
+    def rejected(cls, reason: str) -> ExtractResult:
+        """A rejection with its reason."""
+        return cls(ok=False, reason=reason)
+
+
+def extract_function(answer: str, language: str, name: str) -> ExtractResult:
+    """The function ``name`` (plain or qualified, e.g. ``Stack.push``) from ``answer``
+    (refused unread past :data:`~codequorum.core.limits.MAX_ANSWER_CHARS`)."""
+    try:
+        lang = normalize_language(language)
+    except UnknownLanguageError as exc:
+        return ExtractResult.rejected(str(exc))
+    if len(answer) > MAX_ANSWER_CHARS:
+        return ExtractResult.rejected(f"the answer is {len(answer):,} characters long (at most "
+                                      f"{MAX_ANSWER_CHARS:,} are read)")
+    blocks = list(_code_blocks(without_thinking(answer), lang))
+    if not blocks:
+        return ExtractResult.rejected("no code in the answer")
+    reasons: list[str] = []
+    for block in blocks:
+        outcome = _from_block(block, lang, name)
+        if outcome.ok:
+            return outcome
+        reasons.append(outcome.reason or f"does not define `{name}`")
+    short = name.rsplit(".", 1)[-1]
+    if not _FENCE.search(answer) and short not in answer:
+        return ExtractResult.rejected("no code in the answer")  # prose that failed to parse
+    # A block that tried and failed to parse says more than one that is about something else.
+    parse_errors = [r for r in reasons if r.startswith("code does not parse")]
+    return ExtractResult.rejected((parse_errors or reasons)[0])
+
+
+def extract_from_code(code: str, language: str, name: str) -> ExtractResult:
+    """The function ``name`` from plain source code (a file, a benchmark sample): no fences
+    or prose to strip, the same checks as :func:`extract_function`."""
+    try:
+        lang = normalize_language(language)
+    except UnknownLanguageError as exc:
+        return ExtractResult.rejected(str(exc))
+    if not code.strip():
+        return ExtractResult.rejected("no code")
+    return _from_block(code, lang, name)
+
+
+def without_thinking(answer: str) -> str:
+    """``answer`` without its ``<think>`` (``<thinking>``, ``<reasoning>``) sections, in one
+    pass: a section that is never closed stays, and does not make the search quadratic."""
+    lower = answer.lower()
+    parts: list[str] = []
+    pos = 0
+    unclosed: set[str] = set()
+    for opened in _THINKING.finditer(answer):
+        tag = opened.group(1).lower()
+        if opened.start() < pos or tag in unclosed:
+            continue
+        end = lower.find(f"</{tag}>", opened.end())
+        if end < 0:
+            unclosed.add(tag)
+            continue
+        parts.append(answer[pos : opened.start()])
+        pos = end + len(tag) + 3
+    parts.append(answer[pos:])
+    return "".join(parts)
+
+
+def function_source(code: str, info: FunctionInfo, language: str = "python") -> str:
+    """The full lines of a function in ``code`` (decorators included), dedented to column 0.
+
+    Tree-sitter node text starts at the ``def`` keyword, so a method's first line has no
+    indent while its body keeps the class's; whole lines, dedented, compare fairly with
+    extracted versions.
+    """
+    data = to_bytes(code)
+    start_byte = _with_decorators(data, info, language)
+    line_start = data.rfind(b"\n", 0, start_byte) + 1
+    prefix = data[line_start:start_byte]
+    start = line_start if not prefix.strip() else start_byte
+    text = data[start : info.end_byte].decode("utf-8", errors="replace")
+    return _dedent(text)
+
+
+def _with_decorators(data: bytes, info: FunctionInfo, language: str) -> int:
+    """Where the function starts once its decorators (Python) are counted in."""
+    start = int(info.start_byte)
+    if normalize_language(language) != "python":
+        return start
+    node = parse(data, "python").root_node.descendant_for_byte_range(info.start_byte, info.end_byte)
+    while node is not None and node.type not in ("function_definition", "decorated_definition"):
+        node = node.parent
+    if node is not None and node.parent is not None and node.parent.type == "decorated_definition":
+        node = node.parent
+    return min(start, node.start_byte) if node is not None else start
+
+
+# --------------------------------------------------------------------------- internals
+
+
+def _code_blocks(answer: str, lang: str) -> Iterator[str]:
+    """Fenced blocks whose tag fits ``lang`` (untagged ones too); else the bare answer."""
+    fenced = False
+    for match in _FENCE.finditer(answer):
+        fenced = True
+        tag = match.group("tag").strip().lower()
+        if tag and not _tag_fits(tag, lang):
+            continue
+        body = match.group("body")
+        if body.strip():
+            yield body
+    if fenced:
+        return
+    bare = _bare_code(answer, lang)
+    if bare is not None:
+        yield bare
+
+
+def _tag_fits(tag: str, lang: str) -> bool:
+    if tag in _NOT_CODE_TAGS:
+        return False
+    try:
+        return normalize_language(tag) == lang
+    except UnknownLanguageError:
+        return True  # an unknown tag (e.g. "pycon3"): let parsing decide
+
+
+def _bare_code(answer: str, lang: str) -> str | None:
+    """The code part of an answer without fences (prose before and after dropped)."""
+    if not answer.strip():
+        return None
+    if lang != "python":
+        return answer
+    lines = answer.splitlines()
+    start = next((i for i, line in enumerate(lines) if _PY_CODE_START.match(line.lstrip())), None)
+    if start is None:
+        return None
+    kept: list[str] = []
+    for line in lines[start:]:
+        if (
+            not line.strip()
+            or line[0] in " \t"
+            or _PY_CODE_START.match(line)
+            or _PY_CODE_LINE.match(line)
+        ):
+            kept.append(line)
+        else:
+            break
+    return "\n".join(kept).rstrip() + "\n"
+
+
+def _from_block(block: str, lang: str, name: str) -> ExtractResult:
+    """The function from one block of code; a block over a bound of
+    :mod:`codequorum.core.limits` is rejected with the bound."""
+    too_big = version_size_problem(block)
+    if too_big is not None:
+        return ExtractResult.rejected(f"the code is {too_big}")
+    try:
+        return _function_in(_dedent(block), lang, name)
+    except InputLimitError as exc:
+        return ExtractResult.rejected(f"the code is {exc}")
+
+
+def _function_in(code: str, lang: str, name: str) -> ExtractResult:
+    tree = parse(code, lang)
+    found = _find(parsing.functions(code, lang), name)
+    if found is None:
+        problem = _syntax_problem(code, lang, tree.root_node)
+        if problem is not None:
+            return ExtractResult.rejected(_parse_reason(*problem))
+        return ExtractResult.rejected(f"does not define `{name}`")
+    text = function_source(code, found, lang)
+    problem = _syntax_problem(text, lang, parse(text, lang).root_node)
+    if problem is not None:
+        data = to_bytes(code)
+        offset = data[: _with_decorators(data, found, lang)].count(b"\n")
+        return ExtractResult.rejected(_parse_reason(problem[0] + offset, problem[1]))
+    return ExtractResult.accepted(text.rstrip() + "\n", _imports(tree, code, lang))
+
+
+def _parse_reason(line: int, detail: str | None) -> str:
+    return f"code does not parse: line {line}" + (f" ({detail})" if detail else "")
+
+
+def _syntax_problem(code: str, lang: str, root: tree_sitter.Node) -> tuple[int, str | None] | None:
+    """(1-based line, detail) of the first syntax error, or None when the code is clean.
+
+    Tree-sitter is the gate (the metrics read its trees). For Python the interpreter's own
+    parser is asked too: it names the line and the problem more precisely, and it catches
+    the few things the grammar lets through (an ``elif`` with only a comment for a body).
+    """
+    error = _first_error(root)
+    if lang == "python":
+        try:
+            ast.parse(code)
+        except SyntaxError as exc:
+            return (exc.lineno or 1, exc.msg or None)
+        except (ValueError, RecursionError, MemoryError):
+            pass
+    if error is None:
+        return None
+    return (error.start_point[0] + 1, None)
+
+
+def _find(infos: list[FunctionInfo], name: str) -> FunctionInfo | None:
+    """The exact qualified name; for a method (``C.m``) also ``m`` alone or in another class.
+
+    A plain name only matches a top-level function, never a nested one or a method.
+    """
+    for info in infos:
+        if info.qualified_name == name:
+            return info
+    if "." not in name:
+        return None
+    short = name.rsplit(".", 1)[-1]
+    for info in infos:
+        if info.qualified_name == short:
+            return info
+    for info in infos:
+        if info.name == short and info.qualified_name.endswith("." + short):
+            return info
+    return None
+
+
+def _first_error(node: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The first ERROR or MISSING node in document order (None when the tree is clean).
+    Iterative: it goes down the first child that holds an error, however deep."""
+    if not node.has_error:
+        return None
+    while not (node.is_error or node.is_missing):
+        child = next((c for c in node.children if c.has_error), None)
+        if child is None:
+            return node
+        node = child
+    return node
+
+
+def _imports(tree: tree_sitter.Tree, code: str, lang: str) -> tuple[str, ...]:
+    if lang != "python":
+        return ()
+    data = to_bytes(code)
+    return tuple(
+        data[child.start_byte : child.end_byte].decode("utf-8", errors="replace")
+        for child in tree.root_node.children
+        if child.type in ("import_statement", "import_from_statement", "future_import_statement")
+    )
+
+
+def _dedent(text: str) -> str:
+    return textwrap.dedent(text.replace("\r\n", "\n"))

@@ -1,0 +1,418 @@
+"""The module a function lives in, as its versions see it in the sandbox.
+
+A version runs in its function's module (:class:`~codequorum.core.model.ModuleContext`): the
+module's text as the editor holds it, its dotted name and package, and a read-only view of
+the workspace holding the project modules it imports, found by reading their ``import``
+statements (nothing here runs or compiles the module). The view is kept small:
+
+- only Python sources (``*.py``) that the module imports, directly or through the modules
+  it imports, each with the ``__init__.py`` files of its packages; never a whole folder,
+  so nothing else of the workspace (``.git``, ``.codequorum``, ``.env``, data files) is in
+  it;
+- never a file under a hidden folder, a file whose name looks like it holds secrets
+  (``secrets``, ``credentials``, ``passwords``), a standard-library name (the sandbox's own
+  standard library is the one that counts), or anything outside the workspace (symbolic
+  links are followed only when they stay inside it);
+- at most :data:`MAX_VIEW_FILES` files and :data:`MAX_VIEW_BYTES` bytes, each a regular
+  UTF-8 file of at most :data:`MAX_FILE_BYTES`, found by following at most
+  :data:`MAX_IMPORTED_NAMES` imported names; what is left out is said in the notes.
+
+Imports are looked up where a run from the workspace would find them: the folder above
+the module's package (the chain of folders holding ``__init__.py``), the workspace root and
+its ``src`` folder, in that order.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import stat
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from codequorum.core.model import FunctionKind, ModuleContext
+
+MAX_VIEW_FILES = 256
+MAX_VIEW_BYTES = 8 * 1024 * 1024
+MAX_FILE_BYTES = 1024 * 1024
+#: Imported names looked up in the workspace (each costs a few ``stat`` calls).
+MAX_IMPORTED_NAMES = 2048
+#: Words in a file name that keep the file out of the view.
+SECRET_WORDS = ("secret", "credential", "password", "passwd")
+#: The module's name when the editor's document has no file.
+UNTITLED = "untitled"
+_STDLIB = frozenset(sys.stdlib_module_names)
+
+
+@dataclass(frozen=True)
+class ModuleView:
+    """One file's module and its view, shared by the functions of that file."""
+
+    name: str
+    path: str
+    package: str
+    files: tuple[tuple[str, str], ...]
+    roots: tuple[str, ...]
+    notes: tuple[str, ...]
+    tree: ast.Module | None = field(compare=False, repr=False)
+
+    def context(self, qualified_name: str, kind: str = "function") -> ModuleContext:
+        """The context of one function of the module (``kind`` as the parser says it:
+        ``function`` or ``method``)."""
+        return ModuleContext(
+            name=self.name,
+            path=self.path,
+            qualified_name=qualified_name,
+            kind=function_kind(self.tree, qualified_name, kind),
+            files=self.files,
+            roots=self.roots,
+            notes=self.notes,
+        )
+
+
+def function_kind(tree: ast.Module | None, qualified_name: str, parsed: str) -> FunctionKind:
+    """``function`` at the module's top level, ``method`` when every enclosing definition
+    is a class, else ``nested``; from the module's syntax tree when it parses, else from
+    the parser's ``parsed`` kind."""
+    owners = qualified_name.split(".")[:-1]
+    if not owners:
+        return "function"
+    if tree is None:
+        return "method" if parsed == "method" else "nested"
+    body: list[ast.stmt] = tree.body
+    for owner in owners:
+        found = [n for n in body if isinstance(n, (ast.ClassDef, ast.FunctionDef,
+                                                   ast.AsyncFunctionDef)) and n.name == owner]
+        if not found or not isinstance(found[-1], ast.ClassDef):
+            return "nested"
+        body = found[-1].body
+    return "method"
+
+
+def module_view(text: str, path: Path | None, workspace: Path | None) -> ModuleView:
+    """The module held in ``text`` (the file ``path``, None for a document without one)
+    and the view of ``workspace`` its versions get. Reads files; runs nothing."""
+    layout = _Layout.of(path, workspace)
+    builder = _Builder(layout)
+    builder.add_module(layout.rel, text, layout.name, layout.is_package)
+    for init, dotted in layout.package_inits():
+        builder.add_file(init, dotted, is_package=True)
+    builder.follow()
+    return ModuleView(
+        name=layout.name,
+        path=layout.rel.as_posix(),
+        package=layout.package,
+        files=tuple(builder.files.items()),
+        roots=tuple(r.as_posix() if r.parts else "" for r in layout.roots),
+        notes=tuple(builder.notes),
+        tree=builder.trees.get(layout.rel),
+    )
+
+
+def module_context(text: str, path: Path | None, workspace: Path | None,
+                   qualified_name: str, kind: str = "function") -> ModuleContext:
+    """:func:`module_view` for one function."""
+    return module_view(text, path, workspace).context(qualified_name, kind)
+
+
+# --------------------------------------------------------------------------- layout
+
+
+@dataclass
+class _Layout:
+    """Where the module sits: the workspace (resolved, or None), the module's path in the
+    view, its dotted name, and the folders imports are looked up in (relative)."""
+
+    workspace: Path | None
+    rel: PurePosixPath
+    name: str
+    is_package: bool
+    roots: list[PurePosixPath]
+
+    @property
+    def package(self) -> str:
+        return self.name if self.is_package else self.name.rpartition(".")[0]
+
+    @classmethod
+    def of(cls, path: Path | None, workspace: Path | None) -> _Layout:
+        if path is None:
+            return cls(None, PurePosixPath(f"{UNTITLED}.py"), UNTITLED, False,
+                       [PurePosixPath()])
+        root = _not_above_home(_resolved(workspace), path)
+        inside = _relative(path, root)
+        if root is None or inside is None:
+            stem = path.stem if path.suffix == ".py" else path.name
+            return cls(None, PurePosixPath(f"{stem}.py"), stem, False, [PurePosixPath()])
+        parts = list(inside.parts)
+        is_package = parts[-1] == "__init__.py"
+        names = parts[:-1] if is_package else [*parts[:-1], Path(parts[-1]).stem]
+        # the package chain: folders above the module that hold an __init__.py
+        depth = len(parts) - 1
+        top = depth
+        while top > 0 and (root.joinpath(*parts[:top]) / "__init__.py").is_file():
+            top -= 1
+        dotted = names[top:] or [Path(parts[-1]).stem]
+        import_root = PurePosixPath(*parts[:top])
+        roots = [import_root]
+        for extra in (PurePosixPath(), PurePosixPath("src")):
+            if extra not in roots and (root / extra).is_dir():
+                roots.append(extra)
+        return cls(root, PurePosixPath(*parts), ".".join(dotted), is_package, roots)
+
+    def package_inits(self) -> list[tuple[PurePosixPath, str]]:
+        """The ``__init__.py`` of each package above the module and its dotted name,
+        outermost first (importing the module runs them first)."""
+        if self.workspace is None:
+            return []
+        parents = self.name.split(".")[:-1]
+        folder = self.rel.parent.parent if self.is_package else self.rel.parent
+        out: list[tuple[PurePosixPath, str]] = []
+        for j in range(len(parents), 0, -1):
+            out.append((folder / "__init__.py", ".".join(parents[:j])))
+            folder = folder.parent
+        return out[::-1]
+
+
+def _resolved(workspace: Path | None) -> Path | None:
+    if workspace is None:
+        return None
+    try:
+        return workspace.resolve()
+    except (OSError, RuntimeError):
+        return None
+
+
+def _not_above_home(root: Path | None, path: Path) -> Path | None:
+    """``root``, or, when it holds the user's home folder (a workspace opened at ``/`` or at
+    ``~``), the folder of the module's top package: the view is the user's code, never the
+    home folder itself. None when even that folder holds the home folder."""
+    home = _resolved(Path.home())
+    if root is None or home is None or not home.is_relative_to(root):
+        return root
+    folder = _resolved(path.parent)
+    while folder is not None and (folder / "__init__.py").is_file() and folder != folder.parent:
+        folder = folder.parent
+    if folder is None or home.is_relative_to(folder):
+        return None
+    return folder
+
+
+def _relative(path: Path, root: Path | None) -> PurePosixPath | None:
+    """``path`` relative to ``root`` (both resolved), or None outside it."""
+    if root is None:
+        return None
+    try:
+        rel = path.resolve().relative_to(root)
+    except (OSError, RuntimeError, ValueError):
+        return None
+    if not rel.parts or any(p.startswith(".") for p in rel.parts):
+        return None
+    return PurePosixPath(*rel.parts)
+
+
+# --------------------------------------------------------------------------- imports
+
+
+def imported_names(tree: ast.Module, module: str, is_package: bool) -> list[str]:
+    """Absolute names of the modules ``tree`` may import (``module`` is its dotted name):
+    each ``import a.b`` as ``a`` and ``a.b``; each ``from x import y`` as ``x`` and, in
+    case ``y`` is a submodule, ``x.y``; relative imports resolved against the package.
+    Imports anywhere in the module count, inside functions too (they run when called)."""
+    package = module if is_package else module.rpartition(".")[0]
+    out: dict[str, None] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                for k in range(1, len(parts) + 1):
+                    out[".".join(parts[:k])] = None
+        elif isinstance(node, ast.ImportFrom):
+            base = _absolute(node.module, node.level, package)
+            if base is None:
+                continue
+            parts = base.split(".") if base else []
+            for k in range(1, len(parts) + 1):
+                out[".".join(parts[:k])] = None
+            for alias in node.names:
+                if alias.name != "*":
+                    out[f"{base}.{alias.name}" if base else alias.name] = None
+    return list(out)
+
+
+def _absolute(name: str | None, level: int, package: str) -> str | None:
+    """The absolute module of ``from <level dots><name> import ...`` in ``package``."""
+    if level == 0:
+        return name
+    parts = package.split(".") if package else []
+    if level - 1 > len(parts) or not parts:
+        return None
+    base = parts[: len(parts) - (level - 1)]
+    return ".".join([*base, *([name] if name else [])])
+
+
+def _secret_looking(rel: PurePosixPath) -> bool:
+    """Whether a file or a folder on its path has a name that looks like it holds secrets."""
+    return any(word in part.lower() for part in rel.parts for word in SECRET_WORDS)
+
+
+class _Builder:
+    """Collects the view: files by relative path, their syntax trees, and notes."""
+
+    def __init__(self, layout: _Layout) -> None:
+        self.layout = layout
+        self.files: dict[str, str] = {}
+        self.trees: dict[PurePosixPath, ast.Module | None] = {}
+        self.pending: list[tuple[PurePosixPath, str, bool]] = []
+        self.bytes = 0
+        self.notes: list[str] = []
+        self.left_out: set[str] = set()
+        self._full = False
+        self._seen_names: set[str] = set()
+
+    def add_module(self, rel: PurePosixPath, text: str, dotted: str, is_package: bool) -> None:
+        """The module itself, from the editor's text."""
+        self.files[rel.as_posix()] = text
+        self.bytes += len(text.encode("utf-8", "surrogatepass"))
+        self.trees[rel] = _parse(text)
+        self.pending.append((rel, dotted, is_package))
+
+    def add_file(self, rel: PurePosixPath, dotted: str, is_package: bool) -> None:
+        """A project file read from the workspace (once; bounded; notes for what is left
+        out)."""
+        key = rel.as_posix()
+        if key in self.files or key in self.left_out or self.layout.workspace is None:
+            return
+        if any(p.startswith(".") for p in rel.parts) or _secret_looking(rel):
+            self.left_out.add(key)
+            self.notes.append(f"{key} left out of the sandbox's view (hidden or secret-looking)")
+            return
+        if len(self.files) >= MAX_VIEW_FILES:
+            if not self._full:
+                self._full = True
+                self.notes.append(f"the sandbox's view holds the first {MAX_VIEW_FILES} "
+                                  "files the module imports; the others were left out")
+            return
+        text, problem = _read_inside(self.layout.workspace, rel,
+                                     min(MAX_FILE_BYTES, MAX_VIEW_BYTES - self.bytes))
+        if text is None:
+            self.left_out.add(key)
+            if problem:
+                self.notes.append(f"{key} left out of the sandbox's view: {problem}")
+            return
+        self.files[key] = text
+        self.bytes += len(text.encode("utf-8"))
+        self.trees[rel] = _parse(text)
+        self.pending.append((rel, dotted, is_package))
+
+    def follow(self) -> None:
+        """Add what the files added so far import, until nothing new comes in (nothing
+        for a module outside the workspace: no other file may be read)."""
+        while self.pending and self.layout.workspace is not None:
+            rel, dotted, is_package = self.pending.pop(0)
+            tree = self.trees.get(rel)
+            if tree is None:
+                continue
+            for name in imported_names(tree, dotted, is_package):
+                if name in self._seen_names or name.partition(".")[0] in _STDLIB:
+                    continue
+                if len(self._seen_names) >= MAX_IMPORTED_NAMES:
+                    self.notes.append(f"the sandbox's view follows the first "
+                                      f"{MAX_IMPORTED_NAMES} imported names; the others "
+                                      "were left out")
+                    return
+                self._seen_names.add(name)
+                for found, found_name, package in self._locate(name):
+                    self.add_file(found, found_name, package)
+
+    def _locate(self, name: str) -> list[tuple[PurePosixPath, str, bool]]:
+        """The files importing ``name`` reads (its packages' ``__init__.py`` and the module),
+        from the first root that has its top-level name, as a path finder would."""
+        root = self.layout.workspace
+        assert root is not None
+        parts = name.split(".")
+        if not all(p.isidentifier() for p in parts):
+            return []
+        roots = self.layout.roots
+        # a regular package or module first, in sys.path order; a namespace folder last
+        for base in [*(b for b in roots if _defines(root / b, parts[0])),
+                     *(b for b in roots if (root / b / parts[0]).is_dir())]:
+            found: list[tuple[PurePosixPath, str, bool]] = []
+            here = PurePosixPath(base)
+            for i, part in enumerate(parts):
+                dotted = ".".join(parts[: i + 1])
+                package = root / here / part
+                if (package / "__init__.py").is_file():
+                    found.append((here / part / "__init__.py", dotted, True))
+                    here = here / part
+                elif (root / here / f"{part}.py").is_file():
+                    found.append((here / f"{part}.py", dotted, False))
+                    break
+                elif package.is_dir():  # a namespace package
+                    here = here / part
+                else:
+                    break
+            return found
+        return []
+
+
+def _defines(folder: Path, name: str) -> bool:
+    """Whether ``folder`` holds a regular package or a module ``name``."""
+    return (folder / name / "__init__.py").is_file() or (folder / f"{name}.py").is_file()
+
+
+def _parse(text: str) -> ast.Module | None:
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+
+
+def _read_inside(root: Path, rel: PurePosixPath, limit: int) -> tuple[str | None, str]:
+    """The text of ``root / rel`` if it is a regular UTF-8 file of at most ``limit`` bytes
+    whose real path is inside ``root``; else (None, why)."""
+    path = root.joinpath(*rel.parts)
+    try:
+        real = path.resolve(strict=True)
+        real.relative_to(root)
+    except (OSError, RuntimeError, ValueError):
+        return None, "outside the workspace or unreadable"
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(real, flags)
+    except OSError as exc:
+        return None, f"cannot be read ({exc.strerror})"
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None, "not a regular file"
+        if info.st_size > limit:
+            return None, "too large"
+        data = b""
+        while len(data) <= limit:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            data += chunk
+        if len(data) > limit:
+            return None, "too large"
+    except OSError as exc:
+        return None, f"cannot be read ({exc.strerror})"
+    finally:
+        os.close(fd)
+    try:
+        return data.decode("utf-8"), ""
+    except UnicodeDecodeError:
+        return None, "not UTF-8 text"
+
+
+__all__ = [
+    "MAX_FILE_BYTES",
+    "MAX_VIEW_BYTES",
+    "MAX_VIEW_FILES",
+    "ModuleView",
+    "function_kind",
+    "imported_names",
+    "module_context",
+    "module_view",
+]

@@ -1,0 +1,811 @@
+"""The sample store: every version of every function, kept in one SQLite file.
+
+Samples are keyed by the file they belong to (a workspace-relative path or a URI, exactly
+as the caller gives it) and the function's qualified name (``Class.method``). Identical
+code for the same function is one row (a content hash finds it) that counts its ``copies``:
+every generation is a version, so six identical answers are six versions (reading expands
+a row into its copies). The store is
+synchronous and thread-safe (one connection guarded by a lock) because the language
+server calls it from worker threads; WAL mode lets the CLI and the server share the file.
+
+Each store has an identity: a random ``store_id`` in its ``meta`` table, made when the store
+is made (or when a store from before identities is first opened). :attr:`SampleStore.created`
+says this very open made the file, so the program that opened it knows it filled the store
+itself; a store that arrived in some other way (committed to a repository, copied) has an id
+its user never approved, which is what the language server asks about before it runs the
+store's versions.
+
+A repository may carry the store's path, or a file (or a symlink) where the store should
+be. codequorum therefore writes, moves or replaces only a file that is provably a store of
+its own: an SQLite header with codequorum's ``application_id`` (or, for a store made before
+it had one, schema version 1 or 2 and the ``samples`` table in the first page). Anything
+else there (another program's database, an empty file, a FIFO, a credential file) is refused
+with a message that names it; the path is reached through :func:`~codequorum.core.safe_paths.guard`,
+so no symlink leads a write out of the workspace. A new store is built beside its place
+and linked in only if nothing appeared there meanwhile. A store of codequorum's own that is
+truncated or damaged is moved aside (``samples.sqlite3.corrupt-<timestamp>``) and a fresh one
+is made, so a damaged file never stops the editor and is never deleted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import logging
+import os
+import secrets
+import sqlite3
+import stat
+import threading
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Any, cast, get_args
+
+from codequorum.core.errors import UserError
+from codequorum.core.limits import MAX_SET_BYTES, MAX_STORED_VERSIONS, MAX_VERSION_BYTES
+from codequorum.core.model import Origin, Sample
+from codequorum.core.safe_paths import UnsafePath, file_kind, guard
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 3
+"""1: one row per distinct code; 2: and ``copies``, how many times it was generated; 3: and
+origin ``assistant``."""
+APPLICATION_ID = int.from_bytes(b"cqst", "big")
+"""SQLite's ``application_id`` of a codequorum store (header offset 68)."""
+SQLITE_MAGIC = b"SQLite format 3\x00"
+#: Files SQLite keeps beside a database.
+SIDE_FILES = ("-wal", "-shm", "-journal")
+STORE_DIR = ".codequorum"
+STORE_NAME = "samples.sqlite3"
+#: Written into a new store folder: its content is the user's own, never committed.
+GITIGNORE = "# Made by codequorum: this folder is per user; do not commit it.\n*\n"
+ORIGINS: tuple[str, ...] = get_args(Origin)
+
+_COLUMNS = (
+    "id",
+    "file",
+    "language",
+    "qualified_name",
+    "code",
+    "content_hash",
+    "origin",
+    "label",
+    "provider",
+    "model",
+    "temperature",
+    "seed",
+    "prompt_hash",
+    "created",
+    "copies",
+)
+
+_TABLE = f"""
+CREATE TABLE IF NOT EXISTS {{table}} (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    file TEXT NOT NULL,
+    language TEXT NOT NULL,
+    qualified_name TEXT NOT NULL,
+    code TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    origin TEXT NOT NULL CHECK (origin IN ({", ".join(repr(o) for o in ORIGINS)})),
+    label TEXT NOT NULL DEFAULT '',
+    provider TEXT,
+    model TEXT,
+    temperature REAL,
+    seed INTEGER,
+    prompt_hash TEXT,
+    created REAL NOT NULL,
+    copies INTEGER NOT NULL DEFAULT 1 CHECK (copies >= 1),
+    UNIQUE (file, qualified_name, content_hash)
+);
+"""
+_SCHEMA = _TABLE.format(table="samples") + f"""
+CREATE INDEX IF NOT EXISTS samples_by_function ON samples (file, qualified_name);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+PRAGMA user_version = {SCHEMA_VERSION};
+PRAGMA application_id = {APPLICATION_ID};
+"""
+
+
+class StoreError(UserError):
+    """The sample store cannot be opened or written (disk full, permissions, a directory)."""
+
+
+def _ignore_in_git(folder: Path) -> None:
+    """Keep a new ``.codequorum`` folder out of git: the store is per user (versions are
+    shared by importing them). An existing ``.gitignore`` is left as it is."""
+    try:
+        with (folder / ".gitignore").open("x", encoding="utf-8") as fh:
+            fh.write(GITIGNORE)
+    except OSError as exc:
+        log.debug("no .gitignore in %s: %s", folder, exc)
+
+
+def _make_folder(folder: Path) -> None:
+    """Make the store's (real) folder when it is missing; a new ``.codequorum`` gets its
+    ``.gitignore``."""
+    if folder.is_dir():
+        return
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(f"cannot create the store folder {folder}: {exc}") from exc
+    if folder.name == STORE_DIR:
+        _ignore_in_git(folder)
+
+
+def _identify(path: Path) -> str | None:
+    """None when nothing is at ``path``, "" when it is a store of codequorum's own, else
+    what it is instead (a FIFO, an empty file, another program's database, ...). Reads the
+    header without following a symlink and without blocking on a FIFO."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise StoreError(f"cannot read the sample store {path}: {exc.strerror}") from None
+    kind = _kind(info.st_mode)
+    if kind:
+        return kind
+    if info.st_size == 0:
+        return "an empty file"
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise StoreError(f"cannot read the sample store {path}: {exc.strerror}") from None
+    try:
+        if _kind(os.fstat(fd).st_mode):
+            return _kind(os.fstat(fd).st_mode)
+        first = os.read(fd, 100)
+        size = int.from_bytes(first[16:18], "big") if len(first) >= 18 else 0
+        page = first + os.read(fd, max(0, (65536 if size == 1 else size) - len(first)))
+    finally:
+        os.close(fd)
+    return _header_verdict(page)
+
+
+def _kind(mode: int) -> str:
+    """What a file that is not a regular file is ("" for a regular file)."""
+    return "" if stat.S_ISREG(mode) else file_kind(mode)
+
+
+def _header_verdict(page: bytes) -> str:
+    """"" when the first page of a file is that of a codequorum store, else what it is."""
+    if len(page) < 100 or not page.startswith(SQLITE_MAGIC):
+        return "not an SQLite database"
+    application = int.from_bytes(page[68:72], "big")
+    version = int.from_bytes(page[60:64], "big")
+    if application == APPLICATION_ID:
+        return ""
+    legacy = (application == 0 and 1 <= version <= SCHEMA_VERSION
+              and b"CREATE TABLE samples" in page and b"content_hash" in page)
+    if legacy:
+        return ""
+    return (f"an SQLite database of another program (application id {application:#x}, "
+            f"user version {version})")
+
+
+def _check_side_files(path: Path, store_exists: bool) -> None:
+    """SQLite's files beside the store (``-wal``, ``-shm``, ``-journal``) are written
+    through: each must be a regular file, and none may be there without the store."""
+    for suffix in SIDE_FILES:
+        side = path.with_name(path.name + suffix)
+        try:
+            info = os.lstat(side)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise StoreError(f"cannot read {side}: {exc.strerror}") from None
+        kind = _kind(info.st_mode)
+        if kind:
+            raise StoreError(f"{side}: {kind} beside the sample store; codequorum does not "
+                             "write through it: remove it")
+        if not store_exists:
+            raise StoreError(f"{side}: left without its sample store {path.name}; "
+                             "codequorum does not take it over: remove it")
+
+
+def _build(path: Path) -> Path:
+    """A new, empty store made under a temporary name beside ``path``; returns that name."""
+    for _ in range(100):
+        partial = path.with_name(f".{path.name}.{secrets.token_hex(4)}.partial")
+        try:
+            fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+                         | os.O_CLOEXEC, 0o666)
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise StoreError(f"cannot create the sample store {path}: {exc.strerror}") from None
+        os.close(fd)
+        break
+    else:
+        raise StoreError(f"cannot create a temporary file beside {path}")
+    try:
+        conn = sqlite3.connect(str(partial), isolation_level=None)
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.executescript("BEGIN;" + _SCHEMA + "COMMIT;")
+        finally:
+            conn.close()
+    except BaseException as exc:
+        for name in (partial, *(partial.with_name(partial.name + s) for s in SIDE_FILES)):
+            with contextlib.suppress(FileNotFoundError):
+                name.unlink()
+        if isinstance(exc, sqlite3.Error):
+            raise StoreError(f"cannot create the sample store {path}: {exc}") from exc
+        raise
+    return partial
+
+
+def default_store_path(workspace: str | Path) -> Path:
+    """Where a workspace keeps its samples: ``<workspace>/.codequorum/samples.sqlite3``."""
+    return Path(workspace) / STORE_DIR / STORE_NAME
+
+
+def content_hash(code: str) -> str:
+    """Hash of the code with line endings and trailing whitespace normalised.
+
+    Two versions that differ only in CRLF vs LF or trailing blanks are the same sample.
+    """
+    lines = code.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    canonical = "\n".join(line.rstrip() for line in lines).strip("\n")
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class StoredSample:
+    """One row of the store: a sample plus where and when it was recorded."""
+
+    id: int
+    file: str
+    language: str
+    qualified_name: str
+    code: str
+    content_hash: str
+    origin: Origin
+    label: str
+    provider: str | None
+    model: str | None
+    temperature: float | None
+    seed: int | None
+    prompt_hash: str | None
+    created: float
+
+    def to_sample(self) -> Sample:
+        """The plain :class:`Sample` (what analysis consumes)."""
+        return Sample(
+            code=self.code,
+            origin=self.origin,
+            label=self.label,
+            provider=self.provider,
+            model=self.model,
+            temperature=self.temperature,
+            seed=self.seed,
+        )
+
+
+class _SchemaMismatch(Exception):
+    """The file is a codequorum store whose tables are not as this version wrote them."""
+
+
+class _Newer(Exception):
+    """The file is a store of a newer codequorum: left as it is."""
+
+
+class _Foreign(Exception):
+    """The file carries a codequorum header but objects no codequorum store has."""
+
+
+@dataclass
+class SampleStore:
+    """A SQLite sample store. Create with :meth:`open`; close with :meth:`close`.
+
+    ``recovered_from`` is set when a damaged file was moved aside on open, and
+    ``warnings`` holds a one-line message per such event, fit to show to the user.
+    ``store_id`` is the store's random identity ("" when it could not be read or made);
+    ``created`` is True when this open made the store (a new or a replaced file).
+    """
+
+    path: Path
+    _conn: sqlite3.Connection
+    store_id: str = ""
+    created: bool = False
+    recovered_from: Path | None = None
+    warnings: list[str] = field(default_factory=list)
+    _lock: threading.RLock = field(default_factory=threading.RLock)
+    _closed: bool = False
+
+    # ------------------------------------------------------------------ opening
+
+    @classmethod
+    def open(cls, path: str | Path, *, roots: Iterable[Path] = ()) -> SampleStore:
+        """Open (or create) the store at ``path``, making parent directories; ``roots``: the
+        workspaces no symlink on the way may lead out of.
+
+        Only a store of codequorum's own is opened or written; anything else at the path
+        raises :class:`StoreError` naming it. Such a store that is damaged is renamed to
+        ``<name>.corrupt-<timestamp>`` and replaced by an empty store; the store's
+        ``warnings`` and ``recovered_from`` say so. Raises :class:`StoreError` too when the
+        location cannot hold a database at all (e.g. it is a directory, or not writable).
+        """
+        try:
+            real = guard(path, roots)
+        except UnsafePath as exc:
+            raise StoreError(f"the sample store {exc}") from None
+        _make_folder(real.parent)
+        found = _identify(real)
+        _check_side_files(real, found is not None)
+        if found is None:
+            store = cls._create(real)
+            if store is not None:
+                return store
+            found = _identify(real)  # another process made it meanwhile: ours, or refused
+        if found:
+            raise StoreError(f"{path}: {found}: not a codequorum sample store, so codequorum "
+                             "neither writes nor moves it; choose another store "
+                             "(--store, codequorum.store.path) or move the file away")
+        try:
+            conn = _connect_checked(real)
+            return cls(path=real, _conn=conn, store_id=_store_id(conn))
+        except _Newer as exc:
+            raise StoreError(f"the sample store {real} {exc}; it is left as it is") from None
+        except _Foreign as exc:
+            raise StoreError(f"{path}: {exc}: not a codequorum sample store, so codequorum "
+                             "neither writes nor moves it") from None
+        except (sqlite3.DatabaseError, _SchemaMismatch) as exc:
+            if isinstance(exc, sqlite3.OperationalError) and not _is_corruption(exc):
+                raise StoreError(f"cannot open the sample store {real}: {exc}") from exc
+            reason = str(exc) or type(exc).__name__
+        aside = _move_aside(real)
+        message = (
+            f"the sample store {real} was unreadable ({reason}); it was moved to "
+            f"{aside.name} and a new, empty store was created"
+        )
+        log.warning(message)
+        store = cls._create(real)
+        if store is None:
+            raise StoreError(f"{real} appeared while the damaged sample store was being "
+                             "replaced; nothing was written to it")
+        store.recovered_from = aside
+        store.warnings.append(message)
+        return store
+
+    @classmethod
+    def _create(cls, path: Path) -> SampleStore | None:
+        """A new store at ``path`` (a real path where nothing is): made beside it and
+        linked into place only if the place is still free (None when something appeared
+        there meanwhile, which is then judged like any file found there)."""
+        partial = _build(path)
+        try:
+            try:
+                os.link(partial, path, follow_symlinks=False)
+            except FileExistsError:
+                return None
+            except OSError as exc:  # a file system without hard links
+                if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.EXDEV):
+                    raise StoreError(f"cannot create the sample store {path}: {exc}") from exc
+                if os.path.lexists(path):
+                    raise StoreError(f"{path} appeared while the sample store was being "
+                                     "made; nothing was written to it") from None
+                os.rename(partial, path)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(partial)
+        try:
+            conn = _connect_checked(path)
+        except (sqlite3.DatabaseError, _SchemaMismatch, _Newer, _Foreign) as exc:
+            raise StoreError(f"cannot create a new sample store at {path}: {exc}") from exc
+        return cls(path=path, _conn=conn, store_id=_store_id(conn), created=True)
+
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                self._conn.close()
+
+    def __enter__(self) -> SampleStore:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ writing
+
+    def add(
+        self,
+        file: str,
+        language: str,
+        qualified_name: str,
+        samples: Sequence[Sample],
+        prompt_hash: str | None = None,
+    ) -> list[int]:
+        """Record samples of one function; returns one row id per input sample, in order.
+
+        A sample whose code (modulo line endings and trailing blanks) is already stored for
+        this function is one more copy of the existing row (whose id it gets): each
+        generation counts.
+        """
+        now = time.time()
+        ids: list[int] = []
+        with self._transaction() as conn:
+            for sample in samples:
+                if sample.origin not in ORIGINS:
+                    raise ValueError(f"unknown sample origin {sample.origin!r}")
+                digest = content_hash(sample.code)
+                cur = conn.execute(
+                    "INSERT OR IGNORE INTO samples (file, language, qualified_name, code,"
+                    " content_hash, origin, label, provider, model, temperature, seed,"
+                    " prompt_hash, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        file,
+                        language,
+                        qualified_name,
+                        sample.code,
+                        digest,
+                        sample.origin,
+                        sample.label,
+                        sample.provider,
+                        sample.model,
+                        sample.temperature,
+                        sample.seed,
+                        prompt_hash,
+                        now,
+                    ),
+                )
+                if cur.rowcount == 1 and cur.lastrowid is not None:
+                    ids.append(cur.lastrowid)
+                else:
+                    row = conn.execute(
+                        "SELECT id FROM samples WHERE file = ? AND qualified_name = ?"
+                        " AND content_hash = ?",
+                        (file, qualified_name, digest),
+                    ).fetchone()
+                    conn.execute("UPDATE samples SET copies = copies + 1 WHERE id = ?", (row[0],))
+                    ids.append(int(row[0]))
+        return ids
+
+    def rename_function(self, file: str, old: str, new: str) -> int:
+        """Move the samples of ``old`` (and of its members ``old.*``) to ``new``.
+
+        Called when a function or class is renamed in the editor. Where ``new`` already has
+        the same code, the existing row is kept. Returns the number of rows renamed.
+        """
+        if old == new:
+            return 0
+        with self._transaction() as conn:
+            moved = conn.execute(
+                "UPDATE OR IGNORE samples SET qualified_name = ? WHERE file = ?"
+                " AND qualified_name = ?",
+                (new, file, old),
+            ).rowcount
+            prefix = old + "."
+            moved += conn.execute(
+                "UPDATE OR IGNORE samples SET qualified_name = ? || substr(qualified_name, ?)"
+                " WHERE file = ? AND substr(qualified_name, 1, ?) = ?",
+                (new + ".", len(prefix) + 1, file, len(prefix), prefix),
+            ).rowcount
+            # Rows left behind were duplicates of rows the target already had: their copies
+            # join the target's.
+            left = conn.execute(
+                "SELECT qualified_name, content_hash, copies FROM samples WHERE file = ? AND"
+                " (qualified_name = ? OR substr(qualified_name, 1, ?) = ?)",
+                (file, old, len(prefix), prefix),
+            ).fetchall()
+            for name, digest, copies in left:
+                target = new + str(name)[len(old):]
+                _add_copies(conn, file, target, str(digest), int(copies))
+            conn.execute(
+                "DELETE FROM samples WHERE file = ? AND (qualified_name = ?"
+                " OR substr(qualified_name, 1, ?) = ?)",
+                (file, old, len(prefix), prefix),
+            )
+        return moved
+
+    def move_file(self, old: str, new: str) -> int:
+        """Move every sample of file ``old`` to file ``new``; returns the rows moved."""
+        if old == new:
+            return 0
+        with self._transaction() as conn:
+            moved = conn.execute(
+                "UPDATE OR IGNORE samples SET file = ? WHERE file = ?", (new, old)
+            ).rowcount
+            left = conn.execute(
+                "SELECT qualified_name, content_hash, copies FROM samples WHERE file = ?", (old,)
+            ).fetchall()
+            for name, digest, copies in left:
+                _add_copies(conn, new, str(name), str(digest), int(copies))
+            conn.execute("DELETE FROM samples WHERE file = ?", (old,))
+        return moved
+
+    def clear(self, file: str, qualified_name: str | None = None) -> int:
+        """Delete the samples of one function, or of the whole file; returns rows deleted."""
+        with self._transaction() as conn:
+            if qualified_name is None:
+                cur = conn.execute("DELETE FROM samples WHERE file = ?", (file,))
+            else:
+                cur = conn.execute(
+                    "DELETE FROM samples WHERE file = ? AND qualified_name = ?",
+                    (file, qualified_name),
+                )
+            return cur.rowcount
+
+    def delete(self, ids: Sequence[int]) -> int:
+        """Delete versions by row id (e.g. one bad sample the user dismissed): one copy per
+        id given, the row with its last copy; returns the versions deleted."""
+        deleted = 0
+        with self._transaction() as conn:
+            for i in ids:
+                cur = conn.execute(
+                    "UPDATE samples SET copies = copies - 1 WHERE id = ? AND copies > 1", (i,)
+                )
+                if cur.rowcount == 0:
+                    cur = conn.execute("DELETE FROM samples WHERE id = ?", (i,))
+                deleted += cur.rowcount
+        return deleted
+
+    # ------------------------------------------------------------------ reading
+
+    def samples_for(self, file: str, qualified_name: str) -> list[StoredSample]:
+        """The versions of one function, oldest first: a row generated k times is there k
+        times (the same row, the same id).
+
+        A store may come with the repository, so what is read is bounded
+        (:mod:`codequorum.core.limits`): at most :data:`~codequorum.core.limits.MAX_STORED_VERSIONS`
+        versions, copies counted, and rows only while their code stays within a few times
+        :data:`~codequorum.core.limits.MAX_SET_BYTES`; a code longer than
+        :data:`~codequorum.core.limits.MAX_VERSION_BYTES` is read only that far (it stays too
+        long to score, and the analysis says so)."""
+        where = "FROM samples WHERE file = ? AND qualified_name = ?"
+        cap = MAX_VERSION_BYTES + 1
+        sizes = self._query(f"SELECT id, min(length(code), ?), copies {where} ORDER BY id"
+                            " LIMIT ?", (cap, file, qualified_name, MAX_STORED_VERSIONS))
+        wanted: dict[int, int] = {}  # id -> copies
+        budget, room = 2 * MAX_SET_BYTES, MAX_STORED_VERSIONS
+        for row_id, size, copies in sizes:
+            if room <= 0 or budget < 0:
+                break
+            wanted[int(row_id)] = min(_copies(copies), room)
+            room -= wanted[int(row_id)]
+            budget -= int(size or 0)
+        if not wanted:
+            return []
+        columns = ", ".join(f"substr(code, 1, {cap}) AS code" if c == "code" else c
+                            for c in _COLUMNS)
+        rows = self._query(
+            f"SELECT {columns} {where} AND id IN ({', '.join('?' * len(wanted))}) ORDER BY id",
+            (file, qualified_name, *wanted),
+        )
+        return [s for r in rows for s in [_row_to_sample(r)] * wanted[int(r[0])]]
+
+    def count(self, file: str, qualified_name: str) -> int:
+        """How many versions one function has (copies counted)."""
+        rows = self._query(
+            "SELECT COALESCE(SUM(copies), 0) FROM samples WHERE file = ? AND qualified_name = ?",
+            (file, qualified_name),
+        )
+        return int(rows[0][0])
+
+    def functions_with_samples(self, file: str) -> list[str]:
+        """Qualified names in ``file`` that have at least one sample, sorted."""
+        rows = self._query(
+            "SELECT DISTINCT qualified_name FROM samples WHERE file = ? ORDER BY qualified_name",
+            (file,),
+        )
+        return [str(r[0]) for r in rows]
+
+    def files(self) -> list[str]:
+        """Every file that has samples, sorted."""
+        rows = self._query("SELECT DISTINCT file FROM samples ORDER BY file", ())
+        return [str(r[0]) for r in rows]
+
+    # ------------------------------------------------------------------ internals
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._check_open()
+            try:
+                with self._conn:
+                    yield self._conn
+            except sqlite3.IntegrityError:
+                raise
+            except sqlite3.DatabaseError as exc:
+                raise StoreError(f"cannot write the sample store {self.path}: {exc}") from exc
+
+    def _query(self, sql: str, params: tuple[object, ...]) -> list[tuple[Any, ...]]:
+        with self._lock:
+            self._check_open()
+            try:
+                return list(self._conn.execute(sql, params).fetchall())
+            except sqlite3.DatabaseError as exc:
+                raise StoreError(f"cannot read the sample store {self.path}: {exc}") from exc
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError(f"the sample store {self.path} is closed")
+
+
+def _add_copies(conn: sqlite3.Connection, file: str, qualified_name: str, digest: str,
+                copies: int) -> None:
+    """Add ``copies`` to the row of one function's code."""
+    conn.execute(
+        "UPDATE samples SET copies = copies + ? WHERE file = ? AND qualified_name = ?"
+        " AND content_hash = ?",
+        (copies, file, qualified_name, digest),
+    )
+
+
+def _copies(value: object) -> int:
+    """A row's ``copies`` as a count (at least 1), whatever a store holds there."""
+    return max(1, value) if isinstance(value, int) else 1
+
+
+def _row_to_sample(row: tuple[object, ...]) -> StoredSample:
+    r = dict(zip(_COLUMNS, row, strict=True))
+    return StoredSample(
+        id=int(cast(int, r["id"])),
+        file=str(r["file"]),
+        language=str(r["language"]),
+        qualified_name=str(r["qualified_name"]),
+        code=str(r["code"]),
+        content_hash=str(r["content_hash"]),
+        origin=cast(Origin, r["origin"]),
+        label=str(r["label"]),
+        provider=cast("str | None", r["provider"]),
+        model=cast("str | None", r["model"]),
+        temperature=None if r["temperature"] is None else float(cast(float, r["temperature"])),
+        seed=None if r["seed"] is None else int(cast(int, r["seed"])),
+        prompt_hash=cast("str | None", r["prompt_hash"]),
+        created=float(cast(float, r["created"])),
+    )
+
+
+def _connect_checked(path: Path) -> sqlite3.Connection:
+    """Connect, verify the file is a healthy store of our schema, create tables if new."""
+    conn = sqlite3.connect(str(path), timeout=5.0, check_same_thread=False, isolation_level=None)
+    try:
+        conn.execute("PRAGMA busy_timeout = 5000")
+        conn.execute("PRAGMA trusted_schema = OFF")  # a schema from a repository runs nothing
+        _check_objects(conn)
+        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        tables = {
+            str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        } - {"sqlite_sequence"}
+        if version > SCHEMA_VERSION:
+            raise _Newer(
+                f"has schema version {version}, newer than this codequorum's ({SCHEMA_VERSION})"
+            )
+        if version == 0 and tables:
+            raise _SchemaMismatch(f"not a codequorum store (tables: {', '.join(sorted(tables))})")
+        if int(conn.execute("PRAGMA application_id").fetchone()[0]) == 0:
+            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")  # a store from before
+        if version == 1:
+            _upgrade_from_1(conn)
+            version = 2
+        if version == 2:
+            _upgrade_from_2(conn)
+            version = SCHEMA_VERSION
+        if version == SCHEMA_VERSION:
+            columns = [str(r[1]) for r in conn.execute("PRAGMA table_info(samples)")]
+            if sorted(columns) != sorted(_COLUMNS):
+                raise _SchemaMismatch("the samples table has unexpected columns")
+            check = str(conn.execute("PRAGMA quick_check").fetchone()[0])
+            if check != "ok":
+                raise sqlite3.DatabaseError(f"integrity check failed: {check}")
+            # Reading every row catches truncation that quick_check can miss on tiny files.
+            conn.execute("SELECT COUNT(*), MAX(length(code)) FROM samples").fetchone()
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        if version == 0:
+            conn.executescript("BEGIN;" + _SCHEMA + "COMMIT;")
+        conn.isolation_level = "DEFERRED"  # implicit transactions for `with conn:`
+        return conn
+    except BaseException:
+        conn.close()
+        raise
+
+
+#: The schema objects a codequorum store holds (besides SQLite's own ``sqlite_*``).
+_OBJECTS = frozenset({("table", "samples"), ("table", "meta"),
+                      ("index", "samples_by_function")})
+
+
+def _check_objects(conn: sqlite3.Connection) -> None:
+    """Refuse a store with anything codequorum did not put there (a trigger, a view, a
+    table of another program): such a file is not provably a codequorum store."""
+    found = {(str(kind), str(name)) for kind, name in
+             conn.execute("SELECT type, name FROM sqlite_master")}
+    other = sorted(f"{kind} {name}" for kind, name in found - _OBJECTS
+                   if not name.startswith("sqlite_"))
+    if other:
+        raise _Foreign(f"holds what a codequorum store does not ({', '.join(other[:5])})")
+
+
+def _upgrade_from_1(conn: sqlite3.Connection) -> None:
+    """Schema 1 -> 2: every stored row is one copy."""
+    columns = [str(r[1]) for r in conn.execute("PRAGMA table_info(samples)")]
+    if sorted(columns) != sorted(c for c in _COLUMNS if c != "copies"):
+        raise _SchemaMismatch("the samples table has unexpected columns")
+    conn.executescript(
+        "BEGIN;"
+        "ALTER TABLE samples ADD COLUMN copies INTEGER NOT NULL DEFAULT 1 CHECK (copies >= 1);"
+        "PRAGMA user_version = 2;"
+        "COMMIT;"
+    )
+
+
+def _upgrade_from_2(conn: sqlite3.Connection) -> None:
+    """Schema 2 -> 3: the table rebuilt with the origins of this version in its ``CHECK``
+    (SQLite cannot change a constraint in place), rows and ids as they were."""
+    columns = [str(r[1]) for r in conn.execute("PRAGMA table_info(samples)")]
+    if sorted(columns) != sorted(_COLUMNS):
+        raise _SchemaMismatch("the samples table has unexpected columns")
+    names = ", ".join(_COLUMNS)
+    conn.executescript(
+        "BEGIN;"
+        + _TABLE.format(table="samples_v3")
+        + f"INSERT INTO samples_v3 ({names}) SELECT {names} FROM samples;"
+        "DROP TABLE samples;"
+        "ALTER TABLE samples_v3 RENAME TO samples;"
+        "CREATE INDEX IF NOT EXISTS samples_by_function ON samples (file, qualified_name);"
+        f"PRAGMA user_version = {SCHEMA_VERSION};"
+        "COMMIT;"
+    )
+
+
+def _store_id(conn: sqlite3.Connection) -> str:
+    """The store's identity, made now when it has none yet ("" when it cannot be written)."""
+    try:
+        conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        row = conn.execute("SELECT value FROM meta WHERE key = 'store_id'").fetchone()
+        if row is not None and str(row[0]):
+            return str(row[0])
+        new_id = secrets.token_hex(16)
+        with conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('store_id', ?)", (new_id,)
+            )
+        return new_id
+    except sqlite3.DatabaseError as exc:
+        log.warning("the sample store has no identity: %s", exc)
+        return ""
+
+
+def _is_corruption(exc: sqlite3.OperationalError) -> bool:
+    """True for operational errors that mean 'bad file', not 'cannot open the path'."""
+    text = str(exc).lower()
+    return "unable to open" not in text and "readonly" not in text and "locked" not in text
+
+
+def _move_aside(path: Path) -> Path:
+    """Rename a damaged store (and its -wal/-shm files) out of the way; returns the new path."""
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    aside = path.with_name(f"{path.name}.corrupt-{stamp}")
+    n = 1
+    while os.path.lexists(aside):
+        aside = path.with_name(f"{path.name}.corrupt-{stamp}-{n}")
+        n += 1
+    try:
+        path.rename(aside)
+        for suffix in ("-wal", "-shm"):
+            extra = path.with_name(path.name + suffix)
+            if extra.exists():
+                extra.rename(aside.with_name(aside.name + suffix))
+    except OSError as exc:
+        raise StoreError(
+            f"the sample store {path} is unreadable and cannot be moved: {exc}"
+        ) from exc
+    return aside

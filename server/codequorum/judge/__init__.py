@@ -1,0 +1,1 @@
+"""Verdicts and picks over figures: recommendation, risk, calibration, overall."""

@@ -1,0 +1,289 @@
+"""The verdicts of a dynamic run, one pure function per rule.
+
+Each rule reads figures the dynamic analysis has already computed (OER and the first
+input where versions part, growth exponents, BEF) and returns a :class:`Verdict` or
+``None``. Nothing here runs code or reads files.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Mapping, Sequence
+from typing import Protocol
+
+from codequorum.core.report import Verdict
+from codequorum.judge.verdicts import (
+    COMPLEXITY_OUTLIER,
+    DIVERGENT_OUTPUTS,
+    NOT_RUN_IN_MODULE,
+    REDUNDANT_ALTERNATIVES,
+    RUNTIME_INSTABILITY,
+    VerdictSpec,
+)
+from codequorum.metrics.semantic import Divergence
+
+
+class Growth(Protocol):
+    """What the complexity rule reads of one version's run."""
+
+    @property
+    def index(self) -> int: ...
+
+    @property
+    def growth(self) -> float | None: ...
+
+    @property
+    def growth_points(self) -> list[tuple[int, int]]: ...
+
+    @property
+    def unfinished_size(self) -> int | None: ...
+
+
+class Ranked(Growth, Protocol):
+    """What the rules read of one version's run: its growth and its pass rate."""
+
+    @property
+    def pass_rate(self) -> float | None: ...
+
+
+class RuleInputs(Protocol):
+    """What the rules read of a run beyond its summary, with the thresholds it was asked to
+    judge by (``codequorum.behaviour.run.RuleFigures``)."""
+
+    @property
+    def divergence(self) -> Divergence | None: ...
+
+    @property
+    def input_label(self) -> str: ...
+
+    @property
+    def input_source(self) -> str: ...
+
+    @property
+    def traced(self) -> int: ...
+
+    @property
+    def sctd_jsd(self) -> float: ...
+
+    @property
+    def dctd_jsd(self) -> float: ...
+
+    @property
+    def oer_threshold(self) -> float: ...
+
+    @property
+    def growth_outlier_delta(self) -> float: ...
+
+    @property
+    def bef_low(self) -> float: ...
+
+    @property
+    def bef_high(self) -> float: ...
+
+    @property
+    def module_problem(self) -> str | None: ...
+
+
+class RunFigures(Protocol):
+    """What the rules read of a run (``codequorum.behaviour.run.DynamicReport``)."""
+
+    @property
+    def summary(self) -> Mapping[str, float | None]: ...
+
+    @property
+    def candidates(self) -> Sequence[Ranked]: ...
+
+    @property
+    def rules(self) -> RuleInputs: ...
+
+
+def growth_text(exponent: float) -> str:
+    """``n``, ``n²``, ``n^1.5``, ``constant``: the exponent rounded to the nearest half."""
+    r = round(exponent * 2) / 2
+    if r <= 0:
+        return "constant"
+    if r == 1:
+        return "n"
+    sup = {2.0: "n²", 3.0: "n³", 4.0: "n⁴"}
+    return sup.get(r, f"n^{r:g}")
+
+
+def _versions(ix: Sequence[int]) -> str:
+    nums = [str(i + 1) for i in ix]
+    if len(nums) == 1:
+        return f"version {nums[0]}"
+    return "versions " + ", ".join(nums[:-1]) + " and " + nums[-1]
+
+
+def divergent_outputs_verdict(
+    oer_value: float | None,
+    divergence: Divergence | None,
+    label: str,
+    source: str,
+    threshold: float,
+    oer_no_ex: float | None = None,
+) -> Verdict | None:
+    """``divergent-outputs``: OER below ``threshold`` and an input where versions part.
+
+    ``divergence``: the first such input (:func:`codequorum.metrics.semantic.first_divergence`),
+    ``label`` and ``source`` naming it; an input from the model is said to be one.
+    """
+    if oer_value is None or divergence is None or oer_value >= threshold:
+        return None
+    (a, shown_a), (b, shown_b) = sorted([(divergence.a, divergence.shown_a),
+                                         (divergence.b, divergence.shown_b)])
+    where = f"{label} (an input from the model)" if source == "model" else label
+    return DIVERGENT_OUTPUTS.verdict(
+        message=f"versions {a + 1} and {b + 1} disagree on {where}: {shown_a} vs {shown_b}",
+        samples=(a, b),
+        figure=oer_value,
+        detail={"input": label, "source": source,
+                "groups": [list(ix) for _, ix in divergence.groups],
+                "oer": oer_value, "oer_no_ex": oer_no_ex},
+    )
+
+
+def _bef_verdict(spec: VerdictSpec, words: str, bound: str, bef_jsd: float,
+                 sctd_jsd: float, dctd_jsd: float) -> Verdict:
+    """A BEF rule's verdict: ``words (BEF 0.01 < 0.1)``, both divergences as detail."""
+    return spec.verdict(f"{words} (BEF {bef_jsd:.3g} {bound})", figure=bef_jsd,
+                        detail={"sctd_jsd": sctd_jsd, "dctd_jsd": dctd_jsd})
+
+
+def runtime_instability_verdict(bef_jsd: float | None, sctd_jsd: float, dctd_jsd: float,
+                                passing: int, low: float) -> Verdict | None:
+    """``runtime-instability``: alike in bytecode, different at run time (BEF below
+    ``low``, some traced divergence, two or more versions with traces)."""
+    if bef_jsd is None or passing < 2 or not (bef_jsd < low and dctd_jsd > 1e-6):
+        return None
+    return _bef_verdict(RUNTIME_INSTABILITY,
+                        "the versions look alike in bytecode but run differently",
+                        f"< {low:g}", bef_jsd, sctd_jsd, dctd_jsd)
+
+
+def redundant_alternatives_verdict(bef_jsd: float | None, sctd_jsd: float, dctd_jsd: float,
+                                   passing: int, high: float) -> Verdict | None:
+    """``redundant-alternatives``: different bytecode running the same way (BEF above
+    ``high``, two or more versions with traces)."""
+    if bef_jsd is None or passing < 2 or bef_jsd <= high:
+        return None
+    return _bef_verdict(REDUNDANT_ALTERNATIVES,
+                        "the versions differ in bytecode but run the same way",
+                        f"> {high:g}", bef_jsd, sctd_jsd, dctd_jsd)
+
+
+def _complexity_outliers(measured: Sequence[Growth], slopes: dict[int, float],
+                         delta: float) -> list[int]:
+    """Versions at least ``delta`` from the median exponent, or that did not finish a
+    scaling size another version finished."""
+    center = statistics.median(slopes.values())
+    finished_sizes = {s for c in measured if c.unfinished_size is None for s, _ in c.growth_points}
+    outliers: list[int] = []
+    for c in measured:
+        slower = c.unfinished_size is not None and any(
+            s >= c.unfinished_size for s in finished_sizes
+        )
+        if slower or (c.growth is not None and abs(c.growth - center) >= delta):
+            outliers.append(c.index)
+    return outliers
+
+
+def _complexity_words(candidates: Sequence[Growth], outliers: Sequence[int],
+                      slopes: dict[int, float], rest: Sequence[float]) -> str:
+    """``version 3 grows about n², the others about n``."""
+    parts: list[str] = []
+    slow = [c.index for c in candidates if c.index in outliers and c.unfinished_size is not None]
+    if slow:
+        size = min(c.unfinished_size or 0 for c in candidates if c.index in slow)
+        parts.append(f"{_versions(slow)} did not finish n={size} in time")
+    by_text: dict[str, list[int]] = {}
+    for i in outliers:
+        if i in slopes and i not in slow:
+            by_text.setdefault(growth_text(slopes[i]), []).append(i)
+    for text, ix in sorted(by_text.items(), key=lambda kv: kv[1][0]):
+        one = len(ix) == 1
+        if text == "constant":
+            parts.append(f"{_versions(ix)} {'does' if one else 'do'} not grow with n")
+        else:
+            parts.append(f"{_versions(ix)} {'grows' if one else 'grow'} about {text}")
+    texts = {growth_text(v) for v in rest}
+    top = growth_text(max(rest))
+    if len(texts) > 1:
+        tail = f"the others at most about {top}"
+    elif top == "constant":
+        tail = "the others do not grow with n"
+    else:
+        tail = f"the others about {top}"
+    return f"{', '.join(parts)}, {tail}"
+
+
+def complexity_verdict(candidates: Sequence[Growth], delta: float) -> Verdict | None:
+    """``complexity-outlier``: a minority of versions whose growth exponent is at least
+    ``delta`` away from the median of all measured versions, or that did not finish a
+    scaling size another version finished."""
+    slopes = {c.index: c.growth for c in candidates if c.growth is not None}
+    measured = [c for c in candidates if c.growth is not None or c.unfinished_size is not None]
+    if len(measured) < 2 or not slopes:
+        return None
+    outliers = _complexity_outliers(measured, slopes, delta)
+    if not outliers or 2 * len(outliers) >= len(measured):
+        return None
+    rest = [s for i, s in slopes.items() if i not in outliers]
+    if not rest:
+        return None
+    grown = [slopes[i] for i in outliers if i in slopes]
+    return COMPLEXITY_OUTLIER.verdict(
+        message=_complexity_words(candidates, outliers, slopes, rest),
+        samples=tuple(outliers),
+        figure=statistics.median(grown) if grown else None,
+        detail={"growth": {str(i): v for i, v in slopes.items()},
+                "typical": statistics.median(rest)},
+    )
+
+
+def module_verdict(problem: str | None) -> Verdict | None:
+    """``not-run-in-module``: the versions could not run in their module as asked (it did
+    not load in the sandbox, or they need names it cannot give), said on the function so
+    that no verdict rests on a run that would have judged them wrongly
+    (:func:`codequorum.behaviour.module_rules.judge_module` decides)."""
+    if problem is None:
+        return None
+    return NOT_RUN_IN_MODULE.verdict(problem)
+
+
+def dynamic_verdicts(run: RunFigures) -> list[Verdict]:
+    """Every dynamic rule that fires on ``run``'s figures, in order: divergent outputs,
+    complexity (among the versions with the best pass rate), the two BEF rules, then
+    whether the versions could run in their module."""
+    rules, summary = run.rules, run.summary
+    best = max((c.pass_rate for c in run.candidates if c.pass_rate is not None),
+               default=None)
+    working = [c for c in run.candidates if best and c.pass_rate == best]
+    bef_value = summary.get("bef_jsd")
+    found = [
+        divergent_outputs_verdict(summary.get("oer"), rules.divergence, rules.input_label,
+                                  rules.input_source, rules.oer_threshold,
+                                  summary.get("oer_no_ex")),
+        complexity_verdict(working, rules.growth_outlier_delta),
+        runtime_instability_verdict(bef_value, rules.sctd_jsd, rules.dctd_jsd, rules.traced,
+                                    rules.bef_low),
+        redundant_alternatives_verdict(bef_value, rules.sctd_jsd, rules.dctd_jsd,
+                                       rules.traced, rules.bef_high),
+        module_verdict(rules.module_problem),
+    ]
+    return [v for v in found if v is not None]
+
+
+__all__ = [
+    "Growth",
+    "Ranked",
+    "RuleInputs",
+    "RunFigures",
+    "complexity_verdict",
+    "divergent_outputs_verdict",
+    "dynamic_verdicts",
+    "growth_text",
+    "module_verdict",
+    "redundant_alternatives_verdict",
+    "runtime_instability_verdict",
+]

@@ -1,0 +1,391 @@
+"""How far to trust the recommended version: ``risk`` after a run, ``stability_percentile``.
+
+``risk`` is the probability that the recommended version (:mod:`codequorum.judge.recommend`)
+fails a task's hidden tests. It exists only once the versions ran: from shape alone no
+probability held on models it was not fitted on (``bench/README.md``), so a report of
+versions that did not run says so in words instead (:data:`NOT_RUN`).
+
+After a run it comes from signals that mean the same whatever the model and however many
+versions there are: shares of the set, never counts (how many versions pass every
+docstring example, how many return what the kept one returns, how many of those are
+written differently, how many more than the next largest group returning alike, how many
+distinct behaviours) and how many examples confirm the kept version. One logistic model
+``p = 1 / (1 + exp(-(b + Σ w_k (x_k - μ_k) / σ_k)))`` per kind of evidence, so that none
+is applied where it was not fitted:
+
+- ``examples``: the docstring gives examples with expected values and the kept version
+  passes all of them;
+- ``examples_failed``: it gives some and the kept version fails one (no version passes
+  them all);
+- ``outputs``: it gives none: agreement of outputs is all there is.
+
+They are fitted by ``bench/fit_risk.py`` on HumanEval sets drawn as other models would
+give them (3, 5 or 10 versions, alike as at a low temperature or varied as at a high one,
+from weaker and stronger models), and ship in ``data/risk_model.json`` with what each step
+of a coarse scale (:data:`LEVELS`: likely right, uncertain, likely wrong) has meant on
+draws left out of the fit: the lowest and highest share of kept versions that were wrong
+among the regimes held out. How often a version judged so is wrong still depends on the
+model (a stronger model's lone version passing the examples is right more often than a
+weaker one's); the range says how much.
+
+``stability_percentile`` places a set's mean structural similarity (``jsd_struct``, ordered
+pairs) among the HumanEval reference sets of 10 versions: 8 means 8 % of the reference sets
+were less alike, so the set is less stable than 92 % of them.
+
+Everything here is numpy only, fitting included (Newton's method on the penalised
+log-likelihood), so the runtime needs nothing else.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+ModelKind = Literal["examples", "examples_failed", "outputs"]
+Level = Literal["likely right", "uncertain", "likely wrong"]
+FloatArray = npt.NDArray[np.float64]
+
+#: The steps of the coarse scale, from the safest.
+LEVELS: tuple[Level, ...] = ("likely right", "uncertain", "likely wrong")
+#: What a report says where the versions did not run.
+NOT_RUN = "not run yet: run the versions to estimate how likely the kept version is wrong"
+#: What it says where they ran on no input but tests (nothing an editor has).
+NO_INPUTS = ("no input to run the versions on: a docstring example or type hints would let "
+             "them run, to estimate how likely the kept version is wrong")
+#: The features each model may use. The shipped model file names the ones it was fitted
+#: with (chosen by ``bench/fit_risk.py`` on draws left out of the fit).
+FEATURES: dict[str, tuple[str, ...]] = {
+    "examples": ("examples_consensus", "examples_confirmed", "cluster_share", "share",
+                 "purity", "distinct_agreeing", "margin", "behaviours"),
+    "examples_failed": ("examples_consensus", "cluster_share", "share", "distinct_agreeing",
+                        "margin", "behaviours"),
+    "outputs": ("cluster_share", "share", "agreed", "distinct_agreeing", "distinct_share",
+                "margin", "behaviours"),
+}
+#: ``examples_confirmed`` counts the examples passed up to this many.
+CONFIRMING_EXAMPLES = 5
+#: Analysis options the reference quantiles were computed with.
+REFERENCE_OPTIONS: dict[str, float] = {"max_depth": 30, "jsd_log_base": 2.0}
+
+
+@dataclass(frozen=True)
+class RiskSignals:
+    """What a run says about the kept version, as counts over the set's ``versions``.
+
+    ``agreed``: the outputs decided the pick (else shape did: no two versions returned the
+    same); ``agreeing``: versions returning what the kept one returns on every input where
+    it returns something (itself included); ``agreeing_texts``: how many of those are
+    written differently (blanks aside); ``texts``: distinct texts in the set; ``share``:
+    the kept version's agreements over the most possible; ``examples``: the docstring's
+    examples with expected values; ``passes_examples``: the kept version passes all of
+    them; ``passing``: versions passing all of them; ``behaviours``: distinct behaviours
+    (what a version returns on the inputs where the kept one returns something) among the
+    versions returning on all of them; ``runner_up``: the most of those sharing one
+    behaviour other than the kept one's (:func:`codequorum.judge.recommend.behaviours`).
+    """
+
+    versions: int
+    agreed: bool = False
+    agreeing: int = 1
+    agreeing_texts: int = 1
+    texts: int = 1
+    share: float = 0.0
+    examples: int = 0
+    passes_examples: bool = False
+    passing: int = 0
+    runner_up: int = 0
+    behaviours: int = 1
+
+    @property
+    def kind(self) -> ModelKind:
+        """The model that applies (see module docstring)."""
+        if self.examples <= 0:
+            return "outputs"
+        return "examples" if self.passes_examples else "examples_failed"
+
+    def values(self) -> dict[str, float]:
+        """Every feature, each a share in [0, 1] (see :data:`FEATURES`).
+
+        ``cluster_share``: agreeing versions over all; ``examples_consensus``: versions
+        passing every example over all; ``examples_confirmed``: the examples the kept
+        version passes, up to five, over five (0 when it fails one: passing four examples
+        says more than passing one); ``purity``: of the versions passing every example, the
+        share returning what the kept one returns; ``distinct_agreeing`` and
+        ``distinct_share``: differently written agreeing versions, and distinct texts, over
+        all versions (copies of one text agreeing say less than versions written apart);
+        ``margin``: how many more versions the kept one's cluster holds than the next
+        largest, over all; ``behaviours``: distinct behaviours over all versions.
+        """
+        n = max(self.versions, 1)
+        agreeing = self.agreeing if self.agreed else 1
+        passes = self.examples > 0 and self.passes_examples
+        return {
+            "cluster_share": agreeing / n,
+            "share": self.share if self.agreed else 0.0,
+            "agreed": 1.0 if self.agreed else 0.0,
+            "examples_consensus": self.passing / n if self.examples > 0 else 0.0,
+            "examples_confirmed": (min(self.examples, CONFIRMING_EXAMPLES)
+                                   / CONFIRMING_EXAMPLES if passes else 0.0),
+            "purity": min(1.0, agreeing / self.passing) if passes and self.passing else 0.0,
+            "distinct_agreeing": (self.agreeing_texts if self.agreed else 1) / n,
+            "distinct_share": self.texts / n,
+            "margin": max(0, agreeing - self.runner_up) / n,
+            "behaviours": self.behaviours / n,
+        }
+
+    def vector(self, features: Sequence[str] | None = None) -> FloatArray:
+        """The values of ``features`` (default: every feature of :attr:`kind`), in order."""
+        values = self.values()
+        names = FEATURES[self.kind] if features is None else features
+        return np.array([values[name] for name in names], dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class LogisticModel:
+    """``p = sigmoid(intercept + coef · (x - mean) / scale)``."""
+
+    features: tuple[str, ...]
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    coef: tuple[float, ...]
+    intercept: float
+
+    def predict(self, x: FloatArray) -> FloatArray:
+        """Probabilities for the rows of ``x`` (or one vector)."""
+        z = self.intercept + ((np.asarray(x, dtype=np.float64) - np.array(self.mean))
+                              / np.array(self.scale)) @ np.array(self.coef)
+        return np.asarray(1.0 / (1.0 + np.exp(-z)), dtype=np.float64)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {"features": list(self.features), "mean": list(self.mean),
+                "scale": list(self.scale), "coef": list(self.coef),
+                "intercept": self.intercept}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> LogisticModel:
+        """Read :meth:`to_dict`'s form."""
+        return cls(tuple(d["features"]), tuple(float(v) for v in d["mean"]),
+                   tuple(float(v) for v in d["scale"]), tuple(float(v) for v in d["coef"]),
+                   float(d["intercept"]))
+
+
+def fit_logistic(x: FloatArray, y: FloatArray, features: Sequence[str],
+                 l2: float = 1e-2, iterations: int = 50,
+                 weights: FloatArray | None = None) -> LogisticModel:
+    """Penalised maximum likelihood (``l2`` on the standardised coefficients, not the
+    intercept) by Newton's method. ``y`` holds 0/1 labels; ``weights`` (default 1) weigh
+    the rows, e.g. so that every regime of a pooled fit counts alike."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    w_row = np.ones(x.shape[0]) if weights is None else np.asarray(weights, dtype=np.float64)
+    total = float(w_row.sum())
+    mean = (w_row @ x) / total
+    scale = np.sqrt((w_row @ (x - mean) ** 2) / total)
+    scale[scale < 1e-12] = 1.0
+    z = np.hstack([np.ones((x.shape[0], 1)), (x - mean) / scale])
+    w = np.zeros(z.shape[1])
+    penalty = np.full(z.shape[1], l2 * total)
+    penalty[0] = 0.0
+    for _ in range(iterations):
+        p = 1.0 / (1.0 + np.exp(-(z @ w)))
+        grad = z.T @ (w_row * (p - y)) + penalty * w
+        hess = ((z * (w_row * p * (1 - p))[:, None]).T @ z + np.diag(penalty)
+                + 1e-9 * np.eye(z.shape[1]))
+        step = np.linalg.solve(hess, grad)
+        w -= step
+        if float(np.max(np.abs(step))) < 1e-10:
+            break
+    return LogisticModel(tuple(features), tuple(float(v) for v in mean),
+                         tuple(float(v) for v in scale), tuple(float(v) for v in w[1:]),
+                         float(w[0]))
+
+
+def auroc(scores: Sequence[float] | FloatArray, labels: Sequence[bool] | FloatArray) -> float:
+    """Area under the ROC curve: the chance a positive scores above a negative (ties
+    count half); NaN without both classes."""
+    s = np.asarray(scores, dtype=np.float64)
+    lab = np.asarray(labels, dtype=bool)
+    pos, neg = s[lab], s[~lab]
+    if pos.size == 0 or neg.size == 0:
+        return math.nan
+    order = np.argsort(s, kind="mergesort")
+    ranks = np.empty(s.size, dtype=np.float64)
+    sorted_s = s[order]
+    i = 0
+    while i < s.size:  # average ranks over ties
+        j = i
+        while j + 1 < s.size and sorted_s[j + 1] == sorted_s[i]:
+            j += 1
+        ranks[order[i:j + 1]] = (i + j) / 2 + 1
+        i = j + 1
+    return float((ranks[lab].sum() - pos.size * (pos.size + 1) / 2) / (pos.size * neg.size))
+
+
+def reliability(probs: Sequence[float] | FloatArray, labels: Sequence[bool] | FloatArray,
+                bins: int = 10) -> list[tuple[float, float, int]]:
+    """Per equal-width bin of predicted probability (non-empty bins only): (mean
+    prediction, observed rate, count)."""
+    p = np.asarray(probs, dtype=np.float64)
+    lab = np.asarray(labels, dtype=np.float64)
+    which = np.minimum((p * bins).astype(int), bins - 1)
+    out: list[tuple[float, float, int]] = []
+    for b in range(bins):
+        mask = which == b
+        if mask.any():
+            out.append((float(p[mask].mean()), float(lab[mask].mean()), int(mask.sum())))
+    return out
+
+
+def ece(probs: Sequence[float] | FloatArray, labels: Sequence[bool] | FloatArray,
+        bins: int = 10) -> float:
+    """Expected calibration error: Σ (count / N) |mean prediction - observed rate| over
+    equal-width bins."""
+    rows = reliability(probs, labels, bins)
+    total = sum(c for _, _, c in rows)
+    return float(sum(c * abs(p - o) for p, o, c in rows) / total) if total else math.nan
+
+
+@functools.lru_cache(maxsize=1)
+def load_model() -> dict[str, Any]:
+    """The shipped model file (``data/risk_model.json``)."""
+    text = resources.files("codequorum").joinpath("data/risk_model.json").read_text()
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+@dataclass(frozen=True)
+class RiskEstimate:
+    """How likely the kept version is wrong, and how much that figure can be trusted.
+
+    ``probability``: the model's estimate; ``level``: the step of the coarse scale its
+    bin of risk earned on draws held out of the fit; ``low``, ``high``: the lowest and
+    highest share of kept versions in that bin that were wrong among the regimes held out
+    (``None`` when no regime had enough sets there).
+    """
+
+    probability: float
+    level: Level
+    low: float | None = None
+    high: float | None = None
+
+    @property
+    def point(self) -> bool:
+        """Whether the probability may be said alone: the held-out regimes agree on it
+        within :data:`POINT_WIDTH`."""
+        return self.low is not None and self.high is not None and (
+            self.high - self.low <= POINT_WIDTH)
+
+
+#: Widest range (high - low) over held-out regimes for which a probability is said as a
+#: point estimate; wider ranges are said as a range.
+POINT_WIDTH = 0.2
+
+
+def level_of(probability: float, kind: ModelKind, model: Mapping[str, Any] | None = None
+             ) -> tuple[Level, float | None, float | None]:
+    """(step, lowest and highest held-out failure share) of the bin of model ``kind``
+    holding ``probability``, from the model file's ``levels``."""
+    data = model if model is not None else load_model()
+    bins = data["levels"][kind]
+    for b in bins:
+        if probability < float(b["below"]) or b is bins[-1]:
+            observed = b["observed"]
+            if observed is None:
+                return b["level"], None, None
+            return b["level"], float(observed[0]), float(observed[1])
+    raise ValueError(f"model {kind!r} has no levels")
+
+
+def estimate(signals: RiskSignals, model: Mapping[str, Any] | None = None) -> RiskEstimate:
+    """The risk of the kept version after a run (see module docstring)."""
+    data = model if model is not None else load_model()
+    kind = signals.kind
+    fitted = LogisticModel.from_dict(data["models"][kind])
+    unknown = set(fitted.features) - set(FEATURES[kind])
+    if unknown:
+        raise ValueError(f"model {kind!r} uses unknown features {sorted(unknown)}")
+    p = float(fitted.predict(signals.vector(fitted.features))[()])
+    level, low, high = level_of(p, kind, data)
+    return RiskEstimate(p, level, low, high)
+
+
+def risk(signals: RiskSignals, model: Mapping[str, Any] | None = None) -> float:
+    """Probability that the recommended version is wrong (see :func:`estimate`)."""
+    return estimate(signals, model).probability
+
+
+def chance_words(risk: float) -> str:
+    """A probability in plain words: ``about 1 in 3``, ``about 7 in 10``, ``less than 1 in
+    100``."""
+    if risk < 0.01:
+        return "less than 1 in 100"
+    if risk <= 0.5:
+        return f"about 1 in {max(2, round(1 / risk))}"
+    if risk > 0.99:
+        return "more than 99 in 100"
+    return f"about {round(risk * 10)} in 10"
+
+
+def trust_words(est: RiskEstimate | None, ran: bool = False) -> str:
+    """How far to trust the kept version, in words: the step, then the probability where
+    the held-out draws support one, else the range they showed; without an estimate,
+    what is missing (:data:`NOT_RUN`, or :data:`NO_INPUTS` when the versions ``ran`` but
+    on no input an editor has)."""
+    if est is None:
+        return NO_INPUTS if ran else NOT_RUN
+    chance = f"{est.level}: {chance_words(est.probability)} that it is wrong"
+    if est.low is None or est.high is None:
+        return chance
+    low, high = round(est.low * 100), round(est.high * 100)
+    span = f"{low}–{high} %" if low < high else f"{low} %"
+    if est.point:
+        return f"{chance} ({span} in held-out tests)"
+    return (f"{est.level}: {span} of the versions judged alike were wrong in held-out "
+            "tests, depending on the model")
+
+
+def stability_percentile(mean_similarity: float,
+                         quantiles: Sequence[float] | None = None) -> float:
+    """Percentage of the reference sets whose mean similarity lies below this one, to one
+    decimal (``quantiles``: increasing, evenly spaced quantiles of the reference
+    distribution from 0 to 100 %; linear in between, 0 and 100 outside)."""
+    q = np.asarray(quantiles if quantiles is not None
+                   else load_model()["stability"]["quantiles"], dtype=np.float64)
+    levels = np.linspace(0.0, 100.0, q.size)
+    return round(float(np.interp(mean_similarity, q, levels)), 1)
+
+
+__all__ = [
+    "CONFIRMING_EXAMPLES",
+    "FEATURES",
+    "LEVELS",
+    "NOT_RUN",
+    "NO_INPUTS",
+    "POINT_WIDTH",
+    "REFERENCE_OPTIONS",
+    "Level",
+    "LogisticModel",
+    "ModelKind",
+    "RiskEstimate",
+    "RiskSignals",
+    "auroc",
+    "chance_words",
+    "ece",
+    "estimate",
+    "fit_logistic",
+    "level_of",
+    "load_model",
+    "reliability",
+    "risk",
+    "stability_percentile",
+    "trust_words",
+]

@@ -1,0 +1,1 @@
+"""Options and settings: their policy, configuration files, the user's approvals."""

@@ -1,0 +1,722 @@
+"""One function's versions -> its report, for every front end (editor and command line).
+
+A :class:`Session` owns the sample store and the caches: it reads a function's stored
+versions, adds the current code as one more version (origin ``current``) unless it is
+identical to a stored one, and analyses the set. Static analyses are cached under one frozen
+:class:`AnalysisKey` (the versions' content hashes, the current code, the analysis options),
+so asking again with nothing new costs a dictionary look-up; a dynamic report, when one
+exists, is merged in on read without computing the static analysis again. Nothing here
+knows about a protocol: the language server and ``codequorum check`` both build on it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import logging
+import re
+import textwrap
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from codequorum.core import parsing
+from codequorum.core.errors import UserError
+from codequorum.core.limits import check_call_sizes
+from codequorum.core.model import ModuleContext, Sample, SampleSet
+from codequorum.core.report import StabilityReport
+from codequorum.ingest import workspace
+from codequorum.ingest.store import SampleStore, StoredSample, content_hash
+from codequorum.pipeline.analyze import (
+    INPUT_LIMIT,
+    AnalysisOptions,
+    DynamicLike,
+    admit,
+    analyze,
+    refused,
+)
+
+if TYPE_CHECKING:
+    from codequorum.behaviour.test_inputs import Proposer
+    from codequorum.ingest.module_view import ModuleView
+
+log = logging.getLogger(__name__)
+
+K = TypeVar("K")
+T = TypeVar("T")
+
+#: How many analyses (and dynamic reports) stay cached.
+CACHE_LIMIT = 512
+#: How many versions of one function's current code keep their analysis cached (undo hits).
+VARIANTS_PER_FUNCTION = 6
+
+Notify = Callable[[str, str], None]  # (level: "error" | "warning" | "info", message)
+
+
+@dataclass(frozen=True)
+class FunctionAnalysis:
+    """One function's versions and what the engine says about them.
+
+    ``sample_set`` holds the stored versions in order, then the current code when it is
+    not one of them; ``current_index`` is the current code's position (None when the
+    current code is left out); ``most_different`` is the version least like the current
+    code (like the consensus when there is no current); ``fastest`` comes from the dynamic
+    report when one exists.
+    """
+
+    file_key: str
+    qualified_name: str
+    language: str
+    stored: tuple[StoredSample, ...]
+    sample_set: SampleSet
+    current_index: int | None
+    report: StabilityReport
+    dynamic: Any | None
+    key: str
+    dyn_key: str
+    most_different: int | None
+    fastest: int | None
+
+    @property
+    def n_stored(self) -> int:
+        """How many versions are stored (the current code not counted)."""
+        return len(self.stored)
+
+    def code(self, index: int) -> str:
+        """Version ``index``'s code (0-based position in the sample set)."""
+        return self.sample_set.samples[index].code
+
+    def label(self, index: int) -> str:
+        """``v3``, ``current`` or ``v3 (current)``."""
+        if index >= self.n_stored:
+            return "current"
+        name = f"v{index + 1}"
+        return f"{name} (current)" if index == self.current_index else name
+
+    @property
+    def refused(self) -> bool:
+        """True when the versions were refused before scoring (a bound of
+        :mod:`codequorum.core.limits`): nothing of them may be compiled or run either."""
+        return any(v.code == INPUT_LIMIT for v in self.report.verdicts)
+
+    @property
+    def stability(self) -> float | None:
+        """The headline figure: mean structural JSD similarity over ordered pairs."""
+        return self.report.pair("jsd_struct")
+
+    @property
+    def stable(self) -> bool:
+        """True when no finding is a warning or an error."""
+        return not any(v.severity in ("error", "warning") for v in self.report.verdicts)
+
+    def cluster_of(self, index: int) -> int | None:
+        """0-based cluster number holding version ``index`` (0 is the largest)."""
+        for k, members in enumerate(self.report.clusters):
+            if index in members:
+                return k
+        return None
+
+
+def dedent_function(text: str, indent: str) -> str:
+    """``text`` starts at its first column already; strip ``indent`` from the other lines."""
+    if not indent:
+        return text
+    return textwrap.dedent(indent + text)
+
+
+def function_indent(line: str, byte_col: int) -> str:
+    """The indentation in front of a definition that starts at ``byte_col`` of ``line``."""
+    head = line.encode("utf-8", errors="replace")[:byte_col].decode("utf-8", errors="ignore")
+    return head if not head.strip() else head[: len(head) - len(head.lstrip())]
+
+
+def current_code(text: str, info: Any) -> str:
+    """A function's code as it is compared with its stored versions: at column 0, one
+    trailing newline. ``info`` is the :class:`~codequorum.core.parsing.FunctionInfo`."""
+    row = int(info.start_point[0])
+    lines = text.split("\n")
+    line = lines[row] if 0 <= row < len(lines) else ""
+    indent = function_indent(line, int(info.start_point[1]))
+    return dedent_function(str(info.text), indent).strip("\n") + "\n"
+
+
+@dataclass(frozen=True)
+class SessionConfig:
+    """What changes where versions are kept and how they are analysed.
+
+    ``store`` is the configured store path ("" means the workspace's default store).
+    """
+
+    store: str = ""
+    include_current: bool = True
+    max_depth: int = 30
+    tsed: bool = True
+    dynamic_timeout: float = 10.0
+    dynamic_sandbox: str = "strict"
+
+
+
+def build_sample_set(
+    stored: Sequence[StoredSample],
+    current: str | None,
+    *,
+    file_key: str,
+    language: str,
+    qualified_name: str,
+    name: str,
+) -> tuple[SampleSet, int | None]:
+    """A function's stored versions plus its current code, and the current code's index.
+
+    The current code (``None``: leave it out) is matched to a stored version with the same
+    content hash, else appended with origin ``current``.
+    """
+    samples = [s.to_sample() for s in stored]
+    current_index: int | None = None
+    if current is not None:
+        current_hash = content_hash(current)
+        for i, s in enumerate(stored):
+            if s.content_hash == current_hash:
+                current_index = i
+                break
+        else:
+            samples.append(Sample(code=current, origin="current", label="current"))
+            current_index = len(samples) - 1
+    sample_set = SampleSet(
+        task_id=f"{file_key}::{qualified_name}",
+        samples=samples,
+        language=language,
+        entry_point=name,
+    )
+    return sample_set, current_index
+
+
+_FENCE = re.compile(r"```[^\n`]*\n(.*?)```", re.DOTALL)
+
+
+def normalize_sample(code: str, language: str, qualified_name: str) -> str:
+    """One version as stored: just the function (at column 0), from whatever text came in.
+
+    Markdown fences are opened, and when the text defines the function (by qualified name,
+    else by its last part) only that definition is kept, so a sample that carries imports
+    or a whole file compares like with like.
+    """
+    text = code.replace("\r\n", "\n")
+    try:
+        from codequorum.ingest.extract import extract_function
+
+        extracted = extract_function(text, language, qualified_name)
+        if extracted.ok and extracted.code:
+            return extracted.code.strip("\n") + "\n"
+    except Exception:  # fall back to the tolerant search below
+        log.debug("extract_function failed", exc_info=True)
+    if "```" in text:
+        blocks = _FENCE.findall(text)
+        short = qualified_name.rsplit(".", 1)[-1]
+        chosen = [b for b in blocks if short in b] or blocks
+        if chosen:
+            text = chosen[0]
+    try:
+        found = parsing.functions(text, language)  # type: ignore[attr-defined]
+    except Exception:  # a sample the parser chokes on is kept as it is
+        found = []
+    short = qualified_name.rsplit(".", 1)[-1]
+    match = [f for f in found if f.qualified_name == qualified_name] or [
+        f for f in found if f.name == short
+    ]
+    if match:
+        fi = match[0]
+        line_start = text.rfind("\n", 0, _char_offset(text, fi.start_byte)) + 1
+        head = text[line_start : _char_offset(text, fi.start_byte)]
+        indent = head if not head.strip() else ""
+        text = dedent_function(str(fi.text), indent)
+    return text.strip("\n") + "\n"
+
+
+def _char_offset(text: str, byte_offset: int) -> int:
+    if text.isascii():
+        return byte_offset
+    return len(text.encode("utf-8", errors="replace")[:byte_offset].decode("utf-8", "ignore"))
+
+
+def _digest(*parts: str) -> str:
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(p.encode("utf-8", errors="replace"))
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+class _LRU(OrderedDict[K, T]):
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+
+    def put(self, key: K, value: T) -> None:
+        self[key] = value
+        self.move_to_end(key)
+        while len(self) > self.limit:
+            self.popitem(last=False)
+
+    def peek(self, key: K) -> T | None:
+        value = self.get(key)
+        if value is not None:
+            self.move_to_end(key)
+        return value
+
+
+@dataclass(frozen=True)
+class AnalysisKey:
+    """What one function's static analysis depends on, as one hashable value: the file,
+    the language, the function, its stored versions (by content hash), the current code
+    (None when left out) and the analysis options. The other fields carry the inputs and
+    take no part in equality."""
+
+    file_key: str
+    language: str
+    qualified_name: str
+    versions: tuple[str, ...]
+    current_hash: str | None
+    options: AnalysisOptions
+    name: str = field(compare=False)
+    stored: tuple[StoredSample, ...] = field(compare=False, repr=False)
+    current: str | None = field(compare=False, repr=False)
+    code_hash: str = field(compare=False, repr=False)
+
+    def digest(self) -> str:
+        """A stable text of the key (result ids, logs)."""
+        return _digest(
+            self.file_key,
+            self.language,
+            self.qualified_name,
+            *self.versions,
+            self.current_hash or "-",
+            repr(self.options),
+        )
+
+    def dynamic_digest(self) -> str:
+        """The key of a dynamic report of these versions and this current code."""
+        return _digest("dyn", *self.versions, self.code_hash)
+
+
+def merge_dynamic(
+    report: StabilityReport, dynamic: DynamicLike, options: AnalysisOptions,
+    codes: Sequence[str],
+) -> StabilityReport:
+    """A copy of a static ``report`` of the versions ``codes`` with a dynamic report
+    merged in: what ``analyze(..., dynamic=dynamic)`` gives, without computing the static
+    part again."""
+    from codequorum.pipeline.analyze import _merge_dynamic, _recommend
+
+    merged = dataclasses.replace(
+        report,
+        summary=dict(report.summary),
+        verdicts=list(report.verdicts),
+        recommended=None,
+        recommended_by=None,
+        recommendation=None,
+        risk=None,
+        risk_level=None,
+        risk_range=None,
+        trust=None,
+        stability_percentile=None,
+    )
+    _merge_dynamic(merged, dynamic)
+    if merged.status == "ok" and merged.typicality:  # else nothing to keep either way
+        _recommend(merged, dynamic, options, codes)
+    return merged
+
+
+class Session:
+    """Samples in, analyses out. Blocking: callers that must not block run it on threads."""
+
+    def __init__(self, notify: Notify, config: SessionConfig | None = None) -> None:
+        self.config = config or SessionConfig()
+        self.root: str | None = None
+        self._notify = notify
+        self._lock = threading.RLock()
+        self._store: SampleStore | None = None
+        self._store_path: Path | None = None
+        self._store_failed: str | None = None
+        self._samples: dict[tuple[str, str], tuple[StoredSample, ...]] = {}
+        self._with_samples: dict[str, frozenset[str]] = {}
+        self._static: _LRU[AnalysisKey, FunctionAnalysis] = _LRU(CACHE_LIMIT)
+        self._recent: dict[tuple[str, str], list[AnalysisKey]] = {}
+        self._dynamic: _LRU[str, tuple[int, Any]] = _LRU(CACHE_LIMIT)  # (number, report)
+        self._dynamic_count = 0
+        self._merged: _LRU[str, FunctionAnalysis] = _LRU(CACHE_LIMIT)
+
+    def close(self) -> None:
+        """Close the store."""
+        with self._lock:
+            if self._store is not None:
+                self._store.close()
+                self._store = None
+
+    def reconfigure(self, config: SessionConfig, root: str | None = None) -> None:
+        """New options (and workspace root); the store is reopened if its path moved."""
+        with self._lock:
+            self.config = config
+            if root is not None:
+                self.root = root
+            if self._store_path is not None and self._store_path != self.store_path():
+                if self._store is not None:
+                    self._store.close()
+                self._store = None
+                self._store_path = None
+                self._store_failed = None
+                self._samples.clear()
+                self._with_samples.clear()
+
+    def store_path(self) -> Path:
+        """Where the store lives under the current options."""
+        return workspace.store_path(self.config.store, self.root)
+
+    def file_key(self, path: Path) -> str:
+        """How the store names ``path`` in this session's workspace."""
+        return workspace.store_key(path, Path(self.root) if self.root else Path.cwd())
+
+    def store(self) -> SampleStore | None:
+        """The open store (opened on first use; None when it cannot be opened). Blocking."""
+        with self._lock:
+            if self._store is not None:
+                return self._store
+            if self._store_failed is not None:
+                return None
+            path = self.store_path()
+            try:
+                store = SampleStore.open(path, roots=[Path(self.root or Path.cwd())])
+            except Exception as exc:
+                self._store_failed = str(exc)
+                self._store_path = path
+                self._notify("error", f"codequorum: cannot open the version store: {exc}")
+                return None
+            for warning in store.warnings:
+                self._notify("warning", f"codequorum: {warning}")
+            self._store = store
+            self._store_path = path
+            return store
+
+    # ------------------------------------------------------------------ samples (blocking)
+
+    def samples_sync(self, file_key: str, qualified_name: str) -> tuple[StoredSample, ...]:
+        """Stored versions of one function (cached until this engine writes)."""
+        key = (file_key, qualified_name)
+        with self._lock:
+            cached = self._samples.get(key)
+        if cached is not None:
+            return cached
+        store = self.store()
+        rows = tuple(store.samples_for(file_key, qualified_name)) if store else ()
+        with self._lock:
+            self._samples[key] = rows
+        return rows
+
+    def functions_with_samples_sync(self, file_key: str) -> frozenset[str]:
+        """Qualified names with at least one stored version in this file."""
+        with self._lock:
+            cached = self._with_samples.get(file_key)
+        if cached is not None:
+            return cached
+        store = self.store()
+        names = frozenset(store.functions_with_samples(file_key)) if store else frozenset()
+        with self._lock:
+            self._with_samples[file_key] = names
+        return names
+
+    def forget(self, file_key: str | None = None) -> None:
+        """Drop cached sample lists (all, or one file's) so the next read hits the store."""
+        with self._lock:
+            if file_key is None:
+                self._samples.clear()
+                self._with_samples.clear()
+                return
+            self._with_samples.pop(file_key, None)
+            for key in [k for k in self._samples if k[0] == file_key]:
+                del self._samples[key]
+
+    def add_sync(
+        self,
+        file_key: str,
+        language: str,
+        qualified_name: str,
+        samples: Sequence[Sample],
+        prompt_hash: str | None = None,
+    ) -> list[int]:
+        """Store versions (normalised to the bare function). Returns their row ids.
+
+        Versions over the size bounds of :mod:`codequorum.core.limits` are refused, all of them,
+        with :class:`~codequorum.core.limits.InputLimitError`, before anything reads them."""
+        check_call_sizes([s.code for s in samples])
+        store = self.store()
+        if store is None:
+            raise RuntimeError(self._store_failed or "the version store is not available")
+        clean = [
+            dataclasses.replace(s, code=normalize_sample(s.code, language, qualified_name))
+            for s in samples
+            if s.code.strip()
+        ]
+        ids = store.add(file_key, language, qualified_name, clean, prompt_hash=prompt_hash)
+        self.forget(file_key)
+        return ids
+
+    def clear_sync(self, file_key: str, qualified_name: str | None) -> int:
+        """Delete stored versions of one function (or the whole file)."""
+        store = self.store()
+        if store is None:
+            return 0
+        count = store.clear(file_key, qualified_name)
+        self.forget(file_key)
+        return count
+
+    def rename_sync(self, file_key: str, old: str, new: str) -> int:
+        """Move a function's versions to its new qualified name."""
+        store = self.store()
+        if store is None:
+            return 0
+        count = store.rename_function(file_key, old, new)
+        self.forget(file_key)
+        return count
+
+    # ------------------------------------------------------------------ analysis
+
+    def options(self, full: bool = True) -> AnalysisOptions:
+        """The analysis options under this session's configuration. ``full=False``
+        (diagnostics, lenses) leaves out TSED and the token metrics, which no verdict reads."""
+        c = self.config
+        return AnalysisOptions(max_depth=c.max_depth, tsed=c.tsed and full, textual=full)
+
+    def function_key(
+        self,
+        file_key: str,
+        language: str,
+        qualified_name: str,
+        name: str,
+        current: str,
+        full: bool = True,
+    ) -> AnalysisKey | None:
+        """The cache key of one function's analysis; None when it has no stored versions.
+        Reads the store (cached), computes nothing."""
+        stored = self.samples_sync(file_key, qualified_name)
+        if not stored:
+            return None
+        code = current.strip("\n") + "\n"
+        code_hash = content_hash(code)
+        include = self.config.include_current
+        return AnalysisKey(
+            file_key=file_key,
+            language=language,
+            qualified_name=qualified_name,
+            versions=tuple(s.content_hash for s in stored),
+            current_hash=code_hash if include else None,
+            options=self.options(full),
+            name=name,
+            stored=stored,
+            current=code if include else None,
+            code_hash=code_hash,
+        )
+
+    def cached(self, key: AnalysisKey) -> FunctionAnalysis | None:
+        """The analysis for ``key`` if it is ready (a full analysis serves a light key), with
+        the dynamic report merged in; None when it still has to be computed."""
+        with self._lock:
+            static = self._static.peek(key)
+            if static is None and not key.options.textual:
+                static = self._static.peek(dataclasses.replace(key, options=self.options(True)))
+        if static is None:
+            return None
+        return self._with_dynamic(static, key.options)
+
+    def compute(self, key: AnalysisKey) -> FunctionAnalysis:
+        """The analysis for ``key``: from the cache, else computed (blocking) and cached."""
+        hit = self.cached(key)
+        if hit is not None:
+            return hit
+        sample_set, current_index = build_sample_set(
+            key.stored,
+            key.current,
+            file_key=key.file_key,
+            language=key.language,
+            qualified_name=key.qualified_name,
+            name=key.name,
+        )
+        try:
+            report = analyze(sample_set, key.options, current_index=current_index)
+        except UserError as exc:  # too many or too large versions: the function says why
+            log.info("%s not analysed: %s", key.qualified_name, exc)
+            report = refused(sample_set, str(exc), key.options, current_index)
+        static = FunctionAnalysis(
+            file_key=key.file_key,
+            qualified_name=key.qualified_name,
+            language=key.language,
+            stored=key.stored,
+            sample_set=sample_set,
+            current_index=current_index,
+            report=report,
+            dynamic=None,
+            key=key.digest(),
+            dyn_key=key.dynamic_digest(),
+            most_different=_most_different(report, current_index),
+            fastest=None,
+        )
+        with self._lock:
+            self._static.put(key, static)
+            recent = self._recent.setdefault((key.file_key, key.qualified_name), [])
+            if key in recent:
+                recent.remove(key)
+            recent.append(key)
+            while len(recent) > VARIANTS_PER_FUNCTION:
+                self._static.pop(recent.pop(0), None)
+            if len(self._recent) > CACHE_LIMIT:
+                self._recent.pop(next(iter(self._recent)))
+        return self._with_dynamic(static, key.options)
+
+    def _with_dynamic(self, static: FunctionAnalysis, options: AnalysisOptions) -> FunctionAnalysis:
+        """``static`` with the dynamic report of its versions merged in, when there is one
+        (the merged analysis is cached beside it; the static one is never recomputed)."""
+        with self._lock:
+            found = self._dynamic.peek(static.dyn_key)
+            if found is None:
+                return static
+            number, dynamic = found
+            merged = self._merged.peek(static.key)
+        if merged is not None and merged.dynamic is dynamic:
+            return merged
+        report = merge_dynamic(static.report, dynamic, options, static.sample_set.codes)
+        merged = dataclasses.replace(
+            static,
+            report=report,
+            dynamic=dynamic,
+            key=_digest(static.key, "dynamic", str(number)),
+            fastest=_fastest(dynamic),
+        )
+        with self._lock:
+            self._merged.put(static.key, merged)
+        return merged
+
+    def function_sync(
+        self,
+        file_key: str,
+        language: str,
+        qualified_name: str,
+        name: str,
+        current: str,
+        full: bool = True,
+    ) -> FunctionAnalysis | None:
+        """The (cached) analysis of one function; None when it has no stored versions.
+
+        ``current`` is the function's code now (at column 0). ``full=False`` (diagnostics,
+        lenses) leaves out TSED and the token metrics; a cached full analysis serves it too.
+        """
+        key = self.function_key(file_key, language, qualified_name, name, current, full)
+        return None if key is None else self.compute(key)
+
+    # ------------------------------------------------------------------ dynamic
+
+    def dynamic_key(self, analysis: FunctionAnalysis) -> str:
+        """Cache key of a function's dynamic report (its versions and current code)."""
+        return analysis.dyn_key
+
+    def module_view(self, text: str, path: Path | None) -> ModuleView:
+        """The module held in ``text`` (the file ``path``, None when it has none) as the
+        versions of its functions see it in the sandbox: the view of this session's
+        workspace (:mod:`codequorum.ingest.module_view`; reads files, runs nothing)."""
+        from codequorum.ingest.module_view import module_view
+
+        return module_view(text, path, Path(self.root) if self.root else None)
+
+    def module_context(self, text: str, path: Path | None, qualified_name: str,
+                       kind: str = "function") -> ModuleContext:
+        """:meth:`module_view` for one function (``kind`` as the parser says it)."""
+        return self.module_view(text, path).context(qualified_name, kind)
+
+    def run_dynamic_sync(
+        self,
+        analysis: FunctionAnalysis,
+        report_progress: Callable[[str, int | None], None],
+        cancel: threading.Event,
+        input_proposer: Proposer | None = None,
+        module: ModuleContext | None = None,
+    ) -> Any:
+        """Run the versions in the sandbox (child processes), in the function's ``module``
+        when given (:meth:`module_context`), and cache the result; ``input_proposer`` is
+        asked for call inputs when the function gives nothing else to run.
+
+        The report is kept for the versions and the current code: an edit elsewhere in the
+        module does not drop it (a new run measures it)."""
+        from codequorum.behaviour import run as dynamic_analysis
+
+        admit(analysis.sample_set)  # nothing over a bound is compiled or run
+        options = dynamic_analysis.DynamicOptions(
+            timeout_seconds=self.config.dynamic_timeout, sandbox=self.config.dynamic_sandbox,
+            input_proposer=input_proposer,
+        )
+
+        def progress(*args: Any, **kwargs: Any) -> None:
+            report_progress(_progress_text(args, kwargs), _progress_pct(args, kwargs))
+
+        sample_set = dataclasses.replace(analysis.sample_set, module=module)
+        result = dynamic_analysis.run_dynamic(sample_set, options, progress=progress,
+                                              cancel=cancel)
+        if not cancel.is_set():
+            self.put_dynamic(analysis, result)
+        return result
+
+    def put_dynamic(self, analysis: FunctionAnalysis, report: Any) -> None:
+        """Keep a dynamic report of ``analysis``'s versions: later reads merge it in."""
+        with self._lock:
+            self._dynamic_count += 1
+            self._dynamic.put(self.dynamic_key(analysis), (self._dynamic_count, report))
+
+    def has_dynamic(self, analysis: FunctionAnalysis) -> bool:
+        """True when a dynamic report exists for these versions."""
+        with self._lock:
+            return self._dynamic.peek(self.dynamic_key(analysis)) is not None
+
+
+def _most_different(report: StabilityReport, current_index: int | None) -> int | None:
+    """The version least like the current code (or the consensus), from the JSD matrix."""
+    matrix = report.matrices.get("jsd_struct")
+    anchor = current_index if current_index is not None else report.medoid
+    if matrix is None or anchor is None or anchor not in report.indices:
+        return None
+    row = report.indices.index(anchor)
+    best: int | None = None
+    best_value = 2.0
+    for col, index in enumerate(report.indices):
+        if col == row:
+            continue
+        value = (float(matrix[row][col]) + float(matrix[col][row])) / 2
+        if value < best_value:
+            best, best_value = index, value
+    return best
+
+
+def _fastest(dynamic: Any | None) -> int | None:
+    if dynamic is None:
+        return None
+    value = getattr(dynamic, "fastest", None)
+    return int(value) if isinstance(value, int) else None
+
+
+def _progress_text(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
+    if "message" in kwargs:
+        return str(kwargs["message"])
+    texts = [a for a in args if isinstance(a, str)]
+    if texts:
+        return texts[0]
+    numbers = [a for a in args if isinstance(a, int | float) and not isinstance(a, bool)]
+    if len(numbers) >= 2:
+        return f"{int(numbers[0])} of {int(numbers[1])}"
+    return "running"
+
+
+def _progress_pct(args: tuple[Any, ...], kwargs: dict[str, Any]) -> int | None:
+    numbers = [a for a in args if isinstance(a, int | float) and not isinstance(a, bool)]
+    if len(numbers) >= 2 and numbers[1]:
+        return int(100 * numbers[0] / numbers[1])
+    if len(numbers) == 1 and 0 <= numbers[0] <= 1:
+        return int(100 * numbers[0])
+    return None

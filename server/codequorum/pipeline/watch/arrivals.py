@@ -1,0 +1,234 @@
+"""Which functions one change wrote: the rules that tell an insertion from typing.
+
+A function *arrives* in a change when the change inserted nearly all of its body (at least
+:data:`COVERED` of the body's non-blank characters, a Python docstring left out: the header
+and docstring are often the user's, the code the assistant's) across more than one line, and
+the function is new: its shape (:func:`shape_key`) is not one the document had before the change
+or had earlier (a cut and paste, an undo, a formatter, a file reloaded with the same code).
+Typing never inserts a body at once; a snippet's body is ``pass`` (:func:`trivial_body`); a
+rename or a formatter inserts little of any body. A change that writes more than
+:data:`MAX_ARRIVALS` functions is a checkout or a generated file, not an assistant's answer.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import io
+import re
+import tokenize
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from codequorum.core import parsing
+from codequorum.pipeline.session import current_code
+from codequorum.pipeline.watch.edits import Edit, Region
+
+#: Share of a body's non-blank characters the change must have inserted.
+COVERED = 0.7
+#: Non-blank characters an inserted text needs before the change is parsed at all.
+MIN_INSERTED = 12
+#: More functions than this written by one change: not an assistant's answer.
+MAX_ARRIVALS = 3
+#: Bodies shorter than this (non-blank, without brackets and semicolons) are trivial
+#: outside Python.
+MIN_BODY = 12
+
+_BLANKS = b" \t\r\n\f\v"
+
+
+@dataclass(frozen=True)
+class Arrival:
+    """A function one change wrote: its names, its code at column 0, its shape key, and
+    where it is in the text after the change (character offsets)."""
+
+    qualified_name: str
+    name: str
+    code: str
+    key: str
+    start: int
+    end: int
+
+    @property
+    def lines(self) -> int:
+        """How many lines it has."""
+        return self.code.rstrip("\n").count("\n") + 1
+
+
+def worth_parsing(edits: Sequence[Edit]) -> bool:
+    """True when some edit inserted text over more than one line with at least
+    :data:`MIN_INSERTED` non-blank characters: only then can a function have arrived (the
+    cheap test every keystroke gets)."""
+    return any("\n" in e.text and _nonblank(e.text) >= MIN_INSERTED for e in edits)
+
+
+def removes_lines(edit: Edit, before: str) -> bool:
+    """True when ``edit`` replaces text of ``before`` (the text just before it) across a
+    line end: a cut, a deleted block. The functions it meets are remembered, so pasting
+    them back or undoing the deletion is no arrival."""
+    return edit.end > edit.start and "\n" in before[edit.start:edit.end]
+
+
+def shape_key(code: str, language: str) -> str:
+    """What stays the same when a function is only reformatted: its syntax tree without
+    positions for Python, else its text without blanks."""
+    if language == "python":
+        try:
+            dumped = ast.dump(ast.parse(code))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            dumped = None
+        if dumped is not None:
+            return "ast:" + hashlib.sha256(dumped.encode()).hexdigest()[:32]
+    return "text:" + hashlib.sha256("".join(code.split()).encode()).hexdigest()[:32]
+
+
+def trivial_body(code: str, language: str) -> bool:
+    """True for a body that says nothing to compare: ``pass``, ``...``, a docstring alone,
+    ``raise NotImplementedError`` (a snippet, a stub); outside Python, a body of fewer than
+    :data:`MIN_BODY` characters besides blanks, brackets and semicolons."""
+    if language == "python":
+        try:
+            tree = ast.parse(code)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return False
+        fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)),
+                  None)
+        if fn is None:
+            return False
+        return all(_stub_statement(s) for s in fn.body)
+    body = code.split("{", 1)[1] if "{" in code else code
+    return len(re.sub(r"[\s{}();]", "", body)) < MIN_BODY
+
+
+def _stub_statement(statement: ast.stmt) -> bool:
+    if isinstance(statement, ast.Pass):
+        return True
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
+        return statement.value.value is Ellipsis or isinstance(statement.value.value, str)
+    if isinstance(statement, ast.Raise) and statement.exc is not None:
+        exc = statement.exc.func if isinstance(statement.exc, ast.Call) else statement.exc
+        return isinstance(exc, ast.Name) and exc.id == "NotImplementedError"
+    return False
+
+
+def _nonblank(text: str | bytes) -> int:
+    data = text.encode("utf-8", "replace") if isinstance(text, str) else text
+    return len(data.translate(None, _BLANKS))
+
+
+def _byte_regions(text: str, regions: Sequence[Region]) -> list[Region]:
+    """Character regions of ``text`` as UTF-8 byte regions."""
+    if text.isascii():
+        return list(regions)
+    return [(len(text[:a].encode("utf-8", "replace")), len(text[:b].encode("utf-8", "replace")))
+            for a, b in regions]
+
+
+def _char_offset(data: bytes, byte: int) -> int:
+    return len(data[:byte].decode("utf-8", "replace"))
+
+
+def _covered(data: bytes, start: int, end: int, regions: Sequence[Region]) -> tuple[int, bool]:
+    """Non-blank bytes of ``data[start:end]`` inside ``regions``, and whether an inserted
+    line end falls inside ``[start, end)``."""
+    count, newline = 0, False
+    for a, b in regions:
+        lo, hi = max(a, start), min(b, end)
+        if lo < hi:
+            piece = data[lo:hi]
+            count += _nonblank(piece)
+            newline = newline or b"\n" in piece
+    return count, newline
+
+
+def _docstring(body: bytes) -> Region | None:
+    """Where the leading string literal of a Python body is (bytes of ``body``), if it has
+    one: the docstring, which the coverage leaves out."""
+    text = body.decode("utf-8", "replace")
+    lines = text.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line.encode("utf-8", "replace")))
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type in (tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.COMMENT):
+                continue
+            if tok.type != tokenize.STRING:
+                return None
+            (r1, c1), (r2, c2) = tok.start, tok.end
+            a = starts[r1 - 1] + len(lines[r1 - 1][:c1].encode("utf-8", "replace"))
+            b = starts[r2 - 1] + len(lines[r2 - 1][:c2].encode("utf-8", "replace"))
+            return a, b
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return None
+    return None
+
+
+def body_parts(data: bytes, info: parsing.FunctionInfo, language: str) -> list[Region]:
+    """The byte spans of a function's body that the coverage counts: all of it, less a
+    leading Python docstring."""
+    start = info.start_byte + len(info.signature.encode("utf-8", "replace"))
+    end = info.end_byte
+    doc = _docstring(data[start:end]) if language == "python" else None
+    if doc is None:
+        return [(start, end)]
+    return [(start, start + doc[0]), (start + doc[1], end)]
+
+
+def written(text: str, language: str, regions: Sequence[Region],
+            infos: Sequence[parsing.FunctionInfo] | None = None) -> list[Arrival]:
+    """The functions of ``text`` (the document after the change) whose body the inserted
+    ``regions`` wrote, outermost only, with a body worth comparing; none are checked
+    against what the document had (:func:`new_arrivals` does that)."""
+    if not regions:
+        return []
+    data = text.encode("utf-8", "replace")
+    spans = _byte_regions(text, regions)
+    found = list(infos) if infos is not None else parsing.functions(text, language)
+    out: list[Arrival] = []
+    taken_end = -1
+    for info in found:
+        if info.start_byte < taken_end:
+            continue  # inside a function already taken
+        total, covered, newline = 0, 0, False
+        for a, b in body_parts(data, info, language):
+            total += _nonblank(data[a:b])
+            inside, line_end = _covered(data, a, b, spans)
+            covered, newline = covered + inside, newline or line_end
+        if total == 0 or not newline or covered < COVERED * total:
+            continue
+        code = current_code(text, info)
+        if trivial_body(code, language):
+            continue
+        taken_end = info.end_byte
+        out.append(Arrival(info.qualified_name, info.name, code, shape_key(code, language),
+                           _char_offset(data, info.start_byte), _char_offset(data, info.end_byte)))
+    return out
+
+
+def keys_of(text: str, language: str, spans: Iterable[Region] | None = None) -> set[str]:
+    """The shape keys of the functions of ``text`` (only those meeting ``spans``, character
+    offsets, when given)."""
+    wanted = list(spans) if spans is not None else None
+    byte_spans = _byte_regions(text, wanted) if wanted else []
+    keys: set[str] = set()
+    for info in parsing.functions(text, language):
+        if wanted is not None and not any(
+                info.start_byte < b and info.end_byte > a for a, b in byte_spans):
+            continue
+        keys.add(shape_key(current_code(text, info), language))
+    return keys
+
+
+def new_arrivals(before: str, after: str, language: str, regions: Sequence[Region],
+                 known: set[str], infos: Sequence[parsing.FunctionInfo] | None = None,
+                 ) -> list[Arrival]:
+    """:func:`written`, less the functions whose shape the document had before the change
+    (``before``) or had earlier (``known``); none when more than :data:`MAX_ARRIVALS`
+    arrived at once."""
+    found = written(after, language, regions, infos)
+    if not found:
+        return []
+    had = keys_of(before, language) | known
+    fresh = [a for a in found if a.key not in had]
+    return fresh if len(fresh) <= MAX_ARRIVALS else []

@@ -1,0 +1,198 @@
+"""Findings: what a function's report says, worded once for every front end.
+
+A report's verdicts become :class:`Finding` objects with a severity name, a code and the
+message a person reads. The language server turns them into diagnostics, ``codequorum
+check`` prints them. Reads the verdicts as they are; computes nothing. Text that is not our
+own wording (verdict messages can quote what a version printed or raised, names come from
+the document) goes through :func:`~codequorum.core.safe_text.safe_text`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from codequorum.core.report import SEVERITIES
+from codequorum.core.safe_text import safe_text
+from codequorum.core.words import versions_compared
+from codequorum.judge.risk import NOT_RUN
+from codequorum.judge.structure import percentile_words as percentile_words
+from codequorum.judge.verdicts import QUIET_CODES
+from codequorum.pipeline.session import FunctionAnalysis
+
+#: Severity names, most severe first, with their rank (a lower number is more severe).
+RANK: dict[str, int] = {name: k + 1 for k, name in enumerate(SEVERITIES)}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One finding about one function.
+
+    ``overview`` says how the versions group; ``concerns`` names the versions the finding
+    is about (None when it is about none in particular).
+    """
+
+    severity: str
+    code: str
+    message: str
+    figure: float | None
+    samples: tuple[int, ...]
+    overview: str
+    concerns: str | None
+
+
+def compared_text(analysis: FunctionAnalysis) -> str:
+    """``5 versions`` or ``4 versions + your code``: what was compared, counted alike by
+    the hover, the diagnostics, the lens and the report (stored versions; the current code
+    named apart when it is not one of them)."""
+    current = analysis.current_index
+    apart = current is not None and current >= analysis.n_stored
+    return versions_compared(analysis.n_stored + (1 if apart else 0), apart)
+
+
+def consensus(analysis: FunctionAnalysis) -> int | None:
+    """The consensus version: the most typical one (the medoid) when at least one other
+    stored version shares its shape; None otherwise (a consensus of one is none)."""
+    report = analysis.report
+    medoid = report.medoid
+    if report.status != "ok" or medoid is None:
+        return None
+    group = next((g for g in report.clusters if medoid in g), [medoid])
+    stored = [i for i in group if i < analysis.n_stored]
+    return medoid if len(stored) >= 2 else None
+
+
+def current_standing(analysis: FunctionAnalysis) -> str | None:
+    """Where the current code stands, worded from the report's verdicts so the hover says
+    what the diagnostics say: far from the consensus exactly when there is an
+    ``outlier-current`` finding. None when the current code was not compared."""
+    report = analysis.report
+    current = analysis.current_index
+    if report.status != "ok" or current is None or current not in report.indices:
+        return None
+    if current in report.empty:
+        return "empty"
+    where = analysis.cluster_of(current)
+    groups = len(report.clusters)
+    group = f"cluster {where + 1} of {groups}" if where is not None else "no cluster"
+    if any(v.code == "outlier-current" for v in report.verdicts):
+        return f"far from the consensus ({group})"
+    agreed = consensus(analysis)
+    if agreed is None:
+        return f"no consensus to compare with ({group})"
+    if where is not None and where == analysis.cluster_of(agreed):
+        return "in the consensus cluster"
+    return f"not far from the consensus ({group})"
+
+
+def recommended_version(analysis: FunctionAnalysis) -> int | None:
+    """The version the report recommends keeping, when it is not the current code."""
+    report = analysis.report
+    rec = report.recommended
+    if report.status != "ok" or rec is None or rec >= analysis.n_stored:
+        return None
+    return None if rec == analysis.current_index else rec
+
+
+def recommendation_lines(analysis: FunctionAnalysis, not_run: str | None = None) -> list[str]:
+    """The recommendation, how far to trust it and, after a run, the input where the
+    recommended version and the others part ways; each line escaped with
+    :func:`~codequorum.core.safe_text.safe_text` (callers showing markdown escape again).
+    ``not_run`` replaces "not run yet" where the caller knows more (why the versions do
+    not run, or that they are running)."""
+    report = analysis.report
+    rec = report.recommended
+    if report.status != "ok" or rec is None or not report.recommendation:
+        return []
+    total = len(analysis.sample_set.samples)
+    names = {i: "the current code" for i in range(analysis.n_stored, total)}
+    sentence = report.recommendation
+    if rec in names:
+        sentence = sentence.replace(f"keep version {rec + 1}", "keep the current code", 1)
+    elif rec == analysis.current_index:
+        sentence = sentence.replace(f"keep version {rec + 1}",
+                                    f"keep version {rec + 1} (the current code)", 1)
+    lines = [safe_text(sentence)]
+    if report.trust:  # how far to trust it; never a figure from shape alone beside it
+        said = not_run if not_run is not None and report.trust == NOT_RUN else report.trust
+        lines.append(safe_text(said))
+    evidence = evidence_text(analysis)
+    if evidence is not None:
+        lines.append(evidence)
+    return lines
+
+
+def evidence_text(analysis: FunctionAnalysis) -> str | None:
+    """After a run, the input where the recommended version and the others part ways
+    (:func:`codequorum.judge.recommend.parting_input`), escaped; None when there is none."""
+    from codequorum.judge.recommend import evidence_sentence, parting_input
+
+    rec = analysis.report.recommended
+    outcomes = getattr(analysis.dynamic, "outcomes", None)
+    inputs = getattr(analysis.dynamic, "inputs", None)
+    total = len(analysis.sample_set.samples)
+    if rec is None or not outcomes or not inputs or len(outcomes) != total:
+        return None
+    ev = parting_input(outcomes, inputs, rec)
+    if ev is None:
+        return None
+    if ev.source == "model":
+        ev = dataclasses.replace(ev, label=f"{ev.label} (an input from the model)")
+    names = {i: "the current code" for i in range(analysis.n_stored, total)}
+    return safe_text(evidence_sentence(ev, rec, names))
+
+
+def versions_text(analysis: FunctionAnalysis, indices: Sequence[int]) -> str:
+    """``v1, v3, current`` (six at most, then how many more)."""
+    labels = [safe_text(analysis.label(i), 40) for i in indices[:6]]
+    more = f" and {len(indices) - 6} more" if len(indices) > 6 else ""
+    return ", ".join(labels) + more
+
+
+def function_findings(
+    analysis: FunctionAnalysis, name: str, min_severity: str = "hint"
+) -> list[Finding]:
+    """The findings of one function (``name`` as written in its definition), at or above
+    ``min_severity``."""
+    report = analysis.report
+    limit = RANK[min_severity]
+    agreed = consensus(analysis)
+    groups = len(report.clusters)
+    overview = (
+        f"`{safe_text(analysis.qualified_name, 200)}`: {compared_text(analysis)} compared in "
+        f"{groups} group{'s' if groups != 1 else ''}"
+        + (
+            f"; consensus is {safe_text(analysis.label(agreed), 40)}"
+            if agreed is not None
+            else "; no consensus: no two versions share the most typical shape"
+            if report.status == "ok"
+            else ""
+        )
+    )
+    compared = compared_text(analysis)
+    out: list[Finding] = []
+    for verdict in report.verdicts:
+        if verdict.code in QUIET_CODES or RANK.get(verdict.severity, 4) > limit:
+            continue
+        message = safe_text(verdict.message)
+        if verdict.figure is not None and f"{verdict.figure:.2f}" not in message:
+            message = f"{message} ({verdict.figure:.2f})"
+        message = f"{message} [`{safe_text(name, 200)}`: {compared}]"
+        concerns = (
+            f"{safe_text(verdict.code, 60)} concerns {versions_text(analysis, verdict.samples)}"
+            if verdict.samples
+            else None
+        )
+        out.append(
+            Finding(
+                severity=verdict.severity if verdict.severity in RANK else "information",
+                code=safe_text(verdict.code, 60),
+                message=message,
+                figure=verdict.figure,
+                samples=tuple(verdict.samples),
+                overview=overview,
+                concerns=concerns,
+            )
+        )
+    return out

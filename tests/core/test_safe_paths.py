@@ -1,0 +1,104 @@
+"""Paths written only where the user meant: symlinks out of a workspace refused, folders
+opened without following symlinks, special files never read."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from codequorum.core.safe_paths import (
+    UnreadableFile,
+    UnsafePath,
+    folder_of,
+    guard,
+    open_folder,
+    read_regular,
+)
+
+
+@pytest.fixture
+def layout(tmp_path: Path) -> tuple[Path, Path]:
+    """A repository (with ``.git``) and a home folder beside it."""
+    repo, home = tmp_path / "repo", tmp_path / "home"
+    (repo / ".git").mkdir(parents=True)
+    home.mkdir()
+    (home / ".bashrc").write_text("keep\n")
+    return repo, home
+
+
+def test_symlinks_inside_the_workspace_are_followed(layout: tuple[Path, Path]) -> None:
+    repo, _ = layout
+    (repo / "runs").mkdir()
+    (repo / "latest").symlink_to(repo / "runs")
+    assert guard(repo / "latest" / "r.json", [repo]) == repo / "runs" / "r.json"
+    assert guard(repo / "a" / ".." / "b.json", [repo]) == repo / "b.json"
+
+
+@pytest.mark.parametrize("link", ["report.json", "sub/report.json", ".codequorum"])
+def test_a_symlink_out_of_the_workspace_is_refused_wherever_it_is(
+        layout: tuple[Path, Path], link: str) -> None:
+    repo, home = layout
+    (repo / link).parent.mkdir(parents=True, exist_ok=True)
+    (repo / link).symlink_to(home / ".bashrc" if link.endswith(".json") else home)
+    target = repo / link / "samples.sqlite3" if link == ".codequorum" else repo / link
+    with pytest.raises(UnsafePath, match=re.escape(f"{repo / link} is a symlink out of the")):
+        guard(target, [repo])
+    # without being told the root, the repository's .git marks it
+    with pytest.raises(UnsafePath):
+        guard(target)
+
+
+def test_a_dangling_symlink_and_a_chain_are_judged_by_where_they_lead(
+        layout: tuple[Path, Path]) -> None:
+    repo, home = layout
+    (repo / "new.json").symlink_to(home / "not-yet.json")
+    with pytest.raises(UnsafePath, match=r"not-yet\.json"):
+        guard(repo / "new.json", [repo])
+    (home / "back").symlink_to(repo / "inside.json")
+    (repo / "round.json").symlink_to(home / "back")
+    assert guard(repo / "round.json", [repo]) == repo / "inside.json"
+
+
+def test_links_outside_every_workspace_and_on_the_way_to_it_are_the_users(
+        tmp_path: Path) -> None:
+    """A home folder kept in git, with the project linked in from another disk."""
+    home, disk = tmp_path / "home", tmp_path / "disk" / "proj"
+    (home / ".git").mkdir(parents=True)
+    disk.mkdir(parents=True)
+    (home / "proj").symlink_to(disk)
+    assert guard(home / "proj" / "out.json", [home / "proj"]) == disk / "out.json"
+    assert guard("/dev/stdout") == Path(os.path.realpath("/dev/stdout"))
+
+
+def test_a_folder_swapped_for_a_symlink_after_the_check_is_not_followed(
+        layout: tuple[Path, Path]) -> None:
+    repo, home = layout
+    (repo / "out").mkdir()
+    checked = guard(repo / "out" / "r.json", [repo])
+    (repo / "out").rmdir()
+    (repo / "out").symlink_to(home)  # the race: after the check, before the write
+    with pytest.raises(UnsafePath, match="out is not a folder any more"):
+        open_folder(checked.parent)
+    (repo / "out").unlink()
+    (repo / "out").mkdir()
+    with folder_of(checked) as fd:
+        made = os.open("r.json", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600, dir_fd=fd)
+        os.close(made)
+    assert (repo / "out" / "r.json").exists()
+
+
+def test_only_bounded_regular_files_are_read(tmp_path: Path) -> None:
+    (tmp_path / "ok").write_bytes(b"abc")
+    assert read_regular(tmp_path / "ok", 3) == b"abc"
+    with pytest.raises(UnreadableFile, match="is larger than"):
+        read_regular(tmp_path / "ok", 2)
+    os.mkfifo(tmp_path / "pipe")
+    with pytest.raises(UnreadableFile, match="is a FIFO, not a regular file"):
+        read_regular(tmp_path / "pipe", 10)
+    with pytest.raises(UnreadableFile, match="is a device, not a regular file"):
+        read_regular("/dev/zero", 10)
+    with pytest.raises(UnreadableFile, match="is a folder, not a regular file"):
+        read_regular(tmp_path, 10)

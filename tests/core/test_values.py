@@ -1,0 +1,17 @@
+"""How a returned value prints alike: equal values give one key."""
+
+from __future__ import annotations
+
+from codequorum.core.values import canonical_output
+
+
+def test_canonical_output_makes_equal_numbers_one_key() -> None:
+    assert canonical_output("2") == canonical_output("2.0") == "2"
+    assert canonical_output("True") == canonical_output("1")  # True == 1, as the graders say
+    assert canonical_output("-0.0") == "0"
+    assert canonical_output("[1, 2.0]") == canonical_output("[1.0, 2]") == "[1, 2]"
+    assert canonical_output("{2: 1.0, 1: 2}") == canonical_output("{1: 2, 2: 1}")
+    assert canonical_output("{3, 1}") == canonical_output("{1, 3.0}")
+    assert canonical_output("[1]") != canonical_output("(1,)")
+    assert canonical_output("2.5") != canonical_output("2")
+    assert canonical_output("'2'") != canonical_output("2")

@@ -1,0 +1,110 @@
+"""Inputs the model proposes: asked over real HTTP, accepted only as literal data."""
+
+from __future__ import annotations
+
+import json
+
+from codequorum.behaviour.run import DynamicOptions, run_dynamic
+from codequorum.behaviour.test_inputs import collect_inputs
+from codequorum.core.model import SampleSet
+from codequorum.generate.endpoint import ProviderConfig
+from codequorum.generate.proposed_inputs import (
+    InputAsker,
+    parse_inputs,
+    propose_inputs,
+    proposer_for,
+)
+from codequorum.judge.dynamic import dynamic_verdicts
+from tests.support.chat_server import ChatServer, answer, not_json, server_error, slow
+
+UNTYPED = "def combine(a, b):\n    return a + b\n"
+
+
+def _config(server: ChatServer) -> ProviderConfig:
+    return ProviderConfig(base_url=server.base_url, model="test-model", api_key_env=None,
+                          timeout=5.0)
+
+
+def test_parse_accepts_literals_only() -> None:
+    found = parse_inputs("Sure!\n```python\n[(1, 2), ('a', 'b'), (1,), (1, 2)]\n```", 2, 10)
+    assert found.args == [(1, 2), ("a", "b")]
+    assert found.notes == ["left out an input with the wrong number of arguments: (1,)"]
+    assert parse_inputs("[__import__('os').system('x')]", 1, 10).args == []
+    assert parse_inputs("[1, 2, 3]", 1, 2).args == [(1,), (2,)]
+    assert "not a Python literal" in parse_inputs("no idea", 1, 5).notes[0]
+
+
+def test_the_model_is_asked_for_arguments_only() -> None:
+    with ChatServer(script=[answer("[(1, 2), (3, 4)]")]) as server:
+        found = propose_inputs(_config(server), UNTYPED, "combine", 2, count=5)
+        request = server.chat_requests[0].body
+    assert found.args == [(1, 2), (3, 4)]
+    prompt = request["messages"][1]["content"]
+    assert "never the expected results" in prompt and "def combine(a, b)" in prompt
+    assert request["temperature"] == 0.0
+
+
+def test_an_endpoint_that_fails_is_a_note() -> None:
+    with ChatServer(script=[server_error(), not_json()]) as server:
+        config = _config(server)
+        first = propose_inputs(config, UNTYPED, "combine", 2)
+        second = propose_inputs(config, UNTYPED, "combine", 2)
+    assert first.args == [] and first.failed
+    assert first.notes == [f"no inputs from the model at {server.base_url}: HTTP 500"]
+    assert second.args == [] and second.failed and "no answer text" in second.notes[0]
+    garbage = parse_inputs("I cannot help with that.", 2, 8)
+    assert garbage.args == [] and not garbage.failed  # the endpoint answered; the model did not
+
+
+def test_a_slow_endpoint_is_waited_for_once_per_run() -> None:
+    with ChatServer(default=slow(3.0, answer("[(1, 2)]"))) as server:
+        asker = InputAsker(ProviderConfig(base_url=server.base_url, api_key_env=None,
+                                          timeout=0.5))
+        first = asker(UNTYPED, "combine", 2)
+        second = asker(UNTYPED, "combine", 2)
+        assert len(server.chat_requests) == 1
+    expected = f"no inputs from the model at {server.base_url}: no answer within 0.5 s"
+    assert first == ([], [expected])
+    assert second == ([], [f"{expected} (not asked again)"])
+    assert (asker.failure, asker.asked, asker.received) == (expected, 1, 0)
+
+
+def test_an_endpoint_that_is_down_leaves_the_rest_scored() -> None:
+    with ChatServer() as server:
+        base_url = server.base_url
+    asker = InputAsker(ProviderConfig(base_url=base_url, api_key_env=None, timeout=2.0))
+    versions = [UNTYPED, "def combine(a, b):\n    return b + a\n"]
+    report = run_dynamic(SampleSet.from_codes("t", versions, entry_point="combine"),
+                         DynamicOptions(input_proposer=asker))
+    assert report.inputs == []
+    assert report.notes[0] == f"no inputs from the model at {base_url}: cannot connect"
+    assert "no inputs to run: behaviour metrics unavailable" in report.notes
+    assert report.summary["sctd_jsd"] is not None  # the static figures are still there
+
+
+def test_proposed_inputs_run_when_nothing_else_would() -> None:
+    versions = [UNTYPED, "def combine(a, b):\n    return b + a\n"]
+    ss = SampleSet.from_codes("t", versions, entry_point="combine")
+    with ChatServer(script=[answer(json.dumps([[1, 2], ["x", "y"]]))]) as server:
+        plan = collect_inputs(ss, proposer=proposer_for(_config(server)), scaling=False)
+        assert [(c.source, c.label, c.graded) for c in plan.cases[:2]] == [
+            ("model", "combine(1, 2)", False), ("model", "combine('x', 'y')", False)
+        ]
+    with ChatServer(script=[answer("[(1, 2), ('x', 'y')]")]) as server:
+        options = DynamicOptions(input_provider=_config(server), use_hypothesis=False,
+                                 scaling=False)
+        report = run_dynamic(ss, options)
+    assert [i["source"] for i in report.inputs] == ["model", "model"]
+    assert report.outcomes == [[("3", None, None), ("'xy'", None, None)],
+                               [("3", None, None), ("'yx'", None, None)]]
+    [verdict] = [v for v in dynamic_verdicts(report) if v.code == "divergent-outputs"]
+    assert verdict.message == ("versions 1 and 2 disagree on combine('x', 'y') (an input from "
+                               "the model): 'xy' vs 'yx'")
+    assert verdict.detail["source"] == "model"
+
+
+def test_typed_or_tested_functions_do_not_ask() -> None:
+    typed = "def combine(a: int, b: int) -> int:\n    return a + b\n"
+    with ChatServer() as server:
+        collect_inputs(SampleSet.from_codes("t", [typed]), proposer=proposer_for(_config(server)))
+        assert server.chat_requests == []

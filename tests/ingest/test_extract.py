@@ -1,0 +1,205 @@
+"""Answer extraction: fences, prose, methods, parse checks, real CodeGen completions."""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from codequorum.ingest.extract import extract_from_code, extract_function
+
+FUNC = "def add(a, b):\n    return a + b\n"
+
+
+def test_fenced_python_with_prose() -> None:
+    answer = f"Sure! Here it is:\n\n```python\n{FUNC}```\n\nThis adds two numbers."
+    result = extract_function(answer, "python", "add")
+    assert result.ok and result.code == FUNC and result.reason is None
+
+
+@pytest.mark.parametrize("tag", ["py", "", "python3", "Python"])
+def test_other_fence_tags(tag: str) -> None:
+    result = extract_function(f"```{tag}\n{FUNC}```", "python", "add")
+    assert result.code == FUNC
+
+
+def test_tilde_fence_and_indented_fence() -> None:
+    assert extract_function(f"~~~python\n{FUNC}~~~", "python", "add").code == FUNC
+    indented = "1. The code:\n   ```python\n   def add(a, b):\n       return a + b\n   ```\n"
+    assert extract_function(indented, "python", "add").code == FUNC
+
+
+def test_first_block_that_defines_the_function_wins() -> None:
+    answer = (
+        "```bash\npip install nothing\n```\n"
+        "```python\nprint(add(1, 2))\n```\n"
+        f"```python\n{FUNC}```\n"
+        "```python\ndef add(a, b):\n    return b + a\n```\n"
+    )
+    assert extract_function(answer, "python", "add").code == FUNC
+
+
+def test_bare_answer_with_prose_around_it() -> None:
+    answer = f"Here is the function you asked for:\n{FUNC}\nIt returns the sum of a and b."
+    result = extract_function(answer, "python", "add")
+    assert result.code == FUNC
+
+
+def test_bare_code_only() -> None:
+    answer = "import math\n\n\ndef add(a, b):\n    return math.fsum([a, b])\n"
+    result = extract_function(answer, "python", "add")
+    assert result.code == "def add(a, b):\n    return math.fsum([a, b])\n"
+    assert result.imports == ("import math",)
+
+
+@pytest.mark.parametrize(
+    ("answer", "reason"),
+    [
+        ("I'm sorry, I cannot help with that.", "no code in the answer"),
+        ("", "no code in the answer"),
+        ("```python\n\n```", "no code in the answer"),
+        ("```python\ndef sub(a, b):\n    return a - b\n```", "does not define `add`"),
+        (
+            "```python\nimport os\n\n\ndef add(a, b):\n    return (a +\n```",
+            "code does not parse: line 5 ('(' was never closed)",
+        ),
+        (
+            "```python\ndef add(a, b)\n    return a + b\n```",
+            "code does not parse: line 1 (expected ':')",
+        ),
+    ],
+)
+def test_rejections_say_why(answer: str, reason: str) -> None:
+    result = extract_function(answer, "python", "add")
+    assert not result.ok and result.code is None
+    assert result.reason == reason
+
+
+def test_trailing_junk_after_the_function_does_not_matter() -> None:
+    answer = f"```python\n{FUNC}\n\nassert add(1, 2) == 3\nassert add(0.1, 0.\n```"
+    assert extract_function(answer, "python", "add").code == FUNC
+
+
+def test_cut_off_answer_without_closing_fence() -> None:
+    whole = extract_function(f"Here:\n```python\n{FUNC}", "python", "add")
+    assert whole.code == FUNC
+    cut = extract_function("Here:\n```python\ndef add(a, b):\n    return (a +", "python", "add")
+    assert cut.reason == "code does not parse: line 2 ('(' was never closed)"
+
+
+def test_method_inside_a_class_is_extracted_and_dedented() -> None:
+    answer = (
+        "```python\nclass Stack:\n    def __init__(self):\n        self.items = []\n\n"
+        "    @staticmethod\n    def helper():\n        return 1\n\n"
+        "    def push(self, item):\n        self.items.append(item)\n        return self\n```"
+    )
+    result = extract_function(answer, "python", "Stack.push")
+    assert result.code == ("def push(self, item):\n    self.items.append(item)\n    return self\n")
+    decorated = extract_function(answer, "python", "Stack.helper")
+    assert decorated.code == "@staticmethod\ndef helper():\n    return 1\n"
+
+
+def test_method_given_on_its_own_or_indented() -> None:
+    alone = "```python\ndef push(self, item):\n    self.items.append(item)\n```"
+    assert extract_function(alone, "python", "Stack.push").code == (
+        "def push(self, item):\n    self.items.append(item)\n"
+    )
+    indented = "```python\n    def push(self, item):\n        self.items.append(item)\n```"
+    assert extract_function(indented, "python", "Stack.push").code == (
+        "def push(self, item):\n    self.items.append(item)\n"
+    )
+
+
+def test_nested_function_of_another_name_is_not_a_match() -> None:
+    answer = (
+        "```python\ndef outer():\n    def add(a, b):\n        return a + b\n    return add\n```"
+    )
+    assert extract_function(answer, "python", "add").reason == "does not define `add`"
+
+
+def test_decorators_and_async_kept() -> None:
+    code = "@functools.cache\nasync def add(a, b):\n    return a + b\n"
+    assert extract_function(f"```python\n{code}```", "python", "add").code == code
+
+
+def test_javascript_and_rust() -> None:
+    js = "function add(a, b) {\n  return a + b;\n}\n"
+    result = extract_function(f"```js\n{js}```\nDone.", "javascript", "add")
+    assert result.code == js
+    rust = "fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n"
+    assert extract_function(f"```rust\n{rust}```", "rust", "add").code == rust
+    # A Python block is not read as JavaScript.
+    assert not extract_function(f"```python\n{FUNC}```", "javascript", "add").ok
+
+
+def test_unknown_language_is_a_reason_not_a_crash() -> None:
+    result = extract_function(f"```\n{FUNC}```", "cobol", "add")
+    assert not result.ok and "unknown language" in (result.reason or "")
+
+
+def test_extract_from_plain_code() -> None:
+    code = f"import os\n\nX = 1\n\nfor i in range(3):\n    pass\n\n{FUNC}\nprint(add(1, 2))\n"
+    assert extract_from_code(code, "python", "add").code == FUNC
+    assert extract_from_code("   \n", "python", "add").reason == "no code"
+
+
+def test_real_codegen_completions(shared_dir: Path) -> None:
+    """Every accepted version compiles and defines the entry point; rejections are parse
+    failures of the function itself (checked with Python's own parser)."""
+    path = shared_dir / "data" / "humaneval_codegen16b_t0.8.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()[:6]]
+    accepted = rejected = 0
+    for row in rows:
+        name = row["entry_point"]
+        for sample in row["samples"][:40]:
+            code = row["prompt"] + sample
+            result = extract_function(f"Here you go:\n```python\n{code}```\n", "python", name)
+            if result.ok:
+                accepted += 1
+                assert result.code is not None
+                tree = ast.parse(result.code)
+                assert [type(n).__name__ for n in tree.body] == ["FunctionDef"]
+                assert isinstance(tree.body[0], ast.FunctionDef) and tree.body[0].name == name
+            else:
+                rejected += 1
+                assert (result.reason or "").startswith("code does not parse: line ")
+    assert accepted > 200 and accepted + rejected == 240
+
+
+def test_thinking_sections_are_ignored() -> None:
+    draft = "def add(a, b):\n    return 0  # draft\n"
+    answer = f"<think>\nMaybe:\n```python\n{draft}```\nNo, better:\n</think>\n```python\n{FUNC}```"
+    assert extract_function(answer, "python", "add").code == FUNC
+
+
+_PROSE = st.text(
+    alphabet=st.characters(exclude_categories=["Cs"], exclude_characters="`~<"),
+    max_size=200,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(before=_PROSE, after=_PROSE)
+def test_prose_around_a_fence_never_changes_the_result(before: str, after: str) -> None:
+    answer = f"{before}\n```python\n{FUNC}```\n{after}"
+    assert extract_function(answer, "python", "add").code == FUNC
+
+
+def test_prose_only_answer_in_other_languages_is_no_code() -> None:
+    answer = "I'm sorry, I can't write that function (it needs more context)."
+    assert extract_function(answer, "javascript", "add").reason == "no code in the answer"
+    bare = "function add(a, b) {\n  return a + b;\n}\n"
+    assert extract_function(bare, "javascript", "add").code == bare
+    broken = "function add(a, b) {\n  return a + ;\n"
+    assert (extract_function(broken, "javascript", "add").reason or "").startswith(
+        "code does not parse"
+    )
+
+
+def test_markdown_indented_code_block() -> None:
+    answer = "Here it is:\n\n    def add(a, b):\n        return a + b\n\nHope this helps."
+    assert extract_function(answer, "python", "add").code == FUNC

@@ -1,0 +1,199 @@
+"""The module a function lives in and the workspace view its versions get."""
+
+from __future__ import annotations
+
+import ast
+import os
+from pathlib import Path
+
+import pytest
+
+from codequorum.ingest import module_view as mv
+from codequorum.ingest.module_view import (
+    function_kind,
+    imported_names,
+    module_context,
+    module_view,
+)
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    write(tmp_path, {
+        ".git/config": "[core]\n",
+        ".env": "TOKEN=secret\n",
+        ".codequorum/notes.py": "X = 1\n",
+        "data.json": "{}\n",
+        "pkg/__init__.py": "from .util import helper\n",
+        "pkg/util.py": "import os\nfrom lib import thing\nfrom . import consts\n"
+                       "def helper(x):\n    return x\n",
+        "pkg/consts.py": "X = 1\n",
+        "pkg/unused.py": "Y = 2\n",
+        "pkg/credentials.py": "PASSWORD = 'hunter2'\n",
+        "pkg/secret_store/__init__.py": "TOKEN = 'x'\n",
+        "pkg/app.py": "import re\nimport numpy\nfrom .util import helper\n"
+                      "from . import credentials\nfrom .secret_store import TOKEN\n\n"
+                      "def parse(x):\n    def inner():\n        import pkg.late\n    return x\n\n"
+                      "class Shape:\n    class Side:\n        def length(self):\n"
+                      "            return 1\n    def area(self):\n        return 1\n",
+        "pkg/late.py": "Z = 3\n",
+        "src/lib/__init__.py": "thing = 1\n",
+        "scripts/tool.py": "import json\n",
+    })
+    return tmp_path
+
+
+def test_a_package_module_and_what_it_imports(workspace: Path) -> None:
+    path = workspace / "pkg" / "app.py"
+    view = module_view(path.read_text(), path, workspace)
+    assert (view.name, view.path, view.package, view.roots) == ("pkg.app", "pkg/app.py", "pkg",
+                                                                 ("", "src"))
+    files = dict(view.files)
+    assert sorted(files) == ["pkg/__init__.py", "pkg/app.py", "pkg/consts.py", "pkg/late.py",
+                             "pkg/util.py", "src/lib/__init__.py"]
+    assert files["pkg/consts.py"] == "X = 1\n"
+    assert view.notes == (
+        "pkg/credentials.py left out of the sandbox's view (hidden or secret-looking)",
+        "pkg/secret_store/__init__.py left out of the sandbox's view (hidden or secret-looking)",
+    )
+
+
+def test_the_module_is_the_editors_text_not_the_file(workspace: Path) -> None:
+    path = workspace / "pkg" / "app.py"
+    unsaved = "from . import consts\n\ndef parse(x):\n    return consts.X\n"
+    view = module_view(unsaved, path, workspace)
+    assert dict(view.files)["pkg/app.py"] == unsaved
+    assert sorted(dict(view.files)) == ["pkg/__init__.py", "pkg/app.py", "pkg/consts.py",
+                                        "pkg/util.py", "src/lib/__init__.py"]
+
+
+@pytest.mark.parametrize(
+    ("rel", "name", "path", "roots"),
+    [
+        ("scripts/tool.py", "tool", "scripts/tool.py", ("scripts", "", "src")),
+        ("pkg/__init__.py", "pkg", "pkg/__init__.py", ("", "src")),
+        ("src/lib/__init__.py", "lib", "src/lib/__init__.py", ("src", "")),
+    ],
+)
+def test_dotted_names_and_import_roots(workspace: Path, rel: str, name: str, path: str,
+                                       roots: tuple[str, ...]) -> None:
+    file = workspace / rel
+    view = module_view(file.read_text(), file, workspace)
+    assert (view.name, view.path, view.roots) == (name, path, roots)
+
+
+def test_a_module_outside_the_workspace_or_without_a_file(tmp_path: Path,
+                                                          workspace: Path) -> None:
+    outside = tmp_path.parent / f"{tmp_path.name}-elsewhere.py"
+    outside.write_text("from pkg import util\n")
+    try:
+        view = module_view(outside.read_text(), outside, workspace)
+    finally:
+        outside.unlink()
+    assert (view.name, [f for f, _ in view.files]) == (outside.stem, [f"{outside.stem}.py"])
+    untitled = module_view("import pkg\n", None, workspace)
+    assert (untitled.name, untitled.path, untitled.roots) == ("untitled", "untitled.py", ("",))
+    assert [f for f, _ in untitled.files] == ["untitled.py"]
+
+
+def test_a_symbolic_link_out_of_the_workspace_is_not_followed(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    secret = tmp_path / "home" / "keys.py"
+    write(tmp_path, {"home/keys.py": "KEY = 'private'\n"})
+    write(ws, {"app.py": "import keys\nimport inside\n", "real.py": "R = 1\n"})
+    (ws / "keys.py").symlink_to(secret)
+    (ws / "inside.py").symlink_to(ws / "real.py")
+    view = module_view((ws / "app.py").read_text(), ws / "app.py", ws)
+    files = dict(view.files)
+    assert sorted(files) == ["app.py", "inside.py"]
+    assert files["inside.py"] == "R = 1\n"
+    assert view.notes == ("keys.py left out of the sandbox's view: outside the workspace or "
+                          "unreadable",)
+
+
+def test_files_that_are_not_plain_small_utf8_are_left_out(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path, {"app.py": "import big, latin, pipe\n", "big.py": "x" * 200 + "\n"})
+    (tmp_path / "latin.py").write_bytes(b"S = '\xe9'\n")
+    os.mkfifo(tmp_path / "pipe.py")
+    monkeypatch.setattr(mv, "MAX_FILE_BYTES", 100)
+    view = module_view("import big, latin, pipe\n", tmp_path / "app.py", tmp_path)
+    assert [f for f, _ in view.files] == ["app.py"]
+    assert sorted(view.notes) == [
+        "big.py left out of the sandbox's view: too large",
+        "latin.py left out of the sandbox's view: not UTF-8 text",
+    ]  # a FIFO is not a module: never opened
+
+
+def test_the_view_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    names = [f"m{i}" for i in range(10)]
+    write(tmp_path, {f"{n}.py": "X = 1\n" for n in names})
+    source = "".join(f"import {n}\n" for n in names)
+    monkeypatch.setattr(mv, "MAX_VIEW_FILES", 4)
+    view = module_view(source, tmp_path / "app.py", tmp_path)
+    assert len(view.files) == 4
+    assert view.notes == ("the sandbox's view holds the first 4 files the module imports; "
+                          "the others were left out",)
+    monkeypatch.setattr(mv, "MAX_VIEW_FILES", 256)
+    monkeypatch.setattr(mv, "MAX_IMPORTED_NAMES", 3)
+    view = module_view(source, tmp_path / "app.py", tmp_path)
+    assert [f for f, _ in view.files] == ["app.py", "m0.py", "m1.py", "m2.py"]
+    assert view.notes == ("the sandbox's view follows the first 3 imported names; the "
+                          "others were left out",)
+
+
+def test_imported_names() -> None:
+    tree = ast.parse("import a.b.c\nfrom .x import y, z\nfrom .. import w\nfrom q import *\n"
+                     "def f():\n    import late\n")
+    assert imported_names(tree, "pkg.sub.mod", False) == [
+        "a", "a.b", "a.b.c", "pkg", "pkg.sub", "pkg.sub.x", "pkg.sub.x.y", "pkg.sub.x.z",
+        "pkg.w", "q", "late"]
+    # a package's own relative imports start from itself; too many dots go nowhere
+    tree = ast.parse("from . import a\nfrom ... import b\n")
+    assert imported_names(tree, "pkg", True) == ["pkg", "pkg.a"]
+
+
+def test_function_kinds(workspace: Path) -> None:
+    path = workspace / "pkg" / "app.py"
+    tree = ast.parse(path.read_text())
+    assert function_kind(tree, "parse", "function") == "function"
+    assert function_kind(tree, "Shape.area", "method") == "method"
+    assert function_kind(tree, "Shape.Side.length", "method") == "method"
+    assert function_kind(tree, "parse.inner", "function") == "nested"
+    assert function_kind(None, "Shape.area", "method") == "method"
+    assert function_kind(None, "parse.inner", "function") == "nested"
+    context = module_context(path.read_text(), path, workspace, "Shape.area", "method")
+    assert (context.kind, context.owner, context.name) == ("method", "Shape", "pkg.app")
+    assert context.source == path.read_text()
+
+
+def test_a_workspace_that_holds_the_home_folder_gives_only_the_modules_own_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a workspace opened at / or at ~ : the view stays in the project folder the module is in,
+    # and a module right in the home folder gets no workspace view at all
+    home = tmp_path / "home"
+    write(home, {"secrets.py": "TOKEN = 'private'\n",
+                 "proj/app.py": "import secrets\nimport helper\n",
+                 "proj/helper.py": "H = 1\n",
+                 "loose.py": "import secrets\n"})
+    monkeypatch.setenv("HOME", str(home))
+    app = home / "proj" / "app.py"
+    for workspace in (tmp_path, home):
+        view = module_view(app.read_text(), app, workspace)
+        assert (view.name, sorted(dict(view.files))) == ("app", ["app.py", "helper.py"])
+    loose = home / "loose.py"
+    view = module_view(loose.read_text(), loose, home)
+    assert [f for f, _ in view.files] == ["loose.py"]
+    assert "TOKEN" not in repr(view)
+    inner = tmp_path / "elsewhere" / "pkg"
+    write(inner, {"__init__.py": "", "mod.py": "from . import sib\n", "sib.py": "S = 2\n"})
+    view = module_view((inner / "mod.py").read_text(), inner / "mod.py", Path("/"))
+    assert (view.name, sorted(dict(view.files))) == (
+        "pkg.mod", ["pkg/__init__.py", "pkg/mod.py", "pkg/sib.py"])

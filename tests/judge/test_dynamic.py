@@ -1,0 +1,76 @@
+"""The dynamic verdict rules, each on its own figures (no process is started)."""
+
+from __future__ import annotations
+
+from codequorum.behaviour.run import CandidateDynamic
+from codequorum.judge.dynamic import (
+    complexity_verdict,
+    divergent_outputs_verdict,
+    growth_text,
+    redundant_alternatives_verdict,
+    runtime_instability_verdict,
+)
+from codequorum.metrics.semantic import first_divergence
+
+
+def _cand(i: int, growth: float | None, unfinished: int | None = None) -> CandidateDynamic:
+    points = [] if growth is None else [(8, 1), (64, 8), (512, 64)]
+    return CandidateDynamic(
+        i, "ok", "", 1.0, 1, 1, "graded tests", growth, points, unfinished, None, None
+    )
+
+
+def test_complexity_verdict_rules() -> None:
+    v = complexity_verdict([_cand(0, 1.0), _cand(1, 1.05), _cand(2, 2.0), _cand(3, 0.95)], 0.6)
+    assert v is not None and v.samples == (2,)
+    assert v.message == "version 3 grows about n², the others about n"
+    assert v.figure == 2.0 and v.detail["typical"] == 1.0
+    assert complexity_verdict([_cand(0, 1.0), _cand(1, 2.0)], 0.6) is None  # no minority
+    assert complexity_verdict([_cand(0, 1.0), _cand(1, 1.3), _cand(2, 0.9)], 0.6) is None
+    slow = complexity_verdict([_cand(0, 1.0), _cand(1, 1.0), _cand(2, None, unfinished=512)], 0.6)
+    assert slow is not None and slow.samples == (2,)
+    assert slow.message == "version 3 did not finish n=512 in time, the others about n"
+    flat = complexity_verdict([_cand(0, 0.0), _cand(1, 0.1), _cand(2, 0.05), _cand(3, 2.0),
+                               _cand(4, 0.0)], 0.6)
+    assert flat is not None
+    assert flat.message == "version 4 grows about n², the others do not grow with n"
+
+
+def test_growth_text_rounds_to_halves() -> None:
+    assert [growth_text(x) for x in (-0.3, 0.2, 1.2, 1.4, 2.2, 3.9, 5.0)] == [
+        "constant", "constant", "n", "n^1.5", "n²", "n⁴", "n^5"]
+
+
+def test_divergent_outputs_names_the_input_and_both_outcomes() -> None:
+    rows = [[("1", None, None), ("2", None, None)],
+            [("1", None, None), ("3", None, None)],
+            [("1", None, None), ("2", None, None)]]
+    div = first_divergence(rows)
+    v = divergent_outputs_verdict(0.5, div, "f(2)", "hypothesis", 0.9, 0.5)
+    assert v is not None
+    assert (v.code, v.severity, v.samples, v.figure) == ("divergent-outputs", "warning",
+                                                          (0, 1), 0.5)
+    assert v.message == "versions 1 and 2 disagree on f(2): 2 vs 3"
+    assert v.detail == {"input": "f(2)", "source": "hypothesis", "groups": [[0, 2], [1]],
+                        "oer": 0.5, "oer_no_ex": 0.5}
+    model = divergent_outputs_verdict(0.5, div, "f(2)", "model", 0.9)
+    assert model is not None and "on f(2) (an input from the model):" in model.message
+    assert divergent_outputs_verdict(0.95, div, "f(2)", "doctest", 0.9) is None  # above
+    assert divergent_outputs_verdict(0.5, None, "", "", 0.9) is None
+    assert divergent_outputs_verdict(None, div, "f(2)", "doctest", 0.9) is None
+
+
+def test_bef_rules_fire_on_their_own_side_only() -> None:
+    low = runtime_instability_verdict(0.01, 0.0, 0.2, 2, 0.1)
+    assert low is not None and low.code == "runtime-instability" and low.figure == 0.01
+    assert low.message == ("the versions look alike in bytecode but run differently "
+                           "(BEF 0.01 < 0.1)")
+    assert runtime_instability_verdict(0.01, 0.0, 0.0, 2, 0.1) is None  # no traced difference
+    assert runtime_instability_verdict(0.01, 0.0, 0.2, 1, 0.1) is None  # one trace
+    assert runtime_instability_verdict(5.0, 0.5, 0.1, 2, 0.1) is None
+    high = redundant_alternatives_verdict(2e6, 0.2, 1e-7, 3, 1000.0)
+    assert high is not None and high.severity == "information"
+    assert high.message == ("the versions differ in bytecode but run the same way "
+                            "(BEF 2e+06 > 1000)")
+    assert redundant_alternatives_verdict(500.0, 0.2, 4e-4, 3, 1000.0) is None
+    assert redundant_alternatives_verdict(None, 0.2, 0.0, 3, 1000.0) is None

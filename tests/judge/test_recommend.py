@@ -1,0 +1,455 @@
+"""Which version to keep: outcome keys, the outcome matrix, agreement, ties, fallbacks."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from codequorum.behaviour.run import CandidateDynamic, RuleFigures
+from codequorum.core.model import SampleSet
+from codequorum.core.report import Verdict
+from codequorum.core.values import canonical_output
+from codequorum.judge.recommend import (
+    agreement_scores,
+    behaviours,
+    example_passes,
+    examples_from_dynamic,
+    is_example,
+    is_test_input,
+    keys_from_dynamic,
+    outcome_key,
+    outcome_matrix,
+    output_clusters,
+    recommend,
+)
+from codequorum.judge.risk import NO_INPUTS, NOT_RUN, RiskEstimate, trust_words
+from codequorum.metrics.semantic import Divergence
+from codequorum.pipeline.analyze import AnalysisOptions, analyze
+
+
+def test_outcome_key_values_exceptions_and_no_result() -> None:
+    assert outcome_key(("[1, 2]", None, None)) == "= [1, 2]"
+    assert outcome_key(("None", None, None)) == "= None"
+    assert outcome_key(("x", "ValueError", "bad 3")) is None
+    assert outcome_key((None, "ValueError", "other message")) is None
+    assert outcome_key((None, "Timeout", "")) is None
+    assert outcome_key((None, "SyntaxError", "invalid")) is None
+    assert outcome_key(None) is None
+    assert outcome_key((None, None, None)) is None
+
+
+def test_test_inputs_are_hidden_tests_and_graded_non_doctests() -> None:
+    assert is_test_input("humaneval", True)
+    assert is_test_input("tests", True)
+    assert is_test_input("tests", False)
+    assert not is_test_input("doctest", True)  # in the prompt: outputs may be compared
+    assert not is_test_input("doctest", False)
+    assert not is_test_input("hypothesis", False)
+    assert not is_test_input("scaling", False)
+    assert is_test_input("hypothesis", True)
+
+
+def test_outcome_matrix_drops_test_inputs() -> None:
+    inputs = [{"source": "humaneval", "graded": True}, {"source": "doctest", "graded": False},
+              {"source": "hypothesis", "graded": False}, {"source": "scaling", "graded": False}]
+    outcomes: list[list[tuple[str | None, str | None, str | None] | None]] = [
+        [("1", None, None), ("2", None, None), None, (None, "Timeout", "")],
+        [("9", None, None), ("2", None, None), (None, "KeyError", "'a'")],  # short row
+    ]
+    assert outcome_matrix(outcomes, inputs) == [
+        ["= 2", None, None],
+        ["= 2", None, None],
+    ]
+
+
+def test_agreement_scores_count_other_versions_per_input() -> None:
+    keys: list[list[str | None]] = [["= 1", "= 2"], ["= 1", "= 3"], ["= 1", "= 2"],
+                                    [None, "= 2"]]
+    # input 0: three versions return 1 (2 others each); input 1: three return 2
+    assert agreement_scores(keys).tolist() == [4, 2, 4, 2]
+    assert agreement_scores([]).tolist() == []
+
+
+def test_output_clusters_count_distinct_rows_with_a_result() -> None:
+    keys: list[list[str | None]] = [["= 1", "= 2"], ["= 1", "= 2"], ["= 1", "= 3"],
+                                    [None, None]]
+    assert output_clusters(keys) == 2
+
+
+def test_recommend_majority_behaviour_and_sentence() -> None:
+    keys = [["= 0", "= 0"], ["= 1", "= 4"], ["= 1", "= 4"], ["= 1", "= 4"], ["= 1", "= 5"]]
+    rec = recommend(keys, [0.9, 0.5, 0.6, 0.4, 0.8], [0, 1, 2, 3, 4])
+    assert rec is not None
+    # versions 1, 2, 3 score 3 + 2 = 5 each (4 only 3); the tie goes to the most typical
+    assert agreement_scores(keys).tolist() == [0, 5, 5, 5, 3]
+    assert rec.index == 2
+    assert rec.by == "behaviour"
+    assert rec.score == 5
+    assert rec.agreeing == 3
+    assert rec.inputs == 2
+    assert rec.share == pytest.approx(5 / 8)
+    assert rec.sentence == "keep version 3: 3 of 5 versions agree with it on 2 inputs"
+
+
+def test_recommend_tie_on_typicality_goes_to_first() -> None:
+    keys = [["= 1"], ["= 1"]]
+    rec = recommend(keys, [0.7, 0.7], [0, 1])
+    assert rec is not None and rec.index == 0
+    assert rec.sentence == "keep version 1: 2 of 2 versions agree with it on 1 input"
+
+
+def test_recommend_only_among_candidates() -> None:
+    # version 0 is empty (not a candidate) but its outputs still count for the others
+    keys = [["= 1", "= 1"], ["= 1", "= 2"], ["= 3", "= 4"]]
+    rec = recommend(keys, [0.2, 0.9], [1, 2])
+    assert rec is not None
+    assert rec.index == 1
+    assert rec.by == "behaviour"
+    assert rec.agreeing == 1
+    assert rec.sentence.startswith("keep version 2: its outputs on 2 inputs are the most "
+                                   "shared (25% of")
+
+
+def test_recommend_falls_back_to_structure() -> None:
+    typ = [0.5, 0.8, 0.7]
+    none_ran = recommend([[None, None]] * 3, typ, [0, 1, 2])
+    assert none_ran is not None
+    assert (none_ran.index, none_ran.by, none_ran.share) == (1, "structure", 0.0)
+    assert none_ran.sentence == ("keep version 2: the most typical in shape (mean similarity "
+                                 "0.80 to the others); no outputs to compare")
+    no_inputs = recommend(None, typ, [0, 1, 2])
+    assert no_inputs is not None and no_inputs.index == 1 and no_inputs.by == "structure"
+    all_differ = recommend([["= 1"], ["= 2"], ["= 3"]], typ, [0, 1, 2])
+    assert all_differ is not None and all_differ.by == "structure"
+    assert all_differ.sentence.endswith("no two versions return the same on any input")
+    assert recommend(None, [], []) is None
+    with pytest.raises(ValueError):
+        recommend(None, [0.1], [0, 1])
+
+
+def test_recommend_never_reads_hidden_tests() -> None:
+    # the hidden test says version 0 is right; the non-test inputs side with versions 1-2
+    inputs = [{"source": "humaneval", "graded": True}, {"source": "hypothesis", "graded": False}]
+    outcomes = [[("ok", None, None), ("a", None, None)],
+                [("bad", None, None), ("b", None, None)],
+                [("bad", None, None), ("b", None, None)]]
+    rec = recommend(outcome_matrix(outcomes, inputs), [0.9, 0.1, 0.2], [0, 1, 2])
+    assert rec is not None and rec.index == 2 and rec.inputs == 1
+
+
+def test_examples_are_docstring_inputs_with_an_expected_value() -> None:
+    assert is_example({"source": "doctest", "graded": True, "checked": True})
+    # beside a benchmark's tests an example is checked but does not count in pass rates
+    assert is_example({"source": "doctest", "graded": False, "checked": True})
+    assert not is_example({"source": "doctest", "graded": False, "checked": False})
+    assert is_example({"source": "doctest", "graded": True})  # a report without "checked"
+    assert not is_example({"source": "doctest", "graded": False})
+    assert not is_example({"source": "humaneval", "graded": True, "checked": True})
+    assert not is_example({"source": "tests", "graded": True})
+    inputs = [{"source": "doctest", "graded": False, "checked": True},
+              {"source": "humaneval", "graded": True},
+              {"source": "doctest", "graded": True}, {"source": "hypothesis", "graded": False}]
+    passes: list[list[bool | None]] = [[True, True, False, None], [True, False, True, None],
+                                       [None, True, None, None], [True]]  # short row
+    assert example_passes(passes, inputs) == [1, 2, 0, 1]
+    assert example_passes(passes, inputs[1:2]) is None
+
+
+def test_examples_come_before_agreement() -> None:
+    # versions 0-2 agree with each other, but only version 3 passes both examples
+    keys = [["= 1", "= 1"], ["= 1", "= 1"], ["= 1", "= 1"], ["= 2", "= 1"], ["= 2", "= 3"]]
+    typ = [0.9, 0.8, 0.7, 0.5, 0.6]
+    rec = recommend(keys, typ, [0, 1, 2, 3, 4], examples=[1, 1, 1, 2, 0], example_count=2)
+    assert rec is not None
+    assert (rec.index, rec.by) == (3, "behaviour")
+    assert (rec.examples_passed, rec.examples, rec.passes_examples) == (2, 2, True)
+    assert rec.examples_consensus == pytest.approx(1 / 5)
+    # input 0: version 4 also returns 2 (1 point); input 1: versions 0-3 return 1 (3 points)
+    assert rec.score == 4
+    assert rec.sentence == ("keep version 4: passes all 2 docstring examples; its outputs on "
+                            "2 inputs are the most shared (50% of what the other versions "
+                            "return agrees with it), though no other version matches it on "
+                            "all of them")
+    # among versions passing as many examples, agreement decides as before
+    tie = recommend(keys, typ, [0, 1, 2, 3, 4], examples=[2, 2, 2, 2, 0], example_count=2)
+    assert tie is not None and tie.index == 0
+    assert tie.sentence == ("keep version 1: passes all 2 docstring examples; 3 of 5 versions "
+                            "agree with it on 2 inputs")
+    assert tie.examples_consensus == pytest.approx(4 / 5)
+
+
+def test_examples_decide_where_no_outputs_agree() -> None:
+    keys = [["= 1"], ["= 2"], ["= 3"]]
+    rec = recommend(keys, [0.9, 0.1, 0.5], [0, 1, 2], examples=[0, 1, 0], example_count=1)
+    assert rec is not None and (rec.index, rec.by) == (1, "behaviour")
+    assert rec.sentence == ("keep version 2: passes the docstring example; no other version "
+                            "returns what it returns on any input")
+    none_pass = recommend(keys, [0.9, 0.1, 0.5], [0, 1, 2], examples=[0, 0, 0],
+                          example_count=1)
+    assert none_pass is not None and none_pass.by == "structure" and none_pass.index == 0
+    assert not none_pass.passes_examples
+
+
+def test_examples_without_runs_are_ignored() -> None:
+    rec = recommend(None, [0.2, 0.9], [0, 1], examples=[1, 0], example_count=1)
+    assert rec is not None and (rec.index, rec.by, rec.examples) == (1, "structure", 0)
+
+
+@dataclass
+class _Dynamic:
+    inputs: list[dict[str, Any]] = field(default_factory=list)
+    outcomes: list[list[Any]] = field(default_factory=list)
+
+
+def test_keys_from_dynamic_reads_outcomes_when_present() -> None:
+    dyn = _Dynamic([{"source": "doctest", "graded": True}], [[("1", None, None)], [None]])
+    assert keys_from_dynamic(dyn) == [["= 1"], [None]]
+    assert keys_from_dynamic(_Dynamic()) is None
+    assert keys_from_dynamic(object()) is None
+
+
+@dataclass
+class _Graded:
+    inputs: list[dict[str, Any]]
+    passes: list[list[bool | None]]
+
+
+def test_examples_from_dynamic_counts_graded_examples() -> None:
+    dyn = _Graded([{"source": "doctest", "graded": True}, {"source": "doctest", "graded": False},
+                   {"source": "humaneval", "graded": True}],
+                  [[True, None, False], [False, None, True]])
+    assert examples_from_dynamic(dyn) == ([1, 0], 1)
+    assert examples_from_dynamic(_Graded([], [])) == (None, 0)
+    assert examples_from_dynamic(object()) == (None, 0)
+
+
+# ----------------------------------------------------------------------------- in the report
+
+_ADD = "def add(a, b):\n    return a + b\n"
+_ADD_SUM = "def add(a, b):\n    return sum([a, b])\n"
+_SUB = "def add(a, b):\n    total = a\n    total -= b\n    return total\n"
+
+
+def _rules(divergence: Divergence | None = None) -> RuleFigures:
+    """What the dynamic rules read of a run: nothing that fires, unless ``divergence``."""
+    return RuleFigures(divergence=divergence, input_label="f(1)", input_source="hypothesis",
+                       traced=0, sctd_jsd=0.0, dctd_jsd=0.0, oer_threshold=1.0,
+                       growth_outlier_delta=0.6, bef_low=0.1, bef_high=1000.0)
+
+
+@dataclass
+class _FakeDynamic:
+    inputs: list[dict[str, Any]]
+    outcomes: list[list[Any]]
+    passes: list[list[bool | None]] = field(default_factory=list)
+    summary: dict[str, float | None] = field(default_factory=dict)
+    candidates: list[CandidateDynamic] = field(default_factory=list)
+    rules: RuleFigures = field(default_factory=lambda: _rules())
+
+    def to_dict(self, verdicts: Sequence[Verdict] = ()) -> dict[str, Any]:
+        return {"inputs": self.inputs}
+
+
+def test_report_recommends_by_structure_without_runs() -> None:
+    ss = SampleSet.from_codes("t", [_ADD, _ADD, _SUB])
+    report = analyze(ss, AnalysisOptions(tsed=False, textual=False))
+    assert report.recommended == report.medoid == 0
+    assert report.recommended_by == "structure"
+    assert report.recommendation is not None
+    assert report.recommendation.startswith("keep version 1: the most typical in shape")
+    # from shape alone no probability: the report says what is missing
+    assert report.risk is None and report.risk_level is None and report.risk_range is None
+    assert report.trust == NOT_RUN
+    assert report.stability_percentile is not None
+    d = report.to_dict()
+    assert (d["recommended"], d["recommended_by"]) == (0, "structure")
+    assert (d["risk"], d["risk_level"], d["risk_range"]) == (None, None, None)
+    assert d["trust"] == ("not run yet: run the versions to estimate how likely the kept "
+                          "version is wrong")
+
+
+def test_report_recommends_by_behaviour_from_dynamic_outcomes() -> None:
+    ss = SampleSet.from_codes("t", [_ADD, _ADD, _SUB, _ADD_SUM])
+    inputs = [{"source": "humaneval", "graded": True}, {"source": "hypothesis", "graded": False},
+              {"source": "hypothesis", "graded": False}]
+    good = [("ok", None, None), ("3", None, None), ("0", None, None)]
+    bad = [("no", None, None), ("-1", None, None), ("0", None, None)]
+    dyn = _FakeDynamic(inputs, [bad, bad, good, good])
+    report = analyze(ss, AnalysisOptions(tsed=False, textual=False), dynamic=dyn)
+    # every version has 4 agreements: the tie goes to the most typical, 0 or 1 (the same code)
+    assert report.recommended_by == "behaviour"
+    assert report.recommended in (0, 1)
+    assert report.recommendation == (f"keep version {report.recommended + 1}: 2 of 4 versions "
+                                     "agree with it on 2 inputs")
+    assert report.risk is not None and report.risk_level is not None
+    assert report.risk_range is not None and report.trust == trust_words(
+        RiskEstimate(report.risk, report.risk_level, *report.risk_range))  # type: ignore[arg-type]
+    # four versions written apart that all agree are safer than two of four
+    apart = [_ADD, _ADD_SUM, "def add(a, b):\n    return b + a\n",
+             "def add(a, b):\n    c = a + b\n    return c\n"]
+    low = analyze(SampleSet.from_codes("t", apart), AnalysisOptions(tsed=False, textual=False),
+                  dynamic=_FakeDynamic(inputs, [good] * 4))
+    assert low.risk is not None and low.risk < report.risk
+    # four copies of one text agreeing say less than four versions written apart
+    copies = analyze(SampleSet.from_codes("t", [_ADD] * 4),
+                     AnalysisOptions(tsed=False, textual=False),
+                     dynamic=_FakeDynamic(inputs, [good] * 4))
+    assert copies.risk is not None and low.risk < copies.risk
+
+
+def test_report_keeps_the_version_passing_the_docstring_examples() -> None:
+    ss = SampleSet.from_codes("t", [_SUB, _ADD, _ADD, _ADD_SUM])
+    inputs = [{"source": "doctest", "graded": True}, {"source": "hypothesis", "graded": False}]
+    right = [("3", None, None), ("5", None, None)]
+    wrong = [("-1", None, None), ("-3", None, None)]
+    # the three agreeing versions fail the example; the subtraction alone passes it
+    dyn = _FakeDynamic(inputs, [right, wrong, wrong, wrong],
+                       passes=[[True, None], [False, None], [False, None], [False, None]])
+    opts = AnalysisOptions(tsed=False, textual=False)
+    report = analyze(ss, opts, dynamic=dyn)
+    assert (report.recommended, report.recommended_by) == (0, "behaviour")
+    assert report.recommendation == ("keep version 1: passes the docstring example; no other "
+                                     "version returns what it returns on any input")
+    agreed = analyze(ss, opts, dynamic=_FakeDynamic(
+        inputs, [right, wrong, wrong, wrong],
+        passes=[[False, None], [True, None], [True, None], [True, None]]))
+    assert agreed.recommended in (1, 2, 3)
+    # passing the example lowers the risk of the kept version
+    assert agreed.risk is not None and report.risk is not None
+    unchecked = analyze(ss, opts, dynamic=_FakeDynamic(inputs[1:], [r[1:] for r in
+                                                                     [right, wrong, wrong, wrong]]))
+    assert unchecked.risk is not None and agreed.risk < unchecked.risk
+
+
+def test_report_ignores_outcomes_of_the_wrong_shape() -> None:
+    ss = SampleSet.from_codes("t", [_ADD, _SUB])
+    dyn = _FakeDynamic([{"source": "hypothesis", "graded": False}], [[("1", None, None)]])
+    report = analyze(ss, AnalysisOptions(tsed=False, textual=False), dynamic=dyn)
+    assert report.recommended_by == "structure"
+
+
+def test_insufficient_report_has_no_recommendation() -> None:
+    report = analyze(SampleSet.from_codes("t", [_ADD]), AnalysisOptions(tsed=False))
+    assert report.status == "insufficient"
+    assert report.to_dict()["recommended"] is None and report.risk is None
+    assert canonical_output("<object at 0x1>") == "<object at 0x1>"  # not a literal
+    assert canonical_output(None) is None
+
+
+def test_outcome_key_agrees_on_2_and_2_0() -> None:
+    from codequorum.judge.recommend import outcome_key
+
+    assert outcome_key(("2", None, None)) == outcome_key(("2.0", None, None))
+
+
+# --------------------------------------------------------------------------- evidence
+
+INPUTS = [
+    {"label": "f(10 ** 3)", "source": "scaling", "graded": False},
+    {"label": "f([3, 1])", "source": "doctest", "graded": False},
+    {"label": "f([])", "source": "tests", "graded": True},
+]
+
+
+def test_parting_input_prefers_graded_then_documented_inputs() -> None:
+    from codequorum.judge.recommend import evidence_sentence, parting_input
+
+    Row = list[tuple[str | None, str | None, str | None] | None]
+    outcomes: list[Row] = [
+        [("1", None, None), ("None", None, None), ("[]", None, None)],
+        [("2", None, None), ("None", None, None), ("[]", None, None)],
+        [("1", None, None), ("[1, 3]", None, None), ("[]", None, None)],
+        [("1", None, None), (None, "ValueError", "bad"), ("[]", None, None)],
+        [("1", None, None), ("None", None, None), ("[]", None, None)],
+    ]
+    ev = parting_input(outcomes, INPUTS, 2)
+    assert ev is not None
+    assert (ev.input_index, ev.source, ev.shown) == (1, "doctest", "returns [1, 3]")
+    assert ev.others == (("returns None", (0, 1, 4)), ("raises ValueError", (3,)))
+    assert evidence_sentence(ev, 2) == (
+        "on f([3, 1]) version 3 returns [1, 3]; versions 1, 2, 5 return None; "
+        "version 4 raises ValueError"
+    )
+    graded = [[*row[:2], ("[0]" if v == 1 else "[]", None, None)]
+              for v, row in enumerate(outcomes)]
+    ev = parting_input(graded, INPUTS, 2)
+    assert ev is not None and ev.input_index == 2 and ev.others == (("returns [0]", (1,)),)
+    # a docstring example with an expected value (checked) ranks like a graded input
+    examples = [{"label": "f(1)", "source": "doctest", "graded": False, "checked": False},
+                {"label": "f(2)", "source": "doctest", "graded": False, "checked": True}]
+    parting: list[Row] = [[("1", None, None), ("2", None, None)],
+                          [("0", None, None), ("0", None, None)]]
+    ev = parting_input(parting, examples, 0)
+    assert ev is not None and (ev.input_index, ev.label) == (1, "f(2)")
+
+
+def test_parting_input_never_calls_equal_values_different() -> None:
+    from codequorum.judge.recommend import parting_input
+
+    outcomes: list[list[tuple[str, None, None] | None]] = [
+        [("2", None, None)], [("2.0", None, None)], [None]]
+    assert parting_input(outcomes, INPUTS[:1], 0) is None
+    assert parting_input(outcomes, INPUTS[:1], 2) is None  # it has no result
+    assert parting_input(outcomes, INPUTS[:1], 7) is None
+
+
+def test_evidence_sentence_names_the_current_code_and_bounds_the_groups() -> None:
+    from codequorum.judge.recommend import Evidence, evidence_sentence
+
+    ev = Evidence(0, "g(1)", "doctest", False, "returns 1",
+                  (("returns 2", (0,)), ("returns 3", (1, 4)), ("returns 4", (2,)),
+                   ("raises KeyError", (5,))))
+    assert evidence_sentence(ev, 3, {3: "the current code"}, limit=2) == (
+        "on g(1) the current code returns 1; version 1 returns 2; versions 2, 5 return 3; "
+        "2 other outcomes"
+    )
+
+
+def test_risk_signals_count_the_kept_versions_output_cluster() -> None:
+    from codequorum.judge.recommend import agreeing_versions
+    from codequorum.pipeline.analyze import risk_signals
+
+    keys: list[list[str | None]] = [["= 1", "= 2"], ["= 1", "= 2"], ["= 1", None],
+                                    ["= 9", "= 2"], [None, None]]
+    # version 2 returns nothing on the second input: it agrees wherever it returns
+    assert agreeing_versions(keys, 2) == [0, 1, 2]
+    assert agreeing_versions(keys, 0) == [0, 1]
+    codes = [_ADD, _ADD + "\n", _ADD_SUM, _SUB, ""]
+    rec = recommend(keys, [0.9, 0.9, 0.8, 0.5], [0, 1, 2, 3], [2, 2, 1, 1, 0], 2)
+    assert rec is not None and rec.index == 0 and rec.passes_examples
+    s = risk_signals(rec, keys, codes)
+    # versions 1 and 2 are one text (blanks aside); five texts in all, "" among them
+    assert (s.versions, s.agreed, s.agreeing, s.agreeing_texts, s.texts) == (5, True, 2, 1, 4)
+    assert (s.examples, s.passes_examples, s.passing) == (2, True, 2)
+    assert s.share == rec.share
+    # behaviours of the versions returning wherever the kept one does: its own and
+    # version 3's (version 2 returns nothing on the second input, version 4 nowhere)
+    assert (s.runner_up, s.behaviours) == (1, 2)
+
+
+def test_behaviours_count_versions_returning_wherever_the_kept_one_does() -> None:
+    keys: list[list[str | None]] = [["= 1", "= 0"], ["= 1", "= 0"], ["= 2", "= 0"],
+                                    ["= 2", "= 0"], ["= 2", "= 0"], ["= 3", "= 0"],
+                                    [None, None], ["= 4", None]]
+    assert behaviours(keys, 0) == (3, 3)
+    assert behaviours(keys, 2) == (3, 2)
+    # a version slowed on one input is no behaviour of its own, whatever it returned
+    assert behaviours([*keys[:6], [None, None], ["= 5", None]], 0) == (3, 3)
+    assert behaviours([["= 1"], ["= 1"]], 0) == (1, 0)  # everyone agrees: nothing left
+    # the kept version returns on the first input only: that is what counts
+    assert behaviours([["= 1", None], ["= 1", "= 7"], ["= 1", "= 8"]], 0) == (1, 0)
+
+
+def test_a_run_on_tests_alone_is_no_evidence() -> None:
+    """Outcomes on hidden tests never enter: a run that had nothing else to run on gives
+    no risk, and says what is missing."""
+    ss = SampleSet.from_codes("t", [_ADD, _ADD, _SUB])
+    inputs = [{"source": "humaneval", "graded": True}]
+    dyn = _FakeDynamic(inputs, [[("3", None, None)], [("3", None, None)], [("1", None, None)]])
+    report = analyze(ss, AnalysisOptions(tsed=False, textual=False), dynamic=dyn)
+    assert keys_from_dynamic(dyn) is None
+    assert report.recommended_by == "structure" and report.risk is None
+    assert report.trust == NO_INPUTS

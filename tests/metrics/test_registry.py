@@ -1,0 +1,93 @@
+"""The pair-metric registry: one entry per metric drives the analysis, the renderers, the
+report schema and the docs table."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from codequorum.core.model import SampleSet
+from codequorum.lsp.hover import DYNAMIC_FIGURES, PAIR_FIGURES
+from codequorum.metrics import registry
+from codequorum.metrics.registry import BY_KEY, FIGURES, PAIR_METRICS, Prepared, shown
+from codequorum.metrics.structural import structural_matrices
+from codequorum.metrics.tree_edit import tsed_matrix
+from codequorum.pipeline.analyze import AnalysisOptions, analyze
+from codequorum.render import csv_out, html_report, table
+
+CODES = ["def f(x):\n    return x + 1\n", "def f(x):\n    y = x\n    return y + 1\n",
+         "def f(x):\n    return 1 + x\n"]
+
+
+def test_generated_docs_table_and_schema_keys_are_current() -> None:
+    # python -m codequorum.metrics.registry writes them
+    doc = registry.METRICS_DOC.read_text(encoding="utf-8")
+    assert registry.with_docs_table(doc) == doc
+    schema = registry.REPORT_SCHEMA.read_text(encoding="utf-8")
+    assert registry.with_schema_keys(schema) == schema
+    assert '"required": ["sce_struct", "sce_value", "jsd_struct", "jsd_value"]' in schema
+
+
+def test_keys_and_labels_are_unique() -> None:
+    keys = [f.key for f in FIGURES]
+    assert len(keys) == len(set(keys))
+    assert len({f.label for f in FIGURES}) == len(FIGURES)
+
+
+def test_computed_through_the_registry_as_by_the_metric_functions() -> None:
+    p = Prepared(CODES, "python")
+    sm = structural_matrices(CODES, "python")
+    for key in ("sce_struct", "sce_value", "jsd_struct", "jsd_value"):
+        np.testing.assert_allclose(BY_KEY[key].compute(p), getattr(sm, key), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(BY_KEY["tsed"].compute(p), tsed_matrix(CODES, "python"),
+                               rtol=0, atol=1e-12)
+    np.testing.assert_allclose(BY_KEY["tsed_08"].compute(p),
+                               tsed_matrix(CODES, "python", costs=(1.0, 0.8, 1.0)),
+                               rtol=0, atol=1e-12)
+
+
+def test_switches_and_defaults() -> None:
+    on = [m.key for m in PAIR_METRICS if m.wanted(AnalysisOptions())]
+    assert on == ["sce_struct", "sce_value", "jsd_struct", "jsd_value", "tsed"]
+    off = AnalysisOptions(tsed=False, tsed_08=True)
+    assert [m.key for m in PAIR_METRICS if m.wanted(off)][-1] == "tsed_08"
+    report = analyze(SampleSet.from_codes("t", CODES), off)
+    assert list(report.matrices)[:5] == ["sce_struct", "sce_value", "jsd_struct", "jsd_value",
+                                         "tsed_08"]
+
+
+def test_renderers_read_the_registry() -> None:
+    assert tuple((m.label, m.key) for m in shown(PAIR_METRICS, "table")) == table.COLUMNS
+    assert table.DROP_ORDER == (
+        "Why", "SCE value", "SCE struct", "JSD value", "TSED", "BEF", "OER", "Pass", "n",
+        "Shape", "Risk", "verdict counts", "JSD struct", "Keep", "Verdict")
+    assert csv_out.PAIR_COLUMNS[:2] == ("sce_struct_ordered", "sce_struct_unordered")
+    assert len(csv_out.PAIR_COLUMNS) == 2 * len(PAIR_METRICS)
+    assert html_report.METRICS[:2] == ("jsd_struct", "jsd_value")
+    assert PAIR_FIGURES == (("jsd_struct", "JSD"), ("sce_struct", "SCE"), ("tsed", "TSED"))
+    assert DYNAMIC_FIGURES[0] == ("sctd_jsd", "SCTD")
+
+
+@pytest.mark.parametrize("where", ["table", "drop", "html", "hover"])
+def test_ranks_are_unique_per_renderer(where: str) -> None:
+    for group in (PAIR_METRICS, registry.SCALAR_FIGURES):
+        ranks = [getattr(f.show, where) for f in group if getattr(f.show, where) is not None]
+        assert len(ranks) == len(set(ranks))
+
+
+def test_the_docs_table_needs_its_markers() -> None:
+    doc = registry.METRICS_DOC.read_text(encoding="utf-8")
+    with pytest.raises(ValueError, match="no generated pair-metric table"):
+        registry.with_docs_table(doc.replace(registry.BEGIN, ""))
+    assert Path(registry.METRICS_DOC).name == "metrics.md"
+
+
+def test_the_editors_file_is_current() -> None:
+    # python -m codequorum.metrics.registry writes it; the VS Code extension generates
+    # src/generated/metrics.ts from it (npm run gen-metrics, checked by its tests)
+    assert registry.SHARED_METRICS.read_text(encoding="utf-8") == registry.shared_text()
+    keys = [m["key"] for m in json.loads(registry.shared_text())["matrices"]]
+    assert keys[:len(PAIR_METRICS)] == [m.key for m in PAIR_METRICS] and "led" in keys

@@ -1,0 +1,551 @@
+"""Sample set -> stability report: pair means, typicality, clusters, verdicts, edge cases."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import numpy as np
+import pytest
+
+from codequorum.behaviour.run import CandidateDynamic, RuleFigures
+from codequorum.core.errors import UserError
+from codequorum.core.model import SampleSet
+from codequorum.core.report import Verdict
+from codequorum.judge.risk import load_model, stability_percentile
+from codequorum.judge.structure import StableLine, is_stable, percentile_words, stable_line
+from codequorum.metrics.clustering import average_linkage, pair_means, symmetrise, typicality
+from codequorum.metrics.semantic import Divergence
+from codequorum.metrics.structural import structural_matrices
+from codequorum.pipeline.analyze import ALL_EMPTY_NOTE, AnalysisOptions, analyze
+
+REPO = Path(__file__).resolve().parents[2]
+FAST = AnalysisOptions(tsed=False, textual=False)
+#: The stability line given as a constant (``--stable-jsd 0.8``).
+CONSTANT_LINE = AnalysisOptions(tsed=False, textual=False, stable_jsd=0.8)
+
+# Three versions with the same shape (only names differ), two built differently.
+LOOP = """
+def total(xs):
+    s = 0
+    for x in xs:
+        s += x
+    return s
+"""
+LOOP_RENAMED = LOOP.replace("s", "acc").replace("xacc", "xs")
+LOOP_OTHER_NAMES = LOOP.replace("x", "item").replace("itemitems", "items")
+BUILTIN = """
+def total(xs):
+    return sum(xs)
+"""
+RECURSIVE = '''
+class Summer:
+    """Adds numbers, one at a time, recursively."""
+
+    def total(self, xs):
+        if not xs:
+            return 0
+        try:
+            head, *rest = xs
+        except ValueError:
+            raise
+        return head + self.total(rest)
+'''
+
+
+@pytest.fixture(scope="module")
+def report_schema() -> dict[str, Any]:
+    schema: dict[str, Any] = json.loads((REPO / "shared" / "report.schema.json").read_text())
+    return schema
+
+
+def _validate_set(report_dict: dict[str, Any], schema: dict[str, Any]) -> None:
+    doc = {"codequorum": "x", "interrupted": False, "total": 1, "sets": [report_dict],
+           "errors": []}
+    jsonschema.validate(doc, schema)
+
+
+# ----------------------------------------------------------------------------- pieces
+
+
+def test_pair_means_by_hand() -> None:
+    m = np.array([[1.0, 0.2, 0.4], [0.6, 1.0, 0.8], [0.0, 1.0, 1.0]])
+    ordered, unordered = pair_means(m)
+    assert ordered == pytest.approx((0.2 + 0.4 + 0.6 + 0.8 + 0.0 + 1.0) / 6)
+    assert unordered == pytest.approx((0.2 + 0.4 + 0.8) / 3)
+
+
+def test_pair_means_leave_out_nan_pairs() -> None:
+    m = np.array([[1.0, 0.5, math.nan], [0.5, 1.0, math.nan], [math.nan, math.nan, 1.0]])
+    assert pair_means(m) == pytest.approx((0.5, 0.5))
+    assert all(math.isnan(x) for x in pair_means(np.ones((1, 1))))
+
+
+def test_typicality_is_mean_similarity_to_the_others() -> None:
+    s = np.array([[1.0, 0.9, 0.1], [0.7, 1.0, 0.3], [0.1, 0.3, 1.0]])
+    sym = symmetrise(s)
+    assert sym[0, 1] == pytest.approx(0.8)
+    assert typicality(s).tolist() == pytest.approx([(0.8 + 0.1) / 2, (0.8 + 0.3) / 2, 0.2])
+
+
+def test_average_linkage_two_groups_and_threshold_edges() -> None:
+    # points on a line: 0, 0.25, 0.5 | 4, 4.125 (exact in binary floating point)
+    x = np.array([0.0, 0.25, 0.5, 4.0, 4.125])
+    d = np.abs(x[:, None] - x[None, :])
+    assert average_linkage(d, 1.0) == [[0, 1, 2], [3, 4]]
+    # {0,1} merge first (tie with {1,2}: lowest indices win); then 2 joins at
+    # (0.5 + 0.25) / 2 = 0.375: merging happens at a distance equal to the threshold
+    assert average_linkage(d, 0.375) == [[0, 1, 2], [3, 4]]
+    assert average_linkage(d, 0.374) == [[0, 1], [3, 4], [2]]
+    assert average_linkage(d, 0.0) == [[0], [1], [2], [3], [4]]
+    assert average_linkage(d, 10.0) == [[0, 1, 2, 3, 4]]
+    assert average_linkage(np.zeros((0, 0)), 0.1) == []
+    with pytest.raises(ValueError):
+        average_linkage(np.full((2, 2), math.nan), 0.1)
+
+
+def test_average_linkage_matches_scipy_when_available() -> None:
+    hierarchy = pytest.importorskip("scipy.cluster.hierarchy")
+    distance = pytest.importorskip("scipy.spatial.distance")
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        n = int(rng.integers(2, 30))
+        pts = rng.random((n, 3))
+        d = np.sqrt(((pts[:, None] - pts[None]) ** 2).sum(-1))
+        thr = float(rng.random() * 0.7)
+        labels = hierarchy.fcluster(
+            hierarchy.linkage(distance.squareform(d, checks=False), "average"), thr,
+            "distance")
+        groups: dict[int, list[int]] = {}
+        for i, label in enumerate(labels):
+            groups.setdefault(int(label), []).append(i)
+        expected = sorted(groups.values(), key=lambda g: (-len(g), g[0]))
+        assert average_linkage(d, thr) == expected
+
+
+# ----------------------------------------------------------------------------- analyze
+
+
+def _five() -> SampleSet:
+    return SampleSet.from_codes("sum", [LOOP, LOOP_RENAMED, LOOP_OTHER_NAMES, RECURSIVE, BUILTIN])
+
+
+def test_report_values_come_from_the_metric_matrices() -> None:
+    s = _five()
+    report = analyze(s, AnalysisOptions(textual=False))
+    sm = structural_matrices(s.codes, "python")
+    for name in ("sce_struct", "sce_value", "jsd_struct", "jsd_value"):
+        np.testing.assert_allclose(report.matrices[name], getattr(sm, name))
+        ordered, unordered = pair_means(getattr(sm, name))
+        assert report.summary[name] == {"ordered": pytest.approx(ordered),
+                                        "unordered": pytest.approx(unordered)}
+    assert "tsed" in report.summary
+    assert 0.0 < report.summary["tsed"]["ordered"] < 1.0
+    assert report.n == report.n_total == 5
+    assert report.indices == [0, 1, 2, 3, 4]
+    assert report.syntax_errors == [0, 0, 0, 0, 0]
+
+
+def test_shape_group_medoid_and_outlier_message() -> None:
+    report = analyze(_five(), CONSTANT_LINE)
+    assert report.status == "ok"
+    # the renamed loops are structurally identical
+    assert report.matrices["jsd_struct"][0, 1] == pytest.approx(1.0)
+    assert report.clusters[0] == [0, 1, 2]
+    assert report.medoid in (0, 1, 2)
+    typ = report.typicality
+    assert typ[3] < min(typ[0], typ[1], typ[2])
+    verdict = report.verdicts[0]
+    assert verdict.code == "unstable-structure"  # mean JSD about 0.7
+    assert f"mean JSD {report.pair('jsd_struct'):.2f} < 0.80" in verdict.message
+    assert "3 of 5 versions share one shape" in verdict.message
+    assert (f"versions 4 and 5 are outliers: JSD {typ[3]:.2f}, {typ[4]:.2f} vs 1.00 mean"
+            in verdict.message)
+    assert verdict.detail["outliers"] == [3, 4]
+    # the version in the editor is "the current code", the others keep their numbers
+    mine = analyze(_five(), CONSTANT_LINE, current_index=4).verdicts[0]
+    assert (f"the current code and version 4 are outliers: JSD {typ[4]:.2f}, {typ[3]:.2f} "
+            "vs 1.00 mean" in mine.message)
+
+
+def test_default_line_comes_from_the_humaneval_distribution() -> None:
+    # mean JSD 0.70 lies at the 38th percentile of the HumanEval sets: above the line
+    report = analyze(_five(), FAST)
+    assert report.stability_percentile == pytest.approx(37.6)
+    [verdict] = report.verdicts
+    assert verdict.code == "stable"
+    typ = report.typicality
+    assert verdict.message == (
+        "3 of 5 versions share one shape (mean JSD 0.70, less stable than 62 % of HumanEval "
+        f"functions); versions 4 and 5 are outliers: JSD {typ[3]:.2f}, {typ[4]:.2f} vs 1.00 mean"
+    )
+    assert verdict.detail["stable_line_percentile"] == 25.0
+    assert report.options["stable_jsd"] == pytest.approx(stable_line(FAST).jsd)
+    assert report.options["stable_jsd_given"] is False
+    # the same set against the constant line: unstable
+    assert analyze(_five(), CONSTANT_LINE).verdicts[0].code == "unstable-structure"
+
+
+def test_stable_line_from_the_reference_quantiles() -> None:
+    quantiles = load_model()["stability"]["quantiles"]
+    line = stable_line(FAST)
+    assert line.jsd == pytest.approx(quantiles[25])
+    assert line.percentile == 25.0
+    assert stability_percentile(line.jsd) == pytest.approx(25.0)
+    assert stable_line(AnalysisOptions(unstable_percentile=10)).jsd == pytest.approx(quantiles[10])
+    assert stable_line(CONSTANT_LINE) == StableLine(0.8, None)
+    # other structural settings than the reference's: the constant fallback
+    assert stable_line(AnalysisOptions(jsd_log_base=math.e)) == StableLine(0.8, None)
+    assert stable_line(AnalysisOptions(max_depth=5)) == StableLine(0.8, None)
+    with pytest.raises(ValueError, match="unstable_percentile"):
+        AnalysisOptions(unstable_percentile=101)
+
+
+def test_is_stable_rule() -> None:
+    line = StableLine(0.675, 25.0)
+    assert is_stable(0.675, 0.1, line, 0.0)
+    assert not is_stable(0.674, 1.0, line, 0.0)
+    assert not is_stable(0.9, 0.4, line, 0.5)  # a majority asked for and missing
+    assert is_stable(0.9, 0.5, line, 0.5)
+
+
+def test_unstable_message_states_the_line_in_humaneval_words() -> None:
+    mixed = SampleSet.from_codes("mixed", [LOOP, RECURSIVE, BUILTIN])
+    report = analyze(mixed, FAST)
+    assert report.stability_percentile == pytest.approx(1.7)
+    [verdict] = report.verdicts
+    assert verdict.code == "unstable-structure"
+    assert verdict.message == (
+        "Versions disagree in shape: mean JSD 0.56, less stable than 98 % of HumanEval "
+        "functions (flagged when less stable than 75 % of them); no two of the 3 versions "
+        "share a shape"
+    )
+    assert percentile_words(60.4) == "more stable than 60 % of HumanEval functions"
+
+
+def test_one_outlier_in_a_stable_set() -> None:
+    s = SampleSet.from_codes("t", [LOOP, LOOP_RENAMED, LOOP_OTHER_NAMES, LOOP, LOOP_RENAMED,
+                                   LOOP, BUILTIN])
+    report = analyze(s, FAST)
+    verdict = report.verdicts[0]
+    assert verdict.code == "stable"
+    assert verdict.samples == (0, 1, 2, 3, 4, 5)
+    assert verdict.message.startswith("6 of 7 versions share one shape (mean JSD ")
+    assert verdict.message.endswith(
+        f"; version 7 is an outlier: JSD {report.typicality[6]:.2f} vs 1.00 mean")
+
+
+def test_stable_and_unstable_thresholds() -> None:
+    same = SampleSet.from_codes("same", [LOOP, LOOP_RENAMED, LOOP_OTHER_NAMES, LOOP])
+    report = analyze(same, FAST)
+    assert [v.code for v in report.verdicts] == ["stable"]
+    assert report.verdicts[0].severity == "information"
+    assert report.verdicts[0].message.startswith("4 of 4 versions share one shape")
+    assert report.verdicts[0].figure == pytest.approx(1.0)
+    mixed = SampleSet.from_codes("mixed", [LOOP, RECURSIVE, BUILTIN])
+    report = analyze(mixed, FAST)
+    assert report.verdicts[0].code == "unstable-structure"
+    assert report.verdicts[0].severity == "warning"
+    assert "no two of the 3 versions share a shape" in report.verdicts[0].message
+    strict = analyze(same, AnalysisOptions(tsed=False, textual=False, stable_jsd=1.01))
+    assert strict.verdicts[0].code == "unstable-structure"
+
+
+def test_outlier_current() -> None:
+    s = _five()
+    far = analyze(s, FAST, current_index=3)
+    codes = [v.code for v in far.verdicts]
+    assert "outlier-current" in codes
+    v = far.verdicts[codes.index("outlier-current")]
+    assert v.samples == (3,)
+    assert v.figure == pytest.approx(far.typicality[3])
+    assert f"version {far.medoid + 1} is the most typical" in v.message  # type: ignore[operator]
+    near = analyze(s, FAST, current_index=1)
+    assert "outlier-current" not in [v.code for v in near.verdicts]
+    with pytest.raises(ValueError):
+        analyze(s, FAST, current_index=5)
+    pair = analyze(SampleSet.from_codes("two", [LOOP, RECURSIVE]), FAST, current_index=1)
+    assert "outlier-current" not in [v.code for v in pair.verdicts]  # no consensus of one
+    gap = analyze(SampleSet.from_codes("gap", [LOOP, "", LOOP, RECURSIVE]), FAST,
+                  current_index=1)
+    assert "outlier-current" not in [v.code for v in gap.verdicts]  # nothing to replace
+    assert gap.notes[0].startswith("the current code is empty: scored as an empty answer")
+
+
+def test_empty_answers_are_versions_with_a_note() -> None:
+    from codequorum.metrics.opcodes import sctd, static_opcode_counts
+
+    codes = [LOOP, "", LOOP_RENAMED, "   \n", BUILTIN]
+    report = analyze(SampleSet.from_codes("t", codes), AnalysisOptions(tsed=False))
+    assert report.n == report.n_total == 5 and report.indices == [0, 1, 2, 3, 4]
+    assert report.empty == [1, 3] and report.skipped == []
+    assert any(n.startswith("versions 2 and 4 are empty") for n in report.notes)
+    assert report.matrices["jsd_struct"].shape == (5, 5)
+    assert sorted(i for c in report.clusters for i in c) == [0, 1, 2, 3, 4]
+    # token LCS from an empty answer is 0, LED to it is the other's token count
+    assert report.matrices["lcs"][1, 0] == 0.0 and report.matrices["lcs"][0, 1] == 0.0
+    assert report.matrices["led"][0, 1] == len(LOOP.split())
+    # SCTD leaves empty answers out; the recommendation never picks one
+    kept = sctd([static_opcode_counts(c) for c in (LOOP, LOOP_RENAMED, BUILTIN)])
+    assert report.summary["sctd_jsd"] == kept.jsd
+    assert report.recommended not in report.empty
+    assert report.to_dict()["empty"] == [1, 3]
+
+
+def test_an_empty_answer_against_one_function_is_scored() -> None:
+    report = analyze(SampleSet.from_codes("t", [LOOP, ""]), FAST)
+    assert report.status == "ok" and report.n == 2
+    assert report.verdict is not None and report.verdict.code == "unstable-structure"
+    assert report.recommended == 0
+
+
+@pytest.mark.parametrize("codes", [[LOOP], [""], []])
+def test_fewer_than_two_usable_samples_is_no_score(codes: list[str],
+                                                   report_schema: dict[str, Any]) -> None:
+    report = analyze(SampleSet.from_codes("one", codes), FAST)
+    assert report.status == "insufficient"
+    assert report.summary == {} and report.verdicts == [] and report.medoid is None
+    assert report.message == (f"only {len(codes)} usable version{'s' if codes == [] else ''} "
+                              f"of {len(codes)}; at least two are needed to compare")
+    _validate_set(report.to_dict(), report_schema)
+
+
+def test_a_set_whose_every_version_is_empty_is_an_outcome(
+        report_schema: dict[str, Any]) -> None:
+    """Every answer empty: token LCS 0 and LED 0, as the study's scripts give, and a note;
+    no shape figure, verdict or pick (there is no code)."""
+    report = analyze(SampleSet.from_codes("blank", ["", " ", "\n"]),
+                     AnalysisOptions(tsed=False, textual=True))
+    assert report.status == "ok" and report.message is None
+    assert report.n == 3 and report.empty == [0, 1, 2]
+    none = {"ordered": None, "unordered": None}
+    assert report.summary == {"sce_struct": none, "sce_value": none, "jsd_struct": none,
+                              "jsd_value": none, "lcs_mean": 0.0, "lcs_worst": 0.0,
+                              "led_mean": 0.0, "led_worst": 0.0, "lcs_pair_mean": 0.0,
+                              "led_pair_mean": 0.0, "unified_diff": None, "tree_diff": None}
+    assert report.pair("jsd_struct") is None
+    assert report.notes == [ALL_EMPTY_NOTE]
+    assert report.verdicts == [] and report.recommended is None and report.risk is None
+    _validate_set(report.to_dict(), report_schema)
+    plain = analyze(SampleSet.from_codes("blank", ["", ""]), FAST)
+    assert plain.status == "ok" and plain.notes == [ALL_EMPTY_NOTE]
+    assert sorted(plain.summary) == ["jsd_struct", "jsd_value", "sce_struct", "sce_value"]
+
+
+def test_syntax_errors_are_scored_and_flagged() -> None:
+    broken = "def total(xs:\n    return sum(xs\n"
+    report = analyze(SampleSet.from_codes("t", [LOOP, broken, BUILTIN]), FAST)
+    assert report.status == "ok"
+    assert report.syntax_errors[0] == 0 and report.syntax_errors[1] > 0
+    assert any("version 2 has syntax errors (scored as parsed)" in n for n in report.notes)
+    assert 0.0 < report.pair("jsd_struct") < 1.0  # type: ignore[operator]
+
+
+def test_textual_figures_and_log_base() -> None:
+    s = _five()
+    report = analyze(s, AnalysisOptions(tsed=False, textual=True))
+    for key in ("lcs_mean", "lcs_worst", "led_mean", "led_worst", "lcs_pair_mean",
+                "led_pair_mean"):
+        assert isinstance(report.summary[key], float)
+    assert report.matrices["lcs"].shape == (5, 5)
+    ln = analyze(s, AnalysisOptions(tsed=False, textual=False, jsd_log_base=math.e))
+    sm = structural_matrices(s.codes, "python", jsd_log_base=math.e)
+    assert ln.pair("jsd_struct") == pytest.approx(pair_means(sm.jsd_struct)[0])
+    assert ln.pair("jsd_struct") != pytest.approx(report.pair("jsd_struct"))
+    assert not analyze(s, AnalysisOptions(tsed=False, textual=False,
+                                          keep_matrices=False)).matrices
+
+
+def test_reference_means_five_samples_and_real_sets(reference_dir: Path) -> None:
+    """The summaries reproduce the published packages' means (natural-log JSD flavour)."""
+    ref = json.loads((reference_dir / "structural.json").read_text())
+    cases = [ref["five_samples"], *ref["real_sets"][:5]]
+    opts = AnalysisOptions(jsd_log_base=math.e, tsed=False, textual=False)
+    for case in cases:
+        report = analyze(SampleSet.from_codes(case["task_id"], case["samples"]), opts)
+        for kind in ("ordered", "unordered"):
+            expected = case[f"{kind}_mean"]
+            assert report.pair("sce_struct", kind) == pytest.approx(expected["sce_struct"],
+                                                                    rel=1e-9)
+            assert report.pair("sce_value", kind) == pytest.approx(expected["sce_value"],
+                                                                   rel=1e-9)
+            assert report.pair("jsd_struct", kind) == pytest.approx(expected["jsd_struct_ln"],
+                                                                    rel=1e-9)
+            assert report.pair("jsd_value", kind) == pytest.approx(expected["jsd_value_ln"],
+                                                                   rel=1e-9)
+    five = ref["five_samples"]
+    both = analyze(SampleSet.from_codes("five", five["samples"]),
+                   AnalysisOptions(textual=False, tsed_08=True))
+    assert both.pair("tsed", "unordered") == pytest.approx(
+        five["unordered_mean"]["tsed_1_1_1"], rel=1e-9)
+    assert both.pair("tsed_08", "unordered") == pytest.approx(
+        five["unordered_mean"]["tsed_1_08_1"], rel=1e-9)
+
+
+def _rules(divergence: Divergence | None = None) -> RuleFigures:
+    """What the dynamic rules read of a run: nothing that fires, unless ``divergence``."""
+    return RuleFigures(divergence=divergence, input_label="f(1)", input_source="hypothesis",
+                       traced=0, sctd_jsd=0.0, dctd_jsd=0.0, oer_threshold=1.0,
+                       growth_outlier_delta=0.6, bef_low=0.1, bef_high=1000.0)
+
+
+@dataclass
+class _Dynamic:
+    """What the dynamic analysis hands over (summary, what the rules read, JSON form)."""
+
+    summary: dict[str, float | None]
+    candidates: list[CandidateDynamic] = field(default_factory=list)
+    rules: RuleFigures = field(default_factory=lambda: _rules())
+
+    def to_dict(self, verdicts: Sequence[Verdict] = ()) -> dict[str, Any]:
+        return {"summary": dict(self.summary), "verdicts": [v.to_dict() for v in verdicts]}
+
+
+def test_dynamic_figures_and_verdicts_merge(report_schema: dict[str, Any]) -> None:
+    dyn = _Dynamic(
+        summary={"sctd_jsd": 0.12, "oer": 0.5, "bef_jsd": None},
+        rules=_rules(Divergence(0, 1, 2, "1", "2", ())),  # versions 2 and 3 part: OER 0.5
+    )
+    report = analyze(_five(), FAST, dynamic=dyn)
+    assert report.summary["sctd_jsd"] == 0.12 and report.summary["oer"] == 0.5
+    assert report.summary["bef_jsd"] is None
+    assert "jsd_struct" in report.summary
+    assert [v.code for v in report.verdicts][-1] == "divergent-outputs"
+    assert report.verdict is not None and report.verdict.severity == "warning"
+    d = report.to_dict()
+    assert d["dynamic"]["summary"]["oer"] == 0.5
+    _validate_set(d, report_schema)
+
+
+def test_to_dict_is_json_and_matches_schema(report_schema: dict[str, Any]) -> None:
+    report = analyze(_five(), AnalysisOptions(textual=True, tsed_08=True), current_index=3)
+    d = report.to_dict(include_matrices=True)
+    text = json.dumps(d, allow_nan=False)
+    back = json.loads(text)
+    assert back["summary"]["jsd_struct"]["ordered"] == report.pair("jsd_struct")
+    assert back["medoid"] == report.medoid
+    assert len(back["matrices"]["jsd_struct"]) == 5
+    _validate_set(back, report_schema)
+    assert "matrices" not in report.to_dict()
+
+
+def test_real_samples_stable_and_unstable(shared_dir: Path) -> None:
+    rows = {}
+    with (shared_dir / "data" / "humaneval_codegen16b_t0.8.jsonl").open() as f:
+        for line in f:
+            row = json.loads(line)
+            if row["task_id"] in ("HumanEval/7", "HumanEval/138"):
+                rows[row["task_id"]] = row
+    def sample_set(task: str) -> SampleSet:
+        row = rows[task]
+        return SampleSet.from_codes(task, [row["prompt"] + c for c in row["samples"][:10]])
+    stable = analyze(sample_set("HumanEval/7"), FAST)
+    unstable = analyze(sample_set("HumanEval/138"), FAST)
+    assert stable.verdicts[0].code == "stable"
+    assert unstable.verdicts[0].code == "unstable-structure"
+    assert stable.pair("jsd_struct") > unstable.pair("jsd_struct")  # type: ignore[operator]
+    assert len(stable.clusters[0]) > len(unstable.clusters[0])
+
+
+def test_too_many_samples_is_refused_with_the_reason() -> None:
+    s = SampleSet.from_codes("big", [LOOP, BUILTIN, RECURSIVE, LOOP_RENAMED])
+    with pytest.raises(UserError, match="4 usable versions; at most 3 are compared"):
+        analyze(s, AnalysisOptions(tsed=False, textual=False, max_samples=3))
+
+
+def test_tsed_trees_are_built_once_for_both_costs(monkeypatch: pytest.MonkeyPatch) -> None:
+    from codequorum.metrics import tree_edit
+
+    s = _five()
+    codes = [x.code for x in s.samples]
+    built: list[list[str]] = []
+    real = tree_edit.build_trees
+
+    def counting(codes: list[str], language: str, *args: Any,
+                 **kwargs: Any) -> list[tree_edit.TsedTree]:
+        assert len(kwargs["parsed"]) == len(codes)  # the structural metrics' parse
+        built.append(list(codes))
+        return real(codes, language, *args, **kwargs)
+
+    monkeypatch.setattr(tree_edit, "build_trees", counting)
+    report = analyze(s, AnalysisOptions(tsed=True, tsed_08=True, textual=False))
+    assert built == [codes]
+    monkeypatch.undo()
+    np.testing.assert_allclose(report.matrices["tsed"], tree_edit.tsed_matrix(codes, "python"))
+    np.testing.assert_allclose(report.matrices["tsed_08"],
+                               tree_edit.tsed_matrix(codes, "python", costs=(1.0, 0.8, 1.0)))
+    assert not np.allclose(report.matrices["tsed"], report.matrices["tsed_08"])
+
+
+def _reference_solutions(reference_dir: Path) -> dict[str, list[str]]:
+    groups: dict[str, list[str]] = {}
+    with (reference_dir / "dynamic" / "solutions.jsonl").open() as fh:
+        for line in fh:
+            rec = json.loads(line)
+            groups.setdefault(rec["problem_id"], []).append(rec["generated_solution"])
+    return groups
+
+
+@pytest.mark.parametrize("version", ["3.11.7", "3.12.1", "3.13.0"])
+def test_static_sctd_without_a_run_matches_the_reference(reference_dir: Path,
+                                                         version: str) -> None:
+    import csv
+    import shutil
+    import sys
+
+    interpreter: str | None = f"/root/.pyenv/versions/{version}/bin/python{version[:4]}"
+    if version == ".".join(map(str, sys.version_info[:3])):
+        interpreter = None  # this process: counted in place
+    elif shutil.which(str(interpreter)) is None:
+        pytest.skip(f"CPython {version} not installed at {interpreter}")
+    path = reference_dir / "dynamic" / f"ref_py{version}" / "sctd.csv"
+    with path.open() as fh:
+        ref = {row["problem_id"]: row for row in csv.DictReader(fh)}
+    opts = AnalysisOptions(tsed=False, textual=False, interpreter=interpreter)
+    for pid, codes in _reference_solutions(reference_dir).items():
+        report = analyze(SampleSet.from_codes(pid, codes), opts)
+        assert report.summary["sctd_jsd"] == pytest.approx(float(ref[pid]["SCTD_JSD"]),
+                                                           abs=1e-9, rel=0)
+        assert report.summary["sctd_tau"] == pytest.approx(float(ref[pid]["SCTD_TAU"]),
+                                                           abs=1e-9, rel=0)
+
+
+def test_static_sctd_leaves_out_empty_and_broken_versions_and_other_languages() -> None:
+    from codequorum.metrics.opcodes import sctd, static_opcode_counts
+
+    codes = [LOOP, "", "def f(:\n", BUILTIN]
+    report = analyze(SampleSet.from_codes("t", codes), FAST)
+    expected = sctd([static_opcode_counts(LOOP), static_opcode_counts(BUILTIN)])
+    assert report.summary["sctd_jsd"] == expected.jsd > 0
+    assert report.summary["sctd_tau"] == expected.tau > 0
+    alone = analyze(SampleSet.from_codes("t", [LOOP, "def f(:\n"]), FAST)
+    assert alone.summary["sctd_jsd"] is None and alone.summary["sctd_tau"] is None
+    js = analyze(SampleSet.from_codes("t", ["function f() { return 1; }",
+                                             "function f() { return 2; }"], "javascript"), FAST)
+    assert "sctd_jsd" not in js.summary
+    off = analyze(SampleSet.from_codes("t", [LOOP, BUILTIN]),
+                  AnalysisOptions(tsed=False, textual=False, sctd=False))
+    assert "sctd_jsd" not in off.summary
+
+
+def test_unified_and_tree_diff_are_ordered_pair_means_for_python_only() -> None:
+    from codequorum.metrics.pycode_similar import tree_diff, unified_diff
+
+    codes = [LOOP, BUILTIN, LOOP_RENAMED]
+    report = analyze(SampleSet.from_codes("t", codes), AnalysisOptions(tsed=False))
+    pairs = [(i, j) for i in range(3) for j in range(3) if i != j]
+    expected_u = sum(unified_diff(codes[i], codes[j]) for i, j in pairs) / 6
+    expected_t = sum(tree_diff(codes[i], codes[j]) for i, j in pairs) / 6
+    assert report.summary["unified_diff"] == pytest.approx(expected_u, abs=1e-12)
+    assert report.summary["tree_diff"] == pytest.approx(expected_t, abs=1e-12)
+    assert report.matrices["unified_diff"][0, 2] == 1.0  # only names differ
+    js = analyze(SampleSet.from_codes("t", ["function f() { return 1; }",
+                                             "function f() { return 2; }"], "javascript"),
+                 AnalysisOptions(tsed=False))
+    assert js.summary["unified_diff"] is None and js.summary["tree_diff"] is None
+    assert "unified_diff" not in analyze(SampleSet.from_codes("t", codes), FAST).summary

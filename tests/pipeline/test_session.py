@@ -1,0 +1,192 @@
+"""The session's analysis cache: one frozen key, static analyses cached, dynamic reports
+merged in on read."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codequorum.behaviour.run import CandidateDynamic, RuleFigures
+from codequorum.core.model import Sample
+from codequorum.core.report import Verdict
+from codequorum.metrics.semantic import Divergence
+from codequorum.pipeline import session as session_module
+from codequorum.pipeline.analyze import analyze
+from codequorum.pipeline.session import AnalysisKey, Session, SessionConfig, build_sample_set
+
+VERSIONS = [
+    "def total(xs):\n    return sum(xs)\n",
+    "def total(xs):\n    t = 0\n    for x in xs:\n        t += x\n    return t\n",
+    "def total(xs):\n    t = 0\n    i = 0\n    while i < len(xs):\n        t += xs[i]\n"
+    "        i += 1\n    return t\n",
+]
+CURRENT = "def total(xs):\n    return sum(x for x in xs)\n"
+
+
+def _rules(divergence: Divergence | None = None) -> RuleFigures:
+    """What the dynamic rules read of a run: nothing that fires, unless ``divergence``."""
+    return RuleFigures(divergence=divergence, input_label="f(1)", input_source="hypothesis",
+                       traced=0, sctd_jsd=0.0, dctd_jsd=0.0, oer_threshold=1.0,
+                       growth_outlier_delta=0.6, bef_low=0.1, bef_high=1000.0)
+
+
+@dataclass
+class FakeDynamic:
+    """What the session and ``analyze`` read from a dynamic report."""
+
+    summary: dict[str, float | None] = field(default_factory=lambda: {"dctd_jsd": 0.25})
+    candidates: list[CandidateDynamic] = field(default_factory=list)
+    rules: RuleFigures = field(default_factory=lambda: _rules())
+    fastest: int | None = 1
+
+    def to_dict(self, verdicts: Sequence[Verdict] = ()) -> dict[str, Any]:
+        return {"summary": dict(self.summary), "fastest": self.fastest}
+
+
+@pytest.fixture
+def session(tmp_path: Path) -> Session:
+    s = Session(lambda level, message: None, SessionConfig(store=str(tmp_path / "s.sqlite3")))
+    s.reconfigure(s.config, str(tmp_path))
+    s.add_sync("m.py", "python", "total", [Sample(code=v, origin="relayed") for v in VERSIONS])
+    return s
+
+
+@pytest.fixture
+def calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many static analyses the session computes."""
+    counted: list[int] = []
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        counted.append(1)
+        return analyze(*args, **kwargs)
+
+    monkeypatch.setattr(session_module, "analyze", counting)
+    return counted
+
+
+def _analysis(s: Session, current: str = CURRENT, full: bool = True) -> Any:
+    result = s.function_sync("m.py", "python", "total", "total", current, full)
+    assert result is not None
+    return result
+
+
+def test_second_read_is_a_hit(session: Session, calls: list[int]) -> None:
+    first = _analysis(session)
+    second = _analysis(session)
+    assert second is first
+    assert len(calls) == 1
+
+
+def test_key_is_frozen_and_equal_for_equal_inputs(session: Session) -> None:
+    a = session.function_key("m.py", "python", "total", "total", CURRENT)
+    b = session.function_key("m.py", "python", "total", "total", CURRENT + "\n\n")
+    assert isinstance(a, AnalysisKey) and a == b and hash(a) == hash(b)
+    assert session.function_key("m.py", "python", "other", "other", CURRENT) is None
+    with pytest.raises(AttributeError):
+        a.qualified_name = "x"  # type: ignore[misc]
+
+
+def test_option_change_misses(session: Session, calls: list[int]) -> None:
+    first = _analysis(session)
+    session.reconfigure(SessionConfig(store=session.config.store, max_depth=5))
+    second = _analysis(session)
+    assert len(calls) == 2
+    assert second.report.options["max_depth"] == 5
+    assert first.report.options["max_depth"] == 30
+    assert first.key != second.key
+
+
+def test_current_code_change_misses(session: Session, calls: list[int]) -> None:
+    _analysis(session)
+    other = _analysis(session, "def total(xs):\n    return 0\n")
+    assert len(calls) == 2
+    assert other.current_index == 3
+
+
+def test_full_analysis_serves_a_light_request(session: Session, calls: list[int]) -> None:
+    full = _analysis(session, full=True)
+    light = _analysis(session, full=False)
+    assert light is full
+    assert len(calls) == 1
+    assert "tsed" in full.report.summary
+
+
+def test_light_analysis_does_not_serve_a_full_request(session: Session, calls: list[int]) -> None:
+    light = _analysis(session, full=False)
+    full = _analysis(session, full=True)
+    assert len(calls) == 2
+    assert "tsed" not in light.report.summary and "tsed" in full.report.summary
+
+
+def test_dynamic_report_is_merged_without_recomputing(session: Session, calls: list[int]) -> None:
+    static = _analysis(session)
+    dynamic = FakeDynamic()
+    session.put_dynamic(static, dynamic)
+    merged = _analysis(session)
+    assert len(calls) == 1
+    assert merged.dynamic is dynamic
+    assert merged.fastest == 1
+    assert merged.report.summary["dctd_jsd"] == 0.25
+    assert merged.report.dynamic == {"summary": {"dctd_jsd": 0.25}, "fastest": 1}
+    assert merged.key != static.key
+    # the static analysis is untouched
+    assert static.dynamic is None and "dctd_jsd" not in static.report.summary
+    # read again: the merged analysis is cached too
+    assert _analysis(session) is merged
+
+
+def test_merged_report_equals_a_fresh_analysis_with_the_dynamic_report(session: Session) -> None:
+    static = _analysis(session)
+    # versions 1 and 2 part on the first input, OER 0.5: divergent outputs
+    dynamic = FakeDynamic(summary={"dctd_jsd": 0.25, "oer": 0.5},
+                          rules=_rules(Divergence(0, 0, 1, "1", "2", ())))
+    session.put_dynamic(static, dynamic)
+    merged = _analysis(session)
+    stored = session.samples_sync("m.py", "total")
+    sample_set, current_index = build_sample_set(
+        stored, CURRENT, file_key="m.py", language="python", qualified_name="total", name="total"
+    )
+    fresh = analyze(sample_set, session.options(True), dynamic=dynamic, current_index=current_index)
+    assert merged.report.to_dict() == fresh.to_dict()
+    assert [v.code for v in merged.report.verdicts][-1] == "divergent-outputs"
+
+
+def test_new_versions_miss(session: Session, calls: list[int]) -> None:
+    _analysis(session)
+    session.add_sync("m.py", "python", "total", [Sample(code="def total(xs):\n    return 1\n")])
+    again = _analysis(session)
+    assert len(calls) == 2
+    assert again.n_stored == 4
+
+
+def test_a_newer_dynamic_report_replaces_the_merged_one(session: Session, calls: list[int]) -> None:
+    static = _analysis(session)
+    session.put_dynamic(static, FakeDynamic(summary={"dctd_jsd": 0.25}))
+    first = _analysis(session)
+    session.put_dynamic(static, FakeDynamic(summary={"dctd_jsd": 0.5}, fastest=2))
+    second = _analysis(session)
+    assert len(calls) == 1
+    assert (first.report.summary["dctd_jsd"], second.report.summary["dctd_jsd"]) == (0.25, 0.5)
+    assert second.fastest == 2
+    assert len({static.key, first.key, second.key}) == 3
+
+
+def test_the_module_of_a_function_is_read_from_the_sessions_workspace(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "util.py").write_text("K = 1\n")
+    s = Session(lambda level, message: None)
+    s.reconfigure(s.config, root=str(root))
+    text = "from .util import K\n\nclass C:\n    def f(self):\n        return K\n"
+    context = s.module_context(text, root / "pkg" / "app.py", "C.f", "method")
+    assert (context.name, context.kind, context.owner) == ("pkg.app", "method", "C")
+    assert dict(context.files) == {"pkg/app.py": text, "pkg/__init__.py": "",
+                                   "pkg/util.py": "K = 1\n"}
+    s.root = None  # without a workspace only the module itself is there
+    alone = s.module_context(text, root / "pkg" / "app.py", "C.f", "method")
+    assert [path for path, _ in alone.files] == ["app.py"]
