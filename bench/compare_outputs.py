@@ -15,7 +15,9 @@ in bench/README.md ("Restructuring guard").
 
 Normalisations (only what is inherently variable from one run to the next): the scratch
 folder is a new temporary folder each time, so its path (and its ``file://`` URI) is
-written ``<SCRATCH>`` wherever an output shows it. Nothing else is touched: no time,
+written ``<SCRATCH>`` wherever an output shows it; the checkout's own path (the docs a
+diagnostic links to) is written ``<REPO>``, so two checkouts compare alike. Nothing else is
+touched: no time,
 process id or order is taken out. Each record runs its commands with a string-hash seed of
 its own (``--hash-seed``, random by default, kept in ``MANIFEST.json``, which is not
 compared), so outputs that follow the seed show up as differences.
@@ -48,6 +50,7 @@ FIXTURES = SHARED / "fixtures" / "reference"
 DEMO = REPO / "server" / "codequorum" / "data" / "humaneval_demo.jsonl.gz"
 MANIFEST = "MANIFEST.json"
 SCRATCH_MARK = "<SCRATCH>"
+REPO_MARK = "<REPO>"
 #: Terminal width of the table (and of everything else rich lays out).
 COLUMNS = "120"
 FORMATS = {"table": "txt", "json": "json", "jsonl": "jsonl", "csv": "csv", "html": "html"}
@@ -93,9 +96,12 @@ class Scratch:
         }
 
     def normalise(self, data: bytes) -> bytes:
-        """``data`` with the scratch folder's path written :data:`SCRATCH_MARK`."""
+        """``data`` with the scratch folder's path written :data:`SCRATCH_MARK` and the
+        checkout's :data:`REPO_MARK`."""
         for form in (self.root.as_uri(), str(self.root)):
             data = data.replace(form.encode(), SCRATCH_MARK.encode())
+        for form in (REPO.as_uri(), str(REPO)):
+            data = data.replace(form.encode(), REPO_MARK.encode())
         return data
 
 

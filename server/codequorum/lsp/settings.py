@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from codequorum.core.report import Severity
 from codequorum.options.declarations import SETTINGS, Setting
 from codequorum.options.policy import Reach
 
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
 PREFIX = "codequorum."
 
 ProviderKind = Literal["openai-compatible", "client"]
-SeverityName = Literal["error", "warning", "information", "hint"]
 SandboxLevel = Literal["strict", "weak"]
 CommandActions = Literal["auto", "always", "never"]
 WatchMode = Literal["off", "ask", "auto"]
@@ -90,7 +90,7 @@ class DiagnosticsSettings:
     enable: bool = True
     on_type: bool = False
     debounce_ms: int = 500
-    min_severity: SeverityName = "hint"
+    min_severity: Severity = "hint"
 
 
 @dataclass(frozen=True)

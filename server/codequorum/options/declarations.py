@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from codequorum.core.parsing import normalize_language
+from codequorum.core.report import SEVERITIES
 from codequorum.generate.endpoint import DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, DEFAULT_MODEL
 from codequorum.generate.prompting import DEFAULT_CONTEXT_LINES
 from codequorum.ingest.sample_files import INPUT_FORMATS
@@ -49,7 +50,7 @@ EVERY = "*"
 #: ``check --format``: how findings are written.
 FINDING_FORMATS: tuple[str, ...] = ("text", "json", "sarif")
 #: ``check --fail-on``: the least severity that fails the run, or never.
-FAIL_ON: tuple[str, ...] = ("error", "warning", "information", "never")
+FAIL_ON: tuple[str, ...] = (*(s for s in SEVERITIES if s != "hint"), "never")
 #: Seconds ``--propose-inputs`` waits for the endpoint's answer by default.
 DEFAULT_PROPOSE_TIMEOUT = 30.0
 #: Default request timeout (seconds) of the agents' ``sample_versions``.
