@@ -125,7 +125,7 @@ async def test_a_store_that_links_out_is_refused(sign_ws: Path, tmp_path: Path) 
     (sign_ws / ".codequorum").symlink_to(elsewhere, target_is_directory=True)
     async with mcp_session(sign_ws) as session:
         result = await call(session, "check_function", {"path": "app.py", "function": "sign"})
-    assert "is a link; the sample store is only kept in a folder of the workspace's own" in (
+    assert "is a link; the version store is only kept in a folder of the workspace's own" in (
         one_line_error(result))
 
 

@@ -87,7 +87,7 @@ def test_what_is_not_a_store_of_codequorums_own_is_never_written_nor_moved(
                          timeout=QUICK)
     assert time.monotonic() - started < QUICK
     assert result.returncode != 0
-    one_line_error(result, str(store), said, "not a codequorum sample store")
+    one_line_error(result, str(store), said, "not a codequorum version store")
     assert (store.stat().st_mode, store.read_bytes() if store.is_file() else b"") == before
     assert sorted(p.name for p in store.parent.iterdir()) == ["samples.sqlite3"]
 
@@ -189,7 +189,7 @@ async def test_the_workspace_cannot_choose_the_servers_store(hostile: Hostile) -
     assert hostile.home_snapshot() == before
     with SampleStore.open(_store(hostile)) as store:
         assert store.count("src/mod.py", "f") == 3
-    assert any('store = "' in t and "cannot choose the sample store" in t for t in warnings)
+    assert any('store = "' in t and "cannot choose the version store" in t for t in warnings)
     for key in ("store.path", "provider.baseUrl", "provider.apiKeyEnv", "dynamic.sandbox",
                 "dynamic.auto"):
         assert any(f"codequorum.{key} = " in t and "a workspace's settings cannot" in t
@@ -210,7 +210,7 @@ def test_a_store_with_objects_codequorum_never_makes_is_refused(hostile: Hostile
     result = hostile.run("sample", "src/mod.py", "-f", "f", "--from", "samples.jsonl")
     assert result.returncode != 0
     one_line_error(result, "holds what a codequorum store does not (table loot, trigger grab)",
-                   "not a codequorum sample store")
+                   "not a codequorum version store")
     assert store.read_bytes() == before
 
 

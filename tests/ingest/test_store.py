@@ -1,4 +1,4 @@
-"""The SQLite sample store: persistence, dedupe, renames, threads, damaged files."""
+"""The SQLite version store: persistence, dedupe, renames, threads, damaged files."""
 
 from __future__ import annotations
 
@@ -218,7 +218,7 @@ def test_a_file_that_is_not_a_store_is_never_written_nor_moved(
     store_path.write_bytes(content)
     with pytest.raises(StoreError) as info:
         SampleStore.open(store_path)
-    assert str(info.value).startswith(f"{store_path}: {said}: not a codequorum sample store")
+    assert str(info.value).startswith(f"{store_path}: {said}: not a codequorum version store")
     assert store_path.read_bytes() == content
     assert sorted(p.name for p in store_path.parent.iterdir()) == ["samples.sqlite3"]
 
@@ -271,7 +271,7 @@ def test_a_store_of_a_newer_codequorum_is_left_as_it_is(store_path: Path) -> Non
 
 def test_directory_in_the_way_is_a_clear_error(store_path: Path) -> None:
     store_path.mkdir(parents=True)
-    with pytest.raises(StoreError, match="a folder: not a codequorum sample store"):
+    with pytest.raises(StoreError, match="a folder: not a codequorum version store"):
         SampleStore.open(store_path)
 
 

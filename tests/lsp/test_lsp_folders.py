@@ -102,6 +102,6 @@ async def test_the_configuration_files_give_defaults(tmp_path: Path) -> None:
         refused = [m.message for m in client.messages if "from-file" in m.message]
         assert refused == [
             f'codequorum: {a / "codequorum.toml"}: [check] store = "from-file/versions.sqlite3": a '
-            "project's configuration file cannot choose the sample store codequorum reads and "
+            "project's configuration file cannot choose the version store codequorum reads and "
             f"writes; set it in your own {user}, or pass --store"
         ]

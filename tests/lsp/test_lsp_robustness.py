@@ -195,7 +195,7 @@ async def test_unusable_store_path_is_reported_and_the_server_keeps_answering(
         [message] = client.messages
         assert message.type == types.MessageType.Error
         assert message.message.startswith("codequorum: cannot open the version store:")
-        assert "a folder: not a codequorum sample store" in message.message
+        assert "a folder: not a codequorum version store" in message.message
         uri = open_document(client, workspace / "ok.py", GOOD)
         try:
             await command(client, "codequorum.addSamples", uri, "area", VERSIONS)

@@ -110,12 +110,12 @@ def store_file(root: Path) -> Path:
     path = default_store_path(root)
     for item, kind in ((folder, "folder"), (path, "file")):
         if item.is_symlink():
-            raise PathRefused(f"{safe_text(item)} is a link; the sample store is only kept "
+            raise PathRefused(f"{safe_text(item)} is a link; the version store is only kept "
                               f"in a {kind} of the workspace's own")
     if folder.exists() and not folder.is_dir():
-        raise PathRefused(f"{safe_text(folder)} is not a folder; the sample store cannot "
+        raise PathRefused(f"{safe_text(folder)} is not a folder; the version store cannot "
                           "be kept there")
     if path.exists() and not path.is_file():
         raise PathRefused(f"{safe_text(path)} is not a regular file; it cannot be the "
-                          "sample store")
+                          "version store")
     return path

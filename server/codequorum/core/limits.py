@@ -47,7 +47,7 @@ MAX_DOCUMENT_BYTES = 2 * 1024 * 1024
 #: The versions one editor command (``addSamples``, ``importSamples``) stores at once,
 #: together, in UTF-8 bytes.
 MAX_CALL_BYTES = 16 * 1024 * 1024
-#: The versions of one function read from a sample store (copies counted): more than
+#: The versions of one function read from a version store (copies counted): more than
 #: an analysis compares (2,000), so a store over it is refused by the analysis, with the
 #: reason, but a store that says a row has a billion copies is not read as that many.
 MAX_STORED_VERSIONS = 2_001

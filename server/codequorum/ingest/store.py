@@ -1,4 +1,4 @@
-"""The sample store: every version of every function, kept in one SQLite file.
+"""The version store: every version of every function, kept in one SQLite file.
 
 Samples are keyed by the file they belong to (a workspace-relative path or a URI, exactly
 as the caller gives it) and the function's qualified name (``Class.method``). Identical
@@ -114,7 +114,7 @@ PRAGMA application_id = {APPLICATION_ID};
 
 
 class StoreError(UserError):
-    """The sample store cannot be opened or written (disk full, permissions, a directory)."""
+    """The version store cannot be opened or written (disk full, permissions, a directory)."""
 
 
 def _ignore_in_git(folder: Path) -> None:
@@ -149,7 +149,7 @@ def _identify(path: Path) -> str | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise StoreError(f"cannot read the sample store {path}: {exc.strerror}") from None
+        raise StoreError(f"cannot read the version store {path}: {exc.strerror}") from None
     kind = _kind(info.st_mode)
     if kind:
         return kind
@@ -158,7 +158,7 @@ def _identify(path: Path) -> str | None:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
-        raise StoreError(f"cannot read the sample store {path}: {exc.strerror}") from None
+        raise StoreError(f"cannot read the version store {path}: {exc.strerror}") from None
     try:
         if _kind(os.fstat(fd).st_mode):
             return _kind(os.fstat(fd).st_mode)
@@ -204,10 +204,10 @@ def _check_side_files(path: Path, store_exists: bool) -> None:
             raise StoreError(f"cannot read {side}: {exc.strerror}") from None
         kind = _kind(info.st_mode)
         if kind:
-            raise StoreError(f"{side}: {kind} beside the sample store; codequorum does not "
+            raise StoreError(f"{side}: {kind} beside the version store; codequorum does not "
                              "write through it: remove it")
         if not store_exists:
-            raise StoreError(f"{side}: left without its sample store {path.name}; "
+            raise StoreError(f"{side}: left without its version store {path.name}; "
                              "codequorum does not take it over: remove it")
 
 
@@ -221,7 +221,7 @@ def _build(path: Path) -> Path:
         except FileExistsError:
             continue
         except OSError as exc:
-            raise StoreError(f"cannot create the sample store {path}: {exc.strerror}") from None
+            raise StoreError(f"cannot create the version store {path}: {exc.strerror}") from None
         os.close(fd)
         break
     else:
@@ -238,7 +238,7 @@ def _build(path: Path) -> Path:
             with contextlib.suppress(FileNotFoundError):
                 name.unlink()
         if isinstance(exc, sqlite3.Error):
-            raise StoreError(f"cannot create the sample store {path}: {exc}") from exc
+            raise StoreError(f"cannot create the version store {path}: {exc}") from exc
         raise
     return partial
 
@@ -304,7 +304,7 @@ class _Foreign(Exception):
 
 @dataclass
 class SampleStore:
-    """A SQLite sample store. Create with :meth:`open`; close with :meth:`close`.
+    """A SQLite version store. Create with :meth:`open`; close with :meth:`close`.
 
     ``recovered_from`` is set when a damaged file was moved aside on open, and
     ``warnings`` holds a one-line message per such event, fit to show to the user.
@@ -337,7 +337,7 @@ class SampleStore:
         try:
             real = guard(path, roots)
         except UnsafePath as exc:
-            raise StoreError(f"the sample store {exc}") from None
+            raise StoreError(f"the version store {exc}") from None
         _make_folder(real.parent)
         found = _identify(real)
         _check_side_files(real, found is not None)
@@ -347,30 +347,30 @@ class SampleStore:
                 return store
             found = _identify(real)  # another process made it meanwhile: ours, or refused
         if found:
-            raise StoreError(f"{path}: {found}: not a codequorum sample store, so codequorum "
+            raise StoreError(f"{path}: {found}: not a codequorum version store, so codequorum "
                              "neither writes nor moves it; choose another store "
                              "(--store, codequorum.store.path) or move the file away")
         try:
             conn = _connect_checked(real)
             return cls(path=real, _conn=conn, store_id=_store_id(conn))
         except _Newer as exc:
-            raise StoreError(f"the sample store {real} {exc}; it is left as it is") from None
+            raise StoreError(f"the version store {real} {exc}; it is left as it is") from None
         except _Foreign as exc:
-            raise StoreError(f"{path}: {exc}: not a codequorum sample store, so codequorum "
+            raise StoreError(f"{path}: {exc}: not a codequorum version store, so codequorum "
                              "neither writes nor moves it") from None
         except (sqlite3.DatabaseError, _SchemaMismatch) as exc:
             if isinstance(exc, sqlite3.OperationalError) and not _is_corruption(exc):
-                raise StoreError(f"cannot open the sample store {real}: {exc}") from exc
+                raise StoreError(f"cannot open the version store {real}: {exc}") from exc
             reason = str(exc) or type(exc).__name__
         aside = _move_aside(real)
         message = (
-            f"the sample store {real} was unreadable ({reason}); it was moved to "
+            f"the version store {real} was unreadable ({reason}); it was moved to "
             f"{aside.name} and a new, empty store was created"
         )
         log.warning(message)
         store = cls._create(real)
         if store is None:
-            raise StoreError(f"{real} appeared while the damaged sample store was being "
+            raise StoreError(f"{real} appeared while the damaged version store was being "
                              "replaced; nothing was written to it")
         store.recovered_from = aside
         store.warnings.append(message)
@@ -389,9 +389,9 @@ class SampleStore:
                 return None
             except OSError as exc:  # a file system without hard links
                 if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.EXDEV):
-                    raise StoreError(f"cannot create the sample store {path}: {exc}") from exc
+                    raise StoreError(f"cannot create the version store {path}: {exc}") from exc
                 if os.path.lexists(path):
-                    raise StoreError(f"{path} appeared while the sample store was being "
+                    raise StoreError(f"{path} appeared while the version store was being "
                                      "made; nothing was written to it") from None
                 os.rename(partial, path)
         finally:
@@ -400,7 +400,7 @@ class SampleStore:
         try:
             conn = _connect_checked(path)
         except (sqlite3.DatabaseError, _SchemaMismatch, _Newer, _Foreign) as exc:
-            raise StoreError(f"cannot create a new sample store at {path}: {exc}") from exc
+            raise StoreError(f"cannot create a new version store at {path}: {exc}") from exc
         return cls(path=path, _conn=conn, store_id=_store_id(conn), created=True)
 
     def close(self) -> None:
@@ -622,7 +622,7 @@ class SampleStore:
             except sqlite3.IntegrityError:
                 raise
             except sqlite3.DatabaseError as exc:
-                raise StoreError(f"cannot write the sample store {self.path}: {exc}") from exc
+                raise StoreError(f"cannot write the version store {self.path}: {exc}") from exc
 
     def _query(self, sql: str, params: tuple[object, ...]) -> list[tuple[Any, ...]]:
         with self._lock:
@@ -630,11 +630,11 @@ class SampleStore:
             try:
                 return list(self._conn.execute(sql, params).fetchall())
             except sqlite3.DatabaseError as exc:
-                raise StoreError(f"cannot read the sample store {self.path}: {exc}") from exc
+                raise StoreError(f"cannot read the version store {self.path}: {exc}") from exc
 
     def _check_open(self) -> None:
         if self._closed:
-            raise StoreError(f"the sample store {self.path} is closed")
+            raise StoreError(f"the version store {self.path} is closed")
 
 
 def _add_copies(conn: sqlite3.Connection, file: str, qualified_name: str, digest: str,
@@ -780,7 +780,7 @@ def _store_id(conn: sqlite3.Connection) -> str:
             )
         return new_id
     except sqlite3.DatabaseError as exc:
-        log.warning("the sample store has no identity: %s", exc)
+        log.warning("the version store has no identity: %s", exc)
         return ""
 
 
@@ -806,6 +806,6 @@ def _move_aside(path: Path) -> Path:
                 extra.rename(aside.with_name(aside.name + suffix))
     except OSError as exc:
         raise StoreError(
-            f"the sample store {path} is unreadable and cannot be moved: {exc}"
+            f"the version store {path} is unreadable and cannot be moved: {exc}"
         ) from exc
     return aside

@@ -1,4 +1,4 @@
-"""Workspaces and file keys: how the sample store names a file.
+"""Workspaces and file keys: how the version store names a file.
 
 The language server, ``codequorum sample`` and ``codequorum check`` all key stored
 versions through these functions, so a version stored by one is found by the others.

@@ -94,7 +94,7 @@ async def may_run_store(
     if await ls.engine.run(approvals.store_approved, store.path, store.store_id):
         return None
     question = (
-        f"codequorum: the sample store {safe_text(store.path, 300)} was not made by "
+        f"codequorum: the version store {safe_text(store.path, 300)} was not made by "
         "codequorum on this machine (it may have come with the repository). Its versions "
         "are code nobody has reviewed. Run them in the sandbox? (asked once per store)"
     )

@@ -40,7 +40,7 @@ WatchMode = Literal["off", "ask", "auto"]
 
 @dataclass(frozen=True)
 class StoreSettings:
-    """Where the sample store lives ("" means ``<workspace>/.codequorum/samples.sqlite3``)."""
+    """Where the version store lives ("" means ``<workspace>/.codequorum/samples.sqlite3``)."""
 
     path: str = ""
 

@@ -1,7 +1,7 @@
 """What the user agreed to, kept where no workspace can write: stores whose versions may
 run, and endpoints that may receive an API key.
 
-A cloned repository can carry a sample store (``.codequorum/samples.sqlite3``) and settings
+A cloned repository can carry a version store (``.codequorum/samples.sqlite3``) and settings
 (``.vscode/settings.json``, a project-local editor configuration). The language server
 cannot tell which settings the user chose, so it trusts none of them for two things:
 

@@ -51,10 +51,10 @@ class Reach(enum.Enum):
     INTERPRETER = "cannot name an interpreter for codequorum to run"
     #: Chooses a file codequorum writes (``-o``, a log file) or how it is written.
     OUTPUT = "cannot choose a file codequorum writes"
-    #: Chooses the sample store codequorum reads, runs versions from and writes.
-    STORE = "cannot choose the sample store codequorum reads and writes"
+    #: Chooses the version store codequorum reads, runs versions from and writes.
+    STORE = "cannot choose the version store codequorum reads and writes"
     #: Chooses the workspace, and with it where the store is kept.
-    WORKSPACE = "cannot choose the workspace (where the sample store is kept)"
+    WORKSPACE = "cannot choose the workspace (where the version store is kept)"
     #: Chooses where the user's API key is sent.
     ENDPOINT = "cannot choose where the API key is sent"
     #: Chooses which of the user's secrets is sent as the API key.

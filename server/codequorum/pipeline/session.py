@@ -1,6 +1,6 @@
 """One function's versions -> its report, for every front end (editor and command line).
 
-A :class:`Session` owns the sample store and the caches: it reads a function's stored
+A :class:`Session` owns the version store and the caches: it reads a function's stored
 versions, adds the current code as one more version (origin ``current``) unless it is
 identical to a stored one, and analyses the set. Static analyses are cached under one frozen
 :class:`AnalysisKey` (the versions' content hashes, the current code, the analysis options),

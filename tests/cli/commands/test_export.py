@@ -191,5 +191,5 @@ def test_no_store_is_an_error_and_makes_none(
 ) -> None:
     (tmp_path / ".git").mkdir()
     assert main(["export", "--workspace", str(tmp_path)]) == 1
-    assert "no sample store at" in capsys.readouterr().err
+    assert "no version store at" in capsys.readouterr().err
     assert not (tmp_path / ".codequorum").exists()

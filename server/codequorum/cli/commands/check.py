@@ -1,4 +1,4 @@
-"""``codequorum check``: lint source files against the versions kept in the sample store.
+"""``codequorum check``: lint source files against the versions kept in the version store.
 
 For every function of the given files that has stored versions, the current code joins
 them as one more version (origin ``current``), the set is analysed exactly as the editor

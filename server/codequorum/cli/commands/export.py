@@ -42,7 +42,7 @@ def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "export",
         help="write stored versions as a JSONL sample-set file that score reads",
-        description="Write the versions kept in the sample store as JSONL, one sample set "
+        description="Write the versions kept in the version store as JSONL, one sample set "
         "per function (with each version's origin, provider and model), for `codequorum "
         "score`. The current code of each function joins its versions as `check` joins it.",
     )
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     workspace = (args.workspace or find_workspace(paths[0] if paths else Path.cwd())).resolve()
     store_path = guard(args.store or default_store_path(workspace), [workspace])
     if not store_path.is_file():
-        raise UserError(f"no sample store at {store_path}; nothing to export")
+        raise UserError(f"no version store at {store_path}; nothing to export")
     check_output(args.output)
     keys = _selected_keys(paths, workspace)
     with SampleStore.open(store_path, roots=[workspace]) as store:

@@ -55,7 +55,7 @@ def register(subparsers: Any) -> None:
         "sample",
         help="ask an LLM endpoint for versions of a function (or import them) into the store",
         description="Ask an OpenAI-compatible endpoint for new versions of one function (or "
-        "import them with --from) and keep them in the workspace's sample store.",
+        "import them with --from) and keep them in the workspace's version store.",
     )
     add_options(parser, "sample")
     parser.set_defaults(func=run, config_from="file")
