@@ -193,3 +193,22 @@ def test_no_store_is_an_error_and_makes_none(
     assert main(["export", "--workspace", str(tmp_path)]) == 1
     assert "no version store at" in capsys.readouterr().err
     assert not (tmp_path / ".codequorum").exists()
+
+
+def test_export_escapes_what_a_terminal_would_act_on(
+    workspace: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a version from a repository or a model may carry a bidi override or an escape: the
+    # JSON written (to a terminal, with -o -) holds them escaped, and reads back the same
+    path = str(workspace / "src" / "close.py")
+    hostile = "def unrelated(x):\n    return x + 1  # \u202e\x1b[2J évité\n"
+    versions = tmp_path / "hostile.json"
+    versions.write_text(json.dumps([hostile, "def unrelated(x):\n    return 1 + x\n"]))
+    assert main(["sample", path, "-f", "unrelated", "--from", str(versions), "-q"]) == 0
+    capsys.readouterr()
+    assert main(["export", str(workspace), "-f", "unrelated", "--no-current"]) == 0
+    out = capsys.readouterr().out
+    assert "\u202e" not in out and "\x1b" not in out and "é" not in out
+    assert "\\u202e" in out and "\\u001b" in out
+    [row] = [json.loads(line) for line in out.splitlines()]
+    assert hostile in [s["code"] for s in row["samples"]]

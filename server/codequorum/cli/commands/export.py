@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
                            else ""))
     with open_output(args.output) as stream:
         for row in rows:
-            stream.write(json.dumps(row, ensure_ascii=False) + "\n")
+            stream.write(json.dumps(row) + "\n")  # ASCII: a bidi or control character is escaped
     if not args.quiet:
         for note in result.notes:
             print(f"note: {safe_text(note)}", file=sys.stderr)
