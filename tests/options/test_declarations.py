@@ -8,7 +8,16 @@ import argparse
 import pytest
 
 from codequorum.cli.main import command_parsers
-from codequorum.options.declarations import COMMANDS, OPTIONS, keys_of, options_for
+from codequorum.metrics.registry import PAIR_METRICS
+from codequorum.options.declarations import (
+    COMMANDS,
+    METRIC_CHOICES,
+    OPTIONS,
+    chosen_metrics,
+    keys_of,
+    metric_list,
+    options_for,
+)
 from codequorum.options.policy import reach_of
 
 PARSERS = command_parsers()
@@ -44,3 +53,42 @@ def test_one_name_is_declared_once_per_command() -> None:
         for command in option.commands:
             assert (command, option.name) not in seen, (command, option.name)
             seen.add((command, option.name))
+
+
+def test_the_metrics_a_run_may_choose_come_from_the_registry() -> None:
+    switches = [m.switch for m in PAIR_METRICS if m.switch]
+    assert METRIC_CHOICES == (*dict.fromkeys(switches), "textual") == ("tsed", "tsed_08",
+                                                                       "textual")
+    assert metric_list(" tsed_08, textual ,") == {"tsed_08", "textual"}
+    assert metric_list("") == frozenset()
+    with pytest.raises(argparse.ArgumentTypeError, match="unknown metric 'lcs'"):
+        metric_list("tsed,lcs")
+
+
+@pytest.mark.parametrize(("listed", "flags", "chosen"), [
+    (None, {}, {"tsed"}),
+    (None, {"tsed": False}, set()),
+    (None, {"tsed_08": True, "textual": True}, {"tsed", "tsed_08", "textual"}),
+    (frozenset(), {}, set()),
+    (frozenset({"tsed_08"}), {}, {"tsed_08"}),
+    (frozenset({"tsed", "textual"}), {"tsed": False}, {"textual"}),
+])
+def test_the_older_flags_change_the_list(listed: frozenset[str] | None,
+                                         flags: dict[str, bool], chosen: set[str]) -> None:
+    assert chosen_metrics(listed, **flags) == chosen
+
+
+def test_metrics_is_one_choice_with_the_older_flags_as_its_spellings() -> None:
+    from codequorum.cli.commands.score import analysis_options
+
+    parser = command_parsers()["score"]
+
+    def options(*argv: str) -> tuple[bool, bool, bool]:
+        o = analysis_options(parser.parse_args([*argv, "in.jsonl"]))
+        return o.tsed, o.tsed_08, o.textual
+
+    assert options() == (True, False, False)
+    assert options("--metrics", "tsed_08,textual") == options("--no-tsed", "--tsed-08",
+                                                              "--textual") == (False, True, True)
+    assert options("--metrics", "") == options("--no-tsed") == (False, False, False)
+    assert options("--metrics", "tsed", "--textual") == (True, False, True)

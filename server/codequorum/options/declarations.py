@@ -14,6 +14,7 @@ whose title a command may give (:data:`GROUPS`; none: among the command's own op
 
 from __future__ import annotations
 
+import argparse
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from codequorum.core.report import SEVERITIES
 from codequorum.generate.endpoint import DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, DEFAULT_MODEL
 from codequorum.generate.prompting import DEFAULT_CONTEXT_LINES
 from codequorum.ingest.sample_files import INPUT_FORMATS
+from codequorum.metrics.registry import PAIR_METRICS
 from codequorum.options.argtypes import at_least, auto_or, log_base, positive, seconds
 from codequorum.options.policy import ProjectValues, Reach, within_cores
 from codequorum.render.sinks import FORMAT_NAMES, formats_help
@@ -49,6 +51,10 @@ EVERY = "*"
 
 #: ``check --format``: how findings are written.
 FINDING_FORMATS: tuple[str, ...] = ("text", "json", "sarif")
+#: What ``--metrics`` names: the pair metrics a run may add or leave out (each by the switch
+#: its registry entry names) and the token and pycode_similar figures (``textual``).
+METRIC_CHOICES: tuple[str, ...] = (
+    *dict.fromkeys(m.switch for m in PAIR_METRICS if m.switch), "textual")
 #: ``check --fail-on``: the least severity that fails the run, or never.
 FAIL_ON: tuple[str, ...] = (*(s for s in SEVERITIES if s != "hint"), "never")
 #: Seconds ``--propose-inputs`` waits for the endpoint's answer by default.
@@ -143,6 +149,32 @@ def _at_most(bound: int) -> ProjectValues:
     def check(value: object) -> bool:
         return isinstance(value, int) and value <= bound
     return check
+
+
+def metric_list(text: str) -> frozenset[str]:
+    """``--metrics``: a comma-separated list of :data:`METRIC_CHOICES` ("" for none of
+    them); the metrics every run computes are always there."""
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [name for name in names if name not in METRIC_CHOICES]
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown metric {unknown[0]!r} (choose from {', '.join(METRIC_CHOICES)})")
+    return frozenset(names)
+
+
+def chosen_metrics(listed: frozenset[str] | None, *, tsed: bool = True,
+                   tsed_08: bool = False, textual: bool = False) -> frozenset[str]:
+    """The optional metrics a run computes: ``listed`` (``--metrics``; None: the default,
+    TSED alone), then the older spellings on top of it: ``--no-tsed`` takes TSED out,
+    ``--tsed-08`` and ``--textual`` add theirs."""
+    chosen = set(listed if listed is not None else {"tsed"})
+    if not tsed:
+        chosen.discard("tsed")
+    if tsed_08:
+        chosen.add("tsed_08")
+    if textual:
+        chosen.add("textual")
+    return frozenset(chosen)
 
 
 def _on(*commands: str) -> frozenset[str]:
@@ -327,6 +359,10 @@ OPTIONS: tuple[Option, ...] = (
            "FILE and append the others", Reach.OUTPUT, _on(SCORE), group="cluster",
            kind="flag", default=False, project_values=_is_false),
     # ------------------------------------------------------------------ score's analysis
+    Option("metrics", "the optional metrics to compute, comma-separated, from "
+           f"{', '.join(METRIC_CHOICES)} (default: tsed; --no-tsed, --tsed-08 and --textual "
+           "change the list)", A, _on(DEMO, SCORE), group="analysis", type=metric_list,
+           metavar="LIST"),
     Option("tsed-08", "also compute TSED with the published (1, 0.8, 1) costs", A,
            _on(DEMO, SCORE), group="analysis", kind="flag", default=False),
     Option("textual", "also compute token LCS / Levenshtein and pycode_similar's "

@@ -37,6 +37,7 @@ from codequorum.core.safe_text import safe_text
 from codequorum.core.words import count
 from codequorum.ingest.sample_files import INPUT_FORMATS, ReadOptions, load_problems
 from codequorum.options.arguments import add_options
+from codequorum.options.declarations import chosen_metrics
 from codequorum.pipeline.analyze import AnalysisOptions
 from codequorum.pipeline.score import (
     ScoreRun,
@@ -70,12 +71,14 @@ def analysis_options(args: argparse.Namespace, fmt: OutputFormat | None = None
     if args.cluster_threshold < 0:
         raise UserError("--cluster-threshold must not be negative")
     interpreter = getattr(args, "interpreter", None)
+    chosen = chosen_metrics(getattr(args, "metrics", None), tsed=args.tsed,
+                            tsed_08=args.tsed_08, textual=args.textual)
     return AnalysisOptions(
         max_depth=args.max_depth,
         jsd_log_base=args.jsd_log_base,
-        tsed=args.tsed,
-        tsed_08=args.tsed_08,
-        textual=args.textual,
+        tsed="tsed" in chosen,
+        tsed_08="tsed_08" in chosen,
+        textual="textual" in chosen,
         cluster_threshold=args.cluster_threshold,
         stable_jsd=args.stable_jsd,
         outlier_gap=args.outlier_gap,
