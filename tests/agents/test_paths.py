@@ -53,6 +53,18 @@ def test_paths_that_are_refused(root: Path, given: str, reason: str) -> None:
         inside(root, given)
 
 
+def test_hidden_files_and_folders_are_not_read_for_an_agent(root: Path) -> None:
+    # a repository's .env, .git/config or a link to one: secrets, not source
+    (root / ".env").write_text("def token():\n    return 'sk-private'\n", encoding="utf-8")
+    (root / ".git").mkdir()
+    (root / ".git" / "hook.py").write_text("def h():\n    return 1\n", encoding="utf-8")
+    (root / "env.py").symlink_to(root / ".env")
+    for given in (".env", ".git/hook.py", "env.py", "pkg/../.env", str(root / ".env")):
+        with pytest.raises(PathRefused, match="hidden file or folder"):
+            read_source(root, given)
+    assert read_source(root, "pkg/mod.py").text.startswith("def f")
+
+
 def test_links_that_lead_out_and_link_loops_are_refused(root: Path) -> None:
     (root / "out.py").symlink_to(root.parent / "outside.py")
     (root / "dir").symlink_to(root.parent, target_is_directory=True)

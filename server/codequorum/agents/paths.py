@@ -2,8 +2,9 @@
 
 An agent's path is untrusted: it may climb out of the workspace (``../../etc/passwd``),
 name a symlink that points out, a FIFO that would block the read, a device, a huge or a
-binary file. :func:`read_source` accepts only a regular file whose real path lies inside
-the workspace root, of at most :data:`MAX_SOURCE_BYTES`, and says in one line why not.
+binary file, or a hidden one that holds secrets (``.env``). :func:`read_source` accepts
+only a regular file whose real path lies inside the workspace root, in no hidden folder and
+not hidden itself, of at most :data:`MAX_SOURCE_BYTES`, and says in one line why not.
 :func:`store_file` is where the workspace keeps its versions, refused when the store or
 its folder is a link that leads out of the workspace.
 """
@@ -63,6 +64,9 @@ def inside(root: Path, given: str) -> Path:
     if not real.is_relative_to(root):
         raise PathRefused(f"{_shown(given)}: outside the workspace {safe_text(root)} (a path "
                           "or link that leads out of it is not read)")
+    if any(part.startswith(".") for part in real.relative_to(root).parts):
+        raise PathRefused(f"{_shown(given)}: a hidden file or folder of the workspace (such "
+                          "as .env or .git) is not read for an agent")
     return real
 
 
