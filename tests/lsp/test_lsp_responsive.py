@@ -1,8 +1,8 @@
 """Hovers, lenses and code actions answer at once, even while an analysis is computed:
 with what is ready, the rest in the background, and a refresh when it is done.
 
-Speed is not timed against a wall-clock figure: a large set makes the analysis slow, and the
-test checks that the first answers came back well before it finished (the refresh)."""
+Nothing here is timed: a large set makes the analysis slow, and the first answers show they did
+not wait for it by what they say (computing), whatever the machine's speed; the refresh follows."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from .conftest import lens_refreshes, lsp_session
 from .helpers import code_lenses, hover_once, open_document, position_of, wait_for
 
 #: Versions in the set: enough that comparing them takes far longer than an answer.
-N_VERSIONS = 120
+N_VERSIONS = 200
 
 DOC = "def f(xs):\n    return sum(xs)\n\n\ndef g(xs):\n    return len(xs)\n"
 
@@ -59,12 +59,9 @@ def seed(workspace: Path, path: Path, codes: list[str]) -> None:
         store.close()
 
 
-async def timed(request: Awaitable[Any]) -> tuple[Any, float]:
-    """A request's answer and how long it took (event-loop seconds)."""
-    loop = asyncio.get_running_loop()
-    start = loop.time()
-    result = await asyncio.wait_for(request, timeout=60)
-    return result, loop.time() - start
+async def answer(request: Awaitable[Any]) -> Any:
+    """A request's answer, or a failure after a minute rather than a hung test."""
+    return await asyncio.wait_for(request, timeout=60)
 
 
 async def test_cold_answers_come_before_the_analysis_and_a_refresh_follows(
@@ -73,19 +70,19 @@ async def test_cold_answers_come_before_the_analysis_and_a_refresh_follows(
     path = workspace / "big.py"
     seed(workspace, path, versions(N_VERSIONS))
     async with lsp_session(workspace, lens_refresh=True) as client:
-        loop = asyncio.get_running_loop()
-        opened = loop.time()
         uri = open_document(client, path, DOC)
         doc_id = types.TextDocumentIdentifier(uri=uri)
         pos = position_of(DOC, "f(xs)")
         hover, lens, action = await asyncio.gather(
-            timed(
+            answer(
                 client.text_document_hover_async(
                     types.HoverParams(text_document=doc_id, position=pos)
                 )
             ),
-            timed(client.text_document_code_lens_async(types.CodeLensParams(text_document=doc_id))),
-            timed(
+            answer(
+                client.text_document_code_lens_async(types.CodeLensParams(text_document=doc_id))
+            ),
+            answer(
                 client.text_document_code_action_async(
                     types.CodeActionParams(
                         text_document=doc_id,
@@ -95,39 +92,30 @@ async def test_cold_answers_come_before_the_analysis_and_a_refresh_follows(
                 )
             ),
         )
-        answered = loop.time()
 
         # the first answers: partial, and none waited for the analysis
-        first_hover, _ = hover
+        first_hover = hover
         assert isinstance(first_hover, types.Hover)
         assert isinstance(first_hover.contents, types.MarkupContent)
         assert first_hover.contents.value == (
             f"**codequorum** · `f` · {N_VERSIONS} versions · {COMPUTING}"
         )
-        first_lenses, _ = lens
+        first_lenses = lens
         assert isinstance(first_lenses, list | tuple)
         assert [x.command.title for x in first_lenses if x.command] == [COMPUTING_TITLE]
-        first_actions, _ = action
+        first_actions = action
         # no edit (they need the analysis); the commands no lens runs come at once
         assert [(a.title, a.edit) for a in first_actions or ()] == [
             ("Run the versions of `f` in the sandbox", None),
             (f"Clear the {N_VERSIONS} stored versions of `f`", None),
         ]
-        assert lens_refreshes(client) == []  # nothing was ready when they answered
 
         # the light analysis finishes in the background, and the client is told
         await wait_for(lambda: lens_refreshes(client), timeout=300)
-        refreshed = lens_refreshes(client)[0]
         lenses = await code_lenses(client, uri)
         titles = [x.command.title for x in lenses if x.command]
         assert titles[0].startswith(f"{N_VERSIONS} versions")
         assert titles[1:] == ["Compare", "Regenerate"]
-
-        # every first answer took well under the time the analysis took
-        analysis_time = refreshed - opened
-        slowest = max(hover[1], lens[1], action[1])
-        assert answered < refreshed
-        assert slowest < analysis_time / 2, (slowest, analysis_time)
 
         # a function without versions: no hover, as before
         assert await hover_once(client, uri, position_of(DOC, "g(xs)")) is None
