@@ -36,7 +36,7 @@ TARGET = 0.98
 
 def judged(sets: list[SampleSet], opts: DynamicOptions) -> list[tuple[Any, ...]]:
     """Per set: (recommended, risk, trust) after a run."""
-    fast = AnalysisOptions(tsed=False, sctd=False)
+    fast = AnalysisOptions(metrics=("textual",), sctd=False)
     reports = run_dynamic_many(sets, opts)
     return [(r.recommended, r.risk, r.trust) for r in
             (analyze(ss, fast, dynamic=dyn) for ss, dyn in zip(sets, reports, strict=True))]

@@ -47,7 +47,7 @@ def build_page(data: Path, base: int, samples: int, sets: int) -> tuple[str, flo
     start = time.perf_counter()
     read = [s for s in read_sample_sets(str(data), ReadOptions(max_samples=samples))
             if not isinstance(s, ReadError)][:base]
-    reports = [analyze(s, AnalysisOptions(tsed=False)) for s in read]
+    reports = [analyze(s, AnalysisOptions(metrics=("textual",))) for s in read]
     doc = html_document(reports, total=sets)
     entries: list[dict[str, Any]] = []
     codes: list[list[str] | None] = []

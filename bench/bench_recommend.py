@@ -48,7 +48,7 @@ from codequorum.pipeline.analyze import AnalysisOptions, analyze
 from recommend_cache import CACHE, REPO, TaskRuns, read_cache
 
 SETS = REPO / "bench" / "results" / "recommend_sets.json"
-OPTIONS = AnalysisOptions(tsed=False, textual=False, keep_matrices=False, sctd=False)
+OPTIONS = AnalysisOptions(metrics=(), keep_matrices=False, sctd=False)
 
 
 def exception_key(outcome: Any) -> str | None:

@@ -206,8 +206,8 @@ def _stage_function(stage: str) -> Callable[[Any], object]:
     from codequorum.metrics.tree_edit import tsed_matrix
     from codequorum.pipeline.analyze import AnalysisOptions, analyze, static_sctd
 
-    cli = AnalysisOptions(textual=False, keep_matrices=False)  # the command line's defaults
-    no_tsed = AnalysisOptions(textual=False, keep_matrices=False, tsed=False)
+    cli = AnalysisOptions(metrics=("tsed",), keep_matrices=False)  # the command line's defaults
+    no_tsed = AnalysisOptions(metrics=(), keep_matrices=False)
     if stage == "unified / tree diff (--textual)":
         from codequorum.metrics.pycode_similar import pycode_similar_matrices
 

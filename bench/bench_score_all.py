@@ -78,7 +78,7 @@ def breakdown(tasks: int) -> None:
     read_s = time.perf_counter() - t0
     chosen = sets[:tasks]
     structural_matrices(chosen[0].codes, "python")  # warm the grammar
-    opts = AnalysisOptions(tsed=False, textual=False, keep_matrices=False)
+    opts = AnalysisOptions(metrics=(), keep_matrices=False)
 
     def best(fn: Callable[[], object]) -> float:
         times = []

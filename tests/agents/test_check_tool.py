@@ -19,7 +19,7 @@ JS = "function add(a, b) {\n  return a + b;\n}\n"
 
 
 def _check(root: Path, **kwargs: object) -> CheckResult:
-    ws = AgentWorkspace(root, AgentOptions(tsed=False))
+    ws = AgentWorkspace(root, AgentOptions(metrics=("textual",)))
     try:
         return check_function(ws, CheckArgs.model_validate(kwargs), no_progress,
                               threading.Event())

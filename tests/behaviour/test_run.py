@@ -472,7 +472,7 @@ def test_other_languages_are_not_run_as_python() -> None:
     assert report.summary["pass_rate_mean"] is None and report.summary["oer"] is None
     assert report.summary["sctd_jsd"] is None
     assert any("Python only" in n for n in report.notes)
-    merged = analyze(js, AnalysisOptions(tsed=False), dynamic=report)
+    merged = analyze(js, AnalysisOptions(metrics=("textual",)), dynamic=report)
     assert merged.summary["pass_rate_mean"] is None
     assert "behaviour metrics are for Python only: the javascript versions were not run" \
         in merged.notes
@@ -493,7 +493,7 @@ def test_docstring_examples_beside_tests_are_checked_not_graded() -> None:
     # the pass rate stays the tests' own (2 + 2 == 2 * 2), the example's result is kept
     assert [c.pass_rate for c in report.candidates] == [1.0, 1.0, 1.0]
     assert report.passes == [[True, False], [True, True], [True, False]]
-    analysis = analyze(ss, AnalysisOptions(tsed=False, textual=False), dynamic=report)
+    analysis = analyze(ss, AnalysisOptions(metrics=()), dynamic=report)
     # two versions agree on f(3) == 5; the one passing the docstring's example is kept
     assert (analysis.recommended, analysis.recommended_by) == (1, "behaviour")
     assert analysis.recommendation is not None
@@ -649,7 +649,7 @@ def test_hidden_tests_change_neither_the_pick_nor_its_risk(
     assert len(sets) == 164
     # small scaling sizes: no version comes near its time limit in one run and not the other
     opts = DynamicOptions(jobs=2, scaling_sizes=(8, 16))
-    fast = AnalysisOptions(tsed=False, sctd=False)
+    fast = AnalysisOptions(metrics=("textual",), sctd=False)
 
     sources: list[list[str]] = []
 

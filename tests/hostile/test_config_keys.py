@@ -305,7 +305,7 @@ def test_a_refused_key_in_the_workspace_file_is_one_warning_in_the_editor(tmp_pa
         'no-tsed = true\n[check]\nstore = "/etc/passwd"\n[sample]\nbase-url = '
         '"https://collect.example/v1"\n[score]\nsandbox = "weak"\n', encoding="utf-8")
     settings, warnings = file_settings(str(tmp_path))
-    assert settings.analysis.tsed is False
+    assert settings.analysis.metrics == ("textual",)
     assert (settings.store.path, settings.provider.base_url, settings.dynamic.sandbox) == (
         "", "https://api.openai.com/v1", "strict")
     assert [w.split(": a project's", 1)[0] for w in warnings] == [

@@ -123,7 +123,7 @@ def test_accumulator_equals_the_held_computation_on_real_sets(shared_dir: Path) 
     data = shared_dir / "data" / "humaneval_codegen16b_t0.8.jsonl"
     sets = [s for s in read_sample_sets(data, ReadOptions(limit=12, max_samples=5))
             if isinstance(s, SampleSet)]
-    reports = [analyze(s, AnalysisOptions(tsed=False, keep_matrices=False)) for s in sets]
+    reports = [analyze(s, AnalysisOptions(metrics=("textual",), keep_matrices=False)) for s in sets]
     accumulator = OverallAccumulator()
     for r in reports:
         accumulator.add(r)

@@ -42,7 +42,7 @@ def _options(base_url: str, watch: str = "ask", **extra: Any) -> dict[str, Any]:
                      "samples": 3, "timeout": 5},
         "watch": watch,
         "dynamic": {"auto": False},
-        "analysis": {"tsed": False},
+        "analysis": {"metrics": ["textual"]},
         **extra,
     }
 

@@ -39,10 +39,13 @@ def test_schema_and_dataclass_name_the_same_settings(schema: dict[str, Any]) -> 
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.key)
 def test_schema_default_type_and_bounds_match(schema: dict[str, Any], spec: Spec) -> None:
     prop = schema["properties"][PREFIX + spec.key]
-    assert prop["default"] == spec.default
-    expected_type = {"integer?": ["integer", "null"]}.get(spec.kind, spec.kind)
+    default = spec.default
+    assert prop["default"] == (list(default) if isinstance(default, tuple) else default)
+    expected_type = {"integer?": ["integer", "null"], "boolean?": ["boolean", "null"],
+                     "strings": "array"}.get(spec.kind, spec.kind)
     assert prop["type"] == expected_type
-    assert tuple(prop.get("enum", ())) == spec.enum
+    enum = prop["items"].get("enum", ()) if spec.kind == "strings" else prop.get("enum", ())
+    assert tuple(enum) == spec.enum
     if spec.exclusive_minimum:
         assert prop["exclusiveMinimum"] == spec.minimum
     else:
@@ -199,3 +202,39 @@ def test_propose_inputs_is_off_by_default_and_asks_the_provider_endpoint() -> No
     assert bad.dynamic.propose_inputs is False
     assert warnings == ['invalid setting codequorum.dynamic.proposeInputs = "yes": expected '
                         "true or false; using the default false"]
+
+
+def test_metrics_is_one_choice_of_the_registry_names() -> None:
+    settings, warnings = parse_settings({"analysis": {"metrics": ["textual", "tsed_08"]}})
+    assert (settings.analysis.metrics, warnings) == (("tsed_08", "textual"), [])
+    assert Settings().analysis.metrics == ("tsed", "textual")
+    bad, warnings = parse_settings({"analysis": {"metrics": ["tsed", "lcs"]}})
+    assert bad.analysis.metrics == ("tsed", "textual")
+    assert warnings == ['invalid setting codequorum.analysis.metrics = ["tsed", "lcs"]: '
+                        'unknown "lcs": expected some of tsed, tsed_08, textual; using the '
+                        'default ["tsed", "textual"]']
+    bad, warnings = parse_settings({"analysis": {"metrics": "tsed"}})
+    assert bad.analysis.metrics == ("tsed", "textual")
+    assert "expected a list of strings" in warnings[0]
+
+
+@pytest.mark.parametrize(("raw", "metrics"), [
+    ({"tsed": False}, ("textual",)),
+    ({"tsed": False, "metrics": ["tsed", "tsed_08"]}, ("tsed_08",)),
+    ({"tsed": True, "metrics": []}, ("tsed",)),
+])
+def test_the_deprecated_tsed_still_works_and_says_so(raw: dict[str, Any],
+                                                     metrics: tuple[str, ...]) -> None:
+    settings, warnings = parse_settings({"analysis": raw})
+    assert settings.analysis.metrics == metrics
+    assert warnings == ["codequorum.analysis.tsed is deprecated: use "
+                        "codequorum.analysis.metrics"]
+
+
+def test_the_deprecated_tsed_left_null_changes_nothing_and_says_nothing() -> None:
+    # VS Code sends every declared setting, a deprecated one at its default (null) too
+    base, _ = parse_settings({"analysis": {"metrics": ["tsed_08"]}})
+    settings, warnings = parse_settings({"analysis": {"tsed": None}}, base)
+    assert (settings.analysis.metrics, warnings) == (("tsed_08",), [])
+    over, _ = parse_settings({"analysis": {"tsed": False}}, base)
+    assert over.analysis.metrics == ("tsed_08",)

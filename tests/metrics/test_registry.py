@@ -50,10 +50,11 @@ def test_computed_through_the_registry_as_by_the_metric_functions() -> None:
 
 
 def test_switches_and_defaults() -> None:
-    on = [m.key for m in PAIR_METRICS if m.wanted(AnalysisOptions())]
+    on = [m.key for m in PAIR_METRICS if m.wanted(AnalysisOptions().metrics)]
     assert on == ["sce_struct", "sce_value", "jsd_struct", "jsd_value", "tsed"]
-    off = AnalysisOptions(tsed=False, tsed_08=True)
-    assert [m.key for m in PAIR_METRICS if m.wanted(off)][-1] == "tsed_08"
+    assert registry.DEFAULT_METRICS == ("tsed",)
+    off = AnalysisOptions(metrics=("tsed_08", "textual"))
+    assert [m.key for m in PAIR_METRICS if m.wanted(off.metrics)][-1] == "tsed_08"
     report = analyze(SampleSet.from_codes("t", CODES), off)
     assert list(report.matrices)[:5] == ["sce_struct", "sce_value", "jsd_struct", "jsd_value",
                                          "tsed_08"]

@@ -358,12 +358,12 @@ def test_language_server_settings_from_the_files() -> None:
     write(Path("codequorum.toml"), "no-tsed = true\n[sample]\nmodel = \"llama3\"\n")
     base, warnings = file_settings(str(Path.cwd()))
     # which model the user's key pays for is the user's choice, not the project's
-    assert (base.analysis.tsed, base.provider.model) == (False, "gpt-4o-mini")
+    assert (base.analysis.metrics, base.provider.model) == (("textual",), "gpt-4o-mini")
     assert len(warnings) == 1 and "model" in warnings[0], warnings
     assert "cannot choose which model your API key pays for" in warnings[0]
     editor, _ = parse_settings({"provider": {"model": "gpt-4o-mini"}}, base)
-    assert (editor.analysis.tsed, editor.provider.model) == (False, "gpt-4o-mini")
+    assert (editor.analysis.metrics, editor.provider.model) == (("textual",), "gpt-4o-mini")
     write(Path("codequorum.toml"), "jobs = 0\n")
     base, warnings = file_settings(str(Path.cwd()))
-    assert (base.analysis.tsed, warnings) == (True, ["codequorum.toml: jobs = 0: expected at "
-                                                     "least 1, got 0"])
+    assert (base.analysis.metrics, warnings) == (("tsed", "textual"), [
+        "codequorum.toml: jobs = 0: expected at least 1, got 0"])

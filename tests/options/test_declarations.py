@@ -8,10 +8,9 @@ import argparse
 import pytest
 
 from codequorum.cli.main import command_parsers
-from codequorum.metrics.registry import PAIR_METRICS
+from codequorum.metrics.registry import EDITOR_METRICS, METRIC_CHOICES, PAIR_METRICS
 from codequorum.options.declarations import (
     COMMANDS,
-    METRIC_CHOICES,
     OPTIONS,
     chosen_metrics,
     keys_of,
@@ -56,26 +55,34 @@ def test_one_name_is_declared_once_per_command() -> None:
 
 
 def test_the_metrics_a_run_may_choose_come_from_the_registry() -> None:
-    switches = [m.switch for m in PAIR_METRICS if m.switch]
-    assert METRIC_CHOICES == (*dict.fromkeys(switches), "textual") == ("tsed", "tsed_08",
-                                                                       "textual")
-    assert metric_list(" tsed_08, textual ,") == {"tsed_08", "textual"}
-    assert metric_list("") == frozenset()
+    optional = [m.key for m in PAIR_METRICS if m.optional]
+    assert METRIC_CHOICES == (*optional, "textual") == ("tsed", "tsed_08", "textual")
+    # one choice, in the registry's order, whatever order it was given in
+    assert metric_list(" textual, tsed_08 ,tsed_08") == ("tsed_08", "textual")
+    assert metric_list("") == ()
     with pytest.raises(argparse.ArgumentTypeError, match="unknown metric 'lcs'"):
         metric_list("tsed,lcs")
 
 
 @pytest.mark.parametrize(("listed", "flags", "chosen"), [
-    (None, {}, {"tsed"}),
-    (None, {"tsed": False}, set()),
-    (None, {"tsed_08": True, "textual": True}, {"tsed", "tsed_08", "textual"}),
-    (frozenset(), {}, set()),
-    (frozenset({"tsed_08"}), {}, {"tsed_08"}),
-    (frozenset({"tsed", "textual"}), {"tsed": False}, {"textual"}),
+    (None, {}, ("tsed",)),
+    (None, {"tsed": False}, ()),
+    (None, {"tsed_08": True, "textual": True}, ("tsed", "tsed_08", "textual")),
+    ((), {}, ()),
+    (("tsed_08",), {}, ("tsed_08",)),
+    (("tsed", "textual"), {"tsed": False}, ("textual",)),
 ])
-def test_the_older_flags_change_the_list(listed: frozenset[str] | None,
-                                         flags: dict[str, bool], chosen: set[str]) -> None:
-    assert chosen_metrics(listed, **flags) == chosen
+def test_the_older_flags_change_the_list(listed: tuple[str, ...] | None,
+                                         flags: dict[str, bool],
+                                         chosen: tuple[str, ...]) -> None:
+    assert chosen_metrics(listed, tsed=flags.get("tsed", True),
+                          tsed_08=flags.get("tsed_08", False),
+                          textual=flags.get("textual", False)) == chosen
+
+
+def test_a_command_without_a_list_takes_its_default() -> None:
+    assert chosen_metrics(None, default=EDITOR_METRICS) == ("tsed", "textual")
+    assert chosen_metrics(None, default=EDITOR_METRICS, tsed=False) == ("textual",)
 
 
 def test_metrics_is_one_choice_with_the_older_flags_as_its_spellings() -> None:
@@ -83,12 +90,23 @@ def test_metrics_is_one_choice_with_the_older_flags_as_its_spellings() -> None:
 
     parser = command_parsers()["score"]
 
-    def options(*argv: str) -> tuple[bool, bool, bool]:
-        o = analysis_options(parser.parse_args([*argv, "in.jsonl"]))
-        return o.tsed, o.tsed_08, o.textual
+    def options(*argv: str) -> tuple[str, ...]:
+        return analysis_options(parser.parse_args([*argv, "in.jsonl"])).metrics
 
-    assert options() == (True, False, False)
+    assert options() == ("tsed",)
     assert options("--metrics", "tsed_08,textual") == options("--no-tsed", "--tsed-08",
-                                                              "--textual") == (False, True, True)
-    assert options("--metrics", "") == options("--no-tsed") == (False, False, False)
-    assert options("--metrics", "tsed", "--textual") == (True, False, True)
+                                                              "--textual") == ("tsed_08",
+                                                                               "textual")
+    assert options("--metrics", "") == options("--no-tsed") == ()
+    assert options("--metrics", "tsed", "--textual") == ("tsed", "textual")
+
+
+@pytest.mark.parametrize("command", ["check", "mcp"])
+def test_check_and_mcp_take_the_same_choice(command: str) -> None:
+    parser = command_parsers()[command]
+    base = ["x.py"] if command == "check" else []
+    assert parser.parse_args([*base, "--metrics", "textual,tsed"]).metrics == ("tsed",
+                                                                               "textual")
+    assert parser.parse_args(base).metrics is None
+    with pytest.raises(SystemExit):
+        parser.parse_args([*base, "--metrics", "lcs"])

@@ -25,9 +25,9 @@ from codequorum.metrics.structural import structural_matrices
 from codequorum.pipeline.analyze import ALL_EMPTY_NOTE, AnalysisOptions, analyze
 
 REPO = Path(__file__).resolve().parents[2]
-FAST = AnalysisOptions(tsed=False, textual=False)
+FAST = AnalysisOptions(metrics=())
 #: The stability line given as a constant (``--stable-jsd 0.8``).
-CONSTANT_LINE = AnalysisOptions(tsed=False, textual=False, stable_jsd=0.8)
+CONSTANT_LINE = AnalysisOptions(metrics=(), stable_jsd=0.8)
 
 # Three versions with the same shape (only names differ), two built differently.
 LOOP = """
@@ -137,7 +137,7 @@ def _five() -> SampleSet:
 
 def test_report_values_come_from_the_metric_matrices() -> None:
     s = _five()
-    report = analyze(s, AnalysisOptions(textual=False))
+    report = analyze(s, AnalysisOptions(metrics=("tsed",)))
     sm = structural_matrices(s.codes, "python")
     for name in ("sce_struct", "sce_value", "jsd_struct", "jsd_value"):
         np.testing.assert_allclose(report.matrices[name], getattr(sm, name))
@@ -252,7 +252,7 @@ def test_stable_and_unstable_thresholds() -> None:
     assert report.verdicts[0].code == "unstable-structure"
     assert report.verdicts[0].severity == "warning"
     assert "no two of the 3 versions share a shape" in report.verdicts[0].message
-    strict = analyze(same, AnalysisOptions(tsed=False, textual=False, stable_jsd=1.01))
+    strict = analyze(same, AnalysisOptions(metrics=(), stable_jsd=1.01))
     assert strict.verdicts[0].code == "unstable-structure"
 
 
@@ -281,7 +281,7 @@ def test_empty_answers_are_versions_with_a_note() -> None:
     from codequorum.metrics.opcodes import sctd, static_opcode_counts
 
     codes = [LOOP, "", LOOP_RENAMED, "   \n", BUILTIN]
-    report = analyze(SampleSet.from_codes("t", codes), AnalysisOptions(tsed=False))
+    report = analyze(SampleSet.from_codes("t", codes), AnalysisOptions(metrics=("textual",)))
     assert report.n == report.n_total == 5 and report.indices == [0, 1, 2, 3, 4]
     assert report.empty == [1, 3] and report.skipped == []
     assert any(n.startswith("versions 2 and 4 are empty") for n in report.notes)
@@ -320,7 +320,7 @@ def test_a_set_whose_every_version_is_empty_is_an_outcome(
     """Every answer empty: token LCS 0 and LED 0, as the study's scripts give, and a note;
     no shape figure, verdict or pick (there is no code)."""
     report = analyze(SampleSet.from_codes("blank", ["", " ", "\n"]),
-                     AnalysisOptions(tsed=False, textual=True))
+                     AnalysisOptions(metrics=("textual",)))
     assert report.status == "ok" and report.message is None
     assert report.n == 3 and report.empty == [0, 1, 2]
     none = {"ordered": None, "unordered": None}
@@ -348,24 +348,23 @@ def test_syntax_errors_are_scored_and_flagged() -> None:
 
 def test_textual_figures_and_log_base() -> None:
     s = _five()
-    report = analyze(s, AnalysisOptions(tsed=False, textual=True))
+    report = analyze(s, AnalysisOptions(metrics=("textual",)))
     for key in ("lcs_mean", "lcs_worst", "led_mean", "led_worst", "lcs_pair_mean",
                 "led_pair_mean"):
         assert isinstance(report.summary[key], float)
     assert report.matrices["lcs"].shape == (5, 5)
-    ln = analyze(s, AnalysisOptions(tsed=False, textual=False, jsd_log_base=math.e))
+    ln = analyze(s, AnalysisOptions(metrics=(), jsd_log_base=math.e))
     sm = structural_matrices(s.codes, "python", jsd_log_base=math.e)
     assert ln.pair("jsd_struct") == pytest.approx(pair_means(sm.jsd_struct)[0])
     assert ln.pair("jsd_struct") != pytest.approx(report.pair("jsd_struct"))
-    assert not analyze(s, AnalysisOptions(tsed=False, textual=False,
-                                          keep_matrices=False)).matrices
+    assert not analyze(s, AnalysisOptions(metrics=(), keep_matrices=False)).matrices
 
 
 def test_reference_means_five_samples_and_real_sets(reference_dir: Path) -> None:
     """The summaries reproduce the published packages' means (natural-log JSD flavour)."""
     ref = json.loads((reference_dir / "structural.json").read_text())
     cases = [ref["five_samples"], *ref["real_sets"][:5]]
-    opts = AnalysisOptions(jsd_log_base=math.e, tsed=False, textual=False)
+    opts = AnalysisOptions(metrics=(), jsd_log_base=math.e)
     for case in cases:
         report = analyze(SampleSet.from_codes(case["task_id"], case["samples"]), opts)
         for kind in ("ordered", "unordered"):
@@ -380,7 +379,7 @@ def test_reference_means_five_samples_and_real_sets(reference_dir: Path) -> None
                                                                    rel=1e-9)
     five = ref["five_samples"]
     both = analyze(SampleSet.from_codes("five", five["samples"]),
-                   AnalysisOptions(textual=False, tsed_08=True))
+                   AnalysisOptions(metrics=("tsed", "tsed_08")))
     assert both.pair("tsed", "unordered") == pytest.approx(
         five["unordered_mean"]["tsed_1_1_1"], rel=1e-9)
     assert both.pair("tsed_08", "unordered") == pytest.approx(
@@ -423,7 +422,8 @@ def test_dynamic_figures_and_verdicts_merge(report_schema: dict[str, Any]) -> No
 
 
 def test_to_dict_is_json_and_matches_schema(report_schema: dict[str, Any]) -> None:
-    report = analyze(_five(), AnalysisOptions(textual=True, tsed_08=True), current_index=3)
+    report = analyze(_five(), AnalysisOptions(metrics=("tsed", "tsed_08", "textual")),
+                     current_index=3)
     d = report.to_dict(include_matrices=True)
     text = json.dumps(d, allow_nan=False)
     back = json.loads(text)
@@ -455,7 +455,7 @@ def test_real_samples_stable_and_unstable(shared_dir: Path) -> None:
 def test_too_many_samples_is_refused_with_the_reason() -> None:
     s = SampleSet.from_codes("big", [LOOP, BUILTIN, RECURSIVE, LOOP_RENAMED])
     with pytest.raises(UserError, match="4 usable versions; at most 3 are compared"):
-        analyze(s, AnalysisOptions(tsed=False, textual=False, max_samples=3))
+        analyze(s, AnalysisOptions(metrics=(), max_samples=3))
 
 
 def test_tsed_trees_are_built_once_for_both_costs(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -473,7 +473,7 @@ def test_tsed_trees_are_built_once_for_both_costs(monkeypatch: pytest.MonkeyPatc
         return real(codes, language, *args, **kwargs)
 
     monkeypatch.setattr(tree_edit, "build_trees", counting)
-    report = analyze(s, AnalysisOptions(tsed=True, tsed_08=True, textual=False))
+    report = analyze(s, AnalysisOptions(metrics=("tsed", "tsed_08")))
     assert built == [codes]
     monkeypatch.undo()
     np.testing.assert_allclose(report.matrices["tsed"], tree_edit.tsed_matrix(codes, "python"))
@@ -506,7 +506,7 @@ def test_static_sctd_without_a_run_matches_the_reference(reference_dir: Path,
     path = reference_dir / "dynamic" / f"ref_py{version}" / "sctd.csv"
     with path.open() as fh:
         ref = {row["problem_id"]: row for row in csv.DictReader(fh)}
-    opts = AnalysisOptions(tsed=False, textual=False, interpreter=interpreter)
+    opts = AnalysisOptions(metrics=(), interpreter=interpreter)
     for pid, codes in _reference_solutions(reference_dir).items():
         report = analyze(SampleSet.from_codes(pid, codes), opts)
         assert report.summary["sctd_jsd"] == pytest.approx(float(ref[pid]["SCTD_JSD"]),
@@ -529,7 +529,7 @@ def test_static_sctd_leaves_out_empty_and_broken_versions_and_other_languages() 
                                              "function f() { return 2; }"], "javascript"), FAST)
     assert "sctd_jsd" not in js.summary
     off = analyze(SampleSet.from_codes("t", [LOOP, BUILTIN]),
-                  AnalysisOptions(tsed=False, textual=False, sctd=False))
+                  AnalysisOptions(metrics=(), sctd=False))
     assert "sctd_jsd" not in off.summary
 
 
@@ -537,7 +537,7 @@ def test_unified_and_tree_diff_are_ordered_pair_means_for_python_only() -> None:
     from codequorum.metrics.pycode_similar import tree_diff, unified_diff
 
     codes = [LOOP, BUILTIN, LOOP_RENAMED]
-    report = analyze(SampleSet.from_codes("t", codes), AnalysisOptions(tsed=False))
+    report = analyze(SampleSet.from_codes("t", codes), AnalysisOptions(metrics=("textual",)))
     pairs = [(i, j) for i in range(3) for j in range(3) if i != j]
     expected_u = sum(unified_diff(codes[i], codes[j]) for i, j in pairs) / 6
     expected_t = sum(tree_diff(codes[i], codes[j]) for i, j in pairs) / 6
@@ -546,6 +546,30 @@ def test_unified_and_tree_diff_are_ordered_pair_means_for_python_only() -> None:
     assert report.matrices["unified_diff"][0, 2] == 1.0  # only names differ
     js = analyze(SampleSet.from_codes("t", ["function f() { return 1; }",
                                              "function f() { return 2; }"], "javascript"),
-                 AnalysisOptions(tsed=False))
+                 AnalysisOptions(metrics=("textual",)))
     assert js.summary["unified_diff"] is None and js.summary["tree_diff"] is None
     assert "unified_diff" not in analyze(SampleSet.from_codes("t", codes), FAST).summary
+
+
+def test_the_metrics_are_one_choice_in_the_registry_order() -> None:
+    a = AnalysisOptions(metrics=("textual", "tsed_08", "textual"))
+    assert a.metrics == ("tsed_08", "textual") and a.textual
+    assert a == AnalysisOptions(metrics=("tsed_08", "textual"))
+    assert hash(a) == hash(AnalysisOptions(metrics=("tsed_08", "textual")))
+    with pytest.raises(ValueError, match="unknown metric 'lcs'"):
+        AnalysisOptions(metrics=("lcs",))
+
+
+def test_reports_and_cache_keys_name_each_metric_choice_as_a_flag() -> None:
+    """The report's options, and the text cache keys are made from, keep one flag per
+    metric choice where they always stood (TSED's costs after TSED's flag)."""
+    opts = AnalysisOptions(metrics=("tsed_08",))
+    d = opts.to_dict()
+    assert list(d)[:6] == ["max_depth", "jsd_log_base", "tsed", "tsed_costs", "tsed_08",
+                           "textual"]
+    assert (d["tsed"], d["tsed_costs"], d["tsed_08"], d["textual"]) == (
+        False, [1.0, 1.0, 1.0], True, False)
+    assert "metrics" not in d
+    assert repr(opts).startswith(
+        "AnalysisOptions(max_depth=30, jsd_log_base=2.0, tsed=False, tsed_costs=(1.0, 1.0, "
+        "1.0), tsed_08=True, textual=False, cluster_threshold=0.1, stable_jsd=None, ")

@@ -9,6 +9,7 @@ from codequorum.agents.context import AgentWorkspace
 from codequorum.agents.schema import CompareArgs, CompareResult, VerdictOut
 from codequorum.core import parsing
 from codequorum.core.model import Sample, SampleSet
+from codequorum.metrics.registry import TEXTUAL
 from codequorum.pipeline.analyze import AnalysisOptions, analyze
 from codequorum.render.json_out import safe_values
 
@@ -17,9 +18,11 @@ TASK_ID = "compare_versions"
 
 
 def compare_options(ws: AgentWorkspace) -> AnalysisOptions:
-    """``codequorum score``'s defaults, with the server's depth and TSED choice."""
-    return AnalysisOptions(max_depth=ws.options.max_depth, tsed=ws.options.tsed,
-                           textual=False, keep_matrices=False)
+    """``codequorum score``'s defaults, with the server's depth and choice of metrics (the
+    textual figures left out, as ``score`` leaves them out unless asked)."""
+    metrics = tuple(m for m in ws.options.metrics if m != TEXTUAL)
+    return AnalysisOptions(max_depth=ws.options.max_depth, metrics=metrics,
+                           keep_matrices=False)
 
 
 def compare_versions(ws: AgentWorkspace, args: CompareArgs) -> CompareResult:

@@ -20,6 +20,7 @@ from codequorum.core.parsing import FunctionInfo
 from codequorum.core.safe_text import safe_text
 from codequorum.generate.endpoint import ProviderConfig
 from codequorum.generate.prompting import DEFAULT_CONTEXT_LINES
+from codequorum.metrics.registry import EDITOR_METRICS
 from codequorum.pipeline.session import Session, SessionConfig
 
 log = logging.getLogger(__name__)
@@ -41,7 +42,8 @@ class AgentOptions:
     """How functions are analysed and where new versions are asked for."""
 
     max_depth: int = 30
-    tsed: bool = True
+    #: The optional metrics of a full analysis (a choice of the metric registry's names).
+    metrics: tuple[str, ...] = EDITOR_METRICS
     dynamic_timeout: float = 10.0
     provider: ProviderConfig = field(default_factory=ProviderConfig)
     context_lines: int = DEFAULT_CONTEXT_LINES
@@ -78,7 +80,7 @@ class AgentWorkspace:
             if self._session is None:
                 self._session = Session(self._notify, SessionConfig(
                     store=str(self.store_path()), include_current=True,
-                    max_depth=self.options.max_depth, tsed=self.options.tsed,
+                    max_depth=self.options.max_depth, metrics=self.options.metrics,
                     dynamic_timeout=self.options.dynamic_timeout, dynamic_sandbox="strict"))
                 self._session.reconfigure(self._session.config, root=str(self.root))
             return self._session

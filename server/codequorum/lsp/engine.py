@@ -67,7 +67,7 @@ def session_config(settings: Settings) -> SessionConfig:
         store=settings.store.path,
         include_current=a.include_current,
         max_depth=a.max_depth,
-        tsed=a.tsed,
+        metrics=a.metrics,
         dynamic_timeout=settings.dynamic.timeout,
         dynamic_sandbox=settings.dynamic.sandbox,
     )

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from codequorum.core.report import Severity
+from codequorum.metrics.registry import EDITOR_METRICS, metric_choice
 from codequorum.options.declarations import SETTINGS, Setting
 from codequorum.options.policy import Reach
 
@@ -119,11 +120,12 @@ class CodeActionSettings:
 
 @dataclass(frozen=True)
 class AnalysisSettings:
-    """Options handed to the structural analysis."""
+    """Options handed to the structural analysis: ``metrics``, the optional metrics a
+    function's full analysis computes (a choice of the metric registry's names)."""
 
     include_current: bool = True
     max_depth: int = 30
-    tsed: bool = True
+    metrics: tuple[str, ...] = EDITOR_METRICS
 
 
 @dataclass(frozen=True)
@@ -167,11 +169,6 @@ class Settings:
     #: client sends it as ``trusted``); then nothing runs and nothing is sent.
     trusted: bool = True
 
-    def fingerprint(self) -> str:
-        """A stable text of the settings that change analysis results (for cache keys)."""
-        a = self.analysis
-        return f"include_current={a.include_current};max_depth={a.max_depth};tsed={a.tsed}"
-
 
 @dataclass(frozen=True)
 class Spec:
@@ -182,13 +179,15 @@ class Spec:
     key: str
     group: str
     attr: str
-    kind: Literal["string", "integer", "number", "boolean", "integer?"]
+    kind: Literal["string", "integer", "number", "boolean", "integer?", "boolean?", "strings"]
     minimum: float | None = None
     maximum: float | None = None
     exclusive_minimum: bool = False
     enum: tuple[str, ...] = ()
     reach: Reach = field(kw_only=True)
     project_values: tuple[object, ...] = field(default=(), kw_only=True)
+    #: The setting that replaced this one ("": not deprecated).
+    deprecated: str = field(default="", kw_only=True)
 
     def workspace_may_give(self, value: object) -> bool:
         """Whether a workspace folder's settings may give ``value``."""
@@ -197,7 +196,10 @@ class Spec:
 
     @property
     def default(self) -> Any:
-        """The default, read from the dataclass so there is one source of truth."""
+        """The default, read from the dataclass so there is one source of truth (a
+        deprecated spelling has none: null leaves the setting that replaced it alone)."""
+        if self.deprecated:
+            return None
         group_cls = {f.name: f for f in dataclasses.fields(Settings)}[self.group]
         factory = group_cls.default_factory
         assert factory is not dataclasses.MISSING
@@ -207,11 +209,9 @@ class Spec:
 def _spec(setting: Setting) -> Spec:
     """The language server's view of a declared setting."""
     group, attr = setting.path
-    kind = setting.type
-    assert kind != "strings", f"{setting.name}: the server reads no list setting"
-    return Spec(setting.name, group, attr, kind, setting.minimum, setting.maximum,
+    return Spec(setting.name, group, attr, setting.type, setting.minimum, setting.maximum,
                 setting.exclusive_minimum, setting.enum, reach=setting.reach,
-                project_values=setting.project_values)
+                project_values=setting.project_values, deprecated=setting.deprecated)
 
 
 #: Every server-side setting (schema name -> where it goes, what it accepts, what it can
@@ -252,8 +252,12 @@ def flatten(raw: Any) -> dict[str, Any]:
 def _check(spec: Spec, value: Any) -> tuple[Any, str | None]:
     """The accepted value, or None and why it was refused."""
     kind = spec.kind
-    if kind == "boolean":
+    if kind == "boolean?" and value is None:
+        return None, None
+    if kind in ("boolean", "boolean?"):
         return (value, None) if isinstance(value, bool) else (None, "expected true or false")
+    if kind == "strings":
+        return _strings(spec, value)
     if kind == "string":
         if not isinstance(value, str):
             return None, "expected a string"
@@ -282,11 +286,32 @@ def _check(spec: Spec, value: Any) -> tuple[Any, str | None]:
     return number, None
 
 
-def parse_settings(raw: Any, base: Settings | None = None) -> tuple[Settings, list[str]]:
+def _strings(spec: Spec, value: Any) -> tuple[Any, str | None]:
+    """A list of strings (of ``spec.enum`` when it has one: each once, in its order)."""
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        return None, "expected a list of strings"
+    if not spec.enum:
+        return tuple(value), None
+    unknown = [v for v in value if v not in spec.enum]
+    if unknown:
+        return None, f"unknown {_short(unknown[0])}: expected some of {', '.join(spec.enum)}"
+    return tuple(e for e in spec.enum if e in value), None
+
+
+def _fold_tsed(metrics: tuple[str, ...], tsed: bool) -> tuple[str, ...]:
+    """``analysis.metrics`` after the deprecated ``analysis.tsed``: true adds TSED, false
+    takes it out."""
+    return metric_choice({*metrics, "tsed"} if tsed else set(metrics) - {"tsed"})
+
+
+def parse_settings(raw: Any, base: Settings | None = None,
+                   *, deprecations: bool = True) -> tuple[Settings, list[str]]:
     """Settings from client-supplied JSON, and one warning per refused key.
 
     Keys missing from ``raw`` keep their value in ``base`` (defaults when ``base`` is
     None); refused values fall back to the default. Unknown keys are reported and ignored.
+    A deprecated spelling still works, over the setting that replaced it, and is named in a
+    warning (unless ``deprecations`` is false: a configuration file's option spells it).
     """
     settings = base or Settings()
     warnings: list[str] = []
@@ -296,6 +321,7 @@ def parse_settings(raw: Any, base: Settings | None = None) -> tuple[Settings, li
         )
         return Settings(), warnings
     groups: dict[str, dict[str, Any]] = {}
+    deprecated: dict[str, Any] = {}
     trusted: bool | None = None
     for key, value in flatten(raw).items():
         if key == TRUSTED:
@@ -317,7 +343,17 @@ def parse_settings(raw: Any, base: Settings | None = None) -> tuple[Settings, li
                 f"using the default {_short(spec.default)}"
             )
             accepted = spec.default
+        if spec.deprecated:
+            if accepted is not None:
+                deprecated[key] = accepted
+                if deprecations:
+                    warnings.append(f"{PREFIX}{key} is deprecated: use {spec.deprecated}")
+            continue
         groups.setdefault(spec.group, {})[spec.attr] = accepted
+    if "analysis.tsed" in deprecated:
+        analysis = groups.setdefault("analysis", {})
+        analysis["metrics"] = _fold_tsed(analysis.get("metrics", settings.analysis.metrics),
+                                         deprecated["analysis.tsed"])
     if trusted is not None:
         settings = dataclasses.replace(settings, trusted=trusted)
     if not groups:
@@ -379,7 +415,8 @@ def file_settings(root: str | None) -> tuple[Settings, list[str]]:
         return Settings(), []
     refused: list[str] = []
     try:
-        settings, warnings = parse_settings(workspace_defaults(root, refused))
+        settings, warnings = parse_settings(workspace_defaults(root, refused),
+                                            deprecations=False)
     except UserError as exc:
         return Settings(), [*refused, str(exc)]
     return settings, [*refused, *warnings]

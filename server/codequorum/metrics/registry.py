@@ -16,11 +16,11 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -99,9 +99,10 @@ def _tsed(costs: tuple[float, float, float] | None) -> Callable[[Prepared], Floa
 class PairMetric:
     """One pairwise metric: ``key`` (summary, JSON, CSV ``<key>_ordered``/``_unordered``,
     matrices), ``label`` (table and HTML column), ``title`` (the matrix's name in the
-    editor's report), ``direction``, ``languages`` (None: every language), ``default``
-    (computed unless switched off), ``switch`` (the analysis option that turns it on or
-    off, if any), ``compute``, ``doc`` and ``reference`` (its row of docs/metrics.md)."""
+    editor's report), ``direction``, ``languages`` (None: every language), ``optional``
+    (a run chooses it by its key, see :data:`METRIC_CHOICES`; else always computed),
+    ``default`` (an optional metric chosen when a run names none), ``compute``, ``doc``
+    and ``reference`` (its row of docs/metrics.md)."""
 
     key: str
     label: str
@@ -111,17 +112,17 @@ class PairMetric:
     doc: str
     reference: str
     languages: frozenset[str] | None = None
+    optional: bool = False
     default: bool = True
-    switch: str | None = None
     show: Show = field(default_factory=Show)
 
     def applies(self, language: str) -> bool:
         """Whether the metric is defined for ``language``."""
         return self.languages is None or language in self.languages
 
-    def wanted(self, options: Any) -> bool:
-        """Whether ``options`` (analysis options) ask for it: its switch, else its default."""
-        return bool(getattr(options, self.switch)) if self.switch else self.default
+    def wanted(self, chosen: Iterable[str]) -> bool:
+        """Whether a run that chose the optional metrics ``chosen`` computes it."""
+        return not self.optional or self.key in chosen
 
 
 #: Pairwise metrics, in the order the analysis computes them and CSV and JSON list them.
@@ -149,15 +150,43 @@ PAIR_METRICS: tuple[PairMetric, ...] = (
     PairMetric(
         "tsed", "TSED", "Tree edit distance similarity (TSED)", "similarity", _tsed(None),
         "tree edit distance similarity `(L - d)/L` over the named-node tree, costs (1, 1, 1)",
-        "`tsed` 0.1.0, to 1e-9", switch="tsed",
+        "`tsed` 0.1.0, to 1e-9", optional=True,
         show=Show(table=4, drop=4, html=4, hover=2, hover_label="TSED")),
     PairMetric(
         "tsed_08", "TSED 0.8", "TSED, insertions cost 0.8", "similarity",
         _tsed(PUBLISHED_TSED_COSTS),
         "the same with the published costs (1, 0.8, 1) (`--tsed-08`)", "`tsed` 0.1.0, to 1e-9",
-        default=False, switch="tsed_08", show=Show(html=5)),
+        optional=True, default=False, show=Show(html=5)),
 )
 BY_KEY: dict[str, PairMetric] = {m.key: m for m in PAIR_METRICS}
+
+#: The token and pycode_similar figures (LCS, LED, UnifiedDiff, TreeDiff), chosen as one.
+TEXTUAL = "textual"
+#: What a run may choose to compute (``--metrics``, the editor's ``analysis.metrics``): the
+#: optional pair metrics by key, then the textual figures.
+METRIC_CHOICES: tuple[str, ...] = (*(m.key for m in PAIR_METRICS if m.optional), TEXTUAL)
+#: What a run computes when it names nothing: the optional pair metrics on by default.
+DEFAULT_METRICS: tuple[str, ...] = tuple(m.key for m in PAIR_METRICS if m.optional and m.default)
+#: What a function's analysis in the editor, ``check`` and the agents' tools computes when
+#: nothing is chosen: the default metrics and the textual figures (the editor's report shows
+#: the token matrix).
+EDITOR_METRICS: tuple[str, ...] = (*DEFAULT_METRICS, TEXTUAL)
+
+
+class UnknownMetric(ValueError):
+    """A metric name that is not one of :data:`METRIC_CHOICES`."""
+
+
+def metric_choice(names: Iterable[str]) -> tuple[str, ...]:
+    """``names`` as one choice: each once, in the order of :data:`METRIC_CHOICES` (so the
+    same choice is the same value, whatever order it was given in). Raises
+    :class:`UnknownMetric` naming the first unknown name."""
+    given = set(names)
+    unknown = sorted(given.difference(METRIC_CHOICES))
+    if unknown:
+        raise UnknownMetric(
+            f"unknown metric {unknown[0]!r} (choose from {', '.join(METRIC_CHOICES)})")
+    return tuple(name for name in METRIC_CHOICES if name in given)
 
 
 @dataclass(frozen=True)
@@ -248,7 +277,7 @@ def with_docs_table(text: str) -> str:
 def required_keys() -> list[str]:
     """The summary keys every scored set has: the metrics always computed, in every
     language."""
-    return [m.key for m in PAIR_METRICS if m.switch is None and m.languages is None]
+    return [m.key for m in PAIR_METRICS if not m.optional and m.languages is None]
 
 
 def with_schema_keys(text: str) -> str:

@@ -481,7 +481,7 @@ EDITOR_SETTINGS: dict[tuple[str, str], str] = editor_settings()
 
 
 def workspace_defaults(root: str | Path, refused: list[str] | None = None) -> dict[str, Any]:
-    """The language server's settings (``analysis.tsed``, ``provider.model``, ...) that the
+    """The language server's settings (``analysis.metrics``, ``provider.model``, ...) that the
     configuration files give a workspace: ``check``'s view for the analysis and the store,
     ``sample``'s for the endpoint, ``score``'s for the sandbox. Only keys a file sets are
     returned (paths made absolute); the editor's own settings go over them. The same rule
@@ -495,5 +495,6 @@ def workspace_defaults(root: str | Path, refused: list[str] | None = None) -> di
     for (command, dest), setting in EDITOR_SETTINGS.items():
         if dest in views.get(command, {}):
             value = views[command][dest]
-            out[setting] = str(value) if isinstance(value, Path) else value
+            out[setting] = (str(value) if isinstance(value, Path) else
+                            list(value) if isinstance(value, tuple) else value)
     return out

@@ -26,7 +26,14 @@ from codequorum.core.report import SEVERITIES
 from codequorum.generate.endpoint import DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, DEFAULT_MODEL
 from codequorum.generate.prompting import DEFAULT_CONTEXT_LINES
 from codequorum.ingest.sample_files import INPUT_FORMATS
-from codequorum.metrics.registry import PAIR_METRICS
+from codequorum.metrics.registry import (
+    DEFAULT_METRICS,
+    EDITOR_METRICS,
+    METRIC_CHOICES,
+    TEXTUAL,
+    UnknownMetric,
+    metric_choice,
+)
 from codequorum.options.argtypes import at_least, auto_or, log_base, positive, seconds
 from codequorum.options.policy import ProjectValues, Reach, within_cores
 from codequorum.render.sinks import FORMAT_NAMES, formats_help
@@ -51,10 +58,6 @@ EVERY = "*"
 
 #: ``check --format``: how findings are written.
 FINDING_FORMATS: tuple[str, ...] = ("text", "json", "sarif")
-#: What ``--metrics`` names: the pair metrics a run may add or leave out (each by the switch
-#: its registry entry names) and the token and pycode_similar figures (``textual``).
-METRIC_CHOICES: tuple[str, ...] = (
-    *dict.fromkeys(m.switch for m in PAIR_METRICS if m.switch), "textual")
 #: ``check --fail-on``: the least severity that fails the run, or never.
 FAIL_ON: tuple[str, ...] = (*(s for s in SEVERITIES if s != "hint"), "never")
 #: Seconds ``--propose-inputs`` waits for the endpoint's answer by default.
@@ -151,30 +154,30 @@ def _at_most(bound: int) -> ProjectValues:
     return check
 
 
-def metric_list(text: str) -> frozenset[str]:
-    """``--metrics``: a comma-separated list of :data:`METRIC_CHOICES` ("" for none of
-    them); the metrics every run computes are always there."""
-    names = [name.strip() for name in text.split(",") if name.strip()]
-    unknown = [name for name in names if name not in METRIC_CHOICES]
-    if unknown:
-        raise argparse.ArgumentTypeError(
-            f"unknown metric {unknown[0]!r} (choose from {', '.join(METRIC_CHOICES)})")
-    return frozenset(names)
+def metric_list(text: str) -> tuple[str, ...]:
+    """``--metrics``: a comma-separated list of
+    :data:`~codequorum.metrics.registry.METRIC_CHOICES` ("" for none of them), as one
+    choice in the registry's order; the metrics every run computes are always there."""
+    try:
+        return metric_choice(name.strip() for name in text.split(",") if name.strip())
+    except UnknownMetric as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def chosen_metrics(listed: frozenset[str] | None, *, tsed: bool = True,
-                   tsed_08: bool = False, textual: bool = False) -> frozenset[str]:
-    """The optional metrics a run computes: ``listed`` (``--metrics``; None: the default,
-    TSED alone), then the older spellings on top of it: ``--no-tsed`` takes TSED out,
+def chosen_metrics(listed: Sequence[str] | None, *, default: Sequence[str] = DEFAULT_METRICS,
+                   tsed: bool = True, tsed_08: bool = False,
+                   textual: bool = False) -> tuple[str, ...]:
+    """The optional metrics a run computes: ``listed`` (``--metrics``; None: the command's
+    ``default``), then the older spellings on top of it: ``--no-tsed`` takes TSED out,
     ``--tsed-08`` and ``--textual`` add theirs."""
-    chosen = set(listed if listed is not None else {"tsed"})
+    chosen = set(listed if listed is not None else default)
     if not tsed:
         chosen.discard("tsed")
     if tsed_08:
         chosen.add("tsed_08")
     if textual:
-        chosen.add("textual")
-    return frozenset(chosen)
+        chosen.add(TEXTUAL)
+    return metric_choice(chosen)
 
 
 def _on(*commands: str) -> frozenset[str]:
@@ -269,6 +272,10 @@ OPTIONS: tuple[Option, ...] = (
     Option("jsd-log-base", "log base of the JSD similarity (default 2; e reproduces the "
            "published reference code)", A, _on(DEMO, SCORE), group="analysis",
            type=log_base, default=2.0, metavar="{2,e}"),
+    Option("metrics", "the optional metrics to compute, comma-separated, from "
+           f"{', '.join(METRIC_CHOICES)} (default: {','.join(EDITOR_METRICS)}, as the "
+           "editor's analysis.metrics; --no-tsed takes TSED out)", A, _on(CHECK, MCP),
+           group="analysis", type=metric_list, metavar="LIST"),
     Option("no-tsed", "skip TSED (tree edit distance; the slowest metric)", A,
            _on(CHECK, DEMO, MCP, SCORE), group="analysis", kind="off", dest="tsed",
            default=True),
@@ -360,9 +367,9 @@ OPTIONS: tuple[Option, ...] = (
            kind="flag", default=False, project_values=_is_false),
     # ------------------------------------------------------------------ score's analysis
     Option("metrics", "the optional metrics to compute, comma-separated, from "
-           f"{', '.join(METRIC_CHOICES)} (default: tsed; --no-tsed, --tsed-08 and --textual "
-           "change the list)", A, _on(DEMO, SCORE), group="analysis", type=metric_list,
-           metavar="LIST"),
+           f"{', '.join(METRIC_CHOICES)} (default: {','.join(DEFAULT_METRICS)}; --no-tsed, "
+           "--tsed-08 and --textual change the list)", A, _on(DEMO, SCORE), group="analysis",
+           type=metric_list, metavar="LIST"),
     Option("tsed-08", "also compute TSED with the published (1, 0.8, 1) costs", A,
            _on(DEMO, SCORE), group="analysis", kind="flag", default=False),
     Option("textual", "also compute token LCS / Levenshtein and pycode_similar's "
@@ -443,9 +450,11 @@ def keys_of(command: str) -> dict[str, Option]:
 
 # ---------------------------------------------------------------------- editor settings
 
-#: The JSON type of an editor setting: ``integer?`` a whole number or null, ``strings`` a
-#: list of strings.
-SettingType = Literal["string", "integer", "number", "boolean", "integer?", "strings"]
+#: The JSON type of an editor setting: ``integer?`` a whole number or null, ``boolean?``
+#: true, false or null, ``strings`` a list of strings (of ``enum``, when it has one, each
+#: once).
+SettingType = Literal["string", "integer", "number", "boolean", "integer?", "boolean?",
+                      "strings"]
 
 
 @dataclass(frozen=True)
@@ -475,6 +484,9 @@ class Setting:
     #: the name in snake case).
     attr: str = ""
     mirrors: tuple[str, str] | None = None
+    #: A deprecated spelling: the setting to use instead (the server still reads it, and
+    #: says so in a warning when it is given).
+    deprecated: str = ""
 
     @property
     def path(self) -> tuple[str, str]:
@@ -602,9 +614,17 @@ SETTINGS: tuple[Setting, ...] = (
     Setting('analysis.maxDepth', 'integer', 30,
             "Deepest syntax-tree level counted by the structural metrics (SCE, JSD).",
             reach=A, minimum=1, maximum=200, mirrors=('check', 'max_depth')),
-    Setting('analysis.tsed', 'boolean', True,
-            "Also compute TSED (tree edit distance similarity).",
-            reach=A, mirrors=('check', 'tsed')),
+    Setting('analysis.metrics', 'strings', list(EDITOR_METRICS),
+            "The optional metrics a function's analysis computes (hover, report, Compare), "
+            "beyond the structural ones every analysis has: tsed (tree edit distance "
+            "similarity), tsed_08 (TSED with the published (1, 0.8, 1) costs), textual (token "
+            "LCS and Levenshtein, pycode_similar's UnifiedDiff and TreeDiff). Diagnostics and "
+            "lenses compute none of them.",
+            reach=A, enum=METRIC_CHOICES, mirrors=('check', 'metrics')),
+    Setting('analysis.tsed', 'boolean?', None,
+            "Deprecated: use codequorum.analysis.metrics. false takes tsed out of it, true "
+            "adds it; null leaves it as it is.",
+            reach=A, mirrors=('check', 'tsed'), deprecated="codequorum.analysis.metrics"),
     Setting('dynamic.enable', 'boolean', True,
             "Allow running the versions in the sandbox (SCTD, DCTD, BEF, OER) when asked with "
             "codequorum.runDynamic. Versions are run only in sandboxed child processes, never "

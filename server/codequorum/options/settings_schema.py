@@ -31,7 +31,8 @@ _DESCRIPTION = (
     "VS Code ignores their workspace values in an untrusted workspace too."
 )
 
-_TYPES: dict[str, Any] = {"integer?": ["integer", "null"], "strings": "array"}
+_TYPES: dict[str, Any] = {"integer?": ["integer", "null"], "boolean?": ["boolean", "null"],
+                          "strings": "array"}
 
 
 def _number(value: float) -> float:
@@ -48,8 +49,11 @@ def property_of(setting: Setting) -> dict[str, Any]:
         prop["x-codequorum-restricted"] = True
     prop["type"] = _TYPES.get(setting.type, setting.type)
     if setting.type == "strings":
-        prop["items"] = {"type": "string"}
-    if setting.enum:
+        prop["items"] = {"type": "string", **({"enum": list(setting.enum)} if setting.enum
+                                              else {})}
+        if setting.enum:
+            prop["uniqueItems"] = True
+    elif setting.enum:
         prop["enum"] = list(setting.enum)
     if setting.enum_descriptions:
         prop["enumDescriptions"] = list(setting.enum_descriptions)
@@ -63,6 +67,8 @@ def property_of(setting: Setting) -> dict[str, Any]:
     if setting.client:
         prop["x-codequorum-scope"] = "client"
     prop["description"] = setting.description
+    if setting.deprecated:
+        prop["deprecationMessage"] = f"Deprecated: use {setting.deprecated}."
     return prop
 
 

@@ -31,7 +31,13 @@ from codequorum.judge.dynamic import RunFigures, dynamic_verdicts
 from codequorum.judge.structure import current_verdicts, stable_line, structure_verdicts
 from codequorum.judge.verdicts import INPUT_LIMIT as INPUT_LIMIT_SPEC
 from codequorum.metrics.clustering import average_linkage, pair_means, symmetrise, typicality
-from codequorum.metrics.registry import PAIR_METRICS, Prepared
+from codequorum.metrics.registry import (
+    METRIC_CHOICES,
+    PAIR_METRICS,
+    TEXTUAL,
+    Prepared,
+    metric_choice,
+)
 
 if TYPE_CHECKING:
 
@@ -72,6 +78,9 @@ class AnalysisOptions:
     ``max_depth`` and ``jsd_log_base``; other settings fall back to
     :data:`FALLBACK_STABLE_JSD`). A version is an outlier when its
     typicality lies more than ``outlier_gap`` below the median typicality.
+    ``metrics`` names what is computed beyond the metrics every run has (a choice of
+    :data:`~codequorum.metrics.registry.METRIC_CHOICES`, kept in its order, so the same
+    choice is the same value); a metric added to the registry adds no field here.
     TSED leaves out (NaN, with a note) pairs with a tree too large to compare.
     ``max_samples`` bounds the usable samples of one set: every matrix is n×n, so 2,000
     samples already take 32 MB per matrix; a larger set is refused with the reason.
@@ -81,10 +90,8 @@ class AnalysisOptions:
 
     max_depth: int = 30
     jsd_log_base: float = 2.0
-    tsed: bool = True
+    metrics: tuple[str, ...] = ("tsed", TEXTUAL)
     tsed_costs: tuple[float, float, float] = (1.0, 1.0, 1.0)
-    tsed_08: bool = False
-    textual: bool = True
     cluster_threshold: float = 0.1
     stable_jsd: float | None = None
     unstable_percentile: float = 25.0
@@ -96,7 +103,9 @@ class AnalysisOptions:
     interpreter: str | None = None
 
     def __post_init__(self) -> None:
-        """Reject settings no analysis can use, at construction rather than mid-run."""
+        """Reject settings no analysis can use, at construction rather than mid-run; the
+        metrics as one choice in the registry's order."""
+        object.__setattr__(self, "metrics", metric_choice(self.metrics))
         if self.max_depth < 1:
             raise ValueError("max_depth must be at least 1")
         if not (self.jsd_log_base > 1.0):
@@ -106,11 +115,36 @@ class AnalysisOptions:
         if not 0.0 <= self.unstable_percentile <= 100.0:
             raise ValueError("unstable_percentile must be between 0 and 100")
 
+    @property
+    def textual(self) -> bool:
+        """Whether the token and pycode_similar figures are computed."""
+        return TEXTUAL in self.metrics
+
+    def _as_reported(self) -> list[tuple[str, Any]]:
+        """The fields as reports and cache keys name them: in place of ``metrics``, one
+        flag per choice of :data:`METRIC_CHOICES` (TSED's costs after TSED's flag)."""
+        out: list[tuple[str, Any]] = []
+        for f in fields(self):
+            if f.name == "metrics":
+                for name in METRIC_CHOICES:
+                    out.append((name, name in self.metrics))
+                    if name == "tsed":
+                        out.append(("tsed_costs", self.tsed_costs))
+            elif f.name != "tsed_costs":
+                out.append((f.name, getattr(self, f.name)))
+        return out
+
+    def __repr__(self) -> str:
+        """The fields as reported (a function's cache key and the editor's result ids are
+        made from this text)."""
+        inner = ", ".join(f"{name}={value!r}" for name, value in self._as_reported())
+        return f"AnalysisOptions({inner})"
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form, with the stability line as used: ``stable_jsd`` is the line
         (given or from the reference distribution), ``stable_jsd_given`` whether it was
         given."""
-        d = {f.name: getattr(self, f.name) for f in fields(self)}
+        d = dict(self._as_reported())
         d["tsed_costs"] = list(self.tsed_costs)
         d["stable_jsd_given"] = self.stable_jsd is not None
         d["stable_jsd"] = stable_line(self).jsd
@@ -142,7 +176,8 @@ def _all_empty(sample_set: SampleSet, indices: list[int], options: AnalysisOptio
     """The report of a set whose every version is empty: an outcome, scored as the
     study's scripts score it (token LCS 0 and LED 0; no tree, so no shape figure, no
     verdict and nothing to keep), with a note saying so."""
-    shapes = [m.key for m in PAIR_METRICS if m.wanted(options) and m.applies(sample_set.language)]
+    shapes = [m.key for m in PAIR_METRICS
+              if m.wanted(options.metrics) and m.applies(sample_set.language)]
     summary: dict[str, Any] = {name: {"ordered": None, "unordered": None} for name in shapes}
     if options.textual:
         from codequorum.metrics.textual import textual_summary
@@ -223,7 +258,7 @@ def _analyze(
                         parsed=trees)
     matrices: dict[str, FloatMatrix] = {
         m.key: m.compute(prepared) for m in PAIR_METRICS
-        if m.wanted(opts) and m.applies(sample_set.language)
+        if m.wanted(opts.metrics) and m.applies(sample_set.language)
     }
     syntax_errors = [int(x) for x in prepared.structural.syntax_errors]
     notes = _input_notes(empty, [indices[k] for k, e in enumerate(syntax_errors) if e > 0],

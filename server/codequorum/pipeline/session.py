@@ -30,6 +30,7 @@ from codequorum.core.model import ModuleContext, Sample, SampleSet
 from codequorum.core.report import StabilityReport
 from codequorum.ingest import workspace
 from codequorum.ingest.store import SampleStore, StoredSample, content_hash
+from codequorum.metrics.registry import EDITOR_METRICS
 from codequorum.pipeline.analyze import (
     INPUT_LIMIT,
     AnalysisOptions,
@@ -153,7 +154,8 @@ class SessionConfig:
     store: str = ""
     include_current: bool = True
     max_depth: int = 30
-    tsed: bool = True
+    #: What a full analysis (a hover, a report) computes beyond the metrics every run has.
+    metrics: tuple[str, ...] = EDITOR_METRICS
     dynamic_timeout: float = 10.0
     dynamic_sandbox: str = "strict"
 
@@ -484,9 +486,10 @@ class Session:
 
     def options(self, full: bool = True) -> AnalysisOptions:
         """The analysis options under this session's configuration. ``full=False``
-        (diagnostics, lenses) leaves out TSED and the token metrics, which no verdict reads."""
+        (diagnostics, lenses) leaves out the chosen metrics (TSED, the token figures),
+        which no verdict reads."""
         c = self.config
-        return AnalysisOptions(max_depth=c.max_depth, tsed=c.tsed and full, textual=full)
+        return AnalysisOptions(max_depth=c.max_depth, metrics=c.metrics if full else ())
 
     def function_key(
         self,
@@ -523,7 +526,7 @@ class Session:
         the dynamic report merged in; None when it still has to be computed."""
         with self._lock:
             static = self._static.peek(key)
-            if static is None and not key.options.textual:
+            if static is None and key.options != self.options(True):
                 static = self._static.peek(dataclasses.replace(key, options=self.options(True)))
         if static is None:
             return None

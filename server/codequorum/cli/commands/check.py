@@ -39,8 +39,9 @@ from codequorum.generate.proposed_inputs import InputAsker
 from codequorum.ingest.module_view import ModuleView
 from codequorum.ingest.store import default_store_path
 from codequorum.ingest.workspace import find_workspace
+from codequorum.metrics.registry import EDITOR_METRICS
 from codequorum.options.arguments import add_options
-from codequorum.options.declarations import FAIL_ON
+from codequorum.options.declarations import FAIL_ON, chosen_metrics
 from codequorum.pipeline.session import FunctionAnalysis, Session, SessionConfig, current_code
 from codequorum.render.ansi import SEVERITY_STYLE, paint
 from codequorum.render.findings import RANK, Finding, function_findings
@@ -455,8 +456,9 @@ def _open_session(args: argparse.Namespace, store_path: Path, workspace: Path, r
         text = message.removeprefix("codequorum: ")
         (problems if level == "error" else run.notes).append(text)
 
+    metrics = chosen_metrics(args.metrics, default=EDITOR_METRICS, tsed=args.tsed)
     session = Session(notify, SessionConfig(store=str(store_path), include_current=True,
-                                            max_depth=args.max_depth, tsed=args.tsed,
+                                            max_depth=args.max_depth, metrics=metrics,
                                             dynamic_timeout=args.timeout))
     session.reconfigure(session.config, root=str(workspace))
     return session

@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from codequorum.core.errors import UserError
+from codequorum.metrics.registry import EDITOR_METRICS
 from codequorum.options.arguments import add_options
+from codequorum.options.declarations import chosen_metrics
 
 #: Default request timeout (seconds) of ``sample_versions``.
 DEFAULT_REQUEST_TIMEOUT = 60.0
@@ -53,7 +55,8 @@ def run(args: argparse.Namespace) -> int:
         base_url=args.base_url, model=args.model, api_key_env=args.api_key_env or None,
         temperature=args.temperature, samples=args.samples, timeout=args.request_timeout,
         concurrency=args.concurrency, max_tokens=args.max_tokens)
-    options = AgentOptions(max_depth=args.max_depth, tsed=args.tsed,
+    metrics = chosen_metrics(args.metrics, default=EDITOR_METRICS, tsed=args.tsed)
+    options = AgentOptions(max_depth=args.max_depth, metrics=metrics,
                            dynamic_timeout=args.timeout, provider=provider,
                            context_lines=args.context_lines)
     if not logging.getLogger().handlers:  # standard output is the protocol's: log to stderr

@@ -71,14 +71,12 @@ def analysis_options(args: argparse.Namespace, fmt: OutputFormat | None = None
     if args.cluster_threshold < 0:
         raise UserError("--cluster-threshold must not be negative")
     interpreter = getattr(args, "interpreter", None)
-    chosen = chosen_metrics(getattr(args, "metrics", None), tsed=args.tsed,
-                            tsed_08=args.tsed_08, textual=args.textual)
+    metrics = chosen_metrics(getattr(args, "metrics", None), tsed=args.tsed,
+                             tsed_08=args.tsed_08, textual=args.textual)
     return AnalysisOptions(
         max_depth=args.max_depth,
         jsd_log_base=args.jsd_log_base,
-        tsed="tsed" in chosen,
-        tsed_08="tsed_08" in chosen,
-        textual="textual" in chosen,
+        metrics=metrics,
         cluster_threshold=args.cluster_threshold,
         stable_jsd=args.stable_jsd,
         outlier_gap=args.outlier_gap,
