@@ -221,7 +221,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       const head = await ctx.documentText(ref.target.uri, { start: { line: start.line, character: 0 }, end: start });
       return atColumnZero(head, await ctx.documentText(ref.target.uri, report.range));
     }
-    const version = await api.call(ServerCommands.showSample, functionArgument(ref.target, { index: ref.version }));
+    const version = await api.call(ServerCommands.showVersion, functionArgument(ref.target, { index: ref.version }));
     return version.code;
   });
 

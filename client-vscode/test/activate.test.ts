@@ -79,8 +79,8 @@ describe('activation', () => {
     await middleware(ServerCommands.compare, [arg], next);
     await middleware(ServerCommands.regenerate, [arg], next);
     await middleware(ServerCommands.analyze, [arg], next);
-    assert.equal(await middleware(ServerCommands.showSample, [arg], next), 'from server');
-    assert.deepEqual(passed, [ServerCommands.showSample]);
+    assert.equal(await middleware(ServerCommands.showVersion, [arg], next), 'from server');
+    assert.deepEqual(passed, [ServerCommands.showVersion]);
     assert.deepEqual(
       mock.state.executed.map((e) => [e.command, e.args]),
       [
@@ -135,7 +135,7 @@ describe('activation', () => {
     LanguageClient.handler = (_method, params) => {
       const { command, arguments: args } = params as { command: string; arguments: { index?: number }[] };
       asked.push(command);
-      if (command !== ServerCommands.showSample) {
+      if (command !== ServerCommands.showVersion) {
         return fixture('analyze-add.json');
       }
       const index = args[0].index!;
@@ -155,7 +155,7 @@ describe('activation', () => {
       await provider.provideTextDocumentContent(sampleUri({ target, version: 'current' }, 'current', 'python')),
       'def add(a, b):\n    total = 0\n    for v in (a, b):\n        total += v\n    return total',
     );
-    assert.deepEqual(asked, [ServerCommands.showSample, ServerCommands.analyze]);
+    assert.deepEqual(asked, [ServerCommands.showVersion, ServerCommands.analyze]);
   });
 
   it('restarts the server when a setting that needs it changes, not for others', async () => {

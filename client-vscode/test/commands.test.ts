@@ -23,7 +23,7 @@ describe('server commands generated from the shared schema', () => {
 
   it('names every command of the schema, and only those', () => {
     assert.deepEqual(Object.values(ServerCommands).sort(), Object.keys(schema.commands).sort());
-    assert.equal(ServerCommands.addSamples, 'codequorum.addSamples');
+    assert.equal(ServerCommands.addVersions, 'codequorum.addVersions');
   });
 
   it('writes optional argument fields as optional and result fields as present', () => {
@@ -46,7 +46,7 @@ describe('server commands generated from the shared schema', () => {
 
   it('checks each result at run time: every field there, of its type, nested objects and enums too', () => {
     const stored = { uri: 'u', qualifiedName: 'f', added: 2, total: 5, path: null };
-    const check = ResultChecks[ServerCommands.addSamples];
+    const check = ResultChecks[ServerCommands.addVersions];
     assert.equal(check(stored), true);
     assert.equal(check({ ...stored, path: '/tmp/v.jsonl' }), true);
     assert.equal(check({ ...stored, added: '2' }), false);
@@ -74,8 +74,8 @@ describe('server commands generated from the shared schema', () => {
   it('refuses an answer that is not the command\'s result, naming the command', async () => {
     const api = new ServerApi(async () => ({ uri: 'u', qualifiedName: 'f', removed: 'all' }));
     await assert.rejects(
-      api.call(ServerCommands.clearSamples, { uri: 'u', qualifiedName: 'f' }),
-      (err: unknown) => err instanceof BadAnswerError && /codequorum\.clearSamples/.test(err.message),
+      api.call(ServerCommands.deleteVersions, { uri: 'u', qualifiedName: 'f' }),
+      (err: unknown) => err instanceof BadAnswerError && /codequorum\.deleteVersions/.test(err.message),
     );
   });
 

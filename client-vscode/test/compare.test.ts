@@ -23,11 +23,11 @@ const V3 = 'def add(x, y):\n    return x + y\n';
 function server(extra: Record<string, unknown> = {}) {
   return new FakeServer({
     [ServerCommands.analyze]: fixture('analyze-add.json'),
-    [ServerCommands.showSample]: (args: unknown[]) => {
+    [ServerCommands.showVersion]: (args: unknown[]) => {
       const index = (args[0] as { index: number }).index;
       return { index, version: index + 1, code: index === 2 ? V3 : `def add(a, b):\n    return ${index}\n`, indented: '' };
     },
-    [ServerCommands.clearSamples]: { removed: 3 },
+    [ServerCommands.deleteVersions]: { removed: 3 },
     ...extra,
   });
 }
@@ -101,7 +101,7 @@ describe('compare', () => {
 
   it('offers to regenerate when there are no other versions', async () => {
     const s = server({
-      [ServerCommands.analyze]: { uri: URI, qualifiedName: 'Calc.add', range: { start: { line: 4, character: 4 }, end: { line: 8, character: 20 } }, samples: 0, report: null, message: 'no versions of `Calc.add` yet' },
+      [ServerCommands.analyze]: { uri: URI, qualifiedName: 'Calc.add', range: { start: { line: 4, character: 4 }, end: { line: 8, character: 20 } }, stored: 0, report: null, message: 'no versions of `Calc.add` yet' },
     });
     const { ctx } = makeContext(s, CALC_LINES);
     mock.state.messageAnswers = ['Regenerate'];
@@ -116,13 +116,13 @@ describe('compare', () => {
       if (ref.version === 'current') {
         return 'current code';
       }
-      const version = await s.api.call(ServerCommands.showSample, functionArgument(ref.target, { index: ref.version }));
+      const version = await s.api.call(ServerCommands.showVersion, functionArgument(ref.target, { index: ref.version }));
       return version.code;
     });
     const report = parseAnalyzeResult(fixture('analyze-add.json'))!;
     const docs = diffDocuments({ uri: URI, qualifiedName: 'Calc.add' }, report, report.versions[2]);
     assert.equal(await provider.provideTextDocumentContent(docs.right as never), V3);
-    assert.deepEqual(s.callsOf(ServerCommands.showSample)[0].args, [{ uri: URI, qualifiedName: 'Calc.add', index: 2 }]);
+    assert.deepEqual(s.callsOf(ServerCommands.showVersion)[0].args, [{ uri: URI, qualifiedName: 'Calc.add', index: 2 }]);
     assert.equal(await provider.provideTextDocumentContent(Uri.parse(`${SAMPLE_SCHEME}:/x.py?not-json`) as never), '');
   });
 });
@@ -157,7 +157,7 @@ describe('replace', () => {
     const { ctx } = makeContext(s, CALC_LINES);
     mock.state.quickPickAnswer = (items) => items[0];
     await replaceWithVersion(ctx);
-    assert.equal(s.callsOf(ServerCommands.showSample)[0].args[0] && (s.callsOf(ServerCommands.showSample)[0].args[0] as { index: number }).index, 0);
+    assert.equal(s.callsOf(ServerCommands.showVersion)[0].args[0] && (s.callsOf(ServerCommands.showVersion)[0].args[0] as { index: number }).index, 0);
     assert.equal((mock.state.appliedEdits[0] as WorkspaceEdit).edits[0].newText, 'def add(a, b):\n        return 0');
   });
 
@@ -183,7 +183,7 @@ describe('clear', () => {
     await clearVersions(ctx);
     assert.equal(mock.state.messages[0].modal, true);
     assert.equal(mock.state.messages[0].text, 'Delete the 3 stored versions of Calc.add?');
-    assert.deepEqual(s.callsOf(ServerCommands.clearSamples)[0].args, [{ uri: URI, position: { line: 5, character: 8 }, qualifiedName: 'Calc.add' }]);
+    assert.deepEqual(s.callsOf(ServerCommands.deleteVersions)[0].args, [{ uri: URI, position: { line: 5, character: 8 }, qualifiedName: 'Calc.add' }]);
     assert.equal(mock.state.messages[1].text, 'codequorum: removed 3 versions of Calc.add.');
     assert.equal(refreshes(), 1);
   });
@@ -193,7 +193,7 @@ describe('clear', () => {
     const { ctx } = makeContext(s, CALC_LINES);
     mock.state.messageAnswers = [undefined];
     await clearVersions(ctx);
-    assert.equal(s.callsOf(ServerCommands.clearSamples).length, 0);
+    assert.equal(s.callsOf(ServerCommands.deleteVersions).length, 0);
   });
 });
 
@@ -230,11 +230,11 @@ describe('import versions', () => {
     const file = path.join(dir, 'add.jsonl');
     const text = '{"code": "def add(a, b):\\n    return a + b\\n"}\n';
     fs.writeFileSync(file, text);
-    const s = server({ [ServerCommands.importSamples]: { added: 4, total: 7, path: file } });
+    const s = server({ [ServerCommands.importVersionFile]: { added: 4, total: 7, path: file } });
     const { ctx, refreshes } = makeContext(s, CALC_LINES);
     mock.state.openDialogAnswer = [Uri.file(file)];
     await importVersions(ctx);
-    assert.deepEqual(s.callsOf(ServerCommands.importSamples)[0].args, [
+    assert.deepEqual(s.callsOf(ServerCommands.importVersionFile)[0].args, [
       { uri: URI, position: { line: 5, character: 8 }, qualifiedName: 'Calc.add', path: file, content: text },
     ]);
     assert.equal(mock.state.messages[0].text, 'codequorum: imported 4 versions of Calc.add (7 stored).');
@@ -259,20 +259,20 @@ describe('import versions', () => {
       await assert.rejects(readPickedFile(file), { message: said });
       assert.ok(Date.now() - started < 1000, file);
     }
-    const s = server({ [ServerCommands.importSamples]: { added: 1 } });
+    const s = server({ [ServerCommands.importVersionFile]: { added: 1 } });
     const { ctx } = makeContext(s, CALC_LINES);
     mock.state.openDialogAnswer = [Uri.file(fifo)];
     await importVersions(ctx);
-    assert.equal(s.callsOf(ServerCommands.importSamples).length, 0);
+    assert.equal(s.callsOf(ServerCommands.importVersionFile).length, 0);
     assert.equal(mock.state.messages.at(-1)?.text, `codequorum: ${fifo} is a FIFO, not a regular file`);
   });
 
   it('imports nothing when the dialog is dismissed', async () => {
-    const s = server({ [ServerCommands.importSamples]: { added: 1 } });
+    const s = server({ [ServerCommands.importVersionFile]: { added: 1 } });
     const { ctx } = makeContext(s, CALC_LINES);
     mock.state.openDialogAnswer = undefined;
     await importVersions(ctx);
     assert.equal(mock.state.openDialogs.length, 1);
-    assert.equal(s.callsOf(ServerCommands.importSamples).length, 0);
+    assert.equal(s.callsOf(ServerCommands.importVersionFile).length, 0);
   });
 });

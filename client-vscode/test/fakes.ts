@@ -26,7 +26,7 @@ export interface ServerCall {
  */
 const WHOLE_RESULTS: Record<string, Record<string, unknown>> = {
   [ServerCommands.analyze]: {
-    uri: '', qualifiedName: '', range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, samples: 0,
+    uri: '', qualifiedName: '', range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, stored: 0,
     compared: '0 versions', currentIndex: null, consensus: null, mostDifferent: null, fastest: null, stable: null,
     stability: null, versions: [], message: null, report: null, evidence: null,
   },
@@ -34,10 +34,10 @@ const WHOLE_RESULTS: Record<string, Record<string, unknown>> = {
     uri: '', qualifiedName: '', status: 'ok', requested: 0, accepted: 0, stored: 0, rejected: [], errors: [],
     message: null, n: null, language: null, messages: null,
   },
-  [ServerCommands.addSamples]: { uri: '', qualifiedName: '', added: 0, total: 0, path: null },
-  [ServerCommands.importSamples]: { uri: '', qualifiedName: '', added: 0, total: 0, path: null },
-  [ServerCommands.clearSamples]: { uri: '', qualifiedName: null, removed: 0 },
-  [ServerCommands.showSample]: {
+  [ServerCommands.addVersions]: { uri: '', qualifiedName: '', added: 0, total: 0, path: null },
+  [ServerCommands.importVersionFile]: { uri: '', qualifiedName: '', added: 0, total: 0, path: null },
+  [ServerCommands.deleteVersions]: { uri: '', qualifiedName: null, removed: 0 },
+  [ServerCommands.showVersion]: {
     uri: '', qualifiedName: '', index: 0, version: 1, label: 'v1', origin: 'relayed', provider: null, model: null,
     language: 'python', code: '', indented: '',
   },

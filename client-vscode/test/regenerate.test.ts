@@ -44,7 +44,7 @@ const ANSWER = (body: string) => `Sure, here it is:\n\n\`\`\`python\ndef add(a, 
 function serverWith(extra: Record<string, unknown> = {}) {
   return new FakeServer({
     [ServerCommands.analyze]: fixture('analyze-add.json'),
-    [ServerCommands.addSamples]: (args: unknown[]) => ({ added: (args[0] as { samples: unknown[] }).samples.length, total: 6 }),
+    [ServerCommands.addVersions]: (args: unknown[]) => ({ added: (args[0] as { versions: unknown[] }).versions.length, total: 6 }),
     ...extra,
   });
 }
@@ -71,14 +71,14 @@ describe('regenerate with a VS Code language model', () => {
     assert.match(first.content, /def add\(a, b\):\n        total = 0\n        for v in \(a, b\):/);
     assert.match(first.content, /`add`/);
 
-    const adds = server.callsOf(ServerCommands.addSamples);
+    const adds = server.callsOf(ServerCommands.addVersions);
     assert.equal(adds.length, 1);
     assert.deepEqual(adds[0].args, [
       {
         uri: URI,
         position: { line: 6, character: 10 },
         qualifiedName: 'Calc.add',
-        samples: [
+        versions: [
           { code: 'def add(a, b):\n    return a + b\n', provider: LM_PROVIDER, model: 'copilot-gpt-4o' },
           { code: 'def add(a, b):\n    return sum((a, b))\n', provider: LM_PROVIDER, model: 'copilot-gpt-4o' },
           { code: 'def add(a, b):\n    return b + a\n', provider: LM_PROVIDER, model: 'copilot-gpt-4o' },
@@ -113,10 +113,10 @@ describe('regenerate with a VS Code language model', () => {
     mock.state.cancelAfterReports = 3;
     await regenerateWithLanguageModel(ctx);
     assert.equal(model.requests.length, 2);
-    const adds = server.callsOf(ServerCommands.addSamples);
+    const adds = server.callsOf(ServerCommands.addVersions);
     assert.equal(adds.length, 1);
     assert.deepEqual(
-      (adds[0].args[0] as { samples: { code: string }[] }).samples.map((s) => s.code),
+      (adds[0].args[0] as { versions: { code: string }[] }).versions.map((s) => s.code),
       ['def add(a, b):\n    return a + b\n', 'def add(a, b):\n    return b + a\n'],
     );
   });
@@ -129,7 +129,7 @@ describe('regenerate with a VS Code language model', () => {
     mock.state.cancelAfterReports = 1;
     await regenerateWithLanguageModel(ctx);
     assert.equal(model.requests.length, 0);
-    assert.equal(server.callsOf(ServerCommands.addSamples).length, 0);
+    assert.equal(server.callsOf(ServerCommands.addVersions).length, 0);
     assert.equal(mock.state.messages.length, 0);
   });
 
@@ -140,7 +140,7 @@ describe('regenerate with a VS Code language model', () => {
     mock.state.chatModels = [model];
     await regenerateWithLanguageModel(ctx);
     assert.equal(model.requests.length, 1);
-    assert.equal(server.callsOf(ServerCommands.addSamples).length, 0);
+    assert.equal(server.callsOf(ServerCommands.addVersions).length, 0);
     assert.equal(mock.state.messages[0].level, 'warning');
     assert.match(mock.state.messages[0].text, /request 1: the user declined/);
     assert.deepEqual(logged, ['language model: request 1: the user declined']);
@@ -151,8 +151,8 @@ describe('regenerate with a VS Code language model', () => {
     const { ctx, logged } = makeContext(server, CALC_LINES, { 'provider.samples': 2 });
     mock.state.chatModels = [new FakeModel('m', ['```python\n```', ANSWER('return a + b')])];
     await regenerateWithLanguageModel(ctx);
-    const adds = server.callsOf(ServerCommands.addSamples);
-    assert.equal((adds[0].args[0] as { samples: unknown[] }).samples.length, 1);
+    const adds = server.callsOf(ServerCommands.addVersions);
+    assert.equal((adds[0].args[0] as { versions: unknown[] }).versions.length, 1);
     assert.deepEqual(logged, ['language model: request 1: the answer held no code']);
   });
 
@@ -175,7 +175,7 @@ describe('regenerate with a VS Code language model', () => {
     const { ctx } = makeContext(server, CALC_LINES);
     mock.state.chatModels = [];
     await regenerateWithLanguageModel(ctx);
-    assert.equal(server.callsOf(ServerCommands.addSamples).length, 0);
+    assert.equal(server.callsOf(ServerCommands.addVersions).length, 0);
     assert.match(mock.state.messages[0].text, /no VS Code language model is available from "copilot"/);
   });
 
@@ -258,8 +258,8 @@ describe('regenerate with the server provider', () => {
       (model.requests[0].messages as LanguageModelChatMessage[]).map((m) => m.content),
       ['You write Python.', 'Rewrite add.'],
     );
-    const adds = server.callsOf(ServerCommands.addSamples);
-    assert.equal((adds[0].args[0] as { samples: unknown[] }).samples.length, 2);
+    const adds = server.callsOf(ServerCommands.addVersions);
+    assert.equal((adds[0].args[0] as { versions: unknown[] }).versions.length, 2);
   });
 
   it('logs a failure the server has already shown, without showing it twice', async () => {

@@ -158,7 +158,7 @@ describe('server API against the real language server', function () {
 
   it('stores relayed versions, then reports on them, shows them and clears them', async () => {
     const target = { uri, position: { line: 6, character: 10 }, qualifiedName: 'Calc.add' };
-    const { added } = await api.call(ServerCommands.addSamples, functionArgument(target, { samples: [
+    const { added } = await api.call(ServerCommands.addVersions, functionArgument(target, { versions: [
       { code: 'def add(self, a, b):\n    return a + b\n', provider: 'vscode-lm', model: 'test-model' },
       { code: 'def add(self, a, b):\n    return b + a\n', provider: 'vscode-lm', model: 'test-model' },
       { code: 'def add(self, x, y):\n    s = x + y\n    return s\n', provider: 'vscode-lm', model: 'test-model' },
@@ -188,10 +188,10 @@ describe('server API against the real language server', function () {
     assert.ok(lensCommands.length >= 2);
     assert.deepEqual(lensCommands.filter((c) => !(c in LENS_COMMANDS)), []);
 
-    const { code } = await api.call(ServerCommands.showSample, functionArgument(target, { index: order[0].index }));
+    const { code } = await api.call(ServerCommands.showVersion, functionArgument(target, { index: order[0].index }));
     assert.match(code, /^def add\(self, /);
 
-    const { removed } = await api.call(ServerCommands.clearSamples, functionArgument(target));
+    const { removed } = await api.call(ServerCommands.deleteVersions, functionArgument(target));
     assert.equal(removed, 3);
     const after = await api.analyze(target);
     assert.equal(after!.versions.length, 0);
@@ -206,9 +206,9 @@ describe('server API against the real language server', function () {
         .join('\n'),
     );
     const target = { uri, qualifiedName: 'Calc.add' };
-    const stored = await api.call(ServerCommands.importSamples, functionArgument(target, { path: file }));
+    const stored = await api.call(ServerCommands.importVersionFile, functionArgument(target, { path: file }));
     assert.deepEqual([stored.added, stored.total], [2, 2]);
-    assert.equal((await api.call(ServerCommands.clearSamples, functionArgument(target))).removed, 2);
+    assert.equal((await api.call(ServerCommands.deleteVersions, functionArgument(target))).removed, 2);
   });
 
   it('hands the prompt to the client when provider.kind is "client"', async () => {

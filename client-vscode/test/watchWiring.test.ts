@@ -79,7 +79,7 @@ describe('the watch and the server\'s jobs in the extension', () => {
     const added: unknown[] = [];
     LanguageClient.handler = (_method, params) => {
       const { command, arguments: args } = params as { command: string; arguments: unknown[] };
-      if (command === ServerCommands.addSamples) {
+      if (command === ServerCommands.addVersions) {
         added.push(args[0]);
         return { added: 2, total: 3 };
       }
@@ -111,8 +111,8 @@ describe('the watch and the server\'s jobs in the extension', () => {
     await until(() => added.length === 1, 'the relayed versions');
     assert.equal(sent.length, 2);
     assert.equal((sent[0][0] as LanguageModelChatMessage).content, 'write add again');
-    const arg = added[0] as { uri: string; qualifiedName: string; samples: { provider: string }[] };
+    const arg = added[0] as { uri: string; qualifiedName: string; versions: { provider: string }[] };
     assert.equal(arg.qualifiedName, 'Calc.add');
-    assert.deepEqual(arg.samples.map((s) => s.provider), ['vscode-lm', 'vscode-lm']);
+    assert.deepEqual(arg.versions.map((s) => s.provider), ['vscode-lm', 'vscode-lm']);
   });
 });

@@ -159,7 +159,7 @@ async def test_compare_versions_gives_the_figures_codequorum_score_gives(
                 "medoid", "clusters", "recommended", "recommended_by", "recommendation",
                 "risk", "risk_level", "risk_range", "trust", "stability_percentile", "notes"):
         assert got[key] == expected[key], key
-    assert got["verdicts"] == [{k: v[k] for k in ("code", "severity", "message", "samples",
+    assert got["verdicts"] == [{k: v[k] for k in ("code", "severity", "message", "versions",
                                                   "figure")} for v in expected["verdicts"]]
     assert got["summary"]["jsd_struct"]["ordered"] < 0.7  # CodeGen's prime_fib versions differ
     assert got["verdicts"][0]["code"] == "unstable-structure"

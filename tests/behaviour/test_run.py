@@ -81,12 +81,12 @@ def test_sorts_pass_rates_oer_and_verdicts(sort_report: object) -> None:
     codes = [v.code for v in dynamic_verdicts(sort_report)]
     assert "divergent-outputs" in codes
     div = next(v for v in dynamic_verdicts(sort_report) if v.code == "divergent-outputs")
-    assert 2 in div.samples  # version 3 (index 2) drops duplicates
+    assert 2 in div.versions  # version 3 (index 2) drops duplicates
     assert div.message.startswith("versions ") and " disagree on f([" in div.message
     cx = next(v for v in dynamic_verdicts(sort_report) if v.code == "complexity-outlier")
     # bubble sort (n²) and the key= sort (the lambda runs once per item: n) against
     # three versions whose traced opcodes do not grow (the sorting happens in C)
-    assert cx.samples == (1, 3)
+    assert cx.versions == (1, 3)
     assert cx.message == (
         "version 2 grows about n², version 4 grows about n, the others do not grow with n"
     )
@@ -230,7 +230,7 @@ def test_a_scaling_size_that_times_out_skips_the_larger_sizes() -> None:
     assert (c.status, c.detail) == ("timeout", "per-test limit of 0.5s on 1 of 3 tests")
     assert (c.unfinished_size, [n for n, _ in c.growth_points]) == (64, [8])
     cx = next(v for v in dynamic_verdicts(report) if v.code == "complexity-outlier")
-    assert cx.samples == (2,)
+    assert cx.versions == (2,)
     assert cx.message.startswith("version 3 did not finish n=64 in time")
 
 

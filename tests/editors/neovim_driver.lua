@@ -67,7 +67,7 @@ local function run()
   local uri = vim.uri_from_bufnr(bufnr)
   out.uri = uri
   out.added = request(client, "workspace/executeCommand", {
-    command = "codequorum.addSamples",
+    command = "codequorum.addVersions",
     arguments = { { uri = uri, qualifiedName = input.qualified_name, samples = input.samples } },
   }, bufnr, input.timeout_ms)
   log("added")

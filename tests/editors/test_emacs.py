@@ -153,7 +153,7 @@ def test_eglot_recipe_end_to_end(tmp_path: Path, shared_dir: Path) -> None:
          "source.codequorum"),
         (f"Regenerate `{NAME}`: ask for more versions", "codequorum.regenerate",
          "source.codequorum"),
-        (f"Clear the 5 stored versions of `{NAME}`", "codequorum.clearSamples",
+        (f"Clear the 5 stored versions of `{NAME}`", "codequorum.deleteVersions",
          "source.codequorum"),
     ]
     uri = (root / "pkg" / "close.py").as_uri()

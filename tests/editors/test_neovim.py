@@ -180,7 +180,7 @@ def test_start_client_recipe(tmp_path: Path, shared_dir: Path) -> None:
         ("Compare the versions of `has_close_elements`", "codequorum.compare"),
         ("Run the versions of `has_close_elements` in the sandbox", "codequorum.runDynamic"),
         ("Regenerate `has_close_elements`: ask for more versions", "codequorum.regenerate"),
-        ("Clear the 5 stored versions of `has_close_elements`", "codequorum.clearSamples"),
+        ("Clear the 5 stored versions of `has_close_elements`", "codequorum.deleteVersions"),
     ]
 
     # the recipe's init_options are settings the server accepts

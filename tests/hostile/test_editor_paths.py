@@ -1,5 +1,5 @@
 """Editor commands that name a file read only a bounded regular file inside a workspace
-folder: ``codequorum.importSamples`` given a path, and every command given the URI of a
+folder: ``codequorum.importVersionFile`` given a path, and every command given the URI of a
 document that is not open. ``/dev/zero``, a FIFO, a folder, a symlink out of the workspace, a
 2 GB file, a path out with ``..``: each is one clear error within a second, and the server
 keeps answering. A file the user picked anywhere arrives as text the client read, bounded.
@@ -73,15 +73,15 @@ async def test_import_reads_only_bounded_regular_files_inside_the_workspace(
     async with lsp_session(hostile.repo, env={"HOME": str(hostile.home)}) as client:
         uri = open_document(client, hostile.repo / "src" / "mod.py", SOURCE)
         for path, said in cases:
-            message = await _refused(client, "codequorum.importSamples", uri, "f", path)
-            assert message.startswith("codequorum.importSamples: ") and said in message, (
+            message = await _refused(client, "codequorum.importVersionFile", uri, "f", path)
+            assert message.startswith("codequorum.importVersionFile: ") and said in message, (
                 path, message)
             assert "\n" not in message
         # still answering, and a file inside the workspace imports
-        imported = await command(client, "codequorum.importSamples", uri, "f", "versions.jsonl")
+        imported = await command(client, "codequorum.importVersionFile", uri, "f", "versions.jsonl")
         assert (imported["added"], imported["total"]) == (2, 2)
         # a file the user picked anywhere: the client sends its text
-        picked = await command(client, "codequorum.importSamples", {
+        picked = await command(client, "codequorum.importVersionFile", {
             "uri": uri, "qualifiedName": "f", "path": str(hostile.home / "picked.jsonl"),
             "content": '{"code": "def f(x):\\n    z = x + 1\\n    return z\\n"}\n'})
         assert (picked["added"], picked["total"]) == (1, 3)
@@ -105,7 +105,7 @@ async def test_a_document_that_is_not_open_is_read_only_inside_the_workspace(
     ]
     async with lsp_session(hostile.repo, env={"HOME": str(hostile.home)}) as client:
         for uri, said in uris:
-            for name in ("codequorum.analyze", "codequorum.compare", "codequorum.showSample"):
+            for name in ("codequorum.analyze", "codequorum.compare", "codequorum.showVersion"):
                 message = await _refused(client, name, {"uri": uri, "qualifiedName": "f"})
                 assert said in message, (name, uri, message)
         # a closed file inside the workspace is still read (a lens's command on a saved file)

@@ -219,16 +219,16 @@ async def test_add_and_import_samples_refuse_a_ten_megabyte_or_deep_version(repo
         uri = open_document(client, mod, text)
         refused = re.escape("version 1 is 9.5 MB of code (at most 1 MB)")
         with pytest.raises(Exception, match=refused):
-            await command(client, "codequorum.addSamples", uri, "deep", [big])
+            await command(client, "codequorum.addVersions", uri, "deep", [big])
         (repo / "deep.json").write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
         with pytest.raises(Exception, match="JSON nested more than 100 levels deep"):
-            await command(client, "codequorum.importSamples",
+            await command(client, "codequorum.importVersionFile",
                           {"uri": uri, "qualifiedName": "deep", "path": "deep.json"})
         (repo / "big.py").write_text(big, encoding="utf-8")
         with pytest.raises(Exception, match=refused):
-            await command(client, "codequorum.importSamples",
+            await command(client, "codequorum.importVersionFile",
                           {"uri": uri, "qualifiedName": "deep", "path": "big.py"})
-        stored = await command(client, "codequorum.addSamples", uri, "deep",
+        stored = await command(client, "codequorum.addVersions", uri, "deep",
                                ["def deep():\n    return 2\n", "def deep():\n    return 3\n"])
         assert stored["total"] == 2
         answer = await hover_text(client, uri, position_of(text, "area"))

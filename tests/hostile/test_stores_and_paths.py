@@ -154,7 +154,7 @@ async def test_the_language_server_refuses_a_symlinked_store(hostile: Hostile) -
     async with lsp_session(hostile.repo, env={"HOME": str(hostile.home)}) as client:
         uri = open_document(client, hostile.repo / "src" / "mod.py", SOURCE)
         with pytest.raises(Exception, match="symlink out of the workspace"):
-            await command(client, "codequorum.addSamples", uri, "f", VERSIONS)
+            await command(client, "codequorum.addVersions", uri, "f", VERSIONS)
         await wait_for(lambda: any("symlink out of the workspace" in m.message
                                    for m in client.messages))
         assert (await command(client, "codequorum.analyze", uri, "f"))["qualifiedName"] == "f"
@@ -179,7 +179,7 @@ async def test_the_workspace_cannot_choose_the_servers_store(hostile: Hostile) -
                            configuration={"codequorum": {}},
                            folder_configuration=scoped) as client:
         uri = open_document(client, hostile.repo / "src" / "mod.py", SOURCE)
-        added = await command(client, "codequorum.addSamples", uri, "f", VERSIONS)
+        added = await command(client, "codequorum.addVersions", uri, "f", VERSIONS)
         assert added["total"] == 3
         warnings = await wait_for(lambda: [m.message for m in client.messages
                                            if m.type == types.MessageType.Warning] or None)

@@ -22,13 +22,13 @@ def _cand(i: int, growth: float | None, unfinished: int | None = None) -> Candid
 
 def test_complexity_verdict_rules() -> None:
     v = complexity_verdict([_cand(0, 1.0), _cand(1, 1.05), _cand(2, 2.0), _cand(3, 0.95)], 0.6)
-    assert v is not None and v.samples == (2,)
+    assert v is not None and v.versions == (2,)
     assert v.message == "version 3 grows about n², the others about n"
     assert v.figure == 2.0 and v.detail["typical"] == 1.0
     assert complexity_verdict([_cand(0, 1.0), _cand(1, 2.0)], 0.6) is None  # no minority
     assert complexity_verdict([_cand(0, 1.0), _cand(1, 1.3), _cand(2, 0.9)], 0.6) is None
     slow = complexity_verdict([_cand(0, 1.0), _cand(1, 1.0), _cand(2, None, unfinished=512)], 0.6)
-    assert slow is not None and slow.samples == (2,)
+    assert slow is not None and slow.versions == (2,)
     assert slow.message == "version 3 did not finish n=512 in time, the others about n"
     flat = complexity_verdict([_cand(0, 0.0), _cand(1, 0.1), _cand(2, 0.05), _cand(3, 2.0),
                                _cand(4, 0.0)], 0.6)
@@ -48,7 +48,7 @@ def test_divergent_outputs_names_the_input_and_both_outcomes() -> None:
     div = first_divergence(rows)
     v = divergent_outputs_verdict(0.5, div, "f(2)", "hypothesis", 0.9, 0.5)
     assert v is not None
-    assert (v.code, v.severity, v.samples, v.figure) == ("divergent-outputs", "warning",
+    assert (v.code, v.severity, v.versions, v.figure) == ("divergent-outputs", "warning",
                                                           (0, 1), 0.5)
     assert v.message == "versions 1 and 2 disagree on f(2): 2 vs 3"
     assert v.detail == {"input": "f(2)", "source": "hypothesis", "groups": [[0, 2], [1]],

@@ -69,7 +69,7 @@ def test_the_docs_section_follows_a_spec() -> None:
 
 
 def test_a_spec_makes_its_verdict() -> None:
-    v = BY_CODE["divergent-outputs"].verdict("they differ", samples=(1, 2), figure=0.5)
+    v = BY_CODE["divergent-outputs"].verdict("they differ", versions=(1, 2), figure=0.5)
     assert v == Verdict("divergent-outputs", "warning", "they differ", (1, 2), 0.5, {})
 
 

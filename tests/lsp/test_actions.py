@@ -94,7 +94,7 @@ def test_commands_a_lens_runs_are_left_to_it_where_lenses_show() -> None:
     offer = CommandOffer(stored=2, dynamic=True, report=True,
                          skip=frozenset({"codequorum.analyze", *lensed}))
     assert [cmd for _, cmd in planned_commands("f", offer)] == [
-        "codequorum.runDynamic", "codequorum.clearSamples"]
+        "codequorum.runDynamic", "codequorum.deleteVersions"]
 
 
 def test_commands_offered_for_a_function_with_versions_and_without() -> None:
@@ -106,7 +106,7 @@ def test_commands_offered_for_a_function_with_versions_and_without() -> None:
         ("Show the report of `f`", "codequorum.analyze"),
         ("Run the versions of `f` in the sandbox", "codequorum.runDynamic"),
         ("Regenerate `f`: ask for more versions", "codequorum.regenerate"),
-        ("Clear the 3 stored versions of `f`", "codequorum.clearSamples"),
+        ("Clear the 3 stored versions of `f`", "codequorum.deleteVersions"),
     ]
     # no sandboxed runs (not Python, off, untrusted) and a client that opens no documents
     assert [t for t, _ in planned_commands("f", CommandOffer(stored=1))] == [

@@ -91,11 +91,29 @@ def test_arguments_are_read_from_camel_case(converter: object) -> None:
         n=2,
         endpoint_confirmed=True,
     )
-    samples = converter.structure(  # type: ignore[attr-defined]
-        {"uri": "u", "samples": ["def f(): pass", {"code": "x", "model": "m"}]},
-        c.AddSamplesArgs,
-    ).samples
-    assert samples == [c.SampleInput(code="def f(): pass"), c.SampleInput(code="x", model="m")]
+    versions = converter.structure(  # type: ignore[attr-defined]
+        {"uri": "u", "versions": ["def f(): pass", {"code": "x", "model": "m"}]},
+        c.AddVersionsArgs,
+    ).versions
+    assert versions == [c.VersionInput(code="def f(): pass"), c.VersionInput(code="x", model="m")]
+
+
+def test_the_older_names_still_work() -> None:
+    """A key binding or a script that names a command, or an argument, by its older name."""
+    assert c.command_named("codequorum.addSamples") == "codequorum.addVersions"
+    assert c.command_named("codequorum.showSample") == "codequorum.showVersion"
+    assert c.command_named("codequorum.addVersions") == "codequorum.addVersions"
+    assert c.command_named("codequorum.nothing") is None
+    assert set(c.ALIASES.values()) <= set(c.COMMANDS)
+    old = c.normalize("codequorum.addVersions", [{"uri": "u", "samples": ["x"]}])
+    assert old == [{"uri": "u", "versions": ["x"]}]
+    both = c.normalize("codequorum.addVersions", [{"uri": "u", "samples": ["x"],
+                                                   "versions": ["y"]}])
+    assert both == [{"uri": "u", "versions": ["y"]}]
+    assert c.normalize("codequorum.addVersions", ["u", {"qualifiedName": "f",
+                                                        "samples": ["x"]}]) == [
+        {"uri": "u", "qualifiedName": "f", "versions": ["x"]}]
+    assert c.json_schema()["aliases"] == c.ALIASES
 
 
 def test_results_are_written_whole_in_camel_case(converter: object) -> None:
@@ -112,11 +130,11 @@ def test_results_are_written_whole_in_camel_case(converter: object) -> None:
 
 def test_positional_arguments_become_one_object() -> None:
     pos = {"line": 1, "character": 0}
-    assert c.normalize("codequorum.showSample", ["u", "f", 3]) == [
+    assert c.normalize("codequorum.showVersion", ["u", "f", 3]) == [
         {"uri": "u", "qualifiedName": "f", "version": 3}
     ]
     assert c.normalize("codequorum.analyze", ["u", pos]) == [{"uri": "u", "position": pos}]
-    assert c.normalize("codequorum.clearSamples", ["u"]) == [{"uri": "u"}]
+    assert c.normalize("codequorum.deleteVersions", ["u"]) == [{"uri": "u"}]
     with pytest.raises(c.ArgumentError, match="needs a document URI"):
         c.normalize("codequorum.analyze", [])
     with pytest.raises(c.ArgumentError, match="at most 2 arguments"):
@@ -124,7 +142,7 @@ def test_positional_arguments_become_one_object() -> None:
 
 
 def test_bad_arguments_name_the_field(converter: object) -> None:
-    with pytest.raises(c.ArgumentError, match=r"bad arguments: .*\$\.samples\[0\]"):
-        c.check(converter, "codequorum.addSamples", [{"uri": "u", "samples": [42]}])  # type: ignore[arg-type]
+    with pytest.raises(c.ArgumentError, match=r"bad arguments: .*\$\.versions\[0\]"):
+        c.check(converter, "codequorum.addVersions", [{"uri": "u", "versions": [42]}])  # type: ignore[arg-type]
     with pytest.raises(c.ArgumentError, match=r"\$\.n"):
         c.check(converter, "codequorum.regenerate", [{"uri": "u", "n": "many"}])  # type: ignore[arg-type]

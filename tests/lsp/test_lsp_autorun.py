@@ -52,7 +52,7 @@ async def test_added_versions_run_at_once_and_the_hover_rests_on_behaviour(
         workspace: Path) -> None:
     async with lsp_session(workspace) as client:
         uri = open_document(client, workspace / "clamp.py", DOC)
-        await command(client, "codequorum.addSamples", uri, "clamp", VERSIONS)
+        await command(client, "codequorum.addVersions", uri, "clamp", VERSIONS)
         [token] = await wait_for(lambda: _run_tokens(client), timeout=30)
         pos = position_of(DOC, "clamp")
         await wait_for(lambda: _ended(client, token), timeout=120)
@@ -91,7 +91,7 @@ async def test_a_run_on_arrival_can_be_cancelled(workspace: Path) -> None:
                "def clamp(x: int) -> int:\n    while x == x:\n        pass\n"]
     async with lsp_session(workspace, init_options={"dynamic": {"timeout": 60}}) as client:
         uri = open_document(client, workspace / "clamp.py", DOC)
-        await command(client, "codequorum.addSamples", uri, "clamp", looping)
+        await command(client, "codequorum.addVersions", uri, "clamp", looping)
         [token] = await wait_for(lambda: _run_tokens(client), timeout=30)
         text = await hover_text(client, uri, position_of(DOC, "clamp"))
         assert text is not None and RUNNING in text
@@ -109,7 +109,7 @@ async def test_the_versions_of_a_store_from_elsewhere_wait_for_the_users_word(
         store.add("clamp.py", "python", "clamp", [Sample(VERSIONS[0])])
     async with lsp_session(workspace, answer="Not now") as client:
         uri = open_document(client, workspace / "clamp.py", DOC)
-        await command(client, "codequorum.addSamples", uri, "clamp", VERSIONS[1:])
+        await command(client, "codequorum.addVersions", uri, "clamp", VERSIONS[1:])
         [question] = await wait_for(lambda: questions(client).messages, timeout=30)
         assert "was not made by codequorum on this machine" in question
         await asyncio.sleep(1)
@@ -136,7 +136,7 @@ async def test_where_the_strict_sandbox_is_missing_the_hover_says_what_and_no_fi
     env = _no_bubblewrap(workspace.parent)
     async with lsp_session(workspace, env=env) as client:
         uri = open_document(client, workspace / "clamp.py", DOC)
-        await command(client, "codequorum.addSamples", uri, "clamp", VERSIONS)
+        await command(client, "codequorum.addVersions", uri, "clamp", VERSIONS)
         note = "not run: this machine has no bubblewrap; see codequorum doctor"
         said = await wait_for(lambda: [m.message for m in client.messages
                                        if "not run here" in m.message], timeout=60)
@@ -150,7 +150,7 @@ async def test_where_the_strict_sandbox_is_missing_the_hover_says_what_and_no_fi
 async def test_an_untrusted_workspace_runs_nothing_and_says_so(workspace: Path) -> None:
     async with lsp_session(workspace, init_options={"trusted": False}) as client:
         uri = open_document(client, workspace / "clamp.py", DOC)
-        await command(client, "codequorum.addSamples", uri, "clamp", VERSIONS)
+        await command(client, "codequorum.addVersions", uri, "clamp", VERSIONS)
         await asyncio.sleep(1)
         text = await hover_text(client, uri, position_of(DOC, "clamp"))
         assert text is not None and md_text(UNTRUSTED) in text

@@ -59,7 +59,7 @@ async def test_a_client_that_asks_for_plain_text_gets_a_hover_without_markup(
     caps = capabilities(hover_formats=(types.MarkupKind.PlainText,))
     async with lsp_session(workspace, client_capabilities=caps) as client:
         uri = open_document(client, workspace / "close.py", doc)
-        await command(client, "codequorum.addSamples", uri, "has_close_elements", samples)
+        await command(client, "codequorum.addVersions", uri, "has_close_elements", samples)
         hover = await _hover(client, uri, position_of(doc, "has_close_elements"))
     assert hover.kind == types.MarkupKind.PlainText
     text = hover.value
@@ -83,7 +83,7 @@ async def test_a_client_that_names_no_format_gets_markdown(
     caps = capabilities(hover_formats=())
     async with lsp_session(workspace, client_capabilities=caps) as client:
         uri = open_document(client, workspace / "close.py", doc)
-        await command(client, "codequorum.addSamples", uri, "has_close_elements", samples)
+        await command(client, "codequorum.addVersions", uri, "has_close_elements", samples)
         hover = await _hover(client, uri, position_of(doc, "has_close_elements"))
     assert hover.kind == types.MarkupKind.Markdown
     assert hover.value.startswith(
@@ -98,7 +98,7 @@ async def _with_versions(client: LanguageClient, workspace: Path, shared_dir: Pa
     doc, samples = _document(shared_dir)
     doc += TAIL
     uri = open_document(client, workspace / "close.py", doc)
-    await command(client, "codequorum.addSamples", uri, NAME, samples)
+    await command(client, "codequorum.addVersions", uri, NAME, samples)
     return uri, doc
 
 
@@ -159,7 +159,7 @@ async def test_a_client_without_lenses_gets_every_command_as_a_code_action(
             (f"Compare the versions of `{NAME}`", "codequorum.compare"),
             (f"Run the versions of `{NAME}` in the sandbox", "codequorum.runDynamic"),
             (f"Regenerate `{NAME}`: ask for more versions", "codequorum.regenerate"),
-            (f"Clear the 5 stored versions of `{NAME}`", "codequorum.clearSamples"),
+            (f"Clear the 5 stored versions of `{NAME}`", "codequorum.deleteVersions"),
         ]
         for action in actions[first_command:]:
             assert action.edit is None
@@ -184,7 +184,7 @@ async def test_where_lenses_show_they_are_the_way_in_to_what_they_run(
         actions = await _actions(client, uri, position_of(doc, NAME))
         # Compare, the report and Regenerate are lenses there; Run and Clear are not
         assert [cmd for _, cmd in _commands(actions)] == [
-            "codequorum.runDynamic", "codequorum.clearSamples"]
+            "codequorum.runDynamic", "codequorum.deleteVersions"]
         bare = await _actions(client, uri, position_of(doc, "untouched"), edits=False)
         assert _commands(bare) == [("Regenerate `untouched`: ask for versions",
                                     "codequorum.regenerate")]
@@ -194,7 +194,7 @@ async def test_where_lenses_show_they_are_the_way_in_to_what_they_run(
         actions = await _actions(client, uri, position_of(doc, NAME))
         assert [cmd for _, cmd in _commands(actions)] == [
             "codequorum.compare", "codequorum.runDynamic", "codequorum.regenerate",
-            "codequorum.clearSamples"]
+            "codequorum.deleteVersions"]
     never = {"codeAction": {"commands": "never"}}
     async with lsp_session(workspace, init_options=never, client_capabilities=NO_LENSES) as client:
         uri, doc = await _with_versions(client, workspace, shared_dir)
@@ -268,13 +268,13 @@ async def test_clear_asks_first_with_the_safe_answer_first(
         )
         assert [a.title for a in question.actions or []] == ["Keep them", "Delete them"]
         await asyncio.sleep(0.5)  # dismissed: nothing is deleted
-        assert (await command(client, "codequorum.analyze", uri, NAME))["samples"] == 5
+        assert (await command(client, "codequorum.analyze", uri, NAME))["stored"] == 5
 
         questions(client).answer = "Delete them"
         await _run(client, clear)
         deleted = f"codequorum: deleted 5 stored versions of '{NAME}'"
         await wait_for(lambda: [m for m in client.messages if m.message == deleted])
-        assert (await command(client, "codequorum.analyze", uri, NAME))["samples"] == 0
+        assert (await command(client, "codequorum.analyze", uri, NAME))["stored"] == 0
 
 
 async def test_running_from_an_action_asks_about_a_store_it_did_not_make(
@@ -314,7 +314,7 @@ async def test_regenerate_from_an_action_answers_at_once_and_says_how_it_ended(
                                            if m.message.startswith(f"codequorum: '{NAME}': ")])
             assert "2 of 2 versions accepted" in said[0], said
             assert len(chat.chat_requests) == 2
-            assert (await command(client, "codequorum.analyze", uri, NAME))["samples"] == 2
+            assert (await command(client, "codequorum.analyze", uri, NAME))["stored"] == 2
 
 
 async def test_a_command_a_person_chose_says_why_it_cannot_run(

@@ -155,7 +155,7 @@ async def test_no_answer_but_the_exact_yes_runs_anything(
 async def test_a_store_the_server_made_runs_without_a_question(workspace: Path) -> None:
     async with lsp_session(workspace) as client:
         uri = open_document(client, workspace / "clamp.py", DOC)
-        await command(client, "codequorum.addSamples", uri, "clamp", VERSIONS)
+        await command(client, "codequorum.addVersions", uri, "clamp", VERSIONS)
         started = await command(client, "codequorum.runDynamic", uri, "clamp")
         assert started["started"] is True
         assert _questions(client) == []
@@ -188,7 +188,7 @@ async def test_an_untrusted_workspace_runs_and_sends_nothing(workspace: Path) ->
             workspace, init_options=options, configuration={"codequorum": {"trusted": True}}
         ) as client:
             uri = open_document(client, workspace / "clamp.py", DOC)
-            await command(client, "codequorum.addSamples", uri, "clamp", VERSIONS)
+            await command(client, "codequorum.addVersions", uri, "clamp", VERSIONS)
             run = await command(client, "codequorum.runDynamic", uri, "clamp")
             assert run["started"] is False and "not trusted" in run["message"]
             regen = await command(client, "codequorum.regenerate", uri, "clamp")

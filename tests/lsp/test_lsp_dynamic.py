@@ -50,7 +50,7 @@ VERSIONS = [
 async def test_run_dynamic_in_the_background(workspace: Path) -> None:
     async with lsp_session(workspace, init_options=NO_AUTORUN) as client:
         uri = open_document(client, workspace / "clamp.py", DOC)
-        await command(client, "codequorum.addSamples", uri, "clamp", VERSIONS)
+        await command(client, "codequorum.addVersions", uri, "clamp", VERSIONS)
         pos = position_of(DOC, "clamp")
         started = await command(client, "codequorum.runDynamic", uri, pos)
         assert started["started"] is True
@@ -121,7 +121,7 @@ async def test_cancel_a_dynamic_run(workspace: Path) -> None:
     async with lsp_session(workspace, init_options={"dynamic": {"timeout": 60, "auto": False}}
                            ) as client:
         uri = open_document(client, workspace / "spin.py", SPIN_DOC)
-        await command(client, "codequorum.addSamples", uri, "spin", SPINNING)
+        await command(client, "codequorum.addVersions", uri, "spin", SPINNING)
         started = await command(client, "codequorum.runDynamic", uri, "spin")
         token = started["token"]
         await wait_for(lambda: client.progress_reports[token])
@@ -152,7 +152,7 @@ async def test_versions_run_in_the_module_the_editor_holds(workspace: Path) -> N
     async with lsp_session(workspace, init_options=NO_AUTORUN) as client:
         uri = open_document(client, path, DURATION_APP)
         for name, versions in DURATION_VERSIONS.items():
-            await command(client, "codequorum.addSamples", uri, name, versions)
+            await command(client, "codequorum.addVersions", uri, name, versions)
             started = await command(client, "codequorum.runDynamic", uri, name)
             token = started["token"]
 
@@ -181,7 +181,7 @@ async def test_a_module_that_does_not_load_gets_a_note_not_a_verdict(workspace: 
     text = "import numpy as np\n" + standalone()
     async with lsp_session(workspace, init_options=NO_AUTORUN) as client:
         uri = open_document(client, path, text)
-        await command(client, "codequorum.addSamples", uri, "parse_duration",
+        await command(client, "codequorum.addVersions", uri, "parse_duration",
                       DURATION_VERSIONS["parse_duration"])
         started = await command(client, "codequorum.runDynamic", uri, "parse_duration")
         token = started["token"]
@@ -210,7 +210,7 @@ async def test_a_run_without_inputs_says_why_and_changes_nothing(workspace: Path
     # no doctest, no type hints, no inputs from the model: no version can be called
     async with lsp_session(workspace, init_options=NO_AUTORUN) as client:
         uri = open_document(client, workspace / "total.py", TOTAL_DOC)
-        await command(client, "codequorum.addSamples", uri, "total", TOTALS)
+        await command(client, "codequorum.addVersions", uri, "total", TOTALS)
         pos = position_of(TOTAL_DOC, "total")
         before = await hover_text(client, uri, pos)
         started = await command(client, "codequorum.runDynamic", uri, "total")

@@ -61,7 +61,7 @@ async def test_samples_diagnostics_hover_lenses_and_actions(
         # relayed samples: real CodeGen completions (prompt + body), by qualified name
         added = await command(
             client,
-            "codequorum.addSamples",
+            "codequorum.addVersions",
             {
                 "uri": uri,
                 "qualifiedName": "has_close_elements",
@@ -88,7 +88,7 @@ async def test_samples_diagnostics_hover_lenses_and_actions(
 
         report = await command(client, "codequorum.analyze", uri, name_pos)
         assert report["qualifiedName"] == "has_close_elements"
-        assert report["samples"] == 5
+        assert report["stored"] == 5
         assert report["compared"] == "5 versions + your code"  # as the lens and hover say
         assert report["currentIndex"] == 5
         assert [v["origin"] for v in report["versions"]] == ["relayed"] * 5 + ["current"]
@@ -102,7 +102,7 @@ async def test_samples_diagnostics_hover_lenses_and_actions(
         assert f"consensus is v{consensus + 1}" in diag.related_information[0].message
 
         # the stored versions are the bare function (the import line is not part of it)
-        shown = await command(client, "codequorum.showSample", uri, "has_close_elements", 1)
+        shown = await command(client, "codequorum.showVersion", uri, "has_close_elements", 1)
         assert shown["code"].startswith("def has_close_elements(")
         assert "from typing" not in shown["code"]
         assert shown["code"].endswith("    return False\n")
@@ -169,7 +169,7 @@ async def test_samples_diagnostics_hover_lenses_and_actions(
         assert edit is not None and edit.changes is not None and list(edit.changes) == [uri]
         new_doc = apply_edits(doc, list(edit.changes[uri]))
         chosen = await command(
-            client, "codequorum.showSample", uri, "has_close_elements", consensus + 1
+            client, "codequorum.showVersion", uri, "has_close_elements", consensus + 1
         )
         prefix = doc[: doc.index("def has_close_elements")]
         assert new_doc == prefix + chosen["code"].rstrip("\n") + "\n" + TAIL
@@ -187,7 +187,7 @@ async def test_pull_diagnostics_instead_of_push(workspace: Path, shared_dir: Pat
     doc, samples = _document(shared_dir)
     async with lsp_session(workspace, pull=True) as client:
         uri = open_document(client, workspace / "close.py", doc)
-        await command(client, "codequorum.addSamples", uri, "has_close_elements", samples)
+        await command(client, "codequorum.addVersions", uri, "has_close_elements", samples)
         assert client.diagnostic_refresh_count >= 1
         params = types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))
         full = await client.text_document_diagnostic_async(params)
@@ -223,7 +223,7 @@ async def test_import_clear_compare_and_rename(workspace: Path, shared_dir: Path
         pos = position_of(doc, "has_close_elements")
         imported = await command(
             client,
-            "codequorum.importSamples",
+            "codequorum.importVersionFile",
             {"uri": uri, "position": {"line": pos.line, "character": 9}, "path": "samples.jsonl"},
         )
         assert imported["added"] == 4 and imported["total"] == 4
@@ -249,13 +249,13 @@ async def test_import_clear_compare_and_rename(workspace: Path, shared_dir: Path
         )
         assert [d.code for d in after] == codes
         moved = await command(client, "codequorum.analyze", uri, "any_close")
-        assert moved["samples"] == 4
+        assert moved["stored"] == 4
 
-        cleared = await command(client, "codequorum.clearSamples", uri, "any_close")
+        cleared = await command(client, "codequorum.deleteVersions", uri, "any_close")
         assert cleared == {"uri": uri, "qualifiedName": "any_close", "removed": 4}
         await wait_for(lambda: published(client, uri) == [])
         gone = await command(client, "codequorum.analyze", uri, "any_close")
-        assert gone["samples"] == 0 and gone["report"] is None
+        assert gone["stored"] == 0 and gone["report"] is None
 
         # files of plain code, one version each (imports and calls around it are dropped);
         # a folder is not read (the command line's `sample --from DIR` imports one)
@@ -271,16 +271,16 @@ async def test_import_clear_compare_and_rename(workspace: Path, shared_dir: Path
                 f"import math\n\n\n{func}\n\nprint(any_close([], 1))\n"
             )
         for k in range(2):
-            from_file = await command(client, "codequorum.importSamples", uri, "any_close",
+            from_file = await command(client, "codequorum.importVersionFile", uri, "any_close",
                                       f"versions/v{k}.py")
         assert from_file["total"] == 2
         try:
-            await command(client, "codequorum.importSamples", uri, "any_close", "versions")
+            await command(client, "codequorum.importVersionFile", uri, "any_close", "versions")
         except JsonRpcException as exc:
             assert exc.message.endswith("versions is a folder, not a regular file")
         else:
             raise AssertionError("a folder was imported")
-        shown = await command(client, "codequorum.showSample", uri, "any_close", 2)
+        shown = await command(client, "codequorum.showVersion", uri, "any_close", 2)
         assert (shown["origin"], shown["code"]) == ("imported", funcs[1])
 
 
@@ -301,9 +301,9 @@ async def test_methods_are_replaced_with_their_indentation(workspace: Path) -> N
     ]
     async with lsp_session(workspace, init_options={"codeLens": {"showForAll": True}}) as client:
         uri = open_document(client, workspace / "stack.py", doc)
-        added = await command(client, "codequorum.addSamples", uri, "Stack.total", versions)
+        added = await command(client, "codequorum.addVersions", uri, "Stack.total", versions)
         assert added["total"] == 3
-        shown = await command(client, "codequorum.showSample", uri, "Stack.total", 3)
+        shown = await command(client, "codequorum.showVersion", uri, "Stack.total", 3)
         assert shown["code"].startswith("def total(self):\n    acc = 0\n")
         pos = position_of(doc, "total")
         actions = await actions_at(client, uri, pos)
@@ -342,7 +342,7 @@ async def test_methods_are_replaced_with_their_indentation(workspace: Path) -> N
 
         async def moved() -> bool:
             report = await command(client, "codequorum.analyze", uri, "Pile.total")
-            return bool(report["samples"] == 3)
+            return bool(report["stored"] == 3)
 
         for _ in range(100):
             if await moved():

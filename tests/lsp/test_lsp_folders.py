@@ -41,8 +41,8 @@ async def test_each_folder_has_its_own_store_session_and_settings(tmp_path: Path
     ) as client:
         uri_a = open_document(client, a / "m.py", ODD)  # the same store key, "m.py", in both
         uri_b = open_document(client, b / "m.py", ODD)
-        await command(client, "codequorum.addSamples", uri_a, "area", VERSIONS[:3])
-        await command(client, "codequorum.addSamples", uri_b, "area", VERSIONS)
+        await command(client, "codequorum.addVersions", uri_a, "area", VERSIONS[:3])
+        await command(client, "codequorum.addVersions", uri_b, "area", VERSIONS)
 
         assert stored(a / ".codequorum" / "samples.sqlite3") == [("m.py", "area")] * 3
         assert stored(b / ".codequorum" / "samples.sqlite3") == [("m.py", "area")] * 4
@@ -52,7 +52,7 @@ async def test_each_folder_has_its_own_store_session_and_settings(tmp_path: Path
 
         report_a = await command(client, "codequorum.analyze", uri_a, "area")
         report_b = await command(client, "codequorum.analyze", uri_b, "area")
-        assert (report_a["samples"], report_b["samples"]) == (3, 4)
+        assert (report_a["stored"], report_b["stored"]) == (3, 4)
 
         diags_a = await wait_for(lambda: client.diagnostics.get(uri_a))
         diags_b = await wait_for(lambda: client.diagnostics.get(uri_b))
@@ -75,7 +75,7 @@ async def test_a_folder_added_later_gets_its_own_store(tmp_path: Path) -> None:
             )
         )
         uri_b = open_document(client, b / "m.py", ODD)
-        added = await command(client, "codequorum.addSamples", uri_b, "area", VERSIONS[:2])
+        added = await command(client, "codequorum.addVersions", uri_b, "area", VERSIONS[:2])
         assert added["total"] == 2
         assert stored(b / ".codequorum" / "samples.sqlite3") == [("m.py", "area")] * 2
         # the first folder's store is opened after the configuration came, maybe after the
@@ -96,7 +96,7 @@ async def test_the_configuration_files_give_defaults(tmp_path: Path) -> None:
     user.write_text(f'[check]\nstore = "{tmp_path / "mine" / "versions.sqlite3"}"\n')
     async with lsp_session(a, configuration={"codequorum": {}}) as client:
         uri = open_document(client, a / "m.py", ODD)
-        await command(client, "codequorum.addSamples", uri, "area", VERSIONS[:2])
+        await command(client, "codequorum.addVersions", uri, "area", VERSIONS[:2])
         assert stored(tmp_path / "mine" / "versions.sqlite3") == [("m.py", "area")] * 2
         assert not (a / "from-file").exists() and not (a / ".codequorum").exists()
         refused = [m.message for m in client.messages if "from-file" in m.message]

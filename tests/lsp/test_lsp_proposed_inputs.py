@@ -41,7 +41,7 @@ async def _run(
     """Open the document, store the versions, run them (the progress ends with ``end``);
     the analyze answer after."""
     uri = open_document(client, workspace / "ops.py", DOC)
-    await command(client, "codequorum.addSamples", uri, "combine", VERSIONS)
+    await command(client, "codequorum.addVersions", uri, "combine", VERSIONS)
     started = await command(client, "codequorum.runDynamic", uri, "combine")
     assert started["started"] is True
     token = started["token"]
@@ -114,7 +114,7 @@ async def test_an_untrusted_workspace_or_the_setting_off_sends_nothing(workspace
         async with lsp_session(workspace, init_options=untrusted,
                                answer="Send the key") as client:
             uri = open_document(client, workspace / "ops.py", DOC)
-            await command(client, "codequorum.addSamples", uri, "combine", VERSIONS)
+            await command(client, "codequorum.addVersions", uri, "combine", VERSIONS)
             run = await command(client, "codequorum.runDynamic", uri, "combine")
             assert run["started"] is False and "not trusted" in run["message"]
             assert questions(client).messages == []

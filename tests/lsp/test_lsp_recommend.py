@@ -38,7 +38,7 @@ VERSIONS = [
 async def test_hover_and_action_keep_the_version_the_others_agree_with(workspace: Path) -> None:
     async with lsp_session(workspace) as client:
         uri = open_document(client, workspace / "double.py", DOC)
-        await command(client, "codequorum.addSamples", uri, "double", VERSIONS)
+        await command(client, "codequorum.addVersions", uri, "double", VERSIONS)
         pos = position_of(DOC, "double")
         started = await command(client, "codequorum.runDynamic", uri, pos)
         assert started["started"] is True

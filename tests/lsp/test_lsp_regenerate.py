@@ -81,7 +81,7 @@ async def test_regenerate_stores_real_completions_with_progress(
             assert "has_close_elements" in user
 
             stored = [
-                await command(client, "codequorum.showSample", uri, "has_close_elements", k)
+                await command(client, "codequorum.showVersion", uri, "has_close_elements", k)
                 for k in (1, 2, 3)
             ]
             # the stored versions are the recorded completions for seeds 11..13 (function only)
@@ -167,7 +167,7 @@ async def test_provider_failures_are_reported_and_the_server_stays_up(
             assert "no code in the answer" in nothing["shown"].message
 
             report = await command(client, "codequorum.analyze", uri, "has_close_elements")
-            assert report["samples"] == 1  # only the 429-then-success version was stored
+            assert report["stored"] == 1  # only the 429-then-success version was stored
             text = await hover_text(client, uri, pos)
             assert text is not None and "· 1 version + your code ·" in text
 
@@ -234,7 +234,7 @@ async def test_cancel_a_regeneration_midway(workspace: Path, shared_dir: Path) -
             except Exception as exc:  # the JSON-RPC error for a cancelled request
                 assert "cancel" in str(exc).lower()
             report = await command(client, "codequorum.analyze", uri, "has_close_elements")
-            assert report["samples"] == 1
+            assert report["stored"] == 1
             assert await hover_text(client, uri, pos) is not None
 
 

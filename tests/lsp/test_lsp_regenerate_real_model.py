@@ -71,7 +71,7 @@ async def test_regenerate_against_a_local_model_at_the_default_settings(
         assert re.match(r"\d of 5 versions accepted", message), message
         assert result["status"] == "ok" and result["stored"] == result["accepted"] >= 1, result
 
-        shown = await _execute(client, "codequorum.showSample", uri, "clamp", 1)
+        shown = await _execute(client, "codequorum.showVersion", uri, "clamp", 1)
         assert shown["code"].startswith("def clamp(")
         assert (shown["origin"], shown["model"], shown["provider"]) == (
             "regenerated", MODEL, real_model_proxy.base_url)

@@ -31,7 +31,7 @@ VERSIONS = [
 
 async def _still_answers(client: LanguageClient, workspace: Path) -> None:
     uri = open_document(client, workspace / "ok.py", GOOD)
-    added = await command(client, "codequorum.addSamples", uri, "area", VERSIONS)
+    added = await command(client, "codequorum.addVersions", uri, "area", VERSIONS)
     assert added["total"] == 3
     text = await hover_text(client, uri, position_of(GOOD, "area"))
     assert text is not None and text.startswith("**codequorum** · `area` · 3 versions")
@@ -58,7 +58,7 @@ async def test_junk_huge_and_broken_documents(workspace: Path) -> None:
         # versions of a function in the broken file are stored and scored as parsed
         added = await command(
             client,
-            "codequorum.addSamples",
+            "codequorum.addVersions",
             uri_broken,
             "f",
             ["def f(x):\n    return x\n", "def f(x):\n    return (x\n"],
@@ -144,7 +144,7 @@ async def test_unknown_commands_arguments_and_documents_get_clear_errors(workspa
             ([(workspace / "missing.py").as_uri(), "area"], "missing.py: no such file"),
             ([uri, "area", "not a list"], "no versions"),
         ):
-            name = "codequorum.showSample" if expected == "no versions" else "codequorum.analyze"
+            name = "codequorum.showVersion" if expected == "no versions" else "codequorum.analyze"
             try:
                 await command(client, name, *args)
             except Exception as exc:
@@ -152,9 +152,9 @@ async def test_unknown_commands_arguments_and_documents_get_clear_errors(workspa
             else:
                 raise AssertionError(f"{name}{args} did not fail")
         try:
-            await command(client, "codequorum.addSamples", uri, "area", [42])
+            await command(client, "codequorum.addVersions", uri, "area", [42])
         except Exception as exc:
-            assert "bad arguments" in str(exc) and "$.samples[0]" in str(exc)
+            assert "bad arguments" in str(exc) and "$.versions[0]" in str(exc)
         else:
             raise AssertionError("bad samples accepted")
         await _still_answers(client, workspace)
@@ -167,7 +167,7 @@ async def test_no_function_at_the_cursor_is_null_and_refusals_leave_no_traceback
     doc = "import os\n\n" + GOOD
     async with lsp_session(workspace, log_file=log) as client:
         uri = open_document(client, workspace / "ok.py", doc)
-        await command(client, "codequorum.addSamples", uri, "area", VERSIONS)
+        await command(client, "codequorum.addVersions", uri, "area", VERSIONS)
         outside = {"uri": uri, "position": {"line": 0, "character": 3}}
         for _ in range(3):  # what the status bar sends wherever the cursor rests
             assert await command(client, "codequorum.analyze", outside) is None
@@ -198,7 +198,7 @@ async def test_unusable_store_path_is_reported_and_the_server_keeps_answering(
         assert "a folder: not a codequorum version store" in message.message
         uri = open_document(client, workspace / "ok.py", GOOD)
         try:
-            await command(client, "codequorum.addSamples", uri, "area", VERSIONS)
+            await command(client, "codequorum.addVersions", uri, "area", VERSIONS)
         except Exception as exc:
             assert "cannot store the versions" in str(exc)
         else:
@@ -212,7 +212,7 @@ async def test_unusable_store_path_is_reported_and_the_server_keeps_answering(
 
         async def stored() -> bool:
             try:
-                added = await command(client, "codequorum.addSamples", uri, "area", VERSIONS)
+                added = await command(client, "codequorum.addVersions", uri, "area", VERSIONS)
             except Exception:
                 return False
             return bool(added["total"] == 3)

@@ -37,23 +37,19 @@ async def test_capabilities_advertise_features_and_commands(workspace: Path) -> 
         ]
         assert caps.diagnostic_provider.identifier == "codequorum"
         assert caps.position_encoding == types.PositionEncodingKind.Utf16
-        assert sorted(caps.execute_command_provider.commands) == [
-            "codequorum.addSamples",
-            "codequorum.analyze",
-            "codequorum.clearSamples",
-            "codequorum.compare",
-            "codequorum.importSamples",
-            "codequorum.regenerate",
-            "codequorum.runDynamic",
-            "codequorum.showSample",
-        ]
+        from codequorum.lsp.contract import ALIASES, COMMANDS
+
+        # every command, and each older name still registered for key bindings
+        assert sorted(caps.execute_command_provider.commands) == sorted([*COMMANDS, *ALIASES])
+        assert "codequorum.addSamples" in caps.execute_command_provider.commands
+        assert "codequorum.deleteVersions" in caps.execute_command_provider.commands
 
 
 async def test_diagnostics_while_typing_are_debounced(workspace: Path) -> None:
     options = {"diagnostics": {"onType": True, "debounceMs": 50}}
     async with lsp_session(workspace, init_options=options) as client:
         uri = open_document(client, workspace / "area.py", DOC)
-        await command(client, "codequorum.addSamples", uri, "area", VERSIONS)
+        await command(client, "codequorum.addVersions", uri, "area", VERSIONS)
         await wait_for(lambda: published(client, uri) == [])
         for version, text in enumerate((DOC + "\n", ODD), start=2):  # no save
             client.text_document_did_change(
@@ -84,9 +80,9 @@ async def test_regenerate_relayed_through_the_client(workspace: Path) -> None:
             {"code": f"```python\n{code}```", "provider": "vscode-lm", "model": "m"}
             for code in VERSIONS
         ]
-        added = await command(client, "codequorum.addSamples", uri, "area", relayed)
+        added = await command(client, "codequorum.addVersions", uri, "area", relayed)
         assert added["total"] == 3
-        shown = await command(client, "codequorum.showSample", uri, "area", 3)
+        shown = await command(client, "codequorum.showVersion", uri, "area", 3)
         assert shown["code"] == VERSIONS[2]
         assert (shown["origin"], shown["provider"], shown["model"]) == ("relayed", "vscode-lm", "m")
 
@@ -99,7 +95,7 @@ async def test_ranges_are_in_utf16_units_for_non_ascii_names(workspace: Path) ->
     ]
     async with lsp_session(workspace) as client:
         uri = open_document(client, workspace / "u.py", doc)
-        added = await command(client, "codequorum.addSamples", uri, "Größe.área", versions)
+        added = await command(client, "codequorum.addVersions", uri, "Größe.área", versions)
         assert added["total"] == 2
         hover = await client.text_document_hover_async(
             types.HoverParams(
@@ -128,7 +124,7 @@ async def test_settings_pushed_by_a_client_without_configuration_requests(
     async with lsp_session(workspace, pull_configuration=False, progress=False,
                            init_options=NO_AUTORUN) as client:
         uri = open_document(client, workspace / "area.py", DOC)
-        await command(client, "codequorum.addSamples", uri, "area", VERSIONS[1:])
+        await command(client, "codequorum.addVersions", uri, "area", VERSIONS[1:])
         pos = types.Position(line=0, character=5)
         text = await hover_text(client, uri, pos)
         assert text is not None and "```diff" in text

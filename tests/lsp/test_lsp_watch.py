@@ -113,7 +113,7 @@ async def test_a_pasted_function_is_offered_and_its_versions_come_from_the_endpo
             assert said == ["codequorum: 'parse_duration': 3 of 3 versions accepted"]
             versions = await _versions(client, doc.uri)
             assert [v["origin"] for v in versions] == ["assistant"] + ["regenerated"] * 3
-            first = await command(client, "codequorum.showSample", doc.uri, "parse_duration", 1)
+            first = await command(client, "codequorum.showVersion", doc.uri, "parse_duration", 1)
             assert first["code"] == FUNCTION and first["origin"] == "assistant"
             user = chat.chat_requests[0].body["messages"][-1]["content"]
             assert "def parse_duration(text: str) -> int:" in user
@@ -265,7 +265,7 @@ async def test_an_undo_the_editor_names_and_a_version_put_in_place_ask_nothing(
             await _quiet()
             assert questions(client).asked == []
             # a stored version the user puts in place (a code action) is no arrival
-            await command(client, "codequorum.addSamples", doc.uri, "parse_duration", [OTHER])
+            await command(client, "codequorum.addVersions", doc.uri, "parse_duration", [OTHER])
             start = doc.text.index("def parse_duration")
             doc.edit(start, len(doc.text), OTHER)
             await _quiet()

@@ -63,7 +63,7 @@ def fixed() -> Fixed:
         severity="warning",
         message="Versions disagree in shape: mean JSD 0.62 < 0.80; version 3 is an outlier: "
         "JSD 0.30 vs 0.79 mean",
-        samples=(2,),
+        versions=(2,),
         figure=0.62,
     )
     report = StabilityReport(
@@ -135,7 +135,7 @@ def test_diagnostic_per_verdict_on_the_name(fixed: Fixed) -> None:
         "qualifiedName": "Shape.area",
         "code": "unstable-structure",
         "figure": 0.62,
-        "samples": [2],
+        "versions": [2],
     }
 
 
@@ -232,7 +232,7 @@ def test_a_consensus_of_one_is_no_fix(fixed: Fixed) -> None:
 
 def test_hover_says_where_the_current_code_stands_as_the_diagnostic_does(fixed: Fixed) -> None:
     _snap, entry, analysis = fixed
-    analysis.report.verdicts.append(Verdict("outlier-current", "warning", "far", samples=(3,)))
+    analysis.report.verdicts.append(Verdict("outlier-current", "warning", "far", versions=(3,)))
     text = render_hover(entry, analysis, parse_settings(None)[0])
     assert "- current code: far from the consensus (cluster 1 of 2)" in text
     analysis.report.verdicts.pop()

@@ -44,7 +44,7 @@ def hostile(fixed: Fixed) -> Fixed:  # noqa: F811
         code="divergent-outputs",
         severity="warning",
         message=f"version 3 raised {HOSTILE}" + "x" * 5000,
-        samples=(2,),
+        versions=(2,),
         figure=0.5,
     )
     stored = (*analysis.stored[:2], _stored(2, HOSTILE_CODE))

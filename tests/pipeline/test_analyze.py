@@ -65,7 +65,8 @@ def report_schema() -> dict[str, Any]:
 
 
 def _validate_set(report_dict: dict[str, Any], schema: dict[str, Any]) -> None:
-    doc = {"codequorum": "x", "interrupted": False, "total": 1, "sets": [report_dict],
+    doc = {"codequorum": "x", "schema_version": 2, "interrupted": False, "total": 1,
+           "sets": [report_dict],
            "errors": []}
     jsonschema.validate(doc, schema)
 
@@ -234,7 +235,7 @@ def test_one_outlier_in_a_stable_set() -> None:
     report = analyze(s, FAST)
     verdict = report.verdicts[0]
     assert verdict.code == "stable"
-    assert verdict.samples == (0, 1, 2, 3, 4, 5)
+    assert verdict.versions == (0, 1, 2, 3, 4, 5)
     assert verdict.message.startswith("6 of 7 versions share one shape (mean JSD ")
     assert verdict.message.endswith(
         f"; version 7 is an outlier: JSD {report.typicality[6]:.2f} vs 1.00 mean")
@@ -262,7 +263,7 @@ def test_outlier_current() -> None:
     codes = [v.code for v in far.verdicts]
     assert "outlier-current" in codes
     v = far.verdicts[codes.index("outlier-current")]
-    assert v.samples == (3,)
+    assert v.versions == (3,)
     assert v.figure == pytest.approx(far.typicality[3])
     assert f"version {far.medoid + 1} is the most typical" in v.message  # type: ignore[operator]
     near = analyze(s, FAST, current_index=1)
@@ -455,7 +456,7 @@ def test_real_samples_stable_and_unstable(shared_dir: Path) -> None:
 def test_too_many_samples_is_refused_with_the_reason() -> None:
     s = SampleSet.from_codes("big", [LOOP, BUILTIN, RECURSIVE, LOOP_RENAMED])
     with pytest.raises(UserError, match="4 usable versions; at most 3 are compared"):
-        analyze(s, AnalysisOptions(metrics=(), max_samples=3))
+        analyze(s, AnalysisOptions(metrics=(), max_versions=3))
 
 
 def test_tsed_trees_are_built_once_for_both_costs(monkeypatch: pytest.MonkeyPatch) -> None:

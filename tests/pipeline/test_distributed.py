@@ -65,7 +65,8 @@ def test_static_json_matches_local_run_byte_for_byte(
     assert (local_code, code) == (0, 0)
     assert remote == local
     document = json.loads(remote)
-    assert list(document) == ["codequorum", "sets", "errors", "interrupted", "total", "overall"]
+    assert list(document) == ["codequorum", "schema_version", "sets", "errors", "interrupted",
+                              "total", "overall"]
     assert [s["task_id"] for s in document["sets"]] == [f"HumanEval/{k}" for k in range(8)]
     assert document["total"] == 8 and document["overall"]["scored"] == 8
 

@@ -31,7 +31,7 @@ def _hostile_report() -> StabilityReport:
         typicality=[0.5, 0.5],
         medoid=0,
         clusters=[[0], [1]],
-        verdicts=[Verdict("divergent-outputs", "warning", message, samples=(0, 1))],
+        verdicts=[Verdict("divergent-outputs", "warning", message, versions=(0, 1))],
         notes=[f"version 1 raised ValueError: {HOSTILE}"],
         dynamic={"candidates": [{"index": 0, "status": "ValueError", "detail": HOSTILE}],
                  "notes": [HOSTILE]},

@@ -28,7 +28,7 @@ def _report(task: str, message: str = "ok") -> StabilityReport:
                     for k in ("sce_struct", "sce_value", "jsd_struct", "jsd_value")},
                  "oer": math.nan},
         typicality=[0.5, 0.25], medoid=0, clusters=[[0, 1]],
-        verdicts=[Verdict("stable", "information", message, samples=(0, 1))],
+        verdicts=[Verdict("stable", "information", message, versions=(0, 1))],
         notes=["a note with \"quotes\", \\ and \u00e9"],
         matrices={"jsd_struct": np.array([[1.0, 0.5], [0.5, 1.0]])})
 
@@ -75,7 +75,8 @@ def test_document_order_and_schema() -> None:
     text = _streamed([_report("T/0"), _report("T/1")], [ReadError("x", 2, "bad")],
                      matrices=False, interrupted=True, total=3, with_overall=True)
     doc = json.loads(text)
-    assert list(doc) == ["codequorum", "sets", "errors", "interrupted", "total", "overall"]
+    assert list(doc) == ["codequorum", "schema_version", "sets", "errors", "interrupted",
+                         "total", "overall"]
     assert doc["codequorum"] == __version__ and doc["total"] == 3
     assert doc["overall"]["summary"]["jsd_struct"] == {"ordered": 0.5, "unordered": 0.25}
     assert text.startswith('{\n  "codequorum": ') and text.endswith("\n  }\n}\n")
@@ -84,5 +85,6 @@ def test_document_order_and_schema() -> None:
 
 def test_empty_document() -> None:
     text = _streamed([], [], matrices=False, interrupted=False, total=0, with_overall=False)
-    assert text == (f'{{\n  "codequorum": "{__version__}",\n  "sets": [],\n  "errors": [],\n'
+    assert text == (f'{{\n  "codequorum": "{__version__}",\n  "schema_version": 2,\n'
+                    '  "sets": [],\n  "errors": [],\n'
                     '  "interrupted": false,\n  "total": 0\n}\n')

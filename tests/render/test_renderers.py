@@ -58,7 +58,7 @@ def _report(task: str = "T/1", **summary: Any) -> StabilityReport:
                 "stable",
                 "information",
                 "2 of 3 versions share one shape",
-                samples=(0, 1),
+                versions=(0, 1),
                 figure=0.91,
             )
         ],
@@ -142,8 +142,8 @@ def test_csv_header_is_the_same_whatever_was_computed() -> None:
         "n",
         "n_total",
         "skipped",
-        "syntax_error_samples",
-        "empty_samples",
+        "syntax_error_versions",
+        "empty_versions",
     )
     assert CSV_COLUMNS[8:10] == ("sce_struct_ordered", "sce_struct_unordered")
     assert {"tsed_ordered", "tsed_08_unordered", "lcs_mean", "oer", "bef_jsd", "sctd_jsd",
@@ -223,8 +223,8 @@ def test_csv_values() -> None:
     assert rows[0]["tsed_ordered"] == "" and rows[0]["oer"] == ""
     assert rows[0]["lcs_mean"] == "0.75"
     assert (rows[0]["pass_rate_mean"], rows[0]["inputs"]) == ("0.5", "7")
-    assert rows[0]["skipped"] == "2" and rows[0]["syntax_error_samples"] == "1"
-    assert rows[0]["empty_samples"] == "2"
+    assert rows[0]["skipped"] == "2" and rows[0]["syntax_error_versions"] == "1"
+    assert rows[0]["empty_versions"] == "2"
     assert (rows[0]["medoid"], rows[0]["groups"], rows[0]["largest_group"]) == ("0", "2", "2")
     assert rows[0]["verdict"] == "stable"
     assert rows[1]["status"] == "insufficient" and rows[1]["sce_struct_ordered"] == ""
@@ -251,7 +251,7 @@ def test_json_document_matches_schema() -> None:
     first = back["sets"][0]
     assert first["summary"]["sce_struct"] == {"ordered": 0.61234, "unordered": 0.6}
     assert first["typicality"] == [0.9, 0.8, None]  # NaN becomes null
-    assert first["verdicts"][0]["samples"] == [0, 1]
+    assert first["verdicts"][0]["versions"] == [0, 1]
 
 
 def test_many_notes_are_counted_not_listed() -> None:

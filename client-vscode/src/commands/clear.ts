@@ -22,7 +22,7 @@ export async function clearVersions(ctx: CommandContext, arg?: unknown): Promise
     if (choice !== CLEAR) {
       return;
     }
-    const { removed } = await api.call(ServerCommands.clearSamples, functionArgument(target));
+    const { removed } = await api.call(ServerCommands.deleteVersions, functionArgument(target));
     ctx.refreshStatus();
     void vscode.window.showInformationMessage(`codequorum: removed ${removed} version${removed === 1 ? '' : 's'} of ${safeText(report.qualifiedName, 200)}.`);
   });

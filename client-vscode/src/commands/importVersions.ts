@@ -20,7 +20,7 @@ export async function importVersions(ctx: CommandContext, arg?: unknown): Promis
     // the extension reads it (a regular file, bounded) and sends its text
     const file = picked[0].fsPath;
     const content = await readPickedFile(file);
-    const result = await api.call(ServerCommands.importSamples, functionArgument(target, { path: file, content }));
+    const result = await api.call(ServerCommands.importVersionFile, functionArgument(target, { path: file, content }));
     ctx.refreshStatus();
     void vscode.window.showInformationMessage(
       `codequorum: imported ${result.added} version${result.added === 1 ? '' : 's'} of ${safeText(report.qualifiedName, 200)}` +

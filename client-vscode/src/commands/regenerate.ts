@@ -100,7 +100,7 @@ function toChatMessage(m: PromptMessage): vscode.LanguageModelChatMessage {
 
 /**
  * `codequorum.regenerateWithLanguageModel`: N requests to a VS Code language model, the
- * versions relayed to the server with codequorum.addSamples.
+ * versions relayed to the server with codequorum.addVersions.
  */
 export async function regenerateWithLanguageModel(
   ctx: CommandContext,
@@ -164,7 +164,7 @@ export async function regenerateWithLanguageModel(
     return;
   }
   try {
-    const { added } = await api.call(ServerCommands.addSamples, functionArgument(named, { samples: result.samples }));
+    const { added } = await api.call(ServerCommands.addVersions, functionArgument(named, { versions: result.samples }));
     await announce(ctx, added, name, named);
   } catch (err) {
     ctx.log(`addSamples failed: ${errorText(err)}`);

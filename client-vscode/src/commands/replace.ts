@@ -52,7 +52,7 @@ export async function applyReplacement(
   if (!api || !report.range) {
     return false;
   }
-  const { code } = await api.call(ServerCommands.showSample, functionArgument(target, { index: version.index }));
+  const { code } = await api.call(ServerCommands.showVersion, functionArgument(target, { index: version.index }));
   const head = await ctx.documentText(target.uri, {
     start: { line: report.range.start.line, character: 0 },
     end: report.range.start,

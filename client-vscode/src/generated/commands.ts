@@ -5,22 +5,22 @@
 export const ServerCommands = {
   analyze: 'codequorum.analyze',
   regenerate: 'codequorum.regenerate',
-  addSamples: 'codequorum.addSamples',
-  importSamples: 'codequorum.importSamples',
-  clearSamples: 'codequorum.clearSamples',
-  showSample: 'codequorum.showSample',
+  addVersions: 'codequorum.addVersions',
+  importVersionFile: 'codequorum.importVersionFile',
+  deleteVersions: 'codequorum.deleteVersions',
+  showVersion: 'codequorum.showVersion',
   compare: 'codequorum.compare',
   runDynamic: 'codequorum.runDynamic',
 } as const;
 
 export type ServerCommand = (typeof ServerCommands)[keyof typeof ServerCommands];
 
-/** Versions the client generated (origin `relayed`). */
-export interface AddSamplesArgs {
+/** Versions the client generated (origin `relayed`); `samples` is read as `versions`. */
+export interface AddVersionsArgs {
   uri: string;
   position?: Position | null;
   qualifiedName?: string | null;
-  samples?: SampleInput[];
+  versions?: VersionInput[];
 }
 
 /** `matrices`: add the pair matrices to the report. `interactive`: also show the report. */
@@ -37,7 +37,7 @@ export interface AnalyzeResult {
   uri: string;
   qualifiedName: string;
   range: Range;
-  samples: number;
+  stored: number;
   compared: string;
   currentIndex: number | null;
   consensus: number | null;
@@ -58,14 +58,6 @@ export interface ClearResult {
   removed: number;
 }
 
-/** The function whose versions are deleted (none: the whole file's). `interactive`: asked first, answered at once with `removed` 0; what was deleted is shown. */
-export interface ClearSamplesArgs {
-  uri: string;
-  position?: Position | null;
-  qualifiedName?: string | null;
-  interactive?: boolean;
-}
-
 /** The function to compare (`interactive`: also show the comparison). */
 export interface CompareArgs {
   uri: string;
@@ -79,7 +71,7 @@ export interface CompareResult {
   uri: string;
   qualifiedName: string;
   range: Range;
-  samples: number;
+  stored: number;
   compared: string;
   currentIndex: number | null;
   consensus: number | null;
@@ -93,8 +85,16 @@ export interface CompareResult {
   diff: string | null;
 }
 
+/** The function whose versions are deleted (none: the whole file's). `interactive`: asked first, answered at once with `removed` 0; what was deleted is shown. */
+export interface DeleteVersionsArgs {
+  uri: string;
+  position?: Position | null;
+  qualifiedName?: string | null;
+  interactive?: boolean;
+}
+
 /** `path` of a sample file inside a workspace folder (relative to the document's folder), read by the server; or `content`, the text of a file the user picked anywhere (the client reads it; `path` then only names it). Either is at most 16 MB. `taskId` picks one set of a sample-set file. */
-export interface ImportSamplesArgs {
+export interface ImportVersionFileArgs {
   uri: string;
   position?: Position | null;
   qualifiedName?: string | null;
@@ -165,11 +165,8 @@ export interface RunDynamicResult {
   token: string | number | null;
 }
 
-/** One version to store (a plain code string is read as `{"code": ...}`). */
-export type SampleInput = string | { code: string; provider?: string | null; model?: string | null; temperature?: number | null; seed?: number | null; label?: string | null; };
-
 /** `version`: 1-based number or consensus / current / fastest / mostDifferent; `index`: 0-based position (instead of `version`). */
-export interface ShowSampleArgs {
+export interface ShowVersionArgs {
   uri: string;
   position?: Position | null;
   qualifiedName?: string | null;
@@ -178,7 +175,7 @@ export interface ShowSampleArgs {
 }
 
 /** One version's code (`indented`: indented for the function's place). */
-export interface ShowSampleResult {
+export interface ShowVersionResult {
   uri: string;
   qualifiedName: string;
   index: number;
@@ -212,14 +209,17 @@ export interface VersionInfo {
   cluster: number | null;
 }
 
+/** One version to store (a plain code string is read as `{"code": ...}`). */
+export type VersionInput = string | { code: string; provider?: string | null; model?: string | null; temperature?: number | null; seed?: number | null; label?: string | null; };
+
 /** Each command's argument object and result. */
 export interface CommandTypes {
   'codequorum.analyze': { args: AnalyzeArgs; result: AnalyzeResult | null };
   'codequorum.regenerate': { args: RegenerateArgs; result: RegenerateResult };
-  'codequorum.addSamples': { args: AddSamplesArgs; result: StoreResult };
-  'codequorum.importSamples': { args: ImportSamplesArgs; result: StoreResult };
-  'codequorum.clearSamples': { args: ClearSamplesArgs; result: ClearResult };
-  'codequorum.showSample': { args: ShowSampleArgs; result: ShowSampleResult };
+  'codequorum.addVersions': { args: AddVersionsArgs; result: StoreResult };
+  'codequorum.importVersionFile': { args: ImportVersionFileArgs; result: StoreResult };
+  'codequorum.deleteVersions': { args: DeleteVersionsArgs; result: ClearResult };
+  'codequorum.showVersion': { args: ShowVersionArgs; result: ShowVersionResult };
   'codequorum.compare': { args: CompareArgs; result: CompareResult };
   'codequorum.runDynamic': { args: RunDynamicArgs; result: RunDynamicResult };
 }
@@ -228,13 +228,13 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-export function isAddSamplesArgs(v: unknown): v is AddSamplesArgs {
+export function isAddVersionsArgs(v: unknown): v is AddVersionsArgs {
   return (
     isRecord(v)
     && typeof v['uri'] === 'string'
     && (v['position'] === undefined || (isPosition(v['position']) || v['position'] === null))
     && (v['qualifiedName'] === undefined || (typeof v['qualifiedName'] === 'string' || v['qualifiedName'] === null))
-    && (v['samples'] === undefined || (Array.isArray(v['samples']) && v['samples'].every((e0: unknown) => isSampleInput(e0))))
+    && (v['versions'] === undefined || (Array.isArray(v['versions']) && v['versions'].every((e0: unknown) => isVersionInput(e0))))
   );
 }
 
@@ -255,7 +255,7 @@ export function isAnalyzeResult(v: unknown): v is AnalyzeResult {
     && typeof v['uri'] === 'string'
     && typeof v['qualifiedName'] === 'string'
     && isRange(v['range'])
-    && Number.isInteger(v['samples'])
+    && Number.isInteger(v['stored'])
     && typeof v['compared'] === 'string'
     && (Number.isInteger(v['currentIndex']) || v['currentIndex'] === null)
     && (Number.isInteger(v['consensus']) || v['consensus'] === null)
@@ -279,16 +279,6 @@ export function isClearResult(v: unknown): v is ClearResult {
   );
 }
 
-export function isClearSamplesArgs(v: unknown): v is ClearSamplesArgs {
-  return (
-    isRecord(v)
-    && typeof v['uri'] === 'string'
-    && (v['position'] === undefined || (isPosition(v['position']) || v['position'] === null))
-    && (v['qualifiedName'] === undefined || (typeof v['qualifiedName'] === 'string' || v['qualifiedName'] === null))
-    && (v['interactive'] === undefined || typeof v['interactive'] === 'boolean')
-  );
-}
-
 export function isCompareArgs(v: unknown): v is CompareArgs {
   return (
     isRecord(v)
@@ -305,7 +295,7 @@ export function isCompareResult(v: unknown): v is CompareResult {
     && typeof v['uri'] === 'string'
     && typeof v['qualifiedName'] === 'string'
     && isRange(v['range'])
-    && Number.isInteger(v['samples'])
+    && Number.isInteger(v['stored'])
     && typeof v['compared'] === 'string'
     && (Number.isInteger(v['currentIndex']) || v['currentIndex'] === null)
     && (Number.isInteger(v['consensus']) || v['consensus'] === null)
@@ -320,7 +310,17 @@ export function isCompareResult(v: unknown): v is CompareResult {
   );
 }
 
-export function isImportSamplesArgs(v: unknown): v is ImportSamplesArgs {
+export function isDeleteVersionsArgs(v: unknown): v is DeleteVersionsArgs {
+  return (
+    isRecord(v)
+    && typeof v['uri'] === 'string'
+    && (v['position'] === undefined || (isPosition(v['position']) || v['position'] === null))
+    && (v['qualifiedName'] === undefined || (typeof v['qualifiedName'] === 'string' || v['qualifiedName'] === null))
+    && (v['interactive'] === undefined || typeof v['interactive'] === 'boolean')
+  );
+}
+
+export function isImportVersionFileArgs(v: unknown): v is ImportVersionFileArgs {
   return (
     isRecord(v)
     && typeof v['uri'] === 'string'
@@ -408,19 +408,7 @@ export function isRunDynamicResult(v: unknown): v is RunDynamicResult {
   );
 }
 
-export function isSampleInput(v: unknown): v is SampleInput {
-  return (typeof v === 'string' || (
-    isRecord(v)
-    && typeof v['code'] === 'string'
-    && (v['provider'] === undefined || (typeof v['provider'] === 'string' || v['provider'] === null))
-    && (v['model'] === undefined || (typeof v['model'] === 'string' || v['model'] === null))
-    && (v['temperature'] === undefined || (typeof v['temperature'] === 'number' || v['temperature'] === null))
-    && (v['seed'] === undefined || (Number.isInteger(v['seed']) || v['seed'] === null))
-    && (v['label'] === undefined || (typeof v['label'] === 'string' || v['label'] === null))
-  ));
-}
-
-export function isShowSampleArgs(v: unknown): v is ShowSampleArgs {
+export function isShowVersionArgs(v: unknown): v is ShowVersionArgs {
   return (
     isRecord(v)
     && typeof v['uri'] === 'string'
@@ -431,7 +419,7 @@ export function isShowSampleArgs(v: unknown): v is ShowSampleArgs {
   );
 }
 
-export function isShowSampleResult(v: unknown): v is ShowSampleResult {
+export function isShowVersionResult(v: unknown): v is ShowVersionResult {
   return (
     isRecord(v)
     && typeof v['uri'] === 'string'
@@ -472,14 +460,26 @@ export function isVersionInfo(v: unknown): v is VersionInfo {
   );
 }
 
+export function isVersionInput(v: unknown): v is VersionInput {
+  return (typeof v === 'string' || (
+    isRecord(v)
+    && typeof v['code'] === 'string'
+    && (v['provider'] === undefined || (typeof v['provider'] === 'string' || v['provider'] === null))
+    && (v['model'] === undefined || (typeof v['model'] === 'string' || v['model'] === null))
+    && (v['temperature'] === undefined || (typeof v['temperature'] === 'number' || v['temperature'] === null))
+    && (v['seed'] === undefined || (Number.isInteger(v['seed']) || v['seed'] === null))
+    && (v['label'] === undefined || (typeof v['label'] === 'string' || v['label'] === null))
+  ));
+}
+
 /** Each command's check of its result, as the server sends it. */
 export const ResultChecks: { [C in ServerCommand]: (v: unknown) => v is CommandTypes[C]['result'] } = {
   'codequorum.analyze': (v: unknown): v is CommandTypes['codequorum.analyze']['result'] => (isAnalyzeResult(v) || v === null),
   'codequorum.regenerate': (v: unknown): v is CommandTypes['codequorum.regenerate']['result'] => isRegenerateResult(v),
-  'codequorum.addSamples': (v: unknown): v is CommandTypes['codequorum.addSamples']['result'] => isStoreResult(v),
-  'codequorum.importSamples': (v: unknown): v is CommandTypes['codequorum.importSamples']['result'] => isStoreResult(v),
-  'codequorum.clearSamples': (v: unknown): v is CommandTypes['codequorum.clearSamples']['result'] => isClearResult(v),
-  'codequorum.showSample': (v: unknown): v is CommandTypes['codequorum.showSample']['result'] => isShowSampleResult(v),
+  'codequorum.addVersions': (v: unknown): v is CommandTypes['codequorum.addVersions']['result'] => isStoreResult(v),
+  'codequorum.importVersionFile': (v: unknown): v is CommandTypes['codequorum.importVersionFile']['result'] => isStoreResult(v),
+  'codequorum.deleteVersions': (v: unknown): v is CommandTypes['codequorum.deleteVersions']['result'] => isClearResult(v),
+  'codequorum.showVersion': (v: unknown): v is CommandTypes['codequorum.showVersion']['result'] => isShowVersionResult(v),
   'codequorum.compare': (v: unknown): v is CommandTypes['codequorum.compare']['result'] => isCompareResult(v),
   'codequorum.runDynamic': (v: unknown): v is CommandTypes['codequorum.runDynamic']['result'] => isRunDynamicResult(v),
 };

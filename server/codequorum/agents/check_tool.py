@@ -138,7 +138,7 @@ def _result(ws: AgentWorkspace, target: FunctionTarget, analysis: FunctionAnalys
         stable=analysis.stable if report.status == "ok" else None,
         verdict=headline.code if headline is not None else None,
         findings=[FindingOut(severity=f.severity, code=f.code, message=f.message,
-                             figure=f.figure, versions=list(f.samples))
+                             figure=f.figure, versions=list(f.versions))
                   for f in function_findings(analysis, target.info.name)],
         clusters=[list(c) for c in report.clusters],
         recommendation=_recommendation(analysis),

@@ -38,7 +38,7 @@ def compare_versions(ws: AgentWorkspace, args: CompareArgs) -> CompareResult:
         empty=data["empty"], syntax_errors=data["syntax_errors"], summary=data["summary"],
         typicality=data["typicality"], medoid=data["medoid"], clusters=data["clusters"],
         verdicts=[VerdictOut(code=v["code"], severity=v["severity"], message=v["message"],
-                             samples=v["samples"], figure=v["figure"])
+                             versions=v["versions"], figure=v["figure"])
                   for v in data["verdicts"]],
         recommended=data["recommended"], recommended_by=data["recommended_by"],
         recommendation=data["recommendation"], risk=data["risk"],

@@ -14,7 +14,7 @@ import dataclasses
 import anyio
 
 from codequorum.agents.context import AgentWorkspace, FunctionTarget, Progress
-from codequorum.agents.schema import MAX_SAMPLE_COUNT, SampleArgs, SampleOutcome, SampleResult
+from codequorum.agents.schema import MAX_SAMPLE_COUNT, SampleArgs, SampleResult, VersionOutcome
 from codequorum.core.errors import UserError
 from codequorum.core.model import Sample
 from codequorum.core.safe_text import safe_text
@@ -28,15 +28,15 @@ from codequorum.generate.endpoint import (
 from codequorum.generate.prompting import build_messages, prompt_hash
 
 
-def _outcome(index: int, outcome: Outcome) -> SampleOutcome:
+def _outcome(index: int, outcome: Outcome) -> VersionOutcome:
     """One answer in the result: accepted with its size, rejected or failed with why."""
     if isinstance(outcome, Sample):
         lines = outcome.code.count("\n")
-        return SampleOutcome(index=index, outcome="accepted",
+        return VersionOutcome(index=index, outcome="accepted",
                              detail=f"{lines} line{'s' if lines != 1 else ''}")
     if isinstance(outcome, Rejected):
-        return SampleOutcome(index=index, outcome="rejected", detail=safe_text(outcome.describe()))
-    return SampleOutcome(index=index, outcome="failed", detail=safe_text(outcome.describe()))
+        return VersionOutcome(index=index, outcome="rejected", detail=safe_text(outcome.describe()))
+    return VersionOutcome(index=index, outcome="failed", detail=safe_text(outcome.describe()))
 
 
 @dataclasses.dataclass
@@ -48,7 +48,7 @@ class _Arrivals:
     digest: str
     count: int
     progress: Progress
-    outcomes: list[SampleOutcome] = dataclasses.field(default_factory=list)
+    outcomes: list[VersionOutcome] = dataclasses.field(default_factory=list)
     stored_any: bool = False
 
     def __call__(self, index: int, outcome: Outcome) -> None:

@@ -173,7 +173,7 @@ class VerdictOut(BaseModel):
     code: str
     severity: str
     message: str
-    samples: list[int]
+    versions: list[int]
     figure: float | None
 
 
@@ -203,7 +203,7 @@ class CompareResult(BaseModel):
     notes: list[str]
 
 
-class SampleOutcome(BaseModel):
+class VersionOutcome(BaseModel):
     """What became of one requested version."""
 
     index: int
@@ -224,6 +224,6 @@ class SampleResult(BaseModel):
     failed: int
     cancelled: bool
     summary: str
-    outcomes: list[SampleOutcome]
+    outcomes: list[VersionOutcome]
     stored: int = Field(description="Versions of the function in the store now.")
     store: str | None = Field(description="The store file, when one was written.")

@@ -44,19 +44,26 @@ def headline(verdicts: Sequence[T], severity_of: Callable[[T], object]) -> T | N
     return verdicts[0] if verdicts else None
 
 
+#: The layout of the report (``schema_version`` of a ``--format json`` document): 2 names
+#: the versions a verdict is about ``versions`` (1: ``samples``), the options'
+#: ``max_versions`` (1: ``max_samples``) and CSV's ``syntax_error_versions`` and
+#: ``empty_versions``. Readers of stored reports take both.
+REPORT_SCHEMA_VERSION = 2
+
+
 @dataclass(frozen=True)
 class Verdict:
     """One finding about a sample set, with the reason in words.
 
     ``code`` is a stable identifier, one of the specs of :mod:`codequorum.judge.verdicts`
-    (which make every verdict); ``samples`` are the 0-based indices
+    (which make every verdict); ``versions`` are the 0-based indices of the versions
     the finding is about; ``figure`` is the number the message quotes.
     """
 
     code: str
     severity: Severity
     message: str
-    samples: tuple[int, ...] = ()
+    versions: tuple[int, ...] = ()
     figure: float | None = None
     detail: dict[str, Any] = field(default_factory=dict)
 
@@ -66,7 +73,7 @@ class Verdict:
             "code": self.code,
             "severity": self.severity,
             "message": self.message,
-            "samples": list(self.samples),
+            "versions": list(self.versions),
             "figure": self.figure,
             "detail": self.detail,
         }

@@ -135,7 +135,7 @@ def divergent_outputs_verdict(
     where = f"{label} (an input from the model)" if source == "model" else label
     return DIVERGENT_OUTPUTS.verdict(
         message=f"versions {a + 1} and {b + 1} disagree on {where}: {shown_a} vs {shown_b}",
-        samples=(a, b),
+        versions=(a, b),
         figure=oer_value,
         detail={"input": label, "source": source,
                 "groups": [list(ix) for _, ix in divergence.groups],
@@ -234,7 +234,7 @@ def complexity_verdict(candidates: Sequence[Growth], delta: float) -> Verdict | 
     grown = [slopes[i] for i in outliers if i in slopes]
     return COMPLEXITY_OUTLIER.verdict(
         message=_complexity_words(candidates, outliers, slopes, rest),
-        samples=tuple(outliers),
+        versions=tuple(outliers),
         figure=statistics.median(grown) if grown else None,
         detail={"growth": {str(i): v for i, v in slopes.items()},
                 "typical": statistics.median(rest)},

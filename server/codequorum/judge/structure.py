@@ -151,7 +151,7 @@ def structure_verdicts(report: StabilityReport, similarity: FloatMatrix,
     detail["stable_line_percentile"] = line.percentile
     if is_stable(mean_jsd, share, line, opts.majority):
         message = f"{shape} ({_jsd_words(mean_jsd, line)}){outlier_text}"
-        return [STABLE.verdict(message, samples=tuple(idx[k] for k in largest),
+        return [STABLE.verdict(message, versions=tuple(idx[k] for k in largest),
                                figure=mean_jsd, detail=detail)]
     reasons = [_jsd_words(mean_jsd, line)]
     if len(largest) == 1:
@@ -162,7 +162,7 @@ def structure_verdicts(report: StabilityReport, similarity: FloatMatrix,
     else:
         reasons.append(shape)
     message = f"Versions disagree in shape: {'; '.join(reasons)}{outlier_text}"
-    return [UNSTABLE_STRUCTURE.verdict(message, samples=tuple(idx[k] for k in outlier_pos),
+    return [UNSTABLE_STRUCTURE.verdict(message, versions=tuple(idx[k] for k in outlier_pos),
                                        figure=mean_jsd, detail=detail)]
 
 
@@ -188,5 +188,5 @@ def current_verdicts(report: StabilityReport, similarity: FloatMatrix,
     message = (f"The current code is far from the consensus: JSD {own:.2f} to the others "
                f"vs {among:.2f} among them; {versions_named([best])} is the most typical")
     return [OUTLIER_CURRENT.verdict(
-        message, samples=(current,), figure=own,
+        message, versions=(current,), figure=own,
         detail={"typicality": own, "others_mean": among, "consensus": best})]

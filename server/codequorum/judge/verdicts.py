@@ -66,11 +66,12 @@ class VerdictSpec:
     style: Style = PLAIN
     quiet: bool = False
 
-    def verdict(self, message: str, samples: tuple[int, ...] = (), figure: float | None = None,
+    def verdict(self, message: str, versions: tuple[int, ...] = (),
+                figure: float | None = None,
                 detail: dict[str, Any] | None = None) -> Verdict:
         """A verdict with this code and severity."""
         return Verdict(code=self.code, severity=self.severity, message=message,
-                       samples=samples, figure=figure,
+                       versions=versions, figure=figure,
                        detail={} if detail is None else detail)
 
     def section(self) -> str:

@@ -189,7 +189,7 @@ def planned_commands(name: str, offer: CommandOffer) -> list[tuple[str, str]]:
                           c.RunDynamicArgs.COMMAND))
         plans.append((f"Regenerate `{name}`: ask for more versions", c.RegenerateArgs.COMMAND))
         count = f"{offer.stored} stored version{'s' if offer.stored != 1 else ''}"
-        plans.append((f"Clear the {count} of `{name}`", c.ClearSamplesArgs.COMMAND))
+        plans.append((f"Clear the {count} of `{name}`", c.DeleteVersionsArgs.COMMAND))
     return [(title, command) for title, command in plans if command not in offer.skip]
 
 

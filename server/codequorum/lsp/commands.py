@@ -49,14 +49,13 @@ log = logging.getLogger(__name__)
 
 REGENERATE = c.RegenerateArgs.COMMAND
 ANALYZE = c.AnalyzeArgs.COMMAND
-ADD_SAMPLES = c.AddSamplesArgs.COMMAND
-IMPORT_SAMPLES = c.ImportSamplesArgs.COMMAND
-CLEAR_SAMPLES = c.ClearSamplesArgs.COMMAND
-SHOW_SAMPLE = c.ShowSampleArgs.COMMAND
+ADD_VERSIONS = c.AddVersionsArgs.COMMAND
+IMPORT_VERSION_FILE = c.ImportVersionFileArgs.COMMAND
+DELETE_VERSIONS = c.DeleteVersionsArgs.COMMAND
+SHOW_VERSION = c.ShowVersionArgs.COMMAND
 COMPARE = c.CompareArgs.COMMAND
 RUN_DYNAMIC = c.RunDynamicArgs.COMMAND
 
-ALL_COMMANDS: tuple[str, ...] = tuple(c.COMMANDS)
 
 A = TypeVar("A", bound=c.FunctionArgs)
 R = TypeVar("R")
@@ -154,7 +153,7 @@ def _summary(
         "uri": snapshot.uri,
         "qualified_name": entry.qualified_name,
         "range": entry.range,
-        "samples": analysis.n_stored,
+        "stored": analysis.n_stored,
         "compared": compared_text(analysis),
         "current_index": analysis.current_index,
         "consensus": consensus(analysis),
@@ -202,7 +201,7 @@ async def analyze_command(ls: Host, args: c.AnalyzeArgs) -> c.AnalyzeResult | No
             uri=snapshot.uri,
             qualified_name=entry.qualified_name,
             range=entry.range,
-            samples=0,
+            stored=0,
             report=None,
             message=message,
         )
@@ -260,15 +259,15 @@ async def compare_command(ls: Host, args: c.CompareArgs) -> c.CompareResult:
     )
 
 
-@command(c.ShowSampleArgs)
-async def show_sample_command(ls: Host, args: c.ShowSampleArgs) -> c.ShowSampleResult:
+@command(c.ShowVersionArgs)
+async def show_version_command(ls: Host, args: c.ShowVersionArgs) -> c.ShowVersionResult:
     """The text of version k (1-based, or consensus / current / fastest / mostDifferent)."""
     which: int | str | None = args.version
     if which is None and args.index is not None:
         which = args.index + 1
-    snapshot, entry, analysis = await _analysis(ls, args, SHOW_SAMPLE)
+    snapshot, entry, analysis = await _analysis(ls, args, SHOW_VERSION)
     if analysis is None:
-        raise CommandError(f"{SHOW_SAMPLE}: no versions of '{entry.qualified_name}' yet")
+        raise CommandError(f"{SHOW_VERSION}: no versions of '{entry.qualified_name}' yet")
     named = {
         "consensus": consensus(analysis),
         "current": analysis.current_index,
@@ -283,13 +282,13 @@ async def show_sample_command(ls: Host, args: c.ShowSampleArgs) -> c.ShowSampleR
             index = int(which) - 1  # type: ignore[arg-type]
         except (TypeError, ValueError) as exc:
             raise CommandError(
-                f"{SHOW_SAMPLE}: expected a version number 1..{len(analysis.sample_set.samples)}"
+                f"{SHOW_VERSION}: expected a version number 1..{len(analysis.sample_set.samples)}"
                 " or consensus / current / fastest / mostDifferent"
             ) from exc
     if index is None or not 0 <= index < len(analysis.sample_set.samples):
-        raise CommandError(f"{SHOW_SAMPLE}: no version {which!r} of '{entry.qualified_name}'")
+        raise CommandError(f"{SHOW_VERSION}: no version {which!r} of '{entry.qualified_name}'")
     sample = analysis.sample_set.samples[index]
-    return c.ShowSampleResult(
+    return c.ShowVersionResult(
         uri=snapshot.uri,
         qualified_name=entry.qualified_name,
         index=index,
@@ -304,7 +303,7 @@ async def show_sample_command(ls: Host, args: c.ShowSampleArgs) -> c.ShowSampleR
     )
 
 
-def _sample(item: c.SampleInput, origin: str) -> Sample:
+def _sample(item: c.VersionInput, origin: str) -> Sample:
     return Sample(
         code=item.code,
         origin=origin,  # type: ignore[arg-type]
@@ -326,7 +325,7 @@ def _samples_from(value: Any, origin: str) -> list[Sample]:
             t, seed = item.get("temperature"), item.get("seed")
             out.append(
                 _sample(
-                    c.SampleInput(
+                    c.VersionInput(
                         code=item["code"],
                         provider=_text_or_none(item.get("provider")),
                         model=_text_or_none(item.get("model")),
@@ -365,18 +364,18 @@ async def _store_samples(
     return c.StoreResult(uri=target.uri, qualified_name=name, added=len(set(ids)), total=total)
 
 
-@command(c.AddSamplesArgs)
-async def add_samples_command(ls: Host, args: c.AddSamplesArgs) -> c.StoreResult:
+@command(c.AddVersionsArgs)
+async def add_versions_command(ls: Host, args: c.AddVersionsArgs) -> c.StoreResult:
     """Store versions the client relays (origin ``relayed``); versions over the bounds of
     :mod:`codequorum.core.limits` are refused before anything reads them."""
-    samples = [_sample(item, "relayed") for item in args.samples]
+    samples = [_sample(item, "relayed") for item in args.versions]
     if not samples:
-        raise CommandError(f"{ADD_SAMPLES}: no versions given")
+        raise CommandError(f"{ADD_VERSIONS}: no versions given")
     try:
         check_call_sizes([s.code for s in samples])
     except InputLimitError as exc:
-        raise CommandError(f"{ADD_SAMPLES}: {exc}; nothing was stored") from exc
-    return await _store_samples(ls, args, ADD_SAMPLES, samples)
+        raise CommandError(f"{ADD_VERSIONS}: {exc}; nothing was stored") from exc
+    return await _store_samples(ls, args, ADD_VERSIONS, samples)
 
 
 def read_sample_file(path: Path) -> list[Sample]:
@@ -416,14 +415,14 @@ def read_sample_file(path: Path) -> list[Sample]:
     return out
 
 
-@command(c.ImportSamplesArgs)
-async def import_samples_command(ls: Host, args: c.ImportSamplesArgs) -> c.StoreResult:
+@command(c.ImportVersionFileArgs)
+async def import_version_file_command(ls: Host, args: c.ImportVersionFileArgs) -> c.StoreResult:
     """Store versions read from a file (origin ``imported``): one inside a workspace folder,
     read here, or the text of one the user picked, read by the client
     (:mod:`codequorum.lsp.files`)."""
     target = args
     if not args.path and args.content is None:
-        raise CommandError(f"{IMPORT_SAMPLES}: needs the path of a sample file")
+        raise CommandError(f"{IMPORT_VERSION_FILE}: needs the path of a sample file")
     root = ls.engine_for(target.uri).root
     path = Path(args.path or "versions.jsonl").expanduser()
     if not path.is_absolute():
@@ -433,7 +432,7 @@ async def import_samples_command(ls: Host, args: c.ImportSamplesArgs) -> c.Store
                 if args.content is not None
                 else await ls.engine.run(read_inside, path, ls.folders, MAX_IMPORT_BYTES))
     except RefusedFile as exc:
-        raise CommandError(f"{IMPORT_SAMPLES}: {exc}") from None
+        raise CommandError(f"{IMPORT_VERSION_FILE}: {exc}") from None
     language = ls.snapshot(target.uri)
     lang = language.language if language and language.language else "python"
     short = (target.qualified_name or "").rsplit(".", 1)[-1] or None
@@ -441,12 +440,13 @@ async def import_samples_command(ls: Host, args: c.ImportSamplesArgs) -> c.Store
     try:
         samples = await ls.engine.run(_imported_samples, path.name, data, lang, task_id, short)
     except UserError as exc:
-        raise CommandError(f"{IMPORT_SAMPLES}: {exc}") from exc
+        raise CommandError(f"{IMPORT_VERSION_FILE}: {exc}") from exc
     except OSError as exc:
-        raise CommandError(f"{IMPORT_SAMPLES}: cannot read {path}: {exc.strerror or exc}") from exc
+        raise CommandError(
+            f"{IMPORT_VERSION_FILE}: cannot read {path}: {exc.strerror or exc}") from exc
     if not samples:
-        raise CommandError(f"{IMPORT_SAMPLES}: no samples in {path}")
-    result = await _store_samples(ls, target, IMPORT_SAMPLES, samples)
+        raise CommandError(f"{IMPORT_VERSION_FILE}: no samples in {path}")
+    result = await _store_samples(ls, target, IMPORT_VERSION_FILE, samples)
     result.path = str(path)
     return result
 
@@ -468,14 +468,14 @@ def _imported_samples(name: str, data: bytes, language: str, task_id: str | None
     return [dataclasses.replace(item.sample, origin="imported") for item in candidates]
 
 
-@command(c.ClearSamplesArgs)
-async def clear_samples_command(ls: Host, args: c.ClearSamplesArgs) -> c.ClearResult:
+@command(c.DeleteVersionsArgs)
+async def delete_versions_command(ls: Host, args: c.DeleteVersionsArgs) -> c.ClearResult:
     """Delete the stored versions of one function (or of the whole file without one).
     ``interactive``: answered at once; the user is asked first and told what was deleted."""
     target = args
     name = target.qualified_name
     if name is None and target.position is not None:
-        _, entry = await _resolve(ls, target, CLEAR_SAMPLES)
+        _, entry = await _resolve(ls, target, DELETE_VERSIONS)
         name = entry.qualified_name if entry else None
     if args.interactive:
         ls.in_background(_clear_asked(ls, target.uri, name), "clearing the versions")
@@ -507,7 +507,7 @@ async def _clear_asked(ls: Host, uri: str, name: str | None) -> None:
     question = f"codequorum: delete the {versions} of {whose}? They cannot be brought back."
     if not await ask(ls, question, KEEP, DELETE):
         return
-    removed = (await clear_samples_command(ls, c.ClearSamplesArgs(uri=uri, qualified_name=name))
+    removed = (await delete_versions_command(ls, c.DeleteVersionsArgs(uri=uri, qualified_name=name))
                ).removed
     ls.show(types.MessageType.Info, f"codequorum: deleted {removed} stored "
             f"version{'s' if removed != 1 else ''} of {whose}")

@@ -34,6 +34,8 @@ class FunctionArgs:
     COMMAND: ClassVar[str] = ""
     #: Names of the arguments in the positional form ``uri, function, ...``.
     POSITIONAL: ClassVar[tuple[str, ...]] = ()
+    #: Argument keys still read under an older name: old key -> key.
+    OLD_KEYS: ClassVar[dict[str, str]] = {}
 
     uri: str
     position: types.Position | None = None
@@ -75,11 +77,11 @@ class RunDynamicArgs(InteractiveArgs):
 
 
 @attrs.define
-class ClearSamplesArgs(InteractiveArgs):
+class DeleteVersionsArgs(InteractiveArgs):
     """The function whose versions are deleted (none: the whole file's). ``interactive``:
     asked first, answered at once with ``removed`` 0; what was deleted is shown."""
 
-    COMMAND: ClassVar[str] = "codequorum.clearSamples"
+    COMMAND: ClassVar[str] = "codequorum.deleteVersions"
 
 
 @attrs.define
@@ -95,7 +97,7 @@ class RegenerateArgs(InteractiveArgs):
 
 
 @attrs.define
-class SampleInput:
+class VersionInput:
     """One version to store (a plain code string is read as ``{"code": ...}``)."""
 
     code: str
@@ -107,22 +109,24 @@ class SampleInput:
 
 
 @attrs.define
-class AddSamplesArgs(FunctionArgs):
-    """Versions the client generated (origin ``relayed``)."""
+class AddVersionsArgs(FunctionArgs):
+    """Versions the client generated (origin ``relayed``); ``samples`` is read as
+    ``versions``."""
 
-    COMMAND: ClassVar[str] = "codequorum.addSamples"
-    POSITIONAL: ClassVar[tuple[str, ...]] = ("samples",)
-    samples: list[SampleInput] = attrs.Factory(list)
+    COMMAND: ClassVar[str] = "codequorum.addVersions"
+    POSITIONAL: ClassVar[tuple[str, ...]] = ("versions",)
+    OLD_KEYS: ClassVar[dict[str, str]] = {"samples": "versions"}
+    versions: list[VersionInput] = attrs.Factory(list)
 
 
 @attrs.define
-class ImportSamplesArgs(FunctionArgs):
+class ImportVersionFileArgs(FunctionArgs):
     """``path`` of a sample file inside a workspace folder (relative to the document's
     folder), read by the server; or ``content``, the text of a file the user picked anywhere
     (the client reads it; ``path`` then only names it). Either is at most 16 MB.
     ``taskId`` picks one set of a sample-set file."""
 
-    COMMAND: ClassVar[str] = "codequorum.importSamples"
+    COMMAND: ClassVar[str] = "codequorum.importVersionFile"
     POSITIONAL: ClassVar[tuple[str, ...]] = ("path",)
     path: str = ""
     task_id: str | None = None
@@ -130,11 +134,11 @@ class ImportSamplesArgs(FunctionArgs):
 
 
 @attrs.define
-class ShowSampleArgs(FunctionArgs):
+class ShowVersionArgs(FunctionArgs):
     """``version``: 1-based number or consensus / current / fastest / mostDifferent;
     ``index``: 0-based position (instead of ``version``)."""
 
-    COMMAND: ClassVar[str] = "codequorum.showSample"
+    COMMAND: ClassVar[str] = "codequorum.showVersion"
     POSITIONAL: ClassVar[tuple[str, ...]] = ("version",)
     version: int | str | None = None
     index: int | None = None
@@ -158,14 +162,14 @@ class VersionInfo:
 
 @attrs.define
 class FunctionSummary:
-    """What every answer about an analysed function carries. ``compared``: how many
-    versions were compared, in the words the lens, hover and diagnostics use (``4 versions
-    + your code``)."""
+    """What every answer about an analysed function carries. ``stored``: how many versions
+    are stored; ``compared``: how many versions were compared, in the words the lens, hover
+    and diagnostics use (``4 versions + your code``)."""
 
     uri: str
     qualified_name: str
     range: types.Range
-    samples: int
+    stored: int
     compared: str = ""
     current_index: int | None = None
     consensus: int | None = None
@@ -218,7 +222,7 @@ class ClearResult:
 
 
 @attrs.define
-class ShowSampleResult:
+class ShowVersionResult:
     """One version's code (``indented``: indented for the function's place)."""
 
     uri: str
@@ -279,13 +283,28 @@ class RunDynamicResult:
 COMMANDS: dict[str, tuple[type[FunctionArgs], Any]] = {
     AnalyzeArgs.COMMAND: (AnalyzeArgs, AnalyzeResult | None),
     RegenerateArgs.COMMAND: (RegenerateArgs, RegenerateResult),
-    AddSamplesArgs.COMMAND: (AddSamplesArgs, StoreResult),
-    ImportSamplesArgs.COMMAND: (ImportSamplesArgs, StoreResult),
-    ClearSamplesArgs.COMMAND: (ClearSamplesArgs, ClearResult),
-    ShowSampleArgs.COMMAND: (ShowSampleArgs, ShowSampleResult),
+    AddVersionsArgs.COMMAND: (AddVersionsArgs, StoreResult),
+    ImportVersionFileArgs.COMMAND: (ImportVersionFileArgs, StoreResult),
+    DeleteVersionsArgs.COMMAND: (DeleteVersionsArgs, ClearResult),
+    ShowVersionArgs.COMMAND: (ShowVersionArgs, ShowVersionResult),
     CompareArgs.COMMAND: (CompareArgs, CompareResult),
     RunDynamicArgs.COMMAND: (RunDynamicArgs, RunDynamicResult),
 }
+#: Older names of commands, still registered (an editor's key bindings and scripts name
+#: them): old name -> command.
+ALIASES: dict[str, str] = {
+    "codequorum.addSamples": AddVersionsArgs.COMMAND,
+    "codequorum.importSamples": ImportVersionFileArgs.COMMAND,
+    "codequorum.clearSamples": DeleteVersionsArgs.COMMAND,
+    "codequorum.showSample": ShowVersionArgs.COMMAND,
+}
+
+
+def command_named(name: str) -> str | None:
+    """The command ``name`` stands for (itself, or the command an older name became);
+    None when it is none of ours."""
+    name = ALIASES.get(name, name)
+    return name if name in COMMANDS else None
 
 _OURS = {
     cls
@@ -293,7 +312,7 @@ _OURS = {
     for t in pair
     for cls in (t, *get_args(t))
     if isinstance(cls, type) and attrs.has(cls)
-} | {SampleInput, VersionInfo, PromptMessage}
+} | {VersionInput, VersionInfo, PromptMessage}
 for _cls in _OURS | {FunctionArgs, InteractiveArgs, FunctionSummary}:
     attrs.resolve_types(_cls)
 
@@ -305,7 +324,7 @@ def _camel(name: str) -> str:
 
 def register_hooks(converter: cattrs.Converter) -> cattrs.Converter:
     """Teach ``converter`` the contract's classes: camelCase keys, every result field
-    written (null included), a code string read as a :class:`SampleInput`."""
+    written (null included), a code string read as a :class:`VersionInput`."""
 
     def unstructure(cls: type) -> Any:
         fields = {a.name: override(rename=_camel(a.name)) for a in attrs.fields(cls)}
@@ -317,9 +336,10 @@ def register_hooks(converter: cattrs.Converter) -> cattrs.Converter:
 
     converter.register_unstructure_hook_factory(lambda t: t in _OURS, unstructure)
     converter.register_structure_hook_factory(lambda t: t in _OURS, structure)
-    sample_fn = structure(SampleInput)
+    version_fn = structure(VersionInput)
     converter.register_structure_hook(
-        SampleInput, lambda v, t: SampleInput(code=v) if isinstance(v, str) else sample_fn(v, t)
+        VersionInput,
+        lambda v, t: VersionInput(code=v) if isinstance(v, str) else version_fn(v, t),
     )
     converter.register_structure_hook(int | str | None, _int_or_str)
     converter.register_structure_hook(str | int | None, _int_or_str)
@@ -330,6 +350,17 @@ def _int_or_str(value: Any, _: Any) -> int | str | None:
     if value is None or (isinstance(value, int | str) and not isinstance(value, bool)):
         return value  # type: ignore[no-any-return]
     raise TypeError(f"expected a number or a name, not {value!r}")
+
+
+def _new_keys(cls: type[FunctionArgs], obj: dict[str, Any]) -> dict[str, Any]:
+    """``obj`` with each older key the command still reads under its new name (a key given
+    under both names keeps the new one)."""
+    out = dict(obj)
+    for old, new in cls.OLD_KEYS.items():
+        if old in out:
+            value = out.pop(old)
+            out.setdefault(new, value)
+    return out
 
 
 def normalize(command: str, arguments: Sequence[Any] | None) -> list[Any]:
@@ -346,7 +377,7 @@ def normalize(command: str, arguments: Sequence[Any] | None) -> list[Any]:
             raise ArgumentError(f"{command}: one argument object, or positional arguments")
         if not isinstance(first.get("uri"), str):
             raise ArgumentError(f"{command}: the argument object has no 'uri'")
-        return [first]
+        return [_new_keys(cls, first)]
     if not isinstance(first, str):
         raise ArgumentError(f"{command}: the first argument must be a document URI")
     obj: dict[str, Any] = {"uri": first}
@@ -357,7 +388,7 @@ def normalize(command: str, arguments: Sequence[Any] | None) -> list[Any]:
         elif isinstance(second, dict) and "line" in second:
             obj["position"] = second
         elif isinstance(second, dict):
-            obj.update(second)
+            obj.update(_new_keys(cls, second))
         elif second is not None:
             raise ArgumentError(f"{command}: expected a qualified name or a position")
     rest = args[2:]
@@ -456,7 +487,7 @@ def _class_schema(cls: type, defs: dict[str, Any], result: bool) -> dict[str, An
         "properties": properties,
         "required": required,
     }
-    if cls is SampleInput:
+    if cls is VersionInput:
         return {"anyOf": [{"type": "string"}, schema], "description": schema["description"]}
     return schema
 
@@ -464,7 +495,7 @@ def _class_schema(cls: type, defs: dict[str, Any], result: bool) -> dict[str, An
 _ARGUMENT_CLASSES = {pair[0] for pair in COMMANDS.values()} | {
     FunctionArgs,
     InteractiveArgs,
-    SampleInput,
+    VersionInput,
 }
 
 
@@ -489,6 +520,7 @@ def json_schema() -> dict[str, Any]:
             "editor extension's TypeScript types are generated from this file."
         ),
         "commands": commands,
+        "aliases": dict(ALIASES),
         "$defs": dict(sorted(defs.items())),
     }
 

@@ -64,7 +64,7 @@ def to_diagnostic(snapshot: Snapshot, entry: FunctionEntry, finding: Finding) ->
             "qualifiedName": entry.qualified_name,
             "code": finding.code,
             "figure": finding.figure,
-            "samples": list(finding.samples),
+            "versions": list(finding.versions),
         },
     )
 

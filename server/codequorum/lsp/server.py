@@ -85,10 +85,11 @@ class CodequorumProtocol(LanguageServerProtocol):
         """Set the request's progress token; read the arguments in either form (one object,
         or positional) and say plainly what is wrong with them; then run the command."""
         REQUEST_TOKEN.set(params.work_done_token)
-        if params.command in contract.COMMANDS:
+        name = contract.command_named(params.command)
+        if name is not None:
             try:
-                arguments = contract.normalize(params.command, params.arguments)
-                contract.check(self._converter, params.command, arguments)
+                arguments = contract.normalize(name, params.arguments)
+                contract.check(self._converter, name, arguments)
             except contract.ArgumentError as exc:
                 raise cmds.CommandError(str(exc)) from exc
             params = attrs.evolve(params, arguments=arguments)
@@ -854,10 +855,11 @@ async def code_action(
 # --------------------------------------------------------------------------- commands
 
 
-def register_command(name: str) -> None:
-    """Register one command: pygls reads the argument object into the command's arguments
-    class (the handler's annotation) and writes its result class back as JSON. The handler
-    is the function :func:`~codequorum.lsp.commands.command` registered for it."""
+def register_command(name: str, alias: str | None = None) -> None:
+    """Register one command (under its older name ``alias`` too, when given): pygls reads
+    the argument object into the command's arguments class (the handler's annotation) and
+    writes its result class back as JSON. The handler is the function
+    :func:`~codequorum.lsp.commands.command` registered for it."""
     args_cls, result_type = contract.COMMANDS[name]
     run = cmds.HANDLERS.get(name)
     if run is None:
@@ -874,11 +876,13 @@ def register_command(name: str) -> None:
     handler.__annotations__ = {"ls": CodequorumServer, "args": args_cls, "return": result_type}
     handler.__name__ = handler.__qualname__ = run.__name__
     handler.__doc__ = run.__doc__
-    server.command(name)(handler)
+    server.command(alias or name)(handler)
 
 
 for _name in contract.COMMANDS:
     register_command(_name)
+for _old, _name in contract.ALIASES.items():
+    register_command(_name, _old)
 
 
 def _path(uri: str) -> str | None:

@@ -82,7 +82,7 @@ class AnalysisOptions:
     :data:`~codequorum.metrics.registry.METRIC_CHOICES`, kept in its order, so the same
     choice is the same value); a metric added to the registry adds no field here.
     TSED leaves out (NaN, with a note) pairs with a tree too large to compare.
-    ``max_samples`` bounds the usable samples of one set: every matrix is n×n, so 2,000
+    ``max_versions`` bounds the usable versions of one set: every matrix is n×n, so 2,000
     samples already take 32 MB per matrix; a larger set is refused with the reason.
     ``sctd``: static opcode divergence of Python sets (compiled, never run) under
     ``interpreter`` (a CPython executable; default: this one).
@@ -98,7 +98,7 @@ class AnalysisOptions:
     majority: float = 0.0
     outlier_gap: float = 0.1
     keep_matrices: bool = True
-    max_samples: int = 2000
+    max_versions: int = 2000
     sctd: bool = True
     interpreter: str | None = None
 
@@ -248,8 +248,8 @@ def _analyze(
 
     codes = [codes_all[i] for i in indices]
     n = len(codes)
-    if n > opts.max_samples:
-        raise UserError(f"{n:,} usable versions; at most {opts.max_samples:,} are compared at "
+    if n > opts.max_versions:
+        raise UserError(f"{n:,} usable versions; at most {opts.max_versions:,} are compared at "
                         "once (the pairs grow as n²): score the first K with --samples K")
     trees = parse_versions(codes, sample_set.language, keep_nodes=KEEP_TREE_NODES,
                            keep_total=KEEP_TOTAL_NODES)

@@ -29,7 +29,7 @@ from codequorum.metrics.registry import PAIR_METRICS
 from codequorum.pipeline.analyze import AST_DIFF_KEYS, TEXTUAL_KEYS
 
 LEADING: tuple[str, ...] = ("task_id", "language", "status", "n", "n_total", "skipped",
-                            "syntax_error_samples", "empty_samples")
+                            "syntax_error_versions", "empty_versions")
 PAIR_COLUMNS: tuple[str, ...] = tuple(f"{metric.key}_{kind}" for metric in PAIR_METRICS
                                       for kind in ("ordered", "unordered"))
 #: Figures of the sandboxed run (``--dynamic``), in the order of docs/cli.md.
@@ -88,10 +88,10 @@ def _row(report: StabilityReport) -> dict[str, Any]:
         "n": report.n,
         "n_total": report.n_total,
         "skipped": " ".join(str(s.index) for s in report.skipped),
-        "syntax_error_samples": " ".join(
+        "syntax_error_versions": " ".join(
             str(i) for i, e in zip(report.indices, report.syntax_errors, strict=False) if e
         ),
-        "empty_samples": " ".join(str(i) for i in report.empty),
+        "empty_versions": " ".join(str(i) for i in report.empty),
         "recommended": "" if report.recommended is None else report.recommended,
         "recommended_by": text_cell(report.recommended_by or ""),
         "risk": _figure(report.risk),

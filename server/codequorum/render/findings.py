@@ -37,7 +37,7 @@ class Finding:
     code: str
     message: str
     figure: float | None
-    samples: tuple[int, ...]
+    versions: tuple[int, ...]
     overview: str
     concerns: str | None
 
@@ -180,8 +180,8 @@ def function_findings(
             message = f"{message} ({verdict.figure:.2f})"
         message = f"{message} [`{safe_text(name, 200)}`: {compared}]"
         concerns = (
-            f"{safe_text(verdict.code, 60)} concerns {versions_text(analysis, verdict.samples)}"
-            if verdict.samples
+            f"{safe_text(verdict.code, 60)} concerns {versions_text(analysis, verdict.versions)}"
+            if verdict.versions
             else None
         )
         out.append(
@@ -190,7 +190,7 @@ def function_findings(
                 code=safe_text(verdict.code, 60),
                 message=message,
                 figure=verdict.figure,
-                samples=tuple(verdict.samples),
+                versions=tuple(verdict.versions),
                 overview=overview,
                 concerns=concerns,
             )

@@ -1,7 +1,7 @@
-"""The ``--format json`` document: ``{"codequorum", "sets", "errors", "interrupted", "total",
-"overall"}``, in that order: what is only known at the end of a run comes after the sets,
-so :class:`JsonDocumentWriter` writes the sets one at a time as they are scored (the same
-bytes as ``json.dump`` of the whole document, which is never held).
+"""The ``--format json`` document: ``{"codequorum", "schema_version", "sets", "errors",
+"interrupted", "total", "overall"}``, in that order: what is only known at the end of a run
+comes after the sets, so :class:`JsonDocumentWriter` writes the sets one at a time as they
+are scored (the same bytes as ``json.dump`` of the whole document, which is never held).
 
 Its shape is ``shared/report.schema.json``. Every string in it (messages that quote what a
 version printed or raised, task ids, notes) is passed through
@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
 
 from codequorum import __version__
-from codequorum.core.report import StabilityReport
+from codequorum.core.report import REPORT_SCHEMA_VERSION, StabilityReport
 from codequorum.core.safe_text import safe_text
 from codequorum.ingest.sample_files import ReadError
 
@@ -49,6 +49,7 @@ def report_document(
     (:mod:`codequorum.judge.overall`: means over the sets and verdict counts)."""
     doc: dict[str, Any] = {
         "codequorum": __version__,
+        "schema_version": REPORT_SCHEMA_VERSION,
         "sets": [r.to_dict(include_matrices=include_matrices) for r in reports],
         "errors": [e.to_dict() for e in errors],
         "interrupted": interrupted,
@@ -95,7 +96,9 @@ class JsonDocumentWriter:
     def _start(self) -> None:
         """The document's head, up to the opening of ``sets``, once."""
         if not self._started:
-            self.stream.write("{\n" + _member("codequorum", __version__) + ',\n  "sets": [')
+            self.stream.write("{\n" + _member("codequorum", __version__) + ",\n"
+                              + _member("schema_version", REPORT_SCHEMA_VERSION)
+                              + ',\n  "sets": [')
             self._started = True
 
     def add(self, report: StabilityReport) -> None:

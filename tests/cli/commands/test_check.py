@@ -175,14 +175,14 @@ def test_json_lists_findings_with_report_summary(ws: Workspace,
         ("Stats.total", "outlier-current", ws.total_line, 9),
     ]
     outlier = doc["findings"][1]
-    assert outlier["versions"] == 4
-    assert outlier["samples"] == [4]  # the current code joins the four stored versions
+    assert outlier["stored"] == 4
+    assert outlier["versions"] == [4]  # the current code joins the four stored versions
     assert outlier["report"]["n"] == 5
     assert outlier["report"]["current_index"] == 4
     assert outlier["figure"] < 0.75
     assert f"JSD {outlier['figure']:.2f} to the others" in outlier["message"]
     assert doc["summary"]["functions_checked"] == 3
-    assert doc["summary"]["functions_without_samples"] == 1
+    assert doc["summary"]["functions_without_versions"] == 1
     assert doc["summary"]["by_severity"]["warning"] == 2
     stable = next(f for f in doc["functions"] if f["function"] == "concatenate")
     assert stable["verdict"] == "stable"
@@ -408,7 +408,7 @@ def _hostile_run() -> CheckRun:
     message = f"versions 1 and 2 disagree on f(1): raises ValueError: {HOSTILE} vs 1"
     finding = Located(path=f"src/{HOSTILE}.py", line=3, column=5, end_line=3, end_column=6,
                       severity="warning", code="divergent-outputs", message=message,
-                      function="f", figure=0.5, samples=(0, 1), versions=2,
+                      function="f", figure=0.5, versions=(0, 1), stored=2,
                       report={"notes": [HOSTILE], "status": "ok"})
     return CheckRun(findings=[finding], notes=[HOSTILE], files=1, files_checked=1,
                     functions_checked=1)

@@ -121,7 +121,7 @@ def test_export_then_score_gives_the_figures_check_gives(
     _close(expected, {k: report["summary"][k] for k in expected})
     # score does not know which version is the current code; it finds the same outlier.
     [verdict] = report["verdicts"]
-    assert 8 in verdict["detail"]["outliers"] and finding["samples"] == [8]
+    assert 8 in verdict["detail"]["outliers"] and finding["versions"] == [8]
 
 
 def test_selection_by_function_and_without_the_current_code(

@@ -92,8 +92,8 @@ class Located:
     message: str
     function: str
     figure: float | None
-    samples: tuple[int, ...]
-    versions: int
+    versions: tuple[int, ...]     # the versions the finding is about (0-based)
+    stored: int                   # how many versions of the function are stored
     report: dict[str, Any]
 
     def text(self, color: bool = False) -> str:
@@ -120,8 +120,8 @@ class Located:
             "message": self.message,
             "function": self.function,
             "figure": self.figure,
-            "samples": list(self.samples),
-            "versions": self.versions,
+            "versions": list(self.versions),
+            "stored": self.stored,
             "report": self.report,
         }
 
@@ -137,7 +137,7 @@ class CheckRun:
     files: int = 0
     files_checked: int = 0
     functions_checked: int = 0
-    functions_without_samples: int = 0
+    functions_without_versions: int = 0
     functions_too_few: int = 0
     failures: int = 0
     missing_paths: int = 0
@@ -163,8 +163,8 @@ class CheckRun:
             "files": self.files,
             "files_checked": self.files_checked,
             "functions_checked": self.functions_checked,
-            "functions_without_samples": self.functions_without_samples,
-            "functions_with_too_few_samples": self.functions_too_few,
+            "functions_without_versions": self.functions_without_versions,
+            "functions_with_too_few_versions": self.functions_too_few,
             "failures": self.failures,
             "findings": len(self.findings),
             "by_severity": self.counts(),
@@ -194,13 +194,13 @@ class CheckRun:
                          "versions")
         elif self.failures:
             parts.append(f"no function in {files} could be checked")
-        elif self.functions_without_samples:
+        elif self.functions_without_versions:
             parts.append(f"no function in {files} has stored versions")
         else:
             parts.append(f"no functions in {files}")
-        if self.functions_without_samples and (self.functions_checked or self.functions_too_few
+        if self.functions_without_versions and (self.functions_checked or self.functions_too_few
                                                or self.failures):
-            parts.append(f"{self.functions_without_samples:,} without versions skipped")
+            parts.append(f"{self.functions_without_versions:,} without versions skipped")
         if self.functions_too_few:
             parts.append(f"{count(self.functions_too_few, 'function')} with fewer than "
                          f"{count(self.min_samples, 'stored version')} skipped")
@@ -335,14 +335,14 @@ def name_span(lines: Sequence[str], start: parsing.Point, end: parsing.Point) ->
 
 
 def _finding(path: Path, span: Span, found: Finding, function: str,
-             versions: int, report: dict[str, Any]) -> Located:
+             stored: int, report: dict[str, Any]) -> Located:
     """One printed finding from one of :func:`function_findings`, at the function's name."""
     line, column, end_line, end_column = span
     return Located(
         path=path.as_posix(), line=line, column=column, end_line=end_line,
         end_column=end_column, severity=found.severity, code=found.code,
         message=found.message, function=function, figure=found.figure,
-        samples=found.samples, versions=versions, report=report,
+        versions=found.versions, stored=stored, report=report,
     )
 
 
@@ -392,7 +392,7 @@ class _Checker:
         """Whether the function has ``--min-samples`` stored versions; the functions
         skipped are counted (without any, with too few)."""
         if qualified_name not in names:
-            self.run.functions_without_samples += 1
+            self.run.functions_without_versions += 1
             return False
         if len(self.session.samples_sync(key, qualified_name)) < self.min_samples:
             self.run.functions_too_few += 1
@@ -512,7 +512,7 @@ def _sarif(run: CheckRun) -> dict[str, Any]:
                                "endLine": f.end_line, "endColumn": f.end_column},
                 }}],
                 "properties": {"function": f.function, "figure": f.figure,
-                               "versions": f.versions},
+                               "versions": f.stored},
             } for f in run.findings],
         }],
     }
