@@ -253,6 +253,26 @@ def test_score_writes_html_and_compares_with_a_json_report(tmp_path: Path) -> No
     assert [r[3] for r in data["compare"]["rows"]] == [0.0, 0.0]  # same run: no change
 
 
+def test_compare_reads_a_report_of_schema_1(tmp_path: Path) -> None:
+    """A report written before the versions were called versions (no ``schema_version``,
+    a verdict's ``samples``, the options' ``max_samples``) still compares."""
+    sets = _jsonl(tmp_path)
+    assert main(["score", str(sets), "--no-tsed", "-q", "--format", "json",
+                 "-o", str(tmp_path / "r.json")]) == 0
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert doc.pop("schema_version") == 2
+    for s in doc["sets"]:
+        s["options"]["max_samples"] = s["options"].pop("max_versions")
+        for v in s["verdicts"]:
+            v["samples"] = v.pop("versions")
+    (tmp_path / "old.json").write_text(json.dumps(doc))
+    out = tmp_path / "r.html"
+    assert main(["score", str(sets), "--no-tsed", "-q", "--format", "html", "-o", str(out),
+                 "--compare", str(tmp_path / "old.json")]) == 0
+    data = json.loads(_parse(out.read_text()).scripts[0][1])
+    assert [r[3] for r in data["compare"]["rows"]] == [0.0, 0.0]
+
+
 def test_compare_needs_html(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["score", str(_jsonl(tmp_path)), "-q", "--format", "json",
                  "--compare", "x.json"]) == 1
