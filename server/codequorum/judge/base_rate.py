@@ -16,12 +16,17 @@ Decaestecker 2002, ``ρ = mean shift(p; π, ρ)``):
 
     ρ̂ = argmax_ρ Σ_i log(ρ p_i / π + (1 - ρ) (1 - p_i) / (1 - π)).
 
-The log-likelihood is concave in ``ρ``, so its stationary point is found by bisection on
-its derivative. A small group's estimate is noisy: it is shrunk towards ``π`` with a
-pseudo-count ``k`` (``ρ = (n ρ̂ + k π) / (n + k)``), and a group of fewer than
-``min_sets`` sets is left as it is. ``π``, ``k`` and ``min_sets`` ship with the risk model
-(``base_rate`` in ``data/risk_model.json``), chosen by ``bench/fit_risk.py`` on draws left
-out of the fit.
+A small group's estimate is noisy, so the rate a group is moved to is the posterior mode
+under a Beta prior centred on ``π`` worth ``k`` sets (a pseudo-count):
+
+    ρ_k = argmax_ρ Σ_i log(ρ p_i / π + (1 - ρ) (1 - p_i) / (1 - π))
+                   + k π log ρ + k (1 - π) log(1 - ρ),
+
+the fixed point of ``ρ = (Σ_i shift(p_i; π, ρ) + k π) / (n + k)`` (``k = 0``: ``ρ̂``). The
+function is concave in ``ρ``, so its stationary point is found by bisection on its
+derivative. A group of fewer than ``min_sets`` sets is left as it is. ``π``, ``k`` and
+``min_sets`` ship with the risk model (``base_rate`` in ``data/risk_model.json``), chosen
+by ``bench/fit_risk.py`` on draws left out of the fit.
 
 Pure functions over numpy arrays; nothing here reads a file.
 """
@@ -39,6 +44,9 @@ FloatArray = npt.NDArray[np.float64]
 
 #: Risks are kept this far from 0 and 1, so that a likelihood ratio is finite.
 EPSILON = 1e-9
+#: Risks this close to the prior are the prior: they leave the likelihood flat, whatever
+#: rounding says.
+FLAT = 1e-12
 #: Bisection steps on the rate: 2**-60 is below a double's resolution of [0, 1].
 BISECTIONS = 60
 
@@ -46,8 +54,9 @@ BISECTIONS = 60
 @dataclass(frozen=True)
 class BaseRate:
     """How the shipped risk model moves a group: the fit's ``prior`` (the mean risk over
-    the sets it was fitted on), the ``pseudo_count`` the group's estimate is shrunk with,
-    and the fewest sets (``min_sets``) a group needs to be moved at all."""
+    the sets it was fitted on), the ``pseudo_count`` of sets at the prior the group's
+    rate is estimated with, and the fewest sets (``min_sets``) a group needs to be moved
+    at all."""
 
     prior: float
     pseudo_count: float
@@ -63,16 +72,20 @@ class BaseRate:
 
 @dataclass(frozen=True)
 class GroupRate:
-    """What one group's risks said: ``sets`` with a risk, the rate estimated from them
-    alone (``estimated``), the rate the risks were moved to (``used``: the estimate
-    shrunk towards the prior; the prior itself for a group too small) and whether they
-    were moved (``adapted``)."""
+    """What one group's risks said: ``sets`` with a risk, the fit's ``prior``, the rate
+    their risks alone imply (``estimated``: maximum likelihood), the rate they were moved
+    to (``used``: the posterior mode with the pseudo-count; the prior for a group too
+    small), whether they were moved (``adapted``), and the mean risk before and after
+    (``mean_alone``, ``mean_moved``: how many kept versions the run's risks expect
+    wrong)."""
 
     sets: int
     prior: float
     estimated: float
     used: float
     adapted: bool
+    mean_alone: float
+    mean_moved: float
 
 
 def _clipped(risks: FloatArray) -> FloatArray:
@@ -88,26 +101,32 @@ def shift(risks: FloatArray, prior: float, rate: float) -> FloatArray:
     return np.asarray(a / (a + b), dtype=np.float64)
 
 
-def estimate_rate(risks: FloatArray, prior: float) -> float:
-    """The maximum-likelihood rate of a group whose posteriors under ``prior`` are
-    ``risks`` (see module docstring): in [0, 1]; ``prior`` when there are none, or when
-    every risk is the prior (they say nothing of the rate)."""
+def estimate_rate(risks: FloatArray, prior: float, pseudo_count: float = 0.0) -> float:
+    """The rate of a group whose posteriors under ``prior`` are ``risks`` (see module
+    docstring): maximum likelihood with ``pseudo_count`` 0, else the posterior mode with
+    that many sets at ``prior``; in [0, 1]. ``prior`` when there are no risks, or when
+    every risk is the prior (within :data:`FLAT`: they say nothing of the rate)."""
     p = np.sort(_clipped(risks))  # sums in one order, whatever order the sets came in
     if p.size == 0:
         return prior
     a = p / prior
     b = (1.0 - p) / (1.0 - prior)
-    if np.array_equal(a, b):
-        return prior  # every risk is the prior: every rate explains them alike
+    if float(np.max(np.abs(p - prior))) <= FLAT:
+        return prior
+    k = float(pseudo_count)
 
     def slope(rate: float) -> float:
-        return float(np.sum((a - b) / (a * rate + b * (1.0 - rate))))
+        likelihood = float(np.sum((a - b) / (a * rate + b * (1.0 - rate))))
+        if k == 0.0:
+            return likelihood
+        return likelihood + k * prior / rate - k * (1.0 - prior) / (1.0 - rate)
 
-    if slope(0.0) <= 0.0:
-        return 0.0
-    if slope(1.0) >= 0.0:
-        return 1.0
     low, high = 0.0, 1.0
+    if k == 0.0:
+        if slope(0.0) <= 0.0:
+            return 0.0
+        if slope(1.0) >= 0.0:
+            return 1.0
     for _ in range(BISECTIONS):
         middle = (low + high) / 2
         if slope(middle) > 0.0:
@@ -117,25 +136,22 @@ def estimate_rate(risks: FloatArray, prior: float) -> float:
     return (low + high) / 2
 
 
-def shrunk_rate(estimated: float, sets: int, prior: float, pseudo_count: float) -> float:
-    """``(n ρ̂ + k π) / (n + k)``: the estimate of ``sets`` sets shrunk towards ``prior``
-    as if ``pseudo_count`` more sets had shown the prior."""
-    return (sets * estimated + pseudo_count * prior) / (sets + pseudo_count)
-
-
 def group_rate(risks: FloatArray, rule: BaseRate) -> GroupRate:
     """The rate a group's ``risks`` are moved to under ``rule`` (see :class:`GroupRate`)."""
-    n = int(np.asarray(risks).size)
-    estimated = estimate_rate(risks, rule.prior)
+    p = np.asarray(risks, dtype=np.float64)
+    n = int(p.size)
+    mean = float(np.mean(np.sort(p))) if n else rule.prior
+    estimated = estimate_rate(p, rule.prior)
     if n < rule.min_sets:
-        return GroupRate(n, rule.prior, estimated, rule.prior, False)
-    used = shrunk_rate(estimated, n, rule.prior, rule.pseudo_count)
-    return GroupRate(n, rule.prior, estimated, used, True)
+        return GroupRate(n, rule.prior, estimated, rule.prior, False, mean, mean)
+    used = estimate_rate(p, rule.prior, rule.pseudo_count)
+    moved = float(np.mean(np.sort(shift(p, rule.prior, used))))
+    return GroupRate(n, rule.prior, estimated, used, True, mean, moved)
 
 
 def adapt(risks: FloatArray, rule: BaseRate) -> tuple[FloatArray, GroupRate]:
     """A group's ``risks`` moved to its own rate (:func:`group_rate`): each risk
-    ``shift(p; π, ρ)``, or the risks unchanged for a group smaller than
+    ``shift(p; π, ρ_k)``, or the risks unchanged for a group smaller than
     ``rule.min_sets``. Every moved risk rises with every input risk, their order is
     kept, and a group whose mean risk is the prior is left where it is."""
     rate = group_rate(risks, rule)
@@ -146,15 +162,21 @@ def adapt(risks: FloatArray, rule: BaseRate) -> tuple[FloatArray, GroupRate]:
 
 def rate_words(model: str, rate: GroupRate, min_sets: int) -> str:
     """What a group's risks said, in one line: ``risk level set from this run's 164 sets
-    of CodeGen: about 31 % of kept versions wrong where the fit assumed 22 %``, or why
-    they were left as each set gives them (fewer than ``min_sets``)."""
+    of CodeGen: about 31 % of kept versions wrong (each set alone: 40 %; the fit assumed
+    55 %)``, or why they were left as each set gives them (fewer than ``min_sets``)."""
     sets = "set" if rate.sets == 1 else "sets"
     if not rate.adapted:
         return (f"risk per set for {model}: {rate.sets:,} {sets} with a risk, fewer than "
                 f"the {min_sets:,} it takes to tell the model's own rate")
-    return (f"risk level set from this run's {rate.sets:,} {sets} of {model}: about "
-            f"{_percent(rate.used)} of kept versions wrong where the fit assumed "
-            f"{_percent(rate.prior)}")
+    return (f"risk level set from this run's {rate.sets:,} {sets} of {model}: "
+            f"{_about(rate.mean_moved)} of kept versions wrong (each set alone: "
+            f"{_percent(rate.mean_alone)}; the fit assumed {_percent(rate.prior)})")
+
+
+def _about(x: float) -> str:
+    """``about 31 %``, or ``less than 1 %``."""
+    said = _percent(x)
+    return said if said.startswith("less") else f"about {said}"
 
 
 def _percent(x: float) -> str:
@@ -172,5 +194,4 @@ __all__ = [
     "group_rate",
     "rate_words",
     "shift",
-    "shrunk_rate",
 ]
