@@ -21,6 +21,7 @@ from codequorum.core.report import StabilityReport
 from codequorum.core.safe_text import safe_text
 from codequorum.ingest.sample_files import ReadOptions
 from codequorum.options.arguments import add_options
+from codequorum.pipeline.risk_level import RunLevel
 from codequorum.pipeline.score import (
     ScoreRun,
     dynamic_available,
@@ -131,10 +132,11 @@ def run(args: argparse.Namespace) -> int:
                                              if show_progress else None))
     scored.errors = errors + scored.errors
     title = TITLE if fmt.terminal else None
+    level = RunLevel.shipped() if args.dynamic and args.risk_level == "run" else None
     with deferred_interrupt():
         write_run(scored, fmt, SinkRequest(path=args.output, color=args.color,
                                            matrices=args.matrices, reasons=args.reasons,
-                                           title=title), sets)
+                                           title=title), sets, level)
     if fmt.terminal and args.output in (None, "-") and not args.quiet:
         console = make_console(sys.stdout, color_enabled(args.color, sys.stdout))
         _highlights(scored.reports, console)
