@@ -16,10 +16,10 @@ all the sets, each set's own risk (``risk_alone``) and the risk as reported (``r
 moved to the rate each model's sets imply, ``--risk-level run``), then the reported risk
 with and without docstring examples, per step of the coarse scale (``risk_level``) and,
 with their reliability rows, per model the sets name (``model``: a report of several
-models' samples tells how far the risk held for each), alone and as reported. Intervals resample the sets
-(one set per task here). Also printed: the ECE a perfectly calibrated model would show on
-these predictions (labels drawn from them), since with one set per task the ECE of 10 bins
-is far from 0 even then.
+models' samples tells how far the risk held for each), alone and as reported. Intervals
+resample the sets (one set per task here). Also printed: the ECE a perfectly calibrated
+model would show on these predictions (labels drawn from them), since with one set per task
+the ECE of 10 bins is far from 0 even then.
 
     .venv/bin/python bench/bench_risk_report.py [--report FILE] [--samples 10] [--jobs 2]
 """
