@@ -26,10 +26,11 @@ def report(task: str, model: str | None, risk: float | None,
            evidence: str = "examples") -> StabilityReport:
     r = StabilityReport(task, "python", "ok", 5, 5, [0, 1, 2, 3, 4], model=model)
     if risk is not None:
-        est = at(risk, "examples" if evidence == "examples" else "outputs")
+        est = at(risk, evidence)  # type: ignore[arg-type]
         r.risk = r.risk_alone = risk
         r.risk_evidence = evidence
         r.risk_level = est.level
+        r.risk_range = None if est.low is None or est.high is None else [est.low, est.high]
         r.trust = trust_words(est)
     return r
 

@@ -140,3 +140,23 @@ def test_documents_carry_each_models_rate(tmp_path: Path) -> None:
     assert levels["weak"]["adapted"] and levels["weak"]["sets"] == 2
     assert not levels["(no model named)"]["adapted"]
     assert [s["risk"] for s in document["sets"]] == [r.risk for r in moved(population())]
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv"])
+def test_a_file_taken_up_at_each_sets_level_holds_each_sets_own_risk(
+        fmt: str, tmp_path: Path) -> None:
+    reports = population()
+    own = tmp_path / "own"
+    write(fmt, SinkRequest(path=str(own)), reports, RunLevel.each_set())
+    plain = tmp_path / "plain"
+    write(fmt, SinkRequest(path=str(plain)), reports, None)
+    assert own.read_bytes() == plain.read_bytes()  # nothing moved, nothing held back
+    # an earlier run at the run's level, taken up with --risk-level set
+    out = tmp_path / "out"
+    write(fmt, SinkRequest(path=str(out), incremental=True), reports[:4], RunLevel(RULE))
+    assert out.read_bytes() != b"".join(plain.read_bytes().splitlines(keepends=True)[
+        :4 + (fmt == "csv")])
+    write(fmt, SinkRequest(path=str(out), incremental=True, append=True), reports[4:],
+          RunLevel.each_set())
+    assert out.read_bytes() == own.read_bytes()
+    assert RunLevel.each_set().summary() == {}

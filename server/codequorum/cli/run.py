@@ -60,9 +60,12 @@ class ScoreRequest:
     risk_level: str = "run"                 # ``--risk-level``: run (default) or set
 
     def run_level(self) -> RunLevel | None:
-        """What sets the run's risk level from its sets: with ``--dynamic`` (a run has
-        risks to move) and ``--risk-level run``; None for each set's own."""
-        return RunLevel.shipped() if self.dynamic and self.risk_level == "run" else None
+        """Where the run's risks take their level from: with ``--dynamic`` (a run has
+        risks to move), the run's sets (``--risk-level run``) or each set's own (``set``);
+        None without a run."""
+        if not self.dynamic:
+            return None
+        return RunLevel.shipped() if self.risk_level == "run" else RunLevel.each_set()
 
 
 def progress_bar(color: bool) -> ProgressBar:

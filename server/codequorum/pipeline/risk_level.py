@@ -64,8 +64,9 @@ class RunLevel:
     """The risks of a run's sets per group, then each group's rate (:meth:`rates`) and
     what a set's risk becomes (:meth:`moved`)."""
 
-    def __init__(self, rule: BaseRate) -> None:
+    def __init__(self, rule: BaseRate, *, alone: bool = False) -> None:
         self.rule = rule
+        self.alone = alone
         self._risks: dict[str, list[float]] = {}
         self._rates: dict[str, GroupRate] | None = None
 
@@ -73,6 +74,12 @@ class RunLevel:
     def shipped(cls) -> RunLevel:
         """With the rule the shipped risk model carries (``base_rate``)."""
         return cls(BaseRate.from_model(load_model()))
+
+    @classmethod
+    def each_set(cls) -> RunLevel:
+        """``--risk-level set``: every set keeps its own risk (what a file an earlier run
+        wrote at the run's level is written back to when it is taken up again)."""
+        return cls(BaseRate(0.5, 0.0, 0), alone=True)
 
     def clear(self) -> None:
         """Forget every set (a file is read back afresh)."""
@@ -100,7 +107,7 @@ class RunLevel:
 
     def moved(self, model: str | None, risk_alone: float, evidence: str) -> RiskFields:
         """The fields of a set's risk once its group's rate is known."""
-        rate = self.rates().get(group_of(model))
+        rate = None if self.alone else self.rates().get(group_of(model))
         p = risk_alone
         if rate is not None and rate.adapted:
             p = float(shift(np.array([risk_alone]), rate.prior, rate.used)[0])
@@ -118,7 +125,9 @@ class RunLevel:
     def summary(self) -> dict[str, dict[str, Any]]:
         """Per group: the sets with a risk, the rate the fit assumed, the rate their risks
         alone imply, the rate they were moved to, whether they were, their mean risk
-        before and after, and in words."""
+        before and after, and in words (nothing for :meth:`each_set`)."""
+        if self.alone:
+            return {}
         return {name: {"sets": rate.sets, "fit_rate": rate.prior,
                        "estimated_rate": rate.estimated, "rate": rate.used,
                        "adapted": rate.adapted, "mean_risk_alone": rate.mean_alone,

@@ -14,7 +14,9 @@ level is, so nothing is written with a level until the last set is in.
   the end).
 
 Without a :class:`~codequorum.pipeline.risk_level.RunLevel` (a run that did not run the
-versions, or ``--risk-level set``) the format's own sink is used as it is.
+versions), or with ``--risk-level set`` (:meth:`RunLevel.each_set`), the format's own sink
+is used as it is; a file taken up again with ``--risk-level set`` is written back to each
+set's own risk, so that it holds what a run at that level writes.
 """
 
 from __future__ import annotations
@@ -124,7 +126,12 @@ def open_sink(fmt: OutputFormat, request: SinkRequest, level: RunLevel | None
             and rewritable(request.path)):
         with fmt.open(request) as sink:
             yield _Passed(sink)
-        relevel_file(request.path, fmt.read_back, level)
+        if request.append or not level.alone:  # lines an earlier run moved are put back
+            relevel_file(request.path, fmt.read_back, level)
+        return
+    if level.alone:  # each set's own risk, as it comes
+        with fmt.open(request) as sink:
+            yield sink
         return
     with tempfile.TemporaryFile() as spool, fmt.open(request) as sink:
         yield _Spooled(sink, level, spool)
