@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import jsonschema
 import numpy as np
 import pytest
 
@@ -148,6 +149,8 @@ def test_a_strong_models_run_moves_its_risks_towards_how_often_it_is_wrong(
         pytest.skip("dynamic analysis is not installed")
     data = population(tmp_path / "strong.jsonl")
     document = json.loads(score(str(data), "--format", "json"))
+    schema = Path(__file__).resolve().parents[2] / "shared" / "report.schema.json"
+    jsonschema.validate(document, json.loads(schema.read_text()))
     sets = document["sets"]
     wrong = [kept_fails(s) for s in sets]
     alone = np.array([s["risk_alone"] for s in sets])
