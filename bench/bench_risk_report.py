@@ -12,12 +12,14 @@ samples, to see how far the shipped risk holds there.
 
 A set counts when it has a recommendation, a risk (the versions ran) and graded tests for
 the recommended version; it fails when that version does not pass all of them. Printed for
-all the sets, with and without docstring examples, per step of the coarse scale
-(``risk_level``) and, with their reliability rows, per model the sets name (``model``: a
-report of several models' samples tells how far the risk held for each). Intervals resample the sets
-(one set per task here). Also printed: the ECE a perfectly calibrated model would show on
-these predictions (labels drawn from them), since with one set per task the ECE of 10 bins
-is far from 0 even then.
+all the sets, each set's own risk (``risk_alone``) and the risk as reported (``risk``:
+moved to the rate each model's sets imply, ``--risk-level run``), then the reported risk
+with and without docstring examples, per step of the coarse scale (``risk_level``) and,
+with their reliability rows, per model the sets name (``model``: a report of several
+models' samples tells how far the risk held for each), alone and as reported. Intervals
+resample the sets (one set per task here). Also printed: the ECE a perfectly calibrated
+model would show on these predictions (labels drawn from them), since with one set per task
+the ECE of 10 bins is far from 0 even then.
 
     .venv/bin/python bench/bench_risk_report.py [--report FILE] [--samples 10] [--jobs 2]
 """
@@ -55,13 +57,15 @@ def has_examples(s: dict[str, Any]) -> bool:
     return any(i.get("source") == "doctest" and i.get("checked") for i in inputs)
 
 
-def outcome(s: dict[str, Any]) -> tuple[float, float] | None:
-    """(risk, 1 if the recommended version fails its graded tests), or None when the set
-    has no risk (nothing ran) or no graded tests for it."""
+def outcome(s: dict[str, Any]) -> tuple[float, float, float] | None:
+    """(risk, the set's own risk, 1 if the recommended version fails its graded tests), or
+    None when the set has no risk (nothing ran) or no graded tests for it."""
     failed = kept_fails(s)
     if s.get("risk") is None or failed is None:
         return None
-    return float(s["risk"]), 1.0 if failed else 0.0
+    alone = s.get("risk_alone")
+    return (float(s["risk"]), float(s["risk"] if alone is None else alone),
+            1.0 if failed else 0.0)
 
 
 def set_ci(p: np.ndarray, y: np.ndarray, measure: Any, reps: int = 1000,
@@ -108,16 +112,21 @@ def main(argv: list[str] | None = None) -> int:
         if path is None:
             path = Path(tmp) / "report.json"
             run_score(args.samples, args.jobs, path)
-        sets = json.loads(path.read_text())["sets"]
+        document = json.loads(path.read_text())
+    sets = document["sets"]
     kept = [(o, has_examples(s), s.get("model") or UNNAMED, s.get("risk_level") or "")
             for s in sets if (o := outcome(s)) is not None]
     p = np.array([o[0] for o, *_ in kept])
-    y = np.array([o[1] for o, *_ in kept])
+    alone = np.array([o[1] for o, *_ in kept])
+    y = np.array([o[2] for o, *_ in kept])
     ex = np.array([e for _, e, *_ in kept], dtype=bool)
     models = np.array([m for _, _, m, _ in kept])
     levels = np.array([lv for *_, lv in kept])
     print(f"{len(sets)} sets read, {len(kept)} with a risk and graded tests")
-    lines = summary("all", p, y)
+    for entry in ((document.get("overall") or {}).get("risk_levels") or {}).values():
+        print(entry["note"])
+    lines = summary("all, each set alone (risk_alone)", alone, y)
+    lines += summary("all, as reported (risk: the run's level)", p, y)
     lines += summary("docstring examples", p[ex], y[ex])
     lines += summary("no examples", p[~ex], y[~ex])
     lines += _rows(p, y)
@@ -127,7 +136,10 @@ def main(argv: list[str] | None = None) -> int:
                      + (f"kept version wrong {y[at].mean():.3f}" if at.any() else "none"))
     for model in dict.fromkeys(models.tolist()):
         mine = models == model
-        lines += summary(f"model {model}", p[mine], y[mine]) + _rows(p[mine], y[mine])
+        lines += (summary(f"model {model}, each set alone", alone[mine], y[mine])
+                  + _rows(alone[mine], y[mine])
+                  + summary(f"model {model}, as reported", p[mine], y[mine])
+                  + _rows(p[mine], y[mine]))
     print("\n".join(lines))
     return 0
 

@@ -24,7 +24,8 @@ Reproducible procedure (what ``server/codequorum/data/risk_model.json`` was made
    docstring examples. ``shown`` is the risk a report gives for the kept version;
    ``shown, rate per regime`` the same risks moved, per regime held out, to the rate of
    wrong kept versions estimated from that regime's sets alone, without their labels
-   (:func:`adapt_base_rate`): what a run holding many sets of one model could say;
+   (:func:`codequorum.judge.base_rate.adapt`): what a run holding many sets of one model
+   says;
 5. the coarse scale: per model and bin of risk (:data:`BINS_BELOW`), the lowest and
    highest failure share over the regimes left out (size, temperature, strength;
    :data:`MIN_SETS` sets at least, from :data:`MIN_REGIMES` regimes at least, else no
@@ -35,7 +36,15 @@ Reproducible procedure (what ``server/codequorum/data/risk_model.json`` was made
 6. shape alone (no run; the structural medoid's failure from mean ``jsd_struct`` and its
    typicality) is measured the same way; it is not shipped (see bench/README.md);
 7. the stability reference: 101 quantiles of the mean ``jsd_struct`` of the reference
-   sets of step 2.
+   sets of step 2;
+8. a run's group of sets of one model (``codequorum.judge.base_rate``): the fit's prior
+   (the mean risk over the sets it was fitted on, every regime cell alike), and how far a
+   group's own rate is trusted: groups of 5, 10, 20, 50 and 164 sets (one regime cell,
+   distinct tasks) are drawn from each regime held out; the pseudo-count with the lowest
+   mean log-loss of the moved risks is kept, and the fewest sets a group needs is the
+   smallest of those sizes from which on the moved risks have a lower mean log-loss than
+   each set's own and an ECE within the target in every regime held out
+   (``--write-base-rate`` writes only this into the model file).
 
 Refit (for another model or data set, point ``CODEQUORUM_SHARED`` or the scripts' options
 at it)::
@@ -62,6 +71,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_recommend import SETS
+from codequorum.judge.base_rate import BaseRate, adapt, estimate_rate, shift
 from codequorum.judge.risk import (
     FEATURES,
     LEVELS,
@@ -135,6 +145,15 @@ MIN_SETS = 30
 #: Fewest held-out regimes that must count for a bin to have a range and a step other
 #: than *uncertain* (one regime cannot show that a step holds across models).
 MIN_REGIMES = 2
+#: Group sizes a model's run may hold, drawn from each regime held out to choose how far a
+#: group's own rate is trusted (:func:`choose_base_rate`).
+GROUP_SIZES: tuple[int, ...] = (5, 10, 20, 50, 164)
+#: Groups drawn per regime cell and size (a size above the cell's tasks is drawn once).
+GROUP_DRAWS = 20
+#: The fewest sets when no size holds (:func:`choose_base_rate`): no run is ever moved.
+NEVER = 10**9
+#: Pseudo-counts tried: how many sets at the fit's prior a group's estimate is shrunk with.
+PSEUDO_COUNTS: tuple[float, ...] = (0, 5, 10, 20, 50, 100, 200)
 TARGET_AUROC = 0.85
 TARGET_ECE = 0.05
 #: The bar a risk must clear, on every regime held out, to be shown as a probability.
@@ -342,12 +361,15 @@ def measure(p: np.ndarray, y: np.ndarray, intervals: bool = False) -> dict[str, 
 
 @dataclass
 class Predictions:
-    """Held-out predictions of one model (or of ``shown``) on one axis."""
+    """Held-out predictions of one model (or of ``shown``) on one axis; for ``shown``
+    also each set's regime cell and task (a model's group of sets is drawn from them)."""
 
     p: np.ndarray
     y: np.ndarray
     where: np.ndarray
     kinds: np.ndarray
+    cells: np.ndarray | None = None
+    tasks: np.ndarray | None = None
 
 
 def predictions(sets: Sequence[Mapping[str, Any]], fitted: Mapping[str, Fitted],
@@ -369,7 +391,7 @@ def predictions(sets: Sequence[Mapping[str, Any]], fitted: Mapping[str, Fitted],
     parts = [(k, rows(sets, k) if k != "outputs" else
               [s for s in sets if kind_of(s) == "outputs"]) for k in KINDS]
     index = {k: {id(s): i for i, s in enumerate(rows(sets, k))} for k in KINDS}
-    p_shown, y_shown, where, kinds = [], [], [], []
+    p_shown, y_shown, where, kinds, cells, tasks = [], [], [], [], [], []
     for kind, data in parts:
         for s in data:
             i = index[kind][id(s)]
@@ -377,8 +399,10 @@ def predictions(sets: Sequence[Mapping[str, Any]], fitted: Mapping[str, Fitted],
             y_shown.append(out[kind].y[i])
             where.append(regime_value(s, axis))
             kinds.append(kind)
+            cells.append(f"{s['size']}/{s['temperature']}/{s['strength']}")
+            tasks.append(s["task_id"])
     out["shown"] = Predictions(np.array(p_shown), np.array(y_shown), np.array(where),
-                               np.array(kinds))
+                               np.array(kinds), np.array(cells), np.array(tasks))
     return out
 
 
@@ -524,34 +548,167 @@ def quantiles(values: list[float]) -> list[float]:
     return [round(float(v), 9) for v in q]
 
 
-def adapt_base_rate(p: np.ndarray, prior: float, iterations: int = 200
-                    ) -> tuple[np.ndarray, float]:
-    """The risks ``p`` of one model's sets moved to that model's own rate of wrong kept
-    versions, estimated from the sets alone (no label): expectation-maximisation of the
-    rate under the assumption that only it moved from the fit's ``prior`` (Saerens,
-    Latinne and Decaestecker, 2002). Returns the moved risks and the rate."""
-    q = np.clip(np.asarray(p, dtype=np.float64), 1e-9, 1 - 1e-9)
-    rate = prior
-    moved = q
-    for _ in range(iterations):
-        a = q * rate / prior
-        b = (1 - q) * (1 - rate) / (1 - prior)
-        moved = a / (a + b)
-        new = float(moved.mean())
-        if abs(new - rate) < 1e-9:
-            break
-        rate = new
-    return moved, rate
-
-
-def adapted(pred: Predictions) -> Predictions:
+def adapted(pred: Predictions, rule: BaseRate | None = None) -> Predictions:
     """Held-out predictions with each regime's risks moved to its own rate
-    (:func:`adapt_base_rate`), from the mean risk the fit gave the other regimes."""
+    (:func:`codequorum.judge.base_rate.adapt`, by default with no shrinkage and no
+    minimum: the whole regime is one group), from the mean risk the fit gave the other
+    regimes."""
     p = pred.p.copy()
     for v in set(pred.where):
         mine = pred.where == v
-        p[mine], _ = adapt_base_rate(pred.p[mine], float(pred.p[~mine].mean()))
-    return Predictions(p, pred.y, pred.where, pred.kinds)
+        prior = float(pred.p[~mine].mean())
+        use = (BaseRate(prior, 0.0, 0) if rule is None
+               else BaseRate(prior, rule.pseudo_count, rule.min_sets))
+        p[mine], _ = adapt(pred.p[mine], use)
+    return Predictions(p, pred.y, pred.where, pred.kinds, pred.cells, pred.tasks)
+
+
+# ----------------------------------------------------------------------------- group rate
+
+
+@dataclass(frozen=True)
+class Group:
+    """One model's sets as a run would hold them: ``size`` sets of one regime cell (one
+    size, temperature and strength), each of another task, drawn from a regime held out;
+    ``prior``: the mean risk of the other regimes."""
+
+    value: str
+    size: int
+    index: np.ndarray
+    prior: float
+
+
+def groups(pred: Predictions, sizes: Sequence[int] = GROUP_SIZES,
+           draws: int = GROUP_DRAWS, seed: int = SPLIT_SEED) -> list[Group]:
+    """Per regime held out, per cell of it and per group size, ``draws`` groups of sets of
+    distinct tasks (a size above the cell's tasks takes them all, once)."""
+    assert pred.cells is not None and pred.tasks is not None
+    rng = np.random.default_rng(seed)
+    out: list[Group] = []
+    for value in sorted(set(pred.where)):
+        mine = pred.where == value
+        prior = float(pred.p[~mine].mean())
+        for cell in sorted(set(pred.cells[mine])):
+            at = np.flatnonzero(mine & (pred.cells == cell))
+            by_task: dict[str, list[int]] = {}
+            for i in at:
+                by_task.setdefault(str(pred.tasks[i]), []).append(int(i))
+            names = sorted(by_task)
+            for size in sizes:
+                for _ in range(draws if size < len(names) else 1):
+                    chosen = rng.permutation(len(names))[:size]
+                    index = np.array([rng.choice(by_task[names[t]]) for t in chosen])
+                    out.append(Group(value, size, index, prior))
+    return out
+
+
+def group_measure(pred: Predictions, drawn: Sequence[Group], pseudo_count: float | None
+                  ) -> dict[str, dict[int, dict[str, float]]]:
+    """Per regime held out and group size: log-loss and ECE of the risks of every drawn
+    group pooled, each group moved to its own rate estimated with ``pseudo_count`` sets at
+    the prior (None: the risks as each set gives them)."""
+    pooled: dict[tuple[str, int], tuple[list[np.ndarray], list[np.ndarray]]] = {}
+    for g in drawn:
+        p = pred.p[g.index]
+        if pseudo_count is not None:
+            p = shift(p, g.prior, estimate_rate(p, g.prior, pseudo_count))
+        ps, ys = pooled.setdefault((g.value, g.size), ([], []))
+        ps.append(p)
+        ys.append(pred.y[g.index])
+    out: dict[str, dict[int, dict[str, float]]] = {}
+    for (value, size), (ps, ys) in sorted(pooled.items()):
+        p, y = np.concatenate(ps), np.concatenate(ys)
+        out.setdefault(value, {})[size] = {"log_loss": log_loss(p, y), "ece": ece(p, y, 10),
+                                           "auroc": auroc(p, y)}
+    return out
+
+
+def choose_base_rate(preds: Mapping[str, Mapping[str, Predictions]], prior: float
+                     ) -> tuple[BaseRate, dict[str, Any]]:
+    """The pseudo-count with the lowest mean held-out log-loss over every regime of the
+    axes (:data:`AXES`) and group size (:data:`GROUP_SIZES`), and the fewest sets a group
+    needs: the smallest size from which on (every larger size too) the moved risks, so
+    shrunk, have a lower mean log-loss than each set's own and an ECE within
+    :data:`TARGET_ECE` in every regime held out. Returns the rule (with the fit's
+    ``prior``) and the measurements behind it."""
+    drawn = {axis: groups(preds[axis]["shown"]) for axis in AXES}
+    per_k = {k: {axis: group_measure(preds[axis]["shown"], drawn[axis], k) for axis in AXES}
+             for k in (None, *PSEUDO_COUNTS)}
+
+    def cells(k: float | None, size: int | None = None) -> list[dict[str, float]]:
+        return [m for axis in AXES for by_size in per_k[k][axis].values()
+                for n, m in by_size.items() if size is None or n == size]
+
+    def mean_loss(k: float | None, size: int | None = None) -> float:
+        return float(np.mean([m["log_loss"] for m in cells(k, size)]))
+
+    k_best = min(PSEUDO_COUNTS, key=lambda k: (mean_loss(k), k))
+    alone, moved = per_k[None], per_k[k_best]
+
+    def holds(size: int) -> bool:
+        return (mean_loss(k_best, size) < mean_loss(None, size)
+                and max(m["ece"] for m in cells(k_best, size)) <= TARGET_ECE)
+
+    sizes = list(GROUP_SIZES)
+    min_sets = next((size for k, size in enumerate(sizes) if all(map(holds, sizes[k:]))),
+                    NEVER)
+    table = {
+        "mean_log_loss": {("alone" if k is None else f"{k:g}"): round(mean_loss(k), 5)
+                          for k in per_k},
+        "by_size": {str(size): {
+            "alone": {"log_loss": round(mean_loss(None, size), 4),
+                      "worst_ece": round(max(m["ece"] for m in cells(None, size)), 4)},
+            "moved": {"log_loss": round(mean_loss(k_best, size), 4),
+                      "worst_ece": round(max(m["ece"] for m in cells(k_best, size)), 4)}}
+            for size in GROUP_SIZES},
+        "by_regime": {axis: {v: {str(size): {
+            "alone": {m: _rounded(alone[axis][v][size][m]) for m in GROUP_FIGURES},
+            "moved": {m: _rounded(moved[axis][v][size][m]) for m in GROUP_FIGURES}}
+            for size in GROUP_SIZES} for v in moved[axis]} for axis in AXES},
+    }
+    return BaseRate(prior, float(k_best), int(min_sets)), table
+
+
+#: What :func:`choose_base_rate` reports per regime and group size.
+GROUP_FIGURES: tuple[str, ...] = ("log_loss", "ece", "auroc")
+
+
+def _rounded(x: float) -> float | None:
+    """Four decimals; None for NaN (AUROC of a regime whose sets are all wrong)."""
+    return None if math.isnan(x) else round(x, 4)
+
+
+def base_rate_lines(rule: BaseRate, table: Mapping[str, Any]) -> Iterator[str]:
+    """The printed choice: mean log-loss per pseudo-count, then per regime and group size
+    the log-loss and ECE of each set's risk and of the moved risks."""
+    yield (f"base rate: prior {rule.prior:.4f}, pseudo-count {rule.pseudo_count:g}, at least "
+           f"{rule.min_sets} sets; held-out log-loss by pseudo-count: " + ", ".join(
+               f"{k} {v:.4f}" for k, v in table["mean_log_loss"].items()))
+    for axis, values in table["by_regime"].items():
+        yield f"  {axis} held out (groups of " + ", ".join(map(str, GROUP_SIZES)) + " sets):"
+        for v, by_size in values.items():
+            cells = "; ".join(
+                f"{size}: ECE {m['alone']['ece']:.3f} -> {m['moved']['ece']:.3f}, AUROC "
+                f"{m['alone']['auroc']:.3f} -> {m['moved']['auroc']:.3f}, log-loss "
+                f"{m['alone']['log_loss']:.3f} -> {m['moved']['log_loss']:.3f}"
+                for size, m in by_size.items())
+            yield f"    {v:>14}: {cells}"
+    for size, m in table["by_size"].items():
+        yield (f"  groups of {size:>3}: mean log-loss {m['alone']['log_loss']:.4f} -> "
+               f"{m['moved']['log_loss']:.4f}, worst regime's ECE "
+               f"{m['alone']['worst_ece']:.3f} -> {m['moved']['worst_ece']:.3f}")
+
+
+def fit_prior(sets: Sequence[Mapping[str, Any]], models: Mapping[str, LogisticModel]
+              ) -> float:
+    """The mean risk ``models`` give the sets they were fitted on, every regime cell alike
+    (:func:`regime_weights`): the rate under which their risks hold."""
+    p = []
+    for s in sets:
+        kind = kind_of(s)
+        m = models[kind]
+        p.append(float(m.predict(signals(s, kind).vector(m.features))[()]))
+    return float(np.average(np.array(p), weights=cell_weights(sets)))
 
 
 def evaluate(sets: Sequence[Mapping[str, Any]], fitted: Mapping[str, Fitted]
@@ -583,6 +740,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sets", type=Path, default=SETS,
                     help="the reference sets of 10 (bench_recommend.py --draws 10)")
     ap.add_argument("--write", action="store_true", help=f"write {MODEL.relative_to(REPO)}")
+    ap.add_argument("--write-base-rate", action="store_true",
+                    help="write only the base rate's prior, pseudo-count and minimum into "
+                    "the shipped model file, leaving its models and levels as they are")
     ap.add_argument("--diagram", type=Path, metavar="SVG",
                     help="also draw the reliability diagram of the held-out shown risk")
     args = ap.parse_args(argv)
@@ -606,6 +766,16 @@ def main(argv: list[str] | None = None) -> int:
                 f"{s['observed'][0]:.0%}-{s['observed'][1]:.0%} wrong"
                 if s["observed"] else "no regime to say") + f" ({s['sets']} sets)"
             for s in kind_steps))
+    # the prior of the models the file will hold: these, or with --write-base-rate the
+    # shipped ones (kept as they are)
+    models = ({kind: LogisticModel.from_dict(m)
+               for kind, m in json.loads(MODEL.read_text())["models"].items()}
+              if args.write_base_rate else {kind: f.model for kind, f in fitted.items()})
+    rule, group_table = choose_base_rate(preds, fit_prior(sets, models))
+    print("\n".join(base_rate_lines(rule, group_table)))
+    base_rate = {"prior": round(rule.prior, 6), "pseudo_count": rule.pseudo_count,
+                 "min_sets": rule.min_sets, "group_sizes": list(GROUP_SIZES),
+                 "held_out": group_table}
     for key in ("shown", "structure"):
         bar = all(meets_bar(evaluation[key][axis]) for axis in AXES)
         print(f"{key}: AUROC >= {BAR_AUROC} and ECE <= {BAR_ECE} on every regime held out: "
@@ -618,6 +788,7 @@ def main(argv: list[str] | None = None) -> int:
                     "split_seed": SPLIT_SEED},
         "models": {kind: {**f.model.to_dict(), "l2": f.l2} for kind, f in fitted.items()},
         "levels": steps,
+        "base_rate": base_rate,
         "held_out": evaluation,
         "stability": {
             "metric": "jsd_struct (ordered pairs)",
@@ -632,6 +803,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.write:
         MODEL.write_text(json.dumps(document, indent=1) + "\n")
         print(f"wrote {MODEL.relative_to(REPO)}")
+    elif args.write_base_rate:
+        shipped = json.loads(MODEL.read_text())
+        shipped["base_rate"] = base_rate
+        MODEL.write_text(json.dumps(shipped, indent=1) + "\n")
+        print(f"wrote the base rate of {MODEL.relative_to(REPO)}")
     return 0
 
 

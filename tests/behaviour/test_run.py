@@ -637,10 +637,12 @@ def test_a_package_module_and_its_relative_imports(tmp_path: Path) -> None:
 def test_hidden_tests_change_neither_the_pick_nor_its_risk(
         shared_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The bundled HumanEval data scored with the benchmark's hidden tests and without them
-    (as an editor has it) keeps the same version with the same risk in every set."""
+    (as an editor has it) keeps the same version with the same risk in every set: its
+    own, and the one moved to the run's rate."""
     from codequorum.behaviour.run import run_dynamic_many
     from codequorum.ingest import humaneval
     from codequorum.ingest import sample_files as formats
+    from codequorum.pipeline.risk_level import RunLevel
 
     data = shared_dir / "data" / "humaneval_codegen16b_t0.8.jsonl"
     # without the sets' own copy of the tests, so that the HumanEval lookup finds them
@@ -653,14 +655,19 @@ def test_hidden_tests_change_neither_the_pick_nor_its_risk(
 
     sources: list[list[str]] = []
 
-    def judged() -> list[tuple[int | None, float | None, str | None, str | None]]:
-        reports = run_dynamic_many(sets, opts)
-        sources.append([s for dyn in reports for s in dyn.inputs_source])
-        out = []
-        for ss, dyn in zip(sets, reports, strict=True):
-            report = analyze(ss, fast, dynamic=dyn)
-            out.append((report.recommended, report.risk, report.recommendation, report.trust))
-        return out
+    def judged() -> list[tuple[object, ...]]:
+        dynamic = run_dynamic_many(sets, opts)
+        sources.append([s for dyn in dynamic for s in dyn.inputs_source])
+        reports = [analyze(ss, fast, dynamic=dyn)
+                   for ss, dyn in zip(sets, dynamic, strict=True)]
+        level = RunLevel.shipped()  # as score sets the run's level from its sets
+        for report in reports:
+            level.add_report(report)
+        for report in reports:
+            level.apply(report)
+        assert [r.adapted for r in level.rates().values()] == [True]
+        return [(r.recommended, r.risk_alone, r.risk, r.recommendation, r.trust)
+                for r in reports]
 
     with_tests = judged()
     monkeypatch.setattr(humaneval, "tests_for", lambda task_id, split=True: [])

@@ -282,3 +282,33 @@ def test_ctrl_c_finishes_the_document_with_the_sets_written(
         page = _page_data(out)
         assert page["interrupted"] is True and len(page["rows"]) == 2
     assert "interrupted: 2 of" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv"])
+def test_a_runs_risk_level_is_the_same_however_the_run_went(
+        address: str, data: Path, tmp_path: Path, fmt: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Local, --jobs, a cluster run cut short and resumed: the same bytes, every set's
+    risk moved from the run's four sets (a rule that moves a group of two)."""
+    from codequorum.judge.base_rate import BaseRate
+    from codequorum.pipeline.risk_level import RunLevel
+
+    monkeypatch.setattr(RunLevel, "shipped",
+                        classmethod(lambda cls: cls(BaseRate(0.5, 1.0, 2))))
+    argv = (str(data), "--samples", "3", "--no-tsed", "--format", fmt, "--dynamic")
+    _, local = _score(tmp_path, "local", *argv, "--limit", "4")
+    _, jobs = _score(tmp_path, "jobs", *argv, "--limit", "4", "--jobs", "2")
+    code, _ = _score(tmp_path, "out", *argv, "--limit", "2", "--scheduler", address)
+    assert code == 0
+    code, resumed = _score(tmp_path, "out", *argv, "--limit", "4", "--scheduler", address,
+                           "--resume")
+    assert code == 0
+    assert resumed == local and jobs == local
+    _, alone = _score(tmp_path, "alone", *argv, "--limit", "4", "--risk-level", "set")
+    if fmt == "jsonl":
+        moved = [json.loads(line) for line in local.splitlines()]
+        own = [json.loads(line) for line in alone.splitlines()]
+        assert [s["risk_alone"] for s in moved] == [s["risk"] for s in own]
+        assert all(s["risk_alone"] == s["risk"] for s in own)
+        assert sum(s["risk"] != s["risk_alone"] for s in moved) == len(
+            [s for s in moved if s["risk"] is not None]) > 0

@@ -27,12 +27,13 @@ from codequorum.core.words import count, plural
 from codequorum.generate.endpoint import ProviderConfig
 from codequorum.ingest.sample_files import ReadOptions
 from codequorum.pipeline.analyze import AnalysisOptions
+from codequorum.pipeline.risk_level import RunLevel, notes
 from codequorum.pipeline.score import ProgressBar, ScoreRun
 from codequorum.render.sinks import OutputFormat, SinkRequest
 from codequorum.render.terminal import make_console
 
-__all__ = ["EXIT_INTERRUPTED", "ScoreRequest", "deferred_interrupt", "progress_bar",
-           "report_errors"]
+__all__ = ["EXIT_INTERRUPTED", "ScoreRequest", "deferred_interrupt", "level_notes",
+           "progress_bar", "report_errors"]
 
 #: At most this many input errors are printed one per line; the rest are counted.
 MAX_ERRORS_SHOWN = 20
@@ -56,6 +57,15 @@ class ScoreRequest:
     resume: bool = False
     quiet: bool = False
     color: str = "auto"
+    risk_level: str = "run"                 # ``--risk-level``: run (default) or set
+
+    def run_level(self) -> RunLevel | None:
+        """Where the run's risks take their level from: with ``--dynamic`` (a run has
+        risks to move), the run's sets (``--risk-level run``) or each set's own (``set``);
+        None without a run."""
+        if not self.dynamic:
+            return None
+        return RunLevel.shipped() if self.risk_level == "run" else RunLevel.each_set()
 
 
 def progress_bar(color: bool) -> ProgressBar:
@@ -119,3 +129,12 @@ def report_errors(run: ScoreRun, stream: TextIO | None = None, *,
         written = len(run.reports) if scored is None else scored
         print(f"codequorum: interrupted: {written:,} of {count(run.total, 'set')} "
               "scored and written", file=out)
+
+
+def level_notes(level: RunLevel | None, fmt: OutputFormat, quiet: bool) -> None:
+    """Per model, the rate its sets implied, on standard error, for a format that has no
+    summary of its own to say it in (``jsonl``, ``csv``)."""
+    if level is None or quiet or not fmt.streamed:
+        return
+    for line in notes(level.summary()):
+        print(f"codequorum: {safe_text(line)}", file=sys.stderr)

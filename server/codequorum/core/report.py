@@ -105,7 +105,11 @@ class StabilityReport:
     (:mod:`codequorum.judge.recommend`); after a run, ``risk`` is the probability that it is
     wrong, ``risk_level`` its step on the coarse scale and ``risk_range`` what that step
     has meant on draws held out of the fit; ``trust`` says how far to trust it in words
-    (what is missing when the versions did not run); ``stability_percentile`` is where
+    (what is missing when the versions did not run); ``risk_alone`` is the risk the set's
+    own run gives and ``risk_evidence`` the kind of evidence it rests on (``examples``,
+    ``examples_failed``, ``outputs``): ``risk`` is ``risk_alone`` moved to the rate of the
+    run's sets of the same model where a run sets the level
+    (:mod:`codequorum.pipeline.risk_level`); ``stability_percentile`` is where
     the set's mean similarity falls among the HumanEval reference sets
     (:mod:`codequorum.judge.risk`). ``model`` names the model that made the versions, when
     they say (:func:`codequorum.judge.calibration.model_of`).
@@ -138,6 +142,8 @@ class StabilityReport:
     risk_level: str | None = None
     risk_range: list[float] | None = None
     trust: str | None = None
+    risk_alone: float | None = None
+    risk_evidence: str | None = None
     stability_percentile: float | None = None
     model: str | None = None
 
@@ -185,6 +191,8 @@ class StabilityReport:
             "risk_level": self.risk_level,
             "risk_range": (None if self.risk_range is None
                            else [json_number(v) for v in self.risk_range]),
+            "risk_alone": json_number(self.risk_alone),
+            "risk_evidence": self.risk_evidence,
             "trust": self.trust,
             "stability_percentile": json_number(self.stability_percentile),
             "model": self.model,

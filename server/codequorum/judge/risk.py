@@ -53,6 +53,8 @@ ModelKind = Literal["examples", "examples_failed", "outputs"]
 Level = Literal["likely right", "uncertain", "likely wrong"]
 FloatArray = npt.NDArray[np.float64]
 
+#: The models, one per kind of evidence (see module docstring).
+MODEL_KINDS: tuple[ModelKind, ...] = ("examples", "examples_failed", "outputs")
 #: The steps of the coarse scale, from the safest.
 LEVELS: tuple[Level, ...] = ("likely right", "uncertain", "likely wrong")
 #: What a report says where the versions did not run.
@@ -269,13 +271,14 @@ class RiskEstimate:
     ``probability``: the model's estimate; ``level``: the step of the coarse scale its
     bin of risk earned on draws held out of the fit; ``low``, ``high``: the lowest and
     highest share of kept versions in that bin that were wrong among the regimes held out
-    (``None`` when no regime had enough sets there).
+    (``None`` when no regime had enough sets there); ``kind``: the model that gave it.
     """
 
     probability: float
     level: Level
     low: float | None = None
     high: float | None = None
+    kind: ModelKind = "outputs"
 
     @property
     def point(self) -> bool:
@@ -314,8 +317,15 @@ def estimate(signals: RiskSignals, model: Mapping[str, Any] | None = None) -> Ri
     if unknown:
         raise ValueError(f"model {kind!r} uses unknown features {sorted(unknown)}")
     p = float(fitted.predict(signals.vector(fitted.features))[()])
-    level, low, high = level_of(p, kind, data)
-    return RiskEstimate(p, level, low, high)
+    return at(p, kind, data)
+
+
+def at(probability: float, kind: ModelKind, model: Mapping[str, Any] | None = None
+       ) -> RiskEstimate:
+    """The estimate model ``kind`` gives when it says ``probability``: its step and range
+    (:func:`level_of`)."""
+    level, low, high = level_of(probability, kind, model)
+    return RiskEstimate(probability, level, low, high, kind)
 
 
 def risk(signals: RiskSignals, model: Mapping[str, Any] | None = None) -> float:
@@ -368,6 +378,7 @@ __all__ = [
     "CONFIRMING_EXAMPLES",
     "FEATURES",
     "LEVELS",
+    "MODEL_KINDS",
     "NOT_RUN",
     "NO_INPUTS",
     "POINT_WIDTH",
@@ -377,6 +388,7 @@ __all__ = [
     "ModelKind",
     "RiskEstimate",
     "RiskSignals",
+    "at",
     "auroc",
     "chance_words",
     "ece",

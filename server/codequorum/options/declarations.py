@@ -36,6 +36,7 @@ from codequorum.metrics.registry import (
 )
 from codequorum.options.argtypes import at_least, auto_or, log_base, positive, seconds
 from codequorum.options.policy import ProjectValues, Reach, within_cores
+from codequorum.pipeline.risk_level import RISK_LEVELS
 from codequorum.render.sinks import FORMAT_NAMES, formats_help
 from codequorum.render.terminal import COLOR_MODES
 
@@ -378,6 +379,10 @@ OPTIONS: tuple[Option, ...] = (
     Option("interpreter", "CPython whose bytecode SCTD counts (compiled, never run; with "
            "--dynamic it also runs the versions) (default: this one)", Reach.INTERPRETER,
            _on(DEMO, SCORE), group="analysis", metavar="PATH"),
+    Option("risk-level", "with --dynamic: where a set's risk takes its level from: run, the "
+           "rate of wrong kept versions the run's sets of the same model imply (where they "
+           "are enough to tell it), or set, each set's own run alone (default: run)", A,
+           _on(DEMO, SCORE), group="analysis", choices=list(RISK_LEVELS), default="run"),
     Option("cluster-threshold", "versions group while their mean 1 - JSD distance is <= X "
            "(default 0.1)", A, _on(DEMO, SCORE), group="analysis", type=float, default=0.1,
            metavar="X"),

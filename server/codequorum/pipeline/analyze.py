@@ -460,7 +460,8 @@ def _recommend(report: StabilityReport, dynamic: DynamicLike | None,
     mean_similarity = report.pair("jsd_struct") or 0.0
     est = estimate(risk_signals(rec, keys, codes)) if keys is not None else None
     if est is not None:
-        report.risk = est.probability
+        report.risk = report.risk_alone = est.probability
+        report.risk_evidence = est.kind
         report.risk_level = est.level
         if est.low is not None and est.high is not None:
             report.risk_range = [est.low, est.high]

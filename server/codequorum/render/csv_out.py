@@ -17,6 +17,7 @@ writes itself (a negative one stays a number), never text from the input.
 from __future__ import annotations
 
 import csv
+import io
 import numbers
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -27,6 +28,7 @@ from codequorum.core.report import StabilityReport
 from codequorum.core.safe_text import safe_text
 from codequorum.metrics.registry import PAIR_METRICS
 from codequorum.pipeline.analyze import AST_DIFF_KEYS, TEXTUAL_KEYS
+from codequorum.pipeline.risk_level import RiskFields
 
 LEADING: tuple[str, ...] = ("task_id", "language", "status", "n", "n_total", "skipped",
                             "syntax_error_versions", "empty_versions")
@@ -42,6 +44,7 @@ DYNAMIC_COLUMNS: tuple[str, ...] = (
 #: Which version to keep, the risk that it is wrong, the stability percentile.
 RECOMMENDATION_COLUMNS: tuple[str, ...] = ("recommended", "recommended_by", "risk",
                                            "risk_level", "risk_low", "risk_high", "trust",
+                                           "risk_alone", "risk_evidence",
                                            "stability_percentile", "recommendation", "model")
 TRAILING: tuple[str, ...] = ("medoid", "groups", "largest_group", "verdict", "verdict_message",
                              "message")
@@ -99,6 +102,8 @@ def _row(report: StabilityReport) -> dict[str, Any]:
         "risk_low": _figure(report.risk_range[0]) if report.risk_range else "",
         "risk_high": _figure(report.risk_range[1]) if report.risk_range else "",
         "trust": report.trust or "",
+        "risk_alone": _figure(report.risk_alone),
+        "risk_evidence": report.risk_evidence or "",
         "model": safe_text(report.model or ""),
         "stability_percentile": _figure(report.stability_percentile),
         "recommendation": text_cell(report.recommendation or ""),
@@ -137,3 +142,41 @@ def task_ids(lines: Iterator[str], path: str) -> Counter[str]:
         raise UserError(f"{path}: not a codequorum CSV of this version (header differs); "
                         "cannot resume into it")
     return Counter(row[0] for row in rows if row)
+
+
+#: Where each column is in a row.
+_AT: dict[str, int] = {name: k for k, name in enumerate(CSV_COLUMNS)}
+
+
+def _one_row(line: str) -> list[str] | None:
+    """A data row of a CSV this module wrote (None for the header or a short row)."""
+    row = next(csv.reader([line]), None)
+    if row is None or len(row) != len(CSV_COLUMNS) or tuple(row) == CSV_COLUMNS:
+        return None
+    return row
+
+
+def risk_of(line: str) -> tuple[str | None, float, str] | None:
+    """The model (as written), own risk and kind of evidence of one row, None when it has
+    no risk of its own (or is the header)."""
+    row = _one_row(line)
+    if row is None or not row[_AT["risk_alone"]] or not row[_AT["risk_evidence"]]:
+        return None
+    return (row[_AT["model"]] or None, float(row[_AT["risk_alone"]]),
+            row[_AT["risk_evidence"]])
+
+
+def with_risk(line: str, fields: RiskFields) -> str:
+    """One row with its risk, step, range and words replaced, written as
+    :func:`write_csv` writes it."""
+    row: list[Any] | None = _one_row(line)
+    if row is None:
+        return line if line.endswith("\n") else line + "\n"
+    row[_AT["risk"]] = _figure(fields.risk)
+    row[_AT["risk_level"]] = fields.level
+    row[_AT["risk_low"]] = _figure(fields.range[0]) if fields.range else ""
+    row[_AT["risk_high"]] = _figure(fields.range[1]) if fields.range else ""
+    row[_AT["trust"]] = fields.trust
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerow(row)
+    return out.getvalue()

@@ -205,6 +205,10 @@ if (passCol >= 0 && jsdCol >= 0) scatter(cards, FIRST_METRIC + passCol, FIRST_ME
 D.metrics.forEach(function (m, k) { histogram(cards, LABELS[m] || m, column(FIRST_METRIC + k), D.overall[m], m.indexOf("bef") === 0); });
 histogram(cards, "Risk that the kept version is wrong", column(3), null);
 if (D.calibration && D.calibration.length) calibrationPlot(cards, D.calibration);
+if (D.risk_levels && D.risk_levels.length) {
+  var levels = card(cards, "Risk level per model");
+  D.risk_levels.forEach(function (line) { levels.appendChild(el("p", "note", line)); });
+}
 
 // ------------------------------------------------------------------ comparison
 function compareSection() {

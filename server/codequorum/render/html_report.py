@@ -501,6 +501,9 @@ class HtmlPage:
         calibration = calibration_data(end.overall)
         if calibration:
             tail["calibration"] = calibration
+        levels = (end.overall or {}).get("risk_levels") or {}
+        if levels:
+            tail["risk_levels"] = [safe_text(m.get("note"), 300) for m in levels.values()]
         if end.compare is not None:
             current["sets"] = [_compare_set(r) for r in self._records()]
             tail["compare"] = compare_runs(current, end.compare, metrics)

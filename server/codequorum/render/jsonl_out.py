@@ -11,17 +11,42 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from typing import TextIO
+from typing import Any, TextIO
 
 from codequorum.core.errors import UserError
 from codequorum.core.report import StabilityReport
+from codequorum.pipeline.risk_level import RiskFields
 from codequorum.render.json_out import safe_values
 
 
 def report_line(report: StabilityReport, include_matrices: bool = False) -> str:
     """One report as one JSON line, newline included."""
-    return json.dumps(safe_values(report.to_dict(include_matrices=include_matrices)),
-                      allow_nan=False, separators=(",", ":")) + "\n"
+    return _line(safe_values(report.to_dict(include_matrices=include_matrices)))
+
+
+def _line(data: dict[str, Any]) -> str:
+    """A report's JSON form on one line, newline included."""
+    return json.dumps(data, allow_nan=False, separators=(",", ":")) + "\n"
+
+
+def risk_of(line: str) -> tuple[str | None, float, str] | None:
+    """The model (as written), own risk and kind of evidence of a report line, None when
+    it has no risk of its own."""
+    data = json.loads(line)
+    alone, evidence = data.get("risk_alone"), data.get("risk_evidence")
+    if not isinstance(alone, float | int) or not isinstance(evidence, str):
+        return None
+    model = data.get("model")
+    return (model if isinstance(model, str) else None), float(alone), evidence
+
+
+def with_risk(line: str, fields: RiskFields) -> str:
+    """A report line with its risk, step, range and words replaced (the rest as it was,
+    byte for byte: a line reads back to the values it was written from)."""
+    data = json.loads(line)
+    data.update({"risk": fields.risk, "risk_level": fields.level,
+                 "risk_range": fields.range, "trust": fields.trust})
+    return _line(data)
 
 
 def write_jsonl(reports: Sequence[StabilityReport], stream: TextIO,

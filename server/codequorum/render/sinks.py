@@ -24,6 +24,7 @@ from codequorum.core.report import StabilityReport
 from codequorum.core.safe_text import safe_text
 from codequorum.ingest.sample_files import ReadError
 from codequorum.judge.overall import OverallAccumulator
+from codequorum.pipeline.risk_level import RiskFields
 from codequorum.render import csv_out, jsonl_out
 from codequorum.render.html_report import HtmlPage, page_end
 from codequorum.render.json_out import JsonDocumentWriter
@@ -48,11 +49,22 @@ class SinkRequest:
 
 @dataclass(frozen=True)
 class RunEnd:
-    """What a sink learns once every set is in."""
+    """What a sink learns once every set is in (``risk_levels``: per model, the rate of
+    wrong kept versions its sets implied, where the run set their risk level:
+    :meth:`codequorum.pipeline.risk_level.RunLevel.summary`)."""
 
     errors: Sequence[ReadError] = ()
     interrupted: bool = False
     total: int = 0
+    risk_levels: Mapping[str, Mapping[str, Any]] | None = None
+
+
+def _overall(across: OverallAccumulator, end: RunEnd) -> dict[str, Any]:
+    """``overall`` of the sets taken, with the run's risk levels when it set them."""
+    out = across.result()
+    if end.risk_levels:
+        out["risk_levels"] = {name: dict(entry) for name, entry in end.risk_levels.items()}
+    return out
 
 
 class Sink(Protocol):
@@ -76,6 +88,12 @@ class ReadBack:
     task_ids: Callable[[Iterator[str], str], Counter[str]]
     #: A task id as the format writes it: what :attr:`task_ids` counts.
     written_id: Callable[[str], str]
+    #: A line -> the set's model as written, own risk and kind of evidence (None: a line
+    #: without a risk of its own, or the header), so that the run's risk level can be set
+    #: again from what the file holds.
+    risk_of: Callable[[str], tuple[str | None, float, str] | None]
+    #: ``(line, fields)`` -> the line with its risk, step, range and words replaced.
+    with_risk: Callable[[str, RiskFields], str]
 
 
 @dataclass(frozen=True)
@@ -172,7 +190,7 @@ class _Json:
 
     def finish(self, end: RunEnd) -> None:
         self.writer.finish(end.errors, interrupted=end.interrupted, total=end.total,
-                           overall=self.across.result())
+                           overall=_overall(self.across, end))
 
 
 @contextlib.contextmanager
@@ -199,7 +217,7 @@ class _Table:
         with open_output(self.request.path) as stream:
             console = make_console(stream, color_enabled(self.request.color, stream))
             print_table(self.rows, console, title=self.request.title,
-                        reasons=self.request.reasons, overall=self.across.result())
+                        reasons=self.request.reasons, overall=_overall(self.across, end))
 
 
 @contextlib.contextmanager
@@ -223,7 +241,8 @@ class _Page:
     def finish(self, end: RunEnd) -> None:
         with open_output(self.request.path) as stream:
             self.page.write(stream, page_end(end.errors, interrupted=end.interrupted,
-                                             total=end.total, overall=self.across.result(),
+                                             total=end.total,
+                                             overall=_overall(self.across, end),
                                              compare=self.request.compare))
 
 
@@ -240,9 +259,11 @@ OUTPUT_FORMATS: tuple[OutputFormat, ...] = (
     OutputFormat("table", "table (default)", _open_table, terminal=True),
     OutputFormat("json", "json", _open_json),
     OutputFormat("jsonl", "jsonl (one report a line)", _open_jsonl, streamed=True,
-                 read_back=ReadBack(jsonl_out.task_ids, safe_text)),
+                 read_back=ReadBack(jsonl_out.task_ids, safe_text, jsonl_out.risk_of,
+                                    jsonl_out.with_risk)),
     OutputFormat("csv", "csv", _open_csv, streamed=True,
-                 read_back=ReadBack(csv_out.task_ids, csv_out.text_cell)),
+                 read_back=ReadBack(csv_out.task_ids, csv_out.text_cell, csv_out.risk_of,
+                                    csv_out.with_risk)),
     OutputFormat("html", "html (one page of plots and tables; see --compare)", _open_html,
                  needs_matrices=True),
 )

@@ -328,7 +328,8 @@ def print_table(items: Rows, console: Console, title: str | None = None,
 def model_lines(overall: Mapping[str, Any]) -> list[Text]:
     """Per model of a run that holds several (``overall["by_model"]``): its sets and, where
     graded tests tell, how often its kept versions were wrong against the mean risk, with
-    AUROC and ECE."""
+    AUROC and ECE; then, where the run set the risk level, what each model's sets implied
+    (``overall["risk_levels"]``)."""
     lines: list[Text] = []
     for name, m in (overall.get("by_model") or {}).items():
         line = Text(f"{safe_text(name, 80)}: ", style="bold")
@@ -342,6 +343,8 @@ def model_lines(overall: Mapping[str, Any]) -> list[Text]:
             words += f"; {m['with_risk']:,} with a risk, none with graded tests"
         line.append(words)
         lines.append(line)
+    for m in (overall.get("risk_levels") or {}).values():  # where the run set the level
+        lines.append(Text(safe_text(m.get("note"), 300), style="dim"))
     return lines
 
 

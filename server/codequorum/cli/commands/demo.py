@@ -15,12 +15,13 @@ from rich.console import Console
 from rich.text import Text
 
 from codequorum.cli.commands.score import analysis_options, write_run
-from codequorum.cli.run import deferred_interrupt, progress_bar, report_errors
+from codequorum.cli.run import deferred_interrupt, level_notes, progress_bar, report_errors
 from codequorum.core.errors import UserError
 from codequorum.core.report import StabilityReport
 from codequorum.core.safe_text import safe_text
 from codequorum.ingest.sample_files import ReadOptions
 from codequorum.options.arguments import add_options
+from codequorum.pipeline.risk_level import RunLevel
 from codequorum.pipeline.score import (
     ScoreRun,
     dynamic_available,
@@ -131,10 +132,12 @@ def run(args: argparse.Namespace) -> int:
                                              if show_progress else None))
     scored.errors = errors + scored.errors
     title = TITLE if fmt.terminal else None
+    level = (None if not args.dynamic else RunLevel.shipped() if args.risk_level == "run"
+             else RunLevel.each_set())
     with deferred_interrupt():
         write_run(scored, fmt, SinkRequest(path=args.output, color=args.color,
                                            matrices=args.matrices, reasons=args.reasons,
-                                           title=title), sets)
+                                           title=title), sets, level)
     if fmt.terminal and args.output in (None, "-") and not args.quiet:
         console = make_console(sys.stdout, color_enabled(args.color, sys.stdout))
         _highlights(scored.reports, console)
@@ -145,4 +148,5 @@ def run(args: argparse.Namespace) -> int:
         console.print()
         console.print(NEXT_STEPS if args.dynamic else f"{DYNAMIC_STEP}\n\n{NEXT_STEPS}")
     report_errors(scored)
+    level_notes(level, fmt, args.quiet)
     return scored.exit_code

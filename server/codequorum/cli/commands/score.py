@@ -27,6 +27,7 @@ from codequorum.cli.run import (
     EXIT_INTERRUPTED,
     ScoreRequest,
     deferred_interrupt,
+    level_notes,
     progress_bar,
     report_errors,
 )
@@ -39,6 +40,7 @@ from codequorum.ingest.sample_files import INPUT_FORMATS, ReadOptions, load_prob
 from codequorum.options.arguments import add_options
 from codequorum.options.declarations import chosen_metrics
 from codequorum.pipeline.analyze import AnalysisOptions
+from codequorum.pipeline.risk_level import RunLevel
 from codequorum.pipeline.score import (
     ScoreRun,
     dynamic_available,
@@ -47,6 +49,7 @@ from codequorum.pipeline.score import (
     run_scoring,
 )
 from codequorum.render.html_report import load_compare
+from codequorum.render.level_sink import open_sink
 from codequorum.render.outfile import check_output
 from codequorum.render.sinks import (
     OUTPUT_FORMATS,
@@ -55,7 +58,6 @@ from codequorum.render.sinks import (
     SinkRequest,
     names_of,
     output_format,
-    write_reports,
 )
 from codequorum.render.terminal import color_enabled
 
@@ -153,7 +155,7 @@ def score_request(args: argparse.Namespace) -> ScoreRequest:
         jobs=args.jobs, dynamic=args.dynamic, sandbox=getattr(args, "sandbox", "strict"),
         interpreter=getattr(args, "interpreter", None), propose=propose_config(args),
         scheduler=scheduler, resume=bool(getattr(args, "resume", False)),
-        quiet=args.quiet, color=args.color)
+        quiet=args.quiet, color=args.color, risk_level=args.risk_level)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -187,9 +189,11 @@ def score_here(request: ScoreRequest) -> int:
                                    if show_progress else None),
                          input_proposer=asker)
     scored.errors = read_errors + scored.errors
+    level = request.run_level()
     with deferred_interrupt() as hits:
-        write_run(scored, request.format, request.output, sample_sets)
+        write_run(scored, request.format, request.output, sample_sets, level)
     report_errors(scored)
+    level_notes(level, request.format, request.quiet)
     note = asker_note(asker)
     if note is not None and not request.quiet:
         print(f"codequorum: {safe_text(note)}", file=sys.stderr)
@@ -201,10 +205,11 @@ def score_here(request: ScoreRequest) -> int:
 
 
 def write_run(run: ScoreRun, fmt: OutputFormat, request: SinkRequest,
-              sample_sets: Sequence[SampleSet]) -> None:
+              sample_sets: Sequence[SampleSet], level: RunLevel | None = None) -> None:
     """Write a finished run in ``fmt`` (``run.positions`` index ``sample_sets``, whose
-    versions the formats that show them take)."""
-    reports = [(report, sample_sets[k].codes) for report, k in zip(run.reports, run.positions,
-                                                                   strict=True)]
-    write_reports(fmt, request, reports,
-                  RunEnd(run.errors, interrupted=run.interrupted, total=run.total))
+    versions the formats that show them take); with ``level``, every set's risk level is
+    set from the run's sets (:mod:`codequorum.render.level_sink`)."""
+    with open_sink(fmt, request, level) as sink:
+        for report, k in zip(run.reports, run.positions, strict=True):
+            sink.add(report, sample_sets[k].codes)
+        sink.finish(RunEnd(run.errors, interrupted=run.interrupted, total=run.total))

@@ -19,11 +19,18 @@ from collections.abc import Callable, Generator, Iterator
 
 from rich.progress import Progress, TextColumn, TimeElapsedColumn
 
-from codequorum.cli.run import EXIT_INTERRUPTED, ScoreRequest, deferred_interrupt, report_errors
+from codequorum.cli.run import (
+    EXIT_INTERRUPTED,
+    ScoreRequest,
+    deferred_interrupt,
+    level_notes,
+    report_errors,
+)
 from codequorum.core.model import SampleSet
 from codequorum.core.report import StabilityReport
 from codequorum.ingest.sample_files import ReadError, ReadOptions
 from codequorum.pipeline.score import ScoreFailure, ScoreRun, iter_inputs, require_sandbox
+from codequorum.render.level_sink import open_sink
 from codequorum.render.sinks import RunEnd, Sink
 from codequorum.render.terminal import color_enabled, make_console
 
@@ -103,7 +110,8 @@ def run_on_cluster(request: ScoreRequest, scheduler: str) -> int:
     require_sandbox(request.dynamic, request.interpreter, request.sandbox)
     run = ScoreRun()
     output = dataclasses.replace(request.output, incremental=True, append=request.resume)
-    with engine.connect(scheduler) as client, fmt.open(output) as sink:
+    level = request.run_level()
+    with engine.connect(scheduler) as client, open_sink(fmt, output, level) as sink:
         progress, move = _progress(not request.quiet and sys.stderr.isatty(),
                                    color_enabled(request.color, sys.stderr))
         results = engine.score_distributed(feed, request.analysis, client,
@@ -115,6 +123,7 @@ def run_on_cluster(request: ScoreRequest, scheduler: str) -> int:
         run.errors = feed.errors + run.errors
         with deferred_interrupt() as hits:
             sink.finish(RunEnd(run.errors, interrupted=run.interrupted, total=run.total))
+    level_notes(level, fmt, request.quiet)
     if fmt.streamed:
         return _finish_streamed(run, sink.written, feed.resumed)
     report_errors(run, scored=sink.written)
