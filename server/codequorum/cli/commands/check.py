@@ -35,6 +35,7 @@ from codequorum.core.report import SEVERITIES, warns
 from codequorum.core.safe_paths import UnreadableFile, guard, read_regular
 from codequorum.core.safe_text import safe_text
 from codequorum.core.words import count
+from codequorum.generate.endpoint import ProviderConfig
 from codequorum.generate.proposed_inputs import InputAsker
 from codequorum.ingest.module_view import ModuleView
 from codequorum.ingest.store import default_store_path
@@ -447,7 +448,7 @@ class _Checker:
         )
 
 
-def _open_session(args: argparse.Namespace, store_path: Path, workspace: Path, run: CheckRun,
+def _open_session(request: CheckRequest, store_path: Path, workspace: Path, run: CheckRun,
                   problems: list[str]) -> Session:
     """A session on the store, rooted at the workspace; what it reports goes to
     ``problems`` (errors) or the run's notes."""
@@ -456,27 +457,26 @@ def _open_session(args: argparse.Namespace, store_path: Path, workspace: Path, r
         text = message.removeprefix("codequorum: ")
         (problems if level == "error" else run.notes).append(text)
 
-    metrics = chosen_metrics(args.metrics, default=EDITOR_METRICS, tsed=args.tsed)
     session = Session(notify, SessionConfig(store=str(store_path), include_current=True,
-                                            max_depth=args.max_depth, metrics=metrics,
-                                            dynamic_timeout=args.timeout))
+                                            max_depth=request.max_depth,
+                                            metrics=request.metrics,
+                                            dynamic_timeout=request.timeout))
     session.reconfigure(session.config, root=str(workspace))
     return session
 
 
-def check_files(args: argparse.Namespace, language: str | None, store_path: Path,
-                workspace: Path) -> CheckRun:
+def check_files(request: CheckRequest, store_path: Path, workspace: Path) -> CheckRun:
     """Check every target file against the store at ``store_path``."""
-    run = CheckRun(store=str(store_path), min_samples=args.min_samples)
+    run = CheckRun(store=str(store_path), min_samples=request.min_samples)
     problems: list[str] = []
-    session = _open_session(args, store_path, workspace, run, problems)
+    session = _open_session(request, store_path, workspace, run, problems)
     cancel = threading.Event()
-    asker = input_asker(propose_config(args))
+    asker = input_asker(request.propose)
     try:
         if session.store() is None:
             raise UserError(problems[0] if problems else f"cannot open {store_path}")
-        checker = _Checker(session, run, args.min_samples, args.dynamic, cancel, asker)
-        for path, lang in _targets(args.paths, language, run):
+        checker = _Checker(session, run, request.min_samples, request.dynamic, cancel, asker)
+        for path, lang in _targets(request.paths, request.language, run):
             checker.check_file(path, lang)
     finally:
         session.close()
@@ -590,20 +590,57 @@ def _discover(paths: Sequence[Path]) -> Path:
     return find_workspace(Path.cwd())
 
 
-def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
-    """``codequorum check``: 0 clean, 1 a finding at or above ``--fail-on``, 2 bad usage
-    (or a path that does not exist)."""
-    stream = out or sys.stdout
+@dataclass(frozen=True)
+class CheckRequest:
+    """``codequorum check`` as asked, read from its arguments at its door."""
+
+    paths: tuple[Path, ...]
+    format: FindingFormat
+    fail_on: str
+    language: str | None = None          # normalised
+    workspace: Path | None = None        # ``--workspace`` as given
+    store: Path | None = None
+    min_samples: int = 2
+    metrics: tuple[str, ...] = EDITOR_METRICS
+    max_depth: int = 30
+    timeout: float = 10.0
+    dynamic: bool = False
+    propose: ProviderConfig | None = None  # ``--dynamic --propose-inputs``: the endpoint
+    quiet: bool = False
+    color: str = "auto"
+
+
+def check_request(args: argparse.Namespace) -> CheckRequest:
+    """The request of ``codequorum check``, its format, ``--fail-on`` and language checked
+    (:class:`UserError`)."""
     fmt = finding_format(args.output_format)
     if args.fail_on not in FAIL_ON:
         raise UnknownFormatError(
             f"unknown --fail-on {args.fail_on!r} (choose {', '.join(FAIL_ON)})")
     language = parsing.normalize_language(args.language) if args.language else None
-    workspace = (args.workspace or _discover(args.paths)).resolve()
-    if args.workspace is not None and not workspace.is_dir():
-        raise UserError(f"--workspace {args.workspace}: not a folder")
-    store_path = guard(args.store or default_store_path(workspace), [workspace])
-    if args.dynamic:
+    return CheckRequest(
+        paths=tuple(args.paths), format=fmt, fail_on=args.fail_on, language=language,
+        workspace=args.workspace, store=args.store, min_samples=args.min_samples,
+        metrics=chosen_metrics(args.metrics, default=EDITOR_METRICS, tsed=args.tsed),
+        max_depth=args.max_depth, timeout=args.timeout, dynamic=args.dynamic,
+        propose=propose_config(args), quiet=args.quiet, color=args.color)
+
+
+def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    """``codequorum check``: 0 clean, 1 a finding at or above ``--fail-on``, 2 bad usage
+    (or a path that does not exist)."""
+    return run_check(check_request(args), out)
+
+
+def run_check(request: CheckRequest, out: TextIO | None = None) -> int:
+    """Check the request's files and print the findings; the exit status of :func:`run`."""
+    stream = out or sys.stdout
+    fmt = request.format
+    workspace = (request.workspace or _discover(request.paths)).resolve()
+    if request.workspace is not None and not workspace.is_dir():
+        raise UserError(f"--workspace {request.workspace}: not a folder")
+    store_path = guard(request.store or default_store_path(workspace), [workspace])
+    if request.dynamic:
         from codequorum.pipeline.score import dynamic_available
 
         if not dynamic_available():
@@ -612,16 +649,16 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     if store_path.is_dir():
         raise UserError(f"--store {store_path}: is a folder, expected a file")
     if not os.path.lexists(store_path):
-        if not args.quiet:
+        if not request.quiet:
             print(f"codequorum: no version store at {safe_text(store_path)}; run `codequorum "
                   "sample` or add versions from your editor", file=sys.stderr)
         empty = CheckRun(store=str(store_path), store_missing=True)
         if fmt.document:
             write(empty, fmt, stream)
         return 0
-    result = check_files(args, language, store_path, workspace)
+    result = check_files(request, store_path, workspace)
     for note in result.notes:
-        if not args.quiet or note in result.errors:
+        if not request.quiet or note in result.errors:
             print(f"codequorum: {safe_text(note)}", file=sys.stderr)
-    write(result, fmt, stream, color=color_enabled(args.color, stream), quiet=args.quiet)
-    return result.exit_code(args.fail_on)
+    write(result, fmt, stream, color=color_enabled(request.color, stream), quiet=request.quiet)
+    return result.exit_code(request.fail_on)
