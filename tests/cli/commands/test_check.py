@@ -18,10 +18,11 @@ from typing import Any
 
 import pytest
 
-from codequorum.cli.commands.check import CheckRun, Located, first_definitions, name_span, write
+from codequorum.cli.commands.check import first_definitions, name_span
 from codequorum.cli.main import main
 from codequorum.core import parsing
 from codequorum.ingest.store import SampleStore, default_store_path
+from codequorum.render.check_out import CheckRun, Located, write
 from tests.support.duration_module import DURATION_APP, DURATION_VERSIONS, UNITS_SOURCE
 
 SCRIPT = Path(sys.executable).parent / "codequorum"
