@@ -10,6 +10,7 @@ handlers see it through ``lsp/host.py``). Imports inside functions and under
 
 from __future__ import annotations
 
+import ast
 import tomllib
 from pathlib import Path
 
@@ -39,3 +40,58 @@ def test_every_folder_of_the_package_is_a_layer() -> None:
     assert folders == set(_layers())
     top = sorted(p.name for p in PACKAGE.glob("*.py"))
     assert top == ["__init__.py", "__main__.py"]
+
+
+#: Functions of the commands that read parsed arguments besides each command's ``run`` and
+#: its ``*_request``: what several requests share.
+DOOR_HELPERS = {"analysis_options", "propose_config", "provider_config"}
+
+
+def _takes_namespace(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    params = [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]
+    return any(p.annotation is not None and "Namespace" in ast.unparse(p.annotation)
+               for p in params)
+
+
+def _namespace_uses(path: Path) -> list[str]:
+    """Where a module names ``argparse.Namespace`` (an annotation, an import, a check)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+
+    def names_it(node: ast.AST) -> bool:
+        if isinstance(node, ast.Attribute):
+            return (node.attr == "Namespace" and isinstance(node.value, ast.Name)
+                    and node.value.id == "argparse")
+        if isinstance(node, ast.ImportFrom):
+            return node.module == "argparse" and any(a.name == "Namespace" for a in node.names)
+        return False
+
+    return [f"{path.relative_to(PACKAGE)}:{getattr(node, 'lineno', 0)}"
+            for node in ast.walk(tree) if names_it(node)]
+
+
+def test_no_module_outside_the_command_line_sees_parsed_arguments() -> None:
+    """Commands turn their arguments into typed requests at the door; below ``cli/``
+    nothing takes an ``argparse.Namespace``."""
+    outside = [p for p in PACKAGE.rglob("*.py") if "cli" not in p.relative_to(PACKAGE).parts]
+    assert len(outside) > 100
+    assert [use for path in outside for use in _namespace_uses(path)] == []
+
+
+def test_past_each_command_s_door_nothing_sees_parsed_arguments() -> None:
+    """In a command, only ``run(args)``, the ``*_request(args)`` that reads its request
+    and the few helpers requests share take the parsed arguments."""
+    commands = sorted((PACKAGE / "cli" / "commands").glob("*.py"))
+    modules = [*commands, PACKAGE / "cli" / "endpoint.py", PACKAGE / "cli" / "run.py"]
+    doors: dict[str, set[str]] = {}
+    for path in modules:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        doors[path.stem] = {node.name for node in ast.walk(tree)
+                            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                            and _takes_namespace(node)}
+    past = {name: sorted(f for f in functions if f != "run" and not f.endswith("_request")
+                         and f not in DOOR_HELPERS)
+            for name, functions in doors.items()}
+    assert {name: names for name, names in past.items() if names} == {}
+    requests = {name for name, functions in doors.items()
+                if any(f.endswith("_request") for f in functions)}
+    assert requests == {"check", "demo", "doctor", "export", "lsp", "mcp", "sample", "score"}

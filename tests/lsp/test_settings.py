@@ -238,3 +238,31 @@ def test_the_deprecated_tsed_left_null_changes_nothing_and_says_nothing() -> Non
     assert (settings.analysis.metrics, warnings) == (("tsed_08",), [])
     over, _ = parse_settings({"analysis": {"tsed": False}}, base)
     assert over.analysis.metrics == ("tsed_08",)
+
+
+def test_the_typed_settings_are_the_declared_ones_with_their_defaults() -> None:
+    """Each group's fields and defaults are the settings declared in
+    ``options/declarations.py`` (a deprecated spelling and the client's own settings
+    aside), and a field that takes a few names takes the declared ones."""
+    import dataclasses
+    import typing
+
+    from codequorum.options.declarations import SETTINGS
+
+    declared = {s.path: s for s in SETTINGS if not s.client and not s.deprecated}
+    groups = {f.name: f.default_factory for f in dataclasses.fields(Settings)
+              if f.default_factory is not dataclasses.MISSING}
+    fields = {(group, f.name): (f, factory()) for group, factory in groups.items()
+              for f in dataclasses.fields(factory())}  # type: ignore[arg-type]
+    assert set(fields) == set(declared)
+    hints = {group: typing.get_type_hints(type(factory())) for group, factory in groups.items()}
+    for (group, attr), (field, instance) in fields.items():
+        setting = declared[group, attr]
+        default = getattr(instance, attr)
+        assert (list(default) if isinstance(default, tuple) else default) == (
+            list(setting.default) if isinstance(setting.default, tuple) else setting.default
+        ), setting.name
+        hint = hints[group][field.name]
+        if typing.get_origin(hint) is typing.Literal:
+            assert typing.get_args(hint) == setting.enum, setting.name
+    assert {f.name for f in dataclasses.fields(Settings)} == {*groups, "trusted"}

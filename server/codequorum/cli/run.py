@@ -60,12 +60,17 @@ class ScoreRequest:
     risk_level: str = "run"                 # ``--risk-level``: run (default) or set
 
     def run_level(self) -> RunLevel | None:
-        """Where the run's risks take their level from: with ``--dynamic`` (a run has
-        risks to move), the run's sets (``--risk-level run``) or each set's own (``set``);
-        None without a run."""
-        if not self.dynamic:
-            return None
-        return RunLevel.shipped() if self.risk_level == "run" else RunLevel.each_set()
+        """Where the run's risks take their level from (:func:`run_level`)."""
+        return run_level(self.dynamic, self.risk_level)
+
+
+def run_level(dynamic: bool, risk_level: str) -> RunLevel | None:
+    """Where a run's risks take their level from: with ``dynamic`` (a run has risks to
+    move), the run's sets (``--risk-level run``) or each set's own (``set``); None
+    without a run."""
+    if not dynamic:
+        return None
+    return RunLevel.shipped() if risk_level == "run" else RunLevel.each_set()
 
 
 def progress_bar(color: bool) -> ProgressBar:

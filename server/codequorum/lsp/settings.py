@@ -6,7 +6,8 @@ from ``workspace/configuration`` (section ``codequorum``). Each is read by
 range is replaced by its default and named in a warning, so a bad setting never stops the
 server. The names, types, bounds and reach are those declared in
 :data:`codequorum.options.declarations.SETTINGS` (``shared/settings.schema.json`` is written
-from them); the defaults are the dataclasses' (a test holds the two together).
+from them). The dataclasses below are their typed form: a group's fields, defaults and
+choices are the declared ones (``tests/lsp/test_settings.py`` fails when they part).
 
 Every setting also says what it can do (:class:`~codequorum.options.policy.Reach`): one that
 chooses the store, the endpoint, the key variable, the sandbox or whether versions run is

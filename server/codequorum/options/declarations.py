@@ -37,6 +37,8 @@ from codequorum.metrics.registry import (
 from codequorum.options.argtypes import at_least, auto_or, log_base, positive, seconds
 from codequorum.options.policy import ProjectValues, Reach, within_cores
 from codequorum.pipeline.risk_level import RISK_LEVELS
+from codequorum.render.check_out import FORMAT_NAMES as FINDING_FORMAT_NAMES
+from codequorum.render.check_out import formats_help as finding_formats_help
 from codequorum.render.sinks import FORMAT_NAMES, formats_help
 from codequorum.render.terminal import COLOR_MODES
 
@@ -57,8 +59,6 @@ COMMANDS: tuple[str, ...] = (CHECK, DEMO, DOCTOR, EXPORT, LSP, MCP, SAMPLE, SCOR
 #: In ``commands``: an option every command has (``-q``, ``--config``, ...).
 EVERY = "*"
 
-#: ``check --format``: how findings are written.
-FINDING_FORMATS: tuple[str, ...] = ("text", "json", "sarif")
 #: ``check --fail-on``: the least severity that fails the run, or never.
 FAIL_ON: tuple[str, ...] = (*(s for s in SEVERITIES if s != "hint"), "never")
 #: Seconds ``--propose-inputs`` waits for the endpoint's answer by default.
@@ -263,8 +263,8 @@ OPTIONS: tuple[Option, ...] = (
     # ------------------------------------------------------------------ check
     Option("language", "language of files named on the command line whose extension does "
            "not tell (default: from the extension)", A, _on(CHECK), values=normalize_language),
-    Option("format", "text (default), json or sarif", A, _on(CHECK), dest="output_format",
-           default="text", metavar="FORMAT", values=FINDING_FORMATS),
+    Option("format", finding_formats_help(), A, _on(CHECK), dest="output_format",
+           default="text", metavar="FORMAT", values=FINDING_FORMAT_NAMES),
     Option("fail-on", "exit with status 1 when a finding at or above this severity exists: "
            "error, warning (default), information or never", A, _on(CHECK),
            default="warning", metavar="SEVERITY", values=FAIL_ON),

@@ -6,6 +6,7 @@ the ones the sample command writes), then ``check`` reads them back for the same
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import logging
@@ -17,10 +18,11 @@ from typing import Any
 
 import pytest
 
-from codequorum.cli.commands.check import CheckRun, Located, first_definitions, name_span, write
+from codequorum.cli.commands.check import first_definitions, name_span
 from codequorum.cli.main import main
 from codequorum.core import parsing
 from codequorum.ingest.store import SampleStore, default_store_path
+from codequorum.render.check_out import CheckRun, Located, write
 from tests.support.duration_module import DURATION_APP, DURATION_VERSIONS, UNITS_SOURCE
 
 SCRIPT = Path(sys.executable).parent / "codequorum"
@@ -505,3 +507,29 @@ def test_check_dynamic_says_when_the_module_does_not_load(tmp_path: Path) -> Non
                "raised ModuleNotFoundError: No module named 'numpy'" in line for line in notes)
     assert any("the versions use UNITS, insort, re from it" in line for line in notes)
     assert any("a method needs its class" in line for line in notes)
+
+
+def test_the_request_is_read_from_the_parsed_arguments(tmp_path: Path) -> None:
+    from codequorum.cli.commands.check import check_request
+    from codequorum.cli.main import parse_arguments
+
+    args = parse_arguments([
+        "check", str(tmp_path / "a.py"), str(tmp_path / "src"), "--format", "sarif",
+        "--fail-on", "error", "--language", "PY", "--workspace", str(tmp_path),
+        "--store", str(tmp_path / "s.sqlite3"), "--min-samples", "3", "--metrics", "",
+        "--max-depth", "12", "--timeout", "4.5", "--dynamic", "--propose-inputs",
+        "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--api-key-env", "",
+        "--propose-timeout", "7", "-q", "--color", "never", "--isolated"])
+    request = check_request(args)
+    assert request.paths == (tmp_path / "a.py", tmp_path / "src")
+    assert request.format.name == "sarif"
+    assert (request.fail_on, request.language) == ("error", "python")
+    assert (request.workspace, request.store) == (tmp_path, tmp_path / "s.sqlite3")
+    assert (request.min_samples, request.metrics, request.max_depth) == (3, (), 12)
+    assert (request.timeout, request.dynamic, request.quiet) == (4.5, True, True)
+    assert request.color == "never"
+    assert request.propose is not None
+    assert (request.propose.base_url, request.propose.model) == ("http://127.0.0.1:9/v1", "m")
+    assert (request.propose.api_key_env, request.propose.timeout) == (None, 7.0)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        request.quiet = False  # type: ignore[misc]

@@ -36,3 +36,14 @@ def test_without_bubblewrap_candidates_do_not_run_by_default(
 def test_verdict_wording() -> None:
     assert doctor.verdict(False, False) == "candidates cannot run on this machine"
     assert doctor.verdict(False, True).startswith("candidates do not run by default")
+
+
+def test_the_request_is_read_from_the_parsed_arguments() -> None:
+    from codequorum.cli.main import parse_arguments
+
+    args = parse_arguments(["doctor", "--interpreter", "python3", "--format", "json",
+                            "--isolated"])
+    assert doctor.doctor_request(args) == doctor.DoctorRequest(interpreter="python3",
+                                                               format="json")
+    assert doctor.doctor_request(parse_arguments(["doctor", "--isolated"])) == \
+        doctor.DoctorRequest(interpreter=None, format="text")

@@ -212,3 +212,19 @@ def test_export_escapes_what_a_terminal_would_act_on(
     assert "\\u202e" in out and "\\u001b" in out
     [row] = [json.loads(line) for line in out.splitlines()]
     assert hostile in [s["code"] for s in row["samples"]]
+
+
+def test_the_request_is_read_from_the_parsed_arguments(tmp_path: Path) -> None:
+    from codequorum.cli.commands.export import ExportRequest, export_request
+    from codequorum.cli.main import parse_arguments
+
+    args = parse_arguments([
+        "export", str(tmp_path / "src"), "-f", "Stack.push", "-f", "area", "--no-current",
+        "--workspace", str(tmp_path), "--store", str(tmp_path / "s.sqlite3"), "-o",
+        str(tmp_path / "out.jsonl"), "-q", "--isolated"])
+    assert export_request(args) == ExportRequest(
+        paths=(tmp_path / "src",), functions=("Stack.push", "area"), current=False,
+        workspace=tmp_path, store=tmp_path / "s.sqlite3", output=str(tmp_path / "out.jsonl"),
+        quiet=True)
+    every = export_request(parse_arguments(["export", "--isolated"]))
+    assert every == ExportRequest()

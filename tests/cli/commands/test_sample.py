@@ -283,3 +283,30 @@ def test_concurrency_and_max_tokens_come_from_the_user_never_from_the_project(
         assert main([*argv, "--base-url", server.base_url]) == 0
     assert server.max_in_flight == 2
     assert {r.body["max_tokens"] for r in server.chat_requests} == {77}
+
+
+def test_the_request_is_read_from_the_parsed_arguments(tmp_path: Path) -> None:
+    from codequorum.cli.commands.sample import sample_request
+    from codequorum.cli.main import parse_arguments
+
+    args = parse_arguments([
+        "sample", str(tmp_path / "app.py"), "-f", "Cart.total", "--language", "python",
+        "--from", str(tmp_path / "v.jsonl"), "--task", "T/1", "--workspace", str(tmp_path),
+        "--store", str(tmp_path / "s.sqlite3"), "--print-prompt", "--base-url",
+        "http://127.0.0.1:9/v1", "--model", "m", "--api-key-env", "KEY", "--samples", "3",
+        "--temperature", "0.2", "--seed", "7", "--timeout", "5", "--concurrency", "2",
+        "--max-tokens", "300", "--max-retries", "4", "--use-n", "--context-lines", "4",
+        "-v", "--isolated"])
+    request = sample_request(args)
+    assert (request.file, request.function) == (tmp_path / "app.py", "Cart.total")
+    assert (request.language, request.source, request.task) == (
+        "python", tmp_path / "v.jsonl", "T/1")
+    assert (request.workspace, request.store) == (tmp_path, tmp_path / "s.sqlite3")
+    assert (request.print_prompt, request.context_lines) == (True, 4)
+    assert (request.quiet, request.verbose) == (False, True)
+    provider = request.provider
+    assert (provider.base_url, provider.model, provider.api_key_env) == (
+        "http://127.0.0.1:9/v1", "m", "KEY")
+    assert (provider.samples, provider.temperature, provider.seed) == (3, 0.2, 7)
+    assert (provider.timeout, provider.concurrency, provider.max_tokens) == (5.0, 2, 300)
+    assert (provider.max_retries, provider.use_n) == (4, True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
@@ -15,13 +16,19 @@ from rich.console import Console
 from rich.text import Text
 
 from codequorum.cli.commands.score import analysis_options, write_run
-from codequorum.cli.run import deferred_interrupt, level_notes, progress_bar, report_errors
+from codequorum.cli.run import (
+    deferred_interrupt,
+    level_notes,
+    progress_bar,
+    report_errors,
+    run_level,
+)
 from codequorum.core.errors import UserError
 from codequorum.core.report import StabilityReport
 from codequorum.core.safe_text import safe_text
 from codequorum.ingest.sample_files import ReadOptions
 from codequorum.options.arguments import add_options
-from codequorum.pipeline.risk_level import RunLevel
+from codequorum.pipeline.analyze import AnalysisOptions
 from codequorum.pipeline.score import (
     ScoreRun,
     dynamic_available,
@@ -30,7 +37,7 @@ from codequorum.pipeline.score import (
     run_scoring,
 )
 from codequorum.render.outfile import check_output
-from codequorum.render.sinks import SinkRequest, output_format
+from codequorum.render.sinks import OutputFormat, SinkRequest, output_format
 from codequorum.render.table import task_text
 from codequorum.render.terminal import color_enabled, make_console
 
@@ -110,43 +117,74 @@ def _highlights(reports: list[StabilityReport], console: Console) -> None:
         console.print(line)
 
 
-def run(args: argparse.Namespace) -> int:
-    """``codequorum demo``."""
+@dataclass(frozen=True)
+class DemoRequest:
+    """``codequorum demo`` as asked, read from its arguments at its door."""
+
+    format: OutputFormat
+    output: SinkRequest
+    analysis: AnalysisOptions
+    samples: int | None = None      # the most versions read per set
+    jobs: int = 1
+    dynamic: bool = False
+    sandbox: str = "strict"
+    interpreter: str | None = None  # ``--interpreter`` as given
+    quiet: bool = False
+    color: str = "auto"
+    risk_level: str = "run"         # ``--risk-level``: run (default) or set
+
+
+def demo_request(args: argparse.Namespace) -> DemoRequest:
+    """The request of ``codequorum demo``, its arguments checked (:class:`UserError`)."""
     fmt = output_format(args.output_format)
     check_output(args.output)
     if args.dynamic and not dynamic_available():
         raise UserError("dynamic analysis is not available in this installation; run the "
                         "demo without --dynamic")
-    options = analysis_options(args, fmt)
+    return DemoRequest(
+        format=fmt,
+        output=SinkRequest(path=args.output, color=args.color, matrices=args.matrices,
+                           reasons=args.reasons, title=TITLE if fmt.terminal else None),
+        analysis=analysis_options(args, fmt), samples=args.samples, jobs=args.jobs,
+        dynamic=args.dynamic, sandbox=args.sandbox,
+        interpreter=getattr(args, "interpreter", None), quiet=args.quiet, color=args.color,
+        risk_level=args.risk_level)
+
+
+def run(args: argparse.Namespace) -> int:
+    """``codequorum demo``."""
+    return run_demo(demo_request(args))
+
+
+def run_demo(request: DemoRequest) -> int:
+    """:func:`run` for a request read at the door."""
+    fmt = request.format
     with resources.as_file(_bundled()) as path:
         if not path.is_file():
             raise UserError(f"the bundled demo data is missing ({DATA_FILE}); reinstall "
                             "codequorum")
         sets, sources, errors = read_inputs(
-            [str(path)], ReadOptions(input_format="jsonl", max_samples=args.samples))
-    show_progress = not args.quiet and sys.stderr.isatty()
-    require_sandbox(args.dynamic, getattr(args, "interpreter", None), args.sandbox)
-    scored: ScoreRun = run_scoring(sets, sources, options, jobs=args.jobs,
-                                   dynamic=args.dynamic, sandbox=args.sandbox,
-                                   progress=(progress_bar(color_enabled(args.color, sys.stderr))
-                                             if show_progress else None))
+            [str(path)], ReadOptions(input_format="jsonl", max_samples=request.samples))
+    show_progress = not request.quiet and sys.stderr.isatty()
+    require_sandbox(request.dynamic, request.interpreter, request.sandbox)
+    scored: ScoreRun = run_scoring(
+        sets, sources, request.analysis, jobs=request.jobs, dynamic=request.dynamic,
+        sandbox=request.sandbox,
+        progress=(progress_bar(color_enabled(request.color, sys.stderr))
+                  if show_progress else None))
     scored.errors = errors + scored.errors
-    title = TITLE if fmt.terminal else None
-    level = (None if not args.dynamic else RunLevel.shipped() if args.risk_level == "run"
-             else RunLevel.each_set())
+    level = run_level(request.dynamic, request.risk_level)
     with deferred_interrupt():
-        write_run(scored, fmt, SinkRequest(path=args.output, color=args.color,
-                                           matrices=args.matrices, reasons=args.reasons,
-                                           title=title), sets, level)
-    if fmt.terminal and args.output in (None, "-") and not args.quiet:
-        console = make_console(sys.stdout, color_enabled(args.color, sys.stdout))
+        write_run(scored, fmt, request.output, sets, level)
+    if fmt.terminal and request.output.path in (None, "-") and not request.quiet:
+        console = make_console(sys.stdout, color_enabled(request.color, sys.stdout))
         _highlights(scored.reports, console)
         console.print()
         console.print(EXPLANATION)
-        if args.dynamic:
+        if request.dynamic:
             console.print(DYNAMIC_EXPLANATION)
         console.print()
-        console.print(NEXT_STEPS if args.dynamic else f"{DYNAMIC_STEP}\n\n{NEXT_STEPS}")
+        console.print(NEXT_STEPS if request.dynamic else f"{DYNAMIC_STEP}\n\n{NEXT_STEPS}")
     report_errors(scored)
-    level_notes(level, fmt, args.quiet)
+    level_notes(level, fmt, request.quiet)
     return scored.exit_code

@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import sys
+from dataclasses import dataclass
 from typing import Any
 
 from codequorum.behaviour.sandbox import bwrap, isolation
@@ -83,10 +84,28 @@ def verdict(strict_ok: bool, weak_ok: bool) -> str:
     return "candidates cannot run on this machine"
 
 
+@dataclass(frozen=True)
+class DoctorRequest:
+    """``codequorum doctor`` as asked, read from its arguments at its door."""
+
+    interpreter: str | None = None   # the Python the probes start (None: this one's)
+    format: str = "text"             # text or json
+
+
+def doctor_request(args: argparse.Namespace) -> DoctorRequest:
+    """The request of ``codequorum doctor``."""
+    return DoctorRequest(interpreter=args.interpreter, format=args.format)
+
+
 def run(args: argparse.Namespace) -> int:
     """Print the diagnosis; exit 0 when the strict sandbox holds, 1 otherwise."""
-    found = diagnose(args.interpreter)
-    if args.format == "json":
+    return run_doctor(doctor_request(args))
+
+
+def run_doctor(request: DoctorRequest) -> int:
+    """:func:`run` for a request read at the door."""
+    found = diagnose(request.interpreter)
+    if request.format == "json":
         json.dump(found, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:

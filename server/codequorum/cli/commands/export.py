@@ -59,31 +59,58 @@ class ExportRun:
     notes: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class ExportRequest:
+    """``codequorum export`` as asked, read from its arguments at its door."""
+
+    paths: tuple[Path, ...] = ()
+    functions: tuple[str, ...] = ()       # ``--function``: only these (none: every one)
+    current: bool = True
+    workspace: Path | None = None
+    store: Path | None = None
+    output: str | None = None
+    quiet: bool = False
+
+
+def export_request(args: argparse.Namespace) -> ExportRequest:
+    """The request of ``codequorum export``."""
+    return ExportRequest(paths=tuple(args.paths), functions=tuple(args.functions or ()),
+                         current=args.current, workspace=args.workspace, store=args.store,
+                         output=args.output, quiet=args.quiet)
+
+
 def run(args: argparse.Namespace) -> int:
     """Write the selected functions' versions; 0 when at least one set was written."""
-    paths: list[Path] = list(args.paths)
-    workspace = (args.workspace or find_workspace(paths[0] if paths else Path.cwd())).resolve()
-    store_path = guard(args.store or default_store_path(workspace), [workspace])
+    return run_export(export_request(args))
+
+
+def run_export(request: ExportRequest) -> int:
+    """:func:`run` for a request read at the door."""
+    paths = request.paths
+    workspace = (request.workspace
+                 or find_workspace(paths[0] if paths else Path.cwd())).resolve()
+    store_path = guard(request.store or default_store_path(workspace), [workspace])
     if not store_path.is_file():
         raise UserError(f"no version store at {store_path}; nothing to export")
-    check_output(args.output)
+    check_output(request.output)
     keys = _selected_keys(paths, workspace)
     with SampleStore.open(store_path, roots=[workspace]) as store:
         for warning in store.warnings:
             print(f"warning: {warning}", file=sys.stderr)
         result = ExportRun()
-        rows = list(_rows(store, workspace, keys, args.functions, args.current, result))
+        rows = list(_rows(store, workspace, keys, request.functions, request.current,
+                          result))
     if not rows:
         raise UserError(f"no stored versions to export in {store_path}"
-                        + (" for the given paths or functions" if keys or args.functions
-                           else ""))
-    with open_output(args.output) as stream:
+                        + (" for the given paths or functions"
+                           if keys or request.functions else ""))
+    with open_output(request.output) as stream:
         for row in rows:
             stream.write(json.dumps(row) + "\n")  # ASCII: a bidi or control character is escaped
-    if not args.quiet:
+    if not request.quiet:
         for note in result.notes:
             print(f"note: {safe_text(note)}", file=sys.stderr)
-        where = f" to {args.output}" if args.output else ""
+        where = f" to {request.output}" if request.output else ""
         print(f"exported {count(result.versions, 'version')} of "
               f"{count(result.sets, 'function')}{where}", file=sys.stderr)
     return 0

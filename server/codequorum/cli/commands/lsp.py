@@ -7,6 +7,7 @@ import io
 import logging
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -42,24 +43,45 @@ def _log_path(name: str) -> Path:
     return guard(name, [find_workspace(Path.cwd())])
 
 
+@dataclass(frozen=True)
+class LspRequest:
+    """``codequorum lsp`` as asked, read from its arguments at its door."""
+
+    log_level: str = "WARNING"
+    log_file: Path | None = None         # checked: not reached through a symlink out
+    tcp: tuple[str, int] | None = None   # (host, port); None: standard input and output
+
+
+def lsp_request(args: argparse.Namespace) -> LspRequest:
+    """The request of ``codequorum lsp``, the log file and the address checked
+    (:class:`UserError`)."""
+    return LspRequest(log_level=args.log_level,
+                      log_file=_log_path(args.log_file) if args.log_file else None,
+                      tcp=_address(args.tcp) if args.tcp else None)
+
+
 def run(args: argparse.Namespace) -> int:
     """Start the server; returns when the client says exit (or the stream closes): 0 after
     a ``shutdown`` request, 1 without one, as the protocol asks."""
+    return run_lsp(lsp_request(args))
+
+
+def run_lsp(request: LspRequest) -> int:
+    """:func:`run` for a request read at the door."""
     handler: logging.Handler = (
-        logging.FileHandler(_log_path(args.log_file), encoding="utf-8")
-        if args.log_file
+        logging.FileHandler(request.log_file, encoding="utf-8")
+        if request.log_file is not None
         else logging.StreamHandler(sys.stderr)
     )
     handler.setFormatter(SafeFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     root.addHandler(handler)
-    root.setLevel(getattr(logging, args.log_level))
+    root.setLevel(getattr(logging, request.log_level))
 
     from codequorum.lsp.server import server
 
-    if args.tcp:
-        host, port = _address(args.tcp)
-        server.start_tcp(host, port)
+    if request.tcp is not None:
+        server.start_tcp(*request.tcp)
     else:
         server.start_io()
         _release_stdout()

@@ -15,13 +15,17 @@ from __future__ import annotations
 
 import argparse
 import logging
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from codequorum.core.errors import UserError
 from codequorum.metrics.registry import EDITOR_METRICS
 from codequorum.options.arguments import add_options
 from codequorum.options.declarations import chosen_metrics
+
+if TYPE_CHECKING:  # the agents' modules load only when the server starts
+    from codequorum.agents.context import AgentOptions
 
 #: Default request timeout (seconds) of ``sample_versions``.
 DEFAULT_REQUEST_TIMEOUT = 60.0
@@ -40,12 +44,17 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run, config_from="root")
 
 
-def run(args: argparse.Namespace) -> int:
-    """Serve until the client closes the connection."""
-    import anyio
+@dataclass(frozen=True)
+class McpRequest:
+    """``codequorum mcp`` as asked, read from its arguments at its door."""
 
-    from codequorum.agents.context import AgentOptions, AgentWorkspace
-    from codequorum.agents.server import serve_stdio
+    root: Path                  # the workspace, resolved
+    options: AgentOptions
+
+
+def mcp_request(args: argparse.Namespace) -> McpRequest:
+    """The request of ``codequorum mcp``, its root checked (:class:`UserError`)."""
+    from codequorum.agents.context import AgentOptions
     from codequorum.generate.endpoint import ProviderConfig
 
     root = (args.root or Path.cwd()).resolve()
@@ -59,8 +68,23 @@ def run(args: argparse.Namespace) -> int:
     options = AgentOptions(max_depth=args.max_depth, metrics=metrics,
                            dynamic_timeout=args.timeout, provider=provider,
                            context_lines=args.context_lines)
+    return McpRequest(root, options)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve until the client closes the connection."""
+    return run_mcp(mcp_request(args))
+
+
+def run_mcp(request: McpRequest) -> int:
+    """:func:`run` for a request read at the door."""
+    import anyio
+
+    from codequorum.agents.context import AgentWorkspace
+    from codequorum.agents.server import serve_stdio
+
     if not logging.getLogger().handlers:  # standard output is the protocol's: log to stderr
         logging.basicConfig(level=logging.WARNING, format="codequorum mcp: %(levelname)s: "
                             "%(name)s: %(message)s")
-    anyio.run(serve_stdio, AgentWorkspace(root, options))
+    anyio.run(serve_stdio, AgentWorkspace(request.root, request.options))
     return 0

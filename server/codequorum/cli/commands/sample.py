@@ -86,46 +86,80 @@ def _read_source(path: Path) -> str:
         raise UserError(f"{path}: cannot read: {exc}") from None
 
 
-def _target(args: argparse.Namespace) -> _Target:
+@dataclass(frozen=True)
+class SampleRequest:
+    """``codequorum sample`` as asked, read from its arguments at its door."""
+
+    file: Path
+    function: str
+    provider: ProviderConfig
+    language: str | None = None        # ``--language`` as given
+    source: Path | None = None         # ``--from``
+    task: str | None = None
+    workspace: Path | None = None
+    store: Path | None = None
+    print_prompt: bool = False
+    context_lines: int = 30
+    quiet: bool = False
+    verbose: bool = False
+
+
+def sample_request(args: argparse.Namespace) -> SampleRequest:
+    """The request of ``codequorum sample``."""
+    return SampleRequest(
+        file=args.file, function=args.function, provider=provider_config(args),
+        language=args.language, source=args.source, task=args.task,
+        workspace=args.workspace, store=args.store, print_prompt=args.print_prompt,
+        context_lines=args.context_lines, quiet=args.quiet,
+        verbose=bool(getattr(args, "verbose", 0)))
+
+
+def _target(request: SampleRequest) -> _Target:
     """The function named on the command line, found in FILE, and where its versions go."""
-    path: Path = args.file
+    path = request.file
     text = _read_source(path)
-    language = _normalize_language(args.language) if args.language else language_from_path(path)
-    function = _function(text, language, args.function, path)
-    workspace = (args.workspace or find_workspace(path)).resolve()
+    language = (_normalize_language(request.language) if request.language
+                else language_from_path(path))
+    function = _function(text, language, request.function, path)
+    workspace = (request.workspace or find_workspace(path)).resolve()
     key = store_key(path, workspace)
-    return _Target(text, language, function, key, args.store or default_store_path(workspace),
-                   workspace)
+    return _Target(text, language, function, key,
+                   request.store or default_store_path(workspace), workspace)
 
 
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Regenerate (or import) versions of the function; 0 when at least one was stored."""
+    return run_sample(sample_request(args), out)
+
+
+def run_sample(request: SampleRequest, out: TextIO | None = None) -> int:
+    """:func:`run` for a request read at the door."""
     stream = out or sys.stdout
-    target = _target(args)
-    if args.source is not None:
-        return _import(args, target, stream)
+    target = _target(request)
+    if request.source is not None:
+        return _import(request, request.source, target, stream)
     messages = build_messages(target.text, target.language, target.function,
-                              args.context_lines, path=target.key)
-    if args.print_prompt:
+                              request.context_lines, path=target.key)
+    if request.print_prompt:
         for message in messages:
             print(f"--- {message['role']} ---\n{message['content']}", file=stream)
         return 0
-    return _regenerate(args, target, messages, stream)
+    return _regenerate(request, target, messages, stream)
 
 
-def _import(args: argparse.Namespace, target: _Target, stream: TextIO) -> int:
-    """``--from``: store the versions of the function found in the source, say what was
+def _import(request: SampleRequest, source: Path, target: _Target, stream: TextIO) -> int:
+    """``--from SOURCE``: store the versions of the function found in it, say what was
     skipped and how many versions the function now has (no store is made when the source
     holds none)."""
     name = target.function.qualified_name
-    prepared = prepare_import(args.source, target.key, target.language, name,
-                              task_id=args.task)
-    if not args.quiet:
+    prepared = prepare_import(source, target.key, target.language, name,
+                              task_id=request.task)
+    if not request.quiet:
         for label, reason in prepared.report.skipped:
             print(f"  skipped {safe_text(label)}: {safe_text(reason)}", file=stream)
     if not prepared.accepted:
         print(_import_summary(prepared.report), file=stream)
-        raise UserError(f"no version in {args.source} defines `{name}`")
+        raise UserError(f"no version in {source} defines `{name}`")
     with _open_store(target) as store:
         report = store_import(store, prepared, target.language)
         total = store.count(target.key, name)
@@ -218,13 +252,13 @@ class _Arrivals:
             self.store.close()
 
 
-def _regenerate(args: argparse.Namespace, target: _Target, messages: list[dict[str, str]],
+def _regenerate(request: SampleRequest, target: _Target, messages: list[dict[str, str]],
                 stream: TextIO) -> int:
     """Ask the endpoint, storing versions as they arrive; 0 when one was accepted."""
-    config = provider_config(args)
+    config = request.provider
     budget = answer_budget(target.function.text)
     name = target.function.qualified_name
-    if not args.quiet:
+    if not request.quiet:
         limit = config.token_limit(budget)
         bound = f", at most {limit:,} tokens each" if limit else ""
         print(
@@ -232,8 +266,8 @@ def _regenerate(args: argparse.Namespace, target: _Target, messages: list[dict[s
             f"{count(config.samples, 'version')} of `{name}` ({safe_text(target.key)}){bound}",
             file=stream,
         )
-    arrivals = _Arrivals(target, prompt_hash(messages), stream, args.quiet,
-                         bool(getattr(args, "verbose", 0)))
+    arrivals = _Arrivals(target, prompt_hash(messages), stream, request.quiet,
+                         request.verbose)
     try:
         result = asyncio.run(regenerate(config, messages, config.samples, target.language,
                                         name, budget=budget, on_sample=arrivals.on_sample))
