@@ -14,6 +14,7 @@ import stat
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -316,6 +317,22 @@ def test_installed_script_unknown_language() -> None:
     assert proc.stderr.strip().count("\n") == 0 and "klingon" in proc.stderr
 
 
+@pytest.fixture
+def ctrl_c() -> Iterator[None]:
+    """Ctrl-C as a terminal gives it, whatever started the tests: a process started in the
+    background of a shell inherits SIGINT ignored, and Python then never raises it."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _default_sigint() -> None:
+    """In the child, before it runs: SIGINT as a terminal gives it (see :func:`ctrl_c`)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_writes_what_is_finished(tmp_path: Path, shared_dir: Path) -> None:
     target = tmp_path / "partial.json"
     data = shared_dir / "data" / "humaneval_codegen16b_t0.8.jsonl"
@@ -326,6 +343,7 @@ def test_ctrl_c_writes_what_is_finished(tmp_path: Path, shared_dir: Path) -> Non
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         # a fresh compile cache: Ctrl-C may well land while TSED's kernels are compiled
         env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")},
+        preexec_fn=_default_sigint,
     )
     # once its worker processes exist it is scoring (not importing): then Ctrl-C
     children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
@@ -352,7 +370,8 @@ def test_ctrl_c_writes_what_is_finished(tmp_path: Path, shared_dir: Path) -> Non
     assert "Traceback" not in err, err
 
 
-def test_ctrl_c_while_writing_is_held_until_the_output_is_complete(tmp_path: Path) -> None:
+def test_ctrl_c_while_writing_is_held_until_the_output_is_complete(tmp_path: Path,
+                                                                   ctrl_c: None) -> None:
     from codequorum.cli.run import deferred_interrupt
 
     with deferred_interrupt() as hits:
