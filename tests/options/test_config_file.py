@@ -336,7 +336,7 @@ def test_workspace_defaults_map_file_keys_to_server_settings(home: Path) -> None
         "provider.apiKeyEnv": "",
         "provider.model": "qwen2.5-coder:7b",
         "provider.temperature": 0.6,
-        "provider.samples": 8,
+        "provider.versions": 8,
         "provider.timeout": 30.0,
         "provider.useN": True,
     }

@@ -143,7 +143,7 @@ def _local_workers(value: object) -> bool:
 
 
 #: The most versions, and retries of one request, a project's file may ask for with the
-#: user's key: the bounds of the editor's ``provider.samples`` and ``provider.maxRetries``.
+#: user's key: the bounds of the editor's ``provider.versions`` and ``provider.maxRetries``.
 PROJECT_MAX_SAMPLES = 50
 PROJECT_MAX_RETRIES = 10
 
@@ -541,9 +541,12 @@ SETTINGS: tuple[Setting, ...] = (
     Setting('provider.temperature', 'number', 0.8,
             "Sampling temperature for regenerated versions.",
             reach=A, minimum=0, maximum=2, mirrors=('sample', 'temperature')),
-    Setting('provider.samples', 'integer', 5,
+    Setting('provider.versions', 'integer', 5,
             "How many versions to ask for per regeneration.",
             reach=A, minimum=1, maximum=50, mirrors=('sample', 'versions')),
+    Setting('provider.samples', 'integer?', None,
+            "Deprecated: use codequorum.provider.versions (read when that one is not set).",
+            reach=A, minimum=1, maximum=50, deprecated="codequorum.provider.versions"),
     Setting('provider.seed', 'integer?', None,
             "Seed sent with each request (null: none). Version k uses seed + k.",
             reach=A, mirrors=('sample', 'seed')),
