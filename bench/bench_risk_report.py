@@ -46,7 +46,7 @@ DATA = HERE.parent.parent / "shared" / "data" / "humaneval_codegen16b_t0.8.jsonl
 def run_score(samples: int, jobs: int, out: Path) -> None:
     """``codequorum score`` on the bundled data with the dynamic analysis, as JSON."""
     cmd = [sys.executable, "-m", "codequorum", "score", str(DATA), "--problems", "humaneval",
-           "--dynamic", "--samples", str(samples), "--jobs", str(jobs), "--format", "json",
+           "--dynamic", "--versions", str(samples), "--jobs", str(jobs), "--format", "json",
            "-o", str(out), "-q"]
     subprocess.run(cmd, check=True)
 

@@ -104,7 +104,7 @@ def scaling(factor: int, tsed: bool, samples: int | None, tmp: Path) -> list[dic
     corpus = tmp / f"corpus{factor}.jsonl"
     sets = build_corpus(factor, corpus)
     flags = ([] if tsed else ["--no-tsed"]) + ([] if samples is None else
-                                              ["--samples", str(samples)])
+                                              ["--versions", str(samples)])
     rows = []
     for workers in (1, 2):
         before = load()
@@ -174,7 +174,7 @@ def _memory_rows(corpus: Path, sets: int, factor: int, samples: int, fmt: str,
     for mode, extra in modes:
         before = load()
         seconds, rss = run_score(corpus, corpus.with_suffix(f".out.{fmt}"),
-                                 ["--no-tsed", "--samples", str(samples), *extra], fmt)
+                                 ["--no-tsed", "--versions", str(samples), *extra], fmt)
         corpus.with_suffix(f".out.{fmt}").unlink()
         row = {"what": "memory", "mode": mode, "format": fmt, "factor": factor,
                "sets": sets, "samples": samples, "seconds": round(seconds, 2),

@@ -166,7 +166,7 @@ run_scenario() {
       expected=$VENV_PY
       machine_value=$VENV_PY
       # Five versions at a fixed seed: the small model's answers are the same every run.
-      machine_extra=", \"codequorum.provider.baseUrl\": \"$MODEL_URL\", \"codequorum.provider.model\": \"SmolLM2-135M-Instruct\", \"codequorum.provider.apiKeyEnv\": \"\", \"codequorum.provider.seed\": 1, \"codequorum.provider.samples\": 5, \"codequorum.languageModel.vendor\": \"codequorum-e2e\""
+      machine_extra=", \"codequorum.provider.baseUrl\": \"$MODEL_URL\", \"codequorum.provider.model\": \"SmolLM2-135M-Instruct\", \"codequorum.provider.apiKeyEnv\": \"\", \"codequorum.provider.seed\": 1, \"codequorum.provider.versions\": 5, \"codequorum.languageModel.vendor\": \"codequorum-e2e\""
       scenario_env=(CODEQUORUM_E2E_SCENARIO=watch "CODEQUORUM_E2E_LLM=$MODEL_URL")
       # The chat view, open by default, takes the focus the editor needs for inline completions.
       user_extra='"workbench.secondarySideBar.defaultVisibility": "hidden", "editor.inlineSuggest.enabled": true,'

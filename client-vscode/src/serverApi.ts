@@ -41,7 +41,7 @@ export interface RegenerateAnswer {
   stored: number;
   /** ok, failed, cancelled, or relay (the client is to generate). */
   status: string | undefined;
-  /** How many versions the server would ask for (its provider.samples). */
+  /** How many versions the server would ask for (its provider.versions). */
   count: number | undefined;
   /** With provider.kind "client": the messages the client should send to its model. */
   messages: PromptMessage[] | undefined;

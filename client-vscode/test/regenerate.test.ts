@@ -55,9 +55,9 @@ describe('regenerate with a VS Code language model', () => {
     openEditor(URI, CALC_LINES, { line: 6, character: 10 });
   });
 
-  it('sends N requests, takes the code from the fenced blocks and relays it with addSamples', async () => {
+  it('sends N requests, takes the code from the fenced blocks and relays it with addVersions', async () => {
     const server = serverWith();
-    const { ctx, refreshes } = makeContext(server, CALC_LINES, { 'provider.samples': 3 });
+    const { ctx, refreshes } = makeContext(server, CALC_LINES, { 'provider.versions': 3 });
     const model = new FakeModel('copilot-gpt-4o', [ANSWER('return a + b'), ANSWER('return sum((a, b))'), ANSWER('return b + a')]);
     mock.state.chatModels = [model];
 
@@ -94,9 +94,18 @@ describe('regenerate with a VS Code language model', () => {
     assert.equal(mock.state.messages.at(-1)?.text, 'codequorum: 3 new versions of Calc.add.');
   });
 
+  it('still reads the older spelling provider.samples, over provider.versions', async () => {
+    const server = serverWith();
+    const { ctx } = makeContext(server, CALC_LINES, { 'provider.samples': 2, 'provider.versions': 5 });
+    const model = new FakeModel('m', [ANSWER('return a + b'), ANSWER('return b + a'), ANSWER('return a - b')]);
+    mock.state.chatModels = [model];
+    await regenerateWithLanguageModel(ctx);
+    assert.equal(model.requests.length, 2);
+  });
+
   it('opens the comparison when the user clicks Compare on the result', async () => {
     const server = serverWith();
-    const { ctx } = makeContext(server, CALC_LINES, { 'provider.samples': 1 });
+    const { ctx } = makeContext(server, CALC_LINES, { 'provider.versions': 1 });
     mock.state.chatModels = [new FakeModel('m', [ANSWER('return a + b')])];
     mock.state.messageAnswers = ['Compare'];
     await regenerateWithLanguageModel(ctx);
@@ -106,7 +115,7 @@ describe('regenerate with a VS Code language model', () => {
 
   it('stops at cancellation and relays only the versions already complete', async () => {
     const server = serverWith();
-    const { ctx } = makeContext(server, CALC_LINES, { 'provider.samples': 5 });
+    const { ctx } = makeContext(server, CALC_LINES, { 'provider.versions': 5 });
     const model = new FakeModel('m', [ANSWER('return a + b'), ANSWER('return b + a')]);
     mock.state.chatModels = [model];
     // progress is reported before each request: the 3rd report cancels, so request 3 never goes out
@@ -123,7 +132,7 @@ describe('regenerate with a VS Code language model', () => {
 
   it('relays nothing when cancelled before any answer', async () => {
     const server = serverWith();
-    const { ctx } = makeContext(server, CALC_LINES, { 'provider.samples': 4 });
+    const { ctx } = makeContext(server, CALC_LINES, { 'provider.versions': 4 });
     const model = new FakeModel('m', [ANSWER('return a + b')]);
     mock.state.chatModels = [model];
     mock.state.cancelAfterReports = 1;
@@ -135,7 +144,7 @@ describe('regenerate with a VS Code language model', () => {
 
   it('stops when the user refuses the model access, and says why', async () => {
     const server = serverWith();
-    const { ctx, logged } = makeContext(server, CALC_LINES, { 'provider.samples': 3 });
+    const { ctx, logged } = makeContext(server, CALC_LINES, { 'provider.versions': 3 });
     const model = new FakeModel('m', [LanguageModelError.NoPermissions('the user declined')]);
     mock.state.chatModels = [model];
     await regenerateWithLanguageModel(ctx);
@@ -148,7 +157,7 @@ describe('regenerate with a VS Code language model', () => {
 
   it('skips answers without code and keeps going', async () => {
     const server = serverWith();
-    const { ctx, logged } = makeContext(server, CALC_LINES, { 'provider.samples': 2 });
+    const { ctx, logged } = makeContext(server, CALC_LINES, { 'provider.versions': 2 });
     mock.state.chatModels = [new FakeModel('m', ['```python\n```', ANSWER('return a + b')])];
     await regenerateWithLanguageModel(ctx);
     const adds = server.callsOf(ServerCommands.addVersions);
@@ -158,7 +167,7 @@ describe('regenerate with a VS Code language model', () => {
 
   it('lets the user pick among several models, and uses the family setting', async () => {
     const server = serverWith();
-    const { ctx } = makeContext(server, CALC_LINES, { 'provider.samples': 1, 'languageModel.family': 'gpt-4o' });
+    const { ctx } = makeContext(server, CALC_LINES, { 'provider.versions': 1, 'languageModel.family': 'gpt-4o' });
     const a = new FakeModel('a', [ANSWER('return a + b')], 'Model A');
     const b = new FakeModel('b', [ANSWER('return b + a')], 'Model B');
     mock.state.chatModels = [a, b];

@@ -93,7 +93,7 @@ describe('settings contributed to VS Code', () => {
       assert.ok(typeof reach === 'string', `${name} says what it can do (x-codequorum-reach)`);
       assert.equal(contributed[name].scope === 'machine', !['analysis', 'project-file'].includes(reach), name);
     }
-    assert.ok('codequorum.provider.samples' in contributed);
+    assert.ok('codequorum.provider.versions' in contributed);
     assert.ok('codequorum.provider.maxRetries' in contributed);
     assert.ok('codequorum.provider.useN' in contributed);
   });

@@ -128,7 +128,7 @@ def test_non_utf8_line_is_named(tmp_path: Path) -> None:
     ("row", "message"),
     [
         ({"samples": ["x"]}, "missing 'task_id'"),
-        ({"task_id": "a", "samples": "x = 1"}, "missing 'samples'"),
+        ({"task_id": "a", "samples": "x = 1"}, "missing 'versions'"),
         ({"task_id": "a", "samples": [1, 2]}, "samples[0] must be a string"),
         ({"task_id": "a", "samples": ["x"], "prompt": 3}, "'prompt' must be a string"),
         ({"task_id": "a", "samples": ["x"], "tests": [{"kind": "fuzz"}]}, "unknown kind"),
@@ -295,3 +295,17 @@ def test_bigcode_entries_are_read_whatever_the_stream_hands_over() -> None:
                                  "g.json"))
     assert broken[0] == (2, ["x"])
     assert isinstance(broken[1], ReadError) and broken[1].line == 4
+
+
+def test_versions_is_the_key_and_samples_its_older_spelling(
+        tmp_path: Path, sample_set_schema: dict[str, Any]) -> None:
+    rows = [{"task_id": "new", "versions": ["x = 1", "x = 2"]},
+            {"task_id": "old", "samples": ["y = 1"]},
+            {"task_id": "both", "versions": ["z = 1"], "samples": ["ignored = 1", "too = 2"]}]
+    results = list(read_sample_sets(_write_lines(tmp_path / "s.jsonl", rows)))
+    assert [(s.task_id, s.codes) for s in _sets(results)] == [
+        ("new", ["x = 1", "x = 2"]), ("old", ["y = 1"]), ("both", ["z = 1"])]
+    for row in rows:
+        jsonschema.validate(row, sample_set_schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"task_id": "none"}, sample_set_schema)

@@ -73,7 +73,7 @@ async def test_added_versions_run_at_once_and_the_hover_rests_on_behaviour(
 
 
 async def test_a_regeneration_is_run_when_it_is_answered(workspace: Path) -> None:
-    options = {"provider": {"baseUrl": "", "apiKeyEnv": "", "samples": 2, "timeout": 5}}
+    options = {"provider": {"baseUrl": "", "apiKeyEnv": "", "versions": 2, "timeout": 5}}
     with ChatServer(script=[code_answer(VERSIONS[1]), code_answer(VERSIONS[2])]) as chat:
         options["provider"]["baseUrl"] = chat.base_url
         async with lsp_session(workspace, init_options=options) as client:

@@ -302,7 +302,7 @@ async def test_regenerate_from_an_action_answers_at_once_and_says_how_it_ended(
     doc, samples = _document(shared_dir)
     version = samples[0].split('"""\n', 2)[-1]
     with ChatServer(default=code_answer(doc.split("    ordered")[0] + version)) as chat:
-        options = {"provider": {"baseUrl": chat.base_url, "apiKeyEnv": "", "samples": 2}}
+        options = {"provider": {"baseUrl": chat.base_url, "apiKeyEnv": "", "versions": 2}}
         async with lsp_session(
             workspace, init_options=options, client_capabilities=NO_LENSES
         ) as client:

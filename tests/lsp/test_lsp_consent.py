@@ -28,7 +28,7 @@ ANSWER = "```python\ndef clamp(x: int) -> int:\n    return min(10, max(0, x))\n`
 
 
 def _provider(base_url: str, key_env: str = "CQ_TEST_KEY") -> dict[str, Any]:
-    return {"provider": {"baseUrl": base_url, "apiKeyEnv": key_env, "samples": 1, "timeout": 5}}
+    return {"provider": {"baseUrl": base_url, "apiKeyEnv": key_env, "versions": 1, "timeout": 5}}
 
 
 def _approvals(workspace: Path) -> dict[str, Any]:

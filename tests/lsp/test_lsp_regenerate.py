@@ -44,7 +44,7 @@ def _options(base_url: str, **provider: Any) -> dict[str, Any]:
             "model": "codegen-16b",
             "apiKeyEnv": "CQ_TEST_KEY",
             "seed": 11,
-            "samples": 3,
+            "versions": 3,
             "timeout": 5,
             **provider,
         },
@@ -112,7 +112,7 @@ async def test_provider_failures_are_reported_and_the_server_stays_up(
     doc = task["prompt"] + CURRENT_BODY
     recorded = RecordedTask.load("HumanEval/0")
     with ChatServer(default=recorded) as chat:
-        options = _options(chat.base_url, samples=1, timeout=0.5)
+        options = _options(chat.base_url, versions=1, timeout=0.5)
         approve_endpoint(workspace, chat.base_url, "CQ_TEST_KEY")
         async with lsp_session(workspace, init_options=options) as client:
             uri = open_document(client, workspace / "close.py", doc)
@@ -180,7 +180,7 @@ async def test_cancel_a_regeneration_midway(workspace: Path, shared_dir: Path) -
     with ChatServer(script=[recorded(_fake_request(0))], default=slow(30)) as chat:
         approve_endpoint(workspace, chat.base_url, "CQ_TEST_KEY")
         async with lsp_session(
-            workspace, init_options=_options(chat.base_url, timeout=60, samples=4, concurrency=4)
+            workspace, init_options=_options(chat.base_url, timeout=60, versions=4, concurrency=4)
         ) as client:
             uri = open_document(client, workspace / "close.py", doc)
             token = f"client-{uuid.uuid4().hex[:6]}"

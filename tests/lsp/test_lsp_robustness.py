@@ -92,7 +92,7 @@ async def test_corrupt_store_is_moved_aside(workspace: Path) -> None:
 
 async def test_invalid_settings_warn_and_use_defaults(workspace: Path) -> None:
     init = {
-        "provider": {"samples": "lots", "temperature": 7},
+        "provider": {"versions": "lots", "temperature": 7},
         "hover": {"diffLines": -3},
         "diagnostics": {"minSeverity": "loud"},
     }
@@ -102,7 +102,7 @@ async def test_invalid_settings_warn_and_use_defaults(workspace: Path) -> None:
         texts = [m.message for m in client.messages]
         assert all(m.type == types.MessageType.Warning for m in client.messages)
         for key in (
-            "provider.samples",
+            "provider.versions",
             "provider.temperature",
             "hover.diffLines",
             "diagnostics.minSeverity",

@@ -66,7 +66,7 @@ async def test_diagnostics_while_typing_are_debounced(workspace: Path) -> None:
 
 
 async def test_regenerate_relayed_through_the_client(workspace: Path) -> None:
-    options = {"provider": {"kind": "client", "samples": 4}}
+    options = {"provider": {"kind": "client", "versions": 4}}
     async with lsp_session(workspace, init_options=options) as client:
         uri = open_document(client, workspace / "area.py", DOC)
         answer = await command(client, "codequorum.regenerate", uri, "area")

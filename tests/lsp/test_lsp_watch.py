@@ -39,7 +39,7 @@ OTHER = FUNCTION.replace("total += int(amount) *", "total = total + int(amount) 
 def _options(base_url: str, watch: str = "ask", **extra: Any) -> dict[str, Any]:
     return {
         "provider": {"baseUrl": base_url, "model": "local-model", "apiKeyEnv": "",
-                     "samples": 3, "timeout": 5},
+                     "versions": 3, "timeout": 5},
         "watch": watch,
         "dynamic": {"auto": False},
         "analysis": {"metrics": ["textual"]},
@@ -290,7 +290,7 @@ async def test_a_key_goes_only_to_an_approved_endpoint(workspace: Path) -> None:
 async def test_with_the_client_as_provider_an_editor_that_relays_is_asked(
         workspace: Path) -> None:
     relaying = attrs.evolve(capabilities(), experimental={"codequorumRelay": True})
-    options = {"watch": "auto", "provider": {"kind": "client", "samples": 4}}
+    options = {"watch": "auto", "provider": {"kind": "client", "versions": 4}}
     async with lsp_session(workspace, init_options=options,
                            client_capabilities=relaying) as client:
         relayed: list[Any] = []

@@ -58,24 +58,24 @@ def test_defaults_when_nothing_given() -> None:
     settings, warnings = parse_settings(None)
     assert settings == Settings()
     assert warnings == []
-    assert settings.provider.samples == 5
+    assert settings.provider.versions == 5
     assert settings.code_lens.show_for_all is False
 
 
 def test_nested_flat_and_prefixed_forms_are_read() -> None:
     nested, w1 = parse_settings(
-        {"provider": {"model": "m1", "samples": 3}, "hover": {"diffLines": 4}}
+        {"provider": {"model": "m1", "versions": 3}, "hover": {"diffLines": 4}}
     )
     flat, w2 = parse_settings(
-        {"codequorum.provider.model": "m1", "provider.samples": 3, "codequorum.hover.diffLines": 4}
+        {"codequorum.provider.model": "m1", "provider.versions": 3, "codequorum.hover.diffLines": 4}
     )
     wrapped, w3 = parse_settings(
-        {"codequorum": {"provider": {"model": "m1", "samples": 3}, "hover": {"diffLines": 4}}}
+        {"codequorum": {"provider": {"model": "m1", "versions": 3}, "hover": {"diffLines": 4}}}
     )
     assert nested == flat == wrapped
     assert (w1, w2, w3) == ([], [], [])
     assert nested.provider.model == "m1"
-    assert nested.provider.samples == 3
+    assert nested.provider.versions == 3
     assert nested.hover.diff_lines == 4
     assert nested.provider.temperature == 0.8
 
@@ -83,12 +83,12 @@ def test_nested_flat_and_prefixed_forms_are_read() -> None:
 def test_invalid_values_fall_back_to_defaults_with_a_warning_naming_the_key() -> None:
     settings, warnings = parse_settings(
         {
-            "provider": {"samples": "many", "temperature": 9, "seed": 1.5, "timeout": 0},
+            "provider": {"versions": "many", "temperature": 9, "seed": 1.5, "timeout": 0},
             "diagnostics": {"minSeverity": "loud", "enable": "yes"},
             "codeLens": {"showForAll": True},
         }
     )
-    assert settings.provider.samples == 5
+    assert settings.provider.versions == 5
     assert settings.provider.temperature == 0.8
     assert settings.provider.seed is None
     assert settings.provider.timeout == 60.0
@@ -97,7 +97,7 @@ def test_invalid_values_fall_back_to_defaults_with_a_warning_naming_the_key() ->
     assert settings.code_lens.show_for_all is True
     text = "\n".join(warnings)
     for key in (
-        "provider.samples",
+        "provider.versions",
         "provider.temperature",
         "provider.seed",
         "provider.timeout",
@@ -124,12 +124,12 @@ def test_extension_settings_are_accepted_and_ignored() -> None:
             "interpreter": "/usr/bin/python3",
             "languageModel": {"vendor": "copilot", "family": "gpt-4o"},
             "statusBar": {"enable": False},
-            "provider": {"samples": 4},
+            "provider": {"versions": 4},
         }
     )
     flat, w2 = parse_settings({"codequorum.interpreter": "", "codequorum.statusBar.enable": True})
     assert (w1, w2) == ([], [])
-    assert nested == Settings(provider=ProviderSettings(samples=4))
+    assert nested == Settings(provider=ProviderSettings(versions=4))
     assert flat == Settings()
 
 
@@ -148,18 +148,18 @@ def test_not_an_object_gives_defaults() -> None:
 
 
 def test_base_settings_are_kept_for_missing_keys() -> None:
-    base, _ = parse_settings({"provider": {"model": "base-model", "samples": 7}})
-    settings, warnings = parse_settings({"provider": {"samples": 2}}, base)
+    base, _ = parse_settings({"provider": {"model": "base-model", "versions": 7}})
+    settings, warnings = parse_settings({"provider": {"versions": 2}}, base)
     assert warnings == []
     assert settings.provider.model == "base-model"
-    assert settings.provider.samples == 2
+    assert settings.provider.versions == 2
 
 
 def test_whole_float_is_accepted_for_integers_and_seed_null() -> None:
-    settings, warnings = parse_settings({"provider": {"samples": 4.0, "seed": None}})
+    settings, warnings = parse_settings({"provider": {"versions": 4.0, "seed": None}})
     assert warnings == []
-    assert settings.provider.samples == 4
-    assert isinstance(settings.provider.samples, int)
+    assert settings.provider.versions == 4
+    assert isinstance(settings.provider.versions, int)
     assert settings.provider.seed is None
 
 
@@ -197,7 +197,7 @@ def test_propose_inputs_is_off_by_default_and_asks_the_provider_endpoint() -> No
     config = settings.provider.config()
     assert (config.base_url, config.api_key_env, config.timeout, config.samples) == (
         "http://127.0.0.1:9/v1", None, 7.0, 5)
-    assert settings.provider.config(samples=2).samples == 2
+    assert settings.provider.config(versions=2).samples == 2
     bad, warnings = parse_settings({"codequorum.dynamic.proposeInputs": "yes"})
     assert bad.dynamic.propose_inputs is False
     assert warnings == ['invalid setting codequorum.dynamic.proposeInputs = "yes": expected '
@@ -266,3 +266,16 @@ def test_the_typed_settings_are_the_declared_ones_with_their_defaults() -> None:
         if typing.get_origin(hint) is typing.Literal:
             assert typing.get_args(hint) == setting.enum, setting.name
     assert {f.name for f in dataclasses.fields(Settings)} == {*groups, "trusted"}
+
+
+def test_provider_samples_is_an_older_spelling_of_provider_versions() -> None:
+    # VS Code sends every declared setting, the new one with its default: the older
+    # spelling, when set, still counts, and a warning names the new one
+    settings, warnings = parse_settings({"provider": {"samples": 3, "versions": 5}})
+    assert settings.provider.versions == 3
+    assert warnings == ["codequorum.provider.samples is deprecated: use "
+                        "codequorum.provider.versions"]
+    settings, warnings = parse_settings({"provider": {"samples": None, "versions": 7}})
+    assert (settings.provider.versions, warnings) == (7, [])
+    _, warnings = parse_settings({"provider": {"samples": 3}}, deprecations=False)
+    assert warnings == []

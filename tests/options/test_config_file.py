@@ -48,7 +48,7 @@ def config_error(argv: list[str]) -> str:
 
 def test_no_file_keeps_the_built_in_defaults() -> None:
     args = parse_arguments(["check", "."])
-    assert (args.tsed, args.fail_on, args.min_samples) == (True, "warning", 2)
+    assert (args.tsed, args.fail_on, args.min_versions) == (True, "warning", 2)
 
 
 def test_pyproject_table_gives_defaults_with_typed_values() -> None:
@@ -61,24 +61,24 @@ def test_pyproject_table_gives_defaults_with_typed_values() -> None:
 
 def test_closest_file_wins_from_the_input_path(tmp_path: Path) -> None:
     write(Path("pyproject.toml"), "[tool.codequorum]\nmin-samples = 3\n")
-    write(Path("pkg/sub/codequorum.toml"), "min-samples = 5\n")
+    write(Path("pkg/sub/codequorum.toml"), "min-versions = 5\n")
     write(Path("pkg/sub/deep/mod.py"), "x = 1\n")
-    assert parse_arguments(["check", "pkg/sub/deep/mod.py"]).min_samples == 5
-    assert parse_arguments(["check", "pkg"]).min_samples == 3
+    assert parse_arguments(["check", "pkg/sub/deep/mod.py"]).min_versions == 5
+    assert parse_arguments(["check", "pkg"]).min_versions == 3
     found = find_project_config(Path("pkg/sub/deep"))
     assert found is not None and found.path == (Path.cwd() / "pkg/sub/codequorum.toml")
 
 
 def test_codequorum_toml_beats_pyproject_in_the_same_folder() -> None:
     write(Path("pyproject.toml"), "[tool.codequorum]\nmin-samples = 3\n")
-    write(Path("codequorum.toml"), "min-samples = 4\n")
-    assert parse_arguments(["check", "."]).min_samples == 4
+    write(Path("codequorum.toml"), "min-versions = 4\n")
+    assert parse_arguments(["check", "."]).min_versions == 4
 
 
 def test_pyproject_without_the_table_is_skipped(tmp_path: Path) -> None:
     write(Path("codequorum.toml"), "min-samples = 7\n")
     write(Path("app/pyproject.toml"), '[tool.ruff]\nline-length = 100\n')
-    assert parse_arguments(["check", "app"]).min_samples == 7
+    assert parse_arguments(["check", "app"]).min_versions == 7
 
 
 def test_commands_without_paths_search_from_the_current_folder() -> None:
@@ -98,7 +98,7 @@ def test_command_table_wins_over_the_top_level() -> None:
     check = parse_arguments(["check", "."])
     demo = parse_arguments(["demo"])
     assert (score.max_depth, check.max_depth, demo.max_depth) == (20, 10, 10)
-    assert (score.samples, demo.samples, check.fail_on) == (3, 3, "error")
+    assert (score.versions, demo.versions, check.fail_on) == (3, 3, "error")
 
 
 def test_flags_override_the_file() -> None:
@@ -139,10 +139,10 @@ def test_paths_are_relative_to_the_file(home: Path) -> None:
 def test_config_option_names_the_file(tmp_path: Path) -> None:
     write(Path("codequorum.toml"), "min-samples = 3\n")
     other = write(tmp_path / "elsewhere" / "ci.toml", "min-samples = 9\n")
-    assert parse_arguments(["check", ".", "--config", str(other)]).min_samples == 9
+    assert parse_arguments(["check", ".", "--config", str(other)]).min_versions == 9
     shared = write(tmp_path / "elsewhere" / "pyproject.toml",
                    "[tool.codequorum.check]\nmin-samples = 6\n")
-    assert parse_arguments(["check", ".", "--config", str(shared)]).min_samples == 6
+    assert parse_arguments(["check", ".", "--config", str(shared)]).min_versions == 6
 
 
 def test_config_option_missing_file() -> None:
@@ -152,7 +152,7 @@ def test_config_option_missing_file() -> None:
 def test_isolated_ignores_every_file(home: Path) -> None:
     write(Path("codequorum.toml"), 'min-samples = 3\nfail-on = "loud"\n')
     user_file(home, "[check]\nmin-samples = 4\n")
-    assert parse_arguments(["check", ".", "--isolated"]).min_samples == 2
+    assert parse_arguments(["check", ".", "--isolated"]).min_versions == 2
 
 
 def test_config_and_isolated_exclude_each_other(capsys: pytest.CaptureFixture[str]) -> None:
@@ -169,7 +169,7 @@ def test_user_file_sets_the_endpoint_and_the_project_overrides_it(home: Path) ->
     write(Path("codequorum.toml"), "[sample]\nsamples = 3\n")
     write(Path("app.py"), "def f():\n    return 1\n")
     args = parse_arguments(["sample", "app.py", "-f", "f"])
-    assert (args.base_url, args.api_key_env, args.model, args.samples) == (
+    assert (args.base_url, args.api_key_env, args.model, args.versions) == (
         "http://localhost:11434/v1", "", "qwen2.5-coder:7b", 3)
 
 
@@ -194,7 +194,7 @@ def test_relative_xdg_config_home_is_ignored(monkeypatch: pytest.MonkeyPatch,
     write(Path("relative/codequorum/config.toml"), "[check]\nmin-samples = 4\n")
     monkeypatch.setenv("XDG_CONFIG_HOME", "relative")
     monkeypatch.setenv("HOME", str(tmp_path / "nobody"))
-    assert parse_arguments(["check", "."]).min_samples == 2
+    assert parse_arguments(["check", "."]).min_versions == 2
 
 
 # ----------------------------------------------------------------------------- refusals
@@ -336,7 +336,7 @@ def test_workspace_defaults_map_file_keys_to_server_settings(home: Path) -> None
         "provider.apiKeyEnv": "",
         "provider.model": "qwen2.5-coder:7b",
         "provider.temperature": 0.6,
-        "provider.samples": 8,
+        "provider.versions": 8,
         "provider.timeout": 30.0,
         "provider.useN": True,
     }

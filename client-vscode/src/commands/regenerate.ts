@@ -136,7 +136,7 @@ export async function regenerateWithLanguageModel(
       qualifiedName: report.qualifiedName,
       code: await ctx.documentText(target.uri, report.range!),
     });
-  const count = Math.max(1, Math.min(50, Math.floor(fromServer?.count ?? ctx.setting('provider.samples', 5))));
+  const count = Math.max(1, Math.min(50, Math.floor(fromServer?.count ?? (ctx.setting<number | null>('provider.samples', null) ?? ctx.setting('provider.versions', 5)))));
   const result = await vscode.window.withProgress(
     {
       location: vscode.ProgressLocation.Notification,

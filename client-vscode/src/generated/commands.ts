@@ -121,7 +121,7 @@ export interface Range {
   end: Position;
 }
 
-/** `n`: how many versions (1-50; default `provider.samples`); `endpointConfirmed`: the client checked the endpoint and key variable with the user. `interactive`: answered at once with status `started`; the outcome is shown. */
+/** `n`: how many versions (1-50; default `provider.versions`); `endpointConfirmed`: the client checked the endpoint and key variable with the user. `interactive`: answered at once with status `started`; the outcome is shown. */
 export interface RegenerateArgs {
   uri: string;
   position?: Position | null;

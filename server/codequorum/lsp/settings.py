@@ -56,7 +56,7 @@ class ProviderSettings:
     model: str = "gpt-4o-mini"
     api_key_env: str = "OPENAI_API_KEY"
     temperature: float = 0.8
-    samples: int = 5
+    versions: int = 5
     seed: int | None = None
     timeout: float = 60.0
     max_retries: int = 2
@@ -66,8 +66,8 @@ class ProviderSettings:
     #: None: bounded by the size of the function asked for; 0: no bound.
     max_tokens: int | None = None
 
-    def config(self, samples: int | None = None) -> ProviderConfig:
-        """The client configuration these settings stand for (``samples`` versions)."""
+    def config(self, versions: int | None = None) -> ProviderConfig:
+        """The client configuration these settings stand for (``versions`` asked for)."""
         from codequorum.generate.endpoint import ProviderConfig
 
         return ProviderConfig(
@@ -75,7 +75,7 @@ class ProviderSettings:
             model=self.model,
             api_key_env=self.api_key_env or None,
             temperature=self.temperature,
-            samples=self.samples if samples is None else samples,
+            samples=self.versions if versions is None else versions,
             seed=self.seed,
             timeout=self.timeout,
             max_retries=self.max_retries,
@@ -305,6 +305,21 @@ def _fold_tsed(metrics: tuple[str, ...], tsed: bool) -> tuple[str, ...]:
     return metric_choice({*metrics, "tsed"} if tsed else set(metrics) - {"tsed"})
 
 
+def _fold_deprecated(deprecated: Mapping[str, Any], groups: dict[str, dict[str, Any]],
+                     settings: Settings) -> None:
+    """Each deprecated spelling's value into ``groups``: ``analysis.tsed`` folds into
+    ``analysis.metrics``; any other is a plain renaming, and wins over the new name (which an
+    editor such as VS Code sends with its default even when the user never set it)."""
+    for key, value in deprecated.items():
+        if key == "analysis.tsed":
+            analysis = groups.setdefault("analysis", {})
+            analysis["metrics"] = _fold_tsed(
+                analysis.get("metrics", settings.analysis.metrics), value)
+            continue
+        new = _BY_KEY[_BY_KEY[key].deprecated.removeprefix(PREFIX)]
+        groups.setdefault(new.group, {})[new.attr] = value
+
+
 def parse_settings(raw: Any, base: Settings | None = None,
                    *, deprecations: bool = True) -> tuple[Settings, list[str]]:
     """Settings from client-supplied JSON, and one warning per refused key.
@@ -351,10 +366,7 @@ def parse_settings(raw: Any, base: Settings | None = None,
                     warnings.append(f"{PREFIX}{key} is deprecated: use {spec.deprecated}")
             continue
         groups.setdefault(spec.group, {})[spec.attr] = accepted
-    if "analysis.tsed" in deprecated:
-        analysis = groups.setdefault("analysis", {})
-        analysis["metrics"] = _fold_tsed(analysis.get("metrics", settings.analysis.metrics),
-                                         deprecated["analysis.tsed"])
+    _fold_deprecated(deprecated, groups, settings)
     if trusted is not None:
         settings = dataclasses.replace(settings, trusted=trusted)
     if not groups:

@@ -8,7 +8,7 @@ before each), the texts before them and the text after. The rules of
 ``watch`` = ``ask``, a one-click offer (``window/showMessageRequest``, the safe answer
 first); "always" and "never" are kept per workspace folder in the user's approvals file.
 With ``auto`` (or "always") no offer. Sampling stores the arrived text as a version of origin
-``assistant`` and asks the configured provider for ``provider.samples`` more, under a
+``assistant`` and asks the configured provider for ``provider.versions`` more, under a
 cancellable progress that an edit of the function also stops; with ``provider.kind`` =
 ``client`` the editor is asked (``codequorum/relay``, when it says it can). Then the
 versions run as any that arrive (:mod:`codequorum.lsp.autorun`).
@@ -242,7 +242,7 @@ class Watch:
         if settings.watch.mode == "ask" and choice != "auto":
             p = settings.provider
             source = provider_words(p.kind, p.model, p.config().public_url)
-            answer = await choose(self.ls, offer_text(arrival, p.samples, source), ACTIONS,
+            answer = await choose(self.ls, offer_text(arrival, p.versions, source), ACTIONS,
                                   types.MessageType.Info)
             if answer in (ALWAYS, NEVER):
                 await self._keep_choice(root, "auto" if answer == ALWAYS else "off")
@@ -305,7 +305,7 @@ class Watch:
                          [assistant])
         ls.refresh(uri)
         settings = ls.settings_for(uri)
-        n = settings.provider.samples
+        n = settings.provider.versions
         request = await cmds.regeneration_request(ls, uri, snapshot, entry, n)
         if settings.provider.kind == "client":
             self._relay(watched, request)

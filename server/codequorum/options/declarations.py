@@ -143,7 +143,7 @@ def _local_workers(value: object) -> bool:
 
 
 #: The most versions, and retries of one request, a project's file may ask for with the
-#: user's key: the bounds of the editor's ``provider.samples`` and ``provider.maxRetries``.
+#: user's key: the bounds of the editor's ``provider.versions`` and ``provider.maxRetries``.
 PROJECT_MAX_SAMPLES = 50
 PROJECT_MAX_RETRIES = 10
 
@@ -268,8 +268,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("fail-on", "exit with status 1 when a finding at or above this severity exists: "
            "error, warning (default), information or never", A, _on(CHECK),
            default="warning", metavar="SEVERITY", values=FAIL_ON),
-    Option("min-samples", "check a function only when at least K versions are stored "
-           "(default 2)", A, _on(CHECK), type=positive, default=2, metavar="K"),
+    Option("min-versions", "check a function only when at least K versions are stored "
+           "(default 2)", A, _on(CHECK),
+           flags=("--min-versions", "--min-samples"), type=positive, default=2, metavar="K"),
     Option("jsd-log-base", "log base of the JSD similarity (default 2; e reproduces the "
            "published reference code)", A, _on(DEMO, SCORE), group="analysis",
            type=log_base, default=2.0, metavar="{2,e}"),
@@ -319,11 +320,13 @@ OPTIONS: tuple[Option, ...] = (
     Option("api-key-env", "environment variable holding the API key; '' sends none "
            "(default: %(default)s)", Reach.KEY_VARIABLE, _on(CHECK, MCP, SAMPLE, SCORE),
            group="endpoint", default=DEFAULT_API_KEY_ENV, metavar="VAR"),
-    Option("samples", "versions to ask for (default: %(default)s)", Reach.TOKEN_SPEND,
-           _on(SAMPLE), group="endpoint", flags=("--samples", "-n"), type=positive, default=5,
+    Option("versions", "versions to ask for (default: %(default)s)", Reach.TOKEN_SPEND,
+           _on(SAMPLE), group="endpoint",
+           flags=("--versions", "--samples", "-n"), type=positive, default=5,
            metavar="N", project_values=_at_most(PROJECT_MAX_SAMPLES)),
-    Option("samples", "versions one call asks for when the agent names no count (default: "
-           "%(default)s)", A, _on(MCP), group="endpoint", flags=("--samples", "-n"),
+    Option("versions", "versions one call asks for when the agent names no count (default: "
+           "%(default)s)", A, _on(MCP), group="endpoint",
+           flags=("--versions", "--samples", "-n"),
            type=positive, default=5, metavar="N"),
     Option("temperature", "sampling temperature; above 0 so the versions can differ "
            "(default: %(default)s)", A, _on(SAMPLE), group="endpoint", type=float,
@@ -392,8 +395,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("outlier-gap", "a version is an outlier when its mean similarity to the others "
            "is more than X below the median (default 0.1)", A, _on(DEMO, SCORE),
            group="analysis", type=float, default=0.1, metavar="X"),
-    Option("samples", "score the first K versions of each set", A, _on(DEMO, SCORE),
-           group="analysis", type=positive, metavar="K"),
+    Option("versions", "score the first K versions of each set", A, _on(DEMO, SCORE),
+           group="analysis",
+           flags=("--versions", "--samples"), type=positive, metavar="K"),
     # ------------------------------------------------------------------ score's output
     Option("format", formats_help(), A, _on(DEMO, SCORE), group="output",
            dest="output_format", default="table", metavar="FORMAT", values=FORMAT_NAMES),
@@ -537,9 +541,12 @@ SETTINGS: tuple[Setting, ...] = (
     Setting('provider.temperature', 'number', 0.8,
             "Sampling temperature for regenerated versions.",
             reach=A, minimum=0, maximum=2, mirrors=('sample', 'temperature')),
-    Setting('provider.samples', 'integer', 5,
+    Setting('provider.versions', 'integer', 5,
             "How many versions to ask for per regeneration.",
-            reach=A, minimum=1, maximum=50, mirrors=('sample', 'samples')),
+            reach=A, minimum=1, maximum=50, mirrors=('sample', 'versions')),
+    Setting('provider.samples', 'integer?', None,
+            "Deprecated: use codequorum.provider.versions (read when that one is not set).",
+            reach=A, minimum=1, maximum=50, deprecated="codequorum.provider.versions"),
     Setting('provider.seed', 'integer?', None,
             "Seed sent with each request (null: none). Version k uses seed + k.",
             reach=A, mirrors=('sample', 'seed')),

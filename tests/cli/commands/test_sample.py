@@ -310,3 +310,32 @@ def test_the_request_is_read_from_the_parsed_arguments(tmp_path: Path) -> None:
     assert (provider.samples, provider.temperature, provider.seed) == (3, 0.2, 7)
     assert (provider.timeout, provider.concurrency, provider.max_tokens) == (5.0, 2, 300)
     assert (provider.max_retries, provider.use_n) == (4, True)
+
+
+@pytest.mark.parametrize("flag", ["--versions", "--samples", "-n"])
+def test_versions_to_ask_for_has_one_name_and_its_older_spelling(tmp_path: Path,
+                                                                 flag: str) -> None:
+    from codequorum.cli.commands.sample import sample_request
+    from codequorum.cli.main import parse_arguments
+
+    args = parse_arguments(["sample", str(tmp_path / "app.py"), "-f", "f", flag, "7",
+                            "--isolated"])
+    assert sample_request(args).provider.samples == 7
+
+
+@pytest.mark.parametrize("key", ["versions", "samples"])
+def test_a_project_asks_for_at_most_fifty_versions_under_either_key(
+        tmp_path: Path, key: str) -> None:
+    from codequorum.cli.commands.sample import sample_request
+    from codequorum.cli.main import parse_arguments
+    from codequorum.options.config_file import RefusedKey
+
+    (tmp_path / "codequorum.toml").write_text(f"[sample]\n{key} = 7\n")
+    args = parse_arguments(["sample", str(tmp_path / "app.py"), "-f", "f",
+                            "--config", str(tmp_path / "codequorum.toml")])
+    assert sample_request(args).provider.samples == 7
+    (tmp_path / "codequorum.toml").write_text(f"[sample]\n{key} = 51\n")
+    with pytest.raises(RefusedKey, match=f"{key} = 51: a project's configuration file cannot "
+                       "choose how many tokens"):
+        parse_arguments(["sample", str(tmp_path / "app.py"), "-f", "f",
+                         "--config", str(tmp_path / "codequorum.toml")])

@@ -309,7 +309,7 @@ def _open_session(request: CheckRequest, store_path: Path, workspace: Path, run:
 
 def check_files(request: CheckRequest, store_path: Path, workspace: Path) -> CheckRun:
     """Check every target file against the store at ``store_path``."""
-    run = CheckRun(store=str(store_path), min_samples=request.min_samples)
+    run = CheckRun(store=str(store_path), min_samples=request.min_versions)
     problems: list[str] = []
     session = _open_session(request, store_path, workspace, run, problems)
     cancel = threading.Event()
@@ -317,7 +317,7 @@ def check_files(request: CheckRequest, store_path: Path, workspace: Path) -> Che
     try:
         if session.store() is None:
             raise UserError(problems[0] if problems else f"cannot open {store_path}")
-        checker = _Checker(session, run, request.min_samples, request.dynamic, cancel, asker)
+        checker = _Checker(session, run, request.min_versions, request.dynamic, cancel, asker)
         for path, lang in _targets(request.paths, request.language, run):
             checker.check_file(path, lang)
     finally:
@@ -346,7 +346,7 @@ class CheckRequest:
     language: str | None = None          # normalised
     workspace: Path | None = None        # ``--workspace`` as given
     store: Path | None = None
-    min_samples: int = 2
+    min_versions: int = 2
     metrics: tuple[str, ...] = EDITOR_METRICS
     max_depth: int = 30
     timeout: float = 10.0
@@ -366,7 +366,7 @@ def check_request(args: argparse.Namespace) -> CheckRequest:
     language = parsing.normalize_language(args.language) if args.language else None
     return CheckRequest(
         paths=tuple(args.paths), format=fmt, fail_on=args.fail_on, language=language,
-        workspace=args.workspace, store=args.store, min_samples=args.min_samples,
+        workspace=args.workspace, store=args.store, min_versions=args.min_versions,
         metrics=chosen_metrics(args.metrics, default=EDITOR_METRICS, tsed=args.tsed),
         max_depth=args.max_depth, timeout=args.timeout, dynamic=args.dynamic,
         propose=propose_config(args), quiet=args.quiet, color=args.color)

@@ -145,7 +145,7 @@ def demo_request(args: argparse.Namespace) -> DemoRequest:
         format=fmt,
         output=SinkRequest(path=args.output, color=args.color, matrices=args.matrices,
                            reasons=args.reasons, title=TITLE if fmt.terminal else None),
-        analysis=analysis_options(args, fmt), samples=args.samples, jobs=args.jobs,
+        analysis=analysis_options(args, fmt), samples=args.versions, jobs=args.jobs,
         dynamic=args.dynamic, sandbox=args.sandbox,
         interpreter=getattr(args, "interpreter", None), quiet=args.quiet, color=args.color,
         risk_level=args.risk_level)

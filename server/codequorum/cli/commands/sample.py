@@ -178,7 +178,7 @@ def provider_config(args: argparse.Namespace) -> ProviderConfig:
         model=args.model,
         api_key_env=args.api_key_env or None,
         temperature=args.temperature,
-        samples=args.samples,
+        samples=args.versions,
         seed=args.seed,
         timeout=args.timeout,
         max_retries=max(0, args.max_retries),
