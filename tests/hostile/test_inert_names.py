@@ -21,7 +21,7 @@ from tests.support.chat_server import ChatServer, server_error
 
 from ..agents.conftest import call, mcp_session, text_of
 from ..lsp.conftest import lsp_session, questions
-from ..lsp.helpers import command, open_document, wait_for
+from ..lsp.helpers import command, open_document, progress_values, wait_for
 from ..support.hostile_names import live_links, raw_characters, readable
 from ._pathological import GOOD, run_cli, write_jsonl
 from .conftest import Hostile
@@ -161,6 +161,11 @@ async def test_regenerates_failure_message_quotes_a_link_name_inert(tmp_path: Pa
                                            if "regeneration of" in m.message], timeout=20)
             for message in said:
                 _inert(message, LINK_KEY, newlines=True)
+            titles = [v.title for token in client.progress_reports
+                      for v in progress_values(client, token)
+                      if isinstance(v, types.WorkDoneProgressBegin)]
+            assert titles and all(live_links(t) == [] and raw_characters(t) == []
+                                  for t in titles), titles
             assert await command(client, "codequorum.analyze", uri, QUALIFIED) is not None
 
 

@@ -250,7 +250,7 @@ def resolve_in_workspace(root: Path, path: Path) -> Path:
         raise
     except (OSError, RuntimeError) as exc:  # a loop of links, a name too long
         raise RefusedFile(f"cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
-    if not real.is_relative_to(root) or real == root:
+    if not real.is_relative_to(root):
         raise RefusedFile("outside the workspace (a path or link that leads out of it is "
                           "not read)")
     why = workspace_refusal(PurePath(real.relative_to(root)))

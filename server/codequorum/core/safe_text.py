@@ -116,7 +116,8 @@ def agent_text(text: object, limit: int | None = AGENT_LIMIT) -> str:
 
 
 def agent_block(text: object, limit: int | None = None) -> str:
-    """Code in an agent's answer: its lines kept, everything else as :func:`agent_text`."""
+    """Code in an agent's answer (a version's ``code``): escaped as :func:`safe_text`, its
+    lines kept; the one string of an answer that is more than one line."""
     return safe_text(text, limit, keep_newlines=True)
 
 
