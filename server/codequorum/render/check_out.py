@@ -8,7 +8,6 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TextIO
-from urllib.parse import quote
 
 from codequorum import __version__
 from codequorum.core.errors import UnknownFormatError
@@ -191,7 +190,7 @@ def _sarif(run: CheckRun) -> dict[str, Any]:
                 # SARIF's plain text makes [text](target) a link: none left live
                 "message": {"text": plain_message(f.message, MESSAGE_LIMIT)},
                 "locations": [{"physicalLocation": {
-                    "artifactLocation": {"uri": quote(f.path, safe="/")},
+                    "artifactLocation": {"uri": f.path},
                     "region": {"startLine": f.line, "startColumn": f.column,
                                "endLine": f.end_line, "endColumn": f.end_column},
                 }}],
