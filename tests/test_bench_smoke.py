@@ -24,15 +24,15 @@ NODE_SCRIPTS = sorted(BENCH.glob("*.mjs"))
 
 
 def _smoke(command: list[str]) -> str:
-    """Run one smoke run; its standard output (skips the test when the script skipped)."""
+    """Run one smoke run; what it printed (skips the test when the script skipped)."""
     proc = subprocess.run([*command, "--smoke"], cwd=BENCH.parent, capture_output=True,
                           text=True, timeout=600, check=False)
     assert proc.returncode == 0, (f"exit {proc.returncode}\n{proc.stdout[-2000:]}\n"
                                   f"{proc.stderr[-4000:]}")
     skipped = [line for line in proc.stdout.splitlines() if line.startswith("skipped: ")]
     if skipped:
-        pytest.skip(f"{command[-1]}: {skipped[0].removeprefix('skipped: ')}")
-    return proc.stdout
+        pytest.skip(f"{Path(command[-1]).name}: {skipped[0].removeprefix('skipped: ')}")
+    return proc.stdout + proc.stderr
 
 
 def test_the_benchmarks_are_found() -> None:
