@@ -674,6 +674,8 @@ def _plan(sample_set: SampleSet, options: DynamicOptions) -> InputPlan:
         sizes=options.scaling_sizes,
         proposer=proposer,
     )
+    if sample_set.module is not None and runtime is not None and not runtime.modules:
+        plan.notes.append(ALONE_NOTE.format(name=runtime.name))
     return method_inputs(plan, sample_set.module, _takes_instance(sample_set))
 
 
@@ -710,12 +712,12 @@ def run_dynamic_many(
         runtime = runtime_for(language)
         assert runtime is not None
         runtime.require(options.interpreter, options.sandbox,
-                        view=any(ss.module is not None for ss in sample_sets
+                        view=any(_module_for(ss) is not None for ss in sample_sets
                                  if ss.language == language))
     plans = [_plan(ss, options) if ok else InputPlan(ss.entry_point)
              for ss, ok in zip(sample_sets, runnable, strict=True)]
     jobs: list[Job] = [
-        (s, c, code, plans[s], ss.module, ss.language)
+        (s, c, code, plans[s], _module_for(ss), ss.language)
         for s, ss in enumerate(sample_sets)
         if plans[s].cases
         for c, code in enumerate(ss.codes)
@@ -728,6 +730,18 @@ def run_dynamic_many(
     ]
 
 
+#: The note of a set whose runtime runs versions alone, not in their module.
+ALONE_NOTE = ("not-run-in-module: {name} versions run alone, without their module's "
+              "imports and helpers")
+
+
+def _module_for(ss: SampleSet) -> ModuleContext | None:
+    """The module ``ss``'s versions run in: None where its runtime runs versions alone
+    (its plan's notes say so: :data:`ALONE_NOTE`)."""
+    runtime = runtime_for(ss.language)
+    return ss.module if runtime is not None and runtime.modules else None
+
+
 def _set_report(ss: SampleSet, plan: InputPlan, ran: list[_CandidateRun] | None,
                 runnable: bool, options: DynamicOptions) -> DynamicReport:
     """One set's report from its runs (None: nothing ran). In a module, the runs count only
@@ -738,8 +752,9 @@ def _set_report(ss: SampleSet, plan: InputPlan, ran: list[_CandidateRun] | None,
         runs = _not_run(len(ss.codes), "no inputs", options)
     else:
         runs = _collect_runs(ran)
-        if ss.module is not None:
-            judged = judge_module(ss.module, [r.module for r in ran], ss.codes)
+        module = _module_for(ss)
+        if module is not None:
+            judged = judge_module(module, [r.module for r in ran], ss.codes)
             problem, module_notes = judged.problem, judged.notes
             if not judged.keep:  # no verdict may rest on these runs
                 plan = InputPlan(plan.entry_point, notes=list(plan.notes))

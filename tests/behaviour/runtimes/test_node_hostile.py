@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import socket
 import subprocess
+from typing import Any
 
 import pytest
 
@@ -17,19 +18,24 @@ from codequorum.core.model import TestCase
 ESCAPE = "const P = this.constructor.constructor('return process')();"
 
 
-def run(code: str, limits: Limits = Limits(), args: tuple[object, ...] = ()) -> object:
+DEFAULT = Limits()
+
+
+def run(code: str, limits: Limits = DEFAULT, args: tuple[object, ...] = ()) -> Any:
     test = TestCase("call", args=args, expected=1, has_expected=True)
     return JAVASCRIPT.run(code, [test], "f", limits)
 
 
 def test_no_process_require_or_console_of_the_host(node_sandboxed: object) -> None:
     code = """function f() { return [typeof process, typeof require, typeof module,
-      typeof globalThis.process, String(Object.getOwnPropertyNames(globalThis).includes('process'))]; }"""
+      typeof globalThis.process,
+      String(Object.getOwnPropertyNames(globalThis).includes('process'))]; }"""
     result = run(code)
     assert result.tests[0].output == '["undefined","undefined","undefined","undefined","false"]'
 
 
-def test_constructor_constructor_reaches_only_the_contexts_own_realm(node_sandboxed: object) -> None:
+def test_constructor_constructor_reaches_only_the_contexts_own_realm(
+        node_sandboxed: object) -> None:
     code = "function f() { " + ESCAPE + " return typeof P; }"
     got = run(code).tests[0]
     assert (got.exc_type, got.exc_message) == ("ReferenceError", "process is not defined")
@@ -62,7 +68,7 @@ def test_a_memory_bomb_is_stopped(node_sandboxed: object) -> None:
 def host_level(node: node_sandbox.NodeBinary, code: str) -> subprocess.CompletedProcess[str]:
     """``code`` as Node's own code (``process``, ``require``) in the same walls as a version:
     the sandbox's command line with ``-e code`` in place of the harness."""
-    argv = node_sandbox.command(node, Limits(), 1)[:-2] + ["-e", code]
+    argv = [*node_sandbox.command(node, Limits(), 1)[:-2], "-e", code]
     return subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
 
 
@@ -111,7 +117,8 @@ def test_sockets_files_and_workers_are_walled(node_sandboxed: object,
     code = f"""function f() {{
       const out = [];
       try {{ eval('require'); out.push('require'); }} catch (e) {{ out.push('no-require'); }}
-      try {{ import('net').then(() => 0); out.push('import'); }} catch (e) {{ out.push('no-import'); }}
+      try {{ import('net').then(() => 0); out.push('import'); }}
+      catch (e) {{ out.push('no-import'); }}
       return out.concat([{port} > 0]); }}"""
     result = run(code)
     assert result.tests[0].output.startswith('["no-require"')

@@ -38,7 +38,8 @@ def test_values_come_back_in_the_canonical_form(node_sandboxed: object) -> None:
     assert [t.output for t in result.tests] == [
         '{"$":"number","v":"-0"}', '{"$":"number","v":"NaN"}', '{"$":"undefined"}',
         '{"$":"bigint","v":"10"}', '{"$":"map","v":[[1,"a"],[2,"b"]]}',
-        '{"$":"set","v":[1,3]}', '[1,{"$":"hole"},3]', '{"$":"date","v":"1970-01-01T00:00:00.000Z"}',
+        '{"$":"set","v":[1,3]}', '[1,{"$":"hole"},3]',
+        '{"$":"date","v":"1970-01-01T00:00:00.000Z"}',
         '{"$":"regexp","v":"/a+/g"}', '{"$":"Uint8Array","v":[1,2]}', '{"$":"symbol","v":"s"}',
         '{"$":"function","v":"named"}',
         '{"$":"object","class":"Point","v":[["x",1],["y",2]]}',

@@ -50,6 +50,8 @@ class Runtime:
     run: Callable[..., Any]
     #: ``(interpreter, sandbox, view)``: raises when versions cannot run here, saying why.
     require: Callable[..., None]
+    #: True when versions run in their function's module (its imports, its class).
+    modules: bool
     #: The syntax error a version would report, found in this process (None: none found).
     compile_error: Callable[[str], str | None]
 

@@ -59,6 +59,11 @@ def static_counts(
     return [None if c is None else {str(k): int(v) for k, v in c.items()} for c in data]
 
 
+def require(interpreter: str | None = None, sandbox: str = "strict", view: bool = False) -> None:
+    """Raise when Python versions cannot run here at ``sandbox`` (the sandbox's probe)."""
+    isolation.require(interpreter, sandbox, view=view)
+
+
 def compile_error(code: str) -> str | None:
     """``SyntaxError: ...`` as the sandbox words it, or ``None`` if ``code`` compiles
     (compiling executes nothing)."""
@@ -84,7 +89,8 @@ CPYTHON = Runtime(
     canonical=canonical_output,
     proposed_inputs=True,
     run=run_candidate,
-    require=isolation.require,
+    require=require,
+    modules=True,
     compile_error=compile_error,
 )
 

@@ -11,6 +11,7 @@ into the canonical form (``js_values.py``); a call that is not all literals is s
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -195,10 +196,8 @@ def examples(text: str, entry: str) -> list[tuple[tuple[Any, ...], Any, bool]]:
         if not got[2] and i + 1 < len(lines):
             following = parse_expression(lines[i + 1].strip().rstrip(";"))
             if following is not None and following.type != "call_expression":
-                try:
+                with contextlib.suppress(NotLiteral):
                     got = (got[0], literal(following), True)
-                except NotLiteral:
-                    pass
         found.append(got)
         if len(found) >= MAX_EXAMPLES:
             break
@@ -292,7 +291,7 @@ def _label(entry: str, args: Sequence[Any]) -> str:
 def _add(plan: InputPlan, case: TestCase, source: Any, graded: bool, label: str,
          known: set[str]) -> None:
     key = label + ("" if not case.has_expected else "=" + js_values.show(case.expected))
-    if key in known or label in known and not case.has_expected:
+    if key in known or (label in known and not case.has_expected):
         return
     known.update((key, label))
     plan.cases.append(InputCase(case, source, graded, label))

@@ -49,8 +49,8 @@ def matches(output: str, expected: Any) -> bool:
 
 
 def canonical(output: str | None) -> str | None:
-    """The comparison key of a value (OER): its tree written with sorted keys and numbers
-    as floats, so equal values print alike."""
+    """The comparison key of a value (OER): its tree written with sorted keys and every
+    integral number as an integer, so equal values print alike."""
     if output is None:
         return None
     try:
@@ -64,7 +64,7 @@ def _floats(tree: Any) -> Any:
     if isinstance(tree, bool) or tree is None or isinstance(tree, str):
         return tree
     if isinstance(tree, (int, float)):
-        return float(tree)
+        return int(tree) if float(tree).is_integer() and abs(tree) < 2**53 else float(tree)
     if isinstance(tree, list):
         return [_floats(x) for x in tree]
     if isinstance(tree, dict):

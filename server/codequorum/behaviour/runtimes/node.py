@@ -153,8 +153,6 @@ def require(interpreter: str | None = None, sandbox: str = "strict", view: bool 
     if sandbox != "strict":
         raise SandboxUnavailableError("JavaScript and TypeScript versions run only in the "
                                       "strict sandbox (bubblewrap, namespaces, seccomp)")
-    if view:
-        raise SandboxUnavailableError("JavaScript versions do not run in their module yet")
     node_sandbox.require()
 
 
@@ -181,7 +179,8 @@ def _entry(language: str, name: str, typescript: bool) -> Runtime:
         static_counts=static_counts_ts if typescript else static_counts_js,
         test_inputs=js_inputs.collect_js_inputs, examples=js_inputs.examples,
         module_view=lambda *a, **k: None, canonical=js_values.canonical, proposed_inputs=True,
-        run=_run(typescript), require=require, compile_error=lambda code: None,
+        run=_run(typescript), require=require, modules=False,
+        compile_error=lambda code: None,
     )
 
 

@@ -20,7 +20,7 @@ import struct
 import sys
 
 sys.path.insert(0, "/opt/codequorum-sandbox")
-import confine  # noqa: E402 - the sandbox's own scripts, bound read-only
+import confine
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
