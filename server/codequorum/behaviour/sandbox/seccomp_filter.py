@@ -45,11 +45,6 @@ KILLED = (
 )  # fmt: skip
 OTHER_PROCESS_ONLY = {"setpriority": 1, "sched_setaffinity": 0, "prlimit64": 0}
 REFUSED = ("memfd_create",)
-#: Node's filter (``node_filter``): ``execve`` is left to the launcher's exec-once filter
-#: (``runtimes/node_harness/launch.py``); libuv asks for io_uring and falls back when it
-#: hears ``ENOSYS``; sockets are refused with ``EACCES``.
-NODE_NOT_KILLED = ("execve", "io_uring_setup", "io_uring_enter", "io_uring_register")
-NODE_REFUSED = ("socket", "socketpair")
 
 
 @dataclass(frozen=True)
@@ -60,19 +55,13 @@ class Filter:
     note: str
 
 
-def _build(node: bool = False) -> bytes:
+def _build() -> bytes:
     import pyseccomp as sc
 
     flt = sc.SyscallFilter(sc.ALLOW)
     kill = sc.KILL_PROCESS
     for name in KILLED:
-        if not (node and name in NODE_NOT_KILLED):
-            flt.add_rule(kill, name)
-    if node:
-        for name in NODE_NOT_KILLED[1:]:
-            flt.add_rule(sc.ERRNO(errno.ENOSYS), name)
-        for name in NODE_REFUSED:
-            flt.add_rule(sc.ERRNO(errno.EACCES), name)
+        flt.add_rule(kill, name)
     # New processes: clone only with CLONE_THREAD.
     flt.add_rule(kill, "clone", sc.Arg(0, sc.MASKED_EQ, CLONE_THREAD, 0))
     flt.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
@@ -89,18 +78,8 @@ def _build(node: bool = False) -> bytes:
 @lru_cache(maxsize=1)
 def candidate_filter() -> Filter:
     """The filter as BPF bytes, built once per process (libseccomp through pyseccomp)."""
-    return _filter(False)
-
-
-@lru_cache(maxsize=1)
-def node_filter() -> Filter:
-    """The filter of a Node version (:data:`NODE_NOT_KILLED`, :data:`NODE_REFUSED`)."""
-    return _filter(True)
-
-
-def _filter(node: bool) -> Filter:
     try:
-        program = _build(node)
+        program = _build()
     except (ImportError, OSError, RuntimeError, ValueError) as exc:
         return Filter(b"", f"seccomp filter not built: {type(exc).__name__}: {exc}")
     if not program or len(program) % 8:

@@ -1,7 +1,7 @@
 """Inside bubblewrap: confine this process, then become Node (``execve``, once).
 
 Stdlib only, loaded by path under ``python -s -S``. Arguments: the seccomp program (hex,
-built in the parent: ``seccomp_filter.node_filter``), the Node binary, then Node's own
+built in the parent: ``node_seccomp.py``), the Node binary, then Node's own
 arguments. In order: leave root (``nobody``), drop every capability, set the rlimits,
 ``no_new_privs`` and the parent's filter, then a second filter of our own that lets
 ``execve`` through only for the path buffer this process holds (its address is known
