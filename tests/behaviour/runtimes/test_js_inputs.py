@@ -16,6 +16,8 @@ def test_example_lines_give_literal_arguments_and_expected_values() -> None:
     assert example_call("add(1, -2) // => -1", "add") == ((1, -2), -1, True)
     assert example_call("add([1, , 3], {b: 2, a: NaN}) === 0", "add") == (
         ([1, 3], {"$": "object", "v": [["a", {"$": "number", "v": "NaN"}], ["b", 2]]}), 0, True)
+    assert example_call("add({}) // => {}", "add") == (({"$": "object", "v": []},),
+                                                       {"$": "object", "v": []}, True)
     assert example_call("add(x, 1)", "add") is None
     assert example_call("other(1)", "add") is None
 

@@ -165,7 +165,7 @@ def example_call(line: str, entry: str) -> tuple[tuple[Any, ...], Any, bool] | N
         return None
     if len(parts) < 2 or not parts[1].strip():
         return args, None, False
-    expected_node = parse_expression(parts[1].strip().rstrip(";"))
+    expected_node = parse_expression("(" + parts[1].strip().rstrip(";") + ")")
     if expected_node is None:
         return args, None, False
     try:
@@ -194,7 +194,7 @@ def examples(text: str, entry: str) -> list[tuple[tuple[Any, ...], Any, bool]]:
         if got is None:
             continue
         if not got[2] and i + 1 < len(lines):
-            following = parse_expression(lines[i + 1].strip().rstrip(";"))
+            following = parse_expression("(" + lines[i + 1].strip().rstrip(";") + ")")
             if following is not None and following.type != "call_expression":
                 with contextlib.suppress(NotLiteral):
                     got = (got[0], literal(following), True)
