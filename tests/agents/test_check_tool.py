@@ -50,10 +50,12 @@ def test_javascript_versions_run_in_the_node_sandbox(tmp_path: Path) -> None:
         pytest.skip("the Node sandbox does not hold here")
     root = tmp_path / "ws"
     (root / ".git").mkdir(parents=True)
-    doc = "function add(a, b) {\n  // >>> add(1, 2)\n  // 3\n  return a + b;\n}\n"
-    (root / "add.js").write_text(doc, encoding="utf-8")
-    store_versions(root, root / "add.js", "add", [doc, doc.replace("a + b", "a - b")])
+    doc = "/**\n * Adds.\n * @example add(1, 2) // => 3\n */\n"
+    (root / "add.js").write_text(doc + JS, encoding="utf-8")
+    store_versions(root, root / "add.js", "add", [JS, JS.replace("a + b", "a - b")])
     result = _check(root, path="add.js", function="add", dynamic=True)
     assert result.status == "ok"
     assert result.dynamic.ran is True
     assert "divergent-outputs" in {f.code for f in result.findings}
+    assert result.recommendation is not None and result.recommendation.version == 0
+    assert result.recommendation.by == "behaviour"

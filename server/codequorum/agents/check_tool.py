@@ -84,7 +84,8 @@ def _analyse(ws: AgentWorkspace, target: FunctionTarget) -> FunctionAnalysis | N
     """The function's analysis, None when it has no stored versions."""
     info = target.info
     return ws.session().function_sync(target.key, target.language, str(info.qualified_name),
-                                      info.name, current_code(target.source.text, info))
+                                      info.name, current_code(target.source.text, info),
+                                      doc=info.docstring)
 
 
 def _run(ws: AgentWorkspace, target: FunctionTarget, analysis: FunctionAnalysis,

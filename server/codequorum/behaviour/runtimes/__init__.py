@@ -50,6 +50,9 @@ class Runtime:
     run: Callable[..., Any]
     #: ``(interpreter, sandbox, view)``: raises when versions cannot run here, saying why.
     require: Callable[..., None]
+    #: True when a function's examples live in the comment above it, outside its code
+    #: (the editor passes that comment as the set's prompt).
+    comment_examples: bool
     #: True when versions run in their function's module (its imports, its class).
     modules: bool
     #: The syntax error a version would report, found in this process (None: none found).

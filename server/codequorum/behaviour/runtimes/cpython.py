@@ -90,6 +90,7 @@ CPYTHON = Runtime(
     proposed_inputs=True,
     run=run_candidate,
     require=require,
+    comment_examples=False,
     modules=True,
     compile_error=compile_error,
 )

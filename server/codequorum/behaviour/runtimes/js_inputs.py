@@ -175,10 +175,10 @@ def example_call(line: str, entry: str) -> tuple[tuple[Any, ...], Any, bool] | N
 
 
 def comment_lines(text: str) -> list[str]:
-    """The comment lines of ``text`` (a version, the prompt or the current code), their
-    comment marks taken off."""
-    return [_COMMENT_PREFIX.sub("", line, count=1) for line in text.splitlines()
-            if line.lstrip().startswith(("//", "*", "/*"))]
+    """The lines of ``text`` (a version, the prompt, the comment above the function), their
+    comment marks taken off: a line that is a call with literal arguments is an example
+    wherever it stands (a call in code has variables or a keyword before it)."""
+    return [_COMMENT_PREFIX.sub("", line, count=1) for line in text.splitlines()]
 
 
 def examples(text: str, entry: str) -> list[tuple[tuple[Any, ...], Any, bool]]:

@@ -195,7 +195,7 @@ def _entry(language: str, name: str, typescript: bool) -> Runtime:
         static_counts=static_counts_ts if typescript else static_counts_js,
         test_inputs=js_inputs.collect_js_inputs, examples=js_inputs.examples,
         module_view=lambda *a, **k: None, canonical=js_values.canonical, proposed_inputs=True,
-        run=_run(typescript), require=require, modules=False,
+        run=_run(typescript), require=require, modules=False, comment_examples=True,
         compile_error=lambda code: None,
     )
 
