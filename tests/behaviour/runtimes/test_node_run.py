@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import pytest
+
 from codequorum.behaviour.run import DynamicOptions, run_dynamic
+from codequorum.cli.main import main
 from codequorum.core.model import SampleSet
 
 PROMPT = "/**\n * @example addAll([1, 2, 3]) // => 6\n * @example addAll([]) // => 0\n */"
@@ -22,3 +28,23 @@ def test_a_javascript_set_runs_and_its_versions_part(node_sandboxed: object) -> 
     assert report.output_clusters == [[0, 1], [2]]
     assert report.summary["sctd_jsd"] is not None and report.summary["sctd_jsd"] > 0
     assert report.rules.divergence is not None
+
+
+def test_score_runs_javascript_and_typescript_sets_of_a_jsonl_file(
+        node_sandboxed: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "sets.jsonl"
+    typed = ["function biggest(xs: number[]): number { return Math.max(...xs); }",
+             "function biggest(xs: number[]): number { return xs.sort()[xs.length - 1]; }"]
+    path.write_text("\n".join(json.dumps(s) for s in [
+        {"task_id": "js", "language": "javascript", "entry_point": "addAll", "prompt": PROMPT,
+         "versions": VERSIONS},
+        {"task_id": "ts", "language": "typescript", "entry_point": "biggest",
+         "versions": typed},
+    ]) + "\n", encoding="utf-8")
+    assert main(["score", str(path), "--dynamic", "--format", "json"]) == 0
+    js, ts = json.loads(capsys.readouterr().out)["sets"]
+    assert js["dynamic"]["python"].startswith("node ")
+    assert js["summary"]["pass_rate_mean"] == 2 / 3 and js["recommended_by"] == "behaviour"
+    assert "divergent-outputs" in [v["code"] for v in js["verdicts"]]
+    assert ts["dynamic"]["inputs_source"] == ["hypothesis"]  # drawn from number[]
+    assert ts["summary"]["sctd_jsd"] is not None and ts["summary"]["oer"] < 1.0

@@ -174,8 +174,7 @@ def require(interpreter: str | None = None, sandbox: str = "strict", view: bool 
 
 def probed(interpreter: str | None = None, sandbox: str = "strict", view: bool = False) -> Any:
     """The cached probe, or None when none was made (nothing is started)."""
-    info = node_sandbox.probe.cache_info()
-    return node_sandbox.probe() if info.currsize else None
+    return node_sandbox.probed()
 
 
 def version() -> str:

@@ -262,9 +262,30 @@ def compile_counts_run(codes: Sequence[str], limits: Limits, node: NodeBinary | 
     return child, child.run()
 
 
-@functools.lru_cache(maxsize=1)
 def probe() -> tuple[bool, str, tuple[str, ...]]:
-    """One sandboxed Node run of a known version: (held, why not, layers)."""
+    """One sandboxed Node run of a known version: (held, why not, layers); cached per
+    bubblewrap binary and Node."""
+    return _probe(bwrap.find_bwrap(), find_node())
+
+
+def probed() -> tuple[bool, str, tuple[str, ...]] | None:
+    """The cached :func:`probe`, or None when none was made (nothing is started)."""
+    with _probes_lock:
+        return _probes.get((bwrap.find_bwrap(), find_node()))
+
+
+_probes: dict[tuple[str | None, NodeBinary | None], tuple[bool, str, tuple[str, ...]]] = {}
+_probes_lock = threading.Lock()
+
+
+def _probe(tool: str | None, node: NodeBinary | None) -> tuple[bool, str, tuple[str, ...]]:
+    with _probes_lock:
+        if (tool, node) not in _probes:
+            _probes[(tool, node)] = _probe_now()
+        return _probes[(tool, node)]
+
+
+def _probe_now() -> tuple[bool, str, tuple[str, ...]]:
     if find_node() is None:
         return False, "no supported Node (20, 22 or 24) is installed", ()
     test = TestCase("call", args=(2,), expected=3, has_expected=True, name="probe")

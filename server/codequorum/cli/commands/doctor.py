@@ -14,6 +14,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
+from codequorum.behaviour.runtimes import node_sandbox
 from codequorum.behaviour.sandbox import bwrap, isolation
 from codequorum.options.arguments import add_options
 
@@ -71,6 +72,7 @@ def diagnose(interpreter: str | None) -> dict[str, Any]:
         "weak": {"ok": weak.ok, "detail": weak.detail, "layers": weak.layers},
         "missing": [name for name in REQUIRED if name not in held],
         "verdict": verdict(strict.ok, weak.ok),
+        "node": node_sandbox.describe(),
     }
 
 
@@ -125,3 +127,4 @@ def _print_text(found: dict[str, Any]) -> None:
     if not found["strict"]["ok"]:
         out.write(f"strict sandbox unavailable: {found['strict']['detail']}\n")
     out.write(f"{found['verdict']}\n")
+    out.write(f"JavaScript and TypeScript: {found['node']}\n")
