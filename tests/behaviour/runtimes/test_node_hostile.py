@@ -28,7 +28,7 @@ def run(code: str, limits: Limits = DEFAULT, args: tuple[object, ...] = ()) -> A
 
 
 def test_no_process_require_or_console_of_the_host(node_sandboxed: object) -> None:
-    code = """function f() { return [typeof process, typeof require, typeof module,
+    code = """function f() { return [typeof process, typeof require, typeof module.require,
       typeof globalThis.process,
       String(Object.getOwnPropertyNames(globalThis).includes('process'))]; }"""
     result = run(code)

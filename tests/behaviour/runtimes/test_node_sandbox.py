@@ -108,3 +108,12 @@ def test_the_pinned_wheels_node_runs_in_the_same_walls(node_sandboxed: object) -
     assert bomb.status == "memory"
     [counts] = _static_counts(["const f = (a, b) => a * b;"], False, wheel)
     assert counts is not None and counts["Mul"] == 1
+
+
+def test_module_versions_run_as_scripts(node_sandboxed: object) -> None:
+    esm = "export function twice(x: number): number { return 2 * x; }"
+    assert TYPESCRIPT.run(esm, [call(3, expected=6, has=True)], "twice", Limits()
+                          ).tests[0].passed is True
+    cjs = "function twice(x) { return 2 * x; }\nmodule.exports = { twice };"
+    assert JAVASCRIPT.run(cjs, [call(3, expected=6, has=True)], "twice", Limits()
+                          ).tests[0].passed is True

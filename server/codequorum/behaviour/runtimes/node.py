@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from codequorum.behaviour.runtimes import Runtime, js_inputs, js_values, node_sandbox
-from codequorum.behaviour.runtimes.ts_strip import NotStrippable, strip_types
+from codequorum.behaviour.runtimes.ts_strip import NotStrippable, script_form, strip_types
 from codequorum.behaviour.sandbox.limits import Limits
 from codequorum.behaviour.sandbox.runner import CandidateResult
 from codequorum.core.errors import SandboxUnavailableError, UserError
@@ -90,12 +90,14 @@ def bytecode_counts(text: str, marker: str, n: int) -> list[dict[str, int]]:
 
 
 def _javascript(code: str, typescript: bool) -> str | None:
-    if not typescript:
-        return code
-    try:
-        return strip_types(code)
-    except NotStrippable:
-        return None
+    """The script Node compiles: types stripped (TypeScript), module syntax made a script;
+    None when the TypeScript is more than types."""
+    if typescript:
+        try:
+            code = strip_types(code)
+        except NotStrippable:
+            return None
+    return script_form(code)
 
 
 _count_lock = threading.Lock()

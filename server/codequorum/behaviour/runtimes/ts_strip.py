@@ -69,6 +69,29 @@ def _spans(node: Node, spans: list[tuple[int, int]]) -> None:
         _spans(child, spans)
 
 
+def script_form(code: str) -> str:
+    """A version with ES module syntax as a script ``vm.Script`` compiles: ``export`` and
+    ``export default`` before a declaration blanked, ``export { ... }`` and ``import``
+    statements blanked (a version runs alone: what it imports is not there, and a call
+    that needs it raises as it would without the import)."""
+    data = code.encode("utf-8")
+    tree = parse(code, "javascript")
+    spans: list[tuple[int, int]] = []
+    for node in tree.root_node.children:
+        if node.type == "import_statement":
+            spans.append((node.start_byte, node.end_byte))
+        elif node.type == "export_statement":
+            declared = node.child_by_field_name("declaration")
+            if declared is None:
+                declared = next((c for c in node.named_children if c.type.endswith(
+                    ("declaration", "function_expression", "class"))), None)
+            if declared is None:
+                spans.append((node.start_byte, node.end_byte))
+            else:
+                spans.append((node.start_byte, declared.start_byte))
+    return _blank(spans, data) if spans else code
+
+
 def strip_types(code: str) -> str:
     """The JavaScript of ``code`` (TypeScript), types blanked; :class:`NotStrippable` when
     it has syntax with run-time meaning or does not parse."""
@@ -81,4 +104,4 @@ def strip_types(code: str) -> str:
     return _blank(spans, data)
 
 
-__all__ = ["NotStrippable", "strip_types"]
+__all__ = ["NotStrippable", "script_form", "strip_types"]

@@ -322,6 +322,11 @@
   }
 
   const consoleObject = { log, info: log, warn: log, error: log, debug: log };
+  // A CommonJS version's ``module.exports = f`` has somewhere to go (inner objects).
+  const moduleObject = { exports: {} };
+  defineProperty(global, 'module', { value: moduleObject, writable: true, configurable: true });
+  defineProperty(global, 'exports', { value: moduleObject.exports, writable: true,
+    configurable: true });
   defineProperty(global, 'console', { value: consoleObject, writable: true, configurable: true });
   defineProperty(global, '__codequorum_invoke', { value: invoke, writable: false,
     enumerable: false, configurable: false });
