@@ -7,6 +7,7 @@ from codequorum.behaviour.runtimes.js_inputs import (
     example_call,
     examples,
     from_python,
+    guessed_types,
     parameter_types,
 )
 from codequorum.core.model import SampleSet
@@ -49,3 +50,14 @@ def test_prompt_examples_are_graded_and_the_models_inputs_come_last() -> None:
                                                                          []))
     assert [c.test.args for c in asked.cases] == [(1.5,), ({"$": "object", "v": [["a", [1]]]},)]
     assert from_python(float("nan")) == {"$": "number", "v": "NaN"}
+
+
+def test_untyped_parameters_are_guessed_from_their_use() -> None:
+    code = ("function f(xs, s, n) { let t = 0; for (const x of xs) t += x;"
+            " return s.toUpperCase().length + t * n; }")
+    assert guessed_types(code, "f") == ["number[]", "string", "number"]
+    plan = collect_js_inputs(SampleSet.from_codes("t", [code], language="javascript",
+                                                  entry_point="f"))
+    assert plan.sources == ["hypothesis"] and len(plan.cases) == 6
+    assert "parameter types guessed from their use: number[], string, number" in plan.notes
+    assert guessed_types("function f({a}) { return a; }", "f") is None

@@ -5,7 +5,9 @@ blocks and ``// >>> f(x)`` lines, each a call with literal arguments and, on the
 line after ``//``, ``=>`` or ``===``, or on the next comment line, the expected value),
 graded only when they come from the prompt or the current code; values drawn from
 TypeScript parameter types (``number``, ``string``, ``boolean``, arrays of them); the
-model's proposed inputs where nothing else exists. Literals are read with tree-sitter
+model's proposed inputs where nothing else exists; last, values of the types the
+parameters' use in the body suggests (string methods, array methods or indexing,
+arithmetic). Literals are read with tree-sitter
 into the canonical form (``js_values.py``); a call that is not all literals is skipped.
 """
 
@@ -252,6 +254,60 @@ def _find_params(node: Node) -> Node | None:
     return None
 
 
+# ------------------------------------------------------------- types from their use
+STRING_METHODS = {"toUpperCase", "toLowerCase", "split", "charAt", "charCodeAt", "trim",
+                  "startsWith", "endsWith", "replace", "replaceAll", "padStart", "padEnd",
+                  "repeat", "substring", "substr", "match", "localeCompare", "codePointAt"}
+ARRAY_METHODS = {"map", "filter", "reduce", "forEach", "push", "pop", "shift", "sort", "every",
+                 "some", "find", "findIndex", "join", "flat", "reverse", "splice", "concat"}
+NUMBER_OPERATORS = {"*", "/", "-", "%", "**", "<", ">", "<=", ">=", "++", "--", "&", "|", "^"}
+
+
+def guessed_types(text: str, entry: str) -> list[str] | None:
+    """Each parameter's type as its use in the body suggests (``number``, ``string``,
+    ``number[]``): string methods, array methods or indexing, arithmetic; ``number`` when
+    nothing says. None when the function or its parameters are not plain names."""
+    for fn in functions(text, "typescript"):
+        if fn.name.split(".")[-1] != entry.split(".")[-1]:
+            continue
+        root = parse(fn.text, "typescript").root_node
+        params = _find_params(root)
+        if params is None:
+            return None
+        names = [_text(p.child_by_field_name("pattern") or p) for p in params.named_children]
+        if not all(re.fullmatch(r"[A-Za-z_$][\w$]*", n) for n in names):
+            return None
+        return [_use_of(root, name) for name in names]
+    return None
+
+
+def _use_of(root: Node, name: str) -> str:
+    seen: set[str] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.named_children)
+        if node.type == "member_expression" and _text(node.named_children[0]) == name:
+            prop = node.child_by_field_name("property")
+            method = _text(prop) if prop is not None else ""
+            seen.add("string" if method in STRING_METHODS else
+                     "array" if method in ARRAY_METHODS or method == "length" else "")
+        elif node.type == "subscript_expression" and _text(node.named_children[0]) == name:
+            seen.add("array")
+        elif node.type in ("binary_expression", "update_expression",
+                           "augmented_assignment_expression"):
+            op = node.child_by_field_name("operator")
+            if op is not None and _text(op).rstrip("=") in NUMBER_OPERATORS and any(
+                    _text(c) == name for c in node.named_children):
+                seen.add("number")
+        elif node.type == "for_in_statement" and any(_text(c) == name
+                                                      for c in node.named_children[1:]):
+            seen.add("array")
+    if "string" in seen:
+        return "string"
+    return "number[]" if "array" in seen else "number"
+
+
 # ---------------------------------------------------------------------------- plan
 def collect_js_inputs(
     sample_set: SampleSet, *, proposer: Proposer | None = None, use_doctests: bool = True,
@@ -279,6 +335,8 @@ def collect_js_inputs(
     if proposer is not None and not plan.cases:
         _add_proposed(plan, proposer, sample_set.codes[0] if sample_set.codes else "", entry,
                       known)
+    if use_hypothesis and not plan.cases:
+        _add_guessed(plan, sample_set, entry, hypothesis_examples, known)
     if not plan.cases:
         plan.notes.append("no examples, parameter types or proposed inputs: nothing to run")
     return plan
@@ -315,6 +373,18 @@ def _add_typed(plan: InputPlan, types: Sequence[str], entry: str, count: int,
             return
         label = _label(entry, args)
         _add(plan, TestCase("call", args=args, name=label), "hypothesis", False, label, known)
+
+
+def _add_guessed(plan: InputPlan, sample_set: SampleSet, entry: str, count: int,
+                 known: set[str]) -> None:
+    """Inputs drawn from the types the parameters' use suggests, where nothing else exists
+    (the versions' first reading that gives one)."""
+    texts = [s.code for s in sample_set.samples if s.origin == "current"] + sample_set.codes
+    types = next((t for t in map(lambda x: guessed_types(x, entry), texts) if t), None)
+    if not types:
+        return
+    plan.notes.append("parameter types guessed from their use: " + ", ".join(types))
+    _add_typed(plan, types, entry, count, known)
 
 
 def from_python(value: Any) -> Any:
@@ -359,4 +429,4 @@ def _add_proposed(plan: InputPlan, proposer: Proposer, source: str, entry: str,
 Examples = Callable[[str, str], list[tuple[tuple[Any, ...], Any, bool]]]
 
 __all__ = ["NotLiteral", "collect_js_inputs", "example_call", "examples", "from_python",
-           "literal", "parameter_types", "type_values"]
+           "guessed_types", "literal", "parameter_types", "type_values"]
