@@ -59,6 +59,12 @@ def test_an_infinite_loop_is_a_timeout(node_sandboxed: object) -> None:
     assert result.tests[0].exc_type == "Timeout" and result.tests[0].passed is False
 
 
+def test_an_endless_chain_of_microtasks_is_a_timeout(node_sandboxed: object) -> None:
+    result = run("async function f() { for (;;) await null; }",
+                 Limits(wall_seconds=5, cpu_seconds=5, test_seconds=1))
+    assert result.tests[0].exc_type == "Timeout"
+
+
 def test_a_memory_bomb_is_stopped(node_sandboxed: object) -> None:
     code = "function f() { const a = []; for (;;) a.push(new Array(1e6).fill(1)); }"
     result = run(code, Limits(wall_seconds=30, cpu_seconds=30, memory_mb=128))

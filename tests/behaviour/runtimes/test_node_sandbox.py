@@ -117,3 +117,15 @@ def test_module_versions_run_as_scripts(node_sandboxed: object) -> None:
     cjs = "function twice(x) { return 2 * x; }\nmodule.exports = { twice };"
     assert JAVASCRIPT.run(cjs, [call(3, expected=6, has=True)], "twice", Limits()
                           ).tests[0].passed is True
+
+
+def test_an_async_version_gives_what_its_promise_settles_to(node_sandboxed: object) -> None:
+    code = """async function f(x) { const y = await Promise.resolve(x); if (y < 0) throw new
+      RangeError('negative'); return y * 2; }"""
+    result = JAVASCRIPT.run(code, [call(2, expected=4, has=True), call(-1)], "f", Limits())
+    assert result.status == "ok"
+    assert (result.tests[0].output, result.tests[0].passed) == ("4", True)
+    assert (result.tests[1].exc_type, result.tests[1].exc_message) == ("RangeError", "negative")
+    never = JAVASCRIPT.run("function f() { return new Promise(() => {}); }", [call()], "f",
+                           Limits())
+    assert never.tests[0].output == '{"$":"promise","v":"pending"}'

@@ -81,7 +81,7 @@ function runMode(msg) {
   // outer `constructor` (which would lead to this realm's Function and `process`).
   const ctx = vm.createContext(vm.constants && vm.constants.DONT_CONTEXTIFY !== undefined
     ? vm.constants.DONT_CONTEXTIFY : Object.create(null),
-  { codeGeneration: { strings: true, wasm: false } });
+  { codeGeneration: { strings: true, wasm: false }, microtaskMode: 'afterEvaluate' });
   const inner = vm.runInContext(VALUES_SRC, ctx, { filename: 'values.js' });
   const testSeconds = msg.limits && msg.limits.test_seconds;
   const timeout = testSeconds ? Math.max(1, Math.round(testSeconds * 1000)) : undefined;
@@ -106,6 +106,7 @@ function runMode(msg) {
     return;
   }
   const INVOKE = new vm.Script('__codequorum_invoke()', { filename: 'invoke.js' });
+  const SETTLE = new vm.Script('__codequorum_settle()', { filename: 'settle.js' });
   let timeouts = 0;
   const tests = msg.tests || [];
   const skipped = new Set();
@@ -124,6 +125,7 @@ function runMode(msg) {
       inner.stage(target, JSON.stringify(test.args || []));
       answer = INVOKE.runInContext(ctx, timeout ? { timeout } : {});
       if (typeof answer !== 'string') throw new Error('the call gave no answer');
+      if (answer === '{"awaiting":true}') answer = SETTLE.runInContext(ctx, timeout ? { timeout } : {});
     } catch (err) {
       answer = null;
       if (err && err.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') {
@@ -174,6 +176,8 @@ function countsMode(msg) {
     memory_error: false });
 }
 
+// A promise of the version's that rejects unheard must not end the run.
+process.on('unhandledRejection', () => {});
 const message = readRun();
 if (message.mode === 'counts') countsMode(message);
 else runMode(message);

@@ -46,6 +46,7 @@
   const regexpToString = RegExp.prototype.toString;
   const arraySort = Array.prototype.sort;
   const arrayPush = Array.prototype.push;
+  const promiseThen = Promise.prototype.then;
   const fnName = function (f) {
     try { const n = f.name; return typeof n === 'string' ? n : ''; } catch (e) { return ''; }
   };
@@ -309,7 +310,31 @@
     } catch (err) {
       return JSONstringify({ exc_type: excType(err), exc_message: excMessage(err), printed });
     }
+    if (result !== null && typeof result === 'object' && tagOf(result) === '[object Promise]') {
+      // An async version: its value is what the promise settles to once the context's
+      // microtasks have run (``settle``, evaluated next); still pending, it says so.
+      settled = null;
+      apply(promiseThen, result, [
+        function (value) {
+          settled = JSONstringify({ output: JSONstringify(canon(value, [])), printed });
+        },
+        function (err) {
+          settled = JSONstringify({ exc_type: excType(err), exc_message: excMessage(err),
+            printed });
+        },
+      ]);
+      return JSONstringify({ awaiting: true });
+    }
     return JSONstringify({ output: JSONstringify(canon(result, [])), printed });
+  }
+
+  let settled = null;
+
+  function settle() {
+    const answer = settled;
+    settled = null;
+    if (answer !== null) return answer;
+    return JSONstringify({ output: JSONstringify({ $: 'promise', v: 'pending' }), printed });
   }
 
   function log() {
@@ -329,6 +354,8 @@
     configurable: true });
   defineProperty(global, 'console', { value: consoleObject, writable: true, configurable: true });
   defineProperty(global, '__codequorum_invoke', { value: invoke, writable: false,
+    enumerable: false, configurable: false });
+  defineProperty(global, '__codequorum_settle', { value: settle, writable: false,
     enumerable: false, configurable: false });
   return { find, stage, describe };
 })(globalThis)
