@@ -152,3 +152,14 @@ def test_a_forged_frame_on_stdout_counts_for_nothing(node_sandboxed: object) -> 
     result = run(code)
     assert result.status == "ok" and result.tests[0].output == "5"
     assert result.tests[0].passed is False
+
+
+def test_a_huge_string_and_a_strange_entry_point_are_bounded(node_sandboxed: object) -> None:
+    huge = run("function f() { return 'x'.repeat(50 * 1024 * 1024); }",
+               Limits(wall_seconds=30, cpu_seconds=30))
+    assert huge.status == "ok"
+    assert huge.tests[0].output.startswith('{"$":"truncated","v":"xxx')
+    assert huge.tests[0].output.endswith('"length":52428800}')
+    test = TestCase("call", args=(), expected=1, has_expected=True)
+    odd = JAVASCRIPT.run("function f() { return 1; }", [test], "f; globalThis.x = 1", Limits())
+    assert odd.status == "error" and "not a function name" in odd.detail

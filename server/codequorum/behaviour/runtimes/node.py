@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
@@ -101,7 +102,9 @@ def _javascript(code: str, typescript: bool) -> str | None:
 
 
 _count_lock = threading.Lock()
-_count_cache: dict[tuple[str, bool], dict[str, int] | None] = {}
+#: Counts of versions seen (a language server sees the same versions again), bounded.
+_count_cache: OrderedDict[tuple[str, bool], dict[str, int] | None] = OrderedDict()
+COUNT_CACHE_SIZE = 4096
 
 
 def _static_counts(codes: Sequence[str], typescript: bool,
@@ -117,8 +120,11 @@ def _static_counts(codes: Sequence[str], typescript: bool,
         with _count_lock:
             for source, counts in zip(todo, counted, strict=True):
                 _count_cache[(source, typescript)] = counts
-    return [None if s is None or _count_cache[(s, typescript)] is None
-            else dict(_count_cache[(s, typescript)] or {}) for s in sources]
+    with _count_lock:
+        found = {s: _count_cache.get((s, typescript)) for s in sources if s is not None}
+        while len(_count_cache) > COUNT_CACHE_SIZE:
+            _count_cache.popitem(last=False)
+    return [None if s is None or found[s] is None else dict(found[s] or {}) for s in sources]
 
 
 def _count(sources: Sequence[str | None], typescript: bool,

@@ -56,6 +56,7 @@
   for (let i = 0; i < typedNames.length; i++) typedCtors[typedNames[i]] = global[typedNames[i]];
   const MAX_DEPTH = 32;
   const MAX_PRINTED = 512 * 1024;
+  const MAX_STRING = 1 << 20;
 
   let budget = 0;
   let printed = '';
@@ -78,6 +79,9 @@
     budget -= 1;
     if (budget < 0 || stack.length > MAX_DEPTH) return { $: 'truncated' };
     const t = typeof value;
+    if (t === 'string' && value.length > MAX_STRING) {
+      return { $: 'truncated', v: value.slice(0, 1000), length: value.length };
+    }
     if (value === null || t === 'boolean' || t === 'string') return value;
     if (t === 'number') return number(value);
     if (t === 'undefined') return { $: 'undefined' };
@@ -256,6 +260,9 @@
 
   function find(made, wrap, entry) {
     // The function named ``entry`` (``Name`` or ``Owner.name``) the version defined.
+    if (!/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/.test(entry)) {
+      return 'not a function name: ' + entry.slice(0, 100);
+    }
     const parts = entry.split('.');
     const last = parts[parts.length - 1];
     if (wrap === 'class') {
