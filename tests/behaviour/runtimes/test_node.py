@@ -3,9 +3,14 @@ reading (a changed format gives a clear message, never figures)."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
+from codequorum.behaviour.runtimes import node_sandbox
 from codequorum.behaviour.runtimes.node import (
+    _static_counts,
     bytecode_counts,
     mnemonic,
     static_counts_js,
@@ -43,3 +48,23 @@ def test_a_printout_without_the_known_probe_is_refused() -> None:
         bytecode_counts(text, "m", 1)
     with pytest.raises(UserError, match="not understood"):
         bytecode_counts(text, "m", 2)
+
+
+FIXTURE = json.loads((Path(__file__).parent / "data" / "v8_static_counts.json").read_text())
+
+
+@pytest.mark.parametrize("which", ["system", "wheel"])
+def test_constructs_count_as_recorded_for_each_node_major(node_sandboxed: object,
+                                                          which: str) -> None:
+    """Loops, recursion, closures, try/catch/finally, generators, async and a TypeScript
+    loop (which counts as its JavaScript): the counts recorded per Node major, exactly.
+    Majors differ (try/finally, async), which is why figures compare on one Node only."""
+    found = node_sandbox.find_node() if which == "system" else node_sandbox.wheel_node()
+    if found is None or str(found.major) not in FIXTURE["counts"]:
+        pytest.skip(f"no recorded counts for this Node ({which})")
+    expected = FIXTURE["counts"][str(found.major)]
+    names = [n for n in FIXTURE["versions"] if n != "typescript"]
+    got = _static_counts([FIXTURE["versions"][n] for n in names], False, found)
+    assert dict(zip(names, got, strict=True)) == {n: expected[n] for n in names}
+    [typed] = _static_counts([FIXTURE["versions"]["typescript"]], True, found)
+    assert typed == expected["typescript"] == expected["loop"]
