@@ -65,6 +65,14 @@ def main() -> None:
         "function f(x) { return x + 1; }", [test], "f"), args.repeat)
     print(f"start: node -e 1 outside {bare * 1000:.1f} ms; one version in the sandbox "
           f"{start * 1000:.1f} ms ({start / bare:.2f}x)")
+    wheel = node_sandbox.wheel_node()
+    if wheel is not None and wheel.path != found.path:
+        wheel_bare = median_seconds(lambda: subprocess.run([wheel.path, "-e", "1"], check=True),
+                                    args.repeat)
+        wheel_start = median_seconds(lambda: node_sandbox.run_node_candidate(
+            "function f(x) { return x + 1; }", [test], "f", node=wheel), args.repeat)
+        print(f"start, the wheel's node {wheel.version}: outside {wheel_bare * 1000:.1f} ms; "
+              f"in the sandbox {wheel_start * 1000:.1f} ms ({wheel_start / wheel_bare:.2f}x)")
     sets = load()
     codes = [c for s in sets for c in s.codes]
     counted = median_seconds(lambda: node._count(codes, False, None), max(1, args.repeat // 3))
