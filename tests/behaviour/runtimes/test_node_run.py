@@ -48,3 +48,19 @@ def test_score_runs_javascript_and_typescript_sets_of_a_jsonl_file(
     assert "divergent-outputs" in [v["code"] for v in js["verdicts"]]
     assert ts["dynamic"]["inputs_source"] == ["hypothesis"]  # drawn from number[]
     assert ts["summary"]["sctd_jsd"] is not None and ts["summary"]["oer"] < 1.0
+
+
+def test_static_sctd_of_a_javascript_set_needs_no_run(node_sandboxed: object,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from codequorum.behaviour.runtimes import node_sandbox
+    from codequorum.pipeline.analyze import AnalysisOptions, analyze
+
+    ss = SampleSet.from_codes("js", VERSIONS, language="javascript", entry_point="addAll")
+    report = analyze(ss, AnalysisOptions())
+    assert report.summary["sctd_jsd"] is not None and report.summary["sctd_jsd"] > 0
+    # where the Node sandbox is missing the structural figures stay, SCTD is left out
+    monkeypatch.setattr(node_sandbox, "find_node", lambda: None)
+    other = SampleSet.from_codes("js", [v + "\n// other" for v in VERSIONS],
+                                 language="javascript", entry_point="addAll")
+    missing = analyze(other, AnalysisOptions())
+    assert missing.summary["sctd_jsd"] is None and missing.summary["jsd_struct"] is not None
