@@ -43,7 +43,7 @@ from codequorum.lsp.autorun import run_arrived
 from codequorum.lsp.gates import choose, may_send_key
 from codequorum.lsp.progress import WorkProgress
 from codequorum.options.approvals import Approvals
-from codequorum.pipeline.watch.arrivals import Arrival, shape_key
+from codequorum.pipeline.watch.arrivals import Arrival, shape_key, worth_parsing
 from codequorum.pipeline.watch.budget import HourlyBudget
 from codequorum.pipeline.watch.document import DocumentWatch
 from codequorum.pipeline.watch.edits import Edit, Region, shift, touches
@@ -110,14 +110,14 @@ def _followed(region: Region | None, edits: Sequence[Edit | None]) -> Region | N
     return region
 
 
-def _said(uri: str, what: str, work: Work, before: Work) -> None:
+def _said(uri: str, what: str, work: Work, before: Work, level: int = logging.INFO) -> None:
     """The log line of what reading ``what`` of ``uri`` parsed, when it parsed anything:
     whole reads, windows, characters, shape keys computed (counted since ``before``)."""
     if work.chars == before.chars:
         return
-    log.info("the watch read %s of %s: %d whole, %d windows, %d characters, %d keys", what,
-             uri, work.full_builds - before.full_builds, work.windows - before.windows,
-             work.chars - before.chars, work.keyed - before.keyed)
+    log.log(level, "the watch read %s of %s: %d whole, %d windows, %d characters, %d keys",
+            what, uri, work.full_builds - before.full_builds, work.windows - before.windows,
+            work.chars - before.chars, work.keyed - before.keyed)
 
 
 def offer_text(arrival: Arrival, n: int, source: str) -> str:
@@ -222,7 +222,10 @@ class Watch:
         before.add(document.work)
         rested = document.rested
         found = document.arrivals(language, befores, edits, after)
-        _said(uri, "a change", document.work, before)
+        # a change that may write a function is said; a deleted line (read for what it
+        # took away) only in a debug log
+        _said(uri, "a change", document.work, before,
+              logging.INFO if worth_parsing(edits) else logging.DEBUG)
         if document.rested > rested and document.rested == 1:
             log.info("the watch rests on %s: its changes come faster than it may read them; "
                      "they are read together when it may", uri)
