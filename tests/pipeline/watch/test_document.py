@@ -90,16 +90,18 @@ def test_a_document_past_its_second_rests_and_is_read_with_the_next_change() -> 
 class Reference:
     """The rule read on whole texts: every change parses the document before and after."""
 
-    def __init__(self) -> None:
+    def __init__(self, language: str = "python") -> None:
         self.known: set[str] = set()
+        self.language = language
 
     def arrivals(self, befores: list[str], edits: list[Edit], after: str) -> list[Arrival]:
         for edit, before in zip(edits, befores, strict=True):
             if removes_lines(edit, before):
-                self.known |= keys_of(before, "python", [(edit.start, edit.end)])
+                self.known |= keys_of(before, self.language, [(edit.start, edit.end)])
         if not edits or not worth_parsing(edits):
             return []
-        found = new_arrivals(befores[0], after, "python", inserted_regions(edits), self.known)
+        found = new_arrivals(befores[0], after, self.language, inserted_regions(edits),
+                             self.known)
         self.known |= {a.key for a in found}
         return found
 
@@ -123,3 +125,44 @@ def test_the_watch_finds_what_reading_the_whole_text_finds() -> None:
             assert got == want, (seed, serial, edits)
             offered += len(got)
     assert offered > 100
+
+
+def _javascript(i: int, name: str | None = None) -> str:
+    return (f"function {name or f'f_{i}'}(x, y) {{\n  let t = x + {i}; // é😀\n"
+            f"  for (let k = 0; k < y; k++) {{\n    t += k;\n  }}\n  return t * {i % 5};\n}}\n")
+
+
+def test_the_watch_finds_what_reading_the_whole_text_finds_in_javascript_beyond_ascii(
+        ) -> None:
+    offered = 0
+    for seed in range(6):
+        rng = random.Random(seed)
+        text = "// note\n" + "".join(_javascript(i) + "\n" for i in range(10))
+        watch, reference = DocumentWatch(), Reference("javascript")
+        if seed % 2:
+            watch.opened("javascript", text)
+        for serial in range(100, 150):
+            tops = [i + 1 for i, c in enumerate(text) if c == "\n"
+                    and text.startswith("function", i + 1)]
+            kind = rng.randrange(4)
+            if kind == 0:
+                at = rng.choice([*tops, len(text)])
+                shape = serial if rng.random() < 0.7 else serial - 40
+                edits = [Edit(at, at, _javascript(shape, rng.choice([None, "g"])) + "\n")]
+            elif kind == 1 and len(tops) > 2:
+                a = rng.choice(tops[:-1])
+                edits = [Edit(a, tops[tops.index(a) + 1], "")]
+            elif kind == 2:
+                at = text.index("note") + 4
+                edits = [Edit(at, at, rng.choice("aé😀"))]
+            else:  # two edits in one change: a function, and a line at the top
+                at = rng.choice(tops)
+                edits = [Edit(at, at, _javascript(serial)), Edit(0, 0, "\n")]
+            befores = []
+            for e in edits:
+                befores.append(text)
+                text = text[:e.start] + e.text + text[e.end:]
+            got = watch.arrivals("javascript", befores, edits, text)
+            assert got == reference.arrivals(befores, edits, text), (seed, serial)
+            offered += len(got)
+    assert offered > 60
