@@ -43,7 +43,12 @@ from codequorum.lsp.autorun import run_arrived
 from codequorum.lsp.gates import choose, may_send_key
 from codequorum.lsp.progress import WorkProgress
 from codequorum.options.approvals import Approvals
-from codequorum.pipeline.watch.arrivals import Arrival, shape_key, worth_parsing
+from codequorum.pipeline.watch.arrivals import (
+    Arrival,
+    removes_lines,
+    shape_key,
+    worth_parsing,
+)
 from codequorum.pipeline.watch.budget import HourlyBudget
 from codequorum.pipeline.watch.document import DocumentWatch
 from codequorum.pipeline.watch.edits import Edit, Region, shift, touches
@@ -58,6 +63,10 @@ log = logging.getLogger(__name__)
 DEBOUNCE = 1.0
 #: Documents longer than this (characters) are not watched.
 MAX_WATCHED_CHARS = 1_000_000
+#: Changes of one document that may wait for the worker with their texts; past that a
+#: change is only noted (read with the next one read), so a flood of changes holds no more
+#: than this many copies of a document.
+MAX_QUEUED = 8
 #: The offer's answers, the safe one first.
 NOT_NOW = "Not now"
 CHECK = "Check it"
@@ -149,18 +158,23 @@ class Watch:
     #: None for a change without a range), by their number.
     _reading: dict[str, list[tuple[int, Sequence[Edit | None]]]] = field(default_factory=dict)
     _seq: int = 0
+    _queued: dict[str, int] = field(default_factory=dict)
     _pool: ThreadPoolExecutor | None = None
     _left_alone: set[str] = field(default_factory=set)
+    _flooded: set[str] = field(default_factory=set)
 
     # ------------------------------------------------------------------ changes
 
     def opened(self, uri: str, language: str | None, text: str) -> None:
         """A document opened: its functions are read on the worker, so its first change is
         read as cheaply as the others."""
-        if language is None or not self._watching(uri) or self._too_long(uri, text):
-            return
-        document = self._documents.setdefault(uri, DocumentWatch())
-        self._worker().submit(self._read_opened, uri, document, language, text)
+        try:
+            if language is None or not self._watching(uri) or self._too_long(uri, text):
+                return
+            document = self._documents.setdefault(uri, DocumentWatch())
+            self._worker().submit(self._read_opened, uri, document, language, text)
+        except Exception:  # the server goes on without the watch of this document
+            log.exception("the watch could not read %s", uri)
 
     def changed(self, uri: str, version: int | None, language: str | None,
                 befores: Sequence[str], edits: Sequence[Edit | None], after: str) -> None:
@@ -180,8 +194,12 @@ class Watch:
                 return
             edited = [e for e in edits if e is not None]
             document = self._documents.setdefault(uri, DocumentWatch())
+            if not self._worth_reading(uri, befores, edited):
+                self._worker().submit(document.note, edited)
+                return
             if reading is None:
                 self._reading[uri] = [(self._seq, edits)]
+            self._queued[uri] = self._queued.get(uri, 0) + 1
             loop = asyncio.get_running_loop()
             job = self._worker().submit(self._read_change, uri, document, language, befores,
                                         edited, after)
@@ -190,6 +208,20 @@ class Watch:
             job.add_done_callback(lambda done: loop.call_soon_threadsafe(arrived, done))
         except Exception:  # one bad change must not stop the document's updates
             log.exception("the watch could not read a change of %s", uri)
+
+    def _worth_reading(self, uri: str, befores: Sequence[str], edits: Sequence[Edit]) -> bool:
+        """Whether the worker needs the texts of this change: it may have written a function
+        or taken one away, and fewer than :data:`MAX_QUEUED` of the document's wait."""
+        if not worth_parsing(edits) and not any(
+                removes_lines(e, b) for e, b in zip(edits, befores, strict=True)):
+            return False
+        if self._queued.get(uri, 0) < MAX_QUEUED:
+            return True
+        if uri not in self._flooded:
+            self._flooded.add(uri)
+            log.info("the watch rests on %s: more than %d of its changes wait to be read; the "
+                     "next ones are read together", uri, MAX_QUEUED)
+        return False
 
     def _worker(self) -> ThreadPoolExecutor:
         if self._pool is None:
@@ -235,13 +267,16 @@ class Watch:
                  seq: int, job: Future[list[Arrival]]) -> None:
         """On the loop: take what the worker found in change ``seq``, followed through the
         changes that came since (one that touched an arrival drops it)."""
+        if self._documents.get(uri) is not document:  # closed since
+            return
+        self._queued[uri] = self._queued.get(uri, 1) - 1
         log_of = self._reading.get(uri, [])
         later = [edits for s, edits in log_of if s > seq]
-        if later:
+        if later and self._queued[uri] > 0:
             self._reading[uri] = [(s, edits) for s, edits in log_of if s > seq]
-        else:
+        else:  # nothing more waits: no change to follow arrivals through later
             self._reading.pop(uri, None)
-        if job.cancelled() or self._documents.get(uri) is not document:
+        if job.cancelled():
             return
         if job.exception() is not None:
             log.error("the watch could not read a change of %s: %s", uri, job.exception())
@@ -307,7 +342,9 @@ class Watch:
         self._documents.pop(uri, None)
         self._reasons.pop(uri, None)
         self._reading.pop(uri, None)
+        self._queued.pop(uri, None)
         self._left_alone.discard(uri)
+        self._flooded.discard(uri)
 
     def reason(self, uri: str, version: int, reason: str) -> None:
         """The editor says what change ``version`` of ``uri`` was (``undo``, ``redo``): an

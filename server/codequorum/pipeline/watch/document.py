@@ -53,6 +53,12 @@ class DocumentWatch:
         self._index_for(language).bring_to(text)
         self._count_work()
 
+    def note(self, edits: Sequence[Edit]) -> None:
+        """A change not read (it cannot have written a function, or the server holds too
+        many already): what it changed is read with the next change that is."""
+        if self._index is not None:
+            self._index.note(edits)
+
     def arrivals(self, language: str, befores: Sequence[str], edits: Sequence[Edit],
                  after: str) -> list[Arrival]:
         """The functions one change wrote: ``edits[i]`` applied to ``befores[i]`` gave the
