@@ -1,19 +1,21 @@
 """One document's functions as the watch keeps them between changes: the shape keys of all
 its functions (a multiset), brought up to date by parsing only around what changed.
 
-A change is read in a *window*: whole lines around the span it changed, from a line that
-may start a top-level statement (it starts at column 0 with neither a blank nor a closing
-bracket) to the next such line after the span. The window is parsed alone, before and after
-the change; the keys of the functions it held leave the multiset, those it holds now enter.
-A window that does not parse cleanly on either side (a string or a bracket left open, a
-boundary that was inside a string) is widened, twice as many such lines each time, until it
-parses cleanly or holds :data:`MAX_WINDOW` characters; then it is read as it parses.
+A change is read in a *window*: whole lines around the span it changed, from the second line
+before it that may start a top-level statement (it starts at column 0 with neither a blank
+nor a closing bracket) to the second such line after the span. The window is parsed alone,
+before and after the change; the keys of the functions it held leave the multiset, those it
+holds now enter. A window that does not parse cleanly on either side (a string or a bracket
+left open, a boundary that was inside a string) is widened, twice as many such lines each
+time, until it parses cleanly or holds :data:`MAX_WINDOW` characters; then it is read as it
+parses. The language server reads the function at a position of a long document the same way
+(:func:`window`).
 
 The first change worth reading parses the whole document once (a *full build*); a text that
 is not the one the index describes plus the changes noted since is built again. Shape keys
 are cached per function text (:data:`~codequorum.pipeline.watch.arrivals.KEYS`), so a
 function keyed once is not keyed again. :class:`Work` counts what was done, so the server
-can say it (a debug line) and a test can hold it.
+can say it (a log line) and a test can hold it.
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ from codequorum.pipeline.watch.edits import Edit, Region, Span
 
 #: Characters a window widens to at most while it does not parse cleanly.
 MAX_WINDOW = 64_000
+#: Lines that may start a statement a window first reaches on each side: two, so that one
+#: such line inside a string (a function quoted at column 0) does not start a window.
+FIRST_REACH = 2
 #: Characters never starting a line that starts a top-level statement.
 _NOT_STATEMENT = " \t\r\n\f\v)]}"
 
@@ -151,7 +156,7 @@ def _parse(text: str, start: int, end: int, language: str, work: Work) -> Piece:
 def window(text: str, span: Region, language: str, work: Work) -> Piece:
     """The functions of whole lines of ``text`` around ``span``, widened while they do
     not parse cleanly."""
-    reach = 1
+    reach = FIRST_REACH
     while True:
         start, end = _back(text, span[0], reach), _forward(text, span[1], reach)
         piece = _parse(text, start, end, language, work)
@@ -164,7 +169,7 @@ def windows(old: str, new: str, span: Span, language: str, work: Work) -> tuple[
     """The same lines around a change, in the text before it and after it (``span``: what
     it changed), widened while either does not parse cleanly."""
     start, old_end, new_end = span
-    reach = 1
+    reach = FIRST_REACH
     while True:
         a, b = _back(old, start, reach), _forward(old, old_end, reach)
         before = _parse(old, a, b, language, work)
