@@ -228,7 +228,7 @@ class Snapshot:
         window), placed in the document."""
         assert self.language is not None
         row = min(max(0, position.line), len(self.lines) - 1)
-        at = sum(len(line) + 1 for line in self.lines[:row])
+        at = sum(map(len, self.lines[:row])) + row  # each line and its line end
         try:
             piece = window(self.text, (at, at + len(self.lines[row])), self.language, Work())
         except InputLimitError:

@@ -63,10 +63,10 @@ log = logging.getLogger(__name__)
 DEBOUNCE = 1.0
 #: Documents longer than this (characters) are not watched.
 MAX_WATCHED_CHARS = 1_000_000
-#: Changes of one document that may wait for the worker with their texts; past that a
-#: change is only noted (read with the next one read), so a flood of changes holds no more
-#: than this many copies of a document.
-MAX_QUEUED = 8
+#: Characters of text the changes waiting for the worker may hold (each holds the text after
+#: it); past that a change is only noted (read with the next one read), so a flood of
+#: changes holds no more than this.
+MAX_QUEUED_CHARS = 64_000_000
 #: The offer's answers, the safe one first.
 NOT_NOW = "Not now"
 CHECK = "Check it"
@@ -159,6 +159,7 @@ class Watch:
     _reading: dict[str, list[tuple[int, Sequence[Edit | None]]]] = field(default_factory=dict)
     _seq: int = 0
     _queued: dict[str, int] = field(default_factory=dict)
+    _waiting_chars: int = 0
     _pool: ThreadPoolExecutor | None = None
     _left_alone: set[str] = field(default_factory=set)
     _flooded: set[str] = field(default_factory=set)
@@ -200,27 +201,28 @@ class Watch:
             if reading is None:
                 self._reading[uri] = [(self._seq, edits)]
             self._queued[uri] = self._queued.get(uri, 0) + 1
+            self._waiting_chars += len(after)
             loop = asyncio.get_running_loop()
             job = self._worker().submit(self._read_change, uri, document, language, befores,
                                         edited, after)
             arrived = functools.partial(self._arrived, uri, version, language, document,
-                                        self._seq)
+                                        self._seq, len(after))
             job.add_done_callback(lambda done: loop.call_soon_threadsafe(arrived, done))
         except Exception:  # one bad change must not stop the document's updates
             log.exception("the watch could not read a change of %s", uri)
 
     def _worth_reading(self, uri: str, befores: Sequence[str], edits: Sequence[Edit]) -> bool:
         """Whether the worker needs the texts of this change: it may have written a function
-        or taken one away, and fewer than :data:`MAX_QUEUED` of the document's wait."""
+        or taken one away, and the changes waiting hold less than :data:`MAX_QUEUED_CHARS`."""
         if not worth_parsing(edits) and not any(
                 removes_lines(e, b) for e, b in zip(edits, befores, strict=True)):
             return False
-        if self._queued.get(uri, 0) < MAX_QUEUED:
+        if self._waiting_chars < MAX_QUEUED_CHARS:
             return True
         if uri not in self._flooded:
             self._flooded.add(uri)
-            log.info("the watch rests on %s: more than %d of its changes wait to be read; the "
-                     "next ones are read together", uri, MAX_QUEUED)
+            log.info("the watch rests on %s: the changes waiting to be read hold more than %d "
+                     "characters; the next ones are read together", uri, MAX_QUEUED_CHARS)
         return False
 
     def _worker(self) -> ThreadPoolExecutor:
@@ -264,9 +266,11 @@ class Watch:
         return found
 
     def _arrived(self, uri: str, version: int | None, language: str, document: DocumentWatch,
-                 seq: int, job: Future[list[Arrival]]) -> None:
-        """On the loop: take what the worker found in change ``seq``, followed through the
-        changes that came since (one that touched an arrival drops it)."""
+                 seq: int, held: int, job: Future[list[Arrival]]) -> None:
+        """On the loop: take what the worker found in change ``seq`` (which held ``held``
+        characters), followed through the changes that came since (one that touched an
+        arrival drops it)."""
+        self._waiting_chars -= held
         if self._documents.get(uri) is not document:  # closed since
             return
         self._queued[uri] = self._queued.get(uri, 1) - 1
