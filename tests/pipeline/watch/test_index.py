@@ -12,7 +12,14 @@ from hypothesis import strategies as st
 from codequorum.core import parsing
 from codequorum.pipeline.watch.arrivals import KEYS, function_code
 from codequorum.pipeline.watch.edits import Edit
-from codequorum.pipeline.watch.index import MAX_WINDOW, DocumentIndex, Pending, Work, window
+from codequorum.pipeline.watch.index import (
+    BUILD_PIECE,
+    MAX_WINDOW,
+    DocumentIndex,
+    Pending,
+    Work,
+    window,
+)
 
 
 def function(i: int, name: str | None = None, indent: str = "") -> str:
@@ -123,3 +130,14 @@ def test_a_window_widens_over_an_open_string_but_not_past_its_bound() -> None:
     work = Work()
     piece = window(broken, (inside, inside + 3), "python", work)
     assert not piece.clean and len(piece.text) < 2 * MAX_WINDOW
+
+
+def test_a_whole_read_in_pieces_keys_what_one_parse_keys() -> None:
+    quoted = 'DOC = """\n' + "".join(function(i, f"quoted_{i}") for i in range(300)) + '"""\n\n'
+    text = "".join(function(i) + "\n" + (quoted if i % 700 == 5 else "") for i in range(3000))
+    assert len(text) > 10 * BUILD_PIECE
+    index = DocumentIndex("python")
+    index.bring_to(text)
+    assert index.keys == whole_keys(text)
+    assert not any("quoted" in info.name for info in parsing.functions(text, "python"))
+    assert (index.work.full_builds, index.work.windows, index.work.chars) == (1, 0, len(text))

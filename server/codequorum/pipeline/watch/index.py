@@ -11,8 +11,9 @@ time, until it parses cleanly or holds :data:`MAX_WINDOW` characters; then it is
 parses. The language server reads the function at a position of a long document the same way
 (:func:`window`).
 
-The first change worth reading parses the whole document once (a *full build*); a text that
-is not the one the index describes plus the changes noted since is built again. Shape keys
+The first change worth reading parses the whole document once (a *full build*, in pieces of
+whole lines parsed alone); a text that is not the one the index describes plus the changes
+noted since is built again. Shape keys
 are cached per function text (:data:`~codequorum.pipeline.watch.arrivals.KEYS`), so a
 function keyed once is not keyed again. :class:`Work` counts what was done, so the server
 can say it (a log line) and a test can hold it.
@@ -20,6 +21,7 @@ can say it (a log line) and a test can hold it.
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -30,6 +32,8 @@ from codequorum.pipeline.watch.edits import Edit, Region, Span
 
 #: Characters a window widens to at most while it does not parse cleanly.
 MAX_WINDOW = 64_000
+#: Characters of each piece a whole document is read in.
+BUILD_PIECE = 16_000
 #: Lines that may start a statement a window first reaches on each side: two, so that one
 #: such line inside a string (a function quoted at column 0) does not start a window.
 FIRST_REACH = 2
@@ -279,9 +283,23 @@ class DocumentIndex:
         self._text, self._pending = text, Pending()
 
     def _build(self, text: str) -> None:
-        infos, _ = parsing.functions_and_errors(text, self.language)
+        """Read ``text`` whole, a piece of about :data:`BUILD_PIECE` characters at a time
+        (each piece parsed alone, as a window is, and widened while it does not parse
+        cleanly), so no one parse holds the interpreter long."""
+        keys: Counter[str] = Counter()
+        work = Work()
+        start = 0
+        while start < len(text):
+            reach, end = 1, _forward(text, start + BUILD_PIECE, 1)
+            piece = _parse(text, start, end, self.language, work)
+            while not piece.clean and end < len(text) and end - start < MAX_WINDOW:
+                reach *= 2
+                end = _forward(text, end, reach)
+                piece = _parse(text, start, end, self.language, work)
+            keys.update(piece.keys(self.work))
+            start = end
+            time.sleep(0)  # let the thread that answers requests run between pieces
         self.work.full_builds += 1
         self.work.chars += len(text)
-        piece = Piece(0, text, self.language, infos, True)
-        self.keys = Counter(piece.keys(self.work))
+        self.keys = keys
         self._text, self._pending = text, Pending()
