@@ -756,6 +756,8 @@ def _set_report(ss: SampleSet, plan: InputPlan, ran: list[_CandidateRun] | None,
         report.notes.append("no inputs to run: behaviour metrics unavailable")
     if options.sandbox == "weak":
         report.notes.insert(0, sandbox.WEAK_WARNING)
+    elif options.sandbox == "portable":
+        report.notes.insert(0, sandbox.PORTABLE_NOTE)
     return report
 
 

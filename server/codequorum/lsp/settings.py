@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 PREFIX = "codequorum."
 
 ProviderKind = Literal["openai-compatible", "client"]
-SandboxLevel = Literal["strict", "weak"]
+SandboxLevel = Literal["strict", "portable", "weak"]
 CommandActions = Literal["auto", "always", "never"]
 WatchMode = Literal["off", "ask", "auto"]
 

@@ -296,10 +296,12 @@ OPTIONS: tuple[Option, ...] = (
            "(default 10)", Reach.SANDBOX, _on(MCP), group="analysis", type=seconds,
            default=10.0, metavar="SECONDS"),
     Option("sandbox", "isolation of the versions run with --dynamic: strict (kernel "
-           "namespaces and seccomp; refuses to run where the machine cannot give them) or "
-           "weak (no namespaces; every report warns) (default strict; `codequorum doctor` "
-           "tells what this machine gives)", Reach.SANDBOX, _on(DEMO, SCORE),
-           choices=["strict", "weak"], default="strict", project_values=_strict),
+           "namespaces and seccomp; refuses to run where the machine cannot give them), "
+           "portable (CPython on WASI under wasmtime: memory cap, fuel, no file but the "
+           "standard library and the module, on every OS) or weak (no namespaces; every "
+           "report warns) (default strict; `codequorum doctor` tells what this machine "
+           "gives)", Reach.SANDBOX, _on(DEMO, SCORE),
+           choices=["strict", "portable", "weak"], default="strict", project_values=_strict),
     # ------------------------------------------------------------------ the endpoint
     Option("propose-inputs", "with --dynamic: ask the endpoint for call inputs of functions "
            "that have no tests, no doctest examples and no annotated parameters (arguments "
@@ -656,12 +658,16 @@ SETTINGS: tuple[Setting, ...] = (
             maximum=600, mirrors=('check', 'timeout')),
     Setting('dynamic.sandbox', 'string', 'strict',
             "Isolation the versions run under in the sandbox.",
-            reach=Reach.SANDBOX, restricted=True, enum=('strict', 'weak'),
+            reach=Reach.SANDBOX, restricted=True, enum=('strict', 'portable', 'weak'),
             project_values=('strict',), mirrors=('score', 'sandbox'),
             enum_descriptions=(
                 "Each version runs in its own kernel namespaces with a seccomp filter and a "
                 "read-only view of the system; where the kernel cannot give that, versions do "
                 "not run and the message says why.",
+                "Each version runs in CPython 3.11 built for WebAssembly (WASI) under "
+                "wasmtime: a memory cap, a CPU budget in fuel, no file but the standard "
+                "library and the module's view, no socket, no host environment. Works on "
+                "every OS; the interpreter is compiled once into your cache.",
                 "Only the in-process audit hook, resource limits and a private directory: for "
                 "machines without namespaces. Every result says it ran weak.",
             )),

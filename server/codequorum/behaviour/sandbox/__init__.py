@@ -8,6 +8,7 @@ Public API: :class:`Limits`, :class:`TestOutcome`, :class:`CandidateResult`,
 
 from codequorum.behaviour.sandbox.isolation import (
     ALL_LAYERS,
+    PORTABLE_NOTE,
     WEAK_WARNING,
     Probe,
     active_layers,
@@ -26,6 +27,7 @@ from codequorum.behaviour.sandbox.runner import (
 
 __all__ = [
     "ALL_LAYERS",
+    "PORTABLE_NOTE",
     "SANDBOX_LEVELS",
     "WEAK_WARNING",
     "CandidateResult",

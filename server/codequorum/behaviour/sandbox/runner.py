@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import logging
 import os
 import selectors
 import shutil
@@ -34,7 +35,11 @@ from codequorum.behaviour.sandbox import (
 )
 from codequorum.behaviour.sandbox.limits import Limits
 from codequorum.behaviour.sandbox.pool import run_pool
+from codequorum.behaviour.sandbox.portable import endings
+from codequorum.behaviour.sandbox.portable import interpreter as wasm
 from codequorum.core.model import ModuleContext, TestCase
+
+log = logging.getLogger(__name__)
 
 CHILD_SCRIPT = Path(__file__).with_name("child.py")
 STRICT_ARG = "--strict"
@@ -44,7 +49,9 @@ EXEC_GROUP_SLACK_MB = 256
 EXEC_GROUP_PIDS = 64
 #: ``strict``: bubblewrap, namespaces per candidate, seccomp (the default); ``weak``: a
 #: child process with rlimits and the audit hook only, for machines without namespaces.
-SANDBOX_LEVELS = ("strict", "weak")
+SANDBOX_LEVELS = ("strict", "weak", "portable")
+#: The portable level's host process (it runs the WebAssembly guest).
+PORTABLE_HOST = Path(__file__).with_name("portable") / "host.py"
 STDERR_TAIL = 4096
 _READ_CHUNK = 65536
 _POLL_SECONDS = 0.05
@@ -418,9 +425,12 @@ class _ChildRun:
         strict: bool = True,
         audit_hook: bool = True,
         module: ModuleContext | None = None,
+        portable: bool = False,
     ) -> None:
         self.module = module
-        self.strict = strict
+        self.strict = strict and not portable
+        self.portable = portable
+        self.host_args: list[str] = []
         self.audit_hook = audit_hook
         self.code = code
         self.tests = list(tests)
@@ -470,6 +480,10 @@ class _ChildRun:
         }
         if self.module is not None:
             run_message["module"] = encode_module(self.module)
+        if self.portable:
+            refused = self._prepare_portable(run_message)
+            if refused is not None:
+                return CandidateResult(self.index, "error", refused)
         payload = protocol.encode_frame(run_message)
         _sweep_once()
         if self.strict:
@@ -479,6 +493,19 @@ class _ChildRun:
             return self._run_in(sandbox, payload)
         finally:
             _remove_tree(sandbox)
+
+    def _prepare_portable(self, run_message: dict[str, Any]) -> str | None:
+        """The host's arguments (the interpreter compiled into the cache first), or why the
+        portable level cannot run this candidate."""
+        self.checks = {}  # no grader: the host answers check tests as not run
+        run_message.update(seccomp="", grader=False)
+        try:
+            compiled = wasm.compiled_module(progress=_log_progress)
+            runtime = wasm.stdlib_root(compiled)
+        except (wasm.PortableUnavailable, OSError) as exc:
+            return f"the portable sandbox cannot run here: {exc}"
+        self.host_args = ["--compiled", str(compiled), "--runtime", str(runtime)]
+        return None
 
     def _start(self, sandbox: str) -> _Child | str:
         """Start the child (fork server, else a fresh interpreter); an error text if neither."""
@@ -501,7 +528,8 @@ class _ChildRun:
 
     def _start_with(self, sandbox: str, env: dict[str, str], extra: list[int]) -> _Child | str:
         """Start the child with ``extra`` descriptors as its fds 4 and 5 (the grader's)."""
-        for attempt in range(2 if self.start_method == "fork" else 0):
+        forks = self.start_method == "fork" and not self.portable
+        for attempt in range(2 if forks else 0):
             server = forkserver.server_for(self.interpreter, self.strict)
             if server is None:
                 break
@@ -528,7 +556,10 @@ class _ChildRun:
         try:
             fd_args = [str(msg_w), *(str(fd) for fd in extra)]
             argv = [self.interpreter, *startup.FLAGS, str(CHILD_SCRIPT), *fd_args]
-            if self.strict:
+            if self.portable:  # the host needs wasmtime: this process's own interpreter
+                argv = [sys.executable, "-I", "-B", str(PORTABLE_HOST), *self.host_args,
+                        str(msg_w)]
+            elif self.strict:
                 tool = bwrap.find_bwrap()
                 if tool is None:
                     raise OSError("bubblewrap is not available")
@@ -782,6 +813,10 @@ class _ChildRun:
             return "error", seen.error
         if seen.done is not None:
             return self._finished(seen)
+        if self.portable and returncode in endings.STATUSES:
+            status, detail = endings.STATUSES[returncode]
+            return status, (detail.format(cpu=self.limits.cpu_seconds) + (
+                f": {stderr[-500:]}" if stderr else ""))
         if seen.exited:
             return "exit", f"SystemExit({seen.exit_code!r}) during a test"
         if signum == signal.SIGSYS:
@@ -820,6 +855,8 @@ class _ChildRun:
         """``passed`` decided here from the expected value the child never saw."""
         test = self.tests[index]
         raised = outcome.exc_type is not None
+        if test.kind == "check" and self.portable:
+            return outcome  # not run (``Skipped``): no verdict either way
         if test.kind == "check":
             verdict = self.verdicts.get(index)
             outcome.passed = bool(verdict and verdict["passed"]) and not raised
@@ -901,6 +938,10 @@ def _sweep_once() -> None:
             _sweep_done = True
             sweep_stale_sandboxes()
             cgroups.sweep()
+
+
+def _log_progress(line: str) -> None:
+    log.info("portable sandbox: %s", line)
 
 
 def _kill_group(pid: int) -> None:
@@ -985,6 +1026,7 @@ def run_candidate(
         strict=sandbox == "strict",
         audit_hook=audit_hook or sandbox != "strict",
         module=module,
+        portable=sandbox == "portable",
     )
     return child.run()
 
