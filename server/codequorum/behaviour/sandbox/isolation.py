@@ -118,14 +118,36 @@ PORTABLE_NOTE = (
 )
 
 
+#: The level that picks one: strict where the kernel gives it, else portable (said).
+AUTO = "auto"
+
+
+def choose(interpreter: str | None = None, sandbox: str = AUTO,
+           view: bool = False) -> tuple[str, str]:
+    """The level that runs for ``sandbox`` and why, in words a report shows ("" for a level
+    asked by name): ``auto`` is strict where every strict layer holds, else portable where
+    its interpreter starts (said, never silent), else strict (which then says why not)."""
+    if sandbox != AUTO:
+        return sandbox, ""
+    strict = probe(interpreter, "strict", view)
+    if strict.ok:
+        return "strict", ""
+    if probe(interpreter, "portable", view).ok:
+        return "portable", (f"the strict sandbox is not available here ({missing(strict)}): "
+                            "versions ran in the portable sandbox")
+    return "strict", ""
+
+
 def require(interpreter: str | None = None, sandbox: str = "strict",
             view: bool = False) -> Probe:
     """The probe for ``sandbox`` (with a workspace ``view``: runs in a module), or
     :class:`SandboxUnavailableError` saying why not.
 
     The weak level always runs (it is an explicit opt-in); the strict level runs only
-    where every layer holds, the portable level where its interpreter compiles and starts.
+    where every layer holds, the portable level where its interpreter compiles and starts;
+    ``auto`` is the level :func:`choose` picks.
     """
+    sandbox = choose(interpreter, sandbox, view)[0]
     found = probe(interpreter, sandbox, view)
     if sandbox == "portable" and not found.ok:
         raise SandboxUnavailableError(

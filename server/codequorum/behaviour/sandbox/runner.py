@@ -310,7 +310,8 @@ class _Child:
 class _Reported:
     """What the child's messages say, checked field by field (they are hostile input).
 
-    Only the first ``hello`` counts (candidate code runs after it and could send more).
+    Only the first ``hello`` counts (candidate code runs after it and could send more); a
+    second outcome for one test is a forged one (the harness sends one per test).
     Any malformed message raises :class:`protocol.ProtocolError`.
     """
 
@@ -364,6 +365,8 @@ class _Reported:
             self._take_module(message)
         elif kind == protocol.MSG_TEST:
             index = _index(message, n_tests)
+            if index in self.outcomes:  # the harness sends one; a second is forged
+                raise protocol.ProtocolError(f"a second outcome for test {index}")
             data = message.get("outcome")
             if data is not None:
                 self.outcomes[index] = TestOutcome.from_message(data)
@@ -502,9 +505,11 @@ class _ChildRun:
         try:
             compiled = wasm.compiled_module(progress=_log_progress)
             runtime = wasm.stdlib_root(compiled)
+            bundle = wasm.harness_bundle(compiled)
         except (wasm.PortableUnavailable, OSError) as exc:
             return f"the portable sandbox cannot run here: {exc}"
-        self.host_args = ["--compiled", str(compiled), "--runtime", str(runtime)]
+        self.host_args = ["--compiled", str(compiled), "--runtime", str(runtime),
+                          "--bundle", str(bundle)]
         return None
 
     def _start(self, sandbox: str) -> _Child | str:

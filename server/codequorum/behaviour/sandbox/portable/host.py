@@ -1,15 +1,16 @@
 """The portable sandbox's host process: runs one version in a WebAssembly guest.
 
 Started by the runner as ``python -I -B host.py --compiled <cwasm> --runtime <dir>
-<message-fd>`` with the ``run`` message on stdin, in a fresh temporary folder. It gives the
-guest (``guest.py`` in CPython on WASI) a fresh store and instance of the cached compiled
-interpreter, and nothing of the host: read-only preopens of the standard library, the
-harness and the module view only, no sockets, an environment of its own, fixed argv. The
-store caps memory; fuel bounds CPU (deterministic); a timer thread bumps the engine's
-epoch to stop the guest when a test overruns its budget, output floods or the parent
-goes. The guest's messages are parsed here as the parent parses any child's and sent on
-the message descriptor; a test that overran gets a ``Timeout`` outcome and the tests left
-run in a fresh instance (without the rest of its series).
+--bundle <dir> <message-fd>`` with the ``run`` message on stdin, in a fresh temporary
+folder. It gives the guest (``guest.py`` in CPython on WASI) a fresh store and instance of
+the cached compiled interpreter, and nothing of the host: read-only preopens of the
+standard library, the harness (its sources and, as ``/bundle``, its code compiled once by
+the guest's interpreter) and the module view only, no sockets, an environment of its own,
+fixed argv. The store caps memory; fuel bounds CPU (deterministic); a timer thread bumps
+the engine's epoch to stop the guest when a test overruns its budget. The guest's messages
+are parsed here as the parent parses any child's and sent on the message descriptor; a
+test that overran gets a ``Timeout`` outcome and the tests left run in a fresh instance
+(without the rest of its series). Output floods end the run (``output-limit``).
 """
 
 from __future__ import annotations
@@ -125,13 +126,15 @@ class Guest:
 class Host:
     """Runs the version's tests in as many fresh instances as overruns need."""
 
-    def __init__(self, run: dict[str, Any], compiled: str, runtime: str, fd: int) -> None:
+    def __init__(self, run: dict[str, Any], compiled: str, runtime: str, bundle: str,
+                 fd: int) -> None:
         import wasmtime
 
         self.wasmtime = wasmtime
         self.run = run
         self.fd = fd
         self.runtime = runtime
+        self.bundle = bundle
         self.engine = interpreter.make_engine()
         self.module = wasmtime.Module.deserialize_file(self.engine, compiled)
         self.linker = wasmtime.Linker(self.engine)
@@ -198,6 +201,7 @@ class Host:
         config.env = [list(pair) for pair in interpreter.GUEST_ENV]
         config.preopen_dir(self.runtime, "/usr", False)
         config.preopen_dir(HARNESS, GUEST_HARNESS, False)
+        config.preopen_dir(self.bundle, "/bundle", False)
         if self.view is not None:
             config.preopen_dir(self.view, in_module.VIEW, False)
         stdin = os.path.abspath(f"run-{len(tests)}-{time.monotonic_ns()}")
@@ -266,14 +270,15 @@ class Host:
 
 
 def main(argv: list[str]) -> int:
-    """``host.py --compiled <cwasm> --runtime <the guest's /usr> <message-fd>``."""
+    """``host.py --compiled <cwasm> --runtime <the guest's /usr> --bundle <the compiled
+    harness's folder> <message-fd>``."""
     try:
-        compiled, runtime, fd = argv[2], argv[4], int(argv[5])
+        compiled, runtime, bundle, fd = argv[2], argv[4], argv[6], int(argv[7])
         raw = sys.stdin.buffer.read()
         messages = protocol.FrameReader().feed(raw)
         if len(messages) != 1 or messages[0].get("type") != protocol.MSG_RUN:
             raise protocol.ProtocolError("expected exactly one run message on stdin")
-        host = Host(messages[0], compiled, runtime, fd)
+        host = Host(messages[0], compiled, runtime, bundle, fd)
     except Exception as exc:  # a boundary: the parent hears why in stderr
         sys.stderr.write(f"portable sandbox: {type(exc).__name__}: {exc}\n")
         return int(endings.HOST_ERROR)

@@ -145,3 +145,64 @@ def compiled_module(cache: Path | None = None,
         if progress is not None:
             progress(f"compiled the interpreter ({len(data) // (1 << 20)} MiB cached)")
         return target
+
+
+#: The sandbox's folder: the guest's ``/harness``.
+HARNESS = Path(__file__).resolve().parent.parent
+BUNDLED = ("child.py", "protocol.py", "tracer.py", "confine.py", "audit_hook.py",
+           "grader.py", "in_module.py")
+
+
+def harness_bundle(compiled: Path) -> Path:
+    """The folder holding the harness compiled by the guest's own interpreter
+    (``bundle.marshal``, which the host grants as ``/bundle``), made now if the harness
+    changed since; keyed by the harness's text."""
+    digest = hashlib.sha256()
+    for name in BUNDLED:
+        digest.update((HARNESS / name).read_bytes())
+    folder = compiled.parent / f"{compiled.stem}.harness-{digest.hexdigest()[:16]}"
+    target = folder / "bundle.marshal"
+    with _lock:
+        if not target.is_file():
+            _write_bundle(compiled, folder, target)
+    return folder
+
+
+def _write_bundle(compiled: Path, folder: Path, target: Path) -> None:
+    data = _run_bundle(compiled)
+    folder.mkdir(exist_ok=True)
+    handle, tmp = tempfile.mkstemp(dir=folder, suffix=".part")
+    with os.fdopen(handle, "wb") as out:
+        out.write(data)
+    os.replace(tmp, target)
+
+
+def _run_bundle(compiled: Path) -> bytes:
+    """Run ``guest.py --bundle`` (no version code) and return what it wrote."""
+    import wasmtime
+
+    engine = make_engine()
+    module = wasmtime.Module.deserialize_file(engine, str(compiled))
+    linker = wasmtime.Linker(engine)
+    linker.define_wasi()
+    config = wasmtime.WasiConfig()
+    config.argv = ("python", "-S", "/harness/portable/guest.py", "--bundle")
+    config.env = [list(pair) for pair in GUEST_ENV]
+    config.preopen_dir(str(stdlib_root(compiled)), "/usr", False)
+    config.preopen_dir(str(HARNESS), "/harness", False)
+    out: list[bytes] = []
+    config.stdout_custom = lambda data: out.append(bytes(data))
+    store = wasmtime.Store(engine)
+    store.set_fuel(50_000_000_000)
+    store.set_epoch_deadline(1)
+    store.set_wasi(config)
+    start = linker.instantiate(store, module).exports(store)["_start"]
+    assert isinstance(start, wasmtime.Func)
+    try:
+        start(store)
+    except wasmtime.ExitTrap as exc:
+        if exc.code != 0:
+            raise PortableUnavailable(f"the harness does not compile: exit {exc.code}") from None
+    except (wasmtime.Trap, wasmtime.WasmtimeError) as exc:
+        raise PortableUnavailable(f"the harness does not compile: {exc}") from None
+    return b"".join(out)
