@@ -7,7 +7,8 @@ from pathlib import Path
 from codequorum.behaviour.run import DynamicOptions, run_dynamic
 from codequorum.behaviour.sandbox import PORTABLE_NOTE
 from codequorum.judge.dynamic import dynamic_verdicts
-from tests.behaviour.test_run import DURATIONS, in_module, standalone
+from tests.behaviour.test_run import DURATIONS, in_module
+from tests.support.duration_module import standalone
 
 
 def test_versions_that_need_a_module_the_guest_cannot_load_get_no_verdict(
