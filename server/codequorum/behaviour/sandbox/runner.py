@@ -946,7 +946,9 @@ def _sweep_once() -> None:
 
 
 def _log_progress(line: str) -> None:
-    log.info("portable sandbox: %s", line)
+    """The portable sandbox's one-time compile, said where the user sees it (a warning
+    reaches standard error without ``-v``)."""
+    log.warning("portable sandbox: %s", line)
 
 
 def _kill_group(pid: int) -> None:
