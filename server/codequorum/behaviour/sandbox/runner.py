@@ -67,6 +67,9 @@ class TestOutcome:
     ``output`` is the canonical repr of the return value (``call``), the printed text
     (``stdio``) or None (``check``); ``passed`` is None when the test has no expected
     value. ``opcodes`` are the traced counts of the candidate's own code during the test.
+    ``fuel`` (the portable sandbox only): the WebAssembly instructions the test executed,
+    metered by the host, a cost that does not depend on the machine or its load and sees
+    the work inside builtins; None elsewhere.
     """
 
     name: str
@@ -77,6 +80,7 @@ class TestOutcome:
     opcodes: dict[str, int] | None
     opcode_total: int
     seconds: float
+    fuel: int | None = None
 
     @classmethod
     def from_message(cls, data: Any) -> TestOutcome:
@@ -93,9 +97,12 @@ class TestOutcome:
         total = data.get("opcode_total", 0)
         seconds = data.get("seconds", 0.0)
         passed = data.get("passed")
+        fuel = data.get("fuel")
         if not _is_count(total) or not isinstance(seconds, (int, float)) or isinstance(
             seconds, bool
-        ) or not (passed is None or isinstance(passed, bool)):
+        ) or not (passed is None or isinstance(passed, bool)) or not (
+            fuel is None or _is_count(fuel)
+        ):
             raise protocol.ProtocolError("test outcome fields have the wrong types")
         return cls(
             name=_text_field(data, "name") or "",
@@ -106,6 +113,7 @@ class TestOutcome:
             opcodes=dict(opcodes) if opcodes is not None else None,
             opcode_total=int(total),
             seconds=float(seconds),
+            fuel=None if fuel is None else int(fuel),
         )
 
 
@@ -782,6 +790,9 @@ class _ChildRun:
         if seen.running is not None:
             outcomes[seen.running] = self._interrupted(seen.running, status)
         result.tests = [self._graded(i, outcomes[i], seen.values.get(i)) for i in sorted(outcomes)]
+        if not self.portable:  # only the portable host meters fuel; a child cannot
+            for outcome in result.tests:
+                outcome.fuel = None
         if not result.layers:
             result.layers = ["deadline"]
         result.module = self._module_load(seen, status, detail)

@@ -228,3 +228,15 @@ def test_a_module_whose_import_the_guest_lacks_says_which() -> None:
     assert result.module is not None
     assert (result.module.loaded, result.module.ran_alone) == (False, True)
     assert "No module named 'numpy'" in result.module.detail
+
+
+def test_fuel_is_a_cost_that_sees_the_work_inside_builtins() -> None:
+    code = "def f(n):\n    return len(set(range(n)))\n"
+    tests = [Case("call", args=(n,)) for n in (1, 1000, 100_000)]
+    result = run_candidate(code, tests, "f", sandbox="portable")
+    opcodes = [t.opcode_total for t in result.tests]
+    fuel = [t.fuel or 0 for t in result.tests]
+    assert opcodes[1] == opcodes[2]  # the version's own opcodes do not grow with n...
+    assert fuel[2] > 20 * fuel[1] > 0  # ...the instructions it made the builtins run do
+    strict = run_candidate(code, tests[:1], "f")
+    assert [t.fuel for t in strict.tests] == [None]  # only the portable host meters it

@@ -64,6 +64,8 @@ class Guest:
         self.done: dict[str, Any] | None = None
         self.stop: str | None = None
         self.ended = False
+        self.fuel_now: Any = None  # the store's fuel left, read between guest writes
+        self.fuel_at: int | None = None
 
     def on_stdout(self, data: bytes) -> None:
         """The guest's stdout: framed messages only (anything else is a violation)."""
@@ -97,9 +99,11 @@ class Guest:
             message = {**message, "index": self.indices[index]}
             if kind == protocol.MSG_TEST_START:
                 self.running, self.started_at = index, time.monotonic()
+                self.fuel_at = self.fuel_now()
             else:
                 self.running = None
                 self.finished.add(index)
+                message["outcome"] = self._metered(message.get("outcome"))
         elif kind == protocol.MSG_HELLO:
             if self.host.hello_sent:
                 return
@@ -115,6 +119,15 @@ class Guest:
             self.done = message
             return
         self.host.send(message)
+
+    def _metered(self, outcome: Any) -> Any:
+        """The outcome with the fuel its test used (measured here; a guest's own is
+        replaced)."""
+        if not isinstance(outcome, dict):
+            return outcome
+        used = None if self.fuel_at is None else max(0, self.fuel_at - self.fuel_now())
+        self.fuel_at = None
+        return {**outcome, "fuel": used}
 
     def interrupt(self, why: str) -> None:
         """Stop the guest at its next epoch check."""
@@ -216,6 +229,7 @@ class Host:
         store.set_fuel(max(self.fuel, 1) + self.fresh_fuel)
         store.set_epoch_deadline(1)
         store.set_wasi(config)
+        guest.fuel_now = store.get_fuel
         self.guest = guest
         guest.started_at = time.monotonic()
         try:
