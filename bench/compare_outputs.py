@@ -295,7 +295,7 @@ def cli_case(name: str, *args: str, cwd: str = "") -> Case:
 
 def score_cases() -> Iterator[Case]:
     """``score`` in every format and variant on the bundled data and on a slice of the
-    shared data; extras of one variant (another width, reasons, matrices, two workers,
+    fixtures' CodeGen data; extras of one variant (another width, reasons, matrices, two workers,
     the comparison page, the cluster path)."""
     inputs = {"demo": [str(DEMO)], "slice": [str(DATA), "--limit", "20", "--samples", "10"]}
     for data, where in inputs.items():
@@ -333,7 +333,7 @@ def _narrow_table(scratch: Scratch) -> Output:
 
 
 def _html_compare(scratch: Scratch) -> Output:
-    """The page of the shared slice beside the bundled data's JSON report."""
+    """The page of the fixtures' slice beside the bundled data's JSON report."""
     other = scratch.inputs / "demo-report.json"
     out, _status = codequorum(scratch, "score", str(DEMO), "--format", "json")
     other.write_bytes(out)
