@@ -243,6 +243,12 @@ class CodequorumServer(LanguageServer):
         else:
             self.show(kind, message)
 
+    def warn_at_start(self, message: str) -> None:
+        """A warning shown once the client has initialized (once, as :meth:`warn_once`)."""
+        if message not in self._shown:
+            self._shown.add(message)
+            self._startup_messages.append((types.MessageType.Warning, message))
+
     def warn_once(self, message: str) -> None:
         """A warning the user has not seen yet."""
         if message in self._shown:
@@ -589,8 +595,7 @@ def initialize(ls: CodequorumServer, params: types.InitializeParams) -> None:
     if not roots:
         ls.engine.configure(settings)
     for w in warnings:
-        ls._shown.add(f"codequorum: {w}")
-        ls._startup_messages.append((types.MessageType.Warning, f"codequorum: {w}"))
+        ls.warn_at_start(f"codequorum: {w}")
 
 
 def warm_up_kernels() -> None:
