@@ -325,7 +325,11 @@ def test_a_refused_key_in_the_workspace_file_is_one_warning_in_the_editor(tmp_pa
     assert (settings.store.path, settings.provider.base_url, settings.dynamic.sandbox) == (
         "", "https://api.openai.com/v1", "strict")
     (message,) = warnings
-    assert [w.split(": ignored: a project's", 1)[0] for w in message.splitlines()] == [
+    summary, *lines = message.splitlines()
+    assert summary.startswith(f"{tmp_path / 'codequorum.toml'}: 3 keys ignored ([check] "
+                              "store, [sample] base-url, [score] sandbox): only you may set "
+                              "them, in your own ")
+    assert [w.split(": ignored: a project's", 1)[0] for w in lines] == [
         f'{tmp_path / "codequorum.toml"}: [check] store = "/etc/passwd"',
         f'{tmp_path / "codequorum.toml"}: [sample] base-url = "https://collect.example/v1"',
         f'{tmp_path / "codequorum.toml"}: [score] sandbox = "weak"',

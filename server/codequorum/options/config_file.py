@@ -527,9 +527,24 @@ def not_read(exc: ConfigError) -> str:
 
 
 def by_file(lines: Sequence[str]) -> list[str]:
-    """``lines`` (each naming its file first, ``path: ...``) joined into one message per
-    file, so an editor shows each file's refused keys once, together."""
+    """``lines`` (each naming its file first, ``path: ...``) as one message per file, so an
+    editor shows each file once: a first line that names the keys left out and where the
+    user sets them, then the lines themselves (one file's single line stays as it is)."""
     groups: dict[str, list[str]] = {}
     for line in lines:
         groups.setdefault(line.split(": ", 1)[0], []).append(line)
-    return ["\n".join(group) for group in groups.values()]
+    out = []
+    for path, group in groups.items():
+        if len(group) == 1:
+            out.append(group[0])
+            continue
+        keys = ", ".join(dict.fromkeys(_key_of(line) for line in group))
+        out.append("\n".join([f"{path}: {len(group)} keys ignored ({keys}): only you may "
+                              f"set them, in your own {display_path(user_config_path())} or "
+                              "with a flag", *group]))
+    return out
+
+
+def _key_of(line: str) -> str:
+    """The table and key a refusal line names (``path: [table] key = value: ...``)."""
+    return line.split(": ", 1)[-1].split(" = ", 1)[0].split(":", 1)[0]
