@@ -67,13 +67,13 @@ def test_every_reach_but_the_editors_program_is_covered() -> None:
 
 
 def _project_file(hostile: Hostile, form: str) -> str:
-    """Every refused key in ``form`` (``codequorum.toml`` or ``pyproject.toml``), beside an
-    analysis choice that still counts; the file's name."""
+    """Every refused key in ``form`` (``codequorum.toml`` or ``pyproject.toml``); the
+    file's name."""
     tables: dict[str, list[str]] = {}
     for command, key, value in REFUSED.values():
         tables.setdefault(command, []).append(f"{key} = {value}")
     prefix = "tool.codequorum." if form == "pyproject.toml" else ""
-    head = "[tool.codequorum]\nmax-depth = 12\n" if prefix else "max-depth = 12\n"
+    head = "[tool.codequorum]\n" if prefix else ""
     text = head + "".join(f"[{prefix}{command}]\n" + "\n".join(lines) + "\n"
                           for command, lines in tables.items())
     hostile.program("tools/python3")
@@ -82,7 +82,10 @@ def _project_file(hostile: Hostile, form: str) -> str:
 
 
 def _warned_keys(stderr: str) -> list[str]:
-    return [line.split(" = ")[0].split("] ")[-1].split(": ")[-1]
+    """The keys the warning lines name (``path: [table] key = value: ...``)."""
+    from codequorum.options.config_file import _key_of
+
+    return [_key_of(line.removeprefix("codequorum: warning: ")).split("] ")[-1]
             for line in stderr.splitlines() if line.startswith("codequorum: warning: ")]
 
 
@@ -90,6 +93,8 @@ def _warned_keys(stderr: str) -> list[str]:
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_every_command_runs_as_without_the_file(hostile: Hostile, command: str,
                                                 form: str) -> None:
+    stored = hostile.run("sample", "src/mod.py", "-f", "f", "--from", "samples.jsonl")
+    assert stored.returncode == 0, stored.stderr  # versions to check and export
     name = _project_file(hostile, form)
     before = hostile.home_snapshot()
     argv = COMMANDS[command]
