@@ -78,5 +78,5 @@ async def test_the_agent_tools_bound_their_arguments(hostile: Hostile,
             good = await asyncio.wait_for(session.call_tool("compare_versions", {
                 "versions": ["def f(x):\n    return x + 1\n",
                              "def f(x):\n    return 1 + x\n"]}), 120)
-            assert not good.isError
+            assert not good.is_error
     assert "Traceback" not in errlog_path.read_text()
