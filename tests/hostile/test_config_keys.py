@@ -323,7 +323,7 @@ def test_a_refused_key_in_the_workspace_file_is_one_warning_in_the_editor(tmp_pa
     settings, warnings = file_settings(str(tmp_path))
     assert settings.analysis.metrics == ("textual",)
     assert (settings.store.path, settings.provider.base_url, settings.dynamic.sandbox) == (
-        "", "https://api.openai.com/v1", "strict")
+        "", "https://api.openai.com/v1", "auto")
     (message,) = warnings
     summary, *lines = message.splitlines()
     assert summary.startswith(f"{tmp_path / 'codequorum.toml'}: 3 keys ignored ([check] "
