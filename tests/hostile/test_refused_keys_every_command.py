@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
 import pytest
@@ -141,7 +141,9 @@ async def _language_server(hostile: Hostile) -> AsyncIterator[LanguageClient]:
         yield client
         await asyncio.wait_for(client.shutdown_session(), timeout=20)
     finally:
-        await asyncio.wait_for(client.stop(), timeout=20)
+        # pytest-lsp leaves ``LanguageClient.stop`` unannotated: a coroutine returning None
+        stop: Callable[[], Awaitable[None]] = client.stop
+        await asyncio.wait_for(stop(), timeout=20)
 
 
 async def _answers_a_hover(client: LanguageClient, hostile: Hostile) -> None:
