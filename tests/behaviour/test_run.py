@@ -17,7 +17,7 @@ from codequorum.behaviour.run import (
     DynamicOptions,
     Runs,
     build_report,
-    growth_exponent,
+    growth_of,
     run_dynamic,
 )
 from codequorum.behaviour.test_inputs import InputCase, InputPlan
@@ -45,7 +45,7 @@ SORTS = [
     "    return out\n",
     # 3: drops duplicates: differs on inputs with repeated values
     "def f(xs: list[int]) -> list[int]:\n    return sorted(set(xs))\n",
-    # 4: builtin sort with a key, linear in traced opcodes (the lambda runs per item)
+    # 4: builtin sort with a key (the lambda runs per item)
     "def f(xs: list[int]) -> list[int]:\n    return sorted(xs, key=lambda v: v)\n",
     # 5: builtin sort again
     "def f(xs: list[int]) -> list[int]:\n    ys = list(xs)\n    ys.sort()\n    return ys\n",
@@ -84,16 +84,15 @@ def test_sorts_pass_rates_oer_and_verdicts(sort_report: object) -> None:
     assert 2 in div.versions  # version 3 (index 2) drops duplicates
     assert div.message.startswith("versions ") and " disagree on f([" in div.message
     cx = next(v for v in dynamic_verdicts(sort_report) if v.code == "complexity-outlier")
-    # bubble sort (n²) and the key= sort (the lambda runs once per item: n) against
-    # three versions whose traced opcodes do not grow (the sorting happens in C)
-    assert cx.versions == (1, 3)
-    assert cx.message == (
-        "version 2 grows about n², version 4 grows about n, the others do not grow with n"
-    )
+    # bubble sort (n²) against four sorts whose CPU time grows about n log n (the
+    # sorting happens in C: traced opcodes would not grow at all)
+    assert cx.versions == (1,)
+    assert cx.message == ("version 2 grows about n², the others about n "
+                          "(CPU time per call, n=8 to 512)")
     bubble = sort_report.candidates[1]
-    assert bubble.growth == pytest.approx(2.0, abs=0.15)
+    assert bubble.growth == pytest.approx(2.0, abs=0.25)
     assert [n for n, _ in bubble.growth_points] == [8, 64, 512]
-    assert sort_report.candidates[0].growth == pytest.approx(0.0, abs=0.05)
+    assert sort_report.candidates[0].growth == pytest.approx(1.2, abs=0.3)
     assert sort_report.fastest == 0
     assert all(c.status == "ok" for c in sort_report.candidates)
     static = [static_opcode_counts(c) for c in SORTS]
@@ -292,20 +291,14 @@ def test_build_report_bef_verdicts_without_processes() -> None:
     assert dynamic_verdicts(build_report(ss2, plan, runs2, high)) == []
 
 
-def test_growth_exponent_and_text() -> None:
-    assert growth_exponent([(8, 64), (64, 4096), (512, 262144)]) == pytest.approx(
-        2.0, abs=1e-9, rel=0
-    )
-    assert growth_exponent([(8, 10), (64, 80)]) == pytest.approx(1.0, abs=1e-9, rel=0)
-    assert growth_exponent([(8, 10)]) is None
-    assert growth_exponent([(8, 0), (64, 0)]) is None
-    assert [growth_text(x) for x in (0.1, 0.9, 1.6, 2.1, 3.0)] == [
-        "constant",
-        "n",
-        "n^1.5",
-        "n²",
-        "n³",
-    ]
+def test_growth_of_cpu_time_points() -> None:
+    assert growth_of([(8, 640), (64, 40960), (512, 2621440)]) == pytest.approx(2.0, abs=1e-9)
+    assert growth_of([(8, 1000), (64, 8000)]) == pytest.approx(1.0, abs=1e-9, rel=0)
+    assert growth_of([(8, 10)]) is None
+    assert growth_of([]) is None
+    assert growth_of([(8, 0), (64, 0)]) == 0.0  # no cost to measure: it does not grow
+    assert [growth_text(x) for x in (0.1, 0.9, 1.3, 2.1, 3.0)] == [
+        "constant", "n", "n", "n²", "n³"]
 
 
 def test_humaneval_tasks_end_to_end_on_one_pool() -> None:

@@ -59,7 +59,9 @@ class TestOutcome:
 
     ``output`` is the canonical repr of the return value (``call``), the printed text
     (``stdio``) or None (``check``); ``passed`` is None when the test has no expected
-    value. ``opcodes`` are the traced counts of the candidate's own code during the test.
+    value. ``opcodes`` are the traced counts of the candidate's own code during the test;
+    ``cpu_ns``: for a test of a series (the scaling series), the CPU nanoseconds one call
+    takes untraced (``timing.py``), None when not timed.
     """
 
     name: str
@@ -70,6 +72,7 @@ class TestOutcome:
     opcodes: dict[str, int] | None
     opcode_total: int
     seconds: float
+    cpu_ns: int | None = None
 
     @classmethod
     def from_message(cls, data: Any) -> TestOutcome:
@@ -86,6 +89,9 @@ class TestOutcome:
         total = data.get("opcode_total", 0)
         seconds = data.get("seconds", 0.0)
         passed = data.get("passed")
+        cpu_ns = data.get("cpu_ns")
+        if cpu_ns is not None and not _is_count(cpu_ns):
+            raise protocol.ProtocolError("cpu_ns is not a count")
         if not _is_count(total) or not isinstance(seconds, (int, float)) or isinstance(
             seconds, bool
         ) or not (passed is None or isinstance(passed, bool)):
@@ -99,6 +105,7 @@ class TestOutcome:
             opcodes=dict(opcodes) if opcodes is not None else None,
             opcode_total=int(total),
             seconds=float(seconds),
+            cpu_ns=cpu_ns,
         )
 
 
