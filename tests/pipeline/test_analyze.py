@@ -351,6 +351,12 @@ def test_a_set_whose_every_version_is_empty_is_an_outcome(
     assert report.notes == [ALL_EMPTY_NOTE]
     assert report.verdicts == [] and report.recommended is None and report.risk is None
     _validate_set(report.to_dict(), report_schema)
+    kept = analyze(SampleSet.from_codes("blank", ["", " ", "\n"]),
+                   AnalysisOptions(metrics=("textual",), keep_matrices=True))
+    assert {k: m.tolist() for k, m in kept.matrices.items()} == {
+        "lcs": [[0.0] * 3] * 3, "led": [[0.0] * 3] * 3}
+    assert analyze(SampleSet.from_codes("blank", ["", " "]),
+                   AnalysisOptions(metrics=("textual",), keep_matrices=False)).matrices == {}
     plain = analyze(SampleSet.from_codes("blank", ["", ""]), FAST)
     assert plain.status == "ok" and plain.notes == [ALL_EMPTY_NOTE]
     assert sorted(plain.summary) == ["jsd_struct", "jsd_value", "sce_struct", "sce_value"]

@@ -18,6 +18,7 @@ from codequorum.core import parsing
 from codequorum.core.errors import UserError
 from codequorum.core.parsing import FunctionInfo
 from codequorum.core.safe_text import safe_text
+from codequorum.core.words import names_listed
 from codequorum.generate.endpoint import ProviderConfig
 from codequorum.generate.prompting import DEFAULT_CONTEXT_LINES
 from codequorum.metrics.registry import EDITOR_METRICS
@@ -27,17 +28,6 @@ log = logging.getLogger(__name__)
 
 #: ``progress(done, total, message)``: called from the thread doing the work.
 Progress = Callable[[float, float | None, str], None]
-
-
-#: How many of a file's functions an "unknown function" answer names.
-KNOWN_SHOWN = 12
-
-
-def known_names(names: list[str]) -> str:
-    """The first :data:`KNOWN_SHOWN` function names, and how many more the file has."""
-    shown = ", ".join(safe_text(k, 80) for k in names[:KNOWN_SHOWN])
-    more = len(names) - KNOWN_SHOWN
-    return f"{shown} and {more} more" if more > 0 else shown
 
 
 def no_progress(_done: float, _total: float | None, _message: str) -> None:
@@ -121,8 +111,8 @@ class AgentWorkspace:
         info = parsing.function_by_name(source.text, lang, name)
         if info is None:
             known = [str(f.qualified_name) for f in parsing.functions(source.text, lang)]
-            hint = (f"; functions in the file: {known_names(known)}" if known
-                    else "; the file defines no function")
+            hint = (f"; functions in the file: {names_listed([safe_text(k, 80) for k in known])}"
+                    if known else "; the file defines no function")
             raise UserError(f"{safe_text(path, 200)}: no function `{safe_text(name, 200)}`{hint}")
         key = self.session().file_key(source.path)
         return FunctionTarget(source, lang, info, key)
