@@ -17,12 +17,15 @@ import statistics
 import time
 from collections import Counter
 
+import numpy as np
+
 from codequorum.behaviour.run import DynamicOptions, run_dynamic
 from codequorum.behaviour.sandbox import run_candidate
 from codequorum.behaviour.test_inputs import DEFAULT_SIZES
 from codequorum.core.model import SampleSet
 from codequorum.core.model import TestCase as Case
 from codequorum.judge.dynamic import growth_text
+from codequorum.metrics.growth import growth_exponent
 
 #: (body of ``f(xs: list[int])``, its class)
 FUNCTIONS = [
@@ -39,7 +42,11 @@ FUNCTIONS = [
 def _run(codes: list[str], options: DynamicOptions) -> tuple[float, list[float | None]]:
     started = time.perf_counter()
     report = run_dynamic(SampleSet.from_codes("growth", codes, entry_point="f"), options)
-    return time.perf_counter() - started, [c.growth for c in report.candidates]
+    slopes = []
+    for c in report.candidates:  # the slope itself, before it is rounded to a class
+        sizes, costs = zip(*c.growth_points, strict=True) if c.growth_points else ((), ())
+        slopes.append(growth_exponent(np.array(sizes), np.array(costs)))
+    return time.perf_counter() - started, slopes
 
 
 def _timing_cost(code: str, rounds: int) -> float:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from codequorum.metrics.growth import COST_FLOOR_NS, growth_exponent
+from codequorum.metrics.growth import COST_FLOOR_NS, growth_class, growth_exponent
 
 SIZES = np.array([8, 64, 512])
 
@@ -50,3 +50,8 @@ def test_too_few_sizes_give_none() -> None:
     assert growth_exponent(np.array([], dtype=int), np.array([])) is None
     assert growth_exponent(np.array([0, 64]), np.array([5, 500])) is None
     assert growth_exponent(np.array([8, 64]), np.array([np.nan, 500])) is None
+
+
+def test_classes_are_whole_exponents_that_noise_does_not_move() -> None:
+    assert [growth_class(k) for k in (-0.4, 0.0, 0.49, 0.5, 1.24, 1.49, 1.5, 2.1, 3.6)] == [
+        0, 0, 0, 1, 1, 1, 2, 2, 4]

@@ -14,8 +14,8 @@ Steps:
    passed (graded inputs: the test passed; other inputs: returned without an exception),
    BEF = SCTD / (DCTD + 1e-9), pass rates over graded inputs (if there are none: the share
    of inputs run without an exception), OER over all inputs except the scaling series,
-   growth = log-log slope of CPU time per call against the scaling size
-   (:func:`codequorum.metrics.growth.growth_exponent`; the child times each scaling input
+   growth = the whole-number exponent of the log-log slope of CPU time per call against
+   the scaling size (:mod:`codequorum.metrics.growth`; the child times each scaling input
    untraced, ``sandbox/timing.py``, so work inside builtins and C extensions counts,
    which opcode counts miss); scaling inputs enter OER only where every candidate
    finished them;
@@ -54,7 +54,7 @@ from codequorum.core.safe_text import safe_text
 from codequorum.generate.endpoint import ProviderConfig
 from codequorum.generate.proposed_inputs import proposer_for
 from codequorum.metrics.dynamic import bef, dctd
-from codequorum.metrics.growth import growth_exponent
+from codequorum.metrics.growth import growth_class, growth_exponent
 from codequorum.metrics.opcodes import (
     DivergenceResult,
     OpcodeMode,
@@ -169,8 +169,10 @@ class CandidateDynamic:
     """What one candidate did.
 
     ``pass_rate`` over graded inputs (``pass_basis`` says which basis was used);
-    ``growth``: log-log slope of CPU time per call against the scaling size (``None``
-    with fewer than two sizes timed), ``growth_points`` its ``(size, CPU ns)`` pairs;
+    ``growth``: the whole-number exponent of CPU time per call against the scaling size
+    (0 constant, 1 about n, 2 about n², ...; ``None`` with fewer than two sizes timed),
+    ``growth_points`` its ``(size, CPU ns)`` pairs (in JSON only the sizes,
+    ``growth_sizes``: CPU nanoseconds differ from run to run, a report must not);
     ``unfinished_size``: the smallest scaling size it did not
     finish; ``mean_traced_opcodes``: mean traced opcodes over inputs it completed;
     ``static_opcodes``: opcodes in its compiled code (``None`` if it does not compile).
@@ -200,7 +202,7 @@ class CandidateDynamic:
             "graded": self.graded,
             "pass_basis": self.pass_basis,
             "growth": self.growth,
-            "growth_points": [list(p) for p in self.growth_points],
+            "growth_sizes": [size for size, _ in self.growth_points],
             "unfinished_size": self.unfinished_size,
             "mean_traced_opcodes": self.mean_traced_opcodes,
             "static_opcodes": self.static_opcodes,
@@ -463,12 +465,14 @@ def _finished(o: sandbox.TestOutcome | None) -> bool:
 
 
 def growth_of(points: Sequence[tuple[int, int]]) -> float | None:
-    """The growth exponent of ``(size, CPU ns)`` points
-    (:func:`~codequorum.metrics.growth.growth_exponent`)."""
+    """The growth class of ``(size, CPU ns)`` points: the whole-number exponent
+    (:func:`~codequorum.metrics.growth.growth_class`) of their log-log slope
+    (:func:`~codequorum.metrics.growth.growth_exponent`); None with fewer than two sizes."""
     if not points:
         return None
     sizes, costs = zip(*points, strict=True)
-    return growth_exponent(np.array(sizes), np.array(costs))
+    slope = growth_exponent(np.array(sizes), np.array(costs))
+    return None if slope is None else float(growth_class(slope))
 
 
 @dataclass(frozen=True)

@@ -43,4 +43,12 @@ def growth_exponent(sizes: npt.ArrayLike, costs: npt.ArrayLike,
     return float(np.dot(dx, y - y.mean()) / np.dot(dx, dx))
 
 
-__all__ = ["COST_FLOOR_NS", "growth_exponent"]
+def growth_class(exponent: float) -> int:
+    """The whole-number exponent nearest ``exponent`` (halves round up), never below 0:
+    what measured CPU time tells apart. A sort (n log n) has a slope of about 1.2 over
+    the default sizes and is class 1; fractions are noise, and two runs of the same
+    versions give the same class where they would not give the same slope."""
+    return max(0, math.floor(exponent + 0.5))
+
+
+__all__ = ["COST_FLOOR_NS", "growth_class", "growth_exponent"]
