@@ -7,7 +7,6 @@ input where versions part, growth exponents, BEF) and returns a :class:`Verdict`
 
 from __future__ import annotations
 
-import math
 import statistics
 from collections.abc import Mapping, Sequence
 from typing import Protocol
@@ -21,6 +20,7 @@ from codequorum.judge.verdicts import (
     RUNTIME_INSTABILITY,
     VerdictSpec,
 )
+from codequorum.metrics.growth import growth_class
 from codequorum.metrics.semantic import Divergence
 
 #: What a growth exponent rests on (``growth_points`` are (size, CPU ns) pairs).
@@ -103,12 +103,13 @@ class RunFigures(Protocol):
 
 
 def growth_text(exponent: float) -> str:
-    """``constant``, ``n``, ``n²``, ``n³``: the exponent rounded to the nearest whole
-    number. Measured CPU time tells classes apart, not fractions: a sort (n log n) or a
-    builtin that allocates once its items pass the small-integer cache grows with a slope
-    of 1.1 to 1.45 over the scaling sizes, and both read as ``n``."""
-    r = math.floor(exponent + 0.5)
-    if r <= 0:
+    """``constant``, ``n``, ``n²``, ``n³``: the exponent's whole-number class
+    (:func:`~codequorum.metrics.growth.growth_class`). Measured CPU time tells classes
+    apart, not fractions: a sort (n log n) or a builtin that allocates once its items pass
+    the small-integer cache grows with a slope of 1.1 to 1.45 over the scaling sizes, and
+    both read as ``n``."""
+    r = growth_class(exponent)
+    if r == 0:
         return "constant"
     if r == 1:
         return "n"
