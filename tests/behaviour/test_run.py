@@ -434,7 +434,7 @@ def test_no_silent_downgrade_without_the_strict_sandbox(monkeypatch: pytest.Monk
         tests=[model.TestCase(kind="call", args=(1,), expected=1, has_expected=True)],
     )  # fmt: skip
     with pytest.raises(SandboxUnavailableError, match="bubblewrap is not available"):
-        run_dynamic(ss, DynamicOptions(use_hypothesis=False, scaling=False))
+        run_dynamic(ss, DynamicOptions(use_hypothesis=False, scaling=False, sandbox="strict"))
     weak = run_dynamic(ss, DynamicOptions(use_hypothesis=False, scaling=False, sandbox="weak"))
     assert weak.notes[0] == sandbox.WEAK_WARNING
     assert [c.pass_rate for c in weak.candidates] == [1.0, 1.0]
@@ -674,3 +674,29 @@ def test_hidden_tests_change_neither_the_pick_nor_its_risk(
     differ = [s.task_id for s, a, b in zip(sets, with_tests, without, strict=True) if a != b]
     assert differ == []
     assert sum(1 for rec, *_ in with_tests if rec is not None) == 164
+
+
+def test_growth_rests_on_cpu_time_else_on_the_portable_sandboxs_fuel() -> None:
+    code = "def f(xs):\n    return sorted(xs)\n"
+    ss = SampleSet.from_codes("t", [code, code, code], entry_point="f")
+    cases = [InputCase(model.TestCase(kind="call", args=([0] * n,)), "scaling", False,
+                       f"f(n={n})", size=n) for n in (8, 64, 512)]
+
+    def timed(cost: int, n: int, fuel: bool) -> sandbox.TestOutcome:
+        return dataclasses.replace(_outcome("[]"), cpu_ns=None if fuel else cost * n,
+                                   fuel=cost * n if fuel else None)
+
+    for fuel, measure in ((False, "CPU time per call"),
+                          (True, "WebAssembly instructions per input")):
+        runs = Runs(
+            outcomes=[[timed(1000, n, fuel) for n in (8, 64, 512)],
+                      [timed(1000, n, fuel) for n in (8, 64, 512)],
+                      [timed(1000 * n, n, fuel) for n in (8, 64, 512)]],
+            status=["ok"] * 3, detail=[""] * 3, layers=["deadline"], python="3.11.7")
+        report = build_report(ss, InputPlan(entry_point="f", cases=cases), runs,
+                              DynamicOptions())
+        assert [c.growth for c in report.candidates] == [1.0, 1.0, 2.0]
+        assert {c.growth_measure for c in report.candidates} == {measure}
+        [cx] = [v for v in dynamic_verdicts(report) if v.code == "complexity-outlier"]
+        assert cx.message == (f"version 3 grows about n², the others about n ({measure}, "
+                              "n=8 to 512)")

@@ -130,8 +130,12 @@ class DynamicOptions:
     trace: bool = True
     interpreter: str | None = None
     """Python that runs the candidates and counts static opcodes (default: this one)."""
-    sandbox: str = "strict"
-    """``strict`` (kernel isolation; refuses to run where it cannot) or ``weak``."""
+    sandbox: str = "auto"
+    """``auto`` (strict where the kernel gives it, else portable, said in every report),
+    ``strict`` (kernel isolation; refuses to run where it cannot), ``portable``
+    (WebAssembly) or ``weak``."""
+    sandbox_reason: str = ""
+    """Why ``auto`` ran the level in ``sandbox`` (set when it is chosen; a report note)."""
     input_provider: ProviderConfig | None = None
     """Endpoint asked for call inputs when a function gives nothing else to run."""
     input_proposer: Proposer | None = None
@@ -154,8 +158,9 @@ class DynamicOptions:
             problems.append(
                 f"opcode_mode must be 'reference' or 'family', not {self.opcode_mode!r}"
             )
-        if self.sandbox not in sandbox.SANDBOX_LEVELS:
-            problems.append(f"sandbox must be one of {', '.join(sandbox.SANDBOX_LEVELS)}")
+        if self.sandbox not in (sandbox.AUTO, *sandbox.SANDBOX_LEVELS):
+            problems.append(f"sandbox must be one of {sandbox.AUTO}, "
+                            f"{', '.join(sandbox.SANDBOX_LEVELS)}")
         if any(n <= 0 for n in self.scaling_sizes):
             problems.append("scaling sizes must be positive")
         if self.bef_low < 0 or self.bef_high < self.bef_low or self.growth_outlier_delta <= 0:
@@ -173,6 +178,8 @@ class CandidateDynamic:
     (0 constant, 1 about n, 2 about n², ...; ``None`` with fewer than two sizes timed),
     ``growth_points`` its ``(size, CPU ns)`` pairs (in JSON only the sizes,
     ``growth_sizes``: CPU nanoseconds differ from run to run, a report must not);
+    ``growth_measure``: what the costs are (:data:`CPU_MEASURE`, or :data:`FUEL_MEASURE`
+    in the portable sandbox);
     ``unfinished_size``: the smallest scaling size it did not
     finish; ``mean_traced_opcodes``: mean traced opcodes over inputs it completed;
     ``static_opcodes``: opcodes in its compiled code (``None`` if it does not compile).
@@ -190,6 +197,7 @@ class CandidateDynamic:
     unfinished_size: int | None
     mean_traced_opcodes: float | None
     static_opcodes: int | None
+    growth_measure: str = "CPU time per call"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -203,6 +211,7 @@ class CandidateDynamic:
             "pass_basis": self.pass_basis,
             "growth": self.growth,
             "growth_sizes": [size for size, _ in self.growth_points],
+            "growth_measure": self.growth_measure,
             "unfinished_size": self.unfinished_size,
             "mean_traced_opcodes": self.mean_traced_opcodes,
             "static_opcodes": self.static_opcodes,
@@ -464,6 +473,20 @@ def _finished(o: sandbox.TestOutcome | None) -> bool:
     return o is not None and o.exc_type not in _LIMIT_EXCEPTIONS
 
 
+#: What a growth rests on: CPU time the child measured, or the instructions the portable
+#: sandbox's host metered (a deterministic count that also sees work inside builtins).
+CPU_MEASURE = "CPU time per call"
+FUEL_MEASURE = "WebAssembly instructions per input"
+
+
+def _cost(o: sandbox.TestOutcome | None) -> int | None:
+    """A scaling input's cost: its CPU time per call, else (the portable sandbox) the
+    instructions its test executed."""
+    if o is None:
+        return None
+    return o.cpu_ns if o.cpu_ns is not None else o.fuel
+
+
 def growth_of(points: Sequence[tuple[int, int]]) -> float | None:
     """The growth class of ``(size, CPU ns)`` points: the whole-number exponent
     (:func:`~codequorum.metrics.growth.growth_class`) of their log-log slope
@@ -522,12 +545,15 @@ def _candidate(c: int, runs: Runs, cases: Sequence[InputCase], basis: _Basis,
     oks = [_ok(runs.outcomes[c][t], cases[t].graded) for t in basis.rate]
     points: list[tuple[int, int]] = []
     unfinished: int | None = None
+    measure = CPU_MEASURE
     for t, case in enumerate(cases):
         if case.size is None:
             continue
         o = runs.outcomes[c][t]
-        if o is not None and o.exc_type is None and o.cpu_ns is not None:
-            points.append((case.size, o.cpu_ns))
+        cost = _cost(o)
+        if o is not None and o.exc_type is None and cost is not None:
+            points.append((case.size, cost))
+            measure = FUEL_MEASURE if o.cpu_ns is None else CPU_MEASURE
         elif not _finished(o) and unfinished is None:
             unfinished = case.size
     totals = [o.opcode_total for o in runs.outcomes[c]
@@ -536,7 +562,7 @@ def _candidate(c: int, runs: Runs, cases: Sequence[InputCase], basis: _Basis,
         index=c, status=runs.status[c], detail=runs.detail[c],
         pass_rate=(sum(oks) / len(oks)) if oks else None, passed=sum(oks), graded=len(oks),
         pass_basis=basis.words, growth=growth_of(points),
-        growth_points=points, unfinished_size=unfinished,
+        growth_points=points, unfinished_size=unfinished, growth_measure=measure,
         mean_traced_opcodes=float(np.mean(totals)) if totals else None,
         static_opcodes=total_opcodes(static) if static is not None else None,
     )
@@ -716,8 +742,12 @@ def run_dynamic_many(
     options = options or DynamicOptions()
     runnable = [runtime_for(ss.language) is not None for ss in sample_sets]
     if any(ss.codes for ss, ok in zip(sample_sets, runnable, strict=True) if ok):
-        sandbox.require(options.interpreter, options.sandbox,
-                        view=any(ss.module is not None for ss in sample_sets))
+        view = any(ss.module is not None for ss in sample_sets)
+        level, why = sandbox.choose(options.interpreter, options.sandbox, view)
+        options = dataclasses.replace(options, sandbox=level, sandbox_reason=why)
+        sandbox.require(options.interpreter, options.sandbox, view=view)
+    elif options.sandbox == sandbox.AUTO:
+        options = dataclasses.replace(options, sandbox="strict")
     plans = [_plan(ss, options) if ok else InputPlan(ss.entry_point)
              for ss, ok in zip(sample_sets, runnable, strict=True)]
     jobs: list[Job] = [
@@ -763,6 +793,10 @@ def _set_report(ss: SampleSet, plan: InputPlan, ran: list[_CandidateRun] | None,
         report.notes.append("no inputs to run: behaviour metrics unavailable")
     if options.sandbox == "weak":
         report.notes.insert(0, sandbox.WEAK_WARNING)
+    elif options.sandbox == "portable":
+        report.notes.insert(0, sandbox.PORTABLE_NOTE)
+    if options.sandbox_reason:
+        report.notes.insert(0, options.sandbox_reason)
     return report
 
 
