@@ -676,7 +676,9 @@ def test_hidden_tests_change_neither_the_pick_nor_its_risk(
     assert sum(1 for rec, *_ in with_tests if rec is not None) == 164
 
 
-def test_growth_rests_on_cpu_time_else_on_the_portable_sandboxs_fuel() -> None:
+def test_growth_rests_on_cpu_time_and_never_on_fuel() -> None:
+    # the portable sandbox meters each test's instructions, the harness's fixed cost
+    # included: at these sizes that cost hides the work, so no growth is judged from it
     code = "def f(xs):\n    return sorted(xs)\n"
     ss = SampleSet.from_codes("t", [code, code, code], entry_point="f")
     cases = [InputCase(model.TestCase(kind="call", args=([0] * n,)), "scaling", False,
@@ -686,8 +688,7 @@ def test_growth_rests_on_cpu_time_else_on_the_portable_sandboxs_fuel() -> None:
         return dataclasses.replace(_outcome("[]"), cpu_ns=None if fuel else cost * n,
                                    fuel=cost * n if fuel else None)
 
-    for fuel, measure in ((False, "CPU time per call"),
-                          (True, "WebAssembly instructions per input")):
+    for fuel, growth in ((False, [1.0, 1.0, 2.0]), (True, [None, None, None])):
         runs = Runs(
             outcomes=[[timed(1000, n, fuel) for n in (8, 64, 512)],
                       [timed(1000, n, fuel) for n in (8, 64, 512)],
@@ -695,8 +696,7 @@ def test_growth_rests_on_cpu_time_else_on_the_portable_sandboxs_fuel() -> None:
             status=["ok"] * 3, detail=[""] * 3, layers=["deadline"], python="3.11.7")
         report = build_report(ss, InputPlan(entry_point="f", cases=cases), runs,
                               DynamicOptions())
-        assert [c.growth for c in report.candidates] == [1.0, 1.0, 2.0]
-        assert {c.growth_measure for c in report.candidates} == {measure}
-        [cx] = [v for v in dynamic_verdicts(report) if v.code == "complexity-outlier"]
-        assert cx.message == (f"version 3 grows about n², the others about n ({measure}, "
-                              "n=8 to 512)")
+        assert [c.growth for c in report.candidates] == growth
+        verdicts = [v for v in dynamic_verdicts(report) if v.code == "complexity-outlier"]
+        assert [v.message for v in verdicts] == ([] if fuel else [
+            "version 3 grows about n², the others about n (CPU time per call, n=8 to 512)"])

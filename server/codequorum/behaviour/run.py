@@ -178,8 +178,6 @@ class CandidateDynamic:
     (0 constant, 1 about n, 2 about n², ...; ``None`` with fewer than two sizes timed),
     ``growth_points`` its ``(size, CPU ns)`` pairs (in JSON only the sizes,
     ``growth_sizes``: CPU nanoseconds differ from run to run, a report must not);
-    ``growth_measure``: what the costs are (:data:`CPU_MEASURE`, or :data:`FUEL_MEASURE`
-    in the portable sandbox);
     ``unfinished_size``: the smallest scaling size it did not
     finish; ``mean_traced_opcodes``: mean traced opcodes over inputs it completed;
     ``static_opcodes``: opcodes in its compiled code (``None`` if it does not compile).
@@ -197,7 +195,6 @@ class CandidateDynamic:
     unfinished_size: int | None
     mean_traced_opcodes: float | None
     static_opcodes: int | None
-    growth_measure: str = "CPU time per call"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -211,7 +208,6 @@ class CandidateDynamic:
             "pass_basis": self.pass_basis,
             "growth": self.growth,
             "growth_sizes": [size for size, _ in self.growth_points],
-            "growth_measure": self.growth_measure,
             "unfinished_size": self.unfinished_size,
             "mean_traced_opcodes": self.mean_traced_opcodes,
             "static_opcodes": self.static_opcodes,
@@ -473,20 +469,6 @@ def _finished(o: sandbox.TestOutcome | None) -> bool:
     return o is not None and o.exc_type not in _LIMIT_EXCEPTIONS
 
 
-#: What a growth rests on: CPU time the child measured, or the instructions the portable
-#: sandbox's host metered (a deterministic count that also sees work inside builtins).
-CPU_MEASURE = "CPU time per call"
-FUEL_MEASURE = "WebAssembly instructions per input"
-
-
-def _cost(o: sandbox.TestOutcome | None) -> int | None:
-    """A scaling input's cost: its CPU time per call, else (the portable sandbox) the
-    instructions its test executed."""
-    if o is None:
-        return None
-    return o.cpu_ns if o.cpu_ns is not None else o.fuel
-
-
 def growth_of(points: Sequence[tuple[int, int]]) -> float | None:
     """The growth class of ``(size, CPU ns)`` points: the whole-number exponent
     (:func:`~codequorum.metrics.growth.growth_class`) of their log-log slope
@@ -545,15 +527,12 @@ def _candidate(c: int, runs: Runs, cases: Sequence[InputCase], basis: _Basis,
     oks = [_ok(runs.outcomes[c][t], cases[t].graded) for t in basis.rate]
     points: list[tuple[int, int]] = []
     unfinished: int | None = None
-    measure = CPU_MEASURE
     for t, case in enumerate(cases):
         if case.size is None:
             continue
         o = runs.outcomes[c][t]
-        cost = _cost(o)
-        if o is not None and o.exc_type is None and cost is not None:
-            points.append((case.size, cost))
-            measure = FUEL_MEASURE if o.cpu_ns is None else CPU_MEASURE
+        if o is not None and o.exc_type is None and o.cpu_ns is not None:
+            points.append((case.size, o.cpu_ns))
         elif not _finished(o) and unfinished is None:
             unfinished = case.size
     totals = [o.opcode_total for o in runs.outcomes[c]
@@ -562,7 +541,7 @@ def _candidate(c: int, runs: Runs, cases: Sequence[InputCase], basis: _Basis,
         index=c, status=runs.status[c], detail=runs.detail[c],
         pass_rate=(sum(oks) / len(oks)) if oks else None, passed=sum(oks), graded=len(oks),
         pass_basis=basis.words, growth=growth_of(points),
-        growth_points=points, unfinished_size=unfinished, growth_measure=measure,
+        growth_points=points, unfinished_size=unfinished,
         mean_traced_opcodes=float(np.mean(totals)) if totals else None,
         static_opcodes=total_opcodes(static) if static is not None else None,
     )

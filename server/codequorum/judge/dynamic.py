@@ -43,9 +43,6 @@ class Growth(Protocol):
     @property
     def unfinished_size(self) -> int | None: ...
 
-    @property
-    def growth_measure(self) -> str: ...
-
 
 class Ranked(Growth, Protocol):
     """What the rules read of one version's run: its growth and its pass rate."""
@@ -201,11 +198,10 @@ def _complexity_outliers(measured: Sequence[Growth], slopes: dict[int, float],
 
 def measure_words(candidates: Sequence[Growth]) -> str:
     """What the growth rests on: ``CPU time per call, n=8 to 512`` (the sizes timed)."""
-    measure = next((c.growth_measure for c in candidates if c.growth_points), GROWTH_MEASURE)
     sizes = sorted({s for c in candidates for s, _ in c.growth_points})
     if len(sizes) < 2:
-        return measure
-    return f"{measure}, n={sizes[0]} to {sizes[-1]}"
+        return GROWTH_MEASURE
+    return f"{GROWTH_MEASURE}, n={sizes[0]} to {sizes[-1]}"
 
 
 def _complexity_words(candidates: Sequence[Growth], outliers: Sequence[int],
@@ -257,9 +253,7 @@ def complexity_verdict(candidates: Sequence[Growth], delta: float) -> Verdict | 
         versions=tuple(outliers),
         figure=statistics.median(grown) if grown else None,
         detail={"growth": {str(i): v for i, v in slopes.items()},
-                "typical": statistics.median(rest),
-                "measure": next((c.growth_measure for c in candidates if c.growth_points),
-                                GROWTH_MEASURE)},
+                "typical": statistics.median(rest), "measure": GROWTH_MEASURE},
     )
 
 
