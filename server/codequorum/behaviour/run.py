@@ -14,8 +14,11 @@ Steps:
    passed (graded inputs: the test passed; other inputs: returned without an exception),
    BEF = SCTD / (DCTD + 1e-9), pass rates over graded inputs (if there are none: the share
    of inputs run without an exception), OER over all inputs except the scaling series,
-   growth = log-log slope of traced opcodes against the scaling size (scaling inputs
-   enter OER only where every candidate finished them);
+   growth = the whole-number exponent of the log-log slope of CPU time per call against
+   the scaling size (:mod:`codequorum.metrics.growth`; the child times each scaling input
+   untraced, ``sandbox/timing.py``, so work inside builtins and C extensions counts,
+   which opcode counts miss); scaling inputs enter OER only where every candidate
+   finished them;
 5. what the verdict rules read (:class:`RuleFigures`, with the thresholds of
    :class:`DynamicOptions`): the rules themselves are :mod:`codequorum.judge.dynamic`,
    called by the pipeline.
@@ -51,6 +54,7 @@ from codequorum.core.safe_text import safe_text
 from codequorum.generate.endpoint import ProviderConfig
 from codequorum.generate.proposed_inputs import proposer_for
 from codequorum.metrics.dynamic import bef, dctd
+from codequorum.metrics.growth import growth_class, growth_exponent
 from codequorum.metrics.opcodes import (
     DivergenceResult,
     OpcodeMode,
@@ -170,8 +174,11 @@ class CandidateDynamic:
     """What one candidate did.
 
     ``pass_rate`` over graded inputs (``pass_basis`` says which basis was used);
-    ``growth``: log-log slope of traced opcodes against the scaling size (``None`` with
-    fewer than two sizes); ``unfinished_size``: the smallest scaling size it did not
+    ``growth``: the whole-number exponent of CPU time per call against the scaling size
+    (0 constant, 1 about n, 2 about n², ...; ``None`` with fewer than two sizes timed),
+    ``growth_points`` its ``(size, CPU ns)`` pairs (in JSON only the sizes,
+    ``growth_sizes``: CPU nanoseconds differ from run to run, a report must not);
+    ``unfinished_size``: the smallest scaling size it did not
     finish; ``mean_traced_opcodes``: mean traced opcodes over inputs it completed;
     ``static_opcodes``: opcodes in its compiled code (``None`` if it does not compile).
     """
@@ -200,7 +207,7 @@ class CandidateDynamic:
             "graded": self.graded,
             "pass_basis": self.pass_basis,
             "growth": self.growth,
-            "growth_points": [list(p) for p in self.growth_points],
+            "growth_sizes": [size for size, _ in self.growth_points],
             "unfinished_size": self.unfinished_size,
             "mean_traced_opcodes": self.mean_traced_opcodes,
             "static_opcodes": self.static_opcodes,
@@ -323,14 +330,18 @@ def _run_one(
     options: DynamicOptions,
     cancel: threading.Event | None,
     module: ModuleContext | None = None,
+    language: str = "python",
 ) -> _CandidateRun:
     """Run one candidate on every input of ``plan`` in one sandbox child (in ``module``
     when given)."""
     tests = plan.tests
     n = len(tests)
     run = _CandidateRun([None] * n, "cancelled", "not run", [], "")
+    runtime = runtime_for(language)
+    if runtime is None:
+        return run
     if options.interpreter is None:
-        error = _compile_error(code)
+        error = runtime.compile_error(code)
         if error is not None:
             # the child would report the same: spare it (compiling executes nothing)
             run.status, run.detail = "syntax-error", error
@@ -339,7 +350,7 @@ def _run_one(
             )
             run.outcomes = [failed] * n
             return run
-    result = sandbox.run_candidate(
+    result = runtime.run(
         code,
         tests,
         plan.entry_point,
@@ -365,17 +376,8 @@ def _run_one(
     return run
 
 
-def _compile_error(code: str) -> str | None:
-    """``SyntaxError: ...`` as the sandbox words it, or ``None`` if ``code`` compiles."""
-    try:
-        compile(code, "<candidate>", "exec", dont_inherit=True)
-    except (SyntaxError, ValueError) as exc:
-        return f"{type(exc).__name__}: {exc}"
-    return None
-
-
-Job = tuple[int, int, str, InputPlan, ModuleContext | None]
-"""One candidate to run: (set, candidate, code, inputs, module)."""
+Job = tuple[int, int, str, InputPlan, ModuleContext | None, str]
+"""One candidate to run: (set, candidate, code, inputs, module, language)."""
 
 
 def _execute_many(
@@ -390,7 +392,8 @@ def _execute_many(
     Each worker runs one candidate to the end, so a slow candidate holds one worker
     only and the others move on (also to the next sample set).
     """
-    runs = run_pool(jobs, lambda job: _run_one(job[2], job[1], job[3], options, cancel, job[4]),
+    runs = run_pool(jobs, lambda job: _run_one(job[2], job[1], job[3], options, cancel, job[4],
+                                               job[5]),
                     options.jobs, progress, "dynamic")
     return {(job[0], job[1]): run for job, run in zip(jobs, runs, strict=True)}
 
@@ -462,16 +465,15 @@ def _finished(o: sandbox.TestOutcome | None) -> bool:
     return o is not None and o.exc_type not in _LIMIT_EXCEPTIONS
 
 
-def growth_exponent(points: Sequence[tuple[int, int]]) -> float | None:
-    """Least-squares slope of ``log(opcodes)`` against ``log(size)``; ``None`` if < 2
-    distinct sizes with positive counts."""
-    pts = [(s, t) for s, t in points if s > 0 and t > 0]
-    if len({s for s, _ in pts}) < 2:
+def growth_of(points: Sequence[tuple[int, int]]) -> float | None:
+    """The growth class of ``(size, CPU ns)`` points: the whole-number exponent
+    (:func:`~codequorum.metrics.growth.growth_class`) of their log-log slope
+    (:func:`~codequorum.metrics.growth.growth_exponent`); None with fewer than two sizes."""
+    if not points:
         return None
-    x = np.log(np.array([s for s, _ in pts], dtype=np.float64))
-    y = np.log(np.array([t for _, t in pts], dtype=np.float64))
-    slope = float(np.polyfit(x, y, 1)[0])
-    return slope
+    sizes, costs = zip(*points, strict=True)
+    slope = growth_exponent(np.array(sizes), np.array(costs))
+    return None if slope is None else float(growth_class(slope))
 
 
 @dataclass(frozen=True)
@@ -515,8 +517,9 @@ def _compared_rows(runs: Runs, cases: Sequence[InputCase], ix: Sequence[int],
 
 
 def _candidate(c: int, runs: Runs, cases: Sequence[InputCase], basis: _Basis,
-               static: dict[str, int] | None, trace: bool) -> CandidateDynamic:
-    """One version's pass rate, growth over the scaling series and opcode totals."""
+               static: dict[str, int] | None) -> CandidateDynamic:
+    """One version's pass rate, growth over the scaling series (CPU time per call) and
+    opcode totals."""
     oks = [_ok(runs.outcomes[c][t], cases[t].graded) for t in basis.rate]
     points: list[tuple[int, int]] = []
     unfinished: int | None = None
@@ -524,8 +527,8 @@ def _candidate(c: int, runs: Runs, cases: Sequence[InputCase], basis: _Basis,
         if case.size is None:
             continue
         o = runs.outcomes[c][t]
-        if o is not None and o.exc_type is None and o.opcodes is not None:
-            points.append((case.size, o.opcode_total))
+        if o is not None and o.exc_type is None and o.cpu_ns is not None:
+            points.append((case.size, o.cpu_ns))
         elif not _finished(o) and unfinished is None:
             unfinished = case.size
     totals = [o.opcode_total for o in runs.outcomes[c]
@@ -533,7 +536,7 @@ def _candidate(c: int, runs: Runs, cases: Sequence[InputCase], basis: _Basis,
     return CandidateDynamic(
         index=c, status=runs.status[c], detail=runs.detail[c],
         pass_rate=(sum(oks) / len(oks)) if oks else None, passed=sum(oks), graded=len(oks),
-        pass_basis=basis.words, growth=growth_exponent(points) if trace else None,
+        pass_basis=basis.words, growth=growth_of(points),
         growth_points=points, unfinished_size=unfinished,
         mean_traced_opcodes=float(np.mean(totals)) if totals else None,
         static_opcodes=total_opcodes(static) if static is not None else None,
@@ -607,12 +610,12 @@ def build_report(
     runtime = runtime_for(sample_set.language)
     canonical = runtime.canonical if runtime is not None else _as_is
     rows = _compared_rows(runs, cases, basis.behaviour, m, canonical)
-    candidates = [_candidate(c, runs, cases, basis, static[c], options.trace) for c in range(m)]
+    candidates = [_candidate(c, runs, cases, basis, static[c]) for c in range(m)]
     summary = _summary(s_res, d_res, rows, _compared_rows(runs, cases, basis.graded, m, canonical),
                        [c.pass_rate for c in candidates], basis, len(cases), options.trace)
     notes = list(plan.notes)
     if not options.trace:
-        notes.append("tracing off: no DCTD, BEF or growth")
+        notes.append("tracing off: no DCTD or BEF")
     return DynamicReport(
         task_id=sample_set.task_id,
         summary=summary,
@@ -673,7 +676,8 @@ def _plan(sample_set: SampleSet, options: DynamicOptions) -> InputPlan:
     runtime = runtime_for(sample_set.language)
     if runtime is None or not runtime.proposed_inputs:
         proposer = None
-    plan = collect_inputs(
+    collect = runtime.test_inputs if runtime is not None else collect_inputs
+    plan = collect(
         sample_set,
         use_doctests=options.use_doctests,
         use_hypothesis=options.use_hypothesis,
@@ -682,6 +686,8 @@ def _plan(sample_set: SampleSet, options: DynamicOptions) -> InputPlan:
         sizes=options.scaling_sizes,
         proposer=proposer,
     )
+    if sample_set.module is not None and runtime is not None and not runtime.modules:
+        plan.notes.append(ALONE_NOTE.format(name=runtime.name))
     return method_inputs(plan, sample_set.module, _takes_instance(sample_set))
 
 
@@ -714,16 +720,23 @@ def run_dynamic_many(
     options = options or DynamicOptions()
     runnable = [runtime_for(ss.language) is not None for ss in sample_sets]
     if any(ss.codes for ss, ok in zip(sample_sets, runnable, strict=True) if ok):
-        view = any(ss.module is not None for ss in sample_sets)
+        view = any(_module_for(ss) is not None for ss in sample_sets)
         level, why = sandbox.choose(options.interpreter, options.sandbox, view)
         options = dataclasses.replace(options, sandbox=level, sandbox_reason=why)
-        sandbox.require(options.interpreter, options.sandbox, view=view)
+        for language in dict.fromkeys(ss.language for ss, ok in zip(sample_sets, runnable,
+                                                                    strict=True)
+                                      if ok and ss.codes):
+            runtime = runtime_for(language)
+            assert runtime is not None
+            runtime.require(options.interpreter, options.sandbox,
+                            view=any(_module_for(ss) is not None for ss in sample_sets
+                                     if ss.language == language))
     elif options.sandbox == sandbox.AUTO:
         options = dataclasses.replace(options, sandbox="strict")
     plans = [_plan(ss, options) if ok else InputPlan(ss.entry_point)
              for ss, ok in zip(sample_sets, runnable, strict=True)]
     jobs: list[Job] = [
-        (s, c, code, plans[s], ss.module)
+        (s, c, code, plans[s], _module_for(ss), ss.language)
         for s, ss in enumerate(sample_sets)
         if plans[s].cases
         for c, code in enumerate(ss.codes)
@@ -736,6 +749,18 @@ def run_dynamic_many(
     ]
 
 
+#: The note of a set whose runtime runs versions alone, not in their module.
+ALONE_NOTE = ("not-run-in-module: {name} versions run alone, without their module's "
+              "imports and helpers")
+
+
+def _module_for(ss: SampleSet) -> ModuleContext | None:
+    """The module ``ss``'s versions run in: None where its runtime runs versions alone
+    (its plan's notes say so: :data:`ALONE_NOTE`)."""
+    runtime = runtime_for(ss.language)
+    return ss.module if runtime is not None and runtime.modules else None
+
+
 def _set_report(ss: SampleSet, plan: InputPlan, ran: list[_CandidateRun] | None,
                 runnable: bool, options: DynamicOptions) -> DynamicReport:
     """One set's report from its runs (None: nothing ran). In a module, the runs count only
@@ -746,8 +771,9 @@ def _set_report(ss: SampleSet, plan: InputPlan, ran: list[_CandidateRun] | None,
         runs = _not_run(len(ss.codes), "no inputs", options)
     else:
         runs = _collect_runs(ran)
-        if ss.module is not None:
-            judged = judge_module(ss.module, [r.module for r in ran], ss.codes)
+        module = _module_for(ss)
+        if module is not None:
+            judged = judge_module(module, [r.module for r in ran], ss.codes)
             problem, module_notes = judged.problem, judged.notes
             if not judged.keep:  # no verdict may rest on these runs
                 plan = InputPlan(plan.entry_point, notes=list(plan.notes))
@@ -811,7 +837,7 @@ __all__ = [
     "RuleFigures",
     "Runs",
     "build_report",
-    "growth_exponent",
+    "growth_of",
     "run_dynamic",
     "run_dynamic_many",
     "summary_is_finite",

@@ -9,13 +9,14 @@ samples costs a few milliseconds on top of the matrices.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from codequorum.core.errors import UserError
+from codequorum.core.errors import SandboxUnavailableError, UserError
 from codequorum.core.limits import InputLimitError, nesting_problem, version_size_problem
 from codequorum.core.model import SampleSet
 from codequorum.core.parsing import nests_deeper, parse, parse_versions
@@ -55,6 +56,8 @@ AST_DIFF_KEYS: tuple[str, ...] = ("unified_diff", "tree_diff")
 #: ``KEEP_TOTAL_NODES`` together (about 140 MB); the others are parsed again one at a time.
 KEEP_TREE_NODES = 12_000
 KEEP_TOTAL_NODES = 1_000_000
+
+log = logging.getLogger(__name__)
 
 
 
@@ -174,21 +177,26 @@ ALL_EMPTY_NOTE = ("every version is empty: nothing to compare in shape or behavi
 def _all_empty(sample_set: SampleSet, indices: list[int], options: AnalysisOptions,
                current_index: int | None) -> StabilityReport:
     """The report of a set whose every version is empty: an outcome, scored as the
-    study's scripts score it (token LCS 0 and LED 0; no tree, so no shape figure, no
-    verdict and nothing to keep), with a note saying so."""
+    study's scripts score it (token LCS 0 and LED 0 for every pair, as figures and, when
+    matrices are kept, as the ``lcs`` and ``led`` matrices; no tree, so no shape figure,
+    no verdict and nothing to keep), with a note saying so."""
     shapes = [m.key for m in PAIR_METRICS
               if m.wanted(options.metrics) and m.applies(sample_set.language)]
     summary: dict[str, Any] = {name: {"ordered": None, "unordered": None} for name in shapes}
+    matrices: dict[str, FloatMatrix] = {}
     if options.textual:
         from codequorum.metrics.textual import textual_summary
 
         textual = textual_summary(sample_set.codes)
         summary.update({key: float(getattr(textual, key)) for key in TEXTUAL_KEYS})
         summary.update(dict.fromkeys(AST_DIFF_KEYS))
+        matrices["lcs"] = np.asarray(textual.lcs, dtype=np.float64)
+        matrices["led"] = np.asarray(textual.led, dtype=np.float64)
     return StabilityReport(
         task_id=sample_set.task_id, language=sample_set.language, status="ok",
         n=len(indices), n_total=len(indices), indices=indices, empty=list(indices),
         syntax_errors=[0] * len(indices), summary=summary, notes=[ALL_EMPTY_NOTE],
+        matrices=matrices if options.keep_matrices else {},
         current_index=current_index, options=options.to_dict(),
     )
 
@@ -410,22 +418,18 @@ def static_sctd(codes: Sequence[str], interpreter: str | None = None,
     as in the reference; fewer than two left give None. The keys are the dynamic report's:
     a ``--dynamic`` run writes the same value under the same name.
     """
-    from codequorum.metrics.opcodes import sctd, static_opcode_counts
+    from codequorum.behaviour.runtimes import runtime_for
+    from codequorum.metrics.opcodes import sctd
 
     present = [k for k, code in enumerate(codes) if code.strip()]
-    if interpreter is None:
-        once: dict[str, dict[str, int] | None] = {}
-        for k in present:  # identical versions compiled once
-            if codes[k] not in once:
-                once[codes[k]] = static_opcode_counts(codes[k])
-        counted = [once[codes[k]] for k in present]
-    else:
-        from codequorum.behaviour.runtimes import runtime_for
-
-        runtime = runtime_for(language)
-        if runtime is None:
-            return {"sctd_jsd": None, "sctd_tau": None}
+    runtime = runtime_for(language)
+    if runtime is None:
+        return {"sctd_jsd": None, "sctd_tau": None}
+    try:  # CPython compiles here (identical versions once); Node in its sandbox
         counted = runtime.static_counts([codes[k] for k in present], interpreter)
+    except SandboxUnavailableError as exc:
+        log.info("no static opcode counts of %s versions: %s", language, exc)
+        return {"sctd_jsd": None, "sctd_tau": None}
     result = sctd(counted)
     have = result.used >= 2
     return {"sctd_jsd": result.jsd if have else None, "sctd_tau": result.tau if have else None}
