@@ -304,7 +304,8 @@ def _open_session(request: CheckRequest, store_path: Path, workspace: Path, run:
     session = Session(notify, SessionConfig(store=str(store_path), include_current=True,
                                             max_depth=request.max_depth,
                                             metrics=request.metrics,
-                                            dynamic_timeout=request.timeout))
+                                            dynamic_timeout=request.timeout,
+                                            dynamic_sandbox="auto"))
     session.reconfigure(session.config, root=str(workspace))
     return session
 
