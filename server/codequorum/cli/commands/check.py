@@ -256,6 +256,7 @@ class _Checker:
                                          input_proposer=self.asker, module=module)
                 analysis = session.function_sync(key, lang, qualified_name, info.name, code,
                                                  doc=doc)
+                self._note_sandbox(analysis)
         except KeyboardInterrupt:
             self.cancel.set()
             raise
@@ -266,6 +267,14 @@ class _Checker:
             self.run.error(f"{path}: `{qualified_name}` could not be analysed: {why}")
             return None
         return analysis
+
+    def _note_sandbox(self, analysis: FunctionAnalysis | None) -> None:
+        """Say once which sandbox ran the versions when it was not the strict one."""
+        from codequorum.behaviour.sandbox.isolation import sandbox_note
+
+        note = sandbox_note(getattr(getattr(analysis, "dynamic", None), "notes", None) or [])
+        if note is not None and note not in self.run.notes:
+            self.run.notes.append(note)
 
     def _record(self, path: Path, info: parsing.FunctionInfo, lines: Sequence[str],
                 analysis: FunctionAnalysis) -> None:
