@@ -34,13 +34,14 @@ def test_without_the_strict_sandbox_the_versions_do_not_run_and_it_says_why(
                         isolation.Probe(["deadline"], False, "no user namespaces"))
     result = _check(sign_ws, path="app.py", function="sign", dynamic=True)
     assert result.dynamic.model_dump() == {
-        "requested": True, "ran": False, "summary": {},
+        "requested": True, "ran": False, "summary": {}, "not_run": "sandbox unavailable",
         "note": "the versions were not run: the strict sandbox is not available on this "
                 "machine (no user namespaces); `codequorum doctor` shows what it gives"}
     assert result.stability == static.stability
     assert result.parting_input is None
     assert "sandbox: the versions were not run: the strict sandbox is not available" in (
         check_text(result))
+    assert "behaviour not run: sandbox unavailable" in check_text(result)
 
 
 def test_only_python_versions_run(tmp_path: Path) -> None:
@@ -51,5 +52,6 @@ def test_only_python_versions_run(tmp_path: Path) -> None:
     result = _check(root, path="add.js", function="add", dynamic=True)
     assert result.status == "ok"
     assert result.dynamic.ran is False
+    assert result.dynamic.not_run == "only Python versions run"
     assert result.dynamic.note == (
         "only Python versions run in the sandbox; the figures are structural")
