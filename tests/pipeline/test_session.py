@@ -190,3 +190,41 @@ def test_the_module_of_a_function_is_read_from_the_sessions_workspace(tmp_path: 
     s.root = None  # without a workspace only the module itself is there
     alone = s.module_context(text, root / "pkg" / "app.py", "C.f", "method")
     assert [path for path, _ in alone.files] == ["app.py"]
+
+
+# --------------------------------------------------------------------------- a set's module
+
+
+def test_a_set_s_module_is_rebuilt_from_where_export_says_it_lives(tmp_path: Path) -> None:
+    from codequorum.core.model import FunctionLocation
+    from codequorum.pipeline.session import located_module
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "units.py").write_text("U = 2\n")
+    (tmp_path / "pkg" / "app.py").write_text(
+        "from .units import U\n\n\nclass C:\n    def f(self, x):\n        return U * x\n")
+    context = located_module(tmp_path, FunctionLocation("pkg/app.py", "C.f"), "python")
+    assert (context.name, context.path, context.kind) == ("pkg.app", "pkg/app.py", "method")
+    assert dict(context.files)["pkg/units.py"] == "U = 2\n"
+
+
+@pytest.mark.parametrize(("file", "why"), [
+    ("../outside.py", "outside the workspace"),
+    ("/etc/passwd", "not a file of the workspace"),
+    ("file:///etc/passwd", "not a file of the workspace"),
+    ("gone.py", "no such file"),
+    ("pkg/app.py", "no function"),
+])
+def test_a_location_that_names_no_module_of_the_workspace_says_why(
+        tmp_path: Path, file: str, why: str) -> None:
+    from codequorum.core.errors import UserError
+    from codequorum.core.model import FunctionLocation
+    from codequorum.pipeline.session import located_module
+
+    ws = tmp_path / "ws"
+    (ws / "pkg").mkdir(parents=True)
+    (ws / "pkg" / "app.py").write_text("def g():\n    return 1\n")
+    (tmp_path / "outside.py").write_text("def f():\n    return 1\n")
+    with pytest.raises(UserError, match=why):
+        located_module(ws, FunctionLocation(file, "f"), "python")

@@ -286,6 +286,10 @@ class _Checker:
             _finding(path, span, found, qualified_name, analysis.n_stored, summary)
             for found in function_findings(analysis, info.name)
         )
+        not_run = not_run_reason(analysis.report)
+        if not_run is not None:  # never a silent "stable": said on stderr and in the JSON
+            run.notes.append(f"{path}: `{safe_text(qualified_name, 200)}`: behaviour not run: "
+                             f"{not_run}")
 
 
 def _headline_words(analysis: FunctionAnalysis) -> str:
