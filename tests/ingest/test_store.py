@@ -436,8 +436,9 @@ def test_runs_are_remembered_beside_the_versions(store_path: Path) -> None:
     with SampleStore.open(store_path) as store:
         store.add("m.py", "python", "f", [Sample(CODE_A), Sample(CODE_B)])
         assert not store.has_runs("m.py", "f")
-        assert store.put_run("m.py", "f", "key1", '{"a": 1}')
+        assert store.put_run("m.py", "f", "key1", '{"a": 1}', versions="v1")
         assert store.has_runs("m.py", "f")
+        assert store.has_runs("m.py", "f", "v1") and not store.has_runs("m.py", "f", "v2")
         assert store.run_record("m.py", "f", "key1") == '{"a": 1}'
         assert store.run_record("m.py", "f", "key2") is None
         assert store.run_record("m.py", "g", "key1") is None
@@ -456,9 +457,9 @@ def test_a_run_record_from_elsewhere_is_read_only_within_its_bounds(store_path: 
     read (the caller validates the rest)."""
     SampleStore.open(store_path).close()
     conn = sqlite3.connect(store_path)
-    conn.execute("INSERT INTO runs VALUES ('m.py', 'f', 'long', ?, 0)",
+    conn.execute("INSERT INTO runs VALUES ('m.py', 'f', 'long', '', ?, 0)",
                  ("x" * (MAX_RUN_CHARS + 1),))
-    conn.execute("INSERT INTO runs VALUES ('m.py', 'f', 'blob', ?, 0)", (b"\x00" * 10,))
+    conn.execute("INSERT INTO runs VALUES ('m.py', 'f', 'blob', '', ?, 0)", (b"\x00" * 10,))
     conn.commit()
     conn.close()
     with SampleStore.open(store_path) as store:

@@ -70,6 +70,17 @@ def run_key(codes: Sequence[str], module: ModuleContext | None, options: str) ->
     return h.hexdigest()
 
 
+def versions_key(codes: Sequence[str]) -> str:
+    """A hash of the versions' texts alone: what a remembered run is looked for by before
+    the module (the rest of its key) is read."""
+    h = hashlib.sha256()
+    for code in codes:
+        data = code.encode("utf-8", errors="surrogatepass")
+        h.update(len(data).to_bytes(8, "big"))
+        h.update(data)
+    return h.hexdigest()
+
+
 def encode(report: DynamicReport, key: str) -> str | None:
     """The record of ``report`` under ``key`` (None when it is too large to keep or holds a
     value JSON cannot carry)."""
@@ -158,4 +169,5 @@ def _longest_string(value: object) -> int:
     return 0
 
 
-__all__ = ["MAX_RECORD_CHARS", "RECORD_FORMAT", "decode", "encode", "inconsistency", "run_key"]
+__all__ = ["MAX_RECORD_CHARS", "RECORD_FORMAT", "decode", "encode", "inconsistency", "run_key",
+           "versions_key"]

@@ -114,12 +114,13 @@ CREATE TABLE IF NOT EXISTS runs (
     file TEXT NOT NULL,
     qualified_name TEXT NOT NULL,
     key TEXT NOT NULL,
+    versions TEXT NOT NULL,
     record TEXT NOT NULL,
     created REAL NOT NULL,
     PRIMARY KEY (file, qualified_name, key)
 );
 """
-_RUN_COLUMNS = ("file", "qualified_name", "key", "record", "created")
+_RUN_COLUMNS = ("file", "qualified_name", "key", "versions", "record", "created")
 _SCHEMA = _TABLE.format(table="samples") + _RUNS + f"""
 CREATE INDEX IF NOT EXISTS samples_by_function ON samples (file, qualified_name);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -575,15 +576,19 @@ class SampleStore:
 
     # ------------------------------------------------------------------ runs
 
-    def put_run(self, file: str, qualified_name: str, key: str, record: str) -> bool:
+    def put_run(self, file: str, qualified_name: str, key: str, record: str,
+                versions: str = "") -> bool:
         """Remember a run's record under ``key`` (the newest :data:`RUNS_PER_FUNCTION` of
-        a function are kept); False when the record is too long to keep."""
+        a function are kept); ``versions``: a hash of the versions' texts alone, which
+        :meth:`has_runs` looks for before a caller builds the rest of the key. False when
+        the record is too long to keep."""
         if len(record) > MAX_RUN_CHARS:
             return False
         with self._transaction() as conn:
             conn.execute(
-                "INSERT OR REPLACE INTO runs (file, qualified_name, key, record, created)"
-                " VALUES (?, ?, ?, ?, ?)", (file, qualified_name, key, record, time.time()))
+                "INSERT OR REPLACE INTO runs (file, qualified_name, key, versions, record,"
+                " created) VALUES (?, ?, ?, ?, ?, ?)",
+                (file, qualified_name, key, versions, record, time.time()))
             conn.execute(
                 "DELETE FROM runs WHERE file = ? AND qualified_name = ? AND key NOT IN"
                 " (SELECT key FROM runs WHERE file = ? AND qualified_name = ?"
@@ -601,10 +606,14 @@ class SampleStore:
             (file, qualified_name, key, MAX_RUN_CHARS))
         return str(rows[0][0]) if rows else None
 
-    def has_runs(self, file: str, qualified_name: str) -> bool:
-        """Whether any run of the function is remembered."""
+    def has_runs(self, file: str, qualified_name: str, versions: str | None = None) -> bool:
+        """Whether any run of the function is remembered (of these ``versions`` when
+        given: the hash :meth:`put_run` was given)."""
+        if versions is None:
+            return bool(self._query("SELECT 1 FROM runs WHERE file = ? AND qualified_name = ?"
+                                    " LIMIT 1", (file, qualified_name)))
         return bool(self._query("SELECT 1 FROM runs WHERE file = ? AND qualified_name = ?"
-                                " LIMIT 1", (file, qualified_name)))
+                                " AND versions = ? LIMIT 1", (file, qualified_name, versions)))
 
     # ------------------------------------------------------------------ reading
 

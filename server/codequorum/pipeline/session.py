@@ -813,8 +813,9 @@ class Session:
         key = run_record.run_key(analysis.sample_set.codes, module, self.run_options(proposed))
         record = run_record.encode(report, key)
         try:
+            versions = run_record.versions_key(analysis.sample_set.codes)
             if record is None or not store.put_run(analysis.file_key, analysis.qualified_name,
-                                                   key, record):
+                                                   key, record, versions):
                 log.info("the run of %s is too large to remember", analysis.qualified_name)
         except Exception as exc:  # boundary: the run stands; only its memory is lost
             log.warning("the run of %s was not remembered: %s", analysis.qualified_name, exc)
@@ -830,11 +831,12 @@ class Session:
             return False
         store = self.store()
         try:
-            if store is None or not store.has_runs(analysis.file_key, analysis.qualified_name):
-                return False
+            codes = analysis.sample_set.codes
+            if store is None or not store.has_runs(analysis.file_key, analysis.qualified_name,
+                                                   run_record.versions_key(codes)):
+                return False  # the module view is read only for a run of these versions
             module = self.module_context(document.text, document.path,
                                          analysis.qualified_name, document.kind)
-            codes = analysis.sample_set.codes
             for proposed in (False, True):
                 key = run_record.run_key(codes, module, self.run_options(proposed))
                 record = store.run_record(analysis.file_key, analysis.qualified_name, key)
