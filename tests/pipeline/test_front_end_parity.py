@@ -18,9 +18,11 @@ from typing import Any
 import pytest
 
 from codequorum.core.report import headline
+from codequorum.ingest.store import SampleStore
 from codequorum.judge.verdicts import QUIET_CODES
+from codequorum.options.approvals import APPROVALS_NAME, Approvals
 from tests.agents.conftest import call, mcp_session, store_versions, text_of
-from tests.lsp.conftest import lsp_session
+from tests.lsp.conftest import config_home, lsp_session
 from tests.lsp.helpers import NO_AUTORUN, command, open_document, wait_for
 from tests.support.duration_module import DURATION_APP, DURATION_VERSIONS, UNITS_SOURCE
 
@@ -202,7 +204,16 @@ async def test_the_editor_shows_what_check_ran_until_the_module_changes(
         prepared: Path, tmp_path: Path) -> None:
     root = _copy(prepared, tmp_path, "reopen")
     by_check = _check(root)
-    # reopened on the workspace check ran in: the same verdicts, nothing run
+    # a store nobody approved here (it may have come with the repository) shows no run
+    unapproved = await _editor(root, run=False)
+    assert "divergent-outputs" not in unapproved["clamp"][1]
+    assert all(risk is None for _, _, _, risk in unapproved.values())
+    # the user's store (``codequorum sample`` approves the store it makes, in the user's
+    # configuration; here the editor's): reopened, the same verdicts, nothing run
+    with SampleStore.open(root / ".codequorum" / "samples.sqlite3", roots=[root]) as store:
+        store_id = store.store_id
+    Approvals(config_home(root) / "codequorum" / APPROVALS_NAME).approve_store(
+        (root / ".codequorum" / "samples.sqlite3").resolve(), store_id)
     assert await _editor(root, run=False) == by_check
     # the module changed (a line elsewhere): the remembered runs no longer count
     app = root / "tools" / "app.py"

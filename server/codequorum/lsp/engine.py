@@ -119,6 +119,19 @@ class Engine(Session):
                 log.warning("cannot record the new store in %s: %s", self.approvals.path, exc)
         return store
 
+    def recall_run(self, analysis: FunctionAnalysis, document: Document) -> bool:
+        """:meth:`Session.recall_run`, only from a store whose versions may run without a
+        question (this server made it, or the user approved it): a store that came with a
+        repository shows no run nobody here made."""
+        store = self.store()
+        try:
+            approved = store is not None and self.approvals.store_approved(store.path,
+                                                                           store.store_id)
+        except OSError as exc:  # boundary: the analysis stands without the remembered run
+            log.warning("cannot read the approvals in %s: %s", self.approvals.path, exc)
+            approved = False
+        return approved and super().recall_run(analysis, document)
+
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn(*args)`` on the worker pool and await it."""
         loop = asyncio.get_running_loop()
