@@ -436,7 +436,7 @@ def test_no_silent_downgrade_without_the_strict_sandbox(monkeypatch: pytest.Monk
         tests=[model.TestCase(kind="call", args=(1,), expected=1, has_expected=True)],
     )  # fmt: skip
     with pytest.raises(SandboxUnavailableError, match="bubblewrap is not available"):
-        run_dynamic(ss, DynamicOptions(use_hypothesis=False, scaling=False))
+        run_dynamic(ss, DynamicOptions(use_hypothesis=False, scaling=False, sandbox="strict"))
     weak = run_dynamic(ss, DynamicOptions(use_hypothesis=False, scaling=False, sandbox="weak"))
     assert weak.notes[0] == sandbox.WEAK_WARNING
     assert [c.pass_rate for c in weak.candidates] == [1.0, 1.0]

@@ -126,8 +126,12 @@ class DynamicOptions:
     trace: bool = True
     interpreter: str | None = None
     """Python that runs the candidates and counts static opcodes (default: this one)."""
-    sandbox: str = "strict"
-    """``strict`` (kernel isolation; refuses to run where it cannot) or ``weak``."""
+    sandbox: str = "auto"
+    """``auto`` (strict where the kernel gives it, else portable, said in every report),
+    ``strict`` (kernel isolation; refuses to run where it cannot), ``portable``
+    (WebAssembly) or ``weak``."""
+    sandbox_reason: str = ""
+    """Why ``auto`` ran the level in ``sandbox`` (set when it is chosen; a report note)."""
     input_provider: ProviderConfig | None = None
     """Endpoint asked for call inputs when a function gives nothing else to run."""
     input_proposer: Proposer | None = None
@@ -150,8 +154,9 @@ class DynamicOptions:
             problems.append(
                 f"opcode_mode must be 'reference' or 'family', not {self.opcode_mode!r}"
             )
-        if self.sandbox not in sandbox.SANDBOX_LEVELS:
-            problems.append(f"sandbox must be one of {', '.join(sandbox.SANDBOX_LEVELS)}")
+        if self.sandbox not in (sandbox.AUTO, *sandbox.SANDBOX_LEVELS):
+            problems.append(f"sandbox must be one of {sandbox.AUTO}, "
+                            f"{', '.join(sandbox.SANDBOX_LEVELS)}")
         if any(n <= 0 for n in self.scaling_sizes):
             problems.append("scaling sizes must be positive")
         if self.bef_low < 0 or self.bef_high < self.bef_low or self.growth_outlier_delta <= 0:
@@ -711,8 +716,12 @@ def run_dynamic_many(
     options = options or DynamicOptions()
     runnable = [runtime_for(ss.language) is not None for ss in sample_sets]
     if any(ss.codes for ss, ok in zip(sample_sets, runnable, strict=True) if ok):
-        sandbox.require(options.interpreter, options.sandbox,
-                        view=any(ss.module is not None for ss in sample_sets))
+        view = any(ss.module is not None for ss in sample_sets)
+        level, why = sandbox.choose(options.interpreter, options.sandbox, view)
+        options = dataclasses.replace(options, sandbox=level, sandbox_reason=why)
+        sandbox.require(options.interpreter, options.sandbox, view=view)
+    elif options.sandbox == sandbox.AUTO:
+        options = dataclasses.replace(options, sandbox="strict")
     plans = [_plan(ss, options) if ok else InputPlan(ss.entry_point)
              for ss, ok in zip(sample_sets, runnable, strict=True)]
     jobs: list[Job] = [
@@ -760,6 +769,10 @@ def _set_report(ss: SampleSet, plan: InputPlan, ran: list[_CandidateRun] | None,
         report.notes.append("no inputs to run: behaviour metrics unavailable")
     if options.sandbox == "weak":
         report.notes.insert(0, sandbox.WEAK_WARNING)
+    elif options.sandbox == "portable":
+        report.notes.insert(0, sandbox.PORTABLE_NOTE)
+    if options.sandbox_reason:
+        report.notes.insert(0, options.sandbox_reason)
     return report
 
 

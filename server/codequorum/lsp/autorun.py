@@ -28,6 +28,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+#: Levels that run the strict sandbox where this machine gives it: versions run on their
+#: own only there (a portable run, which may first compile its interpreter, is asked for).
+STRICT_FIRST = ("strict", "auto")
 #: What the hover says while the versions run.
 RUNNING = "running the versions in the sandbox…"
 #: What it says in a workspace that is not trusted.
@@ -38,7 +41,7 @@ def runs_on_arrival(settings: Settings, language: str, trusted: bool) -> bool:
     """Whether new versions run by themselves: ``dynamic.auto`` and ``dynamic.enable`` on,
     Python, a trusted workspace, the strict sandbox (a weak one runs only when asked)."""
     d = settings.dynamic
-    return (d.auto and d.enable and d.sandbox == "strict"
+    return (d.auto and d.enable and d.sandbox in STRICT_FIRST
             and runtime_for(language) is not None and trusted)
 
 
@@ -112,7 +115,7 @@ def not_run_note(ls: Host, uri: str, analysis: FunctionAnalysis) -> str | None:
     if not ls.trusted:
         return UNTRUSTED
     settings = ls.settings_for(uri)
-    if settings.dynamic.sandbox != "strict" or not settings.dynamic.enable:
+    if settings.dynamic.sandbox not in STRICT_FIRST or not settings.dynamic.enable:
         return None
     found = isolation.probed(None, "strict", True)
     if found is None and runtime_for(analysis.language) is not None:
