@@ -507,6 +507,9 @@ def test_check_dynamic_says_when_the_module_does_not_load(tmp_path: Path) -> Non
                "raised ModuleNotFoundError: No module named 'numpy'" in line for line in notes)
     assert any("the versions use UNITS, insort, re from it" in line for line in notes)
     assert any("a method needs its class" in line for line in notes)
+    not_run = [line for line in lines if " information not-run " in line]
+    assert len(not_run) == 2 and all(
+        "behaviour not run: not run in its module" in line for line in not_run)
 
 
 def test_the_request_is_read_from_the_parsed_arguments(tmp_path: Path) -> None:
