@@ -797,9 +797,12 @@ class Session:
         return result
 
     def run_options(self, proposed: bool) -> str:
-        """The options that change a run, as the text its remembered key is made of."""
+        """The options that change a run, as the text its remembered key is made of: the
+        sandbox's level as it runs here (``auto`` is the level it picks), so a run is
+        found whichever front end asked for it by which name."""
         c = self.config
-        return f"timeout={c.dynamic_timeout!r};sandbox={c.dynamic_sandbox};proposed={proposed}"
+        return (f"timeout={float(c.dynamic_timeout)!r};sandbox={_level(c.dynamic_sandbox)};"
+                f"proposed={proposed}")
 
     def _remember(self, analysis: FunctionAnalysis, module: ModuleContext | None,
                   report: Any, proposed: bool) -> None:
@@ -858,6 +861,20 @@ class Session:
         """True when a dynamic report exists for these versions."""
         with self._lock:
             return self._dynamic.peek(self.dynamic_key(analysis)) is not None
+
+
+def _level(sandbox: str) -> str:
+    """The sandbox level that runs for ``sandbox`` (``auto`` probed, as a run in a module
+    probes it; cached after the first probe)."""
+    from codequorum.behaviour.sandbox import isolation
+
+    if sandbox != isolation.AUTO:
+        return sandbox
+    try:
+        return isolation.choose(None, sandbox, True)[0]
+    except Exception as exc:  # boundary: a key that finds no run, never a wrong one
+        log.info("the sandbox level was not probed: %s", exc)
+        return sandbox
 
 
 def _most_different(report: StabilityReport, current_index: int | None) -> int | None:
