@@ -325,14 +325,18 @@ def _run_one(
     options: DynamicOptions,
     cancel: threading.Event | None,
     module: ModuleContext | None = None,
+    language: str = "python",
 ) -> _CandidateRun:
     """Run one candidate on every input of ``plan`` in one sandbox child (in ``module``
     when given)."""
     tests = plan.tests
     n = len(tests)
     run = _CandidateRun([None] * n, "cancelled", "not run", [], "")
+    runtime = runtime_for(language)
+    if runtime is None:
+        return run
     if options.interpreter is None:
-        error = _compile_error(code)
+        error = runtime.compile_error(code)
         if error is not None:
             # the child would report the same: spare it (compiling executes nothing)
             run.status, run.detail = "syntax-error", error
@@ -341,7 +345,7 @@ def _run_one(
             )
             run.outcomes = [failed] * n
             return run
-    result = sandbox.run_candidate(
+    result = runtime.run(
         code,
         tests,
         plan.entry_point,
@@ -367,17 +371,8 @@ def _run_one(
     return run
 
 
-def _compile_error(code: str) -> str | None:
-    """``SyntaxError: ...`` as the sandbox words it, or ``None`` if ``code`` compiles."""
-    try:
-        compile(code, "<candidate>", "exec", dont_inherit=True)
-    except (SyntaxError, ValueError) as exc:
-        return f"{type(exc).__name__}: {exc}"
-    return None
-
-
-Job = tuple[int, int, str, InputPlan, ModuleContext | None]
-"""One candidate to run: (set, candidate, code, inputs, module)."""
+Job = tuple[int, int, str, InputPlan, ModuleContext | None, str]
+"""One candidate to run: (set, candidate, code, inputs, module, language)."""
 
 
 def _execute_many(
@@ -392,7 +387,8 @@ def _execute_many(
     Each worker runs one candidate to the end, so a slow candidate holds one worker
     only and the others move on (also to the next sample set).
     """
-    runs = run_pool(jobs, lambda job: _run_one(job[2], job[1], job[3], options, cancel, job[4]),
+    runs = run_pool(jobs, lambda job: _run_one(job[2], job[1], job[3], options, cancel, job[4],
+                                               job[5]),
                     options.jobs, progress, "dynamic")
     return {(job[0], job[1]): run for job, run in zip(jobs, runs, strict=True)}
 
@@ -675,7 +671,8 @@ def _plan(sample_set: SampleSet, options: DynamicOptions) -> InputPlan:
     runtime = runtime_for(sample_set.language)
     if runtime is None or not runtime.proposed_inputs:
         proposer = None
-    plan = collect_inputs(
+    collect = runtime.test_inputs if runtime is not None else collect_inputs
+    plan = collect(
         sample_set,
         use_doctests=options.use_doctests,
         use_hypothesis=options.use_hypothesis,
@@ -684,6 +681,8 @@ def _plan(sample_set: SampleSet, options: DynamicOptions) -> InputPlan:
         sizes=options.scaling_sizes,
         proposer=proposer,
     )
+    if sample_set.module is not None and runtime is not None and not runtime.modules:
+        plan.notes.append(ALONE_NOTE.format(name=runtime.name))
     return method_inputs(plan, sample_set.module, _takes_instance(sample_set))
 
 
@@ -716,16 +715,23 @@ def run_dynamic_many(
     options = options or DynamicOptions()
     runnable = [runtime_for(ss.language) is not None for ss in sample_sets]
     if any(ss.codes for ss, ok in zip(sample_sets, runnable, strict=True) if ok):
-        view = any(ss.module is not None for ss in sample_sets)
+        view = any(_module_for(ss) is not None for ss in sample_sets)
         level, why = sandbox.choose(options.interpreter, options.sandbox, view)
         options = dataclasses.replace(options, sandbox=level, sandbox_reason=why)
-        sandbox.require(options.interpreter, options.sandbox, view=view)
+        for language in dict.fromkeys(ss.language for ss, ok in zip(sample_sets, runnable,
+                                                                    strict=True)
+                                      if ok and ss.codes):
+            runtime = runtime_for(language)
+            assert runtime is not None
+            runtime.require(options.interpreter, options.sandbox,
+                            view=any(_module_for(ss) is not None for ss in sample_sets
+                                     if ss.language == language))
     elif options.sandbox == sandbox.AUTO:
         options = dataclasses.replace(options, sandbox="strict")
     plans = [_plan(ss, options) if ok else InputPlan(ss.entry_point)
              for ss, ok in zip(sample_sets, runnable, strict=True)]
     jobs: list[Job] = [
-        (s, c, code, plans[s], ss.module)
+        (s, c, code, plans[s], _module_for(ss), ss.language)
         for s, ss in enumerate(sample_sets)
         if plans[s].cases
         for c, code in enumerate(ss.codes)
@@ -738,6 +744,18 @@ def run_dynamic_many(
     ]
 
 
+#: The note of a set whose runtime runs versions alone, not in their module.
+ALONE_NOTE = ("not-run-in-module: {name} versions run alone, without their module's "
+              "imports and helpers")
+
+
+def _module_for(ss: SampleSet) -> ModuleContext | None:
+    """The module ``ss``'s versions run in: None where its runtime runs versions alone
+    (its plan's notes say so: :data:`ALONE_NOTE`)."""
+    runtime = runtime_for(ss.language)
+    return ss.module if runtime is not None and runtime.modules else None
+
+
 def _set_report(ss: SampleSet, plan: InputPlan, ran: list[_CandidateRun] | None,
                 runnable: bool, options: DynamicOptions) -> DynamicReport:
     """One set's report from its runs (None: nothing ran). In a module, the runs count only
@@ -748,8 +766,9 @@ def _set_report(ss: SampleSet, plan: InputPlan, ran: list[_CandidateRun] | None,
         runs = _not_run(len(ss.codes), "no inputs", options)
     else:
         runs = _collect_runs(ran)
-        if ss.module is not None:
-            judged = judge_module(ss.module, [r.module for r in ran], ss.codes)
+        module = _module_for(ss)
+        if module is not None:
+            judged = judge_module(module, [r.module for r in ran], ss.codes)
             problem, module_notes = judged.problem, judged.notes
             if not judged.keep:  # no verdict may rest on these runs
                 plan = InputPlan(plan.entry_point, notes=list(plan.notes))

@@ -2,7 +2,8 @@
 
 New versions (a regeneration, versions the client relays or imports, the watch's) run in
 the sandbox at once when ``dynamic.auto`` is on, so the first hover's recommendation and
-risk rest on behaviour; only Python, only with ``dynamic.enable``, only in a trusted
+risk rest on behaviour; only a language that runs (``runtime_for``: Python, JavaScript,
+TypeScript), only with ``dynamic.enable``, only in a trusted
 workspace and only in the strict sandbox where this machine gives it (a store that came
 from elsewhere is still asked about first, by ``runDynamic``). Where they do not run, the
 hover says why in place of "not run yet" (:func:`not_run_note`).
@@ -39,7 +40,8 @@ UNTRUSTED = "not run: this workspace is not trusted"
 
 def runs_on_arrival(settings: Settings, language: str, trusted: bool) -> bool:
     """Whether new versions run by themselves: ``dynamic.auto`` and ``dynamic.enable`` on,
-    Python, a trusted workspace, the strict sandbox (a weak one runs only when asked)."""
+    a language that runs, a trusted workspace, the strict sandbox (a weak one runs only when
+    asked)."""
     d = settings.dynamic
     return (d.auto and d.enable and d.sandbox in STRICT_FIRST
             and runtime_for(language) is not None and trusted)

@@ -158,7 +158,7 @@ class Engine(Session):
                             str(getattr(entry.info, "kind", "function")))
         return self.function_key(
             file_key, snapshot.language, entry.qualified_name, entry.name, entry.dedented(), full,
-            document,
+            entry.info.docstring, document,
         )
 
     def prepare_entry(self, snapshot: Snapshot, entry: FunctionEntry, file_key: str,

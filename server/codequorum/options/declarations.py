@@ -652,8 +652,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting('dynamic.auto', 'boolean', True,
             "Run the versions in the sandbox as soon as they arrive (regenerated, relayed from"
             " a VS Code language model, imported, or asked for by the watch), so the first "
-            "hover's recommendation and risk rest on behaviour: Python only, in the strict "
-            "sandbox only (where the machine cannot give it, the hover says what is missing), "
+            "hover's recommendation and risk rest on behaviour: Python, JavaScript and "
+            "TypeScript, in the strict sandbox only (where the machine cannot give it, the "
+            "hover says what is missing), "
             "never in an untrusted workspace, and the versions of a store that came with a "
             "repository only after you approve it. Off: they run when you ask (Run Versions).",
             reach=Reach.RUNS_CODE, restricted=True, project_values=(False,)),

@@ -169,11 +169,13 @@ def build_sample_set(
     language: str,
     qualified_name: str,
     name: str,
+    prompt: str | None = None,
 ) -> tuple[SampleSet, int | None]:
     """A function's stored versions plus its current code, and the current code's index.
 
     The current code (``None``: leave it out) is matched to a stored version with the same
-    content hash, else appended with origin ``current``.
+    content hash, else appended with origin ``current``. ``prompt``: the comment above the
+    function where its language keeps examples there (:func:`examples_outside`).
     """
     samples = [s.to_sample() for s in stored]
     current_index: int | None = None
@@ -191,8 +193,18 @@ def build_sample_set(
         samples=samples,
         language=language,
         entry_point=name,
+        prompt=prompt,
     )
     return sample_set, current_index
+
+
+def examples_outside(language: str, doc: str | None) -> str | None:
+    """``doc`` (the comment above a function) where ``language``'s runtime reads examples
+    from that comment rather than from the function's own code; else None."""
+    from codequorum.behaviour.runtimes import runtime_for
+
+    runtime = runtime_for(language)
+    return doc if doc and runtime is not None and runtime.comment_examples else None
 
 
 _FENCE = re.compile(r"```[^\n`]*\n(.*?)```", re.DOTALL)
@@ -286,6 +298,8 @@ class AnalysisKey:
     stored: tuple[StoredSample, ...] = field(compare=False, repr=False)
     current: str | None = field(compare=False, repr=False)
     code_hash: str = field(compare=False, repr=False)
+    #: The comment above the function where the language keeps its examples there.
+    prompt: str | None = None
     #: The function's module as the front end holds it (its text, file and the function's
     #: kind): where a remembered run is looked up (None: not looked up).
     document: Document | None = field(default=None, compare=False, repr=False)
@@ -299,11 +313,13 @@ class AnalysisKey:
             *self.versions,
             self.current_hash or "-",
             repr(self.options),
+            *((self.prompt,) if self.prompt else ()),
         )
 
     def dynamic_digest(self) -> str:
         """The key of a dynamic report of these versions and this current code."""
-        return _digest("dyn", *self.versions, self.code_hash)
+        return _digest("dyn", *self.versions, self.code_hash,
+                       *((self.prompt,) if self.prompt else ()))
 
 
 @dataclass(frozen=True)
@@ -327,6 +343,7 @@ class Preparation:
     current: str
     name: str
     module: ModuleContext | None
+    doc: str | None = None
 
 
 #: What ``score`` says of a set whose versions ran without their module.
@@ -570,11 +587,13 @@ class Session:
         name: str,
         current: str,
         full: bool = True,
+        doc: str | None = None,
         document: Document | None = None,
     ) -> AnalysisKey | None:
         """The cache key of one function's analysis; None when it has no stored versions.
-        Reads the store (cached), computes nothing. ``document``: the module, where a
-        remembered run of these versions is looked up when the analysis is computed."""
+        Reads the store (cached), computes nothing. ``doc``: the comment above the function
+        (its examples count where the language keeps them there); ``document``: the module,
+        where a remembered run of these versions is looked up when the analysis is computed."""
         stored = self.samples_sync(file_key, qualified_name)
         if not stored:
             return None
@@ -592,6 +611,7 @@ class Session:
             stored=stored,
             current=code if include else None,
             code_hash=code_hash,
+            prompt=examples_outside(language, doc),
             document=document,
         )
 
@@ -618,6 +638,7 @@ class Session:
             language=key.language,
             qualified_name=key.qualified_name,
             name=key.name,
+            prompt=key.prompt,
         )
         try:
             report = analyze(sample_set, key.options, current_index=current_index)
@@ -683,6 +704,7 @@ class Session:
         name: str,
         current: str,
         full: bool = True,
+        doc: str | None = None,
         document: Document | None = None,
     ) -> FunctionAnalysis | None:
         """The (cached) analysis of one function; None when it has no stored versions.
@@ -691,7 +713,7 @@ class Session:
         lenses) leaves out TSED and the token metrics; a cached full analysis serves it too.
         ``document``: its module, where a remembered run is looked up.
         """
-        key = self.function_key(file_key, language, qualified_name, name, current, full,
+        key = self.function_key(file_key, language, qualified_name, name, current, full, doc,
                                 document)
         return None if key is None else self.compute(key)
 
@@ -719,14 +741,15 @@ class Session:
             file_key = self.file_key(path)
         current = current_code(text, info)
         document = Document(text, path, kind)
+        doc = getattr(info, "docstring", None)
         analysis = self.function_sync(file_key, language, qualified_name, name, current,
-                                      full, document)
+                                      full, doc, document)
         if analysis is None:
             return None
         context = None
         if module and runtime_for(language) is not None:
             context = self.module_context(text, path, qualified_name, kind)
-        return Preparation(analysis, current, name, context)
+        return Preparation(analysis, current, name, context, doc)
 
     def run_prepared(
         self,
@@ -741,7 +764,8 @@ class Session:
         self.run_dynamic_sync(analysis, report_progress, cancel, input_proposer,
                               prepared.module)
         again = self.function_sync(analysis.file_key, analysis.language,
-                                   analysis.qualified_name, prepared.name, prepared.current)
+                                   analysis.qualified_name, prepared.name, prepared.current,
+                                   doc=prepared.doc)
         return again or analysis
 
     # ------------------------------------------------------------------ dynamic
@@ -796,13 +820,15 @@ class Session:
             self._remember(analysis, module, result, input_proposer is not None)
         return result
 
-    def run_options(self, proposed: bool) -> str:
+    def run_options(self, proposed: bool, examples: str | None = None) -> str:
         """The options that change a run, as the text its remembered key is made of: the
         sandbox's level as it runs here (``auto`` is the level it picks), so a run is
-        found whichever front end asked for it by which name."""
+        found whichever front end asked for it by which name; whether the model proposed
+        inputs; the examples read from beside the function (``examples``)."""
         c = self.config
+        seen = _digest(examples) if examples else "-"
         return (f"timeout={float(c.dynamic_timeout)!r};sandbox={_level(c.dynamic_sandbox)};"
-                f"proposed={proposed}")
+                f"proposed={proposed};examples={seen}")
 
     def _remember(self, analysis: FunctionAnalysis, module: ModuleContext | None,
                   report: Any, proposed: bool) -> None:
@@ -813,7 +839,8 @@ class Session:
         store = self.store()
         if store is None:
             return
-        key = run_record.run_key(analysis.sample_set.codes, module, self.run_options(proposed))
+        key = run_record.run_key(analysis.sample_set.codes, module,
+                                 self.run_options(proposed, analysis.sample_set.prompt))
         record = run_record.encode(report, key)
         try:
             versions = run_record.versions_key(analysis.sample_set.codes)
@@ -841,7 +868,8 @@ class Session:
             module = self.module_context(document.text, document.path,
                                          analysis.qualified_name, document.kind)
             for proposed in (False, True):
-                key = run_record.run_key(codes, module, self.run_options(proposed))
+                key = run_record.run_key(codes, module,
+                                         self.run_options(proposed, analysis.sample_set.prompt))
                 record = store.run_record(analysis.file_key, analysis.qualified_name, key)
                 report = run_record.decode(record, key, len(codes))
                 if report is not None:

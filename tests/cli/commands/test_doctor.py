@@ -18,6 +18,7 @@ def test_doctor_lists_every_strict_layer_as_held(capsys: pytest.CaptureFixture[s
     assert found["missing"] == []
     assert set(doctor.REQUIRED) <= set(found["strict"]["layers"])
     assert found["verdict"] == "candidates run in the strict sandbox (the default)"
+    assert found["node"].startswith("node ") and "sandbox holds" in found["node"]
 
 
 def test_without_bubblewrap_candidates_do_not_run_by_default(
@@ -33,6 +34,9 @@ def test_without_bubblewrap_candidates_do_not_run_by_default(
     assert "`--sandbox weak`" in out
     assert "`--sandbox portable`" in out  # it holds on this machine, with its layers
     assert "portable sandbox: available (wasm, no-preopens, store-limits, fuel, epoch" in out
+    assert "JavaScript and TypeScript: node " in out
+    assert "the Node sandbox did not start: error cannot start the child: bubblewrap is not " \
+        "available" in out
 
 
 def test_verdict_wording() -> None:

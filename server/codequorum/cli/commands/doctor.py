@@ -14,6 +14,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
+from codequorum.behaviour.runtimes import node_sandbox
 from codequorum.behaviour.sandbox import bwrap, isolation
 from codequorum.options.arguments import add_options
 
@@ -73,6 +74,7 @@ def diagnose(interpreter: str | None) -> dict[str, Any]:
         "portable": {"ok": portable.ok, "detail": portable.detail, "layers": portable.layers},
         "missing": [name for name in REQUIRED if name not in held],
         "verdict": verdict(strict.ok, weak.ok, portable.ok),
+        "node": node_sandbox.describe(),
     }
 
 
@@ -135,3 +137,4 @@ def _print_text(found: dict[str, Any]) -> None:
                                       if portable["ok"] else
                                       f"unavailable: {portable['detail']}") + "\n")
     out.write(f"{found['verdict']}\n")
+    out.write(f"JavaScript and TypeScript: {found['node']}\n")
