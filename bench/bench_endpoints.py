@@ -133,7 +133,12 @@ def drain(server: ModelServer) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--samples", type=int, default=5, help="versions per function")
+    parser.add_argument("--smoke", action="store_true", help="check the script loads, then stop")
     args = parser.parse_args()
+    if args.smoke:
+        print("skipped: needs the local model server (scripts/real-model.sh), which a smoke "
+              "run does not start")
+        return 0
     log = Path(tempfile.mkdtemp()) / "server.log"
     with ModelServer(server_python(), log) as server:
         tallies = {name: asyncio.run(run_setting(server.base_url, name, args.samples, server))

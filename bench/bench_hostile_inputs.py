@@ -32,8 +32,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-DATA = HERE.parent.parent / "shared" / "data" / "humaneval_codegen16b_t0.8.jsonl"
+from reference_data import DATA, open_text
+
 BOUND_MB = 1024.0
 GOOD: dict[str, object] = {"task_id": "good",
                            "samples": ["def f(x):\n    return x + 1\n",
@@ -80,7 +80,7 @@ def _jsonl(path: Path, rows: list[dict[str, object]]) -> Path:
 
 def normal(folder: Path) -> Path:
     """Ten HumanEval sets of 100 versions each, as they come."""
-    with DATA.open(encoding="utf-8") as f:
+    with open_text(DATA) as f:
         lines = [next(f) for _ in range(10)]
     path = folder / "normal.jsonl"
     path.write_text("".join(lines), encoding="utf-8")
@@ -166,12 +166,17 @@ CASES: list[tuple[str, Callable[[Path], Path], list[str]]] = [
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--keep", type=Path, help="write the inputs here and keep them")
+    parser.add_argument("--smoke", action="store_true",
+                        help="the normal case (3 versions a set) and one hostile line")
     args = parser.parse_args()
+    cases = CASES
+    if args.smoke:
+        cases = [(CASES[0][0], normal, ["--limit", "1", "--samples", "3"]), CASES[6]]
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.keep or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
         rows: list[tuple[str, Outcome]] = []
-        for title, make, extra in CASES:
+        for title, make, extra in cases:
             outcome = run_child([str(make(folder)), *extra])
             rows.append((title, outcome))
     base = rows[0][1].peak_mb

@@ -10,7 +10,7 @@ small client in this file, so the figures include framing, JSON and the event lo
    changed (20 analyses), "warm" when nothing changed (cached);
 3. resident memory (VmRSS of the server) after 100 and after 1,000 edit/save cycles.
 
-Usage: ``python bench/bench_lsp.py [--cycles 1000] [--hovers 300] [--json out.json]``
+Usage: ``python bench/bench_lsp.py [--cycles 1000] [--hovers 300] [--json out.json] [--smoke]``
 """
 
 from __future__ import annotations
@@ -28,12 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
-DATA = (
-    Path(os.environ.get("CODEQUORUM_SHARED", REPO.parent / "shared"))
-    / "data"
-    / ("humaneval_codegen16b_t0.8.jsonl")
-)
+from reference_data import DATA, REPO
+from reference_data import rows as data_rows
 
 
 class Client:
@@ -162,11 +158,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cycles", type=int, default=1000)
     parser.add_argument("--hovers", type=int, default=300)
     parser.add_argument("--cold-saves", type=int, default=20)
+    parser.add_argument("--functions", type=int, default=20)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--smoke", action="store_true", help="4 functions, a few of each step")
     args = parser.parse_args(argv)
+    if args.smoke:
+        args.functions, args.cold_saves, args.hovers, args.cycles = 4, 2, 3, 3
 
-    rows = [json.loads(line) for line in DATA.open(encoding="utf-8")]
-    rows = [r for r in rows if not r["entry_point"].startswith("_")][:20]
+    rows = [r for r in data_rows(DATA) if not r["entry_point"].startswith("_")]
+    rows = rows[:args.functions]
     results: dict[str, Any] = {"python": sys.version.split()[0], "cpus": os.cpu_count()}
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -195,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
             client.request(
                 "workspace/executeCommand",
                 {
-                    "command": "codequorum.addSamples",
+                    "command": "codequorum.addVersions",
                     "arguments": [
                         uri,
                         row["entry_point"],
@@ -241,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         results["diagnostics_after_save_ms"] = {
             "functions": len(rows),
-            "samples_per_function": 5,
+            "versions_per_function": 5,
             "versions_scored": n_diags,
             "cold_median": statistics.median(cold),
             "cold_p95": percentile(cold, 95),
@@ -257,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
         pos = {"line": line, "character": 6}
         hover_params = {"textDocument": {"uri": uri}, "position": pos}
         first = client.request("textDocument/hover", hover_params)
-        assert first and "samples" in first["contents"]["value"], first
+        assert first and "versions" in first["contents"]["value"], first
         times = []
         for _ in range(args.hovers):
             start = time.perf_counter()

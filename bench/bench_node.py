@@ -12,6 +12,7 @@ Figures (ratios against a baseline measured in the same run, never asserted in t
   version that passes every example, and how many sets get ``divergent-outputs``.
 
     .venv/bin/python bench/bench_node.py [--repeat 9] [--jobs 2]
+    .venv/bin/python bench/bench_node.py --smoke   # once, two tasks
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from codequorum.behaviour.runtimes import node, node_sandbox
 from codequorum.core.model import SampleSet, TestCase
 from codequorum.judge.dynamic import dynamic_verdicts
 from codequorum.pipeline.analyze import AnalysisOptions, analyze
+from reference_data import skipped
 
 DATA = Path(__file__).resolve().parent / "data" / "js_tasks.jsonl"
 
@@ -54,8 +56,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=9)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--smoke", action="store_true", help="each measure once, two tasks")
     args = parser.parse_args()
+    if args.smoke:
+        args.repeat = 1
     found = node_sandbox.find_node()
+    if found is None and args.smoke:
+        skipped("no supported Node")
     assert found is not None, "no supported Node"
     print(f"node {found.version} ({found.source}); sandbox: {node_sandbox.describe()}")
     bare = median_seconds(lambda: subprocess.run([found.path, "-e", "1"], check=True),
@@ -73,7 +80,7 @@ def main() -> None:
             "function f(x) { return x + 1; }", [test], "f", node=wheel), args.repeat)
         print(f"start, the wheel's node {wheel.version}: outside {wheel_bare * 1000:.1f} ms; "
               f"in the sandbox {wheel_start * 1000:.1f} ms ({wheel_start / wheel_bare:.2f}x)")
-    sets = load()
+    sets = load()[:2] if args.smoke else load()
     codes = [c for s in sets for c in s.codes]
     counted = median_seconds(lambda: node._count(codes, False, None), max(1, args.repeat // 3))
     print(f"static counts: {len(codes)} versions in {counted * 1000:.0f} ms, "

@@ -6,6 +6,7 @@ With ``--compile`` it also compiles the interpreter module into a fresh folder a
 the time and the cache's size (the one-time cost a user pays on first use).
 
     .venv/bin/python bench/bench_portable.py [--runs 30] [--compile]
+    .venv/bin/python bench/bench_portable.py --smoke   # one run each
 
 The 164 x 10 HumanEval run in either level: ``bench_dynamic_humaneval.py --sandbox
 portable`` against ``--sandbox strict``.
@@ -60,7 +61,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--compile", action="store_true")
+    ap.add_argument("--smoke", action="store_true", help="one run in each level")
     args = ap.parse_args()
+    if args.smoke:
+        args.runs = 1
     if args.compile:
         first_compile()
     interpreter.compiled_module()  # the user's cache (or $CODEQUORUM_WASM_CACHE)

@@ -46,6 +46,7 @@ from codequorum.core.model import SampleSet
 from codequorum.judge.recommend import outcome_key, output_clusters, recommend
 from codequorum.pipeline.analyze import AnalysisOptions, analyze
 from recommend_cache import CACHE, REPO, TaskRuns, read_cache
+from reference_data import skipped
 
 SETS = REPO / "bench" / "results" / "recommend_sets.json"
 OPTIONS = AnalysisOptions(metrics=(), keep_matrices=False, sctd=False)
@@ -259,7 +260,12 @@ def main(argv: list[str] | None = None) -> int:
                     help="count exceptions of the same type as agreeing (comparison only)")
     ap.add_argument("--regimes", type=Path, metavar="JSON",
                     help="also the pick per regime of these risk_regimes.py records")
+    ap.add_argument("--smoke", action="store_true",
+                    help="check the script loads; it needs the cache recommend_cache.py builds")
     args = ap.parse_args(argv)
+    if args.smoke:
+        skipped("needs the sandbox outcomes of all 164 x 100 versions "
+                "(bench/results/recommend_cache.jsonl, built by recommend_cache.py in minutes)")
     global KEY
     KEY = exception_key if args.count_exceptions else outcome_key
     tasks = read_cache(args.cache)

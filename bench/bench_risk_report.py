@@ -21,7 +21,7 @@ resample the sets (one set per task here). Also printed: the ECE a perfectly cal
 model would show on these predictions (labels drawn from them), since with one set per task
 the ECE of 10 bins is far from 0 even then.
 
-    .venv/bin/python bench/bench_risk_report.py [--report FILE] [--samples 10] [--jobs 2]
+    .venv/bin/python bench/bench_risk_report.py [--report FILE] [--samples 10] [--jobs 2] [--smoke]
 """
 
 from __future__ import annotations
@@ -38,16 +38,14 @@ import numpy as np
 
 from codequorum.judge.calibration import UNNAMED, kept_fails
 from codequorum.judge.risk import LEVELS, auroc, ece, reliability
-
-HERE = Path(__file__).resolve().parent
-DATA = HERE.parent.parent / "shared" / "data" / "humaneval_codegen16b_t0.8.jsonl"
+from reference_data import DATA
 
 
-def run_score(samples: int, jobs: int, out: Path) -> None:
+def run_score(samples: int, jobs: int, out: Path, limit: int | None = None) -> None:
     """``codequorum score`` on the bundled data with the dynamic analysis, as JSON."""
     cmd = [sys.executable, "-m", "codequorum", "score", str(DATA), "--problems", "humaneval",
            "--dynamic", "--versions", str(samples), "--jobs", str(jobs), "--format", "json",
-           "-o", str(out), "-q"]
+           "-o", str(out), "-q", *(["--limit", str(limit)] if limit else [])]
     subprocess.run(cmd, check=True)
 
 
@@ -106,12 +104,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--report", type=Path, help="a score --dynamic --format json document")
     ap.add_argument("--samples", type=int, default=10)
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--smoke", action="store_true", help="two tasks, three versions each")
     args = ap.parse_args(argv)
+    limit = None
+    if args.smoke:
+        args.samples, limit = 3, 2
     with tempfile.TemporaryDirectory() as tmp:
         path = args.report
         if path is None:
             path = Path(tmp) / "report.json"
-            run_score(args.samples, args.jobs, path)
+            run_score(args.samples, args.jobs, path, limit)
         document = json.loads(path.read_text())
     sets = document["sets"]
     kept = [(o, has_examples(s), s.get("model") or UNNAMED, s.get("risk_level") or "")

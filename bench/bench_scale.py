@@ -1,7 +1,7 @@
 """Benchmark: ``codequorum score --scheduler local:N`` on a synthetic corpus many times the
 bundled data, and what one set costs, metric by metric.
 
-The corpus repeats ../shared/data/humaneval_codegen16b_t0.8.jsonl (164 tasks x 100
+The corpus repeats tests/fixtures/data/humaneval_codegen16b_t0.8.jsonl.gz (164 tasks x 100
 CodeGen-16B samples) ``F`` times with distinct task ids (``HumanEval/0@r3``), streamed to a
 temporary file a line at a time.
 
@@ -23,7 +23,10 @@ temporary file a line at a time.
 The load average is printed with every figure: this machine's two cores are shared.
 
 Run: .venv/bin/python bench/bench_scale.py [scaling] [memory] [costs] [--factor F]
-     [--tsed] [--sizes 1,10] [--formats jsonl,json,html] [--json FILE]
+     [--tsed] [--sizes 1,10] [--formats jsonl,json,html] [--json FILE] [--smoke]
+
+``--smoke`` runs every part once on two sets of three versions: the cost stages in this
+process, scaling and memory on one worker, memory on the cluster only.
 """
 
 from __future__ import annotations
@@ -40,11 +43,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
-SHARED = Path(os.environ.get("CODEQUORUM_SHARED", REPO.parent / "shared"))
-DATA = SHARED / "data" / "humaneval_codegen16b_t0.8.jsonl"
+from reference_data import DATA, REPO, open_text
+
 BASE_SETS = 164
+#: Sets of the data each corpus copy takes (all of them but in a smoke run).
+corpus_sets: int | None = None
 
 #: Runs ``codequorum`` in a child and reports that child's own peak resident memory (KiB,
 #: ``VmHWM``: unlike ``ru_maxrss`` it starts afresh at exec) on standard error.
@@ -68,9 +71,9 @@ def build_corpus(factor: int, path: Path) -> int:
     sets = 0
     with path.open("w", encoding="utf-8") as out:
         for r in range(factor):
-            with DATA.open(encoding="utf-8") as source:
-                for line in source:
-                    if not line.strip():
+            with open_text(DATA) as source:
+                for k, line in enumerate(source):
+                    if not line.strip() or (corpus_sets is not None and k >= corpus_sets):
                         continue
                     row = json.loads(line)
                     row["task_id"] = f"{row['task_id']}@r{r}"
@@ -106,7 +109,7 @@ def scaling(factor: int, tsed: bool, samples: int | None, tmp: Path) -> list[dic
     flags = ([] if tsed else ["--no-tsed"]) + ([] if samples is None else
                                               ["--versions", str(samples)])
     rows = []
-    for workers in (1, 2):
+    for workers in (1, 2) if corpus_sets is None else (1,):
         before = load()
         seconds, rss = run_score(corpus, tmp / "out.jsonl", [*flags, "--scheduler",
                                                                f"local:{workers}"])
@@ -152,24 +155,25 @@ def memory(factors: list[int], samples: int, tmp: Path, formats: list[str]
     set is read whole; ``--samples`` keeps the scoring short: what grows with the corpus
     is the number of sets, not their cost)."""
     rows = []
-    with tcp_cluster(2, tmp) as address:
+    workers = 2 if corpus_sets is None else 1
+    with tcp_cluster(workers, tmp) as address:
         for factor in factors:
             corpus = tmp / f"corpus{factor}.jsonl"
             sets = build_corpus(factor, corpus)
             for fmt in formats:
-                rows += _memory_rows(corpus, sets, factor, samples, fmt, address)
+                rows += _memory_rows(corpus, sets, factor, samples, fmt, address, workers)
             corpus.unlink()
     return rows
 
 
 def _memory_rows(corpus: Path, sets: int, factor: int, samples: int, fmt: str,
-                 address: str) -> list[dict[str, Any]]:
+                 address: str, workers: int = 2) -> list[dict[str, Any]]:
     """The rows of :func:`memory` for one corpus and format, on the cluster at
     ``address`` and (up to 5x) local."""
     rows = []
-    modes: list[tuple[str, list[str]]] = [("cluster tcp, 2 workers",
+    modes: list[tuple[str, list[str]]] = [(f"cluster tcp, {workers} workers",
                                            ["--scheduler", address])]
-    if factor <= 5:
+    if factor <= 5 and corpus_sets is None:
         modes.append(("local --jobs 2", ["--jobs", "2"]))
     for mode, extra in modes:
         before = load()
@@ -254,19 +258,26 @@ def time_stage(stage: str, samples: int, tasks: int) -> dict[str, Any]:
             "load_after": load()}
 
 
-def costs(tasks: int, dynamic_tasks: int) -> list[dict[str, Any]]:
+def costs(tasks: int, dynamic_tasks: int, sizes: tuple[int, ...] = (20, 100)
+          ) -> list[dict[str, Any]]:
     """Per-set time of each stage at 20 and 100 samples a set, each stage in a fresh
     process (caches of one stage never serve another)."""
     rows = []
-    for n in (20, 100):
+    for n in sizes:
         for stage in STAGES:
             count = dynamic_tasks if stage.startswith("score --dynamic") else tasks
             if count <= 0:
+                continue
+            if corpus_sets is not None:  # a smoke run: every stage, in this process
+                rows.append(time_stage(stage, n, count))
+                print(json.dumps(rows[-1]), flush=True)
                 continue
             proc = subprocess.run([sys.executable, __file__, "_stage", stage, str(n),
                                    str(count)], capture_output=True, text=True, check=False)
             if proc.returncode != 0:
                 print(f"{stage}: failed: {proc.stderr[-500:]}", file=sys.stderr)
+                if corpus_sets is not None:  # a smoke run stops at the first failure
+                    raise SystemExit(1)
                 continue
             row = json.loads(proc.stdout.splitlines()[-1])
             print(json.dumps(row), flush=True)
@@ -279,8 +290,8 @@ def main() -> None:
         print(json.dumps(time_stage(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))))
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("parts", nargs="*", default=["scaling", "memory", "costs"],
-                        choices=["scaling", "memory", "costs"])
+    parser.add_argument("parts", nargs="*", metavar="scaling|memory|costs",
+                        help="the parts to run (default all three)")
     parser.add_argument("--factor", type=int, default=10, help="corpus size for scaling")
     parser.add_argument("--sizes", default="1,2,5,10", help="corpus sizes for memory")
     parser.add_argument("--formats", default="jsonl",
@@ -294,7 +305,17 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=20, help="sets timed per cost")
     parser.add_argument("--dynamic-tasks", type=int, default=5, help="sets run for --dynamic")
     parser.add_argument("--json", type=Path, default=None, help="also write rows here")
+    parser.add_argument("--smoke", action="store_true", help="every part on a tiny corpus")
     args = parser.parse_args()
+    args.parts = args.parts or ["scaling", "memory", "costs"]
+    if unknown := set(args.parts) - {"scaling", "memory", "costs"}:
+        parser.error(f"unknown part: {', '.join(sorted(unknown))}")
+    global corpus_sets
+    cost_sizes: tuple[int, ...] = (20, 100)
+    if args.smoke:
+        corpus_sets, cost_sizes = 2, (3,)
+        args.factor, args.sizes, args.samples, args.memory_samples = 1, "1", 3, 3
+        args.tasks, args.dynamic_tasks = 1, 1
     print(json.dumps({"python": sys.version.split()[0], "cpus": os.cpu_count(),
                       "load": load(), "when": time.strftime("%Y-%m-%d %H:%M UTC",
                                                             time.gmtime())}), flush=True)
@@ -302,7 +323,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="cq-scale-") as folder:
         tmp = Path(folder)
         if "costs" in args.parts:
-            rows += costs(args.tasks, args.dynamic_tasks)
+            rows += costs(args.tasks, args.dynamic_tasks, cost_sizes)
         if "scaling" in args.parts:
             rows += scaling(args.factor, args.tsed, args.samples, tmp)
         if "memory" in args.parts:

@@ -1,24 +1,23 @@
 """Benchmark: structural metrics (SCE, JSD; structure-only and structure+value).
 
-1. Five 30-line samples (../shared/fixtures/reference/structural_samples/s1..s5.py), all
+1. Five 30-line samples (tests/fixtures/reference/structural_samples/s1..s5.py), all
    four metrics for all pairs, against
    - the published package code-sce 0.1.0 scoring the ten unordered pairs (four calls
      per pair, each parsing both samples), and
    - tree-sitter alone parsing the five samples (the floor any parse-based metric pays).
    Targets: >= 30x faster than code-sce, <= 4x the parse time.
-2. Throughput on ../shared/data/humaneval_codegen16b_t0.8.jsonl (164 tasks x 100
+2. Throughput on tests/fixtures/data/humaneval_codegen16b_t0.8.jsonl.gz (164 tasks x 100
    samples; all 4,950 pairs per task, four 100x100 matrices), single process.
 
 Timings are the best of several rounds, with the compared jobs interleaved so machine
 load hits them alike.
 
-Run: .venv/bin/python bench/bench_structural.py [--quick] [--no-data]
+Run: .venv/bin/python bench/bench_structural.py [--quick] [--no-data] [--smoke]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 import time
@@ -27,7 +26,6 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-SHARED = REPO.parent / "shared"
 sys.path.insert(0, str(HERE / "_refshim"))  # code-sce's parser loader -> pinned grammars
 sys.path.insert(1, str(REPO / "server"))
 
@@ -35,6 +33,7 @@ from codequorum.core.parsing import get_parser  # noqa: E402
 from codequorum.metrics.structural import (  # noqa: E402
     structural_matrices,
 )
+from reference_data import DATA, STRUCTURAL_SAMPLES, rows  # noqa: E402
 
 CLOCK = time.process_time  # CPU time of this process: steadier on a shared machine
 
@@ -64,8 +63,7 @@ def interleaved(jobs: dict[str, tuple[Callable[[], object], int]], rounds: int) 
 def five_samples(rounds: int) -> None:
     import code_sce  # the published reference, installed from bench/requirements.txt
 
-    folder = SHARED / "fixtures" / "reference" / "structural_samples"
-    codes = [(folder / f"s{i}.py").read_text() for i in range(1, 6)]
+    codes = [(STRUCTURAL_SAMPLES / f"s{i}.py").read_text() for i in range(1, 6)]
     data = [c.encode() for c in codes]
     parser = get_parser("python")
     pairs = [(a, b) for i, a in enumerate(codes) for b in codes[i + 1 :]]
@@ -97,11 +95,7 @@ def five_samples(rounds: int) -> None:
 
 
 def whole_data(limit: int | None) -> None:
-    path = SHARED / "data" / "humaneval_codegen16b_t0.8.jsonl"
-    with path.open() as fh:
-        tasks = [json.loads(line) for line in fh]
-    if limit:
-        tasks = tasks[:limit]
+    tasks = [t for k, t in enumerate(rows(DATA)) if not limit or k < limit]
     sets = [[t["prompt"] + s for s in t["samples"]] for t in tasks]
     parser = get_parser("python")
     from codequorum.metrics import structural as st
@@ -138,14 +132,15 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="fewer rounds, 20 tasks of data")
     ap.add_argument("--no-data", action="store_true", help="skip the whole-data run")
     ap.add_argument("--wall", action="store_true", help="wall-clock instead of CPU time")
+    ap.add_argument("--smoke", action="store_true", help="one round, one task of data")
     args = ap.parse_args()
     global CLOCK
     if args.wall:
         CLOCK = time.perf_counter
     print(f"clock: {'wall' if args.wall else 'process CPU'} time")
-    five_samples(rounds=10 if args.quick else 40)
+    five_samples(rounds=1 if args.smoke else 10 if args.quick else 40)
     if not args.no_data:
-        whole_data(20 if args.quick else None)
+        whole_data(1 if args.smoke else 20 if args.quick else None)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ and reports microseconds per counted opcode and the ratio to untraced execution.
     .venv/bin/python bench/bench_tracer.py [--n 20000] [--repeat 25] [--json]
     .venv/bin/python bench/bench_tracer.py --start 20   # cost of starting a child
     .venv/bin/python bench/bench_tracer.py --module 20  # cost of running in a module
+    .venv/bin/python bench/bench_tracer.py --smoke      # all three, tiny, this interpreter
 
 ``--start N`` times N trivial candidates per start method (fork server vs a fresh
 interpreter) and sandbox level (strict vs weak), interleaved in this process, and reports
@@ -34,7 +35,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-TRACER = Path(__file__).resolve().parent.parent / "server" / "codequorum" / "sandbox" / "tracer.py"
+SERVER = Path(__file__).resolve().parent.parent / "server"
+TRACER = SERVER / "codequorum" / "behaviour" / "sandbox" / "tracer.py"
 DEFAULT_PYTHONS = [
     sys.executable,
     "/root/.pyenv/versions/3.12.1/bin/python3.12",
@@ -133,7 +135,7 @@ def child_start(count: int) -> dict[str, float]:
     """Milliseconds per trivial candidate, end to end, per start method and sandbox level
     (interleaved): ``strict`` is the default, ``weak`` the level without namespaces (the
     baseline the strict sandbox's cost is measured against)."""
-    sys.path.insert(0, str(TRACER.parent.parent.parent))
+    sys.path.insert(0, str(SERVER))
     from codequorum.behaviour.sandbox import run_candidate
     from codequorum.core.model import TestCase
 
@@ -158,7 +160,7 @@ def module_start(count: int) -> dict[str, float]:
     """Milliseconds per candidate alone and in a module, strict sandbox, fork server
     (interleaved): what writing the view, importing the module and placing the version
     add to a run."""
-    sys.path.insert(0, str(TRACER.parent.parent.parent))
+    sys.path.insert(0, str(SERVER))
     from codequorum.behaviour.sandbox import run_candidate
     from codequorum.core.model import ModuleContext, TestCase
 
@@ -211,7 +213,13 @@ def main() -> None:
     parser.add_argument("--start", type=int, metavar="N", help="time N child starts instead")
     parser.add_argument("--module", type=int, metavar="N",
                         help="time N candidates alone and in a module instead")
+    parser.add_argument("--smoke", action="store_true",
+                        help="each measure once on a tiny input, this interpreter only")
     args = parser.parse_args()
+    if args.smoke:
+        args.n, args.repeat, args.python = 2000, 1, [sys.executable]
+        print("\n".join(f"{k:22} {v:8.1f} ms" for k, v in child_start(1).items()))
+        print("\n".join(f"{k:22} {v:8.1f} ms" for k, v in module_start(1).items()))
     if args.start or args.module:
         ms = child_start(args.start) if args.start else module_start(args.module)
         print(

@@ -2,13 +2,15 @@
 
 Usage: ``.venv/bin/python bench/bench_tsed.py [--reference-pairs N] [--set-index K]``
        ``.venv/bin/python bench/bench_tsed.py --data [--every K]``
+       ``.venv/bin/python bench/bench_tsed.py --smoke`` (two pairs, one reference pair of a
+       set, one set of the data; no speed target)
 
 1. Pairs of 30-line functions: the five hand-written samples (``structural_samples``), all
    20 ordered pairs, costs (1, 1, 1) and (1, 0.8, 1). Both sides do the whole job per pair
    (parse both texts, build both trees, edit distance). Values are checked to 1e-9.
-2. A 100-sample set from ``humaneval_codegen16b_t0.8.jsonl``: codequorum's full 100 x 100
-   matrix for both cost settings, and the reference on a few of its pairs (its full matrix
-   would take hours; the figure given is the extrapolation).
+2. A 100-sample set from ``tests/fixtures/data/humaneval_codegen16b_t0.8.jsonl.gz``:
+   codequorum's full 100 x 100 matrix for both cost settings, and the reference on a few of
+   its pairs (its full matrix would take hours; the figure given is the extrapolation).
 3. ``--data``: the whole data set (every ``--every``-th of the 164 sets), trees built once
    per set, each matrix computed pair by pair (``method="pairs"``, Zhang-Shasha per pair)
    and in one shared pass (``method="auto"``), interleaved set by set, CPU time of this
@@ -21,7 +23,6 @@ Both run in this process; the reference imports ``tree_sitter_language_pack`` fr
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import time
@@ -31,7 +32,6 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-SHARED = REPO.parent / "shared"
 sys.path.insert(0, str(HERE / "_refshim"))
 sys.path.insert(0, str(REPO / "server"))
 
@@ -51,6 +51,8 @@ if not hasattr(_shim, "SupportedLanguage"):  # the published module imports this
 
 import TSED as reference  # noqa: E402
 
+from reference_data import DATA, STRUCTURAL_SAMPLES, rows  # noqa: E402
+
 COSTS: list[tuple[float, float, float]] = [(1.0, 1.0, 1.0), (1.0, 0.8, 1.0)]
 
 
@@ -63,10 +65,10 @@ def _timed(fn: Callable[..., Any], *args: Any, repeats: int = 1) -> tuple[Any, f
     return value, (time.perf_counter() - start) / repeats
 
 
-def bench_pairs() -> tuple[float, float]:
-    """Per-pair seconds (reference, ours) over the 40 ordered pairs x costs."""
-    folder = SHARED / "fixtures" / "reference" / "structural_samples"
-    samples = [(folder / f"s{i}.py").read_text() for i in range(1, 6)]
+def bench_pairs(limit: int | None = None) -> tuple[float, float]:
+    """Per-pair seconds (reference, ours) over the 40 ordered pairs x costs (the first
+    ``limit`` of them)."""
+    samples = [(STRUCTURAL_SAMPLES / f"s{i}.py").read_text() for i in range(1, 6)]
     nodes = [build_tree(s, "python").n_nodes for s in samples]
     print(f"samples s1..s5: {[len(s.splitlines()) for s in samples]} lines, {nodes} nodes")
     tsed("x = 1", "y = 2", "python")  # compile (or load the cached compiled code) first
@@ -76,7 +78,7 @@ def bench_pairs() -> tuple[float, float]:
     for costs in COSTS:
         for i, a in enumerate(samples):
             for j, b in enumerate(samples):
-                if i == j:
+                if i == j or (limit is not None and len(ref_times) >= limit):
                     continue
                 expected, t_ref = _timed(reference.Calculate, "python", a, b, *costs)
                 ours, t_ours = _timed(tsed, a, b, "python", costs, repeats=20)
@@ -98,11 +100,7 @@ def bench_pairs() -> tuple[float, float]:
 
 def bench_set(index: int, reference_pairs: int) -> None:
     """A 100-sample set: our full matrix, the reference on a few of its pairs."""
-    path = SHARED / "data" / "humaneval_codegen16b_t0.8.jsonl"
-    with path.open() as fh:
-        for _ in range(index):
-            fh.readline()
-        record = json.loads(fh.readline())
+    record = next(r for k, r in enumerate(rows(DATA)) if k == index)
     codes = [record["prompt"] + s for s in record["samples"]]
     n = len(codes)
     nodes = [build_tree(c, "python").n_nodes for c in codes]
@@ -131,8 +129,7 @@ def bench_set(index: int, reference_pairs: int) -> None:
 
 def bench_data(every: int) -> None:
     """Whole data set: per-pair matrices against the shared pass, CPU seconds."""
-    path = SHARED / "data" / "humaneval_codegen16b_t0.8.jsonl"
-    records = [json.loads(line) for line in path.read_text().splitlines()][::every]
+    records = list(rows(DATA))[::every]
     warm_up()
     build = 0.0
     seconds = {(costs, method): 0.0 for costs in COSTS for method in ("pairs", "auto")}
@@ -171,7 +168,13 @@ def main() -> None:
     parser.add_argument("--data", action="store_true",
                         help="only the whole data set: per pair against the shared pass")
     parser.add_argument("--every", type=int, default=4, help="with --data: every K-th set")
+    parser.add_argument("--smoke", action="store_true", help="every part on the least input")
     args = parser.parse_args()
+    if args.smoke:
+        bench_pairs(limit=2)
+        bench_set(args.set_index, 1)
+        bench_data(164)
+        return
     if args.data:
         bench_data(args.every)
         return

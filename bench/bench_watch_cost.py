@@ -10,6 +10,7 @@ is one), and what the watch parsed (from the server's log: whole reads, windows,
 characters).
 
     .venv/bin/python bench/bench_watch_cost.py [--functions 6000] [--changes 40]
+    .venv/bin/python bench/bench_watch_cost.py --smoke   # 50 functions, 3 changes
 """
 
 from __future__ import annotations
@@ -118,7 +119,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--functions", type=int, default=6000)
     parser.add_argument("--changes", type=int, default=40)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--smoke", action="store_true", help="50 functions, 3 changes")
     args = parser.parse_args(argv)
+    if args.smoke:
+        args.functions, args.changes = 50, 3
     runs = {mode: run(mode, args.functions, args.changes, args.seed) for mode in ("off", "ask")}
     off, ask = runs["off"], runs["ask"]
     print(f"{args.functions} functions ({off['size'] // 1000} KB after the changes), "

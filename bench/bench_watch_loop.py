@@ -202,7 +202,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--timeout", type=float, default=300.0,
                         help="seconds a round may take")
+    parser.add_argument("--smoke", action="store_true", help="check the script loads, then stop")
     args = parser.parse_args(argv)
+    if args.smoke:
+        print("skipped: needs the local model server (scripts/real-model.sh), which a smoke "
+              "run does not start")
+        return 0
     return asyncio.run(main_async(args.rounds, args.timeout))
 
 

@@ -1,7 +1,7 @@
 """Is ordinary typing taken for an assistant's insertion? False offers per hour of typing.
 
 Builds a typing replay from real Python (the HumanEval prompts with a CodeGen-16B completion
-each, ``../shared/data``), files of a few functions typed into an editor the way the
+each, ``tests/fixtures/data``), files of a few functions typed into an editor the way the
 language server receives the changes:
 
 - one character a change, the editor's auto-indent after Enter (the typist then deletes to
@@ -25,6 +25,7 @@ detected. It also times the watch per change (the server's cost per keystroke).
 
     .venv/bin/python bench/bench_watch_replay.py
     .venv/bin/python bench/bench_watch_replay.py --events /tmp/replay.json   # for the extension
+    .venv/bin/python bench/bench_watch_replay.py --smoke   # two functions, one file
 
 ``--events`` writes the replay's changes as the VS Code extension sees them (the document
 version, VS Code's ``reason``, how many content changes), which
@@ -53,8 +54,8 @@ from codequorum.core.parsing import functions  # noqa: E402
 from codequorum.pipeline.watch.arrivals import trivial_body, worth_parsing  # noqa: E402
 from codequorum.pipeline.watch.document import DocumentWatch  # noqa: E402
 from codequorum.pipeline.watch.edits import Edit  # noqa: E402
+from reference_data import DATA, rows  # noqa: E402
 
-DATA = REPO.parent / "shared" / "data" / "humaneval_codegen16b_t0.8.jsonl"
 OPENERS = {"(": ")", "[": "]", "{": "}"}
 QUOTES = "\"'"
 SECONDS = {"key": 0.2, "paste": 2.0, "format": 0.5, "rename": 3.0, "cut": 1.0, "undo": 1.0,
@@ -93,22 +94,20 @@ def tasks(limit: int) -> list[tuple[str, str, str]]:
     """(entry point, prompt + the first completion that parses into a function with a body,
     the completion)."""
     out: list[tuple[str, str, str]] = []
-    with DATA.open(encoding="utf-8") as fh:
-        for line in fh:
-            row = json.loads(line)
-            entry = row.get("entry_point") or re.findall(r"def (\w+)\(", row["prompt"])[-1]
-            for sample in row["samples"][:20]:
-                text = (row["prompt"] + sample).rstrip() + "\n"
-                try:
-                    ast.parse(text)
-                except SyntaxError:
-                    continue
-                fn = next((f for f in functions(text, "python") if f.name == entry), None)
-                if fn is not None and not trivial_body(fn.text, "python"):
-                    out.append((entry, text, text[len(row["prompt"]):]))
-                    break
-            if len(out) >= limit:
+    for row in rows(DATA):
+        entry = row.get("entry_point") or re.findall(r"def (\w+)\(", row["prompt"])[-1]
+        for sample in row["samples"][:20]:
+            text = (row["prompt"] + sample).rstrip() + "\n"
+            try:
+                ast.parse(text)
+            except SyntaxError:
+                continue
+            fn = next((f for f in functions(text, "python") if f.name == entry), None)
+            if fn is not None and not trivial_body(fn.text, "python"):
+                out.append((entry, text, text[len(row["prompt"]):]))
                 break
+        if len(out) >= limit:
+            break
     return out
 
 
@@ -484,7 +483,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="files replayed through pygls to time the server's whole change")
     parser.add_argument("--events", type=Path, help="write the replay's changes for the "
                         "extension's handler (bench_watch_keystroke.mjs)")
+    parser.add_argument("--smoke", action="store_true", help="two functions, one file")
     args = parser.parse_args(argv)
+    if args.smoke:
+        args.tasks, args.per_file, args.protocol_files = 2, 2, 1
     items = tasks(args.tasks)
     files, chars = typing_replay(items, args.per_file, args.seed)
     tally = Tally()
@@ -515,10 +517,10 @@ def main(argv: list[str] | None = None) -> int:
     for name, (hit, tried) in found.items():
         print(f"  insertion {name}: found {hit} of {tried} ({100 * hit / tried:.1f} %)")
     if args.events:
-        rows = [[version, c.reason, len(c.edits)]
-                for changes in files for version, c in enumerate(changes, start=2)]
-        args.events.write_text(json.dumps({"changes": rows}), encoding="utf-8")
-        print(f"  wrote {len(rows)} changes to {args.events}")
+        events = [[version, c.reason, len(c.edits)]
+                  for changes in files for version, c in enumerate(changes, start=2)]
+        args.events.write_text(json.dumps({"changes": events}), encoding="utf-8")
+        print(f"  wrote {len(events)} changes to {args.events}")
     return 0
 
 

@@ -4,14 +4,15 @@ behaviour can be shown to change none.
     nice python bench/compare_outputs.py record DIR    # write every output into DIR
     nice python bench/compare_outputs.py compare DIR   # record afresh and compare with DIR
     nice python bench/compare_outputs.py diff DIR_A DIR_B
+    python bench/compare_outputs.py --smoke            # two cheap cases recorded
 
 ``compare`` and ``diff`` print each file that differs with its first differing line, and
 exit 1 when any does. Everything runs through the installed ``codequorum`` (the command
 line, the language server over stdio, the MCP server through the SDK's client), in a
 scratch folder of its own: a new HOME and configuration folders, a workspace with a
-version store made by ``codequorum sample``, and the inputs written from the bundled data,
-``../shared/data`` and ``../shared/fixtures``. The cases and what each covers are listed
-in bench/README.md ("Restructuring guard").
+version store made by ``codequorum sample``, and the inputs written from the bundled data
+and ``tests/fixtures`` (the CodeGen versions, the published implementations' values). The
+cases and what each covers are listed in bench/README.md ("Restructuring guard").
 
 Normalisations (only what is inherently variable from one run to the next): the scratch
 folder is a new temporary folder each time, so its path (and its ``file://`` URI) is
@@ -42,11 +43,9 @@ from pathlib import Path
 from typing import Any
 
 from bench_lsp import Client
+from reference_data import DATA, REPO, rows
+from reference_data import REFERENCE as FIXTURES
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("CODEQUORUM_SHARED", REPO.parent / "shared"))
-DATA = SHARED / "data" / "humaneval_codegen16b_t0.8.jsonl"
-FIXTURES = SHARED / "fixtures" / "reference"
 DEMO = REPO / "server" / "codequorum" / "data" / "humaneval_demo.jsonl.gz"
 MANIFEST = "MANIFEST.json"
 SCRATCH_MARK = "<SCRATCH>"
@@ -119,13 +118,7 @@ def codequorum(scratch: Scratch, *args: str, cwd: Path | None = None,
 
 
 def _shared_rows(task_ids: set[str]) -> dict[str, dict[str, Any]]:
-    rows = {}
-    with DATA.open(encoding="utf-8") as fh:
-        for line in fh:
-            row = json.loads(line)
-            if row["task_id"] in task_ids:
-                rows[row["task_id"]] = row
-    return rows
+    return {row["task_id"]: row for row in rows(DATA) if row["task_id"] in task_ids}
 
 
 def _versions(row: dict[str, Any], count: int) -> list[str]:
@@ -302,7 +295,7 @@ def cli_case(name: str, *args: str, cwd: str = "") -> Case:
 
 def score_cases() -> Iterator[Case]:
     """``score`` in every format and variant on the bundled data and on a slice of the
-    shared data; extras of one variant (another width, reasons, matrices, two workers,
+    fixtures' CodeGen data; extras of one variant (another width, reasons, matrices, two workers,
     the comparison page, the cluster path)."""
     inputs = {"demo": [str(DEMO)], "slice": [str(DATA), "--limit", "20", "--samples", "10"]}
     for data, where in inputs.items():
@@ -340,7 +333,7 @@ def _narrow_table(scratch: Scratch) -> Output:
 
 
 def _html_compare(scratch: Scratch) -> Output:
-    """The page of the shared slice beside the bundled data's JSON report."""
+    """The page of the fixtures' slice beside the bundled data's JSON report."""
     other = scratch.inputs / "demo-report.json"
     out, _status = codequorum(scratch, "score", str(DEMO), "--format", "json")
     other.write_bytes(out)
@@ -587,7 +580,9 @@ def _show(line: bytes, limit: int = 240) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    sub = parser.add_subparsers(dest="action", required=True)
+    parser.add_argument("--smoke", action="store_true",
+                        help="record two cheap cases into a scratch folder")
+    sub = parser.add_subparsers(dest="action")
     for action in ("record", "compare"):
         p = sub.add_parser(action)
         p.add_argument("dir", type=Path)
@@ -600,6 +595,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("a", type=Path)
     p.add_argument("b", type=Path)
     args = parser.parse_args(argv)
+    if args.smoke:
+        return _smoke()
+    if args.action is None:
+        parser.error("say record, compare or diff")
     if args.action == "diff":
         return _report(differences(args.a, args.b))
     if args.action == "record":
@@ -610,6 +609,18 @@ def main(argv: list[str] | None = None) -> int:
         seconds = record(Path(now), args.jobs, args.hash_seed, args.only)
         print(f"recorded again in {seconds:.0f} s")
         return _report(differences(args.dir, Path(now), args.only))
+
+
+def _smoke() -> int:
+    """Two cheap cases recorded: each writes its output."""
+    only = ["demo/", "fixtures/dynamic.json"]
+    with tempfile.TemporaryDirectory(prefix="codequorum-guard-smoke-") as tmp:
+        seconds = record(Path(tmp), 2, None, only)
+        files = _files(Path(tmp))
+        empty = [name for name, path in files.items() if path.stat().st_size == 0]
+        print(f"recorded {len(files)} files in {seconds:.0f} s"
+              + (f"; empty: {empty}" if empty else ""))
+        return 1 if len(files) < len(only) or empty else 0
 
 
 def _report(found: list[str]) -> int:

@@ -46,8 +46,7 @@ Reproducible procedure (what ``server/codequorum/data/risk_model.json`` was made
    each set's own and an ECE within the target in every regime held out
    (``--write-base-rate`` writes only this into the model file).
 
-Refit (for another model or data set, point ``CODEQUORUM_SHARED`` or the scripts' options
-at it)::
+Refit (for another model or data set, point the scripts' options at it)::
 
     nice -n 10 .venv/bin/python bench/recommend_cache.py --jobs 2
     .venv/bin/python bench/risk_regimes.py
@@ -84,6 +83,7 @@ from codequorum.judge.risk import (
     reliability,
 )
 from recommend_cache import REPO
+from reference_data import skipped
 from risk_regimes import REGIME_SETS, SIZES, STRENGTHS, TEMPERATURES
 
 MODEL = REPO / "server" / "codequorum" / "data" / "risk_model.json"
@@ -745,7 +745,12 @@ def main(argv: list[str] | None = None) -> int:
                     "the shipped model file, leaving its models and levels as they are")
     ap.add_argument("--diagram", type=Path, metavar="SVG",
                     help="also draw the reliability diagram of the held-out shown risk")
+    ap.add_argument("--smoke", action="store_true",
+                    help="check the script loads; it needs the records the scripts above write")
     args = ap.parse_args(argv)
+    if args.smoke:
+        skipped("needs the records of risk_regimes.py and bench_recommend.py, which need the "
+                "sandbox outcomes of all 164 x 100 versions (recommend_cache.py, minutes)")
     # a set whose versions ran on no input an editor has gets no risk (nothing ran)
     sets = [s for s in json.loads(args.regimes.read_text())
             if s["status"] == "ok" and s["editor_inputs"] > 0]

@@ -26,17 +26,16 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("CODEQUORUM_SHARED", REPO.parent / "shared"))
-DATA = SHARED / "data" / "humaneval_codegen16b_t0.8.jsonl"
+from reference_data import DATA, REPO, rows
+
 CACHE = REPO / "bench" / "results" / "recommend_cache.jsonl"
 
 #: ``[output hash | None, exc_type | None, exc_message | None, passed | None]``; ``passed``
@@ -70,9 +69,7 @@ def _hash(text: str | None) -> str | None:
 
 def load_tasks(path: Path = DATA) -> Iterator[dict[str, Any]]:
     """The data set's records, in file order."""
-    with path.open() as fh:
-        for line in fh:
-            yield json.loads(line)
+    yield from rows(path)
 
 
 def run_task(rec: dict[str, Any], jobs: int, codet_prompts: bool = False) -> dict[str, Any]:
@@ -150,7 +147,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tasks", type=int, default=164)
     ap.add_argument("--codet-prompts", action="store_true",
                     help="collect inputs from the data set's prompts (no docstring examples)")
+    ap.add_argument("--smoke", action="store_true",
+                    help="one task, three versions, into a scratch file")
     args = ap.parse_args(argv)
+    versions = None
+    if args.smoke:
+        args.tasks, versions = 1, 3
+        args.out = Path(tempfile.mkdtemp()) / "recommend_cache.jsonl"
     args.out.parent.mkdir(parents=True, exist_ok=True)
     done: set[str] = set()
     if args.out.exists():
@@ -163,6 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         if rec["task_id"] in done:
             continue
         t0 = time.perf_counter()
+        rec = {**rec, "samples": rec["samples"][:versions]}
         result = run_task(rec, args.jobs, args.codet_prompts)
         with args.out.open("a") as fh:
             fh.write(json.dumps(result) + "\n")

@@ -48,6 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_recommend import KEY, set_record
 from codequorum.judge.recommend import behaviours
 from recommend_cache import CACHE, REPO, TaskRuns, read_cache
+from reference_data import skipped
 
 REGIME_SETS = REPO / "bench" / "results" / "risk_regimes.json"
 SIZES: tuple[int, ...] = (3, 5, 10)
@@ -147,7 +148,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--draws", type=int, default=3, help="sets per task and regime")
     ap.add_argument("--cache", type=Path, default=CACHE)
     ap.add_argument("--out", type=Path, default=REGIME_SETS)
+    ap.add_argument("--smoke", action="store_true",
+                    help="check the script loads; it needs the cache recommend_cache.py builds")
     args = ap.parse_args(argv)
+    if args.smoke:
+        skipped("needs the sandbox outcomes of all 164 x 100 versions "
+                "(bench/results/recommend_cache.jsonl, built by recommend_cache.py in minutes)")
     started = time.perf_counter()
     sets = build(read_cache(args.cache), args.draws)
     args.out.parent.mkdir(parents=True, exist_ok=True)

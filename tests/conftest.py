@@ -1,4 +1,5 @@
-"""Shared test fixtures: where the reference data lives, and a real local model."""
+"""Shared test fixtures: the reference data (kept in ``tests/fixtures/``), and a real local
+model."""
 
 from __future__ import annotations
 
@@ -8,25 +9,22 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.fixtures import REFERENCE, unpack_reference_data
 from tests.support.real_model import ModelServer, RecordingProxy, Unavailable, server_python
 
-REPO = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("CODEQUORUM_SHARED", REPO.parent / "shared"))
-REFERENCE = SHARED / "fixtures" / "reference"
+
+@pytest.fixture(scope="session")
+def shared_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The repository's reference data laid out in a session folder: the real CodeGen
+    versions decompressed as ``data/humaneval_codegen16b_t0.8.jsonl`` and the published
+    implementations' values as ``fixtures/reference/`` (both from ``tests/fixtures/``)."""
+    return unpack_reference_data(tmp_path_factory.mktemp("reference-data"))
 
 
 @pytest.fixture(scope="session")
-def shared_dir() -> Path:
-    """The project's ../shared folder (reference data, real samples)."""
-    if not SHARED.is_dir():
-        pytest.fail(f"../shared not found at {SHARED}; set CODEQUORUM_SHARED")
-    return SHARED
-
-
-@pytest.fixture(scope="session")
-def reference_dir(shared_dir: Path) -> Path:
-    """../shared/fixtures/reference."""
-    return shared_dir / "fixtures" / "reference"
+def reference_dir() -> Path:
+    """``tests/fixtures/reference``: values from the published implementations."""
+    return REFERENCE
 
 
 @pytest.fixture(autouse=True)

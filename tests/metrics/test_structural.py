@@ -1,6 +1,6 @@
 """Structural metrics: symbols, SCE and JSD similarity matrices.
 
-Reference values come from ../shared/fixtures/reference/structural.json (the published
+Reference values come from tests/fixtures/reference/structural.json (the published
 code-sce 0.1.0 with the pinned grammars); the JSD there is the natural-log flavour.
 """
 

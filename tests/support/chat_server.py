@@ -13,9 +13,9 @@ script is used up, ``default`` answers (a behaviour or a function of the request
 behaviours: :func:`answer`, :func:`code_answer`, :func:`status` / :func:`server_error`,
 :func:`rate_limited`, :func:`slow`, :func:`not_json`, :func:`no_code`, :func:`hang_up`,
 and :class:`RecordedTask` which answers with real CodeGen completions from
-``humaneval_codegen16b_t0.8.jsonl`` (prompt + sample in a ```python fence), picking the
-sample by the request's ``seed``. Every request is recorded (method, path, headers, JSON
-body) for assertions. ``GET .../models`` lists the server's model.
+``tests/fixtures/data/humaneval_codegen16b_t0.8.jsonl.gz`` (prompt + sample in a ```python
+fence), picking the sample by the request's ``seed``. Every request is recorded (method,
+path, headers, JSON body) for assertions. ``GET .../models`` lists the server's model.
 
 ``slots=1`` makes it answer one chat request at a time and queue the others, as
 llama.cpp's server with one slot does; ``GET /props`` then says ``total_slots`` (with
@@ -28,9 +28,9 @@ prints its base URL and serves until interrupted.
 from __future__ import annotations
 
 import argparse
+import gzip
 import itertools
 import json
-import os
 import signal
 import socket
 import threading
@@ -42,8 +42,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-SHARED = Path(os.environ.get("CODEQUORUM_SHARED", Path(__file__).resolve().parents[3] / "shared"))
-DEFAULT_DATA = SHARED / "data" / "humaneval_codegen16b_t0.8.jsonl"
+from tests.support.fixtures import CODEGEN_GZ
+
+DEFAULT_DATA = CODEGEN_GZ
 
 
 # --------------------------------------------------------------------------- behaviours
@@ -173,7 +174,8 @@ class RecordedTask:
     def load(cls, task_id: str = "HumanEval/0", path: Path | None = None) -> RecordedTask:
         """Read one task (by ``task_id`` or ``entry_point``) from the JSONL file."""
         source = path or DEFAULT_DATA
-        with source.open(encoding="utf-8") as fh:
+        opener = gzip.open if source.suffix == ".gz" else open
+        with opener(source, "rt", encoding="utf-8") as fh:
             for line in fh:
                 row = json.loads(line)
                 if task_id in (row["task_id"], row.get("entry_point")):
