@@ -7,7 +7,7 @@ import of a constant, a helper called by a method) with their versions; each is 
 with :meth:`codequorum.pipeline.session.Session.prepare` in a fresh session on the same
 store, so the only difference is the run.
 
-    .venv/bin/python bench/bench_remembered_runs.py [--repeat 3]
+    .venv/bin/python bench/bench_remembered_runs.py [--repeat 3] [--smoke]
 """
 
 from __future__ import annotations
@@ -75,7 +75,9 @@ def _once(root: Path, app: Path, run: bool) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
-    repeat = parser.parse_args().repeat
+    parser.add_argument("--smoke", action="store_true", help="one round (a test runs it)")
+    args = parser.parse_args()
+    repeat = 1 if args.smoke else args.repeat
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "ws"
         app = _workspace(root)
