@@ -34,13 +34,14 @@ def test_without_the_strict_sandbox_the_versions_do_not_run_and_it_says_why(
                         isolation.Probe(["deadline"], False, "no user namespaces"))
     result = _check(sign_ws, path="app.py", function="sign", dynamic=True)
     assert result.dynamic.model_dump() == {
-        "requested": True, "ran": False, "summary": {},
+        "requested": True, "ran": False, "summary": {}, "not_run": "sandbox unavailable",
         "note": "the versions were not run: the strict sandbox is not available on this "
                 "machine (no user namespaces); `codequorum doctor` shows what it gives"}
     assert result.stability == static.stability
     assert result.parting_input is None
     assert "sandbox: the versions were not run: the strict sandbox is not available" in (
         check_text(result))
+    assert "behaviour not run: sandbox unavailable" in check_text(result)
 
 
 def test_javascript_versions_run_in_the_node_sandbox(tmp_path: Path) -> None:
@@ -55,7 +56,7 @@ def test_javascript_versions_run_in_the_node_sandbox(tmp_path: Path) -> None:
     store_versions(root, root / "add.js", "add", [JS, JS.replace("a + b", "a - b")])
     result = _check(root, path="add.js", function="add", dynamic=True)
     assert result.status == "ok"
-    assert result.dynamic.ran is True
+    assert result.dynamic.ran is True and result.dynamic.not_run is None
     assert "divergent-outputs" in {f.code for f in result.findings}
     assert result.recommendation is not None and result.recommendation.version == 0
     assert result.recommendation.by == "behaviour"

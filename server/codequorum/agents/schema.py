@@ -172,7 +172,10 @@ class DynamicOut(_Answer):
     """Whether the versions ran in the sandbox, and the behaviour figures when they did."""
 
     requested: bool
-    ran: bool
+    ran: bool = Field(description="Whether any version ran on any input.")
+    not_run: str | None = Field(default=None, description="Why no version ran on any input "
+                                "(no inputs, not run in its module, sandbox unavailable...), "
+                                "when a run was asked for or remembered.")
     note: str | None = None
     summary: dict[str, Any] = Field(default_factory=dict)
 

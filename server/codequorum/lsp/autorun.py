@@ -20,6 +20,7 @@ from codequorum.behaviour.runtimes import runtime_for
 from codequorum.behaviour.sandbox import isolation
 from codequorum.core.safe_text import safe_text
 from codequorum.lsp import contract as c
+from codequorum.render.findings import not_run_reason
 
 if TYPE_CHECKING:
     from codequorum.lsp.engine import FunctionAnalysis
@@ -111,8 +112,8 @@ def not_run_note(ls: Host, uri: str, analysis: FunctionAnalysis) -> str | None:
     key = engine.dynamic_key(analysis)
     if key in ls.dynamic_jobs:
         return RUNNING
-    if engine.ran_nothing_before(analysis):
-        return NO_INPUTS
+    if engine.ran_nothing_before(analysis) or not_run_reason(analysis.report) == "no inputs":
+        return NO_INPUTS  # a run of these versions (this one's, or a remembered one) had none
     if not ls.trusted:
         return UNTRUSTED
     settings = ls.settings_for(uri)
