@@ -37,10 +37,12 @@ def test_where_no_sandbox_runs_the_versions_do_not_run_and_it_says_why(
     assert result.dynamic.ran is False and result.dynamic.summary == {}
     assert note.startswith("the versions were not run: the sandbox cannot isolate "
                            "candidates here (no user namespaces)")
+    assert result.dynamic.not_run == "sandbox unavailable"
     assert result.stability == static.stability
     assert result.parting_input is None
     assert "sandbox: the versions were not run: the sandbox cannot isolate" in (
         check_text(result))
+    assert "behaviour not run: sandbox unavailable" in check_text(result)
 
 
 def test_without_the_strict_sandbox_the_versions_run_in_the_portable_one(
@@ -75,7 +77,7 @@ def test_javascript_versions_run_in_the_node_sandbox(tmp_path: Path) -> None:
     store_versions(root, root / "add.js", "add", [JS, JS.replace("a + b", "a - b")])
     result = _check(root, path="add.js", function="add", dynamic=True)
     assert result.status == "ok"
-    assert result.dynamic.ran is True
+    assert result.dynamic.ran is True and result.dynamic.not_run is None
     assert "divergent-outputs" in {f.code for f in result.findings}
     assert result.recommendation is not None and result.recommendation.version == 0
     assert result.recommendation.by == "behaviour"

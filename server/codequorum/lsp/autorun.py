@@ -23,6 +23,7 @@ from codequorum.behaviour.sandbox import isolation
 from codequorum.core.safe_text import safe_text
 from codequorum.lsp import contract as c
 from codequorum.lsp.prepare import PREPARING, prepare_portable, preparing
+from codequorum.render.findings import not_run_reason
 
 if TYPE_CHECKING:
     from codequorum.lsp.engine import FunctionAnalysis
@@ -139,8 +140,8 @@ def not_run_note(ls: Host, uri: str, analysis: FunctionAnalysis) -> str | None:
         return RUNNING
     if preparing():
         return PREPARING
-    if engine.ran_nothing_before(analysis):
-        return NO_INPUTS
+    if engine.ran_nothing_before(analysis) or not_run_reason(analysis.report) == "no inputs":
+        return NO_INPUTS  # a run of these versions (this one's, or a remembered one) had none
     if not ls.trusted:
         return UNTRUSTED
     settings = ls.settings_for(uri)

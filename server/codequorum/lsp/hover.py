@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 
 from codequorum.core.limits import MAX_DIFF_LINES
 from codequorum.core.report import Verdict, warns
+from codequorum.judge.verdicts import style_of
 from codequorum.lsp.documents import FunctionEntry
 from codequorum.lsp.engine import FunctionAnalysis
 from codequorum.lsp.rendering import (
@@ -101,7 +102,7 @@ def verdict_lines(headline: Verdict | None, verdicts: Sequence[Verdict]) -> list
     verdict that warns: the hover leaves out the quiet ones the headline already sums up."""
     lines: list[Line] = []
     if headline is not None:
-        mark = "⚠️" if warns(headline.severity) else "✓"
+        mark = "⚠️" if warns(headline.severity) else "✓" if style_of(headline.code).good else "·"
         lines.append((f"{mark} ", Code(headline.code), " — ", Text(headline.message)))
     for verdict in verdicts:
         if verdict is not headline and warns(verdict.severity):

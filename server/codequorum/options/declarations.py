@@ -59,8 +59,10 @@ COMMANDS: tuple[str, ...] = (CHECK, DEMO, DOCTOR, EXPORT, LSP, MCP, SAMPLE, SCOR
 #: In ``commands``: an option every command has (``-q``, ``--config``, ...).
 EVERY = "*"
 
-#: ``check --fail-on``: the least severity that fails the run, or never.
-FAIL_ON: tuple[str, ...] = (*(s for s in SEVERITIES if s != "hint"), "never")
+#: ``check --fail-on not-run``: a warning, an error, or a function whose versions did not run.
+NOT_RUN_FAILS = "not-run"
+#: ``check --fail-on``: the least severity that fails the run, ``not-run``, or never.
+FAIL_ON: tuple[str, ...] = (*(s for s in SEVERITIES if s != "hint"), NOT_RUN_FAILS, "never")
 #: Seconds ``--propose-inputs`` waits for the endpoint's answer by default.
 DEFAULT_PROPOSE_TIMEOUT = 30.0
 #: Default request timeout (seconds) of the agents' ``sample_versions``.
@@ -266,7 +268,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("format", finding_formats_help(), A, _on(CHECK), dest="output_format",
            default="text", metavar="FORMAT", values=FINDING_FORMAT_NAMES),
     Option("fail-on", "exit with status 1 when a finding at or above this severity exists: "
-           "error, warning (default), information or never", A, _on(CHECK),
+           "error, warning (default), information, not-run (a warning, an error, or a function "
+           "whose versions did not run on any input with --dynamic) or never", A, _on(CHECK),
            default="warning", metavar="SEVERITY", values=FAIL_ON),
     Option("min-versions", "check a function only when at least K versions are stored "
            "(default 2)", A, _on(CHECK),
