@@ -1,6 +1,8 @@
 """``check_function``: one function of a file against the versions in the workspace's store,
 through the same :class:`~codequorum.pipeline.session.Session` and wording as ``codequorum check``
-and the editor; with ``dynamic`` the versions also run, in the strict sandbox only.
+and the editor; with ``dynamic`` the versions also run, in the strict sandbox where this
+machine gives it, else in the portable one (its interpreter compiled first, with progress);
+never in the weak one.
 """
 
 from __future__ import annotations
@@ -38,14 +40,15 @@ from codequorum.render.findings import (
 MAX_CODE_CHARS = 100_000
 
 
-def strict_sandbox_problem(language: str = "python") -> str | None:
-    """Why versions of ``language`` cannot run in the strict sandbox here (None when they
-    can)."""
+def sandbox_problem(language: str = "python",
+                    progress: Progress | None = None) -> str | None:
+    """Why versions of ``language`` cannot run here (None when they can): Python in the
+    strict sandbox, else the portable one; other languages in the strict sandbox only."""
     from codequorum.pipeline.score import dynamic_available
 
     if not dynamic_available():
         return "dynamic analysis is not installed"
-    from codequorum.behaviour.sandbox import isolation
+    from codequorum.behaviour.sandbox import AUTO, isolation
 
     runtime = runtime_for(language)
     if language != "python" and runtime is not None:
@@ -54,18 +57,33 @@ def strict_sandbox_problem(language: str = "python") -> str | None:
         except SandboxUnavailableError as exc:
             return f"the strict sandbox is not available on this machine ({safe_text(str(exc))})"
         return None
-
-    found = isolation.probe(sandbox="strict")
-    if not found.ok:
-        return (f"the strict sandbox is not available on this machine ({safe_text(found.detail)});"
-                " `codequorum doctor` shows what it gives")
+    if not isolation.probe(sandbox="strict").ok:
+        _prepare_portable(progress)
+    try:
+        isolation.require(None, AUTO)
+    except SandboxUnavailableError as exc:
+        return safe_text(str(exc))
     return None
+
+
+def _prepare_portable(progress: Progress | None) -> None:
+    """Compile the portable interpreter before its probe (once; said as progress)."""
+    from codequorum.behaviour.sandbox.portable import interpreter as wasm
+
+    def said(line: str) -> None:
+        if progress is not None:
+            progress(0.0, 100.0, line)
+
+    try:
+        wasm.compiled_module(progress=said)
+    except (wasm.PortableUnavailable, OSError):
+        return  # the portable probe says why it cannot start
 
 
 def check_function(ws: AgentWorkspace, args: CheckArgs, progress: Progress,
                    cancel: threading.Event) -> CheckResult:
     """The report of ``args.function`` in ``args.path``; after a sandboxed run when
-    ``args.dynamic`` asks and the strict sandbox is there. Raises
+    ``args.dynamic`` asks and a sandbox runs here. Raises
     :class:`~codequorum.core.errors.UserError` for a file or function that cannot be read and
     :class:`Cancelled` when ``cancel`` is set during the run."""
     target = ws.function(args.path, args.function, args.language)
@@ -93,15 +111,15 @@ def _prepare(ws: AgentWorkspace, target: FunctionTarget, module: bool) -> Prepar
 
 def _run(ws: AgentWorkspace, prepared: Preparation, progress: Progress,
          cancel: threading.Event) -> tuple[FunctionAnalysis, DynamicOut]:
-    """Run the versions in their module in the strict sandbox and read the analysis again
-    with the run merged in; a note instead when the sandbox is not there or the set is not
-    Python."""
+    """Run the versions in their module in the sandbox (strict, else portable) and read the
+    analysis again with the run merged in; a note instead when no sandbox runs here or the
+    language does not run."""
     analysis = prepared.analysis
     if runtime_for(analysis.language) is None:
         reason = f"only {runtime_names()} versions run"
         return analysis, DynamicOut(requested=True, ran=False, not_run=reason,
                                     note=f"{reason} in the sandbox; the figures are structural")
-    problem = strict_sandbox_problem(analysis.language)
+    problem = sandbox_problem(analysis.language, progress)
     if problem is not None:
         return analysis, DynamicOut(requested=True, ran=False, not_run="sandbox unavailable",
                                     note=f"the versions were not run: {problem}")

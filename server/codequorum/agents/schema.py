@@ -53,9 +53,9 @@ class CheckArgs(_Arguments):
                            "(or absolute, inside it).")
     function: FunctionName = Field(description="The function's qualified name, e.g. "
                                    "parse_row or Stack.push.")
-    dynamic: bool = Field(default=False, description="Also run the versions in the strict "
-                          "sandbox (their outputs, the input where they part ways); only "
-                          "where the machine gives the strict sandbox.")
+    dynamic: bool = Field(default=False, description="Also run the versions in the sandbox "
+                          "(their outputs, the input where they part ways): the strict one "
+                          "where the machine gives it, else the portable one.")
     language: LanguageName | None = Field(default=None, description="The file's language "
                                           "when its extension does not tell.")
 

@@ -34,6 +34,7 @@ from codequorum.lsp.engine import FunctionAnalysis, ran_nothing
 from codequorum.lsp.files import MAX_IMPORT_BYTES, RefusedFile, bounded_text, read_inside
 from codequorum.lsp.gates import ask, input_proposer, may_run_store, may_send_key
 from codequorum.lsp.hover import DYNAMIC_FIGURES, hover_doc
+from codequorum.lsp.prepare import prepare_for
 from codequorum.lsp.progress import WorkProgress
 from codequorum.lsp.reports import DOCUMENT_DIFF_LINES, comparison_doc, report_doc
 from codequorum.lsp.views import present
@@ -866,6 +867,9 @@ async def run_dynamic_command(ls: Host, args: c.RunDynamicArgs) -> c.RunDynamicR
         return c.RunDynamicResult(
             uri=args.uri, qualified_name=name, started=False, refused=True, message=refusal
         )
+    if not await prepare_for(ls, ls.settings_for(args.uri).dynamic.sandbox):
+        return c.RunDynamicResult(uri=args.uri, qualified_name=name, started=False,
+                                  message="not run: the portable sandbox was not prepared")
     job = ls.engine_for(args.uri).dynamic_key(analysis)
     if job in ls.dynamic_jobs:
         return c.RunDynamicResult(

@@ -132,19 +132,12 @@ def diff_pair(current: int | None, medoid: int | None, other: int | None
     return anchor, other
 
 
-#: How a dynamic report's notes name a sandbox other than the strict one.
-_SANDBOX_NOTES = ("the strict sandbox is not available here", "portable sandbox:",
-                  "weak sandbox:")
-
-
 def sandbox_note(dynamic: object) -> str | None:
     """Which sandbox the versions ran in and why, when it was not the strict one (the
     report's own note; None for a strict run or no run): never a silent downgrade."""
-    notes = getattr(dynamic, "notes", None) or []
-    for note in notes:
-        if isinstance(note, str) and note.startswith(_SANDBOX_NOTES):
-            return note
-    return None
+    from codequorum.behaviour.sandbox.isolation import sandbox_note as named
+
+    return named(getattr(dynamic, "notes", None) or [])
 
 
 def _recommendation_paragraph(analysis: FunctionAnalysis, not_run: str | None) -> Paragraph:

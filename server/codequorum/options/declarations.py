@@ -425,6 +425,9 @@ OPTIONS: tuple[Option, ...] = (
            Reach.INTERPRETER, _on(DOCTOR), metavar="PATH"),
     Option("format", "output format (default text)", A, _on(DOCTOR),
            choices=["text", "json"], default="text"),
+    Option("prepare", "compile the portable sandbox's interpreter into the user's cache now "
+           "(once, tens of seconds, with a progress bar) instead of at the first run",
+           Reach.SANDBOX, _on(DOCTOR), kind="flag", default=False),
     Option("stdio", "talk over stdin/stdout (the default)", A, _on(LSP), kind="flag",
            default=False),
     Option("tcp", "listen on a TCP address instead of stdio", Reach.NETWORK, _on(LSP),
@@ -653,8 +656,10 @@ SETTINGS: tuple[Setting, ...] = (
             "Run the versions in the sandbox as soon as they arrive (regenerated, relayed from"
             " a VS Code language model, imported, or asked for by the watch), so the first "
             "hover's recommendation and risk rest on behaviour: Python, JavaScript and "
-            "TypeScript, in the strict sandbox only (where the machine cannot give it, the "
-            "hover says what is missing), "
+            "TypeScript, in the sandbox codequorum.dynamic.sandbox picks (auto: the strict one "
+            "where the machine gives it, else the portable one, its interpreter compiled once "
+            "with a cancellable progress; never weak; where none runs, the hover says what is "
+            "missing), "
             "never in an untrusted workspace, and the versions of a store that came with a "
             "repository only after you approve it. Off: they run when you ask (Run Versions).",
             reach=Reach.RUNS_CODE, restricted=True, project_values=(False,)),

@@ -538,6 +538,23 @@ def test_the_request_is_read_from_the_parsed_arguments(tmp_path: Path) -> None:
         request.quiet = False  # type: ignore[misc]
 
 
+def test_dynamic_runs_in_the_portable_sandbox_where_the_strict_one_is_missing(
+        ws: Workspace, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from codequorum.behaviour.sandbox import bwrap, isolation
+
+    monkeypatch.setattr(bwrap, "find_bwrap", lambda: None)
+    monkeypatch.setattr(isolation, "_cache", {})
+    status, out, _ = _check(capsys, str(ws.file), "--workspace", str(ws.root),
+                            "--format", "json", "--dynamic", "--no-tsed", "--timeout", "5")
+    doc = json.loads(out)
+    found = doc["findings"]
+    divergent = next(f for f in found
+                     if f["function"] == "prime_fib" and f["code"] == "divergent-outputs")
+    assert status == 1
+    assert "disagree on prime_fib(0): 0 vs None" in divergent["message"]
+    assert "the strict sandbox is not available here (this machine has no bubblewrap): " \
+        "versions ran in the portable sandbox" in doc["notes"]
 # --------------------------------------------------------------------------- nothing silent
 
 TOTAL = "def total(xs):\n    return sum(xs)\n"

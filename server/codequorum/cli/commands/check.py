@@ -249,6 +249,7 @@ class _Checker:
             if self.dynamic and not analysis.refused:
                 analysis = session.run_prepared(prepared, lambda _t, _p: None, self.cancel,
                                                 self.asker)
+                self._note_sandbox(analysis)
         except KeyboardInterrupt:
             self.cancel.set()
             raise
@@ -259,6 +260,14 @@ class _Checker:
             self.run.error(f"{path}: `{qualified_name}` could not be analysed: {why}")
             return None
         return analysis
+
+    def _note_sandbox(self, analysis: FunctionAnalysis | None) -> None:
+        """Say once which sandbox ran the versions when it was not the strict one."""
+        from codequorum.behaviour.sandbox.isolation import sandbox_note
+
+        note = sandbox_note(getattr(getattr(analysis, "dynamic", None), "notes", None) or [])
+        if note is not None and note not in self.run.notes:
+            self.run.notes.append(note)
 
     def _record(self, path: Path, info: parsing.FunctionInfo, lines: Sequence[str],
                 analysis: FunctionAnalysis) -> None:
@@ -313,7 +322,8 @@ def _open_session(request: CheckRequest, store_path: Path, workspace: Path, run:
     session = Session(notify, SessionConfig(store=str(store_path), include_current=True,
                                             max_depth=request.max_depth,
                                             metrics=request.metrics,
-                                            dynamic_timeout=request.timeout))
+                                            dynamic_timeout=request.timeout,
+                                            dynamic_sandbox="auto"))
     session.reconfigure(session.config, root=str(workspace))
     return session
 
