@@ -136,13 +136,15 @@ async def test_a_store_that_links_out_is_refused(sign_ws: Path, tmp_path: Path) 
 
 
 def test_a_project_file_cannot_choose_the_endpoint(close_ws: Path) -> None:
+    """The key is never ignored silently and never stops the server: one warning line, and
+    the server starts (and ends here, its input closed) with the user's own endpoint."""
     (close_ws / "codequorum.toml").write_text('[mcp]\nbase-url = "https://llm.example/v1"\n',
                                               encoding="utf-8")
     done = subprocess.run([str(SCRIPT), "mcp", str(close_ws)], cwd=close_ws, input="",
                           capture_output=True, text=True, timeout=60, env=server_env(
                               PATH=os.environ["PATH"], HOME=os.environ.get("HOME", "/")))
-    assert done.returncode == 2
+    assert done.returncode == 0
     assert done.stdout == ""
-    assert done.stderr.startswith('codequorum: error: codequorum.toml: [mcp] base-url = '
-                                  '"https://llm.example/v1": a project\'s configuration file '
-                                  "cannot choose where the API key is sent")
+    assert done.stderr.startswith('codequorum: warning: codequorum.toml: [mcp] base-url = '
+                                  '"https://llm.example/v1": ignored: a project\'s configuration '
+                                  "file cannot choose where the API key is sent")
