@@ -17,7 +17,8 @@ KEY = "k" * 64
 
 
 def _report(versions: int = 2) -> DynamicReport:
-    outcomes = [[("1", None, None)], [("2", None, None)]][:versions]
+    outcomes: list[list[tuple[str | None, str | None, str | None] | None]] = [
+        [(value, None, None)] for value in ("1", "2")[:versions]]
     return DynamicReport(
         task_id="app.py::f",
         summary={"oer": 0.5, "inputs": 1.0, "sctd_jsd": None},

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from codequorum.behaviour.run import CandidateDynamic, RuleFigures
+from codequorum.core import parsing
 from codequorum.core.model import Sample
 from codequorum.core.report import Verdict
 from codequorum.metrics.semantic import Divergence
@@ -256,7 +257,7 @@ def test_a_remembered_run_is_taken_only_when_it_matches_its_key(tmp_path: Path) 
 
     text = "import math\n\n\n" + CURRENT
     (tmp_path / "m.py").write_text(text)
-    info = session_module.parsing.function_by_name(text, "python", "total")
+    info = parsing.function_by_name(text, "python", "total")
 
     def fresh() -> Session:
         s = Session(lambda level, message: None,
@@ -294,6 +295,6 @@ def test_a_remembered_run_is_taken_only_when_it_matches_its_key(tmp_path: Path) 
     # the module changed: its remembered run does not count
     changed = text.replace("import math", "import math\nX = 1")
     gone = fresh().prepare(changed, tmp_path / "m.py", "python",
-                           session_module.parsing.function_by_name(changed, "python", "total"))
+                           parsing.function_by_name(changed, "python", "total"))
     assert gone is not None and gone.analysis.dynamic is None
     assert Document(text, None).kind == "function"
