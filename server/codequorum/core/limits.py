@@ -130,7 +130,11 @@ def json_nests_deeper(data: bytes | str, limit: int = MAX_JSON_DEPTH) -> bool:
     raw = data.encode("utf-8", errors="replace") if isinstance(data, str) else data
     if raw.count(b"[") + raw.count(b"{") <= limit:
         return False
-    outside = _JSON_STRING.sub(b"", raw)
+    return _nests_deeper(_JSON_STRING.sub(b"", raw), limit)
+
+
+def _nests_deeper(outside: bytes, limit: int) -> bool:
+    """Whether JSON with its strings taken out nests more than ``limit`` deep."""
     if outside.count(b"[") + outside.count(b"{") <= limit:
         return False
     codes = np.frombuffer(outside, dtype=np.uint8)
@@ -153,3 +157,42 @@ MAX_ARGUMENT_CHARS = 64 * 1024
 MAX_ARGUMENT_ITEMS = MAX_STORED_VERSIONS
 #: The keys of one object argument of an editor command.
 MAX_ARGUMENT_KEYS = 64
+
+
+#: One JSON-RPC message from the editor or an agent's client, in bytes (its
+#: ``Content-Length``). The largest a client sends legitimately is an import of sample
+#: files (``importSamples``: at most :data:`MAX_CALL_BYTES` of text) or a document's text
+#: (``didOpen``; indexed up to :data:`MAX_DOCUMENT_BYTES`); JSON escapes (a newline, a
+#: quote) at most double code's size, so twice the larger bound. A longer message is read
+#: and dropped in chunks, never held whole.
+MAX_MESSAGE_BYTES = 2 * MAX_CALL_BYTES
+#: The values one JSON-RPC message may hold (counted by the commas outside its strings):
+#: decoding costs about 400 bytes of memory per value. A command's arguments hold a few
+#: thousand (:data:`MAX_ARGUMENT_ITEMS` versions), a ``didChange`` of 30,000 ranged edits
+#: about 250,000.
+MAX_MESSAGE_VALUES = 250_000
+
+
+def message_size_problem(size: int) -> str | None:
+    """Why a message of ``size`` bytes is not read (None when it may be)."""
+    if size > MAX_MESSAGE_BYTES:
+        return (f"a message of {size_words(size)} (at most {size_words(MAX_MESSAGE_BYTES)} "
+                "are read)")
+    return None
+
+
+def json_shape_problem(raw: bytes) -> str | None:
+    """Why a JSON message holds too many values or nests too deeply to decode (None when
+    it does not), told from its bytes in compiled loops; text with few commas and brackets
+    costs three counts, other text one pass that drops its strings."""
+    commas, opens = raw.count(b","), raw.count(b"[") + raw.count(b"{")
+    if commas < MAX_MESSAGE_VALUES and opens <= MAX_JSON_DEPTH:
+        return None
+    outside = _JSON_STRING.sub(b"", raw)
+    values = outside.count(b",") + 1
+    if values > MAX_MESSAGE_VALUES:
+        return (f"a message of {values:,} JSON values (at most {MAX_MESSAGE_VALUES:,} "
+                "are decoded)")
+    if _nests_deeper(outside, MAX_JSON_DEPTH):
+        return f"a message of JSON nested more than {MAX_JSON_DEPTH} levels deep"
+    return None
