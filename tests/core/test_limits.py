@@ -64,15 +64,20 @@ def test_a_message_over_its_size_is_not_read() -> None:
         "a message of 32 MB (at most 32 MB are read)")
 
 
+VALUES = "a message of more than 250,000 JSON values (the limit)"
+
+
 @pytest.mark.parametrize(("message", "problem"), [
     ({"text": "a, b, c" * MAX_MESSAGE_VALUES}, None),  # commas inside a string
     ({"versions": ["x"] * (MAX_MESSAGE_VALUES - 1)}, None),
-    ({"versions": ["x"] * (MAX_MESSAGE_VALUES + 1)},
-     "a message of 250,001 JSON values (at most 250,000 are decoded)"),
-    ({f"k{i}": i for i in range(MAX_MESSAGE_VALUES + 5)},
-     "a message of 250,005 JSON values (at most 250,000 are decoded)"),
+    ({"versions": ["x"] * (MAX_MESSAGE_VALUES + 1)}, VALUES),
+    ({f"k{i}": i for i in range(MAX_MESSAGE_VALUES + 5)}, VALUES),
     ({"a": [[[1]]], "b": "[" * 500}, None),
+    ({"a": ['\\"[,' * MAX_MESSAGE_VALUES, '\\', '"\\\\' * 300]}, None),  # escapes
+    ({"a": ["\\"] * (MAX_MESSAGE_VALUES + 1)}, VALUES),
     ({"a": json.loads("[" * (MAX_JSON_DEPTH + 1) + "]" * (MAX_JSON_DEPTH + 1))},
+     f"a message of JSON nested more than {MAX_JSON_DEPTH} levels deep"),
+    ({"pad": "[," * 600_000, "a": json.loads("[" * 101 + "]" * 101)},  # past the first MB
      f"a message of JSON nested more than {MAX_JSON_DEPTH} levels deep"),
 ])
 def test_a_message_with_too_many_values_is_told_from_its_bytes(

@@ -116,7 +116,7 @@ async def test_messages_over_the_bounds_are_refused_unread(hostile: Hostile) -> 
         many = add_versions(uri, ["x"] * (MAX_MESSAGE_VALUES + 10))
         depth = MAX_JSON_DEPTH + 5
         deep = add_versions(uri, json.loads("[" * depth + "]" * depth))
-        for params, said in ((many, "JSON values (at most 250,000 are decoded)"),
+        for params, said in ((many, "more than 250,000 JSON values"),
                              (deep, f"nested more than {MAX_JSON_DEPTH} levels deep")):
             await client.send(client.body("workspace/executeCommand", params))
             refused = await asyncio.wait_for(client.answer(), 120)
