@@ -97,6 +97,15 @@ def peak_rss_mb(pid: int) -> float:
     return float("nan")
 
 
+async def settled(pid: int) -> None:
+    """Wait until the server's peak memory has not grown for two seconds (a minute at
+    most)."""
+    peaks = [peak_rss_mb(pid)]
+    while (len(peaks) < 5 or peaks[-5] != peaks[-1]) and len(peaks) < 120:
+        await asyncio.sleep(0.5)
+        peaks.append(peak_rss_mb(pid))
+
+
 async def one_case(workspace: Path, arguments: Callable[[str], list[Any]]
                    ) -> tuple[float, float, str]:
     """(latency in seconds, peak RSS in MB, the answer's outcome) of one command."""
@@ -115,6 +124,7 @@ async def one_case(workspace: Path, arguments: Callable[[str], list[Any]]
         await client.notify("initialized", {})
         await client.notify("textDocument/didOpen", {"textDocument": {
             "uri": uri, "languageId": "python", "version": 1, "text": SOURCE}})
+        await settled(process.pid)  # start-up work in the background is not the call's
         body = client.encode("workspace/executeCommand", {"command": "codequorum.addSamples",
                                                           "arguments": arguments(uri)})
         started = time.perf_counter()  # from the first byte written to the answer read
