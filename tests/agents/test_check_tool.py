@@ -27,20 +27,42 @@ def _check(root: Path, **kwargs: object) -> CheckResult:
         ws.close()
 
 
-def test_without_the_strict_sandbox_the_versions_do_not_run_and_it_says_why(
+def test_where_no_sandbox_runs_the_versions_do_not_run_and_it_says_why(
         sign_ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     static = _check(sign_ws, path="app.py", function="sign")
-    monkeypatch.setattr(isolation, "probe", lambda interpreter=None, sandbox="strict":
-                        isolation.Probe(["deadline"], False, "no user namespaces"))
+    monkeypatch.setattr(isolation, "probe", lambda interpreter=None, sandbox="strict",
+                        view=False: isolation.Probe(["deadline"], False, "no user namespaces"))
     result = _check(sign_ws, path="app.py", function="sign", dynamic=True)
-    assert result.dynamic.model_dump() == {
-        "requested": True, "ran": False, "summary": {},
-        "note": "the versions were not run: the strict sandbox is not available on this "
-                "machine (no user namespaces); `codequorum doctor` shows what it gives"}
+    note = result.dynamic.note or ""
+    assert result.dynamic.ran is False and result.dynamic.summary == {}
+    assert note.startswith("the versions were not run: the sandbox cannot isolate "
+                           "candidates here (no user namespaces)")
+    assert result.dynamic.not_run == "sandbox unavailable"
     assert result.stability == static.stability
     assert result.parting_input is None
-    assert "sandbox: the versions were not run: the strict sandbox is not available" in (
+    assert "sandbox: the versions were not run: the sandbox cannot isolate" in (
         check_text(result))
+    assert "behaviour not run: sandbox unavailable" in check_text(result)
+
+
+def test_without_the_strict_sandbox_the_versions_run_in_the_portable_one(
+        sign_ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from codequorum.behaviour.sandbox import bwrap
+
+    monkeypatch.setattr(bwrap, "find_bwrap", lambda: None)
+    monkeypatch.setattr(isolation, "_cache", {})
+    said: list[str] = []
+    ws = AgentWorkspace(sign_ws, AgentOptions(metrics=("textual",)))
+    try:
+        result = check_function(ws, CheckArgs(path="app.py", function="sign", dynamic=True),
+                                lambda _d, _t, text: said.append(text), threading.Event())
+    finally:
+        ws.close()
+    assert result.dynamic.ran is True
+    assert result.dynamic.note is not None and (
+        "the strict sandbox is not available here (this machine has no bubblewrap): "
+        "versions ran in the portable sandbox") in result.dynamic.note
+    assert result.dynamic.summary["oer"] is not None
 
 
 def test_javascript_versions_run_in_the_node_sandbox(tmp_path: Path) -> None:
@@ -55,7 +77,7 @@ def test_javascript_versions_run_in_the_node_sandbox(tmp_path: Path) -> None:
     store_versions(root, root / "add.js", "add", [JS, JS.replace("a + b", "a - b")])
     result = _check(root, path="add.js", function="add", dynamic=True)
     assert result.status == "ok"
-    assert result.dynamic.ran is True
+    assert result.dynamic.ran is True and result.dynamic.not_run is None
     assert "divergent-outputs" in {f.code for f in result.findings}
     assert result.recommendation is not None and result.recommendation.version == 0
     assert result.recommendation.by == "behaviour"

@@ -82,7 +82,8 @@ async def test_check_function_gives_what_codequorum_check_gives(
     assert got["verdict"] == row["verdict"]
     assert [(f["code"], f["message"]) for f in got["findings"]] == [
         (f["code"], f["message"]) for f in expected["findings"]]
-    assert got["dynamic"] == {"requested": False, "ran": False, "note": None, "summary": {}}
+    assert got["dynamic"] == {"requested": False, "ran": False, "not_run": None, "note": None,
+                              "summary": {}}
     assert got["parting_input"] is None
     rec = got["recommendation"]
     assert rec["version"] in range(5) and rec["code"].startswith("def sign(")

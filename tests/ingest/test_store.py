@@ -10,6 +10,8 @@ import pytest
 
 from codequorum.core.model import Sample
 from codequorum.ingest.store import (
+    MAX_RUN_CHARS,
+    RUNS_PER_FUNCTION,
     SCHEMA_VERSION,
     SampleStore,
     StoreError,
@@ -356,7 +358,7 @@ def test_schema_1_store_is_upgraded_in_place(store_path: Path) -> None:
         store.add("m.py", "python", "f", [Sample(CODE_A)])
         assert store.count("m.py", "f") == 2
     conn = sqlite3.connect(store_path)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
     conn.close()
 
 
@@ -428,3 +430,64 @@ def test_a_store_another_process_makes_meanwhile_is_opened_not_replaced(
         assert store.created is False
         assert store.count("m.py", "f") == 1
     assert sorted(p.name for p in store_path.parent.iterdir() if ".partial" in p.name) == []
+
+
+def test_runs_are_remembered_beside_the_versions(store_path: Path) -> None:
+    with SampleStore.open(store_path) as store:
+        store.add("m.py", "python", "f", [Sample(CODE_A), Sample(CODE_B)])
+        assert not store.has_runs("m.py", "f")
+        assert store.put_run("m.py", "f", "key1", '{"a": 1}', versions="v1")
+        assert store.has_runs("m.py", "f")
+        assert store.has_runs("m.py", "f", "v1") and not store.has_runs("m.py", "f", "v2")
+        assert store.run_record("m.py", "f", "key1") == '{"a": 1}'
+        assert store.run_record("m.py", "f", "key2") is None
+        assert store.run_record("m.py", "g", "key1") is None
+        for k in range(RUNS_PER_FUNCTION + 3):  # only the newest are kept
+            store.put_run("m.py", "f", f"more{k}", "{}")
+        kept = [k for k in range(RUNS_PER_FUNCTION + 3)
+                if store.run_record("m.py", "f", f"more{k}") is not None]
+        assert kept == list(range(3, RUNS_PER_FUNCTION + 3))
+        assert not store.put_run("m.py", "f", "big", "x" * (MAX_RUN_CHARS + 1))
+        store.clear("m.py", "f")
+        assert not store.has_runs("m.py", "f")
+
+
+def test_a_run_record_from_elsewhere_is_read_only_within_its_bounds(store_path: Path) -> None:
+    """A store may come with a repository: a record that is too long or not text is not
+    read (the caller validates the rest)."""
+    SampleStore.open(store_path).close()
+    conn = sqlite3.connect(store_path)
+    conn.execute("INSERT INTO runs VALUES ('m.py', 'f', 'long', '', ?, 0)",
+                 ("x" * (MAX_RUN_CHARS + 1),))
+    conn.execute("INSERT INTO runs VALUES ('m.py', 'f', 'blob', '', ?, 0)", (b"\x00" * 10,))
+    conn.commit()
+    conn.close()
+    with SampleStore.open(store_path) as store:
+        assert store.run_record("m.py", "f", "long") is None
+        assert store.run_record("m.py", "f", "blob") is None
+
+
+def test_a_store_of_schema_3_gains_the_runs_table_in_place(store_path: Path) -> None:
+    with SampleStore.open(store_path) as store:
+        store.add("m.py", "python", "f", [Sample(CODE_A)])
+        store_id = store.store_id
+    conn = sqlite3.connect(store_path)
+    conn.executescript("DROP TABLE runs; PRAGMA user_version = 3;")
+    conn.close()
+    with SampleStore.open(store_path) as store:
+        assert store.store_id == store_id and not store.created
+        assert [s.code for s in store.samples_for("m.py", "f")] == [CODE_A]
+        assert store.put_run("m.py", "f", "k", "{}")
+    conn = sqlite3.connect(store_path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+    conn.close()
+
+
+def test_a_runs_table_with_other_columns_is_not_a_store_of_ours(store_path: Path) -> None:
+    SampleStore.open(store_path).close()
+    conn = sqlite3.connect(store_path)
+    conn.executescript("DROP TABLE runs; CREATE TABLE runs (file TEXT, payload BLOB);")
+    conn.close()
+    with SampleStore.open(store_path) as store:  # moved aside as damaged, a new one made
+        assert store.recovered_from is not None
+        assert store.put_run("m.py", "f", "k", "{}")

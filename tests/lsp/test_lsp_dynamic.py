@@ -21,6 +21,7 @@ from .helpers import (
     NO_AUTORUN,
     actions_at,
     apply_edits,
+    code_lenses,
     command,
     hover_text,
     open_document,
@@ -212,7 +213,7 @@ TOTALS = [
 ]
 
 
-async def test_a_run_without_inputs_says_why_and_changes_nothing(workspace: Path) -> None:
+async def test_a_run_without_inputs_says_why_and_shows_no_stable_behaviour(workspace: Path) -> None:
     # no doctest, no type hints, no inputs from the model: no version can be called
     async with lsp_session(workspace, init_options=NO_AUTORUN) as client:
         uri = open_document(client, workspace / "total.py", TOTAL_DOC)
@@ -233,9 +234,20 @@ async def test_a_run_without_inputs_says_why_and_changes_nothing(workspace: Path
             "codequorum: nothing ran for 'total': no inputs: add a doctest, type hints, or "
             "turn on inputs from the model (codequorum.dynamic.proposeInputs)",
         )]
-        report = await command(client, "codequorum.analyze", uri, "total")
-        assert "oer" not in report["report"]["summary"]  # no dynamic report was kept
-        # the hover is as it was, but for what it says in place of "not run yet"
+        report = (await command(client, "codequorum.analyze", uri, "total"))["report"]
+        # the run is kept as one that ran nothing: said first, never "stable"
+        assert report["dynamic"]["inputs"] == []
+        first = report["verdicts"][0]
+        assert (first["code"], first["message"]) == (
+            "not-run", "shape stable; behaviour not run: no inputs")
+        assert "behaviour not run: no inputs" in report["notes"]
         after = await hover_text(client, uri, pos)
-        assert before is not None and md_text(NOT_RUN) in before
-        assert after == before.replace(md_text(NOT_RUN), md_text(NO_INPUTS))
+        assert before is not None and md_text(NOT_RUN) in before and "✓ `stable`" in before
+        assert after is not None and md_text(NO_INPUTS) in after
+        assert "`not-run` — shape stable; behaviour not run: no inputs" in after
+        assert "✓" not in after
+        lenses = await code_lenses(client, uri)
+        titles = [lens.command.title for lens in lenses if lens.command]
+        assert any(t.endswith("· shape stable 1.00 · not run: no inputs")
+                   or ("shape stable" in t and t.endswith("not run: no inputs"))
+                   for t in titles), titles

@@ -59,6 +59,13 @@ def _messages(client: LanguageClient) -> list[str]:
     return [m.message for m in client.messages]
 
 
+def _ran_nothing(report: dict[str, Any]) -> bool:
+    """The report of a run kept as one that ran nothing: no input, and said so."""
+    return (report["dynamic"]["inputs"] == []
+            and report["verdicts"][0]["code"] == "not-run"
+            and "behaviour not run: no inputs" in report["notes"])
+
+
 async def test_inputs_are_asked_after_approval_and_run(workspace: Path) -> None:
     with ChatServer(default=answer(INPUTS)) as chat:
         options = _options(chat.base_url)
@@ -96,7 +103,7 @@ async def test_without_approval_nothing_is_sent_and_nothing_runs(workspace: Path
             report = (await _run(client, workspace, NOTHING_RAN))[1]["report"]
             assert chat.requests == []
             assert len(questions(client).messages) == 1
-            assert report["dynamic"] is None  # the run changed nothing
+            assert _ran_nothing(report)
             warning = await wait_for(lambda: [m for m in _messages(client)
                                               if "no inputs asked from the model" in m])
             assert warning == [
@@ -122,7 +129,7 @@ async def test_an_untrusted_workspace_or_the_setting_off_sends_nothing(workspace
         off = _options(chat.base_url, propose=False)
         async with lsp_session(workspace, init_options=off) as client:
             report = (await _run(client, workspace, NOTHING_RAN))[1]["report"]
-            assert report["dynamic"] is None
+            assert _ran_nothing(report)
             assert questions(client).messages == []
             assert any(m.endswith("or turn on inputs from the model "
                                   "(codequorum.dynamic.proposeInputs)") for m in _messages(client))
@@ -136,7 +143,7 @@ async def test_an_endpoint_that_is_down_is_one_warning(workspace: Path) -> None:
     async with lsp_session(workspace, init_options=_options(base_url)) as client:
         report = (await _run(client, workspace, NOTHING_RAN))[1]["report"]
         failure = f"no inputs from the model at {base_url}: cannot connect"
-        assert report["dynamic"] is None
+        assert _ran_nothing(report)
         assert questions(client).messages == []
         warning = await wait_for(lambda: [m for m in _messages(client) if failure in m])
         assert warning == [f"codequorum: nothing ran for 'combine': no inputs: add a doctest or "

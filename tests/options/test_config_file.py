@@ -263,7 +263,7 @@ def test_a_file_named_by_config_is_a_project_file(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("name", "text", "expected"), [
     ("pyproject.toml", '[tool.codequorum.check]\nfail-on = "loud"\n',
      'pyproject.toml: [tool.codequorum.check] fail-on = "loud": expected one of error, '
-     "warning, information, never"),
+     "warning, information, not-run, never"),
     ("codequorum.toml", '[check]\nfail_on = "error"\n',
      'codequorum.toml: [check] unknown key "fail_on"; did you mean fail-on? (keys are the '
      "long options of `codequorum check --help`)"),
@@ -317,7 +317,7 @@ def test_main_prints_the_error_and_exits_2(capsys: pytest.CaptureFixture[str]) -
     assert main(["check", "."]) == 2
     assert capsys.readouterr().err == (
         'codequorum: error: pyproject.toml: [tool.codequorum.check] fail-on = "loud": '
-        "expected one of error, warning, information, never\n")
+        "expected one of error, warning, information, not-run, never\n")
 
 
 def test_every_command_accepts_config_and_isolated(capsys: pytest.CaptureFixture[str]) -> None:

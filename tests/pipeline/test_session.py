@@ -190,3 +190,110 @@ def test_the_module_of_a_function_is_read_from_the_sessions_workspace(tmp_path: 
     s.root = None  # without a workspace only the module itself is there
     alone = s.module_context(text, root / "pkg" / "app.py", "C.f", "method")
     assert [path for path, _ in alone.files] == ["app.py"]
+
+
+# --------------------------------------------------------------------------- a set's module
+
+
+def test_a_set_s_module_is_rebuilt_from_where_export_says_it_lives(tmp_path: Path) -> None:
+    from codequorum.core.model import FunctionLocation
+    from codequorum.pipeline.session import located_module
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "units.py").write_text("U = 2\n")
+    (tmp_path / "pkg" / "app.py").write_text(
+        "from .units import U\n\n\nclass C:\n    def f(self, x):\n        return U * x\n")
+    context = located_module(tmp_path, FunctionLocation("pkg/app.py", "C.f"), "python")
+    assert (context.name, context.path, context.kind) == ("pkg.app", "pkg/app.py", "method")
+    assert dict(context.files)["pkg/units.py"] == "U = 2\n"
+
+
+@pytest.mark.parametrize(("file", "why"), [
+    ("../outside.py", "outside the workspace"),
+    ("/etc/passwd", "not a file of the workspace"),
+    ("file:///etc/passwd", "not a file of the workspace"),
+    ("gone.py", "no such file"),
+    ("pkg/app.py", "no function"),
+])
+def test_a_location_that_names_no_module_of_the_workspace_says_why(
+        tmp_path: Path, file: str, why: str) -> None:
+    from codequorum.core.errors import UserError
+    from codequorum.core.model import FunctionLocation
+    from codequorum.pipeline.session import located_module
+
+    ws = tmp_path / "ws"
+    (ws / "pkg").mkdir(parents=True)
+    (ws / "pkg" / "app.py").write_text("def g():\n    return 1\n")
+    (tmp_path / "outside.py").write_text("def f():\n    return 1\n")
+    with pytest.raises(UserError, match=why):
+        located_module(ws, FunctionLocation(file, "f"), "python")
+
+
+# --------------------------------------------------------------------------- remembered runs
+
+
+def _remembered_report(versions: int) -> Any:
+    from codequorum.behaviour.run import DynamicReport
+
+    return DynamicReport(
+        task_id="m.py::total", summary={"oer": 0.0, "inputs": 1.0},
+        candidates=[CandidateDynamic(i, "ok", "", None, 0, 0, "returned", None, [], None,
+                                     5.0, 9) for i in range(versions)],
+        rules=_rules(), fastest=None, layers=[], inputs_source=["doctest"],
+        inputs=[{"source": "doctest", "label": "total([1])", "graded": False,
+                 "checked": False, "size": None}],
+        outcomes=[[("1", None, None)] for _ in range(versions)],
+        passes=[[None] for _ in range(versions)], output_clusters=[list(range(versions))])
+
+
+def test_a_remembered_run_is_taken_only_when_it_matches_its_key(tmp_path: Path) -> None:
+    """A store may come with a repository: a record that claims more versions than are
+    stored, or sits under another module's key, is ignored; the one that matches is taken
+    (the analysis reads it as a run of these versions)."""
+    from codequorum.behaviour import run_record
+    from codequorum.pipeline.session import Document
+
+    text = "import math\n\n\n" + CURRENT
+    (tmp_path / "m.py").write_text(text)
+    info = session_module.parsing.function_by_name(text, "python", "total")
+
+    def fresh() -> Session:
+        s = Session(lambda level, message: None,
+                    SessionConfig(store=str(tmp_path / "s.sqlite3")))
+        s.reconfigure(s.config, str(tmp_path))
+        return s
+
+    first = fresh()
+    first.add_sync("m.py", "python", "total", [Sample(code=v, origin="relayed") for v in VERSIONS])
+    prepared = first.prepare(text, tmp_path / "m.py", "python", info)
+    assert prepared is not None and prepared.analysis.dynamic is None
+    codes = prepared.analysis.sample_set.codes
+    module = first.module_context(text, tmp_path / "m.py", "total")
+    key = run_record.run_key(codes, module, first.run_options(False))
+    store = first.store()
+    assert store is not None
+    versions = run_record.versions_key(codes)
+    other = run_record.run_key(codes, None, first.run_options(False))
+    store.put_run("m.py", "total", other, run_record.encode(_remembered_report(len(codes)),
+                                                            other) or "", versions)
+    store.put_run("m.py", "total", key, run_record.encode(_remembered_report(len(codes) + 1),
+                                                          key) or "", versions)
+    first.close()
+    again = fresh().prepare(text, tmp_path / "m.py", "python", info)
+    assert again is not None and again.analysis.dynamic is None  # nothing matched
+
+    second = fresh()
+    store = second.store()
+    assert store is not None
+    store.put_run("m.py", "total", key, run_record.encode(_remembered_report(len(codes)),
+                                                          key) or "", versions)
+    found = second.prepare(text, tmp_path / "m.py", "python", info)
+    assert found is not None and found.analysis.dynamic is not None
+    assert found.analysis.report.summary["oer"] == 0.0
+    # the module changed: its remembered run does not count
+    changed = text.replace("import math", "import math\nX = 1")
+    gone = fresh().prepare(changed, tmp_path / "m.py", "python",
+                           session_module.parsing.function_by_name(changed, "python", "total"))
+    assert gone is not None and gone.analysis.dynamic is None
+    assert Document(text, None).kind == "function"

@@ -1,6 +1,8 @@
 """``check_function``: one function of a file against the versions in the workspace's store,
 through the same :class:`~codequorum.pipeline.session.Session` and wording as ``codequorum check``
-and the editor; with ``dynamic`` the versions also run, in the strict sandbox only.
+and the editor; with ``dynamic`` the versions also run, in the strict sandbox where this
+machine gives it, else in the portable one (its interpreter compiled first, with progress);
+never in the weak one.
 """
 
 from __future__ import annotations
@@ -25,11 +27,12 @@ from codequorum.agents.schema import (
 from codequorum.behaviour.runtimes import runtime_for, runtime_names
 from codequorum.core.errors import SandboxUnavailableError
 from codequorum.core.safe_text import safe_text
-from codequorum.pipeline.session import FunctionAnalysis, current_code
+from codequorum.pipeline.session import FunctionAnalysis, Preparation
 from codequorum.render.findings import (
     current_standing,
     evidence_text,
     function_findings,
+    not_run_reason,
     recommendation_lines,
 )
 
@@ -37,14 +40,15 @@ from codequorum.render.findings import (
 MAX_CODE_CHARS = 100_000
 
 
-def strict_sandbox_problem(language: str = "python") -> str | None:
-    """Why versions of ``language`` cannot run in the strict sandbox here (None when they
-    can)."""
+def sandbox_problem(language: str = "python",
+                    progress: Progress | None = None) -> str | None:
+    """Why versions of ``language`` cannot run here (None when they can): Python in the
+    strict sandbox, else the portable one; other languages in the strict sandbox only."""
     from codequorum.pipeline.score import dynamic_available
 
     if not dynamic_available():
         return "dynamic analysis is not installed"
-    from codequorum.behaviour.sandbox import isolation
+    from codequorum.behaviour.sandbox import AUTO, isolation
 
     runtime = runtime_for(language)
     if language != "python" and runtime is not None:
@@ -53,18 +57,33 @@ def strict_sandbox_problem(language: str = "python") -> str | None:
         except SandboxUnavailableError as exc:
             return f"the strict sandbox is not available on this machine ({safe_text(str(exc))})"
         return None
-
-    found = isolation.probe(sandbox="strict")
-    if not found.ok:
-        return (f"the strict sandbox is not available on this machine ({safe_text(found.detail)});"
-                " `codequorum doctor` shows what it gives")
+    if not isolation.probe(sandbox="strict").ok:
+        _prepare_portable(progress)
+    try:
+        isolation.require(None, AUTO)
+    except SandboxUnavailableError as exc:
+        return safe_text(str(exc))
     return None
+
+
+def _prepare_portable(progress: Progress | None) -> None:
+    """Compile the portable interpreter before its probe (once; said as progress)."""
+    from codequorum.behaviour.sandbox.portable import interpreter as wasm
+
+    def said(line: str) -> None:
+        if progress is not None:
+            progress(0.0, 100.0, line)
+
+    try:
+        wasm.compiled_module(progress=said)
+    except (wasm.PortableUnavailable, OSError):
+        return  # the portable probe says why it cannot start
 
 
 def check_function(ws: AgentWorkspace, args: CheckArgs, progress: Progress,
                    cancel: threading.Event) -> CheckResult:
     """The report of ``args.function`` in ``args.path``; after a sandboxed run when
-    ``args.dynamic`` asks and the strict sandbox is there. Raises
+    ``args.dynamic`` asks and a sandbox runs here. Raises
     :class:`~codequorum.core.errors.UserError` for a file or function that cannot be read and
     :class:`Cancelled` when ``cancel`` is set during the run."""
     target = ws.function(args.path, args.function, args.language)
@@ -72,48 +91,60 @@ def check_function(ws: AgentWorkspace, args: CheckArgs, progress: Progress,
     store = ws.store_path()
     if not store.is_file():
         return _no_versions(ws, target, dynamic)
-    analysis = _analyse(ws, target)
-    if analysis is None:
+    prepared = _prepare(ws, target, args.dynamic)
+    if prepared is None:
         return _no_versions(ws, target, dynamic)
+    analysis = prepared.analysis
     if args.dynamic:
-        analysis, dynamic = _run(ws, target, analysis, progress, cancel)
+        analysis, dynamic = _run(ws, prepared, progress, cancel)
+    elif analysis.dynamic is not None:  # a remembered run of these versions in this module
+        dynamic = _dynamic_out(analysis, requested=False)
     return _result(ws, target, analysis, dynamic)
 
 
-def _analyse(ws: AgentWorkspace, target: FunctionTarget) -> FunctionAnalysis | None:
-    """The function's analysis, None when it has no stored versions."""
-    info = target.info
-    return ws.session().function_sync(target.key, target.language, str(info.qualified_name),
-                                      info.name, current_code(target.source.text, info),
-                                      doc=info.docstring)
+def _prepare(ws: AgentWorkspace, target: FunctionTarget, module: bool) -> Preparation | None:
+    """The function prepared as ``check`` and the editor prepare it (its module included
+    when it is to run); None when it has no stored versions."""
+    return ws.session().prepare(target.source.text, target.source.path, target.language,
+                                target.info, module=module, file_key=target.key)
 
 
-def _run(ws: AgentWorkspace, target: FunctionTarget, analysis: FunctionAnalysis,
-         progress: Progress, cancel: threading.Event) -> tuple[FunctionAnalysis, DynamicOut]:
-    """Run the versions in the strict sandbox and read the analysis again with the run
-    merged in; a note instead when the sandbox is not there or the set is not Python."""
+def _run(ws: AgentWorkspace, prepared: Preparation, progress: Progress,
+         cancel: threading.Event) -> tuple[FunctionAnalysis, DynamicOut]:
+    """Run the versions in their module in the sandbox (strict, else portable) and read the
+    analysis again with the run merged in; a note instead when no sandbox runs here or the
+    language does not run."""
+    analysis = prepared.analysis
     if runtime_for(analysis.language) is None:
-        return analysis, DynamicOut(requested=True, ran=False, note=f"only {runtime_names()} "
-                                    "versions run in the sandbox; the figures are structural")
-    problem = strict_sandbox_problem(analysis.language)
+        reason = f"only {runtime_names()} versions run"
+        return analysis, DynamicOut(requested=True, ran=False, not_run=reason,
+                                    note=f"{reason} in the sandbox; the figures are structural")
+    problem = sandbox_problem(analysis.language, progress)
     if problem is not None:
-        return analysis, DynamicOut(requested=True, ran=False,
+        return analysis, DynamicOut(requested=True, ran=False, not_run="sandbox unavailable",
                                     note=f"the versions were not run: {problem}")
     session = ws.session()
     if not session.has_dynamic(analysis):
         def report(text: str, percent: int | None) -> None:
             progress(float(percent or 0), 100.0, text)
 
-        session.run_dynamic_sync(analysis, report, cancel)
+        analysis = session.run_prepared(prepared, report, cancel)
         if cancel.is_set():
             raise Cancelled()
-    merged = _analyse(ws, target) or analysis
-    summary = dict(getattr(merged.dynamic, "summary", {}) or {})
-    notes = list(getattr(merged.dynamic, "notes", []) or [])
-    return merged, DynamicOut(requested=True, ran=merged.dynamic is not None,
-                              note="; ".join(safe_text(n) for n in notes) or None,
-                              summary={k: v for k, v in summary.items()
-                                       if v is None or isinstance(v, int | float)})
+    return analysis, _dynamic_out(analysis, requested=True)
+
+
+def _dynamic_out(analysis: FunctionAnalysis, requested: bool) -> DynamicOut:
+    """What a run of the versions (asked for now, or remembered) came to: whether any
+    version ran on an input, why not, its notes and figures."""
+    summary = dict(getattr(analysis.dynamic, "summary", {}) or {})
+    notes = list(getattr(analysis.dynamic, "notes", []) or [])
+    reason = not_run_reason(analysis.report)
+    return DynamicOut(requested=requested, ran=analysis.dynamic is not None and reason is None,
+                      not_run=safe_text(reason, 300) if reason is not None else None,
+                      note="; ".join(safe_text(n) for n in notes) or None,
+                      summary={k: v for k, v in summary.items()
+                               if v is None or isinstance(v, int | float)})
 
 
 def _no_versions(ws: AgentWorkspace, target: FunctionTarget, dynamic: DynamicOut) -> CheckResult:

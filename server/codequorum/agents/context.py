@@ -82,7 +82,7 @@ class AgentWorkspace:
                 self._session = Session(self._notify, SessionConfig(
                     store=str(self.store_path()), include_current=True,
                     max_depth=self.options.max_depth, metrics=self.options.metrics,
-                    dynamic_timeout=self.options.dynamic_timeout, dynamic_sandbox="strict"))
+                    dynamic_timeout=self.options.dynamic_timeout, dynamic_sandbox="auto"))
                 self._session.reconfigure(self._session.config, root=str(self.root))
             return self._session
 

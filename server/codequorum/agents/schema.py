@@ -53,9 +53,9 @@ class CheckArgs(_Arguments):
                            "(or absolute, inside it).")
     function: FunctionName = Field(description="The function's qualified name, e.g. "
                                    "parse_row or Stack.push.")
-    dynamic: bool = Field(default=False, description="Also run the versions in the strict "
-                          "sandbox (their outputs, the input where they part ways); only "
-                          "where the machine gives the strict sandbox.")
+    dynamic: bool = Field(default=False, description="Also run the versions in the sandbox "
+                          "(their outputs, the input where they part ways): the strict one "
+                          "where the machine gives it, else the portable one.")
     language: LanguageName | None = Field(default=None, description="The file's language "
                                           "when its extension does not tell.")
 
@@ -172,7 +172,10 @@ class DynamicOut(_Answer):
     """Whether the versions ran in the sandbox, and the behaviour figures when they did."""
 
     requested: bool
-    ran: bool
+    ran: bool = Field(description="Whether any version ran on any input.")
+    not_run: str | None = Field(default=None, description="Why no version ran on any input "
+                                "(no inputs, not run in its module, sandbox unavailable...), "
+                                "when a run was asked for or remembered.")
     note: str | None = None
     summary: dict[str, Any] = Field(default_factory=dict)
 

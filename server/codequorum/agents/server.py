@@ -141,7 +141,8 @@ TOOLS: dict[str, ToolSpec] = {spec.name: spec for spec in (
         "editor and `codequorum check` compare them. Gives the stability (mean structural "
         "similarity, 1 = identical shapes), the findings, the groups of versions, the "
         "version to keep and why, the probability that it is wrong and, with dynamic=true "
-        "(versions run in the strict sandbox, where the machine gives it), the input where "
+        "(versions run in the strict sandbox where the machine gives it, else the portable "
+        "one), the input where "
         "the kept version and the others part ways. Reads only; writes nothing.",
         arguments=CheckArgs, result=CheckResult, run=_check,
         text=check_text,

@@ -38,6 +38,8 @@ def check_text(result: CheckResult) -> str:
     if result.parting_input is not None:
         lines.append(result.parting_input.sentence)
     dyn = result.dynamic
+    if dyn.not_run is not None:
+        lines.append(f"behaviour not run: {dyn.not_run}")
     if dyn.requested and dyn.note:
         lines.append(f"sandbox: {dyn.note}")
     lines.extend(f"note: {n}" for n in result.notes)

@@ -223,7 +223,8 @@ class RuleFigures:
     or none parting), ``input_label`` and ``input_source`` naming it; ``traced``: how many
     versions left a trace; ``sctd_jsd``/``dctd_jsd``: the divergences as computed (also
     when the summary leaves them out); ``module_problem``: why the versions could not run
-    in their module as asked (:func:`~codequorum.behaviour.module_rules.judge_module`).
+    in their module as asked (:func:`~codequorum.behaviour.module_rules.judge_module`);
+    ``not_run``: why no version ran on any input (None when one did).
     """
 
     divergence: Divergence | None
@@ -237,6 +238,7 @@ class RuleFigures:
     bef_low: float
     bef_high: float
     module_problem: str | None = None
+    not_run: str | None = None
 
 
 @dataclass
@@ -782,7 +784,9 @@ def _set_report(ss: SampleSet, plan: InputPlan, ran: list[_CandidateRun] | None,
     static = (runtime.static_counts(ss.codes, options.interpreter) if runtime is not None
               else [None] * len(ss.codes))
     report = build_report(ss, plan, runs, options, static)
-    report.rules = dataclasses.replace(report.rules, module_problem=problem)
+    report.rules = dataclasses.replace(
+        report.rules, module_problem=problem,
+        not_run=not_run_reason(runnable, ran is not None, problem, runs))
     report.notes.extend(module_notes)
     if not runnable:
         report.notes.append(f"behaviour metrics are for {runtime_names()} only: the "
@@ -796,6 +800,23 @@ def _set_report(ss: SampleSet, plan: InputPlan, ran: list[_CandidateRun] | None,
     if options.sandbox_reason:
         report.notes.insert(0, options.sandbox_reason)
     return report
+
+
+def not_run_reason(runnable: bool, had_inputs: bool, module_problem: str | None,
+                   runs: Runs) -> str | None:
+    """Why no version ran on any input, in a few words (None when one did): the language
+    does not run, there were no inputs, the module refused the run, or every version
+    stopped before its first input (the first version's reason)."""
+    if not runnable:
+        return f"only {runtime_names()} versions run"
+    if not had_inputs:
+        return "no inputs"
+    if any(o is not None for row in runs.outcomes for o in row):
+        return None
+    if module_problem is not None:
+        return "not run in its module"
+    why = next((d for d in runs.detail if d), "") or next((s for s in runs.status if s), "")
+    return f"no version ran ({safe_text(why, 120)})" if why else "no version ran"
 
 
 def _not_run(m: int, why: str, options: DynamicOptions) -> Runs:

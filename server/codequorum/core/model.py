@@ -107,6 +107,16 @@ class ModuleContext:
         return self.qualified_name.rpartition(".")[0] or None
 
 
+@dataclass(frozen=True)
+class FunctionLocation:
+    """Where a set's function lives in its workspace, as ``export`` writes it: the file's
+    store key (its path relative to the workspace) and the function's qualified name, so
+    that ``score`` run in the workspace rebuilds the module its versions run in."""
+
+    file: str
+    qualified_name: str
+
+
 @dataclass
 class SampleSet:
     """Several versions of one function (or one task), scored together.
@@ -126,6 +136,9 @@ class SampleSet:
     module: ModuleContext | None = None
     """The function's module, when its versions run there (the editor, ``check``);
     None for self-contained functions (benchmark sets)."""
+    location: FunctionLocation | None = None
+    """Where the function lives in its workspace (a set ``export`` wrote), None when the
+    set does not say."""
 
     @property
     def codes(self) -> list[str]:

@@ -46,7 +46,7 @@ from codequorum.core.limits import (
     json_nests_deeper,
     size_words,
 )
-from codequorum.core.model import Sample, SampleSet, TestCase
+from codequorum.core.model import FunctionLocation, Sample, SampleSet, TestCase
 from codequorum.core.parsing import normalize_language
 
 InputFormat = Literal["auto", "jsonl", "humaneval", "bigcode"]
@@ -395,7 +395,24 @@ def sample_set_from_row(row: Any, options: ReadOptions, line: int | None = None)
         entry_point=entry_point if isinstance(entry_point, str) else None,
         tests=_test_cases(row.get("tests")),
         source_line=line,
+        location=_location(row),
     )
+
+
+#: Longest file key or qualified name a set's location may have.
+MAX_LOCATION_CHARS = 4096
+
+
+def _location(row: dict[str, Any]) -> FunctionLocation | None:
+    """Where the set's function lives (``file`` and ``qualified_name``, as ``export``
+    writes them); None when the row does not say, or says it in something else than two
+    short strings."""
+    file, name = row.get("file"), row.get("qualified_name")
+    if not isinstance(file, str) or not isinstance(name, str) or not file or not name:
+        return None
+    if len(file) > MAX_LOCATION_CHARS or len(name) > MAX_LOCATION_CHARS:
+        return None
+    return FunctionLocation(file, name)
 
 
 def _row_error(name: str, line: int | None, row: Any, exc: Exception) -> ReadError:

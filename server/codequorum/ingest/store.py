@@ -53,9 +53,13 @@ from codequorum.core.safe_paths import UnsafePath, file_kind, guard
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """1: one row per distinct code; 2: and ``copies``, how many times it was generated; 3: and
-origin ``assistant``."""
+origin ``assistant``; 4: and ``runs``, the remembered results of sandboxed runs."""
+#: Longest run record written or read, in characters.
+MAX_RUN_CHARS = 2_000_000
+#: How many runs of one function are remembered (the newest).
+RUNS_PER_FUNCTION = 8
 APPLICATION_ID = int.from_bytes(b"cqst", "big")
 """SQLite's ``application_id`` of a codequorum store (header offset 68)."""
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -105,7 +109,19 @@ CREATE TABLE IF NOT EXISTS {{table}} (
     UNIQUE (file, qualified_name, content_hash)
 );
 """
-_SCHEMA = _TABLE.format(table="samples") + f"""
+_RUNS = """
+CREATE TABLE IF NOT EXISTS runs (
+    file TEXT NOT NULL,
+    qualified_name TEXT NOT NULL,
+    key TEXT NOT NULL,
+    versions TEXT NOT NULL,
+    record TEXT NOT NULL,
+    created REAL NOT NULL,
+    PRIMARY KEY (file, qualified_name, key)
+);
+"""
+_RUN_COLUMNS = ("file", "qualified_name", "key", "versions", "record", "created")
+_SCHEMA = _TABLE.format(table="samples") + _RUNS + f"""
 CREATE INDEX IF NOT EXISTS samples_by_function ON samples (file, qualified_name);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 PRAGMA user_version = {SCHEMA_VERSION};
@@ -533,8 +549,11 @@ class SampleStore:
         """Delete the samples of one function, or of the whole file; returns rows deleted."""
         with self._transaction() as conn:
             if qualified_name is None:
+                conn.execute("DELETE FROM runs WHERE file = ?", (file,))
                 cur = conn.execute("DELETE FROM samples WHERE file = ?", (file,))
             else:
+                conn.execute("DELETE FROM runs WHERE file = ? AND qualified_name = ?",
+                             (file, qualified_name))
                 cur = conn.execute(
                     "DELETE FROM samples WHERE file = ? AND qualified_name = ?",
                     (file, qualified_name),
@@ -554,6 +573,47 @@ class SampleStore:
                     cur = conn.execute("DELETE FROM samples WHERE id = ?", (i,))
                 deleted += cur.rowcount
         return deleted
+
+    # ------------------------------------------------------------------ runs
+
+    def put_run(self, file: str, qualified_name: str, key: str, record: str,
+                versions: str = "") -> bool:
+        """Remember a run's record under ``key`` (the newest :data:`RUNS_PER_FUNCTION` of
+        a function are kept); ``versions``: a hash of the versions' texts alone, which
+        :meth:`has_runs` looks for before a caller builds the rest of the key. False when
+        the record is too long to keep."""
+        if len(record) > MAX_RUN_CHARS:
+            return False
+        with self._transaction() as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO runs (file, qualified_name, key, versions, record,"
+                " created) VALUES (?, ?, ?, ?, ?, ?)",
+                (file, qualified_name, key, versions, record, time.time()))
+            conn.execute(
+                "DELETE FROM runs WHERE file = ? AND qualified_name = ? AND key NOT IN"
+                " (SELECT key FROM runs WHERE file = ? AND qualified_name = ?"
+                " ORDER BY created DESC, rowid DESC LIMIT ?)",
+                (file, qualified_name, file, qualified_name, RUNS_PER_FUNCTION))
+        return True
+
+    def run_record(self, file: str, qualified_name: str, key: str) -> str | None:
+        """The record remembered under ``key`` (None when there is none, or it is longer
+        than a record may be: a store may come with a repository; the caller validates
+        what it reads)."""
+        rows = self._query(
+            "SELECT record FROM runs WHERE file = ? AND qualified_name = ? AND key = ?"
+            " AND typeof(record) = 'text' AND length(record) <= ? LIMIT 1",
+            (file, qualified_name, key, MAX_RUN_CHARS))
+        return str(rows[0][0]) if rows else None
+
+    def has_runs(self, file: str, qualified_name: str, versions: str | None = None) -> bool:
+        """Whether any run of the function is remembered (of these ``versions`` when
+        given: the hash :meth:`put_run` was given)."""
+        if versions is None:
+            return bool(self._query("SELECT 1 FROM runs WHERE file = ? AND qualified_name = ?"
+                                    " LIMIT 1", (file, qualified_name)))
+        return bool(self._query("SELECT 1 FROM runs WHERE file = ? AND qualified_name = ?"
+                                " AND versions = ? LIMIT 1", (file, qualified_name, versions)))
 
     # ------------------------------------------------------------------ reading
 
@@ -696,11 +756,17 @@ def _connect_checked(path: Path) -> sqlite3.Connection:
             version = 2
         if version == 2:
             _upgrade_from_2(conn)
+            version = 3
+        if version == 3:
+            _upgrade_from_3(conn)
             version = SCHEMA_VERSION
         if version == SCHEMA_VERSION:
             columns = [str(r[1]) for r in conn.execute("PRAGMA table_info(samples)")]
             if sorted(columns) != sorted(_COLUMNS):
                 raise _SchemaMismatch("the samples table has unexpected columns")
+            runs = [str(r[1]) for r in conn.execute("PRAGMA table_info(runs)")]
+            if sorted(runs) != sorted(_RUN_COLUMNS):
+                raise _SchemaMismatch("the runs table has unexpected columns")
             check = str(conn.execute("PRAGMA quick_check").fetchone()[0])
             if check != "ok":
                 raise sqlite3.DatabaseError(f"integrity check failed: {check}")
@@ -719,7 +785,7 @@ def _connect_checked(path: Path) -> sqlite3.Connection:
 
 
 #: The schema objects a codequorum store holds (besides SQLite's own ``sqlite_*``).
-_OBJECTS = frozenset({("table", "samples"), ("table", "meta"),
+_OBJECTS = frozenset({("table", "samples"), ("table", "meta"), ("table", "runs"),
                       ("index", "samples_by_function")})
 
 
@@ -761,9 +827,14 @@ def _upgrade_from_2(conn: sqlite3.Connection) -> None:
         "DROP TABLE samples;"
         "ALTER TABLE samples_v3 RENAME TO samples;"
         "CREATE INDEX IF NOT EXISTS samples_by_function ON samples (file, qualified_name);"
-        f"PRAGMA user_version = {SCHEMA_VERSION};"
+        "PRAGMA user_version = 3;"
         "COMMIT;"
     )
+
+
+def _upgrade_from_3(conn: sqlite3.Connection) -> None:
+    """Schema 3 -> 4: the ``runs`` table, empty."""
+    conn.executescript("BEGIN;" + _RUNS + f"PRAGMA user_version = {SCHEMA_VERSION};COMMIT;")
 
 
 def _store_id(conn: sqlite3.Connection) -> str:

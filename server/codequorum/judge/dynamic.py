@@ -15,6 +15,7 @@ from codequorum.core.report import Verdict
 from codequorum.judge.verdicts import (
     COMPLEXITY_OUTLIER,
     DIVERGENT_OUTPUTS,
+    NOT_RUN,
     NOT_RUN_IN_MODULE,
     REDUNDANT_ALTERNATIVES,
     RUNTIME_INSTABILITY,
@@ -87,6 +88,9 @@ class RuleInputs(Protocol):
 
     @property
     def module_problem(self) -> str | None: ...
+
+    @property
+    def not_run(self) -> str | None: ...
 
 
 class RunFigures(Protocol):
@@ -267,6 +271,15 @@ def module_verdict(problem: str | None) -> Verdict | None:
     return NOT_RUN_IN_MODULE.verdict(problem)
 
 
+def not_run_verdict(reason: str | None) -> Verdict | None:
+    """``not-run``: no version ran on any input, so nothing about behaviour was measured;
+    said with the reason (no inputs, the module, the language...) so that no front end shows
+    the shape's agreement as if the behaviour had been checked."""
+    if reason is None:
+        return None
+    return NOT_RUN.verdict(f"behaviour not run: {reason}", detail={"reason": reason})
+
+
 def dynamic_verdicts(run: RunFigures) -> list[Verdict]:
     """Every dynamic rule that fires on ``run``'s figures, in order: divergent outputs,
     complexity (among the versions with the best pass rate), the two BEF rules, then
@@ -286,6 +299,7 @@ def dynamic_verdicts(run: RunFigures) -> list[Verdict]:
         redundant_alternatives_verdict(bef_value, rules.sctd_jsd, rules.dctd_jsd,
                                        rules.traced, rules.bef_high),
         module_verdict(rules.module_problem),
+        not_run_verdict(getattr(rules, "not_run", None)),
     ]
     return [v for v in found if v is not None]
 
@@ -302,6 +316,7 @@ __all__ = [
     "growth_text",
     "measure_words",
     "module_verdict",
+    "not_run_verdict",
     "redundant_alternatives_verdict",
     "runtime_instability_verdict",
 ]

@@ -203,11 +203,27 @@ it", "a method needs its class"): no other behaviour verdict rests on a run that
 have judged them wrongly.""",
 )
 
+NOT_RUN = VerdictSpec(
+    code="not-run",
+    severity="information",
+    title="No version ran on any input",
+    source="behaviour",
+    style=PLAIN,
+    doc="""\
+A run was asked for (`--dynamic`, the editor's Run, an agent's `dynamic`), and no version
+ran on any input, so nothing about behaviour was measured: the message says why (`no
+inputs`: nothing to call the function with, see [test inputs](sandbox.md); `not run in its
+module`; a language that does not run; every version stopped before its first input). The
+report's `notes` carry the same words; with it the shape's agreement is shown as "shape
+stable", never as a stable behaviour. `check --fail-on not-run` fails on it.""",
+)
+
 
 #: Every verdict, in the order docs/metrics.md lists them.
 VERDICTS: tuple[VerdictSpec, ...] = (
     STABLE, UNSTABLE_STRUCTURE, OUTLIER_CURRENT, INPUT_LIMIT, DIVERGENT_OUTPUTS,
     COMPLEXITY_OUTLIER, RUNTIME_INSTABILITY, REDUNDANT_ALTERNATIVES, NOT_RUN_IN_MODULE,
+    NOT_RUN,
 )
 BY_CODE: dict[str, VerdictSpec] = {spec.code: spec for spec in VERDICTS}
 #: Codes that say nothing is wrong: never a finding.

@@ -2,11 +2,13 @@
 
 New versions (a regeneration, versions the client relays or imports, the watch's) run in
 the sandbox at once when ``dynamic.auto`` is on, so the first hover's recommendation and
-risk rest on behaviour; only a language that runs (``runtime_for``: Python, JavaScript,
-TypeScript), only with ``dynamic.enable``, only in a trusted
-workspace and only in the strict sandbox where this machine gives it (a store that came
-from elsewhere is still asked about first, by ``runDynamic``). Where they do not run, the
-hover says why in place of "not run yet" (:func:`not_run_note`).
+risk rest on behaviour: only a language that runs (``runtime_for``: Python, JavaScript,
+TypeScript), only with ``dynamic.enable``, only in a trusted workspace, and only in a level
+that isolates them (:func:`arrival_levels`: ``auto`` is the strict sandbox where this
+machine gives it, else the portable one, its interpreter compiled first with progress;
+``weak`` runs only when asked). A store that came from elsewhere is still asked about
+first, by ``runDynamic``. Where they do not run, the hover says why in place of "not run
+yet" (:func:`not_run_note`); where they ran, it says which sandbox ran and why.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from codequorum.behaviour.runtimes import runtime_for
 from codequorum.behaviour.sandbox import isolation
 from codequorum.core.safe_text import safe_text
 from codequorum.lsp import contract as c
+from codequorum.lsp.prepare import PREPARING, prepare_portable, preparing
+from codequorum.render.findings import not_run_reason
 
 if TYPE_CHECKING:
     from codequorum.lsp.engine import FunctionAnalysis
@@ -28,30 +32,46 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: Levels that run the strict sandbox where this machine gives it: versions run on their
-#: own only there (a portable run, which may first compile its interpreter, is asked for).
-STRICT_FIRST = ("strict", "auto")
+#: The levels Python versions run in on arrival, tried in order, for each
+#: ``dynamic.sandbox``: ``weak`` none (no isolation: it runs only when asked). Versions of
+#: other languages run only in the strict sandbox (their runtime has no portable level).
+ARRIVAL_LEVELS = {"auto": ("strict", "portable"), "strict": ("strict",),
+                  "portable": ("portable",), "weak": ()}
 #: What the hover says while the versions run.
 RUNNING = "running the versions in the sandbox…"
 #: What it says in a workspace that is not trusted.
 UNTRUSTED = "not run: this workspace is not trusted"
 
 
+def arrival_levels(sandbox: str, language: str = "python") -> tuple[str, ...]:
+    """The levels new versions of ``language`` may run in for the setting ``sandbox``,
+    tried in order."""
+    levels = ARRIVAL_LEVELS.get(sandbox, ())
+    return levels if language == "python" else tuple(lv for lv in levels if lv == "strict")
+
+
 def runs_on_arrival(settings: Settings, language: str, trusted: bool) -> bool:
     """Whether new versions run by themselves: ``dynamic.auto`` and ``dynamic.enable`` on,
-    a language that runs, a trusted workspace, the strict sandbox (a weak one runs only when
-    asked)."""
+    a language that runs, a trusted workspace, a level that isolates them (a weak one runs
+    only when asked)."""
     d = settings.dynamic
-    return (d.auto and d.enable and d.sandbox in STRICT_FIRST
+    return (d.auto and d.enable and bool(arrival_levels(d.sandbox, language))
             and runtime_for(language) is not None and trusted)
 
 
-def sandbox_missing(probe: isolation.Probe | None) -> str | None:
-    """The hover's words for a strict sandbox this machine cannot give (None: it gives it,
-    or it was not probed yet)."""
-    if probe is None or probe.ok:
+def sandbox_missing(*probes: isolation.Probe | None) -> str | None:
+    """The hover's words when none of the levels ``probes`` tried runs here (None: one
+    does, or one was not probed yet)."""
+    if not probes or any(found is None or found.ok for found in probes):
         return None
-    return f"not run: {safe_text(isolation.missing(probe), 300)}; see codequorum doctor"
+    lacks = "; ".join(isolation.missing(found) for found in probes if found is not None)
+    return f"not run: {safe_text(lacks, 300)}; see codequorum doctor"
+
+
+def arrival_missing(sandbox: str, language: str) -> str | None:
+    """:func:`sandbox_missing` for the levels of ``sandbox``, from the probes made already."""
+    return sandbox_missing(*(isolation.probed(None, level, True)
+                             for level in arrival_levels(sandbox, language)))
 
 
 _probing = threading.Lock()
@@ -77,25 +97,32 @@ def probe_soon() -> None:
         _probing.release()
 
 
-async def strict_probe() -> isolation.Probe:
-    """The strict sandbox's probe with a workspace view, as a run in a module needs it
-    (made once, on a thread)."""
-    return await asyncio.to_thread(isolation.probe, None, "strict", True)
+async def arrival_level(ls: Host, sandbox: str, language: str) -> str | None:
+    """The first level of ``sandbox`` that runs here, each probed with a workspace view as
+    a run in a module needs it (once, on a thread); the portable one after its interpreter
+    is compiled (None: none runs, or the user cancelled the compile)."""
+    for level in arrival_levels(sandbox, language):
+        if level == "portable" and not await prepare_portable(ls):
+            return None
+        if (await asyncio.to_thread(isolation.probe, None, level, True)).ok:
+            return level
+    return None
 
 
 async def run_arrived(ls: Host, uri: str, qualified_name: str,
                       language: str) -> None:
     """Run the versions of ``qualified_name`` that just arrived, when :func:`runs_on_arrival`
-    and the machine's strict sandbox allow; else refresh, so the hover says why not."""
+    and a level of the setting runs here; else refresh, so the hover says why not."""
     from codequorum.lsp.commands import run_dynamic_command
 
+    sandbox = ls.settings_for(uri).dynamic.sandbox
     if not runs_on_arrival(ls.settings_for(uri), language, ls.trusted):
         return
-    probe = await strict_probe()
-    missing = sandbox_missing(probe)
-    if missing is not None:
-        log.info("versions of %s not run on arrival: %s", qualified_name, probe.detail)
-        ls.warn_once(f"codequorum: versions are not run here ({missing})")
+    if await arrival_level(ls, sandbox, language) is None:
+        missing = arrival_missing(sandbox, language)
+        if missing is not None:
+            log.info("versions of %s not run on arrival: %s", qualified_name, missing)
+            ls.warn_once(f"codequorum: versions are not run here ({missing})")
         ls.refresh(uri)
         return
     await run_dynamic_command(ls, c.RunDynamicArgs(uri=uri, qualified_name=qualified_name))
@@ -103,22 +130,25 @@ async def run_arrived(ls: Host, uri: str, qualified_name: str,
 
 def not_run_note(ls: Host, uri: str, analysis: FunctionAnalysis) -> str | None:
     """What a hover says in place of "not run yet" for ``analysis`` (None: nothing to
-    add): the run under way, a run that had no inputs, an untrusted workspace, or the
-    strict sandbox this machine cannot give."""
+    add): the run under way, the portable sandbox being prepared, a run that had no
+    inputs, an untrusted workspace, or the sandboxes this machine cannot give."""
     from codequorum.judge.risk import NO_INPUTS
 
     engine = ls.engine_for(uri)
     key = engine.dynamic_key(analysis)
     if key in ls.dynamic_jobs:
         return RUNNING
-    if engine.ran_nothing_before(analysis):
-        return NO_INPUTS
+    if preparing():
+        return PREPARING
+    if engine.ran_nothing_before(analysis) or not_run_reason(analysis.report) == "no inputs":
+        return NO_INPUTS  # a run of these versions (this one's, or a remembered one) had none
     if not ls.trusted:
         return UNTRUSTED
     settings = ls.settings_for(uri)
-    if settings.dynamic.sandbox not in STRICT_FIRST or not settings.dynamic.enable:
+    levels = arrival_levels(settings.dynamic.sandbox, analysis.language)
+    if not levels or not settings.dynamic.enable:
         return None
-    found = isolation.probed(None, "strict", True)
-    if found is None and runtime_for(analysis.language) is not None:
+    if (levels[0] == "strict" and isolation.probed(None, "strict", True) is None
+            and runtime_for(analysis.language) is not None):
         probe_soon()
-    return sandbox_missing(found)
+    return arrival_missing(settings.dynamic.sandbox, analysis.language)

@@ -16,7 +16,6 @@ from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
-from urllib.parse import unquote, urlparse
 
 import attrs
 from lsprotocol import types
@@ -35,6 +34,7 @@ from codequorum.lsp.engine import FunctionAnalysis, ran_nothing
 from codequorum.lsp.files import MAX_IMPORT_BYTES, RefusedFile, bounded_text, read_inside
 from codequorum.lsp.gates import ask, input_proposer, may_run_store, may_send_key
 from codequorum.lsp.hover import DYNAMIC_FIGURES, hover_doc
+from codequorum.lsp.prepare import prepare_for
 from codequorum.lsp.progress import WorkProgress
 from codequorum.lsp.reports import DOCUMENT_DIFF_LINES, comparison_doc, report_doc
 from codequorum.lsp.views import present
@@ -838,19 +838,17 @@ async def _runnable(
     return snapshot, entry, analysis
 
 
-def _document_path(uri: str) -> Path | None:
-    """The file of a ``file:`` document (None for an unsaved one)."""
-    parsed = urlparse(uri)
-    return Path(unquote(parsed.path)) if parsed.scheme == "file" else None
-
-
-async def _module(ls: Host, snapshot: Snapshot, entry: FunctionEntry
-                  ) -> ModuleContext:
-    """The function's module as the editor holds it (its unsaved text too), with the
-    view of its workspace folder (read on a worker thread)."""
+async def _prepared(ls: Host, snapshot: Snapshot, entry: FunctionEntry,
+                    analysis: FunctionAnalysis) -> tuple[FunctionAnalysis, ModuleContext | None]:
+    """The function prepared for its run as every front end prepares it
+    (:meth:`~codequorum.pipeline.session.Session.prepare`): its analysis and its module as
+    the editor holds it (its unsaved text too), with the view of its workspace folder
+    (read on a worker thread)."""
     engine = ls.engine_for(snapshot.uri)
-    return await engine.run(engine.module_context, snapshot.text, _document_path(snapshot.uri),
-                            entry.qualified_name, str(getattr(entry.info, "kind", "function")))
+    prepared = await engine.run(engine.prepare_entry, snapshot, entry, ls.file_key(snapshot.uri))
+    if prepared is None:
+        return analysis, None
+    return prepared.analysis, prepared.module
 
 
 @command(c.RunDynamicArgs)
@@ -869,12 +867,15 @@ async def run_dynamic_command(ls: Host, args: c.RunDynamicArgs) -> c.RunDynamicR
         return c.RunDynamicResult(
             uri=args.uri, qualified_name=name, started=False, refused=True, message=refusal
         )
+    if not await prepare_for(ls, ls.settings_for(args.uri).dynamic.sandbox):
+        return c.RunDynamicResult(uri=args.uri, qualified_name=name, started=False,
+                                  message="not run: the portable sandbox was not prepared")
     job = ls.engine_for(args.uri).dynamic_key(analysis)
     if job in ls.dynamic_jobs:
         return c.RunDynamicResult(
             uri=args.uri, qualified_name=name, started=False, message="already running"
         )
-    module = await _module(ls, snapshot, entry)
+    analysis, module = await _prepared(ls, snapshot, entry, analysis)
     progress = WorkProgress(ls, f"codequorum: running {safe_text(entry.name, 100)} versions")
     await progress.begin("starting")
     settings = ls.settings_for(args.uri)

@@ -17,19 +17,24 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
+from urllib.parse import unquote, urlparse
 
 from codequorum.core.model import ModuleContext
 from codequorum.ingest.store import SampleStore
 from codequorum.ingest.workspace import file_key_for
 from codequorum.judge.dynamic import dynamic_verdicts
+from codequorum.judge.verdicts import NOT_RUN
 from codequorum.lsp.documents import FunctionEntry, Snapshot
 from codequorum.lsp.settings import Settings
 from codequorum.options.approvals import Approvals
 from codequorum.pipeline.session import (
     AnalysisKey,
+    Document,
     FunctionAnalysis,
     Notify,
+    Preparation,
     Session,
     SessionConfig,
 )
@@ -41,6 +46,7 @@ __all__ = [
     "Engine",
     "FunctionAnalysis",
     "Lookup",
+    "document_path",
     "file_key_for",
     "ran_nothing",
     "session_config",
@@ -60,6 +66,12 @@ Pending = list[tuple[FunctionEntry, "asyncio.Future[FunctionAnalysis]"]]
 NOTHING_RAN_KEPT = 256
 
 
+def document_path(uri: str) -> Path | None:
+    """The file of a ``file:`` document (None for an unsaved one)."""
+    parsed = urlparse(uri)
+    return Path(unquote(parsed.path)) if parsed.scheme == "file" else None
+
+
 def session_config(settings: Settings) -> SessionConfig:
     """The session options the server's settings stand for."""
     a = settings.analysis
@@ -76,7 +88,8 @@ def session_config(settings: Settings) -> SessionConfig:
 def ran_nothing(report: Any) -> bool:
     """True for a dynamic report of a run that ran no version and has nothing to say: it had
     no inputs (a run refused by its module keeps its note, ``not-run-in-module``)."""
-    return not getattr(report, "inputs", None) and not dynamic_verdicts(report)
+    said = [v for v in dynamic_verdicts(report) if v.code != NOT_RUN.code]
+    return not getattr(report, "inputs", None) and not said
 
 
 class Engine(Session):
@@ -106,6 +119,19 @@ class Engine(Session):
                 log.warning("cannot record the new store in %s: %s", self.approvals.path, exc)
         return store
 
+    def recall_run(self, analysis: FunctionAnalysis, document: Document) -> bool:
+        """:meth:`Session.recall_run`, only from a store whose versions may run without a
+        question (this server made it, or the user approved it): a store that came with a
+        repository shows no run nobody here made."""
+        store = self.store()
+        try:
+            approved = store is not None and self.approvals.store_approved(store.path,
+                                                                           store.store_id)
+        except OSError as exc:  # boundary: the analysis stands without the remembered run
+            log.warning("cannot read the approvals in %s: %s", self.approvals.path, exc)
+            approved = False
+        return approved and super().recall_run(analysis, document)
+
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn(*args)`` on the worker pool and await it."""
         loop = asyncio.get_running_loop()
@@ -128,10 +154,21 @@ class Engine(Session):
         """The cache key of one function's analysis; None when it has no stored versions."""
         if snapshot.language is None:
             return None
+        document = Document(snapshot.text, document_path(snapshot.uri),
+                            str(getattr(entry.info, "kind", "function")))
         return self.function_key(
             file_key, snapshot.language, entry.qualified_name, entry.name, entry.dedented(), full,
-            entry.info.docstring,
+            entry.info.docstring, document,
         )
+
+    def prepare_entry(self, snapshot: Snapshot, entry: FunctionEntry, file_key: str,
+                      module: bool = True) -> Preparation | None:
+        """:meth:`Session.prepare` for one function of an open document (its unsaved text
+        too), under the store key of its URI. Blocking."""
+        if snapshot.language is None:
+            return None
+        return self.prepare(snapshot.text, document_path(snapshot.uri), snapshot.language,
+                            entry.info, module=module, file_key=file_key)
 
     def document_lookup_sync(self, snapshot: Snapshot, file_key: str) -> list[Lookup]:
         """Every function of the document with stored versions, its key and its light
@@ -215,10 +252,10 @@ class Engine(Session):
         return ready, []
 
     def put_dynamic(self, analysis: FunctionAnalysis, report: Any) -> None:
-        """Keep a dynamic report, unless its run ran nothing (:func:`ran_nothing`): in the
-        editor such a run changes no hover, lens or diagnostic; the user is told why."""
+        """Keep a dynamic report; one whose run ran nothing (:func:`ran_nothing`) too: its
+        ``not-run`` verdict says why in the hover and the lens, as ``check`` says it."""
+        super().put_dynamic(analysis, report)
         if not ran_nothing(report):
-            super().put_dynamic(analysis, report)
             return
         with self._lock:
             self._nothing_ran[self.dynamic_key(analysis)] = None

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 
 from codequorum.core.limits import MAX_DIFF_LINES
 from codequorum.core.report import Verdict, warns
+from codequorum.judge.verdicts import style_of
 from codequorum.lsp.documents import FunctionEntry
 from codequorum.lsp.engine import FunctionAnalysis
 from codequorum.lsp.rendering import (
@@ -101,7 +102,7 @@ def verdict_lines(headline: Verdict | None, verdicts: Sequence[Verdict]) -> list
     verdict that warns: the hover leaves out the quiet ones the headline already sums up."""
     lines: list[Line] = []
     if headline is not None:
-        mark = "⚠️" if warns(headline.severity) else "✓"
+        mark = "⚠️" if warns(headline.severity) else "✓" if style_of(headline.code).good else "·"
         lines.append((f"{mark} ", Code(headline.code), " — ", Text(headline.message)))
     for verdict in verdicts:
         if verdict is not headline and warns(verdict.severity):
@@ -131,19 +132,12 @@ def diff_pair(current: int | None, medoid: int | None, other: int | None
     return anchor, other
 
 
-#: How a dynamic report's notes name a sandbox other than the strict one.
-_SANDBOX_NOTES = ("the strict sandbox is not available here", "portable sandbox:",
-                  "weak sandbox:")
-
-
 def sandbox_note(dynamic: object) -> str | None:
     """Which sandbox the versions ran in and why, when it was not the strict one (the
     report's own note; None for a strict run or no run): never a silent downgrade."""
-    notes = getattr(dynamic, "notes", None) or []
-    for note in notes:
-        if isinstance(note, str) and note.startswith(_SANDBOX_NOTES):
-            return note
-    return None
+    from codequorum.behaviour.sandbox.isolation import sandbox_note as named
+
+    return named(getattr(dynamic, "notes", None) or [])
 
 
 def _recommendation_paragraph(analysis: FunctionAnalysis, not_run: str | None) -> Paragraph:

@@ -6,11 +6,12 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 
 from lsprotocol import types
 
+from codequorum.core.safe_text import safe_text
 from codequorum.lsp.contract import AnalyzeArgs, CompareArgs, RegenerateArgs
 from codequorum.lsp.documents import FunctionEntry, Snapshot
 from codequorum.lsp.engine import FunctionAnalysis
 from codequorum.lsp.settings import Settings
-from codequorum.render.findings import compared_text
+from codequorum.render.findings import compared_text, not_run_reason
 
 CMD_ANALYZE = AnalyzeArgs.COMMAND
 CMD_COMPARE = CompareArgs.COMMAND
@@ -30,6 +31,9 @@ def summary_title(analysis: FunctionAnalysis) -> str:
     if report.status != "ok" or figure is None:
         return f"{count} · need 2 versions to compare"
     word = "stable" if analysis.stable else "unstable"
+    not_run = not_run_reason(report)
+    if not_run is not None:  # the shape was compared, the behaviour was not measured
+        return f"{count} · shape {word} {figure:.2f} · not run: {safe_text(not_run, 80)}"
     return f"{count} · {word} {figure:.2f}"
 
 

@@ -59,8 +59,10 @@ COMMANDS: tuple[str, ...] = (CHECK, DEMO, DOCTOR, EXPORT, LSP, MCP, SAMPLE, SCOR
 #: In ``commands``: an option every command has (``-q``, ``--config``, ...).
 EVERY = "*"
 
-#: ``check --fail-on``: the least severity that fails the run, or never.
-FAIL_ON: tuple[str, ...] = (*(s for s in SEVERITIES if s != "hint"), "never")
+#: ``check --fail-on not-run``: a warning, an error, or a function whose versions did not run.
+NOT_RUN_FAILS = "not-run"
+#: ``check --fail-on``: the least severity that fails the run, ``not-run``, or never.
+FAIL_ON: tuple[str, ...] = (*(s for s in SEVERITIES if s != "hint"), NOT_RUN_FAILS, "never")
 #: Seconds ``--propose-inputs`` waits for the endpoint's answer by default.
 DEFAULT_PROPOSE_TIMEOUT = 30.0
 #: Default request timeout (seconds) of the agents' ``sample_versions``.
@@ -266,7 +268,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("format", finding_formats_help(), A, _on(CHECK), dest="output_format",
            default="text", metavar="FORMAT", values=FINDING_FORMAT_NAMES),
     Option("fail-on", "exit with status 1 when a finding at or above this severity exists: "
-           "error, warning (default), information or never", A, _on(CHECK),
+           "error, warning (default), information, not-run (a warning, an error, or a function "
+           "whose versions did not run on any input with --dynamic) or never", A, _on(CHECK),
            default="warning", metavar="SEVERITY", values=FAIL_ON),
     Option("min-versions", "check a function only when at least K versions are stored "
            "(default 2)", A, _on(CHECK),
@@ -422,6 +425,9 @@ OPTIONS: tuple[Option, ...] = (
            Reach.INTERPRETER, _on(DOCTOR), metavar="PATH"),
     Option("format", "output format (default text)", A, _on(DOCTOR),
            choices=["text", "json"], default="text"),
+    Option("prepare", "compile the portable sandbox's interpreter into the user's cache now "
+           "(once, tens of seconds, with a progress bar) instead of at the first run",
+           Reach.SANDBOX, _on(DOCTOR), kind="flag", default=False),
     Option("stdio", "talk over stdin/stdout (the default)", A, _on(LSP), kind="flag",
            default=False),
     Option("tcp", "listen on a TCP address instead of stdio", Reach.NETWORK, _on(LSP),
@@ -650,8 +656,10 @@ SETTINGS: tuple[Setting, ...] = (
             "Run the versions in the sandbox as soon as they arrive (regenerated, relayed from"
             " a VS Code language model, imported, or asked for by the watch), so the first "
             "hover's recommendation and risk rest on behaviour: Python, JavaScript and "
-            "TypeScript, in the strict sandbox only (where the machine cannot give it, the "
-            "hover says what is missing), "
+            "TypeScript, in the sandbox codequorum.dynamic.sandbox picks (auto: the strict one "
+            "where the machine gives it, else the portable one, its interpreter compiled once "
+            "with a cancellable progress; never weak; where none runs, the hover says what is "
+            "missing), "
             "never in an untrusted workspace, and the versions of a store that came with a "
             "repository only after you approve it. Off: they run when you ask (Run Versions).",
             reach=Reach.RUNS_CODE, restricted=True, project_values=(False,)),

@@ -9,6 +9,7 @@ samples costs a few milliseconds on top of the matrices.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
@@ -31,6 +32,7 @@ from codequorum.core.words import versions_compared, versions_named
 from codequorum.judge.dynamic import RunFigures, dynamic_verdicts
 from codequorum.judge.structure import current_verdicts, stable_line, structure_verdicts
 from codequorum.judge.verdicts import INPUT_LIMIT as INPUT_LIMIT_SPEC
+from codequorum.judge.verdicts import NOT_RUN, STABLE
 from codequorum.metrics.clustering import average_linkage, pair_means, symmetrise, typicality
 from codequorum.metrics.registry import (
     METRIC_CHOICES,
@@ -509,5 +511,17 @@ def _merge_dynamic(report: StabilityReport, dynamic: DynamicLike | None) -> None
     for key, value in dynamic.summary.items():
         report.summary[key] = value
     verdicts = dynamic_verdicts(dynamic)
-    report.verdicts.extend(verdicts)
+    report.verdicts.extend(v for v in verdicts if v.code != NOT_RUN.code)
+    for verdict in verdicts:
+        if verdict.code == NOT_RUN.code:  # the headline where nothing warns: never "stable"
+            report.verdicts.insert(0, _not_run_headline(verdict, report.verdicts))
+            report.notes.append(verdict.message)
     report.dynamic = dynamic.to_dict(verdicts)
+
+
+def _not_run_headline(verdict: Verdict, others: Sequence[Verdict]) -> Verdict:
+    """The ``not-run`` verdict in front of the others, naming the shape's agreement as
+    the shape's (``shape stable; behaviour not run: no inputs``)."""
+    if any(v.code == STABLE.code for v in others):
+        return dataclasses.replace(verdict, message=f"shape stable; {verdict.message}")
+    return verdict

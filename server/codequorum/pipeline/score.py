@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import dataclasses
 import gc
 import importlib.util
 import logging
@@ -24,6 +25,7 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from codequorum.core.errors import EXIT_INTERRUPTED, UserError
@@ -32,6 +34,7 @@ from codequorum.core.model import SampleSet
 from codequorum.core.report import StabilityReport
 from codequorum.ingest.sample_files import ReadError, ReadOptions, display_name, read_sample_sets
 from codequorum.pipeline.analyze import AnalysisOptions, admit, analyze
+from codequorum.pipeline.session import RAN_WITHOUT_MODULE, located_module
 
 if TYPE_CHECKING:
     from codequorum.behaviour.test_inputs import Proposer
@@ -98,30 +101,60 @@ def score_one(
     on_progress: Callable[[int, int], None] | None = None,
     cancel: threading.Event | None = None,
     input_proposer: Proposer | None = None,
+    workspace: Path | None = None,
 ) -> StabilityReport | ScoreFailure:
     """Analyse one set; a failure becomes a :class:`ScoreFailure` so the others go on.
 
     With ``dynamic`` the versions first run in the sandbox (``dynamic_jobs`` at a time;
     ``on_progress(done, total)`` counts them, ``cancel`` stops them); ``input_proposer``
-    is asked for inputs of a function that gives nothing else to run.
+    is asked for inputs of a function that gives nothing else to run. A set that says
+    where its function lives (``export``'s) runs in its module, rebuilt in ``workspace``;
+    where it cannot be, its report says the versions ran without it.
     """
     try:
         dyn = None
+        without: str | None = None
         if dynamic:
             from codequorum.behaviour.run import DynamicOptions, run_dynamic
 
             admit(sample_set)  # nothing over a bound is compiled or run
-
+            sample_set, without = _in_module(sample_set, workspace)
             dyn = run_dynamic(sample_set, DynamicOptions(jobs=dynamic_jobs, sandbox=sandbox,
                                                       interpreter=options.interpreter,
                                                       input_proposer=input_proposer),
                               progress=on_progress, cancel=cancel)
-        return analyze(sample_set, options, dynamic=dyn)
+        report = analyze(sample_set, options, dynamic=dyn)
+        if without is not None:
+            report.notes.append(f"{RAN_WITHOUT_MODULE}: {without}")
+        return report
     except UserError as exc:
         return ScoreFailure(str(exc), exc.exit_code)
     except Exception as exc:  # one bad set must not end the run: report it, go on
         log.debug("set %s could not be scored", sample_set.task_id, exc_info=True)
         return ScoreFailure(f"could not be scored: {type(exc).__name__}: {exc}")
+
+
+def _in_module(sample_set: SampleSet, workspace: Path | None
+               ) -> tuple[SampleSet, str | None]:
+    """``sample_set`` in the module its location names (the module view rebuilt in
+    ``workspace``, as ``check`` builds it), or as it is with the reason it runs without
+    it (None: it has no location, or already its module)."""
+    from codequorum.behaviour.runtimes import runtime_for
+
+    location = sample_set.location
+    if location is None or sample_set.module is not None \
+            or runtime_for(sample_set.language) is None:
+        return sample_set, None
+    if workspace is None:
+        return sample_set, "no workspace to find it in"
+    try:
+        module = located_module(workspace, location, sample_set.language)
+    except UserError as exc:
+        return sample_set, f"{exc} (score runs it in the workspace it is started in)"
+    except Exception as exc:  # boundary: the set still runs, and says without what
+        log.warning("the module of %s was not rebuilt: %s", sample_set.task_id, exc)
+        return sample_set, f"it could not be read ({type(exc).__name__})"
+    return dataclasses.replace(sample_set, module=module), None
 
 
 def _exit_on_term(signum: int, _frame: object) -> None:
@@ -263,18 +296,20 @@ def run_scoring(
     progress: ProgressBar | None = None,
     sandbox: str = "strict",
     input_proposer: Proposer | None = None,
+    workspace: Path | None = None,
 ) -> ScoreRun:
     """Score the sets (``sources[k]`` names the file of set ``k``), shown on ``progress``
     when given; Ctrl-C ends the run early with what was finished.
 
     With ``dynamic`` the sets go one after the other, each running its versions in
     ``jobs`` sandboxed processes at once (inputs asked from ``input_proposer`` where
-    nothing else gives any), and the bar counts versions run.
+    nothing else gives any; a set ``export`` wrote in its module, rebuilt in
+    ``workspace``), and the bar counts versions run.
     """
     if dynamic:
         return _run_dynamic_scoring(sample_sets, sources, options, jobs=jobs,
                                     progress=progress, sandbox=sandbox,
-                                    input_proposer=input_proposer)
+                                    input_proposer=input_proposer, workspace=workspace)
     run = ScoreRun(total=len(sample_sets))
     results: dict[int, StabilityReport] = {}
     executor: ProcessPoolExecutor | None = None
@@ -326,7 +361,8 @@ def _collect(run: ScoreRun, results: dict[int, StabilityReport],
 def _run_dynamic_scoring(sample_sets: Sequence[SampleSet], sources: Sequence[str],
                          options: AnalysisOptions, *, jobs: int,
                          progress: ProgressBar | None, sandbox: str = "strict",
-                         input_proposer: Proposer | None = None) -> ScoreRun:
+                         input_proposer: Proposer | None = None,
+                         workspace: Path | None = None) -> ScoreRun:
     """Sets one after the other, versions of a set in parallel in the sandbox; the bar
     counts versions. Ctrl-C cancels the running versions and keeps the finished sets."""
     run = ScoreRun(total=len(sample_sets))
@@ -345,7 +381,8 @@ def _run_dynamic_scoring(sample_sets: Sequence[SampleSet], sources: Sequence[str
 
                 result = score_one(sample_set, options, True, dynamic_jobs=jobs, sandbox=sandbox,
                                    on_progress=on_progress if progress is not None else None,
-                                   cancel=cancel, input_proposer=input_proposer)
+                                   cancel=cancel, input_proposer=input_proposer,
+                                   workspace=workspace)
                 _collect(run, results, sample_sets, sources, k, result)
                 base += len(sample_set.samples)
                 move(base)

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from codequorum.core import parsing
 from codequorum.core.errors import UserError
 from codequorum.core.limits import check_call_sizes
-from codequorum.core.model import ModuleContext, Sample, SampleSet
+from codequorum.core.model import FunctionLocation, ModuleContext, Sample, SampleSet
 from codequorum.core.report import StabilityReport
 from codequorum.ingest import workspace
 from codequorum.ingest.store import SampleStore, StoredSample, content_hash
@@ -300,6 +300,9 @@ class AnalysisKey:
     code_hash: str = field(compare=False, repr=False)
     #: The comment above the function where the language keeps its examples there.
     prompt: str | None = None
+    #: The function's module as the front end holds it (its text, file and the function's
+    #: kind): where a remembered run is looked up (None: not looked up).
+    document: Document | None = field(default=None, compare=False, repr=False)
 
     def digest(self) -> str:
         """A stable text of the key (result ids, logs)."""
@@ -317,6 +320,75 @@ class AnalysisKey:
         """The key of a dynamic report of these versions and this current code."""
         return _digest("dyn", *self.versions, self.code_hash,
                        *((self.prompt,) if self.prompt else ()))
+
+
+@dataclass(frozen=True)
+class Document:
+    """A function's module as a front end holds it: its text, its file (None for an
+    unsaved one) and where the function sits (``kind`` as the parser says it)."""
+
+    text: str
+    path: Path | None
+    kind: str = "function"
+
+
+@dataclass(frozen=True)
+class Preparation:
+    """One function ready to be analysed, the same for every front end (``check``, the
+    editor, the agents' tools): its analysis (stored versions, current code, options), the
+    current code it was made with, and the module its versions run in (None when its
+    language does not run, or no run was asked for)."""
+
+    analysis: FunctionAnalysis
+    current: str
+    name: str
+    module: ModuleContext | None
+    doc: str | None = None
+
+
+#: What ``score`` says of a set whose versions ran without their module.
+RAN_WITHOUT_MODULE = "ran without its module"
+
+
+def workspace_text(workspace: Path, key: str) -> str:
+    """The text of the file a store key names: a regular UTF-8 file inside ``workspace``,
+    at most :data:`~codequorum.core.limits.MAX_DOCUMENT_BYTES` long. Raises
+    :class:`UserError` saying why not (a key from a repository may name anything)."""
+    from codequorum.core.limits import MAX_DOCUMENT_BYTES
+    from codequorum.core.safe_paths import UnreadableFile, read_regular
+    from codequorum.core.safe_text import safe_text
+
+    shown = safe_text(key, 200)
+    if key.startswith("file:") or ":" in key.split("/", 1)[0] or Path(key).is_absolute():
+        raise UserError(f"{shown} is not a file of the workspace")
+    path = (workspace / key).resolve()
+    if not path.is_relative_to(workspace.resolve()):
+        raise UserError(f"{shown} is outside the workspace")
+    try:
+        data = read_regular(path, MAX_DOCUMENT_BYTES)
+    except UnreadableFile as exc:
+        raise UserError(safe_text(exc)) from None
+    except OSError:
+        raise UserError(f"{shown}: no such file in {safe_text(workspace, 200)}") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise UserError(f"{shown}: not UTF-8 text") from None
+
+
+def located_module(workspace: Path, location: FunctionLocation, language: str
+                   ) -> ModuleContext:
+    """The module a set's function lives in, rebuilt from its ``location`` in
+    ``workspace`` as :meth:`Session.prepare` builds it for ``check`` and the editor.
+    Raises :class:`UserError` saying why it cannot be (no such file or function)."""
+    from codequorum.ingest.module_view import module_view
+
+    text = workspace_text(workspace, location.file)
+    info = parsing.function_by_name(text, language, location.qualified_name)
+    if info is None:
+        raise UserError(f"no function {location.qualified_name!r} in {location.file}")
+    view = module_view(text, workspace / location.file, workspace)
+    return view.context(str(info.qualified_name), str(getattr(info, "kind", "function")))
 
 
 def merge_dynamic(
@@ -516,10 +588,12 @@ class Session:
         current: str,
         full: bool = True,
         doc: str | None = None,
+        document: Document | None = None,
     ) -> AnalysisKey | None:
         """The cache key of one function's analysis; None when it has no stored versions.
         Reads the store (cached), computes nothing. ``doc``: the comment above the function
-        (its examples count where the language keeps them there)."""
+        (its examples count where the language keeps them there); ``document``: the module,
+        where a remembered run of these versions is looked up when the analysis is computed."""
         stored = self.samples_sync(file_key, qualified_name)
         if not stored:
             return None
@@ -538,6 +612,7 @@ class Session:
             current=code if include else None,
             code_hash=code_hash,
             prompt=examples_outside(language, doc),
+            document=document,
         )
 
     def cached(self, key: AnalysisKey) -> FunctionAnalysis | None:
@@ -594,6 +669,8 @@ class Session:
                 self._static.pop(recent.pop(0), None)
             if len(self._recent) > CACHE_LIMIT:
                 self._recent.pop(next(iter(self._recent)))
+        if key.document is not None:
+            self.recall_run(static, key.document)
         return self._with_dynamic(static, key.options)
 
     def _with_dynamic(self, static: FunctionAnalysis, options: AnalysisOptions) -> FunctionAnalysis:
@@ -628,14 +705,68 @@ class Session:
         current: str,
         full: bool = True,
         doc: str | None = None,
+        document: Document | None = None,
     ) -> FunctionAnalysis | None:
         """The (cached) analysis of one function; None when it has no stored versions.
 
         ``current`` is the function's code now (at column 0). ``full=False`` (diagnostics,
         lenses) leaves out TSED and the token metrics; a cached full analysis serves it too.
+        ``document``: its module, where a remembered run is looked up.
         """
-        key = self.function_key(file_key, language, qualified_name, name, current, full, doc)
+        key = self.function_key(file_key, language, qualified_name, name, current, full, doc,
+                                document)
         return None if key is None else self.compute(key)
+
+    # ------------------------------------------------------------------ one preparation
+
+    def prepare(self, text: str, path: Path | None, language: str, info: Any, *,
+                module: bool = False, full: bool = True,
+                file_key: str | None = None) -> Preparation | None:
+        """One function of the module ``text`` (the file ``path``) prepared for its
+        analysis as every front end prepares it: its stored versions under this session's
+        store key of ``path``, its current code, the session's options, a remembered run of
+        the same versions in the same module, and with ``module`` the module its versions
+        run in (:mod:`codequorum.ingest.module_view`; only for a language that runs). None
+        when it has no stored versions. ``info`` is the parser's
+        :class:`~codequorum.core.parsing.FunctionInfo`; ``file_key``: how the store names
+        the file when the front end knows it (the editor's URI), else from ``path``.
+        Blocking."""
+        from codequorum.behaviour.runtimes import runtime_for
+
+        qualified_name, name = str(info.qualified_name), str(info.name)
+        kind = str(getattr(info, "kind", "function"))
+        if file_key is None:
+            if path is None:
+                raise ValueError("a function without a file needs its store key")
+            file_key = self.file_key(path)
+        current = current_code(text, info)
+        document = Document(text, path, kind)
+        doc = getattr(info, "docstring", None)
+        analysis = self.function_sync(file_key, language, qualified_name, name, current,
+                                      full, doc, document)
+        if analysis is None:
+            return None
+        context = None
+        if module and runtime_for(language) is not None:
+            context = self.module_context(text, path, qualified_name, kind)
+        return Preparation(analysis, current, name, context, doc)
+
+    def run_prepared(
+        self,
+        prepared: Preparation,
+        report_progress: Callable[[str, int | None], None],
+        cancel: threading.Event,
+        input_proposer: Proposer | None = None,
+    ) -> FunctionAnalysis:
+        """Run a prepared function's versions in its module (:meth:`run_dynamic_sync`) and
+        read its analysis again with the run merged in (the same analysis when cancelled)."""
+        analysis = prepared.analysis
+        self.run_dynamic_sync(analysis, report_progress, cancel, input_proposer,
+                              prepared.module)
+        again = self.function_sync(analysis.file_key, analysis.language,
+                                   analysis.qualified_name, prepared.name, prepared.current,
+                                   doc=prepared.doc)
+        return again or analysis
 
     # ------------------------------------------------------------------ dynamic
 
@@ -686,7 +817,67 @@ class Session:
                                               cancel=cancel)
         if not cancel.is_set():
             self.put_dynamic(analysis, result)
+            self._remember(analysis, module, result, input_proposer is not None)
         return result
+
+    def run_options(self, proposed: bool, examples: str | None = None) -> str:
+        """The options that change a run, as the text its remembered key is made of: the
+        sandbox's level as it runs here (``auto`` is the level it picks), so a run is
+        found whichever front end asked for it by which name; whether the model proposed
+        inputs; the examples read from beside the function (``examples``)."""
+        c = self.config
+        seen = _digest(examples) if examples else "-"
+        return (f"timeout={float(c.dynamic_timeout)!r};sandbox={_level(c.dynamic_sandbox)};"
+                f"proposed={proposed};examples={seen}")
+
+    def _remember(self, analysis: FunctionAnalysis, module: ModuleContext | None,
+                  report: Any, proposed: bool) -> None:
+        """Keep a run's report in the store beside its versions, under the key of its
+        versions, module and options (:mod:`codequorum.behaviour.run_record`)."""
+        from codequorum.behaviour import run_record
+
+        store = self.store()
+        if store is None:
+            return
+        key = run_record.run_key(analysis.sample_set.codes, module,
+                                 self.run_options(proposed, analysis.sample_set.prompt))
+        record = run_record.encode(report, key)
+        try:
+            versions = run_record.versions_key(analysis.sample_set.codes)
+            if record is None or not store.put_run(analysis.file_key, analysis.qualified_name,
+                                                   key, record, versions):
+                log.info("the run of %s is too large to remember", analysis.qualified_name)
+        except Exception as exc:  # boundary: the run stands; only its memory is lost
+            log.warning("the run of %s was not remembered: %s", analysis.qualified_name, exc)
+
+    def recall_run(self, analysis: FunctionAnalysis, document: Document) -> bool:
+        """Take a remembered run of ``analysis``'s versions in ``document``'s module (the
+        same versions, module text and options) when no run of them is held yet; a record
+        that does not validate or match its key is ignored. True when one was taken."""
+        from codequorum.behaviour import run_record
+        from codequorum.behaviour.runtimes import runtime_for
+
+        if self.has_dynamic(analysis) or runtime_for(analysis.language) is None:
+            return False
+        store = self.store()
+        try:
+            codes = analysis.sample_set.codes
+            if store is None or not store.has_runs(analysis.file_key, analysis.qualified_name,
+                                                   run_record.versions_key(codes)):
+                return False  # the module view is read only for a run of these versions
+            module = self.module_context(document.text, document.path,
+                                         analysis.qualified_name, document.kind)
+            for proposed in (False, True):
+                key = run_record.run_key(codes, module,
+                                         self.run_options(proposed, analysis.sample_set.prompt))
+                record = store.run_record(analysis.file_key, analysis.qualified_name, key)
+                report = run_record.decode(record, key, len(codes))
+                if report is not None:
+                    self.put_dynamic(analysis, report)
+                    return True
+        except Exception as exc:  # boundary: the analysis stands without the remembered run
+            log.warning("no remembered run of %s: %s", analysis.qualified_name, exc)
+        return False
 
     def put_dynamic(self, analysis: FunctionAnalysis, report: Any) -> None:
         """Keep a dynamic report of ``analysis``'s versions: later reads merge it in."""
@@ -698,6 +889,20 @@ class Session:
         """True when a dynamic report exists for these versions."""
         with self._lock:
             return self._dynamic.peek(self.dynamic_key(analysis)) is not None
+
+
+def _level(sandbox: str) -> str:
+    """The sandbox level that runs for ``sandbox`` (``auto`` probed, as a run in a module
+    probes it; cached after the first probe)."""
+    from codequorum.behaviour.sandbox import isolation
+
+    if sandbox != isolation.AUTO:
+        return sandbox
+    try:
+        return isolation.choose(None, sandbox, True)[0]
+    except Exception as exc:  # boundary: a key that finds no run, never a wrong one
+        log.info("the sandbox level was not probed: %s", exc)
+        return sandbox
 
 
 def _most_different(report: StabilityReport, current_index: int | None) -> int | None:

@@ -156,12 +156,16 @@ class CheckRun:
         return "; ".join(parts)
 
     def exit_code(self, fail_on: str) -> int:
-        """1 when a finding at or above ``fail_on`` exists, 2 when a path did not exist,
-        else 0."""
+        """1 when a finding at or above ``fail_on`` exists (``not-run``: a warning, an
+        error or a ``not-run`` finding), 2 when a path did not exist, else 0."""
         if self.missing_paths:
             return 2
         if fail_on == "never":
             return 0
+        if fail_on == "not-run":  # warnings and errors fail, and behaviour that did not run
+            if any(f.code == "not-run" for f in self.findings):
+                return 1
+            fail_on = "warning"
         limit = RANK[fail_on]
         return 1 if any(RANK.get(f.severity, 4) <= limit for f in self.findings) else 0
 

@@ -13,12 +13,13 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from codequorum.core.report import SEVERITIES
+from codequorum.core.report import SEVERITIES, StabilityReport
 from codequorum.core.safe_text import safe_text
 from codequorum.core.words import versions_compared
 from codequorum.judge.risk import NOT_RUN
 from codequorum.judge.structure import percentile_words as percentile_words
 from codequorum.judge.structure import shape_group
+from codequorum.judge.verdicts import NOT_RUN as NOT_RUN_SPEC
 from codequorum.judge.verdicts import QUIET_CODES
 from codequorum.pipeline.session import FunctionAnalysis
 
@@ -152,6 +153,16 @@ def versions_text(analysis: FunctionAnalysis, indices: Sequence[int]) -> str:
     labels = [safe_text(analysis.label(i), 40) for i in indices[:6]]
     more = f" and {len(indices) - 6} more" if len(indices) > 6 else ""
     return ", ".join(labels) + more
+
+
+def not_run_reason(report: StabilityReport) -> str | None:
+    """Why the versions of a report ran on no input after a run was asked for (None: they
+    ran, or no run was asked): the reason of its ``not-run`` verdict."""
+    for verdict in report.verdicts:
+        if verdict.code == NOT_RUN_SPEC.code:
+            reason = verdict.detail.get("reason")
+            return str(reason) if reason else verdict.message
+    return None
 
 
 def function_findings(

@@ -28,6 +28,7 @@ from codequorum.core.safe_text import safe_text
 from codequorum.core.words import count, plural
 from codequorum.judge.verdicts import INSUFFICIENT, style_of
 from codequorum.metrics.registry import FIGURES, PAIR_METRICS, SCALAR_FIGURES, shown
+from codequorum.pipeline.session import RAN_WITHOUT_MODULE
 
 #: (column title, summary key) of the pair-mean columns, in order (the registry's ``table``).
 COLUMNS: tuple[tuple[str, str], ...] = tuple(
@@ -105,6 +106,7 @@ class TableRow:
     empty: int = 0
     empty_notes: str = ""
     unparsed: int = 0
+    module_note: str = ""
 
 
 def table_row(r: StabilityReport) -> TableRow:
@@ -119,7 +121,8 @@ def table_row(r: StabilityReport) -> TableRow:
         ran=r.risk is not None or r.recommended is None,
         codes=tuple(verdict_codes(r)), reason=r.verdict.message if r.verdict else None,
         empty=len(r.empty), empty_notes="; ".join(version_notes(r)),
-        unparsed=sum(1 for e in r.syntax_errors if e) + len(r.skipped))
+        unparsed=sum(1 for e in r.syntax_errors if e) + len(r.skipped),
+        module_note="; ".join(n for n in r.notes if n.startswith(RAN_WITHOUT_MODULE)))
 
 
 def version_notes(r: StabilityReport) -> list[str]:
@@ -360,7 +363,8 @@ def model_lines(overall: Mapping[str, Any]) -> list[Text]:
 
 def _notes(reports: Sequence[TableRow], why_in_table: bool, show_reasons: bool) -> list[Text]:
     """The lines under the table: insufficient sets (when ``Why`` is not a column), the
-    reasons (``show_reasons``), empty versions and versions with syntax errors."""
+    reasons (``show_reasons``), empty versions, versions with syntax errors, versions that
+    ran without their module."""
     lines: list[Text] = []
     for r in reports:
         if not r.ok:
@@ -371,6 +375,8 @@ def _notes(reports: Sequence[TableRow], why_in_table: bool, show_reasons: bool) 
             lines.append(_note(r.task_id, r.reason))
         if r.empty or r.unparsed:
             lines.append(_note(r.task_id, r.empty_notes))
+        if r.module_note:
+            lines.append(_note(r.task_id, r.module_note))
     return lines
 
 

@@ -31,6 +31,13 @@ def test_the_hover_words_and_no_words_where_it_holds_or_is_unknown() -> None:
         "not run: this machine gives no user namespaces; see codequorum doctor")
     assert sandbox_missing(Probe(["bwrap", "userns"], True, "")) is None
     assert sandbox_missing(None) is None
+    portable = _failed("the portable sandbox cannot run here: python-3.11.1.wasm is missing")
+    assert sandbox_missing(_failed("bubblewrap is not available"), portable) == (
+        "not run: this machine has no bubblewrap; the portable sandbox cannot run here: "
+        "python-3.11.1.wasm is missing; see codequorum doctor")
+    assert sandbox_missing(_failed("bubblewrap is not available"), None) is None
+    assert sandbox_missing(_failed("x"), Probe(["wasm"], True, "")) is None
+    assert sandbox_missing() is None
     # a hostile detail is escaped and bounded before it reaches a hover
     said = sandbox_missing(_failed("\x1b[31mred\u202e" + "x" * 1000))
     assert said is not None and "\x1b" not in said and "\u202e" not in said

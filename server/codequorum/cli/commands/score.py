@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from codequorum.cli.endpoint import (
@@ -37,6 +38,7 @@ from codequorum.core.parsing import normalize_language
 from codequorum.core.safe_text import safe_text
 from codequorum.core.words import count
 from codequorum.ingest.sample_files import INPUT_FORMATS, ReadOptions, load_problems
+from codequorum.ingest.workspace import find_workspace
 from codequorum.options.arguments import add_options
 from codequorum.options.declarations import chosen_metrics
 from codequorum.pipeline.analyze import AnalysisOptions
@@ -187,7 +189,7 @@ def score_here(request: ScoreRequest) -> int:
                          dynamic=request.dynamic, sandbox=request.sandbox,
                          progress=(progress_bar(color_enabled(request.color, sys.stderr))
                                    if show_progress else None),
-                         input_proposer=asker)
+                         input_proposer=asker, workspace=find_workspace(Path.cwd()))
     scored.errors = read_errors + scored.errors
     level = request.run_level()
     with deferred_interrupt() as hits:

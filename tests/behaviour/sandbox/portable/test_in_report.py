@@ -18,7 +18,7 @@ def test_versions_that_need_a_module_the_guest_cannot_load_get_no_verdict(
                          DynamicOptions(jobs=2, sandbox="portable", use_hypothesis=False,
                                         scaling=False))
     assert report.notes[0] == PORTABLE_NOTE
-    assert [v.code for v in dynamic_verdicts(report)] == ["not-run-in-module"]
+    assert [v.code for v in dynamic_verdicts(report)] == ["not-run-in-module", "not-run"]
     assert dynamic_verdicts(report)[0].message.startswith(
         "not run: the module `app` did not load in the sandbox: its top level raised "
         "ModuleNotFoundError: No module named 'numpy'")

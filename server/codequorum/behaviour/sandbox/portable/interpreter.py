@@ -114,6 +114,16 @@ def stdlib_root(compiled: Path) -> Path:
     return root
 
 
+def needs_compile(cache: Path | None = None) -> bool:
+    """Whether the first portable run would compile the interpreter now (False: it is in
+    the cache already, or it cannot be found, which the run then says)."""
+    try:
+        wasm = runtime_dir() / WASM
+        return not ((cache or cache_root()) / cache_key(wasm)).is_file()
+    except (PortableUnavailable, OSError):
+        return False
+
+
 def compiled_module(cache: Path | None = None,
                     progress: Callable[[str], None] | None = None) -> Path:
     """The compiled interpreter in the cache, compiled now if it is not there yet.
