@@ -168,7 +168,7 @@ MAX_ARGUMENT_KEYS = 64
 #: and dropped in chunks, never held whole.
 MAX_MESSAGE_BYTES = 2 * MAX_CALL_BYTES
 #: The values one JSON-RPC message may hold (counted by the commas outside its strings):
-#: decoding costs about 400 bytes of memory per value. A command's arguments hold a few
+#: decoding costs about 300 bytes of memory per value. A command's arguments hold a few
 #: thousand (:data:`MAX_ARGUMENT_ITEMS` versions), a ``didChange`` of 30,000 ranged edits
 #: about 250,000.
 MAX_MESSAGE_VALUES = 250_000
