@@ -8,7 +8,9 @@ memory (``VmHWM`` from ``/proc``), and both as ratios to the normal call
 (``codequorum.addVersions`` with three versions, stored).
 
 Cases: ``addSamples [uri, "total", "x" * 10_000_000]`` (a string where a list of versions
-belongs), a list of 10 M versions, one version of 10 MB, an object with 1 M keys.
+belongs), a list of 10 M versions (a 50 MB message, over the size a message may have), a
+list of 240 k versions (just under the values a message may hold), one version of 10 MB, an
+object with 1 M keys. A message refused before it is decoded is answered with id null.
 
 Run: .venv/bin/python bench/bench_command_args.py [--rounds N]
      .venv/bin/python bench/bench_command_args.py --smoke   # the normal call and one string
@@ -77,7 +79,8 @@ class Client:
         await self.send(body)
         while True:
             message = await self.read()
-            if message.get("id") == wanted and "method" not in message:
+            if message.get("id") in (wanted, None) and "method" not in message:
+                # id null: a message refused before it was decoded (its id unread)
                 return message
             if "method" in message and "id" in message:  # a request of the server's
                 await self.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
@@ -92,6 +95,15 @@ def peak_rss_mb(pid: int) -> float:
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) / 1024
     return float("nan")
+
+
+async def settled(pid: int) -> None:
+    """Wait until the server's peak memory has not grown for two seconds (a minute at
+    most)."""
+    peaks = [peak_rss_mb(pid)]
+    while (len(peaks) < 5 or peaks[-5] != peaks[-1]) and len(peaks) < 120:
+        await asyncio.sleep(0.5)
+        peaks.append(peak_rss_mb(pid))
 
 
 async def one_case(workspace: Path, arguments: Callable[[str], list[Any]]
@@ -112,6 +124,7 @@ async def one_case(workspace: Path, arguments: Callable[[str], list[Any]]
         await client.notify("initialized", {})
         await client.notify("textDocument/didOpen", {"textDocument": {
             "uri": uri, "languageId": "python", "version": 1, "text": SOURCE}})
+        await settled(process.pid)  # start-up work in the background is not the call's
         body = client.encode("workspace/executeCommand", {"command": "codequorum.addSamples",
                                                           "arguments": arguments(uri)})
         started = time.perf_counter()  # from the first byte written to the answer read
@@ -139,6 +152,7 @@ CASES: dict[str, Callable[[str], list[Any]]] = {
     "normal: 3 versions": lambda uri: [uri, "total", NORMAL],
     "a 10 MB string for the list": lambda uri: [uri, "total", "x" * 10_000_000],
     "a list of 10 M versions": lambda uri: [uri, "total", ["x"] * 10_000_000],
+    "a list of 240 k versions": lambda uri: [uri, "total", ["x"] * 240_000],
     "one version of 10 MB": lambda uri: [uri, "total", ["x" * 10_000_000]],
     "an object of 1 M keys": lambda uri: [{"uri": uri, **{f"k{i}": i for i in range(10**6)}}],
 }

@@ -121,6 +121,7 @@ def check_call_sizes(codes: list[str]) -> None:
 _JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _OPEN = np.frombuffer(b"[{", dtype=np.uint8)
 _CLOSE = np.frombuffer(b"]}", dtype=np.uint8)
+_BRACKETS = np.frombuffer(b"[]{}", dtype=np.uint8)
 
 
 def json_nests_deeper(data: bytes | str, limit: int = MAX_JSON_DEPTH) -> bool:
@@ -130,7 +131,11 @@ def json_nests_deeper(data: bytes | str, limit: int = MAX_JSON_DEPTH) -> bool:
     raw = data.encode("utf-8", errors="replace") if isinstance(data, str) else data
     if raw.count(b"[") + raw.count(b"{") <= limit:
         return False
-    outside = _JSON_STRING.sub(b"", raw)
+    return _nests_deeper(_JSON_STRING.sub(b"", raw), limit)
+
+
+def _nests_deeper(outside: bytes, limit: int) -> bool:
+    """Whether JSON with its strings taken out nests more than ``limit`` deep."""
     if outside.count(b"[") + outside.count(b"{") <= limit:
         return False
     codes = np.frombuffer(outside, dtype=np.uint8)
@@ -153,3 +158,72 @@ MAX_ARGUMENT_CHARS = 64 * 1024
 MAX_ARGUMENT_ITEMS = MAX_STORED_VERSIONS
 #: The keys of one object argument of an editor command.
 MAX_ARGUMENT_KEYS = 64
+
+
+#: One JSON-RPC message from the editor or an agent's client, in bytes (its
+#: ``Content-Length``). The largest a client sends legitimately is an import of sample
+#: files (``importSamples``: at most :data:`MAX_CALL_BYTES` of text) or a document's text
+#: (``didOpen``; indexed up to :data:`MAX_DOCUMENT_BYTES`); JSON escapes (a newline, a
+#: quote) at most double code's size, so twice the larger bound. A longer message is read
+#: and dropped in chunks, never held whole.
+MAX_MESSAGE_BYTES = 2 * MAX_CALL_BYTES
+#: The values one JSON-RPC message may hold (counted by the commas outside its strings):
+#: decoding costs about 300 bytes of memory per value. A command's arguments hold a few
+#: thousand (:data:`MAX_ARGUMENT_ITEMS` versions), a ``didChange`` of 30,000 ranged edits
+#: about 250,000.
+MAX_MESSAGE_VALUES = 250_000
+
+
+def message_size_problem(size: int) -> str | None:
+    """Why a message of ``size`` bytes is not read (None when it may be)."""
+    if size > MAX_MESSAGE_BYTES:
+        return (f"a message of {size_words(size)} (at most {size_words(MAX_MESSAGE_BYTES)} "
+                "are read)")
+    return None
+
+
+def json_shape_problem(raw: bytes) -> str | None:
+    """Why a JSON message holds too many values or nests too deeply to decode (None when
+    it does not), told from its bytes in compiled loops, a megabyte at a time; text with
+    few commas and brackets costs three counts."""
+    commas, opens = raw.count(b","), raw.count(b"[") + raw.count(b"{")
+    if commas < MAX_MESSAGE_VALUES and opens <= MAX_JSON_DEPTH:
+        return None
+    # With escaped backslashes and quotes dropped, every quote opens or closes a string.
+    text = memoryview(raw.replace(b"\\\\", b"").replace(b'\\"', b""))
+    shape = _Shape()
+    for start in range(0, len(text), _SCAN_CHUNK):
+        shape.scan(np.frombuffer(text[start:start + _SCAN_CHUNK], dtype=np.uint8))
+        if shape.values > MAX_MESSAGE_VALUES:
+            return (f"a message of more than {MAX_MESSAGE_VALUES:,} JSON values (the "
+                    "limit)")
+        if shape.deepest > MAX_JSON_DEPTH:
+            return f"a message of JSON nested more than {MAX_JSON_DEPTH} levels deep"
+    return None
+
+
+#: How many bytes of a message :func:`json_shape_problem` looks at at once.
+_SCAN_CHUNK = 1024 * 1024
+
+
+class _Shape:
+    """The values and depth of a JSON text read so far, and whether it ends in a string."""
+
+    def __init__(self) -> None:
+        self.values, self.depth, self.deepest, self.in_string = 1, 0, 0, False
+
+    def scan(self, codes: np.ndarray) -> None:
+        """Go on with the next bytes (escaped quotes and backslashes taken out)."""
+        in_string = np.bitwise_xor.accumulate(codes == ord('"'))
+        if self.in_string:
+            in_string = ~in_string
+        if len(codes):
+            self.in_string = bool(in_string[-1])
+        outside = codes[~in_string]
+        self.values += int(np.count_nonzero(outside == ord(",")))
+        brackets = outside[np.isin(outside, _BRACKETS)]
+        steps = np.where(np.isin(brackets, _OPEN), 1, -1)
+        run = np.cumsum(steps) + self.depth
+        if len(run):
+            self.deepest = max(self.deepest, int(run.max()))
+            self.depth = int(run[-1])

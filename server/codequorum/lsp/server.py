@@ -11,16 +11,18 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import sys
 import threading
 from collections.abc import Coroutine, Generator
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 from urllib.parse import unquote, urlparse
 
 import attrs
 from lsprotocol import types
 from pygls.exceptions import FeatureRequestError, JsonRpcInvalidParams
+from pygls.io_ import StdinAsyncReader, StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, default_converter
 from pygls.protocol.json_rpc import MsgId
@@ -32,7 +34,7 @@ from codequorum.core.limits import MAX_DOCUMENT_BYTES
 from codequorum.core.safe_text import MESSAGE_LIMIT, plain_message
 from codequorum.ingest.workspace import file_key_for
 from codequorum.lsp import commands as cmds
-from codequorum.lsp import contract
+from codequorum.lsp import contract, transport
 from codequorum.lsp.actions import (
     COMMAND_KIND,
     CommandOffer,
@@ -203,6 +205,23 @@ class CodequorumServer(LanguageServer):
         self._configured = asyncio.Event()
         #: True once the client sent ``shutdown``: ``exit`` then ends the process with 0.
         self.shutdown_requested = False
+
+    def _start_io_async(self, stdin: BinaryIO | None = None,
+                        stdout: BinaryIO | None = None) -> None:
+        """pygls's stdio loop with a reader that bounds what one message may cost
+        (:mod:`codequorum.lsp.transport`) before it is decoded."""
+        self._stop_event = threading.Event()
+        reader = StdinAsyncReader(stdin or sys.stdin.buffer, self.thread_pool)
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(transport.serve(self._stop_event, reader, self.protocol,
+                                        self.report_server_error))
+        except BrokenPipeError:
+            log.error("the connection to the client was lost; the server stops")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()  # type: ignore[no-untyped-call]
 
     # ------------------------------------------------------------------ helpers
 

@@ -1,0 +1,98 @@
+"""The language server's reader: JSON-RPC messages from the client at a bounded cost.
+
+pygls reads a whole body of any ``Content-Length`` and decodes it before a handler sees
+it, so one message could hold the server for seconds and hundreds of megabytes. Here a
+body over :data:`~codequorum.core.limits.MAX_MESSAGE_BYTES` is read in chunks and
+dropped, and a body with too many JSON values or nested too deeply is refused before it
+is decoded. A refused message is answered with an Invalid Request error whose ``id`` is
+null (JSON-RPC's answer when the id cannot be read) and one log line; the next message is
+read as usual.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import threading
+from typing import TYPE_CHECKING, Any
+
+from pygls.exceptions import JsonRpcException
+
+from codequorum.core.limits import json_shape_problem, message_size_problem
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from pygls.protocol import JsonRPCProtocol
+
+log = logging.getLogger(__name__)
+
+#: JSON-RPC's code for a message that is not a valid request.
+INVALID_REQUEST = -32600
+#: How much of an oversized body is held at once while it is dropped.
+DISCARD_CHUNK = 1024 * 1024
+_CONTENT_LENGTH = re.compile(rb"Content-Length: *(\d+)\r\n", re.IGNORECASE)
+
+
+async def serve(stop: threading.Event, reader: Any, protocol: JsonRPCProtocol,
+                report: Callable[[Exception, type[JsonRpcException]], Any]) -> None:
+    """Read, check and hand on messages until the client closes the stream or ``stop``
+    is set (pygls's ``run_async`` with the bounds)."""
+    length: int | None = None
+    while not stop.is_set():
+        header = await reader.readline()
+        if not header:
+            return
+        match = _CONTENT_LENGTH.fullmatch(header)
+        if match is not None:
+            length = int(match.group(1))
+            continue
+        if header.strip() or length is None:
+            continue
+        size, length = length, None
+        if not await _take_body(reader, protocol, size, report):
+            return
+
+
+async def _take_body(reader: Any, protocol: JsonRPCProtocol, size: int,
+                     report: Callable[[Exception, type[JsonRpcException]], Any]) -> bool:
+    """Read one body of ``size`` bytes and handle or refuse it; False at the stream's end."""
+    too_big = message_size_problem(size)
+    if too_big is not None:
+        if not await _discard(reader, size):
+            return False
+        refuse(protocol, too_big)
+        return True
+    body = await reader.readexactly(size)
+    if len(body) < size:
+        return False
+    problem = json_shape_problem(body)
+    if problem is not None:
+        refuse(protocol, problem)
+        return True
+    try:
+        protocol.handle_message(json.loads(body, object_hook=protocol.structure_message))
+    except Exception as exc:  # the boundary: one message is lost, the server goes on
+        log.exception("a message could not be handled and was dropped")
+        report(exc, JsonRpcException)
+    return True
+
+
+async def _discard(reader: Any, size: int) -> bool:
+    """Read ``size`` bytes a chunk at a time and drop them; False if the stream ends."""
+    while size > 0:
+        chunk = await reader.readexactly(min(size, DISCARD_CHUNK))
+        if not chunk:
+            return False
+        size -= len(chunk)
+    return True
+
+
+def refuse(protocol: JsonRPCProtocol, problem: str) -> None:
+    """Answer a message that was not decoded: Invalid Request, ``id`` null, one log line."""
+    log.warning("a message was refused without being decoded: %s", problem)
+    protocol._send_data({  # pygls sends raw JSON-RPC only through it
+        "jsonrpc": "2.0", "id": None,
+        "error": {"code": INVALID_REQUEST, "message": f"codequorum refused {problem}"},
+    })

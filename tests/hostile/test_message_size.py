@@ -1,0 +1,138 @@
+"""A client sends messages too large, too many-valued or too deep to decode: the real
+language server over stdio refuses each with an Invalid Request error whose id is null,
+without holding the body (its peak memory stays near a normal call's), and answers the
+next messages (a hover, then a normal call that stores its versions).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from codequorum.core.limits import MAX_JSON_DEPTH, MAX_MESSAGE_BYTES, MAX_MESSAGE_VALUES
+
+from .conftest import SOURCE, Hostile
+
+VERSIONS = ["def f(x):\n    return 1 + x\n", "def f(x):\n    y = x\n    return y + 1\n"]
+
+
+class RawClient:
+    """JSON-RPC over the server's standard input and output, byte for byte."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+        self.last_id = 0
+
+    async def send(self, body: bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        await self.process.stdin.drain()
+
+    def body(self, method: str, params: Any) -> bytes:
+        self.last_id += 1
+        return json.dumps({"jsonrpc": "2.0", "id": self.last_id, "method": method,
+                           "params": params}).encode()
+
+    async def answer(self) -> dict[str, Any]:
+        """The next answer to us (the server's own requests are answered null)."""
+        assert self.process.stdout is not None
+        while True:
+            length = 0
+            while (line := await self.process.stdout.readline()) not in (b"\r\n", b""):
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":")[1])
+            assert length, "the server closed its output"
+            message: dict[str, Any] = json.loads(await self.process.stdout.readexactly(length))
+            if "method" not in message:
+                return message
+            if "id" in message:
+                await self.send(json.dumps({"jsonrpc": "2.0", "id": message["id"],
+                                            "result": None}).encode())
+
+    async def request(self, method: str, params: Any) -> dict[str, Any]:
+        await self.send(self.body(method, params))
+        return await asyncio.wait_for(self.answer(), 120)
+
+    async def notify(self, method: str, params: Any) -> None:
+        await self.send(json.dumps({"jsonrpc": "2.0", "method": method,
+                                    "params": params}).encode())
+
+
+def peak_memory(pid: int) -> int:
+    """The process's peak resident memory so far (``VmHWM``), in kB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmHWM")
+
+
+async def settled_peak(pid: int) -> int:
+    """The peak resident memory once it has not grown for two seconds (work a request
+    left in the background included)."""
+    peaks = [peak_memory(pid)]
+    while len(peaks) < 5 or peaks[-5] != peaks[-1]:
+        assert len(peaks) < 240, "the server's memory kept growing for a minute"
+        await asyncio.sleep(0.5)
+        peaks.append(peak_memory(pid))
+    return peaks[-1]
+
+
+def add_versions(uri: str, versions: Any) -> dict[str, Any]:
+    return {"command": "codequorum.addVersions", "arguments": [uri, "f", versions]}
+
+
+async def test_messages_over_the_bounds_are_refused_unread(hostile: Hostile) -> None:
+    module = hostile.repo / "mod.py"
+    module.write_text(SOURCE, encoding="utf-8")
+    uri = module.as_uri()
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "codequorum", "lsp", cwd=hostile.repo, env=hostile.env(),
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL, limit=1 << 24)
+    client = RawClient(process)
+    try:
+        await client.request("initialize", {"processId": None, "capabilities": {},
+                                            "rootUri": hostile.repo.as_uri()})
+        await client.notify("initialized", {})
+        await client.notify("textDocument/didOpen", {"textDocument": {
+            "uri": uri, "languageId": "python", "version": 1, "text": SOURCE}})
+        normal = await client.request("workspace/executeCommand",
+                                      add_versions(uri, VERSIONS[:1]))
+        assert normal["result"]["added"] == 1, normal
+        normal_peak = await settled_peak(process.pid)  # the analysis it started included
+
+        # Twice the bound: held whole, the body alone would add 64 MB.
+        head, tail = client.body("workspace/executeCommand",
+                                 add_versions(uri, ["@"])).split(b"@")
+        await client.send(head + b"x" * (2 * MAX_MESSAGE_BYTES) + tail)
+        refused = await asyncio.wait_for(client.answer(), 120)
+        assert refused["id"] is None and refused["error"]["code"] == -32600, refused
+        assert "a message of 64 MB (at most 32 MB are read)" in refused["error"]["message"]
+        assert peak_memory(process.pid) / normal_peak < 1.1
+
+        many = add_versions(uri, ["x"] * (MAX_MESSAGE_VALUES + 10))
+        depth = MAX_JSON_DEPTH + 5
+        deep = add_versions(uri, json.loads("[" * depth + "]" * depth))
+        for params, said in ((many, "more than 250,000 JSON values"),
+                             (deep, f"nested more than {MAX_JSON_DEPTH} levels deep")):
+            await client.send(client.body("workspace/executeCommand", params))
+            refused = await asyncio.wait_for(client.answer(), 120)
+            assert refused["id"] is None and refused["error"]["code"] == -32600, refused
+            assert said in refused["error"]["message"], refused
+
+        hover = await client.request("textDocument/hover", {
+            "textDocument": {"uri": uri}, "position": {"line": 0, "character": 4}})
+        assert "error" not in hover and hover["id"] == client.last_id, hover
+        stored = await client.request("workspace/executeCommand",
+                                      add_versions(uri, VERSIONS[1:]))
+        assert (stored["result"]["added"], stored["result"]["total"]) == (1, 2), stored
+        await client.request("shutdown", None)
+        await client.notify("exit", None)
+        assert await asyncio.wait_for(process.wait(), 30) == 0
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
