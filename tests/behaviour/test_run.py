@@ -66,7 +66,7 @@ def test_summary_has_the_agreed_keys(sort_report: object) -> None:
     assert all(sort_report.summary[k] is not None for k in SUMMARY_KEYS)
     d = sort_report.to_dict()
     json.dumps(d)
-    assert d["inputs_source"] == ["doctest", "hypothesis", "scaling"]
+    assert d["inputs_source"] == ["doctest", "edge", "hypothesis", "scaling"]
     assert sort_report.layers and "deadline" in sort_report.layers
 
 
@@ -323,7 +323,11 @@ def test_humaneval_tasks_end_to_end_on_one_pool() -> None:
     poly, close = run_dynamic_many(sets, opts, progress=lambda d, t: seen.append((d, t)))
     assert seen[-1] == (6, 6) and len(seen) == 6
     # HumanEval/32's harness uses the prompt's poly(): it must see the candidate's module
-    assert poly.inputs_source == ["humaneval"]  # its doctests wrap the call in round()
+    # its doctests wrap the call in round(): they run whole, as inputs beside the tests
+    assert poly.inputs_source == ["humaneval", "doctest"]
+    assert [i["label"] for i in poly.inputs if i["source"] == "doctest"] == [
+        "round(find_zero([1, 2]), 2)", "round(find_zero([-6, 11, -6, 1]), 2)"]
+    assert [p[-2:] for p in poly.passes] == [[True, True], [False, False], [True, True]]
     assert [c.pass_rate for c in poly.candidates][0::2] == [1.0, 1.0]
     assert poly.candidates[1].pass_rate == 0.0
     assert close.inputs_source == ["humaneval", "doctest"]
@@ -568,7 +572,10 @@ def test_a_methods_inputs_run_on_its_examples_instance(tmp_path: Path) -> None:
     report = run_dynamic(ss, DynamicOptions(jobs=2, hypothesis_examples=3, scaling=False))
     assert [i["label"] for i in report.inputs][:1] == ["Square(3).area(2)"]
     assert all(i["label"].startswith("Square(3).area(") for i in report.inputs)
-    assert len(report.inputs) == 4
+    assert [i["origin"] for i in report.inputs] == ["doctest", "caller", "edge", "edge", "hint",
+                                                    "hint"]  # ``self.area(1)`` in describe
+    assert [i["label"] for i in report.inputs][1:4] == [
+        "Square(3).area(1)", "Square(3).area(0)", "Square(3).area(-1)"]
     assert [c.pass_rate for c in report.candidates] == [1.0, 0.0, 1.0]
     divergent = next(v for v in dynamic_verdicts(report) if v.code == "divergent-outputs")
     assert "Square(3).area(2)" in divergent.message

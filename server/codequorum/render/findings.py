@@ -13,6 +13,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from codequorum.behaviour.test_inputs import ORIGIN_WORDS
 from codequorum.core.report import SEVERITIES
 from codequorum.core.safe_text import safe_text
 from codequorum.core.words import versions_compared
@@ -123,9 +124,15 @@ def recommendation_lines(analysis: FunctionAnalysis, not_run: str | None = None)
     return lines
 
 
+#: The origin of an input in a report that predates ``origin`` (its ``source`` alone).
+_OLD_ORIGINS = {"model": "proposed"}
+
+
 def evidence_text(analysis: FunctionAnalysis) -> str | None:
     """After a run, the input where the recommended version and the others part ways
-    (:func:`codequorum.judge.recommend.parting_input`), escaped; None when there is none."""
+    (:func:`codequorum.judge.recommend.parting_input`) and where it came from
+    (:data:`~codequorum.behaviour.test_inputs.ORIGIN_WORDS`), escaped; None when there is
+    none."""
     from codequorum.judge.recommend import evidence_sentence, parting_input
 
     rec = analysis.report.recommended
@@ -137,8 +144,10 @@ def evidence_text(analysis: FunctionAnalysis) -> str | None:
     ev = parting_input(outcomes, inputs, rec)
     if ev is None:
         return None
-    if ev.source == "model":
-        ev = dataclasses.replace(ev, label=f"{ev.label} (an input from the model)")
+    origin = inputs[ev.input_index].get("origin") if ev.input_index < len(inputs) else None
+    words = ORIGIN_WORDS.get(str(origin or _OLD_ORIGINS.get(ev.source, "")))
+    if words:
+        ev = dataclasses.replace(ev, label=f"{ev.label} ({words})")
     names = {i: "the current code" for i in range(analysis.n_stored, total)}
     return safe_text(evidence_sentence(ev, rec, names))
 
