@@ -572,8 +572,8 @@ def test_a_methods_inputs_run_on_its_examples_instance(tmp_path: Path) -> None:
     report = run_dynamic(ss, DynamicOptions(jobs=2, hypothesis_examples=3, scaling=False))
     assert [i["label"] for i in report.inputs][:1] == ["Square(3).area(2)"]
     assert all(i["label"].startswith("Square(3).area(") for i in report.inputs)
-    assert [i["origin"] for i in report.inputs] == ["doctest", "caller", "edge", "edge", "hint",
-                                                    "hint"]  # ``self.area(1)`` in describe
+    assert [i["origin"] for i in report.inputs] == ["doctest", "caller", "edge", "edge", "edge",
+                                                    "hint", "hint"]  # caller: describe's
     assert [i["label"] for i in report.inputs][1:4] == [
         "Square(3).area(1)", "Square(3).area(0)", "Square(3).area(-1)"]
     assert [c.pass_rate for c in report.candidates] == [1.0, 0.0, 1.0]
@@ -683,3 +683,16 @@ def test_hidden_tests_change_neither_the_pick_nor_its_risk(
     differ = [s.task_id for s, a, b in zip(sets, with_tests, without, strict=True) if a != b]
     assert differ == []
     assert sum(1 for rec, *_ in with_tests if rec is not None) == 164
+
+
+def test_inputs_every_version_raises_on_are_left_out_and_parting_ones_stay() -> None:
+    codes = ["def head(xs):\n    return xs[0]\n",
+             "def head(xs):\n    return xs[0] if len(xs) < 3 else xs[1]\n"]
+    report = run_dynamic(SampleSet.from_codes("head", codes, entry_point="head"),
+                         DynamicOptions(jobs=2, hypothesis_examples=6, scaling=False))
+    labels = [i["label"] for i in report.inputs]
+    assert "head([])" not in labels and "head([0])" in labels  # types from ``xs[0]``
+    assert {i["origin"] for i in report.inputs} == {"edge", "usage"}
+    assert any("left out: every version raised on" in note for note in report.notes)
+    assert any(a != b for a, b in zip(*report.outcomes, strict=True))  # parting inputs stay
+    assert all(row[t][1] is None for row in report.outcomes for t in range(len(labels)))

@@ -82,8 +82,9 @@ def _outside(tree: ast.Module, name: str, owners: frozenset[str]) -> list[ast.Ca
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
             inside.update(id(sub) for sub in ast.walk(node))
-    return [n for n in ast.walk(tree)
-            if isinstance(n, ast.Call) and id(n) not in inside and _names(n, name, owners)]
+    calls = [n for n in ast.walk(tree)
+             if isinstance(n, ast.Call) and id(n) not in inside and _names(n, name, owners)]
+    return sorted(calls, key=lambda n: (n.lineno, n.col_offset))  # in reading order
 
 
 def literal_calls(context: ModuleContext, name: str, limit: int = MAX_CALLS) -> list[FoundCall]:

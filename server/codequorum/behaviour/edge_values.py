@@ -19,8 +19,10 @@ Spec = tuple[Any, ...]
 
 #: Integers at the edges: zero, one, negative, large (past 2**63).
 INT_EDGES: tuple[int, ...] = (0, 1, -1, 2**64 + 1)
-#: Floats at the edges: zero, negative zero, a fraction, negative, huge, inf, -inf, nan.
-FLOAT_EDGES: tuple[float, ...] = (0.0, -0.0, 0.5, -1.5, 1e308, math.inf, -math.inf, math.nan)
+#: Floats at the edges: zero, negative zero, inf, -inf, nan, a fraction, negative, huge.
+FLOAT_EDGES: tuple[float, ...] = (0.0, -0.0, math.inf, -math.inf, math.nan, 0.5, -1.5, 1e308)
+#: Edge inputs made for a function, at least (each parameter's edges, one at a time).
+MIN_EDGE_INPUTS = 12
 #: Strings at the edges: empty, one letter, markup, quotes, non-ASCII, whitespace only,
 #: a line break inside, surrounding blanks.
 STR_EDGES: tuple[str, ...] = (
@@ -107,4 +109,5 @@ def edge_args(specs: Sequence[Spec], n: int) -> list[tuple[Any, ...]]:
     return out
 
 
-__all__ = ["FLOAT_EDGES", "INT_EDGES", "STR_EDGES", "edge_args", "edge_values"]
+__all__ = ["FLOAT_EDGES", "INT_EDGES", "MIN_EDGE_INPUTS", "STR_EDGES", "edge_args",
+           "edge_values"]

@@ -9,24 +9,37 @@ In order:
 3. ``doctest``: examples in the function's docstring (:mod:`codequorum.behaviour.examples`:
    ``>>>`` prompts, calls in prose with ``==``/``=>``/``returns``, ``Input:``/``Output:``
    pairs, ``For x = ... the output should be ...``); arguments and expected values via
-   :func:`ast.literal_eval` only. Expected values count only from
+   :func:`ast.literal_eval` only. A ``>>>`` example that calls the function some other
+   way (``print(f(1))``, ``list(f(...))``, a method of an instance it builds, after
+   earlier lines that import or assign) runs whole in the sandbox
+   (:mod:`codequorum.behaviour.doctest_examples`). Expected values count only from
    the prompt or the user's current code; from a generated version's docstring the
    examples are inputs, never grades (one version must not grade the others). A HumanEval
    task whose own prompt has no examples takes the published problem's. Beside tests,
    examples are checked (their results kept) but do not count in pass rates;
-4. ``hypothesis``: arguments drawn by Hypothesis from the parameters' annotations (resolved
-   through ast against a whitelist of builtin/typing names: ``int``, ``float``, ``bool``,
+4. ``caller`` / ``test``: calls of the function with literal arguments in the files of its
+   module's view (:mod:`codequorum.behaviour.callers`), ``test`` when a test file makes
+   them;
+5. ``edge`` then ``hypothesis``: the edge values of the parameters' types
+   (:mod:`codequorum.behaviour.edge_values`: empty, one element, zero, negative, huge,
+   ``inf``/``nan``/``-0.0``, strings with markup, quotes, unicode, whitespace), then
+   arguments drawn by Hypothesis. The types come from the annotations (resolved through
+   ast against a whitelist of builtin/typing names: ``int``, ``float``, ``bool``,
    ``str``, ``list``/``List``, ``dict``/``Dict``, ``tuple``/``Tuple``, ``set``,
-   ``Optional``, ``Union``, ``X | Y``...) with bounded sizes and a fixed seed, from the
-   seed alone (never from constants of the code loaded in the process); parameters
-   without annotations take their type from the first example;
-5. ``scaling``: a series of sizes (8, 64, 512) for sequence and string parameters (or, if
+   ``Optional``, ``Union``, ``X | Y``, ``Any``/``object`` as a union of plain values...),
+   else from the first example's values, else from how the versions use the parameter
+   (:mod:`codequorum.behaviour.usage_types`); draws have bounded sizes and a fixed seed,
+   from the seed alone (never from constants of the code loaded in the process);
+6. ``scaling``: a series of sizes (8, 64, 512) for sequence and string parameters (or, if
    there are none, integer parameters), other parameters held at an example's values; used
    to estimate each candidate's growth.
 
-Every generated input is a ``TestCase(kind="call", args=...)`` of literal values.
+Each input says where it came from (:attr:`InputCase.origin`: test, doctest, hint, usage,
+caller, proposed, edge). Versions that are programs fed on standard input (``stdio``
+tests) take none of 4-5's inferred inputs. Every generated input is a
+``TestCase(kind="call", args=...)`` of literal values.
 
-Items 3-5 are what an editor has, and they are drawn as if there were no tests: tests and
+Items 3-6 are what an editor has, and they are drawn as if there were no tests: tests and
 a benchmark's hidden ones only add inputs, so an example a test repeats stays an example
 and the same arguments are drawn with or without them (the recommendation and its risk
 never depend on whether hidden tests exist).
@@ -48,7 +61,7 @@ from typing import Any, Literal
 
 from codequorum.behaviour.callers import literal_calls
 from codequorum.behaviour.doctest_examples import example_cases
-from codequorum.behaviour.edge_values import edge_args
+from codequorum.behaviour.edge_values import MIN_EDGE_INPUTS, edge_args
 from codequorum.behaviour.examples import call_label, doctest_cases
 from codequorum.behaviour.usage_types import usage_spec
 from codequorum.core.model import SampleSet, TestCase
@@ -99,6 +112,9 @@ _SEQ_NAMES = {
     "AbstractSet": "set",
 }
 _DICT_NAMES = {"dict", "Dict", "Mapping", "MutableMapping"}
+_ANY_NAMES = {"Any", "object"}
+#: What ``Any``/``object`` is drawn as: the plain values a function most often takes.
+_ANY: tuple[Any, ...] = ("union", ("str",), ("int",), ("float",), ("list", ("int",)), ("none",))
 _TUPLE_NAMES = {"tuple", "Tuple"}
 
 
@@ -141,6 +157,8 @@ def resolve_annotation(node: ast.expr | None) -> TypeSpec | None:
             return _SCALARS[name]
         if name == "None":
             return ("none",)
+        if name in _ANY_NAMES:
+            return _ANY
         if name in _SEQ_NAMES:
             return (_SEQ_NAMES[name], ("int",))
         if name in _DICT_NAMES:
@@ -857,7 +875,8 @@ def _editor_inputs(
     typed = bool(resolved) and all(s is not None for s in specs)
     if use_hypothesis and typed and hypothesis_examples > 0:
         if inferred:
-            _add_edges(plan, specs, entry, hypothesis_examples, known, by_usage)
+            _add_edges(plan, specs, entry, max(hypothesis_examples, MIN_EDGE_INPUTS), known,
+                       by_usage)
         _add_hypothesis(plan, specs, entry, hypothesis_examples, known, by_usage)
     elif use_hypothesis and not typed:
         plan.notes.append("parameter types unknown: no generated inputs")

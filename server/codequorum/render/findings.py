@@ -152,6 +152,21 @@ def evidence_text(analysis: FunctionAnalysis) -> str | None:
     return safe_text(evidence_sentence(ev, rec, names))
 
 
+def inputs_text(analysis: FunctionAnalysis) -> str | None:
+    """After a run, how many inputs it ran on and where they came from (``ran on 12
+    inputs: 3 doctest, 8 edge, 1 caller``, origins in run order); None without a run."""
+    inputs = getattr(analysis.dynamic, "inputs", None)
+    if not inputs:
+        return None
+    counts: dict[str, int] = {}
+    for spec in inputs:
+        origin = str(spec.get("origin") or _OLD_ORIGINS.get(str(spec.get("source")), "")
+                     or spec.get("source") or "?")
+        counts[origin] = counts.get(origin, 0) + 1
+    parts = ", ".join(f"{n} {safe_text(origin, 20)}" for origin, n in counts.items())
+    return f"ran on {len(inputs)} input{'s' if len(inputs) != 1 else ''}: {parts}"
+
+
 def versions_text(analysis: FunctionAnalysis, indices: Sequence[int]) -> str:
     """``v1, v3, current`` (six at most, then how many more)."""
     labels = [safe_text(analysis.label(i), 40) for i in indices[:6]]
