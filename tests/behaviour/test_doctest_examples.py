@@ -91,3 +91,14 @@ def test_examples_are_bounded_and_unparsable_ones_skipped() -> None:
     lines = "\n".join(f"    >>> print(f({i}))\n    {i}" for i in range(MAX_EXAMPLES + 5))
     assert len(example_cases(_fn("\n" + lines + "\n"), "f", may_grade=True)) == MAX_EXAMPLES
     assert example_cases(_fn("\n    >>> print(f(1)\n    1\n"), "f", may_grade=True) == []
+
+
+def test_setup_keeps_the_nearest_examples_within_its_bound() -> None:
+    from codequorum.behaviour.doctest_examples import MAX_SETUP_CHARS
+
+    filler = "x" * 1900
+    lines = "".join(f"    >>> v{i} = '{filler}'\n" for i in range(20))
+    [case] = example_cases(_fn("\n" + lines + "    >>> print(f(v19))\n    x\n"), "f",
+                           may_grade=True)
+    assert sum(map(len, case.setup)) <= MAX_SETUP_CHARS
+    assert case.setup[-1].startswith("v19 = ") and len(case.setup) == 8

@@ -35,3 +35,4 @@ def test_the_strongest_use_over_all_versions_wins_and_nothing_telling_is_none() 
     assert _spec("return p[0] + 1") == ("list", ("int",))
     assert _spec("return q(p)") is None
     assert _spec("return p") is None
+    assert _spec("return p + q") is None and _spec("return p * q") == ("int",)

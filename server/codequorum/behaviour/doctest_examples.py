@@ -33,6 +33,8 @@ MAX_EXAMPLES = 24
 MAX_SETUP = 40
 #: Characters of an example's code, at most.
 MAX_SOURCE_CHARS = 4000
+#: Characters of the earlier examples run before one, at most (the nearest ones kept).
+MAX_SETUP_CHARS = 16000
 #: Characters of an example's label.
 LABEL_CHARS = 80
 
@@ -93,6 +95,18 @@ def _shows(tree: ast.Module, want: str) -> bool:
     return bool(want.strip()) or any(isinstance(s, ast.Expr) for s in tree.body)
 
 
+def _setup(sources: Sequence[str]) -> tuple[str, ...]:
+    """The nearest earlier examples, within :data:`MAX_SETUP` and :data:`MAX_SETUP_CHARS`."""
+    kept: list[str] = []
+    total = 0
+    for source in reversed(sources[-MAX_SETUP:]):
+        total += len(source)
+        if total > MAX_SETUP_CHARS:
+            break
+        kept.append(source)
+    return tuple(reversed(kept))
+
+
 def _cases(examples: Sequence[doctest.Example], name: str, may_grade: bool,
            ) -> Iterator[TestCase]:
     """The example cases of a docstring's ``examples`` for the function ``name``."""
@@ -110,7 +124,7 @@ def _cases(examples: Sequence[doctest.Example], name: str, may_grade: bool,
             tainted |= _bound_names(tree)
         if calls and _shows(tree, example.want) and not is_literal_call(source, name):
             want = example.want if may_grade and example.want.strip() else None
-            yield TestCase(kind="example", source=source, setup=tuple(sources[-MAX_SETUP:]),
+            yield TestCase(kind="example", source=source, setup=_setup(sources),
                            expected=want, has_expected=want is not None,
                            flags=_flags(example), name=_label(tree))
         sources.append(source)

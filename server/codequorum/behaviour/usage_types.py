@@ -8,8 +8,9 @@ Each use is a vote for a kind, and the strongest kind any version's use asks for
   methods no list has, ``p + "..."``, an f-string or ``%`` format of it;
 - a list: ``p[i]``, ``p[a:b]``, ``len(p)``, ``for x in p``, ``x in p``, ``p.append`` and
   the other list methods, ``sorted(p)``, ``sum(p)``...;
-- a number: arithmetic with it (``p + 1``, ``p * q``, ``-p``), an order comparison with a
-  number, ``range(p)``; a float when it meets a float literal or true division.
+- a number: arithmetic with it (``p + 1``, ``p * q``, ``-p``; not ``p + q``, which joins
+  strings and lists too), an order comparison with a number, ``range(p)``; a float when it
+  meets a float literal or true division.
 
 The result is a ``test_inputs.TypeSpec`` (``("list", ("int",))``), or None when the
 versions do nothing telling with it.
@@ -76,6 +77,8 @@ def _binop_votes(node: ast.BinOp, name: str) -> Iterable[str]:
             yield "float"
         elif isinstance(other, (ast.List, ast.ListComp)):
             yield "list"
+        elif isinstance(node.op, ast.Add) and not isinstance(other, ast.Constant):
+            continue  # ``a + b`` joins strings and lists as well as numbers
         else:
             yield _number_kind(other)
 
