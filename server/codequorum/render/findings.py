@@ -10,8 +10,9 @@ the document) goes through :func:`~codequorum.core.safe_text.safe_text`.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from codequorum.behaviour.test_inputs import ORIGIN_WORDS
 from codequorum.core.report import SEVERITIES
@@ -155,7 +156,11 @@ def evidence_text(analysis: FunctionAnalysis) -> str | None:
 def inputs_text(analysis: FunctionAnalysis) -> str | None:
     """After a run, how many inputs it ran on and where they came from (``ran on 12
     inputs: 3 doctest, 8 edge, 1 caller``, origins in run order); None without a run."""
-    inputs = getattr(analysis.dynamic, "inputs", None)
+    return ran_on(getattr(analysis.dynamic, "inputs", None) or [])
+
+
+def ran_on(inputs: Sequence[Mapping[str, Any]]) -> str | None:
+    """:func:`inputs_text` of a run's ``inputs`` (the dynamic report's entries)."""
     if not inputs:
         return None
     counts: dict[str, int] = {}
