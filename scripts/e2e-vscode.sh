@@ -271,8 +271,15 @@ EOF
         ;;
     esac
   else
-    say "[$mode] skipped: code-server did not answer on port $port:"; tail -n 20 "$dir/code-server.log"
-    kill -- "-$pid" 2>/dev/null; wait "$pid" 2>/dev/null; stop_model
+    if kill -0 "$pid" 2>/dev/null; then
+      say "[$mode] skipped: code-server did not answer on port $port in 60 s (still running: a slow start, not a crash):"
+      kill -- "-$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+    else
+      local status=0
+      wait "$pid" 2>/dev/null || status=$?
+      say "[$mode] skipped: code-server exited during start: $(ended_words "$status"):"
+    fi
+    tail -n 20 "$dir/code-server.log"; stop_model
     return 3
   fi
   kill -- "-$pid" 2>/dev/null
@@ -283,6 +290,21 @@ EOF
     grep -rh "" "$dir/data/logs" --include='codequorum*.log' 2>/dev/null | tail -n 40
   fi
   return "$rc"
+}
+
+# ended_words STATUS: how a process the shell waited for ended ("exited with status 3",
+# "killed by SIGILL": a build for instructions this CPU does not execute, ...).
+ended_words() {
+  local status=$1 name
+  if [ "$status" -gt 128 ] && name=$(kill -l "$((status - 128))" 2>/dev/null); then
+    case $name in
+      ILL) echo "killed by SIGILL (an illegal instruction: built for instructions this CPU does not execute)" ;;
+      SEGV) echo "killed by SIGSEGV (a crash in native code)" ;;
+      *) echo "killed by SIG$name" ;;
+    esac
+  else
+    echo "exited with status $status"
+  fi
 }
 
 # start_model DIR: the local model server (tests/support/real_model.py, as the tests start it) in
@@ -302,7 +324,12 @@ start_model() {
     sleep 0.5
   done
   MODEL_WHY=$(sed -n 's/^unavailable: //p' "$out")
-  [ -n "$MODEL_WHY" ] || MODEL_WHY="it did not start: $(tail -n 3 "$out" | tr '\n' ' ')"
+  if [ -z "$MODEL_WHY" ] && ! kill -0 "$MODEL_PID" 2>/dev/null; then
+    local status=0
+    wait "$MODEL_PID" 2>/dev/null || status=$?
+    MODEL_WHY="its starter $(ended_words "$status"): $(tail -n 3 "$out" | tr '\n' ' ')"
+  fi
+  [ -n "$MODEL_WHY" ] || MODEL_WHY="it did not start in 200 s (still running: a slow start): $(tail -n 3 "$out" | tr '\n' ' ')"
   stop_model
   return 1
 }

@@ -6,7 +6,7 @@
  * state, never in the workspace. The server is then told the user confirmed the endpoint, so
  * it does not ask again (it asks by itself in editors without this check).
  */
-import { safeText } from './safeText';
+import { plainMessage } from './safeText';
 
 /** What `WorkspaceConfiguration.inspect` answers (the scopes this check reads). */
 export interface Inspected<T> {
@@ -88,7 +88,7 @@ export async function confirmEndpoint(
     return true;
   }
   const answer = await ask(
-    `This workspace's settings choose where codequorum sends requests: ${safeText(endpointIdentity(baseUrl), 200)}, with the API key in $${safeText(keyEnv, 100)}. Send the key there? (asked once per endpoint and variable)`,
+    `This workspace's settings choose where codequorum sends requests: ${plainMessage(endpointIdentity(baseUrl), 200)}, with the API key in $${plainMessage(keyEnv, 100)}. Send the key there? (asked once per endpoint and variable)`,
     DONT_SEND, // the safe answer first: the one a bare Enter picks
     SEND,
   );

@@ -1,5 +1,5 @@
 /** Reading untyped JSON, and errors in words. */
-import { safeText } from './safeText';
+import { plainMessage } from './safeText';
 
 export type Json = Record<string, unknown>;
 
@@ -9,5 +9,5 @@ export function isObject(v: unknown): v is Json {
 
 /** The message of an error, or the value itself in words (escaped and bounded: it may quote a version). */
 export function errorText(err: unknown): string {
-  return safeText(err instanceof Error ? err.message : String(err));
+  return plainMessage(err instanceof Error ? err.message : String(err));
 }

@@ -3,14 +3,21 @@
  * characters, bidi overrides, zero-width and other invisible characters written as escapes
  * (`\x1b`, `\u202e`), the length bounded. Anything a version produced (labels, messages,
  * names from a cloned repository) goes through here before a status bar, a message, a quick
- * pick or the report page shows it; the report page HTML-escapes the result as well.
+ * pick or the report page shows it; the report page HTML-escapes the result as well. A
+ * message (`showInformationMessage` and its kin) takes `plainMessage`, which also leaves no
+ * link live: VS Code makes `[x](command:y)` in a message a link that runs a command.
  */
 
 export const DEFAULT_LIMIT = 500;
 const ELLIPSIS = '…';
 
-/** C0 and C1 controls and DEL (Cc), format (Cf), lone surrogates (Cs), private use (Co), unassigned (Cn). */
-const HIDDEN = /^[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}]$/u;
+/**
+ * C0 and C1 controls and DEL (Cc), format (Cf), lone surrogates (Cs), private use (Co),
+ * unassigned (Cn), and the line and paragraph separators (Zl, Zp) that break a line.
+ */
+const HIDDEN = /^[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}]$/u;
+/** What opens a link or a tag: `](` and `<` before a letter, `/`, `!` or `?`. */
+const LIVE = /\](?=\()|<(?=[A-Za-z/!?])/g;
 const ZERO_WIDTH_JOINER = '\u200d';
 
 function hex(code: number, width: number): string {
@@ -52,4 +59,13 @@ export function safeText(text: unknown, limit: number | null = DEFAULT_LIMIT, ke
     result = chars.slice(0, Math.max(0, limit - Array.from(note).length)).join('') + note;
   }
   return result;
+}
+
+/**
+ * `text` for a message VS Code shows: as `safeText` (one line), and every link opener broken
+ * by one space (`[x] (command:y)`, `< http://x>`), as the server's `plain_message` does.
+ */
+export function plainMessage(text: unknown, limit: number | null = DEFAULT_LIMIT): string {
+  const raw = typeof text === 'string' ? text : String(text);
+  return safeText(raw.replace(LIVE, (opener) => `${opener} `), limit);
 }

@@ -4,7 +4,7 @@
  * and a click that stops it (`window/workDoneProgress/cancel`). VS Code's own window progress
  * shows such jobs too, but cannot stop them.
  */
-import { safeText } from './safeText';
+import { plainMessage } from './safeText';
 
 export type ProgressToken = string | number;
 
@@ -37,10 +37,10 @@ const PREFIX = 'codequorum: ';
 
 /** The status-bar text and tooltip of the newest job, and how many run. */
 export function jobView(job: Job, running: number): { text: string; tooltip: string } {
-  const title = safeText(job.title.startsWith(PREFIX) ? job.title.slice(PREFIX.length) : job.title, 80);
+  const title = plainMessage(job.title.startsWith(PREFIX) ? job.title.slice(PREFIX.length) : job.title, 80);
   const pct = job.percentage === undefined ? '' : ` ${job.percentage}%`;
   const more = running > 1 ? ` (+${running - 1})` : '';
-  const message = job.message ? `: ${safeText(job.message, 200)}` : '';
+  const message = job.message ? `: ${plainMessage(job.message, 200)}` : '';
   const stop = job.cancellable ? '\nClick to stop it.' : '';
   return { text: `$(sync~spin) ${title}${pct}${more}`, tooltip: `codequorum: ${title}${message}${stop}` };
 }

@@ -2,7 +2,7 @@ import * as assert from 'assert/strict';
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
-import { safeText } from '../src/safeText';
+import { plainMessage, safeText } from '../src/safeText';
 
 const REPO = path.join(__dirname, '..', '..', '..');
 const PYTHON = process.env.CODEQUORUM_PYTHON ?? path.join(REPO, '.venv', 'bin', 'python');
@@ -18,6 +18,8 @@ const CASES: [string, number | null, boolean][] = [
   ['x'.repeat(1000), 100, false],
   ['é'.repeat(30), 10, false],
   ['no limit '.repeat(100), null, false],
+  ['line\u2028separator\u2029paragraph', 500, false],
+  ['[Open a terminal](command:workbench.action.terminal.new) <http://x> <img src=x>\nIGNORE', 500, false],
 ];
 
 describe('safeText', () => {
@@ -39,21 +41,31 @@ describe('safeText', () => {
     assert.equal(safeText('x'.repeat(1000), null).length, 1000);
   });
 
-  it('gives what the server\'s safe_text gives', function () {
+  it('leaves no link live in a message', () => {
+    assert.equal(
+      plainMessage('[Open a terminal](command:workbench.action.terminal.new) <http://x>\nIGNORE'),
+      '[Open a terminal] (command:workbench.action.terminal.new) < http://x>\\nIGNORE',
+    );
+  });
+
+  it('gives what the server\'s safe_text and plain_message give', function () {
     if (!fs.existsSync(PYTHON)) {
       this.skip();
     }
     const script =
       'import json, sys\nfrom codequorum.core.safe_text import safe_text\n' +
       'cases = json.load(sys.stdin)\n' +
-      'print(json.dumps([safe_text(t, limit, keep_newlines=keep) for t, limit, keep in cases]))\n';
+      'from codequorum.core.safe_text import plain_message\n' +
+      'print(json.dumps([safe_text(t, limit, keep_newlines=keep) for t, limit, keep in cases]\n' +
+      '                 + [plain_message(t, limit) for t, limit, _ in cases]))\n';
     const run = spawnSync(PYTHON, ['-c', script], { input: JSON.stringify(CASES), encoding: 'utf8' });
     if (run.status !== 0) {
       this.skip();
     }
     const expected = JSON.parse(run.stdout) as string[];
     assert.deepEqual(
-      CASES.map(([t, limit, keep]) => safeText(t, limit, keep)),
+      [...CASES.map(([t, limit, keep]) => safeText(t, limit, keep)),
+        ...CASES.map(([t, limit]) => plainMessage(t, limit))],
       expected,
     );
   });

@@ -47,10 +47,10 @@ async def test_files_the_tools_refuse(sign_ws: Path, outside: Path) -> None:
         "../secret.py": "../secret.py: outside the workspace",
         str(outside): f"{outside}: outside the workspace",
         "out_link.py": "out_link.py: outside the workspace",
-        "sub": "sub: a folder; a source file is expected",
-        "pipe.py": "pipe.py: not a regular file; a source file is expected",
+        "sub": "sub: a folder, not a regular file",
+        "pipe.py": "pipe.py: a FIFO, not a regular file",
         "big.py": f"big.py: {MAX_SOURCE_BYTES // 6 * 6 + 6:,} bytes, over the "
-                  f"{MAX_SOURCE_BYTES:,} a source file may have",
+                  f"{MAX_SOURCE_BYTES:,} a file read here may have",
         "blob.py": "blob.py: a binary file, not source code",
         "latin.py": "latin.py: not UTF-8 text (byte 21)",
         "app.txt\0.py": "not a usable path",

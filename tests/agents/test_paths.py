@@ -119,3 +119,21 @@ def test_the_store_must_be_the_workspaces_own(root: Path, tmp_path: Path) -> Non
     (root / ".codequorum").write_text("")
     with pytest.raises(PathRefused, match="is not a folder"):
         store_file(root)
+
+
+def test_the_module_views_rule_holds_for_an_agent_where_links_lead(root: Path) -> None:
+    (root / "keys").mkdir()
+    (root / "keys" / "passwords.py").write_text("P = 'pw'\n", encoding="utf-8")
+    (root / ".git").mkdir()
+    (root / ".git" / "config").write_text("[remote]\n", encoding="utf-8")
+    (root / "conf").mkdir()
+    (root / "conf" / "__init__.py").symlink_to(root / ".git" / "config")
+    (root / "pw.py").symlink_to(root / "keys" / "passwords.py")
+    (root / "environ.py").symlink_to("/proc/self/environ")
+    (root / "zero.py").symlink_to("/dev/zero")
+    expected = {"conf/__init__.py": "hidden file or folder", "pw.py": "looks like it holds "
+                "secrets", "keys/passwords.py": "looks like it holds secrets",
+                "environ.py": "outside the workspace", "zero.py": "outside the workspace"}
+    for given, reason in expected.items():
+        with pytest.raises(PathRefused, match=reason):
+            read_source(root, given)

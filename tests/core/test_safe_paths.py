@@ -5,17 +5,20 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import pytest
 
 from codequorum.core.safe_paths import (
+    RefusedFile,
     UnreadableFile,
     UnsafePath,
     folder_of,
     guard,
     open_folder,
     read_regular,
+    read_workspace_file,
+    workspace_refusal,
 )
 
 
@@ -102,3 +105,31 @@ def test_only_bounded_regular_files_are_read(tmp_path: Path) -> None:
         read_regular("/dev/zero", 10)
     with pytest.raises(UnreadableFile, match="is a folder, not a regular file"):
         read_regular(tmp_path, 10)
+
+
+@pytest.mark.parametrize(("rel", "why"), [
+    ("pkg/mod.py", None),
+    (".env", "hidden"),
+    ("pkg/.git/config", "hidden"),
+    ("conf/Secrets.py", "secrets"),
+    ("my_credentials/x.py", "secrets"),
+    ("passwd.py", "secrets"),
+])
+def test_one_rule_for_the_files_a_version_or_an_agent_reads(rel: str, why: str | None) -> None:
+    refusal = workspace_refusal(PurePosixPath(rel))
+    assert (refusal is None) if why is None else (refusal is not None and why in refusal)
+
+
+def test_a_workspace_file_is_read_only_where_its_links_stay_allowed(tmp_path: Path) -> None:
+    root = tmp_path.resolve()
+    (root / ".env").write_text("TOKEN=1\n")
+    (root / "ok.py").write_text("X = 1\n")
+    (root / "link.py").symlink_to(root / ".env")
+    os.mkfifo(root / "fifo.py")
+    assert read_workspace_file(root, root / "ok.py", 100) == (root / "ok.py", b"X = 1\n")
+    for name, why in (("link.py", "hidden"), ("fifo.py", "a FIFO, not a regular file"),
+                      ("ok.py", "over the 3")):
+        with pytest.raises(RefusedFile, match=why):
+            read_workspace_file(root, root / name, 3 if name == "ok.py" else 100)
+    with pytest.raises(FileNotFoundError):
+        read_workspace_file(root, root / "nope.py", 100)

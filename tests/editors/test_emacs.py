@@ -25,6 +25,7 @@ import pytest
 from codequorum.core.model import Sample
 from codequorum.ingest.store import SampleStore, default_store_path
 from tests.lsp.helpers import humaneval_task
+from tests.support.processes import exit_words
 
 from .recipes import CURRENT_BODY, doc_block
 
@@ -109,7 +110,8 @@ def run_emacs(tmp_path: Path, shared_dir: Path) -> tuple[dict[str, Any], Path, s
         cwd=tmp_path, env=env, input=typed, capture_output=True, text=True,
         timeout=TIMEOUT_S + 30, check=False,
     )
-    assert io_out.is_file(), f"emacs wrote nothing: {proc.stderr[-3000:]}"
+    assert io_out.is_file(), (f"emacs wrote nothing ({exit_words(proc.returncode)}): "
+                              f"{proc.stderr[-3000:]}")
     out = json.loads(io_out.read_text())
     assert "error" not in out, f"{out}\n{proc.stderr[-3000:]}"
     return out, root, text

@@ -26,6 +26,7 @@ import jsonschema
 import pytest
 
 from tests.lsp.helpers import humaneval_task
+from tests.support.processes import exit_words
 
 from .recipes import CURRENT_BODY, doc_block
 
@@ -135,7 +136,8 @@ def test_start_client_recipe(tmp_path: Path, shared_dir: Path) -> None:
     proc = run_nvim(
         ["-c", f"luafile {HERE / 'neovim_driver.lua'}", str(module)], env, tmp_path, init
     )
-    assert io_out.is_file(), f"nvim wrote nothing: {proc.stderr}\n{lsp_log(home)}"
+    assert io_out.is_file(), (f"nvim wrote nothing ({exit_words(proc.returncode)}): "
+                              f"{proc.stderr}\n{lsp_log(home)}")
     out = json.loads(io_out.read_text())
     assert "error" not in out, f"{out}\n{lsp_log(home)}"
     assert out["steps"] == [
@@ -236,7 +238,7 @@ def test_lspconfig_recipe_shape(tmp_path: Path) -> None:
     env["CQ_RECIPE"], env["CQ_NVIM_OUTPUT"] = str(recipe), str(out_path)
 
     proc = run_nvim(["-c", f"luafile {stub}"], env, tmp_path, init)
-    assert out_path.is_file(), proc.stderr
+    assert out_path.is_file(), f"nvim {exit_words(proc.returncode)}: {proc.stderr}"
     out = json.loads(out_path.read_text())
     assert "error" not in out, out["error"]
     assert out["name"] == "codequorum"

@@ -195,7 +195,10 @@ async def test_bad_answers_are_reported_per_sample() -> None:
     errors = {e.index: e.message for e in result.errors}
     endpoint = f"{server.base_url}/chat/completions"
     assert errors[0].startswith(f"the answer from {endpoint} is not JSON: '<html>")
-    assert errors[4] == f"{server.base_url} closed the connection without an answer"
+    assert errors[4] == (f"{server.base_url} closed the connection without an answer: if the "
+                         "server stopped, its log says why (a llama.cpp build that dies on its "
+                         "first answer was built for instructions this CPU does not execute: "
+                         "rebuild it portable or start it with --no-repack)")
     assert errors[5] == (
         f"HTTP 404 from {endpoint}: model not found — check the base URL and the model name "
         "'codegen-test'"

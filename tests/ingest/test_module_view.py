@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from codequorum.core.safe_paths import HIDDEN, SECRET_LOOKING
 from codequorum.ingest import module_view as mv
 from codequorum.ingest.module_view import (
     function_kind,
@@ -60,8 +61,8 @@ def test_a_package_module_and_what_it_imports(workspace: Path) -> None:
                              "pkg/util.py", "src/lib/__init__.py"]
     assert files["pkg/consts.py"] == "X = 1\n"
     assert view.notes == (
-        "pkg/credentials.py left out of the sandbox's view (hidden or secret-looking)",
-        "pkg/secret_store/__init__.py left out of the sandbox's view (hidden or secret-looking)",
+        f"pkg/credentials.py left out of the sandbox's view: {SECRET_LOOKING}",
+        f"pkg/secret_store/__init__.py left out of the sandbox's view: {SECRET_LOOKING}",
     )
 
 
@@ -114,8 +115,58 @@ def test_a_symbolic_link_out_of_the_workspace_is_not_followed(tmp_path: Path) ->
     files = dict(view.files)
     assert sorted(files) == ["app.py", "inside.py"]
     assert files["inside.py"] == "R = 1\n"
-    assert view.notes == ("keys.py left out of the sandbox's view: outside the workspace or "
-                          "unreadable",)
+    assert view.notes == ("keys.py left out of the sandbox's view: outside the workspace (a "
+                          "path or link that leads out of it is not read)",)
+
+
+def test_a_link_into_a_hidden_or_secret_file_is_refused_where_it_leads(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    write(ws, {".env": "TOKEN=sk-live-123\n", ".git/config": "[remote]\nurl = tok\n",
+               ".git/settings.py": "S = 'tok'\n", "keys/passwords.py": "P = 'pw'\n",
+               "real.py": "R = 1\n",
+               "app.py": "import helper, conf, pw, alias, gitdir.settings, proc, dev, ok\n"})
+    (ws / "helper.py").symlink_to(ws / ".env")
+    (ws / "conf").mkdir()
+    (ws / "conf" / "__init__.py").symlink_to(ws / ".git" / "config")
+    (ws / "pw.py").symlink_to(ws / "keys" / "passwords.py")
+    (ws / "alias.py").symlink_to(Path("conf") / "__init__.py")  # a link to a link
+    (ws / "gitdir").symlink_to(ws / ".git", target_is_directory=True)
+    (ws / "proc.py").symlink_to("/proc/self/environ")
+    (ws / "dev.py").symlink_to("/dev/zero")
+    (ws / "ok.py").symlink_to(ws / "real.py")
+    view = module_view((ws / "app.py").read_text(), ws / "app.py", ws)
+    files = dict(view.files)
+    assert sorted(files) == ["app.py", "ok.py"]
+    assert not any("sk-live" in text or "tok" in text for text in files.values())
+    outside = "outside the workspace (a path or link that leads out of it is not read)"
+    assert sorted(view.notes) == sorted([  # /dev/zero is no module: never opened
+        f"helper.py left out of the sandbox's view: {HIDDEN}",
+        f"conf/__init__.py left out of the sandbox's view: {HIDDEN}",
+        f"alias.py left out of the sandbox's view: {HIDDEN}",
+        f"gitdir/settings.py left out of the sandbox's view: {HIDDEN}",
+        f"pw.py left out of the sandbox's view: {SECRET_LOOKING}",
+        f"proc.py left out of the sandbox's view: {outside}",
+    ])
+
+
+def test_a_file_swapped_for_a_link_after_the_check_is_not_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import codequorum.core.safe_paths as sp
+    write(tmp_path, {".env": "TOKEN=sk-live-123\n", "helper.py": "H = 1\n",
+                     "app.py": "import helper\n"})
+    checked = sp.resolve_in_workspace
+
+    def swap_after_check(root: Path, path: Path) -> Path:
+        real = checked(root, path)
+        path.unlink()  # the repository's process swaps the file for a link
+        path.symlink_to(tmp_path / ".env")
+        return real
+
+    monkeypatch.setattr(sp, "resolve_in_workspace", swap_after_check)
+    view = module_view("import helper\n", tmp_path / "app.py", tmp_path)
+    assert [f for f, _ in view.files] == ["app.py"]
+    assert view.notes == ("helper.py left out of the sandbox's view: changed while being read "
+                          "(a link took its place)",)
 
 
 def test_files_that_are_not_plain_small_utf8_are_left_out(tmp_path: Path,
@@ -127,7 +178,8 @@ def test_files_that_are_not_plain_small_utf8_are_left_out(tmp_path: Path,
     view = module_view("import big, latin, pipe\n", tmp_path / "app.py", tmp_path)
     assert [f for f, _ in view.files] == ["app.py"]
     assert sorted(view.notes) == [
-        "big.py left out of the sandbox's view: too large",
+        "big.py left out of the sandbox's view: 201 bytes, over the 100 a file read here may "
+        "have",
         "latin.py left out of the sandbox's view: not UTF-8 text",
     ]  # a FIFO is not a module: never opened
 

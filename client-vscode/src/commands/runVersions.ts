@@ -1,7 +1,7 @@
 /** `codequorum.runVersions`: the server runs the versions in its sandbox (opcodes, run-time cost, outputs). */
 import * as vscode from 'vscode';
 import { ServerCommands } from '../generated/commands';
-import { safeText } from '../safeText';
+import { plainMessage } from '../safeText';
 import { functionArgument } from '../serverApi';
 import { UNTRUSTED_MESSAGE, withTarget, type CommandContext } from './context';
 
@@ -17,7 +17,7 @@ export async function runVersions(ctx: CommandContext, arg?: unknown): Promise<v
   return withTarget(ctx, arg, { log: 'run', show: '' }, async (api, target) => {
     const answer = await api.call(ServerCommands.runDynamic, functionArgument(target));
     if (!answer.started && answer.message && !answer.refused) {
-      void vscode.window.showInformationMessage(`codequorum: ${safeText(answer.message)}`);
+      void vscode.window.showInformationMessage(`codequorum: ${plainMessage(answer.message)}`);
     }
   });
 }

@@ -4,20 +4,21 @@ An agent's path is untrusted: it may climb out of the workspace (``../../etc/pas
 name a symlink that points out, a FIFO that would block the read, a device, a huge or a
 binary file, or a hidden one that holds secrets (``.env``). :func:`read_source` accepts
 only a regular file whose real path lies inside the workspace root, in no hidden folder and
-not hidden itself, of at most :data:`MAX_SOURCE_BYTES`, and says in one line why not.
+not hidden itself, not named like a secret, of at most :data:`MAX_SOURCE_BYTES`, and says in
+one line why not: the rule the module view applies to the files a version sees
+(:mod:`codequorum.core.safe_paths`), on the path given and on where its links lead.
 :func:`store_file` is where the workspace keeps its versions, refused when the store or
 its folder is a link that leads out of the workspace.
 """
 
 from __future__ import annotations
 
-import os
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from codequorum.core.errors import UserError
 from codequorum.core.limits import MAX_DOCUMENT_BYTES
+from codequorum.core.safe_paths import RefusedFile, read_workspace_file, resolve_in_workspace
 from codequorum.core.safe_text import safe_text
 from codequorum.ingest.store import STORE_DIR, default_store_path
 
@@ -46,57 +47,41 @@ def _shown(given: str) -> str:
     return safe_text(given, SHOWN_PATH_CHARS)
 
 
-def inside(root: Path, given: str) -> Path:
-    """The real path of ``given`` (relative to ``root``, or absolute), which must exist and
-    lie inside ``root`` once every link is followed. Raises :class:`PathRefused`."""
+def _checked(given: str) -> Path:
+    """``given`` as a path, when it is one an agent may name at all."""
     if not given or len(given) > MAX_PATH_CHARS or "\0" in given:
         raise PathRefused(f"{_shown(given)!s}: not a usable path (empty, over "
                           f"{MAX_PATH_CHARS} characters, or with a NUL byte)")
-    candidate = Path(given)
-    joined = candidate if candidate.is_absolute() else root / candidate
+    return Path(given)
+
+
+def inside(root: Path, given: str) -> Path:
+    """The real path of ``given`` (relative to ``root``, or absolute), which must exist and,
+    once every link is followed, pass the workspace's one rule
+    (:func:`~codequorum.core.safe_paths.resolve_in_workspace`: inside ``root``, nothing
+    hidden or secret-looking). Raises :class:`PathRefused`."""
+    candidate = _checked(given)
     try:
-        real = joined.resolve(strict=True)
+        return resolve_in_workspace(root, candidate if candidate.is_absolute()
+                                    else root / candidate)
     except FileNotFoundError:
         raise PathRefused(f"{_shown(given)}: no such file in the workspace") from None
-    except (OSError, RuntimeError) as exc:  # a loop of links, a name too long
-        raise PathRefused(f"{_shown(given)}: cannot be read: "
-                          f"{safe_text(getattr(exc, 'strerror', None) or exc)}") from None
-    if not real.is_relative_to(root):
-        raise PathRefused(f"{_shown(given)}: outside the workspace {safe_text(root)} (a path "
-                          "or link that leads out of it is not read)")
-    if any(part.startswith(".") for part in real.relative_to(root).parts):
-        raise PathRefused(f"{_shown(given)}: a hidden file or folder of the workspace (such "
-                          "as .env or .git) is not read for an agent")
-    return real
+    except RefusedFile as exc:
+        raise PathRefused(f"{_shown(given)}: {safe_text(exc)}; not read for an agent") from None
 
 
 def read_source(root: Path, given: str) -> SourceFile:
     """The text of the regular file ``given`` inside ``root``: at most
     :data:`MAX_SOURCE_BYTES`, UTF-8 (a BOM dropped), no NUL bytes. Raises
     :class:`PathRefused` with one line saying why not."""
-    real = inside(root, given)
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+    candidate = _checked(given)
     try:
-        fd = os.open(real, flags)
-    except OSError as exc:
-        raise PathRefused(f"{_shown(given)}: cannot be read: {exc.strerror or exc}") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file"
-            raise PathRefused(f"{_shown(given)}: {kind}; a source file is expected")
-        if info.st_size > MAX_SOURCE_BYTES:
-            raise PathRefused(f"{_shown(given)}: {info.st_size:,} bytes, over the "
-                              f"{MAX_SOURCE_BYTES:,} a source file may have")
-        with os.fdopen(fd, "rb", closefd=True) as fh:
-            fd = -1
-            data = fh.read(MAX_SOURCE_BYTES + 1)
-    finally:
-        if fd >= 0:
-            os.close(fd)
-    if len(data) > MAX_SOURCE_BYTES:
-        raise PathRefused(f"{_shown(given)}: over the {MAX_SOURCE_BYTES:,} bytes a source "
-                          "file may have")
+        real, data = read_workspace_file(
+            root, candidate if candidate.is_absolute() else root / candidate, MAX_SOURCE_BYTES)
+    except FileNotFoundError:
+        raise PathRefused(f"{_shown(given)}: no such file in the workspace") from None
+    except RefusedFile as exc:
+        raise PathRefused(f"{_shown(given)}: {safe_text(exc)}; not read for an agent") from None
     if b"\0" in data:
         raise PathRefused(f"{_shown(given)}: a binary file, not source code")
     try:

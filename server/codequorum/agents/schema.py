@@ -8,11 +8,20 @@ JSON; messages count versions from 1, as the editor labels them.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from codequorum.agents.paths import MAX_PATH_CHARS
+from codequorum.core.safe_text import agent_block, agent_text
 
 #: Most versions ``compare_versions`` takes at once (every matrix is n×n).
 MAX_COMPARE_VERSIONS = 50
@@ -88,7 +97,33 @@ class SampleArgs(_Arguments):
 # ----------------------------------------------------------------------------- results
 
 
-class FindingOut(BaseModel):
+def _inert(value: Any, block: bool) -> Any:
+    """Every string in ``value`` as agent text (code as a block of lines)."""
+    if isinstance(value, str):
+        return agent_block(value) if block else agent_text(value)
+    if isinstance(value, list):
+        return [_inert(v, block) for v in value]
+    if isinstance(value, dict):
+        return {k: _inert(v, block) for k, v in value.items()}
+    return value
+
+
+class _Answer(BaseModel):
+    """A result: every string it holds (a path, a function's name, a message quoting a
+    version's output, a model's name) is agent text where the model is made, so neither the
+    readable text built from it nor the structured content carries a raw escape, a line
+    break or a live link of a repository's or a model's choosing."""
+
+    #: Fields that hold code: their lines are kept.
+    BLOCKS: ClassVar[frozenset[str]] = frozenset({"code"})
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _inert_text(cls, value: Any, info: ValidationInfo) -> Any:
+        return _inert(value, info.field_name in cls.BLOCKS)
+
+
+class FindingOut(_Answer):
     """One finding, worded as the editor's diagnostics and ``codequorum check`` word it."""
 
     severity: str
@@ -98,14 +133,14 @@ class FindingOut(BaseModel):
     versions: list[int] = Field(description="0-based positions of the versions concerned.")
 
 
-class OtherOutcome(BaseModel):
+class OtherOutcome(_Answer):
     """What some versions give on the parting input."""
 
     gives: str
     versions: list[int]
 
 
-class PartingInput(BaseModel):
+class PartingInput(_Answer):
     """The input where the recommended version and the others part ways."""
 
     input: str
@@ -115,7 +150,7 @@ class PartingInput(BaseModel):
     sentence: str
 
 
-class RecommendationOut(BaseModel):
+class RecommendationOut(_Answer):
     """The version to keep, why, and how likely it is to be wrong."""
 
     version: int = Field(description="0-based position of the version to keep.")
@@ -133,7 +168,7 @@ class RecommendationOut(BaseModel):
     code: str = Field(description="The kept version's code (control characters escaped).")
 
 
-class DynamicOut(BaseModel):
+class DynamicOut(_Answer):
     """Whether the versions ran in the sandbox, and the behaviour figures when they did."""
 
     requested: bool
@@ -142,7 +177,7 @@ class DynamicOut(BaseModel):
     summary: dict[str, Any] = Field(default_factory=dict)
 
 
-class CheckResult(BaseModel):
+class CheckResult(_Answer):
     """``check_function``'s answer."""
 
     path: str
@@ -167,7 +202,7 @@ class CheckResult(BaseModel):
     notes: list[str] = Field(default_factory=list)
 
 
-class VerdictOut(BaseModel):
+class VerdictOut(_Answer):
     """One verdict of a sample set, as ``codequorum score`` reports it."""
 
     code: str
@@ -177,7 +212,7 @@ class VerdictOut(BaseModel):
     figure: float | None
 
 
-class CompareResult(BaseModel):
+class CompareResult(_Answer):
     """``compare_versions``'s answer: the figures ``codequorum score`` gives one set."""
 
     status: str
@@ -203,7 +238,7 @@ class CompareResult(BaseModel):
     notes: list[str]
 
 
-class VersionOutcome(BaseModel):
+class VersionOutcome(_Answer):
     """What became of one requested version."""
 
     index: int
@@ -211,7 +246,7 @@ class VersionOutcome(BaseModel):
     detail: str
 
 
-class SampleResult(BaseModel):
+class SampleResult(_Answer):
     """``sample_versions``'s answer."""
 
     path: str

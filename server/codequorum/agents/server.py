@@ -59,7 +59,7 @@ from codequorum.agents.schema import (
 )
 from codequorum.agents.text import check_text, compare_text, sample_text
 from codequorum.core.errors import UserError
-from codequorum.core.safe_text import safe_text
+from codequorum.core.safe_text import agent_text
 
 log = logging.getLogger(__name__)
 
@@ -192,14 +192,14 @@ def one_line(error: ValidationError, tool: str) -> str:
     reason = _REASONS.get(str(first.get("type")),
                           str(first.get("msg", "invalid")).removeprefix("Value error, "))
     more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-    return safe_text(f"invalid arguments for {tool}: {where}: {reason}{more}",
+    return agent_text(f"invalid arguments for {tool}: {where}: {reason}{more}",
                      MAX_MESSAGE_CHARS)
 
 
 def error_result(message: str) -> CallToolResult:
     """A tool result that says the call failed, in one line."""
     return CallToolResult(content=[TextContent(type="text",
-                                               text=safe_text(message, MAX_MESSAGE_CHARS))],
+                                               text=agent_text(message, MAX_MESSAGE_CHARS))],
                           is_error=True)
 
 
@@ -217,7 +217,7 @@ class _Reporter:
     def __call__(self, done: float, total: float | None, message: str) -> None:
         with self._lock:
             self._done = max(self._done, done)
-            item = (self._done, total, safe_text(message, 200))
+            item = (self._done, total, agent_text(message, 200))
         try:
             if threading.get_ident() == self._loop:
                 self._send.send_nowait(item)
@@ -234,7 +234,7 @@ async def call_tool(ws: AgentWorkspace, ctx: Any, params: CallToolRequestParams
     and text, or with one line saying what went wrong."""
     spec = TOOLS.get(params.name)
     if spec is None:
-        raise MCPError(INVALID_PARAMS, safe_text(f"unknown tool {params.name!r}; the tools are "
+        raise MCPError(INVALID_PARAMS, agent_text(f"unknown tool {params.name!r}; the tools are "
                                                  f"{', '.join(TOOLS)}", MAX_MESSAGE_CHARS))
     try:
         args = spec.arguments.model_validate(params.arguments or {})

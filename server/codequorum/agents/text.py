@@ -1,10 +1,12 @@
 """The readable text beside each tool's structured answer: a few lines an agent (or the
 person watching it) reads at a glance. Built only from the result models, whose strings are
-already escaped."""
+agent text already (:class:`~codequorum.agents.schema._Answer`: one line each, escaped, no live
+link); a function's name is a code span it cannot close."""
 
 from __future__ import annotations
 
 from codequorum.agents.schema import CheckResult, CompareResult, SampleResult
+from codequorum.core.safe_text import code_span
 from codequorum.judge.structure import percentile_words
 from codequorum.metrics.registry import STRUCTURE
 
@@ -16,7 +18,7 @@ def _figure(value: float | None) -> str:
 def check_text(result: CheckResult) -> str:
     """``check_function``: the headline, each finding, the version to keep and the input
     where the versions part ways."""
-    head = f"`{result.function}` in {result.path}"
+    head = f"{code_span(result.function, None)} in {result.path}"
     if result.status == "no-versions":
         return f"{head}: {result.message}"
     lines = [f"{head}: {result.compared} versions compared ({result.versions} stored); "
@@ -62,8 +64,9 @@ def compare_text(result: CompareResult) -> str:
 
 def sample_text(result: SampleResult) -> str:
     """``sample_versions``: what came back and how many versions are stored now."""
-    lines = [f"{result.summary} from {result.model} at {result.endpoint}; `{result.function}` "
-             f"in {result.path} now has {result.stored} stored version"
+    function = code_span(result.function, None)
+    lines = [f"{result.summary} from {result.model} at {result.endpoint}; {function} in "
+             f"{result.path} now has {result.stored} stored version"
              f"{'s' if result.stored != 1 else ''}"]
     lines.extend(o.detail if o.outcome != "accepted"
                  else f"version {o.index + 1}: accepted, {o.detail}" for o in result.outcomes)

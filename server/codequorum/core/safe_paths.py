@@ -16,6 +16,12 @@ made (``O_EXCL | O_NOFOLLOW``), opened and renamed relative to that folder's des
 What codequorum reads from a repository on its own (a walked source file, a file a client
 names) is read by :func:`read_regular`: a regular file only, bounded, never blocking on a
 FIFO, so ``/dev/zero`` or a pipe in its place is one error instead of a hang.
+
+What a version (the module view) or an agent is shown of a workspace follows one rule,
+:func:`workspace_refusal`, tested on the path asked for and again where its links lead
+(:func:`resolve_in_workspace`): nothing hidden (``.env``, ``.git``), nothing named like a
+secret, nothing outside the workspace (``/proc``, ``/dev``, a home folder). Such a file is
+read by :func:`read_workspace_file`, which opens the very file it checked.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ import errno
 import os
 import stat
 from collections.abc import Callable, Iterable, Iterator
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from codequorum.core.errors import UserError
 from codequorum.core.limits import size_words
@@ -205,4 +211,98 @@ def read_regular(path: str | os.PathLike[str], limit: int) -> bytes:
         os.close(fd)
     if size > limit:
         raise UnreadableFile(f"{path} is larger than {size_words(limit)}")
+    return b"".join(chunks)
+
+
+# ------------------------------------------------------------------ files of a workspace
+
+#: Words in a file or folder name that keep a file from being read for a version or an agent.
+SECRET_WORDS = ("secret", "credential", "password", "passwd")
+#: Why a hidden path is refused (the words an agent and the module view both say).
+HIDDEN = "a hidden file or folder of the workspace (such as .env or .git)"
+SECRET_LOOKING = "a file or folder whose name looks like it holds secrets"
+
+
+class RefusedFile(UserError):
+    """A workspace file that is not shown to a version or an agent; the message says why in
+    a few words (the caller names the file)."""
+
+
+def workspace_refusal(rel: PurePath) -> str | None:
+    """Why the path ``rel`` (relative to a workspace root) is not read for a version or an
+    agent, or None: a hidden component (``.env``, ``.git/config``) or a name that looks like
+    it holds secrets. The one rule for the path asked for and for the path it resolves to."""
+    if any(part.startswith(".") for part in rel.parts):
+        return HIDDEN
+    if any(word in part.lower() for part in rel.parts for word in SECRET_WORDS):
+        return SECRET_LOOKING
+    return None
+
+
+def resolve_in_workspace(root: Path, path: Path) -> Path:
+    """The real path of ``path`` (links followed), which must lie inside the real ``root``
+    and pass :func:`workspace_refusal`; raises :class:`RefusedFile` saying why not, and
+    ``FileNotFoundError`` when it does not exist. A link into ``.env`` or ``.git``, or out
+    of the workspace (``/proc``, ``/dev``, a home folder), is refused where it leads."""
+    try:
+        real = path.resolve(strict=True)
+    except FileNotFoundError:
+        raise
+    except (OSError, RuntimeError) as exc:  # a loop of links, a name too long
+        raise RefusedFile(f"cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
+    if not real.is_relative_to(root):
+        raise RefusedFile("outside the workspace (a path or link that leads out of it is "
+                          "not read)")
+    why = workspace_refusal(PurePath(real.relative_to(root)))
+    if why is not None:
+        raise RefusedFile(why)
+    return real
+
+
+def read_workspace_file(root: Path, path: Path, limit: int) -> tuple[Path, bytes]:
+    """The real path and bytes of ``path`` when it resolves (:func:`resolve_in_workspace`)
+    to a regular file of at most ``limit`` bytes inside the real ``root``. The file opened
+    is the one checked: its folder is opened a component at a time and the file itself
+    without following a link, so a link swapped in after the check is refused, not
+    followed; a FIFO or a device is never read. Raises :class:`RefusedFile` (why, in a few
+    words) or ``FileNotFoundError``.
+
+    A hard link cannot be told from the file it links (both are the same file); git does
+    not carry hard links, and an archive's reach only files the archive itself holds."""
+    real = resolve_in_workspace(root, path)
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        with folder_of(real) as folder:
+            fd = os.open(real.name, flags, dir_fd=folder)
+    except (UnsafePath, FileNotFoundError):
+        raise RefusedFile("changed while being read (a link took a file's place)") from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise RefusedFile("changed while being read (a link took its place)") from None
+        raise RefusedFile(f"cannot be read ({exc.strerror or exc})") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise RefusedFile(f"{file_kind(info.st_mode)}, not a regular file")
+        if info.st_size > limit:
+            raise RefusedFile(f"{info.st_size:,} bytes, over the {limit:,} a file read here "
+                              "may have")
+        data = _read_bounded(fd, limit)
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise RefusedFile(f"over the {limit:,} bytes a file read here may have")
+    return real, data
+
+
+def _read_bounded(fd: int, limit: int) -> bytes:
+    """At most ``limit`` + 1 bytes of ``fd``."""
+    chunks: list[bytes] = []
+    size = 0
+    while size <= limit:
+        chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
     return b"".join(chunks)

@@ -1,10 +1,23 @@
-"""Candidate text made safe to show: control characters escaped, length bounded.
+"""Text from a repository, a model or an agent made inert for the place that shows it.
 
-Anything a version produced (exception messages, printed output, reprs of return values,
-names) is untrusted. Before it reaches a terminal, an editor, a JSON/CSV report or a
-webview it goes through :func:`safe_text`, so an escape sequence cannot recolour, move
-the cursor, rewrite the terminal title or hide text, and a megabyte of output cannot
-flood a hover.
+Anything a version produced (exception messages, printed output, reprs of return values),
+and anything a repository or a model names (file names, function names, version text,
+answers), is untrusted. Each place that shows such text has one function, its sink:
+
+- a terminal, a log line, JSON: :func:`safe_text` (control, bidi and zero-width characters
+  escaped, length bounded), so an escape sequence cannot recolour, move the cursor, rewrite
+  the title or hide text, and a megabyte of output cannot flood a hover;
+- markdown (hovers, reports in the editor): :mod:`codequorum.lsp.markdown`, built on
+  :func:`safe_text` and :func:`code_span`;
+- a plain message a client shows (``window/showMessage``, ``showMessageRequest``, progress,
+  SARIF's message text): :func:`plain_message`, which also leaves no markdown link, image,
+  autolink or HTML tag live (VS Code turns ``[x](command:y)`` in a message into a link);
+- a CSV cell: :func:`csv_cell` (no formula, full-width forms included);
+- an agent's text and structured content: :func:`agent_text`, one line a repository cannot
+  break to write its own instructions into the agent's context.
+
+Each keeps the name readable: characters are escaped (``\\x1b``), never dropped, and a link
+is broken by one space (``[x] (command:y)``).
 """
 
 from __future__ import annotations
@@ -38,8 +51,11 @@ def _escape_char(ch: str) -> str:
 
 
 def _is_hidden(ch: str) -> bool:
-    """Format (Cf), surrogate (Cs) and private-use-free unassigned controls."""
-    return unicodedata.category(ch) in ("Cf", "Cs", "Co", "Cn") and ch not in ("\u200d",)
+    """Format (Cf: bidi, zero-width), surrogate (Cs), private-use (Co), unassigned (Cn)
+    characters, and the line and paragraph separators (Zl, Zp) that break a line as a
+    newline does; the zero-width joiner of emoji sequences stays."""
+    return (unicodedata.category(ch) in ("Cf", "Cs", "Co", "Cn", "Zl", "Zp")
+            and ch not in ("\u200d",))
 
 
 def safe_text(
@@ -64,6 +80,71 @@ def safe_text(
         note = f"{ELLIPSIS} ({len(result)} chars)"
         result = result[: max(0, limit - len(note))] + note
     return result
+
+
+#: What makes a link or a tag where text may be read as markdown (or as VS Code's message
+#: links): ``](`` (an inline link or image) and ``<`` before a letter, ``/``, ``!`` or ``?``
+#: (an autolink ``<http://..>``, ``<command:..>``, an HTML tag or comment).
+_LIVE = re.compile(r"\](?=\()|<(?=[A-Za-z/!?])")
+
+
+def _unlinked(text: str) -> str:
+    """``text`` with every link opener broken by a space after it."""
+    return _LIVE.sub(lambda m: m.group(0) + " ", text)
+
+
+def plain_message(text: object, limit: int | None = DEFAULT_LIMIT, *,
+                  keep_newlines: bool = False) -> str:
+    """``text`` for a message a client shows as plain text: :func:`safe_text` (one line
+    unless ``keep_newlines``, for a message of our own wording whose names were made inert
+    one by one), and no link, image, autolink or tag left live."""
+    raw = text if isinstance(text, str) else str(text)
+    return safe_text(_unlinked(raw), limit, keep_newlines=keep_newlines)
+
+
+#: How long a message to a person may be: it may quote names and text from a repository.
+MESSAGE_LIMIT = 2000
+#: How much of one string an agent's answer holds.
+AGENT_LIMIT = 4000
+
+
+def agent_text(text: object, limit: int | None = AGENT_LIMIT) -> str:
+    """``text`` for an agent's answer (its text and each string of its structured
+    content): one line, escaped, no live link, so a file or function name cannot start a
+    line of its own in the agent's context."""
+    return plain_message(text, limit)
+
+
+def agent_block(text: object, limit: int | None = None) -> str:
+    """Code in an agent's answer (a version's ``code``): escaped as :func:`safe_text`, its
+    lines kept; the one string of an answer that is more than one line."""
+    return safe_text(text, limit, keep_newlines=True)
+
+
+_BACKTICKS = re.compile(r"`+")
+
+
+def code_span(text: object, limit: int | None = 200) -> str:
+    """``text`` as inline code (markdown, or an agent's text): escaped, one line, delimited
+    by more backticks than any run inside it, so it cannot close its span early."""
+    body = safe_text(text, limit)
+    ticks = "`" * (max((len(m) for m in _BACKTICKS.findall(body)), default=0) + 1)
+    pad = " " if body.startswith("`") or body.endswith("`") or not body.strip() else ""
+    return f"{ticks}{pad}{body}{pad}{ticks}"
+
+
+#: What a spreadsheet takes for the start of a formula (after NFKC: ``＝`` is ``=``).
+FORMULA_START = ("=", "+", "-", "@")
+
+
+def csv_cell(value: object, limit: int | None = DEFAULT_LIMIT) -> str:
+    """Text as a CSV cell: escaped by :func:`safe_text` (a tab or a carriage return is
+    written as ``\\t``, ``\\r``), and with a leading ``'`` when the cell, compatibility
+    forms folded (NFKC: full-width ``＝＋－＠``, small forms) and leading blanks skipped,
+    would start a formula."""
+    text = safe_text(value, limit)
+    folded = unicodedata.normalize("NFKC", text).lstrip(" \u3000")
+    return "'" + text if folded.startswith(FORMULA_START) else text
 
 
 #: A log line's message is bounded too: it may quote names, paths and input.

@@ -734,6 +734,11 @@ def _timeout_text(config: ProviderConfig, connecting: bool) -> str:
     return f"timed out after {config.timeout:g} s {what} {config.public_url}"
 
 
+#: What a local server that dies on its first answer usually lacks (docs/providers.md).
+_CRASH_HINT = ("a llama.cpp build that dies on its first answer was built for instructions this "
+               "CPU does not execute: rebuild it portable or start it with --no-repack")
+
+
 def _transport_message(config: ProviderConfig, exc: httpx.HTTPError) -> str:
     base = config.public_url
     if isinstance(exc, httpx.TimeoutException):
@@ -745,7 +750,8 @@ def _transport_message(config: ProviderConfig, exc: httpx.HTTPError) -> str:
                     f" — {_LOCAL_SERVER_HINT}")
         return f"cannot reach {base}: {_connect_reason(exc)} — is the server running?"
     if isinstance(exc, httpx.RemoteProtocolError):
-        return f"{base} closed the connection without an answer"
+        return (f"{base} closed the connection without an answer: if the server stopped, its "
+                f"log says why ({_CRASH_HINT})")
     if isinstance(exc, httpx.UnsupportedProtocol):
         return f"the base URL {base!r} is not an http(s) URL"
     return f"request to {base} failed: {exc or type(exc).__name__}"

@@ -12,8 +12,10 @@ statements (nothing here runs or compiles the module). The view is kept small:
   ``.codequorum``, ``.env``, other data files) is in it;
 - never a file under a hidden folder, a file whose name looks like it holds secrets
   (``secrets``, ``credentials``, ``passwords``), a standard-library name (the sandbox's own
-  standard library is the one that counts), or anything outside the workspace (symbolic
-  links are followed only when they stay inside it);
+  standard library is the one that counts), or anything outside the workspace: the rule
+  (:func:`~codequorum.core.safe_paths.workspace_refusal`, the one the agents' tools apply) is
+  tested on the import path and again where its links lead, so ``helper.py -> .env`` or
+  ``conf/__init__.py -> .git/config`` is left out, and the file read is the one checked;
 - at most :data:`MAX_VIEW_FILES` files and :data:`MAX_VIEW_BYTES` bytes, each a regular
   UTF-8 file of at most :data:`MAX_FILE_BYTES`, found by following at most
   :data:`MAX_IMPORTED_NAMES` imported names; what is left out is said in the notes.
@@ -26,13 +28,12 @@ its ``src`` folder, in that order.
 from __future__ import annotations
 
 import ast
-import os
-import stat
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from codequorum.core.model import FunctionKind, ModuleContext
+from codequorum.core.safe_paths import RefusedFile, read_workspace_file, workspace_refusal
 
 MAX_VIEW_FILES = 256
 MAX_VIEW_BYTES = 8 * 1024 * 1024
@@ -41,8 +42,6 @@ MAX_FILE_BYTES = 1024 * 1024
 MAX_DATA_FILES = 16
 #: Imported names looked up in the workspace (each costs a few ``stat`` calls).
 MAX_IMPORTED_NAMES = 2048
-#: Words in a file name that keep the file out of the view.
-SECRET_WORDS = ("secret", "credential", "password", "passwd")
 #: The module's name when the editor's document has no file.
 UNTITLED = "untitled"
 _STDLIB = frozenset(sys.stdlib_module_names)
@@ -269,11 +268,6 @@ def _data_names(tree: ast.Module) -> set[str]:
     return out
 
 
-def _secret_looking(rel: PurePosixPath) -> bool:
-    """Whether a file or a folder on its path has a name that looks like it holds secrets."""
-    return any(word in part.lower() for part in rel.parts for word in SECRET_WORDS)
-
-
 class _Builder:
     """Collects the view: files by relative path, their syntax trees, and notes."""
 
@@ -301,9 +295,10 @@ class _Builder:
         key = rel.as_posix()
         if key in self.files or key in self.left_out or self.layout.workspace is None:
             return
-        if any(p.startswith(".") for p in rel.parts) or _secret_looking(rel):
+        refused = workspace_refusal(rel)
+        if refused is not None:
             self.left_out.add(key)
-            self.notes.append(f"{key} left out of the sandbox's view (hidden or secret-looking)")
+            self.notes.append(f"{key} left out of the sandbox's view: {refused}")
             return
         if len(self.files) >= MAX_VIEW_FILES:
             if not self._full:
@@ -335,8 +330,8 @@ class _Builder:
         for name in sorted(_data_names(tree))[:MAX_DATA_FILES]:
             data = folder / name
             key = data.as_posix()
-            if key in self.files or any(p.startswith(".") for p in data.parts) \
-                    or _secret_looking(data) or len(self.files) >= MAX_VIEW_FILES:
+            if (key in self.files or workspace_refusal(data) is not None
+                    or len(self.files) >= MAX_VIEW_FILES):
                 continue
             if not (self.layout.workspace / folder / name).is_file():
                 continue
@@ -410,37 +405,16 @@ def _parse(text: str) -> ast.Module | None:
 
 
 def _read_inside(root: Path, rel: PurePosixPath, limit: int) -> tuple[str | None, str]:
-    """The text of ``root / rel`` if it is a regular UTF-8 file of at most ``limit`` bytes
-    whose real path is inside ``root``; else (None, why)."""
-    path = root.joinpath(*rel.parts)
+    """The text of ``root / rel`` when it resolves, under the workspace's one rule
+    (:func:`~codequorum.core.safe_paths.read_workspace_file`: inside ``root``, nothing hidden
+    or secret-looking where a link leads, a regular file), to UTF-8 text of at most
+    ``limit`` bytes; else (None, why)."""
     try:
-        real = path.resolve(strict=True)
-        real.relative_to(root)
-    except (OSError, RuntimeError, ValueError):
-        return None, "outside the workspace or unreadable"
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(real, flags)
-    except OSError as exc:
-        return None, f"cannot be read ({exc.strerror})"
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return None, "not a regular file"
-        if info.st_size > limit:
-            return None, "too large"
-        data = b""
-        while len(data) <= limit:
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                break
-            data += chunk
-        if len(data) > limit:
-            return None, "too large"
-    except OSError as exc:
-        return None, f"cannot be read ({exc.strerror})"
-    finally:
-        os.close(fd)
+        _real, data = read_workspace_file(root, root.joinpath(*rel.parts), limit)
+    except RefusedFile as exc:
+        return None, str(exc)
+    except FileNotFoundError:
+        return None, "no such file"
     try:
         return data.decode("utf-8"), ""
     except UnicodeDecodeError:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from codequorum.core.safe_text import safe_text
+from codequorum.core.safe_text import MESSAGE_LIMIT, plain_message, safe_text
 from codequorum.options.approvals import Approvals, is_default_endpoint
 
 if TYPE_CHECKING:
@@ -56,8 +56,9 @@ async def choose(ls: Host, message: str, actions: tuple[str, ...],
     """The title of the action the user picks among ``actions`` (the safe one first: the
     one a client pre-selects); None for a dismissed question, an answer that is none of
     them, or a client that cannot ask."""
-    params = types.ShowMessageRequestParams(
-        type=kind, message=message, actions=[types.MessageActionItem(title=a) for a in actions],
+    params = types.ShowMessageRequestParams(  # the question quotes names: no live link
+        type=kind, message=plain_message(message, MESSAGE_LIMIT, keep_newlines=True),
+        actions=[types.MessageActionItem(title=a) for a in actions],
     )
     try:
         answer = await ls.window_show_message_request_async(params)

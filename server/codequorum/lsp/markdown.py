@@ -1,7 +1,8 @@
 """Untrusted text in markdown: escaped so it shows as written and cannot add markup.
 
-Hovers are markdown. Anything that came from a version (its code, messages its run
-produced, labels, names read from a document) goes through :func:`md_text` (running text),
+The markdown sink (:mod:`codequorum.core.safe_text` lists every sink). Hovers are markdown.
+Anything that came from a version (its code, messages its run produced, labels, names read
+from a document) goes through :func:`md_text` (running text),
 :func:`md_code` (inline code) or :func:`md_block` (a fenced block), which first pass it
 through :func:`~codequorum.core.safe_text.safe_text` (control, bidi and zero-width characters
 escaped, length bounded).
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from codequorum.core.safe_text import safe_text
+from codequorum.core.safe_text import code_span, safe_text
 
 #: Characters that start markup anywhere in a line (emphasis, code, links, images, HTML,
 #: entities, tables, strikethrough); CommonMark lets a backslash escape each.
@@ -38,10 +39,7 @@ def _longest_run(text: str) -> int:
 
 def md_code(text: object, limit: int | None = 200) -> str:
     """``text`` as inline code: delimited by more backticks than any run inside it."""
-    body = safe_text(text, limit)
-    ticks = "`" * (_longest_run(body) + 1)
-    pad = " " if body.startswith("`") or body.endswith("`") or not body.strip() else ""
-    return f"{ticks}{pad}{body}{pad}{ticks}"
+    return code_span(text, limit)
 
 
 def md_block(text: object, language: str = "", limit: int | None = BLOCK_LIMIT) -> str:

@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from codequorum.core.safe_text import plain_message
+
 if TYPE_CHECKING:
     from codequorum.lsp.host import Host
 
@@ -32,6 +34,11 @@ REQUEST_TOKEN: contextvars.ContextVar[types.ProgressToken | None] = contextvars.
 )
 
 _counter = itertools.count(1)
+
+
+def _shown(message: str | None) -> str | None:
+    """A progress message as the client shows it: plain, one line, no live link."""
+    return None if message is None else plain_message(message, 500)
 
 
 class WorkProgress:
@@ -46,7 +53,7 @@ class WorkProgress:
         token: types.ProgressToken | None = None,
     ) -> None:
         self._ls = ls
-        self.title = title
+        self.title = plain_message(title, 200)  # it may quote a function's name
         self.cancellable = cancellable
         self.token: types.ProgressToken | None = token if token is not None else REQUEST_TOKEN.get()
         self.cancelled = threading.Event()
@@ -80,7 +87,8 @@ class WorkProgress:
         self._ls.work_done_progress.begin(
             self.token,
             types.WorkDoneProgressBegin(
-                title=self.title, message=message, cancellable=self.cancellable, percentage=0
+                title=self.title, message=_shown(message), cancellable=self.cancellable,
+                percentage=0,
             ),
         )
 
@@ -107,7 +115,7 @@ class WorkProgress:
         if not self._active or self._ended or self.token is None:
             return
         value = types.WorkDoneProgressReport(
-            message=message,
+            message=_shown(message),
             percentage=None if percentage is None else max(0, min(100, int(percentage))),
             cancellable=self.cancellable,
         )
@@ -121,7 +129,8 @@ class WorkProgress:
         token = self.token
 
         def send() -> None:
-            self._ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
+            value = types.WorkDoneProgressEnd(message=_shown(message))
+            self._ls.work_done_progress.end(token, value)
             self._ls.work_done_progress.tokens.pop(token, None)
 
         self._send(send)

@@ -29,7 +29,7 @@ from pygls.protocol.language_server import lsp_method
 from codequorum import __version__
 from codequorum.behaviour.runtimes import runtime_for
 from codequorum.core.limits import MAX_DOCUMENT_BYTES
-from codequorum.core.safe_text import safe_text
+from codequorum.core.safe_text import MESSAGE_LIMIT, plain_message
 from codequorum.ingest.workspace import file_key_for
 from codequorum.lsp import commands as cmds
 from codequorum.lsp import contract
@@ -72,7 +72,7 @@ ANSWER_BUDGET = 0.15
 #: unread until more output comes.
 AFTER_ANSWER = 0.25
 #: A message shown to the user is bounded: it may quote names and text from a repository.
-MAX_MESSAGE_CHARS = 2000
+MAX_MESSAGE_CHARS = MESSAGE_LIMIT
 
 
 class CodequorumProtocol(LanguageServerProtocol):
@@ -208,9 +208,10 @@ class CodequorumServer(LanguageServer):
     def show(self, kind: types.MessageType, message: str) -> None:
         """``window/showMessage`` (and a log line), from any thread: the one way a message
         reaches the user, so it is made safe here (names, paths and text from a repository
-        or a model have their control and invisible characters escaped, and a long one is
-        cut; lines stay lines: a client shows them as they are, never as terminal input)."""
-        message = safe_text(message, limit=MAX_MESSAGE_CHARS, keep_newlines=True)
+        or a model have their control and invisible characters escaped, no link a name
+        holds is live, and a long one is cut; our own lines stay lines, each name was made
+        one line where the message was composed)."""
+        message = plain_message(message, MAX_MESSAGE_CHARS, keep_newlines=True)
         log.info("%s", message)
 
         def send() -> None:

@@ -5,12 +5,14 @@ line up and scripts can name columns: a figure not computed (TSED with ``--no-ts
 the behaviour figures without ``--dynamic``, a set with too few versions) is an empty
 cell. Pairwise metrics give two columns, ``<metric>_ordered`` and ``<metric>_unordered``;
 scalar figures one each. Sample indices are 0-based, as in JSON. Text from the input
-(task ids, messages) goes through :func:`~codequorum.core.safe_text.safe_text`.
+(task ids, models, messages) goes through the CSV sink,
+:func:`~codequorum.core.safe_text.csv_cell`.
 
 A spreadsheet evaluates a cell that starts with ``=``, ``+``, ``-`` or ``@`` (and, in some,
 a tab or a carriage return) as a formula, so every text cell that would start with one is
 written with a leading ``'`` (OWASP's advice against CSV injection): ``=HYPERLINK(...)``
-as a task id arrives as ``'=HYPERLINK(...)``, shown as text. Figures are numbers codequorum
+as a task id arrives as ``'=HYPERLINK(...)``, shown as text; so does its full-width twin
+``＝HYPERLINK(...)``, which a spreadsheet folds to ``=``. Figures are numbers codequorum
 writes itself (a negative one stays a number), never text from the input.
 """
 
@@ -25,7 +27,7 @@ from typing import Any, TextIO
 
 from codequorum.core.errors import UserError
 from codequorum.core.report import StabilityReport
-from codequorum.core.safe_text import safe_text
+from codequorum.core.safe_text import csv_cell
 from codequorum.metrics.registry import PAIR_METRICS
 from codequorum.pipeline.analyze import AST_DIFF_KEYS, TEXTUAL_KEYS
 from codequorum.pipeline.risk_level import RiskFields
@@ -54,16 +56,9 @@ CSV_COLUMNS: tuple[str, ...] = (*LEADING, *PAIR_COLUMNS, *TEXTUAL_KEYS, *AST_DIF
                                 *RECOMMENDATION_COLUMNS, *TRAILING)
 
 
-#: What a spreadsheet takes for the start of a formula.
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def text_cell(value: object) -> str:
-    """Text from the input as a CSV cell: escaped by
-    :func:`~codequorum.core.safe_text.safe_text`, and with a leading ``'`` when it would start a
-    formula."""
-    text = safe_text(value)
-    return "'" + text if text.startswith(FORMULA_START) else text
+#: Text from the input as a CSV cell (the CSV sink: escaped, no formula, full-width forms
+#: included).
+text_cell = csv_cell
 
 
 def csv_columns() -> list[str]:
@@ -104,7 +99,7 @@ def _row(report: StabilityReport) -> dict[str, Any]:
         "trust": report.trust or "",
         "risk_alone": _figure(report.risk_alone),
         "risk_evidence": report.risk_evidence or "",
-        "model": safe_text(report.model or ""),
+        "model": text_cell(report.model or ""),
         "stability_percentile": _figure(report.stability_percentile),
         "recommendation": text_cell(report.recommendation or ""),
         "medoid": "" if report.medoid is None else report.medoid,
