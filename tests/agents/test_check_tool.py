@@ -43,13 +43,19 @@ def test_without_the_strict_sandbox_the_versions_do_not_run_and_it_says_why(
         check_text(result))
 
 
-def test_only_python_versions_run(tmp_path: Path) -> None:
+def test_javascript_versions_run_in_the_node_sandbox(tmp_path: Path) -> None:
+    from codequorum.behaviour.runtimes import node_sandbox
+
+    if not node_sandbox.probe()[0]:
+        pytest.skip("the Node sandbox does not hold here")
     root = tmp_path / "ws"
     (root / ".git").mkdir(parents=True)
-    (root / "add.js").write_text(JS, encoding="utf-8")
-    store_versions(root, root / "add.js", "add", [JS, JS.replace("a + b", "b + a")])
+    doc = "/**\n * Adds.\n * @example add(1, 2) // => 3\n */\n"
+    (root / "add.js").write_text(doc + JS, encoding="utf-8")
+    store_versions(root, root / "add.js", "add", [JS, JS.replace("a + b", "a - b")])
     result = _check(root, path="add.js", function="add", dynamic=True)
     assert result.status == "ok"
-    assert result.dynamic.ran is False
-    assert result.dynamic.note == (
-        "only Python versions run in the sandbox; the figures are structural")
+    assert result.dynamic.ran is True
+    assert "divergent-outputs" in {f.code for f in result.findings}
+    assert result.recommendation is not None and result.recommendation.version == 0
+    assert result.recommendation.by == "behaviour"

@@ -440,7 +440,7 @@ def test_no_silent_downgrade_without_the_strict_sandbox(monkeypatch: pytest.Monk
         tests=[model.TestCase(kind="call", args=(1,), expected=1, has_expected=True)],
     )  # fmt: skip
     with pytest.raises(SandboxUnavailableError, match="bubblewrap is not available"):
-        run_dynamic(ss, DynamicOptions(use_hypothesis=False, scaling=False))
+        run_dynamic(ss, DynamicOptions(use_hypothesis=False, scaling=False, sandbox="strict"))
     weak = run_dynamic(ss, DynamicOptions(use_hypothesis=False, scaling=False, sandbox="weak"))
     assert weak.notes[0] == sandbox.WEAK_WARNING
     assert [c.pass_rate for c in weak.candidates] == [1.0, 1.0]
@@ -467,19 +467,19 @@ def test_report_carries_each_inputs_outcome_per_version() -> None:
     assert report.to_dict()["passes"] == [[True], [True], [False]]
 
 
-def test_other_languages_are_not_run_as_python() -> None:
-    js = SampleSet.from_codes("js", ["function f(x) { return x + 1; }",
-                                     "function f(x) { return 1 + x; }"], language="javascript",
+def test_languages_without_a_runtime_are_not_run() -> None:
+    js = SampleSet.from_codes("go", ["func f(x int) int { return x + 1 }",
+                                     "func f(x int) int { return 1 + x }"], language="go",
                               entry_point="f")
     report = run_dynamic(js)
     assert report.candidates and all(c.status == "not run" for c in report.candidates)
     assert report.summary["pass_rate_mean"] is None and report.summary["oer"] is None
     assert report.summary["sctd_jsd"] is None
-    assert any("Python only" in n for n in report.notes)
+    assert any("Python, JavaScript and TypeScript only" in n for n in report.notes)
     merged = analyze(js, AnalysisOptions(metrics=("textual",)), dynamic=report)
     assert merged.summary["pass_rate_mean"] is None
-    assert "behaviour metrics are for Python only: the javascript versions were not run" \
-        in merged.notes
+    assert ("behaviour metrics are for Python, JavaScript and TypeScript only: the go versions "
+            "were not run") in merged.notes
 
 
 def test_docstring_examples_beside_tests_are_checked_not_graded() -> None:

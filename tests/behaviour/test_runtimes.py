@@ -6,18 +6,21 @@ import sys
 
 from codequorum.behaviour.runtimes import RUNTIMES, runtime_for, runtime_names
 from codequorum.behaviour.runtimes.cpython import CPYTHON, static_counts
+from codequorum.behaviour.runtimes.node import JAVASCRIPT, TYPESCRIPT
 from codequorum.behaviour.sandbox import startup
 from codequorum.behaviour.sandbox.runner import CHILD_SCRIPT
 from codequorum.core.values import canonical_output
 from codequorum.metrics.opcodes import static_opcode_counts
 
 
-def test_python_runs_and_other_languages_do_not() -> None:
+def test_python_javascript_and_typescript_run_and_other_languages_do_not() -> None:
     assert runtime_for("python") is CPYTHON
-    assert runtime_for("javascript") is None
+    assert runtime_for("javascript") is JAVASCRIPT
+    assert runtime_for("typescript") is TYPESCRIPT
+    assert runtime_for("go") is None
     assert runtime_for(None) is None
-    assert list(RUNTIMES) == ["python"]
-    assert runtime_names() == "Python"
+    assert list(RUNTIMES) == ["python", "javascript", "typescript"]
+    assert runtime_names() == "Python, JavaScript and TypeScript"
 
 
 def test_the_cpython_entry_points_at_the_sandbox_and_the_canonical_form() -> None:

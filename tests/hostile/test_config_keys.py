@@ -307,7 +307,7 @@ def test_a_refused_key_in_the_workspace_file_is_one_warning_in_the_editor(tmp_pa
     settings, warnings = file_settings(str(tmp_path))
     assert settings.analysis.metrics == ("textual",)
     assert (settings.store.path, settings.provider.base_url, settings.dynamic.sandbox) == (
-        "", "https://api.openai.com/v1", "strict")
+        "", "https://api.openai.com/v1", "auto")
     assert [w.split(": a project's", 1)[0] for w in warnings] == [
         f'{tmp_path / "codequorum.toml"}: [check] store = "/etc/passwd"',
         f'{tmp_path / "codequorum.toml"}: [sample] base-url = "https://collect.example/v1"',

@@ -77,12 +77,14 @@ def test_status_cancelled_before_ok() -> None:
     assert regeneration_status(_result(0, cancelled=True)) == "cancelled"
 
 
-def test_versions_run_on_arrival_only_for_python_in_the_strict_sandbox_with_auto_on() -> None:
+def test_versions_run_on_arrival_only_for_languages_that_run_in_the_strict_sandbox() -> None:
     on, _ = parse_settings({})
     assert on.dynamic.auto  # the default: the first judgement needs no second command
     assert runs_on_arrival(on, "python", trusted=True)
     assert not runs_on_arrival(on, "python", trusted=False)
-    assert not runs_on_arrival(on, "javascript", trusted=True)
+    assert runs_on_arrival(on, "javascript", trusted=True)
+    assert runs_on_arrival(on, "typescript", trusted=True)
+    assert not runs_on_arrival(on, "go", trusted=True)
     for off in ({"enable": False}, {"auto": False}, {"sandbox": "weak"}):
         settings, _ = parse_settings({"dynamic": off})
         assert not runs_on_arrival(settings, "python", trusted=True), off

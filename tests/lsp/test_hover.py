@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from codequorum.core.report import Verdict
-from codequorum.lsp.hover import diff_pair, figures_text, hover_title, verdict_lines
+from codequorum.lsp.hover import (
+    diff_pair,
+    figures_text,
+    hover_title,
+    sandbox_note,
+    verdict_lines,
+)
 from codequorum.lsp.rendering import Line, to_markdown, to_plain
 
 
@@ -62,3 +68,17 @@ def test_diff_pair_prefers_the_current_code_then_the_most_typical_version() -> N
     assert diff_pair(None, 0, 2) == (0, 2)
     assert diff_pair(None, None, 2) is None
     assert diff_pair(3, 0, None) is None
+
+
+def test_the_hover_says_which_sandbox_ran_when_it_was_not_the_strict_one() -> None:
+    from types import SimpleNamespace
+
+    from codequorum.behaviour.sandbox import PORTABLE_NOTE, WEAK_WARNING
+
+    why = ("the strict sandbox is not available here (this machine has no bubblewrap): "
+           "versions ran in the portable sandbox")
+    assert sandbox_note(SimpleNamespace(notes=[why, PORTABLE_NOTE])) == why
+    assert sandbox_note(SimpleNamespace(notes=[PORTABLE_NOTE])) == PORTABLE_NOTE
+    assert sandbox_note(SimpleNamespace(notes=[WEAK_WARNING])) == WEAK_WARNING
+    assert sandbox_note(SimpleNamespace(notes=["no inputs to run"])) is None
+    assert sandbox_note(None) is None

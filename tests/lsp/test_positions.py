@@ -6,6 +6,7 @@ import pytest
 from lsprotocol import types
 
 from codequorum.lsp.documents import (
+    LOCAL_FROM,
     Snapshot,
     byte_col_to_units,
     normalize_encoding,
@@ -66,3 +67,32 @@ def test_reindent_for_methods() -> None:
         "def m(self):\n        if self.x:\n\n            return 1\n        return 2"
     )
     assert reindent(code, "") == code.rstrip("\n")
+
+
+def _long_document() -> str:
+    """Over :data:`LOCAL_FROM` characters: functions, a class with methods, a nested
+    function, text beyond ASCII, a string with a function-like line at column 0."""
+    parts = []
+    for i in range(2200):
+        parts.append(f"def f_{i}(x):\n    s = 'é😀{i}'\n    return s * x\n\n\n")
+        if i % 100 == 7:
+            parts.append(f"class Box{i}:\n    def get(self):\n        def inner():\n"
+                         f"            return {i}\n        return inner()\n\n\n")
+        if i % 100 == 50:
+            parts.append('DOC = """\ndef not_a_function():\n    return 1\n"""\n\n\n')
+    return "".join(parts)
+
+
+def test_a_long_document_finds_the_function_at_a_position_from_the_lines_around_it() -> None:
+    text = _long_document()
+    assert len(text) > LOCAL_FROM
+    lines = text.split("\n")
+    for encoding in ("utf-16", "utf-8"):
+        whole = Snapshot("file:///long.py", text, "python", encoding)  # type: ignore[arg-type]
+        whole.functions()
+        for row in range(0, len(lines), 17):
+            for column in (0, 5, len(lines[row])):
+                position = types.Position(line=row, character=column)
+                local = Snapshot("file:///long.py", text, "python", encoding)  # type: ignore[arg-type]
+                assert local.function_at(position) == whole.function_at(position), (row, column)
+                assert local._functions is None  # it did not index the document

@@ -166,14 +166,16 @@ def test_whole_float_is_accepted_for_integers_and_seed_null() -> None:
 def test_sandbox_level_reaches_the_session() -> None:
     from codequorum.lsp.engine import session_config
 
-    assert session_config(parse_settings(None)[0]).dynamic_sandbox == "strict"
+    assert session_config(parse_settings(None)[0]).dynamic_sandbox == "auto"
     weak, warnings = parse_settings({"dynamic": {"sandbox": "weak"}})
     assert warnings == [] and session_config(weak).dynamic_sandbox == "weak"
+    portable, warnings = parse_settings({"dynamic": {"sandbox": "portable"}})
+    assert warnings == [] and session_config(portable).dynamic_sandbox == "portable"
     bad, warnings = parse_settings({"codequorum.dynamic.sandbox": "none"})
-    assert bad.dynamic.sandbox == "strict"
+    assert bad.dynamic.sandbox == "auto"
     assert warnings == [
-        'invalid setting codequorum.dynamic.sandbox = "none": expected one of strict, weak; '
-        'using the default "strict"'
+        'invalid setting codequorum.dynamic.sandbox = "none": expected one of auto, strict, '
+        'portable, weak; using the default "auto"'
     ]
 
 

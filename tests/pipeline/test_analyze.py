@@ -526,9 +526,9 @@ def test_static_sctd_leaves_out_empty_and_broken_versions_and_other_languages() 
     assert report.summary["sctd_tau"] == expected.tau > 0
     alone = analyze(SampleSet.from_codes("t", [LOOP, "def f(:\n"]), FAST)
     assert alone.summary["sctd_jsd"] is None and alone.summary["sctd_tau"] is None
-    js = analyze(SampleSet.from_codes("t", ["function f() { return 1; }",
-                                             "function f() { return 2; }"], "javascript"), FAST)
-    assert "sctd_jsd" not in js.summary
+    go = analyze(SampleSet.from_codes("t", ["func f() int { return 1 }",
+                                             "func f() int { return 2 }"], "go"), FAST)
+    assert "sctd_jsd" not in go.summary
     off = analyze(SampleSet.from_codes("t", [LOOP, BUILTIN]),
                   AnalysisOptions(metrics=(), sctd=False))
     assert "sctd_jsd" not in off.summary

@@ -23,6 +23,7 @@ from codequorum.agents.schema import (
     RecommendationOut,
 )
 from codequorum.behaviour.runtimes import runtime_for, runtime_names
+from codequorum.core.errors import SandboxUnavailableError
 from codequorum.core.safe_text import safe_text
 from codequorum.pipeline.session import FunctionAnalysis, current_code
 from codequorum.render.findings import (
@@ -36,13 +37,22 @@ from codequorum.render.findings import (
 MAX_CODE_CHARS = 100_000
 
 
-def strict_sandbox_problem() -> str | None:
-    """Why versions cannot run in the strict sandbox here (None when they can)."""
+def strict_sandbox_problem(language: str = "python") -> str | None:
+    """Why versions of ``language`` cannot run in the strict sandbox here (None when they
+    can)."""
     from codequorum.pipeline.score import dynamic_available
 
     if not dynamic_available():
         return "dynamic analysis is not installed"
     from codequorum.behaviour.sandbox import isolation
+
+    runtime = runtime_for(language)
+    if language != "python" and runtime is not None:
+        try:
+            runtime.require(None, "strict", False)
+        except SandboxUnavailableError as exc:
+            return f"the strict sandbox is not available on this machine ({safe_text(str(exc))})"
+        return None
 
     found = isolation.probe(sandbox="strict")
     if not found.ok:
@@ -74,7 +84,8 @@ def _analyse(ws: AgentWorkspace, target: FunctionTarget) -> FunctionAnalysis | N
     """The function's analysis, None when it has no stored versions."""
     info = target.info
     return ws.session().function_sync(target.key, target.language, str(info.qualified_name),
-                                      info.name, current_code(target.source.text, info))
+                                      info.name, current_code(target.source.text, info),
+                                      doc=info.docstring)
 
 
 def _run(ws: AgentWorkspace, target: FunctionTarget, analysis: FunctionAnalysis,
@@ -84,7 +95,7 @@ def _run(ws: AgentWorkspace, target: FunctionTarget, analysis: FunctionAnalysis,
     if runtime_for(analysis.language) is None:
         return analysis, DynamicOut(requested=True, ran=False, note=f"only {runtime_names()} "
                                     "versions run in the sandbox; the figures are structural")
-    problem = strict_sandbox_problem()
+    problem = strict_sandbox_problem(analysis.language)
     if problem is not None:
         return analysis, DynamicOut(requested=True, ran=False,
                                     note=f"the versions were not run: {problem}")

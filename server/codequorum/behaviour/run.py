@@ -126,8 +126,12 @@ class DynamicOptions:
     trace: bool = True
     interpreter: str | None = None
     """Python that runs the candidates and counts static opcodes (default: this one)."""
-    sandbox: str = "strict"
-    """``strict`` (kernel isolation; refuses to run where it cannot) or ``weak``."""
+    sandbox: str = "auto"
+    """``auto`` (strict where the kernel gives it, else portable, said in every report),
+    ``strict`` (kernel isolation; refuses to run where it cannot), ``portable``
+    (WebAssembly) or ``weak``."""
+    sandbox_reason: str = ""
+    """Why ``auto`` ran the level in ``sandbox`` (set when it is chosen; a report note)."""
     input_provider: ProviderConfig | None = None
     """Endpoint asked for call inputs when a function gives nothing else to run."""
     input_proposer: Proposer | None = None
@@ -153,8 +157,9 @@ class DynamicOptions:
             problems.append(
                 f"opcode_mode must be 'reference' or 'family', not {self.opcode_mode!r}"
             )
-        if self.sandbox not in sandbox.SANDBOX_LEVELS:
-            problems.append(f"sandbox must be one of {', '.join(sandbox.SANDBOX_LEVELS)}")
+        if self.sandbox not in (sandbox.AUTO, *sandbox.SANDBOX_LEVELS):
+            problems.append(f"sandbox must be one of {sandbox.AUTO}, "
+                            f"{', '.join(sandbox.SANDBOX_LEVELS)}")
         if any(n <= 0 for n in self.scaling_sizes):
             problems.append("scaling sizes must be positive")
         if self.bef_low < 0 or self.bef_high < self.bef_low or self.growth_outlier_delta <= 0:
@@ -321,14 +326,18 @@ def _run_one(
     options: DynamicOptions,
     cancel: threading.Event | None,
     module: ModuleContext | None = None,
+    language: str = "python",
 ) -> _CandidateRun:
     """Run one candidate on every input of ``plan`` in one sandbox child (in ``module``
     when given)."""
     tests = plan.tests
     n = len(tests)
     run = _CandidateRun([None] * n, "cancelled", "not run", [], "")
+    runtime = runtime_for(language)
+    if runtime is None:
+        return run
     if options.interpreter is None:
-        error = _compile_error(code)
+        error = runtime.compile_error(code)
         if error is not None:
             # the child would report the same: spare it (compiling executes nothing)
             run.status, run.detail = "syntax-error", error
@@ -337,7 +346,7 @@ def _run_one(
             )
             run.outcomes = [failed] * n
             return run
-    result = sandbox.run_candidate(
+    result = runtime.run(
         code,
         tests,
         plan.entry_point,
@@ -363,17 +372,8 @@ def _run_one(
     return run
 
 
-def _compile_error(code: str) -> str | None:
-    """``SyntaxError: ...`` as the sandbox words it, or ``None`` if ``code`` compiles."""
-    try:
-        compile(code, "<candidate>", "exec", dont_inherit=True)
-    except (SyntaxError, ValueError) as exc:
-        return f"{type(exc).__name__}: {exc}"
-    return None
-
-
-Job = tuple[int, int, str, InputPlan, ModuleContext | None]
-"""One candidate to run: (set, candidate, code, inputs, module)."""
+Job = tuple[int, int, str, InputPlan, ModuleContext | None, str]
+"""One candidate to run: (set, candidate, code, inputs, module, language)."""
 
 
 def _execute_many(
@@ -388,7 +388,8 @@ def _execute_many(
     Each worker runs one candidate to the end, so a slow candidate holds one worker
     only and the others move on (also to the next sample set).
     """
-    runs = run_pool(jobs, lambda job: _run_one(job[2], job[1], job[3], options, cancel, job[4]),
+    runs = run_pool(jobs, lambda job: _run_one(job[2], job[1], job[3], options, cancel, job[4],
+                                               job[5]),
                     options.jobs, progress, "dynamic")
     return {(job[0], job[1]): run for job, run in zip(jobs, runs, strict=True)}
 
@@ -672,7 +673,8 @@ def plan_inputs(sample_set: SampleSet, options: DynamicOptions) -> InputPlan:
     runtime = runtime_for(sample_set.language)
     if runtime is None or not runtime.proposed_inputs:
         proposer = None
-    plan = collect_inputs(
+    collect = runtime.test_inputs if runtime is not None else collect_inputs
+    plan = collect(
         sample_set,
         use_doctests=options.use_doctests,
         use_hypothesis=options.use_hypothesis,
@@ -682,6 +684,8 @@ def plan_inputs(sample_set: SampleSet, options: DynamicOptions) -> InputPlan:
         proposer=proposer,
         literal_only=options.literal_only_inputs,
     )
+    if sample_set.module is not None and runtime is not None and not runtime.modules:
+        plan.notes.append(ALONE_NOTE.format(name=runtime.name))
     return method_inputs(plan, sample_set.module, _takes_instance(sample_set))
 
 
@@ -714,12 +718,23 @@ def run_dynamic_many(
     options = options or DynamicOptions()
     runnable = [runtime_for(ss.language) is not None for ss in sample_sets]
     if any(ss.codes for ss, ok in zip(sample_sets, runnable, strict=True) if ok):
-        sandbox.require(options.interpreter, options.sandbox,
-                        view=any(ss.module is not None for ss in sample_sets))
+        view = any(_module_for(ss) is not None for ss in sample_sets)
+        level, why = sandbox.choose(options.interpreter, options.sandbox, view)
+        options = dataclasses.replace(options, sandbox=level, sandbox_reason=why)
+        for language in dict.fromkeys(ss.language for ss, ok in zip(sample_sets, runnable,
+                                                                    strict=True)
+                                      if ok and ss.codes):
+            runtime = runtime_for(language)
+            assert runtime is not None
+            runtime.require(options.interpreter, options.sandbox,
+                            view=any(_module_for(ss) is not None for ss in sample_sets
+                                     if ss.language == language))
+    elif options.sandbox == sandbox.AUTO:
+        options = dataclasses.replace(options, sandbox="strict")
     plans = [plan_inputs(ss, options) if ok else InputPlan(ss.entry_point)
              for ss, ok in zip(sample_sets, runnable, strict=True)]
     jobs: list[Job] = [
-        (s, c, code, plans[s], ss.module)
+        (s, c, code, plans[s], _module_for(ss), ss.language)
         for s, ss in enumerate(sample_sets)
         if plans[s].cases
         for c, code in enumerate(ss.codes)
@@ -730,6 +745,18 @@ def run_dynamic_many(
                     if plans[s].cases else None, runnable[s], options)
         for s, ss in enumerate(sample_sets)
     ]
+
+
+#: The note of a set whose runtime runs versions alone, not in their module.
+ALONE_NOTE = ("not-run-in-module: {name} versions run alone, without their module's "
+              "imports and helpers")
+
+
+def _module_for(ss: SampleSet) -> ModuleContext | None:
+    """The module ``ss``'s versions run in: None where its runtime runs versions alone
+    (its plan's notes say so: :data:`ALONE_NOTE`)."""
+    runtime = runtime_for(ss.language)
+    return ss.module if runtime is not None and runtime.modules else None
 
 
 def _set_report(ss: SampleSet, plan: InputPlan, ran: list[_CandidateRun] | None,
@@ -743,8 +770,9 @@ def _set_report(ss: SampleSet, plan: InputPlan, ran: list[_CandidateRun] | None,
     else:
         runs = _collect_runs(ran)
         plan, runs = _without_failing_inputs(plan, runs)
-        if ss.module is not None:
-            judged = judge_module(ss.module, [r.module for r in ran], ss.codes)
+        module = _module_for(ss)
+        if module is not None:
+            judged = judge_module(module, [r.module for r in ran], ss.codes)
             problem, module_notes = judged.problem, judged.notes
             if not judged.keep:  # no verdict may rest on these runs
                 plan = InputPlan(plan.entry_point, notes=list(plan.notes))
@@ -762,6 +790,10 @@ def _set_report(ss: SampleSet, plan: InputPlan, ran: list[_CandidateRun] | None,
         report.notes.append("no inputs to run: behaviour metrics unavailable")
     if options.sandbox == "weak":
         report.notes.insert(0, sandbox.WEAK_WARNING)
+    elif options.sandbox == "portable":
+        report.notes.insert(0, sandbox.PORTABLE_NOTE)
+    if options.sandbox_reason:
+        report.notes.insert(0, options.sandbox_reason)
     return report
 
 

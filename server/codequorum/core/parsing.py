@@ -657,9 +657,19 @@ def functions(code: str | bytes, lang: str) -> list[FunctionInfo]:
     scopes; a stack over them in source order gives each its enclosing names (linear,
     whatever the nesting depth).
     """
+    return functions_and_errors(code, lang)[0]
+
+
+def functions_and_errors(code: str | bytes, lang: str) -> tuple[list[FunctionInfo], bool]:
+    """:func:`functions`, and whether the parse met a syntax error (the watch parses a piece
+    of a document and widens it while the piece does not parse cleanly)."""
     canonical = normalize_language(lang)
     src = to_bytes(code)
     tree = parse_bytes(get_parser(canonical), src)
+    return _tree_functions(tree, canonical, src), tree.root_node.has_error
+
+
+def _tree_functions(tree: tree_sitter.Tree, canonical: str, src: bytes) -> list[FunctionInfo]:
     captures = tree_sitter.QueryCursor(_function_query(canonical)).captures(tree.root_node)
     tagged = [(n, True) for n in captures.get("f", [])]
     tagged += [(n, False) for n in captures.get("s", [])]

@@ -2,7 +2,8 @@
 
 New versions (a regeneration, versions the client relays or imports, the watch's) run in
 the sandbox at once when ``dynamic.auto`` is on, so the first hover's recommendation and
-risk rest on behaviour; only Python, only with ``dynamic.enable``, only in a trusted
+risk rest on behaviour; only a language that runs (``runtime_for``: Python, JavaScript,
+TypeScript), only with ``dynamic.enable``, only in a trusted
 workspace and only in the strict sandbox where this machine gives it (a store that came
 from elsewhere is still asked about first, by ``runDynamic``). Where they do not run, the
 hover says why in place of "not run yet" (:func:`not_run_note`).
@@ -27,6 +28,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+#: Levels that run the strict sandbox where this machine gives it: versions run on their
+#: own only there (a portable run, which may first compile its interpreter, is asked for).
+STRICT_FIRST = ("strict", "auto")
 #: What the hover says while the versions run.
 RUNNING = "running the versions in the sandbox…"
 #: What it says in a workspace that is not trusted.
@@ -35,9 +39,10 @@ UNTRUSTED = "not run: this workspace is not trusted"
 
 def runs_on_arrival(settings: Settings, language: str, trusted: bool) -> bool:
     """Whether new versions run by themselves: ``dynamic.auto`` and ``dynamic.enable`` on,
-    Python, a trusted workspace, the strict sandbox (a weak one runs only when asked)."""
+    a language that runs, a trusted workspace, the strict sandbox (a weak one runs only when
+    asked)."""
     d = settings.dynamic
-    return (d.auto and d.enable and d.sandbox == "strict"
+    return (d.auto and d.enable and d.sandbox in STRICT_FIRST
             and runtime_for(language) is not None and trusted)
 
 
@@ -111,7 +116,7 @@ def not_run_note(ls: Host, uri: str, analysis: FunctionAnalysis) -> str | None:
     if not ls.trusted:
         return UNTRUSTED
     settings = ls.settings_for(uri)
-    if settings.dynamic.sandbox != "strict" or not settings.dynamic.enable:
+    if settings.dynamic.sandbox not in STRICT_FIRST or not settings.dynamic.enable:
         return None
     found = isolation.probed(None, "strict", True)
     if found is None and runtime_for(analysis.language) is not None:

@@ -8,6 +8,7 @@ document, so hovers, lenses and actions never re-parse an unchanged text.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import textwrap
 import threading
@@ -20,8 +21,12 @@ from lsprotocol import types
 from codequorum.core import parsing
 from codequorum.core.limits import MAX_DOCUMENT_BYTES, InputLimitError, size_words
 from codequorum.pipeline.session import dedent_function, function_indent
+from codequorum.pipeline.watch.index import Work, window
 
 Encoding = Literal["utf-8", "utf-16", "utf-32"]
+#: Documents longer than this (characters) answer "the function at a position" from the
+#: lines around it until something indexes every function.
+LOCAL_FROM = 100_000
 
 
 
@@ -185,32 +190,52 @@ class Snapshot:
         except InputLimitError as exc:
             self.skipped_reason = f"{self.uri}: {exc}; codequorum does not index it"
             return []
-        out: list[FunctionEntry] = []
-        for fi in infos:
-            row = int(fi.start_point[0])
-            line = self.line(row)
-            indent = function_indent(line, int(fi.start_point[1]))
-            out.append(
-                FunctionEntry(
-                    info=fi,
-                    qualified_name=str(fi.qualified_name),
-                    name=str(fi.name),
-                    range=self.range(fi.start_point, fi.end_point),
-                    name_range=self.range(fi.name_start_point, fi.name_end_point),
-                    indent=indent,
-                )
-            )
-        return out
+        return [self._entry(fi) for fi in infos]
+
+    def _entry(self, fi: parsing.FunctionInfo) -> FunctionEntry:
+        row = int(fi.start_point[0])
+        return FunctionEntry(
+            info=fi,
+            qualified_name=str(fi.qualified_name),
+            name=str(fi.name),
+            range=self.range(fi.start_point, fi.end_point),
+            name_range=self.range(fi.name_start_point, fi.name_end_point),
+            indent=function_indent(self.line(row), int(fi.start_point[1])),
+        )
 
     def function_at(self, position: types.Position) -> FunctionEntry | None:
-        """The innermost function whose range holds ``position``."""
+        """The innermost function whose range holds ``position``. A long document not
+        indexed yet is read only around the position (a hover after each change of a large
+        file costs what the lines around it cost)."""
         best: FunctionEntry | None = None
-        for entry in self.functions():
+        with self._lock:
+            indexed = self._functions is not None
+        entries = self.functions() if indexed or not self._local() else self._around(position)
+        for entry in entries:
             if _contains(entry.range, position) and (
                 best is None or _contains(best.range, entry.range.start)
             ):
                 best = entry
         return best
+
+    def _local(self) -> bool:
+        """Whether :meth:`function_at` reads only the lines around a position."""
+        return (self.language is not None and LOCAL_FROM < len(self.text) <= MAX_DOCUMENT_BYTES
+                and len(_utf8(self.text)) <= MAX_DOCUMENT_BYTES)
+
+    def _around(self, position: types.Position) -> list[FunctionEntry]:
+        """The functions of whole lines around ``position``, parsed alone (the watch's
+        window), placed in the document."""
+        assert self.language is not None
+        row = min(max(0, position.line), len(self.lines) - 1)
+        at = sum(map(len, self.lines[:row])) + row  # each line and its line end
+        try:
+            piece = window(self.text, (at, at + len(self.lines[row])), self.language, Work())
+        except InputLimitError:
+            return []
+        rows = self.text.count("\n", 0, piece.start)
+        shift = len(_utf8(self.text[:piece.start]))
+        return [self._entry(_placed(info, rows, shift)) for info in piece.infos]
 
     def function_named(self, qualified_name: str) -> FunctionEntry | None:
         """The function with this qualified name (the first, if it is defined twice)."""
@@ -218,6 +243,20 @@ class Snapshot:
             if entry.qualified_name == qualified_name:
                 return entry
         return None
+
+
+def _placed(info: parsing.FunctionInfo, rows: int, shift: int) -> parsing.FunctionInfo:
+    """A function parsed in lines that start ``rows`` rows and ``shift`` bytes into a
+    document, placed in the document (the lines start at column 0: columns stay)."""
+
+    def moved(point: parsing.Point) -> parsing.Point:
+        return (point[0] + rows, point[1])
+
+    return dataclasses.replace(
+        info, start_byte=info.start_byte + shift, end_byte=info.end_byte + shift,
+        start_point=moved(info.start_point), end_point=moved(info.end_point),
+        name_start_point=moved(info.name_start_point), name_end_point=moved(info.name_end_point),
+        body_start_point=moved(info.body_start_point))
 
 
 def _contains(rng: types.Range, pos: types.Position) -> bool:

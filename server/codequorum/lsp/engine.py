@@ -129,7 +129,8 @@ class Engine(Session):
         if snapshot.language is None:
             return None
         return self.function_key(
-            file_key, snapshot.language, entry.qualified_name, entry.name, entry.dedented(), full
+            file_key, snapshot.language, entry.qualified_name, entry.name, entry.dedented(), full,
+            entry.info.docstring,
         )
 
     def document_lookup_sync(self, snapshot: Snapshot, file_key: str) -> list[Lookup]:

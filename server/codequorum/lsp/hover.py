@@ -132,6 +132,21 @@ def diff_pair(current: int | None, medoid: int | None, other: int | None
     return anchor, other
 
 
+#: How a dynamic report's notes name a sandbox other than the strict one.
+_SANDBOX_NOTES = ("the strict sandbox is not available here", "portable sandbox:",
+                  "weak sandbox:")
+
+
+def sandbox_note(dynamic: object) -> str | None:
+    """Which sandbox the versions ran in and why, when it was not the strict one (the
+    report's own note; None for a strict run or no run): never a silent downgrade."""
+    notes = getattr(dynamic, "notes", None) or []
+    for note in notes:
+        if isinstance(note, str) and note.startswith(_SANDBOX_NOTES):
+            return note
+    return None
+
+
 def _recommendation_paragraph(analysis: FunctionAnalysis, not_run: str | None) -> Paragraph:
     """Which version to keep and how likely it is wrong, as a list (empty when nothing is
     recommended); ``not_run``: what to say in place of "not run yet"."""
@@ -218,6 +233,7 @@ def hover_doc(entry: FunctionEntry, analysis: FunctionAnalysis, diff_lines: int,
         (hover_title(entry.qualified_name, compared_text(analysis), len(report.clusters)),),
         *((line,) for line in verdict_lines(report.verdict, report.verdicts)),
         ((figures,),) if figures else (),
+        ((Text(note),),) if (note := sandbox_note(analysis.dynamic)) else (),
         _recommendation_paragraph(analysis, not_run),
         _standing_paragraph(analysis),
         _diff_paragraph(analysis, diff_lines),

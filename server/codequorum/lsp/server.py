@@ -687,8 +687,10 @@ async def did_change_folders(
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 async def did_open(ls: CodequorumServer, params: types.DidOpenTextDocumentParams) -> None:
-    """Diagnostics for a newly opened document."""
+    """Diagnostics for a newly opened document; the watch reads it."""
     uri = params.text_document.uri
+    ls.watch.opened(uri, language_of(uri, params.text_document.language_id),
+                    params.text_document.text)
     snapshot = ls.snapshot(uri)
     if snapshot is not None and snapshot.language is not None:
         ls._saved_names[uri] = [e.qualified_name for e in await ls.engine.run(snapshot.functions)]

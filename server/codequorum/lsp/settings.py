@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 PREFIX = "codequorum."
 
 ProviderKind = Literal["openai-compatible", "client"]
-SandboxLevel = Literal["strict", "weak"]
+SandboxLevel = Literal["auto", "strict", "portable", "weak"]
 CommandActions = Literal["auto", "always", "never"]
 WatchMode = Literal["off", "ask", "auto"]
 
@@ -138,7 +138,7 @@ class DynamicSettings:
     #: the strict sandbox only.
     auto: bool = True
     timeout: float = 10.0
-    sandbox: SandboxLevel = "strict"
+    sandbox: SandboxLevel = "auto"
     propose_inputs: bool = False
 
 

@@ -3,8 +3,12 @@
 
 The protocol hands every change to :meth:`Watch.changed`: its edits (offsets in the text
 before each), the texts before them and the text after. The rules of
-:mod:`codequorum.pipeline.watch.arrivals` say which functions the change wrote; each waits
-:data:`DEBOUNCE` seconds, and is dropped as soon as an edit touches it. Then, with
+:mod:`codequorum.pipeline.watch.arrivals` say which functions the change wrote, read on one
+worker thread (:class:`~codequorum.pipeline.watch.document.DocumentWatch`: only around what
+changed, within a budget per document), in the order the changes came, so the event loop
+never parses; an arrival an edit touched while it was read is dropped. Each waits
+:data:`DEBOUNCE` seconds, and is dropped as soon as an edit touches it. A document longer
+than :data:`MAX_WATCHED_CHARS` is not watched (one log line says so). Then, with
 ``watch`` = ``ask``, a one-click offer (``window/showMessageRequest``, the safe answer
 first); "always" and "never" are kept per workspace folder in the user's approvals file.
 With ``auto`` (or "always") no offer. Sampling stores the arrived text as a version of origin
@@ -27,6 +31,7 @@ import functools
 import logging
 from collections import OrderedDict
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -38,10 +43,16 @@ from codequorum.lsp.autorun import run_arrived
 from codequorum.lsp.gates import choose, may_send_key
 from codequorum.lsp.progress import WorkProgress
 from codequorum.options.approvals import Approvals
-from codequorum.pipeline.watch.arrivals import Arrival, shape_key
+from codequorum.pipeline.watch.arrivals import (
+    Arrival,
+    removes_lines,
+    shape_key,
+    worth_parsing,
+)
 from codequorum.pipeline.watch.budget import HourlyBudget
 from codequorum.pipeline.watch.document import DocumentWatch
 from codequorum.pipeline.watch.edits import Edit, Region, shift, touches
+from codequorum.pipeline.watch.index import Work
 
 if TYPE_CHECKING:
     from codequorum.lsp.host import Host
@@ -52,6 +63,10 @@ log = logging.getLogger(__name__)
 DEBOUNCE = 1.0
 #: Documents longer than this (characters) are not watched.
 MAX_WATCHED_CHARS = 1_000_000
+#: Characters of text the changes waiting for the worker may hold (each holds the text after
+#: it); past that a change is only noted (read with the next one read), so a flood of
+#: changes holds no more than this.
+MAX_QUEUED_CHARS = 64_000_000
 #: The offer's answers, the safe one first.
 NOT_NOW = "Not now"
 CHECK = "Check it"
@@ -95,6 +110,25 @@ class Watched:
             self.task.cancel()
 
 
+def _followed(region: Region | None, edits: Sequence[Edit | None]) -> Region | None:
+    """``region`` after ``edits``; None when one of them touches it (or has no range)."""
+    for edit in edits:
+        if region is None or edit is None or touches(region, edit):
+            return None
+        region = shift(region, edit)
+    return region
+
+
+def _said(uri: str, what: str, work: Work, before: Work, level: int = logging.INFO) -> None:
+    """The log line of what reading ``what`` of ``uri`` parsed, when it parsed anything:
+    whole reads, windows, characters, shape keys computed (counted since ``before``)."""
+    if work.chars == before.chars:
+        return
+    log.log(level, "the watch read %s of %s: %d whole, %d windows, %d characters, %d keys",
+            what, uri, work.full_builds - before.full_builds, work.windows - before.windows,
+            work.chars - before.chars, work.keyed - before.keyed)
+
+
 def offer_text(arrival: Arrival, n: int, source: str) -> str:
     """The offer for ``arrival``: ``n`` more versions from ``source`` (safe to show)."""
     name = safe_text(arrival.qualified_name, 200)
@@ -120,54 +154,164 @@ class Watch:
     _watched: dict[tuple[str, str], Watched] = field(default_factory=dict)
     _reasons: dict[str, OrderedDict[int, str]] = field(default_factory=dict)
     _choices: dict[str, str] = field(default_factory=dict)
+    #: Per document, the changes since the oldest one the worker is reading (their edits,
+    #: None for a change without a range), by their number.
+    _reading: dict[str, list[tuple[int, Sequence[Edit | None]]]] = field(default_factory=dict)
+    _seq: int = 0
+    _queued: dict[str, int] = field(default_factory=dict)
+    _waiting_chars: int = 0
+    _pool: ThreadPoolExecutor | None = None
+    _left_alone: set[str] = field(default_factory=set)
+    _flooded: set[str] = field(default_factory=set)
 
     # ------------------------------------------------------------------ changes
 
+    def opened(self, uri: str, language: str | None, text: str) -> None:
+        """A document opened: its functions are read on the worker, so its first change is
+        read as cheaply as the others."""
+        try:
+            if language is None or not self._watching(uri) or self._too_long(uri, text):
+                return
+            document = self._documents.setdefault(uri, DocumentWatch())
+            self._worker().submit(self._read_opened, uri, document, language, text)
+        except Exception:  # the server goes on without the watch of this document
+            log.exception("the watch could not read %s", uri)
+
     def changed(self, uri: str, version: int | None, language: str | None,
                 befores: Sequence[str], edits: Sequence[Edit | None], after: str) -> None:
-        """One ``didChange``: follow (or stop) the arrivals on their way, remember what a
-        deletion took, and take the functions the change wrote. ``edits[i]`` applied to
-        ``befores[i]``; None is a change without a range. Never raises."""
+        """One ``didChange``: follow (or stop) the arrivals on their way, and hand the change
+        to the worker, which reads what it wrote (:meth:`_arrived` takes them, in order).
+        ``edits[i]`` applied to ``befores[i]``; None is a change without a range. Never
+        raises."""
         try:
             self._follow(uri, edits)
-            if language is None or not self._watching(uri) or len(after) > MAX_WATCHED_CHARS:
+            self._seq += 1
+            reading = self._reading.get(uri)
+            if reading is not None:
+                reading.append((self._seq, edits))
+            if language is None or not self._watching(uri) or self._too_long(uri, after):
                 return
             if any(e is None for e in edits):
                 return
             edited = [e for e in edits if e is not None]
             document = self._documents.setdefault(uri, DocumentWatch())
-            found = document.arrivals(language, befores, edited, after,
-                                      lambda: self._parsed(uri, after))
-            if found and self._reason(uri, version) not in REPLAYS:
-                self._take(uri, version, language, found)
+            if not self._worth_reading(uri, befores, edited):
+                self._worker().submit(document.note, edited)
+                return
+            if reading is None:
+                self._reading[uri] = [(self._seq, edits)]
+            self._queued[uri] = self._queued.get(uri, 0) + 1
+            self._waiting_chars += len(after)
+            loop = asyncio.get_running_loop()
+            job = self._worker().submit(self._read_change, uri, document, language, befores,
+                                        edited, after)
+            arrived = functools.partial(self._arrived, uri, version, language, document,
+                                        self._seq, len(after))
+            job.add_done_callback(lambda done: loop.call_soon_threadsafe(arrived, done))
         except Exception:  # one bad change must not stop the document's updates
             log.exception("the watch could not read a change of %s", uri)
+
+    def _worth_reading(self, uri: str, befores: Sequence[str], edits: Sequence[Edit]) -> bool:
+        """Whether the worker needs the texts of this change: it may have written a function
+        or taken one away, and the changes waiting hold less than :data:`MAX_QUEUED_CHARS`."""
+        if not worth_parsing(edits) and not any(
+                removes_lines(e, b) for e, b in zip(edits, befores, strict=True)):
+            return False
+        if self._waiting_chars < MAX_QUEUED_CHARS:
+            return True
+        if uri not in self._flooded:
+            self._flooded.add(uri)
+            log.info("the watch rests on %s: the changes waiting to be read hold more than %d "
+                     "characters; the next ones are read together", uri, MAX_QUEUED_CHARS)
+        return False
+
+    def _worker(self) -> ThreadPoolExecutor:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="codequorum-watch")
+        return self._pool
+
+    def _too_long(self, uri: str, text: str) -> bool:
+        if len(text) <= MAX_WATCHED_CHARS:
+            return False
+        if uri not in self._left_alone:
+            self._left_alone.add(uri)
+            log.info("the watch leaves %s alone: %d characters, more than %d", uri, len(text),
+                     MAX_WATCHED_CHARS)
+        return True
+
+    @staticmethod
+    def _read_opened(uri: str, document: DocumentWatch, language: str, text: str) -> None:
+        """On the worker: index an opened document."""
+        try:
+            document.opened(language, text)
+            _said(uri, "an opening", document.work, Work())
+        except Exception:
+            log.exception("the watch could not read %s", uri)
+
+    @staticmethod
+    def _read_change(uri: str, document: DocumentWatch, language: str, befores: Sequence[str],
+                     edits: Sequence[Edit], after: str) -> list[Arrival]:
+        """On the worker: the functions one change wrote."""
+        before = Work()
+        before.add(document.work)
+        rested = document.rested
+        found = document.arrivals(language, befores, edits, after)
+        # a change that may write a function is said; a deleted line (read for what it
+        # took away) only in a debug log
+        _said(uri, "a change", document.work, before,
+              logging.INFO if worth_parsing(edits) else logging.DEBUG)
+        if document.rested > rested and document.rested == 1:
+            log.info("the watch rests on %s: its changes come faster than it may read them; "
+                     "they are read together when it may", uri)
+        return found
+
+    def _arrived(self, uri: str, version: int | None, language: str, document: DocumentWatch,
+                 seq: int, held: int, job: Future[list[Arrival]]) -> None:
+        """On the loop: take what the worker found in change ``seq`` (which held ``held``
+        characters), followed through the changes that came since (one that touched an
+        arrival drops it)."""
+        self._waiting_chars -= held
+        if self._documents.get(uri) is not document:  # closed since
+            return
+        self._queued[uri] = self._queued.get(uri, 1) - 1
+        log_of = self._reading.get(uri, [])
+        later = [edits for s, edits in log_of if s > seq]
+        if later and self._queued[uri] > 0:
+            self._reading[uri] = [(s, edits) for s, edits in log_of if s > seq]
+        else:  # nothing more waits: no change to follow arrivals through later
+            self._reading.pop(uri, None)
+        if job.cancelled():
+            return
+        if job.exception() is not None:
+            log.error("the watch could not read a change of %s: %s", uri, job.exception())
+            return
+        found: list[tuple[Arrival, Region]] = []
+        for arrival in job.result():
+            region: Region | None = (arrival.start, arrival.end)
+            for edits in later:
+                region = _followed(region, edits)
+            if region is not None:
+                found.append((arrival, region))
+        if found and self._reason(uri, version) not in REPLAYS:
+            self._take(uri, version, language, found)
 
     def _follow(self, uri: str, edits: Sequence[Edit | None]) -> None:
         for (where, _), watched in list(self._watched.items()):
             if where != uri or watched.edited:
                 continue
-            for edit in edits:
-                if edit is None or touches(watched.region, edit):
-                    watched.stop()
-                    break
-                watched.region = shift(watched.region, edit)
-
-    def _parsed(self, uri: str, text: str) -> list[Any] | None:
-        """The functions of the document's snapshot of ``text`` (parsed once: hovers and
-        lenses use the same)."""
-        snapshot = self.ls.snapshot(uri)
-        if snapshot is None or snapshot.text != text:
-            return None
-        return [entry.info for entry in snapshot.functions()]
+            region = _followed(watched.region, edits)
+            if region is None:
+                watched.stop()
+            else:
+                watched.region = region
 
     def _take(self, uri: str, version: int | None, language: str,
-              found: Sequence[Arrival]) -> None:
-        for arrival in found:
+              found: Sequence[tuple[Arrival, Region]]) -> None:
+        for arrival, region in found:
             key = (uri, arrival.qualified_name)
             if key in self._watched:
                 continue
-            watched = Watched(uri, arrival, language, version, (arrival.start, arrival.end))
+            watched = Watched(uri, arrival, language, version, region)
             log.info("%s arrived in one edit of %s", arrival.qualified_name, uri)
             self._watched[key] = watched
             task = asyncio.ensure_future(self._settle(watched))
@@ -186,7 +330,9 @@ class Watch:
                          f"codequorum: checking '{watched.name}' failed: {safe_text(exc)}")
 
     def shutdown(self) -> None:
-        """Stop every arrival on its way and every sampling."""
+        """Stop every arrival on its way and every sampling, and the worker."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
         for watched in list(self._watched.values()):
             watched.stop()
             if watched.task is not None:
@@ -199,6 +345,10 @@ class Watch:
                 watched.stop()
         self._documents.pop(uri, None)
         self._reasons.pop(uri, None)
+        self._reading.pop(uri, None)
+        self._queued.pop(uri, None)
+        self._left_alone.discard(uri)
+        self._flooded.discard(uri)
 
     def reason(self, uri: str, version: int, reason: str) -> None:
         """The editor says what change ``version`` of ``uri`` was (``undo``, ``redo``): an

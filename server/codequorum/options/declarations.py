@@ -130,7 +130,7 @@ def _humaneval(value: object) -> bool:
 
 
 def _strict(value: object) -> bool:
-    return value == "strict"
+    return value in ("strict", "auto")
 
 
 def _local_workers(value: object) -> bool:
@@ -295,11 +295,15 @@ OPTIONS: tuple[Option, ...] = (
     Option("timeout", "check_function with dynamic: budget of one version in the sandbox "
            "(default 10)", Reach.SANDBOX, _on(MCP), group="analysis", type=seconds,
            default=10.0, metavar="SECONDS"),
-    Option("sandbox", "isolation of the versions run with --dynamic: strict (kernel "
-           "namespaces and seccomp; refuses to run where the machine cannot give them) or "
-           "weak (no namespaces; every report warns) (default strict; `codequorum doctor` "
-           "tells what this machine gives)", Reach.SANDBOX, _on(DEMO, SCORE),
-           choices=["strict", "weak"], default="strict", project_values=_strict),
+    Option("sandbox", "isolation of the versions run with --dynamic: auto (strict where "
+           "the machine gives it, else portable; every report says which ran and why), "
+           "strict (kernel namespaces and seccomp; refuses to run where the machine cannot "
+           "give them), portable (CPython on WASI under wasmtime: memory cap, fuel, no file "
+           "but the standard library and the module, on every OS) or weak (no namespaces; "
+           "every report warns) (default auto; `codequorum doctor` tells what this machine "
+           "gives)", Reach.SANDBOX, _on(DEMO, SCORE),
+           choices=["auto", "strict", "portable", "weak"], default="auto",
+           project_values=_strict),
     # ------------------------------------------------------------------ the endpoint
     Option("propose-inputs", "with --dynamic: ask the endpoint for call inputs of functions "
            "that have no tests, no doctest examples and no annotated parameters (arguments "
@@ -645,8 +649,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting('dynamic.auto', 'boolean', True,
             "Run the versions in the sandbox as soon as they arrive (regenerated, relayed from"
             " a VS Code language model, imported, or asked for by the watch), so the first "
-            "hover's recommendation and risk rest on behaviour: Python only, in the strict "
-            "sandbox only (where the machine cannot give it, the hover says what is missing), "
+            "hover's recommendation and risk rest on behaviour: Python, JavaScript and "
+            "TypeScript, in the strict sandbox only (where the machine cannot give it, the "
+            "hover says what is missing), "
             "never in an untrusted workspace, and the versions of a store that came with a "
             "repository only after you approve it. Off: they run when you ask (Run Versions).",
             reach=Reach.RUNS_CODE, restricted=True, project_values=(False,)),
@@ -654,14 +659,20 @@ SETTINGS: tuple[Setting, ...] = (
             "Wall-clock seconds allowed for one version's sandboxed run.",
             reach=Reach.SANDBOX, restricted=True, minimum=0, exclusive_minimum=True,
             maximum=600, mirrors=('check', 'timeout')),
-    Setting('dynamic.sandbox', 'string', 'strict',
+    Setting('dynamic.sandbox', 'string', 'auto',
             "Isolation the versions run under in the sandbox.",
-            reach=Reach.SANDBOX, restricted=True, enum=('strict', 'weak'),
-            project_values=('strict',), mirrors=('score', 'sandbox'),
+            reach=Reach.SANDBOX, restricted=True, enum=('auto', 'strict', 'portable', 'weak'),
+            project_values=('strict', 'auto'), mirrors=('score', 'sandbox'),
             enum_descriptions=(
+                "The strict sandbox where this machine gives it, else the portable one; "
+                "every result says which ran and why.",
                 "Each version runs in its own kernel namespaces with a seccomp filter and a "
                 "read-only view of the system; where the kernel cannot give that, versions do "
                 "not run and the message says why.",
+                "Each version runs in CPython 3.11 built for WebAssembly (WASI) under "
+                "wasmtime: a memory cap, a CPU budget in fuel, no file but the standard "
+                "library and the module's view, no socket, no host environment. Works on "
+                "every OS; the interpreter is compiled once into your cache.",
                 "Only the in-process audit hook, resource limits and a private directory: for "
                 "machines without namespaces. Every result says it ran weak.",
             )),

@@ -9,13 +9,14 @@ samples costs a few milliseconds on top of the matrices.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from codequorum.core.errors import UserError
+from codequorum.core.errors import SandboxUnavailableError, UserError
 from codequorum.core.limits import InputLimitError, nesting_problem, version_size_problem
 from codequorum.core.model import SampleSet
 from codequorum.core.parsing import nests_deeper, parse, parse_versions
@@ -55,6 +56,8 @@ AST_DIFF_KEYS: tuple[str, ...] = ("unified_diff", "tree_diff")
 #: ``KEEP_TOTAL_NODES`` together (about 140 MB); the others are parsed again one at a time.
 KEEP_TREE_NODES = 12_000
 KEEP_TOTAL_NODES = 1_000_000
+
+log = logging.getLogger(__name__)
 
 
 
@@ -410,22 +413,18 @@ def static_sctd(codes: Sequence[str], interpreter: str | None = None,
     as in the reference; fewer than two left give None. The keys are the dynamic report's:
     a ``--dynamic`` run writes the same value under the same name.
     """
-    from codequorum.metrics.opcodes import sctd, static_opcode_counts
+    from codequorum.behaviour.runtimes import runtime_for
+    from codequorum.metrics.opcodes import sctd
 
     present = [k for k, code in enumerate(codes) if code.strip()]
-    if interpreter is None:
-        once: dict[str, dict[str, int] | None] = {}
-        for k in present:  # identical versions compiled once
-            if codes[k] not in once:
-                once[codes[k]] = static_opcode_counts(codes[k])
-        counted = [once[codes[k]] for k in present]
-    else:
-        from codequorum.behaviour.runtimes import runtime_for
-
-        runtime = runtime_for(language)
-        if runtime is None:
-            return {"sctd_jsd": None, "sctd_tau": None}
+    runtime = runtime_for(language)
+    if runtime is None:
+        return {"sctd_jsd": None, "sctd_tau": None}
+    try:  # CPython compiles here (identical versions once); Node in its sandbox
         counted = runtime.static_counts([codes[k] for k in present], interpreter)
+    except SandboxUnavailableError as exc:
+        log.info("no static opcode counts of %s versions: %s", language, exc)
+        return {"sctd_jsd": None, "sctd_tau": None}
     result = sctd(counted)
     have = result.used >= 2
     return {"sctd_jsd": result.jsd if have else None, "sctd_tau": result.tau if have else None}

@@ -169,11 +169,13 @@ def build_sample_set(
     language: str,
     qualified_name: str,
     name: str,
+    prompt: str | None = None,
 ) -> tuple[SampleSet, int | None]:
     """A function's stored versions plus its current code, and the current code's index.
 
     The current code (``None``: leave it out) is matched to a stored version with the same
-    content hash, else appended with origin ``current``.
+    content hash, else appended with origin ``current``. ``prompt``: the comment above the
+    function where its language keeps examples there (:func:`examples_outside`).
     """
     samples = [s.to_sample() for s in stored]
     current_index: int | None = None
@@ -191,8 +193,18 @@ def build_sample_set(
         samples=samples,
         language=language,
         entry_point=name,
+        prompt=prompt,
     )
     return sample_set, current_index
+
+
+def examples_outside(language: str, doc: str | None) -> str | None:
+    """``doc`` (the comment above a function) where ``language``'s runtime reads examples
+    from that comment rather than from the function's own code; else None."""
+    from codequorum.behaviour.runtimes import runtime_for
+
+    runtime = runtime_for(language)
+    return doc if doc and runtime is not None and runtime.comment_examples else None
 
 
 _FENCE = re.compile(r"```[^\n`]*\n(.*?)```", re.DOTALL)
@@ -286,6 +298,8 @@ class AnalysisKey:
     stored: tuple[StoredSample, ...] = field(compare=False, repr=False)
     current: str | None = field(compare=False, repr=False)
     code_hash: str = field(compare=False, repr=False)
+    #: The comment above the function where the language keeps its examples there.
+    prompt: str | None = None
 
     def digest(self) -> str:
         """A stable text of the key (result ids, logs)."""
@@ -296,11 +310,13 @@ class AnalysisKey:
             *self.versions,
             self.current_hash or "-",
             repr(self.options),
+            *((self.prompt,) if self.prompt else ()),
         )
 
     def dynamic_digest(self) -> str:
         """The key of a dynamic report of these versions and this current code."""
-        return _digest("dyn", *self.versions, self.code_hash)
+        return _digest("dyn", *self.versions, self.code_hash,
+                       *((self.prompt,) if self.prompt else ()))
 
 
 def merge_dynamic(
@@ -499,9 +515,11 @@ class Session:
         name: str,
         current: str,
         full: bool = True,
+        doc: str | None = None,
     ) -> AnalysisKey | None:
         """The cache key of one function's analysis; None when it has no stored versions.
-        Reads the store (cached), computes nothing."""
+        Reads the store (cached), computes nothing. ``doc``: the comment above the function
+        (its examples count where the language keeps them there)."""
         stored = self.samples_sync(file_key, qualified_name)
         if not stored:
             return None
@@ -519,6 +537,7 @@ class Session:
             stored=stored,
             current=code if include else None,
             code_hash=code_hash,
+            prompt=examples_outside(language, doc),
         )
 
     def cached(self, key: AnalysisKey) -> FunctionAnalysis | None:
@@ -544,6 +563,7 @@ class Session:
             language=key.language,
             qualified_name=key.qualified_name,
             name=key.name,
+            prompt=key.prompt,
         )
         try:
             report = analyze(sample_set, key.options, current_index=current_index)
@@ -607,13 +627,14 @@ class Session:
         name: str,
         current: str,
         full: bool = True,
+        doc: str | None = None,
     ) -> FunctionAnalysis | None:
         """The (cached) analysis of one function; None when it has no stored versions.
 
         ``current`` is the function's code now (at column 0). ``full=False`` (diagnostics,
         lenses) leaves out TSED and the token metrics; a cached full analysis serves it too.
         """
-        key = self.function_key(file_key, language, qualified_name, name, current, full)
+        key = self.function_key(file_key, language, qualified_name, name, current, full, doc)
         return None if key is None else self.compute(key)
 
     # ------------------------------------------------------------------ dynamic

@@ -367,8 +367,10 @@ def test_hostile_corpus_strict(
     # Forged or malformed frames: that version is a protocol violation, the rest scored.
     assert status["forged_frame_types"] == "protocol-violation"
     assert status["forged_deep_json"] == "protocol-violation"
-    # A forged "passed" is ignored: the parent grades from the value, the child cannot.
-    assert passed("forged_pass") == [False, False]
+    # A forged outcome passes nothing: the real one follows it, and a second outcome for a
+    # test is a forgery (the parent grades from the value anyway, the child cannot).
+    assert status["forged_pass"] == "protocol-violation"
+    assert not any(passed("forged_pass"))
     # Grading happens here: objects that claim equality do not pass.
     assert passed("always_equal") == [False, False]
     assert passed("int_subclass_equal") == [False, False]

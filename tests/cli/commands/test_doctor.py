@@ -18,6 +18,7 @@ def test_doctor_lists_every_strict_layer_as_held(capsys: pytest.CaptureFixture[s
     assert found["missing"] == []
     assert set(doctor.REQUIRED) <= set(found["strict"]["layers"])
     assert found["verdict"] == "candidates run in the strict sandbox (the default)"
+    assert found["node"].startswith("node ") and "sandbox holds" in found["node"]
 
 
 def test_without_bubblewrap_candidates_do_not_run_by_default(
@@ -31,11 +32,18 @@ def test_without_bubblewrap_candidates_do_not_run_by_default(
     assert "missing bwrap" in out
     assert "strict sandbox unavailable: bubblewrap is not available" in out
     assert "`--sandbox weak`" in out
+    assert "`--sandbox portable`" in out  # it holds on this machine, with its layers
+    assert "portable sandbox: available (wasm, no-preopens, store-limits, fuel, epoch" in out
+    assert "JavaScript and TypeScript: node " in out
+    assert "the Node sandbox did not start: error cannot start the child: bubblewrap is not " \
+        "available" in out
 
 
 def test_verdict_wording() -> None:
     assert doctor.verdict(False, False) == "candidates cannot run on this machine"
     assert doctor.verdict(False, True).startswith("candidates do not run by default")
+    assert "`--sandbox portable`" in doctor.verdict(False, True, portable_ok=True)
+    assert "portable" not in doctor.verdict(False, True, portable_ok=False)
 
 
 def test_the_request_is_read_from_the_parsed_arguments() -> None:

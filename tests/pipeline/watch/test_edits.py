@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codequorum.pipeline.watch.edits import Edit, inserted_regions, shift, touches
+from codequorum.pipeline.watch.edits import Edit, changed_span, inserted_regions, shift, touches
 
 
 def apply(text: str, edits: list[Edit]) -> str:
@@ -71,3 +71,20 @@ def test_touching_is_an_edit_inside_not_beside() -> None:
     assert not touches(region, Edit(2, 5, "abcdef"))
     assert shift(region, Edit(2, 5, "abcdef")) == (13, 23)
     assert shift(region, Edit(20, 20, "zz")) == region
+
+
+@given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 6), st.text("xy\n", max_size=4)),
+                min_size=1, max_size=8))
+def test_the_changed_span_holds_every_edit(raw: list[tuple[int, int, str]]) -> None:
+    before = "abcdefghij\n" * 3
+    text, edits = before, []
+    for at, length, new in raw:
+        start = min(at, len(text))
+        edit = Edit(start, min(start + length, len(text)), new)
+        edits.append(edit)
+        text = apply(text, [edit])
+    span = changed_span(edits)
+    assert span is not None
+    start, old_end, new_end = span
+    assert text == before[:start] + text[start:new_end] + before[old_end:]
+    assert changed_span([]) is None

@@ -4,7 +4,8 @@ One :class:`Runtime` per language whose versions can run in the sandbox: how its
 interpreter starts (flags, whole environment), what bubblewrap binds of it, the script a
 child runs, the probe of the sandbox, static opcode counts, where test inputs and examples
 come from, the module view a version runs in, and how a returned value prints alike.
-Every "does this language run" question is :func:`runtime_for`; CPython is the one entry.
+Every "does this language run" question is :func:`runtime_for`. Entries: CPython
+(``cpython.py``), JavaScript and TypeScript on Node (``node.py``).
 """
 
 from __future__ import annotations
@@ -45,12 +46,24 @@ class Runtime:
     canonical: Callable[[str | None], str | None]
     #: True when a model may propose inputs (they are read as this language's literals).
     proposed_inputs: bool
+    #: Runs one version's tests in the sandbox (``sandbox.run_candidate``'s arguments).
+    run: Callable[..., Any]
+    #: ``(interpreter, sandbox, view)``: raises when versions cannot run here, saying why.
+    require: Callable[..., None]
+    #: True when a function's examples live in the comment above it, outside its code
+    #: (the editor passes that comment as the set's prompt).
+    comment_examples: bool
+    #: True when versions run in their function's module (its imports, its class).
+    modules: bool
+    #: The syntax error a version would report, found in this process (None: none found).
+    compile_error: Callable[[str], str | None]
 
 
 def _registered() -> dict[str, Runtime]:
     from codequorum.behaviour.runtimes.cpython import CPYTHON
+    from codequorum.behaviour.runtimes.node import JAVASCRIPT, TYPESCRIPT
 
-    return {r.language: r for r in (CPYTHON,)}
+    return {r.language: r for r in (CPYTHON, JAVASCRIPT, TYPESCRIPT)}
 
 
 #: Every runtime, by language.
@@ -63,8 +76,9 @@ def runtime_for(language: str | None) -> Runtime | None:
 
 
 def runtime_names() -> str:
-    """The languages that run, in words (``"Python"``): what notes say runs."""
-    return " and ".join(r.name for r in RUNTIMES.values())
+    """The languages that run, in words (``"Python, JavaScript and TypeScript"``)."""
+    names = [r.name for r in RUNTIMES.values()]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 __all__ = ["RUNTIMES", "Runtime", "runtime_for", "runtime_names"]

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from codequorum.behaviour.examples import doctest_cases
 from codequorum.behaviour.runtimes import Runtime
 from codequorum.behaviour.sandbox import bwrap, isolation, startup
-from codequorum.behaviour.sandbox.runner import CHILD_SCRIPT
+from codequorum.behaviour.sandbox.runner import CHILD_SCRIPT, run_candidate
 from codequorum.behaviour.test_inputs import collect_inputs
 from codequorum.core.errors import UserError
 from codequorum.core.values import canonical_output
@@ -59,6 +59,21 @@ def static_counts(
     return [None if c is None else {str(k): int(v) for k, v in c.items()} for c in data]
 
 
+def require(interpreter: str | None = None, sandbox: str = "strict", view: bool = False) -> None:
+    """Raise when Python versions cannot run here at ``sandbox`` (the sandbox's probe)."""
+    isolation.require(interpreter, sandbox, view=view)
+
+
+def compile_error(code: str) -> str | None:
+    """``SyntaxError: ...`` as the sandbox words it, or ``None`` if ``code`` compiles
+    (compiling executes nothing)."""
+    try:
+        compile(code, "<candidate>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
 CPYTHON = Runtime(
     language="python",
     name="Python",
@@ -73,6 +88,11 @@ CPYTHON = Runtime(
     module_view=module_view,
     canonical=canonical_output,
     proposed_inputs=True,
+    run=run_candidate,
+    require=require,
+    comment_examples=False,
+    modules=True,
+    compile_error=compile_error,
 )
 
-__all__ = ["CPYTHON", "static_counts"]
+__all__ = ["CPYTHON", "compile_error", "static_counts"]

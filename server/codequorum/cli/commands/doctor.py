@@ -14,6 +14,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
+from codequorum.behaviour.runtimes import node_sandbox
 from codequorum.behaviour.sandbox import bwrap, isolation
 from codequorum.options.arguments import add_options
 
@@ -61,6 +62,7 @@ def diagnose(interpreter: str | None) -> dict[str, Any]:
     """What the probes found, as plain data."""
     strict = isolation.probe(interpreter, "strict", view=True)
     weak = isolation.probe(interpreter, "weak")
+    portable = isolation.probe(interpreter, "portable", view=True)
     held = set(strict.layers) if strict.ok else set()
     return {
         "uid": os.getuid(),
@@ -69,15 +71,21 @@ def diagnose(interpreter: str | None) -> dict[str, Any]:
         "limits": LIMITS_TEXT,
         "strict": {"ok": strict.ok, "detail": strict.detail, "layers": strict.layers},
         "weak": {"ok": weak.ok, "detail": weak.detail, "layers": weak.layers},
+        "portable": {"ok": portable.ok, "detail": portable.detail, "layers": portable.layers},
         "missing": [name for name in REQUIRED if name not in held],
-        "verdict": verdict(strict.ok, weak.ok),
+        "verdict": verdict(strict.ok, weak.ok, portable.ok),
+        "node": node_sandbox.describe(),
     }
 
 
-def verdict(strict_ok: bool, weak_ok: bool) -> str:
+def verdict(strict_ok: bool, weak_ok: bool, portable_ok: bool = False) -> str:
     """One sentence: will candidates run here, and how."""
     if strict_ok:
         return "candidates run in the strict sandbox (the default)"
+    if portable_ok:
+        return ("candidates do not run by default (no strict sandbox here); `--sandbox "
+                "portable` (setting codequorum.dynamic.sandbox) runs them in WebAssembly, "
+                "`--sandbox weak` without isolation")
     if weak_ok:
         return ("candidates do not run by default; `--sandbox weak` (setting "
                 "codequorum.dynamic.sandbox) runs them without kernel isolation")
@@ -124,4 +132,9 @@ def _print_text(found: dict[str, Any]) -> None:
         out.write(f"  {mark} {name:<16} {purpose}\n")
     if not found["strict"]["ok"]:
         out.write(f"strict sandbox unavailable: {found['strict']['detail']}\n")
+    portable = found["portable"]
+    out.write("portable sandbox: " + (f"available ({', '.join(portable['layers'])})"
+                                      if portable["ok"] else
+                                      f"unavailable: {portable['detail']}") + "\n")
     out.write(f"{found['verdict']}\n")
+    out.write(f"JavaScript and TypeScript: {found['node']}\n")

@@ -16,12 +16,14 @@ import ast
 import hashlib
 import io
 import re
+import threading
 import tokenize
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from codequorum.core import parsing
-from codequorum.pipeline.session import current_code
+from codequorum.pipeline.session import dedent_function, function_indent
 from codequorum.pipeline.watch.edits import Edit, Region
 
 #: Share of a body's non-blank characters the change must have inserted.
@@ -33,6 +35,10 @@ MAX_ARRIVALS = 3
 #: Bodies shorter than this (non-blank, without brackets and semicolons) are trivial
 #: outside Python.
 MIN_BODY = 12
+#: Characters of function text whose shape keys are kept (:func:`cached_shape_key`), and
+#: the longest function text kept.
+KEY_CACHE_CHARS = 8_000_000
+KEY_CACHE_LONGEST = 200_000
 
 _BLANKS = b" \t\r\n\f\v"
 
@@ -80,6 +86,52 @@ def shape_key(code: str, language: str) -> str:
         if dumped is not None:
             return "ast:" + hashlib.sha256(dumped.encode()).hexdigest()[:32]
     return "text:" + hashlib.sha256("".join(code.split()).encode()).hexdigest()[:32]
+
+
+class KeyCache:
+    """Shape keys by function text, the least recently used dropped past ``chars``
+    characters of text: a function keyed once is not keyed again while it stays the same
+    (the watch keys the functions of a document on every change it reads). Thread-safe."""
+
+    def __init__(self, chars: int = KEY_CACHE_CHARS, longest: int = KEY_CACHE_LONGEST) -> None:
+        self._keys: OrderedDict[tuple[str, str], str] = OrderedDict()
+        self._chars, self._limit, self._longest = 0, chars, longest
+        self._lock = threading.Lock()
+        self.computed = 0
+
+    def key(self, code: str, language: str) -> str:
+        """:func:`shape_key` of ``code``, from the cache when it was keyed before."""
+        item = (code, language)
+        with self._lock:
+            found = self._keys.get(item)
+            if found is not None:
+                self._keys.move_to_end(item)
+                return found
+        key = shape_key(code, language)
+        with self._lock:
+            self.computed += 1
+            if len(code) <= self._longest and item not in self._keys:
+                self._keys[item] = key
+                self._chars += len(code)
+            while self._chars > self._limit and self._keys:
+                (old, _), _ = self._keys.popitem(last=False)
+                self._chars -= len(old)
+        return key
+
+
+#: The shape keys the watch has computed, shared by every document.
+KEYS = KeyCache()
+
+
+def function_code(data: bytes, info: parsing.FunctionInfo) -> str:
+    """A function's code at column 0 with one trailing newline, as
+    :func:`~codequorum.pipeline.session.current_code` gives it, read from the UTF-8 ``data``
+    it was parsed from without splitting the whole text (the watch does this for every
+    function it reads)."""
+    line_start = data.rfind(b"\n", 0, info.start_byte) + 1
+    indent = function_indent(data[line_start:info.start_byte].decode("utf-8", "replace"),
+                             info.start_byte - line_start)
+    return dedent_function(str(info.text), indent).strip("\n") + "\n"
 
 
 def trivial_body(code: str, language: str) -> bool:
@@ -197,11 +249,11 @@ def written(text: str, language: str, regions: Sequence[Region],
             covered, newline = covered + inside, newline or line_end
         if total == 0 or not newline or covered < COVERED * total:
             continue
-        code = current_code(text, info)
+        code = function_code(data, info)
         if trivial_body(code, language):
             continue
         taken_end = info.end_byte
-        out.append(Arrival(info.qualified_name, info.name, code, shape_key(code, language),
+        out.append(Arrival(info.qualified_name, info.name, code, KEYS.key(code, language),
                            _char_offset(data, info.start_byte), _char_offset(data, info.end_byte)))
     return out
 
@@ -211,12 +263,13 @@ def keys_of(text: str, language: str, spans: Iterable[Region] | None = None) -> 
     offsets, when given)."""
     wanted = list(spans) if spans is not None else None
     byte_spans = _byte_regions(text, wanted) if wanted else []
+    data = text.encode("utf-8", "replace")
     keys: set[str] = set()
     for info in parsing.functions(text, language):
         if wanted is not None and not any(
                 info.start_byte < b and info.end_byte > a for a, b in byte_spans):
             continue
-        keys.add(shape_key(current_code(text, info), language))
+        keys.add(KEYS.key(function_code(data, info), language))
     return keys
 
 

@@ -68,3 +68,22 @@ def shift(region: Region, edit: Edit) -> Region:
     if edit.start >= b:
         return region
     return a + edit.delta, b + edit.delta
+
+
+#: ``(start, old_end, new_end)``: ``[start, old_end)`` of a text became ``[start, new_end)``.
+Span = tuple[int, int, int]
+
+
+def changed_span(edits: Sequence[Edit], since: Span | None = None) -> Span | None:
+    """The one span ``edits`` changed (after the changes of ``since``, if given), so that
+    the text after them is ``before[:start] + after[start:new_end] + before[old_end:]``
+    (None for no edits and nothing since)."""
+    span = since
+    for edit in edits:
+        if span is None:
+            span = (edit.start, edit.end, edit.start + len(edit.text))
+            continue
+        start, old_end, new_end = span
+        grown = max(0, edit.end - new_end)  # how far the edit reaches past the span
+        span = (min(start, edit.start), old_end + grown, max(new_end, edit.end) + edit.delta)
+    return span

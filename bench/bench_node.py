@@ -1,0 +1,99 @@
+"""The Node runtime: start of a sandboxed version, static counting, a JS set with --dynamic.
+
+Figures (ratios against a baseline measured in the same run, never asserted in tests):
+
+- start: one version with one input in the strict Node sandbox (bubblewrap, launcher,
+  seccomp, Node, harness) against ``node -e 1`` outside any sandbox, median of N;
+- static counts: versions compiled with V8's bytecode printout in one sandboxed Node,
+  per version, against the start above;
+- the JS task set of ``bench/data/js_tasks.jsonl`` (12 tasks x 4 versions written for
+  this bench, one wrong version each where the task has one) through
+  :func:`~codequorum.behaviour.run.run_dynamic_many`: how often the recommendation keeps a
+  version that passes every example, and how many sets get ``divergent-outputs``.
+
+    .venv/bin/python bench/bench_node.py [--repeat 9] [--jobs 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import time
+from pathlib import Path
+
+from codequorum.behaviour.run import DynamicOptions, run_dynamic_many
+from codequorum.behaviour.runtimes import node, node_sandbox
+from codequorum.core.model import SampleSet, TestCase
+from codequorum.judge.dynamic import dynamic_verdicts
+from codequorum.pipeline.analyze import AnalysisOptions, analyze
+
+DATA = Path(__file__).resolve().parent / "data" / "js_tasks.jsonl"
+
+
+def median_seconds(work: object, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        work()  # type: ignore[operator]
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def load() -> list[SampleSet]:
+    sets = []
+    for line in DATA.read_text().splitlines():
+        rec = json.loads(line)
+        sets.append(SampleSet.from_codes(rec["task_id"], rec["versions"], language="javascript",
+                                         entry_point=rec["entry_point"], prompt=rec["prompt"]))
+    return sets
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=9)
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args()
+    found = node_sandbox.find_node()
+    assert found is not None, "no supported Node"
+    print(f"node {found.version} ({found.source}); sandbox: {node_sandbox.describe()}")
+    bare = median_seconds(lambda: subprocess.run([found.path, "-e", "1"], check=True),
+                          args.repeat)
+    test = TestCase("call", args=(2,), expected=3, has_expected=True)
+    start = median_seconds(lambda: node_sandbox.run_node_candidate(
+        "function f(x) { return x + 1; }", [test], "f"), args.repeat)
+    print(f"start: node -e 1 outside {bare * 1000:.1f} ms; one version in the sandbox "
+          f"{start * 1000:.1f} ms ({start / bare:.2f}x)")
+    wheel = node_sandbox.wheel_node()
+    if wheel is not None and wheel.path != found.path:
+        wheel_bare = median_seconds(lambda: subprocess.run([wheel.path, "-e", "1"], check=True),
+                                    args.repeat)
+        wheel_start = median_seconds(lambda: node_sandbox.run_node_candidate(
+            "function f(x) { return x + 1; }", [test], "f", node=wheel), args.repeat)
+        print(f"start, the wheel's node {wheel.version}: outside {wheel_bare * 1000:.1f} ms; "
+              f"in the sandbox {wheel_start * 1000:.1f} ms ({wheel_start / wheel_bare:.2f}x)")
+    sets = load()
+    codes = [c for s in sets for c in s.codes]
+    counted = median_seconds(lambda: node._count(codes, False, None), max(1, args.repeat // 3))
+    print(f"static counts: {len(codes)} versions in {counted * 1000:.0f} ms, "
+          f"{counted / len(codes) * 1000:.1f} ms per version ({counted / len(codes) / start:.2f}x "
+          "one sandboxed start)")
+    started = time.perf_counter()
+    reports = run_dynamic_many(sets, DynamicOptions(jobs=args.jobs))
+    wall = time.perf_counter() - started
+    kept_right = divergent = random_right = 0.0
+    for ss, report in zip(sets, reports, strict=True):
+        rates = [c.pass_rate or 0.0 for c in report.candidates]
+        divergent += "divergent-outputs" in {v.code for v in dynamic_verdicts(report)}
+        kept = analyze(ss, AnalysisOptions(), dynamic=report).recommended
+        kept_right += kept is not None and rates[kept] == 1.0
+        random_right += sum(r == 1.0 for r in rates) / len(rates)
+    print(f"dynamic: {len(sets)} sets x 4 versions in {wall:.1f} s "
+          f"({wall / len(codes) * 1000:.0f} ms per version, jobs={args.jobs}); kept version passes "
+          f"every example: {kept_right:.0f}/{len(sets)} (a random version: {random_right:.1f}); "
+          f"divergent-outputs: {divergent:.0f}/{len(sets)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,141 @@
+"""Does the watch cost what the edit costs? Hovers while functions arrive in a large file.
+
+Starts ``python -m codequorum lsp`` twice in this process, once with ``watch = off`` (the
+baseline) and once with ``watch = ask`` (the default), and in each opens one document of
+6,000 functions (about 600 KB) and a small one, then sends 40 changes that each insert a
+function between two others (an assistant's edit), with a hover on the large document and
+one on the small document sent right after each change. Prints the hovers' latency (p50,
+p95, max) in both runs and their ratio, the offers the watch made (each inserted function
+is one), and what the watch parsed (from the server's log: whole reads, windows,
+characters).
+
+    .venv/bin/python bench/bench_watch_cost.py [--functions 6000] [--changes 40]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_lsp import Client, percentile
+
+SHAPES = (
+    "total = x + {i}\n    for k in range(y):\n        total += k * {j}\n    return total",
+    "if x > {i}:\n        return y - {j}\n    return x * {i}",
+    "s = str(x)\n    return s[::-1] + '{i}' * {j}",
+)
+
+
+def function(i: int, prefix: str = "f") -> str:
+    """One function of about 100 characters, its shape set by ``i``."""
+    body = SHAPES[i % 3].format(i=i, j=i % 7)
+    return f"def {prefix}_{i}(x, y):\n    {body}\n\n\n"
+
+
+def position(text: str, offset: int) -> dict[str, int]:
+    """The LSP position of a character offset (ASCII text)."""
+    line = text.count("\n", 0, offset)
+    return {"line": line, "character": offset - (text.rfind("\n", 0, offset) + 1)}
+
+
+def run(mode: str, functions: int, changes: int, seed: int) -> dict[str, Any]:
+    """One server, one mode: the hovers' latencies (seconds), the offers, the log."""
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory() as tmp:
+        ws = Path(tmp)
+        log = ws / "server.log"
+        env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "server"),
+               "XDG_CONFIG_HOME": str(ws / "config"), "XDG_CACHE_HOME": str(ws / "cache")}
+        client = Client([sys.executable, "-m", "codequorum", "lsp", "--log-file", str(log),
+                         "--log-level", "INFO"], ws, env)
+        client.request("initialize", {
+            "processId": os.getpid(), "rootUri": ws.as_uri(),
+            "capabilities": {"window": {"workDoneProgress": True}},
+            "initializationOptions": {"watch": mode, "dynamic": {"auto": False},
+                                      "provider": {"baseUrl": "http://127.0.0.1:9/v1",
+                                                   "apiKeyEnv": ""}}})
+        client.notify("initialized", {})
+        text = "".join(function(i) for i in range(functions))
+        big, small = (ws / "big.py").as_uri(), (ws / "small.py").as_uri()
+        small_text = "".join(function(i) for i in range(5))
+        for uri, body in ((big, text), (small, small_text)):
+            client.notify("textDocument/didOpen", {"textDocument": {
+                "uri": uri, "languageId": "python", "version": 1, "text": body}})
+
+        def hover(uri: str, body: str, at: int) -> float:
+            began = time.perf_counter()
+            client.request("textDocument/hover", {"textDocument": {"uri": uri},
+                                                  "position": position(body, at)})
+            return time.perf_counter() - began
+
+        first = hover(big, text, text.index("def f_10(") + 5)
+        hover(small, small_text, 5)
+        big_hovers: list[float] = []
+        small_hovers: list[float] = []
+        for n in range(changes):
+            starts = [m.start() for m in re.finditer(r"^def ", text, re.M)]
+            at = rng.choice(starts)
+            new = function(100_000 + n, "arrived")
+            client.notify("textDocument/didChange", {
+                "textDocument": {"uri": big, "version": n + 2},
+                "contentChanges": [{"range": {"start": position(text, at),
+                                              "end": position(text, at)}, "text": new}]})
+            text = text[:at] + new + text[at:]
+            target = rng.choice(starts)
+            big_hovers.append(hover(big, text, target + 5))
+            small_hovers.append(hover(small, small_text, 5))
+        time.sleep(3.0)  # the last arrivals settle and are offered
+        hover(small, small_text, 5)
+        client.close()
+        lines = log.read_text(encoding="utf-8").splitlines()
+        offers = [line for line in lines if "arrived in one edit of" in line]
+        read = [line for line in lines if "the watch read a change" in line]
+        chars = [int(m.group(1)) for line in read
+                 if (m := re.search(r"(\d+) characters", line))]
+        whole = sum(int(m.group(1)) for line in read if (m := re.search(r"(\d+) whole", line)))
+        return {"first": first, "big": big_hovers, "small": small_hovers,
+                "arrived": len(offers), "read": len(read), "chars": chars, "whole": whole,
+                "size": len(text)}
+
+
+def _figures(values: list[float]) -> str:
+    return (f"p50 {statistics.median(values) * 1e3:.1f} ms, p95 "
+            f"{percentile(values, 95) * 1e3:.1f} ms, max {max(values) * 1e3:.1f} ms")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--functions", type=int, default=6000)
+    parser.add_argument("--changes", type=int, default=40)
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args(argv)
+    runs = {mode: run(mode, args.functions, args.changes, args.seed) for mode in ("off", "ask")}
+    off, ask = runs["off"], runs["ask"]
+    print(f"{args.functions} functions ({off['size'] // 1000} KB after the changes), "
+          f"{args.changes} changes that each insert one; a hover after each change")
+    for name, key in (("the large document", "big"), ("a small document", "small")):
+        print(f"  hover on {name}: watch off {_figures(off[key])}; watch ask "
+              f"{_figures(ask[key])}; p95 ratio "
+              f"{percentile(ask[key], 95) / percentile(off[key], 95):.2f}")
+    chars = ask["chars"] or [0]
+    print(f"  the watch (ask): {ask['arrived']} of {args.changes} inserted functions arrived; "
+          f"{ask['read']} changes read, {ask['whole']} whole reads of the document; characters "
+          f"parsed per change: median {statistics.median(chars):.0f}, max {max(chars)} "
+          f"(the document: {ask['size']})")
+    print(f"  first hover (indexes the document): watch off {off['first'] * 1e3:.0f} ms, "
+          f"watch ask {ask['first'] * 1e3:.0f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,432 @@
+"""Inputs of JavaScript and TypeScript functions, read without running anything.
+
+In order: the set's tests; examples in the comment above the function (JSDoc ``@example``
+blocks and ``// >>> f(x)`` lines, each a call with literal arguments and, on the same
+line after ``//``, ``=>`` or ``===``, or on the next comment line, the expected value),
+graded only when they come from the prompt or the current code; values drawn from
+TypeScript parameter types (``number``, ``string``, ``boolean``, arrays of them); the
+model's proposed inputs where nothing else exists; last, values of the types the
+parameters' use in the body suggests (string methods, array methods or indexing,
+arithmetic). Literals are read with tree-sitter
+into the canonical form (``js_values.py``); a call that is not all literals is skipped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from tree_sitter import Node
+
+from codequorum.behaviour.runtimes import js_values
+from codequorum.behaviour.test_inputs import InputCase, InputPlan, Proposer
+from codequorum.core.model import SampleSet, TestCase
+from codequorum.core.parsing import functions, parse
+
+MAX_EXAMPLES = 32
+_EXPECT_SPLIT = re.compile(r"\s*(?://\s*(?:=>|->|returns?:?|→)?|=>|===|==|→)\s*")
+_COMMENT_PREFIX = re.compile(r"^\s*(?:/\*\*?|\*/|\*|//)?\s?")
+
+
+class NotLiteral(ValueError):
+    """A node that is not a literal value."""
+
+
+def _text(node: Node) -> str:
+    return (node.text or b"").decode("utf-8", "replace")
+
+
+def literal(node: Node) -> Any:
+    """A literal expression node -> its canonical tree; :class:`NotLiteral` otherwise."""
+    t = node.type
+    if t == "parenthesized_expression":
+        return literal(node.named_children[0])
+    if t == "number":
+        return _number(_text(node))
+    if t == "string":
+        return "".join(_text(c) if c.type == "string_fragment" else _escape(_text(c))
+                       for c in node.named_children)
+    if t == "template_string" and not any(c.type == "template_substitution"
+                                          for c in node.named_children):
+        return _text(node)[1:-1]
+    if t in ("true", "false"):
+        return t == "true"
+    if t == "null":
+        return None
+    if t in ("undefined", "identifier") and _text(node) in _NAMED:
+        return _NAMED[_text(node)]
+    if t == "unary_expression" and node.child_by_field_name("operator") is not None:
+        op = _text(node.child_by_field_name("operator"))  # type: ignore[arg-type]
+        arg = node.child_by_field_name("argument")
+        value = literal(arg) if arg is not None else None
+        if op == "-" and isinstance(value, (int, float)) and not isinstance(value, bool):
+            return {"$": "number", "v": "-0"} if value == 0 else -value
+        if op == "-" and value == {"$": "number", "v": "Infinity"}:
+            return {"$": "number", "v": "-Infinity"}
+        if op == "-" and isinstance(value, dict) and value.get("$") == "bigint":
+            return {"$": "bigint", "v": str(-int(value["v"]))}
+    if t == "array":
+        return [literal(c) for c in node.named_children if c.type != "comment"]
+    if t == "object":
+        return _object(node)
+    if t == "new_expression":
+        return _collection(node)
+    raise NotLiteral(t)
+
+
+_NAMED: dict[str, Any] = {
+    "undefined": {"$": "undefined"},
+    "NaN": {"$": "number", "v": "NaN"},
+    "Infinity": {"$": "number", "v": "Infinity"},
+}
+
+
+def _escape(text: str) -> str:
+    try:
+        return str(text.encode("latin-1", "backslashreplace").decode("unicode_escape"))
+    except UnicodeDecodeError:
+        raise NotLiteral("escape") from None
+
+
+def _number(text: str) -> Any:
+    clean = text.replace("_", "")
+    if clean.endswith("n"):
+        return {"$": "bigint", "v": str(int(clean[:-1], 0))}
+    if re.fullmatch(r"0[xXoObB][0-9a-fA-F]+", clean):
+        return int(clean, 0)
+    value = float(clean)
+    return int(value) if value.is_integer() and abs(value) < 2**53 else value
+
+
+def _object(node: Node) -> Any:
+    pairs: list[list[Any]] = []
+    for child in node.named_children:
+        if child.type == "comment":
+            continue
+        if child.type != "pair":
+            raise NotLiteral(child.type)
+        key, value = child.child_by_field_name("key"), child.child_by_field_name("value")
+        if key is None or value is None:
+            raise NotLiteral("pair")
+        name = literal(key) if key.type in ("string", "number") else _text(key)
+        if key.type == "computed_property_name":
+            raise NotLiteral("computed key")
+        pairs.append([str(js_values.show(name)) if not isinstance(name, str) else name,
+                      literal(value)])
+    return {"$": "object", "v": sorted(pairs, key=lambda p: p[0])}
+
+
+def _collection(node: Node) -> Any:
+    ctor = node.child_by_field_name("constructor")
+    args = node.child_by_field_name("arguments")
+    kind = _text(ctor) if ctor is not None else ""
+    items = [literal(a) for a in args.named_children] if args is not None else []
+    if kind not in ("Map", "Set") or len(items) > 1 or (items and not isinstance(items[0], list)):
+        raise NotLiteral("new")
+    entries = items[0] if items else []
+    import json
+
+    if kind == "Set":
+        unique = {json.dumps(e, sort_keys=True): e for e in entries}
+        return {"$": "set", "v": [unique[k] for k in sorted(unique)]}
+    if not all(isinstance(e, list) and len(e) == 2 for e in entries):
+        raise NotLiteral("map entries")
+    by_key = {json.dumps(e[0], sort_keys=True): e for e in entries}
+    return {"$": "map", "v": [by_key[k] for k in sorted(by_key)]}
+
+
+def parse_expression(text: str) -> Node | None:
+    """The first expression of ``text`` parsed as JavaScript, or None."""
+    tree = parse(text, "javascript")
+    root = tree.root_node
+    if root.has_error or not root.named_children:
+        return None
+    first = root.named_children[0]
+    if first.type != "expression_statement" or not first.named_children:
+        return None
+    return first.named_children[0]
+
+
+def example_call(line: str, entry: str) -> tuple[tuple[Any, ...], Any, bool] | None:
+    """``f(1, 2) // => 3`` -> ((1, 2), 3, True); ``f(1)`` alone -> ((1,), None, False)."""
+    parts = _EXPECT_SPLIT.split(line.strip().rstrip(";"), maxsplit=1)
+    call = parse_expression(parts[0].rstrip(";"))
+    if call is None or call.type != "call_expression":
+        return None
+    fn = call.child_by_field_name("function")
+    name = _text(fn) if fn is not None else ""
+    if name.split(".")[-1] != entry.split(".")[-1]:
+        return None
+    args_node = call.child_by_field_name("arguments")
+    try:
+        args = tuple(literal(a) for a in (args_node.named_children if args_node else [])
+                     if a.type != "comment")
+    except NotLiteral:
+        return None
+    if len(parts) < 2 or not parts[1].strip():
+        return args, None, False
+    expected_node = parse_expression("(" + parts[1].strip().rstrip(";") + ")")
+    if expected_node is None:
+        return args, None, False
+    try:
+        return args, literal(expected_node), True
+    except NotLiteral:
+        return args, None, False
+
+
+def comment_lines(text: str) -> list[str]:
+    """The lines of ``text`` (a version, the prompt, the comment above the function), their
+    comment marks taken off: a line that is a call with literal arguments is an example
+    wherever it stands (a call in code has variables or a keyword before it)."""
+    return [_COMMENT_PREFIX.sub("", line, count=1) for line in text.splitlines()]
+
+
+def examples(text: str, entry: str) -> list[tuple[tuple[Any, ...], Any, bool]]:
+    """Every example call of ``entry`` in the comments of ``text``: ``@example`` lines,
+    ``>>>`` lines (the expected value on the same line or the next one)."""
+    lines = comment_lines(text)
+    found: list[tuple[tuple[Any, ...], Any, bool]] = []
+    for i, line in enumerate(lines):
+        body = line.strip().removeprefix(">>>").strip()
+        if body.startswith("@example"):
+            body = body.removeprefix("@example").strip()
+        got = example_call(body, entry)
+        if got is None:
+            continue
+        if not got[2] and i + 1 < len(lines):
+            following = parse_expression("(" + lines[i + 1].strip().rstrip(";") + ")")
+            if following is not None and following.type != "call_expression":
+                with contextlib.suppress(NotLiteral):
+                    got = (got[0], literal(following), True)
+        found.append(got)
+        if len(found) >= MAX_EXAMPLES:
+            break
+    return found
+
+
+# ------------------------------------------------------------------ TypeScript types
+_SAMPLES: dict[str, list[Any]] = {
+    "number": [0, 1, -3, 7, 42, 2.5],
+    "string": ["", "a", "hello", "Hello World", "abcba", "x y"],
+    "boolean": [True, False, True, False, True, False],
+    "bigint": [{"$": "bigint", "v": v} for v in ("0", "1", "-3", "7", "42", "12345678901")],
+}
+
+
+def type_values(type_text: str, i: int) -> Any:
+    """The ``i``-th drawn value of a TypeScript type, or NotLiteral when it is not drawn."""
+    t = type_text.strip()
+    if t in _SAMPLES:
+        return _SAMPLES[t][i % len(_SAMPLES[t])]
+    inner = t[:-2] if t.endswith("[]") else (t[6:-1] if t.startswith("Array<") else None)
+    if inner is not None:
+        return [type_values(inner, i + k) for k in range(i % 4 + (1 if i else 0))]
+    raise NotLiteral(t)
+
+
+def parameter_types(text: str, entry: str) -> list[str] | None:
+    """The TypeScript types of ``entry``'s parameters (None when one is missing)."""
+    for fn in functions(text, "typescript"):
+        if fn.name.split(".")[-1] != entry.split(".")[-1]:
+            continue
+        params = _find_params(parse(fn.text, "typescript").root_node)
+        if params is None:
+            return None
+        types: list[str] = []
+        for p in params.named_children:
+            ann = p.child_by_field_name("type")
+            if p.type not in ("required_parameter",) or ann is None:
+                return None
+            types.append(_text(ann).lstrip(":").strip())
+        return types
+    return None
+
+
+def _find_params(node: Node) -> Node | None:
+    stack = [node]
+    while stack:
+        cur = stack.pop(0)
+        if cur.type == "formal_parameters":
+            return cur
+        stack.extend(cur.named_children)
+    return None
+
+
+# ------------------------------------------------------------- types from their use
+STRING_METHODS = {"toUpperCase", "toLowerCase", "split", "charAt", "charCodeAt", "trim",
+                  "startsWith", "endsWith", "replace", "replaceAll", "padStart", "padEnd",
+                  "repeat", "substring", "substr", "match", "localeCompare", "codePointAt"}
+ARRAY_METHODS = {"map", "filter", "reduce", "forEach", "push", "pop", "shift", "sort", "every",
+                 "some", "find", "findIndex", "join", "flat", "reverse", "splice", "concat"}
+NUMBER_OPERATORS = {"*", "/", "-", "%", "**", "<", ">", "<=", ">=", "++", "--", "&", "|", "^"}
+
+
+def guessed_types(text: str, entry: str) -> list[str] | None:
+    """Each parameter's type as its use in the body suggests (``number``, ``string``,
+    ``number[]``): string methods, array methods or indexing, arithmetic; ``number`` when
+    nothing says. None when the function or its parameters are not plain names."""
+    for fn in functions(text, "typescript"):
+        if fn.name.split(".")[-1] != entry.split(".")[-1]:
+            continue
+        root = parse(fn.text, "typescript").root_node
+        params = _find_params(root)
+        if params is None:
+            return None
+        names = [_text(p.child_by_field_name("pattern") or p) for p in params.named_children]
+        if not all(re.fullmatch(r"[A-Za-z_$][\w$]*", n) for n in names):
+            return None
+        return [_use_of(root, name) for name in names]
+    return None
+
+
+def _use_of(root: Node, name: str) -> str:
+    seen: set[str] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.named_children)
+        if node.type == "member_expression" and _text(node.named_children[0]) == name:
+            prop = node.child_by_field_name("property")
+            method = _text(prop) if prop is not None else ""
+            seen.add("string" if method in STRING_METHODS else
+                     "array" if method in ARRAY_METHODS or method == "length" else "")
+        elif node.type == "subscript_expression" and _text(node.named_children[0]) == name:
+            seen.add("array")
+        elif node.type in ("binary_expression", "update_expression",
+                           "augmented_assignment_expression"):
+            op = node.child_by_field_name("operator")
+            if op is not None and _text(op).rstrip("=") in NUMBER_OPERATORS and any(
+                    _text(c) == name for c in node.named_children):
+                seen.add("number")
+        elif node.type == "for_in_statement" and any(_text(c) == name
+                                                      for c in node.named_children[1:]):
+            seen.add("array")
+    if "string" in seen:
+        return "string"
+    return "number[]" if "array" in seen else "number"
+
+
+# ---------------------------------------------------------------------------- plan
+def collect_js_inputs(
+    sample_set: SampleSet, *, proposer: Proposer | None = None, use_doctests: bool = True,
+    use_hypothesis: bool = True, hypothesis_examples: int = 6, **_ignored: Any,
+) -> InputPlan:
+    """Every input of a JavaScript or TypeScript set, in run order (module docstring)."""
+    entry = sample_set.entry_point
+    plan = InputPlan(entry_point=entry)
+    for i, t in enumerate(sample_set.tests):
+        plan.cases.append(InputCase(t, "tests", True, f"test {i + 1}"))
+    if not entry:
+        plan.notes.append("no function name: only the given tests are used")
+        return plan
+    known: set[str] = set()
+    graded_texts = [sample_set.prompt or ""] + [s.code for s in sample_set.samples
+                                                if s.origin == "current"]
+    if use_doctests:
+        for text, graded in [*((t, True) for t in graded_texts if t),
+                             *((c, False) for c in sample_set.codes)]:
+            _add_examples(plan, text, entry, graded and not sample_set.tests, known)
+    typed = next((p for p in (parameter_types(t, entry) for t in [*graded_texts,
+                  *sample_set.codes] if t) if p is not None), None)
+    if use_hypothesis and typed and not plan.cases:
+        _add_typed(plan, typed, entry, hypothesis_examples, known)
+    if proposer is not None and not plan.cases:
+        _add_proposed(plan, proposer, sample_set.codes[0] if sample_set.codes else "", entry,
+                      known)
+    if use_hypothesis and not plan.cases:
+        _add_guessed(plan, sample_set, entry, hypothesis_examples, known)
+    if not plan.cases:
+        plan.notes.append("no examples, parameter types or proposed inputs: nothing to run")
+    return plan
+
+
+def _label(entry: str, args: Sequence[Any]) -> str:
+    return f"{entry.split('.')[-1]}({', '.join(js_values.show(a) for a in args)})"
+
+
+def _add(plan: InputPlan, case: TestCase, source: Any, graded: bool, label: str,
+         known: set[str]) -> None:
+    key = label + ("" if not case.has_expected else "=" + js_values.show(case.expected))
+    if key in known or (label in known and not case.has_expected):
+        return
+    known.update((key, label))
+    plan.cases.append(InputCase(case, source, graded, label))
+
+
+def _add_examples(plan: InputPlan, text: str, entry: str, graded: bool, known: set[str]) -> None:
+    for args, expected, has in examples(text, entry):
+        label = _label(entry, args)
+        test = TestCase("call", args=args, expected=expected if graded else None,
+                        has_expected=has and graded, name=label)
+        _add(plan, test, "doctest", graded and has, label, known)
+
+
+def _add_typed(plan: InputPlan, types: Sequence[str], entry: str, count: int,
+               known: set[str]) -> None:
+    for i in range(count):
+        try:
+            args = tuple(type_values(t, i + k) for k, t in enumerate(types))
+        except NotLiteral:
+            plan.notes.append("parameter types not drawn: " + ", ".join(types))
+            return
+        label = _label(entry, args)
+        _add(plan, TestCase("call", args=args, name=label), "hypothesis", False, label, known)
+
+
+def _add_guessed(plan: InputPlan, sample_set: SampleSet, entry: str, count: int,
+                 known: set[str]) -> None:
+    """Inputs drawn from the types the parameters' use suggests, where nothing else exists
+    (the versions' first reading that gives one)."""
+    texts = [s.code for s in sample_set.samples if s.origin == "current"] + sample_set.codes
+    types = next((t for t in map(lambda x: guessed_types(x, entry), texts) if t), None)
+    if not types:
+        return
+    plan.notes.append("parameter types guessed from their use: " + ", ".join(types))
+    _add_typed(plan, types, entry, count, known)
+
+
+def from_python(value: Any) -> Any:
+    """A proposed Python literal -> the canonical tree of the JavaScript value it reads as."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")) or (
+                value == 0 and str(value).startswith("-")):
+            return {"$": "number", "v": {"nan": "NaN", "inf": "Infinity",
+                                         "-inf": "-Infinity"}.get(str(value), "-0")}
+        return value
+    if isinstance(value, (list, tuple)):
+        return [from_python(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return {"$": "set", "v": sorted((from_python(v) for v in value), key=repr)}
+    if isinstance(value, dict):
+        return {"$": "object", "v": sorted([[str(k), from_python(v)] for k, v in value.items()])}
+    raise NotLiteral(type(value).__name__)
+
+
+def _add_proposed(plan: InputPlan, proposer: Proposer, source: str, entry: str,
+                  known: set[str]) -> None:
+    arity = 1
+    for fn in functions(source, "typescript"):
+        params = _find_params(parse(fn.text, "typescript").root_node)
+        if fn.name.split(".")[-1] == entry.split(".")[-1] and params is not None:
+            arity = len(params.named_children)
+    drawn, notes = proposer(source, entry, arity)
+    plan.notes.extend(notes)
+    for raw in drawn:
+        try:
+            args = tuple(from_python(v) for v in raw)
+        except NotLiteral:
+            continue
+        label = _label(entry, args)
+        _add(plan, TestCase("call", args=args, name=label), "model", False, label, known)
+
+
+Examples = Callable[[str, str], list[tuple[tuple[Any, ...], Any, bool]]]
+
+__all__ = ["NotLiteral", "collect_js_inputs", "example_call", "examples", "from_python",
+           "guessed_types", "literal", "parameter_types", "type_values"]

@@ -1,0 +1,103 @@
+"""JavaScript values in the canonical form the Node harness writes (``node_harness/values.js``).
+
+A value is a JSON tree: null, booleans, strings, finite numbers other than -0 and arrays
+as themselves, everything else ``{"$": tag, ...}`` (NaN and -0 as ``number``, undefined,
+bigint, map and set with sorted entries, object with sorted keys and its class, date,
+regexp, typed arrays, holes, cycles, ...). Two values are equal when their trees are
+equal with JavaScript's strict deep equality: numbers by value (``1`` and ``1.0`` are one
+number), never a boolean for a number, NaN equal to NaN and -0 not equal to 0 (as
+``assert.deepStrictEqual``), which the tags already give.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+MAX_VALUE_TEXT = 1 << 20
+
+
+def strict_equal(a: Any, b: Any) -> bool:
+    """Strict deep equality of two canonical trees (no ``True == 1``)."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return float(a) == float(b)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(strict_equal(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(strict_equal(a[k], b[k]) for k in a)
+    return type(a) is type(b) and bool(a == b)
+
+
+def parse(text: str) -> Any:
+    """A canonical value's JSON text -> its tree; ValueError when it is not one."""
+    if len(text) > MAX_VALUE_TEXT:
+        raise ValueError("value text too long")
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("value nested too deeply") from None
+
+
+def matches(output: str, expected: Any) -> bool:
+    """Whether a version's canonical value text equals the expected tree."""
+    try:
+        return strict_equal(parse(output), expected)
+    except ValueError:
+        return False
+
+
+def canonical(output: str | None) -> str | None:
+    """The comparison key of a value (OER): its tree written with sorted keys and every
+    integral number as an integer, so equal values print alike."""
+    if output is None:
+        return None
+    try:
+        tree = parse(output)
+    except ValueError:
+        return output
+    return json.dumps(_floats(tree), sort_keys=True, separators=(",", ":"))
+
+
+def _floats(tree: Any) -> Any:
+    if isinstance(tree, bool) or tree is None or isinstance(tree, str):
+        return tree
+    if isinstance(tree, (int, float)):
+        return int(tree) if float(tree).is_integer() and abs(tree) < 2**53 else float(tree)
+    if isinstance(tree, list):
+        return [_floats(x) for x in tree]
+    if isinstance(tree, dict):
+        return {k: _floats(v) for k, v in tree.items()}
+    return tree
+
+
+def show(tree: Any) -> str:
+    """A canonical tree in JavaScript's words, for labels (``f(1, [2, NaN])``)."""
+    if tree is None:
+        return "null"
+    if isinstance(tree, bool):
+        return "true" if tree else "false"
+    if isinstance(tree, (int, float)):
+        return repr(int(tree)) if float(tree).is_integer() and abs(tree) < 2**53 else repr(tree)
+    if isinstance(tree, str):
+        return json.dumps(tree)
+    if isinstance(tree, list):
+        return "[" + ", ".join(show(x) for x in tree) + "]"
+    tag, v = tree.get("$"), tree.get("v")
+    if tag == "number":
+        return str(v)
+    if tag == "undefined":
+        return "undefined"
+    if tag == "bigint":
+        return f"{v}n"
+    if tag == "object":
+        return "{" + ", ".join(f"{json.dumps(k)}: {show(x)}" for k, x in v) + "}"
+    if tag in ("map", "set"):
+        inner = ", ".join(show(x) if tag == "set" else f"[{show(x[0])}, {show(x[1])}]"
+                          for x in v)
+        return f"new {'Map' if tag == 'map' else 'Set'}([{inner}])"
+    return json.dumps(tree)
+
+
+__all__ = ["canonical", "matches", "parse", "show", "strict_equal"]

@@ -1,0 +1,183 @@
+// The Node side of a sandboxed run: loaded by path, Node's standard library only.
+//
+// The parent sends one framed ``run`` message on stdin (4-byte big-endian length, UTF-8
+// JSON, as ``protocol.py``); this script answers with framed messages on the descriptor
+// given as its first argument, never on stdout. Two modes:
+//
+// - ``run``: the version is compiled in a fresh ``vm`` context; every input is decoded
+//   inside that context (an object made out here would lead back to ``process`` through
+//   ``constructor.constructor``), the version called there and its value written there in
+//   the canonical form (``values.js``): only strings cross between the two realms.
+//   The parent grades: expected values never come here.
+// - ``counts``: each version is compiled (``new vm.Script``), never run, with V8 printing
+//   its Ignition bytecode on stdout; a marker function with a random name closes each
+//   version's part of the printout.
+'use strict';
+
+const fs = require('fs');
+const vm = require('vm');
+const path = require('path');
+
+const MSG_FD = Number(process.argv[2]);
+const VALUES_SRC = fs.readFileSync(path.join(__dirname, 'values.js'), 'utf8');
+const MAX_OUTPUT = 512 * 1024;
+// The layers the launcher put in place (``launch.py``), then out of the environment.
+const LAYERS = String(process.env.CODEQUORUM_LAYERS || '').split(',').filter(Boolean);
+delete process.env.CODEQUORUM_LAYERS;
+
+function send(message) {
+  const body = Buffer.from(JSON.stringify({ v: 1, ...message }), 'utf8');
+  const head = Buffer.alloc(4);
+  head.writeUInt32BE(body.length, 0);
+  const whole = Buffer.concat([head, body]);
+  let off = 0;
+  while (off < whole.length) off += fs.writeSync(MSG_FD, whole, off, whole.length - off);
+}
+
+function readRun() {
+  const chunks = [];
+  const buf = Buffer.alloc(65536);
+  for (;;) {
+    let n;
+    try {
+      n = fs.readSync(0, buf, 0, buf.length, null);
+    } catch (err) {
+      if (err.code === 'EAGAIN') continue;
+      if (err.code === 'EOF') break;
+      throw err;
+    }
+    if (n === 0) break;
+    chunks.push(Buffer.from(buf.subarray(0, n)));
+  }
+  const data = Buffer.concat(chunks);
+  const size = data.readUInt32BE(0);
+  return JSON.parse(data.subarray(4, 4 + size).toString('utf8'));
+}
+
+// ------------------------------------------------------------------------------ run
+function compileVersion(code, ctx, entry) {
+  // The version as a script; a method alone (``add(a, b) { ... }``) as a class body.
+  const attempts = [
+    [code, null],
+    ['(class __CodequorumVersion {\n' + code + '\n})', 'class'],
+    ['({\n' + code + '\n})', 'object'],
+  ];
+  let first = null;
+  for (const [src, wrap] of attempts) {
+    let script;
+    try {
+      script = new vm.Script(src, { filename: 'version.js' });
+    } catch (err) {
+      if (first === null) first = err;
+      continue;
+    }
+    return { script, wrap };
+  }
+  return { error: first };
+}
+
+function runMode(msg) {
+  // A sandbox object of no prototype: a global lookup that falls through to it finds no
+  // outer `constructor` (which would lead to this realm's Function and `process`).
+  const ctx = vm.createContext(vm.constants && vm.constants.DONT_CONTEXTIFY !== undefined
+    ? vm.constants.DONT_CONTEXTIFY : Object.create(null),
+  { codeGeneration: { strings: true, wasm: false }, microtaskMode: 'afterEvaluate' });
+  const inner = vm.runInContext(VALUES_SRC, ctx, { filename: 'values.js' });
+  const testSeconds = msg.limits && msg.limits.test_seconds;
+  const timeout = testSeconds ? Math.max(1, Math.round(testSeconds * 1000)) : undefined;
+  const entry = String(msg.entry_point || '');
+  send({ type: 'hello', layers: LAYERS, python: 'node ' + process.versions.node });
+  const compiled = compileVersion(String(msg.code), ctx, entry);
+  if (compiled.error) {
+    send({ type: 'syntax-error', detail: 'SyntaxError: ' + String(compiled.error.message) });
+    return;
+  }
+  let target;
+  try {
+    const made = compiled.script.runInContext(ctx, { timeout: timeout || 10000 });
+    target = inner.find(made, compiled.wrap, entry);
+  } catch (err) {
+    const told = inner.describe(err);
+    send({ type: 'error', detail: 'the version raised while it loaded: ' + told });
+    return;
+  }
+  if (typeof target === 'string') {
+    send({ type: 'error', detail: target });
+    return;
+  }
+  const INVOKE = new vm.Script('__codequorum_invoke()', { filename: 'invoke.js' });
+  const SETTLE = new vm.Script('__codequorum_settle()', { filename: 'settle.js' });
+  let timeouts = 0;
+  const tests = msg.tests || [];
+  const skipped = new Set();
+  for (let i = 0; i < tests.length; i++) {
+    const test = tests[i];
+    if (test.series && skipped.has(test.series)) {
+      send({ type: 'test', index: i, outcome: { name: test.name || '', passed: null,
+        output: null, exc_type: 'Skipped', exc_message: 'a smaller size timed out',
+        opcodes: null, opcode_total: 0, seconds: 0 } });
+      continue;
+    }
+    send({ type: 'test-start', index: i });
+    const started = process.hrtime.bigint();
+    let answer;
+    try {
+      inner.stage(target, JSON.stringify(test.args || []));
+      answer = INVOKE.runInContext(ctx, timeout ? { timeout } : {});
+      if (typeof answer !== 'string') throw new Error('the call gave no answer');
+      if (answer === '{"awaiting":true}') answer = SETTLE.runInContext(ctx, timeout ? { timeout } : {});
+    } catch (err) {
+      answer = null;
+      if (err && err.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') {
+        timeouts++;
+        if (test.series) skipped.add(test.series);
+        answer = JSON.stringify({ exc_type: 'Timeout', exc_message: 'per-test limit' });
+      } else {
+        answer = JSON.stringify({ exc_type: 'InternalError', exc_message: String(err && err.message) });
+      }
+    }
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const got = JSON.parse(answer);
+    send({ type: 'test', index: i, outcome: {
+      name: test.name || '', passed: null,
+      output: got.exc_type ? null : got.output,
+      printed: typeof got.printed === 'string' ? got.printed.slice(0, MAX_OUTPUT) : '',
+      exc_type: got.exc_type || null, exc_message: got.exc_type ? got.exc_message : null,
+      opcodes: null, opcode_total: 0, seconds } });
+  }
+  send({ type: 'done', timeouts, memory_error: false });
+}
+
+// --------------------------------------------------------------------------- counts
+function countsMode(msg) {
+  const v8 = require('v8');
+  const crypto = require('crypto');
+  // Warm-up: everything this loop needs is compiled before the printout starts.
+  const warm = '__codequorum_warm_' + crypto.randomBytes(4).toString('hex');
+  new vm.Script('function ' + warm + '(a) { return a + 1; }', { filename: 'warm.js' });
+  fs.writeSync(1, '');
+  send({ type: 'hello', layers: LAYERS, python: 'node ' + process.versions.node });
+  const nonce = crypto.randomBytes(8).toString('hex');
+  v8.setFlagsFromString('--no-lazy');
+  v8.setFlagsFromString('--print-bytecode');
+  const codes = msg.codes || [];
+  const ok = [];
+  for (let i = 0; i < codes.length; i++) {
+    try {
+      new vm.Script(String(codes[i]), { filename: 'version.js' });
+      ok.push(true);
+    } catch (err) {
+      ok.push(false);
+    }
+    new vm.Script('function __codequorum_mark_' + nonce + '_' + i + '() {}', { filename: 'mark.js' });
+  }
+  v8.setFlagsFromString('--no-print-bytecode');
+  send({ type: 'done', compiled: ok, marker: '__codequorum_mark_' + nonce, timeouts: 0,
+    memory_error: false });
+}
+
+// A promise of the version's that rejects unheard must not end the run.
+process.on('unhandledRejection', () => {});
+const message = readRun();
+if (message.mode === 'counts') countsMode(message);
+else runMode(message);

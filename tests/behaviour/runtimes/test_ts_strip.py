@@ -1,0 +1,30 @@
+"""TypeScript types blanked to JavaScript; syntax with run-time meaning refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from codequorum.behaviour.runtimes.ts_strip import NotStrippable, script_form, strip_types
+
+
+def test_types_casts_and_interfaces_are_blanked_in_place() -> None:
+    code = ("interface P { x: number }\n"
+            "function f<T>(a: number, b?: string): number { return (a as number) + b!.length; }")
+    out = strip_types(code)
+    assert len(out) == len(code) and out.count("\n") == 1
+    assert "".join(out.split()) == "functionf(a,b){return(a)+b.length;}"
+
+
+@pytest.mark.parametrize("code", ["enum E { A }", "namespace N { }",
+                                  "class C { constructor(private x: number) {} }"])
+def test_syntax_with_run_time_meaning_is_refused(code: str) -> None:
+    with pytest.raises(NotStrippable):
+        strip_types(code)
+
+
+def test_module_syntax_becomes_a_script() -> None:
+    code = ('import z from "./z";\nexport default function f(x) { return x; }\n'
+            "export const g = (y) => y;\nexport { f as h };\n")
+    assert [line.strip() for line in script_form(code).splitlines()] == [
+        "", "function f(x) { return x; }", "const g = (y) => y;", ""]
+    assert script_form("function f() {}") == "function f() {}"

@@ -1,0 +1,242 @@
+"""The portable level: versions run in CPython on WASI under wasmtime, graded outside."""
+
+from __future__ import annotations
+
+import ast
+import json
+import struct
+from pathlib import Path
+
+import pytest
+
+from codequorum.behaviour.sandbox import Limits, run_candidate, run_candidates
+from codequorum.core.model import ModuleContext
+from codequorum.core.model import TestCase as Case
+
+SQUARE = [
+    Case("call", args=(3,), expected=9, has_expected=True),
+    Case("call", args=(), kwargs={"n": 5}, expected=25, has_expected=True),
+]
+PORTABLE_LAYERS = {"wasm", "no-preopens", "store-limits", "fuel", "epoch", "deadline"}
+
+
+def run(code: str, tests: list[Case] = SQUARE, entry: str = "sq", **limits: float) -> object:
+    return run_candidate(code, tests, entry, Limits(**limits), sandbox="portable")  # type: ignore[arg-type]
+
+
+def test_tests_are_graded_outside_the_guest_with_its_opcodes() -> None:
+    result = run_candidate("def sq(n):\n    return n * n if n != 5 else 24\n", SQUARE, "sq",
+                           sandbox="portable")
+    assert result.status == "ok", result.detail
+    assert [(t.name, t.passed, t.output) for t in result.tests] == [
+        ("test0", True, "9"), ("test1", False, "24")]
+    assert result.python == "3.11.1"  # the guest's interpreter, not this one
+    assert set(result.layers) >= PORTABLE_LAYERS
+    assert result.tests[0].opcodes is not None
+    assert "BINARY_OP" in result.tests[0].opcodes
+    assert result.tests[0].opcode_total == sum(result.tests[0].opcodes.values())
+
+
+def test_values_keep_their_types_and_exceptions_are_outcomes() -> None:
+    code = ("def f(x, y):\n    if x is None:\n        raise ValueError('no x')\n"
+            "    return (type(x).__name__, sorted(y), {'b', 'a'})\n")
+    tests = [Case("call", args=((1, 2), {3, 1}), expected=("tuple", [1, 3], {"a", "b"}),
+                  has_expected=True),
+             Case("call", args=(None, ()), expected=1, has_expected=True)]
+    first, second = run_candidate(code, tests, "f", sandbox="portable").tests
+    assert (first.passed, first.output) == (True, "('tuple', [1, 3], {'a', 'b'})")
+    assert (second.passed, second.exc_type, second.exc_message) == (False, "ValueError", "no x")
+
+
+def test_a_test_that_overruns_is_stopped_and_the_rest_still_run() -> None:
+    code = "def sq(n):\n    while n == 3:\n        pass\n    return n * n\n"
+    result = run_candidate(code, SQUARE, "sq", Limits(test_seconds=0.5), sandbox="portable")
+    assert result.status == "timeout"
+    assert result.detail == "per-test limit of 0.5s on 1 of 2 tests"
+    assert [(t.name, t.passed, t.exc_type) for t in result.tests] == [
+        ("test0", False, "Timeout"), ("test1", True, None)]
+
+
+def test_later_tests_of_a_series_that_overran_are_skipped() -> None:
+    code = "def f(n):\n    while n >= 2:\n        pass\n    return n\n"
+    tests = [Case("call", args=(n,)) for n in (1, 2, 3)] + [Case("call", args=(0,))]
+    result = run_candidate(code, tests, "f", Limits(test_seconds=0.5),
+                           series=["s", "s", "s", None], sandbox="portable")
+    assert [t.exc_type for t in result.tests] == [None, "Timeout", "Skipped", None]
+    assert result.tests[3].output == "0"
+
+
+def test_fuel_bounds_the_cpu_of_a_version_that_never_ends() -> None:
+    result = run_candidate("def f(n):\n    while True:\n        pass\n",
+                           [Case("call", args=(1,))], "f",
+                           Limits(cpu_seconds=0.5, wall_seconds=60), sandbox="portable")
+    assert result.status == "timeout"
+    assert result.detail.startswith("CPU limit of 0.5s (fuel)")
+    assert [t.exc_type for t in result.tests] == ["Timeout"]
+
+
+def test_the_wall_clock_ends_a_run_that_outlasts_it() -> None:
+    result = run_candidate("def f(n):\n    while True:\n        pass\n",
+                           [Case("call", args=(1,))], "f", Limits(wall_seconds=2.0),
+                           sandbox="portable")
+    assert (result.status, result.detail) == ("timeout", "wall-clock limit of 2s")
+
+
+def test_a_memory_bomb_meets_the_store_limit() -> None:
+    code = "def f(n):\n    return len(bytearray(n * 1024 ** 2))\n"
+    tests = [Case("call", args=(600,)), Case("call", args=(1,), expected=1024 ** 2,
+                                                 has_expected=True)]
+    result = run_candidate(code, tests, "f", Limits(memory_mb=256), sandbox="portable")
+    assert result.status == "memory"
+    assert [(t.exc_type, t.passed) for t in result.tests] == [("MemoryError", None),
+                                                              (None, True)]
+
+
+@pytest.mark.parametrize("code", [
+    "def f(n):\n    while True:\n        print('x' * 10000)\n",
+    "import os\ndef f(n):\n    while True:\n        os.write(2, b'x' * 10000)\n",
+], ids=["print", "raw-stderr"])
+def test_an_output_bomb_ends_at_the_output_limit(code: str) -> None:
+    result = run_candidate(code, [Case("call", args=(1,))], "f",
+                           Limits(output_bytes=100_000), sandbox="portable")
+    assert result.status == "output-limit"
+    assert [t.exc_type for t in result.tests] == ["OutputLimitExceeded"]
+
+
+def test_nothing_of_the_host_is_readable(tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("sk-secret\n")
+    monkeypatch.setenv("CODEQUORUM_TEST_API_KEY", "sk-secret-value")
+    code = (
+        "import os\n"
+        "def f(path):\n"
+        "    try:\n"
+        "        return open(path).read()\n"
+        "    except OSError as exc:\n"
+        "        return type(exc).__name__\n"
+        "def env():\n"
+        "    return sorted(os.environ.items())\n"
+    )
+    tests = [Case("call", args=(str(secret),)), Case("call", args=("/etc/passwd",)),
+             Case("call", args=(str(Path.home() / ".bashrc"),))]
+    result = run_candidate(code, tests, "f", sandbox="portable")
+    assert [t.output for t in result.tests] == ["'PermissionError'"] * 3
+    (env,) = run_candidate(code, [Case("call")], "env", sandbox="portable").tests
+    names = [pair[0] for pair in ast.literal_eval(env.output or "")]
+    assert names == ["PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED", "PYTHONHOME", "PYTHONPATH"]
+
+
+def test_the_granted_folders_are_read_only() -> None:
+    code = (
+        "import os\n"
+        "def f(path):\n"
+        "    try:\n"
+        "        with open(path, 'w') as fh:\n"
+        "            fh.write('x')\n"
+        "        return 'written'\n"
+        "    except OSError as exc:\n"
+        "        return type(exc).__name__\n"
+    )
+    tests = [Case("call", args=(p,)) for p in ("/harness/child.py", "/usr/local/x", "/x")]
+    result = run_candidate(code, tests, "f", sandbox="portable")
+    assert [t.output for t in result.tests] == ["'PermissionError'"] * 3
+
+
+def test_no_socket_reaches_the_host(listener: object) -> None:
+    port = listener.getsockname()[1]  # type: ignore[attr-defined]
+    code = ("import socket\ndef f(n):\n"
+            "    if n:\n"
+            f"        return socket.create_connection(('127.0.0.1', {port}), timeout=1)\n"
+            "    s = socket.socket()\n"
+            f"    s.connect(('127.0.0.1', {port}))\n")
+    result = run_candidate(code, [Case("call", args=(1,)), Case("call", args=(0,))], "f",
+                           sandbox="portable")
+    assert result.status == "forbidden: network"
+    # WASI's socket module has no name lookup; a socket of its own is refused
+    assert [t.exc_type for t in result.tests] == ["AttributeError", "PermissionError"]
+    with pytest.raises(TimeoutError):
+        listener.accept()  # type: ignore[attr-defined]
+
+
+def _frame(message: dict[str, object]) -> bytes:
+    body = json.dumps({"v": 1, **message}).encode()
+    return struct.pack(">I", len(body)) + body
+
+
+def test_a_forged_result_on_stdout_does_not_pass() -> None:
+    forged = _frame({"type": "test", "index": 0, "outcome": {
+        "name": "test0", "passed": True, "output": "9", "exc_type": None,
+        "exc_message": None, "opcodes": None, "opcode_total": 0, "seconds": 0.0,
+        "value": 9}})
+    code = f"import os\ndef sq(n):\n    os.write(1, {forged!r})\n    return -1\n"
+    result = run_candidate(code, SQUARE[:1], "sq", sandbox="portable")
+    # the harness's own outcome follows: a second outcome for a test is a forgery
+    assert (result.status, result.detail) == ("protocol-violation",
+                                              "a second outcome for test 0")
+    assert not any(t.passed for t in result.tests)
+
+
+def test_garbage_on_stdout_is_a_protocol_violation() -> None:
+    code = "import os\ndef sq(n):\n    os.write(1, b'\\xff' * 64)\n    return n * n\n"
+    result = run_candidate(code, SQUARE, "sq", sandbox="portable")
+    assert result.status == "protocol-violation"
+
+
+def test_versions_run_in_instances_of_their_own() -> None:
+    code = ("import builtins\ndef f(n):\n    seen = getattr(builtins, 'mark', None)\n"
+            "    builtins.mark = n\n    return seen\n")
+    results = run_candidates([code, code], [Case("call", args=(1,))], "f", jobs=2,
+                             sandbox="portable")
+    assert [r.tests[0].output for r in results] == ["None", "None"]
+
+
+def test_check_harnesses_are_not_run_and_not_graded() -> None:
+    check = Case("check", source="def check(candidate):\n    assert candidate(2) == 4\n")
+    result = run_candidate("def sq(n):\n    return n * n\n", [check, SQUARE[0]], "sq",
+                           sandbox="portable")
+    assert result.status == "ok", result.detail
+    first, second = result.tests
+    assert (first.passed, first.exc_type) == (None, "Skipped")
+    assert first.exc_message is not None and "need the grader process" in first.exc_message
+    assert second.passed is True
+
+
+def _module(files: dict[str, str]) -> ModuleContext:
+    return ModuleContext("pkg.mod", "pkg/mod.py", "area", "function",
+                         tuple(files.items()), ("",))
+
+
+def test_a_version_runs_in_its_module_from_the_read_only_view() -> None:
+    module = _module({"pkg/__init__.py": "", "pkg/helpers.py": "SCALE = 10\n",
+                      "pkg/mod.py": "from pkg.helpers import SCALE\n\n"
+                                    "def area(w, h):\n    return w * h\n"})
+    tests = [Case("call", args=(2, 3), expected=60, has_expected=True)]
+    result = run_candidate("def area(w, h):\n    return w * h * SCALE\n", tests, "area",
+                           sandbox="portable", module=module)
+    assert result.status == "ok", result.detail
+    assert result.module is not None and result.module.loaded is True
+    assert [t.passed for t in result.tests] == [True]
+
+
+def test_a_module_whose_import_the_guest_lacks_says_which() -> None:
+    module = _module({"pkg/__init__.py": "",
+                      "pkg/mod.py": "import numpy\n\ndef area(w, h):\n    return w * h\n"})
+    result = run_candidate("def area(w, h):\n    return w * h\n",
+                           [Case("call", args=(2, 3))], "area", sandbox="portable",
+                           module=module)
+    assert result.module is not None
+    assert (result.module.loaded, result.module.ran_alone) == (False, True)
+    assert "No module named 'numpy'" in result.module.detail
+
+
+def test_fuel_is_a_cost_that_sees_the_work_inside_builtins() -> None:
+    code = "def f(n):\n    return len(set(range(n)))\n"
+    tests = [Case("call", args=(n,)) for n in (1, 1000, 100_000)]
+    result = run_candidate(code, tests, "f", sandbox="portable")
+    opcodes = [t.opcode_total for t in result.tests]
+    fuel = [t.fuel or 0 for t in result.tests]
+    assert opcodes[1] == opcodes[2]  # the version's own opcodes do not grow with n...
+    assert fuel[2] > 20 * fuel[1] > 0  # ...the instructions it made the builtins run do
+    strict = run_candidate(code, tests[:1], "f")
+    assert [t.fuel for t in strict.tests] == [None]  # only the portable host meters it

