@@ -65,3 +65,11 @@ def test_the_host_name_is_neutral_and_the_network_still_refused() -> None:
     result = run_candidate(code, [Case("call")], "f")
     assert result.tests[0].output == "('localhost', 'PermissionError')"
     assert result.status.startswith("forbidden: network")
+
+
+def test_the_portable_sandbox_runs_examples_and_consumes_iterators_too() -> None:
+    tests = [_example("print(list(evens(5)))\n", "[0, 2, 4]\n"), Case("call", args=(5,))]
+    result = run_candidate(GEN, tests, "evens", sandbox="portable")
+    assert result.status == "ok", result.detail
+    assert [(t.output, t.passed) for t in result.tests] == [("[0, 2, 4]\n", True),
+                                                             ("[0, 2, 4]", None)]
