@@ -174,7 +174,7 @@ export function parseAnalyzeResult(raw: unknown): FunctionReport | undefined {
       isObject(s) ? num(s.index) : num(s),
     ),
   );
-  // null: the server found no consensus (no other version shares the most typical shape)
+  // null: the server found no consensus (no two of the versions compared share a shape)
   const named = field(raw, 'consensus', 'medoid');
   const medoid = named === null ? undefined : num(named ?? field(report, 'medoid'));
   const currentIndex = num(field(raw, 'current_index', 'currentIndex') ?? field(report, 'current_index'));

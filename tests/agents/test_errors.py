@@ -65,6 +65,12 @@ async def test_files_the_tools_refuse(sign_ws: Path, outside: Path) -> None:
         missing = await call(session, "check_function", {"path": "app.py", "function": "nope"})
         assert one_line_error(missing) == (
             "app.py: no function `nope`; functions in the file: sign, untouched")
+        (sign_ws / "many.py").write_text(
+            "".join(f"def f{k}():\n    return {k}\n\n" for k in range(15)), encoding="utf-8")
+        many = await call(session, "check_function", {"path": "many.py", "function": "nope"})
+        assert one_line_error(many) == (
+            "many.py: no function `nope`; functions in the file: "
+            + ", ".join(f"f{k}" for k in range(12)) + " and 3 more")
         language = await call(session, "check_function",
                               {"path": "app.py", "function": "sign", "language": "cobol"})
         assert "cobol" in one_line_error(language)

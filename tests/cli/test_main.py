@@ -169,6 +169,20 @@ def test_empty_sample_and_single_sample(tmp_path: Path, capsys: pytest.CaptureFi
     assert "alone: version 2 is empty" in out
 
 
+def test_a_set_of_empty_versions_gives_zero_matrices(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        report_schema: dict[str, Any]) -> None:
+    # the study's scripts give LCS 0 and LED 0 for each pair of empty answers
+    path = _jsonl(tmp_path / "blank.jsonl", [{"task_id": "blank", "samples": ["", " ", "\n"]}])
+    code, out, err = _run(capsys, "score", str(path), "--textual", "--matrices",
+                          "--format", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    jsonschema.validate(doc, report_schema)
+    zeros = [[0.0] * 3 for _ in range(3)]
+    assert doc["sets"][0]["matrices"] == {"lcs": zeros, "led": zeros}
+
+
 def test_megabyte_sample(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     fn = "def f{k}(a, b):\n    if a > b:\n        return a - b\n    return [x * 2 for x in a]\n\n"
     big = "".join(fn.format(k=k) for k in range(12_500))

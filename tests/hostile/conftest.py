@@ -120,3 +120,14 @@ def one_line_error(result: subprocess.CompletedProcess[str], *needles: str) -> s
     for needle in needles:
         assert needle in errors[0], (needle, errors[0])
     return errors[0]
+
+
+def one_warning(result: subprocess.CompletedProcess[str], *needles: str) -> list[str]:
+    """The warning lines of a command (no error line, no traceback), one of them holding
+    every needle."""
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    warnings = [line for line in lines if line.startswith("codequorum: warning: ")]
+    assert "Traceback" not in result.stderr, result.stderr
+    assert not [line for line in lines if line.startswith("codequorum: error: ")], result.stderr
+    assert any(all(n in line for n in needles) for line in warnings), (needles, result.stderr)
+    return warnings

@@ -3,8 +3,9 @@ project's file (``codequorum.toml``, ``[tool.codequorum]``, a file named by ``--
 the user's own file when the repository could have written it) sets analysis choices only.
 
 The commands run as the user would run them, in the repository, with a fake home folder:
-no program of the repository runs, nothing under the home folder changes, and the refusal
-is one line naming the file, the key and why.
+no program of the repository runs, nothing under the home folder changes, and a refused
+key is one warning line naming the file, the key, why and where the user may set it; the
+command goes on as it would without the key.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from codequorum.options.config_file import ConfigError, options_of, workspace_de
 from codequorum.options.declarations import COMMANDS, Option
 from codequorum.options.policy import Reach, undeclared
 
-from .conftest import Hostile, one_line_error
+from .conftest import Hostile, one_line_error, one_warning
 
 SCHEMA = Path(__file__).resolve().parents[2] / "shared" / "settings.schema.json"
 
@@ -114,6 +115,7 @@ def test_the_options_only_the_user_may_set() -> None:
 def test_a_project_file_cannot_set_a_user_only_option(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, form: str, command: str, key: str,
         option: Option) -> None:
+    """The key is left out with one warning line; the command is read all the same."""
     monkeypatch.chdir(tmp_path)
     value = _toml(_forbidden_value(option))
     name, text = {
@@ -125,13 +127,13 @@ def test_a_project_file_cannot_set_a_user_only_option(
     (tmp_path / name).write_text(text, encoding="utf-8")
     argv = {"check": ["check", "."], "sample": ["sample", "m.py", "-f", "f"],
             "score": ["score", "x.jsonl"]}.get(command, [command])
-    with pytest.raises(ConfigError) as info:
-        parse_arguments(argv)
-    message = str(info.value)
+    args = parse_arguments(argv)
+    (message,) = args.config_notes
     reach = option.reach
-    assert message.startswith(f"{name}: ") and f"{key} = {value}: a project's configuration "\
-        f"file {reach.refusal}; set it in your own " in message, message
+    assert message.startswith(f"{name}: ") and f"{key} = {value}: ignored: a project's " \
+        f"configuration file {reach.refusal}; set it in your own " in message, message
     assert "\n" not in message
+    assert str(getattr(args, option.attribute)) != str(_forbidden_value(option))
 
 
 @pytest.mark.parametrize(("command", "key", "option"), USER_ONLY,
@@ -160,15 +162,13 @@ def test_a_project_interpreter_never_runs_on_plain_score(hostile: Hostile) -> No
     hostile.program("tools/python3")
     hostile.write("codequorum.toml", 'interpreter = "./tools/python3"\n')
     before = hostile.home_snapshot()
-    result = hostile.run("score", "samples.jsonl")
-    assert result.returncode == 2
-    one_line_error(result, "codequorum.toml: interpreter = \"./tools/python3\"",
-                   "cannot name an interpreter for codequorum to run")
+    result = hostile.run("score", "samples.jsonl", "--format", "json")
+    assert result.returncode == 0, result.stderr
+    one_warning(result, "codequorum.toml: interpreter = \"./tools/python3\": ignored",
+                "cannot name an interpreter for codequorum to run", "or pass --interpreter")
+    assert json.loads(result.stdout)["sets"][0]["task_id"] == "t/0"
     assert not hostile.marker.exists()
     assert hostile.home_snapshot() == before
-    # the user's own choice still counts
-    ok = hostile.run("score", "samples.jsonl", "--isolated", "--format", "json")
-    assert ok.returncode == 0 and json.loads(ok.stdout)["sets"]
 
 
 @pytest.mark.parametrize(("name", "text", "argv"), [
@@ -178,11 +178,13 @@ def test_a_project_interpreter_never_runs_on_plain_score(hostile: Hostile) -> No
 ])
 def test_no_command_runs_a_project_interpreter(hostile: Hostile, name: str, text: str,
                                                argv: list[str]) -> None:
+    """The command runs as it runs without the file: same status, same output."""
     hostile.program("tools/python3")
     hostile.write(name, text)
     result = hostile.run(*argv)
-    assert result.returncode == 2
-    one_line_error(result, f"{name}: ", "interpreter = ", "cannot name an interpreter")
+    mine = hostile.run(*argv, "--isolated")
+    assert (result.returncode, result.stdout) == (mine.returncode, mine.stdout)
+    one_warning(result, f"{name}: ", "interpreter = ", "cannot name an interpreter")
     assert not hostile.marker.exists()
 
 
@@ -191,9 +193,10 @@ def test_a_project_cannot_choose_where_score_writes(hostile: Hostile, output: st
     hostile.write("codequorum.toml", f'[score]\noutput = "{output}"\nformat = "json"\n')
     before = hostile.home_snapshot()
     result = hostile.run("score", "samples.jsonl")
-    assert result.returncode == 2 and result.stdout == ""
-    one_line_error(result, f'[score] output = "{output}"',
-                   "cannot choose a file codequorum writes", "or pass --output")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["sets"][0]["task_id"] == "t/0"  # written where it goes
+    one_warning(result, f'[score] output = "{output}": ignored',
+                "cannot choose a file codequorum writes", "or pass --output")
     assert hostile.home_snapshot() == before
 
 
@@ -206,12 +209,17 @@ def test_a_project_cannot_choose_where_score_writes(hostile: Hostile, output: st
 def test_a_project_cannot_choose_the_store(hostile: Hostile, text: str) -> None:
     hostile.write("codequorum.toml", text)
     before = hostile.home_snapshot()
-    for argv in (["check", "src"], ["sample", "src/mod.py", "-f", "f", "--from", "samples.jsonl"]):
-        result = hostile.run(*argv)
-        assert result.returncode == 2
-        one_line_error(result, "codequorum.toml: ", "a project's configuration file cannot "
-                       "choose the")
-    assert hostile.home_snapshot() == before
+    imported = hostile.run("sample", "src/mod.py", "-f", "f", "--from", "samples.jsonl")
+    assert imported.returncode == 0, imported.stderr
+    one_warning(imported, "codequorum.toml: ", "ignored: a project's configuration file "
+                "cannot choose the")
+    assert (hostile.repo / ".codequorum" / "samples.sqlite3").is_file()  # the user's own
+    checked = hostile.run("check", "src", "--format", "json")
+    assert checked.returncode == 0, checked.stderr
+    assert json.loads(checked.stdout)["functions"], checked.stdout  # read from that store
+    one_warning(checked, "codequorum.toml: ", "cannot choose the")
+    after = hostile.home_snapshot()  # the store made is recorded among the user's approvals
+    assert {k: v for k, v in after.items() if not k.startswith(".config/codequorum")} == before
 
 
 @pytest.mark.parametrize(("text", "said"), [
@@ -231,15 +239,18 @@ def test_a_project_cannot_choose_the_store(hostile: Hostile, text: str) -> None:
 ])
 def test_endpoint_key_cluster_sandbox_and_running_are_the_users(hostile: Hostile, text: str,
                                                                 said: str) -> None:
+    """Each key is one warning, and the command ends as it ends without the file."""
     hostile.write("pyproject.toml", "[tool.codequorum]\n" + text.replace(
         "[", "[tool.codequorum.") if text.startswith("[") else "[tool.codequorum]\n" + text)
     before = hostile.home_snapshot()
     command = text[1:text.index("]")] if text.startswith("[") else "check"
     argv = {"score": ["score", "samples.jsonl"], "check": ["check", "src"],
-            "sample": ["sample", "src/mod.py", "-f", "f"], "lsp": ["lsp"]}[command]
+            "sample": ["sample", "src/mod.py", "-f", "f", "--print-prompt"],
+            "lsp": ["lsp"]}[command]
     result = hostile.run(*argv, timeout=60)
-    assert result.returncode == 2
-    one_line_error(result, "pyproject.toml: ", said)
+    mine = hostile.run(*argv, "--isolated", timeout=60)
+    assert (result.returncode, result.stdout) == (mine.returncode, mine.stdout), result.stderr
+    one_warning(result, "pyproject.toml: ", said)
     assert hostile.home_snapshot() == before
 
 
@@ -247,8 +258,8 @@ def test_a_file_named_by_config_is_a_projects(hostile: Hostile) -> None:
     hostile.program("tools/python3")
     evil = hostile.write("ci/codequorum.toml", '[score]\ninterpreter = "../tools/python3"\n')
     result = hostile.run("score", "samples.jsonl", "--config", str(evil))
-    assert result.returncode == 2
-    one_line_error(result, "ci/codequorum.toml: [score] interpreter")
+    assert result.returncode == 0, result.stderr
+    one_warning(result, "ci/codequorum.toml: [score] interpreter")
     assert not hostile.marker.exists()
 
 
@@ -263,21 +274,24 @@ def test_a_user_file_the_repository_provides_is_read_as_a_projects(hostile: Host
     (own / "config.toml").symlink_to(hostile.repo / "dotfiles" / "codequorum" / "config.toml")
     for extra in ({}, {"XDG_CONFIG_HOME": str(hostile.repo / "dotfiles")}):
         result = hostile.run("score", "samples.jsonl", env=extra)
-        assert result.returncode == 2, result.stderr
-        one_line_error(result, "config.toml: interpreter = ", "cannot name an interpreter",
-                       "your own file is read as a project's: it lies inside the project")
+        assert result.returncode == 0, result.stderr
+        one_warning(result, "config.toml: interpreter = ", "cannot name an interpreter",
+                    "your own file is read as a project's: it lies inside the project")
     assert not hostile.marker.exists()
 
 
 def test_key_tricks_are_unknown_keys_not_a_way_round(hostile: Hostile) -> None:
     hostile.program("tools/python3")
     for text in ('Interpreter = "tools/python3"\n', '"--interpreter" = "tools/python3"\n',
-                 '[score.interpreter]\npath = "tools/python3"\n',
                  '[SCORE]\ninterpreter = "tools/python3"\n'):
         hostile.write("codequorum.toml", text)
         result = hostile.run("score", "samples.jsonl")
         assert result.returncode == 2
-        one_line_error(result, "codequorum.toml: ")
+        one_line_error(result, "codequorum.toml: ", "unknown")
+    hostile.write("codequorum.toml", '[score.interpreter]\npath = "tools/python3"\n')
+    result = hostile.run("score", "samples.jsonl")
+    assert result.returncode == 0
+    one_warning(result, "codequorum.toml: [score] interpreter = {...}: ignored")
     assert not hostile.marker.exists()
 
 
@@ -286,8 +300,10 @@ def test_a_project_file_outside_read_paths_is_refused_inside_ones_work(hostile: 
     for value in ("../home/.ssh/id_ed25519", "link.json", "~/.ssh/id_ed25519"):
         hostile.write("codequorum.toml", f'[score]\ncompare = "{value}"\nformat = "html"\n')
         result = hostile.run("score", "samples.jsonl")
-        assert result.returncode == 2
-        one_line_error(result, f'compare = "{value}"', "cannot name a file outside the project")
+        assert result.returncode == 0, result.stderr
+        assert "<html" in result.stdout and "BEGIN OPENSSH" not in result.stdout
+        one_warning(result, f'compare = "{value}": ignored',
+                    "cannot name a file outside the project")
     hostile.write("runs/base.json", "{}\n")
     hostile.write("codequorum.toml", '[score]\nformat = "json"\nmax-depth = 12\nno-tsed = true\n'
                   '[check]\nfail-on = "never"\n')
@@ -298,7 +314,7 @@ def test_a_project_file_outside_read_paths_is_refused_inside_ones_work(hostile: 
 
 def test_a_refused_key_in_the_workspace_file_is_one_warning_in_the_editor(tmp_path: Path) -> None:
     """The language server reads the same files with the same rule: a refused key is left
-    out (one warning naming the file and key), the analysis choices still count."""
+    out (one message per file, a line naming each key), the analysis choices still count."""
     from codequorum.lsp.settings import file_settings
 
     (tmp_path / "codequorum.toml").write_text(
@@ -308,7 +324,12 @@ def test_a_refused_key_in_the_workspace_file_is_one_warning_in_the_editor(tmp_pa
     assert settings.analysis.metrics == ("textual",)
     assert (settings.store.path, settings.provider.base_url, settings.dynamic.sandbox) == (
         "", "https://api.openai.com/v1", "auto")
-    assert [w.split(": a project's", 1)[0] for w in warnings] == [
+    (message,) = warnings
+    summary, *lines = message.splitlines()
+    assert summary.startswith(f"{tmp_path / 'codequorum.toml'}: 3 keys ignored ([check] "
+                              "store, [sample] base-url, [score] sandbox): only you may set "
+                              "them, in your own ")
+    assert [w.split(": ignored: a project's", 1)[0] for w in lines] == [
         f'{tmp_path / "codequorum.toml"}: [check] store = "/etc/passwd"',
         f'{tmp_path / "codequorum.toml"}: [sample] base-url = "https://collect.example/v1"',
         f'{tmp_path / "codequorum.toml"}: [score] sandbox = "weak"',

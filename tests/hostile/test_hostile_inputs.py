@@ -35,14 +35,16 @@ def test_a_jsonl_line_nested_deeply_is_one_error(tmp_path: Path) -> None:
     ]
 
 
-def test_a_deep_bigcode_document_keeps_the_entries_before_it(tmp_path: Path) -> None:
+def test_a_deep_bigcode_entry_costs_that_entry(tmp_path: Path) -> None:
     path = tmp_path / "generations.json"
-    path.write_text("[\n" + json.dumps(GOOD["samples"]) + ",\n" + DEEP + "\n]", encoding="utf-8")
+    path.write_text("[\n" + json.dumps(GOOD["samples"]) + ",\n" + DEEP + ",\n"
+                    + json.dumps(GOOD["samples"]) + "\n]", encoding="utf-8")
     run = run_cli(["score", str(path), "--format", "json"])
     run.bounded()
-    assert run.status == 1 and scored_ids(run) == ["task/0"]
+    assert run.status == 1 and scored_ids(run) == ["task/0", "task/2"]
     (line,) = run.error_lines
-    assert line.endswith(f"{path}:3: JSON nested too deeply")
+    assert line.endswith(f"{path}:3 (task/1): JSON nested more than {MAX_JSON_DEPTH} levels "
+                         "deep; entry skipped")
 
 
 def test_a_bigcode_document_is_read_an_entry_at_a_time(tmp_path: Path) -> None:

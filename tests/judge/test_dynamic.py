@@ -23,22 +23,26 @@ def _cand(i: int, growth: float | None, unfinished: int | None = None) -> Candid
 def test_complexity_verdict_rules() -> None:
     v = complexity_verdict([_cand(0, 1.0), _cand(1, 1.05), _cand(2, 2.0), _cand(3, 0.95)], 0.6)
     assert v is not None and v.versions == (2,)
-    assert v.message == "version 3 grows about n², the others about n"
+    assert v.message == ("version 3 grows about n², the others about n "
+                         "(CPU time per call, n=8 to 512)")
+    assert v.detail["measure"] == "CPU time per call"
     assert v.figure == 2.0 and v.detail["typical"] == 1.0
     assert complexity_verdict([_cand(0, 1.0), _cand(1, 2.0)], 0.6) is None  # no minority
     assert complexity_verdict([_cand(0, 1.0), _cand(1, 1.3), _cand(2, 0.9)], 0.6) is None
     slow = complexity_verdict([_cand(0, 1.0), _cand(1, 1.0), _cand(2, None, unfinished=512)], 0.6)
     assert slow is not None and slow.versions == (2,)
-    assert slow.message == "version 3 did not finish n=512 in time, the others about n"
+    assert slow.message == ("version 3 did not finish n=512 in time, the others about n "
+                            "(CPU time per call, n=8 to 512)")
     flat = complexity_verdict([_cand(0, 0.0), _cand(1, 0.1), _cand(2, 0.05), _cand(3, 2.0),
                                _cand(4, 0.0)], 0.6)
     assert flat is not None
-    assert flat.message == "version 4 grows about n², the others do not grow with n"
+    assert flat.message == ("version 4 grows about n², the others do not grow with n "
+                            "(CPU time per call, n=8 to 512)")
 
 
-def test_growth_text_rounds_to_halves() -> None:
-    assert [growth_text(x) for x in (-0.3, 0.2, 1.2, 1.4, 2.2, 3.9, 5.0)] == [
-        "constant", "constant", "n", "n^1.5", "n²", "n⁴", "n^5"]
+def test_growth_text_rounds_to_whole_exponents() -> None:
+    assert [growth_text(x) for x in (-0.3, 0.2, 0.5, 1.1, 1.45, 1.5, 2.2, 3.9, 5.0)] == [
+        "constant", "constant", "n", "n", "n", "n²", "n²", "n⁴", "n^5"]
 
 
 def test_divergent_outputs_names_the_input_and_both_outcomes() -> None:

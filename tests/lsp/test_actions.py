@@ -11,6 +11,7 @@ from codequorum.lsp.actions import (
     CommandOffer,
     VersionChoices,
     command_actions,
+    docstring_choices,
     lensed_commands,
     our_diagnostics,
     planned_actions,
@@ -136,3 +137,26 @@ def test_a_command_action_runs_its_command_on_the_function_by_name_interactively
     assert action.command.arguments == [
         {"uri": "file:///s.py", "qualifiedName": "Shape.area", "interactive": True}
     ]
+
+
+MINE = 'def f(x):\n    """Add one.\n\n    >>> f(1)\n    2\n    """\n    return x + 1\n'
+THEIRS = 'def f(x):\n    """Increment."""\n    y = x + 1\n    return y\n'
+
+
+def test_an_edit_keeps_the_users_docstring_and_offers_the_versions_own_second() -> None:
+    plan = ActionPlan("Keep the recommended version (version 2)", 1, QUICK, preferred=True)
+    assert docstring_choices(plan, MINE, THEIRS, "f", python=True) == [
+        (plan, 'def f(x):\n    """Add one.\n\n    >>> f(1)\n    2\n    """\n'
+               "    y = x + 1\n    return y\n"),
+        (ActionPlan("Keep the recommended version (version 2), with the version's own "
+                    "docstring", 1, QUICK, preferred=False, own_docstring=True), THEIRS),
+    ]
+
+
+def test_one_edit_where_the_docstrings_agree_or_nothing_can_be_split() -> None:
+    plan = ActionPlan("Replace `f` with version 1", 0)
+    same = 'def f(x):\n    """Add one.\n\n    >>> f(1)\n    2\n    """\n    return 1 + x\n'
+    assert docstring_choices(plan, MINE, same, "f", python=True) == [(plan, same)]
+    assert docstring_choices(plan, MINE, THEIRS, "f", python=False) == [(plan, THEIRS)]
+    broken = "def f(x) return x\n"
+    assert docstring_choices(plan, MINE, broken, "f", python=True) == [(plan, broken)]

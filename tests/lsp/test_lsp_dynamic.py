@@ -104,7 +104,13 @@ async def test_run_dynamic_in_the_background(workspace: Path) -> None:
         assert isinstance(pick, types.CodeAction)
         assert pick.title == f"Replace `clamp` with the fastest version (v{fastest + 1})"
         assert pick.edit is not None and pick.edit.changes is not None
-        assert apply_edits(DOC, list(pick.edit.changes[uri])) == VERSIONS[fastest]
+        body = VERSIONS[fastest].split("\n", 1)[1]  # under the user's docstring
+        assert apply_edits(DOC, list(pick.edit.changes[uri])) == (
+            DOC[: DOC.index("    return")] + body)
+        own = next(a for a in actions if a.title == pick.title + ", with the version's own "
+                   "docstring")
+        assert isinstance(own, types.CodeAction) and own.edit and own.edit.changes
+        assert apply_edits(DOC, list(own.edit.changes[uri])) == VERSIONS[fastest]
 
         again = await command(client, "codequorum.runDynamic", uri, "clamp")
         assert again["started"] is True  # a finished job can be run again

@@ -101,7 +101,7 @@ async def test_the_configuration_files_give_defaults(tmp_path: Path) -> None:
         assert not (a / "from-file").exists() and not (a / ".codequorum").exists()
         refused = [m.message for m in client.messages if "from-file" in m.message]
         assert refused == [
-            f'codequorum: {a / "codequorum.toml"}: [check] store = "from-file/versions.sqlite3": a '
-            "project's configuration file cannot choose the version store codequorum reads and "
-            f"writes; set it in your own {user}, or pass --store"
+            f'codequorum: {a / "codequorum.toml"}: [check] store = "from-file/versions.sqlite3": '
+            "ignored: a project's configuration file cannot choose the version store codequorum "
+            f"reads and writes; set it in your own {user}, or pass --store"
         ]

@@ -83,4 +83,10 @@ async def test_hover_and_action_keep_the_version_the_others_agree_with(workspace
         assert keep.title == f"Keep the recommended version (version {rec + 1})"
         assert keep.edit is not None and keep.edit.changes is not None
         [edit] = keep.edit.changes[uri]
-        assert apply_edits(DOC, [edit]) == VERSIONS[rec]
+        # the user's docstring and its example stay; the version's body comes in
+        body = VERSIONS[rec].split("\n", 1)[1]
+        assert apply_edits(DOC, [edit]) == DOC[: DOC.index("    return")] + body
+        own = actions[1]
+        assert isinstance(own, types.CodeAction) and own.edit and own.edit.changes
+        assert own.title == keep.title + ", with the version's own docstring"
+        assert apply_edits(DOC, list(own.edit.changes[uri])) == VERSIONS[rec]

@@ -226,8 +226,21 @@ def test_a_consensus_of_one_is_no_fix(fixed: Fixed) -> None:
     titles = [a.title for a in function_actions(snap, entry, analysis, diags)]
     assert titles == [f"Replace `area` with version {k}" for k in (1, 2, 3)]
     text = render_hover(entry, analysis, parse_settings(None)[0])
-    assert "- no consensus: the most typical version, **v1**, shares its shape" in text
+    assert ("- no consensus: no two of the 3 versions + your code share a shape; the most "
+            "typical is **v1**") in text
     assert "- current code: no consensus to compare with (cluster 4 of 4)" in text
+
+
+def test_the_consensus_is_the_group_the_shape_count_counts(fixed: Fixed) -> None:
+    snap, entry, analysis = fixed
+    # one stored version shares its shape with the current code only: "2 of 3 versions +
+    # your code share one shape", so v2 is the consensus, not "a shape of its own"
+    analysis.report.clusters = [[1, 3], [0], [2]]
+    text = render_hover(entry, analysis, parse_settings(None)[0])
+    assert "- consensus: **v2** (its cluster holds 2 of the 3 versions + your code)" in text
+    assert "- current code: in the consensus cluster" in text
+    diags = document_diagnostics(snap, [(entry, analysis)], parse_settings(None)[0])
+    assert "; consensus is v2" in diags[0].related_information[0].message  # type: ignore[index]
 
 
 def test_hover_says_where_the_current_code_stands_as_the_diagnostic_does(fixed: Fixed) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -32,6 +33,15 @@ def write(path: Path, text: str) -> Path:
 
 def user_file(home: Path, text: str) -> Path:
     return write(home / "codequorum" / "config.toml", text)
+
+
+def refused_key(argv: list[str]) -> str:
+    """The one warning of a command whose project file holds a key only the user may set:
+    the command is read all the same, without the key."""
+    notes = parse_arguments(argv).config_notes
+    assert len(notes) == 1, notes
+    assert "\n" not in notes[0]
+    return str(notes[0])
 
 
 def config_error(argv: list[str]) -> str:
@@ -202,30 +212,35 @@ def test_relative_xdg_config_home_is_ignored(monkeypatch: pytest.MonkeyPatch,
 
 @pytest.mark.parametrize(("text", "expected"), [
     ('[tool.codequorum.sample]\nbase-url = "https://evil.example/v1"\n',
-     'pyproject.toml: [tool.codequorum.sample] base-url = "https://evil.example/v1": a '
-     "project's configuration file cannot choose where the API key is sent; set it in your "
+     'pyproject.toml: [tool.codequorum.sample] base-url = "https://evil.example/v1": '
+     "ignored: a project's configuration file cannot choose where the API key is sent; "
+     "set it in your "
      "own {user} or $CODEQUORUM_BASE_URL, or pass --base-url"),
     ('[tool.codequorum]\napi-key-env = "GITHUB_TOKEN"\n',
-     'pyproject.toml: [tool.codequorum] api-key-env = "GITHUB_TOKEN": a project\'s '
-     "configuration file cannot choose which API key is sent; set it in your own {user}, or "
+     'pyproject.toml: [tool.codequorum] api-key-env = "GITHUB_TOKEN": ignored: a '
+     "project's configuration file cannot choose which API key is sent; set it in your "
+     "own {user}, or "
      "pass --api-key-env"),
     ('[tool.codequorum.score]\nsandbox = "weak"\n',
-     'pyproject.toml: [tool.codequorum.score] sandbox = "weak": a project\'s configuration '
-     "file cannot weaken the sandbox; set it in your own {user}, or pass --sandbox weak"),
+     'pyproject.toml: [tool.codequorum.score] sandbox = "weak": ignored: a project\'s '
+     "configuration file cannot weaken the sandbox; set it in your own {user}, or pass "
+     "--sandbox weak"),
     ('[tool.codequorum]\npropose-inputs = true\n',
-     "pyproject.toml: [tool.codequorum] propose-inputs = true: a project's configuration file "
-     "cannot have your endpoint asked with your API key; set it in your own {user}, or pass "
+     "pyproject.toml: [tool.codequorum] propose-inputs = true: ignored: a project's "
+     "configuration "
+     "file cannot have your endpoint asked with your API key; set it in your own {user}, or pass "
      "--propose-inputs"),
     ('[tool.codequorum.score]\nscheduler = "tcp://203.0.113.9:8786"\n',
-     'pyproject.toml: [tool.codequorum.score] scheduler = "tcp://203.0.113.9:8786": a '
-     "project's configuration file cannot choose a remote cluster to send the samples to, "
+     'pyproject.toml: [tool.codequorum.score] scheduler = "tcp://203.0.113.9:8786": '
+     "ignored: a project's configuration file cannot choose a remote cluster to send the "
+     "samples to, "
      "nor more local workers than this machine has cores; set it in your own {user}, or pass "
      "--scheduler tcp://203.0.113.9:8786"),
 ])
 def test_project_file_cannot_choose_the_endpoint_or_weaken_the_sandbox(
         home: Path, text: str, expected: str) -> None:
     write(Path("pyproject.toml"), text)
-    message = config_error(["check", "."])
+    message = refused_key(["check", "."])
     assert message == expected.format(user=home / "codequorum" / "config.toml")
 
 
@@ -237,9 +252,9 @@ def test_project_file_may_ask_for_the_strict_sandbox_and_local_workers() -> None
 
 def test_a_file_named_by_config_is_a_project_file(tmp_path: Path) -> None:
     other = write(tmp_path / "ci.toml", '[sample]\napi-key-env = "AWS_SECRET_ACCESS_KEY"\n')
-    message = config_error(["check", ".", "--config", str(other)])
-    assert message.startswith(f'{other}: [sample] api-key-env = "AWS_SECRET_ACCESS_KEY": a '
-                              "project's configuration file cannot choose")
+    message = refused_key(["check", ".", "--config", str(other)])
+    assert message.startswith(f'{other}: [sample] api-key-env = "AWS_SECRET_ACCESS_KEY": '
+                              "ignored: a project's configuration file cannot choose")
 
 
 # ----------------------------------------------------------------------------- messages
@@ -273,9 +288,6 @@ def test_a_file_named_by_config_is_a_project_file(tmp_path: Path) -> None:
     ("codequorum.toml", 'format = "sarif"\n',
      'codequorum.toml: format = "sarif": expected one of table, json, jsonl, csv, html for '
      "`demo`; an option of one command goes in its own table, here [check]"),
-    ("codequorum.toml", "[check]\nconfig = \"x.toml\"\n",
-     'codequorum.toml: [check] unknown key "config" (keys are the long options of '
-     "`codequorum check --help`)"),
     ("codequorum.toml", "[sample]\nfunction = \"f\"\n",
      'codequorum.toml: [sample] unknown key "function"'),
     ("codequorum.toml", "jobs = \n", "codequorum.toml: not valid TOML: "),
@@ -350,6 +362,30 @@ def test_workspace_defaults_refuse_a_project_endpoint() -> None:
     write(Path("codequorum.toml"), '[sample]\nbase-url = "https://evil.example/v1"\n')
     with pytest.raises(ConfigError, match="cannot choose where the API key is sent"):
         workspace_defaults(Path.cwd())
+    refused: list[str] = []
+    assert workspace_defaults(Path.cwd(), refused) == {}
+    assert len(refused) == 1 and "base-url" in refused[0]
+
+
+@pytest.mark.parametrize("text", ['config = "x.toml"\n', '[check]\nisolated = true\n'])
+def test_the_keys_that_pick_the_files_are_left_out_with_a_warning(text: str) -> None:
+    write(Path("codequorum.toml"), text + "no-tsed = true\n")
+    args = parse_arguments(["check", "."])
+    assert args.config is None and args.isolated is False and args.tsed is False
+    (note,) = args.config_notes
+    assert note.startswith("codequorum.toml: ") and ": ignored: cannot be set in a " \
+        "configuration file; pass --" in note
+
+
+def test_a_refused_key_leaves_the_users_own_value() -> None:
+    user = Path(os.environ["XDG_CONFIG_HOME"]) / "codequorum" / "config.toml"
+    write(user, '[check]\nstore = "mine.sqlite3"\n')
+    write(Path("codequorum.toml"), '[check]\nstore = "../theirs.sqlite3"\ndynamic = true\n')
+    args = parse_arguments(["check", ".", "--dynamic"])
+    assert (args.store, args.dynamic) == (user.parent / "mine.sqlite3", True)
+    assert [n.split(": ignored: ")[0] for n in args.config_notes] == [
+        'codequorum.toml: [check] store = "../theirs.sqlite3"',
+        "codequorum.toml: [check] dynamic = true"]
 
 
 def test_language_server_settings_from_the_files() -> None:
@@ -366,4 +402,5 @@ def test_language_server_settings_from_the_files() -> None:
     write(Path("codequorum.toml"), "jobs = 0\n")
     base, warnings = file_settings(str(Path.cwd()))
     assert (base.analysis.metrics, warnings) == (("tsed", "textual"), [
-        "codequorum.toml: jobs = 0: expected at least 1, got 0"])
+        "codequorum.toml: jobs = 0: expected at least 1, got 0 (the file is not read: the "
+        "server starts with the defaults)"])

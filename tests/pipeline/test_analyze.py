@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Sequence
@@ -18,7 +19,13 @@ from codequorum.core.errors import UserError
 from codequorum.core.model import SampleSet
 from codequorum.core.report import Verdict
 from codequorum.judge.risk import load_model, stability_percentile
-from codequorum.judge.structure import StableLine, is_stable, percentile_words, stable_line
+from codequorum.judge.structure import (
+    StableLine,
+    is_stable,
+    percentile_words,
+    shape_group,
+    stable_line,
+)
 from codequorum.metrics.clustering import average_linkage, pair_means, symmetrise, typicality
 from codequorum.metrics.semantic import Divergence
 from codequorum.metrics.structural import structural_matrices
@@ -172,6 +179,17 @@ def test_shape_group_medoid_and_outlier_message() -> None:
     mine = analyze(_five(), CONSTANT_LINE, current_index=4).verdicts[0]
     assert (f"the current code and version 4 are outliers: JSD {typ[4]:.2f}, {typ[3]:.2f} "
             "vs 1.00 mean" in mine.message)
+
+
+def test_the_shape_count_and_the_clusters_are_one_group() -> None:
+    # version 1 and the code in the editor share a shape, version 2 does not
+    samples = SampleSet.from_codes("mine", [LOOP, RECURSIVE, LOOP_RENAMED]).samples
+    samples[2] = dataclasses.replace(samples[2], origin="current")
+    report = analyze(SampleSet("mine", samples), CONSTANT_LINE, current_index=2)
+    assert report.clusters == [[0, 2], [1]]
+    assert shape_group(report.clusters) == [0, 2]
+    assert "2 of 2 versions + your code share one shape" in report.verdicts[0].message
+    assert shape_group([[0], [1], [2]]) is None and shape_group([]) is None
 
 
 def test_default_line_comes_from_the_humaneval_distribution() -> None:
@@ -333,6 +351,12 @@ def test_a_set_whose_every_version_is_empty_is_an_outcome(
     assert report.notes == [ALL_EMPTY_NOTE]
     assert report.verdicts == [] and report.recommended is None and report.risk is None
     _validate_set(report.to_dict(), report_schema)
+    kept = analyze(SampleSet.from_codes("blank", ["", " ", "\n"]),
+                   AnalysisOptions(metrics=("textual",), keep_matrices=True))
+    assert {k: m.tolist() for k, m in kept.matrices.items()} == {
+        "lcs": [[0.0] * 3] * 3, "led": [[0.0] * 3] * 3}
+    assert analyze(SampleSet.from_codes("blank", ["", " "]),
+                   AnalysisOptions(metrics=("textual",), keep_matrices=False)).matrices == {}
     plain = analyze(SampleSet.from_codes("blank", ["", ""]), FAST)
     assert plain.status == "ok" and plain.notes == [ALL_EMPTY_NOTE]
     assert sorted(plain.summary) == ["jsd_struct", "jsd_value", "sce_struct", "sce_value"]

@@ -102,6 +102,21 @@ def test_table_cells_are_the_report_values() -> None:
     assert "T/1: version 3 is empty: scored as an empty answer" in out
 
 
+def test_table_names_versions_with_syntax_errors_as_json_does() -> None:
+    from codequorum.core.model import SampleSet
+    from codequorum.pipeline.analyze import AnalysisOptions, analyze
+
+    codes = ["def f(x):\n    return x + 1\n", "def f(x):\n    return 1 + x\n",
+             "def f(x:\n    return x\n"]
+    report = analyze(SampleSet.from_codes("T/3", codes), AnalysisOptions(metrics=()))
+    said = "version 3 has syntax errors (scored as parsed)"
+    assert said in report.to_dict()["notes"]
+    assert f"T/3: {said}" in _render(report)
+    left_out = StabilityReport(task_id="T/4", language="python", status="ok", n=2, n_total=3,
+                               indices=[0, 1], skipped=[SkippedSample(2, "not text")])
+    assert "T/4: version 3 left out: not text" in _render(left_out)
+
+
 def test_table_optional_columns() -> None:
     r = _report(tsed={"ordered": 0.4444, "unordered": 0.4}, oer=0.25, pass_rate_mean=0.5)
     table = build_table([r], reasons=True)

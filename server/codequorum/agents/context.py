@@ -18,6 +18,7 @@ from codequorum.core import parsing
 from codequorum.core.errors import UserError
 from codequorum.core.parsing import FunctionInfo
 from codequorum.core.safe_text import safe_text
+from codequorum.core.words import names_listed
 from codequorum.generate.endpoint import ProviderConfig
 from codequorum.generate.prompting import DEFAULT_CONTEXT_LINES
 from codequorum.metrics.registry import EDITOR_METRICS
@@ -110,7 +111,7 @@ class AgentWorkspace:
         info = parsing.function_by_name(source.text, lang, name)
         if info is None:
             known = [str(f.qualified_name) for f in parsing.functions(source.text, lang)]
-            hint = (f"; functions in the file: {', '.join(safe_text(k, 80) for k in known[:12])}"
+            hint = (f"; functions in the file: {names_listed([safe_text(k, 80) for k in known])}"
                     if known else "; the file defines no function")
             raise UserError(f"{safe_text(path, 200)}: no function `{safe_text(name, 200)}`{hint}")
         key = self.session().file_key(source.path)

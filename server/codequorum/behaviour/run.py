@@ -14,8 +14,11 @@ Steps:
    passed (graded inputs: the test passed; other inputs: returned without an exception),
    BEF = SCTD / (DCTD + 1e-9), pass rates over graded inputs (if there are none: the share
    of inputs run without an exception), OER over all inputs except the scaling series,
-   growth = log-log slope of traced opcodes against the scaling size (scaling inputs
-   enter OER only where every candidate finished them);
+   growth = the whole-number exponent of the log-log slope of CPU time per call against
+   the scaling size (:mod:`codequorum.metrics.growth`; the child times each scaling input
+   untraced, ``sandbox/timing.py``, so work inside builtins and C extensions counts,
+   which opcode counts miss); scaling inputs enter OER only where every candidate
+   finished them;
 5. what the verdict rules read (:class:`RuleFigures`, with the thresholds of
    :class:`DynamicOptions`): the rules themselves are :mod:`codequorum.judge.dynamic`,
    called by the pipeline.
@@ -51,6 +54,7 @@ from codequorum.core.safe_text import safe_text
 from codequorum.generate.endpoint import ProviderConfig
 from codequorum.generate.proposed_inputs import proposer_for
 from codequorum.metrics.dynamic import bef, dctd
+from codequorum.metrics.growth import growth_class, growth_exponent
 from codequorum.metrics.opcodes import (
     DivergenceResult,
     OpcodeMode,
@@ -173,8 +177,11 @@ class CandidateDynamic:
     """What one candidate did.
 
     ``pass_rate`` over graded inputs (``pass_basis`` says which basis was used);
-    ``growth``: log-log slope of traced opcodes against the scaling size (``None`` with
-    fewer than two sizes); ``unfinished_size``: the smallest scaling size it did not
+    ``growth``: the whole-number exponent of CPU time per call against the scaling size
+    (0 constant, 1 about n, 2 about n², ...; ``None`` with fewer than two sizes timed),
+    ``growth_points`` its ``(size, CPU ns)`` pairs (in JSON only the sizes,
+    ``growth_sizes``: CPU nanoseconds differ from run to run, a report must not);
+    ``unfinished_size``: the smallest scaling size it did not
     finish; ``mean_traced_opcodes``: mean traced opcodes over inputs it completed;
     ``static_opcodes``: opcodes in its compiled code (``None`` if it does not compile).
     """
@@ -203,7 +210,7 @@ class CandidateDynamic:
             "graded": self.graded,
             "pass_basis": self.pass_basis,
             "growth": self.growth,
-            "growth_points": [list(p) for p in self.growth_points],
+            "growth_sizes": [size for size, _ in self.growth_points],
             "unfinished_size": self.unfinished_size,
             "mean_traced_opcodes": self.mean_traced_opcodes,
             "static_opcodes": self.static_opcodes,
@@ -461,16 +468,15 @@ def _finished(o: sandbox.TestOutcome | None) -> bool:
     return o is not None and o.exc_type not in _LIMIT_EXCEPTIONS
 
 
-def growth_exponent(points: Sequence[tuple[int, int]]) -> float | None:
-    """Least-squares slope of ``log(opcodes)`` against ``log(size)``; ``None`` if < 2
-    distinct sizes with positive counts."""
-    pts = [(s, t) for s, t in points if s > 0 and t > 0]
-    if len({s for s, _ in pts}) < 2:
+def growth_of(points: Sequence[tuple[int, int]]) -> float | None:
+    """The growth class of ``(size, CPU ns)`` points: the whole-number exponent
+    (:func:`~codequorum.metrics.growth.growth_class`) of their log-log slope
+    (:func:`~codequorum.metrics.growth.growth_exponent`); None with fewer than two sizes."""
+    if not points:
         return None
-    x = np.log(np.array([s for s, _ in pts], dtype=np.float64))
-    y = np.log(np.array([t for _, t in pts], dtype=np.float64))
-    slope = float(np.polyfit(x, y, 1)[0])
-    return slope
+    sizes, costs = zip(*points, strict=True)
+    slope = growth_exponent(np.array(sizes), np.array(costs))
+    return None if slope is None else float(growth_class(slope))
 
 
 @dataclass(frozen=True)
@@ -514,8 +520,9 @@ def _compared_rows(runs: Runs, cases: Sequence[InputCase], ix: Sequence[int],
 
 
 def _candidate(c: int, runs: Runs, cases: Sequence[InputCase], basis: _Basis,
-               static: dict[str, int] | None, trace: bool) -> CandidateDynamic:
-    """One version's pass rate, growth over the scaling series and opcode totals."""
+               static: dict[str, int] | None) -> CandidateDynamic:
+    """One version's pass rate, growth over the scaling series (CPU time per call) and
+    opcode totals."""
     oks = [_ok(runs.outcomes[c][t], cases[t].graded) for t in basis.rate]
     points: list[tuple[int, int]] = []
     unfinished: int | None = None
@@ -523,8 +530,8 @@ def _candidate(c: int, runs: Runs, cases: Sequence[InputCase], basis: _Basis,
         if case.size is None:
             continue
         o = runs.outcomes[c][t]
-        if o is not None and o.exc_type is None and o.opcodes is not None:
-            points.append((case.size, o.opcode_total))
+        if o is not None and o.exc_type is None and o.cpu_ns is not None:
+            points.append((case.size, o.cpu_ns))
         elif not _finished(o) and unfinished is None:
             unfinished = case.size
     totals = [o.opcode_total for o in runs.outcomes[c]
@@ -532,7 +539,7 @@ def _candidate(c: int, runs: Runs, cases: Sequence[InputCase], basis: _Basis,
     return CandidateDynamic(
         index=c, status=runs.status[c], detail=runs.detail[c],
         pass_rate=(sum(oks) / len(oks)) if oks else None, passed=sum(oks), graded=len(oks),
-        pass_basis=basis.words, growth=growth_exponent(points) if trace else None,
+        pass_basis=basis.words, growth=growth_of(points),
         growth_points=points, unfinished_size=unfinished,
         mean_traced_opcodes=float(np.mean(totals)) if totals else None,
         static_opcodes=total_opcodes(static) if static is not None else None,
@@ -606,12 +613,12 @@ def build_report(
     runtime = runtime_for(sample_set.language)
     canonical = runtime.canonical if runtime is not None else _as_is
     rows = _compared_rows(runs, cases, basis.behaviour, m, canonical)
-    candidates = [_candidate(c, runs, cases, basis, static[c], options.trace) for c in range(m)]
+    candidates = [_candidate(c, runs, cases, basis, static[c]) for c in range(m)]
     summary = _summary(s_res, d_res, rows, _compared_rows(runs, cases, basis.graded, m, canonical),
                        [c.pass_rate for c in candidates], basis, len(cases), options.trace)
     notes = list(plan.notes)
     if not options.trace:
-        notes.append("tracing off: no DCTD, BEF or growth")
+        notes.append("tracing off: no DCTD or BEF")
     return DynamicReport(
         task_id=sample_set.task_id,
         summary=summary,
@@ -867,7 +874,7 @@ __all__ = [
     "RuleFigures",
     "Runs",
     "build_report",
-    "growth_exponent",
+    "growth_of",
     "plan_inputs",
     "run_dynamic",
     "run_dynamic_many",

@@ -26,7 +26,12 @@ from codequorum.cli import commands
 from codequorum.core.errors import UserError
 from codequorum.core.safe_text import SafeFormatter, safe_text
 from codequorum.options.arguments import add_options
-from codequorum.options.config_file import ConfigError, command_defaults, config_files
+from codequorum.options.config_file import (
+    ConfigError,
+    command_defaults,
+    config_files,
+    not_read,
+)
 from codequorum.options.declarations import EVERY
 
 EXIT_INTERRUPTED = 130
@@ -104,18 +109,27 @@ def _search_start(args: argparse.Namespace) -> Path:
 
 
 def _with_configuration(parser: argparse.ArgumentParser, argv: list[str] | None,
-                        args: argparse.Namespace) -> argparse.Namespace:
+                        args: argparse.Namespace, notes: list[str]) -> argparse.Namespace:
     """``args`` parsed again with the configuration files' values as the command's
     defaults, so flags still win. An option given on the command line also silences the
-    file's values for the options it excludes (``-v`` over a file's ``quiet = true``)."""
+    file's values for the options it excludes (``-v`` over a file's ``quiet = true``). A
+    key only the user may set, in a project's file, is left out and one line in ``notes``;
+    a server (``keeps_serving``) starts with the defaults on any other mistake, with the
+    mistake in ``notes``."""
     if getattr(args, "isolated", False) or not getattr(args, "command", None):
         return args
     parsers = command_parsers(parser)
     command = parsers.get(args.command)
     if command is None:
         return args
-    files = config_files(_search_start(args), getattr(args, "config", None))
-    defaults = command_defaults(files, args.command)
+    try:
+        files = config_files(_search_start(args), getattr(args, "config", None))
+        defaults = command_defaults(files, args.command, notes)
+    except ConfigError as exc:
+        if not getattr(args, "keeps_serving", False):
+            raise
+        notes.append(not_read(exc))
+        return args
     for group in command._mutually_exclusive_groups:
         given = [a for a in group._group_actions if getattr(args, a.dest, None) != a.default]
         if given:
@@ -130,11 +144,24 @@ def _with_configuration(parser: argparse.ArgumentParser, argv: list[str] | None,
 
 def parse_arguments(argv: Sequence[str] | None,
                     parser: argparse.ArgumentParser | None = None) -> argparse.Namespace:
-    """The command line, with the configuration files' values as the command's defaults.
-    Raises ``SystemExit`` for usage errors (as argparse does) and :class:`ConfigError`."""
+    """The command line, with the configuration files' values as the command's defaults;
+    ``config_notes`` holds a warning line for each key left out (and, for a server, the
+    mistake of a file not read). Raises ``SystemExit`` for usage errors (as argparse does)
+    and :class:`ConfigError` for a broken file."""
     top = parser or build_parser()
     arguments = list(argv) if argv is not None else None
-    return _with_configuration(top, arguments, top.parse_args(arguments))
+    notes: list[str] = []
+    args = _with_configuration(top, arguments, top.parse_args(arguments), notes)
+    args.config_notes = notes
+    return args
+
+
+def _warn(args: argparse.Namespace) -> None:
+    """The configuration's warnings on standard error (unless ``-q``)."""
+    if getattr(args, "quiet", False):
+        return
+    for note in getattr(args, "config_notes", []):
+        print(f"codequorum: warning: {safe_text(note, limit=MAX_ERROR_CHARS)}", file=sys.stderr)
 
 
 @contextlib.contextmanager
@@ -190,6 +217,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"codequorum: error: {safe_text(exc, limit=MAX_ERROR_CHARS)}", file=sys.stderr)
         return exc.exit_code
+    _warn(args)
     func = getattr(args, "func", None)
     if func is None:
         parser.print_help(sys.stderr)

@@ -143,3 +143,13 @@ def json_depth_problem(data: bytes | str) -> str | None:
     if json_nests_deeper(data):
         return f"JSON nested more than {MAX_JSON_DEPTH} levels deep"
     return None
+
+
+#: One string argument of an editor command (a URI, a name, a path), in characters; a
+#: field that holds code or a file's text declares its own bound.
+MAX_ARGUMENT_CHARS = 64 * 1024
+#: The items of one list argument of an editor command (the versions of ``addVersions``):
+#: as many as a store keeps of one function.
+MAX_ARGUMENT_ITEMS = MAX_STORED_VERSIONS
+#: The keys of one object argument of an editor command.
+MAX_ARGUMENT_KEYS = 64

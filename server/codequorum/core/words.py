@@ -15,6 +15,14 @@ def count(n: int, noun: str, plural_form: str | None = None) -> str:
     return f"{n:,} {plural(n, noun, plural_form)}"
 
 
+def names_listed(names: Sequence[str], limit: int = 12) -> str:
+    """``a, b, c``: the first ``limit`` names, and ``and 3 more`` when there are more, so a
+    shortened list never reads as the whole."""
+    shown = ", ".join(names[:limit])
+    more = len(names) - limit
+    return f"{shown} and {more} more" if more > 0 else shown
+
+
 def versions_compared(n: int, current_apart: bool) -> str:
     """How many versions were compared, in the words every front end uses: ``5 versions``,
     or ``4 versions + your code`` when the code in the editor is compared beside the

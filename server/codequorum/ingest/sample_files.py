@@ -16,7 +16,9 @@ Files ending in ``.gz`` are decompressed; ``-`` reads standard input. Inputs are
 line (JSONL, HumanEval rows) or an entry (bigcode) at a time, each bounded
 (:data:`~codequorum.core.limits.MAX_LINE_BYTES`, :data:`~codequorum.core.limits.MAX_JSON_DEPTH`): a
 longer line is skipped without being held, JSON nested too deeply is refused before it is
-decoded, and either is one :class:`ReadError`; the other sets are read.
+decoded, and either is one :class:`ReadError`; the other sets are read. A bigcode entry
+that cannot be read (nested too deeply, too long, broken inside, not UTF-8) is passed over
+the same way: it costs that entry, and the entries after it are read.
 """
 
 from __future__ import annotations
@@ -37,7 +39,13 @@ from pathlib import Path
 from typing import IO, Any, Literal
 
 from codequorum.core.errors import UnknownFormatError, UnknownLanguageError, UserError
-from codequorum.core.limits import MAX_JSON_DEPTH, MAX_LINE_BYTES, json_depth_problem, size_words
+from codequorum.core.limits import (
+    MAX_JSON_DEPTH,
+    MAX_LINE_BYTES,
+    json_depth_problem,
+    json_nests_deeper,
+    size_words,
+)
 from codequorum.core.model import Sample, SampleSet, TestCase
 from codequorum.core.parsing import normalize_language
 
@@ -464,9 +472,12 @@ def _read_bigcode(stream: IO[bytes], name: str, options: ReadOptions
         if isinstance(entry, ReadError):
             yield entry
             return
-        line, generations = entry
         problem = problem_list[k] if problem_list is not None and k < len(problem_list) else None
         task_id = problem.task_id if problem is not None else f"task/{k}"
+        if isinstance(entry, _BadEntry):  # that entry only: the next is read
+            yield dataclasses.replace(entry.error, task_id=task_id)
+            continue
+        line, generations = entry
         if not isinstance(generations, list) or not all(isinstance(g, str) for g in generations):
             yield ReadError(name, line, f"entry {k} is not a list of strings", task_id=task_id)
             continue
@@ -497,7 +508,8 @@ class _Window:
     def __init__(self, stream: IO[bytes], name: str) -> None:
         self.stream = stream
         self.name = name
-        self.decoder = codecs.getincrementaldecoder("utf-8-sig")()
+        # bytes that are not UTF-8 become lone surrogates, found in the entry that holds them
+        self.decoder = codecs.getincrementaldecoder("utf-8-sig")(errors="surrogateescape")
         self.text = ""
         self.pos = 0
         self.line = 1  # the line of text[0]
@@ -527,11 +539,23 @@ class _Window:
         return self.line + self.text.count("\n", 0, offset)
 
 
-def _array_entries(stream: IO[bytes], name: str) -> Iterator[tuple[int, Any] | ReadError]:
+@dataclass(frozen=True)
+class _BadEntry:
+    """One entry of a list that cannot be read (too deep, too long, broken inside, not
+    UTF-8); the entries after it still are."""
+
+    error: ReadError
+
+
+Entry = tuple[int, Any] | _BadEntry | ReadError
+
+
+def _array_entries(stream: IO[bytes], name: str) -> Iterator[Entry]:
     """The entries of a JSON document that is one list, decoded one at a time with the line
-    each starts on; each bounded like an input line in size, and in nesting by the
-    decoder's own recursion check. A broken document ends with one :class:`ReadError`
-    after the entries before the break."""
+    each starts on; each bounded like an input line in size and in nesting
+    (:data:`~codequorum.core.limits.MAX_JSON_DEPTH`, checked before it is decoded). An entry
+    that cannot be read is a :class:`_BadEntry`, passed over to the next; a document
+    broken past repair ends with one :class:`ReadError` after the entries before it."""
     window = _Window(stream, name)
     decoder = json.JSONDecoder()
     try:
@@ -552,39 +576,126 @@ def _array_entries(stream: IO[bytes], name: str) -> Iterator[tuple[int, Any] | R
                 window.skip_blank()
             first = False
             entry = _array_entry(window, decoder)
-            if isinstance(entry, ReadError):
-                yield entry
-                return
             yield entry
+            if isinstance(entry, ReadError):
+                return
     except UnicodeDecodeError as exc:
         yield ReadError(name, None, f"not valid UTF-8 (byte 0x{exc.object[exc.start]:02x})")
 
 
-def _array_entry(window: _Window, decoder: json.JSONDecoder) -> tuple[int, Any] | ReadError:
-    """The entry at the window's position, reading on until it is whole."""
+def _array_entry(window: _Window, decoder: json.JSONDecoder) -> Entry:
+    """The entry at the window's position, reading on until it is whole; one that cannot
+    be read is passed over (:func:`_pass_over`)."""
     want = _Window.CHUNK
     while True:
         start = window.pos
-        try:  # the decoder's recursion is checked: nesting past Python's limit is an error
-            value, end = decoder.raw_decode(window.text, start)
+        try:
+            value, end = _decode_entry(window, decoder, start)
         except json.JSONDecodeError as exc:
             if window.eof:
                 return _broken(window, exc.msg, exc.pos)
+            if _value_end(window.text, start) is not None:  # whole in the window, broken
+                return _pass_over(window, start, f"broken JSON: {exc.msg}")
             if len(window.text) - start > MAX_LINE_BYTES:
-                return ReadError(window.name, window.line_at(start),
-                                 f"an entry longer than {size_words(MAX_LINE_BYTES)}")
+                return _pass_over(window, start,
+                                  f"an entry longer than {size_words(MAX_LINE_BYTES)}")
             window.more(want)
             want *= 2  # an entry read in growing steps: linear overall
             continue
+        except _TooDeep:
+            return _pass_over(window, start, f"JSON nested more than {MAX_JSON_DEPTH} levels "
+                              "deep")
         except RecursionError:
-            return ReadError(window.name, window.line_at(start), "JSON nested too deeply")
+            return _pass_over(window, start, "JSON nested too deeply")
         except ValueError as exc:
-            return ReadError(window.name, window.line_at(start), f"unreadable JSON: {exc}")
+            return _pass_over(window, start, f"unreadable JSON: {exc}")
         if end == len(window.text) and not window.eof:  # a number may go on past the text
             window.more(want)
             continue
         window.pos = end
-        return window.line_at(start), value
+        line = window.line_at(start)
+        if _NOT_UTF8.search(window.text, start, end):
+            return _BadEntry(ReadError(window.name, line, "not valid UTF-8"))
+        return line, value
+
+
+class _TooDeep(ValueError):
+    """An entry nested past :data:`~codequorum.core.limits.MAX_JSON_DEPTH`."""
+
+
+#: What the window's decoder makes of bytes that are not UTF-8.
+_NOT_UTF8 = re.compile("[\udc80-\udcff]")
+
+
+def _decode_entry(window: _Window, decoder: json.JSONDecoder, start: int) -> tuple[Any, int]:
+    """The entry at ``start``, its nesting measured before it is decoded once it is whole
+    in the window (:class:`_TooDeep`)."""
+    end = _value_end(window.text, start)
+    if end is not None and json_nests_deeper(window.text[start:end]):
+        raise _TooDeep
+    return decoder.raw_decode(window.text, start)
+
+
+#: A JSON string from after its opening quote to after its closing one.
+_STRING_REST = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+#: What changes the nesting outside strings.
+_STRUCTURE = re.compile(r'[\[\]{}"]')
+
+
+def _value_end(text: str, start: int) -> int | None:
+    """Where the list, object or string at ``start`` ends in ``text`` (None when it goes
+    on past it, or is none of these)."""
+    if text[start : start + 1] not in ("[", "{", '"'):
+        return None
+    depth, pos = 0, start
+    while (found := _STRUCTURE.search(text, pos)) is not None:
+        pos = found.end()
+        if found.group() == '"':
+            rest = _STRING_REST.match(text, pos)
+            if rest is None:
+                return None
+            pos = rest.end()
+        else:
+            depth += 1 if found.group() in "[{" else -1
+        if depth <= 0:
+            return pos
+    return None
+
+
+def _pass_over(window: _Window, start: int, message: str) -> _BadEntry | ReadError:
+    """Past the entry at ``start`` (reading on, dropping what it passed), as a
+    :class:`_BadEntry`; a :class:`ReadError` that ends the document when the entry never
+    closes."""
+    line = window.line_at(start)
+    window.pos = start
+    depth, in_string = 0, False
+    if window.text[start : start + 1] not in ("[", "{", '"'):
+        return _broken(window, message.removeprefix("broken JSON: "))
+    while True:
+        found = (_IN_STRING if in_string else _STRUCTURE).search(window.text, window.pos)
+        if found is None or (found.group() == "\\" and found.end() == len(window.text)):
+            if window.eof:
+                return ReadError(window.name, line, f"{message}; the list never closes after it")
+            window.pos = found.start() if found is not None else len(window.text)
+            window.more()
+            continue
+        window.pos = found.end()
+        token = found.group()
+        if token == "\\":
+            window.pos += 1  # the escaped character
+        elif token == '"':
+            in_string = not in_string
+            if not in_string and depth == 0:
+                break
+        else:
+            depth += 1 if token in "[{" else -1
+            if depth == 0:
+                break
+    return _BadEntry(ReadError(window.name, line, f"{message}; entry skipped"))
+
+
+#: Inside a string: its end, or an escape.
+_IN_STRING = re.compile(r'["\\]')
 
 
 def _broken(window: _Window, message: str, offset: int | None = None) -> ReadError:

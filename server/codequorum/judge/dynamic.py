@@ -20,11 +20,16 @@ from codequorum.judge.verdicts import (
     RUNTIME_INSTABILITY,
     VerdictSpec,
 )
+from codequorum.metrics.growth import growth_class
 from codequorum.metrics.semantic import Divergence
+
+#: What a growth exponent rests on (``growth_points`` are (size, CPU ns) pairs).
+GROWTH_MEASURE = "CPU time per call"
 
 
 class Growth(Protocol):
-    """What the complexity rule reads of one version's run."""
+    """What the complexity rule reads of one version's run: its growth exponent over the
+    scaling series, from CPU time per call (:data:`GROWTH_MEASURE`)."""
 
     @property
     def index(self) -> int: ...
@@ -98,14 +103,17 @@ class RunFigures(Protocol):
 
 
 def growth_text(exponent: float) -> str:
-    """``n``, ``n²``, ``n^1.5``, ``constant``: the exponent rounded to the nearest half."""
-    r = round(exponent * 2) / 2
-    if r <= 0:
+    """``constant``, ``n``, ``n²``, ``n³``: the exponent's whole-number class
+    (:func:`~codequorum.metrics.growth.growth_class`). Measured CPU time tells classes
+    apart, not fractions: a sort (n log n) or a builtin that allocates once its items pass
+    the small-integer cache grows with a slope of 1.1 to 1.45 over the scaling sizes, and
+    both read as ``n``."""
+    r = growth_class(exponent)
+    if r == 0:
         return "constant"
     if r == 1:
         return "n"
-    sup = {2.0: "n²", 3.0: "n³", 4.0: "n⁴"}
-    return sup.get(r, f"n^{r:g}")
+    return {2: "n²", 3: "n³", 4: "n⁴"}.get(r, f"n^{r}")
 
 
 def _versions(ix: Sequence[int]) -> str:
@@ -188,9 +196,17 @@ def _complexity_outliers(measured: Sequence[Growth], slopes: dict[int, float],
     return outliers
 
 
+def measure_words(candidates: Sequence[Growth]) -> str:
+    """What the growth rests on: ``CPU time per call, n=8 to 512`` (the sizes timed)."""
+    sizes = sorted({s for c in candidates for s, _ in c.growth_points})
+    if len(sizes) < 2:
+        return GROWTH_MEASURE
+    return f"{GROWTH_MEASURE}, n={sizes[0]} to {sizes[-1]}"
+
+
 def _complexity_words(candidates: Sequence[Growth], outliers: Sequence[int],
                       slopes: dict[int, float], rest: Sequence[float]) -> str:
-    """``version 3 grows about n², the others about n``."""
+    """``version 3 grows about n², the others about n (CPU time per call, n=8 to 512)``."""
     parts: list[str] = []
     slow = [c.index for c in candidates if c.index in outliers and c.unfinished_size is not None]
     if slow:
@@ -214,7 +230,7 @@ def _complexity_words(candidates: Sequence[Growth], outliers: Sequence[int],
         tail = "the others do not grow with n"
     else:
         tail = f"the others about {top}"
-    return f"{', '.join(parts)}, {tail}"
+    return f"{', '.join(parts)}, {tail} ({measure_words(candidates)})"
 
 
 def complexity_verdict(candidates: Sequence[Growth], delta: float) -> Verdict | None:
@@ -237,7 +253,7 @@ def complexity_verdict(candidates: Sequence[Growth], delta: float) -> Verdict | 
         versions=tuple(outliers),
         figure=statistics.median(grown) if grown else None,
         detail={"growth": {str(i): v for i, v in slopes.items()},
-                "typical": statistics.median(rest)},
+                "typical": statistics.median(rest), "measure": GROWTH_MEASURE},
     )
 
 
@@ -275,6 +291,7 @@ def dynamic_verdicts(run: RunFigures) -> list[Verdict]:
 
 
 __all__ = [
+    "GROWTH_MEASURE",
     "Growth",
     "Ranked",
     "RuleInputs",
@@ -283,6 +300,7 @@ __all__ = [
     "divergent_outputs_verdict",
     "dynamic_verdicts",
     "growth_text",
+    "measure_words",
     "module_verdict",
     "redundant_alternatives_verdict",
     "runtime_instability_verdict",

@@ -56,6 +56,17 @@ class StableLine:
     percentile: float | None
 
 
+def shape_group(clusters: Sequence[Sequence[int]]) -> list[int] | None:
+    """The versions that share one shape: the largest cluster (clusters come largest
+    first) when it holds two or more of those compared, the current code included; None
+    when no two share a shape. The count ``stable`` and ``unstable-structure`` give ("2 of
+    2 versions + your code share one shape") and the consensus every front end names
+    (``render/findings.py``) both read it."""
+    if not clusters or len(clusters[0]) < 2:
+        return None
+    return list(clusters[0])
+
+
 def stable_line(opts: StructureOptions) -> StableLine:
     """The stability line of ``opts`` (see :class:`StructureOptions`)."""
     from codequorum.judge.risk import REFERENCE_OPTIONS, load_model
@@ -143,7 +154,8 @@ def structure_verdicts(report: StabilityReport, similarity: FloatMatrix,
         "outliers": [idx[k] for k in outlier_pos],
         "medoid": report.medoid,
     }
-    shape = (f"{len(largest)} of {compared} share one shape" if len(largest) > 1
+    shared = shape_group(groups)
+    shape = (f"{len(shared)} of {compared} share one shape" if shared is not None
              else f"no two of the {compared} share a shape")
     outlier_text = _outlier_words(report, similarity, typ, outlier_pos, median, detail)
     line = stable_line(opts)
@@ -154,7 +166,7 @@ def structure_verdicts(report: StabilityReport, similarity: FloatMatrix,
         return [STABLE.verdict(message, versions=tuple(idx[k] for k in largest),
                                figure=mean_jsd, detail=detail)]
     reasons = [_jsd_words(mean_jsd, line)]
-    if len(largest) == 1:
+    if shared is None:
         reasons.append(f"no two of the {compared} share a shape")
     elif share < opts.majority:
         reasons.append(f"only {len(largest)} of {compared} share one shape "

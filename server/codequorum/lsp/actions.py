@@ -2,12 +2,16 @@
 the fastest, or version k; and, for editors without code lenses, the commands.
 
 Each edit is a WorkspaceEdit of exactly the function's range; the editor applies it only
-when the user picks it. A command action (kind :data:`COMMAND_KIND`) runs one command on
+when the user picks it. An edit keeps the user's docstring and the comments above the body
+and takes the version's signature and statements (:mod:`codequorum.lsp.docstrings`);
+where the version's own docstring differs, a second action right after puts the version
+in as it is. A command action (kind :data:`COMMAND_KIND`) runs one command on
 the function with ``interactive`` set, so the server shows what comes of it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -16,6 +20,7 @@ from lsprotocol import types
 from codequorum.core.safe_text import safe_text
 from codequorum.lsp import contract as c
 from codequorum.lsp.diagnostics import SOURCE
+from codequorum.lsp.docstrings import with_current_head
 from codequorum.lsp.documents import FunctionEntry, Snapshot, reindent
 from codequorum.lsp.engine import FunctionAnalysis
 from codequorum.render.findings import consensus, recommended_version
@@ -25,6 +30,8 @@ MAX_VERSION_ACTIONS = 20
 #: The kind of the actions that run a command: a source action, not an edit (clients that
 #: ask only for quick fixes or refactorings get none).
 COMMAND_KIND = f"{types.CodeActionKind.Source.value}.codequorum"
+#: What the second action of a version whose docstring differs from the user's adds.
+OWN_DOCSTRING = ", with the version's own docstring"
 
 
 def replacement_edit(snapshot: Snapshot, entry: FunctionEntry, code: str) -> types.WorkspaceEdit:
@@ -51,13 +58,15 @@ class VersionChoices:
 
 @dataclass(frozen=True)
 class ActionPlan:
-    """One action to offer: its title, the version it puts in place, its kind, and
-    whether the editor should prefer it."""
+    """One action to offer: its title, the version it puts in place, its kind, whether
+    the editor should prefer it, and whether the version comes with its own docstring
+    (else with the user's)."""
 
     title: str
     index: int
     kind: types.CodeActionKind = types.CodeActionKind.RefactorRewrite
     preferred: bool = False
+    own_docstring: bool = False
 
 
 def our_diagnostics(
@@ -123,21 +132,36 @@ def version_choices(analysis: FunctionAnalysis) -> VersionChoices:
     )
 
 
+def docstring_choices(plan: ActionPlan, current: str, version: str, name: str,
+                      python: bool) -> list[tuple[ActionPlan, str]]:
+    """What one plan puts in place: the version with the user's docstring and leading
+    comments (``current``'s), then, where that is not the version as it is, the version
+    with its own (a second plan, never preferred). Outside Python, or where either text
+    cannot be split, the version as it is only."""
+    kept = with_current_head(current, version, name) if python else None
+    if kept is None or kept.strip() == version.strip():
+        return [(plan, version)]
+    own = dataclasses.replace(plan, title=plan.title + OWN_DOCSTRING, preferred=False,
+                              own_docstring=True)
+    return [(plan, kept), (own, version)]
+
+
 def _code_action(
     snapshot: Snapshot,
     entry: FunctionEntry,
-    analysis: FunctionAnalysis,
     plan: ActionPlan,
+    code: str,
     fixes: Sequence[types.Diagnostic],
 ) -> types.CodeAction:
     """The code action of one plan: an edit of exactly the function's range."""
     return types.CodeAction(
         title=plan.title,
         kind=plan.kind,
-        edit=replacement_edit(snapshot, entry, analysis.code(plan.index)),
+        edit=replacement_edit(snapshot, entry, code),
         diagnostics=list(fixes) or None,
         is_preferred=plan.preferred or None,
-        data={"qualifiedName": entry.qualified_name, "version": plan.index},
+        data={"qualifiedName": entry.qualified_name, "version": plan.index,
+              "docstring": "version" if plan.own_docstring else "current"},
     )
 
 
@@ -151,7 +175,13 @@ def function_actions(
     ours = our_diagnostics(entry.qualified_name, context_diagnostics)
     name = safe_text(entry.name, 100)
     plans = planned_actions(name, version_choices(analysis), fixes=bool(ours))
-    return [_code_action(snapshot, entry, analysis, plan, ours) for plan in plans]
+    current, python = entry.dedented(), snapshot.language == "python"
+    return [
+        _code_action(snapshot, entry, chosen, code, ours)
+        for plan in plans
+        for chosen, code in docstring_choices(plan, current, analysis.code(plan.index),
+                                              entry.name, python)
+    ]
 
 
 def lensed_commands(mode: str, client_shows_lenses: bool, lensed: frozenset[str]) -> frozenset[str]:

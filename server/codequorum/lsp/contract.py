@@ -18,6 +18,10 @@ import cattrs
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 from lsprotocol import types
 
+from codequorum.core.limits import MAX_ARGUMENT_KEYS, MAX_CALL_BYTES, MAX_VERSION_BYTES
+from codequorum.lsp.shapes import camel as _camel
+from codequorum.lsp.shapes import shape_problem
+
 
 class ArgumentError(ValueError):
     """Arguments that do not fit a command's class: the message says which."""
@@ -100,7 +104,7 @@ class RegenerateArgs(InteractiveArgs):
 class VersionInput:
     """One version to store (a plain code string is read as ``{"code": ...}``)."""
 
-    code: str
+    code: str = attrs.field(metadata={"max_chars": MAX_VERSION_BYTES})
     provider: str | None = None
     model: str | None = None
     temperature: float | None = None
@@ -130,7 +134,7 @@ class ImportVersionFileArgs(FunctionArgs):
     POSITIONAL: ClassVar[tuple[str, ...]] = ("path",)
     path: str = ""
     task_id: str | None = None
-    content: str | None = None
+    content: str | None = attrs.field(default=None, metadata={"max_chars": MAX_CALL_BYTES})
 
 
 @attrs.define
@@ -317,11 +321,6 @@ for _cls in _OURS | {FunctionArgs, InteractiveArgs, FunctionSummary}:
     attrs.resolve_types(_cls)
 
 
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(p.title() for p in rest)
-
-
 def register_hooks(converter: cattrs.Converter) -> cattrs.Converter:
     """Teach ``converter`` the contract's classes: camelCase keys, every result field
     written (null included), a code string read as a :class:`VersionInput`."""
@@ -354,7 +353,11 @@ def _int_or_str(value: Any, _: Any) -> int | str | None:
 
 def _new_keys(cls: type[FunctionArgs], obj: dict[str, Any]) -> dict[str, Any]:
     """``obj`` with each older key the command still reads under its new name (a key given
-    under both names keeps the new one)."""
+    under both names keeps the new one; more keys than an object may have are refused
+    before it is copied)."""
+    if len(obj) > MAX_ARGUMENT_KEYS:
+        raise ArgumentError(f"the argument object has {len(obj):,} keys, at most "
+                            f"{MAX_ARGUMENT_KEYS}")
     out = dict(obj)
     for old, new in cls.OLD_KEYS.items():
         if old in out:
@@ -368,6 +371,9 @@ def normalize(command: str, arguments: Sequence[Any] | None) -> list[Any]:
     or positional ``uri, qualifiedName | position, ...`` (the command's own arguments
     after). Raises :class:`ArgumentError` with the reason."""
     cls = COMMANDS[command][0]
+    if arguments is not None and len(arguments) > 2 + len(cls.POSITIONAL):
+        raise ArgumentError(f"{command}: at most {2 + len(cls.POSITIONAL)} arguments, got "
+                            f"{len(arguments):,}")
     args = list(arguments or [])
     if not args:
         raise ArgumentError(f"{command} needs a document URI and a function")
@@ -402,8 +408,13 @@ def normalize(command: str, arguments: Sequence[Any] | None) -> list[Any]:
 
 def check(converter: cattrs.Converter, command: str, arguments: Sequence[Any]) -> None:
     """Structure the argument object as the command's class, or raise
-    :class:`ArgumentError` naming what is wrong."""
+    :class:`ArgumentError` naming what is wrong; its shape and sizes are checked first, as
+    it arrived (:mod:`codequorum.lsp.shapes`), so nothing walks or copies a value that
+    does not fit."""
     cls = COMMANDS[command][0]
+    problem = shape_problem(cls, arguments[0])
+    if problem is not None:
+        raise ArgumentError(f"{command}: bad arguments: {problem}")
     try:
         converter.structure(arguments[0], cls)
     except Exception as exc:

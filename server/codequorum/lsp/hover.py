@@ -154,8 +154,8 @@ def _recommendation_paragraph(analysis: FunctionAnalysis, not_run: str | None) -
 
 
 def _consensus_line(analysis: FunctionAnalysis) -> Bullet | None:
-    """The consensus and how many versions its cluster holds, or the most typical version
-    when no two versions share a shape."""
+    """The consensus and how many versions its cluster holds (the group the structure
+    verdict counts), or, when no two of those compared share a shape, the most typical."""
     report = analysis.report
     agreed = consensus(analysis)
     if agreed is not None:
@@ -167,8 +167,8 @@ def _consensus_line(analysis: FunctionAnalysis) -> Bullet | None:
     if report.medoid is not None:
         typical = Strong(Text(analysis.label(report.medoid)))
         return Bullet((
-            "no consensus: the most typical version, ", typical, ", shares its shape "
-            "with no other",
+            f"no consensus: no two of the {compared_text(analysis)} share a shape; the "
+            "most typical is ", typical,
         ))
     return None
 

@@ -197,6 +197,7 @@ class CodequorumServer(LanguageServer):
         self.background: set[asyncio.Future[None]] = set()
         self._saved_names: dict[str, list[str]] = {}
         self._shown: set[str] = set()
+        self._noted: set[str] = set()  # the lines of the start-up warnings
         self._startup_messages: list[tuple[types.MessageType, str]] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._configured = asyncio.Event()
@@ -243,6 +244,17 @@ class CodequorumServer(LanguageServer):
             self._startup_messages.append((kind, message))
         else:
             self.show(kind, message)
+
+    def warn_at_start(self, message: str) -> None:
+        """A warning shown once the client has initialized: once, and not at all when each
+        of its lines after the first was already in one (a file's refused keys, told by
+        the command line and read again for the workspace)."""
+        lines = set(message.splitlines()[1:]) or {message}
+        if message in self._shown or lines <= self._noted:
+            return
+        self._noted |= lines
+        self._shown.add(message)
+        self._startup_messages.append((types.MessageType.Warning, message))
 
     def warn_once(self, message: str) -> None:
         """A warning the user has not seen yet."""
@@ -590,8 +602,7 @@ def initialize(ls: CodequorumServer, params: types.InitializeParams) -> None:
     if not roots:
         ls.engine.configure(settings)
     for w in warnings:
-        ls._shown.add(f"codequorum: {w}")
-        ls._startup_messages.append((types.MessageType.Warning, f"codequorum: {w}"))
+        ls.warn_at_start(f"codequorum: {w}")
 
 
 def warm_up_kernels() -> None:

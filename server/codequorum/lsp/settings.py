@@ -422,7 +422,7 @@ def file_settings(root: str | None) -> tuple[Settings, list[str]]:
     user's ``config.toml`` (see :mod:`codequorum.options.config_file`), for :func:`parse_settings`
     to lay the editor's settings over; a bad file is one warning and no defaults."""
     from codequorum.core.errors import UserError
-    from codequorum.options.config_file import workspace_defaults
+    from codequorum.options.config_file import ConfigError, not_read, workspace_defaults
 
     if not root:
         return Settings(), []
@@ -430,6 +430,8 @@ def file_settings(root: str | None) -> tuple[Settings, list[str]]:
     try:
         settings, warnings = parse_settings(workspace_defaults(root, refused),
                                             deprecations=False)
+    except ConfigError as exc:
+        return Settings(), [*refused, not_read(exc)]
     except UserError as exc:
         return Settings(), [*refused, str(exc)]
     return settings, [*refused, *warnings]

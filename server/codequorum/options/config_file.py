@@ -16,9 +16,12 @@ program, an interpreter, a file codequorum writes, a store, the workspace, an en
 variable or a cluster, or that runs versions or weakens the sandbox, is refused in any file
 but the user's own. A file named by ``--config`` is a project's file, and so is the user's
 own file when a repository could have written it (it lies inside the project, or others may
-write it). A file a project names to be read must lie inside the project. Every mistake and
-every refusal is one line naming the file, the key and why (:class:`ConfigError`, exit
-status 2).
+write it). A file a project names to be read must lie inside the project. A refused key never stops
+a command: it is left out with one warning line naming the file, the key, why, and where
+the user may set it (:class:`RefusedKey`, gathered in a ``refused`` list), and the command
+goes on with the user's own values. Any other mistake (a file that is not TOML, a value of
+the wrong type, an unknown key) is one line too (:class:`ConfigError`, exit status 2; the
+servers warn and start with the defaults instead).
 """
 
 from __future__ import annotations
@@ -57,7 +60,7 @@ class ConfigError(UserError):
 
 
 class RefusedKey(ConfigError):
-    """A key only the user may set, found in a project's file."""
+    """A key only the user may set, found in a project's file: left out with a warning."""
 
 
 @dataclass(frozen=True)
@@ -248,6 +251,9 @@ def check_file(config: ConfigFile,
             for sub_key, sub_value in value.items():
                 where = _join(config.section, key)
                 option = options[key].get(sub_key)
+                if option is None and sub_key in CONFIGURATION_KEYS:
+                    skip(_configuration_key(config, where, sub_key))
+                    continue
                 if option is None:
                     raise ConfigError(_unknown_key(config, where, sub_key, options[key], key))
                 try:
@@ -259,6 +265,9 @@ def check_file(config: ConfigFile,
                     own[key][dest] = converted
             continue
         owners = [name for name in COMMANDS if key in options[name]]
+        if not owners and key in CONFIGURATION_KEYS:
+            skip(_configuration_key(config, config.section, key))
+            continue
         if not owners:
             every = {k: o for name in COMMANDS for k, o in options[name].items()}
             raise ConfigError(_unknown_key(config, config.section, key, every, None))
@@ -280,6 +289,16 @@ def check_file(config: ConfigFile,
         elif problems:
             raise _shared_problem(config, key, owners, problems)
     return {name: {**shared[name], **own[name]} for name in COMMANDS}
+
+
+#: The keys that pick the configuration files themselves: no file sets them.
+CONFIGURATION_KEYS = ("config", "isolated")
+
+
+def _configuration_key(config: ConfigFile, where: str, key: str) -> RefusedKey:
+    """``config`` or ``isolated`` in a file: left out, the flag named."""
+    return RefusedKey(f"{_where(config, where)}{key}: ignored: {Reach.CONFIGURATION.refusal}; "
+                      f"pass --{key} on the command line")
 
 
 def _shared_problem(config: ConfigFile, key: str, owners: Sequence[str],
@@ -338,8 +357,8 @@ def _inside_project(config: ConfigFile, where: str, key: str, value: Any,
     elif real.exists() and not real.is_file():
         problem = f"cannot name anything but a regular file ({real})"
     if problem:
-        raise RefusedKey(f"{_where(config, where)}{key} = {show(value)}: a project's "
-                         f"configuration file {problem}; set it in your own "
+        raise RefusedKey(f"{_where(config, where)}{key} = {show(value)}: ignored: a "
+                         f"project's configuration file {problem}; set it in your own "
                          f"{display_path(user_config_path())}, or pass --{key}")
     return real if isinstance(converted, Path) else str(real)
 
@@ -414,7 +433,7 @@ def _refuse(config: ConfigFile, where: str, key: str, value: Any,
     elsewhere = f"{display_path(user_config_path())}" + (f" or ${env}" if env else "")
     own = (f" (your own file is read as a project's: {config.demoted})" if config.demoted
            else "")
-    raise RefusedKey(f"{_where(config, where)}{key} = {show(value)}: a project's "
+    raise RefusedKey(f"{_where(config, where)}{key} = {show(value)}: ignored: a project's "
                      f"configuration file {reason}; set it in your own {elsewhere}, or "
                      f"pass {flag}{own}")
 
@@ -490,7 +509,9 @@ def workspace_defaults(root: str | Path, refused: list[str] | None = None) -> di
     :class:`ConfigError` for any other mistake."""
     files = config_files(Path(root))
     views = {command: command_defaults(files, command, refused)
-             for command in {command for command, _ in EDITOR_SETTINGS}}
+             for command in sorted({command for command, _ in EDITOR_SETTINGS})}
+    if refused is not None:
+        refused[:] = by_file(refused)
     out: dict[str, Any] = {}
     for (command, dest), setting in EDITOR_SETTINGS.items():
         if dest in views.get(command, {}):
@@ -498,3 +519,32 @@ def workspace_defaults(root: str | Path, refused: list[str] | None = None) -> di
             out[setting] = (str(value) if isinstance(value, Path) else
                             list(value) if isinstance(value, tuple) else value)
     return out
+
+
+def not_read(exc: ConfigError) -> str:
+    """The warning of a server that starts without a broken file's values."""
+    return f"{exc} (the file is not read: the server starts with the defaults)"
+
+
+def by_file(lines: Sequence[str]) -> list[str]:
+    """``lines`` (each naming its file first, ``path: ...``) as one message per file, so an
+    editor shows each file once: a first line that names the keys left out and where the
+    user sets them, then the lines themselves (one file's single line stays as it is)."""
+    groups: dict[str, list[str]] = {}
+    for line in lines:
+        groups.setdefault(line.split(": ", 1)[0], []).append(line)
+    out = []
+    for path, group in groups.items():
+        if len(group) == 1:
+            out.append(group[0])
+            continue
+        keys = ", ".join(dict.fromkeys(_key_of(line) for line in group))
+        out.append("\n".join([f"{path}: {len(group)} keys ignored ({keys}): only you may "
+                              f"set them, in your own {display_path(user_config_path())} or "
+                              "with a flag", *group]))
+    return out
+
+
+def _key_of(line: str) -> str:
+    """The table and key a refusal line names (``path: [table] key = value: ...``)."""
+    return line.split(": ", 1)[-1].split(" = ", 1)[0].split(":", 1)[0]

@@ -177,21 +177,26 @@ ALL_EMPTY_NOTE = ("every version is empty: nothing to compare in shape or behavi
 def _all_empty(sample_set: SampleSet, indices: list[int], options: AnalysisOptions,
                current_index: int | None) -> StabilityReport:
     """The report of a set whose every version is empty: an outcome, scored as the
-    study's scripts score it (token LCS 0 and LED 0; no tree, so no shape figure, no
-    verdict and nothing to keep), with a note saying so."""
+    study's scripts score it (token LCS 0 and LED 0 for every pair, as figures and, when
+    matrices are kept, as the ``lcs`` and ``led`` matrices; no tree, so no shape figure,
+    no verdict and nothing to keep), with a note saying so."""
     shapes = [m.key for m in PAIR_METRICS
               if m.wanted(options.metrics) and m.applies(sample_set.language)]
     summary: dict[str, Any] = {name: {"ordered": None, "unordered": None} for name in shapes}
+    matrices: dict[str, FloatMatrix] = {}
     if options.textual:
         from codequorum.metrics.textual import textual_summary
 
         textual = textual_summary(sample_set.codes)
         summary.update({key: float(getattr(textual, key)) for key in TEXTUAL_KEYS})
         summary.update(dict.fromkeys(AST_DIFF_KEYS))
+        matrices["lcs"] = np.asarray(textual.lcs, dtype=np.float64)
+        matrices["led"] = np.asarray(textual.led, dtype=np.float64)
     return StabilityReport(
         task_id=sample_set.task_id, language=sample_set.language, status="ok",
         n=len(indices), n_total=len(indices), indices=indices, empty=list(indices),
         syntax_errors=[0] * len(indices), summary=summary, notes=[ALL_EMPTY_NOTE],
+        matrices=matrices if options.keep_matrices else {},
         current_index=current_index, options=options.to_dict(),
     )
 

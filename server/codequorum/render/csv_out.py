@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import csv
 import io
+import logging
 import numbers
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -31,6 +32,8 @@ from codequorum.core.safe_text import csv_cell
 from codequorum.metrics.registry import PAIR_METRICS
 from codequorum.pipeline.analyze import AST_DIFF_KEYS, TEXTUAL_KEYS
 from codequorum.pipeline.risk_level import RiskFields
+
+log = logging.getLogger(__name__)
 
 LEADING: tuple[str, ...] = ("task_id", "language", "status", "n", "n_total", "skipped",
                             "syntax_error_versions", "empty_versions")
@@ -131,12 +134,29 @@ def write_csv(reports: Sequence[StabilityReport], stream: TextIO, *, header: boo
 def task_ids(lines: Iterator[str], path: str) -> Counter[str]:
     """The task ids (as written) of a CSV this module wrote, counted, read back a line at a
     time for ``--resume``; :class:`UserError` when the header is not this version's."""
-    rows = csv.reader(lines)
-    header = next(rows, None)
-    if header is not None and tuple(header) != CSV_COLUMNS:
-        raise UserError(f"{path}: not a codequorum CSV of this version (header differs); "
-                        "cannot resume into it")
-    return Counter(row[0] for row in rows if row)
+    done: Counter[str] = Counter()
+    for number, line in enumerate(lines, start=1):
+        row = _row_of(line)
+        if number == 1:
+            if row is not None and tuple(row) != CSV_COLUMNS:
+                raise UserError(f"{path}: not a codequorum CSV of this version (header "
+                                "differs); cannot resume into it")
+            continue
+        if row is None or len(row) != len(CSV_COLUMNS):  # its set is scored again
+            log.warning("%s:%d: not a row of this CSV; left as it is, and its set (if any) "
+                        "is scored again", path, number)
+            continue
+        done[row[0]] += 1
+    return done
+
+
+def _row_of(line: str) -> list[str] | None:
+    """One line as a CSV row (None when the csv module cannot read it: a NUL, a field
+    over its size limit)."""
+    try:
+        return next(csv.reader([line]), None)
+    except csv.Error:
+        return None
 
 
 #: Where each column is in a row.
@@ -145,7 +165,7 @@ _AT: dict[str, int] = {name: k for k, name in enumerate(CSV_COLUMNS)}
 
 def _one_row(line: str) -> list[str] | None:
     """A data row of a CSV this module wrote (None for the header or a short row)."""
-    row = next(csv.reader([line]), None)
+    row = _row_of(line)
     if row is None or len(row) != len(CSV_COLUMNS) or tuple(row) == CSV_COLUMNS:
         return None
     return row
@@ -157,8 +177,11 @@ def risk_of(line: str) -> tuple[str | None, float, str] | None:
     row = _one_row(line)
     if row is None or not row[_AT["risk_alone"]] or not row[_AT["risk_evidence"]]:
         return None
-    return (row[_AT["model"]] or None, float(row[_AT["risk_alone"]]),
-            row[_AT["risk_evidence"]])
+    try:
+        alone = float(row[_AT["risk_alone"]])
+    except ValueError:  # not a row this module wrote: copied as it is
+        return None
+    return (row[_AT["model"]] or None, alone, row[_AT["risk_evidence"]])
 
 
 def with_risk(line: str, fields: RiskFields) -> str:

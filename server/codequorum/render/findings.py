@@ -20,6 +20,7 @@ from codequorum.core.safe_text import safe_text
 from codequorum.core.words import versions_compared
 from codequorum.judge.risk import NOT_RUN
 from codequorum.judge.structure import percentile_words as percentile_words
+from codequorum.judge.structure import shape_group
 from codequorum.judge.verdicts import QUIET_CODES
 from codequorum.pipeline.session import FunctionAnalysis
 
@@ -54,15 +55,18 @@ def compared_text(analysis: FunctionAnalysis) -> str:
 
 
 def consensus(analysis: FunctionAnalysis) -> int | None:
-    """The consensus version: the most typical one (the medoid) when at least one other
-    stored version shares its shape; None otherwise (a consensus of one is none)."""
+    """The consensus version: the most typical stored version of the group that shares
+    one shape (:func:`~codequorum.judge.structure.shape_group`, the current code counted
+    as the structure verdict counts it); None when no two of those compared share a shape
+    (a consensus of one is none) or the group holds no stored version."""
     report = analysis.report
-    medoid = report.medoid
-    if report.status != "ok" or medoid is None:
+    group = shape_group(report.clusters) if report.status == "ok" else None
+    stored = [i for i in group or [] if i < analysis.n_stored and i in report.indices]
+    if not stored:
         return None
-    group = next((g for g in report.clusters if medoid in g), [medoid])
-    stored = [i for i in group if i < analysis.n_stored]
-    return medoid if len(stored) >= 2 else None
+    typ = {i: report.typicality[report.indices.index(i)] for i in stored
+           if report.indices.index(i) < len(report.typicality)}
+    return max(stored, key=lambda i: (typ.get(i, 0.0), -i))
 
 
 def current_standing(analysis: FunctionAnalysis) -> str | None:
@@ -194,7 +198,7 @@ def function_findings(
         + (
             f"; consensus is {safe_text(analysis.label(agreed), 40)}"
             if agreed is not None
-            else "; no consensus: no two versions share the most typical shape"
+            else f"; no consensus: no two of the {compared_text(analysis)} share a shape"
             if report.status == "ok"
             else ""
         )

@@ -24,6 +24,7 @@ import hashlib
 import html
 import io
 import json
+import logging
 import math
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
@@ -48,6 +49,8 @@ from codequorum.render.json_out import report_document, safe_values
 #: registry's ``html``).
 METRICS: tuple[str, ...] = tuple(
     f.key for f in shown(FIGURES, "html"))
+log = logging.getLogger(__name__)
+
 #: The matrix drawn as the heatmap.
 HEATMAP_METRIC = STRUCTURE
 #: Longest version embedded (characters); longer ones are cut with a note.
@@ -335,14 +338,23 @@ def load_compare(path: str) -> dict[str, Any]:
         raise UserError(f"--compare {path}: not a JSON file ({str(exc).splitlines()[0]})"
                         ) from None
     sets = doc.get("sets") if isinstance(doc, dict) else None
-    if not isinstance(sets, list) or not all(
-            isinstance(s, dict) and isinstance(s.get("task_id"), str)
-            and isinstance(s.get("summary"), dict) for s in sets):
+    good = [s for s in sets if _comparable(s)] if isinstance(sets, list) else []
+    if not good and sets != []:
         raise UserError(f"--compare {path}: not a codequorum report (expected the output of "
                         "`codequorum score --format json`: an object whose `sets` each have "
                         "`task_id` and `summary`)")
-    result: dict[str, Any] = doc
+    if isinstance(sets, list) and len(good) < len(sets):  # one bad set costs that set
+        log.warning("--compare %s: %d of its %d sets are not a report's (no `task_id` and "
+                    "`summary`); compared without them", path, len(sets) - len(good),
+                    len(sets))
+    result: dict[str, Any] = {**doc, "sets": good}
     return result
+
+
+def _comparable(entry: Any) -> bool:
+    """A set of a report ``--compare`` can show: a task id and a summary of figures."""
+    return (isinstance(entry, dict) and isinstance(entry.get("task_id"), str)
+            and isinstance(entry.get("summary"), dict))
 
 
 def match_codes(reports: Sequence[StabilityReport], sample_sets: Sequence[SampleSet]

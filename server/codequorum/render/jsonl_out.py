@@ -9,14 +9,18 @@ to standard error only, and there is no ``overall`` line.
 from __future__ import annotations
 
 import json
+import logging
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from typing import Any, TextIO
 
 from codequorum.core.errors import UserError
+from codequorum.core.limits import json_depth_problem
 from codequorum.core.report import StabilityReport
 from codequorum.pipeline.risk_level import RiskFields
 from codequorum.render.json_out import safe_values
+
+log = logging.getLogger(__name__)
 
 
 def report_line(report: StabilityReport, include_matrices: bool = False) -> str:
@@ -32,7 +36,9 @@ def _line(data: dict[str, Any]) -> str:
 def risk_of(line: str) -> tuple[str | None, float, str] | None:
     """The model (as written), own risk and kind of evidence of a report line, None when
     it has no risk of its own."""
-    data = json.loads(line)
+    data = _report(line)
+    if data is None:  # not a report: copied as it is
+        return None
     alone, evidence = data.get("risk_alone"), data.get("risk_evidence")
     if not isinstance(alone, float | int) or not isinstance(evidence, str):
         return None
@@ -43,7 +49,9 @@ def risk_of(line: str) -> tuple[str | None, float, str] | None:
 def with_risk(line: str, fields: RiskFields) -> str:
     """A report line with its risk, step, range and words replaced (the rest as it was,
     byte for byte: a line reads back to the values it was written from)."""
-    data = json.loads(line)
+    data = _report(line)
+    if data is None:
+        return line if line.endswith("\n") else line + "\n"
     data.update({"risk": fields.risk, "risk_level": fields.level,
                  "risk_range": fields.range, "trust": fields.trust})
     return _line(data)
@@ -56,15 +64,30 @@ def write_jsonl(reports: Sequence[StabilityReport], stream: TextIO,
         stream.write(report_line(report, include_matrices))
 
 
+def _report(line: str) -> dict[str, Any] | None:
+    """A report line's JSON object; None when the line is not one (broken, nested too
+    deeply, not an object with a task id)."""
+    if json_depth_problem(line) is not None:
+        return None
+    try:
+        data = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) and "task_id" in data else None
+
+
 def task_ids(lines: Iterator[str], path: str) -> Counter[str]:
     """The task ids of a file of report lines, counted, read back a line at a time for
-    ``--resume``; :class:`UserError` at the first line that is not a report."""
+    ``--resume``. :class:`UserError` when the first line is not a report (the file is not
+    one of these); a later line that is not is one warning, and its set is scored again."""
     done: Counter[str] = Counter()
     for number, line in enumerate(lines, start=1):
-        try:
-            task_id = json.loads(line)["task_id"]
-        except (ValueError, KeyError, TypeError):
-            raise UserError(f"{path}:{number}: not a report line; cannot resume into "
-                            "this file") from None
-        done[str(task_id)] += 1
+        data = _report(line)
+        if data is None and number == 1:
+            raise UserError(f"{path}:1: not a report line; cannot resume into this file")
+        if data is None:
+            log.warning("%s:%d: not a report line; left as it is, and its set (if any) is "
+                        "scored again", path, number)
+            continue
+        done[str(data["task_id"])] += 1
     return done

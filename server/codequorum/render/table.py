@@ -104,6 +104,7 @@ class TableRow:
     reason: str | None = None
     empty: int = 0
     empty_notes: str = ""
+    unparsed: int = 0
 
 
 def table_row(r: StabilityReport) -> TableRow:
@@ -117,7 +118,16 @@ def table_row(r: StabilityReport) -> TableRow:
         recommended=r.recommended, recommended_by=r.recommended_by, risk=r.risk,
         ran=r.risk is not None or r.recommended is None,
         codes=tuple(verdict_codes(r)), reason=r.verdict.message if r.verdict else None,
-        empty=len(r.empty), empty_notes="; ".join(n for n in r.notes if " empty" in n))
+        empty=len(r.empty), empty_notes="; ".join(version_notes(r)),
+        unparsed=sum(1 for e in r.syntax_errors if e) + len(r.skipped))
+
+
+def version_notes(r: StabilityReport) -> list[str]:
+    """What the report says about versions that are not plain code: empty ones, ones with
+    syntax errors (scored as parsed), and any left out (``skipped``, with the reason)."""
+    notes = [n for n in r.notes if " empty" in n or "syntax error" in n]
+    notes += [f"version {s.index + 1} left out: {s.reason}" for s in r.skipped]
+    return notes
 
 
 Rows = Sequence[StabilityReport | TableRow]
@@ -350,7 +360,7 @@ def model_lines(overall: Mapping[str, Any]) -> list[Text]:
 
 def _notes(reports: Sequence[TableRow], why_in_table: bool, show_reasons: bool) -> list[Text]:
     """The lines under the table: insufficient sets (when ``Why`` is not a column), the
-    reasons (``show_reasons``), empty versions."""
+    reasons (``show_reasons``), empty versions and versions with syntax errors."""
     lines: list[Text] = []
     for r in reports:
         if not r.ok:
@@ -359,7 +369,7 @@ def _notes(reports: Sequence[TableRow], why_in_table: bool, show_reasons: bool) 
             continue
         if show_reasons and r.reason is not None:
             lines.append(_note(r.task_id, r.reason))
-        if r.empty:
+        if r.empty or r.unparsed:
             lines.append(_note(r.task_id, r.empty_notes))
     return lines
 

@@ -59,6 +59,7 @@ audit: Any = _load("_codequorum_audit_hook", "audit_hook.py", private_builtins=T
 grader: Any = _load("_codequorum_grader", "grader.py")
 in_module: Any = _load("_codequorum_in_module", "in_module.py")
 doctest_run: Any = _load("_codequorum_doctest_run", "doctest_run.py")
+timing: Any = _load("_codequorum_timing", "timing.py", private_builtins=True)
 
 #: Where a strict child works and what it hides (see bwrap.py, which mounts them).
 WORKDIR = "/work"
@@ -398,6 +399,9 @@ class Harness:
         self.test_seconds: float | None = None
         self.armed = False
         self.fired = False
+        # a series is timed here, except in the portable guest (WASI), whose host meters
+        # each test's instructions (fuel): a cost that needs no repetition
+        self.timed = sys.platform != "wasi"
         self._setitimer: Any = None
 
     def install_timer(self) -> None:
@@ -643,7 +647,29 @@ class Harness:
         else:
             outcome["output"] = safe_repr(result, objects=self.context is not None)
             outcome["value"] = plain_value(result, outcome["output"])
+            if test.get("series") is not None and self.timed:
+                outcome["cpu_ns"] = self.cpu_cost(test)
         return outcome
+
+    def cpu_cost(self, test: dict[str, Any]) -> int | None:
+        """CPU nanoseconds a call on this input takes untraced (``timing.cpu_cost``: what
+        the growth of a series rests on), each call on arguments and a receiver of its
+        own, its output dropped, under the test's budget; None when a repeated call
+        raised or overran (the traced outcome stands either way)."""
+        sink = CappedText(Budget(1 << 62, self.channel), False)
+        try:
+            try:
+                self._arm()
+                sys.stdout = sys.stderr = sink
+                calls = timing.reusing(lambda: self._target("call", test),
+                                       shareable=test.get("receiver") is None)
+                return int(timing.cpu_cost(calls))
+            finally:
+                self._disarm()
+                self.fired = False
+                sys.stdin, sys.stdout, sys.stderr = sys.__stdin__, sys.__stdout__, sys.__stderr__
+        except BaseException:
+            return None
 
     def _target(
         self, kind: str, test: dict[str, Any]

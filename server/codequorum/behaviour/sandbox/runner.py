@@ -66,10 +66,12 @@ class TestOutcome:
 
     ``output`` is the canonical repr of the return value (``call``), the printed text
     (``stdio``) or None (``check``); ``passed`` is None when the test has no expected
-    value. ``opcodes`` are the traced counts of the candidate's own code during the test.
-    ``fuel`` (the portable sandbox only): the WebAssembly instructions the test executed,
-    metered by the host, a cost that does not depend on the machine or its load and sees
-    the work inside builtins; None elsewhere.
+    value. ``opcodes`` are the traced counts of the candidate's own code during the test;
+    ``cpu_ns``: for a test of a series (the scaling series), the CPU nanoseconds one call
+    takes untraced (``timing.py``), None when not timed. ``fuel`` (the portable sandbox
+    only): the WebAssembly instructions the test executed, metered by the host, a cost that
+    does not depend on the machine or its load and sees the work inside builtins; None
+    elsewhere.
     """
 
     name: str
@@ -80,6 +82,7 @@ class TestOutcome:
     opcodes: dict[str, int] | None
     opcode_total: int
     seconds: float
+    cpu_ns: int | None = None
     fuel: int | None = None
 
     @classmethod
@@ -97,6 +100,9 @@ class TestOutcome:
         total = data.get("opcode_total", 0)
         seconds = data.get("seconds", 0.0)
         passed = data.get("passed")
+        cpu_ns = data.get("cpu_ns")
+        if cpu_ns is not None and not _is_count(cpu_ns):
+            raise protocol.ProtocolError("cpu_ns is not a count")
         fuel = data.get("fuel")
         if not _is_count(total) or not isinstance(seconds, (int, float)) or isinstance(
             seconds, bool
@@ -113,6 +119,7 @@ class TestOutcome:
             opcodes=dict(opcodes) if opcodes is not None else None,
             opcode_total=int(total),
             seconds=float(seconds),
+            cpu_ns=cpu_ns,
             fuel=None if fuel is None else int(fuel),
         )
 

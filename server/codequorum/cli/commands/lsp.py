@@ -25,7 +25,7 @@ def register(subparsers: Any) -> None:
         "`codequorum lsp` and talk JSON-RPC over stdin/stdout.",
     )
     add_options(parser, "lsp")
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, keeps_serving=True)
 
 
 def _address(value: str) -> tuple[str, int]:
@@ -50,14 +50,18 @@ class LspRequest:
     log_level: str = "WARNING"
     log_file: Path | None = None         # checked: not reached through a symlink out
     tcp: tuple[str, int] | None = None   # (host, port); None: standard input and output
+    notes: tuple[str, ...] = ()          # what the configuration files could not set, a file each
 
 
 def lsp_request(args: argparse.Namespace) -> LspRequest:
     """The request of ``codequorum lsp``, the log file and the address checked
     (:class:`UserError`)."""
+    from codequorum.options.config_file import by_file
+
     return LspRequest(log_level=args.log_level,
                       log_file=_log_path(args.log_file) if args.log_file else None,
-                      tcp=_address(args.tcp) if args.tcp else None)
+                      tcp=_address(args.tcp) if args.tcp else None,
+                      notes=tuple(by_file(getattr(args, "config_notes", []))))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -80,6 +84,8 @@ def run_lsp(request: LspRequest) -> int:
 
     from codequorum.lsp.server import server
 
+    for note in request.notes:  # shown to the editor once it has started
+        server.warn_at_start(f"codequorum: {note}")
     if request.tcp is not None:
         server.start_tcp(*request.tcp)
     else:

@@ -41,7 +41,7 @@ def register(subparsers: Any) -> None:
         "MCP clients (Claude Code, VS Code, Cursor, ...) start it; see docs/agents.md.",
     )
     add_options(parser, "mcp")
-    parser.set_defaults(func=run, config_from="root")
+    parser.set_defaults(func=run, config_from="root", keeps_serving=True)
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from codequorum.core.parsing import FunctionInfo, function_by_name, functions, l
 from codequorum.core.parsing import normalize_language as _normalize_language
 from codequorum.core.safe_paths import UnreadableFile, read_regular
 from codequorum.core.safe_text import safe_text
-from codequorum.core.words import count
+from codequorum.core.words import count, names_listed
 from codequorum.generate.endpoint import (
     Outcome,
     ProviderConfig,
@@ -300,7 +300,7 @@ def _function(text: str, language: str, name: str, path: Path) -> FunctionInfo:
     if found is not None:
         return found
     known = [f.qualified_name for f in functions(text, language)]
-    hint = f"; functions in the file: {', '.join(known[:12])}" if known else ""
+    hint = f"; functions in the file: {names_listed(known)}" if known else ""
     raise UserError(f"{path}: no function `{name}`{hint}")
 
 

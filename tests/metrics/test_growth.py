@@ -1,0 +1,57 @@
+"""The growth exponent of CPU time per call against the input size."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from codequorum.metrics.growth import COST_FLOOR_NS, growth_class, growth_exponent
+
+SIZES = np.array([8, 64, 512])
+
+
+def test_power_laws_give_their_exponent() -> None:
+    assert growth_exponent(SIZES, 5.0 * SIZES**2) == pytest.approx(2.0, abs=1e-12)
+    assert growth_exponent(SIZES, 40.0 * SIZES) == pytest.approx(1.0, abs=1e-12)
+    assert growth_exponent(np.array([8, 64]), np.array([1000, 8000])) == pytest.approx(1.0)
+
+
+def test_the_slope_is_taken_where_the_fixed_cost_no_longer_hides_growth() -> None:
+    # 2 µs of fixed cost per call and 10 ns per item: the small sizes look flat
+    costs = 2000.0 + 10.0 * SIZES
+    whole = float(np.polyfit(np.log(SIZES), np.log(costs), 1)[0])
+    assert whole == pytest.approx(0.30, abs=0.01)
+    assert growth_exponent(SIZES, costs) == pytest.approx(np.log(7120 / 2640) / np.log(8))
+    # with five sizes the larger three count
+    five = np.array([8, 64, 512, 4096, 32768])
+    assert growth_exponent(five, 3.0 * five**2 + np.array([1e6, 1e6, 0, 0, 0])) == (
+        pytest.approx(2.0, abs=0.01))
+
+
+def test_noise_below_the_floor_is_not_growth() -> None:
+    # a lookup: tens of nanoseconds whatever the size, give or take the clock's noise
+    assert growth_exponent(SIZES, np.array([60, 20, 180])) == 0.0
+    assert growth_exponent(SIZES, np.array([0, 0, 0])) == 0.0
+    # one cost above the floor: the slope from the floor, a lower bound
+    assert growth_exponent(SIZES, np.array([90, 200, 8 * COST_FLOOR_NS])) == pytest.approx(1.0)
+
+
+def test_constant_work_above_the_floor_stays_near_zero_under_noise() -> None:
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        costs = 5000.0 * rng.uniform(1.0, 1.15, size=3)  # a busy machine only adds
+        k = growth_exponent(SIZES, costs)
+        assert k is not None and abs(k) < 0.1
+
+
+def test_too_few_sizes_give_none() -> None:
+    assert growth_exponent(np.array([8]), np.array([100])) is None
+    assert growth_exponent(np.array([8, 8]), np.array([100, 200])) is None
+    assert growth_exponent(np.array([], dtype=int), np.array([])) is None
+    assert growth_exponent(np.array([0, 64]), np.array([5, 500])) is None
+    assert growth_exponent(np.array([8, 64]), np.array([np.nan, 500])) is None
+
+
+def test_classes_are_whole_exponents_that_noise_does_not_move() -> None:
+    assert [growth_class(k) for k in (-0.4, 0.0, 0.49, 0.5, 1.24, 1.49, 1.5, 2.1, 3.6)] == [
+        0, 0, 0, 1, 1, 1, 2, 2, 4]
