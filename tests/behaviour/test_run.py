@@ -66,7 +66,7 @@ def test_summary_has_the_agreed_keys(sort_report: object) -> None:
     assert all(sort_report.summary[k] is not None for k in SUMMARY_KEYS)
     d = sort_report.to_dict()
     json.dumps(d)
-    assert d["inputs_source"] == ["doctest", "hypothesis", "scaling"]
+    assert d["inputs_source"] == ["doctest", "edge", "hypothesis", "scaling"]
     assert sort_report.layers and "deadline" in sort_report.layers
 
 
@@ -321,7 +321,11 @@ def test_humaneval_tasks_end_to_end_on_one_pool() -> None:
     poly, close = run_dynamic_many(sets, opts, progress=lambda d, t: seen.append((d, t)))
     assert seen[-1] == (6, 6) and len(seen) == 6
     # HumanEval/32's harness uses the prompt's poly(): it must see the candidate's module
-    assert poly.inputs_source == ["humaneval"]  # its doctests wrap the call in round()
+    # its doctests wrap the call in round(): they run whole, as inputs beside the tests
+    assert poly.inputs_source == ["humaneval", "doctest"]
+    assert [i["label"] for i in poly.inputs if i["source"] == "doctest"] == [
+        "round(find_zero([1, 2]), 2)", "round(find_zero([-6, 11, -6, 1]), 2)"]
+    assert [p[-2:] for p in poly.passes] == [[True, True], [False, False], [True, True]]
     assert [c.pass_rate for c in poly.candidates][0::2] == [1.0, 1.0]
     assert poly.candidates[1].pass_rate == 0.0
     assert close.inputs_source == ["humaneval", "doctest"]
@@ -566,7 +570,10 @@ def test_a_methods_inputs_run_on_its_examples_instance(tmp_path: Path) -> None:
     report = run_dynamic(ss, DynamicOptions(jobs=2, hypothesis_examples=3, scaling=False))
     assert [i["label"] for i in report.inputs][:1] == ["Square(3).area(2)"]
     assert all(i["label"].startswith("Square(3).area(") for i in report.inputs)
-    assert len(report.inputs) == 4
+    assert [i["origin"] for i in report.inputs] == ["doctest", "caller", "edge", "edge", "edge",
+                                                    "hint", "hint"]  # caller: describe's
+    assert [i["label"] for i in report.inputs][1:4] == [
+        "Square(3).area(1)", "Square(3).area(0)", "Square(3).area(-1)"]
     assert [c.pass_rate for c in report.candidates] == [1.0, 0.0, 1.0]
     divergent = next(v for v in dynamic_verdicts(report) if v.code == "divergent-outputs")
     assert "Square(3).area(2)" in divergent.message
@@ -674,6 +681,19 @@ def test_hidden_tests_change_neither_the_pick_nor_its_risk(
     differ = [s.task_id for s, a, b in zip(sets, with_tests, without, strict=True) if a != b]
     assert differ == []
     assert sum(1 for rec, *_ in with_tests if rec is not None) == 164
+
+
+def test_inputs_every_version_raises_on_are_left_out_and_parting_ones_stay() -> None:
+    codes = ["def head(xs):\n    return xs[0]\n",
+             "def head(xs):\n    return xs[0] if len(xs) < 3 else xs[1]\n"]
+    report = run_dynamic(SampleSet.from_codes("head", codes, entry_point="head"),
+                         DynamicOptions(jobs=2, hypothesis_examples=6, scaling=False))
+    labels = [i["label"] for i in report.inputs]
+    assert "head([])" not in labels and "head([0])" in labels  # types from ``xs[0]``
+    assert {i["origin"] for i in report.inputs} == {"edge", "usage"}
+    assert any("left out: every version raised on" in note for note in report.notes)
+    assert any(a != b for a, b in zip(*report.outcomes, strict=True))  # parting inputs stay
+    assert all(o is not None and o[1] is None for row in report.outcomes for o in row)
 
 
 def test_growth_rests_on_cpu_time_and_never_on_fuel() -> None:

@@ -108,10 +108,11 @@ def test_collect_inputs_for_a_humaneval_task_in_order() -> None:
     ss = SampleSet(task_id="HumanEval/0", samples=[], prompt=p.prompt)
     plan = collect_inputs(ss, hypothesis_examples=5)
     assert plan.entry_point == "has_close_elements"
-    assert plan.sources == ["humaneval", "doctest", "hypothesis", "scaling"]
+    assert plan.sources == ["humaneval", "doctest", "edge", "hypothesis", "scaling"]
     he = plan.indices("humaneval")
     assert len(he) == 7 and all(plan.cases[i].graded for i in he)
-    assert all(not plan.cases[i].graded for i in plan.indices("doctest", "hypothesis", "scaling"))
+    assert all(not plan.cases[i].graded
+               for i in plan.indices("doctest", "edge", "hypothesis", "scaling"))
     assert [c.size for c in plan.cases if c.source == "scaling"] == [8, 64, 512]
     assert [spec_text(p.spec) for p in plan.params] == ["list[float]", "float"]
     assert plan.cases[0].label == "has_close_elements([1.0, 2.0, 3.9, 4.0, 5.0, 2.2], 0.3)"
@@ -124,7 +125,7 @@ def test_collect_inputs_with_explicit_tests_and_unannotated_params() -> None:
     tests = [model.TestCase(kind="call", args=(2, 2), expected=4, has_expected=True)]
     ss = SampleSet.from_codes("t", [code], entry_point="add", tests=tests)
     plan = collect_inputs(ss, hypothesis_examples=3, sizes=(8, 64))
-    assert plan.sources == ["tests", "doctest", "hypothesis", "scaling"]
+    assert plan.sources == ["tests", "doctest", "edge", "hypothesis", "scaling"]
     assert plan.cases[0].graded and not plan.cases[1].graded  # doctests graded only alone
     assert [spec_text(p.spec) for p in plan.params] == ["int", "int"]  # from add(2, 2)
     assert [c.test.args for c in plan.cases if c.source == "scaling"] == [(8, 8), (64, 64)]
@@ -152,7 +153,7 @@ def test_collect_inputs_never_runs_candidate_code(tmp_path: Path) -> None:
         "    return len(xs)\n"
     )
     plan = collect_inputs(SampleSet.from_codes("t", [code], entry_point="f"))
-    assert plan.sources == ["hypothesis", "scaling"]
+    assert plan.sources == ["edge", "hypothesis", "scaling"]
     assert not marker.exists()
 
 

@@ -249,3 +249,19 @@ def test_a_workspace_that_holds_the_home_folder_gives_only_the_modules_own_folde
     view = module_view((inner / "mod.py").read_text(), inner / "mod.py", Path("/"))
     assert (view.name, sorted(dict(view.files))) == (
         "pkg.mod", ["pkg/__init__.py", "pkg/mod.py", "pkg/sib.py"])
+
+
+def test_data_files_the_module_names_beside_it_join_the_view(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "words.txt").write_text("alpha\n")
+    (tmp_path / "pkg" / "other.txt").write_text("not named\n")
+    (tmp_path / "pkg" / "credentials.json").write_text("{}")
+    (tmp_path / "pkg" / "blob.bin").write_bytes(b"\xff\xfe")
+    text = ("import pkgutil\nWORDS = pkgutil.get_data(__package__, 'words.txt')\n"
+            "KEYS = 'credentials.json'\nBLOB = 'blob.bin'\nURL = 'example.org'\n")
+    (tmp_path / "pkg" / "app.py").write_text(text)
+    view = mv.module_view(text, tmp_path / "pkg" / "app.py", tmp_path)
+    assert sorted(path for path, _ in view.files) == [
+        "pkg/__init__.py", "pkg/app.py", "pkg/words.txt"]
+    assert dict(view.files)["pkg/words.txt"] == "alpha\n"

@@ -195,7 +195,7 @@ def _prompt_blocks(doc: str) -> Iterator[str]:
         yield textwrap.dedent("\n".join(block)) + "\n"
 
 
-def _doctest_examples(doc: str) -> list[doctest.Example]:
+def doctest_examples(doc: str) -> list[doctest.Example]:
     """The docstring's doctest examples; where one breaks the parser, the others."""
     parser = doctest.DocTestParser()
     try:
@@ -211,18 +211,35 @@ def _doctest_examples(doc: str) -> list[doctest.Example]:
     return out
 
 
+def _prompt_expr(source: str, want: str | None) -> tuple[ast.expr, str | None] | None:
+    """The expression of a prompt and its expected text, ``>>> f(1) == 2`` read as
+    ``f(1)`` wanting ``2``; None when the prompt is no expression."""
+    try:
+        expr = ast.parse(source.strip(), mode="eval").body
+    except UNREADABLE:
+        return None
+    if isinstance(expr, ast.Compare) and len(expr.ops) == 1 and isinstance(expr.ops[0], ast.Eq):
+        ok, _ = _literal(expr.comparators[0])
+        if ok and want in ("True", None):  # ``>>> f(1) == 2``, shown True or not at all
+            want = ast.unparse(expr.comparators[0])
+            expr = expr.left
+    return expr, want
+
+
+def is_literal_call(source: str, name: str) -> bool:
+    """Whether a prompt's code is a call of ``name`` that the literal path reads (a call,
+    a method call or a property read, with literal arguments)."""
+    read = _prompt_expr(source, None)
+    return read is not None and (_literal_call(read[0], name) is not None
+                                 or _method_call(read[0], name) is not None)
+
+
 def _prompt_cases(doc: str, name: str) -> Iterator[TestCase]:
-    for ex in _doctest_examples(doc):
-        try:
-            expr = ast.parse(ex.source.strip(), mode="eval").body
-        except UNREADABLE:
+    for ex in doctest_examples(doc):
+        read = _prompt_expr(ex.source, ex.want.strip() or None)
+        if read is None:
             continue
-        want: str | None = ex.want.strip() or None
-        if isinstance(expr, ast.Compare) and len(expr.ops) == 1 and isinstance(expr.ops[0], ast.Eq):
-            ok, _ = _literal(expr.comparators[0])
-            if ok and want in ("True", None):  # ``>>> f(1) == 2``, shown True or not at all
-                want = ast.unparse(expr.comparators[0])
-                expr = expr.left
+        expr, want = read
         call = _literal_call(expr, name)
         if call is not None:
             yield _call_test(call[0], call[1], name, want)
@@ -371,4 +388,4 @@ def _for_cases(doc: str, name: str, fn: FunctionNode) -> Iterator[TestCase]:
             yield _call_test(call[0], call[1], name, _expected_text(m.group("want")))
 
 
-__all__ = ["call_label", "doctest_cases"]
+__all__ = ["call_label", "doctest_cases", "doctest_examples", "is_literal_call"]

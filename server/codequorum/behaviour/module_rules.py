@@ -8,8 +8,9 @@
   enclosing function's names (which no run of the module gives);
 - :func:`method_inputs`: the inputs a method can run on: each needs the instance it is
   called on, which the docstring's examples give (``Shape(3).area()``); the other inputs
-  take the first example's instance. Without a module (benchmark sets) an example's
-  instance cannot be made, so such examples are left out.
+  take the first example's instance; an example run whole makes its own. Without a
+  module (benchmark sets) an example's instance cannot be made, so such examples are
+  left out.
 """
 
 from __future__ import annotations
@@ -191,7 +192,7 @@ def method_inputs(plan: InputPlan, context: ModuleContext | None,
     cases: list[InputCase] = []
     dropped = 0
     for case in plan.cases:
-        if case.test.receiver is not None:
+        if case.test.receiver is not None or case.test.kind == "example":
             cases.append(case)
         elif made is not None:
             cases.append(_on(case, made))

@@ -141,6 +141,9 @@ class DynamicOptions:
     input_proposer: Proposer | None = None
     """Asks for those inputs instead of ``input_provider`` (one asker for a whole run, e.g.
     :class:`~codequorum.generate.proposed_inputs.InputAsker`)."""
+    literal_only_inputs: bool = False
+    """The older input rules (docstring examples only as literal calls; no edge values,
+    types from use or calls from the workspace): the baseline of a benchmark."""
 
     def __post_init__(self) -> None:
         problems = []
@@ -626,7 +629,7 @@ def build_report(
         fastest=_fastest(candidates, runs, cases),
         layers=runs.layers,
         inputs_source=plan.sources,
-        inputs=[{"source": c.source, "label": c.label, "graded": c.graded,
+        inputs=[{"source": c.source, "origin": c.origin, "label": c.label, "graded": c.graded,
                  "checked": c.test.has_expected, "size": c.size} for c in cases],
         notes=notes,
         python=runs.python,
@@ -671,7 +674,8 @@ def _fastest(
 # ----------------------------------------------------------------------------- entry
 
 
-def _plan(sample_set: SampleSet, options: DynamicOptions) -> InputPlan:
+def plan_inputs(sample_set: SampleSet, options: DynamicOptions) -> InputPlan:
+    """The inputs the versions of ``sample_set`` run on (read statically)."""
     proposer = options.input_proposer
     if proposer is None and options.input_provider is not None:
         proposer = proposer_for(options.input_provider)
@@ -687,6 +691,7 @@ def _plan(sample_set: SampleSet, options: DynamicOptions) -> InputPlan:
         scaling=options.scaling,
         sizes=options.scaling_sizes,
         proposer=proposer,
+        literal_only=options.literal_only_inputs,
     )
     if sample_set.module is not None and runtime is not None and not runtime.modules:
         plan.notes.append(ALONE_NOTE.format(name=runtime.name))
@@ -735,7 +740,7 @@ def run_dynamic_many(
                                      if ss.language == language))
     elif options.sandbox == sandbox.AUTO:
         options = dataclasses.replace(options, sandbox="strict")
-    plans = [_plan(ss, options) if ok else InputPlan(ss.entry_point)
+    plans = [plan_inputs(ss, options) if ok else InputPlan(ss.entry_point)
              for ss, ok in zip(sample_sets, runnable, strict=True)]
     jobs: list[Job] = [
         (s, c, code, plans[s], _module_for(ss), ss.language)
@@ -773,6 +778,7 @@ def _set_report(ss: SampleSet, plan: InputPlan, ran: list[_CandidateRun] | None,
         runs = _not_run(len(ss.codes), "no inputs", options)
     else:
         runs = _collect_runs(ran)
+        plan, runs = _without_failing_inputs(plan, runs)
         module = _module_for(ss)
         if module is not None:
             judged = judge_module(module, [r.module for r in ran], ss.codes)
@@ -819,6 +825,37 @@ def not_run_reason(runnable: bool, had_inputs: bool, module_problem: str | None,
     return f"no version ran ({safe_text(why, 120)})" if why else "no version ran"
 
 
+#: Inputs that stay when every version raised on them: they grade, or their sizes
+#: measure growth (a limit hit on one is a finding of its own).
+_KEPT_WHEN_ALL_RAISE = ("tests", "humaneval", "scaling")
+
+
+def _without_failing_inputs(plan: InputPlan, runs: Runs) -> tuple[InputPlan, Runs]:
+    """``plan`` and ``runs`` without the inputs on which every version raised (an input
+    the function does not take: guessed types, an example needing what the sandbox does
+    not give), unless they grade; inputs on which versions part ways stay. A note counts
+    what was left out."""
+    m = len(runs.outcomes)
+
+    def all_raised(t: int) -> bool:
+        return m > 0 and all(len(row) > t and row[t] is not None
+                             and row[t].exc_type is not None  # type: ignore[union-attr]
+                             for row in runs.outcomes)
+
+    keep = [t for t, case in enumerate(plan.cases)
+            if case.source in _KEPT_WHEN_ALL_RAISE or case.graded or case.test.has_expected
+            or not all_raised(t)]
+    if len(keep) == len(plan.cases):
+        return plan, runs
+    dropped = len(plan.cases) - len(keep)
+    which = "1 input" if dropped == 1 else f"{dropped} inputs"
+    notes = [*plan.notes, f"{which} left out: every version raised on "
+             f"{'it' if dropped == 1 else 'them'}"]
+    plan = dataclasses.replace(plan, cases=[plan.cases[t] for t in keep], notes=notes)
+    outcomes = [[row[t] if t < len(row) else None for t in keep] for row in runs.outcomes]
+    return plan, dataclasses.replace(runs, outcomes=outcomes)
+
+
 def _not_run(m: int, why: str, options: DynamicOptions) -> Runs:
     """Runs of ``m`` versions that did not happen (or do not count), for ``why``."""
     return Runs(
@@ -859,6 +896,7 @@ __all__ = [
     "Runs",
     "build_report",
     "growth_of",
+    "plan_inputs",
     "run_dynamic",
     "run_dynamic_many",
     "summary_is_finite",

@@ -9,24 +9,37 @@ In order:
 3. ``doctest``: examples in the function's docstring (:mod:`codequorum.behaviour.examples`:
    ``>>>`` prompts, calls in prose with ``==``/``=>``/``returns``, ``Input:``/``Output:``
    pairs, ``For x = ... the output should be ...``); arguments and expected values via
-   :func:`ast.literal_eval` only. Expected values count only from
+   :func:`ast.literal_eval` only. A ``>>>`` example that calls the function some other
+   way (``print(f(1))``, ``list(f(...))``, a method of an instance it builds, after
+   earlier lines that import or assign) runs whole in the sandbox
+   (:mod:`codequorum.behaviour.doctest_examples`). Expected values count only from
    the prompt or the user's current code; from a generated version's docstring the
    examples are inputs, never grades (one version must not grade the others). A HumanEval
    task whose own prompt has no examples takes the published problem's. Beside tests,
    examples are checked (their results kept) but do not count in pass rates;
-4. ``hypothesis``: arguments drawn by Hypothesis from the parameters' annotations (resolved
-   through ast against a whitelist of builtin/typing names: ``int``, ``float``, ``bool``,
+4. ``caller`` / ``test``: calls of the function with literal arguments in the files of its
+   module's view (:mod:`codequorum.behaviour.callers`), ``test`` when a test file makes
+   them;
+5. ``edge`` then ``hypothesis``: the edge values of the parameters' types
+   (:mod:`codequorum.behaviour.edge_values`: empty, one element, zero, negative, huge,
+   ``inf``/``nan``/``-0.0``, strings with markup, quotes, unicode, whitespace), then
+   arguments drawn by Hypothesis. The types come from the annotations (resolved through
+   ast against a whitelist of builtin/typing names: ``int``, ``float``, ``bool``,
    ``str``, ``list``/``List``, ``dict``/``Dict``, ``tuple``/``Tuple``, ``set``,
-   ``Optional``, ``Union``, ``X | Y``...) with bounded sizes and a fixed seed, from the
-   seed alone (never from constants of the code loaded in the process); parameters
-   without annotations take their type from the first example;
-5. ``scaling``: a series of sizes (8, 64, 512) for sequence and string parameters (or, if
+   ``Optional``, ``Union``, ``X | Y``, ``Any``/``object`` as a union of plain values...),
+   else from the first example's values, else from how the versions use the parameter
+   (:mod:`codequorum.behaviour.usage_types`); draws have bounded sizes and a fixed seed,
+   from the seed alone (never from constants of the code loaded in the process);
+6. ``scaling``: a series of sizes (8, 64, 512) for sequence and string parameters (or, if
    there are none, integer parameters), other parameters held at an example's values; used
    to estimate each candidate's growth.
 
-Every generated input is a ``TestCase(kind="call", args=...)`` of literal values.
+Each input says where it came from (:attr:`InputCase.origin`: test, doctest, hint, usage,
+caller, proposed, edge). Versions that are programs fed on standard input (``stdio``
+tests) take none of 4-5's inferred inputs. Every generated input is a
+``TestCase(kind="call", args=...)`` of literal values.
 
-Items 3-5 are what an editor has, and they are drawn as if there were no tests: tests and
+Items 3-6 are what an editor has, and they are drawn as if there were no tests: tests and
 a benchmark's hidden ones only add inputs, so an example a test repeats stays an example
 and the same arguments are drawn with or without them (the recommendation and its risk
 never depend on whether hidden tests exist).
@@ -46,11 +59,33 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from codequorum.behaviour.callers import literal_calls
+from codequorum.behaviour.doctest_examples import example_cases
+from codequorum.behaviour.edge_values import MIN_EDGE_INPUTS, edge_args
 from codequorum.behaviour.examples import call_label, doctest_cases
+from codequorum.behaviour.usage_types import usage_spec
 from codequorum.core.model import SampleSet, TestCase
 from codequorum.ingest import humaneval
 
-InputSource = Literal["tests", "humaneval", "doctest", "model", "hypothesis", "scaling"]
+InputSource = Literal["tests", "humaneval", "doctest", "model", "hypothesis", "scaling",
+                      "edge", "usage", "caller", "test"]
+#: Where an input came from, in the words the report and the hover use: the set's tests
+#: (``test``, also calls found in the workspace's tests), a docstring example
+#: (``doctest``), drawn from the type hints (``hint``) or from the types the versions'
+#: use of their parameters implies (``usage``), an edge value of the type (``edge``), a
+#: caller's call in the workspace (``caller``), the model's (``proposed``).
+InputOrigin = Literal["test", "doctest", "hint", "usage", "caller", "proposed", "edge"]
+ORIGIN_WORDS: dict[str, str] = {
+    "test": "from a test", "doctest": "from the docstring's example",
+    "hint": "drawn from the type hints", "usage": "drawn from how the versions use it",
+    "caller": "from a call in the workspace", "proposed": "an input from the model",
+    "edge": "an edge value of its type",
+}
+_ORIGIN_OF: dict[str, InputOrigin] = {
+    "tests": "test", "humaneval": "test", "test": "test", "doctest": "doctest",
+    "model": "proposed", "hypothesis": "hint", "scaling": "hint", "edge": "edge",
+    "usage": "usage", "caller": "caller",
+}
 #: Asks for call inputs: (function source, entry point, arity) -> (argument tuples, notes).
 Proposer = Callable[[str, str, int], "tuple[list[tuple[Any, ...]], list[str]]"]
 DEFAULT_SIZES: tuple[int, ...] = (8, 64, 512)
@@ -77,6 +112,9 @@ _SEQ_NAMES = {
     "AbstractSet": "set",
 }
 _DICT_NAMES = {"dict", "Dict", "Mapping", "MutableMapping"}
+_ANY_NAMES = {"Any", "object"}
+#: What ``Any``/``object`` is drawn as: the plain values a function most often takes.
+_ANY: tuple[Any, ...] = ("union", ("str",), ("int",), ("float",), ("list", ("int",)), ("none",))
 _TUPLE_NAMES = {"tuple", "Tuple"}
 
 
@@ -119,6 +157,8 @@ def resolve_annotation(node: ast.expr | None) -> TypeSpec | None:
             return _SCALARS[name]
         if name == "None":
             return ("none",)
+        if name in _ANY_NAMES:
+            return _ANY
         if name in _SEQ_NAMES:
             return (_SEQ_NAMES[name], ("int",))
         if name in _DICT_NAMES:
@@ -507,6 +547,15 @@ class InputCase:
     graded: bool
     label: str
     size: int | None = None
+    typed_by_usage: bool = False
+
+    @property
+    def origin(self) -> InputOrigin:
+        """Where the input came from (:data:`InputOrigin`): drawn values whose types the
+        versions' use implied are ``usage``."""
+        if self.typed_by_usage and self.source in ("hypothesis", "scaling"):
+            return "usage"
+        return _ORIGIN_OF[self.source]
 
 
 @dataclass
@@ -623,10 +672,14 @@ def _examples_source(
 
 
 def _add_doctests(plan: InputPlan, fn: ast.FunctionDef | ast.AsyncFunctionDef, entry: str,
-                  may_grade: bool, graded: bool, known: set[str]) -> None:
+                  may_grade: bool, graded: bool, known: set[str], whole: bool = True) -> None:
     """The docstring's examples, graded (``graded``: no test grades the set) only when
-    ``may_grade`` (they come from the prompt or the current code)."""
-    for t in doctest_cases(fn, entry):
+    ``may_grade`` (they come from the prompt or the current code): literal calls, and
+    (``whole``) the examples that call the function some other way, run whole."""
+    cases = doctest_cases(fn, entry)
+    if whole:
+        cases += example_cases(fn, entry, may_grade)
+    for t in cases:
         label = _label_for(t, entry, t.name)
         if label in known:
             continue
@@ -651,8 +704,64 @@ def _resolve_params(params: Sequence[Param],
     return resolved, example
 
 
+def _add_found(plan: InputPlan, calls: Sequence[tuple[tuple[Any, ...], dict[str, Any], bool]],
+               entry: str, known: set[str]) -> None:
+    """Calls found in the workspace (``(args, kwargs, in a test)``), never graded."""
+    for args, kwargs, in_test in calls:
+        label = call_label(entry, args, kwargs)
+        if label in known:
+            continue
+        known.add(label)
+        t = TestCase(kind="call", args=args, kwargs=dict(kwargs), name=label)
+        plan.cases.append(InputCase(t, "test" if in_test else "caller", False, label))
+
+
+def _add_callers(plan: InputPlan, sample_set: SampleSet,
+                 fn: ast.FunctionDef | ast.AsyncFunctionDef, entry: str,
+                 known: set[str]) -> None:
+    """Literal calls of the function in its module's view that fit its parameters."""
+    if sample_set.module is None:
+        return
+    pos = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
+    if pos[:1] in (["self"], ["cls"]):
+        pos = pos[1:]
+    names = set(pos) | {a.arg for a in fn.args.kwonlyargs}
+    required = len(pos) - len(fn.args.defaults)
+    fits = [(c.args, c.kwargs, c.in_test) for c in literal_calls(sample_set.module, entry)
+            if (fn.args.vararg is not None or len(c.args) <= len(pos))
+            and (fn.args.kwarg is not None or set(c.kwargs) <= names)
+            and len(c.args) + len(c.kwargs) >= required]
+    _add_found(plan, fits, entry, known)
+
+
+def _usage_params(params: Sequence[Param], sample_set: SampleSet,
+                  entry: str) -> tuple[list[Param], bool]:
+    """Parameters without a type take the one their use in the versions implies; whether
+    any did."""
+    fns = [f for f in (find_function(code, entry) for code in sample_set.codes) if f]
+    out: list[Param] = []
+    used = False
+    for p in params:
+        spec = p.spec if p.spec is not None else usage_spec(fns, p.name)
+        used = used or (p.spec is None and spec is not None)
+        out.append(Param(p.name, spec, p.annotated))
+    return out, used
+
+
+def _add_edges(plan: InputPlan, specs: Sequence[Any], entry: str, count: int,
+               known: set[str], by_usage: bool) -> None:
+    """Up to ``count`` inputs made of the edge values of the parameter types."""
+    for args in edge_args(list(specs), count):
+        label = call_label(entry, args)
+        if label in known:
+            continue
+        known.add(label)
+        plan.cases.append(InputCase(TestCase(kind="call", args=args, name=label), "edge",
+                                    False, label, typed_by_usage=by_usage))
+
+
 def _add_hypothesis(plan: InputPlan, specs: Sequence[Any], entry: str, count: int,
-                    known: set[str]) -> None:
+                    known: set[str], by_usage: bool = False) -> None:
     """``count`` inputs drawn by Hypothesis from the parameter types."""
     try:
         drawn = hypothesis_args(list(specs), count)
@@ -665,7 +774,7 @@ def _add_hypothesis(plan: InputPlan, specs: Sequence[Any], entry: str, count: in
             continue
         known.add(label)
         plan.cases.append(InputCase(TestCase(kind="call", args=args, name=label),
-                                    "hypothesis", False, label))
+                                    "hypothesis", False, label, typed_by_usage=by_usage))
 
 
 def collect_inputs(
@@ -680,11 +789,14 @@ def collect_inputs(
     humaneval_lookup: Callable[[str], list[TestCase]] | None = None,
     proposer: Proposer | None = None,
     published_examples: bool = True,
+    literal_only: bool = False,
 ) -> InputPlan:
     """Every input for ``sample_set`` in order: tests, HumanEval, doctests, Hypothesis,
     scaling (see module docstring). Reads code statically only. ``published_examples``:
     a HumanEval task without docstring examples of its own takes the published
-    problem's.
+    problem's. ``literal_only``: the older rules (examples only as calls with literal
+    arguments; no edge values, no types from use, no calls from the workspace), kept as
+    the baseline of ``bench/bench_real_inputs.py``.
 
     The inputs an editor has (docstring examples, the model's, Hypothesis', the scaling
     series) are drawn as if no test existed, so that a set's tests or a benchmark's hidden
@@ -704,11 +816,18 @@ def collect_inputs(
     _editor_inputs(editor, sample_set, fn, may_grade, not plan.cases, use_doctests=use_doctests,
                    use_hypothesis=use_hypothesis, hypothesis_examples=hypothesis_examples,
                    scaling=scaling, sizes=sizes, seed=seed, proposer=proposer,
-                   published_examples=published_examples)
+                   published_examples=published_examples,
+                   inferred=not literal_only and not _programs(sample_set))
     plan.cases.extend(editor.cases)
     plan.params = editor.params
     plan.notes.extend(editor.notes)
     return plan
+
+
+def _programs(sample_set: SampleSet) -> bool:
+    """Whether the set's versions are programs fed on standard input (``stdio`` tests):
+    their ``solve(lines)`` takes lines, whatever its body does with them."""
+    return any(t.kind == "stdio" for t in sample_set.tests)
 
 
 def _editor_inputs(
@@ -726,9 +845,12 @@ def _editor_inputs(
     seed: int,
     proposer: Proposer | None,
     published_examples: bool,
+    inferred: bool = True,
 ) -> None:
     """The inputs an editor has, into the empty ``plan``: docstring examples (graded when
-    ``alone``, no test grading the set), the model's, Hypothesis', the scaling series."""
+    ``alone``, no test grading the set), calls in the workspace, the model's, edge values
+    and Hypothesis' draws, the scaling series. ``inferred``: also whole examples, calls
+    in the workspace, edge values and types from the versions' use."""
     entry = plan.entry_point
     assert entry is not None
     params = parameters(fn)
@@ -736,30 +858,41 @@ def _editor_inputs(
     if use_doctests:
         doc_fn, doc_grade = _examples_source(sample_set, entry, fn, may_grade,
                                              published_examples)
-        _add_doctests(plan, doc_fn, entry, doc_grade, alone, known)
+        _add_doctests(plan, doc_fn, entry, doc_grade, alone, known, whole=inferred)
+    if inferred:
+        _add_callers(plan, sample_set, fn, entry, known)
     if proposer is not None and params and not plan.cases and not all(
         p.annotated for p in params
     ):
         _add_proposed(plan, proposer, fn, entry, len(params), known)
 
     resolved, example = _resolve_params(params, plan.cases)
+    by_usage = False
+    if inferred:
+        resolved, by_usage = _usage_params(resolved, sample_set, entry)
     plan.params = resolved
     specs = [p.spec for p in resolved]
     typed = bool(resolved) and all(s is not None for s in specs)
     if use_hypothesis and typed and hypothesis_examples > 0:
-        _add_hypothesis(plan, specs, entry, hypothesis_examples, known)
+        if inferred:
+            _add_edges(plan, specs, entry, max(hypothesis_examples, MIN_EDGE_INPUTS), known,
+                       by_usage)
+        _add_hypothesis(plan, specs, entry, hypothesis_examples, known, by_usage)
     elif use_hypothesis and not typed:
         plan.notes.append("parameter types unknown: no generated inputs")
     if scaling and resolved:
         for n, args in scaling_args(resolved, example, sizes, seed):
             t = TestCase(kind="call", args=args, name=f"scaling n={n}")
-            plan.cases.append(InputCase(t, "scaling", False, call_label(entry, args), size=n))
+            plan.cases.append(InputCase(t, "scaling", False, call_label(entry, args), size=n,
+                                        typed_by_usage=by_usage))
 
 
 __all__ = [
     "DEFAULT_SIZES",
     "HYPOTHESIS_SEED",
+    "ORIGIN_WORDS",
     "InputCase",
+    "InputOrigin",
     "InputPlan",
     "InputSource",
     "Param",

@@ -43,9 +43,13 @@ class TestCase:
       the receiver and called there.
     - ``stdio``: ``stdin`` fed to the program (or to ``solve(lines)``), ``expected`` is stdout.
     - ``check``: ``source`` is a harness that defines ``check(candidate)`` (HumanEval style).
+    - ``example``: ``source`` is a docstring example that calls the function (run as
+      doctest runs it, after the docstring's earlier examples ``setup``, in the module's
+      globals); ``expected`` is the text doctest would want, compared with the option
+      flags ``flags`` (``doctest.ELLIPSIS``...).
     """
 
-    kind: Literal["call", "stdio", "check"]
+    kind: Literal["call", "stdio", "check", "example"]
     args: tuple[Any, ...] = ()
     kwargs: dict[str, Any] = field(default_factory=dict)
     stdin: str | None = None
@@ -54,6 +58,8 @@ class TestCase:
     source: str | None = None
     name: str = ""
     receiver: Receiver | None = None
+    setup: tuple[str, ...] = ()
+    flags: int = 0
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,10 @@ the workspace holding the project modules it imports, found by reading their ``i
 statements (nothing here runs or compiles the module). The view is kept small:
 
 - only Python sources (``*.py``) that the module imports, directly or through the modules
-  it imports, each with the ``__init__.py`` files of its packages; never a whole folder,
-  so nothing else of the workspace (``.git``, ``.codequorum``, ``.env``, data files) is in
-  it;
+  it imports, each with the ``__init__.py`` files of its packages, and the text files
+  beside the module that its own text names (``"data.txt"``: the package data it reads at
+  import); never a whole folder, so nothing else of the workspace (``.git``,
+  ``.codequorum``, ``.env``, other data files) is in it;
 - never a file under a hidden folder, a file whose name looks like it holds secrets
   (``secrets``, ``credentials``, ``passwords``), a standard-library name (the sandbox's own
   standard library is the one that counts), or anything outside the workspace: the rule
@@ -37,6 +38,8 @@ from codequorum.core.safe_paths import RefusedFile, read_workspace_file, workspa
 MAX_VIEW_FILES = 256
 MAX_VIEW_BYTES = 8 * 1024 * 1024
 MAX_FILE_BYTES = 1024 * 1024
+#: Data files beside the module that its text names, at most (see ``add_package_data``).
+MAX_DATA_FILES = 16
 #: Imported names looked up in the workspace (each costs a few ``stat`` calls).
 MAX_IMPORTED_NAMES = 2048
 #: The module's name when the editor's document has no file.
@@ -98,6 +101,7 @@ def module_view(text: str, path: Path | None, workspace: Path | None) -> ModuleV
     for init, dotted in layout.package_inits():
         builder.add_file(init, dotted, is_package=True)
     builder.follow()
+    builder.add_package_data(layout.rel)
     return ModuleView(
         name=layout.name,
         path=layout.rel.as_posix(),
@@ -250,6 +254,20 @@ def _absolute(name: str | None, level: int, package: str) -> str | None:
     return ".".join([*base, *([name] if name else [])])
 
 
+def _data_names(tree: ast.Module) -> set[str]:
+    """String constants of ``tree`` that name a data file beside the module: one name
+    with a suffix (``data.txt``), no folder, not a Python source."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            name = node.value
+            if (0 < len(name) <= 100 and "/" not in name and "\\" not in name
+                    and not name.startswith(".") and "." in name and " " not in name
+                    and not name.endswith((".py", ".pyc")) and name.isprintable()):
+                out.add(name)
+    return out
+
+
 class _Builder:
     """Collects the view: files by relative path, their syntax trees, and notes."""
 
@@ -299,6 +317,29 @@ class _Builder:
         self.bytes += len(text.encode("utf-8"))
         self.trees[rel] = _parse(text)
         self.pending.append((rel, dotted, is_package))
+
+    def add_package_data(self, rel: PurePosixPath) -> None:
+        """Data files of the module's own folder that its text names (``"data.txt"`` in
+        ``pkgutil.get_data(__package__, "data.txt")``, ``files(...) / "words.json"``,
+        ``open(join(dirname(__file__), "table.csv"))``): text files only, at most
+        :data:`MAX_DATA_FILES`, so that its top level reads what it reads when installed."""
+        tree = self.trees.get(rel)
+        if tree is None or self.layout.workspace is None:
+            return
+        folder = rel.parent
+        for name in sorted(_data_names(tree))[:MAX_DATA_FILES]:
+            data = folder / name
+            key = data.as_posix()
+            if (key in self.files or workspace_refusal(data) is not None
+                    or len(self.files) >= MAX_VIEW_FILES):
+                continue
+            if not (self.layout.workspace / folder / name).is_file():
+                continue
+            text, _ = _read_inside(self.layout.workspace, data,
+                                   min(MAX_FILE_BYTES, MAX_VIEW_BYTES - self.bytes))
+            if text is not None:
+                self.files[key] = text
+                self.bytes += len(text.encode("utf-8"))
 
     def follow(self) -> None:
         """Add what the files added so far import, until nothing new comes in (nothing

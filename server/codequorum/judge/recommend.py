@@ -281,9 +281,10 @@ def recommend(
 
 
 #: Input sources in the order evidence prefers them: inside the documented domain first
-#: (tests, docstring examples), then inputs from the model, then generated ones.
-EVIDENCE_ORDER: tuple[str, ...] = ("tests", "humaneval", "doctest", "model", "hypothesis",
-                                   "scaling")
+#: (tests, docstring examples, calls in the workspace), then inputs from the model, then
+#: generated ones (edge values before random draws).
+EVIDENCE_ORDER: tuple[str, ...] = ("tests", "humaneval", "test", "doctest", "caller", "model",
+                                   "edge", "hypothesis", "scaling")
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ from codequorum.render.findings import (
     compared_text,
     consensus,
     current_standing,
+    inputs_text,
     recommendation_lines,
 )
 
@@ -180,13 +181,15 @@ def _current_line(analysis: FunctionAnalysis) -> Bullet | None:
 
 
 def _standing_paragraph(analysis: FunctionAnalysis) -> Paragraph:
-    """The consensus, the current code and the fastest version, one line each (empty
-    when none applies)."""
+    """The consensus, the current code, the fastest version and what the run ran on (with
+    where its inputs came from), one line each (empty when none applies)."""
     fastest = analysis.fastest
+    ran = inputs_text(analysis)
     lines = [
         _consensus_line(analysis),
         _current_line(analysis),
         Bullet(("fastest: ", Text(analysis.label(fastest)))) if fastest is not None else None,
+        Bullet((Text(ran),)) if ran else None,
     ]
     return tuple(line for line in lines if line is not None)
 

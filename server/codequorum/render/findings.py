@@ -10,9 +10,11 @@ the document) goes through :func:`~codequorum.core.safe_text.safe_text`.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from codequorum.behaviour.test_inputs import ORIGIN_WORDS
 from codequorum.core.report import SEVERITIES, StabilityReport
 from codequorum.core.safe_text import safe_text
 from codequorum.core.words import versions_compared
@@ -128,9 +130,15 @@ def recommendation_lines(analysis: FunctionAnalysis, not_run: str | None = None)
     return lines
 
 
+#: The origin of an input in a report that predates ``origin`` (its ``source`` alone).
+_OLD_ORIGINS = {"model": "proposed"}
+
+
 def evidence_text(analysis: FunctionAnalysis) -> str | None:
     """After a run, the input where the recommended version and the others part ways
-    (:func:`codequorum.judge.recommend.parting_input`), escaped; None when there is none."""
+    (:func:`codequorum.judge.recommend.parting_input`) and where it came from
+    (:data:`~codequorum.behaviour.test_inputs.ORIGIN_WORDS`), escaped; None when there is
+    none."""
     from codequorum.judge.recommend import evidence_sentence, parting_input
 
     rec = analysis.report.recommended
@@ -142,10 +150,31 @@ def evidence_text(analysis: FunctionAnalysis) -> str | None:
     ev = parting_input(outcomes, inputs, rec)
     if ev is None:
         return None
-    if ev.source == "model":
-        ev = dataclasses.replace(ev, label=f"{ev.label} (an input from the model)")
+    origin = inputs[ev.input_index].get("origin") if ev.input_index < len(inputs) else None
+    words = ORIGIN_WORDS.get(str(origin or _OLD_ORIGINS.get(ev.source, "")))
+    if words:
+        ev = dataclasses.replace(ev, label=f"{ev.label} ({words})")
     names = {i: "the current code" for i in range(analysis.n_stored, total)}
     return safe_text(evidence_sentence(ev, rec, names))
+
+
+def inputs_text(analysis: FunctionAnalysis) -> str | None:
+    """After a run, how many inputs it ran on and where they came from (``ran on 12
+    inputs: 3 doctest, 8 edge, 1 caller``, origins in run order); None without a run."""
+    return ran_on(getattr(analysis.dynamic, "inputs", None) or [])
+
+
+def ran_on(inputs: Sequence[Mapping[str, Any]]) -> str | None:
+    """:func:`inputs_text` of a run's ``inputs`` (the dynamic report's entries)."""
+    if not inputs:
+        return None
+    counts: dict[str, int] = {}
+    for spec in inputs:
+        origin = str(spec.get("origin") or _OLD_ORIGINS.get(str(spec.get("source")), "")
+                     or spec.get("source") or "?")
+        counts[origin] = counts.get(origin, 0) + 1
+    parts = ", ".join(f"{n} {safe_text(origin, 20)}" for origin, n in counts.items())
+    return f"ran on {len(inputs)} input{'s' if len(inputs) != 1 else ''}: {parts}"
 
 
 def versions_text(analysis: FunctionAnalysis, indices: Sequence[int]) -> str:

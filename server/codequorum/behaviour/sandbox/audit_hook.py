@@ -30,6 +30,9 @@ _SUBPROCESS_EVENTS = (
     "pty.spawn",
     "os.startfile",
 )
+#: Socket calls that reach nothing outside: the host name comes from the UTS namespace
+#: (``localhost`` in the strict sandbox), as ``os.uname()`` gives it without an event.
+_LOCAL_SOCKET_EVENTS = ("socket.gethostname",)
 _SIGNAL_EVENTS = ("os.kill", "os.killpg", "signal.pthread_kill", "os.pidfd_open")
 _BLOCKED_IMPORTS = {
     "ctypes": "ctypes",
@@ -128,7 +131,8 @@ def install_audit_hook(
     kernel_confined: bool = False,
     forbidden: str = "forbidden",
 ) -> None:
-    """Refuse process creation, network, ctypes, signals and writes outside ``sandbox``.
+    """Refuse process creation, network, ctypes, signals and writes outside ``sandbox``
+    (asking for the host name is not network: :data:`_LOCAL_SOCKET_EVENTS`).
 
     ``kernel_confined`` (the strict sandbox, where the filesystem outside the private
     tmpfs is read-only and ``/proc`` is empty): writes through a descriptor, which the
@@ -164,6 +168,7 @@ def install_audit_hook(
     reported: set[str] = set()
     subprocess_events = tuple(_SUBPROCESS_EVENTS)
     signal_events = tuple(_SIGNAL_EVENTS)
+    local_socket_events = tuple(_LOCAL_SOCKET_EVENTS)
     link_events = tuple(_LINK_EVENTS)
     introspection_events = tuple(_INTROSPECTION_EVENTS)
     limit_events = tuple(_LIMIT_EVENTS)
@@ -265,7 +270,8 @@ def install_audit_hook(
                 check_read(args[0], event, directory_ok=True)
             return
         if starts(event, "socket."):
-            refuse("network", event)
+            if event not in local_socket_events:
+                refuse("network", event)
         elif starts(event, "ctypes."):
             refuse("ctypes", event)
         elif event == "import":

@@ -121,7 +121,7 @@ def command(
         bwrap,
         "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
         "--unshare-cgroup-try", "--new-session",
-        "--hostname", "sandbox",
+        "--hostname", "localhost",
         "--clearenv",
     ]  # fmt: skip
     for name, value in startup.environment("/usr/bin:/bin", WORKDIR, WORKDIR).items():

@@ -58,6 +58,7 @@ confine: Any = _load("_codequorum_confine", "confine.py")
 audit: Any = _load("_codequorum_audit_hook", "audit_hook.py", private_builtins=True)
 grader: Any = _load("_codequorum_grader", "grader.py")
 in_module: Any = _load("_codequorum_in_module", "in_module.py")
+doctest_run: Any = _load("_codequorum_doctest_run", "doctest_run.py")
 timing: Any = _load("_codequorum_timing", "timing.py", private_builtins=True)
 
 #: Where a strict child works and what it hides (see bwrap.py, which mounts them).
@@ -639,6 +640,10 @@ class Harness:
             assert out is not None
             text = out.getvalue() if program_mode else reference_output(result, out.getvalue())
             outcome["output"] = clip(text)
+        elif kind == "example":  # what the example shows is its value
+            assert out is not None
+            outcome["output"] = clip(out.getvalue())
+            outcome["value"] = plain_value(outcome["output"], outcome["output"])
         else:
             outcome["output"] = safe_repr(result, objects=self.context is not None)
             outcome["value"] = plain_value(result, outcome["output"])
@@ -677,11 +682,15 @@ class Harness:
                 raise NameError("the candidate defines no callable solve")
             lines = (test.get("stdin") or "").splitlines()
             return _solve_call(solve), (lines,), {}
+        if kind == "example":  # the function is called by the example's own code
+            discard = CappedText(self.budget, False)
+            shown = lambda value: safe_repr(value, objects=True)  # noqa: E731
+            return doctest_run.prepare(self.module, test, discard, shown), (), {}
         entry = self._entry(test.get("receiver"))
         if kind == "call":
             args = protocol.decode_value(test.get("args") or {"$": "tuple", "v": []})
             kwargs = protocol.decode_value(test.get("kwargs") or {"$": "dict", "v": []})
-            return entry, tuple(args), dict(kwargs)
+            return doctest_run.consuming(entry), tuple(args), dict(kwargs)
         if kind == "check":
             # The harness runs in the grader process: here, only its calls are answered.
             if self.grader_link is None:

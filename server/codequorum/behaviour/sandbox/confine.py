@@ -6,7 +6,8 @@ fixed, each step needs the one before:
 1. :func:`drop_root` (the fork server, once): a server started as root inside bubblewrap
    becomes the unprivileged ``nobody`` and loses every capability.
 2. :func:`enter_namespaces` (per candidate, in the forked child): new user, mount, PID,
-   network, IPC and UTS namespaces. The child forks once more; the grandchild is PID 1
+   network, IPC and UTS namespaces (its host name ``localhost``, so a module that asks
+   for it at import gets a neutral answer). The child forks once more; the grandchild is PID 1
    of its own PID namespace and returns, the middle process waits for it and mirrors how
    it ended (so the fork server sees the candidate's exit status and CPU time).
 3. :func:`private_mounts`: a size-capped tmpfs as the working directory, an empty
@@ -55,6 +56,8 @@ SECCOMP_MODE_FILTER = 2
 LINUX_CAPABILITY_VERSION_3 = 0x20080522
 LAST_CAP = 63
 NOBODY = 65534
+#: The host name a candidate's UTS namespace answers with (``socket.gethostname()``).
+NEUTRAL_HOSTNAME = "localhost"
 
 
 def _libc() -> Any:
@@ -115,6 +118,8 @@ def enter_namespaces() -> tuple[list[str], list[str]]:
         _write("/proc/self/gid_map", f"{gid} {gid} 1")
     except OSError as exc:
         return [], [f"user namespace id maps: {exc}"]
+    name = NEUTRAL_HOSTNAME.encode()
+    libc.sethostname(name, len(name))  # the namespace's own; where refused, it keeps a copy
     pid = posix.fork()
     if pid != 0:
         _mirror(pid, decode=True)

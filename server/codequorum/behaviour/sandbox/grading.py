@@ -9,6 +9,8 @@ True cannot pass.
 
 from __future__ import annotations
 
+import doctest
+import re
 from typing import Any
 
 from codequorum.behaviour.sandbox import protocol
@@ -34,17 +36,49 @@ def stdio_equal(printed: str, expected: Any) -> bool:
     return printed.strip() == str(expected).strip()
 
 
-def grade(test: TestCase, value: Any, printed: str | None, raised: bool) -> bool | None:
+#: doctest's reading of an expected traceback: the exception's line(s) after its header.
+_TRACEBACK = re.compile(r"^Traceback \((?:most recent call last|innermost last)\):.*?$"
+                        r".*?^(?P<msg>\w+(?:\.\w+)*(?::.*)?)\Z", re.MULTILINE | re.DOTALL)
+
+
+def example_passed(want: str, shown: str | None, flags: int,
+                   raised: tuple[str, str] | None) -> bool:
+    """Whether a docstring example showed what it wants, as doctest checks it: the text
+    (with its option ``flags``), or for an expected traceback the exception's line
+    (``raised``: its type's name and message; a dotted name in the example matches by
+    its last part, as doctest's ``IGNORE_EXCEPTION_DETAIL`` does)."""
+    checker = doctest.OutputChecker()
+    m = _TRACEBACK.match(want.strip())
+    if m is None:
+        return raised is None and shown is not None and checker.check_output(
+            want, shown, flags)
+    if raised is None:
+        return False
+    wanted_type, _, wanted_msg = m.group("msg").partition(":")
+    if wanted_type.rpartition(".")[2] != raised[0]:
+        return False
+    if flags & doctest.IGNORE_EXCEPTION_DETAIL:
+        return True
+    return checker.check_output(wanted_msg.strip() + "\n", raised[1].strip() + "\n", flags)
+
+
+def grade(test: TestCase, value: Any, printed: str | None, raised: bool,
+          exception: tuple[str, str] | None = None) -> bool | None:
     """``passed`` for one outcome: None when there is nothing to pass.
 
     ``value`` is the decoded return value (``call``), ``printed`` the program's output
-    (``stdio``); a test that raised never passes. ``check`` tests pass when they did not
+    (``stdio``) or the example's (``example``, graded as doctest does:
+    :func:`example_passed`, ``exception`` naming what it raised); any other test that
+    raised never passes. ``check`` tests pass when they did not
     raise (their verdict is the harness's asserts).
     """
     if test.kind == "check":
         return not raised
     if not test.has_expected:
         return None
+    if test.kind == "example":
+        return example_passed(str(test.expected), printed, test.flags,
+                              (exception or ("", "")) if raised else None)
     if raised:
         return False
     if test.kind == "stdio":

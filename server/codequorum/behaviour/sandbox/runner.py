@@ -227,6 +227,9 @@ def encode_test(test: TestCase, series: str | None = None) -> dict[str, Any]:
         "has_expected": test.has_expected,
         "source": None,  # a check harness goes to the grader only (grader.py)
     }
+    if test.kind == "example":  # a docstring example runs its own code (doctest_run.py)
+        encoded["source"] = test.source
+        encoded["setup"] = list(test.setup)
     if test.receiver is not None:
         r = test.receiver
         encoded["receiver"] = {"name": r.name, "args": protocol.encode_value(tuple(r.args)),
@@ -887,8 +890,9 @@ class _ChildRun:
                 outcome.exc_type = _text_field(verdict, "exc_type")
                 outcome.exc_message = _text_field(verdict, "exc_message")
             return outcome
-        printed = outcome.output if test.kind == "stdio" else None
-        outcome.passed = grading.grade(test, value, printed, raised)
+        printed = outcome.output if test.kind in ("stdio", "example") else None
+        exception = (outcome.exc_type or "", outcome.exc_message or "") if raised else None
+        outcome.passed = grading.grade(test, value, printed, raised, exception)
         return outcome
 
     def _interrupted(self, index: int, status: str) -> TestOutcome:

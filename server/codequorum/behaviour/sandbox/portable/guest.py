@@ -29,7 +29,7 @@ SANDBOX = "/work"
 #: host when the cache has it: compiling the harness is half of a start's fuel.
 BUNDLE = "/bundle/bundle.marshal"
 HARNESS_FILES = ("child.py", "protocol.py", "tracer.py", "confine.py", "audit_hook.py",
-                 "grader.py", "in_module.py")
+                 "grader.py", "in_module.py", "doctest_run.py")
 sys.path[:] = [p for p in sys.path if not p.startswith(HARNESS)]
 
 

@@ -1,0 +1,117 @@
+"""Calls of a function with literal arguments found in the files of its module's view:
+how its own module and the modules beside it call it, and tests among them (read with
+:mod:`ast`; nothing runs).
+
+Bounded: the files the view holds (``ModuleContext.files``, themselves bounded), the
+characters of a file parsed, the calls taken. A call counts when it names the function
+(``f(...)``, ``mod.f(...)``, ``self.f(...)`` for a method) and its arguments are
+literals (:func:`ast.literal_eval`); a call inside the function itself (recursion) does
+not. A file named ``test_*.py`` / ``*_test.py`` or under a ``tests`` folder is a test.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Any
+
+from codequorum.behaviour.examples import UNREADABLE
+from codequorum.core.model import ModuleContext
+from codequorum.ingest import humaneval
+
+#: Characters of one file parsed for calls, at most.
+MAX_FILE_CHARS = 400_000
+#: Calls taken, at most.
+MAX_CALLS = 8
+
+
+@dataclass(frozen=True)
+class FoundCall:
+    """Literal arguments of one call, and whether a test made it."""
+
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+    in_test: bool
+
+
+def is_test_file(path: str) -> bool:
+    """``test_x.py``, ``x_test.py`` or a file under a ``tests``/``test`` folder."""
+    p = PurePosixPath(path)
+    return (p.name.startswith("test_") or p.stem.endswith("_test")
+            or any(part in ("tests", "test") for part in p.parts[:-1]))
+
+
+def _literal(node: ast.expr) -> tuple[bool, Any]:
+    try:
+        value = ast.literal_eval(node)
+    except (TypeError, *UNREADABLE):
+        return False, None
+    return (True, value) if humaneval.is_plain(value) else (False, None)
+
+
+def _arguments(call: ast.Call) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
+    args: list[Any] = []
+    for a in call.args:
+        ok, value = (False, None) if isinstance(a, ast.Starred) else _literal(a)
+        if not ok:
+            return None
+        args.append(value)
+    kwargs: dict[str, Any] = {}
+    for kw in call.keywords:
+        ok, value = (False, None) if kw.arg is None else _literal(kw.value)
+        if not ok or kw.arg is None:
+            return None
+        kwargs[kw.arg] = value
+    return tuple(args), kwargs
+
+
+def _names(call: ast.Call, name: str, owners: frozenset[str]) -> bool:
+    """``name(...)``, or ``owner.name(...)`` where the owner is the module (its last
+    name) or, for a method, ``self``/``cls``."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id == name
+    return (isinstance(func, ast.Attribute) and func.attr == name
+            and isinstance(func.value, ast.Name) and func.value.id in owners)
+
+
+def _outside(tree: ast.Module, name: str, owners: frozenset[str]) -> list[ast.Call]:
+    """The calls of ``name`` in ``tree`` outside the definitions of ``name`` itself."""
+    inside: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            inside.update(id(sub) for sub in ast.walk(node))
+    calls = [n for n in ast.walk(tree)
+             if isinstance(n, ast.Call) and id(n) not in inside and _names(n, name, owners)]
+    return sorted(calls, key=lambda n: (n.lineno, n.col_offset))  # in reading order
+
+
+def literal_calls(context: ModuleContext, name: str, limit: int = MAX_CALLS) -> list[FoundCall]:
+    """Up to ``limit`` distinct literal calls of ``name`` in the view's files, the module's
+    own file first, tests before other callers of each file."""
+    files = sorted(context.files, key=lambda f: f[0] != context.path)
+    owners = frozenset({context.name.rpartition(".")[2]}
+                       | ({"self", "cls"} if context.kind == "method" else set()))
+    out: list[FoundCall] = []
+    seen: set[str] = set()
+    for path, text in files:
+        if len(text) > MAX_FILE_CHARS or name not in text:
+            continue
+        try:
+            tree = ast.parse(text)
+        except UNREADABLE:
+            continue
+        for call in _outside(tree, name, owners):
+            found = _arguments(call)
+            key = repr(found)
+            if found is None or key in seen:
+                continue
+            seen.add(key)
+            out.append(FoundCall(found[0], found[1], is_test_file(path)))
+            if len(out) >= limit:
+                return out
+    return out
+
+
+__all__ = ["FoundCall", "is_test_file", "literal_calls"]

@@ -1,0 +1,91 @@
+"""Child side: a docstring example run as doctest runs it, and results that are iterators
+consumed (stdlib only; the sandbox child loads this file by path).
+
+An ``example`` test holds the example's own code (``source``) and the examples before it
+in its docstring (``setup``). Like doctest, the example runs in a copy of its module's
+globals (the version already in the function's place): each earlier example is executed
+first, its output discarded and its errors passed over (doctest goes on after a failing
+example), then the example itself in ``single`` mode, so an expression shows its value
+on the captured output. What the example shows is its value: the text printed, and the
+canonical repr of an expression's value (an iterator shown as the list of its first
+:data:`MAX_ITEMS` items).
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import types
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+#: The file name examples are compiled under (tracebacks and the tracer see it).
+EXAMPLE_FILENAME = "<doctest>"
+#: How many items of an iterator a result shows (a generator may never end).
+MAX_ITEMS = 1000
+
+
+def is_iterator(value: Any) -> bool:
+    """A generator or an iterator object (``map``, ``zip``, ``itertools.*``, a class
+    whose ``__iter__`` returns itself): something only consuming shows."""
+    if isinstance(value, types.GeneratorType):
+        return True
+    kind = type(value)
+    return (getattr(kind, "__next__", None) is not None
+            and getattr(kind, "__iter__", None) is not None
+            and not isinstance(value, (str, bytes, bytearray, list, tuple, dict)))
+
+
+def consumed(value: Any) -> Any:
+    """``value``, or the list of an iterator's first :data:`MAX_ITEMS` items."""
+    if is_iterator(value):
+        return list(itertools.islice(value, MAX_ITEMS))
+    return value
+
+
+def consuming(entry: Callable[..., Any]) -> Callable[..., Any]:
+    """``entry`` whose iterator results come back consumed (inside the test's clock and
+    trace: the generator's body runs while it is consumed)."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return consumed(entry(*args, **kwargs))
+
+    return call
+
+
+def prepare(globals_: dict[str, Any], test: dict[str, Any], discard: Any,
+            shown: Callable[[Any], str]) -> Callable[[], None]:
+    """The example's run, its earlier examples already executed in a copy of
+    ``globals_`` with their output written to ``discard``. ``shown`` turns a value into
+    the text an expression shows."""
+    namespace = dict(globals_)
+    kept = sys.stdout
+    sys.stdout = discard
+    try:
+        for source in test.get("setup") or ():
+            try:
+                exec(compile(str(source), EXAMPLE_FILENAME, "single", dont_inherit=True),
+                     namespace)
+            except Exception:  # doctest goes on after an example that fails
+                continue
+    finally:
+        sys.stdout = kept
+    code = compile(str(test.get("source") or ""), EXAMPLE_FILENAME, "single",
+                   dont_inherit=True)
+
+    def display(value: Any) -> None:
+        if value is not None:
+            sys.stdout.write(shown(consumed(value)) + "\n")
+
+    def run() -> None:
+        hook = sys.displayhook
+        sys.displayhook = display
+        try:
+            exec(code, namespace)
+        finally:
+            sys.displayhook = hook
+
+    return run

@@ -1,0 +1,104 @@
+"""Docstring examples that call the function some other way than a literal call."""
+
+from __future__ import annotations
+
+import ast
+import doctest
+
+from codequorum.behaviour.doctest_examples import MAX_EXAMPLES, example_cases
+
+
+def _fn(doc: str, name: str = "f") -> ast.FunctionDef:
+    code = f"def {name}(x):\n    '''{doc}'''\n    return x\n"
+    node = ast.parse(code).body[0]
+    assert isinstance(node, ast.FunctionDef)
+    return node
+
+
+def test_wrapped_calls_become_examples_with_their_expected_text() -> None:
+    doc = """
+    >>> print(f(1))
+    1st
+    >>> list(f([1, 2, 3]))
+    [1, 2, 3]
+    >>> sorted(f({3, 1}))
+    [1, 3]
+    >>> f(2) < 3
+    True
+    >>> f(1)
+    1
+    """
+    cases = example_cases(_fn(doc), "f", may_grade=True)
+    assert [c.source for c in cases] == ["print(f(1))\n", "list(f([1, 2, 3]))\n",
+                                         "sorted(f({3, 1}))\n", "f(2) < 3\n"]
+    assert [c.expected for c in cases] == ["1st\n", "[1, 2, 3]\n", "[1, 3]\n", "True\n"]
+    assert all(c.kind == "example" and c.has_expected for c in cases)
+    assert [c.name for c in cases][:2] == ["print(f(1))", "list(f([1, 2, 3]))"]
+
+
+def test_setup_lines_come_before_and_names_bound_from_the_function_count() -> None:
+    doc = """
+    >>> from math import floor
+    >>> s = Stats(range(100))
+    >>> s.f()
+    49.5
+    >>> r = f(3)
+    >>> floor(r)
+    3
+    >>> floor(2.5)
+    2
+    """
+    cases = example_cases(_fn(doc), "f", may_grade=True)
+    assert [c.source for c in cases] == ["s.f()\n", "floor(r)\n"]
+    assert cases[0].setup == ("from math import floor\n", "s = Stats(range(100))\n")
+    assert cases[1].setup[-1] == "r = f(3)\n" and len(cases[1].setup) == 4
+
+
+def test_a_methods_example_on_an_instance_it_builds() -> None:
+    doc = """
+    >>> Stats(range(100)).get_quantile(0.5)
+    49.5
+    """
+    [case] = example_cases(_fn(doc, "get_quantile"), "get_quantile", may_grade=True)
+    assert case.source == "Stats(range(100)).get_quantile(0.5)\n"
+    assert case.expected == "49.5\n"
+
+
+def test_versions_docstrings_give_inputs_never_grades_and_flags_are_read() -> None:
+    doc = """
+    >>> list(f('abc'))  # doctest: +ELLIPSIS
+    ['a', ...]
+    """
+    [case] = example_cases(_fn(doc), "f", may_grade=False)
+    assert case.expected is None and not case.has_expected
+    assert case.flags & doctest.ELLIPSIS
+    [mine] = example_cases(_fn(doc), "f", may_grade=True)
+    assert mine.expected == "['a', ...]\n"
+
+
+def test_literal_calls_stay_on_their_fast_path_and_unrelated_lines_are_left() -> None:
+    doc = """
+    >>> f([1, 2])
+    [1, 2]
+    >>> g(3)
+    3
+    >>> x = f(1)
+    """
+    assert example_cases(_fn(doc), "f", may_grade=True) == []
+
+
+def test_examples_are_bounded_and_unparsable_ones_skipped() -> None:
+    lines = "\n".join(f"    >>> print(f({i}))\n    {i}" for i in range(MAX_EXAMPLES + 5))
+    assert len(example_cases(_fn("\n" + lines + "\n"), "f", may_grade=True)) == MAX_EXAMPLES
+    assert example_cases(_fn("\n    >>> print(f(1)\n    1\n"), "f", may_grade=True) == []
+
+
+def test_setup_keeps_the_nearest_examples_within_its_bound() -> None:
+    from codequorum.behaviour.doctest_examples import MAX_SETUP_CHARS
+
+    filler = "x" * 1900
+    lines = "".join(f"    >>> v{i} = '{filler}'\n" for i in range(20))
+    [case] = example_cases(_fn("\n" + lines + "    >>> print(f(v19))\n    x\n"), "f",
+                           may_grade=True)
+    assert sum(map(len, case.setup)) <= MAX_SETUP_CHARS
+    assert case.setup[-1].startswith("v19 = ") and len(case.setup) == 8

@@ -1,0 +1,38 @@
+"""Edge values of a parameter type, tried before random draws."""
+
+from __future__ import annotations
+
+import math
+
+from codequorum.behaviour.edge_values import edge_args, edge_values
+
+
+def test_strings_carry_markup_quotes_unicode_and_whitespace() -> None:
+    values = edge_values(("str",))
+    assert values[:2] == ["", "a"]
+    assert any(c in v for v in values for c in "<>&") and any("'" in v for v in values)
+    assert any('"' in v for v in values) and any(not v.isascii() for v in values)
+    assert "   " in values
+
+
+def test_numbers_carry_zero_negatives_huge_and_the_float_specials() -> None:
+    floats = edge_values(("float",))
+    assert math.inf in floats and -math.inf in floats and any(math.isnan(v) for v in floats)
+    assert any(v == 0 and math.copysign(1, v) < 0 for v in floats)  # -0.0
+    assert edge_values(("int",)) == [0, 1, -1, 2**64 + 1]
+
+
+def test_containers_start_empty_then_one_element() -> None:
+    assert edge_values(("list", ("int",)))[:3] == [[], [0], [0, 0]]
+    assert edge_values(("set", ("float",)))[0] == set()
+    assert edge_values(("dict", ("str",), ("int",)))[:2] == [{}, {"": 0}]
+    assert edge_values(("union", ("int",), ("none",))) == [0, 1, -1, None]
+    assert edge_values(("unknown",)) == []
+
+
+def test_arguments_vary_one_parameter_at_a_time() -> None:
+    args = edge_args([("str",), ("int",)], 6)
+    # the others held at an ordinary value ("a", 1); each column one step deeper in turn
+    assert args[:5] == [("", 1), ("a", 0), ("a", 1), ("<a href='x'>&amp;\"</a>", 1), ("a", -1)]
+    assert len(args) == 6 and len(set(map(repr, args))) == 6
+    assert edge_args([], 5) == [] and edge_args([("int",)], 0) == []

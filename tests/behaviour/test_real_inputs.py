@@ -1,0 +1,90 @@
+"""Real functions of the fixture repositories (``tests/fixtures/repos``) get inputs and
+run in their modules: whole doctests, edge values, a module that asks for its host name.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from codequorum.behaviour.run import DynamicOptions, plan_inputs, run_dynamic
+from codequorum.core import model
+from codequorum.core.model import SampleSet
+from codequorum.core.parsing import function_by_name
+from codequorum.ingest.module_view import module_context
+from codequorum.pipeline.session import current_code
+
+REPOS = Path(__file__).resolve().parent.parent / "fixtures" / "repos"
+
+
+def real_set(repo: str, module: str, qualified_name: str, kind: str = "function",
+             versions: tuple[str, ...] = ()) -> SampleSet:
+    """The function's ``versions`` and its own code (origin ``current``) in its module."""
+    workspace = REPOS / repo
+    path = workspace / module
+    text = path.read_text(encoding="utf-8")
+    info = function_by_name(text, "python", qualified_name)
+    assert info is not None
+    samples = [model.Sample(code=v) for v in versions]
+    samples.append(model.Sample(code=current_code(text, info), origin="current"))
+    return SampleSet(task_id=f"{module}::{qualified_name}", samples=samples,
+                     entry_point=info.name,
+                     module=module_context(text, path, workspace, qualified_name, kind))
+
+
+OPTIONS = DynamicOptions(jobs=2, hypothesis_examples=4, scaling=False)
+BAD_CHUNKED = '''def chunked(src, size, count=None, **kw):
+    """Broken: drops the last, short chunk."""
+    out = [list(src[i:i + size]) for i in range(0, len(src) - size + 1, size)]
+    return out if count is None else out[:count]
+'''
+
+
+def test_boltons_iterutils_imports_in_the_sandbox_and_its_doctests_grade() -> None:
+    # iterutils calls socket.gethostname() at its top level
+    report = run_dynamic(real_set("boltons", "boltons/iterutils.py", "chunked",
+                                  versions=(BAD_CHUNKED,)), OPTIONS)
+    assert report.rules.module_problem is None
+    assert not any("refused" in note for note in report.notes)
+    assert [i["label"] for i in report.inputs][:3] == [
+        "chunked(range(10), 3)", "chunked(range(10), 3, fill=None)",
+        "chunked(range(10), 3, count=2)"]
+    assert [p[:3] for p in report.passes] == [[False, False, True], [True, True, True]]
+
+
+def test_a_method_runs_on_the_instance_its_doctest_builds() -> None:
+    wrong = ("def get_quantile(self, q):\n"
+             "    return self._get_quantile(self._get_sorted_data(), 1 - float(q) / 2)\n")
+    report = run_dynamic(real_set("boltons", "boltons/statsutils.py", "Stats.get_quantile",
+                                  "method", versions=(wrong,)), OPTIONS)
+    assert report.inputs[0]["label"] == "Stats(range(100)).get_quantile(0.5)"
+    assert report.inputs[0]["origin"] == "doctest"
+    assert report.outcomes[1][0] == ("49.5\n", None, None)
+    assert [p[0] for p in report.passes] == [False, True]
+
+
+def test_drawn_strings_hold_markup_and_floats_hold_the_specials() -> None:
+    for module, name in (("_native.py", "_escape_inner"), ("__init__.py", "escape")):
+        # a ``str`` hint, and ``t.Any`` (drawn as plain values, strings first)
+        plan = plan_inputs(real_set("markupsafe", f"src/markupsafe/{module}", name), OPTIONS)
+        labels = [c.label for c in plan.cases if c.origin == "edge"]
+        assert any("<" in label and "&" in label for label in labels), name
+    finite = plan_inputs(real_set("humanize", "src/humanize/number.py", "_format_not_finite"),
+                         OPTIONS)
+    drawn = [c.test.args[0] for c in finite.cases if c.origin == "edge"]
+    assert math.inf in drawn and -math.inf in drawn and any(math.isnan(v) for v in drawn)
+
+
+@pytest.mark.parametrize("origin", ["edge"])
+def test_markupsafe_escape_runs_on_its_edges_in_its_module(origin: str) -> None:
+    naive = "def escape(s, /):\n    return Markup(str(s).replace('<', '&lt;'))\n"
+    report = run_dynamic(real_set("markupsafe", "src/markupsafe/__init__.py", "escape",
+                                  versions=(naive,)), OPTIONS)
+    assert report.rules.module_problem is None
+    parted = [i["label"] for t, i in enumerate(report.inputs)
+              if report.outcomes[0][t] != report.outcomes[1][t]]
+    assert parted and all(report.inputs[t]["origin"] in (origin, "hint", "doctest")
+                          for t in range(len(report.inputs)))
+    assert any("&" in label or "'" in label for label in parted)
