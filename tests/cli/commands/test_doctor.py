@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -19,6 +20,23 @@ def test_doctor_lists_every_strict_layer_as_held(capsys: pytest.CaptureFixture[s
     assert set(doctor.REQUIRED) <= set(found["strict"]["layers"])
     assert found["verdict"] == "candidates run in the strict sandbox (the default)"
     assert found["node"].startswith("node ") and "sandbox holds" in found["node"]
+
+
+def test_where_the_strict_sandbox_holds_doctor_compiles_nothing_unasked(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The portable interpreter's first compile (tens of seconds, a file in the user's
+    cache) is not spent by a look at the machine that does not need it: doctor says how to
+    prepare it, and the cache stays empty."""
+    monkeypatch.setenv("CODEQUORUM_WASM_CACHE", str(tmp_path))
+    monkeypatch.setattr(isolation, "_cache", {})
+    assert main(["doctor", "--format", "json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert found["strict"]["ok"] is True
+    assert found["portable"] == {"ok": False, "detail": doctor.NOT_PREPARED, "layers": []}
+    assert "codequorum doctor --prepare" in doctor.NOT_PREPARED
+    assert found["verdict"] == "candidates run in the strict sandbox (the default)"
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_without_bubblewrap_candidates_run_in_the_portable_sandbox(

@@ -16,6 +16,7 @@ from typing import Any
 
 from codequorum.behaviour.runtimes import node_sandbox
 from codequorum.behaviour.sandbox import bwrap, isolation
+from codequorum.behaviour.sandbox.portable import interpreter as portable_interpreter
 from codequorum.options.arguments import add_options
 
 #: What each strict layer stops, in the words of docs/sandbox.md.
@@ -62,7 +63,7 @@ def diagnose(interpreter: str | None) -> dict[str, Any]:
     """What the probes found, as plain data."""
     strict = isolation.probe(interpreter, "strict", view=True)
     weak = isolation.probe(interpreter, "weak")
-    portable = isolation.probe(interpreter, "portable", view=True)
+    portable = _portable_probe(interpreter, strict.ok)
     held = set(strict.layers) if strict.ok else set()
     return {
         "uid": os.getuid(),
@@ -76,6 +77,20 @@ def diagnose(interpreter: str | None) -> dict[str, Any]:
         "verdict": verdict(strict.ok, weak.ok, portable.ok),
         "node": node_sandbox.describe(),
     }
+
+
+#: What doctor says of a portable interpreter not compiled yet where the strict sandbox holds.
+NOT_PREPARED = ("not prepared yet: its interpreter compiles once into your cache (tens of "
+                "seconds) at the first portable run, or now with `codequorum doctor --prepare`")
+
+
+def _portable_probe(interpreter: str | None, strict_ok: bool) -> isolation.Probe:
+    """The portable level's probe. Where the strict sandbox holds (so ``auto`` never picks
+    the portable one) and the interpreter is not compiled yet, doctor does not spend tens
+    of seconds and a cache file on it unasked: it says how to prepare it."""
+    if strict_ok and portable_interpreter.needs_compile():
+        return isolation.Probe([], False, NOT_PREPARED)
+    return isolation.probe(interpreter, "portable", view=True)
 
 
 def verdict(strict_ok: bool, weak_ok: bool, portable_ok: bool = False) -> str:
