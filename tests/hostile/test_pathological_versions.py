@@ -217,9 +217,12 @@ async def test_add_and_import_samples_refuse_a_ten_megabyte_or_deep_version(repo
     big = "def deep():\n" + "    x = 1\n" * 1_000_000
     async with lsp_session(repo) as client:
         uri = open_document(client, mod, text)
-        refused = re.escape("version 1 is 9.5 MB of code (at most 1 MB)")
-        with pytest.raises(Exception, match=refused):
+        # an argument is held to its size at the door, before it is converted or copied
+        at_the_door = re.escape("codequorum.addVersions: bad arguments: $.versions[0]: "
+                                "10,000,012 characters, at most 1,048,576")
+        with pytest.raises(Exception, match=at_the_door):
             await command(client, "codequorum.addVersions", uri, "deep", [big])
+        refused = re.escape("version 1 is 9.5 MB of code (at most 1 MB)")
         (repo / "deep.json").write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
         with pytest.raises(Exception, match="JSON nested more than 100 levels deep"):
             await command(client, "codequorum.importVersionFile",
