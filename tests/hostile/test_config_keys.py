@@ -104,7 +104,7 @@ def test_the_options_only_the_user_may_set() -> None:
     keys = sorted({key for _, key, _ in USER_ONLY})
     assert keys == ["api-key-env", "base-url", "concurrency", "dynamic", "interpreter",
                     "jobs", "log-file", "max-retries", "max-tokens", "model", "output",
-                    "propose-inputs", "resume", "samples", "sandbox", "scheduler", "store", "tcp",
+                    "prepare", "propose-inputs", "resume", "samples", "sandbox", "scheduler", "store", "tcp",
                     "timeout", "versions", "workspace"]
 
 

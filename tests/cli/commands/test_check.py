@@ -557,13 +557,15 @@ def test_dynamic_runs_in_the_portable_sandbox_where_the_strict_one_is_missing(
         "versions ran in the portable sandbox" in doc["notes"]
 # --------------------------------------------------------------------------- nothing silent
 
-TOTAL = "def total(xs):\n    return sum(xs)\n"
-TOTALS = ["def total(xs):\n    s = 0\n    for x in xs:\n        s += x\n    return s\n",
-          "def total(xs):\n    return sum(x for x in xs)\n"]
+# nothing in how the versions use ``xs`` says its type (a method no builtin type has)
+TOTAL = "def total(xs):\n    return xs.total()\n"
+TOTALS = ["def total(xs):\n    return xs.sum()\n",
+          "def total(xs):\n    return xs.total() + 0\n"]
 
 
 def _total_workspace(root: Path) -> None:
-    """A function with nothing to call it with: no doctest, no type hints."""
+    """A function with nothing to call it with: no doctest, no type hints, no use of its
+    parameter that says a type."""
     (root / ".git").mkdir(parents=True)
     (root / "calc.py").write_text(TOTAL)
     source = root.parent / "totals.json"

@@ -183,8 +183,10 @@ def test_check_with_an_endpoint_that_is_down(
     out, err = capsys.readouterr()
     note = (f"no inputs from the model at {base_url}: cannot connect; the rest was checked "
             "without them")
-    assert json.loads(out)["notes"] == [note]
-    assert err == f"codequorum: {note}\n"
+    # nothing else gave an input either: the run that ran nothing says so too
+    not_run = f"{source}: `combine`: behaviour not run: no inputs"
+    assert json.loads(out)["notes"] == [not_run, note]
+    assert err == f"codequorum: {not_run}\ncodequorum: {note}\n"
     assert code == 0  # the versions are alike in shape and nothing ran to tell them apart
 
 
@@ -207,8 +209,13 @@ def test_the_user_file_turns_it_on_a_project_file_cannot(
     project.write_text("propose-inputs = false\n", encoding="utf-8")
     assert parse_arguments(["score", "x.jsonl"]).propose_inputs is False
     project.write_text("[score]\nno-propose-inputs = false\n", encoding="utf-8")
-    assert main(["score", "x.jsonl"]) == 2
+    # the key is one warning and the user's own value holds; the run goes on (and stops
+    # on the missing file, as it would without the project's file)
+    assert parse_arguments(["score", "x.jsonl"]).propose_inputs is True
+    capsys.readouterr()
+    assert main(["score", "x.jsonl"]) == 1
     assert capsys.readouterr().err == (
-        "codequorum: error: codequorum.toml: [score] no-propose-inputs = false: a project's "
-        "configuration file cannot have your endpoint asked with your API key; set it in "
-        f"your own {user}, or pass --propose-inputs\n")
+        "codequorum: warning: codequorum.toml: [score] no-propose-inputs = false: ignored: a "
+        "project's configuration file cannot have your endpoint asked with your API key; set "
+        f"it in your own {user}, or pass --propose-inputs\n"
+        "codequorum: error: x.jsonl: no such file\n")
