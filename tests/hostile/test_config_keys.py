@@ -104,8 +104,8 @@ def test_the_options_only_the_user_may_set() -> None:
     keys = sorted({key for _, key, _ in USER_ONLY})
     assert keys == ["api-key-env", "base-url", "concurrency", "dynamic", "interpreter",
                     "jobs", "log-file", "max-retries", "max-tokens", "model", "output",
-                    "prepare", "propose-inputs", "resume", "samples", "sandbox", "scheduler", "store", "tcp",
-                    "timeout", "versions", "workspace"]
+                    "prepare", "propose-inputs", "resume", "samples", "sandbox", "scheduler",
+                    "store", "tcp", "timeout", "versions", "workspace"]
 
 
 @pytest.mark.parametrize("form", ["codequorum.toml table", "codequorum.toml dotted",
