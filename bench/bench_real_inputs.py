@@ -18,6 +18,7 @@ one input finished without an exception, in the strict sandbox, in the module). 
 sandbox's neutral answers at import (the host name) hold in both runs.
 
     .venv/bin/python bench/bench_real_inputs.py [--run] [--json] [--limit N]
+    .venv/bin/python bench/bench_real_inputs.py --smoke   # two functions a repository, run
 """
 
 from __future__ import annotations
@@ -104,7 +105,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--run", action="store_true", help="run the inputs in the sandbox")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--limit", type=int, default=0, help="functions per repository")
+    parser.add_argument("--smoke", action="store_true",
+                        help="two functions a repository, run: a check that the bench works")
     args = parser.parse_args(argv)
+    if args.smoke:
+        args.limit, args.run = 2, True
     results: dict[str, dict[str, Any]] = {}
     totals = {"before": Tally(), "after": Tally()}
     for repo in REPOS:

@@ -51,25 +51,28 @@ async def test_hover_and_action_keep_the_version_the_others_agree_with(workspace
         report = answer["report"]
         rec = report["recommended"]
         assert report["recommended_by"] == "behaviour"
-        assert rec in (0, 1, 2)  # the three stored versions agree on every input
+        # the three stored versions agree on the example and small values; on a huge int
+        # (an edge value of its type) ``float(x * 2)`` loses digits: versions 1 and 3 are kept
+        assert rec in (0, 2)
         inputs = report["dynamic"]["inputs"]
         n_inputs = sum(1 for i in inputs if i["source"] not in ("tests", "humaneval"))
         # the current code (version 4) fails the docstring's example; the stored ones pass it
         assert report["recommendation"] == (
-            f"keep version {rec + 1}: passes the docstring example; 3 of 4 versions agree "
+            f"keep version {rec + 1}: passes the docstring example; 2 of 4 versions agree "
             f"with it on {n_inputs} inputs"
         )
         assert report["dynamic"]["passes"][3][inputs.index(
             next(i for i in inputs if i["source"] == "doctest"))] is False
         doctest = next(i["label"] for i in inputs if i["source"] == "doctest")
-        shown = "6.0" if rec == 1 else "6"
+        shown = "6"
         assert answer["evidence"] == (
-            f"on {doctest} version {rec + 1} returns {shown}; the current code returns 5"
+            f"on {doctest} (from the docstring's example) version {rec + 1} returns {shown}; "
+            "the current code returns 5"
         )
 
         text = await hover_text(client, uri, pos)
         assert text is not None
-        assert (f"- keep version {rec + 1}: passes the docstring example; 3 of 4 versions "
+        assert (f"- keep version {rec + 1}: passes the docstring example; 2 of 4 versions "
                 "agree with it") in text
         assert 0 < report["risk"] < 1 and report["risk_level"] in LEVELS
         assert report["trust"].startswith(f"{report['risk_level']}: ")

@@ -157,8 +157,8 @@ def test_a_strong_models_run_moves_its_risks_towards_how_often_it_is_wrong(
     moved = np.array([s["risk"] for s in sets])
     # two kept versions of 24 fail the hidden tests; alone the risks say one in five
     assert wrong.count(True) == 2 and wrong.count(False) == 22
-    assert float(alone.mean()) == pytest.approx(0.20946837782089775, abs=1e-9)
-    assert float(moved.mean()) == pytest.approx(0.06957728623907403, abs=1e-9)
+    assert float(alone.mean()) == pytest.approx(0.209568398133415, abs=1e-9)
+    assert float(moved.mean()) == pytest.approx(0.06970757154756688, abs=1e-9)
     assert abs(moved.mean() - 2 / 24) < abs(alone.mean() - 2 / 24) / 8
     # the move is the model's, recomputed here from the sets' own risks
     rule = BaseRate.from_model(load_model())
