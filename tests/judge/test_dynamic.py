@@ -41,8 +41,8 @@ def test_complexity_verdict_rules() -> None:
 
 
 def test_growth_text_rounds_to_whole_exponents() -> None:
-    assert [growth_text(x) for x in (-0.3, 0.2, 0.5, 1.1, 1.45, 1.5, 2.2, 3.9, 5.0)] == [
-        "constant", "constant", "n", "n", "n", "n²", "n²", "n⁴", "n^5"]
+    assert [growth_text(x) for x in (-0.3, 0.2, 0.5, 1.1, 1.45, 1.6, 1.7, 2.2, 3.9, 5.0)] == [
+        "constant", "constant", "n", "n", "n", "n", "n²", "n²", "n⁴", "n^5"]
 
 
 def test_divergent_outputs_names_the_input_and_both_outcomes() -> None:
