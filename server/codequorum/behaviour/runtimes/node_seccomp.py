@@ -16,10 +16,15 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import tempfile
 from functools import lru_cache
 
-from codequorum.behaviour.sandbox.seccomp_filter import CLONE_THREAD, KILLED, Filter
+from codequorum.behaviour.sandbox.seccomp_filter import (
+    CLONE_THREAD,
+    KILLED,
+    Filter,
+    bpf_bytes,
+    exported,
+)
 
 ALLOWED = (
     # files (the sandbox's own read-only view and tmpfs) and descriptors
@@ -73,22 +78,13 @@ def _build() -> bytes:
         add(sc.ERRNO(errno.ENOSYS), name)
     for name in REFUSED_EACCES:
         add(sc.ERRNO(errno.EACCES), name)
-    with tempfile.TemporaryFile() as out:
-        flt.export_bpf(out)
-        out.seek(0)
-        return out.read()
+    return bpf_bytes(flt)
 
 
 @lru_cache(maxsize=1)
 def node_filter() -> Filter:
     """The filter as BPF bytes, built once per process (libseccomp through pyseccomp)."""
-    try:
-        program = _build()
-    except (ImportError, OSError, RuntimeError, ValueError) as exc:
-        return Filter(b"", f"Node's seccomp filter not built: {type(exc).__name__}: {exc}")
-    if not program or len(program) % 8:
-        return Filter(b"", "Node's seccomp filter not built: libseccomp exported no program")
-    return Filter(program, "")
+    return exported(_build, "Node's seccomp filter")
 
 
 __all__ = ["ALLOWED", "node_filter"]

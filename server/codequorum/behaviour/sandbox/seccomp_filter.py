@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import errno
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 CLONE_THREAD = 0x00010000
 
@@ -69,22 +71,33 @@ def _build() -> bytes:
         flt.add_rule(sc.ERRNO(errno.EPERM), name, sc.Arg(arg, sc.NE, 0))
     for name in REFUSED:
         flt.add_rule(sc.ERRNO(errno.EPERM), name)
+    return bpf_bytes(flt)
+
+
+def bpf_bytes(flt: Any) -> bytes:
+    """A pyseccomp filter exported as BPF bytes."""
     with tempfile.TemporaryFile() as out:
         flt.export_bpf(out)
         out.seek(0)
         return out.read()
 
 
+def exported(build: Callable[[], bytes], what: str) -> Filter:
+    """``build()``'s BPF program as a :class:`Filter`, or an empty one saying why ``what``
+    (``seccomp filter``) could not be built here."""
+    try:
+        program = build()
+    except (ImportError, OSError, RuntimeError, ValueError) as exc:
+        return Filter(b"", f"{what} not built: {type(exc).__name__}: {exc}")
+    if not program or len(program) % 8:
+        return Filter(b"", f"{what} not built: libseccomp exported no program")
+    return Filter(program, "")
+
+
 @lru_cache(maxsize=1)
 def candidate_filter() -> Filter:
     """The filter as BPF bytes, built once per process (libseccomp through pyseccomp)."""
-    try:
-        program = _build()
-    except (ImportError, OSError, RuntimeError, ValueError) as exc:
-        return Filter(b"", f"seccomp filter not built: {type(exc).__name__}: {exc}")
-    if not program or len(program) % 8:
-        return Filter(b"", "seccomp filter not built: libseccomp exported no program")
-    return Filter(program, "")
+    return exported(_build, "seccomp filter")
 
 
 def describe() -> str:
