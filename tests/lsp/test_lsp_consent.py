@@ -17,7 +17,7 @@ from codequorum.ingest.store import SampleStore, default_store_path
 from tests.support.chat_server import ChatServer, code_answer
 
 from .conftest import config_home, lsp_session, questions
-from .helpers import command, open_document
+from .helpers import NO_AUTORUN, command, open_document
 
 DOC = "def clamp(x: int) -> int:\n    return max(0, min(10, x))\n"
 VERSIONS = [
@@ -153,7 +153,7 @@ async def test_no_answer_but_the_exact_yes_runs_anything(
 
 
 async def test_a_store_the_server_made_runs_without_a_question(workspace: Path) -> None:
-    async with lsp_session(workspace) as client:
+    async with lsp_session(workspace, init_options=NO_AUTORUN) as client:
         uri = open_document(client, workspace / "clamp.py", DOC)
         await command(client, "codequorum.addVersions", uri, "clamp", VERSIONS)
         started = await command(client, "codequorum.runDynamic", uri, "clamp")

@@ -11,6 +11,7 @@ from codequorum.lsp.markdown import md_text
 
 from .conftest import lsp_session
 from .helpers import (
+    NO_AUTORUN,
     actions_at,
     apply_edits,
     command,
@@ -36,7 +37,8 @@ VERSIONS = [
 
 
 async def test_hover_and_action_keep_the_version_the_others_agree_with(workspace: Path) -> None:
-    async with lsp_session(workspace) as client:
+    # runs only when asked: a run on arrival of the versions would make the ask "already running"
+    async with lsp_session(workspace, init_options=NO_AUTORUN) as client:
         uri = open_document(client, workspace / "double.py", DOC)
         await command(client, "codequorum.addVersions", uri, "double", VERSIONS)
         pos = position_of(DOC, "double")
