@@ -41,7 +41,7 @@ from codequorum.behaviour.sandbox.runner import (
     _ChildRun,
 )
 from codequorum.core.errors import SandboxUnavailableError
-from codequorum.core.model import TestCase
+from codequorum.core.model import ModuleContext, TestCase
 
 HARNESS = Path(__file__).resolve().with_name("node_harness")
 NODE_MOUNT = "/codequorum-node"
@@ -153,10 +153,13 @@ class NodeRun(_ChildRun):
     """One Node child from start to exit (the CPython runner's loop, Node's start)."""
 
     def __init__(self, node: NodeBinary, *args: Any, message: dict[str, Any] | None = None,
+                 in_module: tuple[ModuleContext, dict[str, Any]] | None = None,
                  **kwargs: Any) -> None:
+        kwargs["module"] = in_module[0] if in_module else None
         super().__init__(*args, **kwargs)
         self.node = node
         self.message = message
+        self.module_message = in_module[1] if in_module else None
         self.stdout_text = bytearray()
 
     def run(self) -> CandidateResult:
@@ -166,6 +169,8 @@ class NodeRun(_ChildRun):
                       for t, s in zip(self.tests, self.series, strict=True)],
             "entry_point": self.entry_point, "limits": self.limits.to_dict(),
         }
+        if self.module_message is not None and self.message is None:
+            message["module"] = self.module_message
         try:
             payload = protocol.encode_frame(message)
         except (TypeError, ValueError, protocol.ProtocolError) as exc:
@@ -233,10 +238,12 @@ def run_node_candidate(
     limits: Limits = Limits(),  # noqa: B008 - frozen dataclass
     trace: bool = False, index: int = 0, *, cancel: threading.Event | None = None,
     series: Sequence[str | None] | None = None, sandbox: str = "strict",
-    node: NodeBinary | None = None, **_ignored: Any,
+    node: NodeBinary | None = None,
+    module: tuple[ModuleContext, dict[str, Any]] | None = None, **_ignored: Any,
 ) -> CandidateResult:
     """Run one JavaScript version's tests in a fresh sandboxed Node (``node``, default
-    :func:`find_node`; strict only)."""
+    :func:`find_node`; strict only); with ``module`` (its context and the run message's
+    ``module``: ``js_modules.module_message``) in its module."""
     node = node or find_node()
     if node is None:
         return CandidateResult(index, "error", "no supported Node (20, 22 or 24) is installed")
@@ -245,7 +252,7 @@ def run_node_candidate(
     if cancel is not None and cancel.is_set():
         return CandidateResult(index, "cancelled", "cancelled before start")
     child = NodeRun(node, code, tests, entry_point, limits, False, index, None, "auto", cancel,
-                    start_method="exec", series=series)
+                    start_method="exec", series=series, in_module=module)
     return child.run()
 
 

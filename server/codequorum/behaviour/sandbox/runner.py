@@ -345,7 +345,7 @@ class _Reported:
     error: str | None = None
     violation: str | None = None
     expects_module: bool = False
-    module: tuple[bool, str] | None = None
+    module: tuple[bool, str, bool] | None = None
     module_refused: list[str] = field(default_factory=list)
     tests_started: bool = False
 
@@ -366,7 +366,10 @@ class _Reported:
         loaded = message.get("loaded")
         if not isinstance(loaded, bool):
             raise protocol.ProtocolError("module: loaded is not a boolean")
-        self.module = (loaded, (_text_field(message, "detail") or "")[:2000])
+        alone = message.get("ran_alone", not loaded)
+        if not isinstance(alone, bool):
+            raise protocol.ProtocolError("module: ran_alone is not a boolean")
+        self.module = (loaded, (_text_field(message, "detail") or "")[:2000], alone)
 
     def _take(self, message: dict[str, Any], n_tests: int) -> None:
         kind = message.get("type")
@@ -814,8 +817,8 @@ class _ChildRun:
         if self.module is None or seen.syntax is not None or seen.hello is None:
             return None
         if seen.module is not None:
-            loaded, why = seen.module
-            return ModuleLoad(loaded, why, not loaded, list(seen.module_refused))
+            loaded, why, alone = seen.module
+            return ModuleLoad(loaded, why, alone, list(seen.module_refused))
         if seen.error is not None or status == "cancelled":
             return None
         why = f"the run ended while its top level ran: {status}" + (f" ({detail})" if detail
