@@ -621,6 +621,8 @@ def build_report(
     notes = list(plan.notes)
     if not options.trace:
         notes.append("tracing off: no DCTD or BEF")
+    elif runtime is not None and runtime.unmeasured:
+        notes.append(runtime.unmeasured)
     return DynamicReport(
         task_id=sample_set.task_id,
         summary=summary,

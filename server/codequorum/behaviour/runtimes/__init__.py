@@ -57,6 +57,8 @@ class Runtime:
     modules: bool
     #: The syntax error a version would report, found in this process (None: none found).
     compile_error: Callable[[str], str | None]
+    #: What this runtime's runs do not measure, as a report's note ("": they measure all).
+    unmeasured: str = ""
 
 
 def _registered() -> dict[str, Runtime]:
