@@ -30,11 +30,9 @@ from typing import Any
 
 from codequorum.behaviour.runtimes import js_values
 from codequorum.behaviour.runtimes.node_seccomp import node_filter
-from codequorum.behaviour.sandbox import bwrap, cgroups, protocol
+from codequorum.behaviour.sandbox import bwrap, protocol
 from codequorum.behaviour.sandbox.limits import Limits
 from codequorum.behaviour.sandbox.runner import (
-    EXEC_GROUP_PIDS,
-    EXEC_GROUP_SLACK_MB,
     CandidateResult,
     TestOutcome,
     _Child,
@@ -178,27 +176,12 @@ class NodeRun(_ChildRun):
         return self._run_in(bwrap.WORKDIR, payload)
 
     def _start_with(self, sandbox: str, env: dict[str, str], extra: list[int]) -> _Child | str:
-        msg_r, msg_w = os.pipe()
-        try:
-            argv = command(self.node, self.limits, msg_w)
-            self.via_bwrap_exec = True
-            memory = (self.limits.memory_mb + EXEC_GROUP_SLACK_MB) * 1024 * 1024
-            self.group, _why = cgroups.make(memory, EXEC_GROUP_PIDS)
-            if self.group is not None:
-                argv = self.group.launcher(argv)
-                self.in_cgroup = True
-            proc = subprocess.Popen(
-                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                cwd="/", env=env, start_new_session=True, close_fds=True, pass_fds=(msg_w,),
-            )
-        except (OSError, subprocess.SubprocessError) as exc:
-            os.close(msg_r)
-            return f"cannot start the child: {exc}"
-        finally:
-            os.close(msg_w)
-        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-        return _Child(proc.pid, proc.stdin.fileno(), proc.stdout.fileno(), proc.stderr.fileno(),
-                      msg_r, proc)
+        return self._exec(sandbox, env, extra)  # always a fresh Node (no fork server)
+
+    def _argv(self, msg_w: int, extra: list[int]) -> list[str]:
+        """Bubblewrap, the launcher, Node and the harness, in a cgroup where one can be
+        made."""
+        return self._grouped(command(self.node, self.limits, msg_w))
 
     def _on_output(self, proc: _Child, kind: str, data: bytes) -> None:
         if kind == "stdout" and self.message is not None:  # a count's bytecode printout
