@@ -7,8 +7,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from codequorum.behaviour.run import DynamicOptions, run_dynamic
 from codequorum.behaviour.runtimes.node import JAVASCRIPT, TYPESCRIPT
+from codequorum.behaviour.sandbox.limits import Limits
 from codequorum.core.model import ModuleContext, SampleSet, TestCase
 from codequorum.ingest.js_module_view import js_module_view
 
@@ -136,3 +139,20 @@ def test_a_set_in_its_module_runs_and_passes(node_sandboxed: object, tmp_path: P
     report = run_dynamic(ss, DynamicOptions())
     assert report.rules.module_problem is None
     assert [c.pass_rate for c in report.candidates] == [1.0, 1.0]
+
+
+@pytest.mark.parametrize(("top", "said"), [
+    ("while (true) {}", "Script execution timed out"),
+    ("require('child_process').execSync('id');", "Cannot find module 'child_process'"),
+    ("process.exit(3);", "process is not defined"),
+])
+def test_a_hostile_module_top_level_is_not_loaded(node_sandboxed: object, tmp_path: Path,
+                                                  top: str, said: str) -> None:
+    path = tmp_path / "app.js"
+    path.write_text(f"{top}\nfunction f(x) {{ return x; }}\n")
+    context = js_module_view(path.read_text(), path, tmp_path).context("f")
+    limits = Limits(wall_seconds=20, cpu_seconds=20, test_seconds=1.0)
+    result = JAVASCRIPT.run("function f(x) { return x; }", [_call(1, 1)], "f", limits,
+                            module=context)
+    assert result.tests == [] and result.module is not None and not result.module.loaded
+    assert said in result.module.detail
