@@ -43,6 +43,12 @@ def test_a_version_takes_its_function_s_place() -> None:
     source = "const K = 2;\nexport function f(x) { return x; }\nf(1);\n"
     assert spliced(source, "javascript", "f", "export function f(x) { return x * K; }") == (
         "const K = 2;\nexport function f(x) { return x * K; }\nf(1);\n")
+    assert spliced("export default function f() { return 1; }\n", "javascript", "f",
+                   "export default function f() { return 2; }") == (
+        "export default function f() { return 2; }\n")
+    assert spliced("const f = (x) => x;\n", "javascript", "f",
+                   "export function f(x) { return -x; }") == (
+        "export function f(x) { return -x; }\n")
     method = spliced("class A {\n  m() { return 1; }\n}\n", "javascript", "A.m",
                      "m() { return 2; }")
     assert method == "class A {\n  m() { return 2; }\n}\n"

@@ -156,3 +156,16 @@ def test_a_hostile_module_top_level_is_not_loaded(node_sandboxed: object, tmp_pa
                             module=context)
     assert result.tests == [] and result.module is not None and not result.module.loaded
     assert said in result.module.detail
+
+
+def test_an_object_literal_s_method_and_a_static_method_run_where_they_are(
+        node_sandboxed: object, tmp_path: Path) -> None:
+    path = tmp_path / "app.js"
+    path.write_text("const SCALE = 3;\nconst util = {\n  triple(x) { return x; },\n};\n"
+                    "class A { static make(n) { return n; } }\n")
+    view = js_module_view(path.read_text(), path, tmp_path)
+    obj = JAVASCRIPT.run("triple(x) { return x * SCALE; }", [_call(2, 6)], "util.triple",
+                         module=view.context("util.triple", "method"))
+    static = JAVASCRIPT.run("static make(n) { return new A() instanceof A ? n + 1 : 0; }",
+                            [_call(2, 3)], "A.make", module=view.context("A.make", "method"))
+    assert [t.passed for t in obj.tests + static.tests] == [True, True]

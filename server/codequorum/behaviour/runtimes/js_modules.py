@@ -45,8 +45,10 @@ def spliced(source: str, language: str, qualified_name: str, version: str) -> st
     data = source.encode("utf-8")
     before = data[:found.start_byte].decode("utf-8", "replace")
     text = version.strip()
-    if before.rstrip().endswith("export") and text.startswith("export "):
-        text = text.removeprefix("export ").lstrip()
+    for keywords in ("export default ", "export "):  # the module's own stay where they are
+        if before.rstrip().endswith(keywords.strip().split()[-1]) and text.startswith(keywords):
+            text = text.removeprefix(keywords).lstrip()
+            break
     return before + text + data[found.end_byte:].decode("utf-8", "replace")
 
 
