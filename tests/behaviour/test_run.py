@@ -720,3 +720,23 @@ def test_growth_rests_on_cpu_time_and_never_on_fuel() -> None:
         verdicts = [v for v in dynamic_verdicts(report) if v.code == "complexity-outlier"]
         assert [v.message for v in verdicts] == ([] if fuel else [
             "version 3 grows about n², the others about n (CPU time per call, n=8 to 512)"])
+
+
+def test_timings_that_support_no_class_are_noted_not_judged() -> None:
+    code = "def f(xs):\n    return sorted(xs)\n"
+    ss = SampleSet.from_codes("t", [code] * 3, entry_point="f")
+    cases = [InputCase(model.TestCase(kind="call", args=([0] * n,)), "scaling", False,
+                       f"f(n={n})", size=n) for n in (8, 64, 512)]
+
+    def timed(costs: tuple[int, int, int]) -> list[sandbox.TestOutcome | None]:
+        return [dataclasses.replace(_outcome("[]"), cpu_ns=c) for c in costs]
+
+    sort = (600, 1600, 15_400)
+    # the third sort's 512 was timed under a burst: 64 -> 512 reads 1.6, neither n nor n²
+    burst = (600, 1600, int(1600 * 8**1.6))
+    runs = Runs(outcomes=[timed(sort), timed(sort), timed(burst)], status=["ok"] * 3,
+                detail=[""] * 3, layers=["deadline"], python="3.11.7")
+    report = build_report(ss, InputPlan(entry_point="f", cases=cases), runs, DynamicOptions())
+    assert [c.growth for c in report.candidates] == [1.0, 1.0, None]
+    assert "growth not judged for version 3: the timings were too noisy" in report.notes
+    assert not [v for v in dynamic_verdicts(report) if v.code == "complexity-outlier"]

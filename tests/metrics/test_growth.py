@@ -5,7 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from codequorum.metrics.growth import COST_FLOOR_NS, growth_class, growth_exponent
+from codequorum.metrics.growth import (
+    COST_FLOOR_NS,
+    growth_class,
+    growth_exponent,
+    judged_class,
+    local_slopes,
+    undecided,
+)
 
 SIZES = np.array([8, 64, 512])
 
@@ -58,3 +65,27 @@ def test_classes_are_whole_exponents_that_noise_does_not_move() -> None:
         0, 0, 0, 1, 1, 1, 1, 1, 1, 2, 2, 2, 4]  # above n, a slope past a half-way point by
     # less than the margin (a neighbour's load lifts the largest sizes) keeps the class
     # below
+
+
+def test_a_quadratic_series_stays_quadratic_and_a_sort_linear() -> None:
+    assert judged_class(SIZES, [3000, 100_000, 6_200_000]) == 2
+    assert judged_class(SIZES, [600, 1600, 15_400]) == 1
+    assert judged_class(SIZES, [100, 120, 90]) == 0  # below the floor: constant
+    assert judged_class(np.array([8]), [100]) is None
+
+
+def test_a_slope_near_where_the_class_changes_is_not_judged() -> None:
+    assert [undecided(e) for e in (0.4, 1.2, 1.5, 1.6, 1.7, 1.8, 2.0, 2.6, 2.8)] == [
+        False, False, False, True, True, False, False, True, False]
+    # 64 -> 512 grows 8^1.62 times: between n and n², neither is claimed
+    assert judged_class(SIZES, [1000, 10_000, 10_000 * 8**1.62]) is None
+
+
+def test_a_slowed_middle_size_is_not_judged_rather_than_guessed() -> None:
+    # a quadratic series whose 64 was timed twice too slow reads 1.67 from 64 to 512
+    noisy = [3000, 200_000, 6_200_000]
+    assert local_slopes(SIZES, noisy) == pytest.approx(
+        [np.log(200_000 / 3000) / np.log(8), np.log(31) / np.log(8)])
+    assert judged_class(SIZES, noisy) is None
+    # fixed costs flatten the small sizes: a steeper top is growth, not noise
+    assert judged_class(SIZES, [2000, 3000, 16_000]) == 1

@@ -55,7 +55,7 @@ from codequorum.core.safe_text import safe_text
 from codequorum.generate.endpoint import ProviderConfig
 from codequorum.generate.proposed_inputs import proposer_for
 from codequorum.metrics.dynamic import bef, dctd
-from codequorum.metrics.growth import growth_class, growth_exponent
+from codequorum.metrics.growth import judged_class
 from codequorum.metrics.opcodes import (
     DivergenceResult,
     OpcodeMode,
@@ -472,14 +472,24 @@ def _finished(o: sandbox.TestOutcome | None) -> bool:
 
 
 def growth_of(points: Sequence[tuple[int, int]]) -> float | None:
-    """The growth class of ``(size, CPU ns)`` points: the whole-number exponent
-    (:func:`~codequorum.metrics.growth.growth_class`) of their log-log slope
-    (:func:`~codequorum.metrics.growth.growth_exponent`); None with fewer than two sizes."""
+    """The growth class of ``(size, CPU ns)`` points when they support one
+    (:func:`~codequorum.metrics.growth.judged_class`); None with fewer than two sizes or
+    when the timings were too noisy to judge (:data:`NOISY_NOTE`)."""
     if not points:
         return None
     sizes, costs = zip(*points, strict=True)
-    slope = growth_exponent(np.array(sizes), np.array(costs))
-    return None if slope is None else float(growth_class(slope))
+    judged = judged_class(np.array(sizes), np.array(costs))
+    return None if judged is None else float(judged)
+
+
+#: The note of a version whose timed sizes support no growth class.
+NOISY_NOTE = "growth not judged for version {k}: the timings were too noisy"
+
+
+def _growth_notes(candidates: Sequence[CandidateDynamic]) -> list[str]:
+    """:data:`NOISY_NOTE` for each version timed at two sizes or more and not judged."""
+    return [NOISY_NOTE.format(k=c.index + 1) for c in candidates
+            if c.growth is None and len({n for n, _ in c.growth_points}) >= 2]
 
 
 @dataclass(frozen=True)
@@ -624,6 +634,7 @@ def build_report(
         notes.append("tracing off: no DCTD or BEF")
     elif runtime is not None and runtime.unmeasured:
         notes.append(runtime.unmeasured)
+    notes.extend(_growth_notes(candidates))
     return DynamicReport(
         task_id=sample_set.task_id,
         summary=summary,

@@ -63,4 +63,50 @@ def growth_class(exponent: float) -> int:
     return nearest
 
 
-__all__ = ["CLASS_MARGIN", "COST_FLOOR_NS", "growth_class", "growth_exponent"]
+#: A slope above n this close to the point where its class changes supports neither
+#: class: the timings, not the version, decide which side it falls on.
+UNDECIDED_BAND = 0.1
+#: A local slope over smaller sizes this far above the slope over the larger ones means a
+#: middle size was slowed by load (fixed costs only ever flatten the small sizes).
+SLOPE_DROP = 0.5
+
+
+def undecided(exponent: float) -> bool:
+    """Whether ``exponent`` (above 1) lies within :data:`UNDECIDED_BAND` of the point
+    where :func:`growth_class` changes class."""
+    if exponent < 1.0:
+        return False
+    edge = math.floor(exponent + 0.5 - CLASS_MARGIN) + 0.5 + CLASS_MARGIN
+    return min(abs(exponent - edge), abs(exponent - (edge - 1))) < UNDECIDED_BAND
+
+
+def local_slopes(sizes: npt.ArrayLike, costs: npt.ArrayLike,
+                 floor: float = COST_FLOOR_NS) -> list[float]:
+    """The log-log slope between each pair of consecutive distinct sizes (the least cost
+    of a size when it was timed more than once; costs raised to ``floor``)."""
+    s = np.asarray(sizes, dtype=np.float64)
+    c = np.asarray(costs, dtype=np.float64)
+    keep = (s > 0) & np.isfinite(c) & (c >= 0)
+    s, c = s[keep], c[keep]
+    distinct = np.unique(s)
+    least = np.log([max(float(c[s == x].min()), floor) for x in distinct])
+    return [float(v) for v in np.diff(least) / np.diff(np.log(distinct))]
+
+
+def judged_class(sizes: npt.ArrayLike, costs: npt.ArrayLike) -> int | None:
+    """The growth class of a version's ``(sizes, costs)`` when its points support one:
+    :func:`growth_class` of :func:`growth_exponent`, or None with fewer than two sizes,
+    when the slope is :func:`undecided` or when a local slope over smaller sizes exceeds
+    the last one by :data:`SLOPE_DROP` (a slowed middle size). None is an honest "not
+    judged", never a guess: a busy machine must not make a class."""
+    exponent = growth_exponent(sizes, costs)
+    if exponent is None or undecided(exponent):
+        return None
+    slopes = local_slopes(sizes, costs)
+    if len(slopes) >= 2 and max(slopes[:-1]) > slopes[-1] + SLOPE_DROP:
+        return None
+    return growth_class(exponent)
+
+
+__all__ = ["CLASS_MARGIN", "COST_FLOOR_NS", "SLOPE_DROP", "UNDECIDED_BAND", "growth_class",
+           "growth_exponent", "judged_class", "local_slopes", "undecided"]

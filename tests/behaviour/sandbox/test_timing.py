@@ -7,11 +7,15 @@ machine; nothing here asserts a duration, only the growth class.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from codequorum.behaviour.run import DynamicOptions, run_dynamic
 from codequorum.behaviour.sandbox import run_candidate
+from codequorum.behaviour.sandbox.timing import round_robin, settled
 from codequorum.core.model import SampleSet
 from codequorum.core.model import TestCase as Case
 from codequorum.judge.dynamic import dynamic_verdicts, growth_text
+from codequorum.metrics.growth import judged_class
 
 #: (body of ``f(xs: list[int])``, the growth class it must get)
 OF_A_LIST = [
@@ -102,3 +106,74 @@ def test_what_repeated_calls_print_is_dropped() -> None:
     [test] = result.tests
     assert (test.output, test.exc_type) == ("2", None)
     assert test.cpu_ns is not None and test.cpu_ns > 0
+
+
+# --- the round-robin timing, on synthetic batch times (no clock) --------------------
+
+def _least(measure: Callable[[int], float | None], n: int) -> list[float]:
+    """:func:`round_robin` with no deadline, every input timed."""
+    least = round_robin(measure, n, lambda: False)
+    assert all(v is not None for v in least)
+    return [v for v in least if v is not None]
+
+
+def _synthetic(true: list[float], load: Callable[[int], float]) -> tuple[
+        Callable[[int], float | None], list[int]]:
+    """``measure(i)``: the true per-call time of input ``i`` slowed by ``load(t)``, ``t``
+    the batch's place in time (batches of all inputs counted together); and how many
+    batches each input got."""
+    seen = [0] * len(true)
+
+    def measure(i: int) -> float:
+        factor = load(sum(seen))
+        seen[i] += 1
+        return true[i] * factor
+
+    return measure, seen
+
+
+SIZES = [8, 64, 512]
+QUADRATIC = [3000.0, 100_000.0, 6_200_000.0]
+
+
+def test_two_agreeing_minima_settle_an_input() -> None:
+    assert settled([100.0, 104.0, 300.0])
+    assert not settled([100.0, 150.0, 300.0])
+    assert not settled([100.0])
+
+
+def test_a_burst_while_one_size_is_timed_does_not_change_its_least_time() -> None:
+    # load triples the batches 2 and 5: the 512 batches of the first two rounds
+    measure, seen = _synthetic(QUADRATIC, lambda t: 3.0 if t in (2, 5) else 1.0)
+    least = _least(measure, 3)
+    assert least == QUADRATIC
+    assert seen == [3, 3, 4]  # 512 went on until two of its batches agreed
+    assert judged_class(SIZES, least) == 2
+
+
+def test_load_that_lasts_slows_every_size_alike_and_keeps_the_class() -> None:
+    # a busy neighbour for the first ten batches, then half as busy
+    measure, _seen = _synthetic(QUADRATIC, lambda t: 2.0 if t < 10 else 1.5)
+    least = _least(measure, 3)
+    assert least == [1.5 * v for v in QUADRATIC] or least == [2.0 * v for v in QUADRATIC]
+    assert judged_class(SIZES, least) == 2
+    linear = [600.0, 1600.0, 15_400.0]  # a sort, about n log n
+    measure, _seen = _synthetic(linear, lambda t: 3.0 if t % 4 == 0 else 1.2)
+    assert judged_class(SIZES, _least(measure, 3)) == 1
+
+
+def test_inputs_are_timed_in_turns_and_a_raising_one_is_dropped() -> None:
+    order: list[int] = []
+
+    def measure(i: int) -> float | None:
+        order.append(i)
+        return None if i == 1 else 10.0
+
+    assert round_robin(measure, 3, lambda: False) == [10.0, None, 10.0]
+    assert order[:3] == [0, 1, 2] and order[3:] == [0, 2, 0, 2]
+
+
+def test_out_of_time_stops_after_the_first_round() -> None:
+    measure, seen = _synthetic([5.0, 9.0], lambda t: 1.0)
+    assert round_robin(measure, 2, lambda: True) == [5.0, 9.0]
+    assert seen == [1, 1]

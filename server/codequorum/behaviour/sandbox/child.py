@@ -647,29 +647,35 @@ class Harness:
         else:
             outcome["output"] = safe_repr(result, objects=self.context is not None)
             outcome["value"] = plain_value(result, outcome["output"])
-            if test.get("series") is not None and self.timed:
-                outcome["cpu_ns"] = self.cpu_cost(test)
         return outcome
 
-    def cpu_cost(self, test: dict[str, Any]) -> int | None:
-        """CPU nanoseconds a call on this input takes untraced (``timing.cpu_cost``: what
-        the growth of a series rests on), each call on arguments and a receiver of its
-        own, its output dropped, under the test's budget; None when a repeated call
-        raised or overran (the traced outcome stands either way)."""
+    def to_time(self, test: dict[str, Any], outcome: dict[str, Any]) -> bool:
+        """Whether a test's cost is timed: a call of a series that returned."""
+        return (self.timed and test.get("series") is not None and test["kind"] == "call"
+                and outcome["exc_type"] is None)
+
+    def cpu_costs(self, tests: list[dict[str, Any]]) -> list[int | None]:
+        """CPU nanoseconds a call on each input of a series takes untraced
+        (``timing.cpu_costs``: the sizes timed in turns, what the growth of a series rests
+        on), each call on arguments and a receiver of its own, its output dropped, under the
+        test's budget; None where a repeated call raised, all None when the timing overran
+        (the traced outcomes stand either way)."""
         sink = CappedText(Budget(1 << 62, self.channel), False)
         try:
             try:
                 self._arm()
                 sys.stdout = sys.stderr = sink
-                calls = timing.reusing(lambda: self._target("call", test),
-                                       shareable=test.get("receiver") is None)
-                return int(timing.cpu_cost(calls))
+                makers = [timing.reusing(lambda t=test: self._target("call", t),
+                                         shareable=test.get("receiver") is None)
+                          for test in tests]
+                costs: list[int | None] = timing.cpu_costs(makers)
+                return costs
             finally:
                 self._disarm()
                 self.fired = False
                 sys.stdin, sys.stdout, sys.stderr = sys.__stdin__, sys.__stdout__, sys.__stderr__
         except BaseException:
-            return None
+            return [None] * len(tests)
 
     def _target(
         self, kind: str, test: dict[str, Any]
@@ -1002,10 +1008,24 @@ def _fork_grader(run: dict[str, Any]) -> Any:
 
 
 def _run_tests(harness: Harness, run: dict[str, Any], channel: Channel) -> None:
-    """Run every test, one message each; never returns."""
+    """Run every test, one message each; never returns. The calls of a series that
+    returned are held until the series ends, then timed together (:meth:`Harness.cpu_costs`)
+    and sent with their cost."""
     timed_out_series: set[str] = set()
+    held: list[tuple[int, dict[str, Any], dict[str, Any]]] = []
+
+    def flush(timed: bool) -> None:
+        costs = harness.cpu_costs([t for _, t, _ in held]) if timed and held else []
+        for k, (index, _test, outcome) in enumerate(held):
+            if costs:
+                outcome["cpu_ns"] = costs[k]
+            channel.send(protocol.MSG_TEST, index=index, outcome=outcome)
+        held.clear()
+
     for index, test in enumerate(run["tests"]):
         series = test.get("series")
+        if held and held[0][1].get("series") != series:
+            flush(True)
         if series is not None and series in timed_out_series:
             channel.send(protocol.MSG_TEST, index=index, outcome=_skipped(index, test))
             continue
@@ -1013,16 +1033,22 @@ def _run_tests(harness: Harness, run: dict[str, Any], channel: Channel) -> None:
         try:
             outcome = harness.run_test(index, test)
         except SystemExit as exc:
+            flush(False)
             channel.send(protocol.MSG_TEST, index=index, outcome=getattr(exc, "outcome", None))
             code = exc.code if isinstance(exc.code, int) or exc.code is None else 1
             channel.send(protocol.MSG_EXIT, code=code)
             posix._exit(0)
         except OutputLimitExceeded as exc:
+            flush(False)
             channel.send(protocol.MSG_TEST, index=index, outcome=getattr(exc, "outcome", None))
             posix._exit(0)
-        channel.send(protocol.MSG_TEST, index=index, outcome=outcome)
+        if harness.to_time(test, outcome):
+            held.append((index, test, outcome))
+        else:
+            channel.send(protocol.MSG_TEST, index=index, outcome=outcome)
         if series is not None and outcome["exc_type"] == Timeout.__name__ and harness.fired:
             timed_out_series.add(series)
+    flush(True)
     channel.send(protocol.MSG_DONE, memory_error=harness.memory_error, timeouts=harness.timeouts)
     posix._exit(0)
 

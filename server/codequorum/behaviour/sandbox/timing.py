@@ -6,8 +6,10 @@ opcodes count only the version's own bytecode, so ``len(set(x))`` looks constant
 
 A cost is robust to a busy machine by construction: the thread's own CPU time (time the
 thread waits for a core is not counted), calls in batches long enough for the clock's
-own cost to vanish (:data:`BATCH_NS`), and the least per-call time of up to
-:data:`REPEATS` batches (noise only ever adds). Each call gets arguments of its own
+own cost to vanish (:data:`BATCH_NS`), the sizes of a series timed in turns so that a
+burst of load slows every size alike (:func:`round_robin`), and the least per-call time
+of each size, repeated until its two least batches agree (:func:`settled`: noise only
+ever adds). Each call gets arguments of its own
 (``make_call`` builds them afresh), so a version that consumes or sorts its input in
 place is timed on the input it was given. The garbage collector is off while timing, as
 ``timeit`` has it (a collection walking the batch's arguments is not the version's
@@ -22,7 +24,7 @@ import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
     from typing import Any
 
     Call = tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]
@@ -33,7 +35,7 @@ REPEATS = 7
 BATCH_NS = 500_000
 #: At most this many calls in one batch.
 MAX_LOOPS = 256
-#: The wall time one input's timing may take (after its first, traced call).
+#: The wall time one input's timing may take (after its traced call).
 SECONDS = 0.25
 
 # bound once, before any candidate code runs (it cannot swap them)
@@ -144,26 +146,94 @@ def _least(make_call: Callable[[], Call], loops: int, deadline: float) -> float:
     return best
 
 
-def cpu_cost(make_call: Callable[[], Call], seconds: float = SECONDS) -> int:
-    """CPU nanoseconds one call of ``make_call()`` takes, the cost of calling nothing the
-    same way taken off (never below 0). A call that raises propagates: the caller drops
-    the timing. ``seconds`` bounds the repetitions, not one call: a first call longer than
-    it is the cost (the clock's own cost is nothing beside it, and noise little)."""
+#: Two least per-call times within this fraction of each other settle an input's cost.
+AGREE = 0.05
+#: At least this many rounds, at most :data:`MAX_ROUNDS`, of the round-robin timing.
+MIN_ROUNDS = 3
+MAX_ROUNDS = 15
+
+
+def settled(times: Sequence[float]) -> bool:
+    """Whether the two least of ``times`` agree within :data:`AGREE` (noise only ever
+    adds: two batches this close to the least saw the input's own cost, not a burst)."""
+    if len(times) < 2:
+        return False
+    a, b = sorted(times)[:2]
+    return b <= a * (1 + AGREE) + 1.0
+
+
+def round_robin(measure: Callable[[int], float | None], n: int,
+                out_of_time: Callable[[], bool]) -> list[float | None]:
+    """The least per-call time of each of ``n`` inputs, timed in turns: each round times
+    every input not yet :func:`settled` once (``measure(i)``, None when the call raised:
+    that input is dropped), so a burst of load hits every size alike rather than the one
+    being timed; from :data:`MIN_ROUNDS` until every input settled, at most
+    :data:`MAX_ROUNDS` or until ``out_of_time()`` (after a first round)."""
+    times: list[list[float]] = [[] for _ in range(n)]
+    dropped: set[int] = set()
+    for r in range(MAX_ROUNDS):
+        if r > 0 and out_of_time():
+            break
+        open_ = [i for i in range(n) if i not in dropped
+                 and (r < MIN_ROUNDS or not settled(times[i]))]
+        if not open_:
+            break
+        for i in open_:
+            got = measure(i)
+            if got is None:
+                dropped.add(i)
+            else:
+                times[i].append(got)
+    return [None if i in dropped or not times[i] else min(times[i]) for i in range(n)]
+
+
+def _safe_batch(make_call: Callable[[], Call], loops: int) -> float | None:
+    """Per-call CPU ns of one batch, None when a call raised (the version's own error:
+    its traced outcome already says so, only this input's timing is lost)."""
+    try:
+        return _batch([make_call() for _ in range(loops)]) / loops
+    except Exception:
+        return None
+
+
+def _idle_call(make_call: Callable[[], Call]) -> Callable[[], Call]:
+    """Calls of :func:`_nothing` on the arguments of ``make_call``'s call."""
+    _fn, args, kwargs = make_call()
+    return lambda: (_nothing, args, kwargs)
+
+
+def cpu_costs(makers: Sequence[Callable[[], Call]],
+              seconds: float = SECONDS) -> list[int | None]:
+    """CPU nanoseconds one call of each input (the sizes of a series) takes, timed
+    together by :func:`round_robin` within ``seconds`` per input, the cost of calling
+    nothing the same way taken off (never below 0); None for an input whose call raised.
+    A first call longer than ``seconds`` is its cost (noise is little beside it)."""
     collecting = gc.isenabled()
     gc.disable()
     try:
-        deadline = _wall() + seconds
-        first = _batch([make_call()])
-        if first >= seconds * 1e9:
-            return first
-        loops = max(1, min(MAX_LOOPS, BATCH_NS // max(first, 1)))
-        own = _least(make_call, loops, deadline)
-        _fn, args, kwargs = make_call()
-        idle = _least(lambda: (_nothing, args, kwargs), loops, _wall() + seconds)
-        return max(0, round(own - idle))
+        firsts = [_safe_batch(make_call, 1) for make_call in makers]
+        loops = [max(1, min(MAX_LOOPS, int(BATCH_NS // max(f or 1, 1)))) for f in firsts]
+        deadline = _wall() + seconds * max(1, len(makers))
+
+        def measure(i: int) -> float | None:
+            first = firsts[i]
+            if first is None or first >= seconds * 1e9:
+                return first  # a call longer than the budget is its own cost
+            return _safe_batch(makers[i], loops[i])
+
+        own = round_robin(measure, len(makers), lambda: _wall() > deadline)
+        out: list[int | None] = []
+        for i, cost in enumerate(own):
+            if cost is None:
+                out.append(None)
+                continue
+            idle = _least(_idle_call(makers[i]), loops[i], _wall() + seconds)
+            out.append(max(0, round(cost - idle)))
+        return out
     finally:
         if collecting:
             gc.enable()
 
 
-__all__ = ["BATCH_NS", "MAX_LOOPS", "REPEATS", "SECONDS", "cpu_cost", "reusing"]
+__all__ = ["AGREE", "BATCH_NS", "MAX_LOOPS", "MAX_ROUNDS", "MIN_ROUNDS", "REPEATS", "SECONDS",
+           "cpu_costs", "reusing", "round_robin", "settled"]
