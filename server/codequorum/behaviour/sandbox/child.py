@@ -668,7 +668,11 @@ class Harness:
                 makers = [timing.reusing(lambda t=test: self._target("call", t),
                                          shareable=test.get("receiver") is None)
                           for test in tests]
-                costs: list[int | None] = timing.cpu_costs(makers)
+                # the series shares one test's budget: the sizes' timing and their empty
+                # calls' fit in two thirds of it
+                share = timing.SECONDS if self.test_seconds is None else min(
+                    timing.SECONDS, self.test_seconds / (3 * len(tests)))
+                costs: list[int | None] = timing.cpu_costs(makers, share)
                 return costs
             finally:
                 self._disarm()
