@@ -191,15 +191,43 @@ def test_versions_run_in_instances_of_their_own() -> None:
     assert [r.tests[0].output for r in results] == ["None", "None"]
 
 
-def test_check_harnesses_are_not_run_and_not_graded() -> None:
-    check = Case("check", source="def check(candidate):\n    assert candidate(2) == 4\n")
-    result = run_candidate("def sq(n):\n    return n * n\n", [check, SQUARE[0]], "sq",
-                           sandbox="portable")
-    assert result.status == "ok", result.detail
-    first, second = result.tests
-    assert (first.passed, first.exc_type) == (None, "Skipped")
-    assert first.exc_message is not None and "need the grader process" in first.exc_message
-    assert second.passed is True
+def test_check_harnesses_are_graded_beside_the_guest_as_in_the_strict_sandbox() -> None:
+    check = "def check(candidate):\n    assert candidate(2) == 4\n    assert candidate(3) == 9\n"
+    wrong = "def check(candidate):\n    assert candidate(2) == 5, 'two'\n"
+    tests = [Case("check", source=check), Case("check", source=wrong), SQUARE[0]]
+    code = "def sq(n):\n    return n * n\n"
+    portable = run_candidate(code, tests, "sq", sandbox="portable")
+    assert portable.status == "ok", portable.detail
+    seen = [(t.passed, t.exc_type, t.exc_message) for t in portable.tests]
+    assert seen == [(True, None, None), (False, "AssertionError", "two"), (True, None, None)]
+    assert seen == [(t.passed, t.exc_type, t.exc_message)
+                    for t in run_candidate(code, tests, "sq").tests]
+    # Only the version's own code is counted, not the harness's.
+    assert portable.tests[0].opcodes == {"LOAD_FAST": 4, "BINARY_OP": 2, "RETURN_VALUE": 2}
+
+
+def test_a_version_cannot_read_the_harness_beside_it() -> None:
+    check = "def check(candidate):\n    SECRET = 'expected-9'\n    assert candidate(3) == 9\n"
+    code = ("def sq(n):\n"
+            "    needle = 'expected' + '-9'\n"  # not a literal the version's own text holds
+            "    try:\n        raise ValueError\n"
+            "    except ValueError as exc:\n        frame = exc.__traceback__.tb_frame.f_back\n"
+            "    seen = []\n"
+            "    while frame is not None:\n"
+            "        seen.append(repr(frame.f_locals) + repr(frame.f_globals))\n"
+            "        frame = frame.f_back\n"
+            "    return 9 if any(needle in text for text in seen) else len(seen)\n")
+    result = run_candidate(code, [Case("check", source=check)], "sq", sandbox="portable")
+    assert [(t.passed, t.exc_type) for t in result.tests] == [(False, "AssertionError")]
+
+
+def test_a_version_that_stalls_a_check_is_stopped_and_failed() -> None:
+    check = "def check(candidate):\n    assert candidate(3) == 9\n"
+    code = "import os\ndef sq(n):\n    os.read(0, 10)\n    return n * n\n"
+    result = run_candidate(code, [Case("check", source=check), SQUARE[0]], "sq",
+                           Limits(test_seconds=1.0), sandbox="portable")
+    assert result.status == "timeout", result.detail
+    assert [(t.passed, t.exc_type) for t in result.tests] == [(False, "Timeout"), (True, None)]
 
 
 def _module(files: dict[str, str]) -> ModuleContext:
@@ -240,3 +268,12 @@ def test_fuel_is_a_cost_that_sees_the_work_inside_builtins() -> None:
     assert fuel[2] > 20 * fuel[1] > 0  # ...the instructions it made the builtins run do
     strict = run_candidate(code, tests[:1], "f")
     assert [t.fuel for t in strict.tests] == [None]  # only the portable host meters it
+
+
+@pytest.mark.parametrize("wait", ["time.sleep(n)", "select.select([], [], [], n)"])
+def test_a_version_that_sleeps_past_its_budget_is_stopped_at_it(wait: str) -> None:
+    code = f"import select, time\ndef f(n):\n    {wait}\n    return n\n"
+    result = run_candidate(code, [Case("call", args=(3600,)), Case("call", args=(0.05,))], "f",
+                           Limits(test_seconds=0.5, wall_seconds=120), sandbox="portable")
+    assert result.detail == "per-test limit of 0.5s on 1 of 2 tests"
+    assert [(t.exc_type, t.output) for t in result.tests] == [("Timeout", None), (None, "0.05")]
