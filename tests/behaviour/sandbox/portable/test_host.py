@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from codequorum.behaviour.run import growth_of
 from codequorum.behaviour.sandbox import Limits, run_candidate, run_candidates
 from codequorum.core.model import ModuleContext
 from codequorum.core.model import TestCase as Case
@@ -261,12 +262,14 @@ def test_a_module_whose_import_the_guest_lacks_says_which() -> None:
 def test_fuel_is_a_cost_that_sees_the_work_inside_builtins() -> None:
     code = "def f(n):\n    return len(set(range(n)))\n"
     tests = [Case("call", args=(n,)) for n in (1, 1000, 100_000)]
-    result = run_candidate(code, tests, "f", sandbox="portable")
+    result = run_candidate(code, tests, "f", series=["s"] * 3, sandbox="portable")
     opcodes = [t.opcode_total for t in result.tests]
     fuel = [t.fuel or 0 for t in result.tests]
     assert opcodes[1] == opcodes[2]  # the version's own opcodes do not grow with n...
-    assert fuel[2] > 20 * fuel[1] > 0  # ...the instructions it made the builtins run do
-    strict = run_candidate(code, tests[:1], "f")
+    assert fuel[2] > 50 * fuel[1] > 0  # ...the instructions it made the builtins run do
+    unmetered = run_candidate(code, tests[:1], "f", sandbox="portable")
+    assert [t.fuel for t in unmetered.tests] == [None]  # only a series' calls are metered
+    strict = run_candidate(code, tests[:1], "f", series=["s"])
     assert [t.fuel for t in strict.tests] == [None]  # only the portable host meters it
 
 
@@ -277,3 +280,20 @@ def test_a_version_that_sleeps_past_its_budget_is_stopped_at_it(wait: str) -> No
                            Limits(test_seconds=0.5, wall_seconds=120), sandbox="portable")
     assert result.detail == "per-test limit of 0.5s on 1 of 2 tests"
     assert [(t.exc_type, t.output) for t in result.tests] == [("Timeout", None), (None, "0.05")]
+
+
+@pytest.mark.parametrize(("body", "growth"), [
+    ("return len(set(x))", 1.0),  # O(n) inside a builtin: 8 opcodes at every n
+    ("return sorted(x)", 1.0),  # n log n is class n
+    ("return sum(1 for a in x for b in x if a < b)", 2.0),
+    ("return x[0]", 0.0),
+])
+def test_fuel_per_call_tells_the_known_classes_apart(body: str, growth: float) -> None:
+    sizes = (10, 40, 100, 200)
+    tests = [Case("call", args=([(7 * i) % n for i in range(n)],)) for n in sizes]
+    result = run_candidate(f"def f(x):\n    {body}\n", tests, "f", series=["s"] * len(sizes),
+                           sandbox="portable")
+    assert result.status == "ok", result.detail
+    assert all(t.fuel is not None for t in result.tests)
+    fuel = [t.fuel or 0 for t in result.tests]
+    assert growth_of(list(zip(sizes, fuel, strict=True)), "fuel") == growth

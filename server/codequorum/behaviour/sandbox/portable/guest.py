@@ -143,6 +143,18 @@ def grade() -> None:
     os._exit(0)
 
 
+def _meter(link: HostLink, harness: Any) -> None:
+    """Metered calls of the series: marks on stdout around each, after two empty calls
+    marked the same way (the host takes the last one's instructions off every metered
+    call; the first pays for what a first call sets up)."""
+    def empty(*_args: Any, **_kwargs: Any) -> None:
+        return None
+
+    harness.meter = lambda mark: link.send(type="meter", mark=mark)
+    for _ in range(2):
+        harness.metered_call(lambda: (empty, (), {}), "empty-")
+
+
 def main() -> None:
     """Run the tests of the version in the ``run`` message; never returns."""
     child = _load_harness()
@@ -173,6 +185,7 @@ def main() -> None:
         os._exit(0)
     if not harness.compile():
         os._exit(0)
+    _meter(link, harness)
     try:
         harness.load_context()
     except child.OutputLimitExceeded:

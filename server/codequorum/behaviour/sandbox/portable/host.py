@@ -80,7 +80,8 @@ class Guest:
         self.stop: str | None = None
         self.ended = False
         self.fuel_now: Any = None  # the store's fuel left, read between guest writes
-        self.fuel_at: int | None = None
+        self.marks: dict[str, int] = {}  # fuel left at each ``meter`` mark of this test
+        self.empty_call: int | None = None  # an empty call's instructions, marked the same way
         self.inbox = wasi_io.Inbox(os.getcwd())
         self.wake = threading.Event()  # ends the guest's sleeps once it is stopped
         self.grader: Grader | None = None
@@ -117,7 +118,7 @@ class Guest:
             message = {**message, "index": self.indices[index]}
             if kind == protocol.MSG_TEST_START:
                 self.running, self.started_at = index, time.monotonic()
-                self.fuel_at = self.fuel_now()
+                self.marks = {}
             else:
                 self.running = None
                 self.finished.add(index)
@@ -136,18 +137,33 @@ class Guest:
         elif kind == protocol.MSG_DONE:
             self.done = message
             return
+        elif kind == "meter":
+            self._mark(message.get("mark"))
+            return
         elif kind in TO_GRADER and self.grader is not None:
             self.grader.inbox.put(protocol.encode_frame(message))
             return
         self.host.send(message)
 
+    def _mark(self, mark: Any) -> None:
+        """A ``meter`` mark: the fuel left now (the empty calls' before any test, the
+        last one kept; a metered call's while its test runs, once; others ignored)."""
+        if mark in ("empty-start", "empty-end") and not self.finished and self.running is None:
+            self.marks[mark] = self.fuel_now()
+            if mark == "empty-end" and "empty-start" in self.marks:
+                self.empty_call = self.marks.pop("empty-start") - self.marks.pop(mark)
+        elif mark in ("start", "end") and self.running is not None:
+            self.marks[mark] = self.fuel_now()
+
     def _metered(self, outcome: Any) -> Any:
-        """The outcome with the fuel its test used (measured here; a guest's own is
-        replaced)."""
+        """The outcome with its fuel, measured here (a guest's own is replaced): the
+        instructions of its metered call less an empty call's, None when it had none."""
+        marks, self.marks = self.marks, {}
         if not isinstance(outcome, dict):
             return outcome
-        used = None if self.fuel_at is None else max(0, self.fuel_at - self.fuel_now())
-        self.fuel_at = None
+        used = None
+        if len(marks) == 2 and self.empty_call is not None:
+            used = max(0, marks["start"] - marks["end"] - self.empty_call)
         return {**outcome, "fuel": used}
 
     def interrupt(self, why: str) -> None:
