@@ -973,6 +973,8 @@ def _preload(run: dict[str, Any]) -> None:
     """Load what the harness needs later, before any candidate code runs."""
     if "pathlib" in run.get("code", ""):
         import pathlib  # noqa: F401
+    if run.get("module"):
+        in_module.preload()
     if any(t.get("kind") == "stdio" for t in run.get("tests", [])):
         import ast  # noqa: F401
         import inspect  # noqa: F401
