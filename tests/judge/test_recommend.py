@@ -15,6 +15,7 @@ from codequorum.core.values import canonical_output
 from codequorum.judge.recommend import (
     agreement_scores,
     behaviours,
+    example_columns,
     example_passes,
     examples_from_dynamic,
     is_example,
@@ -215,6 +216,15 @@ def test_keys_from_dynamic_reads_outcomes_when_present() -> None:
 class _Graded:
     inputs: list[dict[str, Any]]
     passes: list[list[bool | None]]
+
+
+def test_example_columns_are_positions_among_the_inputs_that_are_not_tests() -> None:
+    inputs = [{"source": "tests", "graded": True}, {"source": "doctest", "checked": True},
+              {"source": "hypothesis"}, {"source": "doctest", "checked": False},
+              {"source": "humaneval", "graded": True}, {"source": "doctest", "graded": True}]
+    # the key matrix holds inputs 1, 2, 3, 5: the examples are its columns 0 and 3
+    assert example_columns(inputs) == [0, 3]
+    assert example_columns([{"source": "hypothesis"}]) == []
 
 
 def test_examples_from_dynamic_counts_graded_examples() -> None:
@@ -428,6 +438,17 @@ def test_risk_signals_count_the_kept_versions_output_cluster() -> None:
     # behaviours of the versions returning wherever the kept one does: its own and
     # version 3's (version 2 returns nothing on the second input, version 4 nowhere)
     assert (s.runner_up, s.behaviours) == (1, 2)
+    # told which column is an example: the kept version returns on one input beyond it,
+    # and of the versions passing both examples (0, 1) none returns otherwise there
+    s = risk_signals(rec, keys, codes, [2, 2, 1, 1, 0], [0])
+    assert (s.inputs, s.beyond, s.passing_apart) == (2, 1, 0)
+    # version 3 passes the example too but returns 9 on it: examples passed by a version
+    # behaving otherwise beyond them count against the kept one
+    apart: list[list[str | None]] = [["= 1", "= 2"], ["= 1", "= 2"], ["= 1", "= 5"]]
+    rec = recommend(apart, [0.9, 0.9, 0.8], [0, 1, 2], [1, 1, 1], 1)
+    assert rec is not None and rec.index == 0
+    s = risk_signals(rec, apart, [_ADD, _ADD, _SUB], [1, 1, 1], [0])
+    assert (s.inputs, s.beyond, s.passing_apart) == (2, 1, 1)
 
 
 def test_behaviours_count_versions_returning_wherever_the_kept_one_does() -> None:

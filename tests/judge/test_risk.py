@@ -35,7 +35,8 @@ def test_signals_are_shares_of_the_set() -> None:
     assert s.values() == {
         "cluster_share": 0.6, "share": 0.6, "agreed": 1.0, "examples_consensus": 0.8,
         "examples_confirmed": 0.6, "purity": 0.75, "distinct_agreeing": 0.4,
-        "distinct_share": 0.8, "margin": 0.4, "behaviours": 0.6}
+        "distinct_share": 0.8, "margin": 0.4, "behaviours": 0.6, "examples_blind": 0.0,
+        "coverage": 0.0, "returns": 0.0}
     assert s.vector(("purity", "share")).tolist() == [0.75, 0.6]
     assert s.vector().tolist() == [s.values()[f] for f in FEATURES["examples"]]
     # the same set drawn twice as large says the same
@@ -54,6 +55,22 @@ def test_signals_are_shares_of_the_set() -> None:
     assert shape.kind == "outputs"
     assert shape.values()["cluster_share"] == 0.25 and shape.values()["share"] == 0.0
     assert shape.values()["margin"] == 0.25  # no cluster to compare: the kept version alone
+
+
+def test_examples_passed_by_versions_behaving_otherwise_and_inputs_beyond_them() -> None:
+    # 3 examples; 4 versions pass them, 1 of which returns otherwise beyond them; the kept
+    # version returns on 6 of the 8 inputs beyond the examples
+    s = RiskSignals(versions=5, agreed=True, agreeing=3, examples=3, passes_examples=True,
+                    passing=4, inputs=11, beyond=6, passing_apart=1)
+    v = s.values()
+    assert v["examples_blind"] == 0.2
+    assert v["coverage"] == 0.6 and v["returns"] == 0.75
+    # ten inputs beyond the examples cover as much as more; a failing kept version's
+    # examples say nothing of the others
+    wide = RiskSignals(versions=5, agreed=True, examples=0, inputs=40, beyond=30)
+    assert wide.values()["coverage"] == 1.0 and wide.values()["returns"] == 0.75
+    failed = RiskSignals(versions=5, agreed=True, examples=3, passing=0, passing_apart=2)
+    assert failed.values()["examples_blind"] == 0.0
 
 
 def test_examples_confirmed_counts_passed_examples_up_to_five() -> None:
