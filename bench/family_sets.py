@@ -6,8 +6,10 @@ that both sizes the product sees are measured. Each set is scored with the produ
 functions on what an editor has (the outcome matrix of the editor's inputs, the docstring
 examples' expected values): the recommendation (:func:`codequorum.judge.recommend.recommend`)
 and the risk signals (:func:`codequorum.pipeline.analyze.risk_signals`); whether the kept
-version is right comes from the benchmark's hidden tests only. Other picks are recorded for
-``bench_family_picks.py`` (which version each rule keeps).
+version is right comes from the benchmark's hidden tests only. A set with examples is also
+scored as if its docstring gave none, the examples' inputs gone too (``plain_kept``,
+``plain_signals``: the pick and signals the model without examples is fitted on). The outcome
+matrix, examples passed and typicality are kept for ``bench_family_picks.py``.
 """
 
 from __future__ import annotations
@@ -111,11 +113,20 @@ def set_record(task: CachedTask, draw: Sequence[int]) -> dict[str, Any]:
                     len(cols))
     signals = (risk_signals(rec, keys, codes, passed if cols else None, cols)
                if rec is not None and ran else None)
+    # as if the docstring gave no example (its inputs gone too): what the model without
+    # examples is fitted on
+    bare = [[k for t, k in enumerate(row) if t not in cols] for row in keys]
+    ran_bare = any(k is not None for row in bare for k in row)
+    plain = recommend(bare if ran_bare else None, typ, candidates) if cols else rec
+    plain_signals = (risk_signals(plain, bare, codes) if plain is not None and ran_bare
+                     else None)
     return {
         "set": task.set_name, "family": task.family, "task_id": task.task_id,
         "draw": list(draw), "n": len(draw), "truth": truth,
         "kept": None if rec is None else rec.index,
         "signals": None if signals is None else signal_record(signals),
+        "plain_kept": None if plain is None else plain.index,
+        "plain_signals": None if plain_signals is None else signal_record(plain_signals),
         "keys": keys, "examples_passed": passed, "examples": len(cols),
         "typicality": dict(zip(candidates, typ, strict=True)),
         "texts": [" ".join(c.split()) for c in codes],

@@ -9,11 +9,14 @@ range and base rate are made with; its stability reference stays ``fit_risk.py``
    does (recommendation, risk signals; truth from the hidden tests only);
 3. per model (``examples``, ``examples_failed``, ``outputs``): the feature set
    (:data:`CANDIDATES`) and L2 weight with the lowest log-loss on families left out, one
-   whole family at a time (every family weighs alike in a fit and in the mean), then the
+   whole family at a time (no family weighs more than the median one in a fit; every family
+   alike in the mean), then the
    fit on every family, with ``fit_risk.py``'s monotone constraint;
-4. the range: ``logit(risk) ± w``; ``w`` is the smallest half-width for which, on the
-   families left out, 90 % of the cells (family x bin of risk, :data:`MIN_CELL` sets at
-   least) hold their share of wrong kept versions inside the cells' mean range. Its
+4. the range, per model: ``logit(risk) ± w``; ``w`` is the smallest half-width for which,
+   on the families left out, 90 % of the cells (a family's sets in order of risk, cut in
+   groups of :data:`MIN_CELL`) hold their share of wrong kept versions (within its
+   sampling error, the 90 % Wilson interval of the cell's count) inside the cells' mean
+   range. Its
    coverage is measured nested: for each family left out, ``w`` is chosen on the others'
    held-out risks, then the left-out family's cells are checked;
 5. the coarse scale: per model and bin of risk, the shares wrong over the families left
@@ -26,8 +29,8 @@ range and base rate are made with; its stability reference stays ``fit_risk.py``
 7. per family left out: sets, share wrong, mean risk, AUROC, ECE, range coverage, sets
    that ran on no input (no risk), and the pick against random and the oracle.
 
-    nice -n 15 .venv/bin/python bench/family_cache.py --tasks 80
-    .venv/bin/python bench/fit_risk_families.py [--write]
+    nice -n 15 .venv/bin/python bench/family_cache.py --tasks 164   # ~35 min on 2 cores
+    .venv/bin/python bench/fit_risk_families.py --rebuild --recalibrate [--write]
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from codequorum.judge.base_rate import NEVER as BASE_RATE_NEVER
 from codequorum.judge.base_rate import BaseRate, estimate_rate, shift
 from codequorum.judge.risk import (
     FEATURES,
@@ -52,6 +56,7 @@ from codequorum.judge.risk import (
     RiskSignals,
     auroc,
     ece,
+    fit_logistic,
     reliability,
 )
 from family_cache import FAMILY_CACHE
@@ -63,7 +68,7 @@ from reference_data import skipped
 
 FAMILY_SETS = REPO / "bench" / "results" / "family_sets.json"
 KINDS: tuple[ModelKind, ...] = ("examples", "examples_failed", "outputs")
-L2_CHOICES: tuple[float, ...] = (0.01, 0.1, 1.0)
+L2_CHOICES: tuple[float, ...] = (0.01, 0.1, 1.0, 3.0)
 #: Feature sets tried, per model (from few to every feature the model may use).
 CANDIDATES: dict[str, tuple[tuple[str, ...], ...]] = {
     "examples": (("examples_consensus", "examples_confirmed", "cluster_share", "share"),
@@ -95,14 +100,14 @@ MORE_DIRECTION: dict[str, dict[str, int]] = {
 BINS_BELOW: tuple[float, ...] = (0.1, 0.2, 0.4, 0.7, 1.0)
 RIGHT_AT_MOST = 0.25
 WRONG_AT_LEAST = 0.6
-#: Fewest sets in a cell (family x bin) for its share wrong to count.
-MIN_CELL = 20
+#: Fewest sets in a cell (a family's sets of like risk) for its share wrong to count.
+MIN_CELL = 25
 COVERAGE = 0.9
 HALF_WIDTHS: tuple[float, ...] = tuple(round(0.1 * k, 1) for k in range(0, 31))
 RUN_SIZES: tuple[int, ...] = (10, 20, 50, 10**6)
 RUN_DRAWS = 20
 PSEUDO_COUNTS: tuple[float, ...] = (0, 5, 10, 20, 50, 100)
-NEVER = 10**9
+NEVER = BASE_RATE_NEVER
 TARGET_AUROC, TARGET_ECE, TARGET_GAP, TARGET_CAPTURE = 0.85, 0.05, 0.02, 0.9
 
 Rows = list[dict[str, Any]]
@@ -144,12 +149,13 @@ def wrong(s: Mapping[str, Any]) -> float:
 
 
 def family_weights(data: Sequence[Mapping[str, Any]]) -> np.ndarray:
-    """Row weights under which every family weighs alike."""
+    """Row weights under which no family weighs more than the median family: a larger
+    one is weighed down to it, a smaller one keeps its rows at 1 (so that four sets of
+    one family never weigh as much as a hundred of another)."""
     fam = np.array([s["family"] for s in data])
-    w = np.ones(len(data))
-    for f in set(fam):
-        w[fam == f] = len(data) / (len(set(fam)) * (fam == f).sum())
-    return w
+    sizes = {f: int((fam == f).sum()) for f in set(fam)}
+    cap = float(np.median(list(sizes.values()))) if sizes else 1.0
+    return np.array([min(1.0, cap / sizes[f]) for f in fam])
 
 
 def matrix(data: Sequence[Mapping[str, Any]], features: Sequence[str]
@@ -160,30 +166,49 @@ def matrix(data: Sequence[Mapping[str, Any]], features: Sequence[str]
 
 
 def lofo(data: Sequence[Mapping[str, Any]], kind: str, features: Sequence[str], l2: float,
-         families: Sequence[str] | None = None) -> np.ndarray:
-    """Per row, the prediction of a model fitted without the row's family (rows of
-    families outside ``families`` are never fitted on nor predicted: NaN)."""
+         families: Sequence[str] | None = None,
+         test: Sequence[Mapping[str, Any]] | None = None) -> np.ndarray:
+    """Per row of ``test`` (default ``data``), the prediction of a model fitted on the rows
+    of ``data`` of other families (rows of families outside ``families`` are never fitted
+    on nor predicted: NaN)."""
+    test = data if test is None else test
     x, y = matrix(data, features)
+    xt, _ = matrix(test, features)
     fam = np.array([s["family"] for s in data])
-    use = np.isin(fam, list(families) if families is not None else list(set(fam)))
-    p = np.full(len(data), np.nan)
-    for f in sorted(set(fam[use])):
+    fam_t = np.array([s["family"] for s in test])
+    allowed = list(families) if families is not None else sorted(set(fam) | set(fam_t))
+    use = np.isin(fam, allowed)
+    p = np.full(len(test), np.nan)
+    for f in sorted(set(fam_t) & set(allowed)):
         train = use & (fam != f)
         if not train.any() or len(set(y[train])) < 2:
-            p[fam == f] = float(y[train].mean()) if train.any() else 0.5
+            p[fam_t == f] = float(y[train].mean()) if train.any() else 0.5
             continue
         m = fit_monotone(kind, x[train], y[train], features, l2, family_weights(
             [data[int(i)] for i in np.flatnonzero(train)]))
         cols = [list(features).index(c) for c in m.features]
-        p[fam == f] = m.predict(x[fam == f][:, cols])
+        p[fam_t == f] = m.predict(xt[fam_t == f][:, cols])
     return p
 
 
+def fit_rows(data: Rows, kind: str) -> Rows:
+    """The rows model ``kind`` is fitted on: the sets of its kind; for ``outputs`` every
+    set as if its docstring gave no example (``family_sets.py``)."""
+    if kind != "outputs":
+        return [s for s in data if kind_of(s) == kind]
+    return [{**s, "signals": s["plain_signals"], "kept": s["plain_kept"]} for s in data
+            if s.get("plain_signals") is not None]
+
+
 def mean_family_loss(p: np.ndarray, y: np.ndarray, fam: np.ndarray) -> float:
-    """Mean over families of the log-loss (every family alike)."""
+    """Mean over families of the log-loss, each weighed as in a fit
+    (:func:`family_weights`: a family of four sets counts for four)."""
     ok = ~np.isnan(p)
-    return float(np.mean([log_loss(p[ok & (fam == f)], y[ok & (fam == f)])
-                          for f in sorted(set(fam[ok]))]))
+    names = sorted(set(fam[ok]))
+    sizes = np.array([(ok & (fam == f)).sum() for f in names], dtype=np.float64)
+    weights = np.minimum(sizes, np.median(sizes))
+    losses = [log_loss(p[ok & (fam == f)], y[ok & (fam == f)]) for f in names]
+    return float(np.average(losses, weights=weights))
 
 
 def choose(data: Rows, kind: str, families: Sequence[str] | None = None
@@ -221,22 +246,32 @@ def expit(z: np.ndarray) -> np.ndarray:
 
 
 def cells(p: np.ndarray, y: np.ndarray, fam: np.ndarray) -> list[tuple[np.ndarray, float]]:
-    """Per family and bin of risk with :data:`MIN_CELL` sets: (their risks' logits, the
-    share wrong)."""
-    which = np.searchsorted(np.array(BINS_BELOW[:-1]), p, side="right")
+    """Per family, its sets in order of risk cut into groups of :data:`MIN_CELL` (the
+    last takes the rest): (their risks' logits, the share wrong)."""
     out = []
     for f in sorted(set(fam)):
-        for b in range(len(BINS_BELOW)):
-            mask = (fam == f) & (which == b)
-            if mask.sum() >= MIN_CELL:
-                out.append((logit(p[mask]), float(y[mask].mean())))
+        idx = np.flatnonzero(fam == f)
+        idx = idx[np.argsort(p[idx], kind="mergesort")]
+        count = max(1, idx.size // MIN_CELL) if idx.size >= MIN_CELL else 0
+        for part in np.array_split(idx, count) if count else []:
+            out.append((logit(p[part]), float(y[part].mean())))
     return out
 
 
+def wilson(rate: float, n: int, z: float = 1.645) -> tuple[float, float]:
+    """The 90 % Wilson interval of a share ``rate`` of ``n``."""
+    centre = (rate + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(rate * (1 - rate) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
+
+
 def covered(cell: tuple[np.ndarray, float], width: float) -> bool:
-    """Whether a cell's share wrong lies in its sets' mean range."""
+    """Whether a cell's share wrong (within its sampling error: the 90 % Wilson interval
+    of its count) meets its sets' mean range."""
     z, rate = cell
-    return bool(expit(z - width).mean() - 1e-9 <= rate <= expit(z + width).mean() + 1e-9)
+    low, high = wilson(rate, z.size)
+    return bool(low <= expit(z + width).mean() + 1e-9
+                and high >= expit(z - width).mean() - 1e-9)
 
 
 def choose_width(p: np.ndarray, y: np.ndarray, fam: np.ndarray) -> float:
@@ -249,22 +284,36 @@ def choose_width(p: np.ndarray, y: np.ndarray, fam: np.ndarray) -> float:
 
 
 def nested_coverage(data: Rows, chosen: Mapping[str, tuple[tuple[str, ...], float]],
-                    fam: np.ndarray) -> dict[str, dict[str, Any]]:
+                    fam: np.ndarray, full: np.ndarray, recalibrate: bool
+                    ) -> dict[str, dict[str, Any]]:
     """Per family left out: the half-width chosen on the other families' held-out risks
     (each predicted by a model fitted without it and without the family left out), and
     how many of the left-out family's cells it covers (its risks from the fit on all the
-    other families)."""
+    other families: ``full``, recalibrated as shipped). With ``recalibrate``, the others'
+    risks go through the map fitted on them."""
     out: dict[str, dict[str, Any]] = {}
-    full = shown(data, chosen, None)
     y = np.array([wrong(s) for s in data])
+    kinds = np.array([kind_of(s) for s in data])
     for f in sorted(set(fam)):
         inner = shown(data, chosen, [g for g in sorted(set(fam)) if g != f], outer=f)
-        rest = fam != f
-        width = choose_width(inner[rest], y[rest], fam[rest])
-        cs = cells(full[fam == f], y[fam == f], fam[fam == f])
-        out[f] = {"half_width": width, "cells": len(cs),
-                  "covered": int(sum(covered(c, width) for c in cs))}
+        for k in KINDS if recalibrate else ():
+            rest = (fam != f) & (kinds == k)
+            inner[rest] = recalibrated(inner[rest], platt(inner[rest], y[rest], fam[rest]))
+        widths = widths_of(inner, y, fam, kinds, fam != f)
+        mine = fam == f
+        cs = [(c, k) for k in KINDS
+              for c in cells(full[mine & (kinds == k)], y[mine & (kinds == k)],
+                             fam[mine & (kinds == k)])]
+        out[f] = {"half_width": widths, "cells": len(cs),
+                  "covered": int(sum(covered(c, widths[k]) for c, k in cs))}
     return out
+
+
+def widths_of(p: np.ndarray, y: np.ndarray, fam: np.ndarray, kinds: np.ndarray,
+              use: np.ndarray) -> dict[str, float]:
+    """Per model, the half-width chosen on the rows ``use`` of its kind."""
+    return {k: choose_width(p[use & (kinds == k)], y[use & (kinds == k)],
+                            fam[use & (kinds == k)]) for k in KINDS}
 
 
 def shown(data: Rows, chosen: Mapping[str, tuple[tuple[str, ...], float]],
@@ -278,8 +327,52 @@ def shown(data: Rows, chosen: Mapping[str, tuple[tuple[str, ...], float]],
         if not idx:
             continue
         features, l2 = chosen[kind]
-        p[idx] = lofo([data[i] for i in idx], kind, features, l2, families)
+        p[idx] = lofo(fit_rows(data, kind), kind, features, l2, families,
+                      [data[i] for i in idx])
     return p
+
+
+# ----------------------------------------------------------------------------- recalibration
+
+
+def platt(p: np.ndarray, y: np.ndarray, fam: np.ndarray) -> tuple[float, float]:
+    """``(a, b)`` of ``sigmoid(a + b logit(p))`` fitted on held-out risks (families
+    weighed as in a fit): how far the risks of families left out were too sure or too
+    timid, and too low or too high."""
+    if p.size < MIN_CELL or len(set(y)) < 2:
+        return 0.0, 1.0
+    m = fit_logistic(logit(p)[:, None], y, ("logit",), l2=1e-3,
+                     weights=family_weights([{"family": f} for f in fam]))
+    b = m.coef[0] / m.scale[0]
+    return m.intercept - b * m.mean[0], b
+
+
+def recalibrated(p: np.ndarray, ab: tuple[float, float]) -> np.ndarray:
+    """Risks through :func:`platt`'s map."""
+    return expit(ab[0] + ab[1] * logit(p))
+
+
+def fold(m: LogisticModel, ab: tuple[float, float]) -> LogisticModel:
+    """The model whose risks are ``m``'s through :func:`platt`'s map (same features)."""
+    a, b = ab
+    return LogisticModel(m.features, m.mean, m.scale, tuple(b * c for c in m.coef),
+                         a + b * m.intercept)
+
+
+def nested_recalibration(data: Rows, chosen: Mapping[str, tuple[tuple[str, ...], float]],
+                         p: np.ndarray) -> np.ndarray:
+    """Each family's held-out risks ``p`` through the map fitted on the other families'
+    held-out risks (predicted without the family, :func:`shown`'s ``outer``)."""
+    fam = np.array([s["family"] for s in data])
+    kinds = np.array([kind_of(s) for s in data])
+    y = np.array([wrong(s) for s in data])
+    out = p.copy()
+    for f in sorted(set(fam)):
+        inner = shown(data, chosen, [g for g in sorted(set(fam)) if g != f], outer=f)
+        for k in KINDS:
+            rest, mine = (fam != f) & (kinds == k), (fam == f) & (kinds == k)
+            out[mine] = recalibrated(p[mine], platt(inner[rest], y[rest], fam[rest]))
+    return out
 
 
 # ----------------------------------------------------------------------------- run level
@@ -374,13 +467,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", type=Path, default=FAMILY_CACHE)
     ap.add_argument("--sets", type=Path, default=FAMILY_SETS)
     ap.add_argument("--rebuild", action="store_true", help="score the sets afresh")
+    ap.add_argument("--tasks", type=int, default=164,
+                    help="the first this many tasks of each set (MBPP has 500)")
     ap.add_argument("--write", action="store_true", help=f"write {MODEL.relative_to(REPO)}")
+    ap.add_argument("--recalibrate", action="store_true",
+                    help="also map each model's risks through a logistic fitted on its "
+                    "held-out risks (measured nested; the shipped model has it)")
     ap.add_argument("--smoke", action="store_true")
     args = ap.parse_args(argv)
     if args.smoke:
         skipped("needs the family cache (family_cache.py, an hour on two cores)")
     if args.rebuild or not args.sets.exists():
-        records = list(build(read_cache(args.cache)))
+        cached = read_cache(args.cache)
+        taken: dict[str, int] = {}
+        first = []
+        for task in cached:  # the first --tasks of each set, in file order
+            taken[task.set_name] = taken.get(task.set_name, 0) + 1
+            if taken[task.set_name] <= args.tasks:
+                first.append(task)
+        records = list(build(first))
         args.sets.parent.mkdir(parents=True, exist_ok=True)
         args.sets.write_text(json.dumps(records))
     records = json.loads(args.sets.read_text())
@@ -393,17 +498,31 @@ def main(argv: list[str] | None = None) -> int:
     chosen: dict[str, tuple[tuple[str, ...], float]] = {}
     models: dict[str, dict[str, Any]] = {}
     for kind in KINDS:
-        rows = [s for s in data if kind_of(s) == kind]
+        rows = fit_rows(data, kind)
         features, l2, loss = choose(rows, kind)
         m = fit_all(rows, kind, features, l2)
         chosen[kind] = (m.features, l2)
         models[kind] = {**m.to_dict(), "l2": l2}
         print(f"{kind}: {len(rows)} sets; features {', '.join(m.features)}; L2 {l2:g}; "
               f"held-out log-loss {loss:.4f}")
-    p = shown(data, chosen, None)
-    width = choose_width(p, y, fam)
-    nested = nested_coverage(data, chosen, fam)
+    raw = shown(data, chosen, None)
     kinds = np.array([kind_of(s) for s in data])
+    maps = {k: platt(raw[kinds == k], y[kinds == k], fam[kinds == k]) if args.recalibrate
+            else (0.0, 1.0) for k in KINDS}
+    for kind in KINDS:
+        folded = fold(LogisticModel.from_dict(models[kind]), maps[kind])
+        models[kind] = {**folded.to_dict(), "l2": models[kind]["l2"],
+                        "recalibration": list(maps[kind])}
+    print("recalibration (a, b) of the held-out risks: " + ", ".join(
+        f"{k} ({a:.2f}, {b:.2f})" for k, (a, b) in maps.items()))
+    p = nested_recalibration(data, chosen, raw) if args.recalibrate else raw
+    for f in sorted(set(fam)):
+        mine = fam == f
+        print(f"  {f}: ECE {ece(raw[mine], y[mine]):.3f} -> {ece(p[mine], y[mine]):.3f}, "
+              f"mean risk {raw[mine].mean():.3f} -> {p[mine].mean():.3f} "
+              f"(share wrong {y[mine].mean():.3f})")
+    width = widths_of(p, y, fam, kinds, np.ones(len(data), dtype=bool))
+    nested = nested_coverage(data, chosen, fam, p, args.recalibrate)
     steps = {k: levels(p[kinds == k], y[kinds == k], fam[kinds == k]) for k in KINDS}
     prior_all = float(np.average(p, weights=family_weights(data)))
     rule, run_table = run_level(p, y, fam, lambda f: float(np.average(
@@ -423,11 +542,20 @@ def main(argv: list[str] | None = None) -> int:
               f"{100 * pk['random']:.1f} | {100 * pk['oracle']:.1f} | "
               f"{100 * pk['captured']:.0f} % | {got['auroc']} | {got['ece']:.3f} | "
               f"{got['mean_risk']:.3f} | {got['share_wrong']:.3f} | "
-              f"{nc['covered']}/{nc['cells']} (w {nc['half_width']:g})")
+              f"{nc['covered']}/{nc['cells']} (w " + ", ".join(
+                  f"{w:g}" for w in nc["half_width"].values()) + ")")
+    sets_of = np.array([s["set"] for s in data])
+    for name in sorted(set(sets_of)):
+        mine = sets_of == name
+        got = measure(p[mine], y[mine])
+        table[fam[mine][0]].setdefault("sets_of", {})[name] = got
+        print(f"  {name:>20} ({fam[mine][0]} left out): {got['sets']} sets, AUROC "
+              f"{got['auroc']}, ECE {got['ece']:.3f}, mean risk {got['mean_risk']:.3f}, share "
+              f"wrong {got['share_wrong']:.3f}")
     for kind in KINDS:
         print(f"{kind} levels: " + "; ".join(
             f"<{b['below']:g} {b['level']} ({b['sets']})" for b in steps[kind]))
-    print(f"range half-width {width:g} (logit); run level: pseudo-count "
+    print(f"range half-widths {width} (logit); run level: pseudo-count "
           f"{rule.pseudo_count:g}, at least {rule.min_sets} sets")
     met = {f: (t["auroc"] or 0) >= TARGET_AUROC and t["ece"] <= TARGET_ECE
            and abs(t["mean_risk"] - t["share_wrong"]) <= TARGET_GAP

@@ -219,9 +219,10 @@ class _Graded:
 
 
 def test_example_columns_are_positions_among_the_inputs_that_are_not_tests() -> None:
-    inputs = [{"source": "tests", "graded": True}, {"source": "doctest", "checked": True},
-              {"source": "hypothesis"}, {"source": "doctest", "checked": False},
-              {"source": "humaneval", "graded": True}, {"source": "doctest", "graded": True}]
+    inputs: list[dict[str, Any]] = [
+        {"source": "tests", "graded": True}, {"source": "doctest", "checked": True},
+        {"source": "hypothesis"}, {"source": "doctest", "checked": False},
+        {"source": "humaneval", "graded": True}, {"source": "doctest", "graded": True}]
     # the key matrix holds inputs 1, 2, 3, 5: the examples are its columns 0 and 3
     assert example_columns(inputs) == [0, 3]
     assert example_columns([{"source": "hypothesis"}]) == []
@@ -296,18 +297,23 @@ def test_report_recommends_by_behaviour_from_dynamic_outcomes() -> None:
                                      "agree with it on 2 inputs")
     assert report.risk is not None and report.risk_level is not None
     assert report.risk_range is not None and report.trust == trust_words(
-        RiskEstimate(report.risk, report.risk_level, *report.risk_range))  # type: ignore[arg-type]
+        RiskEstimate(report.risk, report.risk_level,  # type: ignore[arg-type]
+                     low=report.risk_range[0], high=report.risk_range[1], measured=True))
+    # the range is the risk's 90 % range, around it
+    assert report.risk_range[0] < report.risk < report.risk_range[1]
     # four versions written apart that all agree are safer than two of four
     apart = [_ADD, _ADD_SUM, "def add(a, b):\n    return b + a\n",
              "def add(a, b):\n    c = a + b\n    return c\n"]
     low = analyze(SampleSet.from_codes("t", apart), AnalysisOptions(metrics=()),
                   dynamic=_FakeDynamic(inputs, [good] * 4))
     assert low.risk is not None and low.risk < report.risk
-    # four copies of one text agreeing say less than four versions written apart
+    # four copies of one text agreeing never say more than four versions written apart
+    # (the model fitted on model families left out counts texts only where that lowered
+    # the held-out loss: bench/fit_risk_families.py)
     copies = analyze(SampleSet.from_codes("t", [_ADD] * 4),
                      AnalysisOptions(metrics=()),
                      dynamic=_FakeDynamic(inputs, [good] * 4))
-    assert copies.risk is not None and low.risk < copies.risk
+    assert copies.risk is not None and low.risk <= copies.risk
 
 
 def test_report_keeps_the_version_passing_the_docstring_examples() -> None:

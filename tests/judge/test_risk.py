@@ -21,6 +21,8 @@ from codequorum.judge.risk import (
     estimate,
     fit_logistic,
     load_model,
+    range_of,
+    range_words,
     reliability,
     risk,
     stability_percentile,
@@ -155,7 +157,9 @@ def test_shipped_models_point_the_right_way() -> None:
     agreed = at(versions=5, agreed=True, agreeing=5, agreeing_texts=5, examples=3,
                 passes_examples=True, passing=5, share=1.0)
     failed = at(versions=5, agreed=True, agreeing=5, examples=3, passing=0, share=1.0)
-    assert agreed < alone < 0.5 < failed
+    # (fitted on four model families, a lone version passing the examples that no other
+    # version agrees with was wrong about half the time: no longer below one in two)
+    assert agreed < 0.1 and agreed < alone < failed and failed > 0.5
     more = at(versions=5, agreed=True, agreeing=1, examples=5, passes_examples=True,
               passing=1)
     assert more <= alone  # five examples passed say more than three
@@ -163,6 +167,10 @@ def test_shipped_models_point_the_right_way() -> None:
     apart = at(versions=5, agreed=True, agreeing=5, agreeing_texts=5, texts=5, share=1.0)
     scattered = at(versions=5, agreed=True, agreeing=1, texts=5, share=0.1)
     assert apart < scattered
+    # and the farther the run went beyond the examples, the safer
+    covered = at(versions=5, agreed=True, agreeing=5, agreeing_texts=5, texts=5, share=1.0,
+                 inputs=20, beyond=20)
+    assert covered < apart
 
 
 def test_estimate_says_its_step_and_what_it_meant() -> None:
@@ -170,15 +178,17 @@ def test_estimate_says_its_step_and_what_it_meant() -> None:
     sure = estimate(RiskSignals(versions=5, agreed=True, agreeing=5, agreeing_texts=5,
                                 texts=5, examples=3, passes_examples=True, passing=5,
                                 share=1.0))
-    assert sure.level == "likely right" and sure.point
+    assert sure.level == "likely right" and sure.measured
     assert sure.low is not None and sure.high is not None
-    assert sure.low <= sure.high <= 0.25
+    assert sure.low < sure.probability < sure.high <= 0.25
     assert trust_words(sure) == (
         f"likely right: {chance_words(sure.probability)} that it is wrong "
-        f"({round(sure.low * 100)}–{round(sure.high * 100)} % in held-out tests)")
+        f"({range_words(sure.low, sure.high)} on models it was not fitted on)")
     wrong = estimate(RiskSignals(versions=5, agreed=True, agreeing=5, examples=3, passing=0))
     assert wrong.level == "likely wrong" and wrong.low is not None and wrong.low >= 0.6
-    # a bin whose held-out regimes disagree widely is said as a range, not a point
+    # a model file without a measured range says its bins' held-out shares instead; a bin
+    # whose held-out regimes disagree widely is said as a range, not a point
+    data = {key: value for key, value in data.items() if key != "range"}
     wide = {**data, "levels": {**data["levels"], "examples": [
         {"below": 1.0, "level": "uncertain", "observed": [0.05, 0.45], "sets": 100}]}}
     vague = estimate(RiskSignals(versions=5, agreed=True, agreeing=5, examples=3,
@@ -192,6 +202,26 @@ def test_estimate_says_its_step_and_what_it_meant() -> None:
                     unknown)
     assert trust_words(bare) == f"uncertain: {chance_words(bare.probability)} that it is wrong"
     assert trust_words(None) == NOT_RUN
+
+
+def test_a_range_is_the_risk_moved_either_way_on_the_logit_scale() -> None:
+    widths = dict.fromkeys(("examples", "examples_failed", "outputs"), math.log(3))
+    data = {**load_model(), "range": {"logit_half_width": widths}}
+    low, high = range_of(0.25, "outputs", data) or (0.0, 0.0)
+    # odds 1:3 times and divided by 3: 1:9 and 1:1
+    assert low == pytest.approx(0.1) and high == pytest.approx(0.5)
+    assert range_of(0.25, "outputs", {**data, "range": {}}) is None
+    assert range_words(0.1, 0.25) == "between 1 in 10 and 1 in 4"
+    assert range_words(0.3, 0.7) == "between 1 in 3 and 7 in 10"
+    assert range_words(0.001, 0.004) == "less than 1 in 100"
+    est = estimate(RiskSignals(versions=5, agreed=True, agreeing=5, agreeing_texts=5,
+                               texts=5, examples=3, passes_examples=True, passing=5,
+                               share=1.0), data)
+    assert est.measured and est.low is not None and est.high is not None
+    assert est.low < est.probability < est.high
+    assert trust_words(est) == (
+        f"{est.level}: {chance_words(est.probability)} that it is wrong "
+        f"({range_words(est.low, est.high)} on models it was not fitted on)")
 
 
 @pytest.mark.parametrize(

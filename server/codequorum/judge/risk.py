@@ -341,14 +341,14 @@ def estimate(signals: RiskSignals, model: Mapping[str, Any] | None = None) -> Ri
     return at(p, kind, data)
 
 
-def range_of(probability: float, model: Mapping[str, Any] | None = None
+def range_of(probability: float, kind: ModelKind, model: Mapping[str, Any] | None = None
              ) -> tuple[float, float] | None:
-    """The 90 % range of a risk: ``logit(p) ± w``, with the half-width ``w`` the model
-    file's ``range`` holds (chosen so that, on model families left out of the fit, nine
-    in ten groups of sets given such risks had their share wrong inside; ``None`` when
-    the file has none)."""
+    """The 90 % range of a risk of model ``kind``: ``logit(p) ± w``, with the half-width
+    ``w`` the model file's ``range`` holds for it (chosen so that, on model families left
+    out of the fit, nine in ten groups of sets given such risks had their share wrong
+    inside; ``None`` when the file has none)."""
     data = model if model is not None else load_model()
-    width = data.get("range", {}).get("logit_half_width")
+    width = data.get("range", {}).get("logit_half_width", {}).get(kind)
     if width is None:
         return None
     p = min(max(probability, 1e-6), 1 - 1e-6)
@@ -361,7 +361,7 @@ def at(probability: float, kind: ModelKind, model: Mapping[str, Any] | None = No
     """The estimate model ``kind`` gives when it says ``probability``: its step
     (:func:`level_of`) and range (:func:`range_of`, else the step's)."""
     level, low, high = level_of(probability, kind, model)
-    span = range_of(probability, model)
+    span = range_of(probability, kind, model)
     if span is not None:
         low, high = span
     return RiskEstimate(probability, level, low, high, kind, span is not None)
