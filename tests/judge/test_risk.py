@@ -204,6 +204,23 @@ def test_estimate_says_its_step_and_what_it_meant() -> None:
     assert trust_words(None) == NOT_RUN
 
 
+def test_the_shipped_risk_held_on_every_model_family_left_out() -> None:
+    # what bench/fit_risk_families.py measured and wrote: a refit that ranks worse, is
+    # more than three points optimistic on a family, or whose ranges hold less often, is
+    # not shipped unnoticed
+    data = load_model()
+    widths = data["range"]["logit_half_width"]
+    assert set(widths) == {"examples", "examples_failed", "outputs"}
+    assert all(0 <= w <= 3 for w in widths.values())
+    families = data["held_out"]["families"]
+    assert len(families) >= 4
+    for name, f in families.items():
+        assert f["auroc"] >= 0.85, name
+        assert f["mean_risk"] >= f["share_wrong"] - 0.03, name
+    held = data["range"]["held_out"].values()
+    assert sum(f["covered"] for f in held) >= 0.85 * sum(f["cells"] for f in held)
+
+
 def test_a_range_is_the_risk_moved_either_way_on_the_logit_scale() -> None:
     widths = dict.fromkeys(("examples", "examples_failed", "outputs"), math.log(3))
     data = {**load_model(), "range": {"logit_half_width": widths}}
