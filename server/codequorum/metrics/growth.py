@@ -1,8 +1,9 @@
 """How a version's cost grows with the size of its input: the exponent of a power law.
 
 The costs are CPU nanoseconds per call over the scaling series, measured in the sandbox
-(``behaviour/sandbox/timing.py``), so they see work done inside builtins and C extensions
-that opcode counts miss.
+(``behaviour/sandbox/timing.py``), or, where the portable sandbox ran, the WebAssembly
+instructions (fuel) of one untraced call less an empty call's; either sees work done
+inside builtins and C extensions that opcode counts miss.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ import numpy.typing as npt
 #: Costs below this many nanoseconds are raised to it: under it a per-call time is the
 #: clock's and the call's own noise, not work that grows (a lookup ``x[0]`` takes ~50 ns).
 COST_FLOOR_NS = 250.0
+#: The same floor in fuel (about 2 instructions a nanosecond): an empty call's own cost is
+#: taken off already, so what is left under it is a lookup's, not work that grows.
+COST_FLOOR_FUEL = 500.0
 
 
 def growth_exponent(sizes: npt.ArrayLike, costs: npt.ArrayLike,
@@ -93,20 +97,21 @@ def local_slopes(sizes: npt.ArrayLike, costs: npt.ArrayLike,
     return [float(v) for v in np.diff(least) / np.diff(np.log(distinct))]
 
 
-def judged_class(sizes: npt.ArrayLike, costs: npt.ArrayLike) -> int | None:
+def judged_class(sizes: npt.ArrayLike, costs: npt.ArrayLike,
+                 floor: float = COST_FLOOR_NS) -> int | None:
     """The growth class of a version's ``(sizes, costs)`` when its points support one:
     :func:`growth_class` of :func:`growth_exponent`, or None with fewer than two sizes,
     when the slope is :func:`undecided` or when a local slope over smaller sizes exceeds
     the last one by :data:`SLOPE_DROP` (a slowed middle size). None is an honest "not
     judged", never a guess: a busy machine must not make a class."""
-    exponent = growth_exponent(sizes, costs)
+    exponent = growth_exponent(sizes, costs, floor)
     if exponent is None or undecided(exponent):
         return None
-    slopes = local_slopes(sizes, costs)
+    slopes = local_slopes(sizes, costs, floor)
     if len(slopes) >= 2 and max(slopes[:-1]) > slopes[-1] + SLOPE_DROP:
         return None
     return growth_class(exponent)
 
 
-__all__ = ["CLASS_MARGIN", "COST_FLOOR_NS", "SLOPE_DROP", "UNDECIDED_BAND", "growth_class",
-           "growth_exponent", "judged_class", "local_slopes", "undecided"]
+__all__ = ["CLASS_MARGIN", "COST_FLOOR_FUEL", "COST_FLOOR_NS", "SLOPE_DROP", "UNDECIDED_BAND",
+           "growth_class", "growth_exponent", "judged_class", "local_slopes", "undecided"]
