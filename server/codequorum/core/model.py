@@ -94,7 +94,9 @@ class ModuleContext:
     sandbox gets, as (POSIX path relative to the view, text): the module itself (its text
     as the editor holds it) and the project modules it imports; ``roots`` are folders of
     the view put on ``sys.path`` (``""`` is the view itself); ``notes`` say what the view
-    left out. Built by :mod:`codequorum.ingest.module_view`; read statically, never run here.
+    left out; ``callers`` are other files of the workspace that name the function (its
+    tests, its callers), read for their calls of it and never given to the sandbox. Built
+    by :mod:`codequorum.ingest.module_view`; read statically, never run here.
     """
 
     name: str
@@ -104,6 +106,7 @@ class ModuleContext:
     files: tuple[tuple[str, str], ...]
     roots: tuple[str, ...]
     notes: tuple[str, ...] = ()
+    callers: tuple[tuple[str, str], ...] = ()
 
     @property
     def source(self) -> str:
