@@ -119,3 +119,35 @@ async def test_cold_answers_come_before_the_analysis_and_a_refresh_follows(
 
         # a function without versions: no hover, as before
         assert await hover_once(client, uri, position_of(DOC, "g(xs)")) is None
+
+
+async def test_a_large_module_shows_its_first_functions_findings_before_the_rest(
+    workspace: Path,
+) -> None:
+    """More functions to analyse than ``FIRST_STEP``: the first publish holds the findings
+    of the first ones (their analyses were started first), the next those of all."""
+    from codequorum.lsp.server import FIRST_STEP
+
+    n = FIRST_STEP + 6
+    doc = "".join(f"def f{k}(xs):\n    return sum(xs) + {k}\n\n\n" for k in range(n))
+    path = workspace / "many.py"
+    store = SampleStore.open(workspace / ".codequorum" / "samples.sqlite3")
+    try:
+        for k in range(n):  # two versions unlike each other: each function has a finding
+            store.add(store_key(path, workspace), "python", f"f{k}", [
+                Sample(code=f"def f{k}(xs):\n    return sum(xs) + {k}\n", origin="imported"),
+                Sample(code=versions(4)[3].replace("def f(", f"def f{k}("), origin="imported"),
+            ])
+    finally:
+        store.close()
+    async with lsp_session(workspace) as client:
+        uri = open_document(client, path, doc)
+        published: list[list[types.Diagnostic]] = []
+        while len(published) < 2:
+            params = await answer(client.wait_for_notification(
+                types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS))
+            if params.uri == uri:
+                published.append(list(params.diagnostics))
+        first, every = ({(d.data or {})["qualifiedName"] for d in p} for p in published)
+        assert every == {f"f{k}" for k in range(n)}
+        assert first == {f"f{k}" for k in range(FIRST_STEP)}
