@@ -141,13 +141,27 @@ async def test_a_large_module_shows_its_first_functions_findings_before_the_rest
     finally:
         store.close()
     async with lsp_session(workspace) as client:
+        recorded = Recorded()
+        client.diagnostics = recorded  # every publish kept, however close they come
         uri = open_document(client, path, doc)
-        published: list[list[types.Diagnostic]] = []
-        while len(published) < 2:
-            params = await answer(client.wait_for_notification(
-                types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS))
-            if params.uri == uri:
-                published.append(list(params.diagnostics))
-        first, every = ({(d.data or {})["qualifiedName"] for d in p} for p in published)
+        await wait_for(lambda: len(recorded.of(uri)) >= 2, timeout=120)
+        first, every = ({(d.data or {})["qualifiedName"] for d in p}
+                        for p in recorded.of(uri)[:2])
         assert every == {f"f{k}" for k in range(n)}
         assert first == {f"f{k}" for k in range(FIRST_STEP)}
+
+
+class Recorded(dict[str, Any]):
+    """The client's diagnostics by document, with every publish kept in order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.history: list[tuple[str, list[types.Diagnostic]]] = []
+
+    def __setitem__(self, uri: str, diagnostics: Any) -> None:
+        self.history.append((uri, list(diagnostics)))
+        super().__setitem__(uri, diagnostics)
+
+    def of(self, uri: str) -> list[list[types.Diagnostic]]:
+        """The publishes of ``uri``, in order."""
+        return [d for u, d in self.history if u == uri]
