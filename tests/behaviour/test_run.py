@@ -696,9 +696,8 @@ def test_inputs_every_version_raises_on_are_left_out_and_parting_ones_stay() -> 
     assert all(o is not None and o[1] is None for row in report.outcomes for o in row)
 
 
-def test_growth_rests_on_cpu_time_and_never_on_fuel() -> None:
-    # the portable sandbox meters each test's instructions, the harness's fixed cost
-    # included: at these sizes that cost hides the work, so no growth is judged from it
+def test_growth_rests_on_fuel_where_the_portable_sandbox_ran() -> None:
+    # the portable sandbox meters one untraced call per input (an empty call's taken off)
     code = "def f(xs):\n    return sorted(xs)\n"
     ss = SampleSet.from_codes("t", [code, code, code], entry_point="f")
     cases = [InputCase(model.TestCase(kind="call", args=([0] * n,)), "scaling", False,
@@ -708,7 +707,8 @@ def test_growth_rests_on_cpu_time_and_never_on_fuel() -> None:
         return dataclasses.replace(_outcome("[]"), cpu_ns=None if fuel else cost * n,
                                    fuel=cost * n if fuel else None)
 
-    for fuel, growth in ((False, [1.0, 1.0, 2.0]), (True, [None, None, None])):
+    for fuel, words in ((False, "CPU time per call"),
+                        (True, "WebAssembly instructions per call")):
         runs = Runs(
             outcomes=[[timed(1000, n, fuel) for n in (8, 64, 512)],
                       [timed(1000, n, fuel) for n in (8, 64, 512)],
@@ -716,7 +716,16 @@ def test_growth_rests_on_cpu_time_and_never_on_fuel() -> None:
             status=["ok"] * 3, detail=[""] * 3, layers=["deadline"], python="3.11.7")
         report = build_report(ss, InputPlan(entry_point="f", cases=cases), runs,
                               DynamicOptions())
-        assert [c.growth for c in report.candidates] == growth
+        assert [c.growth for c in report.candidates] == [1.0, 1.0, 2.0]
+        assert {c.to_dict()["growth_measure"] for c in report.candidates} == {
+            "fuel" if fuel else "cpu-time"}
         verdicts = [v for v in dynamic_verdicts(report) if v.code == "complexity-outlier"]
-        assert [v.message for v in verdicts] == ([] if fuel else [
-            "version 3 grows about n², the others about n (CPU time per call, n=8 to 512)"])
+        assert [v.message for v in verdicts] == [
+            f"version 3 grows about n², the others about n ({words}, n=8 to 512)"]
+
+
+def test_growth_of_fuel_has_its_own_floor() -> None:
+    # a lookup's few hundred instructions left after the empty call's are not growth
+    assert growth_of([(8, 0), (64, 120), (512, 480)], "fuel") == 0.0
+    assert growth_of([(8, 0), (64, 120), (512, 480)]) == 0.0
+    assert growth_of([(8, 8000), (64, 64000), (512, 512000)], "fuel") == 1.0

@@ -102,7 +102,7 @@ def test_the_options_only_the_user_may_set() -> None:
     """What a project's file can no longer reach, by name (a new one must be added here on
     purpose)."""
     keys = sorted({key for _, key, _ in USER_ONLY})
-    assert keys == ["api-key-env", "base-url", "concurrency", "dynamic", "interpreter",
+    assert keys == ["api-key-env", "base-url", "concurrency", "dynamic", "if-needed", "interpreter",
                     "jobs", "log-file", "max-retries", "max-tokens", "model", "output",
                     "prepare", "propose-inputs", "resume", "samples", "sandbox", "scheduler",
                     "store", "tcp", "timeout", "versions", "workspace"]

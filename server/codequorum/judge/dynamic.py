@@ -26,6 +26,8 @@ from codequorum.metrics.semantic import Divergence
 
 #: What a growth exponent rests on (``growth_points`` are (size, CPU ns) pairs).
 GROWTH_MEASURE = "CPU time per call"
+#: ... where the portable sandbox ran (``growth_measure`` ``fuel``: (size, instructions)).
+FUEL_MEASURE = "WebAssembly instructions per call"
 
 
 class Growth(Protocol):
@@ -43,6 +45,9 @@ class Growth(Protocol):
 
     @property
     def unfinished_size(self) -> int | None: ...
+
+    @property
+    def growth_measure(self) -> str: ...
 
 
 class Ranked(Growth, Protocol):
@@ -201,11 +206,20 @@ def _complexity_outliers(measured: Sequence[Growth], slopes: dict[int, float],
 
 
 def measure_words(candidates: Sequence[Growth]) -> str:
-    """What the growth rests on: ``CPU time per call, n=8 to 512`` (the sizes timed)."""
+    """What the growth rests on: ``CPU time per call, n=8 to 512`` (the sizes timed), or
+    ``WebAssembly instructions per call, ...`` where the portable sandbox ran."""
+    words = _measure_name(candidates)
     sizes = sorted({s for c in candidates for s, _ in c.growth_points})
     if len(sizes) < 2:
-        return GROWTH_MEASURE
-    return f"{GROWTH_MEASURE}, n={sizes[0]} to {sizes[-1]}"
+        return words
+    return f"{words}, n={sizes[0]} to {sizes[-1]}"
+
+
+def _measure_name(candidates: Sequence[Growth]) -> str:
+    """:data:`FUEL_MEASURE` when every measured version's growth rests on fuel."""
+    measured = [c for c in candidates if c.growth_points]
+    fuel = measured and all(c.growth_measure == "fuel" for c in measured)
+    return FUEL_MEASURE if fuel else GROWTH_MEASURE
 
 
 def _complexity_words(candidates: Sequence[Growth], outliers: Sequence[int],
@@ -257,7 +271,7 @@ def complexity_verdict(candidates: Sequence[Growth], delta: float) -> Verdict | 
         versions=tuple(outliers),
         figure=statistics.median(grown) if grown else None,
         detail={"growth": {str(i): v for i, v in slopes.items()},
-                "typical": statistics.median(rest), "measure": GROWTH_MEASURE},
+                "typical": statistics.median(rest), "measure": _measure_name(candidates)},
     )
 
 
@@ -305,6 +319,7 @@ def dynamic_verdicts(run: RunFigures) -> list[Verdict]:
 
 
 __all__ = [
+    "FUEL_MEASURE",
     "GROWTH_MEASURE",
     "Growth",
     "Ranked",

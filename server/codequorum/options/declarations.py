@@ -428,6 +428,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("prepare", "compile the portable sandbox's interpreter into the user's cache now "
            "(once, tens of seconds, with a progress bar) instead of at the first run",
            Reach.SANDBOX, _on(DOCTOR), kind="flag", default=False),
+    Option("if-needed", "with --prepare: only where the strict sandbox is missing (where "
+           "`auto` runs versions in the portable one); elsewhere say so and stop",
+           Reach.SANDBOX, _on(DOCTOR), kind="flag", default=False),
     Option("stdio", "talk over stdin/stdout (the default)", A, _on(LSP), kind="flag",
            default=False),
     Option("tcp", "listen on a TCP address instead of stdio", Reach.NETWORK, _on(LSP),

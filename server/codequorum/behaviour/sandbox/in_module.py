@@ -26,7 +26,6 @@ top level, helpers, class bodies) is never registered.
 
 from __future__ import annotations
 
-import ast
 import builtins
 import os
 import sys
@@ -34,7 +33,18 @@ import types
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import ast
     from typing import Any
+else:  # bound by ``preload``, before any code of the module or the version runs
+    ast = None
+
+
+def preload() -> None:
+    """Import ``ast`` for a run in a module. Only such a run needs it, and importing it is a
+    seventh of the portable guest's start; bound here, before any module or version code
+    runs, so that code cannot hand the harness another ``ast`` through ``sys.modules``."""
+    global ast
+    import ast
 
 #: Where the strict sandbox mounts the workspace view (``bwrap.py`` makes the mount point).
 VIEW = "/workspace"
