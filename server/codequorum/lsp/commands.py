@@ -28,6 +28,7 @@ from codequorum.core.model import ModuleContext, Sample
 from codequorum.core.safe_text import safe_text
 from codequorum.judge.dynamic import dynamic_verdicts
 from codequorum.lsp import contract as c
+from codequorum.lsp.actions import users_head
 from codequorum.lsp.autorun import run_arrived
 from codequorum.lsp.documents import FunctionEntry, Snapshot, reindent
 from codequorum.lsp.engine import FunctionAnalysis, ran_nothing
@@ -300,6 +301,10 @@ async def show_version_command(ls: Host, args: c.ShowVersionArgs) -> c.ShowVersi
         language=analysis.language,
         code=sample.code,
         indented=reindent(sample.code, entry.indent),
+        range=entry.range,
+        replacement=reindent(sample.code if args.own_docstring else users_head(
+            entry.dedented(), sample.code, entry.name, snapshot.language == "python"),
+            entry.indent),
     )
 
 

@@ -102,6 +102,7 @@ def score_one(
     cancel: threading.Event | None = None,
     input_proposer: Proposer | None = None,
     workspace: Path | None = None,
+    without: str | None = None,
 ) -> StabilityReport | ScoreFailure:
     """Analyse one set; a failure becomes a :class:`ScoreFailure` so the others go on.
 
@@ -109,22 +110,24 @@ def score_one(
     ``on_progress(done, total)`` counts them, ``cancel`` stops them); ``input_proposer``
     is asked for inputs of a function that gives nothing else to run. A set that says
     where its function lives (``export``'s) runs in its module, rebuilt in ``workspace``;
-    where it cannot be, its report says the versions ran without it.
+    where it cannot be, its report says the versions ran without it. A set whose module
+    was looked for already (on a cluster, where the client has the workspace and the
+    worker does not: :func:`in_module`) comes with ``without``, the reason it has none.
     """
     try:
         dyn = None
-        without: str | None = None
         if dynamic:
             from codequorum.behaviour.run import DynamicOptions, run_dynamic
 
             admit(sample_set)  # nothing over a bound is compiled or run
-            sample_set, without = _in_module(sample_set, workspace)
+            if without is None:
+                sample_set, without = in_module(sample_set, workspace)
             dyn = run_dynamic(sample_set, DynamicOptions(jobs=dynamic_jobs, sandbox=sandbox,
                                                       interpreter=options.interpreter,
                                                       input_proposer=input_proposer),
                               progress=on_progress, cancel=cancel)
         report = analyze(sample_set, options, dynamic=dyn)
-        if without is not None:
+        if dynamic and without is not None:
             report.notes.append(f"{RAN_WITHOUT_MODULE}: {without}")
         return report
     except UserError as exc:
@@ -134,8 +137,8 @@ def score_one(
         return ScoreFailure(f"could not be scored: {type(exc).__name__}: {exc}")
 
 
-def _in_module(sample_set: SampleSet, workspace: Path | None
-               ) -> tuple[SampleSet, str | None]:
+def in_module(sample_set: SampleSet, workspace: Path | None
+              ) -> tuple[SampleSet, str | None]:
     """``sample_set`` in the module its location names (the module view rebuilt in
     ``workspace``, as ``check`` builds it), or as it is with the reason it runs without
     it (None: it has no location, or already its module)."""

@@ -16,6 +16,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Generator, Iterator
+from pathlib import Path
 
 from rich.progress import Progress, TextColumn, TimeElapsedColumn
 
@@ -29,6 +30,7 @@ from codequorum.cli.run import (
 from codequorum.core.model import SampleSet
 from codequorum.core.report import StabilityReport
 from codequorum.ingest.sample_files import ReadError, ReadOptions
+from codequorum.ingest.workspace import find_workspace
 from codequorum.pipeline.score import ScoreFailure, ScoreRun, iter_inputs, require_sandbox
 from codequorum.render.level_sink import open_sink
 from codequorum.render.sinks import RunEnd, Sink
@@ -116,7 +118,8 @@ def run_on_cluster(request: ScoreRequest, scheduler: str) -> int:
                                    color_enabled(request.color, sys.stderr))
         results = engine.score_distributed(feed, request.analysis, client,
                                            dynamic=request.dynamic, sandbox=request.sandbox,
-                                           on_progress=move)
+                                           on_progress=move,
+                                           workspace=find_workspace(Path.cwd()))
         with progress if progress is not None else contextlib.nullcontext():
             _drain(results, feed, sink, run)
         run.total = feed.read - feed.resumed
