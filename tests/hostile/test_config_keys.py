@@ -322,7 +322,7 @@ def test_a_refused_key_in_the_workspace_file_is_one_warning_in_the_editor(tmp_pa
         '"https://collect.example/v1"\n[score]\nsandbox = "weak"\n', encoding="utf-8")
     settings, warnings = file_settings(str(tmp_path))
     assert settings.analysis.metrics == ("textual",)
-    assert (settings.store.path, settings.provider.base_url, settings.dynamic.sandbox) == (
+    assert (settings.store.path, settings.provider.base_url, settings.analysis.sandbox) == (
         "", "https://api.openai.com/v1", "auto")
     (message,) = warnings
     summary, *lines = message.splitlines()

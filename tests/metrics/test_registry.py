@@ -13,9 +13,10 @@ from codequorum.core.model import SampleSet
 from codequorum.lsp.hover import DYNAMIC_FIGURES, PAIR_FIGURES
 from codequorum.metrics import registry
 from codequorum.metrics.registry import BY_KEY, FIGURES, PAIR_METRICS, Prepared, shown
-from codequorum.metrics.structural import structural_matrices
+from codequorum.metrics.structural import DEFAULT_MAX_DEPTH, structural_matrices
 from codequorum.metrics.tree_edit import tsed_matrix
-from codequorum.pipeline.analyze import AnalysisOptions, analyze
+from codequorum.pipeline.analyze import analyze
+from codequorum.pipeline.config import AnalysisConfig
 from codequorum.render import csv_out, html_report, table
 
 CODES = ["def f(x):\n    return x + 1\n", "def f(x):\n    y = x\n    return y + 1\n",
@@ -38,7 +39,7 @@ def test_keys_and_labels_are_unique() -> None:
 
 
 def test_computed_through_the_registry_as_by_the_metric_functions() -> None:
-    p = Prepared(CODES, "python")
+    p = Prepared(CODES, "python", max_depth=DEFAULT_MAX_DEPTH)
     sm = structural_matrices(CODES, "python")
     for key in ("sce_struct", "sce_value", "jsd_struct", "jsd_value"):
         np.testing.assert_allclose(BY_KEY[key].compute(p), getattr(sm, key), rtol=0, atol=1e-12)
@@ -50,10 +51,10 @@ def test_computed_through_the_registry_as_by_the_metric_functions() -> None:
 
 
 def test_switches_and_defaults() -> None:
-    on = [m.key for m in PAIR_METRICS if m.wanted(AnalysisOptions().metrics)]
+    on = [m.key for m in PAIR_METRICS if m.wanted(AnalysisConfig().metrics)]
     assert on == ["sce_struct", "sce_value", "jsd_struct", "jsd_value", "tsed"]
     assert registry.DEFAULT_METRICS == ("tsed",)
-    off = AnalysisOptions(metrics=("tsed_08", "textual"))
+    off = AnalysisConfig(metrics=("tsed_08", "textual"))
     assert [m.key for m in PAIR_METRICS if m.wanted(off.metrics)][-1] == "tsed_08"
     report = analyze(SampleSet.from_codes("t", CODES), off)
     assert list(report.matrices)[:5] == ["sce_struct", "sce_value", "jsd_struct", "jsd_value",

@@ -86,12 +86,12 @@ def test_a_command_without_a_list_takes_its_default() -> None:
 
 
 def test_metrics_is_one_choice_with_the_older_flags_as_its_spellings() -> None:
-    from codequorum.cli.commands.score import analysis_options
+    from codequorum.cli.analysis import from_request
 
     parser = command_parsers()["score"]
 
     def options(*argv: str) -> tuple[str, ...]:
-        return analysis_options(parser.parse_args([*argv, "in.jsonl"])).metrics
+        return from_request(parser.parse_args([*argv, "in.jsonl"]), "score").metrics
 
     assert options() == ("tsed",)
     assert options("--metrics", "tsed_08,textual") == options("--no-tsed", "--tsed-08",

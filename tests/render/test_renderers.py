@@ -104,11 +104,12 @@ def test_table_cells_are_the_report_values() -> None:
 
 def test_table_names_versions_with_syntax_errors_as_json_does() -> None:
     from codequorum.core.model import SampleSet
-    from codequorum.pipeline.analyze import AnalysisOptions, analyze
+    from codequorum.pipeline.analyze import analyze
+    from codequorum.pipeline.config import AnalysisConfig
 
     codes = ["def f(x):\n    return x + 1\n", "def f(x):\n    return 1 + x\n",
              "def f(x:\n    return x\n"]
-    report = analyze(SampleSet.from_codes("T/3", codes), AnalysisOptions(metrics=()))
+    report = analyze(SampleSet.from_codes("T/3", codes), AnalysisConfig(metrics=()))
     said = "version 3 has syntax errors (scored as parsed)"
     assert said in report.to_dict()["notes"]
     assert f"T/3: {said}" in _render(report)

@@ -21,7 +21,7 @@ from codequorum.metrics.clustering import pair_means
 
 
 class StructureOptions(Protocol):
-    """Where the verdict lines lie (see ``codequorum.pipeline.analyze.AnalysisOptions``)."""
+    """Where the verdict lines lie (see ``codequorum.pipeline.config.AnalysisConfig``)."""
 
     @property
     def max_depth(self) -> int: ...

@@ -55,7 +55,7 @@ def runs_on_arrival(settings: Settings, language: str, trusted: bool) -> bool:
     a language that runs, a trusted workspace, a level that isolates them (a weak one runs
     only when asked)."""
     d = settings.dynamic
-    return (d.auto and d.enable and bool(arrival_levels(d.sandbox, language))
+    return (d.auto and d.enable and bool(arrival_levels(settings.analysis.sandbox, language))
             and runtime_for(language) is not None and trusted)
 
 
@@ -115,7 +115,7 @@ async def run_arrived(ls: Host, uri: str, qualified_name: str,
     and a level of the setting runs here; else refresh, so the hover says why not."""
     from codequorum.lsp.commands import run_dynamic_command
 
-    sandbox = ls.settings_for(uri).dynamic.sandbox
+    sandbox = ls.settings_for(uri).analysis.sandbox
     if not runs_on_arrival(ls.settings_for(uri), language, ls.trusted):
         return
     if await arrival_level(ls, sandbox, language) is None:
@@ -145,10 +145,10 @@ def not_run_note(ls: Host, uri: str, analysis: FunctionAnalysis) -> str | None:
     if not ls.trusted:
         return UNTRUSTED
     settings = ls.settings_for(uri)
-    levels = arrival_levels(settings.dynamic.sandbox, analysis.language)
+    levels = arrival_levels(settings.analysis.sandbox, analysis.language)
     if not levels or not settings.dynamic.enable:
         return None
     if (levels[0] == "strict" and isolation.probed(None, "strict", True) is None
             and runtime_for(analysis.language) is not None):
         probe_soon()
-    return arrival_missing(settings.dynamic.sandbox, analysis.language)
+    return arrival_missing(settings.analysis.sandbox, analysis.language)

@@ -867,7 +867,7 @@ async def run_dynamic_command(ls: Host, args: c.RunDynamicArgs) -> c.RunDynamicR
         return c.RunDynamicResult(
             uri=args.uri, qualified_name=name, started=False, refused=True, message=refusal
         )
-    if not await prepare_for(ls, ls.settings_for(args.uri).dynamic.sandbox):
+    if not await prepare_for(ls, ls.settings_for(args.uri).analysis.sandbox):
         return c.RunDynamicResult(uri=args.uri, qualified_name=name, started=False,
                                   message="not run: the portable sandbox was not prepared")
     job = ls.engine_for(args.uri).dynamic_key(analysis)

@@ -59,7 +59,7 @@ class Prepared:
 
     codes: Sequence[str]
     language: str
-    max_depth: int = 30
+    max_depth: int
     jsd_log_base: float = 2.0
     tsed_costs: tuple[float, float, float] = (1.0, 1.0, 1.0)
     parsed: Sequence[tree_sitter.Tree | None] | None = None

@@ -26,7 +26,7 @@ from typing import Any
 from codequorum.core.errors import UserError
 from codequorum.core.model import SampleSet
 from codequorum.core.report import StabilityReport
-from codequorum.pipeline.analyze import AnalysisOptions
+from codequorum.pipeline.config import AnalysisConfig
 from codequorum.pipeline.score import ScoreFailure, score_one
 
 try:
@@ -139,10 +139,9 @@ def check_workers(client: distributed.Client) -> None:
 Result = StabilityReport | ScoreFailure
 
 
-def score_task(sample_set: SampleSet, options: AnalysisOptions, dynamic: bool, sandbox: str
-               ) -> Result:
+def score_task(sample_set: SampleSet, options: AnalysisConfig, dynamic: bool) -> Result:
     """What a worker runs for one set: the local scoring of one set, nothing else."""
-    return score_one(sample_set, options, dynamic, sandbox=sandbox)
+    return score_one(sample_set, options, dynamic)
 
 
 def live_workers(client: distributed.Client) -> tuple[int, int]:
@@ -214,11 +213,10 @@ class _InFlight:
 
 def score_distributed(
     sets: Iterable[SampleSet],
-    options: AnalysisOptions,
+    options: AnalysisConfig,
     client: distributed.Client,
     *,
     dynamic: bool = False,
-    sandbox: str = "strict",
     window: int | None = None,
     retries: int = 2,
     on_progress: Callable[[int, int], None] | None = None,
@@ -234,7 +232,7 @@ def score_distributed(
     run = uuid.uuid4().hex[:12]
 
     def submit(k: int, sample_set: SampleSet) -> Any:
-        return client.submit(score_task, sample_set, options, dynamic, sandbox,
+        return client.submit(score_task, sample_set, options, dynamic,
                              key=f"codequorum-score-{run}-{k}", retries=retries)
 
     flight = _InFlight(client, iter(enumerate(sets)), submit, window)
