@@ -599,3 +599,26 @@ def test_reports_and_cache_keys_name_each_metric_choice_as_a_flag() -> None:
     assert repr(opts).startswith(
         "AnalysisOptions(max_depth=30, jsd_log_base=2.0, tsed=False, tsed_costs=(1.0, 1.0, "
         "1.0), tsed_08=True, textual=False, cluster_threshold=0.1, stable_jsd=None, ")
+
+
+def test_a_new_verdict_is_its_spec_and_its_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The analysis applies every rule of the judge's tuples, in order: a rule added to
+    them (with its spec) reaches the report with no change here."""
+    from codequorum.judge import dynamic as dynamic_rules
+    from codequorum.judge import structure
+    from codequorum.judge.verdicts import VerdictSpec
+
+    shape_spec = VerdictSpec(code="toy-shape", severity="hint", title="A toy",
+                             doc="Said of every shape.", source="structure")
+    run_spec = VerdictSpec(code="toy-run", severity="hint", title="A toy",
+                           doc="Said of every run.", source="behaviour")
+    monkeypatch.setattr(structure, "SHAPE_RULES", (
+        *structure.SHAPE_RULES,
+        lambda facts: [shape_spec.verdict(f"{facts.compared} seen")]))
+    monkeypatch.setattr(dynamic_rules, "DYNAMIC_RULES", (
+        *dynamic_rules.DYNAMIC_RULES, lambda run: run_spec.verdict("a run seen")))
+    report = analyze(_five(), FAST, dynamic=_Dynamic(summary={"oer": 0.0}))
+    codes = [v.code for v in report.verdicts]
+    assert codes[-2:] == ["toy-shape", "toy-run"]
+    assert report.verdicts[-2].message == "5 versions seen"
+    assert codes[0] in ("stable", "unstable-structure")

@@ -29,7 +29,7 @@ from codequorum.core.report import (
 )
 from codequorum.core.words import versions_compared, versions_named
 from codequorum.judge.dynamic import RunFigures, dynamic_verdicts
-from codequorum.judge.structure import current_verdicts, structure_verdicts
+from codequorum.judge.structure import ShapeFacts, shape_verdicts
 from codequorum.judge.verdicts import INPUT_LIMIT as INPUT_LIMIT_SPEC
 from codequorum.judge.verdicts import NOT_RUN, STABLE
 from codequorum.metrics.clustering import average_linkage, pair_means, symmetrise, typicality
@@ -200,10 +200,8 @@ def _analyze(
     )
     current_apart = (current_index is not None
                      and sample_set.samples[current_index].origin == "current")
-    report.verdicts = structure_verdicts(report, similarity, typ, groups, opts,
-                                          versions_compared(n, current_apart))
-    if current_index is not None:
-        report.verdicts.extend(current_verdicts(report, similarity, typ, opts))
+    report.verdicts = shape_verdicts(ShapeFacts(report, similarity, typ, groups, opts,
+                                                versions_compared(n, current_apart)))
     _merge_dynamic(report, dynamic)
     _recommend(report, dynamic, opts, codes_all)
     return report
