@@ -58,9 +58,8 @@ def test_every_editor_setting_says_who_may_set_it() -> None:
                             f"{prop.get('scope')!r}, not \"machine\"")
     assert not problems, (
         "; ".join(problems) + ". Every setting declares what it can do: reach=Reach.X on "
-        "its Setting in server/codequorum/options/declarations.py; then write "
-        "shared/settings.schema.json with `python -m codequorum.options.settings_schema` and "
-        "run `npm run gen-settings` in client-vscode")
+        "its Setting in server/codequorum/options/declarations.py; then run "
+        "scripts/generate")
     assert set(declared) == set(schema)
 
 
