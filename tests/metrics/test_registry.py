@@ -33,7 +33,8 @@ def test_generated_docs_table_and_schema_keys_are_current() -> None:
     assert registry.with_docs_table(doc) == doc
     schema = (REPO / "shared" / "report.schema.json").read_text(encoding="utf-8")
     assert registry.with_schema_keys(schema) == schema
-    assert '"required": ["sce_struct", "sce_value", "jsd_struct", "jsd_value"]' in schema
+    required = [m.key for m in PAIR_METRICS if not m.optional and m.languages is None]
+    assert f'"required": [{", ".join(json.dumps(k) for k in required)}]' in schema
 
 
 def test_keys_and_labels_are_unique() -> None:
@@ -55,21 +56,26 @@ def test_computed_through_the_registry_as_by_the_metric_functions() -> None:
 
 
 def test_switches_and_defaults() -> None:
+    always = [m.key for m in PAIR_METRICS if not m.optional]
+    assert always[:4] == ["sce_struct", "sce_value", "jsd_struct", "jsd_value"]
     on = [m.key for m in PAIR_METRICS if m.wanted(AnalysisConfig().metrics)]
-    assert on == ["sce_struct", "sce_value", "jsd_struct", "jsd_value", "tsed"]
-    assert registry.DEFAULT_METRICS == ("tsed",)
+    assert on == [*always, *(k for k in registry.DEFAULT_METRICS)]
+    assert "tsed" in registry.DEFAULT_METRICS and "tsed_08" not in registry.DEFAULT_METRICS
     off = AnalysisConfig(metrics=("tsed_08", "textual"))
-    assert [m.key for m in PAIR_METRICS if m.wanted(off.metrics)][-1] == "tsed_08"
+    wanted = [m.key for m in PAIR_METRICS if m.wanted(off.metrics)]
+    assert wanted == [*always, "tsed_08"]
     report = analyze(SampleSet.from_codes("t", CODES), off)
-    assert list(report.matrices)[:5] == ["sce_struct", "sce_value", "jsd_struct", "jsd_value",
-                                         "tsed_08"]
+    assert list(report.matrices)[:len(wanted)] == wanted
 
 
 def test_renderers_read_the_registry() -> None:
     assert tuple((m.label, m.key) for m in shown(PAIR_METRICS, "table")) == table.COLUMNS
-    assert table.DROP_ORDER == (
-        "Why", "SCE value", "SCE struct", "JSD value", "TSED", "BEF", "OER", "Pass", "n",
-        "Shape", "Risk", "verdict counts", "JSD struct", "Keep", "Verdict")
+    # every figure the table shows is left out at its rank, the table's own columns around
+    ranked = sorted((f.show.drop, f.label) for f in FIGURES if f.show.drop is not None)
+    figures = [title for title in table.DROP_ORDER if title in {t for _, t in ranked}]
+    assert figures == [title for _, title in ranked]
+    assert (table.DROP_ORDER[0], table.DROP_ORDER[-1]) == ("Why", "Verdict")
+    assert len(set(table.DROP_ORDER)) == len(table.DROP_ORDER)
     assert csv_out.PAIR_COLUMNS[:2] == ("sce_struct_ordered", "sce_struct_unordered")
     assert len(csv_out.PAIR_COLUMNS) == 2 * len(PAIR_METRICS)
     assert html_report.METRICS[:2] == ("jsd_struct", "jsd_value")

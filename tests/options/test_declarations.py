@@ -56,7 +56,8 @@ def test_one_name_is_declared_once_per_command() -> None:
 
 def test_the_metrics_a_run_may_choose_come_from_the_registry() -> None:
     optional = [m.key for m in PAIR_METRICS if m.optional]
-    assert METRIC_CHOICES == (*optional, "textual") == ("tsed", "tsed_08", "textual")
+    assert (*optional, "textual") == METRIC_CHOICES
+    assert {"tsed", "tsed_08"} <= set(optional)
     # one choice, in the registry's order, whatever order it was given in
     assert metric_list(" textual, tsed_08 ,tsed_08") == ("tsed_08", "textual")
     assert metric_list("") == ()
