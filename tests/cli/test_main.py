@@ -27,7 +27,7 @@ from codequorum.core.model import SampleSet
 from codequorum.pipeline.analyze import analyze
 from codequorum.pipeline.config import AnalysisConfig
 from codequorum.pipeline.score import dynamic_available
-from codequorum.render import CSV_COLUMNS
+from codequorum.render.csv_out import CSV_COLUMNS
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = Path(sys.executable).parent / "codequorum"

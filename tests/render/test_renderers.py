@@ -17,16 +17,9 @@ from rich.console import Console
 from codequorum.core.report import SkippedSample, StabilityReport, Verdict
 from codequorum.ingest.sample_files import ReadError
 from codequorum.judge.risk import NOT_RUN
-from codequorum.render import (
-    CSV_COLUMNS,
-    build_table,
-    csv_columns,
-    print_table,
-    report_document,
-    write_csv,
-    write_json,
-)
-from codequorum.render.table import model_lines
+from codequorum.render.csv_out import CSV_COLUMNS, csv_columns, write_csv
+from codequorum.render.json_out import report_document, write_json
+from codequorum.render.table import build_table, model_lines, print_table
 
 REPO = Path(__file__).resolve().parent.parent.parent
 

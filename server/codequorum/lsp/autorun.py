@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 from codequorum.behaviour.runtimes import runtime_for
 from codequorum.behaviour.sandbox import isolation
 from codequorum.core.safe_text import safe_text
-from codequorum.lsp import contract as c
 from codequorum.lsp.prepare import PREPARING, prepare_portable, preparing
 from codequorum.render.findings import not_run_reason
 
@@ -107,25 +106,6 @@ async def arrival_level(ls: Host, sandbox: str, language: str) -> str | None:
         if (await asyncio.to_thread(isolation.probe, None, level, True)).ok:
             return level
     return None
-
-
-async def run_arrived(ls: Host, uri: str, qualified_name: str,
-                      language: str) -> None:
-    """Run the versions of ``qualified_name`` that just arrived, when :func:`runs_on_arrival`
-    and a level of the setting runs here; else refresh, so the hover says why not."""
-    from codequorum.lsp.commands import run_dynamic_command
-
-    sandbox = ls.settings_for(uri).analysis.sandbox
-    if not runs_on_arrival(ls.settings_for(uri), language, ls.trusted):
-        return
-    if await arrival_level(ls, sandbox, language) is None:
-        missing = arrival_missing(sandbox, language)
-        if missing is not None:
-            log.info("versions of %s not run on arrival: %s", qualified_name, missing)
-            ls.warn_once(f"codequorum: versions are not run here ({missing})")
-        ls.refresh(uri)
-        return
-    await run_dynamic_command(ls, c.RunDynamicArgs(uri=uri, qualified_name=qualified_name))
 
 
 def not_run_note(ls: Host, uri: str, analysis: FunctionAnalysis) -> str | None:
