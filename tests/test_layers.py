@@ -44,7 +44,7 @@ def test_every_folder_of_the_package_is_a_layer() -> None:
 
 #: Functions of the commands that read parsed arguments besides each command's ``run`` and
 #: its ``*_request``: what several requests share.
-DOOR_HELPERS = {"analysis_options", "propose_config", "provider_config"}
+DOOR_HELPERS = {"propose_config", "provider_config"}
 
 
 def _takes_namespace(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

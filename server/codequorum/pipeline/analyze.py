@@ -347,7 +347,12 @@ def _recommend(report: StabilityReport, dynamic: DynamicLike | None,
                opts: AnalysisConfig, codes: Sequence[str]) -> None:
     """The version to keep, the risk that it is wrong (after a run only: from shape
     alone no probability holds across models), and the stability percentile."""
-    from codequorum.judge.recommend import examples_from_dynamic, keys_from_dynamic, recommend
+    from codequorum.judge.recommend import (
+        example_columns,
+        examples_from_dynamic,
+        keys_from_dynamic,
+        recommend,
+    )
     from codequorum.judge.risk import (
         REFERENCE_OPTIONS,
         estimate,
@@ -370,7 +375,8 @@ def _recommend(report: StabilityReport, dynamic: DynamicLike | None,
     report.recommended, report.recommended_by = rec.index, rec.by
     report.recommendation = rec.sentence
     mean_similarity = report.pair("jsd_struct") or 0.0
-    est = estimate(risk_signals(rec, keys, codes)) if keys is not None else None
+    est = (estimate(risk_signals(rec, keys, codes, examples, example_columns(
+        getattr(dynamic, "inputs", None) or []))) if keys is not None else None)
     if est is not None:
         report.risk = report.risk_alone = est.probability
         report.risk_evidence = est.kind
@@ -383,9 +389,12 @@ def _recommend(report: StabilityReport, dynamic: DynamicLike | None,
         report.stability_percentile = stability_percentile(mean_similarity)
 
 
-def risk_signals(rec: Recommendation, keys: KeyMatrix, codes: Sequence[str]) -> RiskSignals:
+def risk_signals(rec: Recommendation, keys: KeyMatrix, codes: Sequence[str],
+                 examples: Sequence[int] | None = None,
+                 example_cols: Sequence[int] = ()) -> RiskSignals:
     """What a run says about the kept version (:class:`~codequorum.judge.risk.RiskSignals`):
-    ``keys``, the outcome matrix of every version; ``codes``, their texts."""
+    ``keys``, the outcome matrix of every version; ``codes``, their texts; ``examples``,
+    per version the docstring examples it passes, at the columns ``example_cols``."""
     from codequorum.judge.recommend import agreeing_versions, behaviours
     from codequorum.judge.risk import RiskSignals
 
@@ -395,13 +404,23 @@ def risk_signals(rec: Recommendation, keys: KeyMatrix, codes: Sequence[str]) -> 
     agreed = rec.by == "behaviour"
     agreeing = agreeing_versions(keys, rec.index) if agreed else [rec.index]
     distinct, runner_up = behaviours(keys, rec.index)
+    own = keys[rec.index]
+    shown = set(example_cols)
+    beyond = [t for t, k in enumerate(own) if k is not None and t not in shown]
+    apart = 0
+    if rec.passes_examples and examples is not None:
+        apart = sum(1 for v, row in enumerate(keys) if v < len(examples)
+                    and examples[v] == rec.examples
+                    and any(t >= len(row) or row[t] != own[t] for t in beyond))
     return RiskSignals(
         versions=rec.versions, agreed=agreed, agreeing=len(agreeing),
         agreeing_texts=len({text(codes[v]) for v in agreeing}),
         texts=len({text(c) for c in codes}), share=rec.share, examples=rec.examples,
         passes_examples=rec.passes_examples,
         passing=round(rec.examples_consensus * rec.versions),
-        runner_up=runner_up if agreed else 0, behaviours=distinct)
+        runner_up=runner_up if agreed else 0, behaviours=distinct,
+        inputs=max((len(r) for r in keys), default=0), beyond=len(beyond),
+        passing_apart=apart)
 
 
 def _merge_dynamic(report: StabilityReport, dynamic: DynamicLike | None) -> None:
