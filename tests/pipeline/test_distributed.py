@@ -22,7 +22,7 @@ from codequorum.core.errors import UserError
 from codequorum.core.model import SampleSet
 from codequorum.core.report import StabilityReport
 from codequorum.ingest.sample_files import ReadOptions, read_sample_sets
-from codequorum.pipeline.analyze import AnalysisOptions
+from codequorum.pipeline.config import AnalysisConfig
 
 
 @pytest.fixture(scope="module")
@@ -166,7 +166,7 @@ def test_missing_extra_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
         import codequorum.pipeline.distributed  # noqa: F401
 
 
-def _local_reports(sets: list[SampleSet], options: AnalysisOptions) -> list[str]:
+def _local_reports(sets: list[SampleSet], options: AnalysisConfig) -> list[str]:
     from codequorum.pipeline.score import score_one
 
     out = []
@@ -182,7 +182,7 @@ def test_a_worker_killed_mid_run_loses_no_set(client: Client, data: Path) -> Non
 
     sets = [s for s in read_sample_sets(data, ReadOptions(limit=16, max_samples=12))
             if isinstance(s, SampleSet)]
-    options = AnalysisOptions()
+    options = AnalysisConfig()
     pids: dict[str, int] = client.run(os.getpid)
     killed: list[int] = []
 

@@ -534,7 +534,7 @@ def json_schema() -> dict[str, Any]:
         "description": (
             "The workspace/executeCommand commands of the codequorum language server: each "
             "takes one argument object and answers one result object. Generated from "
-            "server/codequorum/lsp/contract.py (python -m codequorum.lsp.contract); the "
+            "server/codequorum/lsp/contract.py (scripts/generate); the "
             "editor extension's TypeScript types are generated from this file."
         ),
         "commands": commands,
@@ -546,9 +546,3 @@ def json_schema() -> dict[str, Any]:
 def schema_text() -> str:
     """:func:`json_schema` as the text of ``shared/commands.schema.json``."""
     return json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n"
-
-
-if __name__ == "__main__":
-    import sys
-
-    sys.stdout.write(schema_text())

@@ -27,7 +27,7 @@ from typing import Any
 from codequorum.core.errors import UserError
 from codequorum.core.model import SampleSet
 from codequorum.core.report import StabilityReport
-from codequorum.pipeline.analyze import AnalysisOptions
+from codequorum.pipeline.config import AnalysisConfig
 from codequorum.pipeline.score import ScoreFailure, in_module, score_one
 
 try:
@@ -140,11 +140,11 @@ def check_workers(client: distributed.Client) -> None:
 Result = StabilityReport | ScoreFailure
 
 
-def score_task(sample_set: SampleSet, options: AnalysisOptions, dynamic: bool, sandbox: str,
+def score_task(sample_set: SampleSet, options: AnalysisConfig, dynamic: bool,
                without: str | None = None) -> Result:
     """What a worker runs for one set: the local scoring of one set (its module, or why it
     has none, found by the client), nothing else."""
-    return score_one(sample_set, options, dynamic, sandbox=sandbox, without=without)
+    return score_one(sample_set, options, dynamic, without=without)
 
 
 def live_workers(client: distributed.Client) -> tuple[int, int]:
@@ -216,11 +216,10 @@ class _InFlight:
 
 def score_distributed(
     sets: Iterable[SampleSet],
-    options: AnalysisOptions,
+    options: AnalysisConfig,
     client: distributed.Client,
     *,
     dynamic: bool = False,
-    sandbox: str = "strict",
     window: int | None = None,
     retries: int = 2,
     on_progress: Callable[[int, int], None] | None = None,
@@ -244,7 +243,7 @@ def score_distributed(
         without = None
         if dynamic:
             sample_set, without = in_module(sample_set, workspace)
-        return client.submit(score_task, sample_set, options, dynamic, sandbox, without,
+        return client.submit(score_task, sample_set, options, dynamic, without,
                              key=f"codequorum-score-{run}-{k}", retries=retries)
 
     flight = _InFlight(client, iter(enumerate(sets)), submit, window)
