@@ -23,9 +23,10 @@ from typing import Any
 from codequorum.core.model import SampleSet
 from codequorum.judge.recommend import OutcomeKey, outcome_key, recommend
 from codequorum.judge.risk import RiskSignals
-from codequorum.pipeline.analyze import AnalysisOptions, analyze, risk_signals
+from codequorum.pipeline.analyze import analyze, risk_signals
+from codequorum.pipeline.config import AnalysisConfig
 
-OPTIONS = AnalysisOptions(metrics=(), keep_matrices=False, sctd=False)
+OPTIONS = AnalysisConfig(metrics=(), keep_matrices=False, sctd=False)
 #: The sets drawn from each task's 10 versions (positions).
 DRAWS: tuple[tuple[int, ...], ...] = (tuple(range(10)), tuple(range(5)), tuple(range(5, 10)))
 

@@ -28,7 +28,8 @@ from codequorum.judge.recommend import (
 )
 from codequorum.judge.risk import NO_INPUTS, NOT_RUN, RiskEstimate, trust_words
 from codequorum.metrics.semantic import Divergence
-from codequorum.pipeline.analyze import AnalysisOptions, analyze
+from codequorum.pipeline.analyze import analyze
+from codequorum.pipeline.config import AnalysisConfig
 
 
 def test_outcome_key_values_exceptions_and_no_result() -> None:
@@ -266,7 +267,7 @@ class _FakeDynamic:
 
 def test_report_recommends_by_structure_without_runs() -> None:
     ss = SampleSet.from_codes("t", [_ADD, _ADD, _SUB])
-    report = analyze(ss, AnalysisOptions(metrics=()))
+    report = analyze(ss, AnalysisConfig(metrics=()))
     assert report.recommended == report.medoid == 0
     assert report.recommended_by == "structure"
     assert report.recommendation is not None
@@ -289,7 +290,7 @@ def test_report_recommends_by_behaviour_from_dynamic_outcomes() -> None:
     good = [("ok", None, None), ("3", None, None), ("0", None, None)]
     bad = [("no", None, None), ("-1", None, None), ("0", None, None)]
     dyn = _FakeDynamic(inputs, [bad, bad, good, good])
-    report = analyze(ss, AnalysisOptions(metrics=()), dynamic=dyn)
+    report = analyze(ss, AnalysisConfig(metrics=()), dynamic=dyn)
     # every version has 4 agreements: the tie goes to the most typical, 0 or 1 (the same code)
     assert report.recommended_by == "behaviour"
     assert report.recommended in (0, 1)
@@ -304,14 +305,14 @@ def test_report_recommends_by_behaviour_from_dynamic_outcomes() -> None:
     # four versions written apart that all agree are safer than two of four
     apart = [_ADD, _ADD_SUM, "def add(a, b):\n    return b + a\n",
              "def add(a, b):\n    c = a + b\n    return c\n"]
-    low = analyze(SampleSet.from_codes("t", apart), AnalysisOptions(metrics=()),
+    low = analyze(SampleSet.from_codes("t", apart), AnalysisConfig(metrics=()),
                   dynamic=_FakeDynamic(inputs, [good] * 4))
     assert low.risk is not None and low.risk < report.risk
     # four copies of one text agreeing never say more than four versions written apart
     # (the model fitted on model families left out counts texts only where that lowered
     # the held-out loss: bench/fit_risk_families.py)
     copies = analyze(SampleSet.from_codes("t", [_ADD] * 4),
-                     AnalysisOptions(metrics=()),
+                     AnalysisConfig(metrics=()),
                      dynamic=_FakeDynamic(inputs, [good] * 4))
     assert copies.risk is not None and low.risk <= copies.risk
 
@@ -324,7 +325,7 @@ def test_report_keeps_the_version_passing_the_docstring_examples() -> None:
     # the three agreeing versions fail the example; the subtraction alone passes it
     dyn = _FakeDynamic(inputs, [right, wrong, wrong, wrong],
                        passes=[[True, None], [False, None], [False, None], [False, None]])
-    opts = AnalysisOptions(metrics=())
+    opts = AnalysisConfig(metrics=())
     report = analyze(ss, opts, dynamic=dyn)
     assert (report.recommended, report.recommended_by) == (0, "behaviour")
     assert report.recommendation == ("keep version 1: passes the docstring example; no other "
@@ -343,12 +344,12 @@ def test_report_keeps_the_version_passing_the_docstring_examples() -> None:
 def test_report_ignores_outcomes_of_the_wrong_shape() -> None:
     ss = SampleSet.from_codes("t", [_ADD, _SUB])
     dyn = _FakeDynamic([{"source": "hypothesis", "graded": False}], [[("1", None, None)]])
-    report = analyze(ss, AnalysisOptions(metrics=()), dynamic=dyn)
+    report = analyze(ss, AnalysisConfig(metrics=()), dynamic=dyn)
     assert report.recommended_by == "structure"
 
 
 def test_insufficient_report_has_no_recommendation() -> None:
-    report = analyze(SampleSet.from_codes("t", [_ADD]), AnalysisOptions(metrics=("textual",)))
+    report = analyze(SampleSet.from_codes("t", [_ADD]), AnalysisConfig(metrics=("textual",)))
     assert report.status == "insufficient"
     assert report.to_dict()["recommended"] is None and report.risk is None
     assert canonical_output("<object at 0x1>") == "<object at 0x1>"  # not a literal
@@ -476,7 +477,7 @@ def test_a_run_on_tests_alone_is_no_evidence() -> None:
     ss = SampleSet.from_codes("t", [_ADD, _ADD, _SUB])
     inputs = [{"source": "humaneval", "graded": True}]
     dyn = _FakeDynamic(inputs, [[("3", None, None)], [("3", None, None)], [("1", None, None)]])
-    report = analyze(ss, AnalysisOptions(metrics=()), dynamic=dyn)
+    report = analyze(ss, AnalysisConfig(metrics=()), dynamic=dyn)
     assert keys_from_dynamic(dyn) is None
     assert report.recommended_by == "structure" and report.risk is None
     assert report.trust == NO_INPUTS

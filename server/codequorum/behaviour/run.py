@@ -672,7 +672,8 @@ def build_report(
         layers=runs.layers,
         inputs_source=plan.sources,
         inputs=[{"source": c.source, "origin": c.origin, "label": c.label, "graded": c.graded,
-                 "checked": c.test.has_expected, "size": c.size} for c in cases],
+                 "checked": c.test.has_expected, "size": c.size, "where": c.where}
+                for c in cases],
         notes=notes,
         python=runs.python,
         outcomes=[[_outcome_tuple(runs.outcomes[c][t], cases[t].test.kind)

@@ -8,7 +8,7 @@ input where versions part, growth exponents, BEF) and returns a :class:`Verdict`
 from __future__ import annotations
 
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 from codequorum.core.report import Verdict
@@ -294,27 +294,53 @@ def not_run_verdict(reason: str | None) -> Verdict | None:
     return NOT_RUN.verdict(f"behaviour not run: {reason}", detail={"reason": reason})
 
 
-def dynamic_verdicts(run: RunFigures) -> list[Verdict]:
-    """Every dynamic rule that fires on ``run``'s figures, in order: divergent outputs,
-    complexity (among the versions with the best pass rate), the two BEF rules, then
-    whether the versions could run in their module."""
+def _divergent_outputs(run: RunFigures) -> Verdict | None:
     rules, summary = run.rules, run.summary
+    return divergent_outputs_verdict(summary.get("oer"), rules.divergence, rules.input_label,
+                                     rules.input_source, rules.oer_threshold,
+                                     summary.get("oer_no_ex"))
+
+
+def _complexity(run: RunFigures) -> Verdict | None:
+    """Among the versions with the best pass rate."""
     best = max((c.pass_rate for c in run.candidates if c.pass_rate is not None),
                default=None)
     working = [c for c in run.candidates if best and c.pass_rate == best]
-    bef_value = summary.get("bef_jsd")
-    found = [
-        divergent_outputs_verdict(summary.get("oer"), rules.divergence, rules.input_label,
-                                  rules.input_source, rules.oer_threshold,
-                                  summary.get("oer_no_ex")),
-        complexity_verdict(working, rules.growth_outlier_delta),
-        runtime_instability_verdict(bef_value, rules.sctd_jsd, rules.dctd_jsd, rules.traced,
-                                    rules.bef_low),
-        redundant_alternatives_verdict(bef_value, rules.sctd_jsd, rules.dctd_jsd,
-                                       rules.traced, rules.bef_high),
-        module_verdict(rules.module_problem),
-        not_run_verdict(getattr(rules, "not_run", None)),
-    ]
+    return complexity_verdict(working, run.rules.growth_outlier_delta)
+
+
+def _runtime_instability(run: RunFigures) -> Verdict | None:
+    r = run.rules
+    return runtime_instability_verdict(run.summary.get("bef_jsd"), r.sctd_jsd, r.dctd_jsd,
+                                       r.traced, r.bef_low)
+
+
+def _redundant_alternatives(run: RunFigures) -> Verdict | None:
+    r = run.rules
+    return redundant_alternatives_verdict(run.summary.get("bef_jsd"), r.sctd_jsd, r.dctd_jsd,
+                                          r.traced, r.bef_high)
+
+
+def _module(run: RunFigures) -> Verdict | None:
+    return module_verdict(run.rules.module_problem)
+
+
+def _not_run(run: RunFigures) -> Verdict | None:
+    return not_run_verdict(getattr(run.rules, "not_run", None))
+
+
+#: Every dynamic rule, in the order its verdicts are listed: each reads a run's figures and
+#: gives its verdict or None. A new dynamic verdict is its spec in ``judge/verdicts.py``
+#: and its rule here.
+DYNAMIC_RULES: tuple[Callable[[RunFigures], Verdict | None], ...] = (
+    _divergent_outputs, _complexity, _runtime_instability, _redundant_alternatives, _module,
+    _not_run,
+)
+
+
+def dynamic_verdicts(run: RunFigures) -> list[Verdict]:
+    """Every rule of :data:`DYNAMIC_RULES` that fires on ``run``'s figures, in order."""
+    found = (rule(run) for rule in DYNAMIC_RULES)
     return [v for v in found if v is not None]
 
 

@@ -233,7 +233,8 @@ def encode_test(test: TestCase, series: str | None = None) -> dict[str, Any]:
     if test.receiver is not None:
         r = test.receiver
         encoded["receiver"] = {"name": r.name, "args": protocol.encode_value(tuple(r.args)),
-                               "kwargs": protocol.encode_value(dict(r.kwargs)), "call": r.call}
+                               "kwargs": protocol.encode_value(dict(r.kwargs)), "call": r.call,
+                               "source": r.source}
     return encoded
 
 
