@@ -208,8 +208,7 @@ class Snapshot:
         indexed yet is read only around the position (a hover after each change of a large
         file costs what the lines around it cost)."""
         best: FunctionEntry | None = None
-        with self._lock:
-            indexed = self._functions is not None
+        indexed = self._functions is not None  # read without the lock: never wait for an index
         entries = self.functions() if indexed or not self._local() else self._around(position)
         for entry in entries:
             if _contains(entry.range, position) and (

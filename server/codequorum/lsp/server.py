@@ -103,7 +103,9 @@ class CodequorumProtocol(LanguageServerProtocol):
         self, params: types.DidChangeTextDocumentParams
     ) -> Generator[Any, Any, None]:
         """Apply the changes one after the other, as pygls does, noting what each replaced,
-        and tell the watch; then the server's own handler."""
+        and tell the watch; then the server's own handler. A change with a range is made
+        by its offsets (one copy of the text), not line by line as pygls makes it: the
+        event loop spends on a change of a long document what a copy costs."""
         uri = params.text_document.uri
         doc = self.workspace.get_text_document(uri)
         befores: list[str] = []
@@ -111,8 +113,11 @@ class CodequorumProtocol(LanguageServerProtocol):
         for change in params.content_changes:
             before = doc.source
             befores.append(before)
-            edits.append(edit_of(doc, change))
-            self.workspace.update_text_document(params.text_document, change)
+            edit = edit_of(doc, change)
+            edits.append(edit)
+            made = change if edit is None else types.TextDocumentContentChangeWholeDocument(
+                text=edit.applied(before))
+            self.workspace.update_text_document(params.text_document, made)
         server = self._server
         if isinstance(server, CodequorumServer):
             language = language_of(uri, doc.language_id)
@@ -197,7 +202,8 @@ class CodequorumServer(LanguageServer):
         self.dynamic_jobs: dict[str, asyncio.Future[None]] = {}
         #: Work that goes on after the request that started it was answered.
         self.background: set[asyncio.Future[None]] = set()
-        self._saved_names: dict[str, list[str]] = {}
+        #: Each document as it opened or was last saved (renames are found against it).
+        self._saved: dict[str, Snapshot] = {}
         self._shown: set[str] = set()
         self._noted: set[str] = set()  # the lines of the start-up warnings
         self._startup_messages: list[tuple[types.MessageType, str]] = []
@@ -542,21 +548,27 @@ class CodequorumServer(LanguageServer):
         return key, None
 
     async def track_renames(self, uri: str, snapshot: Snapshot) -> None:
-        """Move stored versions when the one function that had them was renamed."""
+        """Move stored versions when the one function that had them was renamed: the
+        document as it opened or was last saved against ``snapshot``, both indexed only
+        when the text changed and the file has stored versions (opening a long document
+        indexes nothing for this)."""
         if snapshot.language is None:
             return
-        names = [e.qualified_name for e in await self.engine.run(snapshot.functions)]
-        before = self._saved_names.get(uri)
-        self._saved_names[uri] = names
-        if before is None:
+        saved = self._saved.get(uri)
+        self._saved[uri] = snapshot
+        if saved is None or saved.text == snapshot.text:
             return
+        key = self.file_key(uri)
+        engine = self.engine_for(uri)
+        with_samples = await engine.run(engine.functions_with_samples_sync, key)
+        if not with_samples:
+            return
+        before = [e.qualified_name for e in await engine.run(saved.functions)]
+        names = [e.qualified_name for e in await engine.run(snapshot.functions)]
         rename = rename_between(before, names)
         if rename is None:
             return
         old_name, new_name = rename
-        key = self.file_key(uri)
-        engine = self.engine_for(uri)
-        with_samples = await engine.run(engine.functions_with_samples_sync, key)
         owned = [n for n in with_samples if n == old_name or n.startswith(old_name + ".")]
         if owned and new_name not in with_samples:
             moved = await engine.run(engine.rename_sync, key, old_name, new_name)
@@ -723,7 +735,7 @@ async def did_open(ls: CodequorumServer, params: types.DidOpenTextDocumentParams
                     params.text_document.text)
     snapshot = ls.snapshot(uri)
     if snapshot is not None and snapshot.language is not None:
-        ls._saved_names[uri] = [e.qualified_name for e in await ls.engine.run(snapshot.functions)]
+        ls._saved[uri] = snapshot
     ls.schedule_publish(uri)
 
 
@@ -758,7 +770,7 @@ def did_close(ls: CodequorumServer, params: types.DidCloseTextDocumentParams) ->
         task.cancel()
     ls.snapshots.drop(uri)
     ls.watch.closed(uri)
-    ls._saved_names.pop(uri, None)
+    ls._saved.pop(uri, None)
     if not ls.pull_diagnostics:
         ls.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=[])

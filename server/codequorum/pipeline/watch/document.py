@@ -82,7 +82,7 @@ class DocumentWatch:
         index.bring_to(befores[0])
         before, now = windows(befores[0], after, span, index.language, index.work)
         found = now.written(inserted_regions(edits))
-        fresh = [a for a in found if a.key not in index.keys and a.key not in self._known]
+        fresh = [a for a in found if a.key not in self._known and not index.has(a)]
         index.replace(before, now, after)
         if len(fresh) > MAX_ARRIVALS:
             return []
