@@ -174,12 +174,21 @@ MAX_MESSAGE_BYTES = 2 * MAX_CALL_BYTES
 MAX_MESSAGE_VALUES = 250_000
 
 
-def message_size_problem(size: int) -> str | None:
+def message_size_problem(size: int, limit: int = MAX_MESSAGE_BYTES) -> str | None:
     """Why a message of ``size`` bytes is not read (None when it may be)."""
-    if size > MAX_MESSAGE_BYTES:
-        return (f"a message of {size_words(size)} (at most {size_words(MAX_MESSAGE_BYTES)} "
-                "are read)")
+    if size > limit:
+        return f"a message of {size_words(size)} (at most {size_words(limit)} are read)"
     return None
+
+
+#: JSON-RPC's code for a message that is not a valid request.
+INVALID_REQUEST = -32600
+
+
+def refusal(problem: str) -> dict[str, int | str]:
+    """The JSON-RPC error both servers answer a message refused before it was decoded
+    (sent with ``id`` null: the id was never read)."""
+    return {"code": INVALID_REQUEST, "message": f"codequorum refused {problem}"}
 
 
 def json_shape_problem(raw: bytes) -> str | None:

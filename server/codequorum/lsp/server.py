@@ -30,8 +30,8 @@ from pygls.protocol.language_server import lsp_method
 
 from codequorum import __version__
 from codequorum.behaviour.runtimes import runtime_for
-from codequorum.core.limits import MAX_DOCUMENT_BYTES
-from codequorum.core.safe_text import MESSAGE_LIMIT, plain_message
+from codequorum.core.limits import MAX_DOCUMENT_BYTES, MAX_MESSAGE_BYTES, size_words
+from codequorum.core.safe_text import MESSAGE_LIMIT, plain_message, safe_text
 from codequorum.ingest.workspace import file_key_for
 from codequorum.lsp import commands as cmds
 from codequorum.lsp import contract, transport
@@ -107,7 +107,10 @@ class CodequorumProtocol(LanguageServerProtocol):
         by its offsets (one copy of the text), not line by line as pygls makes it: the
         event loop spends on a change of a long document what a copy costs."""
         uri = params.text_document.uri
-        doc = self.workspace.get_text_document(uri)
+        doc = self.workspace.text_documents.get(unquote(uri))
+        if doc is None:  # never opened: pygls would read the file its URI names, unbounded
+            log.info("a change of %s, which is not open, was ignored", uri)
+            return
         befores: list[str] = []
         edits: list[Edit | None] = []
         for change in params.content_changes:
@@ -221,7 +224,7 @@ class CodequorumServer(LanguageServer):
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
         try:
             asyncio.run(transport.serve(self._stop_event, reader, self.protocol,
-                                        self.report_server_error))
+                                        self.report_server_error, self.document_dropped))
         except BrokenPipeError:
             log.error("the connection to the client was lost; the server stops")
         except (KeyboardInterrupt, SystemExit):
@@ -259,6 +262,17 @@ class CodequorumServer(LanguageServer):
         if source is FeatureRequestError:
             return
         self.show(types.MessageType.Error, f"codequorum: error in the server: {error}")
+
+    def document_dropped(self, uri: str, size: int) -> None:
+        """A document's message was over the transport's bound and dropped unread: the user
+        hears it once per document (and the log), else the file would simply show nothing."""
+        message = (f"codequorum: {safe_text(uri, 300)} ({size_words(size)}) was not analysed: "
+                   f"the editor's messages are read up to {size_words(MAX_MESSAGE_BYTES)}")
+        log.warning("%s", message)
+        if self._loop is None:
+            self.warn_at_start(message)
+        else:
+            self.warn_once(message)
 
     def _notify_from_engine(self, level: str, message: str) -> None:
         kind = {

@@ -1,0 +1,32 @@
+"""The agents' server reads a line at a bounded cost: a line over the bound is read on
+and dropped (never held past it), one too deep or with too many values is refused before
+it is decoded, and the next line is read as usual."""
+
+from __future__ import annotations
+
+import io
+
+from codequorum.agents.stdin import DISCARD_CHUNK, read_line
+
+
+def test_a_line_over_the_bound_is_dropped_and_the_next_one_read() -> None:
+    long = b"x" * (3 * DISCARD_CHUNK + 5) + b"\n"
+    stream = io.BytesIO(b'{"a": 1}\n' + long + b'{"b": 2}\n')
+    assert read_line(stream, limit=DISCARD_CHUNK) == (b'{"a": 1}\n', None)
+    line, problem = read_line(stream, limit=DISCARD_CHUNK)
+    assert line == b"" and problem is not None and "(at most 1 MB are read)" in problem
+    assert read_line(stream, limit=DISCARD_CHUNK) == (b'{"b": 2}\n', None)
+    assert read_line(stream, limit=DISCARD_CHUNK) == (b"", None)  # the end
+
+
+def test_a_last_line_over_the_bound_without_its_line_end_is_dropped() -> None:
+    stream = io.BytesIO(b"y" * (2 * DISCARD_CHUNK))
+    line, problem = read_line(stream, limit=DISCARD_CHUNK)
+    assert line == b"" and problem is not None and "2 MB" in problem
+
+
+def test_a_line_too_deep_is_refused_undecoded() -> None:
+    stream = io.BytesIO(b"[" * 500 + b"]" * 500 + b"\n[1]\n")
+    _, problem = read_line(stream)
+    assert problem is not None and "nested more than 100 levels deep" in problem
+    assert read_line(stream) == (b"[1]\n", None)
