@@ -44,9 +44,9 @@ from codequorum.lsp.gates import choose, may_send_key
 from codequorum.lsp.progress import WorkProgress
 from codequorum.options.approvals import Approvals
 from codequorum.pipeline.watch.arrivals import (
+    KEYS,
     Arrival,
     removes_lines,
-    shape_key,
     worth_parsing,
 )
 from codequorum.pipeline.watch.budget import HourlyBudget
@@ -408,11 +408,17 @@ class Watch:
         await self._sample(watched)
 
     async def _stored_already(self, watched: Watched) -> bool:
-        """True when the arrived text is a stored version (one the user put in place)."""
+        """True when the arrived text is a stored version (one the user put in place); the
+        store's versions are read and keyed on the engine's thread, never on the loop (a
+        store may hold many long versions)."""
         engine = self.ls.engine_for(watched.uri)
-        stored = await engine.run(engine.samples_sync, self.ls.file_key(watched.uri),
-                                  watched.arrival.qualified_name)
-        return any(shape_key(s.code, watched.language) == watched.arrival.key for s in stored)
+        file_key, arrival = self.ls.file_key(watched.uri), watched.arrival
+
+        def stored() -> bool:
+            return any(KEYS.key(s.code, watched.language) == arrival.key
+                       for s in engine.samples_sync(file_key, arrival.qualified_name))
+
+        return await engine.run(stored)
 
     async def _choice(self, root: str | None) -> str | None:
         if root is None:
