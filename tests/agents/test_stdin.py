@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import io
 
-from codequorum.agents.stdin import DISCARD_CHUNK, read_line
+from codequorum.agents.stdin import DISCARD_CHUNK, read_line, unreadable
 
 
 def test_a_line_over_the_bound_is_dropped_and_the_next_one_read() -> None:
@@ -30,3 +30,15 @@ def test_a_line_too_deep_is_refused_undecoded() -> None:
     _, problem = read_line(stream)
     assert problem is not None and "nested more than 100 levels deep" in problem
     assert read_line(stream) == (b"[1]\n", None)
+
+
+def test_a_line_that_is_no_message_is_answered_with_its_id_when_it_has_one() -> None:
+    assert unreadable(b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}\n') is None
+    not_json = unreadable(b"\xff\xfe{garbage\n")
+    assert not_json is not None and (not_json.id, not_json.error.code) == (None, -32700)
+    no_method = unreadable(b'{"jsonrpc": "2.0", "id": 7, "params": {}}\n')
+    assert no_method is not None and (no_method.id, no_method.error.code) == (7, -32600)
+    listed = unreadable(b"[1, 2, 3]\n")
+    assert listed is not None and (listed.id, listed.error.code) == (None, -32600)
+    flag = unreadable(b'{"jsonrpc": "1.0", "id": true, "method": "x"}\n')
+    assert flag is not None and flag.id is None

@@ -183,6 +183,11 @@ async def test_the_agents_server_refuses_lines_over_the_bounds_unread(hostile: H
             line = b'{"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"x": '
             refused = await _mcp_line(process, [line + value + b"}}\n"])
             assert refused["id"] is None and said in refused["error"]["message"], refused
+        for junk, code, msg_id in ((b"\xff\xfe\x00{not json\n", -32700, None),
+                                   (b'{"jsonrpc": "2.0", "id": 4, "params": {}}\n', -32600, 4),
+                                   (b"[1, 2, 3]\n", -32600, None)):
+            answer = await _mcp_line(process, [junk])  # never left without an answer
+            assert (answer["id"], answer["error"]["code"]) == (msg_id, code), answer
         listed = await _mcp_line(process, [tools_list])
         assert sorted(t["name"] for t in listed["result"]["tools"]) == [
             "check_function", "compare_versions", "sample_versions"]

@@ -37,8 +37,6 @@ from mcp_types import (
     INVALID_PARAMS,
     CallToolRequestParams,
     CallToolResult,
-    ErrorData,
-    JSONRPCError,
     ListToolsResult,
     PaginatedRequestParams,
     TextContent,
@@ -63,7 +61,6 @@ from codequorum.agents.schema import (
 from codequorum.agents.stdin import BoundedLines, claimed_stdin
 from codequorum.agents.text import check_text, compare_text, sample_text
 from codequorum.core.errors import UserError
-from codequorum.core.limits import refusal
 from codequorum.core.safe_text import agent_text
 
 log = logging.getLogger(__name__)
@@ -315,8 +312,7 @@ async def serve_stdio(ws: AgentWorkspace) -> None:
 
 async def _answer_refusals(lines: BoundedLines,
                            write: MemoryObjectSendStream[SessionMessage]) -> None:
-    """Answer each line the reader refused: an Invalid Request error, ``id`` null."""
+    """Answer each line the reader refused (:mod:`codequorum.agents.stdin`)."""
     async with lines.refused:
-        async for problem in lines.refused:
-            error = ErrorData.model_validate(refusal(problem))
-            await write.send(SessionMessage(JSONRPCError(jsonrpc="2.0", id=None, error=error)))
+        async for error in lines.refused:
+            await write.send(SessionMessage(error))

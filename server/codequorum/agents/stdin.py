@@ -7,8 +7,10 @@ one is read on in chunks and dropped, never held whole, and a line with too many
 values or nested too deeply is refused before it is decoded (the language server's reader
 applies the same bounds, :mod:`codequorum.lsp.transport`). A refused line is answered with
 an Invalid Request error whose ``id`` is null and one log line; the next line is read as
-usual. The SDK gets only the lines that pass, as :func:`mcp.server.stdio.stdio_server`'s
-``stdin``.
+usual. A line within the bounds that is not JSON, or not a JSON-RPC message (the SDK drops
+those without a word, and a client would wait for its answer forever), is answered too: a
+Parse error, or an Invalid Request with the line's id when it has a readable one. The SDK
+gets only the lines that pass, as :func:`mcp.server.stdio.stdio_server`'s ``stdin``.
 
 While it serves, file descriptor 0 points at the null device (as the SDK's own transport
 leaves it), so nothing the server starts can read the client's messages.
@@ -16,6 +18,7 @@ leaves it), so nothing the server starts can read the client's messages.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from collections.abc import Iterator
@@ -25,8 +28,16 @@ from typing import BinaryIO
 import anyio
 import anyio.to_thread
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp_types import ErrorData, JSONRPCError, jsonrpc_message_adapter
+from pydantic import ValidationError
 
-from codequorum.core.limits import MAX_MESSAGE_BYTES, json_shape_problem, message_size_problem
+from codequorum.core.limits import (
+    MAX_MESSAGE_BYTES,
+    PARSE_ERROR,
+    json_shape_problem,
+    message_size_problem,
+    refusal,
+)
 
 log = logging.getLogger(__name__)
 
@@ -57,32 +68,67 @@ def read_line(stream: BinaryIO, limit: int = MAX_MESSAGE_BYTES) -> tuple[bytes, 
                 return line, json_shape_problem(line)
 
 
+def unreadable(line: bytes) -> JSONRPCError | None:
+    """The error that answers ``line`` (within the bounds) when it is no JSON-RPC message
+    the SDK reads; None when it is one."""
+    try:
+        jsonrpc_message_adapter.validate_json(line, by_name=False)
+        return None
+    except ValidationError:
+        pass
+    try:
+        message = json.loads(line)
+    except (ValueError, RecursionError):
+        return _error(None, refusal("a line that is not JSON", PARSE_ERROR))
+    found = message.get("id") if isinstance(message, dict) else None
+    readable = isinstance(found, str) or (isinstance(found, int) and not isinstance(found, bool))
+    return _error(found if readable else None,
+                  refusal("a line that is not a JSON-RPC 2.0 message"))
+
+
+def refused(problem: str) -> JSONRPCError:
+    """The answer to a line refused before it was decoded."""
+    return _error(None, refusal(problem))
+
+
+def _error(msg_id: int | str | None, error: dict[str, int | str]) -> JSONRPCError:
+    return JSONRPCError(jsonrpc="2.0", id=msg_id, error=ErrorData.model_validate(error))
+
+
 class BoundedLines:
     """The lines of a binary stream that may be decoded, as the SDK's transport iterates
-    its ``stdin`` (``async for line in stdin``); each refused line's problem is sent on
+    its ``stdin`` (``async for line in stdin``); the answer to each refused line is sent on
     :attr:`refused` instead."""
 
     def __init__(self, stream: BinaryIO, limit: int = MAX_MESSAGE_BYTES) -> None:
         self._stream, self._limit = stream, limit
-        send, receive = anyio.create_memory_object_stream[str](REFUSALS_WAITING)
-        self._send: MemoryObjectSendStream[str] = send
-        self.refused: MemoryObjectReceiveStream[str] = receive
+        send, receive = anyio.create_memory_object_stream[JSONRPCError](REFUSALS_WAITING)
+        self._send: MemoryObjectSendStream[JSONRPCError] = send
+        self.refused: MemoryObjectReceiveStream[JSONRPCError] = receive
 
     def __aiter__(self) -> BoundedLines:
         return self
 
     async def __anext__(self) -> str:
         while True:
-            line, problem = await anyio.to_thread.run_sync(read_line, self._stream, self._limit)
-            if problem is not None:
-                log.warning("a message was refused without being decoded: %s", problem)
-                await self._send.send(problem)
+            line, error = await anyio.to_thread.run_sync(self._next)
+            if error is not None:
+                log.warning("a message was refused: %s", error.error.message)
+                await self._send.send(error)
                 continue
             if not line:
                 self._send.close()
                 raise StopAsyncIteration
-            if line.strip():
-                return line.decode("utf-8", "replace")
+            return line.decode("utf-8", "replace")
+
+    def _next(self) -> tuple[bytes, JSONRPCError | None]:
+        """On a worker thread: the next line that is not blank, or why it is refused."""
+        while True:
+            line, problem = read_line(self._stream, self._limit)
+            if problem is not None:
+                return b"", refused(problem)
+            if not line or line.strip():
+                return line, None if not line else unreadable(line)
 
 
 @contextmanager

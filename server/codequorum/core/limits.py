@@ -183,12 +183,14 @@ def message_size_problem(size: int, limit: int = MAX_MESSAGE_BYTES) -> str | Non
 
 #: JSON-RPC's code for a message that is not a valid request.
 INVALID_REQUEST = -32600
+#: JSON-RPC's code for a message that is not JSON.
+PARSE_ERROR = -32700
 
 
-def refusal(problem: str) -> dict[str, int | str]:
+def refusal(problem: str, code: int = INVALID_REQUEST) -> dict[str, int | str]:
     """The JSON-RPC error both servers answer a message refused before it was decoded
     (sent with ``id`` null: the id was never read)."""
-    return {"code": INVALID_REQUEST, "message": f"codequorum refused {problem}"}
+    return {"code": code, "message": f"codequorum refused {problem}"}
 
 
 def json_shape_problem(raw: bytes) -> str | None:
