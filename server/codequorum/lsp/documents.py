@@ -21,7 +21,7 @@ from lsprotocol import types
 from codequorum.core import parsing
 from codequorum.core.limits import MAX_DOCUMENT_BYTES, InputLimitError, size_words
 from codequorum.pipeline.session import dedent_function, function_indent
-from codequorum.pipeline.watch.index import Work, window
+from codequorum.pipeline.watch.index import MAX_WINDOW, Work, window
 
 Encoding = Literal["utf-8", "utf-16", "utf-32"]
 #: Documents longer than this (characters) answer "the function at a position" from the
@@ -227,6 +227,8 @@ class Snapshot:
         window), placed in the document."""
         assert self.language is not None
         row = min(max(0, position.line), len(self.lines) - 1)
+        if len(self.lines[row]) > MAX_WINDOW:  # a line longer than any window (minified
+            return self.functions()           # code): index this version once, not per call
         at = sum(map(len, self.lines[:row])) + row  # each line and its line end
         try:
             piece = window(self.text, (at, at + len(self.lines[row])), self.language, Work())

@@ -75,6 +75,9 @@ NEVER = "Never in this workspace"
 ACTIONS = (NOT_NOW, CHECK, ALWAYS, NEVER)
 #: What the editor may say a change was that makes it no arrival.
 REPLAYS = frozenset({"undo", "redo"})
+#: The editor's reasons kept per document, and the documents that keep them.
+REASONS_KEPT = 64
+REASON_DOCUMENTS = 256
 #: The notifications of the watch: the editor's reason for a change, and the relay of a
 #: sampling to an editor that writes the versions itself.
 EDIT_REASON = "codequorum/editReason"
@@ -353,10 +356,13 @@ class Watch:
     def reason(self, uri: str, version: int, reason: str) -> None:
         """The editor says what change ``version`` of ``uri`` was (``undo``, ``redo``): an
         arrival of a replayed change is no arrival."""
-        reasons = self._reasons.setdefault(uri, OrderedDict())
+        reasons = self._reasons.pop(uri, None) or OrderedDict()
+        self._reasons[uri] = reasons  # the most recent document last
         reasons[version] = reason
-        while len(reasons) > 64:
+        while len(reasons) > REASONS_KEPT:
             reasons.popitem(last=False)
+        while len(self._reasons) > REASON_DOCUMENTS:  # URIs are the client's word: bounded
+            del self._reasons[next(iter(self._reasons))]
         if reason in REPLAYS:
             for (where, _), watched in list(self._watched.items()):
                 if where == uri and watched.version == version and watched.progress is None:
