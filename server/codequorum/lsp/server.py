@@ -13,6 +13,7 @@ import functools
 import logging
 import sys
 import threading
+import time
 from collections.abc import Coroutine, Generator
 from concurrent.futures import Future
 from pathlib import Path
@@ -73,12 +74,22 @@ ANSWER_BUDGET = 0.15
 #: jsonrpc stops reading at the answer it waited for and leaves the rest of that read
 #: unread until more output comes.
 AFTER_ANSWER = 0.25
+#: Seconds a request counts as being answered (:meth:`CodequorumProtocol.answering`): work
+#: in the background waits for requests younger than this, never for a slow one.
+ANSWERING = 1.0
+#: Requests noted at once (their ids are the client's).
+MAX_NOTED_REQUESTS = 1024
 #: A message shown to the user is bounded: it may quote names and text from a repository.
 MAX_MESSAGE_CHARS = MESSAGE_LIMIT
 
 
 class CodequorumProtocol(LanguageServerProtocol):
-    """Remembers the ``workDoneToken`` of each ``workspace/executeCommand`` request."""
+    """Remembers the ``workDoneToken`` of each ``workspace/executeCommand`` request, and
+    when each of the client's requests began until it is answered."""
+
+    def __init__(self, server: Any, converter: Any) -> None:
+        super().__init__(server, converter)
+        self.begun: dict[MsgId, float] = {}
 
     @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
     def lsp_workspace__execute_command(
@@ -129,6 +140,25 @@ class CodequorumProtocol(LanguageServerProtocol):
         handler = self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)
         if handler is not None:
             yield handler, (params,), None
+
+    def _handle_request(self, msg_id: MsgId, method_name: str, params: Any) -> None:
+        """Note when each of the client's requests began, until it is answered
+        (:meth:`answering`)."""
+        self.begun[msg_id] = time.monotonic()
+        while len(self.begun) > MAX_NOTED_REQUESTS:  # ids are the client's word: bounded
+            del self.begun[next(iter(self.begun))]
+        super()._handle_request(msg_id, method_name, params)  # type: ignore[no-untyped-call]
+
+    def _send_response(self, msg_id: MsgId, result: Any = None, error: Any = None) -> None:
+        """Answer a request; it is no longer being answered."""
+        self.begun.pop(msg_id, None)
+        super()._send_response(msg_id, result, error)  # type: ignore[no-untyped-call]
+
+    def answering(self) -> bool:
+        """Whether a request of the client's begun within :data:`ANSWERING` seconds is not
+        answered yet (any thread)."""
+        recent = time.monotonic() - ANSWERING
+        return any(began > recent for began in list(self.begun.values()))
 
     def _run_generator(
         self,
@@ -233,6 +263,12 @@ class CodequorumServer(LanguageServer):
             self.shutdown()  # type: ignore[no-untyped-call]
 
     # ------------------------------------------------------------------ helpers
+
+    def answering(self) -> bool:
+        """Whether a request of the client's is being answered (one begun in the last
+        second): background work that holds the interpreter waits for it. Any thread."""
+        protocol = self.protocol
+        return isinstance(protocol, CodequorumProtocol) and protocol.answering()
 
     def show(self, kind: types.MessageType, message: str) -> None:
         """``window/showMessage`` (and a log line), from any thread: the one way a message

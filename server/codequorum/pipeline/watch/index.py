@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from codequorum.core import parsing
@@ -48,6 +48,11 @@ _NOT_STATEMENT = " \t\r\n\f\v)]}"
 #: Seconds a whole read leaves the interpreter to other threads after each piece: a parse
 #: holds it throughout, and a thread that answers requests waits for it.
 PIECE_PAUSE = 0.002
+
+
+def pause() -> None:
+    """What a whole read does between pieces by default: :data:`PIECE_PAUSE` seconds."""
+    time.sleep(PIECE_PAUSE)
 
 
 def bucket(name: str, code: str, language: str) -> str:
@@ -255,8 +260,9 @@ class DocumentIndex:
     """The shape keys of one document's functions, and where it changed since they were
     last brought up to date."""
 
-    def __init__(self, language: str) -> None:
+    def __init__(self, language: str, between: Callable[[], None] = pause) -> None:
         self.language = language
+        self._between = between  # between the pieces of a whole read
         #: The text of each function, under its bucket (a multiset: a text may be there twice).
         self._functions: dict[str, Counter[str]] = {}
         self._text: str | None = None
@@ -341,17 +347,18 @@ class DocumentIndex:
         """Read ``text`` whole, in pieces (:func:`pieces`), so no one parse holds the
         interpreter long; the functions' texts are kept, none keyed."""
         self._functions = {}
-        for piece in pieces(text, self.language, Work()):
+        for piece in pieces(text, self.language, Work(), self._between):
             self._add(piece.functions())
         self.work.full_builds += 1
         self.work.chars += len(text)
         self._text, self._pending = text, Pending()
 
 
-def pieces(text: str, language: str, work: Work) -> Iterator[Piece]:
+def pieces(text: str, language: str, work: Work,
+           between: Callable[[], None] = pause) -> Iterator[Piece]:
     """``text`` as pieces of about :data:`BUILD_PIECE` characters of whole lines, each
-    parsed alone and widened while it does not parse cleanly; :data:`PIECE_PAUSE` seconds
-    between pieces leave the interpreter to the thread that answers requests."""
+    parsed alone and widened while it does not parse cleanly; ``between`` runs between
+    pieces (a pause that leaves the interpreter to the thread that answers requests)."""
     start = 0
     while start < len(text):
         reach, end = 1, _forward(text, start + BUILD_PIECE, 1)
@@ -363,4 +370,4 @@ def pieces(text: str, language: str, work: Work) -> Iterator[Piece]:
         yield piece
         start = end
         if start < len(text):
-            time.sleep(PIECE_PAUSE)
+            between()
