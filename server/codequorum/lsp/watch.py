@@ -82,6 +82,8 @@ REPLAYS = frozenset({"undo", "redo"})
 #: how often it looks again.
 YIELD_SECONDS = 0.25
 YIELD_STEP = 0.002
+#: Seconds the worker lets pass before it reads a change (:meth:`Watch._before_reading`).
+SETTLE = 0.03
 #: The editor's reasons kept per document, and the documents that keep them.
 REASONS_KEPT = 64
 REASON_DOCUMENTS = 256
@@ -214,7 +216,7 @@ class Watch:
             self._waiting_chars += len(after)
             loop = asyncio.get_running_loop()
             job = self._worker().submit(self._read_change, uri, document, language, befores,
-                                        edited, after, self._after_requests)
+                                        edited, after, self._before_reading)
             arrived = functools.partial(self._arrived, uri, version, language, document,
                                         self._seq, len(after))
             job.add_done_callback(lambda done: loop.call_soon_threadsafe(arrived, done))
@@ -232,6 +234,13 @@ class Watch:
         while waited < YIELD_SECONDS and self.ls.answering():
             time.sleep(YIELD_STEP)
             waited += YIELD_STEP
+
+    def _before_reading(self) -> None:
+        """On the worker, before a change is read: :data:`SETTLE` seconds, so that a request
+        the client sent with the change is read first (a function is offered a second after
+        it arrived, so its change can wait), then the requests being answered go first."""
+        time.sleep(SETTLE)
+        self._after_requests()
 
     def _between_pieces(self) -> None:
         """On the worker, between the pieces of a whole read: a pause, then the requests
