@@ -3,7 +3,9 @@
 Figures (ratios against a baseline measured in the same run, never asserted in tests):
 
 - start: one version with one input in the strict Node sandbox (bubblewrap, launcher,
-  seccomp, Node, harness) against ``node -e 1`` outside any sandbox, median of N;
+  seccomp, Node, harness) against ``node -e 1`` outside any sandbox, median of N; and the
+  same version in a small module (its imports made CommonJS, the version in its place)
+  against that start;
 - static counts: versions compiled with V8's bytecode printout in one sandboxed Node,
   per version, against the start above;
 - the JS task set of ``bench/data/js_tasks.jsonl`` (12 tasks x 4 versions written for
@@ -26,7 +28,7 @@ from pathlib import Path
 
 from codequorum.behaviour.run import DynamicOptions, run_dynamic_many
 from codequorum.behaviour.runtimes import node, node_sandbox
-from codequorum.core.model import SampleSet, TestCase
+from codequorum.core.model import ModuleContext, SampleSet, TestCase
 from codequorum.judge.dynamic import dynamic_verdicts
 from codequorum.pipeline.analyze import AnalysisOptions, analyze
 from reference_data import skipped
@@ -41,6 +43,16 @@ def median_seconds(work: object, repeat: int) -> float:
         work()  # type: ignore[operator]
         times.append(time.perf_counter() - started)
     return statistics.median(times)
+
+
+#: A module with a helper, a constant and two imports, as a version runs in it.
+MODULE = ModuleContext(
+    name="app.js", path="app.js", qualified_name="f", kind="function", roots=(),
+    files=(("app.js", "import { step } from './lib/step.js';\nconst { unit } = "
+            "require('./lib/unit');\nconst BASE = 1;\nfunction helper(x) { return x + step "
+            "+ unit + BASE - 1; }\nfunction f(x) { return x; }\n"),
+           ("lib/step.js", "export const step = 1;\n"),
+           ("lib/unit.js", "module.exports = { unit: 1 };\n")))
 
 
 def load() -> list[SampleSet]:
@@ -72,6 +84,11 @@ def main() -> None:
         "function f(x) { return x + 1; }", [test], "f"), args.repeat)
     print(f"start: node -e 1 outside {bare * 1000:.1f} ms; one version in the sandbox "
           f"{start * 1000:.1f} ms ({start / bare:.2f}x)")
+    in_module = median_seconds(lambda: node.JAVASCRIPT.run(
+        "function f(x) { return helper(x) - 1; }", [test], "f", module=MODULE), args.repeat)
+    print(f"in its module (a helper, a constant, a relative ESM import, a CommonJS require, "
+          f"{len(MODULE.files)} files): {in_module * 1000:.1f} ms ({in_module / start:.2f}x "
+          "alone)")
     wheel = node_sandbox.wheel_node()
     if wheel is not None and wheel.path != found.path:
         wheel_bare = median_seconds(lambda: subprocess.run([wheel.path, "-e", "1"], check=True),

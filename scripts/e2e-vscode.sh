@@ -12,7 +12,8 @@
 #                                   exits 0 when a part is missing, exits 1 when a check fails
 #
 # Environment: CODEQUORUM_E2E_CACHE (default ~/.cache/codequorum-e2e),
-# CODEQUORUM_E2E_SCENARIOS ("interpreter remote-settings private-env watch" by default),
+# CODEQUORUM_E2E_SCENARIOS ("interpreter remote-settings private-env watch ts-watch" by default;
+# one name runs that scenario alone),
 # CODEQUORUM_E2E_KEEP=1 keeps the work folder (logs, screenshots) after a run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -30,7 +31,7 @@ CODE_SERVER=$TOOLS/node_modules/code-server/out/node/entry.js
 CHROMIUM=${CODEQUORUM_E2E_CHROMIUM:-/usr/bin/chromium}
 VSIX=$ROOT/client-vscode/codequorum-0.1.0.vsix
 VENV_PY=$ROOT/.venv/bin/python
-SCENARIOS=${CODEQUORUM_E2E_SCENARIOS:-interpreter remote-settings private-env watch}
+SCENARIOS=${CODEQUORUM_E2E_SCENARIOS:-interpreter remote-settings private-env watch ts-watch}
 
 say() { echo "e2e-vscode: $*"; }
 
@@ -128,6 +129,11 @@ log_order() {
 #                    answers the watch's offer, the versions come from the model and run; then
 #                    "Regenerate with a VS Code Language Model" through the probe's language model
 #                    (where the editor offers vscode.lm.registerLanguageModelChatProvider).
+#   ts-watch         as watch for TypeScript: the probe accepts an assistant's inline completion of
+#                    prices.ts's function under its JSDoc examples, the driver answers the offer,
+#                    the versions are fixed TypeScript answers of a scripted endpoint
+#                    (tests/support/chat_server.py --versions), they run in the Node sandbox and
+#                    the hover keeps a version on behaviour ("passes all 2 docstring examples").
 run_scenario() {
   local mode=$1 dir=$WORK/$1 expected machine_value='' user_value='' pick='' port pid rc=0
   local machine_extra='' user_extra='' scenario_env=()
@@ -135,6 +141,9 @@ run_scenario() {
   if [ "$mode" = watch ]; then
     mkdir -p "$dir/ws"
     cp "$E2E/fixture/durations.py" "$dir/ws/"
+  elif [ "$mode" = ts-watch ]; then
+    mkdir -p "$dir/ws"
+    cp "$E2E/fixture/prices.ts" "$dir/ws/"
   else
     cp -r "$WORK/ws" "$dir/ws"
   fi
@@ -170,6 +179,17 @@ run_scenario() {
       scenario_env=(CODEQUORUM_E2E_SCENARIO=watch "CODEQUORUM_E2E_LLM=$MODEL_URL")
       # The chat view, open by default, takes the focus the editor needs for inline completions.
       user_extra='"workbench.secondarySideBar.defaultVisibility": "hidden", "editor.inlineSuggest.enabled": true,'
+      ;;
+    ts-watch)
+      start_versions "$dir" "$E2E/fixture/prices-versions.json" typescript || {
+        say "[$mode] skipped: the scripted endpoint did not start: $MODEL_WHY"; return 0; }
+      expected=$VENV_PY
+      machine_value=$VENV_PY
+      # Four fixed TypeScript versions (one throws on an empty basket), asked for by seed.
+      machine_extra=", \"codequorum.provider.baseUrl\": \"$MODEL_URL\", \"codequorum.provider.model\": \"fixed-typescript\", \"codequorum.provider.apiKeyEnv\": \"\", \"codequorum.provider.seed\": 1, \"codequorum.provider.versions\": 4"
+      scenario_env=(CODEQUORUM_E2E_SCENARIO=ts-watch "CODEQUORUM_E2E_LLM=$MODEL_URL" CODEQUORUM_E2E_LLM_MODEL=fixed-typescript)
+      # TypeScript's own suggestions would take the Tab that accepts the inline completion.
+      user_extra='"workbench.secondarySideBar.defaultVisibility": "hidden", "editor.inlineSuggest.enabled": true, "editor.quickSuggestions": {"other": false, "comments": false, "strings": false}, "editor.suggestOnTriggerCharacters": false,'
       ;;
     *) say "unknown scenario $mode"; return 1 ;;
   esac
@@ -330,6 +350,25 @@ start_model() {
     MODEL_WHY="its starter $(ended_words "$status"): $(tail -n 3 "$out" | tr '\n' ' ')"
   fi
   [ -n "$MODEL_WHY" ] || MODEL_WHY="it did not start in 200 s (still running: a slow start): $(tail -n 3 "$out" | tr '\n' ' ')"
+  stop_model
+  return 1
+}
+
+# start_versions DIR FILE LANGUAGE: a scripted endpoint (tests/support/chat_server.py) that
+# answers with FILE's fixed versions by seed, in place of the local model; MODEL_URL and
+# MODEL_PID as start_model sets them.
+start_versions() {
+  local out=$1/versions.out
+  PYTHONPATH=$ROOT setsid "$VENV_PY" -m tests.support.chat_server --versions "$2" --language "$3" \
+    >"$out" 2>&1 &
+  MODEL_PID=$!
+  for _ in $(seq 60); do
+    MODEL_URL=$(grep -m1 '^http://127\.0\.0\.1:' "$out" 2>/dev/null)
+    [ -n "$MODEL_URL" ] && return 0
+    kill -0 "$MODEL_PID" 2>/dev/null || break
+    sleep 0.5
+  done
+  MODEL_WHY=$(tail -n 3 "$out" | tr '\n' ' ')
   stop_model
   return 1
 }

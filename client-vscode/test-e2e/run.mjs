@@ -9,7 +9,9 @@
 //                Environment"), "remote-settings" (codequorum.interpreter is set in the User
 //                settings only: answer the offer with "Choose Interpreter" and pick E2E_PICK) or
 //                "watch" (the probe accepts an assistant's inline completion; answer the watch's
-//                offer with "Check it" and see the job in the status bar; see watchScenario)
+//                offer with "Check it" and see the job in the status bar; see watchScenario) or
+//                "ts-watch" (the same for a TypeScript function; the hover keeps a version on
+//                behaviour)
 //   E2E_MACHINE_VALUE codequorum.interpreter in code-server's Machine settings ("" for none)
 //   E2E_USER_VALUE    codequorum.interpreter in code-server's User settings ("" for none)
 //   E2E_PICK     the file to pick in the file dialog (remote-settings)
@@ -205,12 +207,19 @@ async function findWatchOffer(page) {
 /** Accepts the probe's inline completion as a user does: the editor focused on the empty last
  * line, the indentation typed (the editor asks for a suggestion; else the probe triggers
  * it), Tab. */
+/** What each watch scenario watches: the function, what the driver types before the
+ * suggestion (a prefix of what the assistant writes) and the endpoint's model name. */
+const WATCHED = {
+  watch: { name: 'parse_duration', typed: '    ', model: 'SmolLM2-135M-Instruct' },
+  'ts-watch': { name: 'total', typed: 'export ', model: 'fixed-typescript' },
+}[mode];
+
 async function acceptCompletion(page) {
   const ghosts = page.locator('.monaco-editor .ghost-text-decoration, .monaco-editor .ghost-text');
   const lines = page.locator('.monaco-editor .view-lines .view-line');
   await lines.last().click({ position: { x: 5, y: 5 } }).catch(() => {});
   await page.keyboard.press('Control+End');
-  await page.keyboard.type('    ', { delay: 120 });
+  await page.keyboard.type(WATCHED.typed, { delay: 120 });
   const offered = async (ms) => {
     const end = Date.now() + ms;
     while (Date.now() < end) {
@@ -251,19 +260,19 @@ async function watchScenario(page) {
       const wanted = ["Not now", "Check it", "Always in this workspace", "Never in this workspace"];
       check(
         'the watch offers to check the function, one click, not modal',
-        offer && /'parse_duration' arrived in one edit \(\d+ lines\)\. Ask SmolLM2-135M-Instruct at http:\/\/127\.0\.0\.1:\d+\/v1 for \d+ more versions to check it\?/.test(offer.text) &&
+        offer && new RegExp(`'${WATCHED.name}' arrived in one edit \\(\\d+ lines\\)\\. Ask ${WATCHED.model} at http://127\\.0\\.0\\.1:\\d+/v1 for \\d+ more versions to check it\\?`).test(offer.text) &&
           wanted.every((w) => offer.buttons.includes(w)) && !(await page.locator('.monaco-dialog-box').isVisible().catch(() => false)),
         offer ? { text: offer.text, buttons: offer.buttons } : 'no offer within 60 s',
       );
       if (offer) await offer.button.click();
     }
     if (offered) {
-      for (const t of await statusTexts(page)) if (/parse_duration/.test(t)) jobs.add(t);
+      for (const t of await statusTexts(page)) if (t.includes(WATCHED.name)) jobs.add(t);
     }
     if (results && results.done) break;
     await sleep(300);
   }
-  check('the job in the status bar', [...jobs].some((t) => /checking parse_duration/.test(t)), { seen: [...jobs] });
+  check('the job in the status bar', [...jobs].some((t) => t.includes(`checking ${WATCHED.name}`)), { seen: [...jobs] });
   const results = readResults();
   if (results && results.diagnostics) console.log(`e2e-vscode [${mode}]: diagnostics: ${JSON.stringify(results.diagnostics)}`);
   if (results && results.skipped) console.log(`e2e-vscode [${mode}]: skipped: ${results.skipped}`);
@@ -285,7 +294,7 @@ async function main() {
     await page.waitForSelector('.monaco-workbench', { timeout: 120000 });
     check('workbench loaded', true, url);
 
-    if (mode === 'watch') {
+    if (WATCHED) {
       const results = await watchScenario(page);
       if (!results || !results.done) {
         check('probe finished', false, results ? `stopped at phase ${results.phase}` : 'the probe wrote nothing (did it activate?)');

@@ -31,7 +31,7 @@ def test_parse_accepts_literals_only() -> None:
     assert found.notes == ["left out an input with the wrong number of arguments: (1,)"]
     assert parse_inputs("[__import__('os').system('x')]", 1, 10).args == []
     assert parse_inputs("[1, 2, 3]", 1, 2).args == [(1,), (2,)]
-    assert "not a Python literal" in parse_inputs("no idea", 1, 5).notes[0]
+    assert "not a Python list literal" in parse_inputs("no idea", 1, 5).notes[0]
 
 
 def test_the_model_is_asked_for_arguments_only() -> None:
@@ -108,3 +108,39 @@ def test_typed_or_tested_functions_do_not_ask() -> None:
     with ChatServer() as server:
         collect_inputs(SampleSet.from_codes("t", [typed]), proposer=proposer_for(_config(server)))
         assert server.chat_requests == []
+
+
+def test_a_javascript_function_is_shown_and_answered_as_javascript() -> None:
+    from codequorum.generate.input_language import json_inputs
+
+    js = json_inputs("JavaScript", "javascript")
+    source = "function combine(a, b) { return a + b; }"
+    with ChatServer(script=[answer("```json\n[[1, true], [\"a\", null], [1]]\n```")]) as server:
+        found = propose_inputs(_config(server), source, "combine", 2, count=5, language=js)
+        messages = server.chat_requests[0].body["messages"]
+    assert messages[0]["content"] == ("You write test inputs for JavaScript functions. "
+                                      "Answer with one JSON array and nothing else.")
+    assert messages[1]["content"].startswith(
+        f"Here is a JavaScript function:\n\n```javascript\n{source}\n```\n\n")
+    assert "Python" not in messages[0]["content"] + messages[1]["content"]
+    assert found.args == [(1, True), ("a", None)]
+    assert parse_inputs("[(1, 2)]", 2, 5, js).notes == [
+        "the model's answer is not a JSON array: no inputs taken"]
+
+
+def test_a_run_asks_in_the_language_of_the_set_s_runtime() -> None:
+    from codequorum.behaviour.runtimes import runtime_for
+    from codequorum.behaviour.test_inputs import with_language
+
+    seen: list[str] = []
+
+    def proposer(source: str, entry: str, arity: int, *, language: object = None
+                 ) -> tuple[list[tuple[object, ...]], list[str]]:
+        seen.append(getattr(language, "name", ""))
+        return [], []
+
+    for lang in ("python", "javascript", "typescript"):
+        runtime = runtime_for(lang)
+        assert runtime is not None
+        with_language(proposer, runtime.inputs)("f", "f", 1)
+    assert seen == ["Python", "JavaScript", "TypeScript"]

@@ -21,8 +21,9 @@ path, headers, JSON body) for assertions. ``GET .../models`` lists the server's 
 llama.cpp's server with one slot does; ``GET /props`` then says ``total_slots`` (with
 ``props=True``). ``max_in_flight`` is the most chat requests it was answering at once.
 
-Run it on its own with ``python -m tests.support.chat_server --task HumanEval/0``; it
-prints its base URL and serves until interrupted.
+Run it on its own with ``python -m tests.support.chat_server --task HumanEval/0`` (or
+``--versions fixed.json --language typescript``: those versions, by seed); it prints its
+base URL and serves until interrupted.
 """
 
 from __future__ import annotations
@@ -168,7 +169,14 @@ class RecordedTask:
     prompt: str
     entry_point: str
     codes: tuple[str, ...]
+    language: str = "python"
     _counter: itertools.count[int] = field(default_factory=itertools.count, compare=False)
+
+    @classmethod
+    def from_versions(cls, path: Path, language: str) -> RecordedTask:
+        """Fixed versions of one function (a JSON list of their code) in ``language``."""
+        codes = tuple(str(c) for c in json.loads(path.read_text(encoding="utf-8")))
+        return cls(path.stem, "", "", codes, language)
 
     @classmethod
     def load(cls, task_id: str = "HumanEval/0", path: Path | None = None) -> RecordedTask:
@@ -185,7 +193,7 @@ class RecordedTask:
 
     def content(self, index: int) -> str:
         """The chat answer for sample ``index`` (wrapped in a fence with prose)."""
-        return fence(self.codes[index % len(self.codes)])
+        return fence(self.codes[index % len(self.codes)], self.language)
 
     def __call__(self, request: RecordedRequest) -> Behaviour:
         body = request.body if isinstance(request.body, dict) else {}
@@ -480,8 +488,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--task", default="HumanEval/0", help="task id or entry point")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--versions", type=Path, default=None,
+                        help="serve these versions (a JSON list of code) instead of a task's")
+    parser.add_argument("--language", default="python", help="the fence of --versions")
     args = parser.parse_args(argv)
-    task = RecordedTask.load(args.task, args.data)
+    task = (RecordedTask.from_versions(args.versions, args.language) if args.versions
+            else RecordedTask.load(args.task, args.data))
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())

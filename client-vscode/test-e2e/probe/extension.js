@@ -9,7 +9,9 @@
 // With CODEQUORUM_E2E_SCENARIO=watch it plays an assistant instead (runWatch): its inline
 // completion provider writes the body of durations.py's function, which it accepts as a user
 // does; the driver answers the watch's offer in the page; the versions come from the local
-// model at CODEQUORUM_E2E_LLM (llama.cpp's OpenAI-compatible server). Where the editor has
+// model at CODEQUORUM_E2E_LLM (llama.cpp's OpenAI-compatible server). With ts-watch the same
+// for a TypeScript function (prices.ts), its versions fixed TypeScript answers of a scripted
+// endpoint, and the hover must keep a version on behaviour. Where the editor has
 // vscode.lm.registerLanguageModelChatProvider, the probe also serves that model as a VS Code
 // language model (vendor codequorum-e2e) and runs "Regenerate with a VS Code Language Model".
 'use strict';
@@ -184,7 +186,7 @@ exports.activate = function activate(context) {
     fs.renameSync(`${out}.tmp`, out);
   };
   save();
-  const scenario = process.env.CODEQUORUM_E2E_SCENARIO === 'watch' ? runWatch : run;
+  const scenario = WATCHES[process.env.CODEQUORUM_E2E_SCENARIO] ? runWatch : run;
   scenario(out, results, save, context)
     .catch((err) => {
       results.error = String((err && err.stack) || err);
@@ -197,15 +199,36 @@ exports.activate = function activate(context) {
 
 // --------------------------------------------------------------------------- the watch
 
-const WATCHED = 'parse_duration';
-// What the "assistant" writes under the function's header and docstring.
-const BODY = [
-  '    total = 0',
-  '    for amount, unit in re.findall(r"(\\d+)([hms])", text):',
-  '        total += int(amount) * {"h": 3600, "m": 60, "s": 1}[unit]',
-  '    return total',
-  '',
-].join('\n');
+// What each watch scenario's "assistant" writes: in watch, the body under durations.py's
+// header and docstring; in ts-watch, prices.ts's whole function under its JSDoc (the
+// versions then come from fixed TypeScript answers, and the hover must keep a version on
+// behaviour: its JSDoc examples graded in the Node sandbox).
+const WATCHES = {
+  watch: {
+    file: 'durations.py',
+    name: 'parse_duration',
+    accepted: 'total += int(amount)',
+    body: [
+      '    total = 0',
+      '    for amount, unit in re.findall(r"(\\d+)([hms])", text):',
+      '        total += int(amount) * {"h": 3600, "m": 60, "s": 1}[unit]',
+      '    return total',
+      '',
+    ].join('\n'),
+  },
+  'ts-watch': {
+    file: 'prices.ts',
+    name: 'total',
+    accepted: 'prices.reduce((sum, price) => sum + price, 0)',
+    body: [
+      'export function total(prices: number[]): number {',
+      '    return prices.reduce((sum, price) => sum + price, 0);',
+      '}',
+      '',
+    ].join('\n'),
+    behaviour: /keep (version \d+|the current code)[^:\n]*: passes all 2 docstring examples/,
+  },
+};
 const LLM = process.env.CODEQUORUM_E2E_LLM || '';
 const LLM_MODEL = process.env.CODEQUORUM_E2E_LLM_MODEL || 'SmolLM2-135M-Instruct';
 const VENDOR = 'codequorum-e2e';
@@ -276,6 +299,9 @@ function registerLanguageModel(context, results) {
 }
 
 async function runWatch(out, results, save, context) {
+  const watched = WATCHES[process.env.CODEQUORUM_E2E_SCENARIO];
+  const WATCHED = watched.name;
+  const BODY = watched.body;
   const timeoutMs = Number(process.env.CODEQUORUM_E2E_TIMEOUT_MS || 240000);
   const check = (name, ok, detail) => {
     results.checks.push({ name, ok: Boolean(ok), detail });
@@ -283,10 +309,10 @@ async function runWatch(out, results, save, context) {
   };
   results.remoteName = vscode.env.remoteName;
   results.interpreterAtStart = inspectInterpreter();
-  const withModel = registerLanguageModel(context, results);
+  const withModel = !watched.behaviour && registerLanguageModel(context, results);
   const folder = vscode.workspace.workspaceFolders && vscode.workspace.workspaceFolders[0];
   if (!folder) throw new Error('no workspace folder');
-  const uri = vscode.Uri.joinPath(folder.uri, 'durations.py');
+  const uri = vscode.Uri.joinPath(folder.uri, watched.file);
   const doc = await vscode.workspace.openTextDocument(uri);
   const editor = await vscode.window.showTextDocument(doc);
   const ext = await waitFor(() => {
@@ -303,7 +329,7 @@ async function runWatch(out, results, save, context) {
   const end = doc.lineAt(doc.lineCount - 1).range.end;
   let asked = 0;
   context.subscriptions.push(
-    vscode.languages.registerInlineCompletionItemProvider({ pattern: '**/durations.py' }, {
+    vscode.languages.registerInlineCompletionItemProvider({ pattern: `**/${watched.file}` }, {
       provideInlineCompletionItems(document, position) {
         // What the user typed on the line is the start of the body (its indentation).
         const typed = document.lineAt(position.line).text.slice(0, position.character);
@@ -350,14 +376,15 @@ async function runWatch(out, results, save, context) {
   const origins = all.map((v) => v.origin);
   check(
     'versions stored: the accepted text as assistant, the local model\'s as regenerated',
-    versions && all[0].origin === 'assistant' && all[0].code.includes('total += int(amount)') && all.slice(1).every((v) => v.origin === 'regenerated' && v.model === LLM_MODEL),
+    versions && all[0].origin === 'assistant' && all[0].code.includes(watched.accepted) && all.slice(1).every((v) => v.origin === 'regenerated' && v.model === LLM_MODEL),
     { origins, models: all.map((v) => v.model) },
   );
   results.phase = 'sampled';
   save();
 
   // The versions run on arrival; the hover then rests on behaviour (no "not run yet").
-  const namePos = new vscode.Position(doc.getText().split('\n').findIndex((l) => l.startsWith(`def ${WATCHED}(`)), 5);
+  const header = watched.behaviour ? `export function ${WATCHED}(` : `def ${WATCHED}(`;
+  const namePos = new vscode.Position(doc.getText().split('\n').findIndex((l) => l.startsWith(header)), header.length - 2);
   let lastHover = '';
   const hover = await waitFor(async () => {
     lastHover = hoverText(await vscode.commands.executeCommand('vscode.executeHoverProvider', uri, namePos));
@@ -367,6 +394,26 @@ async function runWatch(out, results, save, context) {
   const diagnostics = vscode.languages.getDiagnostics(uri).filter((d) => d.source === 'codequorum');
   results.diagnostics = diagnostics.map((d) => `${diagnosticCode(d)}: ${d.message}`);
   save();
+  if (watched.behaviour) {
+    // The TypeScript versions ran in the Node sandbox: the hover keeps one on behaviour.
+    const kept = await waitFor(async () => {
+      lastHover = hoverText(await vscode.commands.executeCommand('vscode.executeHoverProvider', uri, namePos));
+      return watched.behaviour.test(lastHover) ? lastHover : undefined;
+    }, timeoutMs, 1000);
+    check(
+      'the hover recommends a version on behaviour (its JSDoc examples graded in the Node sandbox)',
+      kept,
+      kept ? kept.split('\n').find((l) => watched.behaviour.test(l)) : `last hover: ${JSON.stringify(lastHover)}`,
+    );
+    const parted = await waitFor(() => {
+      const ds = vscode.languages.getDiagnostics(uri).filter((d) => d.source === 'codequorum');
+      results.diagnostics = ds.map((d) => `${diagnosticCode(d)}: ${d.message}`);
+      return ds.some((d) => diagnosticCode(d) === 'divergent-outputs') ? true : undefined;
+    }, 30000, 500);
+    check('the version that throws on an empty basket parts from the others', parted, { diagnostics: results.diagnostics });
+    results.interpreterAtEnd = inspectInterpreter();
+    return;
+  }
 
   if (!withModel) {
     results.skipped = `Regenerate with a VS Code Language Model: ${results.languageModel}`;

@@ -46,6 +46,7 @@ from codequorum.behaviour.test_inputs import (
     Proposer,
     collect_inputs,
     find_function,
+    with_language,
 )
 from codequorum.core.errors import UserError
 from codequorum.core.model import ModuleContext, SampleSet
@@ -621,6 +622,8 @@ def build_report(
     notes = list(plan.notes)
     if not options.trace:
         notes.append("tracing off: no DCTD or BEF")
+    elif runtime is not None and runtime.unmeasured:
+        notes.append(runtime.unmeasured)
     return DynamicReport(
         task_id=sample_set.task_id,
         summary=summary,
@@ -682,6 +685,8 @@ def plan_inputs(sample_set: SampleSet, options: DynamicOptions) -> InputPlan:
     runtime = runtime_for(sample_set.language)
     if runtime is None or not runtime.proposed_inputs:
         proposer = None
+    elif proposer is not None:
+        proposer = with_language(proposer, runtime.inputs)
     collect = runtime.test_inputs if runtime is not None else collect_inputs
     plan = collect(
         sample_set,

@@ -57,7 +57,7 @@ import string
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from codequorum.behaviour.callers import literal_calls
 from codequorum.behaviour.doctest_examples import example_cases
@@ -65,6 +65,7 @@ from codequorum.behaviour.edge_values import MIN_EDGE_INPUTS, edge_args
 from codequorum.behaviour.examples import call_label, doctest_cases
 from codequorum.behaviour.usage_types import usage_spec
 from codequorum.core.model import SampleSet, TestCase
+from codequorum.generate.input_language import InputLanguage
 from codequorum.ingest import humaneval
 
 InputSource = Literal["tests", "humaneval", "doctest", "model", "hypothesis", "scaling",
@@ -87,7 +88,25 @@ _ORIGIN_OF: dict[str, InputOrigin] = {
     "usage": "usage", "caller": "caller",
 }
 #: Asks for call inputs: (function source, entry point, arity) -> (argument tuples, notes).
-Proposer = Callable[[str, str, int], "tuple[list[tuple[Any, ...]], list[str]]"]
+class Proposer(Protocol):
+    """Call inputs from the model: ``(source, entry, arity, language=)`` -> (argument
+    tuples, notes); ``language`` says how the model is asked (the runtime entry's)."""
+
+    def __call__(self, source: str, entry: str, arity: int, *,
+                 language: InputLanguage = ...) -> tuple[list[tuple[Any, ...]], list[str]]: ...
+
+
+
+def with_language(proposer: Proposer, language: InputLanguage) -> Proposer:
+    """``proposer`` asking for the inputs of ``language``'s functions (a runtime entry's)."""
+
+    def ask(source: str, entry: str, arity: int, *, language: InputLanguage = language
+            ) -> tuple[list[tuple[Any, ...]], list[str]]:
+        return proposer(source, entry, arity, language=language)
+
+    return ask
+
+
 DEFAULT_SIZES: tuple[int, ...] = (8, 64, 512)
 
 # ----------------------------------------------------------------------------- types

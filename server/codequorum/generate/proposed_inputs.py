@@ -4,13 +4,15 @@ When a function has no tests, no doctest examples and no annotated parameters, n
 says what to call it with. The configured chat-completions endpoint is asked for
 *arguments only* — never expected outputs: agreement between versions on these inputs is
 the evidence, as in CodeT — and the answer is accepted only as data
-(:func:`ast.literal_eval`), each input checked for arity and size. The inputs then run in
+(:func:`ast.literal_eval`, or :func:`json.loads` for a language whose values are asked
+as JSON: :class:`InputLanguage`), each input checked for arity and size. The inputs then run in
 the sandbox like any other.
 """
 
 from __future__ import annotations
 
 import ast
+import json
 import re
 import threading
 from dataclasses import dataclass, field
@@ -19,6 +21,7 @@ from typing import Any
 import httpx
 
 from codequorum.generate.endpoint import ProviderConfig
+from codequorum.generate.input_language import PYTHON_INPUTS, InputLanguage
 
 MAX_INPUT_CHARS = 2_000
 MAX_ANSWER_CHARS = 50_000
@@ -35,37 +38,40 @@ class ProposedInputs:
     failed: bool = False
 
 
-def prompt_messages(source: str, entry: str, count: int) -> list[dict[str, str]]:
-    """The chat messages asking for ``count`` argument tuples for ``entry``."""
+def prompt_messages(source: str, entry: str, count: int,
+                    language: InputLanguage = PYTHON_INPUTS) -> list[dict[str, str]]:
+    """The chat messages asking for ``count`` argument tuples for ``entry``, a function of
+    ``language``."""
     return [
         {
             "role": "system",
-            "content": "You write test inputs for Python functions. Answer with one Python "
-            "list literal and nothing else.",
+            "content": f"You write test inputs for {language.name} functions. Answer with "
+            f"one {language.literal} and nothing else.",
         },
         {
             "role": "user",
             "content": (
-                f"Here is a Python function:\n\n```python\n{source}\n```\n\n"
-                f"Propose {count} different, valid calls of `{entry}` that exercise ordinary "
-                "and edge cases within what the function is meant to accept. Give only the "
-                "arguments, never the expected results: answer with a Python list of "
-                "tuples, one tuple of positional arguments per call, using literals only "
-                "(numbers, strings, lists, tuples, dicts, sets, True, False, None)."
+                f"Here is a {language.name} function:\n\n```{language.fence}\n{source}\n"
+                f"```\n\nPropose {count} different, valid calls of `{entry}` that exercise "
+                "ordinary and edge cases within what the function is meant to accept. Give "
+                "only the arguments, never the expected results: answer with "
+                f"{language.calls}."
             ),
         },
     ]
 
 
-def parse_inputs(text: str, arity: int, limit: int) -> ProposedInputs:
-    """Argument tuples from an answer: literals only, ``arity`` arguments each, at most
-    ``limit``, duplicates dropped; everything else is noted and left out."""
+def parse_inputs(text: str, arity: int, limit: int,
+                 language: InputLanguage = PYTHON_INPUTS) -> ProposedInputs:
+    """Argument tuples from an answer: literals only (Python's, or JSON for a language
+    that asks for it), ``arity`` arguments each, at most ``limit``, duplicates dropped;
+    everything else is noted and left out."""
     out = ProposedInputs()
     body = _literal_text(text[:MAX_ANSWER_CHARS])
     try:
-        value = ast.literal_eval(body)
+        value = json.loads(body) if language.literal == "JSON array" else ast.literal_eval(body)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        out.notes.append("the model's answer is not a Python literal: no inputs taken")
+        out.notes.append(f"the model's answer is not a {language.literal}: no inputs taken")
         return out
     if not isinstance(value, (list, tuple)):
         out.notes.append("the model's answer is not a list: no inputs taken")
@@ -106,7 +112,8 @@ def _as_args(item: Any, arity: int) -> tuple[Any, ...] | None:
 
 
 def propose_inputs(
-    config: ProviderConfig, source: str, entry: str, arity: int, count: int = 8
+    config: ProviderConfig, source: str, entry: str, arity: int, count: int = 8,
+    language: InputLanguage = PYTHON_INPUTS,
 ) -> ProposedInputs:
     """Ask the endpoint for ``count`` calls of ``entry`` (source shown to the model).
 
@@ -115,7 +122,7 @@ def propose_inputs(
     """
     body: dict[str, Any] = {
         "model": config.model,
-        "messages": prompt_messages(source, entry, count),
+        "messages": prompt_messages(source, entry, count, language),
         "temperature": 0.0,
     }
     limit = config.token_limit()
@@ -144,7 +151,7 @@ def propose_inputs(
     text = _content(response)
     if text is None:
         return _failed(f"{where}: no answer text (not a chat completion)")
-    return parse_inputs(text, arity, count)
+    return parse_inputs(text, arity, count, language)
 
 
 def _failed(note: str) -> ProposedInputs:
@@ -163,8 +170,10 @@ def _content(response: httpx.Response) -> str | None:
 def proposer_for(config: ProviderConfig, count: int = 8) -> Any:
     """A ``codequorum.behaviour.test_inputs.Proposer`` that asks ``config``'s endpoint."""
 
-    def propose(source: str, entry: str, arity: int) -> tuple[list[tuple[Any, ...]], list[str]]:
-        found = propose_inputs(config, source, entry, arity, count)
+    def propose(source: str, entry: str, arity: int, *,
+                language: InputLanguage = PYTHON_INPUTS
+                ) -> tuple[list[tuple[Any, ...]], list[str]]:
+        found = propose_inputs(config, source, entry, arity, count, language)
         return found.args, found.notes
 
     return propose
@@ -188,13 +197,13 @@ class InputAsker:
         self._lock = threading.Lock()
 
     def __call__(
-        self, source: str, entry: str, arity: int
+        self, source: str, entry: str, arity: int, *, language: InputLanguage = PYTHON_INPUTS
     ) -> tuple[list[tuple[Any, ...]], list[str]]:
         with self._lock:
             if self.failure is not None:
                 return [], [f"{self.failure} (not asked again)"]
             self.asked += 1
-        found = propose_inputs(self.config, source, entry, arity, self.count)
+        found = propose_inputs(self.config, source, entry, arity, self.count, language)
         with self._lock:
             if found.failed and self.failure is None:
                 self.failure = found.notes[0]

@@ -306,7 +306,7 @@ class _Builder:
                 self.notes.append(f"the sandbox's view holds the first {MAX_VIEW_FILES} "
                                   "files the module imports; the others were left out")
             return
-        text, problem = _read_inside(self.layout.workspace, rel,
+        text, problem = read_inside(self.layout.workspace, rel,
                                      min(MAX_FILE_BYTES, MAX_VIEW_BYTES - self.bytes))
         if text is None:
             self.left_out.add(key)
@@ -335,7 +335,7 @@ class _Builder:
                 continue
             if not (self.layout.workspace / folder / name).is_file():
                 continue
-            text, _ = _read_inside(self.layout.workspace, data,
+            text, _ = read_inside(self.layout.workspace, data,
                                    min(MAX_FILE_BYTES, MAX_VIEW_BYTES - self.bytes))
             if text is not None:
                 self.files[key] = text
@@ -404,7 +404,7 @@ def _parse(text: str) -> ast.Module | None:
         return None
 
 
-def _read_inside(root: Path, rel: PurePosixPath, limit: int) -> tuple[str | None, str]:
+def read_inside(root: Path, rel: PurePosixPath, limit: int) -> tuple[str | None, str]:
     """The text of ``root / rel`` when it resolves, under the workspace's one rule
     (:func:`~codequorum.core.safe_paths.read_workspace_file`: inside ``root``, nothing hidden
     or secret-looking where a link leads, a regular file), to UTF-8 text of at most

@@ -26,6 +26,7 @@ from codequorum.core.safe_text import MESSAGE_LIMIT, plain_message, safe_text
 from codequorum.options.approvals import Approvals, is_default_endpoint
 
 if TYPE_CHECKING:
+    from codequorum.generate.input_language import InputLanguage
     from codequorum.generate.proposed_inputs import InputAsker
     from codequorum.lsp.engine import Engine
     from codequorum.lsp.host import Host
@@ -169,15 +170,18 @@ class ConsentedProposer:
         self._lock = threading.Lock()
 
     def __call__(
-        self, source: str, entry: str, arity: int
+        self, source: str, entry: str, arity: int, *, language: InputLanguage | None = None
     ) -> tuple[list[tuple[Any, ...]], list[str]]:
+        """Inputs for ``entry`` (a function of ``language``: Python when None)."""
         with self._lock:  # one question, however many sets ask at once
             if not self._asked:
                 self._asked = True
                 self.refusal = self._answer()
         if self.refusal is not None:
             return [], [f"no inputs asked from the model: {self.refusal}"]
-        return self.asker(source, entry, arity)
+        if language is None:
+            return self.asker(source, entry, arity)
+        return self.asker(source, entry, arity, language=language)
 
     def _answer(self) -> str | None:
         """:func:`may_send_key`'s answer; a refusal when the run stops while it waits."""

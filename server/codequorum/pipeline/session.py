@@ -42,6 +42,7 @@ from codequorum.pipeline.analyze import (
 
 if TYPE_CHECKING:
     from codequorum.behaviour.test_inputs import Proposer
+    from codequorum.ingest.js_module_view import JsModuleView
     from codequorum.ingest.module_view import ModuleView
 
 log = logging.getLogger(__name__)
@@ -381,14 +382,17 @@ def located_module(workspace: Path, location: FunctionLocation, language: str
     """The module a set's function lives in, rebuilt from its ``location`` in
     ``workspace`` as :meth:`Session.prepare` builds it for ``check`` and the editor.
     Raises :class:`UserError` saying why it cannot be (no such file or function)."""
-    from codequorum.ingest.module_view import module_view
+    from codequorum.behaviour.runtimes import runtime_for
 
     text = workspace_text(workspace, location.file)
     info = parsing.function_by_name(text, language, location.qualified_name)
-    if info is None:
+    runtime = runtime_for(language)
+    if info is None or runtime is None:
         raise UserError(f"no function {location.qualified_name!r} in {location.file}")
-    view = module_view(text, workspace / location.file, workspace)
-    return view.context(str(info.qualified_name), str(getattr(info, "kind", "function")))
+    view = runtime.module_view(text, workspace / location.file, workspace)
+    context: ModuleContext = view.context(str(info.qualified_name),
+                                          str(getattr(info, "kind", "function")))
+    return context
 
 
 def merge_dynamic(
@@ -748,7 +752,7 @@ class Session:
             return None
         context = None
         if module and runtime_for(language) is not None:
-            context = self.module_context(text, path, qualified_name, kind)
+            context = self.module_context(text, path, qualified_name, kind, language)
         return Preparation(analysis, current, name, context, doc)
 
     def run_prepared(
@@ -774,18 +778,24 @@ class Session:
         """Cache key of a function's dynamic report (its versions and current code)."""
         return analysis.dyn_key
 
-    def module_view(self, text: str, path: Path | None) -> ModuleView:
+    def module_view(self, text: str, path: Path | None, language: str = "python"
+                    ) -> ModuleView | JsModuleView:
         """The module held in ``text`` (the file ``path``, None when it has none) as the
         versions of its functions see it in the sandbox: the view of this session's
-        workspace (:mod:`codequorum.ingest.module_view`; reads files, runs nothing)."""
-        from codequorum.ingest.module_view import module_view
+        workspace, as the language's runtime builds it (reads files, runs nothing)."""
+        from codequorum.behaviour.runtimes import runtime_for
 
-        return module_view(text, path, Path(self.root) if self.root else None)
+        runtime = runtime_for(language)
+        if runtime is None:
+            raise ValueError(f"no module view for {language}: its versions do not run")
+        root = Path(self.root) if self.root else None
+        view: ModuleView | JsModuleView = runtime.module_view(text, path, root)
+        return view
 
     def module_context(self, text: str, path: Path | None, qualified_name: str,
-                       kind: str = "function") -> ModuleContext:
+                       kind: str = "function", language: str = "python") -> ModuleContext:
         """:meth:`module_view` for one function (``kind`` as the parser says it)."""
-        return self.module_view(text, path).context(qualified_name, kind)
+        return self.module_view(text, path, language).context(qualified_name, kind)
 
     def run_dynamic_sync(
         self,
@@ -866,7 +876,8 @@ class Session:
                                                    run_record.versions_key(codes)):
                 return False  # the module view is read only for a run of these versions
             module = self.module_context(document.text, document.path,
-                                         analysis.qualified_name, document.kind)
+                                         analysis.qualified_name, document.kind,
+                                         analysis.language)
             for proposed in (False, True):
                 key = run_record.run_key(codes, module,
                                          self.run_options(proposed, analysis.sample_set.prompt))

@@ -28,6 +28,11 @@ def test_a_javascript_set_runs_and_its_versions_part(node_sandboxed: object) -> 
     assert report.output_clusters == [[0, 1], [2]]
     assert report.summary["sctd_jsd"] is not None and report.summary["sctd_jsd"] > 0
     assert report.rules.divergence is not None
+    # what is not measured is null and said, never guessed
+    assert report.summary["dctd_jsd"] is None and report.summary["bef_jsd"] is None
+    assert [c.growth for c in report.candidates] == [None, None, None]
+    assert any(n.startswith("DCTD, BEF and growth are not measured for JavaScript: ")
+               for n in report.notes)
 
 
 def test_score_runs_javascript_and_typescript_sets_of_a_jsonl_file(

@@ -134,7 +134,7 @@ def test_an_answer_that_is_not_data_is_a_note_and_the_endpoint_is_asked_again(
     assert code == 0 and err == ""
     for s in doc["sets"]:
         assert s["dynamic"]["inputs"] == []
-        assert s["dynamic"]["notes"][0] == ("the model's answer is not a Python literal: no "
+        assert s["dynamic"]["notes"][0] == ("the model's answer is not a Python list literal: no "
                                             "inputs taken")
 
 

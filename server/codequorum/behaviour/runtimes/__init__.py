@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from codequorum.generate.input_language import InputLanguage
+
 
 @dataclass(frozen=True)
 class Runtime:
@@ -22,7 +24,8 @@ class Runtime:
 
     #: The language's name in sample sets and documents (``"python"``).
     language: str
-    #: How the language is named in words shown to people (``"Python"``).
+    #: How the language is named in words shown to people (``"Python"``: the one table
+    #: of :func:`codequorum.generate.prompting.display_name`, which the prompts use too).
     name: str
     #: Interpreter flags of every sandboxed start.
     flags: tuple[str, ...]
@@ -44,7 +47,7 @@ class Runtime:
     module_view: Callable[..., Any]
     #: How a returned value's repr prints alike (equal values, one key).
     canonical: Callable[[str | None], str | None]
-    #: True when a model may propose inputs (they are read as this language's literals).
+    #: True when a model may propose inputs (asked as :attr:`inputs` says).
     proposed_inputs: bool
     #: Runs one version's tests in the sandbox (``sandbox.run_candidate``'s arguments).
     run: Callable[..., Any]
@@ -57,6 +60,10 @@ class Runtime:
     modules: bool
     #: The syntax error a version would report, found in this process (None: none found).
     compile_error: Callable[[str], str | None]
+    #: How the model is asked for inputs of this language (its words, fence and literal).
+    inputs: InputLanguage
+    #: What this runtime's runs do not measure, as a report's note ("": they measure all).
+    unmeasured: str = ""
 
 
 def _registered() -> dict[str, Runtime]:

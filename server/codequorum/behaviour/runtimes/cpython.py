@@ -26,6 +26,8 @@ from codequorum.behaviour.sandbox.runner import CHILD_SCRIPT, run_candidate
 from codequorum.behaviour.test_inputs import collect_inputs
 from codequorum.core.errors import UserError
 from codequorum.core.values import canonical_output
+from codequorum.generate.input_language import PYTHON_INPUTS
+from codequorum.generate.prompting import display_name
 from codequorum.ingest.module_view import module_view
 from codequorum.metrics.opcodes import STATIC_COUNT_SCRIPT, static_opcode_counts
 
@@ -76,7 +78,7 @@ def compile_error(code: str) -> str | None:
 
 CPYTHON = Runtime(
     language="python",
-    name="Python",
+    name=display_name("python"),
     flags=startup.FLAGS,
     environment=startup.environment,
     layout=bwrap.interpreter_layout,
@@ -93,6 +95,7 @@ CPYTHON = Runtime(
     comment_examples=False,
     modules=True,
     compile_error=compile_error,
+    inputs=PYTHON_INPUTS,
 )
 
 __all__ = ["CPYTHON", "compile_error", "static_counts"]

@@ -30,18 +30,16 @@ from typing import Any
 
 from codequorum.behaviour.runtimes import js_values
 from codequorum.behaviour.runtimes.node_seccomp import node_filter
-from codequorum.behaviour.sandbox import bwrap, cgroups, protocol
+from codequorum.behaviour.sandbox import bwrap, protocol
 from codequorum.behaviour.sandbox.limits import Limits
 from codequorum.behaviour.sandbox.runner import (
-    EXEC_GROUP_PIDS,
-    EXEC_GROUP_SLACK_MB,
     CandidateResult,
     TestOutcome,
     _Child,
     _ChildRun,
 )
 from codequorum.core.errors import SandboxUnavailableError
-from codequorum.core.model import TestCase
+from codequorum.core.model import ModuleContext, TestCase
 
 HARNESS = Path(__file__).resolve().with_name("node_harness")
 NODE_MOUNT = "/codequorum-node"
@@ -153,10 +151,13 @@ class NodeRun(_ChildRun):
     """One Node child from start to exit (the CPython runner's loop, Node's start)."""
 
     def __init__(self, node: NodeBinary, *args: Any, message: dict[str, Any] | None = None,
+                 in_module: tuple[ModuleContext, dict[str, Any]] | None = None,
                  **kwargs: Any) -> None:
+        kwargs["module"] = in_module[0] if in_module else None
         super().__init__(*args, **kwargs)
         self.node = node
         self.message = message
+        self.module_message = in_module[1] if in_module else None
         self.stdout_text = bytearray()
 
     def run(self) -> CandidateResult:
@@ -166,6 +167,8 @@ class NodeRun(_ChildRun):
                       for t, s in zip(self.tests, self.series, strict=True)],
             "entry_point": self.entry_point, "limits": self.limits.to_dict(),
         }
+        if self.module_message is not None and self.message is None:
+            message["module"] = self.module_message
         try:
             payload = protocol.encode_frame(message)
         except (TypeError, ValueError, protocol.ProtocolError) as exc:
@@ -173,27 +176,12 @@ class NodeRun(_ChildRun):
         return self._run_in(bwrap.WORKDIR, payload)
 
     def _start_with(self, sandbox: str, env: dict[str, str], extra: list[int]) -> _Child | str:
-        msg_r, msg_w = os.pipe()
-        try:
-            argv = command(self.node, self.limits, msg_w)
-            self.via_bwrap_exec = True
-            memory = (self.limits.memory_mb + EXEC_GROUP_SLACK_MB) * 1024 * 1024
-            self.group, _why = cgroups.make(memory, EXEC_GROUP_PIDS)
-            if self.group is not None:
-                argv = self.group.launcher(argv)
-                self.in_cgroup = True
-            proc = subprocess.Popen(
-                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                cwd="/", env=env, start_new_session=True, close_fds=True, pass_fds=(msg_w,),
-            )
-        except (OSError, subprocess.SubprocessError) as exc:
-            os.close(msg_r)
-            return f"cannot start the child: {exc}"
-        finally:
-            os.close(msg_w)
-        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-        return _Child(proc.pid, proc.stdin.fileno(), proc.stdout.fileno(), proc.stderr.fileno(),
-                      msg_r, proc)
+        return self._exec(sandbox, env, extra)  # always a fresh Node (no fork server)
+
+    def _argv(self, msg_w: int, extra: list[int]) -> list[str]:
+        """Bubblewrap, the launcher, Node and the harness, in a cgroup where one can be
+        made."""
+        return self._grouped(command(self.node, self.limits, msg_w))
 
     def _on_output(self, proc: _Child, kind: str, data: bytes) -> None:
         if kind == "stdout" and self.message is not None:  # a count's bytecode printout
@@ -233,10 +221,12 @@ def run_node_candidate(
     limits: Limits = Limits(),  # noqa: B008 - frozen dataclass
     trace: bool = False, index: int = 0, *, cancel: threading.Event | None = None,
     series: Sequence[str | None] | None = None, sandbox: str = "strict",
-    node: NodeBinary | None = None, **_ignored: Any,
+    node: NodeBinary | None = None,
+    module: tuple[ModuleContext, dict[str, Any]] | None = None, **_ignored: Any,
 ) -> CandidateResult:
     """Run one JavaScript version's tests in a fresh sandboxed Node (``node``, default
-    :func:`find_node`; strict only)."""
+    :func:`find_node`; strict only); with ``module`` (its context and the run message's
+    ``module``: ``js_modules.module_message``) in its module."""
     node = node or find_node()
     if node is None:
         return CandidateResult(index, "error", "no supported Node (20, 22 or 24) is installed")
@@ -245,7 +235,7 @@ def run_node_candidate(
     if cancel is not None and cancel.is_set():
         return CandidateResult(index, "cancelled", "cancelled before start")
     child = NodeRun(node, code, tests, entry_point, limits, False, index, None, "auto", cancel,
-                    start_method="exec", series=series)
+                    start_method="exec", series=series, in_module=module)
     return child.run()
 
 

@@ -93,15 +93,30 @@ def script_form(code: str) -> str:
 
 
 def strip_types(code: str) -> str:
-    """The JavaScript of ``code`` (TypeScript), types blanked; :class:`NotStrippable` when
-    it has syntax with run-time meaning or does not parse."""
+    """The JavaScript of ``code`` (TypeScript, or one method of a class alone), types
+    blanked; :class:`NotStrippable` when it has syntax with run-time meaning or does not
+    parse."""
     data = code.encode("utf-8")
     tree = parse(code, "typescript")
+    if tree.root_node.has_error:
+        return _method_alone(code)
+    spans: list[tuple[int, int]] = []
+    _spans(tree.root_node, spans)
+    return _blank(spans, data)
+
+
+#: A method alone (``step(x: number) { ... }``) is stripped as a class's body.
+CLASS_OPEN, CLASS_CLOSE = "class __CodequorumStrip {\n", "\n}"
+
+
+def _method_alone(code: str) -> str:
+    whole = CLASS_OPEN + code + CLASS_CLOSE
+    tree = parse(whole, "typescript")
     if tree.root_node.has_error:
         raise NotStrippable("the TypeScript does not parse")
     spans: list[tuple[int, int]] = []
     _spans(tree.root_node, spans)
-    return _blank(spans, data)
+    return _blank(spans, whole.encode("utf-8"))[len(CLASS_OPEN):-len(CLASS_CLOSE)]
 
 
 __all__ = ["NotStrippable", "script_form", "strip_types"]

@@ -345,7 +345,7 @@ class _Reported:
     error: str | None = None
     violation: str | None = None
     expects_module: bool = False
-    module: tuple[bool, str] | None = None
+    module: tuple[bool, str, bool] | None = None
     module_refused: list[str] = field(default_factory=list)
     tests_started: bool = False
 
@@ -366,7 +366,10 @@ class _Reported:
         loaded = message.get("loaded")
         if not isinstance(loaded, bool):
             raise protocol.ProtocolError("module: loaded is not a boolean")
-        self.module = (loaded, (_text_field(message, "detail") or "")[:2000])
+        alone = message.get("ran_alone", not loaded)
+        if not isinstance(alone, bool):
+            raise protocol.ProtocolError("module: ran_alone is not a boolean")
+        self.module = (loaded, (_text_field(message, "detail") or "")[:2000], alone)
 
     def _take(self, message: dict[str, Any], n_tests: int) -> None:
         kind = message.get("type")
@@ -575,25 +578,14 @@ class _ChildRun:
             finally:
                 for fd in child_ends:
                     os.close(fd)
+        return self._exec(sandbox, env, extra)
+
+    def _exec(self, sandbox: str, env: dict[str, str], extra: list[int]) -> _Child | str:
+        """Start a fresh child (:meth:`_argv`'s command) with its message pipe and ``extra``
+        descriptors; an error text when it cannot start."""
         msg_r, msg_w = os.pipe()
         try:
-            fd_args = [str(msg_w), *(str(fd) for fd in extra)]
-            argv = [self.interpreter, *startup.FLAGS, str(CHILD_SCRIPT), *fd_args]
-            if self.portable:  # the host needs wasmtime: this process's own interpreter
-                argv = [sys.executable, "-I", "-B", str(PORTABLE_HOST), *self.host_args,
-                        str(msg_w)]
-            elif self.strict:
-                tool = bwrap.find_bwrap()
-                if tool is None:
-                    raise OSError("bubblewrap is not available")
-                layout = bwrap.interpreter_layout(self.interpreter)
-                argv = bwrap.command(tool, layout, [STRICT_ARG, *fd_args])
-                self.via_bwrap_exec = True
-                memory = (self.limits.memory_mb + EXEC_GROUP_SLACK_MB) * 1024 * 1024
-                self.group, _why = cgroups.make(memory, EXEC_GROUP_PIDS)
-                if self.group is not None:
-                    argv = self.group.launcher(argv)
-                    self.in_cgroup = True
+            argv = self._argv(msg_w, extra)
             proc = subprocess.Popen(
                 argv,
                 stdin=subprocess.PIPE,
@@ -614,6 +606,33 @@ class _ChildRun:
         return _Child(
             proc.pid, proc.stdin.fileno(), proc.stdout.fileno(), proc.stderr.fileno(), msg_r, proc
         )
+
+    def _argv(self, msg_w: int, extra: list[int]) -> list[str]:
+        """The command line of a fresh child (the interpreter and the child script, in
+        bubblewrap when strict, in the portable host when portable); OSError when the
+        sandbox it needs is missing."""
+        fd_args = [str(msg_w), *(str(fd) for fd in extra)]
+        if self.portable:  # the host needs wasmtime: this process's own interpreter
+            return [sys.executable, "-I", "-B", str(PORTABLE_HOST), *self.host_args,
+                    str(msg_w)]
+        if not self.strict:
+            return [self.interpreter, *startup.FLAGS, str(CHILD_SCRIPT), *fd_args]
+        tool = bwrap.find_bwrap()
+        if tool is None:
+            raise OSError("bubblewrap is not available")
+        layout = bwrap.interpreter_layout(self.interpreter)
+        return self._grouped(bwrap.command(tool, layout, [STRICT_ARG, *fd_args]))
+
+    def _grouped(self, argv: list[str]) -> list[str]:
+        """A bubblewrap command line started in a cgroup of its own where one can be made
+        (memory and process bounds of the whole sandbox)."""
+        self.via_bwrap_exec = True
+        memory = (self.limits.memory_mb + EXEC_GROUP_SLACK_MB) * 1024 * 1024
+        self.group, _why = cgroups.make(memory, EXEC_GROUP_PIDS)
+        if self.group is not None:
+            argv = self.group.launcher(argv)
+            self.in_cgroup = True
+        return argv
 
     def _run_in(self, sandbox: str, payload: bytes) -> CandidateResult:
         started = time.monotonic()
@@ -814,8 +833,8 @@ class _ChildRun:
         if self.module is None or seen.syntax is not None or seen.hello is None:
             return None
         if seen.module is not None:
-            loaded, why = seen.module
-            return ModuleLoad(loaded, why, not loaded, list(seen.module_refused))
+            loaded, why, alone = seen.module
+            return ModuleLoad(loaded, why, alone, list(seen.module_refused))
         if seen.error is not None or status == "cancelled":
             return None
         why = f"the run ended while its top level ran: {status}" + (f" ({detail})" if detail

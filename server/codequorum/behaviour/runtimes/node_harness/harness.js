@@ -20,6 +20,7 @@ const path = require('path');
 
 const MSG_FD = Number(process.argv[2]);
 const VALUES_SRC = fs.readFileSync(path.join(__dirname, 'values.js'), 'utf8');
+const MODULES_SRC = fs.readFileSync(path.join(__dirname, 'modules.js'), 'utf8');
 const MAX_OUTPUT = 512 * 1024;
 // The layers the launcher put in place (``launch.py``), then out of the environment.
 const LAYERS = String(process.env.CODEQUORUM_LAYERS || '').split(',').filter(Boolean);
@@ -76,6 +77,39 @@ function compileVersion(code, ctx, entry) {
   return { error: first };
 }
 
+// The module with the version in place (``js_modules.py`` made it): its files behind a
+// ``require`` of the context's own (``modules.js``), its top level run, then the function
+// found there. One ``module`` message says whether it loaded; when it did not, no test
+// runs (``ran_alone`` false: the version is not run without its module).
+function inModule(mod, ctx, inner, entry, timeout) {
+  const notLoaded = (detail) => {
+    send({ type: 'module', loaded: false, ran_alone: false, detail: String(detail).slice(0, 2000) });
+    send({ type: 'done', timeouts: 0, memory_error: false });
+    return null;
+  };
+  if (mod.problem) return notLoaded(mod.problem);
+  const files = {};
+  for (const [path, text] of mod.files || []) files[String(path)] = String(text);
+  let script;
+  try {
+    const install = vm.runInContext(MODULES_SRC, ctx, { filename: 'modules.js' });
+    install(JSON.stringify(files), String(mod.path));
+    script = new vm.Script(String(mod.entry), { filename: String(mod.path) });
+  } catch (err) {
+    return notLoaded('the version does not fit in the module `' + mod.name + '`: '
+      + inner.describe(err));
+  }
+  try {
+    script.runInContext(ctx, { timeout });
+  } catch (err) {
+    return notLoaded('the top level of `' + mod.name + '` raised: ' + inner.describe(err));
+  }
+  const target = inner.find(undefined, null, entry);
+  if (typeof target === 'string') return notLoaded(target + ' in `' + mod.name + '`');
+  send({ type: 'module', loaded: true, detail: '' });
+  return target;
+}
+
 function runMode(msg) {
   // A sandbox object of no prototype: a global lookup that falls through to it finds no
   // outer `constructor` (which would lead to this realm's Function and `process`).
@@ -93,13 +127,18 @@ function runMode(msg) {
     return;
   }
   let target;
-  try {
-    const made = compiled.script.runInContext(ctx, { timeout: timeout || 10000 });
-    target = inner.find(made, compiled.wrap, entry);
-  } catch (err) {
-    const told = inner.describe(err);
-    send({ type: 'error', detail: 'the version raised while it loaded: ' + told });
-    return;
+  if (msg.module) {
+    target = inModule(msg.module, ctx, inner, entry, timeout || 10000);
+    if (target === null) return;
+  } else {
+    try {
+      const made = compiled.script.runInContext(ctx, { timeout: timeout || 10000 });
+      target = inner.find(made, compiled.wrap, entry);
+    } catch (err) {
+      const told = inner.describe(err);
+      send({ type: 'error', detail: 'the version raised while it loaded: ' + told });
+      return;
+    }
   }
   if (typeof target === 'string') {
     send({ type: 'error', detail: target });

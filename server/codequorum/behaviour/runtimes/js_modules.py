@@ -1,0 +1,209 @@
+"""A JavaScript or TypeScript version in its module, as the sandboxed Node loads it.
+
+The parent prepares everything here, in this process and without running anything; the
+harness only evaluates it (``node_harness/modules.js``):
+
+- the module's text with the function's definition replaced by the version's
+  (:func:`spliced`): the module's other functions and constants are there, a function of
+  the module that calls it calls the version, and a method is a method of its own class;
+- every file of the view as a CommonJS script (:func:`commonjs_form`): TypeScript types
+  stripped, ``import`` statements made ``require`` calls, ``export`` declarations kept and
+  their names set on ``exports`` at the end, so that one small loader inside the sandbox
+  (no file system: the files travel in the run message) gives ``require`` of relative paths
+  and ``node_modules`` packages of the view, and nothing else.
+
+Not modelled: live bindings of ES modules (an import is a copy taken when it runs), import
+cycles see the exports set so far, top-level ``await``, ``import.meta``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tree_sitter import Node
+
+from codequorum.behaviour.runtimes.ts_strip import NotStrippable, strip_types
+from codequorum.core.model import ModuleContext
+from codequorum.core.parsing import function_by_name, parse
+from codequorum.ingest.js_module_view import grammar
+
+REQUIRE = "require({source})"
+#: ``export * from``: every name but ``default`` that the module does not set itself.
+STAR = ("(function (m) {{ for (const k in m) if (k !== 'default' && !(k in exports)) "
+        "exports[k] = m[k]; }})({origin});")
+
+
+class NotSpliced(ValueError):
+    """The version cannot be put in its module's place (the reason is the message)."""
+
+
+def spliced(source: str, language: str, qualified_name: str, version: str) -> str:
+    """``source`` with the definition of ``qualified_name`` replaced by ``version``."""
+    found = function_by_name(source, language, qualified_name)
+    if found is None or found.qualified_name != qualified_name:
+        raise NotSpliced(f"the module has no function {qualified_name}")
+    data = source.encode("utf-8")
+    before = data[:found.start_byte].decode("utf-8", "replace")
+    text = version.strip()
+    for keywords in ("export default ", "export "):  # the module's own stay where they are
+        if before.rstrip().endswith(keywords.strip().split()[-1]) and text.startswith(keywords):
+            text = text.removeprefix(keywords).lstrip()
+            break
+    return before + text + data[found.end_byte:].decode("utf-8", "replace")
+
+
+def javascript(code: str, language: str) -> str:
+    """The JavaScript of a file: TypeScript's types stripped (:class:`NotSpliced` when it
+    has syntax with run-time meaning)."""
+    if language != "typescript":
+        return code
+    try:
+        return strip_types(code)
+    except NotStrippable as exc:
+        raise NotSpliced(str(exc)) from None
+
+
+def _text(node: Node | None) -> str:
+    return (node.text or b"").decode("utf-8", "replace") if node is not None else ""
+
+
+def _import(node: Node, index: int) -> str:
+    """One ``import`` statement as ``require`` (empty for ``import type``)."""
+    if any(c.type == "type" for c in node.children):
+        return ""
+    source = _text(node.child_by_field_name("source"))
+    clause = next((c for c in node.named_children if c.type == "import_clause"), None)
+    if clause is None:
+        return f"{REQUIRE.format(source=source)};"
+    handle = f"__cq_import_{index}"
+    out = [f"const {handle} = {REQUIRE.format(source=source)};"]
+    for part in clause.named_children:
+        if part.type == "identifier":
+            out.append(f"const {_text(part)} = {handle} && {handle}.__esModule ? "
+                       f"{handle}.default : {handle};")
+        elif part.type == "namespace_import":
+            out.append(f"const {_text(part.named_children[-1])} = {handle};")
+        elif part.type == "named_imports":
+            pairs = [_pair(s) for s in part.named_children if s.type == "import_specifier"]
+            if pairs:
+                out.append(f"const {{ {', '.join(pairs)} }} = {handle};")
+    return " ".join(out)
+
+
+def _pair(spec: Node) -> str:
+    name, alias = spec.child_by_field_name("name"), spec.child_by_field_name("alias")
+    return f"{_text(name)}: {_text(alias)}" if alias is not None else _text(name)
+
+
+def _declared(node: Node) -> list[str]:
+    """The names a declaration binds (a function, a class, ``const``/``let``/``var``)."""
+    name = node.child_by_field_name("name")
+    if name is not None and node.type.endswith(("function_declaration", "class_declaration",
+                                                "generator_function_declaration")):
+        return [_text(name)]
+    names: list[str] = []
+    for item in node.named_children:
+        if item.type == "variable_declarator":
+            _pattern_names(item.child_by_field_name("name"), names)
+    return names
+
+
+def _pattern_names(node: Node | None, names: list[str]) -> None:
+    if node is None:
+        return
+    if node.type in ("identifier", "shorthand_property_identifier_pattern"):
+        names.append(_text(node))
+        return
+    for child in node.named_children:
+        if child.type == "pair_pattern":
+            _pattern_names(child.child_by_field_name("value"), names)
+        elif child.type != "property_identifier":
+            _pattern_names(child, names)
+
+
+def _export(node: Node, tail: list[str]) -> tuple[int, str] | None:
+    """One ``export`` statement: (where the kept text starts, what replaces what is before
+    it), or None when the whole statement is replaced (``tail`` gets the exports)."""
+    declared = node.child_by_field_name("declaration")
+    default = any(c.type == "default" for c in node.children)
+    value = node.child_by_field_name("value")
+    if declared is not None:
+        names = _declared(declared)
+        tail.extend(f"exports.{'default' if default else n} = {n};" for n in names)
+        return declared.start_byte, ""
+    if default and value is not None:
+        return value.start_byte, "exports.default = "
+    source = node.child_by_field_name("source")
+    clause = next((c for c in node.named_children if c.type == "export_clause"), None)
+    origin = REQUIRE.format(source=_text(source)) if source is not None else None
+    if clause is None:
+        if origin is not None:  # export * from / export * as ns from
+            alias = next((c for c in node.named_children if c.type in ("identifier",
+                                                                      "namespace_export")), None)
+            tail.append(f"exports.{_text(alias).split()[-1]} = {origin};" if alias is not None
+                        else STAR.format(origin=origin))
+        return None
+    for spec in clause.named_children:
+        if spec.type != "export_specifier":
+            continue
+        name, alias = spec.child_by_field_name("name"), spec.child_by_field_name("alias")
+        held = f"{origin}.{_text(name)}" if origin is not None else _text(name)
+        tail.append(f"exports.{_text(alias or name)} = {held};")
+    return None
+
+
+def commonjs_form(code: str) -> str:
+    """JavaScript ``code`` with its module syntax made CommonJS (lines kept where they are:
+    an import's replacement has its line breaks)."""
+    tree = parse(code, "javascript")
+    data = code.encode("utf-8")
+    edits: list[tuple[int, int, str]] = []
+    tail: list[str] = []
+    for i, node in enumerate(tree.root_node.children):
+        if node.type == "import_statement":
+            edits.append((node.start_byte, node.end_byte, _import(node, i) + _breaks(node)))
+        elif node.type == "export_statement":
+            kept = _export(node, tail)
+            if kept is None:
+                edits.append((node.start_byte, node.end_byte, _breaks(node)))
+            else:
+                edits.append((node.start_byte, kept[0], kept[1]))
+    if not edits:
+        return code
+    out = bytearray()
+    at = 0
+    for start, end, text in edits:
+        out += data[at:start] + text.encode("utf-8")
+        at = end
+    out += data[at:]
+    closing = " ".join(["Object.defineProperty(exports, '__esModule', { value: true });",
+                        *tail])
+    return out.decode("utf-8", "replace") + "\n;" + closing + "\n"
+
+
+def _breaks(node: Node) -> str:
+    return "\n" * (_text(node).count("\n"))
+
+
+def module_message(context: ModuleContext, version: str, language: str) -> dict[str, Any]:
+    """The run message's ``module``: the view's files as CommonJS scripts and the module
+    with the version in place (``problem`` says why it cannot load, and nothing else is
+    sent)."""
+    base = {"name": context.name, "path": context.path, "files": [], "entry": ""}
+    try:
+        files = [[path, _script(path, text)] for path, text in context.files
+                 if path != context.path]
+        whole = spliced(context.source, language, context.qualified_name, version)
+        entry = commonjs_form(javascript(whole, language))
+    except NotSpliced as exc:
+        return {**base, "problem": f"the module `{context.name}` cannot take the version: {exc}"}
+    return {**base, "files": files, "entry": entry}
+
+
+def _script(path: str, text: str) -> str:
+    if path.endswith(".json"):
+        return text
+    return commonjs_form(javascript(text, grammar(path)))
+
+
+__all__ = ["NotSpliced", "commonjs_form", "javascript", "module_message", "spliced"]

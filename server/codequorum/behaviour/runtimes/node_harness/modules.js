@@ -1,0 +1,121 @@
+// The module loader of a version's context: evaluated inside the version's ``vm`` context,
+// so that what it makes (``require``, ``module``, ``exports``) belongs to that realm only.
+//
+// Its files came in the run message (the view of the workspace the parent read, each a
+// CommonJS script: ``js_modules.py``); there is no file system behind it. ``require`` of
+// a relative path or a package of a ``node_modules`` folder of the view is looked up as
+// Node looks it up (the same order as ``js_module_view.py``); anything else, and a path
+// that leads above the view, throws as a missing module does.
+(function (global) {
+  'use strict';
+  let files = Object.create(null);
+  const has = (p) => Object.prototype.hasOwnProperty.call(files, p);
+  const EXTENSIONS = ['.js', '.ts', '.mjs', '.cjs', '.mts', '.cts', '.json'];
+  const cache = Object.create(null);
+  const indirectEval = eval;
+
+  function normalize(path) {
+    const out = [];
+    for (const part of path.split('/')) {
+      if (part === '' || part === '.') continue;
+      if (part === '..') {
+        if (out.length === 0) return null;
+        out.pop();
+      } else out.push(part);
+    }
+    return out.join('/');
+  }
+
+  function dirname(path) {
+    const at = path.lastIndexOf('/');
+    return at < 0 ? '' : path.slice(0, at);
+  }
+
+  function join(a, b) {
+    return a ? a + '/' + b : b;
+  }
+
+  function locate(base) {
+    if (base === null) return null;
+    const tries = [base].concat(EXTENSIONS.map((e) => base + e), EXTENSIONS.map((e) => base + '/index' + e));
+    for (const t of tries) {
+      const p = normalize(t);
+      if (p !== null && has(p)) return p;
+    }
+    return null;
+  }
+
+  function main(info) {
+    let exp = info && info.exports;
+    if (exp && typeof exp === 'object' && !Array.isArray(exp)) exp = '.' in exp ? exp['.'] : exp;
+    if (exp && typeof exp === 'object') exp = exp.require || exp.default || exp.node;
+    if (typeof exp === 'string') return exp;
+    return typeof (info && info.main) === 'string' && info.main ? info.main : 'index';
+  }
+
+  function resolvePackage(folder, spec) {
+    const parts = spec.split('/');
+    const cut = spec[0] === '@' ? 2 : 1;
+    const name = parts.slice(0, cut).join('/');
+    const sub = parts.slice(cut).join('/');
+    let here = folder;
+    for (;;) {
+      const top = join(here, 'node_modules/' + name);
+      if (has(top + '/package.json')) {
+        let info;
+        try { info = JSON.parse(files[top + '/package.json']); } catch (e) { return null; }
+        return locate(top + '/' + (sub || main(info)));
+      }
+      if (!here) return null;
+      here = dirname(here);
+    }
+  }
+
+  function resolve(folder, spec) {
+    if (spec.startsWith('./') || spec.startsWith('../') || spec === '.' || spec === '..') {
+      return locate(normalize(join(folder, spec)));
+    }
+    if (spec.startsWith('/') || spec.includes(':')) return null;
+    return resolvePackage(folder, spec);
+  }
+
+  function load(path) {
+    if (cache[path]) return cache[path].exports;
+    const module = { exports: {} };
+    cache[path] = module;
+    if (path.endsWith('.json')) {
+      module.exports = JSON.parse(files[path]);
+      return module.exports;
+    }
+    const wrapped = indirectEval('(function (exports, require, module, __filename, __dirname) {'
+      + files[path] + '\n})');
+    wrapped.call(module.exports, module.exports, requireFrom(dirname(path)), module,
+      '/workspace/' + path, '/workspace/' + dirname(path));
+    return module.exports;
+  }
+
+  function requireFrom(folder) {
+    return function require(spec) {
+      spec = String(spec);
+      const path = resolve(folder, spec);
+      if (path === null) {
+        const err = new Error("Cannot find module '" + spec.slice(0, 200) + "' in the sandbox "
+          + "(it gives the workspace's own files and pure-JavaScript packages of node_modules)");
+        err.code = 'MODULE_NOT_FOUND';
+        throw err;
+      }
+      return load(path);
+    };
+  }
+
+  // The module's own ``require``, ``__filename`` and ``__dirname``, as globals of the context
+  // (its top level runs as a script there, so that the version's function is found by name).
+  return function install(filesJson, entryPath) {
+    files = JSON.parse(filesJson);
+    const folder = dirname(entryPath);
+    for (const [name, value] of [['require', requireFrom(folder)],
+      ['__filename', '/workspace/' + entryPath], ['__dirname', '/workspace/' + folder]]) {
+      Object.defineProperty(global, name, { value, writable: true, configurable: true });
+    }
+  };
+})(globalThis)

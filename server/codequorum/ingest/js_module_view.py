@@ -1,0 +1,266 @@
+"""The module a JavaScript or TypeScript function lives in, as its versions see it in the sandbox.
+
+The JavaScript side of :mod:`codequorum.ingest.module_view`, under the same rules: the
+module's text as the editor holds it and a read-only view of the workspace holding the
+files it loads, found by reading their ``import``/``export ... from`` statements and their
+``require('...')`` and ``import('...')`` calls with a literal specifier (nothing here runs
+or compiles anything):
+
+- a relative specifier (``./util``, ``../lib/math.js``) is looked up as Node looks it up,
+  the exact path first, then with :data:`EXTENSIONS`, then as a folder's ``index``;
+- a bare specifier (``left-pad``, ``@scope/name/sub``) is a package of a ``node_modules``
+  folder between the importing file and the workspace root: its ``package.json`` and the
+  files its entry (``exports`` or ``main``) loads; a package with native code
+  (``binding.gyp``, ``"gypfile": true``, a ``.node`` file) is left out;
+- every file passes the workspace's one rule
+  (:func:`~codequorum.core.safe_paths.workspace_refusal`, on the path and where its links
+  lead: a link to ``.env`` is never read) and the bounds of the Python view;
+- anything else (Node's own modules, a package that is not there, a path that leads out of
+  the workspace) is named in a note: the module then does not load in the sandbox, and the
+  function's versions are not run there (``not-run-in-module``).
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from tree_sitter import Node
+
+from codequorum.core.model import FunctionKind, ModuleContext
+from codequorum.core.parsing import parse
+from codequorum.core.safe_paths import workspace_refusal
+from codequorum.ingest.module_view import (
+    MAX_FILE_BYTES,
+    MAX_IMPORTED_NAMES,
+    MAX_VIEW_BYTES,
+    MAX_VIEW_FILES,
+    UNTITLED,
+    read_inside,
+)
+
+#: Suffixes tried after a specifier, in Node's order (then TypeScript's), and in a folder.
+EXTENSIONS = (".js", ".ts", ".mjs", ".cjs", ".mts", ".cts", ".json")
+INDEXES = tuple(f"/index{ext}" for ext in EXTENSIONS)
+#: What the sandbox says of a file it cannot give.
+MISSING = "not-run-in-module: `{module}` loads `{spec}`, which the sandbox does not give ({why})"
+
+
+@dataclass(frozen=True)
+class JsModuleView:
+    """One JavaScript file's module and its view, shared by the functions of that file."""
+
+    path: str
+    files: tuple[tuple[str, str], ...]
+    notes: tuple[str, ...] = ()
+
+    def context(self, qualified_name: str, kind: str = "function") -> ModuleContext:
+        """The context of one function of the module: a method when the parser says so and
+        it has an owner, else nested when it has one."""
+        owned = "." in qualified_name
+        found: FunctionKind = ("method" if owned and kind == "method"
+                               else "nested" if owned else "function")
+        return ModuleContext(name=self.path, path=self.path, qualified_name=qualified_name,
+                             kind=found, files=self.files, roots=(), notes=self.notes)
+
+
+def grammar(path: str) -> str:
+    """The grammar of a file of the view, from its suffix."""
+    return "typescript" if path.endswith((".ts", ".mts", ".cts")) else "javascript"
+
+
+def specifiers(text: str, language: str) -> list[str]:
+    """The literal specifiers ``text`` loads, in order: static imports, re-exports,
+    ``require('...')`` and ``import('...')`` calls anywhere."""
+    out: dict[str, None] = {}
+    stack = [parse(text, language).root_node]
+    while stack:
+        node = stack.pop()
+        spec = _specifier(node)
+        if spec is not None:
+            out[spec] = None
+        stack.extend(reversed(node.children))
+    return list(out)
+
+
+def _string(node: Node | None) -> str | None:
+    if node is None or node.type != "string":
+        return None
+    inner = [c for c in node.named_children if c.type == "string_fragment"]
+    return (inner[0].text or b"").decode("utf-8", "replace") if len(inner) == 1 else None
+
+
+def _specifier(node: Node) -> str | None:
+    if node.type in ("import_statement", "export_statement"):
+        return _string(node.child_by_field_name("source"))
+    if node.type == "call_expression":
+        callee = node.child_by_field_name("function")
+        args = node.child_by_field_name("arguments")
+        if callee is None or args is None or not args.named_children:
+            return None
+        if callee.type == "import" or (callee.type == "identifier" and callee.text == b"require"):
+            return _string(args.named_children[0])
+    return None
+
+
+def is_relative(spec: str) -> bool:
+    return spec.startswith(("./", "../")) or spec in (".", "..")
+
+
+def package_name(spec: str) -> tuple[str, str]:
+    """``@scope/name/sub`` -> (``@scope/name``, ``sub``); ``name/sub`` -> (``name``, ``sub``)."""
+    parts = spec.split("/")
+    cut = 2 if spec.startswith("@") else 1
+    return "/".join(parts[:cut]), "/".join(parts[cut:])
+
+
+@dataclass
+class _Builder:
+    """Collects the view: files by relative path, and notes."""
+
+    root: Path
+    module: str
+    files: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    size: int = 0
+    looked: int = 0
+
+    def read(self, rel: str) -> str | None:
+        """A file of the workspace under the one rule and the bounds (None: not there or
+        refused; a refusal is noted)."""
+        if rel in self.files:
+            return self.files[rel]
+        pure = PurePosixPath(rel)
+        if rel.startswith("../") or workspace_refusal(pure) is not None:
+            return None
+        if not (self.root / rel).is_file() or len(self.files) >= MAX_VIEW_FILES:
+            return None
+        text, problem = read_inside(self.root, pure, min(MAX_FILE_BYTES,
+                                                         MAX_VIEW_BYTES - self.size))
+        if text is None:
+            self.notes.append(f"{rel} left out of the sandbox's view: {problem}")
+            return None
+        self.files[rel] = text
+        self.size += len(text.encode("utf-8"))
+        return text
+
+    def locate(self, base: str) -> str | None:
+        """The file ``base`` names, as Node finds it (exact, suffixed, a folder's index)."""
+        for rel in (base, *(base + e for e in EXTENSIONS), *(base + i for i in INDEXES)):
+            rel = posixpath.normpath(rel)
+            if not rel.startswith("..") and self.read(rel) is not None:
+                return rel
+        return None
+
+    def package(self, folder: str, spec: str) -> tuple[str | None, str]:
+        """The file a bare ``spec`` loads from ``folder``: (path, "") or (None, why)."""
+        name, sub = package_name(spec)
+        here = folder
+        while True:
+            top = posixpath.join(here, "node_modules", name) if here else f"node_modules/{name}"
+            meta = self.read(f"{top}/package.json")
+            if meta is not None:
+                return self._entry(top, meta, sub)
+            if not here:
+                return None, "not in the workspace's node_modules"
+            here = posixpath.dirname(here)
+
+    def _entry(self, top: str, meta: str, sub: str) -> tuple[str | None, str]:
+        try:
+            info = json.loads(meta)
+        except ValueError:
+            return None, "its package.json is not JSON"
+        if not isinstance(info, dict):
+            return None, "its package.json is not an object"
+        if info.get("gypfile") is True or (self.root / top / "binding.gyp").exists():
+            return None, "the package has native code"
+        target = sub or _main(info)
+        found = self.locate(posixpath.join(top, target))
+        if found is None or found.endswith(".node"):
+            return None, f"{top}/{target} is not a JavaScript file of the view"
+        return found, ""
+
+    def follow(self, start: str) -> None:
+        """Add what ``start`` loads, and what that loads, until nothing new comes in."""
+        pending, seen = [start], {start}
+        while pending:
+            rel = pending.pop(0)
+            if rel.endswith(".json"):
+                continue
+            for spec in specifiers(self.files[rel], grammar(rel)):
+                self.looked += 1
+                if self.looked > MAX_IMPORTED_NAMES:
+                    self.notes.append(f"the sandbox's view follows the first "
+                                      f"{MAX_IMPORTED_NAMES} specifiers; the others were "
+                                      "left out")
+                    return
+                found, why = self.resolve(posixpath.dirname(rel), spec)
+                if found is None:
+                    if rel == start:
+                        self.notes.append(MISSING.format(module=self.module, spec=spec,
+                                                         why=why))
+                    continue
+                if found not in seen:
+                    seen.add(found)
+                    pending.append(found)
+
+    def resolve(self, folder: str, spec: str) -> tuple[str | None, str]:
+        if is_relative(spec):
+            target = posixpath.normpath(posixpath.join(folder, spec))
+            if target.startswith(".."):
+                return None, "a path out of the workspace"
+            found = self.locate(target)
+            return (found, "") if found else (None, "no such file, or a refused one")
+        if spec.startswith(("/", "node:")) or ":" in spec:
+            return None, "not a file of the workspace"
+        return self.package(folder, spec)
+
+
+def _main(info: dict[str, object]) -> str:
+    """A package's entry: ``exports['.']`` (its ``require`` or ``default`` when
+    conditional), else ``main``, else ``index``."""
+    exports = info.get("exports")
+    if isinstance(exports, dict):
+        exports = exports.get(".", exports)
+    if isinstance(exports, dict):
+        exports = exports.get("require") or exports.get("default") or exports.get("node")
+    if isinstance(exports, str):
+        return exports
+    main = info.get("main")
+    return main if isinstance(main, str) and main else "index"
+
+
+def js_module_view(text: str, path: Path | None, workspace: Path | None) -> JsModuleView:
+    """The module held in ``text`` (the file ``path``, None for a document without one)
+    and the view of ``workspace`` its versions get. Reads files; runs nothing."""
+    rel = _relative(path, workspace)
+    if rel is None or workspace is None:
+        name = path.name if path is not None else f"{UNTITLED}.js"
+        return JsModuleView(name, ((name, text),), _unresolved(text, name))
+    builder = _Builder(workspace.resolve(), rel)
+    builder.files[rel] = text
+    builder.follow(rel)
+    return JsModuleView(rel, tuple(builder.files.items()), tuple(builder.notes))
+
+
+def _unresolved(text: str, name: str) -> tuple[str, ...]:
+    """A module outside a workspace loads nothing: each of its specifiers is noted."""
+    return tuple(MISSING.format(module=name, spec=s, why="the module is outside a workspace")
+                 for s in specifiers(text, grammar(name)))
+
+
+def _relative(path: Path | None, workspace: Path | None) -> str | None:
+    if path is None or workspace is None:
+        return None
+    try:
+        rel = path.resolve().relative_to(workspace.resolve())
+    except (OSError, RuntimeError, ValueError):
+        return None
+    if not rel.parts or workspace_refusal(PurePosixPath(*rel.parts)) is not None:
+        return None
+    return PurePosixPath(*rel.parts).as_posix()
+
+
+__all__ = ["EXTENSIONS", "JsModuleView", "js_module_view", "package_name", "specifiers"]

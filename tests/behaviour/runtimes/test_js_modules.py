@@ -1,0 +1,65 @@
+"""The version in its module's place, and module syntax made CommonJS (read, never run)."""
+
+from __future__ import annotations
+
+import pytest
+
+from codequorum.behaviour.runtimes.js_modules import (
+    NotSpliced,
+    commonjs_form,
+    module_message,
+    spliced,
+)
+from codequorum.core.model import ModuleContext
+
+
+def test_imports_become_requires_on_their_own_lines() -> None:
+    code = "import d, { a, b as c } from './x';\nimport * as ns from './y';\nimport './z';\n"
+    lines = commonjs_form(code).splitlines()
+    assert lines[0] == ("const __cq_import_0 = require('./x'); const d = __cq_import_0 && "
+                        "__cq_import_0.__esModule ? __cq_import_0.default : __cq_import_0; "
+                        "const { a, b: c } = __cq_import_0;")
+    assert lines[1] == "const __cq_import_1 = require('./y'); const ns = __cq_import_1;"
+    assert lines[2] == "require('./z');"
+
+
+def test_exports_are_set_at_the_end() -> None:
+    code = ("export function f() {}\nexport const K = 1, [p] = [2];\n"
+            "export default class C {}\nexport { f as g };\nexport * from './w';\n")
+    out = commonjs_form(code)
+    assert out.startswith("function f() {}\nconst K = 1, [p] = [2];\nclass C {}\n")
+    tail = out.splitlines()[-1]
+    assert ("exports.f = f; exports.K = K; exports.p = p; exports.default = C; "
+            "exports.g = f; (function (m) {") in tail
+    assert "require('./w')" in tail
+
+
+def test_a_file_without_module_syntax_is_kept() -> None:
+    code = "module.exports = { a: require('./a') };\n"
+    assert commonjs_form(code) == code
+
+
+def test_a_version_takes_its_function_s_place() -> None:
+    source = "const K = 2;\nexport function f(x) { return x; }\nf(1);\n"
+    assert spliced(source, "javascript", "f", "export function f(x) { return x * K; }") == (
+        "const K = 2;\nexport function f(x) { return x * K; }\nf(1);\n")
+    assert spliced("export default function f() { return 1; }\n", "javascript", "f",
+                   "export default function f() { return 2; }") == (
+        "export default function f() { return 2; }\n")
+    assert spliced("const f = (x) => x;\n", "javascript", "f",
+                   "export function f(x) { return -x; }") == (
+        "export function f(x) { return -x; }\n")
+    method = spliced("class A {\n  m() { return 1; }\n}\n", "javascript", "A.m",
+                     "m() { return 2; }")
+    assert method == "class A {\n  m() { return 2; }\n}\n"
+
+
+def test_a_module_without_the_function_cannot_take_the_version() -> None:
+    with pytest.raises(NotSpliced, match="no function g"):
+        spliced("function f() {}\n", "javascript", "g", "function g() {}")
+    context = ModuleContext("m.ts", "m.ts", "f", "function",
+                            (("m.ts", "enum E { A }\nfunction f() {}\n"),), ())
+    message = module_message(context, "function f() {}", "typescript")
+    assert message["problem"] == ("the module `m.ts` cannot take the version: TypeScript enum "
+                                  "has run-time meaning")
+    assert message["files"] == [] and message["entry"] == ""

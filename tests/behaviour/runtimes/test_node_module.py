@@ -1,0 +1,171 @@
+"""JavaScript and TypeScript versions in their module, in the real Node sandbox: helpers,
+constants, relative ESM and CommonJS imports, a pure-JS package, a class's method; and
+what the view never gives (a link to ``.env``, a path out of the workspace)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from codequorum.behaviour.run import DynamicOptions, run_dynamic
+from codequorum.behaviour.runtimes.node import JAVASCRIPT, TYPESCRIPT
+from codequorum.behaviour.sandbox.limits import Limits
+from codequorum.core.model import ModuleContext, SampleSet, TestCase
+from codequorum.ingest.js_module_view import js_module_view
+
+MAIN = """import { double } from './util';
+import pad from 'left-pad';
+const { inc } = require('./lib/cjs');
+const OFFSET: number = 10;
+function helper(x: number): number { return x + OFFSET; }
+export function target(x: number): number { return x; }
+export function padded(s: string): string { return s; }
+export class Counter {
+  step(x: number): number { return x; }
+}
+"""
+
+
+def _workspace(root: Path) -> Path:
+    (root / "lib").mkdir()
+    (root / "util.ts").write_text("export function double(x: number) { return x * 2; }\n")
+    (root / "lib" / "cjs.js").write_text("module.exports = { inc: (x) => x + 1 };\n")
+    pkg = root / "node_modules" / "left-pad"
+    pkg.mkdir(parents=True)
+    (pkg / "package.json").write_text('{"name": "left-pad", "main": "lib/pad.js"}')
+    (pkg / "lib").mkdir()
+    (pkg / "lib" / "pad.js").write_text(
+        "module.exports = function pad(s, n) { return ' '.repeat(n - s.length) + s; };\n")
+    (root / "main.ts").write_text(MAIN)
+    return root / "main.ts"
+
+
+def _call(n: int, expected: object, name: str = "t") -> TestCase:
+    return TestCase("call", args=(n,), expected=expected, has_expected=True, name=name)
+
+
+def _context(root: Path, qualified: str, kind: str = "function") -> ModuleContext:
+    path = root / "main.ts"
+    return js_module_view(path.read_text(), path, root).context(qualified, kind)
+
+
+def test_a_function_sees_its_helpers_constants_and_imports(node_sandboxed: object,
+                                                           tmp_path: Path) -> None:
+    _workspace(tmp_path)
+    context = _context(tmp_path, "target")
+    version = "export function target(x: number): number { return helper(double(inc(x))); }"
+    result = TYPESCRIPT.run(version, [_call(1, 14)], "target", module=context)
+    assert result.status == "ok" and result.module is not None and result.module.loaded
+    assert [t.passed for t in result.tests] == [True]
+
+
+def test_a_package_of_node_modules_is_loaded(node_sandboxed: object, tmp_path: Path) -> None:
+    _workspace(tmp_path)
+    version = "function padded(s: string): string { return pad(s, 4); }"
+    test = TestCase("call", args=("ab",), expected="  ab", has_expected=True, name="p")
+    result = TYPESCRIPT.run(version, [test], "padded", module=_context(tmp_path, "padded"))
+    assert [t.passed for t in result.tests] == [True]
+
+
+def test_a_method_runs_in_its_class(node_sandboxed: object, tmp_path: Path) -> None:
+    _workspace(tmp_path)
+    context = _context(tmp_path, "Counter.step", "method")
+    assert context.kind == "method"
+    version = ("step(x: number): number "
+               "{ return double(x) + OFFSET + this.constructor.name.length; }")
+    result = TYPESCRIPT.run(version, [_call(3, 23)], "Counter.step", module=context)
+    assert [t.passed for t in result.tests] == [True]  # 6 + 10 + len("Counter")
+
+
+def test_a_link_to_env_is_never_read_and_the_module_is_not_run(node_sandboxed: object,
+                                                               tmp_path: Path) -> None:
+    (tmp_path / ".env").write_text("TOKEN=sk-very-secret\n")
+    os.symlink(tmp_path / ".env", tmp_path / "config.js")
+    path = tmp_path / "app.js"
+    path.write_text("const cfg = require('./config');\nfunction f(x) { return x; }\n")
+    context = js_module_view(path.read_text(), path, tmp_path).context("f")
+    assert all("sk-very-secret" not in text for _p, text in context.files)
+    assert [p for p, _ in context.files] == ["app.js"]
+    assert any(n.startswith("config.js left out") for n in context.notes)
+    assert any("not-run-in-module: `app.js` loads `./config`" in n for n in context.notes)
+    result = JAVASCRIPT.run("function f(x) { return x; }", [_call(1, 1)], "f",
+                            module=context)
+    assert result.tests == [] and result.module is not None
+    assert not result.module.loaded and not result.module.ran_alone
+    assert "Cannot find module './config'" in result.module.detail
+
+
+def test_a_require_out_of_the_workspace_finds_nothing(node_sandboxed: object,
+                                                      tmp_path: Path) -> None:
+    path = tmp_path / "app.js"
+    path.write_text("function f(x) { return x; }\n")
+    context = js_module_view(path.read_text(), path, tmp_path).context("f")
+    version = "function f(x) { return String(require('../../etc/passwd')); }"
+    result = JAVASCRIPT.run(version, [_call(1, 1)], "f", module=context)
+    assert result.module is not None and result.module.loaded
+    [outcome] = result.tests
+    assert outcome.exc_type == "Error" and "Cannot find module '../../etc/passwd'" in (
+        outcome.exc_message or "")
+
+
+def test_a_set_whose_module_does_not_load_is_not_run_in_module(node_sandboxed: object,
+                                                               tmp_path: Path) -> None:
+    path = tmp_path / "app.js"
+    path.write_text("const fs = require('fs');\n/** @example f(1) // => 2 */\n"
+                    "function f(x) { return x + 1; }\n")
+    context = js_module_view(path.read_text(), path, tmp_path).context("f")
+    ss = SampleSet.from_codes("app", ["function f(x) { return x + 1; }",
+                                      "function f(x) { return 1 + x; }"],
+                              language="javascript", entry_point="f",
+                              prompt="/** @example f(1) // => 2 */")
+    ss.module = context
+    report = run_dynamic(ss, DynamicOptions())
+    assert report.rules.module_problem is not None
+    assert "the module `app.js` did not load" in report.rules.module_problem
+    assert "Cannot find module 'fs'" in report.rules.module_problem
+
+
+def test_a_set_in_its_module_runs_and_passes(node_sandboxed: object, tmp_path: Path) -> None:
+    (tmp_path / "step.js").write_text("exports.STEP = 1;\n")
+    path = tmp_path / "app.js"
+    path.write_text("const { STEP } = require('./step');\nfunction f(x) { return x; }\n")
+    ss = SampleSet.from_codes("app", ["function f(x) { return x + 1; }",
+                                      "function f(x) { return x + STEP; }"],
+                              language="javascript", entry_point="f",
+                              prompt="/** @example f(1) // => 2 */")
+    ss.module = js_module_view(path.read_text(), path, tmp_path).context("f")
+    report = run_dynamic(ss, DynamicOptions())
+    assert report.rules.module_problem is None
+    assert [c.pass_rate for c in report.candidates] == [1.0, 1.0]
+
+
+@pytest.mark.parametrize(("top", "said"), [
+    ("while (true) {}", "Script execution timed out"),
+    ("require('child_process').execSync('id');", "Cannot find module 'child_process'"),
+    ("process.exit(3);", "process is not defined"),
+])
+def test_a_hostile_module_top_level_is_not_loaded(node_sandboxed: object, tmp_path: Path,
+                                                  top: str, said: str) -> None:
+    path = tmp_path / "app.js"
+    path.write_text(f"{top}\nfunction f(x) {{ return x; }}\n")
+    context = js_module_view(path.read_text(), path, tmp_path).context("f")
+    limits = Limits(wall_seconds=20, cpu_seconds=20, test_seconds=1.0)
+    result = JAVASCRIPT.run("function f(x) { return x; }", [_call(1, 1)], "f", limits,
+                            module=context)
+    assert result.tests == [] and result.module is not None and not result.module.loaded
+    assert said in result.module.detail
+
+
+def test_an_object_literal_s_method_and_a_static_method_run_where_they_are(
+        node_sandboxed: object, tmp_path: Path) -> None:
+    path = tmp_path / "app.js"
+    path.write_text("const SCALE = 3;\nconst util = {\n  triple(x) { return x; },\n};\n"
+                    "class A { static make(n) { return n; } }\n")
+    view = js_module_view(path.read_text(), path, tmp_path)
+    obj = JAVASCRIPT.run("triple(x) { return x * SCALE; }", [_call(2, 6)], "util.triple",
+                         module=view.context("util.triple", "method"))
+    static = JAVASCRIPT.run("static make(n) { return new A() instanceof A ? n + 1 : 0; }",
+                            [_call(2, 3)], "A.make", module=view.context("A.make", "method"))
+    assert [t.passed for t in obj.tests + static.tests] == [True, True]

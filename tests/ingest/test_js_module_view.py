@@ -1,0 +1,41 @@
+"""The view of the workspace a JavaScript module's versions get (read, never run)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from codequorum.ingest.js_module_view import js_module_view, package_name, specifiers
+from tests.behaviour.runtimes.test_node_module import _context, _workspace
+
+
+def test_specifiers_of_imports_requires_and_reexports() -> None:
+    code = ("import a from './a';\nexport { b } from \"./b\";\nconst c = require('./c');\n"
+            "const d = () => import('./d');\nrequire(name);\n")
+    assert specifiers(code, "javascript") == ["./a", "./b", "./c", "./d"]
+    assert package_name("@scope/name/sub/x") == ("@scope/name", "sub/x")
+
+
+def test_the_view_holds_the_imported_files_and_the_package(tmp_path: Path) -> None:
+    _workspace(tmp_path)
+    context = _context(tmp_path, "target")
+    assert sorted(p for p, _ in context.files) == [
+        "lib/cjs.js", "main.ts", "node_modules/left-pad/lib/pad.js",
+        "node_modules/left-pad/package.json", "util.ts"]
+    assert context.notes == () and context.kind == "function"
+
+
+def test_node_builtins_and_native_packages_are_not_given(tmp_path: Path) -> None:
+    pkg = tmp_path / "node_modules" / "native"
+    pkg.mkdir(parents=True)
+    (pkg / "package.json").write_text('{"name": "native", "gypfile": true}')
+    (pkg / "index.js").write_text("module.exports = require('./build/x.node');\n")
+    path = tmp_path / "app.mjs"
+    path.write_text("import fs from 'fs';\nimport n from 'native';\nexport function f() {}\n")
+    notes = js_module_view(path.read_text(), path, tmp_path).notes
+    assert notes == (
+        "not-run-in-module: `app.mjs` loads `fs`, which the sandbox does not give (not in "
+        "the workspace's node_modules)",
+        "not-run-in-module: `app.mjs` loads `native`, which the sandbox does not give (the "
+        "package has native code)")
+
+
