@@ -185,7 +185,8 @@ class Watch:
             if language is None or not self._watching(uri) or self._too_long(uri, text):
                 return
             document = self._documents.setdefault(uri, self._document())
-            self._worker().submit(self._read_opened, uri, document, language, text)
+            self._worker().submit(self._read_opened, uri, document, language, text,
+                                  self._before_reading)
         except Exception:  # the server goes on without the watch of this document
             log.exception("the watch could not read %s", uri)
 
@@ -277,9 +278,12 @@ class Watch:
         return True
 
     @staticmethod
-    def _read_opened(uri: str, document: DocumentWatch, language: str, text: str) -> None:
-        """On the worker: index an opened document."""
+    def _read_opened(uri: str, document: DocumentWatch, language: str, text: str,
+                     first: Callable[[], None]) -> None:
+        """On the worker: index an opened document (``first`` waits for the requests being
+        answered: a hover sent as the document opens goes first)."""
         try:
+            first()
             document.opened(language, text)
             _said(uri, "an opening", document.work, Work())
         except Exception:
