@@ -10,7 +10,8 @@ memory (``VmHWM`` from ``/proc``), and both as ratios to the normal call
 Cases: ``addSamples [uri, "total", "x" * 10_000_000]`` (a string where a list of versions
 belongs), a list of 10 M versions (a 50 MB message, over the size a message may have), a
 list of 240 k versions (just under the values a message may hold), one version of 10 MB, an
-object with 1 M keys. A message refused before it is decoded is answered with id null.
+object with 1 M keys. A message refused before it is decoded is answered with the id at its
+head.
 
 Then the same for ``codequorum mcp`` (one JSON-RPC message a line): a ``tools/list`` line of
 100 MB (over the size a line may have, read on in chunks and dropped), one nested 100,000
@@ -85,7 +86,7 @@ class Client:
         while True:
             message = await self.read()
             if message.get("id") in (wanted, None) and "method" not in message:
-                # id null: a message refused before it was decoded (its id unread)
+                # id null: a message refused before it was decoded, its id not at its head
                 return message
             if "method" in message and "id" in message:  # a request of the server's
                 await self.send({"jsonrpc": "2.0", "id": message["id"], "result": None})

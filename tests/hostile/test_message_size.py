@@ -1,5 +1,6 @@
 """A client sends messages too large, too many-valued or too deep to decode: the real
-language server over stdio refuses each with an Invalid Request error whose id is null,
+language server over stdio refuses each with an Invalid Request error bearing the request's
+id (read from the head of its bytes),
 without holding the body (its peak memory stays near a normal call's), and answers the
 next messages (a hover, then a normal call that stores its versions).
 """
@@ -110,7 +111,7 @@ async def test_messages_over_the_bounds_are_refused_unread(hostile: Hostile) -> 
                                  add_versions(uri, ["@"])).split(b"@")
         await client.send(head + b"x" * (2 * MAX_MESSAGE_BYTES) + tail)
         refused = await asyncio.wait_for(client.answer(), 120)
-        assert refused["id"] is None and refused["error"]["code"] == -32600, refused
+        assert refused["id"] == client.last_id and refused["error"]["code"] == -32600, refused
         assert "a message of 64 MB (at most 32 MB are read)" in refused["error"]["message"]
         assert peak_memory(process.pid) / normal_peak < 1.1
 
@@ -121,7 +122,7 @@ async def test_messages_over_the_bounds_are_refused_unread(hostile: Hostile) -> 
                              (deep, f"nested more than {MAX_JSON_DEPTH} levels deep")):
             await client.send(client.body("workspace/executeCommand", params))
             refused = await asyncio.wait_for(client.answer(), 120)
-            assert refused["id"] is None and refused["error"]["code"] == -32600, refused
+            assert refused["id"] == client.last_id and refused["error"]["code"] == -32600, refused
             assert said in refused["error"]["message"], refused
 
         hover = await client.request("textDocument/hover", {
@@ -170,7 +171,7 @@ async def test_the_agents_server_refuses_lines_over_the_bounds_unread(hostile: H
         # A line of 100 MB, written a megabyte at a time: held whole it would add 100 MB.
         head = b'{"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"x": "'
         refused = await _mcp_line(process, [head, *([b"x" * (1 << 20)] * 100), b'"}}\n'])
-        assert refused["id"] is None and refused["error"]["code"] == -32600, refused
+        assert refused["id"] == 2 and refused["error"]["code"] == -32600, refused
         assert "a message of 100 MB (at most 32 MB are read)" in refused["error"]["message"]
         assert peak_memory(process.pid) - normal_peak < MAX_MESSAGE_BYTES * 1.5 // 1024
         assert (await _mcp_line(process, [tools_list]))["id"] == 9
@@ -182,7 +183,7 @@ async def test_the_agents_server_refuses_lines_over_the_bounds_unread(hostile: H
                             (many, "more than 250,000 JSON values")):
             line = b'{"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"x": '
             refused = await _mcp_line(process, [line + value + b"}}\n"])
-            assert refused["id"] is None and said in refused["error"]["message"], refused
+            assert refused["id"] == 3 and said in refused["error"]["message"], refused
         for junk, code, msg_id in ((b"\xff\xfe\x00{not json\n", -32700, None),
                                    (b'{"jsonrpc": "2.0", "id": 4, "params": {}}\n', -32600, 4),
                                    (b"[1, 2, 3]\n", -32600, None)):

@@ -6,7 +6,8 @@ line is read at most :data:`~codequorum.core.limits.MAX_MESSAGE_BYTES` at a time
 one is read on in chunks and dropped, never held whole, and a line with too many JSON
 values or nested too deeply is refused before it is decoded (the language server's reader
 applies the same bounds, :mod:`codequorum.lsp.transport`). A refused line is answered with
-an Invalid Request error whose ``id`` is null and one log line; the next line is read as
+an Invalid Request error bearing the id at the head of the line (null when there is
+none) and one log line; the next line is read as
 usual. A line within the bounds that is not JSON, or not a JSON-RPC message (the SDK drops
 those without a word, and a client would wait for its answer forever), is answered too: a
 Parse error, or an Invalid Request with the line's id when it has a readable one. The SDK
@@ -35,6 +36,7 @@ from codequorum.core.limits import (
     MAX_MESSAGE_BYTES,
     PARSE_ERROR,
     json_shape_problem,
+    leading_id,
     message_size_problem,
     refusal,
 )
@@ -43,6 +45,8 @@ log = logging.getLogger(__name__)
 
 #: How much of an oversized line is held at once while it is dropped.
 DISCARD_CHUNK = 1024 * 1024
+#: What is kept of a line dropped for its size: where its id is.
+HEAD_BYTES = 1024
 #: Refusals waiting for their answer (past that the reader waits for the writer).
 REFUSALS_WAITING = 16
 
@@ -50,17 +54,20 @@ REFUSALS_WAITING = 16
 def read_line(stream: BinaryIO, limit: int = MAX_MESSAGE_BYTES) -> tuple[bytes, str | None]:
     """The next line of ``stream`` (b"" at its end) and why it is refused (None when it may
     be decoded), read a chunk at a time. A line over ``limit`` bytes is read on and dropped
-    as it comes, never held past ``limit``: it comes back as b"" with its problem."""
+    as it comes, never held past ``limit``: it comes back as its first :data:`HEAD_BYTES`
+    (where its id is) with its problem."""
     parts: list[bytes] = []
     size = 0
+    head = b""
     while True:
         chunk = stream.readline(DISCARD_CHUNK)
+        head = head or chunk[:HEAD_BYTES]
         size += len(chunk)
         ended = not chunk or chunk.endswith(b"\n")
         if size > limit:
             parts.clear()
             if ended:
-                return b"", message_size_problem(size, limit)
+                return head, message_size_problem(size, limit)
         else:
             parts.append(chunk)
             if ended:
@@ -86,9 +93,10 @@ def unreadable(line: bytes) -> JSONRPCError | None:
                   refusal("a line that is not a JSON-RPC 2.0 message"))
 
 
-def refused(problem: str) -> JSONRPCError:
-    """The answer to a line refused before it was decoded."""
-    return _error(None, refusal(problem))
+def refused(problem: str, head: bytes) -> JSONRPCError:
+    """The answer to a line refused before it was decoded (``head``: its first bytes, for
+    its id)."""
+    return _error(leading_id(head), refusal(problem))
 
 
 def _error(msg_id: int | str | None, error: dict[str, int | str]) -> JSONRPCError:
@@ -126,7 +134,7 @@ class BoundedLines:
         while True:
             line, problem = read_line(self._stream, self._limit)
             if problem is not None:
-                return b"", refused(problem)
+                return b"", refused(problem, line[:HEAD_BYTES])
             if not line or line.strip():
                 return line, None if not line else unreadable(line)
 

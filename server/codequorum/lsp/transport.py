@@ -4,9 +4,9 @@ pygls reads a whole body of any ``Content-Length`` and decodes it before a handl
 it, so one message could hold the server for seconds and hundreds of megabytes. Here a
 body over :data:`~codequorum.core.limits.MAX_MESSAGE_BYTES` is read in chunks and
 dropped, and a body with too many JSON values or nested too deeply is refused before it
-is decoded. A refused message is answered with an Invalid Request error whose ``id`` is
-null (JSON-RPC's answer when the id cannot be read) and one log line; the next message is
-read as usual.
+is decoded. A refused message is answered with an Invalid Request error bearing the id at
+the head of its bytes (where clients write it; null, JSON-RPC's answer when the id cannot be
+read, otherwise) and one log line; the next message is read as usual.
 """
 
 from __future__ import annotations
@@ -19,7 +19,12 @@ from typing import TYPE_CHECKING, Any
 
 from pygls.exceptions import JsonRpcException
 
-from codequorum.core.limits import json_shape_problem, message_size_problem, refusal
+from codequorum.core.limits import (
+    json_shape_problem,
+    leading_id,
+    message_size_problem,
+    refusal,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -89,7 +94,7 @@ async def _take_body(reader: Any, protocol: JsonRPCProtocol, size: int,
         head = await _discard(reader, size)
         if head is None:
             return False
-        refuse(protocol, too_big)
+        refuse(protocol, too_big, head)
         document = dropped_document(head)
         if document is not None and dropped is not None:
             dropped(document, size)
@@ -99,7 +104,7 @@ async def _take_body(reader: Any, protocol: JsonRPCProtocol, size: int,
         return False
     problem = json_shape_problem(body)
     if problem is not None:
-        refuse(protocol, problem)
+        refuse(protocol, problem, body[:HEAD_BYTES])
         return True
     try:
         protocol.handle_message(json.loads(body, object_hook=protocol.structure_message))
@@ -123,8 +128,9 @@ async def _discard(reader: Any, size: int) -> bytes | None:
     return head or b""
 
 
-def refuse(protocol: JsonRPCProtocol, problem: str) -> None:
-    """Answer a message that was not decoded: Invalid Request, ``id`` null, one log line."""
+def refuse(protocol: JsonRPCProtocol, problem: str, head: bytes) -> None:
+    """Answer a message that was not decoded: Invalid Request, with the id at the head of
+    its bytes (``id`` null when there is none), one log line."""
     log.warning("a message was refused without being decoded: %s", problem)
     protocol._send_data({  # pygls sends raw JSON-RPC only through it
-        "jsonrpc": "2.0", "id": None, "error": refusal(problem)})
+        "jsonrpc": "2.0", "id": leading_id(head), "error": refusal(problem)})
