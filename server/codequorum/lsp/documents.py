@@ -176,14 +176,20 @@ class Snapshot:
                 self._functions = self._index()
             return self._functions
 
+    def size_refusal(self) -> str | None:
+        """Why the document is too large to index (None when it is not): said as it opens,
+        without indexing it."""
+        if len(self.text) > MAX_DOCUMENT_BYTES or len(_utf8(self.text)) > MAX_DOCUMENT_BYTES:
+            return (f"{self.uri} is larger than {size_words(MAX_DOCUMENT_BYTES)}; "
+                    "codequorum does not index it")
+        return None
+
     def _index(self) -> list[FunctionEntry]:
         if self.language is None:
             return []
-        if len(self.text) > MAX_DOCUMENT_BYTES or len(_utf8(self.text)) > MAX_DOCUMENT_BYTES:
-            self.skipped_reason = (
-                f"{self.uri} is larger than {size_words(MAX_DOCUMENT_BYTES)}; "
-                "codequorum does not index it"
-            )
+        too_large = self.size_refusal()
+        if too_large is not None:
+            self.skipped_reason = too_large
             return []
         try:
             infos = parsing.functions(self.text, self.language)

@@ -786,6 +786,9 @@ async def did_open(ls: CodequorumServer, params: types.DidOpenTextDocumentParams
     snapshot = ls.snapshot(uri)
     if snapshot is not None and snapshot.language is not None:
         ls._saved[uri] = snapshot
+        too_large = snapshot.size_refusal()
+        if too_large is not None:
+            ls.warn_once(f"codequorum: {too_large}")
     ls.schedule_publish(uri)
 
 
