@@ -30,7 +30,8 @@ from codequorum.behaviour.run import DynamicOptions, run_dynamic_many
 from codequorum.core.model import SampleSet
 from codequorum.ingest import humaneval
 from codequorum.ingest import sample_files as formats
-from codequorum.pipeline.analyze import AnalysisOptions, analyze
+from codequorum.pipeline.analyze import analyze
+from codequorum.pipeline.config import AnalysisConfig
 from codequorum.pipeline.risk_level import RunLevel
 from recommend_cache import DATA
 
@@ -40,7 +41,7 @@ TARGET = 0.98
 def judged(sets: list[SampleSet], opts: DynamicOptions) -> list[tuple[Any, ...]]:
     """Per set: (recommended, risk, trust) after a run, the risk moved to the run's rate
     as ``score`` moves it (and each set's own beside it)."""
-    fast = AnalysisOptions(metrics=("textual",), sctd=False)
+    fast = AnalysisConfig(metrics=("textual",), sctd=False)
     dynamic = run_dynamic_many(sets, opts)
     reports = [analyze(ss, fast, dynamic=dyn) for ss, dyn in zip(sets, dynamic, strict=True)]
     level = RunLevel.shipped()

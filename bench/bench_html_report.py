@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from codequorum.ingest.sample_files import ReadError, ReadOptions, read_sample_sets
-from codequorum.pipeline.analyze import AnalysisOptions, analyze
+from codequorum.pipeline.analyze import analyze
+from codequorum.pipeline.config import AnalysisConfig
 from codequorum.render.html_report import html_document, render_html
 from reference_data import DATA, skipped
 
@@ -47,7 +48,7 @@ def build_page(data: Path, base: int, samples: int, sets: int) -> tuple[str, flo
     start = time.perf_counter()
     read = [s for s in read_sample_sets(str(data), ReadOptions(max_samples=samples, limit=base))
             if not isinstance(s, ReadError)][:base]
-    reports = [analyze(s, AnalysisOptions(metrics=("textual",))) for s in read]
+    reports = [analyze(s, AnalysisConfig(metrics=("textual",))) for s in read]
     doc = html_document(reports, total=sets)
     entries: list[dict[str, Any]] = []
     codes: list[list[str] | None] = []

@@ -30,7 +30,8 @@ from codequorum.behaviour.run import DynamicOptions, run_dynamic_many
 from codequorum.behaviour.runtimes import node, node_sandbox
 from codequorum.core.model import ModuleContext, SampleSet, TestCase
 from codequorum.judge.dynamic import dynamic_verdicts
-from codequorum.pipeline.analyze import AnalysisOptions, analyze
+from codequorum.pipeline.analyze import analyze
+from codequorum.pipeline.config import AnalysisConfig
 from reference_data import skipped
 
 DATA = Path(__file__).resolve().parent / "data" / "js_tasks.jsonl"
@@ -110,7 +111,7 @@ def main() -> None:
     for ss, report in zip(sets, reports, strict=True):
         rates = [c.pass_rate or 0.0 for c in report.candidates]
         divergent += "divergent-outputs" in {v.code for v in dynamic_verdicts(report)}
-        kept = analyze(ss, AnalysisOptions(), dynamic=report).recommended
+        kept = analyze(ss, AnalysisConfig(), dynamic=report).recommended
         kept_right += kept is not None and rates[kept] == 1.0
         random_right += sum(r == 1.0 for r in rates) / len(rates)
     print(f"dynamic: {len(sets)} sets x 4 versions in {wall:.1f} s "

@@ -9,7 +9,7 @@ version, in its module (the view ``check`` gives it), and the two rules collect 
   only as calls with literal arguments, types from annotations only, no edge values, no
   calls from the workspace;
 - ``after``: whole docstring examples, types from the versions' use, edge values, calls
-  in the module's view.
+  in the workspace.
 
 Reported per repository and overall: the share of functions with doctests (a ``>>>`` in
 the docstring) that get at least one input (read statically), the share of all functions

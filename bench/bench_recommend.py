@@ -44,12 +44,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from codequorum.core.model import SampleSet
 from codequorum.judge.recommend import outcome_key, output_clusters, recommend
-from codequorum.pipeline.analyze import AnalysisOptions, analyze
+from codequorum.pipeline.analyze import analyze
+from codequorum.pipeline.config import AnalysisConfig
 from recommend_cache import CACHE, REPO, TaskRuns, read_cache
 from reference_data import skipped
 
 SETS = REPO / "bench" / "results" / "recommend_sets.json"
-OPTIONS = AnalysisOptions(metrics=(), keep_matrices=False, sctd=False)
+OPTIONS = AnalysisConfig(metrics=(), keep_matrices=False, sctd=False)
 
 
 def exception_key(outcome: Any) -> str | None:

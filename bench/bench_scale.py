@@ -208,10 +208,11 @@ def _stage_function(stage: str) -> Callable[[Any], object]:
     from codequorum.metrics.structural import structural_matrices
     from codequorum.metrics.textual import textual_summary
     from codequorum.metrics.tree_edit import tsed_matrix
-    from codequorum.pipeline.analyze import AnalysisOptions, analyze, static_sctd
+    from codequorum.pipeline.analyze import analyze, static_sctd
+    from codequorum.pipeline.config import AnalysisConfig
 
-    cli = AnalysisOptions(metrics=("tsed",), keep_matrices=False)  # the command line's defaults
-    no_tsed = AnalysisOptions(metrics=(), keep_matrices=False)
+    cli = AnalysisConfig(metrics=("tsed",), keep_matrices=False)  # the command line's defaults
+    no_tsed = AnalysisConfig(metrics=(), keep_matrices=False)
     if stage == "unified / tree diff (--textual)":
         from codequorum.metrics.pycode_similar import pycode_similar_matrices
 

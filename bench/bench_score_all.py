@@ -72,7 +72,8 @@ def breakdown(tasks: int, versions: int | None = None) -> None:
     from codequorum.core.model import SampleSet
     from codequorum.ingest.sample_files import ReadOptions, read_sample_sets
     from codequorum.metrics.structural import structural_matrices, subtree_counts
-    from codequorum.pipeline.analyze import AnalysisOptions, analyze
+    from codequorum.pipeline.analyze import analyze
+    from codequorum.pipeline.config import AnalysisConfig
 
     t0 = time.perf_counter()
     sets = [s for s in read_sample_sets(DATA, ReadOptions(limit=tasks, max_samples=versions))
@@ -80,7 +81,7 @@ def breakdown(tasks: int, versions: int | None = None) -> None:
     read_s = time.perf_counter() - t0
     chosen = sets[:tasks]
     structural_matrices(chosen[0].codes, "python")  # warm the grammar
-    opts = AnalysisOptions(metrics=(), keep_matrices=False)
+    opts = AnalysisConfig(metrics=(), keep_matrices=False)
 
     def best(fn: Callable[[], object]) -> float:
         times = []

@@ -1,6 +1,11 @@
 """Fit the risk models and the stability reference, and measure them on draws held out.
 
-Reproducible procedure (what ``server/codequorum/data/risk_model.json`` was made with):
+The shipped models, levels, range and run rule are ``fit_risk_families.py``'s (real model
+families, each left out in turn); this script's ``--write`` rewrites the whole file from
+CodeGen-16B's regimes, so run that one after it. Its stability reference is still this
+script's.
+
+Reproducible procedure (what the file's stability reference was made with):
 
 1. ``recommend_cache.py`` runs all 100 CodeGen-16B versions of each of the 164 HumanEval
    tasks once in the sandbox (inputs an editor has, plus the hidden tests);

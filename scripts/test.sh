@@ -15,6 +15,8 @@ fi
 .venv/bin/mypy
 # Every import points down the layers (the contracts in pyproject.toml).
 .venv/bin/lint-imports --no-cache
+# Every generated file is current (docs tables, shared schemas, the extension's generated code).
+.venv/bin/python scripts/generate --check
 # The editor tests run the real Neovim and a real Emacs with eglot; install them when they are
 # missing and we can (as root with apt-get). If that fails the tests that need them are
 # skipped, with the reason.

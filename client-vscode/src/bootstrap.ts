@@ -42,6 +42,11 @@ export interface BootstrapDeps {
   log(line: string): void;
   /** `vscode.env.remoteName` (ssh-remote, wsl, ...) in a remote window. */
   remoteName?: string;
+  /**
+   * The setup's last step once the server is installed: the portable sandbox prepared where
+   * versions will run in it (portableSetup.ts). Its outcome never fails the setup.
+   */
+  prepareSandbox?(python: string): Promise<unknown>;
 }
 
 export function offerMessage(python: string, remoteName?: string): string {
@@ -112,5 +117,6 @@ async function install(basePython: string, wheel: string, deps: BootstrapDeps, c
   if (!(await deps.canImport(env.python))) {
     return { kind: 'failed', message: `codequorum is still not importable by ${env.python}; see the codequorum log.` };
   }
+  await deps.prepareSandbox?.(env.python);
   return { kind: 'ready', python: env.python, via: 'installed' };
 }

@@ -2,6 +2,7 @@
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { BootstrapDeps } from './bootstrap';
+import { preparePortable } from './portableSetup';
 import { clearVersions } from './commands/clear';
 import { compareVersions } from './commands/compare';
 import type { CommandContext } from './commands/context';
@@ -64,6 +65,24 @@ function bootstrapDeps(context: vscode.ExtensionContext, output: vscode.LogOutpu
           task((message) => progress.report({ message })),
         ),
       ),
+    prepareSandbox: (python) =>
+      preparePortable(python, {
+        platform: process.platform,
+        sandbox: setting<unknown>('dynamic.sandbox', 'auto'),
+        run: runProcess,
+        withCancellableProgress: (title, task) =>
+          Promise.resolve(
+            vscode.window.withProgress(
+              { location: vscode.ProgressLocation.Notification, title, cancellable: true },
+              (_progress, token) => {
+                const controller = new AbortController();
+                token.onCancellationRequested(() => controller.abort());
+                return task(controller.signal);
+              },
+            ),
+          ),
+        log,
+      }),
     openInterpreterSetting: async () => {
       // A file picked here is written as a User setting: VS Code puts a machine setting in a
       // remote window's Remote settings, where it applies. Without a file, the Settings editor

@@ -15,6 +15,8 @@ export interface RunOptions {
   env?: NodeJS.ProcessEnv;
   /** Called with each chunk of output as it arrives (for a log channel). */
   onOutput?: (text: string) => void;
+  /** Aborting it kills the program (a cancelled progress). */
+  signal?: AbortSignal;
 }
 
 export type Runner = (command: string, args: string[], options?: RunOptions) => Promise<RunResult>;
@@ -52,6 +54,14 @@ export const runProcess: Runner = (command, args, options = {}) =>
       stderr += text;
       options.onOutput?.(text);
     });
+    const abort = (): void => {
+      child.kill();
+      finish({ code: null, stdout, stderr, error: 'cancelled' });
+    };
+    if (options.signal?.aborted) {
+      abort();
+    }
+    options.signal?.addEventListener('abort', abort, { once: true });
     child.on('error', (err) => finish({ code: null, stdout, stderr, error: err.message }));
     child.on('close', (code) => finish({ code, stdout, stderr }));
   });

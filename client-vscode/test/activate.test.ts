@@ -143,6 +143,7 @@ describe('activation', () => {
       return {
         uri: 'file:///work/demo/calc.py', qualifiedName: 'Calc.add', index, version: index + 1, label: `v${index + 1}`,
         origin: 'relayed', provider: null, model: null, language: 'python', code, indented: code,
+        range: { start: { line: 4, character: 4 }, end: { line: 8, character: 20 } }, replacement: code,
       };
     };
     mock.state.documents.set('file:///work/demo/calc.py', CALC_LINES.join('\n'));

@@ -54,6 +54,9 @@ function fakeDeps(world: World) {
     openInterpreterSetting: async () => {
       events.push('open settings');
     },
+    prepareSandbox: async (python) => {
+      events.push(`prepare the portable sandbox with ${python}`);
+    },
     log: () => undefined,
   };
   return { deps, events };
@@ -84,6 +87,7 @@ describe('bootstrap decision', () => {
       'venv /usr/bin/python3',
       `install ${WHEEL} into /storage/server-env/bin/python`,
       'remember codequorum-0.1.0-py3-none-any.whl',
+      'prepare the portable sandbox with /storage/server-env/bin/python', // the setup's last step
     ]);
   });
 

@@ -6,7 +6,7 @@ import * as path from 'path';
 import { clearVersions } from '../src/commands/clear';
 import { compareVersions, diffDocuments } from '../src/commands/compare';
 import { versionItems } from '../src/commands/pickVersion';
-import { atColumnZero, dedent, indentBefore, reindent, replaceWithVersion } from '../src/commands/replace';
+import { atColumnZero, dedent, indentBefore, replaceWithVersion } from '../src/commands/replace';
 import { importVersions } from '../src/commands/importVersions';
 import { MAX_IMPORT_BYTES, readPickedFile } from '../src/pickedFile';
 import { runVersions } from '../src/commands/runVersions';
@@ -19,13 +19,17 @@ import { mock, Uri, type WorkspaceEdit } from './mock/vscode';
 
 const URI = 'file:///work/demo/calc.py';
 const V3 = 'def add(x, y):\n    return x + y\n';
+const ADD_RANGE = { start: { line: 5, character: 4 }, end: { line: 7, character: 20 } };
 
 function server(extra: Record<string, unknown> = {}) {
   return new FakeServer({
     [ServerCommands.analyze]: fixture('analyze-add.json'),
     [ServerCommands.showVersion]: (args: unknown[]) => {
       const index = (args[0] as { index: number }).index;
-      return { index, version: index + 1, code: index === 2 ? V3 : `def add(a, b):\n    return ${index}\n`, indented: '' };
+      const code = index === 2 ? V3 : `def add(a, b):\n    return ${index}\n`;
+      // the server's edit: the user's docstring kept, laid out for the function's place
+      const replacement = `def add(a, b):\n        \"\"\"The user's.\"\"\"\n        return ${index}`;
+      return { index, version: index + 1, code, indented: '', range: ADD_RANGE, replacement };
     },
     [ServerCommands.deleteVersions]: { removed: 3 },
     ...extra,
@@ -86,8 +90,9 @@ describe('compare', () => {
     assert.equal(mock.state.appliedEdits.length, 1);
     const edit = (mock.state.appliedEdits[0] as WorkspaceEdit).edits[0];
     assert.equal(edit.uri.toString(), URI);
-    assert.deepEqual([edit.range.start.line, edit.range.start.character, edit.range.end.line, edit.range.end.character], [4, 4, 8, 20]);
-    assert.equal(edit.newText, 'def add(x, y):\n        return x + y');
+    // the server's edit of the function's range, the user's docstring kept
+    assert.deepEqual([edit.range.start.line, edit.range.start.character, edit.range.end.line, edit.range.end.character], [5, 4, 7, 20]);
+    assert.equal(edit.newText, 'def add(a, b):\n        """The user\'s."""\n        return 2');
   });
 
   it('changes nothing when the pick is dismissed', async () => {
@@ -133,9 +138,7 @@ describe('replace', () => {
     openEditor(URI, CALC_LINES, { line: 5, character: 8 });
   });
 
-  it('re-indents a version for the function’s place', () => {
-    assert.equal(reindent('def f():\n    if x:\n\n        return 1\n', '    '), 'def f():\n        if x:\n\n            return 1');
-    assert.equal(reindent('    def f():\n        return 1', ''), 'def f():\n    return 1');
+  it('moves a function’s text to column 0', () => {
     assert.equal(dedent('  a\n\n    b'), 'a\n\n  b');
     assert.equal(indentBefore('    '), '    ');
     assert.equal(atColumnZero('    ', 'def add(a, b):\n        total = 0\n\n        return total'), 'def add(a, b):\n    total = 0\n\n    return total');
@@ -148,7 +151,10 @@ describe('replace', () => {
     const { ctx, refreshes } = makeContext(s, CALC_LINES);
     await replaceWithVersion(ctx, undefined, 2);
     assert.equal(mock.state.quickPicks.length, 0);
-    assert.equal((mock.state.appliedEdits[0] as WorkspaceEdit).edits[0].newText, 'def add(x, y):\n        return x + y');
+    // the edit is the server's: its text and range, not the version's code laid out here
+    const [edit] = (mock.state.appliedEdits[0] as WorkspaceEdit).edits;
+    assert.equal(edit.newText, 'def add(a, b):\n        """The user\'s."""\n        return 2');
+    assert.deepEqual([edit.range.start.line, edit.range.start.character, edit.range.end.line, edit.range.end.character], [5, 4, 7, 20]);
     assert.equal(refreshes(), 1);
   });
 
@@ -158,7 +164,7 @@ describe('replace', () => {
     mock.state.quickPickAnswer = (items) => items[0];
     await replaceWithVersion(ctx);
     assert.equal(s.callsOf(ServerCommands.showVersion)[0].args[0] && (s.callsOf(ServerCommands.showVersion)[0].args[0] as { index: number }).index, 0);
-    assert.equal((mock.state.appliedEdits[0] as WorkspaceEdit).edits[0].newText, 'def add(a, b):\n        return 0');
+    assert.equal((mock.state.appliedEdits[0] as WorkspaceEdit).edits[0].newText, 'def add(a, b):\n        """The user\'s."""\n        return 0');
   });
 
   it('reports an edit the editor refused', async () => {

@@ -40,6 +40,7 @@ const WHOLE_RESULTS: Record<string, Record<string, unknown>> = {
   [ServerCommands.showVersion]: {
     uri: '', qualifiedName: '', index: 0, version: 1, label: 'v1', origin: 'relayed', provider: null, model: null,
     language: 'python', code: '', indented: '',
+    range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, replacement: '',
   },
   [ServerCommands.runDynamic]: { uri: '', qualifiedName: '', started: false, refused: false, message: null, token: null },
 };

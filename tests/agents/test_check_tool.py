@@ -13,13 +13,14 @@ from codequorum.agents.context import AgentOptions, AgentWorkspace, no_progress
 from codequorum.agents.schema import CheckArgs, CheckResult
 from codequorum.agents.text import check_text
 from codequorum.behaviour.sandbox import isolation
+from codequorum.pipeline.config import AnalysisConfig
 from tests.agents.conftest import store_versions
 
 JS = "function add(a, b) {\n  return a + b;\n}\n"
 
 
 def _check(root: Path, **kwargs: object) -> CheckResult:
-    ws = AgentWorkspace(root, AgentOptions(metrics=("textual",)))
+    ws = AgentWorkspace(root, AgentOptions(AnalysisConfig(metrics=("textual",))))
     try:
         return check_function(ws, CheckArgs.model_validate(kwargs), no_progress,
                               threading.Event())
@@ -52,7 +53,7 @@ def test_without_the_strict_sandbox_the_versions_run_in_the_portable_one(
     monkeypatch.setattr(bwrap, "find_bwrap", lambda: None)
     monkeypatch.setattr(isolation, "_cache", {})
     said: list[str] = []
-    ws = AgentWorkspace(sign_ws, AgentOptions(metrics=("textual",)))
+    ws = AgentWorkspace(sign_ws, AgentOptions(AnalysisConfig(metrics=("textual",))))
     try:
         result = check_function(ws, CheckArgs(path="app.py", function="sign", dynamic=True),
                                 lambda _d, _t, text: said.append(text), threading.Event())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from codequorum.behaviour.callers import is_test_file, literal_calls
 from codequorum.core.model import ModuleContext
 
@@ -27,8 +29,9 @@ def _context(kind: str = "function") -> ModuleContext:
 
 def test_literal_calls_outside_the_function_own_file_first() -> None:
     calls = literal_calls(_context(), "f")
-    assert [(c.args, c.kwargs, c.in_test) for c in calls] == [
-        ((2,), {"y": 3}, False), ((), {"x": [1]}, False), ((5,), {}, True)]
+    assert [(c.args, c.kwargs, c.in_test, c.where) for c in calls] == [
+        ((2,), {"y": 3}, False, "app.py:7"), ((), {"x": [1]}, False, "app.py:7"),
+        ((5,), {}, True, "tests/test_app.py:4")]
     method = literal_calls(_context("method"), "f")
     assert ((4,), {}, False) in [(c.args, c.kwargs, c.in_test) for c in method]
     assert len(literal_calls(_context(), "f", limit=1)) == 1
@@ -37,3 +40,41 @@ def test_literal_calls_outside_the_function_own_file_first() -> None:
 def test_test_files_are_told_by_their_names() -> None:
     assert is_test_file("tests/test_app.py") and is_test_file("pkg/app_test.py")
     assert not is_test_file("pkg/app.py") and not is_test_file("testing.py")
+
+
+def test_the_workspaces_other_files_are_read_after_the_view() -> None:
+    caller = "from app import f\n\nprint(f(7))\n"
+    context = ModuleContext(name="app", path="app.py", qualified_name="f", kind="function",
+                            files=(("app.py", APP),), roots=("",),
+                            callers=(("cli/main.py", caller),))
+    calls = literal_calls(context, "f")
+    assert [(c.args, c.in_test, c.where) for c in calls][-1] == ((7,), False, "cli/main.py:3")
+
+
+def test_a_tests_call_elsewhere_in_the_workspace_is_an_input_that_says_where(
+        tmp_path: Path) -> None:
+    """``scale`` has no doctest and no hint; a test file it does not import calls it with
+    literals: that call runs, and the versions part ways on it, said with its place."""
+    from codequorum.behaviour.run import DynamicOptions, run_dynamic
+    from codequorum.core.model import Sample, SampleSet
+    from codequorum.ingest.module_view import module_context
+    from codequorum.render.findings import origin_words
+
+    source = "def scale(size, unit):\n    return size // unit\n"
+    ws = tmp_path / "ws"
+    (ws / "tests").mkdir(parents=True)
+    (ws / "sizes.py").write_text(source)
+    (ws / "tests" / "test_sizes.py").write_text(
+        "from sizes import scale\n\n\ndef test_scale():\n    assert scale(-7, 2) == -4\n")
+    sample_set = SampleSet(
+        task_id="scale", entry_point="scale",
+        samples=[Sample("def scale(size, unit):\n    return int(size / unit)\n"),
+                 Sample(source, origin="current")],
+        module=module_context(source, ws / "sizes.py", ws, "scale"))
+    report = run_dynamic(sample_set, DynamicOptions(jobs=2, hypothesis_examples=2,
+                                                    scaling=False, use_hypothesis=False))
+    [t] = [t for t, i in enumerate(report.inputs) if i["label"] == "scale(-7, 2)"]
+    assert report.inputs[t]["origin"] == "test"
+    assert origin_words(report.inputs[t]) == "a test in tests/test_sizes.py:5"
+    outcomes = [row[t] for row in report.outcomes]
+    assert [o[0] if o is not None else None for o in outcomes] == ["-3", "-4"]

@@ -102,3 +102,17 @@ def test_setup_keeps_the_nearest_examples_within_its_bound() -> None:
                            may_grade=True)
     assert sum(map(len, case.setup)) <= MAX_SETUP_CHARS
     assert case.setup[-1].startswith("v19 = ") and len(case.setup) == 8
+
+
+def test_examples_doctest_skips_are_no_inputs() -> None:
+    doc = """
+    >>> f([3, 1])  # doctest: +SKIP
+    (1, 3)
+    >>> list(f([2]))  # doctest:+SKIP
+    [2]
+    >>> print(f(1))
+    1
+    """
+    cases = example_cases(_fn(doc), "f", may_grade=True)
+    assert [c.source for c in cases] == ["print(f(1))\n"]
+    assert cases[0].setup == ()

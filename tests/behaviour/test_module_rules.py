@@ -129,6 +129,37 @@ def test_a_methods_inputs_are_called_on_the_first_examples_instance() -> None:
     assert method_inputs(plan, ctx("method", "Square.area"), instance=False) is plan
 
 
+SQUARE = '''class Square:
+    """A square.
+
+    >>> Square(3).side
+    3
+    >>> s = Square(side=int("4"))
+    """
+
+    def grow(self, k):
+        """>>> Square(2 + 1).grow(2)
+        >>> Square(helper(1)).grow(1)
+        >>> Square(3).grow(9)
+        """
+
+    def area(self, unit):
+        return self.side ** 2
+'''
+
+
+def test_a_method_without_examples_takes_the_instances_its_class_builds_in_turn() -> None:
+    plan = InputPlan("area", [case("area(5)", args=(5,)), case("area(6)", args=(6,)),
+                              case("area(7)", args=(7,)), case("area(8)", args=(8,))])
+    out = method_inputs(plan, ctx("method", "Square.area", SQUARE), instance=True)
+    # literal and builtin-only constructions, distinct; one naming a helper is left
+    assert [c.label for c in out.cases] == [
+        "Square(3).area(5)", "Square(side=int('4')).area(6)", "Square(2 + 1).area(7)",
+        "Square(3).area(8)"]
+    assert out.cases[1].test.receiver == Receiver("Square", source="Square(side=int('4'))")
+    assert out.notes == []
+
+
 def test_a_method_without_an_example_instance_has_no_inputs_to_guess() -> None:
     plan = InputPlan("area", [case("area(5)", args=(5,))])
     out = method_inputs(plan, ctx("method", "Square.area"), instance=True)

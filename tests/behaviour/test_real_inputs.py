@@ -88,3 +88,32 @@ def test_markupsafe_escape_runs_on_its_edges_in_its_module(origin: str) -> None:
     assert parted and all(report.inputs[t]["origin"] in (origin, "hint", "doctest")
                           for t in range(len(report.inputs)))
     assert any("&" in label or "'" in label for label in parted)
+
+
+def test_a_method_without_examples_runs_on_the_instances_its_class_builds() -> None:
+    # get_zscore has no doctest; Stats' other methods build Stats(range(20)), ...
+    wrong = ("def get_zscore(self, value):\n"
+             "    return (float(value) - self.mean) / self.variance\n")
+    report = run_dynamic(real_set("boltons", "boltons/statsutils.py", "Stats.get_zscore",
+                                  "method", versions=(wrong,)), OPTIONS)
+    labels = [i["label"] for i in report.inputs]
+    assert labels and all(label.startswith("Stats(") for label in labels)
+    assert {label.partition(".get_zscore")[0] for label in labels} >= {
+        "Stats(range(20))", "Stats([2, 1, 3])"}
+    ran = [t for t, got in enumerate(report.outcomes[1][:len(labels)])
+           if got is not None and got[1] is None]
+    assert ran and any(report.outcomes[0][t] != report.outcomes[1][t] for t in ran)
+
+
+def test_versions_that_draw_random_numbers_draw_the_same_ones() -> None:
+    # random_permutation calls random.sample; its doctest is marked +SKIP and is no input
+    same = ("def random_permutation(iterable, r=None):\n"
+            "    pool = tuple(iterable)\n"
+            "    if r is None:\n"
+            "        r = len(pool)\n"
+            "    return tuple(sample(pool, r))\n")
+    report = run_dynamic(real_set("more-itertools", "more_itertools/recipes.py",
+                                  "random_permutation", versions=(same,)), OPTIONS)
+    assert report.inputs and all(i["origin"] != "doctest" for i in report.inputs)
+    assert any(o is not None and o[1] is None for o in report.outcomes[0])
+    assert report.outcomes[0] == report.outcomes[1]

@@ -28,6 +28,9 @@ def test_each_use_asks_for_its_kind() -> None:
     assert _spec("return p + '!'") == ("str",)
     assert _spec("return list(p.items())") == ("dict", ("str",), ("int",))
     assert _spec("p.append(1)") == ("list", ("int",))
+    assert _spec("return float(p) - m") == ("float",)
+    assert _spec("return math.isnan(p)") == ("float",)
+    assert _spec("return int(p)") == ("int",)
 
 
 def test_the_strongest_use_over_all_versions_wins_and_nothing_telling_is_none() -> None:

@@ -24,9 +24,10 @@ from rich.cells import cell_len
 
 from codequorum.cli.main import add_common_options, build_parser, main
 from codequorum.core.model import SampleSet
-from codequorum.pipeline.analyze import AnalysisOptions, analyze
+from codequorum.pipeline.analyze import analyze
+from codequorum.pipeline.config import AnalysisConfig
 from codequorum.pipeline.score import dynamic_available
-from codequorum.render import CSV_COLUMNS
+from codequorum.render.csv_out import CSV_COLUMNS
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = Path(sys.executable).parent / "codequorum"
@@ -81,7 +82,7 @@ def test_json_values_equal_the_reference_and_the_analysis(
             assert got["summary"]["jsd_value"][kind] == pytest.approx(ref["jsd_value_ln"],
                                                                       rel=1e-9)
         direct = analyze(SampleSet.from_codes(case["task_id"], case["samples"]),
-                         AnalysisOptions(metrics=(), jsd_log_base=math.e))
+                         AnalysisConfig(metrics=(), jsd_log_base=math.e))
         assert got["summary"] == direct.to_dict()["summary"]
         assert got["clusters"] == direct.clusters and got["medoid"] == direct.medoid
         assert [v["message"] for v in got["verdicts"]] == [v.message for v in direct.verdicts]
@@ -95,7 +96,7 @@ def test_csv_and_table_show_the_same_values(tmp_path: Path,
     assert code == 0
     rows = list(csv.DictReader(io.StringIO(out)))
     assert [r["task_id"] for r in rows] == ["t1", "t2"]
-    direct = analyze(SampleSet.from_codes("t1", [A, B, C]), AnalysisOptions(metrics=("tsed",)))
+    direct = analyze(SampleSet.from_codes("t1", [A, B, C]), AnalysisConfig(metrics=("tsed",)))
     for metric in ("sce_struct", "sce_value", "jsd_struct", "jsd_value", "tsed"):
         assert float(rows[0][f"{metric}_ordered"]) == direct.pair(metric)
         assert float(rows[0][f"{metric}_unordered"]) == direct.pair(metric, "unordered")

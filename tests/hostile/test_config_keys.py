@@ -58,9 +58,8 @@ def test_every_editor_setting_says_who_may_set_it() -> None:
                             f"{prop.get('scope')!r}, not \"machine\"")
     assert not problems, (
         "; ".join(problems) + ". Every setting declares what it can do: reach=Reach.X on "
-        "its Setting in server/codequorum/options/declarations.py; then write "
-        "shared/settings.schema.json with `python -m codequorum.options.settings_schema` and "
-        "run `npm run gen-settings` in client-vscode")
+        "its Setting in server/codequorum/options/declarations.py; then run "
+        "scripts/generate")
     assert set(declared) == set(schema)
 
 
@@ -102,7 +101,7 @@ def test_the_options_only_the_user_may_set() -> None:
     """What a project's file can no longer reach, by name (a new one must be added here on
     purpose)."""
     keys = sorted({key for _, key, _ in USER_ONLY})
-    assert keys == ["api-key-env", "base-url", "concurrency", "dynamic", "interpreter",
+    assert keys == ["api-key-env", "base-url", "concurrency", "dynamic", "if-needed", "interpreter",
                     "jobs", "log-file", "max-retries", "max-tokens", "model", "output",
                     "prepare", "propose-inputs", "resume", "samples", "sandbox", "scheduler",
                     "store", "tcp", "timeout", "versions", "workspace"]
@@ -322,7 +321,7 @@ def test_a_refused_key_in_the_workspace_file_is_one_warning_in_the_editor(tmp_pa
         '"https://collect.example/v1"\n[score]\nsandbox = "weak"\n', encoding="utf-8")
     settings, warnings = file_settings(str(tmp_path))
     assert settings.analysis.metrics == ("textual",)
-    assert (settings.store.path, settings.provider.base_url, settings.dynamic.sandbox) == (
+    assert (settings.store.path, settings.provider.base_url, settings.analysis.sandbox) == (
         "", "https://api.openai.com/v1", "auto")
     (message,) = warnings
     summary, *lines = message.splitlines()

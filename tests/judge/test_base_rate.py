@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from codequorum.judge.base_rate import (
+    NEVER,
     BaseRate,
     GroupRate,
     adapt,
@@ -92,6 +93,10 @@ def test_words_say_the_rates_or_why_not() -> None:
     assert rate_words("m", GroupRate(7, 0.5, 0.2, 0.5, False, 0.3, 0.3), 20) == (
         "risk per set for m: 7 sets with a risk, fewer than the 20 it takes to tell the "
         "model's own rate")
+    # a rule that never moves says why each set keeps its own risk
+    assert rate_words("m", GroupRate(70, 0.5, 0.2, 0.5, False, 0.3, 0.3), NEVER) == (
+        "risk per set for m: 70 sets with a risk, each its own (a run's own rate did not "
+        "hold on every model family left out of the fit)")
 
 
 def test_the_shipped_model_carries_the_rule() -> None:

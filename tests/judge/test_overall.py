@@ -14,7 +14,8 @@ from codequorum.core.model import SampleSet
 from codequorum.core.report import StabilityReport, Verdict
 from codequorum.ingest.sample_files import ReadOptions, read_sample_sets
 from codequorum.judge.overall import OverallAccumulator, RunningSum, overall
-from codequorum.pipeline.analyze import AnalysisOptions, analyze
+from codequorum.pipeline.analyze import analyze
+from codequorum.pipeline.config import AnalysisConfig
 from tests.pipeline.test_analyze import BUILTIN, FAST, LOOP, LOOP_RENAMED, RECURSIVE
 
 
@@ -123,7 +124,7 @@ def test_accumulator_equals_the_held_computation_on_real_sets(shared_dir: Path) 
     data = shared_dir / "data" / "humaneval_codegen16b_t0.8.jsonl"
     sets = [s for s in read_sample_sets(data, ReadOptions(limit=12, max_samples=5))
             if isinstance(s, SampleSet)]
-    reports = [analyze(s, AnalysisOptions(metrics=("textual",), keep_matrices=False)) for s in sets]
+    reports = [analyze(s, AnalysisConfig(metrics=("textual",), keep_matrices=False)) for s in sets]
     accumulator = OverallAccumulator()
     for r in reports:
         accumulator.add(r)

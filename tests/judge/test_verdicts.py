@@ -52,7 +52,7 @@ def test_every_spec_has_its_anchor_in_the_docs() -> None:
 
 
 def test_the_docs_section_is_current() -> None:
-    # python -m codequorum.judge.verdicts writes it
+    # scripts/generate writes it
     text = DOCS.read_text(encoding="utf-8")
     assert verdicts.with_docs_section(text) == text
     assert verdicts.BEGIN in text and verdicts.END in text

@@ -20,7 +20,7 @@ SCHEMA = Path(__file__).resolve().parents[2] / "shared" / "commands.schema.json"
 
 def test_shared_schema_matches_the_classes() -> None:
     # after changing lsp/contract.py:
-    #   PYTHONPATH=server python -m codequorum.lsp.contract > shared/commands.schema.json
+    #   scripts/generate
     assert SCHEMA.read_text(encoding="utf-8") == c.schema_text()
 
 

@@ -350,3 +350,55 @@ async def test_methods_are_replaced_with_their_indentation(workspace: Path) -> N
             await asyncio.sleep(0.05)
         else:
             raise AssertionError("the versions did not follow the class rename")
+
+
+async def test_show_version_gives_the_edit_the_code_actions_make(workspace: Path) -> None:
+    """The editors' own "Replace with version" takes ``showVersion``'s ``replacement`` and
+    ``range``: the user's docstring kept, as the code action keeps it, unless the
+    version's own is asked for."""
+    doc = (
+        "class Box:\n"
+        "    # the sum of the items\n"
+        "    def total(self):\n"
+        '        """All the items, added.\n'
+        "\n"
+        "        >>> Box().total()\n"
+        "        0\n"
+        '        """\n'
+        "        return sum(self.items)\n"
+    )
+    version = 'def total(self):\n    """Sum."""\n    s = 0\n    for x in self.items:\n' \
+        '        s += x\n    return s\n'
+    async with lsp_session(workspace) as client:
+        uri = open_document(client, workspace / "box.py", doc)
+        await command(client, "codequorum.addVersions", uri, "Box.total", [version])
+        shown = await command(client, "codequorum.showVersion",
+                              {"uri": uri, "qualifiedName": "Box.total", "index": 0})
+        actions = await actions_at(client, uri, position_of(doc, "total"))
+        assert actions is not None
+        pick = next(a for a in actions if a.title == "Replace `total` with version 1")
+        assert isinstance(pick, types.CodeAction) and pick.edit and pick.edit.changes
+        [edit] = pick.edit.changes[uri]
+        assert shown["replacement"] == edit.new_text
+        assert shown["range"] == {"start": {"line": edit.range.start.line,
+                                            "character": edit.range.start.character},
+                                  "end": {"line": edit.range.end.line,
+                                          "character": edit.range.end.character}}
+        assert apply_edits(doc, [edit]) == (
+            "class Box:\n"
+            "    # the sum of the items\n"
+            "    def total(self):\n"
+            '        """All the items, added.\n'
+            "\n"
+            "        >>> Box().total()\n"
+            "        0\n"
+            '        """\n'
+            "        s = 0\n"
+            "        for x in self.items:\n"
+            "            s += x\n"
+            "        return s\n"
+        )
+        own = await command(client, "codequorum.showVersion",
+                            {"uri": uri, "qualifiedName": "Box.total", "index": 0,
+                             "ownDocstring": True})
+        assert own["replacement"].startswith('def total(self):\n        """Sum."""\n')

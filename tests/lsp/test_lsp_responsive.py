@@ -119,3 +119,49 @@ async def test_cold_answers_come_before_the_analysis_and_a_refresh_follows(
 
         # a function without versions: no hover, as before
         assert await hover_once(client, uri, position_of(DOC, "g(xs)")) is None
+
+
+async def test_a_large_module_shows_its_first_functions_findings_before_the_rest(
+    workspace: Path,
+) -> None:
+    """More functions to analyse than ``FIRST_STEP``: the first publish holds the findings
+    of the first ones (their analyses were started first), the next those of all."""
+    from codequorum.lsp.server import FIRST_STEP
+
+    n = FIRST_STEP + 6
+    doc = "".join(f"def f{k}(xs):\n    return sum(xs) + {k}\n\n\n" for k in range(n))
+    path = workspace / "many.py"
+    store = SampleStore.open(workspace / ".codequorum" / "samples.sqlite3")
+    try:
+        for k in range(n):  # two versions unlike each other: each function has a finding
+            store.add(store_key(path, workspace), "python", f"f{k}", [
+                Sample(code=f"def f{k}(xs):\n    return sum(xs) + {k}\n", origin="imported"),
+                Sample(code=versions(4)[3].replace("def f(", f"def f{k}("), origin="imported"),
+            ])
+    finally:
+        store.close()
+    async with lsp_session(workspace) as client:
+        recorded = Recorded()
+        client.diagnostics = recorded  # every publish kept, however close they come
+        uri = open_document(client, path, doc)
+        await wait_for(lambda: len(recorded.of(uri)) >= 2, timeout=120)
+        first, every = ({(d.data or {})["qualifiedName"] for d in p}
+                        for p in recorded.of(uri)[:2])
+        assert every == {f"f{k}" for k in range(n)}
+        assert first == {f"f{k}" for k in range(FIRST_STEP)}
+
+
+class Recorded(dict[str, Any]):
+    """The client's diagnostics by document, with every publish kept in order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.history: list[tuple[str, list[types.Diagnostic]]] = []
+
+    def __setitem__(self, uri: str, diagnostics: Any) -> None:
+        self.history.append((uri, list(diagnostics)))
+        super().__setitem__(uri, diagnostics)
+
+    def of(self, uri: str) -> list[list[types.Diagnostic]]:
+        """The publishes of ``uri``, in order."""
+        return [d for u, d in self.history if u == uri]

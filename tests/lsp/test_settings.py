@@ -15,8 +15,11 @@ from codequorum.lsp.settings import (
     ProviderSettings,
     Settings,
     Spec,
+    from_settings,
     parse_settings,
 )
+from codequorum.metrics.registry import METRIC_CHOICES
+from codequorum.pipeline.config import AnalysisConfig
 
 SCHEMA = Path(__file__).resolve().parents[2] / "shared" / "settings.schema.json"
 
@@ -163,16 +166,25 @@ def test_whole_float_is_accepted_for_integers_and_seed_null() -> None:
     assert settings.provider.seed is None
 
 
+def test_the_analysis_settings_are_the_engines_configuration() -> None:
+    settings, warnings = parse_settings({"analysis": {"maxDepth": 7, "includeCurrent": False},
+                                         "dynamic": {"timeout": 3, "sandbox": "portable"}})
+    assert warnings == []
+    assert from_settings(settings) == AnalysisConfig(max_depth=7, include_current=False,
+                                                     timeout=3.0, sandbox="portable")
+    assert from_settings(Settings()) == AnalysisConfig()
+
+
 def test_sandbox_level_reaches_the_session() -> None:
     from codequorum.lsp.engine import session_config
 
-    assert session_config(parse_settings(None)[0]).dynamic_sandbox == "auto"
+    assert session_config(parse_settings(None)[0]).analysis.sandbox == "auto"
     weak, warnings = parse_settings({"dynamic": {"sandbox": "weak"}})
-    assert warnings == [] and session_config(weak).dynamic_sandbox == "weak"
+    assert warnings == [] and session_config(weak).analysis.sandbox == "weak"
     portable, warnings = parse_settings({"dynamic": {"sandbox": "portable"}})
-    assert warnings == [] and session_config(portable).dynamic_sandbox == "portable"
+    assert warnings == [] and session_config(portable).analysis.sandbox == "portable"
     bad, warnings = parse_settings({"codequorum.dynamic.sandbox": "none"})
-    assert bad.dynamic.sandbox == "auto"
+    assert bad.analysis.sandbox == "auto"
     assert warnings == [
         'invalid setting codequorum.dynamic.sandbox = "none": expected one of auto, strict, '
         'portable, weak; using the default "auto"'
@@ -213,8 +225,8 @@ def test_metrics_is_one_choice_of_the_registry_names() -> None:
     bad, warnings = parse_settings({"analysis": {"metrics": ["tsed", "lcs"]}})
     assert bad.analysis.metrics == ("tsed", "textual")
     assert warnings == ['invalid setting codequorum.analysis.metrics = ["tsed", "lcs"]: '
-                        'unknown "lcs": expected some of tsed, tsed_08, textual; using the '
-                        'default ["tsed", "textual"]']
+                        f'unknown "lcs": expected some of {", ".join(METRIC_CHOICES)}; using '
+                        'the default ["tsed", "textual"]']
     bad, warnings = parse_settings({"analysis": {"metrics": "tsed"}})
     assert bad.analysis.metrics == ("tsed", "textual")
     assert "expected a list of strings" in warnings[0]
@@ -245,7 +257,8 @@ def test_the_deprecated_tsed_left_null_changes_nothing_and_says_nothing() -> Non
 def test_the_typed_settings_are_the_declared_ones_with_their_defaults() -> None:
     """Each group's fields and defaults are the settings declared in
     ``options/declarations.py`` (a deprecated spelling and the client's own settings
-    aside), and a field that takes a few names takes the declared ones."""
+    aside), and a field that takes a few names takes the declared ones. The analysis group
+    is the engine's whole configuration: its choices without a setting keep their defaults."""
     import dataclasses
     import typing
 
@@ -256,9 +269,12 @@ def test_the_typed_settings_are_the_declared_ones_with_their_defaults() -> None:
               if f.default_factory is not dataclasses.MISSING}
     fields = {(group, f.name): (f, factory()) for group, factory in groups.items()
               for f in dataclasses.fields(factory())}  # type: ignore[arg-type]
-    assert set(fields) == set(declared)
+    assert set(declared) <= set(fields)
+    assert {group for group, _ in set(fields) - set(declared)} == {"analysis"}
     hints = {group: typing.get_type_hints(type(factory())) for group, factory in groups.items()}
     for (group, attr), (field, instance) in fields.items():
+        if (group, attr) not in declared:
+            continue  # an analysis choice the editor has no setting for
         setting = declared[group, attr]
         default = getattr(instance, attr)
         assert (list(default) if isinstance(default, tuple) else default) == (

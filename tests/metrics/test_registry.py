@@ -13,22 +13,28 @@ from codequorum.core.model import SampleSet
 from codequorum.lsp.hover import DYNAMIC_FIGURES, PAIR_FIGURES
 from codequorum.metrics import registry
 from codequorum.metrics.registry import BY_KEY, FIGURES, PAIR_METRICS, Prepared, shown
-from codequorum.metrics.structural import structural_matrices
+from codequorum.metrics.structural import DEFAULT_MAX_DEPTH, structural_matrices
 from codequorum.metrics.tree_edit import tsed_matrix
-from codequorum.pipeline.analyze import AnalysisOptions, analyze
+from codequorum.pipeline.analyze import analyze
+from codequorum.pipeline.config import AnalysisConfig
 from codequorum.render import csv_out, html_report, table
 
 CODES = ["def f(x):\n    return x + 1\n", "def f(x):\n    y = x\n    return y + 1\n",
          "def f(x):\n    return 1 + x\n"]
 
 
+REPO = Path(__file__).resolve().parents[2]
+METRICS_DOC = REPO / "docs" / "metrics.md"
+
+
 def test_generated_docs_table_and_schema_keys_are_current() -> None:
-    # python -m codequorum.metrics.registry writes them
-    doc = registry.METRICS_DOC.read_text(encoding="utf-8")
+    # scripts/generate writes them
+    doc = METRICS_DOC.read_text(encoding="utf-8")
     assert registry.with_docs_table(doc) == doc
-    schema = registry.REPORT_SCHEMA.read_text(encoding="utf-8")
+    schema = (REPO / "shared" / "report.schema.json").read_text(encoding="utf-8")
     assert registry.with_schema_keys(schema) == schema
-    assert '"required": ["sce_struct", "sce_value", "jsd_struct", "jsd_value"]' in schema
+    required = [m.key for m in PAIR_METRICS if not m.optional and m.languages is None]
+    assert f'"required": [{", ".join(json.dumps(k) for k in required)}]' in schema
 
 
 def test_keys_and_labels_are_unique() -> None:
@@ -38,7 +44,7 @@ def test_keys_and_labels_are_unique() -> None:
 
 
 def test_computed_through_the_registry_as_by_the_metric_functions() -> None:
-    p = Prepared(CODES, "python")
+    p = Prepared(CODES, "python", max_depth=DEFAULT_MAX_DEPTH)
     sm = structural_matrices(CODES, "python")
     for key in ("sce_struct", "sce_value", "jsd_struct", "jsd_value"):
         np.testing.assert_allclose(BY_KEY[key].compute(p), getattr(sm, key), rtol=0, atol=1e-12)
@@ -50,21 +56,26 @@ def test_computed_through_the_registry_as_by_the_metric_functions() -> None:
 
 
 def test_switches_and_defaults() -> None:
-    on = [m.key for m in PAIR_METRICS if m.wanted(AnalysisOptions().metrics)]
-    assert on == ["sce_struct", "sce_value", "jsd_struct", "jsd_value", "tsed"]
-    assert registry.DEFAULT_METRICS == ("tsed",)
-    off = AnalysisOptions(metrics=("tsed_08", "textual"))
-    assert [m.key for m in PAIR_METRICS if m.wanted(off.metrics)][-1] == "tsed_08"
+    always = [m.key for m in PAIR_METRICS if not m.optional]
+    assert always[:4] == ["sce_struct", "sce_value", "jsd_struct", "jsd_value"]
+    on = [m.key for m in PAIR_METRICS if m.wanted(AnalysisConfig().metrics)]
+    assert on == [*always, *(k for k in registry.DEFAULT_METRICS)]
+    assert "tsed" in registry.DEFAULT_METRICS and "tsed_08" not in registry.DEFAULT_METRICS
+    off = AnalysisConfig(metrics=("tsed_08", "textual"))
+    wanted = [m.key for m in PAIR_METRICS if m.wanted(off.metrics)]
+    assert wanted == [*always, "tsed_08"]
     report = analyze(SampleSet.from_codes("t", CODES), off)
-    assert list(report.matrices)[:5] == ["sce_struct", "sce_value", "jsd_struct", "jsd_value",
-                                         "tsed_08"]
+    assert list(report.matrices)[:len(wanted)] == wanted
 
 
 def test_renderers_read_the_registry() -> None:
     assert tuple((m.label, m.key) for m in shown(PAIR_METRICS, "table")) == table.COLUMNS
-    assert table.DROP_ORDER == (
-        "Why", "SCE value", "SCE struct", "JSD value", "TSED", "BEF", "OER", "Pass", "n",
-        "Shape", "Risk", "verdict counts", "JSD struct", "Keep", "Verdict")
+    # every figure the table shows is left out at its rank, the table's own columns around
+    ranked = sorted((f.show.drop, f.label) for f in FIGURES if f.show.drop is not None)
+    figures = [title for title in table.DROP_ORDER if title in {t for _, t in ranked}]
+    assert figures == [title for _, title in ranked]
+    assert (table.DROP_ORDER[0], table.DROP_ORDER[-1]) == ("Why", "Verdict")
+    assert len(set(table.DROP_ORDER)) == len(table.DROP_ORDER)
     assert csv_out.PAIR_COLUMNS[:2] == ("sce_struct_ordered", "sce_struct_unordered")
     assert len(csv_out.PAIR_COLUMNS) == 2 * len(PAIR_METRICS)
     assert html_report.METRICS[:2] == ("jsd_struct", "jsd_value")
@@ -80,15 +91,15 @@ def test_ranks_are_unique_per_renderer(where: str) -> None:
 
 
 def test_the_docs_table_needs_its_markers() -> None:
-    doc = registry.METRICS_DOC.read_text(encoding="utf-8")
+    doc = METRICS_DOC.read_text(encoding="utf-8")
     with pytest.raises(ValueError, match="no generated pair-metric table"):
         registry.with_docs_table(doc.replace(registry.BEGIN, ""))
-    assert Path(registry.METRICS_DOC).name == "metrics.md"
 
 
 def test_the_editors_file_is_current() -> None:
-    # python -m codequorum.metrics.registry writes it; the VS Code extension generates
+    # scripts/generate writes it; the VS Code extension generates
     # src/generated/metrics.ts from it (npm run gen-metrics, checked by its tests)
-    assert registry.SHARED_METRICS.read_text(encoding="utf-8") == registry.shared_text()
+    shared = REPO / "shared" / "metrics.json"
+    assert shared.read_text(encoding="utf-8") == registry.shared_text()
     keys = [m["key"] for m in json.loads(registry.shared_text())["matrices"]]
     assert keys[:len(PAIR_METRICS)] == [m.key for m in PAIR_METRICS] and "led" in keys

@@ -56,7 +56,8 @@ def test_one_name_is_declared_once_per_command() -> None:
 
 def test_the_metrics_a_run_may_choose_come_from_the_registry() -> None:
     optional = [m.key for m in PAIR_METRICS if m.optional]
-    assert METRIC_CHOICES == (*optional, "textual") == ("tsed", "tsed_08", "textual")
+    assert (*optional, "textual") == METRIC_CHOICES
+    assert {"tsed", "tsed_08"} <= set(optional)
     # one choice, in the registry's order, whatever order it was given in
     assert metric_list(" textual, tsed_08 ,tsed_08") == ("tsed_08", "textual")
     assert metric_list("") == ()
@@ -86,12 +87,12 @@ def test_a_command_without_a_list_takes_its_default() -> None:
 
 
 def test_metrics_is_one_choice_with_the_older_flags_as_its_spellings() -> None:
-    from codequorum.cli.commands.score import analysis_options
+    from codequorum.cli.analysis import from_request
 
     parser = command_parsers()["score"]
 
     def options(*argv: str) -> tuple[str, ...]:
-        return analysis_options(parser.parse_args([*argv, "in.jsonl"])).metrics
+        return from_request(parser.parse_args([*argv, "in.jsonl"]), "score").metrics
 
     assert options() == ("tsed",)
     assert options("--metrics", "tsed_08,textual") == options("--no-tsed", "--tsed-08",

@@ -16,9 +16,7 @@ SCHEMA = Path(__file__).resolve().parents[2] / "shared" / "settings.schema.json"
 
 def test_shared_schema_is_written_from_the_declarations() -> None:
     # after changing a Setting in options/declarations.py:
-    #   PYTHONPATH=server python -m codequorum.options.settings_schema \
-    #       > shared/settings.schema.json
-    # then `npm run gen-settings` in client-vscode
+    #   scripts/generate
     assert SCHEMA.read_text(encoding="utf-8") == settings_schema.schema_text()
 
 

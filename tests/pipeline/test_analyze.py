@@ -29,12 +29,13 @@ from codequorum.judge.structure import (
 from codequorum.metrics.clustering import average_linkage, pair_means, symmetrise, typicality
 from codequorum.metrics.semantic import Divergence
 from codequorum.metrics.structural import structural_matrices
-from codequorum.pipeline.analyze import ALL_EMPTY_NOTE, AnalysisOptions, analyze
+from codequorum.pipeline.analyze import ALL_EMPTY_NOTE, analyze
+from codequorum.pipeline.config import AnalysisConfig
 
 REPO = Path(__file__).resolve().parents[2]
-FAST = AnalysisOptions(metrics=())
+FAST = AnalysisConfig(metrics=())
 #: The stability line given as a constant (``--stable-jsd 0.8``).
-CONSTANT_LINE = AnalysisOptions(metrics=(), stable_jsd=0.8)
+CONSTANT_LINE = AnalysisConfig(metrics=(), stable_jsd=0.8)
 
 # Three versions with the same shape (only names differ), two built differently.
 LOOP = """
@@ -145,7 +146,7 @@ def _five() -> SampleSet:
 
 def test_report_values_come_from_the_metric_matrices() -> None:
     s = _five()
-    report = analyze(s, AnalysisOptions(metrics=("tsed",)))
+    report = analyze(s, AnalysisConfig(metrics=("tsed",)))
     sm = structural_matrices(s.codes, "python")
     for name in ("sce_struct", "sce_value", "jsd_struct", "jsd_value"):
         np.testing.assert_allclose(report.matrices[name], getattr(sm, name))
@@ -216,13 +217,13 @@ def test_stable_line_from_the_reference_quantiles() -> None:
     assert line.jsd == pytest.approx(quantiles[25])
     assert line.percentile == 25.0
     assert stability_percentile(line.jsd) == pytest.approx(25.0)
-    assert stable_line(AnalysisOptions(unstable_percentile=10)).jsd == pytest.approx(quantiles[10])
+    assert stable_line(AnalysisConfig(unstable_percentile=10)).jsd == pytest.approx(quantiles[10])
     assert stable_line(CONSTANT_LINE) == StableLine(0.8, None)
     # other structural settings than the reference's: the constant fallback
-    assert stable_line(AnalysisOptions(jsd_log_base=math.e)) == StableLine(0.8, None)
-    assert stable_line(AnalysisOptions(max_depth=5)) == StableLine(0.8, None)
+    assert stable_line(AnalysisConfig(jsd_log_base=math.e)) == StableLine(0.8, None)
+    assert stable_line(AnalysisConfig(max_depth=5)) == StableLine(0.8, None)
     with pytest.raises(ValueError, match="unstable_percentile"):
-        AnalysisOptions(unstable_percentile=101)
+        AnalysisConfig(unstable_percentile=101)
 
 
 def test_is_stable_rule() -> None:
@@ -271,7 +272,7 @@ def test_stable_and_unstable_thresholds() -> None:
     assert report.verdicts[0].code == "unstable-structure"
     assert report.verdicts[0].severity == "warning"
     assert "no two of the 3 versions share a shape" in report.verdicts[0].message
-    strict = analyze(same, AnalysisOptions(metrics=(), stable_jsd=1.01))
+    strict = analyze(same, AnalysisConfig(metrics=(), stable_jsd=1.01))
     assert strict.verdicts[0].code == "unstable-structure"
 
 
@@ -300,7 +301,7 @@ def test_empty_answers_are_versions_with_a_note() -> None:
     from codequorum.metrics.opcodes import sctd, static_opcode_counts
 
     codes = [LOOP, "", LOOP_RENAMED, "   \n", BUILTIN]
-    report = analyze(SampleSet.from_codes("t", codes), AnalysisOptions(metrics=("textual",)))
+    report = analyze(SampleSet.from_codes("t", codes), AnalysisConfig(metrics=("textual",)))
     assert report.n == report.n_total == 5 and report.indices == [0, 1, 2, 3, 4]
     assert report.empty == [1, 3] and report.skipped == []
     assert any(n.startswith("versions 2 and 4 are empty") for n in report.notes)
@@ -339,7 +340,7 @@ def test_a_set_whose_every_version_is_empty_is_an_outcome(
     """Every answer empty: token LCS 0 and LED 0, as the study's scripts give, and a note;
     no shape figure, verdict or pick (there is no code)."""
     report = analyze(SampleSet.from_codes("blank", ["", " ", "\n"]),
-                     AnalysisOptions(metrics=("textual",)))
+                     AnalysisConfig(metrics=("textual",)))
     assert report.status == "ok" and report.message is None
     assert report.n == 3 and report.empty == [0, 1, 2]
     none = {"ordered": None, "unordered": None}
@@ -352,11 +353,11 @@ def test_a_set_whose_every_version_is_empty_is_an_outcome(
     assert report.verdicts == [] and report.recommended is None and report.risk is None
     _validate_set(report.to_dict(), report_schema)
     kept = analyze(SampleSet.from_codes("blank", ["", " ", "\n"]),
-                   AnalysisOptions(metrics=("textual",), keep_matrices=True))
+                   AnalysisConfig(metrics=("textual",), keep_matrices=True))
     assert {k: m.tolist() for k, m in kept.matrices.items()} == {
         "lcs": [[0.0] * 3] * 3, "led": [[0.0] * 3] * 3}
     assert analyze(SampleSet.from_codes("blank", ["", " "]),
-                   AnalysisOptions(metrics=("textual",), keep_matrices=False)).matrices == {}
+                   AnalysisConfig(metrics=("textual",), keep_matrices=False)).matrices == {}
     plain = analyze(SampleSet.from_codes("blank", ["", ""]), FAST)
     assert plain.status == "ok" and plain.notes == [ALL_EMPTY_NOTE]
     assert sorted(plain.summary) == ["jsd_struct", "jsd_value", "sce_struct", "sce_value"]
@@ -373,23 +374,23 @@ def test_syntax_errors_are_scored_and_flagged() -> None:
 
 def test_textual_figures_and_log_base() -> None:
     s = _five()
-    report = analyze(s, AnalysisOptions(metrics=("textual",)))
+    report = analyze(s, AnalysisConfig(metrics=("textual",)))
     for key in ("lcs_mean", "lcs_worst", "led_mean", "led_worst", "lcs_pair_mean",
                 "led_pair_mean"):
         assert isinstance(report.summary[key], float)
     assert report.matrices["lcs"].shape == (5, 5)
-    ln = analyze(s, AnalysisOptions(metrics=(), jsd_log_base=math.e))
+    ln = analyze(s, AnalysisConfig(metrics=(), jsd_log_base=math.e))
     sm = structural_matrices(s.codes, "python", jsd_log_base=math.e)
     assert ln.pair("jsd_struct") == pytest.approx(pair_means(sm.jsd_struct)[0])
     assert ln.pair("jsd_struct") != pytest.approx(report.pair("jsd_struct"))
-    assert not analyze(s, AnalysisOptions(metrics=(), keep_matrices=False)).matrices
+    assert not analyze(s, AnalysisConfig(metrics=(), keep_matrices=False)).matrices
 
 
 def test_reference_means_five_samples_and_real_sets(reference_dir: Path) -> None:
     """The summaries reproduce the published packages' means (natural-log JSD flavour)."""
     ref = json.loads((reference_dir / "structural.json").read_text())
     cases = [ref["five_samples"], *ref["real_sets"][:5]]
-    opts = AnalysisOptions(metrics=(), jsd_log_base=math.e)
+    opts = AnalysisConfig(metrics=(), jsd_log_base=math.e)
     for case in cases:
         report = analyze(SampleSet.from_codes(case["task_id"], case["samples"]), opts)
         for kind in ("ordered", "unordered"):
@@ -404,7 +405,7 @@ def test_reference_means_five_samples_and_real_sets(reference_dir: Path) -> None
                                                                    rel=1e-9)
     five = ref["five_samples"]
     both = analyze(SampleSet.from_codes("five", five["samples"]),
-                   AnalysisOptions(metrics=("tsed", "tsed_08")))
+                   AnalysisConfig(metrics=("tsed", "tsed_08")))
     assert both.pair("tsed", "unordered") == pytest.approx(
         five["unordered_mean"]["tsed_1_1_1"], rel=1e-9)
     assert both.pair("tsed_08", "unordered") == pytest.approx(
@@ -447,7 +448,7 @@ def test_dynamic_figures_and_verdicts_merge(report_schema: dict[str, Any]) -> No
 
 
 def test_to_dict_is_json_and_matches_schema(report_schema: dict[str, Any]) -> None:
-    report = analyze(_five(), AnalysisOptions(metrics=("tsed", "tsed_08", "textual")),
+    report = analyze(_five(), AnalysisConfig(metrics=("tsed", "tsed_08", "textual")),
                      current_index=3)
     d = report.to_dict(include_matrices=True)
     text = json.dumps(d, allow_nan=False)
@@ -480,7 +481,7 @@ def test_real_samples_stable_and_unstable(shared_dir: Path) -> None:
 def test_too_many_samples_is_refused_with_the_reason() -> None:
     s = SampleSet.from_codes("big", [LOOP, BUILTIN, RECURSIVE, LOOP_RENAMED])
     with pytest.raises(UserError, match="4 usable versions; at most 3 are compared"):
-        analyze(s, AnalysisOptions(metrics=(), max_versions=3))
+        analyze(s, AnalysisConfig(metrics=(), max_versions=3))
 
 
 def test_tsed_trees_are_built_once_for_both_costs(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -498,7 +499,7 @@ def test_tsed_trees_are_built_once_for_both_costs(monkeypatch: pytest.MonkeyPatc
         return real(codes, language, *args, **kwargs)
 
     monkeypatch.setattr(tree_edit, "build_trees", counting)
-    report = analyze(s, AnalysisOptions(metrics=("tsed", "tsed_08")))
+    report = analyze(s, AnalysisConfig(metrics=("tsed", "tsed_08")))
     assert built == [codes]
     monkeypatch.undo()
     np.testing.assert_allclose(report.matrices["tsed"], tree_edit.tsed_matrix(codes, "python"))
@@ -531,7 +532,7 @@ def test_static_sctd_without_a_run_matches_the_reference(reference_dir: Path,
     path = reference_dir / "dynamic" / f"ref_py{version}" / "sctd.csv"
     with path.open() as fh:
         ref = {row["problem_id"]: row for row in csv.DictReader(fh)}
-    opts = AnalysisOptions(metrics=(), interpreter=interpreter)
+    opts = AnalysisConfig(metrics=(), interpreter=interpreter)
     for pid, codes in _reference_solutions(reference_dir).items():
         report = analyze(SampleSet.from_codes(pid, codes), opts)
         assert report.summary["sctd_jsd"] == pytest.approx(float(ref[pid]["SCTD_JSD"]),
@@ -554,7 +555,7 @@ def test_static_sctd_leaves_out_empty_and_broken_versions_and_other_languages() 
                                              "func f() int { return 2 }"], "go"), FAST)
     assert "sctd_jsd" not in go.summary
     off = analyze(SampleSet.from_codes("t", [LOOP, BUILTIN]),
-                  AnalysisOptions(metrics=(), sctd=False))
+                  AnalysisConfig(metrics=(), sctd=False))
     assert "sctd_jsd" not in off.summary
 
 
@@ -562,7 +563,7 @@ def test_unified_and_tree_diff_are_ordered_pair_means_for_python_only() -> None:
     from codequorum.metrics.pycode_similar import tree_diff, unified_diff
 
     codes = [LOOP, BUILTIN, LOOP_RENAMED]
-    report = analyze(SampleSet.from_codes("t", codes), AnalysisOptions(metrics=("textual",)))
+    report = analyze(SampleSet.from_codes("t", codes), AnalysisConfig(metrics=("textual",)))
     pairs = [(i, j) for i in range(3) for j in range(3) if i != j]
     expected_u = sum(unified_diff(codes[i], codes[j]) for i, j in pairs) / 6
     expected_t = sum(tree_diff(codes[i], codes[j]) for i, j in pairs) / 6
@@ -571,24 +572,24 @@ def test_unified_and_tree_diff_are_ordered_pair_means_for_python_only() -> None:
     assert report.matrices["unified_diff"][0, 2] == 1.0  # only names differ
     js = analyze(SampleSet.from_codes("t", ["function f() { return 1; }",
                                              "function f() { return 2; }"], "javascript"),
-                 AnalysisOptions(metrics=("textual",)))
+                 AnalysisConfig(metrics=("textual",)))
     assert js.summary["unified_diff"] is None and js.summary["tree_diff"] is None
     assert "unified_diff" not in analyze(SampleSet.from_codes("t", codes), FAST).summary
 
 
 def test_the_metrics_are_one_choice_in_the_registry_order() -> None:
-    a = AnalysisOptions(metrics=("textual", "tsed_08", "textual"))
+    a = AnalysisConfig(metrics=("textual", "tsed_08", "textual"))
     assert a.metrics == ("tsed_08", "textual") and a.textual
-    assert a == AnalysisOptions(metrics=("tsed_08", "textual"))
-    assert hash(a) == hash(AnalysisOptions(metrics=("tsed_08", "textual")))
+    assert a == AnalysisConfig(metrics=("tsed_08", "textual"))
+    assert hash(a) == hash(AnalysisConfig(metrics=("tsed_08", "textual")))
     with pytest.raises(ValueError, match="unknown metric 'lcs'"):
-        AnalysisOptions(metrics=("lcs",))
+        AnalysisConfig(metrics=("lcs",))
 
 
 def test_reports_and_cache_keys_name_each_metric_choice_as_a_flag() -> None:
     """The report's options, and the text cache keys are made from, keep one flag per
     metric choice where they always stood (TSED's costs after TSED's flag)."""
-    opts = AnalysisOptions(metrics=("tsed_08",))
+    opts = AnalysisConfig(metrics=("tsed_08",))
     d = opts.to_dict()
     assert list(d)[:6] == ["max_depth", "jsd_log_base", "tsed", "tsed_costs", "tsed_08",
                            "textual"]
@@ -598,3 +599,26 @@ def test_reports_and_cache_keys_name_each_metric_choice_as_a_flag() -> None:
     assert repr(opts).startswith(
         "AnalysisOptions(max_depth=30, jsd_log_base=2.0, tsed=False, tsed_costs=(1.0, 1.0, "
         "1.0), tsed_08=True, textual=False, cluster_threshold=0.1, stable_jsd=None, ")
+
+
+def test_a_new_verdict_is_its_spec_and_its_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The analysis applies every rule of the judge's tuples, in order: a rule added to
+    them (with its spec) reaches the report with no change here."""
+    from codequorum.judge import dynamic as dynamic_rules
+    from codequorum.judge import structure
+    from codequorum.judge.verdicts import VerdictSpec
+
+    shape_spec = VerdictSpec(code="toy-shape", severity="hint", title="A toy",
+                             doc="Said of every shape.", source="structure")
+    run_spec = VerdictSpec(code="toy-run", severity="hint", title="A toy",
+                           doc="Said of every run.", source="behaviour")
+    monkeypatch.setattr(structure, "SHAPE_RULES", (
+        *structure.SHAPE_RULES,
+        lambda facts: [shape_spec.verdict(f"{facts.compared} seen")]))
+    monkeypatch.setattr(dynamic_rules, "DYNAMIC_RULES", (
+        *dynamic_rules.DYNAMIC_RULES, lambda run: run_spec.verdict("a run seen")))
+    report = analyze(_five(), FAST, dynamic=_Dynamic(summary={"oer": 0.0}))
+    codes = [v.code for v in report.verdicts]
+    assert codes[-2:] == ["toy-shape", "toy-run"]
+    assert report.verdicts[-2].message == "5 versions seen"
+    assert codes[0] in ("stable", "unstable-structure")

@@ -22,7 +22,7 @@ from codequorum.core.errors import UserError
 from codequorum.core.model import SampleSet
 from codequorum.core.report import StabilityReport
 from codequorum.ingest.sample_files import ReadOptions, read_sample_sets
-from codequorum.pipeline.analyze import AnalysisOptions
+from codequorum.pipeline.config import AnalysisConfig
 
 
 @pytest.fixture(scope="module")
@@ -166,7 +166,7 @@ def test_missing_extra_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
         import codequorum.pipeline.distributed  # noqa: F401
 
 
-def _local_reports(sets: list[SampleSet], options: AnalysisOptions) -> list[str]:
+def _local_reports(sets: list[SampleSet], options: AnalysisConfig) -> list[str]:
     from codequorum.pipeline.score import score_one
 
     out = []
@@ -182,7 +182,7 @@ def test_a_worker_killed_mid_run_loses_no_set(client: Client, data: Path) -> Non
 
     sets = [s for s in read_sample_sets(data, ReadOptions(limit=16, max_samples=12))
             if isinstance(s, SampleSet)]
-    options = AnalysisOptions()
+    options = AnalysisConfig()
     pids: dict[str, int] = client.run(os.getpid)
     killed: list[int] = []
 
@@ -312,3 +312,43 @@ def test_a_runs_risk_level_is_the_same_however_the_run_went(
         assert all(s["risk_alone"] == s["risk"] for s in own)
         assert sum(s["risk"] != s["risk_alone"] for s in moved) == len(
             [s for s in moved if s["risk"] is not None]) > 0
+
+
+SCALED = '''"""Sizes."""
+
+UNIT = 1024
+
+
+def scaled(n):
+    """>>> scaled(2048)
+    2
+    """
+    return n // UNIT
+'''
+
+
+def test_exported_sets_run_in_their_module_on_the_cluster(
+        address: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``export``'s sets name their module; the client rebuilds it from the workspace it
+    runs in and sends it with the set, so the workers need not see the workspace: the
+    versions use the module's ``UNIT`` and the report is the local run's, byte for byte."""
+    ws = tmp_path / "ws"
+    (ws / ".git").mkdir(parents=True)
+    (ws / "sizes.py").write_text(SCALED)
+    versions = tmp_path / "versions.json"
+    versions.write_text(json.dumps(["def scaled(n):\n    return n // UNIT\n",
+                                    "def scaled(n):\n    return int(n / UNIT)\n",
+                                    "def scaled(n):\n    return n >> 10\n"]))
+    assert main(["sample", str(ws / "sizes.py"), "-f", "scaled", "--from", str(versions),
+                 "-q"]) == 0
+    exported = tmp_path / "exported.jsonl"
+    assert main(["export", str(ws), "-o", str(exported), "-q"]) == 0
+    monkeypatch.chdir(ws)
+    argv = (str(exported), "--format", "json", "--dynamic", "--no-tsed")
+    local_code, local = _score(tmp_path, "local.json", *argv)
+    code, remote = _score(tmp_path, "cluster.json", *argv, "--scheduler", address)
+    assert (local_code, code) == (0, 0)
+    assert remote == local
+    [report] = json.loads(remote)["sets"]
+    assert not [n for n in report["notes"] if "without its module" in n]
+    assert report["summary"]["pass_rate_mean"] == 1.0

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from codequorum.core.report import StabilityReport
-from codequorum.judge.base_rate import BaseRate, estimate_rate, shift
+from codequorum.judge.base_rate import NEVER, BaseRate, shift
 from codequorum.judge.calibration import UNNAMED, kept_fails
 from codequorum.judge.risk import at, load_model, trust_words
 from codequorum.pipeline.risk_level import RunLevel, fields, group_of, notes
@@ -37,6 +37,11 @@ def report(task: str, model: str | None, risk: float | None,
 
 
 RULE = BaseRate(prior=0.5, pseudo_count=2.0, min_sets=3)
+#: The mean risk of the strong model's 24 sets under the shipped model: most of its
+#: functions give no docstring example, and sets without one were wrong far more often
+#: on the model families the risk was fitted on (MBPP's prose specifications among them)
+#: than this toy's are, so the risk is well above its 2 wrong of 24.
+ALONE_MEAN = 0.45040830539577154
 
 
 def test_each_model_is_moved_to_its_own_rate() -> None:
@@ -143,7 +148,7 @@ def score(*argv: str) -> bytes:
     return done.stdout
 
 
-def test_a_strong_models_run_moves_its_risks_towards_how_often_it_is_wrong(
+def test_a_strong_models_run_keeps_each_sets_own_risk_as_the_shipped_rule_says(
         tmp_path: Path) -> None:
     if not dynamic_available():
         pytest.skip("dynamic analysis is not installed")
@@ -155,25 +160,20 @@ def test_a_strong_models_run_moves_its_risks_towards_how_often_it_is_wrong(
     wrong = [kept_fails(s) for s in sets]
     alone = np.array([s["risk_alone"] for s in sets])
     moved = np.array([s["risk"] for s in sets])
-    # two kept versions of 24 fail the hidden tests; alone the risks say one in five
+    # two kept versions of 24 fail the hidden tests
     assert wrong.count(True) == 2 and wrong.count(False) == 22
-    assert float(alone.mean()) == pytest.approx(0.209568398133415, abs=1e-9)
-    assert float(moved.mean()) == pytest.approx(0.06970757154756688, abs=1e-9)
-    assert abs(moved.mean() - 2 / 24) < abs(alone.mean() - 2 / 24) / 8
-    # the move is the model's, recomputed here from the sets' own risks
+    # pinned to the model refitted on four model families (bench/fit_risk_families.py)
+    assert float(alone.mean()) == pytest.approx(ALONE_MEAN, abs=1e-9)
+    # moving a run to its own rate raised the log-loss on some model families left out of
+    # that fit, so the shipped rule never moves one: every set keeps its own risk
     rule = BaseRate.from_model(load_model())
-    used = estimate_rate(alone, rule.prior, rule.pseudo_count)
-    assert moved.tolist() == pytest.approx(shift(alone, rule.prior, used).tolist(),
-                                           abs=1e-15)
+    assert rule.min_sets == NEVER
+    assert moved.tolist() == alone.tolist()
     entry = document["overall"]["risk_levels"]["toy-coder"]
-    assert entry["sets"] == 24 and entry["adapted"] and entry["estimated_rate"] == 0.0
-    assert entry["rate"] == pytest.approx(used, abs=1e-15)
-    assert entry["note"] == ("risk level set from this run's 24 sets of toy-coder: about "
-                             "7 % of kept versions wrong (each set alone: 21 %; the fit "
-                             "assumed 55 %)")
-    # the steps follow the moved risk: the split sets' 0.69 and 0.70 become 0.24 and 0.26
-    assert {s["risk_level"] for s in sets if s["risk_evidence"] == "examples"} == {
-        "likely right"}
+    assert entry["sets"] == 24 and not entry["adapted"]
+    assert entry["note"] == ("risk per set for toy-coder: 24 sets with a risk, each its own "
+                             "(a run's own rate did not hold on every model family left out "
+                             "of the fit)")
     # each set's own, asked for, is what risk_alone kept
     own = [json.loads(line) for line in score(str(data), "--format", "jsonl",
                                               "--risk-level", "set").splitlines()]

@@ -17,6 +17,7 @@ from codequorum.core.report import Verdict
 from codequorum.metrics.semantic import Divergence
 from codequorum.pipeline import session as session_module
 from codequorum.pipeline.analyze import analyze
+from codequorum.pipeline.config import AnalysisConfig
 from codequorum.pipeline.session import AnalysisKey, Session, SessionConfig, build_sample_set
 
 VERSIONS = [
@@ -93,7 +94,8 @@ def test_key_is_frozen_and_equal_for_equal_inputs(session: Session) -> None:
 
 def test_option_change_misses(session: Session, calls: list[int]) -> None:
     first = _analysis(session)
-    session.reconfigure(SessionConfig(store=session.config.store, max_depth=5))
+    session.reconfigure(SessionConfig(store=session.config.store,
+                                      analysis=AnalysisConfig(max_depth=5)))
     second = _analysis(session)
     assert len(calls) == 2
     assert second.report.options["max_depth"] == 5

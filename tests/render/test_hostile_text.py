@@ -9,7 +9,9 @@ import re
 from typing import Any
 
 from codequorum.core.report import StabilityReport, Verdict
-from codequorum.render import print_table, report_document, write_csv, write_json
+from codequorum.render.csv_out import write_csv
+from codequorum.render.json_out import report_document, write_json
+from codequorum.render.table import print_table
 from codequorum.render.terminal import make_console
 
 #: What a version raised: a terminal-title escape, a colour escape and rich markup.

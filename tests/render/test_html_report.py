@@ -18,7 +18,8 @@ from codequorum.cli.main import main
 from codequorum.core.errors import UserError
 from codequorum.core.model import SampleSet
 from codequorum.core.safe_text import safe_text
-from codequorum.pipeline.analyze import AnalysisOptions, analyze
+from codequorum.pipeline.analyze import analyze
+from codequorum.pipeline.config import AnalysisConfig
 from codequorum.render.html_report import (
     compare_runs,
     heat_cells,
@@ -77,7 +78,7 @@ def _sets() -> tuple[list[SampleSet], list[Any]]:
     sets = [SampleSet.from_codes(f"T/{HOSTILE}", CODES),
             SampleSet.from_codes("T/2", CODES[:3]),
             SampleSet.from_codes("T/short", CODES[:1])]
-    reports = [analyze(s, AnalysisOptions(metrics=("textual",))) for s in sets]
+    reports = [analyze(s, AnalysisConfig(metrics=("textual",))) for s in sets]
     return sets, reports
 
 
@@ -346,7 +347,7 @@ def test_headless_chromium_sorts_filters_and_opens_a_set(tmp_path: Path) -> None
 
 
 def _graded(model: str, risk: float, passed: bool, task: str) -> Any:
-    report = analyze(SampleSet.from_codes(task, CODES[:2]), AnalysisOptions(metrics=("textual",)))
+    report = analyze(SampleSet.from_codes(task, CODES[:2]), AnalysisConfig(metrics=("textual",)))
     report.model, report.risk, report.recommended = model, risk, 0
     report.trust = f"likely right: about 1 in {round(1 / risk)} that it is wrong"
     report.dynamic = {"candidates": [{"index": 0, "pass_rate": 1.0 if passed else 0.5,

@@ -17,16 +17,9 @@ from rich.console import Console
 from codequorum.core.report import SkippedSample, StabilityReport, Verdict
 from codequorum.ingest.sample_files import ReadError
 from codequorum.judge.risk import NOT_RUN
-from codequorum.render import (
-    CSV_COLUMNS,
-    build_table,
-    csv_columns,
-    print_table,
-    report_document,
-    write_csv,
-    write_json,
-)
-from codequorum.render.table import model_lines
+from codequorum.render.csv_out import CSV_COLUMNS, csv_columns, write_csv
+from codequorum.render.json_out import report_document, write_json
+from codequorum.render.table import build_table, model_lines, print_table
 
 REPO = Path(__file__).resolve().parent.parent.parent
 
@@ -104,11 +97,12 @@ def test_table_cells_are_the_report_values() -> None:
 
 def test_table_names_versions_with_syntax_errors_as_json_does() -> None:
     from codequorum.core.model import SampleSet
-    from codequorum.pipeline.analyze import AnalysisOptions, analyze
+    from codequorum.pipeline.analyze import analyze
+    from codequorum.pipeline.config import AnalysisConfig
 
     codes = ["def f(x):\n    return x + 1\n", "def f(x):\n    return 1 + x\n",
              "def f(x:\n    return x\n"]
-    report = analyze(SampleSet.from_codes("T/3", codes), AnalysisOptions(metrics=()))
+    report = analyze(SampleSet.from_codes("T/3", codes), AnalysisConfig(metrics=()))
     said = "version 3 has syntax errors (scored as parsed)"
     assert said in report.to_dict()["notes"]
     assert f"T/3: {said}" in _render(report)
@@ -121,22 +115,12 @@ def test_table_optional_columns() -> None:
     r = _report(tsed={"ordered": 0.4444, "unordered": 0.4}, oer=0.25, pass_rate_mean=0.5)
     table = build_table([r], reasons=True)
     titles = [str(c.header) for c in table.columns]
-    assert titles == [
-        "Task",
-        "n",
-        "SCE struct",
-        "SCE value",
-        "JSD struct",
-        "JSD value",
-        "TSED",
-        "Pass",
-        "OER",
-        "Shape",
-        "Keep",
-        "Risk",
-        "Verdict",
-        "Why",
-    ]
+    from codequorum.render.table import COLUMNS, SCALAR_COLUMNS
+
+    figures = [label for label, key in (*COLUMNS, *SCALAR_COLUMNS) if key in r.summary]
+    assert titles == ["Task", "n", *figures, "Shape", "Keep", "Risk", "Verdict", "Why"]
+    assert figures[:5] == ["SCE struct", "SCE value", "JSD struct", "JSD value", "TSED"]
+    assert set(figures[5:]) == {"Pass", "OER"}
     out = _render(r, reasons=True)
     assert "0.444" in out and "0.250" in out and "2 of 3 versions share one shape" in out
 

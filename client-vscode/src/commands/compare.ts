@@ -53,7 +53,7 @@ export async function compareVersions(ctx: CommandContext, arg?: unknown): Promi
       REPLACE,
     );
     if (choice === REPLACE) {
-      await applyReplacement(ctx, named, report, chosen);
+      await applyReplacement(ctx, named, chosen);
     }
   });
 }

@@ -1,6 +1,6 @@
-/** Replace the function with one of its versions: one WorkspaceEdit of the function's range, on the user's choice. */
+/** Replace the function with one of its versions: the server's edit of the function's range (the user's docstring kept), on the user's choice. */
 import * as vscode from 'vscode';
-import type { FunctionReport, LspRange, VersionView } from '../report';
+import type { LspRange, VersionView } from '../report';
 import { ServerCommands } from '../generated/commands';
 import { functionArgument, type FunctionTarget } from '../serverApi';
 import { requireApi, withFunctionReport, type CommandContext } from './context';
@@ -13,15 +13,6 @@ export function dedent(code: string): string {
   const widths = lines.filter((l) => l.trim() !== '').map((l) => /^[ \t]*/.exec(l)![0].length);
   const common = widths.length ? Math.min(...widths) : 0;
   return lines.map((l) => (l.trim() === '' ? '' : l.slice(common))).join('\n');
-}
-
-/**
- * `code` laid out to replace a function that starts after `indent`: the first line gets no
- * indentation (the range starts at the function's own column), the others get `indent`.
- */
-export function reindent(code: string, indent: string): string {
-  const lines = dedent(code).replace(/^\n+|\n+$/g, '').split('\n');
-  return [lines[0], ...lines.slice(1).map((l) => (l.trim() ? indent + l : ''))].join('\n');
 }
 
 /**
@@ -41,24 +32,23 @@ export function toVscodeRange(r: LspRange): vscode.Range {
   return new vscode.Range(new vscode.Position(r.start.line, r.start.character), new vscode.Position(r.end.line, r.end.character));
 }
 
-/** Applies the replacement; true when the editor took the edit. */
+/**
+ * Applies the server's replacement: the text and range `showVersion` gives, the edit the
+ * language server's own code actions make (the user's docstring and the comments above the
+ * body kept), so the rule lives in one place. True when the editor took the edit.
+ */
 export async function applyReplacement(
   ctx: CommandContext,
   target: FunctionTarget,
-  report: FunctionReport,
   version: VersionView,
 ): Promise<boolean> {
   const api = requireApi(ctx);
-  if (!api || !report.range) {
+  if (!api) {
     return false;
   }
-  const { code } = await api.call(ServerCommands.showVersion, functionArgument(target, { index: version.index }));
-  const head = await ctx.documentText(target.uri, {
-    start: { line: report.range.start.line, character: 0 },
-    end: report.range.start,
-  });
+  const shown = await api.call(ServerCommands.showVersion, functionArgument(target, { index: version.index }));
   const edit = new vscode.WorkspaceEdit();
-  edit.replace(vscode.Uri.parse(target.uri), toVscodeRange(report.range), reindent(code, indentBefore(head)));
+  edit.replace(vscode.Uri.parse(target.uri), toVscodeRange(shown.range), shown.replacement);
   const applied = await vscode.workspace.applyEdit(edit);
   if (!applied) {
     void vscode.window.showErrorMessage('codequorum: the editor did not accept the replacement (was the file changed meanwhile?).');
@@ -82,6 +72,6 @@ export async function replaceWithVersion(ctx: CommandContext, arg?: unknown, ver
       }
       return;
     }
-    await applyReplacement(ctx, named, report, version);
+    await applyReplacement(ctx, named, version);
   });
 }

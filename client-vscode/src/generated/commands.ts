@@ -165,16 +165,17 @@ export interface RunDynamicResult {
   token: string | number | null;
 }
 
-/** `version`: 1-based number or consensus / current / fastest / mostDifferent; `index`: 0-based position (instead of `version`). */
+/** `version`: 1-based number or consensus / current / fastest / mostDifferent; `index`: 0-based position (instead of `version`); `own_docstring`: the replacement keeps the version's own docstring instead of the user's. */
 export interface ShowVersionArgs {
   uri: string;
   position?: Position | null;
   qualifiedName?: string | null;
   version?: number | string | null;
   index?: number | null;
+  ownDocstring?: boolean;
 }
 
-/** One version's code (`indented`: indented for the function's place). */
+/** One version's code (`indented`: indented for the function's place), and the edit that puts it in place as the code actions do: `replacement` for the text of `range` (the function's), the version with the user's docstring and the comments above its body unless `own_docstring` was asked. */
 export interface ShowVersionResult {
   uri: string;
   qualifiedName: string;
@@ -187,6 +188,8 @@ export interface ShowVersionResult {
   language: string;
   code: string;
   indented: string;
+  range: Range;
+  replacement: string;
 }
 
 /** Versions stored: `added` new ones, `total` stored now (`path`: the file read). */
@@ -416,6 +419,7 @@ export function isShowVersionArgs(v: unknown): v is ShowVersionArgs {
     && (v['qualifiedName'] === undefined || (typeof v['qualifiedName'] === 'string' || v['qualifiedName'] === null))
     && (v['version'] === undefined || (Number.isInteger(v['version']) || typeof v['version'] === 'string' || v['version'] === null))
     && (v['index'] === undefined || (Number.isInteger(v['index']) || v['index'] === null))
+    && (v['ownDocstring'] === undefined || typeof v['ownDocstring'] === 'boolean')
   );
 }
 
@@ -433,6 +437,8 @@ export function isShowVersionResult(v: unknown): v is ShowVersionResult {
     && typeof v['language'] === 'string'
     && typeof v['code'] === 'string'
     && typeof v['indented'] === 'string'
+    && isRange(v['range'])
+    && typeof v['replacement'] === 'string'
   );
 }
 

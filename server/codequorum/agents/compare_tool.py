@@ -5,24 +5,15 @@ are only parsed and compiled, never run.
 
 from __future__ import annotations
 
-from codequorum.agents.context import AgentWorkspace
+from codequorum.agents.context import AgentWorkspace, from_tool_args
 from codequorum.agents.schema import CompareArgs, CompareResult, VerdictOut
 from codequorum.core import parsing
 from codequorum.core.model import Sample, SampleSet
-from codequorum.metrics.registry import TEXTUAL
-from codequorum.pipeline.analyze import AnalysisOptions, analyze
+from codequorum.pipeline.analyze import analyze
 from codequorum.render.json_out import safe_values
 
 #: The task id the compared set carries (it names no file).
 TASK_ID = "compare_versions"
-
-
-def compare_options(ws: AgentWorkspace) -> AnalysisOptions:
-    """``codequorum score``'s defaults, with the server's depth and choice of metrics (the
-    textual figures left out, as ``score`` leaves them out unless asked)."""
-    metrics = tuple(m for m in ws.options.metrics if m != TEXTUAL)
-    return AnalysisOptions(max_depth=ws.options.max_depth, metrics=metrics,
-                           keep_matrices=False)
 
 
 def compare_versions(ws: AgentWorkspace, args: CompareArgs) -> CompareResult:
@@ -31,7 +22,7 @@ def compare_versions(ws: AgentWorkspace, args: CompareArgs) -> CompareResult:
     language = parsing.normalize_language(args.language)
     sample_set = SampleSet(task_id=TASK_ID, language=language,
                            samples=[Sample(code=code) for code in args.versions])
-    report = analyze(sample_set, compare_options(ws))
+    report = analyze(sample_set, from_tool_args(ws.options, args))
     data = safe_values(report.to_dict())
     return CompareResult(
         status=data["status"], message=data["message"], n=data["n"], n_total=data["n_total"],

@@ -1,5 +1,6 @@
-"""What every agent tool works in: the workspace root, its store, the analysis options and
-the user's endpoint, fixed when ``codequorum mcp`` starts.
+"""What every agent tool works in: the workspace root, its store, the analysis configuration
+and the user's endpoint, fixed when ``codequorum mcp`` starts; :func:`from_tool_args`, the
+configuration one tool call analyses with.
 
 One :class:`AgentWorkspace` serves the whole connection; its :class:`~codequorum.pipeline.session.
 Session` keeps the analyses cached between calls, as the editor's does.
@@ -7,6 +8,7 @@ Session` keeps the analyses cached between calls, as the editor's does.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from collections.abc import Callable
@@ -14,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from codequorum.agents.paths import SourceFile, read_source, store_file
+from codequorum.agents.schema import CompareArgs
 from codequorum.core import parsing
 from codequorum.core.errors import UserError
 from codequorum.core.parsing import FunctionInfo
@@ -21,7 +24,8 @@ from codequorum.core.safe_text import safe_text
 from codequorum.core.words import names_listed
 from codequorum.generate.endpoint import ProviderConfig
 from codequorum.generate.prompting import DEFAULT_CONTEXT_LINES
-from codequorum.metrics.registry import EDITOR_METRICS
+from codequorum.metrics.registry import TEXTUAL
+from codequorum.pipeline.config import AnalysisConfig
 from codequorum.pipeline.session import Session, SessionConfig
 
 log = logging.getLogger(__name__)
@@ -40,14 +44,23 @@ class Cancelled(Exception):
 
 @dataclass(frozen=True)
 class AgentOptions:
-    """How functions are analysed and where new versions are asked for."""
+    """How functions are analysed (the optional metrics of a full analysis, the depth, the
+    sandbox's timeout) and where new versions are asked for."""
 
-    max_depth: int = 30
-    #: The optional metrics of a full analysis (a choice of the metric registry's names).
-    metrics: tuple[str, ...] = EDITOR_METRICS
-    dynamic_timeout: float = 10.0
+    analysis: AnalysisConfig = field(default_factory=AnalysisConfig)
     provider: ProviderConfig = field(default_factory=ProviderConfig)
     context_lines: int = DEFAULT_CONTEXT_LINES
+
+
+def from_tool_args(options: AgentOptions, args: object) -> AnalysisConfig:
+    """The analysis one tool call runs with: the server's configuration; for the versions
+    an agent holds (``compare_versions``), ``codequorum score``'s analysis of one set, with
+    the server's depth and metrics but the textual figures left out, as ``score`` leaves
+    them out unless asked, and no matrices kept."""
+    if isinstance(args, CompareArgs):
+        metrics = tuple(m for m in options.analysis.metrics if m != TEXTUAL)
+        return dataclasses.replace(options.analysis, metrics=metrics, keep_matrices=False)
+    return options.analysis
 
 
 @dataclass(frozen=True)
@@ -80,9 +93,7 @@ class AgentWorkspace:
         with self._lock:
             if self._session is None:
                 self._session = Session(self._notify, SessionConfig(
-                    store=str(self.store_path()), include_current=True,
-                    max_depth=self.options.max_depth, metrics=self.options.metrics,
-                    dynamic_timeout=self.options.dynamic_timeout, dynamic_sandbox="auto"))
+                    store=str(self.store_path()), analysis=self.options.analysis))
                 self._session.reconfigure(self._session.config, root=str(self.root))
             return self._session
 

@@ -161,8 +161,9 @@ class RecommendationOut(_Answer):
                                "(after a run only; null from shape alone).")
     risk_level: str | None = Field(description="likely right, uncertain or likely wrong.")
     risk_range: list[float] | None = Field(
-        description="The share of kept versions that were wrong in held-out tests at this "
-        "step (lowest, highest).")
+        description="The risk's 90 % range (low, high): on model families left out of the "
+        "fit, the share of kept versions wrong among sets given such risks fell inside such "
+        "ranges nine times in ten.")
     trust: str | None = Field(description="How far to trust the kept version, in words; "
                               "without a run, what is missing.")
     code: str = Field(description="The kept version's code (control characters escaped).")

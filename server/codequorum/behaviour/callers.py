@@ -1,8 +1,9 @@
-"""Calls of a function with literal arguments found in the files of its module's view:
-how its own module and the modules beside it call it, and tests among them (read with
-:mod:`ast`; nothing runs).
+"""Calls of a function with literal arguments found in the files of its module's view and
+the other files of the workspace that name it: how its own module, the modules beside it
+and its tests call it (read with :mod:`ast`; nothing runs).
 
-Bounded: the files the view holds (``ModuleContext.files``, themselves bounded), the
+Bounded: the files the view holds and the workspace's files that name the function
+(``ModuleContext.files`` and ``ModuleContext.callers``, themselves bounded), the
 characters of a file parsed, the calls taken. A call counts when it names the function
 (``f(...)``, ``mod.f(...)``, ``self.f(...)`` for a method) and its arguments are
 literals (:func:`ast.literal_eval`); a call inside the function itself (recursion) does
@@ -28,11 +29,13 @@ MAX_CALLS = 8
 
 @dataclass(frozen=True)
 class FoundCall:
-    """Literal arguments of one call, and whether a test made it."""
+    """Literal arguments of one call, whether a test made it, and where it is
+    (``tests/test_app.py:12``)."""
 
     args: tuple[Any, ...]
     kwargs: dict[str, Any]
     in_test: bool
+    where: str = ""
 
 
 def is_test_file(path: str) -> bool:
@@ -88,9 +91,9 @@ def _outside(tree: ast.Module, name: str, owners: frozenset[str]) -> list[ast.Ca
 
 
 def literal_calls(context: ModuleContext, name: str, limit: int = MAX_CALLS) -> list[FoundCall]:
-    """Up to ``limit`` distinct literal calls of ``name`` in the view's files, the module's
-    own file first, tests before other callers of each file."""
-    files = sorted(context.files, key=lambda f: f[0] != context.path)
+    """Up to ``limit`` distinct literal calls of ``name`` in the view's files and the
+    workspace's files that name it, the module's own file first, in reading order."""
+    files = [*sorted(context.files, key=lambda f: f[0] != context.path), *context.callers]
     owners = frozenset({context.name.rpartition(".")[2]}
                        | ({"self", "cls"} if context.kind == "method" else set()))
     out: list[FoundCall] = []
@@ -108,7 +111,8 @@ def literal_calls(context: ModuleContext, name: str, limit: int = MAX_CALLS) -> 
             if found is None or key in seen:
                 continue
             seen.add(key)
-            out.append(FoundCall(found[0], found[1], is_test_file(path)))
+            out.append(FoundCall(found[0], found[1], is_test_file(path),
+                                 f"{path}:{call.lineno}"))
             if len(out) >= limit:
                 return out
     return out

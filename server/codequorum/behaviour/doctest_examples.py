@@ -150,4 +150,73 @@ def example_cases(fn: FunctionNode, name: str, may_grade: bool) -> list[TestCase
     return out
 
 
-__all__ = ["MAX_EXAMPLES", "example_cases"]
+#: Names an instance's expression may read besides literals: builtins that make values.
+VALUE_BUILTINS = frozenset({"range", "list", "tuple", "dict", "set", "frozenset", "str",
+                            "int", "float", "bool", "bytes", "complex", "sorted", "reversed"})
+#: Instances of a class read from its examples, at most.
+MAX_INSTANCES = 4
+
+
+def _class_node(tree: ast.Module, owner: str) -> ast.ClassDef | None:
+    """The class ``owner`` (dotted for a nested class) defined in ``tree``."""
+    body: list[ast.stmt] = tree.body
+    found: ast.ClassDef | None = None
+    for part in owner.split("."):
+        found = next((n for n in body if isinstance(n, ast.ClassDef) and n.name == part),
+                     None)
+        if found is None:
+            return None
+        body = found.body
+    return found
+
+
+def _makes(node: ast.AST, cls: str) -> bool:
+    """Whether ``node`` is ``cls(...)`` whose arguments read no name but
+    :data:`VALUE_BUILTINS` (literals, ``range(100)``, ``list(range(19)) + [949]``)."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id == cls):
+        return False
+    parts = [*node.args, *(k.value for k in node.keywords)]
+    return all((isinstance(n, ast.Name) and n.id in VALUE_BUILTINS) or
+               not isinstance(n, (ast.Name, ast.Lambda, ast.NamedExpr, ast.Await, ast.Yield))
+               for part in parts for n in ast.walk(part)) \
+        and all(k.arg is not None for k in node.keywords)
+
+
+def class_instances(source: str, owner: str, limit: int = MAX_INSTANCES) -> list[str]:
+    """Expressions that make an instance of the class ``owner``, read from the ``>>>``
+    examples of its docstring and its methods' (``Stats(range(100))``, ``Stats([2, 1,
+    3])``): what a method without examples of its own is called on. Only the class called
+    with values (no other names), distinct, in reading order."""
+    tree = _parsed_module(source)
+    node = None if tree is None else _class_node(tree, owner)
+    if node is None:
+        return []
+    cls = owner.rpartition(".")[2]
+    holders: list[ast.AST] = [node, *(n for n in node.body
+                                      if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))]
+    out: list[str] = []
+    for holder in holders:
+        doc = ast.get_docstring(holder, clean=True)  # type: ignore[arg-type]
+        if not doc or ">>>" not in doc:
+            continue
+        for example in doctest_examples(doc):
+            example_tree = _parsed(example.source)
+            for sub in ast.walk(example_tree) if example_tree is not None else ():
+                text = ast.unparse(sub) if _makes(sub, cls) else None
+                if text is not None and text not in out and len(text) <= LABEL_CHARS:
+                    out.append(text)
+                    if len(out) >= limit:
+                        return out
+    return out
+
+
+def _parsed_module(source: str) -> ast.Module | None:
+    """The module's text parsed, or None when it does not parse."""
+    try:
+        return ast.parse(source)
+    except UNREADABLE:
+        return None
+
+
+__all__ = ["MAX_EXAMPLES", "class_instances", "example_cases"]

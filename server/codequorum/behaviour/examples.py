@@ -196,10 +196,11 @@ def _prompt_blocks(doc: str) -> Iterator[str]:
 
 
 def doctest_examples(doc: str) -> list[doctest.Example]:
-    """The docstring's doctest examples; where one breaks the parser, the others."""
+    """The docstring's doctest examples that doctest runs (not those marked
+    ``# doctest: +SKIP``); where one breaks the parser, the others."""
     parser = doctest.DocTestParser()
     try:
-        return parser.get_examples(doc)
+        return _run_by_doctest(parser.get_examples(doc))
     except ValueError:
         pass
     out: list[doctest.Example] = []
@@ -208,7 +209,12 @@ def doctest_examples(doc: str) -> list[doctest.Example]:
             out += parser.get_examples(block)
         except ValueError:
             continue
-    return out
+    return _run_by_doctest(out)
+
+
+def _run_by_doctest(examples: list[doctest.Example]) -> list[doctest.Example]:
+    """The examples doctest would run: those without ``+SKIP``."""
+    return [e for e in examples if not e.options.get(doctest.SKIP)]
 
 
 def _prompt_expr(source: str, want: str | None) -> tuple[ast.expr, str | None] | None:

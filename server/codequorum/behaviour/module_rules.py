@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from codequorum.behaviour.doctest_examples import class_instances
 from codequorum.behaviour.examples import call_label
 from codequorum.behaviour.test_inputs import InputCase, InputPlan
 from codequorum.core.model import ModuleContext, Receiver
@@ -178,8 +179,9 @@ def method_inputs(plan: InputPlan, context: ModuleContext | None,
 
     A method (``context.kind == "method"``) whose first parameter is its instance
     (``instance``) is called on one: inputs without a receiver take the first example's
-    instance, or are left out (with a note) when no example makes one. Elsewhere, inputs
-    with a receiver (an example that calls a method of some instance) are left out.
+    instance, else the instances its class's other examples make (in turn), or are left
+    out (with a note) when no example makes one. Elsewhere, inputs with a receiver (an
+    example that calls a method of some instance) are left out.
     """
     owner = context.owner if context is not None else None
     if owner is None:
@@ -189,13 +191,14 @@ def method_inputs(plan: InputPlan, context: ModuleContext | None,
         return plan
     made = next((c.test.receiver for c in plan.cases
                  if c.test.receiver is not None and c.test.receiver.call), None)
+    receivers = [made] if made is not None else _class_receivers(context, owner)
     cases: list[InputCase] = []
     dropped = 0
     for case in plan.cases:
         if case.test.receiver is not None or case.test.kind == "example":
             cases.append(case)
-        elif made is not None:
-            cases.append(_on(case, made))
+        elif receivers:
+            cases.append(_on(case, receivers[len(cases) % len(receivers)]))
         else:
             dropped += 1
     notes = list(plan.notes)
@@ -205,6 +208,13 @@ def method_inputs(plan: InputPlan, context: ModuleContext | None,
                      f"instance (`>>> {owner}(...).{name.rpartition('.')[2]}(...)`); "
                      f"{dropped} input{'s' if dropped != 1 else ''} left out")
     return dataclasses.replace(plan, cases=cases, notes=notes)
+
+
+def _class_receivers(context: ModuleContext | None, owner: str) -> list[Receiver]:
+    """The instances the examples of the method's class make, as receivers."""
+    if context is None:
+        return []
+    return [Receiver(owner, source=text) for text in class_instances(context.source, owner)]
 
 
 def _on(case: InputCase, receiver: Receiver) -> InputCase:

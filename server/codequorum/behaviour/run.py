@@ -55,7 +55,12 @@ from codequorum.core.safe_text import safe_text
 from codequorum.generate.endpoint import ProviderConfig
 from codequorum.generate.proposed_inputs import proposer_for
 from codequorum.metrics.dynamic import bef, dctd
-from codequorum.metrics.growth import growth_class, growth_exponent
+from codequorum.metrics.growth import (
+    COST_FLOOR_FUEL,
+    COST_FLOOR_NS,
+    growth_class,
+    growth_exponent,
+)
 from codequorum.metrics.opcodes import (
     DivergenceResult,
     OpcodeMode,
@@ -184,7 +189,9 @@ class CandidateDynamic:
     ``growth_sizes``: CPU nanoseconds differ from run to run, a report must not);
     ``unfinished_size``: the smallest scaling size it did not
     finish; ``mean_traced_opcodes``: mean traced opcodes over inputs it completed;
-    ``static_opcodes``: opcodes in its compiled code (``None`` if it does not compile).
+    ``static_opcodes``: opcodes in its compiled code (``None`` if it does not compile);
+    ``growth_measure``: what the costs are, ``cpu-time`` (CPU ns per call) or ``fuel``
+    (WebAssembly instructions per call, where the portable sandbox ran).
     """
 
     index: int
@@ -199,6 +206,7 @@ class CandidateDynamic:
     unfinished_size: int | None
     mean_traced_opcodes: float | None
     static_opcodes: int | None
+    growth_measure: str = "cpu-time"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -212,6 +220,7 @@ class CandidateDynamic:
             "pass_basis": self.pass_basis,
             "growth": self.growth,
             "growth_sizes": [size for size, _ in self.growth_points],
+            "growth_measure": self.growth_measure,
             "unfinished_size": self.unfinished_size,
             "mean_traced_opcodes": self.mean_traced_opcodes,
             "static_opcodes": self.static_opcodes,
@@ -471,14 +480,16 @@ def _finished(o: sandbox.TestOutcome | None) -> bool:
     return o is not None and o.exc_type not in _LIMIT_EXCEPTIONS
 
 
-def growth_of(points: Sequence[tuple[int, int]]) -> float | None:
-    """The growth class of ``(size, CPU ns)`` points: the whole-number exponent
+def growth_of(points: Sequence[tuple[int, int]], measure: str = "cpu-time") -> float | None:
+    """The growth class of ``(size, cost)`` points (CPU ns, or fuel when ``measure`` is
+    ``fuel``): the whole-number exponent
     (:func:`~codequorum.metrics.growth.growth_class`) of their log-log slope
     (:func:`~codequorum.metrics.growth.growth_exponent`); None with fewer than two sizes."""
     if not points:
         return None
     sizes, costs = zip(*points, strict=True)
-    slope = growth_exponent(np.array(sizes), np.array(costs))
+    floor = COST_FLOOR_FUEL if measure == "fuel" else COST_FLOOR_NS
+    slope = growth_exponent(np.array(sizes), np.array(costs), floor)
     return None if slope is None else float(growth_class(slope))
 
 
@@ -522,6 +533,14 @@ def _compared_rows(runs: Runs, cases: Sequence[InputCase], ix: Sequence[int],
             for c in range(m)]
 
 
+def _measure(outcomes: Sequence[sandbox.TestOutcome | None]) -> str:
+    """What a version's growth rests on: ``fuel`` where only the portable sandbox's
+    instruction counts were taken (no CPU time), else ``cpu-time``."""
+    timed = [o for o in outcomes if o is not None and (o.cpu_ns is not None
+                                                        or o.fuel is not None)]
+    return "fuel" if timed and all(o.cpu_ns is None for o in timed) else "cpu-time"
+
+
 def _candidate(c: int, runs: Runs, cases: Sequence[InputCase], basis: _Basis,
                static: dict[str, int] | None) -> CandidateDynamic:
     """One version's pass rate, growth over the scaling series (CPU time per call) and
@@ -529,12 +548,14 @@ def _candidate(c: int, runs: Runs, cases: Sequence[InputCase], basis: _Basis,
     oks = [_ok(runs.outcomes[c][t], cases[t].graded) for t in basis.rate]
     points: list[tuple[int, int]] = []
     unfinished: int | None = None
+    measure = _measure(runs.outcomes[c])
     for t, case in enumerate(cases):
         if case.size is None:
             continue
         o = runs.outcomes[c][t]
-        if o is not None and o.exc_type is None and o.cpu_ns is not None:
-            points.append((case.size, o.cpu_ns))
+        cost = None if o is None else (o.fuel if measure == "fuel" else o.cpu_ns)
+        if o is not None and o.exc_type is None and cost is not None:
+            points.append((case.size, cost))
         elif not _finished(o) and unfinished is None:
             unfinished = case.size
     totals = [o.opcode_total for o in runs.outcomes[c]
@@ -542,8 +563,8 @@ def _candidate(c: int, runs: Runs, cases: Sequence[InputCase], basis: _Basis,
     return CandidateDynamic(
         index=c, status=runs.status[c], detail=runs.detail[c],
         pass_rate=(sum(oks) / len(oks)) if oks else None, passed=sum(oks), graded=len(oks),
-        pass_basis=basis.words, growth=growth_of(points),
-        growth_points=points, unfinished_size=unfinished,
+        pass_basis=basis.words, growth=growth_of(points, measure),
+        growth_points=points, unfinished_size=unfinished, growth_measure=measure,
         mean_traced_opcodes=float(np.mean(totals)) if totals else None,
         static_opcodes=total_opcodes(static) if static is not None else None,
     )
@@ -633,7 +654,8 @@ def build_report(
         layers=runs.layers,
         inputs_source=plan.sources,
         inputs=[{"source": c.source, "origin": c.origin, "label": c.label, "graded": c.graded,
-                 "checked": c.test.has_expected, "size": c.size} for c in cases],
+                 "checked": c.test.has_expected, "size": c.size, "where": c.where}
+                for c in cases],
         notes=notes,
         python=runs.python,
         outcomes=[[_outcome_tuple(runs.outcomes[c][t], cases[t].test.kind)

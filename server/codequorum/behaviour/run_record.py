@@ -64,9 +64,11 @@ def run_key(codes: Sequence[str], module: ModuleContext | None, options: str) ->
                      *module.roots):
             part(text)
         part(str(len(module.files)))
-        for path, text in sorted(module.files):
-            part(path)
-            part(text)
+        for files in (module.files, module.callers):  # the callers give inputs
+            part(str(len(files)))
+            for path, text in sorted(files):
+                part(path)
+                part(text)
     return h.hexdigest()
 
 

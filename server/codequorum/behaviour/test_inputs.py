@@ -567,6 +567,7 @@ class InputCase:
     label: str
     size: int | None = None
     typed_by_usage: bool = False
+    where: str | None = None  # a call found in the workspace: ``tests/test_app.py:12``
 
     @property
     def origin(self) -> InputOrigin:
@@ -723,16 +724,18 @@ def _resolve_params(params: Sequence[Param],
     return resolved, example
 
 
-def _add_found(plan: InputPlan, calls: Sequence[tuple[tuple[Any, ...], dict[str, Any], bool]],
+def _add_found(plan: InputPlan,
+               calls: Sequence[tuple[tuple[Any, ...], dict[str, Any], bool, str]],
                entry: str, known: set[str]) -> None:
-    """Calls found in the workspace (``(args, kwargs, in a test)``), never graded."""
-    for args, kwargs, in_test in calls:
+    """Calls found in the workspace (``(args, kwargs, in a test, where)``), never graded."""
+    for args, kwargs, in_test, where in calls:
         label = call_label(entry, args, kwargs)
         if label in known:
             continue
         known.add(label)
         t = TestCase(kind="call", args=args, kwargs=dict(kwargs), name=label)
-        plan.cases.append(InputCase(t, "test" if in_test else "caller", False, label))
+        plan.cases.append(InputCase(t, "test" if in_test else "caller", False, label,
+                                    where=where or None))
 
 
 def _add_callers(plan: InputPlan, sample_set: SampleSet,
@@ -746,7 +749,8 @@ def _add_callers(plan: InputPlan, sample_set: SampleSet,
         pos = pos[1:]
     names = set(pos) | {a.arg for a in fn.args.kwonlyargs}
     required = len(pos) - len(fn.args.defaults)
-    fits = [(c.args, c.kwargs, c.in_test) for c in literal_calls(sample_set.module, entry)
+    fits = [(c.args, c.kwargs, c.in_test, c.where)
+            for c in literal_calls(sample_set.module, entry)
             if (fn.args.vararg is not None or len(c.args) <= len(pos))
             and (fn.args.kwarg is not None or set(c.kwargs) <= names)
             and len(c.args) + len(c.kwargs) >= required]

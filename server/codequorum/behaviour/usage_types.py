@@ -9,8 +9,8 @@ Each use is a vote for a kind, and the strongest kind any version's use asks for
 - a list: ``p[i]``, ``p[a:b]``, ``len(p)``, ``for x in p``, ``x in p``, ``p.append`` and
   the other list methods, ``sorted(p)``, ``sum(p)``...;
 - a number: arithmetic with it (``p + 1``, ``p * q``, ``-p``; not ``p + q``, which joins
-  strings and lists too), an order comparison with a number, ``range(p)``; a float when it
-  meets a float literal or true division.
+  strings and lists too), an order comparison with a number, ``range(p)``, ``int(p)``; a
+  float when it meets a float literal or true division, or in ``float(p)``, ``math.isnan(p)``.
 
 The result is a ``test_inputs.TypeSpec`` (``("list", ("int",))``), or None when the
 versions do nothing telling with it.
@@ -39,7 +39,8 @@ _LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "sort", "reverse
 _SEQUENCE_CALLS = frozenset({"len", "sorted", "sum", "min", "max", "list", "tuple", "set",
                              "enumerate", "reversed", "any", "all", "zip", "iter"})
 _NUMBER_CALLS = frozenset({"range", "abs", "round", "divmod", "math.sqrt", "math.floor",
-                           "math.ceil", "math.log", "bin", "hex", "chr"})
+                           "math.ceil", "math.log", "bin", "hex", "chr", "int"})
+_FLOAT_CALLS = frozenset({"float", "math.isnan", "math.isinf", "math.isfinite"})
 #: The kinds in the order a stronger use overrides a weaker one.
 _RANK = {"int": 1, "float": 2, "list": 3, "str": 4, "dict": 5}
 _SPECS: dict[str, Spec] = {"int": ("int",), "float": ("float",), "list": ("list", ("int",)),
@@ -114,6 +115,8 @@ def _votes(node: ast.AST, name: str) -> Iterable[str]:
             yield "list"
         elif called in _NUMBER_CALLS:
             yield "int"
+        elif called in _FLOAT_CALLS:
+            yield "float"
     elif isinstance(node, ast.BinOp):
         yield from _binop_votes(node, name)
     elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and _is(node.operand,

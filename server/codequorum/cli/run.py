@@ -26,7 +26,7 @@ from codequorum.core.safe_text import safe_text
 from codequorum.core.words import count, plural
 from codequorum.generate.endpoint import ProviderConfig
 from codequorum.ingest.sample_files import ReadOptions
-from codequorum.pipeline.analyze import AnalysisOptions
+from codequorum.pipeline.config import AnalysisConfig
 from codequorum.pipeline.risk_level import RunLevel, notes
 from codequorum.pipeline.score import ProgressBar, ScoreRun
 from codequorum.render.sinks import OutputFormat, SinkRequest
@@ -45,32 +45,17 @@ class ScoreRequest:
 
     inputs: tuple[str, ...]
     read: ReadOptions
-    analysis: AnalysisOptions
+    analysis: AnalysisConfig
     format: OutputFormat
     output: SinkRequest
     jobs: int = 1
     dynamic: bool = False
-    sandbox: str = "strict"
     interpreter: str | None = None          # ``--interpreter`` as given
     propose: ProviderConfig | None = None   # ``--dynamic --propose-inputs``: the endpoint
     scheduler: str | None = None
     resume: bool = False
     quiet: bool = False
     color: str = "auto"
-    risk_level: str = "run"                 # ``--risk-level``: run (default) or set
-
-    def run_level(self) -> RunLevel | None:
-        """Where the run's risks take their level from (:func:`run_level`)."""
-        return run_level(self.dynamic, self.risk_level)
-
-
-def run_level(dynamic: bool, risk_level: str) -> RunLevel | None:
-    """Where a run's risks take their level from: with ``dynamic`` (a run has risks to
-    move), the run's sets (``--risk-level run``) or each set's own (``set``); None
-    without a run."""
-    if not dynamic:
-        return None
-    return RunLevel.shipped() if risk_level == "run" else RunLevel.each_set()
 
 
 def progress_bar(color: bool) -> ProgressBar:

@@ -18,15 +18,20 @@ Origin = Literal["regenerated", "relayed", "imported", "current", "assistant"]
 class Receiver:
     """What a method is called on in a ``call`` test: the module-level class ``name``
     (dotted for a nested class) called with ``args``/``kwargs`` for an instance, or the
-    class itself when ``call`` is false. Literal values only, as for the test's own."""
+    class itself when ``call`` is false. Literal values only, as for the test's own; or
+    ``source``, an expression of the class's own docstring examples that makes an instance
+    (``Stats(range(100))``), evaluated in the module inside the sandbox."""
 
     name: str
     args: tuple[Any, ...] = ()
     kwargs: dict[str, Any] = field(default_factory=dict)
     call: bool = True
+    source: str | None = None
 
     def label(self) -> str:
         """``Duration(90)`` or ``Duration`` for messages."""
+        if self.source is not None:
+            return self.source
         if not self.call:
             return self.name
         parts = [repr(a) for a in self.args] + [f"{k}={v!r}" for k, v in self.kwargs.items()]
@@ -89,7 +94,9 @@ class ModuleContext:
     sandbox gets, as (POSIX path relative to the view, text): the module itself (its text
     as the editor holds it) and the project modules it imports; ``roots`` are folders of
     the view put on ``sys.path`` (``""`` is the view itself); ``notes`` say what the view
-    left out. Built by :mod:`codequorum.ingest.module_view`; read statically, never run here.
+    left out; ``callers`` are other files of the workspace that name the function (its
+    tests, its callers), read for their calls of it and never given to the sandbox. Built
+    by :mod:`codequorum.ingest.module_view`; read statically, never run here.
     """
 
     name: str
@@ -99,6 +106,7 @@ class ModuleContext:
     files: tuple[tuple[str, str], ...]
     roots: tuple[str, ...]
     notes: tuple[str, ...] = ()
+    callers: tuple[tuple[str, str], ...] = ()
 
     @property
     def source(self) -> str:

@@ -34,6 +34,7 @@ from pathlib import Path, PurePosixPath
 
 from codequorum.core.model import FunctionKind, ModuleContext
 from codequorum.core.safe_paths import RefusedFile, read_workspace_file, workspace_refusal
+from codequorum.ingest.workspace_callers import caller_files
 
 MAX_VIEW_FILES = 256
 MAX_VIEW_BYTES = 8 * 1024 * 1024
@@ -58,10 +59,13 @@ class ModuleView:
     roots: tuple[str, ...]
     notes: tuple[str, ...]
     tree: ast.Module | None = field(compare=False, repr=False)
+    workspace: Path | None = field(default=None, compare=False, repr=False)
 
     def context(self, qualified_name: str, kind: str = "function") -> ModuleContext:
         """The context of one function of the module (``kind`` as the parser says it:
-        ``function`` or ``method``)."""
+        ``function`` or ``method``), with the other files of the workspace that name it
+        (:func:`~codequorum.ingest.workspace_callers.caller_files`)."""
+        in_view = frozenset(path for path, _text in self.files)
         return ModuleContext(
             name=self.name,
             path=self.path,
@@ -70,6 +74,7 @@ class ModuleView:
             files=self.files,
             roots=self.roots,
             notes=self.notes,
+            callers=caller_files(self.workspace, qualified_name.rpartition(".")[2], in_view),
         )
 
 
@@ -110,6 +115,7 @@ def module_view(text: str, path: Path | None, workspace: Path | None) -> ModuleV
         roots=tuple(r.as_posix() if r.parts else "" for r in layout.roots),
         notes=tuple(builder.notes),
         tree=builder.trees.get(layout.rel),
+        workspace=layout.workspace,
     )
 
 

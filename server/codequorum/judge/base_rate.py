@@ -43,6 +43,9 @@ import numpy.typing as npt
 FloatArray = npt.NDArray[np.float64]
 
 #: Risks are kept this far from 0 and 1, so that a likelihood ratio is finite.
+#: ``min_sets`` at or above this: no run is ever moved (the shipped rule when moving did
+#: not help on every model family left out of the fit).
+NEVER = 10**9
 EPSILON = 1e-9
 #: Risks this close to the prior are the prior: they leave the likelihood flat, whatever
 #: rounding says.
@@ -165,6 +168,9 @@ def rate_words(model: str, rate: GroupRate, min_sets: int) -> str:
     of CodeGen: about 31 % of kept versions wrong (each set alone: 40 %; the fit assumed
     55 %)``, or why they were left as each set gives them (fewer than ``min_sets``)."""
     sets = "set" if rate.sets == 1 else "sets"
+    if not rate.adapted and min_sets >= NEVER:
+        return (f"risk per set for {model}: {rate.sets:,} {sets} with a risk, each its own "
+                "(a run's own rate did not hold on every model family left out of the fit)")
     if not rate.adapted:
         return (f"risk per set for {model}: {rate.sets:,} {sets} with a risk, fewer than "
                 f"the {min_sets:,} it takes to tell the model's own rate")
@@ -187,6 +193,7 @@ def _percent(x: float) -> str:
 
 
 __all__ = [
+    "NEVER",
     "BaseRate",
     "GroupRate",
     "adapt",

@@ -8,7 +8,7 @@ input where versions part, growth exponents, BEF) and returns a :class:`Verdict`
 from __future__ import annotations
 
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 from codequorum.core.report import Verdict
@@ -26,6 +26,8 @@ from codequorum.metrics.semantic import Divergence
 
 #: What a growth exponent rests on (``growth_points`` are (size, CPU ns) pairs).
 GROWTH_MEASURE = "CPU time per call"
+#: ... where the portable sandbox ran (``growth_measure`` ``fuel``: (size, instructions)).
+FUEL_MEASURE = "WebAssembly instructions per call"
 
 
 class Growth(Protocol):
@@ -43,6 +45,9 @@ class Growth(Protocol):
 
     @property
     def unfinished_size(self) -> int | None: ...
+
+    @property
+    def growth_measure(self) -> str: ...
 
 
 class Ranked(Growth, Protocol):
@@ -201,11 +206,20 @@ def _complexity_outliers(measured: Sequence[Growth], slopes: dict[int, float],
 
 
 def measure_words(candidates: Sequence[Growth]) -> str:
-    """What the growth rests on: ``CPU time per call, n=8 to 512`` (the sizes timed)."""
+    """What the growth rests on: ``CPU time per call, n=8 to 512`` (the sizes timed), or
+    ``WebAssembly instructions per call, ...`` where the portable sandbox ran."""
+    words = _measure_name(candidates)
     sizes = sorted({s for c in candidates for s, _ in c.growth_points})
     if len(sizes) < 2:
-        return GROWTH_MEASURE
-    return f"{GROWTH_MEASURE}, n={sizes[0]} to {sizes[-1]}"
+        return words
+    return f"{words}, n={sizes[0]} to {sizes[-1]}"
+
+
+def _measure_name(candidates: Sequence[Growth]) -> str:
+    """:data:`FUEL_MEASURE` when every measured version's growth rests on fuel."""
+    measured = [c for c in candidates if c.growth_points]
+    fuel = measured and all(c.growth_measure == "fuel" for c in measured)
+    return FUEL_MEASURE if fuel else GROWTH_MEASURE
 
 
 def _complexity_words(candidates: Sequence[Growth], outliers: Sequence[int],
@@ -257,7 +271,7 @@ def complexity_verdict(candidates: Sequence[Growth], delta: float) -> Verdict | 
         versions=tuple(outliers),
         figure=statistics.median(grown) if grown else None,
         detail={"growth": {str(i): v for i, v in slopes.items()},
-                "typical": statistics.median(rest), "measure": GROWTH_MEASURE},
+                "typical": statistics.median(rest), "measure": _measure_name(candidates)},
     )
 
 
@@ -280,31 +294,58 @@ def not_run_verdict(reason: str | None) -> Verdict | None:
     return NOT_RUN.verdict(f"behaviour not run: {reason}", detail={"reason": reason})
 
 
-def dynamic_verdicts(run: RunFigures) -> list[Verdict]:
-    """Every dynamic rule that fires on ``run``'s figures, in order: divergent outputs,
-    complexity (among the versions with the best pass rate), the two BEF rules, then
-    whether the versions could run in their module."""
+def _divergent_outputs(run: RunFigures) -> Verdict | None:
     rules, summary = run.rules, run.summary
+    return divergent_outputs_verdict(summary.get("oer"), rules.divergence, rules.input_label,
+                                     rules.input_source, rules.oer_threshold,
+                                     summary.get("oer_no_ex"))
+
+
+def _complexity(run: RunFigures) -> Verdict | None:
+    """Among the versions with the best pass rate."""
     best = max((c.pass_rate for c in run.candidates if c.pass_rate is not None),
                default=None)
     working = [c for c in run.candidates if best and c.pass_rate == best]
-    bef_value = summary.get("bef_jsd")
-    found = [
-        divergent_outputs_verdict(summary.get("oer"), rules.divergence, rules.input_label,
-                                  rules.input_source, rules.oer_threshold,
-                                  summary.get("oer_no_ex")),
-        complexity_verdict(working, rules.growth_outlier_delta),
-        runtime_instability_verdict(bef_value, rules.sctd_jsd, rules.dctd_jsd, rules.traced,
-                                    rules.bef_low),
-        redundant_alternatives_verdict(bef_value, rules.sctd_jsd, rules.dctd_jsd,
-                                       rules.traced, rules.bef_high),
-        module_verdict(rules.module_problem),
-        not_run_verdict(getattr(rules, "not_run", None)),
-    ]
+    return complexity_verdict(working, run.rules.growth_outlier_delta)
+
+
+def _runtime_instability(run: RunFigures) -> Verdict | None:
+    r = run.rules
+    return runtime_instability_verdict(run.summary.get("bef_jsd"), r.sctd_jsd, r.dctd_jsd,
+                                       r.traced, r.bef_low)
+
+
+def _redundant_alternatives(run: RunFigures) -> Verdict | None:
+    r = run.rules
+    return redundant_alternatives_verdict(run.summary.get("bef_jsd"), r.sctd_jsd, r.dctd_jsd,
+                                          r.traced, r.bef_high)
+
+
+def _module(run: RunFigures) -> Verdict | None:
+    return module_verdict(run.rules.module_problem)
+
+
+def _not_run(run: RunFigures) -> Verdict | None:
+    return not_run_verdict(getattr(run.rules, "not_run", None))
+
+
+#: Every dynamic rule, in the order its verdicts are listed: each reads a run's figures and
+#: gives its verdict or None. A new dynamic verdict is its spec in ``judge/verdicts.py``
+#: and its rule here.
+DYNAMIC_RULES: tuple[Callable[[RunFigures], Verdict | None], ...] = (
+    _divergent_outputs, _complexity, _runtime_instability, _redundant_alternatives, _module,
+    _not_run,
+)
+
+
+def dynamic_verdicts(run: RunFigures) -> list[Verdict]:
+    """Every rule of :data:`DYNAMIC_RULES` that fires on ``run``'s figures, in order."""
+    found = (rule(run) for rule in DYNAMIC_RULES)
     return [v for v in found if v is not None]
 
 
 __all__ = [
+    "FUEL_MEASURE",
     "GROWTH_MEASURE",
     "Growth",
     "Ranked",

@@ -103,6 +103,14 @@ def is_example(spec: Mapping[str, Any]) -> bool:
     return spec.get("source") == "doctest" and bool(spec.get("checked", spec.get("graded")))
 
 
+def example_columns(inputs: Sequence[Mapping[str, Any]]) -> list[int]:
+    """The positions, among the columns of :func:`outcome_matrix` (the inputs that are not
+    test inputs), of the docstring's examples (:func:`is_example`)."""
+    keep = [spec for spec in inputs
+            if not is_test_input(str(spec.get("source", "")), bool(spec.get("graded")))]
+    return [k for k, spec in enumerate(keep) if is_example(spec)]
+
+
 def example_passes(
     passes: Sequence[Sequence[bool | None]],
     inputs: Sequence[Mapping[str, Any]],
@@ -423,6 +431,7 @@ __all__ = [
     "agreeing_versions",
     "agreement_scores",
     "evidence_sentence",
+    "example_columns",
     "example_passes",
     "examples_from_dynamic",
     "is_example",

@@ -66,14 +66,17 @@ NO_INPUTS = ("no input to run the versions on: a docstring example or type hints
 #: with (chosen by ``bench/fit_risk.py`` on draws left out of the fit).
 FEATURES: dict[str, tuple[str, ...]] = {
     "examples": ("examples_consensus", "examples_confirmed", "cluster_share", "share",
-                 "purity", "distinct_agreeing", "margin", "behaviours"),
+                 "purity", "distinct_agreeing", "margin", "behaviours", "examples_blind",
+                 "coverage", "returns"),
     "examples_failed": ("examples_consensus", "cluster_share", "share", "distinct_agreeing",
-                        "margin", "behaviours"),
+                        "margin", "behaviours", "coverage", "returns"),
     "outputs": ("cluster_share", "share", "agreed", "distinct_agreeing", "distinct_share",
-                "margin", "behaviours"),
+                "margin", "behaviours", "coverage", "returns"),
 }
 #: ``examples_confirmed`` counts the examples passed up to this many.
 CONFIRMING_EXAMPLES = 5
+#: ``coverage`` counts the inputs beyond the examples up to this many.
+COVERING_INPUTS = 10
 #: Analysis options the reference quantiles were computed with.
 REFERENCE_OPTIONS: dict[str, float] = {"max_depth": 30, "jsd_log_base": 2.0}
 
@@ -91,7 +94,11 @@ class RiskSignals:
     them; ``passing``: versions passing all of them; ``behaviours``: distinct behaviours
     (what a version returns on the inputs where the kept one returns something) among the
     versions returning on all of them; ``runner_up``: the most of those sharing one
-    behaviour other than the kept one's (:func:`codequorum.judge.recommend.behaviours`).
+    behaviour other than the kept one's (:func:`codequorum.judge.recommend.behaviours`);
+    ``inputs``: inputs an editor has (tests aside); ``beyond``: of those, the ones other
+    than the examples on which the kept version returns a value; ``passing_apart``:
+    versions passing every example whose outputs differ from the kept one's beyond them
+    (examples that versions behaving otherwise pass as well tell little).
     """
 
     versions: int
@@ -105,6 +112,9 @@ class RiskSignals:
     passing: int = 0
     runner_up: int = 0
     behaviours: int = 1
+    inputs: int = 0
+    beyond: int = 0
+    passing_apart: int = 0
 
     @property
     def kind(self) -> ModelKind:
@@ -124,7 +134,11 @@ class RiskSignals:
         ``distinct_share``: differently written agreeing versions, and distinct texts, over
         all versions (copies of one text agreeing say less than versions written apart);
         ``margin``: how many more versions the kept one's cluster holds than the next
-        largest, over all; ``behaviours``: distinct behaviours over all versions.
+        largest, over all; ``behaviours``: distinct behaviours over all versions;
+        ``examples_blind``: versions passing every example yet returning otherwise beyond
+        them, over all; ``coverage``: the inputs beyond the examples on which the kept
+        version returns, up to ten, over ten; ``returns``: those over every input beyond
+        the examples.
         """
         n = max(self.versions, 1)
         agreeing = self.agreeing if self.agreed else 1
@@ -141,6 +155,9 @@ class RiskSignals:
             "distinct_share": self.texts / n,
             "margin": max(0, agreeing - self.runner_up) / n,
             "behaviours": self.behaviours / n,
+            "examples_blind": self.passing_apart / n if passes else 0.0,
+            "coverage": min(self.beyond, COVERING_INPUTS) / COVERING_INPUTS,
+            "returns": self.beyond / max(1, self.inputs - max(self.examples, 0)),
         }
 
     def vector(self, features: Sequence[str] | None = None) -> FloatArray:
@@ -269,9 +286,12 @@ class RiskEstimate:
     """How likely the kept version is wrong, and how much that figure can be trusted.
 
     ``probability``: the model's estimate; ``level``: the step of the coarse scale its
-    bin of risk earned on draws held out of the fit; ``low``, ``high``: the lowest and
-    highest share of kept versions in that bin that were wrong among the regimes held out
-    (``None`` when no regime had enough sets there); ``kind``: the model that gave it.
+    bin of risk earned on model families held out of the fit; ``low``, ``high``: its 90 %
+    range (:func:`range_of`: on families left out of the fit, the share of wrong kept
+    versions among sets given such risks fell inside such ranges nine times in ten), or,
+    with a model file without one, the lowest and highest share wrong in its bin among
+    the families held out (``None`` when none had enough sets there); ``kind``: the model
+    that gave it; ``measured``: ``low`` and ``high`` are the 90 % range.
     """
 
     probability: float
@@ -279,6 +299,7 @@ class RiskEstimate:
     low: float | None = None
     high: float | None = None
     kind: ModelKind = "outputs"
+    measured: bool = False
 
     @property
     def point(self) -> bool:
@@ -320,12 +341,30 @@ def estimate(signals: RiskSignals, model: Mapping[str, Any] | None = None) -> Ri
     return at(p, kind, data)
 
 
+def range_of(probability: float, kind: ModelKind, model: Mapping[str, Any] | None = None
+             ) -> tuple[float, float] | None:
+    """The 90 % range of a risk of model ``kind``: ``logit(p) ± w``, with the half-width
+    ``w`` the model file's ``range`` holds for it (chosen so that, on model families left
+    out of the fit, nine in ten groups of sets given such risks had their share wrong
+    inside; ``None`` when the file has none)."""
+    data = model if model is not None else load_model()
+    width = data.get("range", {}).get("logit_half_width", {}).get(kind)
+    if width is None:
+        return None
+    p = min(max(probability, 1e-6), 1 - 1e-6)
+    z = math.log(p / (1 - p))
+    return (1 / (1 + math.exp(-(z - float(width)))), 1 / (1 + math.exp(-(z + float(width)))))
+
+
 def at(probability: float, kind: ModelKind, model: Mapping[str, Any] | None = None
        ) -> RiskEstimate:
-    """The estimate model ``kind`` gives when it says ``probability``: its step and range
-    (:func:`level_of`)."""
+    """The estimate model ``kind`` gives when it says ``probability``: its step
+    (:func:`level_of`) and range (:func:`range_of`, else the step's)."""
     level, low, high = level_of(probability, kind, model)
-    return RiskEstimate(probability, level, low, high, kind)
+    span = range_of(probability, kind, model)
+    if span is not None:
+        low, high = span
+    return RiskEstimate(probability, level, low, high, kind, span is not None)
 
 
 def risk(signals: RiskSignals, model: Mapping[str, Any] | None = None) -> float:
@@ -345,9 +384,18 @@ def chance_words(risk: float) -> str:
     return f"about {round(risk * 10)} in 10"
 
 
+def range_words(low: float, high: float) -> str:
+    """A range of probabilities in plain words: ``between 1 in 10 and 1 in 4``."""
+    a, b = chance_words(low), chance_words(high)
+    if a == b:
+        return a
+    return f"between {a.removeprefix('about ')} and {b.removeprefix('about ')}"
+
+
 def trust_words(est: RiskEstimate | None, ran: bool = False) -> str:
-    """How far to trust the kept version, in words: the step, then the probability where
-    the held-out draws support one, else the range they showed; without an estimate,
+    """How far to trust the kept version, in words: the step, the probability and its
+    90 % range (with a model file without one: the probability where the held-out draws
+    support one, else the range they showed); without an estimate,
     what is missing (:data:`NOT_RUN`, or :data:`NO_INPUTS` when the versions ``ran`` but
     on no input an editor has)."""
     if est is None:
@@ -355,6 +403,8 @@ def trust_words(est: RiskEstimate | None, ran: bool = False) -> str:
     chance = f"{est.level}: {chance_words(est.probability)} that it is wrong"
     if est.low is None or est.high is None:
         return chance
+    if est.measured:
+        return f"{chance} ({range_words(est.low, est.high)} on models it was not fitted on)"
     low, high = round(est.low * 100), round(est.high * 100)
     span = f"{low}–{high} %" if low < high else f"{low} %"
     if est.point:
@@ -376,6 +426,7 @@ def stability_percentile(mean_similarity: float,
 
 __all__ = [
     "CONFIRMING_EXAMPLES",
+    "COVERING_INPUTS",
     "FEATURES",
     "LEVELS",
     "MODEL_KINDS",
@@ -396,6 +447,8 @@ __all__ = [
     "fit_logistic",
     "level_of",
     "load_model",
+    "range_of",
+    "range_words",
     "reliability",
     "risk",
     "stability_percentile",

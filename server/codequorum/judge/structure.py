@@ -2,12 +2,13 @@
 
 ``stable`` or ``unstable-structure`` (with the outliers named) from the mean structural
 similarity and the groups the versions fall into; ``outlier-current`` when the version in
-the editor is far from the others. Pure functions over the report's figures.
+the editor is far from the others. Pure functions over the report's figures
+(:class:`ShapeFacts`), listed in :data:`SHAPE_RULES`, which the analysis applies in order.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -21,7 +22,7 @@ from codequorum.metrics.clustering import pair_means
 
 
 class StructureOptions(Protocol):
-    """Where the verdict lines lie (see ``codequorum.pipeline.analyze.AnalysisOptions``)."""
+    """Where the verdict lines lie (see ``codequorum.pipeline.config.AnalysisConfig``)."""
 
     @property
     def max_depth(self) -> int: ...
@@ -202,3 +203,39 @@ def current_verdicts(report: StabilityReport, similarity: FloatMatrix,
     return [OUTLIER_CURRENT.verdict(
         message, versions=(current,), figure=own,
         detail={"typicality": own, "others_mean": among, "consensus": best})]
+
+
+@dataclass(frozen=True)
+class ShapeFacts:
+    """What the rules on a set's shape read: the report as scored (figures, groups, the
+    version in the editor), the symmetrised structural similarity, each version's
+    typicality, the groups by position, where the lines lie, and how many versions were
+    compared (in :func:`~codequorum.core.words.versions_compared`'s words)."""
+
+    report: StabilityReport
+    similarity: FloatMatrix
+    typicality: npt.NDArray[np.float64]
+    groups: list[list[int]]
+    opts: StructureOptions
+    compared: str
+
+
+def _shape(facts: ShapeFacts) -> list[Verdict]:
+    return structure_verdicts(facts.report, facts.similarity, facts.typicality, facts.groups,
+                              facts.opts, facts.compared)
+
+
+def _current(facts: ShapeFacts) -> list[Verdict]:
+    if facts.report.current_index is None:
+        return []
+    return current_verdicts(facts.report, facts.similarity, facts.typicality, facts.opts)
+
+
+#: Every rule on a set's shape, in the order its verdicts are listed. A new verdict on the
+#: shape is its spec in ``judge/verdicts.py`` and its rule here.
+SHAPE_RULES: tuple[Callable[[ShapeFacts], list[Verdict]], ...] = (_shape, _current)
+
+
+def shape_verdicts(facts: ShapeFacts) -> list[Verdict]:
+    """Every verdict of :data:`SHAPE_RULES` on ``facts``, in order."""
+    return [verdict for rule in SHAPE_RULES for verdict in rule(facts)]

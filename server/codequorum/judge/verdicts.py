@@ -6,15 +6,13 @@ their verdicts from it (:meth:`VerdictSpec.verdict`), so a code without a spec c
 emitted; findings, the table, the HTML report, the diagnostics and ``check`` read the
 severity ranking (:data:`~codequorum.core.report.SEVERITIES`), what is quiet and the
 styles from here; the "Verdicts" section of docs/metrics.md is written from the specs
-(``python -m codequorum.judge.verdicts``), so the anchor a diagnostic links to exists.
+(``scripts/generate``), so the anchor a diagnostic links to exists.
 """
 
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 from codequorum.core.report import Severity, Verdict
@@ -248,9 +246,9 @@ def html_colours() -> dict[str, str]:
 
 
 #: The markers of the generated section in docs/metrics.md.
-BEGIN = "<!-- verdicts: written by `python -m codequorum.judge.verdicts`; edit the specs there -->"
+BEGIN = ("<!-- verdicts: written by `scripts/generate` from judge/verdicts.py; edit the specs "
+         "there -->")
 END = "<!-- end of verdicts -->"
-METRICS_DOC = Path(__file__).resolve().parents[3] / "docs" / "metrics.md"
 
 
 def docs_section() -> str:
@@ -264,9 +262,3 @@ def with_docs_section(text: str) -> str:
     if not pattern.search(text):
         raise ValueError("docs/metrics.md has no generated verdicts section")
     return pattern.sub(lambda _m: docs_section(), text, count=1)
-
-
-if __name__ == "__main__":
-    METRICS_DOC.write_text(with_docs_section(METRICS_DOC.read_text(encoding="utf-8")),
-                           encoding="utf-8")
-    sys.stdout.write(f"wrote {METRICS_DOC}\n")

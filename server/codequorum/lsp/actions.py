@@ -132,14 +132,22 @@ def version_choices(analysis: FunctionAnalysis) -> VersionChoices:
     )
 
 
+def users_head(current: str, version: str, name: str, python: bool) -> str:
+    """The version with the user's docstring and leading comments (``current``'s): what
+    replacing a function with a version puts in place, here and in the editors' own
+    commands (``showVersion``'s ``replacement``). Outside Python, or where either text
+    cannot be split, the version as it is."""
+    kept = with_current_head(current, version, name) if python else None
+    return version if kept is None else kept
+
+
 def docstring_choices(plan: ActionPlan, current: str, version: str, name: str,
                       python: bool) -> list[tuple[ActionPlan, str]]:
     """What one plan puts in place: the version with the user's docstring and leading
-    comments (``current``'s), then, where that is not the version as it is, the version
-    with its own (a second plan, never preferred). Outside Python, or where either text
-    cannot be split, the version as it is only."""
-    kept = with_current_head(current, version, name) if python else None
-    if kept is None or kept.strip() == version.strip():
+    comments (:func:`users_head`), then, where that is not the version as it is, the
+    version with its own (a second plan, never preferred)."""
+    kept = users_head(current, version, name, python)
+    if kept.strip() == version.strip():
         return [(plan, version)]
     own = dataclasses.replace(plan, title=plan.title + OWN_DOCSTRING, preferred=False,
                               own_docstring=True)

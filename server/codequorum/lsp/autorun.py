@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 from codequorum.behaviour.runtimes import runtime_for
 from codequorum.behaviour.sandbox import isolation
 from codequorum.core.safe_text import safe_text
-from codequorum.lsp import contract as c
 from codequorum.lsp.prepare import PREPARING, prepare_portable, preparing
 from codequorum.render.findings import not_run_reason
 
@@ -55,7 +54,7 @@ def runs_on_arrival(settings: Settings, language: str, trusted: bool) -> bool:
     a language that runs, a trusted workspace, a level that isolates them (a weak one runs
     only when asked)."""
     d = settings.dynamic
-    return (d.auto and d.enable and bool(arrival_levels(d.sandbox, language))
+    return (d.auto and d.enable and bool(arrival_levels(settings.analysis.sandbox, language))
             and runtime_for(language) is not None and trusted)
 
 
@@ -109,25 +108,6 @@ async def arrival_level(ls: Host, sandbox: str, language: str) -> str | None:
     return None
 
 
-async def run_arrived(ls: Host, uri: str, qualified_name: str,
-                      language: str) -> None:
-    """Run the versions of ``qualified_name`` that just arrived, when :func:`runs_on_arrival`
-    and a level of the setting runs here; else refresh, so the hover says why not."""
-    from codequorum.lsp.commands import run_dynamic_command
-
-    sandbox = ls.settings_for(uri).dynamic.sandbox
-    if not runs_on_arrival(ls.settings_for(uri), language, ls.trusted):
-        return
-    if await arrival_level(ls, sandbox, language) is None:
-        missing = arrival_missing(sandbox, language)
-        if missing is not None:
-            log.info("versions of %s not run on arrival: %s", qualified_name, missing)
-            ls.warn_once(f"codequorum: versions are not run here ({missing})")
-        ls.refresh(uri)
-        return
-    await run_dynamic_command(ls, c.RunDynamicArgs(uri=uri, qualified_name=qualified_name))
-
-
 def not_run_note(ls: Host, uri: str, analysis: FunctionAnalysis) -> str | None:
     """What a hover says in place of "not run yet" for ``analysis`` (None: nothing to
     add): the run under way, the portable sandbox being prepared, a run that had no
@@ -145,10 +125,10 @@ def not_run_note(ls: Host, uri: str, analysis: FunctionAnalysis) -> str | None:
     if not ls.trusted:
         return UNTRUSTED
     settings = ls.settings_for(uri)
-    levels = arrival_levels(settings.dynamic.sandbox, analysis.language)
+    levels = arrival_levels(settings.analysis.sandbox, analysis.language)
     if not levels or not settings.dynamic.enable:
         return None
     if (levels[0] == "strict" and isolation.probed(None, "strict", True) is None
             and runtime_for(analysis.language) is not None):
         probe_soon()
-    return arrival_missing(settings.dynamic.sandbox, analysis.language)
+    return arrival_missing(settings.analysis.sandbox, analysis.language)

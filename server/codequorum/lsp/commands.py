@@ -28,7 +28,8 @@ from codequorum.core.model import ModuleContext, Sample
 from codequorum.core.safe_text import safe_text
 from codequorum.judge.dynamic import dynamic_verdicts
 from codequorum.lsp import contract as c
-from codequorum.lsp.autorun import run_arrived
+from codequorum.lsp.actions import users_head
+from codequorum.lsp.autorun import arrival_level, arrival_missing, runs_on_arrival
 from codequorum.lsp.documents import FunctionEntry, Snapshot, reindent
 from codequorum.lsp.engine import FunctionAnalysis, ran_nothing
 from codequorum.lsp.files import MAX_IMPORT_BYTES, RefusedFile, bounded_text, read_inside
@@ -300,6 +301,10 @@ async def show_version_command(ls: Host, args: c.ShowVersionArgs) -> c.ShowVersi
         language=analysis.language,
         code=sample.code,
         indented=reindent(sample.code, entry.indent),
+        range=entry.range,
+        replacement=reindent(sample.code if args.own_docstring else users_head(
+            entry.dedented(), sample.code, entry.name, snapshot.language == "python"),
+            entry.indent),
     )
 
 
@@ -867,7 +872,7 @@ async def run_dynamic_command(ls: Host, args: c.RunDynamicArgs) -> c.RunDynamicR
         return c.RunDynamicResult(
             uri=args.uri, qualified_name=name, started=False, refused=True, message=refusal
         )
-    if not await prepare_for(ls, ls.settings_for(args.uri).dynamic.sandbox):
+    if not await prepare_for(ls, ls.settings_for(args.uri).analysis.sandbox):
         return c.RunDynamicResult(uri=args.uri, qualified_name=name, started=False,
                                   message="not run: the portable sandbox was not prepared")
     job = ls.engine_for(args.uri).dynamic_key(analysis)
@@ -884,6 +889,24 @@ async def run_dynamic_command(ls: Host, args: c.RunDynamicArgs) -> c.RunDynamicR
                       settings.dynamic.propose_inputs, job, module)
     ls.dynamic_jobs[job] = asyncio.ensure_future(run())
     return c.RunDynamicResult(uri=args.uri, qualified_name=name, started=True, token=progress.token)
+
+
+async def run_arrived(ls: Host, uri: str, qualified_name: str,
+                      language: str) -> None:
+    """Run the versions of ``qualified_name`` that just arrived, when :func:`runs_on_arrival`
+    and a level of the setting runs here
+    (:func:`~codequorum.lsp.autorun.arrival_level`); else refresh, so the hover says why not."""
+    sandbox = ls.settings_for(uri).analysis.sandbox
+    if not runs_on_arrival(ls.settings_for(uri), language, ls.trusted):
+        return
+    if await arrival_level(ls, sandbox, language) is None:
+        missing = arrival_missing(sandbox, language)
+        if missing is not None:
+            log.info("versions of %s not run on arrival: %s", qualified_name, missing)
+            ls.warn_once(f"codequorum: versions are not run here ({missing})")
+        ls.refresh(uri)
+        return
+    await run_dynamic_command(ls, c.RunDynamicArgs(uri=uri, qualified_name=qualified_name))
 
 
 async def _run_dynamic_shown(ls: Host, args: c.RunDynamicArgs) -> None:

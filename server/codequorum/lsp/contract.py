@@ -140,12 +140,14 @@ class ImportVersionFileArgs(FunctionArgs):
 @attrs.define
 class ShowVersionArgs(FunctionArgs):
     """``version``: 1-based number or consensus / current / fastest / mostDifferent;
-    ``index``: 0-based position (instead of ``version``)."""
+    ``index``: 0-based position (instead of ``version``); ``own_docstring``: the
+    replacement keeps the version's own docstring instead of the user's."""
 
     COMMAND: ClassVar[str] = "codequorum.showVersion"
     POSITIONAL: ClassVar[tuple[str, ...]] = ("version",)
     version: int | str | None = None
     index: int | None = None
+    own_docstring: bool = False
 
 
 # --------------------------------------------------------------------------- results
@@ -227,7 +229,10 @@ class ClearResult:
 
 @attrs.define
 class ShowVersionResult:
-    """One version's code (``indented``: indented for the function's place)."""
+    """One version's code (``indented``: indented for the function's place), and the edit
+    that puts it in place as the code actions do: ``replacement`` for the text of
+    ``range`` (the function's), the version with the user's docstring and the comments
+    above its body unless ``own_docstring`` was asked."""
 
     uri: str
     qualified_name: str
@@ -240,6 +245,8 @@ class ShowVersionResult:
     language: str
     code: str
     indented: str
+    range: types.Range
+    replacement: str
 
 
 @attrs.define
@@ -527,7 +534,7 @@ def json_schema() -> dict[str, Any]:
         "description": (
             "The workspace/executeCommand commands of the codequorum language server: each "
             "takes one argument object and answers one result object. Generated from "
-            "server/codequorum/lsp/contract.py (python -m codequorum.lsp.contract); the "
+            "server/codequorum/lsp/contract.py (scripts/generate); the "
             "editor extension's TypeScript types are generated from this file."
         ),
         "commands": commands,
@@ -539,9 +546,3 @@ def json_schema() -> dict[str, Any]:
 def schema_text() -> str:
     """:func:`json_schema` as the text of ``shared/commands.schema.json``."""
     return json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n"
-
-
-if __name__ == "__main__":
-    import sys
-
-    sys.stdout.write(schema_text())

@@ -27,7 +27,7 @@ from codequorum.ingest.workspace import file_key_for
 from codequorum.judge.dynamic import dynamic_verdicts
 from codequorum.judge.verdicts import NOT_RUN
 from codequorum.lsp.documents import FunctionEntry, Snapshot
-from codequorum.lsp.settings import Settings
+from codequorum.lsp.settings import Settings, from_settings
 from codequorum.options.approvals import Approvals
 from codequorum.pipeline.session import (
     AnalysisKey,
@@ -74,15 +74,7 @@ def document_path(uri: str) -> Path | None:
 
 def session_config(settings: Settings) -> SessionConfig:
     """The session options the server's settings stand for."""
-    a = settings.analysis
-    return SessionConfig(
-        store=settings.store.path,
-        include_current=a.include_current,
-        max_depth=a.max_depth,
-        metrics=a.metrics,
-        dynamic_timeout=settings.dynamic.timeout,
-        dynamic_sandbox=settings.dynamic.sandbox,
-    )
+    return SessionConfig(store=settings.store.path, analysis=from_settings(settings))
 
 
 def ran_nothing(report: Any) -> bool:

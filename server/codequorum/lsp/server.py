@@ -69,6 +69,10 @@ log = logging.getLogger(__name__)
 #: How long a hover, a lens or a code action waits for an analysis before it answers with
 #: what is ready (the rest is computed in the background and the client refreshed).
 ANSWER_BUDGET = 0.15
+#: A document with more functions to analyse than this gets its diagnostics in two steps:
+#: those of the first ones (in the document's order, computed first) as soon as they are
+#: ready, then all of them, so a large module shows its first findings early.
+FIRST_STEP = 24
 #: How long work a request left in the background waits after the answer went out, so
 #: what it sends next (a question) reaches the client in a read of its own: Emacs 28's
 #: jsonrpc stops reading at the answer it waited for and leaves the rest of that read
@@ -528,12 +532,38 @@ class CodequorumServer(LanguageServer):
         snapshot = self.snapshot(uri)
         if snapshot is None:
             return
-        diagnostics = await self.diagnostics_for(snapshot)
+        first = await self._first_step(snapshot)
+        if first is not None:
+            self._push(snapshot, first)
+        self._push(snapshot, await self.diagnostics_for(snapshot))
+
+    def _push(self, snapshot: Snapshot, diagnostics: list[types.Diagnostic]) -> None:
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(
-                uri=uri, diagnostics=diagnostics, version=snapshot.version
+                uri=snapshot.uri, diagnostics=diagnostics, version=snapshot.version
             )
         )
+
+    async def _first_step(self, snapshot: Snapshot) -> list[types.Diagnostic] | None:
+        """The diagnostics of the first :data:`FIRST_STEP` functions still to analyse (and
+        of those ready), when more than that many are; None when the document is small or
+        nothing was found in them (the whole document's come next)."""
+        settings = self.settings_for(snapshot.uri)
+        if not settings.diagnostics.enable or snapshot.language is None:
+            return None
+        try:
+            items, pending = await self.engine_for(snapshot.uri).document(
+                snapshot, self.file_key(snapshot.uri), wait=False)
+        except Exception:
+            log.exception("analysis of %s failed", snapshot.uri)
+            return None
+        if len(pending) <= FIRST_STEP:
+            return None
+        step = pending[:FIRST_STEP]
+        await asyncio.wait([f for _, f in step])
+        items += [(entry, f.result()) for entry, f in step
+                  if not f.cancelled() and f.exception() is None]
+        return document_diagnostics(snapshot, items, settings) or None
 
     async def items_for(self, snapshot: Snapshot) -> Items:
         """(function, analysis) pairs of a document, computed in the background."""

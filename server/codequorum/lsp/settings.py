@@ -25,9 +25,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from codequorum.core.report import Severity
-from codequorum.metrics.registry import EDITOR_METRICS, metric_choice
+from codequorum.metrics.registry import metric_choice
 from codequorum.options.declarations import SETTINGS, Setting
 from codequorum.options.policy import Reach
+from codequorum.pipeline.config import AnalysisConfig
 
 if TYPE_CHECKING:
     from codequorum.generate.endpoint import ProviderConfig
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
 PREFIX = "codequorum."
 
 ProviderKind = Literal["openai-compatible", "client"]
-SandboxLevel = Literal["auto", "strict", "portable", "weak"]
 CommandActions = Literal["auto", "always", "never"]
 WatchMode = Literal["off", "ask", "auto"]
 
@@ -120,25 +120,14 @@ class CodeActionSettings:
 
 
 @dataclass(frozen=True)
-class AnalysisSettings:
-    """Options handed to the structural analysis: ``metrics``, the optional metrics a
-    function's full analysis computes (a choice of the metric registry's names)."""
-
-    include_current: bool = True
-    max_depth: int = 30
-    metrics: tuple[str, ...] = EDITOR_METRICS
-
-
-@dataclass(frozen=True)
 class DynamicSettings:
-    """Sandboxed runs of the versions (SCTD, DCTD, BEF, OER)."""
+    """Sandboxed runs of the versions (SCTD, DCTD, BEF, OER): whether they may run and when
+    (their timeout and isolation are analysis choices: ``Settings.analysis``)."""
 
     enable: bool = True
     #: Run the versions when they arrive (regenerated, relayed, imported, the watch's), in
     #: the strict sandbox only.
     auto: bool = True
-    timeout: float = 10.0
-    sandbox: SandboxLevel = "auto"
     propose_inputs: bool = False
 
 
@@ -163,7 +152,9 @@ class Settings:
     hover: HoverSettings = field(default_factory=HoverSettings)
     code_lens: CodeLensSettings = field(default_factory=CodeLensSettings)
     code_action: CodeActionSettings = field(default_factory=CodeActionSettings)
-    analysis: AnalysisSettings = field(default_factory=AnalysisSettings)
+    #: The analysis choices the editor's settings make (``analysis.*``, ``dynamic.timeout``,
+    #: ``dynamic.sandbox``); the others keep their defaults.
+    analysis: AnalysisConfig = field(default_factory=AnalysisConfig)
     dynamic: DynamicSettings = field(default_factory=DynamicSettings)
     watch: WatchSettings = field(default_factory=WatchSettings)
     #: False when the editor says the workspace is not trusted (not a schema setting: the
@@ -376,6 +367,13 @@ def parse_settings(raw: Any, base: Settings | None = None,
         for name, attrs in groups.items()
     }
     return dataclasses.replace(settings, **changes), warnings
+
+
+def from_settings(settings: Settings) -> AnalysisConfig:
+    """The analysis configuration the editor's settings stand for: the ``analysis.*``
+    settings with the sandbox's timeout and level (the declared settings keep them in
+    ``Settings.analysis``), every other choice at its default."""
+    return settings.analysis
 
 
 def folder_settings(

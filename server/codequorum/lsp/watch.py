@@ -40,7 +40,7 @@ from lsprotocol import types
 
 from codequorum.core.model import Sample
 from codequorum.core.safe_text import safe_text
-from codequorum.lsp.autorun import run_arrived
+from codequorum.lsp.commands import run_arrived
 from codequorum.lsp.gates import choose, may_send_key
 from codequorum.lsp.progress import WorkProgress
 from codequorum.options.approvals import Approvals

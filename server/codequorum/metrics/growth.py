@@ -1,8 +1,9 @@
 """How a version's cost grows with the size of its input: the exponent of a power law.
 
 The costs are CPU nanoseconds per call over the scaling series, measured in the sandbox
-(``behaviour/sandbox/timing.py``), so they see work done inside builtins and C extensions
-that opcode counts miss.
+(``behaviour/sandbox/timing.py``), or, where the portable sandbox ran, the WebAssembly
+instructions (fuel) of one untraced call less an empty call's; either sees work done
+inside builtins and C extensions that opcode counts miss.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ import numpy.typing as npt
 #: Costs below this many nanoseconds are raised to it: under it a per-call time is the
 #: clock's and the call's own noise, not work that grows (a lookup ``x[0]`` takes ~50 ns).
 COST_FLOOR_NS = 250.0
+#: The same floor in fuel (about 2 instructions a nanosecond): an empty call's own cost is
+#: taken off already, so what is left under it is a lookup's, not work that grows.
+COST_FLOOR_FUEL = 500.0
 
 
 def growth_exponent(sizes: npt.ArrayLike, costs: npt.ArrayLike,
@@ -63,4 +67,4 @@ def growth_class(exponent: float) -> int:
     return nearest
 
 
-__all__ = ["CLASS_MARGIN", "COST_FLOOR_NS", "growth_class", "growth_exponent"]
+__all__ = ["CLASS_MARGIN", "COST_FLOOR_FUEL", "COST_FLOOR_NS", "growth_class", "growth_exponent"]

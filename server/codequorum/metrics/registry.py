@@ -15,11 +15,9 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypeVar
 
 import numpy as np
@@ -59,7 +57,7 @@ class Prepared:
 
     codes: Sequence[str]
     language: str
-    max_depth: int = 30
+    max_depth: int
     jsd_log_base: float = 2.0
     tsed_costs: tuple[float, float, float] = (1.0, 1.0, 1.0)
     parsed: Sequence[tree_sitter.Tree | None] | None = None
@@ -253,14 +251,8 @@ def docs_table(metrics: Sequence[PairMetric] = PAIR_METRICS) -> str:
     return "\n".join(rows) + "\n"
 
 
-REPO = Path(__file__).resolve().parents[3]
-METRICS_DOC = REPO / "docs" / "metrics.md"
-REPORT_SCHEMA = REPO / "shared" / "report.schema.json"
-#: What the editors read of the registry (the VS Code extension generates
-#: ``src/generated/metrics.ts`` from it: ``npm run gen-metrics``).
-SHARED_METRICS = REPO / "shared" / "metrics.json"
-#: The markers of the generated table in docs/metrics.md.
-BEGIN = "<!-- pair metrics: written by `python -m codequorum.metrics.registry` -->"
+#: The markers of the generated table in docs/metrics.md (``scripts/generate`` writes it).
+BEGIN = "<!-- pair metrics: written by `scripts/generate` from metrics/registry.py -->"
 END = "<!-- end of pair metrics -->"
 _SCHEMA_PAIR = '            "{key}": {{ "$ref": "#/$defs/pairMean" }},'
 _SCHEMA_REQUIRED = '              "summary": {{ "required": [{keys}] }}'
@@ -298,21 +290,9 @@ def with_schema_keys(text: str) -> str:
 
 
 def shared_text() -> str:
-    """``shared/metrics.json``: every matrix a report can carry (key, title, direction)
-    and the structure matrix."""
+    """``shared/metrics.json``, what the editors read of the registry (the VS Code extension
+    generates ``src/generated/metrics.ts`` from it): every matrix a report can carry (key,
+    title, direction) and the structure matrix."""
     every: list[PairMetric | FigureMatrix] = [*PAIR_METRICS, *FIGURE_MATRICES]
     matrices = [{"key": m.key, "title": m.title, "direction": m.direction} for m in every]
     return json.dumps({"structure": STRUCTURE, "matrices": matrices}, indent=2) + "\n"
-
-
-def main() -> None:
-    """Write the generated parts of docs/metrics.md and shared/report.schema.json, and
-    shared/metrics.json."""
-    SHARED_METRICS.write_text(shared_text(), encoding="utf-8")
-    for path, rewrite in ((METRICS_DOC, with_docs_table), (REPORT_SCHEMA, with_schema_keys)):
-        path.write_text(rewrite(path.read_text(encoding="utf-8")), encoding="utf-8")
-        sys.stdout.write(f"wrote {path}\n")
-
-
-if __name__ == "__main__":
-    main()

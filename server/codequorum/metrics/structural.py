@@ -59,6 +59,7 @@ from codequorum.core.parsing import (
 )
 
 __all__ = [
+    "DEFAULT_MAX_DEPTH",
     "EPS",
     "StructuralMatrices",
     "SubtreeCounts",
@@ -72,6 +73,10 @@ __all__ = [
 
 #: Floor for probabilities of symbols absent from one side of a pair.
 EPS = 1e-10
+
+#: The deepest tree level counted unless a run chooses another (``--max-depth``, the
+#: editor's ``analysis.maxDepth``): the depth of the published reference values.
+DEFAULT_MAX_DEPTH = 30
 
 FloatMatrix = npt.NDArray[np.float64]
 IntMatrix = npt.NDArray[np.int64]
@@ -420,7 +425,7 @@ def _count_triples(codes: Sequence[str | bytes], language: str, max_depth: int,
 
 
 def subtree_counts(
-    codes: Sequence[str | bytes], language: str, max_depth: int = 30
+    codes: Sequence[str | bytes], language: str, max_depth: int = DEFAULT_MAX_DEPTH
 ) -> SubtreeCounts:
     """Count the subtree symbols of each sample (parsed once) over a shared vocabulary.
 
@@ -1010,7 +1015,7 @@ def jsd_similarity_matrix(counts: npt.ArrayLike, base: float = 2.0) -> FloatMatr
 def structural_matrices(
     codes: Sequence[str | bytes],
     language: str,
-    max_depth: int = 30,
+    max_depth: int = DEFAULT_MAX_DEPTH,
     jsd_log_base: float = 2.0,
     parsed: Sequence[tree_sitter.Tree | None] | None = None,
 ) -> StructuralMatrices:

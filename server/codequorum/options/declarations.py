@@ -36,6 +36,7 @@ from codequorum.metrics.registry import (
 )
 from codequorum.options.argtypes import at_least, auto_or, log_base, positive, seconds
 from codequorum.options.policy import ProjectValues, Reach, within_cores
+from codequorum.pipeline.config import DEFAULTS, SANDBOX_LEVELS
 from codequorum.pipeline.risk_level import RISK_LEVELS
 from codequorum.render.check_out import FORMAT_NAMES as FINDING_FORMAT_NAMES
 from codequorum.render.check_out import formats_help as finding_formats_help
@@ -274,9 +275,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("min-versions", "check a function only when at least K versions are stored "
            "(default 2)", A, _on(CHECK),
            flags=("--min-versions", "--min-samples"), type=positive, default=2, metavar="K"),
-    Option("jsd-log-base", "log base of the JSD similarity (default 2; e reproduces the "
-           "published reference code)", A, _on(DEMO, SCORE), group="analysis",
-           type=log_base, default=2.0, metavar="{2,e}"),
+    Option("jsd-log-base", f"log base of the JSD similarity (default {DEFAULTS.jsd_log_base:g}; "
+           "e reproduces the published reference code)", A, _on(DEMO, SCORE),
+           group="analysis", type=log_base, default=DEFAULTS.jsd_log_base, metavar="{2,e}"),
     Option("metrics", "the optional metrics to compute, comma-separated, from "
            f"{', '.join(METRIC_CHOICES)} (default: {','.join(EDITOR_METRICS)}, as the "
            "editor's analysis.metrics; --no-tsed takes TSED out)", A, _on(CHECK, MCP),
@@ -284,20 +285,21 @@ OPTIONS: tuple[Option, ...] = (
     Option("no-tsed", "skip TSED (tree edit distance; the slowest metric)", A,
            _on(CHECK, DEMO, MCP, SCORE), group="analysis", kind="off", dest="tsed",
            default=True),
-    Option("max-depth", "deepest tree level counted (default 30)", A,
-           _on(CHECK, DEMO, MCP, SCORE), group="analysis", type=positive, default=30,
-           metavar="D"),
+    Option("max-depth", f"deepest tree level counted (default {DEFAULTS.max_depth})", A,
+           _on(CHECK, DEMO, MCP, SCORE), group="analysis", type=positive,
+           default=DEFAULTS.max_depth, metavar="D"),
     # ------------------------------------------------------------------ running versions
     Option("dynamic", _DYNAMIC_HELP, Reach.RUNS_CODE, _on(CHECK, SCORE), kind="flag",
            default=False, project_values=_is_false),
     Option("dynamic", "also run the versions against HumanEval's tests in the sandbox (pass "
            "rates, output agreement, opcode divergence; ~15 s)", Reach.RUNS_CODE, _on(DEMO),
            kind="flag", default=False, project_values=_is_false),
-    Option("timeout", "with --dynamic: budget of one version (default 10)", Reach.SANDBOX,
-           _on(CHECK), type=seconds, default=10.0, metavar="SECONDS"),
+    Option("timeout", f"with --dynamic: budget of one version (default {DEFAULTS.timeout:g})",
+           Reach.SANDBOX, _on(CHECK), type=seconds, default=DEFAULTS.timeout,
+           metavar="SECONDS"),
     Option("timeout", "check_function with dynamic: budget of one version in the sandbox "
-           "(default 10)", Reach.SANDBOX, _on(MCP), group="analysis", type=seconds,
-           default=10.0, metavar="SECONDS"),
+           f"(default {DEFAULTS.timeout:g})", Reach.SANDBOX, _on(MCP), group="analysis",
+           type=seconds, default=DEFAULTS.timeout, metavar="SECONDS"),
     Option("sandbox", "isolation of the versions run with --dynamic: auto (strict where "
            "the machine gives it, else portable; every report says which ran and why), "
            "strict (kernel namespaces and seccomp; refuses to run where the machine cannot "
@@ -305,8 +307,7 @@ OPTIONS: tuple[Option, ...] = (
            "but the standard library and the module, on every OS) or weak (no namespaces; "
            "every report warns) (default auto; `codequorum doctor` tells what this machine "
            "gives)", Reach.SANDBOX, _on(DEMO, SCORE),
-           choices=["auto", "strict", "portable", "weak"], default="auto",
-           project_values=_strict),
+           choices=list(SANDBOX_LEVELS), default=DEFAULTS.sandbox, project_values=_strict),
     # ------------------------------------------------------------------ the endpoint
     Option("propose-inputs", "with --dynamic: ask the endpoint for call inputs of functions "
            "that have no tests, no doctest examples and no annotated parameters (arguments "
@@ -392,16 +393,18 @@ OPTIONS: tuple[Option, ...] = (
     Option("risk-level", "with --dynamic: where a set's risk takes its level from: run, the "
            "rate of wrong kept versions the run's sets of the same model imply (where they "
            "are enough to tell it), or set, each set's own run alone (default: run)", A,
-           _on(DEMO, SCORE), group="analysis", choices=list(RISK_LEVELS), default="run"),
+           _on(DEMO, SCORE), group="analysis", choices=list(RISK_LEVELS),
+           default=DEFAULTS.risk_level),
     Option("cluster-threshold", "versions group while their mean 1 - JSD distance is <= X "
-           "(default 0.1)", A, _on(DEMO, SCORE), group="analysis", type=float, default=0.1,
-           metavar="X"),
+           f"(default {DEFAULTS.cluster_threshold:g})", A, _on(DEMO, SCORE), group="analysis",
+           type=float, default=DEFAULTS.cluster_threshold, metavar="X"),
     Option("stable-jsd", "a set is stable when its mean JSD (structure) is >= X (default: "
            "unstable when less stable than 75 %% of HumanEval functions)", A,
            _on(DEMO, SCORE), group="analysis", type=float, metavar="X"),
     Option("outlier-gap", "a version is an outlier when its mean similarity to the others "
-           "is more than X below the median (default 0.1)", A, _on(DEMO, SCORE),
-           group="analysis", type=float, default=0.1, metavar="X"),
+           f"is more than X below the median (default {DEFAULTS.outlier_gap:g})", A,
+           _on(DEMO, SCORE), group="analysis", type=float, default=DEFAULTS.outlier_gap,
+           metavar="X"),
     Option("versions", "score the first K versions of each set", A, _on(DEMO, SCORE),
            group="analysis",
            flags=("--versions", "--samples"), type=positive, metavar="K"),
@@ -427,6 +430,9 @@ OPTIONS: tuple[Option, ...] = (
            choices=["text", "json"], default="text"),
     Option("prepare", "compile the portable sandbox's interpreter into the user's cache now "
            "(once, tens of seconds, with a progress bar) instead of at the first run",
+           Reach.SANDBOX, _on(DOCTOR), kind="flag", default=False),
+    Option("if-needed", "with --prepare: only where the strict sandbox is missing (where "
+           "`auto` runs versions in the portable one); elsewhere say so and stop",
            Reach.SANDBOX, _on(DOCTOR), kind="flag", default=False),
     Option("stdio", "talk over stdin/stdout (the default)", A, _on(LSP), kind="flag",
            default=False),
@@ -629,14 +635,14 @@ SETTINGS: tuple[Setting, ...] = (
                 "None: the commands stay reachable through the lenses and "
                 "workspace/executeCommand.",
             )),
-    Setting('analysis.includeCurrent', 'boolean', True,
+    Setting('analysis.includeCurrent', 'boolean', DEFAULTS.include_current,
             "Count the function's current code as one of the versions (origin \"current\"), so"
             " the report says whether it is in the consensus.",
             reach=A),
-    Setting('analysis.maxDepth', 'integer', 30,
+    Setting('analysis.maxDepth', 'integer', DEFAULTS.max_depth,
             "Deepest syntax-tree level counted by the structural metrics (SCE, JSD).",
             reach=A, minimum=1, maximum=200, mirrors=('check', 'max_depth')),
-    Setting('analysis.metrics', 'strings', list(EDITOR_METRICS),
+    Setting('analysis.metrics', 'strings', list(DEFAULTS.metrics),
             "The optional metrics a function's analysis computes (hover, report, Compare), "
             "beyond the structural ones every analysis has: tsed (tree edit distance "
             "similarity), tsed_08 (TSED with the published (1, 0.8, 1) costs), textual (token "
@@ -663,14 +669,15 @@ SETTINGS: tuple[Setting, ...] = (
             "never in an untrusted workspace, and the versions of a store that came with a "
             "repository only after you approve it. Off: they run when you ask (Run Versions).",
             reach=Reach.RUNS_CODE, restricted=True, project_values=(False,)),
-    Setting('dynamic.timeout', 'number', 10.0,
+    Setting('dynamic.timeout', 'number', DEFAULTS.timeout,
             "Wall-clock seconds allowed for one version's sandboxed run.",
             reach=Reach.SANDBOX, restricted=True, minimum=0, exclusive_minimum=True,
-            maximum=600, mirrors=('check', 'timeout')),
-    Setting('dynamic.sandbox', 'string', 'auto',
+            maximum=600, mirrors=('check', 'timeout'), attr='analysis.timeout'),
+    Setting('dynamic.sandbox', 'string', DEFAULTS.sandbox,
             "Isolation the versions run under in the sandbox.",
-            reach=Reach.SANDBOX, restricted=True, enum=('auto', 'strict', 'portable', 'weak'),
+            reach=Reach.SANDBOX, restricted=True, enum=SANDBOX_LEVELS,
             project_values=('strict', 'auto'), mirrors=('score', 'sandbox'),
+            attr='analysis.sandbox',
             enum_descriptions=(
                 "The strict sandbox where this machine gives it, else the portable one; "
                 "every result says which ran and why.",

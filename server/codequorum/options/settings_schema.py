@@ -3,7 +3,7 @@
 
 The editor extension's ``package.json`` settings are generated from that file
 (``client-vscode/scripts/gen-settings.js``); after changing a setting run
-``PYTHONPATH=server python -m codequorum.options.settings_schema > shared/settings.schema.json``.
+``scripts/generate``, which writes it first.
 """
 
 from __future__ import annotations
@@ -120,9 +120,3 @@ def schema_text() -> str:
         f"    {_dumps(name)}: {{\n{_property_text(prop, '      ')}\n    }}"
         for name, prop in properties.items())
     return "{\n" + ",\n".join(head) + f',\n  "properties": {{\n{body}\n  }}\n}}\n'
-
-
-if __name__ == "__main__":
-    import sys
-
-    sys.stdout.write(schema_text())

@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -30,17 +29,12 @@ from codequorum.core.report import (
 )
 from codequorum.core.words import versions_compared, versions_named
 from codequorum.judge.dynamic import RunFigures, dynamic_verdicts
-from codequorum.judge.structure import current_verdicts, stable_line, structure_verdicts
+from codequorum.judge.structure import ShapeFacts, shape_verdicts
 from codequorum.judge.verdicts import INPUT_LIMIT as INPUT_LIMIT_SPEC
 from codequorum.judge.verdicts import NOT_RUN, STABLE
 from codequorum.metrics.clustering import average_linkage, pair_means, symmetrise, typicality
-from codequorum.metrics.registry import (
-    METRIC_CHOICES,
-    PAIR_METRICS,
-    TEXTUAL,
-    Prepared,
-    metric_choice,
-)
+from codequorum.metrics.registry import PAIR_METRICS, Prepared
+from codequorum.pipeline.config import AnalysisConfig
 
 if TYPE_CHECKING:
 
@@ -70,94 +64,8 @@ class DynamicLike(RunFigures, Protocol):
     def to_dict(self, verdicts: Sequence[Verdict] = ()) -> dict[str, Any]: ...
 
 
-@dataclass(frozen=True)
-class AnalysisOptions:
-    """What to compute and where the verdict thresholds lie.
-
-    ``cluster_threshold`` is a distance on ``1 - jsd_struct`` (symmetrised): two groups
-    merge while their average distance is at most this. A set is ``stable`` when the mean
-    ``jsd_struct`` over ordered pairs is at least the stability line (:func:`stable_line`)
-    and the largest group holds at least ``majority`` of the versions (0: no majority
-    needed). The line is ``stable_jsd`` when given, else the mean similarity below which
-    ``unstable_percentile`` % of the HumanEval reference sets lie (with the reference's
-    ``max_depth`` and ``jsd_log_base``; other settings fall back to
-    :data:`FALLBACK_STABLE_JSD`). A version is an outlier when its
-    typicality lies more than ``outlier_gap`` below the median typicality.
-    ``metrics`` names what is computed beyond the metrics every run has (a choice of
-    :data:`~codequorum.metrics.registry.METRIC_CHOICES`, kept in its order, so the same
-    choice is the same value); a metric added to the registry adds no field here.
-    TSED leaves out (NaN, with a note) pairs with a tree too large to compare.
-    ``max_versions`` bounds the usable versions of one set: every matrix is n×n, so 2,000
-    samples already take 32 MB per matrix; a larger set is refused with the reason.
-    ``sctd``: static opcode divergence of Python sets (compiled, never run) under
-    ``interpreter`` (a CPython executable; default: this one).
-    """
-
-    max_depth: int = 30
-    jsd_log_base: float = 2.0
-    metrics: tuple[str, ...] = ("tsed", TEXTUAL)
-    tsed_costs: tuple[float, float, float] = (1.0, 1.0, 1.0)
-    cluster_threshold: float = 0.1
-    stable_jsd: float | None = None
-    unstable_percentile: float = 25.0
-    majority: float = 0.0
-    outlier_gap: float = 0.1
-    keep_matrices: bool = True
-    max_versions: int = 2000
-    sctd: bool = True
-    interpreter: str | None = None
-
-    def __post_init__(self) -> None:
-        """Reject settings no analysis can use, at construction rather than mid-run; the
-        metrics as one choice in the registry's order."""
-        object.__setattr__(self, "metrics", metric_choice(self.metrics))
-        if self.max_depth < 1:
-            raise ValueError("max_depth must be at least 1")
-        if not (self.jsd_log_base > 1.0):
-            raise ValueError("jsd_log_base must be greater than 1 (2 or e)")
-        if self.cluster_threshold < 0:
-            raise ValueError("cluster_threshold must not be negative")
-        if not 0.0 <= self.unstable_percentile <= 100.0:
-            raise ValueError("unstable_percentile must be between 0 and 100")
-
-    @property
-    def textual(self) -> bool:
-        """Whether the token and pycode_similar figures are computed."""
-        return TEXTUAL in self.metrics
-
-    def _as_reported(self) -> list[tuple[str, Any]]:
-        """The fields as reports and cache keys name them: in place of ``metrics``, one
-        flag per choice of :data:`METRIC_CHOICES` (TSED's costs after TSED's flag)."""
-        out: list[tuple[str, Any]] = []
-        for f in fields(self):
-            if f.name == "metrics":
-                for name in METRIC_CHOICES:
-                    out.append((name, name in self.metrics))
-                    if name == "tsed":
-                        out.append(("tsed_costs", self.tsed_costs))
-            elif f.name != "tsed_costs":
-                out.append((f.name, getattr(self, f.name)))
-        return out
-
-    def __repr__(self) -> str:
-        """The fields as reported (a function's cache key and the editor's result ids are
-        made from this text)."""
-        inner = ", ".join(f"{name}={value!r}" for name, value in self._as_reported())
-        return f"AnalysisOptions({inner})"
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form, with the stability line as used: ``stable_jsd`` is the line
-        (given or from the reference distribution), ``stable_jsd_given`` whether it was
-        given."""
-        d = dict(self._as_reported())
-        d["tsed_costs"] = list(self.tsed_costs)
-        d["stable_jsd_given"] = self.stable_jsd is not None
-        d["stable_jsd"] = stable_line(self).jsd
-        return d
-
-
 def _insufficient(sample_set: SampleSet, indices: list[int], empty: list[int],
-                  options: AnalysisOptions, current_index: int | None) -> StabilityReport:
+                  options: AnalysisConfig, current_index: int | None) -> StabilityReport:
     """The no-score report for a set with fewer than two versions or none with code, with
     the reason."""
     n_total = len(sample_set.samples)
@@ -176,7 +84,7 @@ ALL_EMPTY_NOTE = ("every version is empty: nothing to compare in shape or behavi
                   "LCS 0 and LED 0, as the study's scripts give")
 
 
-def _all_empty(sample_set: SampleSet, indices: list[int], options: AnalysisOptions,
+def _all_empty(sample_set: SampleSet, indices: list[int], options: AnalysisConfig,
                current_index: int | None) -> StabilityReport:
     """The report of a set whose every version is empty: an outcome, scored as the
     study's scripts score it (token LCS 0 and LED 0 for every pair, as figures and, when
@@ -205,7 +113,7 @@ def _all_empty(sample_set: SampleSet, indices: list[int], options: AnalysisOptio
 
 def analyze(
     sample_set: SampleSet,
-    options: AnalysisOptions | None = None,
+    options: AnalysisConfig | None = None,
     dynamic: DynamicLike | None = None,
     current_index: int | None = None,
 ) -> StabilityReport:
@@ -220,7 +128,7 @@ def analyze(
 
 def _analyze(
     sample_set: SampleSet,
-    options: AnalysisOptions | None = None,
+    options: AnalysisConfig | None = None,
     dynamic: DynamicLike | None = None,
     current_index: int | None = None,
 ) -> StabilityReport:
@@ -239,7 +147,7 @@ def _analyze(
     :class:`~codequorum.core.limits.InputLimitError` naming it before anything reads it
     recursively.
     """
-    opts = options or AnalysisOptions()
+    opts = options or AnalysisConfig()
     codes_all = sample_set.codes
     if current_index is not None and not 0 <= current_index < len(codes_all):
         raise ValueError(f"current_index {current_index} is outside the set "
@@ -292,10 +200,8 @@ def _analyze(
     )
     current_apart = (current_index is not None
                      and sample_set.samples[current_index].origin == "current")
-    report.verdicts = structure_verdicts(report, similarity, typ, groups, opts,
-                                          versions_compared(n, current_apart))
-    if current_index is not None:
-        report.verdicts.extend(current_verdicts(report, similarity, typ, opts))
+    report.verdicts = shape_verdicts(ShapeFacts(report, similarity, typ, groups, opts,
+                                                versions_compared(n, current_apart)))
     _merge_dynamic(report, dynamic)
     _recommend(report, dynamic, opts, codes_all)
     return report
@@ -322,7 +228,7 @@ def admit(sample_set: SampleSet) -> None:
 INPUT_LIMIT = INPUT_LIMIT_SPEC.code
 
 
-def refused(sample_set: SampleSet, reason: str, options: AnalysisOptions | None = None,
+def refused(sample_set: SampleSet, reason: str, options: AnalysisConfig | None = None,
             current_index: int | None = None) -> StabilityReport:
     """The report of a set refused before scoring (``reason``: the
     :class:`~codequorum.core.limits.InputLimitError`'s message): nothing compared, the reason as
@@ -332,7 +238,7 @@ def refused(sample_set: SampleSet, reason: str, options: AnalysisOptions | None 
     return StabilityReport(
         task_id=sample_set.task_id, language=sample_set.language, status="insufficient",
         n=0, n_total=n_total, indices=[], message=reason, current_index=current_index,
-        options=(options or AnalysisOptions()).to_dict(),
+        options=(options or AnalysisConfig()).to_dict(),
         verdicts=[INPUT_LIMIT_SPEC.verdict(reason)],
     )
 
@@ -371,7 +277,7 @@ def _tsed_note(matrices: dict[str, FloatMatrix], indices: Sequence[int],
     return []
 
 
-def _summary(codes: Sequence[str], language: str, opts: AnalysisOptions,
+def _summary(codes: Sequence[str], language: str, opts: AnalysisConfig,
              matrices: dict[str, FloatMatrix]) -> dict[str, Any]:
     """Static SCTD (Python), the pair means of every matrix, and with ``textual`` the
     token and AST-diff similarities (their matrices join ``matrices``)."""
@@ -438,10 +344,15 @@ def static_sctd(codes: Sequence[str], interpreter: str | None = None,
 
 
 def _recommend(report: StabilityReport, dynamic: DynamicLike | None,
-               opts: AnalysisOptions, codes: Sequence[str]) -> None:
+               opts: AnalysisConfig, codes: Sequence[str]) -> None:
     """The version to keep, the risk that it is wrong (after a run only: from shape
     alone no probability holds across models), and the stability percentile."""
-    from codequorum.judge.recommend import examples_from_dynamic, keys_from_dynamic, recommend
+    from codequorum.judge.recommend import (
+        example_columns,
+        examples_from_dynamic,
+        keys_from_dynamic,
+        recommend,
+    )
     from codequorum.judge.risk import (
         REFERENCE_OPTIONS,
         estimate,
@@ -464,7 +375,8 @@ def _recommend(report: StabilityReport, dynamic: DynamicLike | None,
     report.recommended, report.recommended_by = rec.index, rec.by
     report.recommendation = rec.sentence
     mean_similarity = report.pair("jsd_struct") or 0.0
-    est = estimate(risk_signals(rec, keys, codes)) if keys is not None else None
+    est = (estimate(risk_signals(rec, keys, codes, examples, example_columns(
+        getattr(dynamic, "inputs", None) or []))) if keys is not None else None)
     if est is not None:
         report.risk = report.risk_alone = est.probability
         report.risk_evidence = est.kind
@@ -477,9 +389,12 @@ def _recommend(report: StabilityReport, dynamic: DynamicLike | None,
         report.stability_percentile = stability_percentile(mean_similarity)
 
 
-def risk_signals(rec: Recommendation, keys: KeyMatrix, codes: Sequence[str]) -> RiskSignals:
+def risk_signals(rec: Recommendation, keys: KeyMatrix, codes: Sequence[str],
+                 examples: Sequence[int] | None = None,
+                 example_cols: Sequence[int] = ()) -> RiskSignals:
     """What a run says about the kept version (:class:`~codequorum.judge.risk.RiskSignals`):
-    ``keys``, the outcome matrix of every version; ``codes``, their texts."""
+    ``keys``, the outcome matrix of every version; ``codes``, their texts; ``examples``,
+    per version the docstring examples it passes, at the columns ``example_cols``."""
     from codequorum.judge.recommend import agreeing_versions, behaviours
     from codequorum.judge.risk import RiskSignals
 
@@ -489,13 +404,23 @@ def risk_signals(rec: Recommendation, keys: KeyMatrix, codes: Sequence[str]) -> 
     agreed = rec.by == "behaviour"
     agreeing = agreeing_versions(keys, rec.index) if agreed else [rec.index]
     distinct, runner_up = behaviours(keys, rec.index)
+    own = keys[rec.index]
+    shown = set(example_cols)
+    beyond = [t for t, k in enumerate(own) if k is not None and t not in shown]
+    apart = 0
+    if rec.passes_examples and examples is not None:
+        apart = sum(1 for v, row in enumerate(keys) if v < len(examples)
+                    and examples[v] == rec.examples
+                    and any(t >= len(row) or row[t] != own[t] for t in beyond))
     return RiskSignals(
         versions=rec.versions, agreed=agreed, agreeing=len(agreeing),
         agreeing_texts=len({text(codes[v]) for v in agreeing}),
         texts=len({text(c) for c in codes}), share=rec.share, examples=rec.examples,
         passes_examples=rec.passes_examples,
         passing=round(rec.examples_consensus * rec.versions),
-        runner_up=runner_up if agreed else 0, behaviours=distinct)
+        runner_up=runner_up if agreed else 0, behaviours=distinct,
+        inputs=max((len(r) for r in keys), default=0), beyond=len(beyond),
+        passing_apart=apart)
 
 
 def _merge_dynamic(report: StabilityReport, dynamic: DynamicLike | None) -> None:

@@ -21,13 +21,14 @@ import time
 import uuid
 import warnings
 from collections.abc import Callable, Generator, Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 from codequorum.core.errors import UserError
 from codequorum.core.model import SampleSet
 from codequorum.core.report import StabilityReport
-from codequorum.pipeline.analyze import AnalysisOptions
-from codequorum.pipeline.score import ScoreFailure, score_one
+from codequorum.pipeline.config import AnalysisConfig
+from codequorum.pipeline.score import ScoreFailure, in_module, score_one
 
 try:
     import dask
@@ -139,10 +140,11 @@ def check_workers(client: distributed.Client) -> None:
 Result = StabilityReport | ScoreFailure
 
 
-def score_task(sample_set: SampleSet, options: AnalysisOptions, dynamic: bool, sandbox: str
-               ) -> Result:
-    """What a worker runs for one set: the local scoring of one set, nothing else."""
-    return score_one(sample_set, options, dynamic, sandbox=sandbox)
+def score_task(sample_set: SampleSet, options: AnalysisConfig, dynamic: bool,
+               without: str | None = None) -> Result:
+    """What a worker runs for one set: the local scoring of one set (its module, or why it
+    has none, found by the client), nothing else."""
+    return score_one(sample_set, options, dynamic, without=without)
 
 
 def live_workers(client: distributed.Client) -> tuple[int, int]:
@@ -214,14 +216,14 @@ class _InFlight:
 
 def score_distributed(
     sets: Iterable[SampleSet],
-    options: AnalysisOptions,
+    options: AnalysisConfig,
     client: distributed.Client,
     *,
     dynamic: bool = False,
-    sandbox: str = "strict",
     window: int | None = None,
     retries: int = 2,
     on_progress: Callable[[int, int], None] | None = None,
+    workspace: Path | None = None,
 ) -> Generator[tuple[int, Result], None, None]:
     """Score ``sets`` on the cluster, yielding ``(position, result)`` in input order, where
     a result is what :func:`~codequorum.pipeline.score.score_one` returns (a task that
@@ -230,11 +232,18 @@ def score_distributed(
     At most ``window`` sets are in flight (default 4 per worker thread, following the
     cluster as it grows); ``sets`` is read only as far as that allows. ``on_progress(done,
     workers)`` is called after each result. Closing the generator cancels what is left.
+
+    With ``dynamic``, a set that names where its function lives (``export``'s) is sent
+    with its module, rebuilt here in ``workspace`` (the workers need not see it), or with
+    the reason it runs without it, as a local run does.
     """
     run = uuid.uuid4().hex[:12]
 
     def submit(k: int, sample_set: SampleSet) -> Any:
-        return client.submit(score_task, sample_set, options, dynamic, sandbox,
+        without = None
+        if dynamic:
+            sample_set, without = in_module(sample_set, workspace)
+        return client.submit(score_task, sample_set, options, dynamic, without,
                              key=f"codequorum-score-{run}-{k}", retries=retries)
 
     flight = _InFlight(client, iter(enumerate(sets)), submit, window)

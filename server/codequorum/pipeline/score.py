@@ -33,7 +33,8 @@ from codequorum.core.limits import MAX_HELD_CHARS, size_words
 from codequorum.core.model import SampleSet
 from codequorum.core.report import StabilityReport
 from codequorum.ingest.sample_files import ReadError, ReadOptions, display_name, read_sample_sets
-from codequorum.pipeline.analyze import AnalysisOptions, admit, analyze
+from codequorum.pipeline.analyze import admit, analyze
+from codequorum.pipeline.config import AnalysisConfig
 from codequorum.pipeline.session import RAN_WITHOUT_MODULE, located_module
 
 if TYPE_CHECKING:
@@ -93,38 +94,41 @@ def require_sandbox(dynamic: bool, interpreter: str | None, sandbox: str) -> Non
 
 def score_one(
     sample_set: SampleSet,
-    options: AnalysisOptions,
+    options: AnalysisConfig,
     dynamic: bool = False,
     *,
     dynamic_jobs: int = 1,
-    sandbox: str = "strict",
     on_progress: Callable[[int, int], None] | None = None,
     cancel: threading.Event | None = None,
     input_proposer: Proposer | None = None,
     workspace: Path | None = None,
+    without: str | None = None,
 ) -> StabilityReport | ScoreFailure:
     """Analyse one set; a failure becomes a :class:`ScoreFailure` so the others go on.
 
-    With ``dynamic`` the versions first run in the sandbox (``dynamic_jobs`` at a time;
+    With ``dynamic`` the versions first run in the sandbox (at ``options.sandbox``'s level,
+    ``dynamic_jobs`` at a time;
     ``on_progress(done, total)`` counts them, ``cancel`` stops them); ``input_proposer``
     is asked for inputs of a function that gives nothing else to run. A set that says
     where its function lives (``export``'s) runs in its module, rebuilt in ``workspace``;
-    where it cannot be, its report says the versions ran without it.
+    where it cannot be, its report says the versions ran without it. A set whose module
+    was looked for already (on a cluster, where the client has the workspace and the
+    worker does not: :func:`in_module`) comes with ``without``, the reason it has none.
     """
     try:
         dyn = None
-        without: str | None = None
         if dynamic:
             from codequorum.behaviour.run import DynamicOptions, run_dynamic
 
             admit(sample_set)  # nothing over a bound is compiled or run
-            sample_set, without = _in_module(sample_set, workspace)
-            dyn = run_dynamic(sample_set, DynamicOptions(jobs=dynamic_jobs, sandbox=sandbox,
+            if without is None:
+                sample_set, without = in_module(sample_set, workspace)
+            dyn = run_dynamic(sample_set, DynamicOptions(jobs=dynamic_jobs, sandbox=options.sandbox,
                                                       interpreter=options.interpreter,
                                                       input_proposer=input_proposer),
                               progress=on_progress, cancel=cancel)
         report = analyze(sample_set, options, dynamic=dyn)
-        if without is not None:
+        if dynamic and without is not None:
             report.notes.append(f"{RAN_WITHOUT_MODULE}: {without}")
         return report
     except UserError as exc:
@@ -134,8 +138,8 @@ def score_one(
         return ScoreFailure(f"could not be scored: {type(exc).__name__}: {exc}")
 
 
-def _in_module(sample_set: SampleSet, workspace: Path | None
-               ) -> tuple[SampleSet, str | None]:
+def in_module(sample_set: SampleSet, workspace: Path | None
+              ) -> tuple[SampleSet, str | None]:
     """``sample_set`` in the module its location names (the module view rebuilt in
     ``workspace``, as ``check`` builds it), or as it is with the reason it runs without
     it (None: it has no location, or already its module)."""
@@ -236,7 +240,7 @@ def start_workers(jobs: int, sets: int) -> ProcessPoolExecutor | None:
 
 def score_sets(
     sample_sets: Sequence[SampleSet],
-    options: AnalysisOptions,
+    options: AnalysisConfig,
     *,
     jobs: int = 1,
     dynamic: bool = False,
@@ -289,12 +293,11 @@ def score_sets(
 def run_scoring(
     sample_sets: Sequence[SampleSet],
     sources: Sequence[str],
-    options: AnalysisOptions,
+    options: AnalysisConfig,
     *,
     jobs: int = 1,
     dynamic: bool = False,
     progress: ProgressBar | None = None,
-    sandbox: str = "strict",
     input_proposer: Proposer | None = None,
     workspace: Path | None = None,
 ) -> ScoreRun:
@@ -308,7 +311,7 @@ def run_scoring(
     """
     if dynamic:
         return _run_dynamic_scoring(sample_sets, sources, options, jobs=jobs,
-                                    progress=progress, sandbox=sandbox,
+                                    progress=progress,
                                     input_proposer=input_proposer, workspace=workspace)
     run = ScoreRun(total=len(sample_sets))
     results: dict[int, StabilityReport] = {}
@@ -359,8 +362,8 @@ def _collect(run: ScoreRun, results: dict[int, StabilityReport],
 
 
 def _run_dynamic_scoring(sample_sets: Sequence[SampleSet], sources: Sequence[str],
-                         options: AnalysisOptions, *, jobs: int,
-                         progress: ProgressBar | None, sandbox: str = "strict",
+                         options: AnalysisConfig, *, jobs: int,
+                         progress: ProgressBar | None,
                          input_proposer: Proposer | None = None,
                          workspace: Path | None = None) -> ScoreRun:
     """Sets one after the other, versions of a set in parallel in the sandbox; the bar
@@ -379,7 +382,7 @@ def _run_dynamic_scoring(sample_sets: Sequence[SampleSet], sources: Sequence[str
                 def on_progress(done: int, _total: int, offset: int = offset) -> None:
                     move(offset + done)
 
-                result = score_one(sample_set, options, True, dynamic_jobs=jobs, sandbox=sandbox,
+                result = score_one(sample_set, options, True, dynamic_jobs=jobs,
                                    on_progress=on_progress if progress is not None else None,
                                    cancel=cancel, input_proposer=input_proposer,
                                    workspace=workspace)

@@ -30,15 +30,14 @@ from codequorum.core.model import FunctionLocation, ModuleContext, Sample, Sampl
 from codequorum.core.report import StabilityReport
 from codequorum.ingest import workspace
 from codequorum.ingest.store import SampleStore, StoredSample, content_hash
-from codequorum.metrics.registry import EDITOR_METRICS
 from codequorum.pipeline.analyze import (
     INPUT_LIMIT,
-    AnalysisOptions,
     DynamicLike,
     admit,
     analyze,
     refused,
 )
+from codequorum.pipeline.config import AnalysisConfig
 
 if TYPE_CHECKING:
     from codequorum.behaviour.test_inputs import Proposer
@@ -147,18 +146,14 @@ def current_code(text: str, info: Any) -> str:
 
 @dataclass(frozen=True)
 class SessionConfig:
-    """What changes where versions are kept and how they are analysed.
+    """Where versions are kept and how they are analysed.
 
-    ``store`` is the configured store path ("" means the workspace's default store).
+    ``store`` is the configured store path ("" means the workspace's default store);
+    ``analysis``: what a full analysis (a hover, a report) computes, and how versions run.
     """
 
     store: str = ""
-    include_current: bool = True
-    max_depth: int = 30
-    #: What a full analysis (a hover, a report) computes beyond the metrics every run has.
-    metrics: tuple[str, ...] = EDITOR_METRICS
-    dynamic_timeout: float = 10.0
-    dynamic_sandbox: str = "strict"
+    analysis: AnalysisConfig = field(default_factory=AnalysisConfig)
 
 
 
@@ -294,7 +289,7 @@ class AnalysisKey:
     qualified_name: str
     versions: tuple[str, ...]
     current_hash: str | None
-    options: AnalysisOptions
+    options: AnalysisConfig
     name: str = field(compare=False)
     stored: tuple[StoredSample, ...] = field(compare=False, repr=False)
     current: str | None = field(compare=False, repr=False)
@@ -396,7 +391,7 @@ def located_module(workspace: Path, location: FunctionLocation, language: str
 
 
 def merge_dynamic(
-    report: StabilityReport, dynamic: DynamicLike, options: AnalysisOptions,
+    report: StabilityReport, dynamic: DynamicLike, options: AnalysisConfig,
     codes: Sequence[str],
 ) -> StabilityReport:
     """A copy of a static ``report`` of the versions ``codes`` with a dynamic report
@@ -576,12 +571,12 @@ class Session:
 
     # ------------------------------------------------------------------ analysis
 
-    def options(self, full: bool = True) -> AnalysisOptions:
+    def options(self, full: bool = True) -> AnalysisConfig:
         """The analysis options under this session's configuration. ``full=False``
         (diagnostics, lenses) leaves out the chosen metrics (TSED, the token figures),
         which no verdict reads."""
-        c = self.config
-        return AnalysisOptions(max_depth=c.max_depth, metrics=c.metrics if full else ())
+        chosen = self.config.analysis
+        return dataclasses.replace(chosen, metrics=chosen.metrics if full else ())
 
     def function_key(
         self,
@@ -603,7 +598,7 @@ class Session:
             return None
         code = current.strip("\n") + "\n"
         code_hash = content_hash(code)
-        include = self.config.include_current
+        include = self.config.analysis.include_current
         return AnalysisKey(
             file_key=file_key,
             language=language,
@@ -677,7 +672,7 @@ class Session:
             self.recall_run(static, key.document)
         return self._with_dynamic(static, key.options)
 
-    def _with_dynamic(self, static: FunctionAnalysis, options: AnalysisOptions) -> FunctionAnalysis:
+    def _with_dynamic(self, static: FunctionAnalysis, options: AnalysisConfig) -> FunctionAnalysis:
         """``static`` with the dynamic report of its versions merged in, when there is one
         (the merged analysis is cached beside it; the static one is never recomputed)."""
         with self._lock:
@@ -815,7 +810,7 @@ class Session:
 
         admit(analysis.sample_set)  # nothing over a bound is compiled or run
         options = dynamic_analysis.DynamicOptions(
-            timeout_seconds=self.config.dynamic_timeout, sandbox=self.config.dynamic_sandbox,
+            timeout_seconds=self.config.analysis.timeout, sandbox=self.config.analysis.sandbox,
             input_proposer=input_proposer,
         )
 
@@ -835,9 +830,9 @@ class Session:
         sandbox's level as it runs here (``auto`` is the level it picks), so a run is
         found whichever front end asked for it by which name; whether the model proposed
         inputs; the examples read from beside the function (``examples``)."""
-        c = self.config
+        c = self.config.analysis
         seen = _digest(examples) if examples else "-"
-        return (f"timeout={float(c.dynamic_timeout)!r};sandbox={_level(c.dynamic_sandbox)};"
+        return (f"timeout={float(c.timeout)!r};sandbox={_level(c.sandbox)};"
                 f"proposed={proposed};examples={seen}")
 
     def _remember(self, analysis: FunctionAnalysis, module: ModuleContext | None,

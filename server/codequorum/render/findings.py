@@ -150,12 +150,23 @@ def evidence_text(analysis: FunctionAnalysis) -> str | None:
     ev = parting_input(outcomes, inputs, rec)
     if ev is None:
         return None
-    origin = inputs[ev.input_index].get("origin") if ev.input_index < len(inputs) else None
-    words = ORIGIN_WORDS.get(str(origin or _OLD_ORIGINS.get(ev.source, "")))
+    spec = inputs[ev.input_index] if ev.input_index < len(inputs) else {}
+    words = origin_words(spec, ev.source)
     if words:
         ev = dataclasses.replace(ev, label=f"{ev.label} ({words})")
     names = {i: "the current code" for i in range(analysis.n_stored, total)}
     return safe_text(evidence_sentence(ev, rec, names))
+
+
+def origin_words(spec: Mapping[str, Any], source: str = "") -> str | None:
+    """Where one input of a run came from, in words: ``a caller in app/cli.py:12`` or ``a
+    test in tests/test_app.py:40`` for a call found in the workspace, else the words of
+    its origin (:data:`~codequorum.behaviour.test_inputs.ORIGIN_WORDS`)."""
+    origin = str(spec.get("origin") or _OLD_ORIGINS.get(source, ""))
+    where = spec.get("where")
+    if isinstance(where, str) and where and origin in ("caller", "test"):
+        return f"{'a test' if origin == 'test' else 'a caller'} in {where}"
+    return ORIGIN_WORDS.get(origin)
 
 
 def inputs_text(analysis: FunctionAnalysis) -> str | None:

@@ -14,6 +14,7 @@ rows, never its reports; every function also takes the reports themselves.
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,6 +49,36 @@ DROP_ORDER: tuple[str, ...] = tuple(title for _, title in sorted(
     [*((rank, title) for title, rank in _OWN_DROP.items()),
      *((f.show.drop, f.label) for f in FIGURES
        if f.show.drop is not None)]))
+#: What docs/cli.md says of a column left out beyond its title (the scalar columns: that
+#: they come with ``--dynamic``).
+_DROP_WORDS: dict[str, str] = {
+    "Why": "`Why` (`--reasons`): the reasons move under the table, one line per task",
+    COUNTS: "the verdict counts of the last row (`mean of N`), which move under the table",
+}
+#: The markers of the generated list in docs/cli.md (``scripts/generate`` writes it).
+DROP_BEGIN = "<!-- columns left out: written by `scripts/generate` from render/table.py -->"
+DROP_END = "<!-- end of columns left out -->"
+
+
+def drop_order_docs() -> str:
+    """The numbered list of docs/cli.md that says in which order columns are left out."""
+    dynamic = {title for title, _ in SCALAR_COLUMNS}
+    items = [_DROP_WORDS.get(title, f"`{title}`" + (" (with `--dynamic`)" if title in dynamic
+                                                     else ""))
+             for title in DROP_ORDER]
+    lines = [f"{k}. {item}{'.' if k == len(items) else ';'}"
+             for k, item in enumerate(items, start=1)]
+    return "\n".join([DROP_BEGIN, *lines, DROP_END]) + "\n"
+
+
+def with_drop_order(text: str) -> str:
+    """``text`` (docs/cli.md) with the generated list of columns left out replaced."""
+    pattern = re.compile(re.escape(DROP_BEGIN) + r".*?" + re.escape(DROP_END) + r"\n", re.S)
+    if not pattern.search(text):
+        raise ValueError("docs/cli.md has no generated list of the columns left out")
+    return pattern.sub(lambda _m: drop_order_docs(), text, count=1)
+
+
 #: The ``Why`` column wraps its text, but is not made narrower than this.
 WHY_MIN_WIDTH = 24
 #: Task ids longer than this (in characters) are cut, with the length said.

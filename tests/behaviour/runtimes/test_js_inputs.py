@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from codequorum.behaviour.runtimes.js_inputs import (
     collect_js_inputs,
     example_call,
@@ -11,6 +13,7 @@ from codequorum.behaviour.runtimes.js_inputs import (
     parameter_types,
 )
 from codequorum.core.model import SampleSet
+from codequorum.generate.input_language import PYTHON_INPUTS, InputLanguage
 
 
 def test_example_lines_give_literal_arguments_and_expected_values() -> None:
@@ -46,8 +49,12 @@ def test_prompt_examples_are_graded_and_the_models_inputs_come_last() -> None:
     assert [(c.source, c.graded, c.test.expected) for c in plan.cases] == [("doctest", True, 4)]
     bare = SampleSet.from_codes("t", ["function f(x) { return x; }"], language="javascript",
                                 entry_point="f")
-    asked = collect_js_inputs(bare, proposer=lambda src, entry, arity: ([(1.5,), ({"a": [1]},)],
-                                                                         []))
+
+    def proposer(source: str, entry: str, arity: int, *, language: InputLanguage = PYTHON_INPUTS
+                 ) -> tuple[list[tuple[Any, ...]], list[str]]:
+        return [(1.5,), ({"a": [1]},)], []
+
+    asked = collect_js_inputs(bare, proposer=proposer)
     assert [c.test.args for c in asked.cases] == [(1.5,), ({"$": "object", "v": [["a", [1]]]},)]
     assert from_python(float("nan")) == {"$": "number", "v": "NaN"}
 

@@ -58,14 +58,15 @@ def test_score_runs_javascript_and_typescript_sets_of_a_jsonl_file(
 def test_static_sctd_of_a_javascript_set_needs_no_run(node_sandboxed: object,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     from codequorum.behaviour.runtimes import node_sandbox
-    from codequorum.pipeline.analyze import AnalysisOptions, analyze
+    from codequorum.pipeline.analyze import analyze
+    from codequorum.pipeline.config import AnalysisConfig
 
     ss = SampleSet.from_codes("js", VERSIONS, language="javascript", entry_point="addAll")
-    report = analyze(ss, AnalysisOptions())
+    report = analyze(ss, AnalysisConfig())
     assert report.summary["sctd_jsd"] is not None and report.summary["sctd_jsd"] > 0
     # where the Node sandbox is missing the structural figures stay, SCTD is left out
     monkeypatch.setattr(node_sandbox, "find_node", lambda: None)
     other = SampleSet.from_codes("js", [v + "\n// other" for v in VERSIONS],
                                  language="javascript", entry_point="addAll")
-    missing = analyze(other, AnalysisOptions())
+    missing = analyze(other, AnalysisConfig())
     assert missing.summary["sctd_jsd"] is None and missing.summary["jsd_struct"] is not None

@@ -528,8 +528,9 @@ def test_the_request_is_read_from_the_parsed_arguments(tmp_path: Path) -> None:
     assert request.format.name == "sarif"
     assert (request.fail_on, request.language) == ("error", "python")
     assert (request.workspace, request.store) == (tmp_path, tmp_path / "s.sqlite3")
-    assert (request.min_versions, request.metrics, request.max_depth) == (3, (), 12)
-    assert (request.timeout, request.dynamic, request.quiet) == (4.5, True, True)
+    assert (request.min_versions, request.analysis.metrics, request.analysis.max_depth) == (
+        3, (), 12)
+    assert (request.analysis.timeout, request.dynamic, request.quiet) == (4.5, True, True)
     assert request.color == "never"
     assert request.propose is not None
     assert (request.propose.base_url, request.propose.model) == ("http://127.0.0.1:9/v1", "m")

@@ -73,6 +73,8 @@ def test_the_request_is_read_from_the_parsed_arguments() -> None:
     assert doctor.doctor_request(args) == doctor.DoctorRequest(interpreter="python3",
                                                                format="json")
     assert doctor.doctor_request(parse_arguments(["doctor", "--prepare"])).prepare is True
+    assert doctor.doctor_request(parse_arguments(
+        ["doctor", "--prepare", "--if-needed"])).if_needed is True
     assert doctor.doctor_request(parse_arguments(["doctor", "--isolated"])) == \
         doctor.DoctorRequest(interpreter=None, format="text")
 
@@ -85,6 +87,33 @@ def test_prepare_compiles_the_portable_interpreter_into_the_cache(
     compiled = wasm.cache_root() / wasm.cache_key(wasm.runtime_dir() / wasm.WASM)
     assert capsys.readouterr().out == f"the portable sandbox is ready: {compiled}\n"
     assert compiled.is_file() and not wasm.needs_compile()
+
+
+def test_prepare_if_needed_compiles_only_where_the_strict_sandbox_is_missing(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        tmp_path: Path) -> None:
+    from codequorum.behaviour.sandbox.portable import interpreter as wasm
+
+    real = isolation.probe
+    if not real(None, "strict", view=True).ok:
+        pytest.skip("the strict sandbox does not hold on this machine")
+    session_cache = wasm.cache_root()
+    monkeypatch.setenv(wasm.CACHE_VARIABLE, str(tmp_path))
+    assert main(["doctor", "--prepare", "--if-needed"]) == 0
+    assert capsys.readouterr().out == doctor.STRICT_HOLDS + "\n"
+    assert list(tmp_path.iterdir()) == []  # nothing compiled where the strict sandbox runs
+
+    def refused(interpreter: str | None, level: str = "strict",
+                view: bool = False) -> isolation.Probe:
+        if level == "strict":  # as where user namespaces are refused
+            return isolation.Probe([], False, "user namespaces are refused")
+        return real(interpreter, level, view=view)
+
+    monkeypatch.setattr(isolation, "probe", refused)
+    monkeypatch.setenv(wasm.CACHE_VARIABLE, str(session_cache))
+    assert main(["doctor", "--prepare", "--if-needed"]) == 0
+    compiled = session_cache / wasm.cache_key(wasm.runtime_dir() / wasm.WASM)
+    assert capsys.readouterr().out == f"the portable sandbox is ready: {compiled}\n"
 
 
 def test_prepare_says_why_it_cannot(monkeypatch: pytest.MonkeyPatch,

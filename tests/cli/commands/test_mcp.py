@@ -12,6 +12,7 @@ from codequorum.cli.commands.mcp import McpRequest, mcp_request
 from codequorum.cli.main import parse_arguments
 from codequorum.core.errors import UserError
 from codequorum.generate.endpoint import ProviderConfig
+from codequorum.pipeline.config import AnalysisConfig
 
 
 def test_the_request_is_read_from_the_parsed_arguments(tmp_path: Path) -> None:
@@ -25,7 +26,8 @@ def test_the_request_is_read_from_the_parsed_arguments(tmp_path: Path) -> None:
                               max_tokens=256)
     assert mcp_request(args) == McpRequest(
         root=tmp_path.resolve(),
-        options=AgentOptions(max_depth=11, metrics=("tsed_08",), dynamic_timeout=3.0,
+        options=AgentOptions(analysis=AnalysisConfig(max_depth=11, metrics=("tsed_08",),
+                                                     timeout=3.0),
                              provider=provider, context_lines=6))
 
 

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Sequence
 
 from codequorum.behaviour.examples import doctest_cases
-from codequorum.behaviour.runtimes import Runtime
+from codequorum.behaviour.runtimes.runtime import Runtime
 from codequorum.behaviour.sandbox import bwrap, isolation, startup
 from codequorum.behaviour.sandbox.runner import CHILD_SCRIPT, run_candidate
 from codequorum.behaviour.test_inputs import collect_inputs

@@ -24,7 +24,8 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
-from codequorum.behaviour.runtimes import Runtime, js_inputs, js_modules, js_values, node_sandbox
+from codequorum.behaviour.runtimes import js_inputs, js_modules, js_values, node_sandbox
+from codequorum.behaviour.runtimes.runtime import Runtime
 from codequorum.behaviour.runtimes.ts_strip import NotStrippable, script_form, strip_types
 from codequorum.behaviour.sandbox.limits import Limits
 from codequorum.behaviour.sandbox.runner import CandidateResult

@@ -22,10 +22,10 @@ import builtins
 import contextlib
 import os
 import posix
-import socket
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # ``socket`` is not imported at run time: the portable guest never needs
+    import socket  # it, and importing it is a tenth of that guest's start
     from typing import Any
 
 GRADER_IN_FD = 4

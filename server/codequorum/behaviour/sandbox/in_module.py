@@ -26,7 +26,6 @@ top level, helpers, class bodies) is never registered.
 
 from __future__ import annotations
 
-import ast
 import builtins
 import os
 import sys
@@ -34,7 +33,18 @@ import types
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import ast
     from typing import Any
+else:  # bound by ``preload``, before any code of the module or the version runs
+    ast = None
+
+
+def preload() -> None:
+    """Import ``ast`` for a run in a module. Only such a run needs it, and importing it is a
+    seventh of the portable guest's start; bound here, before any module or version code
+    runs, so that code cannot hand the harness another ``ast`` through ``sys.modules``."""
+    global ast
+    import ast
 
 #: Where the strict sandbox mounts the workspace view (``bwrap.py`` makes the mount point).
 VIEW = "/workspace"
@@ -253,12 +263,18 @@ class _Into:
 def target(placed: Placed, module: types.ModuleType, receiver: dict[str, Any] | None,
            decode: Any) -> Any:
     """What one test calls: the function, or the method looked up on the test's receiver
-    (the class called with literal arguments, or the class itself), else on the class."""
+    (the class called with literal arguments, an instance made by an expression of the
+    class's docstring examples evaluated in the module's globals, or the class itself),
+    else on the class."""
     if receiver is not None:
         obj: Any = module
-        for part in str(receiver.get("name") or "").split("."):
-            obj = getattr(obj, part)
-        if receiver.get("call", True):
+        source = receiver.get("source")
+        if isinstance(source, str):
+            obj = eval(compile(source, "<example>", "eval"), dict(vars(module)))
+        else:
+            for part in str(receiver.get("name") or "").split("."):
+                obj = getattr(obj, part)
+        if receiver.get("call", True) and not isinstance(source, str):
             args = decode(receiver.get("args") or {"$": "tuple", "v": []})
             kwargs = decode(receiver.get("kwargs") or {"$": "dict", "v": []})
             obj = obj(*args, **kwargs)

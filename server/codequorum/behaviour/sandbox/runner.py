@@ -233,7 +233,8 @@ def encode_test(test: TestCase, series: str | None = None) -> dict[str, Any]:
     if test.receiver is not None:
         r = test.receiver
         encoded["receiver"] = {"name": r.name, "args": protocol.encode_value(tuple(r.args)),
-                               "kwargs": protocol.encode_value(dict(r.kwargs)), "call": r.call}
+                               "kwargs": protocol.encode_value(dict(r.kwargs)), "call": r.call,
+                               "source": r.source}
     return encoded
 
 
@@ -521,8 +522,7 @@ class _ChildRun:
     def _prepare_portable(self, run_message: dict[str, Any]) -> str | None:
         """The host's arguments (the interpreter compiled into the cache first), or why the
         portable level cannot run this candidate."""
-        self.checks = {}  # no grader: the host answers check tests as not run
-        run_message.update(seccomp="", grader=False)
+        run_message.update(seccomp="")  # the host runs any grader in a guest of its own
         try:
             compiled = wasm.compiled_module(progress=_log_progress)
             runtime = wasm.stdlib_root(compiled)
@@ -614,7 +614,7 @@ class _ChildRun:
         fd_args = [str(msg_w), *(str(fd) for fd in extra)]
         if self.portable:  # the host needs wasmtime: this process's own interpreter
             return [sys.executable, "-I", "-B", str(PORTABLE_HOST), *self.host_args,
-                    str(msg_w)]
+                    *fd_args]
         if not self.strict:
             return [self.interpreter, *startup.FLAGS, str(CHILD_SCRIPT), *fd_args]
         tool = bwrap.find_bwrap()
@@ -900,8 +900,6 @@ class _ChildRun:
         """``passed`` decided here from the expected value the child never saw."""
         test = self.tests[index]
         raised = outcome.exc_type is not None
-        if test.kind == "check" and self.portable:
-            return outcome  # not run (``Skipped``): no verdict either way
         if test.kind == "check":
             verdict = self.verdicts.get(index)
             outcome.passed = bool(verdict and verdict["passed"]) and not raised

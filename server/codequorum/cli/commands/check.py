@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from codequorum.cli.analysis import from_request
 from codequorum.cli.endpoint import asker_note, input_asker, propose_config
 from codequorum.core import parsing
 from codequorum.core.errors import UnknownFormatError, UnknownLanguageError, UserError
@@ -34,9 +35,9 @@ from codequorum.generate.endpoint import ProviderConfig
 from codequorum.generate.proposed_inputs import InputAsker
 from codequorum.ingest.store import default_store_path
 from codequorum.ingest.workspace import find_workspace
-from codequorum.metrics.registry import EDITOR_METRICS
 from codequorum.options.arguments import add_options
-from codequorum.options.declarations import FAIL_ON, chosen_metrics
+from codequorum.options.declarations import CHECK, FAIL_ON
+from codequorum.pipeline.config import DEFAULTS, AnalysisConfig
 from codequorum.pipeline.session import FunctionAnalysis, Session, SessionConfig
 from codequorum.render.check_out import CheckRun, FindingFormat, Located, finding_format, write
 from codequorum.render.findings import Finding, function_findings, not_run_reason
@@ -319,11 +320,7 @@ def _open_session(request: CheckRequest, store_path: Path, workspace: Path, run:
         text = message.removeprefix("codequorum: ")
         (problems if level == "error" else run.notes).append(text)
 
-    session = Session(notify, SessionConfig(store=str(store_path), include_current=True,
-                                            max_depth=request.max_depth,
-                                            metrics=request.metrics,
-                                            dynamic_timeout=request.timeout,
-                                            dynamic_sandbox="auto"))
+    session = Session(notify, SessionConfig(store=str(store_path), analysis=request.analysis))
     session.reconfigure(session.config, root=str(workspace))
     return session
 
@@ -368,9 +365,7 @@ class CheckRequest:
     workspace: Path | None = None        # ``--workspace`` as given
     store: Path | None = None
     min_versions: int = 2
-    metrics: tuple[str, ...] = EDITOR_METRICS
-    max_depth: int = 30
-    timeout: float = 10.0
+    analysis: AnalysisConfig = DEFAULTS
     dynamic: bool = False
     propose: ProviderConfig | None = None  # ``--dynamic --propose-inputs``: the endpoint
     quiet: bool = False
@@ -388,8 +383,7 @@ def check_request(args: argparse.Namespace) -> CheckRequest:
     return CheckRequest(
         paths=tuple(args.paths), format=fmt, fail_on=args.fail_on, language=language,
         workspace=args.workspace, store=args.store, min_versions=args.min_versions,
-        metrics=chosen_metrics(args.metrics, default=EDITOR_METRICS, tsed=args.tsed),
-        max_depth=args.max_depth, timeout=args.timeout, dynamic=args.dynamic,
+        analysis=from_request(args, CHECK), dynamic=args.dynamic,
         propose=propose_config(args), quiet=args.quiet, color=args.color)
 
 

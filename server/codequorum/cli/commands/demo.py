@@ -15,20 +15,21 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from codequorum.cli.commands.score import analysis_options, write_run
+from codequorum.cli.analysis import from_request
+from codequorum.cli.commands.score import resolve_interpreter, write_run
 from codequorum.cli.run import (
     deferred_interrupt,
     level_notes,
     progress_bar,
     report_errors,
-    run_level,
 )
 from codequorum.core.errors import UserError
 from codequorum.core.report import StabilityReport
 from codequorum.core.safe_text import safe_text
 from codequorum.ingest.sample_files import ReadOptions
 from codequorum.options.arguments import add_options
-from codequorum.pipeline.analyze import AnalysisOptions
+from codequorum.options.declarations import DEMO
+from codequorum.pipeline.config import AnalysisConfig
 from codequorum.pipeline.score import (
     ScoreRun,
     dynamic_available,
@@ -123,15 +124,13 @@ class DemoRequest:
 
     format: OutputFormat
     output: SinkRequest
-    analysis: AnalysisOptions
+    analysis: AnalysisConfig
     samples: int | None = None      # the most versions read per set
     jobs: int = 1
     dynamic: bool = False
-    sandbox: str = "strict"
     interpreter: str | None = None  # ``--interpreter`` as given
     quiet: bool = False
     color: str = "auto"
-    risk_level: str = "run"         # ``--risk-level``: run (default) or set
 
 
 def demo_request(args: argparse.Namespace) -> DemoRequest:
@@ -145,10 +144,10 @@ def demo_request(args: argparse.Namespace) -> DemoRequest:
         format=fmt,
         output=SinkRequest(path=args.output, color=args.color, matrices=args.matrices,
                            reasons=args.reasons, title=TITLE if fmt.terminal else None),
-        analysis=analysis_options(args, fmt), samples=args.versions, jobs=args.jobs,
-        dynamic=args.dynamic, sandbox=args.sandbox,
-        interpreter=getattr(args, "interpreter", None), quiet=args.quiet, color=args.color,
-        risk_level=args.risk_level)
+        analysis=from_request(args, DEMO, needs_matrices=fmt.needs_matrices,
+                              interpreter=resolve_interpreter),
+        samples=args.versions, jobs=args.jobs, dynamic=args.dynamic,
+        interpreter=getattr(args, "interpreter", None), quiet=args.quiet, color=args.color)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -166,14 +165,13 @@ def run_demo(request: DemoRequest) -> int:
         sets, sources, errors = read_inputs(
             [str(path)], ReadOptions(input_format="jsonl", max_samples=request.samples))
     show_progress = not request.quiet and sys.stderr.isatty()
-    require_sandbox(request.dynamic, request.interpreter, request.sandbox)
+    require_sandbox(request.dynamic, request.interpreter, request.analysis.sandbox)
     scored: ScoreRun = run_scoring(
         sets, sources, request.analysis, jobs=request.jobs, dynamic=request.dynamic,
-        sandbox=request.sandbox,
         progress=(progress_bar(color_enabled(request.color, sys.stderr))
                   if show_progress else None))
     scored.errors = errors + scored.errors
-    level = run_level(request.dynamic, request.risk_level)
+    level = request.analysis.run_level(request.dynamic)
     with deferred_interrupt():
         write_run(scored, fmt, request.output, sets, level)
     if fmt.terminal and request.output.path in (None, "-") and not request.quiet:

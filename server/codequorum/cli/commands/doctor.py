@@ -79,6 +79,11 @@ def diagnose(interpreter: str | None) -> dict[str, Any]:
     }
 
 
+#: What ``doctor --prepare --if-needed`` says where nothing needs preparing.
+STRICT_HOLDS = ("the strict sandbox holds here: versions run in it, and the portable "
+                "sandbox needs no preparing")
+
+
 #: What doctor says of a portable interpreter not compiled yet where the strict sandbox holds.
 NOT_PREPARED = ("not prepared yet: its interpreter compiles once into your cache (tens of "
                 "seconds) at the first portable run, or now with `codequorum doctor --prepare`")
@@ -114,12 +119,13 @@ class DoctorRequest:
     interpreter: str | None = None   # the Python the probes start (None: this one's)
     format: str = "text"             # text or json
     prepare: bool = False            # compile the portable interpreter now, then stop
+    if_needed: bool = False          # ... only where the strict sandbox is missing
 
 
 def doctor_request(args: argparse.Namespace) -> DoctorRequest:
     """The request of ``codequorum doctor``."""
     return DoctorRequest(interpreter=args.interpreter, format=args.format,
-                         prepare=bool(args.prepare))
+                         prepare=bool(args.prepare), if_needed=bool(args.if_needed))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -132,6 +138,9 @@ def run_doctor(request: DoctorRequest) -> int:
     if request.prepare:
         from codequorum.cli.commands.prepare import prepare_portable
 
+        if request.if_needed and isolation.probe(request.interpreter, "strict", view=True).ok:
+            print(STRICT_HOLDS)
+            return 0
         return prepare_portable()
     found = diagnose(request.interpreter)
     if request.format == "json":

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from codequorum.cli.analysis import from_request
 from codequorum.core.errors import UserError
-from codequorum.metrics.registry import EDITOR_METRICS
 from codequorum.options.arguments import add_options
-from codequorum.options.declarations import chosen_metrics
+from codequorum.options.declarations import MCP
 
 if TYPE_CHECKING:  # the agents' modules load only when the server starts
     from codequorum.agents.context import AgentOptions
@@ -64,9 +64,7 @@ def mcp_request(args: argparse.Namespace) -> McpRequest:
         base_url=args.base_url, model=args.model, api_key_env=args.api_key_env or None,
         temperature=args.temperature, samples=args.versions, timeout=args.request_timeout,
         concurrency=args.concurrency, max_tokens=args.max_tokens)
-    metrics = chosen_metrics(args.metrics, default=EDITOR_METRICS, tsed=args.tsed)
-    options = AgentOptions(max_depth=args.max_depth, metrics=metrics,
-                           dynamic_timeout=args.timeout, provider=provider,
+    options = AgentOptions(analysis=from_request(args, MCP), provider=provider,
                            context_lines=args.context_lines)
     return McpRequest(root, options)
 

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from codequorum.cli.analysis import from_request
 from codequorum.cli.endpoint import (
     asker_note,
     input_asker,
@@ -40,8 +41,7 @@ from codequorum.core.words import count
 from codequorum.ingest.sample_files import INPUT_FORMATS, ReadOptions, load_problems
 from codequorum.ingest.workspace import find_workspace
 from codequorum.options.arguments import add_options
-from codequorum.options.declarations import chosen_metrics
-from codequorum.pipeline.analyze import AnalysisOptions
+from codequorum.options.declarations import SCORE
 from codequorum.pipeline.risk_level import RunLevel
 from codequorum.pipeline.score import (
     ScoreRun,
@@ -66,27 +66,6 @@ from codequorum.render.terminal import color_enabled
 log = logging.getLogger(__name__)
 
 # ----------------------------------------------------------------------------- arguments
-
-
-def analysis_options(args: argparse.Namespace, fmt: OutputFormat | None = None
-                     ) -> AnalysisOptions:
-    """:class:`AnalysisOptions` from parsed arguments (the matrices kept when the output
-    format ``fmt`` needs them)."""
-    if args.cluster_threshold < 0:
-        raise UserError("--cluster-threshold must not be negative")
-    interpreter = getattr(args, "interpreter", None)
-    metrics = chosen_metrics(getattr(args, "metrics", None), tsed=args.tsed,
-                             tsed_08=args.tsed_08, textual=args.textual)
-    return AnalysisOptions(
-        max_depth=args.max_depth,
-        jsd_log_base=args.jsd_log_base,
-        metrics=metrics,
-        cluster_threshold=args.cluster_threshold,
-        stable_jsd=args.stable_jsd,
-        outlier_gap=args.outlier_gap,
-        keep_matrices=bool(args.matrices) or (fmt is not None and fmt.needs_matrices),
-        interpreter=None if interpreter is None else resolve_interpreter(interpreter),
-    )
 
 
 def resolve_interpreter(name: str) -> str:
@@ -144,7 +123,8 @@ def score_request(args: argparse.Namespace) -> ScoreRequest:
         raise UserError(f"--compare works with --format {names_of(_compare_formats())}")
     compare = ((os.path.basename(compare_path), load_compare(compare_path))
                if compare_path else None)
-    analysis = analysis_options(args, fmt)
+    analysis = from_request(args, SCORE, needs_matrices=fmt.needs_matrices,
+                            interpreter=resolve_interpreter)
     problems = load_problems(args.problems) if args.problems else None
     read = ReadOptions(input_format=args.input_format, language=args.language,
                        completions=args.completions, problems=problems,
@@ -154,10 +134,10 @@ def score_request(args: argparse.Namespace) -> ScoreRequest:
         inputs=tuple(args.inputs), read=read, analysis=analysis, format=fmt,
         output=SinkRequest(path=args.output, color=args.color, matrices=args.matrices,
                            reasons=args.reasons, compare=compare),
-        jobs=args.jobs, dynamic=args.dynamic, sandbox=getattr(args, "sandbox", "strict"),
+        jobs=args.jobs, dynamic=args.dynamic,
         interpreter=getattr(args, "interpreter", None), propose=propose_config(args),
         scheduler=scheduler, resume=bool(getattr(args, "resume", False)),
-        quiet=args.quiet, color=args.color, risk_level=args.risk_level)
+        quiet=args.quiet, color=args.color)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -184,14 +164,14 @@ def score_here(request: ScoreRequest) -> int:
                      and (len(sample_sets) > 1 or request.dynamic))
     log.info("%s read from %s", count(len(sample_sets), "set"),
              count(len(request.inputs), "input"))
-    require_sandbox(request.dynamic, request.interpreter, request.sandbox)
+    require_sandbox(request.dynamic, request.interpreter, request.analysis.sandbox)
     scored = run_scoring(sample_sets, sources, request.analysis, jobs=request.jobs,
-                         dynamic=request.dynamic, sandbox=request.sandbox,
+                         dynamic=request.dynamic,
                          progress=(progress_bar(color_enabled(request.color, sys.stderr))
                                    if show_progress else None),
                          input_proposer=asker, workspace=find_workspace(Path.cwd()))
     scored.errors = read_errors + scored.errors
-    level = request.run_level()
+    level = request.analysis.run_level(request.dynamic)
     with deferred_interrupt() as hits:
         write_run(scored, request.format, request.output, sample_sets, level)
     report_errors(scored)

@@ -16,6 +16,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Generator, Iterator
+from pathlib import Path
 
 from rich.progress import Progress, TextColumn, TimeElapsedColumn
 
@@ -29,6 +30,7 @@ from codequorum.cli.run import (
 from codequorum.core.model import SampleSet
 from codequorum.core.report import StabilityReport
 from codequorum.ingest.sample_files import ReadError, ReadOptions
+from codequorum.ingest.workspace import find_workspace
 from codequorum.pipeline.score import ScoreFailure, ScoreRun, iter_inputs, require_sandbox
 from codequorum.render.level_sink import open_sink
 from codequorum.render.sinks import RunEnd, Sink
@@ -107,16 +109,16 @@ def run_on_cluster(request: ScoreRequest, scheduler: str) -> int:
     done = already_written(request.output.path, fmt) if request.resume else Counter[str]()
     feed = _Feed(list(request.inputs), request.read, done,
                  fmt.read_back.written_id if fmt.read_back is not None else str)
-    require_sandbox(request.dynamic, request.interpreter, request.sandbox)
+    require_sandbox(request.dynamic, request.interpreter, request.analysis.sandbox)
     run = ScoreRun()
     output = dataclasses.replace(request.output, incremental=True, append=request.resume)
-    level = request.run_level()
+    level = request.analysis.run_level(request.dynamic)
     with engine.connect(scheduler) as client, open_sink(fmt, output, level) as sink:
         progress, move = _progress(not request.quiet and sys.stderr.isatty(),
                                    color_enabled(request.color, sys.stderr))
         results = engine.score_distributed(feed, request.analysis, client,
-                                           dynamic=request.dynamic, sandbox=request.sandbox,
-                                           on_progress=move)
+                                           dynamic=request.dynamic, on_progress=move,
+                                           workspace=find_workspace(Path.cwd()))
         with progress if progress is not None else contextlib.nullcontext():
             _drain(results, feed, sink, run)
         run.total = feed.read - feed.resumed

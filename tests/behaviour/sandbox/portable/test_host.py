@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from codequorum.behaviour.run import growth_of
 from codequorum.behaviour.sandbox import Limits, run_candidate, run_candidates
 from codequorum.core.model import ModuleContext
 from codequorum.core.model import TestCase as Case
@@ -191,15 +192,43 @@ def test_versions_run_in_instances_of_their_own() -> None:
     assert [r.tests[0].output for r in results] == ["None", "None"]
 
 
-def test_check_harnesses_are_not_run_and_not_graded() -> None:
-    check = Case("check", source="def check(candidate):\n    assert candidate(2) == 4\n")
-    result = run_candidate("def sq(n):\n    return n * n\n", [check, SQUARE[0]], "sq",
-                           sandbox="portable")
-    assert result.status == "ok", result.detail
-    first, second = result.tests
-    assert (first.passed, first.exc_type) == (None, "Skipped")
-    assert first.exc_message is not None and "need the grader process" in first.exc_message
-    assert second.passed is True
+def test_check_harnesses_are_graded_beside_the_guest_as_in_the_strict_sandbox() -> None:
+    check = "def check(candidate):\n    assert candidate(2) == 4\n    assert candidate(3) == 9\n"
+    wrong = "def check(candidate):\n    assert candidate(2) == 5, 'two'\n"
+    tests = [Case("check", source=check), Case("check", source=wrong), SQUARE[0]]
+    code = "def sq(n):\n    return n * n\n"
+    portable = run_candidate(code, tests, "sq", sandbox="portable")
+    assert portable.status == "ok", portable.detail
+    seen = [(t.passed, t.exc_type, t.exc_message) for t in portable.tests]
+    assert seen == [(True, None, None), (False, "AssertionError", "two"), (True, None, None)]
+    assert seen == [(t.passed, t.exc_type, t.exc_message)
+                    for t in run_candidate(code, tests, "sq").tests]
+    # Only the version's own code is counted, not the harness's.
+    assert portable.tests[0].opcodes == {"LOAD_FAST": 4, "BINARY_OP": 2, "RETURN_VALUE": 2}
+
+
+def test_a_version_cannot_read_the_harness_beside_it() -> None:
+    check = "def check(candidate):\n    SECRET = 'expected-9'\n    assert candidate(3) == 9\n"
+    code = ("def sq(n):\n"
+            "    needle = 'expected' + '-9'\n"  # not a literal the version's own text holds
+            "    try:\n        raise ValueError\n"
+            "    except ValueError as exc:\n        frame = exc.__traceback__.tb_frame.f_back\n"
+            "    seen = []\n"
+            "    while frame is not None:\n"
+            "        seen.append(repr(frame.f_locals) + repr(frame.f_globals))\n"
+            "        frame = frame.f_back\n"
+            "    return 9 if any(needle in text for text in seen) else len(seen)\n")
+    result = run_candidate(code, [Case("check", source=check)], "sq", sandbox="portable")
+    assert [(t.passed, t.exc_type) for t in result.tests] == [(False, "AssertionError")]
+
+
+def test_a_version_that_stalls_a_check_is_stopped_and_failed() -> None:
+    check = "def check(candidate):\n    assert candidate(3) == 9\n"
+    code = "import os\ndef sq(n):\n    os.read(0, 10)\n    return n * n\n"
+    result = run_candidate(code, [Case("check", source=check), SQUARE[0]], "sq",
+                           Limits(test_seconds=1.0), sandbox="portable")
+    assert result.status == "timeout", result.detail
+    assert [(t.passed, t.exc_type) for t in result.tests] == [(False, "Timeout"), (True, None)]
 
 
 def _module(files: dict[str, str]) -> ModuleContext:
@@ -233,10 +262,38 @@ def test_a_module_whose_import_the_guest_lacks_says_which() -> None:
 def test_fuel_is_a_cost_that_sees_the_work_inside_builtins() -> None:
     code = "def f(n):\n    return len(set(range(n)))\n"
     tests = [Case("call", args=(n,)) for n in (1, 1000, 100_000)]
-    result = run_candidate(code, tests, "f", sandbox="portable")
+    result = run_candidate(code, tests, "f", series=["s"] * 3, sandbox="portable")
     opcodes = [t.opcode_total for t in result.tests]
     fuel = [t.fuel or 0 for t in result.tests]
     assert opcodes[1] == opcodes[2]  # the version's own opcodes do not grow with n...
-    assert fuel[2] > 20 * fuel[1] > 0  # ...the instructions it made the builtins run do
-    strict = run_candidate(code, tests[:1], "f")
+    assert fuel[2] > 50 * fuel[1] > 0  # ...the instructions it made the builtins run do
+    unmetered = run_candidate(code, tests[:1], "f", sandbox="portable")
+    assert [t.fuel for t in unmetered.tests] == [None]  # only a series' calls are metered
+    strict = run_candidate(code, tests[:1], "f", series=["s"])
     assert [t.fuel for t in strict.tests] == [None]  # only the portable host meters it
+
+
+@pytest.mark.parametrize("wait", ["time.sleep(n)", "select.select([], [], [], n)"])
+def test_a_version_that_sleeps_past_its_budget_is_stopped_at_it(wait: str) -> None:
+    code = f"import select, time\ndef f(n):\n    {wait}\n    return n\n"
+    result = run_candidate(code, [Case("call", args=(3600,)), Case("call", args=(0.05,))], "f",
+                           Limits(test_seconds=0.5, wall_seconds=120), sandbox="portable")
+    assert result.detail == "per-test limit of 0.5s on 1 of 2 tests"
+    assert [(t.exc_type, t.output) for t in result.tests] == [("Timeout", None), (None, "0.05")]
+
+
+@pytest.mark.parametrize(("body", "growth"), [
+    ("return len(set(x))", 1.0),  # O(n) inside a builtin: 8 opcodes at every n
+    ("return sorted(x)", 1.0),  # n log n is class n
+    ("return sum(1 for a in x for b in x if a < b)", 2.0),
+    ("return x[0]", 0.0),
+])
+def test_fuel_per_call_tells_the_known_classes_apart(body: str, growth: float) -> None:
+    sizes = (10, 40, 100, 200)
+    tests = [Case("call", args=([(7 * i) % n for i in range(n)],)) for n in sizes]
+    result = run_candidate(f"def f(x):\n    {body}\n", tests, "f", series=["s"] * len(sizes),
+                           sandbox="portable")
+    assert result.status == "ok", result.detail
+    assert all(t.fuel is not None for t in result.tests)
+    fuel = [t.fuel or 0 for t in result.tests]
+    assert growth_of(list(zip(sizes, fuel, strict=True)), "fuel") == growth

@@ -16,6 +16,21 @@ def test_the_interpreter_comes_from_the_pinned_package() -> None:
     assert (root / interpreter.STDLIB_ZIP).is_file()
 
 
+def test_cpythons_licence_ships_with_the_package() -> None:
+    import fnmatch
+    import tomllib
+
+    text = interpreter.LICENSE_NOTICE.read_text(encoding="utf-8")
+    assert text.startswith("CPython's licence, shipped with the portable sandbox's guest")
+    assert "PYTHON SOFTWARE FOUNDATION LICENSE VERSION 2" in text
+    assert "python-3.11.1.wasm" in text
+    root = Path(__file__).resolve().parents[4]
+    patterns = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"]["codequorum"]
+    relative = interpreter.LICENSE_NOTICE.relative_to(root / "server" / "codequorum")
+    assert any(fnmatch.fnmatch(relative.as_posix(), p) for p in patterns)
+
+
 def test_the_cache_key_names_the_wasmtime_version_and_the_files_hash(tmp_path: Path) -> None:
     one, two = tmp_path / "a.wasm", tmp_path / "b.wasm"
     one.write_bytes(b"\0asm one")

@@ -5,7 +5,9 @@ Stdlib only; runs in the WebAssembly guest as ``python -S /harness/portable/gues
 subprocesses, so it reuses the strict child's harness (``child.py``: canonical values,
 statuses, tracing, the version in its module) without its kernel layers: the isolation is
 the WebAssembly instance itself. It reads the ``run`` message on stdin and writes the
-framed messages on stdout (the host checks them as the parent checks any child's). Time
+framed messages on stdout (the host checks them as the parent checks any child's). Check
+harnesses run in a second guest, ``guest.py --grader``, whose calls the host routes to
+this one's stdin: the version never holds a harness or its expected values. Time
 is bounded by the host (fuel and epoch interruption), memory by the store's limits.
 """
 
@@ -93,13 +95,64 @@ def _load_child() -> Any:
     return module
 
 
-def _read_run(protocol: Any) -> dict[str, Any]:
-    raw = sys.stdin.buffer.read()
-    messages = protocol.FrameReader().feed(raw)
-    if len(messages) != 1 or messages[0]["type"] != protocol.MSG_RUN:
-        raise protocol.ProtocolError("expected exactly one run message on stdin")
-    result: dict[str, Any] = messages[0]
-    return result
+class HostLink:
+    """Frames to the host on stdout and from it on fd 0: the run message, then (with a
+    grader) the check harness's calls; the host routes them (``grader.Link``'s shape)."""
+
+    def __init__(self, protocol: Any) -> None:
+        self.protocol = protocol
+        self.reader = protocol.FrameReader()
+        self.pending: list[dict[str, Any]] = []
+
+    def send(self, **fields: Any) -> None:
+        view = memoryview(self.protocol.encode_frame(fields))
+        while view:
+            view = view[os.write(STDOUT_FD, view):]
+
+    def receive(self) -> dict[str, Any] | None:
+        """The next message; None once fd 0 ends or sends something malformed."""
+        while not self.pending:
+            data = os.read(0, 65536)
+            if not data:
+                return None
+            try:
+                self.pending.extend(self.reader.feed(data))
+            except self.protocol.ProtocolError:
+                return None
+        return self.pending.pop(0)
+
+
+def _read_run(link: HostLink) -> dict[str, Any]:
+    message = link.receive()
+    if message is None or message.get("type") != link.protocol.MSG_RUN:
+        raise link.protocol.ProtocolError("expected a run message on stdin")
+    return message
+
+
+def grade() -> None:
+    """``guest.py --grader``: run the check harnesses the host sends against the version
+    behind it (``grader.serve``, as the strict sandbox's grader process does)."""
+    child = _load_harness()
+    link = HostLink(child.protocol)
+    payload = link.receive()
+    if payload is None or payload.get("type") != "grade":
+        os._exit(70)
+    child.grader.serve(link, dict(payload.get("checks") or {}),
+                       lambda **verdict: link.send(type="verdict", **verdict),
+                       child.protocol, payload.get("entry"))
+    os._exit(0)
+
+
+def _meter(link: HostLink, harness: Any) -> None:
+    """Metered calls of the series: marks on stdout around each, after two empty calls
+    marked the same way (the host takes the last one's instructions off every metered
+    call; the first pays for what a first call sets up)."""
+    def empty(*_args: Any, **_kwargs: Any) -> None:
+        return None
+
+    harness.meter = lambda mark: link.send(type="meter", mark=mark)
+    for _ in range(2):
+        harness.metered_call(lambda: (empty, (), {}), "empty-")
 
 
 def main() -> None:
@@ -107,14 +160,17 @@ def main() -> None:
     child = _load_harness()
     protocol = child.protocol
     channel = child.Channel(STDOUT_FD)
+    link = HostLink(protocol)
     try:
-        run = _read_run(protocol)
+        run = _read_run(link)
     except Exception as exc:
         channel.send(protocol.MSG_ERROR, detail=f"bad run message: {exc}")
         os._exit(70)
     # The per-test budget is the host's (a fresh instance per overrun); no SIGALRM here.
     run["limits"] = {**run["limits"], "test_seconds": None}
     harness = child.Harness(run, channel)
+    if run.get("grader"):
+        harness.grader_link = link
     child._preload(run)
     builtins.exit = builtins.quit = sys.exit  # type: ignore[assignment]
     sys.argv = [child.CANDIDATE_FILENAME]
@@ -129,6 +185,7 @@ def main() -> None:
         os._exit(0)
     if not harness.compile():
         os._exit(0)
+    _meter(link, harness)
     try:
         harness.load_context()
     except child.OutputLimitExceeded:
@@ -139,5 +196,7 @@ def main() -> None:
 if __name__ == "__main__":
     if sys.argv[1:] == ["--bundle"]:
         bundle()
+    elif sys.argv[1:] == ["--grader"]:
+        grade()
     else:
         main()

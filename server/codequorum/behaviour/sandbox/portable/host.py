@@ -1,20 +1,29 @@
 """The portable sandbox's host process: runs one version in a WebAssembly guest.
 
 Started by the runner as ``python -I -B host.py --compiled <cwasm> --runtime <dir>
---bundle <dir> <message-fd>`` with the ``run`` message on stdin, in a fresh temporary
-folder. It gives the guest (``guest.py`` in CPython on WASI) a fresh store and instance of
-the cached compiled interpreter, and nothing of the host: read-only preopens of the
-standard library, the harness (its sources and, as ``/bundle``, its code compiled once by
-the guest's interpreter) and the module view only, no sockets, an environment of its own,
-fixed argv. The store caps memory; fuel bounds CPU (deterministic); a timer thread bumps
-the engine's epoch to stop the guest when a test overruns its budget. The guest's messages
-are parsed here as the parent parses any child's and sent on the message descriptor; a
-test that overran gets a ``Timeout`` outcome and the tests left run in a fresh instance
-(without the rest of its series). Output floods end the run (``output-limit``).
+--bundle <dir> <message-fd> [<grader-in> <grader-out>]`` with the ``run`` message on
+stdin, in a fresh temporary folder. It gives the guest (``guest.py`` in CPython on WASI)
+a fresh store and instance of the cached compiled interpreter, and nothing of the host:
+read-only preopens of the standard library, the harness (its sources and, as
+``/bundle``, its code compiled once by the guest's interpreter) and the module view
+only, no sockets, an environment of its own, fixed argv, and a stdin the host feeds
+(``wasi_io.py``). The store caps memory; fuel bounds CPU (deterministic); a timer thread
+bumps the engine's epoch, and ends any sleep, to stop the guest when a test overruns its
+budget. The guest's messages are parsed here as the parent parses any child's and sent on
+the message descriptor; a test that overran gets a ``Timeout`` outcome and the tests left
+run in a fresh instance (without the rest of its series). Output floods end the run
+(``output-limit``).
+
+Check harnesses (``check(candidate)``) run as in the strict sandbox, beside the version and
+never in it: a second guest, the *grader* (``guest.py --grader``), gets the harness
+sources (from the runner's grader pipe, which the version's guest never sees) and runs
+``grader.serve``; the host routes the grader's calls to the version's stdin and the
+version's answers to the grader's, and writes the verdicts on the runner's verdict pipe.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
@@ -33,6 +42,8 @@ FUEL_PER_SECOND = 2_000_000_000
 #: counted against the version's budget.
 STARTUP_FUEL = 2_000_000_000
 STDERR_KEEP = 4096
+#: How long a grader may take to leave once its version's guest has ended.
+GRADER_GRACE_SECONDS = 2.0
 
 
 def _load(name: str, filename: str) -> Any:
@@ -49,6 +60,10 @@ protocol: Any = _load("_cq_protocol", os.path.join(HARNESS, "protocol.py"))
 in_module: Any = _load("_cq_in_module", os.path.join(HARNESS, "in_module.py"))
 interpreter: Any = _load("_cq_interpreter", os.path.join(HERE, "interpreter.py"))
 endings: Any = _load("_cq_endings", os.path.join(HERE, "endings.py"))
+wasi_io: Any = _load("_cq_wasi_io", os.path.join(HERE, "wasi_io.py"))
+#: Frames between the version and the grader (``grader.py``), routed by the host.
+TO_GRADER = ("check", "return", "raise")
+TO_VERSION = ("call", "checked")
 
 
 class Guest:
@@ -65,7 +80,11 @@ class Guest:
         self.stop: str | None = None
         self.ended = False
         self.fuel_now: Any = None  # the store's fuel left, read between guest writes
-        self.fuel_at: int | None = None
+        self.marks: dict[str, int] = {}  # fuel left at each ``meter`` mark of this test
+        self.empty_call: int | None = None  # an empty call's instructions, marked the same way
+        self.inbox = wasi_io.Inbox(os.getcwd())
+        self.wake = threading.Event()  # ends the guest's sleeps once it is stopped
+        self.grader: Grader | None = None
 
     def on_stdout(self, data: bytes) -> None:
         """The guest's stdout: framed messages only (anything else is a violation)."""
@@ -99,7 +118,7 @@ class Guest:
             message = {**message, "index": self.indices[index]}
             if kind == protocol.MSG_TEST_START:
                 self.running, self.started_at = index, time.monotonic()
-                self.fuel_at = self.fuel_now()
+                self.marks = {}
             else:
                 self.running = None
                 self.finished.add(index)
@@ -118,40 +137,127 @@ class Guest:
         elif kind == protocol.MSG_DONE:
             self.done = message
             return
+        elif kind == "meter":
+            self._mark(message.get("mark"))
+            return
+        elif kind in TO_GRADER and self.grader is not None:
+            self.grader.inbox.put(protocol.encode_frame(message))
+            return
         self.host.send(message)
 
+    def _mark(self, mark: Any) -> None:
+        """A ``meter`` mark: the fuel left now (the empty calls' before any test, the
+        last one kept; a metered call's while its test runs, once; others ignored)."""
+        if mark in ("empty-start", "empty-end") and not self.finished and self.running is None:
+            self.marks[mark] = self.fuel_now()
+            if mark == "empty-end" and "empty-start" in self.marks:
+                self.empty_call = self.marks.pop("empty-start") - self.marks.pop(mark)
+        elif mark in ("start", "end") and self.running is not None:
+            self.marks[mark] = self.fuel_now()
+
     def _metered(self, outcome: Any) -> Any:
-        """The outcome with the fuel its test used (measured here; a guest's own is
-        replaced)."""
+        """The outcome with its fuel, measured here (a guest's own is replaced): the
+        instructions of its metered call less an empty call's, None when it had none."""
+        marks, self.marks = self.marks, {}
         if not isinstance(outcome, dict):
             return outcome
-        used = None if self.fuel_at is None else max(0, self.fuel_at - self.fuel_now())
-        self.fuel_at = None
+        used = None
+        if len(marks) == 2 and self.empty_call is not None:
+            used = max(0, marks["start"] - marks["end"] - self.empty_call)
         return {**outcome, "fuel": used}
 
     def interrupt(self, why: str) -> None:
         """Stop the guest at its next epoch check."""
         if self.stop is None:
             self.stop = why
+            self.wake.set()
+            self.inbox.drop()
+            if self.grader is not None:
+                self.grader.end()
             self.host.engine.increment_epoch()
+
+
+class Grader:
+    """The check harnesses' guest beside one version's guest (``guest.py --grader``): its
+    calls go to the version's fd 0, its verdicts to the runner's verdict pipe."""
+
+    def __init__(self, host: Host, version: Guest, checks: dict[str, str]) -> None:
+        self.host = host
+        self.version = version
+        self.inbox = wasi_io.Inbox(os.getcwd(), protocol.encode_frame({
+            "type": "grade", "checks": checks, "entry": host.run.get("entry_point")}))
+        self.wake = threading.Event()
+        self.reader = protocol.FrameReader()
+        self.budget = host.budget
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        try:
+            self.host.start_guest(("python", "-S", GUEST_SCRIPT, "--grader"), self.inbox,
+                                  self.wake, self.on_stdout, lambda _data: None,
+                                  max(self.host.fuel, 1) + self.host.fresh_fuel, view=False)
+        except (self.host.wasmtime.Trap, self.host.wasmtime.WasmtimeError):
+            pass  # stopped (fuel, epoch, memory): the checks it did not answer fail
+        except Exception as exc:  # a boundary: its checks fail, and stderr says why
+            sys.stderr.write(f"portable sandbox: the grader ended: {exc!r}\n")
+        finally:
+            self.version.inbox.close()  # a version waiting on a call hears the grader left
+
+    def on_stdout(self, data: bytes) -> None:
+        """The grader's frames: calls and ``checked`` to the version, verdicts out."""
+        self.budget -= len(data)
+        try:
+            if self.budget < 0:
+                raise protocol.ProtocolError("message flood")
+            for message in self.reader.feed(bytes(data)):
+                kind = message.get("type")
+                if kind in TO_VERSION:
+                    self.version.inbox.put(protocol.encode_frame(message))
+                elif kind == "verdict":
+                    self._verdict(message)
+        except protocol.ProtocolError:
+            self.end()
+
+    def _verdict(self, message: dict[str, Any]) -> None:
+        index = message.get("index")
+        if type(index) is not int or not 0 <= index < len(self.version.indices):
+            return
+        self.host.verdict({"type": "verdict", "index": self.version.indices[index],
+                           "passed": message.get("passed") is True,
+                           "exc_type": message.get("exc_type"),
+                           "exc_message": message.get("exc_message")})
+
+    def end(self) -> None:
+        """Stop waiting for the version: the grader's fd 0 ends, and its sleeps."""
+        self.wake.set()
+        self.inbox.drop()
+
+    def join(self) -> None:
+        """Wait for the grader to leave (an epoch tick stops one that does not)."""
+        self.end()
+        self.thread.join(GRADER_GRACE_SECONDS)
+        if self.thread.is_alive():
+            self.host.engine.increment_epoch()
+            self.thread.join()
 
 
 class Host:
     """Runs the version's tests in as many fresh instances as overruns need."""
 
     def __init__(self, run: dict[str, Any], compiled: str, runtime: str, bundle: str,
-                 fd: int) -> None:
+                 fd: int, checks: dict[str, str] | None = None,
+                 verdict_fd: int | None = None) -> None:
         import wasmtime
 
         self.wasmtime = wasmtime
         self.run = run
         self.fd = fd
+        self.checks = checks or {}
+        self.verdict_fd = verdict_fd
         self.runtime = runtime
         self.bundle = bundle
         self.engine = interpreter.make_engine()
         self.module = wasmtime.Module.deserialize_file(self.engine, compiled)
-        self.linker = wasmtime.Linker(self.engine)
-        self.linker.define_wasi()
         limits = run["limits"]
         self.fuel = int(float(limits["cpu_seconds"]) * FUEL_PER_SECOND)
         self.fresh_fuel = STARTUP_FUEL
@@ -166,9 +272,18 @@ class Host:
         self.view: str | None = None
 
     def send(self, message: dict[str, Any]) -> None:
+        self._write(self.fd, message)
+
+    def verdict(self, message: dict[str, Any]) -> None:
+        """A check's verdict, on the runner's verdict pipe (the version never holds it)."""
+        if self.verdict_fd is not None:
+            self._write(self.verdict_fd, message)
+
+    @staticmethod
+    def _write(fd: int, message: dict[str, Any]) -> None:
         data = memoryview(protocol.encode_frame({k: v for k, v in message.items() if k != "v"}))
         while data:
-            data = data[os.write(self.fd, data):]
+            data = data[os.write(fd, data):]
 
     def main(self) -> int:
         """Run every test (restarting after an overrun); the process's exit code."""
@@ -176,14 +291,15 @@ class Host:
             self.view = os.path.abspath("view")
             in_module.write_view(self.view, in_module.view_files(self.run["module"]))
         tests = list(self.run.get("tests") or [])
-        todo = [i for i, test in enumerate(tests) if test.get("kind") != "check"]
-        for i in sorted(set(range(len(tests))) - set(todo)):
-            self._skipped(i, tests[i], "check harnesses need the grader process, which the "
-                          "portable sandbox does not have yet")
+        todo = list(range(len(tests)))
         timeouts, memory_error = 0, False
         threading.Thread(target=self._watch, daemon=True).start()
         while True:
             guest = Guest(self, todo)
+            checks = {str(k): self.checks[str(i)] for k, i in enumerate(todo)
+                      if str(i) in self.checks}
+            if checks:
+                guest.grader = Grader(self, guest, checks)
             code = self._instance(guest, [{**tests[i], "name": tests[i].get("name")
                                            or f"test{i}"} for i in todo])
             if guest.done is not None:
@@ -206,45 +322,61 @@ class Host:
                     rest.append(todo[k])
             todo = rest
 
-    def _instance(self, guest: Guest, tests: list[dict[str, Any]]) -> int:
-        """One fresh store and instance running ``guest.py`` on ``tests``."""
+    def start_guest(self, argv: tuple[str, ...], inbox: Any, wake: threading.Event,
+                    stdout: Any, stderr: Any, fuel: int, view: bool = True,
+                    stores: list[Any] | None = None) -> None:
+        """Run ``guest.py`` in a fresh store and instance until it ends (the store is
+        appended to ``stores`` before it starts)."""
         wasmtime = self.wasmtime
         config = wasmtime.WasiConfig()
-        config.argv = ("python", "-S", GUEST_SCRIPT)
+        config.argv = argv
         config.env = [list(pair) for pair in interpreter.GUEST_ENV]
         config.preopen_dir(self.runtime, "/usr", False)
         config.preopen_dir(HARNESS, GUEST_HARNESS, False)
         config.preopen_dir(self.bundle, "/bundle", False)
-        if self.view is not None:
+        if view and self.view is not None:
             config.preopen_dir(self.view, in_module.VIEW, False)
-        stdin = os.path.abspath(f"run-{len(tests)}-{time.monotonic_ns()}")
-        with open(stdin, "wb") as handle:
-            handle.write(protocol.encode_frame({**self.run, "type": protocol.MSG_RUN,
-                                                "tests": tests}))
-        config.stdin_file = stdin
-        config.stdout_custom = guest.on_stdout
-        config.stderr_custom = guest.on_stderr
+        inbox.attach(config)
+        config.stdout_custom = stdout
+        config.stderr_custom = stderr
         store = wasmtime.Store(self.engine)
         store.set_limits(memory_size=self.memory)
-        store.set_fuel(max(self.fuel, 1) + self.fresh_fuel)
+        store.set_fuel(fuel)
         store.set_epoch_deadline(1)
         store.set_wasi(config)
-        guest.fuel_now = store.get_fuel
+        if stores is not None:
+            stores.append(store)
+        linker = wasi_io.linker(wasmtime, self.engine, store, wake)
+        start = linker.instantiate(store, self.module).exports(store)["_start"]
+        assert isinstance(start, wasmtime.Func)
+        with contextlib.suppress(wasmtime.ExitTrap):
+            start(store)
+
+    def _instance(self, guest: Guest, tests: list[dict[str, Any]]) -> int:
+        """One fresh store and instance running ``guest.py`` on ``tests``."""
+        wasmtime = self.wasmtime
+        guest.inbox.put(protocol.encode_frame({**self.run, "type": protocol.MSG_RUN,
+                                               "tests": tests}))
+        if guest.grader is None:
+            guest.inbox.close()
+        else:
+            guest.grader.thread.start()
         self.guest = guest
         guest.started_at = time.monotonic()
+        stores: list[Any] = []
+        guest.fuel_now = lambda: stores[0].get_fuel() if stores else 0
         try:
-            instance = self.linker.instantiate(store, self.module)
-            start = instance.exports(store)["_start"]
-            assert isinstance(start, wasmtime.Func)
-            start(store)
-        except wasmtime.ExitTrap:
-            pass
+            self.start_guest(("python", "-S", GUEST_SCRIPT), guest.inbox, guest.wake,
+                             guest.on_stdout, guest.on_stderr,
+                             max(self.fuel, 1) + self.fresh_fuel, stores=stores)
         except (wasmtime.Trap, wasmtime.WasmtimeError) as exc:
             return self._trapped(guest, exc)
         finally:
-            self.fuel = max(0, store.get_fuel() - self.fresh_fuel)
+            self.fuel = max(0, stores[0].get_fuel() - self.fresh_fuel) if stores else 0
             guest.ended = True
-            os.unlink(stdin)
+            guest.inbox.drop()
+            if guest.grader is not None:
+                guest.grader.join()
         return 0
 
     def _trapped(self, guest: Guest, exc: Exception) -> int:
@@ -283,16 +415,30 @@ class Host:
                 guest.interrupt("test")
 
 
+def _one_frame(fd: int, kind: str) -> dict[str, Any]:
+    """The one ``kind`` message the runner writes on ``fd`` (read to EOF)."""
+    chunks = []
+    while chunk := os.read(fd, 1 << 16):
+        chunks.append(chunk)
+    messages = protocol.FrameReader(max_frame=64 * 1024 * 1024).feed(b"".join(chunks))
+    if len(messages) != 1 or messages[0].get("type") != kind:
+        raise protocol.ProtocolError(f"expected exactly one {kind} message")
+    found: dict[str, Any] = messages[0]
+    return found
+
+
 def main(argv: list[str]) -> int:
     """``host.py --compiled <cwasm> --runtime <the guest's /usr> --bundle <the compiled
-    harness's folder> <message-fd>``."""
+    harness's folder> <message-fd> [<grader-in> <verdict-out>]``."""
     try:
         compiled, runtime, bundle, fd = argv[2], argv[4], argv[6], int(argv[7])
-        raw = sys.stdin.buffer.read()
-        messages = protocol.FrameReader().feed(raw)
-        if len(messages) != 1 or messages[0].get("type") != protocol.MSG_RUN:
-            raise protocol.ProtocolError("expected exactly one run message on stdin")
-        host = Host(messages[0], compiled, runtime, bundle, fd)
+        run = _one_frame(0, protocol.MSG_RUN)
+        checks, verdicts = None, None
+        if len(argv) > 9:
+            grade = _one_frame(int(argv[8]), "grade")
+            checks = {str(k): str(v) for k, v in dict(grade.get("checks") or {}).items()}
+            verdicts = int(argv[9])
+        host = Host(run, compiled, runtime, bundle, fd, checks, verdicts)
     except Exception as exc:  # a boundary: the parent hears why in stderr
         sys.stderr.write(f"portable sandbox: {type(exc).__name__}: {exc}\n")
         return int(endings.HOST_ERROR)

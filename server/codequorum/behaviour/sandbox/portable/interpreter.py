@@ -37,6 +37,9 @@ GUEST_ENV = (
     ("PYTHONHASHSEED", "0"),
     ("PYTHONDONTWRITEBYTECODE", "1"),
 )
+#: CPython's licence, shipped beside this file with the package (the interpreter's wheel
+#: carries none): the terms the guest interpreter is used under.
+LICENSE_NOTICE = Path(__file__).with_name("CPYTHON-LICENSE.txt")
 #: Names the folder the compiled interpreter is cached in (the tests' own, a shared one).
 CACHE_VARIABLE = "CODEQUORUM_WASM_CACHE"
 _lock = threading.Lock()

@@ -1,0 +1,136 @@
+"""A guest's stdin fed by the host as messages arrive, and sleeps the host can end.
+
+Stdlib and ``wasmtime`` only: ``host.py`` loads this file by path. A guest's fd 0 is an
+:class:`Inbox`, a named pipe the host writes as messages arrive (the run, then a check
+harness's calls), so a version and the grader beside it talk through the host, which
+routes and checks every frame. The guest's clocks and ``poll_oneoff`` are answered here:
+a sleep (clock subscriptions only: ``time.sleep``, ``select`` with a timeout) waits on
+the instance's stop event rather than in the runtime, since epoch interruption cannot stop
+a blocked host call and a version that sleeps past its test's budget must stop when the
+host says so; descriptors are files or the host's pipes, so a poll on one is answered
+ready at once. Every other call is WASI's own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import select
+import struct
+import threading
+import time
+from typing import Any
+
+WASI = "wasi_snapshot_preview1"
+#: ``subscription`` (48 bytes) and ``event`` (32 bytes) of WASI preview 1.
+SUBSCRIPTION = struct.Struct("<QB7xIxxxxQQH6x")
+EVENT = struct.Struct("<QHB5xQH6x")
+CLOCK_TAG = 0
+ABSTIME = 1
+ERRNO_SUCCESS = 0
+ERRNO_INVAL = 28
+#: WASI's realtime and monotonic clocks, as the host reads them.
+CLOCKS = {0: time.time_ns, 1: time.monotonic_ns}
+_POLL_SECONDS = 0.05
+
+
+class Inbox:
+    """A guest's fd 0: a named pipe in ``folder`` that the host writes from a queue;
+    ``close`` ends it after what was put, ``drop`` at once."""
+
+    def __init__(self, folder: str, first: bytes = b"") -> None:
+        self.path = os.path.join(folder, f"inbox-{id(self)}-{time.monotonic_ns()}")
+        os.mkfifo(self.path, 0o600)
+        self.fd = os.open(self.path, os.O_RDWR)  # the guest's open does not wait for it
+        os.set_blocking(self.fd, False)
+        self.queue: queue.Queue[bytes | None] = queue.Queue()
+        self.dropped = threading.Event()
+        self.opened = threading.Event()  # the guest's end is open: closing ours is EOF
+        if first:
+            self.queue.put(first)
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def put(self, data: bytes) -> None:
+        self.queue.put(data)
+
+    def close(self) -> None:
+        self.queue.put(None)
+
+    def drop(self) -> None:
+        self.dropped.set()
+        self.opened.set()
+        self.queue.put(None)
+
+    def attach(self, config: Any) -> None:
+        """Make the pipe ``config``'s stdin (the guest's end is opened here)."""
+        config.stdin_file = self.path
+        self.opened.set()
+        with contextlib.suppress(OSError):
+            os.unlink(self.path)
+
+    def _pump(self) -> None:
+        try:
+            while (item := self.queue.get()) is not None and not self.dropped.is_set():
+                view = memoryview(item)
+                while view and not self.dropped.is_set():
+                    if select.select([], [self.fd], [], _POLL_SECONDS)[1]:
+                        try:
+                            view = view[os.write(self.fd, view):]
+                        except BlockingIOError:
+                            continue
+        except OSError:
+            pass
+        finally:
+            self.opened.wait()  # closed before the guest's end opens, what was put is lost
+            os.close(self.fd)  # the guest reads EOF
+
+
+def linker(wasmtime: Any, engine: Any, store: Any, stop: threading.Event) -> Any:
+    """A linker for one store: WASI, with the clocks and polls answered here and sleeps
+    ended by ``stop``."""
+    found = wasmtime.Linker(engine)
+    found.define_wasi()
+    found.allow_shadowing = True
+    i32, i64 = wasmtime.ValType.i32(), wasmtime.ValType.i64()
+
+    def clock_time_get(caller: Any, clock: int, _precision: int, out: int) -> int:
+        read = CLOCKS.get(clock)
+        if read is None:
+            return ERRNO_INVAL
+        caller["memory"].write(caller, struct.pack("<Q", read()), out)
+        return ERRNO_SUCCESS
+
+    def poll_oneoff(caller: Any, subs: int, events: int, count: int, nevents: int) -> int:
+        memory = caller["memory"]
+        if count <= 0:
+            return ERRNO_INVAL
+        raw = memory.read(caller, subs, subs + SUBSCRIPTION.size * count)
+        parsed = [SUBSCRIPTION.unpack_from(raw, SUBSCRIPTION.size * k) for k in range(count)]
+        ready = [(user, tag) for user, tag, *_rest in parsed if tag != CLOCK_TAG]
+        if not ready:
+            seconds, user = min((_remaining(clock, timeout, flags), user)
+                                for user, _tag, clock, timeout, _precision, flags in parsed)
+            if seconds > 0:
+                stop.wait(seconds)
+            ready = [(user, CLOCK_TAG)]
+        out = b"".join(EVENT.pack(user, ERRNO_SUCCESS, tag, 0, 0) for user, tag in ready)
+        memory.write(caller, out, events)
+        memory.write(caller, struct.pack("<I", len(ready)), nevents)
+        return ERRNO_SUCCESS
+
+    found.define(store, WASI, "clock_time_get", wasmtime.Func(
+        store, wasmtime.FuncType([i32, i64, i32], [i32]), clock_time_get, access_caller=True))
+    found.define(store, WASI, "poll_oneoff", wasmtime.Func(
+        store, wasmtime.FuncType([i32, i32, i32, i32], [i32]), poll_oneoff,
+        access_caller=True))
+    return found
+
+
+def _remaining(clock: int, timeout: int, flags: int) -> float:
+    """Seconds a clock subscription waits (an absolute one against the host's clock, which
+    is the guest's too)."""
+    if not flags & ABSTIME:
+        return timeout / 1e9
+    read = CLOCKS.get(clock, time.monotonic_ns)
+    return max(0, timeout - read()) / 1e9

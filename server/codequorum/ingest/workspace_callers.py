@@ -1,0 +1,120 @@
+"""The workspace's Python files that name a function: where its callers and tests are.
+
+A function's inputs include its callers' literal calls
+(:mod:`codequorum.behaviour.callers`), and the callers are seldom all in its module's view
+(the modules it imports): a test file imports the module, not the other way round. This
+reads the rest of the workspace for them, statically (nothing runs or compiles), bounded:
+
+- at most :data:`MAX_LISTED` Python files listed, and at most :data:`MAX_READ_BYTES` bytes
+  read in all, each a regular UTF-8 file of at most :data:`MAX_FILE_BYTES`;
+- never under a hidden folder or a secret-looking name, nor outside the workspace, nor
+  where a link leads to such a place (:func:`~codequorum.core.safe_paths.read_workspace_file`,
+  the one rule of the module view and the agents' tools); folders of installed packages
+  and caches (:data:`SKIPPED_FOLDERS`) are not walked, and links to folders not followed;
+- at most :data:`MAX_CALLER_FILES` files kept, those whose text names the function.
+
+The texts read are kept per workspace and read again only when a file's size or
+modification time changes, so the many functions of one module cost one walk.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from codequorum.core.safe_paths import RefusedFile, read_workspace_file, workspace_refusal
+
+#: Python files listed in the workspace, at most.
+MAX_LISTED = 2000
+#: Bytes read in all, at most (texts already read and unchanged are not read again).
+MAX_READ_BYTES = 16 * 1024 * 1024
+#: Bytes of one file, at most.
+MAX_FILE_BYTES = 400_000
+#: Files that name the function kept, at most.
+MAX_CALLER_FILES = 24
+#: Folders never walked: installed packages, caches, builds.
+SKIPPED_FOLDERS = frozenset({"node_modules", "__pycache__", "site-packages", "venv", "env",
+                             "build", "dist"})
+
+
+@dataclass(frozen=True)
+class _Read:
+    """One file's text as read, and the size and time it had."""
+
+    size: int
+    mtime_ns: int
+    text: str | None
+
+
+_CACHE: dict[str, dict[str, _Read]] = {}
+_LOCK = threading.Lock()
+
+
+def python_files(root: Path, limit: int = MAX_LISTED) -> list[tuple[PurePosixPath, os.stat_result]]:
+    """The Python files of the workspace ``root`` (relative paths and their ``stat``), in
+    a stable order, at most ``limit``, nothing hidden, secret-looking or skipped."""
+    out: list[tuple[PurePosixPath, os.stat_result]] = []
+    for folder, dirs, files in os.walk(root):  # links to folders are not followed
+        rel_folder = PurePosixPath(Path(folder).relative_to(root).as_posix())
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_FOLDERS
+                         and workspace_refusal(rel_folder / d) is None)
+        for name in sorted(files):
+            rel = rel_folder / name
+            if not name.endswith(".py") or workspace_refusal(rel) is not None:
+                continue
+            try:
+                st = os.lstat(root.joinpath(*rel.parts))
+            except OSError:
+                continue
+            out.append((rel, st))
+            if len(out) >= limit:
+                return out
+    return out
+
+
+def _text(root: Path, rel: PurePosixPath) -> str | None:
+    """The file's text under the workspace's one rule, or None."""
+    try:
+        _real, data = read_workspace_file(root, root.joinpath(*rel.parts), MAX_FILE_BYTES)
+        return data.decode("utf-8")
+    except (RefusedFile, OSError, UnicodeDecodeError):
+        return None
+
+
+def caller_files(workspace: Path | None, name: str, exclude: frozenset[str] = frozenset()
+                 ) -> tuple[tuple[str, str], ...]:
+    """The workspace's Python files (POSIX path relative to it, text) whose text names
+    ``name``, ``exclude`` (paths already in the module's view) left out, at most
+    :data:`MAX_CALLER_FILES`; none without a workspace."""
+    if workspace is None or not name:
+        return ()
+    try:
+        root = workspace.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return ()
+    with _LOCK:
+        known = _CACHE.setdefault(str(root), {})
+        fresh: dict[str, _Read] = {}
+        budget = MAX_READ_BYTES
+        found: list[tuple[str, str]] = []
+        for rel, st in python_files(root):
+            key = rel.as_posix()
+            if st.st_size > MAX_FILE_BYTES:
+                continue
+            seen = known.get(key)
+            if seen is None or (seen.size, seen.mtime_ns) != (st.st_size, st.st_mtime_ns):
+                if st.st_size > budget:
+                    continue
+                budget -= st.st_size
+                seen = _Read(st.st_size, st.st_mtime_ns, _text(root, rel))
+            fresh[key] = seen
+            if (seen.text is not None and key not in exclude and name in seen.text
+                    and len(found) < MAX_CALLER_FILES):
+                found.append((key, seen.text))
+        _CACHE[str(root)] = fresh
+    return tuple(found)
+
+
+__all__ = ["MAX_CALLER_FILES", "caller_files", "python_files"]
