@@ -10,7 +10,13 @@ memory (``VmHWM`` from ``/proc``), and both as ratios to the normal call
 Cases: ``addSamples [uri, "total", "x" * 10_000_000]`` (a string where a list of versions
 belongs), a list of 10 M versions (a 50 MB message, over the size a message may have), a
 list of 240 k versions (just under the values a message may hold), one version of 10 MB, an
-object with 1 M keys. A message refused before it is decoded is answered with id null.
+object with 1 M keys. A message refused before it is decoded is answered with the id at its
+head.
+
+Then the same for ``codequorum mcp`` (one JSON-RPC message a line): a ``tools/list`` line of
+100 MB (over the size a line may have, read on in chunks and dropped), one nested 100,000
+deep and one of 1 M values, against a normal ``tools/list``; after each, a normal
+``tools/list`` must be answered.
 
 Run: .venv/bin/python bench/bench_command_args.py [--rounds N]
      .venv/bin/python bench/bench_command_args.py --smoke   # the normal call and one string
@@ -80,7 +86,7 @@ class Client:
         while True:
             message = await self.read()
             if message.get("id") in (wanted, None) and "method" not in message:
-                # id null: a message refused before it was decoded (its id unread)
+                # id null: a message refused before it was decoded, its id not at its head
                 return message
             if "method" in message and "id" in message:  # a request of the server's
                 await self.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
@@ -158,6 +164,87 @@ CASES: dict[str, Callable[[str], list[Any]]] = {
 }
 
 
+#: The MCP cases: the parts of one ``tools/list`` line, written one after the other (so
+#: a 100 MB line is never held by the benchmark either).
+MCP_HEAD = b'{"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"x": '
+MCP_CASES: dict[str, Callable[[], list[bytes]]] = {
+    "mcp normal: tools/list": lambda: [
+        b'{"jsonrpc": "2.0", "id": 2, "method": "tools/list"}\n'],
+    "mcp a line of 100 MB": lambda: [MCP_HEAD + b'"', *([b"x" * (1 << 20)] * 100), b'"}}\n'],
+    "mcp nested 100,000 deep": lambda: [MCP_HEAD, b"[" * 100_000, b"]" * 100_000, b"}}\n"],
+    "mcp 1 M values": lambda: [MCP_HEAD + b"[", b"1," * 999_999 + b"1]}}\n"],
+}
+
+
+async def mcp_case(workspace: Path, parts: Callable[[], list[bytes]]
+                   ) -> tuple[float, float, str]:
+    """(latency in seconds, peak RSS in MB, the answer's outcome) of one MCP line."""
+    env = {**os.environ, "PYTHONPATH": str(HERE.parent / "server"),
+           "XDG_CONFIG_HOME": str(workspace.parent / "xdg"),
+           "XDG_CACHE_HOME": str(workspace.parent / "cache")}
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "codequorum", "mcp", str(workspace),
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL, env=env, limit=1 << 24)
+    assert process.stdin is not None and process.stdout is not None
+    stdin, stdout = process.stdin, process.stdout
+
+    async def line(data: list[bytes]) -> dict[str, Any]:
+        for part in data:
+            stdin.write(part)
+            await stdin.drain()
+        answer: dict[str, Any] = json.loads(await stdout.readline())
+        return answer
+
+    try:
+        await line([json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "bench", "version": "1"}}}).encode() + b"\n"])
+        stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+        await settled(process.pid)
+        data = parts()
+        started = time.perf_counter()
+        answer = await asyncio.wait_for(line(data), timeout=120)
+        latency = time.perf_counter() - started
+        del data
+        peak = peak_rss_mb(process.pid)
+        after = await asyncio.wait_for(line(
+            [b'{"jsonrpc": "2.0", "id": 3, "method": "tools/list"}\n']), 60)
+        assert len(after["result"]["tools"]) == 3, after
+        error = answer.get("error")
+        outcome = (f"error {error['code']} (id {answer.get('id')}): {error['message'][:60]}"
+                   if error else f"{len(answer['result']['tools'])} tools")
+        stdin.close()
+        await asyncio.wait_for(process.wait(), 20)
+        return latency, peak, outcome
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+
+
+async def mcp_async(rounds: int, cases: dict[str, Callable[[], list[bytes]]]) -> None:
+    results: dict[str, list[tuple[float, float, str]]] = {name: [] for name in cases}
+    with tempfile.TemporaryDirectory() as tmp:
+        for _ in range(rounds):
+            for k, (name, parts) in enumerate(cases.items()):
+                workspace = Path(tmp) / f"mcp{k}-{len(results[name])}"
+                (workspace / ".git").mkdir(parents=True)
+                results[name].append(await mcp_case(workspace, parts))
+    _table(results, "mcp normal: tools/list")
+
+
+def _table(results: dict[str, list[tuple[float, float, str]]], normal: str) -> None:
+    base_latency = statistics.median(r[0] for r in results[normal])
+    base_peak = statistics.median(r[1] for r in results[normal])
+    print(f"{'case':32} {'latency':>9} {'x normal':>9} {'peak RSS':>9} {'x normal':>9}  answer")
+    for name, found in results.items():
+        latency = statistics.median(r[0] for r in found)
+        peak = statistics.median(r[1] for r in found)
+        print(f"{name:32} {latency * 1000:7.1f}ms {latency / base_latency:9.2f} "
+              f"{peak:7.0f}MB {peak / base_peak:9.2f}  {found[-1][2]}")
+
+
 async def main_async(rounds: int, cases: dict[str, Callable[[str], list[Any]]]) -> None:
     results: dict[str, list[tuple[float, float, str]]] = {name: [] for name in cases}
     with tempfile.TemporaryDirectory() as tmp:
@@ -167,14 +254,7 @@ async def main_async(rounds: int, cases: dict[str, Callable[[str], list[Any]]]) 
                 (workspace / ".git").mkdir(parents=True)
                 (workspace / "app.py").write_text(SOURCE, encoding="utf-8")
                 results[name].append(await one_case(workspace, arguments))
-    base_latency = statistics.median(r[0] for r in results["normal: 3 versions"])
-    base_peak = statistics.median(r[1] for r in results["normal: 3 versions"])
-    print(f"{'case':32} {'latency':>9} {'x normal':>9} {'peak RSS':>9} {'x normal':>9}  answer")
-    for name, found in results.items():
-        latency = statistics.median(r[0] for r in found)
-        peak = statistics.median(r[1] for r in found)
-        print(f"{name:32} {latency * 1000:7.1f}ms {latency / base_latency:9.2f} "
-              f"{peak:7.0f}MB {peak / base_peak:9.2f}  {found[-1][2]}")
+    _table(results, "normal: 3 versions")
 
 
 def main() -> None:
@@ -183,12 +263,15 @@ def main() -> None:
     parser.add_argument("--smoke", action="store_true",
                         help="one round of the normal call and the 10 MB string")
     args = parser.parse_args()
-    cases = CASES
+    cases, mcp = CASES, MCP_CASES
     if args.smoke:
         args.rounds = 1
         cases = {k: v for k, v in CASES.items()
                  if k in ("normal: 3 versions", "a 10 MB string for the list")}
+        mcp = {k: v for k, v in MCP_CASES.items()
+               if k in ("mcp normal: tools/list", "mcp nested 100,000 deep")}
     asyncio.run(main_async(args.rounds, cases))
+    asyncio.run(mcp_async(args.rounds, mcp))
 
 
 if __name__ == "__main__":

@@ -15,10 +15,12 @@ from codequorum.core.safe_text import (
     csv_cell,
     plain_message,
     safe_text,
+    title_text,
 )
 
 from ..support.hostile_names import (
     HOSTILE_NAMES,
+    live_icons,
     live_links,
     markdown_links,
     raw_characters,
@@ -97,14 +99,21 @@ def test_an_agents_text_is_one_line_and_code_keeps_its_lines() -> None:
 def test_every_sink_leaves_a_hostile_name_inert_and_readable(name: str) -> None:
     one_line = {"terminal": safe_text(name, None), "message": plain_message(name, None),
                 "agent": agent_text(name, None), "csv": csv_cell(name, None),
-                "code span": code_span(name, None)}
+                "code span": code_span(name, None), "title": title_text(name, None)}
     for sink, out in one_line.items():
         assert raw_characters(out) == [], (sink, out)
         assert readable(name, out), (sink, out)
-    for sink in ("message", "agent"):
+    for sink in ("message", "agent", "title"):
         assert live_links(one_line[sink]) == [], (sink, one_line[sink])
+    assert live_icons(one_line["title"]) == [], one_line["title"]
     assert markdown_links(one_line["code span"]) == []
     csv_folded = unicodedata.normalize("NFKC", one_line["csv"]).lstrip(" \u3000")
     assert not csv_folded.startswith(("=", "+", "-", "@", "\t", "\r"))
     block = agent_block(name)
     assert raw_characters(block, newlines=True) == []
+
+
+def test_a_title_draws_no_icon_and_keeps_its_words() -> None:
+    assert title_text("$(terminal) run [x](command:y)") == "$ (terminal) run [x] (command:y)"
+    assert title_text("a\nb") == "a\\nb"
+    assert len(title_text("x" * 1000, 200)) == 200

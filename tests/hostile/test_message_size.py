@@ -1,5 +1,6 @@
 """A client sends messages too large, too many-valued or too deep to decode: the real
-language server over stdio refuses each with an Invalid Request error whose id is null,
+language server over stdio refuses each with an Invalid Request error bearing the request's
+id (read from the head of its bytes),
 without holding the body (its peak memory stays near a normal call's), and answers the
 next messages (a hover, then a normal call that stores its versions).
 """
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -109,7 +111,7 @@ async def test_messages_over_the_bounds_are_refused_unread(hostile: Hostile) -> 
                                  add_versions(uri, ["@"])).split(b"@")
         await client.send(head + b"x" * (2 * MAX_MESSAGE_BYTES) + tail)
         refused = await asyncio.wait_for(client.answer(), 120)
-        assert refused["id"] is None and refused["error"]["code"] == -32600, refused
+        assert refused["id"] == client.last_id and refused["error"]["code"] == -32600, refused
         assert "a message of 64 MB (at most 32 MB are read)" in refused["error"]["message"]
         assert peak_memory(process.pid) / normal_peak < 1.1
 
@@ -120,7 +122,7 @@ async def test_messages_over_the_bounds_are_refused_unread(hostile: Hostile) -> 
                              (deep, f"nested more than {MAX_JSON_DEPTH} levels deep")):
             await client.send(client.body("workspace/executeCommand", params))
             refused = await asyncio.wait_for(client.answer(), 120)
-            assert refused["id"] is None and refused["error"]["code"] == -32600, refused
+            assert refused["id"] == client.last_id and refused["error"]["code"] == -32600, refused
             assert said in refused["error"]["message"], refused
 
         hover = await client.request("textDocument/hover", {
@@ -129,6 +131,134 @@ async def test_messages_over_the_bounds_are_refused_unread(hostile: Hostile) -> 
         stored = await client.request("workspace/executeCommand",
                                       add_versions(uri, VERSIONS[1:]))
         assert (stored["result"]["added"], stored["result"]["total"]) == (1, 2), stored
+        await client.request("shutdown", None)
+        await client.notify("exit", None)
+        assert await asyncio.wait_for(process.wait(), 30) == 0
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+
+
+async def _mcp_line(process: asyncio.subprocess.Process, parts: list[bytes]) -> dict[str, Any]:
+    """Write one line to ``codequorum mcp`` (in parts) and read its next answer."""
+    assert process.stdin is not None and process.stdout is not None
+    for part in parts:
+        process.stdin.write(part)
+        await process.stdin.drain()
+    answer: dict[str, Any] = json.loads(await asyncio.wait_for(process.stdout.readline(), 120))
+    return answer
+
+
+async def test_the_agents_server_refuses_lines_over_the_bounds_unread(hostile: Hostile) -> None:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "codequorum", "mcp", str(hostile.repo), cwd=hostile.repo,
+        env=hostile.env(), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL, limit=1 << 24)
+    tools_list = b'{"jsonrpc": "2.0", "id": 9, "method": "tools/list"}\n'
+    try:
+        started = await _mcp_line(process, [json.dumps({
+            "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "hostile", "version": "1"}}}).encode() + b"\n"])
+        assert started["result"]["serverInfo"]["name"] == "codequorum", started
+        assert process.stdin is not None
+        process.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+        listed = await _mcp_line(process, [tools_list])
+        assert len(listed["result"]["tools"]) == 3, listed
+        normal_peak = await settled_peak(process.pid)
+
+        # A line of 100 MB, written a megabyte at a time: held whole it would add 100 MB.
+        head = b'{"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"x": "'
+        refused = await _mcp_line(process, [head, *([b"x" * (1 << 20)] * 100), b'"}}\n'])
+        assert refused["id"] == 2 and refused["error"]["code"] == -32600, refused
+        assert "a message of 100 MB (at most 32 MB are read)" in refused["error"]["message"]
+        assert peak_memory(process.pid) - normal_peak < MAX_MESSAGE_BYTES * 1.5 // 1024
+        assert (await _mcp_line(process, [tools_list]))["id"] == 9
+
+        depth = MAX_JSON_DEPTH + 5
+        many = b"[" + b"1," * (MAX_MESSAGE_VALUES + 10) + b"1]"
+        for value, said in ((b"[" * depth + b"]" * depth,
+                             f"nested more than {MAX_JSON_DEPTH} levels deep"),
+                            (many, "more than 250,000 JSON values")):
+            line = b'{"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"x": '
+            refused = await _mcp_line(process, [line + value + b"}}\n"])
+            assert refused["id"] == 3 and said in refused["error"]["message"], refused
+        for junk, code, msg_id in ((b"\xff\xfe\x00{not json\n", -32700, None),
+                                   (b'{"jsonrpc": "2.0", "id": 4, "params": {}}\n', -32600, 4),
+                                   (b"[1, 2, 3]\n", -32600, None)):
+            answer = await _mcp_line(process, [junk])  # never left without an answer
+            assert (answer["id"], answer["error"]["code"]) == (msg_id, code), answer
+        listed = await _mcp_line(process, [tools_list])
+        assert sorted(t["name"] for t in listed["result"]["tools"]) == [
+            "check_function", "compare_versions", "sample_versions"]
+        assert process.stdin is not None
+        process.stdin.close()
+        assert await asyncio.wait_for(process.wait(), 30) == 0
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+
+
+async def _answer_and_said(client: RawClient, method: str, params: Any
+                           ) -> tuple[dict[str, Any], list[str]]:
+    """The answer to a request, and the messages the server showed before it."""
+    assert client.process.stdout is not None
+    await client.send(client.body(method, params))
+    said: list[str] = []
+    while True:
+        length = 0
+        while (line := await client.process.stdout.readline()) not in (b"\r\n", b""):
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":")[1])
+        assert length, "the server closed its output"
+        message: dict[str, Any] = json.loads(await client.process.stdout.readexactly(length))
+        if message.get("method") == "window/showMessage":
+            said.append(message["params"]["message"])
+        elif "method" in message and "id" in message:
+            await client.send(json.dumps({"jsonrpc": "2.0", "id": message["id"],
+                                          "result": None}).encode())
+        elif "method" not in message and message.get("id") == client.last_id:
+            return message, said
+
+
+async def test_a_document_over_the_bound_is_said_once_and_an_unopened_one_never_read(
+        hostile: Hostile) -> None:
+    module = hostile.repo / "mod.py"
+    module.write_text(SOURCE, encoding="utf-8")
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "codequorum", "lsp", cwd=hostile.repo, env=hostile.env(),
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL, limit=1 << 24)
+    client = RawClient(process)
+    huge = (hostile.repo / "huge [x](command:y).py").as_uri()
+    try:
+        await client.request("initialize", {"processId": None, "capabilities": {},
+                                            "rootUri": hostile.repo.as_uri()})
+        await client.notify("initialized", {})
+        hover = {"textDocument": {"uri": module.as_uri()}, "position": {"line": 0,
+                                                                       "character": 4}}
+        await client.notify("textDocument/didOpen", {"textDocument": {
+            "uri": module.as_uri(), "languageId": "python", "version": 1, "text": SOURCE}})
+        text = "x = 1\n" * (MAX_MESSAGE_BYTES // 6 + 1000)
+        for version in (1, 2):  # the same document twice: said once
+            await client.notify("textDocument/didOpen", {"textDocument": {
+                "uri": huge, "languageId": "python", "version": version, "text": text}})
+        # a change of a document never opened, at a path that never ends
+        await client.notify("textDocument/didChange", {
+            "textDocument": {"uri": "file:///dev/zero", "version": 2},
+            "contentChanges": [{"range": {"start": {"line": 0, "character": 0},
+                                          "end": {"line": 0, "character": 0}}, "text": "x"}]})
+        answer, said = await asyncio.wait_for(
+            _answer_and_said(client, "textDocument/hover", hover), 120)
+        assert "error" not in answer, answer
+        told = [m for m in said if "was not analysed" in m]
+        assert len(told) == 1, said
+        assert huge in told[0] and "read up to 32 MB" in told[0], told
+        size = re.search(r"\(([\d.]+) MB\) was not analysed", told[0])
+        assert size is not None and 32 < float(size.group(1)) < 40, told
+        assert peak_memory(process.pid) < 600 * 1024  # /dev/zero was never read
         await client.request("shutdown", None)
         await client.notify("exit", None)
         assert await asyncio.wait_for(process.wait(), 30) == 0

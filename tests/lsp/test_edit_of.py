@@ -49,7 +49,7 @@ def test_the_edit_is_what_pygls_applies(a: types.Position, b: types.Position,
     assert edit is not None
     before = doc.source
     doc.apply_change(change)
-    assert before[: edit.start] + edit.text + before[edit.end:] == doc.source
+    assert edit.applied(before) == doc.source
 
 
 def test_utf16_columns_after_a_character_beyond_the_bmp() -> None:

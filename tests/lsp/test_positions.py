@@ -14,6 +14,7 @@ from codequorum.lsp.documents import (
     units,
     units_to_byte_col,
 )
+from codequorum.pipeline.watch.index import MAX_WINDOW
 
 LINE = 'x = "é😀" + f(y)'  # é: 2 bytes / 1 UTF-16 unit; 😀: 4 bytes / 2 UTF-16 units
 
@@ -96,3 +97,14 @@ def test_a_long_document_finds_the_function_at_a_position_from_the_lines_around_
                 local = Snapshot("file:///long.py", text, "python", encoding)  # type: ignore[arg-type]
                 assert local.function_at(position) == whole.function_at(position), (row, column)
                 assert local._functions is None  # it did not index the document
+
+
+def test_a_line_longer_than_any_window_indexes_its_version_once() -> None:
+    text = "".join(f"function f{i}(x){{return x+{i}}}" for i in range(6000)) + "\n"
+    assert len(text) > MAX_WINDOW and len(text) > LOCAL_FROM
+    snapshot = Snapshot("file:///min.js", text, "javascript", "utf-16")
+    position = types.Position(line=0, character=text.index("function f3000") + 10)
+    found = snapshot.function_at(position)
+    assert found is not None and found.name == "f3000"
+    assert snapshot._functions is not None  # indexed once: the next call parses nothing
+    assert snapshot.function_at(position) == found

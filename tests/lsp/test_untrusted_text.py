@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 
 from codequorum.core.model import Sample
 from codequorum.core.report import Verdict
-from codequorum.lsp.actions import function_actions
+from codequorum.lsp.actions import CommandOffer, command_actions, function_actions
 from codequorum.lsp.diagnostics import document_diagnostics
 from codequorum.lsp.hover import render_hover
 from codequorum.lsp.lenses import document_lenses
@@ -21,7 +21,14 @@ from codequorum.lsp.rendering import Text, to_plain
 from codequorum.lsp.settings import parse_settings
 from codequorum.render.findings import function_findings
 
-from ..support.hostile_names import HOSTILE_NAMES, markdown_links, raw_characters, readable
+from ..support.hostile_names import (
+    HOSTILE_NAMES,
+    live_icons,
+    live_links,
+    markdown_links,
+    raw_characters,
+    readable,
+)
 from .test_renderers import Fixed, _stored, fixed  # noqa: F401  (the fixture)
 
 ESC = "\x1b]0;pwned\x07\x1b[2J\x1b[31m"
@@ -154,3 +161,16 @@ def test_the_markdown_sink_leaves_a_hostile_name_inert_and_readable(name: str) -
     assert markdown_links(block) == []
     plain = to_plain(((("name: ", Text(name, None)),),))
     assert raw_characters(plain) == [] and readable(name, plain)
+
+
+def test_titles_the_editor_draws_make_no_icon_and_no_link(hostile: Fixed) -> None:
+    snap, entry, analysis = hostile
+    entry = dataclasses.replace(entry, name="area$(terminal)[x](command:y)")
+    settings, _ = parse_settings(None)
+    titles = [lens.command.title for lens in document_lenses(snap, [(entry, analysis)], settings)
+              if lens.command]
+    titles += [a.title for a in function_actions(snap, entry, analysis)]
+    titles += [a.title for a in command_actions(snap.uri, entry, CommandOffer(stored=3))]
+    named = [t for t in titles if "area" in t]
+    assert named and all(live_icons(t) == [] and live_links(t) == [] for t in titles), titles
+    assert "Compare the versions of `area$ (terminal)[x] (command:y)`" in titles

@@ -24,6 +24,7 @@ PIECES = (
     "<img src=x onerror=alert(1)>", "<!-- c -->", "`", "```", "[ref]: http://evil.example",
     "＝HYPERLINK(\"http://evil.example\")", "＋1", "－1", "＠SUM(A1)", "=cmd|'/c calc'!A0",
     "раypal", "ｐａｙ", "*bold*", "# head", "- item", "www.evil.example", "http://evil.example",
+    "$(terminal)", "$(sync~spin)", "\\$(alert)", "$$(zap)",
 )
 
 _TEXT = st.lists(st.one_of(st.sampled_from(PIECES),
@@ -85,6 +86,16 @@ def live_links(out: str) -> list[str]:
     """:func:`markdown_links`, and VS Code's links in a message (a notification makes
     ``[x](command:y)`` a link whatever the markdown around it)."""
     return markdown_links(out) + [m.group(0) for m in _VSCODE_LINK.finditer(out)]
+
+
+#: VS Code's icons in a title it draws (vs/base/common/iconLabels.ts): ``$(name)`` or
+#: ``$(name~modifier)``, unless escaped with a backslash.
+_VSCODE_ICON = re.compile(r"(?<!\\)\$\([A-Za-z0-9-]+(?:~[A-Za-z-]+)?\)")
+
+
+def live_icons(out: str) -> list[str]:
+    """The icons VS Code draws from ``out`` where it draws titles (a lens, the status bar)."""
+    return _VSCODE_ICON.findall(out)
 
 
 def readable(name: str, out: str) -> bool:

@@ -32,6 +32,7 @@ from anyio.streams.memory import MemoryObjectSendStream
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
+from mcp.shared.message import SessionMessage
 from mcp_types import (
     INVALID_PARAMS,
     CallToolRequestParams,
@@ -57,6 +58,7 @@ from codequorum.agents.schema import (
     SampleArgs,
     SampleResult,
 )
+from codequorum.agents.stdin import BoundedLines, claimed_stdin
 from codequorum.agents.text import check_text, compare_text, sample_text
 from codequorum.core.errors import UserError
 from codequorum.core.safe_text import agent_text
@@ -291,10 +293,26 @@ def build_server(ws: AgentWorkspace) -> Server[Any]:
 
 
 async def serve_stdio(ws: AgentWorkspace) -> None:
-    """Serve one client over standard input and output until it closes them."""
+    """Serve one client over standard input and output until it closes them; every line
+    is read at a bounded cost first (:mod:`codequorum.agents.stdin`)."""
     server = build_server(ws)
     try:
-        async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+        with claimed_stdin() as stdin:
+            lines = BoundedLines(stdin)
+            async with (stdio_server(stdin=lines) as (read_stream,  # type: ignore[arg-type]
+                                                      write_stream),
+                        anyio.create_task_group() as tasks):
+                tasks.start_soon(_answer_refusals, lines, write_stream)
+                await server.run(read_stream, write_stream,
+                                 server.create_initialization_options())
+                tasks.cancel_scope.cancel()
     finally:
         ws.close()
+
+
+async def _answer_refusals(lines: BoundedLines,
+                           write: MemoryObjectSendStream[SessionMessage]) -> None:
+    """Answer each line the reader refused (:mod:`codequorum.agents.stdin`)."""
+    async with lines.refused:
+        async for error in lines.refused:
+            await write.send(SessionMessage(error))

@@ -13,6 +13,7 @@ longest is 4 KB) and small enough that one set scores in well under 1 GiB
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
@@ -174,12 +175,44 @@ MAX_MESSAGE_BYTES = 2 * MAX_CALL_BYTES
 MAX_MESSAGE_VALUES = 250_000
 
 
-def message_size_problem(size: int) -> str | None:
+def message_size_problem(size: int, limit: int = MAX_MESSAGE_BYTES) -> str | None:
     """Why a message of ``size`` bytes is not read (None when it may be)."""
-    if size > MAX_MESSAGE_BYTES:
-        return (f"a message of {size_words(size)} (at most {size_words(MAX_MESSAGE_BYTES)} "
-                "are read)")
+    if size > limit:
+        return f"a message of {size_words(size)} (at most {size_words(limit)} are read)"
     return None
+
+
+#: JSON-RPC's code for a message that is not a valid request.
+INVALID_REQUEST = -32600
+#: JSON-RPC's code for a message that is not JSON.
+PARSE_ERROR = -32700
+
+
+#: A JSON-RPC id at the head of a message: the first key, or the one after ``"jsonrpc"``
+#: (where clients write it), a number or a short string.
+_LEADING_ID = re.compile(
+    rb'\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*'
+    rb'(-?\d{1,15}(?=\s*[,}])|"(?:[^"\\]|\\.){0,256}")')
+
+
+def leading_id(head: bytes) -> int | str | None:
+    """The id of a message refused before it was decoded, read from its first bytes when it
+    stands at their head (so the client's request is answered, not left waiting); None
+    when it does not."""
+    found = _LEADING_ID.match(head)
+    if found is None:
+        return None
+    try:
+        value = json.loads(found.group(1))
+    except ValueError:
+        return None
+    return value if isinstance(value, int | str) else None
+
+
+def refusal(problem: str, code: int = INVALID_REQUEST) -> dict[str, int | str]:
+    """The JSON-RPC error both servers answer a message refused before it was decoded
+    (sent with the id :func:`leading_id` reads, else null)."""
+    return {"code": code, "message": f"codequorum refused {problem}"}
 
 
 def json_shape_problem(raw: bytes) -> str | None:

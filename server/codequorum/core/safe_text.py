@@ -12,6 +12,9 @@ answers), is untrusted. Each place that shows such text has one function, its si
 - a plain message a client shows (``window/showMessage``, ``showMessageRequest``, progress,
   SARIF's message text): :func:`plain_message`, which also leaves no markdown link, image,
   autolink or HTML tag live (VS Code turns ``[x](command:y)`` in a message into a link);
+- a title the editor draws (a code lens, a code action, a progress title or message):
+  :func:`title_text`, a plain message in which no ``$(name)`` icon is live either (VS Code
+  draws its icons from that syntax in lens titles and the status bar);
 - a CSV cell: :func:`csv_cell` (no formula, full-width forms included);
 - an agent's text and structured content: :func:`agent_text`, one line a repository cannot
   break to write its own instructions into the agent's context.
@@ -58,6 +61,20 @@ def _is_hidden(ch: str) -> bool:
             and ch not in ("\u200d",))
 
 
+#: The characters :func:`safe_text` looks at one by one: controls and everything beyond
+#: ASCII (a run of plain ASCII is copied as it is, at the speed of one regular expression).
+_SUSPECT = re.compile(r"[\x00-\x1f\x7f-\U0010ffff]")
+
+
+def _escaped(match: re.Match[str]) -> str:
+    ch = match.group()
+    return _escape_char(ch) if _CONTROL.match(ch) or _is_hidden(ch) else ch
+
+
+def _kept_newline(match: re.Match[str]) -> str:
+    return "\n" if match.group() == "\n" else _escaped(match)
+
+
 def safe_text(
     text: object, limit: int | None = DEFAULT_LIMIT, *, keep_newlines: bool = False
 ) -> str:
@@ -69,17 +86,16 @@ def safe_text(
     ``…`` and says how long the whole was.
     """
     raw = text if isinstance(text, str) else str(text)
-    out: list[str] = []
-    for ch in raw:
-        if (ch == "\n" and keep_newlines) or not (_CONTROL.match(ch) or _is_hidden(ch)):
-            out.append(ch)
-        else:
-            out.append(_escape_char(ch))
-    result = "".join(out)
-    if limit is not None and len(result) > limit:
-        note = f"{ELLIPSIS} ({len(result)} chars)"
-        result = result[: max(0, limit - len(note))] + note
-    return result
+    return _cut(_SUSPECT.sub(_kept_newline if keep_newlines else _escaped, raw), limit)
+
+
+def _cut(text: str, limit: int | None) -> str:
+    """``text`` within ``limit`` characters (None: any): a cut text ends with ``…`` and
+    says how long the whole was."""
+    if limit is None or len(text) <= limit:
+        return text
+    note = f"{ELLIPSIS} ({len(text)} chars)"
+    return text[: max(0, limit - len(note))] + note
 
 
 #: What makes a link or a tag where text may be read as markdown (or as VS Code's message
@@ -100,6 +116,16 @@ def plain_message(text: object, limit: int | None = DEFAULT_LIMIT, *,
     one by one), and no link, image, autolink or tag left live."""
     raw = text if isinstance(text, str) else str(text)
     return safe_text(_unlinked(raw), limit, keep_newlines=keep_newlines)
+
+
+#: What starts an icon where the editor draws titles (``$(zap)``, ``$(sync~spin)``).
+_ICON = re.compile(r"\$(?=\()")
+
+
+def title_text(text: object, limit: int | None = 200) -> str:
+    """``text`` for a title the editor draws: :func:`plain_message` (one line, escaped, no
+    live link) with every ``$(`` broken by a space, so a name cannot draw an icon."""
+    return _cut(_ICON.sub("$ ", plain_message(text, None)), limit)
 
 
 #: How long a message to a person may be: it may quote names and text from a repository.

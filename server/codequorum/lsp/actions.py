@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from lsprotocol import types
 
-from codequorum.core.safe_text import safe_text
+from codequorum.core.safe_text import safe_text, title_text
 from codequorum.lsp import contract as c
 from codequorum.lsp.diagnostics import SOURCE
 from codequorum.lsp.docstrings import with_current_head
@@ -161,9 +161,10 @@ def _code_action(
     code: str,
     fixes: Sequence[types.Diagnostic],
 ) -> types.CodeAction:
-    """The code action of one plan: an edit of exactly the function's range."""
+    """The code action of one plan: an edit of exactly the function's range (its title
+    drawn inert: it quotes the function's name)."""
     return types.CodeAction(
-        title=plan.title,
+        title=title_text(plan.title),
         kind=plan.kind,
         edit=replacement_edit(snapshot, entry, code),
         diagnostics=list(fixes) or None,
@@ -233,13 +234,15 @@ def planned_commands(name: str, offer: CommandOffer) -> list[tuple[str, str]]:
 
 def command_actions(uri: str, entry: FunctionEntry, offer: CommandOffer) -> list[types.CodeAction]:
     """The command actions of one function: each runs its command on the function, by
-    name, with ``interactive`` set."""
+    name, with ``interactive`` set (titles drawn inert: they quote the function's name)."""
     arg = {"uri": uri, "qualifiedName": entry.qualified_name, "interactive": True}
+    titled = [(title_text(title), command)
+              for title, command in planned_commands(safe_text(entry.name, 100), offer)]
     return [
         types.CodeAction(
             title=title,
             kind=COMMAND_KIND,
             command=types.Command(title=title, command=command, arguments=[arg]),
         )
-        for title, command in planned_commands(safe_text(entry.name, 100), offer)
+        for title, command in titled
     ]

@@ -21,7 +21,7 @@ from lsprotocol import types
 from codequorum.core import parsing
 from codequorum.core.limits import MAX_DOCUMENT_BYTES, InputLimitError, size_words
 from codequorum.pipeline.session import dedent_function, function_indent
-from codequorum.pipeline.watch.index import Work, window
+from codequorum.pipeline.watch.index import MAX_WINDOW, Work, window
 
 Encoding = Literal["utf-8", "utf-16", "utf-32"]
 #: Documents longer than this (characters) answer "the function at a position" from the
@@ -176,14 +176,20 @@ class Snapshot:
                 self._functions = self._index()
             return self._functions
 
+    def size_refusal(self) -> str | None:
+        """Why the document is too large to index (None when it is not): said as it opens,
+        without indexing it."""
+        if len(self.text) > MAX_DOCUMENT_BYTES or len(_utf8(self.text)) > MAX_DOCUMENT_BYTES:
+            return (f"{self.uri} is larger than {size_words(MAX_DOCUMENT_BYTES)}; "
+                    "codequorum does not index it")
+        return None
+
     def _index(self) -> list[FunctionEntry]:
         if self.language is None:
             return []
-        if len(self.text) > MAX_DOCUMENT_BYTES or len(_utf8(self.text)) > MAX_DOCUMENT_BYTES:
-            self.skipped_reason = (
-                f"{self.uri} is larger than {size_words(MAX_DOCUMENT_BYTES)}; "
-                "codequorum does not index it"
-            )
+        too_large = self.size_refusal()
+        if too_large is not None:
+            self.skipped_reason = too_large
             return []
         try:
             infos = parsing.functions(self.text, self.language)
@@ -208,8 +214,7 @@ class Snapshot:
         indexed yet is read only around the position (a hover after each change of a large
         file costs what the lines around it cost)."""
         best: FunctionEntry | None = None
-        with self._lock:
-            indexed = self._functions is not None
+        indexed = self._functions is not None  # read without the lock: never wait for an index
         entries = self.functions() if indexed or not self._local() else self._around(position)
         for entry in entries:
             if _contains(entry.range, position) and (
@@ -228,6 +233,8 @@ class Snapshot:
         window), placed in the document."""
         assert self.language is not None
         row = min(max(0, position.line), len(self.lines) - 1)
+        if len(self.lines[row]) > MAX_WINDOW:  # a line longer than any window (minified
+            return self.functions()           # code): index this version once, not per call
         at = sum(map(len, self.lines[:row])) + row  # each line and its line end
         try:
             piece = window(self.text, (at, at + len(self.lines[row])), self.language, Work())

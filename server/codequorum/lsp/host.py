@@ -54,6 +54,11 @@ class Host(Protocol):
     def protocol(self) -> JsonRPCProtocol:
         """The connection (for notifications of codequorum's own)."""
 
+    def answering(self) -> bool:
+        """Whether a request of the client's is being answered (one begun in the last
+        second): background work that holds the interpreter waits for it. Any thread."""
+        ...
+
     def show(self, kind: types.MessageType, message: str) -> None:
         """A message to the user, made safe, from any thread."""
 

@@ -6,7 +6,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 
 from lsprotocol import types
 
-from codequorum.core.safe_text import safe_text
+from codequorum.core.safe_text import safe_text, title_text
 from codequorum.lsp.contract import AnalyzeArgs, CompareArgs, RegenerateArgs
 from codequorum.lsp.documents import FunctionEntry, Snapshot
 from codequorum.lsp.engine import FunctionAnalysis
@@ -85,11 +85,12 @@ def entries_without_lenses(
 def _lens(
     entry: FunctionEntry, title: str, command: str, arg: dict[str, object] | None = None
 ) -> types.CodeLens:
-    """A lens above ``entry`` that runs ``command`` with ``arg`` (nothing without one)."""
+    """A lens above ``entry`` that runs ``command`` with ``arg`` (nothing without one); its
+    title drawn inert (:func:`title_text`: it may quote what a version raised)."""
     return types.CodeLens(
         range=_lens_range(entry),
         command=types.Command(
-            title=title, command=command, arguments=None if arg is None else [arg]
+            title=title_text(title), command=command, arguments=None if arg is None else [arg]
         ),
     )
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from codequorum.core.safe_text import plain_message
+from codequorum.core.safe_text import title_text
 
 if TYPE_CHECKING:
     from codequorum.lsp.host import Host
@@ -37,8 +37,8 @@ _counter = itertools.count(1)
 
 
 def _shown(message: str | None) -> str | None:
-    """A progress message as the client shows it: plain, one line, no live link."""
-    return None if message is None else plain_message(message, 500)
+    """A progress message as the client shows it: plain, one line, no live link or icon."""
+    return None if message is None else title_text(message, 500)
 
 
 class WorkProgress:
@@ -53,7 +53,7 @@ class WorkProgress:
         token: types.ProgressToken | None = None,
     ) -> None:
         self._ls = ls
-        self.title = plain_message(title, 200)  # it may quote a function's name
+        self.title = title_text(title, 200)  # it may quote a function's name
         self.cancellable = cancellable
         self.token: types.ProgressToken | None = token if token is not None else REQUEST_TOKEN.get()
         self.cancelled = threading.Event()

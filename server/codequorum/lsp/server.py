@@ -13,6 +13,7 @@ import functools
 import logging
 import sys
 import threading
+import time
 from collections.abc import Coroutine, Generator
 from concurrent.futures import Future
 from pathlib import Path
@@ -30,8 +31,8 @@ from pygls.protocol.language_server import lsp_method
 
 from codequorum import __version__
 from codequorum.behaviour.runtimes import runtime_for
-from codequorum.core.limits import MAX_DOCUMENT_BYTES
-from codequorum.core.safe_text import MESSAGE_LIMIT, plain_message
+from codequorum.core.limits import MAX_DOCUMENT_BYTES, MAX_MESSAGE_BYTES, size_words
+from codequorum.core.safe_text import MESSAGE_LIMIT, plain_message, safe_text
 from codequorum.ingest.workspace import file_key_for
 from codequorum.lsp import commands as cmds
 from codequorum.lsp import contract, transport
@@ -77,12 +78,22 @@ FIRST_STEP = 24
 #: jsonrpc stops reading at the answer it waited for and leaves the rest of that read
 #: unread until more output comes.
 AFTER_ANSWER = 0.25
+#: Seconds a request counts as being answered (:meth:`CodequorumProtocol.answering`): work
+#: in the background waits for requests younger than this, never for a slow one.
+ANSWERING = 1.0
+#: Requests noted at once (their ids are the client's).
+MAX_NOTED_REQUESTS = 1024
 #: A message shown to the user is bounded: it may quote names and text from a repository.
 MAX_MESSAGE_CHARS = MESSAGE_LIMIT
 
 
 class CodequorumProtocol(LanguageServerProtocol):
-    """Remembers the ``workDoneToken`` of each ``workspace/executeCommand`` request."""
+    """Remembers the ``workDoneToken`` of each ``workspace/executeCommand`` request, and
+    when each of the client's requests began until it is answered."""
+
+    def __init__(self, server: Any, converter: Any) -> None:
+        super().__init__(server, converter)
+        self.begun: dict[MsgId, float] = {}
 
     @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
     def lsp_workspace__execute_command(
@@ -107,16 +118,24 @@ class CodequorumProtocol(LanguageServerProtocol):
         self, params: types.DidChangeTextDocumentParams
     ) -> Generator[Any, Any, None]:
         """Apply the changes one after the other, as pygls does, noting what each replaced,
-        and tell the watch; then the server's own handler."""
+        and tell the watch; then the server's own handler. A change with a range is made
+        by its offsets (one copy of the text), not line by line as pygls makes it: the
+        event loop spends on a change of a long document what a copy costs."""
         uri = params.text_document.uri
-        doc = self.workspace.get_text_document(uri)
+        doc = self.workspace.text_documents.get(unquote(uri))
+        if doc is None:  # never opened: pygls would read the file its URI names, unbounded
+            log.info("a change of %s, which is not open, was ignored", uri)
+            return
         befores: list[str] = []
         edits: list[Edit | None] = []
         for change in params.content_changes:
             before = doc.source
             befores.append(before)
-            edits.append(edit_of(doc, change))
-            self.workspace.update_text_document(params.text_document, change)
+            edit = edit_of(doc, change)
+            edits.append(edit)
+            made = change if edit is None else types.TextDocumentContentChangeWholeDocument(
+                text=edit.applied(before))
+            self.workspace.update_text_document(params.text_document, made)
         server = self._server
         if isinstance(server, CodequorumServer):
             language = language_of(uri, doc.language_id)
@@ -125,6 +144,25 @@ class CodequorumProtocol(LanguageServerProtocol):
         handler = self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)
         if handler is not None:
             yield handler, (params,), None
+
+    def _handle_request(self, msg_id: MsgId, method_name: str, params: Any) -> None:
+        """Note when each of the client's requests began, until it is answered
+        (:meth:`answering`)."""
+        self.begun[msg_id] = time.monotonic()
+        while len(self.begun) > MAX_NOTED_REQUESTS:  # ids are the client's word: bounded
+            del self.begun[next(iter(self.begun))]
+        super()._handle_request(msg_id, method_name, params)  # type: ignore[no-untyped-call]
+
+    def _send_response(self, msg_id: MsgId, result: Any = None, error: Any = None) -> None:
+        """Answer a request; it is no longer being answered."""
+        self.begun.pop(msg_id, None)
+        super()._send_response(msg_id, result, error)  # type: ignore[no-untyped-call]
+
+    def answering(self) -> bool:
+        """Whether a request of the client's begun within :data:`ANSWERING` seconds is not
+        answered yet (any thread)."""
+        recent = time.monotonic() - ANSWERING
+        return any(began > recent for began in list(self.begun.values()))
 
     def _run_generator(
         self,
@@ -201,7 +239,8 @@ class CodequorumServer(LanguageServer):
         self.dynamic_jobs: dict[str, asyncio.Future[None]] = {}
         #: Work that goes on after the request that started it was answered.
         self.background: set[asyncio.Future[None]] = set()
-        self._saved_names: dict[str, list[str]] = {}
+        #: Each document as it opened or was last saved (renames are found against it).
+        self._saved: dict[str, Snapshot] = {}
         self._shown: set[str] = set()
         self._noted: set[str] = set()  # the lines of the start-up warnings
         self._startup_messages: list[tuple[types.MessageType, str]] = []
@@ -219,7 +258,7 @@ class CodequorumServer(LanguageServer):
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
         try:
             asyncio.run(transport.serve(self._stop_event, reader, self.protocol,
-                                        self.report_server_error))
+                                        self.report_server_error, self.document_dropped))
         except BrokenPipeError:
             log.error("the connection to the client was lost; the server stops")
         except (KeyboardInterrupt, SystemExit):
@@ -228,6 +267,12 @@ class CodequorumServer(LanguageServer):
             self.shutdown()  # type: ignore[no-untyped-call]
 
     # ------------------------------------------------------------------ helpers
+
+    def answering(self) -> bool:
+        """Whether a request of the client's is being answered (one begun in the last
+        second): background work that holds the interpreter waits for it. Any thread."""
+        protocol = self.protocol
+        return isinstance(protocol, CodequorumProtocol) and protocol.answering()
 
     def show(self, kind: types.MessageType, message: str) -> None:
         """``window/showMessage`` (and a log line), from any thread: the one way a message
@@ -257,6 +302,17 @@ class CodequorumServer(LanguageServer):
         if source is FeatureRequestError:
             return
         self.show(types.MessageType.Error, f"codequorum: error in the server: {error}")
+
+    def document_dropped(self, uri: str, size: int) -> None:
+        """A document's message was over the transport's bound and dropped unread: the user
+        hears it once per document (and the log), else the file would simply show nothing."""
+        message = (f"codequorum: {safe_text(uri, 300)} ({size_words(size)}) was not analysed: "
+                   f"the editor's messages are read up to {size_words(MAX_MESSAGE_BYTES)}")
+        log.warning("%s", message)
+        if self._loop is None:
+            self.warn_at_start(message)
+        else:
+            self.warn_once(message)
 
     def _notify_from_engine(self, level: str, message: str) -> None:
         kind = {
@@ -572,21 +628,27 @@ class CodequorumServer(LanguageServer):
         return key, None
 
     async def track_renames(self, uri: str, snapshot: Snapshot) -> None:
-        """Move stored versions when the one function that had them was renamed."""
+        """Move stored versions when the one function that had them was renamed: the
+        document as it opened or was last saved against ``snapshot``, both indexed only
+        when the text changed and the file has stored versions (opening a long document
+        indexes nothing for this)."""
         if snapshot.language is None:
             return
-        names = [e.qualified_name for e in await self.engine.run(snapshot.functions)]
-        before = self._saved_names.get(uri)
-        self._saved_names[uri] = names
-        if before is None:
+        saved = self._saved.get(uri)
+        self._saved[uri] = snapshot
+        if saved is None or saved.text == snapshot.text:
             return
+        key = self.file_key(uri)
+        engine = self.engine_for(uri)
+        with_samples = await engine.run(engine.functions_with_samples_sync, key)
+        if not with_samples:
+            return
+        before = [e.qualified_name for e in await engine.run(saved.functions)]
+        names = [e.qualified_name for e in await engine.run(snapshot.functions)]
         rename = rename_between(before, names)
         if rename is None:
             return
         old_name, new_name = rename
-        key = self.file_key(uri)
-        engine = self.engine_for(uri)
-        with_samples = await engine.run(engine.functions_with_samples_sync, key)
         owned = [n for n in with_samples if n == old_name or n.startswith(old_name + ".")]
         if owned and new_name not in with_samples:
             moved = await engine.run(engine.rename_sync, key, old_name, new_name)
@@ -753,7 +815,10 @@ async def did_open(ls: CodequorumServer, params: types.DidOpenTextDocumentParams
                     params.text_document.text)
     snapshot = ls.snapshot(uri)
     if snapshot is not None and snapshot.language is not None:
-        ls._saved_names[uri] = [e.qualified_name for e in await ls.engine.run(snapshot.functions)]
+        ls._saved[uri] = snapshot
+        too_large = snapshot.size_refusal()
+        if too_large is not None:
+            ls.warn_once(f"codequorum: {too_large}")
     ls.schedule_publish(uri)
 
 
@@ -788,7 +853,7 @@ def did_close(ls: CodequorumServer, params: types.DidCloseTextDocumentParams) ->
         task.cancel()
     ls.snapshots.drop(uri)
     ls.watch.closed(uri)
-    ls._saved_names.pop(uri, None)
+    ls._saved.pop(uri, None)
     if not ls.pull_diagnostics:
         ls.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=[])

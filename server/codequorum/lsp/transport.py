@@ -4,9 +4,9 @@ pygls reads a whole body of any ``Content-Length`` and decodes it before a handl
 it, so one message could hold the server for seconds and hundreds of megabytes. Here a
 body over :data:`~codequorum.core.limits.MAX_MESSAGE_BYTES` is read in chunks and
 dropped, and a body with too many JSON values or nested too deeply is refused before it
-is decoded. A refused message is answered with an Invalid Request error whose ``id`` is
-null (JSON-RPC's answer when the id cannot be read) and one log line; the next message is
-read as usual.
+is decoded. A refused message is answered with an Invalid Request error bearing the id at
+the head of its bytes (where clients write it; null, JSON-RPC's answer when the id cannot be
+read, otherwise) and one log line; the next message is read as usual.
 """
 
 from __future__ import annotations
@@ -19,7 +19,12 @@ from typing import TYPE_CHECKING, Any
 
 from pygls.exceptions import JsonRpcException
 
-from codequorum.core.limits import json_shape_problem, message_size_problem
+from codequorum.core.limits import (
+    json_shape_problem,
+    leading_id,
+    message_size_problem,
+    refusal,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -28,17 +33,42 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: JSON-RPC's code for a message that is not a valid request.
-INVALID_REQUEST = -32600
 #: How much of an oversized body is held at once while it is dropped.
 DISCARD_CHUNK = 1024 * 1024
 _CONTENT_LENGTH = re.compile(rb"Content-Length: *(\d+)\r\n", re.IGNORECASE)
 
 
+#: What names a document in the first bytes of a message (read from an oversized one while
+#: it is dropped): the method of one that carries a document's text, and its URI.
+_DOCUMENT_METHOD = re.compile(
+    rb'"method"\s*:\s*"textDocument/(?:didOpen|didChange)"')
+_URI = re.compile(rb'"uri"\s*:\s*"((?:[^"\\]|\\.){1,4096})"')
+#: How much of an oversized message is searched for its method and document.
+HEAD_BYTES = 64 * 1024
+
+
+def dropped_document(head: bytes) -> str | None:
+    """The URI of the document an oversized message opened or changed, from its first
+    bytes (None when they name no such message); the URI is a repository's or an
+    editor's text, shown only through a sink."""
+    if _DOCUMENT_METHOD.search(head) is None:
+        return None
+    found = _URI.search(head)
+    if found is None:
+        return "a document"
+    try:
+        uri = json.loads(b'"' + found.group(1) + b'"')
+    except ValueError:
+        return "a document"
+    return str(uri)
+
+
 async def serve(stop: threading.Event, reader: Any, protocol: JsonRPCProtocol,
-                report: Callable[[Exception, type[JsonRpcException]], Any]) -> None:
+                report: Callable[[Exception, type[JsonRpcException]], Any],
+                dropped: Callable[[str, int], Any] | None = None) -> None:
     """Read, check and hand on messages until the client closes the stream or ``stop``
-    is set (pygls's ``run_async`` with the bounds)."""
+    is set (pygls's ``run_async`` with the bounds). ``dropped(uri, size)`` hears of a
+    document whose message was over the size bound (it was not analysed)."""
     length: int | None = None
     while not stop.is_set():
         header = await reader.readline()
@@ -51,25 +81,30 @@ async def serve(stop: threading.Event, reader: Any, protocol: JsonRPCProtocol,
         if header.strip() or length is None:
             continue
         size, length = length, None
-        if not await _take_body(reader, protocol, size, report):
+        if not await _take_body(reader, protocol, size, report, dropped):
             return
 
 
 async def _take_body(reader: Any, protocol: JsonRPCProtocol, size: int,
-                     report: Callable[[Exception, type[JsonRpcException]], Any]) -> bool:
+                     report: Callable[[Exception, type[JsonRpcException]], Any],
+                     dropped: Callable[[str, int], Any] | None) -> bool:
     """Read one body of ``size`` bytes and handle or refuse it; False at the stream's end."""
     too_big = message_size_problem(size)
     if too_big is not None:
-        if not await _discard(reader, size):
+        head = await _discard(reader, size)
+        if head is None:
             return False
-        refuse(protocol, too_big)
+        refuse(protocol, too_big, head)
+        document = dropped_document(head)
+        if document is not None and dropped is not None:
+            dropped(document, size)
         return True
     body = await reader.readexactly(size)
     if len(body) < size:
         return False
     problem = json_shape_problem(body)
     if problem is not None:
-        refuse(protocol, problem)
+        refuse(protocol, problem, body[:HEAD_BYTES])
         return True
     try:
         protocol.handle_message(json.loads(body, object_hook=protocol.structure_message))
@@ -79,20 +114,23 @@ async def _take_body(reader: Any, protocol: JsonRPCProtocol, size: int,
     return True
 
 
-async def _discard(reader: Any, size: int) -> bool:
-    """Read ``size`` bytes a chunk at a time and drop them; False if the stream ends."""
+async def _discard(reader: Any, size: int) -> bytes | None:
+    """Read ``size`` bytes a chunk at a time and drop them but the first
+    :data:`HEAD_BYTES`, which come back; None if the stream ends."""
+    head: bytes | None = None
     while size > 0:
         chunk = await reader.readexactly(min(size, DISCARD_CHUNK))
         if not chunk:
-            return False
+            return None
+        if head is None:
+            head = bytes(chunk[:HEAD_BYTES])
         size -= len(chunk)
-    return True
+    return head or b""
 
 
-def refuse(protocol: JsonRPCProtocol, problem: str) -> None:
-    """Answer a message that was not decoded: Invalid Request, ``id`` null, one log line."""
+def refuse(protocol: JsonRPCProtocol, problem: str, head: bytes) -> None:
+    """Answer a message that was not decoded: Invalid Request, with the id at the head of
+    its bytes (``id`` null when there is none), one log line."""
     log.warning("a message was refused without being decoded: %s", problem)
     protocol._send_data({  # pygls sends raw JSON-RPC only through it
-        "jsonrpc": "2.0", "id": None,
-        "error": {"code": INVALID_REQUEST, "message": f"codequorum refused {problem}"},
-    })
+        "jsonrpc": "2.0", "id": leading_id(head), "error": refusal(problem)})

@@ -29,11 +29,12 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 
@@ -44,20 +45,21 @@ from codequorum.lsp.gates import choose, may_send_key
 from codequorum.lsp.progress import WorkProgress
 from codequorum.options.approvals import Approvals
 from codequorum.pipeline.watch.arrivals import (
+    KEYS,
     Arrival,
     removes_lines,
-    shape_key,
     worth_parsing,
 )
 from codequorum.pipeline.watch.budget import HourlyBudget
 from codequorum.pipeline.watch.document import DocumentWatch
 from codequorum.pipeline.watch.edits import Edit, Region, shift, touches
-from codequorum.pipeline.watch.index import Work
+from codequorum.pipeline.watch.index import Work, pause
 
 if TYPE_CHECKING:
     from codequorum.lsp.host import Host
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 #: Seconds an arrival waits, untouched, before it is offered or sampled.
 DEBOUNCE = 1.0
@@ -75,6 +77,16 @@ NEVER = "Never in this workspace"
 ACTIONS = (NOT_NOW, CHECK, ALWAYS, NEVER)
 #: What the editor may say a change was that makes it no arrival.
 REPLAYS = frozenset({"undo", "redo"})
+#: Seconds the watch's worker waits at most, before it reads a change (and between the
+#: pieces of an opening document), while a request of the client's is being answered; and
+#: how often it looks again.
+YIELD_SECONDS = 0.25
+YIELD_STEP = 0.002
+#: Seconds the worker lets pass before it reads a change (:meth:`Watch._before_reading`).
+SETTLE = 0.03
+#: The editor's reasons kept per document, and the documents that keep them.
+REASONS_KEPT = 64
+REASON_DOCUMENTS = 256
 #: The notifications of the watch: the editor's reason for a change, and the relay of a
 #: sampling to an editor that writes the versions itself.
 EDIT_REASON = "codequorum/editReason"
@@ -172,8 +184,9 @@ class Watch:
         try:
             if language is None or not self._watching(uri) or self._too_long(uri, text):
                 return
-            document = self._documents.setdefault(uri, DocumentWatch())
-            self._worker().submit(self._read_opened, uri, document, language, text)
+            document = self._documents.setdefault(uri, self._document())
+            self._worker().submit(self._read_opened, uri, document, language, text,
+                                  self._before_reading)
         except Exception:  # the server goes on without the watch of this document
             log.exception("the watch could not read %s", uri)
 
@@ -194,7 +207,7 @@ class Watch:
             if any(e is None for e in edits):
                 return
             edited = [e for e in edits if e is not None]
-            document = self._documents.setdefault(uri, DocumentWatch())
+            document = self._documents.setdefault(uri, self._document())
             if not self._worth_reading(uri, befores, edited):
                 self._worker().submit(document.note, edited)
                 return
@@ -204,12 +217,37 @@ class Watch:
             self._waiting_chars += len(after)
             loop = asyncio.get_running_loop()
             job = self._worker().submit(self._read_change, uri, document, language, befores,
-                                        edited, after)
+                                        edited, after, self._before_reading)
             arrived = functools.partial(self._arrived, uri, version, language, document,
                                         self._seq, len(after))
             job.add_done_callback(lambda done: loop.call_soon_threadsafe(arrived, done))
         except Exception:  # one bad change must not stop the document's updates
             log.exception("the watch could not read a change of %s", uri)
+
+    def _document(self) -> DocumentWatch:
+        return DocumentWatch(between=self._between_pieces)
+
+    def _after_requests(self) -> None:
+        """On the worker: wait (at most :data:`YIELD_SECONDS`) while a request of the
+        client's is being answered: the watch holds the interpreter while it parses, and a
+        hover sent with a change is answered first."""
+        waited = 0.0
+        while waited < YIELD_SECONDS and self.ls.answering():
+            time.sleep(YIELD_STEP)
+            waited += YIELD_STEP
+
+    def _before_reading(self) -> None:
+        """On the worker, before a change is read: :data:`SETTLE` seconds, so that a request
+        the client sent with the change is read first (a function is offered a second after
+        it arrived, so its change can wait), then the requests being answered go first."""
+        time.sleep(SETTLE)
+        self._after_requests()
+
+    def _between_pieces(self) -> None:
+        """On the worker, between the pieces of a whole read: a pause, then the requests
+        being answered go first."""
+        pause()
+        self._after_requests()
 
     def _worth_reading(self, uri: str, befores: Sequence[str], edits: Sequence[Edit]) -> bool:
         """Whether the worker needs the texts of this change: it may have written a function
@@ -240,9 +278,12 @@ class Watch:
         return True
 
     @staticmethod
-    def _read_opened(uri: str, document: DocumentWatch, language: str, text: str) -> None:
-        """On the worker: index an opened document."""
+    def _read_opened(uri: str, document: DocumentWatch, language: str, text: str,
+                     first: Callable[[], None]) -> None:
+        """On the worker: index an opened document (``first`` waits for the requests being
+        answered: a hover sent as the document opens goes first)."""
         try:
+            first()
             document.opened(language, text)
             _said(uri, "an opening", document.work, Work())
         except Exception:
@@ -250,8 +291,11 @@ class Watch:
 
     @staticmethod
     def _read_change(uri: str, document: DocumentWatch, language: str, befores: Sequence[str],
-                     edits: Sequence[Edit], after: str) -> list[Arrival]:
-        """On the worker: the functions one change wrote."""
+                     edits: Sequence[Edit], after: str,
+                     first: Callable[[], None]) -> list[Arrival]:
+        """On the worker: the functions one change wrote (``first`` waits for the requests
+        being answered)."""
+        first()
         before = Work()
         before.add(document.work)
         rested = document.rested
@@ -353,10 +397,13 @@ class Watch:
     def reason(self, uri: str, version: int, reason: str) -> None:
         """The editor says what change ``version`` of ``uri`` was (``undo``, ``redo``): an
         arrival of a replayed change is no arrival."""
-        reasons = self._reasons.setdefault(uri, OrderedDict())
+        reasons = self._reasons.pop(uri, None) or OrderedDict()
+        self._reasons[uri] = reasons  # the most recent document last
         reasons[version] = reason
-        while len(reasons) > 64:
+        while len(reasons) > REASONS_KEPT:
             reasons.popitem(last=False)
+        while len(self._reasons) > REASON_DOCUMENTS:  # URIs are the client's word: bounded
+            del self._reasons[next(iter(self._reasons))]
         if reason in REPLAYS:
             for (where, _), watched in list(self._watched.items()):
                 if where == uri and watched.version == version and watched.progress is None:
@@ -407,19 +454,30 @@ class Watch:
             return
         await self._sample(watched)
 
+    async def _on_worker(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` on the watch's worker, after the changes waiting there: the
+        engine's threads stay free for the requests an offer would otherwise queue behind."""
+        return await asyncio.get_running_loop().run_in_executor(self._worker(), fn, *args)
+
     async def _stored_already(self, watched: Watched) -> bool:
-        """True when the arrived text is a stored version (one the user put in place)."""
+        """True when the arrived text is a stored version (one the user put in place); the
+        store's versions are read and keyed on the watch's worker, never on the loop (a
+        store may hold many long versions)."""
         engine = self.ls.engine_for(watched.uri)
-        stored = await engine.run(engine.samples_sync, self.ls.file_key(watched.uri),
-                                  watched.arrival.qualified_name)
-        return any(shape_key(s.code, watched.language) == watched.arrival.key for s in stored)
+        file_key, arrival = self.ls.file_key(watched.uri), watched.arrival
+
+        def stored() -> bool:
+            return any(KEYS.key(s.code, watched.language) == arrival.key
+                       for s in engine.samples_sync(file_key, arrival.qualified_name))
+
+        return await self._on_worker(stored)
 
     async def _choice(self, root: str | None) -> str | None:
         if root is None:
             return self._choices.get("")
         if root in self._choices:
             return self._choices[root]
-        return await self.ls.engine.run(Approvals.default().watch_choice, root)
+        return await self._on_worker(Approvals.default().watch_choice, root)
 
     async def _keep_choice(self, root: str | None, choice: str) -> None:
         self._choices[root or ""] = choice

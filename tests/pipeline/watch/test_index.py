@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from codequorum.core import parsing
-from codequorum.pipeline.watch.arrivals import KEYS, function_code
+from codequorum.pipeline.watch.arrivals import KEYS, Arrival, function_code
 from codequorum.pipeline.watch.edits import Edit
 from codequorum.pipeline.watch.index import (
     BUILD_PIECE,
@@ -141,3 +141,23 @@ def test_a_whole_read_in_pieces_keys_what_one_parse_keys() -> None:
     assert index.keys == whole_keys(text)
     assert not any("quoted" in info.name for info in parsing.functions(text, "python"))
     assert (index.work.full_builds, index.work.windows, index.work.chars) == (1, 0, len(text))
+
+
+def test_a_whole_read_keys_nothing_and_a_question_keys_one_name() -> None:
+    text = "".join(function(i, f"opened_{i}") + "\n" for i in range(2000))
+    index = DocumentIndex("python")
+    index.bring_to(text)
+    assert index.work.keyed == 0  # opening costs the parse, not a key per function
+    reformatted = function(7, "opened_7").replace("(x, y)", "( x,y )")
+    data = reformatted.encode("utf-8")
+    [info] = parsing.functions(reformatted, "python")
+    code = function_code(data, info)
+    copy = Arrival("opened_7", "opened_7", code, KEYS.key(code, "python"), 0, len(code))
+    assert index.has(copy)  # the same shape under other blanks: the document has it
+    assert index.work.keyed <= 1  # only the one function of that name
+    other = function(8, "opened_7")
+    data = other.encode("utf-8")
+    [info] = parsing.functions(other, "python")
+    code = function_code(data, info)
+    assert not index.has(Arrival("opened_7", "opened_7", code, KEYS.key(code, "python"), 0,
+                                 len(code)))

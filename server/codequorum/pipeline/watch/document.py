@@ -24,7 +24,7 @@ from codequorum.pipeline.watch.arrivals import (
     worth_parsing,
 )
 from codequorum.pipeline.watch.edits import Edit, Span, changed_span, inserted_regions
-from codequorum.pipeline.watch.index import DocumentIndex, Work, window, windows
+from codequorum.pipeline.watch.index import DocumentIndex, Work, pause, window, windows
 
 #: Shapes remembered per document.
 KNOWN_KEPT = 512
@@ -36,12 +36,14 @@ class DocumentWatch:
     """The memory of one document and the rule applied to each of its changes."""
 
     def __init__(self, kept: int = KNOWN_KEPT, clock: Callable[[], float] = time.monotonic,
-                 chars_per_second: int = CHARS_PER_SECOND) -> None:
+                 chars_per_second: int = CHARS_PER_SECOND,
+                 between: Callable[[], None] = pause) -> None:
         self._known: OrderedDict[str, None] = OrderedDict()
         self._kept = kept
         self._index: DocumentIndex | None = None
         self._clock = clock
         self._per_second = chars_per_second
+        self._between = between  # between the pieces of a whole read
         self._spent: deque[tuple[float, int]] = deque()
         #: What reading this document's changes cost, and the changes left to rest.
         self.work = Work()
@@ -82,7 +84,7 @@ class DocumentWatch:
         index.bring_to(befores[0])
         before, now = windows(befores[0], after, span, index.language, index.work)
         found = now.written(inserted_regions(edits))
-        fresh = [a for a in found if a.key not in index.keys and a.key not in self._known]
+        fresh = [a for a in found if a.key not in self._known and not index.has(a)]
         index.replace(before, now, after)
         if len(fresh) > MAX_ARRIVALS:
             return []
@@ -112,7 +114,7 @@ class DocumentWatch:
 
     def _index_for(self, language: str) -> DocumentIndex:
         if self._index is None or self._index.language != language:
-            self._index = DocumentIndex(language)
+            self._index = DocumentIndex(language, self._between)
         return self._index
 
     def remember(self, keys: Iterable[str]) -> None:

@@ -28,6 +28,10 @@ class Edit:
         """How much longer the text is after this edit."""
         return len(self.text) - (self.end - self.start)
 
+    def applied(self, text: str) -> str:
+        """``text`` (the text before this edit) with the edit made."""
+        return text[:self.start] + self.text + text[self.end:]
+
 
 def inserted_regions(edits: Sequence[Edit]) -> list[Region]:
     """The regions of the text after ``edits`` that they inserted, merged where they meet,

@@ -12,18 +12,24 @@ parses. The language server reads the function at a position of a long document 
 (:func:`window`).
 
 The first change worth reading parses the whole document once (a *full build*, in pieces of
-whole lines parsed alone); a text that is not the one the index describes plus the changes
-noted since is built again. Shape keys
-are cached per function text (:data:`~codequorum.pipeline.watch.arrivals.KEYS`), so a
-function keyed once is not keyed again. :class:`Work` counts what was done, so the server
-can say it (a log line) and a test can hold it.
+whole lines parsed alone, the interpreter left to other threads between pieces); a text that
+is not the one the index describes plus the changes noted since is built again.
+
+The index keeps each function's text under a cheap *bucket* that functions of one shape
+always share (:func:`bucket`: a Python function's name, which its syntax tree holds; the
+text key itself elsewhere, which costs a hash), and keys a Python function (a parse of its
+own) only when something asks whether the document has a shape of its name: opening a
+document of thousands of functions costs their parse, not thousands of keys. Shape keys are
+cached per function text (:data:`~codequorum.pipeline.watch.arrivals.KEYS`), so a function
+keyed once is not keyed again. :class:`Work` counts what was done, so the server can say it
+(a log line) and a test can hold it.
 """
 
 from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from codequorum.core import parsing
@@ -33,12 +39,27 @@ from codequorum.pipeline.watch.edits import Edit, Region, Span
 #: Characters a window widens to at most while it does not parse cleanly.
 MAX_WINDOW = 64_000
 #: Characters of each piece a whole document is read in.
-BUILD_PIECE = 16_000
+BUILD_PIECE = 4_000
 #: Lines that may start a statement a window first reaches on each side: two, so that one
 #: such line inside a string (a function quoted at column 0) does not start a window.
 FIRST_REACH = 2
 #: Characters never starting a line that starts a top-level statement.
 _NOT_STATEMENT = " \t\r\n\f\v)]}"
+#: Seconds a whole read leaves the interpreter to other threads after each piece: a parse
+#: holds it throughout, and a thread that answers requests waits for it.
+PIECE_PAUSE = 0.002
+
+
+def pause() -> None:
+    """What a whole read does between pieces by default: :data:`PIECE_PAUSE` seconds."""
+    time.sleep(PIECE_PAUSE)
+
+
+def bucket(name: str, code: str, language: str) -> str:
+    """What every function of one shape key shares, cheaply: a Python function's name (its
+    syntax tree, hence its key, holds it; a text that does not parse is keyed by its text,
+    which holds it too), elsewhere the text key itself (a hash of the text)."""
+    return f"name:{name}" if language == "python" else KEYS.key(code, language)
 
 
 @dataclass
@@ -90,6 +111,15 @@ class Piece:
             before = KEYS.computed
             out.append(KEYS.key(function_code(data, info), self.language))
             work.keyed += KEYS.computed - before
+        return out
+
+    def functions(self) -> list[tuple[str, str]]:
+        """(bucket, code) of each of its functions, none keyed."""
+        data = self.data
+        out: list[tuple[str, str]] = []
+        for info in self.infos:
+            code = function_code(data, info)
+            out.append((bucket(info.name, code, self.language), code))
         return out
 
     def written(self, regions: Sequence[Region]) -> list[Arrival]:
@@ -230,12 +260,36 @@ class DocumentIndex:
     """The shape keys of one document's functions, and where it changed since they were
     last brought up to date."""
 
-    def __init__(self, language: str) -> None:
+    def __init__(self, language: str, between: Callable[[], None] = pause) -> None:
         self.language = language
-        self.keys: Counter[str] = Counter()
+        self._between = between  # between the pieces of a whole read
+        #: The text of each function, under its bucket (a multiset: a text may be there twice).
+        self._functions: dict[str, Counter[str]] = {}
         self._text: str | None = None
         self._pending = Pending()
         self.work = Work()
+
+    @property
+    def keys(self) -> Counter[str]:
+        """The shape keys of all its functions (each keyed now if it was not before; what
+        the rule reads is :meth:`has`, which keys only a bucket)."""
+        out: Counter[str] = Counter()
+        for codes in self._functions.values():
+            for code, count in codes.items():
+                out[KEYS.key(code, self.language)] += count
+        return out
+
+    def has(self, arrival: Arrival) -> bool:
+        """Whether a function of the document has ``arrival``'s shape (only the functions
+        of its bucket are keyed)."""
+        codes = self._functions.get(bucket(arrival.name, arrival.code, self.language))
+        return codes is not None and any(self._key(code) == arrival.key for code in codes)
+
+    def _key(self, code: str) -> str:
+        before = KEYS.computed
+        key = KEYS.key(code, self.language)
+        self.work.keyed += KEYS.computed - before
+        return key
 
     @property
     def built(self) -> bool:
@@ -273,33 +327,47 @@ class DocumentIndex:
     def replace(self, before: Piece, after: Piece, text: str) -> None:
         """``before``'s functions left the text, ``after``'s arrived: the multiset follows,
         and the index describes ``text``."""
-        for key in before.keys(self.work):
-            left = self.keys[key] - 1
-            if left > 0:
-                self.keys[key] = left
-            else:
-                del self.keys[key]
-        self.keys.update(after.keys(self.work))
+        for name, code in before.functions():
+            codes = self._functions.get(name)
+            if codes is None or codes[code] <= 0:
+                continue
+            codes[code] -= 1
+            if codes[code] == 0:
+                del codes[code]
+                if not codes:
+                    del self._functions[name]
+        self._add(after.functions())
         self._text, self._pending = text, Pending()
 
+    def _add(self, functions: Sequence[tuple[str, str]]) -> None:
+        for name, code in functions:
+            self._functions.setdefault(name, Counter())[code] += 1
+
     def _build(self, text: str) -> None:
-        """Read ``text`` whole, a piece of about :data:`BUILD_PIECE` characters at a time
-        (each piece parsed alone, as a window is, and widened while it does not parse
-        cleanly), so no one parse holds the interpreter long."""
-        keys: Counter[str] = Counter()
-        work = Work()
-        start = 0
-        while start < len(text):
-            reach, end = 1, _forward(text, start + BUILD_PIECE, 1)
-            piece = _parse(text, start, end, self.language, work)
-            while not piece.clean and end < len(text) and end - start < MAX_WINDOW:
-                reach *= 2
-                end = _forward(text, end, reach)
-                piece = _parse(text, start, end, self.language, work)
-            keys.update(piece.keys(self.work))
-            start = end
-            time.sleep(0)  # let the thread that answers requests run between pieces
+        """Read ``text`` whole, in pieces (:func:`pieces`), so no one parse holds the
+        interpreter long; the functions' texts are kept, none keyed."""
+        self._functions = {}
+        for piece in pieces(text, self.language, Work(), self._between):
+            self._add(piece.functions())
         self.work.full_builds += 1
         self.work.chars += len(text)
-        self.keys = keys
         self._text, self._pending = text, Pending()
+
+
+def pieces(text: str, language: str, work: Work,
+           between: Callable[[], None] = pause) -> Iterator[Piece]:
+    """``text`` as pieces of about :data:`BUILD_PIECE` characters of whole lines, each
+    parsed alone and widened while it does not parse cleanly; ``between`` runs between
+    pieces (a pause that leaves the interpreter to the thread that answers requests)."""
+    start = 0
+    while start < len(text):
+        reach, end = 1, _forward(text, start + BUILD_PIECE, 1)
+        piece = _parse(text, start, end, language, work)
+        while not piece.clean and end < len(text) and end - start < MAX_WINDOW:
+            reach *= 2
+            end = _forward(text, end, reach)
+            piece = _parse(text, start, end, language, work)
+        yield piece
+        start = end
+        if start < len(text):
+            between()
