@@ -16,7 +16,14 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from codequorum.lsp.watch import ALWAYS, CHECK, DEBOUNCE, EDIT_REASON, NEVER, NOT_NOW, RELAY
-from tests.support.chat_server import ChatServer, code_answer, server_error, slow
+from tests.support.chat_server import (
+    Answer,
+    ChatServer,
+    RecordedRequest,
+    code_answer,
+    server_error,
+    slow,
+)
 
 from .conftest import capabilities, config_home, lsp_session, questions
 from .helpers import command, open_document, wait_for
@@ -117,6 +124,37 @@ async def test_a_pasted_function_is_offered_and_its_versions_come_from_the_endpo
             assert first["code"] == FUNCTION and first["origin"] == "assistant"
             user = chat.chat_requests[0].body["messages"][-1]["content"]
             assert "def parse_duration(text: str) -> int:" in user
+
+
+async def test_functions_that_arrive_in_a_burst_are_one_offer_and_each_is_sampled(
+        workspace: Path) -> None:
+    second = "\n\n" + FUNCTION.replace("parse_duration", "parse_again")
+
+    def named(request: RecordedRequest) -> Answer:  # a version of the function asked for
+        asked = "parse_again" if "`parse_again`" in str(request.body["messages"]) else None
+        return code_answer(OTHER.replace("parse_duration", asked or "parse_duration"))
+
+    with ChatServer(default=named) as chat:
+        async with lsp_session(workspace, init_options=_options(chat.base_url),
+                               answer=CHECK) as client:
+            doc = _open(client, workspace)
+            doc.insert(len(doc.text), FUNCTION)
+            doc.insert(len(doc.text), second)
+            [offer] = await wait_for(lambda: questions(client).asked, timeout=10)
+            assert offer.message == (
+                "codequorum: 2 functions arrived, each in one edit: 'parse_duration' (10 lines) "
+                f"and 'parse_again' (10 lines). Ask local-model at {chat.base_url} for 3 more "
+                "versions of each to check them?")
+            await wait_for(lambda: len([m for m in _messages(client) if "accepted" in m]) == 2,
+                           timeout=20)
+            said = sorted(m for m in _messages(client) if "accepted" in m)
+            assert said == ["codequorum: 'parse_again': 3 of 3 versions accepted",
+                            "codequorum: 'parse_duration': 3 of 3 versions accepted"]
+            await _quiet(0.5)
+            assert len(questions(client).asked) == 1
+            for name in ("parse_duration", "parse_again"):
+                versions = await _versions(client, doc.uri, name)
+                assert [v["origin"] for v in versions] == ["assistant"] + ["regenerated"] * 3
 
 
 async def test_typing_the_same_function_asks_nothing(workspace: Path) -> None:

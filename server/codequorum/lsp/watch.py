@@ -6,16 +6,18 @@ before each), the texts before them and the text after. The rules of
 :mod:`codequorum.pipeline.watch.arrivals` say which functions the change wrote, read on one
 worker thread (:class:`~codequorum.pipeline.watch.document.DocumentWatch`: only around what
 changed, within a budget per document), in the order the changes came, so the event loop
-never parses; an arrival an edit touched while it was read is dropped. Each waits
-:data:`DEBOUNCE` seconds, and is dropped as soon as an edit touches it. A document longer
-than :data:`MAX_WATCHED_CHARS` is not watched (one log line says so). Then, with
-``watch`` = ``ask``, a one-click offer (``window/showMessageRequest``, the safe answer
-first); "always" and "never" are kept per workspace folder in the user's approvals file.
-With ``auto`` (or "always") no offer. Sampling stores the arrived text as a version of origin
-``assistant`` and asks the configured provider for ``provider.versions`` more, under a
-cancellable progress that an edit of the function also stops; with ``provider.kind`` =
-``client`` the editor is asked (``codequorum/relay``, when it says it can). Then the
-versions run as any that arrive (:mod:`codequorum.lsp.autorun`).
+never parses; an arrival an edit touched while it was read is dropped. A document's
+arrivals wait together until none came for :data:`DEBOUNCE` seconds (a burst is one offer),
+each dropped as soon as an edit touches it. A document longer than :data:`MAX_WATCHED_CHARS`
+is not watched (one log line says so). Then, with ``watch`` = ``ask``, one one-click offer
+naming them (``window/showMessageRequest``, the safe answer first), prepared on the worker
+(the store, the approvals, its text) and sent when no request of the client's is being
+answered; "always" and "never" are kept per workspace folder in the user's approvals file.
+With ``auto`` (or "always") no offer. Sampling (one per function) stores the arrived text
+as a version of origin ``assistant`` and asks the configured provider for
+``provider.versions`` more, under a cancellable progress that an edit of the function also
+stops; with ``provider.kind`` = ``client`` the editor is asked (``codequorum/relay``, when
+it says it can). Then the versions run as any that arrive (:mod:`codequorum.lsp.autorun`).
 
 Never in an untrusted workspace, never beyond ``watchMaxPerHour`` samplings an hour, and
 the key goes to an endpoint only as ``regenerate`` sends it (:func:`may_send_key`). A
@@ -56,13 +58,26 @@ from codequorum.pipeline.watch.edits import Edit, Region, shift, touches
 from codequorum.pipeline.watch.index import Work, pause
 
 if TYPE_CHECKING:
+    from codequorum.lsp.engine import Engine
     from codequorum.lsp.host import Host
+    from codequorum.lsp.settings import Settings
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-#: Seconds an arrival waits, untouched, before it is offered or sampled.
+#: Seconds a document's arrivals wait after the last of them came, untouched, before they
+#: are offered (or sampled) together: a burst of them (an agent writing functions one by
+#: one) is one offer once it settles, never a question per function while the editor types.
 DEBOUNCE = 1.0
+#: Seconds at most between a document's first arrival and their offer, however long the
+#: burst lasts.
+MAX_HOLD = 10.0
+#: Seconds at most an offer waits, before it is sent, while a request of the client's is
+#: being answered; and how often it looks again.
+OFFER_YIELD = 5.0
+OFFER_STEP = 0.02
+#: The functions an offer of several names (the others are counted).
+NAMES_SHOWN = 8
 #: Documents longer than this (characters) are not watched.
 MAX_WATCHED_CHARS = 1_000_000
 #: Characters of text the changes waiting for the worker may hold (each holds the text after
@@ -122,6 +137,33 @@ class Watched:
             self.task.cancel()
 
 
+@dataclass
+class Burst:
+    """A document's arrivals on their way to one offer: when the first and the last came
+    (``time.monotonic``), and the task that offers them once the burst settles."""
+
+    first: float
+    last: float
+    arrivals: list[Watched] = field(default_factory=list)
+    task: asyncio.Future[None] | None = None
+
+    def due(self) -> float:
+        """When the offer is due: :data:`DEBOUNCE` after the last arrival, :data:`MAX_HOLD`
+        after the first at the latest."""
+        return min(self.last + DEBOUNCE, self.first + MAX_HOLD)
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """What an offer needs, read on the watch's worker: the arrivals not stored already
+    (a version the user put in place is no arrival), the folder's kept choice, and the
+    question to ask (None when none is asked)."""
+
+    fresh: list[Watched]
+    choice: str | None
+    question: str | None
+
+
 def _followed(region: Region | None, edits: Sequence[Edit | None]) -> Region | None:
     """``region`` after ``edits``; None when one of them touches it (or has no range)."""
     for edit in edits:
@@ -141,11 +183,26 @@ def _said(uri: str, what: str, work: Work, before: Work, level: int = logging.IN
             work.chars - before.chars, work.keyed - before.keyed)
 
 
-def offer_text(arrival: Arrival, n: int, source: str) -> str:
-    """The offer for ``arrival``: ``n`` more versions from ``source`` (safe to show)."""
-    name = safe_text(arrival.qualified_name, 200)
-    return (f"codequorum: '{name}' arrived in one edit ({arrival.lines} lines). Ask {source} for "
-            f"{n} more version{'s' if n != 1 else ''} to check it?")
+def offer_text(arrivals: Sequence[Arrival], n: int, source: str, allowed: int | None = None
+               ) -> str:
+    """The offer for ``arrivals`` (one or several, of one document): ``n`` more versions of
+    each from ``source``; ``allowed`` says how many the hour's budget still allows when that
+    is fewer than them. Safe to show."""
+    versions = f"{n} more version{'s' if n != 1 else ''}"
+    if len(arrivals) == 1:
+        [arrival] = arrivals
+        name = safe_text(arrival.qualified_name, 200)
+        return (f"codequorum: '{name}' arrived in one edit ({arrival.lines} lines). Ask "
+                f"{source} for {versions} to check it?")
+    named = [f"'{safe_text(a.qualified_name, 100)}' ({a.lines} lines)"
+             for a in arrivals[:NAMES_SHOWN]]
+    rest = len(arrivals) - len(named)
+    listed = (", ".join(named[:-1]) + " and " + named[-1] if rest == 0
+              else ", ".join(named) + f" and {rest} more")
+    budget = ("" if allowed is None or allowed >= len(arrivals)
+              else f" (this hour allows {allowed} of them)")
+    return (f"codequorum: {len(arrivals)} functions arrived, each in one edit: {listed}. Ask "
+            f"{source} for {versions} of each to check them{budget}?")
 
 
 def provider_words(kind: str, model: str, public_url: str) -> str:
@@ -175,6 +232,8 @@ class Watch:
     _pool: ThreadPoolExecutor | None = None
     _left_alone: set[str] = field(default_factory=set)
     _flooded: set[str] = field(default_factory=set)
+    #: Per document, its arrivals waiting for their offer.
+    _bursts: dict[str, Burst] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ changes
 
@@ -351,6 +410,9 @@ class Watch:
 
     def _take(self, uri: str, version: int | None, language: str,
               found: Sequence[tuple[Arrival, Region]]) -> None:
+        """Follow each new arrival; the document's arrivals are offered together once no
+        other came for :data:`DEBOUNCE` seconds (:meth:`_offer_when_settled`)."""
+        now = time.monotonic()
         for arrival, region in found:
             key = (uri, arrival.qualified_name)
             if key in self._watched:
@@ -358,9 +420,26 @@ class Watch:
             watched = Watched(uri, arrival, language, version, region)
             log.info("%s arrived in one edit of %s", arrival.qualified_name, uri)
             self._watched[key] = watched
-            task = asyncio.ensure_future(self._settle(watched))
-            watched.task = task
-            task.add_done_callback(functools.partial(self._done, key, watched))
+            burst = self._bursts.get(uri)
+            if burst is None:
+                burst = self._bursts[uri] = Burst(now, now)
+                burst.task = asyncio.ensure_future(self._offer_when_settled(uri, burst))
+                burst.task.add_done_callback(functools.partial(self._offered, burst))
+            burst.last = now
+            burst.arrivals.append(watched)
+
+    def _offered(self, burst: Burst, task: asyncio.Future[None]) -> None:
+        """A burst's offer is over: the arrivals not sampling are no longer on their way."""
+        for watched in burst.arrivals:
+            key = (watched.uri, watched.arrival.qualified_name)
+            if watched.task is None and self._watched.get(key) is watched:
+                del self._watched[key]
+        exc = None if task.cancelled() else task.exception()
+        if exc is not None:
+            names = ", ".join(f"'{w.name}'" for w in burst.arrivals[:NAMES_SHOWN])
+            log.error("the watch's offer of %s failed: %s", names, exc)
+            self.ls.show(types.MessageType.Error,
+                         f"codequorum: the offer to check {names} failed: {safe_text(exc)}")
 
     def _done(self, key: tuple[str, str], watched: Watched, task: asyncio.Future[None]) -> None:
         if self._watched.get(key) is watched:
@@ -377,6 +456,9 @@ class Watch:
         """Stop every arrival on its way and every sampling, and the worker."""
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
+        for burst in list(self._bursts.values()):
+            if burst.task is not None:
+                burst.task.cancel()
         for watched in list(self._watched.values()):
             watched.stop()
             if watched.task is not None:
@@ -387,6 +469,9 @@ class Watch:
         for (where, _), watched in list(self._watched.items()):
             if where == uri and watched.progress is None:
                 watched.stop()
+        burst = self._bursts.pop(uri, None)
+        if burst is not None and burst.task is not None:
+            burst.task.cancel()
         self._documents.pop(uri, None)
         self._reasons.pop(uri, None)
         self._reading.pop(uri, None)
@@ -417,67 +502,117 @@ class Watch:
         watch = self.ls.settings_for(uri).watch
         return watch.mode != "off" and watch.max_per_hour > 0 and self.ls.trusted
 
-    # ------------------------------------------------------------------ an arrival
+    # ------------------------------------------------------------------ the offer
 
-    async def _settle(self, watched: Watched) -> None:
-        """Wait, check it is still the arrival and the user wants versions, then sample."""
-        await asyncio.sleep(DEBOUNCE)
-        uri, arrival = watched.uri, watched.arrival
-        if watched.edited or self._reason(uri, watched.version) in REPLAYS:
+    async def _offer_when_settled(self, uri: str, burst: Burst) -> None:
+        """Wait until the document's burst of arrivals settles and no request of the
+        client's is being answered, then offer what arrived (later arrivals start a burst
+        of their own)."""
+        while (wait := burst.due() - time.monotonic()) > 0:
+            await asyncio.sleep(wait)
+        if self._bursts.get(uri) is burst:
+            del self._bursts[uri]
+        await self._requests_answered()
+        await self._offer(uri, burst.arrivals)
+
+    async def _requests_answered(self) -> None:
+        """Wait (:data:`OFFER_YIELD` seconds at most) while a request of the client's is
+        being answered: an offer, and the answer it brings back, never go between a request
+        and its answer."""
+        waited = 0.0
+        while waited < OFFER_YIELD and self.ls.answering():
+            await asyncio.sleep(OFFER_STEP)
+            waited += OFFER_STEP
+
+    def _live(self, arrivals: Sequence[Watched]) -> list[Watched]:
+        """The arrivals no edit touched and no undo or redo replayed."""
+        return [w for w in arrivals
+                if not w.edited and self._reason(w.uri, w.version) not in REPLAYS]
+
+    async def _offer(self, uri: str, arrivals: Sequence[Watched]) -> None:
+        """Offer a document's arrivals in one question (or sample them, with ``auto`` or
+        "always"), prepared on the watch's worker, then sample those the user chose, one
+        sampling each, within the hour's budget."""
+        live = self._live(arrivals)
+        if not live or not self._watching(uri):
             return
-        if not self._watching(uri) or await self._stored_already(watched):
-            return
-        settings = self.ls.settings_for(uri)
-        root = self.ls.engine_for(uri).root
-        choice = await self._choice(root)
+        settings, engine = self.ls.settings_for(uri), self.ls.engine_for(uri)
         limit = settings.watch.max_per_hour
-        if choice == "off":
+        allowed = self.budget.left(limit)
+        prepared = await self._on_worker(self._prepare, live, engine, self.ls.file_key(uri),
+                                         settings, allowed)
+        if prepared.choice == "off" or not prepared.fresh:
             return
         if self.budget.left(limit) == 0:
             self._spent(limit)
             return
-        if settings.watch.mode == "ask" and choice != "auto":
-            p = settings.provider
-            source = provider_words(p.kind, p.model, p.config().public_url)
-            answer = await choose(self.ls, offer_text(arrival, p.versions, source), ACTIONS,
-                                  types.MessageType.Info)
+        chosen = prepared.fresh
+        if prepared.question is not None:
+            await self._requests_answered()
+            answer = await choose(self.ls, prepared.question, ACTIONS, types.MessageType.Info)
             if answer in (ALWAYS, NEVER):
-                await self._keep_choice(root, "auto" if answer == ALWAYS else "off")
+                await self._keep_choice(engine.root, "auto" if answer == ALWAYS else "off")
             if answer not in (CHECK, ALWAYS):
                 return
-            if watched.edited:
-                self.ls.show(types.MessageType.Info, f"codequorum: '{watched.name}' changed "
-                             "since it arrived; nothing was asked")
+            chosen = self._unchanged(chosen)
+        for watched in chosen:
+            if not self.budget.spend(limit):
+                self._spent(limit)
                 return
-        if not self.budget.spend(limit):
-            self._spent(limit)
-            return
-        await self._sample(watched)
+            self._start_sampling(watched)
+
+    def _unchanged(self, chosen: Sequence[Watched]) -> list[Watched]:
+        """The chosen arrivals no edit touched while the offer was asked; the user hears of
+        the others."""
+        edited = [w for w in chosen if w.edited]
+        if edited:
+            names = ", ".join(f"'{w.name}'" for w in edited[:NAMES_SHOWN])
+            more = f" and {len(edited) - NAMES_SHOWN} more" if len(edited) > NAMES_SHOWN else ""
+            self.ls.show(types.MessageType.Info, f"codequorum: {names}{more} changed since "
+                         f"{'it' if len(edited) == 1 else 'they'} arrived; nothing was asked")
+        return [w for w in chosen if not w.edited]
+
+    def _prepare(self, arrivals: Sequence[Watched], engine: Engine, file_key: str,
+                 settings: Settings, allowed: int) -> Prepared:
+        """On the worker, after the requests being answered: which arrivals are not stored
+        versions already (the store may hold many long versions), the folder's kept choice
+        (the approvals file) and the offer's text."""
+        self._after_requests()
+        fresh = [w for w in arrivals if not self._stored(engine, file_key, w)]
+        choice = self._choice(engine.root)
+        question = None
+        if fresh and settings.watch.mode == "ask" and choice not in ("auto", "off"):
+            p = settings.provider
+            source = provider_words(p.kind, p.model, p.config().public_url)
+            question = offer_text([w.arrival for w in fresh], p.versions, source, allowed)
+        return Prepared(fresh, choice, question)
+
+    @staticmethod
+    def _stored(engine: Engine, file_key: str, watched: Watched) -> bool:
+        """On the worker: whether the arrived text is a stored version (one the user put in
+        place)."""
+        arrival = watched.arrival
+        return any(KEYS.key(s.code, watched.language) == arrival.key
+                   for s in engine.samples_sync(file_key, arrival.qualified_name))
+
+    def _choice(self, root: str | None) -> str | None:
+        """On the worker: the choice kept for the folder ("auto", "off" or none)."""
+        if root is None:
+            return self._choices.get("")
+        if root in self._choices:
+            return self._choices[root]
+        return Approvals.default().watch_choice(root)
+
+    def _start_sampling(self, watched: Watched) -> None:
+        key = (watched.uri, watched.arrival.qualified_name)
+        task = asyncio.ensure_future(self._sample(watched))
+        watched.task = task
+        task.add_done_callback(functools.partial(self._done, key, watched))
 
     async def _on_worker(self, fn: Callable[..., T], *args: Any) -> T:
         """``fn(*args)`` on the watch's worker, after the changes waiting there: the
         engine's threads stay free for the requests an offer would otherwise queue behind."""
         return await asyncio.get_running_loop().run_in_executor(self._worker(), fn, *args)
-
-    async def _stored_already(self, watched: Watched) -> bool:
-        """True when the arrived text is a stored version (one the user put in place); the
-        store's versions are read and keyed on the watch's worker, never on the loop (a
-        store may hold many long versions)."""
-        engine = self.ls.engine_for(watched.uri)
-        file_key, arrival = self.ls.file_key(watched.uri), watched.arrival
-
-        def stored() -> bool:
-            return any(KEYS.key(s.code, watched.language) == arrival.key
-                       for s in engine.samples_sync(file_key, arrival.qualified_name))
-
-        return await self._on_worker(stored)
-
-    async def _choice(self, root: str | None) -> str | None:
-        if root is None:
-            return self._choices.get("")
-        if root in self._choices:
-            return self._choices[root]
-        return await self._on_worker(Approvals.default().watch_choice, root)
 
     async def _keep_choice(self, root: str | None, choice: str) -> None:
         self._choices[root or ""] = choice
