@@ -128,8 +128,8 @@ class Watched:
         return safe_text(self.arrival.qualified_name, 200)
 
     def stop(self) -> None:
-        """The user edited it: an offer not answered yet goes, a sampling stops asking and
-        keeps what came."""
+        """The user edited it: it is left out of its offer (an answer that comes later
+        samples it not), a sampling stops asking and keeps what came."""
         self.edited = True
         if self.progress is not None:
             self.progress.cancel()
