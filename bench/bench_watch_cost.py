@@ -5,9 +5,9 @@ baseline) and once with ``watch = ask`` (the default), and in each opens one doc
 6,000 functions (about 600 KB) and a small one, then sends 40 changes that each insert a
 function between two others (an assistant's edit), with a hover on the large document and
 one on the small document sent right after each change. Prints the hovers' latency (p50,
-p95, max) in both runs and their ratio, the offers the watch made (each inserted function
-is one), and what the watch parsed (from the server's log: whole reads, windows,
-characters).
+p95, max) in both runs and their ratio, the functions that arrived (each inserted function;
+they are offered together once the changes settle), and what the watch parsed (from the
+server's log: whole reads, windows, characters).
 
     .venv/bin/python bench/bench_watch_cost.py [--functions 6000] [--changes 40] [--rounds 1]
     .venv/bin/python bench/bench_watch_cost.py --smoke   # 50 functions, 3 changes
