@@ -35,7 +35,7 @@ fi
 # llama-cpp-python wheel is built once into ~/.cache/codequorum/wheels and reused). When it
 # cannot be set up, it says why and those tests are skipped with the reason.
 bash scripts/real-model.sh
-.venv/bin/python -m pytest -q
+.venv/bin/python -m pytest -q --durations=20
 if [ -f package-lock.json ]; then
   npm ci --no-audit --no-fund
   npm test

@@ -9,15 +9,17 @@ from lsprotocol import types
 from codequorum.core.model import Sample
 from codequorum.generate.endpoint import RegenerationResult, Rejected, RequestError
 from codequorum.lsp.autorun import arrival_levels, runs_on_arrival
-from codequorum.lsp.commands import (
-    CommandError,
+from codequorum.lsp.commands.dynamic_run import (
     dynamic_done_message,
     nothing_ran_message,
     proposer_problem_message,
+)
+from codequorum.lsp.commands.regeneration import (
     regeneration_message,
     regeneration_status,
     requested_count,
 )
+from codequorum.lsp.commands.registry import CommandError
 from codequorum.lsp.settings import parse_settings
 
 INFO = types.MessageType.Info

@@ -42,7 +42,7 @@ from lsprotocol import types
 
 from codequorum.core.model import Sample
 from codequorum.core.safe_text import safe_text
-from codequorum.lsp.commands import run_arrived
+from codequorum.lsp.commands.run_dynamic import run_arrived
 from codequorum.lsp.gates import choose, may_send_key
 from codequorum.lsp.progress import WorkProgress
 from codequorum.options.approvals import Approvals
@@ -634,7 +634,7 @@ class Watch:
 
     async def _sample(self, watched: Watched) -> None:
         """Store the arrived text (origin ``assistant``) and ask for more versions."""
-        from codequorum.lsp import commands as cmds
+        from codequorum.lsp.commands import regeneration as cmds
 
         ls, uri, arrival = self.ls, watched.uri, watched.arrival
         snapshot = ls.snapshot(uri)
