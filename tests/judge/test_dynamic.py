@@ -14,7 +14,8 @@ from codequorum.metrics.semantic import first_divergence
 
 
 def _cand(i: int, growth: float | None, unfinished: int | None = None) -> CandidateDynamic:
-    points = [] if growth is None else [(8, 1), (64, 8), (512, 64)]
+    # points whose measured slope is the class given (a million ns at n=8)
+    points = [] if growth is None else [(n, round(1e6 * (n / 8) ** growth)) for n in (8, 64, 512)]
     return CandidateDynamic(
         i, "ok", "", 1.0, 1, 1, "graded tests", growth, points, unfinished, None, None
     )
@@ -29,6 +30,16 @@ def test_complexity_verdict_rules() -> None:
     assert v.figure == 2.0 and v.detail["typical"] == 1.0
     assert complexity_verdict([_cand(0, 1.0), _cand(1, 2.0)], 0.6) is None  # no minority
     assert complexity_verdict([_cand(0, 1.0), _cand(1, 1.3), _cand(2, 0.9)], 0.6) is None
+    # classes either side of a boundary from slopes 0.25 apart: one growth measured twice
+    def measured(i: int, growth: float, slope: float) -> CandidateDynamic:
+        points = [(n, round(1e6 * (n / 8) ** slope)) for n in (8, 64, 512)]
+        return CandidateDynamic(i, "ok", "", 1.0, 1, 1, "graded tests", growth, points, None,
+                                None, None)
+
+    near = [measured(i, 1.0, 0.7) for i in range(3)] + [measured(3, 0.0, 0.45)]
+    assert complexity_verdict(near, 0.6) is None
+    far = [measured(i, 1.0, 1.0) for i in range(3)] + [measured(3, 0.0, 0.05)]
+    assert complexity_verdict(far, 0.6) is not None
     slow = complexity_verdict([_cand(0, 1.0), _cand(1, 1.0), _cand(2, None, unfinished=512)], 0.6)
     assert slow is not None and slow.versions == (2,)
     assert slow.message == ("version 3 did not finish n=512 in time, the others about n "

@@ -21,7 +21,12 @@ from codequorum.judge.verdicts import (
     RUNTIME_INSTABILITY,
     VerdictSpec,
 )
-from codequorum.metrics.growth import growth_class
+from codequorum.metrics.growth import (
+    COST_FLOOR_FUEL,
+    COST_FLOOR_NS,
+    growth_class,
+    growth_exponent,
+)
 from codequorum.metrics.semantic import Divergence
 
 #: What a growth exponent rests on (``growth_points`` are (size, CPU ns) pairs).
@@ -200,9 +205,36 @@ def _complexity_outliers(measured: Sequence[Growth], slopes: dict[int, float],
         slower = c.unfinished_size is not None and any(
             s >= c.unfinished_size for s in finished_sizes
         )
-        if slower or (c.growth is not None and abs(c.growth - center) >= delta):
+        apart = (c.growth is not None and abs(c.growth - center) >= delta
+                 and _slopes_apart(c, measured))
+        if slower or apart:
             outliers.append(c.index)
     return outliers
+
+
+#: How far a version's measured slope must lie from the others' median slope for its
+#: class to count as different: two slopes either side of a class boundary (0.45 and 0.6)
+#: are one growth measured twice, not two.
+SLOPE_APART = 0.5
+
+
+def _raw_slope(c: Growth) -> float | None:
+    """The measured log-log slope of ``c``'s points (before rounding to a class)."""
+    if not c.growth_points:
+        return None
+    floor = COST_FLOOR_FUEL if getattr(c, "growth_measure", None) == "fuel" else COST_FLOOR_NS
+    sizes, costs = zip(*c.growth_points, strict=True)
+    return growth_exponent(sizes, costs, floor)
+
+
+def _slopes_apart(c: Growth, measured: Sequence[Growth]) -> bool:
+    """Whether ``c``'s measured slope lies :data:`SLOPE_APART` from the median of the
+    others' (True where the slopes are not known: the classes decide alone)."""
+    own = _raw_slope(c)
+    others = [s for o in measured if o.index != c.index and (s := _raw_slope(o)) is not None]
+    if own is None or not others:
+        return True
+    return abs(own - statistics.median(others)) >= SLOPE_APART
 
 
 def measure_words(candidates: Sequence[Growth]) -> str:
