@@ -220,9 +220,9 @@ Ranges = Sequence[tuple[int, int, int]]
 
 def counters(blocks: Sequence[Block], ranges: Ranges) -> dict[int, int]:
     """Block -> the count its ``IncBlockCounter`` kept: that of the smallest coverage range
-    holding one of the block's source positions (a block starting at a counter holds the
-    counted range's code, some of it placed at an enclosing statement: a ``for``'s head);
-    ``ranges[0]`` is the function's own, its calls, for the first counter."""
+    holding one of the source positions of the code it counts (:func:`_counted_positions`);
+    ``ranges[0]`` is the function's own, its calls, for the first counter. A counter whose
+    code has no such position is left unknown: flow balance finds its count."""
     known: dict[int, int] = {}
     first = True
     for i, block in enumerate(blocks):
@@ -232,10 +232,32 @@ def counters(blocks: Sequence[Block], ranges: Ranges) -> dict[int, int]:
             known[i], first = ranges[0][2], False
             continue
         inside = [(end - start, count) for start, end, count in ranges
-                  for b in block.code if b.position is not None and start <= b.position < end]
+                  for p in _counted_positions(blocks, i) if start <= p < end]
         if inside:
             known[i] = min(inside)[1]
     return known
+
+
+def _counted_positions(blocks: Sequence[Block], i: int) -> list[int]:
+    """The source positions of the straight-line code a counter at block ``i`` counts (on
+    through fall-through blocks of one predecessor, up to the next counter or branch),
+    less those placed before code that precedes it in the bytecode: a ``for``'s update or
+    a ``for``-``of``'s head, which belong to the loop's statement, not to the range."""
+    before = [b.position for block in blocks[:i] for b in block.code if b.position is not None]
+    floor = max(before, default=-1)
+    preds = [0] * len(blocks)
+    for block in blocks:
+        for j in block.succ:
+            preds[j] += 1
+    out: list[int] = []
+    j = i
+    while True:
+        out += [b.position for b in blocks[j].code if b.position is not None
+                and b.position > floor]
+        nxt = blocks[j].succ
+        if len(nxt) != 1 or nxt[0] != j + 1 or preds[j + 1] != 1 or blocks[j + 1].counter:
+            return out
+        j += 1
 
 
 INF = 1 << 62
@@ -347,10 +369,13 @@ def solve_counts(blocks: Sequence[Block], known: Mapping[int, int], calls: int) 
     return counts
 
 
-def match_ranges(functions: Sequence[Function],
-                 coverage: Sequence[Ranges]) -> list[Ranges | None]:
-    """Per printed function, the coverage of the smallest function range holding all its
-    source positions (None: none does, or it has no positions)."""
+Coverage = Sequence[tuple[str, Ranges]]
+
+
+def match_ranges(functions: Sequence[Function], coverage: Coverage) -> list[Ranges | None]:
+    """Per printed function, the coverage of the function of its name whose range is the
+    smallest holding all its source positions (None: none does, or it has no positions:
+    a function that did not run)."""
     out: list[Ranges | None] = []
     for fn in functions:
         pos = fn.positions()
@@ -358,13 +383,13 @@ def match_ranges(functions: Sequence[Function],
             out.append(None)
             continue
         lo, hi = min(pos), max(pos)
-        fits = [(r[0][1] - r[0][0], k) for k, r in enumerate(coverage)
-                if r and r[0][0] <= lo and hi <= r[0][1]]
-        out.append(coverage[min(fits)[1]] if fits else None)
+        fits = [(r[0][1] - r[0][0], k) for k, (name, r) in enumerate(coverage)
+                if name == fn.name and r and r[0][0] <= lo and hi <= r[0][1]]
+        out.append(coverage[min(fits)[1]][1] if fits else None)
     return out
 
 
-def executed(functions: Sequence[Function], coverage: Sequence[Ranges]) -> dict[str, int]:
+def executed(functions: Sequence[Function], coverage: Coverage) -> dict[str, int]:
     """The executed bytecode histogram of one run: every function's block counts times
     its blocks' bytecodes (``IncBlockCounter`` left out)."""
     total: dict[str, int] = {}
@@ -382,14 +407,17 @@ def executed(functions: Sequence[Function], coverage: Sequence[Ranges]) -> dict[
     return total
 
 
-def read_coverage(data: Any) -> list[Ranges] | None:
-    """The harness's ``coverage`` field, checked: per function, its ranges
+def read_coverage(data: Any) -> list[tuple[str, Ranges]] | None:
+    """The harness's ``coverage`` field, checked: per function, its name and ranges
     ``[start, end, count]`` (the function's own first); None when malformed."""
     if not isinstance(data, list) or len(data) > MAX_FUNCTIONS:
         return None
-    out: list[Ranges] = []
+    out: list[tuple[str, Ranges]] = []
     seen = 0
-    for fn in data:
+    for item in data:
+        if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)):
+            return None
+        name, fn = item
         if not isinstance(fn, list) or not fn:
             return None
         seen += len(fn)
@@ -401,9 +429,9 @@ def read_coverage(data: Any) -> list[Ranges] | None:
                     type(x) is int and 0 <= x <= MAX_COUNT for x in r)):
                 return None
             ranges.append((r[0], r[1], r[2]))
-        out.append(ranges)
+        out.append((name, ranges))
     return out
 
 
-__all__ = ["Block", "Bytecode", "Function", "between_markers", "blocks_of", "counters",
+__all__ = ["Block", "Bytecode", "Coverage", "Function", "between_markers", "blocks_of", "counters",
            "executed", "match_ranges", "parse_functions", "read_coverage", "solve_counts"]

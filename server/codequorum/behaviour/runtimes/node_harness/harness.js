@@ -60,8 +60,8 @@ function readRun() {
 // With ``trace``: precise block coverage is on before the version compiles (so its
 // bytecode holds the counters), its bytecode is printed on stdout as it compiles, between
 // two marker functions of a random name, and each test's outcome carries the coverage of
-// the traced script's functions (``[start, end, count]`` per range, the function's own
-// first) counted during that test only. The parent turns them into executed bytecodes
+// the traced script's functions run during that test only (``[name, ranges]``, a range
+// ``[start, end, count]``, the function's own first). The parent turns them into executed bytecodes
 // (``node_trace.py``).
 function startTrace() {
   const inspector = require('inspector');
@@ -106,7 +106,8 @@ function startTrace() {
         if (script.url !== url) continue;
         for (const fn of script.functions) {
           if (!fn.ranges.length || fn.ranges.every((r) => r.count === 0)) continue;
-          out.push(fn.ranges.map((r) => [r.startOffset, r.endOffset, r.count]));
+          out.push([String(fn.functionName).slice(0, 200),
+            fn.ranges.map((r) => [r.startOffset, r.endOffset, r.count])]);
         }
       }
       return out;
