@@ -117,6 +117,7 @@ def test_flow_balance_gives_the_loop_header_its_count() -> None:
 
 def test_malformed_coverage_gives_no_counts() -> None:
     assert read_coverage([["f", [[0, 10, 1], [2, 5, 3]]]]) == [("f", [(0, 10, 1), (2, 5, 3)])]
+    bad: Any
     for bad in (None, {}, [["f", []]], [["f", [[0, 10]]]], [["f", [[0, 10, -1]]]],
                 [[1, [[0, 1, 1]]]], [["f", [[0, 10, True]]]], [["f", [[0, 1, 2 ** 60]]]],
                 [["f", [[0, 1, 1]]]] * 5000):
