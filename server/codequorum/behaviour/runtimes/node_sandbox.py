@@ -211,8 +211,14 @@ class NodeRun(_ChildRun):
         if self._traced is None:
             done = next((m for m in self.messages if m.get("type") == "done"), None)
             marker = done.get("marker") if done is not None else None
-            self._traced = [] if not isinstance(marker, str) else node_trace.between_markers(
-                node_trace.parse_functions(self.stdout_text.decode("utf-8", "replace")), marker)
+            self._traced = []
+            if isinstance(marker, str):
+                try:
+                    printed = node_trace.parse_functions(
+                        self.stdout_text.decode("utf-8", "replace"))
+                except node_trace.TamperedPrintout:
+                    return self._traced  # a name wrote into the printout: no counts
+                self._traced = node_trace.between_markers(printed, marker)
         return self._traced
 
     def _executed(self, index: int, outcome: TestOutcome) -> None:
