@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from codequorum.behaviour.runtimes import node_sandbox
-from codequorum.behaviour.runtimes.node import static_counts_js
+from codequorum.behaviour.runtimes.node import JAVASCRIPT, static_counts_js
 from codequorum.behaviour.runtimes.node_trace import (
     Block,
     Bytecode,
@@ -21,7 +21,7 @@ from codequorum.behaviour.runtimes.node_trace import (
     solve_counts,
 )
 from codequorum.behaviour.sandbox.limits import Limits
-from codequorum.core.model import TestCase
+from codequorum.core.model import ModuleContext, TestCase
 
 FIXTURE = json.loads((Path(__file__).parent / "data" / "js_executed_counts.json").read_text(
     encoding="utf-8"))
@@ -126,6 +126,22 @@ def test_getters_methods_and_constructors_are_counted(node_sandboxed: object) ->
     # returns: f once, twice and the getter three times each (the constructor's too)
     assert counts["Return"] == 1 + 3 + 3 + 1
     assert counts["MulSmi"] == 3 and counts["JumpLoop"] == 3
+
+
+def test_a_version_in_its_module_counts_its_helpers_of_the_same_file(
+        node_sandboxed: object) -> None:
+    module = ModuleContext(
+        name="app.js", path="app.js", qualified_name="f", kind="function", roots=(),
+        files=(("app.js", "const { unit } = require('./lib/unit');\n"
+                "function helper(x) { return x + unit - 1; }\nfunction f(x) { return x; }\n"),
+               ("lib/unit.js", "module.exports = { unit: 1 };\n")))
+    code = "function f(x) { let s = 0; for (let i = 0; i < x; i++) s += helper(1); return s; }"
+    test = TestCase("call", args=(4,), expected=4, has_expected=True)
+    result = JAVASCRIPT.run(code, [test], "f", LIMITS, True, 0, module=module)
+    assert result.module is not None and result.module.loaded
+    counts = result.tests[0].opcodes
+    assert result.tests[0].passed and counts is not None
+    assert counts["Return"] == 1 + 4 and counts["JumpLoop"] == 4  # f, then helper 4 times
 
 
 def _block(*names: str, succ: tuple[int, ...] = (), exits: bool = False,
