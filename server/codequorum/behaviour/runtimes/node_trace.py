@@ -247,31 +247,54 @@ def counters(blocks: Sequence[Block], ranges: Ranges) -> dict[int, int]:
     ``ranges[0]`` is the function's own, its calls, for the first counter. A counter whose
     code has no such position is left unknown: flow balance finds its count."""
     known: dict[int, int] = {}
-    first = True
-    for i, block in enumerate(blocks):
-        if not block.counter:
-            continue
-        if first:
-            known[i], first = ranges[0][2], False
-            continue
-        inside = [(end - start, count) for start, end, count in ranges
-                  for p in _counted_positions(blocks, i) if start <= p < end]
-        if inside:
-            known[i] = min(inside)[1]
-    return known
-
-
-def _counted_positions(blocks: Sequence[Block], i: int) -> list[int]:
-    """The source positions of the straight-line code a counter at block ``i`` counts (on
-    through fall-through blocks of one predecessor, up to the next counter or branch),
-    less those placed before code that precedes it in the bytecode: a ``for``'s update or
-    a ``for``-``of``'s head, which belong to the loop's statement, not to the range."""
-    before = [b.position for block in blocks[:i] for b in block.code if b.position is not None]
-    floor = max(before, default=-1)
     preds = [0] * len(blocks)
     for block in blocks:
         for j in block.succ:
             preds[j] += 1
+    floor = -1  # the furthest source position of the bytecode before the block
+    first = next((i for i, b in enumerate(blocks) if b.counter), -1)
+    wanted: list[tuple[int, int]] = []  # (position, block)
+    for i, block in enumerate(blocks):
+        if i == first:
+            known[i] = ranges[0][2]
+        elif block.counter:
+            wanted += [(p, i) for p in _counted_positions(blocks, preds, i, floor)]
+        floor = max([floor, *(b.position for b in block.code if b.position is not None)])
+    best: dict[int, tuple[int, int]] = {}
+    for (_p, i), inner in zip(sorted(wanted), _innermost(ranges, sorted(p for p, _ in wanted)),
+                              strict=True):
+        if inner is not None and (i not in best or inner < best[i]):
+            best[i] = inner
+    known.update({i: count for i, (_size, count) in best.items()})
+    return known
+
+
+def _innermost(ranges: Ranges, positions: Sequence[int]) -> list[tuple[int, int] | None]:
+    """Per position (in ascending order), ``(size, count)`` of the smallest coverage range
+    holding it (ranges nest, as V8 reports them): one sweep with a stack of open ranges."""
+    order = sorted(ranges, key=lambda r: (r[0], -r[1]))
+    out: list[tuple[int, int] | None] = []
+    stack: list[tuple[int, int, int]] = []
+    k = 0
+    for p in positions:
+        while k < len(order) and order[k][0] <= p:
+            while stack and stack[-1][1] <= order[k][0]:
+                stack.pop()
+            stack.append(order[k])
+            k += 1
+        while stack and stack[-1][1] <= p:
+            stack.pop()
+        out.append((stack[-1][1] - stack[-1][0], stack[-1][2]) if stack else None)
+    return out
+
+
+def _counted_positions(blocks: Sequence[Block], preds: Sequence[int], i: int,
+                       floor: int) -> list[int]:
+    """The source positions of the straight-line code a counter at block ``i`` counts (on
+    through fall-through blocks of one predecessor, up to the next counter or branch),
+    less those at or before ``floor``, the furthest of the code before it in the bytecode:
+    a ``for``'s update or a ``for``-``of``'s head belong to the loop's statement, not to
+    the counted range."""
     out: list[int] = []
     j = i
     while True:
@@ -287,8 +310,10 @@ INF = 1 << 62
 
 
 class _Flow:
-    """Min-cost flow by successive shortest paths (Bellman-Ford: residual costs may be
-    negative), integer capacities and costs."""
+    """Min-cost flow, primal-dual: shortest distances over the residual arcs (residual
+    costs may be negative, so label-correcting), then a blocking flow over the arcs on
+    shortest paths, until ``need`` is pushed or no path is left. Block costs are 0, 1 or
+    a few large constants, so there are few distinct distances: few rounds."""
 
     def __init__(self, n: int) -> None:
         self.n = n
@@ -309,25 +334,26 @@ class _Flow:
         """Push up to ``need`` from ``s`` to ``t`` at least cost; the amount pushed."""
         pushed = 0
         while pushed < need:
-            dist, via = self._paths(s)
+            dist = self._distances(s)
             if dist[t] >= INF:
                 break
-            amount, v = need - pushed, t
-            while v != s:
-                e = via[v]
-                amount = min(amount, self.cap[e])
-                v = self.to[e ^ 1]
-            v = t
-            while v != s:
-                e = via[v]
-                self.cap[e] -= amount
-                self.cap[e ^ 1] += amount
-                v = self.to[e ^ 1]
-            pushed += amount
+            while pushed < need:
+                level = self._levels(s, dist)
+                if level[t] < 0:
+                    break
+                ahead = [0] * self.n
+                while pushed < need:
+                    got = self._augment(s, t, need - pushed, level, dist, ahead)
+                    if got == 0:
+                        break
+                    pushed += got
         return pushed
 
-    def _paths(self, s: int) -> tuple[list[int], list[int]]:
-        dist, via = [INF] * self.n, [-1] * self.n
+    def _tight(self, e: int, u: int, dist: list[int]) -> bool:
+        return self.cap[e] > 0 and dist[u] < INF and dist[u] + self.cost[e] == dist[self.to[e]]
+
+    def _distances(self, s: int) -> list[int]:
+        dist = [INF] * self.n
         dist[s] = 0
         queue, queued = deque([s]), [False] * self.n
         queued[s] = True
@@ -337,11 +363,53 @@ class _Flow:
             for e in self.adj[u]:
                 v = self.to[e]
                 if self.cap[e] > 0 and dist[u] + self.cost[e] < dist[v]:
-                    dist[v], via[v] = dist[u] + self.cost[e], e
+                    dist[v] = dist[u] + self.cost[e]
                     if not queued[v]:
                         queued[v] = True
                         queue.append(v)
-        return dist, via
+        return dist
+
+    def _levels(self, s: int, dist: list[int]) -> list[int]:
+        """Breadth-first levels over the arcs on shortest paths (no cycles of them)."""
+        level = [-1] * self.n
+        level[s] = 0
+        queue = deque([s])
+        while queue:
+            u = queue.popleft()
+            for e in self.adj[u]:
+                v = self.to[e]
+                if level[v] < 0 and self._tight(e, u, dist):
+                    level[v] = level[u] + 1
+                    queue.append(v)
+        return level
+
+    def _augment(self, s: int, t: int, limit: int, level: list[int], dist: list[int],
+                 ahead: list[int]) -> int:
+        """One path of the level graph from ``s`` to ``t`` (depth first, no recursion),
+        saturated up to ``limit``; 0 when none is left."""
+        path: list[int] = []
+        v = s
+        while v != t:
+            arcs = self.adj[v]
+            while ahead[v] < len(arcs):
+                e = arcs[ahead[v]]
+                if level[self.to[e]] == level[v] + 1 and self._tight(e, v, dist):
+                    break
+                ahead[v] += 1
+            if ahead[v] < len(arcs):
+                path.append(arcs[ahead[v]])
+                v = self.to[arcs[ahead[v]]]
+                continue
+            if not path:
+                return 0
+            level[v] = -1  # a dead end: not tried again this round
+            v = self.to[path.pop() ^ 1]
+            ahead[v] += 1
+        amount = min(limit, *(self.cap[e] for e in path))
+        for e in path:
+            self.cap[e] -= amount
+            self.cap[e ^ 1] += amount
+        return amount
 
 
 def solve_counts(blocks: Sequence[Block], known: Mapping[int, int], calls: int) -> list[int]:
