@@ -144,6 +144,15 @@ def test_a_version_in_its_module_counts_its_helpers_of_the_same_file(
     assert counts["Return"] == 1 + 4 and counts["JumpLoop"] == 4  # f, then helper 4 times
 
 
+def test_a_long_chain_of_branches_is_counted_exactly(node_sandboxed: object) -> None:
+    body = " ".join(f"if (x % {i + 2} === 0) s += {i}; else s -= 1;" for i in range(200))
+    code = f"function f(n) {{ let s = 0; for (let x = 0; x < n; x++) {{ {body} }} return s; }}"
+    counts = _traced({"code": code, "entry": "f", "args": [30], "name": "chain",
+                      "output": sum(i if x % (i + 2) == 0 else -1
+                                    for x in range(30) for i in range(200))})
+    assert counts["TestEqualStrict"] == 200 * 30 and counts["JumpLoop"] == 30
+
+
 def _block(*names: str, succ: tuple[int, ...] = (), exits: bool = False,
            counter: bool = False) -> Block:
     code = [Bytecode(i, n, None, "") for i, n in enumerate(names)]

@@ -292,14 +292,14 @@ def _counted_positions(blocks: Sequence[Block], preds: Sequence[int], i: int,
                        floor: int) -> list[int]:
     """The source positions of the straight-line code a counter at block ``i`` counts (on
     through fall-through blocks of one predecessor, up to the next counter or branch),
-    less those at or before ``floor``, the furthest of the code before it in the bytecode:
-    a ``for``'s update or a ``for``-``of``'s head belong to the loop's statement, not to
-    the counted range."""
+    less those at or before ``floor``, the furthest of the code before it in the bytecode
+    (a ``for``'s update or a ``for``-``of``'s head belong to the loop's statement, not to
+    the counted range), and the counter's own (it may sit at the end of the range before)."""
     out: list[int] = []
     j = i
     while True:
         out += [b.position for b in blocks[j].code if b.position is not None
-                and b.position > floor]
+                and b.position > floor and b.name != COUNTER]
         nxt = blocks[j].succ
         if len(nxt) != 1 or nxt[0] != j + 1 or preds[j + 1] != 1 or blocks[j + 1].counter:
             return out
