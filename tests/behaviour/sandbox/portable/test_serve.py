@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
+
+import pytest
 
 from codequorum.behaviour.sandbox import Limits, forkserver, run_candidate, run_candidates
 from codequorum.behaviour.sandbox.runner import CandidateResult
@@ -77,3 +81,19 @@ def test_a_version_never_sees_what_the_one_before_it_left() -> None:
     outputs = [run_candidate(code, [Case("call", args=(k,))], "f", sandbox="portable")
                .tests[0].output for k in range(4)]
     assert outputs == ["(None, False)"] * 4
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_host_serving_many_versions_with_checks_holds_its_descriptors() -> None:
+    check = Case("check", source="def check(candidate):\n    assert candidate(2) == 4\n")
+
+    def batch() -> int:
+        results = run_candidates([GOOD] * 12, [check, *SQUARE], "sq", jobs=2,
+                                 sandbox="portable")
+        assert [(r.status, [t.passed for t in r.tests]) for r in results] == [
+            ("ok", [True, True])] * 12
+        (pid,) = _host_pids()
+        return len(os.listdir(f"/proc/{pid}/fd"))
+
+    first = batch()
+    assert max(batch() for _ in range(3)) <= first + 8  # stores and their files are freed

@@ -432,12 +432,12 @@ class Host:
         if self.run.get("module") and started.view is not None:
             in_module.write_view(started.view, in_module.view_files(self.run["module"]))
         guest.bind(started)
+        if guest.grader is not None:  # ready before the version, which is ready at once
+            guest.grader.start()
         started.inbox.put(protocol.encode_frame({**self.run, "type": protocol.MSG_RUN,
                                                  "tests": tests}))
         if guest.grader is None:
             started.inbox.close()
-        else:
-            guest.grader.start()
         self.guest = guest
         guest.started_at = time.monotonic()
         if self.killed:

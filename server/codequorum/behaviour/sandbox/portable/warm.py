@@ -36,6 +36,7 @@ class Warm:
         self.wake = threading.Event()  # ends its sleeps once it is stopped
         self.halt = False
         self.stores: list[Any] = []
+        self.fuel_at_end = 0
         self.error: BaseException | None = None
         self.ended = threading.Event()
         self._lock = threading.Lock()
@@ -50,7 +51,16 @@ class Warm:
         except BaseException as exc:  # handed to the version that takes it
             self.error = exc
         finally:
+            self._release()
             self.ended.set()
+
+    def _release(self) -> None:
+        """Free the store now (its memory is the guest's), its fuel kept: a store sits in
+        reference cycles that the collector would free only late."""
+        stores, self.stores = self.stores, []
+        for store in stores:
+            self.fuel_at_end = int(store.get_fuel())
+            store.close()
 
     def attach(self, stdout: Callable[[bytes], None], stderr: Callable[[bytes], None]) -> None:
         """From now on the guest's output goes to its version (what it held first)."""
@@ -81,8 +91,9 @@ class Warm:
         self.inbox.drop()
 
     def fuel_left(self) -> int:
-        """The store's fuel now (read on the guest's own thread, or once it ended)."""
-        return int(self.stores[0].get_fuel()) if self.stores else 0
+        """The store's fuel now (read on the guest's own thread), or when it ended."""
+        stores = self.stores
+        return int(stores[0].get_fuel()) if stores else self.fuel_at_end
 
 
 class Pool:

@@ -72,11 +72,13 @@ class Inbox:
             os.unlink(self.path)
 
     def _pump(self) -> None:
+        writable = select.poll()  # not select(): a long-lived host's descriptors pass 1024
+        writable.register(self.fd, select.POLLOUT)
         try:
             while (item := self.queue.get()) is not None and not self.dropped.is_set():
                 view = memoryview(item)
                 while view and not self.dropped.is_set():
-                    if select.select([], [self.fd], [], _POLL_SECONDS)[1]:
+                    if writable.poll(_POLL_SECONDS * 1000):
                         try:
                             view = view[os.write(self.fd, view):]
                         except BlockingIOError:
