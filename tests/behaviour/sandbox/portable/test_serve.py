@@ -9,6 +9,7 @@ import threading
 import pytest
 
 from codequorum.behaviour.sandbox import Limits, forkserver, run_candidate, run_candidates
+from codequorum.behaviour.sandbox.portable import interpreter as wasm
 from codequorum.behaviour.sandbox.runner import CandidateResult
 from codequorum.core.model import TestCase as Case
 
@@ -19,9 +20,14 @@ BUSY = ("def sq(n):\n    total = 0\n    for i in range(200_000):\n        total 
         "    return n * n + total - total\n")
 
 
-def _host_pids() -> set[int]:
-    return {server.proc.pid for key, server in forkserver._servers.items()
-            if key[0].startswith(forkserver.PORTABLE) and server.alive()}
+def _host_pid() -> int:
+    """The pid of the running portable host for this session's cache."""
+    compiled = wasm.compiled_module()
+    args = ["--compiled", str(compiled), "--runtime", str(wasm.stdlib_root(compiled)),
+            "--bundle", str(wasm.harness_bundle(compiled))]
+    server = forkserver._servers[(forkserver.PORTABLE + "\0".join(args), False)]
+    assert server.alive()
+    return server.proc.pid
 
 
 def test_versions_of_a_run_share_one_host_and_a_failing_one_ends_only_itself() -> None:
@@ -31,8 +37,7 @@ def test_versions_of_a_run_share_one_host_and_a_failing_one_ends_only_itself() -
     results = run_candidates([GOOD, *bombs, GOOD], SQUARE, "sq",
                              Limits(cpu_seconds=1.0, memory_mb=128), jobs=2,
                              sandbox="portable")
-    pids = _host_pids()
-    assert len(pids) == 1
+    pid = _host_pid()
     assert results[0].status == "ok"
     assert results[1].status == "timeout" and "fuel" in results[1].detail
     assert results[2].status == "memory"
@@ -40,7 +45,7 @@ def test_versions_of_a_run_share_one_host_and_a_failing_one_ends_only_itself() -
     assert results[4].status == "ok" and results[4].tests[0].passed
     assert all(r.start_method == "fork" for r in results)  # served, not a host each
     assert run_candidate(GOOD, SQUARE, "sq", sandbox="portable").status == "ok"
-    assert _host_pids() == pids  # the same host served the next run too
+    assert _host_pid() == pid  # the same host served the next run too
 
 
 def test_a_test_stopped_for_its_time_leaves_the_version_beside_it_running() -> None:
@@ -66,12 +71,14 @@ def test_a_test_stopped_for_its_time_leaves_the_version_beside_it_running() -> N
 
 def test_a_host_that_died_is_started_again_for_the_next_version() -> None:
     assert run_candidate(GOOD, SQUARE, "sq", sandbox="portable").status == "ok"
+    pid = _host_pid()
     for server in list(forkserver._servers.values()):
-        if server.interpreter.startswith(forkserver.PORTABLE):
+        if server.proc.pid == pid:
             server.proc.kill()
             server.proc.wait()
     result = run_candidate(GOOD, SQUARE, "sq", sandbox="portable")
     assert result.status == "ok" and result.tests[0].passed
+    assert _host_pid() != pid
 
 
 def test_a_version_never_sees_what_the_one_before_it_left() -> None:
@@ -92,8 +99,7 @@ def test_a_host_serving_many_versions_with_checks_holds_its_descriptors() -> Non
                                  sandbox="portable")
         assert [(r.status, [t.passed for t in r.tests]) for r in results] == [
             ("ok", [True, True])] * 12
-        (pid,) = _host_pids()
-        return len(os.listdir(f"/proc/{pid}/fd"))
+        return len(os.listdir(f"/proc/{_host_pid()}/fd"))
 
     first = batch()
     assert max(batch() for _ in range(3)) <= first + 8  # stores and their files are freed

@@ -65,7 +65,10 @@ class Inbox:
         self.queue.put(None)
 
     def attach(self, config: Any) -> None:
-        """Make the pipe ``config``'s stdin (the guest's end is opened here)."""
+        """Make the pipe ``config``'s stdin (the guest's end is opened here); refused once
+        dropped, since the host's end is closed then and the open would wait for it."""
+        if self.dropped.is_set():
+            raise OSError("the guest's stdin was ended before the guest started")
         config.stdin_file = self.path
         self.opened.set()
         with contextlib.suppress(OSError):
