@@ -129,6 +129,7 @@ def set_record(task: CachedTask, draw: Sequence[int]) -> dict[str, Any]:
         "plain_kept": None if plain is None else plain.index,
         "plain_signals": None if plain_signals is None else signal_record(plain_signals),
         "keys": keys, "examples_passed": passed, "examples": len(cols),
+        "example_cols": cols,
         "typicality": dict(zip(candidates, typ, strict=True)),
         "texts": [" ".join(c.split()) for c in codes],
     }

@@ -97,6 +97,17 @@ def agreement_scores(keys: KeyMatrix) -> np.ndarray:
     return scores
 
 
+def set_agreement(keys: KeyMatrix) -> float:
+    """How alike the whole set returns: the mean over versions of their agreements
+    (:func:`agreement_scores`) over the most possible, ``(versions - 1) * inputs``; 0 for
+    fewer than two versions or no input."""
+    width = max((len(r) for r in keys), default=0)
+    possible = (len(keys) - 1) * width
+    if possible <= 0:
+        return 0.0
+    return float(agreement_scores(keys).mean()) / possible
+
+
 def is_example(spec: Mapping[str, Any]) -> bool:
     """Whether an input (``source``; ``checked``: it has an expected value, else
     ``graded``) is a docstring example with an expected value (see rule 1)."""
@@ -442,5 +453,6 @@ __all__ = [
     "output_clusters",
     "parting_input",
     "recommend",
+    "set_agreement",
     "versions_words",
 ]
