@@ -20,7 +20,8 @@ recommendation does):
 - ``beyond``: the agreements on the inputs other than the docstring examples only;
 - ``normalised``: those, each input's agreements over the versions answering there;
 - ``cluster_beyond``: the largest behaviour cluster, then the agreements beyond the
-  examples.
+  examples;
+- ``distinct``: the agreements of versions written otherwise only, once per text.
 
     .venv/bin/python bench/bench_family_picks.py [--sets bench/results/family_sets.json]
 """
@@ -152,9 +153,26 @@ def cluster_beyond(s: Mapping[str, Any]) -> int | None:
     return by(s, lambda c: len(agreeing_versions(keys, c)) * 1e6 + score[c])
 
 
+def distinct(s: Mapping[str, Any]) -> int | None:
+    """Agreements counted once per distinct text (copies of one text agreeing say less
+    than versions written apart)."""
+    keys: Keys = s["keys"]
+    texts: list[str] = s["texts"]
+    width = max((len(r) for r in keys), default=0)
+    score = dict.fromkeys(range(len(keys)), 0.0)
+    for t in range(width):
+        column = [row[t] if t < len(row) else None for row in keys]
+        for v, k in enumerate(column):
+            if k is not None:
+                score[v] += len({texts[u] for u, o in enumerate(column)
+                                 if o == k and u != v and texts[u] != texts[v]})
+    return by(s, lambda c: score[c])
+
+
 RULES: dict[str, Rule] = {"recommended": recommended, "cluster": cluster,
                           "parting": parting, "returns": returns, "beyond": beyond,
-                          "normalised": normalised, "cluster_beyond": cluster_beyond}
+                          "normalised": normalised, "cluster_beyond": cluster_beyond,
+                          "distinct": distinct}
 
 
 def table(sets: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, float]]:

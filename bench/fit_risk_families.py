@@ -78,18 +78,11 @@ CANDIDATES: dict[str, tuple[tuple[str, ...], ...]] = {
                   "examples_blind", "coverage"),
                  ("examples_consensus", "examples_confirmed", "cluster_share", "purity",
                   "examples_blind", "coverage", "returns", "behaviours"),
-                 ("examples_consensus", "examples_confirmed", "cluster_share", "purity",
-                  "coverage", "returns", "set_agreement", "answering"),
-                 ("examples_consensus", "examples_confirmed", "cluster_share", "purity",
-                  "examples_blind", "coverage", "returns", "behaviours", "set_agreement",
-                  "answering"),
                  FEATURES["examples"]),
     "examples_failed": (("examples_consensus",),
                         ("examples_consensus", "cluster_share"),
                         ("cluster_share", "margin", "behaviours"),
                         ("examples_consensus", "cluster_share", "coverage"),
-                        ("examples_consensus", "cluster_share", "coverage", "set_agreement",
-                         "answering"),
                         FEATURES["examples_failed"]),
     "outputs": (("cluster_share", "share"),
                 ("cluster_share", "share", "agreed"),
@@ -97,17 +90,12 @@ CANDIDATES: dict[str, tuple[tuple[str, ...], ...]] = {
                 ("cluster_share", "share", "agreed", "coverage", "returns", "behaviours"),
                 ("cluster_share", "share", "agreed", "distinct_agreeing", "margin",
                  "behaviours", "coverage"),
-                ("cluster_share", "share", "coverage", "set_agreement", "answering"),
-                ("cluster_share", "share", "agreed", "coverage", "returns", "behaviours",
-                 "set_agreement", "answering"),
                 FEATURES["outputs"]),
 }
-#: How a new feature may push the risk (as ``fit_risk.DIRECTION``): the set's agreement
-#: and versions answering may only lower it.
+#: How a new feature may push the risk (as ``fit_risk.DIRECTION``).
 MORE_DIRECTION: dict[str, dict[str, int]] = {
-    "examples": {"examples_blind": 1, "coverage": -1, "set_agreement": -1, "answering": -1},
-    "examples_failed": {"set_agreement": -1, "answering": -1},
-    "outputs": {"coverage": -1, "set_agreement": -1, "answering": -1},
+    "examples": {"examples_blind": 1, "coverage": -1},
+    "outputs": {"coverage": -1},
 }
 BINS_BELOW: tuple[float, ...] = (0.1, 0.2, 0.4, 0.7, 1.0)
 RIGHT_AT_MOST = 0.25

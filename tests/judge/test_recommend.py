@@ -25,7 +25,6 @@ from codequorum.judge.recommend import (
     outcome_matrix,
     output_clusters,
     recommend,
-    set_agreement,
 )
 from codequorum.judge.risk import NO_INPUTS, NOT_RUN, RiskEstimate, trust_words
 from codequorum.metrics.semantic import Divergence
@@ -76,17 +75,6 @@ def test_agreement_scores_count_other_versions_per_input() -> None:
     assert agreement_scores([]).tolist() == []
 
 
-def test_set_agreement_is_the_mean_agreement_over_the_most_possible() -> None:
-    keys: list[list[str | None]] = [["= 1", "= 2"], ["= 1", "= 3"], ["= 1", "= 2"],
-                                    [None, "= 2"]]
-    # scores 4, 2, 4, 2 of at most 3 others x 2 inputs each
-    assert set_agreement(keys) == pytest.approx(3 / 6)
-    assert set_agreement([["= 1"], ["= 1"]]) == 1.0
-    assert set_agreement([["= 1"], ["= 2"], [None]]) == 0.0
-    assert set_agreement([["= 1"]]) == 0.0  # one version: nothing to agree with
-    assert set_agreement([[], []]) == 0.0  # no input
-
-
 def test_output_clusters_count_distinct_rows_with_a_result() -> None:
     keys: list[list[str | None]] = [["= 1", "= 2"], ["= 1", "= 2"], ["= 1", "= 3"],
                                     [None, None]]
@@ -113,6 +101,18 @@ def test_recommend_tie_on_typicality_goes_to_first() -> None:
     rec = recommend(keys, [0.7, 0.7], [0, 1])
     assert rec is not None and rec.index == 0
     assert rec.sentence == "keep version 1: 2 of 2 versions agree with it on 1 input"
+
+
+def test_recommend_tie_on_agreement_goes_to_the_version_returning_more() -> None:
+    # every version agrees with the others on the first input only; version 2 raises on
+    # the second where the others return: the most typical of those returning is kept
+    keys: list[list[str | None]] = [["= 1", "= 5"], ["= 1", None], ["= 1", "= 6"]]
+    rec = recommend(keys, [0.5, 0.9, 0.4], [0, 1, 2])
+    assert rec is not None and rec.index == 0 and rec.score == 2
+    # where all return alike often, typicality decides as before
+    rec = recommend([["= 1", "= 5"], ["= 1", "= 7"], ["= 1", "= 6"]], [0.5, 0.9, 0.4],
+                    [0, 1, 2])
+    assert rec is not None and rec.index == 1
 
 
 def test_recommend_only_among_candidates() -> None:
@@ -457,9 +457,6 @@ def test_risk_signals_count_the_kept_versions_output_cluster() -> None:
     # behaviours of the versions returning wherever the kept one does: its own and
     # version 3's (version 2 returns nothing on the second input, version 4 nowhere)
     assert (s.runner_up, s.behaviours) == (1, 2)
-    # the whole set: scores 4, 4, 2, 2, 0 of at most 4 others x 2 inputs; four versions
-    # return somewhere (the empty one nowhere)
-    assert s.agreement == pytest.approx(12 / 5 / 8) and s.answering == 4
     # told which column is an example: the kept version returns on one input beyond it,
     # and of the versions passing both examples (0, 1) none returns otherwise there
     s = risk_signals(rec, keys, codes, [2, 2, 1, 1, 0], [0])

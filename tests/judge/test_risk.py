@@ -38,11 +38,8 @@ def test_signals_are_shares_of_the_set() -> None:
         "cluster_share": 0.6, "share": 0.6, "agreed": 1.0, "examples_consensus": 0.8,
         "examples_confirmed": 0.6, "purity": 0.75, "distinct_agreeing": 0.4,
         "distinct_share": 0.8, "margin": 0.4, "behaviours": 0.6, "examples_blind": 0.0,
-        "coverage": 0.0, "returns": 0.0, "set_agreement": 0.0, "answering": 0.0}
+        "coverage": 0.0, "returns": 0.0}
     assert s.vector(("purity", "share")).tolist() == [0.75, 0.6]
-    # the set's own agreement and the versions answering somewhere, as shares
-    whole = RiskSignals(versions=5, agreed=True, agreement=0.45, answering=4)
-    assert whole.values()["set_agreement"] == 0.45 and whole.values()["answering"] == 0.8
     assert s.vector().tolist() == [s.values()[f] for f in FEATURES["examples"]]
     # the same set drawn twice as large says the same
     assert RiskSignals(versions=10, agreed=True, agreeing=6, agreeing_texts=4, texts=8,

@@ -67,13 +67,11 @@ NO_INPUTS = ("no input to run the versions on: a docstring example or type hints
 FEATURES: dict[str, tuple[str, ...]] = {
     "examples": ("examples_consensus", "examples_confirmed", "cluster_share", "share",
                  "purity", "distinct_agreeing", "margin", "behaviours", "examples_blind",
-                 "coverage", "returns", "set_agreement", "answering"),
+                 "coverage", "returns"),
     "examples_failed": ("examples_consensus", "cluster_share", "share", "distinct_agreeing",
-                        "margin", "behaviours", "coverage", "returns", "set_agreement",
-                        "answering"),
+                        "margin", "behaviours", "coverage", "returns"),
     "outputs": ("cluster_share", "share", "agreed", "distinct_agreeing", "distinct_share",
-                "margin", "behaviours", "coverage", "returns", "set_agreement",
-                "answering"),
+                "margin", "behaviours", "coverage", "returns"),
 }
 #: ``examples_confirmed`` counts the examples passed up to this many.
 CONFIRMING_EXAMPLES = 5
@@ -100,10 +98,7 @@ class RiskSignals:
     ``inputs``: inputs an editor has (tests aside); ``beyond``: of those, the ones other
     than the examples on which the kept version returns a value; ``passing_apart``:
     versions passing every example whose outputs differ from the kept one's beyond them
-    (examples that versions behaving otherwise pass as well tell little); ``agreement``:
-    how alike the whole set returns, the mean over versions of their agreements over the
-    most possible (the set's own evidence of how hard the task is, whichever version is
-    kept); ``answering``: versions returning a value on at least one input.
+    (examples that versions behaving otherwise pass as well tell little).
     """
 
     versions: int
@@ -120,8 +115,6 @@ class RiskSignals:
     inputs: int = 0
     beyond: int = 0
     passing_apart: int = 0
-    agreement: float = 0.0
-    answering: int = 0
 
     @property
     def kind(self) -> ModelKind:
@@ -145,9 +138,7 @@ class RiskSignals:
         ``examples_blind``: versions passing every example yet returning otherwise beyond
         them, over all; ``coverage``: the inputs beyond the examples on which the kept
         version returns, up to ten, over ten; ``returns``: those over every input beyond
-        the examples; ``set_agreement``: the set's :attr:`agreement`; ``answering``:
-        versions returning a value somewhere over all (versions that raise or time out
-        everywhere mark a task the model finds hard).
+        the examples.
         """
         n = max(self.versions, 1)
         agreeing = self.agreeing if self.agreed else 1
@@ -167,8 +158,6 @@ class RiskSignals:
             "examples_blind": self.passing_apart / n if passes else 0.0,
             "coverage": min(self.beyond, COVERING_INPUTS) / COVERING_INPUTS,
             "returns": self.beyond / max(1, self.inputs - max(self.examples, 0)),
-            "set_agreement": self.agreement,
-            "answering": self.answering / n,
         }
 
     def vector(self, features: Sequence[str] | None = None) -> FloatArray:

@@ -395,7 +395,7 @@ def risk_signals(rec: Recommendation, keys: KeyMatrix, codes: Sequence[str],
     """What a run says about the kept version (:class:`~codequorum.judge.risk.RiskSignals`):
     ``keys``, the outcome matrix of every version; ``codes``, their texts; ``examples``,
     per version the docstring examples it passes, at the columns ``example_cols``."""
-    from codequorum.judge.recommend import agreeing_versions, behaviours, set_agreement
+    from codequorum.judge.recommend import agreeing_versions, behaviours
     from codequorum.judge.risk import RiskSignals
 
     def text(code: str) -> str:
@@ -420,8 +420,7 @@ def risk_signals(rec: Recommendation, keys: KeyMatrix, codes: Sequence[str],
         passing=round(rec.examples_consensus * rec.versions),
         runner_up=runner_up if agreed else 0, behaviours=distinct,
         inputs=max((len(r) for r in keys), default=0), beyond=len(beyond),
-        passing_apart=apart, agreement=set_agreement(keys),
-        answering=sum(1 for row in keys if any(k is not None for k in row)))
+        passing_apart=apart)
 
 
 def _merge_dynamic(report: StabilityReport, dynamic: DynamicLike | None) -> None:
