@@ -10,7 +10,8 @@ version passes); with the share of the oracle's lift over random each rule captu
 Rules (each first keeps the versions passing the most docstring examples, as the
 recommendation does):
 
-- ``recommended``: the most agreements over (other version, input) pairs (MBR-exec);
+- ``recommended``: the most agreements over (other version, input) pairs (MBR-exec), ties
+  going to the version returning on more inputs;
 - ``cluster``: the largest behaviour cluster (versions returning alike on every input where
   the version returns), then the agreements;
 - ``parting``: agreements counted only on the inputs where the kept candidates part ways,

@@ -9,7 +9,8 @@ and the risk signals (:func:`codequorum.pipeline.analyze.risk_signals`); whether
 version is right comes from the benchmark's hidden tests only. A set with examples is also
 scored as if its docstring gave none, the examples' inputs gone too (``plain_kept``,
 ``plain_signals``: the pick and signals the model without examples is fitted on). The outcome
-matrix, examples passed and typicality are kept for ``bench_family_picks.py``.
+matrix, the examples' columns in it, examples passed and typicality are kept for
+``bench_family_picks.py``.
 """
 
 from __future__ import annotations
