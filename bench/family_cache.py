@@ -114,7 +114,8 @@ def interleaved(training: Path, codegen: Path, names: list[str]) -> Iterator[tup
 def run_task(task: Task, jobs: int) -> dict[str, Any]:
     """Every version on the editor's inputs (then, for a set without grading, the hidden
     tests, marked ``hidden``)."""
-    from codequorum.behaviour import sandbox
+    from codequorum.behaviour.sandbox.limits import Limits
+    from codequorum.behaviour.sandbox.runner import run_candidates
     from codequorum.behaviour.test_inputs import collect_inputs
     from codequorum.core.model import SampleSet
     from codequorum.ingest import humaneval
@@ -129,9 +130,9 @@ def run_task(task: Task, jobs: int) -> dict[str, Any]:
     tests = [*plan.tests, *hidden]
     series = [("scaling" if c.size is not None else None) for c in plan.cases]
     series += [None] * len(hidden)
-    limits = sandbox.Limits(wall_seconds=4.0, cpu_seconds=4.0, memory_mb=1024,
+    limits = Limits(wall_seconds=4.0, cpu_seconds=4.0, memory_mb=1024,
                             test_seconds=1.0)
-    results = (sandbox.run_candidates(task.codes, tests, entry, limits, trace=False,
+    results = (run_candidates(task.codes, tests, entry, limits, trace=False,
                                       jobs=jobs, series=series) if tests else [])
     checked = [c.test.has_expected for c in plan.cases] + [True] * len(hidden)
     outcomes: list[list[list[Any] | None]] = []

@@ -75,7 +75,8 @@ def load_tasks(path: Path = DATA) -> Iterator[dict[str, Any]]:
 def run_task(rec: dict[str, Any], jobs: int, codet_prompts: bool = False) -> dict[str, Any]:
     """Every version of one task on the editor's inputs and the hidden tests
     (``codet_prompts``: inputs from the data set's prompt instead of the published one)."""
-    from codequorum.behaviour import sandbox
+    from codequorum.behaviour.sandbox.limits import Limits
+    from codequorum.behaviour.sandbox.runner import run_candidates
     from codequorum.behaviour.test_inputs import collect_inputs
     from codequorum.core.model import SampleSet
     from codequorum.ingest import humaneval
@@ -91,9 +92,9 @@ def run_task(rec: dict[str, Any], jobs: int, codet_prompts: bool = False) -> dic
     tests = [*plan.tests, *hidden_tests]
     series = [("scaling" if c.size is not None else None) for c in plan.cases]
     series += [None] * len(hidden_tests)
-    limits = sandbox.Limits(wall_seconds=4.0, cpu_seconds=4.0, memory_mb=1024,
+    limits = Limits(wall_seconds=4.0, cpu_seconds=4.0, memory_mb=1024,
                             test_seconds=1.0)
-    results = sandbox.run_candidates(codes, tests, entry, limits, trace=False, jobs=jobs,
+    results = run_candidates(codes, tests, entry, limits, trace=False, jobs=jobs,
                                      series=series)
     checked = [c.test.has_expected for c in plan.cases] + [True] * len(hidden_tests)
     outcomes: list[list[CachedOutcome | None]] = []
