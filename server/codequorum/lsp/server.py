@@ -972,7 +972,7 @@ async def code_action(
             stored=stored,
             dynamic=(runtime_for(snapshot.language) is not None and settings.dynamic.enable
                      and ls.trusted),
-            report=shows_documents(ls),
+            report=shows_documents(ls.client_capabilities),
             skip=lensed_commands(mode, ls.shows_lenses, lens_commands(stored > 0, settings)),
         )
         actions += command_actions(snapshot.uri, entry, offer)
