@@ -1,9 +1,10 @@
 """The portable sandbox's guest: runs one version's tests inside CPython on WASI.
 
-Stdlib only; runs in the WebAssembly guest as ``python -S /harness/portable/guest.py``
-(``host.py`` starts it). The guest has no fork, no signals that fire, no threads and no
-subprocesses, so it reuses the strict child's harness (``child.py``: canonical values,
-statuses, tracing, the version in its module) without its kernel layers: the isolation is
+Stdlib only; runs in the WebAssembly guest, started by ``host.py`` as ``python -S
+/harness/portable/boot.py`` (which runs this file's code compiled once). The guest has
+no fork, no signals that fire, no threads and no subprocesses, so it reuses the strict
+child's harness (``child.py``: canonical values, statuses, tracing, the version in its
+module) without its kernel layers: the isolation is
 the WebAssembly instance itself. It reads the ``run`` message on stdin and writes the
 framed messages on stdout (the host checks them as the parent checks any child's). Check
 harnesses run in a second guest, ``guest.py --grader``, whose calls the host routes to
@@ -31,7 +32,8 @@ SANDBOX = "/work"
 #: host when the cache has it: compiling the harness is half of a start's fuel.
 BUNDLE = "/bundle/bundle.marshal"
 HARNESS_FILES = ("child.py", "protocol.py", "tracer.py", "confine.py", "audit_hook.py",
-                 "grader.py", "in_module.py", "doctest_run.py", "timing.py")
+                 "grader.py", "in_module.py", "doctest_run.py", "timing.py",
+                 "portable/guest.py")
 sys.path[:] = [p for p in sys.path if not p.startswith(HARNESS)]
 
 
@@ -49,7 +51,11 @@ def bundle() -> None:
 
 
 def _precompiled() -> dict[str, Any]:
-    """The bundle's code objects by file name (empty when there is none)."""
+    """The bundle's code objects by file name (empty when there is none): as ``boot.py``
+    read it, else from its file."""
+    handed = globals().get("BUNDLED_CODE")
+    if isinstance(handed, dict):
+        return handed
     try:
         with open(BUNDLE, "rb") as handle:
             data = handle.read()
@@ -70,25 +76,31 @@ def _compile_from(codes: dict[str, Any], compile_: Any) -> Any:
     return compile_cached
 
 
-def _load_harness() -> Any:
-    """``child.py`` and its siblings, from the bundle where it has them; ``compile`` is
-    the real one again before anything else runs."""
+def _load_harness(*names: str) -> list[Any]:
+    """Harness files as modules (``child.py`` loads its siblings), from the bundle where
+    it has them; ``compile`` is the real one again before anything else runs."""
     real = builtins.compile
     codes = _precompiled()
     if codes:
         builtins.compile = _compile_from(codes, real)  # type: ignore[assignment]
     try:
-        child = _load_child()
+        return [_load(name) for name in names]
     finally:
         builtins.compile = real
-    child.audit.__dict__["__builtins__"]["compile"] = real  # its private copy
-    return child
 
 
 def _load_child() -> Any:
-    """``child.py`` as a module (its ``main`` does not run)."""
-    path = os.path.join(HARNESS, "child.py")
-    module = types.ModuleType("_codequorum_child")
+    """``child.py`` and its siblings (its ``main`` does not run)."""
+    child = _load_harness("child.py")[0]
+    for private in (child.audit, child.timing):  # their own copies of the builtins
+        private.__dict__["__builtins__"]["compile"] = builtins.compile
+    return child
+
+
+def _load(name: str) -> Any:
+    """One harness file as a module of its own."""
+    path = os.path.join(HARNESS, name)
+    module = types.ModuleType("_codequorum_" + name.removesuffix(".py"))
     module.__file__ = path
     with open(path, encoding="utf-8") as handle:
         source = handle.read()
@@ -132,15 +144,16 @@ def _read_run(link: HostLink) -> dict[str, Any]:
 
 def grade() -> None:
     """``guest.py --grader``: run the check harnesses the host sends against the version
-    behind it (``grader.serve``, as the strict sandbox's grader process does)."""
-    child = _load_harness()
-    link = HostLink(child.protocol)
+    behind it (``grader.serve``, as the strict sandbox's grader process does). It loads
+    only the protocol and the grader: no tracer, no version, so none of their start."""
+    protocol, grader = _load_harness("protocol.py", "grader.py")
+    link = HostLink(protocol)
     payload = link.receive()
     if payload is None or payload.get("type") != "grade":
         os._exit(70)
-    child.grader.serve(link, dict(payload.get("checks") or {}),
-                       lambda **verdict: link.send(type="verdict", **verdict),
-                       child.protocol, payload.get("entry"))
+    grader.serve(link, dict(payload.get("checks") or {}),
+                 lambda **verdict: link.send(type="verdict", **verdict),
+                 protocol, payload.get("entry"))
     os._exit(0)
 
 
@@ -158,7 +171,7 @@ def _meter(link: HostLink, harness: Any) -> None:
 
 def main() -> None:
     """Run the tests of the version in the ``run`` message; never returns."""
-    child = _load_harness()
+    child = _load_child()
     protocol = child.protocol
     channel = child.Channel(STDOUT_FD)
     link = HostLink(protocol)
