@@ -29,7 +29,7 @@ STDOUT_FD = 1
 #: The working directory a version sees: nothing is writable in the guest.
 SANDBOX = "/work"
 #: The harness compiled once by this interpreter (``--bundle``), granted read-only by the
-#: host when the cache has it: compiling the harness is half of a start's fuel.
+#: host when the cache has it: compiling the harness would be most of a start's fuel.
 BUNDLE = "/bundle/bundle.marshal"
 HARNESS_FILES = ("child.py", "protocol.py", "tracer.py", "confine.py", "audit_hook.py",
                  "grader.py", "in_module.py", "doctest_run.py", "timing.py",
