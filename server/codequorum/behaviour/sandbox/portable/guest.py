@@ -4,12 +4,12 @@ Stdlib only; runs in the WebAssembly guest, started by ``host.py`` as ``python -
 /harness/portable/boot.py`` (which runs this file's code compiled once). The guest has
 no fork, no signals that fire, no threads and no subprocesses, so it reuses the strict
 child's harness (``child.py``: canonical values, statuses, tracing, the version in its
-module) without its kernel layers: the isolation is
-the WebAssembly instance itself. It reads the ``run`` message on stdin and writes the
-framed messages on stdout (the host checks them as the parent checks any child's). Check
-harnesses run in a second guest, ``guest.py --grader``, whose calls the host routes to
-this one's stdin: the version never holds a harness or its expected values. Time
-is bounded by the host (fuel and epoch interruption), memory by the store's limits.
+module) without its kernel layers: the isolation is the WebAssembly instance itself. It
+reads the ``run`` message on stdin and writes the framed messages on stdout (the host
+checks them as the parent checks any child's). Check harnesses run in a second guest,
+``guest.py --grader``, whose calls the host routes to this one's stdin: the version never
+holds a harness or its expected values. Time is bounded by the host (fuel and epoch
+interruption), memory by the store's limits.
 """
 
 from __future__ import annotations
