@@ -56,8 +56,8 @@ from codequorum.generate.endpoint import ProviderConfig
 from codequorum.generate.proposed_inputs import proposer_for
 from codequorum.metrics.dynamic import bef, dctd
 from codequorum.metrics.growth import (
-    COST_FLOOR_FUEL,
     COST_FLOOR_NS,
+    cost_floor,
     growth_class,
     growth_exponent,
     judged_class,
@@ -191,8 +191,9 @@ class CandidateDynamic:
     ``unfinished_size``: the smallest scaling size it did not
     finish; ``mean_traced_opcodes``: mean traced opcodes over inputs it completed;
     ``static_opcodes``: opcodes in its compiled code (``None`` if it does not compile);
-    ``growth_measure``: what the costs are, ``cpu-time`` (CPU ns per call) or ``fuel``
-    (WebAssembly instructions per call, where the portable sandbox ran).
+    ``growth_measure``: what the costs are, ``cpu-time`` (CPU ns per call), ``fuel``
+    (WebAssembly instructions per call, where the portable sandbox ran) or ``bytecodes``
+    (executed Ignition bytecodes per call: JavaScript and TypeScript).
     """
 
     index: int
@@ -482,18 +483,18 @@ def _finished(o: sandbox.TestOutcome | None) -> bool:
 
 
 def growth_of(points: Sequence[tuple[int, int]], measure: str = "cpu-time") -> float | None:
-    """The growth class of ``(size, cost)`` points (CPU ns, or fuel when ``measure`` is
-    ``fuel``): the whole-number exponent
+    """The growth class of ``(size, cost)`` points (CPU ns, or fuel or executed bytecodes
+    as ``measure`` says): the whole-number exponent
     (:func:`~codequorum.metrics.growth.growth_class`) of their log-log slope
     (:func:`~codequorum.metrics.growth.growth_exponent`); None with fewer than two sizes.
     CPU time is judged only where its points support a class
     (:func:`~codequorum.metrics.growth.judged_class`; None when the timings were too noisy,
-    :data:`NOISY_NOTE`); fuel does not depend on the machine's load."""
+    :data:`NOISY_NOTE`); fuel and bytecodes do not depend on the machine's load."""
     if not points:
         return None
     sizes, costs = zip(*points, strict=True)
-    if measure == "fuel":
-        slope = growth_exponent(np.array(sizes), np.array(costs), COST_FLOOR_FUEL)
+    if measure in ("fuel", "bytecodes"):
+        slope = growth_exponent(np.array(sizes), np.array(costs), cost_floor(measure))
         return None if slope is None else float(growth_class(slope))
     judged = judged_class(np.array(sizes), np.array(costs), COST_FLOOR_NS)
     return None if judged is None else float(judged)
@@ -550,12 +551,24 @@ def _compared_rows(runs: Runs, cases: Sequence[InputCase], ix: Sequence[int],
             for c in range(m)]
 
 
-def _measure(outcomes: Sequence[sandbox.TestOutcome | None]) -> str:
+def _measure(outcomes: Sequence[sandbox.TestOutcome | None],
+             cases: Sequence[InputCase]) -> str:
     """What a version's growth rests on: ``fuel`` where only the portable sandbox's
-    instruction counts were taken (no CPU time), else ``cpu-time``."""
+    instruction counts were taken (no CPU time), ``bytecodes`` where neither was but the
+    scaling sizes' executed bytecodes were (JavaScript), else ``cpu-time``."""
     timed = [o for o in outcomes if o is not None and (o.cpu_ns is not None
                                                         or o.fuel is not None)]
+    if not timed and any(o is not None and o.opcodes is not None and case.size is not None
+                         for o, case in zip(outcomes, cases, strict=False)):
+        return "bytecodes"
     return "fuel" if timed and all(o.cpu_ns is None for o in timed) else "cpu-time"
+
+
+def _cost(o: sandbox.TestOutcome, measure: str) -> int | None:
+    """One call's cost as ``measure`` counts it."""
+    if measure == "bytecodes":
+        return o.opcode_total if o.opcodes is not None else None
+    return o.fuel if measure == "fuel" else o.cpu_ns
 
 
 def _candidate(c: int, runs: Runs, cases: Sequence[InputCase], basis: _Basis,
@@ -565,12 +578,12 @@ def _candidate(c: int, runs: Runs, cases: Sequence[InputCase], basis: _Basis,
     oks = [_ok(runs.outcomes[c][t], cases[t].graded) for t in basis.rate]
     points: list[tuple[int, int]] = []
     unfinished: int | None = None
-    measure = _measure(runs.outcomes[c])
+    measure = _measure(runs.outcomes[c], cases)
     for t, case in enumerate(cases):
         if case.size is None:
             continue
         o = runs.outcomes[c][t]
-        cost = None if o is None else (o.fuel if measure == "fuel" else o.cpu_ns)
+        cost = None if o is None else _cost(o, measure)
         if o is not None and o.exc_type is None and cost is not None:
             points.append((case.size, cost))
         elif not _finished(o) and unfinished is None:
