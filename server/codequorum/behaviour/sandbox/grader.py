@@ -19,7 +19,6 @@ version -> grader ``check`` (index); grader -> version ``call`` (args, kwargs) o
 from __future__ import annotations
 
 import builtins
-import contextlib
 import os
 import posix
 
@@ -190,8 +189,10 @@ def answer_calls(link: FrameLink, index: int, entry: Any, protocol: Any) -> None
 def close_quietly(*fds: int) -> None:
     """Close descriptors that may already be closed."""
     for fd in fds:
-        with contextlib.suppress(OSError):
+        try:  # noqa: SIM105  (contextlib's collections: a tenth of a portable guest's start)
             posix.close(fd)
+        except OSError:
+            pass
 
 
 def has_grader_fds() -> bool:
