@@ -85,6 +85,15 @@ def test_codequorum_toml_beats_pyproject_in_the_same_folder() -> None:
     assert parse_arguments(["check", "."]).min_versions == 4
 
 
+def test_a_byte_order_mark_is_read_as_windows_editors_write_it() -> None:
+    Path("codequorum.toml").write_bytes("\ufeffmin-versions = 4\n".encode())
+    Path("sub").mkdir()
+    Path("sub/pyproject.toml").write_bytes(
+        "\ufeff[tool.codequorum]\nmax-depth = 12\n".encode())
+    assert parse_arguments(["check", "."]).min_versions == 4
+    assert parse_arguments(["check", "sub"]).max_depth == 12
+
+
 def test_pyproject_without_the_table_is_skipped(tmp_path: Path) -> None:
     write(Path("codequorum.toml"), "min-samples = 7\n")
     write(Path("app/pyproject.toml"), '[tool.ruff]\nline-length = 100\n')

@@ -99,7 +99,8 @@ def read_config(path: Path, *, user: bool = False) -> ConfigFile | None:
     (None when it has none), the whole file otherwise."""
     where = display_path(path)
     try:
-        data = tomllib.loads(read_regular(path, MAX_CONFIG_BYTES).decode("utf-8"))
+        # "utf-8-sig": a byte-order mark, as Windows editors write one, is not an error
+        data = tomllib.loads(read_regular(path, MAX_CONFIG_BYTES).decode("utf-8-sig"))
     except FileNotFoundError:
         raise ConfigError(f"{where}: no such file") from None
     except UnreadableFile as exc:
