@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import importlib
 import logging
 import sys
 import threading
 import time
-from collections.abc import Coroutine, Generator
+from collections.abc import Callable, Coroutine, Generator
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -81,6 +82,11 @@ AFTER_ANSWER = 0.25
 #: Seconds a request counts as being answered (:meth:`CodequorumProtocol.answering`): work
 #: in the background waits for requests younger than this, never for a slow one.
 ANSWERING = 1.0
+#: Seconds without a message from the client after which it counts as quiet
+#: (:meth:`CodequorumServer.wait_quiet`): work that may wait for it (the kernels' warm-up)
+#: waits, so a burst of edits and the requests sent with them never queue behind it.
+QUIET = 1.0
+QUIET_STEP = 0.05
 #: Requests noted at once (their ids are the client's).
 MAX_NOTED_REQUESTS = 1024
 #: A message shown to the user is bounded: it may quote names and text from a repository.
@@ -94,6 +100,18 @@ class CodequorumProtocol(LanguageServerProtocol):
     def __init__(self, server: Any, converter: Any) -> None:
         super().__init__(server, converter)
         self.begun: dict[MsgId, float] = {}
+        #: When the client's last message was handed on (``time.monotonic``).
+        self.heard = time.monotonic()
+
+    def handle_message(self, msg: Any) -> None:
+        """Note when the client last said something (:meth:`quiet`), then handle it."""
+        self.heard = time.monotonic()
+        super().handle_message(msg)  # type: ignore[no-untyped-call]
+
+    def quiet(self, seconds: float) -> bool:
+        """Whether the client sent nothing for ``seconds`` and no request of its is being
+        answered (any thread)."""
+        return time.monotonic() - self.heard >= seconds and not self.answering()
 
     @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
     def lsp_workspace__execute_command(
@@ -273,6 +291,13 @@ class CodequorumServer(LanguageServer):
         second): background work that holds the interpreter waits for it. Any thread."""
         protocol = self.protocol
         return isinstance(protocol, CodequorumProtocol) and protocol.answering()
+
+    def wait_quiet(self) -> None:
+        """Block (a thread other than the event loop's) until the client has been quiet for
+        :data:`QUIET` seconds: nothing sent, no request being answered."""
+        protocol = self.protocol
+        while isinstance(protocol, CodequorumProtocol) and not protocol.quiet(QUIET):
+            time.sleep(QUIET_STEP)
 
     def show(self, kind: types.MessageType, message: str) -> None:
         """``window/showMessage`` (and a log line), from any thread: the one way a message
@@ -716,27 +741,34 @@ def initialize(ls: CodequorumServer, params: types.InitializeParams) -> None:
         ls.warn_at_start(f"codequorum: {w}")
 
 
-def warm_up_kernels() -> None:
+def warm_up_kernels(wait: Callable[[], None] = lambda: None) -> None:
     """Load the compiled metric kernels (structural scores, TSED) ahead of the first
     analysis: numba and both kernels take about a second from the disk cache, compiling
-    them on a fresh machine several seconds. Never raises: a kernel that fails here is
-    loaded on first use."""
+    them on a fresh machine several seconds, and hold the interpreter meanwhile, so
+    ``wait`` runs before each step (numba, each kernel): the server passes one that waits
+    for the client to be quiet. Never raises: a kernel that fails here is loaded on first
+    use."""
+    steps: list[tuple[str, Callable[[], object]]] = [
+        ("numba", lambda: importlib.import_module("numba"))]
     try:
         from codequorum.metrics import structural, tree_edit
     except Exception:
         log.debug("warming up the kernels failed", exc_info=True)
         return
-    for name, warm in (("structural", structural.warm_up), ("TSED", tree_edit.warm_up)):
+    steps += [("structural", structural.warm_up), ("TSED", tree_edit.warm_up)]
+    for name, warm in steps:
+        wait()
         try:
             warm()
         except Exception:
             log.debug("warming up the %s kernel failed", name, exc_info=True)
 
 
-def _start_warm_up() -> None:
-    """``warm_up_kernels`` on a daemon thread: the server never waits for it."""
+def _start_warm_up(wait: Callable[[], None] = lambda: None) -> None:
+    """``warm_up_kernels(wait)`` on a daemon thread: the server never waits for it."""
     try:
-        threading.Thread(target=warm_up_kernels, name="codequorum-warm-up", daemon=True).start()
+        threading.Thread(target=warm_up_kernels, args=(wait,), name="codequorum-warm-up",
+                         daemon=True).start()
     except RuntimeError:  # no thread to spare: the kernels load on first use
         log.debug("could not start the warm-up thread", exc_info=True)
 
@@ -745,7 +777,7 @@ def _start_warm_up() -> None:
 async def initialized(ls: CodequorumServer, params: types.InitializedParams) -> None:
     """Warm the kernels up in the background, show start-up warnings, pull the
     configuration, open the store."""
-    _start_warm_up()
+    _start_warm_up(ls.wait_quiet)
     ls._loop = asyncio.get_running_loop()
     for kind, message in ls._startup_messages:
         ls.show(kind, message)
