@@ -15,7 +15,7 @@ import logging
 import sys
 import threading
 import time
-from collections.abc import Callable, Coroutine, Generator
+from collections.abc import Callable, Coroutine, Generator, Sequence
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -57,6 +57,7 @@ from codequorum.lsp.engine import Engine, FunctionAnalysis, Items
 from codequorum.lsp.files import RefusedFile, path_of, read_inside
 from codequorum.lsp.hover import computing_doc, hover_doc
 from codequorum.lsp.lenses import document_lenses, lens_commands
+from codequorum.lsp.lines import LineIndex, SplitLines
 from codequorum.lsp.progress import REQUEST_TOKEN
 from codequorum.lsp.rendering import Format, client_format, markup_content
 from codequorum.lsp.settings import Settings, file_settings, folder_settings, parse_settings
@@ -102,6 +103,8 @@ class CodequorumProtocol(LanguageServerProtocol):
         self.begun: dict[MsgId, float] = {}
         #: When the client's last message was handed on (``time.monotonic``).
         self.heard = time.monotonic()
+        #: Per open document (pygls's key), its text and that text's lines by offset.
+        self._lines: dict[str, tuple[str, LineIndex | None]] = {}
 
     def handle_message(self, msg: Any) -> None:
         """Note when the client last said something (:meth:`quiet`), then handle it."""
@@ -149,11 +152,14 @@ class CodequorumProtocol(LanguageServerProtocol):
         for change in params.content_changes:
             before = doc.source
             befores.append(before)
-            edit = edit_of(doc, change)
+            index = self.lines_of(unquote(uri), before)
+            edit = edit_of(doc, change, index)
             edits.append(edit)
             made = change if edit is None else types.TextDocumentContentChangeWholeDocument(
                 text=edit.applied(before))
             self.workspace.update_text_document(params.text_document, made)
+            if edit is not None and index is not None:
+                self._lines[unquote(uri)] = (doc.source, index.edited(edit, doc.source))
         server = self._server
         if isinstance(server, CodequorumServer):
             language = language_of(uri, doc.language_id)
@@ -162,6 +168,21 @@ class CodequorumProtocol(LanguageServerProtocol):
         handler = self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)
         if handler is not None:
             yield handler, (params,), None
+
+    def lines_of(self, key: str, text: str) -> LineIndex | None:
+        """The lines of an open document's ``text`` by their offsets (kept through its
+        changes; made once for a text it was not kept for); None when ``text`` has line
+        breaks other than ``"\\n"``."""
+        kept = self._lines.get(key)
+        if kept is not None and kept[0] is text:
+            return kept[1]
+        index = LineIndex.of(text)
+        self._lines[key] = (text, index)
+        return index
+
+    def forget_lines(self, key: str) -> None:
+        """A document closed: its lines are not kept."""
+        self._lines.pop(key, None)
 
     def _handle_request(self, msg_id: MsgId, method_name: str, params: Any) -> None:
         """Note when each of the client's requests began, until it is answered
@@ -210,23 +231,24 @@ class CodequorumProtocol(LanguageServerProtocol):
         super()._send_handler_result(future, msg_id=msg_id)  # type: ignore[no-untyped-call]
 
 
-def edit_of(doc: Any, change: types.TextDocumentContentChangeEvent) -> Edit | None:
+def edit_of(doc: Any, change: types.TextDocumentContentChangeEvent,
+            index: LineIndex | None = None) -> Edit | None:
     """One content change as an :class:`~codequorum.pipeline.watch.edits.Edit` of ``doc``'s text
-    before it (None for a change without a range: the whole document)."""
+    before it (None for a change without a range: the whole document). ``index``: the
+    text's lines by their offsets, when it has them (else it is split, as pygls splits it
+    to apply a change)."""
     if not isinstance(change, types.TextDocumentContentChangePartial):
         return None
-    lines = doc.lines  # split once for both ends, as pygls splits them to apply the change
+    lines: LineIndex | SplitLines = index if index is not None else SplitLines(doc.lines)
     codec = doc.position_codec
     first = codec.position_from_client_units(lines, change.range.start)
     last = codec.position_from_client_units(lines, change.range.end)
-    before_first = sum(map(len, lines[: first.line]))
-    start = before_first + _column(lines, first.line, first.character)
-    end = (before_first + sum(map(len, lines[first.line: last.line]))
-           + _column(lines, last.line, last.character))
+    start = lines.offset(first.line) + _column(lines, first.line, first.character)
+    end = lines.offset(last.line) + _column(lines, last.line, last.character)
     return Edit(start, max(start, end), change.text)
 
 
-def _column(lines: Any, row: int, character: int) -> int:
+def _column(lines: Sequence[str], row: int, character: int) -> int:
     """A column as pygls applies it: past the end of its line (the line end included) it is
     the end of the line; past the last line, 0."""
     return min(character, len(lines[row])) if row < len(lines) else 0
@@ -468,7 +490,11 @@ class CodequorumServer(LanguageServer):
         encoding = normalize_encoding(self.workspace.position_encoding)
         doc = self.workspace.text_documents.get(unquote(uri))
         if doc is not None:
-            return self.snapshots.get(uri, doc.source, doc.language_id, encoding, doc.version)
+            protocol = self.protocol
+            lines = (protocol.lines_of(unquote(uri), doc.source)
+                     if isinstance(protocol, CodequorumProtocol) else None)
+            return self.snapshots.get(uri, doc.source, doc.language_id, encoding, doc.version,
+                                      lines)
         path = path_of(uri)
         if path is None:
             raise RefusedFile(f"{uri} is not open")
@@ -635,22 +661,32 @@ class CodequorumServer(LanguageServer):
         items = await self.items_for(snapshot)
         return document_diagnostics(snapshot, items, settings)
 
-    async def ready_analysis(
-        self, snapshot: Snapshot, entry: FunctionEntry
-    ) -> tuple[AnalysisKey | None, FunctionAnalysis | None]:
-        """The function's cache key (None: no stored versions) and its full analysis when
-        it is ready within :data:`ANSWER_BUDGET`; else the analysis goes on in the
-        background (a hover or a code action never waits for it)."""
+    async def function_at(
+        self, snapshot: Snapshot, position: types.Position
+    ) -> tuple[FunctionEntry | None, AnalysisKey | None, FunctionAnalysis | None]:
+        """The function at ``position``, its cache key (None: no stored versions) and its
+        full analysis when it is ready within :data:`ANSWER_BUDGET`; else the analysis goes
+        on in the background (a hover or a code action never waits for it). The function
+        and its key are found in one step on the engine's thread."""
         await self.settled()
         engine = self.engine_for(snapshot.uri)
-        key, hit = await engine.lookup(snapshot, entry, self.file_key(snapshot.uri))
-        if key is None or hit is not None:
-            return key, hit
+
+        def find() -> tuple[FunctionEntry | None, AnalysisKey | None,
+                            FunctionAnalysis | None]:
+            entry = snapshot.function_at(position)
+            if entry is None:
+                return None, None, None
+            key = engine.key_sync(snapshot, entry, self.file_key(snapshot.uri))
+            return entry, key, None if key is None else engine.cached(key)
+
+        entry, key, hit = await engine.run(find)
+        if entry is None or key is None or hit is not None:
+            return entry, key, hit
         future = engine.schedule(key)
         await asyncio.wait([future], timeout=ANSWER_BUDGET)
         if future.done() and not future.cancelled() and future.exception() is None:
-            return key, future.result()
-        return key, None
+            return entry, key, future.result()
+        return entry, key, None
 
     async def track_renames(self, uri: str, snapshot: Snapshot) -> None:
         """Move stored versions when the one function that had them was renamed: the
@@ -884,6 +920,8 @@ def did_close(ls: CodequorumServer, params: types.DidCloseTextDocumentParams) ->
     if task is not None:
         task.cancel()
     ls.snapshots.drop(uri)
+    if isinstance(ls.protocol, CodequorumProtocol):
+        ls.protocol.forget_lines(unquote(uri))
     ls.watch.closed(uri)
     ls._saved.pop(uri, None)
     if not ls.pull_diagnostics:
@@ -937,11 +975,8 @@ async def hover(ls: CodequorumServer, params: types.HoverParams) -> types.Hover 
     snapshot = ls.snapshot(params.text_document.uri)
     if snapshot is None or snapshot.language is None:
         return None
-    entry = await ls.engine.run(snapshot.function_at, params.position)
-    if entry is None:
-        return None
-    key, analysis = await ls.ready_analysis(snapshot, entry)
-    if key is None:
+    entry, key, analysis = await ls.function_at(snapshot, params.position)
+    if entry is None or key is None:
         return None
     if analysis is None:
         doc = computing_doc(entry, len(key.stored))
@@ -983,10 +1018,9 @@ async def code_action(
     snapshot = ls.snapshot(params.text_document.uri)
     if snapshot is None or snapshot.language is None:
         return []
-    entry = await ls.engine.run(snapshot.function_at, params.range.start)
+    entry, key, analysis = await ls.function_at(snapshot, params.range.start)
     if entry is None:
         return []
-    key, analysis = await ls.ready_analysis(snapshot, entry)
     actions = (
         []
         if analysis is None

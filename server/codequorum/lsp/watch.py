@@ -55,7 +55,7 @@ from codequorum.pipeline.watch.arrivals import (
 from codequorum.pipeline.watch.budget import HourlyBudget
 from codequorum.pipeline.watch.document import DocumentWatch
 from codequorum.pipeline.watch.edits import Edit, Region, shift, touches
-from codequorum.pipeline.watch.index import Work, pause
+from codequorum.pipeline.watch.index import PIECE_PAUSE, Work, pause
 
 if TYPE_CHECKING:
     from codequorum.lsp.engine import Engine
@@ -234,6 +234,8 @@ class Watch:
     _flooded: set[str] = field(default_factory=set)
     #: Per document, its arrivals waiting for their offer.
     _bursts: dict[str, Burst] = field(default_factory=dict)
+    #: When the worker last went back to reading (``time.monotonic``).
+    _resumed: float = 0.0
 
     # ------------------------------------------------------------------ changes
 
@@ -301,12 +303,18 @@ class Watch:
         it arrived, so its change can wait), then the requests being answered go first."""
         time.sleep(SETTLE)
         self._after_requests()
+        self._resumed = time.monotonic()
 
     def _between_pieces(self) -> None:
-        """On the worker, between the pieces of a whole read: a pause, then the requests
-        being answered go first."""
+        """On the worker, between the pieces of a whole read: a pause at least as long as the
+        piece held the interpreter (a whole read takes half of it at most), then the
+        requests being answered go first."""
+        worked = min(time.monotonic() - self._resumed, YIELD_SECONDS)
         pause()
+        if worked > PIECE_PAUSE:
+            time.sleep(worked - PIECE_PAUSE)
         self._after_requests()
+        self._resumed = time.monotonic()
 
     def _worth_reading(self, uri: str, befores: Sequence[str], edits: Sequence[Edit]) -> bool:
         """Whether the worker needs the texts of this change: it may have written a function
