@@ -104,6 +104,8 @@ def run(mode: str, functions: int, changes: int, seed: int, each: bool = False
                       f"{big_hovers[-1] * 1e3:.1f} ms (large), {small_hovers[-1] * 1e3:.1f} ms "
                       "(small)", file=sys.stderr)
         time.sleep(3.0)  # the last arrivals settle and are offered
+        if mode != "off":  # on a busy machine the watch may still be reading: wait for it
+            _wait_for_reads(log, changes, settle=3.0, limit=30.0)
         hover(small, small_text, 5)
         client.close()
         lines = log.read_text(encoding="utf-8").splitlines()
@@ -115,6 +117,18 @@ def run(mode: str, functions: int, changes: int, seed: int, each: bool = False
         return {"first": first, "big": big_hovers, "small": small_hovers,
                 "arrived": len(offers), "read": len(read), "chars": chars, "whole": whole,
                 "size": len(text)}
+
+
+def _wait_for_reads(log: Path, changes: int, settle: float, limit: float) -> None:
+    """Wait (``limit`` seconds at most) until the server's log says the watch read
+    ``changes`` changes, then ``settle`` seconds more for their offer."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        text = log.read_text(encoding="utf-8") if log.exists() else ""
+        if text.count("the watch read a change") >= changes:
+            time.sleep(settle)
+            return
+        time.sleep(0.2)
 
 
 def _figures(values: list[float]) -> str:

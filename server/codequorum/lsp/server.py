@@ -314,11 +314,16 @@ class CodequorumServer(LanguageServer):
         protocol = self.protocol
         return isinstance(protocol, CodequorumProtocol) and protocol.answering()
 
+    def quiet(self, seconds: float) -> bool:
+        """Whether the client sent nothing for ``seconds`` and no request of its is being
+        answered. Any thread."""
+        protocol = self.protocol
+        return not isinstance(protocol, CodequorumProtocol) or protocol.quiet(seconds)
+
     def wait_quiet(self) -> None:
         """Block (a thread other than the event loop's) until the client has been quiet for
         :data:`QUIET` seconds: nothing sent, no request being answered."""
-        protocol = self.protocol
-        while isinstance(protocol, CodequorumProtocol) and not protocol.quiet(QUIET):
+        while not self.quiet(QUIET):
             time.sleep(QUIET_STEP)
 
     def show(self, kind: types.MessageType, message: str) -> None:

@@ -97,6 +97,9 @@ REPLAYS = frozenset({"undo", "redo"})
 #: how often it looks again.
 YIELD_SECONDS = 0.25
 YIELD_STEP = 0.002
+#: Seconds since the client's last message within which it counts as busy: a whole read
+#: then rests as long as each of its pieces took (:meth:`Watch._between_pieces`).
+BUSY_SECONDS = 0.5
 #: Seconds the worker lets pass before it reads a change (:meth:`Watch._before_reading`).
 SETTLE = 0.03
 #: The editor's reasons kept per document, and the documents that keep them.
@@ -306,12 +309,12 @@ class Watch:
         self._resumed = time.monotonic()
 
     def _between_pieces(self) -> None:
-        """On the worker, between the pieces of a whole read: a pause at least as long as the
-        piece held the interpreter (a whole read takes half of it at most), then the
-        requests being answered go first."""
+        """On the worker, between the pieces of a whole read: a pause, as long as the piece
+        took while the client is busy (then a whole read takes half of the interpreter at
+        most), then the requests being answered go first."""
         worked = min(time.monotonic() - self._resumed, YIELD_SECONDS)
         pause()
-        if worked > PIECE_PAUSE:
+        if worked > PIECE_PAUSE and not self.ls.quiet(BUSY_SECONDS):
             time.sleep(worked - PIECE_PAUSE)
         self._after_requests()
         self._resumed = time.monotonic()
