@@ -1033,14 +1033,14 @@ def _fork_grader(run: dict[str, Any]) -> Any:
             payload = grader.read_payload(grader.GRADER_IN_FD, protocol)
             confine.install_seccomp(bytes.fromhex(str(run.get("seccomp") or "")))
             verdicts = Channel(grader.GRADER_OUT_FD)
-            grader.serve(grader.Link(theirs, protocol), dict(payload.get("checks") or {}),
+            grader.serve(grader.socket_link(theirs, protocol), dict(payload.get("checks") or {}),
                          lambda **v: verdicts.send("verdict", **v), protocol,
                          run.get("entry_point"))
         finally:
             posix._exit(0)
     theirs.close()
     grader.close_quietly(grader.GRADER_IN_FD, grader.GRADER_OUT_FD)
-    return grader.Link(ours, protocol)
+    return grader.socket_link(ours, protocol)
 
 
 def _seed_random(index: int) -> None:

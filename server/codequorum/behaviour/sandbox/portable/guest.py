@@ -43,7 +43,11 @@ def bundle() -> None:
         with open(path, encoding="utf-8") as handle:
             source = handle.read()
         out[path] = (len(source), compile(source, path, "exec", dont_inherit=True))
-    view = memoryview(marshal.dumps(out))
+    _write_stdout(marshal.dumps(out))
+
+
+def _write_stdout(frame: bytes) -> None:
+    view = memoryview(frame)
     while view:
         view = view[os.write(STDOUT_FD, view):]
 
@@ -95,35 +99,14 @@ def _load_child() -> Any:
     return module
 
 
-class HostLink:
+def _host_link(child: Any) -> Any:
     """Frames to the host on stdout and from it on fd 0: the run message, then (with a
-    grader) the check harness's calls; the host routes them (``grader.Link``'s shape)."""
-
-    def __init__(self, protocol: Any) -> None:
-        self.protocol = protocol
-        self.reader = protocol.FrameReader()
-        self.pending: list[dict[str, Any]] = []
-
-    def send(self, **fields: Any) -> None:
-        view = memoryview(self.protocol.encode_frame(fields))
-        while view:
-            view = view[os.write(STDOUT_FD, view):]
-
-    def receive(self) -> dict[str, Any] | None:
-        """The next message; None once fd 0 ends or sends something malformed."""
-        while not self.pending:
-            data = os.read(0, 65536)
-            if not data:
-                return None
-            try:
-                self.pending.extend(self.reader.feed(data))
-            except self.protocol.ProtocolError:
-                return None
-        return self.pending.pop(0)
+    grader) the check harness's calls; the host routes them (a ``grader.FrameLink``)."""
+    return child.grader.FrameLink(lambda: os.read(0, 65536), _write_stdout, child.protocol)
 
 
-def _read_run(link: HostLink) -> dict[str, Any]:
-    message = link.receive()
+def _read_run(link: Any) -> dict[str, Any]:
+    message: dict[str, Any] | None = link.receive()
     if message is None or message.get("type") != link.protocol.MSG_RUN:
         raise link.protocol.ProtocolError("expected a run message on stdin")
     return message
@@ -133,7 +116,7 @@ def grade() -> None:
     """``guest.py --grader``: run the check harnesses the host sends against the version
     behind it (``grader.serve``, as the strict sandbox's grader process does)."""
     child = _load_harness()
-    link = HostLink(child.protocol)
+    link = _host_link(child)
     payload = link.receive()
     if payload is None or payload.get("type") != "grade":
         os._exit(70)
@@ -143,7 +126,7 @@ def grade() -> None:
     os._exit(0)
 
 
-def _meter(link: HostLink, harness: Any) -> None:
+def _meter(link: Any, harness: Any) -> None:
     """Metered calls of the series: marks on stdout around each, after two empty calls
     marked the same way (the host takes the last one's instructions off every metered
     call; the first pays for what a first call sets up)."""
@@ -160,7 +143,7 @@ def main() -> None:
     child = _load_harness()
     protocol = child.protocol
     channel = child.Channel(STDOUT_FD)
-    link = HostLink(protocol)
+    link = _host_link(child)
     try:
         run = _read_run(link)
     except Exception as exc:
