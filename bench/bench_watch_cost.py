@@ -11,6 +11,7 @@ server's log: whole reads, windows, characters).
 
     .venv/bin/python bench/bench_watch_cost.py [--functions 6000] [--changes 40] [--rounds 1]
     .venv/bin/python bench/bench_watch_cost.py --smoke   # 50 functions, 3 changes
+    .venv/bin/python bench/bench_watch_cost.py --each    # every hover as it comes
 """
 
 from __future__ import annotations
@@ -49,8 +50,10 @@ def position(text: str, offset: int) -> dict[str, int]:
     return {"line": line, "character": offset - (text.rfind("\n", 0, offset) + 1)}
 
 
-def run(mode: str, functions: int, changes: int, seed: int) -> dict[str, Any]:
-    """One server, one mode: the hovers' latencies (seconds), the offers, the log."""
+def run(mode: str, functions: int, changes: int, seed: int, each: bool = False
+        ) -> dict[str, Any]:
+    """One server, one mode: the hovers' latencies (seconds), the offers, the log
+    (``each``: every hover's latency on stderr as it comes)."""
     rng = random.Random(seed)
     with tempfile.TemporaryDirectory() as tmp:
         ws = Path(tmp)
@@ -74,11 +77,12 @@ def run(mode: str, functions: int, changes: int, seed: int) -> dict[str, Any]:
                 "uri": uri, "languageId": "python", "version": 1, "text": body}})
 
         def hover(uri: str, body: str, at: int) -> float:
+            params = {"textDocument": {"uri": uri}, "position": position(body, at)}
             began = time.perf_counter()
-            client.request("textDocument/hover", {"textDocument": {"uri": uri},
-                                                  "position": position(body, at)})
+            client.request("textDocument/hover", params)
             return time.perf_counter() - began
 
+        opened = time.perf_counter()
         first = hover(big, text, text.index("def f_10(") + 5)
         hover(small, small_text, 5)
         big_hovers: list[float] = []
@@ -95,7 +99,13 @@ def run(mode: str, functions: int, changes: int, seed: int) -> dict[str, Any]:
             target = rng.choice(starts)
             big_hovers.append(hover(big, text, target + 5))
             small_hovers.append(hover(small, small_text, 5))
+            if each:
+                print(f"  {mode} {time.perf_counter() - opened:6.2f} s after opening: hover "
+                      f"{big_hovers[-1] * 1e3:.1f} ms (large), {small_hovers[-1] * 1e3:.1f} ms "
+                      "(small)", file=sys.stderr)
         time.sleep(3.0)  # the last arrivals settle and are offered
+        if mode != "off":  # on a busy machine the watch may still be reading: wait for it
+            _wait_for_reads(log, changes, settle=3.0, limit=30.0)
         hover(small, small_text, 5)
         client.close()
         lines = log.read_text(encoding="utf-8").splitlines()
@@ -107,6 +117,18 @@ def run(mode: str, functions: int, changes: int, seed: int) -> dict[str, Any]:
         return {"first": first, "big": big_hovers, "small": small_hovers,
                 "arrived": len(offers), "read": len(read), "chars": chars, "whole": whole,
                 "size": len(text)}
+
+
+def _wait_for_reads(log: Path, changes: int, settle: float, limit: float) -> None:
+    """Wait (``limit`` seconds at most) until the server's log says the watch read
+    ``changes`` changes, then ``settle`` seconds more for their offer."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        text = log.read_text(encoding="utf-8") if log.exists() else ""
+        if text.count("the watch read a change") >= changes:
+            time.sleep(settle)
+            return
+        time.sleep(0.2)
 
 
 def _figures(values: list[float]) -> str:
@@ -122,13 +144,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=1,
                         help="runs of each mode, taking turns; the hovers of all are pooled")
     parser.add_argument("--smoke", action="store_true", help="50 functions, 3 changes")
+    parser.add_argument("--each", action="store_true",
+                        help="print every hover's latency and when it came (stderr)")
     args = parser.parse_args(argv)
     if args.smoke:
         args.functions, args.changes = 50, 3
     runs: dict[str, dict[str, Any]] = {}
     for _ in range(args.rounds):  # the modes take turns: a busy neighbour slows both alike
         for mode in ("off", "ask"):
-            found = run(mode, args.functions, args.changes, args.seed)
+            found = run(mode, args.functions, args.changes, args.seed, args.each)
             if mode not in runs:
                 runs[mode] = found
             else:

@@ -225,7 +225,7 @@ async def _answer_and_said(client: RawClient, method: str, params: Any
             return message, said
 
 
-async def test_a_document_over_the_bound_is_said_once_and_an_unopened_one_never_read(
+async def test_a_document_over_the_bound_is_named_once_wherever_its_uri_stands(
         hostile: Hostile) -> None:
     module = hostile.repo / "mod.py"
     module.write_text(SOURCE, encoding="utf-8")
@@ -247,6 +247,11 @@ async def test_a_document_over_the_bound_is_said_once_and_an_unopened_one_never_
         for version in (1, 2):  # the same document twice: said once
             await client.notify("textDocument/didOpen", {"textDocument": {
                 "uri": huge, "languageId": "python", "version": version, "text": text}})
+        late = (hostile.repo / "late.py").as_uri()  # keys sorted: its URI after its text
+        await client.send(json.dumps({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+                                      "params": {"textDocument": {
+                                          "uri": late, "languageId": "python", "version": 1,
+                                          "text": text}}}, sort_keys=True).encode())
         # a change of a document never opened, at a path that never ends
         await client.notify("textDocument/didChange", {
             "textDocument": {"uri": "file:///dev/zero", "version": 2},
@@ -256,8 +261,9 @@ async def test_a_document_over_the_bound_is_said_once_and_an_unopened_one_never_
             _answer_and_said(client, "textDocument/hover", hover), 120)
         assert "error" not in answer, answer
         told = [m for m in said if "was not analysed" in m]
-        assert len(told) == 1, said
+        assert len(told) == 2, said
         assert huge in told[0] and "read up to 32 MB" in told[0], told
+        assert late in told[1], told
         size = re.search(r"\(([\d.]+) MB\) was not analysed", told[0])
         assert size is not None and 32 < float(size.group(1)) < 40, told
         assert peak_memory(process.pid) < 600 * 1024  # /dev/zero was never read

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 from lsprotocol import types
 from pygls.workspace import TextDocument
 
+from codequorum.lsp.lines import LineIndex
 from codequorum.lsp.server import edit_of
 
 TEXT = "def f():\n    return '🕐'\n\nx = 1\n"
@@ -47,6 +48,7 @@ def test_the_edit_is_what_pygls_applies(a: types.Position, b: types.Position,
     change = _change(a.line, a.character, b.line, b.character, new)
     edit = edit_of(doc, change)
     assert edit is not None
+    assert edit_of(doc, change, LineIndex.of(TEXT)) == edit  # read from the kept lines
     before = doc.source
     doc.apply_change(change)
     assert edit.applied(before) == doc.source

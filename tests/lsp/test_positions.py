@@ -14,6 +14,7 @@ from codequorum.lsp.documents import (
     units,
     units_to_byte_col,
 )
+from codequorum.lsp.lines import LineIndex
 from codequorum.pipeline.watch.index import MAX_WINDOW
 
 LINE = 'x = "é😀" + f(y)'  # é: 2 bytes / 1 UTF-16 unit; 😀: 4 bytes / 2 UTF-16 units
@@ -88,6 +89,7 @@ def test_a_long_document_finds_the_function_at_a_position_from_the_lines_around_
     text = _long_document()
     assert len(text) > LOCAL_FROM
     lines = text.split("\n")
+    index = LineIndex.of(text)
     for encoding in ("utf-16", "utf-8"):
         whole = Snapshot("file:///long.py", text, "python", encoding)  # type: ignore[arg-type]
         whole.functions()
@@ -95,8 +97,12 @@ def test_a_long_document_finds_the_function_at_a_position_from_the_lines_around_
             for column in (0, 5, len(lines[row])):
                 position = types.Position(line=row, character=column)
                 local = Snapshot("file:///long.py", text, "python", encoding)  # type: ignore[arg-type]
+                kept = Snapshot("file:///long.py", text, "python", encoding,  # type: ignore[arg-type]
+                                line_index=index)
                 assert local.function_at(position) == whole.function_at(position), (row, column)
+                assert kept.function_at(position) == whole.function_at(position), (row, column)
                 assert local._functions is None  # it did not index the document
+                assert kept._lines is None  # nor split it: its lines were kept
 
 
 def test_a_line_longer_than_any_window_indexes_its_version_once() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 
 import pytest
 
@@ -40,7 +41,7 @@ def test_the_server_does_not_wait_for_the_warm_up(monkeypatch: pytest.MonkeyPatc
     release = threading.Event()
     started = threading.Event()
 
-    def slow() -> None:
+    def slow(wait: object) -> None:
         started.set()
         release.wait(10)
 
@@ -52,3 +53,29 @@ def test_the_server_does_not_wait_for_the_warm_up(monkeypatch: pytest.MonkeyPatc
     release.set()
     thread.join(10)
     assert not thread.is_alive()
+
+
+def test_the_warm_up_waits_for_the_client_before_each_step(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    said: list[str] = []
+    monkeypatch.setattr(structural, "warm_up", lambda: said.append("structural"))
+    monkeypatch.setattr(tree_edit, "warm_up", lambda: said.append("TSED"))
+    lsp_server.warm_up_kernels(lambda: said.append("wait"))
+    assert said == ["wait", "wait", "structural", "wait", "TSED"]  # numba first, unsaid
+
+
+def test_the_client_is_quiet_a_second_after_its_last_message_and_answer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    protocol = lsp_server.server.protocol
+    assert isinstance(protocol, lsp_server.CodequorumProtocol)
+    now = time.monotonic()
+    monkeypatch.setattr(protocol, "heard", now)
+    assert not protocol.quiet(lsp_server.QUIET)
+    monkeypatch.setattr(protocol, "heard", now - 2 * lsp_server.QUIET)
+    assert protocol.quiet(lsp_server.QUIET)
+    monkeypatch.setattr(protocol, "begun", {7: now})  # a request not answered yet
+    assert not protocol.quiet(lsp_server.QUIET)
+    monkeypatch.setattr(protocol, "begun", {})
+    lsp_server.server.wait_quiet()  # returns at once: quiet

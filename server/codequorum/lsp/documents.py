@@ -20,6 +20,7 @@ from lsprotocol import types
 
 from codequorum.core import parsing
 from codequorum.core.limits import MAX_DOCUMENT_BYTES, InputLimitError, size_words
+from codequorum.lsp.lines import LineIndex
 from codequorum.pipeline.session import dedent_function, function_indent
 from codequorum.pipeline.watch.index import MAX_WINDOW, Work, window
 
@@ -133,6 +134,9 @@ class Snapshot:
     _hash: str | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
     skipped_reason: str | None = None
+    #: The text's lines by their offsets, when the server keeps them (a long document's
+    #: position is then found without splitting it).
+    line_index: LineIndex | None = None
 
     @property
     def lines(self) -> list[str]:
@@ -150,6 +154,8 @@ class Snapshot:
 
     def line(self, row: int) -> str:
         """Line ``row`` ("" past the end)."""
+        if self.line_index is not None and self._lines is None:
+            return self.line_index.row(row)
         lines = self.lines
         return lines[row] if 0 <= row < len(lines) else ""
 
@@ -232,15 +238,20 @@ class Snapshot:
         """The functions of whole lines around ``position``, parsed alone (the watch's
         window), placed in the document."""
         assert self.language is not None
-        row = min(max(0, position.line), len(self.lines) - 1)
-        if len(self.lines[row]) > MAX_WINDOW:  # a line longer than any window (minified
-            return self.functions()           # code): index this version once, not per call
-        at = sum(map(len, self.lines[:row])) + row  # each line and its line end
+        index = self.line_index
+        count = index.rows if index is not None else len(self.lines)
+        row = min(max(0, position.line), count - 1)
+        line = self.line(row)
+        if len(line) > MAX_WINDOW:  # a line longer than any window (minified code):
+            return self.functions()  # index this version once, not per call
+        at = (index.offset(row) if index is not None
+              else sum(map(len, self.lines[:row])) + row)  # each line and its line end
         try:
-            piece = window(self.text, (at, at + len(self.lines[row])), self.language, Work())
+            piece = window(self.text, (at, at + len(line)), self.language, Work())
         except InputLimitError:
             return []
-        rows = self.text.count("\n", 0, piece.start)
+        rows = (index.row_at(piece.start) if index is not None
+                else self.text.count("\n", 0, piece.start))
         shift = len(_utf8(self.text[:piece.start]))
         return [self._entry(_placed(info, rows, shift)) for info in piece.infos]
 
@@ -304,8 +315,12 @@ class SnapshotCache:
         language_id: str | None,
         encoding: Encoding,
         version: int | None = None,
+        lines: LineIndex | None = None,
     ) -> Snapshot:
-        """The snapshot for this exact text (made if the text changed)."""
+        """The snapshot for this exact text (made if the text changed); ``lines``: the
+        text's lines by their offsets, when they are kept."""
+        if lines is not None and lines.text is not text:
+            lines = None
         with self._lock:
             snap = self._items.get(uri)
             if (
@@ -315,6 +330,8 @@ class SnapshotCache:
             ):
                 if snap.version != version:  # same text, newer version (e.g. undo, save)
                     snap.version = version
+                if snap.line_index is None and lines is not None and snap.text is text:
+                    snap.line_index = lines
                 self._items.move_to_end(uri)
                 return snap
             snap = Snapshot(
@@ -323,6 +340,7 @@ class SnapshotCache:
                 language=language_of(uri, language_id),
                 encoding=encoding,
                 version=version,
+                line_index=lines,
             )
             self._items[uri] = snap
             self._items.move_to_end(uri)

@@ -59,6 +59,11 @@ class Host(Protocol):
         second): background work that holds the interpreter waits for it. Any thread."""
         ...
 
+    def quiet(self, seconds: float) -> bool:
+        """Whether the client sent nothing for ``seconds`` and no request of its is being
+        answered. Any thread."""
+        ...
+
     def show(self, kind: types.MessageType, message: str) -> None:
         """A message to the user, made safe, from any thread."""
 

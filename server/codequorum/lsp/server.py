@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import importlib
 import logging
 import sys
 import threading
 import time
-from collections.abc import Coroutine, Generator
+from collections.abc import Callable, Coroutine, Generator, Sequence
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -60,6 +61,7 @@ from codequorum.lsp.engine import Engine, FunctionAnalysis, Items
 from codequorum.lsp.files import RefusedFile, path_of, read_inside
 from codequorum.lsp.hover import computing_doc, hover_doc
 from codequorum.lsp.lenses import document_lenses, lens_commands
+from codequorum.lsp.lines import LineIndex, SplitLines
 from codequorum.lsp.progress import REQUEST_TOKEN
 from codequorum.lsp.rendering import Format, client_format, markup_content
 from codequorum.lsp.settings import Settings, file_settings, folder_settings, parse_settings
@@ -85,6 +87,11 @@ AFTER_ANSWER = 0.25
 #: Seconds a request counts as being answered (:meth:`CodequorumProtocol.answering`): work
 #: in the background waits for requests younger than this, never for a slow one.
 ANSWERING = 1.0
+#: Seconds without a message from the client after which it counts as quiet
+#: (:meth:`CodequorumServer.wait_quiet`): work that may wait for it (the kernels' warm-up)
+#: waits, so a burst of edits and the requests sent with them never queue behind it.
+QUIET = 1.0
+QUIET_STEP = 0.05
 #: Requests noted at once (their ids are the client's).
 MAX_NOTED_REQUESTS = 1024
 #: A message shown to the user is bounded: it may quote names and text from a repository.
@@ -98,6 +105,20 @@ class CodequorumProtocol(LanguageServerProtocol):
     def __init__(self, server: Any, converter: Any) -> None:
         super().__init__(server, converter)
         self.begun: dict[MsgId, float] = {}
+        #: When the client's last message was handed on (``time.monotonic``).
+        self.heard = time.monotonic()
+        #: Per open document (pygls's key), its text and that text's lines by offset.
+        self._lines: dict[str, tuple[str, LineIndex | None]] = {}
+
+    def handle_message(self, msg: Any) -> None:
+        """Note when the client last said something (:meth:`quiet`), then handle it."""
+        self.heard = time.monotonic()
+        super().handle_message(msg)  # type: ignore[no-untyped-call]
+
+    def quiet(self, seconds: float) -> bool:
+        """Whether the client sent nothing for ``seconds`` and no request of its is being
+        answered (any thread)."""
+        return time.monotonic() - self.heard >= seconds and not self.answering()
 
     @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
     def lsp_workspace__execute_command(
@@ -135,11 +156,14 @@ class CodequorumProtocol(LanguageServerProtocol):
         for change in params.content_changes:
             before = doc.source
             befores.append(before)
-            edit = edit_of(doc, change)
+            index = self.lines_of(unquote(uri), before)
+            edit = edit_of(doc, change, index)
             edits.append(edit)
             made = change if edit is None else types.TextDocumentContentChangeWholeDocument(
                 text=edit.applied(before))
             self.workspace.update_text_document(params.text_document, made)
+            if edit is not None and index is not None:
+                self._lines[unquote(uri)] = (doc.source, index.edited(edit, doc.source))
         server = self._server
         if isinstance(server, CodequorumServer):
             language = language_of(uri, doc.language_id)
@@ -148,6 +172,21 @@ class CodequorumProtocol(LanguageServerProtocol):
         handler = self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)
         if handler is not None:
             yield handler, (params,), None
+
+    def lines_of(self, key: str, text: str) -> LineIndex | None:
+        """The lines of an open document's ``text`` by their offsets (kept through its
+        changes; made once for a text it was not kept for); None when ``text`` has line
+        breaks other than ``"\\n"``."""
+        kept = self._lines.get(key)
+        if kept is not None and kept[0] is text:
+            return kept[1]
+        index = LineIndex.of(text)
+        self._lines[key] = (text, index)
+        return index
+
+    def forget_lines(self, key: str) -> None:
+        """A document closed: its lines are not kept."""
+        self._lines.pop(key, None)
 
     def _handle_request(self, msg_id: MsgId, method_name: str, params: Any) -> None:
         """Note when each of the client's requests began, until it is answered
@@ -196,23 +235,24 @@ class CodequorumProtocol(LanguageServerProtocol):
         super()._send_handler_result(future, msg_id=msg_id)  # type: ignore[no-untyped-call]
 
 
-def edit_of(doc: Any, change: types.TextDocumentContentChangeEvent) -> Edit | None:
+def edit_of(doc: Any, change: types.TextDocumentContentChangeEvent,
+            index: LineIndex | None = None) -> Edit | None:
     """One content change as an :class:`~codequorum.pipeline.watch.edits.Edit` of ``doc``'s text
-    before it (None for a change without a range: the whole document)."""
+    before it (None for a change without a range: the whole document). ``index``: the
+    text's lines by their offsets, when it has them (else it is split, as pygls splits it
+    to apply a change)."""
     if not isinstance(change, types.TextDocumentContentChangePartial):
         return None
-    lines = doc.lines  # split once for both ends, as pygls splits them to apply the change
+    lines: LineIndex | SplitLines = index if index is not None else SplitLines(doc.lines)
     codec = doc.position_codec
     first = codec.position_from_client_units(lines, change.range.start)
     last = codec.position_from_client_units(lines, change.range.end)
-    before_first = sum(map(len, lines[: first.line]))
-    start = before_first + _column(lines, first.line, first.character)
-    end = (before_first + sum(map(len, lines[first.line: last.line]))
-           + _column(lines, last.line, last.character))
+    start = lines.offset(first.line) + _column(lines, first.line, first.character)
+    end = lines.offset(last.line) + _column(lines, last.line, last.character)
     return Edit(start, max(start, end), change.text)
 
 
-def _column(lines: Any, row: int, character: int) -> int:
+def _column(lines: Sequence[str], row: int, character: int) -> int:
     """A column as pygls applies it: past the end of its line (the line end included) it is
     the end of the line; past the last line, 0."""
     return min(character, len(lines[row])) if row < len(lines) else 0
@@ -277,6 +317,18 @@ class CodequorumServer(LanguageServer):
         second): background work that holds the interpreter waits for it. Any thread."""
         protocol = self.protocol
         return isinstance(protocol, CodequorumProtocol) and protocol.answering()
+
+    def quiet(self, seconds: float) -> bool:
+        """Whether the client sent nothing for ``seconds`` and no request of its is being
+        answered. Any thread."""
+        protocol = self.protocol
+        return not isinstance(protocol, CodequorumProtocol) or protocol.quiet(seconds)
+
+    def wait_quiet(self) -> None:
+        """Block (a thread other than the event loop's) until the client has been quiet for
+        :data:`QUIET` seconds: nothing sent, no request being answered."""
+        while not self.quiet(QUIET):
+            time.sleep(QUIET_STEP)
 
     def show(self, kind: types.MessageType, message: str) -> None:
         """``window/showMessage`` (and a log line), from any thread: the one way a message
@@ -447,7 +499,11 @@ class CodequorumServer(LanguageServer):
         encoding = normalize_encoding(self.workspace.position_encoding)
         doc = self.workspace.text_documents.get(unquote(uri))
         if doc is not None:
-            return self.snapshots.get(uri, doc.source, doc.language_id, encoding, doc.version)
+            protocol = self.protocol
+            lines = (protocol.lines_of(unquote(uri), doc.source)
+                     if isinstance(protocol, CodequorumProtocol) else None)
+            return self.snapshots.get(uri, doc.source, doc.language_id, encoding, doc.version,
+                                      lines)
         path = path_of(uri)
         if path is None:
             raise RefusedFile(f"{uri} is not open")
@@ -614,22 +670,32 @@ class CodequorumServer(LanguageServer):
         items = await self.items_for(snapshot)
         return document_diagnostics(snapshot, items, settings)
 
-    async def ready_analysis(
-        self, snapshot: Snapshot, entry: FunctionEntry
-    ) -> tuple[AnalysisKey | None, FunctionAnalysis | None]:
-        """The function's cache key (None: no stored versions) and its full analysis when
-        it is ready within :data:`ANSWER_BUDGET`; else the analysis goes on in the
-        background (a hover or a code action never waits for it)."""
+    async def function_at(
+        self, snapshot: Snapshot, position: types.Position
+    ) -> tuple[FunctionEntry | None, AnalysisKey | None, FunctionAnalysis | None]:
+        """The function at ``position``, its cache key (None: no stored versions) and its
+        full analysis when it is ready within :data:`ANSWER_BUDGET`; else the analysis goes
+        on in the background (a hover or a code action never waits for it). The function
+        and its key are found in one step on the engine's thread."""
         await self.settled()
         engine = self.engine_for(snapshot.uri)
-        key, hit = await engine.lookup(snapshot, entry, self.file_key(snapshot.uri))
-        if key is None or hit is not None:
-            return key, hit
+
+        def find() -> tuple[FunctionEntry | None, AnalysisKey | None,
+                            FunctionAnalysis | None]:
+            entry = snapshot.function_at(position)
+            if entry is None:
+                return None, None, None
+            key = engine.key_sync(snapshot, entry, self.file_key(snapshot.uri))
+            return entry, key, None if key is None else engine.cached(key)
+
+        entry, key, hit = await engine.run(find)
+        if entry is None or key is None or hit is not None:
+            return entry, key, hit
         future = engine.schedule(key)
         await asyncio.wait([future], timeout=ANSWER_BUDGET)
         if future.done() and not future.cancelled() and future.exception() is None:
-            return key, future.result()
-        return key, None
+            return entry, key, future.result()
+        return entry, key, None
 
     async def track_renames(self, uri: str, snapshot: Snapshot) -> None:
         """Move stored versions when the one function that had them was renamed: the
@@ -720,27 +786,34 @@ def initialize(ls: CodequorumServer, params: types.InitializeParams) -> None:
         ls.warn_at_start(f"codequorum: {w}")
 
 
-def warm_up_kernels() -> None:
+def warm_up_kernels(wait: Callable[[], None] = lambda: None) -> None:
     """Load the compiled metric kernels (structural scores, TSED) ahead of the first
     analysis: numba and both kernels take about a second from the disk cache, compiling
-    them on a fresh machine several seconds. Never raises: a kernel that fails here is
-    loaded on first use."""
+    them on a fresh machine several seconds, and hold the interpreter meanwhile, so
+    ``wait`` runs before each step (numba, each kernel): the server passes one that waits
+    for the client to be quiet. Never raises: a kernel that fails here is loaded on first
+    use."""
+    steps: list[tuple[str, Callable[[], object]]] = [
+        ("numba", lambda: importlib.import_module("numba"))]
     try:
         from codequorum.metrics import structural, tree_edit
     except Exception:
         log.debug("warming up the kernels failed", exc_info=True)
         return
-    for name, warm in (("structural", structural.warm_up), ("TSED", tree_edit.warm_up)):
+    steps += [("structural", structural.warm_up), ("TSED", tree_edit.warm_up)]
+    for name, warm in steps:
+        wait()
         try:
             warm()
         except Exception:
             log.debug("warming up the %s kernel failed", name, exc_info=True)
 
 
-def _start_warm_up() -> None:
-    """``warm_up_kernels`` on a daemon thread: the server never waits for it."""
+def _start_warm_up(wait: Callable[[], None] = lambda: None) -> None:
+    """``warm_up_kernels(wait)`` on a daemon thread: the server never waits for it."""
     try:
-        threading.Thread(target=warm_up_kernels, name="codequorum-warm-up", daemon=True).start()
+        threading.Thread(target=warm_up_kernels, args=(wait,), name="codequorum-warm-up",
+                         daemon=True).start()
     except RuntimeError:  # no thread to spare: the kernels load on first use
         log.debug("could not start the warm-up thread", exc_info=True)
 
@@ -749,7 +822,7 @@ def _start_warm_up() -> None:
 async def initialized(ls: CodequorumServer, params: types.InitializedParams) -> None:
     """Warm the kernels up in the background, show start-up warnings, pull the
     configuration, open the store."""
-    _start_warm_up()
+    _start_warm_up(ls.wait_quiet)
     ls._loop = asyncio.get_running_loop()
     for kind, message in ls._startup_messages:
         ls.show(kind, message)
@@ -856,6 +929,8 @@ def did_close(ls: CodequorumServer, params: types.DidCloseTextDocumentParams) ->
     if task is not None:
         task.cancel()
     ls.snapshots.drop(uri)
+    if isinstance(ls.protocol, CodequorumProtocol):
+        ls.protocol.forget_lines(unquote(uri))
     ls.watch.closed(uri)
     ls._saved.pop(uri, None)
     if not ls.pull_diagnostics:
@@ -909,11 +984,8 @@ async def hover(ls: CodequorumServer, params: types.HoverParams) -> types.Hover 
     snapshot = ls.snapshot(params.text_document.uri)
     if snapshot is None or snapshot.language is None:
         return None
-    entry = await ls.engine.run(snapshot.function_at, params.position)
-    if entry is None:
-        return None
-    key, analysis = await ls.ready_analysis(snapshot, entry)
-    if key is None:
+    entry, key, analysis = await ls.function_at(snapshot, params.position)
+    if entry is None or key is None:
         return None
     if analysis is None:
         doc = computing_doc(entry, len(key.stored))
@@ -955,10 +1027,9 @@ async def code_action(
     snapshot = ls.snapshot(params.text_document.uri)
     if snapshot is None or snapshot.language is None:
         return []
-    entry = await ls.engine.run(snapshot.function_at, params.range.start)
+    entry, key, analysis = await ls.function_at(snapshot, params.range.start)
     if entry is None:
         return []
-    key, analysis = await ls.ready_analysis(snapshot, entry)
     actions = (
         []
         if analysis is None

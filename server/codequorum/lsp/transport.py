@@ -25,6 +25,7 @@ from codequorum.core.limits import (
     message_size_problem,
     refusal,
 )
+from codequorum.lsp.message_scan import DocumentScan
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -38,29 +39,17 @@ DISCARD_CHUNK = 1024 * 1024
 _CONTENT_LENGTH = re.compile(rb"Content-Length: *(\d+)\r\n", re.IGNORECASE)
 
 
-#: What names a document in the first bytes of a message (read from an oversized one while
-#: it is dropped): the method of one that carries a document's text, and its URI.
-_DOCUMENT_METHOD = re.compile(
-    rb'"method"\s*:\s*"textDocument/(?:didOpen|didChange)"')
-_URI = re.compile(rb'"uri"\s*:\s*"((?:[^"\\]|\\.){1,4096})"')
-#: How much of an oversized message is searched for its method and document.
+#: How much of an oversized message is kept for its id.
 HEAD_BYTES = 64 * 1024
 
 
-def dropped_document(head: bytes) -> str | None:
-    """The URI of the document an oversized message opened or changed, from its first
-    bytes (None when they name no such message); the URI is a repository's or an
-    editor's text, shown only through a sink."""
-    if _DOCUMENT_METHOD.search(head) is None:
-        return None
-    found = _URI.search(head)
-    if found is None:
-        return "a document"
-    try:
-        uri = json.loads(b'"' + found.group(1) + b'"')
-    except ValueError:
-        return "a document"
-    return str(uri)
+def dropped_document(data: bytes) -> str | None:
+    """The URI of the document a message (its bytes) opened or changed, wherever it stands
+    in them (None when they are no such message); the URI is a repository's or an editor's
+    text, shown only through a sink."""
+    scan = DocumentScan()
+    scan.feed(data)
+    return scan.document()
 
 
 async def serve(stop: threading.Event, reader: Any, protocol: JsonRPCProtocol,
@@ -91,11 +80,12 @@ async def _take_body(reader: Any, protocol: JsonRPCProtocol, size: int,
     """Read one body of ``size`` bytes and handle or refuse it; False at the stream's end."""
     too_big = message_size_problem(size)
     if too_big is not None:
-        head = await _discard(reader, size)
+        scan = DocumentScan()
+        head = await _discard(reader, size, scan)
         if head is None:
             return False
         refuse(protocol, too_big, head)
-        document = dropped_document(head)
+        document = scan.document()
         if document is not None and dropped is not None:
             dropped(document, size)
         return True
@@ -114,9 +104,10 @@ async def _take_body(reader: Any, protocol: JsonRPCProtocol, size: int,
     return True
 
 
-async def _discard(reader: Any, size: int) -> bytes | None:
-    """Read ``size`` bytes a chunk at a time and drop them but the first
-    :data:`HEAD_BYTES`, which come back; None if the stream ends."""
+async def _discard(reader: Any, size: int, scan: DocumentScan) -> bytes | None:
+    """Read ``size`` bytes a chunk at a time, each read by ``scan`` (the document the message
+    names), and drop them but the first :data:`HEAD_BYTES`, which come back; None if the
+    stream ends."""
     head: bytes | None = None
     while size > 0:
         chunk = await reader.readexactly(min(size, DISCARD_CHUNK))
@@ -124,6 +115,7 @@ async def _discard(reader: Any, size: int) -> bytes | None:
             return None
         if head is None:
             head = bytes(chunk[:HEAD_BYTES])
+        scan.feed(chunk)
         size -= len(chunk)
     return head or b""
 

@@ -55,7 +55,7 @@ from codequorum.pipeline.watch.arrivals import (
 from codequorum.pipeline.watch.budget import HourlyBudget
 from codequorum.pipeline.watch.document import DocumentWatch
 from codequorum.pipeline.watch.edits import Edit, Region, shift, touches
-from codequorum.pipeline.watch.index import Work, pause
+from codequorum.pipeline.watch.index import PIECE_PAUSE, Work, pause
 
 if TYPE_CHECKING:
     from codequorum.lsp.engine import Engine
@@ -97,6 +97,9 @@ REPLAYS = frozenset({"undo", "redo"})
 #: how often it looks again.
 YIELD_SECONDS = 0.25
 YIELD_STEP = 0.002
+#: Seconds since the client's last message within which it counts as busy: a whole read
+#: then rests as long as each of its pieces took (:meth:`Watch._between_pieces`).
+BUSY_SECONDS = 0.5
 #: Seconds the worker lets pass before it reads a change (:meth:`Watch._before_reading`).
 SETTLE = 0.03
 #: The editor's reasons kept per document, and the documents that keep them.
@@ -234,6 +237,8 @@ class Watch:
     _flooded: set[str] = field(default_factory=set)
     #: Per document, its arrivals waiting for their offer.
     _bursts: dict[str, Burst] = field(default_factory=dict)
+    #: When the worker last went back to reading (``time.monotonic``).
+    _resumed: float = 0.0
 
     # ------------------------------------------------------------------ changes
 
@@ -301,12 +306,18 @@ class Watch:
         it arrived, so its change can wait), then the requests being answered go first."""
         time.sleep(SETTLE)
         self._after_requests()
+        self._resumed = time.monotonic()
 
     def _between_pieces(self) -> None:
-        """On the worker, between the pieces of a whole read: a pause, then the requests
-        being answered go first."""
+        """On the worker, between the pieces of a whole read: a pause, as long as the piece
+        took while the client is busy (then a whole read takes half of the interpreter at
+        most), then the requests being answered go first."""
+        worked = min(time.monotonic() - self._resumed, YIELD_SECONDS)
         pause()
+        if worked > PIECE_PAUSE and not self.ls.quiet(BUSY_SECONDS):
+            time.sleep(worked - PIECE_PAUSE)
         self._after_requests()
+        self._resumed = time.monotonic()
 
     def _worth_reading(self, uri: str, befores: Sequence[str], edits: Sequence[Edit]) -> bool:
         """Whether the worker needs the texts of this change: it may have written a function

@@ -39,7 +39,7 @@ from codequorum.pipeline.watch.edits import Edit, Region, Span
 #: Characters a window widens to at most while it does not parse cleanly.
 MAX_WINDOW = 64_000
 #: Characters of each piece a whole document is read in.
-BUILD_PIECE = 4_000
+BUILD_PIECE = 2_000
 #: Lines that may start a statement a window first reaches on each side: two, so that one
 #: such line inside a string (a function quoted at column 0) does not start a window.
 FIRST_REACH = 2
