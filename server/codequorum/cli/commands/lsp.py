@@ -7,6 +7,7 @@ import io
 import logging
 import os
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -91,7 +92,22 @@ def run_lsp(request: LspRequest) -> int:
     else:
         server.start_io()
         _release_stdout()
-    return 0 if server.shutdown_requested else 1
+    return _leave(0 if server.shutdown_requested else 1)
+
+
+def _leave(code: int) -> int:
+    """After ``exit``, an analysis the client no longer wants may still hold a worker
+    thread, and an interpreter's exit waits for every worker: end the process now instead
+    (the store is closed at ``shutdown``; a run's sandbox children end with their pipes)."""
+    busy = [t for t in threading.enumerate()
+            if t is not threading.main_thread() and t.is_alive() and not t.daemon]
+    if busy:
+        logging.getLogger(__name__).info("exit: %d worker thread(s) stopped unfinished",
+                                         len(busy))
+        logging.shutdown()
+        sys.stderr.flush()
+        os._exit(code)
+    return code
 
 
 def _release_stdout() -> None:
