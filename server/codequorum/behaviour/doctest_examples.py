@@ -23,6 +23,7 @@ import doctest
 from collections.abc import Iterator, Sequence
 
 from codequorum.behaviour.examples import UNREADABLE, doctest_examples, is_literal_call
+from codequorum.core import pyast
 from codequorum.core.limits import MAX_EXAMPLE_LINE_CHARS
 from codequorum.core.model import TestCase
 
@@ -68,7 +69,7 @@ def _parsed(source: str) -> ast.Module | None:
     if len(source) > MAX_SOURCE_CHARS:
         return None
     try:
-        return ast.parse(source, mode="exec")
+        return pyast.parse(source, mode="exec")
     except UNREADABLE:
         return None
 
@@ -214,7 +215,7 @@ def class_instances(source: str, owner: str, limit: int = MAX_INSTANCES) -> list
 def _parsed_module(source: str) -> ast.Module | None:
     """The module's text parsed, or None when it does not parse."""
     try:
-        return ast.parse(source)
+        return pyast.parse(source)
     except UNREADABLE:
         return None
 

@@ -64,6 +64,7 @@ from codequorum.behaviour.doctest_examples import example_cases
 from codequorum.behaviour.edge_values import MIN_EDGE_INPUTS, edge_args
 from codequorum.behaviour.examples import call_label, doctest_cases
 from codequorum.behaviour.usage_types import usage_spec
+from codequorum.core import pyast
 from codequorum.core.model import SampleSet, TestCase
 from codequorum.generate.input_language import InputLanguage
 from codequorum.ingest import humaneval
@@ -160,7 +161,7 @@ def resolve_annotation(node: ast.expr | None) -> TypeSpec | None:
             return ("none",)
         if isinstance(node.value, str):
             try:
-                parsed = ast.parse(node.value, mode="eval").body
+                parsed = pyast.parse(node.value, mode="eval").body
             except (SyntaxError, ValueError, MemoryError, RecursionError):
                 return None
             return resolve_annotation(parsed)
@@ -281,7 +282,7 @@ def find_function(code: str, name: str) -> ast.FunctionDef | ast.AsyncFunctionDe
     """The function ``name`` in ``code`` (top level first, then nested); ``None`` if absent
     or if the code does not parse."""
     try:
-        tree = ast.parse(code)
+        tree = pyast.parse(code)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
     defs = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -297,7 +298,7 @@ def find_function(code: str, name: str) -> ast.FunctionDef | ast.AsyncFunctionDe
 def guess_entry_point(code: str) -> str | None:
     """The last top-level function of ``code`` (the usual place of the answer)."""
     try:
-        tree = ast.parse(code)
+        tree = pyast.parse(code)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
     names = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]

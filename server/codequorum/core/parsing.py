@@ -7,7 +7,6 @@ because a ``tree_sitter.Parser`` must not be shared between threads.
 
 from __future__ import annotations
 
-import ast
 import inspect
 import re
 import threading
@@ -20,6 +19,7 @@ from typing import Literal
 
 import tree_sitter
 
+from codequorum.core import pyast
 from codequorum.core.errors import UnknownLanguageError
 from codequorum.core.limits import (
     MAX_NESTING,
@@ -639,7 +639,7 @@ def _python_docstring(body: tree_sitter.Node, src: bytes) -> str | None:
         return None
     raw = _text(src, lit)
     try:
-        value = ast.literal_eval(raw)
+        value = pyast.literal_eval(raw)
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         return None
     if not isinstance(value, str):

@@ -8,9 +8,10 @@ back each value's repr; :func:`canonical_output` turns equal values (``2`` and
 
 from __future__ import annotations
 
-import ast
 import math
 from typing import Any
+
+from codequorum.core import pyast
 
 
 def _canonical(value: Any) -> str:
@@ -54,6 +55,6 @@ def canonical_output(output: str | None) -> str | None:
     if output is None:
         return None
     try:
-        return _canonical(ast.literal_eval(output))
+        return _canonical(pyast.literal_eval(output))
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return output
