@@ -45,6 +45,12 @@ def _canonical(value: Any) -> str:
     return repr(value)
 
 
+def shown_output(output: str) -> str:
+    """A value as a message shows it: a docstring example's printed text without the line
+    end printing adds (as the docstring writes it); a repr as it is."""
+    return output[:-1] if output.endswith("\n") else output
+
+
 def canonical_output(output: str | None) -> str | None:
     """Comparison key of a returned value's repr: equal values give equal keys.
 
