@@ -10,13 +10,19 @@ version passes); with the share of the oracle's lift over random each rule captu
 Rules (each first keeps the versions passing the most docstring examples, as the
 recommendation does):
 
-- ``recommended``: the most agreements over (other version, input) pairs (MBR-exec);
+- ``recommended``: the most agreements over (other version, input) pairs (MBR-exec), ties
+  going to the version returning on more inputs;
 - ``cluster``: the largest behaviour cluster (versions returning alike on every input where
   the version returns), then the agreements;
 - ``parting``: agreements counted only on the inputs where the kept candidates part ways,
   each weighted by how evenly they split (an input all but one agree on says little);
 - ``returns``: the agreements plus, per input, one point for returning a value where
-  others raise (a version that raises on inputs the others answer is often wrong).
+  others raise (a version that raises on inputs the others answer is often wrong);
+- ``beyond``: the agreements on the inputs other than the docstring examples only;
+- ``normalised``: those, each input's agreements over the versions answering there;
+- ``cluster_beyond``: the largest behaviour cluster, then the agreements beyond the
+  examples;
+- ``distinct``: the agreements of versions written otherwise only, once per text.
 
     .venv/bin/python bench/bench_family_picks.py [--sets bench/results/family_sets.json]
 """
@@ -107,8 +113,67 @@ def returns(s: Mapping[str, Any]) -> int | None:
     return by(s, lambda c: float(scores[c]) + answered[c])
 
 
+def beyond_scores(s: Mapping[str, Any], normalised: bool = False) -> dict[int, float]:
+    """Per version, its agreements on the inputs other than the docstring examples (with
+    ``normalised``: each input's agreements over the versions answering there, so that
+    every input weighs alike)."""
+    keys: Keys = s["keys"]
+    shown = set(s.get("example_cols", ()))
+    width = max((len(r) for r in keys), default=0)
+    score = dict.fromkeys(range(len(keys)), 0.0)
+    for t in range(width):
+        if t in shown:
+            continue
+        column = [row[t] if t < len(row) else None for row in keys]
+        counts = Counter(k for k in column if k is not None)
+        total = sum(counts.values())
+        if total < 2:
+            continue
+        for v, k in enumerate(column):
+            if k is not None:
+                score[v] += (counts[k] - 1) / ((total - 1) if normalised else 1)
+    return score
+
+
+def beyond(s: Mapping[str, Any]) -> int | None:
+    """Agreements beyond the examples only."""
+    score = beyond_scores(s)
+    return by(s, lambda c: score[c])
+
+
+def normalised(s: Mapping[str, Any]) -> int | None:
+    """Agreements beyond the examples, every input weighing alike."""
+    score = beyond_scores(s, normalised=True)
+    return by(s, lambda c: score[c])
+
+
+def cluster_beyond(s: Mapping[str, Any]) -> int | None:
+    """The largest behaviour cluster, then the agreements beyond the examples."""
+    keys: Keys = s["keys"]
+    score = beyond_scores(s)
+    return by(s, lambda c: len(agreeing_versions(keys, c)) * 1e6 + score[c])
+
+
+def distinct(s: Mapping[str, Any]) -> int | None:
+    """Agreements counted once per distinct text (copies of one text agreeing say less
+    than versions written apart)."""
+    keys: Keys = s["keys"]
+    texts: list[str] = s["texts"]
+    width = max((len(r) for r in keys), default=0)
+    score = dict.fromkeys(range(len(keys)), 0.0)
+    for t in range(width):
+        column = [row[t] if t < len(row) else None for row in keys]
+        for v, k in enumerate(column):
+            if k is not None:
+                score[v] += len({texts[u] for u, o in enumerate(column)
+                                 if o == k and u != v and texts[u] != texts[v]})
+    return by(s, lambda c: score[c])
+
+
 RULES: dict[str, Rule] = {"recommended": recommended, "cluster": cluster,
-                          "parting": parting, "returns": returns}
+                          "parting": parting, "returns": returns, "beyond": beyond,
+                          "normalised": normalised, "cluster_beyond": cluster_beyond,
+                          "distinct": distinct}
 
 
 def table(sets: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, float]]:

@@ -9,7 +9,8 @@ and the risk signals (:func:`codequorum.pipeline.analyze.risk_signals`); whether
 version is right comes from the benchmark's hidden tests only. A set with examples is also
 scored as if its docstring gave none, the examples' inputs gone too (``plain_kept``,
 ``plain_signals``: the pick and signals the model without examples is fitted on). The outcome
-matrix, examples passed and typicality are kept for ``bench_family_picks.py``.
+matrix, the examples' columns in it, examples passed and typicality are kept for
+``bench_family_picks.py``.
 """
 
 from __future__ import annotations
@@ -129,6 +130,7 @@ def set_record(task: CachedTask, draw: Sequence[int]) -> dict[str, Any]:
         "plain_kept": None if plain is None else plain.index,
         "plain_signals": None if plain_signals is None else signal_record(plain_signals),
         "keys": keys, "examples_passed": passed, "examples": len(cols),
+        "example_cols": cols,
         "typicality": dict(zip(candidates, typ, strict=True)),
         "texts": [" ".join(c.split()) for c in codes],
     }

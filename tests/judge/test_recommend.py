@@ -103,6 +103,18 @@ def test_recommend_tie_on_typicality_goes_to_first() -> None:
     assert rec.sentence == "keep version 1: 2 of 2 versions agree with it on 1 input"
 
 
+def test_recommend_tie_on_agreement_goes_to_the_version_returning_more() -> None:
+    # every version agrees with the others on the first input only; version 2 raises on
+    # the second where the others return: the most typical of those returning is kept
+    keys: list[list[str | None]] = [["= 1", "= 5"], ["= 1", None], ["= 1", "= 6"]]
+    rec = recommend(keys, [0.5, 0.9, 0.4], [0, 1, 2])
+    assert rec is not None and rec.index == 0 and rec.score == 2
+    # where all return alike often, typicality decides as before
+    rec = recommend([["= 1", "= 5"], ["= 1", "= 7"], ["= 1", "= 6"]], [0.5, 0.9, 0.4],
+                    [0, 1, 2])
+    assert rec is not None and rec.index == 1
+
+
 def test_recommend_only_among_candidates() -> None:
     # version 0 is empty (not a candidate) but its outputs still count for the others
     keys = [["= 1", "= 1"], ["= 1", "= 2"], ["= 3", "= 4"]]

@@ -16,6 +16,7 @@ import selectors
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 from dataclasses import dataclass
@@ -25,6 +26,9 @@ from typing import Any
 from codequorum.behaviour.sandbox import bwrap, cgroups, protocol, startup
 
 CHILD_SCRIPT = Path(__file__).with_name("child.py")
+#: The portable level's host (``host.py --serve``: one per run, versions on threads).
+PORTABLE_HOST = Path(__file__).with_name("portable") / "host.py"
+PORTABLE = "portable:"
 START_TIMEOUT = 20.0
 REPLY_TIMEOUT = 10.0
 MAX_BASE_LENGTH = 60
@@ -55,7 +59,8 @@ class ForkServer:
     directory the sandbox can write, and candidates cannot see it.
     """
 
-    def __init__(self, interpreter: str, strict: bool = True) -> None:
+    def __init__(self, interpreter: str, strict: bool = True,
+                 host_args: list[str] | None = None) -> None:
         self.interpreter = interpreter
         self.strict = strict
         self.group: cgroups.Group | None = None
@@ -68,6 +73,9 @@ class ForkServer:
         self.path = os.path.join(self.directory, "socket")
         env = startup.environment("/usr/local/bin:/usr/bin:/bin", self.directory)
         argv = [self.interpreter, *startup.FLAGS, str(CHILD_SCRIPT), "--fork-server", self.path]
+        if host_args is not None:  # the host needs wasmtime: this process's interpreter
+            argv = [sys.executable, "-I", "-B", str(PORTABLE_HOST), "--serve", self.path,
+                    *host_args]
         try:
             if strict:
                 tool = bwrap.find_bwrap()
@@ -197,6 +205,29 @@ def server_for(interpreter: str, strict: bool = True) -> ForkServer | None:
             return None
         try:
             server = ForkServer(interpreter, strict)
+        except ForkServerError:
+            _failed.add(key)
+            return None
+        _servers[key] = server
+        return server
+
+
+def portable_server(host_args: list[str]) -> ForkServer | None:
+    """The running portable host for ``host_args`` (the compiled interpreter, the
+    standard library, the harness's bundle), started if needed (None if it cannot run:
+    the runner then starts a host per version)."""
+    key = (PORTABLE + "\0".join(host_args), False)
+    with _lock:
+        server = _servers.get(key)
+        if server is not None and server.alive():
+            return server
+        if server is not None:
+            server.close()
+            del _servers[key]
+        if key in _failed or not hasattr(socket, "send_fds"):
+            return None
+        try:
+            server = ForkServer(key[0], False, host_args)
         except ForkServerError:
             _failed.add(key)
             return None

@@ -51,7 +51,7 @@ EXEC_GROUP_PIDS = 64
 #: child process with rlimits and the audit hook only, for machines without namespaces.
 SANDBOX_LEVELS = ("strict", "weak", "portable")
 #: The portable level's host process (it runs the WebAssembly guest).
-PORTABLE_HOST = Path(__file__).with_name("portable") / "host.py"
+PORTABLE_HOST = forkserver.PORTABLE_HOST
 STDERR_TAIL = 4096
 _READ_CHUNK = 65536
 _POLL_SECONDS = 0.05
@@ -554,9 +554,10 @@ class _ChildRun:
 
     def _start_with(self, sandbox: str, env: dict[str, str], extra: list[int]) -> _Child | str:
         """Start the child with ``extra`` descriptors as its fds 4 and 5 (the grader's)."""
-        forks = self.start_method == "fork" and not self.portable
+        forks = self.start_method == "fork"
         for attempt in range(2 if forks else 0):
-            server = forkserver.server_for(self.interpreter, self.strict)
+            server = (forkserver.portable_server(self.host_args) if self.portable
+                      else forkserver.server_for(self.interpreter, self.strict))
             if server is None:
                 break
             pipes = [os.pipe() for _ in range(4)]  # stdin, stdout, stderr, messages

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 from pathlib import Path
 
@@ -28,6 +29,32 @@ def test_cpythons_licence_ships_with_the_package() -> None:
     patterns = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"][
         "package-data"]["codequorum"]
     relative = interpreter.LICENSE_NOTICE.relative_to(root / "server" / "codequorum")
+    assert any(fnmatch.fnmatch(relative.as_posix(), p) for p in patterns)
+
+
+def test_the_notices_name_every_library_the_guest_reports() -> None:
+    import fnmatch
+    import tomllib
+
+    from codequorum.behaviour.sandbox import run_candidate
+    from codequorum.core.model import TestCase
+
+    code = ("import decimal, pyexpat, sqlite3, zlib\ndef f():\n    return ["
+            "'zlib ' + zlib.ZLIB_VERSION, 'SQLite ' + sqlite3.sqlite_version,\n"
+            "            pyexpat.EXPAT_VERSION.replace('expat_', 'Expat '),\n"
+            "            'libmpdec ' + decimal.__libmpdec_version__]\n")
+    result = run_candidate(code, [TestCase("call")], "f", sandbox="portable")
+    assert result.status == "ok", result.detail
+    reported = ast.literal_eval(result.tests[0].output or "")
+    assert reported == ["zlib 1.2.11", "SQLite 3.39.2", "Expat 2.5.0", "libmpdec 2.5.1"]
+    text = interpreter.THIRD_PARTY_NOTICES.read_text(encoding="utf-8")
+    for library in (*reported, "libuuid 1.0.3", "BLAKE2", "wasi-libc"):
+        assert f"\n{library}" in text, library
+    assert "Permission is granted to anyone to use this software" in text  # zlib's terms
+    root = Path(__file__).resolve().parents[4]
+    patterns = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"]["codequorum"]
+    relative = interpreter.THIRD_PARTY_NOTICES.relative_to(root / "server" / "codequorum")
     assert any(fnmatch.fnmatch(relative.as_posix(), p) for p in patterns)
 
 

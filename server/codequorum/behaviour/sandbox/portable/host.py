@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import sys
+import tempfile
 import threading
 import time
 import types
@@ -61,6 +63,7 @@ in_module: Any = _load("_cq_in_module", os.path.join(HARNESS, "in_module.py"))
 interpreter: Any = _load("_cq_interpreter", os.path.join(HERE, "interpreter.py"))
 endings: Any = _load("_cq_endings", os.path.join(HERE, "endings.py"))
 wasi_io: Any = _load("_cq_wasi_io", os.path.join(HERE, "wasi_io.py"))
+warm: Any = _load("_cq_warm", os.path.join(HERE, "warm.py"))
 #: Frames between the version and the grader (``grader.py``), routed by the host.
 TO_GRADER = ("check", "return", "raise")
 TO_VERSION = ("call", "checked")
@@ -79,12 +82,19 @@ class Guest:
         self.done: dict[str, Any] | None = None
         self.stop: str | None = None
         self.ended = False
-        self.fuel_now: Any = None  # the store's fuel left, read between guest writes
         self.marks: dict[str, int] = {}  # fuel left at each ``meter`` mark of this test
         self.empty_call: int | None = None  # an empty call's instructions, marked the same way
-        self.inbox = wasi_io.Inbox(os.getcwd())
-        self.wake = threading.Event()  # ends the guest's sleeps once it is stopped
+        self.warm: Any = None  # the guest started ahead that runs these tests (``bind``)
+        self.inbox: Any = None  # its stdin
+        self.fuel_now: Any = None  # its store's fuel left, read between its writes
         self.grader: Grader | None = None
+
+    def bind(self, guest: Any) -> None:
+        """Run in ``guest`` (started ahead, waiting on its stdin): its output comes here."""
+        self.warm = guest
+        self.inbox = guest.inbox
+        self.fuel_now = guest.fuel_left
+        guest.attach(self.on_stdout, self.on_stderr)
 
     def on_stdout(self, data: bytes) -> None:
         """The guest's stdout: framed messages only (anything else is a violation)."""
@@ -141,7 +151,7 @@ class Guest:
             self._mark(message.get("mark"))
             return
         elif kind in TO_GRADER and self.grader is not None:
-            self.grader.inbox.put(protocol.encode_frame(message))
+            self.grader.warm.inbox.put(protocol.encode_frame(message))
             return
         self.host.send(message)
 
@@ -170,8 +180,10 @@ class Guest:
         """Stop the guest at its next epoch check."""
         if self.stop is None:
             self.stop = why
-            self.wake.set()
-            self.inbox.drop()
+            if self.warm is not None:
+                self.warm.halt = True
+                self.warm.wake.set()
+                self.warm.inbox.drop()
             if self.grader is not None:
                 self.grader.end()
             self.host.engine.increment_epoch()
@@ -184,24 +196,30 @@ class Grader:
     def __init__(self, host: Host, version: Guest, checks: dict[str, str]) -> None:
         self.host = host
         self.version = version
-        self.inbox = wasi_io.Inbox(os.getcwd(), protocol.encode_frame({
-            "type": "grade", "checks": checks, "entry": host.run.get("entry_point")}))
-        self.wake = threading.Event()
+        self.payload = protocol.encode_frame({
+            "type": "grade", "checks": checks, "entry": host.run.get("entry_point")})
         self.reader = protocol.FrameReader()
         self.budget = host.budget
+        self.warm: Any = None
         self.thread = threading.Thread(target=self._run, daemon=True)
 
+    def start(self) -> None:
+        """Take a grader guest started ahead and hand it the check harnesses."""
+        self.warm = self.host.shared.take(True, max(self.host.fuel, 1) + self.host.fresh_fuel,
+                                          self.host.memory)
+        self.warm.attach(self.on_stdout, lambda _data: None)
+        self.warm.inbox.put(self.payload)
+        self.thread.start()
+
     def _run(self) -> None:
-        try:
-            self.host.start_guest(("python", "-S", GUEST_SCRIPT, "--grader"), self.inbox,
-                                  self.wake, self.on_stdout, lambda _data: None,
-                                  max(self.host.fuel, 1) + self.host.fresh_fuel, view=False)
-        except (self.host.wasmtime.Trap, self.host.wasmtime.WasmtimeError):
-            pass  # stopped (fuel, epoch, memory): the checks it did not answer fail
-        except Exception as exc:  # a boundary: its checks fail, and stderr says why
-            sys.stderr.write(f"portable sandbox: the grader ended: {exc!r}\n")
-        finally:
-            self.version.inbox.close()  # a version waiting on a call hears the grader left
+        self.warm.ended.wait()
+        error = self.warm.error
+        wasmtime = self.host.wasmtime
+        if error is not None and not isinstance(error, (wasmtime.Trap, wasmtime.WasmtimeError)):
+            # stopped (fuel, epoch, memory) is not worth a line: the checks it did not
+            # answer fail; anything else is said on stderr
+            self.host.note(f"portable sandbox: the grader ended: {error!r}")
+        self.version.inbox.close()  # a version waiting on a call hears the grader left
 
     def on_stdout(self, data: bytes) -> None:
         """The grader's frames: calls and ``checked`` to the version, verdicts out."""
@@ -229,35 +247,105 @@ class Grader:
 
     def end(self) -> None:
         """Stop waiting for the version: the grader's fd 0 ends, and its sleeps."""
-        self.wake.set()
-        self.inbox.drop()
+        if self.warm is not None:
+            self.warm.wake.set()
+            self.warm.inbox.drop()
 
     def join(self) -> None:
         """Wait for the grader to leave (an epoch tick stops one that does not)."""
+        if self.warm is None:
+            return
         self.end()
         self.thread.join(GRADER_GRACE_SECONDS)
         if self.thread.is_alive():
+            self.warm.halt = True
             self.host.engine.increment_epoch()
             self.thread.join()
 
 
-class Host:
-    """Runs the version's tests in as many fresh instances as overruns need."""
+class Shared:
+    """What every version a host runs shares: the engine, the compiled interpreter (both
+    made once), the granted folders and the guests started ahead (``warm.py``). Each
+    version still runs in stores and instances of its own."""
 
-    def __init__(self, run: dict[str, Any], compiled: str, runtime: str, bundle: str,
-                 fd: int, checks: dict[str, str] | None = None,
-                 verdict_fd: int | None = None) -> None:
+    def __init__(self, compiled: str, runtime: str, bundle: str, waiting: int = 0) -> None:
         import wasmtime
 
         self.wasmtime = wasmtime
+        self.engine = interpreter.make_engine()
+        self.module = wasmtime.Module.deserialize_file(self.engine, compiled)
+        self.runtime = runtime
+        self.bundle = bundle
+        self.folder = tempfile.mkdtemp(prefix="codequorum-portable-")
+        self.pool = warm.Pool(self._make, waiting)
+
+    def take(self, grader: bool, fuel: int, memory: int) -> Any:
+        """A guest (the version's or a grader) started with this fuel and memory cap."""
+        found: Any = self.pool.take((grader, fuel, memory))
+        return found
+
+    def _make(self, key: tuple[Any, ...]) -> Any:
+        grader, fuel, memory = key
+        view = None if grader else tempfile.mkdtemp(prefix="view-", dir=self.folder)
+        argv = ("python", "-S", GUEST_SCRIPT, *(("--grader",) if grader else ()))
+        return warm.Warm(lambda guest: self._start(guest, argv, fuel, memory),
+                         wasi_io.Inbox(self.folder), view)
+
+    def _start(self, guest: Any, argv: tuple[str, ...], fuel: int, memory: int) -> None:
+        """Run ``guest.py`` in a fresh store and instance until it ends (on its thread)."""
+        wasmtime = self.wasmtime
+        config = wasmtime.WasiConfig()
+        config.argv = argv
+        config.env = [list(pair) for pair in interpreter.GUEST_ENV]
+        config.preopen_dir(self.runtime, "/usr", False)
+        config.preopen_dir(HARNESS, GUEST_HARNESS, False)
+        config.preopen_dir(self.bundle, "/bundle", False)
+        if guest.view is not None:
+            config.preopen_dir(guest.view, in_module.VIEW, False)
+        guest.inbox.attach(config)
+        config.stdout_custom = guest.stdout
+        config.stderr_custom = guest.stderr
+        store = wasmtime.Store(self.engine)
+        store.set_limits(memory_size=memory)
+        store.set_fuel(fuel)
+        store.set_epoch_deadline(1)
+        wasi_io.on_epoch(wasmtime, store, lambda: guest.halt)
+        store.set_wasi(config)
+        guest.stores.append(store)
+        linker = wasi_io.linker(wasmtime, self.engine, store, guest.wake)
+        start = linker.instantiate(store, self.module).exports(store)["_start"]
+        assert isinstance(start, wasmtime.Func)
+        with contextlib.suppress(wasmtime.ExitTrap):
+            start(store)
+
+    def close(self) -> None:
+        """Discard the waiting guests and the host's folder."""
+        self.pool.close()
+        _remove(self.folder)
+
+
+def _remove(path: str) -> None:
+    """Remove a folder the host made, read-only views included."""
+    for root, folders, _files in os.walk(path):
+        for name in folders:
+            with contextlib.suppress(OSError):
+                os.chmod(os.path.join(root, name), 0o700)
+    shutil.rmtree(path, ignore_errors=True)
+
+
+class Host:
+    """Runs one version's tests in as many fresh instances as overruns need."""
+
+    def __init__(self, shared: Shared, run: dict[str, Any], fd: int,
+                 checks: dict[str, str] | None = None,
+                 verdict_fd: int | None = None) -> None:
+        self.shared = shared
+        self.wasmtime = shared.wasmtime
+        self.engine = shared.engine
         self.run = run
         self.fd = fd
         self.checks = checks or {}
         self.verdict_fd = verdict_fd
-        self.runtime = runtime
-        self.bundle = bundle
-        self.engine = interpreter.make_engine()
-        self.module = wasmtime.Module.deserialize_file(self.engine, compiled)
         limits = run["limits"]
         self.fuel = int(float(limits["cpu_seconds"]) * FUEL_PER_SECOND)
         self.fresh_fuel = STARTUP_FUEL
@@ -269,7 +357,18 @@ class Host:
         self.hello_sent = self.module_sent = False
         self.stderr = b""
         self.guest: Guest | None = None
-        self.view: str | None = None
+        self.killed = self.finished = False
+
+    def note(self, line: str) -> None:
+        """A line for the run's stderr (kept with the guest's tail, bounded)."""
+        self.stderr = (self.stderr + line.encode("utf-8", "replace") + b"\n")[-STDERR_KEEP:]
+
+    def kill(self) -> None:
+        """Stop the version now (the runner's deadline or cancel): no instance after it."""
+        self.killed = True
+        guest = self.guest
+        if guest is not None:
+            guest.interrupt("killed")
 
     def send(self, message: dict[str, Any]) -> None:
         self._write(self.fd, message)
@@ -286,15 +385,18 @@ class Host:
             data = data[os.write(fd, data):]
 
     def main(self) -> int:
-        """Run every test (restarting after an overrun); the process's exit code."""
-        if self.run.get("module"):
-            self.view = os.path.abspath("view")
-            in_module.write_view(self.view, in_module.view_files(self.run["module"]))
+        """Run every test (restarting after an overrun); the run's exit code."""
+        threading.Thread(target=self._watch, daemon=True).start()
+        try:
+            return self._main()
+        finally:
+            self.finished = True
+
+    def _main(self) -> int:
         tests = list(self.run.get("tests") or [])
         todo = list(range(len(tests)))
         timeouts, memory_error = 0, False
-        threading.Thread(target=self._watch, daemon=True).start()
-        while True:
+        while not self.killed:
             guest = Guest(self, todo)
             checks = {str(k): self.checks[str(i)] for k, i in enumerate(todo)
                       if str(i) in self.checks}
@@ -321,62 +423,40 @@ class Host:
                 else:
                     rest.append(todo[k])
             todo = rest
-
-    def start_guest(self, argv: tuple[str, ...], inbox: Any, wake: threading.Event,
-                    stdout: Any, stderr: Any, fuel: int, view: bool = True,
-                    stores: list[Any] | None = None) -> None:
-        """Run ``guest.py`` in a fresh store and instance until it ends (the store is
-        appended to ``stores`` before it starts)."""
-        wasmtime = self.wasmtime
-        config = wasmtime.WasiConfig()
-        config.argv = argv
-        config.env = [list(pair) for pair in interpreter.GUEST_ENV]
-        config.preopen_dir(self.runtime, "/usr", False)
-        config.preopen_dir(HARNESS, GUEST_HARNESS, False)
-        config.preopen_dir(self.bundle, "/bundle", False)
-        if view and self.view is not None:
-            config.preopen_dir(self.view, in_module.VIEW, False)
-        inbox.attach(config)
-        config.stdout_custom = stdout
-        config.stderr_custom = stderr
-        store = wasmtime.Store(self.engine)
-        store.set_limits(memory_size=self.memory)
-        store.set_fuel(fuel)
-        store.set_epoch_deadline(1)
-        store.set_wasi(config)
-        if stores is not None:
-            stores.append(store)
-        linker = wasi_io.linker(wasmtime, self.engine, store, wake)
-        start = linker.instantiate(store, self.module).exports(store)["_start"]
-        assert isinstance(start, wasmtime.Func)
-        with contextlib.suppress(wasmtime.ExitTrap):
-            start(store)
+        return 0
 
     def _instance(self, guest: Guest, tests: list[dict[str, Any]]) -> int:
-        """One fresh store and instance running ``guest.py`` on ``tests``."""
+        """One fresh store and instance (a guest started ahead) running ``tests``."""
         wasmtime = self.wasmtime
-        guest.inbox.put(protocol.encode_frame({**self.run, "type": protocol.MSG_RUN,
-                                               "tests": tests}))
+        started = self.shared.take(False, max(self.fuel, 1) + self.fresh_fuel, self.memory)
+        if self.run.get("module") and started.view is not None:
+            in_module.write_view(started.view, in_module.view_files(self.run["module"]))
+        guest.bind(started)
+        if guest.grader is not None:  # ready before the version, which is ready at once
+            guest.grader.start()
+        started.inbox.put(protocol.encode_frame({**self.run, "type": protocol.MSG_RUN,
+                                                 "tests": tests}))
         if guest.grader is None:
-            guest.inbox.close()
-        else:
-            guest.grader.thread.start()
+            started.inbox.close()
         self.guest = guest
         guest.started_at = time.monotonic()
-        stores: list[Any] = []
-        guest.fuel_now = lambda: stores[0].get_fuel() if stores else 0
+        if self.killed:
+            guest.interrupt("killed")
         try:
-            self.start_guest(("python", "-S", GUEST_SCRIPT), guest.inbox, guest.wake,
-                             guest.on_stdout, guest.on_stderr,
-                             max(self.fuel, 1) + self.fresh_fuel, stores=stores)
-        except (wasmtime.Trap, wasmtime.WasmtimeError) as exc:
-            return self._trapped(guest, exc)
+            started.ended.wait()
+            error = started.error
+            if isinstance(error, (wasmtime.Trap, wasmtime.WasmtimeError)):
+                return self._trapped(guest, error)
+            if error is not None:
+                raise error
         finally:
-            self.fuel = max(0, stores[0].get_fuel() - self.fresh_fuel) if stores else 0
+            self.fuel = max(0, started.fuel_left() - self.fresh_fuel)
             guest.ended = True
-            guest.inbox.drop()
+            started.inbox.drop()
             if guest.grader is not None:
                 guest.grader.join()
+            if started.view is not None:
+                _remove(started.view)
         return 0
 
     def _trapped(self, guest: Guest, exc: Exception) -> int:
@@ -384,7 +464,7 @@ class Host:
             return 0
         if self.fuel <= 0 or "fuel" in str(exc):
             return int(endings.FUEL)
-        sys.stderr.write(f"{str(exc)[:1000]}\n")
+        self.note(str(exc)[:1000])
         return int(endings.TRAP)
 
     def _timed_out(self, index: int, test: dict[str, Any]) -> None:
@@ -405,7 +485,7 @@ class Host:
 
     def _watch(self) -> None:
         """The timer thread: stop the guest whose running test overran its budget."""
-        while True:
+        while not self.finished:
             time.sleep(TICK_SECONDS)
             guest = self.guest
             if guest is None or guest.ended or guest.stop is not None or not self.test_seconds:
@@ -427,24 +507,89 @@ def _one_frame(fd: int, kind: str) -> dict[str, Any]:
     return found
 
 
+class Version:
+    """One version a long-lived host serves, on a thread of its own, with the runner's
+    descriptors (``serve.py``): its run message, stdout (unused: the guest's goes to the
+    host), stderr, messages, and for check harnesses the grader's input and the verdicts.
+    Every descriptor is closed when the version ends, which the runner sees as its end."""
+
+    def __init__(self, shared: Shared, fds: list[int], on_exit: Any) -> None:
+        self.shared = shared
+        self.fds = fds
+        self.on_exit = on_exit
+        self.host: Host | None = None
+        self.killed = False
+        self.code = int(endings.HOST_ERROR)
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        stdin, stdout, stderr, msg, *grading = self.fds
+        os.close(stdout)
+        tail = b""
+        try:
+            self.code, tail = run_version(self.shared, stdin, msg, grading, self)
+        finally:
+            with contextlib.suppress(OSError):
+                view = memoryview(tail)
+                while view:
+                    view = view[os.write(stderr, view):]
+            for fd in (stdin, stderr, msg, *grading):
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+            self.on_exit()
+
+    def kill(self) -> None:
+        """Stop the version (the runner's deadline or cancel)."""
+        self.killed = True
+        host = self.host
+        if host is not None:
+            host.kill()
+
+
+def run_version(shared: Shared, run_fd: int, msg_fd: int, grading: list[int],
+                holder: Version | None = None) -> tuple[int, bytes]:
+    """Run the version whose ``run`` message is on ``run_fd`` (``grading``: the grader's
+    input and the verdicts' descriptors, or none): its exit code and stderr."""
+    try:
+        run = _one_frame(run_fd, protocol.MSG_RUN)
+        checks, verdicts = None, None
+        if grading:
+            grade = _one_frame(grading[0], "grade")
+            checks = {str(k): str(v) for k, v in dict(grade.get("checks") or {}).items()}
+            verdicts = grading[1]
+        host = Host(shared, run, msg_fd, checks, verdicts)
+        if holder is not None:
+            holder.host = host
+            if holder.killed:
+                host.kill()
+        code = host.main()
+    except Exception as exc:  # a boundary: the parent hears why in stderr
+        return int(endings.HOST_ERROR), f"portable sandbox: {type(exc).__name__}: {exc}\n".encode()
+    return code, host.stderr
+
+
 def main(argv: list[str]) -> int:
     """``host.py --compiled <cwasm> --runtime <the guest's /usr> --bundle <the compiled
-    harness's folder> <message-fd> [<grader-in> <verdict-out>]``."""
+    harness's folder> <message-fd> [<grader-in> <verdict-out>]``: one version, in this
+    process; ``host.py --serve <socket> --compiled ... --runtime ... --bundle ...``: every
+    version the runner sends, until it goes (``serve.py``)."""
+    if argv[1:2] == ["--serve"]:
+        serve: Any = _load("_cq_serve", os.path.join(HERE, "serve.py"))
+        shared = Shared(argv[4], argv[6], argv[8], warm.WAITING)
+        return int(serve.serve(argv[2], lambda fds, on_exit: Version(shared, fds, on_exit),
+                               shared.close))
     try:
-        compiled, runtime, bundle, fd = argv[2], argv[4], argv[6], int(argv[7])
-        run = _one_frame(0, protocol.MSG_RUN)
-        checks, verdicts = None, None
-        if len(argv) > 9:
-            grade = _one_frame(int(argv[8]), "grade")
-            checks = {str(k): str(v) for k, v in dict(grade.get("checks") or {}).items()}
-            verdicts = int(argv[9])
-        host = Host(run, compiled, runtime, bundle, fd, checks, verdicts)
+        shared = Shared(argv[2], argv[4], argv[6])
     except Exception as exc:  # a boundary: the parent hears why in stderr
         sys.stderr.write(f"portable sandbox: {type(exc).__name__}: {exc}\n")
         return int(endings.HOST_ERROR)
-    code = host.main()
-    if host.stderr:
-        sys.stderr.buffer.write(host.stderr)
+    extra = [int(fd) for fd in argv[8:10]] if len(argv) > 9 else []
+    code, tail = run_version(shared, 0, int(argv[7]), extra)
+    if tail:
+        sys.stderr.buffer.write(tail)
+        sys.stderr.flush()
+    shared.close()
     return code
 
 

@@ -40,6 +40,9 @@ GUEST_ENV = (
 #: CPython's licence, shipped beside this file with the package (the interpreter's wheel
 #: carries none): the terms the guest interpreter is used under.
 LICENSE_NOTICE = Path(__file__).with_name("CPYTHON-LICENSE.txt")
+#: The licences of the libraries compiled into the interpreter (zlib, SQLite, Expat,
+#: libmpdec, libuuid, BLAKE2, SHA-3, wasi-libc), shipped beside it the same way.
+THIRD_PARTY_NOTICES = Path(__file__).with_name("THIRD-PARTY-NOTICES.txt")
 #: Names the folder the compiled interpreter is cached in (the tests' own, a shared one).
 CACHE_VARIABLE = "CODEQUORUM_WASM_CACHE"
 _lock = threading.Lock()

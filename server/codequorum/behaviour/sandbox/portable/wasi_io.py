@@ -14,12 +14,14 @@ ready at once. Every other call is WASI's own.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import queue
 import select
 import struct
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 WASI = "wasi_snapshot_preview1"
@@ -63,18 +65,23 @@ class Inbox:
         self.queue.put(None)
 
     def attach(self, config: Any) -> None:
-        """Make the pipe ``config``'s stdin (the guest's end is opened here)."""
+        """Make the pipe ``config``'s stdin (the guest's end is opened here); refused once
+        dropped, since the host's end is closed then and the open would wait for it."""
+        if self.dropped.is_set():
+            raise OSError("the guest's stdin was ended before the guest started")
         config.stdin_file = self.path
         self.opened.set()
         with contextlib.suppress(OSError):
             os.unlink(self.path)
 
     def _pump(self) -> None:
+        writable = select.poll()  # not select(): a long-lived host's descriptors pass 1024
+        writable.register(self.fd, select.POLLOUT)
         try:
             while (item := self.queue.get()) is not None and not self.dropped.is_set():
                 view = memoryview(item)
                 while view and not self.dropped.is_set():
-                    if select.select([], [self.fd], [], _POLL_SECONDS)[1]:
+                    if writable.poll(_POLL_SECONDS * 1000):
                         try:
                             view = view[os.write(self.fd, view):]
                         except BlockingIOError:
@@ -134,3 +141,35 @@ def _remaining(clock: int, timeout: int, flags: int) -> float:
         return timeout / 1e9
     read = CLOCKS.get(clock, time.monotonic_ns)
     return max(0, timeout - read()) / 1e9
+
+
+def on_epoch(wasmtime: Any, store: Any, halted: Callable[[], bool]) -> None:
+    """Stop ``store``'s guest at an epoch tick only when ``halted()`` says so.
+
+    The engine's epoch is shared by every store of a long-lived host: a tick meant for one
+    guest must not stop the others. Each store's deadline is therefore answered here, on
+    the guest's own thread: a guest not halted goes on for one more tick, a halted one
+    traps (``stopped by the host``); any failure here stops it too.
+    """
+    ffi = wasmtime._ffi
+
+    def deadline(_context: Any, _data: Any, delta: Any, kind: Any) -> int:
+        try:
+            if not halted():
+                delta[0] = 1
+                kind[0] = UPDATE_CONTINUE
+                return 0
+        except BaseException:  # a callback cannot raise: the guest is stopped
+            pass
+        error = ffi.wasmtime_error_new(b"stopped by the host")
+        return int(ctypes.cast(error, ctypes.c_void_p).value or 0)
+
+    kinds = wasmtime._bindings._wasmtime_store_epoch_deadline_callback.argtypes
+    callback = kinds[1](deadline)
+    finalizer = kinds[3](lambda _data: None)
+    store._codequorum_epoch = (callback, finalizer)  # alive as long as the store
+    ffi.wasmtime_store_epoch_deadline_callback(store.ptr(), callback, None, finalizer)
+
+
+#: ``WASMTIME_UPDATE_DEADLINE_CONTINUE``: the guest goes on to its new deadline.
+UPDATE_CONTINUE = 0
