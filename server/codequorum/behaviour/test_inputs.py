@@ -61,7 +61,12 @@ from typing import Any, Literal, Protocol
 
 from codequorum.behaviour.callers import literal_calls
 from codequorum.behaviour.doctest_examples import example_cases
-from codequorum.behaviour.edge_values import MIN_EDGE_INPUTS, edge_args, edge_values
+from codequorum.behaviour.edge_values import (
+    MIN_EDGE_INPUTS,
+    edge_args,
+    edge_values,
+    ordinary_args,
+)
 from codequorum.behaviour.examples import call_label, doctest_cases
 from codequorum.behaviour.usage_types import usage_spec
 from codequorum.core import pyast
@@ -818,10 +823,7 @@ def _add_optional(plan: InputPlan, fn: ast.FunctionDef | ast.AsyncFunctionDef,
     """Inputs that pass each optional parameter of a known type another value than its
     default (by keyword), the others held at ordinary values: a version that ignores
     ``start`` or ``sep`` parts from the others there."""
-    held = edge_args(list(specs), 1)
-    if specs and not held:
-        return
-    args = held[0] if held else ()
+    args = ordinary_args(specs)
     for name, spec, default in optional_parameters(fn):
         values = [v for v in edge_values(spec) if v != default or type(v) is not type(default)]
         for value in values[:OPTIONAL_VALUES]:
