@@ -799,8 +799,8 @@ _DEFAULT_KINDS: dict[type, TypeSpec] = {int: ("int",), float: ("float",), str: (
 
 def optional_parameters(fn: ast.FunctionDef | ast.AsyncFunctionDef,
                         ) -> list[tuple[str, TypeSpec, Any]]:
-    """Parameters with a default whose type is known (``start: int = 0``, or a literal
-    default ``sep=', '``): (name, type, default), at most :data:`MAX_OPTIONAL`."""
+    """Parameters with a default whose type is known (a literal default ``start=0``,
+    ``sep=', '``, else the hint): (name, type, default), at most :data:`MAX_OPTIONAL`."""
     pos = [*fn.args.posonlyargs, *fn.args.args]
     given = [*zip(pos[len(pos) - len(fn.args.defaults):], fn.args.defaults, strict=True),
              *((a, d) for a, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults, strict=True)
@@ -812,7 +812,9 @@ def optional_parameters(fn: ast.FunctionDef | ast.AsyncFunctionDef,
             default = pyast.literal_eval(node)
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             default = None
-        spec = resolve_annotation(arg.annotation) or _DEFAULT_KINDS.get(type(default))
+        # the default's own type first: a hint may be wider (``start: Any = 0``), and values
+        # of another type make every correct version raise
+        spec = _DEFAULT_KINDS.get(type(default)) or resolve_annotation(arg.annotation)
         if spec is not None and arg.arg not in posonly:
             out.append((arg.arg, spec, default))
     return out[:MAX_OPTIONAL]
