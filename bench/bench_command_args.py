@@ -26,13 +26,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -112,19 +113,32 @@ async def settled(pid: int) -> None:
         peaks.append(peak_rss_mb(pid))
 
 
-async def one_case(workspace: Path, arguments: Callable[[str], list[Any]]
-                   ) -> tuple[float, float, str]:
-    """(latency in seconds, peak RSS in MB, the answer's outcome) of one command."""
+@contextlib.asynccontextmanager
+async def server(workspace: Path, *command: str
+                 ) -> AsyncIterator[asyncio.subprocess.Process]:
+    """``codequorum COMMAND`` on pipes, its configuration and cache beside the workspace;
+    killed if it outlives the block."""
     env = {**os.environ, "PYTHONPATH": str(HERE.parent / "server"),
            "XDG_CONFIG_HOME": str(workspace.parent / "xdg"),
            "XDG_CACHE_HOME": str(workspace.parent / "cache")}
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "codequorum", "lsp", stdin=asyncio.subprocess.PIPE,
+        sys.executable, "-m", "codequorum", *command, stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, env=env,
         limit=1 << 24)
-    client = Client(process)
-    uri = (workspace / "app.py").as_uri()
     try:
+        yield process
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+
+
+async def one_case(workspace: Path, arguments: Callable[[str], list[Any]]
+                   ) -> tuple[float, float, str]:
+    """(latency in seconds, peak RSS in MB, the answer's outcome) of one command."""
+    async with server(workspace, "lsp") as process:
+        client = Client(process)
+        uri = (workspace / "app.py").as_uri()
         await client.request("initialize", {"processId": os.getpid(), "rootUri":
                                             workspace.as_uri(), "capabilities": {}})
         await client.notify("initialized", {})
@@ -148,10 +162,6 @@ async def one_case(workspace: Path, arguments: Callable[[str], list[Any]]
         await client.notify("exit", None)
         await asyncio.wait_for(process.wait(), 20)
         return latency, peak, outcome
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
 
 
 CASES: dict[str, Callable[[str], list[Any]]] = {
@@ -179,24 +189,17 @@ MCP_CASES: dict[str, Callable[[], list[bytes]]] = {
 async def mcp_case(workspace: Path, parts: Callable[[], list[bytes]]
                    ) -> tuple[float, float, str]:
     """(latency in seconds, peak RSS in MB, the answer's outcome) of one MCP line."""
-    env = {**os.environ, "PYTHONPATH": str(HERE.parent / "server"),
-           "XDG_CONFIG_HOME": str(workspace.parent / "xdg"),
-           "XDG_CACHE_HOME": str(workspace.parent / "cache")}
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "codequorum", "mcp", str(workspace),
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL, env=env, limit=1 << 24)
-    assert process.stdin is not None and process.stdout is not None
-    stdin, stdout = process.stdin, process.stdout
+    async with server(workspace, "mcp", str(workspace)) as process:
+        assert process.stdin is not None and process.stdout is not None
+        stdin, stdout = process.stdin, process.stdout
 
-    async def line(data: list[bytes]) -> dict[str, Any]:
-        for part in data:
-            stdin.write(part)
-            await stdin.drain()
-        answer: dict[str, Any] = json.loads(await stdout.readline())
-        return answer
+        async def line(data: list[bytes]) -> dict[str, Any]:
+            for part in data:
+                stdin.write(part)
+                await stdin.drain()
+            answer: dict[str, Any] = json.loads(await stdout.readline())
+            return answer
 
-    try:
         await line([json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {},
             "clientInfo": {"name": "bench", "version": "1"}}}).encode() + b"\n"])
@@ -217,10 +220,6 @@ async def mcp_case(workspace: Path, parts: Callable[[], list[bytes]]
         stdin.close()
         await asyncio.wait_for(process.wait(), 20)
         return latency, peak, outcome
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
 
 
 async def mcp_async(rounds: int, cases: dict[str, Callable[[], list[bytes]]]) -> None:

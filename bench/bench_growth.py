@@ -28,7 +28,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from codequorum.behaviour.run import DynamicOptions, run_dynamic
-from codequorum.behaviour.sandbox import run_candidate
+from codequorum.behaviour.sandbox.runner import run_candidate
 from codequorum.behaviour.test_inputs import DEFAULT_SIZES
 from codequorum.core.model import SampleSet
 from codequorum.core.model import TestCase as Case

@@ -8,6 +8,10 @@ Figures (ratios against a baseline measured in the same run, never asserted in t
   against that start;
 - static counts: versions compiled with V8's bytecode printout in one sandboxed Node,
   per version, against the start above;
+- traced run overhead: versions run with their executed bytecodes counted (block
+  coverage, the printout, the flow solve: ``node_trace.py``) against the same runs
+  untraced, median of N, on light calls (a set's examples) and on a heavy one
+  (``countPrimes(200000)``, 117 million bytecodes);
 - the JS task set of ``bench/data/js_tasks.jsonl`` (12 tasks x 4 versions written for
   this bench, one wrong version each where the task has one) through
   :func:`~codequorum.behaviour.run.run_dynamic_many`: how often the recommendation keeps a
@@ -28,6 +32,7 @@ from pathlib import Path
 
 from codequorum.behaviour.run import DynamicOptions, run_dynamic_many
 from codequorum.behaviour.runtimes import node, node_sandbox
+from codequorum.behaviour.runtimes.js_inputs import collect_js_inputs
 from codequorum.core.model import ModuleContext, SampleSet, TestCase
 from codequorum.judge.dynamic import dynamic_verdicts
 from codequorum.pipeline.analyze import analyze
@@ -65,6 +70,27 @@ def load() -> list[SampleSet]:
     return sets
 
 
+PRIMES = ("function countPrimes(n) { let c = 0; for (let i = 2; i < n; i++) { let p = true;"
+          " for (let j = 2; j * j <= i; j++) { if (i % j === 0) { p = false; break; } }"
+          " if (p) c++; } return c; }")
+
+
+def traced_overhead(sets: list[SampleSet], repeat: int) -> None:
+    """Traced against untraced runs: a set's versions on their examples, and one heavy call."""
+    plan = [(code, collect_js_inputs(ss, scaling=False).tests, ss.entry_point or "")
+            for ss in sets[:1] for code in ss.codes]
+    heavy = [(PRIMES, [TestCase("call", args=(200000,))], "countPrimes")]
+    for label, runs in (("light: one set's 4 versions on its examples", plan),
+                        ("heavy: countPrimes(200000)", heavy)):
+        def run_all(trace: bool, runs: list[tuple[str, list[TestCase], str]] = runs) -> None:
+            for code, tests, entry in runs:
+                node_sandbox.run_node_candidate(code, tests, entry, trace=trace)
+        plain = median_seconds(lambda run_all=run_all: run_all(False), repeat)
+        traced = median_seconds(lambda run_all=run_all: run_all(True), repeat)
+        print(f"traced run, {label}: {traced * 1000:.0f} ms against {plain * 1000:.0f} ms "
+              f"untraced ({traced / plain:.2f}x)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=9)
@@ -99,6 +125,7 @@ def main() -> None:
         print(f"start, the wheel's node {wheel.version}: outside {wheel_bare * 1000:.1f} ms; "
               f"in the sandbox {wheel_start * 1000:.1f} ms ({wheel_start / wheel_bare:.2f}x)")
     sets = load()[:2] if args.smoke else load()
+    traced_overhead(sets, args.repeat)
     codes = [c for s in sets for c in s.codes]
     counted = median_seconds(lambda: node._count(codes, False, None), max(1, args.repeat // 3))
     print(f"static counts: {len(codes)} versions in {counted * 1000:.0f} ms, "

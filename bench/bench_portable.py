@@ -4,8 +4,11 @@ Runs the same trivial version (one call test) ``--runs`` times in each level, in
 and prints p50/p95 of the wall time of one ``run_candidate`` (start, run, grade, end) and
 of its start: from the version handed to ``run_candidate`` to its first opcode (the
 version returns ``time.time()``, which the portable guest reads from the host's clock).
-With ``--compile`` it also compiles the interpreter module into a fresh folder and prints
-the time and the cache's size (the one-time cost a user pays on first use).
+It prints the fuel (WebAssembly instructions: deterministic, the same on a loaded machine)
+one guest's start costs, a version's and a grader's: the interpreter and the harness,
+until the guest waits for its version. With ``--compile`` it also compiles the interpreter
+module into a fresh folder and prints the time and the cache's size (the one-time cost
+a user pays on first use).
 
     .venv/bin/python bench/bench_portable.py [--runs 30] [--compile]
     .venv/bin/python bench/bench_portable.py --smoke   # one run each
@@ -17,14 +20,15 @@ portable`` against ``--sandbox strict``.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import statistics
 import tempfile
 import time
 from pathlib import Path
 
-from codequorum.behaviour.sandbox import run_candidate
 from codequorum.behaviour.sandbox.portable import interpreter
+from codequorum.behaviour.sandbox.runner import run_candidate
 from codequorum.core.model import TestCase
 
 CODE = "import time\ndef f(n):\n    return time.time()\n"
@@ -59,6 +63,29 @@ def first_compile() -> None:
         print(f"first compile: {elapsed:.1f} s, cache {size / 2 ** 20:.1f} MiB ({path.name})")
 
 
+def start_fuel() -> dict[str, int]:
+    """Fuel of one guest's start (a version's, a grader's): started as the host starts
+    them, their stdin then ended, so each stops where it would read its version."""
+    path = Path(interpreter.__file__).with_name("host.py")
+    spec = importlib.util.spec_from_file_location("_bench_portable_host", path)
+    assert spec is not None and spec.loader is not None
+    host = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(host)
+    compiled = interpreter.compiled_module()
+    shared = host.Shared(str(compiled), str(interpreter.stdlib_root(compiled)),
+                         str(interpreter.harness_bundle(compiled)))
+    fuel, found = 10**10, {}
+    try:
+        for name, grader in (("version", False), ("grader", True)):
+            guest = shared.take(grader, fuel, 256 << 20)
+            guest.inbox.close()
+            guest.ended.wait()
+            found[name] = fuel - guest.fuel_left()
+    finally:
+        shared.close()
+    return found
+
+
 def main() -> None:
     """Print the figures."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -71,6 +98,8 @@ def main() -> None:
     if args.compile:
         first_compile()
     interpreter.compiled_module()  # the user's cache (or $CODEQUORUM_WASM_CACHE)
+    for name, used in start_fuel().items():
+        print(f"start of a {name}'s guest: {used / 1e8:.2f}e8 fuel")
     for level in ("strict", "portable"):  # warm: fork server, page cache
         one(level)
     times: dict[str, list[float]] = {"strict": [], "portable": []}

@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,23 +46,25 @@ REPOS: dict[str, str] = {"boltons": "boltons", "more-itertools": "more_itertools
 
 @dataclass
 class Tally:
-    """Counts of one repository under one rule."""
+    """Counts of one repository under one rule (``functions``, ``with_doctests``,
+    ``doctests_with_inputs``, ``with_inputs``, ``ran``) and its inputs by origin."""
 
-    functions: int = 0
-    with_doctests: int = 0
-    doctests_with_inputs: int = 0
-    with_inputs: int = 0
-    ran: int = 0
-    origins: dict[str, int] = field(default_factory=dict)
+    counts: Counter[str] = field(default_factory=Counter)
+    origins: Counter[str] = field(default_factory=Counter)
+
+    def add(self, other: Tally) -> None:
+        self.counts.update(other.counts)
+        self.origins.update(other.origins)
 
     def shares(self) -> dict[str, Any]:
-        def share(a: int, b: int) -> float | None:
-            return round(a / b, 3) if b else None
+        def share(a: str, b: str) -> float | None:
+            return round(self.counts[a] / self.counts[b], 3) if self.counts[b] else None
 
-        return {"functions": self.functions, "with_doctests": self.with_doctests,
-                "doctests_with_inputs": share(self.doctests_with_inputs, self.with_doctests),
-                "with_inputs": share(self.with_inputs, self.functions),
-                "ran": share(self.ran, self.functions), "origins": dict(self.origins)}
+        return {"functions": self.counts["functions"],
+                "with_doctests": self.counts["with_doctests"],
+                "doctests_with_inputs": share("doctests_with_inputs", "with_doctests"),
+                "with_inputs": share("with_inputs", "functions"),
+                "ran": share("ran", "functions"), "origins": dict(self.origins)}
 
 
 def sets_of(repo: str) -> Iterator[tuple[SampleSet, bool]]:
@@ -85,18 +88,17 @@ def tally(sets: list[tuple[SampleSet, bool]], options: DynamicOptions, run: bool
     t = Tally()
     plans = [plan_inputs(ss, options) for ss, _ in sets]
     for (_, has_doctest), plan in zip(sets, plans, strict=True):
-        t.functions += 1
-        t.with_doctests += has_doctest
-        t.with_inputs += bool(plan.cases)
-        t.doctests_with_inputs += has_doctest and any(c.source == "doctest"
-                                                      for c in plan.cases)
-        for c in plan.cases:
-            t.origins[c.origin] = t.origins.get(c.origin, 0) + 1
+        t.counts["functions"] += 1
+        t.counts["with_doctests"] += has_doctest
+        t.counts["with_inputs"] += bool(plan.cases)
+        t.counts["doctests_with_inputs"] += has_doctest and any(c.source == "doctest"
+                                                                for c in plan.cases)
+        t.origins.update(c.origin for c in plan.cases)
     if run:
         reports = run_dynamic_many([ss for ss, _ in sets], options)
         for report in reports:
-            t.ran += any(row and any(o is not None and o[1] is None for o in row)
-                         for row in report.outcomes)
+            t.counts["ran"] += any(row and any(o is not None and o[1] is None for o in row)
+                                   for row in report.outcomes)
     return t
 
 
@@ -123,12 +125,7 @@ def main(argv: list[str] | None = None) -> int:
                                      test_timeout_seconds=0.5)
             t = tally(sets, options, args.run)
             results[repo][rule] = t.shares()
-            total = totals[rule]
-            for name in ("functions", "with_doctests", "doctests_with_inputs", "with_inputs",
-                         "ran"):
-                setattr(total, name, getattr(total, name) + getattr(t, name))
-            for k, v in t.origins.items():
-                total.origins[k] = total.origins.get(k, 0) + v
+            totals[rule].add(t)
     results["all"] = {rule: t.shares() for rule, t in totals.items()}
     if args.json:
         json.dump(results, sys.stdout, indent=2)

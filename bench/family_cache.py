@@ -31,11 +31,9 @@ run resumes where it stopped.
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import zip_longest
@@ -44,7 +42,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from recommend_cache import _hash
+from recommend_cache import _hash, run_missing
 from reference_data import REPO, rows, skipped
 
 FAMILY_CACHE = REPO / "bench" / "results" / "family_cache.jsonl"
@@ -114,7 +112,8 @@ def interleaved(training: Path, codegen: Path, names: list[str]) -> Iterator[tup
 def run_task(task: Task, jobs: int) -> dict[str, Any]:
     """Every version on the editor's inputs (then, for a set without grading, the hidden
     tests, marked ``hidden``)."""
-    from codequorum.behaviour import sandbox
+    from codequorum.behaviour.sandbox.limits import Limits
+    from codequorum.behaviour.sandbox.runner import run_candidates
     from codequorum.behaviour.test_inputs import collect_inputs
     from codequorum.core.model import SampleSet
     from codequorum.ingest import humaneval
@@ -129,9 +128,9 @@ def run_task(task: Task, jobs: int) -> dict[str, Any]:
     tests = [*plan.tests, *hidden]
     series = [("scaling" if c.size is not None else None) for c in plan.cases]
     series += [None] * len(hidden)
-    limits = sandbox.Limits(wall_seconds=4.0, cpu_seconds=4.0, memory_mb=1024,
+    limits = Limits(wall_seconds=4.0, cpu_seconds=4.0, memory_mb=1024,
                             test_seconds=1.0)
-    results = (sandbox.run_candidates(task.codes, tests, entry, limits, trace=False,
+    results = (run_candidates(task.codes, tests, entry, limits, trace=False,
                                       jobs=jobs, series=series) if tests else [])
     checked = [c.test.has_expected for c in plan.cases] + [True] * len(hidden)
     outcomes: list[list[list[Any] | None]] = []
@@ -173,24 +172,11 @@ def main(argv: list[str] | None = None) -> int:
         if not args.training.is_dir():
             skipped(f"needs the training sets in {args.training}")
         args.tasks, args.out = 1, Path(tempfile.mkdtemp()) / "family_cache.jsonl"
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    done: set[tuple[str, str]] = set()
-    if args.out.exists():
-        with args.out.open() as fh:
-            done = {(r["set"], r["task_id"]) for r in map(json.loads, fh)}
-    started = time.perf_counter()
-    for rank, task in interleaved(args.training, args.codegen, args.sets):
-        if rank >= args.tasks:
-            break
-        if (task.set_name, task.task_id) in done:
-            continue
-        t0 = time.perf_counter()
-        result = run_task(task, args.jobs)
-        with args.out.open("a") as fh:
-            fh.write(json.dumps(result) + "\n")
-        print(f"{task.set_name} {task.task_id}: {len(result['sources'])} inputs, "
-              f"{time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
-    print(f"done in {time.perf_counter() - started:.0f} s", file=sys.stderr)
+    run_missing(args.out, interleaved(args.training, args.codegen, args.sets), args.tasks,
+                lambda task: run_task(task, args.jobs),
+                key=lambda task: (task.set_name, task.task_id),
+                done_key=lambda rec: (rec["set"], rec["task_id"]),
+                label=lambda task: f"{task.set_name} {task.task_id}")
     return 0
 
 

@@ -54,15 +54,14 @@ from codequorum.judge.risk import (
     LogisticModel,
     ModelKind,
     RiskSignals,
-    auroc,
     ece,
     fit_logistic,
-    reliability,
 )
 from family_cache import FAMILY_CACHE
 from family_sets import build, read_cache
 from fit_risk import DIRECTION, MODEL, log_loss
 from fit_risk import fit_monotone as fit_one
+from fit_risk import measure as fit_measure
 from recommend_cache import REPO
 from reference_data import skipped
 
@@ -432,12 +431,10 @@ def pick_rates(data: Rows) -> dict[str, dict[str, float]]:
 
 
 def measure(p: np.ndarray, y: np.ndarray) -> dict[str, Any]:
-    """Sets, share wrong, mean risk, AUROC, ECE."""
-    a = auroc(p, y)
-    return {"sets": int(p.size), "share_wrong": round(float(y.mean()), 4),
-            "mean_risk": round(float(p.mean()), 4),
-            "auroc": None if math.isnan(a) else round(a, 4), "ece": round(ece(p, y, 10), 4),
-            "reliability": [[round(a, 4), round(b, 4), c] for a, b, c in reliability(p, y)]}
+    """Sets, share wrong, mean risk, AUROC, ECE: ``fit_risk``'s figures, the failure rate
+    named as this report names it."""
+    return {("share_wrong" if key == "base_rate" else key): value
+            for key, value in fit_measure(p, y).items()}
 
 
 def levels(p: np.ndarray, y: np.ndarray, fam: np.ndarray) -> list[dict[str, Any]]:

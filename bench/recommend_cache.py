@@ -29,12 +29,14 @@ import json
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from reference_data import DATA, REPO, rows
+
+T = TypeVar("T")
 
 CACHE = REPO / "bench" / "results" / "recommend_cache.jsonl"
 
@@ -75,7 +77,8 @@ def load_tasks(path: Path = DATA) -> Iterator[dict[str, Any]]:
 def run_task(rec: dict[str, Any], jobs: int, codet_prompts: bool = False) -> dict[str, Any]:
     """Every version of one task on the editor's inputs and the hidden tests
     (``codet_prompts``: inputs from the data set's prompt instead of the published one)."""
-    from codequorum.behaviour import sandbox
+    from codequorum.behaviour.sandbox.limits import Limits
+    from codequorum.behaviour.sandbox.runner import run_candidates
     from codequorum.behaviour.test_inputs import collect_inputs
     from codequorum.core.model import SampleSet
     from codequorum.ingest import humaneval
@@ -91,9 +94,9 @@ def run_task(rec: dict[str, Any], jobs: int, codet_prompts: bool = False) -> dic
     tests = [*plan.tests, *hidden_tests]
     series = [("scaling" if c.size is not None else None) for c in plan.cases]
     series += [None] * len(hidden_tests)
-    limits = sandbox.Limits(wall_seconds=4.0, cpu_seconds=4.0, memory_mb=1024,
+    limits = Limits(wall_seconds=4.0, cpu_seconds=4.0, memory_mb=1024,
                             test_seconds=1.0)
-    results = sandbox.run_candidates(codes, tests, entry, limits, trace=False, jobs=jobs,
+    results = run_candidates(codes, tests, entry, limits, trace=False, jobs=jobs,
                                      series=series)
     checked = [c.test.has_expected for c in plan.cases] + [True] * len(hidden_tests)
     outcomes: list[list[CachedOutcome | None]] = []
@@ -139,6 +142,33 @@ def read_cache(path: Path = CACHE, data: Path = DATA) -> list[TaskRuns]:
     return out
 
 
+def run_missing(out: Path, ranked: Iterable[tuple[int, T]], limit: int,
+                run: Callable[[T], dict[str, Any]], key: Callable[[T], object],
+                done_key: Callable[[Mapping[str, Any]], object], label: Callable[[T], str]
+                ) -> None:
+    """Each task ranked under ``limit`` run and its result appended to ``out`` (JSON
+    Lines) as it ends, a task whose result ``out`` holds (same ``key``) skipped: an
+    interrupted build goes on where it stopped (``done_key`` reads a result's key)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    done: set[object] = set()
+    if out.exists():
+        with out.open() as fh:
+            done = {done_key(json.loads(line)) for line in fh if line.endswith("\n")}
+    started = time.perf_counter()
+    for rank, task in ranked:
+        if rank >= limit:
+            break
+        if key(task) in done:
+            continue
+        t0 = time.perf_counter()
+        result = run(task)
+        with out.open("a") as fh:
+            fh.write(json.dumps(result) + "\n")
+        print(f"{label(task)}: {len(result['sources'])} inputs, "
+              f"{time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
+    print(f"done in {time.perf_counter() - started:.0f} s", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Build or extend the cache."""
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
@@ -154,25 +184,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.smoke:
         args.tasks, versions = 1, 3
         args.out = Path(tempfile.mkdtemp()) / "recommend_cache.jsonl"
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    done: set[str] = set()
-    if args.out.exists():
-        with args.out.open() as fh:
-            done = {json.loads(line)["task_id"] for line in fh if line.endswith("\n")}
-    started = time.perf_counter()
-    for k, rec in enumerate(load_tasks()):
-        if k >= args.tasks:
-            break
-        if rec["task_id"] in done:
-            continue
-        t0 = time.perf_counter()
-        rec = {**rec, "samples": rec["samples"][:versions]}
-        result = run_task(rec, args.jobs, args.codet_prompts)
-        with args.out.open("a") as fh:
-            fh.write(json.dumps(result) + "\n")
-        print(f"{rec['task_id']}: {len(result['sources'])} inputs, "
-              f"{time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
-    print(f"done in {time.perf_counter() - started:.0f} s", file=sys.stderr)
+
+    def run(rec: dict[str, Any]) -> dict[str, Any]:
+        return run_task({**rec, "samples": rec["samples"][:versions]}, args.jobs,
+                        args.codet_prompts)
+
+    run_missing(args.out, enumerate(load_tasks()), args.tasks, run,
+                key=lambda rec: rec["task_id"], done_key=lambda rec: rec["task_id"],
+                label=lambda rec: rec["task_id"])
     return 0
 
 

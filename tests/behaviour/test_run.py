@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from codequorum.behaviour import sandbox
 from codequorum.behaviour.run import (
     SUMMARY_KEYS,
     DynamicOptions,
@@ -20,6 +19,8 @@ from codequorum.behaviour.run import (
     growth_of,
     run_dynamic,
 )
+from codequorum.behaviour.sandbox import runner
+from codequorum.behaviour.sandbox.isolation import WEAK_WARNING
 from codequorum.behaviour.test_inputs import InputCase, InputPlan
 from codequorum.core import model
 from codequorum.core.model import SampleSet
@@ -251,8 +252,8 @@ def _outcome(
     exc: str | None = None,
     ops: dict[str, int] | None = None,
     passed: bool | None = None,
-) -> sandbox.TestOutcome:
-    return sandbox.TestOutcome(
+) -> runner.TestOutcome:
+    return runner.TestOutcome(
         "", passed, output, exc, "m" if exc else None, ops, sum((ops or {}).values()), 0.0
     )
 
@@ -441,7 +442,7 @@ def test_no_silent_downgrade_without_the_strict_sandbox(monkeypatch: pytest.Monk
     with pytest.raises(SandboxUnavailableError, match="bubblewrap is not available"):
         run_dynamic(ss, DynamicOptions(use_hypothesis=False, scaling=False, sandbox="strict"))
     weak = run_dynamic(ss, DynamicOptions(use_hypothesis=False, scaling=False, sandbox="weak"))
-    assert weak.notes[0] == sandbox.WEAK_WARNING
+    assert weak.notes[0] == WEAK_WARNING
     assert [c.pass_rate for c in weak.candidates] == [1.0, 1.0]
     assert "bwrap" not in weak.layers and "pidns" not in weak.layers
 
@@ -707,7 +708,7 @@ def test_growth_rests_on_fuel_where_the_portable_sandbox_ran() -> None:
     cases = [InputCase(model.TestCase(kind="call", args=([0] * n,)), "scaling", False,
                        f"f(n={n})", size=n) for n in (8, 64, 512)]
 
-    def timed(cost: int, n: int, fuel: bool) -> sandbox.TestOutcome:
+    def timed(cost: int, n: int, fuel: bool) -> runner.TestOutcome:
         return dataclasses.replace(_outcome("[]"), cpu_ns=None if fuel else cost * n,
                                    fuel=cost * n if fuel else None)
 
@@ -741,7 +742,7 @@ def test_timings_that_support_no_class_are_noted_not_judged() -> None:
     cases = [InputCase(model.TestCase(kind="call", args=([0] * n,)), "scaling", False,
                        f"f(n={n})", size=n) for n in (8, 64, 512)]
 
-    def timed(costs: tuple[int, int, int]) -> list[sandbox.TestOutcome | None]:
+    def timed(costs: tuple[int, int, int]) -> list[runner.TestOutcome | None]:
         return [dataclasses.replace(_outcome("[]"), cpu_ns=c) for c in costs]
 
     sort = (600, 1600, 15_400)

@@ -114,6 +114,16 @@ def test_only_bounded_regular_files_are_read(tmp_path: Path) -> None:
     ("conf/Secrets.py", "secrets"),
     ("my_credentials/x.py", "secrets"),
     ("passwd.py", "secrets"),
+    ("config/master.key", "secrets"),
+    ("certs/Server.PEM", "secrets"),
+    ("deploy/terraform.tfstate", "secrets"),
+    ("keys/id_ed25519", "secrets"),
+    ("kube/kubeconfig", "secrets"),
+    ("store.p12/x.py", "secrets"),
+    ("pkg/tokenizer.py", None),
+    ("pkg/keys.py", None),
+    ("pkg/monkey.py", None),
+    ("keyboard/layout.txt", None),
 ])
 def test_one_rule_for_the_files_a_version_or_an_agent_reads(rel: str, why: str | None) -> None:
     refusal = workspace_refusal(PurePosixPath(rel))

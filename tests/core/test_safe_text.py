@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import unicodedata
+from urllib.parse import urlsplit
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -16,6 +17,7 @@ from codequorum.core.safe_text import (
     plain_message,
     safe_text,
     title_text,
+    uri_reference,
 )
 
 from ..support.hostile_names import (
@@ -111,6 +113,9 @@ def test_every_sink_leaves_a_hostile_name_inert_and_readable(name: str) -> None:
     assert not csv_folded.startswith(("=", "+", "-", "@", "\t", "\r"))
     block = agent_block(name)
     assert raw_characters(block, newlines=True) == []
+    uri = urlsplit(uri_reference(name))
+    assert (uri.scheme, uri.netloc, uri.query, uri.fragment) == ("", "", "", ""), uri
+    assert uri.path.isascii() and uri.path.isprintable(), uri
 
 
 def test_a_title_draws_no_icon_and_keeps_its_words() -> None:

@@ -38,21 +38,30 @@ class RawClient:
         return json.dumps({"jsonrpc": "2.0", "id": self.last_id, "method": method,
                            "params": params}).encode()
 
+    async def message(self) -> dict[str, Any]:
+        """The next message the server writes."""
+        assert self.process.stdout is not None
+        length = 0
+        while (line := await self.process.stdout.readline()) not in (b"\r\n", b""):
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":")[1])
+        assert length, "the server closed its output"
+        message: dict[str, Any] = json.loads(await self.process.stdout.readexactly(length))
+        return message
+
+    async def answer_null(self, message: dict[str, Any]) -> None:
+        """Answer one of the server's own requests with null."""
+        await self.send(json.dumps({"jsonrpc": "2.0", "id": message["id"],
+                                    "result": None}).encode())
+
     async def answer(self) -> dict[str, Any]:
         """The next answer to us (the server's own requests are answered null)."""
-        assert self.process.stdout is not None
         while True:
-            length = 0
-            while (line := await self.process.stdout.readline()) not in (b"\r\n", b""):
-                if line.lower().startswith(b"content-length:"):
-                    length = int(line.split(b":")[1])
-            assert length, "the server closed its output"
-            message: dict[str, Any] = json.loads(await self.process.stdout.readexactly(length))
+            message = await self.message()
             if "method" not in message:
                 return message
             if "id" in message:
-                await self.send(json.dumps({"jsonrpc": "2.0", "id": message["id"],
-                                            "result": None}).encode())
+                await self.answer_null(message)
 
     async def request(self, method: str, params: Any) -> dict[str, Any]:
         await self.send(self.body(method, params))
@@ -204,21 +213,14 @@ async def test_the_agents_server_refuses_lines_over_the_bounds_unread(hostile: H
 async def _answer_and_said(client: RawClient, method: str, params: Any
                            ) -> tuple[dict[str, Any], list[str]]:
     """The answer to a request, and the messages the server showed before it."""
-    assert client.process.stdout is not None
     await client.send(client.body(method, params))
     said: list[str] = []
     while True:
-        length = 0
-        while (line := await client.process.stdout.readline()) not in (b"\r\n", b""):
-            if line.lower().startswith(b"content-length:"):
-                length = int(line.split(b":")[1])
-        assert length, "the server closed its output"
-        message: dict[str, Any] = json.loads(await client.process.stdout.readexactly(length))
+        message = await client.message()
         if message.get("method") == "window/showMessage":
             said.append(message["params"]["message"])
         elif "method" in message and "id" in message:
-            await client.send(json.dumps({"jsonrpc": "2.0", "id": message["id"],
-                                          "result": None}).encode())
+            await client.answer_null(message)
         elif "method" not in message and message.get("id") == client.last_id:
             return message, said
 

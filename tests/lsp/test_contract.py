@@ -12,8 +12,9 @@ import pytest
 from lsprotocol import types
 from pygls.protocol import default_converter
 
+import codequorum.lsp.commands  # noqa: F401 - fills HANDLERS
 from codequorum.lsp import contract as c
-from codequorum.lsp.commands import HANDLERS, command
+from codequorum.lsp.commands.registry import HANDLERS, command
 
 SCHEMA = Path(__file__).resolve().parents[2] / "shared" / "commands.schema.json"
 

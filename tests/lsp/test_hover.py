@@ -73,7 +73,7 @@ def test_diff_pair_prefers_the_current_code_then_the_most_typical_version() -> N
 def test_the_hover_says_which_sandbox_ran_when_it_was_not_the_strict_one() -> None:
     from types import SimpleNamespace
 
-    from codequorum.behaviour.sandbox import PORTABLE_NOTE, WEAK_WARNING
+    from codequorum.behaviour.sandbox.isolation import PORTABLE_NOTE, WEAK_WARNING
 
     why = ("the strict sandbox is not available here (this machine has no bubblewrap): "
            "versions ran in the portable sandbox")

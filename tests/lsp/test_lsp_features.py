@@ -356,7 +356,7 @@ async def test_show_version_gives_the_edit_the_code_actions_make(workspace: Path
     """The editors' own "Replace with version" takes ``showVersion``'s ``replacement`` and
     ``range``: the user's docstring kept, as the code action keeps it, unless the
     version's own is asked for."""
-    doc = (
+    head = (
         "class Box:\n"
         "    # the sum of the items\n"
         "    def total(self):\n"
@@ -365,8 +365,8 @@ async def test_show_version_gives_the_edit_the_code_actions_make(workspace: Path
         "        >>> Box().total()\n"
         "        0\n"
         '        """\n'
-        "        return sum(self.items)\n"
     )
+    doc = head + "        return sum(self.items)\n"
     version = 'def total(self):\n    """Sum."""\n    s = 0\n    for x in self.items:\n' \
         '        s += x\n    return s\n'
     async with lsp_session(workspace) as client:
@@ -384,15 +384,7 @@ async def test_show_version_gives_the_edit_the_code_actions_make(workspace: Path
                                             "character": edit.range.start.character},
                                   "end": {"line": edit.range.end.line,
                                           "character": edit.range.end.character}}
-        assert apply_edits(doc, [edit]) == (
-            "class Box:\n"
-            "    # the sum of the items\n"
-            "    def total(self):\n"
-            '        """All the items, added.\n'
-            "\n"
-            "        >>> Box().total()\n"
-            "        0\n"
-            '        """\n'
+        assert apply_edits(doc, [edit]) == head + (
             "        s = 0\n"
             "        for x in self.items:\n"
             "            s += x\n"

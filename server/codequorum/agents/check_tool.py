@@ -48,7 +48,8 @@ def sandbox_problem(language: str = "python",
 
     if not dynamic_available():
         return "dynamic analysis is not installed"
-    from codequorum.behaviour.sandbox import AUTO, isolation
+    from codequorum.behaviour.sandbox import isolation
+    from codequorum.behaviour.sandbox.isolation import AUTO
 
     runtime = runtime_for(language)
     if language != "python" and runtime is not None:

@@ -36,10 +36,18 @@ from typing import Any
 
 import numpy as np
 
-from codequorum.behaviour import sandbox
 from codequorum.behaviour.module_rules import judge_module, method_inputs
 from codequorum.behaviour.runtimes import runtime_for, runtime_names
+from codequorum.behaviour.sandbox.isolation import (
+    AUTO,
+    PORTABLE_NOTE,
+    WEAK_WARNING,
+    active_layers,
+    choose,
+)
+from codequorum.behaviour.sandbox.limits import Limits
 from codequorum.behaviour.sandbox.pool import run_pool
+from codequorum.behaviour.sandbox.runner import SANDBOX_LEVELS, ModuleLoad, TestOutcome
 from codequorum.behaviour.test_inputs import (
     InputCase,
     InputPlan,
@@ -56,8 +64,8 @@ from codequorum.generate.endpoint import ProviderConfig
 from codequorum.generate.proposed_inputs import proposer_for
 from codequorum.metrics.dynamic import bef, dctd
 from codequorum.metrics.growth import (
-    COST_FLOOR_FUEL,
     COST_FLOOR_NS,
+    cost_floor,
     growth_class,
     growth_exponent,
     judged_class,
@@ -169,9 +177,9 @@ class DynamicOptions:
             problems.append(
                 f"opcode_mode must be 'reference' or 'family', not {self.opcode_mode!r}"
             )
-        if self.sandbox not in (sandbox.AUTO, *sandbox.SANDBOX_LEVELS):
-            problems.append(f"sandbox must be one of {sandbox.AUTO}, "
-                            f"{', '.join(sandbox.SANDBOX_LEVELS)}")
+        if self.sandbox not in (AUTO, *SANDBOX_LEVELS):
+            problems.append(f"sandbox must be one of {AUTO}, "
+                            f"{', '.join(SANDBOX_LEVELS)}")
         if any(n <= 0 for n in self.scaling_sizes):
             problems.append("scaling sizes must be positive")
         if self.bef_low < 0 or self.bef_high < self.bef_low or self.growth_outlier_delta <= 0:
@@ -192,8 +200,9 @@ class CandidateDynamic:
     ``unfinished_size``: the smallest scaling size it did not
     finish; ``mean_traced_opcodes``: mean traced opcodes over inputs it completed;
     ``static_opcodes``: opcodes in its compiled code (``None`` if it does not compile);
-    ``growth_measure``: what the costs are, ``cpu-time`` (CPU ns per call) or ``fuel``
-    (WebAssembly instructions per call, where the portable sandbox ran).
+    ``growth_measure``: what the costs are, ``cpu-time`` (CPU ns per call), ``fuel``
+    (WebAssembly instructions per call, where the portable sandbox ran) or ``bytecodes``
+    (executed Ignition bytecodes per call: JavaScript and TypeScript).
     """
 
     index: int
@@ -304,11 +313,11 @@ class DynamicReport:
 # ----------------------------------------------------------------------------- running
 
 
-def _limits(options: DynamicOptions) -> sandbox.Limits:
+def _limits(options: DynamicOptions) -> Limits:
     seconds = options.timeout_seconds
     if options.test_timeout_seconds is not None:
         seconds += options.overrun_allowance * options.test_timeout_seconds
-    return sandbox.Limits(
+    return Limits(
         wall_seconds=seconds,
         cpu_seconds=seconds,
         memory_mb=max(64, options.memory_mb),
@@ -320,7 +329,7 @@ def _limits(options: DynamicOptions) -> sandbox.Limits:
 class Runs:
     """Per candidate: outcome per input position (None = not run), final status."""
 
-    outcomes: list[list[sandbox.TestOutcome | None]]
+    outcomes: list[list[TestOutcome | None]]
     status: list[str]
     detail: list[str]
     layers: list[str]
@@ -332,12 +341,12 @@ class _CandidateRun:
     """One candidate's outcomes over every input (None: not run), and how its module
     loaded when it ran in one."""
 
-    outcomes: list[sandbox.TestOutcome | None]
+    outcomes: list[TestOutcome | None]
     status: str
     detail: str
     layers: list[str]
     python: str
-    module: sandbox.ModuleLoad | None = None
+    module: ModuleLoad | None = None
 
 
 def _run_one(
@@ -362,7 +371,7 @@ def _run_one(
         if error is not None:
             # the child would report the same: spare it (compiling executes nothing)
             run.status, run.detail = "syntax-error", error
-            failed = sandbox.TestOutcome(
+            failed = TestOutcome(
                 "", False, None, "SyntaxError", error.removeprefix("SyntaxError: "), None, 0, 0.0
             )
             run.outcomes = [failed] * n
@@ -388,7 +397,7 @@ def _run_one(
     run.layers, run.python = list(result.layers), result.python
     if result.status == "syntax-error":
         message = result.detail.removeprefix("SyntaxError: ")
-        failed = sandbox.TestOutcome("", False, None, "SyntaxError", message, None, 0, 0.0)
+        failed = TestOutcome("", False, None, "SyntaxError", message, None, 0, 0.0)
         run.outcomes = [failed] * n
     return run
 
@@ -440,7 +449,7 @@ def _outcome_json(outcome: Outcome | None) -> list[str | None] | None:
     return [None if x is None else safe_text(x, OUTCOME_TEXT_LIMIT) for x in outcome]
 
 
-def _outcome_tuple(o: sandbox.TestOutcome | None, kind: str = "call") -> Outcome | None:
+def _outcome_tuple(o: TestOutcome | None, kind: str = "call") -> Outcome | None:
     if o is None:
         return None
     if kind == "check" and o.exc_type is None:
@@ -457,7 +466,7 @@ def _as_is(output: str | None) -> str | None:
     return output
 
 
-def _compared_tuple(o: sandbox.TestOutcome | None, canonical: Canonical,
+def _compared_tuple(o: TestOutcome | None, canonical: Canonical,
                     kind: str = "call") -> Outcome | None:
     """:func:`_outcome_tuple` with the returned value as its comparison key
     (the runtime's ``canonical``: :func:`codequorum.core.values.canonical_output` for
@@ -469,7 +478,7 @@ def _compared_tuple(o: sandbox.TestOutcome | None, canonical: Canonical,
     return (canonical(t[0]), t[1], t[2])
 
 
-def _ok(o: sandbox.TestOutcome | None, graded: bool) -> bool:
+def _ok(o: TestOutcome | None, graded: bool) -> bool:
     if o is None:
         return False
     if graded:
@@ -477,24 +486,24 @@ def _ok(o: sandbox.TestOutcome | None, graded: bool) -> bool:
     return o.exc_type is None
 
 
-def _finished(o: sandbox.TestOutcome | None) -> bool:
+def _finished(o: TestOutcome | None) -> bool:
     """Whether a run of one input came to an end of its own (no limit hit)."""
     return o is not None and o.exc_type not in _LIMIT_EXCEPTIONS
 
 
 def growth_of(points: Sequence[tuple[int, int]], measure: str = "cpu-time") -> float | None:
-    """The growth class of ``(size, cost)`` points (CPU ns, or fuel when ``measure`` is
-    ``fuel``): the whole-number exponent
+    """The growth class of ``(size, cost)`` points (CPU ns, or fuel or executed bytecodes
+    as ``measure`` says): the whole-number exponent
     (:func:`~codequorum.metrics.growth.growth_class`) of their log-log slope
     (:func:`~codequorum.metrics.growth.growth_exponent`); None with fewer than two sizes.
     CPU time is judged only where its points support a class
     (:func:`~codequorum.metrics.growth.judged_class`; None when the timings were too noisy,
-    :data:`NOISY_NOTE`); fuel does not depend on the machine's load."""
+    :data:`NOISY_NOTE`); fuel and bytecodes do not depend on the machine's load."""
     if not points:
         return None
     sizes, costs = zip(*points, strict=True)
-    if measure == "fuel":
-        slope = growth_exponent(np.array(sizes), np.array(costs), COST_FLOOR_FUEL)
+    if measure in ("fuel", "bytecodes"):
+        slope = growth_exponent(np.array(sizes), np.array(costs), cost_floor(measure))
         return None if slope is None else float(growth_class(slope))
     judged = judged_class(np.array(sizes), np.array(costs), COST_FLOOR_NS)
     return None if judged is None else float(judged)
@@ -551,12 +560,24 @@ def _compared_rows(runs: Runs, cases: Sequence[InputCase], ix: Sequence[int],
             for c in range(m)]
 
 
-def _measure(outcomes: Sequence[sandbox.TestOutcome | None]) -> str:
+def _measure(outcomes: Sequence[TestOutcome | None],
+             cases: Sequence[InputCase]) -> str:
     """What a version's growth rests on: ``fuel`` where only the portable sandbox's
-    instruction counts were taken (no CPU time), else ``cpu-time``."""
+    instruction counts were taken (no CPU time), ``bytecodes`` where neither was but the
+    scaling sizes' executed bytecodes were (JavaScript), else ``cpu-time``."""
     timed = [o for o in outcomes if o is not None and (o.cpu_ns is not None
                                                         or o.fuel is not None)]
+    if not timed and any(o is not None and o.opcodes is not None and case.size is not None
+                         for o, case in zip(outcomes, cases, strict=False)):
+        return "bytecodes"
     return "fuel" if timed and all(o.cpu_ns is None for o in timed) else "cpu-time"
+
+
+def _cost(o: TestOutcome, measure: str) -> int | None:
+    """One call's cost as ``measure`` counts it."""
+    if measure == "bytecodes":
+        return o.opcode_total if o.opcodes is not None else None
+    return o.fuel if measure == "fuel" else o.cpu_ns
 
 
 def _candidate(c: int, runs: Runs, cases: Sequence[InputCase], basis: _Basis,
@@ -566,12 +587,12 @@ def _candidate(c: int, runs: Runs, cases: Sequence[InputCase], basis: _Basis,
     oks = [_ok(runs.outcomes[c][t], cases[t].graded) for t in basis.rate]
     points: list[tuple[int, int]] = []
     unfinished: int | None = None
-    measure = _measure(runs.outcomes[c])
+    measure = _measure(runs.outcomes[c], cases)
     for t, case in enumerate(cases):
         if case.size is None:
             continue
         o = runs.outcomes[c][t]
-        cost = None if o is None else (o.fuel if measure == "fuel" else o.cpu_ns)
+        cost = None if o is None else _cost(o, measure)
         if o is not None and o.exc_type is None and cost is not None:
             points.append((case.size, cost))
         elif not _finished(o) and unfinished is None:
@@ -692,7 +713,7 @@ def build_report(
     )
 
 
-def _passed(o: sandbox.TestOutcome | None, case: InputCase) -> bool | None:
+def _passed(o: TestOutcome | None, case: InputCase) -> bool | None:
     """Whether an input with an expected value (or a graded one) passed; None for the
     others, and when it did not run."""
     if o is None or not (case.graded or case.test.has_expected):
@@ -781,7 +802,7 @@ def run_dynamic_many(
     runnable = [runtime_for(ss.language) is not None for ss in sample_sets]
     if any(ss.codes for ss, ok in zip(sample_sets, runnable, strict=True) if ok):
         view = any(_module_for(ss) is not None for ss in sample_sets)
-        level, why = sandbox.choose(options.interpreter, options.sandbox, view)
+        level, why = choose(options.interpreter, options.sandbox, view)
         options = dataclasses.replace(options, sandbox=level, sandbox_reason=why)
         for language in dict.fromkeys(ss.language for ss, ok in zip(sample_sets, runnable,
                                                                     strict=True)
@@ -791,7 +812,7 @@ def run_dynamic_many(
             runtime.require(options.interpreter, options.sandbox,
                             view=any(_module_for(ss) is not None for ss in sample_sets
                                      if ss.language == language))
-    elif options.sandbox == sandbox.AUTO:
+    elif options.sandbox == AUTO:
         options = dataclasses.replace(options, sandbox="strict")
     plans = [plan_inputs(ss, options) if ok else InputPlan(ss.entry_point)
              for ss, ok in zip(sample_sets, runnable, strict=True)]
@@ -853,9 +874,9 @@ def _set_report(ss: SampleSet, plan: InputPlan, ran: list[_CandidateRun] | None,
     elif not plan.cases and (problem is None or ran is None):
         report.notes.append("no inputs to run: behaviour metrics unavailable")
     if options.sandbox == "weak":
-        report.notes.insert(0, sandbox.WEAK_WARNING)
+        report.notes.insert(0, WEAK_WARNING)
     elif options.sandbox == "portable":
-        report.notes.insert(0, sandbox.PORTABLE_NOTE)
+        report.notes.insert(0, PORTABLE_NOTE)
     if options.sandbox_reason:
         report.notes.insert(0, options.sandbox_reason)
     return report
@@ -915,7 +936,7 @@ def _not_run(m: int, why: str, options: DynamicOptions) -> Runs:
         [[] for _ in range(m)],
         ["not run"] * m,
         [why] * m,
-        sandbox.active_layers(options.interpreter, options.sandbox),
+        active_layers(options.interpreter, options.sandbox),
         sys.version.split()[0],
     )
 

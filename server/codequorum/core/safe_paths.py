@@ -217,7 +217,16 @@ def read_regular(path: str | os.PathLike[str], limit: int) -> bytes:
 # ------------------------------------------------------------------ files of a workspace
 
 #: Words in a file or folder name that keep a file from being read for a version or an agent.
-SECRET_WORDS = ("secret", "credential", "password", "passwd")
+SECRET_WORDS = ("secret", "credential", "password", "passwd", "private_key", "privatekey",
+                "apikey", "api_key", "access_token", "auth_token")
+#: Endings of the files keys, certificates' private halves and key stores are kept in
+#: (``config/master.key``, ``server.pem``, ``terraform.tfstate``): a user keeps them in a
+#: project folder, out of git, where a repository's link or module can name them.
+SECRET_SUFFIXES = (".key", ".pem", ".p12", ".pfx", ".jks", ".keystore", ".kdbx", ".gpg",
+                   ".pgp", ".tfstate", ".tfvars", ".ovpn", ".ppk")
+#: Whole names of such files (SSH keys, a cluster's client configuration, ``netrc``).
+SECRET_NAMES = frozenset({"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "kubeconfig",
+                          "_netrc", "netrc", "htpasswd", "shadow", "token"})
 #: Why a hidden path is refused (the words an agent and the module view both say).
 HIDDEN = "a hidden file or folder of the workspace (such as .env or .git)"
 SECRET_LOOKING = "a file or folder whose name looks like it holds secrets"
@@ -231,12 +240,21 @@ class RefusedFile(UserError):
 def workspace_refusal(rel: PurePath) -> str | None:
     """Why the path ``rel`` (relative to a workspace root) is not read for a version or an
     agent, or None: a hidden component (``.env``, ``.git/config``) or a name that looks like
-    it holds secrets. The one rule for the path asked for and for the path it resolves to."""
+    it holds secrets (:data:`SECRET_WORDS`, :data:`SECRET_SUFFIXES`, :data:`SECRET_NAMES`:
+    ``credentials.json``, ``config/master.key``, ``id_rsa``). The one rule for the path
+    asked for and for the path it resolves to."""
     if any(part.startswith(".") for part in rel.parts):
         return HIDDEN
-    if any(word in part.lower() for part in rel.parts for word in SECRET_WORDS):
+    if any(_secret_looking(part.lower()) for part in rel.parts):
         return SECRET_LOOKING
     return None
+
+
+def _secret_looking(name: str) -> bool:
+    """Whether the (lower-case) file or folder ``name`` looks like it holds secrets: a
+    secret's word in it, a key's or a key store's ending, or a key file's whole name."""
+    return (any(word in name for word in SECRET_WORDS) or name.endswith(SECRET_SUFFIXES)
+            or name in SECRET_NAMES or name.split(".", 1)[0] in SECRET_NAMES)
 
 
 def resolve_in_workspace(root: Path, path: Path) -> Path:

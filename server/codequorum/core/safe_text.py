@@ -16,6 +16,10 @@ answers), is untrusted. Each place that shows such text has one function, its si
   :func:`title_text`, a plain message in which no ``$(name)`` icon is live either (VS Code
   draws its icons from that syntax in lens titles and the status bar);
 - a CSV cell: :func:`csv_cell` (no formula, full-width forms included);
+- a file path written where a URI reference belongs (SARIF's ``artifactLocation.uri``):
+  :func:`uri_reference`, every character but letters, digits, ``/`` and ``-._~``
+  percent-encoded, so a file named ``javascript:alert(1).py`` or ``//host/share`` is a
+  relative path, never a scheme or a host a viewer would follow;
 - an agent's text and structured content: :func:`agent_text`, one line a repository cannot
   break to write its own instructions into the agent's context.
 
@@ -29,6 +33,7 @@ import logging
 import re
 import unicodedata
 from typing import Any
+from urllib.parse import quote
 
 DEFAULT_LIMIT = 500
 ELLIPSIS = "…"
@@ -171,6 +176,16 @@ def csv_cell(value: object, limit: int | None = DEFAULT_LIMIT) -> str:
     text = safe_text(value, limit)
     folded = unicodedata.normalize("NFKC", text).lstrip(" \u3000")
     return "'" + text if folded.startswith(FORMULA_START) else text
+
+
+def uri_reference(path: object) -> str:
+    """A file path as a URI reference: percent-encoded (``:``, ``?``, ``#``, ``%``, spaces,
+    controls and every non-ASCII character included), and never starting with ``//``, so
+    no part of a repository's file name can become a scheme, a host, a query or a
+    fragment."""
+    text = path if isinstance(path, str) else str(path)
+    encoded = quote(text, safe="/", errors="backslashreplace")
+    return "/" + encoded.lstrip("/") if encoded.startswith("//") else encoded
 
 
 #: A log line's message is bounded too: it may quote names, paths and input.

@@ -11,7 +11,8 @@ statements (nothing here runs or compiles the module). The view is kept small:
   import); never a whole folder, so nothing else of the workspace (``.git``,
   ``.codequorum``, ``.env``, other data files) is in it;
 - never a file under a hidden folder, a file whose name looks like it holds secrets
-  (``secrets``, ``credentials``, ``passwords``), a standard-library name (the sandbox's own
+  (``secrets``, ``credentials``, ``passwords``) or is a key file (``master.key``,
+  ``server.pem``, ``id_rsa``), a standard-library name (the sandbox's own
   standard library is the one that counts), or anything outside the workspace: the rule
   (:func:`~codequorum.core.safe_paths.workspace_refusal`, the one the agents' tools apply) is
   tested on the import path and again where its links lead, so ``helper.py -> .env`` or

@@ -712,23 +712,54 @@ def _copies(value: object) -> int:
     return max(1, value) if isinstance(value, int) else 1
 
 
+def _text(value: object) -> str:
+    """A stored text as text, whatever a store holds there (a store may come with a
+    repository: a blob is read as UTF-8, its bad bytes replaced; a number as written)."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return "" if value is None else str(value)
+
+
+def _optional_text(value: object) -> str | None:
+    """A stored text that may be missing (NULL)."""
+    return None if value is None else _text(value)
+
+
+def _number(value: object) -> float | None:
+    """A stored number, or None when the store holds something else there (text, a blob,
+    an infinity)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    number = float(value)
+    return number if number == number and abs(number) != float("inf") else None
+
+
+def _whole(value: object) -> int | None:
+    """A stored whole number, or None when the store holds something else there."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def _row_to_sample(row: tuple[object, ...]) -> StoredSample:
+    """One stored row as a version, each value read as its column's type
+    (:func:`_text`, :func:`_number`, ...), so a value of another type in a store of the
+    repository's making costs that value, never the run."""
     r = dict(zip(_COLUMNS, row, strict=True))
+    origin = _text(r["origin"])
     return StoredSample(
         id=int(cast(int, r["id"])),
-        file=str(r["file"]),
-        language=str(r["language"]),
-        qualified_name=str(r["qualified_name"]),
-        code=str(r["code"]),
-        content_hash=str(r["content_hash"]),
-        origin=cast(Origin, r["origin"]),
-        label=str(r["label"]),
-        provider=cast("str | None", r["provider"]),
-        model=cast("str | None", r["model"]),
-        temperature=None if r["temperature"] is None else float(cast(float, r["temperature"])),
-        seed=None if r["seed"] is None else int(cast(int, r["seed"])),
-        prompt_hash=cast("str | None", r["prompt_hash"]),
-        created=float(cast(float, r["created"])),
+        file=_text(r["file"]),
+        language=_text(r["language"]),
+        qualified_name=_text(r["qualified_name"]),
+        code=_text(r["code"]),
+        content_hash=_text(r["content_hash"]),
+        origin=cast(Origin, origin if origin in ORIGINS else "imported"),
+        label=_text(r["label"]),
+        provider=_optional_text(r["provider"]),
+        model=_optional_text(r["model"]),
+        temperature=_number(r["temperature"]),
+        seed=_whole(r["seed"]),
+        prompt_hash=_optional_text(r["prompt_hash"]),
+        created=_number(r["created"]) or 0.0,
     )
 
 

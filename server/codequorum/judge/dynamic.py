@@ -22,8 +22,7 @@ from codequorum.judge.verdicts import (
     VerdictSpec,
 )
 from codequorum.metrics.growth import (
-    COST_FLOOR_FUEL,
-    COST_FLOOR_NS,
+    cost_floor,
     growth_class,
     growth_exponent,
 )
@@ -33,6 +32,8 @@ from codequorum.metrics.semantic import Divergence
 GROWTH_MEASURE = "CPU time per call"
 #: ... where the portable sandbox ran (``growth_measure`` ``fuel``: (size, instructions)).
 FUEL_MEASURE = "WebAssembly instructions per call"
+#: ... for JavaScript (``growth_measure`` ``bytecodes``: (size, executed bytecodes)).
+BYTECODE_MEASURE = "Ignition bytecodes per call"
 
 
 class Growth(Protocol):
@@ -222,7 +223,7 @@ def _raw_slope(c: Growth) -> float | None:
     """The measured log-log slope of ``c``'s points (before rounding to a class)."""
     if not c.growth_points:
         return None
-    floor = COST_FLOOR_FUEL if getattr(c, "growth_measure", None) == "fuel" else COST_FLOOR_NS
+    floor = cost_floor(str(getattr(c, "growth_measure", "cpu-time")))
     sizes, costs = zip(*c.growth_points, strict=True)
     return growth_exponent(sizes, costs, floor)
 
@@ -239,7 +240,8 @@ def _slopes_apart(c: Growth, measured: Sequence[Growth]) -> bool:
 
 def measure_words(candidates: Sequence[Growth]) -> str:
     """What the growth rests on: ``CPU time per call, n=8 to 512`` (the sizes timed), or
-    ``WebAssembly instructions per call, ...`` where the portable sandbox ran."""
+    ``WebAssembly instructions per call, ...`` where the portable sandbox ran, ``Ignition
+    bytecodes per call, ...`` for JavaScript."""
     words = _measure_name(candidates)
     sizes = sorted({s for c in candidates for s, _ in c.growth_points})
     if len(sizes) < 2:
@@ -248,10 +250,13 @@ def measure_words(candidates: Sequence[Growth]) -> str:
 
 
 def _measure_name(candidates: Sequence[Growth]) -> str:
-    """:data:`FUEL_MEASURE` when every measured version's growth rests on fuel."""
+    """:data:`FUEL_MEASURE` (:data:`BYTECODE_MEASURE`) when every measured version's
+    growth rests on fuel (executed bytecodes)."""
     measured = [c for c in candidates if c.growth_points]
-    fuel = measured and all(c.growth_measure == "fuel" for c in measured)
-    return FUEL_MEASURE if fuel else GROWTH_MEASURE
+    for measure, words in (("fuel", FUEL_MEASURE), ("bytecodes", BYTECODE_MEASURE)):
+        if measured and all(c.growth_measure == measure for c in measured):
+            return words
+    return GROWTH_MEASURE
 
 
 def _complexity_words(candidates: Sequence[Growth], outliers: Sequence[int],

@@ -4,7 +4,10 @@ open, a sample file to import.
 Any program that can send the server a command (another extension, a link in a hover, a
 task) can name any path or URI. So a file is read only when it is a regular file (not a
 FIFO, a device, a folder), no larger than a bound, and inside a workspace folder once every
-symlink is followed; anything else is one clear error at once, before a byte is read. A file
+symlink is followed, and where it leads is nothing hidden or secret-looking
+(:func:`~codequorum.core.safe_paths.workspace_refusal`, the rule of the module view and the
+agents' tools: ``.env``, ``helper.py -> .env``, ``config/master.key``); anything else is
+one clear error at once, before a byte is read. A file
 the user picked outside the workspace (VS Code's file dialog) is read by the extension and
 its text sent with the command, bounded the same way (:func:`bounded_text`): the server
 never follows a path out of the workspace on a client's word, since no flag a client sends
@@ -18,7 +21,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from codequorum.core.safe_paths import UnreadableFile, read_regular
+from codequorum.core.safe_paths import UnreadableFile, read_regular, workspace_refusal
 
 #: Largest sample file read for ``codequorum.importSamples`` (path or text).
 MAX_IMPORT_BYTES = 16 * 1024 * 1024
@@ -43,10 +46,15 @@ def read_inside(path: Path, roots: Iterable[str | os.PathLike[str]], limit: int)
     blocks on a FIFO, never reads more than ``limit`` + 1 bytes."""
     real = Path(os.path.realpath(path))
     tops = [Path(os.path.realpath(root)) for root in roots]
-    if not any(real.is_relative_to(top) for top in tops):
+    inside = [top for top in tops if real.is_relative_to(top)]
+    if not inside:
         where = f" (it leads to {real})" if real != path else ""
         raise RefusedFile(f"{path} is outside the workspace folders{where}; only files "
                           "inside them are read")
+    why = workspace_refusal(real.relative_to(inside[0]))
+    if why is not None:  # the workspace's one rule (the module view's, the agents' tools')
+        raise RefusedFile(f"{path} is {why}" + (f" (it leads to {real})" if real != path
+                                                else "") + "; it is not read")
     try:
         return read_regular(real, limit)
     except UnreadableFile as exc:

@@ -34,8 +34,11 @@ from codequorum.behaviour.runtimes import runtime_for
 from codequorum.core.limits import MAX_DOCUMENT_BYTES, MAX_MESSAGE_BYTES, size_words
 from codequorum.core.safe_text import MESSAGE_LIMIT, plain_message, safe_text
 from codequorum.ingest.workspace import file_key_for
-from codequorum.lsp import commands as cmds
-from codequorum.lsp import contract, transport
+from codequorum.lsp import (
+    commands,  # noqa: F401 - registers every handler
+    contract,
+    transport,
+)
 from codequorum.lsp.actions import (
     COMMAND_KIND,
     CommandOffer,
@@ -44,6 +47,7 @@ from codequorum.lsp.actions import (
     lensed_commands,
 )
 from codequorum.lsp.autorun import not_run_note
+from codequorum.lsp.commands.registry import HANDLERS, CommandError
 from codequorum.lsp.diagnostics import SOURCE, document_diagnostics, result_id
 from codequorum.lsp.documents import (
     FunctionEntry,
@@ -108,7 +112,7 @@ class CodequorumProtocol(LanguageServerProtocol):
                 arguments = contract.normalize(name, params.arguments)
                 contract.check(self._converter, name, arguments)
             except contract.ArgumentError as exc:
-                raise cmds.CommandError(str(exc)) from exc
+                raise CommandError(str(exc)) from exc
             params = attrs.evolve(params, arguments=arguments)
         result = yield from super().lsp_workspace__execute_command(params)
         return result
@@ -364,7 +368,7 @@ class CodequorumServer(LanguageServer):
             raise
         try:
             await work
-        except cmds.CommandError as exc:
+        except CommandError as exc:
             if not exc.shown:
                 self.show(types.MessageType.Error, f"codequorum: {exc.message}")
         except Exception as exc:  # a bug in one job must not go unseen
@@ -968,7 +972,7 @@ async def code_action(
             stored=stored,
             dynamic=(runtime_for(snapshot.language) is not None and settings.dynamic.enable
                      and ls.trusted),
-            report=shows_documents(ls),
+            report=shows_documents(ls.client_capabilities),
             skip=lensed_commands(mode, ls.shows_lenses, lens_commands(stored > 0, settings)),
         )
         actions += command_actions(snapshot.uri, entry, offer)
@@ -989,14 +993,14 @@ def register_command(name: str, alias: str | None = None) -> None:
     writes its result class back as JSON. The handler is the function
     :func:`~codequorum.lsp.commands.command` registered for it."""
     args_cls, result_type = contract.COMMANDS[name]
-    run = cmds.HANDLERS.get(name)
+    run = HANDLERS.get(name)
     if run is None:
         raise LookupError(f"no handler for the command {name}")
 
     async def handler(ls: CodequorumServer, args: Any) -> Any:
         try:
             return await run(ls, args)
-        except cmds.CommandError as exc:  # a person chose it: say why it cannot run
+        except CommandError as exc:  # a person chose it: say why it cannot run
             if getattr(args, "interactive", False) and not exc.shown:
                 ls.show(types.MessageType.Error, f"codequorum: {exc.message}")
             raise

@@ -84,9 +84,9 @@ def prune(folder: Path, keep: int, spare: Path | None = None) -> None:
         old.unlink(missing_ok=True)
 
 
-def shows_documents(ls: Host) -> bool:
+def shows_documents(capabilities: types.ClientCapabilities) -> bool:
     """True when the client opens documents the server names (``window.showDocument``)."""
-    window = ls.client_capabilities.window
+    window = capabilities.window
     return bool(window and window.show_document and window.show_document.support)
 
 
@@ -100,7 +100,7 @@ async def present(
 ) -> bool:
     """Show ``doc`` as a document when the client opens documents (True when it did), else
     ``fallback`` as a message; a view that cannot be written or opened falls back too."""
-    if shows_documents(ls):
+    if shows_documents(ls.client_capabilities):
         try:
             path = await ls.engine.run(write_view, to_plain(doc), uri, qualified_name, kind)
         except OSError as exc:

@@ -3,7 +3,9 @@
 The costs are CPU nanoseconds per call over the scaling series, measured in the sandbox
 (``behaviour/sandbox/timing.py``), or, where the portable sandbox ran, the WebAssembly
 instructions (fuel) of one untraced call less an empty call's; either sees work done
-inside builtins and C extensions that opcode counts miss.
+inside builtins and C extensions that opcode counts miss. JavaScript's cost is the
+executed Ignition bytecodes of one call (``behaviour/runtimes/node_trace.py``): exact and
+the same on every run, blind to work inside V8's builtins.
 """
 
 from __future__ import annotations
@@ -19,6 +21,15 @@ COST_FLOOR_NS = 250.0
 #: The same floor in fuel (about 2 instructions a nanosecond): an empty call's own cost is
 #: taken off already, so what is left under it is a lookup's, not work that grows.
 COST_FLOOR_FUEL = 500.0
+#: The same floor in executed bytecodes (JavaScript on Node): a call and a lookup take a
+#: few tens of bytecodes; under this a count is the call's own, not work that grows.
+COST_FLOOR_BYTECODES = 50.0
+
+
+def cost_floor(measure: str) -> float:
+    """The cost floor of a growth measure (``cpu-time``, ``fuel`` or ``bytecodes``)."""
+    return {"fuel": COST_FLOOR_FUEL, "bytecodes": COST_FLOOR_BYTECODES}.get(measure,
+                                                                           COST_FLOOR_NS)
 
 
 def growth_exponent(sizes: npt.ArrayLike, costs: npt.ArrayLike,
@@ -113,5 +124,6 @@ def judged_class(sizes: npt.ArrayLike, costs: npt.ArrayLike,
     return growth_class(exponent)
 
 
-__all__ = ["CLASS_MARGIN", "COST_FLOOR_FUEL", "COST_FLOOR_NS", "SLOPE_DROP", "UNDECIDED_BAND",
-           "growth_class", "growth_exponent", "judged_class", "local_slopes", "undecided"]
+__all__ = ["CLASS_MARGIN", "COST_FLOOR_BYTECODES", "COST_FLOOR_FUEL", "COST_FLOOR_NS",
+           "SLOPE_DROP", "UNDECIDED_BAND", "cost_floor", "growth_class",
+           "growth_exponent", "judged_class", "local_slopes", "undecided"]

@@ -86,7 +86,7 @@ def dynamic_available() -> bool:
 def require_sandbox(dynamic: bool, interpreter: str | None, sandbox: str) -> None:
     """With ``dynamic``: stop before scoring, in one line, if the sandbox cannot run."""
     if dynamic:
-        from codequorum.behaviour.sandbox import require
+        from codequorum.behaviour.sandbox.isolation import require
 
         require(interpreter, sandbox)
 

@@ -12,7 +12,7 @@ from typing import Any, TextIO
 from codequorum import __version__
 from codequorum.core.errors import UnknownFormatError
 from codequorum.core.report import SEVERITIES, warns
-from codequorum.core.safe_text import MESSAGE_LIMIT, plain_message, safe_text
+from codequorum.core.safe_text import MESSAGE_LIMIT, plain_message, safe_text, uri_reference
 from codequorum.core.words import count
 from codequorum.render.ansi import SEVERITY_STYLE, paint
 from codequorum.render.findings import RANK
@@ -194,7 +194,7 @@ def _sarif(run: CheckRun) -> dict[str, Any]:
                 # SARIF's plain text makes [text](target) a link: none left live
                 "message": {"text": plain_message(f.message, MESSAGE_LIMIT)},
                 "locations": [{"physicalLocation": {
-                    "artifactLocation": {"uri": f.path},
+                    "artifactLocation": {"uri": uri_reference(f.path)},
                     "region": {"startLine": f.line, "startColumn": f.column,
                                "endLine": f.end_line, "endColumn": f.end_column},
                 }}],

@@ -16,7 +16,7 @@ from typing import Any
 
 from codequorum.behaviour.test_inputs import ORIGIN_WORDS
 from codequorum.core.report import SEVERITIES, StabilityReport
-from codequorum.core.safe_text import safe_text
+from codequorum.core.safe_text import plain_message, safe_text
 from codequorum.core.words import versions_compared
 from codequorum.judge.risk import NOT_RUN
 from codequorum.judge.structure import percentile_words as percentile_words
@@ -209,7 +209,10 @@ def function_findings(
     analysis: FunctionAnalysis, name: str, min_severity: str = "hint"
 ) -> list[Finding]:
     """The findings of one function (``name`` as written in its definition), at or above
-    ``min_severity``."""
+    ``min_severity``. Their texts are plain messages
+    (:func:`~codequorum.core.safe_text.plain_message`), whoever shows them (a diagnostic,
+    a line of ``check``, SARIF, an agent): they quote names and outputs of a repository's
+    or a model's choosing, and no link or tag in those is left live."""
     report = analysis.report
     limit = RANK[min_severity]
     agreed = consensus(analysis)
@@ -243,11 +246,11 @@ def function_findings(
             Finding(
                 severity=verdict.severity if verdict.severity in RANK else "information",
                 code=safe_text(verdict.code, 60),
-                message=message,
+                message=plain_message(message, None),
                 figure=verdict.figure,
                 versions=tuple(verdict.versions),
-                overview=overview,
-                concerns=concerns,
+                overview=plain_message(overview, None),
+                concerns=None if concerns is None else plain_message(concerns, None),
             )
         )
     return out

@@ -11,6 +11,8 @@ from codequorum.behaviour.runtimes.js_inputs import (
     from_python,
     guessed_types,
     parameter_types,
+    scaled_value,
+    scaling_args,
 )
 from codequorum.core.model import SampleSet
 from codequorum.generate.input_language import PYTHON_INPUTS, InputLanguage
@@ -37,15 +39,38 @@ def test_typescript_parameter_types_draw_values() -> None:
     assert parameter_types(code, "f") == ["number[]", "string"]
     plan = collect_js_inputs(SampleSet.from_codes("t", [code], language="typescript",
                                                   entry_point="f"))
-    assert plan.sources == ["hypothesis"] and len(plan.cases) == 6
+    assert plan.sources == ["hypothesis", "scaling"] and len(plan.cases) == 9
     assert all(isinstance(c.test.args[0], list) for c in plan.cases)
+    # the scaling series, last: the array and the string scaled together, smallest first
+    series = [c for c in plan.cases if c.source == "scaling"]
+    assert [c.size for c in series] == [8, 64, 512]
+    assert [(len(c.test.args[0]), len(c.test.args[1])) for c in series] == [
+        (8, 8), (64, 64), (512, 512)]
+    assert all(not c.graded for c in series)
+    again = collect_js_inputs(SampleSet.from_codes("t", [code], language="typescript",
+                                                   entry_point="f"))
+    assert [c.test.args for c in again.cases] == [c.test.args for c in plan.cases]
+
+
+def test_a_number_scales_only_without_an_array_and_others_keep_an_examples_values() -> None:
+    assert scaling_args(["number", "boolean"], (5, False), [8, 64]) == [
+        (8, (8, False)), (64, (64, False))]
+    assert scaling_args(["number[]", "number"], (None, 7), [8])[0][1][1] == 7
+    assert scaling_args(["boolean"], None, [8]) == []
+    assert scaling_args(["Map<string, number>", "string"], None, [8]) == []
+    assert scaled_value("string", 3) == scaled_value("string", 3) and len(
+        scaled_value("string", 3)) == 3
+    off = collect_js_inputs(SampleSet.from_codes("t", [
+        "function f(xs: number[]): number { return 1; }"], language="typescript",
+        entry_point="f"), scaling=False)
+    assert "scaling" not in off.sources
 
 
 def test_prompt_examples_are_graded_and_the_models_inputs_come_last() -> None:
     prompt = "// >>> f(2)\n// 4\nfunction f(x) {}"
     ss = SampleSet.from_codes("t", ["function f(x) { return x * x; }"], language="javascript",
                               entry_point="f", prompt=prompt)
-    plan = collect_js_inputs(ss)
+    plan = collect_js_inputs(ss, scaling=False)
     assert [(c.source, c.graded, c.test.expected) for c in plan.cases] == [("doctest", True, 4)]
     bare = SampleSet.from_codes("t", ["function f(x) { return x; }"], language="javascript",
                                 entry_point="f")
@@ -54,7 +79,7 @@ def test_prompt_examples_are_graded_and_the_models_inputs_come_last() -> None:
                  ) -> tuple[list[tuple[Any, ...]], list[str]]:
         return [(1.5,), ({"a": [1]},)], []
 
-    asked = collect_js_inputs(bare, proposer=proposer)
+    asked = collect_js_inputs(bare, proposer=proposer, scaling=False)
     assert [c.test.args for c in asked.cases] == [(1.5,), ({"$": "object", "v": [["a", [1]]]},)]
     assert from_python(float("nan")) == {"$": "number", "v": "NaN"}
 
@@ -65,6 +90,7 @@ def test_untyped_parameters_are_guessed_from_their_use() -> None:
     assert guessed_types(code, "f") == ["number[]", "string", "number"]
     plan = collect_js_inputs(SampleSet.from_codes("t", [code], language="javascript",
                                                   entry_point="f"))
-    assert plan.sources == ["hypothesis"] and len(plan.cases) == 6
+    assert plan.sources == ["hypothesis", "scaling"] and len(plan.cases) == 9
+    assert plan.cases[-1].test.args[2] == plan.cases[0].test.args[2]  # n kept, not scaled
     assert "parameter types guessed from their use: number[], string, number" in plan.notes
     assert guessed_types("function f({a}) { return a; }", "f") is None

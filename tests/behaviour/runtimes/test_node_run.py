@@ -28,11 +28,18 @@ def test_a_javascript_set_runs_and_its_versions_part(node_sandboxed: object) -> 
     assert report.output_clusters == [[0, 1], [2]]
     assert report.summary["sctd_jsd"] is not None and report.summary["sctd_jsd"] > 0
     assert report.rules.divergence is not None
-    # what is not measured is null and said, never guessed
-    assert report.summary["dctd_jsd"] is None and report.summary["bef_jsd"] is None
-    assert [c.growth for c in report.candidates] == [None, None, None]
-    assert any(n.startswith("DCTD, BEF and growth are not measured for JavaScript: ")
-               for n in report.notes)
+    # executed bytecodes: DCTD and BEF over the inputs that passed, growth per call
+    assert report.summary["dctd_jsd"] is not None and report.summary["dctd_jsd"] > 0
+    assert report.summary["bef_jsd"] is not None
+    assert report.summary["dctd_inputs"] == 5  # two examples, three scaling sizes
+    assert [c.growth_measure for c in report.candidates] == ["bytecodes"] * 3
+    # a loop and reduce's callback grow with n; join's work is inside a builtin
+    assert [c.growth for c in report.candidates] == [1.0, 1.0, 0.0]
+    for c in report.candidates[:2]:  # exactly a + b·n: the same bytecodes per element
+        (n1, c1), (n2, c2), (n3, c3) = c.growth_points
+        assert (c2 - c1) * (n3 - n2) == (c3 - c2) * (n2 - n1) and c2 > c1
+    assert len({cost for _n, cost in report.candidates[2].growth_points}) == 1
+    assert not any("not measured" in n for n in report.notes)
 
 
 def test_score_runs_javascript_and_typescript_sets_of_a_jsonl_file(
@@ -51,7 +58,7 @@ def test_score_runs_javascript_and_typescript_sets_of_a_jsonl_file(
     assert js["dynamic"]["python"].startswith("node ")
     assert js["summary"]["pass_rate_mean"] == 2 / 3 and js["recommended_by"] == "behaviour"
     assert "divergent-outputs" in [v["code"] for v in js["verdicts"]]
-    assert ts["dynamic"]["inputs_source"] == ["hypothesis"]  # drawn from number[]
+    assert ts["dynamic"]["inputs_source"] == ["hypothesis", "scaling"]  # drawn from number[]
     assert ts["summary"]["sctd_jsd"] is not None and ts["summary"]["oer"] < 1.0
 
 

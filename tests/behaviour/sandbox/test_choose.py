@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from codequorum.behaviour.run import DynamicOptions, run_dynamic
-from codequorum.behaviour.sandbox import PORTABLE_NOTE, bwrap, isolation
+from codequorum.behaviour.sandbox import bwrap, isolation
+from codequorum.behaviour.sandbox.isolation import PORTABLE_NOTE
 from codequorum.core.model import SampleSet
 
 

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from codequorum.behaviour.sandbox import (
+from codequorum.behaviour.sandbox import protocol
+from codequorum.behaviour.sandbox.runner import (
     CandidateResult,
     ModuleLoad,
-    protocol,
     run_candidate,
     run_candidates,
 )
@@ -299,7 +299,7 @@ def test_a_module_that_does_not_load_leaves_the_version_to_run_alone(
 
 
 def test_a_module_whose_top_level_hangs_has_the_per_test_budget() -> None:
-    from codequorum.behaviour.sandbox import Limits
+    from codequorum.behaviour.sandbox.limits import Limits
 
     result = run_candidate("def f(x):\n    return x\n", [call(1)], "f",
                            Limits(wall_seconds=8, cpu_seconds=8, test_seconds=0.5),

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import math
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -72,3 +76,49 @@ def test_reader_rejects_oversized_and_foreign_frames() -> None:
         protocol.FrameReader().feed(protocol.HEADER.pack(len(body)) + body)
     with pytest.raises(protocol.ProtocolError, match="bad frame"):
         protocol.FrameReader().feed(protocol.HEADER.pack(3) + b"{{{")
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner),
+    max_leaves=20,
+)
+
+
+@given(json_values)
+@settings(max_examples=200, deadline=None)
+def test_frames_hold_the_text_json_writes_and_reads(value: object) -> None:
+    text = json.dumps({"value": value}, separators=(",", ":"), allow_nan=False)
+    assert protocol.dumps({"value": value}) == text
+    assert protocol.loads(f" {text}\n") == json.loads(text)
+
+
+def test_the_codec_refuses_what_json_refuses() -> None:
+    circular: list[object] = []
+    circular.append(circular)
+    for bad, kind in ((math.nan, ValueError), ({1j: 1}, TypeError), (object(), TypeError),
+                      (circular, ValueError)):
+        with pytest.raises(kind):
+            protocol.dumps(bad)
+    for text in ('{"a":', '{"a" 1}', "[1,]", '"\\x"', "1 2", "", "nul", "[" * 100):
+        with pytest.raises(ValueError):
+            protocol.loads(text)
+    assert protocol.loads("[NaN, -Infinity]")[1] == -math.inf
+
+
+def test_malformed_frames_are_refused_where_json_was_never_imported(tmp_path: Path) -> None:
+    source = str(Path(protocol.__file__))
+    script = (
+        "import sys, types\n"
+        f"m = types.ModuleType('p'); exec(open({source!r}).read(), m.__dict__)\n"
+        "for body in (b'{\"v\": 1 \"type\"}', b'{\"a\" 1}', b'[\"\\\\x\"]', b'{}x'):\n"
+        "    try:\n"
+        "        m.decode_body(body)\n"
+        "    except m.ProtocolError:\n"
+        "        print('refused')\n"
+        "print('json' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-I", "-S", "-c", script], capture_output=True,
+                          text=True, check=True, cwd=tmp_path)
+    assert done.stdout.split() == ["refused"] * 4 + ["False"]

@@ -10,15 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from codequorum.behaviour.sandbox import (
-    ALL_LAYERS,
-    CandidateResult,
-    Limits,
-    active_layers,
-    run_candidate,
-    run_candidates,
-    startup,
-)
+from codequorum.behaviour.sandbox import startup
+from codequorum.behaviour.sandbox.isolation import ALL_LAYERS, active_layers
+from codequorum.behaviour.sandbox.limits import Limits
+from codequorum.behaviour.sandbox.runner import CandidateResult, run_candidate, run_candidates
 from codequorum.core.model import TestCase as Case
 
 SQUARE = [

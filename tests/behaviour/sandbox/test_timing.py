@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from codequorum.behaviour.run import DynamicOptions, run_dynamic
-from codequorum.behaviour.sandbox import run_candidate
+from codequorum.behaviour.sandbox.runner import run_candidate
 from codequorum.behaviour.sandbox.timing import round_robin, settled
 from codequorum.core.model import SampleSet
 from codequorum.core.model import TestCase as Case

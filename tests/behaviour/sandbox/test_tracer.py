@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from codequorum.behaviour.sandbox import CandidateResult, run_candidates
+from codequorum.behaviour.sandbox.runner import CandidateResult, run_candidates
 from codequorum.behaviour.sandbox.tracer import OpcodeTracer, code_objects, default_mode
 from codequorum.core.model import TestCase as Case
 
@@ -221,3 +221,22 @@ def test_recursion_overflow_has_no_counts_under_settrace() -> None:
 def test_unknown_modes_are_refused() -> None:
     with pytest.raises(ValueError, match="unknown trace mode"):
         OpcodeTracer("perf")
+
+
+@pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="the table read without dis is 3.11's")
+def test_opname_table_without_dis_equals_dis() -> None:
+    import dis
+
+    from codequorum.behaviour.sandbox import tracer
+
+    wide = "def g(x):\n    return [" + ", ".join(f"x + {i}.5" for i in range(400)) + "]\n"
+    sources = [Path(tracer.__file__).read_text(), Path(dis.__file__).read_text(), wide, NESTED]
+    checked = 0
+    for source in sources:
+        for code in code_objects(compile(source, "<t>", "exec")):
+            expected = ["?"] * (len(code.co_code) + 2)
+            for ins in dis.get_instructions(code):
+                expected[ins.offset] = ins.opname
+            assert tracer.opname_table(code) == expected
+            checked += 1
+    assert checked > 50

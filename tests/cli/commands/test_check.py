@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
@@ -437,7 +438,7 @@ def test_candidate_text_is_escaped_in_every_format(fmt: str) -> None:
         (result,) = doc["runs"][0]["results"]
         assert result["message"]["text"].endswith(f"{ESCAPED} vs 1")
         location = result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
-        assert location == f"src/{ESCAPED}.py"
+        assert location == f"src/{quote(HOSTILE)}.py"  # a URI: the name percent-encoded
 
 
 def test_a_name_defined_twice_is_checked_once_at_its_first_definition() -> None:

@@ -35,4 +35,4 @@ def runtime_names() -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-__all__ = ["RUNTIMES", "Runtime", "runtime_for", "runtime_names"]
+__all__ = ["RUNTIMES", "runtime_for", "runtime_names"]

@@ -9,11 +9,14 @@ model's proposed inputs where nothing else exists; last, values of the types the
 parameters' use in the body suggests (string methods, array methods or indexing,
 arithmetic). Literals are read with tree-sitter
 into the canonical form (``js_values.py``); a call that is not all literals is skipped.
+Last of all, the scaling series of the growth: arrays and strings (else a number) of each
+size, by the same types.
 """
 
 from __future__ import annotations
 
 import contextlib
+import random
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -21,7 +24,7 @@ from typing import Any
 from tree_sitter import Node
 
 from codequorum.behaviour.runtimes import js_values
-from codequorum.behaviour.test_inputs import InputCase, InputPlan, Proposer
+from codequorum.behaviour.test_inputs import DEFAULT_SIZES, InputCase, InputPlan, Proposer
 from codequorum.core.model import SampleSet, TestCase
 from codequorum.core.parsing import functions, parse
 
@@ -311,7 +314,8 @@ def _use_of(root: Node, name: str) -> str:
 # ---------------------------------------------------------------------------- plan
 def collect_js_inputs(
     sample_set: SampleSet, *, proposer: Proposer | None = None, use_doctests: bool = True,
-    use_hypothesis: bool = True, hypothesis_examples: int = 6, **_ignored: Any,
+    use_hypothesis: bool = True, hypothesis_examples: int = 6, scaling: bool = True,
+    sizes: Sequence[int] = DEFAULT_SIZES, **_ignored: Any,
 ) -> InputPlan:
     """Every input of a JavaScript or TypeScript set, in run order (module docstring)."""
     entry = sample_set.entry_point
@@ -339,7 +343,67 @@ def collect_js_inputs(
         _add_guessed(plan, sample_set, entry, hypothesis_examples, known)
     if not plan.cases:
         plan.notes.append("no examples, parameter types or proposed inputs: nothing to run")
+    elif scaling:
+        types = typed or next((t for t in (guessed_types(x, entry) for x in sample_set.codes)
+                               if t), None)
+        _add_scaling(plan, types or [], entry, sizes)
     return plan
+
+
+def scaled_value(type_text: str, n: int) -> Any:
+    """A value of ``type_text`` of size ``n`` (the same on every call); NotLiteral when
+    the type does not scale (``number`` is ``n`` itself)."""
+    rng = random.Random(n)
+    t = type_text.strip()
+    if t == "number":
+        return n
+    if t == "string":
+        return "".join(rng.choice("abcdefghij") for _ in range(n))
+    inner = t[:-2] if t.endswith("[]") else (t[6:-1] if t.startswith("Array<") else None)
+    if inner == "number":
+        return [rng.randint(-1000, 1000) for _ in range(n)]
+    if inner == "string":
+        return [f"s{rng.randint(0, n)}" for _ in range(n)]
+    raise NotLiteral(t)
+
+
+def scaling_args(types: Sequence[str], base: Sequence[Any] | None,
+                 sizes: Sequence[int]) -> list[tuple[int, tuple[Any, ...]]]:
+    """``(size, args)`` of the scaling series: sequences and strings scaled together, a
+    ``number`` only when there is neither; the rest ``base``'s (an example's) values or a
+    drawn value of their type; empty when nothing scales."""
+    seqs = [i for i, t in enumerate(types) if t.strip() != "number" and _scales(t)]
+    scaled = seqs or [i for i, t in enumerate(types) if t.strip() == "number"]
+    if not scaled:
+        return []
+    out: list[tuple[int, tuple[Any, ...]]] = []
+    for n in sizes:
+        args: list[Any] = []
+        for i, t in enumerate(types):
+            try:
+                args.append(scaled_value(t, n) if i in scaled else base[i]
+                            if base is not None and i < len(base) else type_values(t, 0))
+            except NotLiteral:
+                return []
+        out.append((n, tuple(args)))
+    return out
+
+
+def _scales(type_text: str) -> bool:
+    try:
+        scaled_value(type_text, 1)
+    except NotLiteral:
+        return False
+    return True
+
+
+def _add_scaling(plan: InputPlan, types: Sequence[str], entry: str,
+                 sizes: Sequence[int]) -> None:
+    """The scaling series (growth), sizes smallest first, after every other input."""
+    base = next((c.test.args for c in plan.cases if len(c.test.args) == len(types)), None)
+    for n, args in scaling_args(types, base, sorted(sizes)):
+        test = TestCase("call", args=args, name=f"scaling n={n}")
+        plan.cases.append(InputCase(test, "scaling", False, _label(entry, args), size=n))
 
 
 def _label(entry: str, args: Sequence[Any]) -> str:
@@ -429,4 +493,5 @@ def _add_proposed(plan: InputPlan, proposer: Proposer, source: str, entry: str,
 Examples = Callable[[str, str], list[tuple[tuple[Any, ...], Any, bool]]]
 
 __all__ = ["NotLiteral", "collect_js_inputs", "example_call", "examples", "from_python",
-           "guessed_types", "literal", "parameter_types", "type_values"]
+           "guessed_types", "literal", "parameter_types", "scaled_value", "scaling_args",
+           "type_values"]

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from codequorum.behaviour.runtimes import js_values
+from codequorum.behaviour.runtimes import js_values, node_trace
 from codequorum.behaviour.runtimes.node_seccomp import node_filter
 from codequorum.behaviour.sandbox import bwrap, protocol
 from codequorum.behaviour.sandbox.limits import Limits
@@ -159,6 +159,7 @@ class NodeRun(_ChildRun):
         self.message = message
         self.module_message = in_module[1] if in_module else None
         self.stdout_text = bytearray()
+        self._traced: list[node_trace.Function] | None = None
 
     def run(self) -> CandidateResult:
         message = self.message or {
@@ -166,6 +167,7 @@ class NodeRun(_ChildRun):
             "tests": [{"name": t.name, "args": list(t.args), "series": s}
                       for t, s in zip(self.tests, self.series, strict=True)],
             "entry_point": self.entry_point, "limits": self.limits.to_dict(),
+            "trace": self.trace,
         }
         if self.module_message is not None and self.message is None:
             message["module"] = self.module_message
@@ -184,7 +186,7 @@ class NodeRun(_ChildRun):
         return self._grouped(command(self.node, self.limits, msg_w))
 
     def _on_output(self, proc: _Child, kind: str, data: bytes) -> None:
-        if kind == "stdout" and self.message is not None:  # a count's bytecode printout
+        if kind == "stdout" and (self.message is not None or self.trace):  # bytecode printout
             if len(self.stdout_text) + len(data) > COUNT_OUTPUT_BYTES:
                 self._kill(proc, "output-limit")
                 return
@@ -204,8 +206,39 @@ class NodeRun(_ChildRun):
                 "ipcns", "utsns", "tmpfs",
                 "own-proc", *(["cgroup"] if self.in_cgroup else [])]
 
+    def _traced_functions(self) -> list[node_trace.Function]:
+        """The traced script's functions as printed between the run's markers."""
+        if self._traced is None:
+            done = next((m for m in self.messages if m.get("type") == "done"), None)
+            marker = done.get("marker") if done is not None else None
+            self._traced = []
+            if isinstance(marker, str):
+                try:
+                    printed = node_trace.parse_functions(
+                        self.stdout_text.decode("utf-8", "replace"))
+                except node_trace.TamperedPrintout:
+                    return self._traced  # a name wrote into the printout: no counts
+                self._traced = node_trace.between_markers(printed, marker)
+        return self._traced
+
+    def _executed(self, index: int, outcome: TestOutcome) -> None:
+        """With tracing, a test that ended without an exception: its executed bytecodes."""
+        if not self.trace or outcome.exc_type is not None:
+            return
+        sent = next((m.get("outcome") for m in self.messages if m.get("type") == "test"
+                     and m.get("index") == index), None)
+        coverage = node_trace.read_coverage(sent.get("coverage") if isinstance(sent, dict)
+                                            else None)
+        functions = self._traced_functions()
+        if coverage is None or not functions:
+            return
+        counts = node_trace.executed(functions, coverage)
+        outcome.opcodes, outcome.opcode_total = counts, sum(counts.values())
+
     def _graded(self, index: int, outcome: TestOutcome, value: Any) -> TestOutcome:
-        """``passed``: strict equality of the canonical value with the expected one."""
+        """``passed``: strict equality of the canonical value with the expected one (with
+        tracing, the executed bytecodes set too)."""
+        self._executed(index, outcome)
         test = self.tests[index]
         if not test.has_expected:
             outcome.passed = None
@@ -226,7 +259,8 @@ def run_node_candidate(
 ) -> CandidateResult:
     """Run one JavaScript version's tests in a fresh sandboxed Node (``node``, default
     :func:`find_node`; strict only); with ``module`` (its context and the run message's
-    ``module``: ``js_modules.module_message``) in its module."""
+    ``module``: ``js_modules.module_message``) in its module; with ``trace``, each test's
+    executed bytecodes (``node_trace.py``)."""
     node = node or find_node()
     if node is None:
         return CandidateResult(index, "error", "no supported Node (20, 22 or 24) is installed")
@@ -234,7 +268,7 @@ def run_node_candidate(
         return CandidateResult(index, "error", "JavaScript runs only in the strict sandbox")
     if cancel is not None and cancel.is_set():
         return CandidateResult(index, "cancelled", "cancelled before start")
-    child = NodeRun(node, code, tests, entry_point, limits, False, index, None, "auto", cancel,
+    child = NodeRun(node, code, tests, entry_point, limits, trace, index, None, "auto", cancel,
                     start_method="exec", series=series, in_module=module)
     return child.run()
 

@@ -12,7 +12,6 @@ limits, install the audit hook, and only then compile and run the candidate.
 from __future__ import annotations
 
 import builtins
-import contextlib
 import io
 import os
 import posix
@@ -20,8 +19,9 @@ import sys
 import time
 import types
 
-# Startup time matters (one child per candidate): typing, importlib.util, hashlib,
-# pathlib, inspect and ast are imported only when needed.
+# Startup time matters (one child per candidate; the portable guest loads this file at
+# every start): typing, importlib.util, hashlib, pathlib, inspect, ast and contextlib are
+# imported only when needed.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -1033,14 +1033,14 @@ def _fork_grader(run: dict[str, Any]) -> Any:
             payload = grader.read_payload(grader.GRADER_IN_FD, protocol)
             confine.install_seccomp(bytes.fromhex(str(run.get("seccomp") or "")))
             verdicts = Channel(grader.GRADER_OUT_FD)
-            grader.serve(grader.Link(theirs, protocol), dict(payload.get("checks") or {}),
+            grader.serve(grader.socket_link(theirs, protocol), dict(payload.get("checks") or {}),
                          lambda **v: verdicts.send("verdict", **v), protocol,
                          run.get("entry_point"))
         finally:
             posix._exit(0)
     theirs.close()
     grader.close_quietly(grader.GRADER_IN_FD, grader.GRADER_OUT_FD)
-    return grader.Link(ours, protocol)
+    return grader.socket_link(ours, protocol)
 
 
 def _seed_random(index: int) -> None:
@@ -1116,6 +1116,7 @@ def serve_forks(path: str, strict: bool = False) -> None:
     runs no candidate code: children do, after they have forked.
     """
     import ast  # noqa: F401  (preloaded for the children)
+    import contextlib
     import ctypes  # noqa: F401
     import dis  # noqa: F401
     import gc
@@ -1230,6 +1231,8 @@ def serve_forks(path: str, strict: bool = False) -> None:
 
 
 def _kill_and_reap(pid: int) -> None:
+    import contextlib  # the fork server's, already loaded
+
     for kill in (os.killpg, os.kill):
         with contextlib.suppress(OSError):
             kill(pid, 9)

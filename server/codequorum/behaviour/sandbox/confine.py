@@ -25,10 +25,11 @@ parent decides whether what is missing may run (see ``runner.py``).
 
 from __future__ import annotations
 
-import contextlib
+# ``signal``'s C half: ``signal`` itself would import ``enum``, and ``contextlib``
+# ``collections``: each a tenth of a portable guest's start (which loads this file).
+import _signal  # type: ignore[import-not-found]
 import os
 import posix
-import signal
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -108,7 +109,7 @@ def enter_namespaces() -> tuple[list[str], list[str]]:
     """
     libc = _libc()
     uid, gid = posix.getuid(), posix.getgid()
-    if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+    if libc.prctl(PR_SET_PDEATHSIG, _signal.SIGKILL, 0, 0, 0) != 0:
         return [], [f"prctl(PR_SET_PDEATHSIG): {_errno_text()}"]
     if libc.unshare(ALL_NAMESPACES) != 0:
         return [], [f"unshare(user, mount, pid, net, ipc, uts): {_errno_text()}"]
@@ -137,7 +138,7 @@ def die_with_parent() -> None:
 
 
 def _die_with_parent(libc: Any) -> None:
-    if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+    if libc.prctl(PR_SET_PDEATHSIG, _signal.SIGKILL, 0, 0, 0) != 0:
         posix._exit(71)
 
 
@@ -157,8 +158,10 @@ def _mirror(pid: int, decode: bool) -> None:
     that back into the signal.
     """
     for fd in range(0, 4):  # the pipes belong to the candidate: EOF must follow its exit
-        with contextlib.suppress(OSError):
+        try:  # noqa: SIM105  (no contextlib, above)
             posix.close(fd)
+        except OSError:
+            pass
     while True:
         try:
             _pid, status = posix.waitpid(pid, 0)
@@ -172,8 +175,10 @@ def _mirror(pid: int, decode: bool) -> None:
     if not sig and decode and code > 128:
         sig = code - 128
     if sig and decode:
-        with contextlib.suppress(OSError, ValueError):  # SIGKILL, SIGSTOP: no handler
-            signal.signal(sig, signal.SIG_DFL)
+        try:  # noqa: SIM105  (no contextlib, above)
+            _signal.signal(sig, _signal.SIG_DFL)
+        except (OSError, ValueError):  # SIGKILL, SIGSTOP: no handler
+            pass
         posix.kill(posix.getpid(), sig)
     posix._exit(128 + sig if sig else code)
 

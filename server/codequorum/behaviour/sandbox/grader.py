@@ -19,13 +19,13 @@ version -> grader ``check`` (index); grader -> version ``call`` (args, kwargs) o
 from __future__ import annotations
 
 import builtins
-import contextlib
 import os
 import posix
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # ``socket`` is not imported at run time: the portable guest never needs
     import socket  # it, and importing it is a tenth of that guest's start
+    from collections.abc import Callable
     from typing import Any
 
 GRADER_IN_FD = 4
@@ -33,25 +33,26 @@ GRADER_OUT_FD = 5
 CHECK_FILENAME = "<check>"
 
 
-class Link:
-    """Frames over a stream socket, read one whole message at a time."""
+class FrameLink:
+    """Frames over a byte stream, read one whole message at a time: ``read`` gives the
+    next bytes (empty once the peer is gone), ``write`` sends a whole frame."""
 
-    def __init__(self, sock: socket.socket, protocol: Any) -> None:
-        self.sock = sock
+    def __init__(self, read: Callable[[], bytes], write: Callable[[bytes], object],
+                 protocol: Any, max_frame: int | None = None) -> None:
+        self.read = read
+        self.write = write
         self.protocol = protocol
-        self.reader = protocol.FrameReader(max_frame=16 * 1024 * 1024)
+        self.reader = (protocol.FrameReader() if max_frame is None
+                       else protocol.FrameReader(max_frame=max_frame))
         self.pending: list[dict[str, Any]] = []
 
     def send(self, **fields: Any) -> None:
-        self.sock.sendall(self.protocol.encode_frame(fields))
+        self.write(self.protocol.encode_frame(fields))
 
     def receive(self) -> dict[str, Any] | None:
         """The next message; None when the peer is gone or sent something malformed."""
         while not self.pending:
-            try:
-                data = self.sock.recv(65536)
-            except OSError:
-                return None
+            data = self.read()
             if not data:
                 return None
             try:
@@ -59,6 +60,16 @@ class Link:
             except self.protocol.ProtocolError:
                 return None
         return self.pending.pop(0)
+
+
+def socket_link(sock: socket.socket, protocol: Any) -> FrameLink:
+    """Frames over a stream socket (a failed read ends the link)."""
+    def read() -> bytes:
+        try:
+            return sock.recv(65536)
+        except OSError:
+            return b""
+    return FrameLink(read, sock.sendall, protocol, max_frame=16 * 1024 * 1024)
 
 
 class CallFailed(Exception):
@@ -104,7 +115,7 @@ def read_payload(fd: int, protocol: Any) -> dict[str, Any]:
 
 
 def serve(
-    link: Link, checks: dict[str, str], verdicts: Any, protocol: Any, entry: str | None
+    link: FrameLink, checks: dict[str, str], verdicts: Any, protocol: Any, entry: str | None
 ) -> None:
     """The grader's loop: run each requested harness once, verdicts to the parent."""
     done: set[str] = set()
@@ -121,7 +132,7 @@ def serve(
         link.send(type="checked", index=int(index))
 
 
-def run_check(link: Link, source: str, protocol: Any, entry: str | None) -> dict[str, Any]:
+def run_check(link: FrameLink, source: str, protocol: Any, entry: str | None) -> dict[str, Any]:
     """One harness against the version behind ``link``: ``passed`` and what failed.
 
     The harness's own names (the prompt's helpers included) resolve as it defines them;
@@ -153,7 +164,7 @@ def run_check(link: Link, source: str, protocol: Any, entry: str | None) -> dict
     return {"passed": True, "exc_type": None, "exc_message": None}
 
 
-def answer_calls(link: Link, index: int, entry: Any, protocol: Any) -> None:
+def answer_calls(link: FrameLink, index: int, entry: Any, protocol: Any) -> None:
     """In the version's process: ask for harness ``index`` and answer its calls."""
     link.send(type="check", index=index)
     while True:
@@ -178,8 +189,10 @@ def answer_calls(link: Link, index: int, entry: Any, protocol: Any) -> None:
 def close_quietly(*fds: int) -> None:
     """Close descriptors that may already be closed."""
     for fd in fds:
-        with contextlib.suppress(OSError):
+        try:  # noqa: SIM105  (contextlib's collections: a tenth of a portable guest's start)
             posix.close(fd)
+        except OSError:
+            pass
 
 
 def has_grader_fds() -> bool:

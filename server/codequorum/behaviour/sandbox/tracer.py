@@ -15,7 +15,7 @@ shows them: no CACHE, no specialised or instrumented names) once per :meth:`take
 
 from __future__ import annotations
 
-import dis
+import opcode
 import sys
 from types import CodeType
 
@@ -49,9 +49,28 @@ def code_objects(code: CodeType) -> list[CodeType]:
 
 def opname_table(code: CodeType) -> list[str]:
     """Byte offset -> base opname for one code object (``?`` where no instruction starts)."""
+    if sys.version_info[:2] == (3, 11):
+        return _opname_table_311(code)
+    import dis  # its ``collections`` would be a sixth of a portable guest's start
+
     table = ["?"] * (len(code.co_code) + 2)
     for ins in dis.get_instructions(code):
         table[ins.offset] = ins.opname
+    return table
+
+
+def _opname_table_311(code: CodeType) -> list[str]:
+    """``dis.get_instructions``'s offsets and names on 3.11, from ``opcode`` alone: there
+    ``co_code`` holds base opcodes, each followed by its inline CACHE entries."""
+    names = opcode.opname
+    caches: list[int] = opcode._inline_cache_entries  # type: ignore[attr-defined]
+    raw = code.co_code
+    table = ["?"] * (len(raw) + 2)
+    offset = 0
+    while offset < len(raw):
+        op = raw[offset]
+        table[offset] = names[op]
+        offset += 2 + 2 * caches[op]
     return table
 
 

@@ -28,7 +28,7 @@ from codequorum.cli.endpoint import asker_note, input_asker, propose_config
 from codequorum.core import parsing
 from codequorum.core.errors import UnknownFormatError, UnknownLanguageError, UserError
 from codequorum.core.limits import MAX_DOCUMENT_BYTES, InputLimitError
-from codequorum.core.safe_paths import UnreadableFile, guard, read_regular
+from codequorum.core.safe_paths import UnreadableFile, guard, read_regular, workspace_refusal
 from codequorum.core.safe_text import safe_text
 from codequorum.core.words import count
 from codequorum.generate.endpoint import ProviderConfig
@@ -104,6 +104,11 @@ def _targets(paths: Sequence[Path], language: str | None, run: CheckRun
             seen.add(resolved)
             if path != given and not resolved.is_relative_to(top):
                 run.notes.append(f"{path}: a symlink out of {given}, skipped")
+                continue
+            why = path != given and (workspace_refusal(path.relative_to(given))
+                                     or workspace_refusal(resolved.relative_to(top)))
+            if why:  # the workspace's one rule, for a file the user did not name
+                run.notes.append(f"{path}: {why}, skipped")
                 continue
             try:
                 lang = parsing.language_from_path(path)

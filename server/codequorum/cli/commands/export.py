@@ -27,7 +27,7 @@ from codequorum.core import parsing
 from codequorum.core.errors import UserError
 from codequorum.core.limits import MAX_DOCUMENT_BYTES
 from codequorum.core.model import SampleSet
-from codequorum.core.safe_paths import UnreadableFile, guard, read_regular
+from codequorum.core.safe_paths import RefusedFile, guard, read_workspace_file
 from codequorum.core.safe_text import safe_text
 from codequorum.core.words import count
 from codequorum.ingest.store import SampleStore, StoredSample, default_store_path
@@ -199,20 +199,20 @@ def sample_set_row(sample_set: SampleSet, qualified_name: str, key: str) -> dict
 
 
 def _current_text(key: str, workspace: Path, result: ExportRun) -> str | None:
-    """The text of the file a store key names: a regular file inside the workspace, at
-    most :data:`MAX_DOCUMENT_BYTES`, UTF-8; else None with a note."""
+    """The text of the file a store key names, under the workspace's one rule
+    (:func:`~codequorum.core.safe_paths.read_workspace_file`: a regular file inside the
+    workspace, nothing hidden or secret-looking where the key or its links lead), at most
+    :data:`MAX_DOCUMENT_BYTES`, UTF-8; else None with a note. A store may come with the
+    repository, and its keys then name what it likes (``.env``, ``helper.py -> .env``)."""
     if key.startswith("file:") or ":" in key.split("/", 1)[0] or Path(key).is_absolute():
         result.notes.append(f"{key}: not a file of the workspace; exported without the "
                             "current code")
         return None
-    path = (workspace / key).resolve()
-    if not path.is_relative_to(workspace):
-        result.notes.append(f"{key}: outside the workspace; exported without the current code")
-        return None
     try:
-        data = read_regular(path, MAX_DOCUMENT_BYTES)
-    except UnreadableFile as exc:
-        result.notes.append(f"{exc}; exported without the current code")
+        _real, data = read_workspace_file(workspace.resolve(), workspace / key,
+                                          MAX_DOCUMENT_BYTES)
+    except RefusedFile as exc:
+        result.notes.append(f"{key}: {exc}; exported without the current code")
         return None
     except OSError:
         result.notes.append(f"{key}: no such file; exported without the current code")

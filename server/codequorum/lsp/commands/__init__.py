@@ -6,8 +6,8 @@ what several share: the registry (:mod:`.registry`), finding the function a comm
 (:mod:`.regeneration`) and a dynamic run under way (:mod:`.dynamic_run`).
 
 Each handler takes its command's arguments class and answers its result class (see
-:mod:`codequorum.lsp.contract`); :data:`HANDLERS` maps every command to its handler, filled
-as this package imports each command's module.
+:mod:`codequorum.lsp.contract`); :data:`.registry.HANDLERS` maps every command to its handler,
+filled as this package imports each command's module.
 """
 
 from __future__ import annotations
@@ -22,10 +22,9 @@ from codequorum.lsp.commands import (
     run_dynamic,
     show_version,
 )
-from codequorum.lsp.commands.registry import HANDLERS, CommandError, ShownError, command
 
 #: The modules whose handlers fill :data:`HANDLERS`.
 COMMAND_MODULES = (analyze, compare, show_version, add_versions, import_version_file,
                    delete_versions, regenerate, run_dynamic)
 
-__all__ = ["COMMAND_MODULES", "HANDLERS", "CommandError", "ShownError", "command"]
+__all__ = ["COMMAND_MODULES"]

@@ -19,7 +19,7 @@ from codequorum.lsp import contract as c
 from codequorum.lsp.commands.registry import RUN_DYNAMIC, CommandError
 from codequorum.lsp.commands.resolve import function_analysis
 from codequorum.lsp.documents import FunctionEntry, Snapshot
-from codequorum.lsp.engine import FunctionAnalysis, ran_nothing
+from codequorum.lsp.engine import Engine, FunctionAnalysis, ran_nothing
 from codequorum.lsp.hover import DYNAMIC_FIGURES
 from codequorum.lsp.progress import WorkProgress
 
@@ -151,14 +151,15 @@ async def runnable(
     return snapshot, entry, analysis
 
 
-async def prepared_run(ls: Host, snapshot: Snapshot, entry: FunctionEntry,
-                    analysis: FunctionAnalysis) -> tuple[FunctionAnalysis, ModuleContext | None]:
+async def prepared_run(
+    engine: Engine, file_key: str, snapshot: Snapshot, entry: FunctionEntry,
+    analysis: FunctionAnalysis,
+) -> tuple[FunctionAnalysis, ModuleContext | None]:
     """The function prepared for its run as every front end prepares it
     (:meth:`~codequorum.pipeline.session.Session.prepare`): its analysis and its module as
     the editor holds it (its unsaved text too), with the view of its workspace folder
     (read on a worker thread)."""
-    engine = ls.engine_for(snapshot.uri)
-    prepared = await engine.run(engine.prepare_entry, snapshot, entry, ls.file_key(snapshot.uri))
+    prepared = await engine.run(engine.prepare_entry, snapshot, entry, file_key)
     if prepared is None:
         return analysis, None
     return prepared.analysis, prepared.module

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from pygls.exceptions import JsonRpcInvalidParams
 
-from codequorum.core.safe_text import safe_text
+from codequorum.core.safe_text import MESSAGE_LIMIT, plain_message
 from codequorum.lsp import contract as c
 
 if TYPE_CHECKING:
@@ -50,14 +50,16 @@ def command(args_cls: type[A]) -> Callable[[Handler[A, R]], Handler[A, R]]:
 
 
 class CommandError(JsonRpcInvalidParams):
-    """Bad arguments, or a function that cannot be found: the message says which (made
-    safe to show: it may quote names, paths and text from a repository)."""
+    """Bad arguments, or a function that cannot be found: the message says which, as a
+    plain message (:func:`~codequorum.core.safe_text.plain_message`: a client shows an
+    error's message, and it may quote names, paths and text from a repository, so no
+    escape and no markdown link in it is live)."""
 
     #: True when the user was already shown the message.
     shown: ClassVar[bool] = False
 
     def __init__(self, message: str) -> None:
-        super().__init__(message=safe_text(message, limit=2000))
+        super().__init__(message=plain_message(message, MESSAGE_LIMIT))
 
 
 class ShownError(CommandError):

@@ -48,18 +48,17 @@ async def function_analysis(
     return snapshot, entry, analysis
 
 
+def version_fields(analysis: FunctionAnalysis, index: int) -> dict[str, Any]:
+    """What every answer says of one version: its place, label and where it came from."""
+    sample = analysis.sample_set.samples[index]
+    return {"index": index, "version": index + 1, "label": analysis.label(index),
+            "origin": sample.origin, "provider": sample.provider, "model": sample.model}
+
+
 def version_infos(analysis: FunctionAnalysis) -> list[c.VersionInfo]:
     return [
-        c.VersionInfo(
-            index=i,
-            version=i + 1,
-            label=analysis.label(i),
-            origin=sample.origin,
-            provider=sample.provider,
-            model=sample.model,
-            cluster=analysis.cluster_of(i),
-        )
-        for i, sample in enumerate(analysis.sample_set.samples)
+        c.VersionInfo(**version_fields(analysis, i), cluster=analysis.cluster_of(i))
+        for i in range(len(analysis.sample_set.samples))
     ]
 
 

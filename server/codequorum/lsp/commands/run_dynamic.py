@@ -49,7 +49,8 @@ async def run_dynamic_command(ls: Host, args: c.RunDynamicArgs) -> c.RunDynamicR
         return c.RunDynamicResult(
             uri=args.uri, qualified_name=name, started=False, message="already running"
         )
-    analysis, module = await prepared_run(ls, snapshot, entry, analysis)
+    analysis, module = await prepared_run(ls.engine_for(snapshot.uri), ls.file_key(snapshot.uri),
+                                          snapshot, entry, analysis)
     progress = WorkProgress(ls, f"codequorum: running {safe_text(entry.name, 100)} versions")
     await progress.begin("starting")
     settings = ls.settings_for(args.uri)

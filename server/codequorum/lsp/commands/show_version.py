@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from codequorum.lsp import contract as c
 from codequorum.lsp.actions import users_head
 from codequorum.lsp.commands.registry import SHOW_VERSION, CommandError, command
-from codequorum.lsp.commands.resolve import function_analysis
+from codequorum.lsp.commands.resolve import function_analysis, version_fields
 from codequorum.lsp.documents import reindent
 from codequorum.render.findings import consensus
 
@@ -47,12 +47,7 @@ async def show_version_command(ls: Host, args: c.ShowVersionArgs) -> c.ShowVersi
     return c.ShowVersionResult(
         uri=snapshot.uri,
         qualified_name=entry.qualified_name,
-        index=index,
-        version=index + 1,
-        label=analysis.label(index),
-        origin=sample.origin,
-        provider=sample.provider,
-        model=sample.model,
+        **version_fields(analysis, index),
         language=analysis.language,
         code=sample.code,
         indented=reindent(sample.code, entry.indent),

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from codequorum.behaviour.sandbox import Limits, run_candidates
+from codequorum.behaviour.sandbox.limits import Limits
+from codequorum.behaviour.sandbox.runner import run_candidates
 from codequorum.core.model import TestCase as Case
 
 KEY = "CODEQUORUM_TEST_API_KEY"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from codequorum.behaviour.run import DynamicOptions, run_dynamic
-from codequorum.behaviour.sandbox import PORTABLE_NOTE
+from codequorum.behaviour.sandbox.isolation import PORTABLE_NOTE
 from codequorum.judge.dynamic import dynamic_verdicts
 from tests.behaviour.test_run import DURATIONS, in_module
 from tests.support.duration_module import standalone

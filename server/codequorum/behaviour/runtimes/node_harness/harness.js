@@ -8,7 +8,8 @@
 //   inside that context (an object made out here would lead back to ``process`` through
 //   ``constructor.constructor``), the version called there and its value written there in
 //   the canonical form (``values.js``): only strings cross between the two realms.
-//   The parent grades: expected values never come here.
+//   The parent grades: expected values never come here. With ``trace``, each test's
+//   block coverage too (``startTrace``).
 // - ``counts``: each version is compiled (``new vm.Script``), never run, with V8 printing
 //   its Ignition bytecode on stdout; a marker function with a random name closes each
 //   version's part of the printout.
@@ -55,6 +56,65 @@ function readRun() {
   return JSON.parse(data.subarray(4, 4 + size).toString('utf8'));
 }
 
+// ---------------------------------------------------------------------------- trace
+// With ``trace``: precise block coverage is on before the version compiles (so its
+// bytecode holds the counters), its bytecode is printed on stdout as it compiles, between
+// two marker functions of a random name, and each test's outcome carries the coverage of
+// the traced script's functions run during that test only (``[name, ranges]``, a range
+// ``[start, end, count]``, the function's own first). The parent turns them into executed bytecodes
+// (``node_trace.py``).
+function startTrace() {
+  const inspector = require('inspector');
+  const v8 = require('v8');
+  const crypto = require('crypto');
+  const session = new inspector.Session();
+  session.connect();
+  const post = (method, params) => {
+    let out = null;
+    let failed = null;
+    session.post(method, params || {}, (err, res) => { failed = err; out = res; });
+    if (failed) throw failed;
+    return out;
+  };
+  post('Profiler.enable');
+  post('Profiler.startPreciseCoverage', { callCount: true, detailed: true });
+  const warm = '__codequorum_warm_' + crypto.randomBytes(4).toString('hex');
+  new vm.Script('function ' + warm + '(a) { return a + 1; }', { filename: 'warm.js' });
+  const marker = '__codequorum_mark_' + crypto.randomBytes(8).toString('hex');
+  let url = null;
+  return {
+    marker,
+    // Compile with the bytecode printed (``make`` compiles the traced script named ``name``).
+    printed(name, make) {
+      url = name;
+      v8.setFlagsFromString('--no-lazy');
+      v8.setFlagsFromString('--print-bytecode');
+      new vm.Script('function ' + marker + '_begin() {}', { filename: 'mark.js' });
+      try {
+        return make();
+      } finally {
+        new vm.Script('function ' + marker + '_end() {}', { filename: 'mark.js' });
+        v8.setFlagsFromString('--no-print-bytecode');
+        v8.setFlagsFromString('--lazy');
+      }
+    },
+    reset() { post('Profiler.takePreciseCoverage'); },
+    take() {
+      const got = post('Profiler.takePreciseCoverage');
+      const out = [];
+      for (const script of (got && got.result) || []) {
+        if (script.url !== url) continue;
+        for (const fn of script.functions) {
+          if (!fn.ranges.length || fn.ranges.every((r) => r.count === 0)) continue;
+          out.push([String(fn.functionName).slice(0, 200),
+            fn.ranges.map((r) => [r.startOffset, r.endOffset, r.count])]);
+        }
+      }
+      return out;
+    },
+  };
+}
+
 // ------------------------------------------------------------------------------ run
 function compileVersion(code, ctx, entry) {
   // The version as a script; a method alone (``add(a, b) { ... }``) as a class body.
@@ -81,7 +141,7 @@ function compileVersion(code, ctx, entry) {
 // ``require`` of the context's own (``modules.js``), its top level run, then the function
 // found there. One ``module`` message says whether it loaded; when it did not, no test
 // runs (``ran_alone`` false: the version is not run without its module).
-function inModule(mod, ctx, inner, entry, timeout) {
+function inModule(mod, ctx, inner, entry, timeout, trace) {
   const notLoaded = (detail) => {
     send({ type: 'module', loaded: false, ran_alone: false, detail: String(detail).slice(0, 2000) });
     send({ type: 'done', timeouts: 0, memory_error: false });
@@ -94,7 +154,8 @@ function inModule(mod, ctx, inner, entry, timeout) {
   try {
     const install = vm.runInContext(MODULES_SRC, ctx, { filename: 'modules.js' });
     install(JSON.stringify(files), String(mod.path));
-    script = new vm.Script(String(mod.entry), { filename: String(mod.path) });
+    const make = () => new vm.Script(String(mod.entry), { filename: String(mod.path) });
+    script = trace ? trace.printed(String(mod.path), make) : make();
   } catch (err) {
     return notLoaded('the version does not fit in the module `' + mod.name + '`: '
       + inner.describe(err));
@@ -121,14 +182,16 @@ function runMode(msg) {
   const timeout = testSeconds ? Math.max(1, Math.round(testSeconds * 1000)) : undefined;
   const entry = String(msg.entry_point || '');
   send({ type: 'hello', layers: LAYERS, python: 'node ' + process.versions.node });
-  const compiled = compileVersion(String(msg.code), ctx, entry);
+  const trace = msg.trace ? startTrace() : null;
+  const compile = () => compileVersion(String(msg.code), ctx, entry);
+  const compiled = trace && !msg.module ? trace.printed('version.js', compile) : compile();
   if (compiled.error) {
     send({ type: 'syntax-error', detail: 'SyntaxError: ' + String(compiled.error.message) });
     return;
   }
   let target;
   if (msg.module) {
-    target = inModule(msg.module, ctx, inner, entry, timeout || 10000);
+    target = inModule(msg.module, ctx, inner, entry, timeout || 10000, trace);
     if (target === null) return;
   } else {
     try {
@@ -160,6 +223,7 @@ function runMode(msg) {
     send({ type: 'test-start', index: i });
     const started = process.hrtime.bigint();
     let answer;
+    if (trace) trace.reset();
     try {
       inner.stage(target, JSON.stringify(test.args || []));
       answer = INVOKE.runInContext(ctx, timeout ? { timeout } : {});
@@ -176,15 +240,16 @@ function runMode(msg) {
       }
     }
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const coverage = trace ? trace.take() : undefined;
     const got = JSON.parse(answer);
     send({ type: 'test', index: i, outcome: {
       name: test.name || '', passed: null,
       output: got.exc_type ? null : got.output,
       printed: typeof got.printed === 'string' ? got.printed.slice(0, MAX_OUTPUT) : '',
       exc_type: got.exc_type || null, exc_message: got.exc_type ? got.exc_message : null,
-      opcodes: null, opcode_total: 0, seconds } });
+      opcodes: null, opcode_total: 0, seconds, coverage } });
   }
-  send({ type: 'done', timeouts, memory_error: false });
+  send({ type: 'done', timeouts, memory_error: false, marker: trace ? trace.marker : undefined });
 }
 
 // --------------------------------------------------------------------------- counts

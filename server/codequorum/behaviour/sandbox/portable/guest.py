@@ -1,14 +1,15 @@
 """The portable sandbox's guest: runs one version's tests inside CPython on WASI.
 
-Stdlib only; runs in the WebAssembly guest as ``python -S /harness/portable/guest.py``
-(``host.py`` starts it). The guest has no fork, no signals that fire, no threads and no
-subprocesses, so it reuses the strict child's harness (``child.py``: canonical values,
-statuses, tracing, the version in its module) without its kernel layers: the isolation is
-the WebAssembly instance itself. It reads the ``run`` message on stdin and writes the
-framed messages on stdout (the host checks them as the parent checks any child's). Check
-harnesses run in a second guest, ``guest.py --grader``, whose calls the host routes to
-this one's stdin: the version never holds a harness or its expected values. Time
-is bounded by the host (fuel and epoch interruption), memory by the store's limits.
+Stdlib only; runs in the WebAssembly guest, started by ``host.py`` as ``python -S
+/harness/portable/boot.py`` (which runs this file's code compiled once). The guest has
+no fork, no signals that fire, no threads and no subprocesses, so it reuses the strict
+child's harness (``child.py``: canonical values, statuses, tracing, the version in its
+module) without its kernel layers: the isolation is the WebAssembly instance itself. It
+reads the ``run`` message on stdin and writes the framed messages on stdout (the host
+checks them as the parent checks any child's). Check harnesses run in a second guest,
+``guest.py --grader``, whose calls the host routes to this one's stdin: the version never
+holds a harness or its expected values. Time is bounded by the host (fuel and epoch
+interruption), memory by the store's limits.
 """
 
 from __future__ import annotations
@@ -28,10 +29,11 @@ STDOUT_FD = 1
 #: The working directory a version sees: nothing is writable in the guest.
 SANDBOX = "/work"
 #: The harness compiled once by this interpreter (``--bundle``), granted read-only by the
-#: host when the cache has it: compiling the harness is half of a start's fuel.
+#: host when the cache has it: compiling the harness would be most of a start's fuel.
 BUNDLE = "/bundle/bundle.marshal"
 HARNESS_FILES = ("child.py", "protocol.py", "tracer.py", "confine.py", "audit_hook.py",
-                 "grader.py", "in_module.py", "doctest_run.py")
+                 "grader.py", "in_module.py", "doctest_run.py", "timing.py",
+                 "portable/guest.py")
 sys.path[:] = [p for p in sys.path if not p.startswith(HARNESS)]
 
 
@@ -43,16 +45,25 @@ def bundle() -> None:
         with open(path, encoding="utf-8") as handle:
             source = handle.read()
         out[path] = (len(source), compile(source, path, "exec", dont_inherit=True))
-    view = memoryview(marshal.dumps(out))
+    _write_stdout(marshal.dumps(out))
+
+
+def _write_stdout(frame: bytes) -> None:
+    view = memoryview(frame)
     while view:
         view = view[os.write(STDOUT_FD, view):]
 
 
 def _precompiled() -> dict[str, Any]:
-    """The bundle's code objects by file name (empty when there is none)."""
+    """The bundle's code objects by file name (empty when there is none): as ``boot.py``
+    read it, else from its file."""
+    handed = globals().get("BUNDLED_CODE")
+    if isinstance(handed, dict):
+        return handed
     try:
         with open(BUNDLE, "rb") as handle:
-            found = marshal.load(handle)
+            data = handle.read()
+        found = marshal.loads(data)  # ``marshal.load`` would read the file item by item
     except (OSError, ValueError, EOFError, TypeError):
         return {}
     return found if isinstance(found, dict) else {}
@@ -69,25 +80,31 @@ def _compile_from(codes: dict[str, Any], compile_: Any) -> Any:
     return compile_cached
 
 
-def _load_harness() -> Any:
-    """``child.py`` and its siblings, from the bundle where it has them; ``compile`` is
-    the real one again before anything else runs."""
+def _load_harness(*names: str) -> list[Any]:
+    """Harness files as modules (``child.py`` loads its siblings), from the bundle where
+    it has them; ``compile`` is the real one again before anything else runs."""
     real = builtins.compile
     codes = _precompiled()
     if codes:
         builtins.compile = _compile_from(codes, real)  # type: ignore[assignment]
     try:
-        child = _load_child()
+        return [_load(name) for name in names]
     finally:
         builtins.compile = real
-    child.audit.__dict__["__builtins__"]["compile"] = real  # its private copy
-    return child
 
 
 def _load_child() -> Any:
-    """``child.py`` as a module (its ``main`` does not run)."""
-    path = os.path.join(HARNESS, "child.py")
-    module = types.ModuleType("_codequorum_child")
+    """``child.py`` and its siblings (its ``main`` does not run)."""
+    child = _load_harness("child.py")[0]
+    for private in (child.audit, child.timing):  # their own copies of the builtins
+        private.__dict__["__builtins__"]["compile"] = builtins.compile
+    return child
+
+
+def _load(name: str) -> Any:
+    """One harness file as a module of its own."""
+    path = os.path.join(HARNESS, name)
+    module = types.ModuleType("_codequorum_" + name.removesuffix(".py"))
     module.__file__ = path
     with open(path, encoding="utf-8") as handle:
         source = handle.read()
@@ -95,35 +112,14 @@ def _load_child() -> Any:
     return module
 
 
-class HostLink:
+def _host_link(grader: Any, protocol: Any) -> Any:
     """Frames to the host on stdout and from it on fd 0: the run message, then (with a
-    grader) the check harness's calls; the host routes them (``grader.Link``'s shape)."""
-
-    def __init__(self, protocol: Any) -> None:
-        self.protocol = protocol
-        self.reader = protocol.FrameReader()
-        self.pending: list[dict[str, Any]] = []
-
-    def send(self, **fields: Any) -> None:
-        view = memoryview(self.protocol.encode_frame(fields))
-        while view:
-            view = view[os.write(STDOUT_FD, view):]
-
-    def receive(self) -> dict[str, Any] | None:
-        """The next message; None once fd 0 ends or sends something malformed."""
-        while not self.pending:
-            data = os.read(0, 65536)
-            if not data:
-                return None
-            try:
-                self.pending.extend(self.reader.feed(data))
-            except self.protocol.ProtocolError:
-                return None
-        return self.pending.pop(0)
+    grader) the check harness's calls; the host routes them (a ``grader.FrameLink``)."""
+    return grader.FrameLink(lambda: os.read(0, 65536), _write_stdout, protocol)
 
 
-def _read_run(link: HostLink) -> dict[str, Any]:
-    message = link.receive()
+def _read_run(link: Any) -> dict[str, Any]:
+    message: dict[str, Any] | None = link.receive()
     if message is None or message.get("type") != link.protocol.MSG_RUN:
         raise link.protocol.ProtocolError("expected a run message on stdin")
     return message
@@ -131,19 +127,20 @@ def _read_run(link: HostLink) -> dict[str, Any]:
 
 def grade() -> None:
     """``guest.py --grader``: run the check harnesses the host sends against the version
-    behind it (``grader.serve``, as the strict sandbox's grader process does)."""
-    child = _load_harness()
-    link = HostLink(child.protocol)
+    behind it (``grader.serve``, as the strict sandbox's grader process does). It loads
+    only the protocol and the grader: no tracer, no version, so none of their start."""
+    protocol, grader = _load_harness("protocol.py", "grader.py")
+    link = _host_link(grader, protocol)
     payload = link.receive()
     if payload is None or payload.get("type") != "grade":
         os._exit(70)
-    child.grader.serve(link, dict(payload.get("checks") or {}),
-                       lambda **verdict: link.send(type="verdict", **verdict),
-                       child.protocol, payload.get("entry"))
+    grader.serve(link, dict(payload.get("checks") or {}),
+                 lambda **verdict: link.send(type="verdict", **verdict),
+                 protocol, payload.get("entry"))
     os._exit(0)
 
 
-def _meter(link: HostLink, harness: Any) -> None:
+def _meter(link: Any, harness: Any) -> None:
     """Metered calls of the series: marks on stdout around each, after two empty calls
     marked the same way (the host takes the last one's instructions off every metered
     call; the first pays for what a first call sets up)."""
@@ -157,10 +154,10 @@ def _meter(link: HostLink, harness: Any) -> None:
 
 def main() -> None:
     """Run the tests of the version in the ``run`` message; never returns."""
-    child = _load_harness()
+    child = _load_child()
     protocol = child.protocol
     channel = child.Channel(STDOUT_FD)
-    link = HostLink(protocol)
+    link = _host_link(child.grader, protocol)
     try:
         run = _read_run(link)
     except Exception as exc:

@@ -36,11 +36,12 @@ from typing import Any
 HERE = os.path.dirname(os.path.abspath(__file__))
 HARNESS = os.path.dirname(HERE)
 GUEST_HARNESS = "/harness"
-GUEST_SCRIPT = GUEST_HARNESS + "/portable/guest.py"
+#: ``guest.py``, started from its compiled code (``boot.py``).
+GUEST_SCRIPT = GUEST_HARNESS + "/portable/boot.py"
 TICK_SECONDS = 0.01
 #: Fuel per second of the CPU budget (a guest runs about 2e9 units a second here).
 FUEL_PER_SECOND = 2_000_000_000
-#: Fuel for the guest's own start (the interpreter and the harness: about 7e8), not
+#: Fuel for the guest's own start (the interpreter and the harness: about 1.5e8), not
 #: counted against the version's budget.
 STARTUP_FUEL = 2_000_000_000
 STDERR_KEEP = 4096

@@ -1,7 +1,7 @@
 """Guests started ahead: the interpreter and the harness loaded, waiting for their version.
 
 Stdlib and ``wasmtime`` only: ``host.py`` loads this file by path. A guest's start (the
-interpreter, then the harness: about 5.5e8 instructions) does not depend on the version,
+interpreter, then the harness: about 1.5e8 instructions) does not depend on the version,
 since ``guest.py`` loads the harness before it reads the ``run`` message on fd 0. So the
 host starts guests ahead, each in a fresh store and instance of its own on a thread of its
 own, blocked on its empty stdin; a version takes one (its run message is then the first

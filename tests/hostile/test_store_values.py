@@ -1,0 +1,70 @@
+"""A version store that comes with a repository holds values of the wrong type in its
+columns (SQLite keeps whatever it is given): a blob for the code, text for a number, a
+number for a name. Each value is read as its column's type, so such a row costs that value,
+never the run: every function is checked, the server and the agent's tool answer, and no
+traceback is shown."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from codequorum.core.model import Sample
+from codequorum.ingest.store import SampleStore, default_store_path
+
+from ..agents.conftest import call, mcp_session, text_of
+from ..support.hostile_names import raw_characters
+from ._pathological import run_cli
+
+SOURCE = "def f(x):\n    return x + 1\n\n\ndef g(x):\n    return x\n"
+#: One column of f's first row each, given a value of another type (no constraint breaks).
+MISTYPED = {
+    "created": "'yesterday'", "temperature": "'hot'", "seed": "'abc'",
+    "model": "X'1b5d303b7807'", "provider": "X'ff'", "code": "X'00ff41'",
+    "language": "X'ff'", "content_hash": "5", "label": "X'1b5b324a'", "prompt_hash": "1.5",
+}
+
+
+def _repository(root: Path, column: str, value: str) -> Path:
+    (root / ".git").mkdir(parents=True)
+    (root / "m.py").write_text(SOURCE, encoding="utf-8")
+    store = default_store_path(root)
+    with SampleStore.open(store) as opened:
+        opened.add("m.py", "python", "f", [Sample(code=c) for c in (
+            "def f(x):\n    return x + 1\n", "def f(x):\n    return 1 + x\n",
+            "def f(x):\n    return x * 3\n")])
+        opened.add("m.py", "python", "g", [Sample(code=c) for c in (
+            "def g(x):\n    return x\n", "def g(x):\n    return -x\n")])
+    with sqlite3.connect(store) as db:
+        db.execute(f"UPDATE samples SET {column} = {value} WHERE id = "
+                   "(SELECT min(id) FROM samples WHERE qualified_name = 'f')")
+    db.close()
+    return root
+
+
+@pytest.mark.parametrize("column", sorted(MISTYPED))
+def test_a_mistyped_stored_value_costs_that_value_not_the_check(tmp_path: Path,
+                                                                 column: str) -> None:
+    root = _repository(tmp_path / "repo", column, MISTYPED[column])
+    run = run_cli(["check", str(root), "--format", "json", "--fail-on", "never"])
+    assert run.status == 0, run.err
+    assert "Traceback" not in run.err and "could not be analysed" not in run.err, run.err
+    summary = json.loads(run.out)["summary"]
+    assert summary["functions_checked"] == 2, summary
+    assert raw_characters(run.out, newlines=True) == []
+
+
+async def test_the_agents_tool_reads_a_mistyped_store(tmp_path: Path) -> None:
+    root = _repository(tmp_path / "repo", "created", "'yesterday'")
+    with sqlite3.connect(default_store_path(root)) as db:
+        db.execute("UPDATE samples SET temperature = 'hot', model = X'1b5d303b7807'")
+    db.close()
+    async with mcp_session(root) as session:
+        for name in ("f", "g"):
+            result = await call(session, "check_function", {"path": "m.py", "function": name})
+            assert not result.is_error, text_of(result)
+            assert result.structured_content is not None
+            assert result.structured_content["versions"] == (3 if name == "f" else 2)
