@@ -116,3 +116,48 @@ def test_examples_doctest_skips_are_no_inputs() -> None:
     cases = example_cases(_fn(doc), "f", may_grade=True)
     assert [c.source for c in cases] == ["print(f(1))\n"]
     assert cases[0].setup == ()
+
+
+def test_a_special_methods_examples_call_it_through_its_operator() -> None:
+    """sortedcontainers' ``SortedList.__contains__`` documents itself with ``3 in sl``:
+    the operator (or builtin) that calls a special method makes the example an input."""
+    doc = """
+    >>> sl = SortedList([1, 2, 3, 4, 5])
+    >>> 3 in sl
+    True
+    >>> 9 not in sl
+    True
+    """
+    cases = example_cases(_fn(doc, "__contains__"), "__contains__", may_grade=True)
+    assert [c.source for c in cases] == ["3 in sl\n", "9 not in sl\n"]
+    assert cases[0].setup == ("sl = SortedList([1, 2, 3, 4, 5])\n",)
+    # a mutator's effect is seen by the later examples that read its receiver
+    doc = """
+    >>> sl = SortedList([1, 2])
+    >>> sl += [0]
+    >>> sl
+    SortedList([0, 1, 2])
+    """
+    [case] = example_cases(_fn(doc, "__iadd__"), "__iadd__", may_grade=True)
+    assert (case.source, case.setup) == ("sl\n", ("sl = SortedList([1, 2])\n", "sl += [0]\n"))
+
+
+def test_each_operator_calls_its_own_special_method_only() -> None:
+    from codequorum.behaviour.doctest_examples import invokes
+
+    def calls(source: str, name: str) -> bool:
+        return invokes(ast.parse(source), name)
+
+    assert calls("len(s)", "__len__") and not calls("len(s)", "__iter__")
+    assert calls("s[0]", "__getitem__") and not calls("s[0]", "__setitem__")
+    assert calls("s[0] = 1", "__setitem__") and calls("del s[0]", "__delitem__")
+    assert calls("a + b", "__add__") and calls("a + b", "__radd__")
+    assert not calls("a + b", "__iadd__") and calls("a += b", "__iadd__")
+    assert not calls("a += b", "__add__") and not calls("a - b", "__add__")
+    assert calls("a | b", "__or__") and calls("a >> 1", "__rshift__")
+    assert calls("-a", "__neg__") and not calls("-a", "__pos__")
+    assert calls("a < b", "__lt__") and not calls("a < b", "__gt__")
+    assert calls("[x for x in s]", "__iter__") and calls("list(s)", "__iter__")
+    assert calls("print(s)", "__str__") and calls("repr(s)", "__repr__")
+    # an ordinary method is called by its name only
+    assert not calls("3 in s", "contains") and not calls("len(s)", "size")

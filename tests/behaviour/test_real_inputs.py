@@ -117,3 +117,56 @@ def test_versions_that_draw_random_numbers_draw_the_same_ones() -> None:
     assert report.inputs and all(i["origin"] != "doctest" for i in report.inputs)
     assert any(o is not None and o[1] is None for o in report.outcomes[0])
     assert report.outcomes[0] == report.outcomes[1]
+
+
+#: A sorted bag whose special methods document themselves by their operators, as
+#: sortedcontainers' ``SortedList`` does (``3 in sl``, ``len(sl)``, ``sl[0]``).
+BAG = '''from bisect import bisect_left
+
+
+class Bag:
+    def __init__(self, items=()):
+        self._items = sorted(items)
+
+    def __contains__(self, value):
+        """Whether value is in the bag.
+
+        >>> bag = Bag([1, 2, 3, 4, 5])
+        >>> 3 in bag
+        True
+        >>> 5 in bag
+        True
+        """
+        i = bisect_left(self._items, value)
+        return i < len(self._items) and self._items[i] == value
+
+    def __len__(self):
+        """How many items.
+
+        >>> len(Bag('abc'))
+        3
+        """
+        return len(self._items)
+'''
+
+
+@pytest.mark.parametrize(("name", "wrong"), [
+    ("Bag.__contains__", "def __contains__(self, value):\n"
+                         "    return value in self._items[:-1]\n"),
+    ("Bag.__len__", "def __len__(self):\n    return len(set(self._items)) + 1\n"),
+])
+def test_a_special_method_runs_on_the_examples_that_use_its_operator(
+        tmp_path: Path, name: str, wrong: str) -> None:
+    (tmp_path / "bag.py").write_text(BAG, encoding="utf-8")
+    info = function_by_name(BAG, "python", name)
+    assert info is not None
+    samples = [model.Sample(code=wrong),
+               model.Sample(code=current_code(BAG, info), origin="current")]
+    sample_set = SampleSet(task_id=f"bag.py::{name}", samples=samples, entry_point=info.name,
+                           module=module_context(BAG, tmp_path / "bag.py", tmp_path, name,
+                                                 "method"))
+    report = run_dynamic(sample_set, OPTIONS)
+    examples = [t for t, i in enumerate(report.inputs) if i["origin"] == "doctest"]
+    assert examples, [i["label"] for i in report.inputs]
+    assert all(report.passes[1][t] for t in examples)  # the class's own code passes
+    assert not all(report.passes[0][t] for t in examples)  # the wrong version does not

@@ -754,3 +754,18 @@ def test_timings_that_support_no_class_are_noted_not_judged() -> None:
     assert [c.growth for c in report.candidates] == [1.0, 1.0, None]
     assert "growth not judged for version 3: the timings were too noisy" in report.notes
     assert not [v for v in dynamic_verdicts(report) if v.code == "complexity-outlier"]
+
+
+def test_the_parting_input_shows_what_the_versions_returned_not_their_keys() -> None:
+    """attrs' ``to_bool`` against a version returning ``False`` read "raises ValueError vs
+    0": outputs are compared by their key (``False`` is ``0``) but shown as returned."""
+    ss = SampleSet(task_id="pos", entry_point="is_pos", prompt="", samples=[
+        model.Sample(code="def is_pos(x: int) -> bool:\n    return x > 0\n"),
+        model.Sample(code="def is_pos(x: int) -> bool:\n    return x >= 0\n")])
+    report = run_dynamic(ss, DynamicOptions(jobs=2, hypothesis_examples=8, scaling=False))
+    div = report.rules.divergence
+    assert div is not None
+    assert {div.shown_a, div.shown_b} == {"False", "True"}
+    [verdict] = [v for v in dynamic_verdicts(report) if v.code == "divergent-outputs"]
+    assert verdict.message.endswith(": False vs True") or verdict.message.endswith(
+        ": True vs False"), verdict.message

@@ -316,3 +316,23 @@ def test_generated_inputs_do_not_depend_on_constants_in_the_loaded_code(tmp_path
     assert len([label for label in plain if label.startswith("f(")]) >= 40
     assert _plan_labels(tmp_path) == plain
     assert _plan_labels(tmp_path, "stock") != _plan_labels(None, "stock")
+
+
+def test_optional_parameters_of_a_known_type_are_passed_other_values() -> None:
+    """asyncstdlib's ``sum(iterable, start=0)`` and ``enumerate(iterable, start: int = 0)``:
+    a version that ignores ``start`` agreed with the others on every drawn input, which
+    all left ``start`` at its default."""
+    code = ("def total(xs: list[int], start: Any = 0, *, sep: str = ', ', key=None):\n"
+            "    return sum(xs, start)\n")
+    plan = collect_inputs(SampleSet.from_codes("t", [code], entry_point="total"),
+                          hypothesis_examples=3, scaling=False)
+    passed = {tuple(c.test.kwargs) for c in plan.cases if c.test.kwargs}
+    assert passed == {("start",), ("sep",)}  # ``key=None``: no type to draw from
+    starts = [c for c in plan.cases if "start" in c.test.kwargs]
+    # ``Any`` is wider than the default's type: ``start=''`` would make every version raise
+    assert starts and all(type(c.test.kwargs["start"]) is int and c.test.kwargs["start"] != 0
+                          and c.origin == "edge" for c in starts)
+    assert starts[0].label.startswith("total([") and "start=" in starts[0].label
+    # the required list is held at an ordinary value, never empty: an empty iterable hides
+    # what ``start`` changes (asyncstdlib's ``enumerate``)
+    assert all(len(c.test.args[0]) == 1 for c in plan.cases if c.test.kwargs)

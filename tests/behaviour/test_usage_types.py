@@ -39,3 +39,13 @@ def test_the_strongest_use_over_all_versions_wins_and_nothing_telling_is_none() 
     assert _spec("return q(p)") is None
     assert _spec("return p") is None
     assert _spec("return p + q") is None and _spec("return p * q") == ("int",)
+
+
+def test_an_async_functions_iterated_parameter_is_a_list() -> None:
+    """asyncstdlib's ``sum(iterable, start=0)`` (``async for item in aiter(iterable)``, an
+    alias hint the inputs cannot draw) got no input at all."""
+    for body in ("async for x in p:\n        pass", "async for x in aiter(p):\n        pass",
+                 "return [x async for x in p]"):
+        node = ast.parse(f"async def f(p):\n    {body}\n").body[0]
+        assert isinstance(node, ast.AsyncFunctionDef)
+        assert usage_spec([node], "p") == ("list", ("int",)), body

@@ -388,3 +388,33 @@ def test_parse_versions_keeps_small_trees_and_names_every_bad_version() -> None:
         parse_versions([small, deep, small], "python", keep_nodes=0, keep_total=0)
     assert str(refused.value) == ("not scored: version 2 is nested more than 500 levels "
                                   "deep (the limit)")
+
+
+#: A module over the size parsed without a deadline, as zod's ``src/v4/core/util.ts``
+#: (48 KB) is, whose imports the JavaScript module view reads by their nodes' text.
+_BIG_MODULE = ('import { globalConfig } from "./core.js";\n'
+               + "".join(f"export function f{i}(x: number): number {{\n  return x + {i};\n}}\n"
+                         for i in range(400)))
+
+
+def test_a_tree_parsed_under_a_deadline_gives_its_nodes_text() -> None:
+    """Reading a node's ``text`` in a tree parsed through a callback crashed the process
+    (``check --dynamic`` on a TypeScript file over 8 KB ended with SIGSEGV); run in a
+    child process, so a crash is a failure here, not the end of the test run."""
+    import subprocess
+    import sys
+
+    from codequorum.core.parsing import QUICK_PARSE_BYTES
+
+    assert len(_BIG_MODULE) > QUICK_PARSE_BYTES
+    script = ("import sys\n"
+              "from codequorum.core.parsing import parse\n"
+              "from codequorum.ingest.js_module_view import specifiers\n"
+              "text = sys.stdin.read()\n"
+              "node = parse(text, 'typescript').root_node.children[0]\n"
+              "print(node.text.decode(), specifiers(text, 'typescript'))\n")
+    done = subprocess.run([sys.executable, "-c", script], input=_BIG_MODULE,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-500:]
+    assert done.stdout.strip() == ('import { globalConfig } from "./core.js"; '
+                                   "['./core.js']")

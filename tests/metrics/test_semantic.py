@@ -92,6 +92,8 @@ def test_first_divergence_names_majority_and_first_dissenter() -> None:
     assert [g[1] for g in d.groups] == [(0, 2), (1,), (3,)]
     assert show_outcome(outcomes[3][1]) == "raises IndexError: list index out of range"
     assert show_outcome(None) == "no result"
+    # a docstring example's printed value, as the docstring writes it (no line end)
+    assert show_outcome(ret("[(1, 2), (3, 4)]\n")) == "[(1, 2), (3, 4)]"
     assert first_divergence([[ret("1")], [ret("1")]]) is None
 
 

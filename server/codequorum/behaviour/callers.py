@@ -18,6 +18,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from codequorum.behaviour.examples import UNREADABLE
+from codequorum.core import pyast
 from codequorum.core.model import ModuleContext
 from codequorum.ingest import humaneval
 
@@ -47,7 +48,7 @@ def is_test_file(path: str) -> bool:
 
 def _literal(node: ast.expr) -> tuple[bool, Any]:
     try:
-        value = ast.literal_eval(node)
+        value = pyast.literal_eval(node)
     except (TypeError, *UNREADABLE):
         return False, None
     return (True, value) if humaneval.is_plain(value) else (False, None)
@@ -102,7 +103,7 @@ def literal_calls(context: ModuleContext, name: str, limit: int = MAX_CALLS) -> 
         if len(text) > MAX_FILE_CHARS or name not in text:
             continue
         try:
-            tree = ast.parse(text)
+            tree = pyast.parse(text)
         except UNREADABLE:
             continue
         for call in _outside(tree, name, owners):

@@ -12,8 +12,10 @@ sandbox runs it in the function's module with the version in the function's plac
 docstring's expected text where one may grade (doctest's own check, its option flags).
 
 An example is an input when its code names the function (``f(...)``, ``x.f(...)``,
-``x.f``) or a name an earlier example bound from code that did; an assignment shows
-nothing and only sets up the examples after it.
+``x.f``), or, for a special method, uses the operator or builtin that calls it (``3 in
+sl`` for ``__contains__``, ``len(sl)``, ``sl[0]``, ``a + b``: :data:`OPERATOR_FORMS`), or
+reads a name an earlier such example bound or used; an assignment shows nothing and only
+sets up the examples after it.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import doctest
 from collections.abc import Iterator, Sequence
 
 from codequorum.behaviour.examples import UNREADABLE, doctest_examples, is_literal_call
+from codequorum.core import pyast
 from codequorum.core.limits import MAX_EXAMPLE_LINE_CHARS
 from codequorum.core.model import TestCase
 
@@ -37,6 +40,63 @@ MAX_SOURCE_CHARS = 4000
 MAX_SETUP_CHARS = 16000
 #: Characters of an example's label.
 LABEL_CHARS = 80
+
+
+#: How an example calls a special method without naming it: the comparison operators, the
+#: binary (and reflected) operators, in-place operators, unary operators, subscripts, and
+#: the builtins that call one.
+_COMPARE: dict[str, tuple[type[ast.cmpop], ...]] = {
+    "__contains__": (ast.In, ast.NotIn), "__eq__": (ast.Eq, ast.NotEq), "__ne__": (ast.NotEq,),
+    "__lt__": (ast.Lt,), "__le__": (ast.LtE,), "__gt__": (ast.Gt,), "__ge__": (ast.GtE,)}
+_BINARY: dict[str, type[ast.operator]] = {
+    "add": ast.Add, "sub": ast.Sub, "mul": ast.Mult, "truediv": ast.Div,
+    "floordiv": ast.FloorDiv, "mod": ast.Mod, "pow": ast.Pow, "matmul": ast.MatMult,
+    "and": ast.BitAnd, "or": ast.BitOr, "xor": ast.BitXor, "lshift": ast.LShift,
+    "rshift": ast.RShift}
+_UNARY: dict[str, type[ast.unaryop]] = {"__neg__": ast.USub, "__pos__": ast.UAdd,
+                                        "__invert__": ast.Invert}
+_SUBSCRIPT: dict[str, type[ast.expr_context]] = {
+    "__getitem__": ast.Load, "__setitem__": ast.Store, "__delitem__": ast.Del}
+_BUILTINS: dict[str, frozenset[str]] = {
+    "__len__": frozenset({"len"}), "__repr__": frozenset({"repr"}),
+    "__str__": frozenset({"str", "print", "format"}), "__hash__": frozenset({"hash"}),
+    "__bool__": frozenset({"bool"}), "__abs__": frozenset({"abs"}),
+    "__reversed__": frozenset({"reversed"}), "__next__": frozenset({"next"}),
+    "__iter__": frozenset({"iter", "list", "tuple", "sorted", "set", "sum", "enumerate"}),
+    "__int__": frozenset({"int"}), "__float__": frozenset({"float"}),
+    "__round__": frozenset({"round"}), "__format__": frozenset({"format"})}
+
+
+def _operator_form(node: ast.AST, name: str) -> bool:
+    """Whether ``node`` calls the special method ``name`` through its operator or builtin."""
+    if isinstance(node, ast.Compare):
+        return any(isinstance(op, _COMPARE.get(name, ())) for op in node.ops)
+    if isinstance(node, ast.BinOp | ast.AugAssign):
+        return _binary_form(node, name.strip("_"))
+    if isinstance(node, ast.UnaryOp):
+        return name in _UNARY and isinstance(node.op, _UNARY[name])
+    if isinstance(node, ast.Subscript):
+        return name in _SUBSCRIPT and isinstance(node.ctx, _SUBSCRIPT[name])
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        return node.func.id in _BUILTINS.get(name, frozenset())
+    return name == "__iter__" and isinstance(node, ast.For | ast.comprehension)
+
+
+def _binary_form(node: ast.BinOp | ast.AugAssign, core: str) -> bool:
+    """``a + b`` calls ``__add__`` (and ``__radd__``), ``a += b`` ``__iadd__``."""
+    if core in _BINARY:
+        return isinstance(node, ast.BinOp) and isinstance(node.op, _BINARY[core])
+    kind, op = core[:1], _BINARY.get(core[1:])
+    if op is None or not isinstance(node.op, op):
+        return False
+    return isinstance(node, ast.AugAssign) if kind == "i" else kind == "r"
+
+
+def invokes(tree: ast.AST, name: str) -> bool:
+    """Whether the example ``tree`` calls the special method ``name`` without naming it."""
+    if not (name.startswith("__") and name.endswith("__")):
+        return False
+    return any(_operator_form(node, name) for node in ast.walk(tree))
 
 
 def _names_in(tree: ast.AST) -> tuple[set[str], set[str]]:
@@ -68,7 +128,7 @@ def _parsed(source: str) -> ast.Module | None:
     if len(source) > MAX_SOURCE_CHARS:
         return None
     try:
-        return ast.parse(source, mode="exec")
+        return pyast.parse(source, mode="exec")
     except UNREADABLE:
         return None
 
@@ -119,9 +179,10 @@ def _cases(examples: Sequence[doctest.Example], name: str, may_grade: bool,
             sources.append(source)
             continue
         read, attrs = _names_in(tree)
-        calls = name in attrs or bool(read & tainted)
+        operator = invokes(tree, name)
+        calls = name in attrs or bool(read & tainted) or operator
         if calls:
-            tainted |= _bound_names(tree)
+            tainted |= _bound_names(tree) | (read if operator else set())
         if calls and _shows(tree, example.want) and not is_literal_call(source, name):
             want = example.want if may_grade and example.want.strip() else None
             yield TestCase(kind="example", source=source, setup=_setup(sources),
@@ -214,9 +275,9 @@ def class_instances(source: str, owner: str, limit: int = MAX_INSTANCES) -> list
 def _parsed_module(source: str) -> ast.Module | None:
     """The module's text parsed, or None when it does not parse."""
     try:
-        return ast.parse(source)
+        return pyast.parse(source)
     except UNREADABLE:
         return None
 
 
-__all__ = ["MAX_EXAMPLES", "class_instances", "example_cases"]
+__all__ = ["MAX_EXAMPLES", "class_instances", "example_cases", "invokes"]

@@ -86,6 +86,12 @@ def _ordinary(spec: Spec) -> Any:
     return values[1] if len(values) > 1 else (values[0] if values else None)
 
 
+def ordinary_args(specs: Sequence[Spec]) -> tuple[Any, ...]:
+    """Each parameter at its ordinary value (:func:`_ordinary`): what the others hold
+    while an optional parameter goes through its values."""
+    return tuple(_ordinary(s) for s in specs)
+
+
 def edge_args(specs: Sequence[Spec], n: int) -> list[tuple[Any, ...]]:
     """Up to ``n`` argument tuples: each parameter in turn through its edge values, the
     others at an ordinary value (distinct tuples, in order)."""
@@ -110,4 +116,4 @@ def edge_args(specs: Sequence[Spec], n: int) -> list[tuple[Any, ...]]:
 
 
 __all__ = ["FLOAT_EDGES", "INT_EDGES", "MIN_EDGE_INPUTS", "STR_EDGES", "edge_args",
-           "edge_values"]
+           "edge_values", "ordinary_args"]

@@ -33,6 +33,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
+from codequorum.core import pyast
 from codequorum.core.limits import MAX_EXAMPLE_LINE_CHARS
 from codequorum.core.model import Receiver, TestCase
 from codequorum.ingest import humaneval
@@ -69,7 +70,7 @@ UNREADABLE = (SyntaxError, ValueError, MemoryError, RecursionError)
 
 def _literal(text_or_node: str | ast.expr) -> tuple[bool, Any]:
     try:
-        value = ast.literal_eval(text_or_node)
+        value = pyast.literal_eval(text_or_node)
     except (TypeError, *UNREADABLE):
         return False, None
     return (True, value) if humaneval.is_plain(value) else (False, None)
@@ -221,7 +222,7 @@ def _prompt_expr(source: str, want: str | None) -> tuple[ast.expr, str | None] |
     """The expression of a prompt and its expected text, ``>>> f(1) == 2`` read as
     ``f(1)`` wanting ``2``; None when the prompt is no expression."""
     try:
-        expr = ast.parse(source.strip(), mode="eval").body
+        expr = pyast.parse(source.strip(), mode="eval").body
     except UNREADABLE:
         return None
     if isinstance(expr, ast.Compare) and len(expr.ops) == 1 and isinstance(expr.ops[0], ast.Eq):
@@ -294,7 +295,7 @@ def _closing_brackets(line: str) -> dict[int, int]:
 def _arrow_case(call_text: str, rest: str, name: str) -> TestCase | None:
     """The case of one call in prose (``call_text``) and what follows it (``rest``)."""
     try:
-        expr = ast.parse(call_text, mode="eval").body
+        expr = pyast.parse(call_text, mode="eval").body
     except UNREADABLE:
         return None
     call = _literal_call(expr, name)
@@ -339,7 +340,7 @@ def _call_of(text: str, name: str, fn: FunctionNode) -> Call | None:
     if not text:
         return None
     try:
-        expr = ast.parse(f"{name}({text})", mode="eval").body
+        expr = pyast.parse(f"{name}({text})", mode="eval").body
     except UNREADABLE:
         return None
     call = _literal_call(expr, name)

@@ -26,6 +26,7 @@ from typing import Protocol
 from codequorum.behaviour.doctest_examples import class_instances
 from codequorum.behaviour.examples import call_label
 from codequorum.behaviour.test_inputs import InputCase, InputPlan
+from codequorum.core import pyast
 from codequorum.core.model import ModuleContext, Receiver
 
 _BUILTINS = frozenset(dir(builtins)) | {"__name__", "__file__", "__doc__", "__package__",
@@ -80,7 +81,7 @@ def module_names(source: str) -> frozenset[str] | None:
     """The names the module's top level binds; None when they cannot be known (it does
     not parse, or it imports ``*``)."""
     try:
-        tree = ast.parse(source)
+        tree = pyast.parse(source)
         top = symtable.symtable(source, "<module>", "exec")
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None

@@ -31,7 +31,7 @@ import math
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -86,6 +86,7 @@ from codequorum.metrics.semantic import (
     output_groups,
     pair_mean_oer,
     pass_rate_stats,
+    show_outcome,
 )
 
 SUMMARY_KEYS = (
@@ -636,11 +637,17 @@ def _summary(s_res: DivergenceResult, d_res: DivergenceResult, rows: list[list[O
     }
 
 
-def _rule_figures(rows: list[list[Outcome | None]], cases: Sequence[InputCase],
-                  basis: _Basis, traced: int, sctd_jsd: float, dctd_jsd: float,
-                  options: DynamicOptions) -> RuleFigures:
-    """What the dynamic rules read beyond the summary (:class:`RuleFigures`)."""
+def _rule_figures(rows: list[list[Outcome | None]], given: list[list[Outcome | None]],
+                  cases: Sequence[InputCase], basis: _Basis, traced: int, sctd_jsd: float,
+                  dctd_jsd: float, options: DynamicOptions) -> RuleFigures:
+    """What the dynamic rules read beyond the summary (:class:`RuleFigures`): the first
+    input where ``rows`` (comparison keys) part, shown as the versions gave it (``given``:
+    ``False``, not its key ``0``)."""
     div = first_divergence(rows) if len(rows) >= 2 else None
+    if div is not None:
+        t = div.input_index
+        div = replace(div, shown_a=show_outcome(given[div.a][t]),
+                      shown_b=show_outcome(given[div.b][t]))
     case = cases[basis.behaviour[div.input_index]] if div is not None else None
     return RuleFigures(
         divergence=div, input_label=case.label if case else "",
@@ -688,7 +695,8 @@ def build_report(
         task_id=sample_set.task_id,
         summary=summary,
         candidates=candidates,
-        rules=_rule_figures(rows, cases, basis, traced, s_res.jsd, d_res.jsd, options),
+        rules=_rule_figures(rows, _compared_rows(runs, cases, basis.behaviour, m, _as_is),
+                            cases, basis, traced, s_res.jsd, d_res.jsd, options),
         fastest=_fastest(candidates, runs, cases),
         layers=runs.layers,
         inputs_source=plan.sources,

@@ -61,9 +61,15 @@ from typing import Any, Literal, Protocol
 
 from codequorum.behaviour.callers import literal_calls
 from codequorum.behaviour.doctest_examples import example_cases
-from codequorum.behaviour.edge_values import MIN_EDGE_INPUTS, edge_args
+from codequorum.behaviour.edge_values import (
+    MIN_EDGE_INPUTS,
+    edge_args,
+    edge_values,
+    ordinary_args,
+)
 from codequorum.behaviour.examples import call_label, doctest_cases
 from codequorum.behaviour.usage_types import usage_spec
+from codequorum.core import pyast
 from codequorum.core.model import SampleSet, TestCase
 from codequorum.generate.input_language import InputLanguage
 from codequorum.ingest import humaneval
@@ -160,7 +166,7 @@ def resolve_annotation(node: ast.expr | None) -> TypeSpec | None:
             return ("none",)
         if isinstance(node.value, str):
             try:
-                parsed = ast.parse(node.value, mode="eval").body
+                parsed = pyast.parse(node.value, mode="eval").body
             except (SyntaxError, ValueError, MemoryError, RecursionError):
                 return None
             return resolve_annotation(parsed)
@@ -281,7 +287,7 @@ def find_function(code: str, name: str) -> ast.FunctionDef | ast.AsyncFunctionDe
     """The function ``name`` in ``code`` (top level first, then nested); ``None`` if absent
     or if the code does not parse."""
     try:
-        tree = ast.parse(code)
+        tree = pyast.parse(code)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
     defs = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -297,7 +303,7 @@ def find_function(code: str, name: str) -> ast.FunctionDef | ast.AsyncFunctionDe
 def guess_entry_point(code: str) -> str | None:
     """The last top-level function of ``code`` (the usual place of the answer)."""
     try:
-        tree = ast.parse(code)
+        tree = pyast.parse(code)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
     names = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
@@ -783,6 +789,55 @@ def _add_edges(plan: InputPlan, specs: Sequence[Any], entry: str, count: int,
                                     False, label, typed_by_usage=by_usage))
 
 
+#: Optional parameters passed another value than their default, at most, and the values
+#: each is passed.
+MAX_OPTIONAL = 4
+OPTIONAL_VALUES = 2
+_DEFAULT_KINDS: dict[type, TypeSpec] = {int: ("int",), float: ("float",), str: ("str",),
+                                        bool: ("bool",)}
+
+
+def optional_parameters(fn: ast.FunctionDef | ast.AsyncFunctionDef,
+                        ) -> list[tuple[str, TypeSpec, Any]]:
+    """Parameters with a default whose type is known (a literal default ``start=0``,
+    ``sep=', '``, else the hint): (name, type, default), at most :data:`MAX_OPTIONAL`."""
+    pos = [*fn.args.posonlyargs, *fn.args.args]
+    given = [*zip(pos[len(pos) - len(fn.args.defaults):], fn.args.defaults, strict=True),
+             *((a, d) for a, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults, strict=True)
+               if d is not None)]
+    posonly = {a.arg for a in fn.args.posonlyargs}
+    out: list[tuple[str, TypeSpec, Any]] = []
+    for arg, node in given:
+        try:
+            default = pyast.literal_eval(node)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            default = None
+        # the default's own type first: a hint may be wider (``start: Any = 0``), and values
+        # of another type make every correct version raise
+        spec = _DEFAULT_KINDS.get(type(default)) or resolve_annotation(arg.annotation)
+        if spec is not None and arg.arg not in posonly:
+            out.append((arg.arg, spec, default))
+    return out[:MAX_OPTIONAL]
+
+
+def _add_optional(plan: InputPlan, fn: ast.FunctionDef | ast.AsyncFunctionDef,
+                  specs: Sequence[Any], entry: str, known: set[str], by_usage: bool) -> None:
+    """Inputs that pass each optional parameter of a known type another value than its
+    default (by keyword), the others held at ordinary values: a version that ignores
+    ``start`` or ``sep`` parts from the others there."""
+    args = ordinary_args(specs)
+    for name, spec, default in optional_parameters(fn):
+        values = [v for v in edge_values(spec) if v != default or type(v) is not type(default)]
+        for value in values[:OPTIONAL_VALUES]:
+            label = call_label(entry, args, {name: value})
+            if label in known:
+                continue
+            known.add(label)
+            plan.cases.append(InputCase(
+                TestCase(kind="call", args=args, kwargs={name: value}, name=label), "edge",
+                False, label, typed_by_usage=by_usage))
+
+
 def _add_hypothesis(plan: InputPlan, specs: Sequence[Any], entry: str, count: int,
                     known: set[str], by_usage: bool = False) -> None:
     """``count`` inputs drawn by Hypothesis from the parameter types."""
@@ -900,6 +955,7 @@ def _editor_inputs(
         if inferred:
             _add_edges(plan, specs, entry, max(hypothesis_examples, MIN_EDGE_INPUTS), known,
                        by_usage)
+            _add_optional(plan, fn, specs, entry, known, by_usage)
         _add_hypothesis(plan, specs, entry, hypothesis_examples, known, by_usage)
     elif use_hypothesis and not typed:
         plan.notes.append("parameter types unknown: no generated inputs")

@@ -37,7 +37,7 @@ _STR_METHODS = frozenset({
 _LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "sort", "reverse", "remove",
                            "index", "count", "copy", "clear"})
 _SEQUENCE_CALLS = frozenset({"len", "sorted", "sum", "min", "max", "list", "tuple", "set",
-                             "enumerate", "reversed", "any", "all", "zip", "iter"})
+                             "enumerate", "reversed", "any", "all", "zip", "iter", "aiter"})
 _NUMBER_CALLS = frozenset({"range", "abs", "round", "divmod", "math.sqrt", "math.floor",
                            "math.ceil", "math.log", "bin", "hex", "chr", "int"})
 _FLOAT_CALLS = frozenset({"float", "math.isnan", "math.isinf", "math.isfinite"})
@@ -85,10 +85,10 @@ def _binop_votes(node: ast.BinOp, name: str) -> Iterable[str]:
 
 
 def _indexed_or_iterated(node: ast.AST, name: str) -> bool:
-    """``name[...]``, ``for x in name``, ``[... for x in name]``."""
+    """``name[...]``, ``for x in name``, ``async for x in name``, ``[... for x in name]``."""
     if isinstance(node, ast.Subscript):
         return _is(node.value, name)
-    return isinstance(node, (ast.For, ast.comprehension)) and _is(node.iter, name)
+    return isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) and _is(node.iter, name)
 
 
 def _votes(node: ast.AST, name: str) -> Iterable[str]:

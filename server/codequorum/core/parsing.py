@@ -7,7 +7,6 @@ because a ``tree_sitter.Parser`` must not be shared between threads.
 
 from __future__ import annotations
 
-import ast
 import inspect
 import re
 import threading
@@ -20,6 +19,7 @@ from typing import Literal
 
 import tree_sitter
 
+from codequorum.core import pyast
 from codequorum.core.errors import UnknownLanguageError
 from codequorum.core.limits import (
     MAX_NESTING,
@@ -235,12 +235,16 @@ def parse_bytes(parser: tree_sitter.Parser, src: bytes) -> tree_sitter.Tree:
         return time.monotonic() > deadline
 
     try:
-        return parser.parse(read, progress_callback=late)
+        read_tree = parser.parse(read, progress_callback=late)
     except ValueError:  # the parse was cancelled: start the next one afresh
         parser.reset()
         raise InputLimitError(
             f"{size_words(len(src))} that tree-sitter could not parse in {PARSE_SECONDS:g} s "
             "(binary or garbled text?)") from None
+    # A tree read through a callback holds no text, and a node's ``text`` then crashes the
+    # process (py-tree-sitter 0.26): parsed again from the bytes, reusing every node of
+    # the first parse (a tenth of a millisecond for 50 KB), the tree holds them.
+    return parser.parse(src, old_tree=read_tree)
 
 
 def nests_deeper(tree: tree_sitter.Tree, limit: int = MAX_NESTING) -> bool:
@@ -639,7 +643,7 @@ def _python_docstring(body: tree_sitter.Node, src: bytes) -> str | None:
         return None
     raw = _text(src, lit)
     try:
-        value = ast.literal_eval(raw)
+        value = pyast.literal_eval(raw)
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         return None
     if not isinstance(value, str):

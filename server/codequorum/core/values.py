@@ -8,9 +8,11 @@ back each value's repr; :func:`canonical_output` turns equal values (``2`` and
 
 from __future__ import annotations
 
-import ast
 import math
+import re
 from typing import Any
+
+from codequorum.core import pyast
 
 
 def _canonical(value: Any) -> str:
@@ -44,16 +46,28 @@ def _canonical(value: Any) -> str:
     return repr(value)
 
 
+#: Where a repr names an object's address (``<function add at 0x7f…>``,
+#: ``<coroutine object f at 0x…>``): it differs from process to process, never a result.
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def shown_output(output: str) -> str:
+    """A value as a message shows it: a docstring example's printed text without the line
+    end printing adds (as the docstring writes it); a repr as it is."""
+    return output[:-1] if output.endswith("\n") else output
+
+
 def canonical_output(output: str | None) -> str | None:
     """Comparison key of a returned value's repr: equal values give equal keys.
 
     The repr is read back as a literal (``ast.literal_eval``, data only) and written by
     :func:`_canonical`; a repr that is not a literal (an object, ``nan``, a truncated
-    value) is its own key.
+    value) is its own key, without the addresses it names (two versions returning a
+    function ``add`` return the same thing).
     """
     if output is None:
         return None
     try:
-        return _canonical(ast.literal_eval(output))
+        return _canonical(pyast.literal_eval(output))
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return output
+        return _ADDRESS.sub("", output)

@@ -11,7 +11,6 @@ the sandbox like any other.
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 import threading
@@ -20,6 +19,7 @@ from typing import Any
 
 import httpx
 
+from codequorum.core import pyast
 from codequorum.generate.endpoint import ProviderConfig
 from codequorum.generate.input_language import PYTHON_INPUTS, InputLanguage
 
@@ -69,7 +69,7 @@ def parse_inputs(text: str, arity: int, limit: int,
     out = ProposedInputs()
     body = _literal_text(text[:MAX_ANSWER_CHARS])
     try:
-        value = json.loads(body) if language.literal == "JSON array" else ast.literal_eval(body)
+        value = json.loads(body) if language.literal == "JSON array" else pyast.literal_eval(body)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         out.notes.append(f"the model's answer is not a {language.literal}: no inputs taken")
         return out

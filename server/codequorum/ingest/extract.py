@@ -11,7 +11,6 @@ the answer is rejected with a reason a user can read: ``no code in the answer``,
 
 from __future__ import annotations
 
-import ast
 import re
 import textwrap
 from collections.abc import Iterator
@@ -20,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import tree_sitter
 
-from codequorum.core import parsing
+from codequorum.core import parsing, pyast
 from codequorum.core.errors import UnknownLanguageError
 from codequorum.core.limits import MAX_ANSWER_CHARS, InputLimitError, version_size_problem
 from codequorum.core.parsing import normalize_language, parse, to_bytes
@@ -253,7 +252,7 @@ def _syntax_problem(code: str, lang: str, root: tree_sitter.Node) -> tuple[int, 
     error = _first_error(root)
     if lang == "python":
         try:
-            ast.parse(code)
+            pyast.parse(code)
         except SyntaxError as exc:
             return (exc.lineno or 1, exc.msg or None)
         except (ValueError, RecursionError, MemoryError):

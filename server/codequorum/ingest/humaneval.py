@@ -17,6 +17,7 @@ import functools
 from dataclasses import dataclass, replace
 from typing import Any
 
+from codequorum.core import pyast
 from codequorum.core.errors import UserError
 from codequorum.core.model import TestCase
 
@@ -98,7 +99,7 @@ def is_plain(value: Any, depth: int = 0) -> bool:
 
 def _literal(node: ast.expr) -> tuple[bool, Any]:
     try:
-        value = ast.literal_eval(node)
+        value = pyast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return False, None
     return (True, value) if is_plain(value) else (False, None)
@@ -164,7 +165,7 @@ def split_check(test_source: str, name_prefix: str = "") -> list[TestCase]:
     as one ``check`` case.
     """
     try:
-        tree = ast.parse(test_source)
+        tree = pyast.parse(test_source)
     except SyntaxError:
         return [TestCase(kind="check", source=test_source, name=f"{name_prefix}check")]
     check = next(

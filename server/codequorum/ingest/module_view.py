@@ -33,6 +33,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from codequorum.core import pyast
 from codequorum.core.model import FunctionKind, ModuleContext
 from codequorum.core.safe_paths import RefusedFile, read_workspace_file, workspace_refusal
 from codequorum.ingest.workspace_callers import caller_files
@@ -406,7 +407,7 @@ def _defines(folder: Path, name: str) -> bool:
 
 def _parse(text: str) -> ast.Module | None:
     try:
-        return ast.parse(text)
+        return pyast.parse(text)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
 

@@ -41,7 +41,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from codequorum.core.values import canonical_output
+from codequorum.core.values import canonical_output, shown_output
 
 OutcomeKey = str | None
 KeyMatrix = Sequence[Sequence[OutcomeKey]]
@@ -322,7 +322,7 @@ def _shown(outcome: Sequence[str | None]) -> tuple[tuple[str, str], str] | None:
         return ("raise", exc_type), f"raises {exc_type}"
     if output is None:
         return None
-    return ("value", canonical_output(output) or ""), f"returns {output}"
+    return ("value", canonical_output(output) or ""), f"returns {shown_output(output)}"
 
 
 def parting_input(

@@ -15,6 +15,8 @@ import textwrap
 import tokenize
 from dataclasses import dataclass
 
+from codequorum.core import pyast
+
 
 @dataclass(frozen=True)
 class Split:
@@ -68,7 +70,7 @@ def split(code: str, name: str) -> Split | None:
     cannot be split cleanly (no parse, no such function, a body on the signature's line,
     a first statement that shares a line with the docstring)."""
     try:
-        tree = ast.parse(code)
+        tree = pyast.parse(code)
         fn = _function(tree, name)
         colon = _colon(code, fn) if fn is not None else None
     except (SyntaxError, ValueError, RecursionError, tokenize.TokenError):

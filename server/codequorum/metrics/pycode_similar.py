@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from codequorum.core import pyast
 from codequorum.metrics.tree_edit import (
     DEFAULT_MAX_NODES,
     TsedTree,
@@ -226,7 +227,7 @@ def normalized_functions(code: str, keep_prints: bool = True) -> list[PyFunction
     """The functions of ``code`` after normalisation, in the order they start; None when
     ``code`` does not parse."""
     try:
-        root = ast.parse(code)
+        root = pyast.parse(code)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
     collector = _Normalizer(keep_prints)

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from codequorum.core.values import shown_output
+
 Outcome = tuple[str | None, str | None, str | None]
 """``(output_repr, exc_type, exc_message)``; ``exc_type`` ``None`` for a normal return."""
 
@@ -167,7 +169,7 @@ def show_outcome(o: Outcome | None) -> str:
     out, exc, msg = o
     if exc is not None:
         return f"raises {exc}: {msg}" if msg else f"raises {exc}"
-    return str(out)
+    return "None" if out is None else shown_output(out)
 
 
 def first_divergence(

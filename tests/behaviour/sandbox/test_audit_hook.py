@@ -89,6 +89,11 @@ REFUSED = {
         "def g():\n    return 1\ndef f():\n    g.__code__ = (lambda: 2).__code__\n",
         "code replacement",
     ),
+    "replace_code_and_flags": (
+        "def g():\n    return 1\ndef f():\n"
+        "    g.__code__ = (lambda: 2).__code__.replace(co_flags=g.__code__.co_flags)\n",
+        "code replacement",
+    ),
 }
 
 
@@ -157,6 +162,14 @@ ALLOWED = {
         "True",
     ),
     "argv_hides_the_pipe": ("import sys\ndef f():\n    return sys.argv\n", "['<candidate>']"),
+    # asyncio's import marks a generator a coroutine (types.coroutine: the same code, other
+    # flags); a module that imports it loads
+    "import_asyncio": (
+        "import asyncio\nasync def g(x):\n    await asyncio.sleep(0)\n    return 2 * x\n"
+        "def f():\n    c = g(3)\n    while True:\n        try:\n            c.send(None)\n"
+        "        except StopIteration as end:\n            return end.value\n",
+        "6",
+    ),
 }
 
 

@@ -54,6 +54,46 @@ def test_a_call_whose_result_is_a_generator_compares_its_items() -> None:
     assert [(t.output, t.passed) for t in result.tests] == [("[0, 2, 4]", True)]
 
 
+#: ``async def`` functions as asyncstdlib writes them: a coroutine, an async generator,
+#: and one that waits on an event loop's future.
+ASYNC = """import asyncio
+
+
+async def double(x):
+    await asyncio.sleep(0)
+    return 2 * x
+
+
+async def countdown(n):
+    while n > 0:
+        yield n
+        n -= 1
+
+
+class Pending:
+    def __await__(self):
+        yield self  # what an event loop's future gives its loop
+
+
+async def waits(x):
+    await Pending()
+"""
+
+
+def test_an_async_functions_result_is_what_it_returns_or_yields() -> None:
+    """A coroutine compared by its repr (``<coroutine object double at 0x...>``) made
+    every pair of versions differ: it is driven to its value, an async generator to its
+    items."""
+    double = run_candidate(ASYNC, [Case("call", args=(3,), expected=6, has_expected=True),
+                                   _example("double(4)\n", "8\n")], "double")
+    assert [(t.output, t.passed) for t in double.tests] == [("6", True), ("8\n", True)]
+    count = run_candidate(ASYNC, [Case("call", args=(3,))], "countdown")
+    assert count.tests[0].output == "[3, 2, 1]"
+    waits = run_candidate(ASYNC, [Case("call", args=(1,))], "waits")
+    assert waits.tests[0].output is None
+    assert waits.tests[0].exc_type == "RuntimeError"
+
+
 def test_the_host_name_is_neutral_and_the_network_still_refused() -> None:
     code = ("import socket\n"
             "def f():\n"

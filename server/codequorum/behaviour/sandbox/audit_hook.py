@@ -123,6 +123,23 @@ def _make_resolver(getcwd: Any, lstat: Any, readlink: Any) -> Any:
     return resolve
 
 
+def _flags_only(function: object, code: object) -> bool:
+    """Whether setting ``function.__code__ = code`` changes only the code's flags, as
+    ``types.coroutine`` does (``import asyncio`` makes one): the same bytecode, nothing
+    swapped in."""
+    if type(function) is not _FUNCTION or type(code) is not _CODE:
+        return False
+    old = function.__code__  # type: ignore[attr-defined]
+    try:
+        return bool(code.replace(co_flags=old.co_flags) == old)  # type: ignore[attr-defined]
+    except (TypeError, ValueError):
+        return False
+
+
+_FUNCTION = type(_flags_only)
+_CODE = type(_flags_only.__code__)
+
+
 def install_audit_hook(
     sandbox: str,
     send: Any,
@@ -308,7 +325,8 @@ def install_audit_hook(
             refuse("gc introspection", event)
         elif event in limit_events:
             refuse("rlimit", event)
-        elif event == "object.__setattr__" and len(args) > 1 and args[1] == "__code__":
+        elif (event == "object.__setattr__" and len(args) > 2 and args[1] == "__code__"
+              and not _flags_only(args[0], args[2])):
             refuse("code replacement", event)
 
     sys.addaudithook(hook)

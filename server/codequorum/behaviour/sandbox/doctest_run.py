@@ -7,8 +7,8 @@ globals (the version already in the function's place): each earlier example is e
 first, its output discarded and its errors passed over (doctest goes on after a failing
 example), then the example itself in ``single`` mode, so an expression shows its value
 on the captured output. What the example shows is its value: the text printed, and the
-canonical repr of an expression's value (an iterator shown as the list of its first
-:data:`MAX_ITEMS` items).
+canonical repr of an expression's value (an iterator or an async generator shown as the
+list of its first :data:`MAX_ITEMS` items, a coroutine as what it returns: :func:`driven`).
 """
 
 from __future__ import annotations
@@ -39,8 +39,35 @@ def is_iterator(value: Any) -> bool:
             and not isinstance(value, (str, bytes, bytearray, list, tuple, dict)))
 
 
+def driven(awaitable: Any) -> Any:
+    """What an awaitable (an ``async def`` function's coroutine) gives, driven step by step
+    without an event loop: an ``await asyncio.sleep(0)`` passes; waiting on an event
+    loop's future is an error that says so."""
+    steps = awaitable.__await__()
+    while True:
+        try:
+            step = steps.send(None)
+        except StopIteration as end:
+            return end.value
+        if step is not None:
+            steps.close()
+            raise RuntimeError("it waits on an event loop's future; the sandbox runs "
+                               "coroutines without an event loop")
+
+
 def consumed(value: Any) -> Any:
-    """``value``, or the list of an iterator's first :data:`MAX_ITEMS` items."""
+    """``value``, the result of a coroutine, or the list of an iterator's (or an async
+    generator's) first :data:`MAX_ITEMS` items."""
+    if isinstance(value, types.CoroutineType):
+        return consumed(driven(value))
+    if isinstance(value, types.AsyncGeneratorType):
+        items: list[Any] = []
+        while len(items) < MAX_ITEMS:
+            try:
+                items.append(driven(value.__anext__()))
+            except StopAsyncIteration:
+                break
+        return items
     if is_iterator(value):
         return list(itertools.islice(value, MAX_ITEMS))
     return value

@@ -22,7 +22,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from codequorum.core import parsing
+from codequorum.core import parsing, pyast
 from codequorum.pipeline.session import dedent_function, function_indent
 from codequorum.pipeline.watch.edits import Edit, Region
 
@@ -80,7 +80,7 @@ def shape_key(code: str, language: str) -> str:
     positions for Python, else its text without blanks."""
     if language == "python":
         try:
-            dumped = ast.dump(ast.parse(code))
+            dumped = ast.dump(pyast.parse(code))
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             dumped = None
         if dumped is not None:
@@ -140,7 +140,7 @@ def trivial_body(code: str, language: str) -> bool:
     :data:`MIN_BODY` characters besides blanks, brackets and semicolons."""
     if language == "python":
         try:
-            tree = ast.parse(code)
+            tree = pyast.parse(code)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return False
         fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)),
