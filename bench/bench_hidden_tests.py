@@ -26,10 +26,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from codequorum.behaviour.run import DynamicOptions, run_dynamic_many
-from codequorum.core.model import SampleSet
+from codequorum.behaviour.dynamic_analysis import DynamicOptions, run_dynamic_many
+from codequorum.core.model import VersionSet
 from codequorum.ingest import humaneval
-from codequorum.ingest import sample_files as formats
+from codequorum.ingest import version_files as formats
 from codequorum.pipeline.analyze import analyze
 from codequorum.pipeline.config import AnalysisConfig
 from codequorum.pipeline.risk_level import RunLevel
@@ -38,7 +38,7 @@ from recommend_cache import DATA
 TARGET = 0.98
 
 
-def judged(sets: list[SampleSet], opts: DynamicOptions) -> list[tuple[Any, ...]]:
+def judged(sets: list[VersionSet], opts: DynamicOptions) -> list[tuple[Any, ...]]:
     """Per set: (recommended, risk, trust) after a run, the risk moved to the run's rate
     as ``score`` moves it (and each set's own beside it)."""
     fast = AnalysisConfig(metrics=("textual",), sctd=False)
@@ -62,9 +62,9 @@ def main(argv: list[str] | None = None) -> int:
     limit = None
     if args.smoke:
         args.samples, limit = 3, 1
-    sets = [dataclasses.replace(s, tests=[]) for s in formats.read_sample_sets(
+    sets = [dataclasses.replace(s, tests=[]) for s in formats.read_version_sets(
         DATA, formats.ReadOptions(max_samples=args.samples, limit=limit))
-        if isinstance(s, SampleSet)]
+        if isinstance(s, VersionSet)]
     opts = DynamicOptions(jobs=args.jobs, scaling_sizes=(8, 16))
     started = time.perf_counter()
     with_tests = judged(sets, opts)

@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from codequorum.ingest.sample_files import ReadError, ReadOptions, read_sample_sets
+from codequorum.ingest.version_files import ReadError, ReadOptions, read_version_sets
 from codequorum.pipeline.analyze import analyze
 from codequorum.pipeline.config import AnalysisConfig
 from codequorum.render.html_report import html_document, render_html
@@ -46,7 +46,7 @@ def build_page(data: Path, base: int, samples: int, sets: int) -> tuple[str, flo
     """The page for ``sets`` sets (``base`` scored ones repeated) and the seconds scoring
     and rendering took."""
     start = time.perf_counter()
-    read = [s for s in read_sample_sets(str(data), ReadOptions(max_samples=samples, limit=base))
+    read = [s for s in read_version_sets(str(data), ReadOptions(max_samples=samples, limit=base))
             if not isinstance(s, ReadError)][:base]
     reports = [analyze(s, AnalysisConfig(metrics=("textual",))) for s in read]
     doc = html_document(reports, total=sets)

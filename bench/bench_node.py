@@ -14,8 +14,8 @@ Figures (ratios against a baseline measured in the same run, never asserted in t
   (``countPrimes(200000)``, 117 million bytecodes);
 - the JS task set of ``bench/data/js_tasks.jsonl`` (12 tasks x 4 versions written for
   this bench, one wrong version each where the task has one) through
-  :func:`~codequorum.behaviour.run.run_dynamic_many`: how often the recommendation keeps a
-  version that passes every example, and how many sets get ``divergent-outputs``.
+  :func:`~codequorum.behaviour.dynamic_analysis.run_dynamic_many`: how often the recommendation
+  keeps a version that passes every example, and how many sets get ``divergent-outputs``.
 
     .venv/bin/python bench/bench_node.py [--repeat 9] [--jobs 2]
     .venv/bin/python bench/bench_node.py --smoke   # once, two tasks
@@ -30,11 +30,11 @@ import subprocess
 import time
 from pathlib import Path
 
-from codequorum.behaviour.run import DynamicOptions, run_dynamic_many
+from codequorum.behaviour.dynamic_analysis import DynamicOptions, run_dynamic_many
 from codequorum.behaviour.runtimes import node, node_sandbox
 from codequorum.behaviour.runtimes.js_inputs import collect_js_inputs
-from codequorum.core.model import ModuleContext, SampleSet, TestCase
-from codequorum.judge.dynamic import dynamic_verdicts
+from codequorum.core.model import ModuleContext, TestCase, VersionSet
+from codequorum.judge.dynamic_rules import dynamic_verdicts
 from codequorum.pipeline.analyze import analyze
 from codequorum.pipeline.config import AnalysisConfig
 from reference_data import skipped
@@ -61,11 +61,11 @@ MODULE = ModuleContext(
            ("lib/unit.js", "module.exports = { unit: 1 };\n")))
 
 
-def load() -> list[SampleSet]:
+def load() -> list[VersionSet]:
     sets = []
     for line in DATA.read_text().splitlines():
         rec = json.loads(line)
-        sets.append(SampleSet.from_codes(rec["task_id"], rec["versions"], language="javascript",
+        sets.append(VersionSet.from_codes(rec["task_id"], rec["versions"], language="javascript",
                                          entry_point=rec["entry_point"], prompt=rec["prompt"]))
     return sets
 
@@ -75,7 +75,7 @@ PRIMES = ("function countPrimes(n) { let c = 0; for (let i = 2; i < n; i++) { le
           " if (p) c++; } return c; }")
 
 
-def traced_overhead(sets: list[SampleSet], repeat: int) -> None:
+def traced_overhead(sets: list[VersionSet], repeat: int) -> None:
     """Traced against untraced runs: a set's versions on their examples, and one heavy call."""
     plan = [(code, collect_js_inputs(ss, scaling=False).tests, ss.entry_point or "")
             for ss in sets[:1] for code in ss.codes]

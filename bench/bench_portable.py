@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 from codequorum.behaviour.sandbox.portable import interpreter
-from codequorum.behaviour.sandbox.runner import run_candidate
+from codequorum.behaviour.sandbox.supervisor import run_candidate
 from codequorum.core.model import TestCase
 
 CODE = "import time\ndef f(n):\n    return time.time()\n"

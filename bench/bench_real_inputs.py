@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from codequorum.behaviour.run import DynamicOptions, plan_inputs, run_dynamic_many
-from codequorum.core.model import SampleSet
+from codequorum.behaviour.dynamic_analysis import DynamicOptions, plan_inputs, run_dynamic_many
+from codequorum.core.model import VersionSet
 from codequorum.core.parsing import functions
 from codequorum.ingest.module_view import module_view
 from codequorum.pipeline.session import current_code
@@ -67,7 +67,7 @@ class Tally:
                 "ran": share("ran", "functions"), "origins": dict(self.origins)}
 
 
-def sets_of(repo: str) -> Iterator[tuple[SampleSet, bool]]:
+def sets_of(repo: str) -> Iterator[tuple[VersionSet, bool]]:
     """(a one-version set in its module, whether its docstring has a doctest) for every
     function of the repository's modules."""
     workspace = ROOT / repo
@@ -79,12 +79,12 @@ def sets_of(repo: str) -> Iterator[tuple[SampleSet, bool]]:
                 continue
             code = current_code(text, info)
             context = view.context(info.qualified_name, info.kind)
-            ss = SampleSet.from_codes(f"{repo}/{path.name}::{info.qualified_name}", [code],
+            ss = VersionSet.from_codes(f"{repo}/{path.name}::{info.qualified_name}", [code],
                                       entry_point=info.name, module=context)
             yield ss, ">>>" in (info.docstring or "")
 
 
-def tally(sets: list[tuple[SampleSet, bool]], options: DynamicOptions, run: bool) -> Tally:
+def tally(sets: list[tuple[VersionSet, bool]], options: DynamicOptions, run: bool) -> Tally:
     t = Tally()
     plans = [plan_inputs(ss, options) for ss, _ in sets]
     for (_, has_doctest), plan in zip(sets, plans, strict=True):

@@ -42,7 +42,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from codequorum.core.model import SampleSet
+from codequorum.core.model import VersionSet
 from codequorum.judge.recommend import outcome_key, output_clusters, recommend
 from codequorum.pipeline.analyze import analyze
 from codequorum.pipeline.config import AnalysisConfig
@@ -87,7 +87,7 @@ def set_record(task: TaskRuns, draw: list[int], seed: int) -> dict[str, Any]:
     """Everything the benchmarks need about one drawn set."""
     samples = [task.samples[v] for v in draw]
     codes = [task.prompt + s if s.strip() else s for s in samples]
-    report = analyze(SampleSet.from_codes(task.task_id, codes, prompt=task.prompt), OPTIONS)
+    report = analyze(VersionSet.from_codes(task.task_id, codes, prompt=task.prompt), OPTIONS)
     non_test = [t for t, h in enumerate(task.hidden) if not h]
     keys: list[list[str | None]] = []
     for v, s in zip(draw, samples, strict=True):

@@ -30,7 +30,7 @@ from tests.support.duration_module import (  # noqa: E402
 )
 
 from codequorum.core import parsing  # noqa: E402
-from codequorum.core.model import Sample  # noqa: E402
+from codequorum.core.model import Version  # noqa: E402
 from codequorum.pipeline.session import Session, SessionConfig  # noqa: E402
 
 
@@ -50,7 +50,7 @@ def _workspace(root: Path) -> Path:
     app.write_text(DURATION_APP)
     s = _session(root)
     for name, codes in DURATION_VERSIONS.items():
-        s.add_sync("tools/app.py", "python", name, [Sample(c, origin="relayed") for c in codes])
+        s.add_sync("tools/app.py", "python", name, [Version(c, origin="relayed") for c in codes])
     s.close()
     return app
 

@@ -238,12 +238,12 @@ def time_stage(stage: str, samples: int, tasks: int) -> dict[str, Any]:
     """In this (fresh) process: ``stage`` once on each of the first ``tasks`` sets, after
     one untimed set that loads the compiled kernels and caches a worker would already have
     loaded. Each set is timed once: a worker meets every set once."""
-    from codequorum.core.model import SampleSet
-    from codequorum.ingest.sample_files import ReadOptions, read_sample_sets
+    from codequorum.core.model import VersionSet
+    from codequorum.ingest.version_files import ReadOptions, read_version_sets
 
     fn = _stage_function(stage)
-    sets = [s for s in read_sample_sets(DATA, ReadOptions(limit=tasks + 1, max_samples=samples))
-            if isinstance(s, SampleSet)]
+    sets = [s for s in read_version_sets(DATA, ReadOptions(limit=tasks + 1, max_samples=samples))
+            if isinstance(s, VersionSet)]
     fn(sets[-1])
     before = load()
     per_set = []

@@ -69,15 +69,15 @@ def breakdown(tasks: int, versions: int | None = None) -> None:
     """Per-set time of each stage, single process, first ``tasks`` tasks (best of three
     per set, so other load on the machine counts less)."""
     sys.path.insert(0, str(REPO / "server"))
-    from codequorum.core.model import SampleSet
-    from codequorum.ingest.sample_files import ReadOptions, read_sample_sets
+    from codequorum.core.model import VersionSet
+    from codequorum.ingest.version_files import ReadOptions, read_version_sets
     from codequorum.metrics.structural import structural_matrices, subtree_counts
     from codequorum.pipeline.analyze import analyze
     from codequorum.pipeline.config import AnalysisConfig
 
     t0 = time.perf_counter()
-    sets = [s for s in read_sample_sets(DATA, ReadOptions(limit=tasks, max_samples=versions))
-            if isinstance(s, SampleSet)]
+    sets = [s for s in read_version_sets(DATA, ReadOptions(limit=tasks, max_samples=versions))
+            if isinstance(s, VersionSet)]
     read_s = time.perf_counter() - t0
     chosen = sets[:tasks]
     structural_matrices(chosen[0].codes, "python")  # warm the grammar

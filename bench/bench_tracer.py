@@ -136,7 +136,7 @@ def child_start(count: int) -> dict[str, float]:
     (interleaved): ``strict`` is the default, ``weak`` the level without namespaces (the
     baseline the strict sandbox's cost is measured against)."""
     sys.path.insert(0, str(SERVER))
-    from codequorum.behaviour.sandbox.runner import run_candidate
+    from codequorum.behaviour.sandbox.supervisor import run_candidate
     from codequorum.core.model import TestCase
 
     tests = [TestCase("call", args=(3,), expected=9, has_expected=True)]
@@ -161,7 +161,7 @@ def module_start(count: int) -> dict[str, float]:
     (interleaved): what writing the view, importing the module and placing the version
     add to a run."""
     sys.path.insert(0, str(SERVER))
-    from codequorum.behaviour.sandbox.runner import run_candidate
+    from codequorum.behaviour.sandbox.supervisor import run_candidate
     from codequorum.core.model import ModuleContext, TestCase
 
     tests = [TestCase("call", args=("1h30m",), expected=5400, has_expected=True)]

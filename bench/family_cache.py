@@ -112,16 +112,16 @@ def interleaved(training: Path, codegen: Path, names: list[str]) -> Iterator[tup
 def run_task(task: Task, jobs: int) -> dict[str, Any]:
     """Every version on the editor's inputs (then, for a set without grading, the hidden
     tests, marked ``hidden``)."""
+    from codequorum.behaviour.input_plan import collect_inputs
     from codequorum.behaviour.sandbox.limits import Limits
-    from codequorum.behaviour.sandbox.runner import run_candidates
-    from codequorum.behaviour.test_inputs import collect_inputs
-    from codequorum.core.model import SampleSet
+    from codequorum.behaviour.sandbox.supervisor import run_candidates
+    from codequorum.core.model import VersionSet
     from codequorum.ingest import humaneval
 
     renamed = f"{task.set_name}:{task.task_id.split('/')[-1]}"
-    sample_set = SampleSet.from_codes(renamed, task.codes, prompt=task.prompt or None,
+    version_set = VersionSet.from_codes(renamed, task.codes, prompt=task.prompt or None,
                                       entry_point=task.entry_point)
-    plan = collect_inputs(sample_set, humaneval_lookup=lambda _task: [],
+    plan = collect_inputs(version_set, humaneval_lookup=lambda _task: [],
                           published_examples=False)
     hidden = humaneval.tests_for(task.task_id) if task.passed is None else []
     entry = plan.entry_point or task.entry_point

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from codequorum.core.model import SampleSet
+from codequorum.core.model import VersionSet
 from codequorum.judge.recommend import OutcomeKey, outcome_key, recommend
 from codequorum.judge.risk import RiskSignals
 from codequorum.pipeline.analyze import analyze, risk_signals
@@ -102,7 +102,7 @@ def signal_record(signals: RiskSignals) -> dict[str, Any]:
 def set_record(task: CachedTask, draw: Sequence[int]) -> dict[str, Any]:
     """One set scored as a report scores it (see module docstring)."""
     codes = [task.codes[v] for v in draw]
-    report = analyze(SampleSet.from_codes(task.task_id, codes), OPTIONS)
+    report = analyze(VersionSet.from_codes(task.task_id, codes), OPTIONS)
     keys = keys_of(task, draw)
     cols = task.example_columns()
     passed = examples_passed(task, draw)

@@ -77,16 +77,16 @@ def load_tasks(path: Path = DATA) -> Iterator[dict[str, Any]]:
 def run_task(rec: dict[str, Any], jobs: int, codet_prompts: bool = False) -> dict[str, Any]:
     """Every version of one task on the editor's inputs and the hidden tests
     (``codet_prompts``: inputs from the data set's prompt instead of the published one)."""
+    from codequorum.behaviour.input_plan import collect_inputs
     from codequorum.behaviour.sandbox.limits import Limits
-    from codequorum.behaviour.sandbox.runner import run_candidates
-    from codequorum.behaviour.test_inputs import collect_inputs
-    from codequorum.core.model import SampleSet
+    from codequorum.behaviour.sandbox.supervisor import run_candidates
+    from codequorum.core.model import VersionSet
     from codequorum.ingest import humaneval
 
     codes = [rec["prompt"] + s for s in rec["samples"]]
     # inputs from the function as published (docstring examples: arguments only)
     prompt = rec["prompt"] if codet_prompts else humaneval.prompt_for(rec["task_id"])
-    published = SampleSet.from_codes(rec["task_id"], codes, prompt=prompt)
+    published = VersionSet.from_codes(rec["task_id"], codes, prompt=prompt)
     plan = collect_inputs(published, humaneval_lookup=lambda _task: [],
                           published_examples=not codet_prompts)
     hidden_tests = humaneval.tests_for(rec["task_id"])

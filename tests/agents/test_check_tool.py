@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from codequorum.agents.agent_workspace import AgentOptions, AgentWorkspace, no_progress
 from codequorum.agents.check_tool import check_function
-from codequorum.agents.context import AgentOptions, AgentWorkspace, no_progress
 from codequorum.agents.schema import CheckArgs, CheckResult
 from codequorum.agents.text import check_text
 from codequorum.behaviour.sandbox import isolation

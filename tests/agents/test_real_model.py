@@ -11,7 +11,7 @@ import pytest
 
 from codequorum.core.parsing import function_by_name
 from codequorum.generate.endpoint import answer_budget
-from codequorum.ingest.store import SampleStore, default_store_path
+from codequorum.ingest.store import VersionStore, default_store_path
 from tests.agents.conftest import CLOSE, call, mcp_session, one_line_error
 from tests.support.real_model import MODEL, RecordingProxy
 
@@ -45,8 +45,8 @@ async def test_sample_versions_asks_the_local_model_at_the_defaults(
     assert isinstance(got, dict)
     assert got["requested"] == 3
     assert got["accepted"] + got["rejected"] + got["failed"] == 3 and got["accepted"] >= 1
-    with SampleStore.open(store) as opened:
-        rows = opened.samples_for("src/close.py", "has_close_elements")
+    with VersionStore.open(store) as opened:
+        rows = opened.versions_for("src/close.py", "has_close_elements")
     assert len(rows) == got["stored"] == got["accepted"]
     assert {(r.origin, r.model) for r in rows} == {("regenerated", MODEL)}
     assert all(r.code.lstrip().startswith("def has_close_elements(") for r in rows)

@@ -12,7 +12,7 @@ import pytest
 
 from codequorum.agents.schema import MAX_COMPARE_VERSIONS, MAX_SAMPLE_COUNT
 from codequorum.cli.main import main
-from codequorum.ingest.store import SampleStore, default_store_path
+from codequorum.ingest.store import VersionStore, default_store_path
 from tests.agents.conftest import (
     DATA,
     Endpoint,
@@ -188,8 +188,8 @@ async def test_sample_versions_stores_what_the_endpoint_gives(
     assert got["model"] == endpoint.model and got["endpoint"] == endpoint.base_url
     store = default_store_path(close_ws)
     assert got["store"] == str(store.resolve())
-    with SampleStore.open(store) as opened:
-        rows = opened.samples_for("src/close.py", "has_close_elements")
+    with VersionStore.open(store) as opened:
+        rows = opened.versions_for("src/close.py", "has_close_elements")
     assert len(rows) == got["stored"]
     assert {(r.origin, r.model) for r in rows} == {("regenerated", endpoint.model)}
     if endpoint.recorded is not None:  # the loopback server answers with CodeGen's versions

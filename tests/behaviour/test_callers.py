@@ -55,8 +55,8 @@ def test_a_tests_call_elsewhere_in_the_workspace_is_an_input_that_says_where(
         tmp_path: Path) -> None:
     """``scale`` has no doctest and no hint; a test file it does not import calls it with
     literals: that call runs, and the versions part ways on it, said with its place."""
-    from codequorum.behaviour.run import DynamicOptions, run_dynamic
-    from codequorum.core.model import Sample, SampleSet
+    from codequorum.behaviour.dynamic_analysis import DynamicOptions, run_dynamic
+    from codequorum.core.model import Version, VersionSet
     from codequorum.ingest.module_view import module_context
     from codequorum.render.findings import origin_words
 
@@ -66,12 +66,12 @@ def test_a_tests_call_elsewhere_in_the_workspace_is_an_input_that_says_where(
     (ws / "sizes.py").write_text(source)
     (ws / "tests" / "test_sizes.py").write_text(
         "from sizes import scale\n\n\ndef test_scale():\n    assert scale(-7, 2) == -4\n")
-    sample_set = SampleSet(
+    version_set = VersionSet(
         task_id="scale", entry_point="scale",
-        samples=[Sample("def scale(size, unit):\n    return int(size / unit)\n"),
-                 Sample(source, origin="current")],
+        samples=[Version("def scale(size, unit):\n    return int(size / unit)\n"),
+                 Version(source, origin="current")],
         module=module_context(source, ws / "sizes.py", ws, "scale"))
-    report = run_dynamic(sample_set, DynamicOptions(jobs=2, hypothesis_examples=2,
+    report = run_dynamic(version_set, DynamicOptions(jobs=2, hypothesis_examples=2,
                                                     scaling=False, use_hypothesis=False))
     [t] = [t for t, i in enumerate(report.inputs) if i["label"] == "scale(-7, 2)"]
     assert report.inputs[t]["origin"] == "test"

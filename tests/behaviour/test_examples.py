@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from codequorum.behaviour.examples import doctest_cases
-from codequorum.behaviour.test_inputs import find_function, parameters
+from codequorum.behaviour.input_plan import find_function, parameters
 from codequorum.core.model import Receiver
 
 DOC_CODE = '''

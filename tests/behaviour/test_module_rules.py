@@ -6,13 +6,13 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from codequorum.behaviour.input_plan import InputCase, InputPlan
 from codequorum.behaviour.module_rules import (
     judge_module,
     method_inputs,
     module_names,
     outside_names,
 )
-from codequorum.behaviour.test_inputs import InputCase, InputPlan
 from codequorum.core.model import ModuleContext, Receiver
 from codequorum.core.model import TestCase as Case
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from codequorum.behaviour.run import DynamicOptions, plan_inputs, run_dynamic
+from codequorum.behaviour.dynamic_analysis import DynamicOptions, plan_inputs, run_dynamic
 from codequorum.core import model
-from codequorum.core.model import SampleSet
+from codequorum.core.model import VersionSet
 from codequorum.core.parsing import function_by_name
 from codequorum.ingest.module_view import module_context
 from codequorum.pipeline.session import current_code
@@ -20,16 +20,16 @@ REPOS = Path(__file__).resolve().parent.parent / "fixtures" / "repos"
 
 
 def real_set(repo: str, module: str, qualified_name: str, kind: str = "function",
-             versions: tuple[str, ...] = ()) -> SampleSet:
+             versions: tuple[str, ...] = ()) -> VersionSet:
     """The function's ``versions`` and its own code (origin ``current``) in its module."""
     workspace = REPOS / repo
     path = workspace / module
     text = path.read_text(encoding="utf-8")
     info = function_by_name(text, "python", qualified_name)
     assert info is not None
-    samples = [model.Sample(code=v) for v in versions]
-    samples.append(model.Sample(code=current_code(text, info), origin="current"))
-    return SampleSet(task_id=f"{module}::{qualified_name}", samples=samples,
+    samples = [model.Version(code=v) for v in versions]
+    samples.append(model.Version(code=current_code(text, info), origin="current"))
+    return VersionSet(task_id=f"{module}::{qualified_name}", samples=samples,
                      entry_point=info.name,
                      module=module_context(text, path, workspace, qualified_name, kind))
 
@@ -160,12 +160,12 @@ def test_a_special_method_runs_on_the_examples_that_use_its_operator(
     (tmp_path / "bag.py").write_text(BAG, encoding="utf-8")
     info = function_by_name(BAG, "python", name)
     assert info is not None
-    samples = [model.Sample(code=wrong),
-               model.Sample(code=current_code(BAG, info), origin="current")]
-    sample_set = SampleSet(task_id=f"bag.py::{name}", samples=samples, entry_point=info.name,
+    samples = [model.Version(code=wrong),
+               model.Version(code=current_code(BAG, info), origin="current")]
+    version_set = VersionSet(task_id=f"bag.py::{name}", samples=samples, entry_point=info.name,
                            module=module_context(BAG, tmp_path / "bag.py", tmp_path, name,
                                                  "method"))
-    report = run_dynamic(sample_set, OPTIONS)
+    report = run_dynamic(version_set, OPTIONS)
     examples = [t for t, i in enumerate(report.inputs) if i["origin"] == "doctest"]
     assert examples, [i["label"] for i in report.inputs]
     assert all(report.passes[1][t] for t in examples)  # the class's own code passes

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from codequorum.behaviour import run_record as rr
-from codequorum.behaviour.run import CandidateDynamic, DynamicReport, RuleFigures
+from codequorum.behaviour.dynamic_analysis import CandidateDynamic, DynamicReport, RuleFigures
 from codequorum.core.model import ModuleContext
 from codequorum.metrics.semantic import Divergence
 

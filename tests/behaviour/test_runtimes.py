@@ -8,7 +8,7 @@ from codequorum.behaviour.runtimes import RUNTIMES, runtime_for, runtime_names
 from codequorum.behaviour.runtimes.cpython import CPYTHON, static_counts
 from codequorum.behaviour.runtimes.node import JAVASCRIPT, TYPESCRIPT
 from codequorum.behaviour.sandbox import startup
-from codequorum.behaviour.sandbox.runner import CHILD_SCRIPT
+from codequorum.behaviour.sandbox.supervisor import CHILD_SCRIPT
 from codequorum.core.values import canonical_output
 from codequorum.metrics.opcodes import static_opcode_counts
 

@@ -23,7 +23,7 @@ import pytest
 from rich.cells import cell_len
 
 from codequorum.cli.main import add_common_options, build_parser, main
-from codequorum.core.model import SampleSet
+from codequorum.core.model import VersionSet
 from codequorum.pipeline.analyze import analyze
 from codequorum.pipeline.config import AnalysisConfig
 from codequorum.pipeline.score import dynamic_available
@@ -81,7 +81,7 @@ def test_json_values_equal_the_reference_and_the_analysis(
                                                                        rel=1e-9)
             assert got["summary"]["jsd_value"][kind] == pytest.approx(ref["jsd_value_ln"],
                                                                       rel=1e-9)
-        direct = analyze(SampleSet.from_codes(case["task_id"], case["samples"]),
+        direct = analyze(VersionSet.from_codes(case["task_id"], case["samples"]),
                          AnalysisConfig(metrics=(), jsd_log_base=math.e))
         assert got["summary"] == direct.to_dict()["summary"]
         assert got["clusters"] == direct.clusters and got["medoid"] == direct.medoid
@@ -96,7 +96,7 @@ def test_csv_and_table_show_the_same_values(tmp_path: Path,
     assert code == 0
     rows = list(csv.DictReader(io.StringIO(out)))
     assert [r["task_id"] for r in rows] == ["t1", "t2"]
-    direct = analyze(SampleSet.from_codes("t1", [A, B, C]), AnalysisConfig(metrics=("tsed",)))
+    direct = analyze(VersionSet.from_codes("t1", [A, B, C]), AnalysisConfig(metrics=("tsed",)))
     for metric in ("sce_struct", "sce_value", "jsd_struct", "jsd_value", "tsed"):
         assert float(rows[0][f"{metric}_ordered"]) == direct.pair(metric)
         assert float(rows[0][f"{metric}_unordered"]) == direct.pair(metric, "unordered")
@@ -387,7 +387,7 @@ def test_ctrl_c_writes_what_is_finished(tmp_path: Path, shared_dir: Path) -> Non
 
 def test_ctrl_c_while_writing_is_held_until_the_output_is_complete(tmp_path: Path,
                                                                    ctrl_c: None) -> None:
-    from codequorum.cli.run import deferred_interrupt
+    from codequorum.cli.scoring import deferred_interrupt
 
     with deferred_interrupt() as hits:
         os.kill(os.getpid(), signal.SIGINT)

@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
-from codequorum.core.model import Sample
-from codequorum.ingest.store import SampleStore, default_store_path
+from codequorum.core.model import Version
+from codequorum.ingest.store import VersionStore, default_store_path
 from tests.lsp.helpers import humaneval_task
 from tests.support.processes import exit_words
 
@@ -76,8 +76,8 @@ def project(tmp_path: Path, shared_dir: Path) -> tuple[Path, Path, str]:
     (root / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
     module = root / "pkg" / "close.py"
     module.write_text(text, encoding="utf-8")
-    versions = [Sample(code=task["prompt"] + s, origin="relayed") for s in task["samples"][:5]]
-    with SampleStore.open(default_store_path(root)) as store:
+    versions = [Version(code=task["prompt"] + s, origin="relayed") for s in task["samples"][:5]]
+    with VersionStore.open(default_store_path(root)) as store:
         store.add("pkg/close.py", "python", NAME, versions)
     return root, module, text
 

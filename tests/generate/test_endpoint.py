@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from codequorum.core.model import Sample
+from codequorum.core.model import Version
 from codequorum.generate.endpoint import (
     Outcome,
     ProviderConfig,
@@ -243,21 +243,21 @@ async def test_cancel_returns_what_arrived() -> None:
         cancel = asyncio.Event()
         seen: list[tuple[int, Outcome]] = []
 
-        def on_sample(index: int, outcome: Outcome) -> None:
+        def on_version(index: int, outcome: Outcome) -> None:
             seen.append((index, outcome))
             cancel.set()
 
         config = config_for(server, concurrency=1, timeout=20.0)
         started = time.monotonic()
         result = await regenerate(
-            config, MESSAGES, 4, "python", NAME, cancel=cancel, on_sample=on_sample
+            config, MESSAGES, 4, "python", NAME, cancel=cancel, on_version=on_version
         )
         elapsed = time.monotonic() - started
         got = server.wait_for_requests(2, timeout=1.0)
     assert elapsed < 2.0
     assert result.cancelled and [s.code for s in result.accepted] == [GOOD]
     assert not result.errors and not result.rejected
-    assert [i for i, _ in seen] == [0] and isinstance(seen[0][1], Sample)
+    assert [i for i, _ in seen] == [0] and isinstance(seen[0][1], Version)
     assert len(got) == 2  # the second request was sent, then abandoned
     assert result.summary() == "1 of 4 versions accepted (cancelled)"
 
@@ -266,13 +266,13 @@ async def test_async_on_sample_sees_every_outcome() -> None:
     with ChatServer(script=[code_answer(GOOD), no_code(), server_error()]) as server:
         seen: list[tuple[int, str]] = []
 
-        async def on_sample(index: int, outcome: Outcome) -> None:
+        async def on_version(index: int, outcome: Outcome) -> None:
             await asyncio.sleep(0)
             seen.append((index, type(outcome).__name__))
 
         config = config_for(server, concurrency=1, max_retries=0)
-        await regenerate(config, MESSAGES, 3, "python", NAME, on_sample=on_sample)
-    assert seen == [(0, "Sample"), (1, "Rejected"), (2, "RequestError")]
+        await regenerate(config, MESSAGES, 3, "python", NAME, on_version=on_version)
+    assert seen == [(0, "Version"), (1, "Rejected"), (2, "RequestError")]
     assert issubclass(Rejected, object) and issubclass(RequestError, object)
 
 
@@ -315,11 +315,11 @@ def test_config_from_settings() -> None:
 async def test_a_failing_callback_surfaces_as_itself() -> None:
     with ChatServer(default=code_answer(GOOD)) as server:
 
-        def on_sample(index: int, outcome: Outcome) -> None:
+        def on_version(index: int, outcome: Outcome) -> None:
             raise OSError("disk full")
 
         with pytest.raises(OSError, match="disk full"):
-            await regenerate(config_for(server), MESSAGES, 2, "python", NAME, on_sample=on_sample)
+            await regenerate(config_for(server), MESSAGES, 2, "python", NAME, on_version=on_version)
 
 
 async def test_local_endpoints_bypass_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -500,7 +500,7 @@ async def test_failures_are_counted_by_kind() -> None:
 def _result(accepted: int = 0, rejected: int = 0, errors: tuple[str, ...] = ()
             ) -> RegenerationResult:
     return RegenerationResult(
-        accepted=[Sample(code="def f(): pass", origin="regenerated")] * accepted,
+        accepted=[Version(code="def f(): pass", origin="regenerated")] * accepted,
         rejected=[Rejected(i, "no code", "") for i in range(rejected)],
         errors=[RequestError(i, message) for i, message in enumerate(errors)],
     )

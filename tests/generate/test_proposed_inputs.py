@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from codequorum.behaviour.run import DynamicOptions, run_dynamic
-from codequorum.behaviour.test_inputs import collect_inputs
-from codequorum.core.model import SampleSet
+from codequorum.behaviour.dynamic_analysis import DynamicOptions, run_dynamic
+from codequorum.behaviour.input_plan import collect_inputs
+from codequorum.core.model import VersionSet
 from codequorum.generate.endpoint import ProviderConfig
 from codequorum.generate.proposed_inputs import (
     InputAsker,
@@ -14,7 +14,7 @@ from codequorum.generate.proposed_inputs import (
     propose_inputs,
     proposer_for,
 )
-from codequorum.judge.dynamic import dynamic_verdicts
+from codequorum.judge.dynamic_rules import dynamic_verdicts
 from tests.support.chat_server import ChatServer, answer, not_json, server_error, slow
 
 UNTYPED = "def combine(a, b):\n    return a + b\n"
@@ -74,7 +74,7 @@ def test_an_endpoint_that_is_down_leaves_the_rest_scored() -> None:
         base_url = server.base_url
     asker = InputAsker(ProviderConfig(base_url=base_url, api_key_env=None, timeout=2.0))
     versions = [UNTYPED, "def combine(a, b):\n    return b + a\n"]
-    report = run_dynamic(SampleSet.from_codes("t", versions, entry_point="combine"),
+    report = run_dynamic(VersionSet.from_codes("t", versions, entry_point="combine"),
                          DynamicOptions(input_proposer=asker))
     assert report.inputs == []
     assert report.notes[0] == f"no inputs from the model at {base_url}: cannot connect"
@@ -84,7 +84,7 @@ def test_an_endpoint_that_is_down_leaves_the_rest_scored() -> None:
 
 def test_proposed_inputs_run_when_nothing_else_would() -> None:
     versions = [UNTYPED, "def combine(a, b):\n    return b + a\n"]
-    ss = SampleSet.from_codes("t", versions, entry_point="combine")
+    ss = VersionSet.from_codes("t", versions, entry_point="combine")
     with ChatServer(script=[answer(json.dumps([[1, 2], ["x", "y"]]))]) as server:
         plan = collect_inputs(ss, proposer=proposer_for(_config(server)), scaling=False)
         assert [(c.source, c.label, c.graded) for c in plan.cases[:2]] == [
@@ -106,7 +106,7 @@ def test_proposed_inputs_run_when_nothing_else_would() -> None:
 def test_typed_or_tested_functions_do_not_ask() -> None:
     typed = "def combine(a: int, b: int) -> int:\n    return a + b\n"
     with ChatServer() as server:
-        collect_inputs(SampleSet.from_codes("t", [typed]), proposer=proposer_for(_config(server)))
+        collect_inputs(VersionSet.from_codes("t", [typed]), proposer=proposer_for(_config(server)))
         assert server.chat_requests == []
 
 
@@ -129,8 +129,8 @@ def test_a_javascript_function_is_shown_and_answered_as_javascript() -> None:
 
 
 def test_a_run_asks_in_the_language_of_the_set_s_runtime() -> None:
+    from codequorum.behaviour.input_plan import with_language
     from codequorum.behaviour.runtimes import runtime_for
-    from codequorum.behaviour.test_inputs import with_language
 
     seen: list[str] = []
 

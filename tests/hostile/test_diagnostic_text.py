@@ -9,9 +9,9 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from codequorum.core.model import Sample
+from codequorum.core.model import Version
 from codequorum.core.parsing import functions
-from codequorum.ingest.store import SampleStore, default_store_path
+from codequorum.ingest.store import VersionStore, default_store_path
 
 from ..lsp.conftest import lsp_session
 from ..lsp.helpers import command, open_document, published, wait_for
@@ -33,13 +33,13 @@ async def test_diagnostics_quote_hostile_typescript_names_inert(tmp_path: Path) 
     path.write_text(SOURCE, encoding="utf-8")
     names = [f.qualified_name for f in functions(SOURCE, "typescript")]
     assert len(names) == 3, names
-    with SampleStore.open(default_store_path(root)) as store:
+    with VersionStore.open(default_store_path(root)) as store:
         for name in names:
-            store.add("h.ts", "typescript", name, [Sample(code=c) for c in VERSIONS])
+            store.add("h.ts", "typescript", name, [Version(code=c) for c in VERSIONS])
     async with lsp_session(root) as client:
         uri = open_document(client, path, SOURCE, "typescript")
         diagnostics: list[types.Diagnostic] = await wait_for(
-            lambda: (lambda d: d if d and len({x.data["qualifiedName"] for x in d}) == 3
+            lambda: (lambda d: d if d and len({(x.data or {}).get("qualifiedName") for x in d}) == 3
                      else None)(published(client, uri)), timeout=120)
         texts = [d.message for d in diagnostics] + [
             r.message for d in diagnostics for r in d.related_information or []]

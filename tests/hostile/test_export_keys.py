@@ -10,8 +10,8 @@ import sqlite3
 
 import pytest
 
-from codequorum.core.model import Sample
-from codequorum.ingest.store import SampleStore, default_store_path
+from codequorum.core.model import Version
+from codequorum.ingest.store import VersionStore, default_store_path
 
 from .conftest import Hostile
 
@@ -37,9 +37,9 @@ def test_export_reads_no_secret_a_stored_key_names(hostile: Hostile, case: str) 
     (hostile.repo / "outside.py").symlink_to(hostile.home / "token.py")
     hostile.write("app.py", "def token():\n    return 1\n")
     store = default_store_path(hostile.repo)
-    with SampleStore.open(store) as opened:
+    with VersionStore.open(store) as opened:
         for key in (KEYS[case], "app.py"):
-            opened.add(key, "python", "token", [Sample(code=c) for c in (
+            opened.add(key, "python", "token", [Version(code=c) for c in (
                 "def token():\n    return 2\n", "def token():\n    return 3\n")])
     before = hostile.home_snapshot()
     result = hostile.run("export")

@@ -143,9 +143,9 @@ def test_check_skips_special_files_in_a_repository(tmp_path: Path) -> None:
     (repo / "zero.py").symlink_to("/dev/zero")
     (repo / "big.py").write_text("x = 1\n" * 500_000, encoding="utf-8")
     (repo / "ok.py").write_text("def f():\n    return 1\n", encoding="utf-8")
-    from codequorum.ingest.store import SampleStore, default_store_path
+    from codequorum.ingest.store import VersionStore, default_store_path
 
-    SampleStore.open(default_store_path(repo)).close()
+    VersionStore.open(default_store_path(repo)).close()
     run = run_cli(["check", str(repo)], timeout=120)
     run.bounded()
     assert run.status == 0

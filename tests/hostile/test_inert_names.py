@@ -14,9 +14,9 @@ from typing import Any
 
 from lsprotocol import types
 
-from codequorum.core.model import Sample
-from codequorum.ingest.store import SampleStore, default_store_path
-from codequorum.lsp.watch import CHECK
+from codequorum.core.model import Version
+from codequorum.ingest.store import VersionStore, default_store_path
+from codequorum.lsp.editor_watch import CHECK
 from tests.support.chat_server import ChatServer, server_error
 
 from ..agents.conftest import call, mcp_session, text_of
@@ -69,8 +69,8 @@ def _handlers_repository(root: Path) -> Path:
     (root / ".git").mkdir(parents=True, exist_ok=True)
     path = root / "handlers.js"
     path.write_text(HANDLERS, encoding="utf-8")
-    with SampleStore.open(default_store_path(root)) as store:
-        store.add("handlers.js", "javascript", QUALIFIED, [Sample(code=c) for c in VERSIONS])
+    with VersionStore.open(default_store_path(root)) as store:
+        store.add("handlers.js", "javascript", QUALIFIED, [Version(code=c) for c in VERSIONS])
     return path
 
 

@@ -14,9 +14,9 @@ import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from codequorum.core.model import Sample
+from codequorum.core.model import Version
 from codequorum.core.safe_text import SafeFormatter
-from codequorum.ingest.store import SampleStore, default_store_path
+from codequorum.ingest.store import VersionStore, default_store_path
 from codequorum.render.csv_out import text_cell
 
 from ..lsp.conftest import lsp_session
@@ -87,11 +87,11 @@ def _evil_repository(root: Path) -> list[Path]:
     (root / ".git").mkdir(parents=True)
     names = ["ti\x1b]0;pwned\x07tle.py", "er\x1b[2K\x1b[1Aase.py", "rev\u202egnp.py"]
     paths = []
-    with SampleStore.open(default_store_path(root)) as store:
+    with VersionStore.open(default_store_path(root)) as store:
         for name in names:
             path = root / name
             path.write_text("def f(x):\n    return x + 1\n", encoding="utf-8")
-            store.add(name, "python", "f", [Sample(code=c) for c in GOOD["samples"]])
+            store.add(name, "python", "f", [Version(code=c) for c in GOOD["samples"]])
             paths.append(path)
     return paths
 

@@ -16,8 +16,8 @@ from lsprotocol import types
 
 from codequorum.core import parsing
 from codequorum.core.limits import MAX_NESTING, MAX_SET_BYTES, MAX_VERSION_BYTES, InputLimitError
-from codequorum.core.model import Sample
-from codequorum.ingest.store import SampleStore, default_store_path
+from codequorum.core.model import Version
+from codequorum.ingest.store import VersionStore, default_store_path
 
 from ..lsp.conftest import lsp_session
 from ..lsp.helpers import (
@@ -135,9 +135,9 @@ def _repository(root: Path, stored: dict[str, list[str]]) -> Path:
     (root / ".git").mkdir(parents=True)
     text = "def area(w, h):\n    return w * h\n\n\ndef deep():\n    return 1\n"
     (root / "mod.py").write_text(text, encoding="utf-8")
-    with SampleStore.open(default_store_path(root)) as store:
+    with VersionStore.open(default_store_path(root)) as store:
         for name, codes in stored.items():
-            store.add("mod.py", "python", name, [Sample(code=c) for c in codes])
+            store.add("mod.py", "python", name, [Version(code=c) for c in codes])
     return root / "mod.py"
 
 

@@ -10,9 +10,9 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from codequorum.core.model import Sample
+from codequorum.core.model import Version
 from codequorum.core.safe_text import uri_reference
-from codequorum.ingest.store import SampleStore, default_store_path
+from codequorum.ingest.store import VersionStore, default_store_path
 
 from ._pathological import run_cli
 from .test_inert_names import VERSIONS
@@ -26,10 +26,10 @@ def test_sarif_locations_of_hostile_file_names_are_relative_references(
         tmp_path: Path) -> None:
     root = tmp_path / "repo"
     (root / ".git").mkdir(parents=True)
-    with SampleStore.open(default_store_path(root)) as store:
+    with VersionStore.open(default_store_path(root)) as store:
         for name in NAMES:
             (root / name).write_text(SOURCE, encoding="utf-8")
-            store.add(name, "javascript", "f", [Sample(code=c) for c in VERSIONS])
+            store.add(name, "javascript", "f", [Version(code=c) for c in VERSIONS])
     run = run_cli(["check", str(root), "--format", "sarif", "--fail-on", "never"])
     assert run.status == 0, run.err
     results = json.loads(run.out)["runs"][0]["results"]

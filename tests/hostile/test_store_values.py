@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from codequorum.core.model import Sample
-from codequorum.ingest.store import SampleStore, default_store_path
+from codequorum.core.model import Version
+from codequorum.ingest.store import VersionStore, default_store_path
 
 from ..agents.conftest import call, mcp_session, text_of
 from ..support.hostile_names import raw_characters
@@ -32,11 +32,11 @@ def _repository(root: Path, column: str, value: str) -> Path:
     (root / ".git").mkdir(parents=True)
     (root / "m.py").write_text(SOURCE, encoding="utf-8")
     store = default_store_path(root)
-    with SampleStore.open(store) as opened:
-        opened.add("m.py", "python", "f", [Sample(code=c) for c in (
+    with VersionStore.open(store) as opened:
+        opened.add("m.py", "python", "f", [Version(code=c) for c in (
             "def f(x):\n    return x + 1\n", "def f(x):\n    return 1 + x\n",
             "def f(x):\n    return x * 3\n")])
-        opened.add("m.py", "python", "g", [Sample(code=c) for c in (
+        opened.add("m.py", "python", "g", [Version(code=c) for c in (
             "def g(x):\n    return x\n", "def g(x):\n    return -x\n")])
     with sqlite3.connect(store) as db:
         db.execute(f"UPDATE samples SET {column} = {value} WHERE id = "

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from codequorum.ingest.store import SampleStore
+from codequorum.ingest.store import VersionStore
 
 from ..lsp.conftest import lsp_session
 from ..lsp.helpers import command, open_document, wait_for
@@ -94,7 +94,7 @@ def test_what_is_not_a_store_of_codequorums_own_is_never_written_nor_moved(
 
 def test_a_symlinked_side_file_of_a_real_store_is_refused(hostile: Hostile) -> None:
     store = _store(hostile)
-    SampleStore.open(store).close()
+    VersionStore.open(store).close()
     (store.parent / "samples.sqlite3-wal").symlink_to(hostile.home / ".bashrc")
     before = hostile.home_snapshot()
     result = hostile.run("sample", "src/mod.py", "-f", "f", "--from", "samples.jsonl")
@@ -109,7 +109,7 @@ def test_the_users_own_store_outside_the_workspace_is_the_users_choice(
     result = hostile.run("sample", "src/mod.py", "-f", "f", "--from", "samples.jsonl",
                          "--store", str(mine))
     assert result.returncode == 0, result.stderr
-    with SampleStore.open(mine) as store:
+    with VersionStore.open(mine) as store:
         assert store.count("src/mod.py", "f") == 3
     checked = hostile.run("check", "src", "--store", str(mine), "--format", "json")
     assert checked.returncode in (0, 1), checked.stderr
@@ -187,7 +187,7 @@ async def test_the_workspace_cannot_choose_the_servers_store(hostile: Hostile) -
                                     if "workspace folder" in m.message]) >= 5)
         texts = [m.message for m in client.messages]
     assert hostile.home_snapshot() == before
-    with SampleStore.open(_store(hostile)) as store:
+    with VersionStore.open(_store(hostile)) as store:
         assert store.count("src/mod.py", "f") == 3
     assert any('store = "' in t and "cannot choose the version store" in t for t in warnings)
     for key in ("store.path", "provider.baseUrl", "provider.apiKeyEnv", "dynamic.sandbox",
@@ -200,7 +200,7 @@ async def test_the_workspace_cannot_choose_the_servers_store(hostile: Hostile) -
 def test_a_store_with_objects_codequorum_never_makes_is_refused(hostile: Hostile) -> None:
     """A committed store with codequorum's header and a trigger of the repository's own."""
     store = _store(hostile)
-    SampleStore.open(store).close()
+    VersionStore.open(store).close()
     with sqlite3.connect(store) as db:
         db.execute("CREATE TABLE loot (x TEXT)")
         db.execute("CREATE TRIGGER grab AFTER INSERT ON samples BEGIN "
@@ -224,7 +224,7 @@ def test_check_skips_special_files_and_symlinks_out_of_the_walked_folder(
     (src / "profile.py").symlink_to(hostile.home / ".bashrc")
     with (src / "huge.py").open("wb") as fh:
         fh.truncate(2 * 1024**3)
-    SampleStore.open(_store(hostile)).close()
+    VersionStore.open(_store(hostile)).close()
     started = time.monotonic()
     result = hostile.run("check", "src", "-v", timeout=QUICK)
     assert time.monotonic() - started < QUICK

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import json
 
-from codequorum.core.model import Sample
-from codequorum.ingest.store import SampleStore, default_store_path
+from codequorum.core.model import Version
+from codequorum.ingest.store import VersionStore, default_store_path
 
 from .conftest import Hostile
 
@@ -23,9 +23,9 @@ def test_check_skips_a_walked_secret_and_runs_none_of_it(hostile: Hostile) -> No
     hostile.write("conf/secrets.py", SECRET)
     hostile.write("app.py", "def token(x):\n    return str(x)\n")
     (hostile.repo / "helper.py").symlink_to(hostile.repo / ".env")
-    with SampleStore.open(default_store_path(hostile.repo)) as store:
+    with VersionStore.open(default_store_path(hostile.repo)) as store:
         for key in ("helper.py", "conf/secrets.py", "app.py"):
-            store.add(key, "python", "token", [Sample(code=c) for c in VERSIONS])
+            store.add(key, "python", "token", [Version(code=c) for c in VERSIONS])
     result = hostile.run("check", ".", "--dynamic", "--format", "json", "--fail-on", "never")
     assert result.returncode == 0, result.stderr
     assert TOKEN not in result.stdout and TOKEN not in result.stderr

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from codequorum.lsp.watch import MAX_WATCHED_CHARS, NOT_NOW
+from codequorum.lsp.editor_watch import MAX_WATCHED_CHARS, NOT_NOW
 
 from ..lsp.conftest import lsp_session
 from ..lsp.helpers import open_document, wait_for

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from codequorum.core.errors import UserError
-from codequorum.ingest.importing import import_samples, read_candidates
-from codequorum.ingest.store import SampleStore
+from codequorum.ingest.importing import import_versions, read_candidates
+from codequorum.ingest.store import VersionStore
 
 GOOD_1 = "def add(a, b):\n    return a + b\n"
 GOOD_2 = "def add(a, b):\n    total = a\n    total += b\n    return total\n"
@@ -20,19 +20,19 @@ OTHER = "def sub(a, b):\n    return a - b\n"
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[SampleStore]:
-    s = SampleStore.open(tmp_path / "ws" / ".codequorum" / "samples.sqlite3")
+def store(tmp_path: Path) -> Iterator[VersionStore]:
+    s = VersionStore.open(tmp_path / "ws" / ".codequorum" / "samples.sqlite3")
     yield s
     s.close()
 
 
-def test_jsonl_by_entry_point_from_real_data(store: SampleStore, shared_dir: Path) -> None:
+def test_jsonl_by_entry_point_from_real_data(store: VersionStore, shared_dir: Path) -> None:
     data = shared_dir / "data" / "humaneval_codegen16b_t0.8.jsonl"
-    report = import_samples(store, data, "src/close.py", "python", "has_close_elements")
+    report = import_versions(store, data, "src/close.py", "python", "has_close_elements")
     assert report.task_id == "HumanEval/0"
     assert len(report.stored) + len(report.skipped) == 100
     assert all(reason.startswith("code does not parse") for _, reason in report.skipped)
-    rows = store.samples_for("src/close.py", "has_close_elements")
+    rows = store.versions_for("src/close.py", "has_close_elements")
     # every version counts, identical ones too
     assert len(rows) == report.added == len(report.stored) > len(set(report.stored))
     assert report.duplicates == 0
@@ -43,7 +43,7 @@ def test_jsonl_by_entry_point_from_real_data(store: SampleStore, shared_dir: Pat
         assert len(tree.body) == 1 and isinstance(tree.body[0], ast.FunctionDef)
         assert tree.body[0].name == "has_close_elements"
     # Importing again adds nothing new.
-    again = import_samples(store, data, "src/close.py", "python", "has_close_elements")
+    again = import_versions(store, data, "src/close.py", "python", "has_close_elements")
     assert again.added == 0 and again.duplicates == len(again.stored)
     assert "0 versions" in again.summary() and "already stored" in again.summary()
 
@@ -58,7 +58,7 @@ def _row(shared_dir: Path, task_id: str) -> dict[str, object]:
 
 
 def test_completions_are_joined_to_their_prompt(
-    store: SampleStore, shared_dir: Path, tmp_path: Path
+    store: VersionStore, shared_dir: Path, tmp_path: Path
 ) -> None:
     real = _row(shared_dir, "HumanEval/0")
     prompt, bodies = str(real["prompt"]), list(real["samples"])[:3]  # type: ignore[call-overload]
@@ -70,15 +70,15 @@ def test_completions_are_joined_to_their_prompt(
     candidates, task = read_candidates(path, "python", entry_point="has_close_elements")
     assert task == "HumanEval/0"
     assert [c.sample.code for c in candidates] == [prompt + b for b in bodies] + [whole, ""]
-    report = import_samples(store, path, "src/close.py", "python", "has_close_elements")
+    report = import_versions(store, path, "src/close.py", "python", "has_close_elements")
     assert len(report.stored) == 4
     assert [label for label, _ in report.skipped] == ["HumanEval/0#5"]
-    rows = store.samples_for("src/close.py", "has_close_elements")
+    rows = store.versions_for("src/close.py", "has_close_elements")
     assert rows[0].code.startswith("def has_close_elements(numbers: List[float]")
     assert bodies[0].strip() in rows[0].code
 
 
-def test_jsonl_by_task_id_for_a_renamed_function(store: SampleStore, tmp_path: Path) -> None:
+def test_jsonl_by_task_id_for_a_renamed_function(store: VersionStore, tmp_path: Path) -> None:
     path = tmp_path / "sets.jsonl"
     rows = [
         {"task_id": "t/1", "entry_point": "add", "samples": [GOOD_1, BROKEN]},
@@ -86,38 +86,38 @@ def test_jsonl_by_task_id_for_a_renamed_function(store: SampleStore, tmp_path: P
     ]
     path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     with pytest.raises(UserError, match="several sample sets have entry_point 'add'"):
-        import_samples(store, path, "m.py", "python", "add")
-    report = import_samples(store, path, "m.py", "python", "add", task_id="t/2")
-    assert [r.code for r in store.samples_for("m.py", "add")] == [GOOD_2]
+        import_versions(store, path, "m.py", "python", "add")
+    report = import_versions(store, path, "m.py", "python", "add", task_id="t/2")
+    assert [r.code for r in store.versions_for("m.py", "add")] == [GOOD_2]
     assert report.skipped == [("t/2#2", "does not define `add`")]
     with pytest.raises(UserError, match="no sample set with task_id 't/9'"):
-        import_samples(store, path, "m.py", "python", "add", task_id="t/9")
+        import_versions(store, path, "m.py", "python", "add", task_id="t/9")
 
 
-def test_json_list_of_code_strings(store: SampleStore, tmp_path: Path) -> None:
+def test_json_list_of_code_strings(store: VersionStore, tmp_path: Path) -> None:
     path = tmp_path / "versions.json"
     path.write_text(json.dumps([GOOD_1, BROKEN, "import os\n\n" + GOOD_2]))
-    report = import_samples(store, path, "m.py", "python", "add")
-    assert [r.code for r in store.samples_for("m.py", "add")] == [GOOD_1, GOOD_2]
+    report = import_versions(store, path, "m.py", "python", "add")
+    assert [r.code for r in store.versions_for("m.py", "add")] == [GOOD_1, GOOD_2]
     assert report.skipped == [
         ("versions.json[1]", "code does not parse: line 2 ('(' was never closed)")
     ]
     assert report.summary() == "imported 2 versions of `add` (1 skipped)"
 
 
-def test_directory_of_files(store: SampleStore, tmp_path: Path) -> None:
+def test_directory_of_files(store: VersionStore, tmp_path: Path) -> None:
     folder = tmp_path / "versions"
     folder.mkdir()
     (folder / "a.py").write_text("class Calc:\n    def add(self, a, b):\n        return a + b\n")
     (folder / "b.py").write_text("def add(self, a, b):\n    return b + a\n")
     (folder / ".hidden.py").write_text(GOOD_1)
-    report = import_samples(store, folder, "calc.py", "python", "Calc.add")
-    codes = [r.code for r in store.samples_for("calc.py", "Calc.add")]
+    report = import_versions(store, folder, "calc.py", "python", "Calc.add")
+    codes = [r.code for r in store.versions_for("calc.py", "Calc.add")]
     assert codes == [
         "def add(self, a, b):\n    return a + b\n",
         "def add(self, a, b):\n    return b + a\n",
     ]
-    assert [r.label for r in store.samples_for("calc.py", "Calc.add")] == ["a", "b"]
+    assert [r.label for r in store.versions_for("calc.py", "Calc.add")] == ["a", "b"]
     assert report.added == 2 and not report.skipped
 
 
@@ -145,13 +145,13 @@ def test_summary_counts_one_version() -> None:
     assert report.summary() == "imported 1 version of `add`"
 
 
-def test_identical_generations_are_all_kept(store: SampleStore, tmp_path: Path) -> None:
+def test_identical_generations_are_all_kept(store: VersionStore, tmp_path: Path) -> None:
     path = tmp_path / "versions.json"
     path.write_text(json.dumps([GOOD_1] * 6))
-    report = import_samples(store, path, "m.py", "python", "add")
+    report = import_versions(store, path, "m.py", "python", "add")
     assert report.summary() == "imported 6 versions of `add`"
-    assert store.count("m.py", "add") == 6 and len(store.samples_for("m.py", "add")) == 6
+    assert store.count("m.py", "add") == 6 and len(store.versions_for("m.py", "add")) == 6
     path.write_text(json.dumps([GOOD_1] * 7 + [GOOD_2]))
-    again = import_samples(store, path, "m.py", "python", "add")
+    again = import_versions(store, path, "m.py", "python", "add")
     assert again.summary() == "imported 2 versions of `add` (6 already stored)"
     assert store.count("m.py", "add") == 8

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from codequorum.core.model import Sample
+from codequorum.core.model import Version
 from codequorum.ingest.store import (
     MAX_RUN_CHARS,
     RUNS_PER_FUNCTION,
     SCHEMA_VERSION,
-    SampleStore,
     StoreError,
+    VersionStore,
     content_hash,
     default_store_path,
 )
@@ -24,8 +24,8 @@ CODE_B = "def f(x):\n    return 1 + x\n"
 CODE_C = "def f(x):\n    y = x\n    return y + 1\n"
 
 
-def regenerated(code: str, seed: int) -> Sample:
-    return Sample(
+def regenerated(code: str, seed: int) -> Version:
+    return Version(
         code=code,
         origin="regenerated",
         label=f"s{seed}",
@@ -42,7 +42,7 @@ def store_path(tmp_path: Path) -> Path:
 
 
 def test_open_creates_folder_wal_and_schema(store_path: Path) -> None:
-    with SampleStore.open(store_path) as store:
+    with VersionStore.open(store_path) as store:
         assert store.recovered_from is None
         assert store.warnings == []
     assert store_path.is_file()
@@ -56,7 +56,7 @@ def test_open_creates_folder_wal_and_schema(store_path: Path) -> None:
 
 
 def test_add_and_read_back_with_metadata(store_path: Path) -> None:
-    with SampleStore.open(store_path) as store:
+    with VersionStore.open(store_path) as store:
         ids = store.add(
             "pkg/mod.py",
             "python",
@@ -65,7 +65,7 @@ def test_add_and_read_back_with_metadata(store_path: Path) -> None:
             prompt_hash="abc",
         )
         assert len(ids) == 2 and ids[0] != ids[1]
-        rows = store.samples_for("pkg/mod.py", "f")
+        rows = store.versions_for("pkg/mod.py", "f")
     assert [r.code for r in rows] == [CODE_A, CODE_B]
     first = rows[0]
     assert first.id == ids[0]
@@ -78,98 +78,98 @@ def test_add_and_read_back_with_metadata(store_path: Path) -> None:
     assert first.language == "python" and first.qualified_name == "f"
     assert first.created > 1_600_000_000
     assert first.content_hash == content_hash(CODE_A)
-    assert first.to_sample() == regenerated(CODE_A, 1)
+    assert first.to_version() == regenerated(CODE_A, 1)
 
 
 def test_identical_code_is_one_row_counting_its_copies(store_path: Path) -> None:
-    with SampleStore.open(store_path) as store:
-        [a] = store.add("m.py", "python", "f", [Sample(CODE_A)])
+    with VersionStore.open(store_path) as store:
+        [a] = store.add("m.py", "python", "f", [Version(CODE_A)])
         # Same code with CRLF and trailing blanks: the same row, one more copy.
         variant = CODE_A.replace("\n", "  \r\n")
-        ids = store.add("m.py", "python", "f", [Sample(variant), Sample(CODE_B)])
+        ids = store.add("m.py", "python", "f", [Version(variant), Version(CODE_B)])
         assert ids[0] == a and ids[1] != a
         assert store.count("m.py", "f") == 3
-        assert [(r.id, r.code) for r in store.samples_for("m.py", "f")] == [
+        assert [(r.id, r.code) for r in store.versions_for("m.py", "f")] == [
             (a, CODE_A), (a, CODE_A), (ids[1], CODE_B)]
         # one copy deleted per id given; the row goes with its last copy
         assert store.delete([a]) == 1 and store.count("m.py", "f") == 2
         assert store.delete([a, a]) == 1 and store.count("m.py", "f") == 1
         # The same code for another function is a separate row.
-        [other] = store.add("m.py", "python", "g", [Sample(CODE_A)])
+        [other] = store.add("m.py", "python", "g", [Version(CODE_A)])
         assert other not in (a, ids[1])
 
 
 def test_reopen_persists(store_path: Path) -> None:
-    with SampleStore.open(store_path) as store:
-        store.add("m.py", "python", "C.f", [Sample(CODE_A, origin="imported")])
-    with SampleStore.open(store_path) as store:
-        rows = store.samples_for("m.py", "C.f")
+    with VersionStore.open(store_path) as store:
+        store.add("m.py", "python", "C.f", [Version(CODE_A, origin="imported")])
+    with VersionStore.open(store_path) as store:
+        rows = store.versions_for("m.py", "C.f")
         assert [(r.code, r.origin) for r in rows] == [(CODE_A, "imported")]
-        assert store.functions_with_samples("m.py") == ["C.f"]
+        assert store.functions_with_versions("m.py") == ["C.f"]
         assert store.files() == ["m.py"]
 
 
 def test_functions_with_samples_and_clear(store_path: Path) -> None:
-    with SampleStore.open(store_path) as store:
-        store.add("m.py", "python", "g", [Sample(CODE_A), Sample(CODE_B)])
-        store.add("m.py", "python", "f", [Sample(CODE_A)])
-        store.add("n.py", "python", "f", [Sample(CODE_C)])
-        assert store.functions_with_samples("m.py") == ["f", "g"]
+    with VersionStore.open(store_path) as store:
+        store.add("m.py", "python", "g", [Version(CODE_A), Version(CODE_B)])
+        store.add("m.py", "python", "f", [Version(CODE_A)])
+        store.add("n.py", "python", "f", [Version(CODE_C)])
+        assert store.functions_with_versions("m.py") == ["f", "g"]
         assert store.clear("m.py", "g") == 2
-        assert store.functions_with_samples("m.py") == ["f"]
+        assert store.functions_with_versions("m.py") == ["f"]
         assert store.clear("m.py") == 1
-        assert store.functions_with_samples("m.py") == []
-        assert store.samples_for("n.py", "f")[0].code == CODE_C
+        assert store.functions_with_versions("m.py") == []
+        assert store.versions_for("n.py", "f")[0].code == CODE_C
 
 
 def test_rename_function_moves_members_and_merges_duplicates(store_path: Path) -> None:
-    with SampleStore.open(store_path) as store:
-        store.add("m.py", "python", "Old", [Sample(CODE_A)])
-        store.add("m.py", "python", "Old.method", [Sample(CODE_B)])
-        store.add("m.py", "python", "Older", [Sample(CODE_C)])  # shares a prefix, not a member
-        store.add("m.py", "python", "New", [Sample(CODE_A)])  # already has CODE_A
+    with VersionStore.open(store_path) as store:
+        store.add("m.py", "python", "Old", [Version(CODE_A)])
+        store.add("m.py", "python", "Old.method", [Version(CODE_B)])
+        store.add("m.py", "python", "Older", [Version(CODE_C)])  # shares a prefix, not a member
+        store.add("m.py", "python", "New", [Version(CODE_A)])  # already has CODE_A
         moved = store.rename_function("m.py", "Old", "New")
         assert moved == 1  # Old.method moved; Old's CODE_A merged into New's existing row
-        assert store.functions_with_samples("m.py") == ["New", "New.method", "Older"]
-        assert [r.code for r in store.samples_for("m.py", "New")] == [CODE_A, CODE_A]
-        assert [r.code for r in store.samples_for("m.py", "New.method")] == [CODE_B]
+        assert store.functions_with_versions("m.py") == ["New", "New.method", "Older"]
+        assert [r.code for r in store.versions_for("m.py", "New")] == [CODE_A, CODE_A]
+        assert [r.code for r in store.versions_for("m.py", "New.method")] == [CODE_B]
         assert store.rename_function("m.py", "New", "New") == 0
 
 
 def test_move_file(store_path: Path) -> None:
-    with SampleStore.open(store_path) as store:
-        store.add("a.py", "python", "f", [Sample(CODE_A), Sample(CODE_B)])
-        store.add("b.py", "python", "f", [Sample(CODE_A)])
+    with VersionStore.open(store_path) as store:
+        store.add("a.py", "python", "f", [Version(CODE_A), Version(CODE_B)])
+        store.add("b.py", "python", "f", [Version(CODE_A)])
         assert store.move_file("a.py", "b.py") == 1
         assert store.files() == ["b.py"]
         # by id; a.py's copy of CODE_A joins b.py's row
-        assert [r.code for r in store.samples_for("b.py", "f")] == [CODE_B, CODE_A, CODE_A]
+        assert [r.code for r in store.versions_for("b.py", "f")] == [CODE_B, CODE_A, CODE_A]
 
 
 def test_delete_by_id(store_path: Path) -> None:
-    with SampleStore.open(store_path) as store:
-        ids = store.add("a.py", "python", "f", [Sample(CODE_A), Sample(CODE_B)])
+    with VersionStore.open(store_path) as store:
+        ids = store.add("a.py", "python", "f", [Version(CODE_A), Version(CODE_B)])
         assert store.delete([ids[0], 9999]) == 1
-        assert [r.code for r in store.samples_for("a.py", "f")] == [CODE_B]
+        assert [r.code for r in store.versions_for("a.py", "f")] == [CODE_B]
 
 
 def test_unknown_origin_is_refused(store_path: Path) -> None:
-    with SampleStore.open(store_path) as store:
-        bad = Sample(CODE_A, origin="invented")  # type: ignore[arg-type]
+    with VersionStore.open(store_path) as store:
+        bad = Version(CODE_A, origin="invented")  # type: ignore[arg-type]
         with pytest.raises(ValueError, match="origin"):
             store.add("a.py", "python", "f", [bad])
         assert store.count("a.py", "f") == 0
 
 
 def test_threads_write_and_read_concurrently(store_path: Path) -> None:
-    store = SampleStore.open(store_path)
+    store = VersionStore.open(store_path)
     errors: list[BaseException] = []
 
     def worker(t: int) -> None:
         try:
             for i in range(25):
-                store.add("m.py", "python", f"f{t}", [Sample(f"def f{t}():\n    return {i}\n")])
-                store.samples_for("m.py", f"f{t}")
+                store.add("m.py", "python", f"f{t}", [Version(f"def f{t}():\n    return {i}\n")])
+                store.versions_for("m.py", f"f{t}")
         except BaseException as exc:  # collected and asserted below
             errors.append(exc)
 
@@ -184,14 +184,14 @@ def test_threads_write_and_read_concurrently(store_path: Path) -> None:
 
 
 def test_two_stores_on_one_file_see_each_other(store_path: Path) -> None:
-    with SampleStore.open(store_path) as a, SampleStore.open(store_path) as b:
-        a.add("m.py", "python", "f", [Sample(CODE_A)])
-        assert [r.code for r in b.samples_for("m.py", "f")] == [CODE_A]
+    with VersionStore.open(store_path) as a, VersionStore.open(store_path) as b:
+        a.add("m.py", "python", "f", [Version(CODE_A)])
+        assert [r.code for r in b.versions_for("m.py", "f")] == [CODE_A]
 
 
 def _damaged(store_path: Path) -> bytes:
     """A store of codequorum's own whose pages after the header are garbage."""
-    SampleStore.open(store_path).close()
+    VersionStore.open(store_path).close()
     data = store_path.read_bytes()
     damaged = data[:100] + b"\xde\xad" * (len(data) // 2)
     store_path.write_bytes(damaged)
@@ -200,12 +200,12 @@ def _damaged(store_path: Path) -> bytes:
 
 def test_a_damaged_store_of_its_own_is_moved_aside(store_path: Path) -> None:
     damaged = _damaged(store_path)
-    with SampleStore.open(store_path) as store:
+    with VersionStore.open(store_path) as store:
         assert store.recovered_from is not None
         assert store.recovered_from.name.startswith("samples.sqlite3.corrupt-")
         assert store.recovered_from.read_bytes() == damaged
         assert len(store.warnings) == 1 and "moved to" in store.warnings[0]
-        store.add("m.py", "python", "f", [Sample(CODE_A)])
+        store.add("m.py", "python", "f", [Version(CODE_A)])
         assert store.count("m.py", "f") == 1
 
 
@@ -219,16 +219,16 @@ def test_a_file_that_is_not_a_store_is_never_written_nor_moved(
     store_path.parent.mkdir(parents=True)
     store_path.write_bytes(content)
     with pytest.raises(StoreError) as info:
-        SampleStore.open(store_path)
+        VersionStore.open(store_path)
     assert str(info.value).startswith(f"{store_path}: {said}: not a codequorum version store")
     assert store_path.read_bytes() == content
     assert sorted(p.name for p in store_path.parent.iterdir()) == ["samples.sqlite3"]
 
 
 def test_truncated_database_is_moved_aside(store_path: Path) -> None:
-    with SampleStore.open(store_path) as store:
+    with VersionStore.open(store_path) as store:
         for i in range(300):
-            store.add("m.py", "python", "f", [Sample(f"def f():\n    return {i}\n" + "#" * 200)])
+            store.add("m.py", "python", "f", [Version(f"def f():\n    return {i}\n" + "#" * 200)])
     # Fold the WAL into the main file, then cut the file in half.
     conn = sqlite3.connect(store_path)
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -237,7 +237,7 @@ def test_truncated_database_is_moved_aside(store_path: Path) -> None:
     data = store_path.read_bytes()
     assert len(data) > 8192
     store_path.write_bytes(data[: len(data) // 2])
-    with SampleStore.open(store_path) as store:
+    with VersionStore.open(store_path) as store:
         assert store.recovered_from is not None
         assert store.recovered_from.stat().st_size == len(data) // 2
         assert store.count("m.py", "f") == 0
@@ -254,18 +254,18 @@ def test_another_programs_database_is_left_as_it_is(store_path: Path) -> None:
     before = store_path.read_bytes()
     with pytest.raises(StoreError, match="an SQLite database of another program "
                        r"\(application id 0x0, user version 1\): not a codequorum"):
-        SampleStore.open(store_path)
+        VersionStore.open(store_path)
     assert store_path.read_bytes() == before
 
 
 def test_a_store_of_a_newer_codequorum_is_left_as_it_is(store_path: Path) -> None:
-    SampleStore.open(store_path).close()
+    VersionStore.open(store_path).close()
     conn = sqlite3.connect(store_path)
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     conn.close()
     before = store_path.read_bytes()
     with pytest.raises(StoreError, match="newer than this codequorum's"):
-        SampleStore.open(store_path)
+        VersionStore.open(store_path)
     assert store_path.read_bytes() == before
     assert sorted(p.name for p in store_path.parent.iterdir()) == [
         ".gitignore", "samples.sqlite3"]
@@ -274,40 +274,40 @@ def test_a_store_of_a_newer_codequorum_is_left_as_it_is(store_path: Path) -> Non
 def test_directory_in_the_way_is_a_clear_error(store_path: Path) -> None:
     store_path.mkdir(parents=True)
     with pytest.raises(StoreError, match="a folder: not a codequorum version store"):
-        SampleStore.open(store_path)
+        VersionStore.open(store_path)
 
 
 def test_closed_store_says_so(store_path: Path) -> None:
-    store = SampleStore.open(store_path)
+    store = VersionStore.open(store_path)
     store.close()
     store.close()
     with pytest.raises(StoreError, match="closed"):
-        store.samples_for("m.py", "f")
+        store.versions_for("m.py", "f")
 
 
 def test_a_new_store_has_an_identity_and_says_it_made_the_file(store_path: Path) -> None:
-    with SampleStore.open(store_path) as store:
+    with VersionStore.open(store_path) as store:
         assert store.created is True
         assert len(store.store_id) == 32
         first = store.store_id
-    with SampleStore.open(store_path) as again:
+    with VersionStore.open(store_path) as again:
         assert again.created is False
         assert again.store_id == first
     other = store_path.parent / "other.sqlite3"
-    with SampleStore.open(other) as store:
+    with VersionStore.open(other) as store:
         assert store.store_id != first
 
 
 def test_a_store_from_before_identities_gets_one_and_is_not_taken_as_made_here(
     store_path: Path,
 ) -> None:
-    with SampleStore.open(store_path) as store:
-        store.add("a.py", "python", "f", [Sample(code=CODE_A, origin="relayed")])
+    with VersionStore.open(store_path) as store:
+        store.add("a.py", "python", "f", [Version(code=CODE_A, origin="relayed")])
     conn = sqlite3.connect(store_path)
     conn.execute("DROP TABLE meta")
     conn.commit()
     conn.close()
-    with SampleStore.open(store_path) as store:
+    with VersionStore.open(store_path) as store:
         assert store.created is False
         assert len(store.store_id) == 32
         assert store.count("a.py", "f") == 1
@@ -315,21 +315,21 @@ def test_a_store_from_before_identities_gets_one_and_is_not_taken_as_made_here(
 
 def test_a_replaced_damaged_store_counts_as_made_here(store_path: Path) -> None:
     _damaged(store_path)
-    with SampleStore.open(store_path) as store:
+    with VersionStore.open(store_path) as store:
         assert store.recovered_from is not None
         assert store.created is True and store.store_id
 
 
 def test_new_store_folder_is_kept_out_of_git(store_path: Path, tmp_path: Path) -> None:
-    SampleStore.open(store_path).close()
+    VersionStore.open(store_path).close()
     ignore = store_path.parent / ".gitignore"
     assert ignore.read_text(encoding="utf-8") == (
         "# Made by codequorum: this folder is per user; do not commit it.\n*\n")
     ignore.write_text("!samples.sqlite3\n", encoding="utf-8")  # the user's choice stays
-    SampleStore.open(store_path).close()
+    VersionStore.open(store_path).close()
     assert ignore.read_text(encoding="utf-8") == "!samples.sqlite3\n"
     elsewhere = tmp_path / "data" / "mine.sqlite3"
-    SampleStore.open(elsewhere).close()
+    VersionStore.open(elsewhere).close()
     assert not (elsewhere.parent / ".gitignore").exists()
 
 
@@ -352,10 +352,10 @@ def test_schema_1_store_is_upgraded_in_place(store_path: Path) -> None:
     )
     conn.commit()
     conn.close()
-    with SampleStore.open(store_path) as store:
+    with VersionStore.open(store_path) as store:
         assert store.recovered_from is None
-        assert [r.code for r in store.samples_for("m.py", "f")] == [CODE_A]
-        store.add("m.py", "python", "f", [Sample(CODE_A)])
+        assert [r.code for r in store.versions_for("m.py", "f")] == [CODE_A]
+        store.add("m.py", "python", "f", [Version(CODE_A)])
         assert store.count("m.py", "f") == 2
     conn = sqlite3.connect(store_path)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
@@ -366,7 +366,7 @@ def test_schema_2_store_takes_the_assistants_versions_after_its_upgrade(
         store_path: Path) -> None:
     """A store made before origin ``assistant`` refuses it in its CHECK; opened now, it is
     rebuilt with the new origins, its rows, ids, copies and identity as they were."""
-    SampleStore.open(store_path).close()
+    VersionStore.open(store_path).close()
     conn = sqlite3.connect(store_path)
     conn.executescript(
         "DROP TABLE samples;"
@@ -391,21 +391,21 @@ def test_schema_2_store_takes_the_assistants_versions_after_its_upgrade(
                      " origin, created) VALUES ('m.py', 'python', 'f', 'x', 'h', 'assistant', 0)")
     conn.close()
     store_id = ""
-    with SampleStore.open(store_path) as store:
+    with VersionStore.open(store_path) as store:
         store_id = store.store_id
         assert store.recovered_from is None and not store.created
-        rows = store.samples_for("m.py", "f")
+        rows = store.versions_for("m.py", "f")
         assert [(r.id, r.origin) for r in rows] == [(7, "regenerated")] * 3
-        ids = store.add("m.py", "python", "f", [Sample(CODE_B, origin="assistant")])
+        ids = store.add("m.py", "python", "f", [Version(CODE_B, origin="assistant")])
         assert ids[0] > 7
-        assert [r.origin for r in store.samples_for("m.py", "f")][-1] == "assistant"
+        assert [r.origin for r in store.versions_for("m.py", "f")][-1] == "assistant"
     conn = sqlite3.connect(store_path)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     objects = {tuple(r) for r in conn.execute("SELECT type, name FROM sqlite_master")}
     assert {("table", "samples"), ("index", "samples_by_function"), ("table", "meta")} <= objects
     assert not any("samples_v3" in str(name) for _, name in objects)
     conn.close()
-    with SampleStore.open(store_path) as again:
+    with VersionStore.open(store_path) as again:
         assert again.store_id == store_id and again.count("m.py", "f") == 4
 
 
@@ -421,20 +421,20 @@ def test_a_store_another_process_makes_meanwhile_is_opened_not_replaced(
         partial = build(path)
         if not raced:
             raced.append(path)
-            with SampleStore.open(path) as other:  # the other process wins the race
-                other.add("m.py", "python", "f", [Sample(CODE_A)])
+            with VersionStore.open(path) as other:  # the other process wins the race
+                other.add("m.py", "python", "f", [Version(CODE_A)])
         return partial
 
     monkeypatch.setattr(module, "_build", build_while_another_makes_it)
-    with SampleStore.open(store_path) as store:
+    with VersionStore.open(store_path) as store:
         assert store.created is False
         assert store.count("m.py", "f") == 1
     assert sorted(p.name for p in store_path.parent.iterdir() if ".partial" in p.name) == []
 
 
 def test_runs_are_remembered_beside_the_versions(store_path: Path) -> None:
-    with SampleStore.open(store_path) as store:
-        store.add("m.py", "python", "f", [Sample(CODE_A), Sample(CODE_B)])
+    with VersionStore.open(store_path) as store:
+        store.add("m.py", "python", "f", [Version(CODE_A), Version(CODE_B)])
         assert not store.has_runs("m.py", "f")
         assert store.put_run("m.py", "f", "key1", '{"a": 1}', versions="v1")
         assert store.has_runs("m.py", "f")
@@ -455,28 +455,28 @@ def test_runs_are_remembered_beside_the_versions(store_path: Path) -> None:
 def test_a_run_record_from_elsewhere_is_read_only_within_its_bounds(store_path: Path) -> None:
     """A store may come with a repository: a record that is too long or not text is not
     read (the caller validates the rest)."""
-    SampleStore.open(store_path).close()
+    VersionStore.open(store_path).close()
     conn = sqlite3.connect(store_path)
     conn.execute("INSERT INTO runs VALUES ('m.py', 'f', 'long', '', ?, 0)",
                  ("x" * (MAX_RUN_CHARS + 1),))
     conn.execute("INSERT INTO runs VALUES ('m.py', 'f', 'blob', '', ?, 0)", (b"\x00" * 10,))
     conn.commit()
     conn.close()
-    with SampleStore.open(store_path) as store:
+    with VersionStore.open(store_path) as store:
         assert store.run_record("m.py", "f", "long") is None
         assert store.run_record("m.py", "f", "blob") is None
 
 
 def test_a_store_of_schema_3_gains_the_runs_table_in_place(store_path: Path) -> None:
-    with SampleStore.open(store_path) as store:
-        store.add("m.py", "python", "f", [Sample(CODE_A)])
+    with VersionStore.open(store_path) as store:
+        store.add("m.py", "python", "f", [Version(CODE_A)])
         store_id = store.store_id
     conn = sqlite3.connect(store_path)
     conn.executescript("DROP TABLE runs; PRAGMA user_version = 3;")
     conn.close()
-    with SampleStore.open(store_path) as store:
+    with VersionStore.open(store_path) as store:
         assert store.store_id == store_id and not store.created
-        assert [s.code for s in store.samples_for("m.py", "f")] == [CODE_A]
+        assert [s.code for s in store.versions_for("m.py", "f")] == [CODE_A]
         assert store.put_run("m.py", "f", "k", "{}")
     conn = sqlite3.connect(store_path)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
@@ -484,10 +484,10 @@ def test_a_store_of_schema_3_gains_the_runs_table_in_place(store_path: Path) -> 
 
 
 def test_a_runs_table_with_other_columns_is_not_a_store_of_ours(store_path: Path) -> None:
-    SampleStore.open(store_path).close()
+    VersionStore.open(store_path).close()
     conn = sqlite3.connect(store_path)
     conn.executescript("DROP TABLE runs; CREATE TABLE runs (file TEXT, payload BLOB);")
     conn.close()
-    with SampleStore.open(store_path) as store:  # moved aside as damaged, a new one made
+    with VersionStore.open(store_path) as store:  # moved aside as damaged, a new one made
         assert store.recovered_from is not None
         assert store.put_run("m.py", "f", "k", "{}")

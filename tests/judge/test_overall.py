@@ -10,9 +10,9 @@ from typing import Any, Literal
 import numpy as np
 import pytest
 
-from codequorum.core.model import SampleSet
+from codequorum.core.model import VersionSet
 from codequorum.core.report import StabilityReport, Verdict
-from codequorum.ingest.sample_files import ReadOptions, read_sample_sets
+from codequorum.ingest.version_files import ReadOptions, read_version_sets
 from codequorum.judge.overall import OverallAccumulator, RunningSum, overall
 from codequorum.pipeline.analyze import analyze
 from codequorum.pipeline.config import AnalysisConfig
@@ -122,8 +122,8 @@ def test_accumulator_values_by_hand() -> None:
 
 def test_accumulator_equals_the_held_computation_on_real_sets(shared_dir: Path) -> None:
     data = shared_dir / "data" / "humaneval_codegen16b_t0.8.jsonl"
-    sets = [s for s in read_sample_sets(data, ReadOptions(limit=12, max_samples=5))
-            if isinstance(s, SampleSet)]
+    sets = [s for s in read_version_sets(data, ReadOptions(limit=12, max_samples=5))
+            if isinstance(s, VersionSet)]
     reports = [analyze(s, AnalysisConfig(metrics=("textual",), keep_matrices=False)) for s in sets]
     accumulator = OverallAccumulator()
     for r in reports:
@@ -140,9 +140,9 @@ def test_accumulator_equals_the_held_computation_on_real_sets(shared_dir: Path) 
 
 
 def test_overall_means_and_counts() -> None:
-    same = analyze(SampleSet.from_codes("same", [LOOP, LOOP_RENAMED, LOOP]), FAST)
-    mixed = analyze(SampleSet.from_codes("mixed", [LOOP, RECURSIVE, BUILTIN]), FAST)
-    lone = analyze(SampleSet.from_codes("lone", [LOOP]), FAST)
+    same = analyze(VersionSet.from_codes("same", [LOOP, LOOP_RENAMED, LOOP]), FAST)
+    mixed = analyze(VersionSet.from_codes("mixed", [LOOP, RECURSIVE, BUILTIN]), FAST)
+    lone = analyze(VersionSet.from_codes("lone", [LOOP]), FAST)
     result = overall([same, mixed, lone])
     assert (result["sets"], result["scored"], result["insufficient"]) == (3, 2, 1)
     assert result["verdicts"] == {"stable": 1, "unstable-structure": 1}
@@ -152,7 +152,7 @@ def test_overall_means_and_counts() -> None:
     assert "tsed" not in result["summary"]
     for report, bef, oer in ((same, 1e9, 1.0), (mixed, 2.0, 0.5), (lone, 7.0, 0.0)):
         report.summary.update(bef_jsd=bef, oer=oer)
-    three = analyze(SampleSet.from_codes("third", [LOOP, BUILTIN]), FAST)
+    three = analyze(VersionSet.from_codes("third", [LOOP, BUILTIN]), FAST)
     three.summary.update(bef_jsd=4.0, oer=None)
     result = overall([same, mixed, lone, three])
     assert result["summary"]["bef_jsd"] == 4.0  # median: one huge ratio does not swamp it
@@ -163,8 +163,8 @@ def test_overall_means_and_counts() -> None:
 
 
 def test_overall_counts_every_verdict_of_a_set_once() -> None:
-    a = analyze(SampleSet.from_codes("a", [LOOP, LOOP_RENAMED]), FAST)
-    b = analyze(SampleSet.from_codes("b", [LOOP, BUILTIN]), FAST)
+    a = analyze(VersionSet.from_codes("a", [LOOP, LOOP_RENAMED]), FAST)
+    b = analyze(VersionSet.from_codes("b", [LOOP, BUILTIN]), FAST)
     b.verdicts += [Verdict("divergent-outputs", "warning", "x"),
                    Verdict("divergent-outputs", "warning", "y")]
     assert overall([a, b])["verdicts"] == {"stable": 1, "unstable-structure": 1,

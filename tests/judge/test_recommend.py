@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from codequorum.behaviour.run import CandidateDynamic, RuleFigures
-from codequorum.core.model import SampleSet
+from codequorum.behaviour.dynamic_analysis import CandidateDynamic, RuleFigures
+from codequorum.core.model import VersionSet
 from codequorum.core.report import Verdict
 from codequorum.core.values import canonical_output
 from codequorum.judge.recommend import (
@@ -278,7 +278,7 @@ class _FakeDynamic:
 
 
 def test_report_recommends_by_structure_without_runs() -> None:
-    ss = SampleSet.from_codes("t", [_ADD, _ADD, _SUB])
+    ss = VersionSet.from_codes("t", [_ADD, _ADD, _SUB])
     report = analyze(ss, AnalysisConfig(metrics=()))
     assert report.recommended == report.medoid == 0
     assert report.recommended_by == "structure"
@@ -296,7 +296,7 @@ def test_report_recommends_by_structure_without_runs() -> None:
 
 
 def test_report_recommends_by_behaviour_from_dynamic_outcomes() -> None:
-    ss = SampleSet.from_codes("t", [_ADD, _ADD, _SUB, _ADD_SUM])
+    ss = VersionSet.from_codes("t", [_ADD, _ADD, _SUB, _ADD_SUM])
     inputs = [{"source": "humaneval", "graded": True}, {"source": "hypothesis", "graded": False},
               {"source": "hypothesis", "graded": False}]
     good = [("ok", None, None), ("3", None, None), ("0", None, None)]
@@ -317,20 +317,20 @@ def test_report_recommends_by_behaviour_from_dynamic_outcomes() -> None:
     # four versions written apart that all agree are safer than two of four
     apart = [_ADD, _ADD_SUM, "def add(a, b):\n    return b + a\n",
              "def add(a, b):\n    c = a + b\n    return c\n"]
-    low = analyze(SampleSet.from_codes("t", apart), AnalysisConfig(metrics=()),
+    low = analyze(VersionSet.from_codes("t", apart), AnalysisConfig(metrics=()),
                   dynamic=_FakeDynamic(inputs, [good] * 4))
     assert low.risk is not None and low.risk < report.risk
     # four copies of one text agreeing never say more than four versions written apart
     # (the model fitted on model families left out counts texts only where that lowered
     # the held-out loss: bench/fit_risk_families.py)
-    copies = analyze(SampleSet.from_codes("t", [_ADD] * 4),
+    copies = analyze(VersionSet.from_codes("t", [_ADD] * 4),
                      AnalysisConfig(metrics=()),
                      dynamic=_FakeDynamic(inputs, [good] * 4))
     assert copies.risk is not None and low.risk <= copies.risk
 
 
 def test_report_keeps_the_version_passing_the_docstring_examples() -> None:
-    ss = SampleSet.from_codes("t", [_SUB, _ADD, _ADD, _ADD_SUM])
+    ss = VersionSet.from_codes("t", [_SUB, _ADD, _ADD, _ADD_SUM])
     inputs = [{"source": "doctest", "graded": True}, {"source": "hypothesis", "graded": False}]
     right = [("3", None, None), ("5", None, None)]
     wrong = [("-1", None, None), ("-3", None, None)]
@@ -354,14 +354,14 @@ def test_report_keeps_the_version_passing_the_docstring_examples() -> None:
 
 
 def test_report_ignores_outcomes_of_the_wrong_shape() -> None:
-    ss = SampleSet.from_codes("t", [_ADD, _SUB])
+    ss = VersionSet.from_codes("t", [_ADD, _SUB])
     dyn = _FakeDynamic([{"source": "hypothesis", "graded": False}], [[("1", None, None)]])
     report = analyze(ss, AnalysisConfig(metrics=()), dynamic=dyn)
     assert report.recommended_by == "structure"
 
 
 def test_insufficient_report_has_no_recommendation() -> None:
-    report = analyze(SampleSet.from_codes("t", [_ADD]), AnalysisConfig(metrics=("textual",)))
+    report = analyze(VersionSet.from_codes("t", [_ADD]), AnalysisConfig(metrics=("textual",)))
     assert report.status == "insufficient"
     assert report.to_dict()["recommended"] is None and report.risk is None
     assert canonical_output("<object at 0x1>") == "<object>"  # not a literal; no address
@@ -486,7 +486,7 @@ def test_behaviours_count_versions_returning_wherever_the_kept_one_does() -> Non
 def test_a_run_on_tests_alone_is_no_evidence() -> None:
     """Outcomes on hidden tests never enter: a run that had nothing else to run on gives
     no risk, and says what is missing."""
-    ss = SampleSet.from_codes("t", [_ADD, _ADD, _SUB])
+    ss = VersionSet.from_codes("t", [_ADD, _ADD, _SUB])
     inputs = [{"source": "humaneval", "graded": True}]
     dyn = _FakeDynamic(inputs, [[("3", None, None)], [("3", None, None)], [("1", None, None)]])
     report = analyze(ss, AnalysisConfig(metrics=()), dynamic=dyn)

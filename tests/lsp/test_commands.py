@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from lsprotocol import types
 
-from codequorum.core.model import Sample
+from codequorum.core.model import Version
 from codequorum.generate.endpoint import RegenerationResult, Rejected, RequestError
 from codequorum.lsp.autorun import arrival_levels, runs_on_arrival
 from codequorum.lsp.commands.dynamic_run import (
@@ -38,7 +38,7 @@ def test_requested_count_is_the_setting_unless_given_from_1_to_50() -> None:
 def _result(accepted: int = 0, rejected: tuple[str, ...] = (), errors: tuple[str, ...] = (),
             cancelled: bool = False) -> RegenerationResult:
     return RegenerationResult(
-        accepted=[Sample(code="def f(): pass", origin="regenerated") for _ in range(accepted)],
+        accepted=[Version(code="def f(): pass", origin="regenerated") for _ in range(accepted)],
         rejected=[Rejected(i, reason, "") for i, reason in enumerate(rejected)],
         errors=[RequestError(i, message) for i, message in enumerate(errors)],
         cancelled=cancelled,

@@ -14,8 +14,8 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from codequorum.behaviour.sandbox.portable import interpreter as wasm
-from codequorum.core.model import Sample
-from codequorum.ingest.store import SampleStore, default_store_path
+from codequorum.core.model import Version
+from codequorum.ingest.store import VersionStore, default_store_path
 from codequorum.judge.risk import NOT_RUN
 from codequorum.lsp.autorun import RUNNING, UNTRUSTED
 from codequorum.lsp.markdown import md_text
@@ -111,8 +111,8 @@ async def test_a_run_on_arrival_can_be_cancelled(workspace: Path) -> None:
 async def test_the_versions_of_a_store_from_elsewhere_wait_for_the_users_word(
         workspace: Path) -> None:
     path = default_store_path(workspace)
-    with SampleStore.open(path) as store:  # made before the server: not its own
-        store.add("clamp.py", "python", "clamp", [Sample(VERSIONS[0])])
+    with VersionStore.open(path) as store:  # made before the server: not its own
+        store.add("clamp.py", "python", "clamp", [Version(VERSIONS[0])])
     async with lsp_session(workspace, answer="Not now") as client:
         uri = open_document(client, workspace / "clamp.py", DOC)
         await command(client, "codequorum.addVersions", uri, "clamp", VERSIONS[1:])

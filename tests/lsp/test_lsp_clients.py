@@ -13,8 +13,8 @@ from typing import Any
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from codequorum.core.model import Sample
-from codequorum.ingest.store import SampleStore, default_store_path
+from codequorum.core.model import Version
+from codequorum.ingest.store import VersionStore, default_store_path
 from tests.support.chat_server import ChatServer, code_answer
 
 from .conftest import cache_home, capabilities, lsp_session, questions
@@ -281,8 +281,8 @@ async def test_running_from_an_action_asks_about_a_store_it_did_not_make(
     workspace: Path, shared_dir: Path
 ) -> None:
     doc, samples = _document(shared_dir)
-    with SampleStore.open(default_store_path(workspace)) as store:  # came with the repository
-        store.add("close.py", "python", NAME, [Sample(code=s, origin="relayed") for s in samples])
+    with VersionStore.open(default_store_path(workspace)) as store:  # came with the repository
+        store.add("close.py", "python", NAME, [Version(code=s, origin="relayed") for s in samples])
     async with lsp_session(workspace, client_capabilities=NO_LENSES) as client:
         uri = open_document(client, workspace / "close.py", doc)
         actions = await _actions(client, uri, position_of(doc, NAME))

@@ -12,8 +12,8 @@ import pytest
 from pytest_lsp import LanguageClient
 
 from codequorum.cli.main import main
-from codequorum.core.model import Sample
-from codequorum.ingest.store import SampleStore, default_store_path
+from codequorum.core.model import Version
+from codequorum.ingest.store import VersionStore, default_store_path
 from tests.support.chat_server import ChatServer, code_answer
 
 from .conftest import config_home, lsp_session, questions
@@ -111,8 +111,8 @@ async def test_a_store_that_came_with_the_repository_runs_only_after_approval(
     workspace: Path,
 ) -> None:
     store_path = default_store_path(workspace)
-    with SampleStore.open(store_path) as store:  # made here by "someone else"
-        versions = [Sample(code=v, origin="relayed") for v in VERSIONS]
+    with VersionStore.open(store_path) as store:  # made here by "someone else"
+        versions = [Version(code=v, origin="relayed") for v in VERSIONS]
         store.add("clamp.py", "python", "clamp", versions)
         store_id = store.store_id
     async with lsp_session(workspace) as client:
@@ -141,8 +141,8 @@ async def test_no_answer_but_the_exact_yes_runs_anything(
 ) -> None:
     # the safe action, a dismissed question (null), an empty title (what a client sends
     # for an empty input) and a title that is not quite the action all mean "no"
-    with SampleStore.open(default_store_path(workspace)) as store:
-        versions = [Sample(code=v, origin="relayed") for v in VERSIONS]
+    with VersionStore.open(default_store_path(workspace)) as store:
+        versions = [Version(code=v, origin="relayed") for v in VERSIONS]
         store.add("clamp.py", "python", "clamp", versions)
     async with lsp_session(workspace, answer=answer) as client:
         uri = open_document(client, workspace / "clamp.py", DOC)

@@ -13,8 +13,8 @@ from typing import Any
 
 from lsprotocol import types
 
-from codequorum.core.model import Sample
-from codequorum.ingest.store import SampleStore
+from codequorum.core.model import Version
+from codequorum.ingest.store import VersionStore
 from codequorum.ingest.workspace import store_key
 from codequorum.lsp.hover import COMPUTING
 from codequorum.lsp.lenses import COMPUTING_TITLE
@@ -47,13 +47,13 @@ def versions(n: int) -> list[str]:
 
 def seed(workspace: Path, path: Path, codes: list[str]) -> None:
     """Store ``codes`` as versions of ``f`` in the workspace's default store."""
-    store = SampleStore.open(workspace / ".codequorum" / "samples.sqlite3")
+    store = VersionStore.open(workspace / ".codequorum" / "samples.sqlite3")
     try:
         store.add(
             store_key(path, workspace),
             "python",
             "f",
-            [Sample(code=c, origin="imported") for c in codes],
+            [Version(code=c, origin="imported") for c in codes],
         )
     finally:
         store.close()
@@ -131,12 +131,12 @@ async def test_a_large_module_shows_its_first_functions_findings_before_the_rest
     n = FIRST_STEP + 6
     doc = "".join(f"def f{k}(xs):\n    return sum(xs) + {k}\n\n\n" for k in range(n))
     path = workspace / "many.py"
-    store = SampleStore.open(workspace / ".codequorum" / "samples.sqlite3")
+    store = VersionStore.open(workspace / ".codequorum" / "samples.sqlite3")
     try:
         for k in range(n):  # two versions unlike each other: each function has a finding
             store.add(store_key(path, workspace), "python", f"f{k}", [
-                Sample(code=f"def f{k}(xs):\n    return sum(xs) + {k}\n", origin="imported"),
-                Sample(code=versions(4)[3].replace("def f(", f"def f{k}("), origin="imported"),
+                Version(code=f"def f{k}(xs):\n    return sum(xs) + {k}\n", origin="imported"),
+                Version(code=versions(4)[3].replace("def f(", f"def f{k}("), origin="imported"),
             ])
     finally:
         store.close()

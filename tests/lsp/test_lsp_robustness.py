@@ -74,9 +74,9 @@ async def test_corrupt_store_is_moved_aside(workspace: Path) -> None:
     store = workspace / ".codequorum" / "samples.sqlite3"
 
     def damage() -> None:
-        from codequorum.ingest.store import SampleStore
+        from codequorum.ingest.store import VersionStore
 
-        SampleStore.open(store).close()  # a store of codequorum's own, then damaged
+        VersionStore.open(store).close()  # a store of codequorum's own, then damaged
         store.write_bytes(store.read_bytes()[:100] + b"this is not a database\x00" * 100)
 
     async with lsp_session(workspace, before_start=damage) as client:

@@ -15,7 +15,7 @@ import attrs
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from codequorum.lsp.watch import ALWAYS, CHECK, DEBOUNCE, EDIT_REASON, NEVER, NOT_NOW, RELAY
+from codequorum.lsp.editor_watch import ALWAYS, CHECK, DEBOUNCE, EDIT_REASON, NEVER, NOT_NOW, RELAY
 from tests.support.chat_server import (
     Answer,
     ChatServer,

@@ -8,9 +8,9 @@ from types import SimpleNamespace
 import pytest
 from lsprotocol import types
 
-from codequorum.core.model import Sample, SampleSet
+from codequorum.core.model import Version, VersionSet
 from codequorum.core.report import StabilityReport, Verdict
-from codequorum.ingest.store import StoredSample, content_hash
+from codequorum.ingest.store import StoredVersion, content_hash
 from codequorum.judge.risk import RiskEstimate, trust_words
 from codequorum.lsp.actions import function_actions
 from codequorum.lsp.diagnostics import document_diagnostics
@@ -34,8 +34,8 @@ Fixed = tuple[Snapshot, FunctionEntry, FunctionAnalysis]
 DOC = "class Shape:\n    def area(w, h):\n        return h * w\n"
 
 
-def _stored(i: int, code: str) -> StoredSample:
-    return StoredSample(
+def _stored(i: int, code: str) -> StoredVersion:
+    return StoredVersion(
         id=i + 1,
         file="shape.py",
         language="python",
@@ -56,8 +56,8 @@ def _stored(i: int, code: str) -> StoredSample:
 @pytest.fixture
 def fixed() -> Fixed:
     stored = tuple(_stored(i, c) for i, c in enumerate((V1, V2, V3)))
-    samples = [s.to_sample() for s in stored] + [Sample(code=CURRENT, origin="current")]
-    sample_set = SampleSet(task_id="shape.py::Shape.area", samples=samples)
+    samples = [s.to_version() for s in stored] + [Version(code=CURRENT, origin="current")]
+    version_set = VersionSet(task_id="shape.py::Shape.area", samples=samples)
     verdict = Verdict(
         code="unstable-structure",
         severity="warning",
@@ -67,7 +67,7 @@ def fixed() -> Fixed:
         figure=0.62,
     )
     report = StabilityReport(
-        task_id=sample_set.task_id,
+        task_id=version_set.task_id,
         language="python",
         status="ok",
         n=4,
@@ -89,7 +89,7 @@ def fixed() -> Fixed:
         qualified_name="Shape.area",
         language="python",
         stored=stored,
-        sample_set=sample_set,
+        version_set=version_set,
         current_index=3,
         report=report,
         dynamic=None,

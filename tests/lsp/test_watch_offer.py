@@ -1,10 +1,10 @@
-"""The watch's offer (:func:`codequorum.lsp.watch.offer_text`): one function is named with
+"""The watch's offer (:func:`codequorum.lsp.editor_watch.offer_text`): one function is named with
 its lines; a burst of them is one question that names the first :data:`NAMES_SHOWN`, counts
 the others and says when the hour's budget allows fewer than them; a hostile name is inert."""
 
 from __future__ import annotations
 
-from codequorum.lsp.watch import NAMES_SHOWN, offer_text
+from codequorum.lsp.editor_watch import NAMES_SHOWN, offer_text
 from codequorum.pipeline.watch.arrivals import Arrival
 
 SOURCE = "local-model at http://127.0.0.1:9/v1"

@@ -10,7 +10,7 @@ from typing import Any, cast
 
 import pytest
 
-from codequorum.lsp.watch import BUSY_SECONDS, YIELD_SECONDS, Watch
+from codequorum.lsp.editor_watch import BUSY_SECONDS, YIELD_SECONDS, Watch
 from codequorum.pipeline.watch.index import PIECE_PAUSE
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from codequorum.lsp.watch import REASON_DOCUMENTS, REASONS_KEPT, Watch
+from codequorum.lsp.editor_watch import REASON_DOCUMENTS, REASONS_KEPT, Watch
 
 
 def test_reasons_are_kept_for_the_latest_documents_and_changes() -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from codequorum.core.model import SampleSet
+from codequorum.core.model import VersionSet
 from codequorum.lsp.hover import DYNAMIC_FIGURES, PAIR_FIGURES
 from codequorum.metrics import registry
 from codequorum.metrics.registry import BY_KEY, FIGURES, PAIR_METRICS, Prepared, shown
@@ -64,7 +64,7 @@ def test_switches_and_defaults() -> None:
     off = AnalysisConfig(metrics=("tsed_08", "textual"))
     wanted = [m.key for m in PAIR_METRICS if m.wanted(off.metrics)]
     assert wanted == [*always, "tsed_08"]
-    report = analyze(SampleSet.from_codes("t", CODES), off)
+    report = analyze(VersionSet.from_codes("t", CODES), off)
     assert list(report.matrices)[:len(wanted)] == wanted
 
 

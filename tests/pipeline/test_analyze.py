@@ -1,4 +1,4 @@
-"""Sample set -> stability report: pair means, typicality, clusters, verdicts, edge cases."""
+"""Version set -> stability report: pair means, typicality, clusters, verdicts, edge cases."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ import jsonschema
 import numpy as np
 import pytest
 
-from codequorum.behaviour.run import CandidateDynamic, RuleFigures
+from codequorum.behaviour.dynamic_analysis import CandidateDynamic, RuleFigures
 from codequorum.core.errors import UserError
-from codequorum.core.model import SampleSet
+from codequorum.core.model import VersionSet
 from codequorum.core.report import Verdict
 from codequorum.judge.risk import load_model, stability_percentile
 from codequorum.judge.structure import (
@@ -140,8 +140,8 @@ def test_average_linkage_matches_scipy_when_available() -> None:
 # ----------------------------------------------------------------------------- analyze
 
 
-def _five() -> SampleSet:
-    return SampleSet.from_codes("sum", [LOOP, LOOP_RENAMED, LOOP_OTHER_NAMES, RECURSIVE, BUILTIN])
+def _five() -> VersionSet:
+    return VersionSet.from_codes("sum", [LOOP, LOOP_RENAMED, LOOP_OTHER_NAMES, RECURSIVE, BUILTIN])
 
 
 def test_report_values_come_from_the_metric_matrices() -> None:
@@ -184,9 +184,9 @@ def test_shape_group_medoid_and_outlier_message() -> None:
 
 def test_the_shape_count_and_the_clusters_are_one_group() -> None:
     # version 1 and the code in the editor share a shape, version 2 does not
-    samples = SampleSet.from_codes("mine", [LOOP, RECURSIVE, LOOP_RENAMED]).samples
+    samples = VersionSet.from_codes("mine", [LOOP, RECURSIVE, LOOP_RENAMED]).samples
     samples[2] = dataclasses.replace(samples[2], origin="current")
-    report = analyze(SampleSet("mine", samples), CONSTANT_LINE, current_index=2)
+    report = analyze(VersionSet("mine", samples), CONSTANT_LINE, current_index=2)
     assert report.clusters == [[0, 2], [1]]
     assert shape_group(report.clusters) == [0, 2]
     assert "2 of 2 versions + your code share one shape" in report.verdicts[0].message
@@ -235,7 +235,7 @@ def test_is_stable_rule() -> None:
 
 
 def test_unstable_message_states_the_line_in_humaneval_words() -> None:
-    mixed = SampleSet.from_codes("mixed", [LOOP, RECURSIVE, BUILTIN])
+    mixed = VersionSet.from_codes("mixed", [LOOP, RECURSIVE, BUILTIN])
     report = analyze(mixed, FAST)
     assert report.stability_percentile == pytest.approx(1.7)
     [verdict] = report.verdicts
@@ -249,7 +249,7 @@ def test_unstable_message_states_the_line_in_humaneval_words() -> None:
 
 
 def test_one_outlier_in_a_stable_set() -> None:
-    s = SampleSet.from_codes("t", [LOOP, LOOP_RENAMED, LOOP_OTHER_NAMES, LOOP, LOOP_RENAMED,
+    s = VersionSet.from_codes("t", [LOOP, LOOP_RENAMED, LOOP_OTHER_NAMES, LOOP, LOOP_RENAMED,
                                    LOOP, BUILTIN])
     report = analyze(s, FAST)
     verdict = report.verdicts[0]
@@ -261,13 +261,13 @@ def test_one_outlier_in_a_stable_set() -> None:
 
 
 def test_stable_and_unstable_thresholds() -> None:
-    same = SampleSet.from_codes("same", [LOOP, LOOP_RENAMED, LOOP_OTHER_NAMES, LOOP])
+    same = VersionSet.from_codes("same", [LOOP, LOOP_RENAMED, LOOP_OTHER_NAMES, LOOP])
     report = analyze(same, FAST)
     assert [v.code for v in report.verdicts] == ["stable"]
     assert report.verdicts[0].severity == "information"
     assert report.verdicts[0].message.startswith("4 of 4 versions share one shape")
     assert report.verdicts[0].figure == pytest.approx(1.0)
-    mixed = SampleSet.from_codes("mixed", [LOOP, RECURSIVE, BUILTIN])
+    mixed = VersionSet.from_codes("mixed", [LOOP, RECURSIVE, BUILTIN])
     report = analyze(mixed, FAST)
     assert report.verdicts[0].code == "unstable-structure"
     assert report.verdicts[0].severity == "warning"
@@ -289,9 +289,9 @@ def test_outlier_current() -> None:
     assert "outlier-current" not in [v.code for v in near.verdicts]
     with pytest.raises(ValueError):
         analyze(s, FAST, current_index=5)
-    pair = analyze(SampleSet.from_codes("two", [LOOP, RECURSIVE]), FAST, current_index=1)
+    pair = analyze(VersionSet.from_codes("two", [LOOP, RECURSIVE]), FAST, current_index=1)
     assert "outlier-current" not in [v.code for v in pair.verdicts]  # no consensus of one
-    gap = analyze(SampleSet.from_codes("gap", [LOOP, "", LOOP, RECURSIVE]), FAST,
+    gap = analyze(VersionSet.from_codes("gap", [LOOP, "", LOOP, RECURSIVE]), FAST,
                   current_index=1)
     assert "outlier-current" not in [v.code for v in gap.verdicts]  # nothing to replace
     assert gap.notes[0].startswith("the current code is empty: scored as an empty answer")
@@ -301,7 +301,7 @@ def test_empty_answers_are_versions_with_a_note() -> None:
     from codequorum.metrics.opcodes import sctd, static_opcode_counts
 
     codes = [LOOP, "", LOOP_RENAMED, "   \n", BUILTIN]
-    report = analyze(SampleSet.from_codes("t", codes), AnalysisConfig(metrics=("textual",)))
+    report = analyze(VersionSet.from_codes("t", codes), AnalysisConfig(metrics=("textual",)))
     assert report.n == report.n_total == 5 and report.indices == [0, 1, 2, 3, 4]
     assert report.empty == [1, 3] and report.skipped == []
     assert any(n.startswith("versions 2 and 4 are empty") for n in report.notes)
@@ -318,7 +318,7 @@ def test_empty_answers_are_versions_with_a_note() -> None:
 
 
 def test_an_empty_answer_against_one_function_is_scored() -> None:
-    report = analyze(SampleSet.from_codes("t", [LOOP, ""]), FAST)
+    report = analyze(VersionSet.from_codes("t", [LOOP, ""]), FAST)
     assert report.status == "ok" and report.n == 2
     assert report.verdict is not None and report.verdict.code == "unstable-structure"
     assert report.recommended == 0
@@ -327,7 +327,7 @@ def test_an_empty_answer_against_one_function_is_scored() -> None:
 @pytest.mark.parametrize("codes", [[LOOP], [""], []])
 def test_fewer_than_two_usable_samples_is_no_score(codes: list[str],
                                                    report_schema: dict[str, Any]) -> None:
-    report = analyze(SampleSet.from_codes("one", codes), FAST)
+    report = analyze(VersionSet.from_codes("one", codes), FAST)
     assert report.status == "insufficient"
     assert report.summary == {} and report.verdicts == [] and report.medoid is None
     assert report.message == (f"only {len(codes)} usable version{'s' if codes == [] else ''} "
@@ -339,7 +339,7 @@ def test_a_set_whose_every_version_is_empty_is_an_outcome(
         report_schema: dict[str, Any]) -> None:
     """Every answer empty: token LCS 0 and LED 0, as the study's scripts give, and a note;
     no shape figure, verdict or pick (there is no code)."""
-    report = analyze(SampleSet.from_codes("blank", ["", " ", "\n"]),
+    report = analyze(VersionSet.from_codes("blank", ["", " ", "\n"]),
                      AnalysisConfig(metrics=("textual",)))
     assert report.status == "ok" and report.message is None
     assert report.n == 3 and report.empty == [0, 1, 2]
@@ -352,20 +352,20 @@ def test_a_set_whose_every_version_is_empty_is_an_outcome(
     assert report.notes == [ALL_EMPTY_NOTE]
     assert report.verdicts == [] and report.recommended is None and report.risk is None
     _validate_set(report.to_dict(), report_schema)
-    kept = analyze(SampleSet.from_codes("blank", ["", " ", "\n"]),
+    kept = analyze(VersionSet.from_codes("blank", ["", " ", "\n"]),
                    AnalysisConfig(metrics=("textual",), keep_matrices=True))
     assert {k: m.tolist() for k, m in kept.matrices.items()} == {
         "lcs": [[0.0] * 3] * 3, "led": [[0.0] * 3] * 3}
-    assert analyze(SampleSet.from_codes("blank", ["", " "]),
+    assert analyze(VersionSet.from_codes("blank", ["", " "]),
                    AnalysisConfig(metrics=("textual",), keep_matrices=False)).matrices == {}
-    plain = analyze(SampleSet.from_codes("blank", ["", ""]), FAST)
+    plain = analyze(VersionSet.from_codes("blank", ["", ""]), FAST)
     assert plain.status == "ok" and plain.notes == [ALL_EMPTY_NOTE]
     assert sorted(plain.summary) == ["jsd_struct", "jsd_value", "sce_struct", "sce_value"]
 
 
 def test_syntax_errors_are_scored_and_flagged() -> None:
     broken = "def total(xs:\n    return sum(xs\n"
-    report = analyze(SampleSet.from_codes("t", [LOOP, broken, BUILTIN]), FAST)
+    report = analyze(VersionSet.from_codes("t", [LOOP, broken, BUILTIN]), FAST)
     assert report.status == "ok"
     assert report.syntax_errors[0] == 0 and report.syntax_errors[1] > 0
     assert any("version 2 has syntax errors (scored as parsed)" in n for n in report.notes)
@@ -392,7 +392,7 @@ def test_reference_means_five_samples_and_real_sets(reference_dir: Path) -> None
     cases = [ref["five_samples"], *ref["real_sets"][:5]]
     opts = AnalysisConfig(metrics=(), jsd_log_base=math.e)
     for case in cases:
-        report = analyze(SampleSet.from_codes(case["task_id"], case["samples"]), opts)
+        report = analyze(VersionSet.from_codes(case["task_id"], case["samples"]), opts)
         for kind in ("ordered", "unordered"):
             expected = case[f"{kind}_mean"]
             assert report.pair("sce_struct", kind) == pytest.approx(expected["sce_struct"],
@@ -404,7 +404,7 @@ def test_reference_means_five_samples_and_real_sets(reference_dir: Path) -> None
             assert report.pair("jsd_value", kind) == pytest.approx(expected["jsd_value_ln"],
                                                                    rel=1e-9)
     five = ref["five_samples"]
-    both = analyze(SampleSet.from_codes("five", five["samples"]),
+    both = analyze(VersionSet.from_codes("five", five["samples"]),
                    AnalysisConfig(metrics=("tsed", "tsed_08")))
     assert both.pair("tsed", "unordered") == pytest.approx(
         five["unordered_mean"]["tsed_1_1_1"], rel=1e-9)
@@ -467,11 +467,11 @@ def test_real_samples_stable_and_unstable(shared_dir: Path) -> None:
             row = json.loads(line)
             if row["task_id"] in ("HumanEval/7", "HumanEval/138"):
                 rows[row["task_id"]] = row
-    def sample_set(task: str) -> SampleSet:
+    def version_set(task: str) -> VersionSet:
         row = rows[task]
-        return SampleSet.from_codes(task, [row["prompt"] + c for c in row["samples"][:10]])
-    stable = analyze(sample_set("HumanEval/7"), FAST)
-    unstable = analyze(sample_set("HumanEval/138"), FAST)
+        return VersionSet.from_codes(task, [row["prompt"] + c for c in row["samples"][:10]])
+    stable = analyze(version_set("HumanEval/7"), FAST)
+    unstable = analyze(version_set("HumanEval/138"), FAST)
     assert stable.verdicts[0].code == "stable"
     assert unstable.verdicts[0].code == "unstable-structure"
     assert stable.pair("jsd_struct") > unstable.pair("jsd_struct")  # type: ignore[operator]
@@ -479,7 +479,7 @@ def test_real_samples_stable_and_unstable(shared_dir: Path) -> None:
 
 
 def test_too_many_samples_is_refused_with_the_reason() -> None:
-    s = SampleSet.from_codes("big", [LOOP, BUILTIN, RECURSIVE, LOOP_RENAMED])
+    s = VersionSet.from_codes("big", [LOOP, BUILTIN, RECURSIVE, LOOP_RENAMED])
     with pytest.raises(UserError, match="4 usable versions; at most 3 are compared"):
         analyze(s, AnalysisConfig(metrics=(), max_versions=3))
 
@@ -534,7 +534,7 @@ def test_static_sctd_without_a_run_matches_the_reference(reference_dir: Path,
         ref = {row["problem_id"]: row for row in csv.DictReader(fh)}
     opts = AnalysisConfig(metrics=(), interpreter=interpreter)
     for pid, codes in _reference_solutions(reference_dir).items():
-        report = analyze(SampleSet.from_codes(pid, codes), opts)
+        report = analyze(VersionSet.from_codes(pid, codes), opts)
         assert report.summary["sctd_jsd"] == pytest.approx(float(ref[pid]["SCTD_JSD"]),
                                                            abs=1e-9, rel=0)
         assert report.summary["sctd_tau"] == pytest.approx(float(ref[pid]["SCTD_TAU"]),
@@ -545,16 +545,16 @@ def test_static_sctd_leaves_out_empty_and_broken_versions_and_other_languages() 
     from codequorum.metrics.opcodes import sctd, static_opcode_counts
 
     codes = [LOOP, "", "def f(:\n", BUILTIN]
-    report = analyze(SampleSet.from_codes("t", codes), FAST)
+    report = analyze(VersionSet.from_codes("t", codes), FAST)
     expected = sctd([static_opcode_counts(LOOP), static_opcode_counts(BUILTIN)])
     assert report.summary["sctd_jsd"] == expected.jsd > 0
     assert report.summary["sctd_tau"] == expected.tau > 0
-    alone = analyze(SampleSet.from_codes("t", [LOOP, "def f(:\n"]), FAST)
+    alone = analyze(VersionSet.from_codes("t", [LOOP, "def f(:\n"]), FAST)
     assert alone.summary["sctd_jsd"] is None and alone.summary["sctd_tau"] is None
-    go = analyze(SampleSet.from_codes("t", ["func f() int { return 1 }",
+    go = analyze(VersionSet.from_codes("t", ["func f() int { return 1 }",
                                              "func f() int { return 2 }"], "go"), FAST)
     assert "sctd_jsd" not in go.summary
-    off = analyze(SampleSet.from_codes("t", [LOOP, BUILTIN]),
+    off = analyze(VersionSet.from_codes("t", [LOOP, BUILTIN]),
                   AnalysisConfig(metrics=(), sctd=False))
     assert "sctd_jsd" not in off.summary
 
@@ -563,18 +563,18 @@ def test_unified_and_tree_diff_are_ordered_pair_means_for_python_only() -> None:
     from codequorum.metrics.pycode_similar import tree_diff, unified_diff
 
     codes = [LOOP, BUILTIN, LOOP_RENAMED]
-    report = analyze(SampleSet.from_codes("t", codes), AnalysisConfig(metrics=("textual",)))
+    report = analyze(VersionSet.from_codes("t", codes), AnalysisConfig(metrics=("textual",)))
     pairs = [(i, j) for i in range(3) for j in range(3) if i != j]
     expected_u = sum(unified_diff(codes[i], codes[j]) for i, j in pairs) / 6
     expected_t = sum(tree_diff(codes[i], codes[j]) for i, j in pairs) / 6
     assert report.summary["unified_diff"] == pytest.approx(expected_u, abs=1e-12)
     assert report.summary["tree_diff"] == pytest.approx(expected_t, abs=1e-12)
     assert report.matrices["unified_diff"][0, 2] == 1.0  # only names differ
-    js = analyze(SampleSet.from_codes("t", ["function f() { return 1; }",
+    js = analyze(VersionSet.from_codes("t", ["function f() { return 1; }",
                                              "function f() { return 2; }"], "javascript"),
                  AnalysisConfig(metrics=("textual",)))
     assert js.summary["unified_diff"] is None and js.summary["tree_diff"] is None
-    assert "unified_diff" not in analyze(SampleSet.from_codes("t", codes), FAST).summary
+    assert "unified_diff" not in analyze(VersionSet.from_codes("t", codes), FAST).summary
 
 
 def test_the_metrics_are_one_choice_in_the_registry_order() -> None:
@@ -604,8 +604,7 @@ def test_reports_and_cache_keys_name_each_metric_choice_as_a_flag() -> None:
 def test_a_new_verdict_is_its_spec_and_its_rule(monkeypatch: pytest.MonkeyPatch) -> None:
     """The analysis applies every rule of the judge's tuples, in order: a rule added to
     them (with its spec) reaches the report with no change here."""
-    from codequorum.judge import dynamic as dynamic_rules
-    from codequorum.judge import structure
+    from codequorum.judge import dynamic_rules, structure
     from codequorum.judge.verdicts import VerdictSpec
 
     shape_spec = VerdictSpec(code="toy-shape", severity="hint", title="A toy",

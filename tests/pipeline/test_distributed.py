@@ -19,9 +19,9 @@ from distributed import Client
 
 from codequorum.cli.main import main
 from codequorum.core.errors import UserError
-from codequorum.core.model import SampleSet
+from codequorum.core.model import VersionSet
 from codequorum.core.report import StabilityReport
-from codequorum.ingest.sample_files import ReadOptions, read_sample_sets
+from codequorum.ingest.version_files import ReadOptions, read_version_sets
 from codequorum.pipeline.config import AnalysisConfig
 
 
@@ -166,7 +166,7 @@ def test_missing_extra_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
         import codequorum.pipeline.distributed  # noqa: F401
 
 
-def _local_reports(sets: list[SampleSet], options: AnalysisConfig) -> list[str]:
+def _local_reports(sets: list[VersionSet], options: AnalysisConfig) -> list[str]:
     from codequorum.pipeline.score import score_one
 
     out = []
@@ -180,8 +180,8 @@ def _local_reports(sets: list[SampleSet], options: AnalysisConfig) -> list[str]:
 def test_a_worker_killed_mid_run_loses_no_set(client: Client, data: Path) -> None:
     from codequorum.pipeline.distributed import score_distributed
 
-    sets = [s for s in read_sample_sets(data, ReadOptions(limit=16, max_samples=12))
-            if isinstance(s, SampleSet)]
+    sets = [s for s in read_version_sets(data, ReadOptions(limit=16, max_samples=12))
+            if isinstance(s, VersionSet)]
     options = AnalysisConfig()
     pids: dict[str, int] = client.run(os.getpid)
     killed: list[int] = []
@@ -227,15 +227,15 @@ def test_jsonl_input_is_read_as_it_is_consumed(data: Path, tmp_path: Path) -> No
     thread = threading.Thread(target=write)
     thread.start()
     try:
-        sets = read_sample_sets(fifo, ReadOptions(max_samples=2))
+        sets = read_version_sets(fifo, ReadOptions(max_samples=2))
         first = next(sets)
-        assert isinstance(first, SampleSet) and first.task_id == "HumanEval/0"
+        assert isinstance(first, VersionSet) and first.task_id == "HumanEval/0"
         assert not writer_done.is_set()
     finally:
         held.set()
     rest = list(sets)
     thread.join(timeout=30)
-    assert [s.task_id for s in rest if isinstance(s, SampleSet)] == [
+    assert [s.task_id for s in rest if isinstance(s, VersionSet)] == [
         f"HumanEval/{k}" for k in range(1, 60)]
 
 

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from codequorum.core.report import headline
-from codequorum.ingest.store import SampleStore
+from codequorum.ingest.store import VersionStore
 from codequorum.judge.verdicts import QUIET_CODES
 from codequorum.options.approvals import APPROVALS_NAME, Approvals
 from tests.agents.conftest import call, mcp_session, store_versions, text_of
@@ -210,7 +210,7 @@ async def test_the_editor_shows_what_check_ran_until_the_module_changes(
     assert all(risk is None for _, _, _, risk in unapproved.values())
     # the user's store (``codequorum sample`` approves the store it makes, in the user's
     # configuration; here the editor's): reopened, the same verdicts, nothing run
-    with SampleStore.open(root / ".codequorum" / "samples.sqlite3", roots=[root]) as store:
+    with VersionStore.open(root / ".codequorum" / "samples.sqlite3", roots=[root]) as store:
         store_id = store.store_id
     Approvals(config_home(root) / "codequorum" / APPROVALS_NAME).approve_store(
         (root / ".codequorum" / "samples.sqlite3").resolve(), store_id)

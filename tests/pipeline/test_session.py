@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 
-from codequorum.behaviour.run import CandidateDynamic, RuleFigures
+from codequorum.behaviour.dynamic_analysis import CandidateDynamic, RuleFigures
 from codequorum.core import parsing
-from codequorum.core.model import Sample
+from codequorum.core.model import Version
 from codequorum.core.report import Verdict
 from codequorum.metrics.semantic import Divergence
 from codequorum.pipeline import session as session_module
 from codequorum.pipeline.analyze import analyze
 from codequorum.pipeline.config import AnalysisConfig
-from codequorum.pipeline.session import AnalysisKey, Session, SessionConfig, build_sample_set
+from codequorum.pipeline.session import AnalysisKey, Session, SessionConfig, build_version_set
 
 VERSIONS = [
     "def total(xs):\n    return sum(xs)\n",
@@ -53,7 +53,7 @@ class FakeDynamic:
 def session(tmp_path: Path) -> Session:
     s = Session(lambda level, message: None, SessionConfig(store=str(tmp_path / "s.sqlite3")))
     s.reconfigure(s.config, str(tmp_path))
-    s.add_sync("m.py", "python", "total", [Sample(code=v, origin="relayed") for v in VERSIONS])
+    s.add_sync("m.py", "python", "total", [Version(code=v, origin="relayed") for v in VERSIONS])
     return s
 
 
@@ -149,18 +149,19 @@ def test_merged_report_equals_a_fresh_analysis_with_the_dynamic_report(session: 
                           rules=_rules(Divergence(0, 0, 1, "1", "2", ())))
     session.put_dynamic(static, dynamic)
     merged = _analysis(session)
-    stored = session.samples_sync("m.py", "total")
-    sample_set, current_index = build_sample_set(
+    stored = session.versions_sync("m.py", "total")
+    version_set, current_index = build_version_set(
         stored, CURRENT, file_key="m.py", language="python", qualified_name="total", name="total"
     )
-    fresh = analyze(sample_set, session.options(True), dynamic=dynamic, current_index=current_index)
+    fresh = analyze(version_set, session.options(True), dynamic=dynamic,
+                    current_index=current_index)
     assert merged.report.to_dict() == fresh.to_dict()
     assert [v.code for v in merged.report.verdicts][-1] == "divergent-outputs"
 
 
 def test_new_versions_miss(session: Session, calls: list[int]) -> None:
     _analysis(session)
-    session.add_sync("m.py", "python", "total", [Sample(code="def total(xs):\n    return 1\n")])
+    session.add_sync("m.py", "python", "total", [Version(code="def total(xs):\n    return 1\n")])
     again = _analysis(session)
     assert len(calls) == 2
     assert again.n_stored == 4
@@ -237,7 +238,7 @@ def test_a_location_that_names_no_module_of_the_workspace_says_why(
 
 
 def _remembered_report(versions: int) -> Any:
-    from codequorum.behaviour.run import DynamicReport
+    from codequorum.behaviour.dynamic_analysis import DynamicReport
 
     return DynamicReport(
         task_id="m.py::total", summary={"oer": 0.0, "inputs": 1.0},
@@ -268,10 +269,10 @@ def test_a_remembered_run_is_taken_only_when_it_matches_its_key(tmp_path: Path) 
         return s
 
     first = fresh()
-    first.add_sync("m.py", "python", "total", [Sample(code=v, origin="relayed") for v in VERSIONS])
+    first.add_sync("m.py", "python", "total", [Version(code=v, origin="relayed") for v in VERSIONS])
     prepared = first.prepare(text, tmp_path / "m.py", "python", info)
     assert prepared is not None and prepared.analysis.dynamic is None
-    codes = prepared.analysis.sample_set.codes
+    codes = prepared.analysis.version_set.codes
     module = first.module_context(text, tmp_path / "m.py", "total")
     key = run_record.run_key(codes, module, first.run_options(False))
     store = first.store()

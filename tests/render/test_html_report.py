@@ -16,7 +16,7 @@ import pytest
 
 from codequorum.cli.main import main
 from codequorum.core.errors import UserError
-from codequorum.core.model import SampleSet
+from codequorum.core.model import VersionSet
 from codequorum.core.safe_text import safe_text
 from codequorum.pipeline.analyze import analyze
 from codequorum.pipeline.config import AnalysisConfig
@@ -74,10 +74,10 @@ class _Page(HTMLParser):
             self._in = None
 
 
-def _sets() -> tuple[list[SampleSet], list[Any]]:
-    sets = [SampleSet.from_codes(f"T/{HOSTILE}", CODES),
-            SampleSet.from_codes("T/2", CODES[:3]),
-            SampleSet.from_codes("T/short", CODES[:1])]
+def _sets() -> tuple[list[VersionSet], list[Any]]:
+    sets = [VersionSet.from_codes(f"T/{HOSTILE}", CODES),
+            VersionSet.from_codes("T/2", CODES[:3]),
+            VersionSet.from_codes("T/short", CODES[:1])]
     reports = [analyze(s, AnalysisConfig(metrics=("textual",))) for s in sets]
     return sets, reports
 
@@ -112,7 +112,7 @@ def test_page_written_a_set_at_a_time_is_the_page_of_the_document() -> None:
     same bytes as the page of the whole document, errors and a comparison included."""
     import io
 
-    from codequorum.ingest.sample_files import ReadError
+    from codequorum.ingest.version_files import ReadError
     from codequorum.judge.overall import OverallAccumulator
     from codequorum.render.html_report import HtmlPage, write_html
 
@@ -347,7 +347,7 @@ def test_headless_chromium_sorts_filters_and_opens_a_set(tmp_path: Path) -> None
 
 
 def _graded(model: str, risk: float, passed: bool, task: str) -> Any:
-    report = analyze(SampleSet.from_codes(task, CODES[:2]), AnalysisConfig(metrics=("textual",)))
+    report = analyze(VersionSet.from_codes(task, CODES[:2]), AnalysisConfig(metrics=("textual",)))
     report.model, report.risk, report.recommended = model, risk, 0
     report.trust = f"likely right: about 1 in {round(1 / risk)} that it is wrong"
     report.dynamic = {"candidates": [{"index": 0, "pass_rate": 1.0 if passed else 0.5,

@@ -12,7 +12,7 @@ import pytest
 
 from codequorum import __version__
 from codequorum.core.report import StabilityReport, Verdict
-from codequorum.ingest.sample_files import ReadError
+from codequorum.ingest.version_files import ReadError
 from codequorum.judge.overall import OverallAccumulator
 from codequorum.render.json_out import JsonDocumentWriter, report_document, write_json
 

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from codequorum.core.report import SkippedSample, StabilityReport, Verdict
-from codequorum.ingest.sample_files import ReadError
+from codequorum.core.report import SkippedVersion, StabilityReport, Verdict
+from codequorum.ingest.version_files import ReadError
 from codequorum.judge.risk import NOT_RUN
 from codequorum.render.csv_out import CSV_COLUMNS, csv_columns, write_csv
 from codequorum.render.json_out import report_document, write_json
@@ -39,7 +39,7 @@ def _report(task: str = "T/1", **summary: Any) -> StabilityReport:
         n=3,
         n_total=4,
         indices=[0, 1, 3],
-        skipped=[SkippedSample(2, "empty sample")],
+        skipped=[SkippedVersion(2, "empty sample")],
         empty=[2],
         syntax_errors=[0, 2, 0],
         summary=base,
@@ -96,18 +96,18 @@ def test_table_cells_are_the_report_values() -> None:
 
 
 def test_table_names_versions_with_syntax_errors_as_json_does() -> None:
-    from codequorum.core.model import SampleSet
+    from codequorum.core.model import VersionSet
     from codequorum.pipeline.analyze import analyze
     from codequorum.pipeline.config import AnalysisConfig
 
     codes = ["def f(x):\n    return x + 1\n", "def f(x):\n    return 1 + x\n",
              "def f(x:\n    return x\n"]
-    report = analyze(SampleSet.from_codes("T/3", codes), AnalysisConfig(metrics=()))
+    report = analyze(VersionSet.from_codes("T/3", codes), AnalysisConfig(metrics=()))
     said = "version 3 has syntax errors (scored as parsed)"
     assert said in report.to_dict()["notes"]
     assert f"T/3: {said}" in _render(report)
     left_out = StabilityReport(task_id="T/4", language="python", status="ok", n=2, n_total=3,
-                               indices=[0, 1], skipped=[SkippedSample(2, "not text")])
+                               indices=[0, 1], skipped=[SkippedVersion(2, "not text")])
     assert "T/4: version 3 left out: not text" in _render(left_out)
 
 
@@ -207,7 +207,7 @@ def test_table_says_per_model_how_the_risk_held() -> None:
 
 
 def test_csv_columns_cover_the_dynamic_summary() -> None:
-    dynamic = pytest.importorskip("codequorum.behaviour.run")
+    dynamic = pytest.importorskip("codequorum.behaviour.dynamic_analysis")
     assert set(dynamic.SUMMARY_KEYS) <= set(CSV_COLUMNS)
 
 

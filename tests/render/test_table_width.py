@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from rich.cells import cell_len
 
-from codequorum.core.report import SkippedSample, StabilityReport, Verdict
+from codequorum.core.report import SkippedVersion, StabilityReport, Verdict
 from codequorum.render.table import COUNTS, DROP_ORDER, fit_columns, print_table
 from codequorum.render.terminal import color_enabled, make_console, output_width
 
@@ -26,7 +26,7 @@ def _report(task_id: str, dynamic: bool) -> StabilityReport:
         summary.update(pass_rate_mean=0.5, oer=0.25, bef_jsd=1234.5)
     return StabilityReport(
         task_id=task_id, language="python", status="ok", n=10, n_total=11, indices=list(range(10)),
-        skipped=[SkippedSample(10, "empty sample")], summary=summary, medoid=0,
+        skipped=[SkippedVersion(10, "empty sample")], summary=summary, medoid=0,
         clusters=[[0, 1, 2], [3, 4, 5, 6, 7, 8, 9]],
         verdicts=[Verdict("unstable-structure", "warning", REASON)],
         notes=["version 11 left out: empty"], options={"stable_jsd": 0.8},

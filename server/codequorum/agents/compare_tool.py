@@ -5,10 +5,10 @@ are only parsed and compiled, never run.
 
 from __future__ import annotations
 
-from codequorum.agents.context import AgentWorkspace, from_tool_args
+from codequorum.agents.agent_workspace import AgentWorkspace, from_tool_args
 from codequorum.agents.schema import CompareArgs, CompareResult, VerdictOut
 from codequorum.core import parsing
-from codequorum.core.model import Sample, SampleSet
+from codequorum.core.model import Version, VersionSet
 from codequorum.pipeline.analyze import analyze
 from codequorum.render.json_out import safe_values
 
@@ -20,9 +20,9 @@ def compare_versions(ws: AgentWorkspace, args: CompareArgs) -> CompareResult:
     """The set's report: agreement, groups, verdicts, the version to keep and its risk.
     Raises :class:`~codequorum.core.errors.UnknownLanguageError` for an unknown language."""
     language = parsing.normalize_language(args.language)
-    sample_set = SampleSet(task_id=TASK_ID, language=language,
-                           samples=[Sample(code=code) for code in args.versions])
-    report = analyze(sample_set, from_tool_args(ws.options, args))
+    version_set = VersionSet(task_id=TASK_ID, language=language,
+                           samples=[Version(code=code) for code in args.versions])
+    report = analyze(version_set, from_tool_args(ws.options, args))
     data = safe_values(report.to_dict())
     return CompareResult(
         status=data["status"], message=data["message"], n=data["n"], n_total=data["n_total"],

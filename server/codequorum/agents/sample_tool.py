@@ -13,10 +13,10 @@ import dataclasses
 
 import anyio
 
-from codequorum.agents.context import AgentWorkspace, FunctionTarget, Progress
+from codequorum.agents.agent_workspace import AgentWorkspace, FunctionTarget, Progress
 from codequorum.agents.schema import MAX_SAMPLE_COUNT, SampleArgs, SampleResult, VersionOutcome
 from codequorum.core.errors import UserError
-from codequorum.core.model import Sample
+from codequorum.core.model import Version
 from codequorum.core.safe_text import safe_text
 from codequorum.generate.endpoint import (
     Outcome,
@@ -30,7 +30,7 @@ from codequorum.generate.prompting import build_messages, prompt_hash
 
 def _outcome(index: int, outcome: Outcome) -> VersionOutcome:
     """One answer in the result: accepted with its size, rejected or failed with why."""
-    if isinstance(outcome, Sample):
+    if isinstance(outcome, Version):
         lines = outcome.code.count("\n")
         return VersionOutcome(index=index, outcome="accepted",
                              detail=f"{lines} line{'s' if lines != 1 else ''}")
@@ -53,7 +53,7 @@ class _Arrivals:
 
     def __call__(self, index: int, outcome: Outcome) -> None:
         target = self.target
-        if isinstance(outcome, Sample):
+        if isinstance(outcome, Version):
             self.ws.session().add_sync(target.key, target.language,
                                        str(target.info.qualified_name), [outcome],
                                        prompt_hash=self.digest)
@@ -81,12 +81,12 @@ async def sample_versions(ws: AgentWorkspace, args: SampleArgs,
     progress(0.0, float(count), f"asking {config.model} at {config.public_url}")
     result = await regenerate(dataclasses.replace(config, samples=count), messages, count,
                               target.language, name, budget=answer_budget(target.info.text),
-                              on_sample=arrivals)
+                              on_version=arrivals)
     failure = failure_message(result, name)
     if failure is not None:
         raise UserError(safe_text(failure))
     stored = await anyio.to_thread.run_sync(
-        lambda: len(ws.session().samples_sync(target.key, name)))
+        lambda: len(ws.session().versions_sync(target.key, name)))
     return SampleResult(
         path=target.key, function=name, endpoint=config.public_url, model=config.model,
         requested=count, accepted=len(result.accepted), rejected=len(result.rejected),

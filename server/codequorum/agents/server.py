@@ -46,9 +46,9 @@ from mcp_types import (
 from pydantic import BaseModel, ValidationError
 
 from codequorum import __version__
+from codequorum.agents.agent_workspace import AgentWorkspace, Cancelled, Progress
 from codequorum.agents.check_tool import check_function
 from codequorum.agents.compare_tool import compare_versions
-from codequorum.agents.context import AgentWorkspace, Cancelled, Progress
 from codequorum.agents.sample_tool import sample_versions
 from codequorum.agents.schema import (
     CheckArgs,

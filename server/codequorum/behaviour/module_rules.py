@@ -25,7 +25,7 @@ from typing import Protocol
 
 from codequorum.behaviour.doctest_examples import class_instances
 from codequorum.behaviour.examples import call_label
-from codequorum.behaviour.test_inputs import InputCase, InputPlan
+from codequorum.behaviour.input_plan import InputCase, InputPlan
 from codequorum.core import pyast
 from codequorum.core.model import ModuleContext, Receiver
 

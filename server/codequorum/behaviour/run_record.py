@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from pydantic import TypeAdapter, ValidationError
 
 from codequorum import __version__
-from codequorum.behaviour.run import SUMMARY_KEYS, DynamicReport
+from codequorum.behaviour.dynamic_analysis import SUMMARY_KEYS, DynamicReport
 from codequorum.core.limits import json_nests_deeper
 from codequorum.core.model import ModuleContext
 

@@ -68,7 +68,7 @@ class TestCase:
 
 
 @dataclass(frozen=True)
-class Sample:
+class Version:
     """One version of a function: its code and where it came from."""
 
     code: str
@@ -132,7 +132,7 @@ class FunctionLocation:
 
 
 @dataclass
-class SampleSet:
+class VersionSet:
     """Several versions of one function (or one task), scored together.
 
     ``samples`` hold complete code (already joined with ``prompt`` when the inputs were
@@ -141,7 +141,7 @@ class SampleSet:
     """
 
     task_id: str
-    samples: list[Sample]
+    samples: list[Version]
     language: str = "python"
     prompt: str | None = None
     entry_point: str | None = None
@@ -162,7 +162,7 @@ class SampleSet:
     @classmethod
     def from_codes(
         cls, task_id: str, codes: list[str], language: str = "python", **kwargs: Any
-    ) -> SampleSet:
+    ) -> VersionSet:
         """Build a set from bare code strings (origin ``imported``)."""
-        samples = [Sample(code=c, label=f"v{i + 1}") for i, c in enumerate(codes)]
+        samples = [Version(code=c, label=f"v{i + 1}") for i, c in enumerate(codes)]
         return cls(task_id=task_id, samples=samples, language=language, **kwargs)

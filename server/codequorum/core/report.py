@@ -80,7 +80,7 @@ class Verdict:
 
 
 @dataclass(frozen=True)
-class SkippedSample:
+class SkippedVersion:
     """A sample left out of the scores, and why."""
 
     index: int
@@ -121,7 +121,7 @@ class StabilityReport:
     n: int
     n_total: int
     indices: list[int]
-    skipped: list[SkippedSample] = field(default_factory=list)
+    skipped: list[SkippedVersion] = field(default_factory=list)
     empty: list[int] = field(default_factory=list)
     message: str | None = None
     syntax_errors: list[int] = field(default_factory=list)

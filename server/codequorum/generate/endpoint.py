@@ -35,7 +35,7 @@ from typing import Any
 import httpx
 
 from codequorum.core.errors import UserError
-from codequorum.core.model import Sample
+from codequorum.core.model import Version
 from codequorum.ingest.extract import extract_function
 
 Message = dict[str, str]
@@ -229,9 +229,9 @@ class RequestError:
         return words
 
 
-Outcome = Sample | Rejected | RequestError
+Outcome = Version | Rejected | RequestError
 Choice = tuple[str | None, str | None]  # (message text, finish_reason)
-OnSample = Callable[[int, Outcome], Awaitable[None] | None]
+OnVersion = Callable[[int, Outcome], Awaitable[None] | None]
 
 
 @dataclass
@@ -240,7 +240,7 @@ class RegenerationResult:
     requests that were in flight at once (``concurrency``) and the ``max_tokens`` each
     carried (None: none)."""
 
-    accepted: list[Sample] = field(default_factory=list)
+    accepted: list[Version] = field(default_factory=list)
     rejected: list[Rejected] = field(default_factory=list)
     errors: list[RequestError] = field(default_factory=list)
     cancelled: bool = False
@@ -336,14 +336,14 @@ async def regenerate(
     *,
     budget: int | None = None,
     cancel: asyncio.Event | None = None,
-    on_sample: OnSample | None = None,
+    on_version: OnVersion | None = None,
     client: httpx.AsyncClient | None = None,
 ) -> RegenerationResult:
     """Ask for ``n`` versions (``config.samples`` when None) of function ``name``.
 
     ``budget`` is the ``max_tokens`` the function needs when the configuration sets none
     (:func:`answer_budget` of its current code). Every answer is validated with
-    :func:`extract_function`; ``on_sample(index, outcome)`` (sync or async) is called as
+    :func:`extract_function`; ``on_version(index, outcome)`` (sync or async) is called as
     each outcome arrives so callers can store samples and report progress. Setting
     ``cancel`` stops pending requests and returns what arrived.
     """
@@ -358,7 +358,7 @@ async def regenerate(
         follow_redirects=True,
         trust_env=not _is_local(config.base_url),
     )
-    session = _Exchange(config, list(messages), language, name, http, result, on_sample)
+    session = _Exchange(config, list(messages), language, name, http, result, on_version)
     try:
         await _run_until_cancelled(session.run(count), cancel, result)
     finally:
@@ -482,8 +482,8 @@ class _Exchange:
     name: str
     http: httpx.AsyncClient
     result: RegenerationResult
-    on_sample: OnSample | None
-    accepted: list[tuple[int, Sample]] = field(default_factory=list)
+    on_version: OnVersion | None
+    accepted: list[tuple[int, Version]] = field(default_factory=list)
     unreachable: str | None = None
     #: The body key of the token bound: ``max_tokens``, or ``max_completion_tokens`` for an
     #: endpoint that refuses the older name.
@@ -508,7 +508,7 @@ class _Exchange:
                 for i in indices:
                     group.create_task(one(i))
         except BaseExceptionGroup as group_error:
-            # Only ``on_sample`` can raise here (requests record their own errors):
+            # Only ``on_version`` can raise here (requests record their own errors):
             # hand the caller its own exception, not a group.
             raise group_error.exceptions[0] from None
 
@@ -560,7 +560,7 @@ class _Exchange:
         if not extracted.ok or extracted.code is None:
             reason = extracted.reason or "rejected"
             return Rejected(index, reason + cut, text, seed, rejection_kind(reason, cut_off))
-        return Sample(
+        return Version(
             code=extracted.code,
             origin="regenerated",
             label=f"{self.config.model} #{index + 1}",
@@ -571,15 +571,15 @@ class _Exchange:
         )
 
     async def _emit(self, index: int, outcome: Outcome) -> None:
-        if isinstance(outcome, Sample):
+        if isinstance(outcome, Version):
             self.accepted.append((index, outcome))
             self.result.accepted.append(outcome)
         elif isinstance(outcome, Rejected):
             self.result.rejected.append(outcome)
         else:
             self.result.errors.append(outcome)
-        if self.on_sample is not None:
-            maybe = self.on_sample(index, outcome)
+        if self.on_version is not None:
+            maybe = self.on_version(index, outcome)
             if inspect.isawaitable(maybe):
                 await maybe
 

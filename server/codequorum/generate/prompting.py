@@ -1,7 +1,7 @@
 """The chat prompt that asks a model to write one function again.
 
 The model sees what a developer would give it: the function's signature and docstring,
-and the code around it in whole statements (:mod:`codequorum.generate.context`: the file's
+and the code around it in whole statements (:mod:`codequorum.generate.surrounding_code`: the file's
 imports, the header of the enclosing class, the nearest definitions whole or as their
 signatures) — but never the function's current body, so each version is written
 independently rather than copied. It is asked for that function only, in one fenced
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import tree_sitter
 
 from codequorum.core.parsing import normalize_language, parse, to_bytes
-from codequorum.generate.context import CLASS_TYPES, surrounding_code
+from codequorum.generate.surrounding_code import CLASS_TYPES, surrounding_code
 
 if TYPE_CHECKING:
     from codequorum.core.parsing import FunctionInfo

@@ -168,7 +168,7 @@ def _content(response: httpx.Response) -> str | None:
 
 
 def proposer_for(config: ProviderConfig, count: int = 8) -> Any:
-    """A ``codequorum.behaviour.test_inputs.Proposer`` that asks ``config``'s endpoint."""
+    """A ``codequorum.behaviour.input_plan.Proposer`` that asks ``config``'s endpoint."""
 
     def propose(source: str, entry: str, arity: int, *,
                 language: InputLanguage = PYTHON_INPUTS
@@ -180,7 +180,7 @@ def proposer_for(config: ProviderConfig, count: int = 8) -> Any:
 
 
 class InputAsker:
-    """A ``codequorum.behaviour.test_inputs.Proposer`` for a whole run: asks ``config``'s
+    """A ``codequorum.behaviour.input_plan.Proposer`` for a whole run: asks ``config``'s
     endpoint set after set until it fails once (down, slow, an error status, not a chat
     completion); later sets are not asked and their note says why, so a dead endpoint costs
     one wait.

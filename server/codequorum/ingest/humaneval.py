@@ -7,7 +7,7 @@ else the harness checks (loops, tolerances, helper code) stays in one ``check`` 
 source is the harness with those asserts removed. ``split=False`` gives the harness whole.
 The ``check`` case's source starts with the prompt, so helpers the prompt defines
 (``poly`` in HumanEval/32) resolve; the sandbox runs it in a grader process beside the
-version, never in the version's own (``behaviour/sandbox/grader.py``).
+version, never in the version's own (``behaviour/sandbox/check_grader.py``).
 """
 
 from __future__ import annotations

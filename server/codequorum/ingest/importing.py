@@ -4,10 +4,10 @@ Three inputs are understood:
 
 - a sample-set file (codequorum JSONL rows ``{"task_id", "samples", "prompt"?,
   "language"?, "entry_point"?}``, HumanEval sample rows or bigcode generations, read by
-  :mod:`codequorum.ingest.sample_files`); the set is chosen by ``task_id``, else by an
+  :mod:`codequorum.ingest.version_files`); the set is chosen by ``task_id``, else by an
   ``entry_point`` equal to the function's name, else the file's only set; samples that only
   complete the set's prompt (bodies to append to it) are joined to it
-  (:func:`codequorum.ingest.sample_files.join_completions`);
+  (:func:`codequorum.ingest.version_files.join_completions`);
 - a JSON list of code strings;
 - a directory: each file in it (sorted; hidden files skipped) is one version.
 
@@ -31,16 +31,16 @@ from typing import Any
 
 from codequorum.core.errors import UserError
 from codequorum.core.limits import json_depth_problem
-from codequorum.core.model import Sample, SampleSet
+from codequorum.core.model import Version, VersionSet
 from codequorum.core.safe_paths import UnreadableFile, read_regular
 from codequorum.ingest.extract import extract_from_code
-from codequorum.ingest.sample_files import (
+from codequorum.ingest.store import VersionStore, content_hash
+from codequorum.ingest.version_files import (
     ReadError,
     ReadOptions,
     join_completions,
-    read_sample_sets,
+    read_version_sets,
 )
-from codequorum.ingest.store import SampleStore, content_hash
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ class Candidate:
     """One version read from an input, before validation."""
 
     label: str
-    sample: Sample
+    sample: Version
 
 
 @dataclass
@@ -101,7 +101,7 @@ def read_candidates(
     doc = _json_document(data)
     if isinstance(doc, list) and all(isinstance(item, str) for item in doc):
         return [
-            Candidate(f"{path.name}[{k}]", Sample(code=code, label=f"{path.stem}#{k + 1}"))
+            Candidate(f"{path.name}[{k}]", Version(code=code, label=f"{path.stem}#{k + 1}"))
             for k, code in enumerate(doc)
         ], None
     chosen = join_completions(_choose_set(path, language, task_id, entry_point), entry_point)
@@ -116,7 +116,7 @@ class PreparedImport:
     """The versions of one function an input holds, validated, before anything is stored:
     the accepted ones in order, and the report (what was skipped) to fill in."""
 
-    accepted: list[Sample]
+    accepted: list[Version]
     report: ImportReport
 
 
@@ -133,7 +133,7 @@ def prepare_import(
     short = qualified_name.rsplit(".", 1)[-1]
     candidates, chosen = read_candidates(source, language, task_id=task_id, entry_point=short)
     report = ImportReport(str(source), file, qualified_name, task_id=chosen)
-    accepted: list[Sample] = []
+    accepted: list[Version] = []
     for candidate in candidates:
         result = extract_from_code(candidate.sample.code, language, qualified_name)
         if not result.ok or result.code is None:
@@ -143,15 +143,15 @@ def prepare_import(
     return PreparedImport(accepted, report)
 
 
-def store_import(store: SampleStore, prepared: PreparedImport, language: str) -> ImportReport:
+def store_import(store: VersionStore, prepared: PreparedImport, language: str) -> ImportReport:
     """Store the prepared versions: each code up to the copies the input holds."""
     report = prepared.report
     file, qualified_name = report.file, report.qualified_name
-    rows = store.samples_for(file, qualified_name)
+    rows = store.versions_for(file, qualified_name)
     stored = Counter(r.content_hash for r in rows)
     row_ids = {r.content_hash: r.id for r in rows}
     seen: Counter[str] = Counter()
-    new: list[Sample] = []
+    new: list[Version] = []
     positions: list[int] = []
     for sample in prepared.accepted:
         digest = content_hash(sample.code)
@@ -169,8 +169,8 @@ def store_import(store: SampleStore, prepared: PreparedImport, language: str) ->
     return report
 
 
-def import_samples(
-    store: SampleStore,
+def import_versions(
+    store: VersionStore,
     source: str | Path,
     file: str,
     language: str,
@@ -219,16 +219,16 @@ def _from_directory(path: Path) -> list[Candidate]:
         raise UserError(f"{path}: the directory holds no files to import")
     out: list[Candidate] = []
     for p in files:
-        out.append(Candidate(p.name, Sample(code=_read_text(p), label=p.stem)))
+        out.append(Candidate(p.name, Version(code=_read_text(p), label=p.stem)))
     return out
 
 
 def _choose_set(
     path: Path, language: str, task_id: str | None, entry_point: str | None
-) -> SampleSet:
-    sets: list[SampleSet] = []
+) -> VersionSet:
+    sets: list[VersionSet] = []
     errors: list[ReadError] = []
-    for result in read_sample_sets(path, ReadOptions(language=language)):
+    for result in read_version_sets(path, ReadOptions(language=language)):
         (errors if isinstance(result, ReadError) else sets).append(result)  # type: ignore[arg-type]
     if not sets:
         detail = f": {errors[0]}" if errors else ""
@@ -257,9 +257,9 @@ def _choose_set(
     )
 
 
-def _imported(sample: Sample) -> Sample:
+def _imported(sample: Version) -> Version:
     return dataclasses.replace(sample, origin="imported")
 
 
-def _with_code(sample: Sample, code: str) -> Sample:
+def _with_code(sample: Version, code: str) -> Version:
     return dataclasses.replace(sample, code=code, origin="imported")

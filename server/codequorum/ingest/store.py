@@ -9,7 +9,7 @@ synchronous and thread-safe (one connection guarded by a lock) because the langu
 server calls it from worker threads; WAL mode lets the CLI and the server share the file.
 
 Each store has an identity: a random ``store_id`` in its ``meta`` table, made when the store
-is made (or when a store from before identities is first opened). :attr:`SampleStore.created`
+is made (or when a store from before identities is first opened). :attr:`VersionStore.created`
 says this very open made the file, so the program that opened it knows it filled the store
 itself; a store that arrived in some other way (committed to a repository, copied) has an id
 its user never approved, which is what the language server asks about before it runs the
@@ -48,7 +48,7 @@ from typing import Any, cast, get_args
 
 from codequorum.core.errors import UserError
 from codequorum.core.limits import MAX_SET_BYTES, MAX_STORED_VERSIONS, MAX_VERSION_BYTES
-from codequorum.core.model import Origin, Sample
+from codequorum.core.model import Origin, Version
 from codequorum.core.safe_paths import UnsafePath, file_kind, guard
 
 log = logging.getLogger(__name__)
@@ -275,7 +275,7 @@ def content_hash(code: str) -> str:
 
 
 @dataclass(frozen=True)
-class StoredSample:
+class StoredVersion:
     """One row of the store: a sample plus where and when it was recorded."""
 
     id: int
@@ -293,9 +293,9 @@ class StoredSample:
     prompt_hash: str | None
     created: float
 
-    def to_sample(self) -> Sample:
-        """The plain :class:`Sample` (what analysis consumes)."""
-        return Sample(
+    def to_version(self) -> Version:
+        """The plain :class:`Version` (what analysis consumes)."""
+        return Version(
             code=self.code,
             origin=self.origin,
             label=self.label,
@@ -319,7 +319,7 @@ class _Foreign(Exception):
 
 
 @dataclass
-class SampleStore:
+class VersionStore:
     """A SQLite version store. Create with :meth:`open`; close with :meth:`close`.
 
     ``recovered_from`` is set when a damaged file was moved aside on open, and
@@ -340,7 +340,7 @@ class SampleStore:
     # ------------------------------------------------------------------ opening
 
     @classmethod
-    def open(cls, path: str | Path, *, roots: Iterable[Path] = ()) -> SampleStore:
+    def open(cls, path: str | Path, *, roots: Iterable[Path] = ()) -> VersionStore:
         """Open (or create) the store at ``path``, making parent directories; ``roots``: the
         workspaces no symlink on the way may lead out of.
 
@@ -393,7 +393,7 @@ class SampleStore:
         return store
 
     @classmethod
-    def _create(cls, path: Path) -> SampleStore | None:
+    def _create(cls, path: Path) -> VersionStore | None:
         """A new store at ``path`` (a real path where nothing is): made beside it and
         linked into place only if the place is still free (None when something appeared
         there meanwhile, which is then judged like any file found there)."""
@@ -426,7 +426,7 @@ class SampleStore:
                 self._closed = True
                 self._conn.close()
 
-    def __enter__(self) -> SampleStore:
+    def __enter__(self) -> VersionStore:
         return self
 
     def __exit__(
@@ -444,7 +444,7 @@ class SampleStore:
         file: str,
         language: str,
         qualified_name: str,
-        samples: Sequence[Sample],
+        samples: Sequence[Version],
         prompt_hash: str | None = None,
     ) -> list[int]:
         """Record samples of one function; returns one row id per input sample, in order.
@@ -617,7 +617,7 @@ class SampleStore:
 
     # ------------------------------------------------------------------ reading
 
-    def samples_for(self, file: str, qualified_name: str) -> list[StoredSample]:
+    def versions_for(self, file: str, qualified_name: str) -> list[StoredVersion]:
         """The versions of one function, oldest first: a row generated k times is there k
         times (the same row, the same id).
 
@@ -647,7 +647,7 @@ class SampleStore:
             f"SELECT {columns} {where} AND id IN ({', '.join('?' * len(wanted))}) ORDER BY id",
             (file, qualified_name, *wanted),
         )
-        return [s for r in rows for s in [_row_to_sample(r)] * wanted[int(r[0])]]
+        return [s for r in rows for s in [_row_to_version(r)] * wanted[int(r[0])]]
 
     def count(self, file: str, qualified_name: str) -> int:
         """How many versions one function has (copies counted)."""
@@ -657,7 +657,7 @@ class SampleStore:
         )
         return int(rows[0][0])
 
-    def functions_with_samples(self, file: str) -> list[str]:
+    def functions_with_versions(self, file: str) -> list[str]:
         """Qualified names in ``file`` that have at least one sample, sorted."""
         rows = self._query(
             "SELECT DISTINCT qualified_name FROM samples WHERE file = ? ORDER BY qualified_name",
@@ -739,13 +739,13 @@ def _whole(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _row_to_sample(row: tuple[object, ...]) -> StoredSample:
+def _row_to_version(row: tuple[object, ...]) -> StoredVersion:
     """One stored row as a version, each value read as its column's type
     (:func:`_text`, :func:`_number`, ...), so a value of another type in a store of the
     repository's making costs that value, never the run."""
     r = dict(zip(_COLUMNS, row, strict=True))
     origin = _text(r["origin"])
-    return StoredSample(
+    return StoredVersion(
         id=int(cast(int, r["id"])),
         file=_text(r["file"]),
         language=_text(r["language"]),

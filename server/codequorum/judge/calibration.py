@@ -7,7 +7,7 @@ recommended version failed them, and :class:`CalibrationAccumulator` keeps, per 
 made the versions, one (risk, failed) pair per set, so that ``overall`` can say for each
 model how often its kept versions were wrong against how often the risk said so (AUROC,
 ECE and the reliability rows of :mod:`codequorum.judge.risk`). Sets name their model through
-their versions (:attr:`codequorum.core.model.Sample.model`: the JSONL field ``model``, the
+their versions (:attr:`codequorum.core.model.Version.model`: the JSONL field ``model``, the
 provider's name for versions from an endpoint or an editor's model).
 """
 

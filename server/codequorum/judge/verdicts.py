@@ -1,7 +1,7 @@
 """Every verdict a report can carry, declared once: code, severity, title, docs, style.
 
 One :class:`VerdictSpec` per code. The rules (:mod:`codequorum.judge.structure`,
-:mod:`codequorum.judge.dynamic`, the refusal of :mod:`codequorum.pipeline.analyze`) make
+:mod:`codequorum.judge.dynamic_rules`, the refusal of :mod:`codequorum.pipeline.analyze`) make
 their verdicts from it (:meth:`VerdictSpec.verdict`), so a code without a spec cannot be
 emitted; findings, the table, the HTML report, the diagnostics and ``check`` read the
 severity ranking (:data:`~codequorum.core.report.SEVERITIES`), what is quiet and the

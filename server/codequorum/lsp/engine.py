@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import unquote, urlparse
 
 from codequorum.core.model import ModuleContext
-from codequorum.ingest.store import SampleStore
+from codequorum.ingest.store import VersionStore
 from codequorum.ingest.workspace import file_key_for
-from codequorum.judge.dynamic import dynamic_verdicts
+from codequorum.judge.dynamic_rules import dynamic_verdicts
 from codequorum.judge.verdicts import NOT_RUN
 from codequorum.lsp.documents import FunctionEntry, Snapshot
 from codequorum.lsp.settings import Settings, from_settings
@@ -40,7 +40,7 @@ from codequorum.pipeline.session import (
 )
 
 if TYPE_CHECKING:
-    from codequorum.behaviour.test_inputs import Proposer
+    from codequorum.behaviour.input_plan import Proposer
 
 __all__ = [
     "Engine",
@@ -99,7 +99,7 @@ class Engine(Session):
         self._inflight: dict[AnalysisKey, asyncio.Future[FunctionAnalysis]] = {}
         self._nothing_ran: OrderedDict[str, None] = OrderedDict()
 
-    def store(self) -> SampleStore | None:
+    def store(self) -> VersionStore | None:
         """The open store; a store this server made is approved for running at once (the
         user fills it), one it found is not (see :mod:`codequorum.options.approvals`)."""
         store = super().store()
@@ -165,7 +165,7 @@ class Engine(Session):
     def document_lookup_sync(self, snapshot: Snapshot, file_key: str) -> list[Lookup]:
         """Every function of the document with stored versions, its key and its light
         analysis when ready (computes nothing)."""
-        names = self.functions_with_samples_sync(file_key)
+        names = self.functions_with_versions_sync(file_key)
         if not names or snapshot.language is None:
             return []
         out: list[Lookup] = []

@@ -57,6 +57,7 @@ from codequorum.lsp.documents import (
     language_of,
     normalize_encoding,
 )
+from codequorum.lsp.editor_watch import EDIT_REASON, Watch
 from codequorum.lsp.engine import Engine, FunctionAnalysis, Items
 from codequorum.lsp.files import RefusedFile, path_of, read_inside
 from codequorum.lsp.hover import computing_doc, hover_doc
@@ -66,7 +67,6 @@ from codequorum.lsp.progress import REQUEST_TOKEN
 from codequorum.lsp.rendering import Format, client_format, markup_content
 from codequorum.lsp.settings import Settings, file_settings, folder_settings, parse_settings
 from codequorum.lsp.views import shows_documents
-from codequorum.lsp.watch import EDIT_REASON, Watch
 from codequorum.pipeline.session import AnalysisKey
 from codequorum.pipeline.watch.edits import Edit
 
@@ -710,8 +710,8 @@ class CodequorumServer(LanguageServer):
             return
         key = self.file_key(uri)
         engine = self.engine_for(uri)
-        with_samples = await engine.run(engine.functions_with_samples_sync, key)
-        if not with_samples:
+        with_versions = await engine.run(engine.functions_with_versions_sync, key)
+        if not with_versions:
             return
         before = [e.qualified_name for e in await engine.run(saved.functions)]
         names = [e.qualified_name for e in await engine.run(snapshot.functions)]
@@ -719,8 +719,8 @@ class CodequorumServer(LanguageServer):
         if rename is None:
             return
         old_name, new_name = rename
-        owned = [n for n in with_samples if n == old_name or n.startswith(old_name + ".")]
-        if owned and new_name not in with_samples:
+        owned = [n for n in with_versions if n == old_name or n.startswith(old_name + ".")]
+        if owned and new_name not in with_versions:
             moved = await engine.run(engine.rename_sync, key, old_name, new_name)
             log.info("moved %d versions from %s to %s", moved, old_name, new_name)
 

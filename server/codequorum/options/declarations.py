@@ -25,7 +25,7 @@ from codequorum.core.parsing import normalize_language
 from codequorum.core.report import SEVERITIES
 from codequorum.generate.endpoint import DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, DEFAULT_MODEL
 from codequorum.generate.prompting import DEFAULT_CONTEXT_LINES
-from codequorum.ingest.sample_files import INPUT_FORMATS
+from codequorum.ingest.version_files import INPUT_FORMATS
 from codequorum.metrics.registry import (
     DEFAULT_METRICS,
     EDITOR_METRICS,

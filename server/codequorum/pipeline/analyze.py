@@ -1,4 +1,4 @@
-"""Sample set -> stability report: matrices, summaries, typicality, clusters, verdicts.
+"""Version set -> stability report: matrices, summaries, typicality, clusters, verdicts.
 
 The metric modules compute the pairwise matrices; this module only combines them: which
 samples are usable, the pair means, how typical each version is, which versions share a
@@ -18,17 +18,17 @@ import numpy as np
 
 from codequorum.core.errors import SandboxUnavailableError, UserError
 from codequorum.core.limits import InputLimitError, nesting_problem, version_size_problem
-from codequorum.core.model import SampleSet
+from codequorum.core.model import VersionSet
 from codequorum.core.parsing import nests_deeper, parse, parse_versions
 from codequorum.core.report import (
     FloatMatrix,
-    SkippedSample,
+    SkippedVersion,
     StabilityReport,
     Verdict,
     json_number,
 )
 from codequorum.core.words import versions_compared, versions_named
-from codequorum.judge.dynamic import RunFigures, dynamic_verdicts
+from codequorum.judge.dynamic_rules import RunFigures, dynamic_verdicts
 from codequorum.judge.structure import ShapeFacts, shape_verdicts
 from codequorum.judge.verdicts import INPUT_LIMIT as INPUT_LIMIT_SPEC
 from codequorum.judge.verdicts import NOT_RUN, STABLE
@@ -58,22 +58,23 @@ log = logging.getLogger(__name__)
 
 
 class DynamicLike(RunFigures, Protocol):
-    """What :func:`analyze` reads of a run (``codequorum.behaviour.run.DynamicReport``):
+    """What :func:`analyze` reads of a run
+    (``codequorum.behaviour.dynamic_analysis.DynamicReport``):
     its figures, what the verdict rules read, and its JSON form."""
 
     def to_dict(self, verdicts: Sequence[Verdict] = ()) -> dict[str, Any]: ...
 
 
-def _insufficient(sample_set: SampleSet, indices: list[int], empty: list[int],
+def _insufficient(version_set: VersionSet, indices: list[int], empty: list[int],
                   options: AnalysisConfig, current_index: int | None) -> StabilityReport:
     """The no-score report for a set with fewer than two versions or none with code, with
     the reason."""
-    n_total = len(sample_set.samples)
+    n_total = len(version_set.samples)
     usable = len(indices)
     word = "version" if usable == 1 else "versions"
     message = f"only {usable} usable {word} of {n_total}; at least two are needed to compare"
     return StabilityReport(
-        task_id=sample_set.task_id, language=sample_set.language, status="insufficient",
+        task_id=version_set.task_id, language=version_set.language, status="insufficient",
         n=usable, n_total=n_total, indices=indices, empty=empty, message=message,
         current_index=current_index, options=options.to_dict(),
     )
@@ -84,26 +85,26 @@ ALL_EMPTY_NOTE = ("every version is empty: nothing to compare in shape or behavi
                   "LCS 0 and LED 0, as the study's scripts give")
 
 
-def _all_empty(sample_set: SampleSet, indices: list[int], options: AnalysisConfig,
+def _all_empty(version_set: VersionSet, indices: list[int], options: AnalysisConfig,
                current_index: int | None) -> StabilityReport:
     """The report of a set whose every version is empty: an outcome, scored as the
     study's scripts score it (token LCS 0 and LED 0 for every pair, as figures and, when
     matrices are kept, as the ``lcs`` and ``led`` matrices; no tree, so no shape figure,
     no verdict and nothing to keep), with a note saying so."""
     shapes = [m.key for m in PAIR_METRICS
-              if m.wanted(options.metrics) and m.applies(sample_set.language)]
+              if m.wanted(options.metrics) and m.applies(version_set.language)]
     summary: dict[str, Any] = {name: {"ordered": None, "unordered": None} for name in shapes}
     matrices: dict[str, FloatMatrix] = {}
     if options.textual:
         from codequorum.metrics.textual import textual_summary
 
-        textual = textual_summary(sample_set.codes)
+        textual = textual_summary(version_set.codes)
         summary.update({key: float(getattr(textual, key)) for key in TEXTUAL_KEYS})
         summary.update(dict.fromkeys(AST_DIFF_KEYS))
         matrices["lcs"] = np.asarray(textual.lcs, dtype=np.float64)
         matrices["led"] = np.asarray(textual.led, dtype=np.float64)
     return StabilityReport(
-        task_id=sample_set.task_id, language=sample_set.language, status="ok",
+        task_id=version_set.task_id, language=version_set.language, status="ok",
         n=len(indices), n_total=len(indices), indices=indices, empty=list(indices),
         syntax_errors=[0] * len(indices), summary=summary, notes=[ALL_EMPTY_NOTE],
         matrices=matrices if options.keep_matrices else {},
@@ -112,27 +113,27 @@ def _all_empty(sample_set: SampleSet, indices: list[int], options: AnalysisConfi
 
 
 def analyze(
-    sample_set: SampleSet,
+    version_set: VersionSet,
     options: AnalysisConfig | None = None,
     dynamic: DynamicLike | None = None,
     current_index: int | None = None,
 ) -> StabilityReport:
-    """Score how much the versions in ``sample_set`` agree (:func:`_analyze`), and name
+    """Score how much the versions in ``version_set`` agree (:func:`_analyze`), and name
     the model that made them."""
     from codequorum.judge.calibration import model_of
 
-    report = _analyze(sample_set, options, dynamic, current_index)
-    report.model = model_of([s.model for s in sample_set.samples])
+    report = _analyze(version_set, options, dynamic, current_index)
+    report.model = model_of([s.model for s in version_set.samples])
     return report
 
 
 def _analyze(
-    sample_set: SampleSet,
+    version_set: VersionSet,
     options: AnalysisConfig | None = None,
     dynamic: DynamicLike | None = None,
     current_index: int | None = None,
 ) -> StabilityReport:
-    """Score how much the versions in ``sample_set`` agree.
+    """Score how much the versions in ``version_set`` agree.
 
     Every version is scored: an empty answer is an outcome (listed in ``empty``; each metric
     treats it as its reference does, see docs/metrics.md), samples with syntax errors are
@@ -148,19 +149,19 @@ def _analyze(
     recursively.
     """
     opts = options or AnalysisConfig()
-    codes_all = sample_set.codes
+    codes_all = version_set.codes
     if current_index is not None and not 0 <= current_index < len(codes_all):
         raise ValueError(f"current_index {current_index} is outside the set "
                          f"(0..{len(codes_all) - 1})")
     indices = list(range(len(codes_all)))
-    skipped: list[SkippedSample] = []
+    skipped: list[SkippedVersion] = []
     empty = [i for i, code in enumerate(codes_all) if not code.strip()]
     if len(indices) < 2:
-        report = _insufficient(sample_set, indices, empty, opts, current_index)
+        report = _insufficient(version_set, indices, empty, opts, current_index)
         _merge_dynamic(report, dynamic)
         return report
     if len(empty) == len(indices):
-        report = _all_empty(sample_set, indices, opts, current_index)
+        report = _all_empty(version_set, indices, opts, current_index)
         _merge_dynamic(report, dynamic)
         return report
 
@@ -169,20 +170,20 @@ def _analyze(
     if n > opts.max_versions:
         raise UserError(f"{n:,} usable versions; at most {opts.max_versions:,} are compared at "
                         "once (the pairs grow as n²): score the first K with --samples K")
-    trees = parse_versions(codes, sample_set.language, keep_nodes=KEEP_TREE_NODES,
+    trees = parse_versions(codes, version_set.language, keep_nodes=KEEP_TREE_NODES,
                            keep_total=KEEP_TOTAL_NODES)
-    prepared = Prepared(codes, sample_set.language, max_depth=opts.max_depth,
+    prepared = Prepared(codes, version_set.language, max_depth=opts.max_depth,
                         jsd_log_base=opts.jsd_log_base, tsed_costs=opts.tsed_costs,
                         parsed=trees)
     matrices: dict[str, FloatMatrix] = {
         m.key: m.compute(prepared) for m in PAIR_METRICS
-        if m.wanted(opts.metrics) and m.applies(sample_set.language)
+        if m.wanted(opts.metrics) and m.applies(version_set.language)
     }
     syntax_errors = [int(x) for x in prepared.structural.syntax_errors]
     notes = _input_notes(empty, [indices[k] for k, e in enumerate(syntax_errors) if e > 0],
                          current_index)
     notes.extend(_tsed_note(matrices, indices, current_index))
-    summary = _summary(codes, sample_set.language, opts, matrices)
+    summary = _summary(codes, version_set.language, opts, matrices)
 
     similarity = symmetrise(matrices["jsd_struct"])
     typ = typicality(similarity)
@@ -191,7 +192,7 @@ def _analyze(
     clusters = [[indices[k] for k in g] for g in groups]
 
     report = StabilityReport(
-        task_id=sample_set.task_id, language=sample_set.language, status="ok", n=n,
+        task_id=version_set.task_id, language=version_set.language, status="ok", n=n,
         n_total=len(codes_all), indices=indices, skipped=skipped, empty=empty,
         syntax_errors=syntax_errors,
         matrices=matrices if opts.keep_matrices else {},
@@ -199,7 +200,7 @@ def _analyze(
         clusters=clusters, notes=notes, current_index=current_index, options=opts.to_dict(),
     )
     current_apart = (current_index is not None
-                     and sample_set.samples[current_index].origin == "current")
+                     and version_set.samples[current_index].origin == "current")
     report.verdicts = shape_verdicts(ShapeFacts(report, similarity, typ, groups, opts,
                                                 versions_compared(n, current_apart)))
     _merge_dynamic(report, dynamic)
@@ -207,36 +208,36 @@ def _analyze(
     return report
 
 
-def admit(sample_set: SampleSet) -> None:
+def admit(version_set: VersionSet) -> None:
     """Raise :class:`~codequorum.core.limits.InputLimitError` when a version of the set, its
     prompt or a test harness is over a bound of :mod:`codequorum.core.limits`: what must hold
     before they are compiled, read with ``ast`` or run (``analyze`` checks the versions
     itself)."""
-    texts = [("the prompt", sample_set.prompt or "", sample_set.language)]
+    texts = [("the prompt", version_set.prompt or "", version_set.language)]
     texts += [(f"test {t.name or k + 1}", t.source or "", "python")  # harnesses are Python
-              for k, t in enumerate(sample_set.tests)]
+              for k, t in enumerate(version_set.tests)]
     for what, text, language in texts:
         too_big = version_size_problem(text)
         if too_big is not None:
             raise InputLimitError(f"not run: {what} is {too_big}")
         if text and nests_deeper(parse(text, language)):
             raise InputLimitError(f"not run: {what} is {nesting_problem()}")
-    parse_versions(sample_set.codes, sample_set.language, keep_nodes=0, keep_total=0)
+    parse_versions(version_set.codes, version_set.language, keep_nodes=0, keep_total=0)
 
 
 #: The verdict of a set refused before scoring (a version over a bound).
 INPUT_LIMIT = INPUT_LIMIT_SPEC.code
 
 
-def refused(sample_set: SampleSet, reason: str, options: AnalysisConfig | None = None,
+def refused(version_set: VersionSet, reason: str, options: AnalysisConfig | None = None,
             current_index: int | None = None) -> StabilityReport:
     """The report of a set refused before scoring (``reason``: the
     :class:`~codequorum.core.limits.InputLimitError`'s message): nothing compared, the reason as
     its message and as an ``input-limit`` verdict, so an editor and ``check`` show it on
     the function like any finding."""
-    n_total = len(sample_set.samples)
+    n_total = len(version_set.samples)
     return StabilityReport(
-        task_id=sample_set.task_id, language=sample_set.language, status="insufficient",
+        task_id=version_set.task_id, language=version_set.language, status="insufficient",
         n=0, n_total=n_total, indices=[], message=reason, current_index=current_index,
         options=(options or AnalysisConfig()).to_dict(),
         verdicts=[INPUT_LIMIT_SPEC.verdict(reason)],
@@ -425,7 +426,7 @@ def risk_signals(rec: Recommendation, keys: KeyMatrix, codes: Sequence[str],
 
 def _merge_dynamic(report: StabilityReport, dynamic: DynamicLike | None) -> None:
     """Dynamic summary figures join the structural ones, and the dynamic verdicts
-    (:func:`codequorum.judge.dynamic.dynamic_verdicts`) the structural verdicts."""
+    (:func:`codequorum.judge.dynamic_rules.dynamic_verdicts`) the structural verdicts."""
     if dynamic is None:
         return
     from codequorum.behaviour.runtimes import runtime_for, runtime_names

@@ -6,7 +6,7 @@ editor's settings and the agents' server to the engine (:mod:`codequorum.pipelin
 defaults are the declared ones: ``options/declarations.py`` reads each analysis option's and
 setting's default from :data:`DEFAULTS`, so a default is written once. Each front end has
 one adapter that builds it (``cli/analysis.py: from_request``, ``lsp/settings.py:
-from_settings``, ``agents/context.py: from_tool_args``).
+from_settings``, ``agents/agent_workspace.py: from_tool_args``).
 """
 
 from __future__ import annotations

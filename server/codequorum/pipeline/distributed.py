@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from codequorum.core.errors import UserError
-from codequorum.core.model import SampleSet
+from codequorum.core.model import VersionSet
 from codequorum.core.report import StabilityReport
 from codequorum.pipeline.config import AnalysisConfig
 from codequorum.pipeline.score import ScoreFailure, in_module, score_one
@@ -140,11 +140,11 @@ def check_workers(client: distributed.Client) -> None:
 Result = StabilityReport | ScoreFailure
 
 
-def score_task(sample_set: SampleSet, options: AnalysisConfig, dynamic: bool,
+def score_task(version_set: VersionSet, options: AnalysisConfig, dynamic: bool,
                without: str | None = None) -> Result:
     """What a worker runs for one set: the local scoring of one set (its module, or why it
     has none, found by the client), nothing else."""
-    return score_one(sample_set, options, dynamic, without=without)
+    return score_one(version_set, options, dynamic, without=without)
 
 
 def live_workers(client: distributed.Client) -> tuple[int, int]:
@@ -157,8 +157,8 @@ class _InFlight:
     """The sets of one run on the cluster: submitted from ``source`` while fewer than the
     limit are in flight, their results filed by position until their turn comes."""
 
-    def __init__(self, client: distributed.Client, source: Iterator[tuple[int, SampleSet]],
-                 submit: Callable[[int, SampleSet], Any], window: int | None) -> None:
+    def __init__(self, client: distributed.Client, source: Iterator[tuple[int, VersionSet]],
+                 submit: Callable[[int, VersionSet], Any], window: int | None) -> None:
         self.client = client
         self.source = source
         self.submit = submit
@@ -215,7 +215,7 @@ class _InFlight:
 
 
 def score_distributed(
-    sets: Iterable[SampleSet],
+    sets: Iterable[VersionSet],
     options: AnalysisConfig,
     client: distributed.Client,
     *,
@@ -239,11 +239,11 @@ def score_distributed(
     """
     run = uuid.uuid4().hex[:12]
 
-    def submit(k: int, sample_set: SampleSet) -> Any:
+    def submit(k: int, version_set: VersionSet) -> Any:
         without = None
         if dynamic:
-            sample_set, without = in_module(sample_set, workspace)
-        return client.submit(score_task, sample_set, options, dynamic, without,
+            version_set, without = in_module(version_set, workspace)
+        return client.submit(score_task, version_set, options, dynamic, without,
                              key=f"codequorum-score-{run}-{k}", retries=retries)
 
     flight = _InFlight(client, iter(enumerate(sets)), submit, window)

@@ -30,15 +30,15 @@ from typing import TYPE_CHECKING
 
 from codequorum.core.errors import EXIT_INTERRUPTED, UserError
 from codequorum.core.limits import MAX_HELD_CHARS, size_words
-from codequorum.core.model import SampleSet
+from codequorum.core.model import VersionSet
 from codequorum.core.report import StabilityReport
-from codequorum.ingest.sample_files import ReadError, ReadOptions, display_name, read_sample_sets
+from codequorum.ingest.version_files import ReadError, ReadOptions, display_name, read_version_sets
 from codequorum.pipeline.analyze import admit, analyze
 from codequorum.pipeline.config import AnalysisConfig
 from codequorum.pipeline.session import RAN_WITHOUT_MODULE, located_module
 
 if TYPE_CHECKING:
-    from codequorum.behaviour.test_inputs import Proposer
+    from codequorum.behaviour.input_plan import Proposer
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +77,7 @@ class ScoreRun:
 def dynamic_available() -> bool:
     """Whether the sandboxed dynamic analysis is installed."""
     try:
-        return importlib.util.find_spec("codequorum.behaviour.run") is not None
+        return importlib.util.find_spec("codequorum.behaviour.dynamic_analysis") is not None
     except (ImportError, ValueError):
         return False
 
@@ -93,7 +93,7 @@ def require_sandbox(dynamic: bool, interpreter: str | None, sandbox: str) -> Non
 
 
 def score_one(
-    sample_set: SampleSet,
+    version_set: VersionSet,
     options: AnalysisConfig,
     dynamic: bool = False,
     *,
@@ -118,47 +118,47 @@ def score_one(
     try:
         dyn = None
         if dynamic:
-            from codequorum.behaviour.run import DynamicOptions, run_dynamic
+            from codequorum.behaviour.dynamic_analysis import DynamicOptions, run_dynamic
 
-            admit(sample_set)  # nothing over a bound is compiled or run
+            admit(version_set)  # nothing over a bound is compiled or run
             if without is None:
-                sample_set, without = in_module(sample_set, workspace)
-            dyn = run_dynamic(sample_set, DynamicOptions(jobs=dynamic_jobs, sandbox=options.sandbox,
-                                                      interpreter=options.interpreter,
-                                                      input_proposer=input_proposer),
-                              progress=on_progress, cancel=cancel)
-        report = analyze(sample_set, options, dynamic=dyn)
+                version_set, without = in_module(version_set, workspace)
+            dynamic_options = DynamicOptions(jobs=dynamic_jobs, sandbox=options.sandbox,
+                                             interpreter=options.interpreter,
+                                             input_proposer=input_proposer)
+            dyn = run_dynamic(version_set, dynamic_options, progress=on_progress, cancel=cancel)
+        report = analyze(version_set, options, dynamic=dyn)
         if dynamic and without is not None:
             report.notes.append(f"{RAN_WITHOUT_MODULE}: {without}")
         return report
     except UserError as exc:
         return ScoreFailure(str(exc), exc.exit_code)
     except Exception as exc:  # one bad set must not end the run: report it, go on
-        log.debug("set %s could not be scored", sample_set.task_id, exc_info=True)
+        log.debug("set %s could not be scored", version_set.task_id, exc_info=True)
         return ScoreFailure(f"could not be scored: {type(exc).__name__}: {exc}")
 
 
-def in_module(sample_set: SampleSet, workspace: Path | None
-              ) -> tuple[SampleSet, str | None]:
-    """``sample_set`` in the module its location names (the module view rebuilt in
+def in_module(version_set: VersionSet, workspace: Path | None
+              ) -> tuple[VersionSet, str | None]:
+    """``version_set`` in the module its location names (the module view rebuilt in
     ``workspace``, as ``check`` builds it), or as it is with the reason it runs without
     it (None: it has no location, or already its module)."""
     from codequorum.behaviour.runtimes import runtime_for
 
-    location = sample_set.location
-    if location is None or sample_set.module is not None \
-            or runtime_for(sample_set.language) is None:
-        return sample_set, None
+    location = version_set.location
+    if location is None or version_set.module is not None \
+            or runtime_for(version_set.language) is None:
+        return version_set, None
     if workspace is None:
-        return sample_set, "no workspace to find it in"
+        return version_set, "no workspace to find it in"
     try:
-        module = located_module(workspace, location, sample_set.language)
+        module = located_module(workspace, location, version_set.language)
     except UserError as exc:
-        return sample_set, f"{exc} (score runs it in the workspace it is started in)"
+        return version_set, f"{exc} (score runs it in the workspace it is started in)"
     except Exception as exc:  # boundary: the set still runs, and says without what
-        log.warning("the module of %s was not rebuilt: %s", sample_set.task_id, exc)
-        return sample_set, f"it could not be read ({type(exc).__name__})"
-    return dataclasses.replace(sample_set, module=module), None
+        log.warning("the module of %s was not rebuilt: %s", version_set.task_id, exc)
+        return version_set, f"it could not be read ({type(exc).__name__})"
+    return dataclasses.replace(version_set, module=module), None
 
 
 def _exit_on_term(signum: int, _frame: object) -> None:
@@ -195,10 +195,10 @@ def _stop_workers(executor: ProcessPoolExecutor) -> None:
                 process.join(timeout=1.0)
 
 
-def expected_work(sample_set: SampleSet) -> int:
+def expected_work(version_set: VersionSet) -> int:
     """A set's scoring time, roughly: the square of its distinct versions' length (tree
     edit distance, the costliest metric, grows about so)."""
-    size = sum(len(code) for code in set(sample_set.codes))
+    size = sum(len(code) for code in set(version_set.codes))
     return size * size
 
 
@@ -239,7 +239,7 @@ def start_workers(jobs: int, sets: int) -> ProcessPoolExecutor | None:
 
 
 def score_sets(
-    sample_sets: Sequence[SampleSet],
+    version_sets: Sequence[VersionSet],
     options: AnalysisConfig,
     *,
     jobs: int = 1,
@@ -252,17 +252,17 @@ def score_sets(
     ``jobs > 1``. Closing the generator early, or Ctrl-C while it waits, stops the
     workers."""
     if executor is None:
-        executor = start_workers(jobs, len(sample_sets))
+        executor = start_workers(jobs, len(version_sets))
     if executor is None:
-        for k, sample_set in enumerate(sample_sets):
-            yield k, score_one(sample_set, options, dynamic)
+        for k, version_set in enumerate(version_sets):
+            yield k, score_one(version_set, options, dynamic)
         return
     finished = False
     try:
         pending: dict[Future[StabilityReport | ScoreFailure], int] = {}
         # the largest sets first, so that no worker is left with a large one at the end
-        order = sorted(range(len(sample_sets)), key=lambda k: -expected_work(sample_sets[k]))
-        queue = ((k, sample_sets[k]) for k in order)
+        order = sorted(range(len(version_sets)), key=lambda k: -expected_work(version_sets[k]))
+        queue = ((k, version_sets[k]) for k in order)
         window = 4 * max(jobs, 2)  # bounded in flight: memory stays flat for huge inputs
 
         def fill() -> None:
@@ -271,8 +271,8 @@ def score_sets(
                 item = next(queue, None)
                 if item is None:
                     return
-                k, sample_set = item
-                pending[executor.submit(score_one, sample_set, options, dynamic)] = k
+                k, version_set = item
+                pending[executor.submit(score_one, version_set, options, dynamic)] = k
 
         fill()
         while pending:
@@ -291,7 +291,7 @@ def score_sets(
 
 
 def run_scoring(
-    sample_sets: Sequence[SampleSet],
+    version_sets: Sequence[VersionSet],
     sources: Sequence[str],
     options: AnalysisConfig,
     *,
@@ -310,20 +310,20 @@ def run_scoring(
     ``workspace``), and the bar counts versions run.
     """
     if dynamic:
-        return _run_dynamic_scoring(sample_sets, sources, options, jobs=jobs,
+        return _run_dynamic_scoring(version_sets, sources, options, jobs=jobs,
                                     progress=progress,
                                     input_proposer=input_proposer, workspace=workspace)
-    run = ScoreRun(total=len(sample_sets))
+    run = ScoreRun(total=len(version_sets))
     results: dict[int, StabilityReport] = {}
     executor: ProcessPoolExecutor | None = None
     gen = None
     try:  # Ctrl-C while the workers start (compiled code loading) ends the run as well
-        executor = start_workers(jobs, len(sample_sets))
-        bar = _bar(progress, len(sample_sets), "scoring")
-        gen = score_sets(sample_sets, options, jobs=jobs, executor=executor)
+        executor = start_workers(jobs, len(version_sets))
+        bar = _bar(progress, len(version_sets), "scoring")
+        gen = score_sets(version_sets, options, jobs=jobs, executor=executor)
         with bar as move:
             for done, (k, result) in enumerate(gen, start=1):
-                _collect(run, results, sample_sets, sources, k, result)
+                _collect(run, results, version_sets, sources, k, result)
                 move(done)
     except KeyboardInterrupt:
         run.interrupted = True
@@ -350,44 +350,44 @@ def _unseen(_completed: int) -> None:
 
 
 def _collect(run: ScoreRun, results: dict[int, StabilityReport],
-             sample_sets: Sequence[SampleSet], sources: Sequence[str], k: int,
+             version_sets: Sequence[VersionSet], sources: Sequence[str], k: int,
              result: StabilityReport | ScoreFailure) -> None:
     """File one set's result: a report, or an error naming the set's file and line."""
     if isinstance(result, ScoreFailure):
-        s = sample_sets[k]
+        s = version_sets[k]
         run.errors.append(ReadError(sources[k], s.source_line, result.message,
                                     task_id=s.task_id, exit_code=result.exit_code))
     else:
         results[k] = result
 
 
-def _run_dynamic_scoring(sample_sets: Sequence[SampleSet], sources: Sequence[str],
+def _run_dynamic_scoring(version_sets: Sequence[VersionSet], sources: Sequence[str],
                          options: AnalysisConfig, *, jobs: int,
                          progress: ProgressBar | None,
                          input_proposer: Proposer | None = None,
                          workspace: Path | None = None) -> ScoreRun:
     """Sets one after the other, versions of a set in parallel in the sandbox; the bar
     counts versions. Ctrl-C cancels the running versions and keeps the finished sets."""
-    run = ScoreRun(total=len(sample_sets))
+    run = ScoreRun(total=len(version_sets))
     results: dict[int, StabilityReport] = {}
-    total = sum(len(s.samples) for s in sample_sets)
+    total = sum(len(s.samples) for s in version_sets)
     bar = _bar(progress, total, "running versions")
     cancel = threading.Event()
     base = 0
     try:
         with bar as move:
-            for k, sample_set in enumerate(sample_sets):
+            for k, version_set in enumerate(version_sets):
                 offset = base
 
                 def on_progress(done: int, _total: int, offset: int = offset) -> None:
                     move(offset + done)
 
-                result = score_one(sample_set, options, True, dynamic_jobs=jobs,
+                result = score_one(version_set, options, True, dynamic_jobs=jobs,
                                    on_progress=on_progress if progress is not None else None,
                                    cancel=cancel, input_proposer=input_proposer,
                                    workspace=workspace)
-                _collect(run, results, sample_sets, sources, k, result)
-                base += len(sample_set.samples)
+                _collect(run, results, version_sets, sources, k, result)
+                base += len(version_set.samples)
                 move(base)
     except KeyboardInterrupt:
         cancel.set()
@@ -399,14 +399,14 @@ def _run_dynamic_scoring(sample_sets: Sequence[SampleSet], sources: Sequence[str
 
 
 def read_inputs(inputs: Sequence[str], options: ReadOptions
-                ) -> tuple[list[SampleSet], list[str], list[ReadError]]:
+                ) -> tuple[list[VersionSet], list[str], list[ReadError]]:
     """Every set from every input (with the file it came from) and every read error.
 
     A file that cannot be read or whose format cannot be told is one error; the other
     files are still read. ``options.limit`` counts sets across all inputs. Reading stops,
     with one error, once the sets hold :data:`~codequorum.core.limits.MAX_HELD_CHARS` of text.
     """
-    sets: list[SampleSet] = []
+    sets: list[VersionSet] = []
     sources: list[str] = []
     errors: list[ReadError] = []
     held = 0
@@ -427,7 +427,7 @@ def read_inputs(inputs: Sequence[str], options: ReadOptions
 
 
 def iter_inputs(inputs: Sequence[str], options: ReadOptions
-                ) -> Iterator[tuple[str, SampleSet | ReadError]]:
+                ) -> Iterator[tuple[str, VersionSet | ReadError]]:
     """:func:`read_inputs` a set at a time: ``(file name, set or read error)``, reading
     each input only as far as the sets taken."""
     read = 0
@@ -442,7 +442,7 @@ def iter_inputs(inputs: Sequence[str], options: ReadOptions
         before = read
         failed = False
         try:
-            for result in read_sample_sets(path, per_file):
+            for result in read_version_sets(path, per_file):
                 if isinstance(result, ReadError):
                     failed = True
                     yield name, result

@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from codequorum.core import parsing
 from codequorum.core.errors import UserError
 from codequorum.core.limits import check_call_sizes
-from codequorum.core.model import FunctionLocation, ModuleContext, Sample, SampleSet
+from codequorum.core.model import FunctionLocation, ModuleContext, Version, VersionSet
 from codequorum.core.report import StabilityReport
 from codequorum.ingest import workspace
-from codequorum.ingest.store import SampleStore, StoredSample, content_hash
+from codequorum.ingest.store import StoredVersion, VersionStore, content_hash
 from codequorum.pipeline.analyze import (
     INPUT_LIMIT,
     DynamicLike,
@@ -40,7 +40,7 @@ from codequorum.pipeline.analyze import (
 from codequorum.pipeline.config import AnalysisConfig
 
 if TYPE_CHECKING:
-    from codequorum.behaviour.test_inputs import Proposer
+    from codequorum.behaviour.input_plan import Proposer
     from codequorum.ingest.js_module_view import JsModuleView
     from codequorum.ingest.module_view import ModuleView
 
@@ -61,7 +61,7 @@ Notify = Callable[[str, str], None]  # (level: "error" | "warning" | "info", mes
 class FunctionAnalysis:
     """One function's versions and what the engine says about them.
 
-    ``sample_set`` holds the stored versions in order, then the current code when it is
+    ``version_set`` holds the stored versions in order, then the current code when it is
     not one of them; ``current_index`` is the current code's position (None when the
     current code is left out); ``most_different`` is the version least like the current
     code (like the consensus when there is no current); ``fastest`` comes from the dynamic
@@ -71,8 +71,8 @@ class FunctionAnalysis:
     file_key: str
     qualified_name: str
     language: str
-    stored: tuple[StoredSample, ...]
-    sample_set: SampleSet
+    stored: tuple[StoredVersion, ...]
+    version_set: VersionSet
     current_index: int | None
     report: StabilityReport
     dynamic: Any | None
@@ -88,7 +88,7 @@ class FunctionAnalysis:
 
     def code(self, index: int) -> str:
         """Version ``index``'s code (0-based position in the sample set)."""
-        return self.sample_set.samples[index].code
+        return self.version_set.samples[index].code
 
     def label(self, index: int) -> str:
         """``v3``, ``current`` or ``v3 (current)``."""
@@ -157,8 +157,8 @@ class SessionConfig:
 
 
 
-def build_sample_set(
-    stored: Sequence[StoredSample],
+def build_version_set(
+    stored: Sequence[StoredVersion],
     current: str | None,
     *,
     file_key: str,
@@ -166,14 +166,14 @@ def build_sample_set(
     qualified_name: str,
     name: str,
     prompt: str | None = None,
-) -> tuple[SampleSet, int | None]:
+) -> tuple[VersionSet, int | None]:
     """A function's stored versions plus its current code, and the current code's index.
 
     The current code (``None``: leave it out) is matched to a stored version with the same
     content hash, else appended with origin ``current``. ``prompt``: the comment above the
     function where its language keeps examples there (:func:`examples_outside`).
     """
-    samples = [s.to_sample() for s in stored]
+    samples = [s.to_version() for s in stored]
     current_index: int | None = None
     if current is not None:
         current_hash = content_hash(current)
@@ -182,16 +182,16 @@ def build_sample_set(
                 current_index = i
                 break
         else:
-            samples.append(Sample(code=current, origin="current", label="current"))
+            samples.append(Version(code=current, origin="current", label="current"))
             current_index = len(samples) - 1
-    sample_set = SampleSet(
+    version_set = VersionSet(
         task_id=f"{file_key}::{qualified_name}",
         samples=samples,
         language=language,
         entry_point=name,
         prompt=prompt,
     )
-    return sample_set, current_index
+    return version_set, current_index
 
 
 def examples_outside(language: str, doc: str | None) -> str | None:
@@ -206,7 +206,7 @@ def examples_outside(language: str, doc: str | None) -> str | None:
 _FENCE = re.compile(r"```[^\n`]*\n(.*?)```", re.DOTALL)
 
 
-def normalize_sample(code: str, language: str, qualified_name: str) -> str:
+def normalize_version(code: str, language: str, qualified_name: str) -> str:
     """One version as stored: just the function (at column 0), from whatever text came in.
 
     Markdown fences are opened, and when the text defines the function (by qualified name,
@@ -291,7 +291,7 @@ class AnalysisKey:
     current_hash: str | None
     options: AnalysisConfig
     name: str = field(compare=False)
-    stored: tuple[StoredSample, ...] = field(compare=False, repr=False)
+    stored: tuple[StoredVersion, ...] = field(compare=False, repr=False)
     current: str | None = field(compare=False, repr=False)
     code_hash: str = field(compare=False, repr=False)
     #: The comment above the function where the language keeps its examples there.
@@ -426,11 +426,11 @@ class Session:
         self.root: str | None = None
         self._notify = notify
         self._lock = threading.RLock()
-        self._store: SampleStore | None = None
+        self._store: VersionStore | None = None
         self._store_path: Path | None = None
         self._store_failed: str | None = None
-        self._samples: dict[tuple[str, str], tuple[StoredSample, ...]] = {}
-        self._with_samples: dict[str, frozenset[str]] = {}
+        self._samples: dict[tuple[str, str], tuple[StoredVersion, ...]] = {}
+        self._with_versions: dict[str, frozenset[str]] = {}
         self._static: _LRU[AnalysisKey, FunctionAnalysis] = _LRU(CACHE_LIMIT)
         self._recent: dict[tuple[str, str], list[AnalysisKey]] = {}
         self._dynamic: _LRU[str, tuple[int, Any]] = _LRU(CACHE_LIMIT)  # (number, report)
@@ -457,7 +457,7 @@ class Session:
                 self._store_path = None
                 self._store_failed = None
                 self._samples.clear()
-                self._with_samples.clear()
+                self._with_versions.clear()
 
     def store_path(self) -> Path:
         """Where the store lives under the current options."""
@@ -467,7 +467,7 @@ class Session:
         """How the store names ``path`` in this session's workspace."""
         return workspace.store_key(path, Path(self.root) if self.root else Path.cwd())
 
-    def store(self) -> SampleStore | None:
+    def store(self) -> VersionStore | None:
         """The open store (opened on first use; None when it cannot be opened). Blocking."""
         with self._lock:
             if self._store is not None:
@@ -476,7 +476,7 @@ class Session:
                 return None
             path = self.store_path()
             try:
-                store = SampleStore.open(path, roots=[Path(self.root or Path.cwd())])
+                store = VersionStore.open(path, roots=[Path(self.root or Path.cwd())])
             except Exception as exc:
                 self._store_failed = str(exc)
                 self._store_path = path
@@ -490,7 +490,7 @@ class Session:
 
     # ------------------------------------------------------------------ samples (blocking)
 
-    def samples_sync(self, file_key: str, qualified_name: str) -> tuple[StoredSample, ...]:
+    def versions_sync(self, file_key: str, qualified_name: str) -> tuple[StoredVersion, ...]:
         """Stored versions of one function (cached until this engine writes)."""
         key = (file_key, qualified_name)
         with self._lock:
@@ -498,21 +498,21 @@ class Session:
         if cached is not None:
             return cached
         store = self.store()
-        rows = tuple(store.samples_for(file_key, qualified_name)) if store else ()
+        rows = tuple(store.versions_for(file_key, qualified_name)) if store else ()
         with self._lock:
             self._samples[key] = rows
         return rows
 
-    def functions_with_samples_sync(self, file_key: str) -> frozenset[str]:
+    def functions_with_versions_sync(self, file_key: str) -> frozenset[str]:
         """Qualified names with at least one stored version in this file."""
         with self._lock:
-            cached = self._with_samples.get(file_key)
+            cached = self._with_versions.get(file_key)
         if cached is not None:
             return cached
         store = self.store()
-        names = frozenset(store.functions_with_samples(file_key)) if store else frozenset()
+        names = frozenset(store.functions_with_versions(file_key)) if store else frozenset()
         with self._lock:
-            self._with_samples[file_key] = names
+            self._with_versions[file_key] = names
         return names
 
     def forget(self, file_key: str | None = None) -> None:
@@ -520,9 +520,9 @@ class Session:
         with self._lock:
             if file_key is None:
                 self._samples.clear()
-                self._with_samples.clear()
+                self._with_versions.clear()
                 return
-            self._with_samples.pop(file_key, None)
+            self._with_versions.pop(file_key, None)
             for key in [k for k in self._samples if k[0] == file_key]:
                 del self._samples[key]
 
@@ -531,7 +531,7 @@ class Session:
         file_key: str,
         language: str,
         qualified_name: str,
-        samples: Sequence[Sample],
+        samples: Sequence[Version],
         prompt_hash: str | None = None,
     ) -> list[int]:
         """Store versions (normalised to the bare function). Returns their row ids.
@@ -543,7 +543,7 @@ class Session:
         if store is None:
             raise RuntimeError(self._store_failed or "the version store is not available")
         clean = [
-            dataclasses.replace(s, code=normalize_sample(s.code, language, qualified_name))
+            dataclasses.replace(s, code=normalize_version(s.code, language, qualified_name))
             for s in samples
             if s.code.strip()
         ]
@@ -593,7 +593,7 @@ class Session:
         Reads the store (cached), computes nothing. ``doc``: the comment above the function
         (its examples count where the language keeps them there); ``document``: the module,
         where a remembered run of these versions is looked up when the analysis is computed."""
-        stored = self.samples_sync(file_key, qualified_name)
+        stored = self.versions_sync(file_key, qualified_name)
         if not stored:
             return None
         code = current.strip("\n") + "\n"
@@ -630,7 +630,7 @@ class Session:
         hit = self.cached(key)
         if hit is not None:
             return hit
-        sample_set, current_index = build_sample_set(
+        version_set, current_index = build_version_set(
             key.stored,
             key.current,
             file_key=key.file_key,
@@ -640,16 +640,16 @@ class Session:
             prompt=key.prompt,
         )
         try:
-            report = analyze(sample_set, key.options, current_index=current_index)
+            report = analyze(version_set, key.options, current_index=current_index)
         except UserError as exc:  # too many or too large versions: the function says why
             log.info("%s not analysed: %s", key.qualified_name, exc)
-            report = refused(sample_set, str(exc), key.options, current_index)
+            report = refused(version_set, str(exc), key.options, current_index)
         static = FunctionAnalysis(
             file_key=key.file_key,
             qualified_name=key.qualified_name,
             language=key.language,
             stored=key.stored,
-            sample_set=sample_set,
+            version_set=version_set,
             current_index=current_index,
             report=report,
             dynamic=None,
@@ -683,7 +683,7 @@ class Session:
             merged = self._merged.peek(static.key)
         if merged is not None and merged.dynamic is dynamic:
             return merged
-        report = merge_dynamic(static.report, dynamic, options, static.sample_set.codes)
+        report = merge_dynamic(static.report, dynamic, options, static.version_set.codes)
         merged = dataclasses.replace(
             static,
             report=report,
@@ -806,9 +806,9 @@ class Session:
 
         The report is kept for the versions and the current code: an edit elsewhere in the
         module does not drop it (a new run measures it)."""
-        from codequorum.behaviour import run as dynamic_analysis
+        from codequorum.behaviour import dynamic_analysis
 
-        admit(analysis.sample_set)  # nothing over a bound is compiled or run
+        admit(analysis.version_set)  # nothing over a bound is compiled or run
         options = dynamic_analysis.DynamicOptions(
             timeout_seconds=self.config.analysis.timeout, sandbox=self.config.analysis.sandbox,
             input_proposer=input_proposer,
@@ -817,8 +817,8 @@ class Session:
         def progress(*args: Any, **kwargs: Any) -> None:
             report_progress(_progress_text(args, kwargs), _progress_pct(args, kwargs))
 
-        sample_set = dataclasses.replace(analysis.sample_set, module=module)
-        result = dynamic_analysis.run_dynamic(sample_set, options, progress=progress,
+        version_set = dataclasses.replace(analysis.version_set, module=module)
+        result = dynamic_analysis.run_dynamic(version_set, options, progress=progress,
                                               cancel=cancel)
         if not cancel.is_set():
             self.put_dynamic(analysis, result)
@@ -844,11 +844,11 @@ class Session:
         store = self.store()
         if store is None:
             return
-        key = run_record.run_key(analysis.sample_set.codes, module,
-                                 self.run_options(proposed, analysis.sample_set.prompt))
+        key = run_record.run_key(analysis.version_set.codes, module,
+                                 self.run_options(proposed, analysis.version_set.prompt))
         record = run_record.encode(report, key)
         try:
-            versions = run_record.versions_key(analysis.sample_set.codes)
+            versions = run_record.versions_key(analysis.version_set.codes)
             if record is None or not store.put_run(analysis.file_key, analysis.qualified_name,
                                                    key, record, versions):
                 log.info("the run of %s is too large to remember", analysis.qualified_name)
@@ -866,7 +866,7 @@ class Session:
             return False
         store = self.store()
         try:
-            codes = analysis.sample_set.codes
+            codes = analysis.version_set.codes
             if store is None or not store.has_runs(analysis.file_key, analysis.qualified_name,
                                                    run_record.versions_key(codes)):
                 return False  # the module view is read only for a run of these versions
@@ -875,7 +875,7 @@ class Session:
                                          analysis.language)
             for proposed in (False, True):
                 key = run_record.run_key(codes, module,
-                                         self.run_options(proposed, analysis.sample_set.prompt))
+                                         self.run_options(proposed, analysis.version_set.prompt))
                 record = store.run_record(analysis.file_key, analysis.qualified_name, key)
                 report = run_record.decode(record, key, len(codes))
                 if report is not None:

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from codequorum.behaviour.test_inputs import ORIGIN_WORDS
+from codequorum.behaviour.input_plan import ORIGIN_WORDS
 from codequorum.core.report import SEVERITIES, StabilityReport
 from codequorum.core.safe_text import plain_message, safe_text
 from codequorum.core.words import versions_compared
@@ -112,7 +112,7 @@ def recommendation_lines(analysis: FunctionAnalysis, not_run: str | None = None)
     rec = report.recommended
     if report.status != "ok" or rec is None or not report.recommendation:
         return []
-    total = len(analysis.sample_set.samples)
+    total = len(analysis.version_set.samples)
     names = {i: "the current code" for i in range(analysis.n_stored, total)}
     sentence = report.recommendation
     if rec in names:
@@ -137,14 +137,14 @@ _OLD_ORIGINS = {"model": "proposed"}
 def evidence_text(analysis: FunctionAnalysis) -> str | None:
     """After a run, the input where the recommended version and the others part ways
     (:func:`codequorum.judge.recommend.parting_input`) and where it came from
-    (:data:`~codequorum.behaviour.test_inputs.ORIGIN_WORDS`), escaped; None when there is
+    (:data:`~codequorum.behaviour.input_plan.ORIGIN_WORDS`), escaped; None when there is
     none."""
     from codequorum.judge.recommend import evidence_sentence, parting_input
 
     rec = analysis.report.recommended
     outcomes = getattr(analysis.dynamic, "outcomes", None)
     inputs = getattr(analysis.dynamic, "inputs", None)
-    total = len(analysis.sample_set.samples)
+    total = len(analysis.version_set.samples)
     if rec is None or not outcomes or not inputs or len(outcomes) != total:
         return None
     ev = parting_input(outcomes, inputs, rec)
@@ -161,7 +161,7 @@ def evidence_text(analysis: FunctionAnalysis) -> str | None:
 def origin_words(spec: Mapping[str, Any], source: str = "") -> str | None:
     """Where one input of a run came from, in words: ``a caller in app/cli.py:12`` or ``a
     test in tests/test_app.py:40`` for a call found in the workspace, else the words of
-    its origin (:data:`~codequorum.behaviour.test_inputs.ORIGIN_WORDS`)."""
+    its origin (:data:`~codequorum.behaviour.input_plan.ORIGIN_WORDS`)."""
     origin = str(spec.get("origin") or _OLD_ORIGINS.get(source, ""))
     where = spec.get("where")
     if isinstance(where, str) and where and origin in ("caller", "test"):

@@ -36,11 +36,11 @@ import numpy as np
 from codequorum import __version__
 from codequorum.core.errors import UserError
 from codequorum.core.limits import json_depth_problem
-from codequorum.core.model import SampleSet
+from codequorum.core.model import VersionSet
 from codequorum.core.report import FloatMatrix, StabilityReport, headline
 from codequorum.core.safe_paths import UnreadableFile, read_regular
 from codequorum.core.safe_text import safe_text
-from codequorum.ingest.sample_files import ReadError
+from codequorum.ingest.version_files import ReadError
 from codequorum.metrics.registry import FIGURES, STRUCTURE, shown
 from codequorum.render.html_assets import PAGE_CSS, PAGE_JS
 from codequorum.render.json_out import report_document, safe_values
@@ -357,7 +357,7 @@ def _comparable(entry: Any) -> bool:
             and isinstance(entry.get("summary"), dict))
 
 
-def match_codes(reports: Sequence[StabilityReport], sample_sets: Sequence[SampleSet]
+def match_codes(reports: Sequence[StabilityReport], version_sets: Sequence[VersionSet]
                 ) -> list[list[str] | None]:
     """The versions of each report, from the input sets in order (reports are the scored
     subsequence of the inputs, in input order); None where no set matches."""
@@ -365,8 +365,8 @@ def match_codes(reports: Sequence[StabilityReport], sample_sets: Sequence[Sample
     k = 0
     for report in reports:
         found: list[str] | None = None
-        for j in range(k, len(sample_sets)):
-            s = sample_sets[j]
+        for j in range(k, len(version_sets)):
+            s = version_sets[j]
             if s.task_id == report.task_id and len(s.samples) == report.n_total:
                 found, k = s.codes, j + 1
                 break

@@ -19,7 +19,7 @@ from typing import Any, TextIO
 from codequorum import __version__
 from codequorum.core.report import REPORT_SCHEMA_VERSION, StabilityReport
 from codequorum.core.safe_text import safe_text
-from codequorum.ingest.sample_files import ReadError
+from codequorum.ingest.version_files import ReadError
 
 
 def safe_values(value: Any) -> Any:

@@ -22,7 +22,7 @@ from typing import Any, Protocol, TextIO
 from codequorum.core.errors import UnknownFormatError
 from codequorum.core.report import StabilityReport
 from codequorum.core.safe_text import safe_text
-from codequorum.ingest.sample_files import ReadError
+from codequorum.ingest.version_files import ReadError
 from codequorum.judge.overall import OverallAccumulator
 from codequorum.pipeline.risk_level import RiskFields
 from codequorum.render import csv_out, jsonl_out

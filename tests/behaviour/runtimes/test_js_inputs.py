@@ -14,7 +14,7 @@ from codequorum.behaviour.runtimes.js_inputs import (
     scaled_value,
     scaling_args,
 )
-from codequorum.core.model import SampleSet
+from codequorum.core.model import VersionSet
 from codequorum.generate.input_language import PYTHON_INPUTS, InputLanguage
 
 
@@ -37,7 +37,7 @@ def test_jsdoc_and_doctest_style_comments_are_read() -> None:
 def test_typescript_parameter_types_draw_values() -> None:
     code = "function f(xs: number[], s: string): number { return 1; }"
     assert parameter_types(code, "f") == ["number[]", "string"]
-    plan = collect_js_inputs(SampleSet.from_codes("t", [code], language="typescript",
+    plan = collect_js_inputs(VersionSet.from_codes("t", [code], language="typescript",
                                                   entry_point="f"))
     assert plan.sources == ["hypothesis", "scaling"] and len(plan.cases) == 9
     assert all(isinstance(c.test.args[0], list) for c in plan.cases)
@@ -47,7 +47,7 @@ def test_typescript_parameter_types_draw_values() -> None:
     assert [(len(c.test.args[0]), len(c.test.args[1])) for c in series] == [
         (8, 8), (64, 64), (512, 512)]
     assert all(not c.graded for c in series)
-    again = collect_js_inputs(SampleSet.from_codes("t", [code], language="typescript",
+    again = collect_js_inputs(VersionSet.from_codes("t", [code], language="typescript",
                                                    entry_point="f"))
     assert [c.test.args for c in again.cases] == [c.test.args for c in plan.cases]
 
@@ -60,7 +60,7 @@ def test_a_number_scales_only_without_an_array_and_others_keep_an_examples_value
     assert scaling_args(["Map<string, number>", "string"], None, [8]) == []
     assert scaled_value("string", 3) == scaled_value("string", 3) and len(
         scaled_value("string", 3)) == 3
-    off = collect_js_inputs(SampleSet.from_codes("t", [
+    off = collect_js_inputs(VersionSet.from_codes("t", [
         "function f(xs: number[]): number { return 1; }"], language="typescript",
         entry_point="f"), scaling=False)
     assert "scaling" not in off.sources
@@ -68,11 +68,11 @@ def test_a_number_scales_only_without_an_array_and_others_keep_an_examples_value
 
 def test_prompt_examples_are_graded_and_the_models_inputs_come_last() -> None:
     prompt = "// >>> f(2)\n// 4\nfunction f(x) {}"
-    ss = SampleSet.from_codes("t", ["function f(x) { return x * x; }"], language="javascript",
+    ss = VersionSet.from_codes("t", ["function f(x) { return x * x; }"], language="javascript",
                               entry_point="f", prompt=prompt)
     plan = collect_js_inputs(ss, scaling=False)
     assert [(c.source, c.graded, c.test.expected) for c in plan.cases] == [("doctest", True, 4)]
-    bare = SampleSet.from_codes("t", ["function f(x) { return x; }"], language="javascript",
+    bare = VersionSet.from_codes("t", ["function f(x) { return x; }"], language="javascript",
                                 entry_point="f")
 
     def proposer(source: str, entry: str, arity: int, *, language: InputLanguage = PYTHON_INPUTS
@@ -88,7 +88,7 @@ def test_untyped_parameters_are_guessed_from_their_use() -> None:
     code = ("function f(xs, s, n) { let t = 0; for (const x of xs) t += x;"
             " return s.toUpperCase().length + t * n; }")
     assert guessed_types(code, "f") == ["number[]", "string", "number"]
-    plan = collect_js_inputs(SampleSet.from_codes("t", [code], language="javascript",
+    plan = collect_js_inputs(VersionSet.from_codes("t", [code], language="javascript",
                                                   entry_point="f"))
     assert plan.sources == ["hypothesis", "scaling"] and len(plan.cases) == 9
     assert plan.cases[-1].test.args[2] == plan.cases[0].test.args[2]  # n kept, not scaled

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from codequorum.behaviour.run import DynamicOptions, run_dynamic
+from codequorum.behaviour.dynamic_analysis import DynamicOptions, run_dynamic
 from codequorum.behaviour.runtimes.node import JAVASCRIPT, TYPESCRIPT
 from codequorum.behaviour.sandbox.limits import Limits
-from codequorum.core.model import ModuleContext, SampleSet, TestCase
+from codequorum.core.model import ModuleContext, TestCase, VersionSet
 from codequorum.ingest.js_module_view import js_module_view
 
 MAIN = """import { double } from './util';
@@ -116,7 +116,7 @@ def test_a_set_whose_module_does_not_load_is_not_run_in_module(node_sandboxed: o
     path.write_text("const fs = require('fs');\n/** @example f(1) // => 2 */\n"
                     "function f(x) { return x + 1; }\n")
     context = js_module_view(path.read_text(), path, tmp_path).context("f")
-    ss = SampleSet.from_codes("app", ["function f(x) { return x + 1; }",
+    ss = VersionSet.from_codes("app", ["function f(x) { return x + 1; }",
                                       "function f(x) { return 1 + x; }"],
                               language="javascript", entry_point="f",
                               prompt="/** @example f(1) // => 2 */")
@@ -131,7 +131,7 @@ def test_a_set_in_its_module_runs_and_passes(node_sandboxed: object, tmp_path: P
     (tmp_path / "step.js").write_text("exports.STEP = 1;\n")
     path = tmp_path / "app.js"
     path.write_text("const { STEP } = require('./step');\nfunction f(x) { return x; }\n")
-    ss = SampleSet.from_codes("app", ["function f(x) { return x + 1; }",
+    ss = VersionSet.from_codes("app", ["function f(x) { return x + 1; }",
                                       "function f(x) { return x + STEP; }"],
                               language="javascript", entry_point="f",
                               prompt="/** @example f(1) // => 2 */")

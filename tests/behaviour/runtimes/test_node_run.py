@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from codequorum.behaviour.run import DynamicOptions, run_dynamic
+from codequorum.behaviour.dynamic_analysis import DynamicOptions, run_dynamic
 from codequorum.cli.main import main
-from codequorum.core.model import SampleSet
+from codequorum.core.model import VersionSet
 
 PROMPT = "/**\n * @example addAll([1, 2, 3]) // => 6\n * @example addAll([]) // => 0\n */"
 VERSIONS = [
@@ -20,7 +20,7 @@ VERSIONS = [
 
 
 def test_a_javascript_set_runs_and_its_versions_part(node_sandboxed: object) -> None:
-    ss = SampleSet.from_codes("js", VERSIONS, language="javascript", entry_point="addAll",
+    ss = VersionSet.from_codes("js", VERSIONS, language="javascript", entry_point="addAll",
                               prompt=PROMPT)
     report = run_dynamic(ss, DynamicOptions())
     assert report.python.startswith("node ")
@@ -68,12 +68,12 @@ def test_static_sctd_of_a_javascript_set_needs_no_run(node_sandboxed: object,
     from codequorum.pipeline.analyze import analyze
     from codequorum.pipeline.config import AnalysisConfig
 
-    ss = SampleSet.from_codes("js", VERSIONS, language="javascript", entry_point="addAll")
+    ss = VersionSet.from_codes("js", VERSIONS, language="javascript", entry_point="addAll")
     report = analyze(ss, AnalysisConfig())
     assert report.summary["sctd_jsd"] is not None and report.summary["sctd_jsd"] > 0
     # where the Node sandbox is missing the structural figures stay, SCTD is left out
     monkeypatch.setattr(node_sandbox, "find_node", lambda: None)
-    other = SampleSet.from_codes("js", [v + "\n// other" for v in VERSIONS],
+    other = VersionSet.from_codes("js", [v + "\n// other" for v in VERSIONS],
                                  language="javascript", entry_point="addAll")
     missing = analyze(other, AnalysisConfig())
     assert missing.summary["sctd_jsd"] is None and missing.summary["jsd_struct"] is not None

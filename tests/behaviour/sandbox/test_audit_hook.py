@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from codequorum.behaviour.sandbox.runner import run_candidate
+from codequorum.behaviour.sandbox.supervisor import run_candidate
 from codequorum.core.model import TestCase as Case
 
 REFUSED = {

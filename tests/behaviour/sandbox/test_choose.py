@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from codequorum.behaviour.run import DynamicOptions, run_dynamic
+from codequorum.behaviour.dynamic_analysis import DynamicOptions, run_dynamic
 from codequorum.behaviour.sandbox import bwrap, isolation
 from codequorum.behaviour.sandbox.isolation import PORTABLE_NOTE
-from codequorum.core.model import SampleSet
+from codequorum.core.model import VersionSet
 
 
 @pytest.fixture
@@ -40,7 +40,7 @@ def test_auto_is_portable_without_the_strict_sandbox_and_says_why() -> None:
 def test_a_report_run_by_auto_names_the_level_and_the_reason() -> None:
     codes = ["def f(x):\n    '''\n    >>> f(2)\n    4\n    '''\n    return x * 2\n",
              "def f(x):\n    '''\n    >>> f(2)\n    4\n    '''\n    return x + 2\n"]
-    sample = SampleSet.from_codes("doubling", codes)
+    sample = VersionSet.from_codes("doubling", codes)
     report = run_dynamic(sample, DynamicOptions(use_hypothesis=False, scaling=False))
     assert report.notes[:2] == [
         "the strict sandbox is not available here (this machine has no bubblewrap): "

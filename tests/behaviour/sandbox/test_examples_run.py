@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import doctest
 
-from codequorum.behaviour.sandbox.grading import example_passed
-from codequorum.behaviour.sandbox.runner import run_candidate
+from codequorum.behaviour.sandbox.outcome_grading import example_passed
+from codequorum.behaviour.sandbox.supervisor import run_candidate
 from codequorum.core.model import TestCase as Case
 
 GEN = "def evens(n):\n    for i in range(n):\n        if i % 2 == 0:\n            yield i\n"

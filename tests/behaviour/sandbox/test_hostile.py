@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from codequorum.behaviour.sandbox.limits import Limits
-from codequorum.behaviour.sandbox.runner import run_candidates
+from codequorum.behaviour.sandbox.supervisor import run_candidates
 from codequorum.core.model import TestCase as Case
 from tests.behaviour.sandbox.conftest import snapshot
 
@@ -246,7 +246,7 @@ PARENT_SCRIPT = """
 import sys
 from codequorum.core.model import TestCase
 from codequorum.behaviour.sandbox.limits import Limits
-from codequorum.behaviour.sandbox.runner import run_candidate
+from codequorum.behaviour.sandbox.supervisor import run_candidate
 print("started", flush=True)
 run_candidate("import time\\ndef f():\\n    time.sleep(120)\\n", [TestCase("call")], "f",
               Limits(wall_seconds=120, cpu_seconds=120), start_method=sys.argv[1])

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from codequorum.behaviour.sandbox import protocol
-from codequorum.behaviour.sandbox.runner import (
+from codequorum.behaviour.sandbox.supervisor import (
     CandidateResult,
     ModuleLoad,
     run_candidate,

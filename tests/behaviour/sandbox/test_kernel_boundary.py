@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from codequorum.behaviour.sandbox.limits import Limits
-from codequorum.behaviour.sandbox.runner import CandidateResult, run_candidate, run_candidates
+from codequorum.behaviour.sandbox.supervisor import CandidateResult, run_candidate, run_candidates
 from codequorum.core.model import ModuleContext
 from codequorum.core.model import TestCase as Case
 from tests.behaviour.sandbox.conftest import snapshot

@@ -9,7 +9,11 @@ from pathlib import Path
 import pytest
 
 from codequorum.behaviour.sandbox.limits import Limits
-from codequorum.behaviour.sandbox.runner import run_candidate, run_candidates, sweep_stale_sandboxes
+from codequorum.behaviour.sandbox.supervisor import (
+    run_candidate,
+    run_candidates,
+    sweep_stale_sandboxes,
+)
 from codequorum.core.model import TestCase as Case
 
 HANGS_ON_TWO = (

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from codequorum.behaviour.run import DynamicOptions, run_dynamic
-from codequorum.behaviour.sandbox.runner import run_candidate
+from codequorum.behaviour.dynamic_analysis import DynamicOptions, run_dynamic
+from codequorum.behaviour.sandbox.supervisor import run_candidate
 from codequorum.behaviour.sandbox.timing import round_robin, settled
-from codequorum.core.model import SampleSet
 from codequorum.core.model import TestCase as Case
-from codequorum.judge.dynamic import dynamic_verdicts, growth_text
+from codequorum.core.model import VersionSet
+from codequorum.judge.dynamic_rules import dynamic_verdicts, growth_text
 from codequorum.metrics.growth import judged_class
 
 #: (body of ``f(xs: list[int])``, the growth class it must get)
@@ -40,7 +40,7 @@ OPTIONS = DynamicOptions(jobs=2, use_hypothesis=False, trace=False, timeout_seco
 
 def _classes(header: str, bodies: list[tuple[str, str]]) -> list[str]:
     codes = [f"{header}\n    {body}\n" for body, _ in bodies]
-    report = run_dynamic(SampleSet.from_codes("growth", codes, entry_point=header[4:5]),
+    report = run_dynamic(VersionSet.from_codes("growth", codes, entry_point=header[4:5]),
                          OPTIONS)
     assert report.inputs_source == ["scaling"]
     assert all(c.status == "ok" for c in report.candidates), report.candidates
@@ -65,7 +65,7 @@ def test_work_in_c_is_no_longer_hidden_from_the_verdict() -> None:
         "    return sum(1 for i, x in enumerate(xs)\n"
         "               if sum(1 for j, y in enumerate(xs) if j < i and y == x) == 0)\n",
     ]
-    report = run_dynamic(SampleSet.from_codes("distinct", versions, entry_point="distinct"),
+    report = run_dynamic(VersionSet.from_codes("distinct", versions, entry_point="distinct"),
                          OPTIONS)
     [verdict] = [v for v in dynamic_verdicts(report) if v.code == "complexity-outlier"]
     assert verdict.versions == (2,)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from codequorum.behaviour.sandbox.runner import CandidateResult, run_candidates
+from codequorum.behaviour.sandbox.supervisor import CandidateResult, run_candidates
 from codequorum.behaviour.sandbox.tracer import OpcodeTracer, code_objects, default_mode
 from codequorum.core.model import TestCase as Case
 

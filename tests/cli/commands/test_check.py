@@ -22,7 +22,7 @@ import pytest
 from codequorum.cli.commands.check import first_definitions, name_span
 from codequorum.cli.main import main
 from codequorum.core import parsing
-from codequorum.ingest.store import SampleStore, default_store_path
+from codequorum.ingest.store import VersionStore, default_store_path
 from codequorum.render.check_out import CheckRun, Located, write
 from tests.support.duration_module import DURATION_APP, DURATION_VERSIONS, UNITS_SOURCE
 
@@ -127,9 +127,9 @@ def _check(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, st
 
 
 def test_store_holds_the_versions_under_the_relative_key(ws: Workspace) -> None:
-    with SampleStore.open(ws.store) as store:
+    with VersionStore.open(ws.store) as store:
         assert store.files() == ["mod.py"]
-        assert sorted(store.functions_with_samples("mod.py")) == [
+        assert sorted(store.functions_with_versions("mod.py")) == [
             "Stats.total", "concatenate", "prime_fib"]
         assert store.count("mod.py", "Stats.total") == 4
 
@@ -315,7 +315,7 @@ def test_workspace_found_from_a_subfolder(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.chdir(pkg)
     # neither command is told the workspace: both find it from the file
     assert main(["sample", "stats.py", "-f", "Stats.total", "--from", str(versions)]) == 0
-    with SampleStore.open(default_store_path(root)) as store:
+    with VersionStore.open(default_store_path(root)) as store:
         assert store.count("pkg/stats.py", "Stats.total") == len(LOOPS)
     capsys.readouterr()
     status, out, _ = _check(capsys, "stats.py", "--no-tsed")

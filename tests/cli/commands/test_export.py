@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from codequorum.cli.main import main
-from codequorum.ingest.store import SampleStore
+from codequorum.ingest.store import VersionStore
 from tests.support.chat_server import ChatServer, RecordedTask
 
 SOURCE = '''from typing import List
@@ -172,11 +172,11 @@ def test_a_key_outside_the_workspace_is_not_read(
     (ws / ".codequorum").mkdir(parents=True)
     secret = tmp_path / "secret.py"
     secret.write_text("def f():\n    return 'SECRET'\n")
-    with SampleStore.open(ws / ".codequorum" / "samples.sqlite3") as store:
-        from codequorum.core.model import Sample
+    with VersionStore.open(ws / ".codequorum" / "samples.sqlite3") as store:
+        from codequorum.core.model import Version
 
-        store.add("../secret.py", "python", "f", [Sample(code="def f():\n    return 1\n")])
-        store.add("/etc/hostname", "python", "f", [Sample(code="def f():\n    return 2\n")])
+        store.add("../secret.py", "python", "f", [Version(code="def f():\n    return 1\n")])
+        store.add("/etc/hostname", "python", "f", [Version(code="def f():\n    return 2\n")])
     assert main(["export", "--workspace", str(ws)]) == 0
     captured = capsys.readouterr()
     assert "SECRET" not in captured.out

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from codequorum.agents.context import AgentOptions
+from codequorum.agents.agent_workspace import AgentOptions
 from codequorum.cli.commands.mcp import McpRequest, mcp_request
 from codequorum.cli.main import parse_arguments
 from codequorum.core.errors import UserError

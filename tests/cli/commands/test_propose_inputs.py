@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from codequorum.cli.main import main, parse_arguments
-from codequorum.core.model import Sample
-from codequorum.ingest.store import SampleStore, default_store_path
+from codequorum.core.model import Version
+from codequorum.ingest.store import VersionStore, default_store_path
 from tests.support.chat_server import ChatServer, answer, no_code, not_json, slow
 
 ADD = "def combine(a, b):\n    return a + b\n"
@@ -151,8 +151,8 @@ def _repository(tmp_path: Path) -> Path:
     (root / ".git").mkdir(parents=True)
     source = root / "ops.py"
     source.write_text(ADD, encoding="utf-8")
-    with SampleStore.open(default_store_path(root)) as store:
-        store.add("ops.py", "python", "combine", [Sample(code=SWAPPED), Sample(code=ADD)])
+    with VersionStore.open(default_store_path(root)) as store:
+        store.add("ops.py", "python", "combine", [Version(code=SWAPPED), Version(code=ADD)])
     return source
 
 

@@ -9,9 +9,9 @@ import pytest
 
 from codequorum.cli.commands.sample import outcome_line
 from codequorum.cli.main import main
-from codequorum.core.model import Sample
+from codequorum.core.model import Version
 from codequorum.generate.endpoint import Rejected, RequestError
-from codequorum.ingest.store import SampleStore
+from codequorum.ingest.store import VersionStore
 from tests.support.chat_server import ChatServer, RecordedTask, code_answer, no_code
 
 SOURCE = '''from typing import List
@@ -35,10 +35,10 @@ def workspace(tmp_path: Path) -> Path:
 
 
 def store_rows(ws: Path) -> list[tuple[str, str | None, int | None]]:
-    with SampleStore.open(ws / ".codequorum" / "samples.sqlite3") as store:
+    with VersionStore.open(ws / ".codequorum" / "samples.sqlite3") as store:
         return [
             (r.origin, r.model, r.seed)
-            for r in store.samples_for("src/close.py", "has_close_elements")
+            for r in store.versions_for("src/close.py", "has_close_elements")
         ]
 
 
@@ -181,15 +181,15 @@ def test_import_from_a_sample_set_file(
     )
     out = capsys.readouterr().out
     assert code == 0 and "imported" in out
-    with SampleStore.open(store) as s:
-        rows = s.samples_for("src/close.py", "has_close_elements")
+    with VersionStore.open(store) as s:
+        rows = s.versions_for("src/close.py", "has_close_elements")
     assert len(rows) > 50 and {r.origin for r in rows} == {"imported"}
 
 
 def test_a_line_per_answer_and_an_unreachable_endpoint_once() -> None:
-    sample = Sample(code="def f():\n    return 1\n", origin="regenerated", seed=7)
+    sample = Version(code="def f():\n    return 1\n", origin="regenerated", seed=7)
     assert outcome_line(0, sample, set()) == "  version 1 (seed 7): accepted, 2 lines"
-    unseeded = Sample(code="def f(): pass", origin="regenerated")
+    unseeded = Version(code="def f(): pass", origin="regenerated")
     assert outcome_line(2, unseeded, set()) == "  version 3: accepted, 0 lines"
     rejected = Rejected(1, "no code block", "prose")
     assert outcome_line(1, rejected, {"no code block"}) == (
@@ -228,18 +228,18 @@ def test_a_store_made_by_sample_is_approved_for_the_editor(
                      "--base-url", server.base_url, "--samples", "2", "--api-key-env", ""])
     assert code == 0
     path = workspace / ".codequorum" / "samples.sqlite3"
-    with SampleStore.open(path) as store:
+    with VersionStore.open(path) as store:
         assert not store.created
         assert Approvals.default().store_approved(path, store.store_id)
     # A store that was there already (one that came with a repository) is not approved.
     other = workspace / "cloned.sqlite3"
-    SampleStore.open(other).close()
+    VersionStore.open(other).close()
     with ChatServer(default=code_answer("def has_close_elements(n, t):\n    return 1\n")
                     ) as server:
         assert main(["sample", str(workspace / "src" / "close.py"), "-f", "has_close_elements",
                      "--base-url", server.base_url, "--samples", "1", "--api-key-env", "",
                      "--store", str(other)]) == 0
-    with SampleStore.open(other) as store:
+    with VersionStore.open(other) as store:
         assert not Approvals.default().store_approved(other, store.store_id)
 
 

@@ -12,7 +12,7 @@ import pytest
 from codequorum.cli.main import main
 from codequorum.core.parsing import function_by_name
 from codequorum.generate.endpoint import ERROR_WORDS, REJECTION_WORDS, answer_budget
-from codequorum.ingest.store import SampleStore
+from codequorum.ingest.store import VersionStore
 from tests.support.real_model import MODEL, RecordingProxy
 
 pytestmark = pytest.mark.real_model
@@ -87,8 +87,8 @@ def test_sample_at_the_defaults_asks_one_at_a_time_with_a_token_bound(
 
     # The accepted versions are stored with where they came from.
     assert code == 0 and accepted >= 1, out
-    with SampleStore.open(ws / ".codequorum" / "samples.sqlite3") as store:
-        rows = store.samples_for("numbers.py", "add")
+    with VersionStore.open(ws / ".codequorum" / "samples.sqlite3") as store:
+        rows = store.versions_for("numbers.py", "add")
     assert len(rows) == accepted
     assert {(r.origin, r.provider, r.model) for r in rows} == {
         ("regenerated", real_model_proxy.base_url, MODEL)}

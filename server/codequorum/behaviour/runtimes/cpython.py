@@ -3,9 +3,9 @@
 Each field of :data:`CPYTHON` points at the code that does the part: the start-up flags and
 environment (:mod:`~codequorum.behaviour.sandbox.startup`), the bubblewrap layout of an
 interpreter (:func:`~codequorum.behaviour.sandbox.bwrap.interpreter_layout`), the child
-script (:data:`~codequorum.behaviour.sandbox.runner.CHILD_SCRIPT`), the probe
+script (:data:`~codequorum.behaviour.sandbox.supervisor.CHILD_SCRIPT`), the probe
 (:func:`~codequorum.behaviour.sandbox.isolation.probed`), static opcode counts
-(:func:`static_counts`), test inputs (:func:`~codequorum.behaviour.test_inputs.collect_inputs`),
+(:func:`static_counts`), test inputs (:func:`~codequorum.behaviour.input_plan.collect_inputs`),
 docstring examples (:func:`~codequorum.behaviour.examples.doctest_cases`), the module view
 (:func:`~codequorum.ingest.module_view.module_view`) and the canonical form of a value
 (:func:`~codequorum.core.values.canonical_output`).
@@ -20,10 +20,10 @@ import sys
 from collections.abc import Sequence
 
 from codequorum.behaviour.examples import doctest_cases
+from codequorum.behaviour.input_plan import collect_inputs
 from codequorum.behaviour.runtimes.runtime import Runtime
 from codequorum.behaviour.sandbox import bwrap, isolation, startup
-from codequorum.behaviour.sandbox.runner import CHILD_SCRIPT, run_candidate
-from codequorum.behaviour.test_inputs import collect_inputs
+from codequorum.behaviour.sandbox.supervisor import CHILD_SCRIPT, run_candidate
 from codequorum.core.errors import UserError
 from codequorum.core.values import canonical_output
 from codequorum.generate.input_language import PYTHON_INPUTS

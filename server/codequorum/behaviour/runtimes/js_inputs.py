@@ -23,9 +23,9 @@ from typing import Any
 
 from tree_sitter import Node
 
+from codequorum.behaviour.input_plan import DEFAULT_SIZES, InputCase, InputPlan, Proposer
 from codequorum.behaviour.runtimes import js_values
-from codequorum.behaviour.test_inputs import DEFAULT_SIZES, InputCase, InputPlan, Proposer
-from codequorum.core.model import SampleSet, TestCase
+from codequorum.core.model import TestCase, VersionSet
 from codequorum.core.parsing import functions, parse
 
 MAX_EXAMPLES = 32
@@ -313,38 +313,38 @@ def _use_of(root: Node, name: str) -> str:
 
 # ---------------------------------------------------------------------------- plan
 def collect_js_inputs(
-    sample_set: SampleSet, *, proposer: Proposer | None = None, use_doctests: bool = True,
+    version_set: VersionSet, *, proposer: Proposer | None = None, use_doctests: bool = True,
     use_hypothesis: bool = True, hypothesis_examples: int = 6, scaling: bool = True,
     sizes: Sequence[int] = DEFAULT_SIZES, **_ignored: Any,
 ) -> InputPlan:
     """Every input of a JavaScript or TypeScript set, in run order (module docstring)."""
-    entry = sample_set.entry_point
+    entry = version_set.entry_point
     plan = InputPlan(entry_point=entry)
-    for i, t in enumerate(sample_set.tests):
+    for i, t in enumerate(version_set.tests):
         plan.cases.append(InputCase(t, "tests", True, f"test {i + 1}"))
     if not entry:
         plan.notes.append("no function name: only the given tests are used")
         return plan
     known: set[str] = set()
-    graded_texts = [sample_set.prompt or ""] + [s.code for s in sample_set.samples
+    graded_texts = [version_set.prompt or ""] + [s.code for s in version_set.samples
                                                 if s.origin == "current"]
     if use_doctests:
         for text, graded in [*((t, True) for t in graded_texts if t),
-                             *((c, False) for c in sample_set.codes)]:
-            _add_examples(plan, text, entry, graded and not sample_set.tests, known)
+                             *((c, False) for c in version_set.codes)]:
+            _add_examples(plan, text, entry, graded and not version_set.tests, known)
     typed = next((p for p in (parameter_types(t, entry) for t in [*graded_texts,
-                  *sample_set.codes] if t) if p is not None), None)
+                  *version_set.codes] if t) if p is not None), None)
     if use_hypothesis and typed and not plan.cases:
         _add_typed(plan, typed, entry, hypothesis_examples, known)
     if proposer is not None and not plan.cases:
-        _add_proposed(plan, proposer, sample_set.codes[0] if sample_set.codes else "", entry,
+        _add_proposed(plan, proposer, version_set.codes[0] if version_set.codes else "", entry,
                       known)
     if use_hypothesis and not plan.cases:
-        _add_guessed(plan, sample_set, entry, hypothesis_examples, known)
+        _add_guessed(plan, version_set, entry, hypothesis_examples, known)
     if not plan.cases:
         plan.notes.append("no examples, parameter types or proposed inputs: nothing to run")
     elif scaling:
-        types = typed or next((t for t in (guessed_types(x, entry) for x in sample_set.codes)
+        types = typed or next((t for t in (guessed_types(x, entry) for x in version_set.codes)
                                if t), None)
         _add_scaling(plan, types or [], entry, sizes)
     return plan
@@ -439,11 +439,11 @@ def _add_typed(plan: InputPlan, types: Sequence[str], entry: str, count: int,
         _add(plan, TestCase("call", args=args, name=label), "hypothesis", False, label, known)
 
 
-def _add_guessed(plan: InputPlan, sample_set: SampleSet, entry: str, count: int,
+def _add_guessed(plan: InputPlan, version_set: VersionSet, entry: str, count: int,
                  known: set[str]) -> None:
     """Inputs drawn from the types the parameters' use suggests, where nothing else exists
     (the versions' first reading that gives one)."""
-    texts = [s.code for s in sample_set.samples if s.origin == "current"] + sample_set.codes
+    texts = [s.code for s in version_set.samples if s.origin == "current"] + version_set.codes
     types = next((t for t in map(lambda x: guessed_types(x, entry), texts) if t), None)
     if not types:
         return

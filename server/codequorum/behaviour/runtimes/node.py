@@ -29,7 +29,7 @@ from codequorum.behaviour.runtimes.node_trace import HEADER, mnemonic
 from codequorum.behaviour.runtimes.runtime import Runtime
 from codequorum.behaviour.runtimes.ts_strip import NotStrippable, script_form, strip_types
 from codequorum.behaviour.sandbox.limits import Limits
-from codequorum.behaviour.sandbox.runner import CandidateResult
+from codequorum.behaviour.sandbox.supervisor import CandidateResult
 from codequorum.core.errors import SandboxUnavailableError
 from codequorum.core.model import ModuleContext, TestCase
 from codequorum.generate.input_language import json_inputs

@@ -7,7 +7,7 @@ of ``/usr``, the interpreter that launches Node and the harness), an unprivilege
 capabilities, rlimits, the Node seccomp filter (``node_seccomp.py``: an allow-list; threads
 only, no fork, no sockets) and an exec-once filter (``node_harness/launch.py``), a cgroup
 where one can be made, and the parent's deadline. The machinery is the CPython runner's
-(:class:`~codequorum.behaviour.sandbox.runner._ChildRun`: framed messages on their own
+(:class:`~codequorum.behaviour.sandbox.supervisor._ChildRun`: framed messages on their own
 pipe, every message checked, the end classified); only the start, the run message and
 the grading (strict equality of canonical values, ``js_values.py``) are Node's.
 """
@@ -32,7 +32,7 @@ from codequorum.behaviour.runtimes import js_values, node_trace
 from codequorum.behaviour.runtimes.node_seccomp import node_filter
 from codequorum.behaviour.sandbox import bwrap, protocol
 from codequorum.behaviour.sandbox.limits import Limits
-from codequorum.behaviour.sandbox.runner import (
+from codequorum.behaviour.sandbox.supervisor import (
     CandidateResult,
     TestOutcome,
     _Child,

@@ -56,7 +56,7 @@ protocol: Any = _load("_codequorum_protocol", "protocol.py")
 tracer_mod: Any = _load("_codequorum_tracer", "tracer.py")
 confine: Any = _load("_codequorum_confine", "confine.py")
 audit: Any = _load("_codequorum_audit_hook", "audit_hook.py", private_builtins=True)
-grader: Any = _load("_codequorum_grader", "grader.py")
+grader: Any = _load("_codequorum_grader", "check_grader.py")
 in_module: Any = _load("_codequorum_in_module", "in_module.py")
 doctest_run: Any = _load("_codequorum_doctest_run", "doctest_run.py")
 timing: Any = _load("_codequorum_timing", "timing.py", private_builtins=True)
@@ -1013,7 +1013,7 @@ def _hello(channel: Channel, harness: Harness, layers: Layers, strict: bool) -> 
 
 
 def _fork_grader(run: dict[str, Any]) -> Any:
-    """Fork the grader (see ``grader.py``); returns the version's end of their link.
+    """Fork the grader (see ``check_grader.py``); returns the version's end of their link.
 
     The grader takes the harness sources from fd 4 and sends verdicts on fd 5; the
     version's process closes both before any of its code runs.

@@ -20,7 +20,7 @@ fixed, each step needs the one before:
    (``seccomp_filter.py``, a classic BPF program as bytes).
 
 Every step reports the layer it gave, or a note saying why the kernel refused it; the
-parent decides whether what is missing may run (see ``runner.py``).
+parent decides whether what is missing may run (see ``supervisor.py``).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from codequorum.behaviour.sandbox import bwrap, seccomp_filter
 from codequorum.behaviour.sandbox.limits import Limits
-from codequorum.behaviour.sandbox.runner import _ChildRun
+from codequorum.behaviour.sandbox.supervisor import _ChildRun
 from codequorum.core.errors import SandboxUnavailableError
 from codequorum.core.model import ModuleContext
 

@@ -217,7 +217,7 @@ class _Checker:
             run.notes.append(f"{path}: {exc}, skipped")
             return
         lines = text.split("\n")
-        names = self.session.functions_with_samples_sync(key)
+        names = self.session.functions_with_versions_sync(key)
         checked_here = 0
         for info in first_definitions(infos):
             if not self._enough_versions(key, str(info.qualified_name), names):
@@ -235,7 +235,7 @@ class _Checker:
         if qualified_name not in names:
             self.run.functions_without_versions += 1
             return False
-        if len(self.session.samples_sync(key, qualified_name)) < self.min_samples:
+        if len(self.session.versions_sync(key, qualified_name)) < self.min_samples:
             self.run.functions_too_few += 1
             return False
         return True

@@ -17,7 +17,7 @@ from rich.text import Text
 
 from codequorum.cli.analysis import from_request
 from codequorum.cli.commands.score import resolve_interpreter, write_run
-from codequorum.cli.run import (
+from codequorum.cli.scoring import (
     deferred_interrupt,
     level_notes,
     progress_bar,
@@ -26,7 +26,7 @@ from codequorum.cli.run import (
 from codequorum.core.errors import UserError
 from codequorum.core.report import StabilityReport
 from codequorum.core.safe_text import safe_text
-from codequorum.ingest.sample_files import ReadOptions
+from codequorum.ingest.version_files import ReadOptions
 from codequorum.options.arguments import add_options
 from codequorum.options.declarations import DEMO
 from codequorum.pipeline.config import AnalysisConfig

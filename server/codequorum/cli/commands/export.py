@@ -26,14 +26,14 @@ from typing import Any
 from codequorum.core import parsing
 from codequorum.core.errors import UserError
 from codequorum.core.limits import MAX_DOCUMENT_BYTES
-from codequorum.core.model import SampleSet
+from codequorum.core.model import VersionSet
 from codequorum.core.safe_paths import RefusedFile, guard, read_workspace_file
 from codequorum.core.safe_text import safe_text
 from codequorum.core.words import count
-from codequorum.ingest.store import SampleStore, StoredSample, default_store_path
+from codequorum.ingest.store import StoredVersion, VersionStore, default_store_path
 from codequorum.ingest.workspace import find_workspace, store_key
 from codequorum.options.arguments import add_options
-from codequorum.pipeline.session import build_sample_set, current_code
+from codequorum.pipeline.session import build_version_set, current_code
 from codequorum.render.outfile import check_output, open_output
 
 
@@ -94,7 +94,7 @@ def run_export(request: ExportRequest) -> int:
         raise UserError(f"no version store at {store_path}; nothing to export")
     check_output(request.output)
     keys = _selected_keys(paths, workspace)
-    with SampleStore.open(store_path, roots=[workspace]) as store:
+    with VersionStore.open(store_path, roots=[workspace]) as store:
         for warning in store.warnings:
             print(f"warning: {warning}", file=sys.stderr)
         result = ExportRun()
@@ -138,25 +138,25 @@ def _wanted(key: str, selected: list[tuple[str, bool]] | None) -> bool:
     return any(key.startswith(k) if prefix else key == k for k, prefix in selected)
 
 
-def _rows(store: SampleStore, workspace: Path, keys: list[tuple[str, bool]] | None,
+def _rows(store: VersionStore, workspace: Path, keys: list[tuple[str, bool]] | None,
           functions: Sequence[str] | None, current: bool, result: ExportRun
           ) -> Iterator[dict[str, Any]]:
     """One sample-set row per stored function that is selected."""
     for key in store.files():
         if not _wanted(key, keys):
             continue
-        names = [n for n in store.functions_with_samples(key) if not functions or n in functions]
+        names = [n for n in store.functions_with_versions(key) if not functions or n in functions]
         text = _current_text(key, workspace, result) if current and names else None
         for name in names:
-            stored = store.samples_for(key, name)
-            sample_set = _sample_set(key, name, stored, text, result)
+            stored = store.versions_for(key, name)
+            version_set = _version_set(key, name, stored, text, result)
             result.sets += 1
-            result.versions += len(sample_set.samples)
-            yield sample_set_row(sample_set, name, key)
+            result.versions += len(version_set.samples)
+            yield version_set_row(version_set, name, key)
 
 
-def _sample_set(key: str, name: str, stored: Sequence[StoredSample], text: str | None,
-                result: ExportRun) -> SampleSet:
+def _version_set(key: str, name: str, stored: Sequence[StoredVersion], text: str | None,
+                result: ExportRun) -> VersionSet:
     """The set ``check`` analyses for one function: its versions and its current code."""
     language = stored[0].language
     code: str | None = None
@@ -173,18 +173,18 @@ def _sample_set(key: str, name: str, stored: Sequence[StoredSample], text: str |
                                 "current code")
         else:
             code, short = current_code(text, info), info.name
-    sample_set, _ = build_sample_set(stored, code, file_key=key, language=language,
+    version_set, _ = build_version_set(stored, code, file_key=key, language=language,
                                      qualified_name=name, name=short)
-    return sample_set
+    return version_set
 
 
-def sample_set_row(sample_set: SampleSet, qualified_name: str, key: str) -> dict[str, Any]:
+def version_set_row(version_set: VersionSet, qualified_name: str, key: str) -> dict[str, Any]:
     """One JSONL line of the sample-set format (``shared/sample-set.schema.json``)."""
-    current = next((s.code for s in sample_set.samples if s.origin == "current"), None)
+    current = next((s.code for s in version_set.samples if s.origin == "current"), None)
     row: dict[str, Any] = {
-        "task_id": sample_set.task_id,
-        "language": sample_set.language,
-        "entry_point": sample_set.entry_point,
+        "task_id": version_set.task_id,
+        "language": version_set.language,
+        "entry_point": version_set.entry_point,
         "file": key,
         "qualified_name": qualified_name,
     }
@@ -193,7 +193,7 @@ def sample_set_row(sample_set: SampleSet, qualified_name: str, key: str) -> dict
     row["samples"] = [
         {"code": s.code, "origin": s.origin, "label": s.label, "provider": s.provider,
          "model": s.model, "temperature": s.temperature, "seed": s.seed}
-        for s in sample_set.samples
+        for s in version_set.samples
     ]
     return row
 

@@ -25,7 +25,7 @@ from codequorum.options.arguments import add_options
 from codequorum.options.declarations import MCP
 
 if TYPE_CHECKING:  # the agents' modules load only when the server starts
-    from codequorum.agents.context import AgentOptions
+    from codequorum.agents.agent_workspace import AgentOptions
 
 #: Default request timeout (seconds) of ``sample_versions``.
 DEFAULT_REQUEST_TIMEOUT = 60.0
@@ -54,7 +54,7 @@ class McpRequest:
 
 def mcp_request(args: argparse.Namespace) -> McpRequest:
     """The request of ``codequorum mcp``, its root checked (:class:`UserError`)."""
-    from codequorum.agents.context import AgentOptions
+    from codequorum.agents.agent_workspace import AgentOptions
     from codequorum.generate.endpoint import ProviderConfig
 
     root = (args.root or Path.cwd()).resolve()
@@ -78,7 +78,7 @@ def run_mcp(request: McpRequest) -> int:
     """:func:`run` for a request read at the door."""
     import anyio
 
-    from codequorum.agents.context import AgentWorkspace
+    from codequorum.agents.agent_workspace import AgentWorkspace
     from codequorum.agents.server import serve_stdio
 
     if not logging.getLogger().handlers:  # standard output is the protocol's: log to stderr

@@ -26,7 +26,7 @@ from typing import Any, TextIO
 
 from codequorum.core.errors import UserError
 from codequorum.core.limits import MAX_DOCUMENT_BYTES
-from codequorum.core.model import Sample
+from codequorum.core.model import Version
 from codequorum.core.parsing import FunctionInfo, function_by_name, functions, language_from_path
 from codequorum.core.parsing import normalize_language as _normalize_language
 from codequorum.core.safe_paths import UnreadableFile, read_regular
@@ -43,7 +43,7 @@ from codequorum.generate.endpoint import (
 )
 from codequorum.generate.prompting import build_messages, prompt_hash
 from codequorum.ingest.importing import ImportReport, prepare_import, store_import
-from codequorum.ingest.store import SampleStore, default_store_path
+from codequorum.ingest.store import VersionStore, default_store_path
 from codequorum.ingest.workspace import find_workspace, store_key
 from codequorum.options.approvals import Approvals
 from codequorum.options.arguments import add_options
@@ -204,7 +204,7 @@ def outcome_line(index: int, outcome: Outcome, shown_errors: Collection[str]) ->
     with the reason, or the request's error — every one, but an unreachable endpoint
     once (None when its message is already in ``shown_errors``: the other requests
     were never sent)."""
-    if isinstance(outcome, Sample):
+    if isinstance(outcome, Version):
         seed = "" if outcome.seed is None else f" (seed {outcome.seed})"
         lines = count(outcome.code.count("\n"), "line")
         return f"  version {index + 1}{seed}: accepted, {lines}"
@@ -225,13 +225,13 @@ class _Arrivals:
     stream: TextIO
     quiet: bool
     verbose: bool
-    store: SampleStore | None = None
+    store: VersionStore | None = None
     shown_errors: set[str] = field(default_factory=set)
 
-    def on_sample(self, index: int, outcome: Outcome) -> None:
+    def on_version(self, index: int, outcome: Outcome) -> None:
         """One answer came: keep it when it holds a version, then say so."""
         target = self.target
-        if isinstance(outcome, Sample):
+        if isinstance(outcome, Version):
             if self.store is None:
                 self.store = _open(target)
             self.store.add(target.key, target.language, target.function.qualified_name,
@@ -270,7 +270,7 @@ def _regenerate(request: SampleRequest, target: _Target, messages: list[dict[str
                          request.verbose)
     try:
         result = asyncio.run(regenerate(config, messages, config.samples, target.language,
-                                        name, budget=budget, on_sample=arrivals.on_sample))
+                                        name, budget=budget, on_version=arrivals.on_version))
         total = (arrivals.store.count(target.key, name) if arrivals.store is not None
                  else None)
     finally:
@@ -304,10 +304,10 @@ def _function(text: str, language: str, name: str, path: Path) -> FunctionInfo:
     raise UserError(f"{path}: no function `{name}`{hint}")
 
 
-def _open(target: _Target) -> SampleStore:
+def _open(target: _Target) -> VersionStore:
     """Open (or make) the store, saying so when a damaged file was moved aside; a store
     this opening made is recorded as the user's own (approved to run)."""
-    store = SampleStore.open(target.store_path, roots=[target.workspace])
+    store = VersionStore.open(target.store_path, roots=[target.workspace])
     for warning in store.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if store.created:
@@ -321,7 +321,7 @@ def _open(target: _Target) -> SampleStore:
 
 
 @contextmanager
-def _open_store(target: _Target) -> Iterator[SampleStore]:
+def _open_store(target: _Target) -> Iterator[VersionStore]:
     """:func:`_open`, closed after."""
     store = _open(target)
     try:

@@ -1,6 +1,6 @@
 """``codequorum score``: score sample sets from files and print a table, JSON or CSV.
 
-The arguments become a :class:`~codequorum.cli.run.ScoreRequest` at the door; the sets are
+The arguments become a :class:`~codequorum.cli.scoring.ScoreRequest` at the door; the sets are
 read and scored by :mod:`codequorum.pipeline.score` (in this process, in ``--jobs``
 workers, or with ``--scheduler`` on a cluster, :mod:`codequorum.cli.commands.score_cluster`)
 and written by the output format's sink (:mod:`codequorum.render.sinks`). Ctrl-C stops the
@@ -25,7 +25,7 @@ from codequorum.cli.endpoint import (
     input_asker,
     propose_config,
 )
-from codequorum.cli.run import (
+from codequorum.cli.scoring import (
     EXIT_INTERRUPTED,
     ScoreRequest,
     deferred_interrupt,
@@ -34,11 +34,11 @@ from codequorum.cli.run import (
     report_errors,
 )
 from codequorum.core.errors import UnknownFormatError, UserError
-from codequorum.core.model import SampleSet
+from codequorum.core.model import VersionSet
 from codequorum.core.parsing import normalize_language
 from codequorum.core.safe_text import safe_text
 from codequorum.core.words import count
-from codequorum.ingest.sample_files import INPUT_FORMATS, ReadOptions, load_problems
+from codequorum.ingest.version_files import INPUT_FORMATS, ReadOptions, load_problems
 from codequorum.ingest.workspace import find_workspace
 from codequorum.options.arguments import add_options
 from codequorum.options.declarations import SCORE
@@ -114,7 +114,7 @@ def score_request(args: argparse.Namespace) -> ScoreRequest:
         normalize_language(args.language)
     if args.dynamic and not dynamic_available():
         raise UserError("dynamic analysis is not available in this installation "
-                        "(codequorum.behaviour.run is missing); run without --dynamic")
+                        "(codequorum.behaviour.dynamic_analysis is missing); run without --dynamic")
     if args.inputs.count("-") > 1:
         raise UserError("standard input (-) can be read only once")
     check_output(args.output)
@@ -159,13 +159,13 @@ def run(args: argparse.Namespace) -> int:
 def score_here(request: ScoreRequest) -> int:
     """Score the request's sets in this process (or ``--jobs`` workers), then write them."""
     asker = input_asker(request.propose)
-    sample_sets, sources, read_errors = read_inputs(request.inputs, request.read)
+    version_sets, sources, read_errors = read_inputs(request.inputs, request.read)
     show_progress = (not request.quiet and sys.stderr.isatty()
-                     and (len(sample_sets) > 1 or request.dynamic))
-    log.info("%s read from %s", count(len(sample_sets), "set"),
+                     and (len(version_sets) > 1 or request.dynamic))
+    log.info("%s read from %s", count(len(version_sets), "set"),
              count(len(request.inputs), "input"))
     require_sandbox(request.dynamic, request.interpreter, request.analysis.sandbox)
-    scored = run_scoring(sample_sets, sources, request.analysis, jobs=request.jobs,
+    scored = run_scoring(version_sets, sources, request.analysis, jobs=request.jobs,
                          dynamic=request.dynamic,
                          progress=(progress_bar(color_enabled(request.color, sys.stderr))
                                    if show_progress else None),
@@ -173,7 +173,7 @@ def score_here(request: ScoreRequest) -> int:
     scored.errors = read_errors + scored.errors
     level = request.analysis.run_level(request.dynamic)
     with deferred_interrupt() as hits:
-        write_run(scored, request.format, request.output, sample_sets, level)
+        write_run(scored, request.format, request.output, version_sets, level)
     report_errors(scored)
     level_notes(level, request.format, request.quiet)
     note = asker_note(asker)
@@ -187,11 +187,11 @@ def score_here(request: ScoreRequest) -> int:
 
 
 def write_run(run: ScoreRun, fmt: OutputFormat, request: SinkRequest,
-              sample_sets: Sequence[SampleSet], level: RunLevel | None = None) -> None:
-    """Write a finished run in ``fmt`` (``run.positions`` index ``sample_sets``, whose
+              version_sets: Sequence[VersionSet], level: RunLevel | None = None) -> None:
+    """Write a finished run in ``fmt`` (``run.positions`` index ``version_sets``, whose
     versions the formats that show them take); with ``level``, every set's risk level is
     set from the run's sets (:mod:`codequorum.render.level_sink`)."""
     with open_sink(fmt, request, level) as sink:
         for report, k in zip(run.reports, run.positions, strict=True):
-            sink.add(report, sample_sets[k].codes)
+            sink.add(report, version_sets[k].codes)
         sink.finish(RunEnd(run.errors, interrupted=run.interrupted, total=run.total))

@@ -20,16 +20,16 @@ from pathlib import Path
 
 from rich.progress import Progress, TextColumn, TimeElapsedColumn
 
-from codequorum.cli.run import (
+from codequorum.cli.scoring import (
     EXIT_INTERRUPTED,
     ScoreRequest,
     deferred_interrupt,
     level_notes,
     report_errors,
 )
-from codequorum.core.model import SampleSet
+from codequorum.core.model import VersionSet
 from codequorum.core.report import StabilityReport
-from codequorum.ingest.sample_files import ReadError, ReadOptions
+from codequorum.ingest.version_files import ReadError, ReadOptions
 from codequorum.ingest.workspace import find_workspace
 from codequorum.pipeline.score import ScoreFailure, ScoreRun, iter_inputs, require_sandbox
 from codequorum.render.level_sink import open_sink
@@ -49,11 +49,11 @@ class _Feed:
         self.options = options
         self.done = done
         self.errors: list[ReadError] = []
-        self.origin: dict[int, tuple[str, SampleSet]] = {}
+        self.origin: dict[int, tuple[str, VersionSet]] = {}
         self.read = 0
         self.resumed = 0
 
-    def __iter__(self) -> Iterator[SampleSet]:
+    def __iter__(self) -> Iterator[VersionSet]:
         k = 0
         for source, item in iter_inputs(self.inputs, self.options):
             if isinstance(item, ReadError):
@@ -71,9 +71,9 @@ class _Feed:
 
     def failure(self, k: int, failure: ScoreFailure) -> ReadError:
         """The error naming the file and line of set ``k``."""
-        source, sample_set = self.origin[k]
-        return ReadError(source, sample_set.source_line, failure.message,
-                         task_id=sample_set.task_id, exit_code=failure.exit_code)
+        source, version_set = self.origin[k]
+        return ReadError(source, version_set.source_line, failure.message,
+                         task_id=version_set.task_id, exit_code=failure.exit_code)
 
 
 def _progress(enabled: bool, color: bool) -> tuple[Progress | None, Callable[[int, int], None]]:

@@ -58,6 +58,6 @@ async def compare_command(ls: Host, args: c.CompareArgs) -> c.CompareResult:
         )
     return c.CompareResult(
         **summary_fields(snapshot, entry, analysis),
-        codes=[s.code for s in analysis.sample_set.samples],
+        codes=[s.code for s in analysis.version_set.samples],
         diff=diff,
     )

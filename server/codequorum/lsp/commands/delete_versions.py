@@ -42,11 +42,11 @@ async def clear_asked(ls: Host, uri: str, name: str | None) -> None:
     file), delete them on a yes, and say what was deleted."""
     engine, key = ls.engine_for(uri), ls.file_key(uri)
     names = [name] if name is not None else await engine.run(
-        engine.functions_with_samples_sync, key
+        engine.functions_with_versions_sync, key
     )
     stored = 0
     for each in names:
-        stored += len(await engine.run(engine.samples_sync, key, each))
+        stored += len(await engine.run(engine.versions_sync, key, each))
     whose = f"'{safe_text(name, 200)}'" if name is not None else "every function of this file"
     if not stored:
         ls.show(types.MessageType.Info, f"codequorum: {whose} has no stored versions")

@@ -14,7 +14,7 @@ from lsprotocol import types
 from codequorum.behaviour.runtimes import runtime_for, runtime_names
 from codequorum.core.model import ModuleContext
 from codequorum.core.safe_text import safe_text
-from codequorum.judge.dynamic import dynamic_verdicts
+from codequorum.judge.dynamic_rules import dynamic_verdicts
 from codequorum.lsp import contract as c
 from codequorum.lsp.commands.registry import RUN_DYNAMIC, CommandError
 from codequorum.lsp.commands.resolve import function_analysis

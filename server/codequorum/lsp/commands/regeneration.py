@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from lsprotocol import types
 
-from codequorum.core.model import Sample
+from codequorum.core.model import Version
 from codequorum.core.safe_text import safe_text
 from codequorum.lsp import contract as c
 from codequorum.lsp.commands.registry import REGENERATE, CommandError, ShownError
@@ -85,16 +85,16 @@ class Arrivals:
     done: int = 0
     stored: int = 0
 
-    async def on_sample(self, index: int, outcome: Any) -> None:
+    async def on_version(self, index: int, outcome: Any) -> None:
         """One answer came: store it when it holds a version, then report progress."""
         self.done += 1
-        if isinstance(outcome, Sample):
+        if isinstance(outcome, Version):
             await self._store(outcome)
         n = self.request.n
         self.progress.report(f"{self.done} of {n} answers, {self.stored} stored",
                              int(100 * self.done / n))
 
-    async def _store(self, sample: Sample) -> None:
+    async def _store(self, sample: Version) -> None:
         """Store one version; a failure is logged and the other versions still come."""
         request = self.request
         try:
@@ -150,7 +150,7 @@ async def regenerate_storing(
             result = await regenerate(config, request.messages, request.n, request.language,
                                       entry.qualified_name, budget=answer_budget(entry.text),
                                       cancel=progress.async_cancelled,
-                                      on_sample=arrivals.on_sample)
+                                      on_version=arrivals.on_version)
         except asyncio.CancelledError:
             progress.cancel()
             ls.refresh(request.uri)

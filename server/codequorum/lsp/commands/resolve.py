@@ -50,7 +50,7 @@ async def function_analysis(
 
 def version_fields(analysis: FunctionAnalysis, index: int) -> dict[str, Any]:
     """What every answer says of one version: its place, label and where it came from."""
-    sample = analysis.sample_set.samples[index]
+    sample = analysis.version_set.samples[index]
     return {"index": index, "version": index + 1, "label": analysis.label(index),
             "origin": sample.origin, "provider": sample.provider, "model": sample.model}
 
@@ -58,7 +58,7 @@ def version_fields(analysis: FunctionAnalysis, index: int) -> dict[str, Any]:
 def version_infos(analysis: FunctionAnalysis) -> list[c.VersionInfo]:
     return [
         c.VersionInfo(**version_fields(analysis, i), cluster=analysis.cluster_of(i))
-        for i in range(len(analysis.sample_set.samples))
+        for i in range(len(analysis.version_set.samples))
     ]
 
 

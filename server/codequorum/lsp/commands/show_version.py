@@ -38,12 +38,12 @@ async def show_version_command(ls: Host, args: c.ShowVersionArgs) -> c.ShowVersi
             index = int(which) - 1  # type: ignore[arg-type]
         except (TypeError, ValueError) as exc:
             raise CommandError(
-                f"{SHOW_VERSION}: expected a version number 1..{len(analysis.sample_set.samples)}"
+                f"{SHOW_VERSION}: expected a version number 1..{len(analysis.version_set.samples)}"
                 " or consensus / current / fastest / mostDifferent"
             ) from exc
-    if index is None or not 0 <= index < len(analysis.sample_set.samples):
+    if index is None or not 0 <= index < len(analysis.version_set.samples):
         raise CommandError(f"{SHOW_VERSION}: no version {which!r} of '{entry.qualified_name}'")
-    sample = analysis.sample_set.samples[index]
+    sample = analysis.version_set.samples[index]
     return c.ShowVersionResult(
         uri=snapshot.uri,
         qualified_name=entry.qualified_name,

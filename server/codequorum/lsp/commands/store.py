@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from codequorum.core.limits import json_depth_problem
-from codequorum.core.model import Sample
+from codequorum.core.model import Version
 from codequorum.lsp import contract as c
 from codequorum.lsp.commands.registry import CommandError
 from codequorum.lsp.commands.resolve import resolve_function
@@ -20,8 +20,8 @@ if TYPE_CHECKING:
     from codequorum.lsp.host import Host
 
 
-def version_sample(item: c.VersionInput, origin: str) -> Sample:
-    return Sample(
+def version_sample(item: c.VersionInput, origin: str) -> Version:
+    return Version(
         code=item.code,
         origin=origin,  # type: ignore[arg-type]
         label=item.label or "",
@@ -32,12 +32,12 @@ def version_sample(item: c.VersionInput, origin: str) -> Sample:
     )
 
 
-def versions_from(value: Any, origin: str) -> list[Sample]:
+def versions_from(value: Any, origin: str) -> list[Version]:
     """Versions from JSON read in a file: code strings or ``{code, provider, model}``."""
-    out: list[Sample] = []
+    out: list[Version] = []
     for i, item in enumerate(value if isinstance(value, list) else [value]):
         if isinstance(item, str):
-            out.append(Sample(code=item, origin=origin))  # type: ignore[arg-type]
+            out.append(Version(code=item, origin=origin))  # type: ignore[arg-type]
         elif isinstance(item, dict) and isinstance(item.get("code"), str):
             t, seed = item.get("temperature"), item.get("seed")
             out.append(
@@ -63,7 +63,7 @@ def text_or_none(value: Any) -> str | None:
 
 
 async def store_versions(
-    ls: Host, target: c.FunctionArgs, command: str, samples: list[Sample]
+    ls: Host, target: c.FunctionArgs, command: str, samples: list[Version]
 ) -> c.StoreResult:
     snapshot, entry = await resolve_function(ls, target, command,
                                              required=target.qualified_name is None)
@@ -75,14 +75,14 @@ async def store_versions(
         ids = await engine.run(engine.add_sync, key, snapshot.language, name, samples)
     except Exception as exc:
         raise CommandError(f"{command}: cannot store the versions: {exc}") from exc
-    total = len(await engine.run(engine.samples_sync, key, name))
+    total = len(await engine.run(engine.versions_sync, key, name))
     ls.refresh(target.uri)
     ls.in_background(run_arrived(ls, target.uri, name, snapshot.language),
                      "running the new versions")
     return c.StoreResult(uri=target.uri, qualified_name=name, added=len(set(ids)), total=total)
 
 
-def read_sample_file(path: Path) -> list[Sample]:
+def read_version_file(path: Path) -> list[Version]:
     """Versions from a file: JSON or JSON Lines of ``{"code"}`` or ``{"prompt",
     "completion"}`` objects or code strings, or plain code (one version per file). Sample
     sets (rows with ``samples``) are left to
@@ -106,21 +106,21 @@ def read_sample_file(path: Path) -> list[Sample]:
         if data is not None:
             items = data if isinstance(data, list) else [data]
     else:
-        return [Sample(code=text, origin="imported", label=path.name)]
-    out: list[Sample] = []
+        return [Version(code=text, origin="imported", label=path.name)]
+    out: list[Version] = []
     for item in items:
         if isinstance(item, dict) and isinstance(item.get("code"), str):
             out.extend(versions_from([item], "imported"))
         elif isinstance(item, dict) and isinstance(item.get("completion"), str):
             prompt = str(item["prompt"]) if isinstance(item.get("prompt"), str) else ""
-            out.append(Sample(code=prompt + item["completion"], origin="imported"))
+            out.append(Version(code=prompt + item["completion"], origin="imported"))
         elif isinstance(item, str):
-            out.append(Sample(code=item, origin="imported"))
+            out.append(Version(code=item, origin="imported"))
     return out
 
 
 def imported_versions(name: str, data: bytes, language: str, task_id: str | None,
-                      entry_point: str | None) -> list[Sample]:
+                      entry_point: str | None) -> list[Version]:
     """The versions in a file's ``data`` (already read and bounded), parsed from a private
     copy named ``name``, so what is parsed is what was checked."""
     from codequorum.ingest.importing import read_candidates
@@ -128,7 +128,7 @@ def imported_versions(name: str, data: bytes, language: str, task_id: str | None
     with tempfile.TemporaryDirectory(prefix="codequorum-import-") as folder:
         copy = Path(folder) / (name or "versions.jsonl")
         copy.write_bytes(data)
-        found = read_sample_file(copy)
+        found = read_version_file(copy)
         if found:
             return found
         candidates, _ = read_candidates(copy, language, task_id=task_id,

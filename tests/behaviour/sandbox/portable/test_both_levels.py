@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from codequorum.behaviour.sandbox.limits import Limits
-from codequorum.behaviour.sandbox.runner import run_candidates
+from codequorum.behaviour.sandbox.supervisor import run_candidates
 from codequorum.core.model import TestCase as Case
 
 KEY = "CODEQUORUM_TEST_API_KEY"

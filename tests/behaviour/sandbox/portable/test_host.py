@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from codequorum.behaviour.run import growth_of
+from codequorum.behaviour.dynamic_analysis import growth_of
 from codequorum.behaviour.sandbox.limits import Limits
-from codequorum.behaviour.sandbox.runner import run_candidate, run_candidates
+from codequorum.behaviour.sandbox.supervisor import run_candidate, run_candidates
 from codequorum.core.model import ModuleContext
 from codequorum.core.model import TestCase as Case
 

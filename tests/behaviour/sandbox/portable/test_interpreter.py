@@ -36,7 +36,7 @@ def test_the_notices_name_every_library_the_guest_reports() -> None:
     import fnmatch
     import tomllib
 
-    from codequorum.behaviour.sandbox.runner import run_candidate
+    from codequorum.behaviour.sandbox.supervisor import run_candidate
     from codequorum.core.model import TestCase
 
     code = ("import decimal, pyexpat, sqlite3, zlib\ndef f():\n    return ["

@@ -11,7 +11,7 @@ import pytest
 from codequorum.behaviour.sandbox import forkserver
 from codequorum.behaviour.sandbox.limits import Limits
 from codequorum.behaviour.sandbox.portable import interpreter as wasm
-from codequorum.behaviour.sandbox.runner import CandidateResult, run_candidate, run_candidates
+from codequorum.behaviour.sandbox.supervisor import CandidateResult, run_candidate, run_candidates
 from codequorum.core.model import TestCase as Case
 
 SQUARE = [Case("call", args=(3,), expected=9, has_expected=True)]

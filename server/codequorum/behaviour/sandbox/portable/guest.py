@@ -32,7 +32,7 @@ SANDBOX = "/work"
 #: host when the cache has it: compiling the harness would be most of a start's fuel.
 BUNDLE = "/bundle/bundle.marshal"
 HARNESS_FILES = ("child.py", "protocol.py", "tracer.py", "confine.py", "audit_hook.py",
-                 "grader.py", "in_module.py", "doctest_run.py", "timing.py",
+                 "check_grader.py", "in_module.py", "doctest_run.py", "timing.py",
                  "portable/guest.py")
 sys.path[:] = [p for p in sys.path if not p.startswith(HARNESS)]
 
@@ -129,7 +129,7 @@ def grade() -> None:
     """``guest.py --grader``: run the check harnesses the host sends against the version
     behind it (``grader.serve``, as the strict sandbox's grader process does). It loads
     only the protocol and the grader: no tracer, no version, so none of their start."""
-    protocol, grader = _load_harness("protocol.py", "grader.py")
+    protocol, grader = _load_harness("protocol.py", "check_grader.py")
     link = _host_link(grader, protocol)
     payload = link.receive()
     if payload is None or payload.get("type") != "grade":

@@ -65,7 +65,7 @@ interpreter: Any = _load("_cq_interpreter", os.path.join(HERE, "interpreter.py")
 endings: Any = _load("_cq_endings", os.path.join(HERE, "endings.py"))
 wasi_io: Any = _load("_cq_wasi_io", os.path.join(HERE, "wasi_io.py"))
 warm: Any = _load("_cq_warm", os.path.join(HERE, "warm.py"))
-#: Frames between the version and the grader (``grader.py``), routed by the host.
+#: Frames between the version and the grader (``check_grader.py``), routed by the host.
 TO_GRADER = ("check", "return", "raise")
 TO_VERSION = ("call", "checked")
 

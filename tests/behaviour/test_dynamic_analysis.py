@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from codequorum.behaviour.run import (
+from codequorum.behaviour.dynamic_analysis import (
     SUMMARY_KEYS,
     DynamicOptions,
     Runs,
@@ -19,12 +19,12 @@ from codequorum.behaviour.run import (
     growth_of,
     run_dynamic,
 )
-from codequorum.behaviour.sandbox import runner
+from codequorum.behaviour.input_plan import InputCase, InputPlan
+from codequorum.behaviour.sandbox import supervisor
 from codequorum.behaviour.sandbox.isolation import WEAK_WARNING
-from codequorum.behaviour.test_inputs import InputCase, InputPlan
 from codequorum.core import model
-from codequorum.core.model import SampleSet
-from codequorum.judge.dynamic import dynamic_verdicts, growth_text
+from codequorum.core.model import VersionSet
+from codequorum.judge.dynamic_rules import dynamic_verdicts, growth_text
 from codequorum.metrics.opcodes import sctd, static_opcode_counts
 from codequorum.pipeline.analyze import analyze
 from codequorum.pipeline.config import AnalysisConfig
@@ -56,12 +56,12 @@ SORTS = [
 
 @pytest.fixture(scope="module")
 def sort_report() -> object:
-    ss = SampleSet.from_codes("sorts", SORTS, entry_point="f")
+    ss = VersionSet.from_codes("sorts", SORTS, entry_point="f")
     return run_dynamic(ss, DynamicOptions(jobs=2, hypothesis_examples=8))
 
 
 def test_summary_has_the_agreed_keys(sort_report: object) -> None:
-    from codequorum.behaviour.run import DynamicReport
+    from codequorum.behaviour.dynamic_analysis import DynamicReport
 
     assert isinstance(sort_report, DynamicReport)
     assert set(SUMMARY_KEYS) <= set(sort_report.summary)
@@ -73,7 +73,7 @@ def test_summary_has_the_agreed_keys(sort_report: object) -> None:
 
 
 def test_sorts_pass_rates_oer_and_verdicts(sort_report: object) -> None:
-    from codequorum.behaviour.run import DynamicReport
+    from codequorum.behaviour.dynamic_analysis import DynamicReport
 
     assert isinstance(sort_report, DynamicReport)
     s = sort_report.summary
@@ -108,7 +108,7 @@ def test_sorts_pass_rates_oer_and_verdicts(sort_report: object) -> None:
     assert s["bef_jsd"] == pytest.approx(sj / (dj + 1e-9), rel=1e-12)
 
 
-def _reference_sets(reference_dir: Path) -> dict[str, SampleSet]:
+def _reference_sets(reference_dir: Path) -> dict[str, VersionSet]:
     groups: dict[str, list[dict[str, object]]] = defaultdict(list)
     with (reference_dir / "dynamic" / "solutions.jsonl").open() as fh:
         for line in fh:
@@ -121,7 +121,7 @@ def _reference_sets(reference_dir: Path) -> dict[str, SampleSet]:
             for t in recs[0]["private_tests"]  # type: ignore[attr-defined]
         ]
         codes = [str(r["generated_solution"]) for r in recs]
-        out[pid] = SampleSet.from_codes(pid, codes, entry_point="solve", tests=tests)
+        out[pid] = VersionSet.from_codes(pid, codes, entry_point="solve", tests=tests)
     return out
 
 
@@ -138,7 +138,7 @@ def test_reference_solutions_through_the_sandbox(reference_dir: Path) -> None:
         assert s["sctd_tau"] == pytest.approx(float(ref[pid]["SCTD_TAU"]), abs=1e-9, rel=0)
         # DCTD is not compared with dctd.csv here: our tracer counts only the candidate's
         # own code objects, the reference tracer also counted its harness (~500 opcodes
-        # per test). tests/metrics/test_dynamic.py checks the maths on the fixture traces.
+        # per test). tests/metrics/test_trace_divergence.py checks the maths on the fixture traces.
         assert s["dctd_jsd"] is not None and 0.0 < s["dctd_jsd"] < 1.0
         assert s["dctd_inputs"] == 3.0
         assert not [v for v in dynamic_verdicts(report) if v.code == "divergent-outputs"]
@@ -159,7 +159,7 @@ def test_timeouts_syntax_errors_and_one_child_per_candidate() -> None:
         model.TestCase(kind="call", args=(3,), expected=6, has_expected=True),
         model.TestCase(kind="call", args=(5,), expected=10, has_expected=True),
     ]
-    ss = SampleSet.from_codes("t", codes, entry_point="f", tests=tests)
+    ss = VersionSet.from_codes("t", codes, entry_point="f", tests=tests)
     opts = DynamicOptions(
         jobs=2,
         timeout_seconds=10.0,
@@ -190,7 +190,7 @@ def test_inputs_that_hang_do_not_use_up_the_budget_of_the_others() -> None:
     tests = [
         model.TestCase(kind="call", args=(n,), expected=n, has_expected=True) for n in range(5)
     ]
-    ss = SampleSet.from_codes("t", [code], entry_point="f", tests=tests)
+    ss = VersionSet.from_codes("t", [code], entry_point="f", tests=tests)
 
     def opts(allowance: int) -> DynamicOptions:
         return DynamicOptions(
@@ -223,7 +223,7 @@ def test_a_scaling_size_that_times_out_skips_the_larger_sizes() -> None:
         "        time.sleep(60)\n"
         "    return sum(xs)\n"
     )
-    ss = SampleSet.from_codes("t", [linear, linear, hangs], entry_point="f")
+    ss = VersionSet.from_codes("t", [linear, linear, hangs], entry_point="f")
     opts = DynamicOptions(
         jobs=2, timeout_seconds=20.0, test_timeout_seconds=0.5, use_hypothesis=False
     )
@@ -242,7 +242,7 @@ def test_a_scaling_size_that_times_out_skips_the_larger_sizes() -> None:
 def test_cancel_before_start() -> None:
     ev = threading.Event()
     ev.set()
-    ss = SampleSet.from_codes("t", SORTS[:2], entry_point="f")
+    ss = VersionSet.from_codes("t", SORTS[:2], entry_point="f")
     report = run_dynamic(ss, DynamicOptions(use_hypothesis=False, scaling=False), cancel=ev)
     assert [c.status for c in report.candidates] == ["cancelled", "cancelled"]
 
@@ -252,8 +252,8 @@ def _outcome(
     exc: str | None = None,
     ops: dict[str, int] | None = None,
     passed: bool | None = None,
-) -> runner.TestOutcome:
-    return runner.TestOutcome(
+) -> supervisor.TestOutcome:
+    return supervisor.TestOutcome(
         "", passed, output, exc, "m" if exc else None, ops, sum((ops or {}).values()), 0.0
     )
 
@@ -261,7 +261,7 @@ def _outcome(
 def test_build_report_bef_verdicts_without_processes() -> None:
     # identical bytecode, different traces: runtime instability (BEF << 0.1)
     code = "def f(x):\n    return x\n"
-    ss = SampleSet.from_codes("t", [code, code], entry_point="f")
+    ss = VersionSet.from_codes("t", [code, code], entry_point="f")
     case = InputCase(model.TestCase(kind="call", args=(1,)), "hypothesis", False, "f(1)")
     plan = InputPlan(entry_point="f", cases=[case])
     runs = Runs(
@@ -281,7 +281,7 @@ def test_build_report_bef_verdicts_without_processes() -> None:
     assert report.summary["oer"] == 1.0
     # different bytecode, identical traces: redundant alternatives (BEF >> 1000)
     other = "def f(x):\n    y = [x]\n    return y[0]\n"
-    ss2 = SampleSet.from_codes("t", [code, other], entry_point="f")
+    ss2 = VersionSet.from_codes("t", [code, other], entry_point="f")
     same = {"LOAD_FAST": 1, "RETURN_VALUE": 1}
     runs2 = Runs(
         outcomes=[[_outcome("1", ops=same)], [_outcome("1", ops=dict(same))]],
@@ -309,7 +309,7 @@ def test_growth_of_cpu_time_points() -> None:
 
 
 def test_humaneval_tasks_end_to_end_on_one_pool() -> None:
-    from codequorum.behaviour.run import run_dynamic_many
+    from codequorum.behaviour.dynamic_analysis import run_dynamic_many
     from codequorum.ingest import humaneval
 
     sets = []
@@ -317,7 +317,7 @@ def test_humaneval_tasks_end_to_end_on_one_pool() -> None:
         p = humaneval.problem(tid)
         good = p.prompt + p.canonical_solution
         wrong = p.prompt + "    return None\n"
-        sets.append(SampleSet.from_codes(tid, [good, wrong, good], prompt=p.prompt))
+        sets.append(VersionSet.from_codes(tid, [good, wrong, good], prompt=p.prompt))
     seen: list[tuple[int, int]] = []
     opts = DynamicOptions(jobs=2, use_hypothesis=False, scaling=False)
     poly, close = run_dynamic_many(sets, opts, progress=lambda d, t: seen.append((d, t)))
@@ -345,7 +345,7 @@ PY312 = Path("/root/.pyenv/versions/3.12.1/bin/python3.12")
 def test_other_interpreter_and_family_mode() -> None:
     from codequorum.behaviour.runtimes.cpython import static_counts
 
-    ss = SampleSet.from_codes("sorts", [SORTS[1], SORTS[3]], entry_point="f")
+    ss = VersionSet.from_codes("sorts", [SORTS[1], SORTS[3]], entry_point="f")
     results = {}
     for interp in (None, str(PY312)):
         for mode in ("reference", "family"):
@@ -394,7 +394,7 @@ def test_other_interpreter_and_family_mode() -> None:
     ],
 )
 def test_options_are_checked(bad: dict[str, object]) -> None:
-    from codequorum.behaviour.run import InvalidOptionsError
+    from codequorum.behaviour.dynamic_analysis import InvalidOptionsError
     from codequorum.core.errors import UserError
 
     with pytest.raises(InvalidOptionsError) as info:
@@ -404,7 +404,7 @@ def test_options_are_checked(bad: dict[str, object]) -> None:
 
 
 def test_canonical_solutions_pass_the_split_humaneval_tests() -> None:
-    from codequorum.behaviour.run import run_dynamic_many
+    from codequorum.behaviour.dynamic_analysis import run_dynamic_many
     from codequorum.ingest import humaneval
 
     # every task whose harness keeps a residual ``check`` input, plus a few plain ones
@@ -417,7 +417,7 @@ def test_canonical_solutions_pass_the_split_humaneval_tests() -> None:
     sets = []
     for tid in tids:
         p = humaneval.problem(tid)
-        sets.append(SampleSet.from_codes(tid, [p.prompt + p.canonical_solution], prompt=p.prompt))
+        sets.append(VersionSet.from_codes(tid, [p.prompt + p.canonical_solution], prompt=p.prompt))
     opts = DynamicOptions(jobs=2, use_hypothesis=False, scaling=False, use_doctests=False)
     reports = run_dynamic_many(sets, opts)
     assert len(reports) == len(tids) >= 20
@@ -435,7 +435,7 @@ def test_no_silent_downgrade_without_the_strict_sandbox(monkeypatch: pytest.Monk
 
     monkeypatch.setattr(bwrap, "find_bwrap", lambda: None)
     monkeypatch.setattr(isolation, "_cache", {})
-    ss = SampleSet.from_codes(
+    ss = VersionSet.from_codes(
         "t", ["def f(x):\n    return x\n"] * 2, entry_point="f",
         tests=[model.TestCase(kind="call", args=(1,), expected=1, has_expected=True)],
     )  # fmt: skip
@@ -448,7 +448,7 @@ def test_no_silent_downgrade_without_the_strict_sandbox(monkeypatch: pytest.Monk
 
 
 def test_report_carries_each_inputs_outcome_per_version() -> None:
-    ss = SampleSet.from_codes(
+    ss = VersionSet.from_codes(
         "t",
         ["def f(x):\n    return x * 2\n", "def f(x):\n    return x + x\n",
          "def f(x):\n    raise ValueError('\\x1b[31mno')\n"],
@@ -468,7 +468,7 @@ def test_report_carries_each_inputs_outcome_per_version() -> None:
 
 
 def test_languages_without_a_runtime_are_not_run() -> None:
-    js = SampleSet.from_codes("go", ["func f(x int) int { return x + 1 }",
+    js = VersionSet.from_codes("go", ["func f(x int) int { return x + 1 }",
                                      "func f(x int) int { return 1 + x }"], language="go",
                               entry_point="f")
     report = run_dynamic(js)
@@ -485,7 +485,7 @@ def test_languages_without_a_runtime_are_not_run() -> None:
 def test_docstring_examples_beside_tests_are_checked_not_graded() -> None:
     prompt = 'def f(x):\n    """Twice x.\n\n    >>> f(3)\n    6\n    """\n'
     body = {"times": "    return x * 2\n", "plus": "    return x + 2\n"}
-    ss = SampleSet.from_codes(
+    ss = VersionSet.from_codes(
         "t", [prompt + body["plus"], prompt + body["times"], prompt + body["plus"]],
         entry_point="f", prompt=prompt,
         tests=[model.TestCase(kind="call", args=(2,), expected=4, has_expected=True)],
@@ -507,7 +507,7 @@ def test_docstring_examples_beside_tests_are_checked_not_graded() -> None:
 # --------------------------------------------------------------------------- in a module
 
 def in_module(tmp_path: Path, source: str, codes: list[str], qualified_name: str,
-              kind: str = "function", **files: str) -> SampleSet:
+              kind: str = "function", **files: str) -> VersionSet:
     """A set of versions of a function of ``app.py`` (with ``files`` beside it)."""
     from codequorum.ingest.module_view import module_context
 
@@ -520,9 +520,9 @@ def in_module(tmp_path: Path, source: str, codes: list[str], qualified_name: str
     name = qualified_name.rpartition(".")[2]
     info = function_by_name(source, "python", qualified_name)
     assert info is not None
-    samples = [model.Sample(code=c) for c in codes]
-    samples.append(model.Sample(code=current_code(source, info), origin="current"))
-    return SampleSet(task_id=f"app.py::{qualified_name}", samples=samples, entry_point=name,
+    samples = [model.Version(code=c) for c in codes]
+    samples.append(model.Version(code=current_code(source, info), origin="current"))
+    return VersionSet(task_id=f"app.py::{qualified_name}", samples=samples, entry_point=name,
                      module=module_context(source, tmp_path / "app.py", tmp_path,
                                            qualified_name, kind))
 
@@ -647,15 +647,15 @@ def test_hidden_tests_change_neither_the_pick_nor_its_risk(
     (as an editor has it) keeps the same version with the same risk in every set (the
     shipped rule keeps each set's own risk: moving it to the run's rate was worse on model
     families left out, so the run's level is reported, not applied)."""
-    from codequorum.behaviour.run import run_dynamic_many
+    from codequorum.behaviour.dynamic_analysis import run_dynamic_many
     from codequorum.ingest import humaneval
-    from codequorum.ingest import sample_files as formats
+    from codequorum.ingest import version_files as formats
     from codequorum.pipeline.risk_level import RunLevel
 
     data = shared_dir / "data" / "humaneval_codegen16b_t0.8.jsonl"
     # without the sets' own copy of the tests, so that the HumanEval lookup finds them
-    sets = [dataclasses.replace(s, tests=[]) for s in formats.read_sample_sets(
-        data, formats.ReadOptions(max_samples=3)) if isinstance(s, SampleSet)]
+    sets = [dataclasses.replace(s, tests=[]) for s in formats.read_version_sets(
+        data, formats.ReadOptions(max_samples=3)) if isinstance(s, VersionSet)]
     assert len(sets) == 164
     sets = sets[::3]  # every third task: the same kinds of sets at a third of the time
     # small scaling sizes: no version comes near its time limit in one run and not the other
@@ -691,7 +691,7 @@ def test_hidden_tests_change_neither_the_pick_nor_its_risk(
 def test_inputs_every_version_raises_on_are_left_out_and_parting_ones_stay() -> None:
     codes = ["def head(xs):\n    return xs[0]\n",
              "def head(xs):\n    return xs[0] if len(xs) < 3 else xs[1]\n"]
-    report = run_dynamic(SampleSet.from_codes("head", codes, entry_point="head"),
+    report = run_dynamic(VersionSet.from_codes("head", codes, entry_point="head"),
                          DynamicOptions(jobs=2, hypothesis_examples=6, scaling=False))
     labels = [i["label"] for i in report.inputs]
     assert "head([])" not in labels and "head([0])" in labels  # types from ``xs[0]``
@@ -704,11 +704,11 @@ def test_inputs_every_version_raises_on_are_left_out_and_parting_ones_stay() -> 
 def test_growth_rests_on_fuel_where_the_portable_sandbox_ran() -> None:
     # the portable sandbox meters one untraced call per input (an empty call's taken off)
     code = "def f(xs):\n    return sorted(xs)\n"
-    ss = SampleSet.from_codes("t", [code, code, code], entry_point="f")
+    ss = VersionSet.from_codes("t", [code, code, code], entry_point="f")
     cases = [InputCase(model.TestCase(kind="call", args=([0] * n,)), "scaling", False,
                        f"f(n={n})", size=n) for n in (8, 64, 512)]
 
-    def timed(cost: int, n: int, fuel: bool) -> runner.TestOutcome:
+    def timed(cost: int, n: int, fuel: bool) -> supervisor.TestOutcome:
         return dataclasses.replace(_outcome("[]"), cpu_ns=None if fuel else cost * n,
                                    fuel=cost * n if fuel else None)
 
@@ -738,11 +738,11 @@ def test_growth_of_fuel_has_its_own_floor() -> None:
 
 def test_timings_that_support_no_class_are_noted_not_judged() -> None:
     code = "def f(xs):\n    return sorted(xs)\n"
-    ss = SampleSet.from_codes("t", [code] * 3, entry_point="f")
+    ss = VersionSet.from_codes("t", [code] * 3, entry_point="f")
     cases = [InputCase(model.TestCase(kind="call", args=([0] * n,)), "scaling", False,
                        f"f(n={n})", size=n) for n in (8, 64, 512)]
 
-    def timed(costs: tuple[int, int, int]) -> list[runner.TestOutcome | None]:
+    def timed(costs: tuple[int, int, int]) -> list[supervisor.TestOutcome | None]:
         return [dataclasses.replace(_outcome("[]"), cpu_ns=c) for c in costs]
 
     sort = (600, 1600, 15_400)
@@ -759,9 +759,9 @@ def test_timings_that_support_no_class_are_noted_not_judged() -> None:
 def test_the_parting_input_shows_what_the_versions_returned_not_their_keys() -> None:
     """attrs' ``to_bool`` against a version returning ``False`` read "raises ValueError vs
     0": outputs are compared by their key (``False`` is ``0``) but shown as returned."""
-    ss = SampleSet(task_id="pos", entry_point="is_pos", prompt="", samples=[
-        model.Sample(code="def is_pos(x: int) -> bool:\n    return x > 0\n"),
-        model.Sample(code="def is_pos(x: int) -> bool:\n    return x >= 0\n")])
+    ss = VersionSet(task_id="pos", entry_point="is_pos", prompt="", samples=[
+        model.Version(code="def is_pos(x: int) -> bool:\n    return x > 0\n"),
+        model.Version(code="def is_pos(x: int) -> bool:\n    return x >= 0\n")])
     report = run_dynamic(ss, DynamicOptions(jobs=2, hypothesis_examples=8, scaling=False))
     div = report.rules.divergence
     assert div is not None

@@ -1,8 +1,8 @@
-"""Sample set -> sandboxed runs -> SCTD, DCTD, BEF, pass rates, OER, growth.
+"""Version set -> sandboxed runs -> SCTD, DCTD, BEF, pass rates, OER, growth.
 
 Steps:
 
-1. inputs (:func:`codequorum.behaviour.test_inputs.collect_inputs`): tests, HumanEval, doctests,
+1. inputs (:func:`codequorum.behaviour.input_plan.collect_inputs`): tests, HumanEval, doctests,
    Hypothesis, scaling series, in that order;
 2. static opcode counts of every candidate in this process (compiled, never executed);
 3. every candidate runs every input in one sandbox child (:mod:`codequorum.behaviour.sandbox`),
@@ -20,7 +20,7 @@ Steps:
    which opcode counts miss); scaling inputs enter OER only where every candidate
    finished them;
 5. what the verdict rules read (:class:`RuleFigures`, with the thresholds of
-   :class:`DynamicOptions`): the rules themselves are :mod:`codequorum.judge.dynamic`,
+   :class:`DynamicOptions`): the rules themselves are :mod:`codequorum.judge.dynamic_rules`,
    called by the pipeline.
 """
 
@@ -36,6 +36,14 @@ from typing import Any
 
 import numpy as np
 
+from codequorum.behaviour.input_plan import (
+    InputCase,
+    InputPlan,
+    Proposer,
+    collect_inputs,
+    find_function,
+    with_language,
+)
 from codequorum.behaviour.module_rules import judge_module, method_inputs
 from codequorum.behaviour.runtimes import runtime_for, runtime_names
 from codequorum.behaviour.sandbox.isolation import (
@@ -47,22 +55,13 @@ from codequorum.behaviour.sandbox.isolation import (
 )
 from codequorum.behaviour.sandbox.limits import Limits
 from codequorum.behaviour.sandbox.pool import run_pool
-from codequorum.behaviour.sandbox.runner import SANDBOX_LEVELS, ModuleLoad, TestOutcome
-from codequorum.behaviour.test_inputs import (
-    InputCase,
-    InputPlan,
-    Proposer,
-    collect_inputs,
-    find_function,
-    with_language,
-)
+from codequorum.behaviour.sandbox.supervisor import SANDBOX_LEVELS, ModuleLoad, TestOutcome
 from codequorum.core.errors import UserError
-from codequorum.core.model import ModuleContext, SampleSet
+from codequorum.core.model import ModuleContext, VersionSet
 from codequorum.core.report import Verdict
 from codequorum.core.safe_text import safe_text
 from codequorum.generate.endpoint import ProviderConfig
 from codequorum.generate.proposed_inputs import proposer_for
-from codequorum.metrics.dynamic import bef, dctd
 from codequorum.metrics.growth import (
     COST_FLOOR_NS,
     cost_floor,
@@ -88,6 +87,7 @@ from codequorum.metrics.semantic import (
     pass_rate_stats,
     show_outcome,
 )
+from codequorum.metrics.trace_divergence import bef, dctd
 
 SUMMARY_KEYS = (
     "sctd_jsd",
@@ -240,7 +240,7 @@ class CandidateDynamic:
 
 @dataclass(frozen=True)
 class RuleFigures:
-    """What the verdict rules (:mod:`codequorum.judge.dynamic`) read of a run beyond the
+    """What the verdict rules (:mod:`codequorum.judge.dynamic_rules`) read of a run beyond the
     summary and the versions' figures, with the thresholds it was asked to judge by.
 
     ``divergence``: the first input where versions part (None with fewer than two versions
@@ -268,7 +268,7 @@ class RuleFigures:
 @dataclass
 class DynamicReport:
     """Result of :func:`run_dynamic`: figures only; the pipeline judges them
-    (:func:`codequorum.judge.dynamic.dynamic_verdicts`)."""
+    (:func:`codequorum.judge.dynamic_rules.dynamic_verdicts`)."""
 
     task_id: str
     summary: dict[str, float | None]
@@ -658,7 +658,7 @@ def _rule_figures(rows: list[list[Outcome | None]], given: list[list[Outcome | N
 
 
 def build_report(
-    sample_set: SampleSet,
+    version_set: VersionSet,
     plan: InputPlan,
     runs: Runs,
     options: DynamicOptions,
@@ -668,7 +668,7 @@ def build_report(
 
     ``static``: opcode counts per candidate as given by the runtime's ``static_counts`` (computed
     here under this interpreter when omitted)."""
-    codes = sample_set.codes
+    codes = version_set.codes
     m = len(codes)
     cases = plan.cases
     basis = _basis(cases, runs, m)
@@ -679,7 +679,7 @@ def build_report(
     traces = _traces(runs, cases, m)
     d_res = dctd(traces, options.alpha, options.opcode_mode)
     traced = sum(1 for row in traces if any(x is not None for x in row))
-    runtime = runtime_for(sample_set.language)
+    runtime = runtime_for(version_set.language)
     canonical = runtime.canonical if runtime is not None else _as_is
     rows = _compared_rows(runs, cases, basis.behaviour, m, canonical)
     candidates = [_candidate(c, runs, cases, basis, static[c]) for c in range(m)]
@@ -692,7 +692,7 @@ def build_report(
         notes.append(runtime.unmeasured)
     notes.extend(_growth_notes(candidates))
     return DynamicReport(
-        task_id=sample_set.task_id,
+        task_id=version_set.task_id,
         summary=summary,
         candidates=candidates,
         rules=_rule_figures(rows, _compared_rows(runs, cases, basis.behaviour, m, _as_is),
@@ -746,19 +746,19 @@ def _fastest(
 # ----------------------------------------------------------------------------- entry
 
 
-def plan_inputs(sample_set: SampleSet, options: DynamicOptions) -> InputPlan:
-    """The inputs the versions of ``sample_set`` run on (read statically)."""
+def plan_inputs(version_set: VersionSet, options: DynamicOptions) -> InputPlan:
+    """The inputs the versions of ``version_set`` run on (read statically)."""
     proposer = options.input_proposer
     if proposer is None and options.input_provider is not None:
         proposer = proposer_for(options.input_provider)
-    runtime = runtime_for(sample_set.language)
+    runtime = runtime_for(version_set.language)
     if runtime is None or not runtime.proposed_inputs:
         proposer = None
     elif proposer is not None:
         proposer = with_language(proposer, runtime.inputs)
     collect = runtime.test_inputs if runtime is not None else collect_inputs
     plan = collect(
-        sample_set,
+        version_set,
         use_doctests=options.use_doctests,
         use_hypothesis=options.use_hypothesis,
         hypothesis_examples=options.hypothesis_examples,
@@ -767,18 +767,18 @@ def plan_inputs(sample_set: SampleSet, options: DynamicOptions) -> InputPlan:
         proposer=proposer,
         literal_only=options.literal_only_inputs,
     )
-    if sample_set.module is not None and runtime is not None and not runtime.modules:
+    if version_set.module is not None and runtime is not None and not runtime.modules:
         plan.notes.append(ALONE_NOTE.format(name=runtime.name))
-    return method_inputs(plan, sample_set.module, _takes_instance(sample_set))
+    return method_inputs(plan, version_set.module, _takes_instance(version_set))
 
 
-def _takes_instance(sample_set: SampleSet) -> bool:
+def _takes_instance(version_set: VersionSet) -> bool:
     """Whether the function is a method called on an instance: its first parameter (in
     the current code, else the first version) is ``self``."""
-    module, entry = sample_set.module, sample_set.entry_point
+    module, entry = version_set.module, version_set.entry_point
     if module is None or module.kind != "method" or not entry:
         return False
-    texts = [s.code for s in sample_set.samples if s.origin == "current"] + sample_set.codes
+    texts = [s.code for s in version_set.samples if s.origin == "current"] + version_set.codes
     for text in texts:
         fn = find_function(text, entry)
         if fn is not None:
@@ -788,7 +788,7 @@ def _takes_instance(sample_set: SampleSet) -> bool:
 
 
 def run_dynamic_many(
-    sample_sets: Sequence[SampleSet],
+    version_sets: Sequence[VersionSet],
     options: DynamicOptions | None = None,
     progress: Callable[[int, int], None] | None = None,
     cancel: threading.Event | None = None,
@@ -799,26 +799,26 @@ def run_dynamic_many(
     in another language gets no run, no figures and a note saying so.
     """
     options = options or DynamicOptions()
-    runnable = [runtime_for(ss.language) is not None for ss in sample_sets]
-    if any(ss.codes for ss, ok in zip(sample_sets, runnable, strict=True) if ok):
-        view = any(_module_for(ss) is not None for ss in sample_sets)
+    runnable = [runtime_for(ss.language) is not None for ss in version_sets]
+    if any(ss.codes for ss, ok in zip(version_sets, runnable, strict=True) if ok):
+        view = any(_module_for(ss) is not None for ss in version_sets)
         level, why = choose(options.interpreter, options.sandbox, view)
         options = dataclasses.replace(options, sandbox=level, sandbox_reason=why)
-        for language in dict.fromkeys(ss.language for ss, ok in zip(sample_sets, runnable,
+        for language in dict.fromkeys(ss.language for ss, ok in zip(version_sets, runnable,
                                                                     strict=True)
                                       if ok and ss.codes):
             runtime = runtime_for(language)
             assert runtime is not None
             runtime.require(options.interpreter, options.sandbox,
-                            view=any(_module_for(ss) is not None for ss in sample_sets
+                            view=any(_module_for(ss) is not None for ss in version_sets
                                      if ss.language == language))
     elif options.sandbox == AUTO:
         options = dataclasses.replace(options, sandbox="strict")
     plans = [plan_inputs(ss, options) if ok else InputPlan(ss.entry_point)
-             for ss, ok in zip(sample_sets, runnable, strict=True)]
+             for ss, ok in zip(version_sets, runnable, strict=True)]
     jobs: list[Job] = [
         (s, c, code, plans[s], _module_for(ss), ss.language)
-        for s, ss in enumerate(sample_sets)
+        for s, ss in enumerate(version_sets)
         if plans[s].cases
         for c, code in enumerate(ss.codes)
     ]
@@ -826,7 +826,7 @@ def run_dynamic_many(
     return [
         _set_report(ss, plans[s], [done[(s, c)] for c in range(len(ss.codes))]
                     if plans[s].cases else None, runnable[s], options)
-        for s, ss in enumerate(sample_sets)
+        for s, ss in enumerate(version_sets)
     ]
 
 
@@ -835,14 +835,14 @@ ALONE_NOTE = ("not-run-in-module: {name} versions run alone, without their modul
               "imports and helpers")
 
 
-def _module_for(ss: SampleSet) -> ModuleContext | None:
+def _module_for(ss: VersionSet) -> ModuleContext | None:
     """The module ``ss``'s versions run in: None where its runtime runs versions alone
     (its plan's notes say so: :data:`ALONE_NOTE`)."""
     runtime = runtime_for(ss.language)
     return ss.module if runtime is not None and runtime.modules else None
 
 
-def _set_report(ss: SampleSet, plan: InputPlan, ran: list[_CandidateRun] | None,
+def _set_report(ss: VersionSet, plan: InputPlan, ran: list[_CandidateRun] | None,
                 runnable: bool, options: DynamicOptions) -> DynamicReport:
     """One set's report from its runs (None: nothing ran). In a module, the runs count only
     where :func:`~codequorum.behaviour.module_rules.judge_module` says they stand."""
@@ -942,17 +942,17 @@ def _not_run(m: int, why: str, options: DynamicOptions) -> Runs:
 
 
 def run_dynamic(
-    sample_set: SampleSet,
+    version_set: VersionSet,
     options: DynamicOptions | None = None,
     progress: Callable[[int, int], None] | None = None,
     cancel: threading.Event | None = None,
 ) -> DynamicReport:
-    """Run every candidate of ``sample_set`` in the sandbox and score the behaviour.
+    """Run every candidate of ``version_set`` in the sandbox and score the behaviour.
 
     Candidate code runs only in sandbox children; this process reads it statically.
     ``progress(done, total)`` counts candidates; setting ``cancel`` stops the children.
     """
-    return run_dynamic_many([sample_set], options, progress, cancel)[0]
+    return run_dynamic_many([version_set], options, progress, cancel)[0]
 
 
 def summary_is_finite(summary: dict[str, float | None]) -> bool:

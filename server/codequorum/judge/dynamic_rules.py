@@ -65,7 +65,7 @@ class Ranked(Growth, Protocol):
 
 class RuleInputs(Protocol):
     """What the rules read of a run beyond its summary, with the thresholds it was asked to
-    judge by (``codequorum.behaviour.run.RuleFigures``)."""
+    judge by (``codequorum.behaviour.dynamic_analysis.RuleFigures``)."""
 
     @property
     def divergence(self) -> Divergence | None: ...
@@ -105,7 +105,7 @@ class RuleInputs(Protocol):
 
 
 class RunFigures(Protocol):
-    """What the rules read of a run (``codequorum.behaviour.run.DynamicReport``)."""
+    """What the rules read of a run (``codequorum.behaviour.dynamic_analysis.DynamicReport``)."""
 
     @property
     def summary(self) -> Mapping[str, float | None]: ...

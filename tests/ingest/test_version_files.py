@@ -13,14 +13,14 @@ import jsonschema
 import pytest
 
 from codequorum.core.errors import UnknownFormatError, UnknownLanguageError, UserError
-from codequorum.core.model import SampleSet
-from codequorum.ingest.sample_files import (
+from codequorum.core.model import VersionSet
+from codequorum.ingest.version_files import (
     ReadError,
     ReadOptions,
     detect_format,
     load_problems,
     read_many,
-    read_sample_sets,
+    read_version_sets,
 )
 
 REPO = Path(__file__).resolve().parents[2]
@@ -32,21 +32,21 @@ def _write_lines(path: Path, rows: list[Any]) -> Path:
     return path
 
 
-def _sets(results: list[SampleSet | ReadError]) -> list[SampleSet]:
-    return [r for r in results if isinstance(r, SampleSet)]
+def _sets(results: list[VersionSet | ReadError]) -> list[VersionSet]:
+    return [r for r in results if isinstance(r, VersionSet)]
 
 
-def _errors(results: list[SampleSet | ReadError]) -> list[ReadError]:
+def _errors(results: list[VersionSet | ReadError]) -> list[ReadError]:
     return [r for r in results if isinstance(r, ReadError)]
 
 
 @pytest.fixture(scope="module")
-def sample_set_schema() -> dict[str, Any]:
+def version_set_schema() -> dict[str, Any]:
     schema: dict[str, Any] = json.loads((REPO / "shared" / "sample-set.schema.json").read_text())
     return schema
 
 
-def test_jsonl_rows_become_sample_sets(tmp_path: Path, sample_set_schema: dict[str, Any]) -> None:
+def test_jsonl_rows_become_sample_sets(tmp_path: Path, version_set_schema: dict[str, Any]) -> None:
     rows = [
         {"task_id": "t/0", "samples": ["x = 1\n", "y = 2\n"], "language": "py"},
         {"task_id": 7, "prompt": PROMPT, "samples": ["    return a + b\n"],
@@ -58,8 +58,8 @@ def test_jsonl_rows_become_sample_sets(tmp_path: Path, sample_set_schema: dict[s
                                                      "expected": "3\n"}]},
     ]
     for row in rows:
-        jsonschema.validate(row, sample_set_schema)
-    results = list(read_sample_sets(_write_lines(tmp_path / "s.jsonl", rows)))
+        jsonschema.validate(row, version_set_schema)
+    results = list(read_version_sets(_write_lines(tmp_path / "s.jsonl", rows)))
     assert not _errors(results)
     a, b, c = _sets(results)
     assert (a.task_id, a.language, a.codes, a.source_line) == ("t/0", "python",
@@ -79,7 +79,7 @@ def test_a_set_names_the_model_of_its_versions(tmp_path: Path) -> None:
     rows = [{"task_id": "a", "model": "m-7b", "samples": ["x = 1\n", {"code": "y = 2\n",
                                                                       "model": "other"}]},
             {"task_id": "b", "model": 7, "samples": ["x = 1\n"]}]
-    a, b = _sets(list(read_sample_sets(_write_lines(tmp_path / "s.jsonl", rows))))
+    a, b = _sets(list(read_version_sets(_write_lines(tmp_path / "s.jsonl", rows))))
     assert [s.model for s in a.samples] == ["m-7b", "other"]  # a version's own name wins
     assert [s.model for s in b.samples] == [None]  # not a name
 
@@ -89,23 +89,23 @@ def test_completions_switch(tmp_path: Path) -> None:
             {"task_id": "b", "prompt": PROMPT, "samples": ["    return b + a\n"],
              "sample_format": "completion"}]
     path = _write_lines(tmp_path / "s.jsonl", rows)
-    auto = _sets(list(read_sample_sets(path)))
+    auto = _sets(list(read_version_sets(path)))
     assert auto[0].codes == ["    return a + b\n"]  # no sample_format: not joined
     assert auto[1].codes == [PROMPT + "    return b + a\n"]
     empty = _write_lines(tmp_path / "e.jsonl", [{"task_id": "e", "prompt": PROMPT,
                                                  "sample_format": "completion",
                                                  "samples": ["    return 1\n", ""]}])
-    assert _sets(list(read_sample_sets(empty)))[0].codes == [PROMPT + "    return 1\n", ""]
-    joined = _sets(list(read_sample_sets(path, ReadOptions(completions=True))))
+    assert _sets(list(read_version_sets(empty)))[0].codes == [PROMPT + "    return 1\n", ""]
+    joined = _sets(list(read_version_sets(path, ReadOptions(completions=True))))
     assert [s.codes[0].startswith(PROMPT) for s in joined] == [True, True]
-    never = _sets(list(read_sample_sets(path, ReadOptions(completions=False))))
+    never = _sets(list(read_version_sets(path, ReadOptions(completions=False))))
     assert [s.codes[0].startswith(PROMPT) for s in never] == [False, False]
 
 
 def test_broken_line_is_named_and_the_others_are_read(tmp_path: Path) -> None:
     rows: list[Any] = [{"task_id": "a", "samples": ["x = 1"]}, '{"task_id": "b", "samples": [',
                        {"task_id": "c", "samples": ["y = 2"]}]
-    results = list(read_sample_sets(_write_lines(tmp_path / "s.jsonl", rows)))
+    results = list(read_version_sets(_write_lines(tmp_path / "s.jsonl", rows)))
     assert [s.task_id for s in _sets(results)] == ["a", "c"]
     (error,) = _errors(results)
     assert error.line == 2 and error.source.endswith("s.jsonl")
@@ -118,7 +118,7 @@ def test_non_utf8_line_is_named(tmp_path: Path) -> None:
     path.write_bytes(b'{"task_id": "a", "samples": ["x = 1"]}\n'
                      b'{"task_id": "b", "samples": ["s = \'caf\xe9\'"]}\n'
                      b'{"task_id": "c", "samples": ["y = 2"]}\n')
-    results = list(read_sample_sets(path))
+    results = list(read_version_sets(path))
     assert [s.task_id for s in _sets(results)] == ["a", "c"]
     (error,) = _errors(results)
     assert error.line == 2 and "not valid UTF-8 (byte 0xe9" in error.message
@@ -136,27 +136,27 @@ def test_non_utf8_line_is_named(tmp_path: Path) -> None:
     ],
 )
 def test_bad_rows_are_errors(tmp_path: Path, row: Any, message: str,
-                             sample_set_schema: dict[str, Any]) -> None:
+                             version_set_schema: dict[str, Any]) -> None:
     path = _write_lines(tmp_path / "s.jsonl", [{"task_id": "ok", "samples": ["x = 1"]}, row])
-    results = list(read_sample_sets(path))
+    results = list(read_version_sets(path))
     assert [s.task_id for s in _sets(results)] == ["ok"]
     (error,) = _errors(results)
     assert error.line == 2 and message in error.message
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate(row, sample_set_schema)
+        jsonschema.validate(row, version_set_schema)
 
 
 def test_unknown_language(tmp_path: Path) -> None:
     rows = [{"task_id": "a", "samples": ["x"], "language": "klingon"},
             {"task_id": "b", "samples": ["x"]}]
     path = _write_lines(tmp_path / "s.jsonl", rows)
-    results = list(read_sample_sets(path))
+    results = list(read_version_sets(path))
     (error,) = _errors(results)
     assert error.exit_code == 2 and error.task_id == "a" and "klingon" in error.message
     assert [s.task_id for s in _sets(results)] == ["b"]
     with pytest.raises(UnknownLanguageError):
-        list(read_sample_sets(path, ReadOptions(language="klingon")))
-    js = _sets(list(read_sample_sets(path, ReadOptions(language="js"))))
+        list(read_version_sets(path, ReadOptions(language="klingon")))
+    js = _sets(list(read_version_sets(path, ReadOptions(language="js"))))
     assert js[0].language == "javascript"
 
 
@@ -168,14 +168,14 @@ def test_formats_are_detected(tmp_path: Path) -> None:
     with pytest.raises(UnknownFormatError, match="cannot tell the input format"):
         detect_format(b'{"hello": 1}\n', "f.jsonl")
     with pytest.raises(UnknownFormatError, match="unknown input format 'xml'"):
-        list(read_sample_sets(tmp_path / "x", ReadOptions(input_format="xml")))
+        list(read_version_sets(tmp_path / "x", ReadOptions(input_format="xml")))
 
 
 def test_missing_file_and_directory(tmp_path: Path) -> None:
     with pytest.raises(UserError, match="no such file"):
-        list(read_sample_sets(tmp_path / "nope.jsonl"))
+        list(read_version_sets(tmp_path / "nope.jsonl"))
     with pytest.raises(UserError, match="is a directory"):
-        list(read_sample_sets(tmp_path))
+        list(read_version_sets(tmp_path))
 
 
 def test_humaneval_rows_with_problems(tmp_path: Path) -> None:
@@ -187,7 +187,7 @@ def test_humaneval_rows_with_problems(tmp_path: Path) -> None:
     path = _write_lines(tmp_path / "samples.jsonl", rows)
     problems = load_problems("humaneval")
     assert len(problems) == 164
-    results = list(read_sample_sets(path, ReadOptions(problems=problems)))
+    results = list(read_version_sets(path, ReadOptions(problems=problems)))
     sets = _sets(results)
     assert [s.task_id for s in sets] == ["HumanEval/0", "HumanEval/2"]
     prompt0 = problems["HumanEval/0"].prompt
@@ -196,7 +196,7 @@ def test_humaneval_rows_with_problems(tmp_path: Path) -> None:
     assert sets[0].tests[0].kind == "check" and "def check" in (sets[0].tests[0].source or "")
     errors = _errors(results)
     assert {(e.line, e.task_id) for e in errors} == {(5, "HumanEval/2"), (4, "Nope/1")}
-    bare = _sets(list(read_sample_sets(path)))
+    bare = _sets(list(read_version_sets(path)))
     assert bare[0].codes == ["    return False\n", "    return True\n"]
     assert [s.task_id for s in bare] == ["HumanEval/0", "HumanEval/2", "Nope/1"]
 
@@ -215,21 +215,21 @@ def test_bigcode_generations(tmp_path: Path) -> None:
     path = tmp_path / "generations.json"
     path.write_text(json.dumps([["def f():\n    return 1\n", "def f():\n    return 2\n"],
                                 "oops", ["x = 1"]]))
-    results = list(read_sample_sets(path))
+    results = list(read_version_sets(path))
     sets = _sets(results)
     assert [s.task_id for s in sets] == ["task/0", "task/2"]
     assert sets[0].codes[1] == "def f():\n    return 2\n"
     (error,) = _errors(results)
     assert "entry 1 is not a list of strings" in error.message
-    with_problems = _sets(list(read_sample_sets(
+    with_problems = _sets(list(read_version_sets(
         path, ReadOptions(problems=load_problems("humaneval")))))
     assert [s.task_id for s in with_problems] == ["HumanEval/0", "HumanEval/2"]
     assert with_problems[0].codes[0] == "def f():\n    return 1\n"  # prompt already inside
     broken = tmp_path / "broken.json"
     broken.write_text('[\n  ["x"],\n  ["y",\n')
     # read an entry at a time: the entry before the break is still a set
-    first, err = list(read_sample_sets(broken, ReadOptions(input_format="bigcode")))
-    assert isinstance(first, SampleSet) and first.codes == ["x"] and first.source_line == 2
+    first, err = list(read_version_sets(broken, ReadOptions(input_format="bigcode")))
+    assert isinstance(first, VersionSet) and first.codes == ["x"] and first.source_line == 2
     assert isinstance(err, ReadError) and err.line == 4 and "broken JSON" in err.message
 
 
@@ -238,7 +238,7 @@ def test_gzip_stdin_limit_and_samples(tmp_path: Path, monkeypatch: pytest.Monkey
     raw = "".join(json.dumps(r) + "\n" for r in rows).encode()
     gz = tmp_path / "s.jsonl.gz"
     gz.write_bytes(gzip.compress(raw))
-    sets = _sets(list(read_sample_sets(gz, ReadOptions(limit=2, max_samples=3))))
+    sets = _sets(list(read_version_sets(gz, ReadOptions(limit=2, max_samples=3))))
     assert [s.task_id for s in sets] == ["t0", "t1"]
     assert [len(s.samples) for s in sets] == [3, 3]
 
@@ -246,18 +246,18 @@ def test_gzip_stdin_limit_and_samples(tmp_path: Path, monkeypatch: pytest.Monkey
         buffer = io.BytesIO(raw)
 
     monkeypatch.setattr(sys, "stdin", _Stdin())
-    from_stdin = list(read_sample_sets("-"))
+    from_stdin = list(read_version_sets("-"))
     assert [s.task_id for s in _sets(from_stdin)] == ["t0", "t1", "t2", "t3"]
     both = list(read_many([gz, gz], ReadOptions(limit=6)))
     assert [s.task_id for s in _sets(both)] == ["t0", "t1", "t2", "t3", "t0", "t1"]
 
 
-def test_the_real_data_file(shared_dir: Path, sample_set_schema: dict[str, Any]) -> None:
+def test_the_real_data_file(shared_dir: Path, version_set_schema: dict[str, Any]) -> None:
     path = shared_dir / "data" / "humaneval_codegen16b_t0.8.jsonl"
     with path.open() as f:
         first = json.loads(f.readline())
-    jsonschema.validate(first, sample_set_schema)
-    results = list(read_sample_sets(path))
+    jsonschema.validate(first, version_set_schema)
+    results = list(read_version_sets(path))
     sets = _sets(results)
     assert len(sets) == 164 and not _errors(results)
     assert all(len(s.samples) == 100 for s in sets)
@@ -274,7 +274,7 @@ def test_the_real_data_file(shared_dir: Path, sample_set_schema: dict[str, Any])
 def test_bigcode_entries_are_read_whatever_the_stream_hands_over() -> None:
     # a pipe or a gzip stream hands over a few bytes at a time: entries, numbers and
     # characters split across reads still come out whole, with their lines
-    from codequorum.ingest.sample_files import _array_entries
+    from codequorum.ingest.version_files import _array_entries
 
     class Trickle(io.RawIOBase):
         def __init__(self, data: bytes, step: int) -> None:
@@ -298,14 +298,14 @@ def test_bigcode_entries_are_read_whatever_the_stream_hands_over() -> None:
 
 
 def test_versions_is_the_key_and_samples_its_older_spelling(
-        tmp_path: Path, sample_set_schema: dict[str, Any]) -> None:
+        tmp_path: Path, version_set_schema: dict[str, Any]) -> None:
     rows = [{"task_id": "new", "versions": ["x = 1", "x = 2"]},
             {"task_id": "old", "samples": ["y = 1"]},
             {"task_id": "both", "versions": ["z = 1"], "samples": ["ignored = 1", "too = 2"]}]
-    results = list(read_sample_sets(_write_lines(tmp_path / "s.jsonl", rows)))
+    results = list(read_version_sets(_write_lines(tmp_path / "s.jsonl", rows)))
     assert [(s.task_id, s.codes) for s in _sets(results)] == [
         ("new", ["x = 1", "x = 2"]), ("old", ["y = 1"]), ("both", ["z = 1"])]
     for row in rows:
-        jsonschema.validate(row, sample_set_schema)
+        jsonschema.validate(row, version_set_schema)
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate({"task_id": "none"}, sample_set_schema)
+        jsonschema.validate({"task_id": "none"}, version_set_schema)

@@ -28,7 +28,7 @@ from codequorum.behaviour.sandbox import (
     bwrap,
     cgroups,
     forkserver,
-    grading,
+    outcome_grading,
     protocol,
     seccomp_filter,
     startup,
@@ -215,7 +215,7 @@ def secret_paths() -> list[str]:
 def encode_test(test: TestCase, series: str | None = None) -> dict[str, Any]:
     """A TestCase -> the run message's JSON form (raises TypeError for non-literals).
 
-    The expected value stays here: the parent grades (``grading.py``).
+    The expected value stays here: the parent grades (``outcome_grading.py``).
     """
     encoded = {
         "series": series,
@@ -225,7 +225,7 @@ def encode_test(test: TestCase, series: str | None = None) -> dict[str, Any]:
         "kwargs": protocol.encode_value(dict(test.kwargs)),
         "stdin": test.stdin,
         "has_expected": test.has_expected,
-        "source": None,  # a check harness goes to the grader only (grader.py)
+        "source": None,  # a check harness goes to the grader only (check_grader.py)
     }
     if test.kind == "example":  # a docstring example runs its own code (doctest_run.py)
         encoded["source"] = test.source
@@ -910,7 +910,7 @@ class _ChildRun:
             return outcome
         printed = outcome.output if test.kind in ("stdio", "example") else None
         exception = (outcome.exc_type or "", outcome.exc_message or "") if raised else None
-        outcome.passed = grading.grade(test, value, printed, raised, exception)
+        outcome.passed = outcome_grading.grade(test, value, printed, raised, exception)
         return outcome
 
     def _interrupted(self, index: int, status: str) -> TestOutcome:

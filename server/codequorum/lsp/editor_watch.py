@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 
-from codequorum.core.model import Sample
+from codequorum.core.model import Version
 from codequorum.core.safe_text import safe_text
 from codequorum.lsp.commands.run_dynamic import run_arrived
 from codequorum.lsp.gates import choose, may_send_key
@@ -604,7 +604,7 @@ class Watch:
         place)."""
         arrival = watched.arrival
         return any(KEYS.key(s.code, watched.language) == arrival.key
-                   for s in engine.samples_sync(file_key, arrival.qualified_name))
+                   for s in engine.versions_sync(file_key, arrival.qualified_name))
 
     def _choice(self, root: str | None) -> str | None:
         """On the worker: the choice kept for the folder ("auto", "off" or none)."""
@@ -654,7 +654,7 @@ class Watch:
         if snapshot is None or entry is None or watched.edited:
             return
         engine, file_key = ls.engine_for(uri), ls.file_key(uri)
-        assistant = Sample(code=arrival.code, origin="assistant")
+        assistant = Version(code=arrival.code, origin="assistant")
         await engine.run(engine.add_sync, file_key, watched.language, arrival.qualified_name,
                          [assistant])
         ls.refresh(uri)

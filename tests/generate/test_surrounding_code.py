@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from codequorum.core.parsing import FunctionInfo, function_by_name, functions, parse, to_bytes
-from codequorum.generate.context import MAX_CONTEXT_CHARS, surrounding_code
+from codequorum.generate.surrounding_code import MAX_CONTEXT_CHARS, surrounding_code
 
 REPO = Path(__file__).resolve().parents[2]
 PLACEHOLDER = re.compile(r"^(\s*)(#|//) \.\.\. `[^`]+` goes here \.\.\.$")

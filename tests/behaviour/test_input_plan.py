@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from codequorum.behaviour.test_inputs import (
+from codequorum.behaviour.input_plan import (
     InputPlan,
     Param,
     collect_inputs,
@@ -20,7 +20,7 @@ from codequorum.behaviour.test_inputs import (
     spec_text,
 )
 from codequorum.core import model
-from codequorum.core.model import SampleSet
+from codequorum.core.model import VersionSet
 from codequorum.ingest import humaneval
 
 
@@ -105,7 +105,7 @@ def test_entry_point_guess_and_broken_code() -> None:
 
 def test_collect_inputs_for_a_humaneval_task_in_order() -> None:
     p = humaneval.problem("HumanEval/0")
-    ss = SampleSet(task_id="HumanEval/0", samples=[], prompt=p.prompt)
+    ss = VersionSet(task_id="HumanEval/0", samples=[], prompt=p.prompt)
     plan = collect_inputs(ss, hypothesis_examples=5)
     assert plan.entry_point == "has_close_elements"
     assert plan.sources == ["humaneval", "doctest", "edge", "hypothesis", "scaling"]
@@ -123,22 +123,22 @@ def test_collect_inputs_for_a_humaneval_task_in_order() -> None:
 def test_collect_inputs_with_explicit_tests_and_unannotated_params() -> None:
     code = 'def add(a, b):\n    """\n    >>> add(1, 2)\n    3\n    """\n    return a + b\n'
     tests = [model.TestCase(kind="call", args=(2, 2), expected=4, has_expected=True)]
-    ss = SampleSet.from_codes("t", [code], entry_point="add", tests=tests)
+    ss = VersionSet.from_codes("t", [code], entry_point="add", tests=tests)
     plan = collect_inputs(ss, hypothesis_examples=3, sizes=(8, 64))
     assert plan.sources == ["tests", "doctest", "edge", "hypothesis", "scaling"]
     assert plan.cases[0].graded and not plan.cases[1].graded  # doctests graded only alone
     assert [spec_text(p.spec) for p in plan.params] == ["int", "int"]  # from add(2, 2)
     assert [c.test.args for c in plan.cases if c.source == "scaling"] == [(8, 8), (64, 64)]
-    alone = collect_inputs(SampleSet.from_codes("t", [code]), use_hypothesis=False, scaling=False)
+    alone = collect_inputs(VersionSet.from_codes("t", [code]), use_hypothesis=False, scaling=False)
     assert alone.entry_point == "add"
     # a generated version's docstring proposes inputs, never expected values
     assert [(c.source, c.graded, c.test.expected) for c in alone.cases] == [
         ("doctest", False, None)
     ]
-    current = SampleSet(task_id="t", samples=[model.Sample(code, origin="current")])
+    current = VersionSet(task_id="t", samples=[model.Version(code, origin="current")])
     mine = collect_inputs(current, use_hypothesis=False, scaling=False)
     assert [(c.source, c.graded, c.test.expected) for c in mine.cases] == [("doctest", True, 3)]
-    prompt = SampleSet(task_id="t", samples=[model.Sample("def add(a, b):\n    return 0\n")],
+    prompt = VersionSet(task_id="t", samples=[model.Version("def add(a, b):\n    return 0\n")],
                        prompt=code)
     from_prompt = collect_inputs(prompt, use_hypothesis=False, scaling=False)
     assert [c.graded for c in from_prompt.cases] == [True]
@@ -152,14 +152,14 @@ def test_collect_inputs_never_runs_candidate_code(tmp_path: Path) -> None:
         f"    open({str(marker)!r}, 'w').write('y')\n"
         "    return len(xs)\n"
     )
-    plan = collect_inputs(SampleSet.from_codes("t", [code], entry_point="f"))
+    plan = collect_inputs(VersionSet.from_codes("t", [code], entry_point="f"))
     assert plan.sources == ["edge", "hypothesis", "scaling"]
     assert not marker.exists()
 
 
 def test_stdio_tests_without_signature_keep_only_the_tests() -> None:
     tests = [model.TestCase(kind="stdio", stdin="1\n", expected="1")]
-    plan = collect_inputs(SampleSet.from_codes("t", ["print(input())\n"], tests=tests))
+    plan = collect_inputs(VersionSet.from_codes("t", ["print(input())\n"], tests=tests))
     assert plan.sources == ["tests"]
     assert plan.notes
 
@@ -213,7 +213,7 @@ def test_hypothesis_writes_nothing_in_the_working_directory(
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("HYPOTHESIS_STORAGE_DIRECTORY", raising=False)
     code = "def f(xs: list[int], k: int) -> int:\n    return sum(xs) + k\n"
-    plan = collect_inputs(SampleSet.from_codes("t", [code]), hypothesis_examples=5)
+    plan = collect_inputs(VersionSet.from_codes("t", [code]), hypothesis_examples=5)
     assert plan.indices("hypothesis")
     assert list(tmp_path.iterdir()) == []
 
@@ -224,7 +224,7 @@ def test_a_humaneval_task_without_examples_takes_the_published_ones() -> None:
     published = humaneval.prompt_for("HumanEval/0")
     stripped = published.split('    """')[0] + '    """Close elements."""\n'
     code = stripped + "    return False\n"
-    ss = SampleSet.from_codes("HumanEval/0", [code, code], prompt=stripped)
+    ss = VersionSet.from_codes("HumanEval/0", [code, code], prompt=stripped)
     plan = collect_inputs(ss, use_hypothesis=False, scaling=False)
     examples = [c for c in plan.cases if c.source == "doctest"]
     assert [c.label for c in examples] == [
@@ -248,7 +248,7 @@ def test_hidden_tests_only_add_inputs_on_every_humaneval_task() -> None:
 
     repeated = 0
     for task_id, problem in humaneval.problems().items():
-        ss = SampleSet.from_codes(task_id, [problem.prompt + problem.canonical_solution],
+        ss = VersionSet.from_codes(task_id, [problem.prompt + problem.canonical_solution],
                                   prompt=problem.prompt)
         hidden = collect_inputs(ss, hypothesis_examples=3)
         alone = collect_inputs(ss, hypothesis_examples=3, humaneval_lookup=lambda _: [])
@@ -276,15 +276,15 @@ if sys.argv[1] != "-":
     importlib.import_module("extra_constants")
 if sys.argv[2] == "stock":
     from hypothesis.internal.conjecture.providers import AVAILABLE_PROVIDERS, HypothesisProvider
-    from codequorum.behaviour.test_inputs import plain_backend
+    from codequorum.behaviour.input_plan import plain_backend
     AVAILABLE_PROVIDERS[plain_backend()] = HypothesisProvider
-from codequorum.behaviour.test_inputs import collect_inputs
-from codequorum.core.model import SampleSet
+from codequorum.behaviour.input_plan import collect_inputs
+from codequorum.core.model import VersionSet
 code = (
     "def f(words: list[str], name: str, scale: float, table: dict[str, float]) -> int:\\n"
     "    return len(words) + len(name) + int(scale) + len(table)\\n"
 )
-plan = collect_inputs(SampleSet.from_codes("t", [code]), hypothesis_examples=40)
+plan = collect_inputs(VersionSet.from_codes("t", [code]), hypothesis_examples=40)
 print(json.dumps([case.label for case in plan.cases]))
 '''
 
@@ -324,7 +324,7 @@ def test_optional_parameters_of_a_known_type_are_passed_other_values() -> None:
     all left ``start`` at its default."""
     code = ("def total(xs: list[int], start: Any = 0, *, sep: str = ', ', key=None):\n"
             "    return sum(xs, start)\n")
-    plan = collect_inputs(SampleSet.from_codes("t", [code], entry_point="total"),
+    plan = collect_inputs(VersionSet.from_codes("t", [code], entry_point="total"),
                           hypothesis_examples=3, scaling=False)
     passed = {tuple(c.test.kwargs) for c in plan.cases if c.test.kwargs}
     assert passed == {("start",), ("sep",)}  # ``key=None``: no type to draw from

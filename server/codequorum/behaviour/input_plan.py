@@ -70,7 +70,7 @@ from codequorum.behaviour.edge_values import (
 from codequorum.behaviour.examples import call_label, doctest_cases
 from codequorum.behaviour.usage_types import usage_spec
 from codequorum.core import pyast
-from codequorum.core.model import SampleSet, TestCase
+from codequorum.core.model import TestCase, VersionSet
 from codequorum.generate.input_language import InputLanguage
 from codequorum.ingest import humaneval
 
@@ -624,7 +624,7 @@ def _label_for(test: TestCase, entry: str | None, fallback: str) -> str:
 
 
 def _signature_source(
-    sample_set: SampleSet, entry: str
+    version_set: VersionSet, entry: str
 ) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef | None, bool]:
     """The function definition to read inputs from, and whether it may grade.
 
@@ -632,14 +632,14 @@ def _signature_source(
     the user's); a generated version's own docstring only proposes inputs, never
     expected values: one version must not grade the others.
     """
-    trusted = ([sample_set.prompt] if sample_set.prompt else []) + [
-        s.code for s in sample_set.samples if s.origin == "current"
+    trusted = ([version_set.prompt] if version_set.prompt else []) + [
+        s.code for s in version_set.samples if s.origin == "current"
     ]
     for text in trusted:
         fn = find_function(text, entry)
         if fn is not None:
             return fn, True
-    for text in sample_set.codes:
+    for text in version_set.codes:
         fn = find_function(text, entry)
         if fn is not None:
             return fn, False
@@ -668,22 +668,22 @@ def _add_proposed(
 
 
 def _entry_and_hidden(
-    sample_set: SampleSet, lookup: Callable[[str], list[TestCase]] | None
+    version_set: VersionSet, lookup: Callable[[str], list[TestCase]] | None
 ) -> tuple[str | None, list[TestCase]]:
     """The function to call and, for a HumanEval task without tests of its own, the
     benchmark's tests."""
-    entry = sample_set.entry_point
+    entry = version_set.entry_point
     hidden: list[TestCase] = []
-    if not sample_set.tests and humaneval.is_task(sample_set.task_id):
-        hidden = (lookup or humaneval.tests_for)(sample_set.task_id)
-        entry = entry or humaneval.entry_point_for(sample_set.task_id)
+    if not version_set.tests and humaneval.is_task(version_set.task_id):
+        hidden = (lookup or humaneval.tests_for)(version_set.task_id)
+        entry = entry or humaneval.entry_point_for(version_set.task_id)
     if entry is None:
-        entry = next((e for e in map(guess_entry_point, sample_set.codes) if e), None)
+        entry = next((e for e in map(guess_entry_point, version_set.codes) if e), None)
     return entry, hidden
 
 
 def _examples_source(
-    sample_set: SampleSet, entry: str, fn: ast.FunctionDef | ast.AsyncFunctionDef,
+    version_set: VersionSet, entry: str, fn: ast.FunctionDef | ast.AsyncFunctionDef,
     may_grade: bool, published: bool,
 ) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef, bool]:
     """The definition whose docstring examples are read, and whether they may grade: the
@@ -691,9 +691,9 @@ def _examples_source(
     the examples from the prompt the model saw), the published problem's (``published``),
     whose examples are the documented ones."""
     if (not published or doctest_cases(fn, entry)
-            or not humaneval.is_task(sample_set.task_id)):
+            or not humaneval.is_task(version_set.task_id)):
         return fn, may_grade
-    documented = find_function(humaneval.prompt_for(sample_set.task_id), entry)
+    documented = find_function(humaneval.prompt_for(version_set.task_id), entry)
     return (documented, True) if documented is not None else (fn, may_grade)
 
 
@@ -744,11 +744,11 @@ def _add_found(plan: InputPlan,
                                     where=where or None))
 
 
-def _add_callers(plan: InputPlan, sample_set: SampleSet,
+def _add_callers(plan: InputPlan, version_set: VersionSet,
                  fn: ast.FunctionDef | ast.AsyncFunctionDef, entry: str,
                  known: set[str]) -> None:
     """Literal calls of the function in its module's view that fit its parameters."""
-    if sample_set.module is None:
+    if version_set.module is None:
         return
     pos = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
     if pos[:1] in (["self"], ["cls"]):
@@ -756,18 +756,18 @@ def _add_callers(plan: InputPlan, sample_set: SampleSet,
     names = set(pos) | {a.arg for a in fn.args.kwonlyargs}
     required = len(pos) - len(fn.args.defaults)
     fits = [(c.args, c.kwargs, c.in_test, c.where)
-            for c in literal_calls(sample_set.module, entry)
+            for c in literal_calls(version_set.module, entry)
             if (fn.args.vararg is not None or len(c.args) <= len(pos))
             and (fn.args.kwarg is not None or set(c.kwargs) <= names)
             and len(c.args) + len(c.kwargs) >= required]
     _add_found(plan, fits, entry, known)
 
 
-def _usage_params(params: Sequence[Param], sample_set: SampleSet,
+def _usage_params(params: Sequence[Param], version_set: VersionSet,
                   entry: str) -> tuple[list[Param], bool]:
     """Parameters without a type take the one their use in the versions implies; whether
     any did."""
-    fns = [f for f in (find_function(code, entry) for code in sample_set.codes) if f]
+    fns = [f for f in (find_function(code, entry) for code in version_set.codes) if f]
     out: list[Param] = []
     used = False
     for p in params:
@@ -856,7 +856,7 @@ def _add_hypothesis(plan: InputPlan, specs: Sequence[Any], entry: str, count: in
 
 
 def collect_inputs(
-    sample_set: SampleSet,
+    version_set: VersionSet,
     *,
     use_doctests: bool = True,
     use_hypothesis: bool = True,
@@ -869,7 +869,7 @@ def collect_inputs(
     published_examples: bool = True,
     literal_only: bool = False,
 ) -> InputPlan:
-    """Every input for ``sample_set`` in order: tests, HumanEval, doctests, Hypothesis,
+    """Every input for ``version_set`` in order: tests, HumanEval, doctests, Hypothesis,
     scaling (see module docstring). Reads code statically only. ``published_examples``:
     a HumanEval task without docstring examples of its own takes the published
     problem's. ``literal_only``: the older rules (examples only as calls with literal
@@ -880,37 +880,37 @@ def collect_inputs(
     series) are drawn as if no test existed, so that a set's tests or a benchmark's hidden
     ones only add inputs: a docstring example stays an example when a test makes the same
     call, and the same arguments are drawn with or without tests."""
-    entry, hidden = _entry_and_hidden(sample_set, humaneval_lookup)
+    entry, hidden = _entry_and_hidden(version_set, humaneval_lookup)
     plan = InputPlan(entry_point=entry)
-    for i, t in enumerate(sample_set.tests):
+    for i, t in enumerate(version_set.tests):
         plan.cases.append(InputCase(t, "tests", True, _label_for(t, entry, f"test {i + 1}")))
     for i, t in enumerate(hidden):
         plan.cases.append(InputCase(t, "humaneval", True, _label_for(t, entry, f"check {i + 1}")))
-    fn, may_grade = _signature_source(sample_set, entry) if entry else (None, False)
+    fn, may_grade = _signature_source(version_set, entry) if entry else (None, False)
     if fn is None or entry is None:
         plan.notes.append("no function signature found: only the given tests are used")
         return plan
     editor = InputPlan(entry_point=entry)
-    _editor_inputs(editor, sample_set, fn, may_grade, not plan.cases, use_doctests=use_doctests,
+    _editor_inputs(editor, version_set, fn, may_grade, not plan.cases, use_doctests=use_doctests,
                    use_hypothesis=use_hypothesis, hypothesis_examples=hypothesis_examples,
                    scaling=scaling, sizes=sizes, seed=seed, proposer=proposer,
                    published_examples=published_examples,
-                   inferred=not literal_only and not _programs(sample_set))
+                   inferred=not literal_only and not _programs(version_set))
     plan.cases.extend(editor.cases)
     plan.params = editor.params
     plan.notes.extend(editor.notes)
     return plan
 
 
-def _programs(sample_set: SampleSet) -> bool:
+def _programs(version_set: VersionSet) -> bool:
     """Whether the set's versions are programs fed on standard input (``stdio`` tests):
     their ``solve(lines)`` takes lines, whatever its body does with them."""
-    return any(t.kind == "stdio" for t in sample_set.tests)
+    return any(t.kind == "stdio" for t in version_set.tests)
 
 
 def _editor_inputs(
     plan: InputPlan,
-    sample_set: SampleSet,
+    version_set: VersionSet,
     fn: ast.FunctionDef | ast.AsyncFunctionDef,
     may_grade: bool,
     alone: bool,
@@ -934,11 +934,11 @@ def _editor_inputs(
     params = parameters(fn)
     known: set[str] = set()
     if use_doctests:
-        doc_fn, doc_grade = _examples_source(sample_set, entry, fn, may_grade,
+        doc_fn, doc_grade = _examples_source(version_set, entry, fn, may_grade,
                                              published_examples)
         _add_doctests(plan, doc_fn, entry, doc_grade, alone, known, whole=inferred)
     if inferred:
-        _add_callers(plan, sample_set, fn, entry, known)
+        _add_callers(plan, version_set, fn, entry, known)
     if proposer is not None and params and not plan.cases and not all(
         p.annotated for p in params
     ):
@@ -947,7 +947,7 @@ def _editor_inputs(
     resolved, example = _resolve_params(params, plan.cases)
     by_usage = False
     if inferred:
-        resolved, by_usage = _usage_params(resolved, sample_set, entry)
+        resolved, by_usage = _usage_params(resolved, version_set, entry)
     plan.params = resolved
     specs = [p.spec for p in resolved]
     typed = bool(resolved) and all(s is not None for s in specs)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from codequorum.behaviour.run import CandidateDynamic
-from codequorum.judge.dynamic import (
+from codequorum.behaviour.dynamic_analysis import CandidateDynamic
+from codequorum.judge.dynamic_rules import (
     complexity_verdict,
     divergent_outputs_verdict,
     growth_text,

@@ -25,7 +25,7 @@ from codequorum.core.errors import EXIT_INTERRUPTED
 from codequorum.core.safe_text import safe_text
 from codequorum.core.words import count, plural
 from codequorum.generate.endpoint import ProviderConfig
-from codequorum.ingest.sample_files import ReadOptions
+from codequorum.ingest.version_files import ReadOptions
 from codequorum.pipeline.config import AnalysisConfig
 from codequorum.pipeline.risk_level import RunLevel, notes
 from codequorum.pipeline.score import ProgressBar, ScoreRun

@@ -1,6 +1,6 @@
 """Read sample sets from files: codequorum JSONL, HumanEval sample rows, bigcode generations.
 
-Reading yields one result per sample set, either a :class:`SampleSet` or a
+Reading yields one result per sample set, either a :class:`VersionSet` or a
 :class:`ReadError` naming the file and line, so one broken line never stops the others.
 Formats:
 
@@ -46,7 +46,7 @@ from codequorum.core.limits import (
     json_nests_deeper,
     size_words,
 )
-from codequorum.core.model import FunctionLocation, Sample, SampleSet, TestCase
+from codequorum.core.model import FunctionLocation, TestCase, Version, VersionSet
 from codequorum.core.parsing import normalize_language
 
 InputFormat = Literal["auto", "jsonl", "humaneval", "bigcode"]
@@ -96,7 +96,7 @@ class ReadError:
         }
 
 
-ReadResult = SampleSet | ReadError
+ReadResult = VersionSet | ReadError
 
 
 @dataclass(frozen=True)
@@ -301,7 +301,7 @@ def _test_cases(raw: Any) -> list[TestCase]:
     return cases
 
 
-def _sample(raw: Any, k: int, prompt: str | None, join: bool) -> Sample:
+def _sample(raw: Any, k: int, prompt: str | None, join: bool) -> Version:
     """One sample (a code string or an object with ``code``), joined to the prompt if asked."""
     if isinstance(raw, str):
         code, extra = raw, {}
@@ -315,7 +315,7 @@ def _sample(raw: Any, k: int, prompt: str | None, join: bool) -> Sample:
         code = prompt + code
     temperature = extra.get("temperature")
     seed = extra.get("seed")
-    return Sample(
+    return Version(
         code=code,
         label=str(extra.get("label", f"v{k + 1}")),
         provider=extra.get("provider"),
@@ -336,21 +336,21 @@ def _defines(code: str, language: str, name: str) -> bool:
         return False
 
 
-def join_completions(sample_set: SampleSet, name: str | None = None) -> SampleSet:
-    """``sample_set`` with the samples that complete its prompt joined to it.
+def join_completions(version_set: VersionSet, name: str | None = None) -> VersionSet:
+    """``version_set`` with the samples that complete its prompt joined to it.
 
     A sample is joined (``prompt + sample``, as ``completions=True`` joins) when on its own
     it does not define the function ``name`` (default: the set's entry point) but joined to
     the prompt it does; whole functions and empty samples stay as they are.
     """
-    prompt = sample_set.prompt
-    name = name or sample_set.entry_point
+    prompt = version_set.prompt
+    name = name or version_set.entry_point
     if not prompt or not name:
-        return sample_set
-    language = sample_set.language
-    joined: list[Sample] = []
+        return version_set
+    language = version_set.language
+    joined: list[Version] = []
     changed = False
-    for sample in sample_set.samples:
+    for sample in version_set.samples:
         code = sample.code
         if code.strip() and not _defines(code, language, name) and _defines(
             prompt + code, language, name
@@ -358,19 +358,19 @@ def join_completions(sample_set: SampleSet, name: str | None = None) -> SampleSe
             sample = dataclasses.replace(sample, code=prompt + code)
             changed = True
         joined.append(sample)
-    return dataclasses.replace(sample_set, samples=joined) if changed else sample_set
+    return dataclasses.replace(version_set, samples=joined) if changed else version_set
 
 
-def sample_set_from_row(row: Any, options: ReadOptions, line: int | None = None) -> SampleSet:
-    """One codequorum JSONL row -> a :class:`SampleSet` (``ValueError`` /
+def version_set_from_row(row: Any, options: ReadOptions, line: int | None = None) -> VersionSet:
+    """One codequorum JSONL row -> a :class:`VersionSet` (``ValueError`` /
     :class:`UnknownLanguageError` with a one-line reason when the row is not one)."""
     if not isinstance(row, dict):
         raise ValueError(f"expected a JSON object, got {type(row).__name__}")
     task_id = row.get("task_id")
     if not isinstance(task_id, str | int) or isinstance(task_id, bool):
         raise ValueError("missing 'task_id' (a string)")
-    raw_samples = next((row[key] for key in VERSION_KEYS if key in row), None)
-    if not isinstance(raw_samples, list):
+    raw_versions = next((row[key] for key in VERSION_KEYS if key in row), None)
+    if not isinstance(raw_versions, list):
         raise ValueError("missing 'versions' (a list of code strings; 'samples' is read too)")
     prompt = row.get("prompt")
     if prompt is not None and not isinstance(prompt, str):
@@ -381,13 +381,13 @@ def sample_set_from_row(row: Any, options: ReadOptions, line: int | None = None)
     else:
         join = options.completions and prompt is not None
     if options.max_samples is not None:
-        raw_samples = raw_samples[: options.max_samples]
-    samples = [_sample(s, k, prompt, join) for k, s in enumerate(raw_samples)]
+        raw_versions = raw_versions[: options.max_samples]
+    samples = [_sample(s, k, prompt, join) for k, s in enumerate(raw_versions)]
     model = row.get("model")  # the set's model names every version that names none
     if isinstance(model, str) and model.strip():
         samples = [s if s.model else dataclasses.replace(s, model=model) for s in samples]
     entry_point = row.get("entry_point")
-    return SampleSet(
+    return VersionSet(
         task_id=str(task_id),
         samples=samples,
         language=_language(row.get("language"), options),
@@ -432,7 +432,7 @@ def _read_jsonl_lines(lines: Iterable[Line], name: str, options: ReadOptions
             yield row
             continue
         try:
-            yield sample_set_from_row(row, options, number)
+            yield version_set_from_row(row, options, number)
         except (ValueError, UserError) as exc:
             yield _row_error(name, number, row, exc)
 
@@ -470,7 +470,7 @@ def _read_humaneval(lines: Iterable[Line], name: str, options: ReadOptions
             grouped.update(prompt=problem.prompt, entry_point=problem.entry_point,
                            tests=problem.test)
         try:
-            sample_set = sample_set_from_row(
+            version_set = version_set_from_row(
                 grouped, ReadOptions(language=options.language, completions=join,
                                  max_samples=options.max_samples),
                 first_line[task_id],
@@ -478,7 +478,7 @@ def _read_humaneval(lines: Iterable[Line], name: str, options: ReadOptions
         except (ValueError, UserError) as exc:
             yield _row_error(name, first_line[task_id], grouped, exc)
             continue
-        yield sample_set
+        yield version_set
 
 
 def _read_bigcode(stream: IO[bytes], name: str, options: ReadOptions
@@ -504,7 +504,7 @@ def _read_bigcode(stream: IO[bytes], name: str, options: ReadOptions
                        tests=problem.test)
         try:
             # bigcode generations already hold the prompt: join only when asked to.
-            yield sample_set_from_row(
+            yield version_set_from_row(
                 row, ReadOptions(language=options.language, completions=bool(options.completions),
                                  max_samples=options.max_samples),
                 line,
@@ -723,8 +723,8 @@ def _broken(window: _Window, message: str, offset: int | None = None) -> ReadErr
     return ReadError(window.name, line, f"broken JSON: {message} at column {column}")
 
 
-def read_sample_sets(path: str | Path, options: ReadOptions | None = None) -> Iterator[ReadResult]:
-    """Sample sets from one input, one result per set (a :class:`ReadError` for each set or
+def read_version_sets(path: str | Path, options: ReadOptions | None = None) -> Iterator[ReadResult]:
+    """Version sets from one input, one result per set (a :class:`ReadError` for each set or
     line that could not be read).
 
     Raises :class:`UserError` when the input as a whole cannot be read (missing file) and
@@ -771,9 +771,9 @@ def _starts_a_list(stream: Any) -> bool:
 
 def read_many(paths: Iterable[str | Path], options: ReadOptions | None = None
               ) -> Iterator[ReadResult]:
-    """:func:`read_sample_sets` over several inputs; ``limit`` counts across all of them."""
+    """:func:`read_version_sets` over several inputs; ``limit`` counts across all of them."""
     opts = options or ReadOptions()
-    every = itertools.chain.from_iterable(read_sample_sets(p, opts) for p in paths)
+    every = itertools.chain.from_iterable(read_version_sets(p, opts) for p in paths)
     yield from (every if opts.limit is None else itertools.islice(every, opts.limit))
 
 

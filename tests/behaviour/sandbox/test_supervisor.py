@@ -13,7 +13,7 @@ import pytest
 from codequorum.behaviour.sandbox import startup
 from codequorum.behaviour.sandbox.isolation import ALL_LAYERS, active_layers
 from codequorum.behaviour.sandbox.limits import Limits
-from codequorum.behaviour.sandbox.runner import CandidateResult, run_candidate, run_candidates
+from codequorum.behaviour.sandbox.supervisor import CandidateResult, run_candidate, run_candidates
 from codequorum.core.model import TestCase as Case
 
 SQUARE = [

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from codequorum.metrics.dynamic import bef, dctd
 from codequorum.metrics.opcodes import count_matrix, mean_pairwise_jsd, opcode_weights, pmf_matrices
+from codequorum.metrics.trace_divergence import bef, dctd
 
 VERSIONS = ["3.11.7", "3.12.1", "3.13.0"]
 
