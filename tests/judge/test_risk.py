@@ -10,8 +10,10 @@ import numpy as np
 import pytest
 
 from codequorum.judge.risk import (
+    DID_NOT_RUN,
     FEATURES,
     LEVELS,
+    NO_INPUTS,
     NOT_RUN,
     LogisticModel,
     RiskSignals,
@@ -21,6 +23,7 @@ from codequorum.judge.risk import (
     estimate,
     fit_logistic,
     load_model,
+    missing_words,
     range_of,
     range_words,
     reliability,
@@ -266,3 +269,17 @@ def test_weighted_fit_counts_rows_by_their_weight() -> None:
     doubled = fit_logistic(np.vstack([x, x[:1]]), np.append(y, 0.0), ("a",), l2=0.0)
     weighted = fit_logistic(x, y, ("a",), l2=0.0, weights=np.array([2.0, 1.0, 1.0, 1.0]))
     assert weighted.predict(x) == pytest.approx(doubled.predict(x), abs=1e-6)
+
+
+def test_what_is_missing_depends_on_why_nothing_ran() -> None:
+    assert missing_words(False) == NOT_RUN
+    assert missing_words(False, "not run in its module") == NOT_RUN
+    assert missing_words(True, "no inputs") == NO_INPUTS
+    assert missing_words(True) == NO_INPUTS  # ran on tests only
+    # a module that did not load, or versions that all stopped first: no example would help
+    module = missing_words(True, "not run in its module")
+    assert module == DID_NOT_RUN.format(why="not run in its module")
+    assert module.startswith("not run in its module: ") and "docstring" not in module
+    stopped = missing_words(True, "no version ran (TimeoutError)")
+    assert stopped.startswith("no version ran (TimeoutError): ") and "type hints" not in stopped
+    assert trust_words(None, ran=True, why="not run in its module") == module

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from codequorum.judge.risk import NO_INPUTS, NOT_RUN
+from codequorum.judge.risk import DID_NOT_RUN, NO_INPUTS, NOT_RUN
 from codequorum.lsp.markdown import md_text
 from tests.support.duration_module import (
     DURATION_APP,
@@ -204,6 +204,10 @@ async def test_a_module_that_does_not_load_gets_a_note_not_a_verdict(workspace: 
         assert "the versions use UNITS, insort, re from it" in diags[0].message
         codes = {d.code for d in client.diagnostics.get(uri, ())}
         assert "divergent-outputs" not in codes
+        # its module did not load: an example or type hints would not help; it says why
+        hover = await hover_text(client, uri, position_of(text, "def parse_duration(", 4))
+        assert hover is not None and md_text(NO_INPUTS) not in hover
+        assert md_text(DID_NOT_RUN.format(why="not run in its module")) in hover
 
 
 TOTAL_DOC = "def total(xs):\n    return xs.total()\n"

@@ -62,6 +62,9 @@ NOT_RUN = "not run yet: run the versions to estimate how likely the kept version
 #: What it says where they ran on no input but tests (nothing an editor has).
 NO_INPUTS = ("no input to run the versions on: a docstring example or type hints would let "
              "them run, to estimate how likely the kept version is wrong")
+#: What it says where a run was asked for but no version ran for another reason (the
+#: module did not load, every version stopped first): more inputs would not help.
+DID_NOT_RUN = "{why}: nothing to estimate how likely the kept version is wrong from"
 #: The features each model may use. The shipped model file names the ones it was fitted
 #: with (chosen by ``bench/fit_risk.py`` on draws left out of the fit).
 FEATURES: dict[str, tuple[str, ...]] = {
@@ -392,14 +395,26 @@ def range_words(low: float, high: float) -> str:
     return f"between {a.removeprefix('about ')} and {b.removeprefix('about ')}"
 
 
-def trust_words(est: RiskEstimate | None, ran: bool = False) -> str:
+def missing_words(ran: bool, why: str | None = None) -> str:
+    """What a report says without an estimate: :data:`NOT_RUN` before a run;
+    :data:`NO_INPUTS` after one that had no input an editor has (``why`` is ``no
+    inputs``, or None: the versions ran on tests only); else :data:`DID_NOT_RUN` with
+    ``why`` (its module failed to load, every version stopped first...), where a docstring
+    example or type hints would change nothing."""
+    if not ran:
+        return NOT_RUN
+    if why is None or why == "no inputs":
+        return NO_INPUTS
+    return DID_NOT_RUN.format(why=why)
+
+
+def trust_words(est: RiskEstimate | None, ran: bool = False, why: str | None = None) -> str:
     """How far to trust the kept version, in words: the step, the probability and its
     90 % range (with a model file without one: the probability where the held-out draws
-    support one, else the range they showed); without an estimate,
-    what is missing (:data:`NOT_RUN`, or :data:`NO_INPUTS` when the versions ``ran`` but
-    on no input an editor has)."""
+    support one, else the range they showed); without an estimate, what is missing
+    (:func:`missing_words`: whether the versions ``ran``, and ``why`` none ran)."""
     if est is None:
-        return NO_INPUTS if ran else NOT_RUN
+        return missing_words(ran, why)
     chance = f"{est.level}: {chance_words(est.probability)} that it is wrong"
     if est.low is None or est.high is None:
         return chance
@@ -427,6 +442,7 @@ def stability_percentile(mean_similarity: float,
 __all__ = [
     "CONFIRMING_EXAMPLES",
     "COVERING_INPUTS",
+    "DID_NOT_RUN",
     "FEATURES",
     "LEVELS",
     "MODEL_KINDS",
@@ -447,6 +463,7 @@ __all__ = [
     "fit_logistic",
     "level_of",
     "load_model",
+    "missing_words",
     "range_of",
     "range_words",
     "reliability",
