@@ -55,6 +55,7 @@ from codequorum.behaviour.sandbox.isolation import (
 )
 from codequorum.behaviour.sandbox.limits import Limits
 from codequorum.behaviour.sandbox.pool import run_pool
+from codequorum.behaviour.sandbox.portable.unsupported import NOT_SUPPORTED, unsupported
 from codequorum.behaviour.sandbox.supervisor import SANDBOX_LEVELS, ModuleLoad, TestOutcome
 from codequorum.core.errors import UserError
 from codequorum.core.model import ModuleContext, VersionSet
@@ -338,8 +339,9 @@ class Runs:
 
 @dataclass
 class _CandidateRun:
-    """One candidate's outcomes over every input (None: not run), and how its module
-    loaded when it ran in one."""
+    """One candidate's outcomes over every input (None: not run), how its module
+    loaded when it ran in one, and whether an input was left unrun as the portable
+    sandbox does not support it (:mod:`~codequorum.behaviour.sandbox.portable.unsupported`)."""
 
     outcomes: list[TestOutcome | None]
     status: str
@@ -347,6 +349,7 @@ class _CandidateRun:
     layers: list[str]
     python: str
     module: ModuleLoad | None = None
+    unsupported: list[int] = field(default_factory=list)  # inputs asking what it lacks
 
 
 def _run_one(
@@ -391,9 +394,15 @@ def _run_one(
         module=module,
     )
     run.module = result.module
+    portable = options.sandbox == "portable"
     for k, outcome in enumerate(result.tests[:n]):
+        if portable and unsupported(outcome.exc_type, outcome.exc_message):
+            run.unsupported.append(k)  # not run here, which is no verdict on the version
+            continue
         run.outcomes[k] = None if outcome.exc_type == _SKIPPED else outcome
     run.status, run.detail = result.status, result.detail
+    if run.unsupported and not run.detail:
+        run.detail = NOT_SUPPORTED
     run.layers, run.python = list(result.layers), result.python
     if result.status == "syntax-error":
         message = result.detail.removeprefix("SyntaxError: ")
@@ -848,10 +857,13 @@ def _set_report(ss: VersionSet, plan: InputPlan, ran: list[_CandidateRun] | None
     where :func:`~codequorum.behaviour.module_rules.judge_module` says they stand."""
     problem: str | None = None
     module_notes: tuple[str, ...] = ()
+    unrun: list[int] = []
     if ran is None:
         runs = _not_run(len(ss.codes), "no inputs", options)
     else:
         runs = _collect_runs(ran)
+        unrun = sorted({k for r in ran for k in r.unsupported})
+        plan, runs = _without_inputs(plan, runs, unrun)
         plan, runs = _without_failing_inputs(plan, runs)
         module = _module_for(ss)
         if module is not None:
@@ -868,10 +880,12 @@ def _set_report(ss: VersionSet, plan: InputPlan, ran: list[_CandidateRun] | None
         report.rules, module_problem=problem,
         not_run=not_run_reason(runnable, ran is not None, problem, runs))
     report.notes.extend(module_notes)
+    if unrun:
+        report.notes.append(NOT_SUPPORTED)
     if not runnable:
         report.notes.append(f"behaviour metrics are for {runtime_names()} only: the "
                             f"{ss.language} versions were not run")
-    elif not plan.cases and (problem is None or ran is None):
+    elif not plan.cases and (problem is None or ran is None) and not unrun:
         report.notes.append("no inputs to run: behaviour metrics unavailable")
     if options.sandbox == "weak":
         report.notes.insert(0, WEAK_WARNING)
@@ -902,6 +916,17 @@ def not_run_reason(runnable: bool, had_inputs: bool, module_problem: str | None,
 #: Inputs that stay when every version raised on them: they grade, or their sizes
 #: measure growth (a limit hit on one is a finding of its own).
 _KEPT_WHEN_ALL_RAISE = ("tests", "humaneval", "scaling")
+
+
+def _without_inputs(plan: InputPlan, runs: Runs, unrun: Sequence[int]) -> tuple[InputPlan, Runs]:
+    """``plan`` and ``runs`` without the inputs ``unrun`` (the sandbox could not run them
+    for some version: :data:`NOT_SUPPORTED`): compared for none, they part no versions."""
+    if not unrun:
+        return plan, runs
+    keep = [t for t in range(len(plan.cases)) if t not in unrun]
+    plan = dataclasses.replace(plan, cases=[plan.cases[t] for t in keep])
+    outcomes = [[row[t] if t < len(row) else None for t in keep] for row in runs.outcomes]
+    return plan, dataclasses.replace(runs, outcomes=outcomes)
 
 
 def _without_failing_inputs(plan: InputPlan, runs: Runs) -> tuple[InputPlan, Runs]:

@@ -68,6 +68,35 @@ REFUSED = {
         "import urllib.request\ndef f():\n    urllib.request.urlopen('http://127.0.0.1:9')\n",
         "network",
     ),
+    # an event loop's socket pair is allowed; nothing made from it reaches anything else
+    "socketpair_connect": (
+        "import socket\ndef f():\n    a, b = socket.socketpair()\n    a.connect({out!r})\n",
+        "network",
+    ),
+    "socketpair_sendto": (
+        "import socket\ndef f():\n"
+        "    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)\n"
+        "    a.sendto(b'x', {out!r})\n",
+        "network",
+    ),
+    "unix_socket_bind": (
+        "import socket\ndef f():\n    socket.socket(socket.AF_UNIX).bind({out!r})\n",
+        "network",
+    ),
+    "unix_socket_connect": (
+        "import socket\ndef f():\n    socket.socket(socket.AF_UNIX).connect('/run/x.sock')\n",
+        "network",
+    ),
+    "inet_after_event_loop": (
+        "import asyncio, socket\nasync def g():\n    return 1\n"
+        "def f():\n    asyncio.run(g())\n    socket.socket(socket.AF_INET)\n",
+        "network",
+    ),
+    "event_loop_connection": (
+        "import asyncio\nasync def g():\n    await asyncio.open_connection('127.0.0.1', 9)\n"
+        "def f():\n    asyncio.run(g())\n",
+        "network",
+    ),
     "udp_socket": (
         "import socket\ndef f():\n    socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n",
         "network",
@@ -169,6 +198,17 @@ ALLOWED = {
         "def f():\n    c = g(3)\n    while True:\n        try:\n            c.send(None)\n"
         "        except StopIteration as end:\n            return end.value\n",
         "6",
+    ),
+    # an event loop makes a socket pair for its self-pipe (socket.__new__, AF_UNIX)
+    "asyncio_run": (
+        "import asyncio\nasync def g(x):\n    await asyncio.sleep(0)\n    return 2 * x\n"
+        "def f():\n    return asyncio.run(g(3))\n",
+        "6",
+    ),
+    "socketpair_round_trip": (
+        "import socket\ndef f():\n    a, b = socket.socketpair()\n    a.sendall(b'hi')\n"
+        "    return b.recv(2)\n",
+        "b'hi'",
     ),
 }
 

@@ -113,3 +113,17 @@ def test_the_portable_sandbox_runs_examples_and_consumes_iterators_too() -> None
     assert result.status == "ok", result.detail
     assert [(t.output, t.passed) for t in result.tests] == [("[0, 2, 4]\n", True),
                                                              ("[0, 2, 4]", None)]
+
+
+def test_an_example_that_runs_an_event_loop_runs_and_the_network_stays_refused() -> None:
+    """``>>> asyncio.run(double(4))``, as async functions' docstrings are written: the
+    loop's socket pair is allowed in the strict sandbox; a socket reaching out after the
+    loop exists is still refused."""
+    result = run_candidate(ASYNC, [_example("asyncio.run(double(4))\n", "8\n")], "double")
+    assert result.status == "ok", result.detail
+    assert [(t.output, t.passed) for t in result.tests] == [("8\n", True)]
+    reach = ASYNC + ("\n\nimport socket\n\n\ndef reach(x):\n    asyncio.run(double(x))\n"
+                     "    return socket.socket(socket.AF_INET)\n")
+    hostile = run_candidate(reach, [Case("call", args=(1,))], "reach")
+    assert hostile.status == "forbidden: network"
+    assert hostile.tests[0].exc_type == "PermissionError" and hostile.tests[0].output is None

@@ -33,6 +33,13 @@ _SUBPROCESS_EVENTS = (
 #: Socket calls that reach nothing outside: the host name comes from the UTS namespace
 #: (``localhost`` in the strict sandbox), as ``os.uname()`` gives it without an event.
 _LOCAL_SOCKET_EVENTS = ("socket.gethostname",)
+#: The one socket family made without refusal: ``AF_UNIX`` (1 on Linux, macOS and the
+#: BSDs). An event loop's self-pipe is ``socket.socketpair()``, a connected ``AF_UNIX``
+#: pair that fires ``socket.__new__`` for each end and reaches nothing else; a socket of
+#: that family reaches nothing until it is bound, connected or sent to with an address,
+#: and those events (``socket.bind``, ``socket.connect``, ``socket.sendto``, ...) stay
+#: refused, as does any other family (``AF_INET``, ``AF_NETLINK``, ...).
+_LOCAL_SOCKET_FAMILY = 1
 _SIGNAL_EVENTS = ("os.kill", "os.killpg", "signal.pthread_kill", "os.pidfd_open")
 _BLOCKED_IMPORTS = {
     "ctypes": "ctypes",
@@ -149,7 +156,8 @@ def install_audit_hook(
     forbidden: str = "forbidden",
 ) -> None:
     """Refuse process creation, network, ctypes, signals and writes outside ``sandbox``
-    (asking for the host name is not network: :data:`_LOCAL_SOCKET_EVENTS`).
+    (asking for the host name is not network: :data:`_LOCAL_SOCKET_EVENTS`; nor is an
+    event loop's socket pair: :data:`_LOCAL_SOCKET_FAMILY`).
 
     ``kernel_confined`` (the strict sandbox, where the filesystem outside the private
     tmpfs is read-only and ``/proc`` is empty): writes through a descriptor, which the
@@ -186,6 +194,7 @@ def install_audit_hook(
     subprocess_events = tuple(_SUBPROCESS_EVENTS)
     signal_events = tuple(_SIGNAL_EVENTS)
     local_socket_events = tuple(_LOCAL_SOCKET_EVENTS)
+    local_family = _LOCAL_SOCKET_FAMILY
     link_events = tuple(_LINK_EVENTS)
     introspection_events = tuple(_INTROSPECTION_EVENTS)
     limit_events = tuple(_LIMIT_EVENTS)
@@ -287,7 +296,10 @@ def install_audit_hook(
                 check_read(args[0], event, directory_ok=True)
             return
         if starts(event, "socket."):
-            if event not in local_socket_events:
+            local = event in local_socket_events or (
+                event == "socket.__new__" and len(args) > 1 and type(args[1]) is int
+                and args[1] == local_family)
+            if not local:
                 refuse("network", event)
         elif starts(event, "ctypes."):
             refuse("ctypes", event)

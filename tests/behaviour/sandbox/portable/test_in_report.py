@@ -1,4 +1,5 @@
-"""The portable level seen through the dynamic analysis: a module the guest cannot load."""
+"""The portable level seen through the dynamic analysis: a module the guest cannot load,
+an example needing what the guest does not give."""
 
 from __future__ import annotations
 
@@ -6,8 +7,10 @@ from pathlib import Path
 
 from codequorum.behaviour.dynamic_analysis import DynamicOptions, run_dynamic
 from codequorum.behaviour.sandbox.isolation import PORTABLE_NOTE
+from codequorum.behaviour.sandbox.portable.unsupported import NOT_SUPPORTED
+from codequorum.core.model import VersionSet
 from codequorum.judge.dynamic_rules import dynamic_verdicts
-from tests.behaviour.test_run import DURATIONS, in_module
+from tests.behaviour.test_dynamic_analysis import DURATIONS, in_module
 from tests.support.duration_module import standalone
 
 
@@ -22,3 +25,21 @@ def test_versions_that_need_a_module_the_guest_cannot_load_get_no_verdict(
     assert dynamic_verdicts(report)[0].message.startswith(
         "not run: the module `app` did not load in the sandbox: its top level raised "
         "ModuleNotFoundError: No module named 'numpy'")
+
+
+ASYNC_PROMPT = ('import asyncio\n\n\nasync def double(x):\n    """Twice x.\n\n'
+                '    >>> asyncio.run(double(4))\n    8\n    """\n')
+
+
+def test_an_event_loop_example_is_not_run_in_the_portable_sandbox_with_its_reason() -> None:
+    """WASI has no sockets, so ``asyncio.run`` cannot start there: the example is not run
+    (no version fails it), and the report says why."""
+    bodies = ["    await asyncio.sleep(0)\n    return 2 * x\n", "    return x + x\n",
+              "    return x * 3\n"]
+    ss = VersionSet.from_codes("t", [ASYNC_PROMPT + b for b in bodies], entry_point="double",
+                               prompt=ASYNC_PROMPT)
+    report = run_dynamic(ss, DynamicOptions(jobs=2, sandbox="portable", use_hypothesis=False,
+                                            scaling=False))
+    assert NOT_SUPPORTED in report.notes
+    assert report.rules.not_run == f"no version ran ({NOT_SUPPORTED})"
+    assert [v.code for v in dynamic_verdicts(report)] == ["not-run"]
