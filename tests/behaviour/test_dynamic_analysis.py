@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from codequorum.behaviour import dynamic_analysis
 from codequorum.behaviour.dynamic_analysis import (
     SUMMARY_KEYS,
     DynamicOptions,
@@ -18,6 +19,7 @@ from codequorum.behaviour.dynamic_analysis import (
     build_report,
     growth_of,
     run_dynamic,
+    unsupported_by_all,
 )
 from codequorum.behaviour.input_plan import InputCase, InputPlan
 from codequorum.behaviour.sandbox import supervisor
@@ -769,3 +771,18 @@ def test_the_parting_input_shows_what_the_versions_returned_not_their_keys() -> 
     [verdict] = [v for v in dynamic_verdicts(report) if v.code == "divergent-outputs"]
     assert verdict.message.endswith(": False vs True") or verdict.message.endswith(
         ": True vs False"), verdict.message
+
+
+def _ran(unsupported: list[int], ran_any: bool = True) -> dynamic_analysis._CandidateRun:
+    outcome = supervisor.TestOutcome("t", None, "1", None, None, None, 0, 0.0)
+    return dynamic_analysis._CandidateRun(
+        outcomes=[outcome if ran_any else None] * 3, status="ok", detail="", layers=[],
+        python="3.11", unsupported=unsupported)
+
+
+def test_an_input_is_the_sandboxs_lack_only_where_every_version_that_ran_hit_it() -> None:
+    # every version asked the sandbox for what it lacks on input 1: input 1 is not run
+    assert unsupported_by_all([_ran([1]), _ran([1, 2]), _ran([], ran_any=False)]) == [1]
+    # one version raising it alone fails that input: it cannot take it from the others
+    assert unsupported_by_all([_ran([0, 1, 2]), _ran([])]) == []
+    assert unsupported_by_all([]) == []

@@ -397,8 +397,7 @@ def _run_one(
     portable = options.sandbox == "portable"
     for k, outcome in enumerate(result.tests[:n]):
         if portable and unsupported(outcome.exc_type, outcome.exc_message):
-            run.unsupported.append(k)  # not run here, which is no verdict on the version
-            continue
+            run.unsupported.append(k)  # the sandbox's lack only where every version hit it
         run.outcomes[k] = None if outcome.exc_type == _SKIPPED else outcome
     run.status, run.detail = result.status, result.detail
     if run.unsupported and not run.detail:
@@ -862,7 +861,7 @@ def _set_report(ss: VersionSet, plan: InputPlan, ran: list[_CandidateRun] | None
         runs = _not_run(len(ss.codes), "no inputs", options)
     else:
         runs = _collect_runs(ran)
-        unrun = sorted({k for r in ran for k in r.unsupported})
+        unrun = unsupported_by_all(ran)
         plan, runs = _without_inputs(plan, runs, unrun)
         plan, runs = _without_failing_inputs(plan, runs)
         module = _module_for(ss)
@@ -894,6 +893,19 @@ def _set_report(ss: VersionSet, plan: InputPlan, ran: list[_CandidateRun] | None
     if options.sandbox_reason:
         report.notes.insert(0, options.sandbox_reason)
     return report
+
+
+def unsupported_by_all(ran: Sequence[_CandidateRun]) -> list[int]:
+    """Inputs the portable sandbox could not give to any version that ran them: its lack,
+    not a version's fault. A version that raises it alone has failed that input, as it
+    would anywhere: one version cannot take an input from the others."""
+    tried = [r for r in ran if r.unsupported or any(o is not None for o in r.outcomes)]
+    if not tried:
+        return []
+    common = set(tried[0].unsupported)
+    for run in tried[1:]:
+        common &= set(run.unsupported)
+    return sorted(common)
 
 
 def not_run_reason(runnable: bool, had_inputs: bool, module_problem: str | None,
