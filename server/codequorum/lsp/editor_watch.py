@@ -660,7 +660,8 @@ class Watch:
         ls.refresh(uri)
         settings = ls.settings_for(uri)
         n = settings.provider.versions
-        request = await cmds.regeneration_request(ls, uri, snapshot, entry, n)
+        request = await cmds.regeneration_request(ls.engine, ls.file_key(uri), uri,
+                                                  snapshot, entry, n)
         if settings.provider.kind == "client":
             self._relay(watched, request)
             return
@@ -668,7 +669,9 @@ class Watch:
         if refusal is not None:
             ls.show(types.MessageType.Warning, f"codequorum: {refusal}")
             return
-        watched.progress = WorkProgress(ls, f"codequorum: checking {safe_text(entry.name, 100)}")
+        watched.progress = WorkProgress(
+            ls.work_done_progress, ls.client_capabilities,
+            f"codequorum: checking {safe_text(entry.name, 100)}")
         result, stored = await cmds.regenerate_storing(ls, request, settings.provider.config(n),
                                                         watched.progress)
         ls.refresh(uri)

@@ -40,7 +40,8 @@ async def regenerate_command(ls: Host, args: c.RegenerateArgs) -> c.RegenerateRe
                          "regeneration")
         return c.RegenerateResult(uri=args.uri, qualified_name=entry.qualified_name,
                                   status="started", requested=n)
-    request = await regeneration_request(ls, args.uri, snapshot, entry, n)
+    request = await regeneration_request(ls.engine, ls.file_key(args.uri), args.uri,
+                                         snapshot, entry, n)
     if settings.provider.kind == "client":
         if args.interactive:
             ls.show(types.MessageType.Warning, RELAY_ONLY)

@@ -19,6 +19,7 @@ from codequorum.lsp.progress import WorkProgress
 
 if TYPE_CHECKING:
     from codequorum.generate.endpoint import ProviderConfig, RegenerationResult
+    from codequorum.lsp.engine import Engine
     from codequorum.lsp.host import Host
 
 
@@ -76,9 +77,10 @@ class Request:
 
 @dataclass
 class Arrivals:
-    """Stores each accepted version as it arrives and reports the answers counted so far."""
+    """Stores each accepted version as it arrives (in ``engine``'s store) and reports the
+    answers counted so far."""
 
-    ls: Host
+    engine: Engine
     request: Request
     progress: WorkProgress
     prompt_hash: str
@@ -98,7 +100,7 @@ class Arrivals:
         """Store one version; a failure is logged and the other versions still come."""
         request = self.request
         try:
-            engine = self.ls.engine_for(request.uri)
+            engine = self.engine
             await engine.run(engine.add_sync, request.key, request.language,
                              request.entry.qualified_name, [sample], self.prompt_hash)
             self.stored += 1
@@ -144,8 +146,9 @@ async def regenerate_storing(
     digest = prompt_hash(request.messages)
     shown = safe_text(entry.qualified_name, 200)
     title = f"codequorum: regenerating {safe_text(entry.name, 100)}"
-    async with progress or WorkProgress(ls, title) as progress:
-        arrivals = Arrivals(ls, request, progress, digest)
+    progress = progress or WorkProgress(ls.work_done_progress, ls.client_capabilities, title)
+    async with progress:
+        arrivals = Arrivals(ls.engine_for(request.uri), request, progress, digest)
         try:
             result = await regenerate(config, request.messages, request.n, request.language,
                                       entry.qualified_name, budget=answer_budget(entry.text),
@@ -182,15 +185,15 @@ def regenerate_result(
 
 
 async def regeneration_request(
-    ls: Host, uri: str, snapshot: Snapshot, entry: FunctionEntry, n: int
+    engine: Engine, key: str, uri: str, snapshot: Snapshot, entry: FunctionEntry, n: int
 ) -> Request:
-    """The regeneration of ``entry``, its prompt built on a worker thread."""
+    """The regeneration of ``entry`` in the document ``uri`` (the store's ``key``), its
+    prompt built on ``engine``'s worker thread."""
     from codequorum.generate.prompting import build_messages
 
     assert snapshot.language is not None
-    key = ls.file_key(uri)
     language = snapshot.language
-    messages = await ls.engine.run(
+    messages = await engine.run(
         lambda: build_messages(snapshot.text, language, entry.info, path=key)
     )
     return Request(uri, key, language, entry, messages, n)
