@@ -4,12 +4,16 @@
 modules see: the engines and settings of the workspace folders, the documents, the ways to
 reach the user (messages, questions, documents, progress) and background work. They type
 against it, so nothing in ``lsp/`` imports the server but the command that starts it.
+A handler unpacks what a function below it uses (:func:`questions`, an engine, settings,
+a progress bar, a callable), so those functions never take the server.
 """
 
 from __future__ import annotations
 
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, Protocol
+
+from codequorum.lsp.gates import Questions
 
 if TYPE_CHECKING:
     import asyncio
@@ -103,3 +107,9 @@ class Host(Protocol):
         self, params: types.ShowDocumentParams
     ) -> types.ShowDocumentResult:
         """Open a document in the client (``window/showDocument``)."""
+
+
+def questions(ls: Host) -> Questions:
+    """What the gates use of the server: its trust, its questions, its warnings and the
+    first folder's worker thread."""
+    return Questions(ls.trusted, ls.window_show_message_request_async, ls.warn_once, ls.engine)

@@ -22,6 +22,7 @@ from codequorum.lsp.commands.registry import REGENERATE, command
 from codequorum.lsp.commands.resolve import resolve_function
 from codequorum.lsp.commands.run_dynamic import run_arrived
 from codequorum.lsp.gates import may_send_key
+from codequorum.lsp.host import questions
 
 if TYPE_CHECKING:
     from codequorum.lsp.host import Host
@@ -46,7 +47,8 @@ async def regenerate_command(ls: Host, args: c.RegenerateArgs) -> c.RegenerateRe
         if args.interactive:
             ls.show(types.MessageType.Warning, RELAY_ONLY)
         return relay_result(request)
-    refusal = await may_send_key(ls, settings.provider, confirmed=args.endpoint_confirmed)
+    refusal = await may_send_key(questions(ls), settings.provider,
+                                 confirmed=args.endpoint_confirmed)
     if refusal is not None:
         ls.show(types.MessageType.Warning, f"codequorum: {refusal}")
         return c.RegenerateResult(

@@ -15,6 +15,7 @@ from codequorum.lsp.autorun import arrival_level, arrival_missing, runs_on_arriv
 from codequorum.lsp.commands.dynamic_run import DynamicRun, prepared_run, runnable
 from codequorum.lsp.commands.registry import command
 from codequorum.lsp.gates import input_proposer, may_run_store
+from codequorum.lsp.host import questions
 from codequorum.lsp.prepare import prepare_for
 from codequorum.lsp.progress import progress_maker
 
@@ -35,7 +36,7 @@ async def run_dynamic_command(ls: Host, args: c.RunDynamicArgs) -> c.RunDynamicR
         ls.in_background(run_dynamic_shown(ls, attrs.evolve(args, interactive=False)),
                          "dynamic analysis")
         return c.RunDynamicResult(uri=args.uri, qualified_name=name, started=True)
-    refusal = await may_run_store(ls, ls.engine_for(args.uri))
+    refusal = await may_run_store(questions(ls), ls.engine_for(args.uri))
     if refusal is not None:
         ls.show(types.MessageType.Warning, f"codequorum: {refusal}")
         return c.RunDynamicResult(
@@ -56,7 +57,7 @@ async def run_dynamic_command(ls: Host, args: c.RunDynamicArgs) -> c.RunDynamicR
     progress = new_progress(f"codequorum: running {safe_text(entry.name, 100)} versions")
     await progress.begin("starting")
     settings = ls.settings_for(args.uri)
-    proposer = input_proposer(ls, settings, progress.cancelled)
+    proposer = input_proposer(questions(ls), settings, progress.cancelled)
     run = DynamicRun(ls, args.uri, safe_text(name, 200), analysis, progress, proposer,
                       settings.dynamic.propose_inputs, job, module)
     ls.dynamic_jobs[job] = asyncio.ensure_future(run())
