@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from functools import partial
 from typing import TYPE_CHECKING
 
 import attrs
@@ -58,8 +59,9 @@ async def run_dynamic_command(ls: Host, args: c.RunDynamicArgs) -> c.RunDynamicR
     await progress.begin("starting")
     settings = ls.settings_for(args.uri)
     proposer = input_proposer(questions(ls), settings, progress.cancelled)
-    run = DynamicRun(ls, args.uri, safe_text(name, 200), analysis, progress, proposer,
-                      settings.dynamic.propose_inputs, job, module)
+    run = DynamicRun(ls.engine_for(args.uri), ls.show, partial(ls.refresh, args.uri),
+                     ls.dynamic_jobs, safe_text(name, 200), analysis, progress, proposer,
+                     settings.dynamic.propose_inputs, job, module)
     ls.dynamic_jobs[job] = asyncio.ensure_future(run())
     return c.RunDynamicResult(uri=args.uri, qualified_name=name, started=True, token=progress.token)
 
