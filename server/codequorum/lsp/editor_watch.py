@@ -674,8 +674,9 @@ class Watch:
         watched.progress = WorkProgress(
             ls.work_done_progress, ls.client_capabilities,
             f"codequorum: checking {safe_text(entry.name, 100)}")
-        result, stored = await cmds.regenerate_storing(ls, request, settings.provider.config(n),
-                                                        watched.progress)
+        result, stored = await cmds.regenerate_storing(
+            ls.engine_for(uri), ls.show, functools.partial(ls.refresh, uri), request,
+            settings.provider.config(n), watched.progress)
         ls.refresh(uri)
         if watched.edited:
             ls.show(types.MessageType.Info, f"codequorum: stopped asking for versions of "

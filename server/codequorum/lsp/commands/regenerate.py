@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 import attrs
@@ -13,6 +14,7 @@ from codequorum.lsp.commands.regeneration import (
     RELAY_ONLY,
     regenerate_result,
     regenerate_storing,
+    regenerating_title,
     regeneration_message,
     regeneration_request,
     relay_result,
@@ -23,6 +25,7 @@ from codequorum.lsp.commands.resolve import resolve_function
 from codequorum.lsp.commands.run_dynamic import run_arrived
 from codequorum.lsp.gates import may_send_key
 from codequorum.lsp.host import questions
+from codequorum.lsp.progress import WorkProgress
 
 if TYPE_CHECKING:
     from codequorum.lsp.host import Host
@@ -55,7 +58,11 @@ async def regenerate_command(ls: Host, args: c.RegenerateArgs) -> c.RegenerateRe
             uri=args.uri, qualified_name=entry.qualified_name, status="refused", message=refusal
         )
     config = settings.provider.config(versions=n)
-    result, stored = await regenerate_storing(ls, request, config)
+    progress = WorkProgress(ls.work_done_progress, ls.client_capabilities,
+                            regenerating_title(entry))
+    result, stored = await regenerate_storing(ls.engine_for(args.uri), ls.show,
+                                              partial(ls.refresh, args.uri), request, config,
+                                              progress)
     ls.show(*regeneration_message(result, safe_text(entry.qualified_name, 200)))
     ls.refresh(args.uri)
     if result.ok:  # the answer does not wait for a question the run may ask
