@@ -14,32 +14,47 @@ of every bytecode, ``.Wide``/``.ExtraWide`` taken off and ``Star0`` ... ``Star15
 ``Star``. A known probe compiled first must give known counts, else the printout is not
 understood and no figure is given. Counts depend on V8, so on Node's major: compare
 versions counted by one Node only (the report names it).
+
+V8 prints names raw, so a name holding a line feed could write bytecodes of its choosing
+into the printout: each version is compiled with every line break its literals make
+turned into a tab or space of the same length (``js_names.inert``: the same bytecodes, and
+no name breaks a line); only the code of each function is read (its constants never), and
+a version whose part of the printout still has a header that is not whole gets no counts,
+the others keep theirs. The markers between parts carry a random name chosen per run,
+which a version, compiled and never run, cannot know.
 """
 
 from __future__ import annotations
 
-import re
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
-from codequorum.behaviour.runtimes import js_inputs, js_modules, js_values, node_sandbox
-from codequorum.behaviour.runtimes.node_trace import HEADER, mnemonic
+from codequorum.behaviour.runtimes import js_inputs, js_modules, js_names, js_values, node_sandbox
+from codequorum.behaviour.runtimes.node_trace import (
+    HEADER_START,
+    Function,
+    TamperedPrintout,
+    mnemonic,
+    parse_functions,
+)
 from codequorum.behaviour.runtimes.runtime import Runtime
 from codequorum.behaviour.runtimes.ts_strip import NotStrippable, script_form, strip_types
 from codequorum.behaviour.sandbox.limits import Limits
 from codequorum.behaviour.sandbox.supervisor import CandidateResult
 from codequorum.core.errors import SandboxUnavailableError
+from codequorum.core.limits import InputLimitError
 from codequorum.core.model import ModuleContext, TestCase
 from codequorum.generate.input_language import json_inputs
 from codequorum.generate.prompting import display_name
 from codequorum.ingest.js_module_view import js_module_view
 
-BYTECODE = re.compile(r"@\s+\d+ : (?:[0-9a-f]{2} )+\s*([A-Z][A-Za-z0-9]*(?:\.[A-Za-z]+)?)")
 PROBE = "function __codequorum_probe(a, b) { return a + b; }"
 #: The probe's own function, as every supported V8 prints it.
 PROBE_COUNTS = {"Ldar": 1, "Add": 1, "Return": 1}
+log = logging.getLogger(__name__)
 COUNT_LIMITS = Limits(wall_seconds=60, cpu_seconds=60, memory_mb=1024)
 
 
@@ -47,51 +62,51 @@ class PrintoutChangedError(SandboxUnavailableError):
     """V8's bytecode printout is not as this reader knows it: no static counts."""
 
 
-def split_printout(text: str, marker: str) -> list[list[tuple[str, dict[str, int]]]]:
-    """The printout -> per compiled script, its functions (name, counts), split at the
-    marker functions (``<marker>_<i>``, each preceded by its own script's top level)."""
-    parts: list[list[tuple[str, dict[str, int]]]] = [[]]
-    current: dict[str, int] | None = None
-    for line in text.splitlines():
-        head = HEADER.match(line)
-        if head is not None:
-            name = head.group(1)
-            if name.startswith(marker + "_"):
-                if parts[-1]:
-                    parts[-1].pop()  # the marker script's top level
-                parts.append([])
-                current = None
-                continue
-            current = {}
-            parts[-1].append((name, current))
+def split_printout(text: str, marker: str) -> list[list[Function] | None]:
+    """The printout -> per compiled script, its functions, split at the marker functions
+    (``<marker>_<i>``, each preceded by its own script's top level, left out); None for a
+    script whose part a name wrote into (its headers are not whole): that script only."""
+    chunks: list[list[str]] = [[]]
+    for line in text.split("\n"):
+        if line.startswith(f"{HEADER_START} {marker}_"):
+            chunks.append([])
+        else:
+            chunks[-1].append(line)
+    parts: list[list[Function] | None] = []
+    for chunk in chunks[:-1]:
+        try:
+            functions = parse_functions("\n".join(chunk), strict=False)
+        except TamperedPrintout as err:
+            log.warning("static counts of a version left out: a name wrote into V8's "
+                        "printout (%s)", str(err)[:80])
+            parts.append(None)
             continue
-        op = BYTECODE.search(line) if current is not None else None
-        if op is not None and current is not None:
-            key = mnemonic(op.group(1))
-            current[key] = current.get(key, 0) + 1
-    return parts[:-1]
+        parts.append(functions[:-1])
+    return parts
 
 
-def bytecode_counts(text: str, marker: str, n: int) -> list[dict[str, int]]:
-    """Counts per compiled script (the probe first); :class:`PrintoutChangedError` when the
-    printout does not look as expected (the probe's counts differ, or the parts do not match
-    ``n``): the figures are left out, never guessed."""
+def _total(functions: Sequence[Function]) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for fn in functions:
+        for b in fn.code:
+            total[b.name] = total.get(b.name, 0) + 1
+    return total
+
+
+def bytecode_counts(text: str, marker: str, n: int) -> list[dict[str, int] | None]:
+    """Counts per compiled script (the probe first; None for a script whose printout a name
+    wrote into); :class:`PrintoutChangedError` when the printout does not look as expected
+    (the probe's counts differ, or the parts do not match ``n``): the figures are left out,
+    never guessed."""
     parts = split_printout(text, marker)
     if len(parts) != n:
         raise PrintoutChangedError(f"V8's bytecode printout was not understood ({len(parts)} "
                                    f"parts for {n} scripts): no static counts from this Node")
-    probe = dict(next((c for name, c in parts[0] if name == "__codequorum_probe"), {}))
+    probe = _total([f for f in parts[0] or [] if f.name == "__codequorum_probe"])
     if probe != PROBE_COUNTS:
         raise PrintoutChangedError(f"V8's bytecode printout changed (probe counted {probe}): "
                                    "no static counts from this Node")
-    totals: list[dict[str, int]] = []
-    for part in parts:
-        total: dict[str, int] = {}
-        for _name, counts in part:
-            for key, value in counts.items():
-                total[key] = total.get(key, 0) + value
-        totals.append(total)
-    return totals
+    return [None if part is None else _total(part) for part in parts]
 
 
 def _javascript(code: str, typescript: bool) -> str | None:
@@ -102,7 +117,10 @@ def _javascript(code: str, typescript: bool) -> str | None:
             code = strip_types(code)
         except NotStrippable:
             return None
-    return script_form(code)
+    try:
+        return js_names.inert(script_form(code))
+    except InputLimitError:
+        return None  # past the parse limits: no counts
 
 
 _count_lock = threading.Lock()

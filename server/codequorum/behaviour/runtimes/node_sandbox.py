@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from codequorum.behaviour.runtimes import js_values, node_trace
+from codequorum.behaviour.runtimes import js_names, js_values, node_trace
 from codequorum.behaviour.runtimes.node_seccomp import node_filter
 from codequorum.behaviour.sandbox import bwrap, protocol
 from codequorum.behaviour.sandbox.limits import Limits
@@ -39,6 +39,7 @@ from codequorum.behaviour.sandbox.supervisor import (
     _ChildRun,
 )
 from codequorum.core.errors import SandboxUnavailableError
+from codequorum.core.limits import InputLimitError
 from codequorum.core.model import ModuleContext, TestCase
 
 HARNESS = Path(__file__).resolve().with_name("node_harness")
@@ -212,14 +213,26 @@ class NodeRun(_ChildRun):
             done = next((m for m in self.messages if m.get("type") == "done"), None)
             marker = done.get("marker") if done is not None else None
             self._traced = []
-            if isinstance(marker, str):
+            text = self.stdout_text.decode("utf-8", "replace")
+            ends = self._first_lines()
+            if isinstance(marker, str) and ends is not None \
+                    and not node_trace.broken_by(text, ends):
                 try:
-                    printed = node_trace.parse_functions(
-                        self.stdout_text.decode("utf-8", "replace"))
+                    printed = node_trace.parse_functions(text)
                 except node_trace.TamperedPrintout:
                     return self._traced  # a name wrote into the printout: no counts
                 self._traced = node_trace.between_markers(printed, marker)
         return self._traced
+
+    def _first_lines(self) -> set[str] | None:
+        """The first lines of the traced script's literals that break a line: where a name
+        holding one would break its header (``js_names.first_lines``); None when the script
+        is past the parse limits (then no counts)."""
+        entry = (self.module_message or {}).get("entry")
+        try:
+            return js_names.first_lines(entry if isinstance(entry, str) else self.code)
+        except InputLimitError:
+            return None
 
     def _executed(self, index: int, outcome: TestOutcome) -> None:
         """With tracing, a test that ended without an exception: its executed bytecodes."""

@@ -7,7 +7,7 @@ from pathlib import Path
 from codequorum.behaviour.dynamic_analysis import DynamicOptions, run_dynamic
 from codequorum.behaviour.sandbox.isolation import PORTABLE_NOTE
 from codequorum.judge.dynamic_rules import dynamic_verdicts
-from tests.behaviour.test_run import DURATIONS, in_module
+from tests.behaviour.test_dynamic_analysis import DURATIONS, in_module
 from tests.support.duration_module import standalone
 
 
