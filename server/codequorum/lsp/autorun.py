@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+from collections.abc import Callable, Container
 from typing import TYPE_CHECKING
 
 from codequorum.behaviour.runtimes import runtime_for
@@ -25,8 +26,8 @@ from codequorum.lsp.prepare import PREPARING, prepare_portable, preparing
 from codequorum.render.findings import not_run_reason
 
 if TYPE_CHECKING:
-    from codequorum.lsp.engine import FunctionAnalysis
-    from codequorum.lsp.host import Host
+    from codequorum.lsp.engine import Engine, FunctionAnalysis
+    from codequorum.lsp.progress import NewProgress
     from codequorum.lsp.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -96,35 +97,36 @@ def probe_soon() -> None:
         _probing.release()
 
 
-async def arrival_level(ls: Host, sandbox: str, language: str) -> str | None:
+async def arrival_level(new_progress: NewProgress, warn: Callable[[str], None],
+                        sandbox: str, language: str) -> str | None:
     """The first level of ``sandbox`` that runs here, each probed with a workspace view as
     a run in a module needs it (once, on a thread); the portable one after its interpreter
-    is compiled (None: none runs, or the user cancelled the compile)."""
+    is compiled under a bar of ``new_progress`` (None: none runs, or the user cancelled the
+    compile; a failed compile is said by ``warn``)."""
     for level in arrival_levels(sandbox, language):
-        if level == "portable" and not await prepare_portable(ls):
+        if level == "portable" and not await prepare_portable(new_progress, warn):
             return None
         if (await asyncio.to_thread(isolation.probe, None, level, True)).ok:
             return level
     return None
 
 
-def not_run_note(ls: Host, uri: str, analysis: FunctionAnalysis) -> str | None:
+def not_run_note(engine: Engine, settings: Settings, running: Container[str], trusted: bool,
+                 analysis: FunctionAnalysis) -> str | None:
     """What a hover says in place of "not run yet" for ``analysis`` (None: nothing to
-    add): the run under way, the portable sandbox being prepared, a run that had no
-    inputs, an untrusted workspace, or the sandboxes this machine cannot give."""
+    add): the run under way (its key among ``running``), the portable sandbox being
+    prepared, a run that had no inputs, an untrusted workspace, or the sandboxes this
+    machine cannot give for ``settings``; ``engine`` holds the document's versions."""
     from codequorum.judge.risk import NO_INPUTS
 
-    engine = ls.engine_for(uri)
-    key = engine.dynamic_key(analysis)
-    if key in ls.dynamic_jobs:
+    if engine.dynamic_key(analysis) in running:
         return RUNNING
     if preparing():
         return PREPARING
     if engine.ran_nothing_before(analysis) or not_run_reason(analysis.report) == "no inputs":
         return NO_INPUTS  # a run of these versions (this one's, or a remembered one) had none
-    if not ls.trusted:
+    if not trusted:
         return UNTRUSTED
-    settings = ls.settings_for(uri)
     levels = arrival_levels(settings.analysis.sandbox, analysis.language)
     if not levels or not settings.dynamic.enable:
         return None

@@ -44,6 +44,7 @@ from codequorum.core.model import Version
 from codequorum.core.safe_text import safe_text
 from codequorum.lsp.commands.run_dynamic import run_arrived
 from codequorum.lsp.gates import choose, may_send_key
+from codequorum.lsp.host import questions
 from codequorum.lsp.progress import WorkProgress
 from codequorum.options.approvals import Approvals
 from codequorum.pipeline.watch.arrivals import (
@@ -560,7 +561,8 @@ class Watch:
         chosen = prepared.fresh
         if prepared.question is not None:
             await self._requests_answered()
-            answer = await choose(self.ls, prepared.question, ACTIONS, types.MessageType.Info)
+            answer = await choose(self.ls.window_show_message_request_async,
+                                  prepared.question, ACTIONS, types.MessageType.Info)
             if answer in (ALWAYS, NEVER):
                 await self._keep_choice(engine.root, "auto" if answer == ALWAYS else "off")
             if answer not in (CHECK, ALWAYS):
@@ -660,17 +662,21 @@ class Watch:
         ls.refresh(uri)
         settings = ls.settings_for(uri)
         n = settings.provider.versions
-        request = await cmds.regeneration_request(ls, uri, snapshot, entry, n)
+        request = await cmds.regeneration_request(ls.engine, ls.file_key(uri), uri,
+                                                  snapshot, entry, n)
         if settings.provider.kind == "client":
             self._relay(watched, request)
             return
-        refusal = await may_send_key(ls, settings.provider)
+        refusal = await may_send_key(questions(ls), settings.provider)
         if refusal is not None:
             ls.show(types.MessageType.Warning, f"codequorum: {refusal}")
             return
-        watched.progress = WorkProgress(ls, f"codequorum: checking {safe_text(entry.name, 100)}")
-        result, stored = await cmds.regenerate_storing(ls, request, settings.provider.config(n),
-                                                        watched.progress)
+        watched.progress = WorkProgress(
+            ls.work_done_progress, ls.client_capabilities,
+            f"codequorum: checking {safe_text(entry.name, 100)}")
+        result, stored = await cmds.regenerate_storing(
+            ls.engine_for(uri), ls.show, functools.partial(ls.refresh, uri), request,
+            settings.provider.config(n), watched.progress)
         ls.refresh(uri)
         if watched.edited:
             ls.show(types.MessageType.Info, f"codequorum: stopped asking for versions of "

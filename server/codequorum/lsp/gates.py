@@ -1,5 +1,5 @@
 """The questions asked before something runs or a key leaves: thin async checks the
-commands call, on top of :mod:`consent`.
+commands call with what they use (:class:`Questions`), never the server.
 
 Each answers None when the command may go on, or the message saying why not (shown to the
 user by the command). Questions go through ``window/showMessageRequest`` with the safe answer
@@ -17,7 +17,8 @@ import concurrent.futures
 import logging
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
     from codequorum.generate.input_language import InputLanguage
     from codequorum.generate.proposed_inputs import InputAsker
     from codequorum.lsp.engine import Engine
-    from codequorum.lsp.host import Host
     from codequorum.lsp.settings import ProviderSettings, Settings
 
 log = logging.getLogger(__name__)
@@ -45,14 +45,30 @@ UNTRUSTED = (
 )
 
 
-async def ask(ls: Host, message: str, no: str, yes: str) -> bool:
+#: How a question reaches the user (``window/showMessageRequest``).
+AskUser = Callable[[types.ShowMessageRequestParams], Awaitable[types.MessageActionItem | None]]
+
+
+@dataclass(frozen=True)
+class Questions:
+    """What the gates use: whether the workspace is ``trusted``, the way to ``ask`` the
+    user, a ``warn``ing the user sees once, and the ``worker`` engine whose thread reads and
+    writes the approvals file."""
+
+    trusted: bool
+    ask: AskUser
+    warn: Callable[[str], None]
+    worker: Engine
+
+
+async def ask(ask_user: AskUser, message: str, no: str, yes: str) -> bool:
     """True when the user picks ``yes``; the actions are offered ``no`` first, the one a
     client pre-selects. False on ``no``, a dismissed question, any other answer, or a
     client that cannot ask."""
-    return await choose(ls, message, (no, yes)) == yes
+    return await choose(ask_user, message, (no, yes)) == yes
 
 
-async def choose(ls: Host, message: str, actions: tuple[str, ...],
+async def choose(ask_user: AskUser, message: str, actions: tuple[str, ...],
                  kind: types.MessageType = types.MessageType.Warning) -> str | None:
     """The title of the action the user picks among ``actions`` (the safe one first: the
     one a client pre-selects); None for a dismissed question, an answer that is none of
@@ -62,46 +78,45 @@ async def choose(ls: Host, message: str, actions: tuple[str, ...],
         actions=[types.MessageActionItem(title=a) for a in actions],
     )
     try:
-        answer = await ls.window_show_message_request_async(params)
+        answer = await ask_user(params)
     except Exception as exc:  # a client without showMessageRequest: no answer
         log.info("window/showMessageRequest failed: %s", exc)
         return None
     return answer.title if answer is not None and answer.title in actions else None
 
 
-async def _remember(ls: Host, approve: Callable[[Any, str], None], *args: Any) -> None:
+async def _remember(q: Questions, approve: Callable[[Any, str], None], *args: Any) -> None:
     """Keep an approval; when the file cannot be written the answer holds this time only."""
     try:
-        await ls.engine.run(approve, *args)
+        await q.worker.run(approve, *args)
     except OSError as exc:
         log.warning("cannot record the approval: %s", exc)
-        ls.warn_once(
+        q.warn(
             f"codequorum: cannot remember the approval ({safe_text(exc)}); it is asked again "
             "next time"
         )
 
 
 async def may_run_store(
-    ls: Host, engine: Engine | None = None, approvals: Approvals | None = None
+    q: Questions, engine: Engine, approvals: Approvals | None = None
 ) -> str | None:
-    """None when the store's versions may run (``engine``'s store; default: the first
-    folder's): the server made the store, or the user approved it now or before."""
-    if not ls.trusted:
+    """None when the versions of ``engine``'s store may run: the server made the store, or
+    the user approved it now or before."""
+    if not q.trusted:
         return UNTRUSTED
-    engine = engine or ls.engine
     store = await engine.run(engine.store)
     if store is None:
         return None
     approvals = approvals or Approvals.default()
-    if await ls.engine.run(approvals.store_approved, store.path, store.store_id):
+    if await q.worker.run(approvals.store_approved, store.path, store.store_id):
         return None
     question = (
         f"codequorum: the version store {safe_text(store.path, 300)} was not made by "
         "codequorum on this machine (it may have come with the repository). Its versions "
         "are code nobody has reviewed. Run them in the sandbox? (asked once per store)"
     )
-    if await ask(ls, question, NOT_NOW, RUN):
-        await _remember(ls, approvals.approve_store, store.path, store.store_id)
+    if await ask(q.ask, question, NOT_NOW, RUN):
+        await _remember(q, approvals.approve_store, store.path, store.store_id)
         return None
     return (
         f"the versions in {safe_text(store.path, 300)} were not run: the store did not come "
@@ -111,7 +126,7 @@ async def may_run_store(
 
 
 async def may_send_key(
-    ls: Host,
+    q: Questions,
     provider: ProviderSettings,
     confirmed: bool = False,
     approvals: Approvals | None = None,
@@ -119,7 +134,7 @@ async def may_send_key(
     """None when regenerating may go on: no key would be sent, the endpoint and key
     variable are the defaults, the client confirmed them with the user (``confirmed``), or
     the user approved them now or before."""
-    if not ls.trusted:
+    if not q.trusted:
         return UNTRUSTED
     key_env = provider.api_key_env
     if not key_env or not os.environ.get(key_env):
@@ -127,7 +142,7 @@ async def may_send_key(
     if confirmed or is_default_endpoint(provider.base_url, key_env):
         return None
     approvals = approvals or Approvals.default()
-    if await ls.engine.run(approvals.endpoint_approved, provider.base_url, key_env):
+    if await q.worker.run(approvals.endpoint_approved, provider.base_url, key_env):
         return None
     where = safe_text(provider.config().public_url, 300)
     variable = safe_text(key_env, 100)
@@ -136,8 +151,8 @@ async def may_send_key(
         "variable is not the default one, and workspace settings can choose them. "
         "(asked once per endpoint and variable)"
     )
-    if await ask(ls, question, DONT_SEND, SEND):
-        await _remember(ls, approvals.approve_endpoint, provider.base_url, key_env)
+    if await ask(q.ask, question, DONT_SEND, SEND):
+        await _remember(q, approvals.approve_endpoint, provider.base_url, key_env)
         return None
     return (
         f"nothing was sent: the key in ${variable} goes to {where} only when you approve it "
@@ -154,13 +169,13 @@ class ConsentedProposer:
 
     def __init__(
         self,
-        ls: Host,
+        questions: Questions,
         provider: ProviderSettings,
         asker: InputAsker,
         loop: asyncio.AbstractEventLoop,
         cancel: threading.Event,
     ) -> None:
-        self.ls = ls
+        self.questions = questions
         self.provider = provider
         self.asker = asker
         self.loop = loop
@@ -185,7 +200,8 @@ class ConsentedProposer:
 
     def _answer(self) -> str | None:
         """:func:`may_send_key`'s answer; a refusal when the run stops while it waits."""
-        future = asyncio.run_coroutine_threadsafe(may_send_key(self.ls, self.provider), self.loop)
+        asked = may_send_key(self.questions, self.provider)
+        future = asyncio.run_coroutine_threadsafe(asked, self.loop)
         while True:
             try:
                 return future.result(timeout=0.25)
@@ -203,7 +219,7 @@ class ConsentedProposer:
 
 
 def input_proposer(
-    ls: Host, settings: Settings, cancel: threading.Event
+    q: Questions, settings: Settings, cancel: threading.Event
 ) -> ConsentedProposer | None:
     """The proposer of a dynamic run (stopped by ``cancel``) when
     ``codequorum.dynamic.proposeInputs`` is on and the provider is an endpoint the server
@@ -214,4 +230,4 @@ def input_proposer(
     if not settings.dynamic.propose_inputs or p.kind != "openai-compatible":
         return None
     asker = InputAsker(p.config())
-    return ConsentedProposer(ls, p, asker, asyncio.get_running_loop(), cancel)
+    return ConsentedProposer(q, p, asker, asyncio.get_running_loop(), cancel)

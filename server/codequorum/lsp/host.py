@@ -1,15 +1,20 @@
-"""What command handlers, gates, views and the watch use of the language server.
+"""What command handlers and the watch use of the language server.
 
 :class:`Host` is the small face of :class:`~codequorum.lsp.server.CodequorumServer` those
 modules see: the engines and settings of the workspace folders, the documents, the ways to
 reach the user (messages, questions, documents, progress) and background work. They type
 against it, so nothing in ``lsp/`` imports the server but the command that starts it.
+A handler unpacks what a function below it uses (:func:`questions`, :func:`screen`, an
+engine, settings, a progress bar, a callable), so those functions never take the server.
 """
 
 from __future__ import annotations
 
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, Protocol
+
+from codequorum.lsp.gates import Questions
+from codequorum.lsp.views import Screen
 
 if TYPE_CHECKING:
     import asyncio
@@ -103,3 +108,15 @@ class Host(Protocol):
         self, params: types.ShowDocumentParams
     ) -> types.ShowDocumentResult:
         """Open a document in the client (``window/showDocument``)."""
+
+
+def questions(ls: Host) -> Questions:
+    """What the gates use of the server: its trust, its questions, its warnings and the
+    first folder's worker thread."""
+    return Questions(ls.trusted, ls.window_show_message_request_async, ls.warn_once, ls.engine)
+
+
+def screen(ls: Host) -> Screen:
+    """What showing a view uses of the server: the client's capabilities, the first
+    folder's worker thread, ``window/showDocument`` and a message in its place."""
+    return Screen(ls.client_capabilities, ls.engine, ls.window_show_document_async, ls.show)

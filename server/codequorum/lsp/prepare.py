@@ -13,15 +13,12 @@ import asyncio
 import logging
 import subprocess
 import sys
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from codequorum.behaviour.sandbox import isolation
 from codequorum.behaviour.sandbox.portable import interpreter as wasm
 from codequorum.core.safe_text import safe_text
-from codequorum.lsp.progress import WorkProgress
-
-if TYPE_CHECKING:
-    from codequorum.lsp.host import Host
+from codequorum.lsp.progress import NewProgress
 
 log = logging.getLogger(__name__)
 
@@ -40,18 +37,19 @@ def preparing() -> bool:
     return _task is not None and not _task.done()
 
 
-async def prepare_portable(ls: Host) -> bool:
-    """Compile the interpreter into the cache unless it is there; False when the user
-    cancelled or it failed (said once)."""
+async def prepare_portable(new_progress: NewProgress, warn: Callable[[str], None]) -> bool:
+    """Compile the interpreter into the cache unless it is there, under a bar of
+    ``new_progress``; False when the user cancelled or it failed (said once by ``warn``)."""
     global _task
     if not await asyncio.to_thread(wasm.needs_compile):
         return True
     if _task is None or _task.done():
-        _task = asyncio.ensure_future(_compile(ls))
+        _task = asyncio.ensure_future(_compile(new_progress, warn))
     return await asyncio.shield(_task)
 
 
-async def prepare_for(ls: Host, sandbox: str) -> bool:
+async def prepare_for(new_progress: NewProgress, warn: Callable[[str], None],
+                      sandbox: str) -> bool:
     """Before a run in ``sandbox``: the interpreter compiled when the run will use the
     portable level (``auto`` where the strict sandbox is missing); False: cancelled."""
     if sandbox not in ("auto", "portable"):
@@ -59,11 +57,11 @@ async def prepare_for(ls: Host, sandbox: str) -> bool:
     if sandbox == "auto" and (await asyncio.to_thread(isolation.probe, None, "strict",
                                                       True)).ok:
         return True
-    return await prepare_portable(ls)
+    return await prepare_portable(new_progress, warn)
 
 
-async def _compile(ls: Host) -> bool:
-    progress = WorkProgress(ls, TITLE)
+async def _compile(new_progress: NewProgress, warn: Callable[[str], None]) -> bool:
+    progress = new_progress(TITLE)
     await progress.begin("compiling the WebAssembly interpreter into your cache "
                          "(tens of seconds)")
     child = await asyncio.create_subprocess_exec(
@@ -82,7 +80,7 @@ async def _compile(ls: Host) -> bool:
     if child.returncode != 0:
         said = (finished.result()[1] or b"").decode("utf-8", "replace").strip()
         last = said.splitlines()[-1] if said else f"exit {child.returncode}"
-        ls.warn_once(f"codequorum: {safe_text(last.removeprefix('codequorum: '), 300)}")
+        warn(f"codequorum: {safe_text(last.removeprefix('codequorum: '), 300)}")
         progress.end("failed")
         return False
     progress.end("ready")

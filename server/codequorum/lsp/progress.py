@@ -16,7 +16,9 @@ import itertools
 import logging
 import threading
 import uuid
+from collections.abc import Callable
 from concurrent.futures import Future
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -24,7 +26,7 @@ from lsprotocol import types
 from codequorum.core.safe_text import title_text
 
 if TYPE_CHECKING:
-    from codequorum.lsp.host import Host
+    from pygls.progress import Progress
 
 log = logging.getLogger(__name__)
 
@@ -42,17 +44,20 @@ def _shown(message: str | None) -> str | None:
 
 
 class WorkProgress:
-    """One job's progress bar. Use ``async with WorkProgress(ls, title) as p:``."""
+    """One job's progress bar on the client's ``bars`` (drawn where ``capabilities`` say the
+    client draws them). Use ``async with WorkProgress(bars, capabilities, title) as p:``."""
 
     def __init__(
         self,
-        ls: Host,
+        bars: Progress,
+        capabilities: types.ClientCapabilities,
         title: str,
         *,
         cancellable: bool = True,
         token: types.ProgressToken | None = None,
     ) -> None:
-        self._ls = ls
+        self._bars = bars
+        self._capabilities = capabilities
         self.title = title_text(title, 200)  # it may quote a function's name
         self.cancellable = cancellable
         self.token: types.ProgressToken | None = token if token is not None else REQUEST_TOKEN.get()
@@ -64,7 +69,7 @@ class WorkProgress:
 
     @property
     def _supported(self) -> bool:
-        window = self._ls.client_capabilities.window
+        window = self._capabilities.window
         return bool(window and window.work_done_progress)
 
     async def begin(self, message: str | None = None) -> None:
@@ -75,16 +80,16 @@ class WorkProgress:
                 return
             token = f"codequorum/{next(_counter)}/{uuid.uuid4().hex[:8]}"
             try:
-                await asyncio.wait_for(self._ls.work_done_progress.create_async(token), timeout=10)
+                await asyncio.wait_for(self._bars.create_async(token), timeout=10)
             except Exception as exc:  # the client refused or never answered
                 log.info("work-done progress not created: %s", exc)
                 return
             self.token = token
-        tokens: dict[Any, Future[Any]] = self._ls.work_done_progress.tokens
+        tokens: dict[Any, Future[Any]] = self._bars.tokens
         future = tokens.setdefault(self.token, Future())
         future.add_done_callback(self._on_token_done)
         self._active = True
-        self._ls.work_done_progress.begin(
+        self._bars.begin(
             self.token,
             types.WorkDoneProgressBegin(
                 title=self.title, message=_shown(message), cancellable=self.cancellable,
@@ -119,7 +124,7 @@ class WorkProgress:
             percentage=None if percentage is None else max(0, min(100, int(percentage))),
             cancellable=self.cancellable,
         )
-        self._send(lambda: self._ls.work_done_progress.report(self.token, value))  # type: ignore[arg-type]
+        self._send(lambda: self._bars.report(self.token, value))  # type: ignore[arg-type]
 
     def end(self, message: str | None = None) -> None:
         """Send ``end`` once and forget the token (from any thread)."""
@@ -130,8 +135,8 @@ class WorkProgress:
 
         def send() -> None:
             value = types.WorkDoneProgressEnd(message=_shown(message))
-            self._ls.work_done_progress.end(token, value)
-            self._ls.work_done_progress.tokens.pop(token, None)
+            self._bars.end(token, value)
+            self._bars.tokens.pop(token, None)
 
         self._send(send)
 
@@ -154,6 +159,15 @@ class WorkProgress:
             self.end(f"failed: {exc}")
         else:
             self.end("cancelled" if self.cancelled.is_set() else "done")
+
+
+#: A new progress bar with its title: what work that may show one is given.
+NewProgress = Callable[[str], WorkProgress]
+
+
+def progress_maker(bars: Progress, capabilities: types.ClientCapabilities) -> NewProgress:
+    """New progress bars on the client's ``bars``, as its ``capabilities`` allow."""
+    return partial(WorkProgress, bars, capabilities)
 
 
 def _in_loop(loop: asyncio.AbstractEventLoop) -> bool:

@@ -990,7 +990,8 @@ async def hover(ls: CodequorumServer, params: types.HoverParams) -> types.Hover 
     if analysis is None:
         doc = computing_doc(entry, len(key.stored))
     else:
-        note = not_run_note(ls, snapshot.uri, analysis)
+        note = not_run_note(ls.engine_for(snapshot.uri), settings, ls.dynamic_jobs, ls.trusted,
+                            analysis)
         doc = hover_doc(entry, analysis, settings.hover.diff_lines, note)
     return types.Hover(contents=markup_content(doc, ls.hover_format), range=entry.name_range)
 

@@ -16,6 +16,8 @@ import logging
 import os
 import re
 import tempfile
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -25,7 +27,7 @@ from codequorum.core.safe_text import safe_text
 from codequorum.lsp.rendering import Doc, to_plain
 
 if TYPE_CHECKING:
-    from codequorum.lsp.host import Host
+    from codequorum.lsp.engine import Engine
 
 log = logging.getLogger(__name__)
 
@@ -90,8 +92,24 @@ def shows_documents(capabilities: types.ClientCapabilities) -> bool:
     return bool(window and window.show_document and window.show_document.support)
 
 
+#: How a document is opened in the client (``window/showDocument``).
+OpenDocument = Callable[[types.ShowDocumentParams], Awaitable[types.ShowDocumentResult]]
+
+
+@dataclass(frozen=True)
+class Screen:
+    """What showing a view uses: what the client can do (``capabilities``), the ``worker``
+    engine whose thread writes the view, the way to ``open`` it, and ``show`` for the
+    message in its place."""
+
+    capabilities: types.ClientCapabilities
+    worker: Engine
+    open: OpenDocument
+    show: Callable[[types.MessageType, str], None]
+
+
 async def present(
-    ls: Host,
+    screen: Screen,
     doc: Doc,
     fallback: Doc,
     uri: str,
@@ -100,19 +118,19 @@ async def present(
 ) -> bool:
     """Show ``doc`` as a document when the client opens documents (True when it did), else
     ``fallback`` as a message; a view that cannot be written or opened falls back too."""
-    if shows_documents(ls.client_capabilities):
+    if shows_documents(screen.capabilities):
         try:
-            path = await ls.engine.run(write_view, to_plain(doc), uri, qualified_name, kind)
+            path = await screen.worker.run(write_view, to_plain(doc), uri, qualified_name, kind)
         except OSError as exc:
             log.warning("cannot write a view: %s", exc)
         else:
             params = types.ShowDocumentParams(uri=path.as_uri(), take_focus=True)
             try:
-                result = await ls.window_show_document_async(params)
+                result = await screen.open(params)
             except Exception as exc:  # the client refused the request: say it as a message
                 log.info("window/showDocument failed: %s", safe_text(exc))
             else:
                 if result is not None and result.success:
                     return True
-    ls.show(types.MessageType.Info, to_plain(fallback))
+    screen.show(types.MessageType.Info, to_plain(fallback))
     return False

@@ -10,6 +10,7 @@ from codequorum.core.safe_text import safe_text
 from codequorum.lsp import contract as c
 from codequorum.lsp.commands.registry import ANALYZE, command
 from codequorum.lsp.commands.resolve import analysis_result, function_analysis, resolve_function
+from codequorum.lsp.host import screen
 from codequorum.lsp.hover import hover_doc
 from codequorum.lsp.reports import report_doc
 from codequorum.lsp.views import present
@@ -42,6 +43,6 @@ async def analyze_command(ls: Host, args: c.AnalyzeArgs) -> c.AnalyzeResult | No
         )
     if args.interactive:
         short = hover_doc(entry, analysis, ls.settings_for(args.uri).hover.diff_lines)
-        await present(ls, report_doc(entry, analysis), short, snapshot.uri,
+        await present(screen(ls), report_doc(entry, analysis), short, snapshot.uri,
                       entry.qualified_name, "report")
     return analysis_result(snapshot, entry, analysis, args.matrices)

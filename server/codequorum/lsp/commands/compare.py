@@ -9,21 +9,21 @@ from codequorum.lsp.commands.registry import COMPARE, CommandError, command
 from codequorum.lsp.commands.resolve import function_analysis, summary_fields
 from codequorum.lsp.documents import FunctionEntry
 from codequorum.lsp.engine import FunctionAnalysis
+from codequorum.lsp.host import screen
 from codequorum.lsp.reports import DOCUMENT_DIFF_LINES, comparison_doc
-from codequorum.lsp.views import present
+from codequorum.lsp.views import Screen, present
 
 if TYPE_CHECKING:
     from codequorum.lsp.host import Host
 
 
 async def show_comparison(
-    ls: Host, uri: str, entry: FunctionEntry, analysis: FunctionAnalysis
+    on: Screen, diff_lines: int, uri: str, entry: FunctionEntry, analysis: FunctionAnalysis
 ) -> None:
     """Every version against the current code as a document; where the client opens no
-    documents, the most different one as a message (as long a diff as the hover's)."""
-    diff_lines = ls.settings_for(uri).hover.diff_lines
+    documents, the most different one as a message (``diff_lines`` long, as the hover's)."""
     await present(
-        ls,
+        on,
         comparison_doc(entry, analysis, DOCUMENT_DIFF_LINES),
         comparison_doc(entry, analysis, diff_lines, every=False),
         uri,
@@ -40,7 +40,8 @@ async def compare_command(ls: Host, args: c.CompareArgs) -> c.CompareResult:
     if analysis is None:
         raise CommandError(f"{COMPARE}: no versions of '{entry.qualified_name}' yet")
     if args.interactive:
-        await show_comparison(ls, snapshot.uri, entry, analysis)
+        diff_lines = ls.settings_for(snapshot.uri).hover.diff_lines
+        await show_comparison(screen(ls), diff_lines, snapshot.uri, entry, analysis)
     from codequorum.lsp.hover import short_diff
 
     anchor = (

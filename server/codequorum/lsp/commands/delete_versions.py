@@ -53,7 +53,7 @@ async def clear_asked(ls: Host, uri: str, name: str | None) -> None:
         return
     versions = f"{stored} stored version{'s' if stored != 1 else ''}"
     question = f"codequorum: delete the {versions} of {whose}? They cannot be brought back."
-    if not await ask(ls, question, KEEP, DELETE):
+    if not await ask(ls.window_show_message_request_async, question, KEEP, DELETE):
         return
     removed = (await delete_versions_command(ls, c.DeleteVersionsArgs(uri=uri, qualified_name=name))
                ).removed

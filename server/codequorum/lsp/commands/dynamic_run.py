@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -61,13 +61,21 @@ def proposer_problem_message(name: str, problem: str) -> str:
     return f"codequorum: '{name}': {safe_text(problem)}; the versions ran on the other inputs"
 
 
+#: A message to the user, made safe, from any thread.
+Show = Callable[[types.MessageType, str], None]
+
+
 @dataclass
 class DynamicRun:
-    """One dynamic analysis in the background: ``name`` is the function's qualified name
-    safe to show, ``job`` its key in ``ls.dynamic_jobs``."""
+    """One dynamic analysis in the background on ``engine``: ``name`` is the function's
+    qualified name safe to show, ``job`` its key in ``jobs`` (the runs under way, which it
+    leaves when it ends); what comes of it is told by ``show``, and ``refresh`` has the
+    document's features drawn again."""
 
-    ls: Host
-    uri: str
+    engine: Engine
+    show: Show
+    refresh: Callable[[], None]
+    jobs: dict[str, asyncio.Future[None]]
     name: str
     analysis: FunctionAnalysis
     progress: WorkProgress
@@ -80,7 +88,7 @@ class DynamicRun:
         """Run it, say how it ended, whatever the end, and forget the job."""
         progress = self.progress
         try:
-            result = await self.ls.engine_for(self.uri).run_dynamic_async(
+            result = await self.engine.run_dynamic_async(
                 self.analysis,
                 lambda msg, pct: progress.report(safe_text(msg, 200), pct),
                 progress.cancelled,
@@ -95,12 +103,12 @@ class DynamicRun:
         except Exception as exc:
             log.exception("dynamic analysis failed")
             progress.end("failed")
-            self.ls.show(
+            self.show(
                 types.MessageType.Error,
                 f"codequorum: dynamic analysis of '{self.name}' failed: {safe_text(exc)}",
             )
         finally:
-            self.ls.dynamic_jobs.pop(self.job, None)
+            self.jobs.pop(self.job, None)
 
     def _finished(self, result: Any) -> None:
         """End the progress and say what came of the run: cancelled, nothing ran (and why:
@@ -108,30 +116,30 @@ class DynamicRun:
         then refresh the document's features."""
         if self.progress.cancelled.is_set():
             self.progress.end("cancelled")
-            self.ls.show(
+            self.show(
                 types.MessageType.Info, f"codequorum: dynamic analysis of '{self.name}' cancelled"
             )
             return
         if ran_nothing(result):
             problem = self.proposer.problem if self.proposer is not None else None
             self.progress.end("nothing ran: no inputs")
-            self.ls.show(types.MessageType.Warning,
+            self.show(types.MessageType.Warning,
                          nothing_ran_message(self.name, self.propose_inputs, problem))
             return
         if not getattr(result, "inputs", None):  # the module refused the run: its note says why
             self.progress.end("not run in its module")
             notes = "; ".join(v.message for v in dynamic_verdicts(result))
-            self.ls.show(types.MessageType.Warning,
+            self.show(types.MessageType.Warning,
                          f"codequorum: '{self.name}' not run: {safe_text(notes, 400)}")
-            self.ls.refresh(self.uri)
+            self.refresh()
             return
         message = dynamic_done_message(self.name, getattr(result, "summary", {}) or {})
         self.progress.end("done")
-        self.ls.show(types.MessageType.Info, message)
+        self.show(types.MessageType.Info, message)
         if self.proposer is not None and self.proposer.problem is not None:
-            self.ls.show(types.MessageType.Warning,
+            self.show(types.MessageType.Warning,
                          proposer_problem_message(self.name, self.proposer.problem))
-        self.ls.refresh(self.uri)
+        self.refresh()
 
 
 async def runnable(

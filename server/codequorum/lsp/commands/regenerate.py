@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 import attrs
@@ -13,6 +14,7 @@ from codequorum.lsp.commands.regeneration import (
     RELAY_ONLY,
     regenerate_result,
     regenerate_storing,
+    regenerating_title,
     regeneration_message,
     regeneration_request,
     relay_result,
@@ -22,6 +24,8 @@ from codequorum.lsp.commands.registry import REGENERATE, command
 from codequorum.lsp.commands.resolve import resolve_function
 from codequorum.lsp.commands.run_dynamic import run_arrived
 from codequorum.lsp.gates import may_send_key
+from codequorum.lsp.host import questions
+from codequorum.lsp.progress import WorkProgress
 
 if TYPE_CHECKING:
     from codequorum.lsp.host import Host
@@ -40,19 +44,25 @@ async def regenerate_command(ls: Host, args: c.RegenerateArgs) -> c.RegenerateRe
                          "regeneration")
         return c.RegenerateResult(uri=args.uri, qualified_name=entry.qualified_name,
                                   status="started", requested=n)
-    request = await regeneration_request(ls, args.uri, snapshot, entry, n)
+    request = await regeneration_request(ls.engine, ls.file_key(args.uri), args.uri,
+                                         snapshot, entry, n)
     if settings.provider.kind == "client":
         if args.interactive:
             ls.show(types.MessageType.Warning, RELAY_ONLY)
         return relay_result(request)
-    refusal = await may_send_key(ls, settings.provider, confirmed=args.endpoint_confirmed)
+    refusal = await may_send_key(questions(ls), settings.provider,
+                                 confirmed=args.endpoint_confirmed)
     if refusal is not None:
         ls.show(types.MessageType.Warning, f"codequorum: {refusal}")
         return c.RegenerateResult(
             uri=args.uri, qualified_name=entry.qualified_name, status="refused", message=refusal
         )
     config = settings.provider.config(versions=n)
-    result, stored = await regenerate_storing(ls, request, config)
+    progress = WorkProgress(ls.work_done_progress, ls.client_capabilities,
+                            regenerating_title(entry))
+    result, stored = await regenerate_storing(ls.engine_for(args.uri), ls.show,
+                                              partial(ls.refresh, args.uri), request, config,
+                                              progress)
     ls.show(*regeneration_message(result, safe_text(entry.qualified_name, 200)))
     ls.refresh(args.uri)
     if result.ok:  # the answer does not wait for a question the run may ask

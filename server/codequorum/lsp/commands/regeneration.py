@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -19,7 +20,7 @@ from codequorum.lsp.progress import WorkProgress
 
 if TYPE_CHECKING:
     from codequorum.generate.endpoint import ProviderConfig, RegenerationResult
-    from codequorum.lsp.host import Host
+    from codequorum.lsp.engine import Engine
 
 
 log = logging.getLogger(__name__)
@@ -76,9 +77,10 @@ class Request:
 
 @dataclass
 class Arrivals:
-    """Stores each accepted version as it arrives and reports the answers counted so far."""
+    """Stores each accepted version as it arrives (in ``engine``'s store) and reports the
+    answers counted so far."""
 
-    ls: Host
+    engine: Engine
     request: Request
     progress: WorkProgress
     prompt_hash: str
@@ -98,7 +100,7 @@ class Arrivals:
         """Store one version; a failure is logged and the other versions still come."""
         request = self.request
         try:
-            engine = self.ls.engine_for(request.uri)
+            engine = self.engine
             await engine.run(engine.add_sync, request.key, request.language,
                              request.entry.qualified_name, [sample], self.prompt_hash)
             self.stored += 1
@@ -129,23 +131,28 @@ def relay_result(request: Request) -> c.RegenerateResult:
     )
 
 
+def regenerating_title(entry: FunctionEntry) -> str:
+    """The progress title of a regeneration of ``entry``."""
+    return f"codequorum: regenerating {safe_text(entry.name, 100)}"
+
+
 async def regenerate_storing(
-    ls: Host, request: Request, config: ProviderConfig,
-    progress: WorkProgress | None = None,
+    engine: Engine, show: Callable[[types.MessageType, str], None],
+    refresh: Callable[[], None], request: Request, config: ProviderConfig,
+    progress: WorkProgress,
 ) -> tuple[RegenerationResult, int]:
-    """Ask the endpoint under a cancellable progress (``progress``, or a new one), storing
-    versions as they arrive; the result and how many versions were stored. A failure is
-    shown and becomes a :class:`CommandError`; a cancelled request is shown and
-    re-raised."""
+    """Ask the endpoint under the cancellable ``progress``, storing versions in
+    ``engine``'s store as they arrive; the result and how many versions were stored. A
+    failure is told by ``show`` and becomes a :class:`CommandError`; a cancelled request is
+    told, the document's features drawn again (``refresh``), and re-raised."""
     from codequorum.generate.endpoint import answer_budget, regenerate
     from codequorum.generate.prompting import prompt_hash
 
     entry = request.entry
     digest = prompt_hash(request.messages)
     shown = safe_text(entry.qualified_name, 200)
-    title = f"codequorum: regenerating {safe_text(entry.name, 100)}"
-    async with progress or WorkProgress(ls, title) as progress:
-        arrivals = Arrivals(ls, request, progress, digest)
+    async with progress:
+        arrivals = Arrivals(engine, request, progress, digest)
         try:
             result = await regenerate(config, request.messages, request.n, request.language,
                                       entry.qualified_name, budget=answer_budget(entry.text),
@@ -153,12 +160,12 @@ async def regenerate_storing(
                                       on_version=arrivals.on_version)
         except asyncio.CancelledError:
             progress.cancel()
-            ls.refresh(request.uri)
-            ls.show(types.MessageType.Info, f"codequorum: regeneration of '{shown}' cancelled")
+            refresh()
+            show(types.MessageType.Info, f"codequorum: regeneration of '{shown}' cancelled")
             raise
         except Exception as exc:  # a bug in a provider must not take the server down
             log.exception("regeneration failed")
-            ls.show(types.MessageType.Error,
+            show(types.MessageType.Error,
                     f"codequorum: regeneration of '{shown}' failed: {safe_text(exc)}")
             raise ShownError(f"{REGENERATE}: {safe_text(exc)}") from exc
     return result, arrivals.stored
@@ -182,15 +189,15 @@ def regenerate_result(
 
 
 async def regeneration_request(
-    ls: Host, uri: str, snapshot: Snapshot, entry: FunctionEntry, n: int
+    engine: Engine, key: str, uri: str, snapshot: Snapshot, entry: FunctionEntry, n: int
 ) -> Request:
-    """The regeneration of ``entry``, its prompt built on a worker thread."""
+    """The regeneration of ``entry`` in the document ``uri`` (the store's ``key``), its
+    prompt built on ``engine``'s worker thread."""
     from codequorum.generate.prompting import build_messages
 
     assert snapshot.language is not None
-    key = ls.file_key(uri)
     language = snapshot.language
-    messages = await ls.engine.run(
+    messages = await engine.run(
         lambda: build_messages(snapshot.text, language, entry.info, path=key)
     )
     return Request(uri, key, language, entry, messages, n)

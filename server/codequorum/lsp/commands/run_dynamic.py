@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from functools import partial
 from typing import TYPE_CHECKING
 
 import attrs
@@ -15,8 +16,9 @@ from codequorum.lsp.autorun import arrival_level, arrival_missing, runs_on_arriv
 from codequorum.lsp.commands.dynamic_run import DynamicRun, prepared_run, runnable
 from codequorum.lsp.commands.registry import command
 from codequorum.lsp.gates import input_proposer, may_run_store
+from codequorum.lsp.host import questions
 from codequorum.lsp.prepare import prepare_for
-from codequorum.lsp.progress import WorkProgress
+from codequorum.lsp.progress import progress_maker
 
 if TYPE_CHECKING:
     from codequorum.lsp.host import Host
@@ -35,13 +37,15 @@ async def run_dynamic_command(ls: Host, args: c.RunDynamicArgs) -> c.RunDynamicR
         ls.in_background(run_dynamic_shown(ls, attrs.evolve(args, interactive=False)),
                          "dynamic analysis")
         return c.RunDynamicResult(uri=args.uri, qualified_name=name, started=True)
-    refusal = await may_run_store(ls, ls.engine_for(args.uri))
+    refusal = await may_run_store(questions(ls), ls.engine_for(args.uri))
     if refusal is not None:
         ls.show(types.MessageType.Warning, f"codequorum: {refusal}")
         return c.RunDynamicResult(
             uri=args.uri, qualified_name=name, started=False, refused=True, message=refusal
         )
-    if not await prepare_for(ls, ls.settings_for(args.uri).analysis.sandbox):
+    new_progress = progress_maker(ls.work_done_progress, ls.client_capabilities)
+    if not await prepare_for(new_progress, ls.warn_once,
+                             ls.settings_for(args.uri).analysis.sandbox):
         return c.RunDynamicResult(uri=args.uri, qualified_name=name, started=False,
                                   message="not run: the portable sandbox was not prepared")
     job = ls.engine_for(args.uri).dynamic_key(analysis)
@@ -51,12 +55,13 @@ async def run_dynamic_command(ls: Host, args: c.RunDynamicArgs) -> c.RunDynamicR
         )
     analysis, module = await prepared_run(ls.engine_for(snapshot.uri), ls.file_key(snapshot.uri),
                                           snapshot, entry, analysis)
-    progress = WorkProgress(ls, f"codequorum: running {safe_text(entry.name, 100)} versions")
+    progress = new_progress(f"codequorum: running {safe_text(entry.name, 100)} versions")
     await progress.begin("starting")
     settings = ls.settings_for(args.uri)
-    proposer = input_proposer(ls, settings, progress.cancelled)
-    run = DynamicRun(ls, args.uri, safe_text(name, 200), analysis, progress, proposer,
-                      settings.dynamic.propose_inputs, job, module)
+    proposer = input_proposer(questions(ls), settings, progress.cancelled)
+    run = DynamicRun(ls.engine_for(args.uri), ls.show, partial(ls.refresh, args.uri),
+                     ls.dynamic_jobs, safe_text(name, 200), analysis, progress, proposer,
+                     settings.dynamic.propose_inputs, job, module)
     ls.dynamic_jobs[job] = asyncio.ensure_future(run())
     return c.RunDynamicResult(uri=args.uri, qualified_name=name, started=True, token=progress.token)
 
@@ -69,7 +74,8 @@ async def run_arrived(ls: Host, uri: str, qualified_name: str,
     sandbox = ls.settings_for(uri).analysis.sandbox
     if not runs_on_arrival(ls.settings_for(uri), language, ls.trusted):
         return
-    if await arrival_level(ls, sandbox, language) is None:
+    new_progress = progress_maker(ls.work_done_progress, ls.client_capabilities)
+    if await arrival_level(new_progress, ls.warn_once, sandbox, language) is None:
         missing = arrival_missing(sandbox, language)
         if missing is not None:
             log.info("versions of %s not run on arrival: %s", qualified_name, missing)
