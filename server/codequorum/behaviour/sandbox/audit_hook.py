@@ -194,7 +194,23 @@ def install_audit_hook(
     subprocess_events = tuple(_SUBPROCESS_EVENTS)
     signal_events = tuple(_SIGNAL_EVENTS)
     local_socket_events = tuple(_LOCAL_SOCKET_EVENTS)
-    local_family = _LOCAL_SOCKET_FAMILY
+    # WASI (the portable guest) has no sockets at all and family 1 is AF_INET there: a
+    # socket is made without refusal only by the standard library's socketpair() (an event
+    # loop's self-pipe), which WASI then fails as unsupported; any other is refused.
+    wasi = sys.platform == "wasi"
+    local_family = _LOCAL_SOCKET_FAMILY if not wasi else None
+    getframe = sys._getframe
+
+    def made_by_socketpair() -> bool:
+        module = sys.modules.get("socket")
+        frame: Any = getframe(2)
+        for _ in range(4):
+            if frame is None or module is None:
+                return False
+            if frame.f_code.co_name == "socketpair" and frame.f_globals is vars(module):
+                return True
+            frame = frame.f_back
+        return False
     link_events = tuple(_LINK_EVENTS)
     introspection_events = tuple(_INTROSPECTION_EVENTS)
     limit_events = tuple(_LIMIT_EVENTS)
@@ -298,7 +314,7 @@ def install_audit_hook(
         if starts(event, "socket."):
             local = event in local_socket_events or (
                 event == "socket.__new__" and len(args) > 1 and type(args[1]) is int
-                and args[1] == local_family)
+                and (args[1] == local_family or (wasi and made_by_socketpair())))
             if not local:
                 refuse("network", event)
         elif starts(event, "ctypes."):
