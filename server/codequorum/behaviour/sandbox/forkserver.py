@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -193,23 +194,8 @@ _lock = threading.Lock()
 
 def server_for(interpreter: str, strict: bool = True) -> ForkServer | None:
     """The running server for ``interpreter``, started if needed (None if it cannot run)."""
-    key = (interpreter, strict)
-    with _lock:
-        server = _servers.get(key)
-        if server is not None and server.alive():
-            return server
-        if server is not None:
-            server.close()
-            del _servers[key]
-        if key in _failed or not hasattr(os, "pidfd_open"):
-            return None
-        try:
-            server = ForkServer(interpreter, strict)
-        except ForkServerError:
-            _failed.add(key)
-            return None
-        _servers[key] = server
-        return server
+    return _running((interpreter, strict), hasattr(os, "pidfd_open"),
+                    lambda: ForkServer(interpreter, strict))
 
 
 def portable_server(host_args: list[str]) -> ForkServer | None:
@@ -217,6 +203,14 @@ def portable_server(host_args: list[str]) -> ForkServer | None:
     standard library, the harness's bundle), started if needed (None if it cannot run:
     the runner then starts a host per version)."""
     key = (PORTABLE + "\0".join(host_args), False)
+    return _running(key, hasattr(socket, "send_fds"),
+                    lambda: ForkServer(key[0], False, host_args))
+
+
+def _running(key: tuple[str, bool], possible: bool,
+             start: Callable[[], ForkServer]) -> ForkServer | None:
+    """The live server under ``key``, else one ``start`` makes (a dead one is closed first);
+    None where it is not ``possible`` or once it failed to start."""
     with _lock:
         server = _servers.get(key)
         if server is not None and server.alive():
@@ -224,10 +218,10 @@ def portable_server(host_args: list[str]) -> ForkServer | None:
         if server is not None:
             server.close()
             del _servers[key]
-        if key in _failed or not hasattr(socket, "send_fds"):
+        if key in _failed or not possible:
             return None
         try:
-            server = ForkServer(key[0], False, host_args)
+            server = start()
         except ForkServerError:
             _failed.add(key)
             return None
