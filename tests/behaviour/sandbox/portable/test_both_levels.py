@@ -78,3 +78,17 @@ def test_a_hostile_corpus_holds(level: str, tmp_path: Path, monkeypatch: pytest.
     # the real outcome follows the forged one: a second outcome for a test is a forgery
     assert by_name["forged_pass"].status == "protocol-violation"
     assert elapsed < 8 * 4 + 30  # bounded: eight versions of at most 8 s, two at a time
+
+
+@pytest.mark.parametrize("level", ["strict", "portable"])
+def test_what_a_version_prints_to_the_original_stdout_is_output_not_messages(
+        level: str) -> None:
+    """``print(..., file=sys.__stdout__)`` (a logger or a progress line bound to the
+    interpreter's own stream) is plain output in both levels: in the portable guest that
+    descriptor carries the harness's messages, so the version's writes must not reach it."""
+    code = ("import sys\ndef f(n):\n    print('progress', n, file=sys.__stdout__)\n"
+            "    sys.__stdout__.buffer.write(b'\\xff raw\\n')\n    sys.__stdout__.flush()\n"
+            "    return n * n\n")
+    [result] = run_candidates([code], TESTS, "f", Limits(wall_seconds=20.0), sandbox=level)
+    assert result.status == "ok", result.detail
+    assert [(t.passed, t.output) for t in result.tests] == [(True, "9"), (True, "16")]

@@ -298,3 +298,10 @@ def test_fuel_per_call_tells_the_known_classes_apart(body: str, growth: float) -
     assert all(t.fuel is not None for t in result.tests)
     fuel = [t.fuel or 0 for t in result.tests]
     assert growth_of(list(zip(sizes, fuel, strict=True)), "fuel") == growth
+
+
+def test_a_version_writing_on_the_message_descriptor_is_told_what_it_hit() -> None:
+    result = run("import os\ndef sq(n):\n    os.write(1, b'hello world\\n')\n    return n * n\n")
+    assert result.status == "protocol-violation"  # type: ignore[attr-defined]
+    assert "descriptor 1, the portable sandbox's message channel" in (
+        result.detail)  # type: ignore[attr-defined]

@@ -169,6 +169,10 @@ def main() -> None:
     if run.get("grader"):
         harness.grader_link = link
     child._preload(run)
+    # fd 1 is the message channel here (descriptor 3 in the strict child, whose fd 1 is
+    # plain output): what a version prints to ``sys.__stdout__`` goes to fd 2, counted
+    # against the output limit as the strict child's fd 1 is, never into a message
+    sys.__stdout__ = sys.__stderr__  # type: ignore[misc]
     builtins.exit = builtins.quit = sys.exit  # type: ignore[assignment]
     sys.argv = [child.CANDIDATE_FILENAME]
     if run.get("audit_hook", True):

@@ -108,7 +108,9 @@ class Guest:
             for message in self.reader.feed(bytes(data)):
                 self.take(message)
         except protocol.ProtocolError as exc:
-            self.host.send({"type": "protocol-error", "detail": str(exc)})
+            self.host.send({"type": "protocol-error", "detail": (
+                f"{exc} (on descriptor 1, the portable sandbox's message channel: a version "
+                "writing there directly is read as messages)")})
             self.interrupt("protocol")
 
     def on_stderr(self, data: bytes) -> None:
