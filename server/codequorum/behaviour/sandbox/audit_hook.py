@@ -358,3 +358,23 @@ def install_audit_hook(
             refuse("code replacement", event)
 
     sys.addaudithook(hook)
+    sys.meta_path.insert(0, _ImportRefusal(blocked_imports, refuse))
+
+
+class _ImportRefusal:
+    """A finder first on ``sys.meta_path`` that refuses a blocked module whatever imports
+    it. The interpreter raises the ``import`` event for the ``import`` statement and for
+    loading an extension module, not for a *builtin* module ``importlib.import_module``
+    finds: in the portable guest ``_testcapi`` and ``_testinternalcapi`` are builtins, so
+    without it they would load there unrefused. Like the hook, it explains (a version can
+    take it off ``sys.meta_path``); the boundary is the kernel or the WebAssembly instance.
+    """
+
+    def __init__(self, blocked: dict[str, str], refuse: Any) -> None:
+        self._blocked = blocked
+        self._refuse = refuse
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
+        what = self._blocked.get(name.partition(".")[0])
+        if what is not None:
+            self._refuse(what, f"import {name}")

@@ -92,3 +92,20 @@ def test_what_a_version_prints_to_the_original_stdout_is_output_not_messages(
     [result] = run_candidates([code], TESTS, "f", Limits(wall_seconds=20.0), sandbox=level)
     assert result.status == "ok", result.detail
     assert [(t.passed, t.output) for t in result.tests] == [(True, "9"), (True, "16")]
+
+
+@pytest.mark.parametrize("level", ["strict", "portable"])
+@pytest.mark.parametrize("module", ["_testcapi", "_testinternalcapi"])
+def test_interpreter_internals_are_refused_however_they_are_imported(
+        level: str, module: str) -> None:
+    """The guest's interpreter has the test modules built in, which ``importlib`` loads
+    without the ``import`` event the statement raises: refused in both levels alike."""
+    code = (f"import importlib\ndef f(n):\n    importlib.import_module({module!r})\n"
+            "    return n * n\n")
+    [result] = run_candidates([code], TESTS[:1], "f", Limits(wall_seconds=20.0),
+                              sandbox=level)
+    assert result.status == "forbidden: interpreter internals", result.detail
+    [outcome] = result.tests
+    assert (outcome.passed, outcome.exc_type) == (False, "PermissionError")
+    assert outcome.exc_message == (
+        f"sandbox: interpreter internals is not allowed (import {module})")
