@@ -280,6 +280,33 @@ class CappedText(io.TextIOBase):
 
 
 # --------------------------------------------------------------------------- values
+#: Exact types whose ``repr`` is the same text in every process (an int past the digit
+#: limit raises ``ValueError``, and is then shown by :func:`canonical_repr`'s own rule).
+_LEAVES = frozenset({int, float, complex, str, bytes, bool, type(None)})
+_CONTAINERS = frozenset({list, tuple, dict, set, frozenset})
+
+
+def _leaves_repr(value: Any, t: type) -> str | None:
+    """The canonical text of a container holding leaves only, made by the interpreter's
+    own ``repr`` (and, for a set, ``sorted``) at C speed; None when it holds anything else.
+    A version's large result (a million numbers) is then shown in a fraction of the time
+    the element-by-element rule takes, which matters most in the portable guest."""
+    try:
+        if t is dict:
+            if not (set(map(type, value)) <= _LEAVES
+                    and set(map(type, value.values())) <= _LEAVES):
+                return None
+            return repr(value)
+        if not set(map(type, value)) <= _LEAVES:
+            return None
+        if t is set or t is frozenset:
+            body = "{" + ", ".join(sorted(map(repr, value))) + "}"
+            return body if t is set else f"frozenset({body})"
+        return repr(value)
+    except ValueError:
+        return None
+
+
 def canonical_repr(value: Any, depth: int = 0, objects: bool = False) -> str:
     """``repr`` with sets sorted, so equal results print alike in every process.
 
@@ -290,6 +317,10 @@ def canonical_repr(value: Any, depth: int = 0, objects: bool = False) -> str:
     if depth > 50:
         return repr(value)
     t = type(value)
+    if t in _CONTAINERS and len(value) > 1:
+        fast = _leaves_repr(value, t)
+        if fast is not None:
+            return fast
     if objects and t.__repr__ is object.__repr__:  # type: ignore[comparison-overlap]
         state = getattr(value, "__dict__", None)
         name = f"{t.__module__}.{t.__qualname__}"
