@@ -33,6 +33,8 @@ sys.path[:] = [p for p in sys.path if os.path.realpath(p or os.curdir) != os.pat
 CANDIDATE_FILENAME = "<candidate>"
 MAX_OUTPUT_CHARS = 65536
 MAX_MESSAGE_CHARS = 2000
+#: The interpreter's recursion limit before any version ran (restored after each call).
+RECURSION_LIMIT = sys.getrecursionlimit()
 
 
 def _load(name: str, filename: str, private_builtins: bool = False) -> types.ModuleType:
@@ -654,6 +656,9 @@ class Harness:
             raised = exc
         outcome["seconds"] = time.perf_counter() - started
         self._finish_counts(outcome)
+        # the harness shows the result under the interpreter's own limit: a version that
+        # raised it and returned a value nested past the C stack would crash the showing
+        sys.setrecursionlimit(RECURSION_LIMIT)
         sys.stdin, sys.stdout, sys.stderr = sys.__stdin__, sys.__stdout__, sys.__stderr__
         if self.fired or isinstance(raised, Timeout):
             # also when the candidate caught the Timeout and went on: it overran

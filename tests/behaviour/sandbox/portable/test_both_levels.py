@@ -109,3 +109,30 @@ def test_interpreter_internals_are_refused_however_they_are_imported(
     assert (outcome.passed, outcome.exc_type) == (False, "PermissionError")
     assert outcome.exc_message == (
         f"sandbox: interpreter internals is not allowed (import {module})")
+
+
+@pytest.mark.parametrize("level", ["strict", "portable"])
+def test_a_value_nested_past_the_stack_under_a_raised_limit_is_shown_as_unshowable(
+        level: str) -> None:
+    """A version that raises the recursion limit and returns a list nested 300,000 deep:
+    the harness shows it under the interpreter's own limit (the strict child used to die of
+    SIGSEGV, the guest to run out of fuel), and the next test runs at that limit too."""
+    code = ("import sys\ndef f(n):\n    if n == 4:\n        return sys.getrecursionlimit()\n"
+            "    sys.setrecursionlimit(10 ** 7)\n    x = []\n    for _ in range(300_000):\n"
+            "        x = [x]\n    return x\n")
+    [result] = run_candidates([code], TESTS, "f", Limits(wall_seconds=60.0, test_seconds=30.0),
+                              sandbox=level)
+    assert result.status == "ok", result.detail
+    first, second = result.tests
+    assert (first.output, first.exc_type) == ("<repr failed: RecursionError>", None)
+    assert second.output == "1000"
+
+
+@pytest.mark.parametrize("level", ["strict", "portable"])
+def test_recursion_runs_as_deep_in_both_levels(level: str) -> None:
+    """The guest's interpreter was built with a recursion limit of 600; it runs with
+    CPython's 1000, the strict child's, so a recursion 700 deep returns in both."""
+    code = "def f(n):\n    return 0 if n == 0 else 1 + f(n - 1)\n"
+    tests = [Case("call", args=(n,), expected=n, has_expected=True) for n in (700, 950)]
+    [result] = run_candidates([code], tests, "f", Limits(wall_seconds=30.0), sandbox=level)
+    assert [(t.passed, t.output) for t in result.tests] == [(True, "700"), (True, "950")]

@@ -319,3 +319,18 @@ def test_a_result_of_a_million_numbers_is_shown_within_a_cpu_budget() -> None:
                            sandbox="portable")
     assert result.status == "ok", result.detail
     assert [t.output for t in result.tests] == [clip(repr(list(range(1_000_000))))]
+
+
+def test_recursion_that_runs_the_guests_c_stack_out_is_that_tests_recursion_error() -> None:
+    """Recursion through a builtin (``sum`` over a generator that recurses) runs the
+    guest's C stack (512 KiB) out about 100 levels deep: that test gets a RecursionError
+    saying so, and the tests after it run in a fresh instance, as after an overrun."""
+    from codequorum.behaviour.sandbox.portable.host import STACK_MESSAGE
+
+    code = "def f(n):\n    return 0 if n == 0 else 1 + sum(f(n - 1) for _ in [0])\n"
+    tests = [Case("call", args=(n,), expected=n, has_expected=True) for n in (50, 400, 10)]
+    result = run_candidate(code, tests, "f", sandbox="portable")
+    assert result.status == "ok", result.detail
+    assert [(t.passed, t.output, t.exc_type) for t in result.tests] == [
+        (True, "50", None), (False, None, "RecursionError"), (True, "10", None)]
+    assert result.tests[1].exc_message == STACK_MESSAGE
