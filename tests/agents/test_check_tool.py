@@ -63,7 +63,7 @@ def test_without_the_strict_sandbox_the_versions_run_in_the_portable_one(
     assert result.dynamic.ran is True
     assert result.dynamic.note is not None and (
         "the strict sandbox is not available here (this machine has no bubblewrap): "
-        "versions ran in the portable sandbox") in result.dynamic.note
+        "versions run in the portable sandbox") in result.dynamic.note
     assert result.dynamic.summary["oer"] is not None
 
 

@@ -557,7 +557,7 @@ def test_dynamic_runs_in_the_portable_sandbox_where_the_strict_one_is_missing(
     assert status == 1
     assert "disagree on prime_fib(0): 0 vs None" in divergent["message"]
     assert "the strict sandbox is not available here (this machine has no bubblewrap): " \
-        "versions ran in the portable sandbox" in doc["notes"]
+        "versions run in the portable sandbox" in doc["notes"]
 # --------------------------------------------------------------------------- nothing silent
 
 # nothing in how the versions use ``xs`` says its type (a method no builtin type has)

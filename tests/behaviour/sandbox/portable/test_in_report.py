@@ -43,3 +43,16 @@ def test_an_event_loop_example_is_not_run_in_the_portable_sandbox_with_its_reaso
     assert NOT_SUPPORTED in report.notes
     assert report.rules.not_run == f"no version ran ({NOT_SUPPORTED})"
     assert [v.code for v in dynamic_verdicts(report)] == ["not-run"]
+
+
+def test_a_run_where_nothing_ran_names_the_level_without_saying_versions_ran() -> None:
+    """No input: nothing ran. The report names the portable level (never a silent
+    downgrade) in words that do not claim a run."""
+    ss = VersionSet.from_codes("t", ["def f(xs):\n    return xs.total()\n",
+                                     "def f(xs):\n    return xs.sum()\n"], entry_point="f")
+    report = run_dynamic(ss, DynamicOptions(jobs=2, sandbox="portable", use_hypothesis=False,
+                                            scaling=False))
+    assert report.rules.not_run == "no inputs"
+    assert report.notes[0] == PORTABLE_NOTE
+    assert PORTABLE_NOTE.startswith("portable sandbox: versions run in CPython 3.11")
+    assert not any("ran" in note.split() for note in report.notes)
