@@ -56,3 +56,24 @@ def test_a_run_where_nothing_ran_names_the_level_without_saying_versions_ran() -
     assert report.notes[0] == PORTABLE_NOTE
     assert PORTABLE_NOTE.startswith("portable sandbox: versions run in CPython 3.11")
     assert not any("ran" in note.split() for note in report.notes)
+
+
+def test_a_module_importing_what_only_the_guest_lacks_is_not_run_there_and_says_so(
+        tmp_path: Path) -> None:
+    """``bz2`` is standard library: the strict sandbox loads the module, the portable one
+    cannot (no ``_bz2`` in CPython for WASI) and says that it is the sandbox's lack."""
+    source = standalone().replace("import re\n", "import re\nimport bz2\n")
+    options = {"jobs": 2, "use_hypothesis": False, "scaling": False}
+    (tmp_path / "s").mkdir()
+    (tmp_path / "p").mkdir()
+    strict = run_dynamic(in_module(tmp_path / "s", source, DURATIONS, "parse_duration"),
+                         DynamicOptions(sandbox="strict", **options))
+    assert [v.code for v in dynamic_verdicts(strict)] == []
+    portable = run_dynamic(in_module(tmp_path / "p", source, DURATIONS, "parse_duration"),
+                           DynamicOptions(sandbox="portable", **options))
+    [verdict, _] = dynamic_verdicts(portable)
+    assert verdict.code == "not-run-in-module"
+    assert verdict.message.startswith(
+        "not run: the module `app` did not load in the sandbox: its top level raised "
+        "ModuleNotFoundError: No module named '_bz2' (`_bz2` is in the standard library, but "
+        "not in this sandbox's interpreter")
