@@ -136,3 +136,18 @@ def test_recursion_runs_as_deep_in_both_levels(level: str) -> None:
     tests = [Case("call", args=(n,), expected=n, has_expected=True) for n in (700, 950)]
     [result] = run_candidates([code], tests, "f", Limits(wall_seconds=30.0), sandbox=level)
     assert [(t.passed, t.output) for t in result.tests] == [(True, "700"), (True, "950")]
+
+
+@pytest.mark.parametrize("level", ["strict", "portable"])
+def test_a_modules_harmless_questions_at_import_get_the_same_answers(level: str) -> None:
+    """A top level that asks the host name (boltons' ``iterutils`` does, through
+    ``socket.gethostname()``), the node name or HOME imports in both levels and hears the
+    same: WASI's ``socket`` has no ``gethostname`` and its guest had no HOME."""
+    code = ("import os, platform, socket\nHOST = socket.gethostname()\n"
+            "CONFIG = os.path.join(os.environ['HOME'], '.app')\n"
+            "def f(n):\n    return (HOST, platform.node(), CONFIG, os.path.expanduser('~'),\n"
+            "            os.environ.get('LANG'), n)\n")
+    [result] = run_candidates([code], TESTS[:1], "f", Limits(wall_seconds=20.0), sandbox=level)
+    assert result.status == "ok", result.detail
+    assert [t.output for t in result.tests] == [
+        "('localhost', 'localhost', '/work/.app', '/work', 'C.UTF-8', 3)"]

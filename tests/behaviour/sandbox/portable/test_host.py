@@ -126,7 +126,8 @@ def test_nothing_of_the_host_is_readable(tmp_path: Path,
     assert [t.output for t in result.tests] == ["'PermissionError'"] * 3
     (env,) = run_candidate(code, [Case("call")], "env", sandbox="portable").tests
     names = [pair[0] for pair in ast.literal_eval(env.output or "")]
-    assert names == ["PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED", "PYTHONHOME", "PYTHONPATH"]
+    assert names == ["HOME", "LANG", "PATH", "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED",
+                     "PYTHONHOME", "PYTHONPATH", "TMPDIR"]  # the strict sandbox's, none of ours
 
 
 def test_the_granted_folders_are_read_only() -> None:

@@ -77,3 +77,33 @@ def test_a_module_importing_what_only_the_guest_lacks_is_not_run_there_and_says_
         "not run: the module `app` did not load in the sandbox: its top level raised "
         "ModuleNotFoundError: No module named '_bz2' (`_bz2` is in the standard library, but "
         "not in this sandbox's interpreter")
+
+
+def test_a_real_module_that_asks_the_host_name_at_import_runs_its_functions(
+        tmp_path: Path) -> None:
+    """boltons' ``iterutils`` calls ``socket.gethostname()`` at its top level (a GUID
+    generator's seed): the portable guest answers as the strict sandbox does, so its
+    functions run in it there too."""
+    import shutil
+
+    from codequorum.core import model
+    from codequorum.core.parsing import function_by_name
+    from codequorum.ingest.module_view import module_context
+    from codequorum.pipeline.session import current_code
+    from tests.behaviour.test_real_inputs import REPOS
+
+    root = tmp_path / "boltons"
+    shutil.copytree(REPOS / "boltons", root)
+    path = root / "boltons" / "iterutils.py"
+    source = path.read_text(encoding="utf-8")
+    info = function_by_name(source, "python", "one")
+    assert info is not None
+    wrong = "def one(src, default=None, key=None):\n    return next(iter(src), default)\n"
+    samples = [model.Version(code=wrong),
+               model.Version(code=current_code(source, info), origin="current")]
+    ss = VersionSet(task_id="iterutils.py::one", samples=samples, entry_point="one",
+                    module=module_context(source, path, root, "one", "function"))
+    report = run_dynamic(ss, DynamicOptions(jobs=2, sandbox="portable", use_hypothesis=False,
+                                            scaling=False))
+    assert report.rules.module_problem is None
+    assert [v.code for v in dynamic_verdicts(report)] == ["divergent-outputs"]
