@@ -151,3 +151,23 @@ def test_a_modules_harmless_questions_at_import_get_the_same_answers(level: str)
     assert result.status == "ok", result.detail
     assert [t.output for t in result.tests] == [
         "('localhost', 'localhost', '/work/.app', '/work', 'C.UTF-8', 3)"]
+
+
+@pytest.mark.parametrize("level", ["strict", "portable"])
+def test_a_version_that_tampers_with_its_tracer_misstates_only_its_own_counts(
+        level: str) -> None:
+    """Counts are taken in the version's own interpreter: one that inflates its tracer's
+    lists, or switches tracing off, misstates (or loses) its own counts, never another's,
+    never a pass rate (graded outside from its values)."""
+    honest = "def f(n):\n    return n * n\n"
+    inflate = ("import sys\ndef f(n):\n    counts = sys._getframe().f_trace.__closure__[0]"
+               ".cell_contents\n    for i in range(len(counts)):\n        counts[i] += 1000\n"
+               "    return n * n\n")
+    hide = "import sys\ndef f(n):\n    sys.settrace(None)\n    return n * n\n"
+    limits = Limits(wall_seconds=20.0)
+    alone = run_candidates([honest], TESTS, "f", limits, sandbox=level)[0]
+    beside = run_candidates([inflate, honest, hide], TESTS, "f", limits, jobs=2, sandbox=level)
+    assert [t.opcodes for t in beside[1].tests] == [t.opcodes for t in alone.tests]
+    assert all(t.opcode_total > 1000 for t in beside[0].tests)
+    assert [t.opcodes for t in beside[2].tests] == [None, None]
+    assert all(t.passed for result in beside for t in result.tests)

@@ -335,3 +335,26 @@ def test_recursion_that_runs_the_guests_c_stack_out_is_that_tests_recursion_erro
     assert [(t.passed, t.output, t.exc_type) for t in result.tests] == [
         (True, "50", None), (False, None, "RecursionError"), (True, "10", None)]
     assert result.tests[1].exc_message == STACK_MESSAGE
+
+
+def test_no_path_leads_out_of_the_grants() -> None:
+    """``..`` from each grant, the host's own paths (its working folder, the cache holding
+    the compiled interpreter and the extracted standard library) and ``/proc``: none
+    opens, and a listing of the root or above a grant is refused."""
+    import os
+
+    from codequorum.behaviour.sandbox.portable import interpreter as wasm
+
+    cache = str(wasm.cache_root())
+    paths = ["/usr/../etc/passwd", "/workspace/../../etc/passwd", "/harness/../../etc/hosts",
+             "/bundle/../usr/../../../proc/self/environ", "/proc/self/environ",
+             "/proc/self/maps", os.getcwd() + "/pyproject.toml", cache,
+             cache + "/../../.bashrc", "../etc/passwd"]
+    code = ("import os\ndef f(path):\n    try:\n        if os.path.isdir(path):\n"
+            "            return sorted(os.listdir(path))\n"
+            "        return open(path, 'rb').read(16)\n"
+            "    except OSError as exc:\n        return type(exc).__name__\n")
+    tests = [Case("call", args=(p,)) for p in [*paths, "/", "/usr/.."]]
+    result = run_candidate(code, tests, "f", sandbox="portable")
+    assert [t.output for t in result.tests] == ["'PermissionError'"] * len(tests), [
+        (p.args, t.output) for p, t in zip(tests, result.tests, strict=True)]
