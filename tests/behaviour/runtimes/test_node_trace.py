@@ -202,6 +202,16 @@ def test_a_function_past_the_bound_keeps_its_outcomes_and_says_why_it_has_no_cou
     assert static_counts_js([BIG])[0] == static  # the static counts stay
 
 
+def test_a_printout_past_what_a_traced_run_reads_keeps_the_outcomes(
+        node_sandboxed: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(node_sandbox, "COUNT_OUTPUT_BYTES", 1 << 20)  # the printout: ~1.2 MiB
+    result = _big_run()
+    assert result.status == "ok"
+    assert [o.output for o in result.tests] == [str(_big_output(x)) for x in BIG_INPUTS]
+    assert all(o.opcodes is None for o in result.tests)
+    assert result.detail == node_trace.PRINTOUT_TOO_LARGE.format(limit=1)
+
+
 @pytest.mark.parametrize("case", FIXTURE["approximate"], ids=lambda c: c["name"])
 def test_an_exception_an_operation_raised_flags_the_counts_approximate(
         node_sandboxed: object, case: dict[str, Any]) -> None:

@@ -164,6 +164,7 @@ class NodeRun(_ChildRun):
         #: What the traced counts of this run are short of (:meth:`trace_note`).
         self._too_large = ""
         self._approximate = self._counted = 0
+        self._overflow = False
 
     def run(self) -> CandidateResult:
         message = self.message or {
@@ -202,8 +203,10 @@ class NodeRun(_ChildRun):
 
     def _on_output(self, proc: _Child, kind: str, data: bytes) -> None:
         if kind == "stdout" and (self.message is not None or self.trace):  # bytecode printout
-            if len(self.stdout_text) + len(data) > COUNT_OUTPUT_BYTES:
-                self._kill(proc, "output-limit")
+            if self._overflow or len(self.stdout_text) + len(data) > COUNT_OUTPUT_BYTES:
+                if self.message is not None:
+                    self._kill(proc, "output-limit")
+                self._overflow = True  # a traced run's outcomes stay, its counts go
                 return
             self.stdout_text += data
             return
@@ -225,9 +228,14 @@ class NodeRun(_ChildRun):
         """The traced script's functions as printed between the run's markers (read once)."""
         if self._traced is None:
             self._traced = node_trace.TracedScript(self._traced_functions())
+            if self._overflow:
+                self._traced.too_large = node_trace.PRINTOUT_TOO_LARGE.format(
+                    limit=COUNT_OUTPUT_BYTES >> 20)
         return self._traced
 
     def _traced_functions(self) -> list[node_trace.Function]:
+        if self._overflow:
+            return []
         done = next((m for m in self.messages if m.get("type") == "done"), None)
         marker = done.get("marker") if done is not None else None
         text = self.stdout_text.decode("utf-8", "replace")
@@ -259,11 +267,11 @@ class NodeRun(_ChildRun):
         coverage = node_trace.read_coverage(sent.get("coverage") if isinstance(sent, dict)
                                             else None)
         script = self._traced_script()
-        if coverage is None or not script.functions:
+        if coverage is None:
             return
         found = script.executed(coverage)
         self._too_large = self._too_large or found.note
-        if found.counts is None:
+        if found.counts is None or not script.functions:
             return
         self._counted += 1
         self._approximate += not found.exact

@@ -29,6 +29,7 @@ what is not modelled. Pure: no process is started here.
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
@@ -361,8 +362,9 @@ INF = 1 << 62
 
 
 class _Flow:
-    """Min-cost flow, primal-dual: shortest distances over the residual arcs (residual
-    costs may be negative, so label-correcting), then a blocking flow over the arcs on
+    """Min-cost flow, primal-dual: shortest distances over the residual arcs (Dijkstra
+    over costs reduced by the last round's distances, which leaves none negative: arcs
+    are only ever saturated along shortest paths), then a blocking flow over the arcs on
     shortest paths, until ``need`` is pushed or no path is left. Block costs are 0, 1 or
     a few large constants, so there are few distinct distances: few rounds."""
 
@@ -372,6 +374,7 @@ class _Flow:
         self.cap: list[int] = []
         self.cost: list[int] = []
         self.adj: list[list[int]] = [[] for _ in range(n)]
+        self.potential = [0] * n  # every cost given is >= 0: none to begin with
 
     def add(self, u: int, v: int, cap: int, cost: int) -> int:
         for a, b, c, k in ((u, v, cap, cost), (v, u, 0, -cost)):
@@ -404,20 +407,23 @@ class _Flow:
         return self.cap[e] > 0 and dist[u] < INF and dist[u] + self.cost[e] == dist[self.to[e]]
 
     def _distances(self, s: int) -> list[int]:
-        dist = [INF] * self.n
-        dist[s] = 0
-        queue, queued = deque([s]), [False] * self.n
-        queued[s] = True
-        while queue:
-            u = queue.popleft()
-            queued[u] = False
+        """Shortest distances from ``s`` (INF: unreachable); the potentials moved to them."""
+        pot = self.potential
+        reduced = [INF] * self.n
+        reduced[s] = 0
+        heap = [(0, s)]
+        while heap:
+            d, u = heapq.heappop(heap)
+            if d > reduced[u]:
+                continue
             for e in self.adj[u]:
                 v = self.to[e]
-                if self.cap[e] > 0 and dist[u] + self.cost[e] < dist[v]:
-                    dist[v] = dist[u] + self.cost[e]
-                    if not queued[v]:
-                        queued[v] = True
-                        queue.append(v)
+                step = self.cost[e] + pot[u] - pot[v]
+                if self.cap[e] > 0 and d + step < reduced[v]:
+                    reduced[v] = d + step
+                    heapq.heappush(heap, (d + step, v))
+        dist = [INF if r >= INF else r + pot[v] - pot[s] for v, r in enumerate(reduced)]
+        self.potential = [p if d >= INF else d for p, d in zip(pot, dist, strict=True)]
         return dist
 
     def _levels(self, s: int, dist: list[int]) -> list[int]:
@@ -661,9 +667,11 @@ def match_ranges(functions: Sequence[Function], coverage: Coverage) -> list[Rang
 #: The most bytecodes of one function whose executed counts a traced run solves for: past
 #: it (a function of thousands of branches) the version's traced counts are not taken and
 #: its run says so; its outcomes and static counts stay.
-MAX_TRACED_BYTECODES = 60000
+MAX_TRACED_BYTECODES = 40000
 TOO_LARGE = ("executed bytecodes not counted: `{name}` has {size:,} bytecodes, past the "
              "{limit:,} a traced run counts")
+PRINTOUT_TOO_LARGE = ("executed bytecodes not counted: the bytecode printout is past the "
+                      "{limit} MiB a traced run reads")
 APPROXIMATE = ("executed bytecodes approximate on {n} of {of} inputs: an exception raised by "
                "an operation (not a `throw`) left a block midway, which block coverage does "
                "not split; the rest of that block counts as run")
@@ -751,7 +759,8 @@ def read_coverage(data: Any) -> list[tuple[str, Ranges]] | None:
     return out
 
 
-__all__ = ["APPROXIMATE", "MAX_TRACED_BYTECODES", "Block", "Bytecode", "Coverage", "Executed",
-           "Function", "Graph", "Solved", "TamperedPrintout", "TracedScript", "between_markers",
-           "blocks_of", "broken_by", "counters", "executed", "graph_of", "known_counts",
-           "match_ranges", "parse_functions", "read_coverage", "solve", "solve_counts"]
+__all__ = ["APPROXIMATE", "MAX_TRACED_BYTECODES", "PRINTOUT_TOO_LARGE", "TOO_LARGE", "Block",
+           "Bytecode", "Coverage", "Executed", "Function", "Graph", "Solved", "TamperedPrintout",
+           "TracedScript", "between_markers", "blocks_of", "broken_by", "counters", "executed",
+           "graph_of", "known_counts", "match_ranges", "parse_functions", "read_coverage",
+           "solve", "solve_counts"]
