@@ -14,13 +14,16 @@ test, the coverage ranges of the version's functions. Here, per function:
    holding the first source position after it; the function's first counter as often as
    the function was called;
 3. the block counts are the least execution consistent with those counters and flow
-   balance: a min-cost circulation (:func:`solve_counts`) where each block run costs 1
-   an edge to an exception handler costs more than any path of plain edges, and flow that
-   appears or vanishes outside an edge (an exception thrown by an operation that is not a
-   ``throw`` and not caught in the function) more than any count, so each is used only
-   when the counters leave no other way;
+   balance (:func:`solve`): read off one equation at a time in linear time where flow
+   balance pins every block down, else a min-cost circulation (:func:`solve_counts`) where
+   each block run costs 1, an edge to an exception handler costs more than any path of
+   plain edges, and flow that appears or vanishes outside an edge (an exception thrown by
+   an operation that is not a ``throw`` and not caught in the function) more than any
+   count, so each is used only when the counters leave no other way; counts that take an
+   exception no ``throw`` raised are flagged approximate;
 4. the executed histogram is the sum of each block's count times its bytecodes, named as
-   the static counts name them, ``IncBlockCounter`` (the instrumentation) left out.
+   the static counts name them, ``IncBlockCounter`` (the instrumentation) left out; a
+   script with a function past :data:`MAX_TRACED_BYTECODES` gets none, saying why.
 
 Exact on loops, branches, ``break``/``continue``, recursion, closures, ``try``/``catch``
 with a ``throw``, generators and ``await`` resumed by ``next``; docs/sandbox.md lists
