@@ -2,7 +2,8 @@
 outputs far past what a message carries (a string repeated a hundred times, escapes that
 grow a string sixfold in JSON, typed arrays and buffers of millions of items, a Map of
 millions of entries, a huge key, symbol, log line or error message), a version that
-swaps the intrinsics the encoder uses after it loaded. Judged from outside: the real
+swaps the intrinsics the encoder uses after it loaded, objects whose ``Symbol.toStringTag``
+forges a Map or a Date, or hides one. Judged from outside: the real
 ``codequorum score --dynamic`` over a sample set, whose JSON report runs every version
 (``ok``, never a protocol violation that loses the run), shows each huge value cut short
 (``truncated``), and keeps the honest version's values and pass rate."""
@@ -30,6 +31,10 @@ HUGE = {
     "a key": "function f(n) { return { ['k'.repeat(5e6)]: n }; }",
     "a symbol": "function f(n) { return Symbol('s'.repeat(5e7)); }",
     "a log line": "function f(n) { console.log('y'.repeat(1e8)); return 'z'.repeat(6e5); }",
+    "forged and hidden tags": "function f(n) { const m = new Map([[n, n]]);"
+                              " m[Symbol.toStringTag] = 'Object';"
+                              " return [{ [Symbol.toStringTag]: 'Map' }, m,"
+                              " { [Symbol.toStringTag]: 'Date' }]; }",
     "swapped intrinsics": "function f(n) { Object.getOwnPropertyDescriptor = () => ({});"
                           " ArrayBuffer.isView = () => { throw new Error('x'); };"
                           " String.prototype.slice = () => '';"
@@ -68,8 +73,11 @@ def test_huge_and_forged_values_are_cut_short_and_lose_no_run(hostile: Hostile,
         if name in ("a key", "a symbol"):  # a name keeps its start (the report shows less)
             head = '{"$":"object","v":[["kkk' if name == "a key" else '{"$":"symbol","v":"sss'
             assert all(t.startswith(head) for t in texts), name
-        elif name != "swapped intrinsics":
+        elif name not in ("swapped intrinsics", "forged and hidden tags"):
             assert all("truncated" in t for t in texts), (name, [t[:80] for t in texts])
+    tagged = [json.loads(o[0]) for o in dynamic["outcomes"][-2][:2]]
+    assert tagged == [[{"$": "object", "v": []}, {"$": "map", "v": [[n, n]]},
+                       {"$": "object", "v": []}] for n in (2, 5)]
     swapped = [json.loads(o[0]) for o in dynamic["outcomes"][-1][:2]]
     assert swapped == [{"$": "object", "v": [["a", {"$": "Int8Array", "v": [0, 0]}], ["n", n]]}
                        for n in (2, 5)]

@@ -40,6 +40,8 @@
   const iterNext = (function () { return getProto(new Map().entries()).next; })();
   const setIterNext = (function () { return getProto(new Set().values()).next; })();
   const mapSet = Map.prototype.set;
+  const mapSize = Object.getOwnPropertyDescriptor(Map.prototype, 'size').get;
+  const setSize = Object.getOwnPropertyDescriptor(Set.prototype, 'size').get;
   const setAdd = Set.prototype.add;
   const dateIso = Date.prototype.toISOString;
   const dateTime = Date.prototype.getTime;
@@ -100,6 +102,12 @@
 
   function tagOf(value) { return apply(toStr, value, []); }
 
+  // Whether ``check`` accepts ``value`` as its receiver: a brand check no
+  // ``Symbol.toStringTag`` can forge or hide (a Map is a Map whatever its tag says).
+  function branded(check, value) {
+    try { apply(check, value, []); return true; } catch (e) { return false; }
+  }
+
   function canon(value, stack) {
     budget -= 1;
     if (budget < 0 || stack.length > MAX_DEPTH) return { $: 'truncated' };
@@ -157,15 +165,15 @@
       }
       return out;
     }
-    if (tag === '[object Map]') {
+    if (branded(mapSize, value)) {
       const v = entriesOf(apply(mapEntries, value, []), iterNext, true, stack);
       return v === null ? { $: 'truncated' } : { $: 'map', v };
     }
-    if (tag === '[object Set]') {
+    if (branded(setSize, value)) {
       const v = entriesOf(apply(setValues, value, []), setIterNext, false, stack);
       return v === null ? { $: 'truncated' } : { $: 'set', v };
     }
-    if (tag === '[object Date]') {
+    if (branded(dateTime, value)) {
       const time = apply(dateTime, value, []);
       return { $: 'date', v: time !== time ? 'Invalid Date' : apply(dateIso, value, []) };
     }
