@@ -319,11 +319,6 @@ def known_counts(graph: Graph, ranges: Ranges) -> dict[int, int]:
     return known
 
 
-def counters(blocks: Sequence[Block], ranges: Ranges) -> dict[int, int]:
-    """:func:`known_counts` of a graph of ``blocks``."""
-    return known_counts(Graph(list(blocks), *_counted(blocks)), ranges)
-
-
 def _innermost(ranges: Ranges, positions: Sequence[int]) -> list[tuple[int, int] | None]:
     """Per position (in ascending order), ``(size, count)`` of the smallest coverage range
     holding it (ranges nest, as V8 reports them): one sweep with a stack of open ranges."""
@@ -630,7 +625,8 @@ class Solved:
 def solve(graph: Graph, ranges: Ranges) -> Solved:
     """How often each block of ``graph`` ran in one input (``ranges``: its coverage): by
     flow balance alone where the counters pin every block down (linear time), else the
-    min-cost solve."""
+    min-cost solve. The two agree: where balance leaves one non-negative answer with no
+    flow appearing or vanishing, every circulation the solve may pick is that one."""
     blocks, calls = graph.blocks, ranges[0][2]
     known = known_counts(graph, ranges)
     if not blocks or (calls == 0 and not any(known.values())):
@@ -731,11 +727,6 @@ def _add(total: dict[str, int], blocks: Sequence[Block], counts: Sequence[int]) 
                 total[b.name] = total.get(b.name, 0) + count
 
 
-def executed(functions: Sequence[Function], coverage: Coverage) -> Executed:
-    """:meth:`TracedScript.executed` of ``functions`` (each graph built afresh)."""
-    return TracedScript(functions).executed(coverage)
-
-
 def read_coverage(data: Any) -> list[tuple[str, Ranges]] | None:
     """The harness's ``coverage`` field, checked: per function, its name and ranges
     ``[start, end, count]`` (the function's own first); None when malformed."""
@@ -764,6 +755,6 @@ def read_coverage(data: Any) -> list[tuple[str, Ranges]] | None:
 
 __all__ = ["APPROXIMATE", "MAX_TRACED_BYTECODES", "PRINTOUT_TOO_LARGE", "TOO_LARGE", "Block",
            "Bytecode", "Coverage", "Executed", "Function", "Graph", "Solved", "TamperedPrintout",
-           "TracedScript", "between_markers", "blocks_of", "broken_by", "counters", "executed",
-           "graph_of", "known_counts", "match_ranges", "parse_functions", "read_coverage",
-           "solve", "solve_counts"]
+           "TracedScript", "between_markers", "blocks_of", "broken_by", "graph_of",
+           "known_counts", "match_ranges", "parse_functions", "read_coverage", "solve",
+           "solve_counts"]
