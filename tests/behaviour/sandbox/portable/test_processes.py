@@ -15,6 +15,7 @@ from codequorum.behaviour.sandbox.limits import Limits
 from codequorum.behaviour.sandbox.portable import channel, processes
 from codequorum.behaviour.sandbox.portable import interpreter as wasm
 from codequorum.behaviour.sandbox.supervisor import run_candidates
+from codequorum.cli.main import main
 from codequorum.core.model import TestCase as Case
 
 SQUARE = [Case("call", args=(3,), expected=9, has_expected=True)]
@@ -88,6 +89,7 @@ RUN = '''
 import json
 import os
 from codequorum.behaviour.sandbox.limits import Limits
+from codequorum.cli.main import main
 from codequorum.behaviour.sandbox.portable import channel, processes
 from codequorum.behaviour.sandbox.supervisor import run_candidate
 from codequorum.core.model import TestCase as Case
@@ -115,3 +117,26 @@ def test_the_process_channel_needs_nothing_posix_only(tmp_path: Path) -> None:
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert seen == {"channel": "process", "status": "timeout", "method": "process",
                     "tests": [[True, None], [True, None], [None, "Timeout"]]}
+
+
+def test_humaneval_sets_score_the_same_over_both_channels(
+        tmp_path: Path, shared_dir: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    wanted = ("HumanEval/0", "HumanEval/2", "HumanEval/7")
+    with (shared_dir / "data" / "humaneval_codegen16b_t0.8.jsonl").open() as fh:
+        tasks = [t for t in map(json.loads, fh) if t["task_id"] in wanted]
+    rows = [{"task_id": t["task_id"], "samples": [t["prompt"] + s for s in t["samples"][:3]]}
+            for t in tasks]
+    path = tmp_path / "sets.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    reports = {}
+    for way in (channel.HOST, channel.PROCESS):
+        monkeypatch.setenv(channel.FORCE, way)
+        code = main(["score", str(path), "--problems", "humaneval", "--dynamic", "--sandbox",
+                     "portable", "--format", "json", "--no-tsed", "--jobs", "2"])
+        assert code == 0
+        reports[way] = capsys.readouterr().out
+    document = json.loads(reports[channel.PROCESS])
+    assert [s["task_id"] for s in document["sets"]] == list(wanted)
+    assert all(s["dynamic"] is not None for s in document["sets"])
+    assert reports[channel.HOST] == reports[channel.PROCESS]

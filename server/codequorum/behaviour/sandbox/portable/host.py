@@ -46,6 +46,8 @@ FUEL_PER_SECOND = 2_000_000_000
 #: counted against the version's budget.
 STARTUP_FUEL = 2_000_000_000
 STDERR_KEEP = 4096
+#: How long a version waits for its grader's guest to be ready.
+READY_SECONDS = 20.0
 #: How long a grader may take to leave once its version's guest has ended.
 GRADER_GRACE_SECONDS = 2.0
 
@@ -204,9 +206,12 @@ class Grader:
         self.thread = threading.Thread(target=self._run, daemon=True)
 
     def start(self) -> None:
-        """Take a grader guest started ahead and hand it the check harnesses."""
+        """Take a grader guest started ahead and hand it the check harnesses, once it is
+        ready (a guest's process started on the spot maps the module first: not on the
+        version's clock)."""
         self.warm = self.host.shared.take(True, max(self.host.fuel, 1) + self.host.fresh_fuel,
                                           self.host.memory)
+        self.warm.ready.wait(READY_SECONDS)
         self.warm.attach(self.on_stdout, lambda _data: None)
         self.warm.inbox.put(self.payload)
         self.thread.start()
@@ -325,9 +330,11 @@ def configure(config: Any, grader: bool, runtime: str, bundle: str, view: str | 
     return config
 
 
-def run_guest(shared: Any, config: Any, fuel: int, memory: int, guest: Any) -> None:
+def run_guest(shared: Any, config: Any, fuel: int, memory: int, guest: Any,
+              ready: Callable[[], None] = lambda: None) -> None:
     """Run ``guest.py`` in a fresh store and instance of ``shared``'s module until it ends:
-    memory capped, ``fuel`` to burn, stopped at an epoch tick once ``guest.halt``."""
+    memory capped, ``fuel`` to burn, stopped at an epoch tick once ``guest.halt``;
+    ``ready()`` just before its interpreter starts."""
     wasmtime = shared.wasmtime
     store = wasmtime.Store(shared.engine)
     store.set_limits(memory_size=memory)
@@ -339,6 +346,7 @@ def run_guest(shared: Any, config: Any, fuel: int, memory: int, guest: Any) -> N
     linker = wasi_io.linker(wasmtime, shared.engine, store, guest.wake)
     start = linker.instantiate(store, shared.module).exports(store)["_start"]
     assert isinstance(start, wasmtime.Func)
+    ready()
     with contextlib.suppress(wasmtime.ExitTrap):
         start(store)
 
@@ -652,7 +660,8 @@ def guest_main(argv: list[str]) -> int:
     config.stderr_custom = lambda data: _record(guest.stores, warm.STDERR, bytes(data))
     kind, text = warm.ENDED, ""
     try:
-        run_guest(shared, config, int(fuel), int(memory), guest)
+        run_guest(shared, config, int(fuel), int(memory), guest,
+                  lambda: _record(guest.stores, warm.READY, b""))
     except (wasmtime.Trap, wasmtime.WasmtimeError) as exc:
         kind, text = warm.TRAPPED, str(exc)
     except Exception as exc:  # a boundary: the runner hears why

@@ -37,8 +37,9 @@ KEYS = 4
 
 #: A record of ``host.py --guest`` on its stdout: kind, the store's fuel left, length.
 RECORD = struct.Struct("<BqI")
-#: Record kinds: the guest's writes on fd 1 and 2, then exactly one end.
-STDOUT, STDERR, ENDED, TRAPPED, FAILED = 1, 2, 3, 4, 5
+#: Record kinds: the guest's writes on fd 1 and 2, then exactly one end; ``READY`` once its
+#: process has mapped the module and made its instance (its interpreter starts next).
+STDOUT, STDERR, ENDED, TRAPPED, FAILED, READY = 1, 2, 3, 4, 5, 6
 
 
 class Trapped(Exception):
@@ -56,6 +57,7 @@ class Output:
         self.fuel_at_end = 0
         self.error: BaseException | None = None
         self.ended = threading.Event()
+        self.ready = threading.Event()  # about to run its interpreter
         self._lock = threading.Lock()
         self._held: list[tuple[int, bytes]] = []
         self._sinks: tuple[Callable[[bytes], None], Callable[[bytes], None]] | None = None
@@ -97,6 +99,7 @@ class Warm(Output):
 
     def __init__(self, start: Callable[[Warm], None], inbox: Any, view: str | None) -> None:
         super().__init__(inbox, view)
+        self.ready.set()
         self.stores: list[Any] = []
         self.thread = threading.Thread(target=self._run, args=(start,), daemon=True)
         self.thread.start()
@@ -160,6 +163,9 @@ class Remote(Output):
                 if kind in (STDOUT, STDERR):
                     self._write(kind, data)
                     continue
+                if kind == READY:
+                    self.ready.set()
+                    continue
                 self.fuel_at_end = fuel
                 if kind != ENDED:
                     text = data.decode("utf-8", "replace")
@@ -180,6 +186,7 @@ class Remote(Output):
     def _end(self) -> None:
         with_timeout_kill(self.proc)
         self.inbox.drop()
+        self.ready.set()
         self.ended.set()
 
     def discard(self) -> None:
