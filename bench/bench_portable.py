@@ -153,7 +153,7 @@ def main() -> None:
                   f"  p50 / strict {ratio:.1f}x")
     p50, p95, part = process_start(max(3, min(args.runs, 15)))
     print(f"a guest process's start (python, wasmtime, the module mapped): p50 {p50:.0f} ms"
-          f"  p95 {p95:.0f} ms; of which import wasmtime and mapping: p50 {part * 1000:.0f} ms")
+          f"  p95 {p95:.0f} ms; of which import wasmtime and mapping: p50 {part:.0f} ms")
 
 
 if __name__ == "__main__":

@@ -19,6 +19,11 @@ never in it: a second guest, the *grader* (``guest.py --grader``), gets the harn
 sources (from the runner's grader pipe, which the version's guest never sees) and runs
 ``grader.serve``; the host routes the grader's calls to the version's stdin and the
 version's answers to the grader's, and writes the verdicts on the runner's verdict pipe.
+
+The same ``Host`` serves every channel (``channel.py``): in this process for one version,
+in ``--serve`` for every version of a run, and in the runner's own process, loaded by
+``processes.py``, where each guest runs in a process of its own (``--guest``, ``Processes``)
+and the messages and verdicts are handed over as calls.
 """
 
 from __future__ import annotations
@@ -391,9 +396,10 @@ class Processes:
 
 
 def _remove(path: str) -> None:
-    """Remove a folder the host made, read-only views included."""
-    for root, folders, _files in os.walk(path):
-        for name in folders:
+    """Remove a folder the host made, read-only views included (on Windows a read-only
+    file cannot be removed either)."""
+    for root, folders, files in os.walk(path):
+        for name in folders + files:
             with contextlib.suppress(OSError):
                 os.chmod(os.path.join(root, name), 0o700)
     shutil.rmtree(path, ignore_errors=True)

@@ -184,10 +184,12 @@ class Remote(Output):
         return max(0, self._fuel - int(max(0.0, stopped - self._seen_at) * self.rate))
 
     def _end(self) -> None:
-        with_timeout_kill(self.proc)
+        """Ended: its version goes on at once; its process is then waited for (killed if it
+        lingers)."""
         self.inbox.drop()
         self.ready.set()
         self.ended.set()
+        with_timeout_kill(self.proc)
 
     def discard(self) -> None:
         """Stop the guest now: its process ends."""
