@@ -168,9 +168,10 @@ class CandidateResult:
     (the child sent something malformed or forged), ``cancelled`` or ``error``.
     ``tests`` holds every test that finished, plus the one that was running when the
     child ended abnormally. ``layers`` are the isolation layers that held;
-    ``start_method`` says how the child was started (``fork`` or ``exec``); ``module``
-    how the candidate's module loaded (None when it ran without one, or never got that far:
-    a syntax error, a sandbox that could not start).
+    ``start_method`` says how the child was started (``fork``, ``exec``, or ``process``:
+    the portable level over a process per guest); ``module`` how the candidate's module
+    loaded (None when it ran without one, or never got that far: a syntax error, a sandbox
+    that could not start).
     """
 
     index: int
