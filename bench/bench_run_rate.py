@@ -12,8 +12,11 @@ family it is measured on:
 1. each set's held-out risk ``p`` is the one ``fit_risk_families.py`` measures (fitted
    without its family, through the map fitted without it; the same features and L2);
 2. a run is one data file's sets of one size (10 versions, versions 1-5, versions 6-10),
-   whole or cut at random into runs of 10, 30 or 100 sets (what an editor holds sooner);
-3. a set's run statistic ``s`` is the mean of a per-set share (:data:`STATISTICS`) over
+   whole or cut at random into runs of 10, 30 or 100 sets (what an editor holds sooner;
+   :data:`CUTS` cuts, the sets of each cut measured once);
+3. a set's run statistic ``s`` is the mean of a per-set share (:data:`STATISTICS`; with
+   the family cache at hand also the share of versions passing every example but one
+   that fail that one, :func:`left_out_example`) over
    the ``n`` *other* sets of its run, shrunk toward its mean ``μ`` over the fit's
    families by ``n / (n + k)``; the risk becomes
    ``logit p' = logit p + β[kind] · n / (n + k) · (s - μ)``, one ``β`` per kind of
@@ -25,11 +28,11 @@ family it is measured on:
    measured never takes part);
 5. beside it, the run's rate as ``codequorum.judge.base_rate`` reads it from the run's
    risks (expectation-maximisation under label shift, the pseudo-count shipped), and each
-   set alone (today's risk);
+   set alone (the shipped risk);
 6. per family left out and run size: AUROC, ECE, mean risk against share wrong, the 90 %
    range's cells held (half-widths chosen without the family) and log-loss.
 
-    .venv/bin/python bench/bench_run_rate.py    # ~2 min, after fit_risk_families.py
+    .venv/bin/python bench/bench_run_rate.py    # ~1 min, after fit_risk_families.py
 """
 
 from __future__ import annotations
