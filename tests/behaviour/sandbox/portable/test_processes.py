@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from codequorum.behaviour.sandbox.limits import Limits
-from codequorum.behaviour.sandbox.portable import channel, processes
+from codequorum.behaviour.sandbox.portable import channel, endings, processes
 from codequorum.behaviour.sandbox.portable import interpreter as wasm
-from codequorum.behaviour.sandbox.supervisor import run_candidates
+from codequorum.behaviour.sandbox.supervisor import encode_test, run_candidates
 from codequorum.cli.main import main
 from codequorum.core.model import TestCase as Case
 
@@ -90,7 +90,7 @@ import json
 import os
 from codequorum.behaviour.sandbox.limits import Limits
 from codequorum.cli.main import main
-from codequorum.behaviour.sandbox.portable import channel, processes
+from codequorum.behaviour.sandbox.portable import channel, endings, processes
 from codequorum.behaviour.sandbox.supervisor import run_candidate
 from codequorum.core.model import TestCase as Case
 
@@ -140,3 +140,17 @@ def test_humaneval_sets_score_the_same_over_both_channels(
     assert [s["task_id"] for s in document["sets"]] == list(wanted)
     assert all(s["dynamic"] is not None for s in document["sets"])
     assert reports[channel.HOST] == reports[channel.PROCESS]
+
+
+def test_a_guest_process_that_cannot_start_says_why(tmp_path: Path) -> None:
+    args = _host_args()
+    args[1] = str(tmp_path / "missing.cwasm")  # no compiled interpreter there
+    run = {"type": "run", "code": GOOD, "tests": [encode_test(SQUARE[0])],
+           "entry_point": "sq", "limits": Limits().to_dict(), "trace": True}
+    events: list[tuple[str, bytes]] = []
+    version = processes.Version(args, run, {}, lambda kind, data: events.append((kind, data)))
+    code, stderr = version.wait()
+    assert code == endings.HOST_ERROR
+    assert b"portable sandbox: RuntimeError: WasmtimeError" in stderr
+    assert b"failed to open file" in stderr
+    assert events == [("exited", b"")]  # nothing was run, nothing was said

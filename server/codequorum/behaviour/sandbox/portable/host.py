@@ -652,28 +652,41 @@ def guest_main(argv: list[str]) -> int:
     """``host.py --guest <cwasm> <the guest's /usr> <bundle> <fuel> <memory> <view or "">
     version|grader``: one guest in this process (``warm.Remote``). Its stdin is this
     process's own, inherited (an ordinary pipe on every system); each of its writes goes
-    out on stdout as a record with the store's fuel left, then one record of its end."""
-    import wasmtime
-
-    compiled, runtime, bundle, fuel, memory, view, role = argv[2:9]
-    engine = interpreter.make_engine()
-    shared = types.SimpleNamespace(wasmtime=wasmtime, engine=engine,
-                                   module=wasmtime.Module.deserialize_file(engine, compiled))
-    guest = types.SimpleNamespace(halt=False, wake=threading.Event(), stores=[])
-    config = configure(wasmtime.WasiConfig(), role == "grader", runtime, bundle, view or None)
-    config.inherit_stdin()
-    config.stdout_custom = lambda data: _record(guest.stores, warm.STDOUT, bytes(data))
-    config.stderr_custom = lambda data: _record(guest.stores, warm.STDERR, bytes(data))
+    out on stdout as a record with the store's fuel left, then one record of its end (a
+    guest that could not be made here: ``FAILED``, with why)."""
+    stores: list[Any] = []
+    try:
+        wasmtime, shared, guest, config = _one_guest(argv, stores)
+    except Exception as exc:  # a boundary: the runner hears why
+        _record(stores, warm.FAILED, f"{type(exc).__name__}: {exc}".encode()[:STDERR_KEEP])
+        return 0
     kind, text = warm.ENDED, ""
     try:
-        run_guest(shared, config, int(fuel), int(memory), guest,
-                  lambda: _record(guest.stores, warm.READY, b""))
+        run_guest(shared, config, int(argv[5]), int(argv[6]), guest,
+                  lambda: _record(stores, warm.READY, b""))
     except (wasmtime.Trap, wasmtime.WasmtimeError) as exc:
         kind, text = warm.TRAPPED, str(exc)
     except Exception as exc:  # a boundary: the runner hears why
         kind, text = warm.FAILED, f"{type(exc).__name__}: {exc}"
-    _record(guest.stores, kind, text.encode("utf-8", "replace")[:STDERR_KEEP])
+    _record(stores, kind, text.encode("utf-8", "replace")[:STDERR_KEEP])
     return 0
+
+
+def _one_guest(argv: list[str], stores: list[Any]) -> tuple[Any, Any, Any, Any]:
+    """wasmtime, the engine and module, the guest and its ``WasiConfig`` for ``--guest``:
+    stdin inherited, stdout and stderr as records."""
+    import wasmtime
+
+    compiled, runtime, bundle, _fuel, _memory, view, role = argv[2:9]
+    engine = interpreter.make_engine()
+    shared = types.SimpleNamespace(wasmtime=wasmtime, engine=engine,
+                                   module=wasmtime.Module.deserialize_file(engine, compiled))
+    guest = types.SimpleNamespace(halt=False, wake=threading.Event(), stores=stores)
+    config = configure(wasmtime.WasiConfig(), role == "grader", runtime, bundle, view or None)
+    config.inherit_stdin()
+    config.stdout_custom = lambda data: _record(stores, warm.STDOUT, bytes(data))
+    config.stderr_custom = lambda data: _record(stores, warm.STDERR, bytes(data))
+    return wasmtime, shared, guest, config
 
 
 def _record(stores: list[Any], kind: int, data: bytes) -> None:
