@@ -37,6 +37,7 @@ from codequorum.behaviour.sandbox.supervisor import (
     TestOutcome,
     _Child,
     _ChildRun,
+    _Killable,
 )
 from codequorum.core.errors import SandboxUnavailableError
 from codequorum.core.limits import InputLimitError
@@ -201,7 +202,7 @@ class NodeRun(_ChildRun):
         made."""
         return self._grouped(command(self.node, self.limits, msg_w))
 
-    def _on_output(self, proc: _Child, kind: str, data: bytes) -> None:
+    def _on_output(self, proc: _Killable, kind: str, data: bytes) -> None:
         if kind == "stdout" and (self.message is not None or self.trace):  # bytecode printout
             if self._overflow or len(self.stdout_text) + len(data) > COUNT_OUTPUT_BYTES:
                 if self.message is not None:
