@@ -235,6 +235,8 @@ class NodeRun(_ChildRun):
         return self._traced
 
     def _traced_functions(self) -> list[node_trace.Function]:
+        """The printed functions between the markers; none when the printout overflowed,
+        lacks its markers or a name wrote into it."""
         if self._overflow:
             return []
         done = next((m for m in self.messages if m.get("type") == "done"), None)
