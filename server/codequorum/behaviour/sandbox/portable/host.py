@@ -62,6 +62,23 @@ GRADER_GRACE_SECONDS = 2.0
 STACK_TRAPS = ("MEMORY_OUT_OF_BOUNDS", "STACK_OVERFLOW")
 STACK_MESSAGE = ("maximum recursion depth exceeded: the interpreter's C stack in the "
                  "portable sandbox ran out (recursion through builtins)")
+#: How a guest in a process of its own names its trap's code, first in what it reports.
+TRAP_LINE = "trap code: "
+
+
+def trap_name(exc: BaseException) -> str | None:
+    """The ``wasmtime.TrapCode`` name of a guest's trap: from the trap itself, or from the
+    first line a guest in a process of its own reported (``TRAP_LINE``); None for another
+    error."""
+    code = getattr(exc, "trap_code", None)
+    if code is not None:
+        return str(getattr(code, "name", "")) or None
+    text = str(exc)
+    if text.startswith(TRAP_LINE):
+        return text[len(TRAP_LINE):].partition("\n")[0] or None
+    return None
+
+
 #: A trap that ends a run, in words (by ``wasmtime.TrapCode`` name).
 TRAP_WORDS = {
     "MEMORY_OUT_OF_BOUNDS": "an access out of bounds (the interpreter's C stack ran out)",
@@ -547,8 +564,7 @@ class Host:
             return 0
         if self.fuel <= 0 or "fuel" in str(exc):
             return int(endings.FUEL)
-        code = getattr(exc, "trap_code", None)
-        name = getattr(code, "name", None)
+        name = trap_name(exc)
         if guest.running is not None and name in STACK_TRAPS:
             guest.stop = "stack"  # that test's outcome; the tests left run afresh
             return 0
@@ -700,7 +716,8 @@ def guest_main(argv: list[str]) -> int:
         run_guest(shared, config, int(argv[5]), int(argv[6]), guest,
                   lambda: _record(stores, warm.READY, b""))
     except (wasmtime.Trap, wasmtime.WasmtimeError) as exc:
-        kind, text = warm.TRAPPED, str(exc)
+        name = trap_name(exc)
+        kind, text = warm.TRAPPED, (f"{TRAP_LINE}{name}\n" if name else "") + str(exc)
     except Exception as exc:  # a boundary: the runner hears why
         kind, text = warm.FAILED, f"{type(exc).__name__}: {exc}"
     _record(stores, kind, text.encode("utf-8", "replace")[:STDERR_KEEP])
