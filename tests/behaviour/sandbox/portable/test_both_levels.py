@@ -175,3 +175,15 @@ def test_a_version_that_tampers_with_its_tracer_misstates_only_its_own_counts(
     assert all(t.opcode_total > 1000 for t in beside[0].tests)
     assert [t.opcodes for t in beside[2].tests] == [None, None]
     assert all(t.passed for result in beside for t in result.tests)
+
+
+@pytest.mark.parametrize("level", ["strict", "portable"])
+def test_looking_for_a_refused_module_is_not_refused_only_loading_it(level: str) -> None:
+    """A module that checks for an optional dependency (``find_spec``) hears as before
+    whether it is there; only loading a refused one is refused."""
+    code = ("import importlib.util\ndef f(n):\n"
+            "    return (importlib.util.find_spec('_testcapi') is not None,\n"
+            "            importlib.util.find_spec('cffi') is None, n)\n")
+    [result] = run_candidates([code], TESTS[:1], "f", Limits(wall_seconds=20.0), sandbox=level)
+    assert result.status == "ok", result.detail
+    assert [t.output for t in result.tests] == ["(True, True, 3)"]
