@@ -59,6 +59,6 @@ async def compare_command(ls: Host, args: c.CompareArgs) -> c.CompareResult:
         )
     return c.CompareResult(
         **summary_fields(snapshot, entry, analysis),
-        codes=[s.code for s in analysis.version_set.samples],
+        codes=[s.code for s in analysis.version_set.versions],
         diff=diff,
     )

@@ -50,15 +50,15 @@ async def function_analysis(
 
 def version_fields(analysis: FunctionAnalysis, index: int) -> dict[str, Any]:
     """What every answer says of one version: its place, label and where it came from."""
-    sample = analysis.version_set.samples[index]
+    version = analysis.version_set.versions[index]
     return {"index": index, "version": index + 1, "label": analysis.label(index),
-            "origin": sample.origin, "provider": sample.provider, "model": sample.model}
+            "origin": version.origin, "provider": version.provider, "model": version.model}
 
 
 def version_infos(analysis: FunctionAnalysis) -> list[c.VersionInfo]:
     return [
         c.VersionInfo(**version_fields(analysis, i), cluster=analysis.cluster_of(i))
-        for i in range(len(analysis.version_set.samples))
+        for i in range(len(analysis.version_set.versions))
     ]
 
 
