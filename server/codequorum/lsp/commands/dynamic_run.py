@@ -17,7 +17,7 @@ from codequorum.core.safe_text import safe_text
 from codequorum.judge.dynamic_rules import dynamic_verdicts
 from codequorum.lsp import contract as c
 from codequorum.lsp.commands.registry import RUN_DYNAMIC, CommandError
-from codequorum.lsp.commands.resolve import function_analysis
+from codequorum.lsp.commands.resolve import function_analysis, lookup
 from codequorum.lsp.documents import FunctionEntry, Snapshot
 from codequorum.lsp.engine import Engine, FunctionAnalysis, ran_nothing
 from codequorum.lsp.hover import DYNAMIC_FIGURES
@@ -149,7 +149,7 @@ async def runnable(
     dynamic analysis is off, the function has no versions, or it is not Python."""
     if not ls.settings_for(args.uri).dynamic.enable:
         raise CommandError(f"{RUN_DYNAMIC}: dynamic analysis is off (codequorum.dynamic.enable)")
-    snapshot, entry, analysis = await function_analysis(ls, args, RUN_DYNAMIC)
+    snapshot, entry, analysis = await function_analysis(lookup(ls), args, RUN_DYNAMIC)
     if analysis is None:
         raise CommandError(f"{RUN_DYNAMIC}: no versions of '{entry.qualified_name}' yet")
     if runtime_for(analysis.language) is None:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from codequorum.lsp import contract as c
 from codequorum.lsp.actions import users_head
 from codequorum.lsp.commands.registry import SHOW_VERSION, CommandError, command
-from codequorum.lsp.commands.resolve import function_analysis, version_fields
+from codequorum.lsp.commands.resolve import function_analysis, lookup, version_fields
 from codequorum.lsp.documents import reindent
 from codequorum.render.findings import consensus
 
@@ -21,7 +21,7 @@ async def show_version_command(ls: Host, args: c.ShowVersionArgs) -> c.ShowVersi
     which: int | str | None = args.version
     if which is None and args.index is not None:
         which = args.index + 1
-    snapshot, entry, analysis = await function_analysis(ls, args, SHOW_VERSION)
+    snapshot, entry, analysis = await function_analysis(lookup(ls), args, SHOW_VERSION)
     if analysis is None:
         raise CommandError(f"{SHOW_VERSION}: no versions of '{entry.qualified_name}' yet")
     named = {

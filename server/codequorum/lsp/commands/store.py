@@ -13,7 +13,7 @@ from codequorum.core.limits import json_depth_problem
 from codequorum.core.model import Version
 from codequorum.lsp import contract as c
 from codequorum.lsp.commands.registry import CommandError
-from codequorum.lsp.commands.resolve import resolve_function
+from codequorum.lsp.commands.resolve import lookup, resolve_function
 from codequorum.lsp.commands.run_dynamic import run_arrived
 
 if TYPE_CHECKING:
@@ -65,7 +65,7 @@ def text_or_none(value: Any) -> str | None:
 async def store_versions(
     ls: Host, target: c.FunctionArgs, command: str, versions: list[Version]
 ) -> c.StoreResult:
-    snapshot, entry = await resolve_function(ls, target, command,
+    snapshot, entry = await resolve_function(lookup(ls), target, command,
                                              required=target.qualified_name is None)
     name = entry.qualified_name if entry else target.qualified_name
     assert name is not None and snapshot.language is not None
