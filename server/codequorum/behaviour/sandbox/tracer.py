@@ -1,13 +1,20 @@
 """Opcode counts of the candidate's own code objects (stdlib only; runs in the child).
 
-Two mechanisms with identical counts on 3.12+:
+Three mechanisms with identical counts:
 
 - ``monitoring`` (3.12+): ``sys.monitoring`` INSTRUCTION events, enabled with
   ``set_local_events`` on the candidate's code objects only, so harness and library code
   run at full speed. The callback does one dict lookup and one list increment.
-- ``settrace`` (3.11, or forced): ``sys.settrace``; the global trace function turns on
-  ``f_trace_opcodes`` only in frames of candidate code objects and returns a per-code
-  local tracer that increments ``counts[f_lasti]``.
+- ``settrace`` (3.11, or forced): ``sys.settrace``; the global trace function gives only
+  frames of candidate code objects a local tracer. On 3.11 it counts whole straight runs:
+  a *line* event at offset ``e`` whose run (the instructions that must follow ``e``
+  until the next trace event, see :func:`run_links`) is known counts one entry at ``e``;
+  the frame gets per-opcode events only where no run is known (branches inside a line,
+  yields, re-raises) and after an *exception* event, which also marks the rest of the run
+  as not executed. On 3.12+ it counts per opcode, as ``settrace-opcodes`` does.
+- ``settrace-opcodes``: ``f_trace_opcodes`` in candidate frames and ``counts[f_lasti]``
+  per opcode event: the reference the run counting is tested against, and the bench's
+  baseline.
 
 Counts are kept per (code object, byte offset) and mapped to base opnames (as ``dis``
 shows them: no CACHE, no specialised or instrumented names) once per :meth:`take`.
@@ -23,7 +30,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-MODES = ("monitoring", "settrace")
+MODES = ("monitoring", "settrace", "settrace-opcodes")
 _TOOL_NAME = "codequorum-tracer"
 
 
@@ -74,6 +81,119 @@ def _opname_table_311(code: CodeType) -> list[str]:
     return table
 
 
+# straight runs (3.11) ------------------------------------------------------------
+#: 3.11's line events: a *line* event fires before an instruction whose line differs from
+#: the previous instruction's, or that a backward jump reached (never on a line of None,
+#: never on the instruction after EXTENDED_ARG, and after the first RESUME always).
+LINE_RUNS = sys.version_info[:2] == (3, 11)
+END = -1  # the run ends here: each successor starts with a trace event
+NO_RUN = -2  # no run is known from here: counted per opcode
+_OP = opcode.opmap
+#: Leave the frame or its instruction stream with no event that says where: yields and
+#: re-raises (a bare ``raise`` re-raises too, see :func:`_step`).
+_NO_EVENT_EXITS = frozenset(
+    _OP[name] for name in ("YIELD_VALUE", "SEND", "RESUME", "RERAISE", "RETURN_GENERATOR",
+                           "END_ASYNC_FOR") if name in _OP
+)
+_UNCONDITIONAL = frozenset(
+    _OP[name] for name in ("JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT")
+    if name in _OP
+)
+_JUMPS = frozenset(opcode.hasjrel)
+
+
+class RunTable:
+    """One 3.11 code object's straight runs.
+
+    ``links[o]``: the offset executed after ``o`` without a trace event in between,
+    :data:`END` or :data:`NO_RUN`; ``counted[o]``: an opcode event fires at ``o``;
+    ``straight[o]``: a run is known from ``o``; ``start_of[o]``: the instruction holding
+    byte ``o`` (an exception event may point at a CALL's last cache entry).
+    """
+
+    def __init__(self, code: CodeType) -> None:
+        instructions = _decode_311(code)
+        size = len(code.co_code) + 2
+        self.links = [NO_RUN] * size
+        self.counted = bytearray(size)
+        self.start_of = list(range(size))
+        first = next((o for o, op, _a, _e in instructions if op == _OP["RESUME"]), size)
+        after_ext = {e for _o, op, _a, e in instructions if op == opcode.EXTENDED_ARG}
+        lines = _lines(code, size)
+        for off, op, arg, end in reversed(instructions):
+            self.start_of[off:end] = [off] * (end - off)
+            if off <= first:
+                continue
+            self.counted[off] = off not in after_ext and op != _OP["RESUME"]
+            link = _step(off, op, arg, end, lines, after_ext)
+            self.links[off] = NO_RUN if link >= 0 and self.links[link] == NO_RUN else link
+        self.straight = bytearray(link != NO_RUN for link in self.links)
+
+    def run(self, offset: int) -> list[int]:
+        """The counted offsets of the run from ``offset`` (which it includes)."""
+        out: list[int] = []
+        while offset >= 0:
+            if self.counted[offset]:
+                out.append(offset)
+            offset = self.links[offset]
+        return out
+
+
+def _decode_311(code: CodeType) -> list[tuple[int, int, int, int]]:
+    """(offset, base opcode, argument with EXTENDED_ARG, end offset after the caches)."""
+    caches: list[int] = opcode._inline_cache_entries  # type: ignore[attr-defined]
+    raw = code.co_code
+    out = []
+    offset = extended = 0
+    while offset < len(raw):
+        op = raw[offset]
+        arg = raw[offset + 1] | extended
+        extended = arg << 8 if op == opcode.EXTENDED_ARG else 0
+        end = offset + 2 + 2 * caches[op]
+        out.append((offset, op, arg, end))
+        offset = end
+    return out
+
+
+def _lines(code: CodeType, size: int) -> list[int]:
+    """Byte offset -> line (-1 where it has none)."""
+    lines = [-1] * size
+    for start, end, line in code.co_lines():
+        if line is not None:
+            lines[start:end] = [line] * (end - start)
+    return lines
+
+
+def _step(
+    off: int, op: int, arg: int, end: int, lines: list[int], after_ext: set[int]
+) -> int:
+    """Where a run goes after the instruction at ``off``: the next offset reached with no
+    trace event, :data:`END` if every way on starts with one, :data:`NO_RUN` if not."""
+    if op in _NO_EVENT_EXITS or (op == _OP["RAISE_VARARGS"] and arg == 0):
+        return NO_RUN
+    if op in (_OP["RETURN_VALUE"], _OP["RAISE_VARARGS"]):
+        return END  # a 'return' ends the frame; a raise gives an 'exception' event
+    here = lines[off]
+    if op in _JUMPS:
+        target = off + 2 + 2 * (-arg if "BACKWARD" in opcode.opname[op] else arg)
+        event = _line_event(target, off, here, lines, after_ext)
+        if op in _UNCONDITIONAL:
+            return END if event else (target if target > off else NO_RUN)
+        return END if event and _line_event(end, off, here, lines, after_ext) else NO_RUN
+    if end >= len(lines) - 2:
+        return NO_RUN
+    return END if _line_event(end, off, here, lines, after_ext) else end
+
+
+def _line_event(
+    to: int, off: int, line: int, lines: list[int], after_ext: set[int]
+) -> bool:
+    """Whether going from ``off`` (on ``line``) to ``to`` fires a line event at ``to``."""
+    if to >= len(lines) - 2 or lines[to] == -1 or to in after_ext:
+        return False
+    return to < off or lines[to] != line
+
+
 class OpcodeTracer:
     """Counts executed instructions of registered code objects between start and stop."""
 
@@ -91,6 +211,10 @@ class OpcodeTracer:
         self._by_id: dict[int, list[int]] = {}
         self._tables: dict[int, list[str]] = {}
         self._locals: dict[int, Any] = {}
+        # settrace on 3.11: entries of straight runs per offset, and the offsets where an
+        # exception event cut a run short (see RunTable).
+        self._line_runs = self.mode == "settrace" and LINE_RUNS
+        self._runs: dict[int, tuple[RunTable, list[int], list[int]]] = {}
         self._tool: int | None = None
         self._global: Any = None
         self._active = False
@@ -104,7 +228,13 @@ class OpcodeTracer:
             arr = [0] * (len(co.co_code) + 2)
             self._counts[id(co)] = (co, arr)
             self._by_id[id(co)] = arr
-            self._locals[id(co)] = _make_local_tracer(arr)
+            if self._line_runs:
+                table = RunTable(co)
+                starts, stops = [0] * len(arr), [0] * len(arr)
+                self._runs[id(co)] = (table, starts, stops)
+                self._locals[id(co)] = _make_run_tracer(arr, starts, stops, table.straight)
+            else:
+                self._locals[id(co)] = _make_local_tracer(arr)
 
     # start / stop ----------------------------------------------------------------
     def start(self) -> None:
@@ -128,7 +258,7 @@ class OpcodeTracer:
             # has asked for them already (the interpreter's f_opcode_trace_set flag).
             here = sys._getframe()
             here.f_trace_opcodes = True
-            self._global = _make_global_tracer(self._locals)
+            self._global = _make_global_tracer(self._locals, self._line_runs)
             sys.settrace(self._global)
             here.f_trace_opcodes = False
 
@@ -168,18 +298,23 @@ class OpcodeTracer:
     def take(self) -> dict[str, int]:
         """Opname counts since the last take; resets the counters."""
         out: dict[str, int] = {}
+        for key, (runs, starts, stops) in self._runs.items():
+            _add_runs(runs, starts, stops, self._counts[key][1])
         for key, (co, arr) in self._counts.items():
-            table = None
-            for off, n in enumerate(arr):
-                if n:
-                    if table is None:
-                        table = self._tables.get(key)
-                        if table is None:
-                            table = self._tables[key] = opname_table(co)
-                    name = table[off] if off < len(table) else "?"
-                    out[name] = out.get(name, 0) + n
-                    arr[off] = 0
+            if any(arr):
+                self._add_names(key, co, arr, out)
         return out
+
+    def _add_names(self, key: int, co: CodeType, arr: list[int], out: dict[str, int]) -> None:
+        """Add one code object's counts to ``out`` by opname and reset them."""
+        table = self._tables.get(key)
+        if table is None:
+            table = self._tables[key] = opname_table(co)
+        for off, n in enumerate(arr):
+            if n:
+                name = table[off] if off < len(table) else "?"
+                out[name] = out.get(name, 0) + n
+                arr[off] = 0
 
 
 def _make_callback(by_id: dict[int, list[int]]) -> Any:
@@ -206,7 +341,45 @@ def _make_local_tracer(arr: list[int]) -> Any:
     return local
 
 
-def _make_global_tracer(locals_by_id: dict[int, Any]) -> Any:
+def _make_run_tracer(
+    arr: list[int], starts: list[int], stops: list[int], straight: bytearray
+) -> Any:
+    """The local tracer counting straight runs; ``f_trace_opcodes`` is the frame's mode:
+    off while a run is being executed, on where opcodes are counted one by one."""
+
+    def local(frame: Any, event: str, arg: Any) -> Any:
+        if event == "line":
+            at = frame.f_lasti
+            if straight[at]:
+                starts[at] += 1
+                frame.f_trace_opcodes = False  # read after this call: no event for ``at``
+            else:
+                frame.f_trace_opcodes = True
+        elif event == "opcode":
+            arr[frame.f_lasti] += 1
+        elif event == "exception" and not frame.f_trace_opcodes:
+            stops[frame.f_lasti] += 1  # the run stopped here; count the rest one by one
+            frame.f_trace_opcodes = True
+        return local
+
+    return local
+
+
+def _add_runs(table: RunTable, starts: list[int], stops: list[int], arr: list[int]) -> None:
+    """Add the runs' counts to ``arr`` (per offset) and reset ``starts`` and ``stops``."""
+    for offset, n in enumerate(starts):
+        if n:
+            for at in table.run(offset):
+                arr[at] += n
+            starts[offset] = 0
+    for offset, n in enumerate(stops):
+        if n:
+            for at in table.run(table.start_of[offset])[1:]:
+                arr[at] -= n
+            stops[offset] = 0
+
+
+def _make_global_tracer(locals_by_id: dict[int, Any], line_runs: bool) -> Any:
     get = locals_by_id.get
 
     def global_trace(frame: Any, event: str, arg: Any) -> Any:
@@ -214,7 +387,9 @@ def _make_global_tracer(locals_by_id: dict[int, Any]) -> Any:
         if local is not None:
             # 3.12+ only switches opcode events on when f_trace is already set.
             frame.f_trace = local
-            frame.f_trace_lines = False
+            frame.f_trace_lines = line_runs
+            # Counted one by one until a line event starts a known run (a resumed
+            # generator continues its line without one).
             frame.f_trace_opcodes = True
         return local
 
