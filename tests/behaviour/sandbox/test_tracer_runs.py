@@ -95,6 +95,19 @@ VERSIONS: dict[str, tuple[str, list[tuple[Any, ...]]]] = {
                      [([1, -2, 3],), ([1],)]),
     "chained_compare": ("def f(a, b, c):\n    return a < b < c\n", [(1, 2, 3), (3, 2, 1)]),
     "extended_arg": (WIDE, [(1,), ("s",)]),
+    "loops_break_continue": ("def f(xs):\n    out = 0\n    for x in xs:\n"
+                             "        for y in xs:\n            if y > x: break\n"
+                             "            if y == x:\n                continue\n"
+                             "            out += y\n        else:\n            out -= 1\n"
+                             "    while True:\n        out += 1\n        if out > 3: break\n"
+                             "    return out\n", [([],), ([3, 1, 2],), ([1, 1, 0, 5],)]),
+    "try_in_loop": ("def f(xs):\n    bad = 0\n    for x in xs:\n        try:\n"
+                    "            bad += 10 // x\n        except ZeroDivisionError:\n"
+                    "            bad -= 1\n            continue\n        bad += 1\n"
+                    "    return bad\n", [([1, 0, 2, 0],), ([],)]),
+    "walrus_and_any": ("def f(xs):\n    if (n := len(xs)) > 2 and any(x < 0 for x in xs):\n"
+                       "        return n\n    return [y for x in xs if (y := x * 2) > 2]\n",
+                       [([1, 2, -3],), ([1, 2, 3],)]),
     "iterator_class": ("class It:\n    def __init__(self, n):\n        self.n = n\n"
                        "    def __iter__(self):\n        return self\n    def __next__(self):\n"
                        "        if self.n <= 0:\n            raise StopIteration\n"
@@ -169,10 +182,24 @@ def test_a_one_line_function_is_one_run() -> None:
     assert not table.counted[0]
 
 
-def test_a_loop_body_is_counted_in_runs_and_its_header_per_opcode() -> None:
+def test_a_whole_loop_is_counted_in_runs() -> None:
+    """Every line of the loop starts a run; the header's FOR_ITER assumes another turn
+    (leaving, it corrects at the exit), the closing jump has no line (a connector, added
+    at the header's line event)."""
     table, firsts, raw = _table(LOOP)
-    assert table.straight[firsts[5]] and table.straight[firsts[6]]  # if, +=: runs
-    assert len(table.run(firsts[6])) == 7  # through the JUMP_FORWARD over the else
+    assert all(table.straight[offset] for offset in firsts.values() if offset)
+    assert len(table.run(firsts[6])) == 7  # total += i * 2, through the JUMP_FORWARD
     for_iter = raw.index(bytes([opcode.opmap["FOR_ITER"]]), firsts[4])
-    assert table.links[for_iter] == NO_RUN  # a branch inside its line
-    assert table.run(firsts[2]) == [firsts[2], firsts[2] + 2]  # total = 0
+    assert table.run(for_iter) == [for_iter, for_iter + 2]  # FOR_ITER, STORE_FAST i
+    assert table.fixes[firsts[11]] == (-(for_iter + 2),)  # the exit: no STORE_FAST
+    closing = raw.index(bytes([opcode.opmap["JUMP_BACKWARD"]]))
+    assert table.fixes[for_iter] == (closing,) == table.raised[closing]
+
+
+def test_a_loop_left_by_break_and_by_exhaustion_is_counted_per_opcode_at_its_header() -> None:
+    """Two ways out of a loop with different corrections: the header's run is dropped."""
+    table, firsts, raw = _table("def f(xs):\n    for x in xs:\n        if x:\n            break\n"
+                                "    return 1\n")
+    for_iter = raw.index(bytes([opcode.opmap["FOR_ITER"]]))
+    assert table.links[for_iter] == NO_RUN
+    assert table.straight[firsts[3]] and table.straight[firsts[5]]

@@ -100,34 +100,52 @@ _UNCONDITIONAL = frozenset(
     if name in _OP
 )
 _JUMPS = frozenset(opcode.hasjrel)
+_EXITS = frozenset((_OP["RETURN_VALUE"], _OP["RAISE_VARARGS"]))
+
+
+#: A correction applied once per event: signed offsets, +o counts o once more, -o once less.
+Fix = tuple[int, ...]
+#: An edge a run may leave by: (from, to, ``to`` is a connector, the edge is a branch's
+#: side the run did not assume).
+Edge = tuple[int, int, bool, bool]
 
 
 class RunTable:
     """One 3.11 code object's straight runs.
 
-    ``links[o]``: the offset executed after ``o`` without a trace event in between,
-    :data:`END` or :data:`NO_RUN`; ``counted[o]``: an opcode event fires at ``o``;
-    ``straight[o]``: a run is known from ``o``; ``start_of[o]``: the instruction holding
-    byte ``o`` (an exception event may point at a CALL's last cache entry).
+    ``links[o]``: the offset executed after ``o`` without a trace event in between (at a
+    branch with an event on one side only: the other side, assumed), :data:`END`
+    or :data:`NO_RUN`; ``counted[o]``: an opcode event fires at ``o``; ``straight[o]``: a
+    run is known from ``o``; ``start_of[o]``: the instruction holding byte ``o`` (an
+    exception event may point at a CALL's last cache entry). A line event at ``o`` reached
+    while a run was being counted applies ``fixes[o]``: the run's assumed part that the
+    branch did not take, minus, and a *connector* passed on the way, plus (an instruction
+    without a line, which fires no event: a loop's closing jump). ``raised[c]``: the same
+    when connector ``c`` raised.
     """
 
     def __init__(self, code: CodeType) -> None:
-        instructions = _decode_311(code)
-        size = len(code.co_code) + 2
-        self.links = [NO_RUN] * size
-        self.counted = bytearray(size)
-        self.start_of = list(range(size))
-        first = next((o for o, op, _a, _e in instructions if op == _OP["RESUME"]), size)
-        after_ext = {e for _o, op, _a, e in instructions if op == opcode.EXTENDED_ARG}
-        lines = _lines(code, size)
-        for off, op, arg, end in reversed(instructions):
+        shape = _Shape(code)
+        self.links = [NO_RUN] * shape.size
+        self.counted = bytearray(shape.size)
+        self.start_of = list(range(shape.size))
+        edges: list[Edge] = []
+        for off, op, arg, end in reversed(shape.instructions):
             self.start_of[off:end] = [off] * (end - off)
-            if off <= first:
-                continue
-            self.counted[off] = off not in after_ext and op != _OP["RESUME"]
-            link = _step(off, op, arg, end, lines, after_ext)
-            self.links[off] = NO_RUN if link >= 0 and self.links[link] == NO_RUN else link
+            if off > shape.first:
+                self.counted[off] = off not in shape.after_ext and op != _OP["RESUME"]
+                if shape.lines[off] != -1:
+                    self.links[off] = _step(shape, off, op, arg, end, edges)
+        self._propagate()
+        self.fixes: dict[int, Fix] = {}
+        self.raised: dict[int, Fix] = {}
+        for off in self._settle(shape, edges):
+            self.links[off] = NO_RUN
+        self._propagate()
         self.straight = bytearray(link != NO_RUN for link in self.links)
+        self.landing = bytearray(shape.size)
+        for off, fix in self.fixes.items():
+            self.landing[off] = bool(fix)
 
     def run(self, offset: int) -> list[int]:
         """The counted offsets of the run from ``offset`` (which it includes)."""
@@ -137,6 +155,121 @@ class RunTable:
                 out.append(offset)
             offset = self.links[offset]
         return out
+
+    def _propagate(self) -> None:
+        """No run from an offset whose run goes on to one with none (links go forward)."""
+        links = self.links
+        for off in range(len(links) - 1, -1, -1):
+            if links[off] >= 0 and links[links[off]] == NO_RUN:
+                links[off] = NO_RUN
+
+    def _settle(self, shape: _Shape, edges: list[Edge]) -> set[int]:
+        """Each landing's and connector's correction; the offsets whose edges disagree
+        with one another on it (their runs are dropped)."""
+        bad: set[int] = set()
+        into: dict[int, list[tuple[tuple[int, ...], Fix]]] = {}
+        landings: dict[int, list[tuple[tuple[int, ...], Fix]]] = {}
+        for source, to, via, assumed in edges:
+            if self.links[source] != NO_RUN:
+                fix = tuple(-o for o in self.run(self.links[source])) if assumed else ()
+                (into if via else landings).setdefault(to, []).append(((source,), fix))
+        for connector, arrivals in into.items():
+            base = _agreed(arrivals, bad)
+            own = (*base, connector) if self.counted[connector] else base
+            self.raised[connector] = own
+            sources = tuple(o for srcs, _f in arrivals for o in srcs)
+            landings.setdefault(shape.exit_of(connector), []).append((sources, own))
+        for landing, arrivals in landings.items():
+            self.fixes[landing] = _agreed(arrivals, bad)
+        return bad
+
+
+def _agreed(arrivals: list[tuple[tuple[int, ...], Fix]], bad: set[int]) -> Fix:
+    """The one correction all ``arrivals`` agree on; if they differ, none, and the
+    sources of every non-empty one go to ``bad``."""
+    fixes = {fix for _srcs, fix in arrivals}
+    if len(fixes) == 1:
+        return fixes.pop()
+    for sources, fix in arrivals:
+        if fix:
+            bad.update(sources)
+    return ()
+
+
+class _Shape:
+    """A 3.11 code object's instructions and lines, as the run analysis reads them."""
+
+    def __init__(self, code: CodeType) -> None:
+        self.instructions = _decode_311(code)
+        self.size = len(code.co_code) + 2
+        self.lines = _lines(code, self.size)
+        self.by_offset = {i[0]: i for i in self.instructions}
+        resumes = (o for o, op, _a, _e in self.instructions if op == _OP["RESUME"])
+        self.first = next(resumes, self.size)
+        self.after_ext = {e for _o, op, _a, e in self.instructions if op == opcode.EXTENDED_ARG}
+
+    def arrival(self, to: int, off: int) -> str:
+        """How going from ``off`` to ``to`` goes on: ``event`` (a line event fires at
+        ``to``), ``link`` (no event: the run goes on), ``connector`` (no event at ``to``,
+        which has no line) or ``none`` (no way to count it)."""
+        if to >= self.size - 2 or to <= self.first:
+            return "none"
+        if to in self.after_ext:
+            return "link"  # never traced: runs on with the EXTENDED_ARG before it
+        line = self.lines[to]
+        if line == -1:
+            return "connector" if self.exit_of(to) >= 0 else "none"
+        if to < off or line != self.lines[off]:
+            return "event"
+        return "link"
+
+    def exit_of(self, connector: int) -> int:
+        """Where a connector (one instruction without a line) goes, which then starts with
+        a line event; -1 if it cannot serve as one."""
+        _o, op, arg, end = self.by_offset[connector]
+        if op in _UNCONDITIONAL:
+            to = _target(connector, op, arg)
+        elif op in _JUMPS or op in _NO_EVENT_EXITS or op in _EXITS:
+            return -1
+        else:
+            to = end
+        if to >= self.size - 2 or to in self.after_ext or self.lines[to] == -1:
+            return -1
+        return to
+
+
+def _target(off: int, op: int, arg: int) -> int:
+    """A relative jump's target on 3.11."""
+    return off + 2 + 2 * (-arg if "BACKWARD" in opcode.opname[op] else arg)
+
+
+def _step(shape: _Shape, off: int, op: int, arg: int, end: int, edges: list[Edge]) -> int:
+    """Where a run goes after the instruction at ``off``: the next offset reached with no
+    trace event, :data:`END` if every way on starts with one (each such edge is added to
+    ``edges``), :data:`NO_RUN` if neither."""
+    if op in _NO_EVENT_EXITS or (op == _OP["RAISE_VARARGS"] and arg == 0):
+        return NO_RUN
+    if op in _EXITS:
+        return END  # a 'return' ends the frame; a raise gives an 'exception' event
+    ways = []
+    if op not in _UNCONDITIONAL:
+        ways.append(end)
+    if op in _JUMPS:
+        ways.append(_target(off, op, arg))
+    kinds = [shape.arrival(to, off) for to in ways]
+    if "none" in kinds:
+        return NO_RUN
+    if "link" not in kinds:
+        edges.extend((off, to, kind == "connector", False)
+                     for to, kind in zip(ways, kinds, strict=True))
+        return END
+    if len(ways) == 1:
+        return ways[0]
+    if kinds.count("link") == 1:  # assume the side without an event
+        assumed = kinds.index("link")
+        edges.append((off, ways[1 - assumed], kinds[1 - assumed] == "connector", True))
+        return ways[assumed]
+    return NO_RUN
 
 
 def _decode_311(code: CodeType) -> list[tuple[int, int, int, int]]:
@@ -164,36 +297,6 @@ def _lines(code: CodeType, size: int) -> list[int]:
     return lines
 
 
-def _step(
-    off: int, op: int, arg: int, end: int, lines: list[int], after_ext: set[int]
-) -> int:
-    """Where a run goes after the instruction at ``off``: the next offset reached with no
-    trace event, :data:`END` if every way on starts with one, :data:`NO_RUN` if not."""
-    if op in _NO_EVENT_EXITS or (op == _OP["RAISE_VARARGS"] and arg == 0):
-        return NO_RUN
-    if op in (_OP["RETURN_VALUE"], _OP["RAISE_VARARGS"]):
-        return END  # a 'return' ends the frame; a raise gives an 'exception' event
-    here = lines[off]
-    if op in _JUMPS:
-        target = off + 2 + 2 * (-arg if "BACKWARD" in opcode.opname[op] else arg)
-        event = _line_event(target, off, here, lines, after_ext)
-        if op in _UNCONDITIONAL:
-            return END if event else (target if target > off else NO_RUN)
-        return END if event and _line_event(end, off, here, lines, after_ext) else NO_RUN
-    if end >= len(lines) - 2:
-        return NO_RUN
-    return END if _line_event(end, off, here, lines, after_ext) else end
-
-
-def _line_event(
-    to: int, off: int, line: int, lines: list[int], after_ext: set[int]
-) -> bool:
-    """Whether going from ``off`` (on ``line``) to ``to`` fires a line event at ``to``."""
-    if to >= len(lines) - 2 or lines[to] == -1 or to in after_ext:
-        return False
-    return to < off or lines[to] != line
-
-
 class OpcodeTracer:
     """Counts executed instructions of registered code objects between start and stop."""
 
@@ -214,7 +317,7 @@ class OpcodeTracer:
         # settrace on 3.11: entries of straight runs per offset, and the offsets where an
         # exception event cut a run short (see RunTable).
         self._line_runs = self.mode == "settrace" and LINE_RUNS
-        self._runs: dict[int, tuple[RunTable, list[int], list[int]]] = {}
+        self._runs: dict[int, tuple[RunTable, _RunCounts]] = {}
         self._tool: int | None = None
         self._global: Any = None
         self._active = False
@@ -230,9 +333,9 @@ class OpcodeTracer:
             self._by_id[id(co)] = arr
             if self._line_runs:
                 table = RunTable(co)
-                starts, stops = [0] * len(arr), [0] * len(arr)
-                self._runs[id(co)] = (table, starts, stops)
-                self._locals[id(co)] = _make_run_tracer(arr, starts, stops, table.straight)
+                counts = _RunCounts(len(arr))
+                self._runs[id(co)] = (table, counts)
+                self._locals[id(co)] = _make_run_tracer(arr, counts, table)
             else:
                 self._locals[id(co)] = _make_local_tracer(arr)
 
@@ -298,8 +401,8 @@ class OpcodeTracer:
     def take(self) -> dict[str, int]:
         """Opname counts since the last take; resets the counters."""
         out: dict[str, int] = {}
-        for key, (runs, starts, stops) in self._runs.items():
-            _add_runs(runs, starts, stops, self._counts[key][1])
+        for key, (table, counts) in self._runs.items():
+            counts.add_to(table, self._counts[key][1])
         for key, (co, arr) in self._counts.items():
             if any(arr):
                 self._add_names(key, co, arr, out)
@@ -341,15 +444,55 @@ def _make_local_tracer(arr: list[int]) -> Any:
     return local
 
 
-def _make_run_tracer(
-    arr: list[int], starts: list[int], stops: list[int], straight: bytearray
-) -> Any:
+class _RunCounts:
+    """Per offset of one code object: runs started, landings reached while counting runs
+    (their corrections are due), exceptions that cut a run short."""
+
+    def __init__(self, size: int) -> None:
+        self.starts = [0] * size
+        self.joins = [0] * size
+        self.stops = [0] * size
+
+    def add_to(self, table: RunTable, arr: list[int]) -> None:
+        """Add what the runs counted to ``arr`` (per offset) and reset."""
+        for offset, n in enumerate(self.starts):
+            if n:
+                for at in table.run(offset):
+                    arr[at] += n
+                self.starts[offset] = 0
+        for offset, n in enumerate(self.joins):
+            if n:
+                _apply(table.fixes[offset], n, arr)
+                self.joins[offset] = 0
+        for offset, n in enumerate(self.stops):
+            if n:
+                at = table.start_of[offset]
+                fix = table.raised.get(at)
+                if fix is None:
+                    fix = tuple(-o for o in table.run(at)[1:])
+                _apply(fix, n, arr)
+                self.stops[offset] = 0
+
+
+def _apply(fix: Fix, n: int, arr: list[int]) -> None:
+    for signed in fix:
+        if signed > 0:
+            arr[signed] += n
+        else:
+            arr[-signed] -= n
+
+
+def _make_run_tracer(arr: list[int], counts: _RunCounts, table: RunTable) -> Any:
     """The local tracer counting straight runs; ``f_trace_opcodes`` is the frame's mode:
-    off while a run is being executed, on where opcodes are counted one by one."""
+    off while a run is being counted, on where opcodes are counted one by one."""
+    starts, joins, stops = counts.starts, counts.joins, counts.stops
+    straight, landing = table.straight, table.landing
 
     def local(frame: Any, event: str, arg: Any) -> Any:
         if event == "line":
             at = frame.f_lasti
+            if landing[at] and not frame.f_trace_opcodes:
+                joins[at] += 1
             if straight[at]:
                 starts[at] += 1
                 frame.f_trace_opcodes = False  # read after this call: no event for ``at``
@@ -363,20 +506,6 @@ def _make_run_tracer(
         return local
 
     return local
-
-
-def _add_runs(table: RunTable, starts: list[int], stops: list[int], arr: list[int]) -> None:
-    """Add the runs' counts to ``arr`` (per offset) and reset ``starts`` and ``stops``."""
-    for offset, n in enumerate(starts):
-        if n:
-            for at in table.run(offset):
-                arr[at] += n
-            starts[offset] = 0
-    for offset, n in enumerate(stops):
-        if n:
-            for at in table.run(table.start_of[offset])[1:]:
-                arr[at] -= n
-            stops[offset] = 0
 
 
 def _make_global_tracer(locals_by_id: dict[int, Any], line_runs: bool) -> Any:
