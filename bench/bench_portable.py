@@ -140,11 +140,12 @@ def main() -> None:
     ap.add_argument("--tracing", type=int, metavar="N",
                     help="opcode counting's cost on a loop of N iterations instead")
     args = ap.parse_args()
-    if args.tracing:
-        tracing_cost(args.tracing, min(args.runs, 5))
-        return
     if args.smoke:
         args.runs = 1
+    if args.tracing or args.smoke:
+        tracing_cost(args.tracing or 200, min(args.runs, 5))
+        if args.tracing:
+            return
     if args.compile:
         first_compile()
     interpreter.compiled_module()  # the user's cache (or $CODEQUORUM_WASM_CACHE)
