@@ -486,18 +486,20 @@ def _make_run_tracer(arr: list[int], counts: _RunCounts, table: RunTable) -> Any
     """The local tracer counting straight runs; ``f_trace_opcodes`` is the frame's mode:
     off while a run is being counted, on where opcodes are counted one by one."""
     starts, joins, stops = counts.starts, counts.joins, counts.stops
-    straight, landing = table.straight, table.landing
+    # per offset: 1 a run starts here, 2 a landing with a correction (one lookup per line)
+    marks = bytearray(a | b << 1 for a, b in zip(table.straight, table.landing, strict=True))
 
     def local(frame: Any, event: str, arg: Any) -> Any:
         if event == "line":
             at = frame.f_lasti
-            if landing[at] and not frame.f_trace_opcodes:
-                joins[at] += 1
-            if straight[at]:
+            mark = marks[at]
+            if mark == 1:
                 starts[at] += 1
                 frame.f_trace_opcodes = False  # read after this call: no event for ``at``
-            else:
+            elif mark == 0:
                 frame.f_trace_opcodes = True
+            else:
+                _land(frame, at, mark, starts, joins)
         elif event == "opcode":
             arr[frame.f_lasti] += 1
         elif event == "exception" and not frame.f_trace_opcodes:
@@ -506,6 +508,17 @@ def _make_run_tracer(arr: list[int], counts: _RunCounts, table: RunTable) -> Any
         return local
 
     return local
+
+
+def _land(frame: Any, at: int, mark: int, starts: list[int], joins: list[int]) -> None:
+    """A line event at a landing: its correction is due if a run was being counted."""
+    if not frame.f_trace_opcodes:
+        joins[at] += 1
+    if mark & 1:
+        starts[at] += 1
+        frame.f_trace_opcodes = False
+    else:
+        frame.f_trace_opcodes = True
 
 
 def _make_global_tracer(locals_by_id: dict[int, Any], line_runs: bool) -> Any:
