@@ -76,7 +76,7 @@ VERSIONS: dict[str, tuple[str, list[tuple[Any, ...]]]] = {
                [(0,), (5,)]),
     "comprehensions": ("def f(n):\n    return ({i: i * i for i in range(n)},"
                        " {i for i in range(n)}, sorted(range(n), key=lambda v: -v),"
-                       " [x if x > 1 else -x for x in range(n)])\n", [(4,)]),
+                       " [x if x > 1 else -x for x in range(n)])\n", [(4,), (0,)]),
     "generator": (GEN + "def f(n):\n    return sum(gen(n))\n", [(0,), (4,)]),
     "generator_throw": (GEN + "def f(n):\n    g = gen(n)\n    next(g)\n    try:\n"
                         "        g.throw(ValueError)\n    except ValueError:\n        return 1\n",
@@ -203,3 +203,16 @@ def test_a_loop_left_by_break_and_by_exhaustion_is_counted_per_opcode_at_its_hea
     for_iter = raw.index(bytes([opcode.opmap["FOR_ITER"]]))
     assert table.links[for_iter] == NO_RUN
     assert table.straight[firsts[3]] and table.straight[firsts[5]]
+
+
+def test_a_comprehension_is_one_run_per_item_and_its_end_a_tail() -> None:
+    """FOR_ITER and RETURN_VALUE share the comprehension's line: no event either way out,
+    but leaving ends the frame, whose 'return' event corrects the assumed turn."""
+    code = compile("def f(xs):\n    return [x * 2 for x in xs]\n", "<t>", "exec")
+    f = next(c for c in code.co_consts if isinstance(c, CodeType))
+    comp = next(c for c in f.co_consts if isinstance(c, CodeType))
+    table, raw = RunTable(comp), comp.co_code
+    for_iter = raw.index(bytes([opcode.opmap["FOR_ITER"]]))
+    ret = len(raw) - 2
+    assert table.straight[for_iter] and raw[ret] == opcode.opmap["RETURN_VALUE"]
+    assert table.returns[ret] == (*(-o for o in table.run(for_iter)[1:]), ret)

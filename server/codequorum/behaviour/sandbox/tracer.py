@@ -105,9 +105,10 @@ _EXITS = frozenset((_OP["RETURN_VALUE"], _OP["RAISE_VARARGS"]))
 
 #: A correction applied once per event: signed offsets, +o counts o once more, -o once less.
 Fix = tuple[int, ...]
-#: An edge a run may leave by: (from, to, ``to`` is a connector, the edge is a branch's
-#: side the run did not assume).
-Edge = tuple[int, int, bool, bool]
+#: An edge a run may leave by: (from, to, how it goes on there: ``event``, ``connector``
+#: or ``return`` (a tail ending the frame), the edge is a branch's side the run did not
+#: assume).
+Edge = tuple[int, int, str, bool]
 
 
 class RunTable:
@@ -121,7 +122,9 @@ class RunTable:
     while a run was being counted applies ``fixes[o]``: the run's assumed part that the
     branch did not take, minus, and a *connector* passed on the way, plus (an instruction
     without a line, which fires no event: a loop's closing jump). ``raised[c]``: the same
-    when connector ``c`` raised.
+    when connector ``c`` raised. ``returns[r]``: the same at the 'return' event of ``r``
+    when a branch with no event on either side skipped to a *tail* (constants loaded, then
+    RETURN_VALUE at ``r``: a comprehension's end) while a run was being counted.
     """
 
     def __init__(self, code: CodeType) -> None:
@@ -139,9 +142,15 @@ class RunTable:
         self._propagate()
         self.fixes: dict[int, Fix] = {}
         self.raised: dict[int, Fix] = {}
+        self.tails: dict[int, list[tuple[tuple[int, ...], Fix]]] = {}
         for off in self._settle(shape, edges):
             self.links[off] = NO_RUN
         self._propagate()
+        self.returns = self._settle_returns(shape)
+        self._propagate()
+        for ret, arrivals in self.tails.items():  # tails that only dropped runs lead to
+            if all(self.links[o] == NO_RUN for sources, _fix in arrivals for o in sources):
+                self.returns.pop(ret, None)
         self.straight = bytearray(link != NO_RUN for link in self.links)
         self.landing = bytearray(shape.size)
         for off, fix in self.fixes.items():
@@ -169,10 +178,17 @@ class RunTable:
         bad: set[int] = set()
         into: dict[int, list[tuple[tuple[int, ...], Fix]]] = {}
         landings: dict[int, list[tuple[tuple[int, ...], Fix]]] = {}
-        for source, to, via, assumed in edges:
-            if self.links[source] != NO_RUN:
-                fix = tuple(-o for o in self.run(self.links[source])) if assumed else ()
-                (into if via else landings).setdefault(to, []).append(((source,), fix))
+        for source, to, how, assumed in edges:
+            if self.links[source] == NO_RUN:
+                continue
+            fix = tuple(-o for o in self.run(self.links[source])) if assumed else ()
+            if how == "return":
+                tail = shape.return_tail(to)
+                counted = tuple(o for o in tail if self.counted[o])
+                self.tails.setdefault(tail[-1], []).append(((source,), (*fix, *counted)))
+            else:
+                (into if how == "connector" else landings).setdefault(to, []).append(
+                    ((source,), fix))
         for connector, arrivals in into.items():
             base = _agreed(arrivals, bad)
             own = (*base, connector) if self.counted[connector] else base
@@ -182,6 +198,29 @@ class RunTable:
         for landing, arrivals in landings.items():
             self.fixes[landing] = _agreed(arrivals, bad)
         return bad
+
+
+    def _settle_returns(self, shape: _Shape) -> dict[int, Fix]:
+        """Each tail's correction at its 'return' event, where a run being counted can reach
+        the tail only through the branches that skip it (else those lose their runs)."""
+        out: dict[int, Fix] = {}
+        for ret, arrivals in self.tails.items():
+            members = {o for _s, fix in arrivals for o in fix if o > 0}
+            fix = _agreed(arrivals, set())
+            if fix and not shape.handled and not self._reached(shape, members):
+                out[ret] = fix
+                continue
+            for sources, _fix in arrivals:
+                for source in sources:
+                    self.links[source] = NO_RUN
+        return out
+
+    def _reached(self, shape: _Shape, members: set[int]) -> bool:
+        """Whether a line event or a counted run may reach one of ``members``."""
+        if members & shape.event_targets():
+            return True
+        return any(to in members and off not in members and to != NO_RUN
+                   for off, to in enumerate(self.links) if to >= 0)
 
 
 def _agreed(arrivals: list[tuple[tuple[int, ...], Fix]], bad: set[int]) -> Fix:
@@ -207,6 +246,22 @@ class _Shape:
         resumes = (o for o, op, _a, _e in self.instructions if op == _OP["RESUME"])
         self.first = next(resumes, self.size)
         self.after_ext = {e for _o, op, _a, e in self.instructions if op == opcode.EXTENDED_ARG}
+        self.handled = bool(code.co_exceptiontable)
+        self._events: set[int] | None = None
+
+    def event_targets(self) -> set[int]:
+        """Every offset a line event may fire at: after RESUME, and wherever an edge
+        from any instruction fires one."""
+        if self._events is None:
+            self._events = {self.first + 2}
+            for off, op, arg, end in self.instructions:
+                ways = [] if op in _UNCONDITIONAL or op in _EXITS else [end]
+                if op in _JUMPS:
+                    ways.append(_target(off, op, arg))
+                for to in ways:
+                    if self.arrival(to, off) == "event":
+                        self._events.add(to)
+        return self._events
 
     def arrival(self, to: int, off: int) -> str:
         """How going from ``off`` to ``to`` goes on: ``event`` (a line event fires at
@@ -238,6 +293,22 @@ class _Shape:
         return to
 
 
+    def return_tail(self, start: int) -> list[int]:
+        """The offsets from ``start`` to a RETURN_VALUE on its line if only constants are
+        loaded on the way (nothing that may raise), else none."""
+        tail: list[int] = []
+        off = start
+        while off in self.by_offset and self.lines[off] == self.lines[start]:
+            _o, op, _a, end = self.by_offset[off]
+            tail.append(off)
+            if op == _OP["RETURN_VALUE"]:
+                return tail
+            if op not in (_OP["LOAD_CONST"], _OP["NOP"]):
+                return []
+            off = end
+        return []
+
+
 def _target(off: int, op: int, arg: int) -> int:
     """A relative jump's target on 3.11."""
     return off + 2 + 2 * (-arg if "BACKWARD" in opcode.opname[op] else arg)
@@ -260,15 +331,18 @@ def _step(shape: _Shape, off: int, op: int, arg: int, end: int, edges: list[Edge
     if "none" in kinds:
         return NO_RUN
     if "link" not in kinds:
-        edges.extend((off, to, kind == "connector", False)
-                     for to, kind in zip(ways, kinds, strict=True))
+        edges.extend((off, to, kind, False) for to, kind in zip(ways, kinds, strict=True))
         return END
     if len(ways) == 1:
         return ways[0]
     if kinds.count("link") == 1:  # assume the side without an event
         assumed = kinds.index("link")
-        edges.append((off, ways[1 - assumed], kinds[1 - assumed] == "connector", True))
+        edges.append((off, ways[1 - assumed], kinds[1 - assumed], True))
         return ways[assumed]
+    for assumed in (0, 1):  # no event either way: one side may end the frame at once
+        if shape.return_tail(ways[1 - assumed]):
+            edges.append((off, ways[1 - assumed], "return", True))
+            return ways[assumed]
     return NO_RUN
 
 
@@ -446,12 +520,14 @@ def _make_local_tracer(arr: list[int]) -> Any:
 
 class _RunCounts:
     """Per offset of one code object: runs started, landings reached while counting runs
-    (their corrections are due), exceptions that cut a run short."""
+    (their corrections are due), exceptions that cut a run short, returns through a tail
+    the run did not count."""
 
     def __init__(self, size: int) -> None:
         self.starts = [0] * size
         self.joins = [0] * size
         self.stops = [0] * size
+        self.ends = [0] * size
 
     def add_to(self, table: RunTable, arr: list[int]) -> None:
         """Add what the runs counted to ``arr`` (per offset) and reset."""
@@ -464,6 +540,10 @@ class _RunCounts:
             if n:
                 _apply(table.fixes[offset], n, arr)
                 self.joins[offset] = 0
+        for offset, n in enumerate(self.ends):
+            if n:
+                _apply(table.returns[offset], n, arr)
+                self.ends[offset] = 0
         for offset, n in enumerate(self.stops):
             if n:
                 at = table.start_of[offset]
@@ -486,13 +566,16 @@ def _make_run_tracer(arr: list[int], counts: _RunCounts, table: RunTable) -> Any
     """The local tracer counting straight runs; ``f_trace_opcodes`` is the frame's mode:
     off while a run is being counted, on where opcodes are counted one by one."""
     starts, joins, stops = counts.starts, counts.joins, counts.stops
-    # per offset: 1 a run starts here, 2 a landing with a correction (one lookup per line)
+    # per offset: 1 a run starts here, 2 a landing with a correction, 4 a tail's return
     marks = bytearray(a | b << 1 for a, b in zip(table.straight, table.landing, strict=True))
+    for ret in table.returns:
+        marks[ret] |= 4
+    ends = counts.ends
 
     def local(frame: Any, event: str, arg: Any) -> Any:
         if event == "line":
             at = frame.f_lasti
-            mark = marks[at]
+            mark = marks[at] & 3
             if mark == 1:
                 starts[at] += 1
                 frame.f_trace_opcodes = False  # read after this call: no event for ``at``
@@ -505,6 +588,8 @@ def _make_run_tracer(arr: list[int], counts: _RunCounts, table: RunTable) -> Any
         elif event == "exception" and not frame.f_trace_opcodes:
             stops[frame.f_lasti] += 1  # the run stopped here; count the rest one by one
             frame.f_trace_opcodes = True
+        elif event == "return" and marks[frame.f_lasti] & 4 and not frame.f_trace_opcodes:
+            ends[frame.f_lasti] += 1  # left through a tail the run did not count
         return local
 
     return local
