@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from codequorum.behaviour.sandbox.supervisor import CandidateResult, run_candidates
-from codequorum.behaviour.sandbox.tracer import END, NO_RUN, RunTable
+from codequorum.behaviour.sandbox.tracer import END, MAX_FIX, NO_RUN, RunTable
 from codequorum.core.model import TestCase as Case
 from codequorum.ingest import humaneval
 
@@ -46,6 +46,7 @@ LOOP = (
 BOOM = "def boom(x):\n    return 1 / x\n"
 GEN = "def gen(n):\n    for i in range(n):\n        yield i * 2\n    yield from range(2)\n"
 WIDE = "def f(x):\n    return [" + ", ".join(f"x + {i}" for i in range(300)) + "]\n"
+LONG_BODY = "def f(xs):\n    return [x" + " + 1" * 300 + " for x in xs]\n"
 #: name -> (version defining ``f``, the arguments of each test)
 VERSIONS: dict[str, tuple[str, list[tuple[Any, ...]]]] = {
     "loop": (LOOP, [(0,), (7,), (2001,)]),
@@ -95,6 +96,7 @@ VERSIONS: dict[str, tuple[str, list[tuple[Any, ...]]]] = {
                      [([1, -2, 3],), ([1],)]),
     "chained_compare": ("def f(a, b, c):\n    return a < b < c\n", [(1, 2, 3), (3, 2, 1)]),
     "extended_arg": (WIDE, [(1,), ("s",)]),
+    "long_skip": (LONG_BODY, [([],), ([1, 2],)]),
     "loops_break_continue": ("def f(xs):\n    out = 0\n    for x in xs:\n"
                              "        for y in xs:\n            if y > x: break\n"
                              "            if y == x:\n                continue\n"
@@ -216,3 +218,16 @@ def test_a_comprehension_is_one_run_per_item_and_its_end_a_tail() -> None:
     ret = len(raw) - 2
     assert table.straight[for_iter] and raw[ret] == opcode.opmap["RETURN_VALUE"]
     assert table.returns[ret] == (*(-o for o in table.run(for_iter)[1:]), ret)
+
+
+@pytest.mark.parametrize(("terms", "run"), [(10, True), (MAX_FIX, False)])
+def test_a_branch_skipping_too_much_has_no_run(terms: int, run: bool) -> None:
+    """Leaving ``[x + 1 + ... for x in xs]`` skips the body, a correction applied per
+    event and so kept short: beyond MAX_FIX opcodes the loop is counted per opcode."""
+    source = "def f(xs):\n    return [x" + " + 1" * terms + " for x in xs]\n"
+    f = next(c for c in compile(source, "<t>", "exec").co_consts if isinstance(c, CodeType))
+    comp = next(c for c in f.co_consts if isinstance(c, CodeType))
+    table = RunTable(comp)
+    for_iter = comp.co_code.index(bytes([opcode.opmap["FOR_ITER"]]))
+    assert bool(table.straight[for_iter]) is run
+    assert (len(comp.co_code) - 2 in table.returns) is run

@@ -88,6 +88,7 @@ def _opname_table_311(code: CodeType) -> list[str]:
 LINE_RUNS = sys.version_info[:2] == (3, 11)
 END = -1  # the run ends here: each successor starts with a trace event
 NO_RUN = -2  # no run is known from here: counted per opcode
+MAX_FIX = 256  # the longest correction kept (a branch skipping more has no run)
 _OP = opcode.opmap
 #: Leave the frame or its instruction stream with no event that says where: yields and
 #: re-raises (a bare ``raise`` re-raises too, see :func:`_step`).
@@ -165,6 +166,21 @@ class RunTable:
             offset = self.links[offset]
         return out
 
+    def _skipped(self, source: int, lengths: list[int]) -> Fix | None:
+        """Minus the run after ``source``: what its branch's other side skips; None when
+        longer than :data:`MAX_FIX` (a correction is applied per event: kept short)."""
+        if lengths[self.links[source]] > MAX_FIX:
+            return None
+        return tuple(-o for o in self.run(self.links[source]))
+
+    def _lengths(self) -> list[int]:
+        """Offset -> how many opcodes its run counts (links go forward)."""
+        lengths = [0] * (len(self.links) + 2)  # END and NO_RUN index the last two: 0
+        for off in range(len(self.links) - 1, -1, -1):
+            if self.links[off] != NO_RUN:
+                lengths[off] = self.counted[off] + lengths[self.links[off]]
+        return lengths
+
     def _propagate(self) -> None:
         """No run from an offset whose run goes on to one with none (links go forward)."""
         links = self.links
@@ -178,10 +194,14 @@ class RunTable:
         bad: set[int] = set()
         into: dict[int, list[tuple[tuple[int, ...], Fix]]] = {}
         landings: dict[int, list[tuple[tuple[int, ...], Fix]]] = {}
+        lengths = self._lengths()
         for source, to, how, assumed in edges:
             if self.links[source] == NO_RUN:
                 continue
-            fix = tuple(-o for o in self.run(self.links[source])) if assumed else ()
+            fix = self._skipped(source, lengths) if assumed else ()
+            if fix is None:
+                bad.add(source)
+                continue
             if how == "return":
                 tail = shape.return_tail(to)
                 counted = tuple(o for o in tail if self.counted[o])
@@ -204,10 +224,14 @@ class RunTable:
         """Each tail's correction at its 'return' event, where a run being counted can reach
         the tail only through the branches that skip it (else those lose their runs)."""
         out: dict[int, Fix] = {}
+        linked: dict[int, list[int]] = {}
+        for off, to in enumerate(self.links):
+            if to >= 0:
+                linked.setdefault(to, []).append(off)
         for ret, arrivals in self.tails.items():
             members = {o for _s, fix in arrivals for o in fix if o > 0}
             fix = _agreed(arrivals, set())
-            if fix and not shape.handled and not self._reached(shape, members):
+            if fix and not shape.handled and not _reached(shape, members, linked):
                 out[ret] = fix
                 continue
             for sources, _fix in arrivals:
@@ -215,12 +239,12 @@ class RunTable:
                     self.links[source] = NO_RUN
         return out
 
-    def _reached(self, shape: _Shape, members: set[int]) -> bool:
-        """Whether a line event or a counted run may reach one of ``members``."""
-        if members & shape.event_targets():
-            return True
-        return any(to in members and off not in members and to != NO_RUN
-                   for off, to in enumerate(self.links) if to >= 0)
+def _reached(shape: _Shape, members: set[int], linked: dict[int, list[int]]) -> bool:
+    """Whether a line event or a run (``linked``: offset -> offsets linked to it) may
+    reach one of ``members`` other than through them."""
+    if members & shape.event_targets():
+        return True
+    return any(off not in members for to in members for off in linked.get(to, ()))
 
 
 def _agreed(arrivals: list[tuple[tuple[int, ...], Fix]], bad: set[int]) -> Fix:
