@@ -89,6 +89,7 @@ LINE_RUNS = sys.version_info[:2] == (3, 11)
 END = -1  # the run ends here: each successor starts with a trace event
 NO_RUN = -2  # no run is known from here: counted per opcode
 MAX_FIX = 256  # the longest correction kept (a branch skipping more has no run)
+MIN_SWITCH = 3  # the shortest run an opcode event switches to (else events flip-flop)
 _OP = opcode.opmap
 #: Leave the frame or its instruction stream with no event that says where: yields and
 #: re-raises (a bare ``raise`` re-raises too, see :func:`_step`).
@@ -173,7 +174,7 @@ class RunTable:
             return None
         return tuple(-o for o in self.run(self.links[source]))
 
-    def _lengths(self) -> list[int]:
+    def lengths(self) -> list[int]:
         """Offset -> how many opcodes its run counts (links go forward)."""
         lengths = [0] * (len(self.links) + 2)  # END and NO_RUN index the last two: 0
         for off in range(len(self.links) - 1, -1, -1):
@@ -194,7 +195,7 @@ class RunTable:
         bad: set[int] = set()
         into: dict[int, list[tuple[tuple[int, ...], Fix]]] = {}
         landings: dict[int, list[tuple[tuple[int, ...], Fix]]] = {}
-        lengths = self._lengths()
+        lengths = self.lengths()
         for source, to, how, assumed in edges:
             if self.links[source] == NO_RUN:
                 continue
@@ -459,7 +460,7 @@ class OpcodeTracer:
             # has asked for them already (the interpreter's f_opcode_trace_set flag).
             here = sys._getframe()
             here.f_trace_opcodes = True
-            self._global = _make_global_tracer(self._locals, self._line_runs)
+            self._global = _make_global_tracer(self._locals)
             sys.settrace(self._global)
             here.f_trace_opcodes = False
 
@@ -587,30 +588,43 @@ def _apply(fix: Fix, n: int, arr: list[int]) -> None:
 
 
 def _make_run_tracer(arr: list[int], counts: _RunCounts, table: RunTable) -> Any:
-    """The local tracer counting straight runs; ``f_trace_opcodes`` is the frame's mode:
-    off while a run is being counted, on where opcodes are counted one by one."""
-    starts, joins, stops = counts.starts, counts.joins, counts.stops
+    """The local tracer counting straight runs. A frame is in one of two modes: a run
+    being counted (line events on, opcode events off) or opcodes counted one by one (the
+    reverse, so code without runs costs what one event per opcode costs). An opcode event
+    where a run of at least :data:`MIN_SWITCH` opcodes starts switches to runs; a line
+    event where none starts, or an exception event, switches back. CPython reads both
+    flags after the callback, for the same instruction."""
+    starts, joins, stops, ends = counts.starts, counts.joins, counts.stops, counts.ends
     # per offset: 1 a run starts here, 2 a landing with a correction, 4 a tail's return
     marks = bytearray(a | b << 1 for a, b in zip(table.straight, table.landing, strict=True))
     for ret in table.returns:
         marks[ret] |= 4
-    ends = counts.ends
+    lengths = table.lengths()
+    switch = bytearray(s and n >= MIN_SWITCH for s, n in zip(table.straight, lengths,
+                                                              strict=False))
 
     def local(frame: Any, event: str, arg: Any) -> Any:
-        if event == "line":
+        if event == "opcode":
+            at = frame.f_lasti
+            if switch[at]:
+                starts[at] += 1
+                frame.f_trace_opcodes = False
+                frame.f_trace_lines = True
+            else:
+                arr[at] += 1
+        elif event == "line":
             at = frame.f_lasti
             mark = marks[at] & 3
             if mark == 1:
                 starts[at] += 1
-                frame.f_trace_opcodes = False  # read after this call: no event for ``at``
             elif mark == 0:
+                frame.f_trace_lines = False
                 frame.f_trace_opcodes = True
             else:
                 _land(frame, at, mark, starts, joins)
-        elif event == "opcode":
-            arr[frame.f_lasti] += 1
         elif event == "exception" and not frame.f_trace_opcodes:
             stops[frame.f_lasti] += 1  # the run stopped here; count the rest one by one
+            frame.f_trace_lines = False
             frame.f_trace_opcodes = True
         elif event == "return" and marks[frame.f_lasti] & 4 and not frame.f_trace_opcodes:
             ends[frame.f_lasti] += 1  # left through a tail the run did not count
@@ -620,17 +634,16 @@ def _make_run_tracer(arr: list[int], counts: _RunCounts, table: RunTable) -> Any
 
 
 def _land(frame: Any, at: int, mark: int, starts: list[int], joins: list[int]) -> None:
-    """A line event at a landing: its correction is due if a run was being counted."""
-    if not frame.f_trace_opcodes:
-        joins[at] += 1
+    """A line event (a run was being counted) at a landing: its correction is due."""
+    joins[at] += 1
     if mark & 1:
         starts[at] += 1
-        frame.f_trace_opcodes = False
     else:
+        frame.f_trace_lines = False
         frame.f_trace_opcodes = True
 
 
-def _make_global_tracer(locals_by_id: dict[int, Any], line_runs: bool) -> Any:
+def _make_global_tracer(locals_by_id: dict[int, Any]) -> Any:
     get = locals_by_id.get
 
     def global_trace(frame: Any, event: str, arg: Any) -> Any:
@@ -638,9 +651,9 @@ def _make_global_tracer(locals_by_id: dict[int, Any], line_runs: bool) -> Any:
         if local is not None:
             # 3.12+ only switches opcode events on when f_trace is already set.
             frame.f_trace = local
-            frame.f_trace_lines = line_runs
-            # Counted one by one until a line event starts a known run (a resumed
-            # generator continues its line without one).
+            # Counted one by one until an opcode event where a run starts (a resumed
+            # generator continues its line: no line event would say where).
+            frame.f_trace_lines = False
             frame.f_trace_opcodes = True
         return local
 
