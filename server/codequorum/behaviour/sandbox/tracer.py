@@ -6,12 +6,13 @@ Three mechanisms with identical counts:
   ``set_local_events`` on the candidate's code objects only, so harness and library code
   run at full speed. The callback does one dict lookup and one list increment.
 - ``settrace`` (3.11, or forced): ``sys.settrace``; the global trace function gives only
-  frames of candidate code objects a local tracer. On 3.11 it counts whole straight runs:
-  a *line* event at offset ``e`` whose run (the instructions that must follow ``e``
-  until the next trace event, see :func:`run_links`) is known counts one entry at ``e``;
-  the frame gets per-opcode events only where no run is known (branches inside a line,
-  yields, re-raises) and after an *exception* event, which also marks the rest of the run
-  as not executed. On 3.12+ it counts per opcode, as ``settrace-opcodes`` does.
+  frames of candidate code objects a local tracer. On 3.11 it counts whole straight runs
+  (:class:`RunTable`): while a frame executes runs, only *line* events fire, each adding
+  one entry for the run that must follow it (corrections for a branch's side not taken,
+  an instruction without a line, an exception that cut a run short are applied per
+  event). Where no run is known (yields, re-raises, branches no event tells apart) the
+  frame counts opcode events one by one until one lands where a run starts. On 3.12+ it
+  counts per opcode, as ``settrace-opcodes`` does.
 - ``settrace-opcodes``: ``f_trace_opcodes`` in candidate frames and ``counts[f_lasti]``
   per opcode event: the reference the run counting is tested against, and the bench's
   baseline.
