@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.metadata
 import importlib.util
 import os
 import shutil
@@ -32,6 +31,12 @@ STDLIB_ZIP = "usr/local/lib/python311.zip"
 GUEST_STDLIB = "/usr/local/lib/python3.11"
 #: The guest's whole environment (no host variable reaches it).
 GUEST_ENV = (
+    # the strict sandbox's own (``startup.environment``), for a module that reads them at
+    # import (``os.environ["HOME"]``, ``os.path.expanduser("~")``)
+    ("PATH", "/usr/bin:/bin"),
+    ("LANG", "C.UTF-8"),
+    ("HOME", "/work"),
+    ("TMPDIR", "/work"),
     ("PYTHONHOME", "/usr/local"),
     ("PYTHONPATH", GUEST_STDLIB),
     ("PYTHONHASHSEED", "0"),
@@ -65,6 +70,8 @@ def runtime_dir() -> Path:
 
 def wasmtime_version() -> str:
     """The installed wasmtime package's version (part of the cache key)."""
+    import importlib.metadata  # here: a guest's process (``host.py --guest``) never needs it
+
     try:
         return importlib.metadata.version("wasmtime")
     except importlib.metadata.PackageNotFoundError:
