@@ -17,6 +17,13 @@ a user pays on first use).
 
     .venv/bin/python bench/bench_portable.py [--runs 30] [--compile]
     .venv/bin/python bench/bench_portable.py --smoke   # one run each
+    .venv/bin/python bench/bench_portable.py --tracing 20000  # opcode counting's cost
+
+``--tracing N`` runs a loop of N iterations (about 20 opcodes each) as a version in both
+levels, untraced, traced (``settrace``: straight runs) and traced one event per opcode
+(``settrace-opcodes``, the former counter), interleaved, best of ``--runs`` (at most 5),
+and prints each traced run's time as a multiple of the untraced one and the added
+nanoseconds per counted opcode (the test's own time, measured inside the sandbox).
 
 The 164 x 10 HumanEval run in either level: ``bench_dynamic_humaneval.py --sandbox
 portable`` against ``--sandbox strict``.
@@ -35,11 +42,18 @@ import time
 from pathlib import Path
 
 from codequorum.behaviour.sandbox.portable import channel, interpreter
-from codequorum.behaviour.sandbox.supervisor import run_candidate
+from codequorum.behaviour.sandbox.supervisor import TestOutcome, run_candidate
 from codequorum.core.model import TestCase
 
 CODE = "import time\ndef f(n):\n    return time.time()\n"
 TESTS = [TestCase("call", args=(3,))]
+LOOP = (
+    "def f(n):\n    total = 0\n    seen = []\n    for i in range(n):\n"
+    "        if i % 3 == 0:\n            total += i * 2\n        else:\n"
+    "            total -= 1\n        if i % 1000 == 0:\n            seen.append(total)\n"
+    "    return total, len(seen)\n"
+)
+TRACINGS = {"untraced": None, "settrace": "settrace", "settrace-opcodes": "settrace-opcodes"}
 #: What is measured: a level, or the portable level over a channel.
 WAYS = ("strict", "portable", "portable-process")
 #: The wasmtime part of a guest process's start: the import, the engine, the module mapped
@@ -107,6 +121,37 @@ def start_fuel() -> dict[str, int]:
     return found
 
 
+def tracing_cost(n: int, repeat: int) -> None:
+    """Print what counting opcodes costs in each level (see the module's doc)."""
+    tests = [TestCase("call", args=(n,))]
+    kinds = [(level, name) for level in ("strict", "portable") for name in TRACINGS]
+    best: dict[tuple[str, str], TestOutcome] = {}
+    for _ in range(repeat):
+        for level, name in kinds:
+            mode = TRACINGS[name]
+            result = run_candidate(LOOP, tests, "f", sandbox=level, trace=mode is not None,
+                                   trace_mode=mode or "auto")
+            if result.status != "ok":
+                raise SystemExit(f"{level} {name}: {result.status} {result.detail}")
+            outcome = result.tests[0]
+            if (level, name) not in best or outcome.seconds < best[level, name].seconds:
+                best[level, name] = outcome
+    for level, name in kinds:
+        if TRACINGS[name] is not None:
+            print(_tracing_row(level, name, best[level, name], best[level, "untraced"],
+                               best[level, "settrace-opcodes"].opcode_total))
+
+
+def _tracing_row(level: str, name: str, traced: TestOutcome, untraced: TestOutcome,
+                 opcodes: int) -> str:
+    """One line of ``--tracing``'s table."""
+    if traced.opcode_total != opcodes:
+        raise SystemExit(f"{level} {name} counted {traced.opcode_total}, not {opcodes}")
+    added = (traced.seconds - untraced.seconds) / opcodes * 1e9
+    return (f"{level:>8} {name:>16}: {opcodes} opcodes, {traced.seconds * 1e3:7.1f} ms, "
+            f"{traced.seconds / untraced.seconds:5.1f}x untraced, {added:6.0f} ns/opcode")
+
+
 def process_start(runs: int) -> tuple[float, float, float]:
     """p50 and p95 of a guest process's start (milliseconds, whole process), and the p50
     of its part after the interpreter's own start (importing wasmtime, mapping the
@@ -129,9 +174,15 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--compile", action="store_true")
     ap.add_argument("--smoke", action="store_true", help="one run in each level")
+    ap.add_argument("--tracing", type=int, metavar="N",
+                    help="opcode counting's cost on a loop of N iterations instead")
     args = ap.parse_args()
     if args.smoke:
         args.runs = 1
+    if args.tracing or args.smoke:
+        tracing_cost(args.tracing or 200, min(args.runs, 5))
+        if args.tracing:
+            return
     if args.compile:
         first_compile()
     interpreter.compiled_module()  # the user's cache (or $CODEQUORUM_WASM_CACHE)

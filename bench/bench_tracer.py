@@ -2,7 +2,9 @@
 
 Runs a loop-heavy function (our own benchmark code, not a candidate) untraced and traced
 with ``codequorum.behaviour.sandbox.tracer`` in a fresh ``python -I -S`` process per interpreter,
-and reports microseconds per counted opcode and the ratio to untraced execution.
+in every mode the interpreter has (``settrace-opcodes``, one event per opcode, is the
+baseline the other modes are measured against), interleaved, and reports nanoseconds per
+counted opcode and the ratio to untraced execution.
 
     .venv/bin/python bench/bench_tracer.py [--n 20000] [--repeat 25] [--json]
     .venv/bin/python bench/bench_tracer.py --start 20   # cost of starting a child
@@ -17,8 +19,9 @@ the median milliseconds per candidate and what the strict level adds to the fork
 ``bisect``, a constant) and in a module that imports 50 workspace modules (a 51-file view),
 interleaved, and reports the median milliseconds per candidate and what each adds.
 
-Interpreters: this one (3.11: ``settrace``) and, when present, 3.12 / 3.13 under pyenv
-(``monitoring`` and ``settrace``). Override with ``--python PATH`` (repeatable).
+Interpreters: this one (3.11: ``settrace``, counting straight runs) and, when present,
+3.12 / 3.13 under pyenv (``monitoring`` and ``settrace``). Override with ``--python PATH``
+(repeatable).
 """
 
 from __future__ import annotations
@@ -57,8 +60,9 @@ def work(n):
 """
 
 
-def worker(mode: str, n: int, repeat: int) -> dict[str, Any]:
-    """Inside the measured interpreter: time untraced and traced runs."""
+def worker(modes: list[str], n: int, repeat: int) -> list[dict[str, Any]]:
+    """Inside the measured interpreter: time untraced runs and runs traced in each of
+    ``modes``, interleaved (so load changes hit every variant alike)."""
     spec = importlib.util.spec_from_file_location("_bench_tracer", TRACER)
     assert spec is not None and spec.loader is not None
     tracer_mod = importlib.util.module_from_spec(spec)
@@ -68,22 +72,33 @@ def worker(mode: str, n: int, repeat: int) -> dict[str, Any]:
     exec(code, namespace)  # the benchmark's own fixed workload
     work = namespace["work"]
     work(n // 10)  # warm up (specialisation)
-    tracer = tracer_mod.OpcodeTracer(mode)
-    tracer.register(code)
-    plain, ours, published = [], [], []
-    counted = 0
-    for _ in range(repeat):  # interleaved, so load changes hit every variant alike
+    tracers = {mode: tracer_mod.OpcodeTracer(mode) for mode in modes}
+    for tracer in tracers.values():
+        tracer.register(code)
+    plain: list[float] = []
+    traced: dict[str, list[float]] = {mode: [] for mode in modes}
+    published: list[float] = []
+    counted: dict[str, int] = {}
+    for _ in range(repeat):
         plain.append(_timed(lambda: work(n)))
-        tracer.start()
-        started = time.perf_counter()
-        work(n)
-        elapsed = time.perf_counter() - started
-        tracer.stop()
-        counted = sum(tracer.take().values())
-        ours.append(elapsed)
-        published.append(_published_style(work, n, counted))
-    tracer.close()
-    untraced, traced, baseline = min(plain), min(ours), min(published)
+        for mode, tracer in tracers.items():
+            tracer.start()
+            started = time.perf_counter()
+            work(n)
+            traced[mode].append(time.perf_counter() - started)
+            tracer.stop()
+            counted[mode] = sum(tracer.take().values())
+        published.append(_published_style(work, n, counted[modes[0]]))
+    for tracer in tracers.values():
+        tracer.close()
+    if len(set(counted.values())) != 1:
+        raise RuntimeError(f"the modes counted differently: {counted}")
+    return [_row(mode, counted[mode], min(plain), min(traced[mode]), min(published))
+            for mode in modes]
+
+
+def _row(mode: str, counted: int, untraced: float, traced: float, baseline: float
+         ) -> dict[str, Any]:
     return {
         "python": ".".join(map(str, sys.version_info[:3])),
         "mode": mode,
@@ -91,8 +106,8 @@ def worker(mode: str, n: int, repeat: int) -> dict[str, Any]:
         "untraced_s": untraced,
         "traced_s": traced,
         "published_style_s": baseline,
-        "us_per_opcode": (traced - untraced) / counted * 1e6,
-        "published_style_us_per_opcode": (baseline - untraced) / counted * 1e6,
+        "ns_per_opcode": (traced - untraced) / counted * 1e9,
+        "published_style_ns_per_opcode": (baseline - untraced) / counted * 1e9,
         "ratio": traced / untraced,
         "speedup_vs_published_style": (baseline - untraced) / (traced - untraced),
     }
@@ -227,51 +242,41 @@ def main() -> None:
         )
         return
     if args.worker:
-        print(json.dumps(worker(args.worker, args.n, args.repeat)))
+        print(json.dumps(worker(args.worker.split(","), args.n, args.repeat)))
         return
     rows = []
     for python in args.python or DEFAULT_PYTHONS:
-        if not os.path.exists(python):
-            continue
-        probe = subprocess.run(
-            [python, "-c", "import sys; print(int(hasattr(sys, 'monitoring')))"],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        modes = ["monitoring", "settrace"] if probe.stdout.strip() == "1" else ["settrace"]
-        for mode in modes:
-            out = subprocess.run(
-                [
-                    python,
-                    "-I",
-                    "-S",
-                    __file__,
-                    "--worker",
-                    mode,
-                    "--n",
-                    str(args.n),
-                    "--repeat",
-                    str(args.repeat),
-                ],
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-            rows.append(json.loads(out.stdout))
+        if os.path.exists(python):
+            rows.extend(_measure(python, args.n, args.repeat))
     if args.json:
         print(json.dumps(rows, indent=2))
         return
     print(
-        f"{'python':8} {'mode':11} {'opcodes':>8} {'untraced ms':>11} {'traced ms':>9} "
-        f"{'us/opcode':>9} {'x untraced':>10} {'published-style us/op':>21} {'speed-up':>8}"
+        f"{'python':8} {'mode':16} {'opcodes':>8} {'untraced ms':>11} {'traced ms':>9} "
+        f"{'ns/opcode':>9} {'x untraced':>10} {'published-style ns/op':>21} {'speed-up':>8}"
     )
     for r in rows:
         print(
-            f"{r['python']:8} {r['mode']:11} {r['opcodes']:8d} {r['untraced_s'] * 1e3:11.1f} "
-            f"{r['traced_s'] * 1e3:9.1f} {r['us_per_opcode']:9.3f} {r['ratio']:10.1f} "
-            f"{r['published_style_us_per_opcode']:21.3f} {r['speedup_vs_published_style']:8.1f}"
+            f"{r['python']:8} {r['mode']:16} {r['opcodes']:8d} {r['untraced_s'] * 1e3:11.1f} "
+            f"{r['traced_s'] * 1e3:9.1f} {r['ns_per_opcode']:9.1f} {r['ratio']:10.1f} "
+            f"{r['published_style_ns_per_opcode']:21.1f} {r['speedup_vs_published_style']:8.1f}"
         )
+
+
+def _measure(python: str, n: int, repeat: int) -> list[dict[str, Any]]:
+    """The rows of one interpreter: every mode it has, in one worker process."""
+    probe = subprocess.run(
+        [python, "-c", "import sys; print(int(hasattr(sys, 'monitoring')))"],
+        capture_output=True, text=True, check=True,
+    )
+    modes = "monitoring,settrace" if probe.stdout.strip() == "1" else "settrace"
+    out = subprocess.run(
+        [python, "-I", "-S", __file__, "--worker", f"{modes},settrace-opcodes",
+         "--n", str(n), "--repeat", str(repeat)],
+        capture_output=True, text=True, check=True,
+    )
+    rows: list[dict[str, Any]] = json.loads(out.stdout)
+    return rows
 
 
 if __name__ == "__main__":

@@ -38,6 +38,7 @@ from codequorum.behaviour.sandbox.limits import Limits
 from codequorum.behaviour.sandbox.pool import run_pool
 from codequorum.behaviour.sandbox.portable import channel, endings, processes
 from codequorum.behaviour.sandbox.portable import interpreter as wasm
+from codequorum.behaviour.sandbox.tracer import MODES as TRACE_MODES
 from codequorum.core.model import ModuleContext, TestCase
 
 log = logging.getLogger(__name__)
@@ -1093,12 +1094,13 @@ def run_candidate(
 ) -> CandidateResult:
     """Run one candidate's tests in a fresh sandbox child.
 
-    ``interpreter`` defaults to ``sys.executable``; ``trace_mode`` is ``auto``,
-    ``monitoring`` (3.12+) or ``settrace``. ``start_method``: ``fork`` (forked by the
-    interpreter's fork server, falling back to ``exec`` when it cannot run) or ``exec``
-    (a fresh interpreter per candidate). ``series`` names a series per test (or None):
-    once a test overruns ``limits.test_seconds``, the later tests of its series are not
-    run and get outcome ``Skipped``. ``sandbox``: ``strict`` (kernel isolation) or
+    ``interpreter`` defaults to ``sys.executable``; ``trace_mode`` is ``auto`` or one of
+    ``tracer.MODES``: ``monitoring`` (3.12+), ``settrace`` or ``settrace-opcodes``.
+    ``start_method``: ``fork`` (forked by the interpreter's fork server, falling back to
+    ``exec`` when it cannot run) or ``exec`` (a fresh interpreter per candidate).
+    ``series`` names a series per test (or None): once a test overruns
+    ``limits.test_seconds``, the later tests of its series are not run and get outcome
+    ``Skipped``. ``sandbox``: ``strict`` (kernel isolation) or
     ``weak`` (see ``SANDBOX_LEVELS``). ``audit_hook=False`` leaves out the layer that
     explains refusals (strict only): the tests use it to show that the kernel layers
     hold by themselves against native code. ``module``: the function's module, which the
@@ -1106,7 +1108,7 @@ def run_candidate(
     """
     if series is not None and len(series) != len(tests):
         raise ValueError("series needs one entry per test")
-    if trace_mode not in ("auto", "monitoring", "settrace"):
+    if trace_mode != "auto" and trace_mode not in TRACE_MODES:
         raise ValueError(f"unknown trace mode {trace_mode!r}")
     if start_method not in ("fork", "exec"):
         raise ValueError(f"unknown start method {start_method!r}")
