@@ -94,3 +94,29 @@ def test_untyped_parameters_are_guessed_from_their_use() -> None:
     assert plan.cases[-1].test.args[2] == plan.cases[0].test.args[2]  # n kept, not scaled
     assert "parameter types guessed from their use: number[], string, number" in plan.notes
     assert guessed_types("function f({a}) { return a; }", "f") is None
+
+
+def test_examples_kept_in_a_declaration_or_printed_with_the_value_on_the_next_line() -> None:
+    """date-fns keeps each example's value (``const result = f(2)`` then ``//=> 120``),
+    lodash shows it on the next line (``// => [...]``), a README prints it."""
+    date_fns = ("/**\n * @example\n * // Convert 2 hours to minutes:\n"
+                " * const result = hoursToMinutes(2)\n * //=> 120\n */")
+    assert examples(date_fns, "hoursToMinutes") == [((2,), 120, True)]
+    lodash = ("/**\n * @example\n *\n * _.chunk(['a', 'b', 'c', 'd'], 2);\n"
+              " * // => [['a', 'b'], ['c', 'd']]\n */")
+    assert examples(lodash, "chunk") == [((["a", "b", "c", "d"], 2), [["a", "b"], ["c", "d"]],
+                                          True)]
+    assert examples("// console.log(ms(60000)) // \"1m\"", "ms") == [((60000,), "1m", True)]
+    assert examples("// let r = other(2)\n// //=> 3", "ms") == []
+
+
+def test_the_comment_above_a_function_grades_its_examples_with_markers_taken_off() -> None:
+    """The editor and ``check`` pass the comment without its markers: ``//=> 120`` is
+    then ``=> 120``, still the example's value, and graded."""
+    prompt = "@example\n// Convert 2 hours to minutes:\nconst result = hoursToMinutes(2)\n=> 120"
+    code = "function hoursToMinutes(h) { return Math.trunc(h * 60); }"
+    vs = VersionSet.from_codes("t", [code], language="javascript", entry_point="hoursToMinutes")
+    vs.prompt = prompt
+    plan = collect_js_inputs(vs, scaling=False)
+    assert [(c.test.args, c.test.expected, c.graded) for c in plan.cases][:1] == [
+        ((2,), 120, True)]
