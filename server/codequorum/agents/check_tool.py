@@ -34,6 +34,7 @@ from codequorum.render.findings import (
     function_findings,
     not_run_reason,
     recommendation_lines,
+    value_words,
 )
 
 #: Longest code of a kept version returned, in characters.
@@ -215,7 +216,7 @@ def _parting(analysis: FunctionAnalysis) -> PartingInput | None:
     sentence = evidence_text(analysis)
     if rec is None or not outcomes or not inputs or sentence is None:
         return None
-    ev = parting_input(outcomes, inputs, rec)
+    ev = parting_input(outcomes, inputs, rec, value_words(analysis.version_set.language))
     if ev is None:
         return None
     return PartingInput(

@@ -10,13 +10,15 @@ the document) goes through :func:`~codequorum.core.safe_text.safe_text`.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from codequorum.behaviour.input_plan import ORIGIN_WORDS
+from codequorum.behaviour.runtimes import runtime_for
 from codequorum.core.report import SEVERITIES, StabilityReport
 from codequorum.core.safe_text import plain_message, safe_text
+from codequorum.core.values import shown_output
 from codequorum.core.words import versions_compared
 from codequorum.judge.risk import NOT_RUN
 from codequorum.judge.structure import percentile_words as percentile_words
@@ -134,6 +136,12 @@ def recommendation_lines(analysis: FunctionAnalysis, not_run: str | None = None)
 _OLD_ORIGINS = {"model": "proposed"}
 
 
+def value_words(language: str | None) -> Callable[[str], str]:
+    """How a returned value of ``language`` reads in a message (its runtime's ``shown``)."""
+    runtime = runtime_for(language)
+    return runtime.shown if runtime is not None else shown_output
+
+
 def evidence_text(analysis: FunctionAnalysis) -> str | None:
     """After a run, the input where the recommended version and the others part ways
     (:func:`codequorum.judge.recommend.parting_input`) and where it came from
@@ -147,7 +155,7 @@ def evidence_text(analysis: FunctionAnalysis) -> str | None:
     total = len(analysis.version_set.samples)
     if rec is None or not outcomes or not inputs or len(outcomes) != total:
         return None
-    ev = parting_input(outcomes, inputs, rec)
+    ev = parting_input(outcomes, inputs, rec, value_words(analysis.version_set.language))
     if ev is None:
         return None
     spec = inputs[ev.input_index] if ev.input_index < len(inputs) else {}

@@ -144,7 +144,8 @@ def test_a_set_in_its_module_runs_and_passes(node_sandboxed: object, tmp_path: P
 @pytest.mark.parametrize(("top", "said"), [
     ("while (true) {}", "Script execution timed out"),
     ("require('child_process').execSync('id');", "Cannot find module 'child_process'"),
-    ("process.exit(3);", "process is not defined"),
+    ("process.exit(3);", "process.exit is not a function"),
+    ("process.binding('spawn_sync');", "process.binding is not a function"),
 ])
 def test_a_hostile_module_top_level_is_not_loaded(node_sandboxed: object, tmp_path: Path,
                                                   top: str, said: str) -> None:
@@ -169,3 +170,46 @@ def test_an_object_literal_s_method_and_a_static_method_run_where_they_are(
     static = JAVASCRIPT.run("static make(n) { return new A() instanceof A ? n + 1 : 0; }",
                             [_call(2, 3)], "A.make", module=view.context("A.make", "method"))
     assert [t.passed for t in obj.tests + static.tests] == [True, True]
+
+
+#: A module shaped like tiny-invariant's source: its top level reads ``process.env``.
+INVARIANT = """const isProduction: boolean = process.env.NODE_ENV === 'production';
+const prefix: string = 'Invariant failed';
+export default function invariant(condition: any, message?: string): asserts condition {
+  if (condition) {
+    return;
+  }
+  if (isProduction) {
+    throw new Error(prefix);
+  }
+  throw new Error(message ? `${prefix}: ${message}` : prefix);
+}
+"""
+
+
+def test_a_module_reading_its_environment_at_the_top_level_loads_with_a_neutral_one(
+        node_sandboxed: object, tmp_path: Path) -> None:
+    """``process.env.NODE_ENV`` at a module's top level reads an empty environment (as a
+    Node started without variables does), so the module loads and its versions run; the
+    values the versions part on read in JavaScript's words (``undefined``)."""
+    path = tmp_path / "invariant.ts"
+    path.write_text(INVARIANT)
+    real = INVARIANT[INVARIANT.index("export default"):]
+    bug = real.replace("if (condition) {", "if (condition !== undefined) {")
+    probe = ("export default function invariant(c: any): any {\n  return [typeof process.env, "
+             "process.env.NODE_ENV, process.platform, typeof process.exit, isProduction];\n}\n")
+    ss = VersionSet.from_codes("inv", [real, real.replace("if (condition)", "if (!!condition)"),
+                                       bug, probe], language="typescript",
+                               entry_point="invariant")
+    ss.tests = [TestCase("call", args=(False, "boom"), name="invariant(false, \"boom\")")]
+    ss.module = js_module_view(INVARIANT, path, tmp_path).context("invariant")
+    report = run_dynamic(ss, DynamicOptions())
+    assert report.rules.module_problem is None
+    firsts = [row[0] for row in report.outcomes]
+    assert [o[:2] if o else None for o in firsts[:3]] == [
+        (None, "Error"), (None, "Error"), ('{"$":"undefined"}', None)]
+    assert firsts[3] is not None
+    assert firsts[3][0] == '["object",{"$":"undefined"},"linux","undefined",false]'
+    div = report.rules.divergence
+    assert div is not None and "undefined" in (div.shown_a, div.shown_b)
+    assert not any('{"$"' in s for s in (div.shown_a, div.shown_b))
