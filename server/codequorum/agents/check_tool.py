@@ -145,6 +145,7 @@ def _dynamic_out(analysis: FunctionAnalysis, requested: bool) -> DynamicOut:
     return DynamicOut(requested=requested, ran=analysis.dynamic is not None and reason is None,
                       not_run=safe_text(reason, 300) if reason is not None else None,
                       note="; ".join(safe_text(n) for n in notes) or None,
+                      interpreter=safe_text(getattr(analysis.dynamic, "python", ""), 40) or None,
                       summary={k: v for k, v in summary.items()
                                if v is None or isinstance(v, int | float)})
 

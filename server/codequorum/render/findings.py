@@ -178,13 +178,17 @@ def origin_words(spec: Mapping[str, Any], source: str = "") -> str | None:
 
 
 def inputs_text(analysis: FunctionAnalysis) -> str | None:
-    """After a run, how many inputs it ran on and where they came from (``ran on 12
-    inputs: 3 doctest, 8 edge, 1 caller``, origins in run order); None without a run."""
-    return ran_on(getattr(analysis.dynamic, "inputs", None) or [])
+    """After a run, how many inputs it ran on, under which interpreter where it is not
+    this Python (``node 20.20.2``), and where they came from (``ran on 12 inputs: 3
+    doctest, 8 edge, 1 caller``, origins in run order); None without a run."""
+    under = str(getattr(analysis.dynamic, "python", "") or "")
+    return ran_on(getattr(analysis.dynamic, "inputs", None) or [],
+                  under if not under[:1].isdigit() else "")
 
 
-def ran_on(inputs: Sequence[Mapping[str, Any]]) -> str | None:
-    """:func:`inputs_text` of a run's ``inputs`` (the dynamic report's entries)."""
+def ran_on(inputs: Sequence[Mapping[str, Any]], under: str = "") -> str | None:
+    """:func:`inputs_text` of a run's ``inputs`` (the dynamic report's entries) under the
+    interpreter named ``under`` (none named when empty)."""
     if not inputs:
         return None
     counts: dict[str, int] = {}
@@ -193,7 +197,8 @@ def ran_on(inputs: Sequence[Mapping[str, Any]]) -> str | None:
                      or spec.get("source") or "?")
         counts[origin] = counts.get(origin, 0) + 1
     parts = ", ".join(f"{n} {safe_text(origin, 20)}" for origin, n in counts.items())
-    return f"ran on {len(inputs)} input{'s' if len(inputs) != 1 else ''}: {parts}"
+    named = f" in {safe_text(under, 40)}" if under else ""
+    return f"ran on {len(inputs)} input{'s' if len(inputs) != 1 else ''}{named}: {parts}"
 
 
 def versions_text(analysis: FunctionAnalysis, indices: Sequence[int]) -> str:

@@ -13,6 +13,7 @@ from codequorum.behaviour.runtimes.js_inputs import (
     parameter_types,
     scaled_value,
     scaling_args,
+    type_values,
 )
 from codequorum.core.model import VersionSet
 from codequorum.generate.input_language import PYTHON_INPUTS, InputLanguage
@@ -120,3 +121,21 @@ def test_the_comment_above_a_function_grades_its_examples_with_markers_taken_off
     plan = collect_js_inputs(vs, scaling=False)
     assert [(c.test.args, c.test.expected, c.graded) for c in plan.cases][:1] == [
         ((2,), 120, True)]
+
+
+def test_unions_optional_and_rest_parameters_still_draw_values() -> None:
+    """ts-dedent's ``dedent(templ: TemplateStringsArray | string, ...values: unknown[])``
+    and tiny-invariant's ``invariant(condition: any, message?: string | (() => string))``:
+    a union draws from its members that can be drawn, optional and rest parameters are
+    left to their defaults, ``any`` draws truthy and falsy values."""
+    dedent = ("export function dedent(\n  templ: TemplateStringsArray | string,\n"
+              "  ...values: unknown[]\n): string { return ''; }")
+    assert parameter_types(dedent, "dedent") == ["TemplateStringsArray | string"]
+    invariant = ("export default function invariant(condition: any,\n"
+                 "  message?: string | (() => string)): asserts condition {}")
+    assert parameter_types(invariant, "invariant") == ["any"]
+    assert [type_values("'a' | 'b' | number", i) for i in range(4)] == ["a", "b", 0, "a"]
+    plan = collect_js_inputs(VersionSet.from_codes("t", [invariant], language="typescript",
+                                                   entry_point="invariant"), scaling=False)
+    drawn = [c.test.args[0] for c in plan.cases]
+    assert True in drawn and 0 in drawn and None in drawn

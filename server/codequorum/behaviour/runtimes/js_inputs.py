@@ -7,7 +7,8 @@ line after ``//``, ``=>`` or ``===``, or on the next comment line (``//=> 120``)
 expected value), graded only when they come from the prompt or the current code; the
 literal calls of the function in its module and the workspace's tests and callers
 (``js_callers.py``, never graded); values drawn from
-TypeScript parameter types (``number``, ``string``, ``boolean``, arrays of them); the
+TypeScript parameter types (``number``, ``string``, ``boolean``, string literals, arrays
+and unions of them, ``any``; optional and rest parameters left out); the
 model's proposed inputs where nothing else exists; last, values of the types the
 parameters' use in the body suggests (string methods, array methods or indexing,
 arithmetic). Literals are read with tree-sitter
@@ -127,22 +128,58 @@ _SAMPLES: dict[str, list[Any]] = {
     "string": ["", "a", "hello", "Hello World", "abcba", "x y"],
     "boolean": [True, False, True, False, True, False],
     "bigint": [{"$": "bigint", "v": v} for v in ("0", "1", "-3", "7", "42", "12345678901")],
+    # truthy and falsy values of every kind, for what takes anything (an assertion)
+    "any": [True, 0, "a", None, [1, 2], False, {"$": "undefined"}, 1, ""],
 }
+_SAMPLES["unknown"] = _SAMPLES["any"]
+
+
+def union_members(type_text: str) -> list[str]:
+    """The members of a union type at its top level (``string | (() => string)`` -> two);
+    one member for a type that is not a union."""
+    members, depth, start = [], 0, 0
+    for k, ch in enumerate(type_text):
+        depth += ch in "([{<"
+        depth -= ch in ")]}>" and type_text[k - 1:k] != "="  # ``=>`` closes nothing
+        if ch == "|" and depth == 0:
+            members.append(type_text[start:k].strip())
+            start = k + 1
+    members.append(type_text[start:].strip())
+    return [m for m in members if m]
 
 
 def type_values(type_text: str, i: int) -> Any:
-    """The ``i``-th drawn value of a TypeScript type, or NotLiteral when it is not drawn."""
+    """The ``i``-th drawn value of a TypeScript type, or NotLiteral when it is not drawn: a
+    union draws from its members that can be drawn, in turn (a string literal member is
+    itself)."""
     t = type_text.strip()
+    members = union_members(t)
+    if len(members) > 1:
+        drawn = [m for m in members if _drawable(m)]
+        if not drawn:
+            raise NotLiteral(t)
+        return type_values(drawn[i % len(drawn)], i // len(drawn))
     if t in _SAMPLES:
         return _SAMPLES[t][i % len(_SAMPLES[t])]
+    if t[:1] in "'\"" and t[-1:] == t[:1] and len(t) > 1:
+        return t[1:-1]
     inner = t[:-2] if t.endswith("[]") else (t[6:-1] if t.startswith("Array<") else None)
     if inner is not None:
         return [type_values(inner, i + k) for k in range(i % 4 + (1 if i else 0))]
     raise NotLiteral(t)
 
 
+def _drawable(type_text: str) -> bool:
+    try:
+        type_values(type_text, 0)
+    except NotLiteral:
+        return False
+    return True
+
+
 def parameter_types(text: str, entry: str) -> list[str] | None:
-    """The TypeScript types of ``entry``'s parameters (None when one is missing)."""
+    """The TypeScript types of ``entry``'s required parameters (None when one has none);
+    optional and rest parameters are left out (a call may omit them)."""
     for fn in functions(text, "typescript"):
         if fn.name.split(".")[-1] != entry.split(".")[-1]:
             continue
@@ -151,6 +188,10 @@ def parameter_types(text: str, entry: str) -> list[str] | None:
             return None
         types: list[str] = []
         for p in params.named_children:
+            pattern = p.child_by_field_name("pattern")
+            if p.type == "optional_parameter" or (pattern is not None
+                                                  and pattern.type == "rest_pattern"):
+                break
             ann = p.child_by_field_name("type")
             if p.type not in ("required_parameter",) or ann is None:
                 return None
