@@ -84,7 +84,10 @@ def fetch(package: str, into: Path) -> Path:
     tgz = into / done.stdout.strip().splitlines()[-1]
     folder = into / package.replace("/", "+")
     with tarfile.open(tgz) as tar:
-        tar.extractall(folder, filter="data")
+        if hasattr(tarfile, "data_filter"):  # Python 3.11.4 and later
+            tar.extractall(folder, filter="data")
+        else:
+            tar.extractall(folder)  # a registry tarball of a pinned version
     return folder / "package"
 
 
