@@ -213,3 +213,19 @@ def test_a_module_reading_its_environment_at_the_top_level_loads_with_a_neutral_
     div = report.rules.divergence
     assert div is not None and "undefined" in (div.shown_a, div.shown_b)
     assert not any('{"$"' in s for s in (div.shown_a, div.shown_b))
+
+
+def test_a_method_named_by_its_short_name_is_found_where_its_module_puts_it(
+        node_sandboxed: object, tmp_path: Path) -> None:
+    """The front ends name a set by the method's own name (``triple``); in its module the
+    version is found where the function lives (``util.triple``), not as a global."""
+    path = tmp_path / "app.js"
+    path.write_text("const SCALE = 3;\nconst util = {\n  triple(x) { return x; },\n};\n"
+                    "class A { static make(n) { return n; } }\n")
+    view = js_module_view(path.read_text(), path, tmp_path)
+    obj = JAVASCRIPT.run("triple(x) { return x * SCALE; }", [_call(2, 6)], "triple",
+                         module=view.context("util.triple", "method"))
+    static = JAVASCRIPT.run("static make(n) { return n + 1; }", [_call(2, 3)], "make",
+                            module=view.context("A.make", "method"))
+    assert obj.module is not None and obj.module.loaded, obj.module
+    assert [t.passed for t in obj.tests + static.tests] == [True, True]
