@@ -103,3 +103,64 @@ def test_check_parts_the_bug_on_the_call_a_test_makes(node_sandboxed: object,
     after = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()
              and ".codequorum" not in p.parts}
     assert after == before
+
+
+#: A CommonJS class shaped like semver's ``SemVer``: a method reads what the constructor set.
+VERSION = """class Version {
+  constructor (text) {
+    const [major, minor] = String(text).split('.')
+    this.major = Number(major)
+    this.minor = Number(minor)
+  }
+
+  compare (other) {
+    other = new Version(other)
+    return Math.sign(this.major - other.major) || Math.sign(this.minor - other.minor)
+  }
+}
+
+module.exports = Version
+"""
+VERSION_TEST = """const { test } = require('tap')
+const Version = require('../lib/version')
+
+test('compare', t => {
+  t.equal(new Version('1.2').compare('1.10'), -1)
+  t.equal(new Version('2.0').compare('1.9'), 1)
+  t.end()
+})
+"""
+#: The method given alone, as ``export`` writes it: the real one, a string comparison.
+COMPARE = VERSION[VERSION.index("  compare (other)"):VERSION.index("\n}\n\nmodule")]
+COMPARE = "\n".join(line[2:] for line in COMPARE.splitlines()) + "\n"
+COMPARE_BUG = COMPARE.replace(
+    "return Math.sign(this.major - other.major) || Math.sign(this.minor - other.minor)",
+    "const a = `${this.major}.${this.minor}`\n  const b = `${other.major}.${other.minor}`\n"
+    "  return a === b ? 0 : a < b ? -1 : 1")
+
+
+def test_a_method_runs_on_the_instance_its_test_makes(node_sandboxed: object,
+                                                      tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "test").mkdir()
+    (tmp_path / "lib" / "version.js").write_text(VERSION)
+    (tmp_path / "test" / "version.test.js").write_text(VERSION_TEST)
+    context = js_module_view(VERSION, tmp_path / "lib" / "version.js",
+                             tmp_path).context("Version.compare", "method")
+    calls = literal_calls(context, "compare")
+    assert [(c.receiver, c.args) for c in calls][:2] == [(("1.2",), ("1.10",)),
+                                                        (("2.0",), ("1.9",))]
+    (tmp_path / "versions.json").write_text(json.dumps([COMPARE, COMPARE_BUG]))
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "PATH": "/usr/bin:/bin"}
+    subprocess.run([str(SCRIPT), "sample", "lib/version.js", "-f", "Version.compare",
+                    "--from", str(tmp_path / "versions.json"), "-q"], check=True, env=env,
+                   cwd=tmp_path)
+    done = subprocess.run([str(SCRIPT), "check", "lib/version.js", "--dynamic", "--format",
+                           "json", "--fail-on", "never"], capture_output=True, text=True,
+                          env=env, cwd=tmp_path, timeout=300)
+    doc = json.loads(done.stdout)
+    [row] = doc["functions"]
+    assert row["not_run"] is None and "divergent-outputs" in row["verdicts"], row
+    [finding] = [f for f in doc["findings"] if f["code"] == "divergent-outputs"]
+    assert 'new Version("1.2").compare("1.10"): -1 vs 1' in finding["message"]

@@ -6,19 +6,22 @@ The JavaScript side of :mod:`codequorum.behaviour.callers`, under its bounds: th
 ``ModuleContext.files`` (the module's own first) and ``ModuleContext.callers``, the
 characters of a file parsed, the calls taken. A call counts when it names the function
 (``f(...)``, ``obj.f(...)``, ``this.f(...)``) and every argument is a literal
-(``js_literals.py``); a call inside a function of that name (recursion) does not. A file
+(``js_literals.py``); a call inside a function of that name (recursion) does not. A
+method's call on an instance the call makes, ``new SemVer('1.2.3-beta').comparePre('1.2.3')``,
+keeps the constructor's literal arguments: the instance its test runs on. A file
 named ``*.test.js``, ``*.spec.ts``, ``test.js`` or under a ``test``/``tests``/``__tests__``
 folder is a test.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
 from tree_sitter import Node
 
-from codequorum.behaviour.callers import MAX_CALLS, MAX_FILE_CHARS, FoundCall
+from codequorum.behaviour.callers import MAX_CALLS, MAX_FILE_CHARS
 from codequorum.behaviour.runtimes.js_literals import NotLiteral, literal, node_text
 from codequorum.core.limits import InputLimitError
 from codequorum.core.model import ModuleContext
@@ -29,6 +32,18 @@ TEST_FOLDERS = frozenset({"test", "tests", "__tests__", "spec"})
 #: Function-like nodes whose name is read to leave recursion out.
 _DEFINITIONS = frozenset({"function_declaration", "generator_function_declaration",
                           "method_definition", "variable_declarator", "pair"})
+
+
+@dataclass(frozen=True)
+class JsCall:
+    """Literal arguments of one call, whether a test made it, where it is
+    (``test/inc.js:12``), and for a method called on ``new Owner(...)`` that instance's
+    constructor arguments (None: called on something else)."""
+
+    args: tuple[Any, ...]
+    in_test: bool
+    where: str
+    receiver: tuple[Any, ...] | None = None
 
 
 def is_test_file(path: str) -> bool:
@@ -77,6 +92,20 @@ def _calls(root: Node, name: str) -> list[Node]:
     return out
 
 
+def _receiver(call: Node, owner: str) -> tuple[Any, ...] | None:
+    """The literal arguments of ``new owner(...)`` when the call is a method called on it."""
+    callee = call.child_by_field_name("function")
+    obj = callee.child_by_field_name("object") if callee is not None else None
+    while obj is not None and obj.type == "parenthesized_expression" and obj.named_children:
+        obj = obj.named_children[0]
+    if obj is None or obj.type != "new_expression":
+        return None
+    ctor = obj.child_by_field_name("constructor")
+    if ctor is None or node_text(ctor) != owner:
+        return None
+    return _arguments(obj) if obj.child_by_field_name("arguments") is not None else ()
+
+
 def _arguments(call: Node) -> tuple[Any, ...] | None:
     args = call.child_by_field_name("arguments")
     if args is None or args.type != "arguments":
@@ -87,11 +116,13 @@ def _arguments(call: Node) -> tuple[Any, ...] | None:
         return None
 
 
-def literal_calls(context: ModuleContext, name: str, limit: int = MAX_CALLS) -> list[FoundCall]:
+def literal_calls(context: ModuleContext, name: str, limit: int = MAX_CALLS) -> list[JsCall]:
     """Up to ``limit`` distinct literal calls of ``name`` in the view's files and the
-    workspace's files that name it, the module's own file first, in reading order."""
+    workspace's files that name it, the module's own file first, in reading order; for a
+    method, those on an instance of its class the call makes come first."""
     files = [*sorted(context.files, key=lambda f: f[0] != context.path), *context.callers]
-    out: list[FoundCall] = []
+    owner = context.owner if context.kind == "method" else None
+    out: list[JsCall] = []
     seen: set[str] = set()
     for path, text in files:
         if len(text) > MAX_FILE_CHARS or name not in text or path.endswith(".json"):
@@ -102,15 +133,15 @@ def literal_calls(context: ModuleContext, name: str, limit: int = MAX_CALLS) -> 
             continue
         for call in _calls(root, name):
             args = _arguments(call)
-            key = repr(args)
+            receiver = _receiver(call, owner.rpartition(".")[2]) if owner else None
+            key = repr((args, receiver))
             if args is None or key in seen:
                 continue
             seen.add(key)
-            out.append(FoundCall(args, {}, is_test_file(path),
-                                 f"{path}:{call.start_point[0] + 1}"))
-            if len(out) >= limit:
-                return out
-    return out
+            out.append(JsCall(args, is_test_file(path), f"{path}:{call.start_point[0] + 1}",
+                              receiver))
+    out.sort(key=lambda c: owner is not None and c.receiver is None)  # stable
+    return out[:limit]
 
 
-__all__ = ["is_test_file", "literal_calls"]
+__all__ = ["JsCall", "is_test_file", "literal_calls"]

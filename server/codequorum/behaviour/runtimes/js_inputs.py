@@ -36,7 +36,7 @@ from codequorum.behaviour.runtimes.js_literals import (
     node_text,
     parse_expression,
 )
-from codequorum.core.model import ModuleContext, TestCase, VersionSet
+from codequorum.core.model import ModuleContext, Receiver, TestCase, VersionSet
 from codequorum.core.parsing import functions, parse
 
 MAX_EXAMPLES = 32
@@ -385,12 +385,16 @@ def _add_examples(plan: InputPlan, text: str, entry: str, graded: bool, known: s
 def _add_callers(plan: InputPlan, module: ModuleContext, entry: str, known: set[str]) -> None:
     """Literal calls of the function in its module's view and the workspace's files that
     name it (its tests, its callers), never graded; each says where it is."""
+    owner = (module.owner or "").rpartition(".")[2]
     for call in literal_calls(module, entry.split(".")[-1]):
-        label = _label(entry, call.args)
+        receiver = None if call.receiver is None else Receiver(owner, call.receiver)
+        label = _label(entry, call.args) if receiver is None else (
+            f"new {owner}({', '.join(js_values.show(a) for a in call.receiver or ())})."
+            + _label(entry, call.args))
         if label in known:
             continue
         known.add(label)
-        test = TestCase("call", args=call.args, name=label)
+        test = TestCase("call", args=call.args, name=label, receiver=receiver)
         plan.cases.append(InputCase(test, "test" if call.in_test else "caller", False, label,
                                     where=call.where or None))
 
