@@ -4,6 +4,11 @@ Runs the same trivial version (one call test) ``--runs`` times in each level, in
 and prints p50/p95 of the wall time of one ``run_candidate`` (start, run, grade, end) and
 of its start: from the version handed to ``run_candidate`` to its first opcode (the
 version returns ``time.time()``, which the portable guest reads from the host's clock).
+The portable level is measured over both channels to its guests (``channel.py``): the
+long-lived host (``portable``) and a process per guest (``portable-process``, every
+system's, forced here), and a guest process's own start is timed (a fresh interpreter,
+``import wasmtime``, the engine, the compiled module mapped: what each guest of that
+channel pays, ahead of its version when one waits).
 It prints the fuel (WebAssembly instructions: deterministic, the same on a loaded machine)
 one guest's start costs, a version's and a grader's: the interpreter and the harness,
 until the guest waits for its version. With ``--compile`` it also compiles the interpreter
@@ -23,21 +28,37 @@ import argparse
 import importlib.util
 import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-from codequorum.behaviour.sandbox.portable import interpreter
+from codequorum.behaviour.sandbox.portable import channel, interpreter
 from codequorum.behaviour.sandbox.supervisor import run_candidate
 from codequorum.core.model import TestCase
 
 CODE = "import time\ndef f(n):\n    return time.time()\n"
 TESTS = [TestCase("call", args=(3,))]
+#: What is measured: a level, or the portable level over a channel.
+WAYS = ("strict", "portable", "portable-process")
+#: The wasmtime part of a guest process's start: the import, the engine, the module mapped
+#: (``interpreter.make_engine``'s configuration, which the compiled module requires).
+PROCESS_START = (
+    "import sys, time; t = time.perf_counter(); import wasmtime\n"
+    "c = wasmtime.Config(); c.consume_fuel = True; c.epoch_interruption = True\n"
+    "wasmtime.Module.deserialize_file(wasmtime.Engine(c), sys.argv[1])\n"
+    "print(time.perf_counter() - t)")
 
 
-def one(level: str) -> tuple[float, float]:
-    """Wall seconds of one version's run in ``level``, and of its start (to its first
+def one(way: str) -> tuple[float, float]:
+    """Wall seconds of one version's run in ``way``, and of its start (to its first
     opcode)."""
+    if way == "portable-process":
+        os.environ[channel.FORCE] = channel.PROCESS
+    else:
+        os.environ.pop(channel.FORCE, None)
+    level = way.removesuffix("-process")
     started = time.time()
     result = run_candidate(CODE, TESTS, "f", sandbox=level)
     elapsed = time.time() - started
@@ -86,6 +107,22 @@ def start_fuel() -> dict[str, int]:
     return found
 
 
+def process_start(runs: int) -> tuple[float, float, float]:
+    """p50 and p95 of a guest process's start (milliseconds, whole process), and the p50
+    of its part after the interpreter's own start (importing wasmtime, mapping the
+    module)."""
+    wholes, parts = [], []
+    compiled = str(interpreter.compiled_module())
+    for _ in range(runs):
+        started = time.perf_counter()
+        done = subprocess.run([sys.executable, "-I", "-B", "-c", PROCESS_START, compiled],
+                              capture_output=True, text=True, check=True)
+        wholes.append(time.perf_counter() - started)
+        parts.append(float(done.stdout.strip()))
+    p50, p95 = quantiles(wholes)
+    return p50, p95, quantiles(parts)[0]
+
+
 def main() -> None:
     """Print the figures."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -100,22 +137,25 @@ def main() -> None:
     interpreter.compiled_module()  # the user's cache (or $CODEQUORUM_WASM_CACHE)
     for name, used in start_fuel().items():
         print(f"start of a {name}'s guest: {used / 1e8:.2f}e8 fuel")
-    for level in ("strict", "portable"):  # warm: fork server, page cache
-        one(level)
-    times: dict[str, list[float]] = {"strict": [], "portable": []}
-    starts: dict[str, list[float]] = {"strict": [], "portable": []}
+    for way in WAYS:  # warm: fork server, host, guests started ahead, page cache
+        one(way)
+    times: dict[str, list[float]] = {way: [] for way in WAYS}
+    starts: dict[str, list[float]] = {way: [] for way in WAYS}
     for _ in range(args.runs):
-        for level in times:
-            whole, start = one(level)
-            times[level].append(whole)
-            starts[level].append(start)
+        for way in WAYS:
+            whole, start = one(way)
+            times[way].append(whole)
+            starts[way].append(start)
     print(f"load average {os.getloadavg()[0]:.1f}, {args.runs} runs each, interleaved")
     for what, figures in (("run", times), ("start", starts)):
-        for level, values in figures.items():
+        for way, values in figures.items():
             p50, p95 = quantiles(values)
-            print(f"{what:>5} {level:>9}: p50 {p50:7.1f} ms  p95 {p95:7.1f} ms")
-        ratio = statistics.median(figures["portable"]) / statistics.median(figures["strict"])
-        print(f"{what:>5} portable / strict, p50: {ratio:.1f}x")
+            ratio = statistics.median(values) / statistics.median(figures["strict"])
+            print(f"{what:>5} {way:>16}: p50 {p50:7.1f} ms  p95 {p95:7.1f} ms"
+                  f"  p50 / strict {ratio:.1f}x")
+    p50, p95, part = process_start(max(3, min(args.runs, 15)))
+    print(f"a guest process's start (python, wasmtime, the module mapped): p50 {p50:.0f} ms"
+          f"  p95 {p95:.0f} ms; of which import wasmtime and mapping: p50 {part:.0f} ms")
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ import contextlib
 import errno
 import logging
 import os
+import queue
 import selectors
 import shutil
 import signal
@@ -22,7 +23,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from codequorum.behaviour.sandbox import (
     bwrap,
@@ -35,7 +36,7 @@ from codequorum.behaviour.sandbox import (
 )
 from codequorum.behaviour.sandbox.limits import Limits
 from codequorum.behaviour.sandbox.pool import run_pool
-from codequorum.behaviour.sandbox.portable import endings
+from codequorum.behaviour.sandbox.portable import channel, endings, processes
 from codequorum.behaviour.sandbox.portable import interpreter as wasm
 from codequorum.core.model import ModuleContext, TestCase
 
@@ -167,9 +168,10 @@ class CandidateResult:
     (the child sent something malformed or forged), ``cancelled`` or ``error``.
     ``tests`` holds every test that finished, plus the one that was running when the
     child ended abnormally. ``layers`` are the isolation layers that held;
-    ``start_method`` says how the child was started (``fork`` or ``exec``); ``module``
-    how the candidate's module loaded (None when it ran without one, or never got that far:
-    a syntax error, a sandbox that could not start).
+    ``start_method`` says how the child was started (``fork``, ``exec``, or ``process``:
+    the portable level over a process per guest); ``module`` how the candidate's module
+    loaded (None when it ran without one, or never got that far: a syntax error, a sandbox
+    that could not start).
     """
 
     index: int
@@ -254,6 +256,12 @@ def _signal_name(num: int) -> str:
         return signal.Signals(num).name
     except ValueError:
         return f"signal {num}"
+
+
+class _Killable(Protocol):
+    """What the runner stops: a child, or a version on the ``process`` channel."""
+
+    def kill(self) -> None: ...
 
 
 @dataclass
@@ -499,7 +507,7 @@ class _ChildRun:
             "probe": self.probe,
             "secrets": secret_paths(),
             "parent_pid": os.getpid(),
-            "seccomp": seccomp_filter.candidate_filter().program.hex(),
+            "seccomp": "" if self.portable else seccomp_filter.candidate_filter().program.hex(),
             "audit_hook": self.audit_hook,
             "grader": bool(self.checks),
         }
@@ -509,6 +517,8 @@ class _ChildRun:
             refused = self._prepare_portable(run_message)
             if refused is not None:
                 return CandidateResult(self.index, "error", refused)
+        if self.portable and channel.current() == channel.PROCESS:
+            return self._run_in_processes(run_message)
         payload = protocol.encode_frame(run_message)
         _sweep_once()
         if self.strict:
@@ -522,7 +532,6 @@ class _ChildRun:
     def _prepare_portable(self, run_message: dict[str, Any]) -> str | None:
         """The host's arguments (the interpreter compiled into the cache first), or why the
         portable level cannot run this candidate."""
-        run_message.update(seccomp="")  # the host runs any grader in a guest of its own
         try:
             compiled = wasm.compiled_module(progress=_log_progress)
             runtime = wasm.stdlib_root(compiled)
@@ -654,6 +663,57 @@ class _ChildRun:
         result.start_method = "fork" if child.spawned is not None else "exec"
         return result
 
+    def _run_in_processes(self, run_message: dict[str, Any]) -> CandidateResult:
+        """The portable level over the ``process`` channel: the host's logic on a thread
+        here, each guest in a process of its own; nothing POSIX-only on the way."""
+        started = time.monotonic()
+        events: queue.Queue[tuple[str, bytes]] = queue.Queue()
+        version = processes.Version(self.host_args, run_message, self.checks,
+                                    lambda kind, data: events.put((kind, data)))
+        try:
+            self._pump(version, events, started)
+        finally:
+            version.kill()
+            code, tail = version.wait()
+        self.stderr_tail = tail[-STDERR_TAIL:]
+        result = self._classify((code & 0xFF) << 8, 0.0)
+        result.start_method = "process"
+        return result
+
+    def _pump(self, version: processes.Version, events: queue.Queue[tuple[str, bytes]],
+              started: float) -> None:
+        """Take what the version sends until it has ended, its deadline and cancel kept."""
+        deadline = started + self.limits.wall_seconds
+        reader = protocol.FrameReader(max_frame=MAX_MESSAGE_BYTES)
+        grader_reader = protocol.FrameReader(max_frame=PER_TEST_MESSAGE_BYTES)
+        self.message_budget = MAX_MESSAGE_BYTES + len(self.tests) * PER_TEST_MESSAGE_BYTES
+        killed_at: float | None = None
+        while True:
+            now = time.monotonic()
+            self._keep_deadline(version, deadline, now)
+            if self.killed_for is not None:
+                killed_at = now if killed_at is None else killed_at
+                if now - killed_at > _KILL_GRACE_SECONDS:
+                    return
+            try:
+                kind, data = events.get(timeout=_POLL_SECONDS)
+            except queue.Empty:
+                continue
+            if kind == "exited":
+                return
+            if kind == "msg":
+                self._on_messages(version, reader, data)
+            else:
+                self._on_verdicts(grader_reader, data)
+
+    def _keep_deadline(self, proc: _Killable, deadline: float, now: float) -> None:
+        """Kill for a cancel or the wall-clock deadline, once."""
+        if self.killed_for is None:
+            if self.cancel is not None and self.cancel.is_set():
+                self._kill(proc, "cancelled")
+            elif now >= deadline:
+                self._kill(proc, "timeout")
+
     def _drive(self, child: _Child, payload: bytes, started: float) -> None:
         """Pump the pipes until the child has exited (without reaping it)."""
         deadline = started + self.limits.wall_seconds
@@ -682,11 +742,7 @@ class _ChildRun:
         try:
             while True:
                 now = time.monotonic()
-                if self.killed_for is None:
-                    if self.cancel is not None and self.cancel.is_set():
-                        self._kill(child, "cancelled")
-                    elif now >= deadline:
-                        self._kill(child, "timeout")
+                self._keep_deadline(child, deadline, now)
                 if self.killed_for is not None:
                     killed_at = now if killed_at is None else killed_at
                     if now - killed_at > _KILL_GRACE_SECONDS:
@@ -764,7 +820,7 @@ class _ChildRun:
             if isinstance(message.get("passed"), bool) and index not in self.verdicts:
                 self.verdicts[index] = message
 
-    def _on_messages(self, proc: _Child, reader: protocol.FrameReader, data: bytes) -> None:
+    def _on_messages(self, proc: _Killable, reader: protocol.FrameReader, data: bytes) -> None:
         self.message_budget -= len(data)
         if self.message_budget < 0:
             if self.killed_for is None:
@@ -782,14 +838,14 @@ class _ChildRun:
             if message["type"] == protocol.MSG_OUTPUT_LIMIT:
                 self._kill(proc, "output-limit")
 
-    def _on_output(self, proc: _Child, kind: str, data: bytes) -> None:
+    def _on_output(self, proc: _Killable, kind: str, data: bytes) -> None:
         self.stdout_bytes += len(data)
         if kind == "stderr":
             self.stderr_tail = (self.stderr_tail + data)[-STDERR_TAIL:]
         if self.stdout_bytes > self.limits.output_bytes:
             self._kill(proc, "output-limit")
 
-    def _kill(self, proc: _Child, reason: str) -> None:
+    def _kill(self, proc: _Killable, reason: str) -> None:
         if self.killed_for is None:
             self.killed_for = reason
         proc.kill()
@@ -865,11 +921,11 @@ class _ChildRun:
                 f": {stderr[-500:]}" if stderr else ""))
         if seen.exited:
             return "exit", f"SystemExit({seen.exit_code!r}) during a test"
-        if signum == signal.SIGSYS:
-            return "forbidden: system call", "killed by the seccomp filter (SIGSYS)"
-        if signum is not None:
-            if signum == signal.SIGXCPU or (
-                signum == signal.SIGKILL and cpu >= self.limits.cpu_seconds
+        if signum is not None:  # POSIX only: a child ended by a signal
+            if signum == getattr(signal, "SIGSYS", None):
+                return "forbidden: system call", "killed by the seccomp filter (SIGSYS)"
+            if signum == getattr(signal, "SIGXCPU", None) or (
+                signum == getattr(signal, "SIGKILL", None) and cpu >= self.limits.cpu_seconds
             ):
                 return "timeout", f"CPU limit of {self.limits.cpu_seconds:g}s"
             return f"crashed: {_signal_name(signum)}", stderr[-500:]

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from codequorum.behaviour.sandbox.limits import Limits
+from codequorum.behaviour.sandbox.portable import channel
 from codequorum.behaviour.sandbox.supervisor import run_candidates
 from codequorum.core.model import TestCase as Case
 
@@ -51,11 +52,14 @@ def corpus(outside: Path, port: int) -> dict[str, str]:
     }
 
 
-@pytest.mark.parametrize("level", ["strict", "portable"])
+@pytest.mark.parametrize("level", ["strict", "portable", "portable-process"])
 def test_a_hostile_corpus_holds(level: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                 listener: socket.socket) -> None:
     outside = tmp_path / "written-by-candidate.txt"
     monkeypatch.setenv(KEY, "sk-secret-value")
+    if level == "portable-process":  # the portable level over a process per guest
+        monkeypatch.setenv(channel.FORCE, channel.PROCESS)
+        level = "portable"
     codes = corpus(outside, listener.getsockname()[1])
     started = time.monotonic()
     results = run_candidates(list(codes.values()), TESTS, "f",

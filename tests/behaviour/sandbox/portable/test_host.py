@@ -20,6 +20,8 @@ SQUARE = [
     Case("call", args=(), kwargs={"n": 5}, expected=25, has_expected=True),
 ]
 PORTABLE_LAYERS = {"wasm", "no-preopens", "store-limits", "fuel", "epoch", "deadline"}
+#: Every test here holds over both channels to the guests (``channel.py``).
+pytestmark = pytest.mark.usefixtures("either_channel")
 
 
 def run(code: str, tests: list[Case] = SQUARE, entry: str = "sq", **limits: float) -> object:

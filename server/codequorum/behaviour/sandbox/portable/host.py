@@ -19,6 +19,11 @@ never in it: a second guest, the *grader* (``guest.py --grader``), gets the harn
 sources (from the runner's grader pipe, which the version's guest never sees) and runs
 ``grader.serve``; the host routes the grader's calls to the version's stdin and the
 version's answers to the grader's, and writes the verdicts on the runner's verdict pipe.
+
+The same ``Host`` serves every channel (``channel.py``): in this process for one version,
+in ``--serve`` for every version of a run, and in the runner's own process, loaded by
+``processes.py``, where each guest runs in a process of its own (``--guest``, ``Processes``)
+and the messages and verdicts are handed over as calls.
 """
 
 from __future__ import annotations
@@ -31,7 +36,8 @@ import tempfile
 import threading
 import time
 import types
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 HARNESS = os.path.dirname(HERE)
@@ -45,6 +51,8 @@ FUEL_PER_SECOND = 2_000_000_000
 #: counted against the version's budget.
 STARTUP_FUEL = 2_000_000_000
 STDERR_KEEP = 4096
+#: How long a version waits for its grader's guest to be ready.
+READY_SECONDS = 20.0
 #: How long a grader may take to leave once its version's guest has ended.
 GRADER_GRACE_SECONDS = 2.0
 
@@ -182,12 +190,10 @@ class Guest:
         if self.stop is None:
             self.stop = why
             if self.warm is not None:
-                self.warm.halt = True
-                self.warm.wake.set()
-                self.warm.inbox.drop()
+                self.warm.discard()
             if self.grader is not None:
                 self.grader.end()
-            self.host.engine.increment_epoch()
+            self.host.shared.tick()
 
 
 class Grader:
@@ -205,9 +211,12 @@ class Grader:
         self.thread = threading.Thread(target=self._run, daemon=True)
 
     def start(self) -> None:
-        """Take a grader guest started ahead and hand it the check harnesses."""
+        """Take a grader guest started ahead and hand it the check harnesses, once it is
+        ready (a guest's process started on the spot maps the module first: not on the
+        version's clock)."""
         self.warm = self.host.shared.take(True, max(self.host.fuel, 1) + self.host.fresh_fuel,
                                           self.host.memory)
+        self.warm.ready.wait(READY_SECONDS)
         self.warm.attach(self.on_stdout, lambda _data: None)
         self.warm.inbox.put(self.payload)
         self.thread.start()
@@ -215,8 +224,7 @@ class Grader:
     def _run(self) -> None:
         self.warm.ended.wait()
         error = self.warm.error
-        wasmtime = self.host.wasmtime
-        if error is not None and not isinstance(error, (wasmtime.Trap, wasmtime.WasmtimeError)):
+        if error is not None and not self.host.shared.trapped(error):
             # stopped (fuel, epoch, memory) is not worth a line: the checks it did not
             # answer fail; anything else is said on stderr
             self.host.note(f"portable sandbox: the grader ended: {error!r}")
@@ -259,8 +267,8 @@ class Grader:
         self.end()
         self.thread.join(GRADER_GRACE_SECONDS)
         if self.thread.is_alive():
-            self.warm.halt = True
-            self.host.engine.increment_epoch()
+            self.warm.discard()
+            self.host.shared.tick()
             self.thread.join()
 
 
@@ -285,39 +293,28 @@ class Shared:
         found: Any = self.pool.take((grader, fuel, memory))
         return found
 
+    def tick(self) -> None:
+        """Bump the engine's epoch: a halted guest stops at it."""
+        self.engine.increment_epoch()
+
+    def trapped(self, error: BaseException) -> bool:
+        """Whether a guest's error is its runtime stopping it (fuel, a trap, the epoch)."""
+        return isinstance(error, (self.wasmtime.Trap, self.wasmtime.WasmtimeError))
+
     def _make(self, key: tuple[Any, ...]) -> Any:
         grader, fuel, memory = key
         view = None if grader else tempfile.mkdtemp(prefix="view-", dir=self.folder)
-        argv = ("python", "-S", GUEST_SCRIPT, *(("--grader",) if grader else ()))
-        return warm.Warm(lambda guest: self._start(guest, argv, fuel, memory),
+        return warm.Warm(lambda guest: self._start(guest, grader, fuel, memory),
                          wasi_io.Inbox(self.folder), view)
 
-    def _start(self, guest: Any, argv: tuple[str, ...], fuel: int, memory: int) -> None:
+    def _start(self, guest: Any, grader: bool, fuel: int, memory: int) -> None:
         """Run ``guest.py`` in a fresh store and instance until it ends (on its thread)."""
-        wasmtime = self.wasmtime
-        config = wasmtime.WasiConfig()
-        config.argv = argv
-        config.env = [list(pair) for pair in interpreter.GUEST_ENV]
-        config.preopen_dir(self.runtime, "/usr", False)
-        config.preopen_dir(HARNESS, GUEST_HARNESS, False)
-        config.preopen_dir(self.bundle, "/bundle", False)
-        if guest.view is not None:
-            config.preopen_dir(guest.view, in_module.VIEW, False)
+        config = configure(self.wasmtime.WasiConfig(), grader, self.runtime, self.bundle,
+                           guest.view)
         guest.inbox.attach(config)
         config.stdout_custom = guest.stdout
         config.stderr_custom = guest.stderr
-        store = wasmtime.Store(self.engine)
-        store.set_limits(memory_size=memory)
-        store.set_fuel(fuel)
-        store.set_epoch_deadline(1)
-        wasi_io.on_epoch(wasmtime, store, lambda: guest.halt)
-        store.set_wasi(config)
-        guest.stores.append(store)
-        linker = wasi_io.linker(wasmtime, self.engine, store, guest.wake)
-        start = linker.instantiate(store, self.module).exports(store)["_start"]
-        assert isinstance(start, wasmtime.Func)
-        with contextlib.suppress(wasmtime.ExitTrap):
-            start(store)
+        run_guest(self, config, fuel, memory, guest)
 
     def close(self) -> None:
         """Discard the waiting guests and the host's folder."""
@@ -325,10 +322,84 @@ class Shared:
         _remove(self.folder)
 
 
+def configure(config: Any, grader: bool, runtime: str, bundle: str, view: str | None) -> Any:
+    """``config`` for a guest: fixed argv, an environment of its own, read-only preopens of
+    the standard library, the harness, its compiled bundle and the module view only."""
+    config.argv = ("python", "-S", GUEST_SCRIPT, *(("--grader",) if grader else ()))
+    config.env = [list(pair) for pair in interpreter.GUEST_ENV]
+    config.preopen_dir(runtime, "/usr", False)
+    config.preopen_dir(HARNESS, GUEST_HARNESS, False)
+    config.preopen_dir(bundle, "/bundle", False)
+    if view is not None:
+        config.preopen_dir(view, in_module.VIEW, False)
+    return config
+
+
+def run_guest(shared: Any, config: Any, fuel: int, memory: int, guest: Any,
+              ready: Callable[[], None] = lambda: None) -> None:
+    """Run ``guest.py`` in a fresh store and instance of ``shared``'s module until it ends:
+    memory capped, ``fuel`` to burn, stopped at an epoch tick once ``guest.halt``;
+    ``ready()`` just before its interpreter starts."""
+    wasmtime = shared.wasmtime
+    store = wasmtime.Store(shared.engine)
+    store.set_limits(memory_size=memory)
+    store.set_fuel(fuel)
+    store.set_epoch_deadline(1)
+    wasi_io.on_epoch(wasmtime, store, lambda: guest.halt)
+    store.set_wasi(config)
+    guest.stores.append(store)
+    linker = wasi_io.linker(wasmtime, shared.engine, store, guest.wake)
+    start = linker.instantiate(store, shared.module).exports(store)["_start"]
+    assert isinstance(start, wasmtime.Func)
+    ready()
+    with contextlib.suppress(wasmtime.ExitTrap):
+        start(store)
+
+
+class Processes:
+    """What the versions of a run share where each guest runs in a process of its own
+    (``--guest``): the granted folders and the guests started ahead, as processes. No
+    engine here: each guest's process makes its own and maps the compiled module."""
+
+    #: The command that runs this file (a test may wrap it).
+    launcher: ClassVar[list[str]] = [sys.executable, "-I", "-B", os.path.abspath(__file__)]
+
+    def __init__(self, compiled: str, runtime: str, bundle: str, waiting: int = 0) -> None:
+        self.args = [compiled, runtime, bundle]
+        self.folder = tempfile.mkdtemp(prefix="codequorum-portable-")
+        self.pool = warm.Pool(self._make, waiting)
+
+    def take(self, grader: bool, fuel: int, memory: int) -> Any:
+        """A guest (the version's or a grader) started with this fuel and memory cap."""
+        found: Any = self.pool.take((grader, fuel, memory))
+        return found
+
+    def tick(self) -> None:
+        """Nothing to bump: a halted guest's process is ended (``Remote.discard``)."""
+
+    @staticmethod
+    def trapped(error: BaseException) -> bool:
+        """Whether a guest's error is its runtime stopping it (or its process ending)."""
+        return isinstance(error, warm.Trapped)
+
+    def _make(self, key: tuple[Any, ...]) -> Any:
+        grader, fuel, memory = key
+        view = None if grader else tempfile.mkdtemp(prefix="view-", dir=self.folder)
+        argv = [*self.launcher, "--guest", *self.args, str(fuel), str(memory), view or "",
+                "grader" if grader else "version"]
+        return warm.Remote(argv, view, FUEL_PER_SECOND)
+
+    def close(self) -> None:
+        """Discard the waiting guests and the folder."""
+        self.pool.close()
+        _remove(self.folder)
+
+
 def _remove(path: str) -> None:
-    """Remove a folder the host made, read-only views included."""
-    for root, folders, _files in os.walk(path):
-        for name in folders:
+    """Remove a folder the host made, read-only views included (on Windows a read-only
+    file cannot be removed either)."""
+    for root, folders, files in os.walk(path):
+        for name in folders + files:
             with contextlib.suppress(OSError):
                 os.chmod(os.path.join(root, name), 0o700)
     shutil.rmtree(path, ignore_errors=True)
@@ -337,16 +408,14 @@ def _remove(path: str) -> None:
 class Host:
     """Runs one version's tests in as many fresh instances as overruns need."""
 
-    def __init__(self, shared: Shared, run: dict[str, Any], fd: int,
-                 checks: dict[str, str] | None = None,
-                 verdict_fd: int | None = None) -> None:
+    def __init__(self, shared: Shared | Processes, run: dict[str, Any],
+                 out: Callable[[bytes], object], checks: dict[str, str] | None = None,
+                 verdicts: Callable[[bytes], object] | None = None) -> None:
         self.shared = shared
-        self.wasmtime = shared.wasmtime
-        self.engine = shared.engine
         self.run = run
-        self.fd = fd
+        self.out = out  # the run's messages, framed
         self.checks = checks or {}
-        self.verdict_fd = verdict_fd
+        self.verdicts = verdicts  # the checks' verdicts, framed (the version never holds it)
         limits = run["limits"]
         self.fuel = int(float(limits["cpu_seconds"]) * FUEL_PER_SECOND)
         self.fresh_fuel = STARTUP_FUEL
@@ -372,18 +441,12 @@ class Host:
             guest.interrupt("killed")
 
     def send(self, message: dict[str, Any]) -> None:
-        self._write(self.fd, message)
+        self.out(_framed(message))
 
     def verdict(self, message: dict[str, Any]) -> None:
-        """A check's verdict, on the runner's verdict pipe (the version never holds it)."""
-        if self.verdict_fd is not None:
-            self._write(self.verdict_fd, message)
-
-    @staticmethod
-    def _write(fd: int, message: dict[str, Any]) -> None:
-        data = memoryview(protocol.encode_frame({k: v for k, v in message.items() if k != "v"}))
-        while data:
-            data = data[os.write(fd, data):]
+        """A check's verdict, on the runner's verdict channel."""
+        if self.verdicts is not None:
+            self.verdicts(_framed(message))
 
     def main(self) -> int:
         """Run every test (restarting after an overrun); the run's exit code."""
@@ -428,7 +491,6 @@ class Host:
 
     def _instance(self, guest: Guest, tests: list[dict[str, Any]]) -> int:
         """One fresh store and instance (a guest started ahead) running ``tests``."""
-        wasmtime = self.wasmtime
         started = self.shared.take(False, max(self.fuel, 1) + self.fresh_fuel, self.memory)
         if self.run.get("module") and started.view is not None:
             in_module.write_view(started.view, in_module.view_files(self.run["module"]))
@@ -446,7 +508,7 @@ class Host:
         try:
             started.ended.wait()
             error = started.error
-            if isinstance(error, (wasmtime.Trap, wasmtime.WasmtimeError)):
+            if error is not None and self.shared.trapped(error):
                 return self._trapped(guest, error)
             if error is not None:
                 raise error
@@ -494,6 +556,21 @@ class Host:
             if guest.running is not None and (
                     time.monotonic() - guest.started_at > float(self.test_seconds)):
                 guest.interrupt("test")
+
+
+def _framed(message: dict[str, Any]) -> bytes:
+    """A message the host sends, framed (a guest's own ``v`` dropped)."""
+    found: bytes = protocol.encode_frame({k: v for k, v in message.items() if k != "v"})
+    return found
+
+
+def fd_writer(fd: int) -> Callable[[bytes], None]:
+    """Write whole frames on ``fd``."""
+    def write(data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    return write
 
 
 def _one_frame(fd: int, kind: str) -> dict[str, Any]:
@@ -559,7 +636,8 @@ def run_version(shared: Shared, run_fd: int, msg_fd: int, grading: list[int],
             grade = _one_frame(grading[0], "grade")
             checks = {str(k): str(v) for k, v in dict(grade.get("checks") or {}).items()}
             verdicts = grading[1]
-        host = Host(shared, run, msg_fd, checks, verdicts)
+        host = Host(shared, run, fd_writer(msg_fd), checks,
+                    None if verdicts is None else fd_writer(verdicts))
         if holder is not None:
             holder.host = host
             if holder.killed:
@@ -570,11 +648,60 @@ def run_version(shared: Shared, run_fd: int, msg_fd: int, grading: list[int],
     return code, host.stderr
 
 
+def guest_main(argv: list[str]) -> int:
+    """``host.py --guest <cwasm> <the guest's /usr> <bundle> <fuel> <memory> <view or "">
+    version|grader``: one guest in this process (``warm.Remote``). Its stdin is this
+    process's own, inherited (an ordinary pipe on every system); each of its writes goes
+    out on stdout as a record with the store's fuel left, then one record of its end (a
+    guest that could not be made here: ``FAILED``, with why)."""
+    stores: list[Any] = []
+    try:
+        wasmtime, shared, guest, config = _one_guest(argv, stores)
+    except Exception as exc:  # a boundary: the runner hears why
+        _record(stores, warm.FAILED, f"{type(exc).__name__}: {exc}".encode()[:STDERR_KEEP])
+        return 0
+    kind, text = warm.ENDED, ""
+    try:
+        run_guest(shared, config, int(argv[5]), int(argv[6]), guest,
+                  lambda: _record(stores, warm.READY, b""))
+    except (wasmtime.Trap, wasmtime.WasmtimeError) as exc:
+        kind, text = warm.TRAPPED, str(exc)
+    except Exception as exc:  # a boundary: the runner hears why
+        kind, text = warm.FAILED, f"{type(exc).__name__}: {exc}"
+    _record(stores, kind, text.encode("utf-8", "replace")[:STDERR_KEEP])
+    return 0
+
+
+def _one_guest(argv: list[str], stores: list[Any]) -> tuple[Any, Any, Any, Any]:
+    """wasmtime, the engine and module, the guest and its ``WasiConfig`` for ``--guest``:
+    stdin inherited, stdout and stderr as records."""
+    import wasmtime
+
+    compiled, runtime, bundle, _fuel, _memory, view, role = argv[2:9]
+    engine = interpreter.make_engine()
+    shared = types.SimpleNamespace(wasmtime=wasmtime, engine=engine,
+                                   module=wasmtime.Module.deserialize_file(engine, compiled))
+    guest = types.SimpleNamespace(halt=False, wake=threading.Event(), stores=stores)
+    config = configure(wasmtime.WasiConfig(), role == "grader", runtime, bundle, view or None)
+    config.inherit_stdin()
+    config.stdout_custom = lambda data: _record(stores, warm.STDOUT, bytes(data))
+    config.stderr_custom = lambda data: _record(stores, warm.STDERR, bytes(data))
+    return wasmtime, shared, guest, config
+
+
+def _record(stores: list[Any], kind: int, data: bytes) -> None:
+    """One record on stdout: ``kind``, the store's fuel left now, ``data``."""
+    fuel = int(stores[0].get_fuel()) if stores else 0
+    fd_writer(1)(warm.RECORD.pack(kind, fuel, len(data)) + data)
+
+
 def main(argv: list[str]) -> int:
     """``host.py --compiled <cwasm> --runtime <the guest's /usr> --bundle <the compiled
     harness's folder> <message-fd> [<grader-in> <verdict-out>]``: one version, in this
     process; ``host.py --serve <socket> --compiled ... --runtime ... --bundle ...``: every
     version the runner sends, until it goes (``serve.py``)."""
+    if argv[1:2] == ["--guest"]:
+        return guest_main(argv)
     if argv[1:2] == ["--serve"]:
         serve: Any = _load("_cq_serve", os.path.join(HERE, "serve.py"))
         shared = Shared(argv[4], argv[6], argv[8], warm.WAITING)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.metadata
 import importlib.util
 import os
 import shutil
@@ -65,6 +64,8 @@ def runtime_dir() -> Path:
 
 def wasmtime_version() -> str:
     """The installed wasmtime package's version (part of the cache key)."""
+    import importlib.metadata  # here: a guest's process (``host.py --guest``) never needs it
+
     try:
         return importlib.metadata.version("wasmtime")
     except importlib.metadata.PackageNotFoundError:

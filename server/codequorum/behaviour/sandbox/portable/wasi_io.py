@@ -1,14 +1,15 @@
 """A guest's stdin fed by the host as messages arrive, and sleeps the host can end.
 
-Stdlib and ``wasmtime`` only: ``host.py`` loads this file by path. A guest's fd 0 is an
-:class:`Inbox`, a named pipe the host writes as messages arrive (the run, then a check
-harness's calls), so a version and the grader beside it talk through the host, which
-routes and checks every frame. The guest's clocks and ``poll_oneoff`` are answered here:
-a sleep (clock subscriptions only: ``time.sleep``, ``select`` with a timeout) waits on
-the instance's stop event rather than in the runtime, since epoch interruption cannot stop
-a blocked host call and a version that sleeps past its test's budget must stop when the
-host says so; descriptors are files or the host's pipes, so a poll on one is answered
-ready at once. Every other call is WASI's own.
+Stdlib and ``wasmtime`` only: ``host.py`` loads this file by path. In the long-lived host
+a guest's fd 0 is an :class:`Inbox`, a named pipe the host writes as messages arrive (the
+run, then a check harness's calls), so a version and the grader beside it talk through the
+host, which routes and checks every frame (POSIX only: a guest in a process of its own
+reads that process's stdin instead, ``warm.PipeInbox``). The guest's clocks and
+``poll_oneoff`` are answered here: a sleep (clock subscriptions only: ``time.sleep``,
+``select`` with a timeout) waits on the instance's stop event rather than in the runtime,
+since epoch interruption cannot stop a blocked host call and a version that sleeps past
+its test's budget must stop when the host says so; descriptors are files or the host's
+pipes, so a poll on one is answered ready at once. Every other call is WASI's own.
 """
 
 from __future__ import annotations
