@@ -24,11 +24,35 @@ def node_text(node: Node) -> str:
     return (node.text or b"").decode("utf-8", "replace")
 
 
+#: How deep a literal may nest (arrays in arrays, objects in objects) before it is no input.
+MAX_LITERAL_DEPTH = 64
+
+
 def literal(node: Node) -> Any:
+    """A literal expression node -> its canonical tree; :class:`NotLiteral` otherwise, and
+    for a literal nested deeper than :data:`MAX_LITERAL_DEPTH` (a file of the workspace
+    or a comment may hold one thousands deep)."""
+    if _depth(node) > MAX_LITERAL_DEPTH:
+        raise NotLiteral("nested too deep")
+    return _literal(node)
+
+
+def _depth(node: Node) -> int:
+    """How deep ``node``'s named descendants go (iterative, bounded by the limit + 1)."""
+    deepest, stack = 0, [(node, 0)]
+    while stack:
+        cur, d = stack.pop()
+        deepest = max(deepest, d)
+        if d <= MAX_LITERAL_DEPTH:
+            stack.extend((c, d + 1) for c in cur.named_children)
+    return deepest
+
+
+def _literal(node: Node) -> Any:
     """A literal expression node -> its canonical tree; :class:`NotLiteral` otherwise."""
     t = node.type
     if t == "parenthesized_expression":
-        return literal(node.named_children[0])
+        return _literal(node.named_children[0])
     if t == "number":
         return _number(node_text(node))
     if t == "string":
@@ -46,7 +70,7 @@ def literal(node: Node) -> Any:
     if t == "unary_expression" and node.child_by_field_name("operator") is not None:
         op = node_text(node.child_by_field_name("operator"))  # type: ignore[arg-type]
         arg = node.child_by_field_name("argument")
-        value = literal(arg) if arg is not None else None
+        value = _literal(arg) if arg is not None else None
         if op == "-" and isinstance(value, (int, float)) and not isinstance(value, bool):
             return {"$": "number", "v": "-0"} if value == 0 else -value
         if op == "-" and value == {"$": "number", "v": "Infinity"}:
@@ -54,7 +78,7 @@ def literal(node: Node) -> Any:
         if op == "-" and isinstance(value, dict) and value.get("$") == "bigint":
             return {"$": "bigint", "v": str(-int(value["v"]))}
     if t == "array":
-        return [literal(c) for c in node.named_children if c.type != "comment"]
+        return [_literal(c) for c in node.named_children if c.type != "comment"]
     if t == "object":
         return _object(node)
     if t == "new_expression":
@@ -96,11 +120,11 @@ def _object(node: Node) -> Any:
         key, value = child.child_by_field_name("key"), child.child_by_field_name("value")
         if key is None or value is None:
             raise NotLiteral("pair")
-        name = literal(key) if key.type in ("string", "number") else node_text(key)
+        name = _literal(key) if key.type in ("string", "number") else node_text(key)
         if key.type == "computed_property_name":
             raise NotLiteral("computed key")
         pairs.append([str(js_values.show(name)) if not isinstance(name, str) else name,
-                      literal(value)])
+                      _literal(value)])
     return {"$": "object", "v": sorted(pairs, key=lambda p: p[0])}
 
 
@@ -108,7 +132,7 @@ def _collection(node: Node) -> Any:
     ctor = node.child_by_field_name("constructor")
     args = node.child_by_field_name("arguments")
     kind = node_text(ctor) if ctor is not None else ""
-    items = [literal(a) for a in args.named_children] if args is not None else []
+    items = [_literal(a) for a in args.named_children] if args is not None else []
     if kind not in ("Map", "Set") or len(items) > 1 or (items and not isinstance(items[0], list)):
         raise NotLiteral("new")
     entries = items[0] if items else []
