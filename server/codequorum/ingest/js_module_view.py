@@ -105,6 +105,8 @@ def _string(node: Node | None) -> str | None:
 
 def _specifier(node: Node) -> str | None:
     if node.type in ("import_statement", "export_statement"):
+        if any(c.type == "type" for c in node.children):
+            return None  # ``import type``: nothing is loaded at run time
         return _string(node.child_by_field_name("source"))
     if node.type == "call_expression":
         callee = node.child_by_field_name("function")

@@ -229,3 +229,26 @@ def test_a_method_named_by_its_short_name_is_found_where_its_module_puts_it(
                             module=view.context("A.make", "method"))
     assert obj.module is not None and obj.module.loaded, obj.module
     assert [t.passed for t in obj.tests + static.tests] == [True, True]
+
+
+def test_a_typescript_module_with_type_only_imports_and_a_json_import_loads(
+        node_sandboxed: object, tmp_path: Path) -> None:
+    """``import type`` of a package the workspace does not have, ``export interface`` in the
+    imported types file and a default import of a JSON file: the module loads, the version
+    reads the JSON's data."""
+    (tmp_path / "types.ts").write_text("export interface Unit { name: string; factor: number }\n")
+    (tmp_path / "units.json").write_text('{"units": [{"name": "km", "factor": 1000}]}')
+    path = tmp_path / "convert.ts"
+    path.write_text("import type { Unit } from './types';\n"
+                    "import type { Request } from 'express';\n"
+                    "import data from './units.json';\nconst UNITS: Unit[] = data.units;\n"
+                    "export function toMeters(v: number, unit: string): number { return v; }\n")
+    view = js_module_view(path.read_text(), path, tmp_path)
+    assert not view.notes  # nothing of `express` is needed at run time
+    version = ("export function toMeters(v: number, unit: string): number {\n"
+               "  return v * UNITS.find((u) => u.name === unit)!.factor;\n}\n")
+    result = TYPESCRIPT.run(version, [TestCase("call", args=(2, "km"), expected=2000,
+                                               has_expected=True, name="t")],
+                            "toMeters", module=view.context("toMeters"))
+    assert result.module is not None and result.module.loaded, result.module
+    assert [t.passed for t in result.tests] == [True]
