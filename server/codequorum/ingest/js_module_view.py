@@ -231,14 +231,22 @@ class _Builder:
         return self.package(folder, spec)
 
 
+#: The conditions of a package's ``exports`` followed, in the order they are preferred (the
+#: sandbox's loader knows them in this order too: ``node_harness/modules.js``).
+CONDITIONS = ("require", "node", "default", "import")
+
+
 def _main(info: dict[str, object]) -> str:
-    """A package's entry: ``exports['.']`` (its ``require`` or ``default`` when
-    conditional), else ``main``, else ``index``."""
+    """A package's entry: ``exports['.']`` (its ``require``, ``node``, ``default`` or
+    ``import`` when conditional, nested conditions followed), else ``main``, else
+    ``index``."""
     exports = info.get("exports")
     if isinstance(exports, dict):
         exports = exports.get(".", exports)
-    if isinstance(exports, dict):
-        exports = exports.get("require") or exports.get("default") or exports.get("node")
+    for _ in range(4):
+        if not isinstance(exports, dict):
+            break
+        exports = next((exports[c] for c in CONDITIONS if exports.get(c)), None)
     if isinstance(exports, str):
         return exports
     main = info.get("main")

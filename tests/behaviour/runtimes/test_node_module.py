@@ -4,6 +4,7 @@ what the view never gives (a link to ``.env``, a path out of the workspace)."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -250,5 +251,29 @@ def test_a_typescript_module_with_type_only_imports_and_a_json_import_loads(
     result = TYPESCRIPT.run(version, [TestCase("call", args=(2, "km"), expected=2000,
                                                has_expected=True, name="t")],
                             "toMeters", module=view.context("toMeters"))
+    assert result.module is not None and result.module.loaded, result.module
+    assert [t.passed for t in result.tests] == [True]
+
+
+def test_an_esm_only_package_with_nested_import_conditions_loads(
+        node_sandboxed: object, tmp_path: Path) -> None:
+    """A package of ``node_modules`` that only says where its ``import`` entry is, under
+    nested conditions (``{"import": {"types": ..., "default": ...}}``), as ESM-only packages
+    publish it: the view and the sandbox's loader both find its entry."""
+    pkg = tmp_path / "node_modules" / "yocto-pad"
+    pkg.mkdir(parents=True)
+    (pkg / "package.json").write_text(json.dumps({
+        "name": "yocto-pad", "type": "module",
+        "exports": {"import": {"types": "./dist/index.d.ts", "default": "./dist/index.mjs"}}}))
+    (pkg / "dist").mkdir()
+    (pkg / "dist" / "index.mjs").write_text("export default function pad(s, n) "
+                                   "{ return s.padStart(n, '0'); }\n")
+    path = tmp_path / "app.mjs"
+    path.write_text("import pad from 'yocto-pad';\nexport function code(n) { return n; }\n")
+    view = js_module_view(path.read_text(), path, tmp_path)
+    assert "node_modules/yocto-pad/dist/index.mjs" in dict(view.files) and not view.notes
+    result = JAVASCRIPT.run("export function code(n) { return pad(String(n), 4); }",
+                            [TestCase("call", args=(7,), expected="0007", has_expected=True,
+                                      name="t")], "code", module=view.context("code"))
     assert result.module is not None and result.module.loaded, result.module
     assert [t.passed for t in result.tests] == [True]

@@ -48,7 +48,10 @@
   function main(info) {
     let exp = info && info.exports;
     if (exp && typeof exp === 'object' && !Array.isArray(exp)) exp = '.' in exp ? exp['.'] : exp;
-    if (exp && typeof exp === 'object') exp = exp.require || exp.default || exp.node;
+    // the conditions in ``js_module_view.py``'s order, nested ones followed
+    for (let i = 0; i < 4 && exp && typeof exp === 'object'; i++) {
+      exp = exp.require || exp.node || exp.default || exp.import;
+    }
     if (typeof exp === 'string') return exp;
     return typeof (info && info.main) === 'string' && info.main ? info.main : 'index';
   }
