@@ -97,6 +97,7 @@ def test_check_parts_the_bug_on_the_call_a_test_makes(node_sandboxed: object,
     doc = json.loads(done.stdout)
     [row] = doc["functions"]
     assert row["not_run"] is None and "divergent-outputs" in row["verdicts"]
+    assert row["interpreter"].startswith("node ")
     [finding] = [f for f in doc["findings"] if f["code"] == "divergent-outputs"]
     assert finding["versions"] == [0, 2]
     assert 'slug("-"): "" vs "-"' in finding["message"]
