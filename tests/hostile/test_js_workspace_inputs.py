@@ -23,7 +23,7 @@ def test_a_literal_nested_thousands_deep_is_no_input_and_the_others_stay() -> No
     assert [c.args for c in literal_calls(context, "f")] == [(1,), ("a",)]
     assert examples(f"/** @example {DEEP} // => 1\n * @example f(2) // => 2\n */", "f") == [
         ((2,), 2, True)]
-    vs = VersionSet(task_id="t", samples=[Version(code="function f(x) { return x; }")],
+    vs = VersionSet(task_id="t", versions=[Version(code="function f(x) { return x; }")],
                     language="javascript", entry_point="f", module=context)
     vs.prompt = f"@example {DEEP}\n=> 3"
     labels = [c.label for c in collect_js_inputs(vs, scaling=False).cases]

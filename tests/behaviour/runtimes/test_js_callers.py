@@ -66,7 +66,7 @@ def test_the_workspaces_tests_and_callers_give_inputs_saying_where(tmp_path: Pat
     assert [(c.args, c.in_test, c.where) for c in calls] == [
         (("Foo Bar",), True, "test.js:5"), (("-",), True, "test.js:6"),
         (("A_b",), False, "lib/use.cjs:2")]
-    vs = VersionSet(task_id="t", samples=[Version(code=REAL)], language="javascript",
+    vs = VersionSet(task_id="t", versions=[Version(code=REAL)], language="javascript",
                     entry_point="slug", module=context)
     plan = collect_js_inputs(vs, scaling=False)
     found = [(c.label, c.origin, c.where, c.graded) for c in plan.cases]
