@@ -80,6 +80,7 @@ def test_javascript_versions_run_in_the_node_sandbox(tmp_path: Path) -> None:
     result = _check(root, path="add.js", function="add", dynamic=True)
     assert result.status == "ok"
     assert result.dynamic.ran is True and result.dynamic.not_run is None
+    assert (result.dynamic.interpreter or "").startswith("node ")
     assert "divergent-outputs" in {f.code for f in result.findings}
     assert result.recommendation is not None and result.recommendation.version == 0
     assert result.recommendation.by == "behaviour"

@@ -83,7 +83,7 @@ async def test_check_function_gives_what_codequorum_check_gives(
     assert [(f["code"], f["message"]) for f in got["findings"]] == [
         (f["code"], f["message"]) for f in expected["findings"]]
     assert got["dynamic"] == {"requested": False, "ran": False, "not_run": None, "note": None,
-                              "summary": {}}
+                              "interpreter": None, "summary": {}}
     assert got["parting_input"] is None
     rec = got["recommendation"]
     assert rec["version"] in range(5) and rec["code"].startswith("def sign(")

@@ -203,3 +203,16 @@ def test_prose_only_answer_in_other_languages_is_no_code() -> None:
 def test_markdown_indented_code_block() -> None:
     answer = "Here it is:\n\n    def add(a, b):\n        return a + b\n\nHope this helps."
     assert extract_function(answer, "python", "add").code == FUNC
+
+
+def test_a_javascript_method_given_alone_is_read_in_its_class() -> None:
+    """A method as ``export`` writes it (semver's ``comparePre (other) { ... }``) imports
+    back: read inside a class of its owner's name, its text kept as given."""
+    method = "comparePre (other) {\n  return this.prerelease.length - other.length\n}\n"
+    got = extract_from_code(method, "javascript", "SemVer.comparePre")
+    assert got.ok and got.code == method
+    typed = "static make(n: number): number { return n }\n"
+    assert extract_from_code(typed, "typescript", "A.make").code == typed
+    assert not extract_from_code(method, "javascript", "SemVer.compareMain").ok
+    assert not extract_from_code("comparePre (other) {", "javascript", "SemVer.comparePre").ok
+    assert not extract_from_code(method, "javascript", "comparePre").ok  # not a method name

@@ -146,11 +146,16 @@ async def _editor(root: Path, run: bool) -> dict[str, Said]:
 
 
 async def _agent(root: Path) -> dict[str, Said]:
+    return await _agent_at(root, [("tools/app.py", name) for name in VERSIONS])
+
+
+async def _agent_at(root: Path, functions: list[tuple[str, str]]) -> dict[str, Said]:
+    """What the agents' ``check_function`` with ``dynamic`` says of each (file, function)."""
     out: dict[str, Said] = {}
     async with mcp_session(root) as session:
-        for name in VERSIONS:
+        for path, name in functions:
             result = await call(session, "check_function",
-                                {"path": "tools/app.py", "function": name, "dynamic": True})
+                                {"path": path, "function": name, "dynamic": True})
             assert not result.is_error, text_of(result)
             got = result.structured_content
             assert isinstance(got, dict)

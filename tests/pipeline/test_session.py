@@ -208,9 +208,31 @@ def test_a_set_s_module_is_rebuilt_from_where_export_says_it_lives(tmp_path: Pat
     (tmp_path / "pkg" / "units.py").write_text("U = 2\n")
     (tmp_path / "pkg" / "app.py").write_text(
         "from .units import U\n\n\nclass C:\n    def f(self, x):\n        return U * x\n")
-    context = located_module(tmp_path, FunctionLocation("pkg/app.py", "C.f"), "python")
+    context, doc = located_module(tmp_path, FunctionLocation("pkg/app.py", "C.f"), "python")
     assert (context.name, context.path, context.kind) == ("pkg.app", "pkg/app.py", "method")
     assert dict(context.files)["pkg/units.py"] == "U = 2\n"
+    assert doc is None  # a Python function's examples are in its own docstring
+
+
+def test_a_javascript_set_s_module_and_the_examples_above_it_come_back_from_export(
+        tmp_path: Path) -> None:
+    """``score`` on ``export``'s output gets what ``check`` reads: the module and the JSDoc
+    comment above the function (its examples graded), date-fns' shape."""
+    from codequorum.core.model import FunctionLocation, VersionSet
+    from codequorum.pipeline.score import in_module
+
+    (tmp_path / "constants.mjs").write_text("export const minutesInHour = 60;\n")
+    (tmp_path / "hoursToMinutes.mjs").write_text(
+        'import { minutesInHour } from "./constants.mjs";\n\n/**\n * @example\n'
+        ' * const result = hoursToMinutes(2)\n * //=> 120\n */\n'
+        "export function hoursToMinutes(hours) {\n  return Math.trunc(hours * minutesInHour);\n}\n")
+    vs = VersionSet.from_codes("h", ["function hoursToMinutes(h) { return h * 60; }"],
+                               language="javascript", entry_point="hoursToMinutes")
+    vs.location = FunctionLocation("hoursToMinutes.mjs", "hoursToMinutes")
+    placed, why = in_module(vs, tmp_path)
+    assert why is None and placed.module is not None
+    assert "constants.mjs" in dict(placed.module.files)
+    assert placed.prompt is not None and "//=> 120" in placed.prompt
 
 
 @pytest.mark.parametrize(("file", "why"), [

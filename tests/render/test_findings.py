@@ -18,4 +18,6 @@ def test_what_a_run_ran_on_counts_its_inputs_by_origin() -> None:
               {"source": "edge", "origin": "edge"}, {"source": "model"}]  # older report
     assert ran_on(inputs) == "ran on 4 inputs: 1 doctest, 2 edge, 1 proposed"
     assert ran_on([{"source": "caller", "origin": "caller"}]) == "ran on 1 input: 1 caller"
+    assert ran_on([{"source": "test", "origin": "test"}], "node 20.20.2") == \
+        "ran on 1 input in node 20.20.2: 1 test"
     assert ran_on([]) is None

@@ -34,6 +34,7 @@ from codequorum.render.findings import (
     function_findings,
     not_run_reason,
     recommendation_lines,
+    value_words,
 )
 
 #: Longest code of a kept version returned, in characters.
@@ -147,6 +148,7 @@ def _dynamic_out(analysis: FunctionAnalysis, requested: bool) -> DynamicOut:
     return DynamicOut(requested=requested, ran=analysis.dynamic is not None and reason is None,
                       not_run=safe_text(reason, 300) if reason is not None else None,
                       note="; ".join(safe_text(n) for n in notes) or None,
+                      interpreter=safe_text(getattr(analysis.dynamic, "python", ""), 40) or None,
                       summary={k: v for k, v in summary.items()
                                if v is None or isinstance(v, int | float)})
 
@@ -218,7 +220,7 @@ def _parting(analysis: FunctionAnalysis) -> PartingInput | None:
     sentence = evidence_text(analysis)
     if rec is None or not outcomes or not inputs or sentence is None:
         return None
-    ev = parting_input(outcomes, inputs, rec)
+    ev = parting_input(outcomes, inputs, rec, value_words(analysis.version_set.language))
     if ev is None:
         return None
     return PartingInput(

@@ -178,6 +178,8 @@ class DynamicOut(_Answer):
                                 "(no inputs, not run in its module, sandbox unavailable...), "
                                 "when a run was asked for or remembered.")
     note: str | None = None
+    interpreter: str | None = Field(default=None, description="What ran the versions: "
+                                    "``node 20.20.2`` or the Python version (``3.12.3``).")
     summary: dict[str, Any] = Field(default_factory=dict)
 
 

@@ -46,6 +46,7 @@ from codequorum.behaviour.input_plan import (
 )
 from codequorum.behaviour.module_rules import judge_module, method_inputs
 from codequorum.behaviour.runtimes import runtime_for, runtime_names
+from codequorum.behaviour.runtimes.runtime import Runtime
 from codequorum.behaviour.sandbox.isolation import (
     AUTO,
     PORTABLE_NOTE,
@@ -474,6 +475,14 @@ def _as_is(output: str | None) -> str | None:
     return output
 
 
+def _words(runtime: Runtime | None) -> Canonical:
+    """A value as the runtime's messages show it (as it is without a runtime)."""
+    if runtime is None:
+        return _as_is
+    shown = runtime.shown
+    return lambda output: None if output is None else shown(output)
+
+
 def _compared_tuple(o: TestOutcome | None, canonical: Canonical,
                     kind: str = "call") -> Outcome | None:
     """:func:`_outcome_tuple` with the returned value as its comparison key
@@ -711,7 +720,8 @@ def build_report(
         task_id=version_set.task_id,
         summary=summary,
         candidates=candidates,
-        rules=_rule_figures(rows, _compared_rows(runs, cases, basis.behaviour, m, _as_is),
+        rules=_rule_figures(rows, _compared_rows(runs, cases, basis.behaviour, m,
+                                                 _words(runtime)),
                             cases, basis, traced, s_res.jsd, d_res.jsd, options),
         fastest=_fastest(candidates, runs, cases),
         layers=runs.layers,

@@ -221,9 +221,18 @@ def _from_block(block: str, lang: str, name: str) -> ExtractResult:
         return ExtractResult.rejected(f"the code is {exc}")
 
 
+#: Languages whose methods stand alone as a class's member, not as a statement: a method
+#: given alone (``comparePre (other) { ... }``, as ``export`` writes it) is read in a class.
+_CLASS_MEMBERS = frozenset({"javascript", "typescript", "tsx"})
+
+
 def _function_in(code: str, lang: str, name: str) -> ExtractResult:
     tree = parse(code, lang)
     found = _find(parsing.functions(code, lang), name)
+    if found is None and lang in _CLASS_MEMBERS and "." in name:
+        alone = _method_alone(code, lang, name)
+        if alone is not None:
+            return alone
     if found is None:
         problem = _syntax_problem(code, lang, tree.root_node)
         if problem is not None:
@@ -236,6 +245,17 @@ def _function_in(code: str, lang: str, name: str) -> ExtractResult:
         offset = data[: _with_decorators(data, found, lang)].count(b"\n")
         return ExtractResult.rejected(_parse_reason(problem[0] + offset, problem[1]))
     return ExtractResult.accepted(text.rstrip() + "\n", _imports(tree, code, lang))
+
+
+def _method_alone(code: str, lang: str, name: str) -> ExtractResult | None:
+    """A JavaScript or TypeScript method given alone, read inside a class of its owner's
+    name (its text as given); None when the code is not one method of that name."""
+    owner, _, method = name.rpartition(".")
+    wrapped = f"class {owner.rpartition('.')[2]} {{\n{code}\n}}\n"
+    infos = [i for i in parsing.functions(wrapped, lang) if "." in i.qualified_name]
+    if len(infos) < 1 or infos[0].name != method or _first_error(parse(wrapped, lang).root_node):
+        return None
+    return ExtractResult.accepted(function_source(wrapped, infos[0], lang).rstrip() + "\n", ())
 
 
 def _parse_reason(line: int, detail: str | None) -> str:

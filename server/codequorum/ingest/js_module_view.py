@@ -18,6 +18,10 @@ or compiles anything):
 - anything else (Node's own modules, a package that is not there, a path that leads out of
   the workspace) is named in a note: the module then does not load in the sandbox, and the
   function's versions are not run there (``not-run-in-module``).
+
+A function's context also holds the workspace's other JavaScript and TypeScript files that
+name it (its tests, its callers: :func:`~codequorum.ingest.workspace_callers.caller_files`),
+read for their calls and never given to the sandbox.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from codequorum.ingest.module_view import (
     UNTITLED,
     read_inside,
 )
+from codequorum.ingest.workspace_callers import JS_SUFFIXES, caller_files
 
 #: Suffixes tried after a specifier, in Node's order (then TypeScript's), and in a folder.
 EXTENSIONS = (".js", ".ts", ".mjs", ".cjs", ".mts", ".cts", ".json")
@@ -55,15 +60,21 @@ class JsModuleView:
     path: str
     files: tuple[tuple[str, str], ...]
     notes: tuple[str, ...] = ()
+    workspace: Path | None = None
 
     def context(self, qualified_name: str, kind: str = "function") -> ModuleContext:
         """The context of one function of the module: a method when the parser says so and
-        it has an owner, else nested when it has one."""
+        it has an owner, else nested when it has one; with the workspace's files that
+        name it (its tests and callers)."""
         owned = "." in qualified_name
         found: FunctionKind = ("method" if owned and kind == "method"
                                else "nested" if owned else "function")
+        in_view = frozenset(p for p, _ in self.files)
+        callers = caller_files(self.workspace, qualified_name.rpartition(".")[2], in_view,
+                               JS_SUFFIXES)
         return ModuleContext(name=self.path, path=self.path, qualified_name=qualified_name,
-                             kind=found, files=self.files, roots=(), notes=self.notes)
+                             kind=found, files=self.files, roots=(), notes=self.notes,
+                             callers=callers)
 
 
 def grammar(path: str) -> str:
@@ -94,6 +105,8 @@ def _string(node: Node | None) -> str | None:
 
 def _specifier(node: Node) -> str | None:
     if node.type in ("import_statement", "export_statement"):
+        if any(c.type == "type" for c in node.children):
+            return None  # ``import type``: nothing is loaded at run time
         return _string(node.child_by_field_name("source"))
     if node.type == "call_expression":
         callee = node.child_by_field_name("function")
@@ -218,14 +231,22 @@ class _Builder:
         return self.package(folder, spec)
 
 
+#: The conditions of a package's ``exports`` followed, in the order they are preferred (the
+#: sandbox's loader knows them in this order too: ``node_harness/modules.js``).
+CONDITIONS = ("require", "node", "default", "import")
+
+
 def _main(info: dict[str, object]) -> str:
-    """A package's entry: ``exports['.']`` (its ``require`` or ``default`` when
-    conditional), else ``main``, else ``index``."""
+    """A package's entry: ``exports['.']`` (its ``require``, ``node``, ``default`` or
+    ``import`` when conditional, nested conditions followed), else ``main``, else
+    ``index``."""
     exports = info.get("exports")
     if isinstance(exports, dict):
         exports = exports.get(".", exports)
-    if isinstance(exports, dict):
-        exports = exports.get("require") or exports.get("default") or exports.get("node")
+    for _ in range(4):
+        if not isinstance(exports, dict):
+            break
+        exports = next((exports[c] for c in CONDITIONS if exports.get(c)), None)
     if isinstance(exports, str):
         return exports
     main = info.get("main")
@@ -242,7 +263,8 @@ def js_module_view(text: str, path: Path | None, workspace: Path | None) -> JsMo
     builder = _Builder(workspace.resolve(), rel)
     builder.files[rel] = text
     builder.follow(rel)
-    return JsModuleView(rel, tuple(builder.files.items()), tuple(builder.notes))
+    return JsModuleView(rel, tuple(builder.files.items()), tuple(builder.notes),
+                        builder.root)
 
 
 def _unresolved(text: str, name: str) -> tuple[str, ...]:

@@ -1,11 +1,12 @@
-"""The workspace's Python files that name a function: where its callers and tests are.
+"""The workspace's source files that name a function: where its callers and tests are.
 
 A function's inputs include its callers' literal calls
 (:mod:`codequorum.behaviour.callers`), and the callers are seldom all in its module's view
 (the modules it imports): a test file imports the module, not the other way round. This
 reads the rest of the workspace for them, statically (nothing runs or compiles), bounded:
 
-- at most :data:`MAX_LISTED` Python files listed, and at most :data:`MAX_READ_BYTES` bytes
+- at most :data:`MAX_LISTED` files of the function's language listed (``.py``; for
+  JavaScript and TypeScript :data:`JS_SUFFIXES`), and at most :data:`MAX_READ_BYTES` bytes
   read in all, each a regular UTF-8 file of at most :data:`MAX_FILE_BYTES`;
 - never under a hidden folder or a secret-looking name, nor outside the workspace, nor
   where a link leads to such a place (:func:`~codequorum.core.safe_paths.read_workspace_file`,
@@ -48,13 +49,19 @@ class _Read:
     text: str | None
 
 
-_CACHE: dict[str, dict[str, _Read]] = {}
+#: The suffixes of JavaScript and TypeScript files whose calls give inputs.
+JS_SUFFIXES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
+PY_SUFFIXES = (".py",)
+
+_CACHE: dict[tuple[str, tuple[str, ...]], dict[str, _Read]] = {}
 _LOCK = threading.Lock()
 
 
-def python_files(root: Path, limit: int = MAX_LISTED) -> list[tuple[PurePosixPath, os.stat_result]]:
-    """The Python files of the workspace ``root`` (relative paths and their ``stat``), in
-    a stable order, at most ``limit``, nothing hidden, secret-looking or skipped."""
+def source_files(root: Path, limit: int = MAX_LISTED, suffixes: tuple[str, ...] = PY_SUFFIXES
+                 ) -> list[tuple[PurePosixPath, os.stat_result]]:
+    """The files of the workspace ``root`` ending in ``suffixes`` (Python's by default;
+    relative paths and their ``stat``), in a stable order, at most ``limit``, nothing
+    hidden, secret-looking or skipped."""
     out: list[tuple[PurePosixPath, os.stat_result]] = []
     for folder, dirs, files in os.walk(root):  # links to folders are not followed
         rel_folder = PurePosixPath(Path(folder).relative_to(root).as_posix())
@@ -62,7 +69,7 @@ def python_files(root: Path, limit: int = MAX_LISTED) -> list[tuple[PurePosixPat
                          and workspace_refusal(rel_folder / d) is None)
         for name in sorted(files):
             rel = rel_folder / name
-            if not name.endswith(".py") or workspace_refusal(rel) is not None:
+            if not name.endswith(suffixes) or workspace_refusal(rel) is not None:
                 continue
             try:
                 st = os.lstat(root.joinpath(*rel.parts))
@@ -83,10 +90,10 @@ def _text(root: Path, rel: PurePosixPath) -> str | None:
         return None
 
 
-def caller_files(workspace: Path | None, name: str, exclude: frozenset[str] = frozenset()
-                 ) -> tuple[tuple[str, str], ...]:
-    """The workspace's Python files (POSIX path relative to it, text) whose text names
-    ``name``, ``exclude`` (paths already in the module's view) left out, at most
+def caller_files(workspace: Path | None, name: str, exclude: frozenset[str] = frozenset(),
+                 suffixes: tuple[str, ...] = PY_SUFFIXES) -> tuple[tuple[str, str], ...]:
+    """The workspace's files ending in ``suffixes`` (POSIX path relative to it, text) whose
+    text names ``name``, ``exclude`` (paths already in the module's view) left out, at most
     :data:`MAX_CALLER_FILES`; none without a workspace."""
     if workspace is None or not name:
         return ()
@@ -95,11 +102,11 @@ def caller_files(workspace: Path | None, name: str, exclude: frozenset[str] = fr
     except (OSError, RuntimeError):
         return ()
     with _LOCK:
-        known = _CACHE.setdefault(str(root), {})
+        known = _CACHE.setdefault((str(root), suffixes), {})
         fresh: dict[str, _Read] = {}
         budget = MAX_READ_BYTES
         found: list[tuple[str, str]] = []
-        for rel, st in python_files(root):
+        for rel, st in source_files(root, MAX_LISTED, suffixes):
             key = rel.as_posix()
             if st.st_size > MAX_FILE_BYTES:
                 continue
@@ -113,8 +120,8 @@ def caller_files(workspace: Path | None, name: str, exclude: frozenset[str] = fr
             if (seen.text is not None and key not in exclude and name in seen.text
                     and len(found) < MAX_CALLER_FILES):
                 found.append((key, seen.text))
-        _CACHE[str(root)] = fresh
+        _CACHE[(str(root), suffixes)] = fresh
     return tuple(found)
 
 
-__all__ = ["MAX_CALLER_FILES", "caller_files", "python_files"]
+__all__ = ["JS_SUFFIXES", "MAX_CALLER_FILES", "caller_files", "source_files"]

@@ -35,7 +35,7 @@ input's, and their expected values order the versions (step 1).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -315,27 +315,30 @@ class Evidence:
     others: tuple[tuple[str, tuple[int, ...]], ...]
 
 
-def _shown(outcome: Sequence[str | None]) -> tuple[tuple[str, str], str] | None:
-    """(comparison key, words) of one outcome; None when it has no result."""
+def _shown(outcome: Sequence[str | None], shown: Callable[[str], str] = shown_output
+           ) -> tuple[tuple[str, str], str] | None:
+    """(comparison key, words) of one outcome; None when it has no result. ``shown``: how
+    the language's values read (its runtime's)."""
     output, exc_type = outcome[0], outcome[1]
     if exc_type is not None:
         return ("raise", exc_type), f"raises {exc_type}"
     if output is None:
         return None
-    return ("value", canonical_output(output) or ""), f"returns {shown_output(output)}"
+    return ("value", canonical_output(output) or ""), f"returns {shown(output)}"
 
 
 def parting_input(
     outcomes: Sequence[Sequence[Sequence[str | None] | None]],
     inputs: Sequence[Mapping[str, Any]],
     recommended: int,
+    shown: Callable[[str], str] = shown_output,
 ) -> Evidence | None:
     """The input that best shows where version ``recommended`` and the others differ.
 
     Only inputs where it has a result and another version's result differs from it (equal
     values never differ: :func:`canonical_output`); of those, inputs with an expected value
     (graded or checked) first, then by :data:`EVIDENCE_ORDER` of their source, then the
-    first. None when there is none.
+    first. None when there is none. ``shown``: how a value reads (the language's runtime's).
     """
     if not 0 <= recommended < len(outcomes):
         return None
@@ -343,7 +346,7 @@ def parting_input(
     for t, spec in enumerate(inputs):
         own_row = outcomes[recommended]
         own_cell = own_row[t] if t < len(own_row) else None
-        own = _shown(own_cell) if own_cell is not None else None
+        own = _shown(own_cell, shown) if own_cell is not None else None
         if own is None:
             continue
         groups: dict[tuple[str, str], tuple[str, list[int]]] = {}
@@ -351,7 +354,7 @@ def parting_input(
             cell = row[t] if t < len(row) else None
             if v == recommended or cell is None:
                 continue
-            other = _shown(cell)
+            other = _shown(cell, shown)
             if other is None or other[0] == own[0]:
                 continue
             groups.setdefault(other[0], (other[1], []))[1].append(v)

@@ -141,8 +141,10 @@ def score_one(
 def in_module(version_set: VersionSet, workspace: Path | None
               ) -> tuple[VersionSet, str | None]:
     """``version_set`` in the module its location names (the module view rebuilt in
-    ``workspace``, as ``check`` builds it), or as it is with the reason it runs without
-    it (None: it has no location, or already its module)."""
+    ``workspace``, as ``check`` builds it, with the examples of the comment above the
+    function as its prompt where it has none and its language keeps them there), or as it
+    is with the reason it runs without it (None: it has no location, or already its
+    module)."""
     from codequorum.behaviour.runtimes import runtime_for
 
     location = version_set.location
@@ -152,13 +154,14 @@ def in_module(version_set: VersionSet, workspace: Path | None
     if workspace is None:
         return version_set, "no workspace to find it in"
     try:
-        module = located_module(workspace, location, version_set.language)
+        module, doc = located_module(workspace, location, version_set.language)
     except UserError as exc:
         return version_set, f"{exc} (score runs it in the workspace it is started in)"
     except Exception as exc:  # boundary: the set still runs, and says without what
         log.warning("the module of %s was not rebuilt: %s", version_set.task_id, exc)
         return version_set, f"it could not be read ({type(exc).__name__})"
-    return dataclasses.replace(version_set, module=module), None
+    return dataclasses.replace(version_set, module=module,
+                               prompt=version_set.prompt or doc), None
 
 
 def _exit_on_term(signum: int, _frame: object) -> None:

@@ -373,10 +373,12 @@ def workspace_text(workspace: Path, key: str) -> str:
 
 
 def located_module(workspace: Path, location: FunctionLocation, language: str
-                   ) -> ModuleContext:
+                   ) -> tuple[ModuleContext, str | None]:
     """The module a set's function lives in, rebuilt from its ``location`` in
-    ``workspace`` as :meth:`Session.prepare` builds it for ``check`` and the editor.
-    Raises :class:`UserError` saying why it cannot be (no such file or function)."""
+    ``workspace`` as :meth:`Session.prepare` builds it for ``check`` and the editor, and
+    the comment above the function where its language keeps examples there (the prompt
+    ``check`` gives the set: :func:`examples_outside`). Raises :class:`UserError` saying
+    why it cannot be (no such file or function)."""
     from codequorum.behaviour.runtimes import runtime_for
 
     text = workspace_text(workspace, location.file)
@@ -387,7 +389,7 @@ def located_module(workspace: Path, location: FunctionLocation, language: str
     view = runtime.module_view(text, workspace / location.file, workspace)
     context: ModuleContext = view.context(str(info.qualified_name),
                                           str(getattr(info, "kind", "function")))
-    return context
+    return context, examples_outside(language, info.docstring)
 
 
 def merge_dynamic(

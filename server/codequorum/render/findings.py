@@ -10,13 +10,15 @@ the document) goes through :func:`~codequorum.core.safe_text.safe_text`.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from codequorum.behaviour.input_plan import ORIGIN_WORDS
+from codequorum.behaviour.runtimes import runtime_for
 from codequorum.core.report import SEVERITIES, StabilityReport
 from codequorum.core.safe_text import plain_message, safe_text
+from codequorum.core.values import shown_output
 from codequorum.core.words import versions_compared
 from codequorum.judge.risk import NOT_RUN
 from codequorum.judge.structure import percentile_words as percentile_words
@@ -134,6 +136,12 @@ def recommendation_lines(analysis: FunctionAnalysis, not_run: str | None = None)
 _OLD_ORIGINS = {"model": "proposed"}
 
 
+def value_words(language: str | None) -> Callable[[str], str]:
+    """How a returned value of ``language`` reads in a message (its runtime's ``shown``)."""
+    runtime = runtime_for(language)
+    return runtime.shown if runtime is not None else shown_output
+
+
 def evidence_text(analysis: FunctionAnalysis) -> str | None:
     """After a run, the input where the recommended version and the others part ways
     (:func:`codequorum.judge.recommend.parting_input`) and where it came from
@@ -147,7 +155,7 @@ def evidence_text(analysis: FunctionAnalysis) -> str | None:
     total = len(analysis.version_set.versions)
     if rec is None or not outcomes or not inputs or len(outcomes) != total:
         return None
-    ev = parting_input(outcomes, inputs, rec)
+    ev = parting_input(outcomes, inputs, rec, value_words(analysis.version_set.language))
     if ev is None:
         return None
     spec = inputs[ev.input_index] if ev.input_index < len(inputs) else {}
@@ -170,13 +178,17 @@ def origin_words(spec: Mapping[str, Any], source: str = "") -> str | None:
 
 
 def inputs_text(analysis: FunctionAnalysis) -> str | None:
-    """After a run, how many inputs it ran on and where they came from (``ran on 12
-    inputs: 3 doctest, 8 edge, 1 caller``, origins in run order); None without a run."""
-    return ran_on(getattr(analysis.dynamic, "inputs", None) or [])
+    """After a run, how many inputs it ran on, under which interpreter where it is not
+    this Python (``node 20.20.2``), and where they came from (``ran on 12 inputs: 3
+    doctest, 8 edge, 1 caller``, origins in run order); None without a run."""
+    under = str(getattr(analysis.dynamic, "python", "") or "")
+    return ran_on(getattr(analysis.dynamic, "inputs", None) or [],
+                  under if not under[:1].isdigit() else "")
 
 
-def ran_on(inputs: Sequence[Mapping[str, Any]]) -> str | None:
-    """:func:`inputs_text` of a run's ``inputs`` (the dynamic report's entries)."""
+def ran_on(inputs: Sequence[Mapping[str, Any]], under: str = "") -> str | None:
+    """:func:`inputs_text` of a run's ``inputs`` (the dynamic report's entries) under the
+    interpreter named ``under`` (none named when empty)."""
     if not inputs:
         return None
     counts: dict[str, int] = {}
@@ -185,7 +197,8 @@ def ran_on(inputs: Sequence[Mapping[str, Any]]) -> str | None:
                      or spec.get("source") or "?")
         counts[origin] = counts.get(origin, 0) + 1
     parts = ", ".join(f"{n} {safe_text(origin, 20)}" for origin, n in counts.items())
-    return f"ran on {len(inputs)} input{'s' if len(inputs) != 1 else ''}: {parts}"
+    named = f" in {safe_text(under, 40)}" if under else ""
+    return f"ran on {len(inputs)} input{'s' if len(inputs) != 1 else ''}{named}: {parts}"
 
 
 def versions_text(analysis: FunctionAnalysis, indices: Sequence[int]) -> str:

@@ -13,6 +13,7 @@ from codequorum.behaviour.runtimes.js_inputs import (
     parameter_types,
     scaled_value,
     scaling_args,
+    type_values,
 )
 from codequorum.core.model import VersionSet
 from codequorum.generate.input_language import PYTHON_INPUTS, InputLanguage
@@ -94,3 +95,47 @@ def test_untyped_parameters_are_guessed_from_their_use() -> None:
     assert plan.cases[-1].test.args[2] == plan.cases[0].test.args[2]  # n kept, not scaled
     assert "parameter types guessed from their use: number[], string, number" in plan.notes
     assert guessed_types("function f({a}) { return a; }", "f") is None
+
+
+def test_examples_kept_in_a_declaration_or_printed_with_the_value_on_the_next_line() -> None:
+    """date-fns keeps each example's value (``const result = f(2)`` then ``//=> 120``),
+    lodash shows it on the next line (``// => [...]``), a README prints it."""
+    date_fns = ("/**\n * @example\n * // Convert 2 hours to minutes:\n"
+                " * const result = hoursToMinutes(2)\n * //=> 120\n */")
+    assert examples(date_fns, "hoursToMinutes") == [((2,), 120, True)]
+    lodash = ("/**\n * @example\n *\n * _.chunk(['a', 'b', 'c', 'd'], 2);\n"
+              " * // => [['a', 'b'], ['c', 'd']]\n */")
+    assert examples(lodash, "chunk") == [((["a", "b", "c", "d"], 2), [["a", "b"], ["c", "d"]],
+                                          True)]
+    assert examples("// console.log(ms(60000)) // \"1m\"", "ms") == [((60000,), "1m", True)]
+    assert examples("// let r = other(2)\n// //=> 3", "ms") == []
+
+
+def test_the_comment_above_a_function_grades_its_examples_with_markers_taken_off() -> None:
+    """The editor and ``check`` pass the comment without its markers: ``//=> 120`` is
+    then ``=> 120``, still the example's value, and graded."""
+    prompt = "@example\n// Convert 2 hours to minutes:\nconst result = hoursToMinutes(2)\n=> 120"
+    code = "function hoursToMinutes(h) { return Math.trunc(h * 60); }"
+    vs = VersionSet.from_codes("t", [code], language="javascript", entry_point="hoursToMinutes")
+    vs.prompt = prompt
+    plan = collect_js_inputs(vs, scaling=False)
+    assert [(c.test.args, c.test.expected, c.graded) for c in plan.cases][:1] == [
+        ((2,), 120, True)]
+
+
+def test_unions_optional_and_rest_parameters_still_draw_values() -> None:
+    """ts-dedent's ``dedent(templ: TemplateStringsArray | string, ...values: unknown[])``
+    and tiny-invariant's ``invariant(condition: any, message?: string | (() => string))``:
+    a union draws from its members that can be drawn, optional and rest parameters are
+    left to their defaults, ``any`` draws truthy and falsy values."""
+    dedent = ("export function dedent(\n  templ: TemplateStringsArray | string,\n"
+              "  ...values: unknown[]\n): string { return ''; }")
+    assert parameter_types(dedent, "dedent") == ["TemplateStringsArray | string"]
+    invariant = ("export default function invariant(condition: any,\n"
+                 "  message?: string | (() => string)): asserts condition {}")
+    assert parameter_types(invariant, "invariant") == ["any"]
+    assert [type_values("'a' | 'b' | number", i) for i in range(4)] == ["a", "b", 0, "a"]
+    plan = collect_js_inputs(VersionSet.from_codes("t", [invariant], language="typescript",
+                                                   entry_point="invariant"), scaling=False)
+    drawn = [c.test.args[0] for c in plan.cases]
+    assert True in drawn and 0 in drawn and None in drawn

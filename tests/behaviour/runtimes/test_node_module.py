@@ -4,6 +4,7 @@ what the view never gives (a link to ``.env``, a path out of the workspace)."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -144,7 +145,8 @@ def test_a_set_in_its_module_runs_and_passes(node_sandboxed: object, tmp_path: P
 @pytest.mark.parametrize(("top", "said"), [
     ("while (true) {}", "Script execution timed out"),
     ("require('child_process').execSync('id');", "Cannot find module 'child_process'"),
-    ("process.exit(3);", "process is not defined"),
+    ("process.exit(3);", "process.exit is not a function"),
+    ("process.binding('spawn_sync');", "process.binding is not a function"),
 ])
 def test_a_hostile_module_top_level_is_not_loaded(node_sandboxed: object, tmp_path: Path,
                                                   top: str, said: str) -> None:
@@ -169,3 +171,109 @@ def test_an_object_literal_s_method_and_a_static_method_run_where_they_are(
     static = JAVASCRIPT.run("static make(n) { return new A() instanceof A ? n + 1 : 0; }",
                             [_call(2, 3)], "A.make", module=view.context("A.make", "method"))
     assert [t.passed for t in obj.tests + static.tests] == [True, True]
+
+
+#: A module shaped like tiny-invariant's source: its top level reads ``process.env``.
+INVARIANT = """const isProduction: boolean = process.env.NODE_ENV === 'production';
+const prefix: string = 'Invariant failed';
+export default function invariant(condition: any, message?: string): asserts condition {
+  if (condition) {
+    return;
+  }
+  if (isProduction) {
+    throw new Error(prefix);
+  }
+  throw new Error(message ? `${prefix}: ${message}` : prefix);
+}
+"""
+
+
+def test_a_module_reading_its_environment_at_the_top_level_loads_with_a_neutral_one(
+        node_sandboxed: object, tmp_path: Path) -> None:
+    """``process.env.NODE_ENV`` at a module's top level reads an empty environment (as a
+    Node started without variables does), so the module loads and its versions run; the
+    values the versions part on read in JavaScript's words (``undefined``)."""
+    path = tmp_path / "invariant.ts"
+    path.write_text(INVARIANT)
+    real = INVARIANT[INVARIANT.index("export default"):]
+    bug = real.replace("if (condition) {", "if (condition !== undefined) {")
+    probe = ("export default function invariant(c: any): any {\n  return [typeof process.env, "
+             "process.env.NODE_ENV, process.platform, typeof process.exit, isProduction];\n}\n")
+    ss = VersionSet.from_codes("inv", [real, real.replace("if (condition)", "if (!!condition)"),
+                                       bug, probe], language="typescript",
+                               entry_point="invariant")
+    ss.tests = [TestCase("call", args=(False, "boom"), name="invariant(false, \"boom\")")]
+    ss.module = js_module_view(INVARIANT, path, tmp_path).context("invariant")
+    report = run_dynamic(ss, DynamicOptions())
+    assert report.rules.module_problem is None
+    firsts = [row[0] for row in report.outcomes]
+    assert [o[:2] if o else None for o in firsts[:3]] == [
+        (None, "Error"), (None, "Error"), ('{"$":"undefined"}', None)]
+    assert firsts[3] is not None
+    assert firsts[3][0] == '["object",{"$":"undefined"},"linux","undefined",false]'
+    div = report.rules.divergence
+    assert div is not None and "undefined" in (div.shown_a, div.shown_b)
+    assert not any('{"$"' in s for s in (div.shown_a, div.shown_b))
+
+
+def test_a_method_named_by_its_short_name_is_found_where_its_module_puts_it(
+        node_sandboxed: object, tmp_path: Path) -> None:
+    """The front ends name a set by the method's own name (``triple``); in its module the
+    version is found where the function lives (``util.triple``), not as a global."""
+    path = tmp_path / "app.js"
+    path.write_text("const SCALE = 3;\nconst util = {\n  triple(x) { return x; },\n};\n"
+                    "class A { static make(n) { return n; } }\n")
+    view = js_module_view(path.read_text(), path, tmp_path)
+    obj = JAVASCRIPT.run("triple(x) { return x * SCALE; }", [_call(2, 6)], "triple",
+                         module=view.context("util.triple", "method"))
+    static = JAVASCRIPT.run("static make(n) { return n + 1; }", [_call(2, 3)], "make",
+                            module=view.context("A.make", "method"))
+    assert obj.module is not None and obj.module.loaded, obj.module
+    assert [t.passed for t in obj.tests + static.tests] == [True, True]
+
+
+def test_a_typescript_module_with_type_only_imports_and_a_json_import_loads(
+        node_sandboxed: object, tmp_path: Path) -> None:
+    """``import type`` of a package the workspace does not have, ``export interface`` in the
+    imported types file and a default import of a JSON file: the module loads, the version
+    reads the JSON's data."""
+    (tmp_path / "types.ts").write_text("export interface Unit { name: string; factor: number }\n")
+    (tmp_path / "units.json").write_text('{"units": [{"name": "km", "factor": 1000}]}')
+    path = tmp_path / "convert.ts"
+    path.write_text("import type { Unit } from './types';\n"
+                    "import type { Request } from 'express';\n"
+                    "import data from './units.json';\nconst UNITS: Unit[] = data.units;\n"
+                    "export function toMeters(v: number, unit: string): number { return v; }\n")
+    view = js_module_view(path.read_text(), path, tmp_path)
+    assert not view.notes  # nothing of `express` is needed at run time
+    version = ("export function toMeters(v: number, unit: string): number {\n"
+               "  return v * UNITS.find((u) => u.name === unit)!.factor;\n}\n")
+    result = TYPESCRIPT.run(version, [TestCase("call", args=(2, "km"), expected=2000,
+                                               has_expected=True, name="t")],
+                            "toMeters", module=view.context("toMeters"))
+    assert result.module is not None and result.module.loaded, result.module
+    assert [t.passed for t in result.tests] == [True]
+
+
+def test_an_esm_only_package_with_nested_import_conditions_loads(
+        node_sandboxed: object, tmp_path: Path) -> None:
+    """A package of ``node_modules`` that only says where its ``import`` entry is, under
+    nested conditions (``{"import": {"types": ..., "default": ...}}``), as ESM-only packages
+    publish it: the view and the sandbox's loader both find its entry."""
+    pkg = tmp_path / "node_modules" / "yocto-pad"
+    pkg.mkdir(parents=True)
+    (pkg / "package.json").write_text(json.dumps({
+        "name": "yocto-pad", "type": "module",
+        "exports": {"import": {"types": "./dist/index.d.ts", "default": "./dist/index.mjs"}}}))
+    (pkg / "dist").mkdir()
+    (pkg / "dist" / "index.mjs").write_text("export default function pad(s, n) "
+                                   "{ return s.padStart(n, '0'); }\n")
+    path = tmp_path / "app.mjs"
+    path.write_text("import pad from 'yocto-pad';\nexport function code(n) { return n; }\n")
+    view = js_module_view(path.read_text(), path, tmp_path)
+    assert "node_modules/yocto-pad/dist/index.mjs" in dict(view.files) and not view.notes
+    result = JAVASCRIPT.run("export function code(n) { return pad(String(n), 4); }",
+                            [TestCase("call", args=(7,), expected="0007", has_expected=True,
+                                      name="t")], "code", module=view.context("code"))
+    assert result.module is not None and result.module.loaded, result.module
+    assert [t.passed for t in result.tests] == [True]

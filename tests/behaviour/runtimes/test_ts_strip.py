@@ -28,3 +28,15 @@ def test_module_syntax_becomes_a_script() -> None:
     assert [line.strip() for line in script_form(code).splitlines()] == [
         "", "function f(x) { return x; }", "const g = (y) => y;", ""]
     assert script_form("function f() {}") == "function f() {}"
+
+
+def test_type_only_imports_exports_and_declarations_leave_nothing() -> None:
+    """``import type``, ``export type { ... }`` and the ``export`` of an interface, a type
+    alias or a ``declare`` leave no ``export`` keyword behind (a bare ``export`` is a
+    syntax error that stopped a whole module from loading)."""
+    code = ("import type { Unit } from './types';\nexport type { Unit } from './types';\n"
+            "export interface U { a: number }\nexport type T = number;\n"
+            "export declare const x: number;\nexport const y: number = 1;\n")
+    stripped = strip_types(code)
+    assert stripped.split("\n")[:5] == [" " * len(line) for line in code.split("\n")[:5]]
+    assert stripped.split("\n")[5] == "export const y         = 1;"

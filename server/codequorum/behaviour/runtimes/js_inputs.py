@@ -1,10 +1,14 @@
 """Inputs of JavaScript and TypeScript functions, read without running anything.
 
 In order: the set's tests; examples in the comment above the function (JSDoc ``@example``
-blocks and ``// >>> f(x)`` lines, each a call with literal arguments and, on the same
-line after ``//``, ``=>`` or ``===``, or on the next comment line, the expected value),
-graded only when they come from the prompt or the current code; values drawn from
-TypeScript parameter types (``number``, ``string``, ``boolean``, arrays of them); the
+blocks and ``// >>> f(x)`` lines, each a call with literal arguments, possibly kept in a
+declaration or printed: ``const result = f(2)``, ``console.log(f(2))``; and, on the same
+line after ``//``, ``=>`` or ``===``, or on the next comment line (``//=> 120``), the
+expected value), graded only when they come from the prompt or the current code; the
+literal calls of the function in its module and the workspace's tests and callers
+(``js_callers.py``, never graded); values drawn from
+TypeScript parameter types (``number``, ``string``, ``boolean``, string literals, arrays
+and unions of them, ``any``; optional and rest parameters left out); the
 model's proposed inputs where nothing else exists; last, values of the types the
 parameters' use in the body suggests (string methods, array methods or indexing,
 arithmetic). Literals are read with tree-sitter
@@ -25,7 +29,14 @@ from tree_sitter import Node
 
 from codequorum.behaviour.input_plan import DEFAULT_SIZES, InputCase, InputPlan, Proposer
 from codequorum.behaviour.runtimes import js_values
-from codequorum.core.model import TestCase, VersionSet
+from codequorum.behaviour.runtimes.js_callers import literal_calls
+from codequorum.behaviour.runtimes.js_literals import (
+    NotLiteral,
+    literal,
+    node_text,
+    parse_expression,
+)
+from codequorum.core.model import ModuleContext, Receiver, TestCase, VersionSet
 from codequorum.core.parsing import functions, parse
 
 MAX_EXAMPLES = 32
@@ -33,133 +44,35 @@ _EXPECT_SPLIT = re.compile(r"\s*(?://\s*(?:=>|->|returns?:?|→)?|=>|===|==|→)
 _COMMENT_PREFIX = re.compile(r"^\s*(?:/\*\*?|\*/|\*|//)?\s?")
 
 
-class NotLiteral(ValueError):
-    """A node that is not a literal value."""
+#: What stands before an example's call and is not part of it: a declaration that keeps
+#: its value (``const result = f(2)``, date-fns' examples) or a print of it.
+_BINDING = re.compile(r"^(?:(?:const|let|var)\s+[A-Za-z_$][\w$]*\s*=\s*)")
+_PRINTED = re.compile(r"^console\.(?:log|info)\((.*)\)$")
 
 
-def _text(node: Node) -> str:
-    return (node.text or b"").decode("utf-8", "replace")
+def _example_expression(text: str) -> Node | None:
+    """The call an example line makes: after a declaration's ``=``, inside a
+    ``console.log(...)``, or the line itself."""
+    text = _BINDING.sub("", text.strip().rstrip(";"), count=1).rstrip(";")
+    printed = _PRINTED.match(text)
+    node = parse_expression(printed.group(1) if printed else text)
+    return node if node is not None and node.type == "call_expression" else None
 
 
-def literal(node: Node) -> Any:
-    """A literal expression node -> its canonical tree; :class:`NotLiteral` otherwise."""
-    t = node.type
-    if t == "parenthesized_expression":
-        return literal(node.named_children[0])
-    if t == "number":
-        return _number(_text(node))
-    if t == "string":
-        return "".join(_text(c) if c.type == "string_fragment" else _escape(_text(c))
-                       for c in node.named_children)
-    if t == "template_string" and not any(c.type == "template_substitution"
-                                          for c in node.named_children):
-        return _text(node)[1:-1]
-    if t in ("true", "false"):
-        return t == "true"
-    if t == "null":
-        return None
-    if t in ("undefined", "identifier") and _text(node) in _NAMED:
-        return _NAMED[_text(node)]
-    if t == "unary_expression" and node.child_by_field_name("operator") is not None:
-        op = _text(node.child_by_field_name("operator"))  # type: ignore[arg-type]
-        arg = node.child_by_field_name("argument")
-        value = literal(arg) if arg is not None else None
-        if op == "-" and isinstance(value, (int, float)) and not isinstance(value, bool):
-            return {"$": "number", "v": "-0"} if value == 0 else -value
-        if op == "-" and value == {"$": "number", "v": "Infinity"}:
-            return {"$": "number", "v": "-Infinity"}
-        if op == "-" and isinstance(value, dict) and value.get("$") == "bigint":
-            return {"$": "bigint", "v": str(-int(value["v"]))}
-    if t == "array":
-        return [literal(c) for c in node.named_children if c.type != "comment"]
-    if t == "object":
-        return _object(node)
-    if t == "new_expression":
-        return _collection(node)
-    raise NotLiteral(t)
-
-
-_NAMED: dict[str, Any] = {
-    "undefined": {"$": "undefined"},
-    "NaN": {"$": "number", "v": "NaN"},
-    "Infinity": {"$": "number", "v": "Infinity"},
-}
-
-
-def _escape(text: str) -> str:
-    try:
-        return str(text.encode("latin-1", "backslashreplace").decode("unicode_escape"))
-    except UnicodeDecodeError:
-        raise NotLiteral("escape") from None
-
-
-def _number(text: str) -> Any:
-    clean = text.replace("_", "")
-    if clean.endswith("n"):
-        return {"$": "bigint", "v": str(int(clean[:-1], 0))}
-    if re.fullmatch(r"0[xXoObB][0-9a-fA-F]+", clean):
-        return int(clean, 0)
-    value = float(clean)
-    return int(value) if value.is_integer() and abs(value) < 2**53 else value
-
-
-def _object(node: Node) -> Any:
-    pairs: list[list[Any]] = []
-    for child in node.named_children:
-        if child.type == "comment":
-            continue
-        if child.type != "pair":
-            raise NotLiteral(child.type)
-        key, value = child.child_by_field_name("key"), child.child_by_field_name("value")
-        if key is None or value is None:
-            raise NotLiteral("pair")
-        name = literal(key) if key.type in ("string", "number") else _text(key)
-        if key.type == "computed_property_name":
-            raise NotLiteral("computed key")
-        pairs.append([str(js_values.show(name)) if not isinstance(name, str) else name,
-                      literal(value)])
-    return {"$": "object", "v": sorted(pairs, key=lambda p: p[0])}
-
-
-def _collection(node: Node) -> Any:
-    ctor = node.child_by_field_name("constructor")
-    args = node.child_by_field_name("arguments")
-    kind = _text(ctor) if ctor is not None else ""
-    items = [literal(a) for a in args.named_children] if args is not None else []
-    if kind not in ("Map", "Set") or len(items) > 1 or (items and not isinstance(items[0], list)):
-        raise NotLiteral("new")
-    entries = items[0] if items else []
-    import json
-
-    if kind == "Set":
-        unique = {json.dumps(e, sort_keys=True): e for e in entries}
-        return {"$": "set", "v": [unique[k] for k in sorted(unique)]}
-    if not all(isinstance(e, list) and len(e) == 2 for e in entries):
-        raise NotLiteral("map entries")
-    by_key = {json.dumps(e[0], sort_keys=True): e for e in entries}
-    return {"$": "map", "v": [by_key[k] for k in sorted(by_key)]}
-
-
-def parse_expression(text: str) -> Node | None:
-    """The first expression of ``text`` parsed as JavaScript, or None."""
-    tree = parse(text, "javascript")
-    root = tree.root_node
-    if root.has_error or not root.named_children:
-        return None
-    first = root.named_children[0]
-    if first.type != "expression_statement" or not first.named_children:
-        return None
-    return first.named_children[0]
+def expected_line(line: str) -> str:
+    """The value a line after an example shows: ``//=> 120``, ``// => [1]``, ``120``."""
+    return re.sub(r"^\s*(?://)?\s*(?:=>|->|→|returns?:?)?", "", line, count=1).strip().rstrip(";")
 
 
 def example_call(line: str, entry: str) -> tuple[tuple[Any, ...], Any, bool] | None:
-    """``f(1, 2) // => 3`` -> ((1, 2), 3, True); ``f(1)`` alone -> ((1,), None, False)."""
+    """``f(1, 2) // => 3`` -> ((1, 2), 3, True); ``f(1)`` alone -> ((1,), None, False);
+    ``const r = f(1)`` and ``console.log(f(1))`` call ``f(1)``."""
     parts = _EXPECT_SPLIT.split(line.strip().rstrip(";"), maxsplit=1)
-    call = parse_expression(parts[0].rstrip(";"))
-    if call is None or call.type != "call_expression":
+    call = _example_expression(parts[0])
+    if call is None:
         return None
     fn = call.child_by_field_name("function")
-    name = _text(fn) if fn is not None else ""
+    name = node_text(fn) if fn is not None else ""
     if name.split(".")[-1] != entry.split(".")[-1]:
         return None
     args_node = call.child_by_field_name("arguments")
@@ -198,8 +111,8 @@ def examples(text: str, entry: str) -> list[tuple[tuple[Any, ...], Any, bool]]:
         got = example_call(body, entry)
         if got is None:
             continue
-        if not got[2] and i + 1 < len(lines):
-            following = parse_expression("(" + lines[i + 1].strip().rstrip(";") + ")")
+        if not got[2] and i + 1 < len(lines) and expected_line(lines[i + 1]):
+            following = parse_expression("(" + expected_line(lines[i + 1]) + ")")
             if following is not None and following.type != "call_expression":
                 with contextlib.suppress(NotLiteral):
                     got = (got[0], literal(following), True)
@@ -215,22 +128,58 @@ _SAMPLES: dict[str, list[Any]] = {
     "string": ["", "a", "hello", "Hello World", "abcba", "x y"],
     "boolean": [True, False, True, False, True, False],
     "bigint": [{"$": "bigint", "v": v} for v in ("0", "1", "-3", "7", "42", "12345678901")],
+    # truthy and falsy values of every kind, for what takes anything (an assertion)
+    "any": [True, 0, "a", None, [1, 2], False, {"$": "undefined"}, 1, ""],
 }
+_SAMPLES["unknown"] = _SAMPLES["any"]
+
+
+def union_members(type_text: str) -> list[str]:
+    """The members of a union type at its top level (``string | (() => string)`` -> two);
+    one member for a type that is not a union."""
+    members, depth, start = [], 0, 0
+    for k, ch in enumerate(type_text):
+        depth += ch in "([{<"
+        depth -= ch in ")]}>" and type_text[k - 1:k] != "="  # ``=>`` closes nothing
+        if ch == "|" and depth == 0:
+            members.append(type_text[start:k].strip())
+            start = k + 1
+    members.append(type_text[start:].strip())
+    return [m for m in members if m]
 
 
 def type_values(type_text: str, i: int) -> Any:
-    """The ``i``-th drawn value of a TypeScript type, or NotLiteral when it is not drawn."""
+    """The ``i``-th drawn value of a TypeScript type, or NotLiteral when it is not drawn: a
+    union draws from its members that can be drawn, in turn (a string literal member is
+    itself)."""
     t = type_text.strip()
+    members = union_members(t)
+    if len(members) > 1:
+        drawn = [m for m in members if _drawable(m)]
+        if not drawn:
+            raise NotLiteral(t)
+        return type_values(drawn[i % len(drawn)], i // len(drawn))
     if t in _SAMPLES:
         return _SAMPLES[t][i % len(_SAMPLES[t])]
+    if t[:1] in "'\"" and t[-1:] == t[:1] and len(t) > 1:
+        return t[1:-1]
     inner = t[:-2] if t.endswith("[]") else (t[6:-1] if t.startswith("Array<") else None)
     if inner is not None:
         return [type_values(inner, i + k) for k in range(i % 4 + (1 if i else 0))]
     raise NotLiteral(t)
 
 
+def _drawable(type_text: str) -> bool:
+    try:
+        type_values(type_text, 0)
+    except NotLiteral:
+        return False
+    return True
+
+
 def parameter_types(text: str, entry: str) -> list[str] | None:
-    """The TypeScript types of ``entry``'s parameters (None when one is missing)."""
+    """The TypeScript types of ``entry``'s required parameters (None when one has none);
+    optional and rest parameters are left out (a call may omit them)."""
     for fn in functions(text, "typescript"):
         if fn.name.split(".")[-1] != entry.split(".")[-1]:
             continue
@@ -239,10 +188,14 @@ def parameter_types(text: str, entry: str) -> list[str] | None:
             return None
         types: list[str] = []
         for p in params.named_children:
+            pattern = p.child_by_field_name("pattern")
+            if p.type == "optional_parameter" or (pattern is not None
+                                                  and pattern.type == "rest_pattern"):
+                break
             ann = p.child_by_field_name("type")
             if p.type not in ("required_parameter",) or ann is None:
                 return None
-            types.append(_text(ann).lstrip(":").strip())
+            types.append(node_text(ann).lstrip(":").strip())
         return types
     return None
 
@@ -277,7 +230,7 @@ def guessed_types(text: str, entry: str) -> list[str] | None:
         params = _find_params(root)
         if params is None:
             return None
-        names = [_text(p.child_by_field_name("pattern") or p) for p in params.named_children]
+        names = [node_text(p.child_by_field_name("pattern") or p) for p in params.named_children]
         if not all(re.fullmatch(r"[A-Za-z_$][\w$]*", n) for n in names):
             return None
         return [_use_of(root, name) for name in names]
@@ -290,20 +243,20 @@ def _use_of(root: Node, name: str) -> str:
     while stack:
         node = stack.pop()
         stack.extend(node.named_children)
-        if node.type == "member_expression" and _text(node.named_children[0]) == name:
+        if node.type == "member_expression" and node_text(node.named_children[0]) == name:
             prop = node.child_by_field_name("property")
-            method = _text(prop) if prop is not None else ""
+            method = node_text(prop) if prop is not None else ""
             seen.add("string" if method in STRING_METHODS else
                      "array" if method in ARRAY_METHODS or method == "length" else "")
-        elif node.type == "subscript_expression" and _text(node.named_children[0]) == name:
+        elif node.type == "subscript_expression" and node_text(node.named_children[0]) == name:
             seen.add("array")
         elif node.type in ("binary_expression", "update_expression",
                            "augmented_assignment_expression"):
             op = node.child_by_field_name("operator")
-            if op is not None and _text(op).rstrip("=") in NUMBER_OPERATORS and any(
-                    _text(c) == name for c in node.named_children):
+            if op is not None and node_text(op).rstrip("=") in NUMBER_OPERATORS and any(
+                    node_text(c) == name for c in node.named_children):
                 seen.add("number")
-        elif node.type == "for_in_statement" and any(_text(c) == name
+        elif node.type == "for_in_statement" and any(node_text(c) == name
                                                       for c in node.named_children[1:]):
             seen.add("array")
     if "string" in seen:
@@ -332,6 +285,8 @@ def collect_js_inputs(
         for text, graded in [*((t, True) for t in graded_texts if t),
                              *((c, False) for c in version_set.codes)]:
             _add_examples(plan, text, entry, graded and not version_set.tests, known)
+    if version_set.module is not None:
+        _add_callers(plan, version_set.module, entry, known)
     typed = next((p for p in (parameter_types(t, entry) for t in [*graded_texts,
                   *version_set.codes] if t) if p is not None), None)
     if use_hypothesis and typed and not plan.cases:
@@ -425,6 +380,23 @@ def _add_examples(plan: InputPlan, text: str, entry: str, graded: bool, known: s
         test = TestCase("call", args=args, expected=expected if graded else None,
                         has_expected=has and graded, name=label)
         _add(plan, test, "doctest", graded and has, label, known)
+
+
+def _add_callers(plan: InputPlan, module: ModuleContext, entry: str, known: set[str]) -> None:
+    """Literal calls of the function in its module's view and the workspace's files that
+    name it (its tests, its callers), never graded; each says where it is."""
+    owner = (module.owner or "").rpartition(".")[2]
+    for call in literal_calls(module, entry.split(".")[-1]):
+        receiver = None if call.receiver is None else Receiver(owner, call.receiver)
+        label = _label(entry, call.args) if receiver is None else (
+            f"new {owner}({', '.join(js_values.show(a) for a in call.receiver or ())})."
+            + _label(entry, call.args))
+        if label in known:
+            continue
+        known.add(label)
+        test = TestCase("call", args=call.args, name=label, receiver=receiver)
+        plan.cases.append(InputCase(test, "test" if call.in_test else "caller", False, label,
+                                    where=call.where or None))
 
 
 def _add_typed(plan: InputPlan, types: Sequence[str], entry: str, count: int,

@@ -100,4 +100,13 @@ def show(tree: Any) -> str:
     return json.dumps(tree)
 
 
-__all__ = ["canonical", "matches", "parse", "show", "strict_equal"]
+def shown_text(output: str) -> str:
+    """A version's value text (canonical JSON) as a message shows it: in JavaScript's
+    words (``undefined``, ``-0``, ``new Set([1])``), or as it is when it is not one."""
+    try:
+        return show(parse(output))
+    except ValueError:
+        return output
+
+
+__all__ = ["canonical", "matches", "parse", "show", "shown_text", "strict_equal"]

@@ -193,6 +193,8 @@ def _run(typescript: bool) -> Any:
                                    "SyntaxError: TypeScript that is more than types")
         in_module = None if module is None else (module, js_modules.module_message(
             module, code, "typescript" if typescript else "javascript"))
+        if module is not None:  # found where it is: a method on its class or object
+            entry_point = module.qualified_name
         if len(args) > 1 and any(s is not None for s in kwargs.get("series") or ()):
             args = (args[0], True, *args[2:])  # growth rests on executed bytecodes
         return node_sandbox.run_node_candidate(source, tests, entry_point, *args,
@@ -233,6 +235,7 @@ def _entry(language: str, typescript: bool) -> Runtime:
         module_view=js_module_view, canonical=js_values.canonical, proposed_inputs=True,
         run=_run(typescript), require=require, modules=True, comment_examples=True,
         compile_error=lambda code: None, inputs=json_inputs(name, language),
+        shown=js_values.shown_text,
     )
 
 

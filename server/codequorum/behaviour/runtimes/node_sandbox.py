@@ -170,7 +170,8 @@ class NodeRun(_ChildRun):
     def run(self) -> CandidateResult:
         message = self.message or {
             "type": "run", "mode": "run", "code": self.code,
-            "tests": [{"name": t.name, "args": list(t.args), "series": s}
+            "tests": [{"name": t.name, "args": list(t.args), "series": s,
+                       **_receiver(t)}
                       for t, s in zip(self.tests, self.series, strict=True)],
             "entry_point": self.entry_point, "limits": self.limits.to_dict(),
             "trace": self.trace,
@@ -380,6 +381,13 @@ def describe() -> str:
     held, why, layers = probe()
     state = f"sandbox holds ({', '.join(layers)})" if held else why
     return f"node {node.version} ({node.source}, {node.path}): {state}"
+
+
+def _receiver(test: TestCase) -> dict[str, Any]:
+    """The instance a method's test is called on, as the arguments of its class's
+    constructor (``{"receiver": [...]}``); nothing when the test names none."""
+    r = test.receiver
+    return {"receiver": list(r.args)} if r is not None and r.call and r.source is None else {}
 
 
 def encode_args(args: Sequence[Any]) -> str:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from codequorum.core.values import shown_output
 from codequorum.generate.input_language import InputLanguage
 
 
@@ -58,3 +59,6 @@ class Runtime:
     inputs: InputLanguage
     #: What this runtime's runs do not measure, as a report's note ("": they measure all).
     unmeasured: str = ""
+    #: A returned value's text as a message shows it (a repr as it is; JavaScript's
+    #: canonical form in JavaScript's words: ``undefined``, ``NaN``, ``{"a": 1}``).
+    shown: Callable[[str], str] = shown_output

@@ -3,10 +3,12 @@
 The TypeScript parse (tree-sitter) names every piece of type syntax; each is blanked
 (replaced by spaces, line breaks kept, so positions stay) and what is left is the
 JavaScript Node runs: annotations, type parameters and arguments, interfaces, type
-aliases, ``declare`` statements, ``as``/``satisfies`` casts, non-null ``!``, accessibility
-and ``readonly`` modifiers, ``?`` of optional parameters, ``abstract``, ``implements``. Syntax
-that is not only types (``enum``, ``namespace``, parameter properties, decorators) has
-run-time meaning: :class:`NotStrippable` says which, and the version does not run.
+aliases, ``declare`` statements, ``import type`` and ``export type`` statements and the
+``export`` of a declaration that is only types, ``as``/``satisfies`` casts, non-null
+``!``, accessibility and ``readonly`` modifiers, ``?`` of optional parameters,
+``abstract``, ``implements``. Syntax that is not only types (``enum``, ``namespace``,
+parameter properties, decorators) has run-time meaning: :class:`NotStrippable` says which,
+and the version does not run.
 """
 
 from __future__ import annotations
@@ -38,11 +40,21 @@ def _blank(spans: list[tuple[int, int]], data: bytes) -> str:
     return out.decode("utf-8", "replace")
 
 
+def type_only(node: Node) -> bool:
+    """An ``import type ...``/``export type { ... }`` statement, or an ``export`` of a
+    declaration that is only types (``export interface``, ``export type T = ...``,
+    ``export declare ...``): nothing of it exists at run time."""
+    if node.type not in ("import_statement", "export_statement"):
+        return False
+    return any(c.type == "type" for c in node.children) or any(
+        c.type in BLANKED for c in node.named_children)
+
+
 def _spans(node: Node, spans: list[tuple[int, int]]) -> None:
     t = node.type
     if t in REFUSED:
         raise NotStrippable(f"TypeScript {REFUSED[t]} has run-time meaning")
-    if t in BLANKED:
+    if t in BLANKED or type_only(node):
         spans.append((node.start_byte, node.end_byte))
         return
     if t in ("as_expression", "satisfies_expression") and node.named_child_count:
@@ -119,4 +131,4 @@ def _method_alone(code: str) -> str:
     return _blank(spans, whole.encode("utf-8"))[len(CLASS_OPEN):-len(CLASS_CLOSE)]
 
 
-__all__ = ["NotStrippable", "script_form", "strip_types"]
+__all__ = ["NotStrippable", "script_form", "strip_types", "type_only"]

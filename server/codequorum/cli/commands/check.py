@@ -296,6 +296,7 @@ class _Checker:
             "recommended": analysis.report.recommended,
             "risk": analysis.report.risk,
             "not_run": not_run_reason(analysis.report),
+            "interpreter": safe_text(getattr(analysis.dynamic, "python", "") or "", 40) or None,
         })
         run.findings.extend(
             _finding(path, span, found, qualified_name, analysis.n_stored, summary)

@@ -225,7 +225,8 @@ function runMode(msg) {
     let answer;
     if (trace) trace.reset();
     try {
-      inner.stage(target, JSON.stringify(test.args || []));
+      inner.stage(target, JSON.stringify(test.args || []),
+        Array.isArray(test.receiver) ? JSON.stringify(test.receiver) : null);
       answer = INVOKE.runInContext(ctx, timeout ? { timeout } : {});
       if (typeof answer !== 'string') throw new Error('the call gave no answer');
       if (answer === '{"awaiting":true}') answer = SETTLE.runInContext(ctx, timeout ? { timeout } : {});

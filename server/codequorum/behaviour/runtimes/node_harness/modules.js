@@ -48,7 +48,10 @@
   function main(info) {
     let exp = info && info.exports;
     if (exp && typeof exp === 'object' && !Array.isArray(exp)) exp = '.' in exp ? exp['.'] : exp;
-    if (exp && typeof exp === 'object') exp = exp.require || exp.default || exp.node;
+    // the conditions in ``js_module_view.py``'s order, nested ones followed
+    for (let i = 0; i < 4 && exp && typeof exp === 'object'; i++) {
+      exp = exp.require || exp.node || exp.default || exp.import;
+    }
     if (typeof exp === 'string') return exp;
     return typeof (info && info.main) === 'string' && info.main ? info.main : 'index';
   }
@@ -108,12 +111,26 @@
     };
   }
 
-  // The module's own ``require``, ``__filename`` and ``__dirname``, as globals of the context
-  // (its top level runs as a script there, so that the version's function is found by name).
+  // A ``process`` of this realm with neutral answers and no powers, for what modules read at
+  // their top level (``process.env.NODE_ENV``, ``process.platform``): an empty environment,
+  // as a Node started without variables has; nothing reaches the host's.
+  function neutralProcess() {
+    const freeze = Object.freeze;
+    return freeze({
+      env: freeze(Object.create(null)), platform: 'linux', arch: 'x64', argv: freeze([]),
+      version: 'v0.0.0', versions: freeze({}), browser: false, pid: 1,
+      cwd: () => '/workspace', nextTick: (fn, ...args) => { Promise.resolve().then(() => fn(...args)); },
+      emitWarning: () => undefined,
+    });
+  }
+
+  // The module's own ``require``, ``__filename``, ``__dirname`` and neutral ``process``, as
+  // globals of the context (its top level runs as a script there, so that the version's
+  // function is found by name).
   return function install(filesJson, entryPath) {
     files = JSON.parse(filesJson);
     const folder = dirname(entryPath);
-    for (const [name, value] of [['require', requireFrom(folder)],
+    for (const [name, value] of [['require', requireFrom(folder)], ['process', neutralProcess()],
       ['__filename', '/workspace/' + entryPath], ['__dirname', '/workspace/' + folder]]) {
       Object.defineProperty(global, name, { value, writable: true, configurable: true });
     }

@@ -22,6 +22,7 @@
   const ObjectProto = Object.prototype;
   const isArray = Array.isArray;
   const apply = Reflect.apply;
+  const construct = Reflect.construct;
   const ownKeys = Reflect.ownKeys;
   const hasOwn = Object.prototype.hasOwnProperty;
   const toStr = Object.prototype.toString;
@@ -344,13 +345,16 @@
 
   let pending = null;
 
-  function stage(target, argsJson) {
-    pending = [target, argsJson];
+  // ``receiverJson``: the arguments a method's instance is made with (``new C(...)``, as a
+  // test of the workspace makes it); without them the instance is a bare one of its class.
+  function stage(target, argsJson, receiverJson) {
+    pending = [target, argsJson, receiverJson];
   }
 
   function invoke() {
     const target = pending[0];
     const argsJson = pending[1];
+    const receiverJson = pending[2];
     pending = null;
     printed = '';
     budget = 10000;
@@ -359,7 +363,11 @@
     try {
       const args = decode(JSONparse(argsJson));
       let self = target.self;
-      if (self === 'instance') self = ObjectCreate(target.cls.prototype);
+      if (self === 'instance') {
+        self = typeof receiverJson === 'string'
+          ? construct(target.cls, decode(JSONparse(receiverJson)))
+          : ObjectCreate(target.cls.prototype);
+      }
       result = apply(target.fn, self, args);
     } catch (err) {
       return JSONstringify({ exc_type: excType(err), exc_message: excMessage(err), printed });

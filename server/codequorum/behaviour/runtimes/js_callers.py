@@ -1,0 +1,147 @@
+"""Calls of a JavaScript or TypeScript function with literal arguments in its module's view
+and the workspace's files that name it: how its module, the modules beside it and its
+tests call it (read with tree-sitter; nothing runs).
+
+The JavaScript side of :mod:`codequorum.behaviour.callers`, under its bounds: the files of
+``ModuleContext.files`` (the module's own first) and ``ModuleContext.callers``, the
+characters of a file parsed, the calls taken. A call counts when it names the function
+(``f(...)``, ``obj.f(...)``, ``this.f(...)``) and every argument is a literal
+(``js_literals.py``); a call inside a function of that name (recursion) does not. A
+method's call on an instance the call makes, ``new SemVer('1.2.3-beta').comparePre('1.2.3')``,
+keeps the constructor's literal arguments: the instance its test runs on. A file
+named ``*.test.js``, ``*.spec.ts``, ``test.js`` or under a ``test``/``tests``/``__tests__``
+folder is a test.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Any
+
+from tree_sitter import Node
+
+from codequorum.behaviour.callers import MAX_CALLS, MAX_FILE_CHARS
+from codequorum.behaviour.runtimes.js_literals import NotLiteral, literal, node_text
+from codequorum.core.limits import InputLimitError
+from codequorum.core.model import ModuleContext
+from codequorum.core.parsing import parse
+
+#: Folders whose files are tests.
+TEST_FOLDERS = frozenset({"test", "tests", "__tests__", "spec"})
+#: Function-like nodes whose name is read to leave recursion out.
+_DEFINITIONS = frozenset({"function_declaration", "generator_function_declaration",
+                          "method_definition", "variable_declarator", "pair"})
+
+
+@dataclass(frozen=True)
+class JsCall:
+    """Literal arguments of one call, whether a test made it, where it is
+    (``test/inc.js:12``), and for a method called on ``new Owner(...)`` that instance's
+    constructor arguments (None: called on something else)."""
+
+    args: tuple[Any, ...]
+    in_test: bool
+    where: str
+    receiver: tuple[Any, ...] | None = None
+
+
+def is_test_file(path: str) -> bool:
+    """``x.test.js``, ``x.spec.ts``, ``test.js``, or a file under a test folder."""
+    p = PurePosixPath(path)
+    stem = p.name.split(".")
+    return (stem[0] in ("test", "tests") or any(s in ("test", "spec") for s in stem[1:-1])
+            or any(part in TEST_FOLDERS for part in p.parts[:-1]))
+
+
+def grammar(path: str) -> str:
+    """The tree-sitter grammar of a file, from its suffix."""
+    if path.endswith(".tsx"):
+        return "tsx"
+    return "typescript" if path.endswith((".ts", ".mts", ".cts")) else "javascript"
+
+
+def _names(call: Node, name: str) -> bool:
+    callee = call.child_by_field_name("function")
+    if callee is None:
+        return False
+    if callee.type == "identifier":
+        return node_text(callee) == name
+    prop = callee.child_by_field_name("property") if callee.type == "member_expression" else None
+    return prop is not None and node_text(prop) == name
+
+
+def _defines(node: Node, name: str) -> bool:
+    if node.type not in _DEFINITIONS:
+        return False
+    key = node.child_by_field_name("name") or node.child_by_field_name("key")
+    return key is not None and node_text(key) == name
+
+
+def _calls(root: Node, name: str) -> list[Node]:
+    """Calls of ``name`` in reading order, none inside a definition of ``name``."""
+    out: list[Node] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if _defines(node, name):
+            continue
+        if node.type == "call_expression" and _names(node, name):
+            out.append(node)
+        stack.extend(reversed(node.children))
+    return out
+
+
+def _receiver(call: Node, owner: str) -> tuple[Any, ...] | None:
+    """The literal arguments of ``new owner(...)`` when the call is a method called on it."""
+    callee = call.child_by_field_name("function")
+    obj = callee.child_by_field_name("object") if callee is not None else None
+    while obj is not None and obj.type == "parenthesized_expression" and obj.named_children:
+        obj = obj.named_children[0]
+    if obj is None or obj.type != "new_expression":
+        return None
+    ctor = obj.child_by_field_name("constructor")
+    if ctor is None or node_text(ctor) != owner:
+        return None
+    return _arguments(obj) if obj.child_by_field_name("arguments") is not None else ()
+
+
+def _arguments(call: Node) -> tuple[Any, ...] | None:
+    args = call.child_by_field_name("arguments")
+    if args is None or args.type != "arguments":
+        return None  # a tagged template
+    try:
+        return tuple(literal(a) for a in args.named_children if a.type != "comment")
+    except (NotLiteral, ValueError):
+        return None
+
+
+def literal_calls(context: ModuleContext, name: str, limit: int = MAX_CALLS) -> list[JsCall]:
+    """Up to ``limit`` distinct literal calls of ``name`` in the view's files and the
+    workspace's files that name it, the module's own file first, in reading order; for a
+    method, those on an instance of its class the call makes come first."""
+    files = [*sorted(context.files, key=lambda f: f[0] != context.path), *context.callers]
+    owner = context.owner if context.kind == "method" else None
+    out: list[JsCall] = []
+    seen: set[str] = set()
+    for path, text in files:
+        if len(text) > MAX_FILE_CHARS or name not in text or path.endswith(".json"):
+            continue
+        try:
+            root = parse(text, grammar(path)).root_node
+        except InputLimitError:
+            continue
+        for call in _calls(root, name):
+            args = _arguments(call)
+            receiver = _receiver(call, owner.rpartition(".")[2]) if owner else None
+            key = repr((args, receiver))
+            if args is None or key in seen:
+                continue
+            seen.add(key)
+            out.append(JsCall(args, is_test_file(path), f"{path}:{call.start_point[0] + 1}",
+                              receiver))
+    out.sort(key=lambda c: owner is not None and c.receiver is None)  # stable
+    return out[:limit]
+
+
+__all__ = ["JsCall", "is_test_file", "literal_calls"]

@@ -1,0 +1,160 @@
+"""JavaScript literals read without running anything: a tree-sitter node of a literal
+expression (numbers, strings, arrays, objects, ``new Map``/``new Set`` of literals,
+``undefined``, ``NaN``, ``Infinity``, BigInts) -> its canonical tree (``js_values.py``).
+Shared by the examples of a comment (``js_inputs.py``) and the calls found in the
+workspace (``js_callers.py``)."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from tree_sitter import Node
+
+from codequorum.behaviour.runtimes import js_values
+from codequorum.core.parsing import parse
+
+
+class NotLiteral(ValueError):
+    """A node that is not a literal value."""
+
+
+def node_text(node: Node) -> str:
+    return (node.text or b"").decode("utf-8", "replace")
+
+
+#: How deep a literal may nest (arrays in arrays, objects in objects) before it is no input.
+MAX_LITERAL_DEPTH = 64
+
+
+def literal(node: Node) -> Any:
+    """A literal expression node -> its canonical tree; :class:`NotLiteral` otherwise, and
+    for a literal nested deeper than :data:`MAX_LITERAL_DEPTH` (a file of the workspace
+    or a comment may hold one thousands deep)."""
+    if _depth(node) > MAX_LITERAL_DEPTH:
+        raise NotLiteral("nested too deep")
+    return _literal(node)
+
+
+def _depth(node: Node) -> int:
+    """How deep ``node``'s named descendants go (iterative, bounded by the limit + 1)."""
+    deepest, stack = 0, [(node, 0)]
+    while stack:
+        cur, d = stack.pop()
+        deepest = max(deepest, d)
+        if d <= MAX_LITERAL_DEPTH:
+            stack.extend((c, d + 1) for c in cur.named_children)
+    return deepest
+
+
+def _literal(node: Node) -> Any:
+    """A literal expression node -> its canonical tree; :class:`NotLiteral` otherwise."""
+    t = node.type
+    if t == "parenthesized_expression":
+        return _literal(node.named_children[0])
+    if t == "number":
+        return _number(node_text(node))
+    if t == "string":
+        return "".join(node_text(c) if c.type == "string_fragment" else _escape(node_text(c))
+                       for c in node.named_children)
+    if t == "template_string" and not any(c.type == "template_substitution"
+                                          for c in node.named_children):
+        return node_text(node)[1:-1]
+    if t in ("true", "false"):
+        return t == "true"
+    if t == "null":
+        return None
+    if t in ("undefined", "identifier") and node_text(node) in _NAMED:
+        return _NAMED[node_text(node)]
+    if t == "unary_expression" and node.child_by_field_name("operator") is not None:
+        op = node_text(node.child_by_field_name("operator"))  # type: ignore[arg-type]
+        arg = node.child_by_field_name("argument")
+        value = _literal(arg) if arg is not None else None
+        if op == "-" and isinstance(value, (int, float)) and not isinstance(value, bool):
+            return {"$": "number", "v": "-0"} if value == 0 else -value
+        if op == "-" and value == {"$": "number", "v": "Infinity"}:
+            return {"$": "number", "v": "-Infinity"}
+        if op == "-" and isinstance(value, dict) and value.get("$") == "bigint":
+            return {"$": "bigint", "v": str(-int(value["v"]))}
+    if t == "array":
+        return [_literal(c) for c in node.named_children if c.type != "comment"]
+    if t == "object":
+        return _object(node)
+    if t == "new_expression":
+        return _collection(node)
+    raise NotLiteral(t)
+
+
+_NAMED: dict[str, Any] = {
+    "undefined": {"$": "undefined"},
+    "NaN": {"$": "number", "v": "NaN"},
+    "Infinity": {"$": "number", "v": "Infinity"},
+}
+
+
+def _escape(text: str) -> str:
+    try:
+        return str(text.encode("latin-1", "backslashreplace").decode("unicode_escape"))
+    except UnicodeDecodeError:
+        raise NotLiteral("escape") from None
+
+
+def _number(text: str) -> Any:
+    clean = text.replace("_", "")
+    if clean.endswith("n"):
+        return {"$": "bigint", "v": str(int(clean[:-1], 0))}
+    if re.fullmatch(r"0[xXoObB][0-9a-fA-F]+", clean):
+        return int(clean, 0)
+    value = float(clean)
+    return int(value) if value.is_integer() and abs(value) < 2**53 else value
+
+
+def _object(node: Node) -> Any:
+    pairs: list[list[Any]] = []
+    for child in node.named_children:
+        if child.type == "comment":
+            continue
+        if child.type != "pair":
+            raise NotLiteral(child.type)
+        key, value = child.child_by_field_name("key"), child.child_by_field_name("value")
+        if key is None or value is None:
+            raise NotLiteral("pair")
+        name = _literal(key) if key.type in ("string", "number") else node_text(key)
+        if key.type == "computed_property_name":
+            raise NotLiteral("computed key")
+        pairs.append([str(js_values.show(name)) if not isinstance(name, str) else name,
+                      _literal(value)])
+    return {"$": "object", "v": sorted(pairs, key=lambda p: p[0])}
+
+
+def _collection(node: Node) -> Any:
+    ctor = node.child_by_field_name("constructor")
+    args = node.child_by_field_name("arguments")
+    kind = node_text(ctor) if ctor is not None else ""
+    items = [_literal(a) for a in args.named_children] if args is not None else []
+    if kind not in ("Map", "Set") or len(items) > 1 or (items and not isinstance(items[0], list)):
+        raise NotLiteral("new")
+    entries = items[0] if items else []
+    if kind == "Set":
+        unique = {json.dumps(e, sort_keys=True): e for e in entries}
+        return {"$": "set", "v": [unique[k] for k in sorted(unique)]}
+    if not all(isinstance(e, list) and len(e) == 2 for e in entries):
+        raise NotLiteral("map entries")
+    by_key = {json.dumps(e[0], sort_keys=True): e for e in entries}
+    return {"$": "map", "v": [by_key[k] for k in sorted(by_key)]}
+
+
+def parse_expression(text: str) -> Node | None:
+    """The first expression of ``text`` parsed as JavaScript, or None."""
+    tree = parse(text, "javascript")
+    root = tree.root_node
+    if root.has_error or not root.named_children:
+        return None
+    first = root.named_children[0]
+    if first.type != "expression_statement" or not first.named_children:
+        return None
+    return first.named_children[0]
+
+
+__all__ = ["NotLiteral", "literal", "node_text", "parse_expression"]

@@ -1,0 +1,167 @@
+"""Inputs of a JavaScript function from the workspace's tests and callers: read from the
+files that name it (an ESM package with its ``test.js``, a CommonJS module with a test
+folder), never graded, each saying where it is; and through ``codequorum check
+--dynamic``, the call a test makes parts a bug from the real function."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from codequorum.behaviour.runtimes.js_callers import is_test_file, literal_calls
+from codequorum.behaviour.runtimes.js_inputs import collect_js_inputs
+from codequorum.core.model import Version, VersionSet
+from codequorum.ingest.js_module_view import js_module_view
+
+SCRIPT = Path(sys.executable).parent / "codequorum"
+#: An ESM package shaped like camelcase@8: a default export, a module constant.
+INDEX = """const SEPARATORS = /[_.\\- ]+/;
+
+export default function slug(input) {
+\tinput = input.trim();
+\tif (input.length === 1) {
+\t\tif (SEPARATORS.test(input)) {
+\t\t\treturn '';
+\t\t}
+\t\treturn input.toLowerCase();
+\t}
+\treturn input.toLowerCase().split(SEPARATORS).filter(Boolean).join('-');
+}
+"""
+#: Its tests, as ava writes them: the only call with a separator alone is here.
+TEST = """import test from 'ava';
+import slug from './index.js';
+
+test('slug', t => {
+\tt.is(slug('Foo Bar'), 'foo-bar');
+\tt.is(slug('-'), '');
+\tt.is(slug(someName), 'x');
+});
+"""
+#: The real function, the same written otherwise, and the check on separators dropped.
+REAL = INDEX[INDEX.index("export default"):]
+SAME = REAL.replace("input.length === 1", "input.length < 2 && input.length > 0")
+BUG = REAL.replace("\t\tif (SEPARATORS.test(input)) {\n\t\t\treturn '';\n\t\t}\n", "")
+
+
+def _package(root: Path) -> Path:
+    (root / ".git").mkdir()
+    (root / "package.json").write_text('{"name": "slug", "type": "module"}')
+    (root / "index.js").write_text(INDEX)
+    (root / "test.js").write_text(TEST)
+    lib = root / "lib"
+    lib.mkdir()
+    (lib / "use.cjs").write_text("const slug = require('../index.js');\n"
+                                 "module.exports = () => slug('A_b');\n")
+    return root / "index.js"
+
+
+def test_the_workspaces_tests_and_callers_give_inputs_saying_where(tmp_path: Path) -> None:
+    path = _package(tmp_path)
+    context = js_module_view(INDEX, path, tmp_path).context("slug")
+    assert sorted(p for p, _ in context.callers) == ["lib/use.cjs", "test.js"]
+    calls = literal_calls(context, "slug")
+    assert [(c.args, c.in_test, c.where) for c in calls] == [
+        (("Foo Bar",), True, "test.js:5"), (("-",), True, "test.js:6"),
+        (("A_b",), False, "lib/use.cjs:2")]
+    vs = VersionSet(task_id="t", versions=[Version(code=REAL)], language="javascript",
+                    entry_point="slug", module=context)
+    plan = collect_js_inputs(vs, scaling=False)
+    found = [(c.label, c.origin, c.where, c.graded) for c in plan.cases]
+    assert found == [('slug("Foo Bar")', "test", "test.js:5", False),
+                     ('slug("-")', "test", "test.js:6", False),
+                     ('slug("A_b")', "caller", "lib/use.cjs:2", False)]
+
+
+def test_test_files_are_named_as_javascript_projects_name_them() -> None:
+    for path in ("test.js", "src/x.test.ts", "a/b.spec.mjs", "__tests__/x.js", "test/inc.js"):
+        assert is_test_file(path), path
+    for path in ("index.js", "src/latest.js", "contest.js"):
+        assert not is_test_file(path), path
+
+
+def test_check_parts_the_bug_on_the_call_a_test_makes(node_sandboxed: object,
+                                                      tmp_path: Path) -> None:
+    path = _package(tmp_path)
+    (tmp_path / "versions.json").write_text(json.dumps([REAL, SAME, BUG]))
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "PATH": "/usr/bin:/bin"}
+    subprocess.run([str(SCRIPT), "sample", str(path), "-f", "slug", "--from",
+                    str(tmp_path / "versions.json"), "-q"], check=True, env=env, cwd=tmp_path)
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()
+              and ".codequorum" not in p.parts}
+    done = subprocess.run([str(SCRIPT), "check", "index.js", "--dynamic", "--format", "json",
+                           "--fail-on", "never"], capture_output=True, text=True, env=env,
+                          cwd=tmp_path, timeout=300)
+    doc = json.loads(done.stdout)
+    [row] = doc["functions"]
+    assert row["not_run"] is None and "divergent-outputs" in row["verdicts"]
+    assert row["interpreter"].startswith("node ")
+    [finding] = [f for f in doc["findings"] if f["code"] == "divergent-outputs"]
+    assert finding["versions"] == [0, 2]
+    assert 'slug("-"): "" vs "-"' in finding["message"]
+    after = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()
+             and ".codequorum" not in p.parts}
+    assert after == before
+
+
+#: A CommonJS class shaped like semver's ``SemVer``: a method reads what the constructor set.
+VERSION = """class Version {
+  constructor (text) {
+    const [major, minor] = String(text).split('.')
+    this.major = Number(major)
+    this.minor = Number(minor)
+  }
+
+  compare (other) {
+    other = new Version(other)
+    return Math.sign(this.major - other.major) || Math.sign(this.minor - other.minor)
+  }
+}
+
+module.exports = Version
+"""
+VERSION_TEST = """const { test } = require('tap')
+const Version = require('../lib/version')
+
+test('compare', t => {
+  t.equal(new Version('1.2').compare('1.10'), -1)
+  t.equal(new Version('2.0').compare('1.9'), 1)
+  t.end()
+})
+"""
+#: The method given alone, as ``export`` writes it: the real one, a string comparison.
+COMPARE = VERSION[VERSION.index("  compare (other)"):VERSION.index("\n}\n\nmodule")]
+COMPARE = "\n".join(line[2:] for line in COMPARE.splitlines()) + "\n"
+COMPARE_BUG = COMPARE.replace(
+    "return Math.sign(this.major - other.major) || Math.sign(this.minor - other.minor)",
+    "const a = `${this.major}.${this.minor}`\n  const b = `${other.major}.${other.minor}`\n"
+    "  return a === b ? 0 : a < b ? -1 : 1")
+
+
+def test_a_method_runs_on_the_instance_its_test_makes(node_sandboxed: object,
+                                                      tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "test").mkdir()
+    (tmp_path / "lib" / "version.js").write_text(VERSION)
+    (tmp_path / "test" / "version.test.js").write_text(VERSION_TEST)
+    context = js_module_view(VERSION, tmp_path / "lib" / "version.js",
+                             tmp_path).context("Version.compare", "method")
+    calls = literal_calls(context, "compare")
+    assert [(c.receiver, c.args) for c in calls][:2] == [(("1.2",), ("1.10",)),
+                                                        (("2.0",), ("1.9",))]
+    (tmp_path / "versions.json").write_text(json.dumps([COMPARE, COMPARE_BUG]))
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "PATH": "/usr/bin:/bin"}
+    subprocess.run([str(SCRIPT), "sample", "lib/version.js", "-f", "Version.compare",
+                    "--from", str(tmp_path / "versions.json"), "-q"], check=True, env=env,
+                   cwd=tmp_path)
+    done = subprocess.run([str(SCRIPT), "check", "lib/version.js", "--dynamic", "--format",
+                           "json", "--fail-on", "never"], capture_output=True, text=True,
+                          env=env, cwd=tmp_path, timeout=300)
+    doc = json.loads(done.stdout)
+    [row] = doc["functions"]
+    assert row["not_run"] is None and "divergent-outputs" in row["verdicts"], row
+    [finding] = [f for f in doc["findings"] if f["code"] == "divergent-outputs"]
+    assert 'new Version("1.2").compare("1.10"): -1 vs 1' in finding["message"]
