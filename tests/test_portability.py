@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -41,6 +42,7 @@ DOC = '''def clamp(x, lo, hi):
     """
     return max(lo, min(x, hi))
 '''
+CRLF_DOC = DOC.replace("\n", "\r\n")
 VERSIONS = [
     "def clamp(x, lo, hi):\n    if x < lo:\n        return lo\n    if x > hi:\n"
     "        return hi\n    return x\n",
@@ -142,6 +144,21 @@ def test_check_dynamic_runs_the_versions_in_the_portable_sandbox(workspace: Path
     assert function["recommended"] != 2 and function["risk"] is not None  # 2: bounds swapped
 
 
+def test_a_file_with_windows_line_endings_is_checked_as_its_twin(
+        workspace: Path, tmp_path: Path) -> None:
+    twin = tmp_path / "twin"
+    shutil.copytree(workspace, twin)
+    (twin / "mod.py").write_bytes(DOC.replace("\n", "\r\n").encode())
+    found = {}
+    for root in (workspace, twin):
+        done = run("check", "mod.py", "--no-tsed", "--format", "json", cwd=root)
+        assert done.returncode == 0, done.stderr
+        found[root] = json.loads(done.stdout)
+    [function] = found[twin]["functions"]
+    assert (function["function"], function["line"], function["versions"]) == ("clamp", 1, 3)
+    assert found[twin]["functions"] == found[workspace]["functions"]
+
+
 async def test_the_language_server_runs_versions_in_the_portable_sandbox(
         tmp_path: Path) -> None:
     root = tmp_path / "lsp-ws"
@@ -149,7 +166,7 @@ async def test_the_language_server_runs_versions_in_the_portable_sandbox(
     env = {"PYTHONPATH": shim_env()["PYTHONPATH"],
            wasm.CACHE_VARIABLE: os.environ[wasm.CACHE_VARIABLE]}
     async with lsp_session(root, env=env) as client:
-        uri = open_document(client, root / "clamp.py", DOC)
+        uri = open_document(client, root / "clamp.py", CRLF_DOC)  # as Windows editors write
         await command(client, "codequorum.addVersions", uri, "clamp", VERSIONS)
 
         def ended() -> bool:
@@ -159,7 +176,7 @@ async def test_the_language_server_runs_versions_in_the_portable_sandbox(
         await wait_for(ended, timeout=300)
         report = (await command(client, "codequorum.analyze", uri, "clamp"))["report"]
         assert 0 < report["summary"]["oer"] < 1 and report["risk_level"] is not None
-        text = await hover_text(client, uri, position_of(DOC, "clamp"))
+        text = await hover_text(client, uri, position_of(CRLF_DOC, "clamp"))
     assert text is not None and md_text(PICKED) in text
     assert md_text(report["trust"]) in text
 

@@ -7,9 +7,11 @@ Taken away: the ``os`` flags and calls Windows lacks (``O_NOFOLLOW``, ``O_DIRECT
 ``killpg``, ``mkfifo``, ``fchmod``, folder descriptors ...), descriptor passing and
 ``AF_UNIX``, ``select.poll``, the signals Windows has not (``SIGALRM``, ``SIGKILL``,
 ``SIGHUP`` ...), and, for codequorum's own modules, the modules that do not import there
-(``fcntl``, ``resource``, ``pwd``, ``grp``, ``termios``); ``selectors.DefaultSelector``
+(``fcntl``, ``resource``, ``pwd``, ``grp``, ``termios``, and ``posix``: Windows' is
+``nt``); ``selectors.DefaultSelector``
 waits on sockets only, as Windows' does. Kept, because the standard library's own POSIX
-code needs them on Linux (Windows takes other code): ``os.name`` and ``posix``,
+code needs them on Linux (Windows takes other code): ``os.name``, ``posix`` for the
+standard library,
 ``os.uname`` (numpy reads it), ``socketpair``, ``subprocess``'s internals (``Popen.kill``
 sends the number itself, as Windows' ``TerminateProcess`` needs none), processes started
 the Windows way (``multiprocessing``'s ``spawn``), and asyncio's loops waiting on pipes
@@ -48,7 +50,7 @@ TAKEN = (
 #: Modules that do not exist on Windows: codequorum's own code cannot import them (the
 #: libraries that choose by ``sys.platform``, such as the MCP SDK's ``fcntl``, keep theirs:
 #: on Windows they take their other branch).
-ABSENT = ("fcntl", "resource", "pwd", "grp", "termios", "tty", "pty")
+ABSENT = ("fcntl", "resource", "pwd", "grp", "termios", "tty", "pty", "posix")
 _IMPORT = builtins.__import__
 
 
