@@ -59,7 +59,8 @@ def _import(name: str, globals: Mapping[str, object] | None = None,
             fromlist: Sequence[str] | None = (), level: int = 0) -> types.ModuleType:
     """``import`` as Windows answers codequorum's modules: no module of :data:`ABSENT`."""
     importer = str((globals or {}).get("__name__", ""))
-    if level == 0 and name.partition(".")[0] in ABSENT and importer.startswith("codequorum"):
+    own = importer.startswith(("codequorum", "_cq_"))  # ``_cq_``: what host.py loads by path
+    if level == 0 and name.partition(".")[0] in ABSENT and own:
         raise ModuleNotFoundError(f"No module named {name!r} (not on Windows)", name=name)
     return _IMPORT(name, globals, locals, fromlist, level)
 
