@@ -10,8 +10,9 @@ Figures (ratios against a baseline measured in the same run, never asserted in t
   per version, against the start above;
 - traced run overhead: versions run with their executed bytecodes counted (block
   coverage, the printout, the flow solve: ``node_trace.py``) against the same runs
-  untraced, median of N, on light calls (a set's examples) and on a heavy one
-  (``countPrimes(200000)``, 117 million bytecodes);
+  untraced, median of N, on light calls (a set's examples), on a heavy one
+  (``countPrimes(200000)``, 117 million bytecodes) and on a very large function (1,000
+  ``if``/``else`` branches, three inputs: the printout's size and the solve per input);
 - the JS task set of ``bench/data/js_tasks.jsonl`` (12 tasks x 4 versions written for
   this bench, one wrong version each where the task has one) through
   :func:`~codequorum.behaviour.dynamic_analysis.run_dynamic_many`: how often the recommendation
@@ -75,13 +76,20 @@ PRIMES = ("function countPrimes(n) { let c = 0; for (let i = 2; i < n; i++) { le
           " if (p) c++; } return c; }")
 
 
+BRANCHES = " ".join(f"if (x % {i + 2} === 0) s += {i}; else s -= 1;" for i in range(1000))
+BIG = f"function big(x) {{ let s = 0; {BRANCHES} return s; }}"
+
+
 def traced_overhead(sets: list[VersionSet], repeat: int) -> None:
-    """Traced against untraced runs: a set's versions on their examples, and one heavy call."""
+    """Traced against untraced runs: a set's versions on their examples, one heavy call, one
+    very large function."""
     plan = [(code, collect_js_inputs(ss, scaling=False).tests, ss.entry_point or "")
             for ss in sets[:1] for code in ss.codes]
     heavy = [(PRIMES, [TestCase("call", args=(200000,))], "countPrimes")]
+    big = [(BIG, [TestCase("call", args=(x,)) for x in (0, 7, 61)], "big")]
     for label, runs in (("light: one set's 4 versions on its examples", plan),
-                        ("heavy: countPrimes(200000)", heavy)):
+                        ("heavy: countPrimes(200000)", heavy),
+                        ("size: 1,000 if/else branches, 3 inputs", big)):
         def run_all(trace: bool, runs: list[tuple[str, list[TestCase], str]] = runs) -> None:
             for code, tests, entry in runs:
                 node_sandbox.run_node_candidate(code, tests, entry, trace=trace)

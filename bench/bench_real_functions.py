@@ -24,6 +24,7 @@ with the reason given), and the functions where the two front ends' verdicts dif
 
     .venv/bin/python bench/bench_real_functions.py [--json] [--only NAME ...] [-v]
     .venv/bin/python bench/bench_real_functions.py --smoke   # four functions, one a repository
+    .venv/bin/python bench/bench_real_functions.py --sandbox portable  # both front ends there
 """
 
 from __future__ import annotations
@@ -132,11 +133,12 @@ def workspace(root: Path, repo: str, cases: list[Case], env: dict[str, str]) -> 
     return ws
 
 
-def run_check(ws: Path, cases: list[Case], env: dict[str, str]) -> dict[str, Outcome]:
+def run_check(ws: Path, cases: list[Case], env: dict[str, str],
+              sandbox: str = "auto") -> dict[str, Outcome]:
     """``codequorum check --dynamic --format json`` on the files of the cases."""
     files = sorted({str(ws / c.path) for c in cases})
     done = subprocess.run([str(SCRIPT), "check", *files, "--dynamic", "--format", "json",
-                           "--fail-on", "never", "--workspace", str(ws)],
+                           "--fail-on", "never", "--workspace", str(ws), "--sandbox", sandbox],
                           env=env, capture_output=True, text=True, cwd=ws)
     if done.returncode != 0:
         raise SystemExit(f"check failed ({done.returncode}): {done.stderr[-2000:]}")
@@ -148,13 +150,14 @@ def run_check(ws: Path, cases: list[Case], env: dict[str, str]) -> dict[str, Out
     return out
 
 
-async def run_mcp(ws: Path, cases: list[Case], env: dict[str, str]) -> dict[str, Outcome]:
+async def run_mcp(ws: Path, cases: list[Case], env: dict[str, str],
+                  sandbox: str = "auto") -> dict[str, Outcome]:
     """``check_function`` with ``dynamic`` for each case, through the real MCP server."""
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
-    params = StdioServerParameters(command=str(SCRIPT), args=["mcp", str(ws)], cwd=str(ws),
-                                   env=env)
+    params = StdioServerParameters(command=str(SCRIPT), args=["mcp", str(ws), "--sandbox",
+                                                              sandbox], cwd=str(ws), env=env)
     out: dict[str, Outcome] = {}
     with open(os.devnull, "w") as errlog:
         async with (stdio_client(params, errlog=errlog) as (read, write),
@@ -211,8 +214,9 @@ def disagreements(cases: list[Case], check: dict[str, Outcome],
     return out
 
 
-def measure(cases: list[Case]) -> dict[str, Any]:
-    """Every case through both front ends, in workspaces of a temporary folder."""
+def measure(cases: list[Case], sandbox: str = "auto") -> dict[str, Any]:
+    """Every case through both front ends, in workspaces of a temporary folder, the
+    versions run at the sandbox level ``sandbox``."""
     check: dict[str, Outcome] = {}
     mcp: dict[str, Outcome] = {}
     with tempfile.TemporaryDirectory(prefix="cq-real-") as tmp:
@@ -220,9 +224,10 @@ def measure(cases: list[Case]) -> dict[str, Any]:
         env = environment(root / "config")
         for repo in sorted({c.repo for c in cases}):
             mine = [c for c in cases if c.repo == repo]
-            check.update(run_check(workspace(root / "check", repo, mine, env), mine, env))
+            check.update(run_check(workspace(root / "check", repo, mine, env), mine, env,
+                                   sandbox))
             mcp.update(asyncio.run(run_mcp(workspace(root / "mcp", repo, mine, env), mine,
-                                           env)))
+                                           env, sandbox)))
     tallies = {"check": tally(cases, check), "mcp": tally(cases, mcp)}
     return {"functions": len(cases),
             "front_ends": {name: {"ran": t.ran, "right": t.right, "silent": t.silent,
@@ -237,9 +242,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--smoke", action="store_true", help="one function a repository")
     parser.add_argument("--only", nargs="*", default=(), help="these functions only")
     parser.add_argument("-v", "--verbose", action="store_true", help="say what went wrong")
+    parser.add_argument("--sandbox", choices=("auto", "strict", "portable"), default="auto",
+                        help="the level both front ends run the versions at")
     args = parser.parse_args(argv)
     cases = load_cases(SMOKE if args.smoke else args.only)
-    result = measure(cases)
+    result = measure(cases, args.sandbox)
     if args.json:
         json.dump(result, sys.stdout, indent=2)
         print()

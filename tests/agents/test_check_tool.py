@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 
 from codequorum.agents.agent_workspace import AgentOptions, AgentWorkspace, no_progress
-from codequorum.agents.check_tool import check_function
+from codequorum.agents.check_tool import check_function, sandbox_problem
 from codequorum.agents.schema import CheckArgs, CheckResult
 from codequorum.agents.text import check_text
 from codequorum.behaviour.sandbox import isolation
+from codequorum.behaviour.sandbox.isolation import PORTABLE_NOTE
 from codequorum.pipeline.config import AnalysisConfig
 from tests.agents.conftest import store_versions
 
@@ -62,7 +63,7 @@ def test_without_the_strict_sandbox_the_versions_run_in_the_portable_one(
     assert result.dynamic.ran is True
     assert result.dynamic.note is not None and (
         "the strict sandbox is not available here (this machine has no bubblewrap): "
-        "versions ran in the portable sandbox") in result.dynamic.note
+        "versions run in the portable sandbox") in result.dynamic.note
     assert result.dynamic.summary["oer"] is not None
 
 
@@ -82,3 +83,29 @@ def test_javascript_versions_run_in_the_node_sandbox(tmp_path: Path) -> None:
     assert "divergent-outputs" in {f.code for f in result.findings}
     assert result.recommendation is not None and result.recommendation.version == 0
     assert result.recommendation.by == "behaviour"
+
+
+def test_the_server_started_with_the_portable_level_runs_the_versions_there(
+        sign_ws: Path) -> None:
+    ws = AgentWorkspace(sign_ws, AgentOptions(AnalysisConfig(metrics=("textual",),
+                                                             sandbox="portable")))
+    try:
+        result = check_function(ws, CheckArgs(path="app.py", function="sign", dynamic=True),
+                                lambda _d, _t, _text: None, threading.Event())
+    finally:
+        ws.close()
+    assert result.dynamic.ran is True
+    assert result.dynamic.note == PORTABLE_NOTE  # even where the strict sandbox holds
+    assert result.dynamic.summary["oer"] is not None
+
+
+def test_an_agents_versions_never_run_in_the_weak_sandbox(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from codequorum.cli.main import parse_arguments
+
+    assert parse_arguments(["mcp", "--sandbox", "portable"]).sandbox == "portable"
+    with pytest.raises(SystemExit):
+        parse_arguments(["mcp", "--sandbox", "weak"])
+    assert "invalid choice: 'weak'" in capsys.readouterr().err
+    assert sandbox_problem("python", None, "weak") == (
+        "an agent's versions never run in the weak sandbox")

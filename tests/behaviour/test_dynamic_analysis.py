@@ -24,6 +24,7 @@ from codequorum.behaviour.dynamic_analysis import (
 from codequorum.behaviour.input_plan import InputCase, InputPlan
 from codequorum.behaviour.sandbox import supervisor
 from codequorum.behaviour.sandbox.isolation import WEAK_WARNING
+from codequorum.behaviour.sandbox.portable.unsupported import NOT_SUPPORTED
 from codequorum.core import model
 from codequorum.core.model import VersionSet
 from codequorum.judge.dynamic_rules import dynamic_verdicts, growth_text
@@ -786,3 +787,14 @@ def test_an_input_is_the_sandboxs_lack_only_where_every_version_that_ran_hit_it(
     # one version raising it alone fails that input: it cannot take it from the others
     assert unsupported_by_all([_ran([0, 1, 2]), _ran([])]) == []
     assert unsupported_by_all([]) == []
+
+
+def test_a_run_that_ended_well_but_says_something_of_its_figures_gets_a_report_note() -> None:
+    def version(i: int, status: str, detail: str) -> dynamic_analysis.CandidateDynamic:
+        return dynamic_analysis.CandidateDynamic(i, status, detail, None, 0, 0, "returned",
+                                                 None, [], None, None, None)
+    said = "executed bytecodes not counted: `big` has 66,005 bytecodes, past the 40,000"
+    notes = dynamic_analysis._run_notes([
+        version(0, "ok", ""), version(1, "ok", said), version(2, "timeout", "too slow"),
+        version(3, "ok", NOT_SUPPORTED)])
+    assert notes == [f"version 2: {said}"]

@@ -8,6 +8,7 @@ import pytest
 
 from codequorum.behaviour.input_plan import InputCase, InputPlan
 from codequorum.behaviour.module_rules import (
+    import_hint,
     judge_module,
     method_inputs,
     module_names,
@@ -175,3 +176,17 @@ def test_examples_on_an_instance_need_a_module() -> None:
         assert [c.label for c in method_inputs(plan, context, instance=True).cases] == ["area(5)"]
     plain = InputPlan("f", [case("f(1)", args=(1,))])
     assert method_inputs(plain, None, instance=False) is plain
+
+
+@pytest.mark.parametrize(("detail", "hint"), [
+    ("its top level raised ModuleNotFoundError: No module named '_bz2'",
+     " (`_bz2` is in the standard library, but not in this sandbox's interpreter: the "
+     "portable sandbox's CPython for WASI has no ssl, bz2, lzma, multiprocessing, mmap, "
+     "fcntl, pwd, grp, resource, termios, curses or readline; the strict sandbox has them)"),
+    ("its top level raised ModuleNotFoundError: No module named 'numpy.linalg'",
+     " (the sandbox holds the standard library and the workspace's own modules only)"),
+    ("its top level raised ValueError: no", ""),
+])
+def test_an_import_that_failed_says_whether_the_sandbox_or_the_workspace_lacks_it(
+        detail: str, hint: str) -> None:
+    assert import_hint(detail) == hint

@@ -76,7 +76,7 @@ def test_the_hover_says_which_sandbox_ran_when_it_was_not_the_strict_one() -> No
     from codequorum.behaviour.sandbox.isolation import PORTABLE_NOTE, WEAK_WARNING
 
     why = ("the strict sandbox is not available here (this machine has no bubblewrap): "
-           "versions ran in the portable sandbox")
+           "versions run in the portable sandbox")
     assert sandbox_note(SimpleNamespace(notes=[why, PORTABLE_NOTE])) == why
     assert sandbox_note(SimpleNamespace(notes=[PORTABLE_NOTE])) == PORTABLE_NOTE
     assert sandbox_note(SimpleNamespace(notes=[WEAK_WARNING])) == WEAK_WARNING

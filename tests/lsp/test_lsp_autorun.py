@@ -157,7 +157,7 @@ async def test_where_the_strict_sandbox_is_missing_they_run_in_the_portable_one(
         text = await hover_text(client, uri, position_of(DOC, "clamp"))
         assert text is not None and md_text(
             "the strict sandbox is not available here (this machine has no bubblewrap): "
-            "versions ran in the portable sandbox") in text
+            "versions run in the portable sandbox") in text
         assert md_text(rep["trust"]) in text and md_text(NOT_RUN) not in text
         assert not [m for m in client.messages if "not run here" in m.message]
 

@@ -1,8 +1,8 @@
 """``check_function``: one function of a file against the versions in the workspace's store,
 through the same :class:`~codequorum.pipeline.session.Session` and wording as ``codequorum check``
-and the editor; with ``dynamic`` the versions also run, in the strict sandbox where this
-machine gives it, else in the portable one (its interpreter compiled first, with progress);
-never in the weak one.
+and the editor; with ``dynamic`` the versions also run, at the server's ``--sandbox``: by
+default in the strict sandbox where this machine gives it, else in the portable one (its
+interpreter compiled first, with progress); never in the weak one.
 """
 
 from __future__ import annotations
@@ -40,10 +40,11 @@ from codequorum.render.findings import (
 MAX_CODE_CHARS = 100_000
 
 
-def sandbox_problem(language: str = "python",
-                    progress: Progress | None = None) -> str | None:
-    """Why versions of ``language`` cannot run here (None when they can): Python in the
-    strict sandbox, else the portable one; other languages in the strict sandbox only."""
+def sandbox_problem(language: str = "python", progress: Progress | None = None,
+                    level: str = "auto") -> str | None:
+    """Why versions of ``language`` cannot run here at ``level`` (None when they can):
+    Python at the level the server was started with (``auto``: the strict sandbox, else
+    the portable one; never weak); other languages in the strict sandbox only."""
     from codequorum.pipeline.score import dynamic_available
 
     if not dynamic_available():
@@ -51,6 +52,8 @@ def sandbox_problem(language: str = "python",
     from codequorum.behaviour.sandbox import isolation
     from codequorum.behaviour.sandbox.isolation import AUTO
 
+    if level not in (AUTO, "strict", "portable"):
+        return f"an agent's versions never run in the {safe_text(level)} sandbox"
     runtime = runtime_for(language)
     if language != "python" and runtime is not None:
         try:
@@ -58,10 +61,10 @@ def sandbox_problem(language: str = "python",
         except SandboxUnavailableError as exc:
             return f"the strict sandbox is not available on this machine ({safe_text(str(exc))})"
         return None
-    if not isolation.probe(sandbox="strict").ok:
+    if level == "portable" or (level == AUTO and not isolation.probe(sandbox="strict").ok):
         _prepare_portable(progress)
     try:
-        isolation.require(None, AUTO)
+        isolation.require(None, level)
     except SandboxUnavailableError as exc:
         return safe_text(str(exc))
     return None
@@ -120,7 +123,7 @@ def _run(ws: AgentWorkspace, prepared: Preparation, progress: Progress,
         reason = f"only {runtime_names()} versions run"
         return analysis, DynamicOut(requested=True, ran=False, not_run=reason,
                                     note=f"{reason} in the sandbox; the figures are structural")
-    problem = sandbox_problem(analysis.language, progress)
+    problem = sandbox_problem(analysis.language, progress, ws.options.analysis.sandbox)
     if problem is not None:
         return analysis, DynamicOut(requested=True, ran=False, not_run="sandbox unavailable",
                                     note=f"the versions were not run: {problem}")

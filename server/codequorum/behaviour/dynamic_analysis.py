@@ -521,6 +521,13 @@ def growth_of(points: Sequence[tuple[int, int]], measure: str = "cpu-time") -> f
 NOISY_NOTE = "growth not judged for version {k}: the timings were too noisy"
 
 
+def _run_notes(candidates: Sequence[CandidateDynamic]) -> list[str]:
+    """What a version's run that ended well says of its figures (its executed bytecodes
+    not taken, or approximate), as ``version k: ...``."""
+    return [f"version {c.index + 1}: {c.detail}" for c in candidates
+            if c.status == "ok" and c.detail and c.detail != NOT_SUPPORTED]
+
+
 def _growth_notes(candidates: Sequence[CandidateDynamic]) -> list[str]:
     """:data:`NOISY_NOTE` for each version timed at two sizes or more and not judged."""
     return [NOISY_NOTE.format(k=c.index + 1) for c in candidates
@@ -699,6 +706,7 @@ def build_report(
     elif runtime is not None and runtime.unmeasured:
         notes.append(runtime.unmeasured)
     notes.extend(_growth_notes(candidates))
+    notes.extend(_run_notes(candidates))
     return DynamicReport(
         task_id=version_set.task_id,
         summary=summary,

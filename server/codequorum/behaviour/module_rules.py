@@ -18,7 +18,9 @@ from __future__ import annotations
 import ast
 import builtins
 import dataclasses
+import re
 import symtable
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -135,14 +137,33 @@ def judge_module(context: ModuleContext, loads: Sequence[Load | None],
     return ModuleJudgement(keep=True, notes=tuple(notes))
 
 
+#: ``No module named 'x'`` as ``ModuleNotFoundError`` words it.
+_NO_MODULE = re.compile(r"No module named '([\w.]+)'")
+
+
+def import_hint(detail: str) -> str:
+    """Why an import failed in the sandbox, after its message: a standard-library module
+    the sandbox's interpreter lacks (the portable sandbox's CPython for WASI has no
+    ``ssl``, ``_bz2``, ``pwd``...), else that the sandbox holds only the standard library
+    and the workspace's own modules."""
+    if "ModuleNotFoundError" not in detail and "ImportError" not in detail:
+        return ""
+    found = _NO_MODULE.search(detail)
+    name = found.group(1) if found else ""
+    if name and name.partition(".")[0] in sys.stdlib_module_names:
+        return (f" (`{name}` is in the standard library, but not in this sandbox's "
+                "interpreter: the portable sandbox's CPython for WASI has no ssl, bz2, lzma, "
+                "multiprocessing, mmap, fcntl, pwd, grp, resource, termios, curses or "
+                "readline; the strict sandbox has them)")
+    return " (the sandbox holds the standard library and the workspace's own modules only)"
+
+
 def _failed_load(context: ModuleContext, failed: Sequence[Load], needed: Sequence[str],
                  notes: tuple[str, ...]) -> ModuleJudgement:
     """The module did not load: the versions ran on their own (if the child said so); their
     results stand when none of them needs the module."""
     detail = failed[0].detail
-    hint = (" (the sandbox holds the standard library and the workspace's own modules only)"
-            if "ModuleNotFoundError" in detail or "ImportError" in detail else "")
-    why = f"the module `{context.name}` did not load in the sandbox: {detail}{hint}"
+    why = f"the module `{context.name}` did not load in the sandbox: {detail}{import_hint(detail)}"
     alone = all(load.ran_alone for load in failed)
     if alone and not needed and context.kind != "method":
         return ModuleJudgement(keep=True, notes=notes, problem=(

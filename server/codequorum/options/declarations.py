@@ -306,8 +306,13 @@ OPTIONS: tuple[Option, ...] = (
            "give them), portable (CPython on WASI under wasmtime: memory cap, fuel, no file "
            "but the standard library and the module, on every OS) or weak (no namespaces; "
            "every report warns) (default auto; `codequorum doctor` tells what this machine "
-           "gives)", Reach.SANDBOX, _on(DEMO, SCORE),
+           "gives)", Reach.SANDBOX, _on(CHECK, DEMO, SCORE),
            choices=list(SANDBOX_LEVELS), default=DEFAULTS.sandbox, project_values=_strict),
+    Option("sandbox", "check_function with dynamic: isolation of the versions: auto (strict "
+           "where the machine gives it, else portable), strict or portable; never weak for "
+           "an agent (default auto)", Reach.SANDBOX, _on(MCP), group="analysis",
+           choices=[level for level in SANDBOX_LEVELS if level != "weak"],
+           default=DEFAULTS.sandbox, project_values=_strict),
     # ------------------------------------------------------------------ the endpoint
     Option("propose-inputs", "with --dynamic: ask the endpoint for call inputs of functions "
            "that have no tests, no doctest examples and no annotated parameters (arguments "

@@ -10,15 +10,18 @@ from typing import Any
 
 import pytest
 
-from codequorum.behaviour.runtimes import node_sandbox
+from codequorum.behaviour.runtimes import node_sandbox, node_trace
 from codequorum.behaviour.runtimes.node import JAVASCRIPT, static_counts_js
 from codequorum.behaviour.runtimes.node_trace import (
+    APPROXIMATE,
     Block,
     Bytecode,
+    Graph,
     TamperedPrintout,
     broken_by,
     parse_functions,
     read_coverage,
+    solve,
     solve_counts,
 )
 from codequorum.behaviour.sandbox.limits import Limits
@@ -152,6 +155,90 @@ def test_a_long_chain_of_branches_is_counted_exactly(node_sandboxed: object) -> 
                       "output": sum(i if x % (i + 2) == 0 else -1
                                     for x in range(30) for i in range(200))})
     assert counts["TestEqualStrict"] == 200 * 30 and counts["JumpLoop"] == 30
+
+
+BRANCHES = " ".join(f"if (x % {i + 2} === 0) s += {i}; else s -= 1;" for i in range(1000))
+BIG = f"function big(x) {{ let s = 0; {BRANCHES} return s; }}"
+BIG_INPUTS = (0, 7, 61)
+
+
+def _big_run(node: node_sandbox.NodeBinary | None = None) -> Any:
+    tests = [TestCase("call", args=(x,), name=str(x)) for x in BIG_INPUTS]
+    return node_sandbox.run_node_candidate(BIG, tests, "big", LIMITS, trace=True, node=node)
+
+
+def _big_output(x: int) -> int:
+    return sum(i if x % (i + 2) == 0 else -1 for i in range(1000))
+
+
+@pytest.mark.parametrize("which", ["system", "wheel"])
+def test_a_function_of_a_thousand_branches_is_counted_exactly(node_sandboxed: object,
+                                                              which: str) -> None:
+    node = node_sandbox.wheel_node() if which == "wheel" else None
+    if which == "wheel" and node is None:
+        pytest.skip("no pinned Node wheel here")
+    result = _big_run(node)
+    assert result.status == "ok" and result.detail == ""
+    for x, outcome in zip(BIG_INPUTS, result.tests, strict=True):
+        assert outcome.output == str(_big_output(x))
+        counts = outcome.opcodes
+        assert counts is not None
+        taken = sum(x % (i + 2) == 0 for i in range(1000))
+        assert counts["TestEqualStrict"] == 1000 and counts["Return"] == 1
+        assert counts["JumpIfFalse"] == 1000 and counts["Jump"] == taken
+
+
+def test_a_function_past_the_bound_keeps_its_outcomes_and_says_why_it_has_no_counts(
+        node_sandboxed: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    static = static_counts_js([BIG])[0]
+    assert static is not None and sum(static.values()) > 10000
+    monkeypatch.setattr(node_trace, "MAX_TRACED_BYTECODES", 10000)
+    result = _big_run()
+    assert result.status == "ok"
+    assert [o.output for o in result.tests] == [str(_big_output(x)) for x in BIG_INPUTS]
+    assert all(o.opcodes is None and o.opcode_total == 0 for o in result.tests)
+    assert result.detail.startswith("executed bytecodes not counted: `big` has ")
+    assert result.detail.endswith("bytecodes, past the 10,000 a traced run counts")
+    assert static_counts_js([BIG])[0] == static  # the static counts stay
+
+
+def test_a_printout_past_what_a_traced_run_reads_keeps_the_outcomes(
+        node_sandboxed: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(node_sandbox, "COUNT_OUTPUT_BYTES", 1 << 20)  # the printout: ~1.2 MiB
+    result = _big_run()
+    assert result.status == "ok"
+    assert [o.output for o in result.tests] == [str(_big_output(x)) for x in BIG_INPUTS]
+    assert all(o.opcodes is None for o in result.tests)
+    assert result.detail == node_trace.PRINTOUT_TOO_LARGE.format(limit=1)
+
+
+@pytest.mark.parametrize("case", FIXTURE["approximate"], ids=lambda c: c["name"])
+def test_an_exception_an_operation_raised_flags_the_counts_approximate(
+        node_sandboxed: object, case: dict[str, Any]) -> None:
+    test = TestCase("call", args=tuple(case["args"]), name=case["name"])
+    result = node_sandbox.run_node_candidate(case["code"], [test], case["entry"], LIMITS,
+                                             trace=True)
+    outcome = result.tests[0]
+    assert json.loads(outcome.output or "null") == case["output"], case["why"]
+    assert outcome.opcodes is not None  # given, and said to be approximate
+    assert result.detail == APPROXIMATE.format(n=1, of=1)
+
+
+def test_counts_flow_balance_pins_down_are_solved_without_the_flow_solve(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    blocks = [_block("IncBlockCounter", succ=(1,), counter=True),
+              _block("TestLessThan", "JumpIfFalse", succ=(2, 3)),
+              _block("IncBlockCounter", "Add", "JumpLoop", succ=(1,), counter=True),
+              _block("IncBlockCounter", "Return", exits=True, counter=True)]
+    graph = Graph(blocks, 0, [(10, 2), (20, 3)])
+    ranges = [(0, 30, 1), (5, 15, 10), (15, 30, 1)]
+    monkeypatch.setattr(node_trace, "_least", lambda *a: pytest.fail("flow solve used"))
+    solved = solve(graph, ranges)
+    assert solved.counts == [1, 11, 10, 1] and solved.exact
+    monkeypatch.undo()
+    # counters no flow balance meets: the flow solve, flagged
+    solved = solve(graph, [(0, 30, 1), (5, 15, 10), (15, 30, 5)])
+    assert solved.counts[1] >= 11 and not solved.exact
 
 
 def _block(*names: str, succ: tuple[int, ...] = (), exits: bool = False,

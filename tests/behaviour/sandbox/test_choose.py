@@ -30,7 +30,7 @@ def test_a_level_asked_by_name_is_kept() -> None:
 def test_auto_is_portable_without_the_strict_sandbox_and_says_why() -> None:
     assert isolation.choose(None, "auto") == (
         "portable", "the strict sandbox is not available here (this machine has no "
-        "bubblewrap): versions ran in the portable sandbox")
+        "bubblewrap): versions run in the portable sandbox")
     assert isolation.require(None, "auto").layers[0] == "wasm"
     with pytest.raises(Exception, match="cannot isolate candidates"):
         isolation.require(None, "strict")  # asked by name: no silent downgrade
@@ -44,5 +44,5 @@ def test_a_report_run_by_auto_names_the_level_and_the_reason() -> None:
     report = run_dynamic(sample, DynamicOptions(use_hypothesis=False, scaling=False))
     assert report.notes[:2] == [
         "the strict sandbox is not available here (this machine has no bubblewrap): "
-        "versions ran in the portable sandbox", PORTABLE_NOTE]
+        "versions run in the portable sandbox", PORTABLE_NOTE]
     assert "wasm" in report.layers

@@ -19,6 +19,7 @@ from urllib.parse import quote
 
 import pytest
 
+from codequorum.behaviour.sandbox.isolation import PORTABLE_NOTE
 from codequorum.cli.commands.check import first_definitions, name_span
 from codequorum.cli.main import main
 from codequorum.core import parsing
@@ -556,7 +557,7 @@ def test_dynamic_runs_in_the_portable_sandbox_where_the_strict_one_is_missing(
     assert status == 1
     assert "disagree on prime_fib(0): 0 vs None" in divergent["message"]
     assert "the strict sandbox is not available here (this machine has no bubblewrap): " \
-        "versions ran in the portable sandbox" in doc["notes"]
+        "versions run in the portable sandbox" in doc["notes"]
 # --------------------------------------------------------------------------- nothing silent
 
 # nothing in how the versions use ``xs`` says its type (a method no builtin type has)
@@ -614,3 +615,20 @@ def test_fail_on_not_run_fails_on_warnings_too() -> None:
     assert run.exit_code("not-run") == 1
     run.findings.clear()
     assert run.exit_code("not-run") == 0
+
+
+def test_check_dynamic_runs_at_the_level_asked_with_the_same_verdicts(tmp_path: Path) -> None:
+    """``--sandbox portable`` runs the versions in the portable sandbox even where the strict
+    one holds, and says so; the verdicts are the strict sandbox's."""
+    _duration_workspace(tmp_path)
+    docs = {}
+    for level in ("strict", "portable"):
+        proc = _check_dynamic(tmp_path, "--format", "json", "--sandbox", level)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        docs[level] = json.loads(proc.stdout)
+    assert PORTABLE_NOTE in docs["portable"]["notes"]
+    assert PORTABLE_NOTE not in docs["strict"]["notes"]
+    verdicts = {level: {f["function"]: (f["verdicts"], f["not_run"]) for f in doc["functions"]}
+                for level, doc in docs.items()}
+    assert verdicts["portable"] == verdicts["strict"]
+    assert all(not_run is None for _, not_run in verdicts["strict"].values())

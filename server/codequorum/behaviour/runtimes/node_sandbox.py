@@ -37,6 +37,7 @@ from codequorum.behaviour.sandbox.supervisor import (
     TestOutcome,
     _Child,
     _ChildRun,
+    _Killable,
     native_refusal,
 )
 from codequorum.core.errors import SandboxUnavailableError
@@ -161,7 +162,11 @@ class NodeRun(_ChildRun):
         self.message = message
         self.module_message = in_module[1] if in_module else None
         self.stdout_text = bytearray()
-        self._traced: list[node_trace.Function] | None = None
+        self._traced: node_trace.TracedScript | None = None
+        #: What the traced counts of this run are short of (:meth:`trace_note`).
+        self._too_large = ""
+        self._approximate = self._counted = 0
+        self._overflow = False
 
     def run(self) -> CandidateResult:
         message = self.message or {
@@ -180,7 +185,18 @@ class NodeRun(_ChildRun):
             payload = protocol.encode_frame(message)
         except (TypeError, ValueError, protocol.ProtocolError) as exc:
             return CandidateResult(self.index, "error", f"test values: {exc}")
-        return self._run_in(bwrap.WORKDIR, payload)
+        result = self._run_in(bwrap.WORKDIR, payload)
+        if result.status == "ok" and not result.detail:
+            result.detail = self.trace_note()
+        return result
+
+    def trace_note(self) -> str:
+        """Why this run's executed bytecodes are missing or approximate ("" when exact)."""
+        if self._too_large:
+            return self._too_large
+        if self._approximate:
+            return node_trace.APPROXIMATE.format(n=self._approximate, of=self._counted)
+        return ""
 
     def _start_with(self, sandbox: str, env: dict[str, str], extra: list[int]) -> _Child | str:
         return self._exec(sandbox, env, extra)  # always a fresh Node (no fork server)
@@ -190,10 +206,12 @@ class NodeRun(_ChildRun):
         made."""
         return self._grouped(command(self.node, self.limits, msg_w))
 
-    def _on_output(self, proc: _Child, kind: str, data: bytes) -> None:
+    def _on_output(self, proc: _Killable, kind: str, data: bytes) -> None:
         if kind == "stdout" and (self.message is not None or self.trace):  # bytecode printout
-            if len(self.stdout_text) + len(data) > COUNT_OUTPUT_BYTES:
-                self._kill(proc, "output-limit")
+            if self._overflow or len(self.stdout_text) + len(data) > COUNT_OUTPUT_BYTES:
+                if self.message is not None:
+                    self._kill(proc, "output-limit")
+                self._overflow = True  # a traced run's outcomes stay, its counts go
                 return
             self.stdout_text += data
             return
@@ -211,22 +229,31 @@ class NodeRun(_ChildRun):
                 "ipcns", "utsns", "tmpfs",
                 "own-proc", *(["cgroup"] if self.in_cgroup else [])]
 
-    def _traced_functions(self) -> list[node_trace.Function]:
-        """The traced script's functions as printed between the run's markers."""
+    def _traced_script(self) -> node_trace.TracedScript:
+        """The traced script's functions as printed between the run's markers (read once)."""
         if self._traced is None:
-            done = next((m for m in self.messages if m.get("type") == "done"), None)
-            marker = done.get("marker") if done is not None else None
-            self._traced = []
-            text = self.stdout_text.decode("utf-8", "replace")
-            ends = self._first_lines()
-            if isinstance(marker, str) and ends is not None \
-                    and not node_trace.broken_by(text, ends):
-                try:
-                    printed = node_trace.parse_functions(text)
-                except node_trace.TamperedPrintout:
-                    return self._traced  # a name wrote into the printout: no counts
-                self._traced = node_trace.between_markers(printed, marker)
+            self._traced = node_trace.TracedScript(self._traced_functions())
+            if self._overflow:
+                self._traced.too_large = node_trace.PRINTOUT_TOO_LARGE.format(
+                    limit=COUNT_OUTPUT_BYTES >> 20)
         return self._traced
+
+    def _traced_functions(self) -> list[node_trace.Function]:
+        """The printed functions between the markers; none when the printout overflowed,
+        lacks its markers or a name wrote into it."""
+        if self._overflow:
+            return []
+        done = next((m for m in self.messages if m.get("type") == "done"), None)
+        marker = done.get("marker") if done is not None else None
+        text = self.stdout_text.decode("utf-8", "replace")
+        ends = self._first_lines()
+        if not isinstance(marker, str) or ends is None or node_trace.broken_by(text, ends):
+            return []
+        try:
+            printed = node_trace.parse_functions(text)
+        except node_trace.TamperedPrintout:
+            return []  # a name wrote into the printout: no counts
+        return node_trace.between_markers(printed, marker)
 
     def _first_lines(self) -> set[str] | None:
         """The first lines of the traced script's literals that break a line: where a name
@@ -246,11 +273,16 @@ class NodeRun(_ChildRun):
                      and m.get("index") == index), None)
         coverage = node_trace.read_coverage(sent.get("coverage") if isinstance(sent, dict)
                                             else None)
-        functions = self._traced_functions()
-        if coverage is None or not functions:
+        script = self._traced_script()
+        if coverage is None:
             return
-        counts = node_trace.executed(functions, coverage)
-        outcome.opcodes, outcome.opcode_total = counts, sum(counts.values())
+        found = script.executed(coverage)
+        self._too_large = self._too_large or found.note
+        if found.counts is None or not script.functions:
+            return
+        self._counted += 1
+        self._approximate += not found.exact
+        outcome.opcodes, outcome.opcode_total = found.counts, sum(found.counts.values())
 
     def _graded(self, index: int, outcome: TestOutcome, value: Any) -> TestOutcome:
         """``passed``: strict equality of the canonical value with the expected one (with

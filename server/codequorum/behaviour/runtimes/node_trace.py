@@ -14,13 +14,16 @@ test, the coverage ranges of the version's functions. Here, per function:
    holding the first source position after it; the function's first counter as often as
    the function was called;
 3. the block counts are the least execution consistent with those counters and flow
-   balance: a min-cost circulation (:func:`solve_counts`) where each block run costs 1
-   an edge to an exception handler costs more than any path of plain edges, and flow that
-   appears or vanishes outside an edge (an exception thrown by an operation that is not a
-   ``throw`` and not caught in the function) more than any count, so each is used only
-   when the counters leave no other way;
+   balance (:func:`solve`): read off one equation at a time in linear time where flow
+   balance pins every block down, else a min-cost circulation (:func:`solve_counts`) where
+   each block run costs 1, an edge to an exception handler costs more than any path of
+   plain edges, and flow that appears or vanishes outside an edge (an exception thrown by
+   an operation that is not a ``throw`` and not caught in the function) more than any
+   count, so each is used only when the counters leave no other way; counts that take an
+   exception no ``throw`` raised are flagged approximate;
 4. the executed histogram is the sum of each block's count times its bytecodes, named as
-   the static counts name them, ``IncBlockCounter`` (the instrumentation) left out.
+   the static counts name them, ``IncBlockCounter`` (the instrumentation) left out; a
+   script with a function past :data:`MAX_TRACED_BYTECODES` gets none, saying why.
 
 Exact on loops, branches, ``break``/``continue``, recursion, closures, ``try``/``catch``
 with a ``throw``, generators and ``await`` resumed by ``next``; docs/sandbox.md lists
@@ -29,6 +32,7 @@ what is not modelled. Pure: no process is started here.
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
@@ -233,6 +237,7 @@ def blocks_of(fn: Function) -> list[Block]:
             start_of[b.offset] = len(blocks)
             blocks.append(Block([]))
         blocks[-1].code.append(b)
+    handlers = _handlers_of(fn.handlers, [block.code[0].offset for block in blocks])
     for i, block in enumerate(blocks):
         last = block.code[-1]
         block.counter = block.code[0].name == COUNTER
@@ -242,7 +247,7 @@ def blocks_of(fn: Function) -> list[Block]:
             falls, block.exits = False, True
         if falls and i + 1 < len(blocks):
             succ.append(i + 1)
-        handler = _handler(fn.handlers, block.code[0].offset)
+        handler = handlers[i]
         block.handler = start_of.get(handler) if handler is not None else None
         caught = block.handler is not None and last.name in ("Throw", "ReThrow")
         block.exits = block.exits or (last.name in EXITS and not caught)
@@ -252,21 +257,39 @@ def blocks_of(fn: Function) -> list[Block]:
     return blocks
 
 
-def _handler(handlers: Sequence[tuple[int, int, int]], offset: int) -> int | None:
-    """The innermost handler whose ``try`` covers ``offset``."""
-    inside = [(end - start, to) for start, end, to in handlers if start <= offset < end]
-    return min(inside)[1] if inside else None
+def _handlers_of(handlers: Sequence[tuple[int, int, int]], offsets: Sequence[int]
+                ) -> list[int | None]:
+    """Per offset (ascending), the innermost handler whose ``try`` covers it (``try`` ranges
+    nest): one sweep, as :func:`_innermost` (of two of one size, the first handler)."""
+    ranges = [(start, end, to) for start, end, to in sorted(
+        handlers, key=lambda h: (h[0], -h[1], -h[2]))]
+    return [None if inner is None else inner[1] for inner in _innermost(ranges, offsets)]
 
 
 Ranges = Sequence[tuple[int, int, int]]
 
 
-def counters(blocks: Sequence[Block], ranges: Ranges) -> dict[int, int]:
-    """Block -> the count its ``IncBlockCounter`` kept: that of the smallest coverage range
-    holding one of the source positions of the code it counts (:func:`_counted_positions`);
-    ``ranges[0]`` is the function's own, its calls, for the first counter. A counter whose
-    code has no such position is left unknown: flow balance finds its count."""
-    known: dict[int, int] = {}
+@dataclass
+class Graph:
+    """A function's control-flow graph and what its counters count: built once per traced
+    run (:func:`graph_of`), solved once per input (:func:`solve`). ``first``: the block of
+    the function's first counter (-1: none); ``wanted``: ``(source position, block)`` of
+    the code each other counter counts, by position."""
+
+    blocks: list[Block]
+    first: int
+    wanted: list[tuple[int, int]]
+    balance: Balance | None = None
+
+
+def graph_of(fn: Function) -> Graph:
+    """:func:`blocks_of` ``fn``, with the positions its counters count."""
+    blocks = blocks_of(fn)
+    return Graph(blocks, *_counted(blocks))
+
+
+def _counted(blocks: Sequence[Block]) -> tuple[int, list[tuple[int, int]]]:
+    """The block of the first counter, and ``(position, block)`` of what the others count."""
     preds = [0] * len(blocks)
     for block in blocks:
         for j in block.succ:
@@ -275,16 +298,23 @@ def counters(blocks: Sequence[Block], ranges: Ranges) -> dict[int, int]:
     first = next((i for i, b in enumerate(blocks) if b.counter), -1)
     wanted: list[tuple[int, int]] = []  # (position, block)
     for i, block in enumerate(blocks):
-        if i == first:
-            known[i] = ranges[0][2]
-        elif block.counter:
+        if block.counter and i != first:
             wanted += [(p, i) for p in _counted_positions(blocks, preds, i, floor)]
         floor = max([floor, *(b.position for b in block.code if b.position is not None)])
+    return first, sorted(wanted)
+
+
+def known_counts(graph: Graph, ranges: Ranges) -> dict[int, int]:
+    """Block -> the count its ``IncBlockCounter`` kept: that of the smallest coverage range
+    holding one of the source positions of the code it counts (:func:`_counted_positions`);
+    ``ranges[0]`` is the function's own, its calls, for the first counter. A counter whose
+    code has no such position is left unknown: flow balance finds its count."""
+    known = {} if graph.first < 0 else {graph.first: ranges[0][2]}
     best: dict[int, tuple[int, int]] = {}
-    for (_p, i), inner in zip(sorted(wanted), _innermost(ranges, sorted(p for p, _ in wanted)),
-                              strict=True):
-        if inner is not None and (i not in best or inner < best[i]):
-            best[i] = inner
+    inner = _innermost(ranges, [p for p, _ in graph.wanted])
+    for (_p, i), found in zip(graph.wanted, inner, strict=True):
+        if found is not None and (i not in best or found < best[i]):
+            best[i] = found
     known.update({i: count for i, (_size, count) in best.items()})
     return known
 
@@ -330,8 +360,9 @@ INF = 1 << 62
 
 
 class _Flow:
-    """Min-cost flow, primal-dual: shortest distances over the residual arcs (residual
-    costs may be negative, so label-correcting), then a blocking flow over the arcs on
+    """Min-cost flow, primal-dual: shortest distances over the residual arcs (Dijkstra
+    over costs reduced by the last round's distances, which leaves none negative: arcs
+    are only ever saturated along shortest paths), then a blocking flow over the arcs on
     shortest paths, until ``need`` is pushed or no path is left. Block costs are 0, 1 or
     a few large constants, so there are few distinct distances: few rounds."""
 
@@ -341,6 +372,7 @@ class _Flow:
         self.cap: list[int] = []
         self.cost: list[int] = []
         self.adj: list[list[int]] = [[] for _ in range(n)]
+        self.potential = [0] * n  # every cost given is >= 0: none to begin with
 
     def add(self, u: int, v: int, cap: int, cost: int) -> int:
         for a, b, c, k in ((u, v, cap, cost), (v, u, 0, -cost)):
@@ -373,20 +405,23 @@ class _Flow:
         return self.cap[e] > 0 and dist[u] < INF and dist[u] + self.cost[e] == dist[self.to[e]]
 
     def _distances(self, s: int) -> list[int]:
-        dist = [INF] * self.n
-        dist[s] = 0
-        queue, queued = deque([s]), [False] * self.n
-        queued[s] = True
-        while queue:
-            u = queue.popleft()
-            queued[u] = False
+        """Shortest distances from ``s`` (INF: unreachable); the potentials moved to them."""
+        pot = self.potential
+        reduced = [INF] * self.n
+        reduced[s] = 0
+        heap = [(0, s)]
+        while heap:
+            d, u = heapq.heappop(heap)
+            if d > reduced[u]:
+                continue
             for e in self.adj[u]:
                 v = self.to[e]
-                if self.cap[e] > 0 and dist[u] + self.cost[e] < dist[v]:
-                    dist[v] = dist[u] + self.cost[e]
-                    if not queued[v]:
-                        queued[v] = True
-                        queue.append(v)
+                step = self.cost[e] + pot[u] - pot[v]
+                if self.cap[e] > 0 and d + step < reduced[v]:
+                    reduced[v] = d + step
+                    heapq.heappush(heap, (d + step, v))
+        dist = [INF if r >= INF else r + pot[v] - pot[s] for v, r in enumerate(reduced)]
+        self.potential = [p if d >= INF else d for p, d in zip(pot, dist, strict=True)]
         return dist
 
     def _levels(self, s: int, dist: list[int]) -> list[int]:
@@ -438,9 +473,17 @@ def solve_counts(blocks: Sequence[Block], known: Mapping[int, int], calls: int) 
     an edge to an exception handler, or a ``throw`` out of the function, costs more than
     any path of plain edges, and flow appearing or vanishing outside an edge more than any
     count. A generator's state switch (block 0) runs once per call and once per resume."""
+    return _least(blocks, known, calls)[0]
+
+
+def _least(blocks: Sequence[Block], known: Mapping[int, int], calls: int
+           ) -> tuple[list[int], bool]:
+    """:func:`solve_counts`, and whether it took an exception no ``throw`` raised (flow over
+    a handler edge of a block that does not end in one, or appearing or vanishing outside
+    an edge)."""
     n = len(blocks)
     if n == 0 or (calls == 0 and not any(known.values())):
-        return [0] * n
+        return [0] * n, False
     thrown = n + 1  # an exception edge: taken only where no path of plain edges will do
     big = 1 + 2 * n * thrown * (calls + sum(known.values()) + 1)
     src, sink, ss, tt = 2 * n, 2 * n + 1, 2 * n + 2, 2 * n + 3
@@ -452,6 +495,7 @@ def solve_counts(blocks: Sequence[Block], known: Mapping[int, int], calls: int) 
         excess[u] -= amount
 
     runs: list[int] = []
+    raised: list[int] = []  # the arcs of an exception no ``throw`` raised
     for i, block in enumerate(blocks):
         if i in known:
             fixed(2 * i, 2 * i + 1, known[i])
@@ -461,9 +505,12 @@ def solve_counts(blocks: Sequence[Block], known: Mapping[int, int], calls: int) 
         for j in block.succ:
             flow.add(2 * i + 1, 2 * j, INF, 0)
         if block.handler is not None:
-            flow.add(2 * i + 1, 2 * block.handler, INF, thrown)
-        flow.add(2 * i + 1, sink, INF, (thrown if block.throws else 0) if block.exits else big)
-        flow.add(src, 2 * i, INF, big)
+            arc = flow.add(2 * i + 1, 2 * block.handler, INF, thrown)
+            if block.code[-1].name not in ("Throw", "ReThrow"):
+                raised.append(arc)
+        out = flow.add(2 * i + 1, sink, INF, (thrown if block.throws else 0) if block.exits
+                       else big)
+        raised += [flow.add(src, 2 * i, INF, big), *([] if block.exits else [out])]
     fixed(src, 0, calls)
     flow.add(sink, src, INF, 0)
     need = 0
@@ -475,9 +522,124 @@ def solve_counts(blocks: Sequence[Block], known: Mapping[int, int], calls: int) 
             flow.add(v, tt, -e, 0)
     flow.run(ss, tt, need)
     counts = [known[i] if runs[i] < 0 else flow.cap[runs[i] ^ 1] for i in range(n)]
-    if 0 not in known and blocks[0].code[0].name == "SwitchOnGeneratorState":
+    return _resumed(counts, blocks, known, calls), any(flow.cap[e ^ 1] > 0 for e in raised)
+
+
+def _resumed(counts: list[int], blocks: Sequence[Block], known: Mapping[int, int],
+             calls: int) -> list[int]:
+    """``counts`` with a generator's state switch (block 0) run once per call and once per
+    resume."""
+    if blocks and 0 not in known and blocks[0].code[0].name == "SwitchOnGeneratorState":
         counts[0] = calls + sum(c for b, c in zip(blocks, counts, strict=True) if b.resumes)
     return counts
+
+
+@dataclass
+class Balance:
+    """Flow balance of a graph as equations over variables: the block counts (0 .. n-1),
+    then one per edge, handler edge and exit out of the function. Equation 0: what exits
+    is the calls; then per block ``i``, equation ``2i + 1``: what enters (the calls too at
+    block 0) is its count, ``2i + 2``: its count is what leaves. ``where``: per variable,
+    its equations and its sign in each; ``handler_edge``: per block, its handler edge's
+    variable (-1: none)."""
+
+    size: int
+    terms: list[int]
+    where: list[list[tuple[int, int]]]
+    handler_edge: list[int]
+
+
+def balance_of(blocks: Sequence[Block]) -> Balance:
+    """The :class:`Balance` of ``blocks`` (built once per graph)."""
+    n = len(blocks)
+    where: list[list[tuple[int, int]]] = [[(2 * i + 1, -1), (2 * i + 2, 1)] for i in range(n)]
+    handler_edge = [-1] * n
+
+    def edge(tail: int, head: int | None) -> int:
+        where.append([(2 * tail + 2, -1)] + ([] if head is None else [(2 * head + 1, 1)]))
+        return len(where) - 1
+
+    for i, block in enumerate(blocks):
+        for j in block.succ:
+            edge(i, j)
+        if block.handler is not None:
+            handler_edge[i] = edge(i, block.handler)
+        if block.exits:
+            where[edge(i, None)].append((0, -1))
+    terms = [0] * (2 * n + 1)
+    for found in where:
+        for k, _sign in found:
+            terms[k] += 1
+    return Balance(len(where), terms, where, handler_edge)
+
+
+def _propagate(balance: Balance, known: Mapping[int, int], calls: int) -> list[int] | None:
+    """Every variable of ``balance`` solved one equation with one unknown at a time (linear
+    time); None when one is left free, or the equations contradict each other or give a
+    negative value."""
+    value: list[int | None] = [None] * balance.size
+    rest = [0] * len(balance.terms)
+    rest[0] = rest[1] = calls
+    left = list(balance.terms)
+    unknown = [0] * len(balance.terms)  # the sum of the unknown variables' indexes
+    for v, found in enumerate(balance.where):
+        for k, _sign in found:
+            unknown[k] += v
+    queue: list[int] = []
+
+    def settle(v: int, x: int) -> None:
+        value[v] = x
+        for k, sign in balance.where[v]:
+            rest[k] += sign * x
+            left[k] -= 1
+            unknown[k] -= v
+            if left[k] == 1:
+                queue.append(k)
+
+    for v, x in known.items():
+        settle(v, x)
+    queue = [k for k, n in enumerate(left) if n == 1]
+    while queue:
+        k = queue.pop()
+        if left[k] == 1:
+            v = unknown[k]
+            x = -rest[k] * next(sign for e, sign in balance.where[v] if e == k)
+            if x < 0:
+                return None
+            settle(v, x)
+    if any(rest) or None in value:
+        return None
+    return [x for x in value if x is not None]
+
+
+@dataclass
+class Solved:
+    """A function's block counts for one input; ``exact`` False when an exception no
+    ``throw`` raised left a block midway (the rest of its block counts as run) or left the
+    function: the counts are then the least execution the counters allow."""
+
+    counts: list[int]
+    exact: bool
+
+
+def solve(graph: Graph, ranges: Ranges) -> Solved:
+    """How often each block of ``graph`` ran in one input (``ranges``: its coverage): by
+    flow balance alone where the counters pin every block down (linear time), else the
+    min-cost solve. The two agree: where balance leaves one non-negative answer with no
+    flow appearing or vanishing, every circulation the solve may pick is that one."""
+    blocks, calls = graph.blocks, ranges[0][2]
+    known = known_counts(graph, ranges)
+    if not blocks or (calls == 0 and not any(known.values())):
+        return Solved([0] * len(blocks), True)
+    if graph.balance is None:
+        graph.balance = balance_of(blocks)
+    value = _propagate(graph.balance, known, calls)
+    if value is None:
+        counts, raised = _least(blocks, known, calls)
+        return Solved(counts, not raised)
+    raised = any(e >= 0 and value[e] > 0 and b.code[-1].name not in ("Throw", "ReThrow")
+                 for b, e in zip(blocks, graph.balance.handler_edge, strict=True))
+    return Solved(_resumed(value[:len(blocks)], blocks, known, calls), not raised)
 
 
 Coverage = Sequence[tuple[str, Ranges]]
@@ -487,35 +649,82 @@ def match_ranges(functions: Sequence[Function], coverage: Coverage) -> list[Rang
     """Per printed function, the coverage of the function of its name whose range is the
     smallest holding all its source positions (None: none does, or it has no positions:
     a function that did not run)."""
+    named: dict[str, list[Ranges]] = {}
+    for name, ranges in coverage:
+        if ranges:
+            named.setdefault(name, []).append(ranges)
     out: list[Ranges | None] = []
     for fn in functions:
         pos = fn.positions()
-        if not pos:
-            out.append(None)
-            continue
-        lo, hi = min(pos), max(pos)
-        fits = [(r[0][1] - r[0][0], k) for k, (name, r) in enumerate(coverage)
-                if name == fn.name and r and r[0][0] <= lo and hi <= r[0][1]]
-        out.append(coverage[min(fits)[1]][1] if fits else None)
+        fits = [] if not pos else [
+            (r[0][1] - r[0][0], k, r) for k, r in enumerate(named.get(fn.name, ()))
+            if r[0][0] <= min(pos) and max(pos) <= r[0][1]]
+        out.append(min(fits)[2] if fits else None)
     return out
 
 
-def executed(functions: Sequence[Function], coverage: Coverage) -> dict[str, int]:
-    """The executed bytecode histogram of one run: every function's block counts times
-    its blocks' bytecodes (``IncBlockCounter`` left out)."""
-    total: dict[str, int] = {}
-    for fn, ranges in zip(functions, match_ranges(functions, coverage), strict=True):
-        if not ranges or not fn.code:
-            continue
-        blocks = blocks_of(fn)
-        counts = solve_counts(blocks, counters(blocks, ranges), ranges[0][2])
-        for block, count in zip(blocks, counts, strict=True):
-            if count <= 0:
+#: The most bytecodes of one function whose executed counts a traced run solves for: past
+#: it (a function of thousands of branches) the version's traced counts are not taken and
+#: its run says so; its outcomes and static counts stay.
+MAX_TRACED_BYTECODES = 40000
+TOO_LARGE = ("executed bytecodes not counted: `{name}` has {size:,} bytecodes, past the "
+             "{limit:,} a traced run counts")
+PRINTOUT_TOO_LARGE = ("executed bytecodes not counted: the bytecode printout is past the "
+                      "{limit} MiB a traced run reads")
+APPROXIMATE = ("executed bytecodes approximate on {n} of {of} inputs: an exception raised by "
+               "an operation (not a `throw`) left a block midway, which block coverage does "
+               "not split; the rest of that block counts as run")
+
+
+@dataclass
+class Executed:
+    """One input's executed bytecode histogram (None: not taken, ``note`` says why);
+    ``exact`` as :class:`Solved`, for every function that ran."""
+
+    counts: dict[str, int] | None
+    exact: bool = True
+    note: str = ""
+
+
+class TracedScript:
+    """The traced script's printed functions; each one's graph built once, when it first
+    runs, and solved per input. A script with a function past :data:`MAX_TRACED_BYTECODES`
+    gets no counts on any input (``too_large`` says why)."""
+
+    def __init__(self, functions: Sequence[Function]) -> None:
+        self.functions = list(functions)
+        self._graphs: dict[int, Graph] = {}
+        big = max(self.functions, key=lambda f: len(f.code), default=None)
+        self.too_large = "" if big is None or len(big.code) <= MAX_TRACED_BYTECODES else \
+            TOO_LARGE.format(name=big.name[:80] or "(anonymous)", size=len(big.code),
+                             limit=MAX_TRACED_BYTECODES)
+
+    def executed(self, coverage: Coverage) -> Executed:
+        """The executed histogram of one input: every function's block counts times its
+        blocks' bytecodes (``IncBlockCounter`` left out)."""
+        if self.too_large:
+            return Executed(None, note=self.too_large)
+        total: dict[str, int] = {}
+        exact = True
+        for k, ranges in enumerate(match_ranges(self.functions, coverage)):
+            fn = self.functions[k]
+            if not ranges or not fn.code:
                 continue
-            for b in block.code:
-                if b.name != COUNTER:
-                    total[b.name] = total.get(b.name, 0) + count
-    return total
+            graph = self._graphs.get(k) or self._graphs.setdefault(k, graph_of(fn))
+            solved = solve(graph, ranges)
+            exact = exact and solved.exact
+            _add(total, graph.blocks, solved.counts)
+        return Executed(total, exact)
+
+
+def _add(total: dict[str, int], blocks: Sequence[Block], counts: Sequence[int]) -> None:
+    """Each block's bytecodes ``count`` times into ``total`` (the counters left out)."""
+    for block, count in zip(blocks, counts, strict=True):
+        if count <= 0:
+            continue
+        for b in block.code:
+            if b.name != COUNTER:
+                total[b.name] = total.get(b.name, 0) + count
 
 
 def read_coverage(data: Any) -> list[tuple[str, Ranges]] | None:
@@ -544,6 +753,8 @@ def read_coverage(data: Any) -> list[tuple[str, Ranges]] | None:
     return out
 
 
-__all__ = ["Block", "Bytecode", "Coverage", "Function", "TamperedPrintout", "between_markers",
-           "blocks_of", "broken_by", "counters", "executed", "match_ranges", "parse_functions",
-           "read_coverage", "solve_counts"]
+__all__ = ["APPROXIMATE", "MAX_TRACED_BYTECODES", "PRINTOUT_TOO_LARGE", "TOO_LARGE", "Block",
+           "Bytecode", "Coverage", "Executed", "Function", "Graph", "Solved", "TamperedPrintout",
+           "TracedScript", "between_markers", "blocks_of", "broken_by", "graph_of",
+           "known_counts", "match_ranges", "parse_functions", "read_coverage", "solve",
+           "solve_counts"]

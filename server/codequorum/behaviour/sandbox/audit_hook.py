@@ -10,6 +10,8 @@ kernel refuses; the hook explains.
 
 from __future__ import annotations
 
+import _frozen_importlib
+import _imp
 import os
 import posix
 import stat
@@ -358,3 +360,32 @@ def install_audit_hook(
             refuse("code replacement", event)
 
     sys.addaudithook(hook)
+    sys.meta_path.insert(0, _ImportRefusal(blocked_imports, refuse))
+
+
+class _ImportRefusal:
+    """A finder first on ``sys.meta_path`` that refuses to load a blocked *builtin* module.
+    The interpreter raises the ``import`` event for the ``import`` statement and when it
+    loads an extension module, not when ``importlib.import_module`` loads a module built
+    into it: in the portable guest ``_testcapi`` and ``_testinternalcapi`` are builtins,
+    so without it they would load there unrefused. Finding one still answers as before
+    (``importlib.util.find_spec``, a module's check for an optional dependency); loading it
+    is refused. Like the hook, it explains (a version can take it off ``sys.meta_path``);
+    the boundary is the kernel or the WebAssembly instance.
+    """
+
+    def __init__(self, blocked: dict[str, str], refuse: Any) -> None:
+        self._blocked = blocked
+        self._refuse = refuse
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if name.partition(".")[0] not in self._blocked or not _imp.is_builtin(name):
+            return None
+        return _frozen_importlib.ModuleSpec(name, self, origin="built-in")  # type: ignore[arg-type]
+
+    def create_module(self, spec: Any) -> None:
+        name = str(spec.name)
+        self._refuse(self._blocked[name.partition(".")[0]], f"import {name}")
+
+    def exec_module(self, module: Any) -> None:
+        """Never reached: :meth:`create_module` refuses."""

@@ -117,7 +117,7 @@ WEAK_WARNING = (
 
 
 PORTABLE_NOTE = (
-    "portable sandbox: versions ran in CPython 3.11 on WASI under wasmtime (memory cap, "
+    "portable sandbox: versions run in CPython 3.11 on WASI under wasmtime (memory cap, "
     "fuel, no file but the standard library and the module, read-only); opcode counts "
     "and DCTD are the guest's 3.11 opcodes"
 )
@@ -154,7 +154,7 @@ def choose(interpreter: str | None = None, sandbox: str = AUTO,
         return "strict", ""
     if probe(interpreter, "portable", view).ok:
         return "portable", (f"the strict sandbox is not available here ({missing(strict)}): "
-                            "versions ran in the portable sandbox")
+                            "versions run in the portable sandbox")
     return "strict", ""
 
 

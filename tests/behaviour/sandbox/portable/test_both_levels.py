@@ -82,3 +82,108 @@ def test_a_hostile_corpus_holds(level: str, tmp_path: Path, monkeypatch: pytest.
     # the real outcome follows the forged one: a second outcome for a test is a forgery
     assert by_name["forged_pass"].status == "protocol-violation"
     assert elapsed < 8 * 4 + 30  # bounded: eight versions of at most 8 s, two at a time
+
+
+@pytest.mark.parametrize("level", ["strict", "portable"])
+def test_what_a_version_prints_to_the_original_stdout_is_output_not_messages(
+        level: str) -> None:
+    """``print(..., file=sys.__stdout__)`` (a logger or a progress line bound to the
+    interpreter's own stream) is plain output in both levels: in the portable guest that
+    descriptor carries the harness's messages, so the version's writes must not reach it."""
+    code = ("import sys\ndef f(n):\n    print('progress', n, file=sys.__stdout__)\n"
+            "    sys.__stdout__.buffer.write(b'\\xff raw\\n')\n    sys.__stdout__.flush()\n"
+            "    return n * n\n")
+    [result] = run_candidates([code], TESTS, "f", Limits(wall_seconds=20.0), sandbox=level)
+    assert result.status == "ok", result.detail
+    assert [(t.passed, t.output) for t in result.tests] == [(True, "9"), (True, "16")]
+
+
+@pytest.mark.parametrize("level", ["strict", "portable"])
+@pytest.mark.parametrize("module", ["_testcapi", "_testinternalcapi"])
+def test_interpreter_internals_are_refused_however_they_are_imported(
+        level: str, module: str) -> None:
+    """The guest's interpreter has the test modules built in, which ``importlib`` loads
+    without the ``import`` event the statement raises: refused in both levels alike."""
+    code = (f"import importlib\ndef f(n):\n    importlib.import_module({module!r})\n"
+            "    return n * n\n")
+    [result] = run_candidates([code], TESTS[:1], "f", Limits(wall_seconds=20.0),
+                              sandbox=level)
+    assert result.status == "forbidden: interpreter internals", result.detail
+    [outcome] = result.tests
+    assert (outcome.passed, outcome.exc_type) == (False, "PermissionError")
+    assert outcome.exc_message == (
+        f"sandbox: interpreter internals is not allowed (import {module})")
+
+
+@pytest.mark.parametrize("level", ["strict", "portable"])
+def test_a_value_nested_past_the_stack_under_a_raised_limit_is_shown_as_unshowable(
+        level: str) -> None:
+    """A version that raises the recursion limit and returns a list nested 300,000 deep:
+    the harness shows it under the interpreter's own limit (the strict child used to die of
+    SIGSEGV, the guest to run out of fuel), and the next test runs at that limit too."""
+    code = ("import sys\ndef f(n):\n    if n == 4:\n        return sys.getrecursionlimit()\n"
+            "    sys.setrecursionlimit(10 ** 7)\n    x = []\n    for _ in range(300_000):\n"
+            "        x = [x]\n    return x\n")
+    [result] = run_candidates([code], TESTS, "f", Limits(wall_seconds=60.0, test_seconds=30.0),
+                              sandbox=level)
+    assert result.status == "ok", result.detail
+    first, second = result.tests
+    assert (first.output, first.exc_type) == ("<repr failed: RecursionError>", None)
+    assert second.output == "1000"
+
+
+@pytest.mark.parametrize("level", ["strict", "portable"])
+def test_recursion_runs_as_deep_in_both_levels(level: str) -> None:
+    """The guest's interpreter was built with a recursion limit of 600; it runs with
+    CPython's 1000, the strict child's, so a recursion 700 deep returns in both."""
+    code = "def f(n):\n    return 0 if n == 0 else 1 + f(n - 1)\n"
+    tests = [Case("call", args=(n,), expected=n, has_expected=True) for n in (700, 950)]
+    [result] = run_candidates([code], tests, "f", Limits(wall_seconds=30.0), sandbox=level)
+    assert [(t.passed, t.output) for t in result.tests] == [(True, "700"), (True, "950")]
+
+
+@pytest.mark.parametrize("level", ["strict", "portable"])
+def test_a_modules_harmless_questions_at_import_get_the_same_answers(level: str) -> None:
+    """A top level that asks the host name (boltons' ``iterutils`` does, through
+    ``socket.gethostname()``), the node name or HOME imports in both levels and hears the
+    same: WASI's ``socket`` has no ``gethostname`` and its guest had no HOME."""
+    code = ("import os, platform, socket\nHOST = socket.gethostname()\n"
+            "CONFIG = os.path.join(os.environ['HOME'], '.app')\n"
+            "def f(n):\n    return (HOST, platform.node(), CONFIG, os.path.expanduser('~'),\n"
+            "            os.environ.get('LANG'), n)\n")
+    [result] = run_candidates([code], TESTS[:1], "f", Limits(wall_seconds=20.0), sandbox=level)
+    assert result.status == "ok", result.detail
+    assert [t.output for t in result.tests] == [
+        "('localhost', 'localhost', '/work/.app', '/work', 'C.UTF-8', 3)"]
+
+
+@pytest.mark.parametrize("level", ["strict", "portable"])
+def test_a_version_that_tampers_with_its_tracer_misstates_only_its_own_counts(
+        level: str) -> None:
+    """Counts are taken in the version's own interpreter: one that inflates its tracer's
+    lists, or switches tracing off, misstates (or loses) its own counts, never another's,
+    never a pass rate (graded outside from its values)."""
+    honest = "def f(n):\n    return n * n\n"
+    inflate = ("import sys\ndef f(n):\n    counts = sys._getframe().f_trace.__closure__[0]"
+               ".cell_contents\n    for i in range(len(counts)):\n        counts[i] += 1000\n"
+               "    return n * n\n")
+    hide = "import sys\ndef f(n):\n    sys.settrace(None)\n    return n * n\n"
+    limits = Limits(wall_seconds=20.0)
+    alone = run_candidates([honest], TESTS, "f", limits, sandbox=level)[0]
+    beside = run_candidates([inflate, honest, hide], TESTS, "f", limits, jobs=2, sandbox=level)
+    assert [t.opcodes for t in beside[1].tests] == [t.opcodes for t in alone.tests]
+    assert all(t.opcode_total > 1000 for t in beside[0].tests)
+    assert [t.opcodes for t in beside[2].tests] == [None, None]
+    assert all(t.passed for result in beside for t in result.tests)
+
+
+@pytest.mark.parametrize("level", ["strict", "portable"])
+def test_looking_for_a_refused_module_is_not_refused_only_loading_it(level: str) -> None:
+    """A module that checks for an optional dependency (``find_spec``) hears as before
+    whether it is there; only loading a refused one is refused."""
+    code = ("import importlib.util\ndef f(n):\n"
+            "    return (importlib.util.find_spec('_testcapi') is not None,\n"
+            "            importlib.util.find_spec('cffi') is None, n)\n")
+    [result] = run_candidates([code], TESTS[:1], "f", Limits(wall_seconds=20.0), sandbox=level)
+    assert result.status == "ok", result.detail
+    assert [t.output for t in result.tests] == ["(True, True, 3)"]

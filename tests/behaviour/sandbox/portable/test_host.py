@@ -128,7 +128,8 @@ def test_nothing_of_the_host_is_readable(tmp_path: Path,
     assert [t.output for t in result.tests] == ["'PermissionError'"] * 3
     (env,) = run_candidate(code, [Case("call")], "env", sandbox="portable").tests
     names = [pair[0] for pair in ast.literal_eval(env.output or "")]
-    assert names == ["PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED", "PYTHONHOME", "PYTHONPATH"]
+    assert names == ["HOME", "LANG", "PATH", "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED",
+                     "PYTHONHOME", "PYTHONPATH", "TMPDIR"]  # the strict sandbox's, none of ours
 
 
 def test_the_granted_folders_are_read_only() -> None:
@@ -300,3 +301,62 @@ def test_fuel_per_call_tells_the_known_classes_apart(body: str, growth: float) -
     assert all(t.fuel is not None for t in result.tests)
     fuel = [t.fuel or 0 for t in result.tests]
     assert growth_of(list(zip(sizes, fuel, strict=True)), "fuel") == growth
+
+
+def test_a_version_writing_on_the_message_descriptor_is_told_what_it_hit() -> None:
+    result = run("import os\ndef sq(n):\n    os.write(1, b'hello world\\n')\n    return n * n\n")
+    assert result.status == "protocol-violation"  # type: ignore[attr-defined]
+    assert "descriptor 1, the portable sandbox's message channel" in (
+        result.detail)  # type: ignore[attr-defined]
+
+
+def test_a_result_of_a_million_numbers_is_shown_within_a_cpu_budget() -> None:
+    """Showing a large result costs the guest's fuel (deterministic): a million numbers are
+    shown, cut with a digest of the whole, within 3.5 s of fuel, where the element-by-element
+    rule took about 5 s."""
+    from codequorum.behaviour.sandbox.child import clip
+
+    result = run_candidate("def f(n):\n    return list(range(n))\n",
+                           [Case("call", args=(1_000_000,))], "f",
+                           Limits(cpu_seconds=3.5, wall_seconds=120.0, test_seconds=60.0),
+                           sandbox="portable")
+    assert result.status == "ok", result.detail
+    assert [t.output for t in result.tests] == [clip(repr(list(range(1_000_000))))]
+
+
+def test_recursion_that_runs_the_guests_c_stack_out_is_that_tests_recursion_error() -> None:
+    """Recursion through a builtin (``sum`` over a generator that recurses) runs the
+    guest's C stack (512 KiB) out about 100 levels deep: that test gets a RecursionError
+    saying so, and the tests after it run in a fresh instance, as after an overrun."""
+    from codequorum.behaviour.sandbox.portable.host import STACK_MESSAGE
+
+    code = "def f(n):\n    return 0 if n == 0 else 1 + sum(f(n - 1) for _ in [0])\n"
+    tests = [Case("call", args=(n,), expected=n, has_expected=True) for n in (50, 400, 10)]
+    result = run_candidate(code, tests, "f", sandbox="portable")
+    assert result.status == "ok", result.detail
+    assert [(t.passed, t.output, t.exc_type) for t in result.tests] == [
+        (True, "50", None), (False, None, "RecursionError"), (True, "10", None)]
+    assert result.tests[1].exc_message == STACK_MESSAGE
+
+
+def test_no_path_leads_out_of_the_grants() -> None:
+    """``..`` from each grant, the host's own paths (its working folder, the cache holding
+    the compiled interpreter and the extracted standard library) and ``/proc``: none
+    opens, and a listing of the root or above a grant is refused."""
+    import os
+
+    from codequorum.behaviour.sandbox.portable import interpreter as wasm
+
+    cache = str(wasm.cache_root())
+    paths = ["/usr/../etc/passwd", "/workspace/../../etc/passwd", "/harness/../../etc/hosts",
+             "/bundle/../usr/../../../proc/self/environ", "/proc/self/environ",
+             "/proc/self/maps", os.getcwd() + "/pyproject.toml", cache,
+             cache + "/../../.bashrc", "../etc/passwd"]
+    code = ("import os\ndef f(path):\n    try:\n        if os.path.isdir(path):\n"
+            "            return sorted(os.listdir(path))\n"
+            "        return open(path, 'rb').read(16)\n"
+            "    except OSError as exc:\n        return type(exc).__name__\n")
+    tests = [Case("call", args=(p,)) for p in [*paths, "/", "/usr/.."]]
+    result = run_candidate(code, tests, "f", sandbox="portable")
+    assert [t.output for t in result.tests] == ["'PermissionError'"] * len(tests), [
+        (p.args, t.output) for p, t in zip(tests, result.tests, strict=True)]

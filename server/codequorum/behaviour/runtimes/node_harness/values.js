@@ -9,7 +9,7 @@
 // bigint, symbol, function, hole, object (keys sorted; ``class`` for a class instance),
 // map and set (entries sorted by their canonical text), date, regexp, error, promise,
 // typed arrays and ArrayBuffer (by their name), boxed, cycle (how many levels up),
-// truncated (past the depth or item budget).
+// truncated (past the depth, item or character budget, or a whole text past 1 MiB).
 (function (global) {
   'use strict';
   const indirectEval = eval;
@@ -40,15 +40,21 @@
   const iterNext = (function () { return getProto(new Map().entries()).next; })();
   const setIterNext = (function () { return getProto(new Set().values()).next; })();
   const mapSet = Map.prototype.set;
+  const mapSize = Object.getOwnPropertyDescriptor(Map.prototype, 'size').get;
+  const setSize = Object.getOwnPropertyDescriptor(Set.prototype, 'size').get;
   const setAdd = Set.prototype.add;
   const dateIso = Date.prototype.toISOString;
   const dateTime = Date.prototype.getTime;
   const regexpToString = RegExp.prototype.toString;
+  const stringSlice = String.prototype.slice;
+  const regexpTest = RegExp.prototype.test;
+  const getOwnDescriptor = Object.getOwnPropertyDescriptor;
+  const isView = ArrayBuffer.isView;
   const arraySort = Array.prototype.sort;
   const arrayPush = Array.prototype.push;
   const promiseThen = Promise.prototype.then;
   const fnName = function (f) {
-    try { const n = f.name; return typeof n === 'string' ? n : ''; } catch (e) { return ''; }
+    try { const n = f.name; return typeof n === 'string' ? text(n) : ''; } catch (e) { return ''; }
   };
   const typedNames = ['Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array',
     'Int32Array', 'Uint32Array', 'Float32Array', 'Float64Array', 'BigInt64Array', 'BigUint64Array'];
@@ -57,11 +63,32 @@
   const MAX_DEPTH = 32;
   const MAX_PRINTED = 512 * 1024;
   const MAX_STRING = 1 << 20;
+  // The characters one value's strings may take in all: past them a string is truncated;
+  // and the value's whole text, which the parent reads no further than 1 MiB (escapes
+  // make a string's text longer than the string), is cut there too: never a message too
+  // large to send, losing the run.
+  const MAX_CHARS = 1 << 19;
+  const MAX_TEXT = (1 << 20) - 64;
+  const SHOWN = 1000;
 
   let budget = 0;
+  let chars = 0;
   let printed = '';
 
+  function slice(s, start, end) { return apply(stringSlice, s, [start, end]); }
+
+  // A name, a key or a message: itself while the characters last, else its start.
+  function text(s) {
+    if (s.length > chars) s = slice(s, 0, SHOWN);
+    chars -= s.length;
+    return s;
+  }
+
   function push(list, item) { apply(arrayPush, list, [item]); }
+  function written(value) {
+    const out = JSONstringify(canon(value, []));
+    return out.length > MAX_TEXT ? JSONstringify({ $: 'truncated', length: out.length }) : out;
+  }
   function byText(a, b) { return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0; }
   function sorted(list) { apply(arraySort, list, [byText]); return list; }
 
@@ -75,18 +102,25 @@
 
   function tagOf(value) { return apply(toStr, value, []); }
 
+  // Whether ``check`` accepts ``value`` as its receiver: a brand check no
+  // ``Symbol.toStringTag`` can forge or hide (a Map is a Map whatever its tag says).
+  function branded(check, value) {
+    try { apply(check, value, []); return true; } catch (e) { return false; }
+  }
+
   function canon(value, stack) {
     budget -= 1;
     if (budget < 0 || stack.length > MAX_DEPTH) return { $: 'truncated' };
     const t = typeof value;
-    if (t === 'string' && value.length > MAX_STRING) {
-      return { $: 'truncated', v: value.slice(0, 1000), length: value.length };
+    if (t === 'string' && (value.length > MAX_STRING || value.length > chars)) {
+      return { $: 'truncated', v: text(slice(value, 0, SHOWN)), length: value.length };
     }
+    if (t === 'string') chars -= value.length;
     if (value === null || t === 'boolean' || t === 'string') return value;
     if (t === 'number') return number(value);
     if (t === 'undefined') return { $: 'undefined' };
     if (t === 'bigint') return { $: 'bigint', v: StringFn(value) };
-    if (t === 'symbol') return { $: 'symbol', v: StringFn(value.description) };
+    if (t === 'symbol') return { $: 'symbol', v: text(StringFn(value.description)) };
     if (t === 'function') return { $: 'function', v: fnName(value) };
     for (let i = 0; i < stack.length; i++) {
       if (stack[i] === value) return { $: 'cycle', v: stack.length - i };
@@ -99,11 +133,13 @@
     }
   }
 
+  // Sorted entries; null when there are more than the item budget holds.
   function entriesOf(iterator, next, pairs, stack) {
     const out = [];
     for (;;) {
       const step = apply(next, iterator, []);
       if (step.done) break;
+      if (budget < 0) return null;
       const item = step.value;
       if (pairs) {
         const k = canon(item[0], stack);
@@ -129,31 +165,38 @@
       }
       return out;
     }
-    if (tag === '[object Map]') {
-      return { $: 'map', v: entriesOf(apply(mapEntries, value, []), iterNext, true, stack) };
+    if (branded(mapSize, value)) {
+      const v = entriesOf(apply(mapEntries, value, []), iterNext, true, stack);
+      return v === null ? { $: 'truncated' } : { $: 'map', v };
     }
-    if (tag === '[object Set]') {
-      return { $: 'set', v: entriesOf(apply(setValues, value, []), setIterNext, false, stack) };
+    if (branded(setSize, value)) {
+      const v = entriesOf(apply(setValues, value, []), setIterNext, false, stack);
+      return v === null ? { $: 'truncated' } : { $: 'set', v };
     }
-    if (tag === '[object Date]') {
+    if (branded(dateTime, value)) {
       const time = apply(dateTime, value, []);
       return { $: 'date', v: time !== time ? 'Invalid Date' : apply(dateIso, value, []) };
     }
     if (tag === '[object RegExp]') return { $: 'regexp', v: apply(regexpToString, value, []) };
     if (tag === '[object Promise]') return { $: 'promise' };
     if (tag === '[object Error]') {
-      return { $: 'error', class: fnName(value.constructor), v: StringFn(value.message) };
+      return { $: 'error', class: fnName(value.constructor), v: text(StringFn(value.message)) };
     }
     if (tag === '[object ArrayBuffer]') {
       const bytes = new typedCtors.Uint8Array(value);
+      if (bytes.length > budget) return { $: 'truncated', v: 'ArrayBuffer', length: bytes.length };
+      budget -= bytes.length;
       const out = [];
       for (let i = 0; i < bytes.length; i++) push(out, bytes[i]);
       return { $: 'ArrayBuffer', v: out };
     }
-    const name = tag.slice(8, -1);
-    if (typedCtors[name] !== undefined && ArrayBuffer.isView(value)) {
+    const name = slice(tag, 8, -1);
+    if (typedCtors[name] !== undefined && apply(isView, undefined, [value])) {
+      const n = value.length;
+      if (n > budget) return { $: 'truncated', v: name, length: n };
+      budget -= n;
       const out = [];
-      for (let i = 0; i < value.length; i++) {
+      for (let i = 0; i < n; i++) {
         push(out, typeof value[i] === 'bigint' ? StringFn(value[i]) : number(value[i]));
       }
       return { $: name, v: out };
@@ -166,9 +209,10 @@
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i];
       if (typeof key === 'symbol') continue;
-      const desc = Object.getOwnPropertyDescriptor(value, key);
+      const desc = getOwnDescriptor(value, key);
       if (!desc || !desc.enumerable) continue;
-      push(pairs, [key, [key, canon(value[key], stack)]]);
+      const shown = text(key);
+      push(pairs, [shown, [shown, canon(value[key], stack)]]);
     }
     sorted(pairs);
     const v = [];
@@ -230,9 +274,9 @@
     try {
       if (err !== null && typeof err === 'object') {
         const name = fnName(err.constructor) || 'Error';
-        return name + ': ' + StringFn(err.message);
+        return slice(name + ': ' + StringFn(err.message), 0, 2000);
       }
-      return 'thrown: ' + StringFn(err);
+      return slice('thrown: ' + StringFn(err), 0, 2000);
     } catch (e) {
       return 'an exception that cannot be described';
     }
@@ -242,7 +286,9 @@
     try {
       if (err !== null && typeof err === 'object') {
         const name = fnName(err.constructor);
-        if (name === 'RangeError' && /call stack/.test(StringFn(err.message))) return 'RecursionError';
+        if (name === 'RangeError' && apply(regexpTest, /call stack/, [StringFn(err.message)])) {
+          return 'RecursionError';
+        }
         return name || 'Error';
       }
     } catch (e) { /* a getter that throws */ }
@@ -251,8 +297,8 @@
 
   function excMessage(err) {
     try {
-      if (err !== null && typeof err === 'object') return StringFn(err.message).slice(0, 2000);
-      return StringFn(err).slice(0, 2000);
+      if (err !== null && typeof err === 'object') return slice(StringFn(err.message), 0, 2000);
+      return slice(StringFn(err), 0, 2000);
     } catch (e) {
       return '';
     }
@@ -308,6 +354,7 @@
     pending = null;
     printed = '';
     budget = 10000;
+    chars = MAX_CHARS;
     let result;
     try {
       const args = decode(JSONparse(argsJson));
@@ -323,7 +370,7 @@
       settled = null;
       apply(promiseThen, result, [
         function (value) {
-          settled = JSONstringify({ output: JSONstringify(canon(value, [])), printed });
+          settled = JSONstringify({ output: written(value), printed });
         },
         function (err) {
           settled = JSONstringify({ exc_type: excType(err), exc_message: excMessage(err),
@@ -332,7 +379,7 @@
       ]);
       return JSONstringify({ awaiting: true });
     }
-    return JSONstringify({ output: JSONstringify(canon(result, [])), printed });
+    return JSONstringify({ output: written(result), printed });
   }
 
   let settled = null;
@@ -344,13 +391,19 @@
     return JSONstringify({ output: JSONstringify({ $: 'promise', v: 'pending' }), printed });
   }
 
+  // What the version prints, with budgets of its own (the value's stay whole).
   function log() {
+    const kept = [budget, chars];
     let line = '';
-    for (let i = 0; i < arguments.length; i++) {
+    for (let i = 0; i < arguments.length && line.length < MAX_PRINTED; i++) {
       const a = arguments[i];
+      budget = 10000;
+      chars = MAX_CHARS;
       line += (i ? ' ' : '') + (typeof a === 'string' ? a : JSONstringify(canon(a, [])));
     }
-    if (printed.length < MAX_PRINTED) printed += line + '\n';
+    budget = kept[0];
+    chars = kept[1];
+    if (printed.length < MAX_PRINTED) printed += slice(line, 0, MAX_PRINTED - printed.length) + '\n';
   }
 
   const consoleObject = { log, info: log, warn: log, error: log, debug: log };

@@ -28,6 +28,8 @@ HARNESS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STDOUT_FD = 1
 #: The working directory a version sees: nothing is writable in the guest.
 SANDBOX = "/work"
+#: The host name every sandbox gives (the strict one's UTS namespace is ``localhost``).
+HOST_NAME = "localhost"
 #: The harness compiled once by this interpreter (``--bundle``), granted read-only by the
 #: host when the cache has it: compiling the harness would be most of a start's fuel.
 BUNDLE = "/bundle/bundle.marshal"
@@ -35,6 +37,11 @@ HARNESS_FILES = ("child.py", "protocol.py", "tracer.py", "confine.py", "audit_ho
                  "check_grader.py", "in_module.py", "doctest_run.py", "timing.py",
                  "portable/guest.py")
 sys.path[:] = [p for p in sys.path if not p.startswith(HARNESS)]
+#: CPython's default, the strict child's: this build's own (600) would end a recursion 600
+#: deep that runs there. Python calls use no C stack on 3.11; recursion through builtins
+#: that runs the C stack out is a ``RecursionError`` the host reports (``host.py``).
+RECURSION_LIMIT = 1000
+sys.setrecursionlimit(RECURSION_LIMIT)
 
 
 def bundle() -> None:
@@ -152,6 +159,27 @@ def _meter(link: Any, harness: Any) -> None:
         harness.metered_call(lambda: (empty, (), {}), "empty-")
 
 
+def _localhost() -> str:
+    """``socket.gethostname()`` here: the strict sandbox's answer (its UTS namespace)."""
+    return HOST_NAME
+
+
+def _neutral_answers() -> None:
+    """The answers the strict sandbox gives a module's harmless questions at import, where
+    WASI gives none or another (docs/sandbox.md, *Neutral answers at import*): the host
+    name (WASI's ``socket`` has no ``gethostname``, and ``os.uname()`` says ``(none)``).
+    The environment is the interpreter's (``interpreter.GUEST_ENV``)."""
+    import _socket
+    import posix
+
+    if not hasattr(_socket, "gethostname"):
+        _socket.gethostname = _localhost  # type: ignore[attr-defined]
+    real = posix.uname()
+    named = posix.uname_result((real.sysname, HOST_NAME, real.release, real.version,
+                                real.machine))
+    os.uname = posix.uname = lambda: named  # type: ignore[assignment]
+
+
 def main() -> None:
     """Run the tests of the version in the ``run`` message; never returns."""
     child = _load_child()
@@ -169,6 +197,11 @@ def main() -> None:
     if run.get("grader"):
         harness.grader_link = link
     child._preload(run)
+    _neutral_answers()
+    # fd 1 is the message channel here (descriptor 3 in the strict child, whose fd 1 is
+    # plain output): what a version prints to ``sys.__stdout__`` goes to fd 2, counted
+    # against the output limit as the strict child's fd 1 is, never into a message
+    sys.__stdout__ = sys.__stderr__  # type: ignore[misc]
     builtins.exit = builtins.quit = sys.exit  # type: ignore[assignment]
     sys.argv = [child.CANDIDATE_FILENAME]
     if run.get("audit_hook", True):

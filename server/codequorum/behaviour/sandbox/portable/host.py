@@ -55,6 +55,36 @@ STDERR_KEEP = 4096
 READY_SECONDS = 20.0
 #: How long a grader may take to leave once its version's guest has ended.
 GRADER_GRACE_SECONDS = 2.0
+#: Traps of a guest whose interpreter ran its C stack out: the stack is the first 512 KiB
+#: of its memory, so running past it is an access out of bounds (wasmtime's own stack
+#: limit is ``STACK_OVERFLOW``). Recursion through builtins (``sum`` over a generator that
+#: recurses, ``sorted`` with a key that does) gets there about 100 levels deep.
+STACK_TRAPS = ("MEMORY_OUT_OF_BOUNDS", "STACK_OVERFLOW")
+STACK_MESSAGE = ("maximum recursion depth exceeded: the interpreter's C stack in the "
+                 "portable sandbox ran out (recursion through builtins)")
+#: How a guest in a process of its own names its trap's code, first in what it reports.
+TRAP_LINE = "trap code: "
+
+
+def trap_name(exc: BaseException) -> str | None:
+    """The ``wasmtime.TrapCode`` name of a guest's trap: from the trap itself, or from the
+    first line a guest in a process of its own reported (``TRAP_LINE``); None for another
+    error."""
+    code = getattr(exc, "trap_code", None)
+    if code is not None:
+        return str(getattr(code, "name", "")) or None
+    text = str(exc)
+    if text.startswith(TRAP_LINE):
+        return text[len(TRAP_LINE):].partition("\n")[0] or None
+    return None
+
+
+#: A trap that ends a run, in words (by ``wasmtime.TrapCode`` name).
+TRAP_WORDS = {
+    "MEMORY_OUT_OF_BOUNDS": "an access out of bounds (the interpreter's C stack ran out)",
+    "STACK_OVERFLOW": "the WebAssembly call stack ran out",
+    "UNREACHABLE": "the interpreter aborted (an unreachable instruction)",
+}
 
 
 def _load(name: str, filename: str) -> Any:
@@ -116,7 +146,9 @@ class Guest:
             for message in self.reader.feed(bytes(data)):
                 self.take(message)
         except protocol.ProtocolError as exc:
-            self.host.send({"type": "protocol-error", "detail": str(exc)})
+            self.host.send({"type": "protocol-error", "detail": (
+                f"{exc} (on descriptor 1, the portable sandbox's message channel: a version "
+                "writing there directly is read as messages)")})
             self.interrupt("protocol")
 
     def on_stderr(self, data: bytes) -> None:
@@ -473,17 +505,22 @@ class Host:
                 timeouts += int(guest.done.get("timeouts") or 0)
                 self.send({**guest.done, "timeouts": timeouts, "memory_error": memory_error})
                 return 0
-            if guest.stop != "test" or guest.running is None:
+            if guest.stop not in ("test", "stack") or guest.running is None:
                 return code
-            timeouts += 1
             over = guest.running
-            self._timed_out(todo[over], tests[todo[over]])
+            if guest.stop == "test":
+                timeouts += 1
+                self._timed_out(todo[over], tests[todo[over]])
+                why = "timed out"
+            else:
+                self._out_of_stack(todo[over], tests[todo[over]])
+                why = "ran out of stack"
             series = tests[todo[over]].get("series")
             rest = []
             for k in range(over + 1, len(todo)):
                 if series is not None and tests[todo[k]].get("series") == series:
                     self._skipped(todo[k], tests[todo[k]],
-                                  f"an earlier test of series {series!r} timed out")
+                                  f"an earlier test of series {series!r} {why}")
                 else:
                     rest.append(todo[k])
             todo = rest
@@ -527,8 +564,22 @@ class Host:
             return 0
         if self.fuel <= 0 or "fuel" in str(exc):
             return int(endings.FUEL)
-        self.note(str(exc)[:1000])
+        name = trap_name(exc)
+        if guest.running is not None and name in STACK_TRAPS:
+            guest.stop = "stack"  # that test's outcome; the tests left run afresh
+            return 0
+        self.note(TRAP_WORDS.get(name or "", (name or "a fault").lower().replace("_", " ")))
         return int(endings.TRAP)
+
+    def _out_of_stack(self, index: int, test: dict[str, Any]) -> None:
+        """A test whose recursion ran the interpreter's C stack out: a RecursionError, as
+        deeper recursion gives in the strict sandbox (the guest's C stack is smaller)."""
+        self.send({"type": protocol.MSG_TEST, "index": index, "outcome": {
+            "name": test.get("name") or f"test{index}",
+            "passed": False if test.get("has_expected") or test.get("kind") == "check"
+            else None,
+            "output": None, "exc_type": "RecursionError", "exc_message": STACK_MESSAGE,
+            "opcodes": None, "opcode_total": 0, "seconds": 0.0}})
 
     def _timed_out(self, index: int, test: dict[str, Any]) -> None:
         self.send({"type": protocol.MSG_TEST, "index": index, "outcome": {
@@ -665,7 +716,8 @@ def guest_main(argv: list[str]) -> int:
         run_guest(shared, config, int(argv[5]), int(argv[6]), guest,
                   lambda: _record(stores, warm.READY, b""))
     except (wasmtime.Trap, wasmtime.WasmtimeError) as exc:
-        kind, text = warm.TRAPPED, str(exc)
+        name = trap_name(exc)
+        kind, text = warm.TRAPPED, (f"{TRAP_LINE}{name}\n" if name else "") + str(exc)
     except Exception as exc:  # a boundary: the runner hears why
         kind, text = warm.FAILED, f"{type(exc).__name__}: {exc}"
     _record(stores, kind, text.encode("utf-8", "replace")[:STDERR_KEEP])

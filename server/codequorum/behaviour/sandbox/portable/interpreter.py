@@ -31,6 +31,12 @@ STDLIB_ZIP = "usr/local/lib/python311.zip"
 GUEST_STDLIB = "/usr/local/lib/python3.11"
 #: The guest's whole environment (no host variable reaches it).
 GUEST_ENV = (
+    # the strict sandbox's own (``startup.environment``), for a module that reads them at
+    # import (``os.environ["HOME"]``, ``os.path.expanduser("~")``)
+    ("PATH", "/usr/bin:/bin"),
+    ("LANG", "C.UTF-8"),
+    ("HOME", "/work"),
+    ("TMPDIR", "/work"),
     ("PYTHONHOME", "/usr/local"),
     ("PYTHONPATH", GUEST_STDLIB),
     ("PYTHONHASHSEED", "0"),
