@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -32,7 +31,7 @@ SHIM = Path(__file__).resolve().parent / "support" / "without_posix"
 DEMO = REPO / "server" / "codequorum" / "data" / "humaneval_demo.jsonl.gz"
 #: What a report says where the strict sandbox cannot run for want of POSIX.
 PICKED = ("the strict sandbox is not available here (this system has none: it needs Linux): "
-          "versions ran in the portable sandbox")
+          "versions run in the portable sandbox")
 
 DOC = '''def clamp(x, lo, hi):
     """x kept between lo and hi.
@@ -64,20 +63,24 @@ def run(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProc
                           check=False)
 
 
-@pytest.fixture(scope="module")
-def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A workspace whose ``mod.py`` has ``clamp`` and three stored versions, stored by
-    ``codequorum sample --from`` in the stripped Python (the store made without
-    ``O_NOFOLLOW``)."""
-    root = tmp_path_factory.mktemp("ws")
-    (root / ".git").mkdir()
-    (root / "mod.py").write_text(DOC, encoding="utf-8")
+def stored(root: Path, text: str) -> Path:
+    """``root`` as a workspace whose ``mod.py`` holds ``text`` (``clamp``) and three stored
+    versions of it, stored by ``codequorum sample --from`` in the stripped Python (the
+    store made without ``O_NOFOLLOW``)."""
+    (root / ".git").mkdir(parents=True)
+    (root / "mod.py").write_bytes(text.encode())
     (root / "versions.json").write_text(json.dumps(VERSIONS), encoding="utf-8")
     done = run("sample", "mod.py", "-f", "clamp", "--from", "versions.json", cwd=root)
     assert done.returncode == 0, done.stderr
     assert "now has 3 versions" in done.stdout
     (root / "versions.json").unlink()
     return root
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """:func:`stored` with ``DOC``, shared by the tests that run it."""
+    return stored(tmp_path_factory.mktemp("ws"), DOC)
 
 
 def test_the_shim_takes_away_what_windows_lacks(tmp_path: Path) -> None:
@@ -144,19 +147,17 @@ def test_check_dynamic_runs_the_versions_in_the_portable_sandbox(workspace: Path
     assert function["recommended"] != 2 and function["risk"] is not None  # 2: bounds swapped
 
 
-def test_a_file_with_windows_line_endings_is_checked_as_its_twin(
-        workspace: Path, tmp_path: Path) -> None:
-    twin = tmp_path / "twin"
-    shutil.copytree(workspace, twin)
-    (twin / "mod.py").write_bytes(DOC.replace("\n", "\r\n").encode())
+def test_a_file_with_windows_line_endings_is_checked_as_its_twin(tmp_path: Path) -> None:
     found = {}
-    for root in (workspace, twin):
+    for name, text in (("lf", DOC), ("crlf", CRLF_DOC)):
+        root = stored(tmp_path / name, text)
         done = run("check", "mod.py", "--no-tsed", "--format", "json", cwd=root)
         assert done.returncode == 0, done.stderr
-        found[root] = json.loads(done.stdout)
-    [function] = found[twin]["functions"]
+        found[name] = json.loads(done.stdout)
+    [function] = found["crlf"]["functions"]
     assert (function["function"], function["line"], function["versions"]) == ("clamp", 1, 3)
-    assert found[twin]["functions"] == found[workspace]["functions"]
+    assert found["crlf"]["functions"] == found["lf"]["functions"]
+    assert found["crlf"]["findings"] == found["lf"]["findings"] == []
 
 
 async def test_the_language_server_runs_versions_in_the_portable_sandbox(
