@@ -124,7 +124,7 @@ def test_demo_and_score_read_the_bundled_data(tmp_path: Path,
     assert demo.returncode == 0, demo.stderr
     assert "HumanEval/7 (most alike)" in demo.stdout
     assert "HumanEval/138 (least alike)" in demo.stdout
-    scored = run("score", str(DEMO), "--format", "json", "--no-tsed", cwd=tmp_path)
+    scored = run("score", str(DEMO), "--format", "json", "--no-tsed", "--jobs", "2", cwd=tmp_path)
     assert scored.returncode == 0, scored.stderr
     assert main(["score", str(DEMO), "--format", "json", "--no-tsed"]) == 0
     here = capsys.readouterr().out
