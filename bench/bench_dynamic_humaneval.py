@@ -28,11 +28,11 @@ from reference_data import DATA
 from reference_data import rows as data_rows
 
 
-def load(samples: int, tasks: int) -> list[VersionSet]:
+def load(versions: int, tasks: int) -> list[VersionSet]:
     """The first ``tasks`` HumanEval tasks with their first ``samples`` completions."""
     out: list[VersionSet] = []
     for rec in data_rows(DATA):
-        codes = [rec["prompt"] + s for s in rec["samples"][:samples]]
+        codes = [rec["prompt"] + s for s in rec["samples"][:versions]]
         out.append(VersionSet.from_codes(rec["task_id"], codes, prompt=rec["prompt"]))
         if len(out) >= tasks:
             break
@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
         sandbox=args.sandbox,
     )
     sets = load(args.samples, args.tasks)
-    n_candidates = sum(len(s.samples) for s in sets)
+    n_candidates = sum(len(s.versions) for s in sets)
     verdicts: Counter[str] = Counter()
     statuses: Counter[str] = Counter()
     pass_means: list[float] = []

@@ -100,18 +100,18 @@ SETTINGS = {
 }
 
 
-async def run_setting(base_url: str, name: str, samples: int, server: ModelServer) -> Tally:
+async def run_setting(base_url: str, name: str, versions: int, server: ModelServer) -> Tally:
     tally = Tally()
     for info in functions(MODULE, "python"):
         messages = build_messages(MODULE, "python", info, path="helpers.py")
         config = ProviderConfig(base_url=base_url, model=MODEL, api_key_env=None, seed=100,
-                                samples=samples, **SETTINGS[name])  # type: ignore[arg-type]
+                                versions=versions, **SETTINGS[name])  # type: ignore[arg-type]
         started = time.monotonic()
-        result = await regenerate(config, messages, samples, "python", info.qualified_name,
+        result = await regenerate(config, messages, versions, "python", info.qualified_name,
                                   budget=answer_budget(info.text))
         wall = time.monotonic() - started
         tally.wall += wall
-        tally.requests += samples
+        tally.requests += versions
         tally.accepted += len(result.accepted)
         tally.failures.update(result.failure_tally())
         if result.accepted:

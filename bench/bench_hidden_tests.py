@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.smoke:
         args.samples, limit = 3, 1
     sets = [dataclasses.replace(s, tests=[]) for s in formats.read_version_sets(
-        DATA, formats.ReadOptions(max_samples=args.samples, limit=limit))
+        DATA, formats.ReadOptions(max_versions=args.samples, limit=limit))
         if isinstance(s, VersionSet)]
     opts = DynamicOptions(jobs=args.jobs, scaling_sizes=(8, 16))
     started = time.perf_counter()

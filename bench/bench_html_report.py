@@ -42,11 +42,11 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-ne
          "--disable-component-update", "--no-first-run"]
 
 
-def build_page(data: Path, base: int, samples: int, sets: int) -> tuple[str, float]:
+def build_page(data: Path, base: int, versions: int, sets: int) -> tuple[str, float]:
     """The page for ``sets`` sets (``base`` scored ones repeated) and the seconds scoring
     and rendering took."""
     start = time.perf_counter()
-    read = [s for s in read_version_sets(str(data), ReadOptions(max_samples=samples, limit=base))
+    read = [s for s in read_version_sets(str(data), ReadOptions(max_versions=versions, limit=base))
             if not isinstance(s, ReadError)][:base]
     reports = [analyze(s, AnalysisConfig(metrics=("textual",))) for s in read]
     doc = html_document(reports, total=sets)
@@ -58,7 +58,7 @@ def build_page(data: Path, base: int, samples: int, sets: int) -> tuple[str, flo
         entries.append(entry)
         codes.append(read[k % len(read)].codes)
     doc["sets"] = entries
-    page = render_html(doc, codes=codes, title=f"{sets:,} sets × {samples} versions")
+    page = render_html(doc, codes=codes, title=f"{sets:,} sets × {versions} versions")
     return page, time.perf_counter() - start
 
 

@@ -85,12 +85,12 @@ def distinct_agreeing(keys: list[list[str | None]], texts: list[str],
 
 def set_record(task: TaskRuns, draw: list[int], seed: int) -> dict[str, Any]:
     """Everything the benchmarks need about one drawn set."""
-    samples = [task.samples[v] for v in draw]
-    codes = [task.prompt + s if s.strip() else s for s in samples]
+    versions = [task.versions[v] for v in draw]
+    codes = [task.prompt + s if s.strip() else s for s in versions]
     report = analyze(VersionSet.from_codes(task.task_id, codes, prompt=task.prompt), OPTIONS)
     non_test = [t for t, h in enumerate(task.hidden) if not h]
     keys: list[list[str | None]] = []
-    for v, s in zip(draw, samples, strict=True):
+    for v, s in zip(draw, versions, strict=True):
         row = task.outcomes[v]
         if not s.strip():  # an empty answer is left out of the report: no result
             keys.append([None] * len(non_test))
@@ -102,7 +102,7 @@ def set_record(task: TaskRuns, draw: list[int], seed: int) -> dict[str, Any]:
     passed = [0 if not s.strip() else
               sum(1 for t in shown if task.outcomes[v][t] is not None
                   and task.outcomes[v][t][3] is True)  # type: ignore[index]
-              for v, s in zip(draw, samples, strict=True)]
+              for v, s in zip(draw, versions, strict=True)]
     # the candidates as the report has them: every answered version (never an empty one)
     answered = [k for k, i in enumerate(report.indices) if i not in report.empty]
     typ = [report.typicality[k] for k in answered] if report.typicality else []
@@ -126,7 +126,7 @@ def set_record(task: TaskRuns, draw: list[int], seed: int) -> dict[str, Any]:
         "agreement_only_share": 0.0 if plain is None else plain.share,
         "agreement_only_typicality": 0.0 if plain is None else plain.typicality,
         "agreement_only_agreeing": 0 if plain is None else plain.agreeing,
-        "agreement_only_agreeing_distinct": distinct_agreeing(keys, samples, plain),
+        "agreement_only_agreeing_distinct": distinct_agreeing(keys, versions, plain),
         "examples": len(shown),
         "passes_examples": False if rec is None else rec.passes_examples,
         "examples_consensus": 0.0 if rec is None else rec.examples_consensus,
@@ -135,7 +135,7 @@ def set_record(task: TaskRuns, draw: list[int], seed: int) -> dict[str, Any]:
         "typicality": 0.0 if rec is None else rec.typicality,
         "medoid_typicality": max(report.typicality, default=0.0),
         "agreeing": 0 if rec is None else rec.agreeing,
-        "agreeing_distinct": distinct_agreeing(keys, samples, rec),
+        "agreeing_distinct": distinct_agreeing(keys, versions, rec),
         "inputs": 0 if rec is None else rec.inputs,
         "clusters": output_clusters(keys),
         "any_output": any(k is not None for row in keys for k in row),
@@ -144,7 +144,7 @@ def set_record(task: TaskRuns, draw: list[int], seed: int) -> dict[str, Any]:
         "empty_fraction": len(report.empty) / n,
         "n": n,
         "editor_inputs": len(non_test),
-        "distinct": len({" ".join(s.split()) for s in samples}),
+        "distinct": len({" ".join(s.split()) for s in versions}),
         "sentence": None if rec is None else rec.sentence,
     }
 
@@ -156,7 +156,7 @@ def build_sets(tasks: list[TaskRuns], size: int = 10, seeds: int = 5) -> list[di
     for seed in range(seeds):
         rng = np.random.default_rng(seed)
         for task in tasks:
-            draw = [int(v) for v in rng.choice(len(task.samples), size=size, replace=False)]
+            draw = [int(v) for v in rng.choice(len(task.versions), size=size, replace=False)]
             out.append(set_record(task, draw, seed))
     return out
 

@@ -41,10 +41,10 @@ from codequorum.judge.risk import LEVELS, auroc, ece, reliability
 from reference_data import DATA
 
 
-def run_score(samples: int, jobs: int, out: Path, limit: int | None = None) -> None:
+def run_score(versions: int, jobs: int, out: Path, limit: int | None = None) -> None:
     """``codequorum score`` on the bundled data with the dynamic analysis, as JSON."""
     cmd = [sys.executable, "-m", "codequorum", "score", str(DATA), "--problems", "humaneval",
-           "--dynamic", "--versions", str(samples), "--jobs", str(jobs), "--format", "json",
+           "--dynamic", "--versions", str(versions), "--jobs", str(jobs), "--format", "json",
            "-o", str(out), "-q", *(["--limit", str(limit)] if limit else [])]
     subprocess.run(cmd, check=True)
 

@@ -102,12 +102,12 @@ def count_lines(path: Path) -> int:
         return sum(1 for _ in stream)
 
 
-def scaling(factor: int, tsed: bool, samples: int | None, tmp: Path) -> list[dict[str, Any]]:
+def scaling(factor: int, tsed: bool, versions: int | None, tmp: Path) -> list[dict[str, Any]]:
     """The corpus on 1 and 2 workers."""
     corpus = tmp / f"corpus{factor}.jsonl"
     sets = build_corpus(factor, corpus)
-    flags = ([] if tsed else ["--no-tsed"]) + ([] if samples is None else
-                                              ["--versions", str(samples)])
+    flags = ([] if tsed else ["--no-tsed"]) + ([] if versions is None else
+                                              ["--versions", str(versions)])
     rows = []
     for workers in (1, 2) if corpus_sets is None else (1,):
         before = load()
@@ -115,7 +115,7 @@ def scaling(factor: int, tsed: bool, samples: int | None, tmp: Path) -> list[dic
                                                                f"local:{workers}"])
         assert count_lines(tmp / "out.jsonl") == sets
         row = {"what": "scaling", "factor": factor, "sets": sets, "workers": workers,
-               "tsed": tsed, "samples": samples or 100, "seconds": round(seconds, 2),
+               "tsed": tsed, "samples": versions or 100, "seconds": round(seconds, 2),
                "sets_per_s": round(sets / seconds, 2), "driver_maxrss_kib": rss,
                "load_before": before, "load_after": load()}
         print(json.dumps(row), flush=True)
@@ -149,7 +149,7 @@ def tcp_cluster(workers: int, tmp: Path) -> Iterator[str]:
         logs.close()
 
 
-def memory(factors: list[int], samples: int, tmp: Path, formats: list[str]
+def memory(factors: list[int], versions: int, tmp: Path, formats: list[str]
            ) -> list[dict[str, Any]]:
     """Driver peak memory against corpus size, streamed on the cluster and local (every
     set is read whole; ``--samples`` keeps the scoring short: what grows with the corpus
@@ -161,12 +161,12 @@ def memory(factors: list[int], samples: int, tmp: Path, formats: list[str]
             corpus = tmp / f"corpus{factor}.jsonl"
             sets = build_corpus(factor, corpus)
             for fmt in formats:
-                rows += _memory_rows(corpus, sets, factor, samples, fmt, address, workers)
+                rows += _memory_rows(corpus, sets, factor, versions, fmt, address, workers)
             corpus.unlink()
     return rows
 
 
-def _memory_rows(corpus: Path, sets: int, factor: int, samples: int, fmt: str,
+def _memory_rows(corpus: Path, sets: int, factor: int, versions: int, fmt: str,
                  address: str, workers: int = 2) -> list[dict[str, Any]]:
     """The rows of :func:`memory` for one corpus and format, on the cluster at
     ``address`` and (up to 5x) local."""
@@ -178,10 +178,10 @@ def _memory_rows(corpus: Path, sets: int, factor: int, samples: int, fmt: str,
     for mode, extra in modes:
         before = load()
         seconds, rss = run_score(corpus, corpus.with_suffix(f".out.{fmt}"),
-                                 ["--no-tsed", "--versions", str(samples), *extra], fmt)
+                                 ["--no-tsed", "--versions", str(versions), *extra], fmt)
         corpus.with_suffix(f".out.{fmt}").unlink()
         row = {"what": "memory", "mode": mode, "format": fmt, "factor": factor,
-               "sets": sets, "samples": samples, "seconds": round(seconds, 2),
+               "sets": sets, "samples": versions, "seconds": round(seconds, 2),
                "maxrss_kib": rss, "load_before": before, "load_after": load()}
         print(json.dumps(row), flush=True)
         rows.append(row)
@@ -234,7 +234,7 @@ def _stage_function(stage: str) -> Callable[[Any], object]:
     return functions[stage]
 
 
-def time_stage(stage: str, samples: int, tasks: int) -> dict[str, Any]:
+def time_stage(stage: str, versions: int, tasks: int) -> dict[str, Any]:
     """In this (fresh) process: ``stage`` once on each of the first ``tasks`` sets, after
     one untimed set that loads the compiled kernels and caches a worker would already have
     loaded. Each set is timed once: a worker meets every set once."""
@@ -242,7 +242,7 @@ def time_stage(stage: str, samples: int, tasks: int) -> dict[str, Any]:
     from codequorum.ingest.version_files import ReadOptions, read_version_sets
 
     fn = _stage_function(stage)
-    sets = [s for s in read_version_sets(DATA, ReadOptions(limit=tasks + 1, max_samples=samples))
+    sets = [s for s in read_version_sets(DATA, ReadOptions(limit=tasks + 1, max_versions=versions))
             if isinstance(s, VersionSet)]
     fn(sets[-1])
     before = load()
@@ -252,7 +252,7 @@ def time_stage(stage: str, samples: int, tasks: int) -> dict[str, Any]:
         fn(s)
         per_set.append(time.perf_counter() - t0)
     per_set.sort()
-    return {"what": "cost", "samples": samples, "stage": stage, "sets": len(per_set),
+    return {"what": "cost", "samples": versions, "stage": stage, "sets": len(per_set),
             "ms_per_set": round(1000 * sum(per_set) / len(per_set), 2),
             "ms_median": round(1000 * per_set[len(per_set) // 2], 2),
             "ms_max": round(1000 * per_set[-1], 2), "load_before": before,

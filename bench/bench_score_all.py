@@ -76,7 +76,7 @@ def breakdown(tasks: int, versions: int | None = None) -> None:
     from codequorum.pipeline.config import AnalysisConfig
 
     t0 = time.perf_counter()
-    sets = [s for s in read_version_sets(DATA, ReadOptions(limit=tasks, max_samples=versions))
+    sets = [s for s in read_version_sets(DATA, ReadOptions(limit=tasks, max_versions=versions))
             if isinstance(s, VersionSet)]
     read_s = time.perf_counter() - t0
     chosen = sets[:tasks]

@@ -68,16 +68,16 @@ def _timed(fn: Callable[..., Any], *args: Any, repeats: int = 1) -> tuple[Any, f
 def bench_pairs(limit: int | None = None) -> tuple[float, float]:
     """Per-pair seconds (reference, ours) over the 40 ordered pairs x costs (the first
     ``limit`` of them)."""
-    samples = [(STRUCTURAL_SAMPLES / f"s{i}.py").read_text() for i in range(1, 6)]
-    nodes = [build_tree(s, "python").n_nodes for s in samples]
-    print(f"samples s1..s5: {[len(s.splitlines()) for s in samples]} lines, {nodes} nodes")
+    versions = [(STRUCTURAL_SAMPLES / f"s{i}.py").read_text() for i in range(1, 6)]
+    nodes = [build_tree(s, "python").n_nodes for s in versions]
+    print(f"samples s1..s5: {[len(s.splitlines()) for s in versions]} lines, {nodes} nodes")
     tsed("x = 1", "y = 2", "python")  # compile (or load the cached compiled code) first
     ref_times: list[float] = []
     our_times: list[float] = []
     worst = 0.0
     for costs in COSTS:
-        for i, a in enumerate(samples):
-            for j, b in enumerate(samples):
+        for i, a in enumerate(versions):
+            for j, b in enumerate(versions):
                 if i == j or (limit is not None and len(ref_times) >= limit):
                     continue
                 expected, t_ref = _timed(reference.Calculate, "python", a, b, *costs)

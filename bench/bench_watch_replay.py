@@ -96,8 +96,8 @@ def tasks(limit: int) -> list[tuple[str, str, str]]:
     out: list[tuple[str, str, str]] = []
     for row in rows(DATA):
         entry = row.get("entry_point") or re.findall(r"def (\w+)\(", row["prompt"])[-1]
-        for sample in row["samples"][:20]:
-            text = (row["prompt"] + sample).rstrip() + "\n"
+        for version in row["samples"][:20]:
+            text = (row["prompt"] + version).rstrip() + "\n"
             try:
                 ast.parse(text)
             except SyntaxError:

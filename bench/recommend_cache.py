@@ -50,7 +50,7 @@ class TaskRuns:
     """One task from the cache: its inputs and every version's outcomes."""
 
     task_id: str
-    samples: list[str]
+    versions: list[str]
     prompt: str
     sources: list[str]
     hidden: list[bool]

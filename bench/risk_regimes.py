@@ -82,7 +82,7 @@ def regimes() -> Iterator[Regime]:
 
 def text_counts(task: TaskRuns) -> np.ndarray:
     """Per version, how many of the task's versions have the same text (blanks aside)."""
-    texts = [" ".join(s.split()) for s in task.samples]
+    texts = [" ".join(s.split()) for s in task.versions]
     counts = Counter(texts)
     return np.array([counts[t] for t in texts], dtype=np.float64)
 
@@ -98,14 +98,14 @@ def draw(task: TaskRuns, passes: np.ndarray, regime: Regime,
          rng: np.random.Generator) -> list[int]:
     """``regime.size`` versions of ``task``, drawn with replacement."""
     p = weights(task, passes, regime)
-    return [int(v) for v in rng.choice(len(task.samples), size=regime.size, p=p)]
+    return [int(v) for v in rng.choice(len(task.versions), size=regime.size, p=p)]
 
 
 def keys_of(task: TaskRuns, draw: list[int]) -> list[list[str | None]]:
     """The outcome keys of the drawn versions on the inputs an editor has, as
     ``set_record`` gives them to the recommendation (an empty answer has none)."""
     non_test = [t for t, h in enumerate(task.hidden) if not h]
-    return [[None] * len(non_test) if not task.samples[v].strip() else
+    return [[None] * len(non_test) if not task.versions[v].strip() else
              [None if task.outcomes[v][t] is None else KEY(task.outcomes[v][t][:3])  # type: ignore[index]
               for t in non_test] for v in draw]
 
@@ -129,7 +129,7 @@ def build(tasks: list[TaskRuns], draws: int, seed: int = 0) -> list[dict[str, An
     out: list[dict[str, Any]] = []
     rng = np.random.default_rng(seed)
     for task in tasks:
-        passes = np.array([task.passes(v) for v in range(len(task.samples))])
+        passes = np.array([task.passes(v) for v in range(len(task.versions))])
         rate = float(passes.mean())
         for regime in regimes():
             if regime.strength in SOLVES_MORE and not passes.any():

@@ -51,9 +51,9 @@ async def test_lists_the_three_tools_with_typed_input_schemas(sign_ws: Path) -> 
     assert versions["type"] == "array" and versions["minItems"] == 2
     assert versions["maxItems"] == MAX_COMPARE_VERSIONS
     assert versions["items"] == {"type": "string", "maxLength": 100_000}
-    sample = tools["sample_versions"].input_schema
-    assert sorted(sample["required"]) == ["function", "path"]
-    count = sample["properties"]["count"]["anyOf"][0]
+    version = tools["sample_versions"].input_schema
+    assert sorted(version["required"]) == ["function", "path"]
+    count = version["properties"]["count"]["anyOf"][0]
     assert count == {"type": "integer", "minimum": 1, "maximum": MAX_SAMPLE_COUNT}
     for tool in tools.values():
         assert tool.output_schema is not None and tool.output_schema["type"] == "object"

@@ -68,7 +68,7 @@ def test_a_tests_call_elsewhere_in_the_workspace_is_an_input_that_says_where(
         "from sizes import scale\n\n\ndef test_scale():\n    assert scale(-7, 2) == -4\n")
     version_set = VersionSet(
         task_id="scale", entry_point="scale",
-        samples=[Version("def scale(size, unit):\n    return int(size / unit)\n"),
+        versions=[Version("def scale(size, unit):\n    return int(size / unit)\n"),
                  Version(source, origin="current")],
         module=module_context(source, ws / "sizes.py", ws, "scale"))
     report = run_dynamic(version_set, DynamicOptions(jobs=2, hypothesis_examples=2,

@@ -523,9 +523,9 @@ def in_module(tmp_path: Path, source: str, codes: list[str], qualified_name: str
     name = qualified_name.rpartition(".")[2]
     info = function_by_name(source, "python", qualified_name)
     assert info is not None
-    samples = [model.Version(code=c) for c in codes]
-    samples.append(model.Version(code=current_code(source, info), origin="current"))
-    return VersionSet(task_id=f"app.py::{qualified_name}", samples=samples, entry_point=name,
+    versions = [model.Version(code=c) for c in codes]
+    versions.append(model.Version(code=current_code(source, info), origin="current"))
+    return VersionSet(task_id=f"app.py::{qualified_name}", versions=versions, entry_point=name,
                      module=module_context(source, tmp_path / "app.py", tmp_path,
                                            qualified_name, kind))
 
@@ -658,7 +658,7 @@ def test_hidden_tests_change_neither_the_pick_nor_its_risk(
     data = shared_dir / "data" / "humaneval_codegen16b_t0.8.jsonl"
     # without the sets' own copy of the tests, so that the HumanEval lookup finds them
     sets = [dataclasses.replace(s, tests=[]) for s in formats.read_version_sets(
-        data, formats.ReadOptions(max_samples=3)) if isinstance(s, VersionSet)]
+        data, formats.ReadOptions(max_versions=3)) if isinstance(s, VersionSet)]
     assert len(sets) == 164
     sets = sets[::3]  # every third task: the same kinds of sets at a third of the time
     # small scaling sizes: no version comes near its time limit in one run and not the other
@@ -762,7 +762,7 @@ def test_timings_that_support_no_class_are_noted_not_judged() -> None:
 def test_the_parting_input_shows_what_the_versions_returned_not_their_keys() -> None:
     """attrs' ``to_bool`` against a version returning ``False`` read "raises ValueError vs
     0": outputs are compared by their key (``False`` is ``0``) but shown as returned."""
-    ss = VersionSet(task_id="pos", entry_point="is_pos", prompt="", samples=[
+    ss = VersionSet(task_id="pos", entry_point="is_pos", prompt="", versions=[
         model.Version(code="def is_pos(x: int) -> bool:\n    return x > 0\n"),
         model.Version(code="def is_pos(x: int) -> bool:\n    return x >= 0\n")])
     report = run_dynamic(ss, DynamicOptions(jobs=2, hypothesis_examples=8, scaling=False))

@@ -105,7 +105,7 @@ def test_entry_point_guess_and_broken_code() -> None:
 
 def test_collect_inputs_for_a_humaneval_task_in_order() -> None:
     p = humaneval.problem("HumanEval/0")
-    ss = VersionSet(task_id="HumanEval/0", samples=[], prompt=p.prompt)
+    ss = VersionSet(task_id="HumanEval/0", versions=[], prompt=p.prompt)
     plan = collect_inputs(ss, hypothesis_examples=5)
     assert plan.entry_point == "has_close_elements"
     assert plan.sources == ["humaneval", "doctest", "edge", "hypothesis", "scaling"]
@@ -135,10 +135,10 @@ def test_collect_inputs_with_explicit_tests_and_unannotated_params() -> None:
     assert [(c.source, c.graded, c.test.expected) for c in alone.cases] == [
         ("doctest", False, None)
     ]
-    current = VersionSet(task_id="t", samples=[model.Version(code, origin="current")])
+    current = VersionSet(task_id="t", versions=[model.Version(code, origin="current")])
     mine = collect_inputs(current, use_hypothesis=False, scaling=False)
     assert [(c.source, c.graded, c.test.expected) for c in mine.cases] == [("doctest", True, 3)]
-    prompt = VersionSet(task_id="t", samples=[model.Version("def add(a, b):\n    return 0\n")],
+    prompt = VersionSet(task_id="t", versions=[model.Version("def add(a, b):\n    return 0\n")],
                        prompt=code)
     from_prompt = collect_inputs(prompt, use_hypothesis=False, scaling=False)
     assert [c.graded for c in from_prompt.cases] == [True]

@@ -27,9 +27,9 @@ def real_set(repo: str, module: str, qualified_name: str, kind: str = "function"
     text = path.read_text(encoding="utf-8")
     info = function_by_name(text, "python", qualified_name)
     assert info is not None
-    samples = [model.Version(code=v) for v in versions]
-    samples.append(model.Version(code=current_code(text, info), origin="current"))
-    return VersionSet(task_id=f"{module}::{qualified_name}", samples=samples,
+    made = [model.Version(code=v) for v in versions]
+    made.append(model.Version(code=current_code(text, info), origin="current"))
+    return VersionSet(task_id=f"{module}::{qualified_name}", versions=made,
                      entry_point=info.name,
                      module=module_context(text, path, workspace, qualified_name, kind))
 
@@ -160,9 +160,9 @@ def test_a_special_method_runs_on_the_examples_that_use_its_operator(
     (tmp_path / "bag.py").write_text(BAG, encoding="utf-8")
     info = function_by_name(BAG, "python", name)
     assert info is not None
-    samples = [model.Version(code=wrong),
+    versions = [model.Version(code=wrong),
                model.Version(code=current_code(BAG, info), origin="current")]
-    version_set = VersionSet(task_id=f"bag.py::{name}", samples=samples, entry_point=info.name,
+    version_set = VersionSet(task_id=f"bag.py::{name}", versions=versions, entry_point=info.name,
                            module=module_context(BAG, tmp_path / "bag.py", tmp_path, name,
                                                  "method"))
     report = run_dynamic(version_set, OPTIONS)

@@ -96,7 +96,7 @@ def test_start_client_recipe(tmp_path: Path, shared_dir: Path) -> None:
     assert shutil.which("codequorum", path=str(Path(sys.executable).parent)), "pip install -e ."
     task = humaneval_task(str(shared_dir), "HumanEval/0")
     doc = task["prompt"] + CURRENT_BODY
-    samples = [task["prompt"] + s for s in task["samples"][:5]]
+    versions = [task["prompt"] + s for s in task["samples"][:5]]
 
     home = tmp_path / "home"
     env = nvim_env(home)
@@ -123,7 +123,7 @@ def test_start_client_recipe(tmp_path: Path, shared_dir: Path) -> None:
         json.dumps(
             {
                 "qualified_name": "has_close_elements",
-                "samples": samples,
+                "samples": versions,
                 "hover_line": name_line,
                 "hover_character": name_col + 3,
                 "second_file": str(other),

@@ -56,7 +56,7 @@ def config_for(server: ChatServer, **overrides: object) -> ProviderConfig:
         "model": "codegen-test",
         "api_key_env": "CODEQUORUM_TEST_KEY",
         "temperature": 0.8,
-        "samples": 5,
+        "versions": 5,
         "timeout": 2.0,
         "max_retries": 2,
         "backoff": 0.01,
@@ -77,13 +77,13 @@ async def test_regenerates_real_completions_with_seeds(task: RecordedTask) -> No
         result = await regenerate(config, MESSAGES, None, "python", NAME)
     assert result.requested == 5 and not result.errors and not result.rejected
     assert [s.seed for s in result.accepted] == [10, 11, 12, 13, 14]
-    for sample in result.accepted:
-        assert sample.origin == "regenerated"
-        assert (sample.model, sample.temperature) == ("codegen-test", 0.8)
-        assert sample.provider == server.base_url
-        assert sample.code.startswith("def has_close_elements(numbers: List[float]")
+    for version in result.accepted:
+        assert version.origin == "regenerated"
+        assert (version.model, version.temperature) == ("codegen-test", 0.8)
+        assert version.provider == server.base_url
+        assert version.code.startswith("def has_close_elements(numbers: List[float]")
         # The function alone: a prefix of the real completion, without the import line.
-        assert task.codes[sample.seed or 0][len(HEADER) :].startswith(sample.code.rstrip())
+        assert task.codes[version.seed or 0][len(HEADER) :].startswith(version.code.rstrip())
     sent = server.chat_requests
     assert sorted(r.body["seed"] for r in sent) == [10, 11, 12, 13, 14]
     assert {r.body["temperature"] for r in sent} == {0.8}
@@ -95,8 +95,8 @@ async def test_truncated_trailing_code_still_yields_the_function(task: RecordedT
     # Sample 5 of HumanEval/0 ends in a cut-off assert line; the function itself is whole.
     with ChatServer(default=task) as server:
         result = await regenerate(config_for(server, seed=5), MESSAGES, 1, "python", NAME)
-    [sample] = result.accepted
-    assert "assert" not in sample.code and sample.code.endswith("    return False\n")
+    [version] = result.accepted
+    assert "assert" not in version.code and version.code.endswith("    return False\n")
 
 
 async def test_api_key_read_from_environment_at_request_time(
@@ -307,7 +307,7 @@ def test_config_from_settings() -> None:
     assert config.base_url == "http://localhost:11434/v1"
     assert config.endpoint == "http://localhost:11434/v1/chat/completions"
     assert (config.model, config.api_key_env, config.temperature) == ("qwen2.5-coder:7b", None, 0.2)
-    assert (config.samples, config.seed, config.timeout) == (7, None, 30)
+    assert (config.versions, config.seed, config.timeout) == (7, None, 30)
     assert ProviderConfig.from_settings({}).api_key_env == "OPENAI_API_KEY"
     assert config.api_key() is None
 
@@ -365,8 +365,8 @@ async def test_credentials_in_the_url_are_never_stored_or_shown() -> None:
         secret_url = server.base_url.replace("http://", "http://user:hunter2@")
         config = config_for(server, base_url=secret_url, max_retries=0)
         result = await regenerate(config, MESSAGES, 2, "python", NAME)
-    [sample] = result.accepted
-    assert sample.provider == server.base_url
+    [version] = result.accepted
+    assert version.provider == server.base_url
     [error] = result.errors
     assert "hunter2" not in error.message and server.base_url in error.message
     assert "hunter2" not in repr(result)

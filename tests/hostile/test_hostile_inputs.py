@@ -127,8 +127,8 @@ def test_a_binary_file_as_input(tmp_path: Path) -> None:
 def test_a_deep_problems_file_is_one_error(tmp_path: Path) -> None:
     problems = tmp_path / "problems.jsonl"
     problems.write_text('{"task_id": "T/0", "prompt": ' + DEEP + "}\n", encoding="utf-8")
-    samples = write_jsonl(tmp_path / "s.jsonl", [{"task_id": "T/0", "completion": "x"}])
-    run = run_cli(["score", str(samples), "--problems", str(problems)])
+    versions = write_jsonl(tmp_path / "s.jsonl", [{"task_id": "T/0", "completion": "x"}])
+    run = run_cli(["score", str(versions), "--problems", str(problems)])
     run.bounded()
     assert run.status == 1
     assert run.err.strip() == (f"codequorum: error: {problems}:1: JSON nested more than "

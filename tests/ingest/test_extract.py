@@ -155,8 +155,8 @@ def test_real_codegen_completions(shared_dir: Path) -> None:
     accepted = rejected = 0
     for row in rows:
         name = row["entry_point"]
-        for sample in row["samples"][:40]:
-            code = row["prompt"] + sample
+        for version in row["samples"][:40]:
+            code = row["prompt"] + version
             result = extract_function(f"Here you go:\n```python\n{code}```\n", "python", name)
             if result.ok:
                 accepted += 1

@@ -69,7 +69,7 @@ def test_completions_are_joined_to_their_prompt(
     path.write_text(json.dumps(row) + "\n", encoding="utf-8")
     candidates, task = read_candidates(path, "python", entry_point="has_close_elements")
     assert task == "HumanEval/0"
-    assert [c.sample.code for c in candidates] == [prompt + b for b in bodies] + [whole, ""]
+    assert [c.version.code for c in candidates] == [prompt + b for b in bodies] + [whole, ""]
     report = import_versions(store, path, "src/close.py", "python", "has_close_elements")
     assert len(report.stored) == 4
     assert [label for label, _ in report.skipped] == ["HumanEval/0#5"]

@@ -68,8 +68,8 @@ def test_jsonl_rows_become_sample_sets(tmp_path: Path, version_set_schema: dict[
     assert b.codes == [PROMPT + "    return a + b\n"]  # completions joined
     assert b.entry_point == "add"
     assert b.tests[0].kind == "check" and "candidate(1, 2)" in (b.tests[0].source or "")
-    assert c.samples[0].label == "first" and c.samples[0].temperature == 0.2
-    assert c.samples[0].seed == 3 and c.samples[1].label == "v2"
+    assert c.versions[0].label == "first" and c.versions[0].temperature == 0.2
+    assert c.versions[0].seed == 3 and c.versions[1].label == "v2"
     assert c.tests[0].kind == "call" and c.tests[0].args == (1, 2)
     assert c.tests[0].has_expected and c.tests[0].expected == 3
     assert c.tests[1].kind == "stdio" and c.tests[1].stdin == "1 2\n"
@@ -80,8 +80,8 @@ def test_a_set_names_the_model_of_its_versions(tmp_path: Path) -> None:
                                                                       "model": "other"}]},
             {"task_id": "b", "model": 7, "samples": ["x = 1\n"]}]
     a, b = _sets(list(read_version_sets(_write_lines(tmp_path / "s.jsonl", rows))))
-    assert [s.model for s in a.samples] == ["m-7b", "other"]  # a version's own name wins
-    assert [s.model for s in b.samples] == [None]  # not a name
+    assert [s.model for s in a.versions] == ["m-7b", "other"]  # a version's own name wins
+    assert [s.model for s in b.versions] == [None]  # not a name
 
 
 def test_completions_switch(tmp_path: Path) -> None:
@@ -238,9 +238,9 @@ def test_gzip_stdin_limit_and_samples(tmp_path: Path, monkeypatch: pytest.Monkey
     raw = "".join(json.dumps(r) + "\n" for r in rows).encode()
     gz = tmp_path / "s.jsonl.gz"
     gz.write_bytes(gzip.compress(raw))
-    sets = _sets(list(read_version_sets(gz, ReadOptions(limit=2, max_samples=3))))
+    sets = _sets(list(read_version_sets(gz, ReadOptions(limit=2, max_versions=3))))
     assert [s.task_id for s in sets] == ["t0", "t1"]
-    assert [len(s.samples) for s in sets] == [3, 3]
+    assert [len(s.versions) for s in sets] == [3, 3]
 
     class _Stdin:
         buffer = io.BytesIO(raw)
@@ -260,7 +260,7 @@ def test_the_real_data_file(shared_dir: Path, version_set_schema: dict[str, Any]
     results = list(read_version_sets(path))
     sets = _sets(results)
     assert len(sets) == 164 and not _errors(results)
-    assert all(len(s.samples) == 100 for s in sets)
+    assert all(len(s.versions) == 100 for s in sets)
     assert sets[0].codes[0] == first["prompt"] + first["samples"][0]
     assert sets[0].entry_point == first["entry_point"]
     assert sets[0].tests[0].source == first["tests"]

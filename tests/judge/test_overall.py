@@ -122,7 +122,7 @@ def test_accumulator_values_by_hand() -> None:
 
 def test_accumulator_equals_the_held_computation_on_real_sets(shared_dir: Path) -> None:
     data = shared_dir / "data" / "humaneval_codegen16b_t0.8.jsonl"
-    sets = [s for s in read_version_sets(data, ReadOptions(limit=12, max_samples=5))
+    sets = [s for s in read_version_sets(data, ReadOptions(limit=12, max_versions=5))
             if isinstance(s, VersionSet)]
     reports = [analyze(s, AnalysisConfig(metrics=("textual",), keep_matrices=False)) for s in sets]
     accumulator = OverallAccumulator()

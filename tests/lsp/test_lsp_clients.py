@@ -55,11 +55,11 @@ async def _hover(client: object, uri: str, pos: types.Position) -> types.MarkupC
 async def test_a_client_that_asks_for_plain_text_gets_a_hover_without_markup(
     workspace: Path, shared_dir: Path
 ) -> None:
-    doc, samples = _document(shared_dir)
+    doc, versions = _document(shared_dir)
     caps = capabilities(hover_formats=(types.MarkupKind.PlainText,))
     async with lsp_session(workspace, client_capabilities=caps) as client:
         uri = open_document(client, workspace / "close.py", doc)
-        await command(client, "codequorum.addVersions", uri, "has_close_elements", samples)
+        await command(client, "codequorum.addVersions", uri, "has_close_elements", versions)
         hover = await _hover(client, uri, position_of(doc, "has_close_elements"))
     assert hover.kind == types.MarkupKind.PlainText
     text = hover.value
@@ -79,11 +79,11 @@ async def test_a_client_that_asks_for_plain_text_gets_a_hover_without_markup(
 async def test_a_client_that_names_no_format_gets_markdown(
     workspace: Path, shared_dir: Path
 ) -> None:
-    doc, samples = _document(shared_dir)
+    doc, versions = _document(shared_dir)
     caps = capabilities(hover_formats=())
     async with lsp_session(workspace, client_capabilities=caps) as client:
         uri = open_document(client, workspace / "close.py", doc)
-        await command(client, "codequorum.addVersions", uri, "has_close_elements", samples)
+        await command(client, "codequorum.addVersions", uri, "has_close_elements", versions)
         hover = await _hover(client, uri, position_of(doc, "has_close_elements"))
     assert hover.kind == types.MarkupKind.Markdown
     assert hover.value.startswith(
@@ -95,10 +95,10 @@ async def _with_versions(client: LanguageClient, workspace: Path, shared_dir: Pa
     str, str
 ]:
     """The HumanEval/0 document with five stored versions of its function; (uri, text)."""
-    doc, samples = _document(shared_dir)
+    doc, versions = _document(shared_dir)
     doc += TAIL
     uri = open_document(client, workspace / "close.py", doc)
-    await command(client, "codequorum.addVersions", uri, NAME, samples)
+    await command(client, "codequorum.addVersions", uri, NAME, versions)
     return uri, doc
 
 
@@ -280,9 +280,9 @@ async def test_clear_asks_first_with_the_safe_answer_first(
 async def test_running_from_an_action_asks_about_a_store_it_did_not_make(
     workspace: Path, shared_dir: Path
 ) -> None:
-    doc, samples = _document(shared_dir)
+    doc, versions = _document(shared_dir)
     with VersionStore.open(default_store_path(workspace)) as store:  # came with the repository
-        store.add("close.py", "python", NAME, [Version(code=s, origin="relayed") for s in samples])
+        store.add("close.py", "python", NAME, [Version(code=s, origin="relayed") for s in versions])
     async with lsp_session(workspace, client_capabilities=NO_LENSES) as client:
         uri = open_document(client, workspace / "close.py", doc)
         actions = await _actions(client, uri, position_of(doc, NAME))
@@ -299,8 +299,8 @@ async def test_running_from_an_action_asks_about_a_store_it_did_not_make(
 async def test_regenerate_from_an_action_answers_at_once_and_says_how_it_ended(
     workspace: Path, shared_dir: Path
 ) -> None:
-    doc, samples = _document(shared_dir)
-    version = samples[0].split('"""\n', 2)[-1]
+    doc, versions = _document(shared_dir)
+    version = versions[0].split('"""\n', 2)[-1]
     with ChatServer(default=code_answer(doc.split("    ordered")[0] + version)) as chat:
         options = {"provider": {"baseUrl": chat.base_url, "apiKeyEnv": "", "versions": 2}}
         async with lsp_session(

@@ -39,8 +39,8 @@ TAIL = "\n\ndef untouched(x):\n    return x + 1\n"
 def _document(shared_dir: Path) -> tuple[str, list[str]]:
     task = humaneval_task(str(shared_dir), "HumanEval/0")
     doc = task["prompt"] + CURRENT_BODY + TAIL
-    samples = [task["prompt"] + s for s in task["samples"][:5]]
-    return doc, samples
+    versions = [task["prompt"] + s for s in task["samples"][:5]]
+    return doc, versions
 
 
 def _name_range(doc: str, name: str) -> types.Range:
@@ -53,7 +53,7 @@ def _name_range(doc: str, name: str) -> types.Range:
 async def test_samples_diagnostics_hover_lenses_and_actions(
     workspace: Path, shared_dir: Path
 ) -> None:
-    doc, samples = _document(shared_dir)
+    doc, versions = _document(shared_dir)
     async with lsp_session(workspace, init_options=NO_AUTORUN) as client:
         uri = open_document(client, workspace / "close.py", doc)
         name_pos = position_of(doc, "has_close_elements")
@@ -66,7 +66,8 @@ async def test_samples_diagnostics_hover_lenses_and_actions(
                 "uri": uri,
                 "qualifiedName": "has_close_elements",
                 "samples": [
-                    {"code": c, "provider": "codegen", "model": "CodeGen-16B-mono"} for c in samples
+                    {"code": c, "provider": "codegen", "model": "CodeGen-16B-mono"}
+                    for c in versions
                 ],
             },
         )
@@ -184,10 +185,10 @@ async def test_samples_diagnostics_hover_lenses_and_actions(
 
 
 async def test_pull_diagnostics_instead_of_push(workspace: Path, shared_dir: Path) -> None:
-    doc, samples = _document(shared_dir)
+    doc, versions = _document(shared_dir)
     async with lsp_session(workspace, pull=True) as client:
         uri = open_document(client, workspace / "close.py", doc)
-        await command(client, "codequorum.addVersions", uri, "has_close_elements", samples)
+        await command(client, "codequorum.addVersions", uri, "has_close_elements", versions)
         assert client.diagnostic_refresh_count >= 1
         params = types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))
         full = await client.text_document_diagnostic_async(params)

@@ -56,8 +56,8 @@ def _stored(i: int, code: str) -> StoredVersion:
 @pytest.fixture
 def fixed() -> Fixed:
     stored = tuple(_stored(i, c) for i, c in enumerate((V1, V2, V3)))
-    samples = [s.to_version() for s in stored] + [Version(code=CURRENT, origin="current")]
-    version_set = VersionSet(task_id="shape.py::Shape.area", samples=samples)
+    versions = [s.to_version() for s in stored] + [Version(code=CURRENT, origin="current")]
+    version_set = VersionSet(task_id="shape.py::Shape.area", versions=versions)
     verdict = Verdict(
         code="unstable-structure",
         severity="warning",

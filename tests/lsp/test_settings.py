@@ -209,9 +209,9 @@ def test_propose_inputs_is_off_by_default_and_asks_the_provider_endpoint() -> No
     )
     assert warnings == [] and settings.dynamic.propose_inputs is True
     config = settings.provider.config()
-    assert (config.base_url, config.api_key_env, config.timeout, config.samples) == (
+    assert (config.base_url, config.api_key_env, config.timeout, config.versions) == (
         "http://127.0.0.1:9/v1", None, 7.0, 5)
-    assert settings.provider.config(versions=2).samples == 2
+    assert settings.provider.config(versions=2).versions == 2
     bad, warnings = parse_settings({"codequorum.dynamic.proposeInputs": "yes"})
     assert bad.dynamic.propose_inputs is False
     assert warnings == ['invalid setting codequorum.dynamic.proposeInputs = "yes": expected '

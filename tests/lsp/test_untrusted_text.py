@@ -58,12 +58,12 @@ def hostile(fixed: Fixed) -> Fixed:  # noqa: F811
         figure=0.5,
     )
     stored = (*analysis.stored[:2], _stored(2, HOSTILE_CODE))
-    samples = [s.to_version() for s in stored] + [analysis.version_set.samples[3]]
+    versions = [s.to_version() for s in stored] + [analysis.version_set.versions[3]]
     report = dataclasses.replace(analysis.report, verdicts=[verdict])
     analysis = dataclasses.replace(
         analysis,
         stored=stored,
-        version_set=dataclasses.replace(analysis.version_set, samples=samples),
+        version_set=dataclasses.replace(analysis.version_set, versions=versions),
         report=report,
     )
     entry = dataclasses.replace(entry, name=f"area{ESC}", qualified_name=f"Shape.area{BIDI}")
@@ -146,7 +146,7 @@ def test_sample_text_is_unchanged_where_it_is_code(hostile: Fixed) -> None:
     edit = actions[-1].edit
     assert edit is not None and edit.changes is not None
     assert "\x1b]0;pwned" in edit.changes[snap.uri][0].new_text
-    assert isinstance(analysis.version_set.samples[0], Version)
+    assert isinstance(analysis.version_set.versions[0], Version)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])

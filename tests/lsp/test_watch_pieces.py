@@ -5,12 +5,11 @@ quiet; and the requests being answered go first."""
 from __future__ import annotations
 
 import time
-from types import SimpleNamespace
 from typing import Any, cast
 
 import pytest
 
-from codequorum.lsp.editor_watch import BUSY_SECONDS, YIELD_SECONDS, Watch
+from codequorum.lsp.editor_watch import BUSY_SECONDS, YIELD_SECONDS, Watch, WatchClient
 from codequorum.pipeline.watch.index import PIECE_PAUSE
 
 
@@ -23,8 +22,13 @@ def _rests(monkeypatch: pytest.MonkeyPatch, quiet: bool, took: float | None) -> 
         asked.append(seconds)
         return quiet
 
-    host = SimpleNamespace(quiet=is_quiet, answering=lambda: False)
-    watch = Watch(cast(Any, host))
+    def unused(*_: object) -> Any:
+        raise AssertionError("a pause between pieces only asks whether the client is busy")
+
+    client = WatchClient(answering=lambda: False, quiet=is_quiet, show=unused,
+                         warn_once=unused, ask=unused, capabilities=unused,
+                         new_progress=unused, notify=unused)
+    watch = Watch(client, cast(Any, None))  # no folder
     if took is not None:
         watch._resumed = time.monotonic() - took
     slept: list[float] = []

@@ -9,7 +9,7 @@ from codequorum.lsp.editor_watch import REASON_DOCUMENTS, REASONS_KEPT, Watch
 
 
 def test_reasons_are_kept_for_the_latest_documents_and_changes() -> None:
-    watch = Watch(cast(Any, None))
+    watch = Watch(cast(Any, None), cast(Any, None))  # neither the client nor a folder
     for n in range(REASON_DOCUMENTS * 4):
         watch.reason(f"file:///w/{n}.py", 1, "undo")
     assert len(watch._reasons) == REASON_DOCUMENTS

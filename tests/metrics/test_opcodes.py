@@ -257,9 +257,9 @@ def test_fast_reading_equals_dis_on_real_samples(shared_dir: Path) -> None:
             "humaneval_codegen16b_t0.8.jsonl").open()][:30]
     checked = 0
     for row in rows:
-        for sample in row["samples"][:5]:
+        for version in row["samples"][:5]:
             try:
-                root = compile(row["prompt"] + sample, "<c>", "exec")
+                root = compile(row["prompt"] + version, "<c>", "exec")
             except (SyntaxError, ValueError):
                 continue
             for co in _opcount.walk_code(root):

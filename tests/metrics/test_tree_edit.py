@@ -80,11 +80,11 @@ def test_reference_five_samples_unordered_mean(structural: dict[str, Any]) -> No
 def test_matrix_threads_and_prebuilt_trees_give_the_same_values(
     structural: dict[str, Any],
 ) -> None:
-    samples = structural["five_samples"]["samples"]
-    trees = [build_tree(s, "python") for s in samples]
+    versions = structural["five_samples"]["samples"]
+    trees = [build_tree(s, "python") for s in versions]
     for costs in (UNIT_COSTS, PUBLISHED_COSTS):
-        serial = tsed_matrix(samples, "python", costs)
-        np.testing.assert_array_equal(tsed_matrix(samples, "python", costs, workers=2), serial)
+        serial = tsed_matrix(versions, "python", costs)
+        np.testing.assert_array_equal(tsed_matrix(versions, "python", costs, workers=2), serial)
         np.testing.assert_array_equal(tsed_tree_matrix(trees, costs), serial)
 
 
@@ -114,10 +114,10 @@ def test_matrix_with_repeated_samples() -> None:
 
 
 def test_matrix_symmetry_follows_costs(structural: dict[str, Any]) -> None:
-    samples = structural["five_samples"]["samples"][:3]
-    unit = tsed_matrix(samples, "python", UNIT_COSTS)
+    versions = structural["five_samples"]["samples"][:3]
+    unit = tsed_matrix(versions, "python", UNIT_COSTS)
     np.testing.assert_array_equal(unit, unit.T)
-    published = tsed_matrix(samples, "python", PUBLISHED_COSTS)
+    published = tsed_matrix(versions, "python", PUBLISHED_COSTS)
     assert not np.allclose(published, published.T)
 
 
@@ -382,11 +382,11 @@ def test_warm_up_loads_the_kernel_distances_use() -> None:
 # -- the shared pass against the per-pair computation -----------------------------------------
 
 
-def _real_sets(shared_dir: Path, tasks: tuple[int, ...], samples: int) -> list[list[str]]:
+def _real_sets(shared_dir: Path, tasks: tuple[int, ...], versions: int) -> list[list[str]]:
     """Prompt + completion of the first ``samples`` samples of some HumanEval tasks."""
     lines = (shared_dir / "data" / "humaneval_codegen16b_t0.8.jsonl").read_text().splitlines()
     records = [json.loads(lines[k]) for k in tasks]
-    return [[r["prompt"] + s for s in r["samples"][:samples]] for r in records]
+    return [[r["prompt"] + s for s in r["samples"][:versions]] for r in records]
 
 
 def test_shared_pass_equals_pairs_on_real_sets(shared_dir: Path) -> None:

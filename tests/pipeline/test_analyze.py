@@ -184,9 +184,9 @@ def test_shape_group_medoid_and_outlier_message() -> None:
 
 def test_the_shape_count_and_the_clusters_are_one_group() -> None:
     # version 1 and the code in the editor share a shape, version 2 does not
-    samples = VersionSet.from_codes("mine", [LOOP, RECURSIVE, LOOP_RENAMED]).samples
-    samples[2] = dataclasses.replace(samples[2], origin="current")
-    report = analyze(VersionSet("mine", samples), CONSTANT_LINE, current_index=2)
+    versions = VersionSet.from_codes("mine", [LOOP, RECURSIVE, LOOP_RENAMED]).versions
+    versions[2] = dataclasses.replace(versions[2], origin="current")
+    report = analyze(VersionSet("mine", versions), CONSTANT_LINE, current_index=2)
     assert report.clusters == [[0, 2], [1]]
     assert shape_group(report.clusters) == [0, 2]
     assert "2 of 2 versions + your code share one shape" in report.verdicts[0].message
@@ -488,7 +488,7 @@ def test_tsed_trees_are_built_once_for_both_costs(monkeypatch: pytest.MonkeyPatc
     from codequorum.metrics import tree_edit
 
     s = _five()
-    codes = [x.code for x in s.samples]
+    codes = [x.code for x in s.versions]
     built: list[list[str]] = []
     real = tree_edit.build_trees
 

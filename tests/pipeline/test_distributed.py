@@ -180,7 +180,7 @@ def _local_reports(sets: list[VersionSet], options: AnalysisConfig) -> list[str]
 def test_a_worker_killed_mid_run_loses_no_set(client: Client, data: Path) -> None:
     from codequorum.pipeline.distributed import score_distributed
 
-    sets = [s for s in read_version_sets(data, ReadOptions(limit=16, max_samples=12))
+    sets = [s for s in read_version_sets(data, ReadOptions(limit=16, max_versions=12))
             if isinstance(s, VersionSet)]
     options = AnalysisConfig()
     pids: dict[str, int] = client.run(os.getpid)
@@ -227,7 +227,7 @@ def test_jsonl_input_is_read_as_it_is_consumed(data: Path, tmp_path: Path) -> No
     thread = threading.Thread(target=write)
     thread.start()
     try:
-        sets = read_version_sets(fifo, ReadOptions(max_samples=2))
+        sets = read_version_sets(fifo, ReadOptions(max_versions=2))
         first = next(sets)
         assert isinstance(first, VersionSet) and first.task_id == "HumanEval/0"
         assert not writer_done.is_set()

@@ -178,7 +178,7 @@ def _result(ws: AgentWorkspace, target: FunctionTarget, analysis: FunctionAnalys
         path=target.key, function=analysis.qualified_name, language=analysis.language,
         status="ok" if report.status == "ok" else "insufficient",
         message=safe_text(report.message) if report.message else None,
-        versions=analysis.n_stored, compared=len(analysis.version_set.samples),
+        versions=analysis.n_stored, compared=len(analysis.version_set.versions),
         current_index=analysis.current_index, current=current_standing(analysis),
         stability=analysis.stability, stability_percentile=report.stability_percentile,
         stable=analysis.stable if report.status == "ok" else None,

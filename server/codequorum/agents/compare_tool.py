@@ -21,7 +21,7 @@ def compare_versions(ws: AgentWorkspace, args: CompareArgs) -> CompareResult:
     Raises :class:`~codequorum.core.errors.UnknownLanguageError` for an unknown language."""
     language = parsing.normalize_language(args.language)
     version_set = VersionSet(task_id=TASK_ID, language=language,
-                           samples=[Version(code=code) for code in args.versions])
+                           versions=[Version(code=code) for code in args.versions])
     report = analyze(version_set, from_tool_args(ws.options, args))
     data = safe_values(report.to_dict())
     return CompareResult(

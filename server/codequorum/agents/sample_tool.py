@@ -73,13 +73,13 @@ async def sample_versions(ws: AgentWorkspace, args: SampleArgs,
                                             args.language)
     store = await anyio.to_thread.run_sync(ws.store_path)
     config = ws.options.provider
-    count = args.count or min(config.samples, MAX_SAMPLE_COUNT)
+    count = args.count or min(config.versions, MAX_SAMPLE_COUNT)
     name = str(target.info.qualified_name)
     messages = build_messages(target.source.text, target.language, target.info,
                               ws.options.context_lines, path=target.key)
     arrivals = _Arrivals(ws, target, prompt_hash(messages), count, progress)
     progress(0.0, float(count), f"asking {config.model} at {config.public_url}")
-    result = await regenerate(dataclasses.replace(config, samples=count), messages, count,
+    result = await regenerate(dataclasses.replace(config, versions=count), messages, count,
                               target.language, name, budget=answer_budget(target.info.text),
                               on_version=arrivals)
     failure = failure_message(result, name)

@@ -794,7 +794,7 @@ def _takes_instance(version_set: VersionSet) -> bool:
     module, entry = version_set.module, version_set.entry_point
     if module is None or module.kind != "method" or not entry:
         return False
-    texts = [s.code for s in version_set.samples if s.origin == "current"] + version_set.codes
+    texts = [s.code for s in version_set.versions if s.origin == "current"] + version_set.codes
     for text in texts:
         fn = find_function(text, entry)
         if fn is not None:

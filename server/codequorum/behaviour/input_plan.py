@@ -633,7 +633,7 @@ def _signature_source(
     expected values: one version must not grade the others.
     """
     trusted = ([version_set.prompt] if version_set.prompt else []) + [
-        s.code for s in version_set.samples if s.origin == "current"
+        s.code for s in version_set.versions if s.origin == "current"
     ]
     for text in trusted:
         fn = find_function(text, entry)

@@ -135,13 +135,13 @@ class FunctionLocation:
 class VersionSet:
     """Several versions of one function (or one task), scored together.
 
-    ``samples`` hold complete code (already joined with ``prompt`` when the inputs were
+    ``versions`` hold complete code (already joined with ``prompt`` when the inputs were
     completions). ``entry_point`` names the function under test; ``tests`` are the
     behavioural checks, when known; ``module`` the function's module, when known.
     """
 
     task_id: str
-    samples: list[Version]
+    versions: list[Version]
     language: str = "python"
     prompt: str | None = None
     entry_point: str | None = None
@@ -156,13 +156,13 @@ class VersionSet:
 
     @property
     def codes(self) -> list[str]:
-        """The sample texts, in order."""
-        return [s.code for s in self.samples]
+        """The version texts, in order."""
+        return [s.code for s in self.versions]
 
     @classmethod
     def from_codes(
         cls, task_id: str, codes: list[str], language: str = "python", **kwargs: Any
     ) -> VersionSet:
         """Build a set from bare code strings (origin ``imported``)."""
-        samples = [Version(code=c, label=f"v{i + 1}") for i, c in enumerate(codes)]
-        return cls(task_id=task_id, samples=samples, language=language, **kwargs)
+        versions = [Version(code=c, label=f"v{i + 1}") for i, c in enumerate(codes)]
+        return cls(task_id=task_id, versions=versions, language=language, **kwargs)

@@ -81,7 +81,7 @@ class Verdict:
 
 @dataclass(frozen=True)
 class SkippedVersion:
-    """A sample left out of the scores, and why."""
+    """A version left out of the scores, and why."""
 
     index: int
     reason: str
@@ -162,7 +162,7 @@ class StabilityReport:
         return None
 
     def to_dict(self, include_matrices: bool = False) -> dict[str, Any]:
-        """JSON-ready form (NaN becomes null). Matrices only when asked: 100 samples give
+        """JSON-ready form (NaN becomes null). Matrices only when asked: 100 versions give
         10,000 numbers per metric."""
         d: dict[str, Any] = {
             "task_id": self.task_id,

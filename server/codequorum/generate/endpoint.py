@@ -11,7 +11,7 @@ topped up one by one, since many local servers ignore ``n``). Every request carr
 it is sent (time spent waiting for its turn does not count).
 
 Nothing here raises for a bad endpoint or a bad answer: each request ends as an accepted
-sample, a rejected answer (with the reason, e.g. ``does not define `foo```), or an error
+version, a rejected answer (with the reason, e.g. ``does not define `foo```), or an error
 with a message a user can act on (``cannot reach http://127.0.0.1:9/v1: connection
 refused — is the server running?``). The API key is read from the environment variable
 the settings name, at request time, and is never stored.
@@ -76,7 +76,7 @@ class ProviderConfig:
     model: str = DEFAULT_MODEL
     api_key_env: str | None = DEFAULT_API_KEY_ENV
     temperature: float = 0.8
-    samples: int = 5
+    versions: int = 5
     seed: int | None = None
     timeout: float = 60.0
     max_retries: int = 2
@@ -100,7 +100,7 @@ class ProviderConfig:
             "model": "model",
             "apiKeyEnv": "api_key_env",
             "temperature": "temperature",
-            "samples": "samples",
+            "samples": "versions",
             "seed": "seed",
             "timeout": "timeout",
             "maxRetries": "max_retries",
@@ -236,7 +236,7 @@ OnVersion = Callable[[int, Outcome], Awaitable[None] | None]
 
 @dataclass
 class RegenerationResult:
-    """What came back: accepted samples (in request order), rejections, errors; the
+    """What came back: accepted versions (in request order), rejections, errors; the
     requests that were in flight at once (``concurrency``) and the ``max_tokens`` each
     carried (None: none)."""
 
@@ -339,15 +339,15 @@ async def regenerate(
     on_version: OnVersion | None = None,
     client: httpx.AsyncClient | None = None,
 ) -> RegenerationResult:
-    """Ask for ``n`` versions (``config.samples`` when None) of function ``name``.
+    """Ask for ``n`` versions (``config.versions`` when None) of function ``name``.
 
     ``budget`` is the ``max_tokens`` the function needs when the configuration sets none
     (:func:`answer_budget` of its current code). Every answer is validated with
     :func:`extract_function`; ``on_version(index, outcome)`` (sync or async) is called as
-    each outcome arrives so callers can store samples and report progress. Setting
+    each outcome arrives so callers can store versions and report progress. Setting
     ``cancel`` stops pending requests and returns what arrived.
     """
-    count = config.samples if n is None else n
+    count = config.versions if n is None else n
     result = RegenerationResult(requested=max(0, count), max_tokens=config.token_limit(budget))
     if count <= 0:
         return result

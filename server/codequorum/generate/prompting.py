@@ -92,7 +92,7 @@ def build_messages(
 
 
 def prompt_hash(messages: Sequence[dict[str, str]]) -> str:
-    """A stable hash of the messages (which prompt produced a stored sample)."""
+    """A stable hash of the messages (which prompt produced a stored version)."""
     canonical = json.dumps(list(messages), sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
 

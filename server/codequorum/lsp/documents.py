@@ -102,7 +102,7 @@ class FunctionEntry:
         return str(self.info.text)
 
     def dedented(self) -> str:
-        """The function's source with its indentation removed (how samples are stored)."""
+        """The function's source with its indentation removed (how versions are stored)."""
         return dedent_function(self.text, self.indent)
 
 

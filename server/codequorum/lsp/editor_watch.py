@@ -33,7 +33,7 @@ import functools
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -42,9 +42,7 @@ from lsprotocol import types
 
 from codequorum.core.model import Version
 from codequorum.core.safe_text import safe_text
-from codequorum.lsp.commands.run_dynamic import run_arrived
-from codequorum.lsp.gates import choose, may_send_key
-from codequorum.lsp.host import questions
+from codequorum.lsp.gates import AskUser, Questions, choose, may_send_key
 from codequorum.lsp.progress import WorkProgress
 from codequorum.options.approvals import Approvals
 from codequorum.pipeline.watch.arrivals import (
@@ -59,8 +57,8 @@ from codequorum.pipeline.watch.edits import Edit, Region, shift, touches
 from codequorum.pipeline.watch.index import PIECE_PAUSE, Work, pause
 
 if TYPE_CHECKING:
+    from codequorum.lsp.documents import Snapshot
     from codequorum.lsp.engine import Engine
-    from codequorum.lsp.host import Host
     from codequorum.lsp.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -216,12 +214,50 @@ def provider_words(kind: str, model: str, public_url: str) -> str:
     return f"{safe_text(model, 100)} at {safe_text(public_url, 200)}"
 
 
+@dataclass(frozen=True)
+class WatchClient:
+    """What the watch uses of the client, asked each time it is used (its capabilities
+    arrive after the watch is made): whether it is busy, the ways to tell and ask the
+    user, its progress bars and codequorum's own notifications."""
+
+    #: Whether a request of the client's is being answered. Any thread.
+    answering: Callable[[], bool]
+    #: Whether the client sent nothing for so many seconds. Any thread.
+    quiet: Callable[[float], bool]
+    #: A message to the user, made safe, from any thread.
+    show: Callable[[types.MessageType, str], None]
+    warn_once: Callable[[str], None]
+    ask: AskUser
+    capabilities: Callable[[], types.ClientCapabilities]
+    #: A progress bar of this title.
+    new_progress: Callable[[str], WorkProgress]
+    notify: Callable[[str, Any], None]
+
+
+@dataclass(frozen=True)
+class WatchFolders:
+    """What the watch uses of the workspace folders, asked each time it is used (folders
+    and trust change): a document's settings, engine, store name and snapshot, its
+    features drawn again, the first folder's worker thread, and the run of versions that
+    arrive (``run_arrived(uri, qualified_name, language)``)."""
+
+    trusted: Callable[[], bool]
+    settings_for: Callable[[str], Settings]
+    engine_for: Callable[[str], Engine]
+    file_key: Callable[[str], str]
+    snapshot: Callable[[str], Snapshot | None]
+    refresh: Callable[[str], None]
+    worker: Engine
+    run_arrived: Callable[[str, str, str], Awaitable[None]]
+
+
 @dataclass
 class Watch:
     """The server's watch: what each document had, the arrivals on their way, the hour's
     budget and the editor's reasons for changes."""
 
-    ls: Host
+    client: WatchClient
+    folders: WatchFolders
     budget: HourlyBudget = field(default_factory=HourlyBudget)
     _documents: dict[str, DocumentWatch] = field(default_factory=dict)
     _watched: dict[tuple[str, str], Watched] = field(default_factory=dict)
@@ -297,7 +333,7 @@ class Watch:
         client's is being answered: the watch holds the interpreter while it parses, and a
         hover sent with a change is answered first."""
         waited = 0.0
-        while waited < YIELD_SECONDS and self.ls.answering():
+        while waited < YIELD_SECONDS and self.client.answering():
             time.sleep(YIELD_STEP)
             waited += YIELD_STEP
 
@@ -315,7 +351,7 @@ class Watch:
         most), then the requests being answered go first."""
         worked = min(time.monotonic() - self._resumed, YIELD_SECONDS)
         pause()
-        if worked > PIECE_PAUSE and not self.ls.quiet(BUSY_SECONDS):
+        if worked > PIECE_PAUSE and not self.client.quiet(BUSY_SECONDS):
             time.sleep(worked - PIECE_PAUSE)
         self._after_requests()
         self._resumed = time.monotonic()
@@ -450,8 +486,8 @@ class Watch:
         if exc is not None:
             names = ", ".join(f"'{w.name}'" for w in burst.arrivals[:NAMES_SHOWN])
             log.error("the watch's offer of %s failed: %s", names, exc)
-            self.ls.show(types.MessageType.Error,
-                         f"codequorum: the offer to check {names} failed: {safe_text(exc)}")
+            self.client.show(types.MessageType.Error,
+                             f"codequorum: the offer to check {names} failed: {safe_text(exc)}")
 
     def _done(self, key: tuple[str, str], watched: Watched, task: asyncio.Future[None]) -> None:
         if self._watched.get(key) is watched:
@@ -461,8 +497,8 @@ class Watch:
             return
         log.error("the watch of %s failed: %s", key[1], exc)
         if not getattr(exc, "shown", False):  # a failed sampling was already shown
-            self.ls.show(types.MessageType.Error,
-                         f"codequorum: checking '{watched.name}' failed: {safe_text(exc)}")
+            self.client.show(types.MessageType.Error,
+                             f"codequorum: checking '{watched.name}' failed: {safe_text(exc)}")
 
     def shutdown(self) -> None:
         """Stop every arrival on its way and every sampling, and the worker."""
@@ -511,8 +547,8 @@ class Watch:
         return None if version is None or reasons is None else reasons.get(version)
 
     def _watching(self, uri: str) -> bool:
-        watch = self.ls.settings_for(uri).watch
-        return watch.mode != "off" and watch.max_per_hour > 0 and self.ls.trusted
+        watch = self.folders.settings_for(uri).watch
+        return watch.mode != "off" and watch.max_per_hour > 0 and self.folders.trusted()
 
     # ------------------------------------------------------------------ the offer
 
@@ -532,7 +568,7 @@ class Watch:
         being answered: an offer, and the answer it brings back, never go between a request
         and its answer."""
         waited = 0.0
-        while waited < OFFER_YIELD and self.ls.answering():
+        while waited < OFFER_YIELD and self.client.answering():
             await asyncio.sleep(OFFER_STEP)
             waited += OFFER_STEP
 
@@ -548,11 +584,11 @@ class Watch:
         live = self._live(arrivals)
         if not live or not self._watching(uri):
             return
-        settings, engine = self.ls.settings_for(uri), self.ls.engine_for(uri)
+        settings, engine = self.folders.settings_for(uri), self.folders.engine_for(uri)
         limit = settings.watch.max_per_hour
         allowed = self.budget.left(limit)
-        prepared = await self._on_worker(self._prepare, live, engine, self.ls.file_key(uri),
-                                         settings, allowed)
+        prepared = await self._on_worker(self._prepare, live, engine,
+                                         self.folders.file_key(uri), settings, allowed)
         if prepared.choice == "off" or not prepared.fresh:
             return
         if self.budget.left(limit) == 0:
@@ -561,8 +597,8 @@ class Watch:
         chosen = prepared.fresh
         if prepared.question is not None:
             await self._requests_answered()
-            answer = await choose(self.ls.window_show_message_request_async,
-                                  prepared.question, ACTIONS, types.MessageType.Info)
+            answer = await choose(self.client.ask, prepared.question, ACTIONS,
+                                  types.MessageType.Info)
             if answer in (ALWAYS, NEVER):
                 await self._keep_choice(engine.root, "auto" if answer == ALWAYS else "off")
             if answer not in (CHECK, ALWAYS):
@@ -581,8 +617,8 @@ class Watch:
         if edited:
             names = ", ".join(f"'{w.name}'" for w in edited[:NAMES_SHOWN])
             more = f" and {len(edited) - NAMES_SHOWN} more" if len(edited) > NAMES_SHOWN else ""
-            self.ls.show(types.MessageType.Info, f"codequorum: {names}{more} changed since "
-                         f"{'it' if len(edited) == 1 else 'they'} arrived; nothing was asked")
+            self.client.show(types.MessageType.Info, f"codequorum: {names}{more} changed since "
+                             f"{'it' if len(edited) == 1 else 'they'} arrived; nothing was asked")
         return [w for w in chosen if not w.edited]
 
     def _prepare(self, arrivals: Sequence[Watched], engine: Engine, file_key: str,
@@ -632,13 +668,13 @@ class Watch:
         if root is None:
             return
         try:
-            await self.ls.engine.run(Approvals.default().remember_watch, root, choice)
+            await self.folders.worker.run(Approvals.default().remember_watch, root, choice)
         except OSError as exc:
-            self.ls.warn_once(f"codequorum: cannot remember the answer ({safe_text(exc)}); it "
-                              "holds until the editor closes")
+            self.client.warn_once(f"codequorum: cannot remember the answer ({safe_text(exc)}); "
+                                  "it holds until the editor closes")
 
     def _spent(self, limit: int) -> None:
-        self.ls.warn_once(
+        self.client.warn_once(
             f"codequorum: the watch asked for versions {limit} time{'s' if limit != 1 else ''} "
             "in the last hour (codequorum.watchMaxPerHour); functions that arrive now are "
             "left alone until the hour allows more")
@@ -649,55 +685,61 @@ class Watch:
         """Store the arrived text (origin ``assistant``) and ask for more versions."""
         from codequorum.lsp.commands import regeneration as cmds
 
-        ls, uri, arrival = self.ls, watched.uri, watched.arrival
-        snapshot = ls.snapshot(uri)
+        client, folders, uri, arrival = self.client, self.folders, watched.uri, watched.arrival
+        snapshot = folders.snapshot(uri)
         entry = (None if snapshot is None
-                 else await ls.engine.run(snapshot.function_named, arrival.qualified_name))
+                 else await folders.worker.run(snapshot.function_named, arrival.qualified_name))
         if snapshot is None or entry is None or watched.edited:
             return
-        engine, file_key = ls.engine_for(uri), ls.file_key(uri)
+        engine, file_key = folders.engine_for(uri), folders.file_key(uri)
         assistant = Version(code=arrival.code, origin="assistant")
         await engine.run(engine.add_sync, file_key, watched.language, arrival.qualified_name,
                          [assistant])
-        ls.refresh(uri)
-        settings = ls.settings_for(uri)
+        folders.refresh(uri)
+        settings = folders.settings_for(uri)
         n = settings.provider.versions
-        request = await cmds.regeneration_request(ls.engine, ls.file_key(uri), uri,
+        request = await cmds.regeneration_request(folders.worker, folders.file_key(uri), uri,
                                                   snapshot, entry, n)
         if settings.provider.kind == "client":
             self._relay(watched, request)
             return
-        refusal = await may_send_key(questions(ls), settings.provider)
+        refusal = await may_send_key(self._questions(), settings.provider)
         if refusal is not None:
-            ls.show(types.MessageType.Warning, f"codequorum: {refusal}")
+            client.show(types.MessageType.Warning, f"codequorum: {refusal}")
             return
-        watched.progress = WorkProgress(
-            ls.work_done_progress, ls.client_capabilities,
+        watched.progress = client.new_progress(
             f"codequorum: checking {safe_text(entry.name, 100)}")
         result, stored = await cmds.regenerate_storing(
-            ls.engine_for(uri), ls.show, functools.partial(ls.refresh, uri), request,
-            settings.provider.config(n), watched.progress)
-        ls.refresh(uri)
+            folders.engine_for(uri), client.show, functools.partial(folders.refresh, uri),
+            request, settings.provider.config(n), watched.progress)
+        folders.refresh(uri)
         if watched.edited:
-            ls.show(types.MessageType.Info, f"codequorum: stopped asking for versions of "
-                    f"'{watched.name}': you edited it ({stored} stored)")
+            client.show(types.MessageType.Info, f"codequorum: stopped asking for versions of "
+                        f"'{watched.name}': you edited it ({stored} stored)")
             return
-        ls.show(*cmds.regeneration_message(result, watched.name))
+        client.show(*cmds.regeneration_message(result, watched.name))
         if result.ok:
-            await run_arrived(ls, uri, arrival.qualified_name, watched.language)
+            await folders.run_arrived(uri, arrival.qualified_name, watched.language)
+
+    def _questions(self) -> Questions:
+        """What the key's question uses: the workspace's trust now, the way to ask, the
+        warnings and the first folder's worker."""
+        return Questions(self.folders.trusted(), self.client.ask, self.client.warn_once,
+                         self.folders.worker)
 
     def relays(self) -> bool:
         """True when the client said it writes versions on :data:`RELAY`
         (``experimental.codequorumRelay``)."""
-        experimental: Any = self.ls.client_capabilities.experimental
+        experimental: Any = self.client.capabilities().experimental
         return isinstance(experimental, dict) and experimental.get("codequorumRelay") is True
 
     def _relay(self, watched: Watched, request: Any) -> None:
         """Hand the prompt to an editor that writes the versions itself."""
         if not self.relays():
-            self.ls.show(types.MessageType.Warning, f"codequorum: '{watched.name}' was kept as a "
-                         "version, but provider.kind is 'client' and this editor does not write "
-                         "versions; set provider.kind to 'openai-compatible' to get more")
+            self.client.show(types.MessageType.Warning, f"codequorum: '{watched.name}' was kept "
+                             "as a version, but provider.kind is 'client' and this editor does "
+                             "not write versions; set provider.kind to 'openai-compatible' to "
+                             "get more")
             return
         params = {
             "uri": watched.uri,
@@ -705,4 +747,4 @@ class Watch:
             "n": request.n,
             "messages": [{"role": m["role"], "content": m["content"]} for m in request.messages],
         }
-        self.ls.protocol.notify(RELAY, params)
+        self.client.notify(RELAY, params)

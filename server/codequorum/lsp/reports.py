@@ -50,7 +50,7 @@ def comparison_doc(
     anchor = pair[0] if pair is not None else None
     if anchor is None:
         return ((title,), (("no two versions to compare yet",),))
-    count = len(analysis.version_set.samples)
+    count = len(analysis.version_set.versions)
     order = compared_order(anchor, analysis.most_different, count)
     shown = order if every else order[:1]
     return ((title,), *(_against(analysis, anchor, i, max_lines) for i in shown))
@@ -58,15 +58,15 @@ def comparison_doc(
 
 def _version(analysis: FunctionAnalysis, index: int) -> Paragraph:
     """One version: its label, where it came from, its code."""
-    sample = analysis.version_set.samples[index]
-    source = ", ".join(x for x in (sample.origin, sample.provider, sample.model) if x)
+    version = analysis.version_set.versions[index]
+    source = ", ".join(x for x in (version.origin, version.provider, version.model) if x)
     head: Line = (Text(analysis.label(index)), " · ", Text(source, 200))
-    return (head, Block(sample.code, analysis.language))
+    return (head, Block(version.code, analysis.language))
 
 
 def report_doc(entry: FunctionEntry, analysis: FunctionAnalysis) -> Doc:
     """The whole report: the hover (with a long diff), then every version's code."""
-    versions = tuple(_version(analysis, i) for i in range(len(analysis.version_set.samples)))
+    versions = tuple(_version(analysis, i) for i in range(len(analysis.version_set.versions)))
     return (
         *hover_doc(entry, analysis, DOCUMENT_DIFF_LINES),
         (("The versions",),),

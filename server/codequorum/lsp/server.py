@@ -50,6 +50,7 @@ from codequorum.lsp.actions import (
 )
 from codequorum.lsp.autorun import not_run_note
 from codequorum.lsp.commands.registry import HANDLERS, CommandError
+from codequorum.lsp.commands.run_dynamic import run_arrived
 from codequorum.lsp.diagnostics import SOURCE, document_diagnostics, result_id
 from codequorum.lsp.documents import (
     FunctionEntry,
@@ -58,13 +59,13 @@ from codequorum.lsp.documents import (
     language_of,
     normalize_encoding,
 )
-from codequorum.lsp.editor_watch import EDIT_REASON, Watch
+from codequorum.lsp.editor_watch import EDIT_REASON, Watch, WatchClient, WatchFolders
 from codequorum.lsp.engine import Engine, FunctionAnalysis, Items
 from codequorum.lsp.files import RefusedFile, path_of, read_inside
 from codequorum.lsp.hover import computing_doc, hover_doc
 from codequorum.lsp.lenses import document_lenses, lens_commands
 from codequorum.lsp.lines import LineIndex, SplitLines
-from codequorum.lsp.progress import REQUEST_TOKEN
+from codequorum.lsp.progress import REQUEST_TOKEN, WorkProgress
 from codequorum.lsp.rendering import Format, client_format, markup_content
 from codequorum.lsp.settings import Settings, file_settings, folder_settings, parse_settings
 from codequorum.lsp.views import shows_documents
@@ -279,7 +280,7 @@ class CodequorumServer(LanguageServer):
         #: ``engine`` is the first folder's, and serves documents outside every folder.
         self.folders: dict[str, Engine] = {}
         self.snapshots = SnapshotCache()
-        self.watch = Watch(self)
+        self.watch = Watch(self._watch_client(), self._watch_folders())
         self.pending: dict[str, asyncio.Task[None]] = {}
         self.dynamic_jobs: dict[str, asyncio.Future[None]] = {}
         #: Work that goes on after the request that started it was answered.
@@ -293,6 +294,24 @@ class CodequorumServer(LanguageServer):
         self._configured = asyncio.Event()
         #: True once the client sent ``shutdown``: ``exit`` then ends the process with 0.
         self.shutdown_requested = False
+
+    def _watch_client(self) -> WatchClient:
+        """What the watch uses of the client, asked each time it is used."""
+        return WatchClient(
+            answering=self.answering, quiet=self.quiet, show=self.show, warn_once=self.warn_once,
+            ask=self.window_show_message_request_async,
+            capabilities=lambda: self.client_capabilities,
+            new_progress=lambda title: WorkProgress(self.work_done_progress,
+                                                    self.client_capabilities, title),
+            notify=lambda method, params: self.protocol.notify(method, params))
+
+    def _watch_folders(self) -> WatchFolders:
+        """What the watch uses of the workspace folders, asked each time it is used."""
+        return WatchFolders(
+            trusted=lambda: self.trusted, settings_for=self.settings_for,
+            engine_for=self.engine_for, file_key=self.file_key, snapshot=self.snapshot,
+            refresh=self.refresh, worker=self.engine,
+            run_arrived=functools.partial(run_arrived, self))
 
     def _start_io_async(self, stdin: BinaryIO | None = None,
                         stdout: BinaryIO | None = None) -> None:

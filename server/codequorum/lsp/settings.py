@@ -75,7 +75,7 @@ class ProviderSettings:
             model=self.model,
             api_key_env=self.api_key_env or None,
             temperature=self.temperature,
-            samples=self.versions if versions is None else versions,
+            versions=self.versions if versions is None else versions,
             seed=self.seed,
             timeout=self.timeout,
             max_retries=self.max_retries,

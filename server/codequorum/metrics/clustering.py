@@ -1,4 +1,4 @@
-"""Groups of samples with the same shape: average-linkage clustering on a distance matrix.
+"""Groups of versions with the same shape: average-linkage clustering on a distance matrix.
 
 Small and numpy-only on purpose: a sample set holds tens to a few hundred versions, so the
 textbook O(n^3) agglomeration with Lance–Williams updates runs in milliseconds and keeps
@@ -24,9 +24,9 @@ def symmetrise(similarity: FloatMatrix) -> FloatMatrix:
 
 
 def typicality(similarity: FloatMatrix) -> npt.NDArray[np.float64]:
-    """Mean similarity of each sample to every other one (the diagonal is left out).
+    """Mean similarity of each version to every other one (the diagonal is left out).
 
-    The matrix is symmetrised first. With one sample there is no other to compare with,
+    The matrix is symmetrised first. With one version there is no other to compare with,
     so its typicality is NaN.
     """
     s = symmetrise(similarity)

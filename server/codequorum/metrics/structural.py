@@ -1,6 +1,6 @@
 """Structural agreement of code versions: subtree symbols, SCE and JSD similarity.
 
-Every sample is parsed once into its full concrete tree (named and anonymous nodes,
+Every version is parsed once into its full concrete tree (named and anonymous nodes,
 comments, ERROR and MISSING nodes). A depth-first walk from the root (depth 1) visits the
 nodes down to ``max_depth``; each visited node yields one *symbol*:
 
@@ -8,7 +8,7 @@ nodes down to ``max_depth``; each visited node yields one *symbol*:
   still appear in its symbol, they are just not visited themselves);
 - structure+value: the same for inner nodes, and ``(type, (source text,))`` for a leaf.
 
-Counting symbols gives one count vector per sample over a shared vocabulary, i.e. an
+Counting symbols gives one count vector per version over a shared vocabulary, i.e. an
 ``n × V`` integer matrix (``subtree_counts``); all pairwise scores come from it, with no
 re-parsing per pair.
 
@@ -28,7 +28,7 @@ once instead of one pair at a time. SCE needs only sums over each pair's shared 
 (H(P, Q) and H(Q) split into A ∩ B, A \\ B, B \\ A parts). The JSD's smoothing depends on
 the pair (|U|, |A \\ B|), but only at the 1e-10 level, so it is expanded exactly to first
 order in eps (remainder ~1e-17 for ordinary code); what is left is one logarithm per
-element of each pair's intersection. Samples with the same distribution are scored once.
+element of each pair's intersection. Versions with the same distribution are scored once.
 The pair sums run in a numba-compiled pass over the non-zero counts (loaded on first use,
 cached on disk; ``warm_up`` loads it ahead); the same formulas as array expressions are
 the fallback and the cross-check.
@@ -88,12 +88,12 @@ SymbolKey = tuple[int, ...] | tuple[int, bytes]
 
 @dataclass(frozen=True)
 class SubtreeCounts:
-    """Symbol counts of ``n`` samples over a shared vocabulary.
+    """Symbol counts of ``n`` versions over a shared vocabulary.
 
     ``struct`` (``n × V1``) counts structure-only symbols, ``value`` (``n × V2``)
-    structure+value symbols, columns in order of first appearance in the samples (so the
-    same samples give the same matrices whatever the process counted before);
-    ``syntax_errors[i]`` is the number of ERROR and MISSING nodes in sample ``i`` (whole
+    structure+value symbols, columns in order of first appearance in the versions (so the
+    same versions give the same matrices whatever the process counted before);
+    ``syntax_errors[i]`` is the number of ERROR and MISSING nodes in version ``i`` (whole
     tree, any depth). ``struct_symbols()`` / ``value_symbols()`` name the columns the way
     the reference writes symbols.
     """
@@ -118,7 +118,7 @@ class SubtreeCounts:
 class StructuralMatrices:
     """The four ``n × n`` structural score matrices of a sample set.
 
-    ``M[i, j]`` is the score from sample ``i`` to sample ``j`` (P from row ``i``).
+    ``M[i, j]`` is the score from version ``i`` to version ``j`` (P from row ``i``).
     """
 
     sce_struct: FloatMatrix
@@ -127,8 +127,8 @@ class StructuralMatrices:
     jsd_value: FloatMatrix
     syntax_errors: list[int]
     jsd_log_base: float = 2.0
-    #: The tree-sitter tree of each sample (identical samples share one), so that other
-    #: tree metrics (TSED) read the same parse instead of parsing again; None for a sample
+    #: The tree-sitter tree of each version (identical versions share one), so that other
+    #: tree metrics (TSED) read the same parse instead of parsing again; None for a version
     #: whose tree was not kept (see ``structural_matrices``' ``parsed``).
     parsed: tuple[tree_sitter.Tree | None, ...] = field(default=(), repr=False, compare=False)
 
@@ -363,12 +363,12 @@ def _first_seen(ids: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], npt.
 
 def _count_triples(codes: Sequence[str | bytes], language: str, max_depth: int,
                    given: Sequence[tree_sitter.Tree | None] | None = None) -> _Triples:
-    """Parse and walk each sample once; count its symbols (see ``subtree_counts``).
+    """Parse and walk each version once; count its symbols (see ``subtree_counts``).
 
-    ``given``: a tree per sample already parsed, or None where the sample is to be parsed
-    here; a tree parsed here for such a sample is dropped once walked (``parsed`` holds
+    ``given``: a tree per version already parsed, or None where the version is to be parsed
+    here; a tree parsed here for such a version is dropped once walked (``parsed`` holds
     None for it), so large versions are not all held at once. Without ``given`` every
-    sample is parsed here and every tree kept.
+    version is parsed here and every tree kept.
     """
     if max_depth < 1:
         raise ValueError(f"max_depth must be >= 1, got {max_depth}")
@@ -387,7 +387,7 @@ def _count_triples(codes: Sequence[str | bytes], language: str, max_depth: int,
     starts: list[int] = []
     errors: list[int] = []
     parsed: list[tree_sitter.Tree | None] = []
-    seen: dict[str | bytes, int] = {}  # identical samples (common) are parsed once
+    seen: dict[str | bytes, int] = {}  # identical versions (common) are parsed once
     for row, code in enumerate(codes):
         starts.append(len(ids))
         same = seen.setdefault(code, row)
@@ -427,9 +427,9 @@ def _count_triples(codes: Sequence[str | bytes], language: str, max_depth: int,
 def subtree_counts(
     codes: Sequence[str | bytes], language: str, max_depth: int = DEFAULT_MAX_DEPTH
 ) -> SubtreeCounts:
-    """Count the subtree symbols of each sample (parsed once) over a shared vocabulary.
+    """Count the subtree symbols of each version (parsed once) over a shared vocabulary.
 
-    ``codes``: sample texts (``bytes`` are taken as UTF-8 as they are); ``language``: a
+    ``codes``: version texts (``bytes`` are taken as UTF-8 as they are); ``language``: a
     name or alias known to ``codequorum.core.parsing``; ``max_depth``: deepest level visited
     (root = 1, must be >= 1). Returns the ``n × V`` structure-only and structure+value
     count matrices and the syntax-error count of each sample.
@@ -493,7 +493,7 @@ def _single_blas_thread(work: int) -> AbstractContextManager[object]:
 class _Prepared:
     """What the pair scores need, over the *distinct* distributions only.
 
-    ``inverse`` maps each sample to its distinct row. Per distinct row i (``x`` = counts /
+    ``inverse`` maps each version to its distinct row. Per distinct row i (``x`` = counts /
     total, A its support): ``size`` = |A|, ``xsum`` = sum x, ``lsum`` = sum ln x,
     ``xlxsum`` = sum x ln x. The non-zero entries of the columns present in at least two
     rows, column by column with rows ascending: ``col_start`` (offsets), ``rows``,
@@ -521,7 +521,7 @@ def _wsum(index: npt.NDArray[np.intp], weights: FloatMatrix, size: int) -> Float
 
 
 def _checked(counts: npt.ArrayLike) -> FloatMatrix:
-    """``counts`` as a float64 (samples × symbols) array, or a clear ``ValueError``."""
+    """``counts`` as a float64 (versions × symbols) array, or a clear ``ValueError``."""
     c = np.asarray(counts)
     if c.ndim != 2:
         raise ValueError(f"counts must be a 2-d (samples × symbols) array, got shape {c.shape}")
@@ -538,7 +538,7 @@ def _prepare(counts: npt.ArrayLike, check: bool = True) -> _Prepared:
     tot = c.sum(axis=1)
     x_all = c / np.where(tot > 0, tot, 1.0)[:, None]
     # Equal rationals give equal correctly rounded quotients: bit-equal rows of x are
-    # exactly the samples with the same distribution. Score each distinct one once.
+    # exactly the versions with the same distribution. Score each distinct one once.
     group: dict[bytes, int] = {}
     inverse = np.fromiter(
         (group.setdefault(r.tobytes(), len(group)) for r in x_all),
@@ -580,7 +580,7 @@ def _prepare(counts: npt.ArrayLike, check: bool = True) -> _Prepared:
 
 
 def _expand(p: _Prepared, m: FloatMatrix) -> FloatMatrix:
-    """Distinct-row scores -> sample scores; 1.0 for equal distributions, 0 if empty."""
+    """Distinct-row scores -> version scores; 1.0 for equal distributions, 0 if empty."""
     ok = p.nonempty[:, None] & p.nonempty[None, :]
     m = np.where(ok, m, 0.0)
     np.fill_diagonal(m, np.where(p.nonempty, 1.0, 0.0))
@@ -695,14 +695,14 @@ def _triples_kernel_source(
     counts: FloatMatrix,
     ln_base: float,
 ) -> tuple[FloatMatrix, FloatMatrix]:  # pragma: no cover - runs compiled
-    """(SCE, 1 - JSD) for all ordered pairs of ``n`` samples from (row, symbol, count).
+    """(SCE, 1 - JSD) for all ordered pairs of ``n`` versions from (row, symbol, count).
 
     Compiled by numba: the same formulas as ``_scores_numpy``, without a dense matrix.
     Entries come with rows ascending; repeats of a (row, symbol) are summed. Symbols are
     first numbered in order of first appearance (so the summation order, hence the last
-    bits, depend on the samples only, not on the ids a shared vocabulary gave them). One
+    bits, depend on the versions only, not on the ids a shared vocabulary gave them). One
     counting sort puts the entries by symbol, rows ascending; each row's list is then read
-    off in symbol order, samples with equal (symbol, share) lists share one distinct row,
+    off in symbol order, versions with equal (symbol, share) lists share one distinct row,
     and each entry of a distinct row is paired with the later distinct rows holding the
     same symbol (one log per element of each intersection); each ordered pair's scores
     follow from those sums and the per-row sums.
@@ -899,7 +899,7 @@ def _triples_kernel_source(
             )
             jsd_d[i, j] = 1.0 - (both + only_a + only_b) / (2.0 * z) / ln_base
 
-    # back to samples: equal distributions 1.0, empty samples 0
+    # back to versions: equal distributions 1.0, empty versions 0
     sce = np.empty((n, n))
     jsd = np.empty((n, n))
     for i in range(n):
@@ -987,7 +987,7 @@ def _scores_dense(counts: npt.ArrayLike, log_base: float) -> tuple[FloatMatrix, 
 def sce_matrix(counts: npt.ArrayLike) -> FloatMatrix:
     """Structural cross-entropy for all ordered pairs of rows of a count matrix.
 
-    ``counts``: ``n × V`` non-negative symbol counts (one row per sample). Returns the
+    ``counts``: ``n × V`` non-negative symbol counts (one row per version). Returns the
     ``n × n`` matrix ``M[i, j] = SCE(i -> j) = H(Q) / H(P, Q)`` with P from row ``i`` and
     Q from row ``j`` over the union of their symbols, probabilities floored at 1e-10 and
     not renormalised, log base 2; 0 when H(P, Q) <= 0; exactly 1.0 when the two rows have
@@ -1021,9 +1021,9 @@ def structural_matrices(
 ) -> StructuralMatrices:
     """SCE and JSD-similarity matrices, structure-only and structure+value, of ``codes``.
 
-    Each sample is parsed once (see ``subtree_counts``); the four ``n × n`` matrices are
+    Each version is parsed once (see ``subtree_counts``); the four ``n × n`` matrices are
     computed from the two count matrices (see ``sce_matrix``, ``jsd_similarity_matrix``).
-    ``parsed`` gives a tree per sample already parsed (None: parse it here, and do not keep
+    ``parsed`` gives a tree per version already parsed (None: parse it here, and do not keep
     the tree); the result's ``parsed`` holds the trees kept.
     """
     if not jsd_log_base > 1.0:

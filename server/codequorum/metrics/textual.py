@@ -81,11 +81,11 @@ def _json_float(value: float) -> float | None:
 class TextualSummary:
     """Token LCS / LED over a sample set.
 
-    ``lcs[i, j]`` = LCS(i -> j) (diagonal 1.0, or 0.0 for a sample without tokens);
+    ``lcs[i, j]`` = LCS(i -> j) (diagonal 1.0, or 0.0 for a version without tokens);
     ``led[i, j]`` = LED(i, j) (symmetric, diagonal 0). ``lcs_mean`` / ``led_mean`` average
     candidate 0 against each other one; ``lcs_worst`` is the smallest of those LCS values,
     ``led_worst`` the largest LED. ``*_pair_mean`` average all unordered pairs ``i < j``
-    (``i`` first for LCS). With fewer than two samples the summaries are NaN.
+    (``i`` first for LCS). With fewer than two versions the summaries are NaN.
     """
 
     n: int

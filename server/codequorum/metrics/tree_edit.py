@@ -36,7 +36,7 @@ computes all the pairs of a set in one pass (``_shared_source``): every distinct
 subtree of every tree against every distinct prefix forest (a trie of the keyroots'
 postorders), each subtree-to-subtree distance once for the whole set. Both directions
 come out of the same pass, and with equal insert and delete costs only the forests of
-later trees are visited. Over the 164 x 100 HumanEval samples that is about 5x less time
+later trees are visited. Over the 164 x 100 HumanEval versions that is about 5x less time
 than pair by pair with (1, 1, 1), and more with (1, 0.8, 1); the values are the same. A
 row of a keyroot's table depends only on the forest of its first nodes, so keyroots that
 begin with the same forest are taken one after the other and share those rows (about a
@@ -1108,9 +1108,9 @@ def tsed_matrix(
 ) -> FloatArray:
     """The n x n TSED matrix: ``M[i, j]`` = TSED(codes[i] -> codes[j]).
 
-    Each sample is parsed and its tree built once. The diagonal is 1.0. With equal delete
+    Each version is parsed and its tree built once. The diagonal is 1.0. With equal delete
     and insert costs the distance is symmetric and only ``i < j`` is computed. Rows and
-    columns of a sample whose tree exceeds ``max_nodes`` are NaN (off the diagonal).
+    columns of a version whose tree exceeds ``max_nodes`` are NaN (off the diagonal).
     ``workers`` > 1 spreads the rows over that many threads (the compiled distance runs
     without the GIL).
     """

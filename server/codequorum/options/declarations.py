@@ -147,7 +147,7 @@ def _local_workers(value: object) -> bool:
 
 #: The most versions, and retries of one request, a project's file may ask for with the
 #: user's key: the bounds of the editor's ``provider.versions`` and ``provider.maxRetries``.
-PROJECT_MAX_SAMPLES = 50
+PROJECT_MAX_VERSIONS = 50
 PROJECT_MAX_RETRIES = 10
 
 
@@ -336,7 +336,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("versions", "versions to ask for (default: %(default)s)", Reach.TOKEN_SPEND,
            _on(SAMPLE), group="endpoint",
            flags=("--versions", "--samples", "-n"), type=positive, default=5,
-           metavar="N", project_values=_at_most(PROJECT_MAX_SAMPLES)),
+           metavar="N", project_values=_at_most(PROJECT_MAX_VERSIONS)),
     Option("versions", "versions one call asks for when the agent names no count (default: "
            "%(default)s)", A, _on(MCP), group="endpoint",
            flags=("--versions", "--samples", "-n"),

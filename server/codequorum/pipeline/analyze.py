@@ -1,10 +1,10 @@
 """Version set -> stability report: matrices, summaries, typicality, clusters, verdicts.
 
 The metric modules compute the pairwise matrices; this module only combines them: which
-samples are usable, the pair means, how typical each version is, which versions share a
+versions are usable, the pair means, how typical each version is, which versions share a
 shape (average-linkage clusters on ``1 - JSD``), the consensus version (medoid), and the
 verdicts in words. Everything after the metrics is vectorised numpy, so a set of 100
-samples costs a few milliseconds on top of the matrices.
+versions costs a few milliseconds on top of the matrices.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def _insufficient(version_set: VersionSet, indices: list[int], empty: list[int],
                   options: AnalysisConfig, current_index: int | None) -> StabilityReport:
     """The no-score report for a set with fewer than two versions or none with code, with
     the reason."""
-    n_total = len(version_set.samples)
+    n_total = len(version_set.versions)
     usable = len(indices)
     word = "version" if usable == 1 else "versions"
     message = f"only {usable} usable {word} of {n_total}; at least two are needed to compare"
@@ -123,7 +123,7 @@ def analyze(
     from codequorum.judge.calibration import model_of
 
     report = _analyze(version_set, options, dynamic, current_index)
-    report.model = model_of([s.model for s in version_set.samples])
+    report.model = model_of([s.model for s in version_set.versions])
     return report
 
 
@@ -136,7 +136,7 @@ def _analyze(
     """Score how much the versions in ``version_set`` agree.
 
     Every version is scored: an empty answer is an outcome (listed in ``empty``; each metric
-    treats it as its reference does, see docs/metrics.md), samples with syntax errors are
+    treats it as its reference does, see docs/metrics.md), versions with syntax errors are
     scored as parsed (tree-sitter recovers) and counted in ``syntax_errors``. Fewer than two
     versions give a report with ``status="insufficient"`` and the reason, not an
     exception; a set whose every version is empty is scored as the study's scripts score
@@ -200,7 +200,7 @@ def _analyze(
         clusters=clusters, notes=notes, current_index=current_index, options=opts.to_dict(),
     )
     current_apart = (current_index is not None
-                     and version_set.samples[current_index].origin == "current")
+                     and version_set.versions[current_index].origin == "current")
     report.verdicts = shape_verdicts(ShapeFacts(report, similarity, typ, groups, opts,
                                                 versions_compared(n, current_apart)))
     _merge_dynamic(report, dynamic)
@@ -235,7 +235,7 @@ def refused(version_set: VersionSet, reason: str, options: AnalysisConfig | None
     :class:`~codequorum.core.limits.InputLimitError`'s message): nothing compared, the reason as
     its message and as an ``input-limit`` verdict, so an editor and ``check`` show it on
     the function like any finding."""
-    n_total = len(version_set.samples)
+    n_total = len(version_set.versions)
     return StabilityReport(
         task_id=version_set.task_id, language=version_set.language, status="insufficient",
         n=0, n_total=n_total, indices=[], message=reason, current_index=current_index,

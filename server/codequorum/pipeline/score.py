@@ -370,7 +370,7 @@ def _run_dynamic_scoring(version_sets: Sequence[VersionSet], sources: Sequence[s
     counts versions. Ctrl-C cancels the running versions and keeps the finished sets."""
     run = ScoreRun(total=len(version_sets))
     results: dict[int, StabilityReport] = {}
-    total = sum(len(s.samples) for s in version_sets)
+    total = sum(len(s.versions) for s in version_sets)
     bar = _bar(progress, total, "running versions")
     cancel = threading.Event()
     base = 0
@@ -387,7 +387,7 @@ def _run_dynamic_scoring(version_sets: Sequence[VersionSet], sources: Sequence[s
                                    cancel=cancel, input_proposer=input_proposer,
                                    workspace=workspace)
                 _collect(run, results, version_sets, sources, k, result)
-                base += len(version_set.samples)
+                base += len(version_set.versions)
                 move(base)
     except KeyboardInterrupt:
         cancel.set()
@@ -414,7 +414,7 @@ def read_inputs(inputs: Sequence[str], options: ReadOptions
         if isinstance(item, ReadError):
             errors.append(item)
             continue
-        held += len(item.prompt or "") + sum(len(s.code) for s in item.samples)
+        held += len(item.prompt or "") + sum(len(s.code) for s in item.versions)
         if held > MAX_HELD_CHARS:
             errors.append(ReadError(name, item.source_line, (
                 f"stopped reading: the sets hold more than {size_words(MAX_HELD_CHARS)} of "
@@ -434,7 +434,7 @@ def iter_inputs(inputs: Sequence[str], options: ReadOptions
     limit = options.limit
     per_file = ReadOptions(input_format=options.input_format, language=options.language,
                            completions=options.completions, problems=options.problems,
-                           max_samples=options.max_samples)
+                           max_versions=options.max_versions)
     for path in inputs:
         if limit is not None and read >= limit:
             break

@@ -88,7 +88,7 @@ class FunctionAnalysis:
 
     def code(self, index: int) -> str:
         """Version ``index``'s code (0-based position in the sample set)."""
-        return self.version_set.samples[index].code
+        return self.version_set.versions[index].code
 
     def label(self, index: int) -> str:
         """``v3``, ``current`` or ``v3 (current)``."""
@@ -173,7 +173,7 @@ def build_version_set(
     content hash, else appended with origin ``current``. ``prompt``: the comment above the
     function where its language keeps examples there (:func:`examples_outside`).
     """
-    samples = [s.to_version() for s in stored]
+    versions = [s.to_version() for s in stored]
     current_index: int | None = None
     if current is not None:
         current_hash = content_hash(current)
@@ -182,11 +182,11 @@ def build_version_set(
                 current_index = i
                 break
         else:
-            samples.append(Version(code=current, origin="current", label="current"))
-            current_index = len(samples) - 1
+            versions.append(Version(code=current, origin="current", label="current"))
+            current_index = len(versions) - 1
     version_set = VersionSet(
         task_id=f"{file_key}::{qualified_name}",
-        samples=samples,
+        versions=versions,
         language=language,
         entry_point=name,
         prompt=prompt,
@@ -210,7 +210,7 @@ def normalize_version(code: str, language: str, qualified_name: str) -> str:
     """One version as stored: just the function (at column 0), from whatever text came in.
 
     Markdown fences are opened, and when the text defines the function (by qualified name,
-    else by its last part) only that definition is kept, so a sample that carries imports
+    else by its last part) only that definition is kept, so a version that carries imports
     or a whole file compares like with like.
     """
     text = code.replace("\r\n", "\n")
@@ -230,7 +230,7 @@ def normalize_version(code: str, language: str, qualified_name: str) -> str:
             text = chosen[0]
     try:
         found = parsing.functions(text, language)  # type: ignore[attr-defined]
-    except Exception:  # a sample the parser chokes on is kept as it is
+    except Exception:  # a version the parser chokes on is kept as it is
         found = []
     short = qualified_name.rsplit(".", 1)[-1]
     match = [f for f in found if f.qualified_name == qualified_name] or [
@@ -429,7 +429,7 @@ class Session:
         self._store: VersionStore | None = None
         self._store_path: Path | None = None
         self._store_failed: str | None = None
-        self._samples: dict[tuple[str, str], tuple[StoredVersion, ...]] = {}
+        self._versions: dict[tuple[str, str], tuple[StoredVersion, ...]] = {}
         self._with_versions: dict[str, frozenset[str]] = {}
         self._static: _LRU[AnalysisKey, FunctionAnalysis] = _LRU(CACHE_LIMIT)
         self._recent: dict[tuple[str, str], list[AnalysisKey]] = {}
@@ -456,7 +456,7 @@ class Session:
                 self._store = None
                 self._store_path = None
                 self._store_failed = None
-                self._samples.clear()
+                self._versions.clear()
                 self._with_versions.clear()
 
     def store_path(self) -> Path:
@@ -488,19 +488,19 @@ class Session:
             self._store_path = path
             return store
 
-    # ------------------------------------------------------------------ samples (blocking)
+    # ------------------------------------------------------------------ versions (blocking)
 
     def versions_sync(self, file_key: str, qualified_name: str) -> tuple[StoredVersion, ...]:
         """Stored versions of one function (cached until this engine writes)."""
         key = (file_key, qualified_name)
         with self._lock:
-            cached = self._samples.get(key)
+            cached = self._versions.get(key)
         if cached is not None:
             return cached
         store = self.store()
         rows = tuple(store.versions_for(file_key, qualified_name)) if store else ()
         with self._lock:
-            self._samples[key] = rows
+            self._versions[key] = rows
         return rows
 
     def functions_with_versions_sync(self, file_key: str) -> frozenset[str]:
@@ -516,35 +516,35 @@ class Session:
         return names
 
     def forget(self, file_key: str | None = None) -> None:
-        """Drop cached sample lists (all, or one file's) so the next read hits the store."""
+        """Drop cached version lists (all, or one file's) so the next read hits the store."""
         with self._lock:
             if file_key is None:
-                self._samples.clear()
+                self._versions.clear()
                 self._with_versions.clear()
                 return
             self._with_versions.pop(file_key, None)
-            for key in [k for k in self._samples if k[0] == file_key]:
-                del self._samples[key]
+            for key in [k for k in self._versions if k[0] == file_key]:
+                del self._versions[key]
 
     def add_sync(
         self,
         file_key: str,
         language: str,
         qualified_name: str,
-        samples: Sequence[Version],
+        versions: Sequence[Version],
         prompt_hash: str | None = None,
     ) -> list[int]:
         """Store versions (normalised to the bare function). Returns their row ids.
 
         Versions over the size bounds of :mod:`codequorum.core.limits` are refused, all of them,
         with :class:`~codequorum.core.limits.InputLimitError`, before anything reads them."""
-        check_call_sizes([s.code for s in samples])
+        check_call_sizes([s.code for s in versions])
         store = self.store()
         if store is None:
             raise RuntimeError(self._store_failed or "the version store is not available")
         clean = [
             dataclasses.replace(s, code=normalize_version(s.code, language, qualified_name))
-            for s in samples
+            for s in versions
             if s.code.strip()
         ]
         ids = store.add(file_key, language, qualified_name, clean, prompt_hash=prompt_hash)

@@ -90,7 +90,7 @@ class CheckRun:
     missing_paths: int = 0
     store: str = ""
     store_missing: bool = False
-    min_samples: int = 2
+    min_versions: int = 2
 
     def error(self, message: str) -> None:
         """A note that is a problem (shown even with ``--quiet``)."""
@@ -137,7 +137,7 @@ class CheckRun:
             parts.append(f"checked {count(self.functions_checked, 'function')} in {where}: "
                          f"{found}")
         elif self.functions_too_few:
-            parts.append(f"no function in {files} has {self.min_samples} or more stored "
+            parts.append(f"no function in {files} has {self.min_versions} or more stored "
                          "versions")
         elif self.failures:
             parts.append(f"no function in {files} could be checked")
@@ -150,7 +150,7 @@ class CheckRun:
             parts.append(f"{self.functions_without_versions:,} without versions skipped")
         if self.functions_too_few:
             parts.append(f"{count(self.functions_too_few, 'function')} with fewer than "
-                         f"{count(self.min_samples, 'stored version')} skipped")
+                         f"{count(self.min_versions, 'stored version')} skipped")
         if self.failures:
             parts.append(f"{self.failures:,} could not be analysed")
         return "; ".join(parts)

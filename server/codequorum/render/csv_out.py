@@ -4,7 +4,7 @@ The header is :data:`CSV_COLUMNS` whatever was computed, so files from different
 line up and scripts can name columns: a figure not computed (TSED with ``--no-tsed``,
 the behaviour figures without ``--dynamic``, a set with too few versions) is an empty
 cell. Pairwise metrics give two columns, ``<metric>_ordered`` and ``<metric>_unordered``;
-scalar figures one each. Sample indices are 0-based, as in JSON. Text from the input
+scalar figures one each. Version indices are 0-based, as in JSON. Text from the input
 (task ids, models, messages) goes through the CSV sink,
 :func:`~codequorum.core.safe_text.csv_cell`.
 

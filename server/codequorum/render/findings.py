@@ -112,7 +112,7 @@ def recommendation_lines(analysis: FunctionAnalysis, not_run: str | None = None)
     rec = report.recommended
     if report.status != "ok" or rec is None or not report.recommendation:
         return []
-    total = len(analysis.version_set.samples)
+    total = len(analysis.version_set.versions)
     names = {i: "the current code" for i in range(analysis.n_stored, total)}
     sentence = report.recommendation
     if rec in names:
@@ -144,7 +144,7 @@ def evidence_text(analysis: FunctionAnalysis) -> str | None:
     rec = analysis.report.recommended
     outcomes = getattr(analysis.dynamic, "outcomes", None)
     inputs = getattr(analysis.dynamic, "inputs", None)
-    total = len(analysis.version_set.samples)
+    total = len(analysis.version_set.versions)
     if rec is None or not outcomes or not inputs or len(outcomes) != total:
         return None
     ev = parting_input(outcomes, inputs, rec)

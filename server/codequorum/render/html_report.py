@@ -367,7 +367,7 @@ def match_codes(reports: Sequence[StabilityReport], version_sets: Sequence[Versi
         found: list[str] | None = None
         for j in range(k, len(version_sets)):
             s = version_sets[j]
-            if s.task_id == report.task_id and len(s.samples) == report.n_total:
+            if s.task_id == report.task_id and len(s.versions) == report.n_total:
                 found, k = s.codes, j + 1
                 break
         out.append(found)

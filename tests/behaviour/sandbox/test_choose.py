@@ -40,8 +40,8 @@ def test_auto_is_portable_without_the_strict_sandbox_and_says_why() -> None:
 def test_a_report_run_by_auto_names_the_level_and_the_reason() -> None:
     codes = ["def f(x):\n    '''\n    >>> f(2)\n    4\n    '''\n    return x * 2\n",
              "def f(x):\n    '''\n    >>> f(2)\n    4\n    '''\n    return x + 2\n"]
-    sample = VersionSet.from_codes("doubling", codes)
-    report = run_dynamic(sample, DynamicOptions(use_hypothesis=False, scaling=False))
+    version = VersionSet.from_codes("doubling", codes)
+    report = run_dynamic(version, DynamicOptions(use_hypothesis=False, scaling=False))
     assert report.notes[:2] == [
         "the strict sandbox is not available here (this machine has no bubblewrap): "
         "versions run in the portable sandbox", PORTABLE_NOTE]

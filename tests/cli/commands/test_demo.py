@@ -26,7 +26,7 @@ def test_the_request_is_read_from_the_parsed_arguments(tmp_path: Path) -> None:
     assert (request.output.color, request.output.matrices, request.output.reasons) == (
         "always", True, True)
     assert request.output.title == TITLE  # the table is laid out for a person
-    assert (request.samples, request.jobs, request.dynamic, request.analysis.sandbox) == (
+    assert (request.versions, request.jobs, request.dynamic, request.analysis.sandbox) == (
         4, 2, False, "weak")
     assert (request.interpreter, request.quiet, request.color) == (
         sys.executable, True, "always")

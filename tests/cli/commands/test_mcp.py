@@ -22,7 +22,7 @@ def test_the_request_is_read_from_the_parsed_arguments(tmp_path: Path) -> None:
         "--samples", "2", "--temperature", "0.4", "--request-timeout", "12",
         "--concurrency", "3", "--max-tokens", "256", "--context-lines", "6", "--isolated"])
     provider = ProviderConfig(base_url="http://127.0.0.1:9/v1", model="m", api_key_env=None,
-                              temperature=0.4, samples=2, timeout=12.0, concurrency=3,
+                              temperature=0.4, versions=2, timeout=12.0, concurrency=3,
                               max_tokens=256)
     assert mcp_request(args) == McpRequest(
         root=tmp_path.resolve(),

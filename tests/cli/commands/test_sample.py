@@ -187,8 +187,8 @@ def test_import_from_a_sample_set_file(
 
 
 def test_a_line_per_answer_and_an_unreachable_endpoint_once() -> None:
-    sample = Version(code="def f():\n    return 1\n", origin="regenerated", seed=7)
-    assert outcome_line(0, sample, set()) == "  version 1 (seed 7): accepted, 2 lines"
+    version = Version(code="def f():\n    return 1\n", origin="regenerated", seed=7)
+    assert outcome_line(0, version, set()) == "  version 1 (seed 7): accepted, 2 lines"
     unseeded = Version(code="def f(): pass", origin="regenerated")
     assert outcome_line(2, unseeded, set()) == "  version 3: accepted, 0 lines"
     rejected = Rejected(1, "no code block", "prose")
@@ -305,7 +305,7 @@ def test_the_request_is_read_from_the_parsed_arguments(tmp_path: Path) -> None:
     provider = request.provider
     assert (provider.base_url, provider.model, provider.api_key_env) == (
         "http://127.0.0.1:9/v1", "m", "KEY")
-    assert (provider.samples, provider.temperature, provider.seed) == (3, 0.2, 7)
+    assert (provider.versions, provider.temperature, provider.seed) == (3, 0.2, 7)
     assert (provider.timeout, provider.concurrency, provider.max_tokens) == (5.0, 2, 300)
     assert (provider.max_retries, provider.use_n) == (4, True)
 
@@ -318,7 +318,7 @@ def test_versions_to_ask_for_has_one_name_and_its_older_spelling(tmp_path: Path,
 
     args = parse_arguments(["sample", str(tmp_path / "app.py"), "-f", "f", flag, "7",
                             "--isolated"])
-    assert sample_request(args).provider.samples == 7
+    assert sample_request(args).provider.versions == 7
 
 
 @pytest.mark.parametrize("key", ["versions", "samples"])
@@ -330,11 +330,11 @@ def test_a_project_asks_for_at_most_fifty_versions_under_either_key(
     (tmp_path / "codequorum.toml").write_text(f"[sample]\n{key} = 7\n")
     args = parse_arguments(["sample", str(tmp_path / "app.py"), "-f", "f",
                             "--config", str(tmp_path / "codequorum.toml")])
-    assert sample_request(args).provider.samples == 7
+    assert sample_request(args).provider.versions == 7
     (tmp_path / "codequorum.toml").write_text(f"[sample]\n{key} = 51\n")
     args = parse_arguments(["sample", str(tmp_path / "app.py"), "-f", "f",
                             "--config", str(tmp_path / "codequorum.toml")])
-    assert sample_request(args).provider.samples != 51
+    assert sample_request(args).provider.versions != 51
     (note,) = args.config_notes
     assert f"{key} = 51: ignored: a project's configuration file cannot choose how many " \
         "tokens" in note

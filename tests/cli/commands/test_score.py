@@ -28,7 +28,7 @@ def test_the_request_is_read_from_the_parsed_arguments(tmp_path: Path) -> None:
     assert request.output.compare[1]["sets"][0]["task_id"] == "T/0"
     assert (request.output.reasons, request.output.color) == (True, "never")
     assert (request.read.input_format, request.read.language) == ("jsonl", "python")
-    assert (request.read.max_samples, request.read.limit) == (6, 3)
+    assert (request.read.max_versions, request.read.limit) == (6, 3)
     assert (request.jobs, request.scheduler, request.resume, request.dynamic) == (
         2, "local:2", True, True)
     assert request.analysis.keep_matrices is True  # the HTML report draws them

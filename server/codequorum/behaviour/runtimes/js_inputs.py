@@ -326,7 +326,7 @@ def collect_js_inputs(
         plan.notes.append("no function name: only the given tests are used")
         return plan
     known: set[str] = set()
-    graded_texts = [version_set.prompt or ""] + [s.code for s in version_set.samples
+    graded_texts = [version_set.prompt or ""] + [s.code for s in version_set.versions
                                                 if s.origin == "current"]
     if use_doctests:
         for text, graded in [*((t, True) for t in graded_texts if t),
@@ -443,7 +443,7 @@ def _add_guessed(plan: InputPlan, version_set: VersionSet, entry: str, count: in
                  known: set[str]) -> None:
     """Inputs drawn from the types the parameters' use suggests, where nothing else exists
     (the versions' first reading that gives one)."""
-    texts = [s.code for s in version_set.samples if s.origin == "current"] + version_set.codes
+    texts = [s.code for s in version_set.versions if s.origin == "current"] + version_set.codes
     types = next((t for t in map(lambda x: guessed_types(x, entry), texts) if t), None)
     if not types:
         return

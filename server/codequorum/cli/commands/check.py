@@ -198,7 +198,7 @@ class _Checker:
 
     session: Session
     run: CheckRun
-    min_samples: int
+    min_versions: int
     dynamic: bool
     cancel: threading.Event
     asker: InputAsker | None
@@ -235,7 +235,7 @@ class _Checker:
         if qualified_name not in names:
             self.run.functions_without_versions += 1
             return False
-        if len(self.session.versions_sync(key, qualified_name)) < self.min_samples:
+        if len(self.session.versions_sync(key, qualified_name)) < self.min_versions:
             self.run.functions_too_few += 1
             return False
         return True
@@ -332,7 +332,7 @@ def _open_session(request: CheckRequest, store_path: Path, workspace: Path, run:
 
 def check_files(request: CheckRequest, store_path: Path, workspace: Path) -> CheckRun:
     """Check every target file against the store at ``store_path``."""
-    run = CheckRun(store=str(store_path), min_samples=request.min_versions)
+    run = CheckRun(store=str(store_path), min_versions=request.min_versions)
     problems: list[str] = []
     session = _open_session(request, store_path, workspace, run, problems)
     cancel = threading.Event()

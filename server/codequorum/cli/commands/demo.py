@@ -1,6 +1,6 @@
-"""``codequorum demo``: score real LLM samples bundled with the package and explain the table.
+"""``codequorum demo``: score real LLM versions bundled with the package and explain the table.
 
-The data is 20 HumanEval tasks × 10 CodeGen-16B samples (see ``codequorum/data/NOTICE.md``),
+The data is 20 HumanEval tasks × 10 CodeGen-16B versions (see ``codequorum/data/NOTICE.md``),
 chosen to range from versions that all look alike to versions that share almost nothing.
 """
 
@@ -125,7 +125,7 @@ class DemoRequest:
     format: OutputFormat
     output: SinkRequest
     analysis: AnalysisConfig
-    samples: int | None = None      # the most versions read per set
+    versions: int | None = None      # the most versions read per set
     jobs: int = 1
     dynamic: bool = False
     interpreter: str | None = None  # ``--interpreter`` as given
@@ -146,7 +146,7 @@ def demo_request(args: argparse.Namespace) -> DemoRequest:
                            reasons=args.reasons, title=TITLE if fmt.terminal else None),
         analysis=from_request(args, DEMO, needs_matrices=fmt.needs_matrices,
                               interpreter=resolve_interpreter),
-        samples=args.versions, jobs=args.jobs, dynamic=args.dynamic,
+        versions=args.versions, jobs=args.jobs, dynamic=args.dynamic,
         interpreter=getattr(args, "interpreter", None), quiet=args.quiet, color=args.color)
 
 
@@ -163,7 +163,7 @@ def run_demo(request: DemoRequest) -> int:
             raise UserError(f"the bundled demo data is missing ({DATA_FILE}); reinstall "
                             "codequorum")
         sets, sources, errors = read_inputs(
-            [str(path)], ReadOptions(input_format="jsonl", max_samples=request.samples))
+            [str(path)], ReadOptions(input_format="jsonl", max_versions=request.versions))
     show_progress = not request.quiet and sys.stderr.isatty()
     require_sandbox(request.dynamic, request.interpreter, request.analysis.sandbox)
     scored: ScoreRun = run_scoring(

@@ -151,7 +151,7 @@ def _rows(store: VersionStore, workspace: Path, keys: list[tuple[str, bool]] | N
             stored = store.versions_for(key, name)
             version_set = _version_set(key, name, stored, text, result)
             result.sets += 1
-            result.versions += len(version_set.samples)
+            result.versions += len(version_set.versions)
             yield version_set_row(version_set, name, key)
 
 
@@ -180,7 +180,7 @@ def _version_set(key: str, name: str, stored: Sequence[StoredVersion], text: str
 
 def version_set_row(version_set: VersionSet, qualified_name: str, key: str) -> dict[str, Any]:
     """One JSONL line of the sample-set format (``shared/sample-set.schema.json``)."""
-    current = next((s.code for s in version_set.samples if s.origin == "current"), None)
+    current = next((s.code for s in version_set.versions if s.origin == "current"), None)
     row: dict[str, Any] = {
         "task_id": version_set.task_id,
         "language": version_set.language,
@@ -193,7 +193,7 @@ def version_set_row(version_set: VersionSet, qualified_name: str, key: str) -> d
     row["samples"] = [
         {"code": s.code, "origin": s.origin, "label": s.label, "provider": s.provider,
          "model": s.model, "temperature": s.temperature, "seed": s.seed}
-        for s in version_set.samples
+        for s in version_set.versions
     ]
     return row
 

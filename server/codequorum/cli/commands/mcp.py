@@ -62,7 +62,7 @@ def mcp_request(args: argparse.Namespace) -> McpRequest:
         raise UserError(f"{args.root}: not a folder")
     provider = ProviderConfig(
         base_url=args.base_url, model=args.model, api_key_env=args.api_key_env or None,
-        temperature=args.temperature, samples=args.versions, timeout=args.request_timeout,
+        temperature=args.temperature, versions=args.versions, timeout=args.request_timeout,
         concurrency=args.concurrency, max_tokens=args.max_tokens)
     options = AgentOptions(analysis=from_request(args, MCP), provider=provider,
                            context_lines=args.context_lines)

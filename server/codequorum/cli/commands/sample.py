@@ -178,7 +178,7 @@ def provider_config(args: argparse.Namespace) -> ProviderConfig:
         model=args.model,
         api_key_env=args.api_key_env or None,
         temperature=args.temperature,
-        samples=args.versions,
+        versions=args.versions,
         seed=args.seed,
         timeout=args.timeout,
         max_retries=max(0, args.max_retries),
@@ -263,13 +263,13 @@ def _regenerate(request: SampleRequest, target: _Target, messages: list[dict[str
         bound = f", at most {limit:,} tokens each" if limit else ""
         print(
             f"asking {config.model} at {config.public_url} for "
-            f"{count(config.samples, 'version')} of `{name}` ({safe_text(target.key)}){bound}",
+            f"{count(config.versions, 'version')} of `{name}` ({safe_text(target.key)}){bound}",
             file=stream,
         )
     arrivals = _Arrivals(target, prompt_hash(messages), stream, request.quiet,
                          request.verbose)
     try:
-        result = asyncio.run(regenerate(config, messages, config.samples, target.language,
+        result = asyncio.run(regenerate(config, messages, config.versions, target.language,
                                         name, budget=budget, on_version=arrivals.on_version))
         total = (arrivals.store.count(target.key, name) if arrivals.store is not None
                  else None)

@@ -128,7 +128,7 @@ def score_request(args: argparse.Namespace) -> ScoreRequest:
     problems = load_problems(args.problems) if args.problems else None
     read = ReadOptions(input_format=args.input_format, language=args.language,
                        completions=args.completions, problems=problems,
-                       max_samples=args.versions, limit=args.limit)
+                       max_versions=args.versions, limit=args.limit)
     scheduler = getattr(args, "scheduler", None)
     return ScoreRequest(
         inputs=tuple(args.inputs), read=read, analysis=analysis, format=fmt,

@@ -9,7 +9,12 @@ from lsprotocol import types
 from codequorum.core.safe_text import safe_text
 from codequorum.lsp import contract as c
 from codequorum.lsp.commands.registry import ANALYZE, command
-from codequorum.lsp.commands.resolve import analysis_result, function_analysis, resolve_function
+from codequorum.lsp.commands.resolve import (
+    analysis_result,
+    function_analysis,
+    lookup,
+    resolve_function,
+)
 from codequorum.lsp.host import screen
 from codequorum.lsp.hover import hover_doc
 from codequorum.lsp.reports import report_doc
@@ -25,10 +30,10 @@ async def analyze_command(ls: Host, args: c.AnalyzeArgs) -> c.AnalyzeResult | No
     every function (the status bar asks wherever the cursor is). ``interactive``: the
     report is also shown (a document, or the hover's text as a message)."""
     if args.qualified_name is None:
-        _, found = await resolve_function(ls, args, ANALYZE, required=False)
+        _, found = await resolve_function(lookup(ls), args, ANALYZE, required=False)
         if found is None:
             return None
-    snapshot, entry, analysis = await function_analysis(ls, args, ANALYZE)
+    snapshot, entry, analysis = await function_analysis(lookup(ls), args, ANALYZE)
     if analysis is None:
         message = f"no versions of '{entry.qualified_name}' yet"
         if args.interactive:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from codequorum.lsp import contract as c
 from codequorum.lsp.commands.registry import COMPARE, CommandError, command
-from codequorum.lsp.commands.resolve import function_analysis, summary_fields
+from codequorum.lsp.commands.resolve import function_analysis, lookup, summary_fields
 from codequorum.lsp.documents import FunctionEntry
 from codequorum.lsp.engine import FunctionAnalysis
 from codequorum.lsp.host import screen
@@ -36,7 +36,7 @@ async def show_comparison(
 async def compare_command(ls: Host, args: c.CompareArgs) -> c.CompareResult:
     """Versions side by side: the current code, the consensus and the most different
     (``interactive``: also shown)."""
-    snapshot, entry, analysis = await function_analysis(ls, args, COMPARE)
+    snapshot, entry, analysis = await function_analysis(lookup(ls), args, COMPARE)
     if analysis is None:
         raise CommandError(f"{COMPARE}: no versions of '{entry.qualified_name}' yet")
     if args.interactive:
@@ -59,6 +59,6 @@ async def compare_command(ls: Host, args: c.CompareArgs) -> c.CompareResult:
         )
     return c.CompareResult(
         **summary_fields(snapshot, entry, analysis),
-        codes=[s.code for s in analysis.version_set.samples],
+        codes=[s.code for s in analysis.version_set.versions],
         diff=diff,
     )

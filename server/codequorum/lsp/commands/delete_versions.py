@@ -9,7 +9,7 @@ from lsprotocol import types
 from codequorum.core.safe_text import safe_text
 from codequorum.lsp import contract as c
 from codequorum.lsp.commands.registry import DELETE_VERSIONS, command
-from codequorum.lsp.commands.resolve import resolve_function
+from codequorum.lsp.commands.resolve import lookup, resolve_function
 from codequorum.lsp.gates import ask
 
 if TYPE_CHECKING:
@@ -23,7 +23,7 @@ async def delete_versions_command(ls: Host, args: c.DeleteVersionsArgs) -> c.Cle
     target = args
     name = target.qualified_name
     if name is None and target.position is not None:
-        _, entry = await resolve_function(ls, target, DELETE_VERSIONS)
+        _, entry = await resolve_function(lookup(ls), target, DELETE_VERSIONS)
         name = entry.qualified_name if entry else None
     if args.interactive:
         ls.in_background(clear_asked(ls, target.uri, name), "clearing the versions")

@@ -17,7 +17,7 @@ from codequorum.core.safe_text import safe_text
 from codequorum.judge.dynamic_rules import dynamic_verdicts
 from codequorum.lsp import contract as c
 from codequorum.lsp.commands.registry import RUN_DYNAMIC, CommandError
-from codequorum.lsp.commands.resolve import function_analysis
+from codequorum.lsp.commands.resolve import Lookup, function_analysis
 from codequorum.lsp.documents import FunctionEntry, Snapshot
 from codequorum.lsp.engine import Engine, FunctionAnalysis, ran_nothing
 from codequorum.lsp.hover import DYNAMIC_FIGURES
@@ -25,7 +25,6 @@ from codequorum.lsp.progress import WorkProgress
 
 if TYPE_CHECKING:
     from codequorum.lsp.gates import ConsentedProposer
-    from codequorum.lsp.host import Host
 
 
 log = logging.getLogger(__name__)
@@ -143,13 +142,14 @@ class DynamicRun:
 
 
 async def runnable(
-    ls: Host, args: c.RunDynamicArgs
+    find: Lookup, enabled: bool, args: c.RunDynamicArgs
 ) -> tuple[Snapshot, FunctionEntry, FunctionAnalysis]:
     """The function to run, its document and its analysis; a :class:`CommandError` when
-    dynamic analysis is off, the function has no versions, or it is not Python."""
-    if not ls.settings_for(args.uri).dynamic.enable:
+    dynamic analysis is off (``enabled``: the document's ``dynamic.enable``), the function
+    has no versions, or its language does not run."""
+    if not enabled:
         raise CommandError(f"{RUN_DYNAMIC}: dynamic analysis is off (codequorum.dynamic.enable)")
-    snapshot, entry, analysis = await function_analysis(ls, args, RUN_DYNAMIC)
+    snapshot, entry, analysis = await function_analysis(find, args, RUN_DYNAMIC)
     if analysis is None:
         raise CommandError(f"{RUN_DYNAMIC}: no versions of '{entry.qualified_name}' yet")
     if runtime_for(analysis.language) is None:

@@ -38,14 +38,14 @@ async def import_version_file_command(ls: Host, args: c.ImportVersionFileArgs) -
     short = (target.qualified_name or "").rsplit(".", 1)[-1] or None
     task_id = args.task_id if isinstance(args.task_id, str) else None
     try:
-        samples = await ls.engine.run(imported_versions, path.name, data, lang, task_id, short)
+        versions = await ls.engine.run(imported_versions, path.name, data, lang, task_id, short)
     except UserError as exc:
         raise CommandError(f"{IMPORT_VERSION_FILE}: {exc}") from exc
     except OSError as exc:
         raise CommandError(
             f"{IMPORT_VERSION_FILE}: cannot read {path}: {exc.strerror or exc}") from exc
-    if not samples:
+    if not versions:
         raise CommandError(f"{IMPORT_VERSION_FILE}: no samples in {path}")
-    result = await store_versions(ls, target, IMPORT_VERSION_FILE, samples)
+    result = await store_versions(ls, target, IMPORT_VERSION_FILE, versions)
     result.path = str(path)
     return result

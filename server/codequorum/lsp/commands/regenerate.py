@@ -21,7 +21,7 @@ from codequorum.lsp.commands.regeneration import (
     requested_count,
 )
 from codequorum.lsp.commands.registry import REGENERATE, command
-from codequorum.lsp.commands.resolve import resolve_function
+from codequorum.lsp.commands.resolve import lookup, resolve_function
 from codequorum.lsp.commands.run_dynamic import run_arrived
 from codequorum.lsp.gates import may_send_key
 from codequorum.lsp.host import questions
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 async def regenerate_command(ls: Host, args: c.RegenerateArgs) -> c.RegenerateResult:
     """Ask the configured provider for new versions, storing each as it arrives
     (``interactive``: answered at once with status ``started``; the rest is shown)."""
-    snapshot, entry = await resolve_function(ls, args, REGENERATE)
+    snapshot, entry = await resolve_function(lookup(ls), args, REGENERATE)
     assert entry is not None
     settings = ls.settings_for(args.uri)
     n = requested_count(args.n, settings.provider.versions)

@@ -96,13 +96,13 @@ class Arrivals:
         self.progress.report(f"{self.done} of {n} answers, {self.stored} stored",
                              int(100 * self.done / n))
 
-    async def _store(self, sample: Version) -> None:
+    async def _store(self, version: Version) -> None:
         """Store one version; a failure is logged and the other versions still come."""
         request = self.request
         try:
             engine = self.engine
             await engine.run(engine.add_sync, request.key, request.language,
-                             request.entry.qualified_name, [sample], self.prompt_hash)
+                             request.entry.qualified_name, [version], self.prompt_hash)
             self.stored += 1
         except Exception as exc:
             log.warning("could not store a regenerated version: %s", exc)

@@ -15,6 +15,7 @@ from codequorum.lsp import contract as c
 from codequorum.lsp.autorun import arrival_level, arrival_missing, runs_on_arrival
 from codequorum.lsp.commands.dynamic_run import DynamicRun, prepared_run, runnable
 from codequorum.lsp.commands.registry import command
+from codequorum.lsp.commands.resolve import lookup
 from codequorum.lsp.gates import input_proposer, may_run_store
 from codequorum.lsp.host import questions
 from codequorum.lsp.prepare import prepare_for
@@ -31,7 +32,8 @@ log = logging.getLogger(__name__)
 async def run_dynamic_command(ls: Host, args: c.RunDynamicArgs) -> c.RunDynamicResult:
     """Start the sandboxed dynamic analysis of a function in the background, in its module
     (``interactive``: answered at once, before any question; what comes of it is shown)."""
-    snapshot, entry, analysis = await runnable(ls, args)
+    snapshot, entry, analysis = await runnable(
+        lookup(ls), ls.settings_for(args.uri).dynamic.enable, args)
     name = entry.qualified_name
     if args.interactive:
         ls.in_background(run_dynamic_shown(ls, attrs.evolve(args, interactive=False)),

@@ -13,14 +13,14 @@ from codequorum.core.limits import json_depth_problem
 from codequorum.core.model import Version
 from codequorum.lsp import contract as c
 from codequorum.lsp.commands.registry import CommandError
-from codequorum.lsp.commands.resolve import resolve_function
+from codequorum.lsp.commands.resolve import lookup, resolve_function
 from codequorum.lsp.commands.run_dynamic import run_arrived
 
 if TYPE_CHECKING:
     from codequorum.lsp.host import Host
 
 
-def version_sample(item: c.VersionInput, origin: str) -> Version:
+def version_of(item: c.VersionInput, origin: str) -> Version:
     return Version(
         code=item.code,
         origin=origin,  # type: ignore[arg-type]
@@ -41,7 +41,7 @@ def versions_from(value: Any, origin: str) -> list[Version]:
         elif isinstance(item, dict) and isinstance(item.get("code"), str):
             t, seed = item.get("temperature"), item.get("seed")
             out.append(
-                version_sample(
+                version_of(
                     c.VersionInput(
                         code=item["code"],
                         provider=text_or_none(item.get("provider")),
@@ -63,16 +63,16 @@ def text_or_none(value: Any) -> str | None:
 
 
 async def store_versions(
-    ls: Host, target: c.FunctionArgs, command: str, samples: list[Version]
+    ls: Host, target: c.FunctionArgs, command: str, versions: list[Version]
 ) -> c.StoreResult:
-    snapshot, entry = await resolve_function(ls, target, command,
+    snapshot, entry = await resolve_function(lookup(ls), target, command,
                                              required=target.qualified_name is None)
     name = entry.qualified_name if entry else target.qualified_name
     assert name is not None and snapshot.language is not None
     key = ls.file_key(target.uri)
     engine = ls.engine_for(target.uri)
     try:
-        ids = await engine.run(engine.add_sync, key, snapshot.language, name, samples)
+        ids = await engine.run(engine.add_sync, key, snapshot.language, name, versions)
     except Exception as exc:
         raise CommandError(f"{command}: cannot store the versions: {exc}") from exc
     total = len(await engine.run(engine.versions_sync, key, name))
@@ -133,4 +133,4 @@ def imported_versions(name: str, data: bytes, language: str, task_id: str | None
             return found
         candidates, _ = read_candidates(copy, language, task_id=task_id,
                                         entry_point=entry_point)
-    return [dataclasses.replace(item.sample, origin="imported") for item in candidates]
+    return [dataclasses.replace(item.version, origin="imported") for item in candidates]

@@ -63,14 +63,15 @@ def test_a_module_importing_what_only_the_guest_lacks_is_not_run_there_and_says_
     """``bz2`` is standard library: the strict sandbox loads the module, the portable one
     cannot (no ``_bz2`` in CPython for WASI) and says that it is the sandbox's lack."""
     source = standalone().replace("import re\n", "import re\nimport bz2\n")
-    options = {"jobs": 2, "use_hypothesis": False, "scaling": False}
     (tmp_path / "s").mkdir()
     (tmp_path / "p").mkdir()
     strict = run_dynamic(in_module(tmp_path / "s", source, DURATIONS, "parse_duration"),
-                         DynamicOptions(sandbox="strict", **options))
+                         DynamicOptions(jobs=2, sandbox="strict", use_hypothesis=False,
+                                        scaling=False))
     assert [v.code for v in dynamic_verdicts(strict)] == []
     portable = run_dynamic(in_module(tmp_path / "p", source, DURATIONS, "parse_duration"),
-                           DynamicOptions(sandbox="portable", **options))
+                           DynamicOptions(jobs=2, sandbox="portable", use_hypothesis=False,
+                                          scaling=False))
     [verdict, _] = dynamic_verdicts(portable)
     assert verdict.code == "not-run-in-module"
     assert verdict.message.startswith(
@@ -99,9 +100,9 @@ def test_a_real_module_that_asks_the_host_name_at_import_runs_its_functions(
     info = function_by_name(source, "python", "one")
     assert info is not None
     wrong = "def one(src, default=None, key=None):\n    return next(iter(src), default)\n"
-    samples = [model.Version(code=wrong),
-               model.Version(code=current_code(source, info), origin="current")]
-    ss = VersionSet(task_id="iterutils.py::one", samples=samples, entry_point="one",
+    versions = [model.Version(code=wrong),
+                model.Version(code=current_code(source, info), origin="current")]
+    ss = VersionSet(task_id="iterutils.py::one", versions=versions, entry_point="one",
                     module=module_context(source, path, root, "one", "function"))
     report = run_dynamic(ss, DynamicOptions(jobs=2, sandbox="portable", use_hypothesis=False,
                                             scaling=False))
