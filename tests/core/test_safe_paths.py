@@ -9,15 +9,16 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
+from codequorum.core import os_features
 from codequorum.core.safe_paths import (
     RefusedFile,
     UnreadableFile,
     UnsafePath,
     folder_of,
     guard,
-    open_folder,
     read_regular,
     read_workspace_file,
+    windows_name,
     workspace_refusal,
 )
 
@@ -76,21 +77,44 @@ def test_links_outside_every_workspace_and_on_the_way_to_it_are_the_users(
     assert guard("/dev/stdout") == Path(os.path.realpath("/dev/stdout"))
 
 
+@pytest.fixture(params=["descriptors", "paths"])
+def folder_way(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """How folders are held: by descriptor (POSIX), or by path checked before each use,
+    with no ``O_NOFOLLOW`` (Windows)."""
+    if request.param == "paths":
+        monkeypatch.setattr(os_features, "NOFOLLOW", 0)
+        monkeypatch.setattr(os_features, "folder_descriptors", lambda: False)
+    return str(request.param)
+
+
 def test_a_folder_swapped_for_a_symlink_after_the_check_is_not_followed(
-        layout: tuple[Path, Path]) -> None:
+        layout: tuple[Path, Path], folder_way: str) -> None:
     repo, home = layout
     (repo / "out").mkdir()
     checked = guard(repo / "out" / "r.json", [repo])
     (repo / "out").rmdir()
     (repo / "out").symlink_to(home)  # the race: after the check, before the write
-    with pytest.raises(UnsafePath, match="out is not a folder any more"):
-        open_folder(checked.parent)
+    with pytest.raises(UnsafePath, match="out is not a folder any more"), folder_of(checked):
+        pass
     (repo / "out").unlink()
     (repo / "out").mkdir()
-    with folder_of(checked) as fd:
-        made = os.open("r.json", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600, dir_fd=fd)
-        os.close(made)
+    with folder_of(checked) as folder:
+        os.close(folder.open("r.json", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        assert (folder.fd is None) == (folder_way == "paths")
     assert (repo / "out" / "r.json").exists()
+
+
+def test_a_folder_swapped_while_held_is_not_written_through(
+        layout: tuple[Path, Path], folder_way: str) -> None:
+    repo, home = layout
+    (repo / "out").mkdir()
+    checked = guard(repo / "out" / "r.json", [repo])
+    with folder_of(checked) as folder:
+        (repo / "out").rmdir()
+        (repo / "out").symlink_to(home)  # after the folder was checked and opened
+        with pytest.raises((UnsafePath, FileNotFoundError)):
+            os.close(folder.open("r.json", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    assert sorted(p.name for p in home.iterdir()) == [".bashrc"]
 
 
 def test_only_bounded_regular_files_are_read(tmp_path: Path) -> None:
@@ -124,13 +148,27 @@ def test_only_bounded_regular_files_are_read(tmp_path: Path) -> None:
     ("pkg/keys.py", None),
     ("pkg/monkey.py", None),
     ("keyboard/layout.txt", None),
+    # spelled as Windows opens them: trailing dots and spaces, alternate data streams, case
+    ("keys/id_rsa.", "secrets"),
+    ("config/master.key ", "secrets"),
+    ("certs/server.pem::$DATA", "secrets"),
+    ("KEYS/ID_RSA", "secrets"),
+    ("Credentials.JSON", "secrets"),
+    ("pkg/notes.txt:stream", None),
 ])
 def test_one_rule_for_the_files_a_version_or_an_agent_reads(rel: str, why: str | None) -> None:
     refusal = workspace_refusal(PurePosixPath(rel))
     assert (refusal is None) if why is None else (refusal is not None and why in refusal)
 
 
-def test_a_workspace_file_is_read_only_where_its_links_stay_allowed(tmp_path: Path) -> None:
+def test_windows_name_is_the_file_windows_opens() -> None:
+    assert windows_name("id_rsa. . ") == "id_rsa"
+    assert windows_name("server.key::$DATA") == "server.key"
+    assert windows_name("plain.py") == "plain.py"
+
+
+def test_a_workspace_file_is_read_only_where_its_links_stay_allowed(
+        tmp_path: Path, folder_way: str) -> None:
     root = tmp_path.resolve()
     (root / ".env").write_text("TOKEN=1\n")
     (root / "ok.py").write_text("X = 1\n")

@@ -413,3 +413,17 @@ def test_language_server_settings_from_the_files() -> None:
     assert (base.analysis.metrics, warnings) == (("tsed", "textual"), [
         "codequorum.toml: jobs = 0: expected at least 1, got 0 (the file is not read: the "
         "server starts with the defaults)"])
+
+
+def test_a_users_file_others_may_write_is_named_only_where_files_have_posix_owners(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from codequorum.options import config_file
+
+    user_file = tmp_path / "config.toml"
+    user_file.write_text("")
+    user_file.chmod(0o666)
+    assert config_file.not_yours_alone(user_file, []) == "others may write it"
+    monkeypatch.setattr(config_file, "user_id", lambda: None)  # Windows: ACLs, no uid
+    assert config_file.not_yours_alone(user_file, []) == ""
+    assert config_file.not_yours_alone(user_file, [tmp_path]).startswith(
+        "it lies inside the project")

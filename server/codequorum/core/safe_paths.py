@@ -12,6 +12,11 @@ Between the check and the write the path could change. :func:`open_folder` there
 the checked folder one component at a time with ``O_NOFOLLOW`` (as ``openat`` walks do), so
 a component swapped for a symlink after the check is refused, not followed; files are then
 made (``O_EXCL | O_NOFOLLOW``), opened and renamed relative to that folder's descriptor.
+Where folders cannot be opened as descriptors (Windows), the :class:`Folder` is its path,
+whose components are checked for links and reparse points (junctions) again before each
+file is made, opened, renamed or removed, and each file is opened without following a link
+(:func:`~codequorum.core.os_features.open_no_link`): a swap inside the few microseconds
+between that check and the call is not caught there, where ``openat`` leaves no such gap.
 
 What codequorum reads from a repository on its own (a walked source file, a file a client
 names) is read by :func:`read_regular`: a regular file only, bounded, never blocking on a
@@ -33,6 +38,7 @@ import stat
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path, PurePath
 
+from codequorum.core import os_features
 from codequorum.core.errors import UserError
 from codequorum.core.limits import size_words
 
@@ -40,7 +46,9 @@ from codequorum.core.limits import size_words
 MARKERS = (".codequorum", ".git")
 #: Symlinks followed in one path at most (the kernel's own limit).
 MAX_LINKS = 40
-_DIRECTORY = os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC | getattr(os, "O_PATH", os.O_RDONLY)
+#: How a folder of a walk opens (POSIX): no link followed, a path descriptor where there is one.
+_DIRECTORY = (getattr(os, "O_DIRECTORY", 0) | os_features.NOFOLLOW | os_features.CLOEXEC
+              | getattr(os, "O_PATH", os.O_RDONLY))
 
 
 class UnsafePath(UserError):
@@ -76,7 +84,7 @@ def _walk(path: Path, check: Callable[[Path, Path], None]) -> Path:
     """Resolve the absolute ``path`` one component at a time, as the kernel does, calling
     ``check(link, where it leads)`` for every symlink met; returns the real path."""
     pending = list(path.parts[1:])
-    current = Path("/")
+    current = Path(path.anchor)
     links = 0
     while pending:
         part = pending.pop(0)
@@ -86,7 +94,7 @@ def _walk(path: Path, check: Callable[[Path, Path], None]) -> Path:
             current = current.parent
             continue
         candidate = current / part
-        if not os.path.islink(candidate):
+        if not _is_link(candidate):
             current = candidate
             continue
         links += 1
@@ -96,6 +104,14 @@ def _walk(path: Path, check: Callable[[Path, Path], None]) -> Path:
         check(candidate, leads_to)
         current = leads_to
     return current
+
+
+def _is_link(path: Path) -> bool:
+    """Whether ``path`` is a symlink (or, on Windows, a junction or another reparse point)."""
+    try:
+        return os_features.link_like(os.lstat(path))
+    except OSError:
+        return False
 
 
 def _links_to(places: Iterable[Path]) -> set[Path]:
@@ -143,10 +159,12 @@ def inside(path: Path, root: str | os.PathLike[str]) -> bool:
 def open_folder(folder: Path) -> int:
     """A descriptor of the real folder ``folder`` (from :func:`guard`), opened one component
     at a time without following any symlink. Raises :class:`UnsafePath` when a component
-    is (now) a symlink or not a folder, ``FileNotFoundError`` when one is missing."""
+    is (now) a symlink or not a folder, ``FileNotFoundError`` when one is missing. POSIX
+    only (:func:`~codequorum.core.os_features.folder_descriptors`); :func:`folder_of` is
+    what every system has."""
     if not folder.is_absolute():
         raise ValueError(f"{folder} is not absolute")
-    fd = os.open("/", _DIRECTORY)
+    fd = os.open(folder.anchor, _DIRECTORY)
     try:
         for part in folder.parts[1:]:
             try:
@@ -154,8 +172,7 @@ def open_folder(folder: Path) -> int:
             except OSError as exc:
                 if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
                     raise
-                raise UnsafePath(f"{folder}: {part} is not a folder any more (a symlink or a "
-                                 "file took its place); nothing was written") from None
+                raise _swapped(folder, part) from None
             os.close(fd)
             fd = step
     except BaseException:
@@ -164,14 +181,84 @@ def open_folder(folder: Path) -> int:
     return fd
 
 
+def _swapped(folder: Path, part: str) -> UnsafePath:
+    """The refusal of a folder one of whose components is no longer a folder."""
+    return UnsafePath(f"{folder}: {part} is not a folder any more (a symlink or a file took "
+                      "its place); nothing was written")
+
+
+class Folder:
+    """A checked folder files are made, opened, renamed and removed in without following a
+    link: by its descriptor (POSIX), else by its path checked again before each call."""
+
+    def __init__(self, path: Path, fd: int | None) -> None:
+        self.path = path
+        self.fd = fd
+
+    def _check(self) -> None:
+        """Where there is no descriptor: refuse a component that is now a link or a file."""
+        if self.fd is not None:
+            return
+        try:
+            link = os_features.links_on_the_way(self.path)
+        except NotADirectoryError as exc:
+            raise _swapped(self.path, Path(exc.filename).name) from None
+        if link is not None:
+            raise _swapped(self.path, link.name)
+
+    def open(self, name: str, flags: int, mode: int = 0o777) -> int:
+        """``name`` in this folder opened with ``flags``, never through a link."""
+        self._check()
+        if self.fd is not None:
+            return os.open(name, flags | os_features.NOFOLLOW | os_features.CLOEXEC, mode,
+                           dir_fd=self.fd)
+        return os_features.open_no_link(self.path / name, flags, mode)
+
+    def replace(self, source: str, target: str) -> None:
+        """Rename ``source`` over ``target``, both in this folder."""
+        self._check()
+        if self.fd is not None:
+            os.replace(source, target, src_dir_fd=self.fd, dst_dir_fd=self.fd)
+        else:
+            os.replace(self.path / source, self.path / target)
+
+    def unlink(self, name: str) -> None:
+        """Remove ``name`` from this folder."""
+        self._check()
+        if self.fd is not None:
+            os.unlink(name, dir_fd=self.fd)
+        else:
+            os.unlink(self.path / name)
+
+
+def checked_folder(folder: Path) -> Folder:
+    """The real folder ``folder`` (from :func:`guard`) as a :class:`Folder`: opened one
+    component at a time (:func:`open_folder`) where the system gives folder descriptors,
+    else its components checked for links now and before each use. :class:`UnsafePath`
+    or ``FileNotFoundError`` as :func:`open_folder`; close it with :func:`close_folder`."""
+    if os_features.folder_descriptors():
+        return Folder(folder, open_folder(folder))
+    if not folder.is_absolute():
+        raise ValueError(f"{folder} is not absolute")
+    checked = Folder(folder, None)
+    checked._check()
+    return checked
+
+
+def close_folder(folder: Folder) -> None:
+    """Close the folder's descriptor, where it has one."""
+    if folder.fd is not None:
+        os.close(folder.fd)
+
+
 @contextlib.contextmanager
-def folder_of(target: Path) -> Iterator[int]:
-    """:func:`open_folder` of ``target``'s folder, closed after the block."""
-    fd = open_folder(target.parent)
+def folder_of(target: Path) -> Iterator[Folder]:
+    """:func:`checked_folder` of ``target``'s folder, closed after the block."""
+    folder = checked_folder(target.parent)
     try:
-        yield fd
+        yield folder
     finally:
-        os.close(fd)
+        close_folder(folder)
 
 
 class UnreadableFile(UserError):
@@ -192,7 +279,8 @@ def read_regular(path: str | os.PathLike[str], limit: int) -> bytes:
     """The bytes of ``path`` (symlinks followed) when it is a regular file of at most
     ``limit`` bytes; else :class:`UnreadableFile` naming it. Never blocks on a FIFO, never
     reads more than ``limit`` + 1 bytes; ``OSError`` when it cannot be opened."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    fd = os.open(path, os.O_RDONLY | os_features.NONBLOCK | os_features.CLOEXEC
+                 | os_features.BINARY)
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
@@ -252,9 +340,19 @@ def workspace_refusal(rel: PurePath) -> str | None:
 
 def _secret_looking(name: str) -> bool:
     """Whether the (lower-case) file or folder ``name`` looks like it holds secrets: a
-    secret's word in it, a key's or a key store's ending, or a key file's whole name."""
-    return (any(word in name for word in SECRET_WORDS) or name.endswith(SECRET_SUFFIXES)
-            or name in SECRET_NAMES or name.split(".", 1)[0] in SECRET_NAMES)
+    secret's word in it, a key's or a key store's ending, or a key file's whole name;
+    read also as Windows opens it (:func:`windows_name`: ``id_rsa.``, ``server.key::$DATA``)."""
+    return any(any(word in each for word in SECRET_WORDS) or each.endswith(SECRET_SUFFIXES)
+               or each in SECRET_NAMES or each.split(".", 1)[0] in SECRET_NAMES
+               for each in {name, windows_name(name)})
+
+
+def windows_name(name: str) -> str:
+    """The file a Windows file system opens for the component ``name``: an alternate data
+    stream's ``:stream`` dropped and trailing dots and spaces dropped (``server.key.`` and
+    ``server.key::$DATA`` are ``server.key``). The refusals read names this way on every
+    system, so a name spelled for Windows cannot slip past them; case is already folded."""
+    return name.split(":", 1)[0].rstrip(" .")
 
 
 def resolve_in_workspace(root: Path, path: Path) -> Path:
@@ -288,10 +386,9 @@ def read_workspace_file(root: Path, path: Path, limit: int) -> tuple[Path, bytes
     A hard link cannot be told from the file it links (both are the same file); git does
     not carry hard links, and an archive's reach only files the archive itself holds."""
     real = resolve_in_workspace(root, path)
-    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
         with folder_of(real) as folder:
-            fd = os.open(real.name, flags, dir_fd=folder)
+            fd = folder.open(real.name, os.O_RDONLY | os_features.NONBLOCK)
     except (UnsafePath, FileNotFoundError):
         raise RefusedFile("changed while being read (a link took a file's place)") from None
     except OSError as exc:

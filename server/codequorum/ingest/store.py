@@ -49,6 +49,7 @@ from typing import Any, cast, get_args
 from codequorum.core.errors import UserError
 from codequorum.core.limits import MAX_SET_BYTES, MAX_STORED_VERSIONS, MAX_VERSION_BYTES
 from codequorum.core.model import Origin, Version
+from codequorum.core.os_features import NONBLOCK, open_no_link
 from codequorum.core.safe_paths import UnsafePath, file_kind, guard
 
 log = logging.getLogger(__name__)
@@ -172,7 +173,7 @@ def _identify(path: Path) -> str | None:
     if info.st_size == 0:
         return "an empty file"
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = open_no_link(path, os.O_RDONLY | NONBLOCK)
     except OSError as exc:
         raise StoreError(f"cannot read the version store {path}: {exc.strerror}") from None
     try:
@@ -232,8 +233,7 @@ def _build(path: Path) -> Path:
     for _ in range(100):
         partial = path.with_name(f".{path.name}.{secrets.token_hex(4)}.partial")
         try:
-            fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
-                         | os.O_CLOEXEC, 0o666)
+            fd = open_no_link(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         except FileExistsError:
             continue
         except OSError as exc:

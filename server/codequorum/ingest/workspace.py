@@ -7,8 +7,8 @@ versions through these functions, so a version stored by one is found by the oth
 from __future__ import annotations
 
 from pathlib import Path
-from urllib.parse import unquote, urlparse
 
+from codequorum.core.file_uris import uri_path
 from codequorum.core.safe_paths import marked_root
 from codequorum.ingest.store import default_store_path
 
@@ -47,7 +47,9 @@ def file_key_for(uri: str, root: str | None) -> str:
     """:func:`store_key` of a document URI; other URIs (and any URI without a workspace
     root) are their own key."""
     if root and uri.startswith("file:"):
-        return store_key(Path(unquote(urlparse(uri).path)), Path(root))
+        path = uri_path(uri)
+        if path is not None:
+            return store_key(path, Path(root))
     return uri
 
 

@@ -19,8 +19,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
-from urllib.parse import unquote, urlparse
 
+from codequorum.core.file_uris import uri_path
 from codequorum.core.model import ModuleContext
 from codequorum.ingest.store import VersionStore
 from codequorum.ingest.workspace import file_key_for
@@ -68,8 +68,7 @@ NOTHING_RAN_KEPT = 256
 
 def document_path(uri: str) -> Path | None:
     """The file of a ``file:`` document (None for an unsaved one)."""
-    parsed = urlparse(uri)
-    return Path(unquote(parsed.path)) if parsed.scheme == "file" else None
+    return uri_path(uri)
 
 
 def session_config(settings: Settings) -> SessionConfig:

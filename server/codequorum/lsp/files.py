@@ -19,8 +19,8 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from urllib.parse import unquote, urlparse
 
+from codequorum.core.file_uris import uri_path
 from codequorum.core.safe_paths import UnreadableFile, read_regular, workspace_refusal
 
 #: Largest sample file read for ``codequorum.importSamples`` (path or text).
@@ -34,10 +34,7 @@ class RefusedFile(Exception):
 def path_of(uri: str) -> Path | None:
     """The local path of a ``file:`` URI (None for other schemes, and for a URI that names
     another host, ``file://server/share/x.py``, whose path is not this machine's)."""
-    parsed = urlparse(uri)
-    if parsed.scheme != "file" or parsed.netloc.lower() not in ("", "localhost"):
-        return None
-    return Path(unquote(parsed.path))
+    return uri_path(uri)
 
 
 def read_inside(path: Path, roots: Iterable[str | os.PathLike[str]], limit: int) -> bytes:

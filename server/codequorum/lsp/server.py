@@ -19,7 +19,7 @@ from collections.abc import Callable, Coroutine, Generator, Sequence
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, BinaryIO
-from urllib.parse import unquote, urlparse
+from urllib.parse import unquote
 
 import attrs
 from lsprotocol import types
@@ -32,6 +32,7 @@ from pygls.protocol.language_server import lsp_method
 
 from codequorum import __version__
 from codequorum.behaviour.runtimes import runtime_for
+from codequorum.core.file_uris import path_text
 from codequorum.core.limits import MAX_DOCUMENT_BYTES, MAX_MESSAGE_BYTES, size_words
 from codequorum.core.safe_text import MESSAGE_LIMIT, plain_message, safe_text
 from codequorum.ingest.workspace import file_key_for
@@ -1109,7 +1110,4 @@ for _old, _name in contract.ALIASES.items():
 
 
 def _path(uri: str) -> str | None:
-    parsed = urlparse(uri)
-    if parsed.scheme != "file":
-        return None
-    return unquote(parsed.path)
+    return path_text(uri)

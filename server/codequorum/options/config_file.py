@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from codequorum.core.errors import UserError
+from codequorum.core.os_features import user_id
 from codequorum.core.safe_paths import UnreadableFile, read_regular
 from codequorum.options.declarations import COMMANDS, Option, editor_settings, keys_of
 from codequorum.options.policy import Reach
@@ -180,15 +181,17 @@ def not_yours_alone(path: Path, roots: Iterable[Path]) -> str:
     user's alone): it is another user's, others may write it, or it (or a symlink to it,
     or ``$XDG_CONFIG_HOME``) lies inside one of ``roots``, the project's folders. A project
     that holds the user's own configuration folder (a home folder kept in git) is not
-    counted: there the user wrote both."""
+    counted: there the user wrote both. Windows has no POSIX owner or mode bits (its files'
+    ACLs say who may write): there only the last holds."""
     try:
         info = path.stat()
         real = path.resolve()
     except OSError:
         return ""
-    if info.st_uid != os.getuid():
+    uid = user_id()
+    if uid is not None and info.st_uid != uid:
         return "it belongs to another user"
-    if info.st_mode & 0o002:
+    if uid is not None and info.st_mode & 0o002:
         return "others may write it"
     home_config = (Path.home() / ".config").resolve()
     for root in roots:

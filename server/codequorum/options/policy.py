@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import argparse
 import enum
-import os
 from collections.abc import Callable, Iterable, Mapping
+
+from codequorum.core.os_features import usable_cores
 
 #: Values a project may still give a user-only option (the safe ones: ``sandbox =
 #: "strict"``, ``propose-inputs = false``), as a test of the value.
@@ -95,11 +96,7 @@ class Reach(enum.Enum):
 def machine_cores() -> int:
     """The processes a project may have codequorum start at once: the cores this process
     may use, at least 2."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cores = os.cpu_count() or 1
-    return max(2, cores)
+    return max(2, usable_cores())
 
 
 def within_cores(value: object) -> bool:

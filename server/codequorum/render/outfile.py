@@ -13,7 +13,9 @@ never through a repository's symlink.
 - When the folder cannot be written but the file can, the file is rewritten in place.
 
 The folder is opened once, without following symlinks, and every file is made, opened and
-renamed relative to it, so a folder swapped for a symlink after the check is not followed.
+renamed relative to it, so a folder swapped for a symlink after the check is not followed
+(on Windows, which opens no folder as a descriptor, the folder's path is checked for links
+and junctions again before each call: :class:`~codequorum.core.safe_paths.Folder`).
 """
 
 from __future__ import annotations
@@ -27,12 +29,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
+from codequorum.core import os_features
 from codequorum.core.errors import UserError
-from codequorum.core.safe_paths import folder_of, guard
+from codequorum.core.safe_paths import Folder, folder_of, guard
 
 STDOUT = "-"
 """The path that means standard output."""
-_OPEN = os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC
+_OPEN = os.O_WRONLY
 
 
 def _workspace() -> list[Path]:
@@ -90,11 +93,11 @@ def open_output(path: str | os.PathLike[str] | None) -> Iterator[TextIO]:
         raise UserError(f"{path}: is a directory, expected a file")
     with _folder(path, target) as folder:
         if info is not None and not stat.S_ISREG(info.st_mode):
-            with _fdopen(os.open(target.name, _OPEN, dir_fd=folder)) as stream:
+            with _fdopen(folder.open(target.name, _OPEN)) as stream:
                 yield stream
             return
         if info is not None and not os.access(target.parent, os.W_OK | os.X_OK):
-            fd = os.open(target.name, _OPEN | os.O_TRUNC, dir_fd=folder)
+            fd = folder.open(target.name, _OPEN | os.O_TRUNC)
             with _fdopen(fd) as stream:
                 yield stream
             return
@@ -113,12 +116,12 @@ def open_stream(path: str | os.PathLike[str] | None, append: bool) -> Iterator[T
     target = _target(path)
     flags = _OPEN | os.O_CREAT | (os.O_APPEND if append else os.O_TRUNC)
     with _folder(path, target) as folder, _fdopen(
-            os.open(target.name, flags, 0o666, dir_fd=folder)) as stream:
+            folder.open(target.name, flags, 0o666)) as stream:
         yield stream
 
 
 @contextlib.contextmanager
-def _folder(path: str | os.PathLike[str], target: Path) -> Iterator[int]:
+def _folder(path: str | os.PathLike[str], target: Path) -> Iterator[Folder]:
     """The target's folder, opened without following symlinks."""
     try:
         with folder_of(target) as folder:
@@ -136,13 +139,13 @@ def _fdopen(fd: int) -> TextIO:
         raise
 
 
-def _create_temporary(folder: int, target: Path) -> tuple[int, str]:
+def _create_temporary(folder: Folder, target: Path) -> tuple[int, str]:
     """A new file beside ``target`` in ``folder`` (mode 0666 less the umask, as a plain open
     gives); its descriptor and name."""
     for _ in range(100):
         partial = f".{target.name}.{secrets.token_hex(4)}.partial"
         try:
-            fd = os.open(partial, _OPEN | os.O_CREAT | os.O_EXCL, 0o666, dir_fd=folder)
+            fd = folder.open(partial, _OPEN | os.O_CREAT | os.O_EXCL, 0o666)
         except FileExistsError:
             continue
         return fd, partial
@@ -150,22 +153,21 @@ def _create_temporary(folder: int, target: Path) -> tuple[int, str]:
 
 
 @contextlib.contextmanager
-def _atomic(folder: int, target: Path, info: os.stat_result | None) -> Iterator[TextIO]:
+def _atomic(folder: Folder, target: Path, info: os.stat_result | None) -> Iterator[TextIO]:
     """Write a temporary file beside ``target``, then rename it over ``target``."""
     fd, partial = _create_temporary(folder, target)
     try:
         if info is not None:
-            os.fchmod(fd, stat.S_IMODE(info.st_mode))
-            with contextlib.suppress(OSError):  # only root may give a file away
-                os.fchown(fd, info.st_uid, info.st_gid)
+            os_features.change_mode(fd, stat.S_IMODE(info.st_mode))
+            os_features.change_owner(fd, info.st_uid, info.st_gid)
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as stream:
             fd = -1  # the stream owns it now
             yield stream
             stream.flush()
             os.fsync(stream.fileno())
-        os.replace(partial, target.name, src_dir_fd=folder, dst_dir_fd=folder)
+        folder.replace(partial, target.name)
     finally:
         if fd >= 0:
             os.close(fd)
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(partial, dir_fd=folder)
+            folder.unlink(partial)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
+from codequorum.behaviour.sandbox import isolation, supervisor
 from codequorum.behaviour.sandbox.isolation import Probe, missing, probe, probed
+from codequorum.core.errors import SandboxUnavailableError
 from codequorum.lsp.autorun import sandbox_missing
 
 
@@ -48,3 +52,22 @@ def test_probed_answers_only_what_was_probed() -> None:
     assert probed("/no/such/python-for-this-test", "strict") is None
     found = probe(None, "weak")
     assert probed(None, "weak") is found
+
+
+def test_where_posix_is_missing_the_native_levels_say_so_and_start_nothing(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    assert supervisor.native_lacks("posix", supervisor.NATIVE_NEEDS) == []
+    assert supervisor.native_lacks("nt", ["getuid"]) == [
+        "a POSIX system (this is 'nt')", "os.wait4", "os.waitid", "os.killpg",
+        "os.set_blocking"]
+    monkeypatch.setattr(supervisor, "native_lacks", lambda: ["os.wait4"])
+    monkeypatch.setattr(isolation, "_cache", {})
+    found = isolation.probe(sandbox="strict")
+    assert not found.ok and found.detail == (
+        "this system cannot start the strict sandbox's child (it lacks os.wait4); the "
+        "portable sandbox runs Python versions here")
+    assert missing(found) == "this system has none: it needs Linux"
+    with pytest.raises(SandboxUnavailableError, match="the weak sandbox's child"):
+        isolation.require(sandbox="weak")
+    result = supervisor.run_candidate("def f():\n    return 1\n", [], "f", sandbox="weak")
+    assert (result.status, result.detail) == ("error", supervisor.native_refusal("weak"))

@@ -38,6 +38,7 @@ from codequorum.behaviour.sandbox.supervisor import (
     _Child,
     _ChildRun,
     _Killable,
+    native_refusal,
 )
 from codequorum.core.errors import SandboxUnavailableError
 from codequorum.core.limits import InputLimitError
@@ -178,6 +179,9 @@ class NodeRun(_ChildRun):
         }
         if self.module_message is not None and self.message is None:
             message["module"] = self.module_message
+        refused = native_refusal("Node")  # bubblewrap and a POSIX parent: Linux's
+        if refused is not None:
+            return CandidateResult(self.index, "error", refused)
         try:
             payload = protocol.encode_frame(message)
         except (TypeError, ValueError, protocol.ProtocolError) as exc:

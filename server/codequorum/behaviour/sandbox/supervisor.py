@@ -130,6 +130,34 @@ MAX_OPCODE_NAMES = 1024
 MAX_TEXT_FIELD = 1 << 20
 
 
+#: What the strict and weak levels' parent needs of the system (POSIX: a child in a session
+#: of its own, reaped with its CPU time, its pipes waited on with ``selectors``).
+NATIVE_NEEDS = ("wait4", "waitid", "killpg", "getuid", "set_blocking")
+
+
+def native_lacks(os_name: str = os.name, names: Sequence[str] | None = None) -> list[str]:
+    """What this system lacks of what the strict and weak levels need (empty: nothing):
+    a POSIX system (``os.name``) with every call of :data:`NATIVE_NEEDS`. Windows has
+    neither; there only the portable level runs (over its ``process`` channel)."""
+    lacking = [] if os_name == "posix" else [f"a POSIX system (this is {os_name!r})"]
+    present = set(dir(os)) if names is None else set(names)
+    return lacking + [f"os.{name}" for name in NATIVE_NEEDS if name not in present]
+
+
+#: How a level that needs POSIX says it cannot run (``isolation.missing`` reads its head).
+NATIVE_MISSING = "this system cannot start the {level} sandbox's child"
+
+
+def native_refusal(level: str) -> str | None:
+    """Why the ``level`` (strict or weak) cannot start a child here, None when it can."""
+    lacking = native_lacks()
+    if not lacking:
+        return None
+    instead = ("JavaScript and TypeScript versions do not run here" if level == "Node"
+               else "the portable sandbox runs Python versions here")
+    return NATIVE_MISSING.format(level=level) + f" (it lacks {', '.join(lacking)}); {instead}"
+
+
 def _is_count(value: Any) -> bool:
     return type(value) is int and 0 <= value < 1 << 62
 
@@ -520,6 +548,10 @@ class _ChildRun:
                 return CandidateResult(self.index, "error", refused)
         if self.portable and channel.current() == channel.PROCESS:
             return self._run_in_processes(run_message)
+        refused_here = None if self.portable else native_refusal(
+            "strict" if self.strict else "weak")
+        if refused_here is not None:
+            return CandidateResult(self.index, "error", refused_here)
         payload = protocol.encode_frame(run_message)
         _sweep_once()
         if self.strict:

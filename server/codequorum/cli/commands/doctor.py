@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 from codequorum.behaviour.runtimes import node_sandbox
 from codequorum.behaviour.sandbox import bwrap, isolation
 from codequorum.behaviour.sandbox.portable import interpreter as portable_interpreter
+from codequorum.core.os_features import user_id
 from codequorum.options.arguments import add_options
 
 #: What each strict layer stops, in the words of docs/sandbox.md.
@@ -66,7 +66,7 @@ def diagnose(interpreter: str | None) -> dict[str, Any]:
     portable = _portable_probe(interpreter, strict.ok)
     held = set(strict.layers) if strict.ok else set()
     return {
-        "uid": os.getuid(),
+        "uid": user_id(),
         "bwrap": bwrap.find_bwrap(),
         "seccomp": isolation.describe_seccomp(),
         "limits": LIMITS_TEXT,
@@ -103,9 +103,9 @@ def verdict(strict_ok: bool, weak_ok: bool, portable_ok: bool = False) -> str:
     if strict_ok:
         return "candidates run in the strict sandbox (the default)"
     if portable_ok:
+        weak = ", `--sandbox weak` runs them without isolation" if weak_ok else ""
         return ("candidates run in the portable sandbox (the default `auto` picks it: no "
-                "strict sandbox here; `--sandbox portable` asks for it by name, `--sandbox "
-                "weak` runs them without isolation)")
+                f"strict sandbox here; `--sandbox portable` asks for it by name{weak})")
     if weak_ok:
         return ("candidates do not run by default; `--sandbox weak` (setting "
                 "codequorum.dynamic.sandbox) runs them without kernel isolation")

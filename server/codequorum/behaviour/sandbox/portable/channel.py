@@ -3,10 +3,11 @@
 Two channels. ``host``: one long-lived host process per run (``host.py --serve``), reached
 over an AF_UNIX socket with each version's pipes passed by ``socket.send_fds``, its guests
 on threads with stdins it feeds through named pipes, the runner waiting on pipes with
-``selectors`` and reaping with ``os.wait4``: POSIX only, and the faster start. ``process``:
+``selectors`` and reaping with ``os.wait4``: Linux only, and the faster start. ``process``:
 the host's logic in the runner's own process (``processes.py``) and each guest in a process
 of its own (``host.py --guest``) whose stdin is an ordinary pipe the guest inherits, read
-back on threads: nothing but ``subprocess`` and threads, so every system has it (Windows).
+back on threads: nothing but ``subprocess`` and threads, so every system has it (Windows,
+macOS).
 ``CODEQUORUM_PORTABLE_CHANNEL=process`` forces the second one anywhere (the tests run the
 portable level over it on Linux).
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import os
 import socket
+import sys
 
 HOST = "host"
 PROCESS = "process"
@@ -22,16 +24,19 @@ PROCESS = "process"
 FORCE = "CODEQUORUM_PORTABLE_CHANNEL"
 
 
-def choose(has_send_fds: bool, has_wait4: bool, os_name: str, forced: str | None) -> str:
+def choose(has_send_fds: bool, has_wait4: bool, os_name: str, forced: str | None,
+           platform: str = "linux") -> str:
     """The channel a system with these capabilities uses: the long-lived host where
-    descriptors can be passed and children reaped the POSIX way, else a process per
-    guest; ``forced == "process"`` picks the latter anywhere."""
+    descriptors can be passed and children reaped the POSIX way, on Linux (its socket is
+    ``SOCK_SEQPACKET``, which macOS's ``AF_UNIX`` does not give; it was built and tested on
+    Linux only), else a process per guest; ``forced == "process"`` picks the latter
+    anywhere."""
     if forced == PROCESS or os_name != "posix" or not (has_send_fds and has_wait4):
         return PROCESS
-    return HOST
+    return HOST if platform.startswith("linux") else PROCESS
 
 
 def current() -> str:
     """This system's channel (read at each run: a test may force it)."""
     return choose(hasattr(socket, "send_fds"), hasattr(os, "wait4"), os.name,
-                  os.environ.get(FORCE))
+                  os.environ.get(FORCE), sys.platform)

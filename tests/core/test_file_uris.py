@@ -1,0 +1,24 @@
+"""An editor's ``file:`` URI as a local path, on POSIX and on Windows (drive letters, the
+colon VS Code percent-encodes, another host)."""
+
+from __future__ import annotations
+
+import pytest
+
+from codequorum.core.file_uris import path_text
+
+
+@pytest.mark.parametrize(("uri", "posix", "windows"), [
+    ("file:///home/me/app.py", "/home/me/app.py", "\\home\\me\\app.py"),
+    ("file:///c%3A/Users/me/app.py", "/c:/Users/me/app.py", "c:\\Users\\me\\app.py"),
+    ("file:///C:/Users/me/my%20app.py", "/C:/Users/me/my app.py", "C:\\Users\\me\\my app.py"),
+    ("file://localhost/C:/x.py", "/C:/x.py", "C:\\x.py"),
+    ("FILE:///d:", "/d:", "d:"),
+    ("file://server/share/x.py", None, None),  # another host: not this machine's path
+    ("untitled:Untitled-1", None, None),
+    ("https://example.com/x.py", None, None),
+])
+def test_a_file_uri_is_the_path_the_system_spells(uri: str, posix: str | None,
+                                                  windows: str | None) -> None:
+    assert path_text(uri, windows=False) == posix
+    assert path_text(uri, windows=True) == windows
