@@ -294,9 +294,6 @@ def test_a_file_named_by_config_is_a_project_file(tmp_path: Path) -> None:
      'codequorum.toml: [score] color = "rainbow": expected one of auto, always, never'),
     ("codequorum.toml", '[check]\nlanguage = "cobol"\n',
      "codequorum.toml: [check] language = \"cobol\": unknown language 'cobol'; known: "),
-    ("codequorum.toml", 'format = "sarif"\n',
-     'codequorum.toml: format = "sarif": expected one of table, json, jsonl, csv, html for '
-     "`demo`; an option of one command goes in its own table, here [check]"),
     ("codequorum.toml", "[sample]\nfunction = \"f\"\n",
      'codequorum.toml: [sample] unknown key "function"'),
     ("codequorum.toml", "jobs = \n", "codequorum.toml: not valid TOML: "),
@@ -384,6 +381,30 @@ def test_the_keys_that_pick_the_files_are_left_out_with_a_warning(text: str) -> 
     (note,) = args.config_notes
     assert note.startswith("codequorum.toml: ") and ": ignored: cannot be set in a " \
         "configuration file; pass --" in note
+
+
+def test_a_top_level_value_some_commands_refuse_is_theirs_to_leave_out() -> None:
+    """``format = "sarif"`` is a `check` format only: `check` takes it, the others leave it
+    out with one line naming them and the table it belongs in; nothing stops."""
+    write(Path("codequorum.toml"), 'format = "sarif"\n')
+    args = parse_arguments(["check", "."])
+    assert args.output_format == "sarif"
+    (note,) = args.config_notes
+    assert note == ('codequorum.toml: format = "sarif": expected one of table, json, jsonl, '
+                    "csv, html for `demo`; an option of one command goes in its own table, "
+                    "here [check]; left out for `demo`, `doctor`, `score`")
+    assert parse_arguments(["score", "x.jsonl"]).output_format == "table"
+
+
+def test_the_users_weak_sandbox_is_left_out_by_the_agents_server_only(home: Path) -> None:
+    """The agents' server never runs versions in the weak sandbox: a user's shared
+    ``sandbox = "weak"`` weakens the commands that take it, the agents' server starts as
+    ever at its own default and says why it left the key out."""
+    user_file(home, 'sandbox = "weak"\n')
+    assert parse_arguments(["check", "."]).sandbox == "weak"
+    mcp = parse_arguments(["mcp"])
+    assert mcp.sandbox == "auto"
+    assert any("left out for `mcp`" in note for note in mcp.config_notes)
 
 
 def test_a_refused_key_leaves_the_users_own_value() -> None:

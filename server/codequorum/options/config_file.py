@@ -290,6 +290,9 @@ def check_file(config: ConfigFile,
             for name in owners:
                 shared[name].pop(options[name][key].attribute, None)
             skip(RefusedKey(str(_shared_problem(config, key, owners, refusals))))
+        elif problems and len(problems) < len(owners):  # others take it: left out here
+            skip(RefusedKey(f"{_shared_problem(config, key, owners, problems)}; left out for "
+                            + ", ".join(f"`{name}`" for name in problems)))
         elif problems:
             raise _shared_problem(config, key, owners, problems)
     return {name: {**shared[name], **own[name]} for name in COMMANDS}
