@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from codequorum.behaviour.sandbox import bwrap, isolation
+from codequorum.behaviour.sandbox.portable import channel
 from codequorum.cli.commands import doctor
 from codequorum.cli.main import main
 
@@ -29,11 +30,13 @@ def test_where_the_strict_sandbox_holds_doctor_compiles_nothing_unasked(
     cache) is not spent by a look at the machine that does not need it: doctor says how to
     prepare it, and the cache stays empty."""
     monkeypatch.setenv("CODEQUORUM_WASM_CACHE", str(tmp_path))
+    monkeypatch.delenv(channel.FORCE, raising=False)
     monkeypatch.setattr(isolation, "_cache", {})
     assert main(["doctor", "--format", "json"]) == 0
     found = json.loads(capsys.readouterr().out)
     assert found["strict"]["ok"] is True
-    assert found["portable"] == {"ok": False, "detail": doctor.NOT_PREPARED, "layers": []}
+    assert found["portable"] == {"ok": False, "detail": doctor.NOT_PREPARED, "layers": [],
+                                 "channel": "host", "channel_reason": ""}
     assert "codequorum doctor --prepare" in doctor.NOT_PREPARED
     assert found["verdict"] == "candidates run in the strict sandbox (the default)"
     assert list(tmp_path.iterdir()) == []
@@ -44,6 +47,7 @@ def test_without_bubblewrap_candidates_run_in_the_portable_sandbox(
 ) -> None:
     monkeypatch.setattr(bwrap, "find_bwrap", lambda: None)
     monkeypatch.setattr(isolation, "_cache", {})
+    monkeypatch.delenv(channel.FORCE, raising=False)
     assert main(["doctor"]) == 1
     out = capsys.readouterr().out
     assert "bubblewrap: not found" in out
@@ -52,9 +56,26 @@ def test_without_bubblewrap_candidates_run_in_the_portable_sandbox(
     assert "candidates run in the portable sandbox (the default `auto` picks it" in out
     assert "`--sandbox weak`" in out  # it holds on this machine, with its layers
     assert "portable sandbox: available (wasm, no-preopens, store-limits, fuel, epoch" in out
+    assert "); guests reached through one long-lived host\n" in out
     assert "JavaScript and TypeScript: node " in out
     assert "the Node sandbox did not start: error cannot start the child: bubblewrap is not " \
         "available" in out
+
+
+def test_doctor_says_the_portable_level_takes_a_process_per_guest_when_forced(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv(channel.FORCE, channel.PROCESS)
+    monkeypatch.setattr(bwrap, "find_bwrap", lambda: None)
+    monkeypatch.setattr(isolation, "_cache", {})
+    assert main(["doctor"]) == 1
+    out = capsys.readouterr().out
+    assert "portable sandbox: available (wasm, no-preopens" in out
+    assert ("); a process per guest (forced by CODEQUORUM_PORTABLE_CHANNEL)\n") in out
+    assert main(["doctor", "--format", "json"]) == 1
+    found = json.loads(capsys.readouterr().out)["portable"]
+    assert (found["ok"], found["channel"], found["channel_reason"]) == (
+        True, "process", "forced by CODEQUORUM_PORTABLE_CHANNEL")
 
 
 def test_verdict_wording() -> None:

@@ -1,8 +1,9 @@
 """``codequorum doctor``: which sandbox layers this machine gives, and why others are missing.
 
 Starts one probe child per level (no candidate code runs) and prints each layer as held
-or missing, with the kernel's reason, then whether candidates will run: with the strict
-sandbox, only with ``--sandbox weak``, or not at all.
+or missing, with the kernel's reason, how the portable level reaches its guests here (one
+long-lived host or a process per guest, and why), then whether candidates will run: with
+the strict sandbox, only with ``--sandbox weak``, or not at all.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from codequorum.behaviour.runtimes import node_sandbox
 from codequorum.behaviour.sandbox import bwrap, isolation
+from codequorum.behaviour.sandbox.portable import channel as portable_channel
 from codequorum.behaviour.sandbox.portable import interpreter as portable_interpreter
 from codequorum.core.os_features import user_id
 from codequorum.options.arguments import add_options
@@ -72,11 +74,19 @@ def diagnose(interpreter: str | None) -> dict[str, Any]:
         "limits": LIMITS_TEXT,
         "strict": {"ok": strict.ok, "detail": strict.detail, "layers": strict.layers},
         "weak": {"ok": weak.ok, "detail": weak.detail, "layers": weak.layers},
-        "portable": {"ok": portable.ok, "detail": portable.detail, "layers": portable.layers},
+        "portable": {"ok": portable.ok, "detail": portable.detail, "layers": portable.layers,
+                     **portable_channel_found()},
         "missing": [name for name in REQUIRED if name not in held],
         "verdict": verdict(strict.ok, weak.ok, portable.ok),
         "node": node_sandbox.describe(),
     }
+
+
+def portable_channel_found() -> dict[str, str]:
+    """How the portable level reaches its guests here, and why (empty where it takes the
+    long-lived host), as ``portable/channel.py`` chooses."""
+    return {"channel": portable_channel.current(),
+            "channel_reason": portable_channel.current_reason()}
 
 
 #: What ``doctor --prepare --if-needed`` says where nothing needs preparing.
@@ -163,7 +173,8 @@ def _print_text(found: dict[str, Any]) -> None:
     if not found["strict"]["ok"]:
         out.write(f"strict sandbox unavailable: {found['strict']['detail']}\n")
     portable = found["portable"]
-    out.write("portable sandbox: " + (f"available ({', '.join(portable['layers'])})"
+    how = portable_channel.describe(portable["channel"], portable["channel_reason"])
+    out.write("portable sandbox: " + (f"available ({', '.join(portable['layers'])}); {how}"
                                       if portable["ok"] else
                                       f"unavailable: {portable['detail']}") + "\n")
     out.write(f"{found['verdict']}\n")

@@ -31,12 +31,44 @@ def choose(has_send_fds: bool, has_wait4: bool, os_name: str, forced: str | None
     ``SOCK_SEQPACKET``, which macOS's ``AF_UNIX`` does not give; it was built and tested on
     Linux only), else a process per guest; ``forced == "process"`` picks the latter
     anywhere."""
-    if forced == PROCESS or os_name != "posix" or not (has_send_fds and has_wait4):
-        return PROCESS
-    return HOST if platform.startswith("linux") else PROCESS
+    return PROCESS if reason(has_send_fds, has_wait4, os_name, forced, platform) else HOST
+
+
+def reason(has_send_fds: bool, has_wait4: bool, os_name: str, forced: str | None,
+           platform: str = "linux") -> str:
+    """Why a system with these capabilities takes a process per guest, in words; empty
+    where it takes the long-lived host. :func:`choose` reads its answer from this one."""
+    if forced == PROCESS:
+        return f"forced by {FORCE}"
+    if not has_send_fds:
+        return "this system cannot pass descriptors"
+    if os_name != "posix":
+        return "this system is not POSIX"
+    if not has_wait4:
+        return "this system cannot reap children the POSIX way (no os.wait4)"
+    if not platform.startswith("linux"):
+        return "the long-lived host's SOCK_SEQPACKET socket is Linux's alone"
+    return ""
+
+
+def describe(chosen: str, why: str) -> str:
+    """How the guests are reached, as ``doctor`` says it."""
+    if chosen == HOST:
+        return "guests reached through one long-lived host"
+    return f"a process per guest ({why})"
+
+
+def _here() -> tuple[bool, bool, str, str | None, str]:
+    """This system's capabilities and override, as :func:`choose` reads them."""
+    return (hasattr(socket, "send_fds"), hasattr(os, "wait4"), os.name,
+            os.environ.get(FORCE), sys.platform)
 
 
 def current() -> str:
     """This system's channel (read at each run: a test may force it)."""
-    return choose(hasattr(socket, "send_fds"), hasattr(os, "wait4"), os.name,
-                  os.environ.get(FORCE), sys.platform)
+    return choose(*_here())
+
+
+def current_reason() -> str:
+    """Why this system takes a process per guest; empty where it takes the host."""
+    return reason(*_here())
