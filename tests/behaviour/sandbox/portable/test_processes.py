@@ -46,6 +46,28 @@ def test_a_failing_version_ends_only_its_own_guest() -> None:
     assert {r.start_method for r in results} == {"process"}
 
 
+def test_the_fresh_guest_after_an_overrun_starts_no_process_ahead() -> None:
+    """The tests after an overrun run in a guest started for the fuel left, which no other
+    version will ask for: one process for it, none waiting for it, and the guests waiting
+    for the versions' own limits are kept (each would cost a process on the cores the
+    version's next tests need)."""
+    processes.shutdown()
+    code = "def sq(n):\n    while n == 3:\n        pass\n    return n * n\n"
+    tests = [*SQUARE, Case("call", args=(4,), expected=16, has_expected=True)]
+    first = run_candidates([GOOD], tests, "sq", Limits(test_seconds=0.5), sandbox="portable")
+    shared = processes.shared_for(_host_args())
+    before = {key: list(queue) for key, queue in shared.pool._guests.items()}
+    result = run_candidates([code], tests, "sq", Limits(test_seconds=0.5),
+                            sandbox="portable")[0]
+    assert first[0].status == "ok"
+    assert result.detail == "per-test limit of 0.5s on 1 of 2 tests"
+    assert [(t.exc_type, t.passed) for t in result.tests] == [("Timeout", False), (None, True)]
+    assert list(shared.pool._guests) == list(before)  # no key for the fuel left
+    assert all(len(queue) == processes.host_module().warm.WAITING
+               for queue in shared.pool._guests.values())
+    processes.shutdown()
+
+
 def test_no_guest_process_outlives_the_runner() -> None:
     check = Case("check", source="def check(candidate):\n    assert candidate(2) == 4\n")
     results = run_candidates([GOOD] * 3, [check, *SQUARE], "sq", jobs=2, sandbox="portable")

@@ -63,6 +63,23 @@ def test_other_limits_get_guests_of_their_own_and_old_keys_are_discarded() -> No
     pool.close()
 
 
+def test_a_key_that_will_not_come_again_starts_nothing_ahead_and_keeps_the_others() -> None:
+    """A version's fuel left after an overrun is its own: a guest for it is started alone,
+    and the guests waiting for the keys every version takes stay."""
+    pool, made = _pool(waiting=1)
+    for fuel in range(warm.KEYS):
+        pool.take(("v", fuel))
+    assert len(made) == 2 * warm.KEYS
+    once = pool.take(("v", 99), ahead=False)
+    assert made[-1] is once and len(made) == 2 * warm.KEYS + 1
+    assert not any(g.halt for g in made[:-1])
+    assert sorted(pool._guests) == [("v", fuel) for fuel in range(warm.KEYS)]
+    waiting = made[1]  # for ("v", 0): handed over to a take that will not come again
+    assert pool.take(("v", 0), ahead=False) is waiting
+    assert len(made) == 2 * warm.KEYS + 1
+    pool.close()
+
+
 def test_output_before_a_version_takes_the_guest_reaches_that_version() -> None:
     def speak(guest: warm.Warm) -> None:
         guest.stdout(b"early")

@@ -247,7 +247,7 @@ class Grader:
         ready (a guest's process started on the spot maps the module first: not on the
         version's clock)."""
         self.warm = self.host.shared.take(True, max(self.host.fuel, 1) + self.host.fresh_fuel,
-                                          self.host.memory)
+                                          self.host.memory, self.host.whole_budget())
         self.warm.ready.wait(READY_SECONDS)
         self.warm.attach(self.on_stdout, lambda _data: None)
         self.warm.inbox.put(self.payload)
@@ -320,9 +320,10 @@ class Shared:
         self.folder = tempfile.mkdtemp(prefix="codequorum-portable-")
         self.pool = warm.Pool(self._make, waiting)
 
-    def take(self, grader: bool, fuel: int, memory: int) -> Any:
-        """A guest (the version's or a grader) started with this fuel and memory cap."""
-        found: Any = self.pool.take((grader, fuel, memory))
+    def take(self, grader: bool, fuel: int, memory: int, ahead: bool = True) -> Any:
+        """A guest (the version's or a grader) started with this fuel and memory cap
+        (``ahead``: its successors started ahead, see ``warm.Pool.take``)."""
+        found: Any = self.pool.take((grader, fuel, memory), ahead)
         return found
 
     def tick(self) -> None:
@@ -401,9 +402,10 @@ class Processes:
         self.folder = tempfile.mkdtemp(prefix="codequorum-portable-")
         self.pool = warm.Pool(self._make, waiting)
 
-    def take(self, grader: bool, fuel: int, memory: int) -> Any:
-        """A guest (the version's or a grader) started with this fuel and memory cap."""
-        found: Any = self.pool.take((grader, fuel, memory))
+    def take(self, grader: bool, fuel: int, memory: int, ahead: bool = True) -> Any:
+        """A guest (the version's or a grader) started with this fuel and memory cap
+        (``ahead``: its successors started ahead, see ``warm.Pool.take``)."""
+        found: Any = self.pool.take((grader, fuel, memory), ahead)
         return found
 
     def tick(self) -> None:
@@ -450,6 +452,7 @@ class Host:
         self.verdicts = verdicts  # the checks' verdicts, framed (the version never holds it)
         limits = run["limits"]
         self.fuel = int(float(limits["cpu_seconds"]) * FUEL_PER_SECOND)
+        self.full_fuel = self.fuel
         self.fresh_fuel = STARTUP_FUEL
         self.memory = int(limits["memory_mb"]) * 1024 * 1024
         self.output = int(limits["output_bytes"])
@@ -460,6 +463,11 @@ class Host:
         self.stderr = b""
         self.guest: Guest | None = None
         self.killed = self.finished = False
+
+    def whole_budget(self) -> bool:
+        """Whether the version still has its whole fuel: its guests' key is every such
+        version's, worth starting ahead; after an overrun the fuel left is its own."""
+        return self.fuel == self.full_fuel
 
     def note(self, line: str) -> None:
         """A line for the run's stderr (kept with the guest's tail, bounded)."""
@@ -528,7 +536,8 @@ class Host:
 
     def _instance(self, guest: Guest, tests: list[dict[str, Any]]) -> int:
         """One fresh store and instance (a guest started ahead) running ``tests``."""
-        started = self.shared.take(False, max(self.fuel, 1) + self.fresh_fuel, self.memory)
+        started = self.shared.take(False, max(self.fuel, 1) + self.fresh_fuel, self.memory,
+                                   self.whole_budget())
         if self.run.get("module") and started.view is not None:
             in_module.write_view(started.view, in_module.view_files(self.run["module"]))
         guest.bind(started)

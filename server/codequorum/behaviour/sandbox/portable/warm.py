@@ -9,6 +9,9 @@ thing the guest reads) and the pool starts the next one. A guest serves exactly 
 version and is discarded with its store: no memory, no state crosses between versions.
 Guests are keyed by what is fixed when their store is made (which script, its fuel, its
 memory cap); a version whose limits no waiting guest has gets one started on the spot.
+The tests left after an overrun run in a guest for the version's fuel left, a key no other
+version takes: it is started alone, with nothing ahead of it and no waiting guest
+discarded for it.
 
 A guest runs on a thread of the host (:class:`Warm`) or, where the host cannot feed a
 guest's stdin from within (no named pipes: Windows), in a process of its own
@@ -252,9 +255,15 @@ class Pool:
         self._lock = threading.Lock()
         self._guests: dict[tuple[Any, ...], list[Output]] = {}
 
-    def take(self, key: tuple[Any, ...]) -> Output:
+    def take(self, key: tuple[Any, ...], ahead: bool = True) -> Output:
         """A guest for ``key``: a waiting one (unless it ended meanwhile), else a new one;
-        the pool then starts guests for ``key`` up to its bound."""
+        the pool then starts guests for ``key`` up to its bound. ``ahead=False`` for a key
+        that will not come again (a version's fuel left after an overrun): nothing started
+        for it ahead and no other key's waiting guests discarded to make room for it (each
+        would cost a guest's start, a process's where guests run in their own, on the cores
+        the version's next tests need)."""
+        if not ahead:
+            return self._take_once(key)
         found = None
         with self._lock:
             stale = self._make_room(key)
@@ -272,6 +281,16 @@ class Pool:
             with self._lock:
                 self._guests.setdefault(key, []).append(fresh)
         return guest
+
+    def _take_once(self, key: tuple[Any, ...]) -> Output:
+        """A waiting guest for ``key`` if one is alive, else one started now; no successor."""
+        with self._lock:
+            queue = self._guests.get(key, [])
+            while queue:
+                candidate = queue.pop(0)
+                if not candidate.ended.is_set():
+                    return candidate
+        return self.make(key)
 
     def _make_room(self, key: tuple[Any, ...]) -> list[Output]:
         """Room for ``key`` among the kept keys: the oldest key's guests, taken out."""
