@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from codequorum.ingest.js_module_view import js_module_view, package_name, specifiers
-from tests.behaviour.runtimes.test_node_module import _context, _workspace
+from tests.behaviour.runtimes.test_node_module import _context, _subpath_workspace, _workspace
 
 
 def test_specifiers_of_imports_requires_and_reexports() -> None:
@@ -39,3 +39,27 @@ def test_node_builtins_and_native_packages_are_not_given(tmp_path: Path) -> None
         "package has native code)")
 
 
+
+
+def test_subpath_imports_are_read_from_the_package_json(tmp_path: Path) -> None:
+    path = _subpath_workspace(tmp_path)
+    view = js_module_view(path.read_text(), path, tmp_path)
+    assert sorted(p for p, _ in view.files) == [
+        "node_modules/left-pad/index.js", "node_modules/left-pad/package.json",
+        "packages/app/cjs/math.cjs", "packages/app/package.json",
+        "packages/app/src/internal/clamp.js", "packages/app/src/main.js"]
+    assert view.notes == ()
+
+
+def test_a_subpath_import_not_mapped_or_out_of_its_package_is_named(tmp_path: Path) -> None:
+    path = _subpath_workspace(tmp_path)
+    text = "import x from '#shared';\nimport y from '#nope';\nexport function f() {}\n"
+    notes = js_module_view(text, path, tmp_path).notes
+    assert notes == (
+        "not-run-in-module: `packages/app/src/main.js` loads `#shared`, which the sandbox does "
+        "not give (its `imports` mapping `../shared/x.js` leads out of its package)",
+        "not-run-in-module: `packages/app/src/main.js` loads `#nope`, which the sandbox does "
+        "not give (no `imports` mapping of its package.json matches it)")
+    (tmp_path / "packages" / "app" / "package.json").write_text('{"name": "app"}')
+    [note] = js_module_view("import '#x';\n", path, tmp_path).notes
+    assert note.endswith("(its package.json has no `imports`)")

@@ -12,6 +12,9 @@ or compiles anything):
   folder between the importing file and the workspace root: its ``package.json`` and the
   files its entry (``exports`` or ``main``) loads; a package with native code
   (``binding.gyp``, ``"gypfile": true``, a ``.node`` file) is left out;
+- a ``#`` specifier (``#internal/x.js``) is mapped by the ``imports`` of the nearest
+  ``package.json`` (:mod:`codequorum.ingest.js_imports`: inside its package, or a package
+  it names);
 - every file passes the workspace's one rule
   (:func:`~codequorum.core.safe_paths.workspace_refusal`, on the path and where its links
   lead: a link to ``.env`` is never read) and the bounds of the Python view;
@@ -36,6 +39,7 @@ from tree_sitter import Node
 from codequorum.core.model import FunctionKind, ModuleContext
 from codequorum.core.parsing import parse
 from codequorum.core.safe_paths import workspace_refusal
+from codequorum.ingest.js_imports import CONDITIONS, NoMapping, imports_target
 from codequorum.ingest.module_view import (
     MAX_FILE_BYTES,
     MAX_IMPORTED_NAMES,
@@ -226,14 +230,42 @@ class _Builder:
                 return None, "a path out of the workspace"
             found = self.locate(target)
             return (found, "") if found else (None, "no such file, or a refused one")
+        if spec.startswith("#"):
+            return self.subpath(folder, spec)
         if spec.startswith(("/", "node:")) or ":" in spec:
             return None, "not a file of the workspace"
         return self.package(folder, spec)
 
+    def scope(self, folder: str) -> tuple[str, str] | None:
+        """The package ``folder`` is in: (its folder, its package.json), the nearest one
+        up to the workspace root and never past a ``node_modules`` folder (as Node looks)."""
+        here = folder
+        while True:
+            meta = self.read(posixpath.join(here, "package.json") if here else "package.json")
+            if meta is not None:
+                return here, meta
+            if not here or posixpath.basename(here) == "node_modules":
+                return None
+            here = posixpath.dirname(here)
 
-#: The conditions of a package's ``exports`` followed, in the order they are preferred (the
-#: sandbox's loader knows them in this order too: ``node_harness/modules.js``).
-CONDITIONS = ("require", "node", "default", "import")
+    def subpath(self, folder: str, spec: str) -> tuple[str | None, str]:
+        """The file a ``#`` specifier maps to through its package's ``imports``."""
+        found = self.scope(folder)
+        if found is None:
+            return None, "no package.json holds its `imports`"
+        top, meta = found
+        try:
+            info = json.loads(meta)
+            target = imports_target(info.get("imports") if isinstance(info, dict) else None,
+                                    spec)
+        except (ValueError, RecursionError) as exc:
+            return None, str(exc) if isinstance(exc, NoMapping) else "its package.json is not JSON"
+        if not target.startswith("./"):
+            return self.package(top, target)
+        rel = posixpath.normpath(posixpath.join(top, target[2:]))
+        if self.read(rel) is None or rel.endswith(".node"):
+            return None, f"{rel} is not a JavaScript file of the view"
+        return rel, ""
 
 
 def _main(info: dict[str, object]) -> str:

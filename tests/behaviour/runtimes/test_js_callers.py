@@ -12,7 +12,8 @@ from pathlib import Path
 
 from codequorum.behaviour.runtimes.js_callers import is_test_file, literal_calls
 from codequorum.behaviour.runtimes.js_inputs import collect_js_inputs
-from codequorum.core.model import Version, VersionSet
+from codequorum.behaviour.runtimes.node import JAVASCRIPT
+from codequorum.core.model import TestCase, Version, VersionSet
 from codequorum.ingest.js_module_view import js_module_view
 
 SCRIPT = Path(sys.executable).parent / "codequorum"
@@ -165,3 +166,76 @@ def test_a_method_runs_on_the_instance_its_test_makes(node_sandboxed: object,
     assert row["not_run"] is None and "divergent-outputs" in row["verdicts"], row
     [finding] = [f for f in doc["findings"] if f["code"] == "divergent-outputs"]
     assert 'new Version("1.2").compare("1.10"): -1 vs 1' in finding["message"]
+
+
+#: A tag shaped like ``dedent``: common leading whitespace taken off the cooked strings (or
+#: off a string it is called with).
+DEDENT = """export function dedent(strings, ...values) {
+  if (typeof strings === 'string') strings = [strings];
+  const text = strings.reduce((out, s, i) => out + s + (i < values.length ? values[i] : ''), '');
+  const lines = text.replace(/^\\n/, '').split('\\n');
+  const pad = Math.min(...lines.filter((l) => l.trim()).map((l) => l.match(/^ */)[0].length));
+  return lines.map((l) => l.slice(pad)).join('\\n').trimEnd();
+}
+"""
+#: Its test: tagged templates with literal substitutions, one with a variable (no input),
+#: and a plain call with a template literal.
+DEDENT_TEST = """import { dedent } from '../src/dedent.js';
+
+assert.equal(dedent`
+  a
+    b ${2}
+  c\\t${"d"}`, 'a\\n  b 2\\nc\\td');
+assert.equal(dedent`x${name}`, 'x?');
+assert.equal(dedent(`  one\\n  two`), 'one\\ntwo');
+"""
+
+
+def _dedent_package(root: Path) -> Path:
+    (root / ".git").mkdir()
+    (root / "src").mkdir()
+    (root / "test").mkdir()
+    (root / "src" / "dedent.js").write_text(DEDENT)
+    (root / "test" / "dedent.test.js").write_text(DEDENT_TEST)
+    return root / "src" / "dedent.js"
+
+
+def test_a_tagged_template_of_literals_is_an_input_as_the_tag_receives_it(
+        tmp_path: Path) -> None:
+    path = _dedent_package(tmp_path)
+    context = js_module_view(DEDENT, path, tmp_path).context("dedent")
+    calls = literal_calls(context, "dedent")
+    strings = {"$": "template", "v": ["\n  a\n    b ", "\n  c\t", ""],
+               "raw": ["\n  a\n    b ", "\n  c\\t", ""]}
+    assert [(c.args, c.where) for c in calls] == [
+        ((strings, 2, "d"), "test/dedent.test.js:3"),
+        (("  one\n  two",), "test/dedent.test.js:8")]
+    vs = VersionSet(task_id="t", versions=[Version(code=DEDENT)], language="javascript",
+                    entry_point="dedent", module=context)
+    labels = [c.label for c in collect_js_inputs(vs, scaling=False).cases]
+    assert labels == ['dedent`\n  a\n    b ${2}\n  c\\t${"d"}`', 'dedent("  one\\n  two")']
+
+
+def test_a_tagged_template_runs_with_a_frozen_strings_array_and_its_raw(
+        node_sandboxed: object, tmp_path: Path) -> None:
+    """The strings array a version's tag receives is the one Node gives: frozen, an array,
+    its ``raw`` frozen and not enumerable, a cooked string ``undefined`` where its escape
+    is not one."""
+    path = _dedent_package(tmp_path)
+    context = js_module_view(DEDENT, path, tmp_path).context("dedent")
+    [call, plain] = literal_calls(context, "dedent")
+    test = TestCase("call", args=call.args, name="tagged")
+    probe = ("export function dedent(strings, ...values) { return [Object.isFrozen(strings), "
+             "Array.isArray(strings), Object.isFrozen(strings.raw), Object.keys(strings), "
+             "Object.getOwnPropertyDescriptor(strings, 'raw').enumerable, strings.raw, values]; }")
+    result = JAVASCRIPT.run(probe, [test], "dedent", module=context)
+    assert result.status == "ok", result.detail
+    assert json.loads(result.tests[0].output or "") == [
+        True, True, True, ["0", "1", "2"], False, ["\n  a\n    b ", "\n  c\\t", ""], [2, "d"]]
+    real = JAVASCRIPT.run(DEDENT, [test, TestCase("call", args=plain.args, name="plain")],
+                          "dedent", module=context)
+    assert [json.loads(t.output or "") for t in real.tests] == ["a\n  b 2\nc\td", "one\ntwo"]
+    bad = {"$": "template", "v": [{"$": "undefined"}], "raw": ["\\unicode"]}
+    shown = JAVASCRIPT.run("function dedent(s) { return [s[0], s.raw[0]]; }",
+                           [TestCase("call", args=(bad,), name="bad")], "dedent")
+    assert json.loads(shown.tests[0].output or "") == [{"$": "undefined"}, "\\unicode"]

@@ -35,6 +35,12 @@ def test_jsdoc_and_doctest_style_comments_are_read() -> None:
     assert examples(text, "f") == [((2,), 4, True), ((3,), 9, True)]
 
 
+def test_a_tagged_template_example_gives_its_strings_array_and_values() -> None:
+    text = "/**\n * @example html`<b>${1}</b>` // => '<b>1</b>'\n * @example html`${x}`\n */"
+    strings = {"$": "template", "v": ["<b>", "</b>"], "raw": ["<b>", "</b>"]}
+    assert examples(text, "html") == [((strings, 1), "<b>1</b>", True)]
+
+
 def test_typescript_parameter_types_draw_values() -> None:
     code = "function f(xs: number[], s: string): number { return 1; }"
     assert parameter_types(code, "f") == ["number[]", "string"]

@@ -43,6 +43,32 @@ def _workspace(root: Path) -> Path:
     return root / "main.ts"
 
 
+def _subpath_workspace(root: Path) -> Path:
+    """A package in a monorepo whose module imports through its ``imports`` field."""
+    app = root / "packages" / "app"
+    (app / "src" / "internal").mkdir(parents=True)
+    (app / "cjs").mkdir()
+    (root / "packages" / "shared").mkdir()
+    (root / "packages" / "shared" / "x.js").write_text("module.exports = 1;\n")
+    (app / "package.json").write_text(json.dumps({"name": "app", "imports": {
+        "#internal/*": "./src/internal/*",
+        "#math": {"types": "./math.d.ts", "node": {"import": "./cjs/math.cjs"},
+                  "default": "./nowhere.js"},
+        "#pad": "left-pad",
+        "#shared": "../shared/x.js"}}))
+    (app / "src" / "internal" / "clamp.js").write_text(
+        "export const clamp = (x, lo, hi) => Math.min(hi, Math.max(lo, x));\n")
+    (app / "cjs" / "math.cjs").write_text("exports.square = (x) => x * x;\n")
+    pkg = root / "node_modules" / "left-pad"
+    pkg.mkdir(parents=True)
+    (pkg / "package.json").write_text('{"name": "left-pad", "main": "index.js"}')
+    (pkg / "index.js").write_text("module.exports = (s, n) => String(s).padStart(n, '0');\n")
+    (app / "src" / "main.js").write_text(
+        "import { clamp } from '#internal/clamp.js';\nconst { square } = require('#math');\n"
+        "import pad from '#pad';\nexport function area(x) { return x; }\n")
+    return app / "src" / "main.js"
+
+
 def _call(n: int, expected: object, name: str = "t") -> TestCase:
     return TestCase("call", args=(n,), expected=expected, has_expected=True, name=name)
 
@@ -277,3 +303,26 @@ def test_an_esm_only_package_with_nested_import_conditions_loads(
                                       name="t")], "code", module=view.context("code"))
     assert result.module is not None and result.module.loaded, result.module
     assert [t.passed for t in result.tests] == [True]
+
+
+def test_subpath_imports_load_in_the_sandbox_and_one_out_of_its_package_does_not(
+        node_sandboxed: object, tmp_path: Path) -> None:
+    """``#internal/*``, a conditional ``#math`` and a ``#pad`` naming a package load through
+    the sandbox's own loader; a ``#shared`` mapped through ``..`` finds nothing there even
+    when the file it names is in the view."""
+    path = _subpath_workspace(tmp_path)
+    view = js_module_view(path.read_text(), path, tmp_path)
+    version = "export function area(x) { return pad(square(clamp(x, 0, 9)), 3); }"
+    tests = [TestCase("call", args=(n,), expected=want, has_expected=True, name=str(n))
+             for n, want in ((3, "009"), (20, "081"), (-4, "000"))]
+    result = JAVASCRIPT.run(version, tests, "area", module=view.context("area"))
+    assert result.module is not None and result.module.loaded, result.module
+    assert [t.passed for t in result.tests] == [True, True, True]
+    text = ("const x = require('../../shared/x.js');\nconst y = require('#shared');\n"
+            "export function area(v) { return v; }\n")
+    escaping = js_module_view(text, path, tmp_path)
+    assert "packages/shared/x.js" in dict(escaping.files)
+    result = JAVASCRIPT.run("export function area(v) { return v; }", [_call(1, 1)], "area",
+                            module=escaping.context("area"))
+    assert result.module is not None and not result.module.loaded
+    assert "Cannot find module '#shared'" in result.module.detail

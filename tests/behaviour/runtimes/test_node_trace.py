@@ -55,9 +55,23 @@ def test_executed_bytecodes_match_the_hand_checked_counts(node_sandboxed: object
     assert "IncBlockCounter" not in counts  # the instrumentation is not the version's
 
 
+@pytest.mark.parametrize("which", ["system", "wheel"])
+def test_a_for_of_left_early_looks_its_iterators_return_up_on_every_node(
+        node_sandboxed: object, which: str) -> None:
+    """The close of a ``for``-``of`` left by ``break``, ``return`` or a throw (the lookup of
+    its iterator's ``return``) is counted, and only then: on the system's Node and the
+    wheel's (their bytecode differs around the close)."""
+    node = node_sandbox.wheel_node() if which == "wheel" else None
+    if which == "wheel" and node is None:
+        pytest.skip("no pinned Node wheel here")
+    for case in (c for name, c in CASES.items() if name.startswith("for-of")):
+        counts = _traced(case, node)
+        assert {k: counts.get(k, 0) for k in case["expect"]} == case["expect"], case["name"]
+
+
 def test_the_fixture_says_what_is_not_modelled() -> None:
     assert {"loop", "nested loops", "recursion", "closure", "try/catch with throw",
-            "generator", "async"} <= set(CASES)
+            "generator", "async", "for-of left by break", "for-of to its end"} <= set(CASES)
     assert any("builtins" in n for n in FIXTURE["not_modelled"])
     assert any("not a `throw`" in n for n in FIXTURE["not_modelled"])
 

@@ -5,8 +5,9 @@ tests call it (read with tree-sitter; nothing runs).
 The JavaScript side of :mod:`codequorum.behaviour.callers`, under its bounds: the files of
 ``ModuleContext.files`` (the module's own first) and ``ModuleContext.callers``, the
 characters of a file parsed, the calls taken. A call counts when it names the function
-(``f(...)``, ``obj.f(...)``, ``this.f(...)``) and every argument is a literal
-(``js_literals.py``); a call inside a function of that name (recursion) does not. A
+(``f(...)``, ``obj.f(...)``, ``this.f(...)``, a tagged template ``f`...` ``) and every
+argument is a literal (``js_literals.py``; a tagged template's are its strings array and
+its substitutions, each a literal); a call inside a function of that name (recursion) does not. A
 method's call on an instance the call makes, ``new SemVer('1.2.3-beta').comparePre('1.2.3')``,
 keeps the constructor's literal arguments: the instance its test runs on. A file
 named ``*.test.js``, ``*.spec.ts``, ``test.js`` or under a ``test``/``tests``/``__tests__``
@@ -22,7 +23,7 @@ from typing import Any
 from tree_sitter import Node
 
 from codequorum.behaviour.callers import MAX_CALLS, MAX_FILE_CHARS
-from codequorum.behaviour.runtimes.js_literals import NotLiteral, literal, node_text
+from codequorum.behaviour.runtimes.js_literals import NotLiteral, call_arguments, node_text
 from codequorum.core.limits import InputLimitError
 from codequorum.core.model import ModuleContext
 from codequorum.core.parsing import parse
@@ -107,11 +108,8 @@ def _receiver(call: Node, owner: str) -> tuple[Any, ...] | None:
 
 
 def _arguments(call: Node) -> tuple[Any, ...] | None:
-    args = call.child_by_field_name("arguments")
-    if args is None or args.type != "arguments":
-        return None  # a tagged template
     try:
-        return tuple(literal(a) for a in args.named_children if a.type != "comment")
+        return call_arguments(call)
     except (NotLiteral, ValueError):
         return None
 

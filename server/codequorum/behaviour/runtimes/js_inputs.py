@@ -32,6 +32,7 @@ from codequorum.behaviour.runtimes import js_values
 from codequorum.behaviour.runtimes.js_callers import literal_calls
 from codequorum.behaviour.runtimes.js_literals import (
     NotLiteral,
+    call_arguments,
     literal,
     node_text,
     parse_expression,
@@ -75,10 +76,8 @@ def example_call(line: str, entry: str) -> tuple[tuple[Any, ...], Any, bool] | N
     name = node_text(fn) if fn is not None else ""
     if name.split(".")[-1] != entry.split(".")[-1]:
         return None
-    args_node = call.child_by_field_name("arguments")
     try:
-        args = tuple(literal(a) for a in (args_node.named_children if args_node else [])
-                     if a.type != "comment")
+        args = call_arguments(call)
     except NotLiteral:
         return None
     if len(parts) < 2 or not parts[1].strip():
@@ -362,7 +361,7 @@ def _add_scaling(plan: InputPlan, types: Sequence[str], entry: str,
 
 
 def _label(entry: str, args: Sequence[Any]) -> str:
-    return f"{entry.split('.')[-1]}({', '.join(js_values.show(a) for a in args)})"
+    return js_values.show_call(entry.split(".")[-1], args)
 
 
 def _add(plan: InputPlan, case: TestCase, source: Any, graded: bool, label: str,

@@ -1,8 +1,10 @@
 """JavaScript literals read without running anything: a tree-sitter node of a literal
-expression (numbers, strings, arrays, objects, ``new Map``/``new Set`` of literals,
-``undefined``, ``NaN``, ``Infinity``, BigInts) -> its canonical tree (``js_values.py``).
-Shared by the examples of a comment (``js_inputs.py``) and the calls found in the
-workspace (``js_callers.py``)."""
+expression (numbers, strings, template literals without substitutions, arrays, objects,
+``new Map``/``new Set`` of literals, ``undefined``, ``NaN``, ``Infinity``, BigInts) -> its
+canonical tree (``js_values.py``); and the arguments of a call, a tagged template's
+included (``dedent`a${1}b` `` gives the tag its strings array, cooked and raw, then the
+substitutions' values). Shared by the examples of a comment (``js_inputs.py``) and the
+calls found in the workspace (``js_callers.py``)."""
 
 from __future__ import annotations
 
@@ -58,9 +60,11 @@ def _literal(node: Node) -> Any:
     if t == "string":
         return "".join(node_text(c) if c.type == "string_fragment" else _escape(node_text(c))
                        for c in node.named_children)
-    if t == "template_string" and not any(c.type == "template_substitution"
-                                          for c in node.named_children):
-        return node_text(node)[1:-1]
+    if t == "template_string":
+        strings = template_parts(node)
+        if len(strings) != 1 or strings[0][0] is None:
+            raise NotLiteral("template")
+        return strings[0][0]
     if t in ("true", "false"):
         return t == "true"
     if t == "null":
@@ -145,6 +149,83 @@ def _collection(node: Node) -> Any:
     return {"$": "map", "v": [by_key[k] for k in sorted(by_key)]}
 
 
+def template_parts(node: Node) -> list[tuple[str | None, str]]:
+    """A template literal's strings between its substitutions, each (cooked, raw) as the
+    tag function receives them: the raw text with its line breaks made ``\\n``, cooked
+    with its escapes read (None for an escape a tagged template leaves undefined)."""
+    data = node.text or b""
+    cuts = [(c.start_byte - node.start_byte, c.end_byte - node.start_byte)
+            for c in node.named_children if c.type == "template_substitution"]
+    starts = [1, *(end for _, end in cuts)]
+    ends = [*(start for start, _ in cuts), len(data) - 1]
+    out: list[tuple[str | None, str]] = []
+    for a, b in zip(starts, ends, strict=True):
+        raw = data[a:b].decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
+        out.append((cooked(raw), raw))
+    return out
+
+
+_SIMPLE = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
+_TEMPLATE_ESCAPE = re.compile(r"\\(?:x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|u\{([0-9a-fA-F]+)\}"
+                              r"|(0)(?![0-9])|([\n\u2028\u2029])|([^xu0-9])|(.?))", re.S)
+
+
+def cooked(raw: str) -> str | None:
+    """A template's raw text with its escapes read as JavaScript reads them; None for one
+    it cannot read (``\\x``, ``\\u`` malformed, an octal one), undefined to a tag and an
+    error in an untagged template. A lone surrogate is None too (no value of ours)."""
+    bad = False
+
+    def one(m: re.Match[str]) -> str:
+        nonlocal bad
+        hex2, hex4, braced, zero, line, plain, _ = m.groups()
+        code = int(hex2 or hex4 or braced or "0", 16) if (hex2 or hex4 or braced) else None
+        if code is not None and code <= 0x10FFFF:
+            return chr(code)
+        if zero:
+            return "\0"
+        if line:
+            return ""
+        if plain:
+            return _SIMPLE.get(plain, plain)
+        bad = True
+        return ""
+
+    text = _TEMPLATE_ESCAPE.sub(one, raw)
+    if bad:
+        return None
+    try:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16")
+    except UnicodeDecodeError:
+        return None
+
+
+def template_strings(node: Node) -> Any:
+    """The strings array a tagged template gives its tag (``TemplateStringsArray``): its
+    canonical tree ``{"$": "template", "v": cooked, "raw": raw}``, a cooked string that
+    is undefined written ``{"$": "undefined"}``."""
+    parts = template_parts(node)
+    return {"$": "template", "v": [c if c is not None else _NAMED["undefined"] for c, _ in parts],
+            "raw": [r for _, r in parts]}
+
+
+def call_arguments(call: Node) -> tuple[Any, ...]:
+    """The literal arguments of a call node: ``f(1, 'a')`` its arguments, a tagged template
+    ``f`a${1}` `` its strings array then its substitutions' values; :class:`NotLiteral`
+    when one is not a literal."""
+    args = call.child_by_field_name("arguments")
+    if args is None:
+        return ()
+    if args.type != "template_string":
+        return tuple(literal(a) for a in args.named_children if a.type != "comment")
+    values = []
+    for sub in (c for c in args.named_children if c.type == "template_substitution"):
+        if len(sub.named_children) != 1:
+            raise NotLiteral("substitution")
+        values.append(literal(sub.named_children[0]))
+    return (template_strings(args), *values)
+
+
 def parse_expression(text: str) -> Node | None:
     """The first expression of ``text`` parsed as JavaScript, or None."""
     tree = parse(text, "javascript")
@@ -157,4 +238,5 @@ def parse_expression(text: str) -> Node | None:
     return first.named_children[0]
 
 
-__all__ = ["NotLiteral", "literal", "node_text", "parse_expression"]
+__all__ = ["NotLiteral", "call_arguments", "cooked", "literal", "node_text", "parse_expression",
+           "template_parts", "template_strings"]

@@ -3,15 +3,18 @@
 A value is a JSON tree: null, booleans, strings, finite numbers other than -0 and arrays
 as themselves, everything else ``{"$": tag, ...}`` (NaN and -0 as ``number``, undefined,
 bigint, map and set with sorted entries, object with sorted keys and its class, date,
-regexp, typed arrays, holes, cycles, ...). Two values are equal when their trees are
-equal with JavaScript's strict deep equality: numbers by value (``1`` and ``1.0`` are one
-number), never a boolean for a number, NaN equal to NaN and -0 not equal to 0 (as
-``assert.deepStrictEqual``), which the tags already give.
+regexp, typed arrays, holes, cycles, ...; as an input only, ``template``: the strings array
+a tagged template gives its tag, ``{"$": "template", "v": cooked, "raw": raw}``). Two
+values are equal when their trees are equal with JavaScript's strict deep equality:
+numbers by value (``1`` and ``1.0`` are one number), never a boolean for a number, NaN
+equal to NaN and -0 not equal to 0 (as ``assert.deepStrictEqual``), which the tags
+already give.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 MAX_VALUE_TEXT = 1 << 20
@@ -91,6 +94,8 @@ def show(tree: Any) -> str:
         return "undefined"
     if tag == "bigint":
         return f"{v}n"
+    if tag == "template":
+        return show(v)
     if tag == "object":
         return "{" + ", ".join(f"{json.dumps(k)}: {show(x)}" for k, x in v) + "}"
     if tag in ("map", "set"):
@@ -98,6 +103,19 @@ def show(tree: Any) -> str:
                           for x in v)
         return f"new {'Map' if tag == 'map' else 'Set'}([{inner}])"
     return json.dumps(tree)
+
+
+def show_call(name: str, args: Sequence[Any]) -> str:
+    """A call in JavaScript's words: ``f(1, "a")``, or a tagged template when the first
+    argument is a template's strings array and the rest its substitutions
+    (``dedent`a${1}b` ``, the raw text as written)."""
+    first = args[0] if args else None
+    if (isinstance(first, dict) and first.get("$") == "template"
+            and isinstance(first.get("raw"), list) and len(first["raw"]) == len(args)):
+        raw = [str(r) for r in first["raw"]]
+        subs = "".join("${" + show(a) + "}" + r for a, r in zip(args[1:], raw[1:], strict=True))
+        return f"{name}`{raw[0]}{subs}`"
+    return f"{name}({', '.join(show(a) for a in args)})"
 
 
 def shown_text(output: str) -> str:
@@ -109,4 +127,4 @@ def shown_text(output: str) -> str:
         return output
 
 
-__all__ = ["canonical", "matches", "parse", "show", "shown_text", "strict_equal"]
+__all__ = ["canonical", "matches", "parse", "show", "show_call", "shown_text", "strict_equal"]

@@ -16,18 +16,20 @@ test, the coverage ranges of the version's functions. Here, per function:
 3. the block counts are the least execution consistent with those counters and flow
    balance (:func:`solve`): read off one equation at a time in linear time where flow
    balance pins every block down, else a min-cost circulation (:func:`solve_counts`) where
-   each block run costs 1, an edge to an exception handler costs more than any path of
-   plain edges, and flow that appears or vanishes outside an edge (an exception thrown by
-   an operation that is not a ``throw`` and not caught in the function) more than any
-   count, so each is used only when the counters leave no other way; counts that take an
-   exception no ``throw`` raised are flagged approximate;
+   each block run costs 1, an edge to an exception handler or to a ``finally``'s re-throw
+   costs more than any path of plain edges, and flow that appears or vanishes outside an
+   edge (an exception thrown by an operation that is not a ``throw`` and not caught in the
+   function) more than any count, so each is used only when the counters leave no other
+   way; counts that take an exception no ``throw`` raised are flagged approximate; then a
+   ``for``-``of``'s close is put right (:func:`closed`);
 4. the executed histogram is the sum of each block's count times its bytecodes, named as
    the static counts name them, ``IncBlockCounter`` (the instrumentation) left out; a
    script with a function past :data:`MAX_TRACED_BYTECODES` gets none, saying why.
 
 Exact on loops, branches, ``break``/``continue``, recursion, closures, ``try``/``catch``
-with a ``throw``, generators and ``await`` resumed by ``next``; docs/sandbox.md lists
-what is not modelled. Pure: no process is started here.
+with a ``throw``, generators and ``await`` resumed by ``next``, a ``for``-``of``'s close
+(:func:`closed`: the lookup of its iterator's ``return`` when left early); docs/sandbox.md
+lists what is not modelled. Pure: no process is started here.
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ TABLE_ENTRY = re.compile(r"(\d+): @(\d+)")
 HANDLER = re.compile(r"^\s*\(\s*(\d+),\s*(\d+)\)\s*->\s*(\d+)")
 LAST_INDEX = re.compile(r"\[(\d+)\]\s*$")
 COUNTER = "IncBlockCounter"
+RETHROW_DISPATCH = ("LdaZero", "TestReferenceEqual", "JumpIfFalse")
 UNCONDITIONAL = frozenset({"Jump", "JumpConstant", "JumpLoop"})
 EXITS = frozenset({"Return", "Throw", "ReThrow", "Abort"})
 #: Bounds of what is read from one run (the harness is trusted only so far).
@@ -183,6 +186,9 @@ class Block:
     counter: bool = False
     #: A generator's resume point (entered through the state switch of block 0).
     resumes: bool = False
+    #: A ``finally``'s dispatch (``LdaZero; TestReferenceEqual token; JumpIfFalse``): its
+    #: fall-through re-throws what the ``finally`` caught, which only an exception reaches.
+    rethrows: bool = False
 
 
 def _leaders(fn: Function, resume: dict[int, int]) -> set[int]:
@@ -253,6 +259,7 @@ def blocks_of(fn: Function) -> list[Block]:
         block.exits = block.exits or (last.name in EXITS and not caught)
         block.throws = last.name in ("Throw", "ReThrow") and not caught
         block.resumes = block.code[0].offset in resume.values()
+        block.rethrows = [b.name for b in block.code[-3:]] == list(RETHROW_DISPATCH)
         block.succ = sorted(set(succ))
     return blocks
 
@@ -280,12 +287,115 @@ class Graph:
     first: int
     wanted: list[tuple[int, int]]
     balance: Balance | None = None
+    closes: list[IteratorClose] = field(default_factory=list)
 
 
 def graph_of(fn: Function) -> Graph:
-    """:func:`blocks_of` ``fn``, with the positions its counters count."""
+    """:func:`blocks_of` ``fn``, with the positions its counters count and its ``for``-``of``
+    loops' closes."""
     blocks = blocks_of(fn)
-    return Graph(blocks, *_counted(blocks))
+    return Graph(blocks, *_counted(blocks), closes=iterator_closes(blocks))
+
+
+@dataclass(frozen=True)
+class IteratorClose:
+    """Where a ``for``-``of`` loop closes its iterator: ``check`` tests the loop's ``done``
+    flag after it (true: left at the iterator's end, jump past; false: left by ``break``,
+    ``return`` or a throw, go on to ``close``, the straight blocks that look the iterator's
+    ``return`` up); ``ends``: the edges by which the loop left at the iterator's end (its
+    ``done`` read true), each with the block the loop goes on to otherwise."""
+
+    check: int
+    close: tuple[int, ...]
+    ends: tuple[tuple[int, int], ...]
+
+
+#: How many straight blocks (a counter, a handler's bounds split them) a close or the way
+#: from a loop's end to its check may take.
+_STRAIGHT = 4
+
+
+def _ends_loop(block: Block) -> bool:
+    """A block that reads an iterator result's ``done`` and jumps out when it is true."""
+    return [b.name for b in block.code[-2:]] == ["GetNamedProperty", "JumpIfToBooleanTrue"]
+
+
+def _close_path(blocks: Sequence[Block], i: int) -> tuple[int, ...] | None:
+    """The straight blocks after check ``i`` up to the jump past when ``return`` is
+    missing (``GetNamedProperty``, ``JumpIfUndefinedOrNull``), to where ``i`` jumps."""
+    past = [s for s in blocks[i].succ if s != i + 1]
+    path = [i + 1]
+    while blocks[path[-1]].code[-1].name != "JumpIfUndefinedOrNull":
+        if blocks[path[-1]].succ != [path[-1] + 1] or len(path) >= _STRAIGHT:
+            return None
+        path.append(path[-1] + 1)
+    last = blocks[path[-1]]
+    if (len(past) != 1 or past[0] not in last.succ
+            or not any(b.name == "GetNamedProperty" for b in last.code)):
+        return None
+    return tuple(path)
+
+
+def _after_heads(blocks: Sequence[Block]) -> set[int]:
+    """The blocks a loop's head (where a ``JumpLoop`` goes) leads to, directly or through
+    one block: where a ``for``-``of`` reads ``done`` after calling ``next`` (an array
+    destructuring reads it too, outside any loop of its own)."""
+    heads = {b.succ[0] for b in blocks if b.code[-1].name == "JumpLoop" and b.succ}
+    near = {j for h in heads for j in blocks[h].succ}
+    return near | {k for j in near for k in blocks[j].succ}
+
+
+def _loop_ends(blocks: Sequence[Block], preds: Sequence[Sequence[int]], i: int,
+               near: set[int]) -> list[tuple[int, int]]:
+    """``(end, other)``: the blocks that leave a loop at its iterator's end and reach check
+    ``i`` through straight blocks, and where each goes otherwise (a block of its own)."""
+    ends: list[tuple[int, int]] = []
+    todo, seen = [(i, 0)], {i}
+    while todo:
+        x, depth = todo.pop()
+        for q in preds[x]:
+            others = [o for o in blocks[q].succ if o != x]
+            if (_ends_loop(blocks[q]) and q in near and len(others) == 1
+                    and list(preds[others[0]]) == [q]):
+                ends.append((q, others[0]))
+            elif blocks[q].succ == [x] and q not in seen and depth < _STRAIGHT:
+                seen.add(q)
+                todo.append((q, depth + 1))
+    return ends
+
+
+def iterator_closes(blocks: Sequence[Block]) -> list[IteratorClose]:
+    """The iterator closes of ``blocks``' ``for``-``of`` loops, as V8 compiles them (Node
+    20, 22, 24): a check ``Ldar done; JumpIfToBooleanTrue past`` whose fall-through looks
+    ``return`` up, reached from the loop's end through straight blocks."""
+    preds: list[list[int]] = [[] for _ in blocks]
+    for i, block in enumerate(blocks):
+        for j in block.succ:
+            preds[j].append(i)
+    found: list[IteratorClose] = []
+    near = _after_heads(blocks)
+    for i, block in enumerate(blocks[:-1]):
+        if [b.name for b in block.code[-2:]] != ["Ldar", "JumpIfToBooleanTrue"]:
+            continue
+        path = _close_path(blocks, i)
+        ends = _loop_ends(blocks, preds, i, near) if path is not None else []
+        if path is not None and ends:
+            found.append(IteratorClose(i, path, tuple(ends)))
+    return found
+
+
+def closed(counts: list[int], closes: Sequence[IteratorClose]) -> list[int]:
+    """``counts`` with each loop's close run as often as the loop was left otherwise than
+    at its iterator's end: the counters say how often the check ran and how often the loop
+    ended (the end block's count less that of its other way on), not which way the check
+    went, and the least execution skips the close."""
+    for c in closes:
+        left = counts[c.check] - sum(counts[q] - counts[o] for q, o in c.ends)
+        extra = left - counts[c.close[0]]
+        if extra > 0 and left <= counts[c.check]:
+            for b in c.close:
+                counts[b] += extra
+    return counts
 
 
 def _counted(blocks: Sequence[Block]) -> tuple[int, list[tuple[int, int]]]:
@@ -503,7 +613,7 @@ def _least(blocks: Sequence[Block], known: Mapping[int, int], calls: int
         else:
             runs.append(flow.add(2 * i, 2 * i + 1, INF, 1))
         for j in block.succ:
-            flow.add(2 * i + 1, 2 * j, INF, 0)
+            flow.add(2 * i + 1, 2 * j, INF, thrown if block.rethrows and j == i + 1 else 0)
         if block.handler is not None:
             arc = flow.add(2 * i + 1, 2 * block.handler, INF, thrown)
             if block.code[-1].name not in ("Throw", "ReThrow"):
@@ -636,10 +746,11 @@ def solve(graph: Graph, ranges: Ranges) -> Solved:
     value = _propagate(graph.balance, known, calls)
     if value is None:
         counts, raised = _least(blocks, known, calls)
-        return Solved(counts, not raised)
+        return Solved(closed(counts, graph.closes), not raised)
     raised = any(e >= 0 and value[e] > 0 and b.code[-1].name not in ("Throw", "ReThrow")
                  for b, e in zip(blocks, graph.balance.handler_edge, strict=True))
-    return Solved(_resumed(value[:len(blocks)], blocks, known, calls), not raised)
+    counts = _resumed(value[:len(blocks)], blocks, known, calls)
+    return Solved(closed(counts, graph.closes), not raised)
 
 
 Coverage = Sequence[tuple[str, Ranges]]

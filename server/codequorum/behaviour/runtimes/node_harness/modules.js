@@ -3,9 +3,10 @@
 //
 // Its files came in the run message (the view of the workspace the parent read, each a
 // CommonJS script: ``js_modules.py``); there is no file system behind it. ``require`` of
-// a relative path or a package of a ``node_modules`` folder of the view is looked up as
-// Node looks it up (the same order as ``js_module_view.py``); anything else, and a path
-// that leads above the view, throws as a missing module does.
+// a relative path, a package of a ``node_modules`` folder of the view or a ``#`` specifier
+// its package's ``imports`` map is looked up as Node looks it up (the same order as
+// ``js_module_view.py``); anything else, and a path that leads above the view, throws as a
+// missing module does.
 (function (global) {
   'use strict';
   let files = Object.create(null);
@@ -74,10 +75,85 @@
     }
   }
 
+  // ``#`` specifiers through the ``imports`` of the nearest package.json, as
+  // ``codequorum/ingest/js_imports.py`` reads them (the view holds what they lead to).
+  const CONDITIONS = ['import', 'require', 'node', 'default'];
+  const BAD_SEGMENT = /(?:^|\/)(?:|\.|\.\.|node_modules)(?:\/|$)/i;
+  const ENCODED = /%2e|%2f|%5c/i;
+  const refused = (s) => BAD_SEGMENT.test(s) || s.includes('\\') || ENCODED.test(s);
+
+  function scope(folder) {
+    for (let here = folder; ; here = dirname(here)) {
+      const meta = join(here, 'package.json');
+      if (has(meta)) return [here, meta];
+      if (!here || here.split('/').pop() === 'node_modules') return null;
+    }
+  }
+
+  // A target read: a string, null (none here), or undefined when refused.
+  function target(t, match, depth) {
+    if (depth > 8) return undefined;
+    if (typeof t === 'string') {
+      if (match !== null && refused(match)) return undefined;
+      const bare = !t.startsWith('./');
+      const rest = bare ? t : t.slice(2);
+      if ((bare && (/^[#./]/.test(t) || t.includes(':'))) || refused(rest)) return undefined;
+      return match === null ? t : t.split('*').join(match);
+    }
+    if (Array.isArray(t)) {
+      let out = null;
+      for (const item of t) {
+        const found = target(item, match, depth + 1);
+        if (typeof found === 'string') return found;
+        if (found === undefined) out = undefined;
+      }
+      return out;
+    }
+    if (t !== null && typeof t === 'object') {
+      for (const key of Object.keys(t)) {
+        if (!CONDITIONS.includes(key)) continue;
+        const found = target(t[key], match, depth + 1);
+        if (found !== null) return found;
+      }
+    }
+    return null;
+  }
+
+  function importsTarget(imports, spec) {
+    if (spec === '#' || spec.startsWith('#/') || !imports || typeof imports !== 'object'
+      || Array.isArray(imports)) return null;
+    if (Object.prototype.hasOwnProperty.call(imports, spec) && !spec.includes('*')) {
+      return target(imports[spec], null, 0);
+    }
+    const keys = Object.keys(imports).filter((k) => k.split('*').length === 2);
+    keys.sort((a, b) => (b.indexOf('*') - a.indexOf('*')) || (b.length - a.length));
+    for (const key of keys) {
+      const [base, trailer] = key.split('*');
+      if (spec.startsWith(base) && spec !== base
+        && (!trailer || (spec.endsWith(trailer) && spec.length >= key.length))) {
+        return target(imports[key], spec.slice(base.length, spec.length - trailer.length), 0);
+      }
+    }
+    return null;
+  }
+
+  function resolveImports(folder, spec) {
+    const found = scope(folder);
+    if (found === null) return null;
+    let info;
+    try { info = JSON.parse(files[found[1]]); } catch (e) { return null; }
+    const t = importsTarget(info && info.imports, spec);
+    if (typeof t !== 'string') return null;
+    if (!t.startsWith('./')) return resolvePackage(found[0], t);
+    const path = normalize(join(found[0], t.slice(2)));
+    return path !== null && has(path) ? path : null;
+  }
+
   function resolve(folder, spec) {
     if (spec.startsWith('./') || spec.startsWith('../') || spec === '.' || spec === '..') {
       return locate(normalize(join(folder, spec)));
     }
+    if (spec.startsWith('#')) return resolveImports(folder, spec);
     if (spec.startsWith('/') || spec.includes(':')) return null;
     return resolvePackage(folder, spec);
   }

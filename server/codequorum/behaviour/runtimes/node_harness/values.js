@@ -9,7 +9,8 @@
 // bigint, symbol, function, hole, object (keys sorted; ``class`` for a class instance),
 // map and set (entries sorted by their canonical text), date, regexp, error, promise,
 // typed arrays and ArrayBuffer (by their name), boxed, cycle (how many levels up),
-// truncated (past the depth, item or character budget, or a whole text past 1 MiB).
+// truncated (past the depth, item or character budget, or a whole text past 1 MiB). An
+// input may also be a template: a tagged template's strings array (``decode``).
 (function (global) {
   'use strict';
   const indirectEval = eval;
@@ -19,6 +20,7 @@
   const getProto = Object.getPrototypeOf;
   const ObjectCreate = Object.create;
   const defineProperty = Object.defineProperty;
+  const freeze = Object.freeze;
   const ObjectProto = Object.prototype;
   const isArray = Array.isArray;
   const apply = Reflect.apply;
@@ -256,6 +258,16 @@
         const s = new SetCtor();
         for (let i = 0; i < v.length; i++) apply(setAdd, s, [decode(v[i])]);
         return s;
+      }
+      case 'template': {
+        // A tagged template's strings array, as the tag receives it (a
+        // TemplateStringsArray): frozen, its frozen ``raw`` not enumerable.
+        const strings = decode(v);
+        const raw = [];
+        for (let i = 0; i < data.raw.length; i++) push(raw, StringFn(data.raw[i]));
+        defineProperty(strings, 'raw', { value: freeze(raw), writable: false,
+          enumerable: false, configurable: false });
+        return freeze(strings);
       }
       case 'object': {
         const o = {};

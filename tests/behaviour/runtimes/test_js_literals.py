@@ -1,0 +1,46 @@
+"""Template literals read as JavaScript reads them: the cooked text of their escapes, the
+raw text a tag receives, and a call's arguments, a tagged template's included."""
+
+from __future__ import annotations
+
+import pytest
+from tree_sitter import Node
+
+from codequorum.behaviour.runtimes.js_literals import (
+    NotLiteral,
+    call_arguments,
+    cooked,
+    literal,
+    parse_expression,
+)
+
+
+def _expr(text: str) -> Node:
+    node = parse_expression(text)
+    assert node is not None, text
+    return node
+
+
+def test_escapes_are_cooked_as_javascript_cooks_them() -> None:
+    assert cooked(r"a\nb\tc\x41\u0042\u{43}\0\`\$\\") == "a\nb\tcABC\0`$\\"
+    assert cooked("one\\\ntwo") == "onetwo"  # a line continuation
+    assert cooked(r"\uD83D\uDE00 \q") == "\U0001F600 q"
+    for bad in (r"\xZ", r"\u12", r"\u{110000}", r"\01", r"\7", r"\uD83D"):
+        assert cooked(bad) is None, bad
+
+
+def test_a_template_literal_is_its_cooked_text_and_a_substitution_none() -> None:
+    assert literal(_expr(r"`a\n`")) == "a\n"
+    with pytest.raises(NotLiteral):
+        literal(_expr("`a${1}`"))
+
+
+def test_a_tagged_template_gives_its_strings_array_then_its_values() -> None:
+    args = call_arguments(_expr('tag`a\\n${1}b${[true, "x"]}`'))
+    assert args == ({"$": "template", "v": ["a\n", "b", ""], "raw": ["a\\n", "b", ""]},
+                    1, [True, "x"])
+    assert call_arguments(_expr("tag``")) == ({"$": "template", "v": [""], "raw": [""]},)
+    for text in ("tag`${x}`", "tag`${1}${f()}`"):
+        with pytest.raises(NotLiteral):
+            call_arguments(_expr(text))
+    assert call_arguments(_expr("tag(`x\\ty`, 2)")) == ("x\ty", 2)
