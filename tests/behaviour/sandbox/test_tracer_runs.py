@@ -207,6 +207,28 @@ def test_a_loop_left_by_break_and_by_exhaustion_is_counted_per_opcode_at_its_hea
     assert table.straight[firsts[3]] and table.straight[firsts[5]]
 
 
+def test_a_jump_to_itself_is_counted_per_opcode() -> None:
+    """``while True: pass`` is one JUMP_BACKWARD to itself: no line event fires on it, so
+    it starts no run (a run from it would never end) and its turns are opcode events."""
+    table, firsts, raw = _table("def f(n):\n    if n:\n        while True: pass\n"
+                                "    return n\n")
+    spin = raw.index(bytes([opcode.opmap["JUMP_BACKWARD"]]))
+    assert spin == firsts[3] and table.links[spin] == NO_RUN
+    assert table.run(spin) == [spin]
+
+
+def test_a_hung_test_in_a_loop_on_itself_is_stopped_as_a_timeout() -> None:
+    """The per-test limit ends the spinning test; the next tests run and are counted."""
+    from codequorum.behaviour.sandbox.limits import Limits
+    from codequorum.behaviour.sandbox.supervisor import run_candidate
+
+    code = "def f(n):\n    if n == 2:\n        while True: pass\n    return n\n"
+    tests = [Case("call", args=(n,), name=f"f({n})") for n in (1, 2, 3)]
+    result = run_candidate(code, tests, "f", Limits(wall_seconds=30.0, test_seconds=0.5))
+    assert [t.exc_type for t in result.tests] == [None, "Timeout", None]
+    assert result.tests[2].opcodes == result.tests[0].opcodes
+
+
 def test_a_comprehension_is_one_run_per_item_and_its_end_a_tail() -> None:
     """FOR_ITER and RETURN_VALUE share the comprehension's line: no event either way out,
     but leaving ends the frame, whose 'return' event corrects the assumed turn."""

@@ -293,8 +293,8 @@ class _Shape:
         """How going from ``off`` to ``to`` goes on: ``event`` (a line event fires at
         ``to``), ``link`` (no event: the run goes on), ``connector`` (no event at ``to``,
         which has no line) or ``none`` (no way to count it)."""
-        if to >= self.size - 2 or to <= self.first:
-            return "none"
+        if to >= self.size - 2 or to <= self.first or to == off:
+            return "none"  # a jump to itself (`while True: pass`) fires no line event
         if to in self.after_ext:
             return "link"  # never traced: runs on with the EXTENDED_ARG before it
         line = self.lines[to]
