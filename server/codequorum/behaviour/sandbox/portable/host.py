@@ -304,7 +304,35 @@ class Grader:
             self.thread.join()
 
 
-class Shared:
+class GuestSource:
+    """What both ways of reaching guests share: the host's folder (the versions' views
+    live in it) and the guests started ahead (``warm.Pool``), keyed by (grader, fuel,
+    memory); a subclass makes one guest (``_make``)."""
+
+    def __init__(self, waiting: int) -> None:
+        self.folder = tempfile.mkdtemp(prefix="codequorum-portable-")
+        self.pool = warm.Pool(self._make, waiting)
+
+    def _make(self, key: tuple[Any, ...]) -> Any:
+        raise NotImplementedError
+
+    def view_for(self, grader: bool) -> str | None:
+        """A new empty module view for a version's guest (a grader has none)."""
+        return None if grader else tempfile.mkdtemp(prefix="view-", dir=self.folder)
+
+    def take(self, grader: bool, fuel: int, memory: int, ahead: bool = True) -> Any:
+        """A guest (the version's or a grader) started with this fuel and memory cap
+        (``ahead``: its successors started ahead, see ``warm.Pool.take``)."""
+        found: Any = self.pool.take((grader, fuel, memory), ahead)
+        return found
+
+    def close(self) -> None:
+        """Discard the waiting guests and the host's folder."""
+        self.pool.close()
+        _remove(self.folder)
+
+
+class Shared(GuestSource):
     """What every version a host runs shares: the engine, the compiled interpreter (both
     made once), the granted folders and the guests started ahead (``warm.py``). Each
     version still runs in stores and instances of its own."""
@@ -317,14 +345,7 @@ class Shared:
         self.module = wasmtime.Module.deserialize_file(self.engine, compiled)
         self.runtime = runtime
         self.bundle = bundle
-        self.folder = tempfile.mkdtemp(prefix="codequorum-portable-")
-        self.pool = warm.Pool(self._make, waiting)
-
-    def take(self, grader: bool, fuel: int, memory: int, ahead: bool = True) -> Any:
-        """A guest (the version's or a grader) started with this fuel and memory cap
-        (``ahead``: its successors started ahead, see ``warm.Pool.take``)."""
-        found: Any = self.pool.take((grader, fuel, memory), ahead)
-        return found
+        super().__init__(waiting)
 
     def tick(self) -> None:
         """Bump the engine's epoch: a halted guest stops at it."""
@@ -336,7 +357,7 @@ class Shared:
 
     def _make(self, key: tuple[Any, ...]) -> Any:
         grader, fuel, memory = key
-        view = None if grader else tempfile.mkdtemp(prefix="view-", dir=self.folder)
+        view = self.view_for(grader)
         return warm.Warm(lambda guest: self._start(guest, grader, fuel, memory),
                          wasi_io.Inbox(self.folder), view)
 
@@ -348,11 +369,6 @@ class Shared:
         config.stdout_custom = guest.stdout
         config.stderr_custom = guest.stderr
         run_guest(self, config, fuel, memory, guest)
-
-    def close(self) -> None:
-        """Discard the waiting guests and the host's folder."""
-        self.pool.close()
-        _remove(self.folder)
 
 
 def configure(config: Any, grader: bool, runtime: str, bundle: str, view: str | None) -> Any:
@@ -389,7 +405,7 @@ def run_guest(shared: Any, config: Any, fuel: int, memory: int, guest: Any,
         start(store)
 
 
-class Processes:
+class Processes(GuestSource):
     """What the versions of a run share where each guest runs in a process of its own
     (``--guest``): the granted folders and the guests started ahead, as processes. No
     engine here: each guest's process makes its own and maps the compiled module."""
@@ -399,14 +415,7 @@ class Processes:
 
     def __init__(self, compiled: str, runtime: str, bundle: str, waiting: int = 0) -> None:
         self.args = [compiled, runtime, bundle]
-        self.folder = tempfile.mkdtemp(prefix="codequorum-portable-")
-        self.pool = warm.Pool(self._make, waiting)
-
-    def take(self, grader: bool, fuel: int, memory: int, ahead: bool = True) -> Any:
-        """A guest (the version's or a grader) started with this fuel and memory cap
-        (``ahead``: its successors started ahead, see ``warm.Pool.take``)."""
-        found: Any = self.pool.take((grader, fuel, memory), ahead)
-        return found
+        super().__init__(waiting)
 
     def tick(self) -> None:
         """Nothing to bump: a halted guest's process is ended (``Remote.discard``)."""
@@ -418,15 +427,10 @@ class Processes:
 
     def _make(self, key: tuple[Any, ...]) -> Any:
         grader, fuel, memory = key
-        view = None if grader else tempfile.mkdtemp(prefix="view-", dir=self.folder)
+        view = self.view_for(grader)
         argv = [*self.launcher, "--guest", *self.args, str(fuel), str(memory), view or "",
                 "grader" if grader else "version"]
         return warm.Remote(argv, view, FUEL_PER_SECOND)
-
-    def close(self) -> None:
-        """Discard the waiting guests and the folder."""
-        self.pool.close()
-        _remove(self.folder)
 
 
 def _remove(path: str) -> None:
