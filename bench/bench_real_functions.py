@@ -253,17 +253,23 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(f"{result['functions']} functions from "
           f"{len({c.repo for c in cases})} repositories")
+    print_front_ends(result, args.verbose)
+    return 0
+
+
+def print_front_ends(result: dict[str, Any], verbose: bool) -> None:
+    """Each front end's ran / right / silent (with the wrong and silent ones when
+    ``verbose``) and where the front ends disagree."""
     print(f"{'front end':10} {'ran':>4} {'right':>6} {'silent':>7}")
     for name, t in result["front_ends"].items():
         print(f"{name:10} {t['ran']:4} {t['right']:6} {t['silent']:7}")
-        if args.verbose:
+        if verbose:
             for line in t["wrong"]:
                 print(f"    wrong: {line}")
             for fn, why in t["silent_reasons"].items():
                 print(f"    silent: {fn}: {why}")
     print(f"front ends disagree on {len(result['disagree'])}: "
           f"{', '.join(result['disagree']) or '-'}")
-    return 0
 
 
 if __name__ == "__main__":

@@ -179,16 +179,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(f"{result['functions']} functions from "
           f"{len({c.package for c in cases})} npm packages")
-    print(f"{'front end':10} {'ran':>4} {'right':>6} {'silent':>7}")
-    for name, t in result["front_ends"].items():
-        print(f"{name:10} {t['ran']:4} {t['right']:6} {t['silent']:7}")
-        if args.verbose:
-            for line in t["wrong"]:
-                print(f"    wrong: {line}")
-            for fn, why in t["silent_reasons"].items():
-                print(f"    silent: {fn}: {why}")
-    print(f"front ends disagree on {len(result['disagree'])}: "
-          f"{', '.join(result['disagree']) or '-'}")
+    python_bench.print_front_ends(result, args.verbose)
     print(f"workspaces written into: {', '.join(result['workspaces_written']) or 'none'}")
     return 0
 
