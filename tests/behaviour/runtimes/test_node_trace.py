@@ -69,6 +69,23 @@ def test_a_for_of_left_early_looks_its_iterators_return_up_on_every_node(
         assert {k: counts.get(k, 0) for k in case["expect"]} == case["expect"], case["name"]
 
 
+@pytest.mark.parametrize("which", ["system", "wheel"])
+def test_generators_resumed_by_return_and_throw_count_exactly_on_every_node(
+        node_sandboxed: object, which: str) -> None:
+    """A generator's ``return`` and ``throw`` resumes (a ``for``-``of`` left early, explicit
+    calls) take its ``finally``, its implicit return or its catch, and a loop's close calls
+    that ``return``: counted exactly on the system's Node and the wheel's, as is an implicit
+    return at a closing brace."""
+    node = node_sandbox.wheel_node() if which == "wheel" else None
+    if which == "wheel" and node is None:
+        pytest.skip("no pinned Node wheel here")
+    names = [n for n in CASES if n.startswith(("generator ", "implicit return"))]
+    assert len(names) == 5
+    for name in names:
+        counts = _traced(CASES[name], node)
+        assert {k: counts.get(k, 0) for k in CASES[name]["expect"]} == CASES[name]["expect"], name
+
+
 def test_the_fixture_says_what_is_not_modelled() -> None:
     assert {"loop", "nested loops", "recursion", "closure", "try/catch with throw",
             "generator", "async", "for-of left by break", "for-of to its end"} <= set(CASES)
@@ -226,12 +243,18 @@ def test_a_printout_past_what_a_traced_run_reads_keeps_the_outcomes(
     assert result.detail == node_trace.PRINTOUT_TOO_LARGE.format(limit=1)
 
 
+@pytest.mark.parametrize("which", ["system", "wheel"])
 @pytest.mark.parametrize("case", FIXTURE["approximate"], ids=lambda c: c["name"])
-def test_an_exception_an_operation_raised_flags_the_counts_approximate(
-        node_sandboxed: object, case: dict[str, Any]) -> None:
+def test_counts_no_counter_pins_down_are_flagged_approximate(
+        node_sandboxed: object, case: dict[str, Any], which: str) -> None:
+    """An exception an operation raised, an array destructuring's steps: given, and said
+    to be approximate, on every Node."""
+    node = node_sandbox.wheel_node() if which == "wheel" else None
+    if which == "wheel" and node is None:
+        pytest.skip("no pinned Node wheel here")
     test = TestCase("call", args=tuple(case["args"]), name=case["name"])
     result = node_sandbox.run_node_candidate(case["code"], [test], case["entry"], LIMITS,
-                                             trace=True)
+                                             trace=True, node=node)
     outcome = result.tests[0]
     assert json.loads(outcome.output or "null") == case["output"], case["why"]
     assert outcome.opcodes is not None  # given, and said to be approximate
