@@ -312,3 +312,17 @@ def test_a_header_ending_with_a_literals_first_line_is_a_broken_one() -> None:
     assert broken_by(forged, {"x (0x1 <SharedFunctionInfo x>)]", ""})
     assert not broken_by(forged, {"Hello", ""})  # an honest "Hello\nWorld" costs nothing
     assert not broken_by(FORGED + "\nx (0x1 <SharedFunctionInfo x>)]", {"x>)]"})
+
+
+def test_past_the_returns_one_input_notes_its_counts_are_flagged_approximate(
+        node_sandboxed: object) -> None:
+    """Each call of a generator's ``return`` is noted (about 0.3 ms); an input making more
+    than the harness notes (1,000) keeps its outcome, its counts flagged approximate."""
+    code = ("function* upTo(n) { for (let i = 0; i < n; i++) yield i; }\n"
+            "function f(k) { let s = 0; for (let j = 0; j < k; j++) {"
+            " for (const x of upTo(5)) { if (x > 1) break; s += x; } } return s; }")
+    tests = [TestCase("call", args=(k,), name=str(k)) for k in (1000, 1001)]
+    result = node_sandbox.run_node_candidate(code, tests, "f", LIMITS, trace=True)
+    assert [json.loads(o.output or "null") for o in result.tests] == [1000, 1001]
+    assert result.tests[0].opcodes is not None and result.tests[0].opcodes["CallProperty0"] == 4000
+    assert result.detail == APPROXIMATE.format(n=1, of=2)
