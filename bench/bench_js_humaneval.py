@@ -13,9 +13,10 @@ translated tests, then scored with ``codequorum score --dynamic`` as an editor h
 3. Every version runs the translated tests in the strict Node sandbox
    (:func:`run_node_candidate`, the runtime ``score --dynamic`` uses): its truth.
 4. ``codequorum score --dynamic`` and ``codequorum score`` (static) run on the set
-   (subprocesses, the whole set each); printed: wall times, pass rates, the kept version
-   against a random one and the oracle, the risk's AUROC and ECE for "the kept version is
-   wrong", mean risk against the share wrong.
+   (subprocesses, the whole set each; the JSON reports kept beside the set); printed:
+   wall and CPU times, pass rates, the kept version against a random one and the oracle,
+   the risk's AUROC and ECE for "the kept version is wrong", mean risk against the share
+   wrong.
 
 SmolLM2-135M is a tiny model: the figures show the plumbing on real generations, not how
 good the recommendation is on a strong model.
@@ -29,6 +30,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import resource
 import statistics
 import subprocess
 import sys
@@ -132,16 +134,23 @@ def grade(task: JsTask, codes: list[str], jobs: int) -> list[bool]:
 # --------------------------------------------------------------------------- scoring
 
 
-def score(set_path: Path, dynamic: bool, jobs: int) -> tuple[dict[str, Any], float]:
-    """``codequorum score`` on the whole set (JSON report) and its wall time."""
+def children_cpu() -> float:
+    """CPU seconds of the finished child processes so far (the sandboxes' too)."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def score(set_path: Path, dynamic: bool, jobs: int) -> tuple[dict[str, Any], float, float]:
+    """``codequorum score`` on the whole set (JSON report), its wall and CPU time."""
     command = [str(SCRIPT), "score", str(set_path), "--format", "json", "-q", "--isolated",
                "--jobs", str(jobs), *(["--dynamic"] if dynamic else [])]
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), children_cpu()
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - started
+    cpu = children_cpu() - cpu
     if done.returncode not in (0, 1):
         raise SystemExit(f"score failed ({done.returncode}): {done.stderr[-2000:]}")
-    return json.loads(done.stdout), wall
+    return json.loads(done.stdout), wall, cpu
 
 
 def judgement(report: dict[str, Any], truth: dict[str, list[bool]]) -> dict[str, Any]:
@@ -170,9 +179,13 @@ def judgement(report: dict[str, Any], truth: dict[str, list[bool]]) -> dict[str,
     return out
 
 
-def print_judgement(name: str, wall: float, versions: int, j: dict[str, Any]) -> None:
-    print(f"{name}: {wall:.1f} s for the set ({wall / max(1, versions) * 1000:.0f} ms per "
-          f"version), {j['sets']} sets with a kept version")
+def print_judgement(name: str, times: tuple[float, float], versions: int, j: dict[str, Any]
+                    ) -> None:
+    wall, cpu = times
+    per = max(1, versions)
+    print(f"{name}: {wall:.1f} s wall, {cpu:.1f} s CPU for the set ({wall / per * 1000:.0f} ms "
+          f"wall, {cpu / per * 1000:.0f} ms CPU per version), {j['sets']} sets with a kept "
+          f"version")
     if "pick" in j:
         print(f"  kept version right: {j['pick']:.3f}   random: {j['random']:.3f}   "
               f"oracle: {j['oracle']:.3f}")
@@ -232,12 +245,14 @@ def main(argv: list[str] | None = None) -> int:
           f"({sum(flat) / max(1, len(flat)):.3f}); tasks with a passing version: "
           f"{sum(any(p) for p in truth.values())}/{len(truth)}; graded in {grading:.1f} s")
     for name, dynamic in (("score --dynamic", True), ("score (static)", False)):
-        report, wall = score(scored, dynamic, args.jobs)
+        report, wall, cpu = score(scored, dynamic, args.jobs)
+        saved = args.set.with_suffix(".dynamic.json" if dynamic else ".static.json")
+        saved.write_text(json.dumps(report), encoding="utf-8")
         errors = report.get("errors") or []
         statuses: dict[str, int] = {}
         for s in report["sets"]:
             statuses[s["status"]] = statuses.get(s["status"], 0) + 1
-        print_judgement(name, wall, n_versions, judgement(report, truth))
+        print_judgement(name, (wall, cpu), n_versions, judgement(report, truth))
         print(f"  set status: {statuses}; errors: {len(errors)}")
     return 0
 
