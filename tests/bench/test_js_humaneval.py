@@ -89,3 +89,52 @@ def test_the_whole_benchmark_leaves_out_the_problems_multipl_e_cannot_translate(
     assert left["HumanEval/10"] == "the prompt defines helper code beside the function"
     for task in done:  # every stub parses as the one function it names
         assert [f.name for f in functions(task.prompt, "javascript")] == [task.entry_point]
+
+
+GCD = "function greatest_common_divisor(a, b) { while (b) { [a, b] = [b, a % b]; } return a; }"
+LONGEST = ("function longest(strings) {\n  if (!strings.length) return null;\n"
+           "  return strings.reduce((a, s) => (s.length > a.length ? s : a));\n}")
+HISTOGRAM = """function histogram(test) {
+  const counts = {};
+  for (const w of test.split(' ').filter(Boolean)) counts[w] = (counts[w] || 0) + 1;
+  const most = Math.max(0, ...Object.values(counts));
+  const out = {};
+  for (const [k, v] of Object.entries(counts)) if (v === most) out[k] = v;
+  return out;
+}"""
+
+
+@pytest.mark.parametrize(("task_id", "versions", "truth"), [
+    ("HumanEval/13", [GCD, "function greatest_common_divisor(a, b) { return a; }",
+                      "function greatest_common_divisor(a, b) { return a +; }"],
+     [True, False, False]),
+    ("HumanEval/12", [LONGEST, LONGEST.replace("return null", "return undefined")],
+     [True, False]),
+    ("HumanEval/111", [HISTOGRAM, HISTOGRAM.replace("v === most", "v >= 1")], [True, False]),
+])
+def test_versions_are_graded_by_the_translated_tests_in_the_node_sandbox(
+        task_id: str, versions: list[str], truth: list[bool]) -> None:
+    import bench_js_humaneval as bench
+
+    assert bench.grade(translated(task_id), versions, 2) == truth
+
+
+def test_the_judgement_compares_the_kept_version_with_random_and_the_oracle() -> None:
+    import bench_js_humaneval as bench
+
+    report = {"sets": [
+        {"task_id": "a", "recommended": 1, "risk": 0.2},   # kept right, 1 of 2 right
+        {"task_id": "b", "recommended": 0, "risk": 0.9},   # kept wrong, none right
+        {"task_id": "c", "recommended": 2, "risk": 0.6},   # kept wrong, 1 of 4 right
+        {"task_id": "d", "recommended": None, "risk": None},  # nothing kept: left out
+    ]}
+    truth = {"a": [False, True], "b": [False, False], "c": [True, False, False, False],
+             "d": [True, True]}
+    j = bench.judgement(report, truth)
+    assert j["sets"] == 3 and j["risk_sets"] == 3
+    assert j["pick"] == pytest.approx(1 / 3)
+    assert j["random"] == pytest.approx((0.5 + 0 + 0.25) / 3)
+    assert j["oracle"] == pytest.approx(2 / 3)
+    assert j["auroc"] == 1.0  # both wrong ones above the right one
+    assert j["share_wrong"] == pytest.approx(2 / 3)
+    assert j["mean_risk"] == pytest.approx((0.2 + 0.9 + 0.6) / 3)
