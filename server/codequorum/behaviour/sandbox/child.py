@@ -56,6 +56,7 @@ def _load(name: str, filename: str, private_builtins: bool = False) -> types.Mod
 
 protocol: Any = _load("_codequorum_protocol", "protocol.py")
 tracer_mod: Any = _load("_codequorum_tracer", "tracer.py")
+blocks_mod: Any = _load("_codequorum_block_counts", "block_counts.py")
 confine: Any = _load("_codequorum_confine", "confine.py")
 audit: Any = _load("_codequorum_audit_hook", "audit_hook.py", private_builtins=True)
 grader: Any = _load("_codequorum_grader", "check_grader.py")
@@ -413,7 +414,7 @@ class Harness:
         self.tracer: Any = None
         if run.get("trace", True):
             mode = run.get("trace_mode") or None
-            self.tracer = tracer_mod.OpcodeTracer(None if mode == "auto" else mode)
+            self.tracer = tracer_mod.OpcodeTracer(None if mode == "auto" else mode, blocks_mod)
         self.code: types.CodeType | None = None
         self.module: dict[str, Any] | None = None
         # The version's module (run["module"]): the view's root, the module once loaded,
@@ -492,7 +493,7 @@ class Harness:
             self.channel.send(protocol.MSG_SYNTAX_ERROR, detail=f"{type(exc).__name__}: {exc}")
             return False
         if self.tracer is not None:
-            self.tracer.register(self.code)
+            self.code = self.tracer.register(self.code)
         return True
 
     def load_context(self) -> None:
@@ -567,13 +568,12 @@ class Harness:
         """Put the version in its module in place of the function (runs its top level)."""
         assert self.context is not None and self.context_module is not None
         context, module = self.context, self.context_module
-        codes, self.placed = in_module.place(
+        # the tracer registers each code object before it runs (and may give a copy to run)
+        _codes, self.placed = in_module.place(
             module, self.run["code"], _module_source(context),
-            str(context.get("qualified_name") or self.entry_point or ""), CANDIDATE_FILENAME)
+            str(context.get("qualified_name") or self.entry_point or ""), CANDIDATE_FILENAME,
+            self.tracer.register if self.tracer is not None else None)
         self.module = module.__dict__
-        if self.tracer is not None:
-            for code in codes:
-                self.tracer.register(code)
 
     def _defines_solve(self) -> bool:
         """Whether the candidate defines ``solve`` at top level (parsed, not executed)."""

@@ -33,8 +33,8 @@ HOST_NAME = "localhost"
 #: The harness compiled once by this interpreter (``--bundle``), granted read-only by the
 #: host when the cache has it: compiling the harness would be most of a start's fuel.
 BUNDLE = "/bundle/bundle.marshal"
-HARNESS_FILES = ("child.py", "protocol.py", "tracer.py", "confine.py", "audit_hook.py",
-                 "check_grader.py", "in_module.py", "doctest_run.py", "timing.py",
+HARNESS_FILES = ("child.py", "protocol.py", "tracer.py", "block_counts.py", "confine.py",
+                 "audit_hook.py", "check_grader.py", "in_module.py", "doctest_run.py", "timing.py",
                  "portable/guest.py")
 sys.path[:] = [p for p in sys.path if not p.startswith(HARNESS)]
 #: CPython's default, the strict child's: this build's own (600) would end a recursion 600
