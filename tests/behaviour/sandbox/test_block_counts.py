@@ -219,14 +219,15 @@ def test_a_straight_function_is_one_block_of_its_opcodes_after_resume() -> None:
 
 def test_the_copy_sends_every_exception_to_a_handler_that_sees_it() -> None:
     """Every byte after the first RESUME is covered: the version's own handlers where it
-    had them, the added one (which re-raises) elsewhere."""
+    had them, the added one (which re-raises) elsewhere; a fixer's call by a stub that drops
+    what the call raised (a RecursionError at the deepest frame) and goes on."""
     code = _function("def f(x):\n    try:\n        return 1 / x\n    except ZeroDivisionError:\n"
                      "        return 0\n")
     copy, _ = block_counts.instrument(code)
     entries = block_counts.exception_entries(copy)
     covered = sorted((s, e) for s, e, _t, _d, _l in entries)
-    added = max(t for _s, _e, t, _d, _l in entries)  # the added handler: the copy's end
-    assert covered[0][0] == 2 and covered[-1][1] == added
+    added = next(t for s, _e, t, _d, _l in entries if s == 2)  # before the try: the added
+    assert covered[0][0] == 2 and covered[-1][0] == added  # ... whose fixer call is covered
     assert all(a[1] == b[0] for a, b in itertools.pairwise(covered))  # no gap
     assert len(entries) > len(block_counts.exception_entries(code))
 
@@ -245,6 +246,23 @@ def test_the_copy_raises_where_the_original_does() -> None:
             frame = traceback.extract_tb(exc.__traceback__)[-1]
             texts.append((frame.lineno, frame.end_lineno, frame.colno, frame.end_colno))
     assert texts[0] == texts[1] == (3, 3, 18, 22)  # a[x]
+
+
+def test_a_version_catching_its_own_recursion_error_gets_as_deep_as_uncounted() -> None:
+    """The fixers' calls need a frame: at the deepest frame theirs fails, is dropped, and
+    the version's handler runs where it would uncounted."""
+    source = ("def f(n):\n    try:\n        return f(n + 1)\n    except RecursionError:\n"
+              "        return n\n")
+    depths = []
+    for counted in (False, True):
+        tracer = OpcodeTracer("counters")
+        code = compile(source, "<t>", "exec")
+        space: dict[str, Any] = {}
+        exec(tracer.register(code) if counted else code, space)
+        tracer.start()
+        depths.append(space["f"](0))
+        assert tracer.stop()
+    assert depths[0] == depths[1] > 100
 
 
 @pytest.mark.parametrize("name", ["huge", "many_constants", "caught_mid_block",

@@ -241,7 +241,7 @@ class Rewrite:
             target = program.catch_all if handler < 0 else program.head[program.starts[handler]]
             where[:] = [frozen, target]
         return code.replace(
-            co_code=raw, co_consts=tuple(consts), co_stacksize=code.co_stacksize + EXTRA_STACK,
+            co_code=raw, co_consts=tuple(consts), co_stacksize=_stack_size(code),
             co_exceptiontable=_encode_entries(table),
             co_linetable=_locations(program.units, code.co_firstlineno))
 
@@ -307,6 +307,12 @@ class Rewrite:
         return fix
 
 
+def _stack_size(code: CodeType) -> int:
+    """The copy's stack: a fixer's call on top of what the original needed at a handler
+    (its entry included), and the added handler's: the exception and that call."""
+    return max(code.co_stacksize, 1) + EXTRA_STACK
+
+
 def _which_unbound(at: int, pair: tuple[int, str | None], exc: BaseException) -> int:
     """Where an unbound local raised in a superinstruction: at its first half if that
     loads the local the message names, else at its second."""
@@ -363,7 +369,8 @@ class _Program:
         self.units: list[tuple[Any, ...]] = []
         self.starts = {x.at: x.start for x in ins}
         self.starts.update((x.start, x.start) for x in ins)
-        self.catch_all = 0
+        self.catch_all = self.catch_all_fixed = 0
+        self.failed: dict[int, int] = {}
 
     def assemble(self) -> bytes:
         """The bytes of the copy (jump arguments settled with their EXTENDED_ARG sizes)."""
@@ -403,7 +410,9 @@ class _Program:
         self.catch_all = len(out)
         last = units[-1] if units else (None,) * 4  # the lines read as the original's
         _fixer_call(out, units, self.fixer_const[-1], last)
+        self.catch_all_fixed = len(out)
         _put(out, units, _OP["RERAISE"], 0, last, 1)
+        self._failed_fixers(out, units, last)
         grew = False
         for x, at in jumps:
             arg = x.arg
@@ -428,17 +437,36 @@ class _Program:
     def _start_of(self, offset: int) -> int:
         return self.starts[offset]
 
+    def _failed_fixers(self, out: bytearray, units: list[tuple[Any, ...]],
+                       last: tuple[Any, ...]) -> None:
+        """Where a fixer's own call raised (a RecursionError at the deepest frame, a
+        signal): that exception is dropped and the handler goes on as without the fixer,
+        to the version's handler or re-raising (``failed``: the stubs' offsets)."""
+        self.failed: dict[int, int] = {-1: len(out)}
+        _put(out, units, _OP["POP_TOP"], 0, last)
+        _put(out, units, _OP["RERAISE"], 0, last)
+        for kind, start, _begin, _end in self.layout:
+            if kind == "fixer":
+                self.failed[start] = len(out)
+                _put(out, units, _OP["POP_TOP"], 0, last)
+                _jump_back(out, units, self.jump_to[start], last)
+
     def table(self, entries: list[tuple[int, int, int, int, bool]]
               ) -> list[tuple[int, int, int, int, bool]]:
         """The copy's exception table: each entry moved (a handler's fixer call outside
         every range), the gaps from the first block on sent to the added handler."""
         end_of_code = self.catch_all
         moved = []
+        depth_at: dict[int, int] = {}
         for start, end, target, depth, lasti in entries:
             s = self.jump_to[self._start_of(start)]
             e = self.head[self._start_of(end)] if end < self.ins[-1].end else end_of_code
             if e > s:
                 moved.append((s, e, self.head[self._start_of(target)], depth, lasti))
+            depth_at[self._start_of(target)] = depth + lasti + 1  # the exception kept
+        for kind, start, begin, end in self.layout:
+            if kind == "fixer":
+                moved.append((begin, end, self.failed[start], depth_at[start], False))
         moved.sort()
         out: list[tuple[int, int, int, int, bool]] = []
         pos = self.head[self.ins[self.first + 1].start] if self.first + 1 < len(self.ins) \
@@ -450,6 +478,7 @@ class _Program:
             pos = max(pos, e)
         if pos < end_of_code:
             out.append((pos, end_of_code, self.catch_all, 0, False))
+        out.append((self.catch_all, self.catch_all_fixed, self.failed[-1], 1, False))
         return out
 
 
@@ -471,6 +500,16 @@ def _patch(out: bytearray, at: int, op: int, arg: int, size: int) -> None:
     for i, shift in enumerate(range(size - 1, 0, -1)):
         out[at + 2 * i:at + 2 * i + 2] = bytes((_EXT, (arg >> (8 * shift)) & 0xFF))
     out[at + 2 * (size - 1):at + 2 * size] = bytes((op, arg & 0xFF))
+
+
+def _jump_back(out: bytearray, units: list[tuple[Any, ...]], target: int,
+               pos: tuple[Any, ...]) -> None:
+    """A backward jump to ``target`` with no eval-breaker check."""
+    size = 1
+    while _units_for((len(out) + 2 * size - target) // 2) > size:
+        size += 1
+    _put(out, units, _OP["JUMP_BACKWARD_NO_INTERRUPT"], (len(out) + 2 * size - target) // 2,
+         pos, size)
 
 
 def _counter(out: bytearray, units: list[tuple[Any, ...]], const: int,
