@@ -442,7 +442,7 @@ class _Program:
         """Where a fixer's own call raised (a RecursionError at the deepest frame, a
         signal): that exception is dropped and the handler goes on as without the fixer,
         to the version's handler or re-raising (``failed``: the stubs' offsets)."""
-        self.failed: dict[int, int] = {-1: len(out)}
+        self.failed = {-1: len(out)}
         _put(out, units, _OP["POP_TOP"], 0, last)
         _put(out, units, _OP["RERAISE"], 0, last)
         for kind, start, _begin, _end in self.layout:
