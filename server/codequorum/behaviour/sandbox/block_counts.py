@@ -51,6 +51,7 @@ _TRACEBACK: Any = BaseException.__dict__["__traceback__"]  # the descriptor itse
 EXTRA_STACK = 3
 AVAILABLE = sys.version_info[:2] == (3, 11)
 _TIMES = sys.maxsize  # a counter's turns
+_ZEROS = bytes(2 * max(_CACHES))
 
 
 class _Ins:
@@ -171,8 +172,8 @@ class Rewrite:
     """One code object's instrumented copy and how to read its counts.
 
     ``blocks[b]``: the original offsets block ``b`` counts; ``cut_after[o]``: at an
-    exception raised at byte ``o`` of the copy, the original offsets its block counted but
-    did not run.
+    exception raised at byte ``o`` of the copy, its block and how many of its opcodes ran
+    (the rest were counted but did not run).
     """
 
     def __init__(self, code: CodeType, children: dict[int, CodeType]) -> None:
@@ -182,7 +183,7 @@ class Rewrite:
         self.cuts: dict[int, int] = {}
         self.active = [False]
         self._wheres: dict[int, list[Any]] = {}
-        self.cut_after: dict[int, tuple[int, ...]] = {}
+        self.cut_after: dict[int, tuple[int, int]] = {}
         self.second: dict[int, tuple[int, str | None]] = {}
         first = next((i for i, x in enumerate(ins) if x.op == _OP["RESUME"]), len(ins) - 1)
         entries = exception_entries(code)
@@ -210,7 +211,8 @@ class Rewrite:
                     arr[off] += n
         for at, n in list(self.cuts.items()):
             if type(at) is int and type(n) is int:  # a version may write here
-                for off in self.cut_after.get(at, ()):
+                block, done = self.cut_after.get(at, (-1, 0))
+                for off in self.blocks[block][done:] if block >= 0 else ():
                     arr[off] -= n
         self.cuts.clear()
 
@@ -247,17 +249,19 @@ class Rewrite:
 
     def _map_cuts(self, program: _Program) -> None:
         """``cut_after``: per byte of the copy holding an original instruction or a block
-        counter, what that block counted past the point an exception stops it."""
-        current: list[int] = []
+        counter, (block, k): the block counted its opcodes from the k-th on but an
+        exception there stops it before them ((-1, 0): nothing counted yet)."""
+        block, done = -1, 0
         for kind, start, begin, end in program.layout:
             if kind == "lead":
-                current = []
+                block, done = -1, 0
             elif kind == "counter":
-                current = list(self.blocks[program.counter_of[start]])
-            elif kind == "ins" and start in current:
-                current.remove(start)
+                block, done = program.counter_of[start], 0
+            elif kind == "ins" and block >= 0 and done < len(self.blocks[block]) \
+                    and self.blocks[block][done] == start:
+                done += 1
             for byte in range(begin, end, 2):
-                self.cut_after[byte] = tuple(current)
+                self.cut_after[byte] = (block, done)
         self._where_specialised(program)
 
     def _where_specialised(self, program: _Program) -> None:
@@ -374,7 +378,8 @@ class _Program:
 
     def assemble(self) -> bytes:
         """The bytes of the copy (jump arguments settled with their EXTENDED_ARG sizes)."""
-        sizes = {x.start: 1 for x in self.ins}  # code units of argument prefixes assumed
+        # code units with argument prefixes: known but for jumps, which grow as needed
+        sizes = {x.start: 1 if x.target >= 0 else _units_for(x.arg) for x in self.ins}
         while True:
             raw, grew = self._emit(sizes)
             if not grew:
@@ -400,9 +405,10 @@ class _Program:
             if x.start in self.counter_const and not late:
                 self._add("counter", x.start, out, _counter, units, self.counter_const[x.start],
                           pos)
-            jumps.append((x, len(out)))
             begin = len(out)
-            _put(out, units, x.op, 0, pos, sizes[x.start])  # argument filled in below
+            if x.target >= 0:
+                jumps.append((x, begin))  # its argument is filled in below
+            _put(out, units, x.op, x.arg if x.target < 0 else 0, pos, sizes[x.start])
             self.layout.append(("ins", x.start, begin, len(out)))
             if x.start in self.counter_const and late:
                 self._add("counter", x.start, out, _counter, units, self.counter_const[x.start],
@@ -415,11 +421,9 @@ class _Program:
         self._failed_fixers(out, units, last)
         grew = False
         for x, at in jumps:
-            arg = x.arg
-            if x.target >= 0:
-                target = self.jump_to[self._start_of(x.target)]
-                after = at + 2 * sizes[x.start]
-                arg = (after - target if x.op in _BACKWARD else target - after) // 2
+            target = self.jump_to[self._start_of(x.target)]
+            after = at + 2 * sizes[x.start]
+            arg = (after - target if x.op in _BACKWARD else target - after) // 2
             need = _units_for(arg)
             if need > sizes[x.start]:
                 sizes[x.start] = need
@@ -488,12 +492,17 @@ def _units_for(arg: int) -> int:
 
 def _put(out: bytearray, units: list[tuple[Any, ...]], op: int, arg: int,
          pos: tuple[Any, ...], size: int = 0) -> None:
-    size = max(size, _units_for(arg))
-    for shift in range(size - 1, 0, -1):
-        out += bytes((_EXT, (arg >> (8 * shift)) & 0xFF))
+    if arg > 0xFF or size > 1:
+        size = max(size, _units_for(arg))
+        for shift in range(size - 1, 0, -1):
+            out += bytes((_EXT, (arg >> (8 * shift)) & 0xFF))
+    else:
+        size = 1
+    caches = _CACHES[op]
     out += bytes((op, arg & 0xFF))
-    out += bytes(2 * _CACHES[op])
-    units.extend([pos] * (size + _CACHES[op]))
+    if caches:
+        out += _ZEROS[:2 * caches]
+    units.extend([pos] * (size + caches))
 
 
 def _patch(out: bytearray, at: int, op: int, arg: int, size: int) -> None:
