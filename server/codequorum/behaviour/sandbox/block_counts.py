@@ -36,22 +36,24 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+#: 3.11's bytecode only; on other versions the module loads (the child loads it on every
+#: interpreter) but is not used.
+AVAILABLE = sys.version_info[:2] == (3, 11)
 _OP = opcode.opmap
-_CACHES: list[int] = opcode._inline_cache_entries  # type: ignore[attr-defined]
+_CACHES: list[int] = opcode._inline_cache_entries if AVAILABLE else []  # type: ignore[attr-defined]
 _EXT = opcode.EXTENDED_ARG
 _JUMPS = frozenset(opcode.hasjrel)
 _BACKWARD = frozenset(o for o in _JUMPS if "BACKWARD" in opcode.opname[o])
 _ENDS = frozenset(_OP[n] for n in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "YIELD_VALUE",
                                    "JUMP_FORWARD", "JUMP_BACKWARD",
-                                   "JUMP_BACKWARD_NO_INTERRUPT"))
+                                   "JUMP_BACKWARD_NO_INTERRUPT") if n in _OP)
 #: First halves of 3.11's superinstructions whose second half (a LOAD_FAST) may raise.
-_PAIRED = frozenset((_OP["LOAD_FAST"], _OP["STORE_FAST"], _OP["LOAD_CONST"]))
+_PAIRED = frozenset(_OP[n] for n in ("LOAD_FAST", "STORE_FAST", "LOAD_CONST") if n in _OP)
 _TRACEBACK: Any = BaseException.__dict__["__traceback__"]  # the descriptor itself
 #: Stack entries the added code needs at most (the fixer's call: NULL, fixer, exception).
 EXTRA_STACK = 3
-AVAILABLE = sys.version_info[:2] == (3, 11)
 _TIMES = sys.maxsize  # a counter's turns
-_ZEROS = bytes(2 * max(_CACHES))
+_ZEROS = bytes(2 * max(_CACHES, default=0))
 
 
 class _Ins:
