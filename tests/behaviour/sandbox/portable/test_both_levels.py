@@ -187,3 +187,45 @@ def test_looking_for_a_refused_module_is_not_refused_only_loading_it(level: str)
     [result] = run_candidates([code], TESTS[:1], "f", Limits(wall_seconds=20.0), sandbox=level)
     assert result.status == "ok", result.detail
     assert [t.output for t in result.tests] == ["(True, True, 3)"]
+
+
+HOLD_FILES = """
+import errno, json, os, time
+HELD = []
+def f(n):
+    try:
+        while True:
+            HELD.append(os.open(json.__file__, os.O_RDONLY))
+    except OSError as exc:
+        stopped = errno.errorcode.get(exc.errno)
+    time.sleep(1.0)  # holds them while the versions beside it start
+    return (len(HELD) <= 64, stopped)
+"""
+
+
+@pytest.mark.parametrize("level", ["strict", "portable", "portable-process"])
+def test_a_version_holding_open_files_stops_at_its_limit_and_leaves_its_neighbours_theirs(
+        level: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The strict child's RLIMIT_NOFILE fails an open past ``max_open_files`` (EMFILE);
+    WASI has no such limit and a long-lived host's descriptors are every guest's, so a
+    version holding a thousand open files left the guests beside it none (their imports
+    failed with EIO). Both levels now stop it at its limit, the same way."""
+    import resource
+
+    if level == "portable-process":
+        monkeypatch.setenv(channel.FORCE, channel.PROCESS)
+        level = "portable"
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(1024, hard), hard))  # the usual default
+    good = "def f(n):\n    import decimal, fractions, statistics\n    return n * n\n"
+    try:
+        results = run_candidates([HOLD_FILES, good, HOLD_FILES, good, good, good], TESTS, "f",
+                                 Limits(wall_seconds=30.0, memory_mb=512, test_seconds=10.0),
+                                 jobs=2, sandbox=level)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    for hog in results[0::2][:2]:
+        assert [t.output for t in hog.tests] == ["(True, 'EMFILE')"] * 2, hog.tests
+    for result in (results[1], *results[3:]):
+        assert result.status == "ok", result.detail
+        assert [(t.passed, t.output) for t in result.tests] == [(True, "9"), (True, "16")]

@@ -206,7 +206,8 @@ def main() -> None:
     sys.argv = [child.CANDIDATE_FILENAME]
     if run.get("audit_hook", True):
         child.audit.install_audit_hook(SANDBOX, channel.send, [], run.get("secrets"),
-                                       kernel_confined=True, forbidden=protocol.MSG_FORBIDDEN)
+                                       kernel_confined=True, forbidden=protocol.MSG_FORBIDDEN,
+                                       max_open=run["limits"].get("max_open_files"))
     channel.send(protocol.MSG_HELLO, layers=["wasm", "audit-hook"] if run.get(
         "audit_hook", True) else ["wasm"], python=".".join(map(str, sys.version_info[:3])),
         trace_mode=harness.tracer.mode if harness.tracer is not None else None, notes=[])
