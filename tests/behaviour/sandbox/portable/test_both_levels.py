@@ -229,3 +229,23 @@ def test_a_version_holding_open_files_stops_at_its_limit_and_leaves_its_neighbou
     for result in (results[1], *results[3:]):
         assert result.status == "ok", result.detail
         assert [(t.passed, t.output) for t in result.tests] == [(True, "9"), (True, "16")]
+
+
+@pytest.mark.parametrize("level", ["strict", "portable", "portable-process"])
+def test_a_check_harness_holding_open_files_stops_at_the_same_limit(
+        level: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sample set's check harness is as hostile as its versions: beside the version, in
+    the portable sandbox's grader guest, it stops at ``max_open_files`` too."""
+    if level == "portable-process":
+        monkeypatch.setenv(channel.FORCE, channel.PROCESS)
+        level = "portable"
+    check = ("import errno, json, os\nHELD = []\ndef check(candidate):\n"
+             "    assert candidate(3) == 9\n    try:\n        while True:\n"
+             "            HELD.append(os.open(json.__file__, os.O_RDONLY))\n"
+             "    except OSError as exc:\n"
+             "        raise AssertionError((len(HELD) <= 64, errno.errorcode.get(exc.errno)))\n")
+    [result] = run_candidates(["def f(n):\n    return n * n\n"], [Case("check", source=check)],
+                              "f", Limits(wall_seconds=30.0, test_seconds=10.0), sandbox=level)
+    [outcome] = result.tests
+    assert (outcome.passed, outcome.exc_type, outcome.exc_message) == (
+        False, "AssertionError", "(True, 'EMFILE')"), result

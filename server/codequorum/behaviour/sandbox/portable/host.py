@@ -236,7 +236,8 @@ class Grader:
         self.host = host
         self.version = version
         self.payload = protocol.encode_frame({
-            "type": "grade", "checks": checks, "entry": host.run.get("entry_point")})
+            "type": "grade", "checks": checks, "entry": host.run.get("entry_point"),
+            "max_open": host.run["limits"].get("max_open_files")})
         self.reader = protocol.FrameReader()
         self.budget = host.budget
         self.warm: Any = None
