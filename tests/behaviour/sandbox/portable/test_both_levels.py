@@ -249,3 +249,25 @@ def test_a_check_harness_holding_open_files_stops_at_the_same_limit(
     [outcome] = result.tests
     assert (outcome.passed, outcome.exc_type, outcome.exc_message) == (
         False, "AssertionError", "(True, 'EMFILE')"), result
+
+
+@pytest.mark.parametrize("level", ["strict", "portable", "portable-process"])
+def test_a_flood_of_small_well_formed_messages_is_refused_as_a_flood(
+        level: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A version writing its message channel full of tiny well-formed frames (a ``test-start``
+    of its own test, 320,000 times within the channel's byte budget) made the runner hold
+    every one as a dict, hundreds of megabytes in the editor's or the CLI's process for one
+    version; a harness sends a few messages per test, so past that many the run ends as a
+    flood."""
+    if level == "portable-process":
+        monkeypatch.setenv(channel.FORCE, channel.PROCESS)
+        level = "portable"
+    code = ("import os, struct, sys\ndef f(n):\n"
+            "    body = b'{\"v\": 1, \"type\": \"test-start\", \"index\": 0}'\n"
+            "    chunk = (struct.pack('>I', len(body)) + body) * 4000\n"
+            "    channel = 1 if sys.platform == 'wasi' else 3  # the message descriptor\n"
+            "    for _ in range(80):\n        os.write(channel, chunk)\n"
+            "    return n * n\n")
+    [result] = run_candidates([code], TESTS[:1], "f", Limits(wall_seconds=30.0), sandbox=level)
+    assert result.status == "protocol-violation", result
+    assert "message flood" in result.detail
