@@ -44,3 +44,15 @@ def test_a_tagged_template_gives_its_strings_array_then_its_values() -> None:
         with pytest.raises(NotLiteral):
             call_arguments(_expr(text))
     assert call_arguments(_expr("tag(`x\\ty`, 2)")) == ("x\ty", 2)
+
+
+@pytest.mark.parametrize("text", ["0x" + "f" * 5000 + "n", "1" + "0" * 5000 + "n",
+                                  "-0x" + "f" * 5000 + "n", "0x" + "f" * 5000])
+def test_a_number_past_what_can_be_written_is_no_literal(text: str) -> None:
+    """A workspace file's example may hold a 5,000-digit number: its text cannot be written
+    (Python's int-to-text limit), and it cost the function its whole analysis; it is no
+    input, and the literals beside it still are."""
+    with pytest.raises(NotLiteral):
+        literal(_expr(text))
+    assert literal(_expr("[0x" + "f" * 16 + "n, 0xff, 12n]")) == [
+        {"$": "bigint", "v": str(16 ** 16 - 1)}, 255, {"$": "bigint", "v": "12"}]

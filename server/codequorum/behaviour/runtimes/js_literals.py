@@ -104,12 +104,24 @@ def _escape(text: str) -> str:
         raise NotLiteral("escape") from None
 
 
+#: Longest integer written as text (Python's own limit on int-to-text conversion).
+MAX_INT_DIGITS = 4300
+
+
 def _number(text: str) -> Any:
+    """A number literal's value; :class:`NotLiteral` for an integer too long to write as
+    text (a file may hold one of 5,000 digits)."""
     clean = text.replace("_", "")
-    if clean.endswith("n"):
-        return {"$": "bigint", "v": str(int(clean[:-1], 0))}
-    if re.fullmatch(r"0[xXoObB][0-9a-fA-F]+", clean):
-        return int(clean, 0)
+    try:
+        if clean.endswith("n"):
+            return {"$": "bigint", "v": str(int(clean[:-1], 0))}
+        if re.fullmatch(r"0[xXoObB][0-9a-fA-F]+", clean):
+            whole = int(clean, 0)
+            if whole.bit_length() > MAX_INT_DIGITS * 3:  # fewer digits than that
+                raise NotLiteral("a number too long")
+            return whole
+    except ValueError:
+        raise NotLiteral("a number too long") from None
     value = float(clean)
     return int(value) if value.is_integer() and abs(value) < 2**53 else value
 
