@@ -208,3 +208,27 @@ def test_a_name_imitating_a_header_forges_no_traced_counts(node_sandboxed: objec
         Limits(), trace=True)
     assert honest.tests[0].output == "5"
     assert honest.tests[0].opcodes is not None and "Debugger" not in honest.tests[0].opcodes
+
+
+def test_a_forged_number_past_a_double_grades_as_a_wrong_value(
+        node_sandboxed: node_sandbox.NodeBinary) -> None:
+    """Node 22 and later have ``JSON.rawJSON``: a version that gives the canonical form a
+    ``toJSON`` of its own writes any number text, a 400-digit integer no JavaScript value
+    gives, and grading it raised OverflowError in the runner (the run lost). Such a text is
+    no canonical value: the test fails."""
+    node = node_sandbox.wheel_node()
+    if node is None or node.major < 22:
+        pytest.skip("no Node with JSON.rawJSON here")
+    code = """function f(n) {
+      const raw = JSON.rawJSON;
+      Object.prototype.toJSON = function () {
+        return ('$' in this) ? raw('1' + '0'.repeat(400)) : this; };
+      return {a: 1};
+    }"""
+    test = TestCase("call", args=(1,), expected=1, has_expected=True)
+    result = node_sandbox.run_node_candidate(code, [test], "f", Limits(wall_seconds=20),
+                                             node=node)
+    assert result.status == "ok", result.detail
+    [outcome] = result.tests
+    assert outcome.passed is False
+    assert outcome.output == "1" + "0" * 400

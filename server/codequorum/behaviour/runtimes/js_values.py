@@ -33,12 +33,25 @@ def strict_equal(a: Any, b: Any) -> bool:
     return type(a) is type(b) and bool(a == b)
 
 
+#: Most digits of an integer ``JSON.stringify`` writes for a number (past 1e21 it writes
+#: an exponent).
+MAX_INTEGER_DIGITS = 21
+
+
+def _integer(text: str) -> int:
+    """An integer of the text: only as long as a JavaScript number writes one (a forged
+    text, ``JSON.rawJSON`` in a ``toJSON`` of the version's, may hold any digits)."""
+    if len(text.lstrip("-")) > MAX_INTEGER_DIGITS:
+        raise ValueError("an integer no JavaScript number writes")
+    return int(text)
+
+
 def parse(text: str) -> Any:
     """A canonical value's JSON text -> its tree; ValueError when it is not one."""
     if len(text) > MAX_VALUE_TEXT:
         raise ValueError("value text too long")
     try:
-        return json.loads(text)
+        return json.loads(text, parse_int=_integer)
     except RecursionError:
         raise ValueError("value nested too deeply") from None
 
