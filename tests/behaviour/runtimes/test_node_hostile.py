@@ -232,3 +232,22 @@ def test_a_forged_number_past_a_double_grades_as_a_wrong_value(
     [outcome] = result.tests
     assert outcome.passed is False
     assert outcome.output == "1" + "0" * 400
+
+
+@pytest.mark.parametrize("forged", ['{"$": "object", "v": [1]}', '{"$": "map", "v": [1]}',
+                                    '{"$": "set", "v": 5}'])
+def test_a_forged_canonical_form_costs_only_its_own_version(
+        node_sandboxed: node_sandbox.NodeBinary, forged: str) -> None:
+    """A ``toJSON`` of the version's on ``Object.prototype`` writes a canonical form no value
+    gives; showing it in a message raised TypeError and cost the function its whole analysis
+    (every version's results). It is shown as it came, and graded as a wrong value."""
+    from codequorum.behaviour.runtimes import js_values
+
+    code = ("function f(n) { const forged = " + forged + "; Object.prototype.toJSON = "
+            "function () { return ('$' in this && this !== forged) ? forged : this; };"
+            " return {a: 1}; }")
+    result = run(code, args=(1,))
+    [outcome] = result.tests
+    assert (result.status, outcome.passed) == ("ok", False)
+    assert outcome.output == forged.replace(" ", "")
+    assert js_values.shown_text(outcome.output) == outcome.output

@@ -133,10 +133,12 @@ def show_call(name: str, args: Sequence[Any]) -> str:
 
 def shown_text(output: str) -> str:
     """A version's value text (canonical JSON) as a message shows it: in JavaScript's
-    words (``undefined``, ``-0``, ``new Set([1])``), or as it is when it is not one."""
+    words (``undefined``, ``-0``, ``new Set([1])``), or as it is when it is not one (a
+    version can forge the text: a ``toJSON`` of its own on ``Object.prototype`` writes
+    ``{"$": "object", "v": [1]}``, which no value gives)."""
     try:
         return show(parse(output))
-    except ValueError:
+    except (ValueError, TypeError, AttributeError, KeyError, IndexError, RecursionError):
         return output
 
 
