@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
