@@ -41,6 +41,11 @@ async def test_documents_under_uris_no_file_has_are_answered(hostile: Hostile) -
                 except JsonRpcException as exc:
                     assert "\n" not in str(exc.message), (uri, name, exc.message)
         good = open_document(client, hostile.repo / "src" / "mod.py", SOURCE)
+        for path in ("versions\0.jsonl", "a" * 300 + ".jsonl", "a" * 300 + "/v.jsonl"):
+            try:
+                await command(client, "codequorum.importVersionFile", good, "f", path)
+            except JsonRpcException as exc:
+                assert exc.code == -32602 and "\n" not in str(exc.message), exc.message
         report = await command(client, "codequorum.analyze", good, "f")
         assert report["qualifiedName"] == "f"
     assert not (hostile.home.parent / "etc").exists()
