@@ -368,7 +368,7 @@ class Shared(GuestSource):
         guest.inbox.attach(config)
         config.stdout_custom = guest.stdout
         config.stderr_custom = guest.stderr
-        run_guest(self, config, fuel, memory, guest)
+        run_guest(self, config, fuel, memory, guest, {1: guest.stdout, 2: guest.stderr})
 
 
 def configure(config: Any, grader: bool, runtime: str, bundle: str, view: str | None) -> Any:
@@ -385,10 +385,12 @@ def configure(config: Any, grader: bool, runtime: str, bundle: str, view: str | 
 
 
 def run_guest(shared: Any, config: Any, fuel: int, memory: int, guest: Any,
+              outputs: dict[int, Callable[[bytes], None]],
               ready: Callable[[], None] = lambda: None) -> None:
     """Run ``guest.py`` in a fresh store and instance of ``shared``'s module until it ends:
-    memory capped, ``fuel`` to burn, stopped at an epoch tick once ``guest.halt``;
-    ``ready()`` just before its interpreter starts."""
+    memory capped, ``fuel`` to burn, stopped at an epoch tick once ``guest.halt``, its
+    writes on fd 1 and 2 handed to ``outputs`` in bounded pieces (``wasi_io``: never a
+    write whole); ``ready()`` just before its interpreter starts."""
     wasmtime = shared.wasmtime
     store = wasmtime.Store(shared.engine)
     store.set_limits(memory_size=memory)
@@ -397,7 +399,7 @@ def run_guest(shared: Any, config: Any, fuel: int, memory: int, guest: Any,
     wasi_io.on_epoch(wasmtime, store, lambda: guest.halt)
     store.set_wasi(config)
     guest.stores.append(store)
-    linker = wasi_io.linker(wasmtime, shared.engine, store, guest.wake)
+    linker = wasi_io.linker(wasmtime, shared.engine, store, guest.wake, outputs)
     start = linker.instantiate(store, shared.module).exports(store)["_start"]
     assert isinstance(start, wasmtime.Func)
     ready()
@@ -726,8 +728,10 @@ def guest_main(argv: list[str]) -> int:
         return 0
     kind, text = warm.ENDED, ""
     try:
-        run_guest(shared, config, int(argv[5]), int(argv[6]), guest,
-                  lambda: _record(stores, warm.READY, b""))
+        run_guest(shared, config, int(argv[5]), int(argv[6]), guest, {
+            1: lambda data: _record(stores, warm.STDOUT, data),
+            2: lambda data: _record(stores, warm.STDERR, data)},
+            lambda: _record(stores, warm.READY, b""))
     except (wasmtime.Trap, wasmtime.WasmtimeError) as exc:
         name = trap_name(exc)
         kind, text = warm.TRAPPED, (f"{TRAP_LINE}{name}\n" if name else "") + str(exc)
