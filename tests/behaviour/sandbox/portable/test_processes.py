@@ -34,20 +34,20 @@ def _host_args() -> list[str]:
 
 
 def test_a_failing_version_ends_only_its_own_guest() -> None:
-    bombs = ["def sq(n):\n    while True:\n        pass\n",  # fuel
+    bombs = ["def sq(n):\n    while True:\n        pass\n",  # its CPU time
              "def sq(n):\n    return [0] * (1 << 30)\n",  # the store's memory cap
              "import os\ndef sq(n):\n    os._exit(3)\n"]  # the guest's own end
     results = run_candidates([GOOD, *bombs, GOOD], SQUARE, "sq",
                              Limits(cpu_seconds=1.0, memory_mb=128), jobs=2,
                              sandbox="portable")
     assert [r.status for r in results] == ["ok", "timeout", "memory", "exit", "ok"]
-    assert "fuel" in results[1].detail
+    assert results[1].detail == "CPU limit of 1s"
     assert results[4].tests[0].passed
     assert {r.start_method for r in results} == {"process"}
 
 
 def test_the_fresh_guest_after_an_overrun_starts_no_process_ahead() -> None:
-    """The tests after an overrun run in a guest started for the fuel left, which no other
+    """The tests after an overrun run in a guest started for the budget left, which no other
     version will ask for: one process for it, none waiting for it, and the guests waiting
     for the versions' own limits are kept (each would cost a process on the cores the
     version's next tests need)."""
@@ -62,7 +62,7 @@ def test_the_fresh_guest_after_an_overrun_starts_no_process_ahead() -> None:
     assert first[0].status == "ok"
     assert result.detail == "per-test limit of 0.5s on 1 of 2 tests"
     assert [(t.exc_type, t.passed) for t in result.tests] == [("Timeout", False), (None, True)]
-    assert list(shared.pool._guests) == list(before)  # no key for the fuel left
+    assert list(shared.pool._guests) == list(before)  # no key for the budget left
     assert all(len(queue) == processes.host_module().warm.WAITING
                for queue in shared.pool._guests.values())
     processes.shutdown()

@@ -11,8 +11,10 @@ only, no sockets, an environment of its own, fixed argv, and a stdin the host fe
 bumps the engine's epoch, and ends any sleep, to stop the guest when a test overruns its
 budget. The guest's messages are parsed here as the parent parses any child's and sent on
 the message descriptor; a test that overran gets a ``Timeout`` outcome and the tests left
-run in a fresh instance (without the rest of its series). Output floods end the run
-(``output-limit``).
+run in a fresh instance (without the rest of its series). The version's CPU budget is CPU
+time, as the strict child's, read on the guest's thread at each epoch tick (``budget.py``);
+fuel bounds the work only as a backstop, and measures each call's cost. Output floods end
+the run (``output-limit``).
 
 Check harnesses (``check(candidate)``) run as in the strict sandbox, beside the version and
 never in it: a second guest, the *grader* (``guest.py --grader``), gets the harness
@@ -45,11 +47,6 @@ GUEST_HARNESS = "/harness"
 #: ``guest.py``, started from its compiled code (``boot.py``).
 GUEST_SCRIPT = GUEST_HARNESS + "/portable/boot.py"
 TICK_SECONDS = 0.01
-#: Fuel per second of the CPU budget (a guest runs about 2e9 units a second here).
-FUEL_PER_SECOND = 2_000_000_000
-#: Fuel for the guest's own start (the interpreter and the harness: about 1.5e8), not
-#: counted against the version's budget.
-STARTUP_FUEL = 2_000_000_000
 STDERR_KEEP = 4096
 #: How long a version waits for its grader's guest to be ready.
 READY_SECONDS = 20.0
@@ -101,6 +98,7 @@ protocol: Any = _load("_cq_protocol", os.path.join(HARNESS, "protocol.py"))
 in_module: Any = _load("_cq_in_module", os.path.join(HARNESS, "in_module.py"))
 interpreter: Any = _load("_cq_interpreter", os.path.join(HERE, "interpreter.py"))
 endings: Any = _load("_cq_endings", os.path.join(HERE, "endings.py"))
+budget: Any = _load("_cq_budget", os.path.join(HERE, "budget.py"))
 wasi_io: Any = _load("_cq_wasi_io", os.path.join(HERE, "wasi_io.py"))
 warm: Any = _load("_cq_warm", os.path.join(HERE, "warm.py"))
 #: Frames between the version and the grader (``check_grader.py``), routed by the host.
@@ -246,8 +244,9 @@ class Grader:
         """Take a grader guest started ahead and hand it the check harnesses, once it is
         ready (a guest's process started on the spot maps the module first: not on the
         version's clock)."""
-        self.warm = self.host.shared.take(True, max(self.host.fuel, 1) + self.host.fresh_fuel,
-                                          self.host.memory, self.host.whole_budget())
+        host = self.host
+        self.warm = host.shared.take(True, budget.backstop_fuel(host.cpu_seconds)
+                                     + budget.STARTUP_FUEL, host.memory, host.cpu_seconds)
         self.warm.ready.wait(READY_SECONDS)
         self.warm.attach(self.on_stdout, lambda _data: None)
         self.warm.inbox.put(self.payload)
@@ -320,10 +319,12 @@ class GuestSource:
         """A new empty module view for a version's guest (a grader has none)."""
         return None if grader else tempfile.mkdtemp(prefix="view-", dir=self.folder)
 
-    def take(self, grader: bool, fuel: int, memory: int, ahead: bool = True) -> Any:
-        """A guest (the version's or a grader) started with this fuel and memory cap
-        (``ahead``: its successors started ahead, see ``warm.Pool.take``)."""
-        found: Any = self.pool.take((grader, fuel, memory), ahead)
+    def take(self, grader: bool, fuel: int, memory: int, cpu: float,
+             ahead: bool = True) -> Any:
+        """A guest (the version's or a grader) started with this fuel, memory cap and CPU
+        budget in seconds (``ahead``: its successors started ahead, see
+        ``warm.Pool.take``)."""
+        found: Any = self.pool.take((grader, fuel, memory, cpu), ahead)
         return found
 
     def close(self) -> None:
@@ -346,29 +347,36 @@ class Shared(GuestSource):
         self.runtime = runtime
         self.bundle = bundle
         super().__init__(waiting)
+        self.closed = threading.Event()
+        threading.Thread(target=_ticking, args=(self.engine, self.closed), daemon=True).start()
 
     def tick(self) -> None:
         """Bump the engine's epoch: a halted guest stops at it."""
         self.engine.increment_epoch()
+
+    def close(self) -> None:
+        self.closed.set()
+        super().close()
 
     def trapped(self, error: BaseException) -> bool:
         """Whether a guest's error is its runtime stopping it (fuel, a trap, the epoch)."""
         return isinstance(error, (self.wasmtime.Trap, self.wasmtime.WasmtimeError))
 
     def _make(self, key: tuple[Any, ...]) -> Any:
-        grader, fuel, memory = key
+        grader, fuel, memory, cpu = key
         view = self.view_for(grader)
-        return warm.Warm(lambda guest: self._start(guest, grader, fuel, memory),
+        return warm.Warm(lambda guest: self._start(guest, grader, fuel, memory, cpu),
                          wasi_io.Inbox(self.folder), view)
 
-    def _start(self, guest: Any, grader: bool, fuel: int, memory: int) -> None:
+    def _start(self, guest: Any, grader: bool, fuel: int, memory: int, cpu: float) -> None:
         """Run ``guest.py`` in a fresh store and instance until it ends (on its thread)."""
         config = configure(self.wasmtime.WasiConfig(), grader, self.runtime, self.bundle,
                            guest.view)
         guest.inbox.attach(config)
         config.stdout_custom = guest.stdout
         config.stderr_custom = guest.stderr
-        run_guest(self, config, fuel, memory, guest, {1: guest.stdout, 2: guest.stderr})
+        run_guest(self, config, (fuel, memory, cpu), guest,
+                  {1: guest.stdout, 2: guest.stderr})
 
 
 def configure(config: Any, grader: bool, runtime: str, bundle: str, view: str | None) -> Any:
@@ -384,27 +392,41 @@ def configure(config: Any, grader: bool, runtime: str, bundle: str, view: str | 
     return config
 
 
-def run_guest(shared: Any, config: Any, fuel: int, memory: int, guest: Any,
+def _ticking(engine: Any, closed: threading.Event) -> None:
+    """Bump ``engine``'s epoch every ``budget.TICK_SECONDS`` until ``closed``: at each tick
+    every running guest reads its CPU clock (``run_guest``)."""
+    while not closed.wait(budget.TICK_SECONDS):
+        engine.increment_epoch()
+
+
+def run_guest(shared: Any, config: Any, limits: tuple[int, int, float], guest: Any,
               outputs: dict[int, Callable[[bytes], None]],
               ready: Callable[[], None] = lambda: None) -> None:
     """Run ``guest.py`` in a fresh store and instance of ``shared``'s module until it ends:
-    memory capped, ``fuel`` to burn, stopped at an epoch tick once ``guest.halt``, its
-    writes on fd 1 and 2 handed to ``outputs`` in bounded pieces (``wasi_io``: never a
-    write whole); ``ready()`` just before its interpreter starts."""
+    ``limits`` its fuel (a backstop), memory cap and CPU seconds; stopped at an epoch tick
+    once ``guest.halt`` or its CPU time (``guest.meter``, read on this thread) is spent;
+    its writes on fd 1 and 2 handed to ``outputs`` in bounded pieces (``wasi_io``: never
+    a write whole); ``ready()`` just before its interpreter starts."""
+    fuel, memory, cpu = limits
     wasmtime = shared.wasmtime
     store = wasmtime.Store(shared.engine)
     store.set_limits(memory_size=memory)
     store.set_fuel(fuel)
     store.set_epoch_deadline(1)
-    wasi_io.on_epoch(wasmtime, store, lambda: guest.halt)
+    meter = guest.meter = budget.CpuMeter(cpu)
+    wasi_io.on_epoch(wasmtime, store, lambda: guest.halt or meter.spent())
     store.set_wasi(config)
     guest.stores.append(store)
     linker = wasi_io.linker(wasmtime, shared.engine, store, guest.wake, outputs)
     start = linker.instantiate(store, shared.module).exports(store)["_start"]
     assert isinstance(start, wasmtime.Func)
     ready()
-    with contextlib.suppress(wasmtime.ExitTrap):
-        start(store)
+    meter.start()
+    try:
+        with contextlib.suppress(wasmtime.ExitTrap):
+            start(store)
+    finally:
+        meter.read()
 
 
 class Processes(GuestSource):
@@ -428,11 +450,11 @@ class Processes(GuestSource):
         return isinstance(error, warm.Trapped)
 
     def _make(self, key: tuple[Any, ...]) -> Any:
-        grader, fuel, memory = key
+        grader, fuel, memory, cpu = key
         view = self.view_for(grader)
-        argv = [*self.launcher, "--guest", *self.args, str(fuel), str(memory), view or "",
-                "grader" if grader else "version"]
-        return warm.Remote(argv, view, FUEL_PER_SECOND)
+        argv = [*self.launcher, "--guest", *self.args, str(fuel), str(memory), repr(cpu),
+                view or "", "grader" if grader else "version"]
+        return warm.Remote(argv, view, budget.BACKSTOP_FUEL_PER_SECOND)
 
 
 def _remove(path: str) -> None:
@@ -457,9 +479,9 @@ class Host:
         self.checks = checks or {}
         self.verdicts = verdicts  # the checks' verdicts, framed (the version never holds it)
         limits = run["limits"]
-        self.fuel = int(float(limits["cpu_seconds"]) * FUEL_PER_SECOND)
-        self.full_fuel = self.fuel
-        self.fresh_fuel = STARTUP_FUEL
+        self.cpu_seconds = float(limits["cpu_seconds"])
+        self.cpu_left = self.cpu_seconds  # CPU time: what ends the version, as in strict
+        self.fuel = budget.backstop_fuel(self.cpu_seconds)  # a bound on its work only
         self.memory = int(limits["memory_mb"]) * 1024 * 1024
         self.output = int(limits["output_bytes"])
         self.test_seconds = limits.get("test_seconds")
@@ -471,9 +493,9 @@ class Host:
         self.killed = self.finished = False
 
     def whole_budget(self) -> bool:
-        """Whether the version still has its whole fuel: its guests' key is every such
-        version's, worth starting ahead; after an overrun the fuel left is its own."""
-        return self.fuel == self.full_fuel
+        """Whether the version still has its whole budget: its guests' key is every such
+        version's, worth starting ahead; after an overrun the budget left is its own."""
+        return self.cpu_left == self.cpu_seconds
 
     def note(self, line: str) -> None:
         """A line for the run's stderr (kept with the guest's tail, bounded)."""
@@ -538,12 +560,14 @@ class Host:
                 else:
                     rest.append(todo[k])
             todo = rest
+            if todo and self.cpu_left <= 0:
+                return int(endings.CPU)  # the strict child's next test meets its CPU limit
         return 0
 
     def _instance(self, guest: Guest, tests: list[dict[str, Any]]) -> int:
         """One fresh store and instance (a guest started ahead) running ``tests``."""
-        started = self.shared.take(False, max(self.fuel, 1) + self.fresh_fuel, self.memory,
-                                   self.whole_budget())
+        started = self.shared.take(False, self.fuel + budget.STARTUP_FUEL, self.memory,
+                                   self.cpu_left, self.whole_budget())
         if self.run.get("module") and started.view is not None:
             in_module.write_view(started.view, in_module.view_files(self.run["module"]))
         guest.bind(started)
@@ -561,11 +585,12 @@ class Host:
             started.ended.wait()
             error = started.error
             if error is not None and self.shared.trapped(error):
-                return self._trapped(guest, error)
+                return self._trapped(guest, error, started)
             if error is not None:
                 raise error
         finally:
-            self.fuel = max(0, started.fuel_left() - self.fresh_fuel)
+            self.fuel = max(1, started.fuel_left() - budget.STARTUP_FUEL)
+            self.cpu_left -= started.cpu_used()
             guest.ended = True
             started.inbox.drop()
             if guest.grader is not None:
@@ -574,12 +599,21 @@ class Host:
                 _remove(started.view)
         return 0
 
-    def _trapped(self, guest: Guest, exc: Exception) -> int:
-        if guest.stop is not None:
-            return 0
-        if self.fuel <= 0 or "fuel" in str(exc):
-            return int(endings.FUEL)
+    def _trapped(self, guest: Guest, exc: Exception, started: Any) -> int:
+        """The exit code of an instance its runtime stopped (0: the run goes on, or the
+        host stopped it and said why), by ``budget.ending``."""
         name = trap_name(exc)
+        elapsed = None if guest.running is None else started.ended_at - guest.started_at
+        why = budget.ending(guest.stop, elapsed, self.test_seconds, started.cpu_used(),
+                            self.cpu_left, name == "OUT_OF_FUEL" or "fuel" in str(exc))
+        if why == budget.TEST:
+            guest.stop = why  # that test's Timeout; the tests left run afresh
+        if why == budget.CPU:
+            return int(endings.CPU)
+        if why == budget.FUEL:
+            return int(endings.FUEL)
+        if why != budget.TRAP:
+            return 0
         if guest.running is not None and name in STACK_TRAPS:
             guest.stop = "stack"  # that test's outcome; the tests left run afresh
             return 0
@@ -715,53 +749,57 @@ def run_version(shared: Shared, run_fd: int, msg_fd: int, grading: list[int],
 
 
 def guest_main(argv: list[str]) -> int:
-    """``host.py --guest <cwasm> <the guest's /usr> <bundle> <fuel> <memory> <view or "">
-    version|grader``: one guest in this process (``warm.Remote``). Its stdin is this
-    process's own, inherited (an ordinary pipe on every system); each of its writes goes
-    out on stdout as a record with the store's fuel left, then one record of its end (a
-    guest that could not be made here: ``FAILED``, with why)."""
-    stores: list[Any] = []
+    """``host.py --guest <cwasm> <the guest's /usr> <bundle> <fuel> <memory> <cpu seconds>
+    <view or ""> version|grader``: one guest in this process (``warm.Remote``). Its stdin
+    is this process's own, inherited (an ordinary pipe on every system); each of its writes
+    goes out on stdout as a record with the store's fuel left and the guest's CPU seconds,
+    then one record of its end (a guest that could not be made here: ``FAILED``, with
+    why). Its epoch ticks here (``_ticking``), where its CPU clock is read."""
+    guest = types.SimpleNamespace(halt=False, wake=threading.Event(), stores=[], meter=None)
     try:
-        wasmtime, shared, guest, config = _one_guest(argv, stores)
+        wasmtime, shared, config = _one_guest(argv, guest)
     except Exception as exc:  # a boundary: the runner hears why
-        _record(stores, warm.FAILED, f"{type(exc).__name__}: {exc}".encode()[:STDERR_KEEP])
+        _record(guest, warm.FAILED, f"{type(exc).__name__}: {exc}".encode()[:STDERR_KEEP])
         return 0
     kind, text = warm.ENDED, ""
     try:
-        run_guest(shared, config, int(argv[5]), int(argv[6]), guest, {
-            1: lambda data: _record(stores, warm.STDOUT, data),
-            2: lambda data: _record(stores, warm.STDERR, data)},
-            lambda: _record(stores, warm.READY, b""))
+        run_guest(shared, config, (int(argv[5]), int(argv[6]), float(argv[7])), guest, {
+            1: lambda data: _record(guest, warm.STDOUT, data),
+            2: lambda data: _record(guest, warm.STDERR, data)},
+            lambda: _record(guest, warm.READY, b""))
     except (wasmtime.Trap, wasmtime.WasmtimeError) as exc:
         name = trap_name(exc)
         kind, text = warm.TRAPPED, (f"{TRAP_LINE}{name}\n" if name else "") + str(exc)
     except Exception as exc:  # a boundary: the runner hears why
         kind, text = warm.FAILED, f"{type(exc).__name__}: {exc}"
-    _record(stores, kind, text.encode("utf-8", "replace")[:STDERR_KEEP])
+    _record(guest, kind, text.encode("utf-8", "replace")[:STDERR_KEEP])
     return 0
 
 
-def _one_guest(argv: list[str], stores: list[Any]) -> tuple[Any, Any, Any, Any]:
-    """wasmtime, the engine and module, the guest and its ``WasiConfig`` for ``--guest``:
-    stdin inherited, stdout and stderr as records."""
+def _one_guest(argv: list[str], guest: Any) -> tuple[Any, Any, Any]:
+    """wasmtime, the engine and module (its epoch ticking) and the guest's ``WasiConfig``
+    for ``--guest``: stdin inherited, stdout and stderr as records."""
     import wasmtime
 
-    compiled, runtime, bundle, _fuel, _memory, view, role = argv[2:9]
+    compiled, runtime, bundle, _fuel, _memory, _cpu, view, role = argv[2:10]
     engine = interpreter.make_engine()
     shared = types.SimpleNamespace(wasmtime=wasmtime, engine=engine,
                                    module=wasmtime.Module.deserialize_file(engine, compiled))
-    guest = types.SimpleNamespace(halt=False, wake=threading.Event(), stores=stores)
+    threading.Thread(target=_ticking, args=(engine, threading.Event()), daemon=True).start()
     config = configure(wasmtime.WasiConfig(), role == "grader", runtime, bundle, view or None)
     config.inherit_stdin()
-    config.stdout_custom = lambda data: _record(stores, warm.STDOUT, bytes(data))
-    config.stderr_custom = lambda data: _record(stores, warm.STDERR, bytes(data))
-    return wasmtime, shared, guest, config
+    config.stdout_custom = lambda data: _record(guest, warm.STDOUT, bytes(data))
+    config.stderr_custom = lambda data: _record(guest, warm.STDERR, bytes(data))
+    return wasmtime, shared, config
 
 
-def _record(stores: list[Any], kind: int, data: bytes) -> None:
-    """One record on stdout: ``kind``, the store's fuel left now, ``data``."""
-    fuel = int(stores[0].get_fuel()) if stores else 0
-    fd_writer(1)(warm.RECORD.pack(kind, fuel, len(data)) + data)
+def _record(guest: Any, kind: int, data: bytes) -> None:
+    """One record on stdout: ``kind``, the store's fuel left and the guest's CPU seconds
+    now (read on the guest's thread: every record but the first is written there),
+    ``data``."""
+    fuel = int(guest.stores[0].get_fuel()) if guest.stores else 0
+    cpu = float(guest.meter.read()) if guest.meter is not None else 0.0
+    fd_writer(1)(warm.RECORD.pack(kind, fuel, cpu, len(data)) + data)
 
 
 def main(argv: list[str]) -> int:

@@ -38,8 +38,9 @@ WAITING = max(1, min(2, os.cpu_count() or 1))
 KEYS = 4
 
 
-#: A record of ``host.py --guest`` on its stdout: kind, the store's fuel left, length.
-RECORD = struct.Struct("<BqI")
+#: A record of ``host.py --guest`` on its stdout: kind, the store's fuel left, the CPU
+#: seconds its guest ran, length.
+RECORD = struct.Struct("<BqdI")
 #: Record kinds: the guest's writes on fd 1 and 2, then exactly one end; ``READY`` once its
 #: process has mapped the module and made its instance (its interpreter starts next).
 STDOUT, STDERR, ENDED, TRAPPED, FAILED, READY = 1, 2, 3, 4, 5, 6
@@ -59,6 +60,7 @@ class Output:
         self.halt = False
         self.fuel_at_end = 0
         self.error: BaseException | None = None
+        self.ended_at = 0.0  # when it ended (monotonic)
         self.ended = threading.Event()
         self.ready = threading.Event()  # about to run its interpreter
         self._lock = threading.Lock()
@@ -95,6 +97,10 @@ class Output:
         """Its store's fuel left now, or when it ended."""
         raise NotImplementedError
 
+    def cpu_used(self) -> float:
+        """The CPU seconds its guest ran, once it ended."""
+        raise NotImplementedError
+
 
 class Warm(Output):
     """One guest, started now on a thread of its own, its output held until a version
@@ -104,6 +110,7 @@ class Warm(Output):
         super().__init__(inbox, view)
         self.ready.set()
         self.stores: list[Any] = []
+        self.meter: Any = None  # its CPU clock (``budget.CpuMeter``), set as it starts
         self.thread = threading.Thread(target=self._run, args=(start,), daemon=True)
         self.thread.start()
 
@@ -114,6 +121,7 @@ class Warm(Output):
             self.error = exc
         finally:
             self._release()
+            self.ended_at = time.monotonic()
             self.ended.set()
 
     def _release(self) -> None:
@@ -135,13 +143,18 @@ class Warm(Output):
         stores = self.stores
         return int(stores[0].get_fuel()) if stores else self.fuel_at_end
 
+    def cpu_used(self) -> float:
+        """The CPU seconds read on its own thread as it ended."""
+        return float(self.meter.used) if self.meter is not None else 0.0
+
 
 class Remote(Output):
     """One guest started now in a process of its own (``argv``: ``host.py --guest``),
     blocked on its stdin, an ordinary pipe it inherits; its writes come back as records
-    carrying the store's fuel at each. Stopping it ends the process (nothing is left in
-    it to reuse); the fuel it burnt since its last write is then counted at ``rate`` units
-    a second of wall time."""
+    carrying the store's fuel and the guest's CPU seconds at each. Stopping it ends the
+    process (nothing is left in it to reuse); the fuel it burnt since its last write is then
+    counted at ``rate`` units a second of wall time, and its CPU time as that wall time (at
+    most what the strict child's clock would count)."""
 
     def __init__(self, argv: list[str], view: str | None, rate: int) -> None:
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -150,6 +163,8 @@ class Remote(Output):
         super().__init__(PipeInbox(self.proc.stdin), view)
         self.rate = rate
         self._fuel = 0
+        self._cpu = 0.0
+        self._cpu_at_end: float | None = None
         self._seen_at = time.monotonic()
         self._stopped_at: float | None = None
         self.thread = threading.Thread(target=self._read, args=(self.proc.stdout,),
@@ -160,16 +175,16 @@ class Remote(Output):
         """Deliver the records until the end one (or the process is gone)."""
         try:
             while (head := stream.read(RECORD.size)) and len(head) == RECORD.size:
-                kind, fuel, size = RECORD.unpack(head)
+                kind, fuel, cpu, size = RECORD.unpack(head)
                 data = stream.read(size) if size else b""
-                self._fuel, self._seen_at = fuel, time.monotonic()
+                self._fuel, self._cpu, self._seen_at = fuel, cpu, time.monotonic()
                 if kind in (STDOUT, STDERR):
                     self._write(kind, data)
                     continue
                 if kind == READY:
                     self.ready.set()
                     continue
-                self.fuel_at_end = fuel
+                self.fuel_at_end, self._cpu_at_end = fuel, cpu
                 if kind != ENDED:
                     text = data.decode("utf-8", "replace")
                     self.error = Trapped(text) if kind == TRAPPED else RuntimeError(text)
@@ -183,14 +198,26 @@ class Remote(Output):
     def _burnt(self) -> int:
         """The fuel left at a stop without a word: the last seen, less what the time
         since then could have burnt."""
+        return max(0, self._fuel - int(self._since_seen() * self.rate))
+
+    def _since_seen(self) -> float:
+        """Wall seconds from its last record to its stop (or now)."""
         stopped = self._stopped_at if self._stopped_at is not None else time.monotonic()
-        return max(0, self._fuel - int(max(0.0, stopped - self._seen_at) * self.rate))
+        return max(0.0, stopped - self._seen_at)
+
+    def cpu_used(self) -> float:
+        """The CPU seconds its end record gave, or at a stop without a word the last
+        seen plus the wall time since."""
+        if self._cpu_at_end is not None:
+            return self._cpu_at_end
+        return self._cpu + self._since_seen()
 
     def _end(self) -> None:
         """Ended: its version goes on at once; its process is then waited for (killed if it
         lingers)."""
         self.inbox.drop()
         self.ready.set()
+        self.ended_at = time.monotonic()
         self.ended.set()
         with_timeout_kill(self.proc)
 
