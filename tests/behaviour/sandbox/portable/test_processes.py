@@ -1,5 +1,6 @@
-"""The portable level over a process per guest (``processes.py``): every system's channel,
-forced here on Linux. Real wasmtime, real guests in processes of their own."""
+"""The portable level over the ``process`` channel (``processes.py``): the host's logic in
+the runner, the guests in one process of their own (``instance.py --serve``); every
+system's channel, forced here on Linux. Real wasmtime, real guests."""
 
 from __future__ import annotations
 
@@ -68,16 +69,18 @@ def test_the_fresh_guest_after_an_overrun_starts_no_process_ahead() -> None:
     processes.shutdown()
 
 
-def test_no_guest_process_outlives_the_runner() -> None:
+def test_no_guest_outlives_the_runner() -> None:
     check = Case("check", source="def check(candidate):\n    assert candidate(2) == 4\n")
     results = run_candidates([GOOD] * 3, [check, *SQUARE], "sq", jobs=2, sandbox="portable")
     assert [[t.passed for t in r.tests] for r in results] == [[True, True]] * 3
     shared = processes.shared_for(_host_args())
     waiting = [g for queue in shared.pool._guests.values() for g in queue]
     assert len(waiting) >= 2  # a version's guests and a grader's, started ahead
-    assert all(g.proc.poll() is None for g in waiting)
+    server = shared.server  # one process runs them all
+    assert server.alive() and not any(g.ended.is_set() for g in waiting)
     processes.shutdown()
-    assert all(g.proc.wait(10) is not None for g in waiting)
+    assert server.proc.wait(10) is not None
+    assert all(g.ended.wait(10) for g in waiting)
     assert not Path(shared.folder).exists()
 
 
@@ -102,7 +105,7 @@ def strip():
     selectors.DefaultSelector = refused
 
 strip()
-if sys.argv[1:2] == ["--as-host"]:  # a guest's process: host.py, as the runner starts it
+if sys.argv[1:2] == ["--as-host"]:  # the guest server, as the runner starts it
     sys.argv = sys.argv[2:]
     runpy.run_path(sys.argv[0], run_name="__main__")
 '''
@@ -116,8 +119,9 @@ from codequorum.behaviour.sandbox.portable import channel, endings, processes
 from codequorum.behaviour.sandbox.supervisor import run_candidate
 from codequorum.core.model import TestCase as Case
 
-processes.host_module().Processes.launcher = [sys.executable, "-I", "-B", __file__,
-                                              "--as-host", str(processes.HOST_FILE)]
+guest_file = processes.host_module().Served.launcher[-1]  # instance.py, the guest server
+processes.host_module().Served.launcher = [sys.executable, "-I", "-B", __file__,
+                                           "--as-host", guest_file]
 check = "def check(candidate):\\n    assert candidate(2) == 4\\n    assert candidate(3) == 9\\n"
 tests = [Case("check", source=check), Case("call", args=(3,), expected=9, has_expected=True),
          Case("call", args=(-1,))]

@@ -7,13 +7,13 @@ a fresh store and instance of the cached compiled interpreter, and nothing of th
 read-only preopens of the standard library, the harness (its sources and, as
 ``/bundle``, its code compiled once by the guest's interpreter) and the module view
 only, no sockets, an environment of its own, fixed argv, and a stdin the host feeds
-(``wasi_io.py``). The store caps memory; fuel bounds CPU (deterministic); a timer thread
-bumps the engine's epoch, and ends any sleep, to stop the guest when a test overruns its
-budget. The guest's messages are parsed here as the parent parses any child's and sent on
-the message descriptor; a test that overran gets a ``Timeout`` outcome and the tests left
-run in a fresh instance (without the rest of its series). The version's CPU budget is CPU
-time, as the strict child's, read on the guest's thread at each epoch tick (``budget.py``);
-fuel bounds the work only as a backstop, and measures each call's cost. Output floods end
+(``wasi_io.py``). The store caps memory; a timer thread bumps the engine's epoch, and ends
+any sleep, to stop the guest when a test overruns its budget. The guest's messages are
+parsed here as the parent parses any child's and sent on the message descriptor; a test
+that overran gets a ``Timeout`` outcome and the tests left run in a fresh instance
+(without the rest of its series). The version's CPU budget is CPU time, as the strict
+child's, read on the guest's thread at each epoch tick (``budget.py``); fuel bounds the
+work only as a backstop, and measures each call's cost. Output floods end
 the run (``output-limit``).
 
 Check harnesses (``check(candidate)``) run as in the strict sandbox, beside the version and
@@ -24,8 +24,9 @@ version's answers to the grader's, and writes the verdicts on the runner's verdi
 
 The same ``Host`` serves every channel (``channel.py``): in this process for one version,
 in ``--serve`` for every version of a run, and in the runner's own process, loaded by
-``processes.py``, where each guest runs in a process of its own (``--guest``, ``Processes``)
-and the messages and verdicts are handed over as calls.
+``processes.py``, where each guest runs in a process of its own (``instance.py --guest``,
+``Processes``) and the messages and verdicts are handed over as calls. One guest's store
+and instance are made in ``instance.py``, for this process and a guest's alike.
 """
 
 from __future__ import annotations
@@ -43,9 +44,6 @@ from typing import Any, ClassVar
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 HARNESS = os.path.dirname(HERE)
-GUEST_HARNESS = "/harness"
-#: ``guest.py``, started from its compiled code (``boot.py``).
-GUEST_SCRIPT = GUEST_HARNESS + "/portable/boot.py"
 TICK_SECONDS = 0.01
 STDERR_KEEP = 4096
 #: How long a version waits for its grader's guest to be ready.
@@ -59,23 +57,6 @@ GRADER_GRACE_SECONDS = 2.0
 STACK_TRAPS = ("MEMORY_OUT_OF_BOUNDS", "STACK_OVERFLOW")
 STACK_MESSAGE = ("maximum recursion depth exceeded: the interpreter's C stack in the "
                  "portable sandbox ran out (recursion through builtins)")
-#: How a guest in a process of its own names its trap's code, first in what it reports.
-TRAP_LINE = "trap code: "
-
-
-def trap_name(exc: BaseException) -> str | None:
-    """The ``wasmtime.TrapCode`` name of a guest's trap: from the trap itself, or from the
-    first line a guest in a process of its own reported (``TRAP_LINE``); None for another
-    error."""
-    code = getattr(exc, "trap_code", None)
-    if code is not None:
-        return str(getattr(code, "name", "")) or None
-    text = str(exc)
-    if text.startswith(TRAP_LINE):
-        return text[len(TRAP_LINE):].partition("\n")[0] or None
-    return None
-
-
 #: A trap that ends a run, in words (by ``wasmtime.TrapCode`` name).
 TRAP_WORDS = {
     "MEMORY_OUT_OF_BOUNDS": "an access out of bounds (the interpreter's C stack ran out)",
@@ -99,6 +80,10 @@ in_module: Any = _load("_cq_in_module", os.path.join(HARNESS, "in_module.py"))
 interpreter: Any = _load("_cq_interpreter", os.path.join(HERE, "interpreter.py"))
 endings: Any = _load("_cq_endings", os.path.join(HERE, "endings.py"))
 budget: Any = _load("_cq_budget", os.path.join(HERE, "budget.py"))
+#: One guest's store and instance, and a guest in a process of its own (``--guest``).
+instance: Any = _load("_cq_instance", os.path.join(HERE, "instance.py"))
+trap_name = instance.trap_name
+fd_writer = instance.fd_writer
 wasi_io: Any = _load("_cq_wasi_io", os.path.join(HERE, "wasi_io.py"))
 warm: Any = _load("_cq_warm", os.path.join(HERE, "warm.py"))
 #: Frames between the version and the grader (``check_grader.py``), routed by the host.
@@ -348,7 +333,8 @@ class Shared(GuestSource):
         self.bundle = bundle
         super().__init__(waiting)
         self.closed = threading.Event()
-        threading.Thread(target=_ticking, args=(self.engine, self.closed), daemon=True).start()
+        threading.Thread(target=instance.ticking, args=(self.engine, self.closed),
+                         daemon=True).start()
 
     def tick(self) -> None:
         """Bump the engine's epoch: a halted guest stops at it."""
@@ -370,91 +356,58 @@ class Shared(GuestSource):
 
     def _start(self, guest: Any, grader: bool, fuel: int, memory: int, cpu: float) -> None:
         """Run ``guest.py`` in a fresh store and instance until it ends (on its thread)."""
-        config = configure(self.wasmtime.WasiConfig(), grader, self.runtime, self.bundle,
-                           guest.view)
+        config = instance.configure(self.wasmtime.WasiConfig(), grader, self.runtime,
+                                    self.bundle, guest.view)
         guest.inbox.attach(config)
         config.stdout_custom = guest.stdout
         config.stderr_custom = guest.stderr
-        run_guest(self, config, (fuel, memory, cpu), guest,
-                  {1: guest.stdout, 2: guest.stderr})
+        instance.run_guest(self, config, (fuel, memory, cpu), guest,
+                           {1: guest.stdout, 2: guest.stderr})
 
 
-def configure(config: Any, grader: bool, runtime: str, bundle: str, view: str | None) -> Any:
-    """``config`` for a guest: fixed argv, an environment of its own, read-only preopens of
-    the standard library, the harness, its compiled bundle and the module view only."""
-    config.argv = ("python", "-S", GUEST_SCRIPT, *(("--grader",) if grader else ()))
-    config.env = [list(pair) for pair in interpreter.GUEST_ENV]
-    config.preopen_dir(runtime, "/usr", False)
-    config.preopen_dir(HARNESS, GUEST_HARNESS, False)
-    config.preopen_dir(bundle, "/bundle", False)
-    if view is not None:
-        config.preopen_dir(view, in_module.VIEW, False)
-    return config
+class Served(GuestSource):
+    """What the versions of a run share where the guests run on threads of one process of
+    their own (``instance.py --serve``, ``warm.GuestServer``), their stdins files it
+    appends to: the granted folders, the guests started ahead, and that process (started
+    again should it die). No engine here, nothing POSIX-only: every system has it."""
 
-
-def _ticking(engine: Any, closed: threading.Event) -> None:
-    """Bump ``engine``'s epoch every ``budget.TICK_SECONDS`` until ``closed``: at each tick
-    every running guest reads its CPU clock (``run_guest``)."""
-    while not closed.wait(budget.TICK_SECONDS):
-        engine.increment_epoch()
-
-
-def run_guest(shared: Any, config: Any, limits: tuple[int, int, float], guest: Any,
-              outputs: dict[int, Callable[[bytes], None]],
-              ready: Callable[[], None] = lambda: None) -> None:
-    """Run ``guest.py`` in a fresh store and instance of ``shared``'s module until it ends:
-    ``limits`` its fuel (a backstop), memory cap and CPU seconds; stopped at an epoch tick
-    once ``guest.halt`` or its CPU time (``guest.meter``, read on this thread) is spent;
-    its writes on fd 1 and 2 handed to ``outputs`` in bounded pieces (``wasi_io``: never
-    a write whole); ``ready()`` just before its interpreter starts."""
-    fuel, memory, cpu = limits
-    wasmtime = shared.wasmtime
-    store = wasmtime.Store(shared.engine)
-    store.set_limits(memory_size=memory)
-    store.set_fuel(fuel)
-    store.set_epoch_deadline(1)
-    meter = guest.meter = budget.CpuMeter(cpu)
-    wasi_io.on_epoch(wasmtime, store, lambda: guest.halt or meter.spent())
-    store.set_wasi(config)
-    guest.stores.append(store)
-    linker = wasi_io.linker(wasmtime, shared.engine, store, guest.wake, outputs)
-    start = linker.instantiate(store, shared.module).exports(store)["_start"]
-    assert isinstance(start, wasmtime.Func)
-    ready()
-    meter.start()
-    try:
-        with contextlib.suppress(wasmtime.ExitTrap):
-            start(store)
-    finally:
-        meter.read()
-
-
-class Processes(GuestSource):
-    """What the versions of a run share where each guest runs in a process of its own
-    (``--guest``): the granted folders and the guests started ahead, as processes. No
-    engine here: each guest's process makes its own and maps the compiled module."""
-
-    #: The command that runs this file (a test may wrap it).
-    launcher: ClassVar[list[str]] = [sys.executable, "-I", "-B", os.path.abspath(__file__)]
+    #: The command that runs the guest server (a test may wrap it).
+    launcher: ClassVar[list[str]] = [sys.executable, "-I", "-B",
+                                     os.path.join(HERE, "instance.py")]
+    #: The frame that ends a guest's stdin (``check_grader.END``, a test holds them equal).
+    END = protocol.encode_frame({"type": "end"})
 
     def __init__(self, compiled: str, runtime: str, bundle: str, waiting: int = 0) -> None:
         self.args = [compiled, runtime, bundle]
+        self.lock = threading.Lock()
+        self.server: Any = None
         super().__init__(waiting)
 
     def tick(self) -> None:
-        """Nothing to bump: a halted guest's process is ended (``Remote.discard``)."""
+        """Nothing to bump: the server ticks its own engine's epoch."""
 
     @staticmethod
     def trapped(error: BaseException) -> bool:
-        """Whether a guest's error is its runtime stopping it (or its process ending)."""
+        """Whether a guest's error is its runtime stopping it (or its server ending)."""
         return isinstance(error, warm.Trapped)
 
     def _make(self, key: tuple[Any, ...]) -> Any:
         grader, fuel, memory, cpu = key
         view = self.view_for(grader)
-        argv = [*self.launcher, "--guest", *self.args, str(fuel), str(memory), repr(cpu),
-                view or "", "grader" if grader else "version"]
-        return warm.Remote(argv, view, budget.BACKSTOP_FUEL_PER_SECOND)
+        with self.lock:
+            if self.server is None or not self.server.alive():
+                self.server = warm.GuestServer(
+                    [*self.launcher, "--serve", *self.args, self.folder], self.END)
+            server = self.server
+        return server.start(["grader" if grader else "version", str(fuel), str(memory),
+                             repr(cpu), view or ""], view)
+
+    def close(self) -> None:
+        super().close()
+        with self.lock:
+            server, self.server = self.server, None
+        if server is not None:
+            server.close()
 
 
 def _remove(path: str) -> None:
@@ -470,7 +423,7 @@ def _remove(path: str) -> None:
 class Host:
     """Runs one version's tests in as many fresh instances as overruns need."""
 
-    def __init__(self, shared: Shared | Processes, run: dict[str, Any],
+    def __init__(self, shared: Shared | Served, run: dict[str, Any],
                  out: Callable[[bytes], object], checks: dict[str, str] | None = None,
                  verdicts: Callable[[bytes], object] | None = None) -> None:
         self.shared = shared
@@ -664,15 +617,6 @@ def _framed(message: dict[str, Any]) -> bytes:
     return found
 
 
-def fd_writer(fd: int) -> Callable[[bytes], None]:
-    """Write whole frames on ``fd``."""
-    def write(data: bytes) -> None:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-    return write
-
-
 def _one_frame(fd: int, kind: str) -> dict[str, Any]:
     """The one ``kind`` message the runner writes on ``fd`` (read to EOF)."""
     chunks = []
@@ -748,67 +692,11 @@ def run_version(shared: Shared, run_fd: int, msg_fd: int, grading: list[int],
     return code, host.stderr
 
 
-def guest_main(argv: list[str]) -> int:
-    """``host.py --guest <cwasm> <the guest's /usr> <bundle> <fuel> <memory> <cpu seconds>
-    <view or ""> version|grader``: one guest in this process (``warm.Remote``). Its stdin
-    is this process's own, inherited (an ordinary pipe on every system); each of its writes
-    goes out on stdout as a record with the store's fuel left and the guest's CPU seconds,
-    then one record of its end (a guest that could not be made here: ``FAILED``, with
-    why). Its epoch ticks here (``_ticking``), where its CPU clock is read."""
-    guest = types.SimpleNamespace(halt=False, wake=threading.Event(), stores=[], meter=None)
-    try:
-        wasmtime, shared, config = _one_guest(argv, guest)
-    except Exception as exc:  # a boundary: the runner hears why
-        _record(guest, warm.FAILED, f"{type(exc).__name__}: {exc}".encode()[:STDERR_KEEP])
-        return 0
-    kind, text = warm.ENDED, ""
-    try:
-        run_guest(shared, config, (int(argv[5]), int(argv[6]), float(argv[7])), guest, {
-            1: lambda data: _record(guest, warm.STDOUT, data),
-            2: lambda data: _record(guest, warm.STDERR, data)},
-            lambda: _record(guest, warm.READY, b""))
-    except (wasmtime.Trap, wasmtime.WasmtimeError) as exc:
-        name = trap_name(exc)
-        kind, text = warm.TRAPPED, (f"{TRAP_LINE}{name}\n" if name else "") + str(exc)
-    except Exception as exc:  # a boundary: the runner hears why
-        kind, text = warm.FAILED, f"{type(exc).__name__}: {exc}"
-    _record(guest, kind, text.encode("utf-8", "replace")[:STDERR_KEEP])
-    return 0
-
-
-def _one_guest(argv: list[str], guest: Any) -> tuple[Any, Any, Any]:
-    """wasmtime, the engine and module (its epoch ticking) and the guest's ``WasiConfig``
-    for ``--guest``: stdin inherited, stdout and stderr as records."""
-    import wasmtime
-
-    compiled, runtime, bundle, _fuel, _memory, _cpu, view, role = argv[2:10]
-    engine = interpreter.make_engine()
-    shared = types.SimpleNamespace(wasmtime=wasmtime, engine=engine,
-                                   module=wasmtime.Module.deserialize_file(engine, compiled))
-    threading.Thread(target=_ticking, args=(engine, threading.Event()), daemon=True).start()
-    config = configure(wasmtime.WasiConfig(), role == "grader", runtime, bundle, view or None)
-    config.inherit_stdin()
-    config.stdout_custom = lambda data: _record(guest, warm.STDOUT, bytes(data))
-    config.stderr_custom = lambda data: _record(guest, warm.STDERR, bytes(data))
-    return wasmtime, shared, config
-
-
-def _record(guest: Any, kind: int, data: bytes) -> None:
-    """One record on stdout: ``kind``, the store's fuel left and the guest's CPU seconds
-    now (read on the guest's thread: every record but the first is written there),
-    ``data``."""
-    fuel = int(guest.stores[0].get_fuel()) if guest.stores else 0
-    cpu = float(guest.meter.read()) if guest.meter is not None else 0.0
-    fd_writer(1)(warm.RECORD.pack(kind, fuel, cpu, len(data)) + data)
-
-
 def main(argv: list[str]) -> int:
     """``host.py --compiled <cwasm> --runtime <the guest's /usr> --bundle <the compiled
     harness's folder> <message-fd> [<grader-in> <verdict-out>]``: one version, in this
     process; ``host.py --serve <socket> --compiled ... --runtime ... --bundle ...``: every
     version the runner sends, until it goes (``serve.py``)."""
-    if argv[1:2] == ["--guest"]:
-        return guest_main(argv)
     if argv[1:2] == ["--serve"]:
         serve: Any = _load("_cq_serve", os.path.join(HERE, "serve.py"))
         shared = Shared(argv[4], argv[6], argv[8], warm.WAITING)

@@ -3,8 +3,9 @@
 Stdlib and ``wasmtime`` only: ``host.py`` loads this file by path. In the long-lived host
 a guest's fd 0 is an :class:`Inbox`, a named pipe the host writes as messages arrive (the
 run, then a check harness's calls), so a version and the grader beside it talk through the
-host, which routes and checks every frame (POSIX only: a guest in a process of its own
-reads that process's stdin instead, ``warm.PipeInbox``). The guest's clocks and
+host, which routes and checks every frame (POSIX only: a guest of the guest server reads
+a file that process appends to instead, waiting at its end on a poll the host answers:
+``linker``'s ``inbox``). The guest's clocks and
 ``poll_oneoff`` are answered here: a sleep (clock subscriptions only: ``time.sleep``,
 ``select`` with a timeout) waits on the instance's stop event rather than in the runtime,
 since epoch interruption cannot stop a blocked host call and a version that sleeps past
@@ -30,6 +31,7 @@ WASI = "wasi_snapshot_preview1"
 SUBSCRIPTION = struct.Struct("<QB7xIxxxxQQH6x")
 EVENT = struct.Struct("<QHB5xQH6x")
 CLOCK_TAG = 0
+FD_READ_TAG = 1
 ABSTIME = 1
 ERRNO_SUCCESS = 0
 ERRNO_BADF = 8
@@ -104,10 +106,13 @@ class Inbox:
 
 
 def linker(wasmtime: Any, engine: Any, store: Any, stop: threading.Event,
-           outputs: dict[int, Callable[[bytes], None]]) -> Any:
+           outputs: dict[int, Callable[[bytes], None]],
+           inbox: tuple[int, threading.Event] | None = None) -> Any:
     """A linker for one store: WASI, with the clocks and polls answered here and sleeps
     ended by ``stop``, and the writes on fd 1 and 2 handed to ``outputs`` in bounded
-    pieces (:func:`_fd_write`)."""
+    pieces (:func:`_fd_write`). ``inbox``: the descriptor of the folder granted to a guest
+    whose input is a file the host appends to, and the event set when more has come (or
+    the guest is stopped): a poll of that descriptor alone waits for it."""
     found = wasmtime.Linker(engine)
     found.define_wasi()
     found.allow_shadowing = True
@@ -127,9 +132,12 @@ def linker(wasmtime: Any, engine: Any, store: Any, stop: threading.Event,
         raw = memory.read(caller, subs, subs + SUBSCRIPTION.size * count)
         parsed = [SUBSCRIPTION.unpack_from(raw, SUBSCRIPTION.size * k) for k in range(count)]
         ready = [(user, tag) for user, tag, *_rest in parsed if tag != CLOCK_TAG]
+        if ready and inbox is not None and _polls_only(parsed, inbox[0]):
+            ready = _wait_inbox(parsed, inbox[1], stop)
         if not ready:
             seconds, user = min((_remaining(clock, timeout, flags), user)
-                                for user, _tag, clock, timeout, _precision, flags in parsed)
+                                for user, tag, clock, timeout, _precision, flags in parsed
+                                if tag == CLOCK_TAG)
             if seconds > 0:
                 stop.wait(seconds)
             ready = [(user, CLOCK_TAG)]
@@ -181,6 +189,25 @@ def _fd_write(read: Callable[[int, int], bytes | bytearray], size: int, iovs: in
             sink(piece)
             written += len(piece)
     return written
+
+
+def _polls_only(parsed: list[tuple[Any, ...]], fd: int) -> bool:
+    """Whether a poll names only ``fd`` for reading (and clocks)."""
+    return all(tag == CLOCK_TAG or (tag == FD_READ_TAG and named == fd)
+               for _user, tag, named, *_rest in parsed)
+
+
+def _wait_inbox(parsed: list[tuple[Any, ...]], more: threading.Event,
+                stop: threading.Event) -> list[tuple[int, int]]:
+    """A poll of the inbox: its events once ``more`` is set (then cleared: what came is
+    read next) or at once when the guest is stopped (its next epoch check ends it); none
+    when its earliest clock passes first."""
+    clocks = [_remaining(clock, timeout, flags)
+              for _user, tag, clock, timeout, _precision, flags in parsed if tag == CLOCK_TAG]
+    if not stop.is_set() and not more.wait(min(clocks) if clocks else None):
+        return []
+    more.clear()
+    return [(user, tag) for user, tag, *_rest in parsed if tag != CLOCK_TAG]
 
 
 def _remaining(clock: int, timeout: int, flags: int) -> float:
