@@ -71,7 +71,7 @@ def test_doctor_says_the_portable_level_takes_a_process_per_guest_when_forced(
     assert main(["doctor"]) == 1
     out = capsys.readouterr().out
     assert "portable sandbox: available (wasm, no-preopens" in out
-    assert ("); a process per guest (forced by CODEQUORUM_PORTABLE_CHANNEL)\n") in out
+    assert "); guests in a process of their own (forced by CODEQUORUM_PORTABLE_CHANNEL)\n" in out
     assert main(["doctor", "--format", "json"]) == 1
     found = json.loads(capsys.readouterr().out)["portable"]
     assert (found["ok"], found["channel"], found["channel_reason"]) == (

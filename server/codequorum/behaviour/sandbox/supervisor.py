@@ -204,7 +204,7 @@ class CandidateResult:
     ``tests`` holds every test that finished, plus the one that was running when the
     child ended abnormally. ``layers`` are the isolation layers that held;
     ``start_method`` says how the child was started (``fork``, ``exec``, or ``process``:
-    the portable level over a process per guest); ``module`` how the candidate's module
+    the portable level over its guests' own process); ``module`` how the candidate's module
     loaded (None when it ran without one, or never got that far: a syntax error, a sandbox
     that could not start).
     """

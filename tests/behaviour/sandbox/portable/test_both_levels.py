@@ -57,7 +57,7 @@ def test_a_hostile_corpus_holds(level: str, tmp_path: Path, monkeypatch: pytest.
                                 listener: socket.socket) -> None:
     outside = tmp_path / "written-by-candidate.txt"
     monkeypatch.setenv(KEY, "sk-secret-value")
-    if level == "portable-process":  # the portable level over a process per guest
+    if level == "portable-process":  # the portable level over the guests' own process
         monkeypatch.setenv(channel.FORCE, channel.PROCESS)
         level = "portable"
     codes = corpus(outside, listener.getsockname()[1])
