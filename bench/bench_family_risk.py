@@ -26,6 +26,8 @@ value, ``B`` the others):
 - ``kept_blind``: of the versions returning otherwise than the kept one on ``B``, the
   share passing every example;
 - ``ex_count``: examples with an expected value, up to ten, over ten;
+- ``ex_agree``: the share of versions returning what the kept one returns on every
+  example (versions alike on an example they all fail say the example may be wrong);
 - ``examples_seen``: the share of versions whose own docstring holds examples (a model
   prompted without them, as the CodeGen set was, writes none: passing them is then
   evidence it did not aim at);
@@ -76,13 +78,14 @@ from fit_risk_families import (
 from reference_data import skipped
 
 NEW: tuple[str, ...] = ("beyond_agree", "beyond_modal", "beyond_groups", "ex_split",
-                        "ex_weak", "kept_blind", "ex_count", "examples_seen",
+                        "ex_weak", "kept_blind", "ex_count", "ex_agree", "examples_seen",
                         "copies_examples")
 #: How each new feature may push the risk (0: either way).
 NEW_DIRECTION: dict[str, int] = {"beyond_agree": -1, "beyond_modal": -1, "beyond_groups": 1,
                                  "ex_split": -1, "ex_weak": 1, "kept_blind": 1,
                                  "ex_count": -1}
-EXAMPLE_ONLY = ("ex_split", "ex_weak", "kept_blind", "ex_count", "copies_examples")
+EXAMPLE_ONLY = ("ex_split", "ex_weak", "kept_blind", "ex_count", "ex_agree",
+                "copies_examples")
 
 # ----------------------------------------------------------------------------- features
 
@@ -116,12 +119,13 @@ def matrix_features(keys: Sequence[Sequence[Any]], cols: Sequence[int], kept: in
            "beyond_modal": float(np.mean(modal)) if modal else 0.0,
            "beyond_groups": groups / n,
            "ex_split": 1.0, "ex_weak": 0.0, "kept_blind": 0.0,
-           "ex_count": min(len(cols), 10) / 10}
+           "ex_count": min(len(cols), 10) / 10, "ex_agree": 0.0}
     if not cols:
         return out
     apart = _pairs_apart(rows, beyond)
     both = apart & _pairs_apart(rows, cols)
     total = n * (n - 1) / 2
+    out["ex_agree"] = sum(all(r[t] == own[t] for t in cols) for r in rows) / n
     out["ex_split"] = len(both) / len(apart) if apart else 1.0
     out["ex_weak"] = (len(apart) - len(both)) / total if total else 0.0
     other = [v for v in range(len(rows)) if v != kept
@@ -474,6 +478,9 @@ VARIANTS: tuple[Variant, ...] = (
     Variant("family-invariant features only, level shift only", pool,
             l2s=(*L2_CHOICES, 10.0, 30.0), calibration="shift", invariant_pool=True),
     Variant("+ every new feature, level shift only", with_new(NEW), calibration="shift"),
+    Variant("+ versions alike on the examples", with_new(("ex_agree",))),
+    Variant("+ versions alike on the examples, level shift only", with_new(("ex_agree",)),
+            calibration="shift"),
 )
 
 
