@@ -208,3 +208,29 @@ def test_a_name_imitating_a_header_forges_no_traced_counts(node_sandboxed: objec
         Limits(), trace=True)
     assert honest.tests[0].output == "5"
     assert honest.tests[0].opcodes is not None and "Debugger" not in honest.tests[0].opcodes
+
+
+def test_the_traced_runs_generator_wrappers_lead_nowhere_out(node_sandboxed: object) -> None:
+    """A traced run wraps the context's generator ``return`` and ``throw``: they are the
+    context's own functions, and calling them on anything (a proxy whose traps throw, a
+    number, a running generator) changes nothing outside the version's counts."""
+    code = """function f() {
+      const P = Object.getPrototypeOf(function* () {}).prototype;
+      const out = [typeof P.return.constructor('return this.process')(), P.return.name,
+        P.return.length];
+      const trap = new Proxy({}, { ownKeys() { throw new Error('trap'); },
+        get() { throw new Error('trap'); } });
+      for (const bad of [trap, 1, null]) {
+        try { P.return.call(bad, 0); } catch (e) { out.push(e instanceof TypeError); }
+      }
+      function* self() {
+        try { g.return(1); } catch (e) { out.push(e instanceof TypeError); }
+        yield 1; }
+      const g = self(); g.next();
+      return out; }"""
+    test = TestCase("call", args=(), name="wrappers")
+    result = node_sandbox.run_node_candidate(code, [test], "f", Limits(), trace=True)
+    got = result.tests[0]
+    assert result.status == "ok" and got.exc_type is None, (got.exc_type, got.exc_message)
+    assert json.loads(got.output or "null") == ["undefined", "return", 1, True, True, True, True]
+    assert got.opcodes is not None
