@@ -171,7 +171,10 @@ def build_version_set(
 
     The current code (``None``: leave it out) is matched to a stored version with the same
     content hash, else appended with origin ``current``. ``prompt``: the comment above the
-    function where its language keeps examples there (:func:`examples_outside`).
+    function where its language keeps examples there (:func:`examples_outside`). A current
+    code that is a stored version is still the user's: without such a comment it is the
+    set's prompt, so its docstring's examples grade the versions as they do when it stands
+    apart.
     """
     versions = [s.to_version() for s in stored]
     current_index: int | None = None
@@ -180,6 +183,7 @@ def build_version_set(
         for i, s in enumerate(stored):
             if s.content_hash == current_hash:
                 current_index = i
+                prompt = prompt or current
                 break
         else:
             versions.append(Version(code=current, origin="current", label="current"))

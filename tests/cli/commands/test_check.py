@@ -632,3 +632,25 @@ def test_check_dynamic_runs_at_the_level_asked_with_the_same_verdicts(tmp_path: 
                 for level, doc in docs.items()}
     assert verdicts["portable"] == verdicts["strict"]
     assert all(not_run is None for _, not_run in verdicts["strict"].values())
+
+
+def test_the_current_codes_examples_grade_when_it_is_a_stored_version(tmp_path: Path) -> None:
+    """more-itertools' ``one``, its current code stored as version 1: its docstring's four
+    examples (exceptions, the same call after two setups) grade the versions, so the wrong
+    version is not kept, and the version to keep is the current code, by behaviour."""
+    from tests.support import real_package
+
+    real_package.make_workspace(tmp_path, SCRIPT)
+    proc = subprocess.run([str(SCRIPT), "check", "mit/more.py", "--dynamic", "--no-tsed",
+                           "--format", "json"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300, check=False)
+    doc = json.loads(proc.stdout)
+    [row] = doc["functions"]
+    assert (row["function"], row["recommended"]) == ("one", 0), proc.stdout + proc.stderr
+    [finding] = [f for f in doc["findings"] if f["code"] == "divergent-outputs"]
+    summary = finding["report"]["summary"]
+    assert summary["graded_inputs"] == real_package.EXAMPLES
+    # the wrong version fails the two examples with more than one item
+    assert summary["pass_rate_max_diff"] == 0.5
+    assert finding["report"]["current_index"] == 0
+    assert "versions 1 and 3 disagree" in finding["message"]
