@@ -831,7 +831,11 @@ def run_dynamic_many(
     runnable = [runtime_for(ss.language) is not None for ss in version_sets]
     if any(ss.codes for ss, ok in zip(version_sets, runnable, strict=True) if ok):
         view = any(_module_for(ss) is not None for ss in version_sets)
-        level, why = choose(options.interpreter, options.sandbox, view)
+        if options.sandbox == AUTO and not any(ss.codes and ss.language == "python"
+                                               for ss in version_sets):
+            level, why = "strict", ""  # JavaScript's only level: never Python's choice
+        else:
+            level, why = choose(options.interpreter, options.sandbox, view)
         options = dataclasses.replace(options, sandbox=level, sandbox_reason=why)
         for language in dict.fromkeys(ss.language for ss, ok in zip(version_sets, runnable,
                                                                     strict=True)

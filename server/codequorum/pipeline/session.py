@@ -396,6 +396,18 @@ def located_module(workspace: Path, location: FunctionLocation, language: str
     return context, examples_outside(language, info.docstring)
 
 
+def not_run(analysis: FunctionAnalysis, reason: str) -> FunctionAnalysis:
+    """``analysis`` with the ``not-run`` finding saying why its versions ran on nothing
+    (no sandbox here, say): its shape's figures stand, and no front end shows them as if
+    the behaviour had been checked."""
+    from codequorum.judge.dynamic_rules import not_run_verdict
+
+    verdict = not_run_verdict(reason)
+    assert verdict is not None
+    report = dataclasses.replace(analysis.report, verdicts=[verdict, *analysis.report.verdicts])
+    return dataclasses.replace(analysis, report=report)
+
+
 def merge_dynamic(
     report: StabilityReport, dynamic: DynamicLike, options: AnalysisConfig,
     codes: Sequence[str],
@@ -755,6 +767,19 @@ class Session:
         if module and runtime_for(language) is not None:
             context = self.module_context(text, path, qualified_name, kind, language)
         return Preparation(analysis, current, name, context, doc)
+
+    def shape_only(self, prepared: Preparation) -> FunctionAnalysis:
+        """The prepared function's analysis of shape alone, no run merged in (made now or
+        remembered): what a front end shows where its versions could not run again."""
+        a = prepared.analysis
+        key = self.function_key(a.file_key, a.language, a.qualified_name, prepared.name,
+                                prepared.current, True, prepared.doc)
+        if key is None:
+            return a
+        self.compute(key)
+        with self._lock:
+            static = self._static.peek(key)
+        return static or a
 
     def run_prepared(
         self,
