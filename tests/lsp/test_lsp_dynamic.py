@@ -283,3 +283,30 @@ async def test_a_run_no_sandbox_gives_says_so_as_a_warning(workspace: Path) -> N
     assert message.message.startswith("codequorum: 'clamp' not run: ")
     assert message.message.count("codequorum doctor") == 1
     assert "Traceback" not in log_file.read_text()
+
+
+async def test_a_real_packages_function_is_graded_by_its_docstring_in_its_module(
+        workspace: Path) -> None:
+    """more-itertools' ``one`` (a package, a relative import), its current code one of the
+    versions: the hover keeps the current code because it passes the four examples, and
+    names the input where the wrong version parts."""
+    from tests.support import real_package
+
+    package = workspace / "mit"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "recipes.py").write_text(real_package.RECIPES)
+    path = package / "more.py"
+    path.write_text(real_package.MORE)
+    async with lsp_session(workspace, init_options=NO_AUTORUN) as client:
+        uri = open_document(client, path, real_package.MORE)
+        await command(client, "codequorum.addVersions", uri, "one", real_package.VERSIONS)
+        pos = position_of(real_package.MORE, "def one", 4)
+        started = await command(client, "codequorum.runDynamic", uri, pos)
+        await wait_for(lambda: any("dynamic analysis of 'one' done" in m.message
+                                   for m in client.messages), timeout=120)
+        assert started["started"] is True
+        text = await hover_text(client, uri, pos)
+    assert text is not None
+    assert "keep version 1 (the current code): passes all 4 docstring examples" in text
+    assert "version 3 returns 'too'" in text
