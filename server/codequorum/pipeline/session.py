@@ -172,9 +172,9 @@ def build_version_set(
     The current code (``None``: leave it out) is matched to a stored version with the same
     content hash, else appended with origin ``current``. ``prompt``: the comment above the
     function where its language keeps examples there (:func:`examples_outside`). A current
-    code that is a stored version is still the user's: without such a comment it is the
-    set's prompt, so its docstring's examples grade the versions as they do when it stands
-    apart.
+    code that is a stored version is still the user's: where its language keeps examples
+    in the function (a docstring) it is the set's prompt, so they grade the versions as
+    they do when it stands apart.
     """
     versions = [s.to_version() for s in stored]
     current_index: int | None = None
@@ -183,7 +183,7 @@ def build_version_set(
         for i, s in enumerate(stored):
             if s.content_hash == current_hash:
                 current_index = i
-                prompt = prompt or current
+                prompt = prompt or _examples_inside(language, current)
                 break
         else:
             versions.append(Version(code=current, origin="current", label="current"))
@@ -196,6 +196,16 @@ def build_version_set(
         prompt=prompt,
     )
     return version_set, current_index
+
+
+def _examples_inside(language: str, current: str) -> str | None:
+    """``current`` where ``language`` reads a function's examples from its own code (a
+    Python docstring), as the prompt that may grade; None where they live in the comment
+    above it (JavaScript's JSDoc: that comment is the prompt) or nothing runs."""
+    from codequorum.behaviour.runtimes import runtime_for
+
+    runtime = runtime_for(language)
+    return current if runtime is not None and not runtime.comment_examples else None
 
 
 def examples_outside(language: str, doc: str | None) -> str | None:
