@@ -199,7 +199,7 @@ class _Builder:
     def _entry(self, top: str, meta: str, sub: str) -> tuple[str | None, str]:
         try:
             info = json.loads(meta)
-        except ValueError:
+        except (ValueError, RecursionError):  # nested past the stack: the repository's
             return None, "its package.json is not JSON"
         if not isinstance(info, dict):
             return None, "its package.json is not an object"

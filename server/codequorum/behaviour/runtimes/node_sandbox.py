@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from codequorum.behaviour.runtimes import js_names, js_values, node_trace
+from codequorum.behaviour.runtimes import js_names, js_values, node_iterators, node_trace
 from codequorum.behaviour.runtimes.node_seccomp import node_filter
 from codequorum.behaviour.sandbox import bwrap, protocol
 from codequorum.behaviour.sandbox.limits import Limits
@@ -274,10 +274,13 @@ class NodeRun(_ChildRun):
                      and m.get("index") == index), None)
         coverage = node_trace.read_coverage(sent.get("coverage") if isinstance(sent, dict)
                                             else None)
+        notes = node_iterators.read_notes(sent.get("iterators") if isinstance(sent, dict)
+                                          else None)
         script = self._traced_script()
         if coverage is None:
             return
-        found = script.executed(coverage)
+        found = script.executed(coverage, notes or node_iterators.NO_NOTES)
+        found.exact = found.exact and notes is not None
         self._too_large = self._too_large or found.note
         if found.counts is None or not script.functions:
             return

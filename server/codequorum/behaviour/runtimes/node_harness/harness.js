@@ -22,6 +22,7 @@ const path = require('path');
 const MSG_FD = Number(process.argv[2]);
 const VALUES_SRC = fs.readFileSync(path.join(__dirname, 'values.js'), 'utf8');
 const MODULES_SRC = fs.readFileSync(path.join(__dirname, 'modules.js'), 'utf8');
+const { watchIterators } = require(path.join(__dirname, 'iterators.js'));
 const MAX_OUTPUT = 512 * 1024;
 // The layers the launcher put in place (``launch.py``), then out of the environment.
 const LAYERS = String(process.env.CODEQUORUM_LAYERS || '').split(',').filter(Boolean);
@@ -61,9 +62,10 @@ function readRun() {
 // bytecode holds the counters), its bytecode is printed on stdout as it compiles, between
 // two marker functions of a random name, and each test's outcome carries the coverage of
 // the traced script's functions run during that test only (``[name, ranges]``, a range
-// ``[start, end, count]``, the function's own first). The parent turns them into executed bytecodes
-// (``node_trace.py``).
-function startTrace() {
+// ``[start, end, count]``, the function's own first), and where the calls of a generator's
+// ``return`` and ``throw`` went (``iterators.js``). The parent turns them into executed
+// bytecodes (``node_trace.py``).
+function startTrace(ctx) {
   const inspector = require('inspector');
   const v8 = require('v8');
   const crypto = require('crypto');
@@ -82,28 +84,39 @@ function startTrace() {
   new vm.Script('function ' + warm + '(a) { return a + 1; }', { filename: 'warm.js' });
   const marker = '__codequorum_mark_' + crypto.randomBytes(8).toString('hex');
   let url = null;
+  let source = '';
+  let scriptId = null;
+  let iterators = null;
   return {
     marker,
-    // Compile with the bytecode printed (``make`` compiles the traced script named ``name``).
+    // Compile with the bytecode printed (``make`` compiles the traced script named ``name``
+    // and gives it with its text).
     printed(name, make) {
       url = name;
+      iterators = watchIterators(ctx, post, name);
       v8.setFlagsFromString('--no-lazy');
       v8.setFlagsFromString('--print-bytecode');
       new vm.Script('function ' + marker + '_begin() {}', { filename: 'mark.js' });
       try {
-        return make();
+        const made = make();
+        source = made.source || '';
+        return made;
       } finally {
         new vm.Script('function ' + marker + '_end() {}', { filename: 'mark.js' });
         v8.setFlagsFromString('--no-print-bytecode');
         v8.setFlagsFromString('--lazy');
       }
     },
-    reset() { post('Profiler.takePreciseCoverage'); },
+    reset() {
+      post('Profiler.takePreciseCoverage');
+      if (iterators) iterators.reset();
+    },
     take() {
       const got = post('Profiler.takePreciseCoverage');
       const out = [];
       for (const script of (got && got.result) || []) {
         if (script.url !== url) continue;
+        scriptId = script.scriptId;
         for (const fn of script.functions) {
           if (!fn.ranges.length || fn.ranges.every((r) => r.count === 0)) continue;
           out.push([String(fn.functionName).slice(0, 200),
@@ -112,6 +125,7 @@ function startTrace() {
       }
       return out;
     },
+    iterators() { return iterators ? iterators.take(source, scriptId) : undefined; },
   };
 }
 
@@ -132,7 +146,7 @@ function compileVersion(code, ctx, entry) {
       if (first === null) first = err;
       continue;
     }
-    return { script, wrap };
+    return { script, wrap, source: src };
   }
   return { error: first };
 }
@@ -154,8 +168,9 @@ function inModule(mod, ctx, inner, entry, timeout, trace) {
   try {
     const install = vm.runInContext(MODULES_SRC, ctx, { filename: 'modules.js' });
     install(JSON.stringify(files), String(mod.path));
-    const make = () => new vm.Script(String(mod.entry), { filename: String(mod.path) });
-    script = trace ? trace.printed(String(mod.path), make) : make();
+    const make = () => ({ script: new vm.Script(String(mod.entry), { filename: String(mod.path) }),
+      source: String(mod.entry) });
+    script = (trace ? trace.printed(String(mod.path), make) : make()).script;
   } catch (err) {
     return notLoaded('the version does not fit in the module `' + mod.name + '`: '
       + inner.describe(err));
@@ -182,7 +197,7 @@ function runMode(msg) {
   const timeout = testSeconds ? Math.max(1, Math.round(testSeconds * 1000)) : undefined;
   const entry = String(msg.entry_point || '');
   send({ type: 'hello', layers: LAYERS, python: 'node ' + process.versions.node });
-  const trace = msg.trace ? startTrace() : null;
+  const trace = msg.trace ? startTrace(ctx) : null;
   const compile = () => compileVersion(String(msg.code), ctx, entry);
   const compiled = trace && !msg.module ? trace.printed('version.js', compile) : compile();
   if (compiled.error) {
@@ -242,13 +257,14 @@ function runMode(msg) {
     }
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const coverage = trace ? trace.take() : undefined;
+    const iterators = trace ? trace.iterators() : undefined;
     const got = JSON.parse(answer);
     send({ type: 'test', index: i, outcome: {
       name: test.name || '', passed: null,
       output: got.exc_type ? null : got.output,
       printed: typeof got.printed === 'string' ? got.printed.slice(0, MAX_OUTPUT) : '',
       exc_type: got.exc_type || null, exc_message: got.exc_type ? got.exc_message : null,
-      opcodes: null, opcode_total: 0, seconds, coverage } });
+      opcodes: null, opcode_total: 0, seconds, coverage, iterators } });
   }
   send({ type: 'done', timeouts, memory_error: false, marker: trace ? trace.marker : undefined });
 }

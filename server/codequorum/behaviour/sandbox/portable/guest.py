@@ -135,12 +135,17 @@ def _read_run(link: Any) -> dict[str, Any]:
 def grade() -> None:
     """``guest.py --grader``: run the check harnesses the host sends against the version
     behind it (``grader.serve``, as the strict sandbox's grader process does). It loads
-    only the protocol and the grader: no tracer, no version, so none of their start."""
-    protocol, grader = _load_harness("protocol.py", "check_grader.py")
+    only the protocol, the grader and the audit hook's descriptor limit (the checks come
+    with a sample set, as hostile as its versions): no tracer, no version, so none of
+    their start."""
+    protocol, grader, audit = _load_harness("protocol.py", "check_grader.py",
+                                            "audit_hook.py")
     link = _host_link(grader, protocol)
     payload = link.receive()
     if payload is None or payload.get("type") != "grade":
         os._exit(70)
+    if type(payload.get("max_open")) is int:
+        audit.install_descriptor_limit(payload["max_open"])
     grader.serve(link, dict(payload.get("checks") or {}),
                  lambda **verdict: link.send(type="verdict", **verdict),
                  protocol, payload.get("entry"))
@@ -206,7 +211,8 @@ def main() -> None:
     sys.argv = [child.CANDIDATE_FILENAME]
     if run.get("audit_hook", True):
         child.audit.install_audit_hook(SANDBOX, channel.send, [], run.get("secrets"),
-                                       kernel_confined=True, forbidden=protocol.MSG_FORBIDDEN)
+                                       kernel_confined=True, forbidden=protocol.MSG_FORBIDDEN,
+                                       max_open=run["limits"].get("max_open_files"))
     channel.send(protocol.MSG_HELLO, layers=["wasm", "audit-hook"] if run.get(
         "audit_hook", True) else ["wasm"], python=".".join(map(str, sys.version_info[:3])),
         trace_mode=harness.tracer.mode if harness.tracer is not None else None, notes=[])

@@ -236,7 +236,8 @@ class Grader:
         self.host = host
         self.version = version
         self.payload = protocol.encode_frame({
-            "type": "grade", "checks": checks, "entry": host.run.get("entry_point")})
+            "type": "grade", "checks": checks, "entry": host.run.get("entry_point"),
+            "max_open": host.run["limits"].get("max_open_files")})
         self.reader = protocol.FrameReader()
         self.budget = host.budget
         self.warm: Any = None
@@ -760,6 +761,20 @@ def _record(stores: list[Any], kind: int, data: bytes) -> None:
     fd_writer(1)(warm.RECORD.pack(kind, fuel, len(data)) + data)
 
 
+def _more_descriptors() -> None:
+    """Raise the long-lived host's descriptor limit to its hard one: its guests share it
+    (WASI has none of its own; each guest's harness stops its version at
+    ``max_open_files``, a layer a version could undo), so the host keeps room for the
+    guests beside one that holds many files."""
+    try:
+        import resource
+
+        _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    except (ImportError, ValueError, OSError):
+        pass  # the limit stays as it was
+
+
 def main(argv: list[str]) -> int:
     """``host.py --compiled <cwasm> --runtime <the guest's /usr> --bundle <the compiled
     harness's folder> <message-fd> [<grader-in> <verdict-out>]``: one version, in this
@@ -768,6 +783,7 @@ def main(argv: list[str]) -> int:
     if argv[1:2] == ["--guest"]:
         return guest_main(argv)
     if argv[1:2] == ["--serve"]:
+        _more_descriptors()
         serve: Any = _load("_cq_serve", os.path.join(HERE, "serve.py"))
         shared = Shared(argv[4], argv[6], argv[8], warm.WAITING)
         return int(serve.serve(argv[2], lambda fds, on_exit: Version(shared, fds, on_exit),
