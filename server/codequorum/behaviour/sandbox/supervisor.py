@@ -286,6 +286,17 @@ def encode_module(module: ModuleContext) -> dict[str, Any]:
     }
 
 
+def _not_started(returncode: int, stderr: str) -> str:
+    """Why a sandbox whose child never said hello did not start: what its launcher said,
+    else the usual cause of a launcher that exits without a word."""
+    said = stderr.strip()[-300:]
+    return (f"the sandbox did not start: it exited with status {returncode} before the "
+            "version's process ran" + (f": {said}" if said else
+                                         ", saying nothing (a kernel or a container that "
+                                         "refuses new namespaces does this; `codequorum "
+                                         "doctor` shows what this machine gives)"))
+
+
 def _signal_name(num: int) -> str:
     try:
         return signal.Signals(num).name
@@ -984,6 +995,8 @@ class _ChildRun:
             return f"crashed: {_signal_name(signum)}", stderr[-500:]
         if "MemoryError" in stderr:
             return "memory", "MemoryError outside a test"
+        if seen.hello is None and returncode > 0:
+            return "exit", _not_started(returncode, stderr)
         return "exit", f"the child stopped reporting; exit code {returncode}"
 
     def _finished(self, seen: _Reported) -> tuple[str, str]:
