@@ -17,6 +17,7 @@ from codequorum.core.file_uris import path_text
     ("file://server/share/x.py", None, None),  # another host: not this machine's path
     ("untitled:Untitled-1", None, None),
     ("https://example.com/x.py", None, None),
+    ("file:///home/me/app%00.py", None, None),  # a NUL: no file has it
 ])
 def test_a_file_uri_is_the_path_the_system_spells(uri: str, posix: str | None,
                                                   windows: str | None) -> None:

@@ -68,3 +68,20 @@ async def test_the_agents_tool_reads_a_mistyped_store(tmp_path: Path) -> None:
             assert not result.is_error, text_of(result)
             assert result.structured_content is not None
             assert result.structured_content["versions"] == (3 if name == "f" else 2)
+
+
+@pytest.mark.parametrize("key", ["m\0.py", "a" * 300 + ".py", "a" * 300 + "/m.py"])
+def test_a_stored_file_key_no_file_can_have_costs_only_its_current_code(
+        tmp_path: Path, key: str) -> None:
+    """A store's file key is the repository's to write: one holding a NUL byte, or a name
+    longer than a file name may be, made ``export`` stop with a traceback when it read that
+    file's current code; it is exported without it, with a note, beside the others."""
+    root = _repository(tmp_path / "repo", "created", "created")
+    with sqlite3.connect(default_store_path(root)) as db:
+        db.execute("UPDATE samples SET file = ? WHERE qualified_name = 'g'", (key,))
+    db.close()
+    run = run_cli(["export", "--workspace", str(root), "-o", "-"])
+    assert run.status == 0, run.err
+    assert "Traceback" not in run.err, run.err
+    exported = [json.loads(line) for line in run.out.splitlines()]
+    assert sorted(row["qualified_name"] for row in exported) == ["f", "g"]

@@ -63,3 +63,17 @@ def test_a_subpath_import_not_mapped_or_out_of_its_package_is_named(tmp_path: Pa
     (tmp_path / "packages" / "app" / "package.json").write_text('{"name": "app"}')
     [note] = js_module_view("import '#x';\n", path, tmp_path).notes
     assert note.endswith("(its package.json has no `imports`)")
+
+
+def test_a_package_json_nested_past_the_stack_is_a_package_not_given(tmp_path: Path) -> None:
+    """A package of the workspace's ``node_modules`` is the repository's: a package.json
+    nested 100,000 deep ended the view with RecursionError (the function lost its whole
+    analysis); it is a note, as one that is not JSON is."""
+    pkg = tmp_path / "node_modules" / "deep"
+    pkg.mkdir(parents=True)
+    (pkg / "package.json").write_text('{"main": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    path = tmp_path / "app.js"
+    path.write_text("const d = require('deep');\nfunction f(x) { return x; }\n")
+    notes = js_module_view(path.read_text(), path, tmp_path).notes
+    assert notes == ("not-run-in-module: `app.js` loads `deep`, which the sandbox does not "
+                     "give (its package.json is not JSON)",)

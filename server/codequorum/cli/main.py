@@ -206,6 +206,13 @@ def _silence_stdout() -> None:
         os.close(devnull)
 
 
+def _system_refusal(exc: OSError) -> str:
+    """What the system refused, as one line: why (``File name too long``), then the path
+    (which may be long: the line is bounded)."""
+    why = exc.strerror or str(exc)
+    return f"{why}: {exc.filename}" if exc.filename is not None else why
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; returns the exit status (0 fine, 1 some input failed, 2 unknown
     language/format or bad usage, 130 interrupted, 141 the output pipe was closed)."""
@@ -233,6 +240,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UserError as exc:
         print(f"codequorum: error: {safe_text(exc, limit=MAX_ERROR_CHARS)}", file=sys.stderr)
         return exc.exit_code
+    except OSError as exc:  # a path the system cannot take (a name too long): one line
+        print(f"codequorum: error: {safe_text(_system_refusal(exc), limit=MAX_ERROR_CHARS)}",
+              file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("codequorum: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

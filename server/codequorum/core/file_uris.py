@@ -23,11 +23,14 @@ WINDOWS = os.name == "nt"
 
 def path_text(uri: str, windows: bool = WINDOWS) -> str | None:
     """The local path a ``file:`` URI names, spelled for Windows (``windows``) or POSIX;
-    None for another scheme or another host (``localhost`` is this one)."""
+    None for another scheme, another host (``localhost`` is this one) or a path holding a
+    NUL."""
     parts = urlsplit(uri)
     if parts.scheme.lower() != "file" or parts.netloc.lower() not in ("", "localhost"):
         return None
     path = unquote(parts.path)
+    if "\0" in path:  # ``%00``: no system has such a file, and every call on it raises
+        return None
     if not windows:
         return str(PurePosixPath(path)) if path else None
     if _DRIVE.match(path):

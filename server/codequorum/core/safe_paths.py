@@ -366,6 +366,8 @@ def resolve_in_workspace(root: Path, path: Path) -> Path:
         raise
     except (OSError, RuntimeError) as exc:  # a loop of links, a name too long
         raise RefusedFile(f"cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
+    except ValueError:  # a NUL byte: a store's key or a client's name may hold one
+        raise RefusedFile("not a file name (it holds a NUL byte)") from None
     if not real.is_relative_to(root):
         raise RefusedFile("outside the workspace (a path or link that leads out of it is "
                           "not read)")

@@ -41,6 +41,8 @@ def read_inside(path: Path, roots: Iterable[str | os.PathLike[str]], limit: int)
     """The bytes of ``path`` when it is a regular file of at most ``limit`` bytes whose real
     path (symlinks followed) lies inside one of ``roots``; else :class:`RefusedFile`. Never
     blocks on a FIFO, never reads more than ``limit`` + 1 bytes."""
+    if "\0" in str(path):  # every call on it would raise ValueError
+        raise RefusedFile(f"{str(path)!r} holds a NUL byte: no file has such a name")
     real = Path(os.path.realpath(path))
     tops = [Path(os.path.realpath(root)) for root in roots]
     inside = [top for top in tops if real.is_relative_to(top)]

@@ -26,8 +26,10 @@ log = logging.getLogger(__name__)
 TITLE = "Preparing the portable sandbox (once)"
 #: What a hover says while it compiles.
 PREPARING = "preparing the portable sandbox (once; tens of seconds)…"
-#: The child that compiles (the same command an editor's setup calls).
-COMMAND = ("-m", "codequorum", "doctor", "--prepare")
+#: The child that compiles (the same command an editor's setup calls). ``-P``: it runs in
+#: the server's folder, often the workspace, whose own ``codequorum/`` package ``-m`` would
+#: otherwise import first.
+COMMAND = ("-P", "-m", "codequorum", "doctor", "--prepare")
 
 _task: asyncio.Future[bool] | None = None
 

@@ -132,16 +132,25 @@ def read_config(path: Path, *, user: bool = False) -> ConfigFile | None:
 def find_project_config(start: Path) -> ConfigFile | None:
     """The closest project file at or above ``start`` (a folder, or a file's folder)."""
     folder = start.resolve()
-    if not folder.is_dir():
+    if not _is(folder, Path.is_dir):
         folder = folder.parent
     for candidate in (folder, *folder.parents):
         for name in PROJECT_NAMES:
             path = candidate / name
-            if path.is_file():
+            if _is(path, Path.is_file):
                 found = read_config(path)
                 if found is not None:
                     return found
     return None
+
+
+def _is(path: Path, kind: Callable[[Path], bool]) -> bool:
+    """``kind(path)``, False where the path cannot be looked at (a name too long for the
+    system: a path on the command line is anyone's)."""
+    try:
+        return kind(path)
+    except OSError:
+        return False
 
 
 def config_files(start: Path, explicit: Path | None = None,

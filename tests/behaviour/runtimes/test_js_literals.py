@@ -44,3 +44,24 @@ def test_a_tagged_template_gives_its_strings_array_then_its_values() -> None:
         with pytest.raises(NotLiteral):
             call_arguments(_expr(text))
     assert call_arguments(_expr("tag(`x\\ty`, 2)")) == ("x\ty", 2)
+
+
+@pytest.mark.parametrize("text", ["0x" + "f" * 5000 + "n", "1" + "0" * 5000 + "n",
+                                  "-0x" + "f" * 5000 + "n"])
+def test_a_bigint_past_what_can_be_written_is_no_literal(text: str) -> None:
+    """A workspace file's example may hold a 5,000-digit bigint: its text cannot be written
+    (Python's int-to-text limit), and it cost the function its whole analysis; it is no
+    input, and the literals beside it still are."""
+    with pytest.raises(NotLiteral):
+        literal(_expr(text))
+    assert literal(_expr("[0x" + "f" * 16 + "n, 0xff, 12n]")) == [
+        {"$": "bigint", "v": str(16 ** 16 - 1)}, 255, {"$": "bigint", "v": "12"}]
+
+
+def test_a_number_past_a_double_is_infinity_as_javascript_reads_it() -> None:
+    """``0xfff…`` of 5,000 digits and ``1e999`` are ``Infinity`` in JavaScript; held as a
+    Python integer or float they could be neither compared nor sent to Node."""
+    infinity = {"$": "number", "v": "Infinity"}
+    assert literal(_expr("0x" + "f" * 5000)) == infinity
+    assert literal(_expr("[1e999, -1e999, 0x20000000000000]")) == [
+        infinity, {"$": "number", "v": "-Infinity"}, 2**53]

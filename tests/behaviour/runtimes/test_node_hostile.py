@@ -210,6 +210,49 @@ def test_a_name_imitating_a_header_forges_no_traced_counts(node_sandboxed: objec
     assert honest.tests[0].opcodes is not None and "Debugger" not in honest.tests[0].opcodes
 
 
+def test_a_forged_number_past_a_double_grades_as_a_wrong_value(
+        node_sandboxed: node_sandbox.NodeBinary) -> None:
+    """Node 22 and later have ``JSON.rawJSON``: a version that gives the canonical form a
+    ``toJSON`` of its own writes any number text, a 400-digit integer no JavaScript value
+    gives, and grading it raised OverflowError in the runner (the run lost). Such a text is
+    no canonical value: the test fails."""
+    node = node_sandbox.wheel_node()
+    if node is None or node.major < 22:
+        pytest.skip("no Node with JSON.rawJSON here")
+    code = """function f(n) {
+      const raw = JSON.rawJSON;
+      Object.prototype.toJSON = function () {
+        return ('$' in this) ? raw('1' + '0'.repeat(400)) : this; };
+      return {a: 1};
+    }"""
+    test = TestCase("call", args=(1,), expected=1, has_expected=True)
+    result = node_sandbox.run_node_candidate(code, [test], "f", Limits(wall_seconds=20),
+                                             node=node)
+    assert result.status == "ok", result.detail
+    [outcome] = result.tests
+    assert outcome.passed is False
+    assert outcome.output == "1" + "0" * 400
+
+
+@pytest.mark.parametrize("forged", ['{"$": "object", "v": [1]}', '{"$": "map", "v": [1]}',
+                                    '{"$": "set", "v": 5}'])
+def test_a_forged_canonical_form_costs_only_its_own_version(
+        node_sandboxed: node_sandbox.NodeBinary, forged: str) -> None:
+    """A ``toJSON`` of the version's on ``Object.prototype`` writes a canonical form no value
+    gives; showing it in a message raised TypeError and cost the function its whole analysis
+    (every version's results). It is shown as it came, and graded as a wrong value."""
+    from codequorum.behaviour.runtimes import js_values
+
+    code = ("function f(n) { const forged = " + forged + "; Object.prototype.toJSON = "
+            "function () { return ('$' in this && this !== forged) ? forged : this; };"
+            " return {a: 1}; }")
+    result = run(code, args=(1,))
+    [outcome] = result.tests
+    assert (result.status, outcome.passed) == ("ok", False)
+    assert outcome.output == forged.replace(" ", "")
+    assert js_values.shown_text(outcome.output) == outcome.output
+
+
 def test_the_traced_runs_generator_wrappers_lead_nowhere_out(node_sandboxed: object) -> None:
     """A traced run wraps the context's generator ``return`` and ``throw``: they are the
     context's own functions, and calling them on anything (a proxy whose traps throw, a

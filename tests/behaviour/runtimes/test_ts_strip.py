@@ -40,3 +40,12 @@ def test_type_only_imports_exports_and_declarations_leave_nothing() -> None:
     stripped = strip_types(code)
     assert stripped.split("\n")[:5] == [" " * len(line) for line in code.split("\n")[:5]]
     assert stripped.split("\n")[5] == "export const y         = 1;"
+
+
+def test_a_file_nested_thousands_deep_is_stripped() -> None:
+    """A TypeScript file of the workspace (a helper the module imports) may nest 50,000
+    deep: stripping it recursed, and RecursionError cost its module's function the whole
+    analysis."""
+    code = "const x: number = " + "(" * 50_000 + "1 as number" + ")" * 50_000 + ";"
+    assert strip_types(code) == ("const x         = " + "(" * 50_000 + "1          "
+                                 + ")" * 50_000 + ";")

@@ -9,6 +9,7 @@ calls found in the workspace (``js_callers.py``)."""
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
@@ -105,12 +106,26 @@ def _escape(text: str) -> str:
 
 
 def _number(text: str) -> Any:
+    """A number literal's value as JavaScript reads it (a Number past a double's range is
+    ``Infinity``); :class:`NotLiteral` for a bigint too long to write as text (a file may
+    hold one of 5,000 digits)."""
     clean = text.replace("_", "")
-    if clean.endswith("n"):
-        return {"$": "bigint", "v": str(int(clean[:-1], 0))}
-    if re.fullmatch(r"0[xXoObB][0-9a-fA-F]+", clean):
-        return int(clean, 0)
-    value = float(clean)
+    try:
+        if clean.endswith("n"):
+            return {"$": "bigint", "v": str(int(clean[:-1], 0))}
+        if re.fullmatch(r"0[xXoObB][0-9a-fA-F]+", clean):
+            whole = int(clean, 0)
+            if whole < 2**53:
+                return whole
+            value = float(whole)
+        else:
+            value = float(clean)
+    except ValueError:
+        raise NotLiteral("a number too long") from None
+    except OverflowError:
+        return _NAMED["Infinity"]
+    if math.isinf(value):
+        return _NAMED["Infinity"]
     return int(value) if value.is_integer() and abs(value) < 2**53 else value
 
 

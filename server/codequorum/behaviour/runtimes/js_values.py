@@ -33,12 +33,25 @@ def strict_equal(a: Any, b: Any) -> bool:
     return type(a) is type(b) and bool(a == b)
 
 
+#: Most digits of an integer ``JSON.stringify`` writes for a number (past 1e21 it writes
+#: an exponent).
+MAX_INTEGER_DIGITS = 21
+
+
+def _integer(text: str) -> int:
+    """An integer of the text: only as long as a JavaScript number writes one (a forged
+    text, ``JSON.rawJSON`` in a ``toJSON`` of the version's, may hold any digits)."""
+    if len(text.lstrip("-")) > MAX_INTEGER_DIGITS:
+        raise ValueError("an integer no JavaScript number writes")
+    return int(text)
+
+
 def parse(text: str) -> Any:
     """A canonical value's JSON text -> its tree; ValueError when it is not one."""
     if len(text) > MAX_VALUE_TEXT:
         raise ValueError("value text too long")
     try:
-        return json.loads(text)
+        return json.loads(text, parse_int=_integer)
     except RecursionError:
         raise ValueError("value nested too deeply") from None
 
@@ -120,10 +133,12 @@ def show_call(name: str, args: Sequence[Any]) -> str:
 
 def shown_text(output: str) -> str:
     """A version's value text (canonical JSON) as a message shows it: in JavaScript's
-    words (``undefined``, ``-0``, ``new Set([1])``), or as it is when it is not one."""
+    words (``undefined``, ``-0``, ``new Set([1])``), or as it is when it is not one (a
+    version can forge the text: a ``toJSON`` of its own on ``Object.prototype`` writes
+    ``{"$": "object", "v": [1]}``, which no value gives)."""
     try:
         return show(parse(output))
-    except ValueError:
+    except (ValueError, TypeError, AttributeError, KeyError, IndexError, RecursionError):
         return output
 
 

@@ -50,17 +50,25 @@ def type_only(node: Node) -> bool:
         c.type in BLANKED for c in node.named_children)
 
 
-def _spans(node: Node, spans: list[tuple[int, int]]) -> None:
+def _spans(root: Node, spans: list[tuple[int, int]]) -> None:
+    """The byte spans of ``root``'s types, added to ``spans``: iterative, since a file of
+    the workspace may nest thousands deep (recursing, it raised RecursionError)."""
+    stack = [root]
+    while stack:
+        stack.extend(_node_spans(stack.pop(), spans))
+
+
+def _node_spans(node: Node, spans: list[tuple[int, int]]) -> list[Node]:
+    """The spans ``node`` itself blanks, added to ``spans``; its children still to visit."""
     t = node.type
     if t in REFUSED:
         raise NotStrippable(f"TypeScript {REFUSED[t]} has run-time meaning")
     if t in BLANKED or type_only(node):
         spans.append((node.start_byte, node.end_byte))
-        return
+        return []
     if t in ("as_expression", "satisfies_expression") and node.named_child_count:
         spans.append((node.named_children[0].end_byte, node.end_byte))
-        _spans(node.named_children[0], spans)
-        return
+        return [node.named_children[0]]
     if t == "non_null_expression":
         spans.append((node.end_byte - 1, node.end_byte))
     if t in ("required_parameter", "optional_parameter"):
@@ -76,9 +84,8 @@ def _spans(node: Node, spans: list[tuple[int, int]]) -> None:
                 spans.append((child.start_byte, child.end_byte))
         if t in ("abstract_method_signature", "method_signature"):
             spans.append((node.start_byte, node.end_byte))
-            return
-    for child in node.children:
-        _spans(child, spans)
+            return []
+    return list(node.children)
 
 
 def script_form(code: str) -> str:

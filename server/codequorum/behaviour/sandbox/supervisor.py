@@ -60,6 +60,12 @@ _POLL_SECONDS = 0.05
 _KILL_GRACE_SECONDS = 2.0
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 PER_TEST_MESSAGE_BYTES = 512 * 1024
+#: Messages a child may send, beyond a few per test: a harness sends a hello, a module, a
+#: few refusals, a start and an outcome per test and an end. Past them the run is a flood:
+#: each message is held until the run ends, and tiny ones within the byte budget made
+#: hundreds of megabytes of the runner's memory.
+MAX_MESSAGES = 1024
+PER_TEST_MESSAGES = 4
 
 
 @dataclass
@@ -198,7 +204,7 @@ class CandidateResult:
     ``tests`` holds every test that finished, plus the one that was running when the
     child ended abnormally. ``layers`` are the isolation layers that held;
     ``start_method`` says how the child was started (``fork``, ``exec``, or ``process``:
-    the portable level over a process per guest); ``module`` how the candidate's module
+    the portable level over its guests' own process); ``module`` how the candidate's module
     loaded (None when it ran without one, or never got that far: a syntax error, a sandbox
     that could not start).
     """
@@ -278,6 +284,17 @@ def encode_module(module: ModuleContext) -> dict[str, Any]:
         "files": [[path, text] for path, text in module.files],
         "roots": list(module.roots),
     }
+
+
+def _not_started(returncode: int, stderr: str) -> str:
+    """Why a sandbox whose child never said hello did not start: what its launcher said,
+    else the usual cause of a launcher that exits without a word."""
+    said = stderr.strip()[-300:]
+    return (f"the sandbox did not start: it exited with status {returncode} before the "
+            "version's process ran" + (f": {said}" if said else
+                                         ", saying nothing (a kernel or a container that "
+                                         "refuses new namespaces does this; `codequorum "
+                                         "doctor` shows what this machine gives)"))
 
 
 def _signal_name(num: int) -> str:
@@ -511,6 +528,7 @@ class _ChildRun:
         self.stderr_tail = b""
         self.killed_for: str | None = None
         self.message_budget = MAX_MESSAGE_BYTES
+        self.messages_left = MAX_MESSAGES
         self.via_bwrap_exec = False
         self.in_cgroup = False
         self.group: cgroups.Group | None = None
@@ -719,7 +737,7 @@ class _ChildRun:
         deadline = started + self.limits.wall_seconds
         reader = protocol.FrameReader(max_frame=MAX_MESSAGE_BYTES)
         grader_reader = protocol.FrameReader(max_frame=PER_TEST_MESSAGE_BYTES)
-        self.message_budget = MAX_MESSAGE_BYTES + len(self.tests) * PER_TEST_MESSAGE_BYTES
+        self._budget_messages()
         killed_at: float | None = None
         while True:
             now = time.monotonic()
@@ -771,7 +789,7 @@ class _ChildRun:
         grader_reader = protocol.FrameReader(max_frame=PER_TEST_MESSAGE_BYTES)
         killed_at: float | None = None
         exit_poll = 0.0005  # the exit follows the pipes closing closely: poll fast first
-        self.message_budget = MAX_MESSAGE_BYTES + len(self.tests) * PER_TEST_MESSAGE_BYTES
+        self._budget_messages()
         try:
             while True:
                 now = time.monotonic()
@@ -853,18 +871,31 @@ class _ChildRun:
             if isinstance(message.get("passed"), bool) and index not in self.verdicts:
                 self.verdicts[index] = message
 
+    def _budget_messages(self) -> None:
+        """What the child may send in all: bytes and messages, a share per test."""
+        self.message_budget = MAX_MESSAGE_BYTES + len(self.tests) * PER_TEST_MESSAGE_BYTES
+        self.messages_left = MAX_MESSAGES + len(self.tests) * PER_TEST_MESSAGES
+
+    def _flood(self, proc: _Killable) -> None:
+        """More than the child may send: said once, and the child ended."""
+        if self.killed_for is None:
+            self.messages.append({"type": "protocol-error", "detail": "message flood"})
+        self._kill(proc, "protocol")
+
     def _on_messages(self, proc: _Killable, reader: protocol.FrameReader, data: bytes) -> None:
         self.message_budget -= len(data)
-        if self.message_budget < 0:
-            if self.killed_for is None:
-                self.messages.append({"type": "protocol-error", "detail": "message flood"})
-            self._kill(proc, "protocol")
+        if self.message_budget < 0 or self.messages_left < 0:
+            self._flood(proc)
             return
         try:
             new = reader.feed(data)
         except protocol.ProtocolError as exc:
             self.messages.append({"type": "protocol-error", "detail": str(exc)})
             self._kill(proc, "protocol")
+            return
+        self.messages_left -= len(new)
+        if self.messages_left < 0:
+            self._flood(proc)
             return
         self.messages.extend(new)
         for message in new:
@@ -964,6 +995,8 @@ class _ChildRun:
             return f"crashed: {_signal_name(signum)}", stderr[-500:]
         if "MemoryError" in stderr:
             return "memory", "MemoryError outside a test"
+        if seen.hello is None and returncode > 0:
+            return "exit", _not_started(returncode, stderr)
         return "exit", f"the child stopped reporting; exit code {returncode}"
 
     def _finished(self, seen: _Reported) -> tuple[str, str]:
@@ -1127,7 +1160,8 @@ def run_candidate(
     """Run one candidate's tests in a fresh sandbox child.
 
     ``interpreter`` defaults to ``sys.executable``; ``trace_mode`` is ``auto`` or one of
-    ``tracer.MODES``: ``monitoring`` (3.12+), ``settrace`` or ``settrace-opcodes``.
+    ``tracer.MODES``: ``monitoring`` (3.12+), ``counters`` (3.11), ``settrace`` or
+    ``settrace-opcodes``.
     ``start_method``: ``fork`` (forked by the interpreter's fork server, falling back to
     ``exec`` when it cannot run) or ``exec`` (a fresh interpreter per candidate).
     ``series`` names a series per test (or None): once a test overruns

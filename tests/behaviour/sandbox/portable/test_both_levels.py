@@ -57,7 +57,7 @@ def test_a_hostile_corpus_holds(level: str, tmp_path: Path, monkeypatch: pytest.
                                 listener: socket.socket) -> None:
     outside = tmp_path / "written-by-candidate.txt"
     monkeypatch.setenv(KEY, "sk-secret-value")
-    if level == "portable-process":  # the portable level over a process per guest
+    if level == "portable-process":  # the portable level over the guests' own process
         monkeypatch.setenv(channel.FORCE, channel.PROCESS)
         level = "portable"
     codes = corpus(outside, listener.getsockname()[1])
@@ -169,8 +169,11 @@ def test_a_version_that_tampers_with_its_tracer_misstates_only_its_own_counts(
                "    return n * n\n")
     hide = "import sys\ndef f(n):\n    sys.settrace(None)\n    return n * n\n"
     limits = Limits(wall_seconds=20.0)
-    alone = run_candidates([honest], TESTS, "f", limits, sandbox=level)[0]
-    beside = run_candidates([inflate, honest, hide], TESTS, "f", limits, jobs=2, sandbox=level)
+    # a trace function to reach: ``settrace`` (``counters``: test_block_counts.py)
+    alone = run_candidates([honest], TESTS, "f", limits, sandbox=level,
+                           trace_mode="settrace")[0]
+    beside = run_candidates([inflate, honest, hide], TESTS, "f", limits, jobs=2, sandbox=level,
+                            trace_mode="settrace")
     assert [t.opcodes for t in beside[1].tests] == [t.opcodes for t in alone.tests]
     assert all(t.opcode_total > 1000 for t in beside[0].tests)
     assert [t.opcodes for t in beside[2].tests] == [None, None]
@@ -187,3 +190,87 @@ def test_looking_for_a_refused_module_is_not_refused_only_loading_it(level: str)
     [result] = run_candidates([code], TESTS[:1], "f", Limits(wall_seconds=20.0), sandbox=level)
     assert result.status == "ok", result.detail
     assert [t.output for t in result.tests] == ["(True, True, 3)"]
+
+
+HOLD_FILES = """
+import errno, json, os, time
+HELD = []
+def f(n):
+    try:
+        while True:
+            HELD.append(os.open(json.__file__, os.O_RDONLY))
+    except OSError as exc:
+        stopped = errno.errorcode.get(exc.errno)
+    time.sleep(1.0)  # holds them while the versions beside it start
+    return (len(HELD) <= 64, stopped)
+"""
+
+
+@pytest.mark.parametrize("level", ["strict", "portable", "portable-process"])
+def test_a_version_holding_open_files_stops_at_its_limit_and_leaves_its_neighbours_theirs(
+        level: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The strict child's RLIMIT_NOFILE fails an open past ``max_open_files`` (EMFILE);
+    WASI has no such limit and a long-lived host's descriptors are every guest's, so a
+    version holding a thousand open files left the guests beside it none (their imports
+    failed with EIO). Both levels now stop it at its limit, the same way."""
+    import resource
+
+    if level == "portable-process":
+        monkeypatch.setenv(channel.FORCE, channel.PROCESS)
+        level = "portable"
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(1024, hard), hard))  # the usual default
+    good = "def f(n):\n    import decimal, fractions, statistics\n    return n * n\n"
+    try:
+        results = run_candidates([HOLD_FILES, good, HOLD_FILES, good, good, good], TESTS, "f",
+                                 Limits(wall_seconds=30.0, memory_mb=512, test_seconds=10.0),
+                                 jobs=2, sandbox=level)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    for hog in results[0::2][:2]:
+        assert [t.output for t in hog.tests] == ["(True, 'EMFILE')"] * 2, hog.tests
+    for result in (results[1], *results[3:]):
+        assert result.status == "ok", result.detail
+        assert [(t.passed, t.output) for t in result.tests] == [(True, "9"), (True, "16")]
+
+
+@pytest.mark.parametrize("level", ["strict", "portable", "portable-process"])
+def test_a_check_harness_holding_open_files_stops_at_the_same_limit(
+        level: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sample set's check harness is as hostile as its versions: beside the version, in
+    the portable sandbox's grader guest, it stops at ``max_open_files`` too."""
+    if level == "portable-process":
+        monkeypatch.setenv(channel.FORCE, channel.PROCESS)
+        level = "portable"
+    check = ("import errno, json, os\nHELD = []\ndef check(candidate):\n"
+             "    assert candidate(3) == 9\n    try:\n        while True:\n"
+             "            HELD.append(os.open(json.__file__, os.O_RDONLY))\n"
+             "    except OSError as exc:\n"
+             "        raise AssertionError((len(HELD) <= 64, errno.errorcode.get(exc.errno)))\n")
+    [result] = run_candidates(["def f(n):\n    return n * n\n"], [Case("check", source=check)],
+                              "f", Limits(wall_seconds=30.0, test_seconds=10.0), sandbox=level)
+    [outcome] = result.tests
+    assert (outcome.passed, outcome.exc_type, outcome.exc_message) == (
+        False, "AssertionError", "(True, 'EMFILE')"), result
+
+
+@pytest.mark.parametrize("level", ["strict", "portable", "portable-process"])
+def test_a_flood_of_small_well_formed_messages_is_refused_as_a_flood(
+        level: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A version writing its message channel full of tiny well-formed frames (a ``test-start``
+    of its own test, 320,000 times within the channel's byte budget) made the runner hold
+    every one as a dict, hundreds of megabytes in the editor's or the CLI's process for one
+    version; a harness sends a few messages per test, so past that many the run ends as a
+    flood."""
+    if level == "portable-process":
+        monkeypatch.setenv(channel.FORCE, channel.PROCESS)
+        level = "portable"
+    code = ("import os, struct, sys\ndef f(n):\n"
+            "    body = b'{\"v\": 1, \"type\": \"test-start\", \"index\": 0}'\n"
+            "    chunk = (struct.pack('>I', len(body)) + body) * 4000\n"
+            "    channel = 1 if sys.platform == 'wasi' else 3  # the message descriptor\n"
+            "    for _ in range(80):\n        os.write(channel, chunk)\n"
+            "    return n * n\n")
+    [result] = run_candidates([code], TESTS[:1], "f", Limits(wall_seconds=30.0), sandbox=level)
+    assert result.status == "protocol-violation", result
+    assert "message flood" in result.detail
