@@ -18,8 +18,9 @@ a user pays on first use).
     .venv/bin/python bench/bench_portable.py --tracing 20000  # opcode counting's cost
 
 ``--tracing N`` runs a loop of N iterations (about 20 opcodes each) as a version in both
-levels, untraced, traced (``settrace``: straight runs) and traced one event per opcode
-(``settrace-opcodes``, the former counter), interleaved, best of ``--runs`` (at most 5),
+levels, untraced, traced (``counters``: counters compiled into the version's bytecode, the
+3.11 default; ``settrace``: straight runs) and traced one event per opcode
+(``settrace-opcodes``, the reference), interleaved, best of ``--runs`` (at most 5),
 and prints each traced run's time as a multiple of the untraced one and the added
 nanoseconds per counted opcode (the test's own time, measured inside the sandbox).
 
@@ -49,7 +50,8 @@ LOOP = (
     "            total -= 1\n        if i % 1000 == 0:\n            seen.append(total)\n"
     "    return total, len(seen)\n"
 )
-TRACINGS = {"untraced": None, "settrace": "settrace", "settrace-opcodes": "settrace-opcodes"}
+TRACINGS = {"untraced": None, "counters": "counters", "settrace": "settrace",
+            "settrace-opcodes": "settrace-opcodes"}
 #: What is measured: a level, or the portable level over a channel.
 WAYS = ("strict", "portable", "portable-process")
 def one(way: str) -> tuple[float, float]:

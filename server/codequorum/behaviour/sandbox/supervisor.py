@@ -1160,7 +1160,8 @@ def run_candidate(
     """Run one candidate's tests in a fresh sandbox child.
 
     ``interpreter`` defaults to ``sys.executable``; ``trace_mode`` is ``auto`` or one of
-    ``tracer.MODES``: ``monitoring`` (3.12+), ``settrace`` or ``settrace-opcodes``.
+    ``tracer.MODES``: ``monitoring`` (3.12+), ``counters`` (3.11), ``settrace`` or
+    ``settrace-opcodes``.
     ``start_method``: ``fork`` (forked by the interpreter's fork server, falling back to
     ``exec`` when it cannot run) or ``exec`` (a fresh interpreter per candidate).
     ``series`` names a series per test (or None): once a test overruns

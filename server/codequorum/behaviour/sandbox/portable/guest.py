@@ -38,8 +38,8 @@ BUNDLE = "/bundle/bundle.marshal"
 INBOX_FLAG = "--inbox"
 INBOX = "/inbox/in"
 INBOX_WAIT = 1.0
-HARNESS_FILES = ("child.py", "protocol.py", "tracer.py", "confine.py", "audit_hook.py",
-                 "check_grader.py", "in_module.py", "doctest_run.py", "timing.py",
+HARNESS_FILES = ("child.py", "protocol.py", "tracer.py", "block_counts.py", "confine.py",
+                 "audit_hook.py", "check_grader.py", "in_module.py", "doctest_run.py", "timing.py",
                  "portable/guest.py")
 sys.path[:] = [p for p in sys.path if not p.startswith(HARNESS)]
 #: CPython's default, the strict child's: this build's own (600) would end a recursion 600

@@ -179,7 +179,8 @@ def compiled_module(cache: Path | None = None,
 
 #: The sandbox's folder: the guest's ``/harness``.
 HARNESS = Path(__file__).resolve().parent.parent
-BUNDLED = ("child.py", "protocol.py", "tracer.py", "confine.py", "audit_hook.py",
+BUNDLED = ("child.py", "protocol.py", "tracer.py", "block_counts.py",
+           "confine.py", "audit_hook.py",
            "check_grader.py", "in_module.py", "doctest_run.py", "timing.py", "portable/guest.py")
 
 
