@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from codequorum.behaviour.runtimes.node_trace import Block
+    from codequorum.behaviour.runtimes.node_blocks import Block
 
 #: Resume modes as V8 numbers them (``JSGeneratorObject::ResumeMode``).
 RETURN, THROW = 1, 2

@@ -44,6 +44,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from codequorum.behaviour.runtimes.node_blocks import Block, Bytecode, Function
 from codequorum.behaviour.runtimes.node_iterators import (
     NO_NOTES,
     RETURN,
@@ -92,28 +93,6 @@ def mnemonic(name: str) -> str:
     """A printed bytecode name as counted: no operand-width suffix, ``Star<n>`` as ``Star``."""
     base = name.split(".")[0]
     return "Star" if STAR.match(base) else base
-
-
-@dataclass
-class Bytecode:
-    """One printed bytecode: its offset, counted name, source position and operands."""
-
-    offset: int
-    name: str
-    position: int | None
-    rest: str
-
-
-@dataclass
-class Function:
-    """One printed function: its bytecodes and handler table ``(start, end, handler)``."""
-
-    name: str
-    code: list[Bytecode] = field(default_factory=list)
-    handlers: list[tuple[int, int, int]] = field(default_factory=list)
-
-    def positions(self) -> list[int]:
-        return [b.position for b in self.code if b.position is not None]
 
 
 class TamperedPrintout(ValueError):
@@ -192,24 +171,6 @@ def between_markers(functions: Sequence[Function], marker: str) -> list[Function
     except ValueError:
         return []
     return list(functions[begin + 1:max(begin + 1, end - 1)])
-
-
-@dataclass
-class Block:
-    """A basic block: its bytecodes and successors (block indexes)."""
-
-    code: list[Bytecode]
-    succ: list[int] = field(default_factory=list)
-    handler: int | None = None
-    exits: bool = False
-    #: Leaves by an exception (a ``throw`` no handler of the function catches).
-    throws: bool = False
-    counter: bool = False
-    #: A generator's resume point (entered through the state switch of block 0).
-    resumes: bool = False
-    #: A ``finally``'s dispatch (``LdaZero; TestReferenceEqual token; JumpIfFalse``): its
-    #: fall-through re-throws what the ``finally`` caught, which only an exception reaches.
-    rethrows: bool = False
 
 
 def _leaders(fn: Function, resume: dict[int, int]) -> set[int]:
