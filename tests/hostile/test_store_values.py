@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from codequorum.core.model import Version
-from codequorum.ingest.store import VersionStore, default_store_path
+from codequorum.ingest.store import MAX_FIELD_CHARS, VersionStore, default_store_path
 
 from ..agents.conftest import call, mcp_session, text_of
 from ..support.hostile_names import raw_characters
@@ -85,3 +85,18 @@ def test_a_stored_file_key_no_file_can_have_costs_only_its_current_code(
     assert "Traceback" not in run.err, run.err
     exported = [json.loads(line) for line in run.out.splitlines()]
     assert sorted(row["qualified_name"] for row in exported) == ["f", "g"]
+
+
+#: A label, a model name, a hash of 20 MB: a store that git holds in a few KB.
+HUGE = 20 * 1024 * 1024
+
+
+@pytest.mark.parametrize("column", ["label", "provider", "model", "language", "content_hash",
+                                    "prompt_hash"])
+def test_a_huge_stored_value_is_read_only_so_far(tmp_path: Path, column: str) -> None:
+    root = _repository(tmp_path / "repo", column, f"printf('%.*c', {HUGE}, 'x')")
+    with VersionStore.open(default_store_path(root)) as store:
+        versions = store.versions_for("m.py", "f")
+    assert len(versions) == 3
+    value = getattr(versions[0], column)
+    assert value == "x" * MAX_FIELD_CHARS

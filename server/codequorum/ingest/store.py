@@ -121,6 +121,11 @@ CREATE TABLE IF NOT EXISTS runs (
     PRIMARY KEY (file, qualified_name, key)
 );
 """
+#: The columns of short texts (a label, a model's name, a hash) and how much of each is
+#: read: a store that comes with a repository may hold gigabytes there.
+_SHORT_TEXTS = frozenset({"language", "content_hash", "origin", "label", "provider", "model",
+                          "prompt_hash"})
+MAX_FIELD_CHARS = 4096
 _RUN_COLUMNS = ("file", "qualified_name", "key", "versions", "record", "created")
 _SCHEMA = _TABLE.format(table="samples") + _RUNS + f"""
 CREATE INDEX IF NOT EXISTS samples_by_function ON samples (file, qualified_name);
@@ -641,8 +646,9 @@ class VersionStore:
             budget -= int(size or 0)
         if not wanted:
             return []
-        columns = ", ".join(f"substr(code, 1, {cap}) AS code" if c == "code" else c
-                            for c in _COLUMNS)
+        columns = ", ".join(f"substr(code, 1, {cap}) AS code" if c == "code"
+                            else f"substr({c}, 1, {MAX_FIELD_CHARS}) AS {c}" if c in _SHORT_TEXTS
+                            else c for c in _COLUMNS)
         rows = self._query(
             f"SELECT {columns} {where} AND id IN ({', '.join('?' * len(wanted))}) ORDER BY id",
             (file, qualified_name, *wanted),
