@@ -13,7 +13,12 @@ from pathlib import Path
 import pytest
 
 from codequorum.core.model import Version
-from codequorum.ingest.store import MAX_FIELD_CHARS, VersionStore, default_store_path
+from codequorum.ingest.store import (
+    MAX_FIELD_CHARS,
+    MAX_FILE_FUNCTIONS,
+    VersionStore,
+    default_store_path,
+)
 
 from ..agents.conftest import call, mcp_session, text_of
 from ..support.hostile_names import raw_characters
@@ -100,3 +105,27 @@ def test_a_huge_stored_value_is_read_only_so_far(tmp_path: Path, column: str) ->
     assert len(versions) == 3
     value = getattr(versions[0], column)
     assert value == "x" * MAX_FIELD_CHARS
+
+
+def test_names_no_function_has_and_names_past_any_count_are_not_read(tmp_path: Path) -> None:
+    root = _repository(tmp_path / "repo", "label", "'plain'")
+    store = default_store_path(root)
+    with sqlite3.connect(store) as db:
+        db.execute("INSERT INTO samples (file, language, qualified_name, code, content_hash,"
+                   " origin, label, created) VALUES ('m.py', 'python', printf('%.*c', ?, 'n'),"
+                   " 'def f(): pass', 'h', 'imported', '', 0)", (HUGE,))
+        db.executemany(
+            "INSERT INTO samples (file, language, qualified_name, code, content_hash, origin,"
+            " label, created) VALUES (?, 'python', ?, 'def f(): pass', 'h', 'imported', '', 0)",
+            [(f"w{i}.py" if i % 2 else "m.py", f"f{i}") for i in range(2 * MAX_FILE_FUNCTIONS)])
+        db.execute("INSERT INTO samples (file, language, qualified_name, code, content_hash,"
+                   " origin, label, created) VALUES (printf('%.*c', ?, 'p'), 'python', 'f',"
+                   " 'def f(): pass', 'h', 'imported', '', 0)", (HUGE,))
+    db.close()
+    with VersionStore.open(store) as opened:
+        names = opened.functions_with_versions("m.py")
+        files = opened.files()
+    assert len(names) == MAX_FILE_FUNCTIONS
+    assert "f" in names
+    assert max(len(n) for n in names) <= MAX_FIELD_CHARS
+    assert "m.py" in files and max(len(f) for f in files) <= MAX_FIELD_CHARS

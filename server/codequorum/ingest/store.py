@@ -126,6 +126,9 @@ CREATE TABLE IF NOT EXISTS runs (
 _SHORT_TEXTS = frozenset({"language", "content_hash", "origin", "label", "provider", "model",
                           "prompt_hash"})
 MAX_FIELD_CHARS = 4096
+#: The functions of one file whose names are read, at most (longer names than
+#: :data:`MAX_FIELD_CHARS` are none of a file's functions and are not read either).
+MAX_FILE_FUNCTIONS = 10_000
 _RUN_COLUMNS = ("file", "qualified_name", "key", "versions", "record", "created")
 _SCHEMA = _TABLE.format(table="samples") + _RUNS + f"""
 CREATE INDEX IF NOT EXISTS samples_by_function ON samples (file, qualified_name);
@@ -664,17 +667,20 @@ class VersionStore:
         return int(rows[0][0])
 
     def functions_with_versions(self, file: str) -> list[str]:
-        """Qualified names in ``file`` that have at least one version, sorted."""
+        """Qualified names in ``file`` that have at least one version, sorted: at most
+        :data:`MAX_FILE_FUNCTIONS`, none longer than :data:`MAX_FIELD_CHARS`."""
         rows = self._query(
-            "SELECT DISTINCT qualified_name FROM samples WHERE file = ? ORDER BY qualified_name",
-            (file,),
+            "SELECT DISTINCT qualified_name FROM samples WHERE file = ?"
+            " AND length(qualified_name) <= ? ORDER BY qualified_name LIMIT ?",
+            (file, MAX_FIELD_CHARS, MAX_FILE_FUNCTIONS),
         )
-        return [str(r[0]) for r in rows]
+        return [_text(r[0]) for r in rows]
 
     def files(self) -> list[str]:
-        """Every file that has versions, sorted."""
-        rows = self._query("SELECT DISTINCT file FROM samples ORDER BY file", ())
-        return [str(r[0]) for r in rows]
+        """Every file that has versions, sorted (none longer than :data:`MAX_FIELD_CHARS`)."""
+        rows = self._query("SELECT DISTINCT file FROM samples WHERE length(file) <= ?"
+                           " ORDER BY file", (MAX_FIELD_CHARS,))
+        return [_text(r[0]) for r in rows]
 
     # ------------------------------------------------------------------ internals
 
