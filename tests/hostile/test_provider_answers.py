@@ -12,7 +12,7 @@ import pytest
 from codequorum.core.limits import MAX_ANSWER_BODY_BYTES
 from codequorum.generate.endpoint import ProviderConfig, ProviderError, list_models, regenerate
 from codequorum.generate.proposed_inputs import propose_inputs
-from tests.support.chat_server import ChatServer, Flood, Redirect, Trickle, code_answer
+from tests.support.chat_server import ChatServer, Flood, Raw, Redirect, Trickle, code_answer
 
 MESSAGES = [{"role": "user", "content": "Write total."}]
 GOOD = "def total(xs):\n    return sum(xs)\n"
@@ -106,3 +106,27 @@ def test_proposed_inputs_from_an_answer_past_the_bound(pool: ThreadPoolExecutor)
     assert found.failed and found.args == []
     assert len(found.notes) == 1 and "larger than" in found.notes[0], found.notes
     assert written < 2 * MAX_ANSWER_BODY_BYTES
+
+
+DEEP = Raw(b"[" * 1_000_000, content_type="application/json")
+
+
+async def test_an_answer_nested_past_any_json_is_one_error_per_version() -> None:
+    with ChatServer(default=DEEP) as server:
+        accepted, errors = await one_version(config_for(server))
+    assert accepted == 0
+    assert len(errors) == 1 and "is not JSON" in errors[0], errors
+
+
+async def test_a_model_list_nested_past_any_json_is_one_error() -> None:
+    with (ChatServer(gets={"/v1/models": DEEP}) as server,
+          pytest.raises(ProviderError, match="did not answer with a model list")):
+        await asyncio.wait_for(list_models(config_for(server)), GUARD)
+
+
+def test_proposed_inputs_nested_past_any_json_are_a_note(pool: ThreadPoolExecutor) -> None:
+    with ChatServer(default=DEEP) as server:
+        found = pool.submit(propose_inputs, config_for(server), GOOD, "total", 1).result(GUARD)
+    assert found.failed and found.args == []
+    assert found.notes == [f"no inputs from the model at {server.base_url}: no answer text "
+                           "(not a chat completion)"]

@@ -5,17 +5,20 @@ stalled proxy, an event stream left open) must cost neither the memory nor the t
 the process. httpx reads a whole body and its timeouts count between two reads, so one byte
 a second keeps it waiting forever; here a body is read a chunk at a time, refused past
 :data:`~codequorum.core.limits.MAX_ANSWER_BODY_BYTES` (declared or arrived, after its
-content encoding is undone), and the blocking client's read ends at a deadline.
+content encoding is undone), and the blocking client's read ends at a deadline; a body
+nested past :data:`~codequorum.core.limits.MAX_JSON_DEPTH` is not decoded (the decoder
+recurses once per level).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from typing import Any
 
 import httpx
 
-from codequorum.core.limits import MAX_ANSWER_BODY_BYTES, size_words
+from codequorum.core.limits import MAX_ANSWER_BODY_BYTES, json_depth_problem, size_words
 
 #: Headers of the answer as sent that no longer describe the body once it is read.
 _SENT_FORM = frozenset({"content-encoding", "content-length", "transfer-encoding"})
@@ -73,3 +76,12 @@ def read_body_by(response: httpx.Response, deadline: float,
             raise too_large(limit)
         chunks.append(chunk)
     return _read(response, chunks)
+
+
+def answer_json(response: httpx.Response) -> Any:
+    """The body read as JSON; ``ValueError`` when it is not JSON or nests too deeply to
+    decode (checked on its bytes first)."""
+    problem = json_depth_problem(response.content)
+    if problem is not None:
+        raise ValueError(problem)
+    return response.json()

@@ -36,7 +36,7 @@ import httpx
 
 from codequorum.core.errors import UserError
 from codequorum.core.model import Version
-from codequorum.generate.answer_body import BodyTooLarge, read_body
+from codequorum.generate.answer_body import BodyTooLarge, answer_json, read_body
 from codequorum.ingest.extract import extract_function
 
 Message = dict[str, str]
@@ -413,7 +413,7 @@ async def _server_slots(config: ProviderConfig, http: httpx.AsyncClient) -> int 
             async with http.stream("GET", base[: -len("/v1")] + "/props",
                                    headers=_headers(config)) as streamed:
                 response = await read_body(streamed, _PROPS_BYTES)
-        data = response.json() if response.status_code == 200 else None
+        data = answer_json(response) if response.status_code == 200 else None
     except (httpx.HTTPError, ValueError, TimeoutError, BodyTooLarge):
         return None
     slots = data.get("total_slots") if isinstance(data, dict) else None
@@ -443,7 +443,7 @@ async def list_models(config: ProviderConfig) -> list[str]:
     if response.status_code != 200:
         raise ProviderError(_status_message(config, response, shown))
     try:
-        data = response.json()
+        data = answer_json(response)
         return [str(m["id"]) for m in data["data"]]
     except (ValueError, KeyError, TypeError) as exc:
         message = f"{shown} did not answer with a model list: {_snippet(response)}"
@@ -662,7 +662,7 @@ class _Exchange:
             raise _Failure(_status_message(config, response, config.public_endpoint),
                            kind="refused", status=code)
         try:
-            data = response.json()
+            data = answer_json(response)
         except ValueError as exc:
             raise _Failure(
                 f"the answer from {config.public_endpoint} is not JSON: {_snippet(response)}",
@@ -829,7 +829,7 @@ def redirect_words(response: httpx.Response) -> str:
 
 def _error_detail(response: httpx.Response) -> str:
     try:
-        data = response.json()
+        data = answer_json(response)
     except ValueError:
         return _snippet(response) if response.content else ""
     if isinstance(data, dict):

@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 
 from codequorum.core import pyast
-from codequorum.generate.answer_body import BodyTooLarge, read_body_by
+from codequorum.generate.answer_body import BodyTooLarge, answer_json, read_body_by
 from codequorum.generate.endpoint import ProviderConfig
 from codequorum.generate.input_language import PYTHON_INPUTS, InputLanguage
 
@@ -167,7 +167,7 @@ def _failed(note: str) -> ProposedInputs:
 
 def _content(response: httpx.Response) -> str | None:
     try:
-        data = response.json()
+        data = answer_json(response)
         content = data["choices"][0]["message"]["content"]
     except (ValueError, KeyError, IndexError, TypeError):
         return None
