@@ -109,10 +109,13 @@ def test_proposed_inputs_from_an_answer_past_the_bound(pool: ThreadPoolExecutor)
 
 
 DEEP = Raw(b"[" * 1_000_000, content_type="application/json")
+#: 8 MB of empty objects: 2 GB once decoded.
+COUNTLESS = Raw(b'{"choices": [' + b"{}," * 3_000_000 + b"{}]}", content_type="application/json")
 
 
-async def test_an_answer_nested_past_any_json_is_one_error_per_version() -> None:
-    with ChatServer(default=DEEP) as server:
+@pytest.mark.parametrize("body", [DEEP, COUNTLESS], ids=["deep", "countless"])
+async def test_an_answer_nested_past_any_json_is_one_error_per_version(body: Raw) -> None:
+    with ChatServer(default=body) as server:
         accepted, errors = await one_version(config_for(server))
     assert accepted == 0
     assert len(errors) == 1 and "is not JSON" in errors[0], errors

@@ -6,8 +6,8 @@ the process. httpx reads a whole body and its timeouts count between two reads, 
 a second keeps it waiting forever; here a body is read a chunk at a time, refused past
 :data:`~codequorum.core.limits.MAX_ANSWER_BODY_BYTES` (declared or arrived, after its
 content encoding is undone), and the blocking client's read ends at a deadline; a body
-nested past :data:`~codequorum.core.limits.MAX_JSON_DEPTH` is not decoded (the decoder
-recurses once per level).
+nested past :data:`~codequorum.core.limits.MAX_JSON_DEPTH` or of more than
+:data:`~codequorum.core.limits.MAX_MESSAGE_VALUES` values is not decoded.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 
-from codequorum.core.limits import MAX_ANSWER_BODY_BYTES, json_depth_problem, size_words
+from codequorum.core.limits import MAX_ANSWER_BODY_BYTES, json_shape_problem, size_words
 
 #: Headers of the answer as sent that no longer describe the body once it is read.
 _SENT_FORM = frozenset({"content-encoding", "content-length", "transfer-encoding"})
@@ -79,9 +79,10 @@ def read_body_by(response: httpx.Response, deadline: float,
 
 
 def answer_json(response: httpx.Response) -> Any:
-    """The body read as JSON; ``ValueError`` when it is not JSON or nests too deeply to
-    decode (checked on its bytes first)."""
-    problem = json_depth_problem(response.content)
+    """The body read as JSON; ``ValueError`` when it is not JSON, holds more values than
+    a message may or nests too deeply to decode (checked on its bytes first: decoding
+    costs about 300 bytes a value, and recurses once per level)."""
+    problem = json_shape_problem(response.content)
     if problem is not None:
         raise ValueError(problem)
     return response.json()
