@@ -16,6 +16,7 @@ from codequorum.core.model import Version
 from codequorum.ingest.store import (
     MAX_FIELD_CHARS,
     MAX_FILE_FUNCTIONS,
+    StoreError,
     VersionStore,
     default_store_path,
 )
@@ -129,3 +130,25 @@ def test_names_no_function_has_and_names_past_any_count_are_not_read(tmp_path: P
     assert "f" in names
     assert max(len(n) for n in names) <= MAX_FIELD_CHARS
     assert "m.py" in files and max(len(f) for f in files) <= MAX_FIELD_CHARS
+
+
+def test_a_store_whose_table_refuses_every_row_is_one_error(tmp_path: Path) -> None:
+    """The table has codequorum's columns, but a constraint of the repository's making
+    refuses every row: adding a version is one error naming the store, never an internal
+    one, and nothing is written."""
+    store = tmp_path / "samples.sqlite3"
+    with VersionStore.open(store):
+        pass
+    with sqlite3.connect(store) as db:
+        sql = db.execute("SELECT sql FROM sqlite_master WHERE name = 'samples'").fetchone()[0]
+        db.executescript(
+            "PRAGMA writable_schema = ON;"
+            "UPDATE sqlite_master SET sql = " + "'" + sql.replace("'", "''").replace(
+                "UNIQUE (", "CHECK (length(code) < 0),\n    UNIQUE (") + "'"
+            " WHERE name = 'samples';"
+            "PRAGMA writable_schema = OFF;")
+    db.close()
+    with VersionStore.open(store) as opened:
+        with pytest.raises(StoreError, match="refused"):
+            opened.add("m.py", "python", "f", [Version(code="def f():\n    return 1\n")])
+        assert opened.versions_for("m.py", "f") == []

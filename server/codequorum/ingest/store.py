@@ -496,6 +496,9 @@ class VersionStore:
                         " AND content_hash = ?",
                         (file, qualified_name, digest),
                     ).fetchone()
+                    if row is None:  # a constraint of a repository's making refused it
+                        raise StoreError(f"the version store {self.path} refused the version "
+                                         "(its table is not the one codequorum makes)")
                     conn.execute("UPDATE samples SET copies = copies + 1 WHERE id = ?", (row[0],))
                     ids.append(int(row[0]))
         return ids
