@@ -5,10 +5,8 @@ and prints p50/p95 of the wall time of one ``run_candidate`` (start, run, grade,
 of its start: from the version handed to ``run_candidate`` to its first opcode (the
 version returns ``time.time()``, which the portable guest reads from the host's clock).
 The portable level is measured over both channels to its guests (``channel.py``): the
-long-lived host (``portable``) and a process per guest (``portable-process``, every
-system's, forced here), and a guest process's own start is timed (a fresh interpreter,
-``import wasmtime``, the engine, the compiled module mapped: what each guest of that
-channel pays, ahead of its version when one waits).
+long-lived host (``portable``) and the guests' own process (``portable-process``, every
+system's, forced here: the host's logic in the runner, the guests in the guest server).
 It prints the fuel (WebAssembly instructions: deterministic, the same on a loaded machine)
 one guest's start costs, a version's and a grader's: the interpreter and the harness,
 until the guest waits for its version. With ``--compile`` it also compiles the interpreter
@@ -20,8 +18,9 @@ a user pays on first use).
     .venv/bin/python bench/bench_portable.py --tracing 20000  # opcode counting's cost
 
 ``--tracing N`` runs a loop of N iterations (about 20 opcodes each) as a version in both
-levels, untraced, traced (``settrace``: straight runs) and traced one event per opcode
-(``settrace-opcodes``, the former counter), interleaved, best of ``--runs`` (at most 5),
+levels, untraced, traced (``counters``: counters compiled into the version's bytecode, the
+3.11 default; ``settrace``: straight runs) and traced one event per opcode
+(``settrace-opcodes``, the reference), interleaved, best of ``--runs`` (at most 5),
 and prints each traced run's time as a multiple of the untraced one and the added
 nanoseconds per counted opcode (the test's own time, measured inside the sandbox).
 
@@ -35,8 +34,6 @@ import argparse
 import importlib.util
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -53,18 +50,10 @@ LOOP = (
     "            total -= 1\n        if i % 1000 == 0:\n            seen.append(total)\n"
     "    return total, len(seen)\n"
 )
-TRACINGS = {"untraced": None, "settrace": "settrace", "settrace-opcodes": "settrace-opcodes"}
+TRACINGS = {"untraced": None, "counters": "counters", "settrace": "settrace",
+            "settrace-opcodes": "settrace-opcodes"}
 #: What is measured: a level, or the portable level over a channel.
 WAYS = ("strict", "portable", "portable-process")
-#: The wasmtime part of a guest process's start: the import, the engine, the module mapped
-#: (``interpreter.make_engine``'s configuration, which the compiled module requires).
-PROCESS_START = (
-    "import sys, time; t = time.perf_counter(); import wasmtime\n"
-    "c = wasmtime.Config(); c.consume_fuel = True; c.epoch_interruption = True\n"
-    "wasmtime.Module.deserialize_file(wasmtime.Engine(c), sys.argv[1])\n"
-    "print(time.perf_counter() - t)")
-
-
 def one(way: str) -> tuple[float, float]:
     """Wall seconds of one version's run in ``way``, and of its start (to its first
     opcode)."""
@@ -112,7 +101,7 @@ def start_fuel() -> dict[str, int]:
     fuel, found = 10**10, {}
     try:
         for name, grader in (("version", False), ("grader", True)):
-            guest = shared.take(grader, fuel, 256 << 20)
+            guest = shared.take(grader, fuel, 256 << 20, 60.0)
             guest.inbox.close()
             guest.ended.wait()
             found[name] = fuel - guest.fuel_left()
@@ -152,22 +141,6 @@ def _tracing_row(level: str, name: str, traced: TestOutcome, untraced: TestOutco
             f"{traced.seconds / untraced.seconds:5.1f}x untraced, {added:6.0f} ns/opcode")
 
 
-def process_start(runs: int) -> tuple[float, float, float]:
-    """p50 and p95 of a guest process's start (milliseconds, whole process), and the p50
-    of its part after the interpreter's own start (importing wasmtime, mapping the
-    module)."""
-    wholes, parts = [], []
-    compiled = str(interpreter.compiled_module())
-    for _ in range(runs):
-        started = time.perf_counter()
-        done = subprocess.run([sys.executable, "-I", "-B", "-c", PROCESS_START, compiled],
-                              capture_output=True, text=True, check=True)
-        wholes.append(time.perf_counter() - started)
-        parts.append(float(done.stdout.strip()))
-    p50, p95 = quantiles(wholes)
-    return p50, p95, quantiles(parts)[0]
-
-
 def main() -> None:
     """Print the figures."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -204,9 +177,6 @@ def main() -> None:
             ratio = statistics.median(values) / statistics.median(figures["strict"])
             print(f"{what:>5} {way:>16}: p50 {p50:7.1f} ms  p95 {p95:7.1f} ms"
                   f"  p50 / strict {ratio:.1f}x")
-    p50, p95, part = process_start(max(3, min(args.runs, 15)))
-    print(f"a guest process's start (python, wasmtime, the module mapped): p50 {p50:.0f} ms"
-          f"  p95 {p95:.0f} ms; of which import wasmtime and mapping: p50 {part:.0f} ms")
 
 
 if __name__ == "__main__":

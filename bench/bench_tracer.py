@@ -19,8 +19,9 @@ the median milliseconds per candidate and what the strict level adds to the fork
 ``bisect``, a constant) and in a module that imports 50 workspace modules (a 51-file view),
 interleaved, and reports the median milliseconds per candidate and what each adds.
 
-Interpreters: this one (3.11: ``settrace``, counting straight runs) and, when present,
-3.12 / 3.13 under pyenv (``monitoring`` and ``settrace``). Override with ``--python PATH``
+Interpreters: this one (3.11: ``counters`` compiled into a copy of the bytecode, and
+``settrace`` counting straight runs) and, when present, 3.12 / 3.13 under pyenv
+(``monitoring`` and ``settrace``). Override with ``--python PATH``
 (repeatable).
 """
 
@@ -40,6 +41,7 @@ from typing import Any
 
 SERVER = Path(__file__).resolve().parent.parent / "server"
 TRACER = SERVER / "codequorum" / "behaviour" / "sandbox" / "tracer.py"
+BLOCKS = TRACER.with_name("block_counts.py")
 DEFAULT_PYTHONS = [
     sys.executable,
     "/root/.pyenv/versions/3.12.1/bin/python3.12",
@@ -63,18 +65,19 @@ def work(n):
 def worker(modes: list[str], n: int, repeat: int) -> list[dict[str, Any]]:
     """Inside the measured interpreter: time untraced runs and runs traced in each of
     ``modes``, interleaved (so load changes hit every variant alike)."""
-    spec = importlib.util.spec_from_file_location("_bench_tracer", TRACER)
-    assert spec is not None and spec.loader is not None
-    tracer_mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tracer_mod)
+    tracer_mod, blocks = _load("_bench_tracer", TRACER), _load("_bench_blocks", BLOCKS)
     code = compile(WORKLOAD, "<bench>", "exec")
     namespace: dict[str, Any] = {}
     exec(code, namespace)  # the benchmark's own fixed workload
     work = namespace["work"]
     work(n // 10)  # warm up (specialisation)
-    tracers = {mode: tracer_mod.OpcodeTracer(mode) for mode in modes}
-    for tracer in tracers.values():
-        tracer.register(code)
+    tracers = {mode: tracer_mod.OpcodeTracer(mode, blocks) for mode in modes}
+    runs = {}
+    for mode, tracer in tracers.items():
+        space: dict[str, Any] = {}
+        exec(tracer.register(code), space)  # ``counters``: a copy with counters in it
+        runs[mode] = space["work"]
+        runs[mode](n // 10)
     plain: list[float] = []
     traced: dict[str, list[float]] = {mode: [] for mode in modes}
     published: list[float] = []
@@ -84,7 +87,7 @@ def worker(modes: list[str], n: int, repeat: int) -> list[dict[str, Any]]:
         for mode, tracer in tracers.items():
             tracer.start()
             started = time.perf_counter()
-            work(n)
+            runs[mode](n)
             traced[mode].append(time.perf_counter() - started)
             tracer.stop()
             counted[mode] = sum(tracer.take().values())
@@ -95,6 +98,14 @@ def worker(modes: list[str], n: int, repeat: int) -> list[dict[str, Any]]:
         raise RuntimeError(f"the modes counted differently: {counted}")
     return [_row(mode, counted[mode], min(plain), min(traced[mode]), min(published))
             for mode in modes]
+
+
+def _load(name: str, path: Path) -> Any:
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def _row(mode: str, counted: int, untraced: float, traced: float, baseline: float
@@ -266,10 +277,12 @@ def main() -> None:
 def _measure(python: str, n: int, repeat: int) -> list[dict[str, Any]]:
     """The rows of one interpreter: every mode it has, in one worker process."""
     probe = subprocess.run(
-        [python, "-c", "import sys; print(int(hasattr(sys, 'monitoring')))"],
+        [python, "-c", "import sys; print(int(hasattr(sys, 'monitoring'))"
+                       " if sys.version_info[:2] != (3, 11) else 2)"],
         capture_output=True, text=True, check=True,
     )
-    modes = "monitoring,settrace" if probe.stdout.strip() == "1" else "settrace"
+    modes = {"1": "monitoring,settrace", "0": "settrace"}.get(probe.stdout.strip(),
+                                                              "counters,settrace")
     out = subprocess.run(
         [python, "-I", "-S", __file__, "--worker", f"{modes},settrace-opcodes",
          "--n", str(n), "--repeat", str(repeat)],

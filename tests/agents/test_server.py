@@ -15,9 +15,11 @@ from codequorum.cli.main import main
 from codequorum.ingest.store import VersionStore, default_store_path
 from tests.agents.conftest import (
     DATA,
+    SCRIPT,
     Endpoint,
     call,
     mcp_session,
+    server_env,
     text_of,
 )
 
@@ -212,3 +214,30 @@ async def test_project_configuration_shapes_the_analysis(
     assert isinstance(got, dict)
     assert "tsed" not in got["summary"] and "jsd_struct" in got["summary"]
 
+
+
+@pytest.mark.parametrize(("flags", "channel"), [((), ""), (("--sandbox", "portable"),
+                                                         "process")])
+async def test_check_function_runs_a_real_packages_versions_in_their_module(
+        tmp_path: Path, flags: tuple[str, ...], channel: str) -> None:
+    """more-itertools' ``one`` in a package with a relative import, its current code stored
+    as version 1: over stdio, in the default sandbox and in the portable one reached with a
+    process per guest (as on macOS and Windows), the versions run in their module, the
+    docstring's four examples grade them, and the wrong version is the one that parts."""
+    from tests.support import real_package
+
+    real_package.make_workspace(tmp_path, SCRIPT)
+    env = server_env(**({"CODEQUORUM_PORTABLE_CHANNEL": channel} if channel else {}))
+    async with mcp_session(tmp_path, *flags, env=env) as session:
+        result = await call(session, "check_function",
+                            {"path": "mit/more.py", "function": "one", "dynamic": True})
+    assert not result.is_error, text_of(result)
+    out = result.structured_content
+    assert out is not None
+    assert out["dynamic"]["ran"] is True and out["dynamic"]["not_run"] is None
+    assert out["dynamic"]["summary"]["graded_inputs"] == real_package.EXAMPLES
+    assert (out["recommendation"]["version"], out["recommendation"]["by"]) == (0, "behaviour")
+    assert out["recommendation"]["is_current"] is True
+    assert "passes all 4 docstring examples" in out["recommendation"]["sentence"]
+    assert out["parting_input"]["others"] == [{"gives": "returns 'too'", "versions": [2]}]
+    assert "NameError" not in text_of(result)

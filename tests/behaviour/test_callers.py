@@ -78,3 +78,12 @@ def test_a_tests_call_elsewhere_in_the_workspace_is_an_input_that_says_where(
     assert origin_words(report.inputs[t]) == "a test in tests/test_sizes.py:5"
     outcomes = [row[t] for row in report.outcomes]
     assert [o[0] if o is not None else None for o in outcomes] == ["-3", "-4"]
+
+
+def test_more_calls_than_are_taken_are_spread_from_the_first_to_the_last() -> None:
+    from codequorum.behaviour.callers import spread
+
+    assert spread(list(range(5)), 8) == [0, 1, 2, 3, 4]
+    assert spread(list(range(40)), 5) == [0, 10, 20, 29, 39]
+    assert spread(list(range(40)), 1) == [0]
+    assert spread(list(range(40)), 0) == []

@@ -161,3 +161,31 @@ def test_each_operator_calls_its_own_special_method_only() -> None:
     assert calls("print(s)", "__str__") and calls("repr(s)", "__repr__")
     # an ordinary method is called by its name only
     assert not calls("3 in s", "contains") and not calls("len(s)", "size")
+
+
+#: more-itertools 11.2's ``one`` (MIT): the same call after two different setups.
+ONE_DOC = """Return the only item of *iterable*.
+
+    >>> it = []
+    >>> one(it)  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    ...
+    ValueError: too few items in iterable (expected 1)'
+    >>> it = ['too', 'many']
+    >>> one(it)  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    ...
+    ValueError: Expected exactly one item in iterable, but got 'too',
+    'many', and perhaps more.
+    """
+
+
+def test_the_same_call_after_another_setup_is_another_input_named_by_what_it_follows() -> None:
+    cases = example_cases(_fn(ONE_DOC, "one"), "one", may_grade=True)
+    assert [(c.source, c.setup[-1]) for c in cases] == [
+        ("one(it)  # doctest: +IGNORE_EXCEPTION_DETAIL\n", "it = []\n"),
+        ("one(it)  # doctest: +IGNORE_EXCEPTION_DETAIL\n", "it = ['too', 'many']\n")]
+    assert [c.name for c in cases] == ["one(it)", "one(it) (after it = ['too', 'many'])"]
+    assert cases[1].expected is not None and cases[1].expected.endswith(
+        "'many', and perhaps more.\n")
+    assert all(c.flags & doctest.IGNORE_EXCEPTION_DETAIL for c in cases)

@@ -798,3 +798,50 @@ def test_a_run_that_ended_well_but_says_something_of_its_figures_gets_a_report_n
         version(0, "ok", ""), version(1, "ok", said), version(2, "timeout", "too slow"),
         version(3, "ok", NOT_SUPPORTED)])
     assert notes == [f"version 2: {said}"]
+
+
+#: Examples in the manner of boltons' ``OrderedMultiDict.sortedvalues``: the method runs in
+#: an earlier example (``s = b.sortedvalues()``); the examples that show something only read
+#: its result, so no version's own code runs in them.
+BAG = '''\
+class Bag:
+    def __init__(self, pairs=()):
+        self.pairs = list(pairs)
+
+    def getlist(self, k):
+        return [v for key, v in self.pairs if key == k]
+
+    def sortedvalues(self, reverse=False):
+        """A copy whose values under each key are sorted.
+
+        >>> b = Bag([('even', 6), ('odd', 1), ('even', 2)])
+        >>> s = b.sortedvalues()
+        >>> s.getlist('even')
+        [2, 6]
+        >>> s.pairs == b.pairs
+        False
+        """
+        pools = {}
+        for k, v in self.pairs:
+            pools.setdefault(k, []).append(v)
+        for values in pools.values():
+            values.sort(reverse=not reverse)
+        return Bag([(k, pools[k].pop()) for k, _ in self.pairs])
+'''
+
+
+def test_inputs_on_which_no_version_ran_give_no_dctd(tmp_path: Path) -> None:
+    """No opcode of any version was counted on the examples: DCTD and BEF are not figures
+    (not 0 and a BEF of 1e8 calling the versions redundant alternatives)."""
+    codes = ["def sortedvalues(self, reverse=False):\n"
+             "    keys = []\n    for k, _ in self.pairs:\n        if k not in keys:\n"
+             "            keys.append(k)\n"
+             "    pools = {k: sorted(self.getlist(k), reverse=reverse) for k in keys}\n"
+             "    return Bag([(k, pools[k].pop(0)) for k, _ in self.pairs])\n"]
+    ss = in_module(tmp_path, BAG, codes, "Bag.sortedvalues", "method")
+    report = run_dynamic(ss, DynamicOptions(jobs=2, hypothesis_examples=0, scaling=False))
+    assert [i["label"] for i in report.inputs] == ["s.getlist('even')", "s.pairs == b.pairs"]
+    assert report.outcomes == [[("[2, 6]\n", None, None), ("False\n", None, None)]] * 2
+    assert report.summary["dctd_jsd"] is None and report.summary["bef_jsd"] is None
+    assert report.summary["dctd_inputs"] == 0
+    assert "redundant-alternatives" not in [v.code for v in dynamic_verdicts(report)]

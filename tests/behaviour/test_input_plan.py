@@ -336,3 +336,43 @@ def test_optional_parameters_of_a_known_type_are_passed_other_values() -> None:
     # the required list is held at an ordinary value, never empty: an empty iterable hides
     # what ``start`` changes (asyncstdlib's ``enumerate``)
     assert all(len(c.test.args[0]) == 1 for c in plan.cases if c.test.kwargs)
+
+
+#: boltons 26.2's ``strutils.ordinalize`` (BSD): its examples print the call's result.
+ORDINALIZE = '''def ordinalize(number, ext_only=False):
+    """Turns *number* into its cardinal form, i.e., 1st, 2nd, 3rd, 4th, etc.
+
+    >>> print(ordinalize(1))
+    1st
+    >>> print(ordinalize(3694839230))
+    3694839230th
+    >>> print(ordinalize('hi'))
+    hi
+    """
+    numstr, ext = str(number), ''
+    if numstr and numstr[-1] in string.digits:
+        try:
+            if numstr[-2] == '1':
+                ext = 'th'
+            else:
+                ext = _ORDINAL_MAP.get(numstr[-1], 'th')
+        except IndexError:
+            ext = _ORDINAL_MAP.get(numstr[-1], 'th')
+    if ext_only:
+        return ext
+    else:
+        return numstr + ext
+'''
+
+
+def test_examples_that_print_the_call_give_its_parameters_types() -> None:
+    """``print(ordinalize(1))``: the call inside the example tells that ``number`` takes an
+    int, so the run gets the int's edge values and draws, not only the three examples."""
+    version_set = VersionSet(task_id="t", entry_point="ordinalize",
+                             versions=[model.Version(code=ORDINALIZE, origin="current")])
+    plan = collect_inputs(version_set)
+    assert [c.source for c in plan.cases][:3] == ["doctest"] * 3
+    assert [p.spec for p in plan.params][:1] == [spec_of_value(1)]
+    labels = [c.label for c in plan.cases]
+    assert {"ordinalize(0)", "ordinalize(-1)", "ordinalize(1, ext_only=True)"} <= set(labels)
+    assert "parameter types unknown: no generated inputs" not in plan.notes

@@ -99,6 +99,7 @@ async def lsp_session(
     folder_configuration: dict[Path, dict[str, Any]] | None = None,
     env: dict[str, str] | None = None,
     client_capabilities: types.ClientCapabilities | None = None,
+    launcher: list[str] | None = None,
 ) -> AsyncIterator[LanguageClient]:
     """Start ``codequorum lsp``, initialize it on ``workspace``, and shut it down after.
 
@@ -112,6 +113,8 @@ async def lsp_session(
     what ``workspace/configuration`` answers for items scoped to a folder. ``env``: more
     environment variables of the server (``HOME``, say). ``client_capabilities``: what the
     client says it supports (default: :func:`capabilities` with the options above).
+    ``launcher``: a command the server is started through (``tests/support/
+    without_namespaces.py``: on a machine that refuses namespaces).
     """
     if before_start is not None:
         before_start()
@@ -121,7 +124,7 @@ async def lsp_session(
         "XDG_CACHE_HOME": str(cache_home(workspace)),
         **(env or {}),
     }
-    command = list(SERVER.server_command)
+    command = [*(launcher or []), *SERVER.server_command]
     if log_file is not None:
         command += ["--log-file", str(log_file), "--log-level", "INFO"]
     config = ClientServerConfig(server_command=command, server_env=server_env)

@@ -256,3 +256,57 @@ async def test_a_run_without_inputs_says_why_and_shows_no_stable_behaviour(works
         assert any(t.endswith("· shape stable 1.00 · not run: no inputs")
                    or ("shape stable" in t and t.endswith("not run: no inputs"))
                    for t in titles), titles
+
+
+async def test_a_run_no_sandbox_gives_says_so_as_a_warning(workspace: Path) -> None:
+    """A machine that refuses every namespace and the strict sandbox asked for: the run
+    ends "not run" with the probe's reason and the way to see what the machine gives,
+    a warning and no "failed" error (nor a traceback in the log)."""
+    import sys
+
+    from tests.support import without_namespaces
+
+    log_file = workspace.parent / "server.log"
+    async with lsp_session(workspace, init_options=NO_AUTORUN, log_file=log_file,
+                           configuration={"codequorum": {"dynamic": {"sandbox": "strict"}}},
+                           launcher=[sys.executable, without_namespaces.__file__, "--all"]
+                           ) as client:
+        uri = open_document(client, workspace / "clamp.py", DOC)
+        await command(client, "codequorum.addVersions", uri, "clamp", VERSIONS)
+        started = await command(client, "codequorum.runDynamic", uri, position_of(DOC, "clamp"))
+        token = started["token"]
+        said = await wait_for(lambda: [m for m in client.messages if "clamp" in m.message
+                                       and m.type != types.MessageType.Info], timeout=60)
+        assert progress_values(client, token)[-1].message == "not run: no sandbox here"
+    [message] = said
+    assert message.type == types.MessageType.Warning, message.message
+    assert message.message.startswith("codequorum: 'clamp' not run: ")
+    assert message.message.count("codequorum doctor") == 1
+    assert "Traceback" not in log_file.read_text()
+
+
+async def test_a_real_packages_function_is_graded_by_its_docstring_in_its_module(
+        workspace: Path) -> None:
+    """more-itertools' ``one`` (a package, a relative import), its current code one of the
+    versions: the hover keeps the current code because it passes the four examples, and
+    names the input where the wrong version parts."""
+    from tests.support import real_package
+
+    package = workspace / "mit"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "recipes.py").write_text(real_package.RECIPES)
+    path = package / "more.py"
+    path.write_text(real_package.MORE)
+    async with lsp_session(workspace, init_options=NO_AUTORUN) as client:
+        uri = open_document(client, path, real_package.MORE)
+        await command(client, "codequorum.addVersions", uri, "one", real_package.VERSIONS)
+        pos = position_of(real_package.MORE, "def one", 4)
+        started = await command(client, "codequorum.runDynamic", uri, pos)
+        await wait_for(lambda: any("dynamic analysis of 'one' done" in m.message
+                                   for m in client.messages), timeout=120)
+        assert started["started"] is True
+        text = await hover_text(client, uri, pos)
+    assert text is not None
+    assert "keep version 1 (the current code): passes all 4 docstring examples" in text
+    assert "version 3 returns 'too'" in text

@@ -78,3 +78,15 @@ def test_markup_content_says_its_kind() -> None:
     assert plain.kind == types.MarkupKind.PlainText and plain.value == to_plain(DOC)
     md = markup_content(DOC, "markdown")
     assert md.kind == types.MarkupKind.Markdown and md.value == to_markdown(DOC)
+
+
+def test_tabs_of_code_show_as_indentation_not_escapes() -> None:
+    """Code indented with tabs (decamelize's, Go's): the diff block shows the indentation,
+    every other control character still escaped."""
+    diff = ("--- v1\n+++ v3\n-\tif (text.length < 2) {\n-\t\treturn text.toLowerCase();\n"
+            "+\tconst split = text;\x1b[2J\n")
+    for render in (to_markdown, to_plain):
+        out = render(((Block(diff, "diff"),),))
+        assert "\\t" not in out and "\t" not in out
+        assert "-   if (text.length < 2) {" in out and "-       return text" in out
+        assert "\\x1b[2J" in out

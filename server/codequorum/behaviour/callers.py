@@ -15,17 +15,21 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Any, TypeVar
 
 from codequorum.behaviour.examples import UNREADABLE
 from codequorum.core import pyast
 from codequorum.core.model import ModuleContext
 from codequorum.ingest import humaneval
 
+T = TypeVar("T")
+
 #: Characters of one file parsed for calls, at most.
 MAX_FILE_CHARS = 400_000
-#: Calls taken, at most.
-MAX_CALLS = 8
+#: Calls taken, at most: spread over all those found (:func:`spread`).
+MAX_CALLS = 16
+#: Distinct calls read before they are spread, at most.
+MAX_FOUND = 400
 
 
 @dataclass(frozen=True)
@@ -93,7 +97,8 @@ def _outside(tree: ast.Module, name: str, owners: frozenset[str]) -> list[ast.Ca
 
 def literal_calls(context: ModuleContext, name: str, limit: int = MAX_CALLS) -> list[FoundCall]:
     """Up to ``limit`` distinct literal calls of ``name`` in the view's files and the
-    workspace's files that name it, the module's own file first, in reading order."""
+    workspace's files that name it, the module's own file first, in reading order (spread
+    over all of them when there are more)."""
     files = [*sorted(context.files, key=lambda f: f[0] != context.path), *context.callers]
     owners = frozenset({context.name.rpartition(".")[2]}
                        | ({"self", "cls"} if context.kind == "method" else set()))
@@ -114,9 +119,21 @@ def literal_calls(context: ModuleContext, name: str, limit: int = MAX_CALLS) -> 
             seen.add(key)
             out.append(FoundCall(found[0], found[1], is_test_file(path),
                                  f"{path}:{call.lineno}"))
-            if len(out) >= limit:
-                return out
-    return out
+            if len(out) >= MAX_FOUND:
+                return spread(out, limit)
+    return spread(out, limit)
 
 
-__all__ = ["FoundCall", "is_test_file", "literal_calls"]
+def spread(items: list[T], limit: int) -> list[T]:
+    """``items`` when there are at most ``limit``, else ``limit`` of them spread evenly
+    from the first to the last, in order: a test file's later cases (the options, the
+    Unicode, the errors) count as much as its first few."""
+    if len(items) <= limit:
+        return items
+    if limit <= 1:
+        return items[:limit]
+    step = (len(items) - 1) / (limit - 1)
+    return [items[round(k * step)] for k in range(limit)]
+
+
+__all__ = ["FoundCall", "is_test_file", "literal_calls", "spread"]

@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 import doctest
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
 from codequorum.behaviour.examples import UNREADABLE, doctest_examples, is_literal_call
 from codequorum.core import pyast
@@ -201,14 +202,30 @@ def example_cases(fn: FunctionNode, name: str, may_grade: bool) -> list[TestCase
     doc = "\n".join("" if len(line) > MAX_EXAMPLE_LINE_CHARS else line
                     for line in doc.splitlines())
     out: list[TestCase] = []
-    seen: set[str] = set()
+    seen: set[tuple[str, tuple[str, ...]]] = set()
+    labels: set[str] = set()
     for case in _cases(doctest_examples(doc), name, may_grade):
-        if case.source not in seen:
-            seen.add(case.source or "")
-            out.append(case)
+        key = (case.source or "", case.setup)
+        if key in seen:
+            continue
+        seen.add(key)
+        case = _distinct_label(case, labels)
+        labels.add(case.name)
+        out.append(case)
         if len(out) >= MAX_EXAMPLES:
             break
     return out
+
+
+def _distinct_label(case: TestCase, labels: set[str]) -> TestCase:
+    """``case``, its label telling it from an earlier example with the same code (``one(it)``
+    after ``it = []`` and again after ``it = ['too', 'many']``): the example it follows."""
+    if case.name not in labels or not case.setup:
+        return case
+    last = " ".join(case.setup[-1].split("#", 1)[0].split())
+    name = f"{case.name} (after {last})"
+    return replace(case, name=name if len(name) <= LABEL_CHARS
+                   else name[: LABEL_CHARS - 4] + "...)")
 
 
 #: Names an instance's expression may read besides literals: builtins that make values.

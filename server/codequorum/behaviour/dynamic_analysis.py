@@ -568,12 +568,15 @@ def _basis(cases: Sequence[InputCase], runs: Runs, m: int) -> _Basis:
 
 
 def _traces(runs: Runs, cases: Sequence[InputCase], m: int) -> list[list[dict[str, int] | None]]:
-    """Per version, per input: the traced opcode counts where it passed (DCTD's input)."""
+    """Per version, per input: the traced opcode counts where it passed (DCTD's input).
+    None where none of its own opcodes ran: an example that only reads what an earlier
+    example's call returned (``s = b.sortedvalues()``, then ``s.getlist('even')``) runs no
+    version, and empty counts would make every version look alike."""
     out: list[list[dict[str, int] | None]] = []
     for c in range(m):
         row = [runs.outcomes[c][t] for t in range(len(cases))]
-        out.append([o.opcodes if o is not None and _ok(o, case.graded) else None
-                    for o, case in zip(row, cases, strict=True)])
+        out.append([o.opcodes if o is not None and o.opcodes and _ok(o, case.graded)
+                    else None for o, case in zip(row, cases, strict=True)])
     return out
 
 
@@ -828,7 +831,11 @@ def run_dynamic_many(
     runnable = [runtime_for(ss.language) is not None for ss in version_sets]
     if any(ss.codes for ss, ok in zip(version_sets, runnable, strict=True) if ok):
         view = any(_module_for(ss) is not None for ss in version_sets)
-        level, why = choose(options.interpreter, options.sandbox, view)
+        if options.sandbox == AUTO and not any(ss.codes and ss.language == "python"
+                                               for ss in version_sets):
+            level, why = "strict", ""  # JavaScript's only level: never Python's choice
+        else:
+            level, why = choose(options.interpreter, options.sandbox, view)
         options = dataclasses.replace(options, sandbox=level, sandbox_reason=why)
         for language in dict.fromkeys(ss.language for ss, ok in zip(version_sets, runnable,
                                                                     strict=True)

@@ -241,6 +241,21 @@ def is_literal_call(source: str, name: str) -> bool:
                                  or _method_call(read[0], name) is not None)
 
 
+def inner_call_arguments(source: str, name: str) -> tuple[Any, ...] | None:
+    """The literal positional arguments of the first call of ``name`` inside an example
+    that calls it some other way (``print(ordinalize(1))``, ``list(f('ab', 2))``): what
+    its parameters' types are read from. None when there is none (or it is unreadable)."""
+    try:
+        tree = pyast.parse(source, mode="exec")
+    except UNREADABLE:
+        return None
+    for node in ast.walk(tree):
+        call = _literal_call(node, name) if isinstance(node, ast.Call) else None
+        if call is not None and not call[1]:
+            return call[0]
+    return None
+
+
 def _prompt_cases(doc: str, name: str) -> Iterator[TestCase]:
     for ex in doctest_examples(doc):
         read = _prompt_expr(ex.source, ex.want.strip() or None)
@@ -395,4 +410,5 @@ def _for_cases(doc: str, name: str, fn: FunctionNode) -> Iterator[TestCase]:
             yield _call_test(call[0], call[1], name, _expected_text(m.group("want")))
 
 
-__all__ = ["call_label", "doctest_cases", "doctest_examples", "is_literal_call"]
+__all__ = ["call_label", "doctest_cases", "doctest_examples", "inner_call_arguments",
+           "is_literal_call"]

@@ -67,7 +67,7 @@ from codequorum.behaviour.edge_values import (
     edge_values,
     ordinary_args,
 )
-from codequorum.behaviour.examples import call_label, doctest_cases
+from codequorum.behaviour.examples import call_label, doctest_cases, inner_call_arguments
 from codequorum.behaviour.usage_types import usage_spec
 from codequorum.core import pyast
 from codequorum.core.model import TestCase, VersionSet
@@ -715,15 +715,20 @@ def _add_doctests(plan: InputPlan, fn: ast.FunctionDef | ast.AsyncFunctionDef, e
         plan.cases.append(InputCase(t, "doctest", graded and t.has_expected, label))
 
 
-def _resolve_params(params: Sequence[Param],
-                    cases: Sequence[InputCase]) -> tuple[list[Param], tuple[Any, ...] | None]:
+def _resolve_params(params: Sequence[Param], cases: Sequence[InputCase], entry: str,
+                    ) -> tuple[list[Param], tuple[Any, ...] | None]:
     """Parameter types from the annotations, else from the first call with the right
-    arity; and that call's arguments."""
+    arity (a call input, else a literal call inside a docstring example:
+    ``print(ordinalize(1))``); and that call's arguments."""
     example = next(
         (c.test.args for c in cases
          if c.test.kind == "call" and len(c.test.args) == len(params) and not c.test.kwargs),
         None,
     )
+    if example is None:
+        inner = (inner_call_arguments(c.test.source or "", entry) for c in cases
+                 if c.test.kind == "example")
+        example = next((a for a in inner if a is not None and len(a) == len(params)), None)
     resolved = [Param(p.name, p.spec if p.spec is not None or example is None
                       else spec_of_value(example[i]), p.annotated)
                 for i, p in enumerate(params)]
@@ -944,7 +949,7 @@ def _editor_inputs(
     ):
         _add_proposed(plan, proposer, fn, entry, len(params), known)
 
-    resolved, example = _resolve_params(params, plan.cases)
+    resolved, example = _resolve_params(params, plan.cases, entry)
     by_usage = False
     if inferred:
         resolved, by_usage = _usage_params(resolved, version_set, entry)

@@ -7,7 +7,8 @@ files it loads, found by reading their ``import``/``export ... from`` statements
 or compiles anything):
 
 - a relative specifier (``./util``, ``../lib/math.js``) is looked up as Node looks it up,
-  the exact path first, then with :data:`EXTENSIONS`, then as a folder's ``index``;
+  the exact path first, then with :data:`EXTENSIONS`, then as a folder's ``index``, then as
+  TypeScript does (``./util.js`` for the ``util.ts`` it compiles from: :data:`TS_SOURCES`);
 - a bare specifier (``left-pad``, ``@scope/name/sub``) is a package of a ``node_modules``
   folder between the importing file and the workspace root: its ``package.json`` and the
   files its entry (``exports`` or ``main``) loads; a package with native code
@@ -52,6 +53,9 @@ from codequorum.ingest.workspace_callers import JS_SUFFIXES, caller_files
 
 #: Suffixes tried after a specifier, in Node's order (then TypeScript's), and in a folder.
 EXTENSIONS = (".js", ".ts", ".mjs", ".cjs", ".mts", ".cts", ".json")
+#: The TypeScript source a specifier of the JavaScript it compiles to names
+#: (``import {f} from './util.js'`` in ``index.ts`` loads ``util.ts``).
+TS_SOURCES = {".js": (".ts", ".tsx"), ".mjs": (".mts",), ".cjs": (".cts",), ".jsx": (".tsx",)}
 INDEXES = tuple(f"/index{ext}" for ext in EXTENSIONS)
 #: What the sandbox says of a file it cannot give.
 MISSING = "not-run-in-module: `{module}` loads `{spec}`, which the sandbox does not give ({why})"
@@ -79,6 +83,12 @@ class JsModuleView:
         return ModuleContext(name=self.path, path=self.path, qualified_name=qualified_name,
                              kind=found, files=self.files, roots=(), notes=self.notes,
                              callers=callers)
+
+
+def typescript_sources(base: str) -> tuple[str, ...]:
+    """The TypeScript files ``base`` may name by the JavaScript they compile to."""
+    stem, ext = posixpath.splitext(base)
+    return tuple(stem + t for t in TS_SOURCES.get(ext, ()))
 
 
 def grammar(path: str) -> str:
@@ -164,8 +174,10 @@ class _Builder:
         return text
 
     def locate(self, base: str) -> str | None:
-        """The file ``base`` names, as Node finds it (exact, suffixed, a folder's index)."""
-        for rel in (base, *(base + e for e in EXTENSIONS), *(base + i for i in INDEXES)):
+        """The file ``base`` names, as Node finds it (exact, suffixed, a folder's index),
+        then as TypeScript finds it: ``./util.js`` written for the ``util.ts`` it becomes."""
+        for rel in (base, *(base + e for e in EXTENSIONS), *(base + i for i in INDEXES),
+                    *typescript_sources(base)):
             rel = posixpath.normpath(rel)
             if not rel.startswith("..") and self.read(rel) is not None:
                 return rel

@@ -42,9 +42,22 @@ def md_code(text: object, limit: int | None = 200) -> str:
     return code_span(text, limit)
 
 
+#: Columns of a tab in a block of code.
+TAB_COLUMNS = 4
+
+
+def code_text(text: object, limit: int | None = BLOCK_LIMIT) -> str:
+    """``text`` of a block of code, its lines kept and its tabs turned into the spaces they
+    indent by (code indented with tabs reads as code, not as ``\\t``); every other control
+    character escaped (:func:`safe_text`)."""
+    raw = text if isinstance(text, str) else str(text)
+    return safe_text(raw.expandtabs(TAB_COLUMNS), limit, keep_newlines=True)
+
+
 def md_block(text: object, language: str = "", limit: int | None = BLOCK_LIMIT) -> str:
-    """``text`` as a fenced code block whose fence no line inside can close."""
-    body = safe_text(text, limit, keep_newlines=True)
+    """``text`` as a fenced code block whose fence no line inside can close; its tabs are
+    indentation (:func:`code_text`)."""
+    body = code_text(text, limit)
     fence = "`" * max(3, _longest_run(body) + 1)
     info = re.sub(r"[^A-Za-z0-9_+-]", "", language)
     return f"{fence}{info}\n{body}\n{fence}"

@@ -19,7 +19,7 @@ from typing import Literal
 from lsprotocol import types
 
 from codequorum.core.safe_text import safe_text
-from codequorum.lsp.markdown import BLOCK_LIMIT, md_block, md_code, md_text
+from codequorum.lsp.markdown import BLOCK_LIMIT, code_text, md_block, md_code, md_text
 
 Format = Literal["markdown", "plaintext"]
 
@@ -108,7 +108,7 @@ def _plain_row(row: Row) -> str:
     if isinstance(row, Bullet):
         return "- " + "".join(_plain_inline(p) for p in row.line)
     if isinstance(row, Block):
-        body = safe_text(row.text, BLOCK_LIMIT, keep_newlines=True)
+        body = code_text(row.text, BLOCK_LIMIT)
         return "\n".join(PLAIN_INDENT + line if line else "" for line in body.split("\n"))
     return "".join(_plain_inline(p) for p in row)
 

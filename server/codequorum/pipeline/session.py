@@ -171,7 +171,10 @@ def build_version_set(
 
     The current code (``None``: leave it out) is matched to a stored version with the same
     content hash, else appended with origin ``current``. ``prompt``: the comment above the
-    function where its language keeps examples there (:func:`examples_outside`).
+    function where its language keeps examples there (:func:`examples_outside`). A current
+    code that is a stored version is still the user's: where its language keeps examples
+    in the function (a docstring) it is the set's prompt, so they grade the versions as
+    they do when it stands apart.
     """
     versions = [s.to_version() for s in stored]
     current_index: int | None = None
@@ -180,6 +183,7 @@ def build_version_set(
         for i, s in enumerate(stored):
             if s.content_hash == current_hash:
                 current_index = i
+                prompt = prompt or _examples_inside(language, current)
                 break
         else:
             versions.append(Version(code=current, origin="current", label="current"))
@@ -192,6 +196,16 @@ def build_version_set(
         prompt=prompt,
     )
     return version_set, current_index
+
+
+def _examples_inside(language: str, current: str) -> str | None:
+    """``current`` where ``language`` reads a function's examples from its own code (a
+    Python docstring), as the prompt that may grade; None where they live in the comment
+    above it (JavaScript's JSDoc: that comment is the prompt) or nothing runs."""
+    from codequorum.behaviour.runtimes import runtime_for
+
+    runtime = runtime_for(language)
+    return current if runtime is not None and not runtime.comment_examples else None
 
 
 def examples_outside(language: str, doc: str | None) -> str | None:
@@ -390,6 +404,18 @@ def located_module(workspace: Path, location: FunctionLocation, language: str
     context: ModuleContext = view.context(str(info.qualified_name),
                                           str(getattr(info, "kind", "function")))
     return context, examples_outside(language, info.docstring)
+
+
+def not_run(analysis: FunctionAnalysis, reason: str) -> FunctionAnalysis:
+    """``analysis`` with the ``not-run`` finding saying why its versions ran on nothing
+    (no sandbox here, say): its shape's figures stand, and no front end shows them as if
+    the behaviour had been checked."""
+    from codequorum.judge.dynamic_rules import not_run_verdict
+
+    verdict = not_run_verdict(reason)
+    assert verdict is not None
+    report = dataclasses.replace(analysis.report, verdicts=[verdict, *analysis.report.verdicts])
+    return dataclasses.replace(analysis, report=report)
 
 
 def merge_dynamic(
@@ -751,6 +777,19 @@ class Session:
         if module and runtime_for(language) is not None:
             context = self.module_context(text, path, qualified_name, kind, language)
         return Preparation(analysis, current, name, context, doc)
+
+    def shape_only(self, prepared: Preparation) -> FunctionAnalysis:
+        """The prepared function's analysis of shape alone, no run merged in (made now or
+        remembered): what a front end shows where its versions could not run again."""
+        a = prepared.analysis
+        key = self.function_key(a.file_key, a.language, a.qualified_name, prepared.name,
+                                prepared.current, True, prepared.doc)
+        if key is None:
+            return a
+        self.compute(key)
+        with self._lock:
+            static = self._static.peek(key)
+        return static or a
 
     def run_prepared(
         self,

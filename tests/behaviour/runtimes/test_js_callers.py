@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from codequorum.behaviour.callers import MAX_CALLS
 from codequorum.behaviour.runtimes.js_callers import is_test_file, literal_calls
 from codequorum.behaviour.runtimes.js_inputs import collect_js_inputs
 from codequorum.behaviour.runtimes.node import JAVASCRIPT
@@ -239,3 +240,63 @@ def test_a_tagged_template_runs_with_a_frozen_strings_array_and_its_raw(
     shown = JAVASCRIPT.run("function dedent(s) { return [s[0], s.raw[0]]; }",
                            [TestCase("call", args=(bad,), name="bad")], "dedent")
     assert json.loads(shown.tests[0].output or "") == [{"$": "undefined"}, "\\unicode"]
+
+
+#: decamelize 6.0.1 (``tests/fixtures/repos/decamelize``): a module helper, a default
+#: export, and its ava tests, whose calls with options come after twenty without.
+DECAMELIZE = Path(__file__).resolve().parents[2] / "fixtures" / "repos" / "decamelize"
+#: The real function written otherwise, and one that drops the short-text case (and
+#: Unicode letters).
+DECAMELIZE_REWRITE = """export default function decamelize(text, {separator = '_',
+\tpreserveConsecutiveUppercase = false} = {}) {
+\tif (typeof text !== 'string' || typeof separator !== 'string') {
+\t\tthrow new TypeError('The `text` and `separator` arguments should be of type `string`');
+\t}
+\tif (text.length < 2) {
+\t\treturn preserveConsecutiveUppercase ? text : text.toLowerCase();
+\t}
+\tconst split = text.replace(/([\\p{Lowercase_Letter}\\d])(\\p{Uppercase_Letter})/gu,
+\t\t`$1${separator}$2`);
+\tif (preserveConsecutiveUppercase) {
+\t\treturn handlePreserveConsecutiveUppercase(split, separator);
+\t}
+\treturn split.replace(/(\\p{Uppercase_Letter})(\\p{Uppercase_Letter}\\p{Lowercase_Letter}+)/gu,
+\t\t`$1${separator}$2`).toLowerCase();
+}
+"""
+DECAMELIZE_WRONG = """export default function decamelize(text, {separator = '_',
+\tpreserveConsecutiveUppercase = false} = {}) {
+\tconst split = text.replace(/([a-z\\d])([A-Z])/g, `$1${separator}$2`);
+\tif (preserveConsecutiveUppercase) {
+\t\treturn handlePreserveConsecutiveUppercase(split, separator);
+\t}
+\treturn split.replace(/([A-Z])([A-Z][a-z]+)/g, `$1${separator}$2`).toLowerCase();
+}
+"""
+
+
+def test_later_calls_of_a_long_test_file_are_inputs_too(node_sandboxed: object,
+                                                        tmp_path: Path) -> None:
+    """More calls than are taken: they are spread over the file, so the options the later
+    tests pass are inputs, and ``check`` parts the wrong version on one of them."""
+    (tmp_path / ".git").mkdir()
+    for name in ("index.js", "test.js", "package.json"):
+        (tmp_path / name).write_text((DECAMELIZE / name).read_text())
+    index = (tmp_path / "index.js").read_text()
+    context = js_module_view(index, tmp_path / "index.js", tmp_path).context("decamelize")
+    calls = literal_calls(context, "decamelize")
+    assert len(calls) == MAX_CALLS and calls[0].where == "test.js:13"
+    assert sum(len(c.args) == 2 for c in calls) >= 6  # options: the later tests
+    real = index[index.index("export default"):]
+    (tmp_path / "versions.json").write_text(json.dumps([real, DECAMELIZE_REWRITE,
+                                                        DECAMELIZE_WRONG]))
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "PATH": "/usr/bin:/bin"}
+    subprocess.run([str(SCRIPT), "sample", "index.js", "-f", "decamelize", "--from",
+                    "versions.json", "-q"], check=True, env=env, cwd=tmp_path)
+    done = subprocess.run([str(SCRIPT), "check", "index.js", "--dynamic", "--format", "json",
+                           "--fail-on", "never"], capture_output=True, text=True, env=env,
+                          cwd=tmp_path, timeout=300)
+    doc = json.loads(done.stdout)
+    [finding] = [f for f in doc["findings"] if f["code"] == "divergent-outputs"]
+    assert finding["versions"] == [0, 2]
+    assert '{"preserveConsecutiveUppercase": true}' in finding["message"]

@@ -326,3 +326,32 @@ def test_subpath_imports_load_in_the_sandbox_and_one_out_of_its_package_does_not
                             module=escaping.context("area"))
     assert result.module is not None and not result.module.loaded
     assert "Cannot find module '#shared'" in result.module.detail
+
+
+def test_a_typescript_import_that_names_the_javascript_it_compiles_to_loads(
+        node_sandboxed: object, tmp_path: Path) -> None:
+    """``import {f} from './helpers.js'`` in a ``.ts`` file, ``helpers.ts`` beside it (as
+    TypeScript with ``node16`` or ``bundler`` resolution writes it), and ``import type``
+    from ``./types.js``: the view holds ``helpers.ts``, the sandbox's loader finds it, and
+    the version calls its helper."""
+    (tmp_path / "types.ts").write_text("export type Options = { readonly separator?: string };\n")
+    (tmp_path / "helpers.ts").write_text(
+        "export const joined = (parts: string[], sep: string): string => parts.join(sep);\n")
+    path = tmp_path / "decamelize.ts"
+    path.write_text("import type {Options} from './types.js';\n"
+                    "import {joined} from './helpers.js';\n\n"
+                    "export default function decamelize(text: string, "
+                    "{separator = '_'}: Options = {}): string {\n"
+                    "  return joined(text.split(/(?=[A-Z])/), separator).toLowerCase();\n}\n")
+    view = js_module_view(path.read_text(), path, tmp_path)
+    assert "helpers.ts" in dict(view.files) and not view.notes
+    version = ("export default function decamelize(text: string, "
+               "{separator = '_'}: Options = {}): string {\n"
+               "  return joined(text.replace(/([a-z])([A-Z])/g, '$1 $2').split(' '), "
+               "separator).toLowerCase();\n}\n")
+    result = TYPESCRIPT.run(version, [TestCase("call", args=("unicornRainbow",),
+                                               expected="unicorn_rainbow", has_expected=True,
+                                               name="t")],
+                            "decamelize", module=view.context("decamelize"))
+    assert result.module is not None and result.module.loaded, result.module
+    assert [t.passed for t in result.tests] == [True]

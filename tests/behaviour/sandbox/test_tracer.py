@@ -138,11 +138,10 @@ def test_in_process_tracer_on_trusted_code() -> None:
     """The tracer module itself, on this test's own (trusted) code."""
     source = "def g(n):\n    t = 0\n    for i in range(n):\n        t += i\n    return t\n"
     code = compile(source, "<trusted>", "exec")
-    namespace: dict[str, Any] = {}
-    exec(code, namespace)  # our own fixed snippet, not a candidate
     assert len(code_objects(code)) == 2
     tracer = OpcodeTracer(default_mode())
-    tracer.register(code)
+    namespace: dict[str, Any] = {}
+    exec(tracer.register(code), namespace)  # our own fixed snippet (``counters``: its copy)
     tracer.start()
     tracer.start()
     namespace["g"](3)
@@ -168,10 +167,9 @@ def test_equal_code_objects_compiled_apart_are_both_counted() -> None:
     first, second = (compile(source, "<trusted>", "exec") for _ in range(2))
     assert first == second and first is not second
     namespace: dict[str, Any] = {}
-    exec(second, namespace)  # our own fixed snippet, not a candidate
     tracer = OpcodeTracer(default_mode())
     tracer.register(first)
-    tracer.register(second)
+    exec(tracer.register(second), namespace)  # our own fixed snippet (``counters``: a copy)
     tracer.start()
     namespace["g"](3)
     tracer.stop()

@@ -10,6 +10,7 @@ import dataclasses
 import io
 import json
 import logging
+import os
 import re
 import subprocess
 import sys
@@ -632,3 +633,99 @@ def test_check_dynamic_runs_at_the_level_asked_with_the_same_verdicts(tmp_path: 
                 for level, doc in docs.items()}
     assert verdicts["portable"] == verdicts["strict"]
     assert all(not_run is None for _, not_run in verdicts["strict"].values())
+
+
+def test_the_current_codes_examples_grade_when_it_is_a_stored_version(tmp_path: Path) -> None:
+    """more-itertools' ``one``, its current code stored as version 1: its docstring's four
+    examples (exceptions, the same call after two setups) grade the versions, so the wrong
+    version is not kept, and the version to keep is the current code, by behaviour."""
+    from tests.support import real_package
+
+    real_package.make_workspace(tmp_path, SCRIPT)
+    proc = subprocess.run([str(SCRIPT), "check", "mit/more.py", "--dynamic", "--no-tsed",
+                           "--format", "json"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300, check=False)
+    doc = json.loads(proc.stdout)
+    [row] = doc["functions"]
+    assert (row["function"], row["recommended"]) == ("one", 0), proc.stdout + proc.stderr
+    [finding] = [f for f in doc["findings"] if f["code"] == "divergent-outputs"]
+    summary = finding["report"]["summary"]
+    assert summary["graded_inputs"] == real_package.EXAMPLES
+    # the wrong version fails the two examples with more than one item
+    assert summary["pass_rate_max_diff"] == 0.5
+    assert finding["report"]["current_index"] == 0
+    assert "versions 1 and 3 disagree" in finding["message"]
+
+
+# --------------------------------------------------------------------------- no namespaces
+
+WITHOUT = Path(__file__).resolve().parents[2] / "support" / "without_namespaces.py"
+
+
+def _decamelize_workspace(root: Path) -> None:
+    """decamelize's real package (``tests/fixtures/repos/decamelize``) with three versions
+    of its function, one wrong on a call its tests make."""
+    from tests.behaviour.runtimes.test_js_callers import (
+        DECAMELIZE,
+        DECAMELIZE_REWRITE,
+        DECAMELIZE_WRONG,
+    )
+
+    (root / ".git").mkdir(parents=True)
+    for name in ("index.js", "test.js", "package.json"):
+        (root / name).write_text((DECAMELIZE / name).read_text())
+    index = (root / "index.js").read_text()
+    real = index[index.index("export default"):]
+    (root / "v.json").write_text(json.dumps([real, DECAMELIZE_REWRITE, DECAMELIZE_WRONG]))
+    subprocess.run([str(SCRIPT), "sample", "index.js", "-f", "decamelize", "--from", "v.json",
+                    "-q"], check=True, cwd=root, timeout=60)
+
+
+def _check_without(root: Path, refused: tuple[str, ...], *args: str
+                   ) -> tuple[int, dict[str, Any], str]:
+    proc = subprocess.run([sys.executable, str(WITHOUT), *refused, str(SCRIPT), "check",
+                           *args, "--dynamic", "--no-tsed", "--format", "json"], cwd=root,
+                          capture_output=True, text=True, timeout=300, check=False)
+    return proc.returncode, json.loads(proc.stdout), proc.stderr
+
+
+def test_javascript_runs_in_its_own_sandbox_where_python_falls_back_to_the_portable_one(
+        tmp_path: Path) -> None:
+    """User namespaces refused: ``auto`` runs Python in the portable sandbox, but
+    JavaScript has one level only, Node's strict sandbox, and is asked for it, not for
+    Python's choice. As root, Node's sandbox needs no user namespace and holds: the wrong
+    version is found; as another user it does not, and the function says it did not run."""
+    from codequorum.behaviour.runtimes import node_sandbox
+
+    held, why, _ = node_sandbox.probe()
+    if not held:
+        pytest.skip(why)
+    _decamelize_workspace(tmp_path)
+    status, doc, err = _check_without(tmp_path, (), "index.js", "--fail-on", "never")
+    [row] = doc["functions"]
+    assert status == 0 and "could not be analysed" not in err
+    if os.geteuid() == 0:
+        assert row["not_run"] is None and "divergent-outputs" in row["verdicts"], err
+    else:
+        assert row["not_run"] is not None and row["not_run"].startswith("sandbox unavailable")
+
+
+def test_where_no_sandbox_starts_the_function_keeps_its_shape_and_says_nothing_ran(
+        tmp_path: Path) -> None:
+    from codequorum.behaviour.runtimes import node_sandbox
+
+    if node_sandbox.find_node() is None:
+        pytest.skip("no supported Node here")
+    """Every namespace refused (a container's seccomp profile): Node's sandbox does not
+    start. The function is still checked on shape, with the ``not-run`` finding saying
+    why, never ``stable`` and never dropped as "could not be analysed"."""
+    _decamelize_workspace(tmp_path)
+    status, doc, err = _check_without(tmp_path, ("--all",), "index.js", "--fail-on",
+                                      "not-run")
+    [row] = doc["functions"]
+    assert status == 1 and "could not be analysed" not in err, err
+    assert row["verdict"] == "not-run" and row["stability"] is not None
+    assert row["not_run"].startswith("sandbox unavailable: ")
+    [finding] = [f for f in doc["findings"] if f["code"] == "not-run"]
+    assert "behaviour not run: sandbox unavailable" in finding["message"]
+    assert doc["summary"]["functions_checked"] == 1

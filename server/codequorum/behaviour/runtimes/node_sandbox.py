@@ -369,7 +369,8 @@ def _probe_now() -> tuple[bool, str, tuple[str, ...]]:
     result = run_node_candidate("function probe(x) { return x + 1; }", [test], "probe",
                                 Limits(wall_seconds=20, cpu_seconds=20))
     held = result.status == "ok" and bool(result.tests) and result.tests[0].passed is True
-    why = "" if held else f"the Node sandbox did not start: {result.status} {result.detail}"
+    detail = result.detail.removeprefix("the sandbox did not start: ") or result.status
+    why = "" if held else f"the Node sandbox did not start: {detail}"
     return held, why.strip(), tuple(result.layers)
 
 

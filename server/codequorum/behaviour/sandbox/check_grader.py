@@ -33,6 +33,10 @@ GRADER_OUT_FD = 5
 CHECK_FILENAME = "<check>"
 
 
+#: The frame that ends a stream that is a file the host appends to (``guest.py``).
+END = "end"
+
+
 class FrameLink:
     """Frames over a byte stream, read one whole message at a time: ``read`` gives the
     next bytes (empty once the peer is gone), ``write`` sends a whole frame."""
@@ -50,7 +54,9 @@ class FrameLink:
         self.write(self.protocol.encode_frame(fields))
 
     def receive(self) -> dict[str, Any] | None:
-        """The next message; None when the peer is gone or sent something malformed."""
+        """The next message; None when the peer is gone (its stream ended, or an ``end``
+        frame said so where the stream is a file that grows) or sent something
+        malformed."""
         while not self.pending:
             data = self.read()
             if not data:
@@ -59,7 +65,8 @@ class FrameLink:
                 self.pending.extend(self.reader.feed(data))
             except self.protocol.ProtocolError:
                 return None
-        return self.pending.pop(0)
+        message = self.pending.pop(0)
+        return None if message.get("type") == END else message
 
 
 def socket_link(sock: socket.socket, protocol: Any) -> FrameLink:

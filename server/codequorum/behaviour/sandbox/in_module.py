@@ -145,10 +145,13 @@ class Placed:
 
 
 def place(module: types.ModuleType, source: str, module_source: str, qualname: str,
-          filename: str) -> tuple[list[types.CodeType], Placed]:
+          filename: str, prepare: Any = None) -> tuple[list[types.CodeType], Placed]:
     """Put the version (``source``) in place of ``qualname`` in ``module``; returns the
-    version's code objects (for the tracer) and what a test calls. Runs the version's top
-    level, so it raises what that raises; NameError when it does not define the function."""
+    version's code objects as run and what a test calls. Runs the version's top level, so
+    it raises what that raises; NameError when it does not define the function.
+    ``prepare``: given each compiled code object before it runs, returns the one to run
+    (the tracer's, which counts it)."""
+    ready = prepare if prepare is not None else _same
     tree = ast.parse(source, filename)
     name = qualname.rpartition(".")[2]
     found = [i for i, n in enumerate(tree.body)
@@ -162,7 +165,7 @@ def place(module: types.ModuleType, source: str, module_source: str, qualname: s
     owner = _owner(module, qualname)
     if owner is None:
         nested = "." in qualname
-        code = compile(tree, filename, "exec", flags=flags, dont_inherit=True)
+        code = ready(compile(tree, filename, "exec", flags=flags, dont_inherit=True))
         kept = module.__dict__.get(name, _MISSING) if nested else _MISSING
         exec(code, module.__dict__)
         function = module.__dict__.get(name)
@@ -173,9 +176,9 @@ def place(module: types.ModuleType, source: str, module_source: str, qualname: s
                 module.__dict__[name] = kept
         return [code], Placed(function=function)
     others = ast.Module(body=[n for n in tree.body if n is not node], type_ignores=[])
-    before = compile(others, filename, "exec", flags=flags, dont_inherit=True)
+    before = ready(compile(others, filename, "exec", flags=flags, dont_inherit=True))
     wrapper = _class_wrapper(owner.__name__, node)
-    in_class = compile(wrapper, filename, "exec", flags=flags, dont_inherit=True)
+    in_class = ready(compile(wrapper, filename, "exec", flags=flags, dont_inherit=True))
     exec(before, module.__dict__)
     body = next(c for c in in_class.co_consts
                 if isinstance(c, types.CodeType) and c.co_name == owner.__name__)
@@ -185,6 +188,10 @@ def place(module: types.ModuleType, source: str, module_source: str, qualname: s
 
 
 _MISSING = object()
+
+
+def _same(code: types.CodeType) -> types.CodeType:
+    return code
 
 
 def _owner(module: types.ModuleType, qualname: str) -> type | None:

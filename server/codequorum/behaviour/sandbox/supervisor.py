@@ -204,7 +204,7 @@ class CandidateResult:
     ``tests`` holds every test that finished, plus the one that was running when the
     child ended abnormally. ``layers`` are the isolation layers that held;
     ``start_method`` says how the child was started (``fork``, ``exec``, or ``process``:
-    the portable level over a process per guest); ``module`` how the candidate's module
+    the portable level over its guests' own process); ``module`` how the candidate's module
     loaded (None when it ran without one, or never got that far: a syntax error, a sandbox
     that could not start).
     """
@@ -284,6 +284,17 @@ def encode_module(module: ModuleContext) -> dict[str, Any]:
         "files": [[path, text] for path, text in module.files],
         "roots": list(module.roots),
     }
+
+
+def _not_started(returncode: int, stderr: str) -> str:
+    """Why a sandbox whose child never said hello did not start: what its launcher said,
+    else the usual cause of a launcher that exits without a word."""
+    said = stderr.strip()[-300:]
+    return (f"the sandbox did not start: it exited with status {returncode} before the "
+            "version's process ran" + (f": {said}" if said else
+                                         ", saying nothing (a kernel or a container that "
+                                         "refuses new namespaces does this; `codequorum "
+                                         "doctor` shows what this machine gives)"))
 
 
 def _signal_name(num: int) -> str:
@@ -984,6 +995,8 @@ class _ChildRun:
             return f"crashed: {_signal_name(signum)}", stderr[-500:]
         if "MemoryError" in stderr:
             return "memory", "MemoryError outside a test"
+        if seen.hello is None and returncode > 0:
+            return "exit", _not_started(returncode, stderr)
         return "exit", f"the child stopped reporting; exit code {returncode}"
 
     def _finished(self, seen: _Reported) -> tuple[str, str]:
@@ -1147,7 +1160,8 @@ def run_candidate(
     """Run one candidate's tests in a fresh sandbox child.
 
     ``interpreter`` defaults to ``sys.executable``; ``trace_mode`` is ``auto`` or one of
-    ``tracer.MODES``: ``monitoring`` (3.12+), ``settrace`` or ``settrace-opcodes``.
+    ``tracer.MODES``: ``monitoring`` (3.12+), ``counters`` (3.11), ``settrace`` or
+    ``settrace-opcodes``.
     ``start_method``: ``fork`` (forked by the interpreter's fork server, falling back to
     ``exec`` when it cannot run) or ``exec`` (a fresh interpreter per candidate).
     ``series`` names a series per test (or None): once a test overruns

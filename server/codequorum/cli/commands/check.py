@@ -26,7 +26,12 @@ from typing import Any, TextIO
 from codequorum.cli.analysis import from_request
 from codequorum.cli.endpoint import asker_note, input_asker, propose_config
 from codequorum.core import parsing
-from codequorum.core.errors import UnknownFormatError, UnknownLanguageError, UserError
+from codequorum.core.errors import (
+    SandboxUnavailableError,
+    UnknownFormatError,
+    UnknownLanguageError,
+    UserError,
+)
 from codequorum.core.limits import MAX_DOCUMENT_BYTES, InputLimitError
 from codequorum.core.safe_paths import UnreadableFile, guard, read_regular, workspace_refusal
 from codequorum.core.safe_text import safe_text
@@ -38,7 +43,13 @@ from codequorum.ingest.workspace import find_workspace
 from codequorum.options.arguments import add_options
 from codequorum.options.declarations import CHECK, FAIL_ON
 from codequorum.pipeline.config import DEFAULTS, AnalysisConfig
-from codequorum.pipeline.session import FunctionAnalysis, Session, SessionConfig
+from codequorum.pipeline.session import (
+    FunctionAnalysis,
+    Preparation,
+    Session,
+    SessionConfig,
+    not_run,
+)
 from codequorum.render.check_out import CheckRun, FindingFormat, Located, finding_format, write
 from codequorum.render.findings import Finding, function_findings, not_run_reason
 from codequorum.render.terminal import color_enabled
@@ -253,9 +264,7 @@ class _Checker:
                 return None
             analysis = prepared.analysis
             if self.dynamic and not analysis.refused:
-                analysis = session.run_prepared(prepared, lambda _t, _p: None, self.cancel,
-                                                self.asker)
-                self._note_sandbox(analysis)
+                analysis = self._run(prepared)
         except KeyboardInterrupt:
             self.cancel.set()
             raise
@@ -265,6 +274,18 @@ class _Checker:
             why = str(exc) if isinstance(exc, UserError) else f"{type(exc).__name__}: {exc}"
             self.run.error(f"{path}: `{qualified_name}` could not be analysed: {why}")
             return None
+        return analysis
+
+    def _run(self, prepared: Preparation) -> FunctionAnalysis:
+        """The analysis after a sandboxed run; where no sandbox runs the versions here, the
+        analysis of their shape (not a run remembered from before: ``check`` runs them
+        again) with the ``not-run`` finding saying so."""
+        try:
+            analysis = self.session.run_prepared(prepared, lambda _t, _p: None, self.cancel,
+                                                 self.asker)
+        except SandboxUnavailableError as exc:
+            return not_run(self.session.shape_only(prepared), f"sandbox unavailable: {exc}")
+        self._note_sandbox(analysis)
         return analysis
 
     def _note_sandbox(self, analysis: FunctionAnalysis | None) -> None:

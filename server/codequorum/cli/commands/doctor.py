@@ -2,7 +2,7 @@
 
 Starts one probe child per level (no candidate code runs) and prints each layer as held
 or missing, with the kernel's reason, how the portable level reaches its guests here (one
-long-lived host or a process per guest, and why), then whether candidates will run: with
+long-lived host or a process of their own, and why), then whether candidates will run: with
 the strict sandbox, only with ``--sandbox weak``, or not at all.
 """
 

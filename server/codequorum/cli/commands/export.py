@@ -180,7 +180,8 @@ def _version_set(key: str, name: str, stored: Sequence[StoredVersion], text: str
 
 def version_set_row(version_set: VersionSet, qualified_name: str, key: str) -> dict[str, Any]:
     """One JSONL line of the sample-set format (``shared/sample-set.schema.json``)."""
-    current = next((s.code for s in version_set.versions if s.origin == "current"), None)
+    current = next((s.code for s in version_set.versions if s.origin == "current"),
+                   version_set.prompt)  # the current code, apart or a stored version
     row: dict[str, Any] = {
         "task_id": version_set.task_id,
         "language": version_set.language,

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from codequorum.behaviour.runtimes import runtime_for, runtime_names
+from codequorum.core.errors import SandboxUnavailableError
 from codequorum.core.model import ModuleContext
 from codequorum.core.safe_text import safe_text
 from codequorum.judge.dynamic_rules import dynamic_verdicts
@@ -99,6 +100,13 @@ class DynamicRun:
             progress.cancel()
             progress.end("cancelled")
             raise
+        except SandboxUnavailableError as exc:  # the machine's lack, not a failure
+            log.info("versions of %s not run: %s", self.name, exc)
+            progress.end("not run: no sandbox here")
+            why = safe_text(exc, 400)
+            hint = "" if "codequorum doctor" in why else (
+                "; `codequorum doctor` shows what this machine gives")
+            self.show(types.MessageType.Warning, f"codequorum: '{self.name}' not run: {why}{hint}")
         except Exception as exc:
             log.exception("dynamic analysis failed")
             progress.end("failed")

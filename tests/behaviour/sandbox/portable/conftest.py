@@ -1,5 +1,5 @@
 """The portable level's tests over either channel: the long-lived host (where this system
-has it) and a process per guest (every system's; forced here)."""
+has it) and the guests' own process (every system's; forced here)."""
 
 from __future__ import annotations
 

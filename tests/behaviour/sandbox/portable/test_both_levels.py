@@ -57,7 +57,7 @@ def test_a_hostile_corpus_holds(level: str, tmp_path: Path, monkeypatch: pytest.
                                 listener: socket.socket) -> None:
     outside = tmp_path / "written-by-candidate.txt"
     monkeypatch.setenv(KEY, "sk-secret-value")
-    if level == "portable-process":  # the portable level over a process per guest
+    if level == "portable-process":  # the portable level over the guests' own process
         monkeypatch.setenv(channel.FORCE, channel.PROCESS)
         level = "portable"
     codes = corpus(outside, listener.getsockname()[1])
@@ -169,8 +169,11 @@ def test_a_version_that_tampers_with_its_tracer_misstates_only_its_own_counts(
                "    return n * n\n")
     hide = "import sys\ndef f(n):\n    sys.settrace(None)\n    return n * n\n"
     limits = Limits(wall_seconds=20.0)
-    alone = run_candidates([honest], TESTS, "f", limits, sandbox=level)[0]
-    beside = run_candidates([inflate, honest, hide], TESTS, "f", limits, jobs=2, sandbox=level)
+    # a trace function to reach: ``settrace`` (``counters``: test_block_counts.py)
+    alone = run_candidates([honest], TESTS, "f", limits, sandbox=level,
+                           trace_mode="settrace")[0]
+    beside = run_candidates([inflate, honest, hide], TESTS, "f", limits, jobs=2, sandbox=level,
+                            trace_mode="settrace")
     assert [t.opcodes for t in beside[1].tests] == [t.opcodes for t in alone.tests]
     assert all(t.opcode_total > 1000 for t in beside[0].tests)
     assert [t.opcodes for t in beside[2].tests] == [None, None]

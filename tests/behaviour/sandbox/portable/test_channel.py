@@ -61,7 +61,7 @@ def test_the_reason_names_what_the_choice_read(
 def test_the_description_says_how_guests_are_reached() -> None:
     assert channel.describe(channel.HOST, "") == "guests reached through one long-lived host"
     assert channel.describe(channel.PROCESS, "this system cannot pass descriptors") == \
-        "a process per guest (this system cannot pass descriptors)"
+        "guests in a process of their own (this system cannot pass descriptors)"
 
 
 def test_the_current_reason_reads_the_override(monkeypatch: pytest.MonkeyPatch) -> None:

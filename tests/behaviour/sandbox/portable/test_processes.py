@@ -1,5 +1,6 @@
-"""The portable level over a process per guest (``processes.py``): every system's channel,
-forced here on Linux. Real wasmtime, real guests in processes of their own."""
+"""The portable level over the ``process`` channel (``processes.py``): the host's logic in
+the runner, the guests in one process of their own (``instance.py --serve``); every
+system's channel, forced here on Linux. Real wasmtime, real guests."""
 
 from __future__ import annotations
 
@@ -34,20 +35,20 @@ def _host_args() -> list[str]:
 
 
 def test_a_failing_version_ends_only_its_own_guest() -> None:
-    bombs = ["def sq(n):\n    while True:\n        pass\n",  # fuel
+    bombs = ["def sq(n):\n    while True:\n        pass\n",  # its CPU time
              "def sq(n):\n    return [0] * (1 << 30)\n",  # the store's memory cap
              "import os\ndef sq(n):\n    os._exit(3)\n"]  # the guest's own end
     results = run_candidates([GOOD, *bombs, GOOD], SQUARE, "sq",
                              Limits(cpu_seconds=1.0, memory_mb=128), jobs=2,
                              sandbox="portable")
     assert [r.status for r in results] == ["ok", "timeout", "memory", "exit", "ok"]
-    assert "fuel" in results[1].detail
+    assert results[1].detail == "CPU limit of 1s"
     assert results[4].tests[0].passed
     assert {r.start_method for r in results} == {"process"}
 
 
 def test_the_fresh_guest_after_an_overrun_starts_no_process_ahead() -> None:
-    """The tests after an overrun run in a guest started for the fuel left, which no other
+    """The tests after an overrun run in a guest started for the budget left, which no other
     version will ask for: one process for it, none waiting for it, and the guests waiting
     for the versions' own limits are kept (each would cost a process on the cores the
     version's next tests need)."""
@@ -62,22 +63,24 @@ def test_the_fresh_guest_after_an_overrun_starts_no_process_ahead() -> None:
     assert first[0].status == "ok"
     assert result.detail == "per-test limit of 0.5s on 1 of 2 tests"
     assert [(t.exc_type, t.passed) for t in result.tests] == [("Timeout", False), (None, True)]
-    assert list(shared.pool._guests) == list(before)  # no key for the fuel left
+    assert list(shared.pool._guests) == list(before)  # no key for the budget left
     assert all(len(queue) == processes.host_module().warm.WAITING
                for queue in shared.pool._guests.values())
     processes.shutdown()
 
 
-def test_no_guest_process_outlives_the_runner() -> None:
+def test_no_guest_outlives_the_runner() -> None:
     check = Case("check", source="def check(candidate):\n    assert candidate(2) == 4\n")
     results = run_candidates([GOOD] * 3, [check, *SQUARE], "sq", jobs=2, sandbox="portable")
     assert [[t.passed for t in r.tests] for r in results] == [[True, True]] * 3
     shared = processes.shared_for(_host_args())
     waiting = [g for queue in shared.pool._guests.values() for g in queue]
     assert len(waiting) >= 2  # a version's guests and a grader's, started ahead
-    assert all(g.proc.poll() is None for g in waiting)
+    server = shared.server  # one process runs them all
+    assert server.alive() and not any(g.ended.is_set() for g in waiting)
     processes.shutdown()
-    assert all(g.proc.wait(10) is not None for g in waiting)
+    assert server.proc.wait(10) is not None
+    assert all(g.ended.wait(10) for g in waiting)
     assert not Path(shared.folder).exists()
 
 
@@ -102,7 +105,7 @@ def strip():
     selectors.DefaultSelector = refused
 
 strip()
-if sys.argv[1:2] == ["--as-host"]:  # a guest's process: host.py, as the runner starts it
+if sys.argv[1:2] == ["--as-host"]:  # the guest server, as the runner starts it
     sys.argv = sys.argv[2:]
     runpy.run_path(sys.argv[0], run_name="__main__")
 '''
@@ -116,8 +119,9 @@ from codequorum.behaviour.sandbox.portable import channel, endings, processes
 from codequorum.behaviour.sandbox.supervisor import run_candidate
 from codequorum.core.model import TestCase as Case
 
-processes.host_module().Processes.launcher = [sys.executable, "-I", "-B", __file__,
-                                              "--as-host", str(processes.HOST_FILE)]
+guest_file = processes.host_module().Served.launcher[-1]  # instance.py, the guest server
+processes.host_module().Served.launcher = [sys.executable, "-I", "-B", __file__,
+                                           "--as-host", guest_file]
 check = "def check(candidate):\\n    assert candidate(2) == 4\\n    assert candidate(3) == 9\\n"
 tests = [Case("check", source=check), Case("call", args=(3,), expected=9, has_expected=True),
          Case("call", args=(-1,))]

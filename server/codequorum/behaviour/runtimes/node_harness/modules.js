@@ -36,9 +36,21 @@
     return a ? a + '/' + b : b;
   }
 
+  // The TypeScript source a specifier of the JavaScript it compiles to names
+  // (``./util.js`` in ``index.ts`` loads ``util.ts``), as ``js_module_view.py`` reads it.
+  const TS_SOURCES = { '.js': ['.ts', '.tsx'], '.mjs': ['.mts'], '.cjs': ['.cts'], '.jsx': ['.tsx'] };
+
+  function typescriptSources(base) {
+    const dot = base.lastIndexOf('.');
+    if (dot <= base.lastIndexOf('/')) return [];
+    const ts = TS_SOURCES[base.slice(dot)];
+    return ts ? ts.map((e) => base.slice(0, dot) + e) : [];
+  }
+
   function locate(base) {
     if (base === null) return null;
-    const tries = [base].concat(EXTENSIONS.map((e) => base + e), EXTENSIONS.map((e) => base + '/index' + e));
+    const tries = [base].concat(EXTENSIONS.map((e) => base + e), EXTENSIONS.map((e) => base + '/index' + e),
+      typescriptSources(base));
     for (const t of tries) {
       const p = normalize(t);
       if (p !== null && has(p)) return p;

@@ -4,10 +4,10 @@ Two channels. ``host``: one long-lived host process per run (``host.py --serve``
 over an AF_UNIX socket with each version's pipes passed by ``socket.send_fds``, its guests
 on threads with stdins it feeds through named pipes, the runner waiting on pipes with
 ``selectors`` and reaping with ``os.wait4``: Linux only, and the faster start. ``process``:
-the host's logic in the runner's own process (``processes.py``) and each guest in a process
-of its own (``host.py --guest``) whose stdin is an ordinary pipe the guest inherits, read
-back on threads: nothing but ``subprocess`` and threads, so every system has it (Windows,
-macOS).
+the host's logic in the runner's own process (``processes.py``) and the guests in a process
+of their own, the guest server (``instance.py --serve``), each guest's input a file that
+process appends to, read back on threads: nothing but ``subprocess``, files and threads,
+so every system has it (Windows, macOS).
 ``CODEQUORUM_PORTABLE_CHANNEL=process`` forces the second one anywhere (the tests run the
 portable level over it on Linux).
 """
@@ -29,14 +29,14 @@ def choose(has_send_fds: bool, has_wait4: bool, os_name: str, forced: str | None
     """The channel a system with these capabilities uses: the long-lived host where
     descriptors can be passed and children reaped the POSIX way, on Linux (its socket is
     ``SOCK_SEQPACKET``, which macOS's ``AF_UNIX`` does not give; it was built and tested on
-    Linux only), else a process per guest; ``forced == "process"`` picks the latter
+    Linux only), else the guests' own process; ``forced == "process"`` picks the latter
     anywhere."""
     return PROCESS if reason(has_send_fds, has_wait4, os_name, forced, platform) else HOST
 
 
 def reason(has_send_fds: bool, has_wait4: bool, os_name: str, forced: str | None,
            platform: str = "linux") -> str:
-    """Why a system with these capabilities takes a process per guest, in words; empty
+    """Why a system with these capabilities takes the guests' own process, in words; empty
     where it takes the long-lived host. :func:`choose` reads its answer from this one."""
     if forced == PROCESS:
         return f"forced by {FORCE}"
@@ -55,7 +55,7 @@ def describe(chosen: str, why: str) -> str:
     """How the guests are reached, as ``doctor`` says it."""
     if chosen == HOST:
         return "guests reached through one long-lived host"
-    return f"a process per guest ({why})"
+    return f"guests in a process of their own ({why})"
 
 
 def _here() -> tuple[bool, bool, str, str | None, str]:
@@ -70,5 +70,5 @@ def current() -> str:
 
 
 def current_reason() -> str:
-    """Why this system takes a process per guest; empty where it takes the host."""
+    """Why this system takes the guests' own process; empty where it takes the host."""
     return reason(*_here())

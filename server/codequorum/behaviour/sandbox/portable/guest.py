@@ -33,8 +33,13 @@ HOST_NAME = "localhost"
 #: The harness compiled once by this interpreter (``--bundle``), granted read-only by the
 #: host when the cache has it: compiling the harness would be most of a start's fuel.
 BUNDLE = "/bundle/bundle.marshal"
-HARNESS_FILES = ("child.py", "protocol.py", "tracer.py", "confine.py", "audit_hook.py",
-                 "check_grader.py", "in_module.py", "doctest_run.py", "timing.py",
+#: The flag of a guest whose input is the file ``INBOX`` the host appends to, in place of
+#: fd 0 (``instance.INBOX_FLAG``), and the longest it waits before reading it again.
+INBOX_FLAG = "--inbox"
+INBOX = "/inbox/in"
+INBOX_WAIT = 1.0
+HARNESS_FILES = ("child.py", "protocol.py", "tracer.py", "block_counts.py", "confine.py",
+                 "audit_hook.py", "check_grader.py", "in_module.py", "doctest_run.py", "timing.py",
                  "portable/guest.py")
 sys.path[:] = [p for p in sys.path if not p.startswith(HARNESS)]
 #: CPython's default, the strict child's: this build's own (600) would end a recursion 600
@@ -122,7 +127,27 @@ def _load(name: str) -> Any:
 def _host_link(grader: Any, protocol: Any) -> Any:
     """Frames to the host on stdout and from it on fd 0: the run message, then (with a
     grader) the check harness's calls; the host routes them (a ``grader.FrameLink``)."""
-    return grader.FrameLink(lambda: os.read(0, 65536), _write_stdout, protocol)
+    return grader.FrameLink(_fd0_reader(), _write_stdout, protocol)
+
+
+def _fd0_reader() -> Any:
+    """What reads the host's frames: fd 0, a pipe, to its end; or, in a guest of the guest
+    server (``instance.py --serve``, started with ``INBOX_FLAG`` and the descriptor of its
+    ``/inbox``), the file ``INBOX`` the host appends to, waiting at its end on a poll of
+    that descriptor, which the host answers once more has come, until the ``end`` frame
+    (``FrameLink``)."""
+    if INBOX_FLAG not in sys.argv:
+        return lambda: os.read(0, 65536)
+    import select
+
+    folder = int(sys.argv[sys.argv.index(INBOX_FLAG) + 1])
+    fd = os.open(INBOX, os.O_RDONLY)
+
+    def read() -> bytes:
+        while not (data := os.read(fd, 65536)):
+            select.select([folder], [], [], INBOX_WAIT)
+        return data
+    return read
 
 
 def _read_run(link: Any) -> dict[str, Any]:
@@ -230,9 +255,10 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--bundle"]:
+    ROLE = sys.argv[1:2] if sys.argv[1:2] in (["--bundle"], ["--grader"]) else []
+    if ROLE == ["--bundle"]:
         bundle()
-    elif sys.argv[1:] == ["--grader"]:
+    elif ROLE == ["--grader"]:
         grade()
     else:
         main()

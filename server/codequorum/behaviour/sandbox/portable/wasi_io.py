@@ -3,8 +3,9 @@
 Stdlib and ``wasmtime`` only: ``host.py`` loads this file by path. In the long-lived host
 a guest's fd 0 is an :class:`Inbox`, a named pipe the host writes as messages arrive (the
 run, then a check harness's calls), so a version and the grader beside it talk through the
-host, which routes and checks every frame (POSIX only: a guest in a process of its own
-reads that process's stdin instead, ``warm.PipeInbox``). The guest's clocks and
+host, which routes and checks every frame (POSIX only: a guest of the guest server reads
+a file that process appends to instead, waiting at its end on a poll the host answers:
+``linker``'s ``inbox``). The guest's clocks and
 ``poll_oneoff`` are answered here: a sleep (clock subscriptions only: ``time.sleep``,
 ``select`` with a timeout) waits on the instance's stop event rather than in the runtime,
 since epoch interruption cannot stop a blocked host call and a version that sleeps past
@@ -30,9 +31,19 @@ WASI = "wasi_snapshot_preview1"
 SUBSCRIPTION = struct.Struct("<QB7xIxxxxQQH6x")
 EVENT = struct.Struct("<QHB5xQH6x")
 CLOCK_TAG = 0
+FD_READ_TAG = 1
 ABSTIME = 1
 ERRNO_SUCCESS = 0
+ERRNO_BADF = 8
+ERRNO_FAULT = 21
 ERRNO_INVAL = 28
+#: ``ciovec`` of WASI preview 1: a buffer's address and length.
+CIOVEC = struct.Struct("<II")
+#: The most bytes of a guest's write handed to its sink at once: a write of any size is
+#: copied out of the guest's memory in pieces this big, never whole.
+WRITE_CHUNK = 64 * 1024
+#: The most buffers one write names that are read (POSIX's usual ``IOV_MAX``).
+MAX_IOVECS = 1024
 #: WASI's realtime and monotonic clocks, as the host reads them.
 CLOCKS = {0: time.time_ns, 1: time.monotonic_ns}
 _POLL_SECONDS = 0.05
@@ -94,9 +105,14 @@ class Inbox:
             os.close(self.fd)  # the guest reads EOF
 
 
-def linker(wasmtime: Any, engine: Any, store: Any, stop: threading.Event) -> Any:
+def linker(wasmtime: Any, engine: Any, store: Any, stop: threading.Event,
+           outputs: dict[int, Callable[[bytes], None]],
+           inbox: tuple[int, threading.Event] | None = None) -> Any:
     """A linker for one store: WASI, with the clocks and polls answered here and sleeps
-    ended by ``stop``."""
+    ended by ``stop``, and the writes on fd 1 and 2 handed to ``outputs`` in bounded
+    pieces (:func:`_fd_write`). ``inbox``: the descriptor of the folder granted to a guest
+    whose input is a file the host appends to, and the event set when more has come (or
+    the guest is stopped): a poll of that descriptor alone waits for it."""
     found = wasmtime.Linker(engine)
     found.define_wasi()
     found.allow_shadowing = True
@@ -116,9 +132,12 @@ def linker(wasmtime: Any, engine: Any, store: Any, stop: threading.Event) -> Any
         raw = memory.read(caller, subs, subs + SUBSCRIPTION.size * count)
         parsed = [SUBSCRIPTION.unpack_from(raw, SUBSCRIPTION.size * k) for k in range(count)]
         ready = [(user, tag) for user, tag, *_rest in parsed if tag != CLOCK_TAG]
+        if ready and inbox is not None and _polls_only(parsed, inbox[0]):
+            ready = _wait_inbox(parsed, inbox[1], stop)
         if not ready:
             seconds, user = min((_remaining(clock, timeout, flags), user)
-                                for user, _tag, clock, timeout, _precision, flags in parsed)
+                                for user, tag, clock, timeout, _precision, flags in parsed
+                                if tag == CLOCK_TAG)
             if seconds > 0:
                 stop.wait(seconds)
             ready = [(user, CLOCK_TAG)]
@@ -127,12 +146,68 @@ def linker(wasmtime: Any, engine: Any, store: Any, stop: threading.Event) -> Any
         memory.write(caller, struct.pack("<I", len(ready)), nevents)
         return ERRNO_SUCCESS
 
+    def fd_write(caller: Any, fd: int, iovs: int, count: int, out: int) -> int:
+        sink = outputs.get(fd)
+        if sink is None:
+            return ERRNO_BADF  # as WASI's own: the guest can open no other file for writing
+        memory = caller["memory"]
+        written = _fd_write(lambda a, b: memory.read(caller, a, b), memory.data_len(caller),
+                            iovs, count, sink, stop)
+        if written is None:
+            return ERRNO_FAULT
+        memory.write(caller, struct.pack("<I", written), out)
+        return ERRNO_SUCCESS
+
+    found.define(store, WASI, "fd_write", wasmtime.Func(
+        store, wasmtime.FuncType([i32, i32, i32, i32], [i32]), fd_write, access_caller=True))
     found.define(store, WASI, "clock_time_get", wasmtime.Func(
         store, wasmtime.FuncType([i32, i64, i32], [i32]), clock_time_get, access_caller=True))
     found.define(store, WASI, "poll_oneoff", wasmtime.Func(
         store, wasmtime.FuncType([i32, i32, i32, i32], [i32]), poll_oneoff,
         access_caller=True))
     return found
+
+
+def _fd_write(read: Callable[[int, int], bytes | bytearray], size: int, iovs: int, count: int,
+              sink: Callable[[bytes], None], stop: threading.Event) -> int | None:
+    """Hand the buffers of one ``fd_write`` to ``sink`` in pieces of at most
+    ``WRITE_CHUNK`` bytes; the bytes written, or None when a buffer lies outside the
+    guest's memory (``size`` bytes). A write blocks until it is all taken, as on a pipe,
+    unless the guest is stopped meanwhile (its output limit reached): then it is short."""
+    if not 0 <= count <= MAX_IOVECS or iovs + CIOVEC.size * count > size:
+        return None if count > 0 else 0
+    table = read(iovs, iovs + CIOVEC.size * count)
+    written = 0
+    for k in range(count):
+        start, length = CIOVEC.unpack_from(table, CIOVEC.size * k)
+        if start + length > size:
+            return None if written == 0 else written
+        for offset in range(start, start + length, WRITE_CHUNK):
+            if stop.is_set():
+                return written
+            piece = bytes(read(offset, min(offset + WRITE_CHUNK, start + length)))
+            sink(piece)
+            written += len(piece)
+    return written
+
+
+def _polls_only(parsed: list[tuple[Any, ...]], fd: int) -> bool:
+    """Whether a poll names only ``fd`` for reading (and clocks)."""
+    return all(tag == CLOCK_TAG or (tag == FD_READ_TAG and named == fd)
+               for _user, tag, named, *_rest in parsed)
+
+
+def _wait_inbox(parsed: list[tuple[Any, ...]], more: threading.Event,
+                stop: threading.Event) -> list[tuple[int, int]]:
+    """A poll of the inbox: its events once ``more`` is set (then cleared: what came is
+    read next) or at once when the guest is stopped (its next epoch check ends it); none
+    when its earliest clock passes first."""
+    clocks = [_remaining(clock, timeout, flags)
+              for _user, tag, clock, timeout, _precision, flags in parsed if tag == CLOCK_TAG]
+    if not stop.is_set() and not more.wait(min(clocks) if clocks else None):
+        return []
+    more.clear()
+    return [(user, tag) for user, tag, *_rest in parsed if tag != CLOCK_TAG]
 
 
 def _remaining(clock: int, timeout: int, flags: int) -> float:
