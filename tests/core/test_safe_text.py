@@ -8,8 +8,10 @@ from urllib.parse import urlsplit
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from markdown_it import MarkdownIt
 
 from codequorum.core.safe_text import (
+    INTERPRETER_NAMES,
     agent_block,
     agent_text,
     code_span,
@@ -19,6 +21,7 @@ from codequorum.core.safe_text import (
     title_text,
     uri_reference,
 )
+from codequorum.lsp.markdown import md_text
 
 from ..support.hostile_names import (
     HOSTILE_NAMES,
@@ -85,6 +88,34 @@ def test_a_plain_message_breaks_every_link_by_one_space() -> None:
         "'[Open a terminal] (command:workbench.action.terminal.new)' arrived")
     assert plain_message("<http://x> <img src=x> <!-- c --> a < b") == (
         "< http://x> < img src=x> < !-- c --> a < b")
+    assert plain_message("<string x> <string/> <stringy> </string>") == (
+        "< string x> < string/> < stringy> < /string>")
+
+
+ERROR = "versions 1 and 2 disagree on f(1): 2 vs raises NameError: x (in <string>, line 3)"
+
+
+def test_plain_text_keeps_an_interpreters_angle_names() -> None:
+    """A message shown as plain text (a diagnostic, a line of check, SARIF) keeps
+    ``<string>`` as the interpreter wrote it: a tag is text there."""
+    assert plain_message(ERROR) == ERROR
+    assert title_text(ERROR) == ERROR
+    assert agent_text(ERROR) == ERROR
+    assert plain_message("at f (<anonymous>:1:7)") == "at f (<anonymous>:1:7)"
+
+
+def test_markdown_of_the_same_text_draws_no_tag_and_still_reads_string() -> None:
+    """Where it is read as markdown (a hover, an agent's answer) the text draws no markup,
+    and the hover still reads ``<string>``."""
+    hover = md_text(ERROR)
+    assert markdown_links(hover) == []
+    assert "in &lt;string&gt;, line 3" in MarkdownIt("commonmark").render(hover)
+    for hostile in ("<img src=x onerror=alert(1)>", "<b>bold</b>", "<!-- x -->",
+                    "<string onclick=x>", "<string><img src=x>"):
+        for sink in (md_text, plain_message, agent_text):
+            # a bare <string> opens no element that links, loads or runs anything
+            tags = markdown_links(sink(hostile))
+            assert [t for t in tags if t not in INTERPRETER_NAMES] == [], (sink, hostile)
     assert plain_message("a\nIGNORE") == "a\\nIGNORE"
     assert plain_message("ours\nours", keep_newlines=True) == "ours\nours"
 

@@ -101,3 +101,18 @@ def test_the_headline_is_the_first_that_warns_else_the_first() -> None:
     assert headline([], lambda v: v.severity) is None
     dicts = [{"severity": "hint"}, {"severity": "error"}]
     assert headline(dicts, lambda v: v.get("severity")) is dicts[1]
+
+
+@pytest.mark.parametrize(("codes", "shown"), [
+    (["divergent-outputs", "stable"], ["divergent-outputs"]),
+    (["not-run", "stable"], ["not-run"]),
+    (["divergent-outputs", "complexity-outlier", "stable"],
+     ["divergent-outputs", "complexity-outlier"]),
+    (["stable"], ["stable"]),
+    (["complexity-outlier", "stable"], ["complexity-outlier", "stable"]),
+    (["divergent-outputs", "unstable-structure"], ["divergent-outputs", "unstable-structure"]),
+    ([], []),
+])
+def test_a_verdict_column_says_stable_only_where_no_run_contradicts_it(
+        codes: list[str], shown: list[str]) -> None:
+    assert verdicts.column_codes(codes) == shown

@@ -95,6 +95,23 @@ def test_table_cells_are_the_report_values() -> None:
     assert "T/1: version 3 is empty: scored as an empty answer" in out
 
 
+@pytest.mark.parametrize("behaviour", [
+    Verdict("divergent-outputs", "warning", "versions 1 and 2 disagree on f(1): 1 vs 2",
+            versions=(0, 1), figure=0.5),
+    Verdict("not-run", "information", "shape stable; behaviour not run: no inputs"),
+])
+def test_the_verdict_column_does_not_call_stable_what_ran_apart_or_not_at_all(
+        behaviour: Verdict) -> None:
+    report = _report()
+    report.verdicts.append(behaviour)
+    lines = _render(report).splitlines()
+    at = next(k for k, line in enumerate(lines) if "T/1" in line)
+    cells = [line.split("│")[-2].strip() for line in lines[at:] if line.startswith("│")]
+    assert cells == [behaviour.code]  # a row's codes are one a line
+    assert [v["code"] for v in report_document([report])["sets"][0]["verdicts"]] == [
+        "stable", behaviour.code]  # the JSON keeps both
+
+
 def test_table_names_versions_with_syntax_errors_as_json_does() -> None:
     from codequorum.core.model import VersionSet
     from codequorum.pipeline.analyze import analyze

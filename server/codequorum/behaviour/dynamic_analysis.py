@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import sys
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -433,7 +432,16 @@ def _execute_many(
     return {(job[0], job[1]): run for job, run in zip(jobs, runs, strict=True)}
 
 
-def _collect_runs(runs: Sequence[_CandidateRun]) -> Runs:
+def runtime_version(language: str, interpreter: str | None) -> str:
+    """What runs (or would have run) ``language``'s versions, with its version
+    (``3.11.7``, ``node 22.3.0``): "" when unknown, never this process's Python for
+    another language."""
+    runtime = runtime_for(language)
+    return runtime.version(interpreter) if runtime is not None else ""
+
+
+def _collect_runs(runs: Sequence[_CandidateRun], fallback: str) -> Runs:
+    """The runs of one set; ``fallback`` names the interpreter where no run said hello."""
     layers = next((r.layers for r in runs if r.layers and r.python), None)
     python = next((r.python for r in runs if r.layers and r.python), "")
     return Runs(
@@ -441,7 +449,7 @@ def _collect_runs(runs: Sequence[_CandidateRun]) -> Runs:
         status=[r.status for r in runs],
         detail=[r.detail for r in runs],
         layers=list(layers) if layers else ["deadline"],
-        python=python or sys.version.split()[0],
+        python=python or fallback,
     )
 
 
@@ -882,10 +890,11 @@ def _set_report(ss: VersionSet, plan: InputPlan, ran: list[_CandidateRun] | None
     problem: str | None = None
     module_notes: tuple[str, ...] = ()
     unrun: list[int] = []
+    python = runtime_version(ss.language, options.interpreter)
     if ran is None:
-        runs = _not_run(len(ss.codes), "no inputs", options)
+        runs = _not_run(len(ss.codes), "no inputs", options, python)
     else:
-        runs = _collect_runs(ran)
+        runs = _collect_runs(ran, python)
         unrun = unsupported_by_all(ran)
         plan, runs = _without_inputs(plan, runs, unrun)
         plan, runs = _without_failing_inputs(plan, runs)
@@ -895,7 +904,8 @@ def _set_report(ss: VersionSet, plan: InputPlan, ran: list[_CandidateRun] | None
             problem, module_notes = judged.problem, judged.notes
             if not judged.keep:  # no verdict may rest on these runs
                 plan = InputPlan(plan.entry_point, notes=list(plan.notes))
-                runs = _not_run(len(ss.codes), "not run in its module", options)
+                runs = _not_run(len(ss.codes), "not run in its module", options,
+                                runs.python)
     runtime = runtime_for(ss.language) if runnable else None
     static = (runtime.static_counts(ss.codes, options.interpreter) if runtime is not None
               else [None] * len(ss.codes))
@@ -992,14 +1002,15 @@ def _without_failing_inputs(plan: InputPlan, runs: Runs) -> tuple[InputPlan, Run
     return plan, dataclasses.replace(runs, outcomes=outcomes)
 
 
-def _not_run(m: int, why: str, options: DynamicOptions) -> Runs:
-    """Runs of ``m`` versions that did not happen (or do not count), for ``why``."""
+def _not_run(m: int, why: str, options: DynamicOptions, python: str) -> Runs:
+    """Runs of ``m`` versions that did not happen (or do not count), for ``why``; ``python``
+    names what ran or would have run them (:func:`runtime_version`)."""
     return Runs(
         [[] for _ in range(m)],
         ["not run"] * m,
         [why] * m,
         active_layers(options.interpreter, options.sandbox),
-        sys.version.split()[0],
+        python,
     )
 
 
@@ -1035,5 +1046,6 @@ __all__ = [
     "plan_inputs",
     "run_dynamic",
     "run_dynamic_many",
+    "runtime_version",
     "summary_is_finite",
 ]

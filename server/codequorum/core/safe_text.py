@@ -103,10 +103,18 @@ def _cut(text: str, limit: int | None) -> str:
     return text[: max(0, limit - len(note))] + note
 
 
+#: The names interpreters give code without a file, in angle brackets in their messages
+#: (Python's ``<string>``, ``<stdin>``, ``<module>``, ``<lambda>``, ``<listcomp>``...; V8's
+#: ``<anonymous>``): bare words closed at once, no HTML element and no attribute, so no
+#: link, image or script can hang on them; a message keeps them as the interpreter wrote.
+INTERPRETER_NAMES = ("string", "stdin", "module", "lambda", "listcomp", "dictcomp",
+                     "setcomp", "genexpr", "unknown", "anonymous", "eval", "locals")
 #: What makes a link or a tag where text may be read as markdown (or as VS Code's message
 #: links): ``](`` (an inline link or image) and ``<`` before a letter, ``/``, ``!`` or ``?``
-#: (an autolink ``<http://..>``, ``<command:..>``, an HTML tag or comment).
-_LIVE = re.compile(r"\](?=\()|<(?=[A-Za-z/!?])")
+#: (an autolink ``<http://..>``, ``<command:..>``, an HTML tag or comment), unless it opens
+#: one of :data:`INTERPRETER_NAMES`.
+_KEPT = "|".join(INTERPRETER_NAMES)
+_LIVE = re.compile(rf"\](?=\()|<(?!(?:{_KEPT})>)(?=[A-Za-z/!?])")
 
 
 def _unlinked(text: str) -> str:

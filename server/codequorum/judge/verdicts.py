@@ -12,6 +12,7 @@ styles from here; the "Verdicts" section of docs/metrics.md is written from the 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -226,6 +227,21 @@ VERDICTS: tuple[VerdictSpec, ...] = (
 BY_CODE: dict[str, VerdictSpec] = {spec.code: spec for spec in VERDICTS}
 #: Codes that say nothing is wrong: never a finding.
 QUIET_CODES = frozenset(spec.code for spec in VERDICTS if spec.quiet)
+
+
+#: Behaviour verdicts beside which ``stable`` would read as the function's judgement though
+#: it is the shape's alone: the versions ran and their outputs diverge, or nothing ran.
+SHAPE_ONLY_BESIDE = frozenset({DIVERGENT_OUTPUTS.code, NOT_RUN.code})
+
+
+def column_codes(codes: Sequence[str]) -> list[str]:
+    """The verdict codes a one-word verdict column shows: ``codes`` without ``stable``
+    where one of :data:`SHAPE_ONLY_BESIDE` is among them, as ``check``'s headline never
+    says "stable" when nothing ran (the report keeps both; the shape's agreement shows in
+    its own column)."""
+    if SHAPE_ONLY_BESIDE.isdisjoint(codes):
+        return list(codes)
+    return [code for code in codes if code != STABLE.code]
 
 
 def style_of(code: str) -> Style:

@@ -27,7 +27,7 @@ from rich.text import Text
 from codequorum.core.report import StabilityReport, severity_rank
 from codequorum.core.safe_text import safe_text
 from codequorum.core.words import count, plural
-from codequorum.judge.verdicts import INSUFFICIENT, style_of
+from codequorum.judge.verdicts import INSUFFICIENT, column_codes, style_of
 from codequorum.metrics.registry import FIGURES, PAIR_METRICS, SCALAR_FIGURES, shown
 from codequorum.pipeline.session import RAN_WITHOUT_MODULE
 
@@ -185,9 +185,10 @@ class _Column:
 
 def verdict_codes(r: StabilityReport) -> list[str]:
     """Every verdict code of a report once, most severe first (report order within one
-    severity)."""
+    severity), without a shape's ``stable`` beside diverging outputs or nothing run
+    (:func:`~codequorum.judge.verdicts.column_codes`)."""
     ranked = sorted(r.verdicts, key=lambda v: severity_rank(v.severity))
-    return list(dict.fromkeys(v.code for v in ranked))
+    return column_codes(list(dict.fromkeys(v.code for v in ranked)))
 
 
 def _verdict_cell(r: TableRow) -> Text:

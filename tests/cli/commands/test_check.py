@@ -729,3 +729,27 @@ def test_where_no_sandbox_starts_the_function_keeps_its_shape_and_says_nothing_r
     [finding] = [f for f in doc["findings"] if f["code"] == "not-run"]
     assert "behaviour not run: sandbox unavailable" in finding["message"]
     assert doc["summary"]["functions_checked"] == 1
+
+
+EVAL_VERSIONS = ["def inc(x: int) -> int:\n    return x + 1\n",
+                 'def inc(x: int) -> int:\n    return eval("x +")\n',
+                 "def inc(x: int) -> int:\n    return 1 + x\n"]
+
+
+def test_an_error_raised_in_the_sandbox_keeps_its_angle_names(tmp_path: Path) -> None:
+    """A version raising SyntaxError from ``eval`` is quoted as Python wrote it,
+    ``(<string>, line 1)``, in check's lines and JSON (plain text: a tag is text there)."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "mod.py").write_text('def inc(x: int) -> int:\n    """>>> inc(1)\n    2\n'
+                                     '    """\n    return x + 1\n')
+    (tmp_path / "versions.json").write_text(json.dumps(EVAL_VERSIONS))
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "PATH": "/usr/bin:/bin"}
+    subprocess.run([str(SCRIPT), "sample", "mod.py", "-f", "inc", "--from", "versions.json",
+                    "-q"], check=True, env=env, cwd=tmp_path, timeout=120)
+    said = "2 vs raises SyntaxError: invalid syntax (<string>, line 1)"
+    for fmt in ("text", "json"):
+        done = subprocess.run([str(SCRIPT), "check", "mod.py", "--dynamic", "--no-tsed",
+                               "--fail-on", "never", "--format", fmt], capture_output=True,
+                              text=True, env=env, cwd=tmp_path, timeout=300, check=True)
+        assert said in done.stdout, done.stdout
+        assert "< string>" not in done.stdout

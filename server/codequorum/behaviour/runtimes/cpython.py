@@ -76,6 +76,12 @@ def compile_error(code: str) -> str | None:
     return None
 
 
+def this_python(interpreter: str | None) -> str:
+    """The version of the Python that runs versions when none is named (this process's);
+    "" for a named interpreter, whose version only its own run tells."""
+    return sys.version.split()[0] if interpreter is None else ""
+
+
 CPYTHON = Runtime(
     language="python",
     name=display_name("python"),
@@ -96,6 +102,7 @@ CPYTHON = Runtime(
     modules=True,
     compile_error=compile_error,
     inputs=PYTHON_INPUTS,
+    version=this_python,
 )
 
 __all__ = ["CPYTHON", "compile_error", "static_counts"]

@@ -235,7 +235,7 @@ def _entry(language: str, typescript: bool) -> Runtime:
         module_view=js_module_view, canonical=js_values.canonical, proposed_inputs=True,
         run=_run(typescript), require=require, modules=True, comment_examples=True,
         compile_error=lambda code: None, inputs=json_inputs(name, language),
-        shown=js_values.shown_text,
+        shown=js_values.shown_text, version=lambda _interpreter: version(),
     )
 
 

@@ -57,6 +57,10 @@ class Runtime:
     compile_error: Callable[[str], str | None]
     #: How the model is asked for inputs of this language (its words, fence and literal).
     inputs: InputLanguage
+    #: ``interpreter`` -> the name and version of what runs the versions, as a run's hello
+    #: gives it (``3.11.7``, ``node 22.3.0``); "" when none is known. A report whose
+    #: versions never ran names this, never the analysing process's Python.
+    version: Callable[[str | None], str] = lambda _interpreter: ""
     #: What this runtime's runs do not measure, as a report's note ("": they measure all).
     unmeasured: str = ""
     #: A returned value's text as a message shows it (a repr as it is; JavaScript's
