@@ -371,3 +371,29 @@ def test_a_configuration_file_nested_too_deep_is_one_line(hostile: Hostile, text
     refused: list[str] = []
     with pytest.raises(ConfigError, match="nested too deeply"):
         workspace_defaults(hostile.repo, refused)
+
+
+#: The longest line a message about one key may be.
+MESSAGE_CHARS = 1000
+
+
+@pytest.mark.parametrize(("key", "value"), [
+    ("max-depth", '"' + "y" * 300_000 + '"'),             # a wrong type, echoed by its parser
+    ("compare", '"/' + "p" * 300_000 + '"'),              # a file outside the project
+    ("base-url", '"http://evil.example/' + "x" * 300_000 + '"'),  # a refused key
+    ("z" * 300_000, "1"),                                 # an unknown key
+])
+def test_a_huge_value_or_key_is_one_short_line(hostile: Hostile, key: str, value: str) -> None:
+    """The value (or key) a message quotes is shortened wherever the message is made, so
+    the command line and the editor get one line of a few hundred characters."""
+    hostile.write("pyproject.toml", f'[tool.codequorum]\n"{key}" = {value}\n')
+    result = hostile.run("score", "samples.jsonl", "--format", "json", timeout=60)
+    lines = [line for line in result.stderr.splitlines() if "pyproject.toml" in line]
+    assert len(lines) == 1, result.stderr[:2000]
+    assert len(lines[0]) <= MESSAGE_CHARS, lines[0][:2000]
+    refused: list[str] = []
+    try:
+        workspace_defaults(hostile.repo, refused)
+    except ConfigError as exc:
+        refused.append(str(exc))
+    assert refused and all(len(m) <= MESSAGE_CHARS for m in refused), [m[:300] for m in refused]

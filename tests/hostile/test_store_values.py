@@ -13,7 +13,13 @@ from pathlib import Path
 import pytest
 
 from codequorum.core.model import Version
-from codequorum.ingest.store import VersionStore, default_store_path
+from codequorum.ingest.store import (
+    MAX_FIELD_CHARS,
+    MAX_FILE_FUNCTIONS,
+    StoreError,
+    VersionStore,
+    default_store_path,
+)
 
 from ..agents.conftest import call, mcp_session, text_of
 from ..support.hostile_names import raw_characters
@@ -85,3 +91,64 @@ def test_a_stored_file_key_no_file_can_have_costs_only_its_current_code(
     assert "Traceback" not in run.err, run.err
     exported = [json.loads(line) for line in run.out.splitlines()]
     assert sorted(row["qualified_name"] for row in exported) == ["f", "g"]
+
+
+#: A label, a model name, a hash of 20 MB: a store that git holds in a few KB.
+HUGE = 20 * 1024 * 1024
+
+
+@pytest.mark.parametrize("column", ["label", "provider", "model", "language", "content_hash",
+                                    "prompt_hash"])
+def test_a_huge_stored_value_is_read_only_so_far(tmp_path: Path, column: str) -> None:
+    root = _repository(tmp_path / "repo", column, f"printf('%.*c', {HUGE}, 'x')")
+    with VersionStore.open(default_store_path(root)) as store:
+        versions = store.versions_for("m.py", "f")
+    assert len(versions) == 3
+    value = getattr(versions[0], column)
+    assert value == "x" * MAX_FIELD_CHARS
+
+
+def test_names_no_function_has_and_names_past_any_count_are_not_read(tmp_path: Path) -> None:
+    root = _repository(tmp_path / "repo", "label", "'plain'")
+    store = default_store_path(root)
+    with sqlite3.connect(store) as db:
+        db.execute("INSERT INTO samples (file, language, qualified_name, code, content_hash,"
+                   " origin, label, created) VALUES ('m.py', 'python', printf('%.*c', ?, 'n'),"
+                   " 'def f(): pass', 'h', 'imported', '', 0)", (HUGE,))
+        db.executemany(
+            "INSERT INTO samples (file, language, qualified_name, code, content_hash, origin,"
+            " label, created) VALUES (?, 'python', ?, 'def f(): pass', 'h', 'imported', '', 0)",
+            [(f"w{i}.py" if i % 2 else "m.py", f"f{i}") for i in range(2 * MAX_FILE_FUNCTIONS)])
+        db.execute("INSERT INTO samples (file, language, qualified_name, code, content_hash,"
+                   " origin, label, created) VALUES (printf('%.*c', ?, 'p'), 'python', 'f',"
+                   " 'def f(): pass', 'h', 'imported', '', 0)", (HUGE,))
+    db.close()
+    with VersionStore.open(store) as opened:
+        names = opened.functions_with_versions("m.py")
+        files = opened.files()
+    assert len(names) == MAX_FILE_FUNCTIONS
+    assert "f" in names
+    assert max(len(n) for n in names) <= MAX_FIELD_CHARS
+    assert "m.py" in files and max(len(f) for f in files) <= MAX_FIELD_CHARS
+
+
+def test_a_store_whose_table_refuses_every_row_is_one_error(tmp_path: Path) -> None:
+    """The table has codequorum's columns, but a constraint of the repository's making
+    refuses every row: adding a version is one error naming the store, never an internal
+    one, and nothing is written."""
+    store = tmp_path / "samples.sqlite3"
+    with VersionStore.open(store):
+        pass
+    with sqlite3.connect(store) as db:
+        sql = db.execute("SELECT sql FROM sqlite_master WHERE name = 'samples'").fetchone()[0]
+        db.executescript(
+            "PRAGMA writable_schema = ON;"
+            "UPDATE sqlite_master SET sql = " + "'" + sql.replace("'", "''").replace(
+                "UNIQUE (", "CHECK (length(code) < 0),\n    UNIQUE (") + "'"
+            " WHERE name = 'samples';"
+            "PRAGMA writable_schema = OFF;")
+    db.close()
+    with VersionStore.open(store) as opened:
+        with pytest.raises(StoreError, match="refused"):
+            opened.add("m.py", "python", "f", [Version(code="def f():\n    return 1\n")])
+        assert opened.versions_for("m.py", "f") == []

@@ -81,3 +81,48 @@ def test_a_functions_context_carries_its_workspace_callers(tmp_path: Path) -> No
     context = module_context(APP, ws / "app.py", ws, "area")
     assert [path for path, _ in context.callers] == ["cli/main.py", "tests/test_app.py"]
     assert "tests/test_app.py" not in dict(context.files)  # never given to the sandbox
+
+
+class _Counted:
+    """``os.scandir``'s listing as it is, each entry read counted in ``seen``."""
+
+    seen = 0
+
+    def __init__(self, path: Path) -> None:
+        self.listing = _REAL_SCANDIR(path)
+
+    def __enter__(self) -> _Counted:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.listing.close()
+
+    def __iter__(self) -> _Counted:
+        return self
+
+    def __next__(self) -> os.DirEntry[str]:
+        entry = next(self.listing)
+        _Counted.seen += 1
+        return entry
+
+
+_REAL_SCANDIR = os.scandir
+
+
+@pytest.mark.parametrize("shape", ["one-huge-folder", "many-folders"])
+def test_a_workspace_of_many_other_files_costs_a_bounded_walk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shape: str,
+) -> None:
+    ws = _workspace(tmp_path)
+    data = ws / "data"
+    for i in range(3000):
+        place = data / f"{i:04}.csv" if shape == "one-huge-folder" else data / f"{i:04}" / "x.csv"
+        place.parent.mkdir(parents=True, exist_ok=True)
+        place.touch()
+    monkeypatch.setattr(workspace_callers, "MAX_WALKED", 1000)
+    monkeypatch.setattr(workspace_callers, "MAX_FOLDER_ENTRIES", 200)
+    monkeypatch.setattr(os, "scandir", _Counted)
+    _Counted.seen = 0
+    found = dict(caller_files(ws, "area"))
+    assert _Counted.seen <= 1000
+    assert set(found) == {"app.py", "tests/test_app.py", "cli/main.py"}

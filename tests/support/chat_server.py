@@ -90,7 +90,33 @@ class HangUp:
     """Close the connection without answering."""
 
 
-Behaviour = Answer | Status | Raw | Slow | HangUp
+@dataclass(frozen=True)
+class Trickle:
+    """A 200 whose body never ends: one byte every ``every`` seconds until the client
+    leaves or the server stops (a stalled proxy, an SSE stream left open)."""
+
+    every: float = 0.2
+
+
+@dataclass(frozen=True)
+class Flood:
+    """A 200 whose body is ``size`` bytes of one JSON string, written in 1 MB pieces as
+    the client reads them; the server counts what it wrote in ``ChatServer.flooded``.
+    Unless ``declared``, no Content-Length says how long: the body ends when it closes."""
+
+    size: int
+    declared: bool = True
+
+
+@dataclass(frozen=True)
+class Redirect:
+    """A redirect (``code``, 307 keeps the method and body) to ``location``."""
+
+    location: str
+    code: int = 307
+
+
+Behaviour = Answer | Status | Raw | Slow | HangUp | Trickle | Flood | Redirect
 Responder = Callable[["RecordedRequest"], "Behaviour"]
 
 
@@ -237,10 +263,15 @@ class ChatServer:
         port: int = 0,
         slots: int | None = None,
         props: bool = False,
+        gets: dict[str, Behaviour] | None = None,
     ) -> None:
         self.model = model
         self.slots = slots
         self.props = props
+        #: How GET requests of these paths (``/props``, ``/v1/models``) are answered.
+        self.gets = dict(gets or {})
+        #: Bytes of :class:`Flood` bodies written so far.
+        self.flooded = 0
         self._turns = threading.BoundedSemaphore(slots) if slots else None
         self._in_flight = 0
         self.max_in_flight = 0
@@ -350,7 +381,7 @@ class ChatServer:
     def _next_behaviour(self, request: RecordedRequest) -> Behaviour:
         with self._lock:
             chosen: Behaviour | Responder = self._script.pop(0) if self._script else self._default
-        if isinstance(chosen, Answer | Status | Raw | Slow | HangUp):
+        if isinstance(chosen, Answer | Status | Raw | Slow | HangUp | Trickle | Flood | Redirect):
             return chosen
         return chosen(request)
 
@@ -391,7 +422,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         owner = self.server.owner
         owner._record(self._read_request(b""))
-        if self.path.rstrip("/").endswith("/models"):
+        if self.path in owner.gets:
+            self._perform(owner.gets[self.path], self._read_request(b""))
+        elif self.path.rstrip("/").endswith("/models"):
             data = {
                 "object": "list",
                 "data": [{"id": owner.model, "object": "model", "owned_by": "tests"}],
@@ -441,11 +474,47 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send_error(behaviour.code, behaviour.message, behaviour.headers)
             elif isinstance(behaviour, Raw):
                 self._send(behaviour.code, behaviour.body, behaviour.content_type)
+            elif isinstance(behaviour, Trickle):
+                self._trickle(behaviour.every)
+            elif isinstance(behaviour, Flood):
+                self._flood(behaviour.size, behaviour.declared)
+            elif isinstance(behaviour, Redirect):
+                self._send(behaviour.code, b"", "text/plain", (("Location", behaviour.location),))
             else:
                 self.close_connection = True
                 self.connection.shutdown(socket.SHUT_RDWR)
         except (BrokenPipeError, ConnectionResetError, OSError):
             self.close_connection = True  # the client gave up (e.g. its timeout)
+
+    def _trickle(self, every: float) -> None:
+        owner = self.server.owner
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        self.wfile.write(b"data: ")
+        while not owner._stopping.wait(every):
+            self.wfile.write(b"x")
+            self.wfile.flush()
+        self.close_connection = True
+
+    def _flood(self, size: int, declared: bool) -> None:
+        owner = self.server.owner
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        if declared:
+            self.send_header("Content-Length", str(size))
+        else:
+            self.send_header("Connection", "close")
+        self.end_headers()
+        piece = b"x" * (1024 * 1024)
+        left = size
+        while left > 0 and not owner._stopping.is_set():
+            chunk = piece[: min(left, len(piece))]
+            self.wfile.write(chunk)
+            left -= len(chunk)
+            with owner._lock:
+                owner.flooded += len(chunk)
+        self.close_connection = True
 
     def _read_request(self, raw: bytes) -> RecordedRequest:
         try:

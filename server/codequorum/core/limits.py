@@ -61,6 +61,10 @@ MAX_EXAMPLE_LINE_CHARS = 2000
 MAX_DIFF_LINES = 1000
 #: A model's answer, in characters, before a function is taken out of it.
 MAX_ANSWER_CHARS = 2 * 1024 * 1024
+#: An endpoint's whole HTTP body, in bytes: room for several answers of
+#: :data:`MAX_ANSWER_CHARS` written with JSON's escapes. A longer body is refused as it
+#: arrives, never held whole.
+MAX_ANSWER_BODY_BYTES = 32 * 1024 * 1024
 
 
 class InputLimitError(UserError):

@@ -36,6 +36,7 @@ import httpx
 
 from codequorum.core.errors import UserError
 from codequorum.core.model import Version
+from codequorum.generate.answer_body import BodyTooLarge, answer_json, read_body
 from codequorum.ingest.extract import extract_function
 
 Message = dict[str, str]
@@ -51,6 +52,8 @@ MAX_DISCOVERED_CONCURRENCY = 8
 DEFAULT_MAX_TOKENS = 1024
 #: Seconds a server on this machine has to say how many requests it serves at once.
 _PROPS_TIMEOUT = 2.0
+#: The most of a ``/props`` answer read (llama.cpp's is a few KB).
+_PROPS_BYTES = 1024 * 1024
 _LOCAL_SERVER_HINT = (
     "to use a local server instead: --base-url http://localhost:11434/v1 (Ollama), "
     "http://localhost:8080/v1 (llama.cpp) or http://localhost:8000/v1 (vLLM), with "
@@ -355,7 +358,6 @@ async def regenerate(
     http = client or httpx.AsyncClient(
         timeout=_timeout(config),
         limits=httpx.Limits(max_connections=config.concurrency or MAX_DISCOVERED_CONCURRENCY),
-        follow_redirects=True,
         trust_env=not _is_local(config.base_url),
     )
     session = _Exchange(config, list(messages), language, name, http, result, on_version)
@@ -407,10 +409,12 @@ async def _server_slots(config: ProviderConfig, http: httpx.AsyncClient) -> int 
     if not base.endswith("/v1"):
         return None
     try:
-        response = await http.get(base[: -len("/v1")] + "/props", headers=_headers(config),
-                                  timeout=_PROPS_TIMEOUT)
-        data = response.json() if response.status_code == 200 else None
-    except (httpx.HTTPError, ValueError):
+        async with asyncio.timeout(_PROPS_TIMEOUT):
+            async with http.stream("GET", base[: -len("/v1")] + "/props",
+                                   headers=_headers(config)) as streamed:
+                response = await read_body(streamed, _PROPS_BYTES)
+        data = answer_json(response) if response.status_code == 200 else None
+    except (httpx.HTTPError, ValueError, TimeoutError, BodyTooLarge):
         return None
     slots = data.get("total_slots") if isinstance(data, dict) else None
     return slots if isinstance(slots, int) and not isinstance(slots, bool) and slots > 0 else None
@@ -427,13 +431,19 @@ async def list_models(config: ProviderConfig) -> list[str]:
         timeout=_timeout(config), trust_env=not _is_local(config.base_url)
     ) as http:
         try:
-            response = await http.get(url, headers=_headers(config))
+            async with asyncio.timeout(config.timeout):
+                async with http.stream("GET", url, headers=_headers(config)) as streamed:
+                    response = await read_body(streamed)
+        except TimeoutError as exc:
+            raise ProviderError(_timeout_text(config, False)) from exc
+        except BodyTooLarge as exc:
+            raise ProviderError(f"{shown}: {exc}") from exc
         except httpx.HTTPError as exc:
             raise ProviderError(_transport_message(config, exc)) from exc
     if response.status_code != 200:
         raise ProviderError(_status_message(config, response, shown))
     try:
-        data = response.json()
+        data = answer_json(response)
         return [str(m["id"]) for m in data["data"]]
     except (ValueError, KeyError, TypeError) as exc:
         message = f"{shown} did not answer with a model list: {_snippet(response)}"
@@ -625,8 +635,11 @@ class _Exchange:
         config = self.config
         try:
             async with asyncio.timeout(config.timeout):
-                response = await self.http.post(config.endpoint, json=body,
-                                                headers=_headers(config))
+                async with self.http.stream("POST", config.endpoint, json=body,
+                                            headers=_headers(config)) as streamed:
+                    response = await read_body(streamed)
+        except BodyTooLarge as exc:
+            raise _Failure(f"{exc} from {config.public_endpoint}", kind="bad answer") from exc
         except (TimeoutError, httpx.TimeoutException) as exc:
             raise _Failure(self._timeout_message(exc), kind="timeout") from exc
         except httpx.ConnectError as exc:
@@ -649,7 +662,7 @@ class _Exchange:
             raise _Failure(_status_message(config, response, config.public_endpoint),
                            kind="refused", status=code)
         try:
-            data = response.json()
+            data = answer_json(response)
         except ValueError as exc:
             raise _Failure(
                 f"the answer from {config.public_endpoint} is not JSON: {_snippet(response)}",
@@ -796,12 +809,27 @@ def _status_message(config: ProviderConfig, response: httpx.Response, url: str) 
             text += f" — check the API key in {env}"
     elif code == 404:
         text += f" — check the base URL and the model name {config.model!r}"
+    elif response.is_redirect:
+        text += f" — {redirect_words(response)}"
     return text
+
+
+def redirect_words(response: httpx.Response) -> str:
+    """What a redirect is told as: it is never followed, since the user's code and key go
+    only where the user pointed them; the origin it names, if the user trusts it, is
+    theirs to set as the base URL."""
+    try:
+        target = response.request.url.join(response.headers.get("location", ""))
+        origin = f"{target.scheme}://{target.netloc.decode('ascii')}"
+    except (httpx.InvalidURL, UnicodeDecodeError, RuntimeError):
+        return "a redirect, not followed"
+    return (f"a redirect to {_public(origin)}, not followed (the code and the key go only to"
+            " the base URL you set: set it to that server if you trust it)")
 
 
 def _error_detail(response: httpx.Response) -> str:
     try:
-        data = response.json()
+        data = answer_json(response)
     except ValueError:
         return _snippet(response) if response.content else ""
     if isinstance(data, dict):

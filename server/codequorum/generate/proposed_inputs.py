@@ -14,12 +14,14 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 
 from codequorum.core import pyast
+from codequorum.generate.answer_body import BodyTooLarge, answer_json, read_body_by
 from codequorum.generate.endpoint import ProviderConfig
 from codequorum.generate.input_language import PYTHON_INPUTS, InputLanguage
 
@@ -133,13 +135,18 @@ def propose_inputs(
     if key:
         headers["Authorization"] = f"Bearer {key}"
     where = f"no inputs from the model at {config.public_url}"
+    deadline = time.monotonic() + config.timeout
     try:
-        response = httpx.post(
+        with httpx.stream(
+            "POST",
             config.endpoint,
             json=body,
             headers=headers,
             timeout=httpx.Timeout(config.timeout, connect=min(config.timeout, 10.0)),
-        )
+        ) as streamed:
+            response = read_body_by(streamed, deadline)
+    except BodyTooLarge as exc:
+        return _failed(f"{where}: {exc}")
     except httpx.TimeoutException:
         return _failed(f"{where}: no answer within {config.timeout:g} s")
     except httpx.ConnectError:
@@ -160,7 +167,7 @@ def _failed(note: str) -> ProposedInputs:
 
 def _content(response: httpx.Response) -> str | None:
     try:
-        data = response.json()
+        data = answer_json(response)
         content = data["choices"][0]["message"]["content"]
     except (ValueError, KeyError, IndexError, TypeError):
         return None

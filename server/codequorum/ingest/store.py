@@ -121,6 +121,14 @@ CREATE TABLE IF NOT EXISTS runs (
     PRIMARY KEY (file, qualified_name, key)
 );
 """
+#: The columns of short texts (a label, a model's name, a hash) and how much of each is
+#: read: a store that comes with a repository may hold gigabytes there.
+_SHORT_TEXTS = frozenset({"language", "content_hash", "origin", "label", "provider", "model",
+                          "prompt_hash"})
+MAX_FIELD_CHARS = 4096
+#: The functions of one file whose names are read, at most (longer names than
+#: :data:`MAX_FIELD_CHARS` are none of a file's functions and are not read either).
+MAX_FILE_FUNCTIONS = 10_000
 _RUN_COLUMNS = ("file", "qualified_name", "key", "versions", "record", "created")
 _SCHEMA = _TABLE.format(table="samples") + _RUNS + f"""
 CREATE INDEX IF NOT EXISTS samples_by_function ON samples (file, qualified_name);
@@ -488,6 +496,9 @@ class VersionStore:
                         " AND content_hash = ?",
                         (file, qualified_name, digest),
                     ).fetchone()
+                    if row is None:  # a constraint of a repository's making refused it
+                        raise StoreError(f"the version store {self.path} refused the version "
+                                         "(its table is not the one codequorum makes)")
                     conn.execute("UPDATE samples SET copies = copies + 1 WHERE id = ?", (row[0],))
                     ids.append(int(row[0]))
         return ids
@@ -641,8 +652,9 @@ class VersionStore:
             budget -= int(size or 0)
         if not wanted:
             return []
-        columns = ", ".join(f"substr(code, 1, {cap}) AS code" if c == "code" else c
-                            for c in _COLUMNS)
+        columns = ", ".join(f"substr(code, 1, {cap}) AS code" if c == "code"
+                            else f"substr({c}, 1, {MAX_FIELD_CHARS}) AS {c}" if c in _SHORT_TEXTS
+                            else c for c in _COLUMNS)
         rows = self._query(
             f"SELECT {columns} {where} AND id IN ({', '.join('?' * len(wanted))}) ORDER BY id",
             (file, qualified_name, *wanted),
@@ -658,17 +670,20 @@ class VersionStore:
         return int(rows[0][0])
 
     def functions_with_versions(self, file: str) -> list[str]:
-        """Qualified names in ``file`` that have at least one version, sorted."""
+        """Qualified names in ``file`` that have at least one version, sorted: at most
+        :data:`MAX_FILE_FUNCTIONS`, none longer than :data:`MAX_FIELD_CHARS`."""
         rows = self._query(
-            "SELECT DISTINCT qualified_name FROM samples WHERE file = ? ORDER BY qualified_name",
-            (file,),
+            "SELECT DISTINCT qualified_name FROM samples WHERE file = ?"
+            " AND length(qualified_name) <= ? ORDER BY qualified_name LIMIT ?",
+            (file, MAX_FIELD_CHARS, MAX_FILE_FUNCTIONS),
         )
-        return [str(r[0]) for r in rows]
+        return [_text(r[0]) for r in rows]
 
     def files(self) -> list[str]:
-        """Every file that has versions, sorted."""
-        rows = self._query("SELECT DISTINCT file FROM samples ORDER BY file", ())
-        return [str(r[0]) for r in rows]
+        """Every file that has versions, sorted (none longer than :data:`MAX_FIELD_CHARS`)."""
+        rows = self._query("SELECT DISTINCT file FROM samples WHERE length(file) <= ?"
+                           " ORDER BY file", (MAX_FIELD_CHARS,))
+        return [_text(r[0]) for r in rows]
 
     # ------------------------------------------------------------------ internals
 

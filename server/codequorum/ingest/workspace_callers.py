@@ -5,9 +5,11 @@ A function's inputs include its callers' literal calls
 (the modules it imports): a test file imports the module, not the other way round. This
 reads the rest of the workspace for them, statically (nothing runs or compiles), bounded:
 
-- at most :data:`MAX_LISTED` files of the function's language listed (``.py``; for
-  JavaScript and TypeScript :data:`JS_SUFFIXES`), and at most :data:`MAX_READ_BYTES` bytes
-  read in all, each a regular UTF-8 file of at most :data:`MAX_FILE_BYTES`;
+- at most :data:`MAX_WALKED` entries of the workspace looked at (:data:`MAX_FOLDER_ENTRIES`
+  in one folder, folders breadth first), at most :data:`MAX_LISTED` files of the function's
+  language listed (``.py``; for JavaScript and TypeScript :data:`JS_SUFFIXES`), and at most
+  :data:`MAX_READ_BYTES` bytes read in all, each a regular UTF-8 file of at most
+  :data:`MAX_FILE_BYTES`;
 - never under a hidden folder or a secret-looking name, nor outside the workspace, nor
   where a link leads to such a place (:func:`~codequorum.core.safe_paths.read_workspace_file`,
   the one rule of the module view and the agents' tools); folders of installed packages
@@ -20,8 +22,10 @@ modification time changes, so the many functions of one module cost one walk.
 
 from __future__ import annotations
 
+import itertools
 import os
 import threading
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -29,6 +33,10 @@ from codequorum.core.safe_paths import RefusedFile, read_workspace_file, workspa
 
 #: Python files listed in the workspace, at most.
 MAX_LISTED = 2000
+#: Entries (files and folders of any name) looked at by one walk, at most, and in one
+#: folder: a folder of a million data files is not listed whole.
+MAX_WALKED = 50_000
+MAX_FOLDER_ENTRIES = 5_000
 #: Bytes read in all, at most (texts already read and unchanged are not read again).
 MAX_READ_BYTES = 16 * 1024 * 1024
 #: Bytes of one file, at most.
@@ -60,16 +68,27 @@ _LOCK = threading.Lock()
 def source_files(root: Path, limit: int = MAX_LISTED, suffixes: tuple[str, ...] = PY_SUFFIXES
                  ) -> list[tuple[PurePosixPath, os.stat_result]]:
     """The files of the workspace ``root`` ending in ``suffixes`` (Python's by default;
-    relative paths and their ``stat``), in a stable order, at most ``limit``, nothing
-    hidden, secret-looking or skipped."""
+    relative paths and their ``stat``), at most ``limit``, nothing hidden, secret-looking
+    or skipped; folders breadth first (the shallow ones, where tests and callers live,
+    before deep ones), at most :data:`MAX_WALKED` entries looked at in all and
+    :data:`MAX_FOLDER_ENTRIES` in one folder, so a workspace of millions of other files
+    costs a bounded walk."""
     out: list[tuple[PurePosixPath, os.stat_result]] = []
-    for folder, dirs, files in os.walk(root):  # links to folders are not followed
-        rel_folder = PurePosixPath(Path(folder).relative_to(root).as_posix())
-        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_FOLDERS
-                         and workspace_refusal(rel_folder / d) is None)
-        for name in sorted(files):
+    budget = MAX_WALKED
+    folders: deque[PurePosixPath] = deque([PurePosixPath()])
+    while folders and budget > 0:
+        rel_folder = folders.popleft()
+        entries = _listing(root.joinpath(*rel_folder.parts), min(budget, MAX_FOLDER_ENTRIES))
+        budget -= len(entries)
+        for name, is_folder in entries:
             rel = rel_folder / name
-            if not name.endswith(suffixes) or workspace_refusal(rel) is not None:
+            if workspace_refusal(rel) is not None:
+                continue
+            if is_folder:
+                if name not in SKIPPED_FOLDERS:
+                    folders.append(rel)
+                continue
+            if not name.endswith(suffixes):
                 continue
             try:
                 st = os.lstat(root.joinpath(*rel.parts))
@@ -79,6 +98,22 @@ def source_files(root: Path, limit: int = MAX_LISTED, suffixes: tuple[str, ...] 
             if len(out) >= limit:
                 return out
     return out
+
+
+def _listing(folder: Path, most: int) -> list[tuple[str, bool]]:
+    """At most ``most`` entries of ``folder`` (name, whether a folder: a link to one is
+    not), sorted by name; none when it cannot be listed."""
+    entries: list[tuple[str, bool]] = []
+    try:
+        with os.scandir(folder) as listing:
+            for entry in itertools.islice(listing, most):
+                try:
+                    entries.append((entry.name, entry.is_dir(follow_symlinks=False)))
+                except OSError:
+                    continue
+    except OSError:
+        return []
+    return sorted(entries)
 
 
 def _text(root: Path, rel: PurePosixPath) -> str | None:

@@ -337,7 +337,8 @@ def _convert(config: ConfigFile, where: str, key: str, value: Any,
     allowed."""
 
     def fail(problem: str) -> ConfigError:
-        return ConfigError(f"{_where(config, where)}{key} = {show(value)}: {problem}")
+        return ConfigError(f"{_where(config, where)}{key} = {show(value)}: "
+                           f"{clipped(problem, 200)}")
 
     reach = option.reach
     allowed = option.project_values
@@ -369,9 +370,9 @@ def _inside_project(config: ConfigFile, where: str, key: str, value: Any,
     top = Path(os.path.realpath(config.path.parent))
     problem = ""
     if not real.is_relative_to(top):
-        problem = f"{Reach.PROJECT_FILE.refusal} ({real})"
+        problem = f"{Reach.PROJECT_FILE.refusal} ({clipped(str(real), 120)})"
     elif real.exists() and not real.is_file():
-        problem = f"cannot name anything but a regular file ({real})"
+        problem = f"cannot name anything but a regular file ({clipped(str(real), 120)})"
     if problem:
         raise RefusedKey(f"{_where(config, where)}{key} = {show(value)}: ignored: a "
                          f"project's configuration file {problem}; set it in your own "
@@ -442,7 +443,7 @@ def _refuse(config: ConfigFile, where: str, key: str, value: Any,
     reason = option.reach.refusal
     env = ENVIRONMENT_FIRST.get(key)
     with_value = option.project_values is not None
-    flag = f"--{key} {value}" if with_value else f"--{key}"
+    flag = f"--{key} {clipped(str(value), 60)}" if with_value else f"--{key}"
     if isinstance(value, bool):  # the flag that means the same
         name = key.removeprefix("no-")
         flag = f"--{name}" if value != key.startswith("no-") else f"--no-{name}"
@@ -477,6 +478,12 @@ def show(value: Any, limit: int = 60) -> str:
         text = "[...]"
     else:
         text = str(value)
+    return clipped(text, limit)
+
+
+def clipped(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters (the last one ``…``): what a repository wrote
+    is quoted in a message only so far."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
