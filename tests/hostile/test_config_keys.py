@@ -397,3 +397,108 @@ def test_a_huge_value_or_key_is_one_short_line(hostile: Hostile, key: str, value
     except ConfigError as exc:
         refused.append(str(exc))
     assert refused and all(len(m) <= MESSAGE_CHARS for m in refused), [m[:300] for m in refused]
+
+
+# ----------------------------------------------------------------------------- what is shown
+
+#: Settings that hide findings or turn a view off, each with the value that would.
+HIDING: list[tuple[str, object]] = [
+    ("diagnostics.enable", False), ("hover.enable", False), ("codeLens.enable", False),
+    ("statusBar.enable", False), ("diagnostics.minSeverity", "error"),
+    ("diagnostics.minSeverity", "warning"), ("dynamic.enable", False),
+    ("dynamic.auto", False), ("watch", "off"),
+]
+
+
+def _nested(key: str, value: object) -> dict[str, object]:
+    group, _, attr = key.partition(".")
+    return {"codequorum": {group: {attr: value}} if attr else {group: value}}
+
+
+@pytest.mark.parametrize(("key", "value"), HIDING, ids=[f"{k}={v}" for k, v in HIDING])
+def test_a_workspace_cannot_hide_findings_or_switch_a_view_off(key: str, value: object) -> None:
+    """A workspace folder's own value that would show less is one warning and the user's
+    own value (here none: the default) holds; the user's settings still turn it off."""
+    from codequorum.lsp.settings import CLIENT_ONLY, folder_settings
+
+    raw = _nested(key, value)
+    kept, warnings = folder_settings(raw, {}, "/repo")
+    if key in CLIENT_ONLY:  # read by the client: VS Code ignores a workspace's machine setting
+        prop = json.loads(SCHEMA.read_text(encoding="utf-8"))["properties"][f"codequorum.{key}"]
+        assert (prop["scope"], prop["x-codequorum-reach"]) == ("machine", "visibility")
+        return
+    assert key not in kept
+    (warning,) = warnings
+    assert warning.startswith(f"the settings of the workspace folder /repo give "
+                              f"codequorum.{key} = {json.dumps(value)}: a workspace's settings "
+                              "cannot"), warning
+    mine, theirs = folder_settings(raw, raw, "/repo")
+    assert (mine, theirs) == ({key: value}, [])
+
+
+@pytest.mark.parametrize(("key", "value"), [
+    ("diagnostics.enable", True), ("hover.enable", True), ("codeLens.enable", True),
+    ("diagnostics.minSeverity", "hint")])
+def test_a_workspace_may_still_show_more(key: str, value: object) -> None:
+    """Over the user's own value that shows less, the workspace's that shows more counts."""
+    from codequorum.lsp.settings import folder_settings
+
+    user = {"diagnostics.enable": False, "hover.enable": False, "codeLens.enable": False,
+            "diagnostics.minSeverity": "error"}[key]
+    assert folder_settings(_nested(key, value), _nested(key, user), "/repo") == (
+        {key: value}, [])
+
+
+def test_the_users_settings_still_switch_the_views_off() -> None:
+    from codequorum.lsp.settings import parse_settings
+
+    settings, warnings = parse_settings({"codequorum": {
+        "diagnostics": {"enable": False, "minSeverity": "error"}, "hover": {"enable": False},
+        "codeLens": {"enable": False}, "dynamic": {"enable": False, "auto": False},
+        "watch": "off"}})
+    assert warnings == []
+    assert (settings.diagnostics.enable, settings.diagnostics.min_severity,
+            settings.hover.enable, settings.code_lens.enable, settings.dynamic.enable,
+            settings.dynamic.auto, settings.watch.mode) == (
+        False, "error", False, False, False, False, "off")
+
+
+DIVERGENT = [
+    "def f(x):\n    total = 0\n    for i in range(x):\n        total += i * i\n    return total\n",
+    "def f(x):\n    return sum(i * i for i in range(x))\n",
+    "def f(x):\n    if x <= 0:\n        return 0\n    return f(x - 1) + (x - 1) ** 2\n",
+    "def f(x):\n    return x + 1\n",
+]
+
+
+async def test_the_servers_findings_still_show_over_a_workspace_that_hides_them(
+        hostile: Hostile) -> None:
+    """The real language server over stdio: a workspace folder's ``.vscode/settings.json``
+    turning diagnostics, hovers and lenses off and raising the least severity is one
+    warning per key; the diagnostics are published all the same, below error too."""
+    from lsprotocol import types
+
+    from ..lsp.conftest import lsp_session
+    from ..lsp.helpers import code_lenses, command, open_document, published, wait_for
+    from .conftest import SOURCE
+
+    scoped = {hostile.repo: {"codequorum": {
+        "diagnostics": {"enable": False, "minSeverity": "error"},
+        "hover": {"enable": False}, "codeLens": {"enable": False}}}}
+    async with lsp_session(hostile.repo, env={"HOME": str(hostile.home)},
+                           configuration={"codequorum": {"dynamic": {"auto": False}}},
+                           folder_configuration=scoped) as client:
+        uri = open_document(client, hostile.repo / "src" / "mod.py", SOURCE)
+        added = await command(client, "codequorum.addVersions", uri, "f", DIVERGENT)
+        assert added["total"] == len(DIVERGENT)
+        await wait_for(lambda: len([m for m in client.messages
+                                    if "workspace folder" in m.message]) >= 4)
+        found = await wait_for(lambda: published(client, uri))
+        lenses = await code_lenses(client, uri)
+        texts = [m.message for m in client.messages if "workspace folder" in m.message]
+    for key in ("diagnostics.enable", "diagnostics.minSeverity", "hover.enable",
+                "codeLens.enable"):
+        assert sum(f"codequorum.{key} = " in t and "cannot hide findings" in t
+                   for t in texts) == 1, (key, texts)
+    assert found and any(d.severity != types.DiagnosticSeverity.Error for d in found), found
+    assert lenses

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -301,9 +302,25 @@ def test_a_file_named_by_config_is_a_project_file(tmp_path: Path) -> None:
      'pyproject.toml: tool.codequorum = "on": expected a table ([tool.codequorum])'),
 ])
 def test_every_mistake_is_one_line_naming_file_key_and_what_is_allowed(
-        name: str, text: str, expected: str) -> None:
+        home: Path, name: str, text: str, expected: str) -> None:
+    """A wrong value in a project's file is a warning (the key left out, its default
+    applies); in the user's own file, and any other mistake anywhere, it is an error."""
     write(Path(name), text)
-    assert config_error(["check", "."]).startswith(expected)
+    if not _is_value_mistake(expected):
+        assert config_error(["check", "."]).startswith(expected)
+        return
+    note = refused_key(["check", "."])
+    assert note.startswith(expected) and note.endswith("; left out: the default applies"), note
+    Path(name).unlink()
+    if name == "codequorum.toml":  # the user's own file: the user's mistake to fix
+        user_file(home, text)
+        assert config_error(["check", "."]).startswith(
+            expected.replace("codequorum.toml", str(home / "codequorum" / "config.toml"), 1))
+
+
+def _is_value_mistake(message: str) -> bool:
+    """``file: [table] key = value: ...``: a wrong value of a known key."""
+    return re.match(r"^\S+: (\[[^\]]+\] )?[a-z-]+ = ", message) is not None
 
 
 def test_not_utf8_file() -> None:
@@ -314,16 +331,16 @@ def test_not_utf8_file() -> None:
 def test_a_file_outside_the_current_folder_is_named_by_its_full_path(tmp_path: Path) -> None:
     write(tmp_path / "codequorum.toml", "jobs = 0\n")
     write(Path("mod.py"), "x = 1\n")
-    assert config_error(["check", "mod.py"]) == (
-        f"{tmp_path / 'codequorum.toml'}: jobs = 0: expected at least 1, got 0")
+    assert refused_key(["check", "mod.py"]) == (
+        f"{tmp_path / 'codequorum.toml'}: jobs = 0: expected at least 1, got 0; left out: "
+        "the default applies")
 
 
 def test_main_prints_the_error_and_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
-    write(Path("pyproject.toml"), '[tool.codequorum.check]\nfail-on = "loud"\n')
+    write(Path("pyproject.toml"), '[tool.codequorum.check]\nfail_on = "loud"\n')
     assert main(["check", "."]) == 2
-    assert capsys.readouterr().err == (
-        'codequorum: error: pyproject.toml: [tool.codequorum.check] fail-on = "loud": '
-        "expected one of error, warning, information, not-run, never\n")
+    assert capsys.readouterr().err.startswith(
+        'codequorum: error: pyproject.toml: [tool.codequorum.check] unknown key "fail_on"')
 
 
 def test_every_command_accepts_config_and_isolated(capsys: pytest.CaptureFixture[str]) -> None:
@@ -429,11 +446,17 @@ def test_language_server_settings_from_the_files() -> None:
     assert "cannot choose which model your API key pays for" in warnings[0]
     editor, _ = parse_settings({"provider": {"model": "gpt-4o-mini"}}, base)
     assert (editor.analysis.metrics, editor.provider.model) == (("textual",), "gpt-4o-mini")
-    write(Path("codequorum.toml"), "jobs = 0\n")
+    # a wrong value is left out; the file's other keys still count
+    write(Path("codequorum.toml"), "no-tsed = true\njobs = 0\n")
     base, warnings = file_settings(str(Path.cwd()))
-    assert (base.analysis.metrics, warnings) == (("tsed", "textual"), [
-        "codequorum.toml: jobs = 0: expected at least 1, got 0 (the file is not read: the "
-        "server starts with the defaults)"])
+    assert (base.analysis.metrics, warnings) == (("textual",), [
+        "codequorum.toml: jobs = 0: expected at least 1, got 0; left out: the default "
+        "applies"])
+    write(Path("codequorum.toml"), "jobz = 0\n")
+    base, warnings = file_settings(str(Path.cwd()))
+    assert base.analysis.metrics == ("tsed", "textual")
+    assert len(warnings) == 1 and warnings[0].endswith(
+        "(the file is not read: the server starts with the defaults)"), warnings
 
 
 def test_a_users_file_others_may_write_is_named_only_where_files_have_posix_owners(

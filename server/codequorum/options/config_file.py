@@ -19,9 +19,11 @@ own file when a repository could have written it (it lies inside the project, or
 write it). A file a project names to be read must lie inside the project. A refused key never stops
 a command: it is left out with one warning line naming the file, the key, why, and where
 the user may set it (:class:`RefusedKey`, gathered in a ``refused`` list), and the command
-goes on with the user's own values. Any other mistake (a file that is not TOML, a value of
-the wrong type, an unknown key) is one line too (:class:`ConfigError`, exit status 2; the
-servers warn and start with the defaults instead).
+goes on with the user's own values. A wrong value (of the wrong type, or not one the option
+takes) in a project's file is such a warning too: the key is left out and its default
+applies. Any other mistake (a file that is not TOML, an unknown key, a wrong value in the
+user's own file) is one line too (:class:`ConfigError`, exit status 2; the servers warn and
+start with the defaults instead).
 """
 
 from __future__ import annotations
@@ -271,8 +273,8 @@ def check_file(config: ConfigFile,
                     raise ConfigError(_unknown_key(config, where, sub_key, options[key], key))
                 try:
                     dest, converted = _convert(config, where, sub_key, sub_value, option)
-                except RefusedKey as exc:
-                    skip(exc)
+                except ConfigError as exc:
+                    skip(_left_out(config, exc))
                     continue
                 if dest:
                     own[key][dest] = converted
@@ -303,8 +305,19 @@ def check_file(config: ConfigFile,
             skip(RefusedKey(f"{_shared_problem(config, key, owners, problems)}; left out for "
                             + ", ".join(f"`{name}`" for name in problems)))
         elif problems:
-            raise _shared_problem(config, key, owners, problems)
+            skip(_left_out(config, _shared_problem(config, key, owners, problems)))
     return {name: {**shared[name], **own[name]} for name in COMMANDS}
+
+
+def _left_out(config: ConfigFile, exc: ConfigError) -> RefusedKey:
+    """A wrong value in a project's file is a warning (a :class:`RefusedKey`: the key is
+    left out and its default applies), so a repository cannot stop a command for everyone
+    who runs it; in the user's own file it stays an error the user can fix."""
+    if isinstance(exc, RefusedKey):
+        return exc
+    if config.user:
+        raise exc
+    return RefusedKey(f"{exc}; left out: the default applies")
 
 
 #: The keys that pick the configuration files themselves: no file sets them.

@@ -601,7 +601,7 @@ SETTINGS: tuple[Setting, ...] = (
             mirrors=('sample', 'max_tokens')),
     Setting('diagnostics.enable', 'boolean', True,
             "Report unstable functions as diagnostics.",
-            reach=A),
+            reach=Reach.VISIBILITY, project_values=(True,)),
     Setting('diagnostics.onType', 'boolean', False,
             "Also refresh diagnostics while typing (debounced), not only on open and save.",
             reach=A),
@@ -611,10 +611,11 @@ SETTINGS: tuple[Setting, ...] = (
             reach=A, minimum=0, maximum=10000),
     Setting('diagnostics.minSeverity', 'string', 'hint',
             "Least severe finding that is still reported as a diagnostic.",
-            reach=A, enum=('error', 'warning', 'information', 'hint')),
+            reach=Reach.VISIBILITY, project_values=('hint',),
+            enum=('error', 'warning', 'information', 'hint')),
     Setting('hover.enable', 'boolean', True,
             "Show the stability summary when hovering a function that has versions.",
-            reach=A),
+            reach=Reach.VISIBILITY, project_values=(True,)),
     Setting('hover.diffLines', 'integer', 12,
             "Most lines of the unified diff (current code against the most different version) "
             "shown in the hover. 0 hides the diff.",
@@ -622,7 +623,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting('codeLens.enable', 'boolean', True,
             "Show code lenses (versions, stability, Compare, Regenerate) above functions that "
             "have versions.",
-            reach=A),
+            reach=Reach.VISIBILITY, project_values=(True,)),
     Setting('codeLens.showForAll', 'boolean', False,
             "Also show a Regenerate lens above functions that have no versions yet.",
             reach=A),
@@ -662,7 +663,7 @@ SETTINGS: tuple[Setting, ...] = (
             "Allow running the versions in the sandbox (SCTD, DCTD, BEF, OER) when asked with "
             "codequorum.runDynamic. Versions are run only in sandboxed child processes, never "
             "in the language server.",
-            reach=Reach.RUNS_CODE, restricted=True, project_values=(False,)),
+            reach=Reach.RUNS_CODE, restricted=True),
     Setting('dynamic.auto', 'boolean', True,
             "Run the versions in the sandbox as soon as they arrive (regenerated, relayed from"
             " a VS Code language model, imported, or asked for by the watch), so the first "
@@ -673,7 +674,7 @@ SETTINGS: tuple[Setting, ...] = (
             "missing), "
             "never in an untrusted workspace, and the versions of a store that came with a "
             "repository only after you approve it. Off: they run when you ask (Run Versions).",
-            reach=Reach.RUNS_CODE, restricted=True, project_values=(False,)),
+            reach=Reach.RUNS_CODE, restricted=True),
     Setting('dynamic.timeout', 'number', DEFAULTS.timeout,
             "Wall-clock seconds allowed for one version's sandboxed run.",
             reach=Reach.SANDBOX, restricted=True, minimum=0, exclusive_minimum=True,
@@ -713,7 +714,7 @@ SETTINGS: tuple[Setting, ...] = (
             " in an untrusted workspace; the key goes to an endpoint other than the default "
             "only after you approve it.",
             reach=Reach.SPENDS_KEY, restricted=True, enum=('off', 'ask', 'auto'),
-            project_values=('off', 'ask'), attr='watch.mode',
+            attr='watch.mode',
             enum_descriptions=(
                 "Functions that arrive in one edit are not noticed.",
                 "When a function arrives in one edit (an accepted inline completion, a chat or"
@@ -755,7 +756,7 @@ SETTINGS: tuple[Setting, ...] = (
             reach=A, client=True),
     Setting('statusBar.enable', 'boolean', True,
             "Show the stability of the function under the cursor in the status bar.",
-            reach=A, client=True),
+            reach=Reach.VISIBILITY, project_values=(True,), client=True),
 )
 
 

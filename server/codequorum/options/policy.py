@@ -77,6 +77,9 @@ class Reach(enum.Enum):
     #: Decides how many processes codequorum starts at once (worker processes, sandboxed
     #: versions); a project may ask for up to :func:`machine_cores`.
     PROCESSES = "cannot start more processes at once than this machine has cores"
+    #: Hides findings or turns one of codequorum's views off (diagnostics, hovers, lenses,
+    #: the status bar, a least severity above the lowest); a project may only show more.
+    VISIBILITY = "cannot hide findings or turn codequorum's views off"
     #: Opens a network port.
     NETWORK = "cannot open a network port"
     #: Picks the configuration files themselves: no file sets it, the user's included.
