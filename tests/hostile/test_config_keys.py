@@ -502,3 +502,30 @@ async def test_the_servers_findings_still_show_over_a_workspace_that_hides_them(
                    for t in texts) == 1, (key, texts)
     assert found and any(d.severity != types.DiagnosticSeverity.Error for d in found), found
     assert lenses
+
+
+def test_a_wrong_value_in_a_projects_file_does_not_stop_check(hostile: Hostile) -> None:
+    """``codequorum check`` as a subprocess: a project's wrong values are one warning each,
+    naming the key, and the command runs with the defaults (``fail-on`` stays warning);
+    the same mistake in the user's own file, or on the command line, is exit status 2."""
+    hostile.write("codequorum.toml", '[check]\nfail-on = "loud"\nmax-depth = 0\n'
+                  'no-tsed = true\nformat = "json"\n')
+    result = hostile.run("check", "src")
+    assert result.returncode == 0, result.stderr
+    json.loads(result.stdout)  # the project's valid keys still apply
+    lines = [line for line in result.stderr.splitlines() if "codequorum.toml" in line]
+    assert [line.split(" = ", 1)[0] for line in lines] == [
+        "codequorum: warning: codequorum.toml: [check] fail-on",
+        "codequorum: warning: codequorum.toml: [check] max-depth"], result.stderr
+    assert 'fail-on = "loud": expected one of error, warning' in lines[0]
+    assert all(line.endswith("; left out: the default applies") for line in lines)
+    (hostile.repo / "codequorum.toml").unlink()
+    user = hostile.home / ".config" / "codequorum" / "config.toml"
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text('[check]\nfail-on = "loud"\n', encoding="utf-8")
+    mine = hostile.run("check", "src")
+    assert mine.returncode == 2
+    one_line_error(mine, 'config.toml: [check] fail-on = "loud": expected one of error')
+    user.unlink()
+    flag = hostile.run("check", "src", "--fail-on", "loud")
+    assert flag.returncode == 2, flag.stderr

@@ -138,10 +138,18 @@ def test_a_flag_silences_the_options_it_excludes() -> None:
 
 
 def test_boolean_options_both_ways() -> None:
-    write(Path("codequorum.toml"), "[score]\nno-completions = true\ndynamic = false\n"
-          "textual = true\n")
+    write(Path("codequorum.toml"), "[score]\nno-completions = true\ntextual = true\n")
     args = parse_arguments(["score", "x.jsonl"])
     assert (args.completions, args.dynamic, args.textual) == (False, False, True)
+
+
+def test_a_project_cannot_switch_the_users_dynamic_run_off(home: Path) -> None:
+    """The user's own ``dynamic = true`` holds over a project's ``dynamic = false``."""
+    user_file(home, "[check]\ndynamic = true\n")
+    write(Path("codequorum.toml"), "[check]\ndynamic = false\n")
+    note = refused_key(["check", "."])
+    assert "dynamic = false: ignored: a project's configuration file cannot make " in note
+    assert parse_arguments(["check", "."]).dynamic is True
     write(Path("codequorum.toml"), "[score]\ncompletions = true\n")
     assert parse_arguments(["score", "x.jsonl"]).completions is True
 

@@ -290,10 +290,10 @@ OPTIONS: tuple[Option, ...] = (
            default=DEFAULTS.max_depth, metavar="D"),
     # ------------------------------------------------------------------ running versions
     Option("dynamic", _DYNAMIC_HELP, Reach.RUNS_CODE, _on(CHECK, SCORE), kind="flag",
-           default=False, project_values=_is_false),
+           default=False),
     Option("dynamic", "also run the versions against HumanEval's tests in the sandbox (pass "
            "rates, output agreement, opcode divergence; ~15 s)", Reach.RUNS_CODE, _on(DEMO),
-           kind="flag", default=False, project_values=_is_false),
+           kind="flag", default=False),
     Option("timeout", f"with --dynamic: budget of one version (default {DEFAULTS.timeout:g})",
            Reach.SANDBOX, _on(CHECK), type=seconds, default=DEFAULTS.timeout,
            metavar="SECONDS"),
