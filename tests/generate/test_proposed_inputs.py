@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import socket
+
+import pytest
 
 from codequorum.behaviour.dynamic_analysis import DynamicOptions, run_dynamic
 from codequorum.behaviour.input_plan import collect_inputs
@@ -23,6 +26,21 @@ UNTYPED = "def combine(a, b):\n    return a + b\n"
 def _config(server: ChatServer) -> ProviderConfig:
     return ProviderConfig(base_url=server.base_url, model="test-model", api_key_env=None,
                           timeout=5.0)
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_a_local_endpoint_is_asked_past_the_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A proxy in the environment never sees a loopback endpoint's prompt, as regeneration's."""
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{_closed_port()}")
+    monkeypatch.setenv("NO_PROXY", "")
+    with ChatServer(script=[answer("[(1, 2)]")]) as server:
+        found = propose_inputs(_config(server), UNTYPED, "combine", 2, count=5)
+    assert found.args == [(1, 2)] and not found.failed
 
 
 def test_parse_accepts_literals_only() -> None:

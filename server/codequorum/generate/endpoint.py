@@ -358,7 +358,7 @@ async def regenerate(
     http = client or httpx.AsyncClient(
         timeout=_timeout(config),
         limits=httpx.Limits(max_connections=config.concurrency or MAX_DISCOVERED_CONCURRENCY),
-        trust_env=not _is_local(config.base_url),
+        trust_env=not is_local(config.base_url),
     )
     session = _Exchange(config, list(messages), language, name, http, result, on_version)
     try:
@@ -428,7 +428,7 @@ async def list_models(config: ProviderConfig) -> list[str]:
     url = config.base_url.rstrip("/") + "/models"
     shown = config.public_url.rstrip("/") + "/models"
     async with httpx.AsyncClient(
-        timeout=_timeout(config), trust_env=not _is_local(config.base_url)
+        timeout=_timeout(config), trust_env=not is_local(config.base_url)
     ) as http:
         try:
             async with asyncio.timeout(config.timeout):
@@ -719,7 +719,7 @@ def _public(url: str) -> str:
     return str(parsed.copy_with(username=None, password=None, query=None))
 
 
-def _is_local(base_url: str) -> bool:
+def is_local(base_url: str) -> bool:
     """True for loopback endpoints, which must never be sent through an HTTP proxy."""
     try:
         host = httpx.URL(base_url).host

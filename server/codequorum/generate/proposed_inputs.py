@@ -22,7 +22,7 @@ import httpx
 
 from codequorum.core import pyast
 from codequorum.generate.answer_body import BodyTooLarge, answer_json, read_body_by
-from codequorum.generate.endpoint import ProviderConfig
+from codequorum.generate.endpoint import ProviderConfig, is_local
 from codequorum.generate.input_language import PYTHON_INPUTS, InputLanguage
 
 MAX_INPUT_CHARS = 2_000
@@ -143,6 +143,7 @@ def propose_inputs(
             json=body,
             headers=headers,
             timeout=httpx.Timeout(config.timeout, connect=min(config.timeout, 10.0)),
+            trust_env=not is_local(config.base_url),
         ) as streamed:
             response = read_body_by(streamed, deadline)
     except BodyTooLarge as exc:
