@@ -62,7 +62,8 @@ COMMANDS: dict[str, list[str]] = {
 
 def test_every_reach_but_the_editors_program_is_covered() -> None:
     user_only = {r for r in Reach if not r.project_may_set}
-    assert user_only - set(REFUSED) == {Reach.PROGRAM}
+    # the editor's settings alone have these (test_config_keys covers VISIBILITY's)
+    assert user_only - set(REFUSED) == {Reach.PROGRAM, Reach.VISIBILITY}
     assert Reach.PROJECT_FILE in REFUSED  # and a file named outside the project
 
 
@@ -168,19 +169,20 @@ async def test_the_language_server_starts_and_warns_once_per_file(hostile: Hosti
         assert lines and ": ignored: a project's configuration file cannot" in lines[0]
 
 
-@pytest.mark.parametrize("text", [
-    "[check\nfail-on = ",                        # not TOML
-    '[check]\nfail-on = 3\nmax-depth = "deep"\n',  # wrong types
-    "[chek]\nnope = 1\n",                        # unknown table and key
+@pytest.mark.parametrize(("text", "expected"), [
+    ("[check\nfail-on = ", "server starts with the defaults"),          # not TOML
+    ('[check]\nfail-on = 3\nmax-depth = "deep"\n',                      # wrong types:
+     "ignored ([check] fail-on, [check] max-depth): each line says why"),
+    ("[chek]\nnope = 1\n", "server starts with the defaults"),         # unknown table
 ])
-async def test_the_language_server_starts_on_a_broken_file(hostile: Hostile,
-                                                           text: str) -> None:
+async def test_the_language_server_starts_on_a_broken_file(hostile: Hostile, text: str,
+                                                           expected: str) -> None:
     hostile.write("codequorum.toml", text)
     async with _language_server(hostile) as client:
         await _answers_a_hover(client, hostile)
         await wait_for(lambda: client.messages)
         said = [m.message for m in client.messages if "codequorum.toml: " in m.message]
-        assert len(said) == 1 and "server starts with the defaults" in said[0], said
+        assert len(said) == 1 and expected in said[0], said
 
 
 @pytest.mark.parametrize("text", ["", "[mcp\n"])

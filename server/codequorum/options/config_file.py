@@ -575,9 +575,10 @@ def by_file(lines: Sequence[str]) -> list[str]:
             out.append(group[0])
             continue
         keys = ", ".join(dict.fromkeys(_key_of(line) for line in group))
-        out.append("\n".join([f"{path}: {len(group)} keys ignored ({keys}): only you may "
-                              f"set them, in your own {display_path(user_config_path())} or "
-                              "with a flag", *group]))
+        why = (f"only you may set them, in your own {display_path(user_config_path())} or "
+               "with a flag" if all(": ignored: " in line for line in group) else
+               "each line says why")
+        out.append("\n".join([f"{path}: {len(group)} keys ignored ({keys}): {why}", *group]))
     return out
 
 
