@@ -4,7 +4,7 @@ calls, costs that input (bounded), never the others, and never a crash."""
 
 from __future__ import annotations
 
-from codequorum.behaviour.callers import MAX_CALLS
+from codequorum.behaviour.callers import MAX_CALLS, MAX_FOUND
 from codequorum.behaviour.runtimes.js_callers import literal_calls
 from codequorum.behaviour.runtimes.js_inputs import collect_js_inputs, examples
 from codequorum.core.model import ModuleContext, Version, VersionSet
@@ -33,4 +33,7 @@ def test_a_literal_nested_thousands_deep_is_no_input_and_the_others_stay() -> No
 def test_thousands_of_calls_give_a_bounded_number_of_inputs() -> None:
     many = "\n".join(f"f({i});" for i in range(20_000))
     calls = literal_calls(_context((("test.js", many),)), "f")
-    assert [c.args for c in calls] == [(i,) for i in range(MAX_CALLS)]
+    # The first MAX_FOUND distinct calls are read, then MAX_CALLS of them spread evenly.
+    step = (MAX_FOUND - 1) / (MAX_CALLS - 1)
+    assert [c.args for c in calls] == [(round(k * step),) for k in range(MAX_CALLS)]
+    assert calls[-1].args == (MAX_FOUND - 1,)
