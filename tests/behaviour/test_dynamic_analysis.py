@@ -92,7 +92,11 @@ def test_sorts_pass_rates_oer_and_verdicts(sort_report: object) -> None:
     # bubble sort (n²) against four sorts whose CPU time grows about n log n (the
     # sorting happens in C: traced opcodes would not grow at all)
     assert cx.versions == (1,)
-    assert cx.message == ("version 2 grows about n², the others about n "
+    # CPU time is a measurement: on a busy machine one of the n log n sorts may read as
+    # flatter than n, and the others are then "at most about n" (dynamic_rules).
+    assert cx.message in ("version 2 grows about n², the others about n "
+                          "(CPU time per call, n=8 to 512)",
+                          "version 2 grows about n², the others at most about n "
                           "(CPU time per call, n=8 to 512)")
     bubble = sort_report.candidates[1]
     assert bubble.growth == 2.0
