@@ -36,17 +36,17 @@ fi
 # cannot be set up, it says why and those tests are skipped with the reason.
 bash scripts/real-model.sh
 # The Python tests in two runs at once: most of their time is spent waiting on sandboxes,
-# servers and subprocesses, so the sandbox-heavy behaviour and hostile tests and the rest share the
+# servers and subprocesses, so the sandbox-heavy behaviour tests and the rest share the
 # machine; each run's output is shown whole after both end, and either failing fails this.
 logs="$(mktemp -d)"
-.venv/bin/python -m pytest -q --durations=10 -p no:cacheprovider tests/behaviour tests/hostile > "$logs/behaviour" 2>&1 &
+.venv/bin/python -m pytest -q --durations=10 -p no:cacheprovider tests/behaviour > "$logs/behaviour" 2>&1 &
 behaviour=$!
-.venv/bin/python -m pytest -q --durations=10 -p no:cacheprovider --ignore=tests/behaviour --ignore=tests/hostile > "$logs/rest" 2>&1 &
+.venv/bin/python -m pytest -q --durations=10 -p no:cacheprovider --ignore=tests/behaviour > "$logs/rest" 2>&1 &
 rest=$!
 status=0
 wait "$behaviour" || status=1
 wait "$rest" || status=1
-echo "== pytest tests/behaviour tests/hostile"; cat "$logs/behaviour"
+echo "== pytest tests/behaviour"; cat "$logs/behaviour"
 echo "== pytest, every other test"; cat "$logs/rest"
 [ "$status" = 0 ]
 if [ -f package-lock.json ]; then
