@@ -362,22 +362,29 @@ RAN_WITHOUT_MODULE = "ran without its module"
 
 def workspace_text(workspace: Path, key: str) -> str:
     """The text of the file a store key names: a regular UTF-8 file inside ``workspace``,
-    at most :data:`~codequorum.core.limits.MAX_DOCUMENT_BYTES` long. Raises
-    :class:`UserError` saying why not (a key from a repository may name anything)."""
+    at most :data:`~codequorum.core.limits.MAX_DOCUMENT_BYTES` long, that passes the
+    workspace's one rule on the key and where its links lead
+    (:func:`~codequorum.core.safe_paths.read_workspace_file`: nothing hidden or
+    secret-looking). Raises :class:`UserError` saying why not (a key from a repository
+    may name anything)."""
     from codequorum.core.limits import MAX_DOCUMENT_BYTES
-    from codequorum.core.safe_paths import UnreadableFile, read_regular
+    from codequorum.core.safe_paths import RefusedFile, read_workspace_file, workspace_refusal
     from codequorum.core.safe_text import safe_text
 
     shown = safe_text(key, 200)
-    if key.startswith("file:") or ":" in key.split("/", 1)[0] or Path(key).is_absolute():
+    if (key.startswith("file:") or ":" in key.split("/", 1)[0] or "\0" in key
+            or Path(key).is_absolute()):
         raise UserError(f"{shown} is not a file of the workspace")
-    path = (workspace / key).resolve()
-    if not path.is_relative_to(workspace.resolve()):
+    root = workspace.resolve()
+    if not (workspace / key).resolve().is_relative_to(root):
         raise UserError(f"{shown} is outside the workspace")
+    why = workspace_refusal(Path(key))
     try:
-        data = read_regular(path, MAX_DOCUMENT_BYTES)
-    except UnreadableFile as exc:
-        raise UserError(safe_text(exc)) from None
+        if why is not None:
+            raise RefusedFile(why)
+        _real, data = read_workspace_file(root, root / key, MAX_DOCUMENT_BYTES)
+    except RefusedFile as exc:
+        raise UserError(f"{shown} is not read: {safe_text(exc)}") from None
     except OSError:
         raise UserError(f"{shown}: no such file in {safe_text(workspace, 200)}") from None
     try:
