@@ -644,7 +644,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting('analysis.includeCurrent', 'boolean', DEFAULTS.include_current,
             "Count the function's current code as one of the versions (origin \"current\"), so"
             " the report says whether it is in the consensus.",
-            reach=A),
+            reach=Reach.VISIBILITY, project_values=(True,)),
     Setting('analysis.maxDepth', 'integer', DEFAULTS.max_depth,
             "Deepest syntax-tree level counted by the structural metrics (SCE, JSD).",
             reach=A, minimum=1, maximum=200, mirrors=('check', 'max_depth')),

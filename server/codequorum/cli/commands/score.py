@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -33,6 +32,7 @@ from codequorum.cli.scoring import (
     progress_bar,
     report_errors,
 )
+from codequorum.core import os_features
 from codequorum.core.errors import UnknownFormatError, UserError
 from codequorum.core.model import VersionSet
 from codequorum.core.parsing import normalize_language
@@ -71,7 +71,7 @@ log = logging.getLogger(__name__)
 def resolve_interpreter(name: str) -> str:
     """The executable behind ``--interpreter NAME`` (a version manager's shim resolved),
     or a :class:`UserError` when it is not a Python that starts."""
-    found = shutil.which(name)
+    found = os_features.find_program(name)
     if found is None:
         raise UserError(f"--interpreter {name}: no such executable")
     try:
