@@ -449,6 +449,22 @@ def test_a_workspace_may_still_show_more(key: str, value: object) -> None:
         {key: value}, [])
 
 
+@pytest.mark.parametrize("kind", ["client", "openai-compatible"])
+def test_a_workspace_cannot_choose_who_gets_the_code(kind: str) -> None:
+    """``provider.kind`` chooses where a function's code goes (the user's endpoint, with the
+    key, or a VS Code language model): a workspace folder's value, either way, is one
+    warning and the user's own holds."""
+    from codequorum.lsp.settings import folder_settings, parse_settings
+
+    raw = _nested("provider.kind", kind)
+    kept, (warning,) = folder_settings(raw, {}, "/repo")
+    assert "provider.kind" not in kept
+    assert "cannot choose where the API key is sent" in warning, warning
+    assert folder_settings(raw, raw, "/repo") == ({"provider.kind": kind}, [])
+    settings, warnings = parse_settings(raw)
+    assert (settings.provider.kind, warnings) == (kind, [])
+
+
 def test_the_users_settings_still_switch_the_views_off() -> None:
     from codequorum.lsp.settings import parse_settings
 

@@ -538,7 +538,7 @@ SETTINGS: tuple[Setting, ...] = (
             reach=Reach.STORE, restricted=True, mirrors=('check', 'store')),
     Setting('provider.kind', 'string', 'openai-compatible',
             "Who generates new versions of a function when you ask to regenerate.",
-            reach=A, enum=('openai-compatible', 'client'),
+            reach=Reach.ENDPOINT, restricted=True, enum=('openai-compatible', 'client'),
             enum_descriptions=(
                 "The language server asks an OpenAI-compatible chat-completions endpoint for "
                 "new versions.",
