@@ -41,7 +41,7 @@ from typing import Any
 
 from codequorum.core.errors import UserError
 from codequorum.core.os_features import user_id
-from codequorum.core.safe_paths import UnreadableFile, read_regular
+from codequorum.core.safe_paths import UnreadableFile, read_regular, real_path
 from codequorum.options.declarations import COMMANDS, Option, editor_settings, keys_of
 from codequorum.options.policy import Reach
 
@@ -133,7 +133,7 @@ def read_config(path: Path, *, user: bool = False) -> ConfigFile | None:
 
 def find_project_config(start: Path) -> ConfigFile | None:
     """The closest project file at or above ``start`` (a folder, or a file's folder)."""
-    folder = start.resolve()
+    folder = real_path(start)
     if not _is(folder, Path.is_dir):
         folder = folder.parent
     for candidate in (folder, *folder.parents):

@@ -372,15 +372,20 @@ def workspace_text(workspace: Path, key: str) -> str:
     secret-looking). Raises :class:`UserError` saying why not (a key from a repository
     may name anything)."""
     from codequorum.core.limits import MAX_DOCUMENT_BYTES
-    from codequorum.core.safe_paths import RefusedFile, read_workspace_file, workspace_refusal
+    from codequorum.core.safe_paths import (
+        RefusedFile,
+        read_workspace_file,
+        real_path,
+        workspace_refusal,
+    )
     from codequorum.core.safe_text import safe_text
 
     shown = safe_text(key, 200)
     if (key.startswith("file:") or ":" in key.split("/", 1)[0] or "\0" in key
             or Path(key).is_absolute()):
         raise UserError(f"{shown} is not a file of the workspace")
-    root = workspace.resolve()
-    if not (workspace / key).resolve().is_relative_to(root):
+    root = real_path(workspace)
+    if not real_path(workspace / key).is_relative_to(root):
         raise UserError(f"{shown} is outside the workspace")
     why = workspace_refusal(Path(key))
     try:

@@ -33,7 +33,13 @@ from codequorum.core.errors import (
     UserError,
 )
 from codequorum.core.limits import MAX_DOCUMENT_BYTES, InputLimitError
-from codequorum.core.safe_paths import UnreadableFile, guard, read_regular, workspace_refusal
+from codequorum.core.safe_paths import (
+    UnreadableFile,
+    guard,
+    read_regular,
+    real_path,
+    workspace_refusal,
+)
 from codequorum.core.safe_text import safe_text
 from codequorum.core.words import count
 from codequorum.generate.endpoint import ProviderConfig
@@ -102,15 +108,15 @@ def _targets(paths: Sequence[Path], language: str | None, run: CheckRun
         candidates: list[tuple[Path, str | None]]
         if given.is_dir():
             candidates = [(p, None) for p in _walk(given)]
-        elif given.exists():
+        elif given.exists() or given.is_symlink():  # a broken link or a loop: said below
             candidates = [(given, language)]
         else:
             run.error(f"{given}: no such file or folder")
             run.missing_paths += 1
             continue
-        top = given.resolve()
+        top = real_path(given)
         for path, forced in candidates:
-            resolved = path.resolve()
+            resolved = real_path(path)
             if resolved in seen:
                 continue
             seen.add(resolved)
@@ -426,7 +432,7 @@ def run_check(request: CheckRequest, out: TextIO | None = None) -> int:
     """Check the request's files and print the findings; the exit status of :func:`run`."""
     stream = out or sys.stdout
     fmt = request.format
-    workspace = (request.workspace or _discover(request.paths)).resolve()
+    workspace = real_path(request.workspace or _discover(request.paths))
     if request.workspace is not None and not workspace.is_dir():
         raise UserError(f"--workspace {request.workspace}: not a folder")
     store_path = guard(request.store or default_store_path(workspace), [workspace])
