@@ -58,7 +58,7 @@ from codequorum.judge.risk import (
     fit_logistic,
 )
 from family_cache import FAMILY_CACHE
-from family_sets import build, read_cache
+from family_sets import build, read_cache, without_disputed
 from fit_risk import DIRECTION, MODEL, log_loss
 from fit_risk import fit_monotone as fit_one
 from fit_risk import measure as fit_measure
@@ -470,6 +470,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--recalibrate", action="store_true",
                     help="also map each model's risks through a logistic fitted on its "
                     "held-out risks (measured nested; the shipped model has it)")
+    ap.add_argument("--versions", type=int,
+                    help="fit and measure on sets of this size only (5: as editors hold them)")
+    ap.add_argument("--set-aside-disputed", action="store_true",
+                    help="count the examples every version fails alike as inputs without "
+                    "an expected value (family_sets.without_disputed)")
     ap.add_argument("--smoke", action="store_true")
     args = ap.parse_args(argv)
     if args.smoke:
@@ -486,6 +491,10 @@ def main(argv: list[str] | None = None) -> int:
         args.sets.parent.mkdir(parents=True, exist_ok=True)
         args.sets.write_text(json.dumps(records))
     records = json.loads(args.sets.read_text())
+    if args.versions:
+        records = [s for s in records if s["n"] == args.versions]
+    if args.set_aside_disputed:
+        records = [without_disputed(s) for s in records]
     data = [s for s in records if s["signals"] is not None]
     fam = np.array([s["family"] for s in data])
     y = np.array([wrong(s) for s in data])

@@ -1,0 +1,86 @@
+"""The sets of the family benchmarks scored again with a disputed example set aside
+(``bench/family_sets.py``), and the maps ``bench/bench_family_risk.py`` measures."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+
+from bench_family_risk import guarded_map, platt_map, worst_family_map
+from codequorum.judge.risk import RiskSignals
+from family_sets import disputed_of, signal_record, without_disputed
+from fit_risk import log_loss
+from fit_risk_families import TARGET_GAP
+
+
+def record(first_example: list[str | None], passes: list[list[bool]]) -> dict[str, Any]:
+    """Four versions, columns 0 and 1 the examples, 2 and 3 drawn inputs; version 0 kept
+    (it passes example 1 and agrees most beyond the examples)."""
+    keys = [[first_example[v], ex2, b1, b2] for v, (ex2, b1, b2) in enumerate(
+        [("= 2", "= 5", "= 7"), ("= 2", "= 5", "= 7"), ("= 2", "= 5", "= 8"),
+         ("= 9", "= 6", "= 8")])]
+    passed = [sum(row) for row in passes]
+    signals = RiskSignals(versions=4, agreed=True, agreeing=2, examples=2,
+                          passes_examples=False, passing=0)
+    return {"set": "s", "family": "f", "task_id": "t/1", "draw": [0, 1, 2, 3], "n": 4,
+            "truth": [True, True, False, False], "kept": 0,
+            "signals": signal_record(signals), "keys": keys, "examples_passed": passed,
+            "examples": 2, "example_cols": [0, 1], "example_pass": passes,
+            "typicality": {"0": 0.5, "1": 0.4, "2": 0.3, "3": 0.2},
+            "texts": ["a", "b", "c", "d"]}
+
+
+def test_an_example_every_version_fails_alike_no_longer_counts_against_the_kept_one() -> None:
+    rec = record(["= 3"] * 4, [[False, True], [False, True], [False, True], [False, False]])
+    assert disputed_of(rec) == [0]
+    got = without_disputed(rec)
+    sig = RiskSignals(**got["signals"])
+    assert (got["kept"], got["example_cols"], got["examples_passed"]) == (0, [1], [1, 1, 1, 0])
+    assert (sig.kind, sig.examples, sig.passing, sig.agreeing) == ("examples", 1, 3, 2)
+    assert got["disputed"] == [0]
+    assert got["example_pass"] == [[True], [True], [True], [False]]
+
+
+def test_an_example_versions_fail_apart_or_one_passes_stays() -> None:
+    apart = record(["= 3", "= 3", "= 4", "= 3"], [[False, True]] * 3 + [[False, False]])
+    assert disputed_of(apart) == []
+    assert without_disputed(apart) == apart
+    one_passes = record(["= 3"] * 4, [[True, True], [False, True], [False, True],
+                                      [False, False]])
+    assert without_disputed(one_passes)["signals"] == one_passes["signals"]
+
+
+def families() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Held-out risks of two families: ``a`` told right, ``b`` given half its share wrong."""
+    rng = np.random.default_rng(3)
+    p = np.concatenate([rng.uniform(0.05, 0.6, 400), rng.uniform(0.05, 0.6, 400)])
+    truth = np.concatenate([p[:400], np.minimum(1.0, 2 * p[400:])])
+    y = (rng.uniform(size=800) < truth).astype(float)
+    return p, y, np.array(["a"] * 400 + ["b"] * 400)
+
+
+def test_the_guarded_map_leaves_no_family_optimistic() -> None:
+    p, y, fam = families()
+    assert y[fam == "b"].mean() - p[fam == "b"].mean() > 0.1
+    q = guarded_map(p, y, fam)(p)
+    for g in ("a", "b"):
+        assert q[fam == g].mean() >= y[fam == g].mean() - TARGET_GAP - 1e-9
+    assert np.all(np.diff(q[np.argsort(p)]) >= -1e-12)  # monotone: the order kept
+
+
+def test_the_worst_family_map_serves_the_worst_family_better_than_platts() -> None:
+    p, y, fam = families()
+    q = worst_family_map(p, y, fam)(p)
+    pooled = platt_map(p, y, fam)(p)
+
+    def worst(r: np.ndarray) -> float:
+        return float(max(log_loss(r[fam == g], y[fam == g]) for g in ("a", "b")))
+
+    assert worst(q) < worst(pooled) < worst(p)
+    before = y[fam == "b"].mean() - p[fam == "b"].mean()
+    assert 0 < y[fam == "b"].mean() - q[fam == "b"].mean() < before  # raised, not all the way
