@@ -32,7 +32,9 @@ value, ``B`` the others):
   prompted without them, as the CodeGen set was, writes none: passing them is then
   evidence it did not aim at);
 - ``copies_examples``: the share of versions whose text holds an example's expected
-  value as a literal outside the docstring (an answer copied from the examples).
+  value as a literal outside the docstring (an answer copied from the examples);
+- ``fails_disputed``: 1 when every example the kept version fails is one every version
+  fails alike (``family_sets.disputed_of``: the example itself may be wrong).
 
     .venv/bin/python bench/fit_risk_families.py --rebuild    # family_sets.json
     .venv/bin/python bench/bench_family_risk.py              # ~5 min
@@ -81,13 +83,13 @@ from reference_data import skipped
 
 NEW: tuple[str, ...] = ("beyond_agree", "beyond_modal", "beyond_groups", "ex_split",
                         "ex_weak", "kept_blind", "ex_count", "ex_agree", "examples_seen",
-                        "copies_examples")
+                        "copies_examples", "fails_disputed")
 #: How each new feature may push the risk (0: either way).
 NEW_DIRECTION: dict[str, int] = {"beyond_agree": -1, "beyond_modal": -1, "beyond_groups": 1,
                                  "ex_split": -1, "ex_weak": 1, "kept_blind": 1,
-                                 "ex_count": -1}
+                                 "ex_count": -1, "fails_disputed": -1}
 EXAMPLE_ONLY = ("ex_split", "ex_weak", "kept_blind", "ex_count", "ex_agree",
-                "copies_examples")
+                "copies_examples", "fails_disputed")
 
 # ----------------------------------------------------------------------------- features
 
@@ -221,8 +223,18 @@ def row_values(s: Mapping[str, Any], plain: bool, texts: Mapping[TextKey, dict[s
     tf = texts.get((s["set"], s["task_id"], tuple(s["draw"])),
                    {"examples_seen": 0.0, "copies_examples": 0.0})
     values.update({"examples_seen": tf["examples_seen"],
-                   "copies_examples": 0.0 if plain else tf["copies_examples"]})
+                   "copies_examples": 0.0 if plain else tf["copies_examples"],
+                   "fails_disputed": 0.0 if plain else fails_disputed(s)})
     return values
+
+
+def fails_disputed(s: Mapping[str, Any]) -> float:
+    """1 when the kept version fails an example and every example it fails is disputed."""
+    rows = s.get("example_pass") or []
+    if s["kept"] is None or s["kept"] >= len(rows):
+        return 0.0
+    failed = {e for e, ok in enumerate(rows[s["kept"]]) if not ok}
+    return 1.0 if failed and failed <= set(disputed_of(s)) else 0.0
 
 
 def frames(records: Sequence[Mapping[str, Any]], texts: Mapping[TextKey, dict[str, float]]
@@ -527,6 +539,10 @@ VARIANTS: tuple[Variant, ...] = (
     Variant("+ versions alike on the examples", with_new(("ex_agree",))),
     Variant("+ versions alike on the examples, level shift only", with_new(("ex_agree",)),
             calibration="shift"),
+    Variant("+ the kept version fails only examples every version fails alike",
+            with_new(("fails_disputed",))),
+    Variant("+ fails only examples every version fails alike, level shift only",
+            with_new(("fails_disputed",)), calibration="shift"),
     Variant("shipped candidates, map guarding the worst family", shipped,
             calibration="worst"),
     Variant("shipped candidates, no family left optimistic (every model)", shipped,

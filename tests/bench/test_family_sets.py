@@ -11,11 +11,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
-from bench_family_risk import guarded_map, platt_map, worst_family_map
+from bench_family_risk import fails_disputed, guarded_map, platt_map, worst_family_map
 from codequorum.judge.risk import RiskSignals
 from family_sets import disputed_of, signal_record, without_disputed
 from fit_risk import log_loss
-from fit_risk_families import TARGET_GAP
+from fit_risk_families import TARGET_GAP, expit, family_weights, level_shift, logit
 
 
 def record(first_example: list[str | None], passes: list[list[bool]]) -> dict[str, Any]:
@@ -44,6 +44,14 @@ def test_an_example_every_version_fails_alike_no_longer_counts_against_the_kept_
     assert (sig.kind, sig.examples, sig.passing, sig.agreeing) == ("examples", 1, 3, 2)
     assert got["disputed"] == [0]
     assert got["example_pass"] == [[True], [True], [True], [False]]
+    assert fails_disputed(rec) == 1.0  # the feature the risk could read instead
+
+
+def test_a_kept_version_failing_an_undisputed_example_too_is_not_excused() -> None:
+    rec = record(["= 3"] * 4, [[False, False], [False, True], [False, True], [False, False]])
+    assert disputed_of(rec) == [0]
+    assert fails_disputed(rec) == 0.0
+    assert fails_disputed({**rec, "example_pass": [[True, True]] * 4}) == 0.0
 
 
 def test_an_example_versions_fail_apart_or_one_passes_stays() -> None:
@@ -84,3 +92,13 @@ def test_the_worst_family_map_serves_the_worst_family_better_than_platts() -> No
     assert worst(q) < worst(pooled) < worst(p)
     before = y[fam == "b"].mean() - p[fam == "b"].mean()
     assert 0 < y[fam == "b"].mean() - q[fam == "b"].mean() < before  # raised, not all the way
+
+
+def test_the_level_shift_moves_the_weighted_mean_risk_to_the_share_wrong() -> None:
+    p, y, fam = families()
+    d, slope = level_shift(p, y, fam)
+    w = family_weights([{"family": f} for f in fam])
+    assert slope == 1.0 and d > 0  # family b is given too little
+    moved = expit(logit(p) + d)
+    assert abs(np.average(moved, weights=w) - np.average(y, weights=w)) < 1e-9
+    assert level_shift(p[:10], y[:10], fam[:10]) == (0.0, 1.0)  # too few to move
