@@ -33,6 +33,8 @@ value, ``B`` the others):
   evidence it did not aim at);
 - ``copies_examples``: the share of versions whose text holds an example's expected
   value as a literal outside the docstring (an answer copied from the examples);
+- ``set_returns``: the share of (version, input) cells holding a returned value (versions
+  that raise or time out often: a weaker model, whatever the kept one does);
 - ``fails_disputed``: 1 when every example the kept version fails is one every version
   fails alike (``family_sets.disputed_of``: the example itself may be wrong).
 
@@ -83,11 +85,11 @@ from reference_data import skipped
 
 NEW: tuple[str, ...] = ("beyond_agree", "beyond_modal", "beyond_groups", "ex_split",
                         "ex_weak", "kept_blind", "ex_count", "ex_agree", "examples_seen",
-                        "copies_examples", "fails_disputed")
+                        "copies_examples", "fails_disputed", "set_returns")
 #: How each new feature may push the risk (0: either way).
 NEW_DIRECTION: dict[str, int] = {"beyond_agree": -1, "beyond_modal": -1, "beyond_groups": 1,
                                  "ex_split": -1, "ex_weak": 1, "kept_blind": 1,
-                                 "ex_count": -1, "fails_disputed": -1}
+                                 "ex_count": -1, "fails_disputed": -1, "set_returns": -1}
 EXAMPLE_ONLY = ("ex_split", "ex_weak", "kept_blind", "ex_count", "ex_agree",
                 "copies_examples", "fails_disputed")
 
@@ -119,7 +121,10 @@ def matrix_features(keys: Sequence[Sequence[Any]], cols: Sequence[int], kept: in
                 counts[r[t]] = counts.get(r[t], 0) + 1
         modal.append(counts.get(own[t], 0) >= max(counts.values()))
     groups = len({tuple(r[t] for t in beyond) for r in rows})
-    out = {"beyond_agree": float(np.mean(agree)) if agree else 0.0,
+    cells_all = [k for r in rows for k in r]
+    out = {"set_returns": (sum(k is not None for k in cells_all) / len(cells_all)
+                           if cells_all else 0.0),
+           "beyond_agree": float(np.mean(agree)) if agree else 0.0,
            "beyond_modal": float(np.mean(modal)) if modal else 0.0,
            "beyond_groups": groups / n,
            "ex_split": 1.0, "ex_weak": 0.0, "kept_blind": 0.0,
@@ -543,6 +548,9 @@ VARIANTS: tuple[Variant, ...] = (
             with_new(("fails_disputed",))),
     Variant("+ fails only examples every version fails alike, level shift only",
             with_new(("fails_disputed",)), calibration="shift"),
+    Variant("+ how often the versions return", with_new(("set_returns",))),
+    Variant("+ how often the versions return, level shift only", with_new(("set_returns",)),
+            calibration="shift"),
     Variant("shipped candidates, map guarding the worst family", shipped,
             calibration="worst"),
     Variant("shipped candidates, no family left optimistic (every model)", shipped,

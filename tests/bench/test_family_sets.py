@@ -11,7 +11,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
-from bench_family_risk import fails_disputed, guarded_map, platt_map, worst_family_map
+from bench_family_risk import (
+    fails_disputed,
+    guarded_map,
+    matrix_features,
+    platt_map,
+    worst_family_map,
+)
 from codequorum.judge.risk import RiskSignals
 from family_sets import disputed_of, signal_record, without_disputed
 from fit_risk import log_loss
@@ -102,3 +108,10 @@ def test_the_level_shift_moves_the_weighted_mean_risk_to_the_share_wrong() -> No
     moved = expit(logit(p) + d)
     assert abs(np.average(moved, weights=w) - np.average(y, weights=w)) < 1e-9
     assert level_shift(p[:10], y[:10], fam[:10]) == (0.0, 1.0)  # too few to move
+
+
+def test_how_often_the_versions_return_counts_every_cell_a_value_fills() -> None:
+    keys: list[list[str | None]] = [["= 1", "= 2", None], ["= 1", None, None], ["= 1"]]
+    got = matrix_features(keys, [0], 0, [1, 1, 1])
+    assert got["set_returns"] == 4 / 9  # the short row counts as two empty cells
+    assert matrix_features([], [], 0, None)["set_returns"] == 0.0
