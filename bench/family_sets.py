@@ -22,12 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from codequorum.core.model import VersionSet
-from codequorum.judge.recommend import (
-    OutcomeKey,
-    disputed_examples,
-    outcome_key,
-    recommend,
-)
+from codequorum.judge.recommend import KeyMatrix, OutcomeKey, outcome_key, recommend
 from codequorum.judge.risk import RiskSignals
 from codequorum.pipeline.analyze import analyze, risk_signals
 from codequorum.pipeline.config import AnalysisConfig
@@ -151,8 +146,29 @@ def set_record(task: CachedTask, draw: Sequence[int]) -> dict[str, Any]:
     }
 
 
+def disputed_examples(keys: KeyMatrix, passes: Sequence[Sequence[bool]],
+                      example_cols: Sequence[int], fewest: int = 3) -> list[int]:
+    """The docstring examples every version (at least ``fewest``) fails alike: each
+    returns a value on it, all the same value, and none passes it. A wrong example would
+    look so; on the four families it was mostly a mistake the versions share
+    (``bench/README.md``), so the product does not set such examples aside.
+
+    ``keys``: the outcome matrix; ``passes[v][e]``: whether version ``v`` passes the
+    ``e``-th example, whose column is ``example_cols[e]``. Returns positions ``e``.
+    """
+    if len(keys) < fewest or len(passes) != len(keys):
+        return []
+    out = []
+    for e, t in enumerate(example_cols):
+        column = {row[t] if t < len(row) else None for row in keys}
+        failed = all(not (e < len(p) and p[e]) for p in passes)
+        if len(column) == 1 and None not in column and failed:
+            out.append(e)
+    return out
+
+
 def disputed_of(rec: Mapping[str, Any], fewest: int = 3) -> list[int]:
-    """The examples of a set every version fails alike (:func:`disputed_examples`)."""
+    """The examples of a set record every version fails alike (:func:`disputed_examples`)."""
     return disputed_examples(rec["keys"], rec.get("example_pass") or [], rec["example_cols"],
                              fewest)
 
@@ -188,5 +204,5 @@ def build(tasks: Sequence[CachedTask]) -> Iterator[dict[str, Any]]:
                 yield set_record(task, draw)
 
 
-__all__ = ["DRAWS", "CachedTask", "build", "disputed_of", "example_pass", "keys_of",
-           "read_cache", "set_record", "signal_record", "without_disputed"]
+__all__ = ["DRAWS", "CachedTask", "build", "disputed_examples", "disputed_of", "example_pass",
+           "keys_of", "read_cache", "set_record", "signal_record", "without_disputed"]

@@ -19,9 +19,29 @@ from bench_family_risk import (
     worst_family_map,
 )
 from codequorum.judge.risk import RiskSignals
-from family_sets import disputed_of, signal_record, without_disputed
+from family_sets import disputed_examples, disputed_of, signal_record, without_disputed
 from fit_risk import log_loss
 from fit_risk_families import TARGET_GAP, expit, family_weights, level_shift, logit
+
+
+def test_an_example_every_version_fails_alike_is_disputed() -> None:
+    # columns 0 and 2 are examples; every version returns "= 3" on column 0 and fails it
+    keys: list[list[str | None]] = [["= 3", "= 1", "= 5"], ["= 3", "= 2", "= 5"],
+                                    ["= 3", "= 1", "= 6"]]
+    passes = [[False, True], [False, True], [False, False]]
+    assert disputed_examples(keys, passes, [0, 2]) == [0]
+    # one version passing it (the others return alike): not disputed
+    assert disputed_examples(keys, [[True, True], [False, True], [False, False]], [0, 2]) == []
+    # failed by all, but not alike (column 2 parts 5 / 6), or one version raising
+    assert disputed_examples(keys, [[False, False]] * 3, [0, 2]) == [0]
+    raising: list[list[str | None]] = [["= 3"], ["= 3"], [None]]
+    assert disputed_examples(raising, [[False]] * 3, [0]) == []
+    # a short row is a version without a result there
+    assert disputed_examples([["= 3"], ["= 3"], []], [[False]] * 3, [0]) == []
+    # too few versions to tell a wrong example from one shared mistake
+    assert disputed_examples(keys[:2], passes[:2], [0, 2]) == []
+    assert disputed_examples(keys[:2], passes[:2], [0, 2], fewest=2) == [0]
+    assert disputed_examples(keys, passes, []) == []
 
 
 def record(first_example: list[str | None], passes: list[list[bool]]) -> dict[str, Any]:

@@ -15,7 +15,6 @@ from codequorum.core.values import canonical_output
 from codequorum.judge.recommend import (
     agreement_scores,
     behaviours,
-    disputed_examples,
     example_columns,
     example_passes,
     examples_from_dynamic,
@@ -171,25 +170,6 @@ def test_examples_are_docstring_inputs_with_an_expected_value() -> None:
                                        [None, True, None, None], [True]]  # short row
     assert example_passes(passes, inputs) == [1, 2, 0, 1]
     assert example_passes(passes, inputs[1:2]) is None
-
-
-def test_an_example_every_version_fails_alike_is_disputed() -> None:
-    # columns 0 and 2 are examples; every version returns "= 3" on column 0 and fails it
-    keys = [["= 3", "= 1", "= 5"], ["= 3", "= 2", "= 5"], ["= 3", "= 1", "= 6"]]
-    passes = [[False, True], [False, True], [False, False]]
-    assert disputed_examples(keys, passes, [0, 2]) == [0]
-    # one version passing it (the others return alike): not disputed
-    assert disputed_examples(keys, [[True, True], [False, True], [False, False]], [0, 2]) == []
-    # failed by all, but not alike (column 2 parts 5 / 6), or one version raising
-    assert disputed_examples(keys, [[False, False]] * 3, [0, 2]) == [0]
-    raising: list[list[str | None]] = [["= 3"], ["= 3"], [None]]
-    assert disputed_examples(raising, [[False]] * 3, [0]) == []
-    # a short row is a version without a result there
-    assert disputed_examples([["= 3"], ["= 3"], []], [[False]] * 3, [0]) == []
-    # too few versions to tell a wrong example from one shared mistake
-    assert disputed_examples(keys[:2], passes[:2], [0, 2]) == []
-    assert disputed_examples(keys[:2], passes[:2], [0, 2], fewest=2) == [0]
-    assert disputed_examples(keys, passes, []) == []
 
 
 def test_examples_come_before_agreement() -> None:

@@ -130,26 +130,6 @@ def example_passes(
     return [sum(1 for t in examples if t < len(row) and row[t] is True) for row in passes]
 
 
-def disputed_examples(keys: KeyMatrix, passes: Sequence[Sequence[bool]],
-                      example_cols: Sequence[int], fewest: int = 3) -> list[int]:
-    """The docstring examples that may themselves be wrong: every version (at least
-    ``fewest``) returns a value on it, all the same value, and none passes it. A failure
-    every version shares, the right one too, says nothing about which is wrong.
-
-    ``keys``: :func:`outcome_matrix`; ``passes[v][e]``: whether version ``v`` passes the
-    ``e``-th example, whose column is ``example_cols[e]``. Returns positions ``e``.
-    """
-    if len(keys) < fewest:
-        return []
-    out = []
-    for e, t in enumerate(example_cols):
-        column = {row[t] if t < len(row) else None for row in keys}
-        failed = all(not (e < len(p) and p[e]) for p in passes)
-        if len(column) == 1 and None not in column and failed and len(passes) == len(keys):
-            out.append(e)
-    return out
-
-
 def output_clusters(keys: KeyMatrix) -> int:
     """How many distinct behaviours the versions with any result show (a behaviour is the
     whole row of keys)."""
@@ -457,7 +437,6 @@ __all__ = [
     "Recommendation",
     "agreeing_versions",
     "agreement_scores",
-    "disputed_examples",
     "evidence_sentence",
     "example_columns",
     "example_passes",
