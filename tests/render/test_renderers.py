@@ -112,6 +112,30 @@ def test_the_verdict_column_does_not_call_stable_what_ran_apart_or_not_at_all(
         "stable", behaviour.code]  # the JSON keeps both
 
 
+def test_the_last_row_counts_the_verdicts_the_rows_above_it_show() -> None:
+    """A set whose Verdict column shows ``divergent-outputs`` without the shape's
+    ``stable`` is not counted as stable in the last row either; ``overall`` keeps both."""
+    from codequorum.judge.overall import overall
+
+    apart = _report("T/1")
+    apart.verdicts.append(Verdict("divergent-outputs", "warning",
+                                  "versions 1 and 2 disagree on f(1): 1 vs 2",
+                                  versions=(0, 1), figure=0.5))
+    reports = [apart, _report("T/2")]
+    summary = overall(reports)
+    assert summary["verdicts"] == {"stable": 2, "divergent-outputs": 1}
+    console = Console(file=io.StringIO(), width=200, color_system=None)
+    print_table(reports, console, overall=summary)
+    lines = console.file.getvalue().splitlines()  # type: ignore[attr-defined]
+    at = next(k for k, line in enumerate(lines) if "mean of 2" in line)
+    cells = [line.split("│")[-2].strip() for line in lines[at:] if line.startswith("│")]
+    assert cells == ["1 divergent-outputs", "1 stable"]
+    narrow = Console(file=io.StringIO(), width=40, color_system=None)
+    print_table(reports, narrow, overall=summary)
+    said = narrow.file.getvalue()  # type: ignore[attr-defined]
+    assert "verdicts: " in said and "2 stable" not in said and "1 stable" in said
+
+
 def test_table_names_versions_with_syntax_errors_as_json_does() -> None:
     from codequorum.core.model import VersionSet
     from codequorum.pipeline.analyze import analyze

@@ -219,6 +219,20 @@ def _keep_cell(r: TableRow) -> Text:
     return Text(f"v{r.recommended + 1} {how}")
 
 
+def as_shown(overall: Mapping[str, Any] | None,
+             rows: Sequence[TableRow]) -> Mapping[str, Any] | None:
+    """``overall`` with its verdict counts taken from the Verdict column of ``rows``, so the
+    last row counts what the rows above it show (no ``stable`` for a set whose column
+    leaves it out beside diverging outputs or nothing run; the JSON keeps both)."""
+    if overall is None:
+        return None
+    shown: dict[str, int] = {}
+    for row in rows:
+        for code in row.codes if row.ok else ():
+            shown[code] = shown.get(code, 0) + 1
+    return {**overall, "verdicts": shown}
+
+
 def _counts(overall: Mapping[str, Any]) -> list[str]:
     """``12 stable``, ``8 unstable-structure``: the verdict counts, most frequent first."""
     counts = sorted(overall.get("verdicts", {}).items(), key=lambda kv: -kv[1])
@@ -283,6 +297,7 @@ def build_table(items: Rows, title: str | None = None,
     the sets and the verdict counts; columns titled in ``drop`` are left out (and the
     counts, when ``drop`` holds :data:`COUNTS`)."""
     reports = _rows(items)
+    overall = as_shown(overall, reports)
     columns = [c for c in _columns(reports, reasons, COUNTS not in drop)
                if c.title not in drop]
     table = Table(title=title, header_style="bold", show_lines=False, expand=False,
@@ -362,8 +377,9 @@ def print_table(items: Rows, console: Console, title: str | None = None,
         console.print(line)
     for line in model_lines(overall or {}):
         console.print(line)
-    if COUNTS in dropped and overall is not None:
-        console.print(Text(f"verdicts: {', '.join(_counts(overall))}", style="bold"))
+    counted = as_shown(overall, reports)
+    if COUNTS in dropped and counted is not None:
+        console.print(Text(f"verdicts: {', '.join(_counts(counted))}", style="bold"))
     shown = [t for t in dropped if t not in ("Why", COUNTS)]
     if shown:
         console.print(Text(f"left out to fit {width} columns: {', '.join(shown)} "
