@@ -237,6 +237,28 @@ def test_folder_walk_notes_binary_and_unknown_files(
     assert f"{ws.root / 'sub' / 'latin.py'}: not UTF-8 text (byte 5), skipped" in err
     assert f"{ws.root / 'notes.txt'}: unknown extension, skipped" in err
     assert out.count(": warning ") == 2  # mod.py, found by the walk, is still checked
+    assert out.strip().split("\n")[-1].endswith("; 2 files skipped")
+
+
+def test_files_skipped_or_not_parsing_are_said_so_in_the_summary_and_notes(
+        ws: Workspace, capsys: pytest.CaptureFixture[str]) -> None:
+    """A file that is not read is counted as skipped, never as a file without functions;
+    a file that does not parse says where, since a function it breaks goes unchecked."""
+    other = ws.root / "other"
+    other.mkdir(exist_ok=True)
+    (other / "blob.py").write_bytes(b"\x00\x01def f():\n  pass\n")
+    (other / "broken.py").write_text("def f(x):\n    return x\n\n\ndef g(x:\n    return x\n",
+                                     encoding="utf-8")
+    try:
+        status, out, err = _check(capsys, str(other / "blob.py"), "--workspace", str(ws.root))
+        assert (status, out) == (0, "nothing checked: 1 file skipped\n")
+        status, out, err = _check(capsys, str(other), "--workspace", str(ws.root))
+    finally:
+        for name in ("blob.py", "broken.py"):
+            (other / name).unlink()
+    assert (status, out) == (0, "no function in 1 file has stored versions; 1 file skipped\n")
+    assert (f"{other / 'broken.py'}:5: does not parse ('(' was never closed): a function it "
+            "breaks is not checked") in err
 
 
 def test_missing_store_is_not_a_failure(tmp_path: Path,
