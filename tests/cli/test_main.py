@@ -131,6 +131,14 @@ def test_non_utf8_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert f"{path}:1: not valid UTF-8" in err
 
 
+def test_an_argument_a_command_does_not_take_is_said_under_that_commands_usage(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _run(capsys, "doctor", "--dynamic")
+    assert (code, out) == (2, "")
+    assert err.startswith("usage: codequorum doctor ")
+    assert err.strip().endswith("codequorum doctor: error: unrecognized arguments: --dynamic")
+
+
 def test_unknown_language_and_format_exit_2(tmp_path: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     path = _jsonl(tmp_path / "s.jsonl", [{"task_id": "a", "samples": [A, B]}])
