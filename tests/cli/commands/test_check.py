@@ -316,6 +316,8 @@ def test_dynamic_runs_the_versions_in_the_sandbox(
     # CodeGen's prime_fib versions part ways on the first input: 0 against None
     divergent = next(f for f in by_function["prime_fib"] if f["code"] == "divergent-outputs")
     assert "disagree on prime_fib(0): 0 vs None" in divergent["message"]
+    agree = f"(all versions agree on {round(100 * divergent['figure'])} % of the inputs) ["
+    assert agree in divergent["message"]  # the figure in words, never a bare number
     assert divergent["report"]["summary"]["oer"] < 1.0
     assert "sctd_jsd" in divergent["report"]["summary"]
     assert "outlier-current" in [f["code"] for f in by_function["Stats.total"]]
