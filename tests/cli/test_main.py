@@ -131,6 +131,16 @@ def test_non_utf8_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert f"{path}:1: not valid UTF-8" in err
 
 
+def test_the_command_list_names_every_output_format_of_score(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from codequorum.render.sinks import FORMAT_NAMES
+
+    code, out, _ = _run(capsys, "--help")
+    said = " ".join(out.split())  # argparse wraps the help
+    assert code == 0 and f"score sample sets from files ({', '.join(FORMAT_NAMES)})" in said
+    assert "html" in FORMAT_NAMES and "jsonl" in FORMAT_NAMES
+
+
 def test_an_argument_a_command_does_not_take_is_said_under_that_commands_usage(
         capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = _run(capsys, "doctor", "--dynamic")

@@ -54,6 +54,7 @@ from codequorum.render.html_report import load_compare
 from codequorum.render.level_sink import open_sink
 from codequorum.render.outfile import check_output
 from codequorum.render.sinks import (
+    FORMAT_NAMES,
     OUTPUT_FORMATS,
     OutputFormat,
     RunEnd,
@@ -90,7 +91,7 @@ def register(subparsers: Any) -> None:
     """Add ``score`` to the command line."""
     parser = subparsers.add_parser(
         "score",
-        help="score sample sets from files (table, JSON or CSV)",
+        help=f"score sample sets from files ({', '.join(FORMAT_NAMES)})",
         description="Score how much the versions in each sample set agree: structural "
         "cross-entropy (SCE) and Jensen-Shannon similarity (JSD) of AST subtrees, tree edit "
         "similarity (TSED), groups of versions with one shape, and a verdict per set.",
