@@ -131,6 +131,15 @@ def test_non_utf8_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert f"{path}:1: not valid UTF-8" in err
 
 
+def test_score_with_nothing_read_prints_the_error_and_no_empty_table(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _run(capsys, "score", str(tmp_path / "gone.jsonl"))
+    assert (code, out) == (1, "")
+    assert err == f"codequorum: error: {tmp_path / 'gone.jsonl'}: no such file\n"
+    code, out, _ = _run(capsys, "score", str(tmp_path / "gone.jsonl"), "--format", "json")
+    assert code == 1 and json.loads(out)["sets"] == []  # a document still says it
+
+
 def test_the_command_list_names_every_output_format_of_score(
         capsys: pytest.CaptureFixture[str]) -> None:
     from codequorum.render.sinks import FORMAT_NAMES

@@ -136,6 +136,21 @@ def test_the_last_row_counts_the_verdicts_the_rows_above_it_show() -> None:
     assert "verdicts: " in said and "2 stable" not in said and "1 stable" in said
 
 
+def test_a_stable_set_whose_versions_never_ran_is_said_to_be_stable_in_shape_only() -> None:
+    from codequorum.render.table import SHAPE_ONLY
+
+    shape_only = _report("T/1")
+    shape_only.recommended, shape_only.recommended_by = 0, "structure"
+    out = " ".join(_render(shape_only).split())
+    assert "not run" in out and " ".join(SHAPE_ONLY.split()) in out
+    ran = _report("T/2")
+    ran.recommended, ran.recommended_by, ran.risk = 0, "behaviour", 0.2
+    assert "agree in shape" not in _render(ran)
+    console = Console(file=io.StringIO(), width=200, color_system=None)
+    print_table([shape_only], console, explain_shape=False)  # the demo says it its own way
+    assert "agree in shape" not in console.file.getvalue()  # type: ignore[attr-defined]
+
+
 def test_table_names_versions_with_syntax_errors_as_json_does() -> None:
     from codequorum.core.model import VersionSet
     from codequorum.pipeline.analyze import analyze

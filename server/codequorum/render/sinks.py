@@ -45,6 +45,7 @@ class SinkRequest:
     compare: tuple[str, Mapping[str, Any]] | None = None   # html: (name, JSON report)
     incremental: bool = False               # streamed formats write each line as it comes
     append: bool = False                    # ... after what the file holds (``--resume``)
+    explain_shape: bool = True              # table: what `stable` means where nothing ran
 
 
 @dataclass(frozen=True)
@@ -214,10 +215,13 @@ class _Table:
         self.written += 1
 
     def finish(self, end: RunEnd) -> None:
+        if not self.rows and self.request.path in (None, "-"):
+            return  # nothing read: the errors say why, an empty frame would say nothing
         with open_output(self.request.path) as stream:
             console = make_console(stream, color_enabled(self.request.color, stream))
             print_table(self.rows, console, title=self.request.title,
-                        reasons=self.request.reasons, overall=_overall(self.across, end))
+                        reasons=self.request.reasons, overall=_overall(self.across, end),
+                        explain_shape=self.request.explain_shape)
 
 
 @contextlib.contextmanager

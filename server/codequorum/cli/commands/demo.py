@@ -143,7 +143,8 @@ def demo_request(args: argparse.Namespace) -> DemoRequest:
     return DemoRequest(
         format=fmt,
         output=SinkRequest(path=args.output, color=args.color, matrices=args.matrices,
-                           reasons=args.reasons, title=TITLE if fmt.terminal else None),
+                           reasons=args.reasons, title=TITLE if fmt.terminal else None,
+                           explain_shape=False),  # EXPLANATION says what stable means
         analysis=from_request(args, DEMO, needs_matrices=fmt.needs_matrices,
                               interpreter=resolve_interpreter),
         versions=args.versions, jobs=args.jobs, dynamic=args.dynamic,
