@@ -415,7 +415,7 @@ OPTIONS: tuple[Option, ...] = (
            flags=("--versions", "--samples"), type=positive, metavar="K"),
     # ------------------------------------------------------------------ score's output
     Option("format", formats_help(), A, _on(DEMO, SCORE), group="output",
-           dest="output_format", default="table", metavar="FORMAT", values=FORMAT_NAMES),
+           dest="output_format", metavar="FORMAT", values=FORMAT_NAMES),
     Option("output", "write the result to FILE instead of standard output", Reach.OUTPUT,
            _on(DEMO, SCORE), group="output", flags=("-o", "--output"), metavar="FILE"),
     Option("matrices", "JSON: include the full pair matrices", A, _on(DEMO, SCORE),

@@ -59,8 +59,9 @@ from codequorum.render.sinks import (
     OutputFormat,
     RunEnd,
     SinkRequest,
+    format_for,
     names_of,
-    output_format,
+    refuse_page_on_terminal,
 )
 from codequorum.render.terminal import color_enabled
 
@@ -107,7 +108,8 @@ def _compare_formats() -> list[OutputFormat]:
 
 def score_request(args: argparse.Namespace) -> ScoreRequest:
     """The request of ``codequorum score``, its arguments checked (:class:`UserError`)."""
-    fmt = output_format(args.output_format)
+    fmt = format_for(args.output_format, args.output)
+    refuse_page_on_terminal(fmt, args.output)
     if args.input_format not in INPUT_FORMATS:
         raise UnknownFormatError(f"unknown input format {args.input_format!r} "
                                  f"(choose {', '.join(INPUT_FORMATS)})")
