@@ -221,7 +221,8 @@ def not_run_reason(report: StabilityReport) -> str | None:
 def function_findings(
     analysis: FunctionAnalysis, name: str, min_severity: str = "hint"
 ) -> list[Finding]:
-    """The findings of one function (``name`` as written in its definition), at or above
+    """The findings of one function (``name``: as written in its definition where the
+    finding sits on it, a diagnostic; its qualified name in a list of many), at or above
     ``min_severity``. Their texts are plain messages
     (:func:`~codequorum.core.safe_text.plain_message`), whoever shows them (a diagnostic,
     a line of ``check``, SARIF, an agent): they quote names and outputs of a repository's

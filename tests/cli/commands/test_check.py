@@ -153,6 +153,7 @@ def test_text_findings_lines_and_exit_status(ws: Workspace,
     outlier = lines[1]
     assert outlier.startswith(f"{path}:{ws.total_line}:9: warning outlier-current ")
     assert "The current code is far from the consensus" in outlier
+    assert outlier.endswith("[`Stats.total`: 4 versions + your code]")  # which total
     # concatenate agrees with its versions: nothing printed for it
     assert "concatenate" not in out
     assert lines[2] == ("checked 3 functions in 1 file: 2 warnings; "

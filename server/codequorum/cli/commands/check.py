@@ -337,7 +337,7 @@ class _Checker:
         })
         run.findings.extend(
             _finding(path, span, found, qualified_name, analysis.n_stored, summary)
-            for found in function_findings(analysis, info.name)
+            for found in function_findings(analysis, qualified_name)  # one of many files
         )
         not_run = not_run_reason(analysis.report)
         if not_run is not None:  # never a silent "stable": said on stderr and in the JSON
