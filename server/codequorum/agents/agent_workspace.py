@@ -24,6 +24,7 @@ from codequorum.core.safe_text import safe_text
 from codequorum.core.words import names_listed
 from codequorum.generate.endpoint import ProviderConfig
 from codequorum.generate.prompting import DEFAULT_CONTEXT_LINES
+from codequorum.ingest.extract import unparsed_hint
 from codequorum.metrics.registry import TEXTUAL
 from codequorum.options.approvals import Approvals
 from codequorum.pipeline.config import AnalysisConfig
@@ -126,6 +127,7 @@ class AgentWorkspace:
             known = [str(f.qualified_name) for f in parsing.functions(source.text, lang)]
             hint = (f"; functions in the file: {names_listed([safe_text(k, 80) for k in known])}"
                     if known else "; the file defines no function")
+            hint += safe_text(unparsed_hint(source.text, lang), 300)
             raise UserError(f"{safe_text(path, 200)}: no function `{safe_text(name, 200)}`{hint}")
         key = self.session().file_key(source.path)
         return FunctionTarget(source, lang, info, key)

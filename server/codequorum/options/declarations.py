@@ -415,7 +415,7 @@ OPTIONS: tuple[Option, ...] = (
            flags=("--versions", "--samples"), type=positive, metavar="K"),
     # ------------------------------------------------------------------ score's output
     Option("format", formats_help(), A, _on(DEMO, SCORE), group="output",
-           dest="output_format", default="table", metavar="FORMAT", values=FORMAT_NAMES),
+           dest="output_format", metavar="FORMAT", values=FORMAT_NAMES),
     Option("output", "write the result to FILE instead of standard output", Reach.OUTPUT,
            _on(DEMO, SCORE), group="output", flags=("-o", "--output"), metavar="FILE"),
     Option("matrices", "JSON: include the full pair matrices", A, _on(DEMO, SCORE),
@@ -433,6 +433,12 @@ OPTIONS: tuple[Option, ...] = (
            Reach.INTERPRETER, _on(DOCTOR), metavar="PATH"),
     Option("format", "output format (default text)", A, _on(DOCTOR),
            choices=["text", "json"], default="text"),
+    Option("sandbox", "answer for this level: whether versions run at it here (auto, "
+           "strict, portable or weak, as --sandbox of check, demo and score; portable "
+           "compiles its interpreter first when it is not in the cache); the exit status is "
+           "0 when they do (default: the strict sandbox's layers, exit 0 when it holds)",
+           Reach.SANDBOX, _on(DOCTOR), choices=list(SANDBOX_LEVELS), metavar="LEVEL",
+           project_values=_strict),
     Option("prepare", "compile the portable sandbox's interpreter into the user's cache now "
            "(once, tens of seconds, with a progress bar) instead of at the first run",
            Reach.SANDBOX, _on(DOCTOR), kind="flag", default=False),

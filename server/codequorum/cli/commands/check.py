@@ -44,6 +44,7 @@ from codequorum.core.safe_text import safe_text
 from codequorum.core.words import count
 from codequorum.generate.endpoint import ProviderConfig
 from codequorum.generate.proposed_inputs import InputAsker
+from codequorum.ingest.extract import parse_problem
 from codequorum.ingest.store import default_store_path
 from codequorum.ingest.workspace import find_workspace
 from codequorum.options.approvals import Approvals
@@ -161,6 +162,17 @@ def _read(path: Path, run: CheckRun) -> str | None:
         return None
 
 
+def _note_unparsed(path: Path, text: str, lang: str, run: CheckRun) -> None:
+    """Say where a file first fails to parse: a function its syntax error breaks is found
+    in no version's place, so it is not checked, and the summary alone would not say why."""
+    problem = parse_problem(text, lang)
+    if problem is not None:
+        line, detail = problem
+        why = f" ({safe_text(detail, 200)})" if detail else ""
+        run.notes.append(f"{path}:{line}: does not parse{why}: a function it breaks is not "
+                         "checked")
+
+
 # ----------------------------------------------------------------------------- checking
 
 
@@ -227,13 +239,17 @@ class _Checker:
         run.files += 1
         text = _read(path, run)
         if text is None:
+            run.files_skipped += 1
             return
         key = self.session.file_key(path)
         try:
-            infos = parsing.functions(text, lang)
+            infos, broken = parsing.functions_and_errors(text, lang)
         except InputLimitError as exc:
             run.notes.append(f"{path}: {exc}, skipped")
+            run.files_skipped += 1
             return
+        if broken:
+            _note_unparsed(path, text, lang, run)
         lines = text.split("\n")
         names = self.session.functions_with_versions_sync(key)
         checked_here = 0
@@ -328,7 +344,7 @@ class _Checker:
         })
         run.findings.extend(
             _finding(path, span, found, qualified_name, analysis.n_stored, summary)
-            for found in function_findings(analysis, info.name)
+            for found in function_findings(analysis, qualified_name)  # one of many files
         )
         not_run = not_run_reason(analysis.report)
         if not_run is not None:  # never a silent "stable": said on stderr and in the JSON

@@ -42,6 +42,7 @@ from codequorum.generate.endpoint import (
     regenerate,
 )
 from codequorum.generate.prompting import build_messages, prompt_hash
+from codequorum.ingest.extract import unparsed_hint
 from codequorum.ingest.importing import ImportReport, prepare_import, store_import
 from codequorum.ingest.store import VersionStore, default_store_path
 from codequorum.ingest.workspace import find_workspace, store_key
@@ -301,7 +302,7 @@ def _function(text: str, language: str, name: str, path: Path) -> FunctionInfo:
         return found
     known = [f.qualified_name for f in functions(text, language)]
     hint = f"; functions in the file: {names_listed(known)}" if known else ""
-    raise UserError(f"{path}: no function `{name}`{hint}")
+    raise UserError(f"{path}: no function `{name}`{hint}{unparsed_hint(text, language)}")
 
 
 def _open(target: _Target) -> VersionStore:

@@ -54,12 +54,14 @@ from codequorum.render.html_report import load_compare
 from codequorum.render.level_sink import open_sink
 from codequorum.render.outfile import check_output
 from codequorum.render.sinks import (
+    FORMAT_NAMES,
     OUTPUT_FORMATS,
     OutputFormat,
     RunEnd,
     SinkRequest,
+    format_for,
     names_of,
-    output_format,
+    refuse_page_on_terminal,
 )
 from codequorum.render.terminal import color_enabled
 
@@ -90,7 +92,7 @@ def register(subparsers: Any) -> None:
     """Add ``score`` to the command line."""
     parser = subparsers.add_parser(
         "score",
-        help="score sample sets from files (table, JSON or CSV)",
+        help=f"score sample sets from files ({', '.join(FORMAT_NAMES)})",
         description="Score how much the versions in each sample set agree: structural "
         "cross-entropy (SCE) and Jensen-Shannon similarity (JSD) of AST subtrees, tree edit "
         "similarity (TSED), groups of versions with one shape, and a verdict per set.",
@@ -106,7 +108,8 @@ def _compare_formats() -> list[OutputFormat]:
 
 def score_request(args: argparse.Namespace) -> ScoreRequest:
     """The request of ``codequorum score``, its arguments checked (:class:`UserError`)."""
-    fmt = output_format(args.output_format)
+    fmt = format_for(args.output_format, args.output)
+    refuse_page_on_terminal(fmt, args.output)
     if args.input_format not in INPUT_FORMATS:
         raise UnknownFormatError(f"unknown input format {args.input_format!r} "
                                  f"(choose {', '.join(INPUT_FORMATS)})")
