@@ -88,12 +88,13 @@ def diagnose(interpreter: str | None, level: str | None = None) -> dict[str, Any
 
 
 def runs_at(level: str | None, strict_ok: bool, portable_ok: bool, weak_ok: bool) -> bool:
-    """Whether versions run at ``level`` here (None: whether the strict sandbox holds, the
-    plain ``doctor``'s question); ``auto`` runs them where strict or portable holds."""
-    if level == "auto":
+    """Whether versions run at ``level`` here; ``auto`` runs them where strict or portable
+    holds, and so does the plain ``doctor`` (None), which answers for the default level: on
+    macOS, Windows or a Linux without user namespaces the portable sandbox is a healthy
+    machine, not a failing one."""
+    if level in (None, "auto"):
         return strict_ok or portable_ok
-    return {None: strict_ok, "strict": strict_ok, "portable": portable_ok,
-            "weak": weak_ok}.get(level, False)
+    return {"strict": strict_ok, "portable": portable_ok, "weak": weak_ok}.get(level, False)
 
 
 def level_verdict(level: str, probes: dict[str, isolation.Probe]) -> str:
@@ -179,8 +180,8 @@ def doctor_request(args: argparse.Namespace) -> DoctorRequest:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the diagnosis; exit 0 when the strict sandbox holds (with ``--sandbox``: when
-    versions run at that level), 1 otherwise."""
+    """Print the diagnosis; exit 0 when versions run at the default level here (strict,
+    else portable; with ``--sandbox``: at that level), 1 otherwise."""
     return run_doctor(doctor_request(args))
 
 
