@@ -290,14 +290,3 @@ def names_of(formats: Sequence[OutputFormat]) -> str:
     """The formats' names as ``a or b``."""
     return " or ".join(f.name for f in formats)
 
-
-def write_reports(fmt: OutputFormat, request: SinkRequest,
-                  reports: Sequence[tuple[StabilityReport, Sequence[str] | None]],
-                  end: RunEnd) -> int:
-    """Write finished reports (each with its versions) and the end in ``fmt``: a run that
-    hands every set over at once. Returns how many sets were written."""
-    with fmt.open(request) as sink:
-        for report, codes in reports:
-            sink.add(report, codes)
-        sink.finish(end)
-        return sink.written
