@@ -19,7 +19,6 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TextIO
 
-from codequorum.core.errors import UnknownFormatError
 from codequorum.core.report import StabilityReport
 from codequorum.core.safe_text import safe_text
 from codequorum.ingest.version_files import ReadError
@@ -28,6 +27,7 @@ from codequorum.pipeline.risk_level import RiskFields
 from codequorum.render import csv_out, jsonl_out
 from codequorum.render.html_report import HtmlPage, page_end
 from codequorum.render.json_out import JsonDocumentWriter
+from codequorum.render.named import by_name, help_words
 from codequorum.render.outfile import STDOUT, open_output, open_stream
 from codequorum.render.table import TableRow, print_table, table_row
 from codequorum.render.terminal import color_enabled, make_console
@@ -273,17 +273,12 @@ FORMAT_NAMES: tuple[str, ...] = tuple(f.name for f in OUTPUT_FORMATS)
 
 def output_format(name: str) -> OutputFormat:
     """The format named ``name``, or :class:`UnknownFormatError` (exit status 2)."""
-    for fmt in OUTPUT_FORMATS:
-        if fmt.name == name:
-            return fmt
-    raise UnknownFormatError(
-        f"unknown output format {name!r} (choose {', '.join(FORMAT_NAMES)})")
+    return by_name(OUTPUT_FORMATS, name)
 
 
 def formats_help() -> str:
     """``--format``'s help: every format's words, ``a, b, c or d``."""
-    words = [f.help for f in OUTPUT_FORMATS]
-    return f"{', '.join(words[:-1])} or {words[-1]}"
+    return help_words(OUTPUT_FORMATS)
 
 
 def names_of(formats: Sequence[OutputFormat]) -> str:
