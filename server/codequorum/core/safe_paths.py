@@ -151,6 +151,14 @@ def guard(path: str | os.PathLike[str], roots: Iterable[str | os.PathLike[str]] 
     return _walk(given if given.is_absolute() else Path.cwd() / given, check)
 
 
+def real_path(path: str | os.PathLike[str]) -> Path:
+    """``path`` with every symlink followed, as ``Path.resolve()`` without its errors: a
+    loop of links (``a.py -> b.py -> a.py``, which a repository can carry) is left where
+    it loops instead of raising ``RuntimeError``, so what reads the file then says it
+    cannot, and a walk or a workspace's lookup goes on."""
+    return Path(os.path.realpath(path))
+
+
 def inside(path: Path, root: str | os.PathLike[str]) -> bool:
     """Whether the real ``path`` lies at or below the real ``root``."""
     return path.is_relative_to(Path(os.path.realpath(root)))

@@ -423,7 +423,7 @@ OPTIONS: tuple[Option, ...] = (
            flags=("--versions", "--samples"), type=positive, metavar="K"),
     # ------------------------------------------------------------------ score's output
     Option("format", formats_help(), A, _on(DEMO, SCORE), group="output",
-           dest="output_format", default="table", metavar="FORMAT", values=FORMAT_NAMES),
+           dest="output_format", metavar="FORMAT", values=FORMAT_NAMES),
     Option("output", "write the result to FILE instead of standard output", Reach.OUTPUT,
            _on(DEMO, SCORE), group="output", flags=("-o", "--output"), metavar="FILE"),
     Option("matrices", "JSON: include the full pair matrices", A, _on(DEMO, SCORE),
@@ -441,6 +441,12 @@ OPTIONS: tuple[Option, ...] = (
            Reach.INTERPRETER, _on(DOCTOR), metavar="PATH"),
     Option("format", "output format (default text)", A, _on(DOCTOR),
            choices=["text", "json"], default="text"),
+    Option("sandbox", "answer for this level: whether versions run at it here (auto, "
+           "strict, portable or weak, as --sandbox of check, demo and score; portable "
+           "compiles its interpreter first when it is not in the cache); the exit status is "
+           "0 when they do (default: the strict sandbox's layers, exit 0 when it holds)",
+           Reach.SANDBOX, _on(DOCTOR), choices=list(SANDBOX_LEVELS), metavar="LEVEL",
+           project_values=_strict),
     Option("prepare", "compile the portable sandbox's interpreter into the user's cache now "
            "(once, tens of seconds, with a progress bar) instead of at the first run",
            Reach.SANDBOX, _on(DOCTOR), kind="flag", default=False),
@@ -546,7 +552,7 @@ SETTINGS: tuple[Setting, ...] = (
             reach=Reach.STORE, restricted=True, mirrors=('check', 'store')),
     Setting('provider.kind', 'string', 'openai-compatible',
             "Who generates new versions of a function when you ask to regenerate.",
-            reach=A, enum=('openai-compatible', 'client'),
+            reach=Reach.ENDPOINT, restricted=True, enum=('openai-compatible', 'client'),
             enum_descriptions=(
                 "The language server asks an OpenAI-compatible chat-completions endpoint for "
                 "new versions.",
@@ -652,7 +658,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting('analysis.includeCurrent', 'boolean', DEFAULTS.include_current,
             "Count the function's current code as one of the versions (origin \"current\"), so"
             " the report says whether it is in the consensus.",
-            reach=A),
+            reach=Reach.VISIBILITY, project_values=(True,)),
     Setting('analysis.maxDepth', 'integer', DEFAULTS.max_depth,
             "Deepest syntax-tree level counted by the structural metrics (SCE, JSD).",
             reach=A, minimum=1, maximum=200, mirrors=('check', 'max_depth')),

@@ -82,6 +82,7 @@ class CheckRun:
     notes: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     files: int = 0
+    files_skipped: int = 0
     files_checked: int = 0
     functions_checked: int = 0
     functions_without_versions: int = 0
@@ -108,6 +109,7 @@ class CheckRun:
         """JSON-ready counts."""
         return {
             "files": self.files,
+            "files_skipped": self.files_skipped,
             "files_checked": self.files_checked,
             "functions_checked": self.functions_checked,
             "functions_without_versions": self.functions_without_versions,
@@ -126,13 +128,16 @@ class CheckRun:
             return f"no version store at {safe_text(self.store)}; nothing to check"
         if not self.files:
             return "no source files to check"
+        read = self.files - self.files_skipped
+        if not read:
+            return f"nothing checked: {count(self.files_skipped, 'file')} skipped"
         parts: list[str] = []
-        files = count(self.files, "file")
+        files = count(read, "file")
         if self.functions_checked:
             counts = self.counts()
             found = ", ".join(count(n, name, _plural_severity(name)) for name, n
                               in counts.items() if n) or "no findings"
-            where = (files if self.files_checked == self.files
+            where = (files if self.files_checked == read
                      else f"{self.files_checked:,} of {files}")
             parts.append(f"checked {count(self.functions_checked, 'function')} in {where}: "
                          f"{found}")
@@ -153,6 +158,8 @@ class CheckRun:
                          f"{count(self.min_versions, 'stored version')} skipped")
         if self.failures:
             parts.append(f"{self.failures:,} could not be analysed")
+        if self.files_skipped:
+            parts.append(f"{count(self.files_skipped, 'file')} skipped")
         return "; ".join(parts)
 
     def exit_code(self, fail_on: str) -> int:

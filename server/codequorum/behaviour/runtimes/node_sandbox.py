@@ -18,7 +18,6 @@ import functools
 import importlib.util
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -40,6 +39,7 @@ from codequorum.behaviour.sandbox.supervisor import (
     _Killable,
     native_refusal,
 )
+from codequorum.core import os_features
 from codequorum.core.errors import SandboxUnavailableError
 from codequorum.core.limits import InputLimitError
 from codequorum.core.model import ModuleContext, TestCase
@@ -94,7 +94,7 @@ def _wheel_node() -> str | None:
 @functools.lru_cache(maxsize=1)
 def find_node() -> NodeBinary | None:
     """The system Node when its major is supported, else the wheel's; None if neither."""
-    for source, path in (("system", shutil.which("node")), ("wheel", _wheel_node())):
+    for source, path in (("system", os_features.find_program("node")), ("wheel", _wheel_node())):
         if path is None:
             continue
         real = os.path.realpath(path)
