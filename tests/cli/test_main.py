@@ -414,7 +414,7 @@ def test_ctrl_c_writes_what_is_finished(tmp_path: Path, shared_dir: Path) -> Non
 
 def test_ctrl_c_while_writing_is_held_until_the_output_is_complete(tmp_path: Path,
                                                                    ctrl_c: None) -> None:
-    from codequorum.cli.scoring import deferred_interrupt
+    from codequorum.core.interrupts import deferred_interrupt
 
     with deferred_interrupt() as hits:
         os.kill(os.getpid(), signal.SIGINT)

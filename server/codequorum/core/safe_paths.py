@@ -295,19 +295,12 @@ def read_regular(path: str | os.PathLike[str], limit: int) -> bytes:
             raise UnreadableFile(f"{path} is {file_kind(info.st_mode)}, not a regular file")
         if info.st_size > limit:
             raise UnreadableFile(f"{path} is larger than {size_words(limit)}")
-        chunks: list[bytes] = []
-        size = 0
-        while size <= limit:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
+        data = _read_bounded(fd, limit)
     finally:
         os.close(fd)
-    if size > limit:
+    if len(data) > limit:
         raise UnreadableFile(f"{path} is larger than {size_words(limit)}")
-    return b"".join(chunks)
+    return data
 
 
 # ------------------------------------------------------------------ files of a workspace

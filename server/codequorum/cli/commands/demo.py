@@ -18,12 +18,12 @@ from rich.text import Text
 from codequorum.cli.analysis import from_request
 from codequorum.cli.commands.score import resolve_interpreter, write_run
 from codequorum.cli.scoring import (
-    deferred_interrupt,
     level_notes,
     progress_bar,
     report_errors,
 )
 from codequorum.core.errors import UserError
+from codequorum.core.interrupts import deferred_interrupt
 from codequorum.core.report import StabilityReport
 from codequorum.core.safe_text import safe_text
 from codequorum.ingest.version_files import ReadOptions

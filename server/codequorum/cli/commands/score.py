@@ -27,13 +27,13 @@ from codequorum.cli.endpoint import (
 from codequorum.cli.scoring import (
     EXIT_INTERRUPTED,
     ScoreRequest,
-    deferred_interrupt,
     level_notes,
     progress_bar,
     report_errors,
 )
 from codequorum.core import os_features
 from codequorum.core.errors import UnknownFormatError, UserError
+from codequorum.core.interrupts import deferred_interrupt
 from codequorum.core.model import VersionSet
 from codequorum.core.parsing import normalize_language
 from codequorum.core.safe_text import safe_text
