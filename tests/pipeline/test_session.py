@@ -71,7 +71,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 def _analysis(s: Session, current: str = CURRENT, full: bool = True) -> Any:
-    result = s.function_sync("m.py", "python", "total", "total", current, full)
+    result = s.analysed(s.function_key("m.py", "python", "total", "total", current, full))
     assert result is not None
     return result
 

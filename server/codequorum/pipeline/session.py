@@ -636,9 +636,12 @@ class Session:
         document: Document | None = None,
     ) -> AnalysisKey | None:
         """The cache key of one function's analysis; None when it has no stored versions.
-        Reads the store (cached), computes nothing. ``doc``: the comment above the function
-        (its examples count where the language keeps them there); ``document``: the module,
-        where a remembered run of these versions is looked up when the analysis is computed."""
+        Reads the store (cached), computes nothing. ``current`` is the function's code now
+        (at column 0); ``full=False`` (diagnostics, lenses) leaves out TSED and the token
+        metrics, and a cached full analysis serves it too. ``doc``: the comment above the
+        function (its examples count where the language keeps them there); ``document``: the
+        module, where a remembered run of these versions is looked up when the analysis is
+        computed."""
         stored = self.versions_sync(file_key, qualified_name)
         if not stored:
             return None
@@ -741,25 +744,9 @@ class Session:
             self._merged.put(static.key, merged)
         return merged
 
-    def function_sync(
-        self,
-        file_key: str,
-        language: str,
-        qualified_name: str,
-        name: str,
-        current: str,
-        full: bool = True,
-        doc: str | None = None,
-        document: Document | None = None,
-    ) -> FunctionAnalysis | None:
-        """The (cached) analysis of one function; None when it has no stored versions.
-
-        ``current`` is the function's code now (at column 0). ``full=False`` (diagnostics,
-        lenses) leaves out TSED and the token metrics; a cached full analysis serves it too.
-        ``document``: its module, where a remembered run is looked up.
-        """
-        key = self.function_key(file_key, language, qualified_name, name, current, full, doc,
-                                document)
+    def analysed(self, key: AnalysisKey | None) -> FunctionAnalysis | None:
+        """The (cached) analysis a :meth:`function_key` names; None when it names none
+        (the function has no stored versions)."""
         return None if key is None else self.compute(key)
 
     # ------------------------------------------------------------------ one preparation
@@ -787,8 +774,8 @@ class Session:
         current = current_code(text, info)
         document = Document(text, path, kind)
         doc = getattr(info, "docstring", None)
-        analysis = self.function_sync(file_key, language, qualified_name, name, current,
-                                      full, doc, document)
+        analysis = self.analysed(self.function_key(file_key, language, qualified_name, name,
+                                                   current, full, doc, document))
         if analysis is None:
             return None
         context = None
@@ -821,9 +808,9 @@ class Session:
         analysis = prepared.analysis
         self.run_dynamic_sync(analysis, report_progress, cancel, input_proposer,
                               prepared.module)
-        again = self.function_sync(analysis.file_key, analysis.language,
-                                   analysis.qualified_name, prepared.name, prepared.current,
-                                   doc=prepared.doc)
+        again = self.analysed(self.function_key(
+            analysis.file_key, analysis.language, analysis.qualified_name, prepared.name,
+            prepared.current, doc=prepared.doc))
         return again or analysis
 
     # ------------------------------------------------------------------ dynamic

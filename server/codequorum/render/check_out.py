@@ -10,13 +10,13 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from codequorum import __version__
-from codequorum.core.errors import UnknownFormatError
 from codequorum.core.report import SEVERITIES, warns
 from codequorum.core.safe_text import MESSAGE_LIMIT, plain_message, safe_text, uri_reference
 from codequorum.core.words import count
 from codequorum.render.ansi import SEVERITY_STYLE, paint
 from codequorum.render.findings import RANK
 from codequorum.render.json_out import safe_values
+from codequorum.render.named import by_name, help_words
 
 #: SARIF levels: the severity's own name when it warns, else a note.
 SARIF_LEVEL: dict[str, str] = {name: name if warns(name) else "note" for name in SEVERITIES}
@@ -255,17 +255,12 @@ FORMAT_NAMES: tuple[str, ...] = tuple(f.name for f in FINDING_FORMATS)
 
 def formats_help() -> str:
     """``--format``'s help: every format's words, ``a, b or c``."""
-    words = [f.help for f in FINDING_FORMATS]
-    return f"{', '.join(words[:-1])} or {words[-1]}"
+    return help_words(FINDING_FORMATS)
 
 
 def finding_format(name: str) -> FindingFormat:
     """The format named ``name``, or :class:`UnknownFormatError` (exit status 2)."""
-    for fmt in FINDING_FORMATS:
-        if fmt.name == name:
-            return fmt
-    raise UnknownFormatError(
-        f"unknown output format {name!r} (choose {', '.join(FORMAT_NAMES)})")
+    return by_name(FINDING_FORMATS, name)
 
 
 def write(run: CheckRun, fmt: str | FindingFormat, out: TextIO, *, color: bool = False,

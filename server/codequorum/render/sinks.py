@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TextIO
 
-from codequorum.core.errors import UnknownFormatError, UserError
+from codequorum.core.errors import UserError
 from codequorum.core.report import StabilityReport
 from codequorum.core.safe_text import safe_text
 from codequorum.ingest.version_files import ReadError
@@ -30,6 +30,7 @@ from codequorum.pipeline.risk_level import RiskFields
 from codequorum.render import csv_out, jsonl_out
 from codequorum.render.html_report import HtmlPage, page_end
 from codequorum.render.json_out import JsonDocumentWriter
+from codequorum.render.named import by_name, help_words
 from codequorum.render.outfile import STDOUT, open_output, open_stream
 from codequorum.render.table import TableRow, print_table, table_row
 from codequorum.render.terminal import color_enabled, make_console
@@ -311,31 +312,15 @@ class PageOnTerminal(UserError):
 
 def output_format(name: str) -> OutputFormat:
     """The format named ``name``, or :class:`UnknownFormatError` (exit status 2)."""
-    for fmt in OUTPUT_FORMATS:
-        if fmt.name == name:
-            return fmt
-    raise UnknownFormatError(
-        f"unknown output format {name!r} (choose {', '.join(FORMAT_NAMES)})")
+    return by_name(OUTPUT_FORMATS, name)
 
 
 def formats_help() -> str:
     """``--format``'s help: every format's words, ``a, b, c or d``."""
-    words = [f.help for f in OUTPUT_FORMATS]
-    return f"{', '.join(words[:-1])} or {words[-1]}"
+    return help_words(OUTPUT_FORMATS)
 
 
 def names_of(formats: Sequence[OutputFormat]) -> str:
     """The formats' names as ``a or b``."""
     return " or ".join(f.name for f in formats)
 
-
-def write_reports(fmt: OutputFormat, request: SinkRequest,
-                  reports: Sequence[tuple[StabilityReport, Sequence[str] | None]],
-                  end: RunEnd) -> int:
-    """Write finished reports (each with its versions) and the end in ``fmt``: a run that
-    hands every set over at once. Returns how many sets were written."""
-    with fmt.open(request) as sink:
-        for report, codes in reports:
-            sink.add(report, codes)
-        sink.finish(end)
-        return sink.written

@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import random
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from tree_sitter import Node
@@ -459,9 +459,6 @@ def _add_proposed(plan: InputPlan, proposer: Proposer, source: str, entry: str,
             continue
         label = _label(entry, args)
         _add(plan, TestCase("call", args=args, name=label), "model", False, label, known)
-
-
-Examples = Callable[[str, str], list[tuple[tuple[Any, ...], Any, bool]]]
 
 __all__ = ["NotLiteral", "collect_js_inputs", "example_call", "examples", "from_python",
            "guessed_types", "literal", "parameter_types", "scaled_value", "scaling_args",

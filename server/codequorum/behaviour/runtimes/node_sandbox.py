@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import functools
 import importlib.util
-import json
 import os
 import signal
 import subprocess
@@ -396,11 +395,6 @@ def _receiver(test: TestCase) -> dict[str, Any]:
     constructor (``{"receiver": [...]}``); nothing when the test names none."""
     r = test.receiver
     return {"receiver": list(r.args)} if r is not None and r.call and r.source is None else {}
-
-
-def encode_args(args: Sequence[Any]) -> str:
-    """A test's arguments as the harness decodes them (canonical trees, JSON)."""
-    return json.dumps(list(args), allow_nan=False)
 
 
 __all__ = ["NodeBinary", "NodeRun", "compile_counts_run", "describe", "find_node", "probe",
