@@ -89,3 +89,16 @@ def test_export_prints_no_command_of_a_stores_text_and_keeps_it(tmp_path: Path) 
     rows = [json.loads(line) for line in run.out.splitlines()]
     assert {row["file"] for row in rows} == {"::error::pwned.py", "##[add-mask]key.py"}
     assert DIVERGENT[3] in [v["code"] for row in rows for v in row["samples"]]
+
+
+def test_the_prompt_sample_prints_holds_no_command_of_the_functions_text(tmp_path: Path) -> None:
+    """``sample --print-prompt`` shows the function as the model would get it: a docstring
+    line that is a runner's command is printed as text."""
+    module = tmp_path / "mod.py"
+    module.write_text('def f(x):\n    """Add one.\n\n::add-mask::secret\n'
+                      '    ##[set-output name=a;]b\n    """\n    return x + 1\n',
+                      encoding="utf-8")
+    run = run_cli(["sample", str(module), "--function", "f", "--print-prompt"], cwd=tmp_path)
+    assert run.status == 0, run.err
+    assert "add-mask" in run.out and "set-output" in run.out  # the docstring, as text
+    assert not commands(run.out) and not commands(run.err), (run.out, run.err)

@@ -115,6 +115,12 @@ def ci_inert(line: str) -> str:
     return _OLD_COMMAND.sub(r"\\x23", _LINE_COMMAND.sub(r"\1\\x3a", line))
 
 
+def ci_inert_lines(text: str) -> str:
+    """:func:`ci_inert` on every line of ``text`` (code, a prompt), so a docstring line
+    ``::add-mask::x`` printed in a CI job stays text."""
+    return "\n".join(ci_inert(line) for line in text.split("\n"))
+
+
 def json_inert(serialized: str) -> str:
     """Serialized JSON with no ``##[`` (``##vso[``) a CI runner would read as a command:
     ``#`` written as JSON's own ``\\u0023`` (it stands only inside strings), so the

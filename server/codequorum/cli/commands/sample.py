@@ -30,7 +30,7 @@ from codequorum.core.model import Version
 from codequorum.core.parsing import FunctionInfo, function_by_name, functions, language_from_path
 from codequorum.core.parsing import normalize_language as _normalize_language
 from codequorum.core.safe_paths import UnreadableFile, read_regular, real_path
-from codequorum.core.safe_text import safe_text
+from codequorum.core.safe_text import ci_inert_lines, safe_text
 from codequorum.core.words import count, names_listed
 from codequorum.generate.endpoint import (
     Outcome,
@@ -143,7 +143,8 @@ def run_sample(request: SampleRequest, out: TextIO | None = None) -> int:
                               request.context_lines, path=target.key)
     if request.print_prompt:
         for message in messages:
-            print(f"--- {message['role']} ---\n{message['content']}", file=stream)
+            print(ci_inert_lines(f"--- {message['role']} ---\n{message['content']}"),
+                  file=stream)
         return 0
     return _regenerate(request, target, messages, stream)
 
