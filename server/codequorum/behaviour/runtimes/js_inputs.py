@@ -23,6 +23,7 @@ import contextlib
 import random
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from tree_sitter import Node
@@ -33,10 +34,12 @@ from codequorum.behaviour.runtimes.js_callers import literal_calls
 from codequorum.behaviour.runtimes.js_literals import (
     NotLiteral,
     call_arguments,
+    from_python,
     literal,
     node_text,
     parse_expression,
 )
+from codequorum.behaviour.runtimes.js_tests import set_tests
 from codequorum.core.model import ModuleContext, Receiver, TestCase, VersionSet
 from codequorum.core.parsing import functions, parse
 
@@ -270,20 +273,23 @@ def collect_js_inputs(
     sizes: Sequence[int] = DEFAULT_SIZES, **_ignored: Any,
 ) -> InputPlan:
     """Every input of a JavaScript or TypeScript set, in run order (module docstring)."""
-    entry = version_set.entry_point
-    plan = InputPlan(entry_point=entry)
-    for i, t in enumerate(version_set.tests):
-        plan.cases.append(InputCase(t, "tests", True, f"test {i + 1}"))
-    if not entry:
-        plan.notes.append("no function name: only the given tests are used")
-        return plan
+    given = set_tests(version_set)
+    entry = given.entry
+    plan = InputPlan(entry_point=entry, notes=list(given.notes))
     known: set[str] = set()
+    for i, t in enumerate(given.tests):
+        label = _label(entry or "f", t.args) if t.kind == "call" else f"test {i + 1}"
+        _add(plan, replace(t, name=label), "humaneval" if given.hidden else "tests",
+             t.has_expected, label, known)
+    if not entry:
+        plan.notes.append("no version defines a function: only the given tests are used")
+        return plan
     graded_texts = [version_set.prompt or ""] + [s.code for s in version_set.versions
                                                 if s.origin == "current"]
     if use_doctests:
         for text, graded in [*((t, True) for t in graded_texts if t),
                              *((c, False) for c in version_set.codes)]:
-            _add_examples(plan, text, entry, graded and not version_set.tests, known)
+            _add_examples(plan, text, entry, graded and not given.tests, known)
     if version_set.module is not None:
         _add_callers(plan, version_set.module, entry, known)
     typed = next((p for p in (parameter_types(t, entry) for t in [*graded_texts,
@@ -420,27 +426,6 @@ def _add_guessed(plan: InputPlan, version_set: VersionSet, entry: str, count: in
         return
     plan.notes.append("parameter types guessed from their use: " + ", ".join(types))
     _add_typed(plan, types, entry, count, known)
-
-
-def from_python(value: Any) -> Any:
-    """A proposed Python literal -> the canonical tree of the JavaScript value it reads as."""
-    if value is None or isinstance(value, (bool, str)):
-        return value
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float):
-        if value != value or value in (float("inf"), float("-inf")) or (
-                value == 0 and str(value).startswith("-")):
-            return {"$": "number", "v": {"nan": "NaN", "inf": "Infinity",
-                                         "-inf": "-Infinity"}.get(str(value), "-0")}
-        return value
-    if isinstance(value, (list, tuple)):
-        return [from_python(v) for v in value]
-    if isinstance(value, (set, frozenset)):
-        return {"$": "set", "v": sorted((from_python(v) for v in value), key=repr)}
-    if isinstance(value, dict):
-        return {"$": "object", "v": sorted([[str(k), from_python(v)] for k, v in value.items()])}
-    raise NotLiteral(type(value).__name__)
 
 
 def _add_proposed(plan: InputPlan, proposer: Proposer, source: str, entry: str,

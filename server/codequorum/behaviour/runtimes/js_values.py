@@ -18,10 +18,15 @@ from collections.abc import Sequence
 from typing import Any
 
 MAX_VALUE_TEXT = 1 << 20
+NULLISH: dict[str, str] = {"$": "nullish"}
+UNDEFINED: dict[str, str] = {"$": "undefined"}
 
 
 def strict_equal(a: Any, b: Any) -> bool:
-    """Strict deep equality of two canonical trees (no ``True == 1``)."""
+    """Strict deep equality of two canonical trees (no ``True == 1``); an expected
+    ``{"$": "nullish"}`` (a test that cannot tell them apart) is ``null`` or ``undefined``."""
+    if NULLISH in (a, b):
+        return all(x in (None, UNDEFINED, NULLISH) for x in (a, b))
     if isinstance(a, bool) or isinstance(b, bool):
         return type(a) is type(b) and a == b
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
@@ -105,6 +110,8 @@ def show(tree: Any) -> str:
         return str(v)
     if tag == "undefined":
         return "undefined"
+    if tag == "nullish":
+        return "null or undefined"
     if tag == "bigint":
         return f"{v}n"
     if tag == "template":
