@@ -22,7 +22,8 @@ _MARK = "// ==== "
 def read_set(path: Path) -> dict[str, Any]:
     """One corpus file -> its sample-set row."""
     row: dict[str, Any] = {"versions": []}
-    section, lines, completions = "", [], False
+    section, completions = "", False
+    lines: list[str] = []
     sections: list[tuple[str, list[str]]] = []
     for line in path.read_text(encoding="utf-8").splitlines(keepends=True):
         if line.startswith("// @") and not section:

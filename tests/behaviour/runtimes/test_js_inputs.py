@@ -64,7 +64,7 @@ def test_a_number_scales_only_without_an_array_and_others_keep_an_examples_value
         (8, (8, False)), (64, (64, False))]
     assert scaling_args(["number[]", "number"], (None, 7), [8])[0][1][1] == 7
     assert scaling_args(["boolean"], None, [8]) == []
-    assert scaling_args(["Map<string, number>", "string"], None, [8]) == []
+    assert scaling_args(["Promise<number>", "string"], None, [8]) == []
     assert scaled_value("string", 3) == scaled_value("string", 3) and len(
         scaled_value("string", 3)) == 3
     off = collect_js_inputs(VersionSet.from_codes("t", [
@@ -145,3 +145,9 @@ def test_unions_optional_and_rest_parameters_still_draw_values() -> None:
                                                    entry_point="invariant"), scaling=False)
     drawn = [c.test.args[0] for c in plan.cases]
     assert True in drawn and 0 in drawn and None in drawn
+
+
+def test_node_repl_and_awaited_examples_are_calls() -> None:
+    text = "/**\n * > median([3, 1, 2])\n * 2\n * @example await parse('1') // => 1\n */"
+    assert examples(text, "median") == [(([3, 1, 2],), 2, True)]
+    assert examples(text, "parse") == [(("1",), 1, True)]

@@ -68,8 +68,10 @@ def test_typescript_runs_after_its_types_are_stripped(node_sandboxed: object) ->
     code = "function add(a: number, b: number): number { return (a as number) + b!; }"
     result = TYPESCRIPT.run(code, [call(1, 2, expected=3, has=True)], "add", Limits())
     assert result.status == "ok" and result.tests[0].passed is True
-    enum = "enum E { A } function f(): number { return 1; }"
-    assert TYPESCRIPT.run(enum, [call()], "f", Limits()).status == "syntax-error"
+    enum = "enum E { A, B } function f(): number { return E.B; }"
+    assert TYPESCRIPT.run(enum, [call(expected=1, has=True)], "f", Limits()).tests[0].passed
+    spaced = "namespace N { export const a = 1; } function f(): number { return 1; }"
+    assert TYPESCRIPT.run(spaced, [call()], "f", Limits()).status == "syntax-error"
 
 
 def test_a_syntax_error_and_a_thrown_error_are_told_apart(node_sandboxed: object) -> None:

@@ -20,9 +20,10 @@ size, by the same types.
 from __future__ import annotations
 
 import contextlib
+import json
 import random
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -40,6 +41,14 @@ from codequorum.behaviour.runtimes.js_literals import (
     parse_expression,
 )
 from codequorum.behaviour.runtimes.js_tests import set_tests
+from codequorum.behaviour.runtimes.ts_types import (
+    declared_types,
+    index_value,
+    object_members,
+    split_top,
+    type_parameters,
+    unwrapped,
+)
 from codequorum.core.model import ModuleContext, Receiver, TestCase, VersionSet
 from codequorum.core.parsing import functions, parse
 
@@ -52,6 +61,10 @@ _COMMENT_PREFIX = re.compile(r"^\s*(?:/\*\*?|\*/|\*|//)?\s?")
 #: its value (``const result = f(2)``, date-fns' examples) or a print of it.
 _BINDING = re.compile(r"^(?:(?:const|let|var)\s+[A-Za-z_$][\w$]*\s*=\s*)")
 _PRINTED = re.compile(r"^console\.(?:log|info)\((.*)\)$")
+#: An example of an async function awaits it (``await f(1) // => 2``); the run does too.
+_AWAITED = re.compile(r"^\s*await\s+")
+#: A REPL's prompt before an example's call: ``>>> f(1)``, ``> f(1)`` (Node's REPL).
+_REPL = re.compile(r"^(?:>>>|>)\s*")
 
 
 def _example_expression(text: str) -> Node | None:
@@ -59,7 +72,7 @@ def _example_expression(text: str) -> Node | None:
     ``console.log(...)``, or the line itself."""
     text = _BINDING.sub("", text.strip().rstrip(";"), count=1).rstrip(";")
     printed = _PRINTED.match(text)
-    node = parse_expression(printed.group(1) if printed else text)
+    node = parse_expression(_AWAITED.sub("", printed.group(1) if printed else text, count=1))
     return node if node is not None and node.type == "call_expression" else None
 
 
@@ -107,7 +120,7 @@ def examples(text: str, entry: str) -> list[tuple[tuple[Any, ...], Any, bool]]:
     lines = comment_lines(text)
     found: list[tuple[tuple[Any, ...], Any, bool]] = []
     for i, line in enumerate(lines):
-        body = line.strip().removeprefix(">>>").strip()
+        body = _REPL.sub("", line.strip(), count=1)
         if body.startswith("@example"):
             body = body.removeprefix("@example").strip()
         got = example_call(body, entry)
@@ -150,30 +163,69 @@ def union_members(type_text: str) -> list[str]:
     return [m for m in members if m]
 
 
-def type_values(type_text: str, i: int) -> Any:
+def type_values(type_text: str, i: int, aliases: Mapping[str, str] | None = None,
+                depth: int = 0) -> Any:
     """The ``i``-th drawn value of a TypeScript type, or NotLiteral when it is not drawn: a
-    union draws from its members that can be drawn, in turn (a string literal member is
-    itself)."""
-    t = type_text.strip()
+    union draws from its members that can be drawn, in turn (a literal member is itself);
+    a name the file declares (``aliases``: ``ts_types.declared_types``) is its type."""
+    t = unwrapped(type_text)
+    if depth > 8:
+        raise NotLiteral(t)
+    aliases = aliases or {}
     members = union_members(t)
     if len(members) > 1:
-        drawn = [m for m in members if _drawable(m)]
+        drawn = [m for m in members if _drawable(m, aliases, depth)]
         if not drawn:
             raise NotLiteral(t)
-        return type_values(drawn[i % len(drawn)], i // len(drawn))
+        return type_values(drawn[i % len(drawn)], i // len(drawn), aliases, depth + 1)
+    if t in aliases:
+        return type_values(aliases[t], i, aliases, depth + 1)
     if t in _SAMPLES:
         return _SAMPLES[t][i % len(_SAMPLES[t])]
     if t[:1] in "'\"" and t[-1:] == t[:1] and len(t) > 1:
         return t[1:-1]
-    inner = t[:-2] if t.endswith("[]") else (t[6:-1] if t.startswith("Array<") else None)
+    if re.fullmatch(r"-?\d+(?:\.\d+)?", t):
+        return int(t) if "." not in t else float(t)
+    return _structured(t, i, aliases, depth)
+
+
+def _structured(t: str, i: int, aliases: Mapping[str, str], depth: int) -> Any:
+    """Arrays, tuples, object types, records, maps and sets of drawable types."""
+    def draw(x: str, k: int) -> Any:
+        return type_values(x, k, aliases, depth + 1)
+    generic = re.fullmatch(r"(Array|Set|Map|Record)<(.+)>", t, re.S)
+    inner = t[:-2] if t.endswith("[]") else (generic.group(2) if generic and generic.group(1)
+                                            in ("Array", "Set") else None)
+    size = i % 4 + (1 if i else 0)
     if inner is not None:
-        return [type_values(inner, i + k) for k in range(i % 4 + (1 if i else 0))]
+        items = [draw(inner, i + k) for k in range(size)]
+        if generic is not None and generic.group(1) == "Set":
+            return {"$": "set", "v": sorted({json.dumps(v): v for v in items}.values(),
+                                            key=json.dumps)}
+        return items
+    if t.startswith("[") and t.endswith("]"):
+        return [draw(re.sub(r"^[\w$]+\??\s*:\s*", "", e), i + k)
+                for k, e in enumerate(split_top(t[1:-1], ","))]
+    pair = split_top(generic.group(2), ",") if generic is not None else []
+    value_type = pair[1] if len(pair) == 2 and pair[0] == "string" else (
+        index_value(t) if t.startswith("{") else None)
+    if value_type is not None:
+        keys = ["a", "b", "c", "d"][:size]
+        if generic is not None and generic.group(1) == "Map":
+            return {"$": "map", "v": [[k, draw(value_type, i + n)] for n, k in enumerate(keys)]}
+        return {"$": "object", "v": [[k, draw(value_type, i + n)] for n, k in enumerate(keys)]}
+    members = object_members(t) if t.startswith("{") and t.endswith("}") else None
+    if members is not None:
+        return {"$": "object", "v": sorted([[name, draw(ty, i + n)]
+                                            for n, (name, ty, optional) in enumerate(members)
+                                            if not optional or i % 2], key=lambda p: p[0])}
     raise NotLiteral(t)
 
 
-def _drawable(type_text: str) -> bool:
+def _drawable(type_text: str, aliases: Mapping[str, str] | None = None,
+              depth: int = 0) -> bool:
     try:
-        type_values(type_text, 0)
+        type_values(type_text, 0, aliases, depth + 1)
     except NotLiteral:
         return False
     return True
@@ -199,6 +251,40 @@ def parameter_types(text: str, entry: str) -> list[str] | None:
                 return None
             types.append(node_text(ann).lstrip(":").strip())
         return types
+    return None
+
+
+def typed_parameters(texts: Sequence[str], entry: str
+                     ) -> tuple[list[str], dict[str, str]] | None:
+    """The first text's parameter types of ``entry`` that can all be drawn, with the
+    types that text declares and the function's type parameters (``T`` is ``number``)."""
+    fallback: tuple[list[str], dict[str, str]] | None = None
+    for text in texts:
+        types = parameter_types(text, entry) if text else None
+        if types is None:
+            continue
+        aliases = declared_types(text)
+        fn = next((f for f in functions(text, "typescript")
+                   if f.name.split(".")[-1] == entry.split(".")[-1]), None)
+        for name in type_parameters(fn.signature if fn is not None else ""):
+            aliases.setdefault(name, "number")
+        if all(_drawable(t, aliases) for t in types):
+            return types, aliases
+        fallback = fallback or (types, aliases)
+    return fallback
+
+
+def value_type(tree: Any) -> str | None:
+    """The type a value shows (``"a"`` string, ``[1, 2]`` number[]); None past these."""
+    if isinstance(tree, bool):
+        return "boolean"
+    if isinstance(tree, (int, float)):
+        return "number"
+    if isinstance(tree, str):
+        return "string"
+    if isinstance(tree, list):
+        inner = {value_type(x) for x in tree}
+        return f"{inner.pop()}[]" if len(inner) == 1 and None not in inner else None
     return None
 
 
@@ -292,10 +378,10 @@ def collect_js_inputs(
             _add_examples(plan, text, entry, graded and not given.tests, known)
     if version_set.module is not None:
         _add_callers(plan, version_set.module, entry, known)
-    typed = next((p for p in (parameter_types(t, entry) for t in [*graded_texts,
-                  *version_set.codes] if t) if p is not None), None)
+    found = typed_parameters([*graded_texts, *version_set.codes], entry)
+    typed, aliases = found if found is not None else (None, {})
     if use_hypothesis and typed and not plan.cases:
-        _add_typed(plan, typed, entry, hypothesis_examples, known)
+        _add_typed(plan, typed, entry, hypothesis_examples, known, aliases)
     if proposer is not None and not plan.cases:
         _add_proposed(plan, proposer, version_set.codes[0] if version_set.codes else "", entry,
                       known)
@@ -304,8 +390,11 @@ def collect_js_inputs(
     if not plan.cases:
         plan.notes.append("no examples, parameter types or proposed inputs: nothing to run")
     elif scaling:
-        types = typed or next((t for t in (guessed_types(x, entry) for x in version_set.codes)
-                               if t), None)
+        shown = [value_type(a) for a in plan.cases[0].test.args]
+        types = ([unwrapped(aliases.get(unwrapped(t), t)) for t in typed] if typed else
+                 [t for t in shown if t] if shown and None not in shown else
+                 next((t for t in (guessed_types(x, entry) for x in version_set.codes)
+                       if t), None))
         _add_scaling(plan, types or [], entry, sizes)
     return plan
 
@@ -405,10 +494,10 @@ def _add_callers(plan: InputPlan, module: ModuleContext, entry: str, known: set[
 
 
 def _add_typed(plan: InputPlan, types: Sequence[str], entry: str, count: int,
-               known: set[str]) -> None:
+               known: set[str], aliases: Mapping[str, str] | None = None) -> None:
     for i in range(count):
         try:
-            args = tuple(type_values(t, i + k) for k, t in enumerate(types))
+            args = tuple(type_values(t, i + k, aliases) for k, t in enumerate(types))
         except NotLiteral:
             plan.notes.append("parameter types not drawn: " + ", ".join(types))
             return
