@@ -46,3 +46,13 @@ def test_a_functions_type_parameters_are_numbers() -> None:
 def test_an_examples_values_show_the_types_a_series_scales() -> None:
     assert [value_type(v) for v in ("a", 1, [1, 2], ["a"], True, [1, "a"])] == [
         "string", "number", "number[]", "string[]", "boolean", None]
+
+
+def test_a_function_in_its_module_draws_the_types_its_file_declares() -> None:
+    from codequorum.behaviour.runtimes.js_inputs import module_types
+    from codequorum.core.model import ModuleContext
+
+    text = "export enum D { Up = 'UP' }\nexport function turn(d: D): D { return d; }\n"
+    module = ModuleContext(name="utils", path="utils.ts", qualified_name="turn",
+                           kind="function", files=(("utils.ts", text),), roots=())
+    assert module_types(module) == {"D": '"UP"'}

@@ -274,6 +274,12 @@ def typed_parameters(texts: Sequence[str], entry: str
     return fallback
 
 
+def module_types(module: ModuleContext) -> dict[str, str]:
+    """The types the function's own file declares (its text in the module's view)."""
+    text = next((t for p, t in module.files if p == module.path), "")
+    return declared_types(text) if text else {}
+
+
 def value_type(tree: Any) -> str | None:
     """The type a value shows (``"a"`` string, ``[1, 2]`` number[]); None past these."""
     if isinstance(tree, bool):
@@ -380,6 +386,8 @@ def collect_js_inputs(
         _add_callers(plan, version_set.module, entry, known)
     found = typed_parameters([*graded_texts, *version_set.codes], entry)
     typed, aliases = found if found is not None else (None, {})
+    if version_set.module is not None:  # the types its file declares (an enum, an alias)
+        aliases = {**module_types(version_set.module), **aliases}
     if use_hypothesis and typed and not plan.cases:
         _add_typed(plan, typed, entry, hypothesis_examples, known, aliases)
     if proposer is not None and not plan.cases:
