@@ -151,3 +151,15 @@ def test_node_repl_and_awaited_examples_are_calls() -> None:
     text = "/**\n * > median([3, 1, 2])\n * 2\n * @example await parse('1') // => 1\n */"
     assert examples(text, "median") == [(([3, 1, 2],), 2, True)]
     assert examples(text, "parse") == [(("1",), 1, True)]
+
+
+def test_a_method_without_parameters_is_called_once_with_none() -> None:
+    from codequorum.behaviour.runtimes.js_inputs import guessed_types, parameter_types
+
+    code = "class S {\n  #xs = [];\n  peek(): number | undefined { return this.#xs.at(-1); }\n}"
+    assert parameter_types(code, "S.peek") == []
+    plan = collect_js_inputs(VersionSet.from_codes("t", [code], language="typescript",
+                                                   entry_point="S.peek"))
+    assert [c.label for c in plan.cases] == ["peek()"]
+    obj = "const u = {\n  cap(s) { return s.charAt(0).toUpperCase() + s.slice(1); },\n};"
+    assert guessed_types(obj, "u.cap") == ["string"]

@@ -60,3 +60,24 @@ def test_overloads_run_and_node_repl_examples_grade(
         node_sandboxed: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     s = scored("pad_overloads.ts", tmp_path, capsys)
     assert passes(s) == [("ok", 2, 2), ("ok", 2, 2), ("ok", 2, 2), ("ok", 0, 2), ("ok", 2, 2)]
+
+
+def test_versions_that_all_fail_to_load_are_not_said_to_disagree(
+        node_sandboxed: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_jsonl([{"task_id": "t", "language": "javascript",
+                         "prompt": "/** @example f(1) // => 2 */",
+                         "versions": ["function f(x) { return x + 1; }\nthrow new Error('a');",
+                                      "function f(x) { return x * 2; }\nmissing();"]}],
+                       tmp_path / "set.jsonl")
+    assert main(["score", str(path), "--dynamic", "--format", "json"]) == 0
+    s = json.loads(capsys.readouterr().out)["sets"][0]
+    assert [c["status"] for c in s["dynamic"]["candidates"]] == ["error", "error"]
+    assert "not-run" in codes(s) and "divergent-outputs" not in codes(s)
+
+
+def test_a_class_method_without_parameters_runs_on_a_constructed_instance(
+        node_sandboxed: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    s = scored("stack_class.ts", tmp_path, capsys)
+    # private fields exist: each instance is made by its constructor
+    assert passes(s) == [("ok", 1, 1)] * 5
+    assert [i["label"] for i in s["dynamic"]["inputs"]] == ["peek()"]

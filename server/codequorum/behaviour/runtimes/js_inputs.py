@@ -237,7 +237,7 @@ def parameter_types(text: str, entry: str) -> list[str] | None:
     for fn in functions(text, "typescript"):
         if fn.name.split(".")[-1] != entry.split(".")[-1]:
             continue
-        params = _find_params(parse(fn.text, "typescript").root_node)
+        params = _params_of(fn.text)
         if params is None:
             return None
         types: list[str] = []
@@ -294,6 +294,15 @@ def value_type(tree: Any) -> str | None:
     return None
 
 
+def _params_of(text: str) -> Node | None:
+    """The parameters of a function's text; a method alone (``peek(): T { ... }``) is
+    read as a class's body."""
+    tree = parse(text, "typescript")
+    if tree.root_node.has_error:
+        tree = parse("class C {\n" + text + "\n}", "typescript")
+    return _find_params(tree.root_node)
+
+
 def _find_params(node: Node) -> Node | None:
     stack = [node]
     while stack:
@@ -320,10 +329,10 @@ def guessed_types(text: str, entry: str) -> list[str] | None:
     for fn in functions(text, "typescript"):
         if fn.name.split(".")[-1] != entry.split(".")[-1]:
             continue
-        root = parse(fn.text, "typescript").root_node
-        params = _find_params(root)
+        params = _params_of(fn.text)
         if params is None:
             return None
+        root = params.parent or params
         names = [node_text(p.child_by_field_name("pattern") or p) for p in params.named_children]
         if not all(re.fullmatch(r"[A-Za-z_$][\w$]*", n) for n in names):
             return None
@@ -388,7 +397,7 @@ def collect_js_inputs(
     typed, aliases = found if found is not None else (None, {})
     if version_set.module is not None:  # the types its file declares (an enum, an alias)
         aliases = {**module_types(version_set.module), **aliases}
-    if use_hypothesis and typed and not plan.cases:
+    if use_hypothesis and typed is not None and not plan.cases:
         _add_typed(plan, typed, entry, hypothesis_examples, known, aliases)
     if proposer is not None and not plan.cases:
         _add_proposed(plan, proposer, version_set.codes[0] if version_set.codes else "", entry,
@@ -529,7 +538,7 @@ def _add_proposed(plan: InputPlan, proposer: Proposer, source: str, entry: str,
                   known: set[str]) -> None:
     arity = 1
     for fn in functions(source, "typescript"):
-        params = _find_params(parse(fn.text, "typescript").root_node)
+        params = _params_of(fn.text)
         if fn.name.split(".")[-1] == entry.split(".")[-1] and params is not None:
             arity = len(params.named_children)
     drawn, notes = proposer(source, entry, arity)

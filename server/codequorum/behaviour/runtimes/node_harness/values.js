@@ -358,7 +358,8 @@
   let pending = null;
 
   // ``receiverJson``: the arguments a method's instance is made with (``new C(...)``, as a
-  // test of the workspace makes it); without them the instance is a bare one of its class.
+  // test of the workspace makes it); without them the instance is ``new C()`` (its fields
+  // and private fields set up), or a bare one of its class when that constructor throws.
   function stage(target, argsJson, receiverJson) {
     pending = [target, argsJson, receiverJson];
   }
@@ -376,9 +377,11 @@
       const args = decode(JSONparse(argsJson));
       let self = target.self;
       if (self === 'instance') {
-        self = typeof receiverJson === 'string'
-          ? construct(target.cls, decode(JSONparse(receiverJson)))
-          : ObjectCreate(target.cls.prototype);
+        if (typeof receiverJson === 'string') {
+          self = construct(target.cls, decode(JSONparse(receiverJson)));
+        } else {
+          try { self = construct(target.cls, []); } catch (e) { self = ObjectCreate(target.cls.prototype); }
+        }
       }
       result = apply(target.fn, self, args);
     } catch (err) {
