@@ -163,3 +163,7 @@ def test_a_method_without_parameters_is_called_once_with_none() -> None:
     assert [c.label for c in plan.cases] == ["peek()"]
     obj = "const u = {\n  cap(s) { return s.charAt(0).toUpperCase() + s.slice(1); },\n};"
     assert guessed_types(obj, "u.cap") == ["string"]
+
+
+def test_a_one_line_jsdoc_example_keeps_its_expected_value() -> None:
+    assert examples("/** @example b64('hi') // => 'aGk=' */", "b64") == [(("hi",), "aGk=", True)]

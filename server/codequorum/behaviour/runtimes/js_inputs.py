@@ -55,6 +55,8 @@ from codequorum.core.parsing import functions, parse
 MAX_EXAMPLES = 32
 _EXPECT_SPLIT = re.compile(r"\s*(?://\s*(?:=>|->|returns?:?|→)?|=>|===|==|→)\s*")
 _COMMENT_PREFIX = re.compile(r"^\s*(?:/\*\*?|\*/|\*|//)?\s?")
+#: The end of a one-line comment (``/** @example f(1) // => 2 */``).
+_COMMENT_END = re.compile(r"\s*\*/\s*$")
 
 
 #: What stands before an example's call and is not part of it: a declaration that keeps
@@ -111,7 +113,8 @@ def comment_lines(text: str) -> list[str]:
     """The lines of ``text`` (a version, the prompt, the comment above the function), their
     comment marks taken off: a line that is a call with literal arguments is an example
     wherever it stands (a call in code has variables or a keyword before it)."""
-    return [_COMMENT_PREFIX.sub("", line, count=1) for line in text.splitlines()]
+    return [_COMMENT_END.sub("", _COMMENT_PREFIX.sub("", line, count=1))
+            for line in text.splitlines()]
 
 
 def examples(text: str, entry: str) -> list[tuple[tuple[Any, ...], Any, bool]]:

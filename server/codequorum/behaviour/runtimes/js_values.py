@@ -3,8 +3,8 @@
 A value is a JSON tree: null, booleans, strings, finite numbers other than -0 and arrays
 as themselves, everything else ``{"$": tag, ...}`` (NaN and -0 as ``number``, undefined,
 bigint, map and set with sorted entries, object with sorted keys and its class, date,
-regexp, typed arrays, holes, cycles, ...; as an input only, ``template``: the strings array
-a tagged template gives its tag, ``{"$": "template", "v": cooked, "raw": raw}``). Two
+regexp, typed arrays, holes, cycles, a generator's items, ...; as an input only,
+``template``: the strings array a tagged template gives its tag, ``{"$": "template", "v": cooked, "raw": raw}``). Two
 values are equal when their trees are equal with JavaScript's strict deep equality:
 numbers by value (``1`` and ``1.0`` are one number), never a boolean for a number, NaN
 equal to NaN and -0 not equal to 0 (as ``assert.deepStrictEqual``), which the tags
@@ -116,6 +116,12 @@ def show(tree: Any) -> str:
         return f"{v}n"
     if tag == "template":
         return show(v)
+    if tag == "promise":
+        return "a promise still pending" if v == "pending" else "a promise"
+    if tag == "generator":  # what it yields, as a spread shows it
+        more = ", …" if tree.get("more") else ""
+        raised = f", then throws {tree['raised']}" if tree.get("raised") else ""
+        return f"generator yielding [{', '.join(show(x) for x in v)}{more}]{raised}"
     if tag == "object":
         return "{" + ", ".join(f"{json.dumps(k)}: {show(x)}" for k, x in v) + "}"
     if tag in ("map", "set"):
