@@ -6,9 +6,9 @@ bigint, map and set with sorted entries, object with sorted keys and its class, 
 regexp, typed arrays, holes, cycles, a generator's items, ...; as an input only,
 ``template``: the strings array a tagged template gives its tag,
 ``{"$": "template", "v": cooked, "raw": raw}``). Two values are equal when their trees
-are equal with JavaScript's strict deep equality: numbers by value (``1`` and ``1.0`` are one number), never a boolean for a number, NaN
-equal to NaN and -0 not equal to 0 (as ``assert.deepStrictEqual``), which the tags
-already give.
+are equal with JavaScript's strict deep equality: numbers by value (``1`` and ``1.0``
+are one number), never a boolean for a number, NaN equal to NaN and -0 not equal to 0
+(as ``assert.deepStrictEqual``), which the tags already give.
 """
 
 from __future__ import annotations
