@@ -81,3 +81,19 @@ def test_a_class_method_without_parameters_runs_on_a_constructed_instance(
     # private fields exist: each instance is made by its constructor
     assert passes(s) == [("ok", 1, 1)] * 5
     assert [i["label"] for i in s["dynamic"]["inputs"]] == ["peek()"]
+
+
+def test_versions_naming_the_function_their_own_way_run_under_their_names(
+        node_sandboxed: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    versions = ["function strlen(string: string): number {\n  return string.length;\n}",
+                "export function strLen(s: string): number { return [...s].length; }",
+                "const str_len = (s: string): number => { let n = 0; for (const _ of s) n++; "
+                "return n; };",
+                "function strlen(s: string): number { return Buffer.byteLength(s); }"]
+    path = write_jsonl([{"task_id": "HumanEval/23", "language": "typescript",
+                         "versions": versions}], tmp_path / "set.jsonl")
+    assert main(["score", str(path), "--dynamic", "--format", "json"]) == 0
+    s = json.loads(capsys.readouterr().out)["sets"][0]
+    assert [c["passed"] for c in s["dynamic"]["candidates"]] == [3, 3, 3, 0]
+    shown = [o for o in s["dynamic"]["outcomes"][3] if o]
+    assert "bare JavaScript context" in json.dumps(shown)

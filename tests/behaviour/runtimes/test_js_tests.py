@@ -69,3 +69,21 @@ def test_json_objects_of_call_cases_are_javascript_objects() -> None:
                                               has_expected=True)])
     got = set_tests(ss)
     assert got.entry == "f" and got.tests[0].args == ({"$": "object", "v": [["a", 1]]},)
+
+
+def test_a_version_calls_the_set_function_by_the_name_it_gives_it() -> None:
+    from codequorum.behaviour.runtimes.js_tests import version_entry
+
+    assert version_entry("export function strLen(s) { return 1; }", "strlen",
+                         "javascript") == "strLen"
+    assert version_entry("function strlen(s) { return 1; }", "strlen", "javascript") == "strlen"
+    assert version_entry("function other() {}", "strlen", "javascript") == "strlen"
+
+
+def test_a_missing_node_global_is_told_as_the_sandboxs() -> None:
+    from codequorum.behaviour.runtimes.js_values import host_global_told
+
+    told = host_global_told("ReferenceError", "Buffer is not defined")
+    assert told is not None and "bare JavaScript context" in told and "`Buffer`" in told
+    assert host_global_told("ReferenceError", "ORDER is not defined") == "ORDER is not defined"
+    assert host_global_told("TypeError", "Buffer is not defined") == "Buffer is not defined"

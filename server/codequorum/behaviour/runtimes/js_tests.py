@@ -14,7 +14,8 @@ Three sources, read without running anything:
 The function called is the set's ``entry_point``, else the harness's candidate, else the
 benchmark's name; where no version defines that name as written, the one they define that
 means it (``hasCloseElements`` for ``has_close_elements``), else the guess of
-``js_entry.py``.
+``js_entry.py``; a version that names it otherwise is called by its own name
+(:func:`version_entry`).
 """
 
 from __future__ import annotations
@@ -162,6 +163,15 @@ def resolve_entry(wanted: str | None, codes: Sequence[str], language: str,
     return guess_entry(codes, language, prompt) or wanted
 
 
+def version_entry(code: str, entry: str, language: str) -> str:
+    """The name one version gives the set's function: ``entry`` where it defines it, else
+    the name it defines that means it (``strLen`` for ``strlen``)."""
+    defined = defined_names(code, language)
+    if entry in defined:
+        return entry
+    return next((n for n in defined if same_function(entry, n)), entry)
+
+
 def set_tests(version_set: VersionSet) -> SetTests:
     """The tests of a set and the function they call (module docstring)."""
     out = SetTests()
@@ -193,4 +203,4 @@ def set_tests(version_set: VersionSet) -> SetTests:
 
 
 __all__ = ["SetTests", "from_json", "harness_tests", "humaneval_task", "resolve_entry",
-           "set_tests"]
+           "set_tests", "version_entry"]

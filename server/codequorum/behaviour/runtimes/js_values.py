@@ -14,6 +14,7 @@ are one number), never a boolean for a number, NaN equal to NaN and -0 not equal
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -155,4 +156,23 @@ def shown_text(output: str) -> str:
         return output
 
 
-__all__ = ["canonical", "matches", "parse", "show", "show_call", "shown_text", "strict_equal"]
+#: Globals of Node and of browsers that the bare JavaScript context a version runs in does
+#: not have (only the language's own, the console, timers, ``btoa`` and ``atob``).
+HOST_GLOBALS = frozenset({
+    "Buffer", "process", "require", "TextEncoder", "TextDecoder", "URL", "URLSearchParams",
+    "structuredClone", "setImmediate", "fetch", "crypto", "performance", "window",
+    "document", "global", "__dirname", "__filename", "AbortController", "Blob", "navigator",
+})
+
+
+def host_global_told(exc_type: str | None, message: str | None) -> str | None:
+    """A ``ReferenceError`` for a global of Node or of browsers, told as what it is (the
+    sandbox's context has no such global, not the version's mistake); else the message."""
+    m = re.fullmatch(r"([\w$]+) is not defined", message or "")
+    if exc_type != "ReferenceError" or m is None or m.group(1) not in HOST_GLOBALS:
+        return message
+    return (f"{message} (versions run in a bare JavaScript context: Node's and browsers' "
+            f"`{m.group(1)}` is not there)")
+
+
+__all__ = ["HOST_GLOBALS", "canonical", "host_global_told", "matches", "parse", "show", "show_call", "shown_text", "strict_equal"]

@@ -40,6 +40,7 @@ from codequorum.behaviour.runtimes.node_trace import (
     mnemonic,
     parse_functions,
 )
+from codequorum.behaviour.runtimes.js_tests import version_entry
 from codequorum.behaviour.runtimes.runtime import Runtime
 from codequorum.behaviour.runtimes.ts_strip import NotStrippable, script_form, strip_types
 from codequorum.behaviour.sandbox.limits import Limits
@@ -195,6 +196,9 @@ def _run(typescript: bool) -> Any:
             module, code, "typescript" if typescript else "javascript"))
         if module is not None:  # found where it is: a method on its class or object
             entry_point = module.qualified_name
+        elif entry_point:  # ``strLen`` where the set calls ``strlen``
+            entry_point = version_entry(code, entry_point,
+                                        "typescript" if typescript else "javascript")
         if len(args) > 1 and any(s is not None for s in kwargs.get("series") or ()):
             args = (args[0], True, *args[2:])  # growth rests on executed bytecodes
         return node_sandbox.run_node_candidate(source, tests, entry_point, *args,
