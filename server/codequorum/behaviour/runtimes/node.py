@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from codequorum.behaviour.runtimes import js_inputs, js_modules, js_names, js_values, node_sandbox
+from codequorum.behaviour.runtimes.js_tests import version_entry
 from codequorum.behaviour.runtimes.node_trace import (
     HEADER_START,
     Function,
@@ -40,7 +41,6 @@ from codequorum.behaviour.runtimes.node_trace import (
     mnemonic,
     parse_functions,
 )
-from codequorum.behaviour.runtimes.js_tests import version_entry
 from codequorum.behaviour.runtimes.runtime import Runtime
 from codequorum.behaviour.runtimes.ts_strip import NotStrippable, script_form, strip_types
 from codequorum.behaviour.sandbox.limits import Limits
