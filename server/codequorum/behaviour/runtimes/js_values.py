@@ -175,4 +175,5 @@ def host_global_told(exc_type: str | None, message: str | None) -> str | None:
             f"`{m.group(1)}` is not there)")
 
 
-__all__ = ["HOST_GLOBALS", "canonical", "host_global_told", "matches", "parse", "show", "show_call", "shown_text", "strict_equal"]
+__all__ = ["HOST_GLOBALS", "canonical", "host_global_told", "matches", "parse", "show",
+           "show_call", "shown_text", "strict_equal"]
