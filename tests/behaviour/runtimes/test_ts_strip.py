@@ -66,3 +66,13 @@ def test_overload_signatures_are_types_and_parameter_properties_assignments() ->
     assert out.splitlines()[0].strip() == ""
     assert "function p(a     )" in out
     assert "{ super(); this.x = x; this.y = y; }" in out and "private" not in out
+
+
+@pytest.mark.parametrize(("code", "left"), [
+    ("function f(this: Window, a: number) { return a; }", "function f(" + " " * 14 + "a"),
+    ("let x!: number;", "let x  "),
+    ("class C { [key: string]: any; f() { return 1; } }", "class C {" + " " * 19 + ";"),
+])
+def test_this_parameters_definite_assignments_and_index_signatures_are_types(
+        code: str, left: str) -> None:
+    assert strip_types(code).startswith(left)

@@ -6,7 +6,8 @@ JavaScript Node runs: annotations, type parameters and arguments, interfaces, ty
 aliases, ``declare`` statements, ``import type`` and ``export type`` statements and the
 ``export`` of a declaration that is only types, ``as``/``satisfies`` casts, non-null
 ``!``, accessibility and ``readonly`` modifiers, ``?`` of optional parameters,
-``abstract``, ``implements``, overload signatures. Two kinds of syntax with run-time
+``abstract``, ``implements``, overload signatures, index signatures, a ``this``
+parameter, the ``!`` of a definite assignment. Two kinds of syntax with run-time
 meaning are written out as TypeScript emits them (``ts_emit.py``): an ``enum`` becomes the
 object TypeScript makes (``const enum`` too), a constructor's parameter properties
 (``constructor(private x: number)``) assignments at the start of its body; each rewrite
@@ -29,7 +30,7 @@ BLANKED = {
     "type_alias_declaration", "ambient_declaration", "accessibility_modifier",
     "override_modifier", "implements_clause", "asserts_annotation", "type_predicate_annotation",
     "omitting_type_annotation", "opting_type_annotation", "adding_type_annotation",
-    "function_signature",
+    "function_signature", "index_signature",
 }
 REFUSED = {"internal_module": "namespace", "module": "namespace", "decorator": "decorator"}
 
@@ -91,6 +92,11 @@ def _node_spans(node: Node, spans: list[Span]) -> list[Node]:
         return [node.named_children[0]]
     if t == "non_null_expression":
         spans.append((node.end_byte - 1, node.end_byte))
+    if t == "variable_declarator":  # ``let x!: number``: a definite assignment
+        spans.extend((c.start_byte, c.end_byte) for c in node.children if c.type == "!")
+    if t == "required_parameter" and node.children and node.children[0].type == "this":
+        spans.append(_this_parameter(node))  # ``this: T`` is a type, not a parameter
+        return []
     if t in ("required_parameter", "optional_parameter"):
         for child in node.children:
             if child.type in ("accessibility_modifier", "readonly", "override_modifier"):
@@ -106,6 +112,13 @@ def _node_spans(node: Node, spans: list[Span]) -> list[Node]:
             spans.append((node.start_byte, node.end_byte))
             return []
     return list(node.children)
+
+
+def _this_parameter(node: Node) -> tuple[int, int]:
+    """The span of a ``this`` parameter with the comma that follows it (it comes first)."""
+    after = node.next_sibling
+    end = after.end_byte if after is not None and after.type == "," else node.end_byte
+    return node.start_byte, end
 
 
 def script_form(code: str) -> str:
