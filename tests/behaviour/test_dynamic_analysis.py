@@ -882,3 +882,12 @@ def test_a_script_function_without_a_node_is_not_run_for_that_reason(
                               model.Version(code=UNCALLABLE_JS + "\n")])
     with pytest.raises(SandboxUnavailableError, match="no supported Node"):
         dynamic_analysis.run_dynamic(vs)
+
+
+def test_a_series_of_the_types_every_other_input_failed_on_goes_too() -> None:
+    from codequorum.behaviour.dynamic_analysis import unfounded_series
+
+    assert unfounded_series(["scaling", "scaling"], [True, True], dropped=True)
+    assert not unfounded_series(["scaling", "scaling"], [True, False], dropped=True)
+    assert not unfounded_series(["scaling"], [True], dropped=False)
+    assert not unfounded_series(["doctest", "scaling"], [False, True], dropped=True)

@@ -912,7 +912,8 @@ def _set_report(ss: VersionSet, plan: InputPlan, ran: list[_CandidateRun] | None
     report = build_report(ss, plan, runs, options, static)
     report.rules = dataclasses.replace(
         report.rules, module_problem=problem,
-        not_run=not_run_reason(runnable, ran is not None, problem, runs))
+        not_run=not_run_reason(runnable, ran is not None, problem, runs,
+                               inputs_left=bool(plan.cases) or bool(unrun)))
     report.notes.extend(module_notes)
     if unrun:
         report.notes.append(NOT_SUPPORTED)
@@ -944,14 +945,17 @@ def unsupported_by_all(ran: Sequence[_CandidateRun]) -> list[int]:
 
 
 def not_run_reason(runnable: bool, had_inputs: bool, module_problem: str | None,
-                   runs: Runs) -> str | None:
+                   runs: Runs, inputs_left: bool = True) -> str | None:
     """Why no version ran on any input, in a few words (None when one did): the language
-    does not run, there were no inputs, the module refused the run, or every version
+    does not run, there were no inputs, every version raised on every input (they were
+    all left out: ``inputs_left`` false), the module refused the run, or every version
     stopped before its first input (the first version's reason)."""
     if not runnable:
         return f"only {runtime_names()} versions run"
     if not had_inputs:
         return "no inputs"
+    if not inputs_left and module_problem is None:
+        return "every version raised on every input (none of the kind the function takes)"
     if any(o is not None for row in runs.outcomes for o in row):
         return None
     if module_problem is not None:
@@ -976,6 +980,15 @@ def _without_inputs(plan: InputPlan, runs: Runs, unrun: Sequence[int]) -> tuple[
     return plan, dataclasses.replace(runs, outcomes=outcomes)
 
 
+def unfounded_series(sources: Sequence[str], raised: Sequence[bool], dropped: bool) -> bool:
+    """Whether the scaling series should go too: every other input was left out (every
+    version raised on it) and every version raised on every size, so the series was built
+    of the same wrong types (a callback drawn as a number) and measures nothing."""
+    series = [r for src, r in zip(sources, raised, strict=True) if src == "scaling"]
+    return (dropped and bool(series) and all(series)
+            and all(src == "scaling" for src in sources))
+
+
 def _without_failing_inputs(plan: InputPlan, runs: Runs) -> tuple[InputPlan, Runs]:
     """``plan`` and ``runs`` without the inputs on which every version raised (an input
     the function does not take: guessed types, an example needing what the sandbox does
@@ -991,6 +1004,9 @@ def _without_failing_inputs(plan: InputPlan, runs: Runs) -> tuple[InputPlan, Run
     keep = [t for t, case in enumerate(plan.cases)
             if case.source in _KEPT_WHEN_ALL_RAISE or case.graded or case.test.has_expected
             or not all_raised(t)]
+    if unfounded_series([plan.cases[t].source for t in keep],
+                        [all_raised(t) for t in keep], len(keep) < len(plan.cases)):
+        keep = [t for t in keep if plan.cases[t].source != "scaling"]
     if len(keep) == len(plan.cases):
         return plan, runs
     dropped = len(plan.cases) - len(keep)

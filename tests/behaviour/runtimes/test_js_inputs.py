@@ -167,3 +167,9 @@ def test_a_method_without_parameters_is_called_once_with_none() -> None:
 
 def test_a_one_line_jsdoc_example_keeps_its_expected_value() -> None:
     assert examples("/** @example b64('hi') // => 'aGk=' */", "b64") == [(("hi",), "aGk=", True)]
+
+
+def test_an_arrow_an_example_passes_is_part_of_its_call() -> None:
+    assert examples("@example applyTwice(x => x + 1, 3) // => 5", "applyTwice") == [
+        (({"$": "source", "v": "x => x + 1"}, 3), 5, True)]
+    assert examples("f(1) => 2", "f") == [((1,), 2, True)]

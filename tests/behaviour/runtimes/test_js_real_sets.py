@@ -97,3 +97,25 @@ def test_versions_naming_the_function_their_own_way_run_under_their_names(
     assert [c["passed"] for c in s["dynamic"]["candidates"]] == [3, 3, 3, 0]
     shown = [o for o in s["dynamic"]["outcomes"][3] if o]
     assert "bare JavaScript context" in json.dumps(shown)
+
+
+def test_a_callback_parameter_gets_a_function_and_the_wrong_version_parts(
+        node_sandboxed: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    s = scored("retry_callback.ts", tmp_path, capsys)
+    assert s["dynamic"]["inputs"][0]["label"] == "applyTwice((x) => Number(x) * 2 + 1, 1)"
+    assert s["dynamic"]["output_clusters"] == [[0, 1, 3, 4], [2]]
+    assert s["recommended"] != 2 and "divergent-outputs" in codes(s)
+
+
+def test_inputs_every_version_raises_on_say_so_instead_of_a_risk(
+        node_sandboxed: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    versions = ["export function total(o: Widget): number { return o.parts.length; }",
+                "export function total(o: Widget): number {\n"
+                "  return o.parts.reduce((a) => a + 1, 0);\n}"]
+    path = write_jsonl([{"task_id": "t", "language": "typescript", "versions": versions}],
+                       tmp_path / "set.jsonl")
+    assert main(["score", str(path), "--dynamic", "--format", "json"]) == 0
+    s = json.loads(capsys.readouterr().out)["sets"][0]
+    assert s["dynamic"]["inputs"] == [] and s["risk"] is None
+    not_run = next(v for v in s["verdicts"] if v["code"] == "not-run")
+    assert "every version raised on every input" in not_run["message"]

@@ -56,3 +56,14 @@ def test_a_function_in_its_module_draws_the_types_its_file_declares() -> None:
     module = ModuleContext(name="utils", path="utils.ts", qualified_name="turn",
                            kind="function", files=(("utils.ts", text),), roots=())
     assert module_types(module) == {"D": '"UP"'}
+
+
+def test_a_function_type_draws_a_callback_by_what_it_returns() -> None:
+    from codequorum.behaviour.runtimes.ts_types import callback_source
+
+    assert callback_source("(x: number) => number") == "(x) => Number(x) * 2 + 1"
+    assert callback_source("((x: number) => boolean)") == "(x) => Number(x) % 2 === 0"
+    assert callback_source("() => Promise<void>") == "async (x) => x"
+    assert callback_source("number") is None and callback_source("(number)[]") is None
+    assert type_values("(s: string) => string", 0) == {"$": "source",
+                                                       "v": "(x) => String(x) + '!'"}

@@ -42,6 +42,7 @@ from codequorum.behaviour.runtimes.js_literals import (
 )
 from codequorum.behaviour.runtimes.js_tests import set_tests
 from codequorum.behaviour.runtimes.ts_types import (
+    callback_source,
     declared_types,
     index_value,
     object_members,
@@ -83,10 +84,20 @@ def expected_line(line: str) -> str:
     return re.sub(r"^\s*(?://)?\s*(?:=>|->|→|returns?:?)?", "", line, count=1).strip().rstrip(";")
 
 
+def _call_and_expected(line: str) -> list[str]:
+    """An example line split where its call ends and its expected value starts: at the
+    first ``// =>``, ``=>``, ``===`` ... after which what stands before is a call (an
+    arrow inside the call, ``f(x => x + 1) // => 2``, is part of it)."""
+    for m in _EXPECT_SPLIT.finditer(line):
+        if _example_expression(line[:m.start()]) is not None:
+            return [line[:m.start()], line[m.end():]]
+    return [line]
+
+
 def example_call(line: str, entry: str) -> tuple[tuple[Any, ...], Any, bool] | None:
     """``f(1, 2) // => 3`` -> ((1, 2), 3, True); ``f(1)`` alone -> ((1,), None, False);
     ``const r = f(1)`` and ``console.log(f(1))`` call ``f(1)``."""
-    parts = _EXPECT_SPLIT.split(line.strip().rstrip(";"), maxsplit=1)
+    parts = _call_and_expected(line.strip().rstrip(";"))
     call = _example_expression(parts[0])
     if call is None:
         return None
@@ -189,6 +200,9 @@ def type_values(type_text: str, i: int, aliases: Mapping[str, str] | None = None
         return t[1:-1]
     if re.fullmatch(r"-?\d+(?:\.\d+)?", t):
         return int(t) if "." not in t else float(t)
+    callback = callback_source(t)
+    if callback is not None:
+        return {"$": "source", "v": callback}
     return _structured(t, i, aliases, depth)
 
 

@@ -88,6 +88,8 @@ def _literal(node: Node) -> Any:
         return _object(node)
     if t == "new_expression":
         return _collection(node)
+    if t in ("arrow_function", "function_expression", "function"):
+        return {"$": "source", "v": node_text(node)}  # a callback an example passes
     raise NotLiteral(t)
 
 

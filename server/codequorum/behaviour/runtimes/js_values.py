@@ -5,7 +5,8 @@ as themselves, everything else ``{"$": tag, ...}`` (NaN and -0 as ``number``, un
 bigint, map and set with sorted entries, object with sorted keys and its class, date,
 regexp, typed arrays, holes, cycles, a generator's items, ...; as an input only,
 ``template``: the strings array a tagged template gives its tag,
-``{"$": "template", "v": cooked, "raw": raw}``). Two values are equal when their trees
+``{"$": "template", "v": cooked, "raw": raw}``, and ``source``: a function's text, made in
+the version's context). Two values are equal when their trees
 are equal with JavaScript's strict deep equality: numbers by value (``1`` and ``1.0``
 are one number), never a boolean for a number, NaN equal to NaN and -0 not equal to 0
 (as ``assert.deepStrictEqual``), which the tags already give.
@@ -117,6 +118,8 @@ def show(tree: Any) -> str:
         return f"{v}n"
     if tag == "template":
         return show(v)
+    if tag == "source":
+        return str(v)
     if tag == "promise":
         return "a promise still pending" if v == "pending" else "a promise"
     if tag == "generator":  # what it yields, as a spread shows it

@@ -1,4 +1,5 @@
-"""The types a TypeScript file declares, as the parameter types that name them read.
+"""The types a TypeScript file declares, as the parameter types that name them read, and
+the callback a function type is given.
 
 ``type Shape = 'circle' | 'square'`` and ``interface User { name: string }`` are the
 types they stand for; an ``enum`` is the union of its members' values (``'UP' | 'DOWN'``,
@@ -127,5 +128,40 @@ def index_value(body: str) -> str | None:
     return m.group(1) if m else None
 
 
-__all__ = ["declared_types", "enum_values", "index_value", "object_members", "split_top",
-           "type_parameters", "unwrapped"]
+#: A callback drawn for a function type, by what it returns: it uses its first argument,
+#: so versions that call it differently part.
+CALLBACKS = {
+    "number": "(x) => Number(x) * 2 + 1", "boolean": "(x) => Number(x) % 2 === 0",
+    "string": "(x) => String(x) + '!'", "void": "() => undefined",
+    "undefined": "() => undefined",
+}
+
+
+def callback_source(type_text: str) -> str | None:
+    """The text of a function to pass for a function type (``(x: number) => boolean``);
+    None when the type is not one."""
+    t = type_text.strip()
+    while t.startswith("(") and _closes_at_end(t):
+        t = t[1:-1].strip()
+    m = re.fullmatch(r"(?:<[^>]*>\s*)?\((.*)\)\s*=>\s*(.+)", t, re.S)
+    if m is None:
+        return "(...args) => args[0]" if t == "Function" else None
+    returned = m.group(2).strip()
+    if returned.startswith("Promise<"):
+        return "async (x) => x"
+    return CALLBACKS.get(returned, "(x) => x")
+
+
+def _closes_at_end(t: str) -> bool:
+    """Whether the ``(`` at the start of ``t`` is closed by its last character."""
+    depth = 0
+    for k, ch in enumerate(t):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0:
+            return k == len(t) - 1
+    return False
+
+
+__all__ = ["CALLBACKS", "callback_source", "declared_types", "enum_values", "index_value",
+           "object_members", "split_top", "type_parameters", "unwrapped"]

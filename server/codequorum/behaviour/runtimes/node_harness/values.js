@@ -290,6 +290,10 @@
         for (let i = 0; i < v.length; i++) apply(setAdd, s, [decode(v[i])]);
         return s;
       }
+      case 'source':
+        // A function an input passes (an example's ``x => x + 1``, one drawn for a
+        // callback's type): its text, evaluated here in the version's own context.
+        return indirectEval('(' + StringFn(v) + '\n)');
       case 'template': {
         // A tagged template's strings array, as the tag receives it (a
         // TemplateStringsArray): frozen, its frozen ``raw`` not enumerable.
