@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -540,9 +541,33 @@ NOISY_NOTE = "growth not judged for version {k}: the timings were too noisy"
 
 def _run_notes(candidates: Sequence[CandidateDynamic]) -> list[str]:
     """What a version's run that ended well says of its figures (its executed bytecodes
-    not taken, or approximate), as ``version k: ...``."""
-    return [f"version {c.index + 1}: {c.detail}" for c in candidates
-            if c.status == "ok" and c.detail and c.detail != NOT_SUPPORTED]
+    not taken, or approximate), as ``version k: ...``, once for the versions that say
+    the same (:func:`grouped_notes`)."""
+    return grouped_notes([(c.index, c.detail) for c in candidates
+                          if c.status == "ok" and c.detail and c.detail != NOT_SUPPORTED])
+
+
+_HOW_MANY = re.compile(r" on (\d+) of (\d+) inputs")
+
+
+def grouped_notes(details: Sequence[tuple[int, str]]) -> list[str]:
+    """``(index, detail)`` -> one note per detail, naming its versions (``versions 1 and
+    3: ...``); details that differ only in how many inputs they count are one (the
+    counts summed: ``on 3 of 10 inputs``)."""
+    groups: dict[str, list[tuple[int, int, int]]] = {}
+    for index, detail in details:
+        m = _HOW_MANY.search(detail)
+        key = _HOW_MANY.sub(" on {n} of {of} inputs", detail, count=1)
+        groups.setdefault(key, []).append(
+            (index, int(m.group(1)) if m else 0, int(m.group(2)) if m else 0))
+    notes = []
+    for key, members in groups.items():
+        names = [str(i + 1) for i, _n, _of in members]
+        who = (f"version {names[0]}" if len(names) == 1 else
+               f"versions {', '.join(names[:-1])} and {names[-1]}")
+        n, of = sum(m[1] for m in members), sum(m[2] for m in members)
+        notes.append(f"{who}: {key.replace('{n}', str(n)).replace('{of}', str(of))}")
+    return notes
 
 
 def _growth_notes(candidates: Sequence[CandidateDynamic]) -> list[str]:
