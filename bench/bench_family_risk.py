@@ -32,7 +32,11 @@ value, ``B`` the others):
   prompted without them, as the CodeGen set was, writes none: passing them is then
   evidence it did not aim at);
 - ``copies_examples``: the share of versions whose text holds an example's expected
-  value as a literal outside the docstring (an answer copied from the examples).
+  value as a literal outside the docstring (an answer copied from the examples);
+- ``set_returns``: the share of (version, input) cells holding a returned value (versions
+  that raise or time out often: a weaker model, whatever the kept one does);
+- ``fails_disputed``: 1 when every example the kept version fails is one every version
+  fails alike (``family_sets.disputed_of``: the example itself may be wrong).
 
     .venv/bin/python bench/fit_risk_families.py --rebuild    # family_sets.json
     .venv/bin/python bench/bench_family_risk.py              # ~5 min
@@ -43,6 +47,7 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import math
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -56,7 +61,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from codequorum.judge.risk import FEATURES, LogisticModel, RiskSignals, auroc, ece, fit_logistic
 from family_cache import FAMILY_CACHE, SIGNATURE
-from family_sets import read_cache
+from family_sets import disputed_of, read_cache, without_disputed
 from fit_risk import DIRECTION, log_loss
 from fit_risk_families import (
     CANDIDATES,
@@ -73,19 +78,20 @@ from fit_risk_families import (
     expit,
     family_weights,
     logit,
+    pick_rates,
     wrong,
 )
 from reference_data import skipped
 
 NEW: tuple[str, ...] = ("beyond_agree", "beyond_modal", "beyond_groups", "ex_split",
                         "ex_weak", "kept_blind", "ex_count", "ex_agree", "examples_seen",
-                        "copies_examples")
+                        "copies_examples", "fails_disputed", "set_returns")
 #: How each new feature may push the risk (0: either way).
 NEW_DIRECTION: dict[str, int] = {"beyond_agree": -1, "beyond_modal": -1, "beyond_groups": 1,
                                  "ex_split": -1, "ex_weak": 1, "kept_blind": 1,
-                                 "ex_count": -1}
+                                 "ex_count": -1, "fails_disputed": -1, "set_returns": -1}
 EXAMPLE_ONLY = ("ex_split", "ex_weak", "kept_blind", "ex_count", "ex_agree",
-                "copies_examples")
+                "copies_examples", "fails_disputed")
 
 # ----------------------------------------------------------------------------- features
 
@@ -115,7 +121,10 @@ def matrix_features(keys: Sequence[Sequence[Any]], cols: Sequence[int], kept: in
                 counts[r[t]] = counts.get(r[t], 0) + 1
         modal.append(counts.get(own[t], 0) >= max(counts.values()))
     groups = len({tuple(r[t] for t in beyond) for r in rows})
-    out = {"beyond_agree": float(np.mean(agree)) if agree else 0.0,
+    cells_all = [k for r in rows for k in r]
+    out = {"set_returns": (sum(k is not None for k in cells_all) / len(cells_all)
+                           if cells_all else 0.0),
+           "beyond_agree": float(np.mean(agree)) if agree else 0.0,
            "beyond_modal": float(np.mean(modal)) if modal else 0.0,
            "beyond_groups": groups / n,
            "ex_split": 1.0, "ex_weak": 0.0, "kept_blind": 0.0,
@@ -219,8 +228,18 @@ def row_values(s: Mapping[str, Any], plain: bool, texts: Mapping[TextKey, dict[s
     tf = texts.get((s["set"], s["task_id"], tuple(s["draw"])),
                    {"examples_seen": 0.0, "copies_examples": 0.0})
     values.update({"examples_seen": tf["examples_seen"],
-                   "copies_examples": 0.0 if plain else tf["copies_examples"]})
+                   "copies_examples": 0.0 if plain else tf["copies_examples"],
+                   "fails_disputed": 0.0 if plain else fails_disputed(s)})
     return values
+
+
+def fails_disputed(s: Mapping[str, Any]) -> float:
+    """1 when the kept version fails an example and every example it fails is disputed."""
+    rows = s.get("example_pass") or []
+    if s["kept"] is None or s["kept"] >= len(rows):
+        return 0.0
+    failed = {e for e, ok in enumerate(rows[s["kept"]]) if not ok}
+    return 1.0 if failed and failed <= set(disputed_of(s)) else 0.0
 
 
 def frames(records: Sequence[Mapping[str, Any]], texts: Mapping[TextKey, dict[str, float]]
@@ -406,8 +425,49 @@ def isotonic_map(p: np.ndarray, y: np.ndarray, fam: np.ndarray
     return lambda q: np.interp(q, centres, values)
 
 
+SLOPES = np.round(np.arange(0.5, 1.51, 0.05), 2)
+SHIFTS = np.round(np.arange(-1.5, 1.51, 0.05), 2)
+
+
+def worst_family_map(p: np.ndarray, y: np.ndarray, fam: np.ndarray
+                     ) -> Callable[[np.ndarray], np.ndarray]:
+    """``sigmoid(a + b logit(p))`` whose worst family (the highest log-loss among the
+    families of the held-out risks) is best: it guards the family least like the others,
+    where Platt's map serves their pooled mean."""
+    if p.size < 25 or len(set(y)) < 2:
+        return lambda q: q
+    z = logit(p)
+    names = sorted(set(fam))
+    best = (math.inf, 0.0, 1.0)
+    for b in SLOPES:
+        for a in SHIFTS:
+            q = expit(a + b * z)
+            worst = max(log_loss(q[fam == g], y[fam == g]) for g in names)
+            if worst < best[0] - 1e-12:
+                best = (worst, float(a), float(b))
+    _, a0, b0 = best
+    return lambda q: expit(a0 + b0 * logit(q))
+
+
+def guarded_map(p: np.ndarray, y: np.ndarray, fam: np.ndarray
+                ) -> Callable[[np.ndarray], np.ndarray]:
+    """Platt's map, then the least upward shift of the logit under which no family of the
+    held-out risks is given a mean risk more than :data:`TARGET_GAP` under its share
+    wrong: a prior no family found optimistic."""
+    base = platt_map(p, y, fam)
+    q = base(p)
+    names = sorted(set(fam))
+    for d in SHIFTS[SHIFTS >= 0]:
+        moved = expit(logit(q) + d)
+        if all(moved[fam == g].mean() >= y[fam == g].mean() - TARGET_GAP for g in names):
+            break
+    shift = float(d)
+    return lambda r: expit(logit(base(r)) + shift)
+
+
 CALIBRATIONS: dict[str, Callable[..., Callable[[np.ndarray], np.ndarray]] | None] = {
-    "none": None, "platt": platt_map, "shift": shift_map, "isotonic": isotonic_map}
+    "none": None, "platt": platt_map, "shift": shift_map, "isotonic": isotonic_map,
+    "worst": worst_family_map, "guarded": guarded_map}
 
 
 # ----------------------------------------------------------------------------- variants
@@ -421,6 +481,9 @@ class Variant:
     candidates: Callable[[str], Sequence[tuple[str, ...]]]
     l2s: tuple[float, ...] = L2_CHOICES
     calibration: str = "platt"
+    #: the examples model's own map, where it differs (examples passed: the evidence
+    #: weakest on models the fit has not seen)
+    examples_calibration: str | None = None
     invariant_pool: bool = False
     examples_seen_split: bool = False
     choose_on_all: bool = False
@@ -481,6 +544,21 @@ VARIANTS: tuple[Variant, ...] = (
     Variant("+ versions alike on the examples", with_new(("ex_agree",))),
     Variant("+ versions alike on the examples, level shift only", with_new(("ex_agree",)),
             calibration="shift"),
+    Variant("+ the kept version fails only examples every version fails alike",
+            with_new(("fails_disputed",))),
+    Variant("+ fails only examples every version fails alike, level shift only",
+            with_new(("fails_disputed",)), calibration="shift"),
+    Variant("+ how often the versions return", with_new(("set_returns",))),
+    Variant("+ how often the versions return, level shift only", with_new(("set_returns",)),
+            calibration="shift"),
+    Variant("shipped candidates, map guarding the worst family", shipped,
+            calibration="worst"),
+    Variant("shipped candidates, no family left optimistic (every model)", shipped,
+            calibration="guarded"),
+    Variant("shipped candidates, no family left optimistic (examples passed)", shipped,
+            examples_calibration="guarded"),
+    Variant("shipped candidates, worst family guarded (examples passed)", shipped,
+            examples_calibration="worst"),
 )
 
 
@@ -511,7 +589,8 @@ def outer(fr: Frame, kind: str, v: Variant, f: str, families: Sequence[str]
     if not ps:
         return p, np.array([]), np.array([]), np.array([])
     ip, iy, ifam = np.concatenate(ps), np.concatenate(ys), np.concatenate(fs)
-    make = CALIBRATIONS[v.calibration]
+    make = CALIBRATIONS[v.examples_calibration if kind == "examples"
+                        and v.examples_calibration else v.calibration]
     if make is not None:
         mapping = make(ip, iy, ifam)
         p, ip = mapping(p), mapping(ip)
@@ -519,9 +598,12 @@ def outer(fr: Frame, kind: str, v: Variant, f: str, families: Sequence[str]
 
 
 def run_variant(frs: Mapping[str, Frame], v: Variant, n_rows: int,
-                y_all: np.ndarray, fam_all: np.ndarray) -> dict[str, Any]:
-    """Per family left out: the figures of the variant."""
+                y_all: np.ndarray, fam_all: np.ndarray,
+                report: np.ndarray | None = None) -> dict[str, Any]:
+    """Per family left out: the figures of the variant, over the rows ``report`` (default
+    every row; every row is fitted on either way)."""
     families = sorted(set(fam_all))
+    rep = np.ones(n_rows, dtype=bool) if report is None else report
     p_all = np.full(n_rows, np.nan)
     held = {f: 0 for f in families}
     total = {f: 0 for f in families}
@@ -537,14 +619,18 @@ def run_variant(frs: Mapping[str, Frame], v: Variant, n_rows: int,
             else:
                 p, ip, iy, ifam = outer(fr, kind, v, f, families)
             p_all[fr.shown_index[mine]] = p
-            by_kind[f][kind] = (int(mine.sum()), float(p.mean()), float(fr.shown_y[mine].mean()))
+            told = rep[fr.shown_index[mine]]
+            if not told.any():
+                continue
+            y_told = fr.shown_y[mine][told]
+            by_kind[f][kind] = (int(told.sum()), float(p[told].mean()), float(y_told.mean()))
             width = choose_width(ip, iy, ifam) if ip.size else 0.0
-            cs = cells(p, fr.shown_y[mine], fr.shown_fam[mine])
+            cs = cells(p[told], y_told, fr.shown_fam[mine][told])
             held[f] += sum(covered(c, width) for c in cs)
             total[f] += len(cs)
     out = {}
     for f in families:
-        m = fam_all == f
+        m = (fam_all == f) & rep
         p, y = p_all[m], y_all[m]
         out[f] = {"auroc": auroc(p, y), "ece": ece(p, y), "mean": float(p.mean()),
                   "wrong": float(y.mean()), "loss": log_loss(p, y),
@@ -610,12 +696,33 @@ def first_of_each(records: Sequence[Mapping[str, Any]], n: int) -> list[Mapping[
     return out
 
 
+def disputed_table(records: Sequence[Mapping[str, Any]]) -> None:
+    """Per family: sets with an example every version fails alike, how many of them keep
+    a version failing only such examples, and how often that version is right."""
+    for f in sorted({s["family"] for s in records}):
+        mine = [s for s in records if s["family"] == f and s["signals"] is not None
+                and s["examples"]]
+        hit = [s for s in mine if disputed_of(s)]
+        moved = [s for s in hit if not RiskSignals(**s["signals"]).passes_examples
+                 and RiskSignals(**without_disputed(s)["signals"]).passes_examples]
+        right = sum(1 - wrong(s) for s in moved)
+        print(f"{f}: {len(hit)} of {len(mine)} sets with examples have one every version "
+              f"fails alike; {len(moved)} keep a version failing only such examples, "
+              f"right in {right:.0f} ({', '.join(sorted({s['task_id'] for s in moved}))})")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the table of variants (module docstring)."""
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--sets", type=Path, default=FAMILY_SETS)
     ap.add_argument("--cache", type=Path, default=FAMILY_CACHE)
     ap.add_argument("--only", nargs="*", help="variants whose name starts so")
+    ap.add_argument("--versions", type=int, help="fit and measure on sets of this size only")
+    ap.add_argument("--report-versions", type=int,
+                    help="fit on every set, measure on sets of this size only")
+    ap.add_argument("--set-aside-disputed", action="store_true",
+                    help="score each set with the examples every version fails alike "
+                    "counted as inputs without an expected value")
     ap.add_argument("--smoke", action="store_true")
     args = ap.parse_args(argv)
     if not args.sets.exists() or not args.cache.exists():
@@ -624,8 +731,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.smoke:  # the first 60 sets of each family, the first variant
         records = first_of_each(records, 60)
         args.only = [VARIANTS[0].name]
+    if args.versions:
+        records = [s for s in records if s["n"] == args.versions]
+    disputed_table(records)
+    if args.set_aside_disputed:
+        records = [without_disputed(s) for s in records]
     texts = text_table(records, args.cache)
     data = [s for s in records if s["signals"] is not None]
+    report = (np.array([s["n"] == args.report_versions for s in data])
+              if args.report_versions else None)
+    for f, pk in pick_rates([s for s in records if not args.report_versions
+                             or s["n"] == args.report_versions]).items():
+        print(f"{f}: pick {100 * pk['pick']:.1f}, random {100 * pk['random']:.1f}, oracle "
+              f"{100 * pk['oracle']:.1f}: {100 * pk['captured']:.0f} % of the oracle's lift")
     y_all = np.array([wrong(s) for s in data])
     fam_all = np.array([s["family"] for s in data])
     frs = frames(records, texts)
@@ -648,7 +766,7 @@ def main(argv: list[str] | None = None) -> int:
     for v in VARIANTS:
         if args.only and not any(v.name.startswith(o) for o in args.only):
             continue
-        got = run_variant(frs, v, len(data), y_all, fam_all)
+        got = run_variant(frs, v, len(data), y_all, fam_all, report)
         cellsf = " | ".join(
             f"{g['auroc']:.3f}, {g['ece']:.3f}, {g['mean']:.3f} / {g['wrong']:.3f}"
             for g in got.values())

@@ -9,20 +9,20 @@ and the risk signals (:func:`codequorum.pipeline.analyze.risk_signals`); whether
 version is right comes from the benchmark's hidden tests only. A set with examples is also
 scored as if its docstring gave none, the examples' inputs gone too (``plain_kept``,
 ``plain_signals``: the pick and signals the model without examples is fitted on). The outcome
-matrix, the examples' columns in it, examples passed and typicality are kept for
-``bench_family_picks.py``.
+matrix, the examples' columns in it, examples passed (in all, and per example) and
+typicality are kept for ``bench_family_picks.py`` and ``bench_family_risk.py``.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from codequorum.core.model import VersionSet
-from codequorum.judge.recommend import OutcomeKey, outcome_key, recommend
+from codequorum.judge.recommend import KeyMatrix, OutcomeKey, outcome_key, recommend
 from codequorum.judge.risk import RiskSignals
 from codequorum.pipeline.analyze import analyze, risk_signals
 from codequorum.pipeline.config import AnalysisConfig
@@ -94,6 +94,15 @@ def examples_passed(task: CachedTask, draw: Sequence[int]) -> list[int]:
                 and task.outcomes[v][t][3] is True) for v in draw]
 
 
+def example_pass(task: CachedTask, draw: Sequence[int]) -> list[list[bool]]:
+    """Per drawn version, per docstring example (in :meth:`CachedTask.example_columns`
+    order), whether it passes it."""
+    cols = task.editor_columns()
+    shown = [cols[k] for k in task.example_columns()]
+    return [[v < len(task.outcomes) and task.outcomes[v][t] is not None
+             and task.outcomes[v][t][3] is True for t in shown] for v in draw]
+
+
 def signal_record(signals: RiskSignals) -> dict[str, Any]:
     """The signals as a record keeps them (re-made with ``RiskSignals(**record)``)."""
     return {f: getattr(signals, f) for f in signals.__dataclass_fields__}
@@ -130,10 +139,61 @@ def set_record(task: CachedTask, draw: Sequence[int]) -> dict[str, Any]:
         "plain_kept": None if plain is None else plain.index,
         "plain_signals": None if plain_signals is None else signal_record(plain_signals),
         "keys": keys, "examples_passed": passed, "examples": len(cols),
+        "example_pass": example_pass(task, draw),
         "example_cols": cols,
         "typicality": dict(zip(candidates, typ, strict=True)),
         "texts": [" ".join(c.split()) for c in codes],
     }
+
+
+def disputed_examples(keys: KeyMatrix, passes: Sequence[Sequence[bool]],
+                      example_cols: Sequence[int], fewest: int = 3) -> list[int]:
+    """The docstring examples every version (at least ``fewest``) fails alike: each
+    returns a value on it, all the same value, and none passes it. A wrong example would
+    look so; on the four families it was mostly a mistake the versions share
+    (``bench/README.md``), so the product does not set such examples aside.
+
+    ``keys``: the outcome matrix; ``passes[v][e]``: whether version ``v`` passes the
+    ``e``-th example, whose column is ``example_cols[e]``. Returns positions ``e``.
+    """
+    if len(keys) < fewest or len(passes) != len(keys):
+        return []
+    out = []
+    for e, t in enumerate(example_cols):
+        column = {row[t] if t < len(row) else None for row in keys}
+        failed = all(not (e < len(p) and p[e]) for p in passes)
+        if len(column) == 1 and None not in column and failed:
+            out.append(e)
+    return out
+
+
+def disputed_of(rec: Mapping[str, Any], fewest: int = 3) -> list[int]:
+    """The examples of a set record every version fails alike (:func:`disputed_examples`)."""
+    return disputed_examples(rec["keys"], rec.get("example_pass") or [], rec["example_cols"],
+                             fewest)
+
+
+def without_disputed(rec: Mapping[str, Any], fewest: int = 3) -> dict[str, Any]:
+    """The set scored again with its disputed examples counted as inputs without an
+    expected value: the pick and the risk signals as if the docstring had not given them
+    (their outputs still compared). A set without such examples is returned as it was."""
+    gone = set(disputed_of(rec, fewest))
+    if not gone or rec["signals"] is None:
+        return dict(rec)
+    cols = [c for e, c in enumerate(rec["example_cols"]) if e not in gone]
+    passed = [sum(1 for e, ok in enumerate(row) if ok and e not in gone)
+              for row in rec["example_pass"]]
+    typ = {int(k): float(v) for k, v in rec["typicality"].items()}
+    keys = rec["keys"]
+    found = recommend(keys, list(typ.values()), list(typ), passed if cols else None,
+                      len(cols))
+    if found is None:
+        return dict(rec)
+    signals = risk_signals(found, keys, rec["texts"], passed if cols else None, cols)
+    return {**rec, "kept": found.index, "signals": signal_record(signals),
+            "example_cols": cols, "examples_passed": passed, "examples": len(cols),
+            "example_pass": [[ok for e, ok in enumerate(row) if e not in gone]
+                             for row in rec["example_pass"]], "disputed": sorted(gone)}
 
 
 def build(tasks: Sequence[CachedTask]) -> Iterator[dict[str, Any]]:
@@ -144,5 +204,5 @@ def build(tasks: Sequence[CachedTask]) -> Iterator[dict[str, Any]]:
                 yield set_record(task, draw)
 
 
-__all__ = ["DRAWS", "CachedTask", "build", "keys_of", "read_cache", "set_record",
-           "signal_record"]
+__all__ = ["DRAWS", "CachedTask", "build", "disputed_examples", "disputed_of", "example_pass",
+           "keys_of", "read_cache", "set_record", "signal_record", "without_disputed"]

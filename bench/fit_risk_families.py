@@ -58,7 +58,7 @@ from codequorum.judge.risk import (
     fit_logistic,
 )
 from family_cache import FAMILY_CACHE
-from family_sets import build, read_cache
+from family_sets import build, read_cache, without_disputed
 from fit_risk import DIRECTION, MODEL, log_loss
 from fit_risk import fit_monotone as fit_one
 from fit_risk import measure as fit_measure
@@ -283,13 +283,14 @@ def choose_width(p: np.ndarray, y: np.ndarray, fam: np.ndarray) -> float:
 
 
 def nested_coverage(data: Rows, chosen: Mapping[str, tuple[tuple[str, ...], float]],
-                    fam: np.ndarray, full: np.ndarray, recalibrate: bool
-                    ) -> dict[str, dict[str, Any]]:
+                    fam: np.ndarray, full: np.ndarray, recalibrate: bool,
+                    fit_map: MapFit | None = None) -> dict[str, dict[str, Any]]:
     """Per family left out: the half-width chosen on the other families' held-out risks
     (each predicted by a model fitted without it and without the family left out), and
     how many of the left-out family's cells it covers (its risks from the fit on all the
     other families: ``full``, recalibrated as shipped). With ``recalibrate``, the others'
-    risks go through the map fitted on them."""
+    risks go through the map fitted on them (``fit_map``, default :func:`platt`)."""
+    fit_map = fit_map or platt
     out: dict[str, dict[str, Any]] = {}
     y = np.array([wrong(s) for s in data])
     kinds = np.array([kind_of(s) for s in data])
@@ -297,7 +298,7 @@ def nested_coverage(data: Rows, chosen: Mapping[str, tuple[tuple[str, ...], floa
         inner = shown(data, chosen, [g for g in sorted(set(fam)) if g != f], outer=f)
         for k in KINDS if recalibrate else ():
             rest = (fam != f) & (kinds == k)
-            inner[rest] = recalibrated(inner[rest], platt(inner[rest], y[rest], fam[rest]))
+            inner[rest] = recalibrated(inner[rest], fit_map(inner[rest], y[rest], fam[rest]))
         widths = widths_of(inner, y, fam, kinds, fam != f)
         mine = fam == f
         cs = [(c, k) for k in KINDS
@@ -346,6 +347,30 @@ def platt(p: np.ndarray, y: np.ndarray, fam: np.ndarray) -> tuple[float, float]:
     return m.intercept - b * m.mean[0], b
 
 
+def level_shift(p: np.ndarray, y: np.ndarray, fam: np.ndarray) -> tuple[float, float]:
+    """``(d, 1)``: only the level, the logit shift ``d`` making the held-out risks' mean
+    (families weighed as in a fit) their share wrong; the slope stays the fit's (with
+    every choice nested, ``bench_family_risk.py``, it served every family better than
+    :func:`platt`; with the features chosen on all four, Qwen worse)."""
+    if p.size < MIN_CELL or len(set(y)) < 2:
+        return 0.0, 1.0
+    w = family_weights([{"family": f} for f in fam])
+    target = float(np.average(y, weights=w))
+    lo, hi = -5.0, 5.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        if float(np.average(expit(logit(p) + mid), weights=w)) < target:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2, 1.0
+
+
+MapFit = Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[float, float]]
+#: The maps of held-out risks ``--map`` chooses among.
+MAPS: dict[str, MapFit] = {"platt": platt, "shift": level_shift}
+
+
 def recalibrated(p: np.ndarray, ab: tuple[float, float]) -> np.ndarray:
     """Risks through :func:`platt`'s map."""
     return expit(ab[0] + ab[1] * logit(p))
@@ -359,9 +384,11 @@ def fold(m: LogisticModel, ab: tuple[float, float]) -> LogisticModel:
 
 
 def nested_recalibration(data: Rows, chosen: Mapping[str, tuple[tuple[str, ...], float]],
-                         p: np.ndarray) -> np.ndarray:
-    """Each family's held-out risks ``p`` through the map fitted on the other families'
-    held-out risks (predicted without the family, :func:`shown`'s ``outer``)."""
+                         p: np.ndarray, fit_map: MapFit | None = None) -> np.ndarray:
+    """Each family's held-out risks ``p`` through the map (``fit_map``, default
+    :func:`platt`) fitted on the other families' held-out risks (predicted without the
+    family, :func:`shown`'s ``outer``)."""
+    fit_map = fit_map or platt
     fam = np.array([s["family"] for s in data])
     kinds = np.array([kind_of(s) for s in data])
     y = np.array([wrong(s) for s in data])
@@ -370,7 +397,7 @@ def nested_recalibration(data: Rows, chosen: Mapping[str, tuple[tuple[str, ...],
         inner = shown(data, chosen, [g for g in sorted(set(fam)) if g != f], outer=f)
         for k in KINDS:
             rest, mine = (fam != f) & (kinds == k), (fam == f) & (kinds == k)
-            out[mine] = recalibrated(p[mine], platt(inner[rest], y[rest], fam[rest]))
+            out[mine] = recalibrated(p[mine], fit_map(inner[rest], y[rest], fam[rest]))
     return out
 
 
@@ -470,6 +497,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--recalibrate", action="store_true",
                     help="also map each model's risks through a logistic fitted on its "
                     "held-out risks (measured nested; the shipped model has it)")
+    ap.add_argument("--map", choices=list(MAPS), default="platt",
+                    help="with --recalibrate: the map of held-out risks (platt: level and "
+                    "slope, as shipped; shift: the level only)")
+    ap.add_argument("--versions", type=int,
+                    help="fit and measure on sets of this size only (5: as editors hold them)")
+    ap.add_argument("--set-aside-disputed", action="store_true",
+                    help="count the examples every version fails alike as inputs without "
+                    "an expected value (family_sets.without_disputed)")
     ap.add_argument("--smoke", action="store_true")
     args = ap.parse_args(argv)
     if args.smoke:
@@ -486,6 +521,10 @@ def main(argv: list[str] | None = None) -> int:
         args.sets.parent.mkdir(parents=True, exist_ok=True)
         args.sets.write_text(json.dumps(records))
     records = json.loads(args.sets.read_text())
+    if args.versions:
+        records = [s for s in records if s["n"] == args.versions]
+    if args.set_aside_disputed:
+        records = [without_disputed(s) for s in records]
     data = [s for s in records if s["signals"] is not None]
     fam = np.array([s["family"] for s in data])
     y = np.array([wrong(s) for s in data])
@@ -504,7 +543,8 @@ def main(argv: list[str] | None = None) -> int:
               f"held-out log-loss {loss:.4f}")
     raw = shown(data, chosen, None)
     kinds = np.array([kind_of(s) for s in data])
-    maps = {k: platt(raw[kinds == k], y[kinds == k], fam[kinds == k]) if args.recalibrate
+    fit_map = MAPS[args.map]
+    maps = {k: fit_map(raw[kinds == k], y[kinds == k], fam[kinds == k]) if args.recalibrate
             else (0.0, 1.0) for k in KINDS}
     for kind in KINDS:
         folded = fold(LogisticModel.from_dict(models[kind]), maps[kind])
@@ -512,14 +552,14 @@ def main(argv: list[str] | None = None) -> int:
                         "recalibration": list(maps[kind])}
     print("recalibration (a, b) of the held-out risks: " + ", ".join(
         f"{k} ({a:.2f}, {b:.2f})" for k, (a, b) in maps.items()))
-    p = nested_recalibration(data, chosen, raw) if args.recalibrate else raw
+    p = nested_recalibration(data, chosen, raw, fit_map) if args.recalibrate else raw
     for f in sorted(set(fam)):
         mine = fam == f
         print(f"  {f}: ECE {ece(raw[mine], y[mine]):.3f} -> {ece(p[mine], y[mine]):.3f}, "
               f"mean risk {raw[mine].mean():.3f} -> {p[mine].mean():.3f} "
               f"(share wrong {y[mine].mean():.3f})")
     width = widths_of(p, y, fam, kinds, np.ones(len(data), dtype=bool))
-    nested = nested_coverage(data, chosen, fam, p, args.recalibrate)
+    nested = nested_coverage(data, chosen, fam, p, args.recalibrate, fit_map)
     steps = {k: levels(p[kinds == k], y[kinds == k], fam[kinds == k]) for k in KINDS}
     prior_all = float(np.average(p, weights=family_weights(data)))
     rule, run_table = run_level(p, y, fam, lambda f: float(np.average(

@@ -275,10 +275,10 @@ EOF
       remote-settings)
         log_order "$dir" "$mode" \
           'codequorum.interpreter is not set; set it in the Remote settings' \
-          'interpreter: python3 (from default)' \
-          'codequorum is not importable by python3' \
+          'python3 (from default)' \
+          'codequorum is not importable by /' \
           'the language server was not set up (declined)' \
-          'interpreter: python3 (from default)' \
+          'python3 (from default)' \
           'codequorum.interpreter from the Remote settings of this window' \
           "interpreter: $VENV_PY (from setting)" \
           "starting: $VENV_PY -m codequorum lsp" || rc=1

@@ -35,20 +35,11 @@ fi
 # llama-cpp-python wheel is built once into ~/.cache/codequorum/wheels and reused). When it
 # cannot be set up, it says why and those tests are skipped with the reason.
 bash scripts/real-model.sh
-# The Python tests in two runs at once: most of their time is spent waiting on sandboxes,
-# servers and subprocesses, so the sandbox-heavy behaviour tests and the rest share the
-# machine; each run's output is shown whole after both end, and either failing fails this.
-logs="$(mktemp -d)"
-.venv/bin/python -m pytest -q --durations=10 -p no:cacheprovider tests/behaviour > "$logs/behaviour" 2>&1 &
-behaviour=$!
-.venv/bin/python -m pytest -q --durations=10 -p no:cacheprovider --ignore=tests/behaviour > "$logs/rest" 2>&1 &
-rest=$!
-status=0
-wait "$behaviour" || status=1
-wait "$rest" || status=1
-echo "== pytest tests/behaviour"; cat "$logs/behaviour"
-echo "== pytest, every other test"; cat "$logs/rest"
-[ "$status" = 0 ]
+# The Python tests on two workers (pytest-xdist): most of their time is spent waiting on
+# sandboxes, servers and subprocesses, and a worker that runs out of tests takes some of the
+# other's, so both end together. The portable sandbox's interpreter is compiled once for both.
+export CODEQUORUM_WASM_CACHE="${CODEQUORUM_WASM_CACHE:-$(mktemp -d)}"
+.venv/bin/python -m pytest -q -n 2 --dist worksteal --durations=15 -p no:cacheprovider
 if [ -f package-lock.json ]; then
   npm ci --no-audit --no-fund
   npm test

@@ -35,6 +35,13 @@ def _own_user_config(tmp_path_factory: pytest.TempPathFactory,
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg-config")))
 
 
+@pytest.fixture(autouse=True)
+def _no_terminal_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No ``COLUMNS`` from whoever runs the tests (a terminal, or pytest-xdist's workers,
+    which set 80): a test that wants a width sets it."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _wasm_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """The portable sandbox's compiled interpreter goes to a folder of the session's (or

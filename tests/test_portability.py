@@ -103,7 +103,7 @@ def test_the_shim_takes_away_what_windows_lacks(tmp_path: Path) -> None:
 def test_doctor_says_the_strict_sandbox_is_missing_and_the_portable_one_runs(
         tmp_path: Path) -> None:
     done = run("doctor", "--format", "json", cwd=tmp_path)
-    assert done.returncode == 1, done.stderr  # 1: the strict sandbox does not hold
+    assert done.returncode == 0, done.stderr  # the default level runs them (portable)
     found = json.loads(done.stdout)
     assert found["uid"] is None
     assert found["strict"]["ok"] is False and found["weak"]["ok"] is False

@@ -3,10 +3,49 @@
  * `<python> -m codequorum lsp` with the python from codequorum.interpreter, else the Python
  * extension's active environment, else python3.
  */
+import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 
 export type InterpreterSource = 'setting' | 'python-extension' | 'default';
+
+function isExecutableFile(candidate: string): boolean {
+  try {
+    fs.accessSync(candidate, fs.constants.X_OK);
+    return fs.statSync(candidate).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The absolute path of the program `name` in the absolute folders of PATH, or undefined.
+ * An empty entry (`PATH=:/usr/bin`, what `$EXTRA:$PATH` gives with EXTRA unset) or a
+ * relative one names the current folder, and the server starts in the workspace folder:
+ * a repository's own `python3` would run there. So the program is looked up here, in
+ * the absolute folders only, as the server looks up its own programs.
+ */
+export function programOnPath(
+  name: string,
+  pathVariable: string = process.env.PATH ?? '',
+  platform: NodeJS.Platform = process.platform,
+  isFile: (candidate: string) => boolean = isExecutableFile,
+): string | undefined {
+  const paths = platform === 'win32' ? path.win32 : path.posix;
+  const endings = platform === 'win32' ? ['', '.exe', '.cmd', '.bat'] : [''];
+  for (const folder of pathVariable.split(platform === 'win32' ? ';' : ':')) {
+    if (!folder || !paths.isAbsolute(folder)) {
+      continue;
+    }
+    for (const ending of endings) {
+      const candidate = paths.join(folder, name + ending);
+      if (isFile(candidate)) {
+        return candidate;
+      }
+    }
+  }
+  return undefined;
+}
 
 export interface Interpreter {
   path: string;

@@ -1,6 +1,6 @@
 /** From the settings to the server's command line: explicit command, or interpreter + bootstrap. */
 import { Choices, ensureServerPython, type BootstrapDeps } from './bootstrap';
-import { explicitServerCommand, resolveInterpreter, serverCommandFor, type ServerCommandLine } from './interpreter';
+import { explicitServerCommand, programOnPath, resolveInterpreter, serverCommandFor, type ServerCommandLine } from './interpreter';
 
 export interface LaunchInputs {
   /** codequorum.server.command */
@@ -42,7 +42,7 @@ export async function serverCommandLine(
     configured: inputs.interpreter,
     activeEnvironment: inputs.activeEnvironment,
     workspaceFolder: inputs.workspaceFolder,
-    fallback: defaultPython(),
+    fallback: programOnPath(defaultPython()) ?? defaultPython(),
   });
   if (inputs.interpreterNote) {
     inputs.bootstrap.log(inputs.interpreterNote);

@@ -8,10 +8,38 @@ import {
   interpreterSettingNote,
   interpreterSettingPlace,
   interpreterSettingsCommand,
+  programOnPath,
   REMOTE_SETTINGS_COMMAND,
   resolveInterpreter,
   serverCommandFor,
 } from '../src/interpreter';
+
+describe('the python found on PATH', () => {
+  const everywhere = () => true;
+
+  it('is looked up in the absolute folders only, never the current one', () => {
+    for (const variable of ['', ':', '.', 'bin', ':.:bin']) {
+      assert.equal(programOnPath('python3', variable, 'linux', everywhere), undefined);
+    }
+    assert.equal(programOnPath('python3', ':/usr/bin:/bin', 'linux', everywhere), '/usr/bin/python3');
+    const seen: string[] = [];
+    programOnPath('python3', '.:/opt/py/bin', 'linux', (candidate) => {
+      seen.push(candidate);
+      return false;
+    });
+    assert.deepEqual(seen, ['/opt/py/bin/python3']);
+  });
+
+  it('reads Windows folders and endings on Windows', () => {
+    const found = programOnPath('python', ';.\\tools;C:\\Python312', 'win32', (c) => c.endsWith('.exe'));
+    assert.equal(found, 'C:\\Python312\\python.exe');
+  });
+
+  it('finds a real program of this machine by its absolute path', () => {
+    const found = programOnPath(path.basename(process.execPath), `:${path.dirname(process.execPath)}`, 'linux');
+    assert.equal(found, process.execPath);
+  });
+});
 
 describe('interpreter resolution', () => {
   it('takes codequorum.interpreter first, without asking the Python extension', async () => {

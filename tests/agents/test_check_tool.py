@@ -10,7 +10,7 @@ import pytest
 
 from codequorum.agents.agent_workspace import AgentOptions, AgentWorkspace, no_progress
 from codequorum.agents.check_tool import check_function, sandbox_problem
-from codequorum.agents.schema import CheckArgs, CheckResult
+from codequorum.agents.schema import CheckArgs, CheckResult, DynamicOut
 from codequorum.agents.text import check_text
 from codequorum.behaviour.sandbox import isolation
 from codequorum.behaviour.sandbox.isolation import PORTABLE_NOTE
@@ -45,6 +45,21 @@ def test_where_no_sandbox_runs_the_versions_do_not_run_and_it_says_why(
     assert "sandbox: the versions were not run: the sandbox cannot isolate" in (
         check_text(result))
     assert "behaviour not run: sandbox unavailable" in check_text(result)
+
+
+def test_no_findings_without_a_run_says_the_versions_agree_in_shape_only() -> None:
+    """Where no version ran, "the versions agree" would claim behaviour nobody compared."""
+    def text(dynamic: DynamicOut) -> list[str]:
+        return check_text(CheckResult(path="app.py", function="sign", language="python",
+                                      status="ok", versions=3, compared=3, stability=0.96,
+                                      dynamic=dynamic)).split("\n")
+
+    assert text(DynamicOut(requested=False, ran=False))[1] == (
+        "no findings: the versions agree in shape; their outputs were not compared "
+        "(dynamic: true runs them in the sandbox)")
+    assert text(DynamicOut(requested=True, ran=False, not_run="no inputs"))[1:] == [
+        "no findings: the versions agree in shape", "behaviour not run: no inputs"]
+    assert text(DynamicOut(requested=True, ran=True))[1] == "no findings: the versions agree"
 
 
 def test_without_the_strict_sandbox_the_versions_run_in_the_portable_one(

@@ -71,6 +71,11 @@ async def test_files_the_tools_refuse(sign_ws: Path, outside: Path) -> None:
         assert one_line_error(many) == (
             "many.py: no function `nope`; functions in the file: "
             + ", ".join(f"f{k}" for k in range(12)) + " and 3 more")
+        (sign_ws / "broken.py").write_text("def half(x:\n    return x / 2\n", encoding="utf-8")
+        broken = await call(session, "check_function", {"path": "broken.py", "function": "half"})
+        assert one_line_error(broken) == (
+            "broken.py: no function `half`; the file defines no function; the file does not "
+            "parse at line 1 ('(' was never closed), which may hide it")
         language = await call(session, "check_function",
                               {"path": "app.py", "function": "sign", "language": "cobol"})
         assert "cobol" in one_line_error(language)

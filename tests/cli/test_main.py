@@ -131,6 +131,33 @@ def test_non_utf8_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert f"{path}:1: not valid UTF-8" in err
 
 
+def test_score_with_nothing_read_prints_the_error_and_no_empty_table(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _run(capsys, "score", str(tmp_path / "gone.jsonl"))
+    assert (code, out) == (1, "")
+    assert err == f"codequorum: error: {tmp_path / 'gone.jsonl'}: no such file\n"
+    code, out, _ = _run(capsys, "score", str(tmp_path / "gone.jsonl"), "--format", "json")
+    assert code == 1 and json.loads(out)["sets"] == []  # a document still says it
+
+
+def test_the_command_list_names_every_output_format_of_score(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from codequorum.render.sinks import FORMAT_NAMES
+
+    code, out, _ = _run(capsys, "--help")
+    said = " ".join(out.split())  # argparse wraps the help
+    assert code == 0 and f"score sample sets from files ({', '.join(FORMAT_NAMES)})" in said
+    assert "html" in FORMAT_NAMES and "jsonl" in FORMAT_NAMES
+
+
+def test_an_argument_a_command_does_not_take_is_said_under_that_commands_usage(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _run(capsys, "doctor", "--dynamic")
+    assert (code, out) == (2, "")
+    assert err.startswith("usage: codequorum doctor ")
+    assert err.strip().endswith("codequorum doctor: error: unrecognized arguments: --dynamic")
+
+
 def test_unknown_language_and_format_exit_2(tmp_path: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     path = _jsonl(tmp_path / "s.jsonl", [{"task_id": "a", "samples": [A, B]}])
@@ -387,7 +414,7 @@ def test_ctrl_c_writes_what_is_finished(tmp_path: Path, shared_dir: Path) -> Non
 
 def test_ctrl_c_while_writing_is_held_until_the_output_is_complete(tmp_path: Path,
                                                                    ctrl_c: None) -> None:
-    from codequorum.cli.scoring import deferred_interrupt
+    from codequorum.core.interrupts import deferred_interrupt
 
     with deferred_interrupt() as hits:
         os.kill(os.getpid(), signal.SIGINT)

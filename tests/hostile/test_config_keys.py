@@ -406,7 +406,7 @@ HIDING: list[tuple[str, object]] = [
     ("diagnostics.enable", False), ("hover.enable", False), ("codeLens.enable", False),
     ("statusBar.enable", False), ("diagnostics.minSeverity", "error"),
     ("diagnostics.minSeverity", "warning"), ("dynamic.enable", False),
-    ("dynamic.auto", False), ("watch", "off"),
+    ("dynamic.auto", False), ("watch", "off"), ("analysis.includeCurrent", False),
 ]
 
 
@@ -449,6 +449,22 @@ def test_a_workspace_may_still_show_more(key: str, value: object) -> None:
         {key: value}, [])
 
 
+@pytest.mark.parametrize("kind", ["client", "openai-compatible"])
+def test_a_workspace_cannot_choose_who_gets_the_code(kind: str) -> None:
+    """``provider.kind`` chooses where a function's code goes (the user's endpoint, with the
+    key, or a VS Code language model): a workspace folder's value, either way, is one
+    warning and the user's own holds."""
+    from codequorum.lsp.settings import folder_settings, parse_settings
+
+    raw = _nested("provider.kind", kind)
+    kept, (warning,) = folder_settings(raw, {}, "/repo")
+    assert "provider.kind" not in kept
+    assert "cannot choose where the API key is sent" in warning, warning
+    assert folder_settings(raw, raw, "/repo") == ({"provider.kind": kind}, [])
+    settings, warnings = parse_settings(raw)
+    assert (settings.provider.kind, warnings) == (kind, [])
+
+
 def test_the_users_settings_still_switch_the_views_off() -> None:
     from codequorum.lsp.settings import parse_settings
 
@@ -474,7 +490,8 @@ DIVERGENT = [
 async def test_the_servers_findings_still_show_over_a_workspace_that_hides_them(
         hostile: Hostile) -> None:
     """The real language server over stdio: a workspace folder's ``.vscode/settings.json``
-    turning diagnostics, hovers and lenses off and raising the least severity is one
+    turning diagnostics, hovers and lenses off, raising the least severity and leaving the
+    current code out of the comparison (no ``outlier-current`` then) is one
     warning per key; the diagnostics are published all the same, below error too."""
     from lsprotocol import types
 
@@ -484,7 +501,8 @@ async def test_the_servers_findings_still_show_over_a_workspace_that_hides_them(
 
     scoped = {hostile.repo: {"codequorum": {
         "diagnostics": {"enable": False, "minSeverity": "error"},
-        "hover": {"enable": False}, "codeLens": {"enable": False}}}}
+        "hover": {"enable": False}, "codeLens": {"enable": False},
+        "analysis": {"includeCurrent": False}}}}
     async with lsp_session(hostile.repo, env={"HOME": str(hostile.home)},
                            configuration={"codequorum": {"dynamic": {"auto": False}}},
                            folder_configuration=scoped) as client:
@@ -492,12 +510,12 @@ async def test_the_servers_findings_still_show_over_a_workspace_that_hides_them(
         added = await command(client, "codequorum.addVersions", uri, "f", DIVERGENT)
         assert added["total"] == len(DIVERGENT)
         await wait_for(lambda: len([m for m in client.messages
-                                    if "workspace folder" in m.message]) >= 4)
+                                    if "workspace folder" in m.message]) >= 5)
         found = await wait_for(lambda: published(client, uri))
         lenses = await code_lenses(client, uri)
         texts = [m.message for m in client.messages if "workspace folder" in m.message]
     for key in ("diagnostics.enable", "diagnostics.minSeverity", "hover.enable",
-                "codeLens.enable"):
+                "codeLens.enable", "analysis.includeCurrent"):
         assert sum(f"codequorum.{key} = " in t and "cannot hide findings" in t
                    for t in texts) == 1, (key, texts)
     assert found and any(d.severity != types.DiagnosticSeverity.Error for d in found), found

@@ -89,3 +89,19 @@ def test_bef_rules_fire_on_their_own_side_only() -> None:
                             "(BEF 2e+06 > 1000)")
     assert redundant_alternatives_verdict(500.0, 0.2, 4e-4, 3, 1000.0) is None
     assert redundant_alternatives_verdict(None, 0.2, 0.0, 3, 1000.0) is None
+
+
+def test_the_not_run_headline_names_the_shape_and_what_would_give_inputs() -> None:
+    from codequorum.judge.dynamic_rules import NO_INPUTS_HINT, not_run_headline, not_run_verdict
+
+    none = not_run_verdict("no inputs")
+    assert none is not None and none.message == "behaviour not run: no inputs"
+    assert not_run_headline(none, shape_stable=True).message == (
+        f"shape stable; behaviour not run: no inputs ({NO_INPUTS_HINT})")
+    assert not_run_headline(none, shape_stable=False).message == (
+        f"behaviour not run: no inputs ({NO_INPUTS_HINT})")
+    module = not_run_verdict("not run in its module")
+    assert module is not None
+    assert not_run_headline(module, shape_stable=True).message == (
+        "shape stable; behaviour not run: not run in its module")
+    assert not_run_headline(none, True).detail == {"reason": "no inputs"}

@@ -183,14 +183,14 @@ def test_examples_come_before_agreement() -> None:
     assert rec.examples_consensus == pytest.approx(1 / 5)
     # input 0: version 4 also returns 2 (1 point); input 1: versions 0-3 return 1 (3 points)
     assert rec.score == 4
-    assert rec.sentence == ("keep version 4: passes all 2 docstring examples; its outputs on "
+    assert rec.sentence == ("keep version 4: passes both docstring examples; its outputs on "
                             "2 inputs are the most shared (50% of what the other versions "
                             "return agrees with it), though no other version matches it on "
                             "all of them")
     # among versions passing as many examples, agreement decides as before
     tie = recommend(keys, typ, [0, 1, 2, 3, 4], examples=[2, 2, 2, 2, 0], example_count=2)
     assert tie is not None and tie.index == 0
-    assert tie.sentence == ("keep version 1: passes all 2 docstring examples; 3 of 5 versions "
+    assert tie.sentence == ("keep version 1: passes both docstring examples; 3 of 5 versions "
                             "agree with it on 2 inputs")
     assert tie.examples_consensus == pytest.approx(4 / 5)
 

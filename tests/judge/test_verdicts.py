@@ -12,7 +12,7 @@ from lsprotocol import types
 
 from codequorum.core.report import SEVERITIES, Verdict, headline, severity_rank, warns
 from codequorum.judge import verdicts
-from codequorum.judge.verdicts import BY_CODE, QUIET_CODES, VERDICTS, style_of
+from codequorum.judge.verdicts import BY_CODE, QUIET_CODES, VERDICTS, figure_text, style_of
 from codequorum.lsp.diagnostics import SEVERITY
 
 PACKAGE = Path(verdicts.__file__).resolve().parents[1]
@@ -116,3 +116,14 @@ def test_the_headline_is_the_first_that_warns_else_the_first() -> None:
 def test_a_verdict_column_says_stable_only_where_no_run_contradicts_it(
         codes: list[str], shown: list[str]) -> None:
     assert verdicts.column_codes(codes) == shown
+
+
+def test_a_findings_figure_is_said_in_its_verdicts_words() -> None:
+    """A figure a message does not hold is named, not left a bare number; a message that
+    names its figure in its own precision (BEF, growth) gets nothing added."""
+    assert figure_text("divergent-outputs", 0.94) == "all versions agree on 94 % of the inputs"
+    assert figure_text("divergent-outputs", 0.0) == "all versions agree on 0 % of the inputs"
+    assert figure_text("runtime-instability", 0.00872) == ""
+    assert figure_text("complexity-outlier", 2.1) == ""
+    assert figure_text("some-new-code", 0.5) == "0.50"
+    assert figure_text("divergent-outputs", None) == ""

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from codequorum.judge.dynamic_rules import NO_INPUTS_HINT
 from codequorum.judge.risk import DID_NOT_RUN, NO_INPUTS, NOT_RUN
 from codequorum.lsp.markdown import md_text
 from tests.support.duration_module import (
@@ -244,7 +245,7 @@ async def test_a_run_without_inputs_says_why_and_shows_no_stable_behaviour(works
         assert report["dynamic"]["inputs"] == []
         first = report["verdicts"][0]
         assert (first["code"], first["message"]) == (
-            "not-run", "shape stable; behaviour not run: no inputs")
+            "not-run", f"shape stable; behaviour not run: no inputs ({NO_INPUTS_HINT})")
         assert "behaviour not run: no inputs" in report["notes"]
         after = await hover_text(client, uri, pos)
         assert before is not None and md_text(NOT_RUN) in before and "✓ `stable`" in before

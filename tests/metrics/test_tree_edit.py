@@ -273,7 +273,7 @@ def test_left_and_right_decompositions_agree(structural: dict[str, Any]) -> None
         la = np.array([vocab.setdefault(s, len(vocab)) for s in da.labels], dtype=np.int64)
         lb = np.array([vocab.setdefault(s, len(vocab)) for s in db.labels], dtype=np.int64)
         results.append(
-            te._zhang_shasha(
+            te._kernel()(
                 la, da.leftmost, da.keyroots, lb, db.leftmost, db.keyroots, 1.0, 0.8, 1.0
             )
         )
@@ -300,7 +300,7 @@ def test_uncompiled_source_equals_compiled_kernel(a: _AptedNode, b: _AptedNode) 
         0.8,
         1.0,
     )
-    assert te._zhang_shasha_source(*args) == pytest.approx(te._zhang_shasha(*args), abs=1e-12)
+    assert te._zhang_shasha_source(*args) == pytest.approx(te._kernel()(*args), abs=1e-12)
 
 
 # -- edges ------------------------------------------------------------------------------------

@@ -290,6 +290,13 @@ def test_a_file_named_by_config_is_a_project_file(tmp_path: Path) -> None:
      "of the commands (`codequorum COMMAND --help`), or a command's table)"),
     ("codequorum.toml", "[chek]\njobs = 2\n",
      'codequorum.toml: unknown table "chek": expected one of the commands check, demo, '
+     "doctor, export, lsp, mcp, sample, score, or an option = value; did you mean [check]?"),
+    ("pyproject.toml", "[tool.codequorum.scroe]\njobs = 2\n",
+     'pyproject.toml: [tool.codequorum] unknown table "scroe": expected one of the commands '
+     "check, demo, doctor, export, lsp, mcp, sample, score, or an option = value; did you "
+     "mean [tool.codequorum.score]?"),
+    ("codequorum.toml", "[lint]\njobs = 2\n",
+     'codequorum.toml: unknown table "lint": expected one of the commands check, demo, '
      "doctor, export, lsp, mcp, sample, score, or an option = value"),
     ("codequorum.toml", 'no-tsed = "yes"\n',
      'codequorum.toml: no-tsed = "yes": expected true or false'),
@@ -418,7 +425,21 @@ def test_a_top_level_value_some_commands_refuse_is_theirs_to_leave_out() -> None
     assert note == ('codequorum.toml: format = "sarif": expected one of table, json, jsonl, '
                     "csv, html for `demo`; an option of one command goes in its own table, "
                     "here [check]; left out for `demo`, `doctor`, `score`")
-    assert parse_arguments(["score", "x.jsonl"]).output_format == "table"
+    assert parse_arguments(["score", "x.jsonl"]).output_format is None  # a table
+
+
+def test_a_projects_shared_weak_sandbox_names_no_table_that_would_refuse_it_too(
+        home: Path) -> None:
+    """``sandbox = "weak"`` at a project's top level is refused by the commands that run
+    versions and is no value the agents' server takes: the one warning says why and where
+    to set it, and sends nobody to ``[mcp]``, which would refuse it as well."""
+    write(Path("codequorum.toml"), 'sandbox = "weak"\n')
+    args = parse_arguments(["check", "."])
+    assert args.sandbox == "auto"
+    (note,) = args.config_notes
+    assert note == ('codequorum.toml: sandbox = "weak": ignored: a project\'s configuration '
+                    f"file cannot weaken the sandbox; set it in your own "
+                    f"{home / 'codequorum' / 'config.toml'}, or pass --sandbox weak")
 
 
 def test_the_users_weak_sandbox_is_left_out_by_the_agents_server_only(home: Path) -> None:

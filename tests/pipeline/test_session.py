@@ -71,7 +71,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 def _analysis(s: Session, current: str = CURRENT, full: bool = True) -> Any:
-    result = s.function_sync("m.py", "python", "total", "total", current, full)
+    result = s.analysed(s.function_key("m.py", "python", "total", "total", current, full))
     assert result is not None
     return result
 
@@ -286,10 +286,12 @@ def test_a_remembered_run_is_taken_only_when_it_matches_its_key(tmp_path: Path) 
 
     def fresh() -> Session:
         s = Session(lambda level, message: None,
-                    SessionConfig(store=str(tmp_path / "s.sqlite3")))
+                    SessionConfig(store=str(tmp_path / "s.sqlite3")),
+                    approved=lambda path, store_id: path == store_path)
         s.reconfigure(s.config, str(tmp_path))
         return s
 
+    store_path = (tmp_path / "s.sqlite3").resolve()
     first = fresh()
     first.add_sync("m.py", "python", "total", [Version(code=v, origin="relayed") for v in VERSIONS])
     prepared = first.prepare(text, tmp_path / "m.py", "python", info)
@@ -323,3 +325,10 @@ def test_a_remembered_run_is_taken_only_when_it_matches_its_key(tmp_path: Path) 
                            parsing.function_by_name(changed, "python", "total"))
     assert gone is not None and gone.analysis.dynamic is None
     assert Document(text, None).kind == "function"
+    # a store nobody approved (a repository's), or with no way to ask: no remembered run
+    for approved in (lambda _p, _i: False, None):
+        s = Session(lambda level, message: None,
+                    SessionConfig(store=str(tmp_path / "s.sqlite3")), approved=approved)
+        s.reconfigure(s.config, str(tmp_path))
+        unasked = s.prepare(text, tmp_path / "m.py", "python", info)
+        assert unasked is not None and unasked.analysis.dynamic is None

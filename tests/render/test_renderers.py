@@ -112,6 +112,45 @@ def test_the_verdict_column_does_not_call_stable_what_ran_apart_or_not_at_all(
         "stable", behaviour.code]  # the JSON keeps both
 
 
+def test_the_last_row_counts_the_verdicts_the_rows_above_it_show() -> None:
+    """A set whose Verdict column shows ``divergent-outputs`` without the shape's
+    ``stable`` is not counted as stable in the last row either; ``overall`` keeps both."""
+    from codequorum.judge.overall import overall
+
+    apart = _report("T/1")
+    apart.verdicts.append(Verdict("divergent-outputs", "warning",
+                                  "versions 1 and 2 disagree on f(1): 1 vs 2",
+                                  versions=(0, 1), figure=0.5))
+    reports = [apart, _report("T/2")]
+    summary = overall(reports)
+    assert summary["verdicts"] == {"stable": 2, "divergent-outputs": 1}
+    console = Console(file=io.StringIO(), width=200, color_system=None)
+    print_table(reports, console, overall=summary)
+    lines = console.file.getvalue().splitlines()  # type: ignore[attr-defined]
+    at = next(k for k, line in enumerate(lines) if "mean of 2" in line)
+    cells = [line.split("│")[-2].strip() for line in lines[at:] if line.startswith("│")]
+    assert cells == ["1 divergent-outputs", "1 stable"]
+    narrow = Console(file=io.StringIO(), width=40, color_system=None)
+    print_table(reports, narrow, overall=summary)
+    said = narrow.file.getvalue()  # type: ignore[attr-defined]
+    assert "verdicts: " in said and "2 stable" not in said and "1 stable" in said
+
+
+def test_a_stable_set_whose_versions_never_ran_is_said_to_be_stable_in_shape_only() -> None:
+    from codequorum.render.table import SHAPE_ONLY
+
+    shape_only = _report("T/1")
+    shape_only.recommended, shape_only.recommended_by = 0, "structure"
+    out = " ".join(_render(shape_only).split())
+    assert "not run" in out and " ".join(SHAPE_ONLY.split()) in out
+    ran = _report("T/2")
+    ran.recommended, ran.recommended_by, ran.risk = 0, "behaviour", 0.2
+    assert "agree in shape" not in _render(ran)
+    console = Console(file=io.StringIO(), width=200, color_system=None)
+    print_table([shape_only], console, explain_shape=False)  # the demo says it its own way
+    assert "agree in shape" not in console.file.getvalue()  # type: ignore[attr-defined]
+
+
 def test_table_names_versions_with_syntax_errors_as_json_does() -> None:
     from codequorum.core.model import VersionSet
     from codequorum.pipeline.analyze import analyze

@@ -226,7 +226,7 @@ const WATCHES = {
       '}',
       '',
     ].join('\n'),
-    behaviour: /keep (version \d+|the current code)[^:\n]*: passes all 2 docstring examples/,
+    behaviour: /keep (version \d+|the current code)[^:\n]*: passes both docstring examples/,
   },
 };
 const LLM = process.env.CODEQUORUM_E2E_LLM || '';

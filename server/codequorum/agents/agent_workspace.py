@@ -24,7 +24,9 @@ from codequorum.core.safe_text import safe_text
 from codequorum.core.words import names_listed
 from codequorum.generate.endpoint import ProviderConfig
 from codequorum.generate.prompting import DEFAULT_CONTEXT_LINES
+from codequorum.ingest.extract import unparsed_hint
 from codequorum.metrics.registry import TEXTUAL
+from codequorum.options.approvals import Approvals
 from codequorum.pipeline.config import AnalysisConfig
 from codequorum.pipeline.session import Session, SessionConfig
 
@@ -93,7 +95,8 @@ class AgentWorkspace:
         with self._lock:
             if self._session is None:
                 self._session = Session(self._notify, SessionConfig(
-                    store=str(self.store_path()), analysis=self.options.analysis))
+                    store=str(self.store_path()), analysis=self.options.analysis),
+                    approved=Approvals.default().store_approved)
                 self._session.reconfigure(self._session.config, root=str(self.root))
             return self._session
 
@@ -124,6 +127,7 @@ class AgentWorkspace:
             known = [str(f.qualified_name) for f in parsing.functions(source.text, lang)]
             hint = (f"; functions in the file: {names_listed([safe_text(k, 80) for k in known])}"
                     if known else "; the file defines no function")
+            hint += safe_text(unparsed_hint(source.text, lang), 300)
             raise UserError(f"{safe_text(path, 200)}: no function `{safe_text(name, 200)}`{hint}")
         key = self.session().file_key(source.path)
         return FunctionTarget(source, lang, info, key)

@@ -187,7 +187,7 @@ def _result(ws: AgentWorkspace, target: FunctionTarget, analysis: FunctionAnalys
         verdict=headline.code if headline is not None else None,
         findings=[FindingOut(severity=f.severity, code=f.code, message=f.message,
                              figure=f.figure, versions=list(f.versions))
-                  for f in function_findings(analysis, target.info.name)],
+                  for f in function_findings(analysis, str(target.info.qualified_name))],
         clusters=[list(c) for c in report.clusters],
         recommendation=_recommendation(analysis),
         parting_input=_parting(analysis),

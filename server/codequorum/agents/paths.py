@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codequorum.core.errors import UserError
+from codequorum.core.file_uris import another_machine
 from codequorum.core.limits import MAX_DOCUMENT_BYTES
 from codequorum.core.safe_paths import RefusedFile, read_workspace_file, resolve_in_workspace
 from codequorum.core.safe_text import safe_text
@@ -52,6 +53,9 @@ def _checked(given: str) -> Path:
     if not given or len(given) > MAX_PATH_CHARS or "\0" in given:
         raise PathRefused(f"{_shown(given)!s}: not a usable path (empty, over "
                           f"{MAX_PATH_CHARS} characters, or with a NUL byte)")
+    if another_machine(given):  # looking it up would already reach that host
+        raise PathRefused(f"{_shown(given)}: names another machine or a device, not a file "
+                          "of the workspace")
     return Path(given)
 
 

@@ -15,6 +15,17 @@ def _figure(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.2f}"
 
 
+def _agreement(result: CheckResult) -> str:
+    """What no finding means: the versions agree, or, when none ran, agree in shape only
+    (their outputs were never compared, so nothing says they behave alike)."""
+    if result.dynamic.ran:
+        return "no findings: the versions agree"
+    if result.dynamic.requested:
+        return "no findings: the versions agree in shape"
+    return ("no findings: the versions agree in shape; their outputs were not compared "
+            "(dynamic: true runs them in the sandbox)")
+
+
 def check_text(result: CheckResult) -> str:
     """``check_function``: the headline, each finding, the version to keep and the input
     where the versions part ways."""
@@ -31,7 +42,7 @@ def check_text(result: CheckResult) -> str:
         lines.append(f"current code: {result.current}")
     lines.extend(f"{f.severity} {f.code}: {f.message}" for f in result.findings)
     if not result.findings and result.status == "ok":
-        lines.append("no findings: the versions agree")
+        lines.append(_agreement(result))
     rec = result.recommendation
     if rec is not None:
         lines.append(f"{rec.sentence} ({rec.trust})" if rec.trust else rec.sentence)

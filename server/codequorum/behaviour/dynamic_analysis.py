@@ -27,7 +27,6 @@ Steps:
 from __future__ import annotations
 
 import dataclasses
-import math
 import re
 import threading
 from collections.abc import Callable, Sequence
@@ -1069,11 +1068,6 @@ def run_dynamic(
     return run_dynamic_many([version_set], options, progress, cancel)[0]
 
 
-def summary_is_finite(summary: dict[str, float | None]) -> bool:
-    """Whether every present summary value is a finite number."""
-    return all(v is None or math.isfinite(v) for v in summary.values())
-
-
 __all__ = [
     "SUMMARY_KEYS",
     "CandidateDynamic",
@@ -1088,5 +1082,4 @@ __all__ = [
     "run_dynamic",
     "run_dynamic_many",
     "runtime_version",
-    "summary_is_finite",
 ]

@@ -151,8 +151,19 @@ def parse_arguments(argv: Sequence[str] | None,
     top = parser or build_parser()
     arguments = list(argv) if argv is not None else None
     notes: list[str] = []
-    args = _with_configuration(top, arguments, top.parse_args(arguments), notes)
+    args = _with_configuration(top, arguments, _parse(top, arguments), notes)
     args.config_notes = notes
+    return args
+
+
+def _parse(top: argparse.ArgumentParser, arguments: list[str] | None) -> argparse.Namespace:
+    """The command line parsed; an argument the command does not take is said by the
+    command's parser (``codequorum doctor: error: ...`` under ``doctor``'s usage), not the
+    top-level one, whose usage names no option of the command."""
+    args, extra = top.parse_known_args(arguments)
+    if extra:
+        command = command_parsers(top).get(getattr(args, "command", None) or "")
+        (command or top).error(f"unrecognized arguments: {' '.join(extra)}")
     return args
 
 

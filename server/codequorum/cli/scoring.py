@@ -1,13 +1,11 @@
 """What ``score`` and ``demo`` share at the command line: the typed request a command reads
-from its arguments, the progress bar, Ctrl-C while the output is written, and the lines
+from its arguments, the progress bar and the lines
 about errors on standard error."""
 
 from __future__ import annotations
 
 import contextlib
-import signal
 import sys
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TextIO
@@ -32,8 +30,7 @@ from codequorum.pipeline.score import ProgressBar, ScoreRun
 from codequorum.render.sinks import OutputFormat, SinkRequest
 from codequorum.render.terminal import make_console
 
-__all__ = ["EXIT_INTERRUPTED", "ScoreRequest", "deferred_interrupt", "level_notes",
-           "progress_bar", "report_errors"]
+__all__ = ["EXIT_INTERRUPTED", "ScoreRequest", "level_notes", "progress_bar", "report_errors"]
 
 #: At most this many input errors are printed one per line; the rest are counted.
 MAX_ERRORS_SHOWN = 20
@@ -80,28 +77,6 @@ def progress_bar(color: bool) -> ProgressBar:
     return bar
 
 
-@contextlib.contextmanager
-def deferred_interrupt() -> Iterator[list[int]]:
-    """Hold Ctrl-C while the output is written, so what was scored is never cut in half;
-    the list it yields records the interrupts that arrived meanwhile. A second Ctrl-C
-    stops at once (a FIFO nobody reads would otherwise hold the run forever); a regular
-    output file is then left as it was."""
-    hits: list[int] = []
-    if threading.current_thread() is not threading.main_thread():
-        yield hits
-        return
-
-    def hold(signum: int, _frame: object) -> None:
-        hits.append(signum)
-        if len(hits) > 1:
-            raise KeyboardInterrupt
-
-    previous = signal.getsignal(signal.SIGINT)
-    signal.signal(signal.SIGINT, hold)
-    try:
-        yield hits
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 def report_errors(run: ScoreRun, stream: TextIO | None = None, *,

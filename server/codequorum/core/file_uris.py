@@ -21,10 +21,12 @@ _DRIVE = re.compile(r"^/[A-Za-z]:(?:/|$)")
 WINDOWS = os.name == "nt"
 
 
-def path_text(uri: str, windows: bool = WINDOWS) -> str | None:
-    """The local path a ``file:`` URI names, spelled for Windows (``windows``) or POSIX;
-    None for another scheme, another host (``localhost`` is this one) or a path holding a
-    NUL."""
+def path_text(uri: str, windows: bool | None = None) -> str | None:
+    """The local path a ``file:`` URI names, spelled for Windows (``windows``; default:
+    this system) or POSIX; None for another scheme, another host (``localhost`` is this
+    one, and on Windows none may be spelled in the path either: :func:`another_machine`)
+    or a path holding a NUL."""
+    windows = WINDOWS if windows is None else windows
     parts = urlsplit(uri)
     if parts.scheme.lower() != "file" or parts.netloc.lower() not in ("", "localhost"):
         return None
@@ -35,7 +37,20 @@ def path_text(uri: str, windows: bool = WINDOWS) -> str | None:
         return str(PurePosixPath(path)) if path else None
     if _DRIVE.match(path):
         path = path[1:]
+    if another_machine(path, windows):  # ``file:////server/share/x.py``
+        return None
     return str(PureWindowsPath(path)) if path else None
+
+
+def another_machine(path: str, windows: bool | None = None) -> bool:
+    """Whether ``path`` names no folder of this machine but another host or a device: on
+    Windows a path that starts with two separators (``\\\\server\\share``,
+    ``//server/share``, ``\\\\?\\UNC\\...``, ``\\\\.\\pipe\\...``), whose mere lookup
+    (``realpath``, a ``stat``) connects to that host and offers it the user's Windows
+    credentials. POSIX names no host in a path. A client's or an agent's path is refused
+    on it before it is touched. ``windows``: spelled for Windows (default: this system)."""
+    on_windows = WINDOWS if windows is None else windows
+    return on_windows and len(path) >= 2 and path[0] in "/\\" and path[1] in "/\\"
 
 
 def uri_path(uri: str) -> Path | None:

@@ -139,3 +139,34 @@ def change_owner(fd: int, uid: int, gid: int) -> None:
     if fchown is not None:
         with contextlib.suppress(OSError):
             fchown(fd, uid, gid)
+
+
+def search_folders(path_variable: str | None) -> list[str]:
+    """The folders of a ``PATH`` value a program is looked up in: its absolute entries only.
+    An empty entry (``PATH=:/usr/bin``, ``/usr/bin::/bin``, what ``$EXTRA:$PATH`` gives with
+    ``EXTRA`` unset) and ``.`` or any relative entry name the current folder, the repository
+    codequorum runs in, whose ``node`` or ``bwrap`` would then run with the user's rights;
+    so they are skipped, as Go's ``exec.LookPath`` refuses a program found there."""
+    return [entry for entry in (path_variable or "").split(os.pathsep)
+            if entry and os.path.isabs(entry)]
+
+
+def find_program(name: str, path_variable: str | None = None) -> str | None:
+    """The absolute path of the executable ``name`` in the absolute folders of ``PATH``
+    (``path_variable``, default the environment's), or None: ``shutil.which`` without the
+    current folder, which it searches for an empty or relative entry (and, on Windows,
+    before every entry). On Windows, the endings of ``PATHEXT`` are tried too. A ``name``
+    holding a folder (``./venv/bin/python``, written by the user) is taken as written."""
+    if os.path.dirname(name):  # a path, not a name to look up: taken as it is written
+        return name if os.path.isfile(name) and os.access(name, os.X_OK) else None
+    folders = search_folders(os.environ.get("PATH", os.defpath) if path_variable is None
+                             else path_variable)
+    endings = [""]
+    if os.name == "nt":
+        endings += [e for e in os.environ.get("PATHEXT", ".EXE;.BAT;.CMD").split(";") if e]
+    for folder in folders:
+        for ending in endings:
+            candidate = os.path.join(folder, name + ending)
+            if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+                return candidate
+    return None

@@ -151,6 +151,14 @@ def guard(path: str | os.PathLike[str], roots: Iterable[str | os.PathLike[str]] 
     return _walk(given if given.is_absolute() else Path.cwd() / given, check)
 
 
+def real_path(path: str | os.PathLike[str]) -> Path:
+    """``path`` with every symlink followed, as ``Path.resolve()`` without its errors: a
+    loop of links (``a.py -> b.py -> a.py``, which a repository can carry) is left where
+    it loops instead of raising ``RuntimeError``, so what reads the file then says it
+    cannot, and a walk or a workspace's lookup goes on."""
+    return Path(os.path.realpath(path))
+
+
 def inside(path: Path, root: str | os.PathLike[str]) -> bool:
     """Whether the real ``path`` lies at or below the real ``root``."""
     return path.is_relative_to(Path(os.path.realpath(root)))
@@ -287,19 +295,12 @@ def read_regular(path: str | os.PathLike[str], limit: int) -> bytes:
             raise UnreadableFile(f"{path} is {file_kind(info.st_mode)}, not a regular file")
         if info.st_size > limit:
             raise UnreadableFile(f"{path} is larger than {size_words(limit)}")
-        chunks: list[bytes] = []
-        size = 0
-        while size <= limit:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
+        data = _read_bounded(fd, limit)
     finally:
         os.close(fd)
-    if size > limit:
+    if len(data) > limit:
         raise UnreadableFile(f"{path} is larger than {size_words(limit)}")
-    return b"".join(chunks)
+    return data
 
 
 # ------------------------------------------------------------------ files of a workspace

@@ -6,7 +6,9 @@ answers), is untrusted. Each place that shows such text has one function, its si
 
 - a terminal, a log line, JSON: :func:`safe_text` (control, bidi and zero-width characters
   escaped, length bounded), so an escape sequence cannot recolour, move the cursor, rewrite
-  the title or hide text, and a megabyte of output cannot flood a hover;
+  the title or hide text, and a megabyte of output cannot flood a hover; and one line of it
+  holds no command a CI runner reads from a job's output (:func:`ci_inert`), which JSON
+  written whole gets from :func:`json_inert`;
 - markdown (hovers, reports in the editor): :mod:`codequorum.lsp.markdown`, built on
   :func:`safe_text` and :func:`code_span`;
 - a plain message a client shows (``window/showMessage``, ``showMessageRequest``, progress,
@@ -91,7 +93,33 @@ def safe_text(
     ``…`` and says how long the whole was.
     """
     raw = text if isinstance(text, str) else str(text)
-    return _cut(_SUSPECT.sub(_kept_newline if keep_newlines else _escaped, raw), limit)
+    if keep_newlines:
+        return _cut(_SUSPECT.sub(_kept_newline, raw), limit)
+    return _cut(ci_inert(_SUSPECT.sub(_escaped, raw)), limit)
+
+
+#: What a CI runner reads as a command in a job's output (GitHub Actions' runner, which
+#: also sets step outputs and masks from it): ``::name ...::`` at the start of a line,
+#: blanks skipped, and the older ``##[name ...]`` (and Azure Pipelines' ``##vso[``)
+#: anywhere in a line.
+_LINE_COMMAND = re.compile(r"^(\s*):(?=:)")
+_OLD_COMMAND = re.compile(r"#(?=#(?:vso)?\[)")
+
+
+def ci_inert(line: str) -> str:
+    """``line`` with nothing a CI runner takes for a command: the first ``:`` of a leading
+    ``::`` and the first ``#`` of ``##[`` (``##vso[``) written as ``\\x3a`` and
+    ``\\x23``, so a file named ``::add-mask::x.py`` or a task id
+    ``##[set-output name=ok;]yes`` printed by ``check`` or ``score`` in a CI job stays
+    text. Part of :func:`safe_text` for one-line text (names, messages, cells, logs)."""
+    return _OLD_COMMAND.sub(r"\\x23", _LINE_COMMAND.sub(r"\1\\x3a", line))
+
+
+def json_inert(serialized: str) -> str:
+    """Serialized JSON with no ``##[`` (``##vso[``) a CI runner would read as a command:
+    ``#`` written as JSON's own ``\\u0023`` (it stands only inside strings), so the
+    value decodes the same. A line of JSON never starts with ``::``."""
+    return _OLD_COMMAND.sub(r"\\u0023", serialized)
 
 
 def _cut(text: str, limit: int | None) -> str:

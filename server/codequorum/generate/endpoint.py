@@ -63,7 +63,25 @@ _LOCAL_SERVER_HINT = (
 
 
 @dataclass(frozen=True)
-class ProviderConfig:
+class ProviderChoice:
+    """What a user chooses of the endpoint that writes versions, with its defaults: the
+    fields the client's :class:`ProviderConfig` and the editor's ``ProviderSettings`` share
+    (each adds its own ``api_key_env``; both keep it a variable's *name*)."""
+
+    base_url: str = DEFAULT_BASE_URL
+    model: str = DEFAULT_MODEL
+    temperature: float = 0.8
+    versions: int = 5
+    seed: int | None = None
+    timeout: float = 60.0
+    max_retries: int = 2
+    use_n: bool = False
+    concurrency: int | None = None
+    max_tokens: int | None = None
+
+
+@dataclass(frozen=True)
+class ProviderConfig(ProviderChoice):
     """Where and how to ask for versions. Holds the *name* of the key variable, never a key.
 
     ``timeout`` is seconds per request, counted from when it is sent; ``max_retries``
@@ -75,17 +93,7 @@ class ProviderConfig:
     (:meth:`token_limit`); 0: no bound sent.
     """
 
-    base_url: str = DEFAULT_BASE_URL
-    model: str = DEFAULT_MODEL
     api_key_env: str | None = DEFAULT_API_KEY_ENV
-    temperature: float = 0.8
-    versions: int = 5
-    seed: int | None = None
-    timeout: float = 60.0
-    max_retries: int = 2
-    use_n: bool = False
-    concurrency: int | None = None
-    max_tokens: int | None = None
     backoff: float = 0.5
     max_backoff: float = 30.0
 

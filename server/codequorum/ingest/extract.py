@@ -258,6 +258,28 @@ def _method_alone(code: str, lang: str, name: str) -> ExtractResult | None:
     return ExtractResult.accepted(function_source(wrapped, infos[0], lang).rstrip() + "\n", ())
 
 
+def parse_problem(code: str, lang: str) -> tuple[int, str | None] | None:
+    """(1-based line, detail) where ``code`` first fails to parse (None: it parses), so a
+    command that finds no function, or fewer than the file holds, can say why."""
+    return _syntax_problem(code, lang, parse(code, lang).root_node)
+
+
+def parse_problem_text(problem: tuple[int, str | None]) -> str:
+    """``line 3 ('(' was never closed)``: a :func:`parse_problem` in words."""
+    line, detail = problem
+    return f"line {line}" + (f" ({detail})" if detail else "")
+
+
+def unparsed_hint(code: str, lang: str) -> str:
+    """``; the file does not parse at line 3 (...), which may hide it``: what a command
+    adds when it finds no function of a name in a file that does not parse ("" when the
+    file parses)."""
+    problem = parse_problem(code, lang)
+    if problem is None:
+        return ""
+    return f"; the file does not parse at {parse_problem_text(problem)}, which may hide it"
+
+
 def _parse_reason(line: int, detail: str | None) -> str:
     return f"code does not parse: line {line}" + (f" ({detail})" if detail else "")
 

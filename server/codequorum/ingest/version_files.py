@@ -36,7 +36,7 @@ import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, Any
 
 from codequorum.core.errors import UnknownFormatError, UnknownLanguageError, UserError
 from codequorum.core.limits import (
@@ -49,7 +49,6 @@ from codequorum.core.limits import (
 from codequorum.core.model import FunctionLocation, TestCase, Version, VersionSet
 from codequorum.core.parsing import normalize_language
 
-InputFormat = Literal["auto", "jsonl", "humaneval", "bigcode"]
 INPUT_FORMATS: tuple[str, ...] = ("auto", "jsonl", "humaneval", "bigcode")
 
 #: How many leading lines format detection looks at before giving up.

@@ -9,14 +9,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from codequorum.core.file_uris import uri_path
-from codequorum.core.safe_paths import marked_root
+from codequorum.core.safe_paths import marked_root, real_path
 from codequorum.ingest.store import default_store_path
 
 
 def marked_workspace(path: Path) -> Path | None:
     """The nearest folder at or above ``path`` (a file's folder, or a folder itself)
     holding ``.codequorum`` or ``.git``, symlinks resolved; None when there is none."""
-    resolved = path.resolve()
+    resolved = real_path(path)
     return marked_root(resolved if resolved.is_dir() else resolved.parent)
 
 
@@ -27,18 +27,18 @@ def find_workspace(path: Path) -> Path:
     found = marked_workspace(path)
     if found is not None:
         return found
-    resolved = path.resolve()
+    resolved = real_path(path)
     start = resolved if resolved.is_dir() else resolved.parent
-    cwd = Path.cwd().resolve()
+    cwd = real_path(Path.cwd())
     return cwd if start.is_relative_to(cwd) else start
 
 
 def store_key(path: Path, workspace: Path) -> str:
     """How the store names a file: its path relative to the workspace with ``/``, else
     its ``file:`` URI."""
-    resolved = path.resolve()
+    resolved = real_path(path)
     try:
-        return resolved.relative_to(workspace.resolve()).as_posix()
+        return resolved.relative_to(real_path(workspace)).as_posix()
     except ValueError:
         return resolved.as_uri()
 

@@ -7,6 +7,7 @@ input where versions part, growth exponents, BEF) and returns a :class:`Verdict`
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
@@ -322,6 +323,25 @@ def module_verdict(problem: str | None) -> Verdict | None:
     return NOT_RUN_IN_MODULE.verdict(problem)
 
 
+#: The reason of a run that had nothing to call the versions with.
+NO_INPUTS_REASON = "no inputs"
+#: What gives a run inputs, said beside :data:`NO_INPUTS_REASON` where the headline says it.
+NO_INPUTS_HINT = ("a docstring example, a test, a call elsewhere in the workspace or "
+                  "parameter types give inputs")
+
+
+def not_run_headline(verdict: Verdict, shape_stable: bool) -> Verdict:
+    """The ``not-run`` verdict as the headline: the shape's agreement named as the
+    shape's (``shape stable; behaviour not run: no inputs``) and, for no inputs, what
+    would give some (:data:`NO_INPUTS_HINT`)."""
+    message = verdict.message
+    if verdict.detail.get("reason") == NO_INPUTS_REASON:
+        message = f"{message} ({NO_INPUTS_HINT})"
+    if shape_stable:
+        message = f"shape stable; {message}"
+    return dataclasses.replace(verdict, message=message)
+
+
 def not_run_verdict(reason: str | None) -> Verdict | None:
     """``not-run``: no version ran on any input, so nothing about behaviour was measured;
     said with the reason (no inputs, the module, the language...) so that no front end shows
@@ -394,6 +414,7 @@ __all__ = [
     "growth_text",
     "measure_words",
     "module_verdict",
+    "not_run_headline",
     "not_run_verdict",
     "redundant_alternatives_verdict",
     "runtime_instability_verdict",

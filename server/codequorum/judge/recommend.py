@@ -212,11 +212,13 @@ def _plural(n: int, word: str) -> str:
 
 
 def _examples_words(passed: int, total: int) -> str:
-    """``passes all 3 docstring examples`` / ``passes 1 of 3 docstring examples``."""
+    """``passes all 3 docstring examples`` (``both`` of two) / ``passes 1 of 3 docstring
+    examples``."""
     if total == 1:
         return "passes the docstring example" if passed else "fails the docstring example"
     if passed == total:
-        return f"passes all {total} docstring examples"
+        return ("passes both docstring examples" if total == 2 else
+                f"passes all {total} docstring examples")
     return f"passes {passed} of {total} docstring examples"
 
 

@@ -64,6 +64,15 @@ class VerdictSpec:
     source: Source
     style: Style = PLAIN
     quiet: bool = False
+    #: How a finding names the verdict's figure when its message does not hold it:
+    #: ``{value}`` the figure (two decimals), ``{percent}`` it as a whole percentage; ""
+    #: says nothing more (the message already names it, in its own precision).
+    figure_words: str = "{value}"
+
+    def figure_text(self, figure: float) -> str:
+        """The figure in this verdict's words ("" when the message says it already)."""
+        return self.figure_words.format(value=f"{figure:.2f}",
+                                        percent=f"{round(100 * figure)} %")
 
     def verdict(self, message: str, versions: tuple[int, ...] = (),
                 figure: float | None = None,
@@ -146,6 +155,7 @@ DIVERGENT_OUTPUTS = VerdictSpec(
     title="The versions return different results",
     source="behaviour",
     style=PLAIN,
+    figure_words="all versions agree on {percent} of the inputs",
     doc="""\
 Some input on which the versions return different outcomes (`oer`
 below 1); the message shows the first such input and two differing outcomes.""",
@@ -157,6 +167,7 @@ COMPLEXITY_OUTLIER = VerdictSpec(
     title="A version's work grows at a different rate",
     source="behaviour",
     style=PLAIN,
+    figure_words="",
     doc="""\
 One version's work grows with the input size at a clearly different
 rate from the others: the log-log slope of CPU time per call against the scaling sizes,
@@ -170,6 +181,7 @@ RUNTIME_INSTABILITY = VerdictSpec(
     title="Alike in bytecode, different at run time",
     source="behaviour",
     style=PLAIN,
+    figure_words="",
     doc="""\
 `bef_jsd` below 0.1: the code is alike but behaves differently.""",
 )
@@ -180,6 +192,7 @@ REDUNDANT_ALTERNATIVES = VerdictSpec(
     title="Different in bytecode, alike at run time",
     source="behaviour",
     style=PLAIN,
+    figure_words="",
     doc="""\
 `bef_jsd` above 1000: structurally different code doing the same.""",
 )
@@ -242,6 +255,15 @@ def column_codes(codes: Sequence[str]) -> list[str]:
     if SHAPE_ONLY_BESIDE.isdisjoint(codes):
         return list(codes)
     return [code for code in codes if code != STABLE.code]
+
+
+def figure_text(code: str, figure: float | None) -> str:
+    """A verdict's figure in its spec's words (:attr:`VerdictSpec.figure_words`; the
+    figure alone for an unknown code; "" without a figure)."""
+    if figure is None:
+        return ""
+    spec = BY_CODE.get(code)
+    return spec.figure_text(figure) if spec is not None else f"{figure:.2f}"
 
 
 def style_of(code: str) -> Style:

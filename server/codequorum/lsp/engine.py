@@ -87,9 +87,9 @@ class Engine(Session):
     """Samples in, analyses out; all blocking work on worker threads."""
 
     def __init__(self, notify: Notify) -> None:
-        super().__init__(notify)
-        self.settings = Settings()
         self.approvals = Approvals.default()
+        super().__init__(notify, approved=self._approved_store)
+        self.settings = Settings()
         self._made: set[str] = set()
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="codequorum")
         self._background = ThreadPoolExecutor(
@@ -110,18 +110,10 @@ class Engine(Session):
                 log.warning("cannot record the new store in %s: %s", self.approvals.path, exc)
         return store
 
-    def recall_run(self, analysis: FunctionAnalysis, document: Document) -> bool:
-        """:meth:`Session.recall_run`, only from a store whose versions may run without a
-        question (this server made it, or the user approved it): a store that came with a
-        repository shows no run nobody here made."""
-        store = self.store()
-        try:
-            approved = store is not None and self.approvals.store_approved(store.path,
-                                                                           store.store_id)
-        except OSError as exc:  # boundary: the analysis stands without the remembered run
-            log.warning("cannot read the approvals in %s: %s", self.approvals.path, exc)
-            approved = False
-        return approved and super().recall_run(analysis, document)
+    def _approved_store(self, path: Path, store_id: str) -> bool:
+        """Whether this server made the store or the user approved it (the remembered runs
+        :meth:`Session.recall_run` shows come only from such a store)."""
+        return self.approvals.store_approved(path, store_id)
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn(*args)`` on the worker pool and await it."""

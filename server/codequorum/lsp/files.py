@@ -20,7 +20,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from codequorum.core.file_uris import uri_path
+from codequorum.core.file_uris import another_machine, uri_path
 from codequorum.core.safe_paths import UnreadableFile, read_regular, workspace_refusal
 
 #: Largest sample file read for ``codequorum.importSamples`` (path or text).
@@ -43,6 +43,9 @@ def read_inside(path: Path, roots: Iterable[str | os.PathLike[str]], limit: int)
     blocks on a FIFO, never reads more than ``limit`` + 1 bytes."""
     if "\0" in str(path):  # every call on it would raise ValueError
         raise RefusedFile(f"{str(path)!r} holds a NUL byte: no file has such a name")
+    if another_machine(str(path)):  # looking it up would already reach that host
+        raise RefusedFile(f"{path} names another machine or a device; only files inside "
+                          "the workspace folders are read")
     real = Path(os.path.realpath(path))
     tops = [Path(os.path.realpath(root)) for root in roots]
     inside = [top for top in tops if real.is_relative_to(top)]

@@ -22,16 +22,14 @@ import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from codequorum.core.report import Severity
+from codequorum.generate.endpoint import DEFAULT_API_KEY_ENV, ProviderChoice, ProviderConfig
 from codequorum.metrics.registry import metric_choice
 from codequorum.options.declarations import SETTINGS, Setting
 from codequorum.options.policy import Reach
 from codequorum.pipeline.config import AnalysisConfig
-
-if TYPE_CHECKING:
-    from codequorum.generate.endpoint import ProviderConfig
 
 PREFIX = "codequorum."
 
@@ -48,41 +46,18 @@ class StoreSettings:
 
 
 @dataclass(frozen=True)
-class ProviderSettings:
+class ProviderSettings(ProviderChoice):
     """Who generates new versions and how (OpenAI-compatible chat completions)."""
 
     kind: ProviderKind = "openai-compatible"
-    base_url: str = "https://api.openai.com/v1"
-    model: str = "gpt-4o-mini"
-    api_key_env: str = "OPENAI_API_KEY"
-    temperature: float = 0.8
-    versions: int = 5
-    seed: int | None = None
-    timeout: float = 60.0
-    max_retries: int = 2
-    use_n: bool = False
-    #: None: one request at a time for a self-hosted server (or its slots), 4 for a hosted API.
-    concurrency: int | None = None
-    #: None: bounded by the size of the function asked for; 0: no bound.
-    max_tokens: int | None = None
+    api_key_env: str = DEFAULT_API_KEY_ENV
 
     def config(self, versions: int | None = None) -> ProviderConfig:
         """The client configuration these settings stand for (``versions`` asked for)."""
-        from codequorum.generate.endpoint import ProviderConfig
-
-        return ProviderConfig(
-            base_url=self.base_url,
-            model=self.model,
-            api_key_env=self.api_key_env or None,
-            temperature=self.temperature,
-            versions=self.versions if versions is None else versions,
-            seed=self.seed,
-            timeout=self.timeout,
-            max_retries=self.max_retries,
-            use_n=self.use_n,
-            concurrency=self.concurrency,
-            max_tokens=self.max_tokens,
-        )
+        shared = {f.name: getattr(self, f.name) for f in dataclasses.fields(ProviderChoice)}
+        if versions is not None:
+            shared["versions"] = versions
+        return ProviderConfig(api_key_env=self.api_key_env or None, **shared)
 
 
 @dataclass(frozen=True)

@@ -664,13 +664,7 @@ def _kernel() -> _Kernel:
     while, so modules that never compute a distance do not pay for it). The compiled code
     is cached on disk; where no cache directory is writable it is compiled per process.
     """
-    import numba
-
-    try:
-        compiled = numba.njit(cache=True, nogil=True)(_zhang_shasha_source)
-    except RuntimeError:  # no writable cache location
-        compiled = numba.njit(nogil=True)(_zhang_shasha_source)
-    return cast(_Kernel, compiled)
+    return cast(_Kernel, _njit(_zhang_shasha_source))
 
 
 def _shared_source(
@@ -959,13 +953,7 @@ _TrieKernel = Callable[
 @cache
 def _trie_kernel() -> _TrieKernel:
     """``_trie_source`` compiled by numba on first use (cached on disk like ``_kernel``)."""
-    import numba
-
-    try:
-        compiled = numba.njit(cache=True, nogil=True)(_trie_source)
-    except RuntimeError:  # no writable cache location
-        compiled = numba.njit(nogil=True)(_trie_source)
-    return cast(_TrieKernel, compiled)
+    return cast(_TrieKernel, _njit(_trie_source))
 
 
 #: The shared pass's tables: float64, or float32 holding integers exactly.
@@ -984,13 +972,7 @@ _SharedKernel = Callable[
 @cache
 def _shared_kernel() -> _SharedKernel:
     """``_shared_source`` compiled by numba on first use (cached on disk like ``_kernel``)."""
-    import numba
-
-    try:
-        compiled = numba.njit(cache=True, nogil=True)(_shared_source)
-    except RuntimeError:  # no writable cache location
-        compiled = numba.njit(nogil=True)(_shared_source)
-    return cast(_SharedKernel, compiled)
+    return cast(_SharedKernel, _njit(_shared_source))
 
 
 def warm_up() -> None:
@@ -1003,21 +985,6 @@ def warm_up() -> None:
     tree = sexp_tree("(module (expression_statement (identifier)))")
     tree_edit_distance(tree, tree)
     _shared_distances([tree, sexp_tree("(module (pass_statement))")], UNIT_COSTS)
-
-
-def _zhang_shasha(
-    lab1: IntArray,
-    lml1: IntArray,
-    kr1: IntArray,
-    lab2: IntArray,
-    lml2: IntArray,
-    kr2: IntArray,
-    cdel: float,
-    cins: float,
-    cren: float,
-) -> float:
-    """Compiled Zhang-Shasha distance (see ``_zhang_shasha_source``)."""
-    return _kernel()(lab1, lml1, kr1, lab2, lml2, kr2, cdel, cins, cren)
 
 
 def _label_ids(vocab: dict[str, int], labels: tuple[str, ...]) -> IntArray:
@@ -1044,7 +1011,7 @@ def _distance(a: TsedTree, b: TsedTree, costs: Costs) -> float:
         return a.n_nodes * cdel
     mirrored = a.right.work * b.right.work < a.left.work * b.left.work
     da, db = (a.right, b.right) if mirrored else (a.left, b.left)
-    return _zhang_shasha(
+    return _kernel()(
         da.ids, da.leftmost, da.keyroots, db.ids, db.leftmost, db.keyroots, cdel, cins, cren
     )
 

@@ -34,14 +34,14 @@ import difflib
 import json
 import os
 import tomllib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from codequorum.core.errors import UserError
 from codequorum.core.os_features import user_id
-from codequorum.core.safe_paths import UnreadableFile, read_regular
+from codequorum.core.safe_paths import UnreadableFile, read_regular, real_path
 from codequorum.options.declarations import COMMANDS, Option, editor_settings, keys_of
 from codequorum.options.policy import Reach
 
@@ -133,7 +133,7 @@ def read_config(path: Path, *, user: bool = False) -> ConfigFile | None:
 
 def find_project_config(start: Path) -> ConfigFile | None:
     """The closest project file at or above ``start`` (a folder, or a file's folder)."""
-    folder = start.resolve()
+    folder = real_path(start)
     if not _is(folder, Path.is_dir):
         folder = folder.parent
     for candidate in (folder, *folder.parents):
@@ -300,7 +300,7 @@ def check_file(config: ConfigFile,
         if refusals:  # a key only the user may set, for some command: refused for all
             for name in owners:
                 shared[name].pop(options[name][key].attribute, None)
-            skip(RefusedKey(str(_shared_problem(config, key, owners, refusals))))
+            skip(RefusedKey(str(_shared_problem(config, key, owners, refusals, problems))))
         elif problems and len(problems) < len(owners):  # others take it: left out here
             skip(RefusedKey(f"{_shared_problem(config, key, owners, problems)}; left out for "
                             + ", ".join(f"`{name}`" for name in problems)))
@@ -331,11 +331,14 @@ def _configuration_key(config: ConfigFile, where: str, key: str) -> RefusedKey:
 
 
 def _shared_problem(config: ConfigFile, key: str, owners: Sequence[str],
-                    problems: Mapping[str, ConfigError]) -> ConfigError:
+                    problems: Mapping[str, ConfigError],
+                    failing: Collection[str] = ()) -> ConfigError:
     """A top-level value some commands refuse: the first refusal, and when other commands
-    take the value, which command's table it belongs in."""
+    take the value, which command's table it belongs in. ``failing``: every command that
+    does not take it (by default those of ``problems``), so a table that would refuse the
+    value too (``sandbox = "weak"`` under ``[mcp]``) is never the one named."""
     first, error = next(iter(problems.items()))
-    fine = [name for name in owners if name not in problems]
+    fine = [name for name in owners if name not in problems and name not in failing]
     if not fine:
         return error
     table = _join(config.section, fine[0])
@@ -524,8 +527,10 @@ def _unknown_key(config: ConfigFile, table: str, key: str,
 
 def _unknown_table(config: ConfigFile, key: str) -> str:
     """One line: a table that is not named after a command."""
+    close = difflib.get_close_matches(key.lower(), COMMANDS, n=1)
+    hint = f"; did you mean [{_join(config.section, close[0])}]?" if close else ""
     return (f"{_where(config, config.section)}unknown table {show(key)}: expected one of "
-            f"the commands {', '.join(sorted(COMMANDS))}, or an option = value")
+            f"the commands {', '.join(sorted(COMMANDS))}, or an option = value{hint}")
 
 
 # ----------------------------------------------------------------------------- editor

@@ -23,7 +23,12 @@ from typing import Any, Literal
 
 from codequorum.core.parsing import normalize_language
 from codequorum.core.report import SEVERITIES
-from codequorum.generate.endpoint import DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, DEFAULT_MODEL
+from codequorum.generate.endpoint import (
+    DEFAULT_API_KEY_ENV,
+    DEFAULT_BASE_URL,
+    DEFAULT_MODEL,
+    ProviderChoice,
+)
 from codequorum.generate.prompting import DEFAULT_CONTEXT_LINES
 from codequorum.ingest.version_files import INPUT_FORMATS
 from codequorum.metrics.registry import (
@@ -189,6 +194,8 @@ def _on(*commands: str) -> frozenset[str]:
 
 
 A = Reach.ANALYSIS
+#: The endpoint's defaults, one place for ``sample``, ``mcp`` and the editor's provider settings.
+_PROVIDER = ProviderChoice()
 _ALL = frozenset({EVERY})
 _STORE_HELP = "store file (default: <workspace>/.codequorum/samples.sqlite3)"
 _DYNAMIC_HELP = "also run the versions in the sandbox (opcode traces, outputs)"
@@ -335,22 +342,22 @@ OPTIONS: tuple[Option, ...] = (
            group="endpoint", default=DEFAULT_API_KEY_ENV, metavar="VAR"),
     Option("versions", "versions to ask for (default: %(default)s)", Reach.TOKEN_SPEND,
            _on(SAMPLE), group="endpoint",
-           flags=("--versions", "--samples", "-n"), type=positive, default=5,
+           flags=("--versions", "--samples", "-n"), type=positive, default=_PROVIDER.versions,
            metavar="N", project_values=_at_most(PROJECT_MAX_VERSIONS)),
     Option("versions", "versions one call asks for when the agent names no count (default: "
            "%(default)s)", A, _on(MCP), group="endpoint",
            flags=("--versions", "--samples", "-n"),
-           type=positive, default=5, metavar="N"),
+           type=positive, default=_PROVIDER.versions, metavar="N"),
     Option("temperature", "sampling temperature; above 0 so the versions can differ "
            "(default: %(default)s)", A, _on(SAMPLE), group="endpoint", type=float,
-           default=0.8, metavar="T"),
+           default=_PROVIDER.temperature, metavar="T"),
     Option("temperature", "sampling temperature (default: %(default)s)", A, _on(MCP),
-           group="endpoint", type=float, default=0.8, metavar="T"),
+           group="endpoint", type=float, default=_PROVIDER.temperature, metavar="T"),
     Option("seed", "version k uses seed + k (default: none, the server chooses)", A,
            _on(SAMPLE), group="endpoint", type=int),
     Option("timeout", "seconds one request may take, counted from when it is sent "
            "(default: %(default)g)", A, _on(SAMPLE), group="endpoint", type=seconds,
-           default=60.0, metavar="SECONDS"),
+           default=_PROVIDER.timeout, metavar="SECONDS"),
     Option("request-timeout", "seconds per request to the endpoint, counted from when it is "
            "sent (default: %(default)g)", A, _on(MCP), group="endpoint", type=seconds,
            default=DEFAULT_REQUEST_TIMEOUT, metavar="SECONDS"),
@@ -367,11 +374,12 @@ OPTIONS: tuple[Option, ...] = (
            "auto, as for sample)", Reach.TOKEN_SPEND, _on(MCP), group="endpoint",
            type=auto_or(0), metavar="N"),
     Option("max-retries", "retries on 429/5xx answers (default: %(default)s)",
-           Reach.TOKEN_SPEND, _on(SAMPLE), group="endpoint", type=at_least(0), default=2,
-           metavar="N", project_values=_at_most(PROJECT_MAX_RETRIES)),
+           Reach.TOKEN_SPEND, _on(SAMPLE), group="endpoint", type=at_least(0),
+           default=_PROVIDER.max_retries, metavar="N",
+           project_values=_at_most(PROJECT_MAX_RETRIES)),
     Option("use-n", "one request with n choices, when the server supports n (default: one "
            "request per version)", A, _on(SAMPLE), group="endpoint", kind="flag",
-           default=False),
+           default=_PROVIDER.use_n),
     Option("context-lines", "lines of the file around the function sent with the prompt "
            "(default: %(default)s)", A, _on(MCP, SAMPLE), group="endpoint",
            type=at_least(0), default=DEFAULT_CONTEXT_LINES, metavar="N"),
@@ -415,7 +423,7 @@ OPTIONS: tuple[Option, ...] = (
            flags=("--versions", "--samples"), type=positive, metavar="K"),
     # ------------------------------------------------------------------ score's output
     Option("format", formats_help(), A, _on(DEMO, SCORE), group="output",
-           dest="output_format", default="table", metavar="FORMAT", values=FORMAT_NAMES),
+           dest="output_format", metavar="FORMAT", values=FORMAT_NAMES),
     Option("output", "write the result to FILE instead of standard output", Reach.OUTPUT,
            _on(DEMO, SCORE), group="output", flags=("-o", "--output"), metavar="FILE"),
     Option("matrices", "JSON: include the full pair matrices", A, _on(DEMO, SCORE),
@@ -433,6 +441,12 @@ OPTIONS: tuple[Option, ...] = (
            Reach.INTERPRETER, _on(DOCTOR), metavar="PATH"),
     Option("format", "output format (default text)", A, _on(DOCTOR),
            choices=["text", "json"], default="text"),
+    Option("sandbox", "answer for this level: whether versions run at it here (auto, "
+           "strict, portable or weak, as --sandbox of check, demo and score; portable "
+           "compiles its interpreter first when it is not in the cache); the exit status is "
+           "0 when they do (default: the strict sandbox's layers, exit 0 when it holds)",
+           Reach.SANDBOX, _on(DOCTOR), choices=list(SANDBOX_LEVELS), metavar="LEVEL",
+           project_values=_strict),
     Option("prepare", "compile the portable sandbox's interpreter into the user's cache now "
            "(once, tens of seconds, with a progress bar) instead of at the first run",
            Reach.SANDBOX, _on(DOCTOR), kind="flag", default=False),
@@ -538,7 +552,7 @@ SETTINGS: tuple[Setting, ...] = (
             reach=Reach.STORE, restricted=True, mirrors=('check', 'store')),
     Setting('provider.kind', 'string', 'openai-compatible',
             "Who generates new versions of a function when you ask to regenerate.",
-            reach=A, enum=('openai-compatible', 'client'),
+            reach=Reach.ENDPOINT, restricted=True, enum=('openai-compatible', 'client'),
             enum_descriptions=(
                 "The language server asks an OpenAI-compatible chat-completions endpoint for "
                 "new versions.",
@@ -546,23 +560,23 @@ SETTINGS: tuple[Setting, ...] = (
                 "language-model API) and relays them with codequorum.addSamples; "
                 "codequorum.regenerate returns the prompt messages to send.",
             )),
-    Setting('provider.baseUrl', 'string', 'https://api.openai.com/v1',
+    Setting('provider.baseUrl', 'string', DEFAULT_BASE_URL,
             "Base URL of the OpenAI-compatible API (the path /chat/completions is appended). "
             "Works with OpenAI, Ollama (http://localhost:11434/v1), vLLM, llama.cpp server and"
             " others.",
             reach=Reach.ENDPOINT, restricted=True, mirrors=('sample', 'base_url')),
-    Setting('provider.model', 'string', 'gpt-4o-mini',
+    Setting('provider.model', 'string', DEFAULT_MODEL,
             "Model name sent with each chat-completions request.",
             reach=Reach.MODEL, mirrors=('sample', 'model')),
-    Setting('provider.apiKeyEnv', 'string', 'OPENAI_API_KEY',
+    Setting('provider.apiKeyEnv', 'string', DEFAULT_API_KEY_ENV,
             "Name of the environment variable (in the language server's environment) that "
             "holds the API key. The key itself is never stored in settings. Empty: send no "
             "key.",
             reach=Reach.KEY_VARIABLE, restricted=True, mirrors=('sample', 'api_key_env')),
-    Setting('provider.temperature', 'number', 0.8,
+    Setting('provider.temperature', 'number', _PROVIDER.temperature,
             "Sampling temperature for regenerated versions.",
             reach=A, minimum=0, maximum=2, mirrors=('sample', 'temperature')),
-    Setting('provider.versions', 'integer', 5,
+    Setting('provider.versions', 'integer', _PROVIDER.versions,
             "How many versions to ask for per regeneration.",
             reach=A, minimum=1, maximum=50, mirrors=('sample', 'versions')),
     Setting('provider.samples', 'integer?', None,
@@ -571,16 +585,16 @@ SETTINGS: tuple[Setting, ...] = (
     Setting('provider.seed', 'integer?', None,
             "Seed sent with each request (null: none). Version k uses seed + k.",
             reach=A, mirrors=('sample', 'seed')),
-    Setting('provider.timeout', 'number', 60.0,
+    Setting('provider.timeout', 'number', _PROVIDER.timeout,
             "Seconds one chat-completions request may take, counted from when it is sent (a "
             "request waiting for its turn is not yet sent).",
             reach=A, minimum=0, exclusive_minimum=True, maximum=600,
             mirrors=('sample', 'timeout')),
-    Setting('provider.maxRetries', 'integer', 2,
+    Setting('provider.maxRetries', 'integer', _PROVIDER.max_retries,
             "Retries of one chat-completions request after a 429 or 5xx answer or a network "
             "error, with backoff.",
             reach=A, minimum=0, maximum=10, mirrors=('sample', 'max_retries')),
-    Setting('provider.useN', 'boolean', False,
+    Setting('provider.useN', 'boolean', _PROVIDER.use_n,
             "Ask for all versions in one request with `n` choices (only for servers that "
             "support `n`); otherwise one request per version.",
             reach=A, mirrors=('sample', 'use_n')),
@@ -644,7 +658,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting('analysis.includeCurrent', 'boolean', DEFAULTS.include_current,
             "Count the function's current code as one of the versions (origin \"current\"), so"
             " the report says whether it is in the consensus.",
-            reach=A),
+            reach=Reach.VISIBILITY, project_values=(True,)),
     Setting('analysis.maxDepth', 'integer', DEFAULTS.max_depth,
             "Deepest syntax-tree level counted by the structural metrics (SCE, JSD).",
             reach=A, minimum=1, maximum=200, mirrors=('check', 'max_depth')),

@@ -9,7 +9,6 @@ versions costs a few milliseconds on top of the matrices.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
@@ -28,7 +27,7 @@ from codequorum.core.report import (
     json_number,
 )
 from codequorum.core.words import versions_compared, versions_named
-from codequorum.judge.dynamic_rules import RunFigures, dynamic_verdicts
+from codequorum.judge.dynamic_rules import RunFigures, dynamic_verdicts, not_run_headline
 from codequorum.judge.structure import ShapeFacts, shape_verdicts
 from codequorum.judge.verdicts import INPUT_LIMIT as INPUT_LIMIT_SPEC
 from codequorum.judge.verdicts import NOT_RUN, STABLE
@@ -447,8 +446,6 @@ def _merge_dynamic(report: StabilityReport, dynamic: DynamicLike | None) -> None
 
 
 def _not_run_headline(verdict: Verdict, others: Sequence[Verdict]) -> Verdict:
-    """The ``not-run`` verdict in front of the others, naming the shape's agreement as
-    the shape's (``shape stable; behaviour not run: no inputs``)."""
-    if any(v.code == STABLE.code for v in others):
-        return dataclasses.replace(verdict, message=f"shape stable; {verdict.message}")
-    return verdict
+    """The ``not-run`` verdict in front of the others (:func:`not_run_headline`: the
+    shape's agreement named as the shape's, what would give inputs)."""
+    return not_run_headline(verdict, any(v.code == STABLE.code for v in others))

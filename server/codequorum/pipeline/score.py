@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from codequorum.core.errors import EXIT_INTERRUPTED, UserError
+from codequorum.core.interrupts import deferred_interrupt
 from codequorum.core.limits import MAX_HELD_CHARS, size_words
 from codequorum.core.model import VersionSet
 from codequorum.core.report import StabilityReport
@@ -231,7 +232,12 @@ def start_workers(jobs: int, sets: int) -> ProcessPoolExecutor | None:
     if jobs <= 1 or sets <= 1:
         return None
     if multiprocessing.get_start_method(allow_none=False) == "fork":
-        warm_up_metrics()
+        # Ctrl-C inside numba's compile-and-cache callbacks is swallowed there and turns
+        # into some other error: held until the code is loaded, then let through
+        with deferred_interrupt() as hits:
+            warm_up_metrics()
+        if hits:
+            raise KeyboardInterrupt
     executor = ProcessPoolExecutor(max_workers=min(jobs, sets), initializer=_worker_init)
     try:
         executor.submit(os.getpid).result()  # with fork, every worker starts on the first submit

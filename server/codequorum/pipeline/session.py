@@ -55,6 +55,10 @@ CACHE_LIMIT = 512
 VARIANTS_PER_FUNCTION = 6
 
 Notify = Callable[[str, str], None]  # (level: "error" | "warning" | "info", message)
+#: ``approved(store path, store id)``: whether the user approved the versions of that store
+#: (the front end's record of approvals, never the store's own word): only then is a run
+#: remembered in it shown, since a store that came with a repository holds what it likes.
+StoreApproval = Callable[[Path, str], bool]
 
 
 @dataclass(frozen=True)
@@ -362,22 +366,34 @@ RAN_WITHOUT_MODULE = "ran without its module"
 
 def workspace_text(workspace: Path, key: str) -> str:
     """The text of the file a store key names: a regular UTF-8 file inside ``workspace``,
-    at most :data:`~codequorum.core.limits.MAX_DOCUMENT_BYTES` long. Raises
-    :class:`UserError` saying why not (a key from a repository may name anything)."""
+    at most :data:`~codequorum.core.limits.MAX_DOCUMENT_BYTES` long, that passes the
+    workspace's one rule on the key and where its links lead
+    (:func:`~codequorum.core.safe_paths.read_workspace_file`: nothing hidden or
+    secret-looking). Raises :class:`UserError` saying why not (a key from a repository
+    may name anything)."""
     from codequorum.core.limits import MAX_DOCUMENT_BYTES
-    from codequorum.core.safe_paths import UnreadableFile, read_regular
+    from codequorum.core.safe_paths import (
+        RefusedFile,
+        read_workspace_file,
+        real_path,
+        workspace_refusal,
+    )
     from codequorum.core.safe_text import safe_text
 
     shown = safe_text(key, 200)
-    if key.startswith("file:") or ":" in key.split("/", 1)[0] or Path(key).is_absolute():
+    if (key.startswith("file:") or ":" in key.split("/", 1)[0] or "\0" in key
+            or Path(key).is_absolute()):
         raise UserError(f"{shown} is not a file of the workspace")
-    path = (workspace / key).resolve()
-    if not path.is_relative_to(workspace.resolve()):
+    root = real_path(workspace)
+    if not real_path(workspace / key).is_relative_to(root):
         raise UserError(f"{shown} is outside the workspace")
+    why = workspace_refusal(Path(key))
     try:
-        data = read_regular(path, MAX_DOCUMENT_BYTES)
-    except UnreadableFile as exc:
-        raise UserError(safe_text(exc)) from None
+        if why is not None:
+            raise RefusedFile(why)
+        _real, data = read_workspace_file(root, root / key, MAX_DOCUMENT_BYTES)
+    except RefusedFile as exc:
+        raise UserError(f"{shown} is not read: {safe_text(exc)}") from None
     except OSError:
         raise UserError(f"{shown}: no such file in {safe_text(workspace, 200)}") from None
     try:
@@ -449,10 +465,12 @@ def merge_dynamic(
 class Session:
     """Samples in, analyses out. Blocking: callers that must not block run it on threads."""
 
-    def __init__(self, notify: Notify, config: SessionConfig | None = None) -> None:
+    def __init__(self, notify: Notify, config: SessionConfig | None = None,
+                 approved: StoreApproval | None = None) -> None:
         self.config = config or SessionConfig()
         self.root: str | None = None
         self._notify = notify
+        self._approved = approved
         self._lock = threading.RLock()
         self._store: VersionStore | None = None
         self._store_path: Path | None = None
@@ -618,9 +636,12 @@ class Session:
         document: Document | None = None,
     ) -> AnalysisKey | None:
         """The cache key of one function's analysis; None when it has no stored versions.
-        Reads the store (cached), computes nothing. ``doc``: the comment above the function
-        (its examples count where the language keeps them there); ``document``: the module,
-        where a remembered run of these versions is looked up when the analysis is computed."""
+        Reads the store (cached), computes nothing. ``current`` is the function's code now
+        (at column 0); ``full=False`` (diagnostics, lenses) leaves out TSED and the token
+        metrics, and a cached full analysis serves it too. ``doc``: the comment above the
+        function (its examples count where the language keeps them there); ``document``: the
+        module, where a remembered run of these versions is looked up when the analysis is
+        computed."""
         stored = self.versions_sync(file_key, qualified_name)
         if not stored:
             return None
@@ -723,25 +744,9 @@ class Session:
             self._merged.put(static.key, merged)
         return merged
 
-    def function_sync(
-        self,
-        file_key: str,
-        language: str,
-        qualified_name: str,
-        name: str,
-        current: str,
-        full: bool = True,
-        doc: str | None = None,
-        document: Document | None = None,
-    ) -> FunctionAnalysis | None:
-        """The (cached) analysis of one function; None when it has no stored versions.
-
-        ``current`` is the function's code now (at column 0). ``full=False`` (diagnostics,
-        lenses) leaves out TSED and the token metrics; a cached full analysis serves it too.
-        ``document``: its module, where a remembered run is looked up.
-        """
-        key = self.function_key(file_key, language, qualified_name, name, current, full, doc,
-                                document)
+    def analysed(self, key: AnalysisKey | None) -> FunctionAnalysis | None:
+        """The (cached) analysis a :meth:`function_key` names; None when it names none
+        (the function has no stored versions)."""
         return None if key is None else self.compute(key)
 
     # ------------------------------------------------------------------ one preparation
@@ -769,8 +774,8 @@ class Session:
         current = current_code(text, info)
         document = Document(text, path, kind)
         doc = getattr(info, "docstring", None)
-        analysis = self.function_sync(file_key, language, qualified_name, name, current,
-                                      full, doc, document)
+        analysis = self.analysed(self.function_key(file_key, language, qualified_name, name,
+                                                   current, full, doc, document))
         if analysis is None:
             return None
         context = None
@@ -803,9 +808,9 @@ class Session:
         analysis = prepared.analysis
         self.run_dynamic_sync(analysis, report_progress, cancel, input_proposer,
                               prepared.module)
-        again = self.function_sync(analysis.file_key, analysis.language,
-                                   analysis.qualified_name, prepared.name, prepared.current,
-                                   doc=prepared.doc)
+        again = self.analysed(self.function_key(
+            analysis.file_key, analysis.language, analysis.qualified_name, prepared.name,
+            prepared.current, doc=prepared.doc))
         return again or analysis
 
     # ------------------------------------------------------------------ dynamic
@@ -898,14 +903,18 @@ class Session:
 
     def recall_run(self, analysis: FunctionAnalysis, document: Document) -> bool:
         """Take a remembered run of ``analysis``'s versions in ``document``'s module (the
-        same versions, module text and options) when no run of them is held yet; a record
-        that does not validate or match its key is ignored. True when one was taken."""
+        same versions, module text and options) when no run of them is held yet, from a
+        store the user approved (:data:`StoreApproval`; none without one): a store that
+        came with a repository shows no run nobody here made. A record that does not
+        validate or match its key is ignored. True when one was taken."""
         from codequorum.behaviour import run_record
         from codequorum.behaviour.runtimes import runtime_for
 
         if self.has_dynamic(analysis) or runtime_for(analysis.language) is None:
             return False
         store = self.store()
+        if store is None or not self._store_approved(store):
+            return False
         try:
             codes = analysis.version_set.codes
             if store is None or not store.has_runs(analysis.file_key, analysis.qualified_name,
@@ -925,6 +934,16 @@ class Session:
         except Exception as exc:  # boundary: the analysis stands without the remembered run
             log.warning("no remembered run of %s: %s", analysis.qualified_name, exc)
         return False
+
+    def _store_approved(self, store: VersionStore) -> bool:
+        """Whether the user approved ``store`` (False without a way to ask)."""
+        if self._approved is None:
+            return False
+        try:
+            return self._approved(store.path, store.store_id)
+        except OSError as exc:  # boundary: the analysis stands without the remembered run
+            log.warning("cannot read the approvals of %s: %s", store.path, exc)
+            return False
 
     def put_dynamic(self, analysis: FunctionAnalysis, report: Any) -> None:
         """Keep a dynamic report of ``analysis``'s versions: later reads merge it in."""

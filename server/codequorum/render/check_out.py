@@ -10,13 +10,13 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from codequorum import __version__
-from codequorum.core.errors import UnknownFormatError
 from codequorum.core.report import SEVERITIES, warns
 from codequorum.core.safe_text import MESSAGE_LIMIT, plain_message, safe_text, uri_reference
 from codequorum.core.words import count
 from codequorum.render.ansi import SEVERITY_STYLE, paint
 from codequorum.render.findings import RANK
 from codequorum.render.json_out import safe_values
+from codequorum.render.named import by_name, help_words
 
 #: SARIF levels: the severity's own name when it warns, else a note.
 SARIF_LEVEL: dict[str, str] = {name: name if warns(name) else "note" for name in SEVERITIES}
@@ -82,6 +82,7 @@ class CheckRun:
     notes: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     files: int = 0
+    files_skipped: int = 0
     files_checked: int = 0
     functions_checked: int = 0
     functions_without_versions: int = 0
@@ -108,6 +109,7 @@ class CheckRun:
         """JSON-ready counts."""
         return {
             "files": self.files,
+            "files_skipped": self.files_skipped,
             "files_checked": self.files_checked,
             "functions_checked": self.functions_checked,
             "functions_without_versions": self.functions_without_versions,
@@ -126,13 +128,16 @@ class CheckRun:
             return f"no version store at {safe_text(self.store)}; nothing to check"
         if not self.files:
             return "no source files to check"
+        read = self.files - self.files_skipped
+        if not read:
+            return f"nothing checked: {count(self.files_skipped, 'file')} skipped"
         parts: list[str] = []
-        files = count(self.files, "file")
+        files = count(read, "file")
         if self.functions_checked:
             counts = self.counts()
             found = ", ".join(count(n, name, _plural_severity(name)) for name, n
                               in counts.items() if n) or "no findings"
-            where = (files if self.files_checked == self.files
+            where = (files if self.files_checked == read
                      else f"{self.files_checked:,} of {files}")
             parts.append(f"checked {count(self.functions_checked, 'function')} in {where}: "
                          f"{found}")
@@ -153,6 +158,8 @@ class CheckRun:
                          f"{count(self.min_versions, 'stored version')} skipped")
         if self.failures:
             parts.append(f"{self.failures:,} could not be analysed")
+        if self.files_skipped:
+            parts.append(f"{count(self.files_skipped, 'file')} skipped")
         return "; ".join(parts)
 
     def exit_code(self, fail_on: str) -> int:
@@ -248,17 +255,12 @@ FORMAT_NAMES: tuple[str, ...] = tuple(f.name for f in FINDING_FORMATS)
 
 def formats_help() -> str:
     """``--format``'s help: every format's words, ``a, b or c``."""
-    words = [f.help for f in FINDING_FORMATS]
-    return f"{', '.join(words[:-1])} or {words[-1]}"
+    return help_words(FINDING_FORMATS)
 
 
 def finding_format(name: str) -> FindingFormat:
     """The format named ``name``, or :class:`UnknownFormatError` (exit status 2)."""
-    for fmt in FINDING_FORMATS:
-        if fmt.name == name:
-            return fmt
-    raise UnknownFormatError(
-        f"unknown output format {name!r} (choose {', '.join(FORMAT_NAMES)})")
+    return by_name(FINDING_FORMATS, name)
 
 
 def write(run: CheckRun, fmt: str | FindingFormat, out: TextIO, *, color: bool = False,

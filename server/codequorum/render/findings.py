@@ -24,7 +24,7 @@ from codequorum.judge.risk import NOT_RUN
 from codequorum.judge.structure import percentile_words as percentile_words
 from codequorum.judge.structure import shape_group
 from codequorum.judge.verdicts import NOT_RUN as NOT_RUN_SPEC
-from codequorum.judge.verdicts import QUIET_CODES
+from codequorum.judge.verdicts import QUIET_CODES, figure_text
 from codequorum.pipeline.session import FunctionAnalysis
 
 #: Severity names, most severe first, with their rank (a lower number is more severe).
@@ -221,7 +221,8 @@ def not_run_reason(report: StabilityReport) -> str | None:
 def function_findings(
     analysis: FunctionAnalysis, name: str, min_severity: str = "hint"
 ) -> list[Finding]:
-    """The findings of one function (``name`` as written in its definition), at or above
+    """The findings of one function (``name``: as written in its definition where the
+    finding sits on it, a diagnostic; its qualified name in a list of many), at or above
     ``min_severity``. Their texts are plain messages
     (:func:`~codequorum.core.safe_text.plain_message`), whoever shows them (a diagnostic,
     a line of ``check``, SARIF, an agent): they quote names and outputs of a repository's
@@ -247,8 +248,9 @@ def function_findings(
         if verdict.code in QUIET_CODES or RANK.get(verdict.severity, 4) > limit:
             continue
         message = safe_text(verdict.message)
-        if verdict.figure is not None and f"{verdict.figure:.2f}" not in message:
-            message = f"{message} ({verdict.figure:.2f})"
+        said = figure_text(verdict.code, verdict.figure)
+        if said and f"{verdict.figure:.2f}" not in message:
+            message = f"{message} ({said})"
         message = f"{message} [`{safe_text(name, 200)}`: {compared}]"
         concerns = (
             f"{safe_text(verdict.code, 60)} concerns {versions_text(analysis, verdict.versions)}"

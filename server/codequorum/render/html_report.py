@@ -250,16 +250,6 @@ def page_data(document: Mapping[str, Any], *, codes: Sequence[Sequence[str] | No
         return page.data(_ending(document, compare, compare_name))
 
 
-def _count_verdicts(sets: Sequence[Mapping[str, Any]]) -> dict[str, int]:
-    """Headline verdict counts of the scored sets (documents without ``overall``)."""
-    counts: dict[str, int] = {}
-    for s in sets:
-        head = _headline(s.get("verdicts") or [])
-        if s.get("status") == "ok" and head:
-            counts[head["code"]] = counts.get(head["code"], 0) + 1
-    return counts
-
-
 def script_json(value: Any) -> str:
     """JSON that cannot end a ``<script>`` element: ``<``, ``>``, ``&`` as ``\\u`` escapes."""
     text = json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)

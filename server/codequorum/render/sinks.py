@@ -14,12 +14,14 @@ the sets pass.
 from __future__ import annotations
 
 import contextlib
+import os
+import sys
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TextIO
 
-from codequorum.core.errors import UnknownFormatError
+from codequorum.core.errors import UserError
 from codequorum.core.report import StabilityReport
 from codequorum.core.safe_text import safe_text
 from codequorum.ingest.version_files import ReadError
@@ -28,6 +30,7 @@ from codequorum.pipeline.risk_level import RiskFields
 from codequorum.render import csv_out, jsonl_out
 from codequorum.render.html_report import HtmlPage, page_end
 from codequorum.render.json_out import JsonDocumentWriter
+from codequorum.render.named import by_name, help_words
 from codequorum.render.outfile import STDOUT, open_output, open_stream
 from codequorum.render.table import TableRow, print_table, table_row
 from codequorum.render.terminal import color_enabled, make_console
@@ -45,6 +48,7 @@ class SinkRequest:
     compare: tuple[str, Mapping[str, Any]] | None = None   # html: (name, JSON report)
     incremental: bool = False               # streamed formats write each line as it comes
     append: bool = False                    # ... after what the file holds (``--resume``)
+    explain_shape: bool = True              # table: what `stable` means where nothing ran
 
 
 @dataclass(frozen=True)
@@ -107,6 +111,8 @@ class OutputFormat:
     needs_matrices: bool = False                # keeps the pair matrices (html's heatmaps)
     read_back: ReadBack | None = None           # ``--resume`` can append to it
     terminal: bool = False                      # laid out for a person at a terminal
+    suffixes: tuple[str, ...] = ()              # ``-o FILE`` endings that ask for it
+    page: bool = False                          # a page to open, not text to read
 
     @property
     def resumable(self) -> bool:
@@ -214,10 +220,13 @@ class _Table:
         self.written += 1
 
     def finish(self, end: RunEnd) -> None:
+        if not self.rows and self.request.path in (None, "-"):
+            return  # nothing read: the errors say why, an empty frame would say nothing
         with open_output(self.request.path) as stream:
             console = make_console(stream, color_enabled(self.request.color, stream))
             print_table(self.rows, console, title=self.request.title,
-                        reasons=self.request.reasons, overall=_overall(self.across, end))
+                        reasons=self.request.reasons, overall=_overall(self.across, end),
+                        explain_shape=self.request.explain_shape)
 
 
 @contextlib.contextmanager
@@ -256,48 +265,62 @@ def _open_html(request: SinkRequest) -> Iterator[Sink]:
 
 
 OUTPUT_FORMATS: tuple[OutputFormat, ...] = (
-    OutputFormat("table", "table (default)", _open_table, terminal=True),
-    OutputFormat("json", "json", _open_json),
+    OutputFormat("table", "table (the default, unless -o FILE ends in .json, .jsonl, .csv "
+                 "or .html: then that format)", _open_table, terminal=True),
+    OutputFormat("json", "json", _open_json, suffixes=(".json",)),
     OutputFormat("jsonl", "jsonl (one report a line)", _open_jsonl, streamed=True,
                  read_back=ReadBack(jsonl_out.task_ids, safe_text, jsonl_out.risk_of,
-                                    jsonl_out.with_risk)),
+                                    jsonl_out.with_risk), suffixes=(".jsonl", ".ndjson")),
     OutputFormat("csv", "csv", _open_csv, streamed=True,
                  read_back=ReadBack(csv_out.task_ids, csv_out.text_cell, csv_out.risk_of,
-                                    csv_out.with_risk)),
+                                    csv_out.with_risk), suffixes=(".csv",)),
     OutputFormat("html", "html (one page of plots and tables; see --compare)", _open_html,
-                 needs_matrices=True),
+                 needs_matrices=True, suffixes=(".html", ".htm"), page=True),
 )
 #: The names ``--format`` takes, in the registry's order.
 FORMAT_NAMES: tuple[str, ...] = tuple(f.name for f in OUTPUT_FORMATS)
+#: The format without ``--format`` or an ``-o FILE`` ending that names one.
+DEFAULT_FORMAT = OUTPUT_FORMATS[0]
+
+
+def format_for(name: str | None, path: str | None) -> OutputFormat:
+    """The format ``--format`` names; without one, the format ``-o FILE``'s ending asks
+    for (``report.html``, ``sets.csv``: a file is not written as a table its name belies),
+    else the table. Raises :class:`UnknownFormatError` for an unknown name."""
+    if name is not None:
+        return output_format(name)
+    ending = os.path.splitext(path or "")[1].lower()
+    return next((f for f in OUTPUT_FORMATS if ending in f.suffixes), DEFAULT_FORMAT)
+
+
+def refuse_page_on_terminal(fmt: OutputFormat, path: str | None,
+                            stream: TextIO | None = None) -> None:
+    """A page (html) written to a terminal is screenfuls of markup: refused with a
+    :class:`PageOnTerminal` saying to name a file (a pipe or a redirect still takes it)."""
+    out = sys.stdout if stream is None else stream
+    if fmt.page and path in (None, STDOUT) and out.isatty():
+        raise PageOnTerminal(f"--format {fmt.name} writes a page to open in a browser, not "
+                             f"text for the terminal: name a file, e.g. -o report.html "
+                             "(or redirect the output)")
+
+
+class PageOnTerminal(UserError):
+    """A page asked for on a terminal: bad usage, as an unknown format is."""
+
+    exit_code = 2
 
 
 def output_format(name: str) -> OutputFormat:
     """The format named ``name``, or :class:`UnknownFormatError` (exit status 2)."""
-    for fmt in OUTPUT_FORMATS:
-        if fmt.name == name:
-            return fmt
-    raise UnknownFormatError(
-        f"unknown output format {name!r} (choose {', '.join(FORMAT_NAMES)})")
+    return by_name(OUTPUT_FORMATS, name)
 
 
 def formats_help() -> str:
     """``--format``'s help: every format's words, ``a, b, c or d``."""
-    words = [f.help for f in OUTPUT_FORMATS]
-    return f"{', '.join(words[:-1])} or {words[-1]}"
+    return help_words(OUTPUT_FORMATS)
 
 
 def names_of(formats: Sequence[OutputFormat]) -> str:
     """The formats' names as ``a or b``."""
     return " or ".join(f.name for f in formats)
 
-
-def write_reports(fmt: OutputFormat, request: SinkRequest,
-                  reports: Sequence[tuple[StabilityReport, Sequence[str] | None]],
-                  end: RunEnd) -> int:
-    """Write finished reports (each with its versions) and the end in ``fmt``: a run that
-    hands every set over at once. Returns how many sets were written."""
-    with fmt.open(request) as sink:
-        for report, codes in reports:
-            sink.add(report, codes)
-        sink.finish(end)
-        return sink.written

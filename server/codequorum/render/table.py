@@ -27,7 +27,7 @@ from rich.text import Text
 from codequorum.core.report import StabilityReport, severity_rank
 from codequorum.core.safe_text import safe_text
 from codequorum.core.words import count, plural
-from codequorum.judge.verdicts import INSUFFICIENT, column_codes, style_of
+from codequorum.judge.verdicts import INSUFFICIENT, STABLE, column_codes, style_of
 from codequorum.metrics.registry import FIGURES, PAIR_METRICS, SCALAR_FIGURES, shown
 from codequorum.pipeline.session import RAN_WITHOUT_MODULE
 
@@ -219,6 +219,20 @@ def _keep_cell(r: TableRow) -> Text:
     return Text(f"v{r.recommended + 1} {how}")
 
 
+def as_shown(overall: Mapping[str, Any] | None,
+             rows: Sequence[TableRow]) -> Mapping[str, Any] | None:
+    """``overall`` with its verdict counts taken from the Verdict column of ``rows``, so the
+    last row counts what the rows above it show (no ``stable`` for a set whose column
+    leaves it out beside diverging outputs or nothing run; the JSON keeps both)."""
+    if overall is None:
+        return None
+    shown: dict[str, int] = {}
+    for row in rows:
+        for code in row.codes if row.ok else ():
+            shown[code] = shown.get(code, 0) + 1
+    return {**overall, "verdicts": shown}
+
+
 def _counts(overall: Mapping[str, Any]) -> list[str]:
     """``12 stable``, ``8 unstable-structure``: the verdict counts, most frequent first."""
     counts = sorted(overall.get("verdicts", {}).items(), key=lambda kv: -kv[1])
@@ -283,6 +297,7 @@ def build_table(items: Rows, title: str | None = None,
     the sets and the verdict counts; columns titled in ``drop`` are left out (and the
     counts, when ``drop`` holds :data:`COUNTS`)."""
     reports = _rows(items)
+    overall = as_shown(overall, reports)
     columns = [c for c in _columns(reports, reasons, COUNTS not in drop)
                if c.title not in drop]
     table = Table(title=title, header_style="bold", show_lines=False, expand=False,
@@ -335,9 +350,12 @@ def fit_columns(items: Rows, width: int, reasons: bool = False,
 
 
 def print_table(items: Rows, console: Console, title: str | None = None,
-                reasons: bool = False, overall: Mapping[str, Any] | None = None) -> None:
+                reasons: bool = False, overall: Mapping[str, Any] | None = None,
+                explain_shape: bool = True) -> None:
     """Print the table fitted to the console's width, then one line per set note-worthy
-    for the reader (skipped or insufficient sets, reasons that did not fit)."""
+    for the reader (skipped or insufficient sets, reasons that did not fit) and, with
+    ``explain_shape``, what ``stable`` means where nothing ran (:data:`SHAPE_ONLY`; the
+    demo explains it in its own words)."""
     reports = _rows(items)
     width = console.width
     dropped = fit_columns(reports, width, reasons, overall)
@@ -358,12 +376,14 @@ def print_table(items: Rows, console: Console, title: str | None = None,
                  Text(f"... and {more} more {plural(more, 'set')} with notes "
                       f"({count(empty, 'empty version')} in all; --format json "
                       "lists them)", style="dim")]
-    for line in lines:
+    shape_only = shape_only_note(reports) if explain_shape else None
+    for line in [*lines, *([shape_only] if shape_only is not None else [])]:
         console.print(line)
     for line in model_lines(overall or {}):
         console.print(line)
-    if COUNTS in dropped and overall is not None:
-        console.print(Text(f"verdicts: {', '.join(_counts(overall))}", style="bold"))
+    counted = as_shown(overall, reports)
+    if COUNTS in dropped and counted is not None:
+        console.print(Text(f"verdicts: {', '.join(_counts(counted))}", style="bold"))
     shown = [t for t in dropped if t not in ("Why", COUNTS)]
     if shown:
         console.print(Text(f"left out to fit {width} columns: {', '.join(shown)} "
@@ -410,6 +430,18 @@ def _notes(reports: Sequence[TableRow], why_in_table: bool, show_reasons: bool) 
         if r.module_note:
             lines.append(_note(r.task_id, r.module_note))
     return lines
+
+
+#: Under a table where a set is called ``stable`` though none of its versions ran.
+SHAPE_ONLY = ("stable: the versions agree in shape; where Risk says `not run` they were not "
+              "run, so nothing here says they behave alike (--dynamic runs them)")
+
+
+def shape_only_note(reports: Sequence[TableRow]) -> Text | None:
+    """:data:`SHAPE_ONLY` when some row shows ``stable`` for versions that never ran."""
+    if any(r.ok and STABLE.code in r.codes and not r.ran for r in reports):
+        return Text(SHAPE_ONLY, style="dim")
+    return None
 
 
 def _note(task_id: str, message: str) -> Text:

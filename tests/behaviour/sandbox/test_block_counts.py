@@ -147,16 +147,21 @@ def test_counters_count_every_hand_written_version_exactly(level: str) -> None:
 
 
 @pytest.mark.parametrize(("level", "samples"), [("strict", 3), ("portable", 1)])
-def test_counters_count_the_humaneval_versions_exactly(
+def test_counters_and_runs_count_the_humaneval_versions_exactly(
     level: str, samples: int, shared_dir: Path
 ) -> None:
+    """Both fast modes (``counters``, and ``settrace``'s runs of opcodes) against one event
+    per opcode, on every bundled HumanEval task; the reference is run once for both."""
     data = shared_dir / "data" / "humaneval_codegen16b_t0.8.jsonl"
     compared = 0
     for row in map(json.loads, data.open()):
         tests = [t for t in humaneval.tests_for(row["task_id"]) if t.kind == "call"][:5]
         codes = [row["prompt"] + s for s in row["samples"][:samples]]
         counted, events = _both(codes, tests, row["entry_point"], level)
+        runs = run_candidates(codes, tests, row["entry_point"], trace_mode="settrace",
+                              jobs=2, sandbox=level)
         assert _differences(counted, events) == [], row["task_id"]
+        assert _differences(runs, events) == [], row["task_id"]
         compared += sum(1 for r in events for t in r.tests if t.opcodes)
     assert compared > 164 * samples * 2  # most tests of most versions were compared
 

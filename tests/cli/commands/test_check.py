@@ -153,6 +153,7 @@ def test_text_findings_lines_and_exit_status(ws: Workspace,
     outlier = lines[1]
     assert outlier.startswith(f"{path}:{ws.total_line}:9: warning outlier-current ")
     assert "The current code is far from the consensus" in outlier
+    assert outlier.endswith("[`Stats.total`: 4 versions + your code]")  # which total
     # concatenate agrees with its versions: nothing printed for it
     assert "concatenate" not in out
     assert lines[2] == ("checked 3 functions in 1 file: 2 warnings; "
@@ -237,6 +238,28 @@ def test_folder_walk_notes_binary_and_unknown_files(
     assert f"{ws.root / 'sub' / 'latin.py'}: not UTF-8 text (byte 5), skipped" in err
     assert f"{ws.root / 'notes.txt'}: unknown extension, skipped" in err
     assert out.count(": warning ") == 2  # mod.py, found by the walk, is still checked
+    assert out.strip().split("\n")[-1].endswith("; 2 files skipped")
+
+
+def test_files_skipped_or_not_parsing_are_said_so_in_the_summary_and_notes(
+        ws: Workspace, capsys: pytest.CaptureFixture[str]) -> None:
+    """A file that is not read is counted as skipped, never as a file without functions;
+    a file that does not parse says where, since a function it breaks goes unchecked."""
+    other = ws.root / "other"
+    other.mkdir(exist_ok=True)
+    (other / "blob.py").write_bytes(b"\x00\x01def f():\n  pass\n")
+    (other / "broken.py").write_text("def f(x):\n    return x\n\n\ndef g(x:\n    return x\n",
+                                     encoding="utf-8")
+    try:
+        status, out, err = _check(capsys, str(other / "blob.py"), "--workspace", str(ws.root))
+        assert (status, out) == (0, "nothing checked: 1 file skipped\n")
+        status, out, err = _check(capsys, str(other), "--workspace", str(ws.root))
+    finally:
+        for name in ("blob.py", "broken.py"):
+            (other / name).unlink()
+    assert (status, out) == (0, "no function in 1 file has stored versions; 1 file skipped\n")
+    assert (f"{other / 'broken.py'}:5: does not parse ('(' was never closed): a function it "
+            "breaks is not checked") in err
 
 
 def test_missing_store_is_not_a_failure(tmp_path: Path,
@@ -294,6 +317,8 @@ def test_dynamic_runs_the_versions_in_the_sandbox(
     # CodeGen's prime_fib versions part ways on the first input: 0 against None
     divergent = next(f for f in by_function["prime_fib"] if f["code"] == "divergent-outputs")
     assert "disagree on prime_fib(0): 0 vs None" in divergent["message"]
+    agree = f"(all versions agree on {round(100 * divergent['figure'])} % of the inputs) ["
+    assert agree in divergent["message"]  # the figure in words, never a bare number
     assert divergent["report"]["summary"]["oer"] < 1.0
     assert "sctd_jsd" in divergent["report"]["summary"]
     assert "outlier-current" in [f["code"] for f in by_function["Stats.total"]]

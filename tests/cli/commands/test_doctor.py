@@ -48,7 +48,7 @@ def test_without_bubblewrap_candidates_run_in_the_portable_sandbox(
     monkeypatch.setattr(bwrap, "find_bwrap", lambda: None)
     monkeypatch.setattr(isolation, "_cache", {})
     monkeypatch.delenv(channel.FORCE, raising=False)
-    assert main(["doctor"]) == 1
+    assert main(["doctor"]) == 0  # the default level runs them: a healthy machine
     out = capsys.readouterr().out
     assert "bubblewrap: not found" in out
     assert "missing bwrap" in out
@@ -68,14 +68,40 @@ def test_doctor_says_the_portable_level_takes_a_process_per_guest_when_forced(
     monkeypatch.setenv(channel.FORCE, channel.PROCESS)
     monkeypatch.setattr(bwrap, "find_bwrap", lambda: None)
     monkeypatch.setattr(isolation, "_cache", {})
-    assert main(["doctor"]) == 1
+    assert main(["doctor"]) == 0
     out = capsys.readouterr().out
     assert "portable sandbox: available (wasm, no-preopens" in out
     assert "); guests in a process of their own (forced by CODEQUORUM_PORTABLE_CHANNEL)\n" in out
-    assert main(["doctor", "--format", "json"]) == 1
+    assert main(["doctor", "--format", "json"]) == 0
     found = json.loads(capsys.readouterr().out)["portable"]
     assert (found["ok"], found["channel"], found["channel_reason"]) == (
         True, "process", "forced by CODEQUORUM_PORTABLE_CHANNEL")
+
+
+def test_doctor_answers_for_the_level_asked_with_its_exit_status(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--sandbox LEVEL``: whether versions run at that level here, and the status says
+    it; without bubblewrap ``strict`` fails and names the level that runs them, ``auto``
+    and ``portable`` run them in the portable sandbox."""
+    monkeypatch.delenv(channel.FORCE, raising=False)
+    monkeypatch.setattr(isolation, "_cache", {})
+    assert main(["doctor", "--sandbox", "portable", "--format", "json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert (found["sandbox"], found["runs"], found["portable"]["ok"]) == ("portable", True, True)
+    assert found["verdict"] == "with `--sandbox portable` candidates run in the portable sandbox"
+    monkeypatch.setattr(bwrap, "find_bwrap", lambda: None)
+    monkeypatch.setattr(isolation, "_cache", {})
+    assert main(["doctor", "--sandbox", "strict"]) == 1
+    out = capsys.readouterr().out
+    assert ("candidates do not run with `--sandbox strict` here: bubblewrap is not available"
+            in out)
+    assert out.rstrip().split("\n")[-2].endswith(
+        "; `--sandbox portable` runs them in the portable sandbox")
+    assert main(["doctor", "--sandbox", "auto"]) == 0
+    assert ("candidates run in the portable sandbox (`--sandbox auto` picks it: no strict "
+            "sandbox here)\n") in capsys.readouterr().out
+    assert main(["doctor"]) == 0  # the plain doctor answers for the default level, auto
 
 
 def test_verdict_wording() -> None:
@@ -98,6 +124,8 @@ def test_the_request_is_read_from_the_parsed_arguments() -> None:
         ["doctor", "--prepare", "--if-needed"])).if_needed is True
     assert doctor.doctor_request(parse_arguments(["doctor", "--isolated"])) == \
         doctor.DoctorRequest(interpreter=None, format="text")
+    assert doctor.doctor_request(parse_arguments(
+        ["doctor", "--sandbox", "portable", "--isolated"])).sandbox == "portable"
 
 
 def test_prepare_compiles_the_portable_interpreter_into_the_cache(

@@ -144,6 +144,19 @@ def test_unknown_function_lists_the_known_ones(
     )
 
 
+def test_a_function_a_syntax_error_hides_is_said_to_be_hidden_by_it(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = workspace / "src" / "broken.py"
+    broken.write_text("def ok():\n    return 1\n\n\ndef half(x:\n    return x / 2\n",
+                      encoding="utf-8")
+    code = main(["sample", str(broken), "-f", "half", "--print-prompt"])
+    assert code == 1
+    assert capsys.readouterr().err.strip().endswith(
+        "no function `half`; functions in the file: ok; the file does not parse at line 5 "
+        "('(' was never closed), which may hide it")
+
+
 def test_print_prompt_sends_nothing(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with ChatServer(default=code_answer("def x():\n    pass\n")) as server:
         code = main(

@@ -36,3 +36,54 @@ def test_the_request_is_read_from_the_parsed_arguments(tmp_path: Path) -> None:
     assert request.propose is not None
     assert (request.propose.base_url, request.propose.timeout) == ("http://127.0.0.1:9/v1", 8.0)
     assert (request.quiet, request.color) == (True, "never")
+
+
+def test_an_output_file_without_format_is_written_in_the_format_its_name_asks_for(
+        tmp_path: Path) -> None:
+    """``-o sets.csv`` writes CSV, not a table in a file named .csv; ``--format`` (or a
+    configuration file's ``format``) still wins, and a name that tells nothing is a table."""
+    def named(*argv: str) -> str:
+        return score_request(parse_arguments(["score", "a.jsonl", *argv, "--isolated"])
+                             ).format.name
+
+    assert named("-o", str(tmp_path / "sets.csv")) == "csv"
+    assert named("-o", str(tmp_path / "REPORT.HTML")) == "html"
+    assert named("-o", str(tmp_path / "out.jsonl")) == "jsonl"
+    assert named("-o", str(tmp_path / "out.json")) == "json"
+    assert named("-o", str(tmp_path / "out.txt")) == "table"
+    assert named() == "table"
+    assert named("-o", str(tmp_path / "sets.csv"), "--format", "json") == "json"
+
+
+def test_an_html_page_is_not_written_onto_a_terminal(tmp_path: Path) -> None:
+    """On a terminal, ``--format html`` without ``-o`` is one line saying to name a file
+    (status 2) instead of screenfuls of markup; into a pipe it is written as asked."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    sets = tmp_path / "s.jsonl"
+    sets.write_text(json.dumps({"task_id": "t", "versions": [
+        "def f(x):\n    return x\n", "def f(x):\n    return x + 0\n"]}) + "\n",
+        encoding="utf-8")
+    script = str(Path(sys.executable).parent / "codequorum")
+    argv = [script, "score", str(sets), "--format", "html", "--isolated", "--no-tsed"]
+    main_end, terminal = pty.openpty()
+    try:
+        proc = subprocess.run(argv, stdout=terminal, stderr=subprocess.PIPE, text=True,
+                              timeout=120, check=False)
+        os.set_blocking(main_end, False)
+        try:
+            shown = os.read(main_end, 65536)
+        except BlockingIOError:
+            shown = b""
+    finally:
+        os.close(terminal)
+        os.close(main_end)
+    assert (proc.returncode, shown) == (2, b"")
+    assert proc.stderr == ("codequorum: error: --format html writes a page to open in a "
+                           "browser, not text for the terminal: name a file, e.g. -o "
+                           "report.html (or redirect the output)\n")
+    piped = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
+    assert piped.returncode == 0 and piped.stdout.startswith("<!DOCTYPE html>")

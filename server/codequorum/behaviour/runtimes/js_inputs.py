@@ -23,7 +23,7 @@ import contextlib
 import json
 import random
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -567,9 +567,6 @@ def _add_proposed(plan: InputPlan, proposer: Proposer, source: str, entry: str,
             continue
         label = _label(entry, args)
         _add(plan, TestCase("call", args=args, name=label), "model", False, label, known)
-
-
-Examples = Callable[[str, str], list[tuple[tuple[Any, ...], Any, bool]]]
 
 __all__ = ["NotLiteral", "collect_js_inputs", "example_call", "examples", "from_python",
            "guessed_types", "literal", "parameter_types", "scaled_value", "scaling_args",

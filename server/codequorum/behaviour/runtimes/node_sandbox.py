@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
-import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -40,6 +38,7 @@ from codequorum.behaviour.sandbox.supervisor import (
     _Killable,
     native_refusal,
 )
+from codequorum.core import os_features
 from codequorum.core.errors import SandboxUnavailableError
 from codequorum.core.limits import InputLimitError
 from codequorum.core.model import ModuleContext, TestCase
@@ -94,7 +93,7 @@ def _wheel_node() -> str | None:
 @functools.lru_cache(maxsize=1)
 def find_node() -> NodeBinary | None:
     """The system Node when its major is supported, else the wheel's; None if neither."""
-    for source, path in (("system", shutil.which("node")), ("wheel", _wheel_node())):
+    for source, path in (("system", os_features.find_program("node")), ("wheel", _wheel_node())):
         if path is None:
             continue
         real = os.path.realpath(path)
@@ -397,11 +396,6 @@ def _receiver(test: TestCase) -> dict[str, Any]:
     constructor (``{"receiver": [...]}``); nothing when the test names none."""
     r = test.receiver
     return {"receiver": list(r.args)} if r is not None and r.call and r.source is None else {}
-
-
-def encode_args(args: Sequence[Any]) -> str:
-    """A test's arguments as the harness decodes them (canonical trees, JSON)."""
-    return json.dumps(list(args), allow_nan=False)
 
 
 __all__ = ["NodeBinary", "NodeRun", "compile_counts_run", "describe", "find_node", "probe",

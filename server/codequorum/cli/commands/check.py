@@ -33,13 +33,21 @@ from codequorum.core.errors import (
     UserError,
 )
 from codequorum.core.limits import MAX_DOCUMENT_BYTES, InputLimitError
-from codequorum.core.safe_paths import UnreadableFile, guard, read_regular, workspace_refusal
+from codequorum.core.safe_paths import (
+    UnreadableFile,
+    guard,
+    read_regular,
+    real_path,
+    workspace_refusal,
+)
 from codequorum.core.safe_text import safe_text
 from codequorum.core.words import count
 from codequorum.generate.endpoint import ProviderConfig
 from codequorum.generate.proposed_inputs import InputAsker
+from codequorum.ingest.extract import parse_problem
 from codequorum.ingest.store import default_store_path
 from codequorum.ingest.workspace import find_workspace
+from codequorum.options.approvals import Approvals
 from codequorum.options.arguments import add_options
 from codequorum.options.declarations import CHECK, FAIL_ON
 from codequorum.pipeline.config import DEFAULTS, AnalysisConfig
@@ -101,15 +109,15 @@ def _targets(paths: Sequence[Path], language: str | None, run: CheckRun
         candidates: list[tuple[Path, str | None]]
         if given.is_dir():
             candidates = [(p, None) for p in _walk(given)]
-        elif given.exists():
+        elif given.exists() or given.is_symlink():  # a broken link or a loop: said below
             candidates = [(given, language)]
         else:
             run.error(f"{given}: no such file or folder")
             run.missing_paths += 1
             continue
-        top = given.resolve()
+        top = real_path(given)
         for path, forced in candidates:
-            resolved = path.resolve()
+            resolved = real_path(path)
             if resolved in seen:
                 continue
             seen.add(resolved)
@@ -152,6 +160,17 @@ def _read(path: Path, run: CheckRun) -> str | None:
     except UnicodeDecodeError as exc:
         run.notes.append(f"{path}: not UTF-8 text (byte {exc.start}), skipped")
         return None
+
+
+def _note_unparsed(path: Path, text: str, lang: str, run: CheckRun) -> None:
+    """Say where a file first fails to parse: a function its syntax error breaks is found
+    in no version's place, so it is not checked, and the summary alone would not say why."""
+    problem = parse_problem(text, lang)
+    if problem is not None:
+        line, detail = problem
+        why = f" ({safe_text(detail, 200)})" if detail else ""
+        run.notes.append(f"{path}:{line}: does not parse{why}: a function it breaks is not "
+                         "checked")
 
 
 # ----------------------------------------------------------------------------- checking
@@ -220,13 +239,17 @@ class _Checker:
         run.files += 1
         text = _read(path, run)
         if text is None:
+            run.files_skipped += 1
             return
         key = self.session.file_key(path)
         try:
-            infos = parsing.functions(text, lang)
+            infos, broken = parsing.functions_and_errors(text, lang)
         except InputLimitError as exc:
             run.notes.append(f"{path}: {exc}, skipped")
+            run.files_skipped += 1
             return
+        if broken:
+            _note_unparsed(path, text, lang, run)
         lines = text.split("\n")
         names = self.session.functions_with_versions_sync(key)
         checked_here = 0
@@ -321,7 +344,7 @@ class _Checker:
         })
         run.findings.extend(
             _finding(path, span, found, qualified_name, analysis.n_stored, summary)
-            for found in function_findings(analysis, info.name)
+            for found in function_findings(analysis, qualified_name)  # one of many files
         )
         not_run = not_run_reason(analysis.report)
         if not_run is not None:  # never a silent "stable": said on stderr and in the JSON
@@ -347,7 +370,8 @@ def _open_session(request: CheckRequest, store_path: Path, workspace: Path, run:
         text = message.removeprefix("codequorum: ")
         (problems if level == "error" else run.notes).append(text)
 
-    session = Session(notify, SessionConfig(store=str(store_path), analysis=request.analysis))
+    session = Session(notify, SessionConfig(store=str(store_path), analysis=request.analysis),
+                      approved=Approvals.default().store_approved)
     session.reconfigure(session.config, root=str(workspace))
     return session
 
@@ -424,7 +448,7 @@ def run_check(request: CheckRequest, out: TextIO | None = None) -> int:
     """Check the request's files and print the findings; the exit status of :func:`run`."""
     stream = out or sys.stdout
     fmt = request.format
-    workspace = (request.workspace or _discover(request.paths)).resolve()
+    workspace = real_path(request.workspace or _discover(request.paths))
     if request.workspace is not None and not workspace.is_dir():
         raise UserError(f"--workspace {request.workspace}: not a folder")
     store_path = guard(request.store or default_store_path(workspace), [workspace])

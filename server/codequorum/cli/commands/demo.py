@@ -18,12 +18,12 @@ from rich.text import Text
 from codequorum.cli.analysis import from_request
 from codequorum.cli.commands.score import resolve_interpreter, write_run
 from codequorum.cli.scoring import (
-    deferred_interrupt,
     level_notes,
     progress_bar,
     report_errors,
 )
 from codequorum.core.errors import UserError
+from codequorum.core.interrupts import deferred_interrupt
 from codequorum.core.report import StabilityReport
 from codequorum.core.safe_text import safe_text
 from codequorum.ingest.version_files import ReadOptions
@@ -38,7 +38,12 @@ from codequorum.pipeline.score import (
     run_scoring,
 )
 from codequorum.render.outfile import check_output
-from codequorum.render.sinks import OutputFormat, SinkRequest, output_format
+from codequorum.render.sinks import (
+    OutputFormat,
+    SinkRequest,
+    format_for,
+    refuse_page_on_terminal,
+)
 from codequorum.render.table import task_text
 from codequorum.render.terminal import color_enabled, make_console
 
@@ -135,7 +140,8 @@ class DemoRequest:
 
 def demo_request(args: argparse.Namespace) -> DemoRequest:
     """The request of ``codequorum demo``, its arguments checked (:class:`UserError`)."""
-    fmt = output_format(args.output_format)
+    fmt = format_for(args.output_format, args.output)
+    refuse_page_on_terminal(fmt, args.output)
     check_output(args.output)
     if args.dynamic and not dynamic_available():
         raise UserError("dynamic analysis is not available in this installation; run the "
@@ -143,7 +149,8 @@ def demo_request(args: argparse.Namespace) -> DemoRequest:
     return DemoRequest(
         format=fmt,
         output=SinkRequest(path=args.output, color=args.color, matrices=args.matrices,
-                           reasons=args.reasons, title=TITLE if fmt.terminal else None),
+                           reasons=args.reasons, title=TITLE if fmt.terminal else None,
+                           explain_shape=False),  # EXPLANATION says what stable means
         analysis=from_request(args, DEMO, needs_matrices=fmt.needs_matrices,
                               interpreter=resolve_interpreter),
         versions=args.versions, jobs=args.jobs, dynamic=args.dynamic,

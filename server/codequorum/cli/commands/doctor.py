@@ -61,12 +61,15 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def diagnose(interpreter: str | None) -> dict[str, Any]:
-    """What the probes found, as plain data."""
+def diagnose(interpreter: str | None, level: str | None = None) -> dict[str, Any]:
+    """What the probes found, as plain data; ``level`` (``--sandbox``): the level the
+    verdict answers for (None: what the default ``auto`` does here)."""
     strict = isolation.probe(interpreter, "strict", view=True)
     weak = isolation.probe(interpreter, "weak")
-    portable = _portable_probe(interpreter, strict.ok)
+    portable = _portable_probe(interpreter, strict.ok and level != "portable")
     held = set(strict.layers) if strict.ok else set()
+    said = (verdict(strict.ok, weak.ok, portable.ok) if level is None else
+            level_verdict(level, {"strict": strict, "portable": portable, "weak": weak}))
     return {
         "uid": user_id(),
         "bwrap": bwrap.find_bwrap(),
@@ -77,9 +80,45 @@ def diagnose(interpreter: str | None) -> dict[str, Any]:
         "portable": {"ok": portable.ok, "detail": portable.detail, "layers": portable.layers,
                      **portable_channel_found()},
         "missing": [name for name in REQUIRED if name not in held],
-        "verdict": verdict(strict.ok, weak.ok, portable.ok),
+        "sandbox": level,
+        "runs": runs_at(level, strict.ok, portable.ok, weak.ok),
+        "verdict": said,
         "node": node_sandbox.describe(),
     }
+
+
+def runs_at(level: str | None, strict_ok: bool, portable_ok: bool, weak_ok: bool) -> bool:
+    """Whether versions run at ``level`` here; ``auto`` runs them where strict or portable
+    holds, and so does the plain ``doctor`` (None), which answers for the default level: on
+    macOS, Windows or a Linux without user namespaces the portable sandbox is a healthy
+    machine, not a failing one."""
+    if level in (None, "auto"):
+        return strict_ok or portable_ok
+    return {"strict": strict_ok, "portable": portable_ok, "weak": weak_ok}.get(level, False)
+
+
+def level_verdict(level: str, probes: dict[str, isolation.Probe]) -> str:
+    """One sentence for ``doctor --sandbox LEVEL``: do versions run at that level here,
+    and if not, why and what would."""
+    strict, portable = probes["strict"], probes["portable"]
+    if level == "auto":
+        if strict.ok:
+            return "candidates run in the strict sandbox (`--sandbox auto` picks it)"
+        if portable.ok:
+            return ("candidates run in the portable sandbox (`--sandbox auto` picks it: no "
+                    "strict sandbox here)")
+        return ("candidates do not run with `--sandbox auto` here: neither the strict nor "
+                "the portable sandbox holds (see above)")
+    found = probes[level]
+    if found.ok:
+        what = {"strict": "in the strict sandbox", "portable": "in the portable sandbox",
+                "weak": "without kernel isolation (every report warns)"}[level]
+        return f"with `--sandbox {level}` candidates run {what}"
+    other = ("; `--sandbox portable` runs them in the portable sandbox" if
+             level != "portable" and portable.ok else
+             "; `--sandbox strict` runs them in the strict sandbox" if strict.ok else "")
+    return (f"candidates do not run with `--sandbox {level}` here: "
+            f"{found.detail or 'the sandbox could not start a child'}{other}")
 
 
 def portable_channel_found() -> dict[str, str]:
@@ -130,16 +169,19 @@ class DoctorRequest:
     format: str = "text"             # text or json
     prepare: bool = False            # compile the portable interpreter now, then stop
     if_needed: bool = False          # ... only where the strict sandbox is missing
+    sandbox: str | None = None       # the level the verdict answers for (None: the default)
 
 
 def doctor_request(args: argparse.Namespace) -> DoctorRequest:
     """The request of ``codequorum doctor``."""
     return DoctorRequest(interpreter=args.interpreter, format=args.format,
-                         prepare=bool(args.prepare), if_needed=bool(args.if_needed))
+                         prepare=bool(args.prepare), if_needed=bool(args.if_needed),
+                         sandbox=args.sandbox)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the diagnosis; exit 0 when the strict sandbox holds, 1 otherwise."""
+    """Print the diagnosis; exit 0 when versions run at the default level here (strict,
+    else portable; with ``--sandbox``: at that level), 1 otherwise."""
     return run_doctor(doctor_request(args))
 
 
@@ -152,13 +194,17 @@ def run_doctor(request: DoctorRequest) -> int:
             print(STRICT_HOLDS)
             return 0
         return prepare_portable()
-    found = diagnose(request.interpreter)
+    if request.sandbox == "portable" and portable_interpreter.needs_compile():
+        from codequorum.cli.commands.prepare import prepare_portable
+
+        prepare_portable(announce=False)  # a failure shows in the probe below
+    found = diagnose(request.interpreter, request.sandbox)
     if request.format == "json":
         json.dump(found, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         _print_text(found)
-    return 0 if found["strict"]["ok"] else 1
+    return 0 if found["runs"] else 1
 
 
 def _print_text(found: dict[str, Any]) -> None:

@@ -28,7 +28,7 @@ from codequorum.core.errors import UserError
 from codequorum.core.limits import MAX_DOCUMENT_BYTES
 from codequorum.core.model import VersionSet
 from codequorum.core.safe_paths import RefusedFile, guard, read_workspace_file
-from codequorum.core.safe_text import safe_text
+from codequorum.core.safe_text import json_inert, safe_text
 from codequorum.core.words import count
 from codequorum.ingest.store import StoredVersion, VersionStore, default_store_path
 from codequorum.ingest.workspace import find_workspace, store_key
@@ -106,7 +106,8 @@ def run_export(request: ExportRequest) -> int:
                            if keys or request.functions else ""))
     with open_output(request.output) as stream:
         for row in rows:
-            stream.write(json.dumps(row) + "\n")  # ASCII: a bidi or control character is escaped
+            # ASCII: a bidi or control character is escaped; no CI command either
+            stream.write(json_inert(json.dumps(row)) + "\n")
     if not request.quiet:
         for note in result.notes:
             print(f"note: {safe_text(note)}", file=sys.stderr)

@@ -20,9 +20,11 @@ from codequorum.behaviour.sandbox.portable import interpreter as wasm
 TITLE = "Preparing the portable sandbox (once)"
 
 
-def prepare_portable() -> int:
+def prepare_portable(announce: bool = True) -> int:
     """Compile the interpreter into the cache (nothing when it is there): 0 when ready, 1
-    when the portable sandbox cannot be prepared here (said on standard error)."""
+    when the portable sandbox cannot be prepared here (said on standard error);
+    ``announce``: say where it is ready on standard output (``doctor --sandbox portable``,
+    whose output is the diagnosis, does not)."""
     outcome: list[BaseException | str] = []
 
     def work() -> None:
@@ -43,5 +45,6 @@ def prepare_portable() -> int:
         print(f"codequorum: the portable sandbox cannot be prepared here: {found}",
               file=sys.stderr)
         return 1
-    print(f"the portable sandbox is ready: {found}")
+    if announce:
+        print(f"the portable sandbox is ready: {found}")
     return 0

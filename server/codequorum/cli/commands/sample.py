@@ -29,7 +29,7 @@ from codequorum.core.limits import MAX_DOCUMENT_BYTES
 from codequorum.core.model import Version
 from codequorum.core.parsing import FunctionInfo, function_by_name, functions, language_from_path
 from codequorum.core.parsing import normalize_language as _normalize_language
-from codequorum.core.safe_paths import UnreadableFile, read_regular
+from codequorum.core.safe_paths import UnreadableFile, read_regular, real_path
 from codequorum.core.safe_text import safe_text
 from codequorum.core.words import count, names_listed
 from codequorum.generate.endpoint import (
@@ -42,6 +42,7 @@ from codequorum.generate.endpoint import (
     regenerate,
 )
 from codequorum.generate.prompting import build_messages, prompt_hash
+from codequorum.ingest.extract import unparsed_hint
 from codequorum.ingest.importing import ImportReport, prepare_import, store_import
 from codequorum.ingest.store import VersionStore, default_store_path
 from codequorum.ingest.workspace import find_workspace, store_key
@@ -121,7 +122,7 @@ def _target(request: SampleRequest) -> _Target:
     language = (_normalize_language(request.language) if request.language
                 else language_from_path(path))
     function = _function(text, language, request.function, path)
-    workspace = (request.workspace or find_workspace(path)).resolve()
+    workspace = real_path(request.workspace or find_workspace(path))
     key = store_key(path, workspace)
     return _Target(text, language, function, key,
                    request.store or default_store_path(workspace), workspace)
@@ -301,7 +302,7 @@ def _function(text: str, language: str, name: str, path: Path) -> FunctionInfo:
         return found
     known = [f.qualified_name for f in functions(text, language)]
     hint = f"; functions in the file: {names_listed(known)}" if known else ""
-    raise UserError(f"{path}: no function `{name}`{hint}")
+    raise UserError(f"{path}: no function `{name}`{hint}{unparsed_hint(text, language)}")
 
 
 def _open(target: _Target) -> VersionStore:

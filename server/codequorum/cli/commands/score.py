@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -28,12 +27,13 @@ from codequorum.cli.endpoint import (
 from codequorum.cli.scoring import (
     EXIT_INTERRUPTED,
     ScoreRequest,
-    deferred_interrupt,
     level_notes,
     progress_bar,
     report_errors,
 )
+from codequorum.core import os_features
 from codequorum.core.errors import UnknownFormatError, UserError
+from codequorum.core.interrupts import deferred_interrupt
 from codequorum.core.model import VersionSet
 from codequorum.core.parsing import normalize_language
 from codequorum.core.safe_text import safe_text
@@ -54,12 +54,14 @@ from codequorum.render.html_report import load_compare
 from codequorum.render.level_sink import open_sink
 from codequorum.render.outfile import check_output
 from codequorum.render.sinks import (
+    FORMAT_NAMES,
     OUTPUT_FORMATS,
     OutputFormat,
     RunEnd,
     SinkRequest,
+    format_for,
     names_of,
-    output_format,
+    refuse_page_on_terminal,
 )
 from codequorum.render.terminal import color_enabled
 
@@ -71,7 +73,7 @@ log = logging.getLogger(__name__)
 def resolve_interpreter(name: str) -> str:
     """The executable behind ``--interpreter NAME`` (a version manager's shim resolved),
     or a :class:`UserError` when it is not a Python that starts."""
-    found = shutil.which(name)
+    found = os_features.find_program(name)
     if found is None:
         raise UserError(f"--interpreter {name}: no such executable")
     try:
@@ -90,7 +92,7 @@ def register(subparsers: Any) -> None:
     """Add ``score`` to the command line."""
     parser = subparsers.add_parser(
         "score",
-        help="score sample sets from files (table, JSON or CSV)",
+        help=f"score sample sets from files ({', '.join(FORMAT_NAMES)})",
         description="Score how much the versions in each sample set agree: structural "
         "cross-entropy (SCE) and Jensen-Shannon similarity (JSD) of AST subtrees, tree edit "
         "similarity (TSED), groups of versions with one shape, and a verdict per set.",
@@ -106,7 +108,8 @@ def _compare_formats() -> list[OutputFormat]:
 
 def score_request(args: argparse.Namespace) -> ScoreRequest:
     """The request of ``codequorum score``, its arguments checked (:class:`UserError`)."""
-    fmt = output_format(args.output_format)
+    fmt = format_for(args.output_format, args.output)
+    refuse_page_on_terminal(fmt, args.output)
     if args.input_format not in INPUT_FORMATS:
         raise UnknownFormatError(f"unknown input format {args.input_format!r} "
                                  f"(choose {', '.join(INPUT_FORMATS)})")

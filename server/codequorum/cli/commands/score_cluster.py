@@ -23,10 +23,10 @@ from rich.progress import Progress, TextColumn, TimeElapsedColumn
 from codequorum.cli.scoring import (
     EXIT_INTERRUPTED,
     ScoreRequest,
-    deferred_interrupt,
     level_notes,
     report_errors,
 )
+from codequorum.core.interrupts import deferred_interrupt
 from codequorum.core.model import VersionSet
 from codequorum.core.report import StabilityReport
 from codequorum.ingest.version_files import ReadError, ReadOptions
