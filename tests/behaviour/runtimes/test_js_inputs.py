@@ -78,7 +78,12 @@ def test_prompt_examples_are_graded_and_the_models_inputs_come_last() -> None:
     ss = VersionSet.from_codes("t", ["function f(x) { return x * x; }"], language="javascript",
                               entry_point="f", prompt=prompt)
     plan = collect_js_inputs(ss, scaling=False)
-    assert [(c.source, c.graded, c.test.expected) for c in plan.cases] == [("doctest", True, 4)]
+    assert [(c.source, c.graded, c.test.expected) for c in plan.cases][:2] == [
+        ("doctest", True, 4), ("hypothesis", False, None)]  # drawn of the type 2 shows
+    assert [c.test.args for c in plan.cases][1:4] == [(0,), (1,), (-3,)]
+    alone = collect_js_inputs(ss, scaling=False, use_hypothesis=False)
+    assert [(c.source, c.graded, c.test.expected) for c in alone.cases] == [
+        ("doctest", True, 4)]
     bare = VersionSet.from_codes("t", ["function f(x) { return x; }"], language="javascript",
                                 entry_point="f")
 

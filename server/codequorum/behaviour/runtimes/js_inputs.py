@@ -6,12 +6,14 @@ declaration or printed: ``const result = f(2)``, ``console.log(f(2))``; and, on 
 line after ``//``, ``=>`` or ``===``, or on the next comment line (``//=> 120``), the
 expected value), graded only when they come from the prompt or the current code; the
 literal calls of the function in its module and the workspace's tests and callers
-(``js_callers.py``, never graded); values drawn from
-TypeScript parameter types (``number``, ``string``, ``boolean``, string literals, arrays
-and unions of them, ``any``; optional and rest parameters left out); the
-model's proposed inputs where nothing else exists; last, values of the types the
-parameters' use in the body suggests (string methods, array methods or indexing,
-arithmetic). Literals are read with tree-sitter
+(``js_callers.py``, never graded); values drawn from TypeScript parameter types
+(``number``, ``string``, ``boolean``, literals, arrays, tuples, objects, records, maps,
+sets, callbacks and unions of them, ``any``, the aliases, interfaces and enums the file
+declares; optional and rest parameters left out) or from the types an example's values
+show, beside the examples when the function runs alone (versions that agree on them may
+part elsewhere); the model's proposed inputs where nothing else exists; last, values of
+the types the parameters' use in the body suggests (string methods, array methods or
+indexing, arithmetic). Literals are read with tree-sitter
 into the canonical form (``js_values.py``); a call that is not all literals is skipped.
 Last of all, the scaling series of the growth: arrays and strings (else a number) of each
 size, by the same types.
@@ -297,6 +299,15 @@ def module_types(module: ModuleContext) -> dict[str, str]:
     return declared_types(text) if text else {}
 
 
+def shown_types(plan: InputPlan) -> list[str] | None:
+    """The types the first input's values show (an example's ``f("a", [1])``: string,
+    number[]); None when there is no input or a value shows none."""
+    if not plan.cases or plan.cases[0].test.kind != "call":
+        return None
+    types = [value_type(a) for a in plan.cases[0].test.args]
+    return None if None in types else [t for t in types if t]
+
+
 def value_type(tree: Any) -> str | None:
     """The type a value shows (``"a"`` string, ``[1, 2]`` number[]); None past these."""
     if isinstance(tree, bool):
@@ -414,8 +425,12 @@ def collect_js_inputs(
     typed, aliases = found if found is not None else (None, {})
     if version_set.module is not None:  # the types its file declares (an enum, an alias)
         aliases = {**module_types(version_set.module), **aliases}
-    if use_hypothesis and typed is not None and not plan.cases:
-        _add_typed(plan, typed, entry, hypothesis_examples, known, aliases)
+    shown = shown_types(plan)
+    draw = typed if typed is not None else shown
+    if use_hypothesis and draw is not None and (not plan.cases or version_set.module is None):
+        # beside the examples too (a function alone: its module's calls are the truth), of
+        # the types declared or the examples show: where versions part that they agree on
+        _add_typed(plan, draw, entry, hypothesis_examples, known, aliases)
     if proposer is not None and not plan.cases:
         _add_proposed(plan, proposer, version_set.codes[0] if version_set.codes else "", entry,
                       known)
@@ -424,11 +439,9 @@ def collect_js_inputs(
     if not plan.cases:
         plan.notes.append("no examples, parameter types or proposed inputs: nothing to run")
     elif scaling:
-        shown = [value_type(a) for a in plan.cases[0].test.args]
         types = ([unwrapped(aliases.get(unwrapped(t), t)) for t in typed] if typed else
-                 [t for t in shown if t] if shown and None not in shown else
-                 next((t for t in (guessed_types(x, entry) for x in version_set.codes)
-                       if t), None))
+                 shown or next((t for t in (guessed_types(x, entry) for x in version_set.codes)
+                                if t), None))
         _add_scaling(plan, types or [], entry, sizes)
     return plan
 
