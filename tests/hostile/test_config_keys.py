@@ -407,6 +407,7 @@ HIDING: list[tuple[str, object]] = [
     ("statusBar.enable", False), ("diagnostics.minSeverity", "error"),
     ("diagnostics.minSeverity", "warning"), ("dynamic.enable", False),
     ("dynamic.auto", False), ("watch", "off"), ("analysis.includeCurrent", False),
+    ("hover.diffLines", 0), ("codeAction.commands", "never"),
 ]
 
 
@@ -438,13 +439,13 @@ def test_a_workspace_cannot_hide_findings_or_switch_a_view_off(key: str, value: 
 
 @pytest.mark.parametrize(("key", "value"), [
     ("diagnostics.enable", True), ("hover.enable", True), ("codeLens.enable", True),
-    ("diagnostics.minSeverity", "hint")])
+    ("diagnostics.minSeverity", "hint"), ("codeAction.commands", "always")])
 def test_a_workspace_may_still_show_more(key: str, value: object) -> None:
     """Over the user's own value that shows less, the workspace's that shows more counts."""
     from codequorum.lsp.settings import folder_settings
 
     user = {"diagnostics.enable": False, "hover.enable": False, "codeLens.enable": False,
-            "diagnostics.minSeverity": "error"}[key]
+            "diagnostics.minSeverity": "error", "codeAction.commands": "never"}[key]
     assert folder_settings(_nested(key, value), _nested(key, user), "/repo") == (
         {key: value}, [])
 

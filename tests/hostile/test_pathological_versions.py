@@ -198,7 +198,7 @@ async def test_the_server_notes_a_deep_stored_version_and_keeps_answering(repo: 
         lenses = await code_lenses(client, uri)
         titles = [(lens.range.start.line, lens.command.title) for lens in lenses
                   if lens.command and "version" in lens.command.title]
-        assert titles[0][0] == 0 and titles[0][1].startswith("3 versions · stable")
+        assert titles[0][0] == 0 and titles[0][1].startswith("3 versions · shape stable")
         assert titles[1] == (4, "2 versions + your code · not compared (input-limit)")
         raw = await client.text_document_code_action_async(types.CodeActionParams(
             text_document=types.TextDocumentIdentifier(uri=uri),

@@ -140,7 +140,8 @@ async def test_samples_diagnostics_hover_lenses_and_actions(
         lenses = await code_lenses(client, uri)
         assert lenses is not None
         titles = [lens.command.title for lens in lenses if lens.command]
-        assert titles == [f"5 versions + your code · unstable {jsd:.2f}", "Compare", "Regenerate"]
+        assert titles == [f"5 versions + your code · shape unstable {jsd:.2f} · not run yet",
+                          "Compare", "Regenerate"]
         assert all(lens.range.start.line == name_pos.line for lens in lenses)
 
         actions = await code_actions(

@@ -180,7 +180,7 @@ def test_lenses_titles_and_commands(fixed: Fixed) -> None:
     settings, _ = parse_settings(None)
     lenses = document_lenses(snap, [(entry, analysis)], settings)
     assert [lens.command.title for lens in lenses if lens.command] == [
-        "3 versions + your code · unstable 0.62",
+        "3 versions + your code · shape unstable 0.62 · not run yet",
         "Compare",
         "Regenerate",
     ]

@@ -21,8 +21,9 @@ COMPUTING_TITLE = "codequorum: comparing versions…"
 
 
 def summary_title(analysis: FunctionAnalysis) -> str:
-    """``4 versions + your code · stable 0.94`` (or ``unstable 0.41``, or why nothing was
-    compared)."""
+    """``4 versions + your code · stable 0.94`` after a run (or ``unstable 0.41``, or why
+    nothing was compared); before one, ``shape stable 0.94 · not run yet``: a word resting on
+    the shape alone says so."""
     count = compared_text(analysis)
     report = analysis.report
     figure = analysis.stability
@@ -34,6 +35,8 @@ def summary_title(analysis: FunctionAnalysis) -> str:
     not_run = not_run_reason(report)
     if not_run is not None:  # the shape was compared, the behaviour was not measured
         return f"{count} · shape {word} {figure:.2f} · not run: {safe_text(not_run, 80)}"
+    if analysis.dynamic is None:  # no run yet (or running versions is off): "stable" is
+        return f"{count} · shape {word} {figure:.2f} · not run yet"  # the shape's word only
     return f"{count} · {word} {figure:.2f}"
 
 

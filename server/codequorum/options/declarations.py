@@ -633,7 +633,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting('hover.diffLines', 'integer', 12,
             "Most lines of the unified diff (current code against the most different version) "
             "shown in the hover. 0 hides the diff.",
-            reach=A, minimum=0, maximum=200),
+            reach=Reach.VISIBILITY, project_values=(12,), minimum=0, maximum=200),
     Setting('codeLens.enable', 'boolean', True,
             "Show code lenses (versions, stability, Compare, Regenerate) above functions that "
             "have versions.",
@@ -645,7 +645,8 @@ SETTINGS: tuple[Setting, ...] = (
             "Offer the commands (Compare, Show Report, Run Versions, Regenerate, Clear) as "
             "code actions on the function, so an editor without code lenses reaches them from "
             "its code action menu.",
-            reach=A, enum=('auto', 'always', 'never'),
+            reach=Reach.VISIBILITY, project_values=('auto', 'always'),
+            enum=('auto', 'always', 'never'),
             enum_descriptions=(
                 "Every command in editors that draw no code lenses (they say so when they "
                 "start the server: Emacs with eglot, Helix, Neovim); in the others, those no "
