@@ -886,3 +886,22 @@ def test_a_script_function_without_a_node_is_not_run_for_that_reason(
                               model.Version(code=UNCALLABLE_JS + "\n")])
     with pytest.raises(SandboxUnavailableError, match="no supported Node"):
         dynamic_analysis.run_dynamic(vs)
+
+
+def test_a_series_of_the_types_every_other_input_failed_on_goes_too() -> None:
+    from codequorum.behaviour.dynamic_analysis import unfounded_series
+
+    assert unfounded_series(["scaling", "scaling"], [True, True], dropped=True)
+    assert not unfounded_series(["scaling", "scaling"], [True, False], dropped=True)
+    assert not unfounded_series(["scaling"], [True], dropped=False)
+    assert not unfounded_series(["doctest", "scaling"], [False, True], dropped=True)
+
+
+def test_versions_saying_the_same_of_their_figures_share_one_note() -> None:
+    from codequorum.behaviour.dynamic_analysis import grouped_notes
+
+    why = "executed bytecodes approximate on {} of {} inputs: a reason"
+    assert grouped_notes([(0, why.format(1, 5)), (2, why.format(2, 5)), (3, "other")]) == [
+        "versions 1 and 3: executed bytecodes approximate on 3 of 10 inputs: a reason",
+        "version 4: other"]
+    assert grouped_notes([]) == []

@@ -53,3 +53,46 @@ async def test_a_typescript_function_runs_and_the_hover_recommends_on_behaviour(
         text = await hover_text(client, uri, pos)
         assert text is not None and "keep" in text.lower()
         assert "docstring example" in text or "example" in text
+
+
+ENUM_DOC = """export enum Direction { Up = 'UP', Right = 'RIGHT', Down = 'DOWN', Left = 'LEFT' }
+
+/** The direction after a clockwise quarter turn. */
+export function turn(d: Direction): Direction {
+  const order = [Direction.Up, Direction.Right, Direction.Down, Direction.Left];
+  return order[(order.indexOf(d) + 1) % 4];
+}
+"""
+ENUM_VERSIONS = [
+    "export function turn(d: Direction): Direction {\n  switch (d) {\n"
+    "    case Direction.Up: return Direction.Right;\n"
+    "    case Direction.Right: return Direction.Down;\n"
+    "    case Direction.Down: return Direction.Left;\n    default: return Direction.Up;\n  }\n}\n",
+    "export function turn(d: Direction): Direction {\n"  # counter-clockwise
+    "  const order = [Direction.Up, Direction.Left, Direction.Down, Direction.Right];\n"
+    "  return order[(order.indexOf(d) + 1) % 4];\n}\n",
+]
+
+
+async def test_an_enum_typed_function_runs_on_its_members_and_the_hover_says_where_they_part(
+        workspace: Path) -> None:
+    if not node_sandbox.probe()[0]:
+        pytest.skip("the Node sandbox does not hold here")
+    async with lsp_session(workspace, init_options=NO_AUTORUN) as client:
+        uri = open_document(client, workspace / "turn.ts", ENUM_DOC, "typescript")
+        await command(client, "codequorum.addVersions", uri, "turn", ENUM_VERSIONS)
+        pos = position_of(ENUM_DOC, "turn(d")
+        started = await command(client, "codequorum.runDynamic", uri, pos)
+        token = started["token"]
+        await wait_for(lambda: any(getattr(v, "kind", "") == "end"
+                                   for v in client.progress_reports[token]), timeout=120)
+        report = (await command(client, "codequorum.analyze", uri, "turn"))["report"]
+        dynamic = report["dynamic"]
+        # the enum's members are the inputs: its file declares them, the function's text not
+        assert [i["label"] for i in dynamic["inputs"]] == [
+            'turn("UP")', 'turn("RIGHT")', 'turn("DOWN")', 'turn("LEFT")']
+        assert [c["status"] for c in dynamic["candidates"]] == ["ok"] * 3
+        assert [len(c) for c in dynamic["output_clusters"]] == [2, 1]  # counter-clockwise
+        assert "divergent-outputs" in [v["code"] for v in report["verdicts"]]
+        text = await hover_text(client, uri, pos)
+        assert text is not None and 'turn("UP")' in text

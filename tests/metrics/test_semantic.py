@@ -98,10 +98,11 @@ def test_first_divergence_names_majority_and_first_dissenter() -> None:
 
 
 def test_first_divergence_with_no_results() -> None:
-    d = first_divergence([[None], [None]])
-    assert d is not None
-    assert (d.a, d.b) == (0, 1)
-    assert d.shown_a == d.shown_b == "no result"
+    # no version has a result (none loaded): nothing parts them
+    assert first_divergence([[None], [None]]) is None
+    d = first_divergence([[None, None], [None, ret("1")]])
+    assert d is not None and d.input_index == 1
+    assert {d.shown_a, d.shown_b} == {"no result", "1"}
 
 
 def test_output_groups_put_each_version_in_one_group() -> None:

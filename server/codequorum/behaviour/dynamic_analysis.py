@@ -27,6 +27,7 @@ Steps:
 from __future__ import annotations
 
 import dataclasses
+import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -539,9 +540,33 @@ NOISY_NOTE = "growth not judged for version {k}: the timings were too noisy"
 
 def _run_notes(candidates: Sequence[CandidateDynamic]) -> list[str]:
     """What a version's run that ended well says of its figures (its executed bytecodes
-    not taken, or approximate), as ``version k: ...``."""
-    return [f"version {c.index + 1}: {c.detail}" for c in candidates
-            if c.status == "ok" and c.detail and c.detail != NOT_SUPPORTED]
+    not taken, or approximate), as ``version k: ...``, once for the versions that say
+    the same (:func:`grouped_notes`)."""
+    return grouped_notes([(c.index, c.detail) for c in candidates
+                          if c.status == "ok" and c.detail and c.detail != NOT_SUPPORTED])
+
+
+_HOW_MANY = re.compile(r" on (\d+) of (\d+) inputs")
+
+
+def grouped_notes(details: Sequence[tuple[int, str]]) -> list[str]:
+    """``(index, detail)`` -> one note per detail, naming its versions (``versions 1 and
+    3: ...``); details that differ only in how many inputs they count are one (the
+    counts summed: ``on 3 of 10 inputs``)."""
+    groups: dict[str, list[tuple[int, int, int]]] = {}
+    for index, detail in details:
+        m = _HOW_MANY.search(detail)
+        key = _HOW_MANY.sub(" on {n} of {of} inputs", detail, count=1)
+        groups.setdefault(key, []).append(
+            (index, int(m.group(1)) if m else 0, int(m.group(2)) if m else 0))
+    notes = []
+    for key, members in groups.items():
+        names = [str(i + 1) for i, _n, _of in members]
+        who = (f"version {names[0]}" if len(names) == 1 else
+               f"versions {', '.join(names[:-1])} and {names[-1]}")
+        n, of = sum(m[1] for m in members), sum(m[2] for m in members)
+        notes.append(f"{who}: {key.replace('{n}', str(n)).replace('{of}', str(of))}")
+    return notes
 
 
 def _growth_notes(candidates: Sequence[CandidateDynamic]) -> list[str]:
@@ -911,7 +936,8 @@ def _set_report(ss: VersionSet, plan: InputPlan, ran: list[_CandidateRun] | None
     report = build_report(ss, plan, runs, options, static)
     report.rules = dataclasses.replace(
         report.rules, module_problem=problem,
-        not_run=not_run_reason(runnable, ran is not None, problem, runs))
+        not_run=not_run_reason(runnable, ran is not None, problem, runs,
+                               inputs_left=bool(plan.cases) or bool(unrun)))
     report.notes.extend(module_notes)
     if unrun:
         report.notes.append(NOT_SUPPORTED)
@@ -943,14 +969,17 @@ def unsupported_by_all(ran: Sequence[_CandidateRun]) -> list[int]:
 
 
 def not_run_reason(runnable: bool, had_inputs: bool, module_problem: str | None,
-                   runs: Runs) -> str | None:
+                   runs: Runs, inputs_left: bool = True) -> str | None:
     """Why no version ran on any input, in a few words (None when one did): the language
-    does not run, there were no inputs, the module refused the run, or every version
+    does not run, there were no inputs, every version raised on every input (they were
+    all left out: ``inputs_left`` false), the module refused the run, or every version
     stopped before its first input (the first version's reason)."""
     if not runnable:
         return f"only {runtime_names()} versions run"
     if not had_inputs:
         return "no inputs"
+    if not inputs_left and module_problem is None:
+        return "every version raised on every input (none of the kind the function takes)"
     if any(o is not None for row in runs.outcomes for o in row):
         return None
     if module_problem is not None:
@@ -975,6 +1004,15 @@ def _without_inputs(plan: InputPlan, runs: Runs, unrun: Sequence[int]) -> tuple[
     return plan, dataclasses.replace(runs, outcomes=outcomes)
 
 
+def unfounded_series(sources: Sequence[str], raised: Sequence[bool], dropped: bool) -> bool:
+    """Whether the scaling series should go too: every other input was left out (every
+    version raised on it) and every version raised on every size, so the series was built
+    of the same wrong types (a callback drawn as a number) and measures nothing."""
+    series = [r for src, r in zip(sources, raised, strict=True) if src == "scaling"]
+    return (dropped and bool(series) and all(series)
+            and all(src == "scaling" for src in sources))
+
+
 def _without_failing_inputs(plan: InputPlan, runs: Runs) -> tuple[InputPlan, Runs]:
     """``plan`` and ``runs`` without the inputs on which every version raised (an input
     the function does not take: guessed types, an example needing what the sandbox does
@@ -990,6 +1028,9 @@ def _without_failing_inputs(plan: InputPlan, runs: Runs) -> tuple[InputPlan, Run
     keep = [t for t, case in enumerate(plan.cases)
             if case.source in _KEPT_WHEN_ALL_RAISE or case.graded or case.test.has_expected
             or not all_raised(t)]
+    if unfounded_series([plan.cases[t].source for t in keep],
+                        [all_raised(t) for t in keep], len(keep) < len(plan.cases)):
+        keep = [t for t in keep if plan.cases[t].source != "scaling"]
     if len(keep) == len(plan.cases):
         return plan, runs
     dropped = len(plan.cases) - len(keep)

@@ -175,9 +175,12 @@ def show_outcome(o: Outcome | None) -> str:
 def first_divergence(
     outcomes: Sequence[Sequence[Outcome | None]], include_exceptions: bool = True
 ) -> Divergence | None:
-    """The first input on which not all candidates agree, or ``None``."""
+    """The first input on which not all candidates agree, or ``None``; an input where no
+    candidate has a result (none loaded, all timed out) shows no disagreement."""
     for t in range(_n_inputs(outcomes)):
         col = _column(outcomes, t)
+        if all(o is None for o in col):
+            continue
         groups: list[tuple[Outcome | None, list[int]]] = []
         for c, o in enumerate(col):
             for g in groups:

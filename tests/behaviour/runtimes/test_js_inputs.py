@@ -64,7 +64,7 @@ def test_a_number_scales_only_without_an_array_and_others_keep_an_examples_value
         (8, (8, False)), (64, (64, False))]
     assert scaling_args(["number[]", "number"], (None, 7), [8])[0][1][1] == 7
     assert scaling_args(["boolean"], None, [8]) == []
-    assert scaling_args(["Map<string, number>", "string"], None, [8]) == []
+    assert scaling_args(["Promise<number>", "string"], None, [8]) == []
     assert scaled_value("string", 3) == scaled_value("string", 3) and len(
         scaled_value("string", 3)) == 3
     off = collect_js_inputs(VersionSet.from_codes("t", [
@@ -78,7 +78,12 @@ def test_prompt_examples_are_graded_and_the_models_inputs_come_last() -> None:
     ss = VersionSet.from_codes("t", ["function f(x) { return x * x; }"], language="javascript",
                               entry_point="f", prompt=prompt)
     plan = collect_js_inputs(ss, scaling=False)
-    assert [(c.source, c.graded, c.test.expected) for c in plan.cases] == [("doctest", True, 4)]
+    assert [(c.source, c.graded, c.test.expected) for c in plan.cases][:2] == [
+        ("doctest", True, 4), ("hypothesis", False, None)]  # drawn of the type 2 shows
+    assert [c.test.args for c in plan.cases][1:4] == [(0,), (1,), (-3,)]
+    alone = collect_js_inputs(ss, scaling=False, use_hypothesis=False)
+    assert [(c.source, c.graded, c.test.expected) for c in alone.cases] == [
+        ("doctest", True, 4)]
     bare = VersionSet.from_codes("t", ["function f(x) { return x; }"], language="javascript",
                                 entry_point="f")
 
@@ -145,3 +150,31 @@ def test_unions_optional_and_rest_parameters_still_draw_values() -> None:
                                                    entry_point="invariant"), scaling=False)
     drawn = [c.test.args[0] for c in plan.cases]
     assert True in drawn and 0 in drawn and None in drawn
+
+
+def test_node_repl_and_awaited_examples_are_calls() -> None:
+    text = "/**\n * > median([3, 1, 2])\n * 2\n * @example await parse('1') // => 1\n */"
+    assert examples(text, "median") == [(([3, 1, 2],), 2, True)]
+    assert examples(text, "parse") == [(("1",), 1, True)]
+
+
+def test_a_method_without_parameters_is_called_once_with_none() -> None:
+    from codequorum.behaviour.runtimes.js_inputs import guessed_types, parameter_types
+
+    code = "class S {\n  #xs = [];\n  peek(): number | undefined { return this.#xs.at(-1); }\n}"
+    assert parameter_types(code, "S.peek") == []
+    plan = collect_js_inputs(VersionSet.from_codes("t", [code], language="typescript",
+                                                   entry_point="S.peek"))
+    assert [c.label for c in plan.cases] == ["peek()"]
+    obj = "const u = {\n  cap(s) { return s.charAt(0).toUpperCase() + s.slice(1); },\n};"
+    assert guessed_types(obj, "u.cap") == ["string"]
+
+
+def test_a_one_line_jsdoc_example_keeps_its_expected_value() -> None:
+    assert examples("/** @example b64('hi') // => 'aGk=' */", "b64") == [(("hi",), "aGk=", True)]
+
+
+def test_an_arrow_an_example_passes_is_part_of_its_call() -> None:
+    assert examples("@example applyTwice(x => x + 1, 3) // => 5", "applyTwice") == [
+        (({"$": "source", "v": "x => x + 1"}, 3), 5, True)]
+    assert examples("f(1) => 2", "f") == [((1,), 2, True)]

@@ -40,7 +40,8 @@ def test_constructor_constructor_reaches_only_the_contexts_own_realm(
         node_sandboxed: object) -> None:
     code = "function f() { " + ESCAPE + " return typeof P; }"
     got = run(code).tests[0]
-    assert (got.exc_type, got.exc_message) == ("ReferenceError", "process is not defined")
+    assert got.exc_type == "ReferenceError"
+    assert (got.exc_message or "").startswith("process is not defined (versions run in a bare")
     args_escape = """function f(a) { const P = a.constructor.constructor('return this.process')();
       return typeof P; }"""
     assert run(args_escape, args=([1, 2],)).tests[0].output == '"undefined"'

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codequorum.behaviour.runtimes import node_sandbox
+from codequorum.behaviour.runtimes import js_values, node_sandbox
 from codequorum.behaviour.runtimes.node import JAVASCRIPT, TYPESCRIPT
 from codequorum.behaviour.sandbox.limits import Limits
 from codequorum.core.model import TestCase
@@ -68,8 +68,10 @@ def test_typescript_runs_after_its_types_are_stripped(node_sandboxed: object) ->
     code = "function add(a: number, b: number): number { return (a as number) + b!; }"
     result = TYPESCRIPT.run(code, [call(1, 2, expected=3, has=True)], "add", Limits())
     assert result.status == "ok" and result.tests[0].passed is True
-    enum = "enum E { A } function f(): number { return 1; }"
-    assert TYPESCRIPT.run(enum, [call()], "f", Limits()).status == "syntax-error"
+    enum = "enum E { A, B } function f(): number { return E.B; }"
+    assert TYPESCRIPT.run(enum, [call(expected=1, has=True)], "f", Limits()).tests[0].passed
+    spaced = "namespace N { export const a = 1; } function f(): number { return 1; }"
+    assert TYPESCRIPT.run(spaced, [call()], "f", Limits()).status == "syntax-error"
 
 
 def test_a_syntax_error_and_a_thrown_error_are_told_apart(node_sandboxed: object) -> None:
@@ -129,3 +131,36 @@ def test_an_async_version_gives_what_its_promise_settles_to(node_sandboxed: obje
     never = JAVASCRIPT.run("function f() { return new Promise(() => {}); }", [call()], "f",
                            Limits())
     assert never.tests[0].output == '{"$":"promise","v":"pending"}'
+
+
+def test_commonjs_exports_and_a_modules_whole_export_are_found(node_sandboxed: object) -> None:
+    for code in ("module.exports = function fib(n) { return n < 2 ? n : fib(n - 1) + "
+                 "fib(n - 2); };",
+                 "exports.fib = (n) => { let a = 0, b = 1; while (n--) [a, b] = [b, a + b]; "
+                 "return a; };",
+                 "module.exports = { fib: (n) => (n < 2 ? n : 55) };"):
+        result = JAVASCRIPT.run(code, [call(10, expected=55, has=True)], "fib", Limits())
+        assert result.status == "ok" and result.tests[0].passed is True, code
+
+
+def test_timers_run_on_the_versions_own_clock_and_node_globals_of_text_exist(
+        node_sandboxed: object) -> None:
+    code = ("async function later(x) { let v = 0; const id = setInterval(() => { v += x; }, 10);"
+            " await new Promise((r) => setTimeout(r, 25)); clearInterval(id);"
+            " return [v, btoa('hi'), atob('aGk=')]; }")
+    result = JAVASCRIPT.run(code, [call(2, expected=[4, "aGk=", "hi"], has=True)], "later",
+                            Limits())
+    assert result.tests[0].passed is True
+    stuck = "async function later(x) { setInterval(() => {}, 1); return new Promise(() => {}); }"
+    outcome = JAVASCRIPT.run(stuck, [call(1)], "later", Limits()).tests[0]
+    assert js_values.shown_text(outcome.output or "") == "a promise still pending"
+
+
+def test_a_generators_items_are_its_value(node_sandboxed: object) -> None:
+    gen = "function* sq(n) { for (let i = 0; i < n; i++) yield i * i; }"
+    out = JAVASCRIPT.run(gen, [call(3)], "sq", Limits()).tests[0].output or ""
+    assert js_values.parse(out) == {"$": "generator", "v": [0, 1, 4]}
+    assert js_values.shown_text(out) == "generator yielding [0, 1, 4]"
+    thrown = "function* sq(n) { yield 0; throw new TypeError('x'); }"
+    out = JAVASCRIPT.run(thrown, [call(3)], "sq", Limits()).tests[0].output or ""
+    assert js_values.parse(out) == {"$": "generator", "v": [0], "raised": "TypeError"}

@@ -15,8 +15,7 @@ def test_types_casts_and_interfaces_are_blanked_in_place() -> None:
     assert "".join(out.split()) == "functionf(a,b){return(a)+b.length;}"
 
 
-@pytest.mark.parametrize("code", ["enum E { A }", "namespace N { }",
-                                  "class C { constructor(private x: number) {} }"])
+@pytest.mark.parametrize("code", ["namespace N { }", "@sealed class C {}"])
 def test_syntax_with_run_time_meaning_is_refused(code: str) -> None:
     with pytest.raises(NotStrippable):
         strip_types(code)
@@ -49,3 +48,31 @@ def test_a_file_nested_thousands_deep_is_stripped() -> None:
     code = "const x: number = " + "(" * 50_000 + "1 as number" + ")" * 50_000 + ";"
     assert strip_types(code) == ("const x         = " + "(" * 50_000 + "1          "
                                  + ")" * 50_000 + ";")
+
+
+def test_an_enum_is_the_object_typescript_emits_on_its_own_lines() -> None:
+    code = "export enum E {\n  A,\n  B = 5,\n  C,\n  D = 'd',\n}\nconst x = 1;\n"
+    out = strip_types(code)
+    assert out.count("\n") == code.count("\n") and out.splitlines()[-1] == "const x = 1;"
+    assert 'E[E["A"] = 0] = "A";' in out and 'E[E["C"] = 6] = "C";' in out
+    assert "E[\"D\"] = 'd';" in out and "enum" not in out
+
+
+def test_overload_signatures_are_types_and_parameter_properties_assignments() -> None:
+    code = ("export function p(a: string): string;\nexport function p(a: any): string "
+            "{ return a; }\nclass S extends B { constructor(private readonly x: number, "
+            "public y?: number) { super(); } }")
+    out = strip_types(code)
+    assert out.splitlines()[0].strip() == ""
+    assert "function p(a     )" in out
+    assert "{ super(); this.x = x; this.y = y; }" in out and "private" not in out
+
+
+@pytest.mark.parametrize(("code", "left"), [
+    ("function f(this: Window, a: number) { return a; }", "function f(" + " " * 14 + "a"),
+    ("let x!: number;", "let x  "),
+    ("class C { [key: string]: any; f() { return 1; } }", "class C {" + " " * 19 + ";"),
+])
+def test_this_parameters_definite_assignments_and_index_signatures_are_types(
+        code: str, left: str) -> None:
+    assert strip_types(code).startswith(left)

@@ -6,12 +6,14 @@ declaration or printed: ``const result = f(2)``, ``console.log(f(2))``; and, on 
 line after ``//``, ``=>`` or ``===``, or on the next comment line (``//=> 120``), the
 expected value), graded only when they come from the prompt or the current code; the
 literal calls of the function in its module and the workspace's tests and callers
-(``js_callers.py``, never graded); values drawn from
-TypeScript parameter types (``number``, ``string``, ``boolean``, string literals, arrays
-and unions of them, ``any``; optional and rest parameters left out); the
-model's proposed inputs where nothing else exists; last, values of the types the
-parameters' use in the body suggests (string methods, array methods or indexing,
-arithmetic). Literals are read with tree-sitter
+(``js_callers.py``, never graded); values drawn from TypeScript parameter types
+(``number``, ``string``, ``boolean``, literals, arrays, tuples, objects, records, maps,
+sets, callbacks and unions of them, ``any``, the aliases, interfaces and enums the file
+declares; optional and rest parameters left out) or from the types an example's values
+show, beside the examples when the function runs alone (versions that agree on them may
+part elsewhere); the model's proposed inputs where nothing else exists; last, values of
+the types the parameters' use in the body suggests (string methods, array methods or
+indexing, arithmetic). Literals are read with tree-sitter
 into the canonical form (``js_values.py``); a call that is not all literals is skipped.
 Last of all, the scaling series of the growth: arrays and strings (else a number) of each
 size, by the same types.
@@ -20,9 +22,11 @@ size, by the same types.
 from __future__ import annotations
 
 import contextlib
+import json
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from tree_sitter import Node
@@ -33,9 +37,20 @@ from codequorum.behaviour.runtimes.js_callers import literal_calls
 from codequorum.behaviour.runtimes.js_literals import (
     NotLiteral,
     call_arguments,
+    from_python,
     literal,
     node_text,
     parse_expression,
+)
+from codequorum.behaviour.runtimes.js_tests import set_tests
+from codequorum.behaviour.runtimes.ts_types import (
+    callback_source,
+    declared_types,
+    index_value,
+    object_members,
+    split_top,
+    type_parameters,
+    unwrapped,
 )
 from codequorum.core.model import ModuleContext, Receiver, TestCase, VersionSet
 from codequorum.core.parsing import functions, parse
@@ -43,12 +58,18 @@ from codequorum.core.parsing import functions, parse
 MAX_EXAMPLES = 32
 _EXPECT_SPLIT = re.compile(r"\s*(?://\s*(?:=>|->|returns?:?|→)?|=>|===|==|→)\s*")
 _COMMENT_PREFIX = re.compile(r"^\s*(?:/\*\*?|\*/|\*|//)?\s?")
+#: The end of a one-line comment (``/** @example f(1) // => 2 */``).
+_COMMENT_END = re.compile(r"\s*\*/\s*$")
 
 
 #: What stands before an example's call and is not part of it: a declaration that keeps
 #: its value (``const result = f(2)``, date-fns' examples) or a print of it.
 _BINDING = re.compile(r"^(?:(?:const|let|var)\s+[A-Za-z_$][\w$]*\s*=\s*)")
 _PRINTED = re.compile(r"^console\.(?:log|info)\((.*)\)$")
+#: An example of an async function awaits it (``await f(1) // => 2``); the run does too.
+_AWAITED = re.compile(r"^\s*await\s+")
+#: A REPL's prompt before an example's call: ``>>> f(1)``, ``> f(1)`` (Node's REPL).
+_REPL = re.compile(r"^(?:>>>|>)\s*")
 
 
 def _example_expression(text: str) -> Node | None:
@@ -56,7 +77,7 @@ def _example_expression(text: str) -> Node | None:
     ``console.log(...)``, or the line itself."""
     text = _BINDING.sub("", text.strip().rstrip(";"), count=1).rstrip(";")
     printed = _PRINTED.match(text)
-    node = parse_expression(printed.group(1) if printed else text)
+    node = parse_expression(_AWAITED.sub("", printed.group(1) if printed else text, count=1))
     return node if node is not None and node.type == "call_expression" else None
 
 
@@ -65,10 +86,20 @@ def expected_line(line: str) -> str:
     return re.sub(r"^\s*(?://)?\s*(?:=>|->|→|returns?:?)?", "", line, count=1).strip().rstrip(";")
 
 
+def _call_and_expected(line: str) -> list[str]:
+    """An example line split where its call ends and its expected value starts: at the
+    first ``// =>``, ``=>``, ``===`` ... after which what stands before is a call (an
+    arrow inside the call, ``f(x => x + 1) // => 2``, is part of it)."""
+    for m in _EXPECT_SPLIT.finditer(line):
+        if _example_expression(line[:m.start()]) is not None:
+            return [line[:m.start()], line[m.end():]]
+    return [line]
+
+
 def example_call(line: str, entry: str) -> tuple[tuple[Any, ...], Any, bool] | None:
     """``f(1, 2) // => 3`` -> ((1, 2), 3, True); ``f(1)`` alone -> ((1,), None, False);
     ``const r = f(1)`` and ``console.log(f(1))`` call ``f(1)``."""
-    parts = _EXPECT_SPLIT.split(line.strip().rstrip(";"), maxsplit=1)
+    parts = _call_and_expected(line.strip().rstrip(";"))
     call = _example_expression(parts[0])
     if call is None:
         return None
@@ -95,7 +126,8 @@ def comment_lines(text: str) -> list[str]:
     """The lines of ``text`` (a version, the prompt, the comment above the function), their
     comment marks taken off: a line that is a call with literal arguments is an example
     wherever it stands (a call in code has variables or a keyword before it)."""
-    return [_COMMENT_PREFIX.sub("", line, count=1) for line in text.splitlines()]
+    return [_COMMENT_END.sub("", _COMMENT_PREFIX.sub("", line, count=1))
+            for line in text.splitlines()]
 
 
 def examples(text: str, entry: str) -> list[tuple[tuple[Any, ...], Any, bool]]:
@@ -104,7 +136,7 @@ def examples(text: str, entry: str) -> list[tuple[tuple[Any, ...], Any, bool]]:
     lines = comment_lines(text)
     found: list[tuple[tuple[Any, ...], Any, bool]] = []
     for i, line in enumerate(lines):
-        body = line.strip().removeprefix(">>>").strip()
+        body = _REPL.sub("", line.strip(), count=1)
         if body.startswith("@example"):
             body = body.removeprefix("@example").strip()
         got = example_call(body, entry)
@@ -147,30 +179,72 @@ def union_members(type_text: str) -> list[str]:
     return [m for m in members if m]
 
 
-def type_values(type_text: str, i: int) -> Any:
+def type_values(type_text: str, i: int, aliases: Mapping[str, str] | None = None,
+                depth: int = 0) -> Any:
     """The ``i``-th drawn value of a TypeScript type, or NotLiteral when it is not drawn: a
-    union draws from its members that can be drawn, in turn (a string literal member is
-    itself)."""
-    t = type_text.strip()
+    union draws from its members that can be drawn, in turn (a literal member is itself);
+    a name the file declares (``aliases``: ``ts_types.declared_types``) is its type."""
+    t = unwrapped(type_text)
+    if depth > 8:
+        raise NotLiteral(t)
+    aliases = aliases or {}
     members = union_members(t)
     if len(members) > 1:
-        drawn = [m for m in members if _drawable(m)]
+        drawn = [m for m in members if _drawable(m, aliases, depth)]
         if not drawn:
             raise NotLiteral(t)
-        return type_values(drawn[i % len(drawn)], i // len(drawn))
+        return type_values(drawn[i % len(drawn)], i // len(drawn), aliases, depth + 1)
+    if t in aliases:
+        return type_values(aliases[t], i, aliases, depth + 1)
     if t in _SAMPLES:
         return _SAMPLES[t][i % len(_SAMPLES[t])]
     if t[:1] in "'\"" and t[-1:] == t[:1] and len(t) > 1:
         return t[1:-1]
-    inner = t[:-2] if t.endswith("[]") else (t[6:-1] if t.startswith("Array<") else None)
+    if re.fullmatch(r"-?\d+(?:\.\d+)?", t):
+        return int(t) if "." not in t else float(t)
+    callback = callback_source(t)
+    if callback is not None:
+        return {"$": "source", "v": callback}
+    return _structured(t, i, aliases, depth)
+
+
+def _structured(t: str, i: int, aliases: Mapping[str, str], depth: int) -> Any:
+    """Arrays, tuples, object types, records, maps and sets of drawable types."""
+    def draw(x: str, k: int) -> Any:
+        return type_values(x, k, aliases, depth + 1)
+    generic = re.fullmatch(r"(Array|Set|Map|Record)<(.+)>", t, re.S)
+    inner = t[:-2] if t.endswith("[]") else (generic.group(2) if generic and generic.group(1)
+                                            in ("Array", "Set") else None)
+    size = i % 4 + (1 if i else 0)
     if inner is not None:
-        return [type_values(inner, i + k) for k in range(i % 4 + (1 if i else 0))]
+        items = [draw(inner, i + k) for k in range(size)]
+        if generic is not None and generic.group(1) == "Set":
+            return {"$": "set", "v": sorted({json.dumps(v): v for v in items}.values(),
+                                            key=json.dumps)}
+        return items
+    if t.startswith("[") and t.endswith("]"):
+        return [draw(re.sub(r"^[\w$]+\??\s*:\s*", "", e), i + k)
+                for k, e in enumerate(split_top(t[1:-1], ","))]
+    pair = split_top(generic.group(2), ",") if generic is not None else []
+    value_type = pair[1] if len(pair) == 2 and pair[0] == "string" else (
+        index_value(t) if t.startswith("{") else None)
+    if value_type is not None:
+        keys = ["a", "b", "c", "d"][:size]
+        if generic is not None and generic.group(1) == "Map":
+            return {"$": "map", "v": [[k, draw(value_type, i + n)] for n, k in enumerate(keys)]}
+        return {"$": "object", "v": [[k, draw(value_type, i + n)] for n, k in enumerate(keys)]}
+    members = object_members(t) if t.startswith("{") and t.endswith("}") else None
+    if members is not None:
+        return {"$": "object", "v": sorted([[name, draw(ty, i + n)]
+                                            for n, (name, ty, optional) in enumerate(members)
+                                            if not optional or i % 2], key=lambda p: p[0])}
     raise NotLiteral(t)
 
 
-def _drawable(type_text: str) -> bool:
+def _drawable(type_text: str, aliases: Mapping[str, str] | None = None,
+              depth: int = 0) -> bool:
     try:
-        type_values(type_text, 0)
+        type_values(type_text, 0, aliases, depth + 1)
     except NotLiteral:
         return False
     return True
@@ -182,7 +256,7 @@ def parameter_types(text: str, entry: str) -> list[str] | None:
     for fn in functions(text, "typescript"):
         if fn.name.split(".")[-1] != entry.split(".")[-1]:
             continue
-        params = _find_params(parse(fn.text, "typescript").root_node)
+        params = _params_of(fn.text)
         if params is None:
             return None
         types: list[str] = []
@@ -197,6 +271,64 @@ def parameter_types(text: str, entry: str) -> list[str] | None:
             types.append(node_text(ann).lstrip(":").strip())
         return types
     return None
+
+
+def typed_parameters(texts: Sequence[str], entry: str
+                     ) -> tuple[list[str], dict[str, str]] | None:
+    """The first text's parameter types of ``entry`` that can all be drawn, with the
+    types that text declares and the function's type parameters (``T`` is ``number``)."""
+    fallback: tuple[list[str], dict[str, str]] | None = None
+    for text in texts:
+        types = parameter_types(text, entry) if text else None
+        if types is None:
+            continue
+        aliases = declared_types(text)
+        fn = next((f for f in functions(text, "typescript")
+                   if f.name.split(".")[-1] == entry.split(".")[-1]), None)
+        for name in type_parameters(fn.signature if fn is not None else ""):
+            aliases.setdefault(name, "number")
+        if all(_drawable(t, aliases) for t in types):
+            return types, aliases
+        fallback = fallback or (types, aliases)
+    return fallback
+
+
+def module_types(module: ModuleContext) -> dict[str, str]:
+    """The types the function's own file declares (its text in the module's view)."""
+    text = next((t for p, t in module.files if p == module.path), "")
+    return declared_types(text) if text else {}
+
+
+def shown_types(plan: InputPlan) -> list[str] | None:
+    """The types the first input's values show (an example's ``f("a", [1])``: string,
+    number[]); None when there is no input or a value shows none."""
+    if not plan.cases or plan.cases[0].test.kind != "call":
+        return None
+    types = [value_type(a) for a in plan.cases[0].test.args]
+    return None if None in types else [t for t in types if t]
+
+
+def value_type(tree: Any) -> str | None:
+    """The type a value shows (``"a"`` string, ``[1, 2]`` number[]); None past these."""
+    if isinstance(tree, bool):
+        return "boolean"
+    if isinstance(tree, (int, float)):
+        return "number"
+    if isinstance(tree, str):
+        return "string"
+    if isinstance(tree, list):
+        inner = {value_type(x) for x in tree}
+        return f"{inner.pop()}[]" if len(inner) == 1 and None not in inner else None
+    return None
+
+
+def _params_of(text: str) -> Node | None:
+    """The parameters of a function's text; a method alone (``peek(): T { ... }``) is
+    read as a class's body."""
+    tree = parse(text, "typescript")
+    if tree.root_node.has_error:
+        tree = parse("class C {\n" + text + "\n}", "typescript")
+    return _find_params(tree.root_node)
 
 
 def _find_params(node: Node) -> Node | None:
@@ -225,10 +357,10 @@ def guessed_types(text: str, entry: str) -> list[str] | None:
     for fn in functions(text, "typescript"):
         if fn.name.split(".")[-1] != entry.split(".")[-1]:
             continue
-        root = parse(fn.text, "typescript").root_node
-        params = _find_params(root)
+        params = _params_of(fn.text)
         if params is None:
             return None
+        root = params.parent or params
         names = [node_text(p.child_by_field_name("pattern") or p) for p in params.named_children]
         if not all(re.fullmatch(r"[A-Za-z_$][\w$]*", n) for n in names):
             return None
@@ -270,26 +402,35 @@ def collect_js_inputs(
     sizes: Sequence[int] = DEFAULT_SIZES, **_ignored: Any,
 ) -> InputPlan:
     """Every input of a JavaScript or TypeScript set, in run order (module docstring)."""
-    entry = version_set.entry_point
-    plan = InputPlan(entry_point=entry)
-    for i, t in enumerate(version_set.tests):
-        plan.cases.append(InputCase(t, "tests", True, f"test {i + 1}"))
-    if not entry:
-        plan.notes.append("no function name: only the given tests are used")
-        return plan
+    given = set_tests(version_set)
+    entry = given.entry
+    plan = InputPlan(entry_point=entry, notes=list(given.notes))
     known: set[str] = set()
+    for i, t in enumerate(given.tests):
+        label = _label(entry or "f", t.args) if t.kind == "call" else f"test {i + 1}"
+        _add(plan, replace(t, name=label), "humaneval" if given.hidden else "tests",
+             t.has_expected, label, known)
+    if not entry:
+        plan.notes.append("no version defines a function: only the given tests are used")
+        return plan
     graded_texts = [version_set.prompt or ""] + [s.code for s in version_set.versions
                                                 if s.origin == "current"]
     if use_doctests:
         for text, graded in [*((t, True) for t in graded_texts if t),
                              *((c, False) for c in version_set.codes)]:
-            _add_examples(plan, text, entry, graded and not version_set.tests, known)
+            _add_examples(plan, text, entry, graded and not given.tests, known)
     if version_set.module is not None:
         _add_callers(plan, version_set.module, entry, known)
-    typed = next((p for p in (parameter_types(t, entry) for t in [*graded_texts,
-                  *version_set.codes] if t) if p is not None), None)
-    if use_hypothesis and typed and not plan.cases:
-        _add_typed(plan, typed, entry, hypothesis_examples, known)
+    found = typed_parameters([*graded_texts, *version_set.codes], entry)
+    typed, aliases = found if found is not None else (None, {})
+    if version_set.module is not None:  # the types its file declares (an enum, an alias)
+        aliases = {**module_types(version_set.module), **aliases}
+    shown = shown_types(plan)
+    draw = typed if typed is not None else shown
+    if use_hypothesis and draw is not None and (not plan.cases or version_set.module is None):
+        # beside the examples too (a function alone: its module's calls are the truth), of
+        # the types declared or the examples show: where versions part that they agree on
+        _add_typed(plan, draw, entry, hypothesis_examples, known, aliases)
     if proposer is not None and not plan.cases:
         _add_proposed(plan, proposer, version_set.codes[0] if version_set.codes else "", entry,
                       known)
@@ -298,8 +439,9 @@ def collect_js_inputs(
     if not plan.cases:
         plan.notes.append("no examples, parameter types or proposed inputs: nothing to run")
     elif scaling:
-        types = typed or next((t for t in (guessed_types(x, entry) for x in version_set.codes)
-                               if t), None)
+        types = ([unwrapped(aliases.get(unwrapped(t), t)) for t in typed] if typed else
+                 shown or next((t for t in (guessed_types(x, entry) for x in version_set.codes)
+                                if t), None))
         _add_scaling(plan, types or [], entry, sizes)
     return plan
 
@@ -399,10 +541,10 @@ def _add_callers(plan: InputPlan, module: ModuleContext, entry: str, known: set[
 
 
 def _add_typed(plan: InputPlan, types: Sequence[str], entry: str, count: int,
-               known: set[str]) -> None:
+               known: set[str], aliases: Mapping[str, str] | None = None) -> None:
     for i in range(count):
         try:
-            args = tuple(type_values(t, i + k) for k, t in enumerate(types))
+            args = tuple(type_values(t, i + k, aliases) for k, t in enumerate(types))
         except NotLiteral:
             plan.notes.append("parameter types not drawn: " + ", ".join(types))
             return
@@ -422,32 +564,11 @@ def _add_guessed(plan: InputPlan, version_set: VersionSet, entry: str, count: in
     _add_typed(plan, types, entry, count, known)
 
 
-def from_python(value: Any) -> Any:
-    """A proposed Python literal -> the canonical tree of the JavaScript value it reads as."""
-    if value is None or isinstance(value, (bool, str)):
-        return value
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float):
-        if value != value or value in (float("inf"), float("-inf")) or (
-                value == 0 and str(value).startswith("-")):
-            return {"$": "number", "v": {"nan": "NaN", "inf": "Infinity",
-                                         "-inf": "-Infinity"}.get(str(value), "-0")}
-        return value
-    if isinstance(value, (list, tuple)):
-        return [from_python(v) for v in value]
-    if isinstance(value, (set, frozenset)):
-        return {"$": "set", "v": sorted((from_python(v) for v in value), key=repr)}
-    if isinstance(value, dict):
-        return {"$": "object", "v": sorted([[str(k), from_python(v)] for k, v in value.items()])}
-    raise NotLiteral(type(value).__name__)
-
-
 def _add_proposed(plan: InputPlan, proposer: Proposer, source: str, entry: str,
                   known: set[str]) -> None:
     arity = 1
     for fn in functions(source, "typescript"):
-        params = _find_params(parse(fn.text, "typescript").root_node)
+        params = _params_of(fn.text)
         if fn.name.split(".")[-1] == entry.split(".")[-1] and params is not None:
             arity = len(params.named_children)
     drawn, notes = proposer(source, entry, arity)

@@ -88,6 +88,8 @@ def _literal(node: Node) -> Any:
         return _object(node)
     if t == "new_expression":
         return _collection(node)
+    if t in ("arrow_function", "function_expression", "function"):
+        return {"$": "source", "v": node_text(node)}  # a callback an example passes
     raise NotLiteral(t)
 
 
@@ -253,5 +255,34 @@ def parse_expression(text: str) -> Node | None:
     return first.named_children[0]
 
 
-__all__ = ["NotLiteral", "call_arguments", "cooked", "literal", "node_text", "parse_expression",
-           "template_parts", "template_strings"]
+#: What a test that cannot tell ``null`` from ``undefined`` expects of either: a Python
+#: test's ``None`` (JavaScript answers ``null`` or ``undefined``), a loose
+#: ``assert.deepEqual``'s ``null`` or ``undefined``.
+NULLISH = js_values.NULLISH
+
+
+def from_python(value: Any, none: Any = None) -> Any:
+    """A Python literal -> the canonical tree of the JavaScript value it reads as (``None``
+    as ``none``: ``null``, or :data:`NULLISH` for a Python test's expected value)."""
+    if value is None:
+        return none
+    if isinstance(value, (bool, str, int)):
+        return value
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")) or (
+                value == 0 and str(value).startswith("-")):
+            return {"$": "number", "v": {"nan": "NaN", "inf": "Infinity",
+                                         "-inf": "-Infinity"}.get(str(value), "-0")}
+        return value
+    if isinstance(value, (list, tuple)):
+        return [from_python(v, none) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return {"$": "set", "v": sorted((from_python(v, none) for v in value), key=repr)}
+    if isinstance(value, dict):
+        return {"$": "object", "v": sorted([[str(k), from_python(v, none)]
+                                            for k, v in value.items()], key=lambda p: p[0])}
+    raise NotLiteral(type(value).__name__)
+
+
+__all__ = ["NULLISH", "NotLiteral", "call_arguments", "cooked", "from_python", "literal",
+           "node_text", "parse_expression", "template_parts", "template_strings"]

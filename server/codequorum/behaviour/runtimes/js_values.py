@@ -3,25 +3,32 @@
 A value is a JSON tree: null, booleans, strings, finite numbers other than -0 and arrays
 as themselves, everything else ``{"$": tag, ...}`` (NaN and -0 as ``number``, undefined,
 bigint, map and set with sorted entries, object with sorted keys and its class, date,
-regexp, typed arrays, holes, cycles, ...; as an input only, ``template``: the strings array
-a tagged template gives its tag, ``{"$": "template", "v": cooked, "raw": raw}``). Two
-values are equal when their trees are equal with JavaScript's strict deep equality:
-numbers by value (``1`` and ``1.0`` are one number), never a boolean for a number, NaN
-equal to NaN and -0 not equal to 0 (as ``assert.deepStrictEqual``), which the tags
-already give.
+regexp, typed arrays, holes, cycles, a generator's items, ...; as an input only,
+``template``: the strings array a tagged template gives its tag,
+``{"$": "template", "v": cooked, "raw": raw}``, and ``source``: a function's text, made in
+the version's context). Two values are equal when their trees
+are equal with JavaScript's strict deep equality: numbers by value (``1`` and ``1.0``
+are one number), never a boolean for a number, NaN equal to NaN and -0 not equal to 0
+(as ``assert.deepStrictEqual``), which the tags already give.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
 MAX_VALUE_TEXT = 1 << 20
+NULLISH: dict[str, str] = {"$": "nullish"}
+UNDEFINED: dict[str, str] = {"$": "undefined"}
 
 
 def strict_equal(a: Any, b: Any) -> bool:
-    """Strict deep equality of two canonical trees (no ``True == 1``)."""
+    """Strict deep equality of two canonical trees (no ``True == 1``); an expected
+    ``{"$": "nullish"}`` (a test that cannot tell them apart) is ``null`` or ``undefined``."""
+    if NULLISH in (a, b):
+        return all(x in (None, UNDEFINED, NULLISH) for x in (a, b))
     if isinstance(a, bool) or isinstance(b, bool):
         return type(a) is type(b) and a == b
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
@@ -105,10 +112,20 @@ def show(tree: Any) -> str:
         return str(v)
     if tag == "undefined":
         return "undefined"
+    if tag == "nullish":
+        return "null or undefined"
     if tag == "bigint":
         return f"{v}n"
     if tag == "template":
         return show(v)
+    if tag == "source":
+        return str(v)
+    if tag == "promise":
+        return "a promise still pending" if v == "pending" else "a promise"
+    if tag == "generator":  # what it yields, as a spread shows it
+        more = ", …" if tree.get("more") else ""
+        raised = f", then throws {tree['raised']}" if tree.get("raised") else ""
+        return f"generator yielding [{', '.join(show(x) for x in v)}{more}]{raised}"
     if tag == "object":
         return "{" + ", ".join(f"{json.dumps(k)}: {show(x)}" for k, x in v) + "}"
     if tag in ("map", "set"):
@@ -142,4 +159,24 @@ def shown_text(output: str) -> str:
         return output
 
 
-__all__ = ["canonical", "matches", "parse", "show", "show_call", "shown_text", "strict_equal"]
+#: Globals of Node and of browsers that the bare JavaScript context a version runs in does
+#: not have (only the language's own, the console, timers, ``btoa`` and ``atob``).
+HOST_GLOBALS = frozenset({
+    "Buffer", "process", "require", "TextEncoder", "TextDecoder", "URL", "URLSearchParams",
+    "structuredClone", "setImmediate", "fetch", "crypto", "performance", "window",
+    "document", "global", "__dirname", "__filename", "AbortController", "Blob", "navigator",
+})
+
+
+def host_global_told(exc_type: str | None, message: str | None) -> str | None:
+    """A ``ReferenceError`` for a global of Node or of browsers, told as what it is (the
+    sandbox's context has no such global, not the version's mistake); else the message."""
+    m = re.fullmatch(r"([\w$]+) is not defined", message or "")
+    if exc_type != "ReferenceError" or m is None or m.group(1) not in HOST_GLOBALS:
+        return message
+    return (f"{message} (versions run in a bare JavaScript context: Node's and browsers' "
+            f"`{m.group(1)}` is not there)")
+
+
+__all__ = ["HOST_GLOBALS", "canonical", "host_global_told", "matches", "parse", "show",
+           "show_call", "shown_text", "strict_equal"]

@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from codequorum.behaviour.runtimes import js_inputs, js_modules, js_names, js_values, node_sandbox
+from codequorum.behaviour.runtimes.js_tests import version_entry
 from codequorum.behaviour.runtimes.node_trace import (
     HEADER_START,
     Function,
@@ -195,6 +196,9 @@ def _run(typescript: bool) -> Any:
             module, code, "typescript" if typescript else "javascript"))
         if module is not None:  # found where it is: a method on its class or object
             entry_point = module.qualified_name
+        elif entry_point:  # ``strLen`` where the set calls ``strlen``
+            entry_point = version_entry(code, entry_point,
+                                        "typescript" if typescript else "javascript")
         if len(args) > 1 and any(s is not None for s in kwargs.get("series") or ()):
             args = (args[0], True, *args[2:])  # growth rests on executed bytecodes
         return node_sandbox.run_node_candidate(source, tests, entry_point, *args,

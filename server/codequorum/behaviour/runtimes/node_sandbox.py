@@ -291,6 +291,7 @@ class NodeRun(_ChildRun):
         """``passed``: strict equality of the canonical value with the expected one (with
         tracing, the executed bytecodes set too)."""
         self._executed(index, outcome)
+        outcome.exc_message = js_values.host_global_told(outcome.exc_type, outcome.exc_message)
         test = self.tests[index]
         if not test.has_expected:
             outcome.passed = None

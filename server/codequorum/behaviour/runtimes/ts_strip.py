@@ -6,37 +6,53 @@ JavaScript Node runs: annotations, type parameters and arguments, interfaces, ty
 aliases, ``declare`` statements, ``import type`` and ``export type`` statements and the
 ``export`` of a declaration that is only types, ``as``/``satisfies`` casts, non-null
 ``!``, accessibility and ``readonly`` modifiers, ``?`` of optional parameters,
-``abstract``, ``implements``. Syntax that is not only types (``enum``, ``namespace``,
-parameter properties, decorators) has run-time meaning: :class:`NotStrippable` says which,
-and the version does not run.
+``abstract``, ``implements``, overload signatures, index signatures, a ``this``
+parameter, the ``!`` of a definite assignment. Two kinds of syntax with run-time
+meaning are written out as TypeScript emits them (``ts_emit.py``): an ``enum`` becomes the
+object TypeScript makes (``const enum`` too), a constructor's parameter properties
+(``constructor(private x: number)``) assignments at the start of its body; each rewrite
+keeps the lines where they were. The rest (``namespace``, decorators) has run-time
+meaning no blanking gives: :class:`NotStrippable` says which, and the version does not run.
 """
 
 from __future__ import annotations
 
 from tree_sitter import Node
 
+from codequorum.behaviour.runtimes.ts_emit import enum_object, parameter_properties
 from codequorum.core.parsing import parse
+
+#: A span of the source: blanked (``None``) or put in place of its text.
+Span = tuple[int, int] | tuple[int, int, str]
 
 BLANKED = {
     "type_annotation", "type_parameters", "type_arguments", "interface_declaration",
     "type_alias_declaration", "ambient_declaration", "accessibility_modifier",
     "override_modifier", "implements_clause", "asserts_annotation", "type_predicate_annotation",
     "omitting_type_annotation", "opting_type_annotation", "adding_type_annotation",
+    "function_signature", "index_signature",
 }
-REFUSED = {"enum_declaration": "enum", "internal_module": "namespace", "module": "namespace",
-           "decorator": "decorator"}
+REFUSED = {"internal_module": "namespace", "module": "namespace", "decorator": "decorator"}
 
 
 class NotStrippable(ValueError):
     """TypeScript whose meaning is more than its types."""
 
 
-def _blank(spans: list[tuple[int, int]], data: bytes) -> str:
+def _blank(spans: list[Span], data: bytes) -> str:
+    """``data`` with each span blanked (its line breaks kept), or a rewrite put at its
+    start (the span's own line breaks after it, so the lines after stay where they were)."""
     out = bytearray(data)
-    for start, end in spans:
+    rewrites: list[tuple[int, int, bytes]] = []
+    for span in spans:
+        start, end = span[0], span[1]
         for i in range(start, end):
             if out[i] not in (0x0A, 0x0D):
                 out[i] = 0x20
+        if len(span) == 3:
+            rewrites.append((start, end, span[2].encode("utf-8")))
+    for start, end, text in sorted(rewrites, reverse=True):
+        out[start:end] = text + bytes(b for b in out[start:end] if b in (0x0A, 0x0D))
     return out.decode("utf-8", "replace")
 
 
@@ -50,7 +66,7 @@ def type_only(node: Node) -> bool:
         c.type in BLANKED for c in node.named_children)
 
 
-def _spans(root: Node, spans: list[tuple[int, int]]) -> None:
+def _spans(root: Node, spans: list[Span]) -> None:
     """The byte spans of ``root``'s types, added to ``spans``: iterative, since a file of
     the workspace may nest thousands deep (recursing, it raised RecursionError)."""
     stack = [root]
@@ -58,9 +74,14 @@ def _spans(root: Node, spans: list[tuple[int, int]]) -> None:
         stack.extend(_node_spans(stack.pop(), spans))
 
 
-def _node_spans(node: Node, spans: list[tuple[int, int]]) -> list[Node]:
+def _node_spans(node: Node, spans: list[Span]) -> list[Node]:
     """The spans ``node`` itself blanks, added to ``spans``; its children still to visit."""
     t = node.type
+    if t == "enum_declaration":
+        spans.append((node.start_byte, node.end_byte, enum_object(node)))
+        return []
+    if t == "method_definition":
+        spans.extend(parameter_properties(node))
     if t in REFUSED:
         raise NotStrippable(f"TypeScript {REFUSED[t]} has run-time meaning")
     if t in BLANKED or type_only(node):
@@ -71,10 +92,15 @@ def _node_spans(node: Node, spans: list[tuple[int, int]]) -> list[Node]:
         return [node.named_children[0]]
     if t == "non_null_expression":
         spans.append((node.end_byte - 1, node.end_byte))
+    if t == "variable_declarator":  # ``let x!: number``: a definite assignment
+        spans.extend((c.start_byte, c.end_byte) for c in node.children if c.type == "!")
+    if t == "required_parameter" and node.children and node.children[0].type == "this":
+        spans.append(_this_parameter(node))  # ``this: T`` is a type, not a parameter
+        return []
     if t in ("required_parameter", "optional_parameter"):
         for child in node.children:
-            if child.type == "accessibility_modifier" or child.type == "readonly":
-                raise NotStrippable("TypeScript parameter properties have run-time meaning")
+            if child.type in ("accessibility_modifier", "readonly", "override_modifier"):
+                spans.append((child.start_byte, child.end_byte))
             if child.type == "?":
                 spans.append((child.start_byte, child.end_byte))
     if t in ("public_field_definition", "method_definition", "class_declaration",
@@ -88,6 +114,13 @@ def _node_spans(node: Node, spans: list[tuple[int, int]]) -> list[Node]:
     return list(node.children)
 
 
+def _this_parameter(node: Node) -> tuple[int, int]:
+    """The span of a ``this`` parameter with the comma that follows it (it comes first)."""
+    after = node.next_sibling
+    end = after.end_byte if after is not None and after.type == "," else node.end_byte
+    return node.start_byte, end
+
+
 def script_form(code: str) -> str:
     """A version with ES module syntax as a script ``vm.Script`` compiles: ``export`` and
     ``export default`` before a declaration blanked, ``export { ... }`` and ``import``
@@ -95,7 +128,7 @@ def script_form(code: str) -> str:
     that needs it raises as it would without the import)."""
     data = code.encode("utf-8")
     tree = parse(code, "javascript")
-    spans: list[tuple[int, int]] = []
+    spans: list[Span] = []
     for node in tree.root_node.children:
         if node.type == "import_statement":
             spans.append((node.start_byte, node.end_byte))
@@ -119,7 +152,7 @@ def strip_types(code: str) -> str:
     tree = parse(code, "typescript")
     if tree.root_node.has_error:
         return _method_alone(code)
-    spans: list[tuple[int, int]] = []
+    spans: list[Span] = []
     _spans(tree.root_node, spans)
     return _blank(spans, data)
 
@@ -133,7 +166,7 @@ def _method_alone(code: str) -> str:
     tree = parse(whole, "typescript")
     if tree.root_node.has_error:
         raise NotStrippable("the TypeScript does not parse")
-    spans: list[tuple[int, int]] = []
+    spans: list[Span] = []
     _spans(tree.root_node, spans)
     return _blank(spans, whole.encode("utf-8"))[len(CLASS_OPEN):-len(CLASS_CLOSE)]
 

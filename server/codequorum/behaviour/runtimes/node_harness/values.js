@@ -56,6 +56,11 @@
   const arraySort = Array.prototype.sort;
   const arrayPush = Array.prototype.push;
   const promiseThen = Promise.prototype.then;
+  const resolvedPromise = Promise.resolve();
+  const charCode = String.prototype.charCodeAt;
+  const fromCharCode = String.fromCharCode;
+  const stringIndexOf = String.prototype.indexOf;
+  const stringReplace = String.prototype.replace;
   const fnName = function (f) {
     try { const n = f.name; return typeof n === 'string' ? text(n) : ''; } catch (e) { return ''; }
   };
@@ -158,6 +163,28 @@
     return result;
   }
 
+  // A generator's items (the first MAX_YIELDED), as a caller spreading it sees them:
+  // ``{"$": "generator", "v": [...]}``, with ``raised`` when it threw on the way; null
+  // when the value is not a generator of this realm.
+  const MAX_YIELDED = 1000;
+  const generatorNext = getProto(function* () {}).prototype.next;
+  function yielded(value, stack) {
+    const items = [];
+    try {
+      for (let i = 0; i < MAX_YIELDED && budget >= 0; i++) {
+        const step = apply(generatorNext, value, []);
+        if (step.done) return { $: 'generator', v: items };
+        push(items, canon(step.value, stack));
+      }
+    } catch (err) {
+      if (!items.length && apply(regexpTest, /incompatible receiver/, [excMessage(err)])) {
+        return null;  // not a generator of this realm: its tag was a name only
+      }
+      return { $: 'generator', v: items, raised: excType(err) };
+    }
+    return { $: 'generator', v: items, more: true };
+  }
+
   function canonObject(value, stack) {
     const tag = tagOf(value);
     if (isArray(value)) {
@@ -182,6 +209,10 @@
     }
     if (tag === '[object RegExp]') return { $: 'regexp', v: apply(regexpToString, value, []) };
     if (tag === '[object Promise]') return { $: 'promise' };
+    if (tag === '[object Generator]') {
+      const items = yielded(value, stack);
+      if (items !== null) return items;
+    }
     if (tag === '[object Error]') {
       return { $: 'error', class: fnName(value.constructor), v: text(StringFn(value.message)) };
     }
@@ -259,6 +290,10 @@
         for (let i = 0; i < v.length; i++) apply(setAdd, s, [decode(v[i])]);
         return s;
       }
+      case 'source':
+        // A function an input passes (an example's ``x => x + 1``, one drawn for a
+        // callback's type): its text, evaluated here in the version's own context.
+        return indirectEval('(' + StringFn(v) + '\n)');
       case 'template': {
         // A tagged template's strings array, as the tag receives it (a
         // TemplateStringsArray): frozen, its frozen ``raw`` not enumerable.
@@ -342,9 +377,8 @@
     }
     if (parts.length === 1) {
       if (typeof owner === 'function') return { fn: owner, self: undefined };
-      if (owner === undefined && made !== null && typeof made === 'object') {
-        // CommonJS style: module.exports = { name } is not given; nothing else to find.
-      }
+      const exported = exportedFunction(last);
+      if (exported !== null) return exported;
       return 'the version defines no function ' + entry;
     }
     if (owner === undefined || owner === null) return 'the version defines no ' + parts[0];
@@ -355,10 +389,60 @@
     return 'the version defines no method ' + entry;
   }
 
+  // CommonJS: ``module.exports = function (...) {}`` (the module is the function),
+  // ``exports.name = ...`` or ``module.exports = { name }``; null when none is there.
+  function exportedFunction(name) {
+    const exported = moduleObject.exports;
+    if (typeof exported === 'function') return { fn: exported, self: undefined };
+    if (exported === null || typeof exported !== 'object') return null;
+    if (typeof exported[name] === 'function') return { fn: exported[name], self: exported };
+    if (typeof exported.default === 'function') return { fn: exported.default, self: exported };
+    return null;
+  }
+
+  // ``btoa`` and ``atob`` as Node and browsers give them (Latin-1 text, Base64).
+  const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+  function invalid(message) {
+    const err = new ErrorCtor(message);
+    err.name = 'InvalidCharacterError';
+    return err;
+  }
+  function base64(text) {
+    let out = '';
+    for (let i = 0; i < text.length; i += 3) {
+      const codes = [apply(charCode, text, [i]), apply(charCode, text, [i + 1]),
+        apply(charCode, text, [i + 2])];
+      for (let k = 0; k < 3; k++) if (codes[k] > 255) throw invalid('Invalid character');
+      const n = (codes[0] << 16) | ((codes[1] || 0) << 8) | (codes[2] || 0);
+      const left = text.length - i;
+      out += B64[(n >> 18) & 63] + B64[(n >> 12) & 63]
+        + (left > 1 ? B64[(n >> 6) & 63] : '=') + (left > 2 ? B64[n & 63] : '=');
+    }
+    return out;
+  }
+  function unbase64(data) {
+    const text = apply(stringReplace, data, [/[\t\n\f\r ]/g, '']);
+    const bare = apply(stringReplace, text, [/==?$/, '']);
+    if (bare.length % 4 === 1 || /[^A-Za-z0-9+/]/.test(bare)) throw invalid('Invalid character');
+    let out = '';
+    let bits = 0;
+    let value = 0;
+    for (let i = 0; i < bare.length; i++) {
+      value = (value << 6) | apply(stringIndexOf, B64, [bare[i]]);
+      bits += 6;
+      if (bits >= 8) {
+        bits -= 8;
+        out += fromCharCode((value >> bits) & 255);
+      }
+    }
+    return out;
+  }
+
   let pending = null;
 
   // ``receiverJson``: the arguments a method's instance is made with (``new C(...)``, as a
-  // test of the workspace makes it); without them the instance is a bare one of its class.
+  // test of the workspace makes it); without them the instance is ``new C()`` (its fields
+  // and private fields set up), or a bare one of its class when that constructor throws.
   function stage(target, argsJson, receiverJson) {
     pending = [target, argsJson, receiverJson];
   }
@@ -369,6 +453,8 @@
     const receiverJson = pending[2];
     pending = null;
     printed = '';
+    timers = [];
+    clock = 0;
     budget = 10000;
     chars = MAX_CHARS;
     let result;
@@ -376,9 +462,11 @@
       const args = decode(JSONparse(argsJson));
       let self = target.self;
       if (self === 'instance') {
-        self = typeof receiverJson === 'string'
-          ? construct(target.cls, decode(JSONparse(receiverJson)))
-          : ObjectCreate(target.cls.prototype);
+        if (typeof receiverJson === 'string') {
+          self = construct(target.cls, decode(JSONparse(receiverJson)));
+        } else {
+          try { self = construct(target.cls, []); } catch (e) { self = ObjectCreate(target.cls.prototype); }
+        }
       }
       result = apply(target.fn, self, args);
     } catch (err) {
@@ -404,10 +492,48 @@
 
   let settled = null;
 
+  // A clock of the version's own: ``setTimeout`` and ``setInterval`` queue their callbacks,
+  // and while an async version's promise waits, ``tick`` (evaluated by the harness, its
+  // microtasks run after it) fires the earliest one and moves the clock there: a delay
+  // costs no time, and callbacks run in the order real timers would run them.
+  let timers = [];
+  let clock = 0;
+  let timerSeq = 0;
+
+  function addTimer(fn, ms, args, every) {
+    timerSeq += 1;
+    const delay = NumberFn(ms) > 0 ? NumberFn(ms) : 0;
+    push(timers, { id: timerSeq, at: clock + delay, fn, args, every: every ? delay : -1 });
+    return timerSeq;
+  }
+
+  function clearTimer(id) {
+    const kept = [];
+    for (let i = 0; i < timers.length; i++) if (timers[i].id !== id) push(kept, timers[i]);
+    timers = kept;
+  }
+
+  function tick() {
+    if (!timers.length) return false;
+    let first = 0;
+    for (let i = 1; i < timers.length; i++) {
+      const a = timers[i], b = timers[first];
+      if (a.at < b.at || (a.at === b.at && a.id < b.id)) first = i;
+    }
+    const timer = timers[first];
+    clearTimer(timer.id);
+    clock = timer.at;
+    if (timer.every >= 0) push(timers, { id: timer.id, at: clock + timer.every, fn: timer.fn,
+      args: timer.args, every: timer.every });
+    if (typeof timer.fn === 'function') apply(timer.fn, undefined, timer.args);
+    return true;
+  }
+
   function settle() {
     const answer = settled;
     settled = null;
     if (answer !== null) return answer;
+    if (timers.length) return JSONstringify({ awaiting: true });
     return JSONstringify({ output: JSONstringify({ $: 'promise', v: 'pending' }), printed });
   }
 
@@ -437,5 +563,21 @@
     enumerable: false, configurable: false });
   defineProperty(global, '__codequorum_settle', { value: settle, writable: false,
     enumerable: false, configurable: false });
+  defineProperty(global, '__codequorum_tick', { value: tick, writable: false,
+    enumerable: false, configurable: false });
+  const timerFunctions = {
+    setTimeout(fn, ms, ...args) { return addTimer(fn, ms, args, false); },
+    setInterval(fn, ms, ...args) { return addTimer(fn, ms, args, true); },
+    clearTimeout(id) { clearTimer(id); },
+    clearInterval(id) { clearTimer(id); },
+    queueMicrotask(fn) { apply(promiseThen, resolvedPromise, [fn]); },
+    btoa(data) { return base64(StringFn(data)); },
+    atob(data) { return unbase64(StringFn(data)); },
+  };
+  const timerNames = ObjectKeys(timerFunctions);
+  for (let i = 0; i < timerNames.length; i++) {
+    defineProperty(global, timerNames[i], { value: timerFunctions[timerNames[i]],
+      writable: true, configurable: true });
+  }
   return { find, stage, describe };
 })(globalThis)

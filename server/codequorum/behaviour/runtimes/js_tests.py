@@ -1,0 +1,206 @@
+"""A JavaScript or TypeScript set's own tests, and the function they call.
+
+Three sources, read without running anything:
+
+- ``call`` cases of the set (``{"args": [...], "expected": ...}``): plain JSON values
+  read as JavaScript's (an object without a ``"$"`` tag is an object literal);
+- a harness as MultiPL-E writes it (a string: ``let candidate = f;`` then
+  ``assert.deepEqual(candidate(<literals>), <literal>)``): each such assert one graded call;
+  ``deepEqual`` and ``equal`` are loose, so their ``null`` and ``undefined`` expect either;
+- for a HumanEval task (``HumanEval/0``, MultiPL-E's ``HumanEval_0_has_close_elements``)
+  without tests of its own, the benchmark's Python tests whose calls are all literals,
+  their values read as JavaScript's (``None`` expects ``null`` or ``undefined``).
+
+The function called is the set's ``entry_point``, else the harness's candidate, else the
+benchmark's name; where no version defines that name as written, the one they define that
+means it (``hasCloseElements`` for ``has_close_elements``), else the guess of
+``js_entry.py``; a version that names it otherwise is called by its own name
+(:func:`version_entry`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from tree_sitter import Node
+
+from codequorum.behaviour.runtimes.js_entry import defined_names, guess_entry, same_function
+from codequorum.behaviour.runtimes.js_literals import (
+    NULLISH,
+    NotLiteral,
+    call_arguments,
+    from_python,
+    literal,
+    node_text,
+)
+from codequorum.core.errors import UserError
+from codequorum.core.limits import InputLimitError
+from codequorum.core.model import TestCase, VersionSet
+from codequorum.core.parsing import parse
+from codequorum.ingest import humaneval
+
+#: The asserts of a harness read as graded calls, and whether each is loose.
+ASSERTS = {"assert.deepEqual": True, "assert.equal": True, "assert.deepStrictEqual": False,
+           "assert.strictEqual": False}
+_TASK = re.compile(r"^HumanEval[/_-](\d+)(?:[/_-]|$)")
+_CANDIDATE = re.compile(r"\b(?:let|const|var)\s+candidate\s*=\s*([A-Za-z_$][\w$.]*)\s*;?")
+
+
+@dataclass
+class SetTests:
+    """The tests a set's versions run on, the function they call, and what was left."""
+
+    tests: list[TestCase] = field(default_factory=list)
+    entry: str | None = None
+    notes: list[str] = field(default_factory=list)
+    hidden: bool = False
+
+
+def humaneval_task(task_id: str) -> str | None:
+    """The HumanEval task a set's id names (``HumanEval_0_x`` -> ``HumanEval/0``), if any."""
+    m = _TASK.match(task_id)
+    task = f"HumanEval/{m.group(1)}" if m else None
+    return task if task is not None and humaneval.is_task(task) else None
+
+
+def from_json(value: Any) -> Any:
+    """A test's plain JSON value -> its canonical tree: an object without a ``"$"`` tag is
+    an object literal (a tagged one is already canonical)."""
+    if isinstance(value, list):
+        return [from_json(v) for v in value]
+    if isinstance(value, dict) and "$" not in value:
+        return {"$": "object", "v": sorted([[str(k), from_json(v)] for k, v in value.items()],
+                                           key=lambda p: p[0])}
+    return value
+
+
+def _call_case(t: TestCase) -> TestCase:
+    return replace(t, args=tuple(from_json(a) for a in t.args),
+                   expected=from_json(t.expected))
+
+
+def _loosened(value: Any) -> Any:
+    if value is None or value == {"$": "undefined"}:
+        return NULLISH
+    if isinstance(value, list):
+        return [_loosened(v) for v in value]
+    return value
+
+
+def harness_tests(source: str) -> tuple[str | None, list[TestCase]]:
+    """A MultiPL-E style harness -> (the function its ``candidate`` is, its asserts that
+    call it with literals, as graded calls)."""
+    alias = _CANDIDATE.search(source)
+    callee = {"candidate", alias.group(1)} if alias else {"candidate"}
+    try:
+        root = parse(source, "javascript").root_node
+    except (InputLimitError, UserError, ValueError):
+        return (alias.group(1) if alias else None), []
+    cases: list[TestCase] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        stack.extend(reversed(node.named_children))
+        case = _assert_case(node, callee)
+        if case is not None:
+            cases.append(case)
+    return (alias.group(1) if alias else None), cases
+
+
+def _assert_case(node: Node, callee: set[str]) -> TestCase | None:
+    """``assert.deepEqual(candidate(1, 2), 3)`` -> a graded call; None otherwise."""
+    fn = node.child_by_field_name("function") if node.type == "call_expression" else None
+    if fn is None or node_text(fn) not in ASSERTS:
+        return None
+    arguments = node.child_by_field_name("arguments")
+    args = [c for c in arguments.named_children if c.type != "comment"] if arguments else []
+    if len(args) < 2 or args[0].type != "call_expression":
+        return None
+    target = args[0].child_by_field_name("function")
+    if target is None or node_text(target) not in callee:
+        return None
+    try:
+        call_args, expected = call_arguments(args[0]), literal(args[1])
+    except NotLiteral:
+        return None
+    if ASSERTS[node_text(fn)]:
+        expected = _loosened(expected)
+    return TestCase("call", args=call_args, expected=expected, has_expected=True,
+                    name=f"check {node.start_point[0] + 1}")
+
+
+def _hidden(task: str) -> tuple[list[TestCase], int]:
+    """The benchmark's literal calls as JavaScript tests, and how many it has of no literal
+    form (left out)."""
+    out: list[TestCase] = []
+    left = 0
+    for t in humaneval.tests_for(task):
+        if t.kind != "call" or t.kwargs:
+            left += 1
+            continue
+        try:
+            out.append(replace(t, args=tuple(from_python(a) for a in t.args),
+                               expected=from_python(t.expected, none=NULLISH)))
+        except NotLiteral:
+            left += 1
+    return out, left
+
+
+def resolve_entry(wanted: str | None, codes: Sequence[str], language: str,
+                  prompt: str | None) -> str | None:
+    """``wanted`` where a version defines it, else the defined name that means it, else
+    the set's guess (module docstring)."""
+    defined = [n for c in codes for n in defined_names(c, language)]
+    if wanted and (not defined or wanted in defined):
+        return wanted
+    if wanted:
+        alike = next((n for n in defined if same_function(wanted, n)), None)
+        if alike is not None:
+            return alike
+    return guess_entry(codes, language, prompt) or wanted
+
+
+def version_entry(code: str, entry: str, language: str) -> str:
+    """The name one version gives the set's function: ``entry`` where it defines it, else
+    the name it defines that means it (``strLen`` for ``strlen``)."""
+    defined = defined_names(code, language)
+    if entry in defined:
+        return entry
+    return next((n for n in defined if same_function(entry, n)), entry)
+
+
+def set_tests(version_set: VersionSet) -> SetTests:
+    """The tests of a set and the function they call (module docstring)."""
+    out = SetTests()
+    wanted = version_set.entry_point
+    for t in version_set.tests:
+        if t.kind == "call":
+            out.tests.append(_call_case(t))
+        elif t.kind == "check" and t.source:
+            name, cases = harness_tests(t.source)
+            wanted = wanted or name
+            out.tests.extend(cases)
+            if not cases:
+                out.notes.append("a test harness with no assert of a literal call: not run")
+        else:
+            out.notes.append(f"a {t.kind} test is not run for {version_set.language}")
+    task = humaneval_task(version_set.task_id) if not version_set.tests else None
+    if task is not None:
+        out.tests, left = _hidden(task)
+        out.hidden = True
+        wanted = wanted or humaneval.entry_point_for(task)
+        if left:
+            out.notes.append(f"{left} of {task}'s checks have no literal form: not run")
+    if version_set.module is not None and wanted:
+        out.entry = wanted  # the editor names the function it is in
+    else:
+        out.entry = resolve_entry(wanted, version_set.codes, version_set.language,
+                                  version_set.prompt)
+    return out
+
+
+__all__ = ["SetTests", "from_json", "harness_tests", "humaneval_task", "resolve_entry",
+           "set_tests", "version_entry"]

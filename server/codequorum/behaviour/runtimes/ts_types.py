@@ -1,0 +1,167 @@
+"""The types a TypeScript file declares, as the parameter types that name them read, and
+the callback a function type is given.
+
+``type Shape = 'circle' | 'square'`` and ``interface User { name: string }`` are the
+types they stand for; an ``enum`` is the union of its members' values (``'UP' | 'DOWN'``,
+``0 | 1``), which is what a call passes. A function's type parameters (``<T>``) are
+``number`` (a value of any type does). The structure of a type is read by small rules:
+a union's members, a tuple's elements, an object type's required members, the element of
+an array, the key and value of a ``Record``, ``Map`` or ``Set``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from tree_sitter import Node
+
+from codequorum.behaviour.runtimes.js_literals import node_text
+from codequorum.core.errors import UserError
+from codequorum.core.limits import InputLimitError
+from codequorum.core.parsing import parse
+
+_WRAPPERS = re.compile(r"^(?:readonly\s+|Readonly<(.*)>$|ReadonlyArray<(.*)>$)")
+
+
+def declared_types(text: str) -> dict[str, str]:
+    """Each type alias, interface and enum ``text`` declares at its top level (exported
+    or not) -> the type it stands for, as text."""
+    try:
+        root = parse(text, "typescript").root_node
+    except (InputLimitError, UserError, ValueError):
+        return {}
+    out: dict[str, str] = {}
+    for node in root.named_children:
+        decl = node.child_by_field_name("declaration") if node.type == "export_statement" \
+            else node
+        if decl is None:
+            continue
+        name = decl.child_by_field_name("name")
+        if name is None:
+            continue
+        if decl.type == "type_alias_declaration" and decl.child_by_field_name("value"):
+            out[node_text(name)] = node_text(decl.child_by_field_name("value"))  # type: ignore[arg-type]
+        elif decl.type == "interface_declaration" and decl.child_by_field_name("body"):
+            out[node_text(name)] = node_text(decl.child_by_field_name("body"))  # type: ignore[arg-type]
+        elif decl.type == "enum_declaration":
+            values = enum_values(decl)
+            if values:
+                out[node_text(name)] = " | ".join(json.dumps(v) for v in values)
+    return out
+
+
+def enum_values(decl: Node) -> list[str | int]:
+    """The values of an enum's members whose values are literals (counted on from the
+    last number, as TypeScript does); empty when one is computed."""
+    body = decl.child_by_field_name("body")
+    values: list[str | int] = []
+    following = 0
+    for member in body.named_children if body is not None else []:
+        if member.type == "comment":
+            continue
+        value = member.child_by_field_name("value") if member.type == "enum_assignment" \
+            else None
+        if value is None:
+            values.append(following)
+        elif value.type == "string":
+            values.append("".join(node_text(c) for c in value.named_children))
+        elif value.type == "number" and re.fullmatch(r"-?\d+", node_text(value)):
+            following = int(node_text(value))
+            values.append(following)
+        else:
+            return []
+        following = values[-1] + 1 if isinstance(values[-1], int) else following
+    return values
+
+
+def type_parameters(text: str) -> list[str]:
+    """The names of a function's type parameters (``<T, K extends keyof T>`` -> T, K)."""
+    m = re.match(r"[^(<]*<([^>]*)>", text)
+    if m is None:
+        return []
+    return [p.split()[0] for p in m.group(1).split(",") if p.strip()]
+
+
+def unwrapped(type_text: str) -> str:
+    """A type without ``readonly`` and ``Readonly<...>``: the same values are passed."""
+    t = type_text.strip()
+    while (m := _WRAPPERS.match(t)) is not None:
+        inner = m.group(1) or m.group(2)
+        t = (inner if inner is not None else t[m.end():]).strip()
+        if m.group(2) is not None:
+            t = t + "[]"
+    return t
+
+
+def split_top(text: str, sep: str) -> list[str]:
+    """``text`` split at ``sep`` outside brackets (``=>`` closes nothing)."""
+    parts, depth, start = [], 0, 0
+    for k, ch in enumerate(text):
+        depth += ch in "([{<"
+        depth -= ch in ")]}>" and text[k - 1:k] != "="
+        if ch == sep and depth == 0:
+            parts.append(text[start:k].strip())
+            start = k + 1
+    parts.append(text[start:].strip())
+    return [p for p in parts if p]
+
+
+def object_members(body: str) -> list[tuple[str, str, bool]] | None:
+    """An object type's members (``{ a: number; b?: string }``) as (name, type,
+    optional); None for a member that is not a plain property (a method, an index)."""
+    inner = body.strip()[1:-1]
+    members: list[tuple[str, str, bool]] = []
+    for part in split_top(inner.replace(";", ","), ","):
+        m = re.fullmatch(r"(?:readonly\s+)?([A-Za-z_$][\w$]*|'[^']*'|\"[^\"]*\")(\??)\s*:\s*(.+)",
+                         part, re.S)
+        if m is None:
+            return None
+        members.append((m.group(1).strip("'\""), m.group(3).strip(), bool(m.group(2))))
+    return members
+
+
+def index_value(body: str) -> str | None:
+    """The value type of an index signature object type (``{ [k: string]: number }``)."""
+    m = re.fullmatch(r"\{\s*\[\s*[\w$]+\s*:\s*string\s*\]\s*:\s*(.+?)\s*;?\s*\}", body.strip(),
+                     re.S)
+    return m.group(1) if m else None
+
+
+#: A callback drawn for a function type, by what it returns: it uses its first argument,
+#: so versions that call it differently part.
+CALLBACKS = {
+    "number": "(x) => Number(x) * 2 + 1", "boolean": "(x) => Number(x) % 2 === 0",
+    "string": "(x) => String(x) + '!'", "void": "() => undefined",
+    "undefined": "() => undefined",
+}
+
+
+def callback_source(type_text: str) -> str | None:
+    """The text of a function to pass for a function type (``(x: number) => boolean``);
+    None when the type is not one."""
+    t = type_text.strip()
+    while t.startswith("(") and _closes_at_end(t):
+        t = t[1:-1].strip()
+    m = re.fullmatch(r"(?:<[^>]*>\s*)?\((.*)\)\s*=>\s*(.+)", t, re.S)
+    if m is None:
+        return "(...args) => args[0]" if t == "Function" else None
+    returned = m.group(2).strip()
+    if returned.startswith("Promise<"):
+        return "async (x) => x"
+    return CALLBACKS.get(returned, "(x) => x")
+
+
+def _closes_at_end(t: str) -> bool:
+    """Whether the ``(`` at the start of ``t`` is closed by its last character."""
+    depth = 0
+    for k, ch in enumerate(t):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0:
+            return k == len(t) - 1
+    return False
+
+
+__all__ = ["CALLBACKS", "callback_source", "declared_types", "enum_values", "index_value",
+           "object_members", "split_top", "type_parameters", "unwrapped"]

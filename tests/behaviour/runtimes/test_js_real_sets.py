@@ -1,0 +1,121 @@
+"""Sets of JavaScript and TypeScript versions as strong models write them
+(``tests/fixtures/js_real/``), through ``codequorum score --dynamic``: which version is
+recommended, how many inputs each passes, where the versions part."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codequorum.cli.main import main
+from tests.support.js_corpus import corpus_rows, write_jsonl
+
+
+def scored(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    path = write_jsonl(corpus_rows(name), tmp_path / "set.jsonl")
+    assert main(["score", str(path), "--dynamic", "--format", "json"]) == 0
+    result: dict[str, Any] = json.loads(capsys.readouterr().out)["sets"][0]
+    return result
+
+
+def passes(s: dict[str, Any]) -> list[tuple[str, int, int]]:
+    return [(c["status"], c["passed"], c["graded"]) for c in s["dynamic"]["candidates"]]
+
+
+def codes(s: dict[str, Any]) -> list[str]:
+    return [v["code"] for v in s["verdicts"]]
+
+
+def test_a_humaneval_task_in_typescript_without_an_entry_point_runs_its_hidden_tests(
+        node_sandboxed: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    s = scored("longest.ts", tmp_path, capsys)
+    # null and undefined both answer Python's None; the last of equal lengths is wrong
+    assert passes(s) == [("ok", 3, 3), ("ok", 3, 3), ("ok", 3, 3), ("ok", 1, 3), ("ok", 3, 3)]
+    assert s["dynamic"]["inputs_source"][0] == "humaneval"
+    assert s["recommended_by"] == "behaviour" and s["recommended"] != 3
+    assert "divergent-outputs" in codes(s)
+
+
+def test_a_multipl_e_harness_grades_completions_joined_to_their_prompt(
+        node_sandboxed: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    s = scored("multiple_tests.js", tmp_path, capsys)
+    assert [p[1:] for p in passes(s)] == [(7, 7), (7, 7), (5, 7), (7, 7), (7, 7)]
+    assert s["dynamic"]["inputs_source"][0] == "tests"
+    assert s["recommended"] != 2 and s["recommended_by"] == "behaviour"
+
+
+def test_enums_and_the_values_they_type_run_and_part_the_wrong_version(
+        node_sandboxed: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    s = scored("direction.ts", tmp_path, capsys)
+    assert [p[0] for p in passes(s)] == ["ok"] * 5
+    assert s["dynamic"]["inputs"][0]["label"] == 'turn("UP")'
+    assert s["dynamic"]["output_clusters"] == [[0, 1, 2, 4], [3]]
+    assert s["recommended"] != 3 and "divergent-outputs" in codes(s)
+
+
+def test_overloads_run_and_node_repl_examples_grade(
+        node_sandboxed: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    s = scored("pad_overloads.ts", tmp_path, capsys)
+    assert passes(s) == [("ok", 2, 2), ("ok", 2, 2), ("ok", 2, 2), ("ok", 0, 2), ("ok", 2, 2)]
+
+
+def test_versions_that_all_fail_to_load_are_not_said_to_disagree(
+        node_sandboxed: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_jsonl([{"task_id": "t", "language": "javascript",
+                         "prompt": "/** @example f(1) // => 2 */",
+                         "versions": ["function f(x) { return x + 1; }\nthrow new Error('a');",
+                                      "function f(x) { return x * 2; }\nmissing();"]}],
+                       tmp_path / "set.jsonl")
+    assert main(["score", str(path), "--dynamic", "--format", "json"]) == 0
+    s = json.loads(capsys.readouterr().out)["sets"][0]
+    assert [c["status"] for c in s["dynamic"]["candidates"]] == ["error", "error"]
+    assert "not-run" in codes(s) and "divergent-outputs" not in codes(s)
+
+
+def test_a_class_method_without_parameters_runs_on_a_constructed_instance(
+        node_sandboxed: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    s = scored("stack_class.ts", tmp_path, capsys)
+    # private fields exist: each instance is made by its constructor
+    assert passes(s) == [("ok", 1, 1)] * 5
+    assert [i["label"] for i in s["dynamic"]["inputs"]] == ["peek()"]
+
+
+def test_versions_naming_the_function_their_own_way_run_under_their_names(
+        node_sandboxed: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    versions = ["function strlen(string: string): number {\n  return string.length;\n}",
+                "export function strLen(s: string): number { return [...s].length; }",
+                "const str_len = (s: string): number => { let n = 0; for (const _ of s) n++; "
+                "return n; };",
+                "function strlen(s: string): number { return Buffer.byteLength(s); }"]
+    path = write_jsonl([{"task_id": "HumanEval/23", "language": "typescript",
+                         "versions": versions}], tmp_path / "set.jsonl")
+    assert main(["score", str(path), "--dynamic", "--format", "json"]) == 0
+    s = json.loads(capsys.readouterr().out)["sets"][0]
+    assert [c["passed"] for c in s["dynamic"]["candidates"]] == [3, 3, 3, 0]
+    shown = [o for o in s["dynamic"]["outcomes"][3] if o]
+    assert "bare JavaScript context" in json.dumps(shown)
+
+
+def test_a_callback_parameter_gets_a_function_and_the_wrong_version_parts(
+        node_sandboxed: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    s = scored("retry_callback.ts", tmp_path, capsys)
+    assert s["dynamic"]["inputs"][0]["label"] == "applyTwice((x) => Number(x) * 2 + 1, 1)"
+    assert s["dynamic"]["output_clusters"] == [[0, 1, 3, 4], [2]]
+    assert s["recommended"] != 2 and "divergent-outputs" in codes(s)
+
+
+def test_inputs_every_version_raises_on_say_so_instead_of_a_risk(
+        node_sandboxed: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    versions = ["export function total(o: Widget): number { return o.parts.length; }",
+                "export function total(o: Widget): number {\n"
+                "  return o.parts.reduce((a) => a + 1, 0);\n}"]
+    path = write_jsonl([{"task_id": "t", "language": "typescript", "versions": versions}],
+                       tmp_path / "set.jsonl")
+    assert main(["score", str(path), "--dynamic", "--format", "json"]) == 0
+    s = json.loads(capsys.readouterr().out)["sets"][0]
+    assert s["dynamic"]["inputs"] == [] and s["risk"] is None
+    not_run = next(v for v in s["verdicts"] if v["code"] == "not-run")
+    assert "every version raised on every input" in not_run["message"]

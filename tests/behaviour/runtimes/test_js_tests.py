@@ -1,0 +1,89 @@
+"""A JavaScript set's own tests: JSON call cases, MultiPL-E harnesses, HumanEval's tests."""
+
+from __future__ import annotations
+
+from codequorum.behaviour.runtimes.js_literals import NULLISH
+from codequorum.behaviour.runtimes.js_tests import (
+    from_json,
+    harness_tests,
+    humaneval_task,
+    resolve_entry,
+    set_tests,
+)
+from codequorum.behaviour.runtimes.js_values import strict_equal
+from codequorum.core.model import TestCase as Case
+from codequorum.core.model import VersionSet
+
+HARNESS = """const assert = require('node:assert');
+function test() {
+  let candidate = longest;
+  assert.deepEqual(candidate([]),undefined);
+  assert.deepEqual(candidate(["x", "yyy"]),"yyy");
+  assert.strictEqual(candidate(["a"]), null);
+  assert.deepEqual(candidate(someVariable), 1);
+}
+test();
+"""
+
+
+def test_a_harness_gives_its_candidate_and_one_graded_call_per_literal_assert() -> None:
+    name, cases = harness_tests(HARNESS)
+    assert name == "longest"
+    assert [(c.args, c.expected) for c in cases] == [
+        (([],), NULLISH), ((["x", "yyy"],), "yyy"), ((["a"],), None)]
+    assert all(c.has_expected for c in cases)
+
+
+def test_a_loose_null_expects_null_or_undefined_and_a_strict_one_only_null() -> None:
+    assert strict_equal({"$": "undefined"}, NULLISH) and strict_equal(None, NULLISH)
+    assert not strict_equal(0, NULLISH) and not strict_equal({"$": "undefined"}, None)
+
+
+def test_humaneval_ids_of_both_spellings_name_the_task() -> None:
+    assert humaneval_task("HumanEval/12") == "HumanEval/12"
+    assert humaneval_task("HumanEval_0_has_close_elements") == "HumanEval/0"
+    assert humaneval_task("editor/slugify") is None and humaneval_task("HumanEval/999") is None
+
+
+def test_a_humaneval_set_in_javascript_takes_the_benchmarks_tests_as_javascript() -> None:
+    ss = VersionSet.from_codes("HumanEval/12", ["function longest(strings) { return null; }"],
+                              language="javascript")
+    got = set_tests(ss)
+    assert got.entry == "longest" and got.hidden
+    assert [(t.args, t.expected) for t in got.tests][:2] == [
+        (([],), NULLISH), ((["x", "y", "z"],), "x")]
+
+
+def test_a_camel_case_version_of_a_benchmark_function_is_the_one_called() -> None:
+    codes = ["function hasCloseElements(numbers, threshold) { return false; }"]
+    assert resolve_entry("has_close_elements", codes, "javascript", None) == "hasCloseElements"
+    assert resolve_entry("f", ["const x = 1;"], "javascript", None) == "f"
+
+
+def test_json_objects_of_call_cases_are_javascript_objects() -> None:
+    assert from_json([{"b": 1, "a": [{"c": None}]}]) == [
+        {"$": "object", "v": [["a", [{"$": "object", "v": [["c", None]]}]], ["b", 1]]}]
+    assert from_json({"$": "bigint", "v": "1"}) == {"$": "bigint", "v": "1"}
+    ss = VersionSet.from_codes("t", ["const f = (o) => o.a;"], language="javascript",
+                              tests=[Case("call", args=({"a": 1},), expected=1,
+                                              has_expected=True)])
+    got = set_tests(ss)
+    assert got.entry == "f" and got.tests[0].args == ({"$": "object", "v": [["a", 1]]},)
+
+
+def test_a_version_calls_the_set_function_by_the_name_it_gives_it() -> None:
+    from codequorum.behaviour.runtimes.js_tests import version_entry
+
+    assert version_entry("export function strLen(s) { return 1; }", "strlen",
+                         "javascript") == "strLen"
+    assert version_entry("function strlen(s) { return 1; }", "strlen", "javascript") == "strlen"
+    assert version_entry("function other() {}", "strlen", "javascript") == "strlen"
+
+
+def test_a_missing_node_global_is_told_as_the_sandboxs() -> None:
+    from codequorum.behaviour.runtimes.js_values import host_global_told
+
+    told = host_global_told("ReferenceError", "Buffer is not defined")
+    assert told is not None and "bare JavaScript context" in told and "`Buffer`" in told
+    assert host_global_told("ReferenceError", "ORDER is not defined") == "ORDER is not defined"
+    assert host_global_told("TypeError", "Buffer is not defined") == "Buffer is not defined"

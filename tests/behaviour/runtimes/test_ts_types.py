@@ -1,0 +1,69 @@
+"""Values drawn from TypeScript types the file declares: aliases, interfaces, enums,
+tuples, records, maps, sets and type parameters."""
+
+from __future__ import annotations
+
+from codequorum.behaviour.runtimes.js_inputs import type_values, typed_parameters, value_type
+from codequorum.behaviour.runtimes.ts_types import declared_types, object_members, unwrapped
+
+FILE = """type Shape = 'circle' | 'square';
+export enum Direction { Up = 'UP', Down = 'DOWN' }
+enum Level { Low, High = 5, Top }
+interface User { name: string; address?: { city?: string } }
+type Point = [number, number];
+"""
+
+
+def test_aliases_interfaces_and_enums_are_the_types_they_stand_for() -> None:
+    got = declared_types(FILE)
+    assert got["Shape"] == "'circle' | 'square'" and got["Direction"] == '"UP" | "DOWN"'
+    assert got["Level"] == "0 | 5 | 6" and got["Point"] == "[number, number]"
+    assert object_members(got["User"]) == [("name", "string", False),
+                                           ("address", "{ city?: string }", True)]
+
+
+def test_declared_types_are_drawn_through_their_names() -> None:
+    aliases = declared_types(FILE)
+    assert [type_values("Shape", i, aliases) for i in range(3)] == ["circle", "square", "circle"]
+    assert [type_values("Level", i, aliases) for i in range(3)] == [0, 5, 6]
+    assert type_values("Point", 1, aliases) == [1, -3]
+    assert type_values("User", 0, aliases) == {"$": "object", "v": [["name", ""]]}
+    assert type_values("Record<string, number>", 1) == {"$": "object",
+                                                        "v": [["a", 1], ["b", -3]]}
+    assert type_values("Map<string, boolean>", 1)["$"] == "map"
+    assert type_values("[x: number, y: number]", 0) == [0, 1]
+    assert unwrapped("readonly number[]") == "number[]"
+    assert unwrapped("ReadonlyArray<string>") == "string[]"
+
+
+def test_a_functions_type_parameters_are_numbers() -> None:
+    code = "export function unique<T>(items: readonly T[]): T[] { return [...items]; }"
+    found = typed_parameters([code], "unique")
+    assert found is not None and found[0] == ["readonly T[]"] and found[1]["T"] == "number"
+    assert type_values(found[0][0], 2, found[1]) == [-3, 7, 42]
+
+
+def test_an_examples_values_show_the_types_a_series_scales() -> None:
+    assert [value_type(v) for v in ("a", 1, [1, 2], ["a"], True, [1, "a"])] == [
+        "string", "number", "number[]", "string[]", "boolean", None]
+
+
+def test_a_function_in_its_module_draws_the_types_its_file_declares() -> None:
+    from codequorum.behaviour.runtimes.js_inputs import module_types
+    from codequorum.core.model import ModuleContext
+
+    text = "export enum D { Up = 'UP' }\nexport function turn(d: D): D { return d; }\n"
+    module = ModuleContext(name="utils", path="utils.ts", qualified_name="turn",
+                           kind="function", files=(("utils.ts", text),), roots=())
+    assert module_types(module) == {"D": '"UP"'}
+
+
+def test_a_function_type_draws_a_callback_by_what_it_returns() -> None:
+    from codequorum.behaviour.runtimes.ts_types import callback_source
+
+    assert callback_source("(x: number) => number") == "(x) => Number(x) * 2 + 1"
+    assert callback_source("((x: number) => boolean)") == "(x) => Number(x) % 2 === 0"
+    assert callback_source("() => Promise<void>") == "async (x) => x"
+    assert callback_source("number") is None and callback_source("(number)[]") is None
+    assert type_values("(s: string) => string", 0) == {"$": "source",
+                                                       "v": "(x) => String(x) + '!'"}
