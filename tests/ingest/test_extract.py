@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from codequorum.ingest.extract import extract_from_code, extract_function
+from codequorum.ingest.extract import extract_from_code, extract_function, unfenced
 
 FUNC = "def add(a, b):\n    return a + b\n"
 
@@ -216,3 +216,24 @@ def test_a_javascript_method_given_alone_is_read_in_its_class() -> None:
     assert not extract_from_code(method, "javascript", "SemVer.compareMain").ok
     assert not extract_from_code("comparePre (other) {", "javascript", "SemVer.comparePre").ok
     assert not extract_from_code(method, "javascript", "comparePre").ok  # not a method name
+
+
+def test_a_version_given_as_a_chat_answer_is_its_fenced_code() -> None:
+    answer = f"Here you go:\n```python\n{FUNC}```\nIt adds `a` and `b`."
+    assert unfenced(answer, "python") == FUNC
+    js = "```js\nconst add = (a, b) => a + b;\n```\nUse it as `add(1, 2)`."
+    assert unfenced(js, "javascript") == "const add = (a, b) => a + b;\n"
+    # the first block of the language that parses: not a shell block, not a broken one
+    mixed = ("```bash\npip install x\n```\n```python\ndef add(a, b:\n```\n"
+             f"Fixed:\n```python\n{FUNC}```")
+    assert unfenced(mixed, "python") == FUNC
+
+
+@pytest.mark.parametrize("code", [
+    FUNC,  # code already: a benchmark completion stays byte for byte
+    'def add(a, b):\n    """Use ```add(1, 2)```."""\n    return a + b\n',  # a fence in a string
+    "```python\ndef add(a, b:\n```",  # no block parses
+    "Sorry, ``` I cannot.",  # no block at all
+])
+def test_code_and_answers_without_usable_code_are_left_as_they_are(code: str) -> None:
+    assert unfenced(code, "python") is None

@@ -309,3 +309,17 @@ def test_versions_is_the_key_and_samples_its_older_spelling(
         jsonschema.validate(row, version_set_schema)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"task_id": "none"}, version_set_schema)
+
+
+def test_versions_given_as_chat_answers_are_read_as_their_code(tmp_path: Path) -> None:
+    """A set of a chat model's raw answers (prose around a fenced block) is scored on the
+    code, as ``sample`` takes it from an endpoint; plain code and completions stay as given."""
+    code = "def add(a, b):\n    return a + b\n"
+    answer = f"Sure:\n```python\n{code}```\nThis adds them."
+    path = _write_lines(tmp_path / "s.jsonl", [
+        {"task_id": "t", "samples": [answer, code]},
+        {"task_id": "c", "samples": ["    return a + b\n", answer], "prompt": PROMPT,
+         "sample_format": "completion"}])
+    whole, completed = _sets(list(read_version_sets(path)))
+    assert [v.code for v in whole.versions] == [code, code]
+    assert [v.code for v in completed.versions] == [PROMPT + "    return a + b\n", code]

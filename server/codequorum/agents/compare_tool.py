@@ -9,6 +9,7 @@ from codequorum.agents.agent_workspace import AgentWorkspace, from_tool_args
 from codequorum.agents.schema import CompareArgs, CompareResult, VerdictOut
 from codequorum.core import parsing
 from codequorum.core.model import Version, VersionSet
+from codequorum.ingest.extract import unfenced
 from codequorum.pipeline.analyze import analyze
 from codequorum.render.json_out import safe_values
 
@@ -20,8 +21,10 @@ def compare_versions(ws: AgentWorkspace, args: CompareArgs) -> CompareResult:
     """The set's report: agreement, groups, verdicts, the version to keep and its risk.
     Raises :class:`~codequorum.core.errors.UnknownLanguageError` for an unknown language."""
     language = parsing.normalize_language(args.language)
+    # an agent may pass a version as a chat answer holds it: its fenced block is the code
     version_set = VersionSet(task_id=TASK_ID, language=language,
-                           versions=[Version(code=code) for code in args.versions])
+                             versions=[Version(code=unfenced(code, language) or code)
+                                       for code in args.versions])
     report = analyze(version_set, from_tool_args(ws.options, args))
     data = safe_values(report.to_dict())
     return CompareResult(

@@ -105,6 +105,31 @@ def extract_from_code(code: str, language: str, name: str) -> ExtractResult:
     return _from_block(code, lang, name)
 
 
+def unfenced(text: str, language: str) -> str | None:
+    """The code of a version given as a chat answer (prose and a fenced block, as chat
+    models answer): the first fenced block of ``language`` (or untagged) that parses clean,
+    when ``text`` itself does not; None when ``text`` is code already, or no block is.
+    Benchmark completions hold no fences, so what is scored there stays byte for byte."""
+    if ("```" not in text and "~~~" not in text) or not _FENCE.search(text):
+        return None
+    try:
+        lang = normalize_language(language)
+    except UnknownLanguageError:
+        return None
+    if version_size_problem(text) is not None or _clean(text, lang):
+        return None
+    for block in _code_blocks(without_thinking(text), lang):
+        code = _dedent(block)
+        if code.strip() and _clean(code, lang):
+            return code.rstrip() + "\n"
+    return None
+
+
+def _clean(code: str, lang: str) -> bool:
+    """Whether ``code`` parses without an error (tree-sitter, and Python's own parser)."""
+    return _syntax_problem(code, lang, parse(code, lang).root_node) is None
+
+
 def without_thinking(answer: str) -> str:
     """``answer`` without its ``<think>`` (``<thinking>``, ``<reasoning>``) sections, in one
     pass: a section that is never closed stays, and does not make the search quadratic."""

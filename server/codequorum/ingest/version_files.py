@@ -324,6 +324,15 @@ def _version(raw: Any, k: int, prompt: str | None, join: bool) -> Version:
     )
 
 
+def _code_of_answer(version: Version, language: str) -> Version:
+    """``version`` with the code of its fenced block when it was given as a chat answer
+    (:func:`~codequorum.ingest.extract.unfenced`); as it is otherwise."""
+    from codequorum.ingest.extract import unfenced
+
+    code = unfenced(version.code, language)
+    return version if code is None else dataclasses.replace(version, code=code)
+
+
 def _defines(code: str, language: str, name: str) -> bool:
     """True when ``code`` defines a function called ``name`` (its last dotted part)."""
     from codequorum.core import parsing
@@ -386,10 +395,11 @@ def version_set_from_row(row: Any, options: ReadOptions, line: int | None = None
     if isinstance(model, str) and model.strip():
         versions = [s if s.model else dataclasses.replace(s, model=model) for s in versions]
     entry_point = row.get("entry_point")
+    language = _language(row.get("language"), options)
     return VersionSet(
         task_id=str(task_id),
-        versions=versions,
-        language=_language(row.get("language"), options),
+        versions=[_code_of_answer(v, language) for v in versions],
+        language=language,
         prompt=prompt,
         entry_point=entry_point if isinstance(entry_point, str) else None,
         tests=_test_cases(row.get("tests")),
