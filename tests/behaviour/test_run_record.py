@@ -10,10 +10,12 @@ import pytest
 
 from codequorum.behaviour import run_record as rr
 from codequorum.behaviour.dynamic_analysis import CandidateDynamic, DynamicReport, RuleFigures
+from codequorum.core import run_seal
 from codequorum.core.model import ModuleContext
 from codequorum.metrics.semantic import Divergence
 
 KEY = "k" * 64
+SEAL = bytes(range(32))  # the user's key, as run_seal.seal_key() gives it
 
 
 def _report(versions: int = 2) -> DynamicReport:
@@ -36,21 +38,37 @@ def _report(versions: int = 2) -> DynamicReport:
 
 def test_a_report_comes_back_as_it_was_kept() -> None:
     report = _report()
-    text = rr.encode(report, KEY)
+    text = rr.encode(report, KEY, SEAL)
     assert text is not None
-    assert rr.decode(text, KEY, 2) == report
+    assert rr.decode(text, KEY, 2, SEAL) == report
 
 
 def test_a_record_counts_only_under_its_key_and_for_its_versions() -> None:
-    text = rr.encode(_report(), KEY)
-    assert rr.decode(text, "other", 2) is None
-    assert rr.decode(text, KEY, 3) is None  # a row per version it was written about
+    text = rr.encode(_report(), KEY, SEAL)
+    assert rr.decode(text, "other", 2, SEAL) is None
+    assert rr.decode(text, KEY, 3, SEAL) is None  # a row per version it was written about
+
+
+def test_a_record_without_the_users_seal_is_ignored() -> None:
+    """A repository can write a well-formed record, but not seal it with the user's key."""
+    text = rr.encode(_report(), KEY, SEAL)
+    assert text is not None
+    record = text.split(run_seal.SEPARATOR, 1)[1]
+    assert rr.decode(record, KEY, 2, SEAL) is None  # unsealed
+    assert rr.decode(rr.encode(_report(), KEY, bytes(32)), KEY, 2, SEAL) is None  # a stranger's
+    forged = text.replace('"oer":0.5', '"oer":0.0')  # the user's seal on other text
+    assert forged != text and rr.decode(forged, KEY, 2, SEAL) is None
+
+
+def _unsealed(text: str | None) -> str:
+    return (text or "").split(run_seal.SEPARATOR, 1)[1]
 
 
 def _tampered(change: object) -> str:
-    data = json.loads(rr.encode(_report(), KEY) or "")
+    """A record changed and sealed again: what the checks beyond the seal must catch."""
+    data = json.loads(_unsealed(rr.encode(_report(), KEY, SEAL)))
     change(data["report"])  # type: ignore[operator]
-    return json.dumps(data)
+    return run_seal.seal(SEAL, json.dumps(data))
 
 
 @pytest.mark.parametrize("change", [
@@ -67,7 +85,7 @@ def _tampered(change: object) -> str:
                                    "checked": False, "size": None}] * 3000),
 ])
 def test_a_record_that_does_not_add_up_is_ignored(change: object) -> None:
-    assert rr.decode(_tampered(change), KEY, 2) is None
+    assert rr.decode(_tampered(change), KEY, 2, SEAL) is None
 
 
 @pytest.mark.parametrize("text", [
@@ -76,12 +94,14 @@ def test_a_record_that_does_not_add_up_is_ignored(change: object) -> None:
     json.dumps({"format": rr.RECORD_FORMAT, "key": KEY, "report": [1, 2]}),
 ])
 def test_what_is_no_record_is_ignored(text: object) -> None:
-    assert rr.decode(text, KEY, 2) is None
+    assert rr.decode(text, KEY, 2, SEAL) is None
+    if isinstance(text, str):
+        assert rr.decode(run_seal.seal(SEAL, text), KEY, 2, SEAL) is None
 
 
 def test_a_figure_json_cannot_carry_is_not_kept() -> None:
     report = dataclasses.replace(_report(), summary={"oer": float("nan")})
-    assert rr.encode(report, KEY) is None
+    assert rr.encode(report, KEY, SEAL) is None
 
 
 def _module(text: str) -> ModuleContext:

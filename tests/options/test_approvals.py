@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from codequorum.core.user_dirs import config_dir
 from codequorum.options.approvals import (
     Approvals,
-    config_dir,
     endpoint_identity,
     is_default_endpoint,
 )

@@ -9,6 +9,7 @@ without running anything (runs are remembered with the versions)."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -117,8 +118,11 @@ def _copy(prepared: Path, tmp_path: Path, name: str) -> Path:
 
 
 def _check(root: Path) -> dict[str, Said]:
+    """``check --dynamic`` as the user the editor runs as (:func:`config_home`: the same
+    folder, so the same key seals the runs it remembers)."""
     proc = subprocess.run([str(SCRIPT), "check", "tools/app.py", "--dynamic", "--format",
                            "json", "--fail-on", "never"], cwd=root, capture_output=True,
+                          env={**os.environ, "XDG_CONFIG_HOME": str(config_home(root))},
                           text=True, timeout=600, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     doc = json.loads(proc.stdout)
@@ -126,11 +130,13 @@ def _check(root: Path) -> dict[str, Said]:
             for f in doc["functions"]}
 
 
-async def _editor(root: Path, run: bool) -> dict[str, Said]:
+async def _editor(root: Path, run: bool, user: Path | None = None) -> dict[str, Said]:
     """What the language server says of each function (after running its versions when
-    ``run``), from ``codequorum.analyze``."""
+    ``run``), from ``codequorum.analyze``; ``user``: another user's configuration folder."""
     out: dict[str, Said] = {}
-    async with lsp_session(root, init_options=NO_AUTORUN, answer="Run in the sandbox") as client:
+    env = {"XDG_CONFIG_HOME": str(user)} if user is not None else None
+    async with lsp_session(root, init_options=NO_AUTORUN, answer="Run in the sandbox",
+                           env=env) as client:
         uri = open_document(client, root / "tools" / "app.py", APP)
         for name in VERSIONS:
             if run:
@@ -209,16 +215,17 @@ async def test_the_editor_shows_what_check_ran_until_the_module_changes(
         prepared: Path, tmp_path: Path) -> None:
     root = _copy(prepared, tmp_path, "reopen")
     by_check = _check(root)
-    # a store nobody approved here (it may have come with the repository) shows no run
-    unapproved = await _editor(root, run=False)
-    assert "divergent-outputs" not in unapproved["clamp"][1]
-    assert all(risk is None for _, _, _, risk in unapproved.values())
-    # the user's store (``codequorum sample`` approves the store it makes, in the user's
-    # configuration; here the editor's): reopened, the same verdicts, nothing run
+    # another user (the store came with the repository, its runs made elsewhere), even one
+    # who approved the store: no run shows, none bears that user's seal
+    stranger = tmp_path / "stranger-config"
     with VersionStore.open(root / ".codequorum" / "samples.sqlite3", roots=[root]) as store:
         store_id = store.store_id
-    Approvals(config_home(root) / "codequorum" / APPROVALS_NAME).approve_store(
+    Approvals(stranger / "codequorum" / APPROVALS_NAME).approve_store(
         (root / ".codequorum" / "samples.sqlite3").resolve(), store_id)
+    unsealed = await _editor(root, run=False, user=stranger)
+    assert "divergent-outputs" not in unsealed["clamp"][1]
+    assert all(risk is None for _, _, _, risk in unsealed.values())
+    # the user who ran check: reopened, the same verdicts, nothing run
     assert await _editor(root, run=False) == by_check
     # the module changed (a line elsewhere): the remembered runs no longer count
     app = root / "tools" / "app.py"

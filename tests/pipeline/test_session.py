@@ -275,9 +275,10 @@ def _remembered_report(versions: int) -> Any:
 
 def test_a_remembered_run_is_taken_only_when_it_matches_its_key(tmp_path: Path) -> None:
     """A store may come with a repository: a record that claims more versions than are
-    stored, or sits under another module's key, is ignored; the one that matches is taken
-    (the analysis reads it as a run of these versions)."""
+    stored, sits under another module's key or bears no seal of this user's is ignored; the
+    one that matches is taken (the analysis reads it as a run of these versions)."""
     from codequorum.behaviour import run_record
+    from codequorum.core import run_seal
     from codequorum.pipeline.session import Document
 
     text = "import math\n\n\n" + CURRENT
@@ -286,12 +287,12 @@ def test_a_remembered_run_is_taken_only_when_it_matches_its_key(tmp_path: Path) 
 
     def fresh() -> Session:
         s = Session(lambda level, message: None,
-                    SessionConfig(store=str(tmp_path / "s.sqlite3")),
-                    approved=lambda path, store_id: path == store_path)
+                    SessionConfig(store=str(tmp_path / "s.sqlite3")))
         s.reconfigure(s.config, str(tmp_path))
         return s
 
-    store_path = (tmp_path / "s.sqlite3").resolve()
+    seal = run_seal.seal_key()  # the user's (each test has a folder of its own)
+    assert seal is not None
     first = fresh()
     first.add_sync("m.py", "python", "total", [Version(code=v, origin="relayed") for v in VERSIONS])
     prepared = first.prepare(text, tmp_path / "m.py", "python", info)
@@ -304,9 +305,9 @@ def test_a_remembered_run_is_taken_only_when_it_matches_its_key(tmp_path: Path) 
     versions = run_record.versions_key(codes)
     other = run_record.run_key(codes, None, first.run_options(False))
     store.put_run("m.py", "total", other, run_record.encode(_remembered_report(len(codes)),
-                                                            other) or "", versions)
+                                                            other, seal) or "", versions)
     store.put_run("m.py", "total", key, run_record.encode(_remembered_report(len(codes) + 1),
-                                                          key) or "", versions)
+                                                          key, seal) or "", versions)
     first.close()
     again = fresh().prepare(text, tmp_path / "m.py", "python", info)
     assert again is not None and again.analysis.dynamic is None  # nothing matched
@@ -314,8 +315,16 @@ def test_a_remembered_run_is_taken_only_when_it_matches_its_key(tmp_path: Path) 
     second = fresh()
     store = second.store()
     assert store is not None
+    stranger = run_record.encode(_remembered_report(len(codes)), key, bytes(32))
+    store.put_run("m.py", "total", key, stranger or "", versions)
+    unsealed = second.prepare(text, tmp_path / "m.py", "python", info)
+    assert unsealed is not None and unsealed.analysis.dynamic is None  # not the user's seal
+    second.close()
+    second = fresh()
+    store = second.store()
+    assert store is not None
     store.put_run("m.py", "total", key, run_record.encode(_remembered_report(len(codes)),
-                                                          key) or "", versions)
+                                                          key, seal) or "", versions)
     found = second.prepare(text, tmp_path / "m.py", "python", info)
     assert found is not None and found.analysis.dynamic is not None
     assert found.analysis.report.summary["oer"] == 0.0
@@ -325,10 +334,3 @@ def test_a_remembered_run_is_taken_only_when_it_matches_its_key(tmp_path: Path) 
                            parsing.function_by_name(changed, "python", "total"))
     assert gone is not None and gone.analysis.dynamic is None
     assert Document(text, None).kind == "function"
-    # a store nobody approved (a repository's), or with no way to ask: no remembered run
-    for approved in (lambda _p, _i: False, None):
-        s = Session(lambda level, message: None,
-                    SessionConfig(store=str(tmp_path / "s.sqlite3")), approved=approved)
-        s.reconfigure(s.config, str(tmp_path))
-        unasked = s.prepare(text, tmp_path / "m.py", "python", info)
-        assert unasked is not None and unasked.analysis.dynamic is None

@@ -26,7 +26,6 @@ from codequorum.generate.endpoint import ProviderConfig
 from codequorum.generate.prompting import DEFAULT_CONTEXT_LINES
 from codequorum.ingest.extract import unparsed_hint
 from codequorum.metrics.registry import TEXTUAL
-from codequorum.options.approvals import Approvals
 from codequorum.pipeline.config import AnalysisConfig
 from codequorum.pipeline.session import Session, SessionConfig
 
@@ -95,8 +94,7 @@ class AgentWorkspace:
         with self._lock:
             if self._session is None:
                 self._session = Session(self._notify, SessionConfig(
-                    store=str(self.store_path()), analysis=self.options.analysis),
-                    approved=Approvals.default().store_approved)
+                    store=str(self.store_path()), analysis=self.options.analysis))
                 self._session.reconfigure(self._session.config, root=str(self.root))
             return self._session
 

@@ -23,6 +23,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from codequorum import __version__
 from codequorum.behaviour.dynamic_analysis import SUMMARY_KEYS, DynamicReport
+from codequorum.core import run_seal
 from codequorum.core.limits import json_nests_deeper
 from codequorum.core.model import ModuleContext
 
@@ -83,9 +84,10 @@ def versions_key(codes: Sequence[str]) -> str:
     return h.hexdigest()
 
 
-def encode(report: DynamicReport, key: str) -> str | None:
-    """The record of ``report`` under ``key`` (None when it is too large to keep or holds a
-    value JSON cannot carry)."""
+def encode(report: DynamicReport, key: str, seal_key: bytes) -> str | None:
+    """The record of ``report`` under ``key``, sealed with the user's ``seal_key``
+    (:mod:`codequorum.core.run_seal`); None when it is too large to keep or holds a value
+    JSON cannot carry."""
     try:
         text = json.dumps({"format": RECORD_FORMAT, "key": key,
                            "report": dataclasses.asdict(report)},
@@ -93,13 +95,18 @@ def encode(report: DynamicReport, key: str) -> str | None:
     except (TypeError, ValueError) as exc:
         log.info("run of %s not remembered: %s", report.task_id, exc)
         return None
-    return text if len(text) <= MAX_RECORD_CHARS else None
+    return run_seal.seal(seal_key, text) if len(text) <= MAX_RECORD_CHARS else None
 
 
-def decode(text: object, key: str, versions: int) -> DynamicReport | None:
-    """The report a record holds, when it is a record of this layout written under
-    ``key`` about ``versions`` versions and everything in it adds up; else None."""
-    if not isinstance(text, str) or len(text) > MAX_RECORD_CHARS:
+def decode(sealed: object, key: str, versions: int, seal_key: bytes) -> DynamicReport | None:
+    """The report a record holds, when it bears the user's seal (``seal_key``: no run a
+    repository wrote is read), is a record of this layout written under ``key`` about
+    ``versions`` versions, and everything in it adds up; else None."""
+    if not isinstance(sealed, str) or len(sealed) > MAX_RECORD_CHARS + 65:
+        return None
+    text = run_seal.unseal(seal_key, sealed)
+    if text is None:
+        log.info("a remembered run was ignored: it does not bear this user's seal")
         return None
     if json_nests_deeper(text, MAX_RECORD_DEPTH):
         return None

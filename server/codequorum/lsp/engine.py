@@ -88,7 +88,7 @@ class Engine(Session):
 
     def __init__(self, notify: Notify) -> None:
         self.approvals = Approvals.default()
-        super().__init__(notify, approved=self._approved_store)
+        super().__init__(notify)
         self.settings = Settings()
         self._made: set[str] = set()
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="codequorum")
@@ -109,11 +109,6 @@ class Engine(Session):
             except OSError as exc:
                 log.warning("cannot record the new store in %s: %s", self.approvals.path, exc)
         return store
-
-    def _approved_store(self, path: Path, store_id: str) -> bool:
-        """Whether this server made the store or the user approved it (the remembered runs
-        :meth:`Session.recall_run` shows come only from such a store)."""
-        return self.approvals.store_approved(path, store_id)
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn(*args)`` on the worker pool and await it."""

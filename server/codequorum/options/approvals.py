@@ -31,19 +31,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from codequorum.core.user_dirs import config_dir
 from codequorum.generate.endpoint import DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL
 
 log = logging.getLogger(__name__)
 
 APPROVALS_NAME = "approvals.json"
 FORMAT_VERSION = 1
-
-
-def config_dir() -> Path:
-    """The user's codequorum configuration folder (XDG base directory rules)."""
-    base = os.environ.get("XDG_CONFIG_HOME", "")
-    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".config"
-    return root / "codequorum"
 
 
 def endpoint_identity(base_url: str) -> str:

@@ -42,6 +42,7 @@ from typing import Any
 from codequorum.core.errors import UserError
 from codequorum.core.os_features import user_id
 from codequorum.core.safe_paths import UnreadableFile, read_regular, real_path
+from codequorum.core.user_dirs import config_dir
 from codequorum.options.declarations import COMMANDS, Option, editor_settings, keys_of
 from codequorum.options.policy import Reach
 
@@ -83,18 +84,9 @@ class ConfigFile:
 # ----------------------------------------------------------------------------- files
 
 
-def user_config_dir() -> Path:
-    """The user's codequorum folder: ``$XDG_CONFIG_HOME/codequorum``, else
-    ``~/.config/codequorum`` (a relative ``XDG_CONFIG_HOME`` is ignored, as the XDG rules
-    say)."""
-    base = os.environ.get("XDG_CONFIG_HOME", "")
-    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".config"
-    return root / "codequorum"
-
-
 def user_config_path() -> Path:
     """The user-level configuration file."""
-    return user_config_dir() / USER_FILE
+    return config_dir() / USER_FILE
 
 
 def read_config(path: Path, *, user: bool = False) -> ConfigFile | None:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from codequorum.core import parsing
+from codequorum.core import parsing, run_seal
 from codequorum.core.errors import UserError
 from codequorum.core.limits import check_call_sizes
 from codequorum.core.model import FunctionLocation, ModuleContext, Version, VersionSet
@@ -55,10 +55,6 @@ CACHE_LIMIT = 512
 VARIANTS_PER_FUNCTION = 6
 
 Notify = Callable[[str, str], None]  # (level: "error" | "warning" | "info", message)
-#: ``approved(store path, store id)``: whether the user approved the versions of that store
-#: (the front end's record of approvals, never the store's own word): only then is a run
-#: remembered in it shown, since a store that came with a repository holds what it likes.
-StoreApproval = Callable[[Path, str], bool]
 
 
 @dataclass(frozen=True)
@@ -465,12 +461,10 @@ def merge_dynamic(
 class Session:
     """Samples in, analyses out. Blocking: callers that must not block run it on threads."""
 
-    def __init__(self, notify: Notify, config: SessionConfig | None = None,
-                 approved: StoreApproval | None = None) -> None:
+    def __init__(self, notify: Notify, config: SessionConfig | None = None) -> None:
         self.config = config or SessionConfig()
         self.root: str | None = None
         self._notify = notify
-        self._approved = approved
         self._lock = threading.RLock()
         self._store: VersionStore | None = None
         self._store_path: Path | None = None
@@ -888,11 +882,12 @@ class Session:
         from codequorum.behaviour import run_record
 
         store = self.store()
-        if store is None:
+        seal_key = run_seal.seal_key()
+        if store is None or seal_key is None:
             return
         key = run_record.run_key(analysis.version_set.codes, module,
                                  self.run_options(proposed, analysis.version_set.prompt))
-        record = run_record.encode(report, key)
+        record = run_record.encode(report, key, seal_key)
         try:
             versions = run_record.versions_key(analysis.version_set.codes)
             if record is None or not store.put_run(analysis.file_key, analysis.qualified_name,
@@ -903,17 +898,19 @@ class Session:
 
     def recall_run(self, analysis: FunctionAnalysis, document: Document) -> bool:
         """Take a remembered run of ``analysis``'s versions in ``document``'s module (the
-        same versions, module text and options) when no run of them is held yet, from a
-        store the user approved (:data:`StoreApproval`; none without one): a store that
-        came with a repository shows no run nobody here made. A record that does not
-        validate or match its key is ignored. True when one was taken."""
+        same versions, module text and options) when no run of them is held yet: only a
+        run this user's codequorum made and sealed (:mod:`codequorum.core.run_seal`), so a
+        store that came with a repository, approved or not, shows no run nobody here made.
+        A record that does not validate or match its key is ignored. True when one was
+        taken."""
         from codequorum.behaviour import run_record
         from codequorum.behaviour.runtimes import runtime_for
 
         if self.has_dynamic(analysis) or runtime_for(analysis.language) is None:
             return False
         store = self.store()
-        if store is None or not self._store_approved(store):
+        seal_key = run_seal.seal_key(create=False)
+        if store is None or seal_key is None:
             return False
         try:
             codes = analysis.version_set.codes
@@ -927,23 +924,13 @@ class Session:
                 key = run_record.run_key(codes, module,
                                          self.run_options(proposed, analysis.version_set.prompt))
                 record = store.run_record(analysis.file_key, analysis.qualified_name, key)
-                report = run_record.decode(record, key, len(codes))
+                report = run_record.decode(record, key, len(codes), seal_key)
                 if report is not None:
                     self.put_dynamic(analysis, report)
                     return True
         except Exception as exc:  # boundary: the analysis stands without the remembered run
             log.warning("no remembered run of %s: %s", analysis.qualified_name, exc)
         return False
-
-    def _store_approved(self, store: VersionStore) -> bool:
-        """Whether the user approved ``store`` (False without a way to ask)."""
-        if self._approved is None:
-            return False
-        try:
-            return self._approved(store.path, store.store_id)
-        except OSError as exc:  # boundary: the analysis stands without the remembered run
-            log.warning("cannot read the approvals of %s: %s", store.path, exc)
-            return False
 
     def put_dynamic(self, analysis: FunctionAnalysis, report: Any) -> None:
         """Keep a dynamic report of ``analysis``'s versions: later reads merge it in."""

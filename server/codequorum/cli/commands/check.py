@@ -47,7 +47,6 @@ from codequorum.generate.proposed_inputs import InputAsker
 from codequorum.ingest.extract import parse_problem
 from codequorum.ingest.store import default_store_path
 from codequorum.ingest.workspace import find_workspace
-from codequorum.options.approvals import Approvals
 from codequorum.options.arguments import add_options
 from codequorum.options.declarations import CHECK, FAIL_ON
 from codequorum.pipeline.config import DEFAULTS, AnalysisConfig
@@ -370,8 +369,7 @@ def _open_session(request: CheckRequest, store_path: Path, workspace: Path, run:
         text = message.removeprefix("codequorum: ")
         (problems if level == "error" else run.notes).append(text)
 
-    session = Session(notify, SessionConfig(store=str(store_path), analysis=request.analysis),
-                      approved=Approvals.default().store_approved)
+    session = Session(notify, SessionConfig(store=str(store_path), analysis=request.analysis))
     session.reconfigure(session.config, root=str(workspace))
     return session
 
