@@ -9,6 +9,8 @@ import json
 
 import pytest
 
+from codequorum.core import run_seal
+
 from ..agents.conftest import call, mcp_session, one_line_error, server_env, text_of
 from .conftest import Hostile
 
@@ -74,7 +76,9 @@ def test_check_dynamic_never_shows_a_secret_a_link_in_the_module_view_leads_to(
     assert TOKEN not in result.stdout + result.stderr
     doc = json.loads(result.stdout)
     assert [f["function"] for f in doc["functions"]] == ["read"]  # the run went on
-    assert hostile.home_snapshot() == before
+    after = hostile.home_snapshot()  # the key that seals the runs remembered is the user's
+    assert after.pop(f".config/codequorum/{run_seal.KEY_NAME}", None) is not None
+    assert after == before
     assert not hostile.marker.exists()
 
 
