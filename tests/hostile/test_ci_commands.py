@@ -102,3 +102,28 @@ def test_the_prompt_sample_prints_holds_no_command_of_the_functions_text(tmp_pat
     assert run.status == 0, run.err
     assert "add-mask" in run.out and "set-output" in run.out  # the docstring, as text
     assert not commands(run.out) and not commands(run.err), (run.out, run.err)
+
+
+def test_a_traceback_logged_holds_no_command_of_what_it_quotes() -> None:
+    """A traceback at ``-vv`` quotes a version's or a file's text on lines of its own."""
+    import io
+    import logging
+
+    from codequorum.core.safe_text import SafeFormatter
+
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(SafeFormatter("%(levelname)s %(message)s"))
+    log = logging.getLogger("codequorum.test.ci_commands")
+    log.addHandler(handler)
+    log.propagate = False
+    try:
+        try:
+            raise ValueError("\n::add-mask::secret\n  ##[set-output name=ok;]yes")
+        except ValueError:
+            log.exception("failed")
+    finally:
+        log.removeHandler(handler)
+    text = stream.getvalue()
+    assert "add-mask" in text and "set-output" in text
+    assert not commands(text), text

@@ -245,9 +245,11 @@ class SafeFormatter(logging.Formatter):
         return safe_text(super().formatMessage(record), limit=MAX_LOG_CHARS)
 
     def formatException(self, ei: Any) -> str:
-        """A traceback, escaped, its lines kept."""
-        return safe_text(super().formatException(ei), limit=None, keep_newlines=True)
+        """A traceback, escaped, its lines kept (none a CI runner takes for a command)."""
+        return ci_inert_lines(safe_text(super().formatException(ei), limit=None,
+                                        keep_newlines=True))
 
     def formatStack(self, stack_info: str) -> str:
-        """A stack, escaped, its lines kept."""
-        return safe_text(super().formatStack(stack_info), limit=None, keep_newlines=True)
+        """A stack, escaped, its lines kept (none a CI runner takes for a command)."""
+        return ci_inert_lines(safe_text(super().formatStack(stack_info), limit=None,
+                                        keep_newlines=True))
