@@ -93,7 +93,9 @@ async function findOffer(page) {
 /** The offer's wording in a remote window: where codequorum.interpreter goes, and where it is ignored. */
 function checkOfferWording(text) {
   const wanted = [
-    'The codequorum language server is not installed for python3.',
+    // the default python3 as found in PATH's absolute folders, named by its path
+    'The codequorum language server is not installed for /',
+    'python3.',
     'Choose Interpreter',
     'Remote settings',
     REMOTE_SETTINGS_COMMAND,
