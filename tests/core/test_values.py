@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codequorum.core.values import canonical_output
+from codequorum.core.values import canonical_output, shown_output
 
 
 def test_canonical_output_makes_equal_numbers_one_key() -> None:
@@ -29,3 +29,9 @@ def test_an_objects_address_is_no_part_of_its_key() -> None:
     assert canonical_output("[<function add at 0x1>, 2]") == canonical_output(
         "[<function add at 0x2>, 2]")
     assert canonical_output("'at 0x12'") == "'at 0x12'"  # a string is data
+
+
+def test_an_example_that_shows_nothing_reads_none() -> None:
+    assert shown_output("") == "None"  # doctest prints no None
+    assert shown_output("7\n") == "7"
+    assert shown_output("'a'") == "'a'"

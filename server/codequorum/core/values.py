@@ -53,7 +53,10 @@ _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 def shown_output(output: str) -> str:
     """A value as a message shows it: a docstring example's printed text without the line
-    end printing adds (as the docstring writes it); a repr as it is."""
+    end printing adds (as the docstring writes it); a repr as it is. An example that shows
+    nothing evaluated to None (doctest prints no None), so it reads ``None``."""
+    if not output:
+        return "None"
     return output[:-1] if output.endswith("\n") else output
 
 

@@ -778,3 +778,45 @@ def test_an_error_raised_in_the_sandbox_keeps_its_angle_names(tmp_path: Path) ->
                               text=True, env=env, cwd=tmp_path, timeout=300, check=True)
         assert said in done.stdout, done.stdout
         assert "< string>" not in done.stdout
+
+
+ONLY = '''def only(items):
+    """The one item of *items*.
+
+        >>> it = [7]
+        >>> only(it)
+        7
+        >>> it = []
+        >>> only(it)
+        Traceback (most recent call last):
+        ...
+        ValueError: no item
+    """
+    if len(items) != 1:
+        raise ValueError("no item")
+    return items[0]
+'''
+
+ONLY_VERSIONS = ["def only(items):\n    if len(items) != 1:\n        raise ValueError('no item')\n"
+                 "    return items[0]\n",
+                 "def only(items):\n    return items[0] if len(items) == 1 else None\n"]
+
+
+def test_a_doctest_example_that_returns_none_is_said_to_return_none(tmp_path: Path) -> None:
+    """An example that shows nothing (its value is None, as doctest prints it) reads
+    ``None`` in the finding, the hover's parting input and the agents' text, never an
+    empty ``vs  (``."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "mod.py").write_text(ONLY)
+    (tmp_path / "versions.json").write_text(json.dumps(ONLY_VERSIONS))
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "PATH": "/usr/bin:/bin"}
+    subprocess.run([str(SCRIPT), "sample", "mod.py", "-f", "only", "--from", "versions.json",
+                    "-q"], check=True, env=env, cwd=tmp_path, timeout=120)
+    done = subprocess.run([str(SCRIPT), "check", "mod.py", "--dynamic", "--no-tsed",
+                           "--fail-on", "never", "--format", "json"], capture_output=True,
+                          text=True, env=env, cwd=tmp_path, timeout=300, check=True)
+    [finding] = [f for f in json.loads(done.stdout)["findings"]
+                 if f["code"] == "divergent-outputs"]
+    assert finding["message"].startswith(
+        "versions 1 and 2 disagree on only(it) (after it = []): raises ValueError: no item "
+        "vs None ("), finding["message"]
