@@ -189,3 +189,35 @@ def test_the_same_call_after_another_setup_is_another_input_named_by_what_it_fol
     assert cases[1].expected is not None and cases[1].expected.endswith(
         "'many', and perhaps more.\n")
     assert all(c.flags & doctest.IGNORE_EXCEPTION_DETAIL for c in cases)
+
+
+def test_examples_after_a_call_show_what_it_changed() -> None:
+    """A method that changes its object returns None: the examples after its call that
+    show the object (``next(p)``, ``list(p)``) are inputs, as are those showing a name
+    passed to a function; an example on another object stays out."""
+    doc = """
+    >>> p = Lookahead([1, 2])
+    >>> q = Lookahead([5])
+    >>> p.push_front(8, 9)
+    >>> next(p)
+    8
+    >>> list(p)
+    [9, 1, 2]
+    >>> next(q)
+    5
+    """
+    cases = example_cases(_fn(doc, "push_front"), "push_front", may_grade=True)
+    assert [c.source for c in cases] == ["p.push_front(8, 9)\n", "next(p)\n", "list(p)\n"]
+    assert [c.expected for c in cases] == [None, "8\n", "[9, 1, 2]\n"]
+    assert cases[1].setup[-1] == "p.push_front(8, 9)\n"
+    doc = """
+    >>> xs = [3, 1, 2]
+    >>> ys = [3, 1, 2]
+    >>> sort_in_place(xs)
+    >>> xs
+    [1, 2, 3]
+    >>> ys
+    [3, 1, 2]
+    """
+    cases = example_cases(_fn(doc, "sort_in_place"), "sort_in_place", may_grade=True)
+    assert [c.source for c in cases] == ["sort_in_place(xs)\n", "xs\n"]

@@ -14,8 +14,9 @@ docstring's expected text where one may grade (doctest's own check, its option f
 An example is an input when its code names the function (``f(...)``, ``x.f(...)``,
 ``x.f``), or, for a special method, uses the operator or builtin that calls it (``3 in
 sl`` for ``__contains__``, ``len(sl)``, ``sl[0]``, ``a + b``: :data:`OPERATOR_FORMS`), or
-reads a name an earlier such example bound or used; an assignment shows nothing and only
-sets up the examples after it.
+reads a name an earlier such example bound or used, or whose value such a call may change
+(the object a method is called on, a name passed to the function: ``p.prepend(10)`` then
+``next(p)``); an assignment shows nothing and only sets up the examples after it.
 """
 
 from __future__ import annotations
@@ -125,6 +126,24 @@ def _bound_names(tree: ast.Module) -> set[str]:
     return out
 
 
+def _touched(tree: ast.AST, name: str) -> set[str]:
+    """Names whose value a call of ``name`` in ``tree`` may change: the object a method is
+    called on (``p`` in ``p.prepend(10)``) and the names passed to it (``xs`` in
+    ``shuffle(xs)``), so an example that shows them after the call (``next(p)``, ``xs``)
+    is an input too."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr == name and isinstance(
+                node.value, ast.Name):
+            out.add(node.value.id)
+        if isinstance(node, ast.Call) and (
+                (isinstance(node.func, ast.Name) and node.func.id == name)
+                or (isinstance(node.func, ast.Attribute) and node.func.attr == name)):
+            given = [*node.args, *(k.value for k in node.keywords)]
+            out |= {a.id for a in given if isinstance(a, ast.Name)}
+    return out
+
+
 def _parsed(source: str) -> ast.Module | None:
     if len(source) > MAX_SOURCE_CHARS:
         return None
@@ -183,7 +202,7 @@ def _cases(examples: Sequence[doctest.Example], name: str, may_grade: bool,
         operator = invokes(tree, name)
         calls = name in attrs or bool(read & tainted) or operator
         if calls:
-            tainted |= _bound_names(tree) | (read if operator else set())
+            tainted |= _bound_names(tree) | (read if operator else set()) | _touched(tree, name)
         if calls and _shows(tree, example.want) and not is_literal_call(source, name):
             want = example.want if may_grade and example.want.strip() else None
             yield TestCase(kind="example", source=source, setup=_setup(sources),

@@ -820,3 +820,68 @@ def test_a_doctest_example_that_returns_none_is_said_to_return_none(tmp_path: Pa
     assert finding["message"].startswith(
         "versions 1 and 2 disagree on only(it) (after it = []): raises ValueError: no item "
         "vs None ("), finding["message"]
+
+
+LOOKAHEAD = '''from collections import deque
+
+
+class Lookahead:
+    """An iterator that can take items back.
+
+        >>> p = Lookahead(['a', 'b'])
+        >>> next(p)
+        'a'
+    """
+
+    def __init__(self, iterable):
+        self._it = iter(iterable)
+        self._cache = deque()
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._cache:
+            return self._cache.popleft()
+        return next(self._it)
+
+    def push_front(self, *items):
+        """Put *items* back, to come out first, in the order given.
+
+            >>> p = Lookahead([1, 2])
+            >>> p.push_front(8, 9)
+            >>> next(p)
+            8
+            >>> list(p)
+            [9, 1, 2]
+        """
+        self._cache.extendleft(reversed(items))
+'''
+
+PUSH_FRONT = ["def push_front(self, *items):\n    self._cache.extendleft(reversed(items))\n",
+              "def push_front(self, *items):\n    for item in reversed(items):\n"
+              "        self._cache.appendleft(item)\n",
+              # wrong: extendleft reverses the items it is given
+              "def push_front(self, *items):\n    self._cache.extendleft(items)\n"]
+
+
+def test_a_method_that_changes_its_object_is_judged_by_the_examples_after_its_call(
+        tmp_path: Path) -> None:
+    """``push_front`` returns None in every version: what tells them apart is what its
+    docstring shows of the object afterwards (``next(p)``), so the version that puts the
+    items back reversed fails there and is not the one to keep."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "look.py").write_text(LOOKAHEAD)
+    (tmp_path / "versions.json").write_text(json.dumps(PUSH_FRONT))
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "PATH": "/usr/bin:/bin"}
+    subprocess.run([str(SCRIPT), "sample", "look.py", "-f", "Lookahead.push_front", "--from",
+                    "versions.json", "-q"], check=True, env=env, cwd=tmp_path, timeout=120)
+    done = subprocess.run([str(SCRIPT), "check", "look.py", "--dynamic", "--no-tsed",
+                           "--fail-on", "never", "--format", "json"], capture_output=True,
+                          text=True, env=env, cwd=tmp_path, timeout=300, check=True)
+    doc = json.loads(done.stdout)
+    [row] = doc["functions"]
+    assert row["verdict"] == "divergent-outputs" and row["recommended"] != 2, done.stdout
+    [finding] = [f for f in doc["findings"] if f["code"] == "divergent-outputs"]
+    assert "disagree on next(p): 8 vs 9" in finding["message"], finding["message"]
+    assert finding["report"]["summary"]["graded_inputs"] == 2
