@@ -169,6 +169,19 @@ async def test_compare_versions_gives_the_figures_codequorum_score_gives(
     assert text_of(result).startswith(f"10 versions in {len(got['clusters'])} groups")
 
 
+async def test_compare_versions_reads_a_chat_answer_without_a_fence_as_its_code(
+        tmp_path: Path) -> None:
+    """An agent passing a version as a chat answer gave it (prose, the function, prose,
+    no fence) has it compared on its code, not counted as a version that does not parse."""
+    code = "def add(a, b):\n    return a + b\n"
+    answer = "Here is a shorter one:\n\ndef add(a, b):\n    return b + a\n\nIt adds them.\n"
+    async with mcp_session(tmp_path) as session:
+        result = await call(session, "compare_versions", {"versions": [code, answer]})
+    got = result.structured_content
+    assert not result.is_error and isinstance(got, dict), text_of(result)
+    assert got["syntax_errors"] == [0, 0] and got["n"] == 2
+
+
 async def test_sample_versions_stores_what_the_endpoint_gives(
         close_ws: Path, endpoint: Endpoint) -> None:
     progress: list[float] = []

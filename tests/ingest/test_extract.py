@@ -237,3 +237,11 @@ def test_a_version_given_as_a_chat_answer_is_its_fenced_code() -> None:
 ])
 def test_code_and_answers_without_usable_code_are_left_as_they_are(code: str) -> None:
     assert unfenced(code, "python") is None
+
+
+def test_a_chat_answer_without_a_fence_is_its_code_without_the_prose() -> None:
+    answer = f"Here is a version that adds them:\n\n{FUNC}\nIt returns the sum."
+    assert unfenced(answer, "python") == FUNC
+    # a completion cut short or with a stray line stays as it is: it starts with code
+    assert unfenced(FUNC + "This is not code\n", "python") is None
+    assert unfenced("Sorry, I cannot help with that.", "python") is None

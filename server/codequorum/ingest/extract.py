@@ -107,10 +107,12 @@ def extract_from_code(code: str, language: str, name: str) -> ExtractResult:
 
 def unfenced(text: str, language: str) -> str | None:
     """The code of a version given as a chat answer (prose and a fenced block, as chat
-    models answer): the first fenced block of ``language`` (or untagged) that parses clean,
-    when ``text`` itself does not; None when ``text`` is code already, or no block is.
-    Benchmark completions hold no fences, so what is scored there stays byte for byte."""
-    if ("```" not in text and "~~~" not in text) or not _FENCE.search(text):
+    models answer, or prose and then the code without a fence): the first fenced block of
+    ``language`` (or untagged) that parses clean, when ``text`` itself does not; None when
+    ``text`` is code already, or no block is. Benchmark completions hold no fences and
+    start with code, so what is scored there stays byte for byte."""
+    fenced = ("```" in text or "~~~" in text) and _FENCE.search(text) is not None
+    if not fenced and not _opens_with_prose(text):
         return None
     try:
         lang = normalize_language(language)
@@ -123,6 +125,14 @@ def unfenced(text: str, language: str) -> str | None:
         if code.strip() and _clean(code, lang):
             return code.rstrip() + "\n"
     return None
+
+
+def _opens_with_prose(text: str) -> bool:
+    """Whether ``text``'s first line is a sentence, as a chat answer's is (``Here is...``),
+    not code: a line at column 0 that no code line of Python starts as."""
+    first = next((line for line in without_thinking(text).splitlines() if line.strip()), "")
+    return bool(first) and first[0] not in " \t" and not (
+        _PY_CODE_START.match(first) or _PY_CODE_LINE.match(first))
 
 
 def _clean(code: str, lang: str) -> bool:

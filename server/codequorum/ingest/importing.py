@@ -33,7 +33,12 @@ from codequorum.core.errors import UserError
 from codequorum.core.limits import json_depth_problem
 from codequorum.core.model import Version, VersionSet
 from codequorum.core.safe_paths import UnreadableFile, read_regular
-from codequorum.ingest.extract import extract_from_code
+from codequorum.ingest.extract import (
+    ExtractResult,
+    extract_from_code,
+    extract_function,
+    unfenced,
+)
 from codequorum.ingest.store import VersionStore, content_hash
 from codequorum.ingest.version_files import (
     ReadError,
@@ -135,12 +140,23 @@ def prepare_import(
     report = ImportReport(str(source), file, qualified_name, task_id=chosen)
     accepted: list[Version] = []
     for candidate in candidates:
-        result = extract_from_code(candidate.version.code, language, qualified_name)
+        result = _function_of(candidate.version.code, language, qualified_name)
         if not result.ok or result.code is None:
             report.skipped.append((candidate.label, result.reason or "rejected"))
             continue
         accepted.append(_with_code(candidate.version, result.code))
     return PreparedImport(accepted, report)
+
+
+def _function_of(text: str, language: str, qualified_name: str) -> ExtractResult:
+    """The function in one version as read: the text as code, else as a chat answer holds
+    it (a fenced block, prose around it: a model's answer saved to a file), as ``sample``
+    takes an endpoint's answer; the reason of the reading that fits the text otherwise."""
+    result = extract_from_code(text, language, qualified_name)
+    if result.ok:
+        return result
+    answer = extract_function(text, language, qualified_name)
+    return answer if answer.ok or unfenced(text, language) is not None else result
 
 
 def store_import(store: VersionStore, prepared: PreparedImport, language: str) -> ImportReport:

@@ -351,3 +351,57 @@ def test_a_project_asks_for_at_most_fifty_versions_under_either_key(
     (note,) = args.config_notes
     assert f"{key} = 51: ignored: a project's configuration file cannot choose how many " \
         "tokens" in note
+
+
+CHAT_PY = '''Here is a version that builds each chunk by hand:
+
+def chunk(items, n):
+    out = []
+    for i in range(0, len(items), n):
+        out.append(items[i:i + n])
+    return out
+
+It keeps the last, shorter chunk.
+'''
+
+CHAT_JS = '''You can write it as a plain function:
+
+```js
+function chunk(items, n) {
+	const out = [];
+	for (let i = 0; i < items.length; i += n) out.push(items.slice(i, i + n));
+	return out;
+}
+```
+
+It keeps the last, shorter chunk.
+'''
+
+SOURCES = {"python": ("mod.py", "def chunk(items, n):\n    return [items[i:i + n] for i in "
+                                 "range(0, len(items), n)]\n", CHAT_PY),
+           "javascript": ("mod.js", "export function chunk(items, n) {\n\treturn [];\n}\n",
+                          CHAT_JS)}
+
+
+@pytest.mark.parametrize("language", ["python", "javascript"])
+def test_chat_answers_saved_as_files_import_as_their_code(tmp_path: Path, language: str) -> None:
+    """A chat answer pasted into a file, prose around the function, fenced or not, is
+    imported as the function alone, as ``sample`` takes an endpoint's answer."""
+    import subprocess
+    import sys
+
+    name, source, answer = SOURCES[language]
+    (tmp_path / ".git").mkdir()
+    (tmp_path / name).write_text(source)
+    (tmp_path / "answers").mkdir()
+    (tmp_path / "answers" / "answer.md").write_text(answer)
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([str(Path(sys.executable).parent / "codequorum"), "sample", name, "-f",
+                           "chunk", "--from", "answers"], capture_output=True, text=True,
+                          env=env, cwd=tmp_path, timeout=120, check=False)
+    said = done.stdout + done.stderr
+    assert done.returncode == 0 and "skipped" not in said, said
+    with VersionStore.open(tmp_path / ".codequorum" / "samples.sqlite3") as store:
+        [stored] = store.versions_for(name, "chunk")
+    assert stored.code.startswith("function chunk(" if language == "javascript" else "def chunk(")
+    assert "It keeps" not in stored.code and "Here is" not in stored.code

@@ -87,3 +87,22 @@ def test_an_html_page_is_not_written_onto_a_terminal(tmp_path: Path) -> None:
                            "report.html (or redirect the output)\n")
     piped = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
     assert piped.returncode == 0 and piped.stdout.startswith("<!DOCTYPE html>")
+
+
+def test_a_version_given_as_an_unfenced_chat_answer_is_scored_on_its_code(
+        tmp_path: Path) -> None:
+    """A chat answer without a fence (prose, the function, prose) is scored on its code,
+    as a fenced one is: not as a version with syntax errors."""
+    import subprocess
+    import sys
+
+    code = "def add(a, b):\n    return a + b\n"
+    answer = "Here is a shorter one:\n\ndef add(a, b):\n    return b + a\n\nIt adds them.\n"
+    path = tmp_path / "s.jsonl"
+    path.write_text(json.dumps({"task_id": "t", "versions": [code, answer]}) + "\n")
+    done = subprocess.run([str(Path(sys.executable).parent / "codequorum"), "score", str(path),
+                           "--format", "json"], capture_output=True, text=True, timeout=120,
+                          env={"XDG_CONFIG_HOME": str(tmp_path / "config"),
+                               "PATH": "/usr/bin:/bin"}, check=True)
+    [report] = json.loads(done.stdout)["sets"]
+    assert report["syntax_errors"] == [0, 0] and report["n"] == 2, report["notes"]
