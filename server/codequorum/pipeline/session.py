@@ -701,6 +701,8 @@ class Session:
             most_different=_most_different(report, current_index),
             fastest=None,
         )
+        if key.document is not None:  # before it is cached: no reader sees it without its run
+            self.recall_run(static, key.document)
         with self._lock:
             self._static.put(key, static)
             recent = self._recent.setdefault((key.file_key, key.qualified_name), [])
@@ -711,8 +713,6 @@ class Session:
                 self._static.pop(recent.pop(0), None)
             if len(self._recent) > CACHE_LIMIT:
                 self._recent.pop(next(iter(self._recent)))
-        if key.document is not None:
-            self.recall_run(static, key.document)
         return self._with_dynamic(static, key.options)
 
     def _with_dynamic(self, static: FunctionAnalysis, options: AnalysisConfig) -> FunctionAnalysis:
