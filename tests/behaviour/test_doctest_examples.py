@@ -221,3 +221,38 @@ def test_examples_after_a_call_show_what_it_changed() -> None:
     """
     cases = example_cases(_fn(doc, "sort_in_place"), "sort_in_place", may_grade=True)
     assert [c.source for c in cases] == ["sort_in_place(xs)\n", "xs\n"]
+
+
+LOOKAHEAD_CLASS = '''
+class Lookahead:
+    """Look ahead.
+
+        >>> p = Lookahead(['a', 'b'])
+        >>> p.peek()
+        'a'
+        >>> next(p)
+        'a'
+        >>> if p:
+        ...     list(p)
+        ['b']
+        >>> not p
+        True
+    """
+
+    def peek(self):
+        return self._cache[0]
+
+    def __bool__(self):
+        return bool(self._cache)
+'''
+
+
+def test_a_method_without_examples_of_its_own_takes_its_classs_examples() -> None:
+    from codequorum.behaviour.doctest_examples import class_example_cases
+
+    peek = class_example_cases(LOOKAHEAD_CLASS, "Lookahead", "peek", may_grade=True)
+    assert [c.source for c in peek][:2] == ["p.peek()\n", "next(p)\n"]
+    assert [c.expected for c in peek][:2] == ["'a'\n", "'a'\n"]
+    truth = class_example_cases(LOOKAHEAD_CLASS, "Lookahead", "__bool__", may_grade=True)
+    assert [c.source for c in truth] == ["if p:\n    list(p)\n", "not p\n"]
+    assert class_example_cases(LOOKAHEAD_CLASS, "Other", "peek", may_grade=True) == []

@@ -69,8 +69,16 @@ _BUILTINS: dict[str, frozenset[str]] = {
     "__round__": frozenset({"round"}), "__format__": frozenset({"format"})}
 
 
+#: Where Python asks an object for its truth (``__bool__``): ``if p:``, ``while p:``,
+#: ``x if p else y``, ``assert p``, ``not p``.
+_TRUTH_TESTS = (ast.If, ast.While, ast.IfExp, ast.Assert)
+
+
 def _operator_form(node: ast.AST, name: str) -> bool:
     """Whether ``node`` calls the special method ``name`` through its operator or builtin."""
+    if name == "__bool__" and (isinstance(node, _TRUTH_TESTS) or (
+            isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not))):
+        return True
     if isinstance(node, ast.Compare):
         return any(isinstance(op, _COMPARE.get(name, ())) for op in node.ops)
     if isinstance(node, ast.BinOp | ast.AugAssign):
@@ -211,7 +219,8 @@ def _cases(examples: Sequence[doctest.Example], name: str, may_grade: bool,
         sources.append(source)
 
 
-def example_cases(fn: FunctionNode, name: str, may_grade: bool) -> list[TestCase]:
+def example_cases(fn: FunctionNode | ast.ClassDef, name: str, may_grade: bool
+                  ) -> list[TestCase]:
     """The examples of ``fn``'s docstring that call ``name`` and that the literal-call
     path does not read, each with the examples before it; expected text only when
     ``may_grade`` (the docstring is the user's)."""
@@ -308,6 +317,16 @@ def class_instances(source: str, owner: str, limit: int = MAX_INSTANCES) -> list
     return out
 
 
+def class_example_cases(source: str, owner: str, name: str, may_grade: bool
+                        ) -> list[TestCase]:
+    """The examples of the class ``owner``'s docstring in the module ``source`` that call
+    its method ``name`` (``p.peek()``, ``next(p)`` for ``__next__``, ``if p:`` for
+    ``__bool__``): the inputs of a method whose own docstring has none."""
+    tree = _parsed_module(source)
+    node = None if tree is None else _class_node(tree, owner)
+    return [] if node is None else example_cases(node, name, may_grade)
+
+
 def _parsed_module(source: str) -> ast.Module | None:
     """The module's text parsed, or None when it does not parse."""
     try:
@@ -316,4 +335,5 @@ def _parsed_module(source: str) -> ast.Module | None:
         return None
 
 
-__all__ = ["MAX_EXAMPLES", "class_instances", "example_cases", "invokes"]
+__all__ = ["MAX_EXAMPLES", "class_example_cases", "class_instances", "example_cases",
+           "invokes"]

@@ -60,7 +60,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 
 from codequorum.behaviour.callers import literal_calls
-from codequorum.behaviour.doctest_examples import example_cases
+from codequorum.behaviour.doctest_examples import class_example_cases, example_cases
 from codequorum.behaviour.edge_values import (
     MIN_EDGE_INPUTS,
     edge_args,
@@ -715,6 +715,22 @@ def _add_doctests(plan: InputPlan, fn: ast.FunctionDef | ast.AsyncFunctionDef, e
         plan.cases.append(InputCase(t, "doctest", graded and t.has_expected, label))
 
 
+def _add_class_examples(plan: InputPlan, version_set: VersionSet, entry: str, graded: bool,
+                        known: set[str]) -> None:
+    """For a method without examples of its own, its class's examples that call it, graded
+    by their expected text (``graded``: no test grades the set): the module is the
+    user's."""
+    module = version_set.module
+    owner = module.owner if module is not None else None
+    if module is None or owner is None:
+        return
+    for t in class_example_cases(module.source, owner, entry, may_grade=True):
+        label = _label_for(t, entry, t.name)
+        if label not in known:
+            known.add(label)
+            plan.cases.append(InputCase(t, "doctest", graded and t.has_expected, label))
+
+
 def _resolve_params(params: Sequence[Param], cases: Sequence[InputCase], entry: str,
                     ) -> tuple[list[Param], tuple[Any, ...] | None]:
     """Parameter types from the annotations, else from the first call with the right
@@ -942,6 +958,8 @@ def _editor_inputs(
         doc_fn, doc_grade = _examples_source(version_set, entry, fn, may_grade,
                                              published_examples)
         _add_doctests(plan, doc_fn, entry, doc_grade, alone, known, whole=inferred)
+        if inferred and not plan.cases:
+            _add_class_examples(plan, version_set, entry, alone, known)
     if inferred:
         _add_callers(plan, version_set, fn, entry, known)
     if proposer is not None and params and not plan.cases and not all(

@@ -885,3 +885,66 @@ def test_a_method_that_changes_its_object_is_judged_by_the_examples_after_its_ca
     [finding] = [f for f in doc["findings"] if f["code"] == "divergent-outputs"]
     assert "disagree on next(p): 8 vs 9" in finding["message"], finding["message"]
     assert finding["report"]["summary"]["graded_inputs"] == 2
+
+
+PEEKING = LOOKAHEAD.replace('''        >>> p = Lookahead(['a', 'b'])
+        >>> next(p)
+        'a'
+    """''', '''        >>> p = Lookahead(['a', 'b'])
+        >>> p.peek()
+        'a'
+        >>> next(p)
+        'a'
+        >>> if p:
+        ...     list(p)
+        ['b']
+        >>> not p
+        True
+    """''').replace('''    def push_front(self, *items):''', '''    def peek(self):
+        if not self._cache:
+            self._cache.append(next(self._it))
+        return self._cache[0]
+
+    def __bool__(self):
+        try:
+            self.peek()
+        except StopIteration:
+            return False
+        return True
+
+    def push_front(self, *items):''')
+
+PEEK = ["def peek(self):\n    if not self._cache:\n        self._cache.append(next(self._it))\n"
+        "    return self._cache[0]\n",
+        "def peek(self):\n    if self._cache:\n        return self._cache[0]\n"
+        "    item = next(self._it)\n    self._cache.append(item)\n    return item\n",
+        # wrong: takes the item without keeping it for next()
+        "def peek(self):\n    return next(self._it)\n"]
+
+TRUTH = ["def __bool__(self):\n    try:\n        self.peek()\n    except StopIteration:\n"
+         "        return False\n    return True\n",
+         "def __bool__(self):\n    try:\n        self.peek()\n        return True\n"
+         "    except StopIteration:\n        return False\n",
+         # wrong: only knows the items already looked at
+         "def __bool__(self):\n    return bool(self._cache)\n"]
+
+
+def test_methods_without_examples_are_judged_by_their_classs_examples(tmp_path: Path) -> None:
+    """``peek`` and ``__bool__`` have no examples of their own: the class's (``p.peek()``
+    then ``next(p)``, ``if p:`` over two lines, ``not p``) are their inputs, so the version
+    of each that forgets what it looked at parts ways, where none ran before."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "look.py").write_text(PEEKING)
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "PATH": "/usr/bin:/bin"}
+    for name, codes in (("Lookahead.peek", PEEK), ("Lookahead.__bool__", TRUTH)):
+        (tmp_path / "versions.json").write_text(json.dumps(codes))
+        subprocess.run([str(SCRIPT), "sample", "look.py", "-f", name, "--from",
+                        "versions.json", "-q"], check=True, env=env, cwd=tmp_path, timeout=120)
+    done = subprocess.run([str(SCRIPT), "check", "look.py", "--dynamic", "--no-tsed",
+                           "--fail-on", "never", "--format", "json"], capture_output=True,
+                          text=True, env=env, cwd=tmp_path, timeout=300, check=True)
+    doc = json.loads(done.stdout)
+    rows = {row["function"]: row for row in doc["functions"]}
+    for name in ("Lookahead.peek", "Lookahead.__bool__"):
+        assert rows[name]["verdict"] == "divergent-outputs", rows[name]
+        assert rows[name]["recommended"] != 2 and rows[name]["not_run"] is None
