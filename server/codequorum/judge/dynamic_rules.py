@@ -373,6 +373,10 @@ def _runtime_instability(run: RunFigures) -> Verdict | None:
 
 
 def _redundant_alternatives(run: RunFigures) -> Verdict | None:
+    """Never beside ``divergent-outputs``: versions whose outputs part ways do not "run the
+    same way", however few of their opcodes the run reached."""
+    if _divergent_outputs(run) is not None:
+        return None
     r = run.rules
     return redundant_alternatives_verdict(run.summary.get("bef_jsd"), r.sctd_jsd, r.dctd_jsd,
                                           r.traced, r.bef_high)

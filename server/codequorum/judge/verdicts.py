@@ -194,7 +194,9 @@ REDUNDANT_ALTERNATIVES = VerdictSpec(
     style=PLAIN,
     figure_words="",
     doc="""\
-`bef_jsd` above 1000: structurally different code doing the same.""",
+`bef_jsd` above 1000: structurally different code doing the same. Never beside
+`divergent-outputs`: versions whose outputs part ways do not do the same, however alike
+the little of their code the inputs reached runs.""",
 )
 
 NOT_RUN_IN_MODULE = VerdictSpec(

@@ -948,3 +948,34 @@ def test_methods_without_examples_are_judged_by_their_classs_examples(tmp_path: 
     for name in ("Lookahead.peek", "Lookahead.__bool__"):
         assert rows[name]["verdict"] == "divergent-outputs", rows[name]
         assert rows[name]["recommended"] != 2 and rows[name]["not_run"] is None
+
+
+LOWER_FIRST = '''const LEADING_CAPITAL = /^[\\p{Lu}](?![\\p{Lu}])/u;
+
+export const lowerFirst = (input, toLowerCase) =>
+\tinput.replace(LEADING_CAPITAL, match => toLowerCase(match));
+'''
+
+LOWER_FIRST_VERSIONS = [
+    "const lowerFirst = (input, toLowerCase) => input.replace(LEADING_CAPITAL, "
+    "m => toLowerCase(m));\n",
+    "const lowerFirst = (input, toLowerCase) => toLowerCase(input);\n"]
+
+
+def test_versions_whose_outputs_part_ways_are_never_said_to_run_the_same_way(
+        tmp_path: Path) -> None:
+    """Two versions that disagree on every input run almost none of their code alike-or-
+    not (BEF in the millions): ``redundant-alternatives`` ("run the same way") is not said
+    beside ``divergent-outputs``."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "index.js").write_text(LOWER_FIRST)
+    (tmp_path / "v.json").write_text(json.dumps(LOWER_FIRST_VERSIONS))
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "PATH": os.environ["PATH"]}
+    subprocess.run([str(SCRIPT), "sample", "index.js", "-f", "lowerFirst", "--from", "v.json",
+                    "-q"], check=True, env=env, cwd=tmp_path, timeout=120)
+    done = subprocess.run([str(SCRIPT), "check", "index.js", "--dynamic", "--no-tsed",
+                           "--fail-on", "never", "--format", "json"], capture_output=True,
+                          text=True, env=env, cwd=tmp_path, timeout=300, check=True)
+    [row] = json.loads(done.stdout)["functions"]
+    assert "divergent-outputs" in row["verdicts"], row
+    assert "redundant-alternatives" not in row["verdicts"], row
