@@ -384,7 +384,9 @@ def test_verbose_logs_every_function_checked(ws: Workspace, capsys: pytest.Captu
     status, _, _ = _check(capsys, str(ws.file), "--workspace", str(ws.root), "--no-tsed", "-v")
     assert status == 1
     messages = [r.getMessage() for r in caplog.records if r.name == "codequorum.cli.commands.check"]
-    assert f"{ws.file}: `concatenate`: stable (7 stored versions)" in messages
+    # without a run the word is the shape's, as the editor's lens says it
+    assert (f"{ws.file}: `concatenate`: shape stable; not run yet (--dynamic runs the "
+            "versions) (7 stored versions)") in messages
     assert f"{ws.file}: `Stats.total`: outlier-current (4 stored versions)" in messages
 
 
@@ -979,3 +981,23 @@ def test_versions_whose_outputs_part_ways_are_never_said_to_run_the_same_way(
     [row] = json.loads(done.stdout)["functions"]
     assert "divergent-outputs" in row["verdicts"], row
     assert "redundant-alternatives" not in row["verdicts"], row
+
+
+def test_verbose_never_calls_a_function_stable_that_never_ran(tmp_path: Path) -> None:
+    """``check -v`` without ``--dynamic`` (and no run remembered) says the shape is stable
+    and that nothing ran, as the editor's lens does; after a run, the run's word."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "mod.py").write_text(ONLY)
+    (tmp_path / "versions.json").write_text(json.dumps(ONLY_VERSIONS[:1] * 2))
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "PATH": "/usr/bin:/bin"}
+    subprocess.run([str(SCRIPT), "sample", "mod.py", "-f", "only", "--from", "versions.json",
+                    "-q"], check=True, env=env, cwd=tmp_path, timeout=120)
+    said = {}
+    for run in ([], ["--dynamic"]):
+        done = subprocess.run([str(SCRIPT), "check", "mod.py", "-v", "--no-tsed", *run],
+                              capture_output=True, text=True, env=env, cwd=tmp_path,
+                              timeout=300, check=True)
+        said[bool(run)] = done.stderr
+    assert "`only`: shape stable; not run yet (--dynamic runs the versions)" in said[False]
+    assert "`only`: stable (" not in said[False]
+    assert "`only`: stable (" in said[True]

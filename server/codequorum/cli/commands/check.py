@@ -353,11 +353,21 @@ class _Checker:
 
 def _headline_words(analysis: FunctionAnalysis) -> str:
     """What ``-v`` says of a function: its headline's code (``stable``), or its words when
-    the behaviour was not measured (``shape stable; behaviour not run: no inputs``)."""
+    the behaviour was not measured (``shape stable; behaviour not run: no inputs``); a
+    ``stable`` no run backs is the shape's (``shape stable; not run yet``), as the editor's
+    lens says it."""
+    from codequorum.behaviour.runtimes import runtime_for
+
     headline = analysis.report.verdict
     if headline is None:
         return analysis.report.status
-    return safe_text(headline.message) if headline.code == "not-run" else headline.code
+    if headline.code == "not-run":
+        return safe_text(headline.message)
+    if headline.code == "stable" and analysis.dynamic is None:
+        runs = runtime_for(analysis.language) is not None
+        return "shape stable; " + ("not run yet (--dynamic runs the versions)" if runs
+                                   else "behaviour not run: the language does not run")
+    return headline.code
 
 
 def _open_session(request: CheckRequest, store_path: Path, workspace: Path, run: CheckRun,
