@@ -106,6 +106,15 @@ def test_untyped_parameters_are_guessed_from_their_use() -> None:
     assert plan.cases[-1].test.args[2] == plan.cases[0].test.args[2]  # n kept, not scaled
     assert "parameter types guessed from their use: number[], string, number" in plan.notes
     assert guessed_types("function f({a}) { return a; }", "f") is None
+    assert [c.origin for c in plan.cases][:6] == ["usage"] * 6
+
+
+def test_a_parameter_the_function_calls_is_guessed_a_function() -> None:
+    code = "const lowerFirst = (input, lower) => input.replace(/^./, m => lower(m));"
+    assert guessed_types(code, "lowerFirst") == ["string", "Function"]
+    plan = collect_js_inputs(VersionSet.from_codes("t", [code], language="javascript",
+                                                  entry_point="lowerFirst"))
+    assert plan.cases[0].test.args[1] == {"$": "source", "v": "(...args) => args[0]"}
 
 
 def test_examples_kept_in_a_declaration_or_printed_with_the_value_on_the_next_line() -> None:

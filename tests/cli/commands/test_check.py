@@ -954,6 +954,8 @@ def test_methods_without_examples_are_judged_by_their_classs_examples(tmp_path: 
 
 LOWER_FIRST = '''const LEADING_CAPITAL = /^[\\p{Lu}](?![\\p{Lu}])/u;
 
+// >>> lowerFirst("", 1)
+// ""
 export const lowerFirst = (input, toLowerCase) =>
 \tinput.replace(LEADING_CAPITAL, match => toLowerCase(match));
 '''
@@ -966,9 +968,10 @@ LOWER_FIRST_VERSIONS = [
 
 def test_versions_whose_outputs_part_ways_are_never_said_to_run_the_same_way(
         tmp_path: Path) -> None:
-    """Two versions that disagree on every input run almost none of their code alike-or-
-    not (BEF in the millions): ``redundant-alternatives`` ("run the same way") is not said
-    beside ``divergent-outputs``."""
+    """Two versions that disagree on their one input (the example passes a number where
+    one of them calls a function) run almost none of their code, alike (BEF in the
+    millions): ``redundant-alternatives`` ("run the same way") is not said beside
+    ``divergent-outputs``."""
     (tmp_path / ".git").mkdir()
     (tmp_path / "index.js").write_text(LOWER_FIRST)
     (tmp_path / "v.json").write_text(json.dumps(LOWER_FIRST_VERSIONS))
@@ -1001,3 +1004,23 @@ def test_verbose_never_calls_a_function_stable_that_never_ran(tmp_path: Path) ->
     assert "`only`: shape stable; not run yet (--dynamic runs the versions)" in said[False]
     assert "`only`: stable (" not in said[False]
     assert "`only`: stable (" in said[True]
+
+
+def test_a_javascript_parameter_the_versions_call_is_given_a_function(tmp_path: Path) -> None:
+    """Without examples or types, a parameter every version calls is drawn as a function,
+    not a number: the versions agree instead of all but one raising ``TypeError`` on a
+    number, and the input is said to come from how the versions use it."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "index.js").write_text(LOWER_FIRST.replace('// >>> lowerFirst("", 1)\n// ""\n',
+                                                           ""))
+    (tmp_path / "v.json").write_text(json.dumps(LOWER_FIRST_VERSIONS))
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "PATH": os.environ["PATH"]}
+    subprocess.run([str(SCRIPT), "sample", "index.js", "-f", "lowerFirst", "--from", "v.json",
+                    "-q"], check=True, env=env, cwd=tmp_path, timeout=120)
+    done = subprocess.run([str(SCRIPT), "check", "index.js", "--dynamic", "--no-tsed",
+                           "--fail-on", "never", "--format", "json"], capture_output=True,
+                          text=True, env=env, cwd=tmp_path, timeout=300, check=True)
+    doc = json.loads(done.stdout)
+    [row] = doc["functions"]
+    assert row["verdicts"] == ["stable"] and row["not_run"] is None, done.stdout
+    assert row["risk"] is not None

@@ -13,7 +13,7 @@ declares; optional and rest parameters left out) or from the types an example's 
 show, beside the examples when the function runs alone (versions that agree on them may
 part elsewhere); the model's proposed inputs where nothing else exists; last, values of
 the types the parameters' use in the body suggests (string methods, array methods or
-indexing, arithmetic). Literals are read with tree-sitter
+indexing, arithmetic, a call of it). Literals are read with tree-sitter
 into the canonical form (``js_values.py``); a call that is not all literals is skipped.
 Last of all, the scaling series of the growth: arrays and strings (else a number) of each
 size, by the same types.
@@ -352,8 +352,9 @@ NUMBER_OPERATORS = {"*", "/", "-", "%", "**", "<", ">", "<=", ">=", "++", "--", 
 
 def guessed_types(text: str, entry: str) -> list[str] | None:
     """Each parameter's type as its use in the body suggests (``number``, ``string``,
-    ``number[]``): string methods, array methods or indexing, arithmetic; ``number`` when
-    nothing says. None when the function or its parameters are not plain names."""
+    ``number[]``, ``Function``): string methods, array methods or indexing, arithmetic, a
+    call of it; ``number`` when nothing says. None when the function or its parameters are
+    not plain names."""
     for fn in functions(text, "typescript"):
         if fn.name.split(".")[-1] != entry.split(".")[-1]:
             continue
@@ -390,6 +391,11 @@ def _use_of(root: Node, name: str) -> str:
         elif node.type == "for_in_statement" and any(node_text(c) == name
                                                       for c in node.named_children[1:]):
             seen.add("array")
+        elif node.type == "call_expression" and node_text(
+                node.child_by_field_name("function") or node) == name:
+            seen.add("function")
+    if "function" in seen:  # called: a callback, drawn as one (``ts_types.callback_source``)
+        return "Function"
     if "string" in seen:
         return "string"
     return "number[]" if "array" in seen else "number"
@@ -507,12 +513,14 @@ def _label(entry: str, args: Sequence[Any]) -> str:
 
 
 def _add(plan: InputPlan, case: TestCase, source: Any, graded: bool, label: str,
-         known: set[str]) -> None:
+         known: set[str], by_usage: bool = False) -> None:
+    """``case`` once; ``by_usage``: its values' types were guessed from the versions' use
+    of the parameters (its origin reads so: ``drawn from how the versions use it``)."""
     key = label + ("" if not case.has_expected else "=" + js_values.show(case.expected))
     if key in known or (label in known and not case.has_expected):
         return
     known.update((key, label))
-    plan.cases.append(InputCase(case, source, graded, label))
+    plan.cases.append(InputCase(case, source, graded, label, typed_by_usage=by_usage))
 
 
 def _add_examples(plan: InputPlan, text: str, entry: str, graded: bool, known: set[str]) -> None:
@@ -541,7 +549,8 @@ def _add_callers(plan: InputPlan, module: ModuleContext, entry: str, known: set[
 
 
 def _add_typed(plan: InputPlan, types: Sequence[str], entry: str, count: int,
-               known: set[str], aliases: Mapping[str, str] | None = None) -> None:
+               known: set[str], aliases: Mapping[str, str] | None = None,
+               by_usage: bool = False) -> None:
     for i in range(count):
         try:
             args = tuple(type_values(t, i + k, aliases) for k, t in enumerate(types))
@@ -549,7 +558,8 @@ def _add_typed(plan: InputPlan, types: Sequence[str], entry: str, count: int,
             plan.notes.append("parameter types not drawn: " + ", ".join(types))
             return
         label = _label(entry, args)
-        _add(plan, TestCase("call", args=args, name=label), "hypothesis", False, label, known)
+        _add(plan, TestCase("call", args=args, name=label), "hypothesis", False, label, known,
+             by_usage)
 
 
 def _add_guessed(plan: InputPlan, version_set: VersionSet, entry: str, count: int,
@@ -561,7 +571,7 @@ def _add_guessed(plan: InputPlan, version_set: VersionSet, entry: str, count: in
     if not types:
         return
     plan.notes.append("parameter types guessed from their use: " + ", ".join(types))
-    _add_typed(plan, types, entry, count, known)
+    _add_typed(plan, types, entry, count, known, by_usage=True)
 
 
 def _add_proposed(plan: InputPlan, proposer: Proposer, source: str, entry: str,
