@@ -243,9 +243,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("no-current", "leave the current code out (default: it joins the versions, as "
            "check and the editor compare it)", Reach.VISIBILITY, _on(EXPORT), kind="off",
            dest="current", default=True, project_values=_is_true),
-    Option("from", "import versions from a sample-set file, a JSON list or a directory "
-           "instead", Reach.PROJECT_FILE, _on(SAMPLE), dest="source", type=Path,
-           metavar="PATH"),
+    Option("from", "import versions from a sample-set file, a JSON list, a directory (a "
+           "version a file) or one file of code or a chat answer instead", Reach.PROJECT_FILE,
+           _on(SAMPLE), dest="source", type=Path, metavar="PATH"),
     Option("task", "with --from: the task_id of the set to import (default: the set whose "
            "entry_point is the function, else the only set)", A, _on(SAMPLE)),
     # ------------------------------------------------------------------ the store
