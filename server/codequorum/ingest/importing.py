@@ -9,7 +9,12 @@ Three inputs are understood:
   complete the set's prompt (bodies to append to it) are joined to it
   (:func:`codequorum.ingest.version_files.join_completions`);
 - a JSON list of code strings;
-- a directory: each file in it (sorted; hidden files skipped) is one version.
+- a directory: each file in it (sorted; hidden files skipped) is one version;
+- any other file (source code, or a chat answer saved as it came): one version.
+
+A version given as a chat answer (prose around a fenced block, or a sentence and then the
+code without a fence) is read as a generated answer is
+(:func:`codequorum.ingest.extract.extract_function`), wherever it comes from.
 
 Each version is reduced to the one function (by qualified name, the same check as for
 generated answers), so imported and regenerated versions compare alike; versions that do
@@ -103,6 +108,8 @@ def read_candidates(
     if not path.exists():
         raise UserError(f"{path}: no such file or directory")
     data = _read_text(path)
+    if not data.lstrip().startswith(("{", "[")):  # not JSON, nor JSONL: code or an answer
+        return [Candidate(path.name, Version(code=data, label=path.stem))], None
     doc = _json_document(data)
     if isinstance(doc, list) and all(isinstance(item, str) for item in doc):
         return [
@@ -140,23 +147,12 @@ def prepare_import(
     report = ImportReport(str(source), file, qualified_name, task_id=chosen)
     accepted: list[Version] = []
     for candidate in candidates:
-        result = _function_of(candidate.version.code, language, qualified_name)
+        result = _extract(candidate.version.code, language, qualified_name)
         if not result.ok or result.code is None:
             report.skipped.append((candidate.label, result.reason or "rejected"))
             continue
         accepted.append(_with_code(candidate.version, result.code))
     return PreparedImport(accepted, report)
-
-
-def _function_of(text: str, language: str, qualified_name: str) -> ExtractResult:
-    """The function in one version as read: the text as code, else as a chat answer holds
-    it (a fenced block, prose around it: a model's answer saved to a file), as ``sample``
-    takes an endpoint's answer; the reason of the reading that fits the text otherwise."""
-    result = extract_from_code(text, language, qualified_name)
-    if result.ok:
-        return result
-    answer = extract_function(text, language, qualified_name)
-    return answer if answer.ok or unfenced(text, language) is not None else result
 
 
 def store_import(store: VersionStore, prepared: PreparedImport, language: str) -> ImportReport:
@@ -271,6 +267,15 @@ def _choose_set(
         f"{path}: {len(sets)} sample sets and none has entry_point {entry_point!r}; "
         f"choose one with --task ({ids})"
     )
+
+
+def _extract(code: str, language: str, qualified_name: str) -> ExtractResult:
+    """The function from a version as given: read as a chat answer when it holds a fence
+    or is one without a fence (a sentence, then the code: :func:`~codequorum.ingest.
+    extract.unfenced`), its code taken as a generated answer's is, else as source code."""
+    if "```" in code or "~~~" in code or unfenced(code, language) is not None:
+        return extract_function(code, language, qualified_name)
+    return extract_from_code(code, language, qualified_name)
 
 
 def _imported(version: Version) -> Version:
