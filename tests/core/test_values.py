@@ -31,7 +31,7 @@ def test_an_objects_address_is_no_part_of_its_key() -> None:
     assert canonical_output("'at 0x12'") == "'at 0x12'"  # a string is data
 
 
-def test_an_example_that_shows_nothing_reads_none() -> None:
-    assert shown_output("") == "None"  # doctest prints no None
+def test_an_example_that_shows_nothing_reads_nothing() -> None:
+    assert shown_output("") == "nothing"  # doctest prints no None; a statement may print none
     assert shown_output("7\n") == "7"
     assert shown_output("'a'") == "'a'"

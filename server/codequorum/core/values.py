@@ -54,9 +54,10 @@ _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 def shown_output(output: str) -> str:
     """A value as a message shows it: a docstring example's printed text without the line
     end printing adds (as the docstring writes it); a repr as it is. An example that shows
-    nothing evaluated to None (doctest prints no None), so it reads ``None``."""
+    nothing (an expression whose value is None, which doctest does not print, or a
+    statement that printed nothing) reads ``nothing``, never as an empty gap."""
     if not output:
-        return "None"
+        return "nothing"
     return output[:-1] if output.endswith("\n") else output
 
 

@@ -804,10 +804,10 @@ ONLY_VERSIONS = ["def only(items):\n    if len(items) != 1:\n        raise Value
                  "def only(items):\n    return items[0] if len(items) == 1 else None\n"]
 
 
-def test_a_doctest_example_that_returns_none_is_said_to_return_none(tmp_path: Path) -> None:
-    """An example that shows nothing (its value is None, as doctest prints it) reads
-    ``None`` in the finding, the hover's parting input and the agents' text, never an
-    empty ``vs  (``."""
+def test_a_doctest_example_that_shows_nothing_is_said_to(tmp_path: Path) -> None:
+    """An example that shows nothing (its value is None, which doctest does not print)
+    reads ``nothing`` in the finding, the hover's parting input and the agents' text,
+    never an empty ``vs  (``."""
     (tmp_path / ".git").mkdir()
     (tmp_path / "mod.py").write_text(ONLY)
     (tmp_path / "versions.json").write_text(json.dumps(ONLY_VERSIONS))
@@ -821,7 +821,7 @@ def test_a_doctest_example_that_returns_none_is_said_to_return_none(tmp_path: Pa
                  if f["code"] == "divergent-outputs"]
     assert finding["message"].startswith(
         "versions 1 and 2 disagree on only(it) (after it = []): raises ValueError: no item "
-        "vs None ("), finding["message"]
+        "vs nothing ("), finding["message"]
 
 
 LOOKAHEAD = '''from collections import deque
