@@ -245,3 +245,13 @@ def test_a_chat_answer_without_a_fence_is_its_code_without_the_prose() -> None:
     # a completion cut short or with a stray line stays as it is: it starts with code
     assert unfenced(FUNC + "This is not code\n", "python") is None
     assert unfenced("Sorry, I cannot help with that.", "python") is None
+
+
+def test_a_javascript_answer_without_a_fence_is_its_code_without_the_prose() -> None:
+    code = "function add(a, b) {\n\treturn a + b;\n}\n"
+    answer = f"Here is a version:\n\n{code}\nIt returns the sum of both."
+    assert extract_function(answer, "javascript", "add").code == code
+    assert unfenced(answer, "javascript") == code
+    # code as given, a broken completion included, stays as it is
+    assert unfenced(code, "javascript") is None
+    assert unfenced("function add(a, b) {\n\treturn a +\n", "javascript") is None

@@ -37,6 +37,14 @@ _FENCE = re.compile(
 _THINKING = re.compile(r"<(think|thinking|reasoning)>", re.IGNORECASE)
 _PY_CODE_START = re.compile(r"^(?:async\s+def|def|class|@|from\s+\S+\s+import|import)\b")
 _PY_CODE_LINE = re.compile(r"^(?:[A-Za-z_][\w.]*\s*(?:=|\(|\[|:)|if __name__|#|\)|\]|\})")
+#: Where JavaScript or TypeScript code in an answer without a fence starts.
+_JS_CODE_START = re.compile(
+    r"^(?:export\s|async\s|function\b|const\s|let\s|var\s|class\s|import\s|/\*|//)")
+#: A chat answer's opening sentence: a word, a space, and no end a line of code has.
+_SENTENCE = re.compile(r"^[A-Za-z][\w'’!,]* .*[^;{(,\s]\s*$")
+_JS_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
+#: Lines of an answer without a fence tried as its code, at most.
+_MAX_BARE_LINES = 400
 _NOT_CODE_TAGS = frozenset(
     {"text", "txt", "output", "console", "shell", "sh", "bash", "zsh", "plaintext", "json"}
 )
@@ -129,10 +137,11 @@ def unfenced(text: str, language: str) -> str | None:
 
 def _opens_with_prose(text: str) -> bool:
     """Whether ``text``'s first line is a sentence, as a chat answer's is (``Here is...``),
-    not code: a line at column 0 that no code line of Python starts as."""
+    not code: a line at column 0 that no code line of Python or JavaScript starts as."""
     first = next((line for line in without_thinking(text).splitlines() if line.strip()), "")
-    return bool(first) and first[0] not in " \t" and not (
-        _PY_CODE_START.match(first) or _PY_CODE_LINE.match(first))
+    return bool(_SENTENCE.match(first)) and not (
+        _PY_CODE_START.match(first) or _PY_CODE_LINE.match(first)
+        or _JS_CODE_START.match(first))
 
 
 def _clean(code: str, lang: str) -> bool:
@@ -224,6 +233,8 @@ def _bare_code(answer: str, lang: str) -> str | None:
     """The code part of an answer without fences (prose before and after dropped)."""
     if not answer.strip():
         return None
+    if lang in _JS_LANGUAGES:
+        return _bare_js(answer, lang)
     if lang != "python":
         return answer
     lines = answer.splitlines()
@@ -242,6 +253,22 @@ def _bare_code(answer: str, lang: str) -> str | None:
         else:
             break
     return "\n".join(kept).rstrip() + "\n"
+
+
+def _bare_js(answer: str, lang: str) -> str:
+    """JavaScript or TypeScript code without a fence: from its first line of code, the
+    longest run of lines that parses (the prose after it dropped); the answer as it is
+    when no line starts code."""
+    lines = answer.splitlines()
+    start = next((i for i, line in enumerate(lines) if _JS_CODE_START.match(line)), None)
+    if start is None:
+        return answer
+    end = min(len(lines), start + _MAX_BARE_LINES)
+    for stop in range(end, start, -1):
+        code = "\n".join(lines[start:stop]).rstrip() + "\n"
+        if lines[stop - 1].strip() and _clean(code, lang):
+            return code
+    return "\n".join(lines[start:]).rstrip() + "\n"
 
 
 def _from_block(block: str, lang: str, name: str) -> ExtractResult:

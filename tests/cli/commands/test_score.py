@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from codequorum.cli.commands.score import score_request
 from codequorum.cli.main import parse_arguments
 
@@ -89,17 +91,26 @@ def test_an_html_page_is_not_written_onto_a_terminal(tmp_path: Path) -> None:
     assert piped.returncode == 0 and piped.stdout.startswith("<!DOCTYPE html>")
 
 
+UNFENCED = {
+    "python": ("def add(a, b):\n    return a + b\n",
+               "Here is a shorter one:\n\ndef add(a, b):\n    return b + a\n\nIt adds them.\n"),
+    "javascript": ("function add(a, b) {\n\treturn a + b;\n}\n",
+                   "Here is one:\n\nfunction add(a, b) {\n\treturn b + a;\n}\n\nIt adds them.\n"),
+}
+
+
+@pytest.mark.parametrize("language", sorted(UNFENCED))
 def test_a_version_given_as_an_unfenced_chat_answer_is_scored_on_its_code(
-        tmp_path: Path) -> None:
+        tmp_path: Path, language: str) -> None:
     """A chat answer without a fence (prose, the function, prose) is scored on its code,
     as a fenced one is: not as a version with syntax errors."""
     import subprocess
     import sys
 
-    code = "def add(a, b):\n    return a + b\n"
-    answer = "Here is a shorter one:\n\ndef add(a, b):\n    return b + a\n\nIt adds them.\n"
+    code, answer = UNFENCED[language]
     path = tmp_path / "s.jsonl"
-    path.write_text(json.dumps({"task_id": "t", "versions": [code, answer]}) + "\n")
+    path.write_text(json.dumps({"task_id": "t", "language": language,
+                                "versions": [code, answer]}) + "\n")
     done = subprocess.run([str(Path(sys.executable).parent / "codequorum"), "score", str(path),
                            "--format", "json"], capture_output=True, text=True, timeout=120,
                           env={"XDG_CONFIG_HOME": str(tmp_path / "config"),
