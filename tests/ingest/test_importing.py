@@ -149,7 +149,7 @@ def test_one_file_of_code_or_one_chat_answer_is_one_version(
     prose = tmp_path / "prose.md"
     prose.write_text("I cannot help with that.\n")
     report = import_versions(store, prose, "m.py", "python", "add")
-    assert report.skipped == [("prose.md", "code does not parse: line 1 (invalid syntax)")]
+    assert report.skipped == [("prose.md", "no code in the answer")]  # as a refusal reads
     refusal = tmp_path / "refusal.md"
     refusal.write_text("```text\nI cannot help with that.\n```\n")
     report = import_versions(store, refusal, "m.py", "python", "add")

@@ -119,8 +119,7 @@ def unfenced(text: str, language: str) -> str | None:
     ``language`` (or untagged) that parses clean, when ``text`` itself does not; None when
     ``text`` is code already, or no block is. Benchmark completions hold no fences and
     start with code, so what is scored there stays byte for byte."""
-    fenced = ("```" in text or "~~~" in text) and _FENCE.search(text) is not None
-    if not fenced and not _opens_with_prose(text):
+    if not is_chat_answer(text):
         return None
     try:
         lang = normalize_language(language)
@@ -133,6 +132,13 @@ def unfenced(text: str, language: str) -> str | None:
         if code.strip() and _clean(code, lang):
             return code.rstrip() + "\n"
     return None
+
+
+def is_chat_answer(text: str) -> bool:
+    """Whether ``text`` reads as a chat model's answer rather than code: it holds a fenced
+    block, or its first line is a sentence (``Here is...``, ``Sorry, ...``)."""
+    fenced = ("```" in text or "~~~" in text) and _FENCE.search(text) is not None
+    return fenced or _opens_with_prose(text)
 
 
 def _opens_with_prose(text: str) -> bool:

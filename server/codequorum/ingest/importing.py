@@ -42,7 +42,7 @@ from codequorum.ingest.extract import (
     ExtractResult,
     extract_from_code,
     extract_function,
-    unfenced,
+    is_chat_answer,
 )
 from codequorum.ingest.store import VersionStore, content_hash
 from codequorum.ingest.version_files import (
@@ -271,9 +271,10 @@ def _choose_set(
 
 def _extract(code: str, language: str, qualified_name: str) -> ExtractResult:
     """The function from a version as given: read as a chat answer when it holds a fence
-    or is one without a fence (a sentence, then the code: :func:`~codequorum.ingest.
-    extract.unfenced`), its code taken as a generated answer's is, else as source code."""
-    if "```" in code or "~~~" in code or unfenced(code, language) is not None:
+    or opens with a sentence (:func:`~codequorum.ingest.extract.is_chat_answer`), its code
+    taken as a generated answer's is ("no code in the answer" when it has none), else as
+    source code."""
+    if is_chat_answer(code):
         return extract_function(code, language, qualified_name)
     return extract_from_code(code, language, qualified_name)
 

@@ -405,3 +405,21 @@ def test_chat_answers_saved_as_files_import_as_their_code(tmp_path: Path, langua
         [stored] = store.versions_for(name, "chunk")
     assert stored.code.startswith("function chunk(" if language == "javascript" else "def chunk(")
     assert "It keeps" not in stored.code and "Here is" not in stored.code
+
+
+def test_a_chat_answer_without_code_is_said_to_hold_none(tmp_path: Path) -> None:
+    """A refusal saved to a file is skipped as an endpoint's refusal is, "no code in the
+    answer", not as code that does not parse."""
+    import subprocess
+    import sys
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "mod.py").write_text(SOURCES["python"][1])
+    (tmp_path / "answer.txt").write_text("I cannot write that function, sorry.\n")
+    done = subprocess.run([str(Path(sys.executable).parent / "codequorum"), "sample", "mod.py",
+                           "-f", "chunk", "--from", "answer.txt"], capture_output=True,
+                          text=True, env={"XDG_CONFIG_HOME": str(tmp_path / "config"),
+                                          "PATH": "/usr/bin:/bin"},
+                          cwd=tmp_path, timeout=120, check=False)
+    assert done.returncode == 1
+    assert "skipped answer.txt: no code in the answer" in done.stdout + done.stderr
