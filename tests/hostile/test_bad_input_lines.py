@@ -35,7 +35,11 @@ BAD_LINES: dict[str, tuple[bytes, str]] = {
              "line longer than 32 MB; skipped"),
     "binary": (bytes(b for b in range(1, 256) if b not in b"\r\n") * 40, "not valid UTF-8"),
     "bad encoding": (b'{"task_id": "bad", "versions": ["\xff\xfe"]}', "not valid UTF-8"),
-    "wrong type": (b'{"task_id": "bad", "versions": "def f(): pass"}', "missing 'versions'"),
+    "wrong type": (b'{"task_id": "bad", "versions": "def f(): pass"}',
+                   "'versions' must be a list of code strings, not a string"),
+    "no versions": (b'{"task_id": "bad", "code": ["def f(): pass"]}', "missing 'versions'"),
+    "wrong task id": (b'{"task_id": ["bad"], "versions": ["def f(): pass"]}',
+                      "'task_id' must be a string, not a list"),
     "not an object": (b'"just a string"', "expected a JSON object, got str"),
 }
 

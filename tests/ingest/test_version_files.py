@@ -128,7 +128,10 @@ def test_non_utf8_line_is_named(tmp_path: Path) -> None:
     ("row", "message"),
     [
         ({"samples": ["x"]}, "missing 'task_id'"),
-        ({"task_id": "a", "samples": "x = 1"}, "missing 'versions'"),
+        ({"task_id": "a", "samples": "x = 1"},
+         "'samples' must be a list of code strings, not a string"),
+        ({"task_id": "a", "code": ["x = 1"]}, "missing 'versions'"),
+        ({"task_id": None, "samples": ["x"]}, "'task_id' must be a string, not null"),
         ({"task_id": "a", "samples": [1, 2]}, "samples[0] must be a string"),
         ({"task_id": "a", "samples": ["x"], "prompt": 3}, "'prompt' must be a string"),
         ({"task_id": "a", "samples": ["x"], "tests": [{"kind": "fuzz"}]}, "unknown kind"),
