@@ -77,7 +77,7 @@ def _user_only() -> list[tuple[str, str, Option]]:
 
 def _forbidden_value(option: Option) -> object:
     """A value of ``option`` no project may give."""
-    if option.kind in ("flag", "either"):
+    if option.kind in ("flag", "either", "off"):
         return True
     if option.kind == "count":
         return 1
@@ -88,6 +88,11 @@ def _forbidden_value(option: Option) -> object:
         if allowed is None or not allowed(value):
             return value
     raise AssertionError(f"no value of {option.option_strings} is refused")
+
+
+def _set_to(option: Option, value: object) -> object:
+    """What the key set to ``value`` makes the option's attribute (``no-x = true``: False)."""
+    return not value if option.kind == "off" else value
 
 
 def _toml(value: object) -> str:
@@ -102,9 +107,9 @@ def test_the_options_only_the_user_may_set() -> None:
     purpose)."""
     keys = sorted({key for _, key, _ in USER_ONLY})
     assert keys == ["api-key-env", "base-url", "concurrency", "dynamic", "if-needed", "interpreter",
-                    "jobs", "log-file", "max-retries", "max-tokens", "model", "output",
-                    "prepare", "propose-inputs", "resume", "samples", "sandbox", "scheduler",
-                    "store", "tcp", "timeout", "versions", "workspace"]
+                    "jobs", "log-file", "max-retries", "max-tokens", "model", "no-current",
+                    "output", "prepare", "propose-inputs", "resume", "samples", "sandbox",
+                    "scheduler", "store", "tcp", "timeout", "versions", "workspace"]
 
 
 @pytest.mark.parametrize("form", ["codequorum.toml table", "codequorum.toml dotted",
@@ -132,7 +137,7 @@ def test_a_project_file_cannot_set_a_user_only_option(
     assert message.startswith(f"{name}: ") and f"{key} = {value}: ignored: a project's " \
         f"configuration file {reach.refusal}; set it in your own " in message, message
     assert "\n" not in message
-    assert str(getattr(args, option.attribute)) != str(_forbidden_value(option))
+    assert str(getattr(args, option.attribute)) != str(_set_to(option, _forbidden_value(option)))
 
 
 @pytest.mark.parametrize(("command", "key", "option"), USER_ONLY,
@@ -151,7 +156,8 @@ def test_the_users_own_file_may_set_it(
     argv = {"check": ["check", "."], "sample": ["sample", "m.py", "-f", "f"],
             "score": ["score", "x.jsonl"]}.get(command, [command])
     got = getattr(parse_arguments(argv), option.attribute)
-    assert got == value or str(got).endswith(str(value))
+    expected = _set_to(option, value)
+    assert got == expected or str(got).endswith(str(expected))
 
 
 # ----------------------------------------------------------------------------- the commands
