@@ -11,9 +11,9 @@ Three inputs are understood:
 - a JSON list of code strings;
 - a directory: each file in it (sorted; hidden files skipped) is one version.
 
-Each version is reduced to the one function (by qualified name, the same check as for
-generated answers), so imported and regenerated versions compare alike; versions that do
-not parse or do not define the function are skipped with the reason.
+Each version is reduced to the one function and its own helpers (by qualified name, the
+same check as for generated answers), so imported and regenerated versions compare alike;
+versions that do not parse or do not define the function are skipped with the reason.
 
 Every version counts, identical ones too (six identical answers are six versions). An
 import brings the store up to the copies of each code the input holds, so importing the

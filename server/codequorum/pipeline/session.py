@@ -221,11 +221,13 @@ _FENCE = re.compile(r"```[^\n`]*\n(.*?)```", re.DOTALL)
 
 
 def normalize_version(code: str, language: str, qualified_name: str) -> str:
-    """One version as stored: just the function (at column 0), from whatever text came in.
+    """One version as stored: the function (at column 0) and its own helpers, from whatever
+    text came in.
 
     Markdown fences are opened, and when the text defines the function (by qualified name,
-    else by its last part) only that definition is kept, so a version that carries imports
-    or a whole file compares like with like.
+    else by its last part) only that definition and what it reaches of the text's own
+    definitions are kept, so a version that carries imports or a whole file compares like
+    with like.
     """
     text = code.replace("\r\n", "\n")
     try:

@@ -6,6 +6,7 @@ harness only evaluates it (``node_harness/modules.js``):
 - the module's text with the function's definition replaced by the version's
   (:func:`spliced`): the module's other functions and constants are there, a function of
   the module that calls it calls the version, and a method is a method of its own class;
+  the helpers the version defines beside its function come with it;
 - every file of the view as a CommonJS script (:func:`commonjs_form`): TypeScript types
   stripped, ``import`` statements made ``require`` calls, ``export`` declarations kept and
   their names set on ``exports`` at the end, so that one small loader inside the sandbox
@@ -22,6 +23,7 @@ from typing import Any
 
 from tree_sitter import Node
 
+from codequorum.behaviour.runtimes.js_helpers import reconciled
 from codequorum.behaviour.runtimes.ts_strip import NotStrippable, strip_types
 from codequorum.core.model import ModuleContext
 from codequorum.core.parsing import function_by_name, parse
@@ -38,7 +40,10 @@ class NotSpliced(ValueError):
 
 
 def spliced(source: str, language: str, qualified_name: str, version: str) -> str:
-    """``source`` with the definition of ``qualified_name`` replaced by ``version``."""
+    """``source`` with the definition of ``qualified_name`` replaced by ``version`` (each
+    name the version's helpers and the module both declare declared once:
+    :func:`~codequorum.behaviour.runtimes.js_helpers.reconciled`)."""
+    source, version = reconciled(source, version, language, qualified_name)
     found = function_by_name(source, language, qualified_name)
     if found is None or found.qualified_name != qualified_name:
         raise NotSpliced(f"the module has no function {qualified_name}")

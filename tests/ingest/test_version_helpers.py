@@ -1,0 +1,65 @@
+"""The helpers a version keeps beside its function: what it reaches by name, in order."""
+
+from __future__ import annotations
+
+import pytest
+
+from codequorum.core.parsing import parse
+from codequorum.ingest.version_helpers import declared_names, helper_nodes, top_level
+
+
+def _kept(code: str, language: str, name: str) -> list[str]:
+    root = parse(code, language).root_node
+    target = top_level(root, code.index(name))
+    assert target is not None
+    return [(n.text or b"").decode() for n in helper_nodes(root, target, language)]
+
+
+def test_javascript_keeps_what_the_function_reaches_and_drops_the_rest() -> None:
+    code = ("const DIGITS = '0123456789abcdef';\nconst UNUSED = 1;\n"
+            "function digit(d) { return DIGITS[d]; }\n"
+            "export function toHex(n) { return digit(n % 16); }\n"
+            "console.log(toHex(255));\n")
+    assert _kept(code, "javascript", "export function toHex") == [
+        "const DIGITS = '0123456789abcdef';", "function digit(d) { return DIGITS[d]; }"]
+
+
+def test_typescript_keeps_types_enums_and_classes_it_names_but_no_import() -> None:
+    code = ("import { clamp as c } from './util';\ninterface P { x: number }\n"
+            "type Q = number;\nenum Mode { A, B }\nclass Box { constructor(public v: Q) {} }\n"
+            "type Unused = string;\n"
+            "function f(p: P): Q { return c(new Box(p.x).v, Mode.A, 1); }\n")
+    assert _kept(code, "typescript", "function f") == [
+        "interface P { x: number }",
+        "type Q = number;", "enum Mode { A, B }",
+        "class Box { constructor(public v: Q) {} }"]
+
+
+def test_python_keeps_decorated_helpers_and_constants_but_no_import() -> None:
+    code = ("import math as m\nfrom functools import lru_cache\nTABLE = {1: 2}\n"
+            "@lru_cache\ndef helper(x):\n    return TABLE.get(x, m.pi)\n\n"
+            "def other():\n    pass\n\n"
+            "def f(x):\n    return helper(x)\n\nprint(f(1))\n")
+    kept = _kept(code, "python", "def f")
+    assert kept == ["TABLE = {1: 2}",
+                    "@lru_cache\ndef helper(x):\n    return TABLE.get(x, m.pi)"]
+
+
+def test_a_language_without_a_rule_keeps_nothing() -> None:
+    code = "package p\nconst K = 1\nfunc f() int { return K }\n"
+    assert _kept(code, "go", "func f") == []
+
+
+@pytest.mark.parametrize(("code", "language", "names"), [
+    ("const [a, { b, c: d }] = x;", "javascript", ["a", "b", "d"]),
+    ("export default class K {}", "javascript", ["K"]),
+    ("import d, * as ns from 'm';", "javascript", ["d", "ns"]),
+    ("a, b = 1, 2", "python", ["a", "b"]),
+    ("import os.path", "python", ["os"]),
+    ("from a.b import c as d, e", "python", ["d", "e"]),
+    ("x += 1", "python", []),
+    ("print(1)", "python", []),
+])
+def test_the_names_a_statement_binds(code: str, language: str, names: list[str]) -> None:
+    [node] = parse(code, language).root_node.named_children
+    assert declared_names(node, language) == names
