@@ -89,7 +89,7 @@ def test_versions_naming_the_function_their_own_way_run_under_their_names(
                 "export function strLen(s: string): number { return [...s].length; }",
                 "const str_len = (s: string): number => { let n = 0; for (const _ of s) n++; "
                 "return n; };",
-                "function strlen(s: string): number { return Buffer.byteLength(s); }"]
+                "function strlen(s: string): number { return performance.now() && s.length; }"]
     path = write_jsonl([{"task_id": "HumanEval/23", "language": "typescript",
                          "versions": versions}], tmp_path / "set.jsonl")
     assert main(["score", str(path), "--dynamic", "--format", "json"]) == 0

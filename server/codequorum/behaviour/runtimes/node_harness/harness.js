@@ -22,6 +22,8 @@ const path = require('path');
 const MSG_FD = Number(process.argv[2]);
 const VALUES_SRC = fs.readFileSync(path.join(__dirname, 'values.js'), 'utf8');
 const MODULES_SRC = fs.readFileSync(path.join(__dirname, 'modules.js'), 'utf8');
+const GLOBALS_SRC = fs.readFileSync(path.join(__dirname, 'globals.js'), 'utf8');
+const { bridge } = require(path.join(__dirname, 'bridge.js'));
 const { watchIterators } = require(path.join(__dirname, 'iterators.js'));
 const MAX_OUTPUT = 512 * 1024;
 // Timers an async version's promise may wait on before it is called pending.
@@ -195,6 +197,9 @@ function runMode(msg) {
     ? vm.constants.DONT_CONTEXTIFY : Object.create(null),
   { codeGeneration: { strings: true, wasm: false }, microtaskMode: 'afterEvaluate' });
   const inner = vm.runInContext(VALUES_SRC, ctx, { filename: 'values.js' });
+  // Node's globals a bare context lacks, built in the context (``globals.js``); ``bridge``
+  // stays in its closure and answers strings with strings (``bridge.js``).
+  vm.runInContext(GLOBALS_SRC, ctx, { filename: 'globals.js' })(bridge);
   const testSeconds = msg.limits && msg.limits.test_seconds;
   const timeout = testSeconds ? Math.max(1, Math.round(testSeconds * 1000)) : undefined;
   const entry = String(msg.entry_point || '');
