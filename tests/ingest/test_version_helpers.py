@@ -53,6 +53,8 @@ def test_a_language_without_a_rule_keeps_nothing() -> None:
 @pytest.mark.parametrize(("code", "language", "names"), [
     ("const [a, { b, c: d }] = x;", "javascript", ["a", "b", "d"]),
     ("export default class K {}", "javascript", ["K"]),
+    ("namespace A.B { }", "typescript", ["A"]),
+    ("export namespace N { }", "typescript", ["N"]),
     ("import d, * as ns from 'm';", "javascript", ["d", "ns"]),
     ("a, b = 1, 2", "python", ["a", "b"]),
     ("import os.path", "python", ["os"]),

@@ -31,6 +31,8 @@ _JS_NAMED = frozenset({
     "abstract_class_declaration", "interface_declaration", "type_alias_declaration",
     "enum_declaration",
 })
+#: A TypeScript namespace (``namespace N``, ``module N``): it binds its first name.
+_NAMESPACES = frozenset({"internal_module", "module"})
 
 
 #: Imports are the module's to give (the function's file has them), not a version's helpers.
@@ -75,6 +77,11 @@ def declared_names(node: Node, language: str) -> list[str]:
     if node.type in _JS_NAMED:
         name = node.child_by_field_name("name")
         return [_text(name)] if name is not None else []
+    if node.type in _NAMESPACES or (node.type == "expression_statement" and node.named_children
+                                    and node.named_children[0].type in _NAMESPACES):
+        space = node if node.type in _NAMESPACES else node.named_children[0]
+        name = space.child_by_field_name("name")
+        return [_text(name).split(".")[0].strip()] if name is not None else []
     if node.type in ("lexical_declaration", "variable_declaration"):
         names: list[str] = []
         for item in node.named_children:
