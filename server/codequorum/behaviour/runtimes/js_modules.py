@@ -27,7 +27,7 @@ from codequorum.behaviour.runtimes.js_helpers import reconciled
 from codequorum.behaviour.runtimes.ts_strip import NotStrippable, strip_types
 from codequorum.core.model import ModuleContext
 from codequorum.core.parsing import function_by_name, parse
-from codequorum.ingest.js_module_view import grammar
+from codequorum.ingest.js_module_view import CONTEXT_MODULES, grammar
 
 REQUIRE = "require({source})"
 #: ``export * from``: every name but ``default`` that the module does not set itself.
@@ -194,7 +194,8 @@ def module_message(context: ModuleContext, version: str, language: str) -> dict[
     """The run message's ``module``: the view's files as CommonJS scripts and the module
     with the version in place (``problem`` says why it cannot load, and nothing else is
     sent)."""
-    base = {"name": context.name, "path": context.path, "files": [], "entry": ""}
+    base = {"name": context.name, "path": context.path, "files": [], "entry": "",
+            "builtins": CONTEXT_MODULES}
     try:
         files = [[path, _script(path, text)] for path, text in context.files
                  if path != context.path]

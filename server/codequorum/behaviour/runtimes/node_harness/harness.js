@@ -171,7 +171,7 @@ function inModule(mod, ctx, inner, entry, timeout, trace) {
   let script;
   try {
     const install = vm.runInContext(MODULES_SRC, ctx, { filename: 'modules.js' });
-    install(JSON.stringify(files), String(mod.path));
+    install(JSON.stringify(files), String(mod.path), JSON.stringify(mod.builtins || {}));
     const make = () => ({ script: new vm.Script(String(mod.entry), { filename: String(mod.path) }),
       source: String(mod.entry) });
     script = (trace ? trace.printed(String(mod.path), make) : make()).script;
