@@ -108,3 +108,15 @@ def test_the_globals_are_writable_like_nodes(name: str, node_sandboxed: object) 
     code = f"function f() {{ globalThis.{name} = 1; return {name}; }}"
     test = TestCase("call", args=(), expected=1, has_expected=True)
     assert JAVASCRIPT.run(code, [test], "f", Limits()).tests[0].passed is True
+
+
+def test_nodes_other_console_methods_print_without_failing(node_sandboxed: object) -> None:
+    """A version that reports with ``console.table``, ``assert``, ``count``, ``time`` or
+    ``group`` returns its value, as under Node, instead of raising TypeError."""
+    code = ("function f(xs) { console.table(xs); console.assert(xs.length > 9, 'short');"
+            " console.count(); console.time('t'); console.group('g'); console.groupEnd();"
+            " console.timeEnd('t'); console.dir(xs, { depth: 0 }); console.trace('here');"
+            " return xs.length; }")
+    test = TestCase("call", args=([1, 2],), expected=2, has_expected=True)
+    [outcome] = JAVASCRIPT.run(code, [test], "f", Limits()).tests
+    assert outcome.passed is True and outcome.exc_type is None
