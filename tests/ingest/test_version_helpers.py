@@ -5,7 +5,12 @@ from __future__ import annotations
 import pytest
 
 from codequorum.core.parsing import parse
-from codequorum.ingest.version_helpers import declared_names, helper_nodes, top_level
+from codequorum.ingest.version_helpers import (
+    declared_names,
+    helper_nodes,
+    top_level,
+    without_module_copies,
+)
 
 
 def _kept(code: str, language: str, name: str) -> list[str]:
@@ -65,3 +70,28 @@ def test_a_language_without_a_rule_keeps_nothing() -> None:
 def test_the_names_a_statement_binds(code: str, language: str, names: list[str]) -> None:
     [node] = parse(code, language).root_node.named_children
     assert declared_names(node, language) == names
+
+
+MODULE_TS = ("export const DIGITS = '0123456789abcdef';\nfunction digit(d: number) {\n"
+             "  return DIGITS[d];\n}\nexport function toHex(n: number): string { return ''; }\n")
+
+
+def test_helpers_the_module_holds_word_for_word_are_left_to_it() -> None:
+    version = ("const DIGITS = '0123456789abcdef';\n\n"
+               "function digit(d: number) { return DIGITS[d]; }\n\nconst SEP = '';\n\n"
+               "function toHex(n: number): string {\n"
+               "  return digit(n % 16) + SEP;\n}\n")
+    assert without_module_copies(version, "typescript", "toHex", MODULE_TS) == (
+        "const SEP = '';\n\nfunction toHex(n: number): string {\n"
+        "  return digit(n % 16) + SEP;\n}\n")
+
+
+def test_a_helper_written_otherwise_stays_with_its_version() -> None:
+    version = ("const DIGITS = '0123456789ABCDEF';\n\nfunction toHex(n: number): string {\n"
+               "  return DIGITS[n];\n}\n")
+    assert without_module_copies(version, "typescript", "toHex", MODULE_TS) == version
+    assert without_module_copies(version, "typescript", "toHex", "not ( typescript") == version
+    python = "K = 1\n\ndef f():\n    return K\n"
+    assert without_module_copies(python, "python", "f", "K = 1\ndef f():\n    pass\n") == (
+        "def f():\n    return K\n")
+    assert without_module_copies(python, "python", "C.f", "K = 1\n") == python

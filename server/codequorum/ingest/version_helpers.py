@@ -17,6 +17,9 @@ from collections.abc import Iterator
 
 from tree_sitter import Node
 
+from codequorum.core.limits import InputLimitError
+from codequorum.core.parsing import parse
+
 #: The tree-sitter node types that name something, per language.
 _NAME_TYPES = {
     "python": frozenset({"identifier"}),
@@ -60,6 +63,37 @@ def helper_nodes(root: Node, target: Node, language: str) -> list[Node]:
                     kept[node.start_byte] = node
                     pending.append(node)
     return [kept[k] for k in sorted(kept)]
+
+
+def without_module_copies(code: str, language: str, name: str, module: str) -> str:
+    """``code`` (a stored version) without the helpers its function's ``module`` holds word
+    for word (blanks and ``export`` aside): a model that saw the module often repeats them,
+    and the module gives them where the version runs, so the version is compared, shown and
+    run as the function and what it brings of its own. ``code`` as it is when nothing is
+    left out or it does not parse."""
+    if language not in _NAME_TYPES or "." in name:
+        return code
+    try:
+        held = {_words(n) for n in parse(module, language).root_node.named_children}
+        root = parse(code, language).root_node
+    except (InputLimitError, ValueError):
+        return code
+    if root.has_error:
+        return code
+    data = code.encode("utf-8")
+    kept = [n for n in root.named_children
+            if name in declared_names(n, language) or not declared_names(n, language)
+            or _words(n) not in held]
+    if len(kept) == len(root.named_children):
+        return code
+    return "\n\n".join(data[n.start_byte:n.end_byte].decode("utf-8", "replace")
+                       for n in kept) + "\n"
+
+
+def _words(node: Node) -> str:
+    """A statement's text with ``export`` and blanks aside, to compare two copies."""
+    held = node.child_by_field_name("declaration") if node.type == "export_statement" else None
+    return " ".join(_text(held if held is not None else node).split())
 
 
 def top_level(root: Node, byte: int) -> Node | None:
@@ -157,4 +191,4 @@ def _text(node: Node | None) -> str:
     return (node.text or b"").decode("utf-8", "replace") if node is not None else ""
 
 
-__all__ = ["declared_names", "helper_nodes", "top_level"]
+__all__ = ["declared_names", "helper_nodes", "top_level", "without_module_copies"]

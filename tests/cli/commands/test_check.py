@@ -848,3 +848,44 @@ def test_a_python_version_runs_with_its_own_helper(
     [row] = json.loads(out)["functions"]
     assert status == 0 and row["not_run"] is None, err
     assert "NameError" not in out and "raises" not in out  # (negative numbers differ)
+
+
+HEX_MODULE = """const DIGITS = '0123456789abcdef';
+function digit(d) { return DIGITS[d]; }
+/**
+ * @example toHex(255) // => "ff"
+ */
+export function toHex(n) {
+  if (n === 0) return '0';
+  let s = '';
+  while (n > 0) { s = digit(n % 16) + s; n = Math.floor(n / 16); }
+  return s;
+}
+"""
+HEX_BODIES = [
+    "export function toHex(n) {\n  let s = '';\n  do { s = digit(n % 16) + s; "
+    "n = Math.floor(n / 16); } while (n > 0);\n  return s;\n}\n",
+    "export function toHex(n) {\n  if (n === 0) return '0';\n  let out = '';\n"
+    "  for (; n > 0; n = Math.floor(n / 16)) out = digit(n % 16) + out;\n  return out;\n}\n",
+]
+
+
+def test_helpers_a_version_repeats_from_its_module_are_compared_as_the_module_gives_them(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Versions that repeat the module's constant and helper word for word are checked
+    as the same versions without them: the same shape figures and verdicts."""
+    echo = "const DIGITS = '0123456789abcdef';\nfunction digit(d) { return DIGITS[d]; }\n"
+    rows = []
+    for name, codes in (("bare", HEX_BODIES), ("echo", [echo + c for c in HEX_BODIES])):
+        root = tmp_path / name
+        (root / ".git").mkdir(parents=True)
+        (root / "hex.js").write_text(HEX_MODULE)
+        (root / "v.json").write_text(json.dumps(codes))
+        assert main(["sample", str(root / "hex.js"), "-f", "toHex", "--from",
+                     str(root / "v.json"), "--workspace", str(root), "-q"]) == 0
+        capsys.readouterr()
+        _, out, _ = _check(capsys, str(root / "hex.js"), "--workspace", str(root),
+                           "--no-tsed", "--format", "json", "--fail-on", "never")
+        [row] = json.loads(out)["functions"]
+        rows.append({k: row[k] for k in ("verdicts", "stability", "versions")})
+    assert rows[0] == rows[1]
