@@ -78,6 +78,7 @@ from fit_risk_families import (
     expit,
     family_weights,
     logit,
+    logit_shift,
     pick_rates,
     wrong,
 )
@@ -392,16 +393,7 @@ def shift_map(p: np.ndarray, y: np.ndarray, fam: np.ndarray
               ) -> Callable[[np.ndarray], np.ndarray]:
     """Only the level: the logit shift making the families' weighted mean risk their
     weighted share wrong."""
-    w = weights_of(fam)
-    target = float(np.average(y, weights=w))
-    lo, hi = -5.0, 5.0
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        if float(np.average(expit(logit(p) + mid), weights=w)) < target:
-            lo = mid
-        else:
-            hi = mid
-    d = (lo + hi) / 2
+    d = logit_shift(p, y, weights_of(fam))
     return lambda q: expit(logit(q) + d)
 
 

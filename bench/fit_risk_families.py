@@ -354,7 +354,12 @@ def level_shift(p: np.ndarray, y: np.ndarray, fam: np.ndarray) -> tuple[float, f
     :func:`platt`; with the features chosen on all four, Qwen worse)."""
     if p.size < MIN_CELL or len(set(y)) < 2:
         return 0.0, 1.0
-    w = family_weights([{"family": f} for f in fam])
+    return logit_shift(p, y, family_weights([{"family": f} for f in fam])), 1.0
+
+
+def logit_shift(p: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
+    """The shift ``d`` in ``[-5, 5]`` for which the weighted mean of ``expit(logit(p) + d)``
+    is the weighted share wrong of ``y`` (bisection: the mean grows with ``d``)."""
     target = float(np.average(y, weights=w))
     lo, hi = -5.0, 5.0
     for _ in range(60):
@@ -363,7 +368,7 @@ def level_shift(p: np.ndarray, y: np.ndarray, fam: np.ndarray) -> tuple[float, f
             lo = mid
         else:
             hi = mid
-    return (lo + hi) / 2, 1.0
+    return (lo + hi) / 2
 
 
 MapFit = Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[float, float]]

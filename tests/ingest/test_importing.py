@@ -121,6 +121,41 @@ def test_directory_of_files(store: VersionStore, tmp_path: Path) -> None:
     assert report.added == 2 and not report.skipped
 
 
+def test_chat_answers_in_a_directory_are_their_fenced_code(
+        store: VersionStore, tmp_path: Path) -> None:
+    folder = tmp_path / "answers"
+    folder.mkdir()
+    (folder / "1.md").write_text("Here is a cleaner version:\n\n```ts\nconst SEP = '-';\n"
+                                 "export function slug(t: string): string {\n"
+                                 "  return t.split(' ').join(SEP);\n}\n```\n\nIt splits.\n")
+    (folder / "2.ts").write_text("export function slug(t: string): string {\n"
+                                 "  return t.replace(/ /g, '-');\n}\n")
+    report = import_versions(store, folder, "s.ts", "typescript", "slug")
+    assert report.added == 2 and not report.skipped
+    assert [r.label for r in store.versions_for("s.ts", "slug")] == ["1", "2"]
+    assert "Here is" not in store.versions_for("s.ts", "slug")[0].code
+
+
+def test_one_file_of_code_or_one_chat_answer_is_one_version(
+        store: VersionStore, tmp_path: Path) -> None:
+    code = tmp_path / "mine.py"
+    code.write_text("import math\n\n" + GOOD_1)
+    answer = tmp_path / "answer.txt"
+    answer.write_text("Sure! Try this:\n\n```python\n" + GOOD_2 + "```\n")
+    first = import_versions(store, code, "m.py", "python", "add")
+    second = import_versions(store, answer, "m.py", "python", "add")
+    assert (first.added, second.added, first.task_id) == (1, 1, None)
+    assert [r.code for r in store.versions_for("m.py", "add")] == [GOOD_1, GOOD_2]
+    prose = tmp_path / "prose.md"
+    prose.write_text("I cannot help with that.\n")
+    report = import_versions(store, prose, "m.py", "python", "add")
+    assert report.skipped == [("prose.md", "code does not parse: line 1 (invalid syntax)")]
+    refusal = tmp_path / "refusal.md"
+    refusal.write_text("```text\nI cannot help with that.\n```\n")
+    report = import_versions(store, refusal, "m.py", "python", "add")
+    assert report.skipped == [("refusal.md", "no code in the answer")]
+
+
 def test_unreadable_inputs_are_clear_errors(tmp_path: Path) -> None:
     with pytest.raises(UserError, match="no such file or directory"):
         read_candidates(tmp_path / "missing.jsonl", "python")

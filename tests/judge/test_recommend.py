@@ -15,6 +15,7 @@ from codequorum.core.values import canonical_output
 from codequorum.judge.recommend import (
     agreement_scores,
     behaviours,
+    constant_output,
     example_columns,
     example_passes,
     examples_from_dynamic,
@@ -24,6 +25,7 @@ from codequorum.judge.recommend import (
     outcome_key,
     outcome_matrix,
     output_clusters,
+    output_rank,
     recommend,
 )
 from codequorum.judge.risk import NO_INPUTS, NOT_RUN, RiskEstimate, trust_words
@@ -113,6 +115,51 @@ def test_recommend_tie_on_agreement_goes_to_the_version_returning_more() -> None
     rec = recommend([["= 1", "= 5"], ["= 1", "= 7"], ["= 1", "= 6"]], [0.5, 0.9, 0.4],
                     [0, 1, 2])
     assert rec is not None and rec.index == 1
+
+
+def test_constant_output_is_one_value_where_another_version_varies() -> None:
+    keys: list[list[str | None]] = [["= 0", "= 0", "= 0", None],
+                                    ["= 0", "= 1", "= 2", "= 3"],
+                                    ["= 0", "= 0", "= 0", "= 0"]]
+    assert constant_output(keys, 0)  # one value on its 3 inputs; version 2 varies there
+    assert constant_output(keys, 2)
+    assert not constant_output(keys, 1)
+    # where every version returns the one value, the inputs do not tell them apart
+    alike = [["= 0"] * 3, ["= 0"] * 3]
+    assert not constant_output(alike, 0)
+    # fewer inputs with a result than CONSTANT_LEAST: no constant answer is read
+    assert not constant_output([["= 0", "= 0", None], ["= 0", "= 1", "= 2"]], 0)
+    assert constant_output([["= 0", "= 0", None], ["= 0", "= 1", "= 2"]], 0, least=2)
+    # another version varying only on inputs where this one has no result does not count
+    assert not constant_output([["= 5", "= 5", "= 5", None],
+                                ["= 5", "= 5", "= 5", "= 6"], ["= 5", "= 5", "= 5", "= 7"]], 0)
+
+
+def test_output_rank_puts_constant_answers_between_varied_outputs_and_none() -> None:
+    keys: list[list[str | None]] = [["= 1", "= 1", "= 1"], ["= 1", "= 2", "= 3"],
+                                    [None, None, None], ["= 1", None, None]]
+    assert [output_rank(keys, v) for v in range(4)] == [1, 0, 2, 0]
+    assert output_rank(keys, 9) == 2
+
+
+def test_recommend_puts_a_constant_answer_after_versions_whose_outputs_vary() -> None:
+    # versions 1-3 return False on every input; version 4 varies and shares their value
+    # on two inputs: the constant ones have more agreements (3 + 2 + 3 + 2 = 10 vs 6)
+    false, true = "= False", "= True"
+    keys = [[false, false, false, false], [false, false, false, false],
+            [false, false, false, false], [false, true, false, true]]
+    assert agreement_scores(keys).tolist() == [10, 10, 10, 6]
+    rec = recommend(keys, [0.9, 0.8, 0.7, 0.1], [0, 1, 2, 3])
+    assert rec is not None and rec.index == 3 and rec.by == "behaviour"
+    # the docstring's examples still come first: a constant version passing more is kept
+    rec = recommend(keys, [0.9, 0.8, 0.7, 0.1], [0, 1, 2, 3], [1, 1, 1, 0], 1)
+    assert rec is not None and rec.index == 0
+    # a constant answer still comes before a version returning nothing at all (versions
+    # 3 and 4 are not candidates; version 3 varies, version 4 shares version 1's value)
+    mixed: list[list[str | None]] = [["= 9"] * 3, [None] * 3, ["= 0", "= 1", "= 2"],
+                                     ["= 9"] * 3]
+    rec = recommend(mixed, [0.1, 0.9], [0, 1])
+    assert rec is not None and rec.index == 0 and rec.by == "behaviour"
 
 
 def test_recommend_only_among_candidates() -> None:

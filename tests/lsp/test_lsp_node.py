@@ -4,6 +4,7 @@ and the hover recommends a version on behaviour (its JSDoc examples graded)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -11,6 +12,24 @@ from codequorum.behaviour.runtimes import node_sandbox
 
 from .conftest import lsp_session
 from .helpers import NO_AUTORUN, command, hover_text, open_document, position_of, wait_for
+
+
+async def run_versions(client: Any, workspace: Path, name: str, doc: str, at: str,
+                       versions: list[str]) -> tuple[str, Any, dict[str, Any]]:
+    """Open *doc* as a TypeScript file, add *versions* of *name*, run them in the Node sandbox
+    from the position of *at* and wait for the run's end: the document's URI, that position
+    and the report."""
+    uri = open_document(client, workspace / f"{name}.ts", doc, "typescript")
+    await command(client, "codequorum.addVersions", uri, name, versions)
+    pos = position_of(doc, at)
+    started = await command(client, "codequorum.runDynamic", uri, pos)
+    assert started["started"] is True
+    token = started["token"]
+    await wait_for(lambda: any(getattr(v, "kind", "") == "end"
+                               for v in client.progress_reports[token]), timeout=120)
+    report: dict[str, Any] = (await command(client, "codequorum.analyze", uri, name))["report"]
+    return uri, pos, report
+
 
 DOC = """/**
  * Clamp x into [0, 10].
@@ -35,21 +54,13 @@ async def test_a_typescript_function_runs_and_the_hover_recommends_on_behaviour(
     if not node_sandbox.probe()[0]:
         pytest.skip("the Node sandbox does not hold here")
     async with lsp_session(workspace, init_options=NO_AUTORUN) as client:
-        uri = open_document(client, workspace / "clamp.ts", DOC, "typescript")
-        await command(client, "codequorum.addVersions", uri, "clamp", VERSIONS)
-        pos = position_of(DOC, "clamp(x")
-        started = await command(client, "codequorum.runDynamic", uri, pos)
-        assert started["started"] is True
-        token = started["token"]
-        await wait_for(lambda: any(getattr(v, "kind", "") == "end"
-                                   for v in client.progress_reports[token]), timeout=120)
-        report = await command(client, "codequorum.analyze", uri, "clamp")
-        assert report["report"]["language"] == "typescript"
-        dynamic = report["report"]["dynamic"]
+        uri, pos, report = await run_versions(client, workspace, "clamp", DOC, "clamp(x", VERSIONS)
+        assert report["language"] == "typescript"
+        dynamic = report["dynamic"]
         assert dynamic["python"].startswith("node ")
         assert [c["pass_rate"] for c in dynamic["candidates"]] == [1.0, 1.0, 1 / 3, 1.0]
-        assert "divergent-outputs" in [v["code"] for v in report["report"]["verdicts"]]
-        assert report["report"]["recommended_by"] == "behaviour"
+        assert "divergent-outputs" in [v["code"] for v in report["verdicts"]]
+        assert report["recommended_by"] == "behaviour"
         text = await hover_text(client, uri, pos)
         assert text is not None and "keep" in text.lower()
         assert "docstring example" in text or "example" in text
@@ -79,14 +90,8 @@ async def test_an_enum_typed_function_runs_on_its_members_and_the_hover_says_whe
     if not node_sandbox.probe()[0]:
         pytest.skip("the Node sandbox does not hold here")
     async with lsp_session(workspace, init_options=NO_AUTORUN) as client:
-        uri = open_document(client, workspace / "turn.ts", ENUM_DOC, "typescript")
-        await command(client, "codequorum.addVersions", uri, "turn", ENUM_VERSIONS)
-        pos = position_of(ENUM_DOC, "turn(d")
-        started = await command(client, "codequorum.runDynamic", uri, pos)
-        token = started["token"]
-        await wait_for(lambda: any(getattr(v, "kind", "") == "end"
-                                   for v in client.progress_reports[token]), timeout=120)
-        report = (await command(client, "codequorum.analyze", uri, "turn"))["report"]
+        uri, pos, report = await run_versions(
+            client, workspace, "turn", ENUM_DOC, "turn(d", ENUM_VERSIONS)
         dynamic = report["dynamic"]
         # the enum's members are the inputs: its file declares them, the function's text not
         assert [i["label"] for i in dynamic["inputs"]] == [

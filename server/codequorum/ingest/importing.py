@@ -9,7 +9,11 @@ Three inputs are understood:
   complete the set's prompt (bodies to append to it) are joined to it
   (:func:`codequorum.ingest.version_files.join_completions`);
 - a JSON list of code strings;
-- a directory: each file in it (sorted; hidden files skipped) is one version.
+- a directory: each file in it (sorted; hidden files skipped) is one version;
+- any other file (source code, or a chat answer saved as it came): one version.
+
+A version given as a chat answer (prose around a fenced block) is read as a generated
+answer is (:func:`codequorum.ingest.extract.extract_function`), wherever it comes from.
 
 Each version is reduced to the one function and its own helpers (by qualified name, the
 same check as for generated answers), so imported and regenerated versions compare alike;
@@ -33,7 +37,7 @@ from codequorum.core.errors import UserError
 from codequorum.core.limits import json_depth_problem
 from codequorum.core.model import Version, VersionSet
 from codequorum.core.safe_paths import UnreadableFile, read_regular
-from codequorum.ingest.extract import extract_from_code
+from codequorum.ingest.extract import ExtractResult, extract_from_code, extract_function
 from codequorum.ingest.store import VersionStore, content_hash
 from codequorum.ingest.version_files import (
     ReadError,
@@ -98,6 +102,8 @@ def read_candidates(
     if not path.exists():
         raise UserError(f"{path}: no such file or directory")
     data = _read_text(path)
+    if not data.lstrip().startswith(("{", "[")):  # not JSON, nor JSONL: code or an answer
+        return [Candidate(path.name, Version(code=data, label=path.stem))], None
     doc = _json_document(data)
     if isinstance(doc, list) and all(isinstance(item, str) for item in doc):
         return [
@@ -135,7 +141,7 @@ def prepare_import(
     report = ImportReport(str(source), file, qualified_name, task_id=chosen)
     accepted: list[Version] = []
     for candidate in candidates:
-        result = extract_from_code(candidate.version.code, language, qualified_name)
+        result = _extract(candidate.version.code, language, qualified_name)
         if not result.ok or result.code is None:
             report.skipped.append((candidate.label, result.reason or "rejected"))
             continue
@@ -255,6 +261,14 @@ def _choose_set(
         f"{path}: {len(sets)} sample sets and none has entry_point {entry_point!r}; "
         f"choose one with --task ({ids})"
     )
+
+
+def _extract(code: str, language: str, qualified_name: str) -> ExtractResult:
+    """The function from a version as given: read as a chat answer when it holds a fence
+    (its fenced code, as a generated answer is read), else as source code."""
+    if "```" in code or "~~~" in code:
+        return extract_function(code, language, qualified_name)
+    return extract_from_code(code, language, qualified_name)
 
 
 def _imported(version: Version) -> Version:

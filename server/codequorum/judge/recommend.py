@@ -17,12 +17,21 @@ The rule:
    often);
 3. on each input, versions with the same key agree; a version scores one point per other
    version agreeing with it, summed over the inputs (minimum Bayes risk over executions,
-   "MBR-exec"); among the versions passing the most examples, the highest score wins;
-4. ties go to the version returning a value on more inputs (one raising where the others
+   "MBR-exec"); among the versions passing the most examples, first by rule 4, the highest
+   score wins;
+4. before the agreements, a version returning one and the same value on every input where
+   it returns (at least :data:`CONSTANT_LEAST` of them) while another version returns
+   different values there comes after the versions whose outputs vary, and before those
+   returning nothing at all: a constant answer on inputs that the function tells apart is
+   a stub's (``return 0``, ``return []``) more often than the function's, and it gathers
+   agreements wherever the others return that value (on 20 draws of 5 versions per task
+   of the four model families of ``bench/``, 16,360 sets, it kept a passing version in 19
+   more sets and in none fewer);
+5. ties go to the version returning a value on more inputs (one raising where the others
    return is more often wrong: on the four model families of ``bench/`` this kept a version
    that passes more often on three and as often on the fourth), then to the structurally
    most typical version (mean similarity to the others), then to the first;
-5. where nothing ran, or no two versions agree on anything and no example tells them
+6. where nothing ran, or no two versions agree on anything and no example tells them
    apart, the most typical version in shape is kept (``recommended_by = "structure"``).
 
 Test inputs never enter: an input is a test input when it comes from the set's tests or a
@@ -46,6 +55,10 @@ from codequorum.core.values import canonical_output, shown_output
 OutcomeKey = str | None
 KeyMatrix = Sequence[Sequence[OutcomeKey]]
 RecommendedBy = Literal["behaviour", "structure"]
+
+#: The fewest inputs with a result on which one value returned throughout is a constant
+#: answer (:func:`constant_output`).
+CONSTANT_LEAST = 3
 
 #: Input sources whose expected values are hidden tests.
 TEST_SOURCES: tuple[str, ...] = ("tests", "humaneval", "hidden")
@@ -159,6 +172,27 @@ def agreeing_versions(keys: KeyMatrix, v: int) -> list[int]:
     ran = [t for t, k in enumerate(own) if k is not None]
     return [u for u, row in enumerate(keys)
             if all(t < len(row) and row[t] == own[t] for t in ran)]
+
+
+def constant_output(keys: KeyMatrix, v: int, least: int = CONSTANT_LEAST) -> bool:
+    """Whether version ``v`` returns one value on every input where it has a result (at
+    least ``least`` of them) while some other version returns two or more different values
+    on those inputs (see rule 4 of the module docstring)."""
+    own = keys[v]
+    ran = [t for t, k in enumerate(own) if k is not None]
+    if len(ran) < least or len({own[t] for t in ran}) != 1:
+        return False
+    return any(len({row[t] for t in ran if t < len(row) and row[t] is not None}) > 1
+               for u, row in enumerate(keys) if u != v)
+
+
+def output_rank(keys: KeyMatrix, v: int) -> int:
+    """Where version ``v`` stands before the agreements are read: 0 when its outputs vary
+    (or it returns on fewer than :data:`CONSTANT_LEAST` inputs), 1 for a constant answer
+    (:func:`constant_output`), 2 when it returns nothing on any input."""
+    if v >= len(keys) or all(k is None for k in keys[v]):
+        return 2
+    return 1 if constant_output(keys, v) else 0
 
 
 def _same_as(keys: KeyMatrix, v: int) -> tuple[int, int]:
@@ -282,7 +316,9 @@ def recommend(
         return _structure_pick(typ, keys, versions)
     answered = {c: sum(1 for k in keys[c] if k is not None) if c < len(keys) else 0
                 for c in candidates}
-    chosen = min(candidates, key=lambda c: (-passed[c], -score[c], -answered[c], -typ[c], c))
+    rank = {c: output_rank(keys, c) for c in candidates}
+    chosen = min(candidates,
+                 key=lambda c: (-passed[c], rank[c], -score[c], -answered[c], -typ[c], c))
     words, agreeing, inputs, share = _agreement_words(keys, chosen, score[chosen])
     consensus = (sum(1 for v in range(len(keys)) if examples is not None and v < len(examples)
                      and examples[v] == example_count) / versions if ran else 0.0)
@@ -432,6 +468,7 @@ def examples_from_dynamic(dynamic: Any) -> tuple[list[int] | None, int]:
 
 
 __all__ = [
+    "CONSTANT_LEAST",
     "EVIDENCE_ORDER",
     "TEST_SOURCES",
     "Evidence",
@@ -439,6 +476,7 @@ __all__ = [
     "Recommendation",
     "agreeing_versions",
     "agreement_scores",
+    "constant_output",
     "evidence_sentence",
     "example_columns",
     "example_passes",
@@ -449,6 +487,7 @@ __all__ = [
     "outcome_key",
     "outcome_matrix",
     "output_clusters",
+    "output_rank",
     "parting_input",
     "recommend",
     "versions_words",

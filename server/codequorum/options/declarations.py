@@ -133,6 +133,10 @@ def _is_false(value: object) -> bool:
     return value is False
 
 
+def _is_true(value: object) -> bool:
+    return value is True
+
+
 def _humaneval(value: object) -> bool:
     return value == "humaneval"
 
@@ -237,11 +241,11 @@ OPTIONS: tuple[Option, ...] = (
            "more than once", A, _on(EXPORT), kind="append", flags=("--function", "-f"),
            dest="functions", metavar="QUALNAME"),
     Option("no-current", "leave the current code out (default: it joins the versions, as "
-           "check and the editor compare it)", A, _on(EXPORT), kind="off", dest="current",
-           default=True),
-    Option("from", "import versions from a sample-set file, a JSON list or a directory "
-           "instead", Reach.PROJECT_FILE, _on(SAMPLE), dest="source", type=Path,
-           metavar="PATH"),
+           "check and the editor compare it)", Reach.VISIBILITY, _on(EXPORT), kind="off",
+           dest="current", default=True, project_values=_is_true),
+    Option("from", "import versions from a sample-set file, a JSON list, a directory (a "
+           "version a file) or one file of code or a chat answer instead", Reach.PROJECT_FILE,
+           _on(SAMPLE), dest="source", type=Path, metavar="PATH"),
     Option("task", "with --from: the task_id of the set to import (default: the set whose "
            "entry_point is the function, else the only set)", A, _on(SAMPLE)),
     # ------------------------------------------------------------------ the store
