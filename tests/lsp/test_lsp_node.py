@@ -122,14 +122,8 @@ async def test_versions_added_in_the_editor_run_with_the_helpers_they_define(
     if not node_sandbox.probe()[0]:
         pytest.skip("the Node sandbox does not hold here")
     async with lsp_session(workspace, init_options=NO_AUTORUN) as client:
-        uri = open_document(client, workspace / "clamp.ts", DOC, "typescript")
-        await command(client, "codequorum.addVersions", uri, "clamp", HELPED_VERSIONS)
-        pos = position_of(DOC, "clamp(x")
-        started = await command(client, "codequorum.runDynamic", uri, pos)
-        token = started["token"]
-        await wait_for(lambda: any(getattr(v, "kind", "") == "end"
-                                   for v in client.progress_reports[token]), timeout=120)
-        report = (await command(client, "codequorum.analyze", uri, "clamp"))["report"]
+        uri, _, report = await run_versions(client, workspace, "clamp", DOC, "clamp(x",
+                                            HELPED_VERSIONS)
         candidates = report["dynamic"]["candidates"]
         assert [(c["status"], c["pass_rate"]) for c in candidates] == [("ok", 1.0)] * 3
         assert "divergent-outputs" not in [v["code"] for v in report["verdicts"]]
