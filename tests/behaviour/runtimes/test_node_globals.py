@@ -120,3 +120,38 @@ def test_nodes_other_console_methods_print_without_failing(node_sandboxed: objec
     test = TestCase("call", args=([1, 2],), expected=2, has_expected=True)
     [outcome] = JAVASCRIPT.run(code, [test], "f", Limits()).tests
     assert outcome.passed is True and outcome.exc_type is None
+
+
+#: What Node 22 added to JavaScript's library, as versions written for it use it.
+NEWER = [
+    "Object.entries(Object.groupBy([1, 2, 3, 4, 5], (x, i) => (x % 2 ? 'odd' : 'even') + i % 2))",
+    "[...Map.groupBy([1.5, -0, 0, 2.5], (x) => Math.floor(x))].map(([k, v]) => [Object.is(k, -0),"
+    " k, v])",
+    "(() => { const o = Object.groupBy('abca', (c) => c); return [Object.getPrototypeOf(o),"
+    " Object.keys(o), o.a]; })()",
+    "(() => { const { promise, resolve } = Promise.withResolvers(); resolve(1);"
+    " return [typeof promise.then, typeof resolve]; })()",
+    "(() => { const a = new Set([1, 2, 3, 4]), b = new Set([5, 4, 3]);"
+    " return [[...a.union(b)], [...a.intersection(b)], [...b.intersection(a)],"
+    " [...a.difference(b)], [...b.difference(a)], [...a.symmetricDifference(b)],"
+    " a.isSubsetOf(b), new Set([3]).isSubsetOf(b), a.isSupersetOf(new Set([1, 4])),"
+    " a.isDisjointFrom(new Set([9])), b.isDisjointFrom(a)]; })()",
+    "(() => { const like = { size: 2, has: (v) => v < 3, keys: () => [2, 1].values() };"
+    " return [[...new Set([1, 5]).union(like)], [...new Set([0, 1, 2, 7]).intersection(like)],"
+    " new Set([1]).isSubsetOf(like)]; })()",
+    "(() => { try { new Set([1]).union([1]); } catch (e) { return e.name; } })()",
+    "[Object.groupBy.name, Object.getOwnPropertyDescriptor(Object, 'groupBy').enumerable,"
+    " Set.prototype.union.length]",
+]
+
+
+def test_newer_library_methods_give_what_node_22_gives(
+        node_sandboxed: node_sandbox.NodeBinary) -> None:
+    """The sandbox's Node may be 20: the context adds what Node 22 added, valued as the
+    wheel's Node (24) values it."""
+    reference = node_sandbox.wheel_node()
+    if reference is None or reference.major < 22:
+        pytest.skip("no Node 22 or later to compare with")
+    ours, nodes = _in_sandbox(NEWER), _in_node(reference, NEWER)
+    for expression, got, expected in zip(NEWER, ours, nodes, strict=True):
+        assert got == expected, expression

@@ -23,6 +23,7 @@ const MSG_FD = Number(process.argv[2]);
 const VALUES_SRC = fs.readFileSync(path.join(__dirname, 'values.js'), 'utf8');
 const MODULES_SRC = fs.readFileSync(path.join(__dirname, 'modules.js'), 'utf8');
 const GLOBALS_SRC = fs.readFileSync(path.join(__dirname, 'globals.js'), 'utf8');
+const NEWER_SRC = fs.readFileSync(path.join(__dirname, 'newer.js'), 'utf8');
 const { bridge } = require(path.join(__dirname, 'bridge.js'));
 const { watchIterators } = require(path.join(__dirname, 'iterators.js'));
 const MAX_OUTPUT = 512 * 1024;
@@ -200,6 +201,7 @@ function runMode(msg) {
   // Node's globals a bare context lacks, built in the context (``globals.js``); ``bridge``
   // stays in its closure and answers strings with strings (``bridge.js``).
   vm.runInContext(GLOBALS_SRC, ctx, { filename: 'globals.js' })(bridge);
+  vm.runInContext(NEWER_SRC, ctx, { filename: 'newer.js' });
   const testSeconds = msg.limits && msg.limits.test_seconds;
   const timeout = testSeconds ? Math.max(1, Math.round(testSeconds * 1000)) : undefined;
   const entry = String(msg.entry_point || '');
