@@ -95,3 +95,17 @@ def test_a_helper_written_otherwise_stays_with_its_version() -> None:
     assert without_module_copies(python, "python", "f", "K = 1\ndef f():\n    pass\n") == (
         "def f():\n    return K\n")
     assert without_module_copies(python, "python", "C.f", "K = 1\n") == python
+
+
+def test_assignments_that_change_a_kept_helper_come_with_it() -> None:
+    code = ("function Stack() { this.items = []; }\n"
+            "Stack.prototype.push = function (x) { this.items.push(x); };\n"
+            "const memo = {};\nmemo[0] = 1;\nlet calls = 0;\ncalls += 1;\n"
+            "other.x = 1;\nfunction f(x) { calls++; const s = new Stack(); s.push(x);"
+            " return memo[x]; }\nf.cache = true;\nconsole.log(f(0));\n")
+    assert _kept(code, "javascript", "function f") == [
+        "function Stack() { this.items = []; }",
+        "Stack.prototype.push = function (x) { this.items.push(x); };",
+        "const memo = {};", "memo[0] = 1;", "let calls = 0;", "calls += 1;", "f.cache = true;"]
+    python = "CACHE = {}\nCACHE[0] = 1\nprint(2)\ndef f(x):\n    return CACHE[x]\n"
+    assert _kept(python, "python", "def f") == ["CACHE = {}", "CACHE[0] = 1"]

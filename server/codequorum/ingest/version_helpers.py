@@ -4,7 +4,8 @@ A model's answer often defines more than the function asked for: a second functi
 calls, a constant table, a class. A version cut down to the function alone
 raises ``NameError`` (``ReferenceError``) where it runs, so the top-level definitions of
 the same block that the function reaches (by name, and what those reach in turn) are kept
-with it, in the order the block gives them. What the function does not reach (usage
+with it, in the order the block gives them, and so are the top-level assignments that
+change them (``Stack.prototype.push = ...``). What the function does not reach (usage
 examples, prints, tests) is dropped, and so are imports (the function's module gives
 them; an answer's imports are kept apart, ``ExtractResult.imports``). One rule for
 Python, JavaScript and TypeScript; only a top-level function keeps helpers (a method is
@@ -52,7 +53,7 @@ def helper_nodes(root: Node, target: Node, language: str) -> list[Node]:
     for node in root.named_children:
         if node.start_byte == target.start_byte or node.type in _IMPORTS:
             continue
-        for name in declared_names(node, language):
+        for name in declared_names(node, language) or _augmented(node):
             declared.setdefault(name, []).append(node)
     kept: dict[int, Node] = {}
     pending = [target]
@@ -94,6 +95,28 @@ def _words(node: Node) -> str:
     """A statement's text with ``export`` and blanks aside, to compare two copies."""
     held = node.child_by_field_name("declaration") if node.type == "export_statement" else None
     return " ".join(_text(held if held is not None else node).split())
+
+
+#: Assignments, and the nodes an assignment's target reaches its root name through.
+_ASSIGNMENTS = frozenset({"assignment_expression", "augmented_assignment_expression",
+                          "assignment", "augmented_assignment"})
+_MEMBERS = {"member_expression": "object", "subscript_expression": "object",
+            "attribute": "object", "subscript": "value"}
+
+
+def _augmented(node: Node) -> list[str]:
+    """The name a top-level assignment changes (``Stack.prototype.push = ...``,
+    ``CACHE[k] = v``, ``count += 1``: ``Stack``, ``CACHE``, ``count``): it comes with
+    that name's definition, as a part of it."""
+    if node.type != "expression_statement" or not node.named_children:
+        return []
+    assignment = node.named_children[0]
+    if assignment.type not in _ASSIGNMENTS:
+        return []
+    left = assignment.child_by_field_name("left")
+    while left is not None and left.type in _MEMBERS:
+        left = left.child_by_field_name(_MEMBERS[left.type])
+    return [_text(left)] if left is not None and left.type == "identifier" else []
 
 
 def top_level(root: Node, byte: int) -> Node | None:
