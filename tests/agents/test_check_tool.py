@@ -125,3 +125,23 @@ def test_an_agents_versions_never_run_in_the_weak_sandbox(
     assert "invalid choice: 'weak'" in capsys.readouterr().err
     assert sandbox_problem("python", None, "weak") == (
         "an agent's versions never run in the weak sandbox")
+
+
+def test_javascript_versions_run_with_the_helpers_they_define(tmp_path: Path) -> None:
+    """A version's own second function and constant table are stored with it: the check
+    runs it in the module, where it agrees with the others (no ReferenceError)."""
+    from codequorum.behaviour.runtimes import node_sandbox
+
+    if not node_sandbox.probe()[0]:
+        pytest.skip("the Node sandbox does not hold here")
+    root = tmp_path / "ws"
+    (root / ".git").mkdir(parents=True)
+    doc = "/**\n * Adds.\n * @example add(1, 2) // => 3\n * @example add(-4, 2) // => -2\n */\n"
+    (root / "add.js").write_text(doc + JS, encoding="utf-8")
+    helped = ("const ZERO = 0;\nfunction plus(a, b) { return a + b + ZERO; }\n"
+              "function add(a, b) {\n  return plus(a, b);\n}\nconsole.log(add(1, 2));\n")
+    store_versions(root, root / "add.js", "add", [JS, helped])
+    result = _check(root, path="add.js", function="add", dynamic=True)
+    assert result.dynamic.ran is True and result.dynamic.not_run is None
+    assert "divergent-outputs" not in {f.code for f in result.findings}
+    assert result.dynamic.summary["pass_rate_max_diff"] == 0

@@ -255,3 +255,43 @@ def test_a_javascript_answer_without_a_fence_is_its_code_without_the_prose() -> 
     # code as given, a broken completion included, stays as it is
     assert unfenced(code, "javascript") is None
     assert unfenced("function add(a, b) {\n\treturn a +\n", "javascript") is None
+
+
+HELPED_JS = ("const DIGITS = '0123456789abcdef';\n"
+             "export function digit(d) { return DIGITS[d]; }\n"
+             "export function toHex(n) {\n  return digit(n % 16);\n}\n"
+             "console.log(toHex(255));\n")
+
+
+def test_a_javascript_version_keeps_the_helpers_it_defines_and_drops_its_usage() -> None:
+    result = extract_from_code(HELPED_JS, "javascript", "toHex")
+    assert result.code == ("const DIGITS = '0123456789abcdef';\n\n"
+                           "function digit(d) { return DIGITS[d]; }\n\n"
+                           "function toHex(n) {\n  return digit(n % 16);\n}\n")
+
+
+def test_a_typescript_answer_keeps_its_class_and_arrow_helpers() -> None:
+    answer = ("Here:\n```ts\nclass Acc { total = 0; add(x: number) { this.total += x; } }\n"
+              "const double = (x: number): number => x * 2;\n"
+              "export const sum = (xs: number[]): number => {\n"
+              "  const a = new Acc();\n  xs.forEach((x) => a.add(double(x)));\n"
+              "  return a.total;\n};\n```\n")
+    result = extract_function(answer, "typescript", "sum")
+    assert result.ok and result.code is not None
+    assert result.code.startswith("class Acc { total = 0;")
+    assert "const double = (x: number): number => x * 2;\n\nconst sum = " in result.code
+
+
+def test_a_python_version_keeps_its_helper_and_constant() -> None:
+    code = ("import math\nSCALE = 2\n\ndef _half(x):\n    return x / SCALE\n\n"
+            "def area(r):\n    return math.pi * _half(r) ** 2\n\nprint(area(1))\n")
+    result = extract_from_code(code, "python", "area")
+    assert result.imports == ("import math",)
+    assert result.code == ("SCALE = 2\n\ndef _half(x):\n    return x / SCALE\n\n"
+                           "def area(r):\n    return math.pi * _half(r) ** 2\n")
+
+
+def test_a_method_is_kept_alone_without_the_helpers_around_its_class() -> None:
+    code = "K = 2\n\nclass Stack:\n    def push(self, x):\n        return x * K\n"
+    result = extract_from_code(code, "python", "Stack.push")
+    assert result.code == "def push(self, x):\n    return x * K\n"

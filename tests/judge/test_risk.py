@@ -24,6 +24,7 @@ from codequorum.judge.risk import (
     fit_logistic,
     load_model,
     missing_words,
+    not_fitted,
     range_of,
     range_words,
     reliability,
@@ -242,6 +243,16 @@ def test_a_range_is_the_risk_moved_either_way_on_the_logit_scale() -> None:
     assert trust_words(est) == (
         f"{est.level}: {chance_words(est.probability)} that it is wrong "
         f"({range_words(est.low, est.high)} on models it was not fitted on)")
+    assert trust_words(est, language="python") == trust_words(est)
+    assert trust_words(est, language="typescript") == (
+        trust_words(est) + "; fitted on Python versions, not calibrated on TypeScript")
+    assert trust_words(None, language="javascript") == NOT_RUN  # no estimate, no caveat
+
+
+def test_a_language_the_model_was_not_fitted_on_is_said() -> None:
+    assert not_fitted(None) == not_fitted("python") == ""
+    assert not_fitted("javascript") == "; fitted on Python versions, not calibrated on JavaScript"
+    assert not_fitted("go") == "; fitted on Python versions, not calibrated on go"
 
 
 @pytest.mark.parametrize(

@@ -101,3 +101,32 @@ async def test_an_enum_typed_function_runs_on_its_members_and_the_hover_says_whe
         assert "divergent-outputs" in [v["code"] for v in report["verdicts"]]
         text = await hover_text(client, uri, pos)
         assert text is not None and 'turn("UP")' in text
+
+
+#: Versions as an assistant writes them: a helper function, a constant table, a class
+#: beside the function, and a line that calls it (which is not kept).
+HELPED_VERSIONS = [
+    "const LOW = 0;\nconst HIGH = 10;\nfunction within(x: number, lo: number, hi: number) {\n"
+    "  return Math.max(lo, Math.min(hi, x));\n}\n"
+    "function clamp(x: number): number {\n  return within(x, LOW, HIGH);\n}\n"
+    "console.log(clamp(5));\n",
+    "class Range { constructor(readonly lo: number, readonly hi: number) {}\n"
+    "  fit(x: number) { return x < this.lo ? this.lo : x > this.hi ? this.hi : x; } }\n"
+    "const UNIT = new Range(0, 10);\nfunction clamp(x: number): number {\n"
+    "  return UNIT.fit(x);\n}\n",
+]
+
+
+async def test_versions_added_in_the_editor_run_with_the_helpers_they_define(
+        workspace: Path) -> None:
+    if not node_sandbox.probe()[0]:
+        pytest.skip("the Node sandbox does not hold here")
+    async with lsp_session(workspace, init_options=NO_AUTORUN) as client:
+        uri, _, report = await run_versions(client, workspace, "clamp", DOC, "clamp(x",
+                                            HELPED_VERSIONS)
+        candidates = report["dynamic"]["candidates"]
+        assert [(c["status"], c["pass_rate"]) for c in candidates] == [("ok", 1.0)] * 3
+        assert "divergent-outputs" not in [v["code"] for v in report["verdicts"]]
+        shown = await command(client, "codequorum.showVersion", uri, "clamp", 1)
+        assert shown["code"].startswith("const LOW = 0;\n\nconst HIGH = 10;\n\nfunction within(")
+        assert "console.log" not in shown["code"]

@@ -3,8 +3,9 @@
 Chat models wrap code in prose and fences, add usage examples, sometimes return a whole
 class or stop mid-function. An answer is accepted only when a code block (the first
 fenced block that defines the function, or the bare answer when there is no fence)
-parses without ERROR or MISSING nodes and defines the function by name — at top level or
-inside a class, in which case just that method is kept, dedented to column 0. Otherwise
+parses without ERROR or MISSING nodes and defines the function by name — at top level
+(kept with the helpers it defines beside it) or inside a class, in which case just that
+method is kept, dedented to column 0. Otherwise
 the answer is rejected with a reason a user can read: ``no code in the answer``,
 ``code does not parse: line 3``, ``does not define `foo```.
 """
@@ -23,6 +24,7 @@ from codequorum.core import parsing, pyast
 from codequorum.core.errors import UnknownLanguageError
 from codequorum.core.limits import MAX_ANSWER_CHARS, InputLimitError, version_size_problem
 from codequorum.core.parsing import normalize_language, parse, to_bytes
+from codequorum.ingest.version_helpers import helper_nodes, top_level
 
 if TYPE_CHECKING:
     from codequorum.core.parsing import FunctionInfo
@@ -55,7 +57,9 @@ class ExtractResult:
     """Either ``ok`` with the function's ``code``, or rejected with a ``reason``.
 
     ``imports`` holds the block's top-level import lines (Python), which the function may
-    need to run; ``code`` is the function alone (with its decorators).
+    need to run; ``code`` is the function (with its decorators) and, for a top-level
+    function, the helpers the block defines that it reaches
+    (:mod:`~codequorum.ingest.version_helpers`).
     """
 
     ok: bool
@@ -312,7 +316,33 @@ def _function_in(code: str, lang: str, name: str) -> ExtractResult:
         data = to_bytes(code)
         offset = data[: _with_decorators(data, found, lang)].count(b"\n")
         return ExtractResult.rejected(_parse_reason(problem[0] + offset, problem[1]))
+    text = _with_helpers(code, tree, found, lang, text)
     return ExtractResult.accepted(text.rstrip() + "\n", _imports(tree, code, lang))
+
+
+def _with_helpers(code: str, tree: tree_sitter.Tree, found: FunctionInfo, lang: str,
+                  text: str) -> str:
+    """``text`` (the function) with the helpers its block defines beside it
+    (:mod:`~codequorum.ingest.version_helpers`), in the block's order; ``text`` alone for
+    a method, or when the pieces put together would not parse."""
+    data = to_bytes(code)
+    target = top_level(tree.root_node, _with_decorators(data, found, lang))
+    if "." in found.qualified_name or target is None:
+        return text
+    pieces = [(target.start_byte, text.strip("\n"))]
+    for node in helper_nodes(tree.root_node, target, lang):
+        inner = node.child_by_field_name("declaration") if node.type == "export_statement" \
+            else None
+        held = inner if inner is not None else node
+        pieces.append((node.start_byte, _dedent(_text_of(data, held)).strip("\n")))
+    if len(pieces) == 1:
+        return text
+    joined = "\n\n".join(piece for _, piece in sorted(pieces)) + "\n"
+    return joined if _clean(joined, lang) else text
+
+
+def _text_of(data: bytes, node: tree_sitter.Node) -> str:
+    return data[node.start_byte:node.end_byte].decode("utf-8", errors="replace")
 
 
 def _method_alone(code: str, lang: str, name: str) -> ExtractResult | None:

@@ -16,9 +16,9 @@ A version given as a chat answer (prose around a fenced block, or a sentence and
 code without a fence) is read as a generated answer is
 (:func:`codequorum.ingest.extract.extract_function`), wherever it comes from.
 
-Each version is reduced to the one function (by qualified name, the same check as for
-generated answers), so imported and regenerated versions compare alike; versions that do
-not parse or do not define the function are skipped with the reason.
+Each version is reduced to the one function and its own helpers (by qualified name, the
+same check as for generated answers), so imported and regenerated versions compare alike;
+versions that do not parse or do not define the function are skipped with the reason.
 
 Every version counts, identical ones too (six identical answers are six versions). An
 import brings the store up to the copies of each code the input holds, so importing the

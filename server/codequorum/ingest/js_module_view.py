@@ -19,8 +19,9 @@ or compiles anything):
 - every file passes the workspace's one rule
   (:func:`~codequorum.core.safe_paths.workspace_refusal`, on the path and where its links
   lead: a link to ``.env`` is never read) and the bounds of the Python view;
-- anything else (Node's own modules, a package that is not there, a path that leads out of
-  the workspace) is named in a note: the module then does not load in the sandbox, and the
+- ``buffer`` and ``url`` (``node:`` too) are the sandbox's own (:data:`CONTEXT_MODULES`);
+- anything else (Node's other modules, a package that is not there, a path that leads out
+  of the workspace) is named in a note: the module then does not load in the sandbox, and the
   function's versions are not run there (``not-run-in-module``).
 
 A function's context also holds the workspace's other JavaScript and TypeScript files that
@@ -57,6 +58,19 @@ EXTENSIONS = (".js", ".ts", ".mjs", ".cjs", ".mts", ".cts", ".json")
 #: (``import {f} from './util.js'`` in ``index.ts`` loads ``util.ts``).
 TS_SOURCES = {".js": (".ts", ".tsx"), ".mjs": (".mts",), ".cjs": (".cts",), ".jsx": (".tsx",)}
 INDEXES = tuple(f"/index{ext}" for ext in EXTENSIONS)
+#: Node's own modules the sandbox's context gives, each as the globals it holds
+#: (``node_harness/globals.js`` builds them; ``node:buffer`` is ``buffer``).
+CONTEXT_MODULES: dict[str, tuple[str, ...]] = {
+    "buffer": ("Buffer",),
+    "url": ("URL", "URLSearchParams"),
+}
+
+
+def context_module(spec: str) -> bool:
+    """Whether ``spec`` names one of :data:`CONTEXT_MODULES`."""
+    return spec.removeprefix("node:") in CONTEXT_MODULES
+
+
 #: What the sandbox says of a file it cannot give.
 MISSING = "not-run-in-module: `{module}` loads `{spec}`, which the sandbox does not give ({why})"
 
@@ -225,6 +239,8 @@ class _Builder:
                                       f"{MAX_IMPORTED_NAMES} specifiers; the others were "
                                       "left out")
                     return
+                if context_module(spec):
+                    continue
                 found, why = self.resolve(posixpath.dirname(rel), spec)
                 if found is None:
                     if rel == start:

@@ -384,7 +384,8 @@ def _recommend(report: StabilityReport, dynamic: DynamicLike | None,
         if est.low is not None and est.high is not None:
             report.risk_range = [est.low, est.high]
     report.trust = trust_words(est, ran=dynamic is not None,
-                               why=dynamic.rules.not_run if dynamic is not None else None)
+                               why=dynamic.rules.not_run if dynamic is not None else None,
+                               language=report.language)
     if (opts.max_depth == REFERENCE_OPTIONS["max_depth"]
             and opts.jsd_log_base == REFERENCE_OPTIONS["jsd_log_base"]):
         report.stability_percentile = stability_percentile(mean_similarity)

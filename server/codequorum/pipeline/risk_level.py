@@ -51,13 +51,14 @@ class RiskFields:
     trust: str
 
 
-def fields(probability: float, evidence: str) -> RiskFields:
-    """The fields of a risk ``probability`` from the model of ``evidence``."""
+def fields(probability: float, evidence: str, language: str | None = None) -> RiskFields:
+    """The fields of a risk ``probability`` from the model of ``evidence`` (its words
+    saying so where the set's ``language`` is not one the model was fitted on)."""
     if evidence not in MODEL_KINDS:
         raise ValueError(f"unknown kind of evidence {evidence!r}")
     est = at(probability, evidence)
     span = None if est.low is None or est.high is None else [est.low, est.high]
-    return RiskFields(est.probability, est.level, span, trust_words(est))
+    return RiskFields(est.probability, est.level, span, trust_words(est, language=language))
 
 
 class RunLevel:
@@ -105,20 +106,22 @@ class RunLevel:
                            for name, risks in self._risks.items()}
         return self._rates
 
-    def moved(self, model: str | None, risk_alone: float, evidence: str) -> RiskFields:
+    def moved(self, model: str | None, risk_alone: float, evidence: str,
+              language: str | None = None) -> RiskFields:
         """The fields of a set's risk once its group's rate is known."""
         rate = None if self.alone else self.rates().get(group_of(model))
         p = risk_alone
         if rate is not None and rate.adapted:
             p = float(shift(np.array([risk_alone]), rate.prior, rate.used)[0])
-        return fields(p, evidence)
+        return fields(p, evidence, language)
 
     def apply(self, report: StabilityReport) -> None:
         """Set a report's risk, step, range and words from its group's rate (a report
         without a risk of its own is left as it is)."""
         if report.risk_alone is None or report.risk_evidence is None:
             return
-        moved = self.moved(report.model, report.risk_alone, report.risk_evidence)
+        moved = self.moved(report.model, report.risk_alone, report.risk_evidence,
+                           report.language)
         report.risk, report.risk_level = moved.risk, moved.level
         report.risk_range, report.trust = moved.range, moved.trust
 

@@ -30,6 +30,7 @@ from codequorum.core.model import FunctionLocation, ModuleContext, Version, Vers
 from codequorum.core.report import StabilityReport
 from codequorum.ingest import workspace
 from codequorum.ingest.store import StoredVersion, VersionStore, content_hash
+from codequorum.ingest.version_helpers import without_module_copies
 from codequorum.pipeline.analyze import (
     INPUT_LIMIT,
     DynamicLike,
@@ -166,8 +167,12 @@ def build_version_set(
     qualified_name: str,
     name: str,
     prompt: str | None = None,
+    module: str | None = None,
 ) -> tuple[VersionSet, int | None]:
     """A function's stored versions plus its current code, and the current code's index.
+
+    ``module``: the function's module text, whose own copies of a version's helpers are
+    left out of the version (:func:`~codequorum.ingest.version_helpers.without_module_copies`).
 
     The current code (``None``: leave it out) is matched to a stored version with the same
     content hash, else appended with origin ``current``. ``prompt``: the comment above the
@@ -177,6 +182,9 @@ def build_version_set(
     they do when it stands apart.
     """
     versions = [s.to_version() for s in stored]
+    if module is not None:
+        versions = [dataclasses.replace(v, code=without_module_copies(
+            v.code, language, qualified_name, module)) for v in versions]
     current_index: int | None = None
     if current is not None:
         current_hash = content_hash(current)
@@ -221,11 +229,13 @@ _FENCE = re.compile(r"```[^\n`]*\n(.*?)```", re.DOTALL)
 
 
 def normalize_version(code: str, language: str, qualified_name: str) -> str:
-    """One version as stored: just the function (at column 0), from whatever text came in.
+    """One version as stored: the function (at column 0) and its own helpers, from whatever
+    text came in.
 
     Markdown fences are opened, and when the text defines the function (by qualified name,
-    else by its last part) only that definition is kept, so a version that carries imports
-    or a whole file compares like with like.
+    else by its last part) only that definition and what it reaches of the text's own
+    definitions are kept, so a version that carries imports or a whole file compares like
+    with like.
     """
     text = code.replace("\r\n", "\n")
     try:
@@ -681,6 +691,7 @@ class Session:
             qualified_name=key.qualified_name,
             name=key.name,
             prompt=key.prompt,
+            module=key.document.text if key.document is not None else None,
         )
         try:
             report = analyze(version_set, key.options, current_index=current_index)

@@ -89,7 +89,7 @@ def test_versions_naming_the_function_their_own_way_run_under_their_names(
                 "export function strLen(s: string): number { return [...s].length; }",
                 "const str_len = (s: string): number => { let n = 0; for (const _ of s) n++; "
                 "return n; };",
-                "function strlen(s: string): number { return Buffer.byteLength(s); }"]
+                "function strlen(s: string): number { return performance.now() && s.length; }"]
     path = write_jsonl([{"task_id": "HumanEval/23", "language": "typescript",
                          "versions": versions}], tmp_path / "set.jsonl")
     assert main(["score", str(path), "--dynamic", "--format", "json"]) == 0
@@ -119,3 +119,13 @@ def test_inputs_every_version_raises_on_say_so_instead_of_a_risk(
     assert s["dynamic"]["inputs"] == [] and s["risk"] is None
     not_run = next(v for v in s["verdicts"] if v["code"] == "not-run")
     assert "every version raised on every input" in not_run["message"]
+
+
+def test_the_risk_of_a_typescript_set_says_it_was_fitted_on_python(
+        node_sandboxed: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The risk model was fitted on Python versions only (``bench/bench_js_risk.py``
+    measured what it says of JavaScript and TypeScript): the words say so."""
+    s = scored("median.ts", tmp_path, capsys)
+    assert s["risk"] is not None and s["recommended"] != 2
+    assert s["trust"].startswith(f"{s['risk_level']}: ")
+    assert s["trust"].endswith("; fitted on Python versions, not calibrated on TypeScript")

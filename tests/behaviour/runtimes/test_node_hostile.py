@@ -278,3 +278,91 @@ def test_the_traced_runs_generator_wrappers_lead_nowhere_out(node_sandboxed: obj
     assert result.status == "ok" and got.exc_type is None, (got.exc_type, got.exc_message)
     assert json.loads(got.output or "null") == ["undefined", "return", 1, True, True, True, True]
     assert got.opcodes is not None
+
+
+#: Node's globals the context builds (``globals.js``), and what a version can make of them.
+NEW_GLOBALS = ["Buffer", "URL", "URLSearchParams", "TextEncoder", "TextDecoder",
+               "structuredClone", "setImmediate", "clearImmediate"]
+
+
+def test_constructor_constructor_of_each_new_global_stays_in_the_context(
+        node_sandboxed: object) -> None:
+    """From each global, its instances and the errors its bridge to Node reports, the
+    Function reached is the context's own: ``process`` is not there."""
+    code = """function f() {
+      const things = [Buffer, URL, URLSearchParams, TextEncoder, TextDecoder, structuredClone,
+        setImmediate, clearImmediate, new URL('http://a/?b=1'), new URL('http://a/?b=1').searchParams,
+        Buffer.from('x'), new TextEncoder(), new TextDecoder(), new URLSearchParams('a=1')];
+      for (const make of [() => new URL('::'), () => new TextDecoder('x'),
+          () => Buffer.from('x', 'y'), () => Buffer.alloc(-1),
+          () => Buffer.alloc(2).readUInt32LE(0),
+          () => new TextDecoder('utf-8', { fatal: true }).decode(new Uint8Array([255])),
+          () => structuredClone(() => 1),
+          () => { const u = new URL('http://a'); u.href = '::'; }]) {
+        try { make(); things.push('no error'); } catch (e) { things.push(e); }
+      }
+      return things.map((t) => {
+        try { return typeof t.constructor.constructor('return this.process')(); }
+        catch (e) { return 'threw ' + e.name; }
+      });
+    }"""
+    result = run(code)
+    assert result.status == "ok", result.detail
+    got = json.loads(result.tests[0].output)
+    assert len(got) == 22 and set(got) == {"undefined"}
+
+
+def test_nothing_a_version_reaches_belongs_to_the_harnesss_realm(node_sandboxed: object) -> None:
+    """Every object reachable from the context's globals (values, getters, setters,
+    prototypes), the new globals' instances and their errors: each prototype chain ends at
+    the context's own ``Object.prototype`` (or has none), so none is the harness's."""
+    code = """function f() {
+      const roots = [globalThis, new URL('http://u:p@a:1/p?q=1#h'),
+        new URL('http://a/?b=1').searchParams, Buffer.from('xy'), new TextEncoder(),
+        new TextDecoder('latin1'), new URLSearchParams('a=1'), structuredClone({ a: [1] }),
+        new TextEncoder().encode('x'), new TextEncoder().encodeInto('x', new Uint8Array(2))];
+      for (const make of [() => new URL('::'), () => new TextDecoder('x'),
+          () => Buffer.from('x', 'y'), () => structuredClone(() => 1)]) {
+        try { make(); } catch (e) { roots.push(e); }
+      }
+      const seen = new Set();
+      const queue = roots.slice();
+      let foreign = 0;
+      while (queue.length) {
+        const o = queue.pop();
+        if (o === null || (typeof o !== 'object' && typeof o !== 'function')) continue;
+        if (seen.has(o)) continue;
+        seen.add(o);
+        let root = o;
+        while (Object.getPrototypeOf(root) !== null) root = Object.getPrototypeOf(root);
+        if (root !== o && root !== Object.prototype) foreign++;
+        queue.push(Object.getPrototypeOf(o));
+        for (const key of Reflect.ownKeys(o)) {
+          const d = Object.getOwnPropertyDescriptor(o, key);
+          if (d) queue.push(d.value, d.get, d.set);
+        }
+      }
+      return [foreign, seen.size > 300];
+    }"""
+    result = run(code)
+    assert result.status == "ok", result.detail
+    assert result.tests[0].output == "[0,true]"
+
+
+def test_the_bridge_answers_a_forged_request_with_text_only(node_sandboxed: object) -> None:
+    """A version cannot reach the bridge, and what it hands the globals is made a string
+    before it leaves the context: a ``toString`` that returns an object is refused here."""
+    code = """function f() {
+      const evil = { toString() { return { constructor: 1 }; } };
+      const out = [];
+      for (const make of [() => new URL(evil), () => Buffer.from('x', evil),
+          () => new URLSearchParams(evil).toString()]) {
+        try { out.push(String(make())); } catch (e) { out.push(e.name); }
+      }
+      return out;
+    }"""
+    result = run(code)
+    assert result.status == "ok"
+    url, buffer, form = json.loads(result.tests[0].output)
+    assert url == "TypeError" and buffer == "x"  # an encoding not a string is UTF-8, as Node's
+    assert form.startswith("toString=toString%28%29")

@@ -355,3 +355,26 @@ def test_a_typescript_import_that_names_the_javascript_it_compiles_to_loads(
                             "decamelize", module=view.context("decamelize"))
     assert result.module is not None and result.module.loaded, result.module
     assert [t.passed for t in result.tests] == [True]
+
+
+def test_node_buffer_and_url_are_the_contexts_own(node_sandboxed: object,
+                                                  tmp_path: Path) -> None:
+    """``buffer`` and ``url`` (``node:`` too) load as the context's globals, with no note;
+    Node's other modules still say the module does not load."""
+    path = tmp_path / "net.ts"
+    path.write_text("import { Buffer } from 'node:buffer';\nimport url from 'url';\n"
+                    "const { URLSearchParams: Q } = require('node:url');\n"
+                    "export function host(u: string): string { return u; }\n")
+    context = js_module_view(path.read_text(), path, tmp_path).context("host")
+    assert context.notes == ()
+    version = ("export function host(u: string): string {\n"
+               "  const h = new url.URL(u).host;\n"
+               "  return Buffer.from(h).toString('hex') + new Q('a=1').get('a'); }")
+    test = TestCase("call", args=("https://ab.c/x",), expected="61622e631", has_expected=True)
+    result = TYPESCRIPT.run(version, [test], "host", module=context)
+    assert result.module is not None and result.module.loaded, result.module
+    assert [t.passed for t in result.tests] == [True]
+    other = tmp_path / "fsy.js"
+    other.write_text("const fs = require('node:fs');\nfunction f(x) { return x; }\n")
+    notes = js_module_view(other.read_text(), other, tmp_path).context("f").notes
+    assert any("loads `node:fs`, which the sandbox does not give" in n for n in notes)

@@ -70,8 +70,41 @@ def test_typescript_runs_after_its_types_are_stripped(node_sandboxed: object) ->
     assert result.status == "ok" and result.tests[0].passed is True
     enum = "enum E { A, B } function f(): number { return E.B; }"
     assert TYPESCRIPT.run(enum, [call(expected=1, has=True)], "f", Limits()).tests[0].passed
-    spaced = "namespace N { export const a = 1; } function f(): number { return 1; }"
-    assert TYPESCRIPT.run(spaced, [call()], "f", Limits()).status == "syntax-error"
+    decorated = "@sealed class C {} function f(): number { return 1; }"
+    assert TYPESCRIPT.run(decorated, [call()], "f", Limits()).status == "syntax-error"
+
+
+#: Namespaces as TypeScript writes them: nested by a dotted name and by ``export
+#: namespace``, an exported counter the namespace's own function changes and its users
+#: change too, an interface, an enum, a namespace declared twice.
+NAMESPACED = """namespace Geometry.Shapes {
+  export const PI2: number = Math.PI * 2;
+  export let made = 0;
+  export interface Circle { r: number }
+  export function area(c: Circle): number { made++; return (PI2 / 2) * c.r * c.r; }
+  export namespace Util { export const round = (x: number): number => Math.round(x * 100) / 100; }
+  export enum Kind { Round, Square }
+  const hidden = 'h';
+}
+namespace Geometry.Shapes { export const twice = (x: number) => Shapes.area({ r: x }) * 2; }
+function f(): unknown {
+  const a = Geometry.Shapes.Util.round(Geometry.Shapes.area({ r: 2 }));
+  Geometry.Shapes.made += 10;
+  const b = Geometry.Shapes.twice(1);
+  return [a, Geometry.Shapes.made, Geometry.Shapes.Kind.Square, Geometry.Shapes.Kind[0],
+          Math.round(b), Object.keys(Geometry.Shapes).sort(), 'hidden' in Geometry.Shapes];
+}
+"""
+
+
+def test_a_namespace_runs_as_the_function_typescript_wraps_it_in(
+        node_sandboxed: object) -> None:
+    """The values ``tsc`` 5.9's emit of the same source gives (``transpileModule``)."""
+    expected = [12.57, 12, 1, "Round", 6,
+                ["Kind", "PI2", "Util", "area", "made", "twice"], False]
+    [outcome] = TYPESCRIPT.run(NAMESPACED, [call(expected=expected, has=True)], "f",
+                               Limits()).tests
+    assert outcome.passed is True, (outcome.output, outcome.exc_message)
 
 
 def test_a_syntax_error_and_a_thrown_error_are_told_apart(node_sandboxed: object) -> None:

@@ -15,7 +15,7 @@ def test_types_casts_and_interfaces_are_blanked_in_place() -> None:
     assert "".join(out.split()) == "functionf(a,b){return(a)+b.length;}"
 
 
-@pytest.mark.parametrize("code", ["namespace N { }", "@sealed class C {}"])
+@pytest.mark.parametrize("code", ["@sealed class C {}", "module 'm' { }"])
 def test_syntax_with_run_time_meaning_is_refused(code: str) -> None:
     with pytest.raises(NotStrippable):
         strip_types(code)
@@ -76,3 +76,25 @@ def test_overload_signatures_are_types_and_parameter_properties_assignments() ->
 def test_this_parameters_definite_assignments_and_index_signatures_are_types(
         code: str, left: str) -> None:
     assert strip_types(code).startswith(left)
+
+
+def test_a_namespace_is_the_function_typescript_wraps_it_in_on_its_own_lines() -> None:
+    code = ("export namespace A.B {\n  export const x: number = 1;\n  export function f() {}\n"
+            "  export namespace C { export let z = x; }\n  interface I {}\n}\nconst y = 2;\n")
+    out = strip_types(code)
+    assert out.count("\n") == code.count("\n") and out.splitlines()[-1] == "const y = 2;"
+    lines = [line.strip() for line in out.splitlines()]
+    assert lines[0] == ("export var A; (function (A) { let B; (function (B) {")
+    assert lines[1].startswith('let x         = 1; Object.defineProperty(B, "x", { get() '
+                               "{ return x; }, set(__codequorum_value) { x = "
+                               "__codequorum_value; }")
+    assert lines[2] == "function f() {} B.f = f;"
+    assert lines[3].startswith("let C; (function (C) { let z = x; Object.defineProperty(C, ")
+    assert lines[3].endswith("})(C = B.C || (B.C = {}));")
+    assert lines[4] == ""
+    assert lines[5] == "})(B = A.B || (A.B = {})); })(A || (A = {}));"
+
+
+def test_a_declared_namespace_leaves_nothing() -> None:
+    code = "declare namespace D { const q: number; }\n"
+    assert strip_types(code).strip() == ""

@@ -1024,3 +1024,114 @@ def test_a_javascript_parameter_the_versions_call_is_given_a_function(tmp_path: 
     [row] = doc["functions"]
     assert row["verdicts"] == ["stable"] and row["not_run"] is None, done.stdout
     assert row["risk"] is not None
+
+
+# --------------------------------------------------------------------------- helpers
+
+HEX_TS = '''const DIGITS = "0123456789abcdef";
+
+/**
+ * The hexadecimal digits of a number.
+ * @example toHex(255) // => "ff"
+ * @example toHex(4096) // => "1000"
+ */
+export function toHex(n: number): string {
+  return n.toString(16);
+}
+'''
+#: Versions that define their own helpers beside the function (one repeats the module's).
+HEX_VERSIONS = [
+    'const DIGITS = "0123456789abcdef";\n'
+    "function digit(d: number): string { return DIGITS[d]; }\n"
+    "export function toHex(n: number): string {\n  if (n === 0) return '0';\n"
+    "  let s = '';\n  while (n > 0) { s = digit(n % 16) + s; n = Math.floor(n / 16); }\n"
+    "  return s;\n}\nconsole.log(toHex(255));\n",
+    "class Hex { static of(n: number): string { return n.toString(16); } }\n"
+    "export const toHex = (n: number): string => Hex.of(n);\n",
+    "export function toHex(n: number): string {\n  return n.toString(16);\n}\n",
+]
+
+
+def test_typescript_versions_run_with_the_helpers_they_define(tmp_path: Path) -> None:
+    """A version's second function, constant table and class come into the store with
+    it, so ``check --dynamic`` runs them in the module: none raises ReferenceError."""
+    from codequorum.behaviour.runtimes import node_sandbox
+
+    if not node_sandbox.probe()[0]:
+        pytest.skip("the Node sandbox does not hold here")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "hex.ts").write_text(HEX_TS)
+    (tmp_path / "v.json").write_text(json.dumps(HEX_VERSIONS))
+    subprocess.run([str(SCRIPT), "sample", "hex.ts", "-f", "toHex", "--from", "v.json", "-q"],
+                   check=True, cwd=tmp_path, timeout=60)
+    proc = subprocess.run([str(SCRIPT), "check", "hex.ts", "--dynamic", "--no-tsed",
+                           "--format", "json", "--fail-on", "never"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300, check=False)
+    doc = json.loads(proc.stdout)
+    [row] = doc["functions"]
+    assert row["not_run"] is None, proc.stderr
+    assert "divergent-outputs" not in row["verdicts"]
+    assert not [f for f in doc["findings"] if f["code"] in ("not-run-in-module", "not-run")]
+    assert "ReferenceError" not in proc.stdout + proc.stderr
+
+
+def test_a_python_version_runs_with_its_own_helper(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "hexa.py").write_text(
+        'def to_hex(n):\n    """Hex.\n\n    >>> to_hex(255)\n    \'ff\'\n    """\n'
+        '    return format(n, "x")\n')
+    helped = ("DIGITS = '0123456789abcdef'\n\ndef digit(d):\n    return DIGITS[d]\n\n"
+              "def to_hex(n):\n    s = ''\n    while n > 0:\n        s = digit(n % 16) + s\n"
+              "        n //= 16\n    return s or '0'\n\nprint(to_hex(255))\n")
+    (tmp_path / "v.json").write_text(json.dumps([helped, helped]))
+    assert main(["sample", str(tmp_path / "hexa.py"), "-f", "to_hex", "--from",
+                 str(tmp_path / "v.json"), "--workspace", str(tmp_path), "-q"]) == 0
+    capsys.readouterr()
+    status, out, err = _check(capsys, str(tmp_path / "hexa.py"), "--workspace", str(tmp_path),
+                              "--dynamic", "--no-tsed", "--format", "json", "--fail-on",
+                              "never")
+    [row] = json.loads(out)["functions"]
+    assert status == 0 and row["not_run"] is None, err
+    assert "NameError" not in out and "raises" not in out  # (negative numbers differ)
+
+
+HEX_MODULE = """const DIGITS = '0123456789abcdef';
+function digit(d) { return DIGITS[d]; }
+/**
+ * @example toHex(255) // => "ff"
+ */
+export function toHex(n) {
+  if (n === 0) return '0';
+  let s = '';
+  while (n > 0) { s = digit(n % 16) + s; n = Math.floor(n / 16); }
+  return s;
+}
+"""
+HEX_BODIES = [
+    "export function toHex(n) {\n  let s = '';\n  do { s = digit(n % 16) + s; "
+    "n = Math.floor(n / 16); } while (n > 0);\n  return s;\n}\n",
+    "export function toHex(n) {\n  if (n === 0) return '0';\n  let out = '';\n"
+    "  for (; n > 0; n = Math.floor(n / 16)) out = digit(n % 16) + out;\n  return out;\n}\n",
+]
+
+
+def test_helpers_a_version_repeats_from_its_module_are_compared_as_the_module_gives_them(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Versions that repeat the module's constant and helper word for word are checked
+    as the same versions without them: the same shape figures and verdicts."""
+    echo = "const DIGITS = '0123456789abcdef';\nfunction digit(d) { return DIGITS[d]; }\n"
+    rows = []
+    for name, codes in (("bare", HEX_BODIES), ("echo", [echo + c for c in HEX_BODIES])):
+        root = tmp_path / name
+        (root / ".git").mkdir(parents=True)
+        (root / "hex.js").write_text(HEX_MODULE)
+        (root / "v.json").write_text(json.dumps(codes))
+        assert main(["sample", str(root / "hex.js"), "-f", "toHex", "--from",
+                     str(root / "v.json"), "--workspace", str(root), "-q"]) == 0
+        capsys.readouterr()
+        _, out, _ = _check(capsys, str(root / "hex.js"), "--workspace", str(root),
+                           "--no-tsed", "--format", "json", "--fail-on", "never")
+        [row] = json.loads(out)["functions"]
+        rows.append({k: row[k] for k in ("verdicts", "stability", "versions")})
+    assert rows[0] == rows[1]

@@ -6,6 +6,7 @@ harness only evaluates it (``node_harness/modules.js``):
 - the module's text with the function's definition replaced by the version's
   (:func:`spliced`): the module's other functions and constants are there, a function of
   the module that calls it calls the version, and a method is a method of its own class;
+  the helpers the version defines beside its function come with it;
 - every file of the view as a CommonJS script (:func:`commonjs_form`): TypeScript types
   stripped, ``import`` statements made ``require`` calls, ``export`` declarations kept and
   their names set on ``exports`` at the end, so that one small loader inside the sandbox
@@ -22,10 +23,11 @@ from typing import Any
 
 from tree_sitter import Node
 
+from codequorum.behaviour.runtimes.js_helpers import reconciled
 from codequorum.behaviour.runtimes.ts_strip import NotStrippable, strip_types
 from codequorum.core.model import ModuleContext
 from codequorum.core.parsing import function_by_name, parse
-from codequorum.ingest.js_module_view import grammar
+from codequorum.ingest.js_module_view import CONTEXT_MODULES, grammar
 
 REQUIRE = "require({source})"
 #: ``export * from``: every name but ``default`` that the module does not set itself.
@@ -38,7 +40,10 @@ class NotSpliced(ValueError):
 
 
 def spliced(source: str, language: str, qualified_name: str, version: str) -> str:
-    """``source`` with the definition of ``qualified_name`` replaced by ``version``."""
+    """``source`` with the definition of ``qualified_name`` replaced by ``version`` (each
+    name the version's helpers and the module both declare declared once:
+    :func:`~codequorum.behaviour.runtimes.js_helpers.reconciled`)."""
+    source, version = reconciled(source, version, language, qualified_name)
     found = function_by_name(source, language, qualified_name)
     if found is None or found.qualified_name != qualified_name:
         raise NotSpliced(f"the module has no function {qualified_name}")
@@ -189,7 +194,8 @@ def module_message(context: ModuleContext, version: str, language: str) -> dict[
     """The run message's ``module``: the view's files as CommonJS scripts and the module
     with the version in place (``problem`` says why it cannot load, and nothing else is
     sent)."""
-    base = {"name": context.name, "path": context.path, "files": [], "entry": ""}
+    base = {"name": context.name, "path": context.path, "files": [], "entry": "",
+            "builtins": CONTEXT_MODULES}
     try:
         files = [[path, _script(path, text)] for path, text in context.files
                  if path != context.path]

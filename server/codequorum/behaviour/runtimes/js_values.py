@@ -160,11 +160,12 @@ def shown_text(output: str) -> str:
 
 
 #: Globals of Node and of browsers that the bare JavaScript context a version runs in does
-#: not have (only the language's own, the console, timers, ``btoa`` and ``atob``).
+#: not have (it has the language's own, the console, timers, ``btoa`` and ``atob``, and
+#: those ``node_harness/globals.js`` builds: ``Buffer``, ``TextEncoder``, ``TextDecoder``,
+#: ``URL``, ``URLSearchParams``, ``structuredClone``, ``setImmediate``, ``global``).
 HOST_GLOBALS = frozenset({
-    "Buffer", "process", "require", "TextEncoder", "TextDecoder", "URL", "URLSearchParams",
-    "structuredClone", "setImmediate", "fetch", "crypto", "performance", "window",
-    "document", "global", "__dirname", "__filename", "AbortController", "Blob", "navigator",
+    "process", "require", "fetch", "crypto", "performance", "window", "document",
+    "__dirname", "__filename", "AbortController", "Blob", "navigator",
 })
 
 

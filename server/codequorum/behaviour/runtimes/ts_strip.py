@@ -10,16 +10,22 @@ aliases, ``declare`` statements, ``import type`` and ``export type`` statements 
 parameter, the ``!`` of a definite assignment. Two kinds of syntax with run-time
 meaning are written out as TypeScript emits them (``ts_emit.py``): an ``enum`` becomes the
 object TypeScript makes (``const enum`` too), a constructor's parameter properties
-(``constructor(private x: number)``) assignments at the start of its body; each rewrite
-keeps the lines where they were. The rest (``namespace``, decorators) has run-time
-meaning no blanking gives: :class:`NotStrippable` says which, and the version does not run.
+(``constructor(private x: number)``) assignments at the start of its body, a
+``namespace`` the function TypeScript wraps it in; each rewrite keeps the lines where
+they were. Decorators have run-time meaning no blanking gives (and two designs):
+:class:`NotStrippable` says so, and the version does not run.
 """
 
 from __future__ import annotations
 
 from tree_sitter import Node
 
-from codequorum.behaviour.runtimes.ts_emit import enum_object, parameter_properties
+from codequorum.behaviour.runtimes.ts_emit import (
+    enum_object,
+    namespace_owner,
+    namespace_rewrites,
+    parameter_properties,
+)
 from codequorum.core.parsing import parse
 
 #: A span of the source: blanked (``None``) or put in place of its text.
@@ -32,7 +38,7 @@ BLANKED = {
     "omitting_type_annotation", "opting_type_annotation", "adding_type_annotation",
     "function_signature", "index_signature",
 }
-REFUSED = {"internal_module": "namespace", "module": "namespace", "decorator": "decorator"}
+REFUSED = {"decorator": "decorator"}
 
 
 class NotStrippable(ValueError):
@@ -82,6 +88,13 @@ def _node_spans(node: Node, spans: list[Span]) -> list[Node]:
         return []
     if t == "method_definition":
         spans.extend(parameter_properties(node))
+    if t in ("internal_module", "module"):
+        try:
+            spans.extend(namespace_rewrites(node, namespace_owner(node)))
+        except ValueError as exc:
+            raise NotStrippable(f"TypeScript {exc}") from None
+        body = node.child_by_field_name("body")
+        return list(body.named_children) if body is not None else []
     if t in REFUSED:
         raise NotStrippable(f"TypeScript {REFUSED[t]} has run-time meaning")
     if t in BLANKED or type_only(node):

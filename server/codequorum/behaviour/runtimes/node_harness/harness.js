@@ -22,6 +22,9 @@ const path = require('path');
 const MSG_FD = Number(process.argv[2]);
 const VALUES_SRC = fs.readFileSync(path.join(__dirname, 'values.js'), 'utf8');
 const MODULES_SRC = fs.readFileSync(path.join(__dirname, 'modules.js'), 'utf8');
+const GLOBALS_SRC = fs.readFileSync(path.join(__dirname, 'globals.js'), 'utf8');
+const NEWER_SRC = fs.readFileSync(path.join(__dirname, 'newer.js'), 'utf8');
+const { bridge } = require(path.join(__dirname, 'bridge.js'));
 const { watchIterators } = require(path.join(__dirname, 'iterators.js'));
 const MAX_OUTPUT = 512 * 1024;
 // Timers an async version's promise may wait on before it is called pending.
@@ -169,7 +172,7 @@ function inModule(mod, ctx, inner, entry, timeout, trace) {
   let script;
   try {
     const install = vm.runInContext(MODULES_SRC, ctx, { filename: 'modules.js' });
-    install(JSON.stringify(files), String(mod.path));
+    install(JSON.stringify(files), String(mod.path), JSON.stringify(mod.builtins || {}));
     const make = () => ({ script: new vm.Script(String(mod.entry), { filename: String(mod.path) }),
       source: String(mod.entry) });
     script = (trace ? trace.printed(String(mod.path), make) : make()).script;
@@ -195,6 +198,10 @@ function runMode(msg) {
     ? vm.constants.DONT_CONTEXTIFY : Object.create(null),
   { codeGeneration: { strings: true, wasm: false }, microtaskMode: 'afterEvaluate' });
   const inner = vm.runInContext(VALUES_SRC, ctx, { filename: 'values.js' });
+  // Node's globals a bare context lacks, built in the context (``globals.js``); ``bridge``
+  // stays in its closure and answers strings with strings (``bridge.js``).
+  vm.runInContext(GLOBALS_SRC, ctx, { filename: 'globals.js' })(bridge);
+  vm.runInContext(NEWER_SRC, ctx, { filename: 'newer.js' });
   const testSeconds = msg.limits && msg.limits.test_seconds;
   const timeout = testSeconds ? Math.max(1, Math.round(testSeconds * 1000)) : undefined;
   const entry = String(msg.entry_point || '');

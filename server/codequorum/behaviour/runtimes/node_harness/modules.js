@@ -5,8 +5,8 @@
 // CommonJS script: ``js_modules.py``); there is no file system behind it. ``require`` of
 // a relative path, a package of a ``node_modules`` folder of the view or a ``#`` specifier
 // its package's ``imports`` map is looked up as Node looks it up (the same order as
-// ``js_module_view.py``); anything else, and a path that leads above the view, throws as a
-// missing module does.
+// ``js_module_view.py``); ``buffer`` and ``url`` are the context's own globals; anything
+// else, and a path that leads above the view, throws as a missing module does.
 (function (global) {
   'use strict';
   let files = Object.create(null);
@@ -185,9 +185,15 @@
     return module.exports;
   }
 
+  // Node's own modules the context gives (``CONTEXT_MODULES`` of ``js_module_view.py``):
+  // each an object of the context's globals it names, as they were before the module ran.
+  let builtins = Object.create(null);
+
   function requireFrom(folder) {
     return function require(spec) {
       spec = String(spec);
+      const bare = spec.startsWith('node:') ? spec.slice(5) : spec;
+      if (Object.prototype.hasOwnProperty.call(builtins, bare)) return builtins[bare];
       const path = resolve(folder, spec);
       if (path === null) {
         const err = new Error("Cannot find module '" + spec.slice(0, 200) + "' in the sandbox "
@@ -215,8 +221,14 @@
   // The module's own ``require``, ``__filename``, ``__dirname`` and neutral ``process``, as
   // globals of the context (its top level runs as a script there, so that the version's
   // function is found by name).
-  return function install(filesJson, entryPath) {
+  return function install(filesJson, entryPath, builtinsJson) {
     files = JSON.parse(filesJson);
+    const named = JSON.parse(builtinsJson || '{}');
+    for (const name of Object.keys(named)) {
+      const module = {};
+      for (const key of named[name]) module[key] = global[key];
+      builtins[name] = Object.freeze(module);
+    }
     const folder = dirname(entryPath);
     for (const [name, value] of [['require', requireFrom(folder)], ['process', neutralProcess()],
       ['__filename', '/workspace/' + entryPath], ['__dirname', '/workspace/' + folder]]) {

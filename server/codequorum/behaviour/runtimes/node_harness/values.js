@@ -552,7 +552,25 @@
     if (printed.length < MAX_PRINTED) printed += slice(line, 0, MAX_PRINTED - printed.length) + '\n';
   }
 
-  const consoleObject = { log, info: log, warn: log, error: log, debug: log };
+  // Node's other console methods print through ``log`` too (a table or a tree as the
+  // canonical text of what they show; ``assert`` only when it fails, as Node's); timers
+  // and groups print nothing: a time would differ on every run.
+  const counts = ObjectCreate(null);
+  const nothing = function () {};
+  const consoleObject = {
+    log, info: log, warn: log, error: log, debug: log, trace: log, dir: log, dirxml: log,
+    table: log, group: log, groupCollapsed: log, groupEnd: nothing, time: nothing,
+    timeEnd: nothing, timeLog: nothing,
+    assert(ok, ...rest) {
+      if (!ok) apply(log, undefined, ['Assertion failed' + (rest.length ? ':' : ''), ...rest]);
+    },
+    count(label = 'default') {
+      const key = StringFn(label);
+      counts[key] = (counts[key] || 0) + 1;
+      log(key + ': ' + counts[key]);
+    },
+    countReset(label = 'default') { counts[StringFn(label)] = 0; },
+  };
   // A CommonJS version's ``module.exports = f`` has somewhere to go (inner objects).
   const moduleObject = { exports: {} };
   defineProperty(global, 'module', { value: moduleObject, writable: true, configurable: true });
