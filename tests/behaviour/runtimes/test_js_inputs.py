@@ -187,3 +187,19 @@ def test_an_arrow_an_example_passes_is_part_of_its_call() -> None:
     assert examples("@example applyTwice(x => x + 1, 3) // => 5", "applyTwice") == [
         (({"$": "source", "v": "x => x + 1"}, 3), 5, True)]
     assert examples("f(1) => 2", "f") == [((1,), 2, True)]
+
+
+def test_dates_in_examples_and_date_parameters_are_inputs() -> None:
+    """``isLeapYear(new Date(2012, 8, 1)) //=> true`` (date-fns' examples) is a graded
+    example, and a ``Date`` parameter draws dates, shown as JavaScript writes them."""
+    text = ("/**\n * @example\n * isLeapYear(new Date(2012, 8, 1))\n * //=> true\n */\n"
+            "export function isLeapYear(date: Date): boolean { return true; }")
+    sept = {"$": "date", "v": "2012-09-01T00:00:00.000Z"}
+    assert examples(text, "isLeapYear") == [((sept,), True, True)]
+    assert type_values("Date", 0) == {"$": "date", "v": "2024-02-29T00:00:00.000Z"}
+    plan = collect_js_inputs(VersionSet.from_codes("t", [text], language="typescript",
+                                                  entry_point="isLeapYear"))
+    labels = [c.label for c in plan.cases]
+    assert labels[0] == 'isLeapYear(new Date("2012-09-01T00:00:00.000Z"))'
+    assert 'isLeapYear(new Date("1900-03-01T00:00:00.000Z"))' in labels
+    assert all(c.test.args[0]["$"] == "date" for c in plan.cases)

@@ -129,3 +129,15 @@ def test_the_risk_of_a_typescript_set_says_it_was_fitted_on_python(
     assert s["risk"] is not None and s["recommended"] != 2
     assert s["trust"].startswith(f"{s['risk_level']}: ")
     assert s["trust"].endswith("; fitted on Python versions, not calibrated on TypeScript")
+
+
+def test_date_examples_and_date_parameters_run_and_part_the_wrong_version(
+        node_sandboxed: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """date-fns writes its examples with ``new Date(2012, 8, 1)`` and types its parameters
+    ``Date``: both are inputs, the example graded; 1900 parts the every-fourth-year version."""
+    s = scored("leap_year_dates.ts", tmp_path, capsys)
+    labels = [i["label"] for i in s["dynamic"]["inputs"]]
+    assert labels[0] == 'isLeapYear(new Date("2012-09-01T00:00:00.000Z"))'
+    assert passes(s)[0] == ("ok", 1, 1)
+    assert s["dynamic"]["output_clusters"] == [[0, 1, 3], [2]]
+    assert s["recommended"] != 2 and "divergent-outputs" in codes(s)

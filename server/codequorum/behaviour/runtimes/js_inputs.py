@@ -8,7 +8,7 @@ expected value), graded only when they come from the prompt or the current code;
 literal calls of the function in its module and the workspace's tests and callers
 (``js_callers.py``, never graded); values drawn from TypeScript parameter types
 (``number``, ``string``, ``boolean``, literals, arrays, tuples, objects, records, maps,
-sets, callbacks and unions of them, ``any``, the aliases, interfaces and enums the file
+sets, callbacks, ``Date`` and unions of them, ``any``, the aliases, interfaces and enums the file
 declares; optional and rest parameters left out) or from the types an example's values
 show, beside the examples when the function runs alone (versions that agree on them may
 part elsewhere); the model's proposed inputs where nothing else exists; last, values of
@@ -32,7 +32,7 @@ from typing import Any
 from tree_sitter import Node
 
 from codequorum.behaviour.input_plan import DEFAULT_SIZES, InputCase, InputPlan, Proposer
-from codequorum.behaviour.runtimes import js_values
+from codequorum.behaviour.runtimes import js_dates, js_values
 from codequorum.behaviour.runtimes.js_callers import literal_calls
 from codequorum.behaviour.runtimes.js_literals import (
     NotLiteral,
@@ -163,6 +163,7 @@ _SAMPLES: dict[str, list[Any]] = {
     "any": [True, 0, "a", None, [1, 2], False, {"$": "undefined"}, 1, ""],
 }
 _SAMPLES["unknown"] = _SAMPLES["any"]
+_SAMPLES["Date"] = list(js_dates.DRAWN)
 
 
 def union_members(type_text: str) -> list[str]:
@@ -316,6 +317,8 @@ def value_type(tree: Any) -> str | None:
         return "number"
     if isinstance(tree, str):
         return "string"
+    if isinstance(tree, dict) and tree.get("$") == "date":
+        return "Date"
     if isinstance(tree, list):
         inner = {value_type(x) for x in tree}
         return f"{inner.pop()}[]" if len(inner) == 1 and None not in inner else None

@@ -1,6 +1,7 @@
 """JavaScript literals read without running anything: a tree-sitter node of a literal
 expression (numbers, strings, template literals without substitutions, arrays, objects,
-``new Map``/``new Set`` of literals, ``undefined``, ``NaN``, ``Infinity``, BigInts) -> its
+``new Map``/``new Set`` of literals, ``new Date`` of literals (``js_dates.py``), ``undefined``,
+``NaN``, ``Infinity``, BigInts) -> its
 canonical tree (``js_values.py``); and the arguments of a call, a tagged template's
 included (``dedent`a${1}b` `` gives the tag its strings array, cooked and raw, then the
 substitutions' values). Shared by the examples of a comment (``js_inputs.py``) and the
@@ -15,7 +16,7 @@ from typing import Any
 
 from tree_sitter import Node
 
-from codequorum.behaviour.runtimes import js_values
+from codequorum.behaviour.runtimes import js_dates, js_values
 from codequorum.core.parsing import parse
 
 
@@ -154,6 +155,11 @@ def _collection(node: Node) -> Any:
     args = node.child_by_field_name("arguments")
     kind = node_text(ctor) if ctor is not None else ""
     items = [_literal(a) for a in args.named_children] if args is not None else []
+    if kind == "Date":
+        try:
+            return js_dates.date_value(items)
+        except js_dates.NotADate as exc:
+            raise NotLiteral(str(exc)) from None
     if kind not in ("Map", "Set") or len(items) > 1 or (items and not isinstance(items[0], list)):
         raise NotLiteral("new")
     entries = items[0] if items else []

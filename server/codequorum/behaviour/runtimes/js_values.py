@@ -120,6 +120,10 @@ def show(tree: Any) -> str:
         return show(v)
     if tag == "source":
         return str(v)
+    if tag == "date":
+        return "new Date(" + ("NaN" if v == "Invalid Date" else json.dumps(v)) + ")"
+    if tag == "regexp":
+        return str(v)
     if tag == "promise":
         return "a promise still pending" if v == "pending" else "a promise"
     if tag == "generator":  # what it yields, as a spread shows it
