@@ -282,3 +282,52 @@ def test_a_current_code_that_is_a_stored_version_is_the_prompt_and_score_keeps_t
     assert report["recommended"] == function["recommended"] == 0
     assert report["summary"]["graded_inputs"] == real_package.EXAMPLES
     assert report["risk"] == pytest.approx(function["risk"], abs=1e-9)
+
+
+ASYNC_SUM = '''/**
+ * Sum what an iterable of values or promises gives.
+ *
+ * @example
+ * await sumAll([1, 2, 3])
+ * //=> 6
+ */
+export async function sumAll(values) {
+  let total = 0;
+  for await (const v of values) total += v;
+  return total;
+}
+'''
+
+
+def test_a_javascript_functions_examples_above_it_go_with_its_export(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """JavaScript keeps its examples in the comment above the function, not in its code:
+    the exported prompt holds that comment, so `score` grades the versions on them as
+    `check` does (without it no input was left: the sum was guessed to take a number)."""
+    from codequorum.behaviour.runtimes import node_sandbox
+
+    ws = tmp_path / "ws"
+    (ws / ".git").mkdir(parents=True)
+    source = ws / "sum.js"
+    source.write_text(ASYNC_SUM)
+    versions = tmp_path / "versions.json"
+    versions.write_text(json.dumps([
+        "async function sumAll(values) {\n  const all = await Promise.all(values);\n"
+        "  return all.reduce((a, b) => a + b, 0);\n}\n",
+        "async function sumAll(values) {\n  let s = 0;\n  for (const v of values) s += await v;\n"
+        "  return s;\n}\n"]))
+    assert main(["sample", str(source), "-f", "sumAll", "--from", str(versions), "-q"]) == 0
+    out = tmp_path / "exported.jsonl"
+    assert main(["export", str(source), "-o", str(out)]) == 0
+    [row] = [json.loads(line) for line in out.read_text().splitlines()]
+    assert " * await sumAll([1, 2, 3])\n * //=> 6\n */\n" in row["prompt"]
+    assert row["prompt"].endswith(row["samples"][-1]["code"])
+    if node_sandbox.find_node() is None or not node_sandbox.probe()[0]:
+        pytest.skip("no Node sandbox here to score the export")
+    capsys.readouterr()
+    code, scored = _json(capsys, "score", str(out), "--dynamic", "--format", "json")
+    assert code == 0
+    [report] = scored["sets"]
+    assert report["dynamic"]["inputs"][0]["label"] == "sumAll([1, 2, 3])"
+    assert [(c["passed"], c["graded"]) for c in report["dynamic"]["candidates"]] == [(1, 1)] * 3

@@ -33,7 +33,7 @@ from codequorum.core.words import count
 from codequorum.ingest.store import StoredVersion, VersionStore, default_store_path
 from codequorum.ingest.workspace import find_workspace, store_key
 from codequorum.options.arguments import add_options
-from codequorum.pipeline.session import build_version_set, current_code
+from codequorum.pipeline.session import build_version_set, current_code, examples_outside
 from codequorum.render.outfile import check_output, open_output
 
 
@@ -161,6 +161,7 @@ def _version_set(key: str, name: str, stored: Sequence[StoredVersion], text: str
     """The set ``check`` analyses for one function: its versions and its current code."""
     language = stored[0].language
     code: str | None = None
+    doc: str | None = None
     short = name.rsplit(".", 1)[-1]
     if text is not None:
         try:
@@ -174,8 +175,9 @@ def _version_set(key: str, name: str, stored: Sequence[StoredVersion], text: str
                                 "current code")
         else:
             code, short = current_code(text, info), info.name
+            doc = examples_outside(language, info.docstring)
     version_set, _ = build_version_set(stored, code, file_key=key, language=language,
-                                     qualified_name=name, name=short)
+                                     qualified_name=name, name=short, prompt=doc)
     return version_set
 
 
@@ -191,13 +193,22 @@ def version_set_row(version_set: VersionSet, qualified_name: str, key: str) -> d
         "qualified_name": qualified_name,
     }
     if current is not None:
-        row["prompt"] = current
+        row["prompt"] = _with_comment(version_set.prompt, current)
     row["samples"] = [
         {"code": s.code, "origin": s.origin, "label": s.label, "provider": s.provider,
          "model": s.model, "temperature": s.temperature, "seed": s.seed}
         for s in version_set.versions
     ]
     return row
+
+
+def _with_comment(prompt: str | None, current: str) -> str:
+    """The current code, after the comment above it where its language keeps the
+    function's examples there (JavaScript's JSDoc, ``prompt``), so `score` reads them."""
+    if not prompt or prompt == current:
+        return current
+    lines = "\n".join(f" * {line}".rstrip() for line in prompt.replace("*/", "* /").splitlines())
+    return f"/**\n{lines}\n */\n{current}"
 
 
 def _current_text(key: str, workspace: Path, result: ExportRun) -> str | None:
