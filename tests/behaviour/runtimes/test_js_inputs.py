@@ -203,3 +203,18 @@ def test_dates_in_examples_and_date_parameters_are_inputs() -> None:
     assert labels[0] == 'isLeapYear(new Date("2012-09-01T00:00:00.000Z"))'
     assert 'isLeapYear(new Date("1900-03-01T00:00:00.000Z"))' in labels
     assert all(c.test.args[0]["$"] == "date" for c in plan.cases)
+
+
+def test_a_parameter_is_guessed_from_the_first_version_that_shows_its_use() -> None:
+    """A version that only hands the parameter on (``Promise.all(values)``) says nothing of
+    it; another iterates it: the array wins over the ``number`` nothing said. Spreading it,
+    ``Array.from`` and ``Promise.all`` of it show an array too."""
+    quiet = "async function sumAll(values) { const all = await Promise.all(values); return 0; }"
+    loud = "async function sumAll(values) { let t = 0; for (const v of values) t += v; return t; }"
+    plan = collect_js_inputs(VersionSet.from_codes("t", [quiet, loud], language="javascript",
+                                                  entry_point="sumAll"))
+    assert "parameter types guessed from their use: number[]" in plan.notes
+    assert all(isinstance(c.test.args[0], list) for c in plan.cases)
+    for body in ("return [...xs].length", "return Array.from(xs)", "return Promise.all(xs)",
+                 "return Math.max(...xs)"):
+        assert guessed_types(f"function f(xs) {{ {body}; }}", "f") == ["number[]"], body

@@ -13,7 +13,8 @@ declares; optional and rest parameters left out) or from the types an example's 
 show, beside the examples when the function runs alone (versions that agree on them may
 part elsewhere); the model's proposed inputs where nothing else exists; last, values of
 the types the parameters' use in the body suggests (string methods, array methods or
-indexing, arithmetic, a call of it). Literals are read with tree-sitter
+indexing, iterating or spreading it, arithmetic, a call of it; from the first version
+that shows a parameter's use). Literals are read with tree-sitter
 into the canonical form (``js_values.py``); a call that is not all literals is skipped.
 Last of all, the scaling series of the growth: arrays and strings (else a number) of each
 size, by the same types.
@@ -355,9 +356,27 @@ NUMBER_OPERATORS = {"*", "/", "-", "%", "**", "<", ">", "<=", ">=", "++", "--", 
 
 def guessed_types(text: str, entry: str) -> list[str] | None:
     """Each parameter's type as its use in the body suggests (``number``, ``string``,
-    ``number[]``, ``Function``): string methods, array methods or indexing, arithmetic, a
-    call of it; ``number`` when nothing says. None when the function or its parameters are
-    not plain names."""
+    ``number[]``, ``Function``): string methods, array methods or indexing, iterating or
+    spreading it, arithmetic, a call of it; ``number`` when nothing says. None when the
+    function or its parameters are not plain names."""
+    found = _shown_uses(text, entry)
+    return None if found is None else [t or "number" for t in found]
+
+
+def guessed_across(texts: Sequence[str], entry: str) -> list[str] | None:
+    """Each parameter's type from the first of ``texts`` whose body shows its use (a version
+    that only hands it on says nothing), ``number`` when none does; None when no text has
+    the function with plain parameters."""
+    readings = [r for r in (_shown_uses(t, entry) for t in texts if t) if r is not None]
+    if not readings:
+        return None
+    first = readings[0]
+    return [next((t for r in readings if len(r) == len(first) and (t := r[k])), "number")
+            for k in range(len(first))]
+
+
+def _shown_uses(text: str, entry: str) -> list[str | None] | None:
+    """Each parameter's type its use shows, None for one whose use shows none."""
     for fn in functions(text, "typescript"):
         if fn.name.split(".")[-1] != entry.split(".")[-1]:
             continue
@@ -372,7 +391,12 @@ def guessed_types(text: str, entry: str) -> list[str] | None:
     return None
 
 
-def _use_of(root: Node, name: str) -> str:
+#: Calls whose argument is iterated as an array (``Array.from(xs)``, ``Promise.all(xs)``).
+ITERATING_CALLS = {"Array.from", "Promise.all", "Promise.allSettled", "Promise.race",
+                   "Promise.any", "Object.groupBy", "Map.groupBy"}
+
+
+def _use_of(root: Node, name: str) -> str | None:
     seen: set[str] = set()
     stack = [root]
     while stack:
@@ -383,7 +407,8 @@ def _use_of(root: Node, name: str) -> str:
             method = node_text(prop) if prop is not None else ""
             seen.add("string" if method in STRING_METHODS else
                      "array" if method in ARRAY_METHODS or method == "length" else "")
-        elif node.type == "subscript_expression" and node_text(node.named_children[0]) == name:
+        elif node.type in ("subscript_expression", "spread_element") and node_text(
+                node.named_children[0]) == name:
             seen.add("array")
         elif node.type in ("binary_expression", "update_expression",
                            "augmented_assignment_expression"):
@@ -394,14 +419,26 @@ def _use_of(root: Node, name: str) -> str:
         elif node.type == "for_in_statement" and any(node_text(c) == name
                                                       for c in node.named_children[1:]):
             seen.add("array")
-        elif node.type == "call_expression" and node_text(
-                node.child_by_field_name("function") or node) == name:
-            seen.add("function")
+        elif node.type == "call_expression":
+            seen.add(_call_use(node, name))
     if "function" in seen:  # called: a callback, drawn as one (``ts_types.callback_source``)
         return "Function"
     if "string" in seen:
         return "string"
-    return "number[]" if "array" in seen else "number"
+    return "number[]" if "array" in seen else "number" if "number" in seen else None
+
+
+def _call_use(call: Node, name: str) -> str:
+    """What a call shows of ``name``: called itself, a function; handed to a call that
+    iterates it, an array; else nothing."""
+    callee = node_text(call.child_by_field_name("function") or call)
+    if callee == name:
+        return "function"
+    args = call.child_by_field_name("arguments")
+    if callee in ITERATING_CALLS and args is not None and any(
+            node_text(a) == name for a in args.named_children[:1]):
+        return "array"
+    return ""
 
 
 # ---------------------------------------------------------------------------- plan
@@ -449,8 +486,7 @@ def collect_js_inputs(
         plan.notes.append("no examples, parameter types or proposed inputs: nothing to run")
     elif scaling:
         types = ([unwrapped(aliases.get(unwrapped(t), t)) for t in typed] if typed else
-                 shown or next((t for t in (guessed_types(x, entry) for x in version_set.codes)
-                                if t), None))
+                 shown or guessed_across(version_set.codes, entry))
         _add_scaling(plan, types or [], entry, sizes)
     return plan
 
@@ -570,7 +606,7 @@ def _add_guessed(plan: InputPlan, version_set: VersionSet, entry: str, count: in
     """Inputs drawn from the types the parameters' use suggests, where nothing else exists
     (the versions' first reading that gives one)."""
     texts = [s.code for s in version_set.versions if s.origin == "current"] + version_set.codes
-    types = next((t for t in map(lambda x: guessed_types(x, entry), texts) if t), None)
+    types = guessed_across(texts, entry)
     if not types:
         return
     plan.notes.append("parameter types guessed from their use: " + ", ".join(types))
@@ -595,5 +631,5 @@ def _add_proposed(plan: InputPlan, proposer: Proposer, source: str, entry: str,
         _add(plan, TestCase("call", args=args, name=label), "model", False, label, known)
 
 __all__ = ["NotLiteral", "collect_js_inputs", "example_call", "examples", "from_python",
-           "guessed_types", "literal", "parameter_types", "scaled_value", "scaling_args",
-           "type_values"]
+           "guessed_across", "guessed_types", "literal", "parameter_types", "scaled_value",
+           "scaling_args", "type_values"]
