@@ -295,3 +295,19 @@ def test_a_method_is_kept_alone_without_the_helpers_around_its_class() -> None:
     code = "K = 2\n\nclass Stack:\n    def push(self, x):\n        return x * K\n"
     result = extract_from_code(code, "python", "Stack.push")
     assert result.code == "def push(self, x):\n    return x * K\n"
+
+
+@pytest.mark.parametrize("language", ["javascript", "typescript"])
+def test_an_answer_that_is_only_a_fenced_block_is_its_code_in_javascript(language: str) -> None:
+    """```` ```ts ```` ... ```` ``` ```` alone (or after ``Sure:``, a label) parses as
+    JavaScript (tagged empty templates) and ran as a version that calls ``""``: JavaScript
+    with a fence line is an answer."""
+    code = "export const add = (a, b) => a + b;\n"
+    tag = {"javascript": "js", "typescript": "ts"}[language]
+    for answer in (f"```{tag}\n{code}```", f"\n```{language}\n{code}```\n",
+                   f"```{tag}\n{code}```\n\n```{tag}\nconsole.log(add(1, 2));\n```",
+                   f"Sure:\n\n```{tag}\n{code}```", f"```\n{code}```"):
+        assert unfenced(answer, language) == code, answer
+    # a template literal that holds a fence (escaped, as it must be) is code, as it is
+    kept = "const doc = `\n\\`\\`\\`js\nx\n\\`\\`\\`\n`;\n"
+    assert unfenced(kept, language) is None

@@ -120,7 +120,8 @@ def extract_from_code(code: str, language: str, name: str) -> ExtractResult:
 def unfenced(text: str, language: str) -> str | None:
     """The code of a version given as a chat answer (prose and a fenced block, as chat
     models answer, or prose and then the code without a fence): the first fenced block of
-    ``language`` (or untagged) that parses clean, when ``text`` itself does not; None when
+    ``language`` (or untagged) that parses clean, when ``text`` itself does not (or is
+    JavaScript with a fence line); None when
     ``text`` is code already, or no block is. Benchmark completions hold no fences and
     start with code, so what is scored there stays byte for byte."""
     if not is_chat_answer(text):
@@ -129,13 +130,22 @@ def unfenced(text: str, language: str) -> str | None:
         lang = normalize_language(language)
     except UnknownLanguageError:
         return None
-    if version_size_problem(text) is not None or _clean(text, lang):
+    if version_size_problem(text) is not None or (_clean(text, lang)
+                                                  and not _fenced_javascript(text, lang)):
         return None
     for block in _code_blocks(without_thinking(text), lang):
         code = _dedent(block)
         if code.strip() and _clean(code, lang):
             return code.rstrip() + "\n"
     return None
+
+
+def _fenced_javascript(text: str, lang: str) -> bool:
+    """Whether ``text`` is JavaScript or TypeScript with a fence line: JavaScript parses
+    an answer that is the block alone, or ``Sure:`` and the block, clean (a label, empty
+    templates tagged), where code never starts a line with three backticks unescaped (they
+    would close a template)."""
+    return lang in ("javascript", "typescript") and _FENCE.search(text) is not None
 
 
 def is_chat_answer(text: str) -> bool:

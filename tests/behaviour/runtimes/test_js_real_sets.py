@@ -141,3 +141,18 @@ def test_date_examples_and_date_parameters_run_and_part_the_wrong_version(
     assert passes(s)[0] == ("ok", 1, 1)
     assert s["dynamic"]["output_clusters"] == [[0, 1, 3], [2]]
     assert s["recommended"] != 2 and "divergent-outputs" in codes(s)
+
+
+def test_versions_given_as_fenced_chat_answers_run_on_their_code(
+        node_sandboxed: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Chat models often answer with the fenced block alone: each version runs as its
+    code (not as JavaScript's tagged empty templates calling ``""``) and is graded."""
+    prompt = "/**\n * @example\n * double(21)\n * //=> 42\n */\n"
+    answers = ["```ts\nexport function double(n: number): number {\n  return n * 2;\n}\n```",
+               "```typescript\nexport const double = (n: number): number => n + n;\n```\n",
+               "Sure:\n\n```ts\nfunction double(n: number) {\n  return n << 1;\n}\n```"]
+    path = write_jsonl([{"task_id": "t", "language": "typescript", "prompt": prompt,
+                         "versions": answers}], tmp_path / "set.jsonl")
+    assert main(["score", str(path), "--dynamic", "--format", "json"]) == 0
+    s = json.loads(capsys.readouterr().out)["sets"][0]
+    assert passes(s) == [("ok", 1, 1)] * 3
