@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from codequorum.behaviour.runtimes.js_inputs import (
@@ -218,3 +219,23 @@ def test_a_parameter_is_guessed_from_the_first_version_that_shows_its_use() -> N
     for body in ("return [...xs].length", "return Array.from(xs)", "return Promise.all(xs)",
                  "return Math.max(...xs)"):
         assert guessed_types(f"function f(xs) {{ {body}; }}", "f") == ["number[]"], body
+
+
+def test_declared_types_draw_beside_an_example_in_the_functions_module_too() -> None:
+    """In its module (``check``, the editor) as alone (``score``): one example lets the
+    every-fourth-year version pass, the declared ``Date`` draws 1900 where it parts (as
+    Python's annotations draw beside its doctests). Types an example's values only show
+    still draw only for a function alone."""
+    from codequorum.core.model import ModuleContext
+
+    typed = ("/**\n * @example\n * isLeapYear(new Date(2012, 8, 1))\n * //=> true\n */\n"
+             "export function isLeapYear(date: Date): boolean { return true; }\n")
+    shown = "/**\n * @example\n * twice(2) // => 4\n */\nexport function twice(n) { return n; }\n"
+    for text, entry, drawn in ((typed, "isLeapYear", True), (shown, "twice", False)):
+        module = ModuleContext(name="m", path="m.ts", qualified_name=entry, kind="function",
+                               files=(("m.ts", text),), roots=())
+        version_set = VersionSet.from_codes("t", [text], language="typescript",
+                                            entry_point=entry)
+        plan = collect_js_inputs(replace(version_set, module=module))
+        assert plan.sources[0] == "doctest"
+        assert ("hypothesis" in plan.sources) is drawn, entry

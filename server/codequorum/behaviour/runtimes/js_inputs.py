@@ -8,13 +8,14 @@ expected value), graded only when they come from the prompt or the current code;
 literal calls of the function in its module and the workspace's tests and callers
 (``js_callers.py``, never graded); values drawn from TypeScript parameter types
 (``number``, ``string``, ``boolean``, literals, arrays, tuples, objects, records, maps,
-sets, callbacks, ``Date`` and unions of them, ``any``, the aliases, interfaces and enums the file
-declares; optional and rest parameters left out) or from the types an example's values
-show, beside the examples when the function runs alone (versions that agree on them may
-part elsewhere); the model's proposed inputs where nothing else exists; last, values of
-the types the parameters' use in the body suggests (string methods, array methods or
-indexing, iterating or spreading it, arithmetic, a call of it; from the first version
-that shows a parameter's use). Literals are read with tree-sitter
+sets, callbacks, ``Date`` and unions of them, ``any``, the aliases, interfaces and enums
+the file declares; optional and rest parameters left out) or from the types an example's
+values show, beside the examples (versions that agree on them may part elsewhere; the
+types the examples show only when the function runs alone); the model's proposed inputs
+where nothing else exists; last, values of the types the parameters' use in the body
+suggests (string methods, array methods or indexing, iterating or spreading it,
+arithmetic, a call of it; from the first version that shows a parameter's use).
+Literals are read with tree-sitter
 into the canonical form (``js_values.py``); a call that is not all literals is skipped.
 Last of all, the scaling series of the growth: arrays and strings (else a number) of each
 size, by the same types.
@@ -473,9 +474,11 @@ def collect_js_inputs(
         aliases = {**module_types(version_set.module), **aliases}
     shown = shown_types(plan)
     draw = typed if typed is not None else shown
-    if use_hypothesis and draw is not None and (not plan.cases or version_set.module is None):
-        # beside the examples too (a function alone: its module's calls are the truth), of
-        # the types declared or the examples show: where versions part that they agree on
+    if use_hypothesis and draw is not None and (typed is not None or not plan.cases
+                                                or version_set.module is None):
+        # beside the examples too, where versions part that they agree on: of the types
+        # declared (as Python's annotations draw beside its doctests), or, for a function
+        # alone, of the types the examples show (in its module, its calls are the truth)
         _add_typed(plan, draw, entry, hypothesis_examples, known, aliases)
     if proposer is not None and not plan.cases:
         _add_proposed(plan, proposer, version_set.codes[0] if version_set.codes else "", entry,
