@@ -239,3 +239,18 @@ def test_declared_types_draw_beside_an_example_in_the_functions_module_too() -> 
         plan = collect_js_inputs(replace(version_set, module=module))
         assert plan.sources[0] == "doctest"
         assert ("hypothesis" in plan.sources) is drawn, entry
+
+
+def test_a_method_stored_alone_reads_its_parameter_types() -> None:
+    """A method's versions are kept as the method alone (``max(): T | undefined {...}``):
+    its parameters still draw inputs, and one without parameters is called once."""
+    alone = "scale(by: number): number {\n  return this.items.length * by;\n}\n"
+    assert parameter_types(alone, "Stack.scale") == ["number"]
+    assert guessed_types("scale(by) {\n  return this.n * by;\n}\n", "Stack.scale") == ["number"]
+    plan = collect_js_inputs(VersionSet.from_codes("t", [alone], language="typescript",
+                                                   entry_point="scale"))
+    assert plan.sources[0] == "hypothesis" and plan.cases[0].label == "scale(0)"
+    bare = "max(): T | undefined {\n  return this.items.at(-1);\n}\n"
+    plan = collect_js_inputs(VersionSet.from_codes("t", [bare], language="typescript",
+                                                   entry_point="max"))
+    assert [c.label for c in plan.cases] == ["max()"]

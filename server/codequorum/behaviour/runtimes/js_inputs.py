@@ -55,7 +55,7 @@ from codequorum.behaviour.runtimes.ts_types import (
     unwrapped,
 )
 from codequorum.core.model import ModuleContext, Receiver, TestCase, VersionSet
-from codequorum.core.parsing import functions, parse
+from codequorum.core.parsing import FunctionInfo, functions, parse
 
 MAX_EXAMPLES = 32
 _EXPECT_SPLIT = re.compile(r"\s*(?://\s*(?:=>|->|returns?:?|→)?|=>|===|==|→)\s*")
@@ -256,7 +256,7 @@ def _drawable(type_text: str, aliases: Mapping[str, str] | None = None,
 def parameter_types(text: str, entry: str) -> list[str] | None:
     """The TypeScript types of ``entry``'s required parameters (None when one has none);
     optional and rest parameters are left out (a call may omit them)."""
-    for fn in functions(text, "typescript"):
+    for fn in _functions(text):
         if fn.name.split(".")[-1] != entry.split(".")[-1]:
             continue
         params = _params_of(fn.text)
@@ -286,7 +286,7 @@ def typed_parameters(texts: Sequence[str], entry: str
         if types is None:
             continue
         aliases = declared_types(text)
-        fn = next((f for f in functions(text, "typescript")
+        fn = next((f for f in _functions(text)
                    if f.name.split(".")[-1] == entry.split(".")[-1]), None)
         for name in type_parameters(fn.signature if fn is not None else ""):
             aliases.setdefault(name, "number")
@@ -325,6 +325,13 @@ def value_type(tree: Any) -> str | None:
         inner = {value_type(x) for x in tree}
         return f"{inner.pop()}[]" if len(inner) == 1 and None not in inner else None
     return None
+
+
+def _functions(text: str) -> list[FunctionInfo]:
+    """The functions of ``text``; of a method alone (``peek(): T { ... }``, as a method's
+    versions are kept), that method, read as a class's body."""
+    found = functions(text, "typescript")
+    return found or functions("class C {\n" + text + "\n}", "typescript")
 
 
 def _params_of(text: str) -> Node | None:
@@ -378,7 +385,7 @@ def guessed_across(texts: Sequence[str], entry: str) -> list[str] | None:
 
 def _shown_uses(text: str, entry: str) -> list[str | None] | None:
     """Each parameter's type its use shows, None for one whose use shows none."""
-    for fn in functions(text, "typescript"):
+    for fn in _functions(text):
         if fn.name.split(".")[-1] != entry.split(".")[-1]:
             continue
         params = _params_of(fn.text)
@@ -619,7 +626,7 @@ def _add_guessed(plan: InputPlan, version_set: VersionSet, entry: str, count: in
 def _add_proposed(plan: InputPlan, proposer: Proposer, source: str, entry: str,
                   known: set[str]) -> None:
     arity = 1
-    for fn in functions(source, "typescript"):
+    for fn in _functions(source):
         params = _params_of(fn.text)
         if fn.name.split(".")[-1] == entry.split(".")[-1] and params is not None:
             arity = len(params.named_children)
