@@ -128,6 +128,12 @@ def report(label: str, p: np.ndarray, data: Sequence[Mapping[str, Any]],
             print(f"  {f:>9} | {got['sets']} | {figure(got['auroc'])} | {got['ece']:.3f} | "
                   f"{got['mean_risk']:.3f} / {got['share_wrong']:.3f} | "
                   f"{100 * (got['mean_risk'] - got['share_wrong']):+.1f} | {cover}")
+            names = sorted({s["set"] for s, m in zip(data, mine, strict=True) if m})
+            for name in names if len(names) > 1 else ():
+                one = mine & np.array([s["set"] == name for s in data])
+                got = measure(p[one], y[one])
+                print(f"    {name}: {got['sets']} sets, AUROC {figure(got['auroc'])}, ECE "
+                      f"{got['ece']:.3f}, {got['mean_risk']:.3f} / {got['share_wrong']:.3f}")
 
 
 def first_of_each(records: Rows, n: int) -> Rows:
