@@ -33,7 +33,9 @@ def test_a_test_that_hangs_times_out_and_the_child_goes_on(
     result = run_candidate(code, FOUR, "f", limits, interpreter=interpreter)
     assert [t.exc_type for t in result.tests] == [None, "Timeout", None, None]
     assert result.tests[1].exc_message == "test ran longer than 0.5s"
-    assert 0.5 <= result.tests[1].seconds < 5.0
+    # the limit's clock starts before the test's streams and seed are set up, the test's
+    # own seconds after: a busy machine can spend some hundredths of the 0.5 s there
+    assert 0.4 <= result.tests[1].seconds < 5.0
     outputs = [eval(t.output or "None") for t in result.tests if t.output is not None]
     assert [o[0] for o in outputs] == [1, 9, 16]
     assert len({o[1] for o in outputs}) == 1  # inputs 1, 3 and 4 ran in one child
