@@ -708,6 +708,22 @@ def _decamelize_workspace(root: Path) -> None:
                     "-q"], check=True, cwd=root, timeout=60)
 
 
+def _stored_then_checked(root: Path, name: str, text: str, function: str,
+                         versions: list[str]) -> subprocess.CompletedProcess[str]:
+    """A git workspace holding ``name`` (``text``) whose ``function`` has ``versions``
+    imported with ``sample --from``; what ``check --dynamic --format json`` then says
+    (its own user folder, so no run is remembered from elsewhere)."""
+    (root / ".git").mkdir()
+    (root / name).write_text(text)
+    (root / "v.json").write_text(json.dumps(versions))
+    env = {"XDG_CONFIG_HOME": str(root / "config"), "PATH": os.environ["PATH"]}
+    subprocess.run([str(SCRIPT), "sample", name, "-f", function, "--from", "v.json", "-q"],
+                   check=True, env=env, cwd=root, timeout=120)
+    return subprocess.run([str(SCRIPT), "check", name, "--dynamic", "--no-tsed", "--fail-on",
+                           "never", "--format", "json"], capture_output=True, text=True,
+                          env=env, cwd=root, timeout=300, check=False)
+
+
 def _check_without(root: Path, refused: tuple[str, ...], *args: str
                    ) -> tuple[int, dict[str, Any], str]:
     proc = subprocess.run([sys.executable, str(WITHOUT), *refused, str(SCRIPT), "check",
@@ -972,15 +988,9 @@ def test_versions_whose_outputs_part_ways_are_never_said_to_run_the_same_way(
     one of them calls a function) run almost none of their code, alike (BEF in the
     millions): ``redundant-alternatives`` ("run the same way") is not said beside
     ``divergent-outputs``."""
-    (tmp_path / ".git").mkdir()
-    (tmp_path / "index.js").write_text(LOWER_FIRST)
-    (tmp_path / "v.json").write_text(json.dumps(LOWER_FIRST_VERSIONS))
-    env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "PATH": os.environ["PATH"]}
-    subprocess.run([str(SCRIPT), "sample", "index.js", "-f", "lowerFirst", "--from", "v.json",
-                    "-q"], check=True, env=env, cwd=tmp_path, timeout=120)
-    done = subprocess.run([str(SCRIPT), "check", "index.js", "--dynamic", "--no-tsed",
-                           "--fail-on", "never", "--format", "json"], capture_output=True,
-                          text=True, env=env, cwd=tmp_path, timeout=300, check=True)
+    done = _stored_then_checked(tmp_path, "index.js", LOWER_FIRST, "lowerFirst",
+                                LOWER_FIRST_VERSIONS)
+    assert done.returncode == 0, done.stderr
     [row] = json.loads(done.stdout)["functions"]
     assert "divergent-outputs" in row["verdicts"], row
     assert "redundant-alternatives" not in row["verdicts"], row
@@ -1010,16 +1020,10 @@ def test_a_javascript_parameter_the_versions_call_is_given_a_function(tmp_path: 
     """Without examples or types, a parameter every version calls is drawn as a function,
     not a number: the versions agree instead of all but one raising ``TypeError`` on a
     number, and the input is said to come from how the versions use it."""
-    (tmp_path / ".git").mkdir()
-    (tmp_path / "index.js").write_text(LOWER_FIRST.replace('// >>> lowerFirst("", 1)\n// ""\n',
-                                                           ""))
-    (tmp_path / "v.json").write_text(json.dumps(LOWER_FIRST_VERSIONS))
-    env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "PATH": os.environ["PATH"]}
-    subprocess.run([str(SCRIPT), "sample", "index.js", "-f", "lowerFirst", "--from", "v.json",
-                    "-q"], check=True, env=env, cwd=tmp_path, timeout=120)
-    done = subprocess.run([str(SCRIPT), "check", "index.js", "--dynamic", "--no-tsed",
-                           "--fail-on", "never", "--format", "json"], capture_output=True,
-                          text=True, env=env, cwd=tmp_path, timeout=300, check=True)
+    untyped = LOWER_FIRST.replace('// >>> lowerFirst("", 1)\n// ""\n', "")
+    done = _stored_then_checked(tmp_path, "index.js", untyped, "lowerFirst",
+                                LOWER_FIRST_VERSIONS)
+    assert done.returncode == 0, done.stderr
     doc = json.loads(done.stdout)
     [row] = doc["functions"]
     assert row["verdicts"] == ["stable"] and row["not_run"] is None, done.stdout
@@ -1059,14 +1063,7 @@ def test_typescript_versions_run_with_the_helpers_they_define(tmp_path: Path) ->
 
     if not node_sandbox.probe()[0]:
         pytest.skip("the Node sandbox does not hold here")
-    (tmp_path / ".git").mkdir()
-    (tmp_path / "hex.ts").write_text(HEX_TS)
-    (tmp_path / "v.json").write_text(json.dumps(HEX_VERSIONS))
-    subprocess.run([str(SCRIPT), "sample", "hex.ts", "-f", "toHex", "--from", "v.json", "-q"],
-                   check=True, cwd=tmp_path, timeout=60)
-    proc = subprocess.run([str(SCRIPT), "check", "hex.ts", "--dynamic", "--no-tsed",
-                           "--format", "json", "--fail-on", "never"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300, check=False)
+    proc = _stored_then_checked(tmp_path, "hex.ts", HEX_TS, "toHex", HEX_VERSIONS)
     doc = json.loads(proc.stdout)
     [row] = doc["functions"]
     assert row["not_run"] is None, proc.stderr
