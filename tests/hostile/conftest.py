@@ -12,9 +12,12 @@ line naming the file and the key or path.
 from __future__ import annotations
 
 import hashlib
+import io
+import logging
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -131,3 +134,21 @@ def one_warning(result: subprocess.CompletedProcess[str], *needles: str) -> list
     assert not [line for line in lines if line.startswith("codequorum: error: ")], result.stderr
     assert any(all(n in line for n in needles) for line in warnings), (needles, result.stderr)
     return warnings
+
+
+@pytest.fixture
+def safe_log() -> Iterator[tuple[logging.Logger, io.StringIO]]:
+    """A logger writing through codequorum's :class:`SafeFormatter` into a string (as the
+    command line's log writes), and that string."""
+    from codequorum.core.safe_text import SafeFormatter
+
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(SafeFormatter("%(levelname)s %(message)s"))
+    log = logging.getLogger("codequorum.test.safe_log")
+    log.addHandler(handler)
+    log.propagate = False
+    try:
+        yield log, stream
+    finally:
+        log.removeHandler(handler)

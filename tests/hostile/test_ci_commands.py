@@ -8,7 +8,9 @@ runner's (``ActionCommand.TryParseV2`` and ``TryParse``)."""
 
 from __future__ import annotations
 
+import io
 import json
+import logging
 import re
 from pathlib import Path
 
@@ -104,26 +106,14 @@ def test_the_prompt_sample_prints_holds_no_command_of_the_functions_text(tmp_pat
     assert not commands(run.out) and not commands(run.err), (run.out, run.err)
 
 
-def test_a_traceback_logged_holds_no_command_of_what_it_quotes() -> None:
+def test_a_traceback_logged_holds_no_command_of_what_it_quotes(
+        safe_log: tuple[logging.Logger, io.StringIO]) -> None:
     """A traceback at ``-vv`` quotes a version's or a file's text on lines of its own."""
-    import io
-    import logging
-
-    from codequorum.core.safe_text import SafeFormatter
-
-    stream = io.StringIO()
-    handler = logging.StreamHandler(stream)
-    handler.setFormatter(SafeFormatter("%(levelname)s %(message)s"))
-    log = logging.getLogger("codequorum.test.ci_commands")
-    log.addHandler(handler)
-    log.propagate = False
+    log, stream = safe_log
     try:
-        try:
-            raise ValueError("\n::add-mask::secret\n  ##[set-output name=ok;]yes")
-        except ValueError:
-            log.exception("failed")
-    finally:
-        log.removeHandler(handler)
+        raise ValueError("\n::add-mask::secret\n  ##[set-output name=ok;]yes")
+    except ValueError:
+        log.exception("failed")
     text = stream.getvalue()
     assert "add-mask" in text and "set-output" in text
     assert not commands(text), text

@@ -15,7 +15,6 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from codequorum.core.model import Version
-from codequorum.core.safe_text import SafeFormatter
 from codequorum.ingest.store import VersionStore, default_store_path
 from codequorum.render.csv_out import text_cell
 
@@ -112,21 +111,14 @@ def test_check_verbose_escapes_file_names(tmp_path: Path) -> None:
     assert any("rev\\u202egnp.py" in line for line in logged)
 
 
-def test_log_lines_are_one_line_and_escaped() -> None:
-    stream = io.StringIO()
-    handler = logging.StreamHandler(stream)
-    handler.setFormatter(SafeFormatter("%(levelname)s %(message)s"))
-    log = logging.getLogger("codequorum.test.injection")
-    log.addHandler(handler)
-    log.propagate = False
+def test_log_lines_are_one_line_and_escaped(
+        safe_log: tuple[logging.Logger, io.StringIO]) -> None:
+    log, stream = safe_log
+    log.warning("file %s", "a\nWARNING forged line\x1b[31m")
     try:
-        log.warning("file %s", "a\nWARNING forged line\x1b[31m")
-        try:
-            raise ValueError("bad\x1b]0;x\x07")
-        except ValueError:
-            log.exception("failed on %s", "\u202eevil")
-    finally:
-        log.removeHandler(handler)
+        raise ValueError("bad\x1b]0;x\x07")
+    except ValueError:
+        log.exception("failed on %s", "\u202eevil")
     lines = stream.getvalue().splitlines()
     assert lines[0] == "WARNING file a\\nWARNING forged line\\x1b[31m"
     assert lines[1] == "ERROR failed on \\u202eevil"
