@@ -145,7 +145,7 @@ def _fenced_javascript(text: str, lang: str) -> bool:
     an answer that is the block alone, or ``Sure:`` and the block, clean (a label, empty
     templates tagged), where code never starts a line with three backticks unescaped (they
     would close a template)."""
-    return lang in ("javascript", "typescript") and _FENCE.search(text) is not None
+    return lang in _JS_LANGUAGES and _FENCE.search(text) is not None
 
 
 def is_chat_answer(text: str) -> bool:
