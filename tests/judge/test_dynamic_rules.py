@@ -7,6 +7,7 @@ from codequorum.judge.dynamic_rules import (
     complexity_verdict,
     divergent_outputs_verdict,
     growth_text,
+    no_version_passes_verdict,
     redundant_alternatives_verdict,
     runtime_instability_verdict,
 )
@@ -105,3 +106,25 @@ def test_the_not_run_headline_names_the_shape_and_what_would_give_inputs() -> No
     assert not_run_headline(module, shape_stable=True).message == (
         "shape stable; behaviour not run: not run in its module")
     assert not_run_headline(none, True).detail == {"reason": "no inputs"}
+
+
+def _graded(i: int, passed: int, graded: int) -> CandidateDynamic:
+    rate = passed / graded if graded else None
+    return CandidateDynamic(i, "ok", "", rate, passed, graded, "graded tests", None, [], None,
+                            None, None)
+
+
+def test_no_version_passes_names_the_closest_version() -> None:
+    v = no_version_passes_verdict([_graded(0, 1, 3), _graded(1, 2, 3), _graded(2, 2, 3)])
+    assert v is not None and (v.code, v.severity) == ("no-version-passes", "warning")
+    assert v.message == ("none of 3 versions passes all 3 graded inputs; the closest, "
+                         "version 2, passes 2")
+    assert v.versions == (1,) and v.detail == {"graded": 3, "closest": 1, "passed": 2}
+    none = no_version_passes_verdict([_graded(0, 0, 1), _graded(1, 0, 1)])
+    assert none is not None and none.message == "none of 2 versions passes the graded input"
+
+
+def test_no_version_passes_is_quiet_when_one_passes_or_nothing_is_graded() -> None:
+    assert no_version_passes_verdict([_graded(0, 3, 3), _graded(1, 0, 3)]) is None
+    assert no_version_passes_verdict([_graded(0, 0, 0), _graded(1, 0, 0)]) is None
+    assert no_version_passes_verdict([_graded(0, 1, 2)]) is None  # one version: no choice

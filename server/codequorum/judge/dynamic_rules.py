@@ -16,6 +16,7 @@ from codequorum.core.report import Verdict
 from codequorum.judge.verdicts import (
     COMPLEXITY_OUTLIER,
     DIVERGENT_OUTPUTS,
+    NO_VERSION_PASSES,
     NOT_RUN,
     NOT_RUN_IN_MODULE,
     REDUNDANT_ALTERNATIVES,
@@ -58,10 +59,17 @@ class Growth(Protocol):
 
 
 class Ranked(Growth, Protocol):
-    """What the rules read of one version's run: its growth and its pass rate."""
+    """What the rules read of one version's run: its growth, its pass rate, and how many
+    graded inputs it passed of how many it was graded on."""
 
     @property
     def pass_rate(self) -> float | None: ...
+
+    @property
+    def passed(self) -> int: ...
+
+    @property
+    def graded(self) -> int: ...
 
 
 class RuleInputs(Protocol):
@@ -330,6 +338,23 @@ NO_INPUTS_HINT = ("a docstring example, a test, a call elsewhere in the workspac
                   "parameter types give inputs")
 
 
+def no_version_passes_verdict(candidates: Sequence[Ranked]) -> Verdict | None:
+    """``no-version-passes``: two versions or more were graded and none passed every graded
+    input; the closest is named (the first of those passing most)."""
+    graded = [c for c in candidates if c.graded > 0]
+    if len(graded) < 2 or any(c.passed >= c.graded for c in graded):
+        return None
+    closest = max(graded, key=lambda c: (c.passed, -c.index))
+    most = max(c.graded for c in graded)
+    inputs = "the graded input" if most == 1 else f"all {most} graded inputs"
+    message = f"none of {len(graded)} versions passes {inputs}"
+    if closest.passed:
+        message += f"; the closest, version {closest.index + 1}, passes {closest.passed}"
+    return NO_VERSION_PASSES.verdict(message, versions=(closest.index,),
+                                     detail={"graded": most, "closest": closest.index,
+                                             "passed": closest.passed})
+
+
 def not_run_headline(verdict: Verdict, shape_stable: bool) -> Verdict:
     """The ``not-run`` verdict as the headline: the shape's agreement named as the
     shape's (``shape stable; behaviour not run: no inputs``) and, for no inputs, what
@@ -356,6 +381,10 @@ def _divergent_outputs(run: RunFigures) -> Verdict | None:
     return divergent_outputs_verdict(summary.get("oer"), rules.divergence, rules.input_label,
                                      rules.input_source, rules.oer_threshold,
                                      summary.get("oer_no_ex"))
+
+
+def _no_version_passes(run: RunFigures) -> Verdict | None:
+    return no_version_passes_verdict(run.candidates)
 
 
 def _complexity(run: RunFigures) -> Verdict | None:
@@ -394,8 +423,8 @@ def _not_run(run: RunFigures) -> Verdict | None:
 #: gives its verdict or None. A new dynamic verdict is its spec in ``judge/verdicts.py``
 #: and its rule here.
 DYNAMIC_RULES: tuple[Callable[[RunFigures], Verdict | None], ...] = (
-    _divergent_outputs, _complexity, _runtime_instability, _redundant_alternatives, _module,
-    _not_run,
+    _divergent_outputs, _no_version_passes, _complexity, _runtime_instability,
+    _redundant_alternatives, _module, _not_run,
 )
 
 
@@ -418,6 +447,7 @@ __all__ = [
     "growth_text",
     "measure_words",
     "module_verdict",
+    "no_version_passes_verdict",
     "not_run_headline",
     "not_run_verdict",
     "redundant_alternatives_verdict",

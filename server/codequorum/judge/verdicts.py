@@ -161,6 +161,21 @@ Some input on which the versions return different outcomes (`oer`
 below 1); the message shows the first such input and two differing outcomes.""",
 )
 
+NO_VERSION_PASSES = VerdictSpec(
+    code="no-version-passes",
+    severity="warning",
+    title="No version returns what the graded inputs expect",
+    source="behaviour",
+    style=PLAIN,
+    figure_words="",
+    doc="""\
+Some inputs say what the function returns (the docstring's examples, the
+set's tests), and no version returns it on every one of them: whichever is kept, it is wrong
+on an input its own documentation gives, or the documentation is. The message names the
+closest version and how many it passes ("none of 3 versions passes all 4 graded inputs;
+the closest, version 2, passes 3").""",
+)
+
 COMPLEXITY_OUTLIER = VerdictSpec(
     code="complexity-outlier",
     severity="warning",
@@ -236,8 +251,8 @@ stable", never as a stable behaviour. `check --fail-on not-run` fails on it.""",
 #: Every verdict, in the order docs/metrics.md lists them.
 VERDICTS: tuple[VerdictSpec, ...] = (
     STABLE, UNSTABLE_STRUCTURE, OUTLIER_CURRENT, INPUT_LIMIT, DIVERGENT_OUTPUTS,
-    COMPLEXITY_OUTLIER, RUNTIME_INSTABILITY, REDUNDANT_ALTERNATIVES, NOT_RUN_IN_MODULE,
-    NOT_RUN,
+    NO_VERSION_PASSES, COMPLEXITY_OUTLIER, RUNTIME_INSTABILITY, REDUNDANT_ALTERNATIVES,
+    NOT_RUN_IN_MODULE, NOT_RUN,
 )
 BY_CODE: dict[str, VerdictSpec] = {spec.code: spec for spec in VERDICTS}
 #: Codes that say nothing is wrong: never a finding.
