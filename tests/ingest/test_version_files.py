@@ -90,7 +90,7 @@ def test_completions_switch(tmp_path: Path) -> None:
              "sample_format": "completion"}]
     path = _write_lines(tmp_path / "s.jsonl", rows)
     auto = _sets(list(read_version_sets(path)))
-    assert auto[0].codes == ["    return a + b\n"]  # no sample_format: not joined
+    assert auto[0].codes == [PROMPT + "    return a + b\n"]  # no sample_format: it completes
     assert auto[1].codes == [PROMPT + "    return b + a\n"]
     empty = _write_lines(tmp_path / "e.jsonl", [{"task_id": "e", "prompt": PROMPT,
                                                  "sample_format": "completion",
@@ -100,6 +100,51 @@ def test_completions_switch(tmp_path: Path) -> None:
     assert [s.codes[0].startswith(PROMPT) for s in joined] == [True, True]
     never = _sets(list(read_version_sets(path, ReadOptions(completions=False))))
     assert [s.codes[0].startswith(PROMPT) for s in never] == [False, False]
+
+
+JS_PROMPT = ("//Return list of all prefixes from shortest to longest of the input string\n"
+             "// >>> all_prefixes(\"abc\")\n// [\"a\", \"ab\", \"abc\"]\n"
+             "function all_prefixes(string){\n")
+JS_BODY = "  return [...string].map((_, i) => string.slice(0, i + 1));\n}\n"
+JS_WHOLE = "function all_prefixes(s) {\n  return [s];\n}\n"
+
+
+def test_a_row_that_does_not_say_joins_the_versions_that_complete_its_prompt(
+        tmp_path: Path) -> None:
+    rows = [{"task_id": "js", "language": "javascript", "prompt": JS_PROMPT,
+             "versions": [JS_BODY, JS_WHOLE, ""]},
+            {"task_id": "ts", "language": "typescript",
+             "prompt": "function twice(n: number): number {\n",
+             "versions": ["  return 2 * n;\n}\n"]},
+            {"task_id": "chat", "prompt": "Write a function.\nThe signature: def f(a):",
+             "versions": ["def f(a):\n    return a\n", "    return a\n"]}]
+    js, ts, chat = _sets(list(read_version_sets(_write_lines(tmp_path / "s.jsonl", rows))))
+    assert js.codes == [JS_PROMPT + JS_BODY, JS_WHOLE, ""]  # a whole function stays whole
+    assert ts.codes == ["function twice(n: number): number {\n  return 2 * n;\n}\n"]
+    # a prompt in words is no start of a function: nothing is joined to it
+    assert chat.codes == ["def f(a):\n    return a\n", "    return a\n"]
+
+
+def test_completion_rows_that_carry_their_prompt_and_language_are_joined(
+        tmp_path: Path) -> None:
+    rows = [{"task_id": "HumanEval_14_all_prefixes", "language": "js", "prompt": JS_PROMPT,
+             "completion": JS_BODY},
+            {"task_id": "HumanEval_14_all_prefixes", "completion": JS_WHOLE}]
+    (got,) = _sets(list(read_version_sets(_write_lines(tmp_path / "c.jsonl", rows))))
+    assert got.language == "javascript" and got.prompt == JS_PROMPT
+    assert got.codes == [JS_PROMPT + JS_BODY, JS_WHOLE]
+
+
+def test_a_multipl_e_problem_file_is_one_set(tmp_path: Path) -> None:
+    path = tmp_path / "HumanEval_14_all_prefixes.json.gz"
+    harness = "const assert = require('node:assert');\nfunction test() {}\n"
+    with gzip.open(path, "wt") as f:
+        json.dump({"name": "HumanEval_14_all_prefixes", "language": "js", "prompt": JS_PROMPT,
+                   "tests": harness, "completions": [JS_BODY, JS_BODY]}, f)
+    (got,) = _sets(list(read_version_sets(path)))
+    assert got.task_id == "HumanEval_14_all_prefixes" and got.language == "javascript"
+    assert got.codes == [JS_PROMPT + JS_BODY] * 2
+    assert [t.source for t in got.tests] == [harness]
 
 
 def test_broken_line_is_named_and_the_others_are_read(tmp_path: Path) -> None:

@@ -118,9 +118,13 @@ class ReadOptions:
 
 
 
-#: The keys of a JSONL row that hold its versions, the first found read: ``versions``, and
-#: ``samples`` as sample-set files of other tools and older codequorum files spell it.
-VERSION_KEYS = ("versions", "samples")
+#: The keys of a JSONL row that hold its versions, the first found read: ``versions``;
+#: ``samples`` as sample-set files of other tools and older codequorum files spell it;
+#: ``completions`` as MultiPL-E's files (one problem each) hold them.
+VERSION_KEYS = ("versions", "samples", "completions")
+#: The keys of a JSONL row that name its set, the first found read: ``task_id``, and
+#: ``name`` as MultiPL-E's files name their problem.
+TASK_KEYS = ("task_id", "name")
 
 def display_name(path: str | Path) -> str:
     """How a path is named in messages (``<stdin>`` for ``-``)."""
@@ -344,6 +348,55 @@ def _defines(code: str, language: str, name: str) -> bool:
         return False
 
 
+def completes(prompt: str, code: str, language: str) -> bool:
+    """True when ``code`` is the rest of a function ``prompt`` opens: alone it does not parse
+    (a body, the closing brace), joined to the prompt it parses cleanly and defines a function
+    it does not define alone. A whole function, or an answer to a prompt in words, is not."""
+    from codequorum.core import parsing
+
+    if not code.strip():
+        return False
+    try:
+        alone, alone_broken = parsing.functions_and_errors(code, language)
+        if not (alone_broken or _python_refuses(code, language)):
+            return False
+        joined, joined_broken = parsing.functions_and_errors(prompt + code, language)
+    except Exception:  # a text the parser refuses completes nothing
+        return False
+    own = {f.qualified_name for f in alone}
+    if joined_broken or _python_refuses(prompt + code, language):
+        return False
+    return any(f.qualified_name not in own for f in joined)
+
+
+def _python_refuses(code: str, language: str) -> bool:
+    """Whether Python's own parser refuses ``code`` (an indented body, which tree-sitter's
+    grammar reads without an error)."""
+    if language != "python":
+        return False
+    from codequorum.core import pyast
+
+    try:
+        pyast.parse(code)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return True
+    return False
+
+
+def join_completing(version_set: VersionSet) -> VersionSet:
+    """``version_set`` with each version that :func:`completes` its prompt joined to it (rows
+    that do not say whether their versions are completions or whole functions)."""
+    prompt = version_set.prompt
+    if not prompt:
+        return version_set
+    language = version_set.language
+    versions = [dataclasses.replace(v, code=prompt + v.code)
+                if completes(prompt, v.code, language) else v for v in version_set.versions]
+    if all(a is b for a, b in zip(versions, version_set.versions, strict=True)):
+        return version_set
+    return dataclasses.replace(version_set, versions=versions)
+
+
 def join_completions(version_set: VersionSet, name: str | None = None) -> VersionSet:
     """``version_set`` with the versions that complete its prompt joined to it.
 
@@ -384,14 +437,16 @@ def version_set_from_row(row: Any, options: ReadOptions, line: int | None = None
     :class:`UnknownLanguageError` with a one-line reason when the row is not one)."""
     if not isinstance(row, dict):
         raise ValueError(f"expected a JSON object, got {type(row).__name__}")
-    if "task_id" not in row:
+    task_key = next((key for key in TASK_KEYS if key in row), None)
+    if task_key is None:
         raise ValueError("missing 'task_id' (a string)")
-    task_id = row["task_id"]
+    task_id = row[task_key]
     if not isinstance(task_id, str | int) or isinstance(task_id, bool):
-        raise ValueError(f"'task_id' must be a string, not {_json_kind(task_id)}")
+        raise ValueError(f"'{task_key}' must be a string, not {_json_kind(task_id)}")
     key = next((key for key in VERSION_KEYS if key in row), None)
     if key is None:
-        raise ValueError("missing 'versions' (a list of code strings; 'samples' is read too)")
+        raise ValueError("missing 'versions' (a list of code strings; 'samples' and "
+                         "'completions' are read too)")
     raw_versions = row[key]
     if not isinstance(raw_versions, list):
         raise ValueError(f"'{key}' must be a list of code strings, not "
@@ -399,11 +454,13 @@ def version_set_from_row(row: Any, options: ReadOptions, line: int | None = None
     prompt = row.get("prompt")
     if prompt is not None and not isinstance(prompt, str):
         raise ValueError("'prompt' must be a string")
+    fmt = row.get("sample_format")
     if options.completions is None:
-        fmt = row.get("sample_format")
         join = prompt is not None and isinstance(fmt, str) and fmt.startswith("completion")
     else:
         join = options.completions and prompt is not None
+    # a row that does not say what its versions are: each that completes the prompt is joined
+    by_parse = options.completions is None and fmt is None and prompt is not None
     if options.max_versions is not None:
         raw_versions = raw_versions[: options.max_versions]
     versions = [_version(s, k, prompt, join) for k, s in enumerate(raw_versions)]
@@ -412,7 +469,7 @@ def version_set_from_row(row: Any, options: ReadOptions, line: int | None = None
         versions = [s if s.model else dataclasses.replace(s, model=model) for s in versions]
     entry_point = row.get("entry_point")
     language = _language(row.get("language"), options)
-    return VersionSet(
+    version_set = VersionSet(
         task_id=str(task_id),
         versions=[_code_of_answer(v, language) for v in versions],
         language=language,
@@ -422,6 +479,8 @@ def version_set_from_row(row: Any, options: ReadOptions, line: int | None = None
         source_line=line,
         location=_location(row),
     )
+    return join_completing(version_set) if by_parse else version_set
+
 
 
 #: Longest file key or qualified name a set's location may have.
@@ -462,11 +521,17 @@ def _read_jsonl_lines(lines: Iterable[Line], name: str, options: ReadOptions
             yield _row_error(name, number, row, exc)
 
 
+#: What a HumanEval-style row may say of its set besides its completion (the first row of a
+#: task that says it is read): MultiPL-E's and other tools' rows carry their prompt.
+_ROW_FIELDS = ("prompt", "language", "entry_point", "sample_format")
+
+
 def _read_humaneval(lines: Iterable[Line], name: str, options: ReadOptions
                     ) -> Iterator[ReadResult]:
     """HumanEval sample rows, grouped by task in first-seen order."""
     groups: dict[str, list[str]] = {}
     first_line: dict[str, int] = {}
+    own: dict[str, dict[str, Any]] = {}  # what the task's first row says of its set
     for number, raw in lines:
         row = _parse_line(name, number, raw)
         if isinstance(row, ReadError):
@@ -482,6 +547,7 @@ def _read_humaneval(lines: Iterable[Line], name: str, options: ReadOptions
             continue
         groups.setdefault(task_id, []).append(completion)
         first_line.setdefault(task_id, number)
+        own.setdefault(task_id, {k: row[k] for k in _ROW_FIELDS if k in row})
     problems = options.problems
     for task_id, completions in groups.items():
         problem = problems.get(task_id) if problems is not None else None
@@ -489,11 +555,14 @@ def _read_humaneval(lines: Iterable[Line], name: str, options: ReadOptions
             yield ReadError(name, first_line[task_id], "task not found in the problems",
                             task_id=task_id)
             continue
-        join = options.completions is not False and problem is not None
         grouped: dict[str, Any] = {"task_id": task_id, "samples": completions}
+        join: bool | None = options.completions
         if problem is not None:
+            join = options.completions is not False
             grouped.update(prompt=problem.prompt, entry_point=problem.entry_point,
                            tests=problem.test)
+        else:  # rows that carry their own prompt: joined where a version completes it
+            grouped.update(own[task_id])
         try:
             version_set = version_set_from_row(
                 grouped, ReadOptions(language=options.language, completions=join,

@@ -43,6 +43,13 @@ def test_humaneval_ids_of_both_spellings_name_the_task() -> None:
     assert humaneval_task("HumanEval/12") == "HumanEval/12"
     assert humaneval_task("HumanEval_0_has_close_elements") == "HumanEval/0"
     assert humaneval_task("editor/slugify") is None and humaneval_task("HumanEval/999") is None
+    assert humaneval_task("HumanEval_0") == "HumanEval/0"
+
+
+def test_an_id_naming_another_function_after_the_number_names_no_task() -> None:
+    # HumanEval/30 is get_positive: its tests must not grade all_prefixes
+    assert humaneval_task("HumanEval_30_all_prefixes") is None
+    assert humaneval_task("HumanEval_30_get_positive") == "HumanEval/30"
 
 
 def test_a_humaneval_set_in_javascript_takes_the_benchmarks_tests_as_javascript() -> None:

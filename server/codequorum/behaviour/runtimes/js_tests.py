@@ -45,7 +45,7 @@ from codequorum.ingest import humaneval
 #: The asserts of a harness read as graded calls, and whether each is loose.
 ASSERTS = {"assert.deepEqual": True, "assert.equal": True, "assert.deepStrictEqual": False,
            "assert.strictEqual": False}
-_TASK = re.compile(r"^HumanEval[/_-](\d+)(?:[/_-]|$)")
+_TASK = re.compile(r"^HumanEval[/_-](\d+)(?:[/_-](.*))?$")
 _CANDIDATE = re.compile(r"\b(?:let|const|var)\s+candidate\s*=\s*([A-Za-z_$][\w$.]*)\s*;?")
 
 
@@ -60,10 +60,17 @@ class SetTests:
 
 
 def humaneval_task(task_id: str) -> str | None:
-    """The HumanEval task a set's id names (``HumanEval_0_x`` -> ``HumanEval/0``), if any."""
+    """The HumanEval task a set's id names (``HumanEval_0_has_close_elements`` ->
+    ``HumanEval/0``), if any; an id that names another function after the number
+    (``HumanEval_0_other``) names no task, so no other problem's tests are run."""
     m = _TASK.match(task_id)
-    task = f"HumanEval/{m.group(1)}" if m else None
-    return task if task is not None and humaneval.is_task(task) else None
+    if m is None:
+        return None
+    task = f"HumanEval/{m.group(1)}"
+    if not humaneval.is_task(task):
+        return None
+    named = m.group(2)
+    return task if not named or named == humaneval.entry_point_for(task) else None
 
 
 def from_json(value: Any) -> Any:
