@@ -718,7 +718,8 @@ def test_versions_with_no_hint_run_on_types_their_use_implies() -> None:
              "def remove_Occ(s, ch):\n    return s.replace(ch, '', 1)\n"]
     report = run_dynamic(VersionSet.from_codes("t_11", codes, entry_point="remove_Occ"),
                          DynamicOptions(jobs=2, hypothesis_examples=6, scaling=False))
-    assert report.summary["inputs"] > 0
+    inputs = report.summary["inputs"]
+    assert inputs is not None and inputs > 0
     assert {i["origin"] for i in report.inputs} == {"edge", "usage"}
     assert "remove_Occ('a', 'a')" in [i["label"] for i in report.inputs]
     assert all(o is not None and o[1] is None for row in report.outcomes for o in row)
