@@ -712,6 +712,19 @@ def test_inputs_every_version_raises_on_are_left_out_and_parting_ones_stay() -> 
     assert all(o is not None and o[1] is None for row in report.outcomes for o in row)
 
 
+def test_versions_with_no_hint_run_on_types_their_use_implies() -> None:
+    """``s.replace(ch, "")`` makes ``ch`` a string, so the bare ``remove_Occ(s, ch)`` runs."""
+    codes = ["def remove_Occ(s, ch):\n    return s.replace(ch, '')\n",
+             "def remove_Occ(s, ch):\n    return s.replace(ch, '', 1)\n"]
+    report = run_dynamic(VersionSet.from_codes("t_11", codes, entry_point="remove_Occ"),
+                         DynamicOptions(jobs=2, hypothesis_examples=6, scaling=False))
+    inputs = report.summary["inputs"]
+    assert inputs is not None and inputs > 0
+    assert {i["origin"] for i in report.inputs} == {"edge", "usage"}
+    assert "remove_Occ('a', 'a')" in [i["label"] for i in report.inputs]
+    assert all(o is not None and o[1] is None for row in report.outcomes for o in row)
+
+
 def test_growth_rests_on_fuel_where_the_portable_sandbox_ran() -> None:
     # the portable sandbox meters one untraced call per input (an empty call's taken off)
     code = "def f(xs):\n    return sorted(xs)\n"

@@ -7,11 +7,11 @@ import ast
 from codequorum.behaviour.usage_types import usage_spec
 
 
-def _spec(*bodies: str, name: str = "p") -> object:
+def _spec(*bodies: str, name: str = "p", params: str = "") -> object:
     fns = []
     for body in bodies:
-        node = ast.parse(f"def f({name}):\n" + "".join(f"    {line}\n" for line in
-                                                        body.splitlines())).body[0]
+        node = ast.parse(f"def f({params or name}):\n" + "".join(
+            f"    {line}\n" for line in body.splitlines())).body[0]
         assert isinstance(node, ast.FunctionDef)
         fns.append(node)
     return usage_spec(fns, name)
@@ -49,3 +49,129 @@ def test_an_async_functions_iterated_parameter_is_a_list() -> None:
         node = ast.parse(f"async def f(p):\n    {body}\n").body[0]
         assert isinstance(node, ast.AsyncFunctionDef)
         assert usage_spec([node], "p") == ("list", ("int",)), body
+
+
+INT, STR, LIST = ("int",), ("str",), ("list", ("int",))
+DICT = ("dict", ("str",), ("int",))
+
+
+def test_an_equality_with_a_literal_asks_for_its_type() -> None:
+    assert _spec("return p == 1000000") == INT  # ``is_woodall(x)``
+    assert _spec("if p == 1 or p == 2:\n    return 'winter'") == INT
+    assert _spec("return 3 != p") == INT
+    assert _spec("return p == 0.5") == ("float",)
+    assert _spec("return p == 'abc'") == STR
+    assert _spec("return p is None") is None and _spec("return p == True") is None
+
+
+def test_a_literal_or_a_str_compared_after_iteration_still_decides_by_rank() -> None:
+    assert _spec("if p == '':\n    return 0\nfor c in p:\n    pass") == STR
+    assert _spec("if p == 0:\n    return []\nfor x in p:\n    pass") == LIST
+
+
+def test_a_comparison_with_a_length_asks_for_a_number() -> None:
+    assert _spec("return [w for w in ws if len(w) > p]", params="p, ws") == INT
+    assert _spec("return p <= len(xs)", params="xs, p") == INT
+
+
+def test_str_of_a_parameter_asks_for_a_number() -> None:
+    assert _spec("return sum(int(d) for d in str(p))") == INT  # ``is_Diff(n)``
+    assert _spec("return str(p)", "return p[0]") == LIST  # the weakest kind: anything wins
+
+
+def test_a_regular_expression_searches_a_string() -> None:
+    for body in ("return re.findall(r'[a-z]+', p)", "return re.split(r'\\s+', p)",
+                 "return re.sub('a', 'b', p)", "return re.search(p, 'text')",
+                 "return re.compile('a+').findall(p)",
+                 "pat = re.compile('a+')\nreturn pat.sub('', p)"):
+        assert _spec(body) == STR, body
+
+
+def test_a_call_that_walks_its_argument_asks_for_a_list() -> None:
+    for body in ("return list(map(int, p))", "return list(filter(None, p))",
+                 "return Counter(p).most_common(1)", "return collections.Counter(p)",
+                 "heapq.heapify(p)", "return heapq.nsmallest(1000, p)", "return zip(*p)"):
+        assert _spec(body) == LIST, body
+    assert _spec("return heapq.nlargest(p, xs)", params="p, xs") == INT
+
+
+def test_a_count_taken_first_does_not_tell_a_swapped_iterable() -> None:
+    """``heapq.nlargest(nums, k)`` is written as well as ``heapq.nlargest(k, nums)``: a list
+    there would outrank ``range(k)``."""
+    assert _spec("return heapq.nlargest(nums, p)", "return [0 for _ in range(p)]",
+                 name="p", params="nums, p") == INT
+
+
+def test_unpacking_into_a_dict_asks_for_a_mapping() -> None:
+    assert _spec("return {**p, **q}", params="p, q") == DICT
+    assert _spec("return dict(**p)") == DICT
+
+
+def test_the_argument_of_a_str_only_method_is_a_string() -> None:
+    for body in ("return s.replace(p, '')", "return s.split(p)", "return s.startswith(p)",
+                 "return s.endswith(p)", "return s.find(p)", "return s.strip(p)",
+                 "return s.partition(p)", "return s.lower().replace(p, '')",
+                 "return ', '.split(p)", "return s[0].endswith(p)"):
+        assert _spec(body, params="s, p") == STR, body
+    assert _spec("return s.replace('a', p)", params="s, p") == STR
+
+
+def test_a_modules_split_or_a_shared_method_says_nothing() -> None:
+    assert _spec("return np.split(p, 2)") is None  # a module's function, not ``str.split``
+    assert _spec("return s.count(p)", params="s, p") is None  # ``list.count`` too
+    assert _spec("return s.index(p)", params="s, p") is None
+
+
+def test_a_parameter_only_passed_to_an_unknown_function_stays_unknown() -> None:
+    assert _spec("return extended_gcd(p, 3)") is None
+    assert _spec("return p == q", params="p, q") is None
+
+
+def test_a_repeat_count_is_a_number() -> None:
+    assert _spec("return [0] * p") == INT
+    assert _spec("return '-' * p") == INT
+    assert _spec("return p + [1]") == LIST
+
+
+def test_a_slice_bound_is_a_number() -> None:
+    assert _spec("return xs[:p]", params="xs, p") == INT
+    assert _spec("return xs[p:-1]", params="xs, p") == INT
+
+
+def test_a_literal_membership_asks_for_the_literals_type() -> None:
+    assert _spec("return p in 'aeiou'") == STR
+    assert _spec("return p in (1, 2, 3)") == INT
+    assert _spec("return p in (1, 'a')") is None
+
+
+def test_compared_with_an_element_of_a_parameter_it_is_one() -> None:
+    assert _spec("return sum(1 for x in a if x == p)", params="a, p") == INT
+    assert _spec("for num in a:\n    if num > p:\n        return num", params="a, p") == INT
+    assert _spec("return a[0] + a[1] == p", params="a, p") == INT
+    assert _spec("s.lower()\nreturn [c for c in s if c == p]", params="s, p") == STR
+    assert _spec("return [k for k in d if k == p], d.items()", params="d, p") == STR
+    assert _spec("return d['x'] == p, d.items()", params="d, p") == INT
+
+
+def test_a_parameter_in_another_is_its_element() -> None:
+    assert _spec("return p in xs", params="xs, p") == INT  # ``xs`` a list from ``in``
+    assert _spec("return p in s, s.upper()", params="s, p") == STR
+    assert _spec("return p in d, d.keys()", params="d, p") == STR
+
+
+def test_a_loop_variable_over_something_else_tells_nothing() -> None:
+    assert _spec("for x in range(9):\n    pass\nreturn x == p", params="a, p") is None
+    assert _spec("for x in a:\n    pass\nfor x in b:\n    pass\nreturn x == p",
+                 params="a, b, p") is None
+
+
+def test_a_parameter_no_version_reads_is_a_number() -> None:
+    assert _spec("return sorted(arr)[0]", "return arr[-1]", params="arr, p") == INT
+    assert _spec("return sorted(arr)[0]", "return q(p)", params="arr, p") is None  # read once
+    assert _spec("p = 3\nreturn p") is None  # assigned, then read
+
+
+def test_a_version_without_the_parameter_keeps_it_unknown() -> None:
+    fns = [f for code in ("def f(a, p):\n    return a\n", "def f(a, q):\n    return q(a)\n")
+           if isinstance(f := ast.parse(code).body[0], ast.FunctionDef)]
+    assert len(fns) == 2 and usage_spec(fns, "p") is None

@@ -3,24 +3,37 @@
 
 Each use is a vote for a kind, and the strongest kind any version's use asks for wins:
 
-- a mapping: ``p.items()``, ``p.keys()``, ``p.values()``, ``p.get(...)``, ``p.setdefault``;
+- a mapping: ``p.items()``, ``p.keys()``, ``p.values()``, ``p.get(...)``, ``p.setdefault``,
+  ``{**p}``, ``f(**p)``;
 - a string: ``p.lower()``, ``p.split()``, ``p.startswith(...)`` and the other ``str``
-  methods no list has, ``p + "..."``, an f-string or ``%`` format of it;
-- a list: ``p[i]``, ``p[a:b]``, ``len(p)``, ``for x in p``, ``x in p``, ``p.append`` and
-  the other list methods, ``sorted(p)``, ``sum(p)``...;
+  methods no list has, ``p + "..."``, an f-string or ``%`` format of it, ``p == "..."``,
+  ``p in "..."``, an argument of a ``str``-only method (``s.replace(p, ...)``,
+  ``s.split(p)``, ``s.strip(p)``...) or of ``re.findall(pattern, p)`` and the other
+  :mod:`re` functions and compiled-pattern methods;
+- a list: ``p[i]``, ``p[a:b]``, ``len(p)``, ``for x in p``, ``x in p``, ``f(*p)``,
+  ``p.append`` and the other list methods, ``sorted(p)``, ``sum(p)``, ``map(f, p)``,
+  ``filter(f, p)``, ``Counter(p)``, ``heapq.heapify(p)``, ``heapq.nlargest(k, p)``...;
 - a number: arithmetic with it (``p + 1``, ``p * q``, ``-p``; not ``p + q``, which joins
-  strings and lists too), an order comparison with a number, ``range(p)``, ``int(p)``; a
-  float when it meets a float literal or true division, or in ``float(p)``, ``math.isnan(p)``.
+  strings and lists too), a comparison with a number or with ``len(...)``, ``range(p)``,
+  ``int(p)``, ``str(p)``, ``[0] * p``, a slice bound ``x[:p]``, ``k`` in
+  ``heapq.nlargest(k, ...)``; a float when it meets a float literal or true division, or in
+  ``float(p)``, ``math.isnan(p)``;
+- an element of another parameter ``q`` (an ``int`` for a list, a ``str`` for a string or
+  a mapping's key): ``p`` compared with ``x`` of ``for x in q``, with ``q[i]`` or
+  ``q[i] + q[j]``, or ``p in q``;
+- a number too for a parameter no version reads at all: its value cannot matter.
 
 The result is a ``test_inputs.TypeSpec`` (``("list", ("int",))``), or None when the
-versions do nothing telling with it.
+versions do nothing telling with it (a parameter only passed to an unknown function).
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
+
+from codequorum.behaviour.usage_scope import Element, Scope, element_of, never_read
 
 Spec = tuple[Any, ...]
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
@@ -34,6 +47,13 @@ _STR_METHODS = frozenset({
     "translate", "isnumeric", "isdecimal", "isidentifier", "isprintable", "removeprefix",
     "removesuffix",
 })
+#: ``str``-only methods and how many leading arguments of theirs are strings.
+_STR_ARG_METHODS = {"replace": 2, "split": 1, "rsplit": 1, "startswith": 1, "endswith": 1,
+                    "find": 1, "rfind": 1, "strip": 1, "lstrip": 1, "rstrip": 1,
+                    "partition": 1, "rpartition": 1, "removeprefix": 1, "removesuffix": 1}
+#: Compiled-pattern methods and the position of the string they search.
+_PATTERN_METHODS = {"findall": 0, "finditer": 0, "search": 0, "match": 0, "fullmatch": 0,
+                    "split": 0, "sub": 1, "subn": 1}
 _LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "sort", "reverse", "remove",
                            "index", "count", "copy", "clear"})
 _SEQUENCE_CALLS = frozenset({"len", "sorted", "sum", "min", "max", "list", "tuple", "set",
@@ -41,13 +61,29 @@ _SEQUENCE_CALLS = frozenset({"len", "sorted", "sum", "min", "max", "list", "tupl
 _NUMBER_CALLS = frozenset({"range", "abs", "round", "divmod", "math.sqrt", "math.floor",
                            "math.ceil", "math.log", "bin", "hex", "chr", "int"})
 _FLOAT_CALLS = frozenset({"float", "math.isnan", "math.isinf", "math.isfinite"})
+_RE_SEARCH = ("str", "str")
+_RE_SUB = ("str", None, "str")
+#: Calls whose argument at a position asks for a kind (None: nothing telling).
+_ARGUMENT_KINDS: dict[str, tuple[str | None, ...]] = {
+    "map": (None, "list", "list", "list"), "filter": (None, "list"),
+    "Counter": ("list",), "collections.Counter": ("list",),
+    "heapq.heapify": ("list",), "heapq.heappop": ("list",),
+    "heapq.nlargest": ("int", "list"), "heapq.nsmallest": ("int", "list"),
+    "str": ("int",), "re.compile": ("str",),
+    **{f"re.{f}": _RE_SEARCH for f in ("findall", "finditer", "search", "match",
+                                       "fullmatch", "split")},
+    "re.sub": _RE_SUB, "re.subn": _RE_SUB,
+}
+#: Calls that take a count first; their iterable is told only after a literal count, since
+#: a version may swap the two (``heapq.nlargest(nums, k)``), and a list would outrank ``k``.
+_COUNT_FIRST = frozenset({"heapq.nlargest", "heapq.nsmallest"})
 #: The kinds in the order a stronger use overrides a weaker one.
 _RANK = {"int": 1, "float": 2, "list": 3, "str": 4, "dict": 5}
 _SPECS: dict[str, Spec] = {"int": ("int",), "float": ("float",), "list": ("list", ("int",)),
                            "str": ("str",), "dict": ("dict", ("str",), ("int",))}
 
 
-def _is(node: ast.AST, name: str) -> bool:
+def _is(node: ast.AST | None, name: str) -> bool:
     return isinstance(node, ast.Name) and node.id == name
 
 
@@ -65,19 +101,27 @@ def _number_kind(other: ast.AST) -> str:
         else "int"
 
 
+def _constant_kind(node: ast.AST) -> str | None:
+    """``int``, ``float`` or ``str`` for a literal of that type (not ``True``)."""
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float, str):
+        return {int: "int", float: "float", str: "str"}[type(node.value)]
+    return None
+
+
 def _binop_votes(node: ast.BinOp, name: str) -> Iterable[str]:
     for mine, other in ((node.left, node.right), (node.right, node.left)):
         if not _is(mine, name):
             continue
+        repeats = isinstance(node.op, ast.Mult)  # ``"-" * p``, ``[0] * p``
         if isinstance(other, (ast.Constant, ast.JoinedStr)) and isinstance(
                 getattr(other, "value", ""), str):
-            yield "str"
+            yield "int" if repeats else "str"
         elif isinstance(node.op, ast.Mod) and mine is node.left:
             yield "int"
         elif isinstance(node.op, ast.Div):
             yield "float"
         elif isinstance(other, (ast.List, ast.ListComp)):
-            yield "list"
+            yield "int" if repeats else "list"
         elif isinstance(node.op, ast.Add) and not isinstance(other, ast.Constant):
             continue  # ``a + b`` joins strings and lists as well as numbers
         else:
@@ -91,7 +135,101 @@ def _indexed_or_iterated(node: ast.AST, name: str) -> bool:
     return isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) and _is(node.iter, name)
 
 
-def _votes(node: ast.AST, name: str) -> Iterable[str]:
+def _membership_kind(container: ast.AST) -> str | None:
+    """What ``p in container`` asks of ``p`` for a literal container: ``"aeiou"``,
+    ``(1, 2)``."""
+    if isinstance(container, (ast.List, ast.Tuple, ast.Set)) and container.elts:
+        kinds = {_constant_kind(e) for e in container.elts}
+        return kinds.pop() if len(kinds) == 1 else None
+    return "str" if _constant_kind(container) == "str" else None
+
+
+def _pair_votes(op: ast.cmpop, other: ast.AST, on_left: bool) -> Iterator[str]:
+    """What one comparison of the parameter with ``other`` asks of it."""
+    if isinstance(op, (ast.In, ast.NotIn)):
+        if not on_left:
+            yield "list"
+        elif (kind := _membership_kind(other)) is not None:
+            yield kind
+    elif isinstance(op, (ast.Is, ast.IsNot)):
+        return
+    elif (kind := _constant_kind(other)) is not None:
+        yield kind
+    elif isinstance(other, ast.Call) and _called_name(other) == "len":
+        yield "int"
+
+
+def _compare_votes(node: ast.Compare, name: str) -> Iterator[str]:
+    operands = [node.left, *node.comparators]
+    for i, op in enumerate(node.ops):
+        left, right = operands[i], operands[i + 1]
+        if _is(left, name):
+            yield from _pair_votes(op, right, True)
+        if _is(right, name):
+            yield from _pair_votes(op, left, False)
+
+
+def _argument_kinds(node: ast.Call, scope: Scope) -> tuple[str | None, ...]:
+    """The kind each positional argument of this call asks for, where the callee is known:
+    a listed function, a compiled pattern's method, a ``str``-only method."""
+    func = node.func
+    if (called := _called_name(node)) in _COUNT_FIRST and node.args \
+            and isinstance(node.args[0], ast.Name):
+        return ("int",)  # ``nlargest(xs, k)`` is written too: the iterable is not told
+    if called in _ARGUMENT_KINDS:
+        return _ARGUMENT_KINDS[called]
+    if not isinstance(func, ast.Attribute):
+        return ()
+    if scope.is_pattern(func.value) and func.attr in _PATTERN_METHODS:
+        return (None,) * _PATTERN_METHODS[func.attr] + ("str",)
+    if func.attr in _STR_ARG_METHODS and _may_be_str(func.value, scope):
+        return ("str",) * _STR_ARG_METHODS[func.attr]
+    return ()
+
+
+def _may_be_str(node: ast.AST, scope: Scope) -> bool:
+    """Whether a method's receiver may be a string: a string literal, a name the function
+    binds itself (not a module: ``np.split(a, 2)``, ``re.split(...)``), an item of one, or
+    what a ``str`` method returns."""
+    if isinstance(node, ast.Subscript):
+        node = node.value
+    if isinstance(node, ast.Name):
+        return node.id in scope.bound and node.id not in scope.patterns
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return node.func.attr in _STR_METHODS and _may_be_str(node.func.value, scope)
+    return isinstance(node, ast.JoinedStr) or _constant_kind(node) == "str"
+
+
+def _argument_votes(node: ast.Call, name: str, scope: Scope) -> Iterator[str]:
+    """What being an argument of this call asks for (by the callee and the position)."""
+    kinds = _argument_kinds(node, scope)
+    for i, arg in enumerate(node.args):
+        if isinstance(arg, ast.Starred) and _is(arg.value, name):
+            yield "list"
+        elif _is(arg, name) and i < len(kinds) and kinds[i] is not None:
+            yield str(kinds[i])
+    if any(k.arg is None and _is(k.value, name) for k in node.keywords):
+        yield "dict"
+
+
+def _call_votes(node: ast.Call, name: str, scope: Scope) -> Iterator[str]:
+    yield from _argument_votes(node, name, scope)
+    if any(_is(a, name) for a in node.args):
+        called = _called_name(node)
+        if called in _SEQUENCE_CALLS:
+            yield "list"
+        elif called in _NUMBER_CALLS:
+            yield "int"
+        elif called in _FLOAT_CALLS:
+            yield "float"
+
+
+def _slice_bound(node: ast.AST, name: str) -> bool:
+    return isinstance(node, ast.Slice) and any(
+        _is(b, name) for b in (node.lower, node.upper, node.step))
+
+
+def _votes(node: ast.AST, name: str, scope: Scope) -> Iterable[str]:
     """The kinds one node's use of ``name`` asks for."""
     if isinstance(node, ast.Attribute) and _is(node.value, name):
         if node.attr in _MAPPING_METHODS:
@@ -102,21 +240,15 @@ def _votes(node: ast.AST, name: str) -> Iterable[str]:
             yield "list"
     elif _indexed_or_iterated(node, name):
         yield "list"
+    elif _slice_bound(node, name):
+        yield "int"
     elif isinstance(node, ast.Compare):
-        for op, right in zip(node.ops, node.comparators, strict=True):
-            if isinstance(op, (ast.In, ast.NotIn)) and _is(right, name):
-                yield "list"
-            elif isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE)) and _is(node.left, name) \
-                    and isinstance(right, ast.Constant) and type(right.value) in (int, float):
-                yield _number_kind(right)
-    elif isinstance(node, ast.Call) and any(_is(a, name) for a in node.args):
-        called = _called_name(node)
-        if called in _SEQUENCE_CALLS:
-            yield "list"
-        elif called in _NUMBER_CALLS:
-            yield "int"
-        elif called in _FLOAT_CALLS:
-            yield "float"
+        yield from _compare_votes(node, name)
+    elif isinstance(node, ast.Call):
+        yield from _call_votes(node, name, scope)
+    elif isinstance(node, ast.Dict) and any(
+            k is None and _is(v, name) for k, v in zip(node.keys, node.values, strict=True)):
+        yield "dict"
     elif isinstance(node, ast.BinOp):
         yield from _binop_votes(node, name)
     elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and _is(node.operand,
@@ -126,15 +258,54 @@ def _votes(node: ast.AST, name: str) -> Iterable[str]:
         yield _number_kind(node.value)
 
 
+def _peers(node: ast.AST, name: str, scope: Scope) -> Iterator[Element]:
+    """The parameters ``name`` is an element of at this node: ``p == x`` for ``x`` of
+    ``for x in q``, ``p < q[i]``, ``p in q``."""
+    if not isinstance(node, ast.Compare):
+        return
+    operands = [node.left, *node.comparators]
+    for i, op in enumerate(node.ops):
+        for mine, other in ((operands[i], operands[i + 1]), (operands[i + 1], operands[i])):
+            if not _is(mine, name):
+                continue
+            if isinstance(op, (ast.In, ast.NotIn)):
+                peer = Element(other.id, False) if mine is operands[i] and isinstance(
+                    other, ast.Name) and other.id in scope.params else None
+            else:
+                peer = None if isinstance(op, (ast.Is, ast.IsNot)) else element_of(other, scope)
+            if peer is not None and peer.param != name:
+                yield peer
+
+
+def _element_kind(kind: str, indexed: bool) -> str:
+    """The kind of an element of a parameter of ``kind``: a list's ``int``, a string's
+    ``str``; a mapping's key (``for k in d``, ``p in d``) or value (``d[k]``)."""
+    if kind == "dict":
+        return "int" if indexed else "str"
+    return {"list": "int", "str": "str"}.get(kind, "")
+
+
+def _strongest(kinds: Iterable[str]) -> str:
+    return max(kinds, key=lambda k: _RANK[k], default="")
+
+
+def _own_kind(scopes: list[Scope], name: str) -> str:
+    """The strongest kind the uses of ``name`` itself ask for (no peer's)."""
+    return _strongest(kind for scope in scopes for node in ast.walk(scope.fn)
+                      for kind in _votes(node, name, scope))
+
+
 def usage_spec(functions: Iterable[FunctionNode], name: str) -> Spec | None:
     """The type the uses of parameter ``name`` in ``functions`` (the versions) ask for."""
-    best = ""
-    for fn in functions:
-        for node in ast.walk(fn):
-            for kind in _votes(node, name):
-                if _RANK[kind] > _RANK.get(best, 0):
-                    best = kind
-    return _SPECS.get(best)
+    scopes = [Scope.of(fn) for fn in functions]
+    if scopes and all(never_read(scope, name) for scope in scopes):
+        return _SPECS["int"]
+    own = _own_kind(scopes, name)
+    peers = {peer for scope in scopes for node in ast.walk(scope.fn)
+             for peer in _peers(node, name, scope)}
+    elements = [_element_kind(_own_kind(scopes, peer.param), peer.indexed)
+                for peer in sorted(peers)]
+    return _SPECS.get(_strongest(k for k in (own, *elements) if k))
 
 
 __all__ = ["usage_spec"]
