@@ -11,7 +11,10 @@ from codequorum.behaviour.runtimes.js_inputs import (
     examples,
     from_python,
     guessed_types,
+    optional_types,
     parameter_types,
+    repeated,
+    repeats,
     scaled_value,
     scaling_args,
     type_values,
@@ -47,7 +50,10 @@ def test_typescript_parameter_types_draw_values() -> None:
     assert parameter_types(code, "f") == ["number[]", "string"]
     plan = collect_js_inputs(VersionSet.from_codes("t", [code], language="typescript",
                                                   entry_point="f"))
-    assert plan.sources == ["hypothesis", "scaling"] and len(plan.cases) == 9
+    assert plan.sources == ["hypothesis", "scaling"] and len(plan.cases) == 11
+    # two more draws with the array's items and the string's words repeated
+    assert [c.test.args for c in plan.cases[6:8]] == [([1, -3, 1, -3], "hello hello"), (
+        [-3, 7, 42, -3, 7, 42], "Hello World Hello World")]
     assert all(isinstance(c.test.args[0], list) for c in plan.cases)
     # the scaling series, last: the array and the string scaled together, smallest first
     series = [c for c in plan.cases if c.source == "scaling"]
@@ -254,3 +260,31 @@ def test_a_method_stored_alone_reads_its_parameter_types() -> None:
     plan = collect_js_inputs(VersionSet.from_codes("t", [bare], language="typescript",
                                                    entry_point="max"))
     assert [c.label for c in plan.cases] == ["max()"]
+
+
+def test_optional_parameters_are_given_values_in_draws_of_their_own() -> None:
+    """``n?: number`` is left out of the plain draws (a call may omit it) and given a value,
+    a falsy one first, in two more: where ``n ? a : b`` and ``n === undefined`` part."""
+    code = ('enum Color { Red = "red", Green = "green" }\n'
+            "function label(c: Color, n?: number, ...rest: string[]): string { return c; }")
+    assert parameter_types(code, "label") == ["Color"]
+    assert parameter_types(code, "label", optional=True) == ["Color", "number"]
+    assert optional_types(["", code], "label", ["Color"]) == ["number"]
+    assert optional_types([code], "label", ["string"]) == []  # another function's types
+    plan = collect_js_inputs(VersionSet.from_codes("t", [code], language="typescript",
+                                                  entry_point="label"))
+    assert [c.label for c in plan.cases] == ['label("red")', 'label("green")',
+                                            'label("green", 0)', 'label("red", 1)']
+
+
+def test_only_arrays_and_strings_are_drawn_again_with_repeats() -> None:
+    aliases = {"Names": "string[]", "Point": "{ x: number }"}
+    assert [repeats(t, aliases) for t in ("number[]", "Array<string>", "string", "Names",
+                                          "[number, number]", "Point", "number")] == [
+        True, True, True, True, False, False, False]
+    assert repeated([1, 2]) == [1, 2, 1, 2] and repeated("a b") == "a b a b"
+    assert repeated("") == "" and repeated([]) == []
+    plan = collect_js_inputs(VersionSet.from_codes(
+        "t", ["function f(p: [number, number]): number { return p[0]; }"],
+        language="typescript", entry_point="f"))
+    assert all(len(c.test.args[0]) == 2 for c in plan.cases)  # a tuple keeps its length

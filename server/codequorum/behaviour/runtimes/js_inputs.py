@@ -9,7 +9,8 @@ literal calls of the function in its module and the workspace's tests and caller
 (``js_callers.py``, never graded); values drawn from TypeScript parameter types
 (``number``, ``string``, ``boolean``, literals, arrays, tuples, objects, records, maps,
 sets, callbacks, ``Date`` and unions of them, ``any``, the aliases, interfaces and enums
-the file declares; optional and rest parameters left out) or from the types an example's
+the file declares; optional and rest parameters left out, then two draws with arrays and
+strings repeated and two that give the optional parameters values) or from the types an example's
 values show, beside the examples (versions that agree on them may part elsewhere; the
 types the examples show only when the function runs alone); the model's proposed inputs
 where nothing else exists; last, values of the types the parameters' use in the body
@@ -253,27 +254,46 @@ def _drawable(type_text: str, aliases: Mapping[str, str] | None = None,
     return True
 
 
-def parameter_types(text: str, entry: str) -> list[str] | None:
+def parameter_types(text: str, entry: str, optional: bool = False) -> list[str] | None:
     """The TypeScript types of ``entry``'s required parameters (None when one has none);
-    optional and rest parameters are left out (a call may omit them)."""
+    optional and rest parameters are left out (a call may omit them), unless ``optional``:
+    then the optional ones that follow, up to the first without a type or a rest one."""
     for fn in _functions(text):
         if fn.name.split(".")[-1] != entry.split(".")[-1]:
             continue
         params = _params_of(fn.text)
-        if params is None:
-            return None
-        types: list[str] = []
-        for p in params.named_children:
-            pattern = p.child_by_field_name("pattern")
-            if p.type == "optional_parameter" or (pattern is not None
-                                                  and pattern.type == "rest_pattern"):
-                break
-            ann = p.child_by_field_name("type")
-            if p.type not in ("required_parameter",) or ann is None:
-                return None
-            types.append(node_text(ann).lstrip(":").strip())
-        return types
+        return None if params is None else _declared(params, optional)
     return None
+
+
+def _declared(params: Node, optional: bool) -> list[str] | None:
+    """:func:`parameter_types` of one parameter list."""
+    types: list[str] = []
+    required = True
+    for p in params.named_children:
+        pattern = p.child_by_field_name("pattern")
+        ann = p.child_by_field_name("type")
+        if pattern is not None and pattern.type == "rest_pattern":
+            break
+        if p.type == "optional_parameter" or not required:
+            required = False
+            if not optional or p.type != "optional_parameter" or ann is None:
+                break
+        elif p.type != "required_parameter" or ann is None:
+            return None
+        types.append(node_text(ann).lstrip(":").strip())
+    return types
+
+
+def optional_types(texts: Sequence[str], entry: str, required: Sequence[str]) -> list[str]:
+    """The types of the optional parameters after ``required`` (the types drawn), from the
+    first text that declares them."""
+    for text in texts:
+        whole = parameter_types(text, entry, optional=True) if text else None
+        if whole is not None and whole[:len(required)] == list(required):
+            if len(whole) > len(required):
+                return whole[len(required):]
+    return []
 
 
 def typed_parameters(texts: Sequence[str], entry: str
@@ -487,6 +507,10 @@ def collect_js_inputs(
         # declared (as Python's annotations draw beside its doctests), or, for a function
         # alone, of the types the examples show (in its module, its calls are the truth)
         _add_typed(plan, draw, entry, hypothesis_examples, known, aliases)
+        if hypothesis_examples > 0:
+            optional = optional_types([*graded_texts, *version_set.codes], entry, typed) \
+                if typed is not None else []
+            _add_variants(plan, draw, optional, entry, known, aliases)
     if proposer is not None and not plan.cases:
         _add_proposed(plan, proposer, version_set.codes[0] if version_set.codes else "", entry,
                       known)
@@ -597,6 +621,54 @@ def _add_callers(plan: InputPlan, module: ModuleContext, entry: str, known: set[
                                     where=call.where or None))
 
 
+#: Drawn inputs whose arrays hold each item twice and whose strings say their words twice
+#: (versions part on ties and repeats: the first of two equal ages, a count), and drawn
+#: inputs that give the optional parameters too.
+REPEATED_DRAWS = 2
+OPTIONAL_DRAWS = 2
+
+
+def repeats(type_text: str, aliases: Mapping[str, str] | None = None) -> bool:
+    """Whether a value of ``type_text`` is drawn again with its items repeated: an array or
+    a string (a tuple, an object or a number is not)."""
+    t = unwrapped(type_text)
+    t = unwrapped((aliases or {}).get(t, t))
+    return t == "string" or t.endswith("[]") or t.startswith("Array<")
+
+
+def repeated(value: Any) -> Any:
+    """``value`` with its items repeated: an array's twice over ([1, -3] -> [1, -3, 1, -3]),
+    a string's text twice, a space between ("x y" -> "x y x y")."""
+    if isinstance(value, list):
+        return value + value
+    if isinstance(value, str) and value:
+        return f"{value} {value}"
+    return value
+
+
+def _add_variants(plan: InputPlan, types: Sequence[str], optional: Sequence[str],
+                  entry: str, known: set[str], aliases: Mapping[str, str]) -> None:
+    """Beside the plain draws: :data:`REPEATED_DRAWS` with arrays and strings repeated, and
+    :data:`OPTIONAL_DRAWS` that give the optional parameters (``n?: number``) a value."""
+    again = [repeats(t, aliases) for t in types]
+    variants: list[tuple[Any, ...]] = []
+    try:
+        if any(again):
+            for i in range(1, 1 + REPEATED_DRAWS):
+                variants.append(tuple(repeated(v) if r else v for v, r in zip(
+                    (type_values(t, i + k, aliases) for k, t in enumerate(types)), again,
+                    strict=True)))
+        for i in range(OPTIONAL_DRAWS if optional else 0):
+            # the optional ones from their first values: a falsy one first (0, "")
+            variants.append((*(type_values(t, 1 + i + k, aliases) for k, t in enumerate(types)),
+                             *(type_values(t, i, aliases) for t in optional)))
+    except NotLiteral:
+        pass  # an optional type that cannot be drawn: the calls drawn so far stand
+    for args in variants:
+        label = _label(entry, args)
+        _add(plan, TestCase("call", args=args, name=label), "hypothesis", False, label, known)
+
+
 def _add_typed(plan: InputPlan, types: Sequence[str], entry: str, count: int,
                known: set[str], aliases: Mapping[str, str] | None = None,
                by_usage: bool = False) -> None:
@@ -641,5 +713,5 @@ def _add_proposed(plan: InputPlan, proposer: Proposer, source: str, entry: str,
         _add(plan, TestCase("call", args=args, name=label), "model", False, label, known)
 
 __all__ = ["NotLiteral", "collect_js_inputs", "example_call", "examples", "from_python",
-           "guessed_across", "guessed_types", "literal", "parameter_types", "scaled_value",
-           "scaling_args", "type_values"]
+           "guessed_across", "guessed_types", "literal", "optional_types", "parameter_types",
+           "repeated", "repeats", "scaled_value", "scaling_args", "type_values"]
