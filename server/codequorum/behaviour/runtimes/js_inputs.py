@@ -290,9 +290,9 @@ def optional_types(texts: Sequence[str], entry: str, required: Sequence[str]) ->
     first text that declares them."""
     for text in texts:
         whole = parameter_types(text, entry, optional=True) if text else None
-        if whole is not None and whole[:len(required)] == list(required):
-            if len(whole) > len(required):
-                return whole[len(required):]
+        if whole is not None and len(whole) > len(required) \
+                and whole[:len(required)] == list(required):
+            return whole[len(required):]
     return []
 
 
