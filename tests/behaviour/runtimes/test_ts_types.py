@@ -4,7 +4,12 @@ tuples, records, maps, sets and type parameters."""
 from __future__ import annotations
 
 from codequorum.behaviour.runtimes.js_inputs import type_values, typed_parameters, value_type
-from codequorum.behaviour.runtimes.ts_types import declared_types, object_members, unwrapped
+from codequorum.behaviour.runtimes.ts_types import (
+    declared_types,
+    object_members,
+    type_parameters,
+    unwrapped,
+)
 
 FILE = """type Shape = 'circle' | 'square';
 export enum Direction { Up = 'UP', Down = 'DOWN' }
@@ -41,6 +46,24 @@ def test_a_functions_type_parameters_are_numbers() -> None:
     found = typed_parameters([code], "unique")
     assert found is not None and found[0] == ["readonly T[]"] and found[1]["T"] == "number"
     assert type_values(found[0][0], 2, found[1]) == [-3, 7, 42]
+
+
+def test_a_bounded_type_parameter_draws_its_bound() -> None:
+    """date-fns' ``<DateType extends Date>(date: DateType | number)`` draws dates and
+    numbers; a bound that cannot be drawn (``keyof T``) leaves a number."""
+    assert type_parameters("function f<D extends Date, K extends keyof D, T = string, "
+                           "M extends Map<string, Array<number>>>(d: D): K") == {
+        "D": "Date", "K": "keyof D", "T": "string", "M": "Map<string, Array<number>>"}
+    assert type_parameters("function f(x: Array<number>): number") == {}
+    assert type_parameters("const f = <T,>(x: T) => x") == {"T": ""}
+    code = ("export function isFirstDayOfMonth<DateType extends Date>("
+            "date: DateType | number): boolean { return true; }")
+    found = typed_parameters([code], "isFirstDayOfMonth")
+    assert found is not None and found[1]["DateType"] == "Date"
+    drawn = [type_values(found[0][0], i, found[1]) for i in range(2)]
+    assert drawn[0]["$"] == "date" and isinstance(drawn[1], int | float)
+    picked = typed_parameters(["function g<K extends keyof T, T>(k: K): K { return k; }"], "g")
+    assert picked is not None and picked[1]["K"] == "number"
 
 
 def test_an_examples_values_show_the_types_a_series_scales() -> None:

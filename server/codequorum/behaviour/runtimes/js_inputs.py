@@ -299,7 +299,8 @@ def optional_types(texts: Sequence[str], entry: str, required: Sequence[str]) ->
 def typed_parameters(texts: Sequence[str], entry: str
                      ) -> tuple[list[str], dict[str, str]] | None:
     """The first text's parameter types of ``entry`` that can all be drawn, with the
-    types that text declares and the function's type parameters (``T`` is ``number``)."""
+    types that text declares and the function's type parameters (``T`` is ``number``,
+    ``D extends Date`` a ``Date``)."""
     fallback: tuple[list[str], dict[str, str]] | None = None
     for text in texts:
         types = parameter_types(text, entry) if text else None
@@ -308,8 +309,10 @@ def typed_parameters(texts: Sequence[str], entry: str
         aliases = declared_types(text)
         fn = next((f for f in _functions(text)
                    if f.name.split(".")[-1] == entry.split(".")[-1]), None)
-        for name in type_parameters(fn.signature if fn is not None else ""):
-            aliases.setdefault(name, "number")
+        for name, stands in type_parameters(fn.signature if fn is not None else "").items():
+            # a bound that can be drawn (``D extends Date``), else a number
+            aliases.setdefault(name, stands if stands and _drawable(stands, aliases)
+                               else "number")
         if all(_drawable(t, aliases) for t in types):
             return types, aliases
         fallback = fallback or (types, aliases)

@@ -75,12 +75,42 @@ def enum_values(decl: Node) -> list[str | int]:
     return values
 
 
-def type_parameters(text: str) -> list[str]:
-    """The names of a function's type parameters (``<T, K extends keyof T>`` -> T, K)."""
-    m = re.match(r"[^(<]*<([^>]*)>", text)
-    if m is None:
-        return []
-    return [p.split()[0] for p in m.group(1).split(",") if p.strip()]
+def type_parameters(text: str) -> dict[str, str]:
+    """A function's type parameters and the type each stands for: its bound, else its
+    default, else "" (``<D extends Date, K extends keyof D, T = string>`` -> D: Date,
+    K: keyof D, T: string)."""
+    head = text.split("(", 1)[0]
+    start = head.find("<")
+    if start < 0:
+        return {}
+    depth, end = 0, -1
+    for k in range(start, len(head)):
+        depth += head[k] == "<"
+        depth -= head[k] == ">" and head[k - 1:k] != "="
+        if depth == 0:
+            end = k
+            break
+    found: dict[str, str] = {}
+    for part in split_top(head[start + 1:end], ",") if end > start else []:
+        words = part.strip()
+        name = re.match(r"(?:const\s+)?([A-Za-z_$][\w$]*)", words)
+        if name is None:
+            continue
+        rest = words[name.end():].strip()
+        bound, _, default = (p.strip() for p in _split_default(rest))
+        found[name.group(1)] = bound.removeprefix("extends").strip() or default
+    return found
+
+
+def _split_default(rest: str) -> tuple[str, str, str]:
+    """``extends X = Y`` -> ("extends X", "=", "Y"), at the top level (``=>`` is no ``=``)."""
+    depth = 0
+    for k, ch in enumerate(rest):
+        depth += ch in "([{<"
+        depth -= ch in ")]}>" and rest[k - 1:k] != "="
+        if ch == "=" and depth == 0 and rest[k + 1:k + 2] != ">":
+            return rest[:k], "=", rest[k + 1:]
+    return rest, "", ""
 
 
 def unwrapped(type_text: str) -> str:
