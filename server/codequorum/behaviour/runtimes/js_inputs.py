@@ -4,8 +4,12 @@ In order: the set's tests; examples in the comment above the function (JSDoc ``@
 blocks and ``// >>> f(x)`` lines, each a call with literal arguments, possibly kept in a
 declaration or printed: ``const result = f(2)``, ``console.log(f(2))``; and, on the same
 line after ``//``, ``=>`` or ``===``, or on the next comment line (``//=> 120``), the
-expected value), graded only when they come from the prompt or the current code; the
-literal calls of the function in its module and the workspace's tests and callers
+expected value), graded only when they come from the prompt or the current code; a
+method's examples that build its instance (``const s = new Stack()``, ``s.push(1);``,
+``s.peek() // => 1``: ``js_instances.py``), the calls before it replayed in the sandbox,
+of its class in its module (the comment above the class for a method without examples
+of its own) or, run alone, of a class every version defines; the literal calls of the
+function in its module and the workspace's tests and callers
 (``js_callers.py``, never graded); values drawn from TypeScript parameter types
 (``number``, ``string``, ``boolean``, literals, arrays, tuples, objects, records, maps,
 sets, callbacks, ``Date`` and unions of them, ``any``, the aliases, interfaces and enums
