@@ -330,11 +330,13 @@ def test_a_method_under_test_shows_through_the_calls_after_it() -> None:
 
 
 def test_a_setup_of_no_literal_form_leaves_the_example_out() -> None:
-    for setup in ("s.push(x);", "s.items = [];", "s.inner.push(1);"):
+    for setup in ("s.push(x);", "s.items = [];", "s.inner.push(1);", "s.push(2); s.push(3);",
+                  "s.push(2) s.push(3)"):
         text = STACK_EXAMPLE.replace("s.push(2);", setup)
         assert instance_examples(text, "peek") == [], setup
         assert examples(text, "peek") == [], setup
-    for made in ("new Stack(size)", "Stack.of(1, 2)", "new ns.Stack()"):
+    for made in ("new Stack(size)", "Stack.of(1, 2)", "new ns.Stack()",
+                 "new Stack(); s.push(0)"):
         text = STACK_EXAMPLE.replace("new Stack<number>()", made)
         assert instance_examples(text, "peek") == [] and examples(text, "peek") == [], made
 

@@ -199,6 +199,8 @@ def _scan(text: str, entry: str, owner: str | None
         var = got[0].partition(".")[0] if got is not None else ""
         var = var if var in bound else js_instances.statement_on(body) or ""
         if var in bound:
+            if js_instances.statements(body) > 1:
+                got = None  # a line of two calls: its first alone is not what it does
             example = _on_instance(bound[var], var, got, short, owner)
             if example is not None:
                 made.append(replace(example, call=_with_next(example.call, lines, i)))

@@ -4,8 +4,8 @@ it with literal arguments (``s.push(1);``), each replayed in the sandbox before 
 of the example (``s.peek() // => 2``) on a fresh instance of its class.
 
 A binding whose arguments are not all literals, a statement on the instance that is not a
-call with literal arguments (``s.push(x)``, ``s.items = []``) or more than
-:data:`MAX_STEPS` calls spoil the instance: its later calls are no example.
+call with literal arguments (``s.push(x)``, ``s.items = []``), a line of two statements
+or more than :data:`MAX_STEPS` calls spoil the instance: its later calls are no example.
 """
 
 from __future__ import annotations
@@ -79,6 +79,8 @@ def binding(line: str) -> tuple[str, Instance] | None:
     if m is None:
         return None
     made = _NEW.match(m.group(2).strip())
+    if made is not None and statements(line) > 1:
+        return m.group(1), Instance(made.group(1), spoiled=True)
     if made is None:
         return m.group(1), Instance("", spoiled=True)
     call = parse_expression("f" + (made.group(2) or "()"))
@@ -88,6 +90,16 @@ def binding(line: str) -> tuple[str, Instance] | None:
         return m.group(1), Instance(made.group(1), call_arguments(call))
     except (NotLiteral, ValueError):
         return m.group(1), Instance(made.group(1), spoiled=True)
+
+
+def statements(line: str) -> int:
+    """How many statements a line holds (``s.push(1); s.push(2);`` two): a line of more
+    is no step, since an example's reader takes its first call only."""
+    try:
+        root = parse(line, "typescript").root_node
+    except (InputLimitError, UserError, ValueError):
+        return 0
+    return sum(c.type != "comment" for c in root.named_children)
 
 
 def statement_on(line: str) -> str | None:
@@ -133,4 +145,4 @@ def _comments_before(node: Node) -> str:
 
 
 __all__ = ["LABEL_CHARS", "MAX_STEPS", "Instance", "binding", "class_comment",
-           "statement_on"]
+           "statement_on", "statements"]
