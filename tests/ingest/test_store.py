@@ -279,8 +279,10 @@ def test_directory_in_the_way_is_a_clear_error(store_path: Path) -> None:
 
 def test_closed_store_says_so(store_path: Path) -> None:
     store = VersionStore.open(store_path)
+    assert not store.closed
     store.close()
     store.close()
+    assert store.closed
     with pytest.raises(StoreError, match="closed"):
         store.versions_for("m.py", "f")
 

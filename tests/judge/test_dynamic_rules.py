@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from codequorum.behaviour.dynamic_analysis import CandidateDynamic
+import dataclasses
+from types import SimpleNamespace
+
+from codequorum.behaviour.dynamic_analysis import CandidateDynamic, RuleFigures
 from codequorum.judge.dynamic_rules import (
     complexity_verdict,
     divergent_outputs_verdict,
+    dynamic_verdicts,
     growth_text,
     no_version_passes_verdict,
     redundant_alternatives_verdict,
@@ -128,3 +132,15 @@ def test_no_version_passes_is_quiet_when_one_passes_or_nothing_is_graded() -> No
     assert no_version_passes_verdict([_graded(0, 3, 3), _graded(1, 0, 3)]) is None
     assert no_version_passes_verdict([_graded(0, 0, 0), _graded(1, 0, 0)]) is None
     assert no_version_passes_verdict([_graded(0, 1, 2)]) is None  # one version: no choice
+
+
+def test_no_version_passes_is_never_beside_not_run() -> None:
+    """Versions that never ran were not judged by the graded inputs: ``not-run`` alone."""
+    rules = RuleFigures(None, "", "", 0, 0.0, 0.0, 0.9, 0.6, 0.1, 1000.0,
+                        not_run="no version ran")
+    run = SimpleNamespace(summary={}, candidates=[_graded(0, 0, 2), _graded(1, 0, 2)],
+                          rules=rules)
+    assert [v.code for v in dynamic_verdicts(run)] == ["not-run"]
+    ran = SimpleNamespace(summary={}, candidates=run.candidates,
+                          rules=dataclasses.replace(rules, not_run=None))
+    assert [v.code for v in dynamic_verdicts(ran)] == ["no-version-passes"]

@@ -3,6 +3,7 @@ merged in on read."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -334,3 +335,30 @@ def test_a_remembered_run_is_taken_only_when_it_matches_its_key(tmp_path: Path) 
                            parsing.function_by_name(changed, "python", "total"))
     assert gone is not None and gone.analysis.dynamic is None
     assert Document(text, None).kind == "function"
+
+
+def test_a_closed_store_gives_no_remembered_run_and_no_warning(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A server shutting down closes its store while an analysis may still ask for a
+    remembered run: none, and nothing logged as lost."""
+    text = "import math\n\n\n" + CURRENT
+    (tmp_path / "m.py").write_text(text)
+    info = parsing.function_by_name(text, "python", "total")
+    session = Session(lambda level, message: None,
+                      SessionConfig(store=str(tmp_path / "s.sqlite3")))
+    session.reconfigure(session.config, str(tmp_path))
+    session.add_sync("m.py", "python", "total",
+                     [Version(code=v, origin="relayed") for v in VERSIONS])
+    from codequorum.core import run_seal
+    from codequorum.pipeline.session import Document
+
+    assert run_seal.seal_key() is not None
+    prepared = session.prepare(text, tmp_path / "m.py", "python", info)
+    assert prepared is not None
+    store = session.store()
+    assert store is not None
+    store.close()
+    with caplog.at_level(logging.WARNING, logger="codequorum"):
+        taken = session.recall_run(prepared.analysis, Document(text, tmp_path / "m.py"))
+    assert taken is False
+    assert not [r for r in caplog.records if "remembered run" in r.getMessage()]

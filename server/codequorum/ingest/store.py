@@ -427,6 +427,12 @@ class VersionStore:
             raise StoreError(f"cannot create a new version store at {path}: {exc}") from exc
         return cls(path=path, _conn=conn, store_id=_store_id(conn), created=True)
 
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called (a server shutting down closes its store while
+        late readers may still ask)."""
+        return self._closed
+
     def close(self) -> None:
         """Close the connection (idempotent)."""
         with self._lock:

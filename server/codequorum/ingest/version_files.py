@@ -863,6 +863,25 @@ def _starts_a_list(stream: Any) -> bool:
     return head.removeprefix(codecs.BOM_UTF8).lstrip()[:1] == b"["
 
 
+#: The files of a folder read as inputs (MultiPL-E keeps one problem a ``.json.gz`` file).
+INPUT_SUFFIXES = (".jsonl", ".json", ".jsonl.gz", ".json.gz")
+
+
+def folder_inputs(path: str | Path) -> list[Path] | None:
+    """The input files of folder ``path``, by name (its own regular files ending in
+    :data:`INPUT_SUFFIXES`; links and subfolders are not followed); None when ``path`` is
+    not a folder."""
+    folder = Path(path)
+    if str(path) == "-" or not folder.is_dir():
+        return None
+    try:
+        entries = sorted(folder.iterdir())
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    return [e for e in entries if e.name.endswith(INPUT_SUFFIXES) and not e.is_symlink()
+            and e.is_file()]
+
+
 def read_many(paths: Iterable[str | Path], options: ReadOptions | None = None
               ) -> Iterator[ReadResult]:
     """:func:`read_version_sets` over several inputs; ``limit`` counts across all of them."""

@@ -384,6 +384,9 @@ def _divergent_outputs(run: RunFigures) -> Verdict | None:
 
 
 def _no_version_passes(run: RunFigures) -> Verdict | None:
+    """Never beside ``not-run``: versions that never ran were not judged by the inputs."""
+    if _not_run(run) is not None:
+        return None
     return no_version_passes_verdict(run.candidates)
 
 

@@ -230,7 +230,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("file", "the source file that holds the function", A, _on(SAMPLE),
            kind="positional", type=Path),
     Option("inputs", "sample set files (.jsonl, HumanEval samples, bigcode generations.json, "
-           "optionally .gz); - reads standard input", A, _on(SCORE), kind="positional",
+           "MultiPL-E problem files, optionally .gz), or folders of them; - reads standard "
+           "input", A, _on(SCORE), kind="positional",
            nargs="+", metavar="INPUT"),
     # ------------------------------------------------------------------ which function
     Option("function", "qualified function name, e.g. parse_row or Stack.push", A,

@@ -33,7 +33,14 @@ from codequorum.core.interrupts import deferred_interrupt
 from codequorum.core.limits import MAX_HELD_CHARS, size_words
 from codequorum.core.model import VersionSet
 from codequorum.core.report import StabilityReport
-from codequorum.ingest.version_files import ReadError, ReadOptions, display_name, read_version_sets
+from codequorum.ingest.version_files import (
+    INPUT_SUFFIXES,
+    ReadError,
+    ReadOptions,
+    display_name,
+    folder_inputs,
+    read_version_sets,
+)
 from codequorum.pipeline.analyze import admit, analyze
 from codequorum.pipeline.config import AnalysisConfig
 from codequorum.pipeline.session import RAN_WITHOUT_MODULE, located_module
@@ -435,6 +442,24 @@ def read_inputs(inputs: Sequence[str], options: ReadOptions
     return sets, sources, errors
 
 
+def _files_of(inputs: Sequence[str]) -> Iterator[str | ReadError]:
+    """Each input, a folder as its input files (:func:`folder_inputs`), or a read error
+    for a folder that holds none or cannot be listed."""
+    for path in inputs:
+        try:
+            files = folder_inputs(path)
+        except UserError as exc:
+            yield ReadError(display_name(path), None, str(exc).removeprefix(f"{path}: "))
+            continue
+        if files is None:
+            yield path
+        elif not files:
+            yield ReadError(display_name(path), None, "no sample-set files in this folder ("
+                            + ", ".join(INPUT_SUFFIXES) + ")")
+        else:
+            yield from (str(f) for f in files)
+
+
 def iter_inputs(inputs: Sequence[str], options: ReadOptions
                 ) -> Iterator[tuple[str, VersionSet | ReadError]]:
     """:func:`read_inputs` a set at a time: ``(file name, set or read error)``, reading
@@ -444,7 +469,10 @@ def iter_inputs(inputs: Sequence[str], options: ReadOptions
     per_file = ReadOptions(input_format=options.input_format, language=options.language,
                            completions=options.completions, problems=options.problems,
                            max_versions=options.max_versions)
-    for path in inputs:
+    for path in _files_of(inputs):
+        if isinstance(path, ReadError):
+            yield path.source, path
+            continue
         if limit is not None and read >= limit:
             break
         name = display_name(path)

@@ -921,7 +921,7 @@ class Session:
             return False
         store = self.store()
         seal_key = run_seal.seal_key(create=False)
-        if store is None or seal_key is None:
+        if store is None or store.closed or seal_key is None:
             return False
         try:
             codes = analysis.version_set.codes
@@ -940,7 +940,10 @@ class Session:
                     self.put_dynamic(analysis, report)
                     return True
         except Exception as exc:  # boundary: the analysis stands without the remembered run
-            log.warning("no remembered run of %s: %s", analysis.qualified_name, exc)
+            if store.closed:  # shutting down: nobody reads the analysis any more
+                log.debug("no remembered run of %s: the store closed", analysis.qualified_name)
+            else:
+                log.warning("no remembered run of %s: %s", analysis.qualified_name, exc)
         return False
 
     def put_dynamic(self, analysis: FunctionAnalysis, report: Any) -> None:

@@ -58,8 +58,7 @@ def test_a_module_without_the_function_cannot_take_the_version() -> None:
     with pytest.raises(NotSpliced, match="no function g"):
         spliced("function f() {}\n", "javascript", "g", "function g() {}")
     context = ModuleContext("m.ts", "m.ts", "f", "function",
-                            (("m.ts", "@sealed class N { }\nfunction f() {}\n"),), ())
+                            (("m.ts", "module 'x' { }\nfunction f() {}\n"),), ())
     message = module_message(context, "function f() {}", "typescript")
-    assert message["problem"] == ("the module `m.ts` cannot take the version: TypeScript "
-                                  "decorator has run-time meaning")
+    assert message["problem"].startswith("the module `m.ts` cannot take the version: ")
     assert message["files"] == [] and message["entry"] == ""

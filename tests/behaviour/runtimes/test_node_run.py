@@ -79,3 +79,19 @@ def test_static_sctd_of_a_javascript_set_needs_no_run(node_sandboxed: object,
                                  language="javascript", entry_point="addAll")
     missing = analyze(other, AnalysisConfig())
     assert missing.summary["sctd_jsd"] is None and missing.summary["jsd_struct"] is not None
+
+
+def test_versions_of_a_decorated_class_run_undecorated_and_say_so(
+        node_sandboxed: object) -> None:
+    head = ("@Injectable()\nexport class Prices {\n  @Cached('x')\n"
+            "  discount(price: number, rate: number): number {\n")
+    codes = [head + "    return price * (1 - rate);\n  }\n}\n",
+             head + "    return price * rate;\n  }\n}\n"]
+    prompt = "/**\n * @example discount(100, 0.25) // => 75\n */"
+    ss = VersionSet.from_codes("ts", codes, language="typescript",
+                               entry_point="Prices.discount", prompt=prompt)
+    report = run_dynamic(ss, DynamicOptions())
+    assert [c.status for c in report.candidates] == ["ok", "ok"]
+    assert [c.pass_rate for c in report.candidates] == [1.0, 0.0]
+    assert all(c.detail.startswith("decorators left out (the version ran undecorated): "
+                                   "@Injectable(), @Cached('x')") for c in report.candidates)

@@ -1,10 +1,16 @@
-"""TypeScript types blanked to JavaScript; syntax with run-time meaning refused."""
+"""TypeScript types blanked to JavaScript; decorators blanked; a module declared by a
+string refused."""
 
 from __future__ import annotations
 
 import pytest
 
-from codequorum.behaviour.runtimes.ts_strip import NotStrippable, script_form, strip_types
+from codequorum.behaviour.runtimes.ts_strip import (
+    NotStrippable,
+    decorators,
+    script_form,
+    strip_types,
+)
 
 
 def test_types_casts_and_interfaces_are_blanked_in_place() -> None:
@@ -15,10 +21,25 @@ def test_types_casts_and_interfaces_are_blanked_in_place() -> None:
     assert "".join(out.split()) == "functionf(a,b){return(a)+b.length;}"
 
 
-@pytest.mark.parametrize("code", ["@sealed class C {}", "module 'm' { }"])
-def test_syntax_with_run_time_meaning_is_refused(code: str) -> None:
+def test_syntax_with_run_time_meaning_is_refused() -> None:
     with pytest.raises(NotStrippable):
-        strip_types(code)
+        strip_types("module 'm' { }")
+
+
+def test_decorators_are_blanked_and_named() -> None:
+    """A version runs undecorated: class, method, property and parameter decorators are
+    blanked, an ``export`` they stand before kept; :func:`decorators` names them."""
+    code = ("@Injectable({ providedIn: 'root' })\nexport class S {\n"
+            "  @Input() name: string = 'a';\n"
+            "  constructor(@Inject(TOKEN) private t: number) {}\n"
+            "  @memoize\n  twice(x: number) { return 2 * x; }\n}\n")
+    out = strip_types(code)
+    assert out.count("\n") == code.count("\n")  # lines stay where they were
+    assert "".join(out.split()) == ("exportclassS{name='a';constructor(t){this.t=t;}"
+                                    "twice(x){return2*x;}}")
+    assert decorators(code) == ["@Injectable({ providedIn: 'root' })", "@Input()",
+                                "@Inject(TOKEN)"]  # the first three
+    assert decorators("class C { m() { return 'a@b'; } }") == []
 
 
 def test_module_syntax_becomes_a_script() -> None:

@@ -26,6 +26,7 @@ which a version, compiled and never run, cannot know.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from collections import OrderedDict
@@ -42,7 +43,12 @@ from codequorum.behaviour.runtimes.node_trace import (
     parse_functions,
 )
 from codequorum.behaviour.runtimes.runtime import Runtime
-from codequorum.behaviour.runtimes.ts_strip import NotStrippable, script_form, strip_types
+from codequorum.behaviour.runtimes.ts_strip import (
+    NotStrippable,
+    decorators,
+    script_form,
+    strip_types,
+)
 from codequorum.behaviour.sandbox.limits import Limits
 from codequorum.behaviour.sandbox.supervisor import CandidateResult
 from codequorum.core.errors import SandboxUnavailableError
@@ -201,9 +207,19 @@ def _run(typescript: bool) -> Any:
                                         "typescript" if typescript else "javascript")
         if len(args) > 1 and any(s is not None for s in kwargs.get("series") or ()):
             args = (args[0], True, *args[2:])  # growth rests on executed bytecodes
-        return node_sandbox.run_node_candidate(source, tests, entry_point, *args,
-                                               module=in_module, **kwargs)
+        result = node_sandbox.run_node_candidate(source, tests, entry_point, *args,
+                                                 module=in_module, **kwargs)
+        return _with_decorators(result, decorators(code) if typescript else [])
     return run
+
+
+def _with_decorators(result: CandidateResult, left_out: Sequence[str]) -> CandidateResult:
+    """``result`` with the decorators the run left out named first in its detail."""
+    if not left_out:
+        return result
+    words = "decorators left out (the version ran undecorated): " + ", ".join(left_out)
+    return dataclasses.replace(result, detail=f"{words}; {result.detail}" if result.detail
+                               else words)
 
 
 def require(interpreter: str | None = None, sandbox: str = "strict", view: bool = False) -> None:

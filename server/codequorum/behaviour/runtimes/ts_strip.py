@@ -12,8 +12,9 @@ meaning are written out as TypeScript emits them (``ts_emit.py``): an ``enum`` b
 object TypeScript makes (``const enum`` too), a constructor's parameter properties
 (``constructor(private x: number)``) assignments at the start of its body, a
 ``namespace`` the function TypeScript wraps it in; each rewrite keeps the lines where
-they were. Decorators have run-time meaning no blanking gives (and two designs):
-:class:`NotStrippable` says so, and the version does not run.
+they were. Decorators are blanked too: a version runs undecorated (what a decorator does,
+``@Injectable()``, ``@memoize``, is the framework's, and its name is rarely there to call
+when a version runs alone), and :func:`decorators` names them for the run's detail.
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ BLANKED = {
     "omitting_type_annotation", "opting_type_annotation", "adding_type_annotation",
     "function_signature", "index_signature",
 }
-REFUSED = {"decorator": "decorator"}
+#: How many decorators :func:`decorators` names.
+NAMED_DECORATORS = 3
 
 
 class NotStrippable(ValueError):
@@ -95,8 +97,9 @@ def _node_spans(node: Node, spans: list[Span]) -> list[Node]:
             raise NotStrippable(f"TypeScript {exc}") from None
         body = node.child_by_field_name("body")
         return list(body.named_children) if body is not None else []
-    if t in REFUSED:
-        raise NotStrippable(f"TypeScript {REFUSED[t]} has run-time meaning")
+    if t == "decorator":  # blanked, not a type: an ``export`` it stands in stays
+        spans.append((node.start_byte, node.end_byte))
+        return []
     if t in BLANKED or type_only(node):
         spans.append((node.start_byte, node.end_byte))
         return []
@@ -125,6 +128,23 @@ def _node_spans(node: Node, spans: list[Span]) -> list[Node]:
             spans.append((node.start_byte, node.end_byte))
             return []
     return list(node.children)
+
+
+def decorators(code: str) -> list[str]:
+    """The decorators of ``code`` (TypeScript) a run leaves out, the first
+    :data:`NAMED_DECORATORS` of them as written on one line (``@Injectable()``)."""
+    if "@" not in code:
+        return []
+    found: list[str] = []
+    stack = [parse(code, "typescript").root_node]
+    while stack and len(found) < NAMED_DECORATORS:
+        node = stack.pop()
+        if node.type == "decorator":
+            found.append(" ".join(code.encode("utf-8")[node.start_byte:node.end_byte]
+                                  .decode("utf-8", "replace").split())[:60])
+            continue
+        stack.extend(reversed(node.children))
+    return found
 
 
 def _this_parameter(node: Node) -> tuple[int, int]:
@@ -184,4 +204,4 @@ def _method_alone(code: str) -> str:
     return _blank(spans, whole.encode("utf-8"))[len(CLASS_OPEN):-len(CLASS_CLOSE)]
 
 
-__all__ = ["NotStrippable", "script_form", "strip_types", "type_only"]
+__all__ = ["NotStrippable", "decorators", "script_form", "strip_types", "type_only"]
