@@ -830,6 +830,8 @@ def plan_inputs(version_set: VersionSet, options: DynamicOptions) -> InputPlan:
     )
     if version_set.module is not None and runtime is not None and not runtime.modules:
         plan.notes.append(ALONE_NOTE.format(name=runtime.name))
+    if version_set.module is None and runtime is not None and runtime.instances_alone:
+        return plan  # run alone, an instance is one of a class every version defines
     return method_inputs(plan, version_set.module, _takes_instance(version_set))
 
 

@@ -20,13 +20,19 @@ class Receiver:
     (dotted for a nested class) called with ``args``/``kwargs`` for an instance, or the
     class itself when ``call`` is false. Literal values only, as for the test's own; or
     ``source``, an expression of the class's own docstring examples that makes an instance
-    (``Stats(range(100))``), evaluated in the module inside the sandbox."""
+    (``Stats(range(100))``), evaluated in the module inside the sandbox. ``steps`` are
+    method calls with literal arguments replayed on the instance before the test's call
+    (``(("push", (1,)), ("push", (2,)))``, a JavaScript example's setup); ``method`` is the
+    method that call makes when it is not the function under test (an example of ``push``
+    that shows through ``s.peek()``)."""
 
     name: str
     args: tuple[Any, ...] = ()
     kwargs: dict[str, Any] = field(default_factory=dict)
     call: bool = True
     source: str | None = None
+    steps: tuple[tuple[str, tuple[Any, ...]], ...] = ()
+    method: str | None = None
 
     def label(self) -> str:
         """``Duration(90)`` or ``Duration`` for messages."""

@@ -11,6 +11,7 @@ from codequorum.behaviour.runtimes.js_inputs import (
     examples,
     from_python,
     guessed_types,
+    instance_examples,
     optional_types,
     parameter_types,
     repeated,
@@ -19,7 +20,8 @@ from codequorum.behaviour.runtimes.js_inputs import (
     scaling_args,
     type_values,
 )
-from codequorum.core.model import VersionSet
+from codequorum.behaviour.runtimes.js_instances import MAX_STEPS
+from codequorum.core.model import Receiver, VersionSet
 from codequorum.generate.input_language import PYTHON_INPUTS, InputLanguage
 
 
@@ -288,3 +290,74 @@ def test_only_arrays_and_strings_are_drawn_again_with_repeats() -> None:
         "t", ["function f(p: [number, number]): number { return p[0]; }"],
         language="typescript", entry_point="f"))
     assert all(len(c.test.args[0]) == 2 for c in plan.cases)  # a tuple keeps its length
+
+
+STACK_EXAMPLE = """/**
+ * A last-in first-out stack.
+ * @example
+ * const s = new Stack<number>();
+ * s.push(1);
+ * s.push(2);
+ * s.peek(); // => 2
+ */"""
+
+
+def test_an_example_that_builds_an_instance_is_a_call_on_it() -> None:
+    [made] = instance_examples(STACK_EXAMPLE, "Stack.peek")
+    assert made.receiver == Receiver("Stack", (), steps=(("push", (1,)), ("push", (2,))))
+    assert made.label == "s.peek() after new Stack(), s.push(1), s.push(2)"
+    assert made.call == ((), 2, True)
+    assert examples(STACK_EXAMPLE, "Stack.peek") == []  # never again on a bare instance
+
+
+def test_repl_lines_build_an_instance_with_literal_arguments_and_the_next_line_expects() -> None:
+    text = ("// >>> let q = new Queue([1, 2], {cap: 3})\n// >>> q.add('a')\n// >>> q.size()\n"
+            "// //=> 3\n")
+    [made] = instance_examples(text, "size")
+    assert made.receiver.args == ([1, 2], {"$": "object", "v": [["cap", 3]]})
+    assert made.receiver.steps == (("add", ("a",)),)
+    assert made.call == ((), 3, True)
+    assert made.label == 'q.size() after new Queue([1, 2], {"cap": 3}), q.add("a")'
+
+
+def test_a_method_under_test_shows_through_the_calls_after_it() -> None:
+    pushes = instance_examples(STACK_EXAMPLE, "push")
+    assert [(m.receiver.steps, m.receiver.method, m.call) for m in pushes] == [
+        ((), None, ((1,), None, False)),
+        ((("push", (1,)),), None, ((2,), None, False)),
+        ((("push", (1,)), ("push", (2,))), "peek", ((), 2, True))]
+    assert instance_examples(STACK_EXAMPLE, "Stack.peek", owner="Queue") == []
+
+
+def test_a_setup_of_no_literal_form_leaves_the_example_out() -> None:
+    for setup in ("s.push(x);", "s.items = [];", "s.inner.push(1);", "s.push(2); s.push(3);",
+                  "s.push(2) s.push(3)"):
+        text = STACK_EXAMPLE.replace("s.push(2);", setup)
+        assert instance_examples(text, "peek") == [], setup
+        assert examples(text, "peek") == [], setup
+    for made in ("new Stack(size)", "Stack.of(1, 2)", "new ns.Stack()",
+                 "new Stack(); s.push(0)"):
+        text = STACK_EXAMPLE.replace("new Stack<number>()", made)
+        assert instance_examples(text, "peek") == [] and examples(text, "peek") == [], made
+
+
+def test_at_most_a_handful_of_setup_calls_are_replayed() -> None:
+    setup = "".join(f" * s.push({i});\n" for i in range(MAX_STEPS))
+    text = f"/**\n * const s = new Stack();\n{setup} * s.peek(); // => 5\n */"
+    [made] = instance_examples(text, "peek")
+    assert len(made.receiver.steps) == MAX_STEPS
+    more = text.replace(" * s.peek()", " * s.push(9);\n * s.peek()")
+    assert instance_examples(more, "peek") == []
+
+
+def test_whole_class_versions_alone_take_the_instance_examples_and_methods_alone_not() -> None:
+    klass = STACK_EXAMPLE + "\nexport class Stack<T> {\n  peek(): T { return this.xs[0]; }\n}"
+    ss = VersionSet.from_codes("t", [klass, klass], language="typescript",
+                               entry_point="Stack.peek", prompt=STACK_EXAMPLE)
+    [first, *_] = collect_js_inputs(ss).cases
+    assert (first.label, first.source, first.graded) == (
+        "s.peek() after new Stack(), s.push(1), s.push(2)", "doctest", True)
+    assert first.test.expected == 2 and first.test.receiver is not None
+    alone = VersionSet.from_codes("t", ["peek() { return 1; }"], language="typescript",
+                                  entry_point="Stack.peek", prompt=STACK_EXAMPLE)
+    assert all(c.test.receiver is None for c in collect_js_inputs(alone).cases)

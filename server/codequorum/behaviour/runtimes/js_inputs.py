@@ -4,8 +4,12 @@ In order: the set's tests; examples in the comment above the function (JSDoc ``@
 blocks and ``// >>> f(x)`` lines, each a call with literal arguments, possibly kept in a
 declaration or printed: ``const result = f(2)``, ``console.log(f(2))``; and, on the same
 line after ``//``, ``=>`` or ``===``, or on the next comment line (``//=> 120``), the
-expected value), graded only when they come from the prompt or the current code; the
-literal calls of the function in its module and the workspace's tests and callers
+expected value), graded only when they come from the prompt or the current code; a
+method's examples that build its instance (``const s = new Stack()``, ``s.push(1);``,
+``s.peek() // => 1``: ``js_instances.py``), the calls before it replayed in the sandbox,
+of its class in its module (the comment above the class for a method without examples
+of its own) or, run alone, of a class every version defines; the literal calls of the
+function in its module and the workspace's tests and callers
 (``js_callers.py``, never graded); values drawn from TypeScript parameter types
 (``number``, ``string``, ``boolean``, literals, arrays, tuples, objects, records, maps,
 sets, callbacks, ``Date`` and unions of them, ``any``, the aliases, interfaces and enums
@@ -29,14 +33,14 @@ import json
 import random
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from tree_sitter import Node
 
 from codequorum.behaviour.input_plan import DEFAULT_SIZES, InputCase, InputPlan, Proposer
-from codequorum.behaviour.runtimes import js_dates, js_values
-from codequorum.behaviour.runtimes.js_callers import literal_calls
+from codequorum.behaviour.runtimes import js_dates, js_instances, js_values
+from codequorum.behaviour.runtimes.js_callers import grammar, literal_calls
 from codequorum.behaviour.runtimes.js_literals import (
     NotLiteral,
     call_arguments,
@@ -99,30 +103,37 @@ def _call_and_expected(line: str) -> list[str]:
     return [line]
 
 
-def example_call(line: str, entry: str) -> tuple[tuple[Any, ...], Any, bool] | None:
-    """``f(1, 2) // => 3`` -> ((1, 2), 3, True); ``f(1)`` alone -> ((1,), None, False);
-    ``const r = f(1)`` and ``console.log(f(1))`` call ``f(1)``."""
+def _read_call(line: str) -> tuple[str, tuple[Any, ...] | None, Any, bool] | None:
+    """An example line's call: (what it calls, its literal arguments or None when they
+    are not all literals, the expected value, whether there is one); None for no call."""
     parts = _call_and_expected(line.strip().rstrip(";"))
     call = _example_expression(parts[0])
     if call is None:
         return None
     fn = call.child_by_field_name("function")
     name = node_text(fn) if fn is not None else ""
-    if name.split(".")[-1] != entry.split(".")[-1]:
-        return None
     try:
         args = call_arguments(call)
     except NotLiteral:
-        return None
+        return name, None, None, False
     if len(parts) < 2 or not parts[1].strip():
-        return args, None, False
+        return name, args, None, False
     expected_node = parse_expression("(" + parts[1].strip().rstrip(";") + ")")
     if expected_node is None:
-        return args, None, False
+        return name, args, None, False
     try:
-        return args, literal(expected_node), True
+        return name, args, literal(expected_node), True
     except NotLiteral:
-        return args, None, False
+        return name, args, None, False
+
+
+def example_call(line: str, entry: str) -> tuple[tuple[Any, ...], Any, bool] | None:
+    """``f(1, 2) // => 3`` -> ((1, 2), 3, True); ``f(1)`` alone -> ((1,), None, False);
+    ``const r = f(1)`` and ``console.log(f(1))`` call ``f(1)``."""
+    got = _read_call(line)
+    if got is None or got[1] is None or got[0].split(".")[-1] != entry.split(".")[-1]:
+        return None
+    return got[1], got[2], got[3]
 
 
 def comment_lines(text: str) -> list[str]:
@@ -133,27 +144,100 @@ def comment_lines(text: str) -> list[str]:
             for line in text.splitlines()]
 
 
-def examples(text: str, entry: str) -> list[tuple[tuple[Any, ...], Any, bool]]:
+#: An example call: its arguments, expected value and whether it has one.
+Call = tuple[tuple[Any, ...], Any, bool]
+
+
+@dataclass(frozen=True)
+class InstanceExample:
+    """An example's call of a method on the instance the example builds (``js_instances``):
+    what it runs on, its label, its call."""
+
+    receiver: Receiver
+    label: str
+    call: Call
+
+
+def examples(text: str, entry: str) -> list[Call]:
     """Every example call of ``entry`` in the comments of ``text``: ``@example`` lines,
-    ``>>>`` lines (the expected value on the same line or the next one)."""
+    ``>>>`` lines (the expected value on the same line or the next one); a call on an
+    instance the example builds is :func:`instance_examples`'."""
+    return _scan(text, entry, None)[0]
+
+
+def instance_examples(text: str, entry: str, owner: str | None = None
+                      ) -> list[InstanceExample]:
+    """The calls on an instance an example of ``text``'s comments builds (``const s = new
+    Stack()``, ``s.push(1);``, ``s.peek() // => 1``) that call the method ``entry`` or
+    follow a call of it; only of the class ``owner`` when given."""
+    return _scan(text, entry, owner)[1]
+
+
+def _example_line(line: str) -> str:
+    body = _REPL.sub("", line.strip(), count=1)
+    return body.removeprefix("@example").strip() if body.startswith("@example") else body
+
+
+def _scan(text: str, entry: str, owner: str | None
+          ) -> tuple[list[Call], list[InstanceExample]]:
+    """:func:`examples` and :func:`instance_examples` of ``text``, in reading order."""
     lines = comment_lines(text)
-    found: list[tuple[tuple[Any, ...], Any, bool]] = []
+    found: list[Call] = []
+    made: list[InstanceExample] = []
+    bound: dict[str, js_instances.Instance] = {}
+    short = entry.split(".")[-1]
     for i, line in enumerate(lines):
-        body = _REPL.sub("", line.strip(), count=1)
-        if body.startswith("@example"):
-            body = body.removeprefix("@example").strip()
-        got = example_call(body, entry)
-        if got is None:
-            continue
-        if not got[2] and i + 1 < len(lines) and expected_line(lines[i + 1]):
-            following = parse_expression("(" + expected_line(lines[i + 1]) + ")")
-            if following is not None and following.type != "call_expression":
-                with contextlib.suppress(NotLiteral):
-                    got = (got[0], literal(following), True)
-        found.append(got)
-        if len(found) >= MAX_EXAMPLES:
+        if len(found) + len(made) >= MAX_EXAMPLES:
             break
-    return found
+        body = _example_line(line)
+        new = js_instances.binding(body)
+        if new is not None:
+            bound[new[0]] = new[1]
+            if new[1].cls:
+                continue
+        got = _read_call(body)
+        var = got[0].partition(".")[0] if got is not None else ""
+        var = var if var in bound else js_instances.statement_on(body) or ""
+        if var in bound:
+            if js_instances.statements(body) > 1:
+                got = None  # a line of two calls: its first alone is not what it does
+            example = _on_instance(bound[var], var, got, short, owner)
+            if example is not None:
+                made.append(replace(example, call=_with_next(example.call, lines, i)))
+            continue
+        if got is None or got[1] is None or got[0].split(".")[-1] != short:
+            continue
+        found.append(_with_next((got[1], got[2], got[3]), lines, i))
+    return found, made
+
+
+def _on_instance(instance: js_instances.Instance, var: str,
+                 got: tuple[str, tuple[Any, ...] | None, Any, bool] | None, entry: str,
+                 owner: str | None) -> InstanceExample | None:
+    """A statement on a bound instance: an example when it calls ``entry`` or follows a
+    call of it (and the instance is usable); then one more call replayed on the instance."""
+    method = got[0].removeprefix(var + ".") if got is not None else ""
+    if got is None or not re.fullmatch(r"[A-Za-z_$][\w$]*", method):
+        instance.spoiled = True
+        return None
+    args = got[1]
+    shows = method == entry or any(m == entry for m, _ in instance.steps)
+    example = None
+    if shows and args is not None and not instance.spoiled and owner in (None, instance.cls):
+        example = InstanceExample(instance.receiver(None if method == entry else method),
+                                  instance.label(var, method, args), (args, got[2], got[3]))
+    instance.add(method, args)
+    return example
+
+
+def _with_next(got: Call, lines: Sequence[str], i: int) -> Call:
+    """``got``, its expected value read from the next line when its own has none."""
+    if not got[2] and i + 1 < len(lines) and expected_line(lines[i + 1]):
+        following = parse_expression("(" + expected_line(lines[i + 1]) + ")")
+        if following is not None and following.type != "call_expression":
+            with contextlib.suppress(NotLiteral):
+                return got[0], literal(following), True
+    return got
 
 
 # ------------------------------------------------------------------ TypeScript types
@@ -493,9 +577,14 @@ def collect_js_inputs(
     graded_texts = [version_set.prompt or ""] + [s.code for s in version_set.versions
                                                 if s.origin == "current"]
     if use_doctests:
+        module = version_set.module
+        owner = module.owner.rpartition(".")[2] if module and module.owner else None
+        classes = None if module is not None else _classes(version_set.codes)
         for text, graded in [*((t, True) for t in graded_texts if t),
                              *((c, False) for c in version_set.codes)]:
-            _add_examples(plan, text, entry, graded and not given.tests, known)
+            _add_examples(plan, text, entry, graded and not given.tests, known, owner, classes)
+        if module is not None and not plan.indices("doctest"):
+            _add_class_examples(plan, module, entry, not given.tests, known)
     if version_set.module is not None:
         _add_callers(plan, version_set.module, entry, known)
     found = typed_parameters([*graded_texts, *version_set.codes], entry)
@@ -599,12 +688,45 @@ def _add(plan: InputPlan, case: TestCase, source: Any, graded: bool, label: str,
     plan.cases.append(InputCase(case, source, graded, label, typed_by_usage=by_usage))
 
 
-def _add_examples(plan: InputPlan, text: str, entry: str, graded: bool, known: set[str]) -> None:
-    for args, expected, has in examples(text, entry):
+def _add_examples(plan: InputPlan, text: str, entry: str, graded: bool, known: set[str],
+                  owner: str | None = None, classes: set[str] | None = None) -> None:
+    """The examples of ``text``'s comments: calls, and calls on an instance the example
+    builds, of the class ``owner`` (the method's, in its module) or, for versions run alone,
+    of a class in ``classes`` (every version defines it)."""
+    calls, made = _scan(text, entry, owner)
+    for args, expected, has in calls:
         label = _label(entry, args)
         test = TestCase("call", args=args, expected=expected if graded else None,
                         has_expected=has and graded, name=label)
         _add(plan, test, "doctest", graded and has, label, known)
+    for example in made:
+        if classes is not None and example.receiver.name not in classes:
+            continue
+        args, expected, has = example.call
+        test = TestCase("call", args=args, expected=expected if graded else None,
+                        has_expected=has and graded, name=example.label,
+                        receiver=example.receiver)
+        _add(plan, test, "doctest", graded and has, example.label, known)
+
+
+def _classes(codes: Sequence[str]) -> set[str]:
+    """The classes every version defines (``class Stack``): what an example's instance
+    may be made of when the versions run alone."""
+    found = [set(re.findall(r"\bclass\s+([A-Za-z_$][\w$]*)", code)) for code in codes]
+    return set.intersection(*found) if found else set()
+
+
+def _add_class_examples(plan: InputPlan, module: ModuleContext, entry: str, graded: bool,
+                        known: set[str]) -> None:
+    """For a method without examples of its own, its class's examples that call it (the
+    comment above the class in its module), graded (``graded``: no test grades the set):
+    the module is the user's."""
+    owner = module.owner
+    if owner is None:
+        return
+    comment = js_instances.class_comment(module.source, grammar(module.path), owner)
+    if comment:
+        _add_examples(plan, comment, entry, graded, known, owner.rpartition(".")[2])
 
 
 def _add_callers(plan: InputPlan, module: ModuleContext, entry: str, known: set[str]) -> None:
@@ -715,6 +837,7 @@ def _add_proposed(plan: InputPlan, proposer: Proposer, source: str, entry: str,
         label = _label(entry, args)
         _add(plan, TestCase("call", args=args, name=label), "model", False, label, known)
 
-__all__ = ["NotLiteral", "collect_js_inputs", "example_call", "examples", "from_python",
-           "guessed_across", "guessed_types", "literal", "optional_types", "parameter_types",
-           "repeated", "repeats", "scaled_value", "scaling_args", "type_values"]
+__all__ = ["InstanceExample", "NotLiteral", "collect_js_inputs", "example_call", "examples",
+           "from_python", "guessed_across", "guessed_types", "instance_examples", "literal",
+           "optional_types", "parameter_types", "repeated", "repeats", "scaled_value",
+           "scaling_args", "type_values"]

@@ -256,6 +256,7 @@ def _entry(language: str, typescript: bool) -> Runtime:
         run=_run(typescript), require=require, modules=True, comment_examples=True,
         compile_error=lambda code: None, inputs=json_inputs(name, language),
         shown=js_values.shown_text, version=lambda _interpreter: version(),
+        instances_alone=True,
     )
 
 

@@ -393,9 +393,18 @@ def describe() -> str:
 
 def _receiver(test: TestCase) -> dict[str, Any]:
     """The instance a method's test is called on, as the arguments of its class's
-    constructor (``{"receiver": [...]}``); nothing when the test names none."""
+    constructor (``{"receiver": [...]}``), the calls replayed on it first (``"steps"``:
+    ``[["push", [1]], ...]``) and the method called last when it is not the function under
+    test (``"method"``); nothing when the test names none."""
     r = test.receiver
-    return {"receiver": list(r.args)} if r is not None and r.call and r.source is None else {}
+    if r is None or not r.call or r.source is not None:
+        return {}
+    out: dict[str, Any] = {"receiver": list(r.args)}
+    if r.steps:
+        out["steps"] = [[name, list(args)] for name, args in r.steps]
+    if r.method is not None:
+        out["method"] = r.method
+    return out
 
 
 __all__ = ["NodeBinary", "NodeRun", "compile_counts_run", "describe", "find_node", "probe",

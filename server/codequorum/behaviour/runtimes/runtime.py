@@ -66,3 +66,6 @@ class Runtime:
     #: A returned value's text as a message shows it (a repr as it is; JavaScript's
     #: canonical form in JavaScript's words: ``undefined``, ``NaN``, ``{"a": 1}``).
     shown: Callable[[str], str] = shown_output
+    #: True when a call on an instance runs with the versions alone (no module): its class
+    #: is one every version defines (JavaScript's examples that build an instance).
+    instances_alone: bool = False

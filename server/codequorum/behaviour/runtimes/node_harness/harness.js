@@ -251,7 +251,9 @@ function runMode(msg) {
     if (trace) trace.reset();
     try {
       inner.stage(target, JSON.stringify(test.args || []),
-        Array.isArray(test.receiver) ? JSON.stringify(test.receiver) : null);
+        Array.isArray(test.receiver) ? JSON.stringify(test.receiver) : null,
+        Array.isArray(test.steps) ? JSON.stringify(test.steps) : null,
+        typeof test.method === 'string' ? test.method : null);
       answer = INVOKE.runInContext(ctx, timeout ? { timeout } : {});
       if (typeof answer !== 'string') throw new Error('the call gave no answer');
       for (let ticks = 0; answer === '{"awaiting":true}'; ticks++) {

@@ -361,7 +361,7 @@
     const last = parts[parts.length - 1];
     if (wrap === 'class') {
       const proto = made.prototype;
-      if (typeof proto[last] === 'function') return { fn: proto[last], self: 'instance', cls: made };
+      if (typeof proto[last] === 'function') return { fn: proto[last], self: 'instance', cls: made, name: last };
       if (typeof made[last] === 'function') return { fn: made[last], self: made };
       return 'the version defines no method ' + last;
     }
@@ -383,7 +383,7 @@
     }
     if (owner === undefined || owner === null) return 'the version defines no ' + parts[0];
     if (typeof owner === 'function' && owner.prototype && typeof owner.prototype[last] === 'function') {
-      return { fn: owner.prototype[last], self: 'instance', cls: owner };
+      return { fn: owner.prototype[last], self: 'instance', cls: owner, name: last };
     }
     if (typeof owner[last] === 'function') return { fn: owner[last], self: owner };
     return 'the version defines no method ' + entry;
@@ -443,14 +443,30 @@
   // ``receiverJson``: the arguments a method's instance is made with (``new C(...)``, as a
   // test of the workspace makes it); without them the instance is ``new C()`` (its fields
   // and private fields set up), or a bare one of its class when that constructor throws.
-  function stage(target, argsJson, receiverJson) {
-    pending = [target, argsJson, receiverJson];
+  // ``stepsJson``: calls replayed on it first (``[["push", [1]], ...]``, an example's
+  // setup), the version under test in its method's place; ``method``: the method called
+  // last when it is not the one under test (an example of ``push`` shown by ``peek``).
+  function stage(target, argsJson, receiverJson, stepsJson, method) {
+    pending = [target, argsJson, receiverJson, stepsJson, method];
+  }
+
+  function methodOf(target, self, name) {
+    return name === target.name ? target.fn : self[name];
+  }
+
+  function replay(target, self, stepsJson) {
+    const steps = JSONparse(stepsJson);
+    for (let k = 0; k < steps.length; k++) {
+      apply(methodOf(target, self, StringFn(steps[k][0])), self, decode(steps[k][1]));
+    }
   }
 
   function invoke() {
     const target = pending[0];
     const argsJson = pending[1];
     const receiverJson = pending[2];
+    const stepsJson = pending[3];
+    const method = pending[4];
     pending = null;
     printed = '';
     timers = [];
@@ -468,7 +484,12 @@
           try { self = construct(target.cls, []); } catch (e) { self = ObjectCreate(target.cls.prototype); }
         }
       }
-      result = apply(target.fn, self, args);
+      let fn = target.fn;
+      if (target.self === 'instance') {
+        if (typeof stepsJson === 'string') replay(target, self, stepsJson);
+        if (typeof method === 'string') fn = methodOf(target, self, method);
+      }
+      result = apply(fn, self, args);
     } catch (err) {
       return JSONstringify({ exc_type: excType(err), exc_message: excMessage(err), printed });
     }

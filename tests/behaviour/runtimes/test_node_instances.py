@@ -1,0 +1,114 @@
+"""A method's versions run, in the real Node sandbox, on the instance its examples build:
+``const s = new Stack()``, ``s.push(1);`` replayed before ``s.peek() // => 2``, in its
+module or alone; the version under test is the method the setup calls too."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from codequorum.behaviour.dynamic_analysis import DynamicOptions, DynamicReport, run_dynamic
+from codequorum.core.model import VersionSet
+from codequorum.ingest.js_module_view import js_module_view
+
+STACK = """/**
+ * A last-in first-out stack.
+ * @example
+ * const s = new Stack<number>();
+ * s.push(1);
+ * s.push(2);
+ * s.peek(); // => 2
+ */
+export class Stack<T> {
+  private items: T[] = [];
+  push(x: T): void { this.items.push(x); }
+  peek(): T | undefined { return this.items[this.items.length - 1]; }
+}
+"""
+PEEK = "peek(): T | undefined { return this.items[this.items.length - 1]; }"
+PEEK_BOTTOM = "peek(): T | undefined { return this.items[0]; }"
+LABEL = "s.peek() after new Stack(), s.push(1), s.push(2)"
+
+
+def _in_module(tmp_path: Path, name: str, text: str, qualified: str, versions: list[str],
+               language: str, prompt: str | None = None) -> DynamicReport:
+    path = tmp_path / name
+    path.write_text(text)
+    ss = VersionSet.from_codes("t", versions, language=language, entry_point=qualified,
+                               prompt=prompt)
+    ss.module = js_module_view(text, path, tmp_path).context(qualified, "method")
+    return run_dynamic(ss, DynamicOptions())
+
+
+def test_a_method_without_examples_runs_on_the_instance_its_class_example_builds(
+        node_sandboxed: object, tmp_path: Path) -> None:
+    report = _in_module(tmp_path, "stack.ts", STACK, "Stack.peek", [PEEK, PEEK_BOTTOM],
+                        "typescript")
+    assert report.rules.module_problem is None
+    assert report.inputs[0]["label"] == LABEL
+    assert report.inputs_source[0] == "doctest"
+    assert [c.pass_rate for c in report.candidates] == [1.0, 0.0]
+    assert report.output_clusters == [[0], [1]]
+    assert [row[0][0] if row[0] else None for row in report.outcomes] == ["2", "1"]
+
+
+def test_the_setup_calls_run_the_version_under_test(node_sandboxed: object,
+                                                    tmp_path: Path) -> None:
+    """Versions of ``push``: the example shows them through ``s.peek()``."""
+    push_front = "push(x: T): void { this.items.unshift(x); }"
+    report = _in_module(tmp_path, "stack.ts", STACK, "Stack.push",
+                        ["push(x: T): void { this.items.push(x); }", push_front], "typescript")
+    labels = [i["label"] for i in report.inputs]
+    assert labels[:3] == ["s.push(1) after new Stack()", "s.push(2) after new Stack(), s.push(1)",
+                          LABEL]
+    assert [c.pass_rate for c in report.candidates] == [1.0, 0.0]
+
+
+COUNTER = """class Counter {
+  constructor(start) { this.n = start; }
+  add(k) { this.n += k; return this; }
+
+  /**
+   * The count so far.
+   * @example
+   * const c = new Counter(10);
+   * c.add(2);
+   * c.add(3);
+   * c.total(); // => 15
+   */
+  total() { return this.n; }
+}
+module.exports = Counter;
+"""
+TOTAL = COUNTER[COUNTER.index("  /**"):COUNTER.index("\n}\nmodule")]
+
+
+def test_a_plain_javascript_method_runs_on_the_instance_its_own_example_builds(
+        node_sandboxed: object, tmp_path: Path) -> None:
+    report = _in_module(tmp_path, "counter.js", COUNTER, "Counter.total",
+                        ["total() { return this.n; }", "total() { return this.n - 10; }"],
+                        "javascript", prompt=TOTAL)
+    assert report.inputs[0]["label"] == "c.total() after new Counter(10), c.add(2), c.add(3)"
+    assert [c.pass_rate for c in report.candidates] == [1.0, 0.0]
+
+
+def test_an_example_with_a_setup_of_no_literal_form_is_not_used(node_sandboxed: object,
+                                                                tmp_path: Path) -> None:
+    text = STACK.replace("s.push(2);", "s.push(two);")
+    report = _in_module(tmp_path, "stack.ts", text, "Stack.peek", [PEEK, PEEK_BOTTOM],
+                        "typescript")
+    # the bare instance, as before: both versions give undefined there
+    assert [i["label"] for i in report.inputs] == ["peek()"]
+    assert report.inputs_source == ["hypothesis"]
+    assert [c.pass_basis for c in report.candidates] == ["inputs run without an exception"] * 2
+
+
+def test_whole_class_versions_run_alone_on_the_instance_their_example_builds(
+        node_sandboxed: object) -> None:
+    right = STACK
+    wrong = STACK.replace("this.items[this.items.length - 1]", "this.items[0]")
+    ss = VersionSet.from_codes("t", [right, wrong], language="typescript",
+                               entry_point="Stack.peek", prompt=STACK[:STACK.index("export")])
+    report = run_dynamic(ss, DynamicOptions())
+    assert report.inputs[0]["label"] == LABEL
+    assert [c.pass_rate for c in report.candidates] == [1.0, 0.0]
+    assert report.output_clusters == [[0], [1]]
