@@ -175,3 +175,14 @@ def test_a_version_without_the_parameter_keeps_it_unknown() -> None:
     fns = [f for code in ("def f(a, p):\n    return a\n", "def f(a, q):\n    return q(a)\n")
            if isinstance(f := ast.parse(code).body[0], ast.FunctionDef)]
     assert len(fns) == 2 and usage_spec(fns, "p") is None
+
+
+def test_a_name_that_only_holds_the_parameter_speaks_for_it() -> None:
+    """``t = p`` then ``t.lower()``: the alias's use is the parameter's; a name that is
+    also given another value (a later assignment, a loop) is no alias."""
+    assert _spec("t = p\nreturn t.lower()") == ("str",)
+    assert _spec("cur = p\nfor x in q:\n    if x < cur:\n        return x",
+                 params="p, q", name="p") == ("int",)  # compared with an element of a list
+    assert _spec("t = p\nt = 'a'\nreturn t.lower()") is None
+    assert _spec("t = p\nfor t in range(3):\n    pass\nreturn t.lower()") is None
+    assert _spec("a = b = p\nreturn a.lower()") is None  # two targets: not read as one

@@ -1,6 +1,7 @@
 """What one version's function says about its own names, for :mod:`usage_types`: its
 parameters, the loop variables that walk a parameter (``for x in q``), the names bound to
-a compiled pattern (``pat = re.compile(...)``), and which parameters it never reads."""
+a compiled pattern (``pat = re.compile(...)``), the names that only ever hold a parameter
+(``cur = start``), and which parameters it never reads."""
 
 from __future__ import annotations
 
@@ -32,6 +33,8 @@ class Scope:
     patterns: frozenset[str]
     #: the parameters and the names the function assigns (no module is one of them)
     bound: frozenset[str]
+    #: alias -> the parameter it holds, where every assignment of it is ``alias = param``
+    aliases: dict[str, str]
 
     @classmethod
     def of(cls, fn: FunctionNode) -> Scope:
@@ -39,13 +42,37 @@ class Scope:
         params = frozenset(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs))
         stored = frozenset(n.id for n in ast.walk(fn) if isinstance(n, ast.Name)
                            and isinstance(n.ctx, ast.Store))
-        return cls(fn, params, _loops(fn, params), _patterns(fn), params | stored)
+        return cls(fn, params, _loops(fn, params), _patterns(fn), params | stored,
+                   _aliases(fn, params))
+
+    def aliases_of(self, name: str) -> list[str]:
+        """The names that only ever hold parameter ``name``."""
+        return [alias for alias, param in self.aliases.items() if param == name]
 
     def is_pattern(self, node: ast.AST) -> bool:
         """``re.compile(...)`` or a name bound to one."""
         if isinstance(node, ast.Name):
             return node.id in self.patterns
         return _is_compile(node)
+
+
+def _aliases(fn: FunctionNode, params: frozenset[str]) -> dict[str, str]:
+    """Names stored only by ``alias = param`` (one target, one parameter, every time)."""
+    held: dict[str, set[str | None]] = {}
+    plain: set[int] = set()  # the targets of ``name = value`` (read with their value)
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name):
+            value = node.value
+            source = value.id if isinstance(value, ast.Name) and value.id in params else None
+            held.setdefault(node.targets[0].id, set()).add(source)
+            plain.add(id(node.targets[0]))
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) \
+                and id(node) not in plain:
+            held.setdefault(node.id, set()).add(None)  # a loop target, a tuple's part...
+    return {alias: src for alias, sources in held.items() if len(sources) == 1
+            for src in sources if src is not None and alias not in params}
 
 
 def _is_compile(node: ast.AST) -> bool:

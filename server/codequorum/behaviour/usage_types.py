@@ -290,9 +290,10 @@ def _strongest(kinds: Iterable[str]) -> str:
 
 
 def _own_kind(scopes: list[Scope], name: str) -> str:
-    """The strongest kind the uses of ``name`` itself ask for (no peer's)."""
-    return _strongest(kind for scope in scopes for node in ast.walk(scope.fn)
-                      for kind in _votes(node, name, scope))
+    """The strongest kind the uses of ``name`` itself ask for (no peer's), its aliases'
+    uses counted as its own (``cur = start``, then ``cur + 1``)."""
+    return _strongest(kind for scope in scopes for held in (name, *scope.aliases_of(name))
+                      for node in ast.walk(scope.fn) for kind in _votes(node, held, scope))
 
 
 def usage_spec(functions: Iterable[FunctionNode], name: str) -> Spec | None:
@@ -301,8 +302,8 @@ def usage_spec(functions: Iterable[FunctionNode], name: str) -> Spec | None:
     if scopes and all(never_read(scope, name) for scope in scopes):
         return _SPECS["int"]
     own = _own_kind(scopes, name)
-    peers = {peer for scope in scopes for node in ast.walk(scope.fn)
-             for peer in _peers(node, name, scope)}
+    peers = {peer for scope in scopes for held in (name, *scope.aliases_of(name))
+             for node in ast.walk(scope.fn) for peer in _peers(node, held, scope)}
     elements = [_element_kind(_own_kind(scopes, peer.param), peer.indexed)
                 for peer in sorted(peers)]
     return _SPECS.get(_strongest(k for k in (own, *elements) if k))
