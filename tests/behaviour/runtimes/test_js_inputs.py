@@ -361,3 +361,22 @@ def test_whole_class_versions_alone_take_the_instance_examples_and_methods_alone
     alone = VersionSet.from_codes("t", ["peek() { return 1; }"], language="typescript",
                                   entry_point="Stack.peek", prompt=STACK_EXAMPLE)
     assert all(c.test.receiver is None for c in collect_js_inputs(alone).cases)
+
+
+def test_a_methods_drawn_inputs_take_the_fullest_instance_an_example_builds() -> None:
+    text = ("/**\n * @example\n * const s = new Stack();\n * s.push(1);\n * s.push(2);\n"
+            " * s.peek(); // => 2\n */\nexport class Stack {\n  items: number[] = [];\n"
+            "  push(x: number): void { this.items.push(x); }\n"
+            "  peek(): number { return this.items[this.items.length - 1]; }\n}\n")
+    plan = collect_js_inputs(VersionSet.from_codes("t", [text], language="typescript",
+                                                  entry_point="Stack.push"))
+    drawn = [c for c in plan.cases if c.source in ("hypothesis", "scaling")]
+    assert drawn and all(c.test.receiver is not None for c in drawn)
+    first = drawn[0].test.receiver
+    assert first is not None and first.steps == (("push", (1,)), ("push", (2,)))
+    assert first.method is None  # the drawn call is of push itself
+    assert drawn[0].label == "s.push(0) after new Stack(), s.push(1), s.push(2)"
+    bare = collect_js_inputs(VersionSet.from_codes(
+        "t", ["function f(x: number): number { return x; }"], language="typescript",
+        entry_point="f"))
+    assert all(c.test.receiver is None for c in bare.cases)  # a function has no instance

@@ -112,3 +112,32 @@ def test_whole_class_versions_run_alone_on_the_instance_their_example_builds(
     assert report.inputs[0]["label"] == LABEL
     assert [c.pass_rate for c in report.candidates] == [1.0, 0.0]
     assert report.output_clusters == [[0], [1]]
+
+
+BAG = """/**
+ * @example
+ * const b = new Bag();
+ * b.add(1);
+ * b.add(2);
+ * b.has(2); // => true
+ */
+export class Bag {
+  private items: number[] = [];
+  add(x: number): void { this.items.push(x); }
+  has(x: number): boolean { return this.items.includes(x); }
+}
+"""
+
+
+def test_drawn_inputs_of_a_method_run_on_the_instance_an_example_builds(
+        tmp_path: Path, node_sandboxed: object) -> None:
+    """``has(x)`` drawn for every number asks a bag that holds 1 and 2: a version that
+    misses the first item (``indexOf(x) > 0``) parts from the right one on ``has(1)``, which
+    a bare bag (holding nothing) never shows."""
+    right = "has(x: number): boolean { return this.items.includes(x); }"
+    wrong = "has(x: number): boolean { return this.items.indexOf(x) > 0; }"
+    report = _in_module(tmp_path, "bag.ts", BAG, "Bag.has", [right, wrong], "typescript")
+    labels = [i["label"] for i in report.inputs]
+    assert "b.has(1) after new Bag(), b.add(1), b.add(2)" in labels
+    assert report.output_clusters == [[0], [1]]
+    assert report.rules.divergence is not None

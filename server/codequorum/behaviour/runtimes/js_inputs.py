@@ -614,6 +614,7 @@ def collect_js_inputs(
         types = ([unwrapped(aliases.get(unwrapped(t), t)) for t in typed] if typed else
                  shown or guessed_across(version_set.codes, entry))
         _add_scaling(plan, types or [], entry, sizes)
+    _on_example_instance(plan, entry)
     return plan
 
 
@@ -662,6 +663,32 @@ def _scales(type_text: str) -> bool:
     except NotLiteral:
         return False
     return True
+
+
+#: The inputs of a method that run on the instance its first example builds.
+MOVED_SOURCES = ("hypothesis", "proposed", "scaling")
+
+
+def _on_example_instance(plan: InputPlan, entry: str) -> None:
+    """A method's drawn, proposed and scaling inputs run on an instance an example builds,
+    its setup replayed, not on a bare one: of the examples' instances the one with the most
+    setup calls (the first of those), so ``s.has(7)`` asks a stack that holds something:
+    ``s.has(7) after new Stack(), s.push(1)``."""
+    built = [c for c in plan.cases if c.source == "doctest" and c.test.receiver is not None]
+    first = max(built, key=lambda c: len(c.test.receiver.steps) if c.test.receiver else 0,
+                default=None)
+    if first is None or first.test.receiver is None:
+        return
+    receiver = replace(first.test.receiver, method=None)
+    var = first.label.partition(".")[0]
+    short = entry.split(".")[-1]
+    for k, case in enumerate(plan.cases):
+        if case.test.receiver is not None or case.source not in MOVED_SOURCES:
+            continue
+        label = js_instances.receiver_label(receiver, var, short, case.test.args)
+        test = replace(case.test, receiver=receiver,
+                       name=label if case.test.name == case.label else case.test.name)
+        plan.cases[k] = replace(case, test=test, label=label)
 
 
 def _add_scaling(plan: InputPlan, types: Sequence[str], entry: str,

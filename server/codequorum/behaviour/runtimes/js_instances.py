@@ -71,6 +71,13 @@ class Instance:
         return text if len(text) <= LABEL_CHARS else text[:LABEL_CHARS - 3] + "..."
 
 
+def receiver_label(receiver: Receiver, var: str, method: str, args: tuple[Any, ...]) -> str:
+    """The label of a call of ``method`` on ``receiver``'s instance, as an example's reads
+    (``s.push(7) after new Stack(), s.push(1)``)."""
+    instance = Instance(receiver.name, receiver.args, list(receiver.steps))
+    return instance.label(var, method, args)
+
+
 def binding(line: str) -> tuple[str, Instance] | None:
     """``const s = new Stack<number>()`` -> ``("s", Instance("Stack"))``; a binding of
     anything else (``const s = make()``, ``new C(x)``) a spoiled instance, since its name's
