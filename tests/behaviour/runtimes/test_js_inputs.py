@@ -53,9 +53,9 @@ def test_typescript_parameter_types_draw_values() -> None:
     plan = collect_js_inputs(VersionSet.from_codes("t", [code], language="typescript",
                                                   entry_point="f"))
     assert plan.sources == ["hypothesis", "scaling"] and len(plan.cases) == 11
-    # two more draws with the array's items and the string's words repeated
-    assert [c.test.args for c in plan.cases[6:8]] == [([1, -3, 1, -3], "hello hello"), (
-        [-3, 7, 42, -3, 7, 42], "Hello World Hello World")]
+    # two more draws with the array's and the string's first half repeated
+    assert [c.test.args for c in plan.cases[6:8]] == [([-3, 7, 42, -3], "Hello World Hello"), (
+        [7, 42, 2.5, 0, 7, 42], "abcba abcba")]
     assert all(isinstance(c.test.args[0], list) for c in plan.cases)
     # the scaling series, last: the array and the string scaled together, smallest first
     series = [c for c in plan.cases if c.source == "scaling"]
@@ -284,7 +284,7 @@ def test_only_arrays_and_strings_are_drawn_again_with_repeats() -> None:
     assert [repeats(t, aliases) for t in ("number[]", "Array<string>", "string", "Names",
                                           "[number, number]", "Point", "number")] == [
         True, True, True, True, False, False, False]
-    assert repeated([1, 2]) == [1, 2, 1, 2] and repeated("a b") == "a b a b"
+    assert repeated([1, 2]) == [1, 2, 1] and repeated("a b c d") == "a b c d a b"
     assert repeated("") == "" and repeated([]) == []
     plan = collect_js_inputs(VersionSet.from_codes(
         "t", ["function f(p: [number, number]): number { return p[0]; }"],

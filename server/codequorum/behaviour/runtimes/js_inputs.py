@@ -13,10 +13,12 @@ function in its module and the workspace's tests and callers
 (``js_callers.py``, never graded); values drawn from TypeScript parameter types
 (``number``, ``string``, ``boolean``, literals, arrays, tuples, objects, records, maps,
 sets, callbacks, ``Date`` and unions of them, ``any``, the aliases, interfaces and enums
-the file declares; optional and rest parameters left out, then two draws with arrays and
-strings repeated and two that give the optional parameters values) or from the types an example's
-values show, beside the examples (versions that agree on them may part elsewhere; the
-types the examples show only when the function runs alone); the model's proposed inputs
+the file declares, a type parameter's bound; optional and rest parameters left out, then
+two draws with arrays' and strings' first half repeated and two that give the optional
+parameters values) or from the types an example's values show, beside the examples
+(versions that agree on them may part elsewhere; the types the examples show only when the
+function runs alone), a method's on the fullest instance an example builds; the model's
+proposed inputs
 where nothing else exists; last, values of the types the parameters' use in the body
 suggests (string methods, array methods or indexing, iterating or spreading it,
 arithmetic, a call of it; from the first version that shows a parameter's use).
@@ -773,9 +775,9 @@ def _add_callers(plan: InputPlan, module: ModuleContext, entry: str, known: set[
                                     where=call.where or None))
 
 
-#: Drawn inputs whose arrays hold each item twice and whose strings say their words twice
-#: (versions part on ties and repeats: the first of two equal ages, a count), and drawn
-#: inputs that give the optional parameters too.
+#: Drawn inputs whose arrays and strings repeat their first half (versions part on ties and
+#: repeats: the first of two equal ages, the most common word), and drawn inputs that give
+#: the optional parameters too.
 REPEATED_DRAWS = 2
 OPTIONAL_DRAWS = 2
 
@@ -789,12 +791,14 @@ def repeats(type_text: str, aliases: Mapping[str, str] | None = None) -> bool:
 
 
 def repeated(value: Any) -> Any:
-    """``value`` with its items repeated: an array's twice over ([1, -3] -> [1, -3, 1, -3]),
-    a string's text twice, a space between ("x y" -> "x y x y")."""
+    """``value`` with its first half again after it, so that items repeat and their counts
+    differ: an array's items ([-3, 7, 42] -> [-3, 7, 42, -3]), a string's words ("x y" ->
+    "x y x"); at least one item."""
     if isinstance(value, list):
-        return value + value
+        return value + value[:max(1, len(value) // 2)]
     if isinstance(value, str) and value:
-        return f"{value} {value}"
+        words = value.split(" ")
+        return " ".join(words + words[:max(1, len(words) // 2)])
     return value
 
 
@@ -806,7 +810,7 @@ def _add_variants(plan: InputPlan, types: Sequence[str], optional: Sequence[str]
     variants: list[tuple[Any, ...]] = []
     try:
         if any(again):
-            for i in range(1, 1 + REPEATED_DRAWS):
+            for i in range(2, 2 + REPEATED_DRAWS):  # arrays of 3 and 4, words of 1 and 2
                 variants.append(tuple(repeated(v) if r else v for v, r in zip(
                     (type_values(t, i + k, aliases) for k, t in enumerate(types)), again,
                     strict=True)))
