@@ -63,6 +63,14 @@ def test_a_module_that_loaded_keeps_the_results_and_says_what_was_refused() -> N
                             "the module's top level was refused in the sandbox: network")
 
 
+def test_a_module_that_loaded_without_packages_the_sandbox_lacks_says_which_once() -> None:
+    lacks = "packages not in the sandbox (a use of them raises): @angular/core"
+    judged = judge_module(ctx(), [Load(True, lacks), Load(True, lacks), Load(True)],
+                          ["def f():\n    return 1\n"] * 3)
+    assert judged.keep and judged.problem is None
+    assert judged.notes == (lacks,)
+
+
 def test_versions_that_need_nothing_from_a_module_that_did_not_load_stand() -> None:
     failed = Load(False, "its top level raised ModuleNotFoundError: No module named 'numpy'",
                   ran_alone=True)

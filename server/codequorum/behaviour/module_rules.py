@@ -128,6 +128,9 @@ def judge_module(context: ModuleContext, loads: Sequence[Load | None],
     refused = sorted({what for load in loads if load is not None for what in load.refused})
     if refused:
         notes.append(f"the module's top level was refused in the sandbox: {', '.join(refused)}")
+    absent = sorted({load.detail for load in loads
+                     if load is not None and load.loaded and load.detail})
+    notes.extend(absent[:1])  # the module loaded without packages the sandbox does not hold
     needed = sorted(set().union(*(outside_names(code) for code in codes)))
     failed = [load for load in loads if load is not None and not load.loaded]
     if failed:

@@ -154,6 +154,41 @@ def test_a_set_whose_module_does_not_load_is_not_run_in_module(node_sandboxed: o
     assert "Cannot find module 'fs'" in report.rules.module_problem
 
 
+def test_a_module_importing_packages_the_sandbox_lacks_loads_and_their_use_raises(
+        node_sandboxed: object, tmp_path: Path) -> None:
+    """An Angular service imports ``@angular/core`` and decorates its class: the module
+    loads (the package is absent, its names are there), a method that never uses the package
+    runs, and one that does raises naming it; Node's own modules are still refused."""
+    path = tmp_path / "price.service.ts"
+    path.write_text(
+        "import { Injectable } from '@angular/core';\nimport { map } from 'rxjs/operators';\n"
+        "@Injectable({ providedIn: 'root' })\nexport class PriceService {\n"
+        "  discount(price: number, rate: number): number { return price * (1 - rate); }\n"
+        "  piped(n: number): number { map((x: number) => x); return n; }\n}\n")
+    view = js_module_view(path.read_text(), path, tmp_path)
+    ss = VersionSet.from_codes(
+        "p", ["discount(price: number, rate: number): number { return price * (1 - rate); }",
+              "discount(price: number, rate: number): number { return price * rate; }"],
+        language="typescript", entry_point="PriceService.discount",
+        prompt="/** @example discount(100, 0.25) // => 75 */")
+    ss.module = view.context("PriceService.discount", "method")
+    report = run_dynamic(ss, DynamicOptions())
+    assert report.rules.module_problem is None
+    assert [c.pass_rate for c in report.candidates][1] == 0.0
+    assert report.candidates[0].pass_rate == 1.0
+    assert ("packages not in the sandbox (a use of them raises): @angular/core, "
+            "rxjs/operators") in report.notes
+    used = VersionSet.from_codes(
+        "q", ["piped(n: number): number { map((x: number) => x); return n; }"],
+        language="typescript", entry_point="PriceService.piped",
+        prompt="/** @example piped(1) // => 1 */")
+    used.module = view.context("PriceService.piped", "method")
+    ran = run_dynamic(used, DynamicOptions())
+    first = ran.outcomes[0][0]
+    assert first[1] == "Error" and "'rxjs/operators.map' of the package 'rxjs/operators', " \
+        "which is not in the sandbox" in str(first[2])
+
+
 def test_a_set_in_its_module_runs_and_passes(node_sandboxed: object, tmp_path: Path) -> None:
     (tmp_path / "step.js").write_text("exports.STEP = 1;\n")
     path = tmp_path / "app.js"

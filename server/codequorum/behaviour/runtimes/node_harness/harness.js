@@ -170,9 +170,10 @@ function inModule(mod, ctx, inner, entry, timeout, trace) {
   const files = {};
   for (const [path, text] of mod.files || []) files[String(path)] = String(text);
   let script;
+  let absent = () => [];
   try {
     const install = vm.runInContext(MODULES_SRC, ctx, { filename: 'modules.js' });
-    install(JSON.stringify(files), String(mod.path), JSON.stringify(mod.builtins || {}));
+    absent = install(JSON.stringify(files), String(mod.path), JSON.stringify(mod.builtins || {}));
     const make = () => ({ script: new vm.Script(String(mod.entry), { filename: String(mod.path) }),
       source: String(mod.entry) });
     script = (trace ? trace.printed(String(mod.path), make) : make()).script;
@@ -187,7 +188,11 @@ function inModule(mod, ctx, inner, entry, timeout, trace) {
   }
   const target = inner.find(undefined, null, entry);
   if (typeof target === 'string') return notLoaded(target + ' in `' + mod.name + '`');
-  send({ type: 'module', loaded: true, detail: '' });
+  let missing = [];
+  try { missing = Array.from(absent(), String); } catch (err) { missing = []; }
+  send({ type: 'module', loaded: true, detail: missing.length
+    ? 'packages not in the sandbox (a use of them raises): ' + missing.join(', ').slice(0, 1000)
+    : '' });
   return target;
 }
 

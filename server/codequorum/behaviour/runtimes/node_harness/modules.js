@@ -5,8 +5,12 @@
 // CommonJS script: ``js_modules.py``); there is no file system behind it. ``require`` of
 // a relative path, a package of a ``node_modules`` folder of the view or a ``#`` specifier
 // its package's ``imports`` map is looked up as Node looks it up (the same order as
-// ``js_module_view.py``); ``buffer`` and ``url`` are the context's own globals; anything
-// else, and a path that leads above the view, throws as a missing module does.
+// ``js_module_view.py``); ``buffer`` and ``url`` are the context's own globals. A package
+// the view does not hold (``@angular/core``, ``react``) is an absent package: importing it
+// works, and any use of what it gives (a call, ``new``, reading a value of it) throws, so a
+// module whose functions never use it still loads (``absent()`` names them). Node's own
+// modules, a relative path that is not there and a path that leads above the view throw as
+// a missing module does.
 (function (global) {
   'use strict';
   let files = Object.create(null);
@@ -189,12 +193,57 @@
   // each an object of the context's globals it names, as they were before the module ran.
   let builtins = Object.create(null);
 
+  // Node's own modules (and their subpaths): never an absent package, always refused.
+  const NODE_OWN = new Set(['assert', 'async_hooks', 'buffer', 'child_process', 'cluster',
+    'console', 'constants', 'crypto', 'dgram', 'diagnostics_channel', 'dns', 'domain', 'events',
+    'fs', 'http', 'http2', 'https', 'inspector', 'module', 'net', 'os', 'path', 'perf_hooks',
+    'process', 'punycode', 'querystring', 'readline', 'repl', 'stream', 'string_decoder', 'sys',
+    'test', 'timers', 'tls', 'trace_events', 'tty', 'url', 'util', 'v8', 'vm', 'wasi',
+    'worker_threads', 'zlib']);
+  const absentNames = [];
+
+  function isPackage(spec) {
+    if (spec.startsWith('.') || spec.startsWith('/') || spec.startsWith('#')
+        || spec.includes(':') || spec.includes('\\')) return false;
+    const parts = spec.split('/');
+    const name = spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+    return /^(@[a-z0-9][\w.~-]*\/)?[a-z0-9][\w.~-]*$/i.test(name) && !NODE_OWN.has(parts[0]);
+  }
+
+  // What an absent package gives: a part for every name, each a function that throws when
+  // called, constructed or read into (``Injectable``, ``core.Injectable``); ``default`` too.
+  function absentPart(spec, path) {
+    const fail = () => {
+      const err = new Error("'" + path.slice(0, 200) + "' of the package '" + spec.slice(0, 200)
+        + "', which is not in the sandbox (it gives the workspace's own files and "
+        + 'pure-JavaScript packages of node_modules)');
+      err.code = 'MODULE_NOT_FOUND';
+      throw err;
+    };
+    return new Proxy(function absent() {}, {
+      apply: fail, construct: fail,
+      get(_target, key) {
+        if (key === '__esModule') return true;
+        if (typeof key === 'symbol' || key === 'then') return undefined;
+        return absentPart(spec, path + '.' + String(key));
+      },
+      set: fail, defineProperty: fail, deleteProperty: fail,
+      getPrototypeOf: () => Function.prototype, setPrototypeOf: fail,
+    });
+  }
+
+  function absentPackage(spec) {
+    if (!absentNames.includes(spec) && absentNames.length < 16) absentNames.push(spec);
+    return absentPart(spec, spec);
+  }
+
   function requireFrom(folder) {
     return function require(spec) {
       spec = String(spec);
       const bare = spec.startsWith('node:') ? spec.slice(5) : spec;
       if (Object.prototype.hasOwnProperty.call(builtins, bare)) return builtins[bare];
       const path = resolve(folder, spec);
+      if (path === null && isPackage(bare) && bare === spec) return absentPackage(spec);
       if (path === null) {
         const err = new Error("Cannot find module '" + spec.slice(0, 200) + "' in the sandbox "
           + "(it gives the workspace's own files and pure-JavaScript packages of node_modules)");
@@ -234,5 +283,6 @@
       ['__filename', '/workspace/' + entryPath], ['__dirname', '/workspace/' + folder]]) {
       Object.defineProperty(global, name, { value, writable: true, configurable: true });
     }
+    return function absent() { return absentNames.slice(); };
   };
 })(globalThis)
