@@ -1,8 +1,20 @@
-"""Counted nouns for messages: ``1 version``, ``2 versions``, ``0 functions``."""
+"""Words for messages: counted nouns (``1 version``, ``2 versions``), lists of names, and
+what kind a JSON value is."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
+
+
+def json_kind(value: Any) -> str:
+    """What a decoded JSON value is, in a message's words (``a string``, ``null``)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true or false"
+    return {str: "a string", int: "a number", float: "a number", list: "a list",
+            dict: "an object"}.get(type(value), type(value).__name__)
 
 
 def plural(n: int, noun: str, plural_form: str | None = None) -> str:

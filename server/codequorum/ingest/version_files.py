@@ -48,6 +48,7 @@ from codequorum.core.limits import (
 )
 from codequorum.core.model import FunctionLocation, TestCase, Version, VersionSet
 from codequorum.core.parsing import normalize_language
+from codequorum.core.words import json_kind
 
 INPUT_FORMATS: tuple[str, ...] = ("auto", "jsonl", "humaneval", "bigcode")
 
@@ -422,16 +423,6 @@ def join_completions(version_set: VersionSet, name: str | None = None) -> Versio
     return dataclasses.replace(version_set, versions=joined) if changed else version_set
 
 
-def _json_kind(value: Any) -> str:
-    """What a JSON value is, in a message's words (``a string``, ``null``)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true or false"
-    return {str: "a string", int: "a number", float: "a number", list: "a list",
-            dict: "an object"}.get(type(value), type(value).__name__)
-
-
 def version_set_from_row(row: Any, options: ReadOptions, line: int | None = None) -> VersionSet:
     """One codequorum JSONL row -> a :class:`VersionSet` (``ValueError`` /
     :class:`UnknownLanguageError` with a one-line reason when the row is not one)."""
@@ -442,7 +433,7 @@ def version_set_from_row(row: Any, options: ReadOptions, line: int | None = None
         raise ValueError("missing 'task_id' (a string)")
     task_id = row[task_key]
     if not isinstance(task_id, str | int) or isinstance(task_id, bool):
-        raise ValueError(f"'{task_key}' must be a string, not {_json_kind(task_id)}")
+        raise ValueError(f"'{task_key}' must be a string, not {json_kind(task_id)}")
     key = next((key for key in VERSION_KEYS if key in row), None)
     if key is None:
         raise ValueError("missing 'versions' (a list of code strings; 'samples' and "
@@ -450,7 +441,7 @@ def version_set_from_row(row: Any, options: ReadOptions, line: int | None = None
     raw_versions = row[key]
     if not isinstance(raw_versions, list):
         raise ValueError(f"'{key}' must be a list of code strings, not "
-                         f"{_json_kind(raw_versions)}")
+                         f"{json_kind(raw_versions)}")
     prompt = row.get("prompt")
     if prompt is not None and not isinstance(prompt, str):
         raise ValueError("'prompt' must be a string")

@@ -17,22 +17,13 @@ from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 import attrs
 
 from codequorum.core.limits import MAX_ARGUMENT_CHARS, MAX_ARGUMENT_ITEMS, MAX_ARGUMENT_KEYS
+from codequorum.core.words import json_kind
 
 
 def shape_problem(cls: type, value: Any, where: str = "$") -> str | None:
     """Why ``value`` (raw JSON) cannot be an instance of the attrs class ``cls``; None when
     its shape fits."""
     return _problem(cls, value, where, MAX_ARGUMENT_CHARS)
-
-
-def _kind(value: Any) -> str:
-    """A JSON value's type in words, for a message."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true or false"
-    return {str: "a string", int: "a number", float: "a number", list: "a list",
-            dict: "an object"}.get(type(value), type(value).__name__)
 
 
 def _problem(t: Any, value: Any, where: str, max_chars: int) -> str | None:
@@ -42,8 +33,8 @@ def _problem(t: Any, value: Any, where: str, max_chars: int) -> str | None:
         problems = [p for p in found if p is not None]
         if len(problems) < len(found):
             return None
-        return next((p for p in problems if not p.endswith(f"got {_kind(value)}")),
-                    f"{where}: expected {_expected(t)}, got {_kind(value)}")
+        return next((p for p in problems if not p.endswith(f"got {json_kind(value)}")),
+                    f"{where}: expected {_expected(t)}, got {json_kind(value)}")
     if origin is Literal:
         return None if value in get_args(t) else f"{where}: expected one of " \
             f"{', '.join(map(str, get_args(t)))}"
@@ -59,7 +50,7 @@ def _problem(t: Any, value: Any, where: str, max_chars: int) -> str | None:
 
 def _simple(t: Any, value: Any, where: str, max_chars: int) -> str | None:
     """The check of a scalar type ("" when ``t`` is not one)."""
-    wrong = f"{where}: expected {_expected(t)}, got {_kind(value)}"
+    wrong = f"{where}: expected {_expected(t)}, got {json_kind(value)}"
     if t is type(None):
         return None if value is None else wrong
     if t is bool:
@@ -79,7 +70,7 @@ def _simple(t: Any, value: Any, where: str, max_chars: int) -> str | None:
 
 def _list_problem(item: Any, value: Any, where: str, max_chars: int) -> str | None:
     if not isinstance(value, list):
-        return f"{where}: expected a list, got {_kind(value)}"
+        return f"{where}: expected a list, got {json_kind(value)}"
     if len(value) > MAX_ARGUMENT_ITEMS:
         return f"{where}: {len(value):,} items, at most {MAX_ARGUMENT_ITEMS:,}"
     for k, element in enumerate(value):
@@ -98,7 +89,7 @@ def _object_problem(cls: type, value: Any, where: str) -> str | None:
                                                                         MAX_ARGUMENT_CHARS))
     if not isinstance(value, dict):
         wanted = "a code string or an object" if "code" in fields else "an object"
-        return f"{where}: expected {wanted}, got {_kind(value)}"
+        return f"{where}: expected {wanted}, got {json_kind(value)}"
     if len(value) > MAX_ARGUMENT_KEYS:
         return f"{where}: {len(value):,} keys, at most {MAX_ARGUMENT_KEYS}"
     hints = get_type_hints(cls)
