@@ -87,3 +87,42 @@ def test_more_calls_than_are_taken_are_spread_from_the_first_to_the_last() -> No
     assert spread(list(range(40)), 5) == [0, 10, 20, 29, 39]
     assert spread(list(range(40)), 1) == [0]
     assert spread(list(range(40)), 0) == []
+
+
+def test_what_a_workspace_test_asserts_grades_the_versions_and_picks_the_right_one(
+        tmp_path: Path) -> None:
+    """``duration`` has no docstring example; its test says ``duration(nan)`` raises and
+    ``duration(1500)`` gives ``'1.5s'``. The version without the guard returns ``'nans'``:
+    it fails the test's assertion, and the version kept is one that raises."""
+    from codequorum.behaviour.dynamic_analysis import DynamicOptions, run_dynamic
+    from codequorum.core.model import Version, VersionSet
+    from codequorum.ingest.module_view import module_context
+    from codequorum.judge.recommend import examples_from_dynamic
+    from codequorum.pipeline.analyze import analyze
+    from codequorum.pipeline.config import AnalysisConfig
+
+    guarded = ("import math\n\ndef duration(ms):\n    if not math.isfinite(ms):\n"
+               "        raise ValueError('not finite')\n    return f'{ms / 1000:g}s'\n")
+    unguarded = "def duration(ms):\n    return f'{ms / 1000:g}s'\n"
+    ws = tmp_path / "ws"
+    (ws / "tests").mkdir(parents=True)
+    (ws / "timing.py").write_text(guarded)
+    (ws / "tests" / "test_timing.py").write_text(
+        "import pytest\nfrom timing import duration\n\n\ndef test_duration():\n"
+        "    assert duration(1500) == '1.5s'\n    with pytest.raises(ValueError):\n"
+        "        duration(float('nan'))\n    with pytest.raises(ValueError):\n"
+        "        duration(float('inf'))\n    duration(7)\n")
+    version_set = VersionSet(
+        task_id="duration", entry_point="duration",
+        versions=[Version(unguarded), Version(unguarded.replace("ms /", "ms/")),
+                  Version(guarded, origin="current")],
+        module=module_context(guarded, ws / "timing.py", ws, "duration"))
+    dynamic = run_dynamic(version_set, DynamicOptions(jobs=2, scaling=False,
+                                                      use_hypothesis=False))
+    by_label = {i["label"]: (i["origin"], i["checked"], i["graded"]) for i in dynamic.inputs}
+    assert by_label["duration(1500)"] == ("test", True, True)
+    assert by_label["duration(inf)"] == ("test", True, True)
+    assert by_label["duration(7)"] == ("test", False, False)  # a call no assertion states
+    assert examples_from_dynamic(dynamic) == ([1, 1, 3], 3)
+    report = analyze(version_set, AnalysisConfig(metrics=("textual",)), dynamic)
+    assert report.recommended == 2

@@ -7,7 +7,9 @@ Bounded: the files the view holds and the workspace's files that name the functi
 characters of a file parsed, the calls taken. A call counts when it names the function
 (``f(...)``, ``mod.f(...)``, ``self.f(...)`` for a method) and its arguments are
 literals (:func:`ast.literal_eval`); a call inside the function itself (recursion) does
-not. A file named ``test_*.py`` / ``*_test.py`` or under a ``tests`` folder is a test.
+not. A file named ``test_*.py`` / ``*_test.py`` or under a ``tests`` folder is a test, and
+what its assertions say a call gives (``assert f(2) == 4``, ``pytest.raises``:
+:mod:`codequorum.behaviour.expectations`) comes with the call.
 """
 
 from __future__ import annotations
@@ -18,9 +20,9 @@ from pathlib import PurePosixPath
 from typing import Any, TypeVar
 
 from codequorum.behaviour.examples import UNREADABLE
+from codequorum.behaviour.expectations import Expectation, expectations, literal
 from codequorum.core import pyast
 from codequorum.core.model import ModuleContext
-from codequorum.ingest import humaneval
 
 T = TypeVar("T")
 
@@ -34,13 +36,15 @@ MAX_FOUND = 400
 
 @dataclass(frozen=True)
 class FoundCall:
-    """Literal arguments of one call, whether a test made it, and where it is
-    (``tests/test_app.py:12``)."""
+    """Literal arguments of one call, whether a test made it, where it is
+    (``tests/test_app.py:12``), and what the test's assertion says it gives (None: no
+    assertion states it)."""
 
     args: tuple[Any, ...]
     kwargs: dict[str, Any]
     in_test: bool
     where: str = ""
+    expectation: Expectation | None = None
 
 
 def is_test_file(path: str) -> bool:
@@ -50,24 +54,16 @@ def is_test_file(path: str) -> bool:
             or any(part in ("tests", "test") for part in p.parts[:-1]))
 
 
-def _literal(node: ast.expr) -> tuple[bool, Any]:
-    try:
-        value = pyast.literal_eval(node)
-    except (TypeError, *UNREADABLE):
-        return False, None
-    return (True, value) if humaneval.is_plain(value) else (False, None)
-
-
 def _arguments(call: ast.Call) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
     args: list[Any] = []
     for a in call.args:
-        ok, value = (False, None) if isinstance(a, ast.Starred) else _literal(a)
+        ok, value = (False, None) if isinstance(a, ast.Starred) else literal(a)
         if not ok:
             return None
         args.append(value)
     kwargs: dict[str, Any] = {}
     for kw in call.keywords:
-        ok, value = (False, None) if kw.arg is None else _literal(kw.value)
+        ok, value = (False, None) if kw.arg is None else literal(kw.value)
         if not ok or kw.arg is None:
             return None
         kwargs[kw.arg] = value
@@ -103,7 +99,7 @@ def literal_calls(context: ModuleContext, name: str, limit: int = MAX_CALLS) -> 
     owners = frozenset({context.name.rpartition(".")[2]}
                        | ({"self", "cls"} if context.kind == "method" else set()))
     out: list[FoundCall] = []
-    seen: set[str] = set()
+    seen: dict[str, int] = {}
     for path, text in files:
         if len(text) > MAX_FILE_CHARS or name not in text:
             continue
@@ -111,14 +107,21 @@ def literal_calls(context: ModuleContext, name: str, limit: int = MAX_CALLS) -> 
             tree = pyast.parse(text)
         except UNREADABLE:
             continue
+        in_test = is_test_file(path)
+        said = expectations(tree) if in_test else {}
         for call in _outside(tree, name, owners):
             found = _arguments(call)
-            key = repr(found)
-            if found is None or key in seen:
+            if found is None:
                 continue
-            seen.add(key)
-            out.append(FoundCall(found[0], found[1], is_test_file(path),
-                                 f"{path}:{call.lineno}"))
+            here = FoundCall(found[0], found[1], in_test, f"{path}:{call.lineno}",
+                             said.get(id(call)))
+            key = repr(found)
+            if key in seen:  # a test's assertion of a call found bare first says more
+                if here.expectation is not None and out[seen[key]].expectation is None:
+                    out[seen[key]] = here
+                continue
+            seen[key] = len(out)
+            out.append(here)
             if len(out) >= MAX_FOUND:
                 return spread(out, limit)
     return spread(out, limit)

@@ -19,7 +19,8 @@ In order:
    examples are checked (their results kept) but do not count in pass rates;
 4. ``caller`` / ``test``: calls of the function with literal arguments in the files of its
    module's view (:mod:`codequorum.behaviour.callers`), ``test`` when a test file makes
-   them;
+   them; what a test's assertion says the call gives (``assert f(2) == 4``,
+   ``pytest.raises``) is its expected value, graded as a docstring example is;
 5. ``edge`` then ``hypothesis``: the edge values of the parameters' types
    (:mod:`codequorum.behaviour.edge_values`: empty, one element, zero, negative, huge,
    ``inf``/``nan``/``-0.0``, strings with markup, quotes, unicode, whitespace), then
@@ -59,7 +60,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 
-from codequorum.behaviour.callers import literal_calls
+from codequorum.behaviour.callers import FoundCall, literal_calls
 from codequorum.behaviour.doctest_examples import class_example_cases, example_cases
 from codequorum.behaviour.edge_values import (
     MIN_EDGE_INPUTS,
@@ -751,23 +752,29 @@ def _resolve_params(params: Sequence[Param], cases: Sequence[InputCase], entry: 
     return resolved, example
 
 
-def _add_found(plan: InputPlan,
-               calls: Sequence[tuple[tuple[Any, ...], dict[str, Any], bool, str]],
-               entry: str, known: set[str]) -> None:
-    """Calls found in the workspace (``(args, kwargs, in a test, where)``), never graded."""
-    for args, kwargs, in_test, where in calls:
-        label = call_label(entry, args, kwargs)
+def _add_found(plan: InputPlan, calls: Sequence[FoundCall], entry: str, known: set[str],
+               graded: bool) -> None:
+    """Calls found in the workspace; one a test asserts the outcome of carries it, graded
+    (``graded``: no test grades the set) as a docstring example is: the tests are the
+    user's."""
+    for call in calls:
+        label = call_label(entry, call.args, call.kwargs)
         if label in known:
             continue
         known.add(label)
-        t = TestCase(kind="call", args=args, kwargs=dict(kwargs), name=label)
-        plan.cases.append(InputCase(t, "test" if in_test else "caller", False, label,
-                                    where=where or None))
+        said = call.expectation
+        t = TestCase(kind="call", args=call.args, kwargs=dict(call.kwargs), name=label,
+                     expected=None if said is None else said.expected,
+                     has_expected=said is not None,
+                     raises=None if said is None else said.raises)
+        plan.cases.append(InputCase(t, "test" if call.in_test else "caller",
+                                    graded and said is not None, label,
+                                    where=call.where or None))
 
 
 def _add_callers(plan: InputPlan, version_set: VersionSet,
                  fn: ast.FunctionDef | ast.AsyncFunctionDef, entry: str,
-                 known: set[str]) -> None:
+                 known: set[str], graded: bool) -> None:
     """Literal calls of the function in its module's view that fit its parameters."""
     if version_set.module is None:
         return
@@ -776,12 +783,11 @@ def _add_callers(plan: InputPlan, version_set: VersionSet,
         pos = pos[1:]
     names = set(pos) | {a.arg for a in fn.args.kwonlyargs}
     required = len(pos) - len(fn.args.defaults)
-    fits = [(c.args, c.kwargs, c.in_test, c.where)
-            for c in literal_calls(version_set.module, entry)
+    fits = [c for c in literal_calls(version_set.module, entry)
             if (fn.args.vararg is not None or len(c.args) <= len(pos))
             and (fn.args.kwarg is not None or set(c.kwargs) <= names)
             and len(c.args) + len(c.kwargs) >= required]
-    _add_found(plan, fits, entry, known)
+    _add_found(plan, fits, entry, known, graded)
 
 
 def _usage_params(params: Sequence[Param], version_set: VersionSet,
@@ -961,7 +967,7 @@ def _editor_inputs(
         if inferred and not plan.cases:
             _add_class_examples(plan, version_set, entry, alone, known)
     if inferred:
-        _add_callers(plan, version_set, fn, entry, known)
+        _add_callers(plan, version_set, fn, entry, known, alone)
     if proposer is not None and params and not plan.cases and not all(
         p.annotated for p in params
     ):

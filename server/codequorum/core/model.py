@@ -49,7 +49,9 @@ class TestCase:
     """One behavioural check for a candidate.
 
     Exactly one style is used per case:
-    - ``call``: ``args``/``kwargs`` passed to the entry point; ``expected`` compared if given.
+    - ``call``: ``args``/``kwargs`` passed to the entry point; ``expected`` compared if given,
+      or, with ``raises`` (a test's ``pytest.raises(E)``, ``expect(() => f()).toThrow()``),
+      the call must raise: an exception of the class named (or a subclass), any with ``""``.
       With a ``receiver`` (a method run in its module), the entry point is looked up on
       the receiver and called there.
     - ``stdio``: ``stdin`` fed to the program (or to ``solve(lines)``), ``expected`` is stdout.
@@ -71,6 +73,7 @@ class TestCase:
     receiver: Receiver | None = None
     setup: tuple[str, ...] = ()
     flags: int = 0
+    raises: str | None = None
 
 
 @dataclass(frozen=True)

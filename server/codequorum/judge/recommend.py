@@ -3,9 +3,10 @@ without hidden expected values.
 
 The rule:
 
-1. the docstring's examples: where the function's docstring (the prompt or the current
-   code, never a hidden test) gives examples with expected values, versions passing more
-   of them come first. A developer's own examples are the one expected value an editor
+1. the examples: where the function's docstring (the prompt or the current code, never a
+   hidden test) gives examples with expected values, or the workspace's tests assert what
+   a call gives (``assert f(2) == 4``, ``expect(() => f(NaN)).toThrow()``), versions
+   passing more of them come first. A developer's own examples are the one expected value an editor
    has; on the HumanEval benchmark in ``bench/`` this raises the kept version's pass rate
    by about ten points over agreement alone;
 2. the outcome matrix: for each version and each input that is not a test input, the
@@ -36,8 +37,9 @@ The rule:
 
 Test inputs never enter: an input is a test input when it comes from the set's tests or a
 benchmark's hidden tests (sources ``tests``, ``humaneval``), or is graded against an
-expected value from anywhere but the docstring. Docstring examples are in the prompt the
-model saw and in the code the developer has; their outputs are compared like any other
+expected value from anywhere but the docstring and the workspace's tests. Docstring
+examples are in the prompt the model saw and in the code the developer has, the
+workspace's tests in the developer's files; their outputs are compared like any other
 input's, and their expected values order the versions (step 1).
 """
 
@@ -62,11 +64,14 @@ CONSTANT_LEAST = 3
 
 #: Input sources whose expected values are hidden tests.
 TEST_SOURCES: tuple[str, ...] = ("tests", "humaneval", "hidden")
+#: Input sources whose expected values the user wrote where they work: the docstring's
+#: examples and the assertions of the workspace's tests. Seen, so they are examples.
+EXAMPLE_SOURCES: tuple[str, ...] = ("doctest", "test")
 
 
 def is_test_input(source: str, graded: bool) -> bool:
     """Whether an input carries a hidden expected value (see module docstring)."""
-    return source in TEST_SOURCES or (graded and source != "doctest")
+    return source in TEST_SOURCES or (graded and source not in EXAMPLE_SOURCES)
 
 
 def outcome_key(outcome: Sequence[str | None] | None) -> OutcomeKey:
@@ -114,8 +119,10 @@ def agreement_scores(keys: KeyMatrix) -> np.ndarray:
 
 def is_example(spec: Mapping[str, Any]) -> bool:
     """Whether an input (``source``; ``checked``: it has an expected value, else
-    ``graded``) is a docstring example with an expected value (see rule 1)."""
-    return spec.get("source") == "doctest" and bool(spec.get("checked", spec.get("graded")))
+    ``graded``) is an example with an expected value, the docstring's or a workspace
+    test's assertion (:data:`EXAMPLE_SOURCES`; see rule 1)."""
+    return (spec.get("source") in EXAMPLE_SOURCES
+            and bool(spec.get("checked", spec.get("graded"))))
 
 
 def example_columns(inputs: Sequence[Mapping[str, Any]]) -> list[int]:
@@ -470,6 +477,7 @@ def examples_from_dynamic(dynamic: Any) -> tuple[list[int] | None, int]:
 __all__ = [
     "CONSTANT_LEAST",
     "EVIDENCE_ORDER",
+    "EXAMPLE_SOURCES",
     "TEST_SOURCES",
     "Evidence",
     "OutcomeKey",

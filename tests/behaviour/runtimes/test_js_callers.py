@@ -1,7 +1,8 @@
 """Inputs of a JavaScript function from the workspace's tests and callers: read from the
 files that name it (an ESM package with its ``test.js``, a CommonJS module with a test
-folder), never graded, each saying where it is; and through ``codequorum check
---dynamic``, the call a test makes parts a bug from the real function."""
+folder), each saying where it is, graded where a test's assertion states the outcome; and
+through ``codequorum check --dynamic``, the call a test makes parts a bug from the real
+function, and the version kept is the one the tests' assertions hold for."""
 
 from __future__ import annotations
 
@@ -68,12 +69,14 @@ def test_the_workspaces_tests_and_callers_give_inputs_saying_where(tmp_path: Pat
     assert [(c.args, c.in_test, c.where) for c in calls] == [
         (("Foo Bar",), True, "test.js:5"), (("-",), True, "test.js:6"),
         (("A_b",), False, "lib/use.cjs:2")]
+    assert [c.expectation.expected if c.expectation else None for c in calls] == [
+        "foo-bar", "", None]
     vs = VersionSet(task_id="t", versions=[Version(code=REAL)], language="javascript",
                     entry_point="slug", module=context)
     plan = collect_js_inputs(vs, scaling=False)
     found = [(c.label, c.origin, c.where, c.graded) for c in plan.cases]
-    assert found == [('slug("Foo Bar")', "test", "test.js:5", False),
-                     ('slug("-")', "test", "test.js:6", False),
+    assert found == [('slug("Foo Bar")', "test", "test.js:5", True),
+                     ('slug("-")', "test", "test.js:6", True),
                      ('slug("A_b")', "caller", "lib/use.cjs:2", False)]
 
 
@@ -107,6 +110,58 @@ def test_check_parts_the_bug_on_the_call_a_test_makes(node_sandboxed: object,
              and ".codequorum" not in p.parts}
     assert after.pop(tmp_path / "config" / "codequorum" / "run-seal.key", None) is not None
     assert after == before  # nothing else written: the run's key seals what it remembers
+
+
+
+#: A TypeScript module shaped like ms's ``format``: a guard the tests hold it to.
+FMT = """export function fmt(ms: number): string {
+  if (!Number.isFinite(ms)) {
+    throw new Error('Value provided to fmt() must be a finite number');
+  }
+  return Math.abs(ms) >= 1000 ? `${Math.round(ms / 1000)}s` : `${ms}ms`;
+}
+"""
+FMT_TEST = """import { describe, expect, it } from '@jest/globals';
+import { fmt } from './fmt';
+
+describe('fmt', () => {
+  it('formats', () => {
+    expect(fmt(500)).toBe('500ms');
+    expect(fmt(1500)).toBe('2s');
+  });
+  it('throws on what is not a finite number', () => {
+    expect(() => fmt(NaN)).toThrow();
+    expect(() => { fmt(Infinity); }).toThrowError(Error);
+  });
+});
+"""
+
+
+def test_the_version_kept_is_the_one_the_tests_assertions_hold_for(
+        node_sandboxed: object, tmp_path: Path) -> None:
+    """Two versions without the guard agree with each other ("NaNms"), the real one
+    throws as the test expects: the tests' assertions grade, and the real one is kept."""
+    (tmp_path / ".git").mkdir()
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "fmt.ts").write_text(FMT)
+    (src / "fmt.test.ts").write_text(FMT_TEST)
+    real = FMT[FMT.index("export function"):]
+    loose = real.replace("  if (!Number.isFinite(ms)) {\n    throw new Error("
+                         "'Value provided to fmt() must be a finite number');\n  }\n", "")
+    assert loose != real
+    looser = loose.replace("Math.abs(ms) >= 1000", "ms >= 1000 || ms <= -1000")
+    (tmp_path / "versions.json").write_text(json.dumps([loose, looser, real]))
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "PATH": "/usr/bin:/bin"}
+    subprocess.run([str(SCRIPT), "sample", "src/fmt.ts", "-f", "fmt", "--from",
+                    str(tmp_path / "versions.json"), "-q"], check=True, env=env, cwd=tmp_path)
+    done = subprocess.run([str(SCRIPT), "check", "src/fmt.ts", "--dynamic", "--format", "json",
+                           "--fail-on", "never"], capture_output=True, text=True, env=env,
+                          cwd=tmp_path, timeout=300)
+    doc = json.loads(done.stdout)
+    [row] = doc["functions"]
+    assert row["not_run"] is None, row
+    assert row["recommended"] == 2, row
 
 
 #: A CommonJS class shaped like semver's ``SemVer``: a method reads what the constructor set.

@@ -122,6 +122,26 @@ def test_a_syntax_error_and_a_thrown_error_are_told_apart(node_sandboxed: object
     assert (thrown.tests[0].exc_type, thrown.tests[0].exc_message) == ("TypeError", "no")
 
 
+def test_a_call_a_test_expects_to_throw_passes_when_it_throws_that(
+        node_sandboxed: object) -> None:
+    code = ("function fmt(n) { if (!Number.isFinite(n)) throw new RangeError('not finite');"
+            " return n + 'ms'; }")
+    throws = [TestCase("call", args=(NAN,), has_expected=True, raises=wanted)
+              for wanted in ("", "RangeError", "Error", "TypeError")]
+    result = JAVASCRIPT.run(code, [*throws, TestCase("call", args=(1,), has_expected=True,
+                                                     raises="")], "fmt", Limits())
+    assert [t.passed for t in result.tests] == [True, True, True, False, False]
+    assert result.tests[-1].output == '"1ms"'
+
+
+def test_only_an_error_class_is_an_error() -> None:
+    assert js_values.raised_as_expected("Error", "ValidationError")
+    assert not js_values.raised_as_expected("Error", "Thrown")  # a thrown string
+    assert js_values.raised_as_expected("", "Thrown")
+    assert not js_values.raised_as_expected("", "Timeout")
+    assert not js_values.raised_as_expected("TypeError", None)
+
+
 def test_the_probe_names_the_node_and_the_layers(node_sandboxed: node_sandbox.NodeBinary) -> None:
     assert node_sandboxed.major in node_sandbox.SUPPORTED_MAJORS
     held, why, layers = node_sandbox.probe()

@@ -11,7 +11,8 @@ its substitutions, each a literal); a call inside a function of that name (recur
 method's call on an instance the call makes, ``new SemVer('1.2.3-beta').comparePre('1.2.3')``,
 keeps the constructor's literal arguments: the instance its test runs on. A file
 named ``*.test.js``, ``*.spec.ts``, ``test.js`` or under a ``test``/``tests``/``__tests__``
-folder is a test.
+folder is a test, and what its assertions say a call gives (``expect(f(1)).toBe(2)``,
+``expect(() => f(NaN)).toThrow()``: ``js_expectations.py``) comes with the call.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from typing import Any
 from tree_sitter import Node
 
 from codequorum.behaviour.callers import MAX_CALLS, MAX_FILE_CHARS, MAX_FOUND, spread
+from codequorum.behaviour.expectations import Expectation
+from codequorum.behaviour.runtimes.js_expectations import expectations, key
 from codequorum.behaviour.runtimes.js_literals import NotLiteral, call_arguments, node_text
 from codequorum.core.limits import InputLimitError
 from codequorum.core.model import ModuleContext
@@ -38,13 +41,15 @@ _DEFINITIONS = frozenset({"function_declaration", "generator_function_declaratio
 @dataclass(frozen=True)
 class JsCall:
     """Literal arguments of one call, whether a test made it, where it is
-    (``test/inc.js:12``), and for a method called on ``new Owner(...)`` that instance's
-    constructor arguments (None: called on something else)."""
+    (``test/inc.js:12``), for a method called on ``new Owner(...)`` that instance's
+    constructor arguments (None: called on something else), and what the test's
+    assertion says it gives (None: no assertion states it)."""
 
     args: tuple[Any, ...]
     in_test: bool
     where: str
     receiver: tuple[Any, ...] | None = None
+    expectation: Expectation | None = None
 
 
 def is_test_file(path: str) -> bool:
@@ -122,7 +127,7 @@ def literal_calls(context: ModuleContext, name: str, limit: int = MAX_CALLS) -> 
     files = [*sorted(context.files, key=lambda f: f[0] != context.path), *context.callers]
     owner = context.owner if context.kind == "method" else None
     out: list[JsCall] = []
-    seen: set[str] = set()
+    seen: dict[str, int] = {}
     for path, text in files:
         if len(text) > MAX_FILE_CHARS or name not in text or path.endswith(".json"):
             continue
@@ -130,15 +135,22 @@ def literal_calls(context: ModuleContext, name: str, limit: int = MAX_CALLS) -> 
             root = parse(text, grammar(path)).root_node
         except InputLimitError:
             continue
+        in_test = is_test_file(path)
+        said = expectations(root) if in_test else {}
         for call in _calls(root, name):
             args = _arguments(call)
-            receiver = _receiver(call, owner.rpartition(".")[2]) if owner else None
-            key = repr((args, receiver))
-            if args is None or key in seen:
+            if args is None:
                 continue
-            seen.add(key)
-            out.append(JsCall(args, is_test_file(path), f"{path}:{call.start_point[0] + 1}",
-                              receiver))
+            receiver = _receiver(call, owner.rpartition(".")[2]) if owner else None
+            here = JsCall(args, in_test, f"{path}:{call.start_point[0] + 1}", receiver,
+                          said.get(key(call)))
+            found = repr((args, receiver))
+            if found in seen:  # a test's assertion of a call found bare first says more
+                if here.expectation is not None and out[seen[found]].expectation is None:
+                    out[seen[found]] = here
+                continue
+            seen[found] = len(out)
+            out.append(here)
             if len(out) >= MAX_FOUND:
                 break
         if len(out) >= MAX_FOUND:

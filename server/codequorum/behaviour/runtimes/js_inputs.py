@@ -588,7 +588,7 @@ def collect_js_inputs(
         if module is not None and not plan.indices("doctest"):
             _add_class_examples(plan, module, entry, not given.tests, known)
     if version_set.module is not None:
-        _add_callers(plan, version_set.module, entry, known)
+        _add_callers(plan, version_set.module, entry, known, not given.tests)
     found = typed_parameters([*graded_texts, *version_set.codes], entry)
     typed, aliases = found if found is not None else (None, {})
     if version_set.module is not None:  # the types its file declares (an enum, an alias)
@@ -758,9 +758,11 @@ def _add_class_examples(plan: InputPlan, module: ModuleContext, entry: str, grad
         _add_examples(plan, comment, entry, graded, known, owner.rpartition(".")[2])
 
 
-def _add_callers(plan: InputPlan, module: ModuleContext, entry: str, known: set[str]) -> None:
+def _add_callers(plan: InputPlan, module: ModuleContext, entry: str, known: set[str],
+                 graded: bool) -> None:
     """Literal calls of the function in its module's view and the workspace's files that
-    name it (its tests, its callers), never graded; each says where it is."""
+    name it (its tests, its callers); each says where it is. One a test asserts the outcome
+    of carries it, graded (``graded``: no test grades the set) as a comment's example is."""
     owner = (module.owner or "").rpartition(".")[2]
     for call in literal_calls(module, entry.split(".")[-1]):
         receiver = None if call.receiver is None else Receiver(owner, call.receiver)
@@ -770,8 +772,13 @@ def _add_callers(plan: InputPlan, module: ModuleContext, entry: str, known: set[
         if label in known:
             continue
         known.add(label)
-        test = TestCase("call", args=call.args, name=label, receiver=receiver)
-        plan.cases.append(InputCase(test, "test" if call.in_test else "caller", False, label,
+        said = call.expectation
+        test = TestCase("call", args=call.args, name=label, receiver=receiver,
+                        expected=None if said is None else said.expected,
+                        has_expected=said is not None,
+                        raises=None if said is None else said.raises)
+        plan.cases.append(InputCase(test, "test" if call.in_test else "caller",
+                                    graded and said is not None, label,
                                     where=call.where or None))
 
 

@@ -19,6 +19,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from codequorum.behaviour.sandbox.outcome_grading import ENDINGS
+
 MAX_VALUE_TEXT = 1 << 20
 NULLISH: dict[str, str] = {"$": "nullish"}
 UNDEFINED: dict[str, str] = {"$": "undefined"}
@@ -173,6 +175,16 @@ HOST_GLOBALS = frozenset({
 })
 
 
+def raised_as_expected(wanted: str, thrown: str | None) -> bool:
+    """Whether a throw the harness names ``thrown`` (the thrown object's constructor name;
+    None: nothing thrown) is what a test expects (``wanted``: a class name, ``""`` for any
+    throw), as ``toThrow(E)`` takes it: ``Error`` is every error class, another name only
+    itself; a run's ending (a limit, the harness's own) matches nothing."""
+    if thrown is None or thrown in ENDINGS:
+        return False
+    return wanted in ("", thrown) or (wanted == "Error" and thrown != "Thrown")
+
+
 def host_global_told(exc_type: str | None, message: str | None) -> str | None:
     """A ``ReferenceError`` for a global of Node or of browsers, told as what it is (the
     sandbox's context has no such global, not the version's mistake); else the message."""
@@ -183,5 +195,5 @@ def host_global_told(exc_type: str | None, message: str | None) -> str | None:
             f"`{m.group(1)}` is not there)")
 
 
-__all__ = ["HOST_GLOBALS", "canonical", "host_global_told", "matches", "parse", "show",
-           "show_call", "shown_text", "strict_equal"]
+__all__ = ["HOST_GLOBALS", "canonical", "host_global_told", "matches", "parse",
+           "raised_as_expected", "show", "show_call", "shown_text", "strict_equal"]

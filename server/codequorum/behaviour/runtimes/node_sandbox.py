@@ -288,12 +288,14 @@ class NodeRun(_ChildRun):
         outcome.opcodes, outcome.opcode_total = found.counts, sum(found.counts.values())
 
     def _graded(self, index: int, outcome: TestOutcome, value: Any) -> TestOutcome:
-        """``passed``: strict equality of the canonical value with the expected one (with
-        tracing, the executed bytecodes set too)."""
+        """``passed``: strict equality of the canonical value with the expected one, or the
+        throw a test expects (with tracing, the executed bytecodes set too)."""
         self._executed(index, outcome)
         outcome.exc_message = js_values.host_global_told(outcome.exc_type, outcome.exc_message)
         test = self.tests[index]
-        if not test.has_expected:
+        if test.raises is not None:
+            outcome.passed = js_values.raised_as_expected(test.raises, outcome.exc_type)
+        elif not test.has_expected:
             outcome.passed = None
         elif outcome.exc_type is not None or outcome.output is None:
             outcome.passed = False

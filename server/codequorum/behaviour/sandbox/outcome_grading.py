@@ -9,6 +9,7 @@ True cannot pass.
 
 from __future__ import annotations
 
+import builtins
 import doctest
 import re
 from typing import Any
@@ -62,18 +63,51 @@ def example_passed(want: str, shown: str | None, flags: int,
     return checker.check_output(wanted_msg.strip() + "\n", raised[1].strip() + "\n", flags)
 
 
+#: The exceptions a run's ending gives (a limit, a crash, a cancel, the harness's own): never
+#: the raise a test expects of the function.
+ENDINGS = frozenset({"Timeout", "MemoryError", "SystemExit", "OutputLimitExceeded", "Cancelled",
+                     "Crash", "SandboxError", "KeyboardInterrupt", "Skipped", "InternalError"})
+
+
+def _builtin_exception(name: str) -> type[BaseException] | None:
+    found = getattr(builtins, name, None)
+    return found if isinstance(found, type) and issubclass(found, BaseException) else None
+
+
+def raised_as_expected(wanted: str, raised: str | None) -> bool:
+    """Whether an exception named ``raised`` (the class name the run reports; None: none)
+    is the one a test expects (``wanted``: a class name, dotted or not, ``""`` for any), as
+    ``pytest.raises`` takes it: that class or a subclass. Only builtin classes are known
+    here, so a class of the project's own matches by name, or ``Exception`` at large; a
+    run's ending (:data:`ENDINGS`) matches nothing."""
+    if raised is None or raised in ENDINGS:
+        return False
+    want = wanted.rpartition(".")[2]
+    if not want or want == raised:
+        return True
+    w, r = _builtin_exception(want), _builtin_exception(raised)
+    if w is None:
+        return False
+    if r is None:  # a class of the project's own: an Exception, as such classes are
+        return w in (Exception, BaseException)
+    return issubclass(r, w)
+
+
 def grade(test: TestCase, value: Any, printed: str | None, raised: bool,
           exception: tuple[str, str] | None = None) -> bool | None:
     """``passed`` for one outcome: None when there is nothing to pass.
 
     ``value`` is the decoded return value (``call``), ``printed`` the program's output
     (``stdio``) or the example's (``example``, graded as doctest does:
-    :func:`example_passed`, ``exception`` naming what it raised); any other test that
-    raised never passes. ``check`` tests pass when they did not
+    :func:`example_passed`, ``exception`` naming what it raised); a call expected to raise
+    (``test.raises``) passes when it raised that (:func:`raised_as_expected`); any other
+    test that raised never passes. ``check`` tests pass when they did not
     raise (their verdict is the harness's asserts).
     """
     if test.kind == "check":
         return not raised
+    if test.raises is not None:
+        return raised_as_expected(test.raises, exception[0] if raised and exception else None)
     if not test.has_expected:
         return None
     if test.kind == "example":

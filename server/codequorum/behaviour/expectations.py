@@ -1,0 +1,168 @@
+"""What a Python test file's assertions say calls give, read with :mod:`ast` (nothing runs).
+
+A workspace's tests are the user's own word on what a function should do, as its docstring's
+examples are: ``assert f(2) == 4`` says ``f(2)`` gives 4, ``with pytest.raises(ValueError):
+f(-1)`` that ``f(-1)`` raises. The forms read:
+
+- ``assert CALL == VALUE`` (either side), ``assert CALL is None`` (``True``, ``False``);
+- unittest's ``self.assertEqual(CALL, VALUE)`` (either order; ``assertEquals``,
+  ``assertListEqual``, ``assertDictEqual``, ``assertTupleEqual``, ``assertSetEqual``,
+  ``assertIs`` with ``None``/``True``/``False``), ``self.assertIsNone(CALL)``;
+- ``with pytest.raises(E):`` or ``with self.assertRaises(E):`` around one statement that is
+  the call (``E`` by its last name; a tuple of classes is any exception).
+
+``VALUE`` is a literal (:func:`literal`: also ``math.inf``, ``float('nan')``); anything
+else says nothing, and the call stays an input without an expected value.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from codequorum.behaviour.examples import UNREADABLE
+from codequorum.core import pyast
+from codequorum.ingest import humaneval
+
+#: unittest's methods that assert their two arguments are equal.
+EQUAL_METHODS = frozenset({"assertEqual", "assertEquals", "assertListEqual", "assertDictEqual",
+                           "assertTupleEqual", "assertSetEqual", "assertIs"})
+#: What a ``with`` statement names when its body must raise.
+RAISES = frozenset({"raises", "assertRaises", "assertRaisesRegex"})
+#: The values ``is`` compares with that an assertion may state.
+_SINGLETONS = (None, True, False)
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """What an assertion says one call gives: ``expected``, or with ``raises`` that it raises
+    (a class name, ``""`` for any exception)."""
+
+    expected: Any = None
+    raises: str | None = None
+
+
+#: The names a test writes the float specials with (``math.inf``, ``float('nan')``).
+_SPECIALS = {"inf": math.inf, "nan": math.nan}
+
+
+def _special(node: ast.expr) -> float | None:
+    """``math.inf``/``math.nan`` (negated too), ``float('inf')``, ``float('-inf')``,
+    ``float('nan')``: the float, else None."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _special(node.operand)
+        return None if inner is None else -inner
+    if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+            and node.value.id in ("math", "np", "numpy") and node.attr in _SPECIALS):
+        return _SPECIALS[node.attr]
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id == "float" and len(node.args) == 1 and not node.keywords
+            and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+        text = node.args[0].value.strip().lower()
+        sign = -1.0 if text.startswith("-") else 1.0
+        word = text.lstrip("+-")
+        word = "inf" if word == "infinity" else word
+        return sign * _SPECIALS[word] if word in _SPECIALS else None
+    return None
+
+
+def literal(node: ast.expr) -> tuple[bool, Any]:
+    """``(True, value)`` for a plain literal node (the float specials as tests write them
+    included), else ``(False, None)``."""
+    special = _special(node)
+    if special is not None:
+        return True, special
+    try:
+        value = pyast.literal_eval(node)
+    except (TypeError, *UNREADABLE):
+        return False, None
+    return (True, value) if humaneval.is_plain(value) else (False, None)
+
+
+def _stated(call: ast.expr, other: ast.expr, identity: bool = False
+            ) -> tuple[ast.Call, Expectation] | None:
+    """``call`` is a call and ``other`` a literal (for ``is``, a singleton)."""
+    if not isinstance(call, ast.Call) or isinstance(other, ast.Call):
+        return None
+    ok, value = literal(other)
+    if not ok or (identity and not any(value is s for s in _SINGLETONS)):
+        return None
+    return call, Expectation(expected=value)
+
+
+def _either(a: ast.expr, b: ast.expr, identity: bool = False
+            ) -> tuple[ast.Call, Expectation] | None:
+    return _stated(a, b, identity) or _stated(b, a, identity)
+
+
+def _from_assert(node: ast.Assert) -> tuple[ast.Call, Expectation] | None:
+    test = node.test
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return None
+    op = test.ops[0]
+    if not isinstance(op, (ast.Eq, ast.Is)):
+        return None
+    return _either(test.left, test.comparators[0], isinstance(op, ast.Is))
+
+
+def _from_method(node: ast.Call) -> tuple[ast.Call, Expectation] | None:
+    func = node.func
+    if not isinstance(func, ast.Attribute) or node.keywords:
+        return None
+    if func.attr == "assertIsNone" and len(node.args) == 1:
+        return _stated(node.args[0], ast.Constant(None))
+    if func.attr in EQUAL_METHODS and len(node.args) >= 2:
+        return _either(node.args[0], node.args[1], func.attr == "assertIs")
+    return None
+
+
+def _exception_name(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return "" if isinstance(node, ast.Tuple) else None
+
+
+def _raised(item: ast.withitem) -> str | None:
+    """The class a ``with`` item expects raised (``pytest.raises(E)``), else None."""
+    ctx = item.context_expr
+    if not isinstance(ctx, ast.Call) or not ctx.args:
+        return None
+    func = ctx.func
+    name = func.attr if isinstance(func, ast.Attribute) else (
+        func.id if isinstance(func, ast.Name) else "")
+    return _exception_name(ctx.args[0]) if name in RAISES else None
+
+
+def _from_with(node: ast.With) -> tuple[ast.Call, Expectation] | None:
+    if len(node.items) != 1 or len(node.body) != 1:
+        return None
+    wanted = _raised(node.items[0])
+    statement = node.body[0]
+    value = statement.value if isinstance(statement, (ast.Expr, ast.Assign)) else None
+    if wanted is None or not isinstance(value, ast.Call):
+        return None
+    return value, Expectation(raises=wanted)
+
+
+def expectations(tree: ast.Module) -> dict[int, Expectation]:
+    """``id(call)`` -> what an assertion of ``tree`` says that call gives, for every call an
+    assertion states (the first assertion of a call wins)."""
+    out: dict[int, Expectation] = {}
+    for node in ast.walk(tree):
+        found = None
+        if isinstance(node, ast.Assert):
+            found = _from_assert(node)
+        elif isinstance(node, ast.Call):
+            found = _from_method(node)
+        elif isinstance(node, ast.With):
+            found = _from_with(node)
+        if found is not None:
+            out.setdefault(id(found[0]), found[1])
+    return out
+
+
+__all__ = ["EQUAL_METHODS", "RAISES", "Expectation", "expectations", "literal"]

@@ -1,0 +1,188 @@
+"""What a JavaScript or TypeScript test file's assertions say calls give, read with
+tree-sitter (nothing runs): the JavaScript side of :mod:`codequorum.behaviour.expectations`.
+
+The forms read:
+
+- Jest, Vitest and Chai's ``expect(CALL)`` followed by an equality:
+  ``.toBe(VALUE)``, ``.toEqual``, ``.toStrictEqual``, ``.to.equal``, ``.to.deep.equal``,
+  ``.to.eql``, or ``.toBeNull()``, ``.toBeUndefined()``, ``.toBeNaN()`` (``expect(await
+  CALL)`` too); a chain holding ``not`` says nothing;
+- ``expect(() => CALL).toThrow()`` (``toThrowError``, Chai's ``.to.throw``), the class named
+  by an identifier argument (``toThrow(TypeError)``), any throw otherwise;
+- ``node:assert``'s and AVA's ``assert.strictEqual(CALL, VALUE)`` (``equal``,
+  ``deepStrictEqual``, ``deepEqual``, ``t.is``, ``t.deepEqual``, either order) and
+  ``assert.throws(() => CALL, E)``.
+
+``VALUE`` is a literal (``js_literals.py``); anything else says nothing, and the call stays
+an input without an expected value.
+"""
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from codequorum.behaviour.expectations import Expectation
+from codequorum.behaviour.runtimes.js_literals import (
+    NotLiteral,
+    literal,
+    node_text,
+    parse_expression,
+)
+
+#: ``expect(x)``'s methods that say ``x`` equals their argument.
+EQUALS = frozenset({"toBe", "toEqual", "toStrictEqual", "equal", "equals", "eq", "eql"})
+#: ``expect(x)``'s methods that say what ``x`` is, without an argument.
+IS = {"toBeNull": "null", "toBeUndefined": "undefined", "toBeNaN": "NaN"}
+#: ``expect(() => x)``'s methods that say ``x`` throws.
+THROWS = frozenset({"toThrow", "toThrowError", "throw", "throws"})
+#: Words a Chai chain may hold between ``expect(x)`` and its method.
+CHAIN_WORDS = frozenset({"to", "be", "been", "is", "that", "which", "and", "has", "have",
+                         "with", "at", "of", "same", "deep", "strict", "does", "still"})
+#: Assertion functions taking (actual, expected), as ``assert.strictEqual`` and AVA's ``t.is``.
+ASSERT_EQUALS = frozenset({"strictEqual", "equal", "deepStrictEqual", "deepEqual", "is",
+                           "same", "strictSame"})
+#: Assertion functions taking a function that must throw.
+ASSERT_THROWS = frozenset({"throws"})
+#: What an assertion object is named (``assert``, ``assert.strict``, AVA's ``t``).
+ASSERT_OBJECTS = frozenset({"assert", "t", "strict"})
+
+Key = tuple[int, int]
+Found = tuple[Node, Expectation]
+
+
+def key(node: Node) -> Key:
+    """The identity of a node of one tree: where it is."""
+    return node.start_byte, node.end_byte
+
+
+def _unwrapped(node: Node | None) -> Node | None:
+    while node is not None and node.type in ("parenthesized_expression", "await_expression"):
+        inner = node.named_children
+        node = inner[-1] if inner else None
+    return node
+
+
+def _arguments(call: Node) -> list[Node]:
+    args = call.child_by_field_name("arguments")
+    return [] if args is None else [a for a in args.named_children if a.type != "comment"]
+
+
+def _callee(call: Node) -> tuple[Node | None, str]:
+    """(the object, the method's name) of ``object.method(...)``; (None, name) for a call
+    of a bare name."""
+    callee = call.child_by_field_name("function")
+    if callee is None:
+        return None, ""
+    if callee.type == "identifier":
+        return None, node_text(callee)
+    prop = callee.child_by_field_name("property") if callee.type == "member_expression" else None
+    return (callee.child_by_field_name("object"), node_text(prop)) if prop is not None else (
+        None, "")
+
+
+def _thrower(fn: Node | None) -> Node | None:
+    """The call a function that must throw makes: ``() => f(x)``, ``() => { f(x); }``."""
+    fn = _unwrapped(fn)
+    if fn is None or fn.type not in ("arrow_function", "function_expression", "function"):
+        return None
+    body = fn.child_by_field_name("body")
+    if body is not None and body.type == "statement_block":
+        statements = [s for s in body.named_children if s.type != "comment"]
+        if len(statements) != 1 or statements[0].type != "expression_statement":
+            return None
+        body = statements[0].named_children[0] if statements[0].named_children else None
+    body = _unwrapped(body)
+    return body if body is not None and body.type == "call_expression" else None
+
+
+def _class_named(args: list[Node]) -> str:
+    first = _unwrapped(args[0]) if args else None
+    return node_text(first) if first is not None and first.type == "identifier" else ""
+
+
+def _value(node: Node | None) -> tuple[bool, object]:
+    if node is None:
+        return False, None
+    try:
+        return True, literal(node)
+    except (NotLiteral, ValueError, RecursionError):
+        return False, None
+
+
+def _from_expect(call: Node, method: str, obj: Node) -> Found | None:
+    """``expect(X).chain.method(args)``, ``obj`` being what ``method`` is read on."""
+    while obj.type == "member_expression":
+        word = obj.child_by_field_name("property")
+        if word is None or node_text(word) not in CHAIN_WORDS:
+            return None
+        obj = obj.child_by_field_name("object")  # type: ignore[assignment]
+        if obj is None:
+            return None
+    inner, name = _callee(obj) if obj.type == "call_expression" else (None, "")
+    given = _arguments(obj) if name == "expect" and inner is None else []
+    if len(given) != 1:
+        return None
+    args = _arguments(call)
+    if method in THROWS:
+        thrower = _thrower(given[0])
+        return None if thrower is None else (thrower, Expectation(raises=_class_named(args)))
+    actual = _unwrapped(given[0])
+    if actual is None or actual.type != "call_expression":
+        return None
+    if method in IS:
+        return None if args else (actual, Expectation(expected=literal_named(IS[method])))
+    ok, value = _value(args[0]) if len(args) == 1 and method in EQUALS else (False, None)
+    return (actual, Expectation(expected=value)) if ok else None
+
+
+def literal_named(name: str) -> object:
+    """The canonical value of ``null``, ``undefined`` or ``NaN``."""
+    node = parse_expression(name)
+    if node is None:
+        raise ValueError(name)
+    return literal(node)
+
+
+def _from_assert(call: Node, method: str, obj: Node) -> Found | None:
+    """``assert.strictEqual(actual, expected)``, ``assert.throws(fn, E)``."""
+    holder = obj.child_by_field_name("property") if obj.type == "member_expression" else obj
+    if holder is None or node_text(holder) not in ASSERT_OBJECTS:
+        return None
+    args = _arguments(call)
+    if method in ASSERT_THROWS and args:
+        thrower = _thrower(args[0])
+        return None if thrower is None else (
+            thrower, Expectation(raises=_class_named(args[1:2])))
+    if method not in ASSERT_EQUALS or len(args) < 2:
+        return None
+    for actual, other in ((args[0], args[1]), (args[1], args[0])):
+        actual = _unwrapped(actual)  # type: ignore[assignment]
+        ok, value = _value(other)
+        if actual is not None and actual.type == "call_expression" and ok:
+            return actual, Expectation(expected=value)
+    return None
+
+
+def _stated(call: Node) -> Found | None:
+    obj, method = _callee(call)
+    if obj is None:
+        return None
+    return _from_expect(call, method, obj) or _from_assert(call, method, obj)
+
+
+def expectations(root: Node) -> dict[Key, Expectation]:
+    """:func:`key` of a call -> what an assertion of the tree says that call gives, for
+    every call an assertion states (the first assertion of a call wins)."""
+    out: dict[Key, Expectation] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "call_expression":
+            found = _stated(node)
+            if found is not None:
+                out.setdefault(key(found[0]), found[1])
+        stack.extend(reversed(node.children))
+    return out
+
+
+__all__ = ["ASSERT_EQUALS", "EQUALS", "THROWS", "expectations", "key", "literal_named"]

@@ -1,0 +1,64 @@
+"""What a JavaScript or TypeScript test file's assertions say calls give."""
+
+from __future__ import annotations
+
+from codequorum.behaviour.expectations import Expectation
+from codequorum.behaviour.runtimes.js_expectations import expectations, key
+from codequorum.behaviour.runtimes.js_literals import node_text
+from codequorum.core.parsing import parse
+
+
+def _said(source: str, grammar: str = "typescript") -> dict[str, Expectation]:
+    root = parse(source, grammar).root_node
+    calls: dict[tuple[int, int], str] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "call_expression":
+            calls[key(node)] = node_text(node)
+        stack.extend(node.children)
+    return {calls[k]: v for k, v in expectations(root).items()}
+
+
+def test_jest_equalities_give_expected_values() -> None:
+    said = _said("expect(f(1)).toBe(2);\nexpect(f('a')).toEqual(['a']);\n"
+                 "expect(f(3)).toStrictEqual({ b: 1 });\nexpect(await f(4)).toBe(true);\n"
+                 "expect(f(5)).toBeNull();\nexpect(f(6)).toBeUndefined();\n")
+    assert said["f(1)"] == Expectation(2) and said["f('a')"] == Expectation(["a"])
+    assert said["f(3)"] == Expectation({"$": "object", "v": [["b", 1]]})
+    assert said["f(4)"] == Expectation(True) and said["f(5)"] == Expectation(None)
+    assert said["f(6)"] == Expectation({"$": "undefined"})
+    assert set(said) == {"f(1)", "f('a')", "f(3)", "f(4)", "f(5)", "f(6)"}
+
+
+def test_nan_is_expected_as_nan() -> None:
+    said = _said("expect(f(0)).toBeNaN();")
+    assert said == {"f(0)": Expectation({"$": "number", "v": "NaN"})}
+
+
+def test_what_says_nothing_is_left_out() -> None:
+    said = _said("expect(f(1)).not.toBe(2);\nexpect(f(2)).toBe(x);\nexpect(f(3)).toBeTruthy();\n"
+                 "expect(f(4)).toBeCloseTo(1.5);\nexpect(g(f(5))).toBe(1);\n"
+                 "expect(() => f(6)).not.toThrow();\nexpect(() => { f(7); f(8); }).toThrow();\n")
+    assert said == {"g(f(5))": Expectation(1)}
+
+
+def test_a_function_that_must_throw_names_its_class() -> None:
+    said = _said("expect(() => format(NaN)).toThrow();\n"
+                 "expect(() => { parse(''); }).toThrowError(TypeError);\n"
+                 "expect(function () { parse('x') }).to.throw('bad');\n"
+                 "assert.throws(() => ms(-1), RangeError);\n")
+    assert said == {"format(NaN)": Expectation(raises=""),
+                    "parse('')": Expectation(raises="TypeError"),
+                    "parse('x')": Expectation(raises=""),
+                    "ms(-1)": Expectation(raises="RangeError")}
+
+
+def test_chai_and_node_assert_read_their_chains() -> None:
+    said = _said("expect(f(1)).to.equal(2);\nexpect(f(2)).to.deep.equal([1]);\n"
+                 "expect(f(3)).to.be.eql('c');\nassert.strictEqual(f(4), 4);\n"
+                 "assert.deepStrictEqual([5], f(5));\nt.is(f(6), 'six');\n"
+                 "assert.strict.equal(f(7), 7);\nassert.notStrictEqual(f(8), 8);\n", "javascript")
+    assert said == {"f(1)": Expectation(2), "f(2)": Expectation([1]), "f(3)": Expectation("c"),
+                    "f(4)": Expectation(4), "f(5)": Expectation([5]), "f(6)": Expectation("six"),
+                    "f(7)": Expectation(7)}

@@ -1,0 +1,70 @@
+"""What a Python test file's assertions say calls give."""
+
+from __future__ import annotations
+
+import ast
+
+from codequorum.behaviour.expectations import Expectation, expectations
+
+
+def _said(source: str) -> dict[str, Expectation]:
+    tree = ast.parse(source)
+    calls = {id(n): ast.unparse(n) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    return {calls[k]: v for k, v in expectations(tree).items()}
+
+
+def test_asserted_equalities_give_expected_values_either_side() -> None:
+    said = _said("assert f(2) == 4\nassert [1] == f(3)\nassert f(4) is None\n"
+                 "assert f(5) is True\n")
+    assert said == {"f(2)": Expectation(4), "f(3)": Expectation([1]),
+                    "f(4)": Expectation(None), "f(5)": Expectation(True)}
+
+
+def test_what_says_nothing_is_left_out() -> None:
+    said = _said("assert f(2) != 4\nassert f(3)\nassert f(4) == g(1)\nassert f(5) is 7\n"
+                 "assert f(6) == pytest.approx(1.5)\nassert 1 < f(7) < 3\nassert f(8) == x\n")
+    assert said == {}
+
+
+def test_unittest_assertions_are_read_in_either_order() -> None:
+    said = _said("class T:\n    def test(self):\n        self.assertEqual(f(1), 'a')\n"
+                 "        self.assertEqual((1, 2), f(2))\n        self.assertIsNone(f(3))\n"
+                 "        self.assertIs(f(4), False)\n        self.assertTrue(f(5))\n"
+                 "        self.assertEqual(f(6), 1, msg='x')\n")
+    assert said == {"f(1)": Expectation("a"), "f(2)": Expectation((1, 2)),
+                    "f(3)": Expectation(None), "f(4)": Expectation(False)}
+
+
+def test_a_block_that_must_raise_names_its_class() -> None:
+    said = _said(
+        "with pytest.raises(ValueError):\n    f(-1)\n"
+        "with pytest.raises(errors.ParseError, match='x'):\n    y = f('')\n"
+        "with self.assertRaises((TypeError, KeyError)):\n    f(None)\n"
+        "with pytest.raises(ValueError):\n    f(1)\n    f(2)\n"
+        "with open('x') as fh:\n    f(3)\n")
+    assert said == {"f(-1)": Expectation(raises="ValueError"),
+                    "f('')": Expectation(raises="ParseError"),
+                    "f(None)": Expectation(raises="")}
+
+
+def test_the_first_assertion_of_a_call_wins() -> None:
+    tree = ast.parse("assert f(1) == 2")
+    [call] = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+    assert expectations(tree) == {id(call): Expectation(2)}
+
+
+def test_the_float_specials_are_literals_as_tests_write_them() -> None:
+    import math
+
+    from codequorum.behaviour.expectations import literal
+
+    def read(text: str) -> tuple[bool, object]:
+        return literal(ast.parse(text, mode="eval").body)
+
+    assert read("float('inf')") == (True, math.inf)
+    assert read("-math.inf") == (True, -math.inf)
+    assert read("float(' -Infinity')") == (True, -math.inf)
+    ok, nan = read("float('nan')")
+    assert ok and isinstance(nan, float) and math.isnan(nan)
+    assert read("float('1.5')") == (False, None)
+    assert read("math.pi") == (False, None)
