@@ -126,3 +126,17 @@ def test_what_a_workspace_test_asserts_grades_the_versions_and_picks_the_right_o
     assert examples_from_dynamic(dynamic) == ([1, 1, 3], 3)
     report = analyze(version_set, AnalysisConfig(metrics=("textual",)), dynamic)
     assert report.recommended == 2
+
+
+def test_a_parametrized_test_gives_one_graded_call_per_case() -> None:
+    tests = ("import pytest\nfrom app import f\n\n\n"
+             "@pytest.mark.parametrize('x, want', [(1, 2), (5, 10),\n"
+             "    pytest.param(7, 0, marks=pytest.mark.xfail), (other, 3)])\n"
+             "def test_f(x, want):\n    assert f(x) == want\n")
+    context = ModuleContext(name="app", path="app.py", qualified_name="f", kind="function",
+                            files=(("app.py", "def f(x):\n    return 2 * x\n"),), roots=("",),
+                            callers=(("tests/test_app.py", tests),))
+    calls = literal_calls(context, "f")
+    assert [(c.args, c.where, c.expectation.expected if c.expectation else None)
+            for c in calls] == [((1,), "tests/test_app.py:8", 2),
+                                ((5,), "tests/test_app.py:8", 10)]

@@ -311,3 +311,34 @@ def test_an_answer_that_is_only_a_fenced_block_is_its_code_in_javascript(languag
     # a template literal that holds a fence (escaped, as it must be) is code, as it is
     kept = "const doc = `\n\\`\\`\\`js\nx\n\\`\\`\\`\n`;\n"
     assert unfenced(kept, language) is None
+
+
+#: A function whose docstring holds a fenced block, as mkdocs renders examples (humanize's
+#: ``ordinal``): code, not a chat answer.
+FENCED_DOCSTRING = '''def ordinal(value: int) -> str:
+    """Converts an integer to its ordinal.
+
+    Examples:
+        ```pycon
+        >>> ordinal(1)
+        '1st'
+
+        ```
+    """
+    return f"{value}th"
+'''
+
+
+def test_a_fence_inside_a_docstring_is_the_functions_not_an_answers() -> None:
+    from codequorum.pipeline.session import normalize_version
+
+    result = extract_function(FENCED_DOCSTRING, "python", "ordinal")
+    assert result.ok and result.code == FENCED_DOCSTRING
+    assert normalize_version(FENCED_DOCSTRING, "python", "ordinal") == FENCED_DOCSTRING
+    js = "/**\n * ```js\n * f(1) // => 1\n * ```\n */\nfunction f(x) {\n  return x;\n}\n"
+    assert extract_function(js, "javascript", "f").code == "function f(x) {\n  return x;\n}\n"
+    bare = "/*\n```js\nf(1)\n```\n*/\nfunction f(x) {\n  return x;\n}\n"
+    assert extract_function(bare, "javascript", "f").code == "function f(x) {\n  return x;\n}\n"
+    answer = "Sure:\n```js\nfunction f(x) {\n  return x + 1;\n}\n```\n"
+    assert extract_function(answer, "javascript", "f").code == (
+        "function f(x) {\n  return x + 1;\n}\n")

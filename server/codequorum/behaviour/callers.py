@@ -5,11 +5,15 @@ and its tests call it (read with :mod:`ast`; nothing runs).
 Bounded: the files the view holds and the workspace's files that name the function
 (``ModuleContext.files`` and ``ModuleContext.callers``, themselves bounded), the
 characters of a file parsed, the calls taken. A call counts when it names the function
-(``f(...)``, ``mod.f(...)``, ``self.f(...)`` for a method) and its arguments are
+(``f(...)``, ``mod.f(...)``, ``self.f(...)`` for a method, ``humanize.ordinal(...)`` on
+a package holding the module that the file imports) and its arguments are
 literals (:func:`ast.literal_eval`); a call inside the function itself (recursion) does
 not. A file named ``test_*.py`` / ``*_test.py`` or under a ``tests`` folder is a test, and
 what its assertions say a call gives (``assert f(2) == 4``, ``pytest.raises``:
-:mod:`codequorum.behaviour.expectations`) comes with the call.
+:mod:`codequorum.behaviour.expectations`) comes with the call; a parametrized test's call
+is read once per case (:mod:`codequorum.behaviour.parametrized`). An assertion counts only
+where the test runs the call in a plain state (no fixture, nothing called before it that
+could change what the function gives: :mod:`codequorum.behaviour.plain_tests`).
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from typing import Any, TypeVar
 
 from codequorum.behaviour.examples import UNREADABLE
 from codequorum.behaviour.expectations import Expectation, expectations, literal
+from codequorum.behaviour.parametrized import Case, case_bindings
+from codequorum.behaviour.plain_tests import plain_calls
 from codequorum.core import pyast
 from codequorum.core.model import ModuleContext
 
@@ -54,16 +60,19 @@ def is_test_file(path: str) -> bool:
             or any(part in ("tests", "test") for part in p.parts[:-1]))
 
 
-def _arguments(call: ast.Call) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
+def _arguments(call: ast.Call, bound: Case | None = None
+               ) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
+    """The call's literal arguments (names a parametrized case ``bound`` read as its
+    values); None when one is not a literal."""
     args: list[Any] = []
     for a in call.args:
-        ok, value = (False, None) if isinstance(a, ast.Starred) else literal(a)
+        ok, value = (False, None) if isinstance(a, ast.Starred) else literal(a, bound)
         if not ok:
             return None
         args.append(value)
     kwargs: dict[str, Any] = {}
     for kw in call.keywords:
-        ok, value = (False, None) if kw.arg is None else literal(kw.value)
+        ok, value = (False, None) if kw.arg is None else literal(kw.value, bound)
         if not ok or kw.arg is None:
             return None
         kwargs[kw.arg] = value
@@ -78,6 +87,24 @@ def _names(call: ast.Call, name: str, owners: frozenset[str]) -> bool:
         return func.id == name
     return (isinstance(func, ast.Attribute) and func.attr == name
             and isinstance(func.value, ast.Name) and func.value.id in owners)
+
+
+def _module_names(tree: ast.Module, module: str) -> set[str]:
+    """The names ``tree`` binds to the function's module or a package holding it:
+    ``import humanize`` (its functions are often the package's too:
+    ``humanize.ordinal(3)``), ``import pkg.mod as m``, ``from pkg import mod``."""
+    parts = module.split(".")
+    holders = {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in holders:
+                    out.add(alias.asname or alias.name.partition(".")[0])
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            out.update(alias.asname or alias.name for alias in node.names
+                       if f"{node.module}.{alias.name}" in holders)
+    return out
 
 
 def _outside(tree: ast.Module, name: str, owners: frozenset[str]) -> list[ast.Call]:
@@ -108,22 +135,28 @@ def literal_calls(context: ModuleContext, name: str, limit: int = MAX_CALLS) -> 
         except UNREADABLE:
             continue
         in_test = is_test_file(path)
-        said = expectations(tree) if in_test else {}
-        for call in _outside(tree, name, owners):
-            found = _arguments(call)
-            if found is None:
-                continue
-            here = FoundCall(found[0], found[1], in_test, f"{path}:{call.lineno}",
-                             said.get(id(call)))
-            key = repr(found)
-            if key in seen:  # a test's assertion of a call found bare first says more
-                if here.expectation is not None and out[seen[key]].expectation is None:
-                    out[seen[key]] = here
-                continue
-            seen[key] = len(out)
-            out.append(here)
-            if len(out) >= MAX_FOUND:
-                return spread(out, limit)
+        plain = plain_calls(tree, name) if in_test else set()
+        said = {k: v for k, v in expectations(tree).items() if k in plain}
+        cases = case_bindings(tree) if in_test else {}
+        here_owners = owners | _module_names(tree, context.name)
+        for call in _outside(tree, name, here_owners):
+            for bound in cases.get(id(call), [{}]):
+                found = _arguments(call, bound)
+                if found is None:
+                    continue
+                stated = said.get(id(call))
+                here = FoundCall(found[0], found[1], in_test, f"{path}:{call.lineno}",
+                                 None if stated is None else stated.resolve(bound))
+                key = repr(found)
+                if key in seen:  # a test's assertion of a call found bare first says more
+                    if here.expectation is not None and out[seen[key]].expectation is None:
+                        out[seen[key]] = here
+                    continue
+                seen[key] = len(out)
+                out.append(here)
+                if len(out) >= MAX_FOUND:
+                    return spread(out, limit)
+    return spread(out, limit)
     return spread(out, limit)
 
 

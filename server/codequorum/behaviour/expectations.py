@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,9 +69,12 @@ def _special(node: ast.expr) -> float | None:
     return None
 
 
-def literal(node: ast.expr) -> tuple[bool, Any]:
+def literal(node: ast.expr, bound: Mapping[str, Any] | None = None) -> tuple[bool, Any]:
     """``(True, value)`` for a plain literal node (the float specials as tests write them
-    included), else ``(False, None)``."""
+    included) or a name ``bound`` gives a value (a parametrized test's), else
+    ``(False, None)``."""
+    if bound and isinstance(node, ast.Name) and node.id in bound:
+        return True, bound[node.id]
     special = _special(node)
     if special is not None:
         return True, special
@@ -81,23 +85,41 @@ def literal(node: ast.expr) -> tuple[bool, Any]:
     return (True, value) if humaneval.is_plain(value) else (False, None)
 
 
+@dataclass(frozen=True)
+class Stated:
+    """An assertion about one call as written: the ``expected`` side (``identity``: compared
+    with ``is``), or the class it ``raises``. :meth:`resolve` reads the value."""
+
+    expected: ast.expr | None = None
+    identity: bool = False
+    raises: str | None = None
+
+    def resolve(self, bound: Mapping[str, Any] | None = None) -> Expectation | None:
+        """The expectation, the names of a parametrized case ``bound``; None when the
+        expected side is not a literal (or, compared with ``is``, not None/True/False)."""
+        if self.expected is None:
+            return Expectation(raises=self.raises)
+        ok, value = literal(self.expected, bound)
+        if not ok or (self.identity and not any(value is s for s in _SINGLETONS)):
+            return None
+        return Expectation(expected=value)
+
+
 def _stated(call: ast.expr, other: ast.expr, identity: bool = False
-            ) -> tuple[ast.Call, Expectation] | None:
-    """``call`` is a call and ``other`` a literal (for ``is``, a singleton)."""
-    if not isinstance(call, ast.Call) or isinstance(other, ast.Call):
+            ) -> tuple[ast.Call, Stated] | None:
+    """``call`` is a call and ``other`` is not (but for a float special, ``float('nan')``)."""
+    if not isinstance(call, ast.Call) or (isinstance(other, ast.Call)
+                                          and _special(other) is None):
         return None
-    ok, value = literal(other)
-    if not ok or (identity and not any(value is s for s in _SINGLETONS)):
-        return None
-    return call, Expectation(expected=value)
+    return call, Stated(expected=other, identity=identity)
 
 
 def _either(a: ast.expr, b: ast.expr, identity: bool = False
-            ) -> tuple[ast.Call, Expectation] | None:
+            ) -> tuple[ast.Call, Stated] | None:
     return _stated(a, b, identity) or _stated(b, a, identity)
 
 
-def _from_assert(node: ast.Assert) -> tuple[ast.Call, Expectation] | None:
+def _from_assert(node: ast.Assert) -> tuple[ast.Call, Stated] | None:
     test = node.test
     if not isinstance(test, ast.Compare) or len(test.ops) != 1:
         return None
@@ -107,7 +129,7 @@ def _from_assert(node: ast.Assert) -> tuple[ast.Call, Expectation] | None:
     return _either(test.left, test.comparators[0], isinstance(op, ast.Is))
 
 
-def _from_method(node: ast.Call) -> tuple[ast.Call, Expectation] | None:
+def _from_method(node: ast.Call) -> tuple[ast.Call, Stated] | None:
     func = node.func
     if not isinstance(func, ast.Attribute) or node.keywords:
         return None
@@ -137,7 +159,7 @@ def _raised(item: ast.withitem) -> str | None:
     return _exception_name(ctx.args[0]) if name in RAISES else None
 
 
-def _from_with(node: ast.With) -> tuple[ast.Call, Expectation] | None:
+def _from_with(node: ast.With) -> tuple[ast.Call, Stated] | None:
     if len(node.items) != 1 or len(node.body) != 1:
         return None
     wanted = _raised(node.items[0])
@@ -145,13 +167,13 @@ def _from_with(node: ast.With) -> tuple[ast.Call, Expectation] | None:
     value = statement.value if isinstance(statement, (ast.Expr, ast.Assign)) else None
     if wanted is None or not isinstance(value, ast.Call):
         return None
-    return value, Expectation(raises=wanted)
+    return value, Stated(raises=wanted)
 
 
-def expectations(tree: ast.Module) -> dict[int, Expectation]:
-    """``id(call)`` -> what an assertion of ``tree`` says that call gives, for every call an
-    assertion states (the first assertion of a call wins)."""
-    out: dict[int, Expectation] = {}
+def expectations(tree: ast.Module) -> dict[int, Stated]:
+    """``id(call)`` -> what an assertion of ``tree`` states that call gives, for every call
+    an assertion states (the first assertion of a call wins)."""
+    out: dict[int, Stated] = {}
     for node in ast.walk(tree):
         found = None
         if isinstance(node, ast.Assert):
@@ -165,4 +187,4 @@ def expectations(tree: ast.Module) -> dict[int, Expectation]:
     return out
 
 
-__all__ = ["EQUAL_METHODS", "RAISES", "Expectation", "expectations", "literal"]
+__all__ = ["EQUAL_METHODS", "RAISES", "Expectation", "Stated", "expectations", "literal"]

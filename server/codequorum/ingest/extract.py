@@ -1,9 +1,10 @@
 """Take one function out of a chat model's answer, and check that it is real code.
 
 Chat models wrap code in prose and fences, add usage examples, sometimes return a whole
-class or stop mid-function. An answer is accepted only when a code block (the first
-fenced block that defines the function, or the bare answer when there is no fence)
-parses without ERROR or MISSING nodes and defines the function by name — at top level
+class or stop mid-function. An answer is accepted only when a code block (the answer
+itself when it is code that defines the function, a fence inside it being a docstring's;
+else the first fenced block that defines the function, or the bare answer when there is
+no fence) parses without ERROR or MISSING nodes and defines the function by name — at top level
 (kept with the helpers it defines beside it) or inside a class, in which case just that
 method is kept, dedented to column 0. Otherwise
 the answer is rejected with a reason a user can read: ``no code in the answer``,
@@ -88,6 +89,9 @@ def extract_function(answer: str, language: str, name: str) -> ExtractResult:
     if len(answer) > MAX_ANSWER_CHARS:
         return ExtractResult.rejected(f"the answer is {len(answer):,} characters long (at most "
                                       f"{MAX_ANSWER_CHARS:,} are read)")
+    whole = _whole_code(without_thinking(answer), lang, name)
+    if whole is not None:
+        return whole
     blocks = list(_code_blocks(without_thinking(answer), lang))
     if not blocks:
         return ExtractResult.rejected("no code in the answer")
@@ -103,6 +107,17 @@ def extract_function(answer: str, language: str, name: str) -> ExtractResult:
     # A block that tried and failed to parse says more than one that is about something else.
     parse_errors = [r for r in reasons if r.startswith("code does not parse")]
     return ExtractResult.rejected((parse_errors or reasons)[0])
+
+
+def _whole_code(text: str, lang: str, name: str) -> ExtractResult | None:
+    """``text`` itself when it is code that defines ``name``: a fence inside it is a
+    docstring's or a comment's (the fenced ``pycon`` examples mkdocs renders), not an
+    answer's block. None otherwise (a JavaScript answer with a fence line parses too, so it
+    is read by its blocks)."""
+    if not _clean(text, lang) or _fenced_javascript(text, lang):
+        return None
+    found = _from_block(text, lang, name)
+    return found if found.ok else None
 
 
 def extract_from_code(code: str, language: str, name: str) -> ExtractResult:
@@ -144,8 +159,17 @@ def _fenced_javascript(text: str, lang: str) -> bool:
     """Whether ``text`` is JavaScript or TypeScript with a fence line: JavaScript parses
     an answer that is the block alone, or ``Sure:`` and the block, clean (a label, empty
     templates tagged), where code never starts a line with three backticks unescaped (they
-    would close a template)."""
-    return lang in _JS_LANGUAGES and _FENCE.search(text) is not None
+    would close a template); a fence line inside a comment (a JSDoc's example) does not
+    count."""
+    if lang not in _JS_LANGUAGES or _FENCE.search(text) is None:
+        return False
+    root = parse(text, lang).root_node
+    for match in _FENCE.finditer(text):
+        at = len(text[:match.start("fence")].encode("utf-8"))
+        node = root.descendant_for_byte_range(at, at + 1)
+        if node is None or node.type != "comment":  # a fence in a comment is the comment's
+            return True
+    return False
 
 
 def is_chat_answer(text: str) -> bool:

@@ -80,6 +80,20 @@ def test_the_workspaces_tests_and_callers_give_inputs_saying_where(tmp_path: Pat
                      ('slug("A_b")', "caller", "lib/use.cjs:2", False)]
 
 
+def test_a_table_driven_test_gives_one_graded_call_per_row(tmp_path: Path) -> None:
+    path = _package(tmp_path)
+    (tmp_path / "slug.test.ts").write_text(
+        "import slug from './index.js';\n\n"
+        "test.each([['Foo Bar', 'foo-bar'], ['-', ''], [name, 'x']])(\n"
+        "  'slug(%s)', (text, want) => {\n"
+        "  expect(slug(text)).toBe(want);\n});\n")
+    context = js_module_view(INDEX, path, tmp_path).context("slug")
+    calls = [c for c in literal_calls(context, "slug") if c.where.startswith("slug.test")]
+    assert [(c.args, c.where, c.expectation.expected if c.expectation else None)
+            for c in calls] == [(("Foo Bar",), "slug.test.ts:5", "foo-bar"),
+                                (("-",), "slug.test.ts:5", "")]
+
+
 def test_test_files_are_named_as_javascript_projects_name_them() -> None:
     for path in ("test.js", "src/x.test.ts", "a/b.spec.mjs", "__tests__/x.js", "test/inc.js"):
         assert is_test_file(path), path

@@ -17,7 +17,8 @@ def _said(source: str, grammar: str = "typescript") -> dict[str, Expectation]:
         if node.type == "call_expression":
             calls[key(node)] = node_text(node)
         stack.extend(node.children)
-    return {calls[k]: v for k, v in expectations(root).items()}
+    resolved = {calls[k]: v.resolve() for k, v in expectations(root).items()}
+    return {k: v for k, v in resolved.items() if v is not None}
 
 
 def test_jest_equalities_give_expected_values() -> None:
@@ -62,3 +63,10 @@ def test_chai_and_node_assert_read_their_chains() -> None:
     assert said == {"f(1)": Expectation(2), "f(2)": Expectation([1]), "f(3)": Expectation("c"),
                     "f(4)": Expectation(4), "f(5)": Expectation([5]), "f(6)": Expectation("six"),
                     "f(7)": Expectation(7)}
+
+
+def test_the_expected_value_is_read_with_a_rows_bindings() -> None:
+    root = parse("expect(add(a, b)).toBe(want);", "javascript").root_node
+    [stated] = expectations(root).values()
+    assert stated.resolve() is None
+    assert stated.resolve({"want": 3}) == Expectation(3)

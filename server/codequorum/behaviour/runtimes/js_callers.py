@@ -12,7 +12,10 @@ method's call on an instance the call makes, ``new SemVer('1.2.3-beta').compareP
 keeps the constructor's literal arguments: the instance its test runs on. A file
 named ``*.test.js``, ``*.spec.ts``, ``test.js`` or under a ``test``/``tests``/``__tests__``
 folder is a test, and what its assertions say a call gives (``expect(f(1)).toBe(2)``,
-``expect(() => f(NaN)).toThrow()``: ``js_expectations.py``) comes with the call.
+``expect(() => f(NaN)).toThrow()``: ``js_expectations.py``) comes with the call; a
+table-driven test's call (``test.each``) is read once per row (``js_each.py``). An
+assertion counts only where the test runs the call in a plain state (no set-up hook, nothing
+called before it that could change what the function gives: ``js_plain.py``).
 """
 
 from __future__ import annotations
@@ -25,8 +28,10 @@ from tree_sitter import Node
 
 from codequorum.behaviour.callers import MAX_CALLS, MAX_FILE_CHARS, MAX_FOUND, spread
 from codequorum.behaviour.expectations import Expectation
+from codequorum.behaviour.runtimes.js_each import Case, case_bindings
 from codequorum.behaviour.runtimes.js_expectations import expectations, key
 from codequorum.behaviour.runtimes.js_literals import NotLiteral, call_arguments, node_text
+from codequorum.behaviour.runtimes.js_plain import plain_calls
 from codequorum.core.limits import InputLimitError
 from codequorum.core.model import ModuleContext
 from codequorum.core.parsing import parse
@@ -112,9 +117,9 @@ def _receiver(call: Node, owner: str) -> tuple[Any, ...] | None:
     return _arguments(obj) if obj.child_by_field_name("arguments") is not None else ()
 
 
-def _arguments(call: Node) -> tuple[Any, ...] | None:
+def _arguments(call: Node, bound: Case | None = None) -> tuple[Any, ...] | None:
     try:
-        return call_arguments(call)
+        return call_arguments(call, bound)
     except (NotLiteral, ValueError):
         return None
 
@@ -136,21 +141,27 @@ def literal_calls(context: ModuleContext, name: str, limit: int = MAX_CALLS) -> 
         except InputLimitError:
             continue
         in_test = is_test_file(path)
-        said = expectations(root) if in_test else {}
+        plain = plain_calls(root, name) if in_test else set()
+        said = {k: v for k, v in expectations(root).items() if k in plain}
+        cases = case_bindings(root) if in_test else {}
         for call in _calls(root, name):
-            args = _arguments(call)
-            if args is None:
-                continue
             receiver = _receiver(call, owner.rpartition(".")[2]) if owner else None
-            here = JsCall(args, in_test, f"{path}:{call.start_point[0] + 1}", receiver,
-                          said.get(key(call)))
-            found = repr((args, receiver))
-            if found in seen:  # a test's assertion of a call found bare first says more
-                if here.expectation is not None and out[seen[found]].expectation is None:
-                    out[seen[found]] = here
-                continue
-            seen[found] = len(out)
-            out.append(here)
+            stated = said.get(key(call))
+            for bound in cases.get(key(call), [{}]):
+                args = _arguments(call, bound)
+                if args is None:
+                    continue
+                here = JsCall(args, in_test, f"{path}:{call.start_point[0] + 1}", receiver,
+                              None if stated is None else stated.resolve(bound))
+                found = repr((args, receiver))
+                if found in seen:  # a test's assertion of a call found bare first says more
+                    if here.expectation is not None and out[seen[found]].expectation is None:
+                        out[seen[found]] = here
+                    continue
+                seen[found] = len(out)
+                out.append(here)
+                if len(out) >= MAX_FOUND:
+                    break
             if len(out) >= MAX_FOUND:
                 break
         if len(out) >= MAX_FOUND:

@@ -13,11 +13,16 @@ The forms read:
   ``deepStrictEqual``, ``deepEqual``, ``t.is``, ``t.deepEqual``, either order) and
   ``assert.throws(() => CALL, E)``.
 
-``VALUE`` is a literal (``js_literals.py``); anything else says nothing, and the call stays
-an input without an expected value.
+``VALUE`` is a literal (``js_literals.py``), or a name a table-driven test's case binds
+(``js_each.py``); anything else says nothing, and the call stays an input without an
+expected value.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
 from tree_sitter import Node
 
@@ -47,7 +52,30 @@ ASSERT_THROWS = frozenset({"throws"})
 ASSERT_OBJECTS = frozenset({"assert", "t", "strict"})
 
 Key = tuple[int, int]
-Found = tuple[Node, Expectation]
+
+
+@dataclass(frozen=True)
+class JsStated:
+    """An assertion about one call as written: the ``expected`` value's node, or a value
+    the matcher itself names (``toBeNull``: ``named``), or the class it ``raises``.
+    :meth:`resolve` reads the value."""
+
+    expected: Node | None = None
+    named: str | None = None
+    raises: str | None = None
+
+    def resolve(self, bound: Mapping[str, Any] | None = None) -> Expectation | None:
+        """The expectation, the names of a table-driven case ``bound``; None when the
+        expected value is not a literal."""
+        if self.named is not None:
+            return Expectation(expected=literal_named(self.named))
+        if self.expected is None:
+            return Expectation(raises=self.raises)
+        ok, value = _value(self.expected, bound)
+        return Expectation(expected=value) if ok else None
+
+
+Found = tuple[Node, JsStated]
 
 
 def key(node: Node) -> Key:
@@ -100,11 +128,9 @@ def _class_named(args: list[Node]) -> str:
     return node_text(first) if first is not None and first.type == "identifier" else ""
 
 
-def _value(node: Node | None) -> tuple[bool, object]:
-    if node is None:
-        return False, None
+def _value(node: Node, bound: Mapping[str, Any] | None = None) -> tuple[bool, object]:
     try:
-        return True, literal(node)
+        return True, literal(node, bound)
     except (NotLiteral, ValueError, RecursionError):
         return False, None
 
@@ -125,14 +151,13 @@ def _from_expect(call: Node, method: str, obj: Node) -> Found | None:
     args = _arguments(call)
     if method in THROWS:
         thrower = _thrower(given[0])
-        return None if thrower is None else (thrower, Expectation(raises=_class_named(args)))
+        return None if thrower is None else (thrower, JsStated(raises=_class_named(args)))
     actual = _unwrapped(given[0])
     if actual is None or actual.type != "call_expression":
         return None
     if method in IS:
-        return None if args else (actual, Expectation(expected=literal_named(IS[method])))
-    ok, value = _value(args[0]) if len(args) == 1 and method in EQUALS else (False, None)
-    return (actual, Expectation(expected=value)) if ok else None
+        return None if args else (actual, JsStated(named=IS[method]))
+    return (actual, JsStated(expected=args[0])) if len(args) == 1 and method in EQUALS else None
 
 
 def literal_named(name: str) -> object:
@@ -152,14 +177,14 @@ def _from_assert(call: Node, method: str, obj: Node) -> Found | None:
     if method in ASSERT_THROWS and args:
         thrower = _thrower(args[0])
         return None if thrower is None else (
-            thrower, Expectation(raises=_class_named(args[1:2])))
+            thrower, JsStated(raises=_class_named(args[1:2])))
     if method not in ASSERT_EQUALS or len(args) < 2:
         return None
     for actual, other in ((args[0], args[1]), (args[1], args[0])):
-        actual = _unwrapped(actual)  # type: ignore[assignment]
-        ok, value = _value(other)
-        if actual is not None and actual.type == "call_expression" and ok:
-            return actual, Expectation(expected=value)
+        call_node = _unwrapped(actual)
+        if call_node is not None and call_node.type == "call_expression" and (
+                _unwrapped(other) or other).type != "call_expression":
+            return call_node, JsStated(expected=other)
     return None
 
 
@@ -170,10 +195,10 @@ def _stated(call: Node) -> Found | None:
     return _from_expect(call, method, obj) or _from_assert(call, method, obj)
 
 
-def expectations(root: Node) -> dict[Key, Expectation]:
-    """:func:`key` of a call -> what an assertion of the tree says that call gives, for
+def expectations(root: Node) -> dict[Key, JsStated]:
+    """:func:`key` of a call -> what an assertion of the tree states that call gives, for
     every call an assertion states (the first assertion of a call wins)."""
-    out: dict[Key, Expectation] = {}
+    out: dict[Key, JsStated] = {}
     stack = [root]
     while stack:
         node = stack.pop()
@@ -185,4 +210,4 @@ def expectations(root: Node) -> dict[Key, Expectation]:
     return out
 
 
-__all__ = ["ASSERT_EQUALS", "EQUALS", "THROWS", "expectations", "key", "literal_named"]
+__all__ = ["ASSERT_EQUALS", "EQUALS", "THROWS", "JsStated", "expectations", "key", "literal_named"]

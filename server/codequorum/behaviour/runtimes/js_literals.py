@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from tree_sitter import Node
@@ -32,10 +33,13 @@ def node_text(node: Node) -> str:
 MAX_LITERAL_DEPTH = 64
 
 
-def literal(node: Node) -> Any:
+def literal(node: Node, bound: Mapping[str, Any] | None = None) -> Any:
     """A literal expression node -> its canonical tree; :class:`NotLiteral` otherwise, and
     for a literal nested deeper than :data:`MAX_LITERAL_DEPTH` (a file of the workspace
-    or a comment may hold one thousands deep)."""
+    or a comment may hold one thousands deep). A name ``bound`` gives a value (a
+    table-driven test's case: ``test.each``) reads as that value."""
+    if bound and node.type == "identifier" and node_text(node) in bound:
+        return bound[node_text(node)]
     if _depth(node) > MAX_LITERAL_DEPTH:
         raise NotLiteral("nested too deep")
     return _literal(node)
@@ -232,15 +236,15 @@ def template_strings(node: Node) -> Any:
             "raw": [r for _, r in parts]}
 
 
-def call_arguments(call: Node) -> tuple[Any, ...]:
-    """The literal arguments of a call node: ``f(1, 'a')`` its arguments, a tagged template
-    ``f`a${1}` `` its strings array then its substitutions' values; :class:`NotLiteral`
-    when one is not a literal."""
+def call_arguments(call: Node, bound: Mapping[str, Any] | None = None) -> tuple[Any, ...]:
+    """The literal arguments of a call node: ``f(1, 'a')`` its arguments (a name ``bound``
+    gives a value read as it), a tagged template ``f`a${1}` `` its strings array then its
+    substitutions' values; :class:`NotLiteral` when one is not a literal."""
     args = call.child_by_field_name("arguments")
     if args is None:
         return ()
     if args.type != "template_string":
-        return tuple(literal(a) for a in args.named_children if a.type != "comment")
+        return tuple(literal(a, bound) for a in args.named_children if a.type != "comment")
     values = []
     for sub in (c for c in args.named_children if c.type == "template_substitution"):
         if len(sub.named_children) != 1:

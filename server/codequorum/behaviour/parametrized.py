@@ -1,0 +1,142 @@
+"""The cases of a parametrized Python test, read with :mod:`ast` (nothing runs).
+
+``@pytest.mark.parametrize("text, want", [("a b", "a-b"), ("", "")])`` over ``def
+test_slug(text, want): assert slug(text) == want`` makes one call per case: each case binds
+the names to its literal values, and a call in the test (and what its assertion says it
+gives) is read with those bindings (:func:`codequorum.behaviour.expectations.literal`).
+
+Read: the names as one string (``"a, b"``) or a list or tuple of strings; the cases as a
+list or tuple of tuples (one value each for a single name), ``pytest.param(...)`` among
+them (one marked ``xfail`` or ``skip`` is left out: it does not hold); stacked decorators,
+and a class's decorators over its methods, multiply. A value that is not a literal leaves
+its name unbound in that case (a call using it is then not read). ``indirect``
+parametrization (fixtures) is not read. At most :data:`MAX_CASES` cases a test.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from typing import Any
+
+from codequorum.behaviour.expectations import literal
+
+#: Cases of one test read, at most.
+MAX_CASES = 64
+#: Marks that say a case does not hold.
+_FAILING_MARKS = frozenset({"xfail", "skip", "skipif"})
+
+Case = dict[str, Any]
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def _is_parametrize(node: ast.Call) -> bool:
+    return isinstance(node.func, ast.Attribute) and node.func.attr == "parametrize"
+
+
+def _names(node: ast.expr) -> list[str] | None:
+    ok, value = literal(node)
+    if not ok:
+        return None
+    if isinstance(value, str):
+        names = [n.strip() for n in value.split(",") if n.strip()]
+    elif isinstance(value, (list, tuple)) and all(isinstance(n, str) for n in value):
+        names = [n.strip() for n in value]
+    else:
+        return None
+    return names or None
+
+
+def _marked_failing(call: ast.Call) -> bool:
+    marks = next((k.value for k in call.keywords if k.arg == "marks"), None)
+    if marks is None:
+        return False
+    return any(isinstance(n, ast.Attribute) and n.attr in _FAILING_MARKS
+               for n in ast.walk(marks))
+
+
+def _values(entry: ast.expr, width: int) -> list[ast.expr] | None:
+    """The value nodes of one case (``pytest.param(...)`` unwrapped); None when it does
+    not hold ``width`` values or is marked failing."""
+    if (isinstance(entry, ast.Call) and isinstance(entry.func, ast.Attribute)
+            and entry.func.attr == "param"):
+        if _marked_failing(entry) or any(isinstance(a, ast.Starred) for a in entry.args):
+            return None
+        items = list(entry.args)
+    elif width == 1:
+        items = [entry]
+    elif isinstance(entry, (ast.Tuple, ast.List)):
+        items = list(entry.elts)
+    else:
+        return None
+    return items if len(items) == width else None
+
+
+def _decorator_cases(node: ast.Call) -> list[Case] | None:
+    """The cases one ``parametrize`` decorator gives; None when it cannot be read."""
+    if len(node.args) < 2 or any(k.arg == "indirect" for k in node.keywords):
+        return None
+    names = _names(node.args[0])
+    table = node.args[1]
+    if names is None or not isinstance(table, (ast.List, ast.Tuple)):
+        return None
+    cases: list[Case] = []
+    for entry in table.elts[:MAX_CASES]:
+        items = _values(entry, len(names))
+        if items is None:
+            continue
+        case: Case = {}
+        for name, item in zip(names, items, strict=True):
+            ok, value = literal(item)
+            if ok:
+                case[name] = value
+        cases.append(case)
+    return cases
+
+
+def decorated_cases(decorators: list[ast.expr]) -> list[Case]:
+    """The cases a definition's ``parametrize`` decorators give (their product), ``[{}]``
+    when it has none that can be read."""
+    found = [c for c in (_decorator_cases(d) for d in decorators
+                         if isinstance(d, ast.Call) and _is_parametrize(d))
+             if c is not None]
+    if not found:
+        return [{}]
+    product = itertools.islice(itertools.product(*found), MAX_CASES)
+    return [{k: v for part in combo for k, v in part.items()} for combo in product]
+
+
+def parametrized_names(decorators: list[ast.expr]) -> set[str]:
+    """The names a definition's ``parametrize`` decorators bind."""
+    out: set[str] = set()
+    for d in decorators:
+        if isinstance(d, ast.Call) and _is_parametrize(d) and d.args:
+            out.update(_names(d.args[0]) or ())
+    return out
+
+
+def _combined(outer: list[Case], inner: list[Case]) -> list[Case]:
+    if inner == [{}]:
+        return outer
+    if outer == [{}]:
+        return inner
+    pairs = itertools.islice(itertools.product(outer, inner), MAX_CASES)
+    return [{**a, **b} for a, b in pairs]
+
+
+def case_bindings(tree: ast.Module) -> dict[int, list[Case]]:
+    """``id(node)`` -> the cases its innermost parametrized test binds, for every node inside
+    a parametrized test (class decorators multiplying its methods')."""
+    out: dict[int, list[Case]] = {}
+    stack: list[tuple[ast.AST, list[Case]]] = [(tree, [{}])]
+    while stack:
+        node, cases = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            cases = _combined(cases, decorated_cases(node.decorator_list))
+        if cases != [{}]:
+            out[id(node)] = cases
+        stack.extend((child, cases) for child in ast.iter_child_nodes(node))
+    return out
+
+
+__all__ = ["MAX_CASES", "case_bindings", "decorated_cases", "parametrized_names"]

@@ -1,0 +1,136 @@
+"""Which calls of a JavaScript or TypeScript test file run in a plain state: the JavaScript
+side of :mod:`codequorum.behaviour.plain_tests`.
+
+``i18n.activate('fr'); expect(ordinal(1)).toBe('1er')`` says what ``ordinal`` gives under a
+French locale, not what it gives: such an assertion must not grade the versions. A call is
+plain when the file has no set-up hook (``beforeEach``, ``beforeAll``, ``before``,
+``setup``), nothing at its top level calls anything but imports and the test runner, and
+in each function around it nothing before it calls anything but the function itself, the
+runner, assertions and a few globals that make values (:data:`HARMLESS`). Read with
+tree-sitter.
+"""
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from codequorum.behaviour.runtimes.js_expectations import (
+    ASSERT_EQUALS,
+    ASSERT_OBJECTS,
+    EQUALS,
+    IS,
+    THROWS,
+    Key,
+    key,
+)
+from codequorum.behaviour.runtimes.js_literals import node_text
+
+#: The test runner's own calls.
+RUNNER = frozenset({"describe", "it", "test", "each", "only", "suite", "context", "expect",
+                    "require", "import"})
+#: Globals and methods that make values and change nothing a function gives.
+HARMLESS = frozenset({"Number", "String", "Boolean", "BigInt", "Symbol", "Array", "from",
+                      "of", "Object", "entries", "keys", "values", "fromEntries", "Date",
+                      "Map", "Set", "JSON", "stringify", "parse", "isArray", "freeze",
+                      "throws", "rejects", "resolves", "toThrow", "toThrowError", "not",
+                      "to", "be", "deep"})
+#: Hooks that run before the tests and may change what a function gives.
+HOOKS = frozenset({"beforeEach", "beforeAll", "before", "setup", "suiteSetup"})
+#: Where a statement list ends a function's or the file's reading order.
+_FUNCTIONS = frozenset({"arrow_function", "function_expression", "function",
+                        "function_declaration", "method_definition"})
+
+
+def _callee(call: Node) -> str:
+    fn = call.child_by_field_name("function")
+    if fn is None:
+        return ""
+    if fn.type == "call_expression":  # test.each(table)(title, fn): the runner's
+        return _callee(fn)
+    if fn.type == "member_expression":
+        prop = fn.child_by_field_name("property")
+        return node_text(prop) if prop is not None else ""
+    return node_text(fn)
+
+
+def _calls(node: Node) -> list[Node]:
+    """The calls in ``node``, not those inside a function it holds."""
+    out: list[Node] = []
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        if cur is not node and cur.type in _FUNCTIONS:
+            continue
+        if cur.type == "call_expression":
+            out.append(cur)
+        stack.extend(cur.children)
+    return out
+
+
+def _foreign(call: Node, name: str) -> bool:
+    callee = _callee(call)
+    fn = call.child_by_field_name("function")
+    if fn is not None and fn.type == "member_expression":
+        holder = fn.child_by_field_name("object")
+        if holder is not None and node_text(holder) in ASSERT_OBJECTS:
+            return False  # assert.strictEqual, t.is
+    known = RUNNER | HARMLESS | EQUALS | THROWS | ASSERT_EQUALS | frozenset(IS)
+    return callee != name and callee not in known
+
+
+def _statements(block: Node) -> list[Node]:
+    body = block.child_by_field_name("body") if block.type in _FUNCTIONS else block
+    if body is None:
+        return []
+    if body.type != "statement_block" and block.type in _FUNCTIONS:
+        return [body]  # an arrow with an expression body
+    return [c for c in body.named_children if c.type != "comment"]
+
+
+def _read(node: Node, name: str, plain: set[Key]) -> None:
+    """Mark the plain calls of ``node``'s statements in order; calls inside a function a
+    statement holds are read in that function's own order, from the state before it."""
+    tainted = False
+    for statement in _statements(node):
+        calls = _calls(statement)
+        if not tainted:
+            plain.update(key(c) for c in calls)
+            for inner in _functions(statement):
+                _read(inner, name, plain)
+        tainted = tainted or any(_foreign(c, name) for c in calls)
+
+
+def _functions(node: Node) -> list[Node]:
+    """The outermost functions inside ``node``."""
+    out: list[Node] = []
+    stack = list(node.children)
+    while stack:
+        cur = stack.pop()
+        if cur.type in _FUNCTIONS:
+            out.append(cur)
+            continue
+        stack.extend(cur.children)
+    return out
+
+
+def _hooked(root: Node) -> bool:
+    stack = [root]
+    while stack:
+        cur = stack.pop()
+        if cur.type == "call_expression" and _callee(cur) in HOOKS:
+            return True
+        stack.extend(cur.children)
+    return False
+
+
+def plain_calls(root: Node, name: str) -> set[Key]:
+    """``js_expectations.key`` of every call of the file made in a plain state (module
+    docstring)."""
+    if _hooked(root):
+        return set()
+    plain: set[Key] = set()
+    _read(root, name, plain)
+    return plain
+
+
+__all__ = ["HARMLESS", "HOOKS", "RUNNER", "plain_calls"]

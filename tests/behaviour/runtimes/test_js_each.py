@@ -1,0 +1,47 @@
+"""The cases of a table-driven JavaScript test."""
+
+from __future__ import annotations
+
+from codequorum.behaviour.runtimes.js_each import MAX_CASES, case_bindings
+from codequorum.behaviour.runtimes.js_literals import node_text
+from codequorum.core.parsing import parse
+
+
+def _bindings(source: str, grammar: str = "typescript") -> dict[str, list[dict[str, object]]]:
+    root = parse(source, grammar).root_node
+    texts: dict[tuple[int, int], str] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "call_expression":
+            texts[(node.start_byte, node.end_byte)] = node_text(node)
+        stack.extend(node.children)
+    return {texts[k]: v for k, v in case_bindings(root).items() if texts[k].startswith("add")}
+
+
+def test_array_rows_bind_the_parameters_in_order() -> None:
+    found = _bindings("test.each([[1, 1, 2], [2, 3, 5], [x, 1, 1]])('add(%i, %i)', "
+                      "(a, b, want) => {\n  expect(add(a, b)).toBe(want);\n});\n")
+    assert found == {"add(a, b)": [{"a": 1, "b": 1, "want": 2}, {"a": 2, "b": 3, "want": 5},
+                                   {"b": 1, "want": 1}]}
+
+
+def test_object_rows_bind_a_destructured_parameter_and_single_values_one() -> None:
+    found = _bindings(
+        "it.each([{ a: 1, b: 2, want: 3 }, { 'a': 0, b: 0, want: 0 }])('adds', "
+        "({ a, b, want }) => expect(add(a, b)).toBe(want));\n"
+        "describe.each([4, 5])('n %i', function (n) { it('x', () => { add(n, n); }); });\n")
+    assert found == {"add(a, b)": [{"a": 1, "b": 2, "want": 3}, {"a": 0, "b": 0, "want": 0}],
+                     "add(n, n)": [{"n": 4}, {"n": 5}]}
+
+
+def test_a_skipped_table_and_a_template_table_bind_nothing() -> None:
+    assert _bindings("test.skip.each([[1, 2]])('x', (a, b) => add(a, b));\n"
+                     "test.each`\n  a | b\n  ${1} | ${2}\n`('x', ({a, b}) => add(a, b));\n"
+                     "test('plain', () => add(1, 2));\n") == {}
+
+
+def test_rows_are_bounded() -> None:
+    rows = ", ".join(f"[{i}]" for i in range(MAX_CASES + 10))
+    found = _bindings(f"test.each([{rows}])('x', (a) => add(a));", "javascript")
+    assert len(found["add(a)"]) == MAX_CASES

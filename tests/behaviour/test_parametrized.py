@@ -1,0 +1,56 @@
+"""The cases of a parametrized Python test."""
+
+from __future__ import annotations
+
+import ast
+
+from codequorum.behaviour.parametrized import MAX_CASES, case_bindings, decorated_cases
+
+
+def _cases(source: str) -> list[dict[str, object]]:
+    fn = ast.parse(source).body[0]
+    assert isinstance(fn, (ast.FunctionDef, ast.ClassDef))
+    return decorated_cases(fn.decorator_list)
+
+
+def test_each_case_binds_its_names() -> None:
+    assert _cases("@pytest.mark.parametrize('text, want', [('a b', 'a-b'), ('', '')])\n"
+                  "def test(text, want): pass\n") == [
+        {"text": "a b", "want": "a-b"}, {"text": "", "want": ""}]
+    assert _cases("@mark.parametrize(['n'], (1, 2, [3]))\ndef test(n): pass\n") == [
+        {"n": 1}, {"n": 2}, {"n": [3]}]
+
+
+def test_pytest_param_is_unwrapped_and_a_failing_mark_leaves_the_case_out() -> None:
+    assert _cases("@pytest.mark.parametrize('a,b', [pytest.param(1, 2, id='x'),\n"
+                  "    pytest.param(3, 4, marks=pytest.mark.xfail), (5, 6)])\n"
+                  "def test(a, b): pass\n") == [{"a": 1, "b": 2}, {"a": 5, "b": 6}]
+
+
+def test_a_value_that_is_no_literal_leaves_its_name_unbound() -> None:
+    assert _cases("@pytest.mark.parametrize('a,b', [(x, 2), (1, 2, 3)])\n"
+                  "def test(a, b): pass\n") == [{"b": 2}]
+
+
+def test_what_cannot_be_read_binds_nothing() -> None:
+    assert _cases("@pytest.mark.parametrize('a', [1], indirect=True)\ndef test(a): pass\n") \
+        == [{}]
+    assert _cases("@pytest.mark.parametrize(NAMES, CASES)\ndef test(a): pass\n") == [{}]
+    assert _cases("def test(a): pass\n") == [{}]
+
+
+def test_stacked_decorators_and_a_class_multiply() -> None:
+    source = ("@pytest.mark.parametrize('a', [1, 2])\nclass TestF:\n"
+              "    @pytest.mark.parametrize('b', ['x', 'y'])\n"
+              "    def test(self, a, b):\n        assert f(a, b) == 1\n")
+    tree = ast.parse(source)
+    [call] = [n for n in ast.walk(tree) if isinstance(n, ast.Call)
+              and isinstance(n.func, ast.Name) and n.func.id == "f"]
+    assert case_bindings(tree)[id(call)] == [{"a": 1, "b": "x"}, {"a": 1, "b": "y"},
+                                             {"a": 2, "b": "x"}, {"a": 2, "b": "y"}]
+
+
+def test_cases_are_bounded() -> None:
+    rows = ", ".join(str(i) for i in range(MAX_CASES * 2))
+    assert len(_cases(f"@pytest.mark.parametrize('a', [{rows}])\ndef test(a): pass\n")) \
+        == MAX_CASES
