@@ -73,3 +73,12 @@ def test_the_float_specials_are_literals_as_tests_write_them() -> None:
     assert ok and isinstance(nan, float) and math.isnan(nan)
     assert read("float('1.5')") == (False, None)
     assert read("math.pi") == (False, None)
+
+
+def test_a_name_holding_a_calls_result_is_that_call() -> None:
+    said = _said("def test_a():\n    result = f(2)\n    assert result == 4\n"
+                 "    other = f(3)\n    other.append(1)\n    assert other == [1]\n"
+                 "    value = f(4)\n    self.assertEqual(value, 'x')\n"
+                 "    assert value is not None\n"
+                 "def test_b():\n    assert result == 9\n")
+    assert said == {"f(2)": Expectation(4), "f(4)": Expectation("x")}

@@ -1,10 +1,11 @@
 """One analysis for a function whatever the front end: the same stored versions of four
 functions that need their module (a module constant, a helper, a relative import inside a
-package, a method of a class) through ``check --dynamic``, the language server (over stdio),
-the agents' ``check_function`` (the MCP server over stdio) and ``score --dynamic`` on
-``export``'s output give the same verdicts, the same version to keep and the same risk; and
-the editor opened again on a workspace ``check --dynamic`` ran in shows that run's verdicts
-without running anything (runs are remembered with the versions)."""
+package, a method of a class), two of them asserted by the workspace's tests, through
+``check --dynamic``, the language server (over stdio), the agents' ``check_function`` (the
+MCP server over stdio) and ``score --dynamic`` on ``export``'s output give the same
+verdicts, the same version to keep and the same risk; and the editor opened again on a
+workspace ``check --dynamic`` ran in shows that run's verdicts without running anything
+(runs are remembered with the versions)."""
 
 from __future__ import annotations
 
@@ -77,6 +78,22 @@ VERSIONS = {
     "Timer.add": DURATION_VERSIONS["Timer.add"],
 }
 
+#: The workspace's tests: an assertion every front end reads as an expected outcome (the
+#: wrong ``clamp`` returns 11), and a parametrized one.
+TESTS = """import pytest
+
+from tools.app import clamp, quadruple
+
+
+def test_clamp():
+    assert clamp(11) == 10
+
+
+@pytest.mark.parametrize("x, want", [(1, 4), (-2, -8)])
+def test_quadruple(x, want):
+    assert quadruple(x) == want
+"""
+
 #: What a front end says of one function: its headline verdict, the verdicts that are
 #: findings (in order), the version to keep and the risk.
 Said = tuple[str | None, tuple[str, ...], int | None, float | None]
@@ -105,6 +122,8 @@ def prepared(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "tools" / "__init__.py").write_text("", encoding="utf-8")
     (root / "tools" / "units.py").write_text(UNITS_SOURCE, encoding="utf-8")
     (root / "tools" / "app.py").write_text(APP, encoding="utf-8")
+    (root / "tests").mkdir()
+    (root / "tests" / "test_app.py").write_text(TESTS, encoding="utf-8")
     for name, codes in VERSIONS.items():
         store_versions(root, root / "tools" / "app.py", name, codes)
     return root
@@ -202,6 +221,7 @@ async def test_every_front_end_gives_the_same_analysis(prepared: Path, tmp_path:
     # in their module the correct versions agree and the wrong ones part ways
     assert "divergent-outputs" in by_check["clamp"][1]
     assert "divergent-outputs" in by_check["quadruple"][1]
+    assert by_check["clamp"][2] != 2 and by_check["quadruple"][2] != 2  # the tests hold them
     assert by_check["parse_duration"][1] == by_check["Timer.add"][1] == ()
     assert all(risk is not None for _, _, _, risk in by_check.values())
 

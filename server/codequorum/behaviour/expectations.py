@@ -5,6 +5,8 @@ examples are: ``assert f(2) == 4`` says ``f(2)`` gives 4, ``with pytest.raises(V
 f(-1)`` that ``f(-1)`` raises. The forms read:
 
 - ``assert CALL == VALUE`` (either side), ``assert CALL is None`` (``True``, ``False``);
+  ``CALL`` may be a name that holds its result (``result = f(2)`` earlier in the block,
+  the name used since by assertions only);
 - unittest's ``self.assertEqual(CALL, VALUE)`` (either order; ``assertEquals``,
   ``assertListEqual``, ``assertDictEqual``, ``assertTupleEqual``, ``assertSetEqual``,
   ``assertIs`` with ``None``/``True``/``False``), ``self.assertIsNone(CALL)``;
@@ -105,39 +107,80 @@ class Stated:
         return Expectation(expected=value)
 
 
-def _stated(call: ast.expr, other: ast.expr, identity: bool = False
+Held = dict[str, ast.Call]
+
+
+def _stated(call: ast.expr, other: ast.expr, identity: bool = False, held: Held | None = None
             ) -> tuple[ast.Call, Stated] | None:
-    """``call`` is a call and ``other`` is not (but for a float special, ``float('nan')``)."""
+    """``call`` is a call (or a name ``held`` says holds one's result) and ``other`` is
+    not (but for a float special, ``float('nan')``)."""
+    if held and isinstance(call, ast.Name) and call.id in held:
+        call = held[call.id]
     if not isinstance(call, ast.Call) or (isinstance(other, ast.Call)
                                           and _special(other) is None):
         return None
     return call, Stated(expected=other, identity=identity)
 
 
-def _either(a: ast.expr, b: ast.expr, identity: bool = False
+def _either(a: ast.expr, b: ast.expr, identity: bool = False, held: Held | None = None
             ) -> tuple[ast.Call, Stated] | None:
-    return _stated(a, b, identity) or _stated(b, a, identity)
+    return _stated(a, b, identity, held) or _stated(b, a, identity, held)
 
 
-def _from_assert(node: ast.Assert) -> tuple[ast.Call, Stated] | None:
+def _from_assert(node: ast.Assert, held: Held | None = None) -> tuple[ast.Call, Stated] | None:
     test = node.test
     if not isinstance(test, ast.Compare) or len(test.ops) != 1:
         return None
     op = test.ops[0]
     if not isinstance(op, (ast.Eq, ast.Is)):
         return None
-    return _either(test.left, test.comparators[0], isinstance(op, ast.Is))
+    return _either(test.left, test.comparators[0], isinstance(op, ast.Is), held)
 
 
-def _from_method(node: ast.Call) -> tuple[ast.Call, Stated] | None:
+def _from_method(node: ast.Call, held: Held | None = None) -> tuple[ast.Call, Stated] | None:
     func = node.func
     if not isinstance(func, ast.Attribute) or node.keywords:
         return None
     if func.attr == "assertIsNone" and len(node.args) == 1:
-        return _stated(node.args[0], ast.Constant(None))
+        return _stated(node.args[0], ast.Constant(None), held=held)
     if func.attr in EQUAL_METHODS and len(node.args) >= 2:
-        return _either(node.args[0], node.args[1], func.attr == "assertIs")
+        return _either(node.args[0], node.args[1], func.attr == "assertIs", held)
     return None
+
+
+def _asserts(statement: ast.stmt) -> bool:
+    """Whether a statement is an assertion (``assert``, ``self.assertEqual(...)``)."""
+    if isinstance(statement, ast.Assert):
+        return True
+    value = statement.value if isinstance(statement, ast.Expr) else None
+    return (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+            and value.func.attr.startswith("assert"))
+
+
+def held_results(tree: ast.Module) -> dict[int, Held]:
+    """``id(statement)`` -> the names that hold a call's result where the statement is
+    (``result = f(2)`` earlier in its block, the name not used since but by assertions)."""
+    out: dict[int, Held] = {}
+    for node in ast.walk(tree):
+        for block in (getattr(node, f, None) for f in ("body", "orelse", "finalbody")):
+            if not isinstance(block, list):
+                continue
+            latest: Held = {}
+            for statement in block:
+                if not isinstance(statement, ast.stmt):
+                    break
+                if latest:
+                    out[id(statement)] = dict(latest)
+                if _asserts(statement):
+                    continue
+                for n in ast.walk(statement):  # used otherwise (changed, passed on): dropped
+                    if isinstance(n, ast.Name):
+                        latest.pop(n.id, None)
+                if (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                        and isinstance(statement.targets[0], ast.Name)
+                        and isinstance(statement.value, ast.Call)):
+                    latest[statement.targets[0].id] = statement.value
+    return out
 
 
 def _exception_name(node: ast.expr) -> str | None:
@@ -172,14 +215,16 @@ def _from_with(node: ast.With) -> tuple[ast.Call, Stated] | None:
 
 def expectations(tree: ast.Module) -> dict[int, Stated]:
     """``id(call)`` -> what an assertion of ``tree`` states that call gives, for every call
-    an assertion states (the first assertion of a call wins)."""
+    an assertion states, directly or through a name that holds its result (``result =
+    f(2)`` then ``assert result == 4``); the first assertion of a call wins."""
+    holds = held_results(tree)
     out: dict[int, Stated] = {}
     for node in ast.walk(tree):
         found = None
         if isinstance(node, ast.Assert):
-            found = _from_assert(node)
-        elif isinstance(node, ast.Call):
-            found = _from_method(node)
+            found = _from_assert(node, holds.get(id(node)))
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            found = _from_method(node.value, holds.get(id(node)))
         elif isinstance(node, ast.With):
             found = _from_with(node)
         if found is not None:
@@ -187,4 +232,5 @@ def expectations(tree: ast.Module) -> dict[int, Stated]:
     return out
 
 
-__all__ = ["EQUAL_METHODS", "RAISES", "Expectation", "Stated", "expectations", "literal"]
+__all__ = ["EQUAL_METHODS", "RAISES", "Expectation", "Stated", "expectations", "held_results",
+           "literal"]

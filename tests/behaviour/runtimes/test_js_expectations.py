@@ -70,3 +70,12 @@ def test_the_expected_value_is_read_with_a_rows_bindings() -> None:
     [stated] = expectations(root).values()
     assert stated.resolve() is None
     assert stated.resolve({"want": 3}) == Expectation(3)
+
+
+def test_a_name_holding_a_calls_result_is_that_call() -> None:
+    said = _said("test('a', () => {\n  const result = f(2);\n  expect(result).toBe(4);\n"
+                 "  let other = await f(3);\n  other.push(1);\n  expect(other).toEqual([1]);\n"
+                 "  const value = f(4);\n  assert.strictEqual(value, 'x');\n"
+                 "  expect(value).not.toBeNull();\n});\n"
+                 "test('b', () => { expect(result).toBe(9); });\n")
+    assert said == {"f(2)": Expectation(4), "f(4)": Expectation("x")}

@@ -3,7 +3,9 @@ tree-sitter (nothing runs): the JavaScript side of :mod:`codequorum.behaviour.ex
 
 The forms read:
 
-- Jest, Vitest and Chai's ``expect(CALL)`` followed by an equality:
+- Jest, Vitest and Chai's ``expect(CALL)`` followed by an equality (``CALL`` may be a name
+  that holds its result: ``const result = f(2);`` earlier in the block, the name used since
+  by assertions only):
   ``.toBe(VALUE)``, ``.toEqual``, ``.toStrictEqual``, ``.to.equal``, ``.to.deep.equal``,
   ``.to.eql``, or ``.toBeNull()``, ``.toBeUndefined()``, ``.toBeNaN()`` (``expect(await
   CALL)`` too); a chain holding ``not`` says nothing;
@@ -52,6 +54,8 @@ ASSERT_THROWS = frozenset({"throws"})
 ASSERT_OBJECTS = frozenset({"assert", "t", "strict"})
 
 Key = tuple[int, int]
+#: Names that hold a call's result where a statement is: ``const result = f(2);``.
+Held = dict[str, Node]
 
 
 @dataclass(frozen=True)
@@ -135,7 +139,15 @@ def _value(node: Node, bound: Mapping[str, Any] | None = None) -> tuple[bool, ob
         return False, None
 
 
-def _from_expect(call: Node, method: str, obj: Node) -> Found | None:
+def _held(node: Node | None, held: Held) -> Node | None:
+    """``node`` unwrapped, or the call whose result the name ``node`` holds."""
+    node = _unwrapped(node)
+    if node is not None and node.type == "identifier":
+        return held.get(node_text(node), node)
+    return node
+
+
+def _from_expect(call: Node, method: str, obj: Node, held: Held) -> Found | None:
     """``expect(X).chain.method(args)``, ``obj`` being what ``method`` is read on."""
     while obj.type == "member_expression":
         word = obj.child_by_field_name("property")
@@ -152,7 +164,7 @@ def _from_expect(call: Node, method: str, obj: Node) -> Found | None:
     if method in THROWS:
         thrower = _thrower(given[0])
         return None if thrower is None else (thrower, JsStated(raises=_class_named(args)))
-    actual = _unwrapped(given[0])
+    actual = _held(given[0], held)
     if actual is None or actual.type != "call_expression":
         return None
     if method in IS:
@@ -168,7 +180,7 @@ def literal_named(name: str) -> object:
     return literal(node)
 
 
-def _from_assert(call: Node, method: str, obj: Node) -> Found | None:
+def _from_assert(call: Node, method: str, obj: Node, held: Held) -> Found | None:
     """``assert.strictEqual(actual, expected)``, ``assert.throws(fn, E)``."""
     holder = obj.child_by_field_name("property") if obj.type == "member_expression" else obj
     if holder is None or node_text(holder) not in ASSERT_OBJECTS:
@@ -181,33 +193,105 @@ def _from_assert(call: Node, method: str, obj: Node) -> Found | None:
     if method not in ASSERT_EQUALS or len(args) < 2:
         return None
     for actual, other in ((args[0], args[1]), (args[1], args[0])):
-        call_node = _unwrapped(actual)
+        call_node = _held(actual, held)
         if call_node is not None and call_node.type == "call_expression" and (
                 _unwrapped(other) or other).type != "call_expression":
             return call_node, JsStated(expected=other)
     return None
 
 
-def _stated(call: Node) -> Found | None:
+def _stated(call: Node, held: Held) -> Found | None:
     obj, method = _callee(call)
     if obj is None:
         return None
-    return _from_expect(call, method, obj) or _from_assert(call, method, obj)
+    return _from_expect(call, method, obj, held) or _from_assert(call, method, obj, held)
+
+
+def _root_name(call: Node) -> str:
+    """The name an assertion chain starts from: ``expect`` of ``expect(x).toBe(1)``,
+    ``assert`` of ``assert.equal(...)``, ``t`` of ``t.is(...)``."""
+    node: Node | None = call
+    while node is not None and node.type in ("call_expression", "member_expression"):
+        node = node.child_by_field_name("function" if node.type == "call_expression"
+                                        else "object")
+    return node_text(node) if node is not None and node.type == "identifier" else ""
+
+
+def _asserts(statement: Node) -> bool:
+    expr = statement.named_children[0] if (statement.type == "expression_statement"
+                                           and statement.named_children) else None
+    expr = _unwrapped(expr)
+    return (expr is not None and expr.type == "call_expression"
+            and _root_name(expr) in ("expect", *ASSERT_OBJECTS))
+
+
+def _declared_call(statement: Node) -> tuple[str, Node] | None:
+    """``const result = f(2);`` (``let``, ``var``, ``await``): the name and the call."""
+    if statement.type not in ("lexical_declaration", "variable_declaration"):
+        return None
+    declarators = [c for c in statement.named_children if c.type == "variable_declarator"]
+    if len(declarators) != 1:
+        return None
+    name = declarators[0].child_by_field_name("name")
+    value = _unwrapped(declarators[0].child_by_field_name("value"))
+    if name is None or name.type != "identifier" or value is None \
+            or value.type != "call_expression":
+        return None
+    return node_text(name), value
+
+
+def _names_in(node: Node) -> set[str]:
+    out: set[str] = set()
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        if cur.type in ("identifier", "shorthand_property_identifier"):
+            out.add(node_text(cur))
+        stack.extend(cur.children)
+    return out
+
+
+def held_results(root: Node) -> dict[Key, Held]:
+    """:func:`key` of each statement -> the names that hold a call's result there (``const
+    result = f(2);`` earlier in its block, the name used since by assertions only)."""
+    out: dict[Key, Held] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        if node.type not in ("program", "statement_block"):
+            continue
+        latest: Held = {}
+        for statement in node.named_children:
+            out[key(statement)] = dict(latest)
+            if _asserts(statement):
+                continue
+            for name in _names_in(statement) & set(latest):  # used otherwise: dropped
+                del latest[name]
+            found = _declared_call(statement)
+            if found is not None:
+                latest[found[0]] = found[1]
+    return out
 
 
 def expectations(root: Node) -> dict[Key, JsStated]:
     """:func:`key` of a call -> what an assertion of the tree states that call gives, for
-    every call an assertion states (the first assertion of a call wins)."""
+    every call an assertion states, directly or through a name that holds its result
+    (``const result = f(2); expect(result).toBe(4);``); the first assertion of a call
+    wins."""
+    holds = held_results(root)
     out: dict[Key, JsStated] = {}
-    stack = [root]
+    stack: list[tuple[Node, Held]] = [(root, {})]
     while stack:
-        node = stack.pop()
+        node, held = stack.pop()
+        held = holds.get(key(node), held) if node.is_named else held
         if node.type == "call_expression":
-            found = _stated(node)
+            found = _stated(node, held)
             if found is not None:
                 out.setdefault(key(found[0]), found[1])
-        stack.extend(reversed(node.children))
+        stack.extend((c, held) for c in reversed(node.children))
     return out
 
 
-__all__ = ["ASSERT_EQUALS", "EQUALS", "THROWS", "JsStated", "expectations", "key", "literal_named"]
+__all__ = ["ASSERT_EQUALS", "EQUALS", "THROWS", "JsStated", "expectations", "held_results", "key",
+           "literal_named"]
