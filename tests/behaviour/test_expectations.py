@@ -82,3 +82,21 @@ def test_a_name_holding_a_calls_result_is_that_call() -> None:
                  "    assert value is not None\n"
                  "def test_b():\n    assert result == 9\n")
     assert said == {"f(2)": Expectation(4), "f(4)": Expectation("x")}
+
+
+def test_arithmetic_of_literals_is_a_literal_bounded() -> None:
+    from codequorum.behaviour.expectations import literal
+
+    def read(text: str) -> tuple[bool, object]:
+        return literal(ast.parse(text, mode="eval").body, {"n": 3})
+
+    assert read("60 * 1000") == (True, 60000)
+    assert read("2 ** 10 - 1") == (True, 1023)
+    assert read("-7 // 2") == (True, -4)
+    assert read("'a' + 'b'") == (True, "ab")
+    assert read("n * 2") == (True, 6)  # a case's name bound
+    assert read("1 / 0") == (False, None)
+    assert read("2 ** 1000") == (False, None)
+    assert read("10 ** 200") == (False, None)
+    assert read("'a' * 3") == (False, None)
+    assert read("x + 1") == (False, None)

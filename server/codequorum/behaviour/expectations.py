@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import ast
 import math
-from collections.abc import Mapping
+import operator
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,11 +81,43 @@ def literal(node: ast.expr, bound: Mapping[str, Any] | None = None) -> tuple[boo
     special = _special(node)
     if special is not None:
         return True, special
+    if isinstance(node, ast.BinOp):
+        return _arithmetic(node, bound)
     try:
         value = pyast.literal_eval(node)
     except (TypeError, *UNREADABLE):
         return False, None
     return (True, value) if humaneval.is_plain(value) else (False, None)
+
+
+#: The operators of the arithmetic a test writes in its literals (``60 * 1000``).
+_OPERATORS: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+    ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
+    ast.Pow: operator.pow}
+#: The largest integer the arithmetic of a literal may make (and the largest power).
+_LARGEST, _POWER = 2 ** 128, 128
+
+
+def _arithmetic(node: ast.BinOp, bound: Mapping[str, Any] | None) -> tuple[bool, Any]:
+    """``60 * 1000``, ``2 ** 10``, ``'a' + 'b'`` of literals, bounded (no huge powers)."""
+    ok_a, a = literal(node.left, bound)
+    ok_b, b = literal(node.right, bound)
+    compute = _OPERATORS.get(type(node.op))
+    if not (ok_a and ok_b) or compute is None:
+        return False, None
+    if isinstance(node.op, ast.Add) and isinstance(a, str) and isinstance(b, str):
+        return True, a + b
+    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (a, b))
+    if not numbers or (isinstance(node.op, ast.Pow) and abs(b) > _POWER):
+        return False, None
+    try:
+        value = compute(a, b)
+    except (ZeroDivisionError, OverflowError, ValueError):
+        return False, None
+    if (isinstance(value, int) and abs(value) > _LARGEST) or isinstance(value, complex):
+        return False, None
+    return True, value
 
 
 @dataclass(frozen=True)

@@ -65,3 +65,24 @@ def test_a_number_past_a_double_is_infinity_as_javascript_reads_it() -> None:
     assert literal(_expr("0x" + "f" * 5000)) == infinity
     assert literal(_expr("[1e999, -1e999, 0x20000000000000]")) == [
         infinity, {"$": "number", "v": "-Infinity"}, 2**53]
+
+
+def test_arithmetic_of_number_literals_is_computed_as_javascript_does() -> None:
+    from codequorum.behaviour.runtimes.js_literals import NotLiteral, literal, parse_expression
+
+    def read(text: str) -> object:
+        node = parse_expression(text)
+        assert node is not None
+        return literal(node)
+
+    assert read("60 * 1000") == 60000
+    assert read("1 / 4") == 0.25
+    assert read("-7 % 3") == -1  # the dividend's sign, as JavaScript keeps it
+    assert read("2 ** 10") == 1024
+    assert read("'a' + 'b'") == "ab"
+    for text in ("1 / 0", "0 * -1", "2 ** 2000", "'a' - 1", "x * 2", "1 + '2'", "1 << 2"):
+        try:
+            read(text)
+        except NotLiteral:
+            continue
+        raise AssertionError(text)

@@ -1,5 +1,6 @@
 """JavaScript literals read without running anything: a tree-sitter node of a literal
-expression (numbers, strings, template literals without substitutions, arrays, objects,
+expression (numbers, strings, template literals without substitutions, arithmetic of
+number literals (``60 * 1000``), arrays, objects,
 ``new Map``/``new Set`` of literals, ``new Date`` of literals (``js_dates.py``), ``undefined``,
 ``NaN``, ``Infinity``, BigInts) -> its
 canonical tree (``js_values.py``); and the arguments of a call, a tagged template's
@@ -11,8 +12,9 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from tree_sitter import Node
@@ -87,6 +89,8 @@ def _literal(node: Node) -> Any:
             return {"$": "number", "v": "-Infinity"}
         if op == "-" and isinstance(value, dict) and value.get("$") == "bigint":
             return {"$": "bigint", "v": str(-int(value["v"]))}
+    if t == "binary_expression":
+        return _arithmetic(node)
     if t == "array":
         return [_literal(c) for c in node.named_children if c.type != "comment"]
     if t == "object":
@@ -103,6 +107,41 @@ _NAMED: dict[str, Any] = {
     "NaN": {"$": "number", "v": "NaN"},
     "Infinity": {"$": "number", "v": "Infinity"},
 }
+
+
+#: The largest integer a JavaScript number holds exactly.
+_SAFE = 2 ** 53
+#: JavaScript's arithmetic on doubles (``%`` keeps the dividend's sign).
+_OPERATORS: dict[str, Callable[[float, float], float]] = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+    "%": math.fmod, "**": operator.pow}
+
+
+def _arithmetic(node: Node) -> Any:
+    """``60 * 1000``, ``2 ** 10``, ``'a' + 'b'`` of literals, as JavaScript computes them
+    (numbers are doubles; ``%`` keeps the dividend's sign); :class:`NotLiteral` for other
+    operators or operands, and for a result that is not a finite number JavaScript holds
+    exactly as an integer or a plain double."""
+    op_node = node.child_by_field_name("operator")
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if op_node is None or left is None or right is None:
+        raise NotLiteral("binary")
+    op, a, b = node_text(op_node), _literal(left), _literal(right)
+    if op == "+" and isinstance(a, str) and isinstance(b, str):
+        return a + b
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (a, b)):
+        raise NotLiteral("arithmetic")
+    compute = _OPERATORS.get(op)
+    if compute is None:
+        raise NotLiteral(op)
+    try:
+        value = compute(float(a), float(b))
+    except (ZeroDivisionError, OverflowError, ValueError) as exc:
+        raise NotLiteral("arithmetic") from exc
+    if not isinstance(value, float) or not math.isfinite(value) or (
+            value == 0 and math.copysign(1, value) < 0):
+        raise NotLiteral("arithmetic")
+    return int(value) if value.is_integer() and abs(value) <= _SAFE else value
 
 
 def _escape(text: str) -> str:
