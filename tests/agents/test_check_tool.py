@@ -145,3 +145,31 @@ def test_javascript_versions_run_with_the_helpers_they_define(tmp_path: Path) ->
     assert result.dynamic.ran is True and result.dynamic.not_run is None
     assert "divergent-outputs" not in {f.code for f in result.findings}
     assert result.dynamic.summary["pass_rate_max_diff"] == 0
+
+
+def test_the_parting_input_a_workspace_test_asserts_says_the_kept_version_does_as_it_expects(
+        tmp_path: Path) -> None:
+    """Two versions of ``fmt`` without the guard agree ("NaNms"); the test file expects a
+    throw: the one that throws is kept, and the sentence says the test expects it."""
+    from codequorum.behaviour.runtimes import node_sandbox
+
+    if not node_sandbox.probe()[0]:
+        pytest.skip("the Node sandbox does not hold here")
+    real = ("export function fmt(ms: number): string {\n"
+            "  if (!Number.isFinite(ms)) throw new Error('not finite');\n"
+            "  return `${ms}ms`;\n}\n")
+    loose = real.replace("  if (!Number.isFinite(ms)) throw new Error('not finite');\n", "")
+    root = tmp_path / "ws"
+    (root / ".git").mkdir(parents=True)
+    (root / "fmt.ts").write_text(real, encoding="utf-8")
+    (root / "fmt.test.ts").write_text(
+        "import { fmt } from './fmt';\n\ntest('fmt', () => {\n  expect(fmt(5)).toBe('5ms');\n"
+        "  expect(() => fmt(NaN)).toThrow();\n});\n", encoding="utf-8")
+    store_versions(root, root / "fmt.ts", "fmt",
+                   [loose, loose.replace("`${ms}ms`", "ms + 'ms'"), real])
+    result = _check(root, path="fmt.ts", function="fmt", dynamic=True)
+    assert result.recommendation is not None and result.recommendation.version == 2
+    parting = result.parting_input
+    assert parting is not None and parting.input == "fmt(NaN)" and parting.source == "test"
+    assert parting.sentence == ('on fmt(NaN) (a test in fmt.test.ts:5) version 3 raises Error, '
+                                'as the test expects; versions 1, 2 return "NaNms"')

@@ -162,8 +162,20 @@ def evidence_text(analysis: FunctionAnalysis) -> str | None:
     words = origin_words(spec, ev.source)
     if words:
         ev = dataclasses.replace(ev, label=f"{ev.label} ({words})")
+    if _asserted_and_passed(analysis.dynamic, spec, rec, ev.input_index):
+        ev = dataclasses.replace(ev, shown=f"{ev.shown}, as the test expects")
     names = {i: "the current code" for i in range(analysis.n_stored, total)}
     return safe_text(evidence_sentence(ev, rec, names))
+
+
+def _asserted_and_passed(dynamic: Any, spec: Mapping[str, Any], version: int,
+                         index: int) -> bool:
+    """Whether input ``index`` is a workspace test's call whose outcome the test asserts,
+    and ``version`` passes it."""
+    passes = getattr(dynamic, "passes", None) or []
+    row = passes[version] if version < len(passes) else []
+    return (spec.get("origin") == "test" and bool(spec.get("checked")) and bool(spec.get("where"))
+            and index < len(row) and row[index] is True)
 
 
 def origin_words(spec: Mapping[str, Any], source: str = "") -> str | None:
