@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from codequorum.behaviour.callers import is_test_file, literal_calls
+from codequorum.behaviour.expectations import Expectation
 from codequorum.core.model import ModuleContext
 
 APP = '''
@@ -140,3 +141,21 @@ def test_a_parametrized_test_gives_one_graded_call_per_case() -> None:
     assert [(c.args, c.where, c.expectation.expected if c.expectation else None)
             for c in calls] == [((1,), "tests/test_app.py:8", 2),
                                 ((5,), "tests/test_app.py:8", 10)]
+
+
+def test_a_function_passed_to_assert_raises_is_a_call_that_must_raise() -> None:
+    tests = ("import unittest\n\nimport pytest\n\nfrom app import f\n\n\n"
+             "class T(unittest.TestCase):\n    def test_f(self):\n"
+             "        self.assertRaises(ValueError, f, -1)\n\n\n"
+             "@pytest.mark.parametrize('x', [-2, -3])\ndef test_g(x):\n"
+             "    pytest.raises(ValueError, f, x, match='negative')\n\n\n"
+             "def test_h(tmp_path):\n    pytest.raises(TypeError, f, 'a')\n")
+    context = ModuleContext(name="app", path="app.py", qualified_name="f", kind="function",
+                            files=(("app.py", "def f(x):\n    return 2 * x\n"),), roots=("",),
+                            callers=(("tests/test_app.py", tests),))
+    calls = literal_calls(context, "f")
+    assert [(c.args, c.kwargs, c.where, c.expectation) for c in calls] == [
+        ((-1,), {}, "tests/test_app.py:10", Expectation(raises="ValueError")),
+        ((-2,), {}, "tests/test_app.py:15", Expectation(raises="ValueError")),
+        ((-3,), {}, "tests/test_app.py:15", Expectation(raises="ValueError")),
+        (("a",), {}, "tests/test_app.py:19", None)]  # a test with a fixture: an input only

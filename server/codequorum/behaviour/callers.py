@@ -9,7 +9,8 @@ characters of a file parsed, the calls taken. A call counts when it names the fu
 a package holding the module that the file imports) and its arguments are
 literals (:func:`ast.literal_eval`); a call inside the function itself (recursion) does
 not. A file named ``test_*.py`` / ``*_test.py`` or under a ``tests`` folder is a test, and
-what its assertions say a call gives (``assert f(2) == 4``, ``pytest.raises``:
+what its assertions say a call gives (``assert f(2) == 4``, ``pytest.raises``, and the
+call ``self.assertRaises(E, f, -1)`` makes:
 :mod:`codequorum.behaviour.expectations`) comes with the call; a parametrized test's call
 is read once per case (:mod:`codequorum.behaviour.parametrized`). An assertion counts only
 where the test runs the call in a plain state (no fixture, nothing called before it that
@@ -24,7 +25,14 @@ from pathlib import PurePosixPath
 from typing import Any, TypeVar
 
 from codequorum.behaviour.examples import UNREADABLE
-from codequorum.behaviour.expectations import Expectation, expectations, literal
+from codequorum.behaviour.expectations import (
+    RAISES,
+    Expectation,
+    Stated,
+    exception_name,
+    expectations,
+    literal,
+)
 from codequorum.behaviour.parametrized import Case, case_bindings
 from codequorum.behaviour.plain_tests import plain_calls
 from codequorum.core import pyast
@@ -118,6 +126,31 @@ def _outside(tree: ast.Module, name: str, owners: frozenset[str]) -> list[ast.Ca
     return sorted(calls, key=lambda n: (n.lineno, n.col_offset))  # in reading order
 
 
+def _passed_to_raise(tree: ast.Module, name: str, owners: frozenset[str]
+                     ) -> list[tuple[ast.Call, ast.Call, Stated]]:
+    """``self.assertRaises(E, f, 1, 2)`` and ``pytest.raises(E, f, 1)``: the call they make
+    (``f(1, 2)``, placed where they are), the assertion itself, and that the call must
+    raise ``E``."""
+    out: list[tuple[ast.Call, ast.Call, Stated]] = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and len(node.args) >= 2
+                and _callee_name(node) in RAISES):
+            continue
+        wanted = exception_name(node.args[0])
+        fn = ast.Call(func=node.args[1], args=node.args[2:],
+                      keywords=[k for k in node.keywords if k.arg not in ("match", "msg")])
+        if wanted is None or not _names(fn, name, owners):
+            continue
+        out.append((ast.copy_location(fn, node), node, Stated(raises=wanted)))
+    return out
+
+
+def _callee_name(call: ast.Call) -> str:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else (
+        func.id if isinstance(func, ast.Name) else "")
+
+
 def literal_calls(context: ModuleContext, name: str, limit: int = MAX_CALLS) -> list[FoundCall]:
     """Up to ``limit`` distinct literal calls of ``name`` in the view's files and the
     workspace's files that name it, the module's own file first, in reading order (spread
@@ -139,7 +172,13 @@ def literal_calls(context: ModuleContext, name: str, limit: int = MAX_CALLS) -> 
         said = {k: v for k, v in expectations(tree).items() if k in plain}
         cases = case_bindings(tree) if in_test else {}
         here_owners = owners | _module_names(tree, context.name)
-        for call in _outside(tree, name, here_owners):
+        passed = _passed_to_raise(tree, name, here_owners) if in_test else []
+        for call, origin, raising in passed:  # read as the assertion itself would be
+            if id(origin) in plain:
+                said[id(call)] = raising
+            cases[id(call)] = cases.get(id(origin), [{}])
+        calls = [*_outside(tree, name, here_owners), *(c for c, _, _ in passed)]
+        for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset)):
             for bound in cases.get(id(call), [{}]):
                 found = _arguments(call, bound)
                 if found is None:
@@ -156,7 +195,6 @@ def literal_calls(context: ModuleContext, name: str, limit: int = MAX_CALLS) -> 
                 out.append(here)
                 if len(out) >= MAX_FOUND:
                     return spread(out, limit)
-    return spread(out, limit)
     return spread(out, limit)
 
 

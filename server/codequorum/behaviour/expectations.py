@@ -216,7 +216,9 @@ def held_results(tree: ast.Module) -> dict[int, Held]:
     return out
 
 
-def _exception_name(node: ast.expr) -> str | None:
+def exception_name(node: ast.expr) -> str | None:
+    """The class an expected raise names (``ValueError``, ``errors.ParseError``: its last
+    name), ``""`` for a tuple of classes (any), None for anything else."""
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Attribute):
@@ -232,7 +234,7 @@ def _raised(item: ast.withitem) -> str | None:
     func = ctx.func
     name = func.attr if isinstance(func, ast.Attribute) else (
         func.id if isinstance(func, ast.Name) else "")
-    return _exception_name(ctx.args[0]) if name in RAISES else None
+    return exception_name(ctx.args[0]) if name in RAISES else None
 
 
 def _from_with(node: ast.With) -> tuple[ast.Call, Stated] | None:
@@ -265,5 +267,5 @@ def expectations(tree: ast.Module) -> dict[int, Stated]:
     return out
 
 
-__all__ = ["EQUAL_METHODS", "RAISES", "Expectation", "Stated", "expectations", "held_results",
-           "literal"]
+__all__ = ["EQUAL_METHODS", "RAISES", "Expectation", "Stated", "exception_name", "expectations",
+           "held_results", "literal"]
