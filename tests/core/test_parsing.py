@@ -281,6 +281,37 @@ def test_typescript_and_tsx_functions() -> None:
     assert names(tsx, "tsx") == [("C", "function"), ("D", "function")]
 
 
+def test_typescript_namespaces_name_their_functions() -> None:
+    ts = """export namespace Text {
+  /** @example slugify("Hello World") // => "hello-world" */
+  export function slugify(s: string): string { return s.toLowerCase(); }
+  export namespace Inner { export const f = (x: number) => x; }
+}
+namespace A.B { export function g() { return 1 } export class K { m() { return 2 } } }
+module M { function h() { function inner() {} } }
+declare namespace D { function d(): void; }
+declare module "pkg" { function q() {} }
+"""
+    assert names(ts, "typescript") == [
+        ("Text.slugify", "function"),
+        ("Text.Inner.f", "function"),
+        ("A.B.g", "function"),
+        ("A.B.K.m", "method"),
+        ("M.h", "function"),
+        ("M.h.inner", "function"),
+        ("q", "function"),
+    ]
+    found = function_by_name(ts, "typescript", "Text.slugify")
+    assert found is not None
+    assert found.docstring == '@example slugify("Hello World") // => "hello-world"'
+    assert function_at(ts, "typescript", 2, 20) == found
+    assert function_by_name(ts, "typescript", "slugify") == found
+    spaces = {f.qualified_name: f.namespace for f in functions(ts, "typescript")}
+    assert spaces == {"Text.slugify": "Text", "Text.Inner.f": "Text.Inner", "A.B.g": "A.B",
+                      "A.B.K.m": "A.B", "M.h": "M", "M.h.inner": "M", "q": ""}
+    assert names("namespace N { const o = { m() {} }; }", "tsx") == [("N.o.m", "method")]
+
+
 def test_java_functions() -> None:
     code = """class A {
   /** Adds one. */

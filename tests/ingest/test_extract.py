@@ -291,6 +291,15 @@ def test_a_python_version_keeps_its_helper_and_constant() -> None:
                            "def area(r):\n    return math.pi * _half(r) ** 2\n")
 
 
+def test_a_version_in_its_namespace_keeps_the_helpers_the_namespace_defines() -> None:
+    code = ("export namespace Text {\n  const SEP = '-';\n  const unused = 1;\n"
+            "  export function slugify(s: string): string {\n"
+            "    return s.split(' ').join(SEP);\n  }\n}\n")
+    result = extract_from_code(code, "typescript", "Text.slugify")
+    assert result.code == ("const SEP = '-';\n\nfunction slugify(s: string): string {\n"
+                           "  return s.split(' ').join(SEP);\n}\n")
+
+
 def test_a_method_is_kept_alone_without_the_helpers_around_its_class() -> None:
     code = "K = 2\n\nclass Stack:\n    def push(self, x):\n        return x * K\n"
     result = extract_from_code(code, "python", "Stack.push")

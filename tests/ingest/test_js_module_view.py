@@ -77,3 +77,17 @@ def test_a_package_json_nested_past_the_stack_is_a_package_not_given(tmp_path: P
     notes = js_module_view(path.read_text(), path, tmp_path).notes
     assert notes == ("not-run-in-module: `app.js` loads `deep`, which the sandbox does not "
                      "give (its package.json is not JSON)",)
+
+
+def test_a_function_in_a_namespace_is_the_modules_own(tmp_path: Path) -> None:
+    """A namespace's function runs where it is (``Text.slugify``), not as a nested one; a
+    class's method in a namespace is a method of ``A.B.K``."""
+    path = tmp_path / "text.ts"
+    path.write_text("export namespace Text { export function slugify(s: string) { return s; } }\n"
+                    "namespace A.B { export class K { m() { return 1; } } }\n"
+                    "namespace M { export function h() { function inner() {} } }\n")
+    view = js_module_view(path.read_text(), path, tmp_path)
+    assert view.context("Text.slugify").kind == "function"
+    method = view.context("A.B.K.m", "method")
+    assert (method.kind, method.owner) == ("method", "A.B.K")
+    assert view.context("M.h.inner").kind == "nested"

@@ -364,14 +364,17 @@ def syntax_errors(tree: tree_sitter.Tree) -> list[tuple[Point, Point, str]]:
 class FunctionInfo:
     """One named function or method found in a piece of code.
 
-    ``qualified_name`` joins the enclosing classes / impl types / functions with ``.``
-    (``Class.method``, ``outer.inner``; Go ``Type.Method``; C++ ``A::m`` -> ``A.m``).
+    ``qualified_name`` joins the enclosing classes / impl types / functions / TypeScript
+    namespaces with ``.`` (``Class.method``, ``outer.inner``; Go ``Type.Method``; C++
+    ``A::m`` -> ``A.m``; ``namespace Text { function slugify }`` -> ``Text.slugify``).
     ``start_byte``/``end_byte``/``text`` cover the definition without Python decorators;
     for a JS/TS function assigned in a one-name declaration (``const f = () => ...``)
     they cover the declaration. Points are 0-based (row, byte column).
     ``signature`` is the text up to the body; ``docstring`` is the Python docstring
     (cleaned like ``inspect.getdoc``) or, in other languages, the comment block right
     before the definition with comment markers removed; ``None`` if there is none.
+    ``namespace`` is the TypeScript namespace the function is in (``A.B``; the first
+    parts of ``qualified_name``), empty outside one.
     """
 
     name: str
@@ -387,6 +390,7 @@ class FunctionInfo:
     name_end_point: Point
     body_start_point: Point
     text: str
+    namespace: str = ""
 
 
 _FUNCTION_TYPES: dict[str, tuple[str, ...]] = {
@@ -427,6 +431,13 @@ _CLASS_SCOPES: dict[str, dict[str, str]] = {
 }
 _CLASS_SCOPES["typescript"] = {**_CLASS_SCOPES["javascript"], "abstract_class_declaration": "name"}
 _CLASS_SCOPES["tsx"] = _CLASS_SCOPES["typescript"]
+#: Scopes that name the functions inside them without making them methods: a TypeScript
+#: ``namespace N``/``module N`` (``namespace A.B``: ``A.B``), compiled to an object that
+#: holds what it exports (``N.f``). An ambient module named by a string has no such name.
+_NAMESPACE_SCOPES: dict[str, tuple[str, ...]] = {
+    "typescript": ("internal_module", "module"),
+    "tsx": ("internal_module", "module"),
+}
 
 _DECLARATIONS = ("lexical_declaration", "variable_declaration")
 
@@ -435,7 +446,7 @@ _DECLARATIONS = ("lexical_declaration", "variable_declaration")
 def _function_query(canonical: str) -> tree_sitter.Query:
     """Captures functions (``@f``) and the scopes that name them (``@s``)."""
     funcs = " ".join(f"({t})" for t in _FUNCTION_TYPES[canonical])
-    scope_types = list(_CLASS_SCOPES[canonical])
+    scope_types = [*_CLASS_SCOPES[canonical], *_NAMESPACE_SCOPES.get(canonical, ())]
     if canonical in ("javascript", "typescript", "tsx"):
         scope_types.append("object")
     pattern = f"[{funcs}] @f"
@@ -594,6 +605,11 @@ def _scope_name(node: tree_sitter.Node, lang: str, src: bytes) -> tuple[str | No
             if target is not None:
                 return _text(src, target), True
         return None, True
+    if t in _NAMESPACE_SCOPES.get(lang, ()):
+        target = _field(node, "name")
+        if target is None or target.type == "string":
+            return None, False
+        return "".join(_text(src, target).split()), False
     if t in _FUNCTION_TYPES[lang]:
         own = _own_name(node, lang, src)
         return (".".join(own[0]) if own else None), False
@@ -679,8 +695,9 @@ def _tree_functions(tree: tree_sitter.Tree, canonical: str, src: bytes) -> list[
     tagged += [(n, False) for n in captures.get("s", [])]
     tagged.sort(key=lambda item: (item[0].start_byte, -item[0].end_byte, not item[1]))
     out: list[FunctionInfo] = []
-    # open scopes: (end_byte, name or None, class-like)
-    stack: list[tuple[int, str | None, bool]] = []
+    namespaces = _NAMESPACE_SCOPES.get(canonical, ())
+    # open scopes: (end_byte, name or None, class-like, a namespace)
+    stack: list[tuple[int, str | None, bool, bool]] = []
     for node, is_function in tagged:
         start, end = node.start_byte, node.end_byte
         while stack and (stack[-1][0] < end or (stack[-1][0] <= start < end)):
@@ -688,15 +705,17 @@ def _tree_functions(tree: tree_sitter.Tree, canonical: str, src: bytes) -> list[
         if is_function:
             own = _own_name(node, canonical, src)
             if own is not None:
-                scopes = [name for _, name, _ in stack if name]
+                scopes = [name for _, name, _, _ in stack if name]
                 nearest_class = stack[-1][2] if stack else False
-                info = _function_info(node, own, scopes, nearest_class, canonical, src)
+                space = ".".join(name for _, name, _, n in stack if n and name)
+                info = _function_info(node, own, scopes, nearest_class, canonical, src, space)
                 if info is not None:
                     out.append(info)
-            stack.append((end, ".".join(own[0]) if own else None, False))
+            stack.append((end, ".".join(own[0]) if own else None, False, False))
         else:
             got = _scope_name(node, canonical, src)
-            stack.append((end, got[0] if got else None, True))
+            name, class_like = got if got else (None, True)
+            stack.append((end, name, class_like, node.type in namespaces))
     out.sort(key=lambda f: (f.start_byte, -f.end_byte))
     return out
 
@@ -708,6 +727,7 @@ def _function_info(
     nearest_class: bool,
     lang: str,
     src: bytes,
+    namespace: str = "",
 ) -> FunctionInfo | None:
     parts, name_node, rng, method_by_form = own
     if lang == "sql":
@@ -743,7 +763,21 @@ def _function_info(
         name_end_point=_pt(name_node.end_point),
         body_start_point=_pt(body.start_point),
         text=_text(src, rng),
+        namespace=namespace,
     )
+
+
+def namespace_body(root: tree_sitter.Node, found: FunctionInfo) -> tree_sitter.Node | None:
+    """The body of the TypeScript namespace ``found`` is in (the innermost: its statements
+    are the function's neighbours), in the tree ``root`` of the code it was found in;
+    None outside a namespace."""
+    if not found.namespace:
+        return None
+    node: tree_sitter.Node | None = root.descendant_for_byte_range(found.start_byte,
+                                                                   found.end_byte)
+    while node is not None and node.type not in ("internal_module", "module"):
+        node = node.parent
+    return _field(node, "body") if node is not None else None
 
 
 def function_at(code: str | bytes, lang: str, row: int, byte_col: int) -> FunctionInfo | None:

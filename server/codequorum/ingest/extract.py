@@ -226,7 +226,9 @@ def function_source(code: str, info: FunctionInfo, language: str = "python") -> 
     line_start = data.rfind(b"\n", 0, start_byte) + 1
     prefix = data[line_start:start_byte]
     start = line_start if not prefix.strip() else start_byte
-    text = data[start : info.end_byte].decode("utf-8", errors="replace")
+    indent = prefix[: len(prefix) - len(prefix.lstrip())] if prefix.strip() else b""
+    # ``  export function f() {`` in a namespace: its first line indented as its line is
+    text = (indent + data[start : info.end_byte]).decode("utf-8", errors="replace")
     return _dedent(text)
 
 
@@ -357,14 +359,17 @@ def _function_in(code: str, lang: str, name: str) -> ExtractResult:
 def _with_helpers(code: str, tree: tree_sitter.Tree, found: FunctionInfo, lang: str,
                   text: str) -> str:
     """``text`` (the function) with the helpers its block defines beside it
-    (:mod:`~codequorum.ingest.version_helpers`), in the block's order; ``text`` alone for
-    a method, or when the pieces put together would not parse."""
+    (:mod:`~codequorum.ingest.version_helpers`; a TypeScript namespace's body for a
+    function in one), in the block's order; ``text`` alone for a method, or when the
+    pieces put together would not parse."""
     data = to_bytes(code)
-    target = top_level(tree.root_node, _with_decorators(data, found, lang))
-    if "." in found.qualified_name or target is None:
+    block = parsing.namespace_body(tree.root_node, found) or tree.root_node
+    own = found.qualified_name.removeprefix(f"{found.namespace}." if found.namespace else "")
+    target = top_level(block, _with_decorators(data, found, lang))
+    if "." in own or target is None:
         return text
     pieces = [(target.start_byte, text.strip("\n"))]
-    for node in helper_nodes(tree.root_node, target, lang):
+    for node in helper_nodes(block, target, lang):
         inner = node.child_by_field_name("declaration") if node.type == "export_statement" \
             else None
         held = inner if inner is not None else node

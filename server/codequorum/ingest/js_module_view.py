@@ -38,8 +38,10 @@ from pathlib import Path, PurePosixPath
 
 from tree_sitter import Node
 
+from codequorum.core.errors import UserError
+from codequorum.core.limits import InputLimitError
 from codequorum.core.model import FunctionKind, ModuleContext
-from codequorum.core.parsing import parse
+from codequorum.core.parsing import function_by_name, parse
 from codequorum.core.safe_paths import workspace_refusal
 from codequorum.ingest.js_imports import CONDITIONS, NoMapping, imports_target
 from codequorum.ingest.module_view import (
@@ -84,11 +86,27 @@ class JsModuleView:
     notes: tuple[str, ...] = ()
     workspace: Path | None = None
 
+    def namespace(self, qualified_name: str) -> str:
+        """The TypeScript namespace the module's function ``qualified_name`` is in (``A.B``),
+        empty when it is in none or the module does not define it."""
+        if "." not in qualified_name:
+            return ""
+        source = next((text for path, text in self.files if path == self.path), "")
+        try:
+            found = function_by_name(source, "tsx" if self.path.endswith(".tsx")
+                                     else grammar(self.path), qualified_name)
+        except (InputLimitError, UserError, ValueError):
+            return ""
+        return found.namespace if found is not None and found.qualified_name == qualified_name \
+            else ""
+
     def context(self, qualified_name: str, kind: str = "function") -> ModuleContext:
         """The context of one function of the module: a method when the parser says so and
-        it has an owner, else nested when it has one; with the workspace's files that
-        name it (its tests and callers)."""
-        owned = "." in qualified_name
+        it has an owner, else nested when it has one besides its namespace (a function of
+        ``namespace Text`` is the module's own: ``Text.slugify``); with the workspace's
+        files that name it (its tests and callers)."""
+        space = self.namespace(qualified_name)
+        owned = "." in qualified_name.removeprefix(f"{space}." if space else "")
         found: FunctionKind = ("method" if owned and kind == "method"
                                else "nested" if owned else "function")
         in_view = frozenset(p for p, _ in self.files)

@@ -370,3 +370,22 @@ def test_later_calls_of_a_long_test_file_are_inputs_too(node_sandboxed: object,
     [finding] = [f for f in doc["findings"] if f["code"] == "divergent-outputs"]
     assert finding["versions"] == [0, 2]
     assert '{"preserveConsecutiveUppercase": true}' in finding["message"]
+
+
+def test_a_namespaced_class_s_test_makes_its_instance_through_the_namespace(
+        tmp_path: Path) -> None:
+    """``new Geo.Plane.Box(2).volume()`` in a test is a call of ``Geo.Plane.Box.volume`` on
+    the instance it makes; a ``Box`` of another namespace is not."""
+    (tmp_path / "test").mkdir()
+    path = tmp_path / "geo.ts"
+    path.write_text("namespace Geo.Plane {\n  export class Box {\n"
+                    "    constructor(public side: number) {}\n"
+                    "    volume(): number { return this.side ** 3; }\n  }\n}\n")
+    (tmp_path / "test" / "geo.test.ts").write_text(
+        "expect(new Geo.Plane.Box(2).volume()).toBe(8);\n"
+        "expect(new Plane.Box(3).volume()).toBe(27);\n"
+        "expect(new Other.Box(4).volume()).toBe(64);\n")
+    context = js_module_view(path.read_text(), path, tmp_path).context(
+        "Geo.Plane.Box.volume", "method")
+    calls = literal_calls(context, "volume")
+    assert [c.receiver for c in calls] == [(2,), (3,), None]

@@ -62,3 +62,34 @@ def test_a_module_without_the_function_cannot_take_the_version() -> None:
     message = module_message(context, "function f() {}", "typescript")
     assert message["problem"].startswith("the module `m.ts` cannot take the version: ")
     assert message["files"] == [] and message["entry"] == ""
+
+
+def test_a_version_takes_its_place_in_its_namespace() -> None:
+    """A function of ``namespace Text`` is replaced where it is, its ``export`` kept; a
+    name the version and the namespace both declare is declared once (the version's)."""
+    source = ("export namespace Text {\n  const SEP = '-';\n"
+              "  export function slugify(s: string) { return s; }\n}\n")
+    version = ("const SEP = '_';\n"
+               "export function slugify(s: string) { return s.split(' ').join(SEP); }")
+    assert spliced(source, "typescript", "Text.slugify", version) == (
+        "export namespace Text {\n  \n  export const SEP = '_';\n"
+        "export function slugify(s: string) { return s.split(' ').join(SEP); }"
+        ";Text.slugify = slugify;\n}\n")
+    nested = "namespace A.B {\n  export function g() { return 1; }\n}\n"
+    assert spliced(nested, "typescript", "A.B.g", "function g() { return 2; }") == (
+        "namespace A.B {\n  export function g() { return 2; };B.g = g;\n}\n")
+
+
+def test_what_a_namespace_keeps_to_itself_is_set_on_it_for_the_run() -> None:
+    """A function the namespace does not export (a helper of it) is still reached as
+    ``A.B.g``: the namespaces and the class on its way are exported in the run's copy, and
+    the version's function is set on its namespace after it (a helper may come first)."""
+    source = ("namespace A {\n  namespace B {\n    function g() { return 1; }\n"
+              "    class K { m() { return 1; } }\n  }\n}\n")
+    assert spliced(source, "typescript", "A.B.g",
+                   "const TWO = 2;\nfunction g() { return TWO; }") == (
+        "namespace A {\n  export namespace B {\n    const TWO = 2;\n"
+        "function g() { return TWO; };B.g = g;\n    class K { m() { return 1; } }\n  }\n}\n")
+    assert spliced(source, "typescript", "A.B.K.m", "m() { return 2; }") == (
+        "namespace A {\n  export namespace B {\n    function g() { return 1; }\n"
+        "    export class K { m() { return 2; } }\n  }\n}\n")

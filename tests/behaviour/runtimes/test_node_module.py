@@ -13,8 +13,8 @@ import pytest
 from codequorum.behaviour.dynamic_analysis import DynamicOptions, run_dynamic
 from codequorum.behaviour.runtimes.node import JAVASCRIPT, TYPESCRIPT
 from codequorum.behaviour.sandbox.limits import Limits
-from codequorum.core.model import ModuleContext, TestCase, VersionSet
-from codequorum.ingest.js_module_view import js_module_view
+from codequorum.core.model import ModuleContext, Receiver, TestCase, VersionSet
+from codequorum.ingest.js_module_view import JsModuleView, js_module_view
 
 MAIN = """import { double } from './util';
 import pad from 'left-pad';
@@ -414,3 +414,83 @@ def test_node_buffer_and_url_are_the_contexts_own(node_sandboxed: object,
     other.write_text("const fs = require('node:fs');\nfunction f(x) { return x; }\n")
     notes = js_module_view(other.read_text(), other, tmp_path).context("f").notes
     assert any("loads `node:fs`, which the sandbox does not give" in n for n in notes)
+
+
+#: A TypeScript module whose functions live in namespaces (one nested, ``A.B``), one of them
+#: a class's method; the namespace's own code calls the function through the namespace.
+SPACES = """export namespace Text {
+  const SEP: string = "-";
+  /** @example slugify("Hello World") // => "hello-world" */
+  export function slugify(s: string): string { return s; }
+  export const shout = (s: string): string => slugify(s).toUpperCase();
+}
+namespace Geo.Plane {
+  export const UNIT = 2;
+  export function area(w: number, h: number): number { return w; }
+  export class Box {
+    constructor(public side: number) {}
+    volume(): number { return 0; }
+  }
+  namespace Hidden { function twice(x: number): number { return x; } }
+}
+"""
+
+
+def test_a_namespace_s_function_runs_in_its_namespace(node_sandboxed: object,
+                                                      tmp_path: Path) -> None:
+    """Versions of ``Text.slugify`` replace the namespace's function: they read the
+    namespace's own names, the namespace's other functions call them, and the set's example
+    grades them."""
+    path = tmp_path / "text.ts"
+    path.write_text(SPACES)
+    view = js_module_view(SPACES, path, tmp_path)
+    ss = VersionSet.from_codes(
+        "text", ["export function slugify(s: string): string "
+                 "{ return s.toLowerCase().split(' ').join(SEP); }",
+                 "function slugify(s: string): string { return s.toLowerCase(); }"],
+        language="typescript", entry_point="Text.slugify",
+        prompt='/** @example slugify("Hello World") // => "hello-world" */')
+    ss.module = view.context("Text.slugify")
+    report = run_dynamic(ss, DynamicOptions())
+    assert report.rules.module_problem is None
+    assert [c.pass_rate for c in report.candidates] == [1.0, 0.0]
+    assert not any("outside `Text`" in n for n in report.notes)
+    shout = "export const shout = (s: string): string => slugify(s).toUpperCase() + SEP;"
+    assert _in_namespace(view, "Text.shout", shout, ("a b",)) == "A B-"
+
+
+def _in_namespace(view: JsModuleView, name: str, version: str, args: tuple[object, ...],
+                  kind: str = "function", receiver: Receiver | None = None) -> object:
+    """What one version of a function of ``SPACES`` returns on one call in its module."""
+    test = TestCase("call", args=args, name="t", receiver=receiver)
+    result = TYPESCRIPT.run(version, [test], name, module=view.context(name, kind))
+    assert result.module is not None and result.module.loaded, result.module
+    [outcome] = result.tests
+    assert outcome.exc_type is None, outcome
+    return json.loads(str(outcome.output))
+
+
+def test_a_nested_namespace_s_function_and_method_run_where_they_are(
+        node_sandboxed: object, tmp_path: Path) -> None:
+    """``namespace Geo.Plane``: its function is found as ``Geo.Plane.area`` and reads the
+    namespace's exported constant; its class's method runs on an instance of the class."""
+    path = tmp_path / "text.ts"
+    path.write_text(SPACES)
+    view = js_module_view(SPACES, path, tmp_path)
+    area = "export function area(w: number, h: number): number { return w * h * UNIT; }"
+    assert _in_namespace(view, "Geo.Plane.area", area, (2, 3)) == 12
+    volume = "volume(): number { return this.side ** 3 + UNIT; }"
+    assert _in_namespace(view, "Geo.Plane.Box.volume", volume, (), "method",
+                         Receiver("Geo.Plane.Box", (2,))) == 10
+
+
+def test_what_a_namespace_keeps_to_itself_runs_too(node_sandboxed: object,
+                                                   tmp_path: Path) -> None:
+    """A function of a namespace that neither it nor its outer namespace exports
+    (``Geo.Plane.Hidden.twice``) is reached for the run, its helper first."""
+    path = tmp_path / "text.ts"
+    path.write_text(SPACES)
+    view = js_module_view(SPACES, path, tmp_path)
+    twice = ("const TIMES = UNIT;\n"
+             "function twice(x: number): number { return x * TIMES; }")
+    assert _in_namespace(view, "Geo.Plane.Hidden.twice", twice, (3,)) == 6

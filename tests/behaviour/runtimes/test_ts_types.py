@@ -71,6 +71,17 @@ def test_an_examples_values_show_the_types_a_series_scales() -> None:
         "string", "number", "number[]", "string[]", "boolean", None]
 
 
+def test_the_types_a_namespace_declares_are_named_bare_and_through_it() -> None:
+    text = ("type Kind = 'top';\nexport namespace Shapes {\n"
+            "  export type Kind = 'circle' | 'square';\n"
+            "  interface Size { r: number }\n  namespace Deep { enum E { A } }\n}\n"
+            "export declare namespace Ambient { type Gone = 'x'; }\n")
+    assert declared_types(text) == {"Kind": "'top'", "Shapes.Kind": "'circle' | 'square'",
+                                    "Size": "{ r: number }", "Shapes.Size": "{ r: number }",
+                                    "E": "0", "Shapes.Deep.E": "0", "Gone": "'x'",
+                                    "Ambient.Gone": "'x'"}
+
+
 def test_a_function_in_its_module_draws_the_types_its_file_declares() -> None:
     from codequorum.behaviour.runtimes.js_inputs import module_types
     from codequorum.core.model import ModuleContext

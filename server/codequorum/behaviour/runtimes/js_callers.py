@@ -103,6 +103,13 @@ def _calls(root: Node, name: str) -> list[Node]:
     return out
 
 
+def _names_class(text: str, owner: str) -> bool:
+    """Whether ``new text(...)`` makes an ``owner`` (``Geo.Plane.Box``): its full name or
+    the last parts of it (``Plane.Box``, ``Box``, as code inside its namespace names it)."""
+    text = "".join(text.split())
+    return owner == text or owner.endswith("." + text)
+
+
 def _receiver(call: Node, owner: str) -> tuple[Any, ...] | None:
     """The literal arguments of ``new owner(...)`` when the call is a method called on it."""
     callee = call.child_by_field_name("function")
@@ -112,7 +119,7 @@ def _receiver(call: Node, owner: str) -> tuple[Any, ...] | None:
     if obj is None or obj.type != "new_expression":
         return None
     ctor = obj.child_by_field_name("constructor")
-    if ctor is None or node_text(ctor) != owner:
+    if ctor is None or not _names_class(node_text(ctor), owner):
         return None
     return _arguments(obj) if obj.child_by_field_name("arguments") is not None else ()
 
@@ -145,7 +152,7 @@ def literal_calls(context: ModuleContext, name: str, limit: int = MAX_CALLS) -> 
         said = {k: v for k, v in expectations(root).items() if k in plain}
         cases = case_bindings(root) if in_test else {}
         for call in _calls(root, name):
-            receiver = _receiver(call, owner.rpartition(".")[2]) if owner else None
+            receiver = _receiver(call, owner) if owner else None
             stated = said.get(key(call))
             for bound in cases.get(key(call), [{}]):
                 args = _arguments(call, bound)

@@ -14,15 +14,19 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from codequorum.core.parsing import parse
+from codequorum.core.parsing import function_by_name, namespace_body, parse
 from codequorum.ingest.version_helpers import declared_names
 
 
 def reconciled(source: str, version: str, language: str, name: str) -> tuple[str, str]:
     """(``source``, ``version``) with every name both declare at top level declared once;
-    ``name`` is the function's own (never touched)."""
-    module = _declarations(source, language, name)
-    own = _declarations(version, language, name)
+    ``name`` is the function's own (never touched). For a function of a TypeScript
+    namespace (``Text.slugify``) the module's names are those of the namespace's body,
+    where the version goes."""
+    block, space = _block(source, language, name)
+    short = name.removeprefix(f"{space}." if space else "").partition(".")[0]
+    module = _declarations(block, language, short)
+    own = _declarations(parse(version, language).root_node, language, short)
     if not module or not own:
         return source, version
     theirs: set[str] = {n for _, names in own for n in names}
@@ -39,14 +43,23 @@ def reconciled(source: str, version: str, language: str, name: str) -> tuple[str
 #: Module statements never taken out (another file may import what they export; an
 #: import the version's helper may not replace).
 _KEPT = frozenset({"export_statement", "import_statement"})
+def _block(source: str, language: str, name: str) -> tuple[Node, str]:
+    """The node whose statements are around the function ``name`` (the module's, or its
+    namespace's body) and that namespace (empty for the module's top level)."""
+    root = parse(source, language).root_node
+    found = function_by_name(source, language, name) if "." in name else None
+    if found is None or found.qualified_name != name:
+        return root, ""
+    body = namespace_body(root, found)
+    return (body, found.namespace) if body is not None else (root, "")
 
 
-def _declarations(code: str, language: str, name: str) -> list[tuple[Node, list[str]]]:
-    """The top-level statements of ``code`` and the names each binds, without the one
-    that defines ``name`` (a method's class too: its owner is not a helper)."""
-    short = name.partition(".")[0]
+def _declarations(block: Node, language: str, short: str) -> list[tuple[Node, list[str]]]:
+    """The statements of ``block`` and the names each binds, without the one that defines
+    ``short`` (the function's first name: a method's class too, its owner is not a
+    helper)."""
     out = []
-    for node in parse(code, language).root_node.named_children:
+    for node in block.named_children:
         names = declared_names(node, language)
         if short not in names:
             out.append((node, names))

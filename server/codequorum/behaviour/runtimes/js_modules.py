@@ -5,8 +5,10 @@ harness only evaluates it (``node_harness/modules.js``):
 
 - the module's text with the function's definition replaced by the version's
   (:func:`spliced`): the module's other functions and constants are there, a function of
-  the module that calls it calls the version, and a method is a method of its own class;
-  the helpers the version defines beside its function come with it;
+  the module that calls it calls the version, a method is a method of its own class and a
+  function of a TypeScript namespace is the namespace's (``Text.slugify``, set on the
+  object the namespace compiles to: ``ts_emit.py``); the helpers the version defines
+  beside its function come with it;
 - every file of the view as a CommonJS script (:func:`commonjs_form`): TypeScript types
   stripped, ``import`` statements made ``require`` calls, ``export`` declarations kept and
   their names set on ``exports`` at the end, so that one small loader inside the sandbox
@@ -26,8 +28,9 @@ from tree_sitter import Node
 from codequorum.behaviour.runtimes.js_helpers import reconciled
 from codequorum.behaviour.runtimes.ts_strip import NotStrippable, strip_types
 from codequorum.core.model import ModuleContext
-from codequorum.core.parsing import function_by_name, parse
+from codequorum.core.parsing import FunctionInfo, function_by_name, parse
 from codequorum.ingest.js_module_view import CONTEXT_MODULES, grammar
+from codequorum.ingest.version_helpers import declared_names
 
 REQUIRE = "require({source})"
 #: ``export * from``: every name but ``default`` that the module does not set itself.
@@ -42,19 +45,63 @@ class NotSpliced(ValueError):
 def spliced(source: str, language: str, qualified_name: str, version: str) -> str:
     """``source`` with the definition of ``qualified_name`` replaced by ``version`` (each
     name the version's helpers and the module both declare declared once:
-    :func:`~codequorum.behaviour.runtimes.js_helpers.reconciled`)."""
+    :func:`~codequorum.behaviour.runtimes.js_helpers.reconciled`). A function of a
+    TypeScript namespace is reached through it (:func:`_reached`)."""
     source, version = reconciled(source, version, language, qualified_name)
     found = function_by_name(source, language, qualified_name)
     if found is None or found.qualified_name != qualified_name:
         raise NotSpliced(f"the module has no function {qualified_name}")
     data = source.encode("utf-8")
-    before = data[:found.start_byte].decode("utf-8", "replace")
+    exported, setting = _reached(data, language, found, version)
+    before = _inserted(data[:found.start_byte], exported).decode("utf-8", "replace")
     text = version.strip()
     for keywords in ("export default ", "export "):  # the module's own stay where they are
         if before.rstrip().endswith(keywords.strip().split()[-1]) and text.startswith(keywords):
             text = text.removeprefix(keywords).lstrip()
             break
-    return before + text + data[found.end_byte:].decode("utf-8", "replace")
+    return before + text + setting + data[found.end_byte:].decode("utf-8", "replace")
+
+
+#: A TypeScript namespace (``namespace N``, ``module N``).
+_NAMESPACES = frozenset({"internal_module", "module"})
+
+
+def _reached(data: bytes, language: str, found: FunctionInfo,
+             version: str) -> tuple[list[int], str]:
+    """For a function of a TypeScript namespace: where ``export `` goes in the module so
+    that the harness reaches it by its qualified name (before each statement on its way
+    that a namespace holds and does not export: an inner namespace, a method's class), and
+    what sets the version's function on its namespace after it (``;B.g = g;``: the
+    function may be one the namespace keeps to itself, and the version's helpers may come
+    first, taking the ``export``). Nothing for a function outside a namespace."""
+    if not found.namespace:
+        return [], ""
+    root = parse(data, language).root_node
+    node: Node | None = root.descendant_for_byte_range(found.start_byte, found.end_byte)
+    at: list[int] = []
+    while node is not None and node.parent is not None:
+        block = node.parent
+        if (block.type == "statement_block" and block.parent is not None
+                and block.parent.type in _NAMESPACES and node.type != "export_statement"
+                and (node.start_byte, node.end_byte) != (found.start_byte, found.end_byte)):
+            at.append(node.start_byte)
+        node = block
+    own = found.qualified_name.removeprefix(found.namespace + ".")
+    declared = {n for statement in parse(version, language).root_node.named_children
+                for n in declared_names(statement, language)}
+    space = found.namespace.rpartition(".")[2]
+    setting = f";{space}.{own} = {own};" if "." not in own and own in declared else ""
+    return sorted(at), setting
+
+
+def _inserted(data: bytes, at: list[int]) -> bytes:
+    """``data`` with ``export `` put at each offset of ``at`` (ascending)."""
+    out = bytearray()
+    last = 0
+    for offset in at:
+        out += data[last:offset] + b"export "
+        last = offset
+    return bytes(out + data[last:])
 
 
 def javascript(code: str, language: str) -> str:

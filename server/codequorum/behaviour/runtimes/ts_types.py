@@ -25,30 +25,70 @@ _WRAPPERS = re.compile(r"^(?:readonly\s+|Readonly<(.*)>$|ReadonlyArray<(.*)>$)")
 
 
 def declared_types(text: str) -> dict[str, str]:
-    """Each type alias, interface and enum ``text`` declares at its top level (exported
-    or not) -> the type it stands for, as text."""
+    """Each type alias, interface and enum ``text`` declares at its top level or in a
+    namespace (exported or not) -> the type it stands for, as text. A namespace's are
+    named through it (``Shapes.Kind``) and bare (``Kind``, as its own functions name them),
+    a top-level declaration's bare name first."""
     try:
         root = parse(text, "typescript").root_node
     except (InputLimitError, UserError, ValueError):
         return {}
     out: dict[str, str] = {}
-    for node in root.named_children:
-        decl = node.child_by_field_name("declaration") if node.type == "export_statement" \
-            else node
-        if decl is None:
-            continue
-        name = decl.child_by_field_name("name")
-        if name is None:
-            continue
-        if decl.type == "type_alias_declaration" and decl.child_by_field_name("value"):
-            out[node_text(name)] = node_text(decl.child_by_field_name("value"))  # type: ignore[arg-type]
-        elif decl.type == "interface_declaration" and decl.child_by_field_name("body"):
-            out[node_text(name)] = node_text(decl.child_by_field_name("body"))  # type: ignore[arg-type]
-        elif decl.type == "enum_declaration":
-            values = enum_values(decl)
-            if values:
-                out[node_text(name)] = " | ".join(json.dumps(v) for v in values)
+    spaced: dict[str, str] = {}
+    blocks: list[tuple[Node, str]] = [(root, "")]
+    while blocks:  # iterative: namespaces may nest deep
+        block, space = blocks.pop(0)
+        for node in block.named_children:
+            decl = _declaration(node)
+            if decl is None:
+                continue
+            name = decl.child_by_field_name("name")
+            if name is None:
+                continue
+            if decl.type in _NAMESPACES:  # ``namespace A.B``: ``A.B.``
+                body = decl.child_by_field_name("body")
+                if body is not None and name.type != "string":
+                    blocks.append((body, f"{space}{''.join(node_text(name).split())}."))
+                continue
+            stands = _stands_for(decl)
+            if stands is not None:
+                if space:
+                    spaced.setdefault(node_text(name), stands)
+                    out[space + node_text(name)] = stands
+                else:
+                    out[node_text(name)] = stands
+    for bare, stands in spaced.items():
+        out.setdefault(bare, stands)
     return out
+
+
+#: A TypeScript namespace (``namespace N``, ``module N``, ``declare namespace N``).
+_NAMESPACES = ("internal_module", "module")
+
+
+def _declaration(node: Node) -> Node | None:
+    """What a statement declares: itself, or the declaration an ``export``, a ``declare``
+    or an expression statement (``namespace A.B``) holds (None: nothing named)."""
+    if node.type == "export_statement":
+        inner = node.child_by_field_name("declaration")
+        return _declaration(inner) if inner is not None and inner.type != node.type else inner
+    if node.type in ("ambient_declaration", "expression_statement"):
+        return next((c for c in node.named_children if c.type in _NAMESPACES), None)
+    return node
+
+
+def _stands_for(decl: Node) -> str | None:
+    """The type a type alias, interface or enum stands for, as text (None for others)."""
+    value = decl.child_by_field_name("value")
+    body = decl.child_by_field_name("body")
+    if decl.type == "type_alias_declaration" and value is not None:
+        return node_text(value)
+    if decl.type == "interface_declaration" and body is not None:
+        return node_text(body)
+    if decl.type == "enum_declaration":
+        values = enum_values(decl)
+        return " | ".join(json.dumps(v) for v in values) if values else None
+    return None
 
 
 def enum_values(decl: Node) -> list[str | int]:

@@ -353,7 +353,8 @@
   }
 
   function find(made, wrap, entry) {
-    // The function named ``entry`` (``Name`` or ``Owner.name``) the version defined.
+    // The function named ``entry`` (``Name``, ``Owner.name``, or ``A.B.Owner.name`` in a
+    // TypeScript namespace, an object holding what it exports) the version defined.
     if (!/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/.test(entry)) {
       return 'not a function name: ' + entry.slice(0, 100);
     }
@@ -381,7 +382,17 @@
       if (exported !== null) return exported;
       return 'the version defines no function ' + entry;
     }
-    if (owner === undefined || owner === null) return 'the version defines no ' + parts[0];
+    let at = 1;
+    for (; at < parts.length - 1 && owner !== undefined && owner !== null; at++) {
+      try {
+        owner = owner[parts[at]];
+      } catch (e) {
+        owner = undefined;
+      }
+    }
+    if (owner === undefined || owner === null) {
+      return 'the version defines no ' + parts.slice(0, at).join('.');
+    }
     if (typeof owner === 'function' && owner.prototype && typeof owner.prototype[last] === 'function') {
       return { fn: owner.prototype[last], self: 'instance', cls: owner, name: last };
     }
