@@ -100,3 +100,4 @@ def test_arithmetic_of_literals_is_a_literal_bounded() -> None:
     assert read("10 ** 200") == (False, None)
     assert read("'a' * 3") == (False, None)
     assert read("x + 1") == (False, None)
+    assert read(" + ".join(["1"] * 900)) == (False, None)  # no recursion on a long chain

@@ -82,7 +82,7 @@ def literal(node: ast.expr, bound: Mapping[str, Any] | None = None) -> tuple[boo
     if special is not None:
         return True, special
     if isinstance(node, ast.BinOp):
-        return _arithmetic(node, bound)
+        return _arithmetic(node, bound) if _operators(node) <= _MOST_OPERATORS else (False, None)
     try:
         value = pyast.literal_eval(node)
     except (TypeError, *UNREADABLE):
@@ -97,6 +97,21 @@ _OPERATORS: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
     ast.Pow: operator.pow}
 #: The largest integer the arithmetic of a literal may make (and the largest power).
 _LARGEST, _POWER = 2 ** 128, 128
+
+
+#: Operators one literal's arithmetic may hold (a test file may hold a chain thousands long).
+_MOST_OPERATORS = 32
+
+
+def _operators(node: ast.BinOp) -> int:
+    """How many operators ``node``'s arithmetic holds, counted without recursion (up to
+    one more than :data:`_MOST_OPERATORS`)."""
+    count, stack = 0, [node]
+    while stack and count <= _MOST_OPERATORS:
+        cur = stack.pop()
+        count += 1
+        stack.extend(n for n in (cur.left, cur.right) if isinstance(n, ast.BinOp))
+    return count
 
 
 def _arithmetic(node: ast.BinOp, bound: Mapping[str, Any] | None) -> tuple[bool, Any]:
