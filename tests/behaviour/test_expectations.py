@@ -101,3 +101,10 @@ def test_arithmetic_of_literals_is_a_literal_bounded() -> None:
     assert read("'a' * 3") == (False, None)
     assert read("x + 1") == (False, None)
     assert read(" + ".join(["1"] * 900)) == (False, None)  # no recursion on a long chain
+
+
+def test_a_long_run_of_minus_signs_is_read_without_recursion() -> None:
+    from codequorum.behaviour.expectations import literal
+
+    node = ast.parse("-" * 900 + "math.inf", mode="eval").body
+    assert literal(node) == (True, float("inf"))

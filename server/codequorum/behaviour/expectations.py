@@ -55,8 +55,11 @@ _SPECIALS = {"inf": math.inf, "nan": math.nan}
 def _special(node: ast.expr) -> float | None:
     """``math.inf``/``math.nan`` (negated too), ``float('inf')``, ``float('-inf')``,
     ``float('nan')``: the float, else None."""
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        inner = _special(node.operand)
+    sign = 1.0
+    while isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):  # no recursion
+        sign, node = -sign, node.operand
+    if sign < 0:
+        inner = _special(node)
         return None if inner is None else -inner
     if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
             and node.value.id in ("math", "np", "numpy") and node.attr in _SPECIALS):

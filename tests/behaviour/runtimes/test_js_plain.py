@@ -37,3 +37,8 @@ def test_a_set_up_hook_or_a_foreign_call_at_the_top_leaves_nothing_plain() -> No
     assert _plain("setLocale('fr');\ntest('a', () => { expect(f(1)).toBe(2); });\n") == []
     assert _plain("const { f } = require('../f');\n"
                   "test('a', t => { t.is(f(1), 2); });\n") == ["f(1)"]
+
+
+def test_functions_nested_thousands_deep_are_read_without_recursion() -> None:
+    source = "test('x', " + "() => " * 3000 + "f(1));"
+    assert _plain(source) == ["f(1)"]

@@ -87,19 +87,6 @@ def _statements(block: Node) -> list[Node]:
     return [c for c in body.named_children if c.type != "comment"]
 
 
-def _read(node: Node, name: str, plain: set[Key]) -> None:
-    """Mark the plain calls of ``node``'s statements in order; calls inside a function a
-    statement holds are read in that function's own order, from the state before it."""
-    tainted = False
-    for statement in _statements(node):
-        calls = _calls(statement)
-        if not tainted:
-            plain.update(key(c) for c in calls)
-            for inner in _functions(statement):
-                _read(inner, name, plain)
-        tainted = tainted or any(_foreign(c, name) for c in calls)
-
-
 def _functions(node: Node) -> list[Node]:
     """The outermost functions inside ``node``."""
     out: list[Node] = []
@@ -125,11 +112,22 @@ def _hooked(root: Node) -> bool:
 
 def plain_calls(root: Node, name: str) -> set[Key]:
     """``js_expectations.key`` of every call of the file made in a plain state (module
-    docstring)."""
+    docstring). Each function's statements are read in order; a function a statement holds
+    is read in its own order, from the state before that statement (without recursion: a
+    file may nest functions thousands deep)."""
     if _hooked(root):
         return set()
     plain: set[Key] = set()
-    _read(root, name, plain)
+    pending = [root]
+    while pending:
+        node = pending.pop()
+        tainted = False
+        for statement in _statements(node):
+            calls = _calls(statement)
+            if not tainted:
+                plain.update(key(c) for c in calls)
+                pending.extend(_functions(statement))
+            tainted = tainted or any(_foreign(c, name) for c in calls)
     return plain
 
 
