@@ -108,3 +108,13 @@ def test_a_long_run_of_minus_signs_is_read_without_recursion() -> None:
 
     node = ast.parse("-" * 900 + "math.inf", mode="eval").body
     assert literal(node) == (True, float("inf"))
+
+
+def test_only_the_latest_names_are_held() -> None:
+    from codequorum.behaviour.expectations import MAX_HELD
+
+    lines = [f"    r{i} = f({i})" for i in range(5000)]
+    said = _said("def test_a():\n" + "\n".join(lines)
+                 + "\n    assert r0 == 0\n    assert r4999 == 4999\n")
+    assert said == {"f(4999)": Expectation(4999)}  # r0 was let go long before
+    assert MAX_HELD == 16

@@ -24,7 +24,7 @@ import math
 import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from codequorum.behaviour.examples import UNREADABLE
 from codequorum.core import pyast
@@ -159,6 +159,7 @@ class Stated:
 
 
 Held = dict[str, ast.Call]
+T = TypeVar("T")
 
 
 def _stated(call: ast.expr, other: ast.expr, identity: bool = False, held: Held | None = None
@@ -208,6 +209,19 @@ def _asserts(statement: ast.stmt) -> bool:
             and value.func.attr.startswith("assert"))
 
 
+#: Names held at once, at most (the latest): a file of thousands of ``r = f()`` lines must
+#: not make thousands of copies of thousands of names.
+MAX_HELD = 16
+
+
+def hold(latest: dict[str, T], name: str, value: T) -> None:
+    """``latest[name] = value``, the oldest name let go past :data:`MAX_HELD`."""
+    latest.pop(name, None)
+    latest[name] = value
+    if len(latest) > MAX_HELD:
+        del latest[next(iter(latest))]
+
+
 def held_results(tree: ast.Module) -> dict[int, Held]:
     """``id(statement)`` -> the names that hold a call's result where the statement is
     (``result = f(2)`` earlier in its block, the name not used since but by assertions)."""
@@ -220,9 +234,9 @@ def held_results(tree: ast.Module) -> dict[int, Held]:
             for statement in block:
                 if not isinstance(statement, ast.stmt):
                     break
-                if latest:
-                    out[id(statement)] = dict(latest)
                 if _asserts(statement):
+                    if latest:
+                        out[id(statement)] = dict(latest)
                     continue
                 for n in ast.walk(statement):  # used otherwise (changed, passed on): dropped
                     if isinstance(n, ast.Name):
@@ -230,7 +244,7 @@ def held_results(tree: ast.Module) -> dict[int, Held]:
                 if (isinstance(statement, ast.Assign) and len(statement.targets) == 1
                         and isinstance(statement.targets[0], ast.Name)
                         and isinstance(statement.value, ast.Call)):
-                    latest[statement.targets[0].id] = statement.value
+                    hold(latest, statement.targets[0].id, statement.value)
     return out
 
 
@@ -285,5 +299,5 @@ def expectations(tree: ast.Module) -> dict[int, Stated]:
     return out
 
 
-__all__ = ["EQUAL_METHODS", "RAISES", "Expectation", "Stated", "exception_name", "expectations",
-           "held_results", "literal"]
+__all__ = ["EQUAL_METHODS", "MAX_HELD", "RAISES", "Expectation", "Stated", "exception_name",
+           "expectations", "held_results", "hold", "literal"]

@@ -28,7 +28,7 @@ from typing import Any
 
 from tree_sitter import Node
 
-from codequorum.behaviour.expectations import Expectation
+from codequorum.behaviour.expectations import Expectation, hold
 from codequorum.behaviour.runtimes.js_literals import (
     NotLiteral,
     literal,
@@ -270,7 +270,7 @@ def held_results(root: Node) -> dict[Key, Held]:
                 del latest[name]
             found = _declared_call(statement)
             if found is not None:
-                latest[found[0]] = found[1]
+                hold(latest, *found)
     return out
 
 
