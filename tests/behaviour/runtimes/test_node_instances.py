@@ -141,3 +141,27 @@ def test_drawn_inputs_of_a_method_run_on_the_instance_an_example_builds(
     assert "b.has(1) after new Bag(), b.add(1), b.add(2)" in labels
     assert report.output_clusters == [[0], [1]]
     assert report.rules.divergence is not None
+
+
+BOX = """export class Box {
+  constructor(private side: number) {}
+  /**
+   * The box's volume.
+   * @example new Box(2).volume() // => 8
+   */
+  volume(): number { return this.side ** 3; }
+}
+"""
+
+
+def test_an_example_calling_the_method_on_an_instance_it_makes_runs_on_that_instance(
+        node_sandboxed: object, tmp_path: Path) -> None:
+    """``new Box(2).volume() // => 8``: made with its argument, not bare (NaN)."""
+    report = _in_module(tmp_path, "box.ts", BOX, "Box.volume",
+                        ["volume(): number { return this.side ** 3; }",
+                         "volume(): number { return this.side * this.side; }"], "typescript",
+                        prompt=BOX)
+    assert report.inputs[0]["label"] == "new Box(2).volume()"
+    assert report.inputs[0]["checked"] is True
+    assert [row[0][0] if row[0] else None for row in report.outcomes] == ["8", "4"]
+    assert [c.pass_rate for c in report.candidates] == [1.0, 0.0]

@@ -129,6 +129,26 @@ def _read_call(line: str) -> tuple[str, tuple[Any, ...] | None, Any, bool] | Non
         return name, args, None, False
 
 
+def _made_receiver(line: str) -> Receiver | None:
+    """``new Box(2).volume()``: the instance the example line's call is made on, the class
+    named and its literal arguments; None for a call on anything else."""
+    call = _example_expression(_call_and_expected(line.strip().rstrip(";"))[0])
+    fn = call.child_by_field_name("function") if call is not None else None
+    obj = fn.child_by_field_name("object") if fn is not None and fn.type == "member_expression" \
+        else None
+    while obj is not None and obj.type == "parenthesized_expression" and obj.named_children:
+        obj = obj.named_children[0]
+    ctor = obj.child_by_field_name("constructor") if obj is not None and \
+        obj.type == "new_expression" else None
+    if obj is None or ctor is None or ctor.type != "identifier":
+        return None
+    try:
+        args = call_arguments(obj) if obj.child_by_field_name("arguments") is not None else ()
+    except NotLiteral:
+        return None
+    return Receiver(node_text(ctor), args)
+
+
 def example_call(line: str, entry: str) -> tuple[tuple[Any, ...], Any, bool] | None:
     """``f(1, 2) // => 3`` -> ((1, 2), 3, True); ``f(1)`` alone -> ((1,), None, False);
     ``const r = f(1)`` and ``console.log(f(1))`` call ``f(1)``."""
@@ -208,6 +228,14 @@ def _scan(text: str, entry: str, owner: str | None
                 made.append(replace(example, call=_with_next(example.call, lines, i)))
             continue
         if got is None or got[1] is None or got[0].split(".")[-1] != short:
+            continue
+        made_on = _made_receiver(body) if got[0].startswith("new") else None
+        if made_on is not None:  # new Box(2).volume(): on an instance made with those
+            if owner in (None, made_on.name):
+                shown = ", ".join(js_values.show(a) for a in made_on.args)
+                label = f"new {made_on.name}({shown})." + js_values.show_call(short, got[1])
+                made.append(InstanceExample(made_on, label, _with_next(
+                    (got[1], got[2], got[3]), lines, i)))
             continue
         found.append(_with_next((got[1], got[2], got[3]), lines, i))
     return found, made
