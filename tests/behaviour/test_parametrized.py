@@ -54,3 +54,21 @@ def test_cases_are_bounded() -> None:
     rows = ", ".join(str(i) for i in range(MAX_CASES * 2))
     assert len(_cases(f"@pytest.mark.parametrize('a', [{rows}])\ndef test(a): pass\n")) \
         == MAX_CASES
+
+
+def _bound(source: str) -> dict[str, list[dict[str, object]]]:
+    tree = ast.parse(source)
+    found = case_bindings(tree)
+    return {ast.unparse(n): found[id(n)] for n in ast.walk(tree)
+            if isinstance(n, ast.Call) and ast.unparse(n).startswith("f(") and id(n) in found}
+
+
+def test_a_table_the_module_names_and_a_loop_over_a_table_give_cases() -> None:
+    assert _bound("CASES = [(1, 2), (3, 4)]\n\n"
+                  "@pytest.mark.parametrize('x, want', CASES)\ndef test_a(x, want):\n"
+                  "    assert f(x) == want\n") == {"f(x)": [{"x": 1, "want": 2},
+                                                          {"x": 3, "want": 4}]}
+    assert _bound("ROWS = ((5, 'a'),)\n\ndef test_b():\n    for n, s in ROWS:\n"
+                  "        assert f(n) == s\n    for k in [7, 8]:\n        f(k)\n"
+                  "    for q in range(3):\n        f(q, 1)\n") == {
+        "f(n)": [{"n": 5, "s": "a"}], "f(k)": [{"k": 7}, {"k": 8}]}

@@ -1,12 +1,14 @@
 """The cases of a parametrized Python test, read with :mod:`ast` (nothing runs).
 
 ``@pytest.mark.parametrize("text, want", [("a b", "a-b"), ("", "")])`` over ``def
-test_slug(text, want): assert slug(text) == want`` makes one call per case: each case binds
+test_slug(text, want): assert slug(text) == want`` makes one call per case, as does
+``for text, want in CASES: assert slug(text) == want`` over a table: each case binds
 the names to its literal values, and a call in the test (and what its assertion says it
 gives) is read with those bindings (:func:`codequorum.behaviour.expectations.literal`).
 
-Read: the names as one string (``"a, b"``) or a list or tuple of strings; the cases as a
-list or tuple of tuples (one value each for a single name), ``pytest.param(...)`` among
+Read: the names as one string (``"a, b"``) or a list or tuple of strings (a loop's: its
+target names); the cases as a list or tuple of tuples (one value each for a single name),
+written there or named by a module-level ``CASES = [...]``, ``pytest.param(...)`` among
 them (one marked ``xfail`` or ``skip`` is left out: it does not hold); stacked decorators,
 and a class's decorators over its methods, multiply. A value that is not a literal leaves
 its name unbound in that case (a call using it is then not read). ``indirect``
@@ -72,13 +74,15 @@ def _values(entry: ast.expr, width: int) -> list[ast.expr] | None:
     return items if len(items) == width else None
 
 
-def _decorator_cases(node: ast.Call) -> list[Case] | None:
-    """The cases one ``parametrize`` decorator gives; None when it cannot be read."""
-    if len(node.args) < 2 or any(k.arg == "indirect" for k in node.keywords):
-        return None
-    names = _names(node.args[0])
-    table = node.args[1]
-    if names is None or not isinstance(table, (ast.List, ast.Tuple)):
+Tables = dict[str, ast.expr]
+
+
+def _rows(names: list[str], table: ast.expr, tables: Tables) -> list[Case] | None:
+    """The cases a table binds to ``names``: a list or tuple of rows written there, or
+    named (a module-level ``CASES = [...]``); None when it is neither."""
+    if isinstance(table, ast.Name):
+        table = tables.get(table.id, table)
+    if not isinstance(table, (ast.List, ast.Tuple)):
         return None
     cases: list[Case] = []
     for entry in table.elts[:MAX_CASES]:
@@ -94,10 +98,44 @@ def _decorator_cases(node: ast.Call) -> list[Case] | None:
     return cases
 
 
-def decorated_cases(decorators: list[ast.expr]) -> list[Case]:
+def _decorator_cases(node: ast.Call, tables: Tables) -> list[Case] | None:
+    """The cases one ``parametrize`` decorator gives; None when it cannot be read."""
+    if len(node.args) < 2 or any(k.arg == "indirect" for k in node.keywords):
+        return None
+    names = _names(node.args[0])
+    return None if names is None else _rows(names, node.args[1], tables)
+
+
+def _loop_cases(loop: ast.For | ast.AsyncFor, tables: Tables) -> list[Case]:
+    """``for x, want in [(1, 2), (3, 4)]:`` (or a module-level table): the cases its body
+    runs with; ``[{}]`` for a loop over anything else."""
+    target = loop.target
+    if isinstance(target, ast.Name):
+        names = [target.id]
+    elif isinstance(target, (ast.Tuple, ast.List)) and all(
+            isinstance(e, ast.Name) for e in target.elts):
+        names = [e.id for e in target.elts if isinstance(e, ast.Name)]
+    else:
+        return [{}]
+    rows = _rows(names, loop.iter, tables)
+    return rows if rows else [{}]
+
+
+def module_tables(tree: ast.Module) -> Tables:
+    """The module's ``NAME = [...]`` (or a tuple) assignments: the tables a test may name."""
+    out: Tables = {}
+    for statement in tree.body:
+        if (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name)
+                and isinstance(statement.value, (ast.List, ast.Tuple))):
+            out[statement.targets[0].id] = statement.value
+    return out
+
+
+def decorated_cases(decorators: list[ast.expr], tables: Tables | None = None) -> list[Case]:
     """The cases a definition's ``parametrize`` decorators give (their product), ``[{}]``
-    when it has none that can be read."""
-    found = [c for c in (_decorator_cases(d) for d in decorators
+    when it has none that can be read; ``tables``: the module's named tables."""
+    found = [c for c in (_decorator_cases(d, tables or {}) for d in decorators
                          if isinstance(d, ast.Call) and _is_parametrize(d))
              if c is not None]
     if not found:
@@ -125,18 +163,24 @@ def _combined(outer: list[Case], inner: list[Case]) -> list[Case]:
 
 
 def case_bindings(tree: ast.Module) -> dict[int, list[Case]]:
-    """``id(node)`` -> the cases its innermost parametrized test binds, for every node inside
-    a parametrized test (class decorators multiplying its methods')."""
+    """``id(node)`` -> the cases its innermost parametrized test or table loop binds, for
+    every node inside one (class decorators multiplying its methods', a loop its test's)."""
+    tables = module_tables(tree)
     out: dict[int, list[Case]] = {}
     stack: list[tuple[ast.AST, list[Case]]] = [(tree, [{}])]
     while stack:
         node, cases = stack.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            cases = _combined(cases, decorated_cases(node.decorator_list))
+            cases = _combined(cases, decorated_cases(node.decorator_list, tables))
         if cases != [{}]:
             out[id(node)] = cases
+        if isinstance(node, (ast.For, ast.AsyncFor)):  # its body runs once per row
+            inner = _combined(cases, _loop_cases(node, tables))
+            stack.extend((child, inner) for child in node.body)
+            stack.extend((child, cases) for child in (node.target, node.iter, *node.orelse))
+            continue
         stack.extend((child, cases) for child in ast.iter_child_nodes(node))
     return out
 
 
-__all__ = ["MAX_CASES", "case_bindings", "decorated_cases", "parametrized_names"]
+__all__ = ["MAX_CASES", "case_bindings", "decorated_cases", "module_tables", "parametrized_names"]

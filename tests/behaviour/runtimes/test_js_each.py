@@ -45,3 +45,18 @@ def test_rows_are_bounded() -> None:
     rows = ", ".join(f"[{i}]" for i in range(MAX_CASES + 10))
     found = _bindings(f"test.each([{rows}])('x', (a) => add(a));", "javascript")
     assert len(found["add(a)"]) == MAX_CASES
+
+
+def test_a_named_table_a_for_of_loop_and_for_each_give_rows() -> None:
+    found = _bindings(
+        "const CASES = [[1, 2], [3, 4]];\n"
+        "test.each(CASES)('add', (a, want) => { expect(add(a, 1)).toBe(want); });\n"
+        "test('loop', () => {\n  for (const [n, want] of CASES) expect(add(n, 2)).toBe(want);\n"
+        "  for (const k in CASES) add(k, 3);\n"
+        "  [{ x: 5 }, { x: 6 }].forEach(({ x }) => add(x, 4));\n"
+        "  CASES.forEach((row) => add(row, 5));\n});\n")
+    assert found == {
+        "add(a, 1)": [{"a": 1, "want": 2}, {"a": 3, "want": 4}],
+        "add(n, 2)": [{"n": 1, "want": 2}, {"n": 3, "want": 4}],
+        "add(x, 4)": [{"x": 5}, {"x": 6}],
+        "add(row, 5)": [{"row": [1, 2]}, {"row": [3, 4]}]}

@@ -3,15 +3,18 @@
 ``test.each([[1, 1, 2], [2, 3, 5]])('add(%i, %i)', (a, b, want) => { expect(add(a,
 b)).toBe(want); })`` makes one call per row: each row binds the callback's parameters to
 its literal values, and a call in the callback (and what its assertion says it gives) is
-read with those bindings (``js_literals.literal(node, bound)``).
+read with those bindings (``js_literals.literal(node, bound)``). So do a loop over a table,
+``for (const [a, want] of CASES) ...``, and ``CASES.forEach(([a, want]) => ...)``.
 
 Read: Jest's and Vitest's ``test.each``, ``it.each``, ``describe.each`` (``.only``/``.skip``
-before ``each`` too: ``.skip`` is left out, it does not hold) with an array of rows: a row
-that is an array binds the parameters in order; one that is an object binds a destructured
-parameter (``({a, b, want}) =>``) by key; a value that is neither, with one parameter,
-binds it. The tagged-template table form is not read. A value that is not a literal leaves
-its name unbound in that row (a call using it is then not read). At most
-:data:`MAX_CASES` rows a table.
+before ``each`` too: ``.skip`` is left out, it does not hold), ``for``-``of`` and
+``forEach``, over an array written there or named by a top-level ``const CASES = [...]``.
+A row that is an array binds the parameters in order (a ``[a, b]`` pattern's names); one
+that is an object binds a destructured ``{a, b, want}`` by key; a value that is neither
+binds a lone parameter, and a lone name of a loop or ``forEach`` takes the whole row. The
+tagged-template table form is not read. A value that is not a literal leaves its name
+unbound in that row (a call using it is then not read). At most :data:`MAX_CASES` rows a
+table.
 """
 
 from __future__ import annotations
@@ -31,10 +34,35 @@ _RUNNERS = frozenset({"test", "it", "describe"})
 _FUNCTIONS = frozenset({"arrow_function", "function_expression", "function"})
 
 Case = dict[str, Any]
+#: The file's named tables: ``const CASES = [...]``.
+Tables = dict[str, Node]
 
 
-def _each_table(callee: Node) -> Node | None:
-    """For ``test.each(TABLE)`` (``it.only.each``...), ``TABLE``'s node when it is an array."""
+def _table(node: Node | None, tables: Tables) -> Node | None:
+    """An array written there, or the one a module-level ``const NAME = [...]`` holds."""
+    if node is not None and node.type == "identifier":
+        node = tables.get(node_text(node))
+    return node if node is not None and node.type == "array" else None
+
+
+def module_tables(root: Node) -> Tables:
+    """The file's top-level ``const NAME = [...]`` (``let``, ``var``): the tables a test may
+    name."""
+    out: Tables = {}
+    for statement in root.named_children:
+        if statement.type not in ("lexical_declaration", "variable_declaration"):
+            continue
+        for declarator in statement.named_children:
+            name = declarator.child_by_field_name("name")
+            value = declarator.child_by_field_name("value")
+            if name is not None and name.type == "identifier" and value is not None \
+                    and value.type == "array":
+                out[node_text(name)] = value
+    return out
+
+
+def _each_table(callee: Node, tables: Tables) -> Node | None:
+    """For ``test.each(TABLE)`` (``it.only.each``...), ``TABLE``'s array."""
     if callee.type != "call_expression":
         return None
     fn = callee.child_by_field_name("function")
@@ -52,41 +80,55 @@ def _each_table(callee: Node) -> Node | None:
     if obj is None or node_text(obj) not in _RUNNERS or "skip" in names:
         return None
     args = callee.child_by_field_name("arguments")
-    table = args.named_children[0] if args is not None and args.named_children else None
-    return table if table is not None and table.type == "array" else None
+    return _table(args.named_children[0] if args is not None and args.named_children else None,
+                  tables)
 
 
-def _parameters(fn: Node) -> tuple[list[str], bool] | None:
-    """The callback's parameter names, and whether it takes one destructured object."""
+def _parameters(fn: Node) -> tuple[list[str], str] | None:
+    """How a ``test.each`` callback takes a row: its parameter names, and ``spread`` (a
+    row's items one to each parameter, a row that is no array to the only one) or ``keys``
+    (one destructured object)."""
     params = fn.child_by_field_name("parameters") or fn.child_by_field_name("parameter")
     if params is None:
         return None
     if params.type == "identifier":
-        return [node_text(params)], False
+        return [node_text(params)], "spread"
     found = [p.child_by_field_name("pattern") or p for p in params.named_children
              if p.type != "comment"]
     if len(found) == 1 and found[0].type == "object_pattern":
-        keys = [node_text(c) for c in found[0].named_children
-                if c.type == "shorthand_property_identifier_pattern"]
-        return keys, True
+        return _pattern(found[0])
     if all(p.type == "identifier" for p in found):
-        return [node_text(p) for p in found], False
+        return [node_text(p) for p in found], "spread"
     return None
 
 
-def _row(entry: Node, names: list[str], by_key: bool) -> Case:
+def _pattern(node: Node) -> tuple[list[str], str] | None:
+    """How one binding takes a whole row: ``[a, b]`` its items (``spread``), ``{a, b}`` its
+    keys (``keys``), a name all of it (``whole``)."""
+    if node.type == "identifier":
+        return [node_text(node)], "whole"
+    if node.type == "object_pattern":
+        return [node_text(c) for c in node.named_children
+                if c.type == "shorthand_property_identifier_pattern"], "keys"
+    if node.type == "array_pattern" and all(c.type == "identifier"
+                                            for c in node.named_children):
+        return [node_text(c) for c in node.named_children], "spread"
+    return None
+
+
+def _row(entry: Node, names: list[str], mode: str) -> Case:
     """What one row binds (its literal values only)."""
-    if by_key and entry.type == "object":
+    if mode == "keys" and entry.type == "object":
         pairs = {}
         for pair in entry.named_children:
             k, v = pair.child_by_field_name("key"), pair.child_by_field_name("value")
             if pair.type == "pair" and k is not None and v is not None:
                 pairs[node_text(k).strip("'\"")] = v
         items = [(n, pairs[n]) for n in names if n in pairs]
-    elif entry.type == "array" and not by_key:
+    elif mode == "spread" and entry.type == "array":
         items = list(zip(names, [e for e in entry.named_children if e.type != "comment"],
                          strict=False))
-    elif len(names) == 1 and not by_key:
+    elif len(names) == 1 and mode != "keys":
         items = [(names[0], entry)]
     else:
         items = []
@@ -99,10 +141,15 @@ def _row(entry: Node, names: list[str], by_key: bool) -> Case:
     return case
 
 
-def _cases(invocation: Node) -> tuple[Node, list[Case]] | None:
+def _rows(table: Node, names: list[str], mode: str) -> list[Case]:
+    entries = [e for e in table.named_children if e.type != "comment"][:MAX_CASES]
+    return [_row(e, names, mode) for e in entries]
+
+
+def _each_cases(invocation: Node, tables: Tables) -> tuple[Node, list[Case]] | None:
     """``test.each(TABLE)(title, callback)``: the callback and the rows' bindings."""
     callee = invocation.child_by_field_name("function")
-    table = _each_table(callee) if callee is not None else None
+    table = _each_table(callee, tables) if callee is not None else None
     args = invocation.child_by_field_name("arguments")
     if table is None or args is None:
         return None
@@ -110,28 +157,64 @@ def _cases(invocation: Node) -> tuple[Node, list[Case]] | None:
     found = _parameters(callback) if callback is not None else None
     if callback is None or found is None:
         return None
-    rows = [e for e in table.named_children if e.type != "comment"][:MAX_CASES]
-    return callback, [_row(e, *found) for e in rows]
+    return callback, _rows(table, *found)
+
+
+def _for_each_cases(call: Node, tables: Tables) -> tuple[Node, list[Case]] | None:
+    """``TABLE.forEach(([x, want]) => ...)``: the callback and the rows' bindings."""
+    fn = call.child_by_field_name("function")
+    prop = fn.child_by_field_name("property") if fn is not None and \
+        fn.type == "member_expression" else None
+    if fn is None or prop is None or node_text(prop) != "forEach":
+        return None
+    table = _table(fn.child_by_field_name("object"), tables)
+    args = call.child_by_field_name("arguments")
+    callback = args.named_children[0] if args is not None and args.named_children else None
+    if table is None or callback is None or callback.type not in _FUNCTIONS:
+        return None
+    params = callback.child_by_field_name("parameters") or callback.child_by_field_name(
+        "parameter")
+    first = None if params is None else (params if params.type == "identifier" else next(
+        (p.child_by_field_name("pattern") or p for p in params.named_children
+         if p.type != "comment"), None))
+    found = _pattern(first) if first is not None else None
+    return None if found is None else (callback, _rows(table, *found))
+
+
+def _for_of_cases(loop: Node, tables: Tables) -> tuple[Node, list[Case]] | None:
+    """``for (const [x, want] of TABLE) ...``: the loop's body and the rows' bindings."""
+    operator = loop.child_by_field_name("operator")
+    left, body = loop.child_by_field_name("left"), loop.child_by_field_name("body")
+    table = _table(loop.child_by_field_name("right"), tables)
+    if operator is None or node_text(operator) != "of" or left is None or body is None \
+            or table is None:
+        return None
+    found = _pattern(left)
+    return None if found is None else (body, _rows(table, *found))
 
 
 def case_bindings(root: Node) -> dict[Key, list[Case]]:
-    """``js_expectations.key`` of each call inside a table-driven test's callback -> the
-    rows that callback is run with (the innermost table's)."""
+    """``js_expectations.key`` of each call inside a table-driven test's callback, a
+    ``forEach`` over a table or a ``for``-``of`` loop's body -> the rows it runs with (the
+    innermost table's)."""
+    tables = module_tables(root)
     out: dict[Key, list[Case]] = {}
-    callbacks: dict[Key, list[Case]] = {}
+    scoped: dict[tuple[Key, str], list[Case]] = {}
     stack: list[tuple[Node, list[Case] | None]] = [(root, None)]
     while stack:
         node, cases = stack.pop()
-        if node.type in _FUNCTIONS:
-            cases = callbacks.get(key(node), cases)
+        cases = scoped.get((key(node), node.type), cases)
+        found = None
         if node.type == "call_expression":
             if cases is not None:
                 out[key(node)] = cases
-            table = _cases(node)
-            if table is not None:
-                callbacks[key(table[0])] = table[1]
+            found = _each_cases(node, tables) or _for_each_cases(node, tables)
+        elif node.type == "for_in_statement":
+            found = _for_of_cases(node, tables)
+        if found is not None:
+            scoped[(key(found[0]), found[0].type)] = found[1]
         stack.extend((c, cases) for c in node.children)
     return out
 
 
-__all__ = ["MAX_CASES", "case_bindings"]
+__all__ = ["MAX_CASES", "case_bindings", "module_tables"]
