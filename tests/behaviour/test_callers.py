@@ -159,3 +159,16 @@ def test_a_function_passed_to_assert_raises_is_a_call_that_must_raise() -> None:
         ((-2,), {}, "tests/test_app.py:15", Expectation(raises="ValueError")),
         ((-3,), {}, "tests/test_app.py:15", Expectation(raises="ValueError")),
         (("a",), {}, "tests/test_app.py:19", None)]  # a test with a fixture: an input only
+
+
+def test_a_call_a_test_asserts_replaces_the_same_call_found_bare_first() -> None:
+    from codequorum.behaviour.callers import FoundCall, keep
+
+    out: list[FoundCall] = []
+    seen: dict[str, int] = {}
+    bare = FoundCall((1,), {}, False, "app.py:3")
+    asserted = FoundCall((1,), {}, True, "tests/test_app.py:5", Expectation(2))
+    other = FoundCall((1,), {}, True, "tests/test_app.py:9", Expectation(3))
+    for found in (bare, asserted, other):
+        keep(out, seen, repr(found.args), found)
+    assert out == [asserted]  # the first assertion wins, the bare call gives way

@@ -20,9 +20,10 @@ could change what the function gives: :mod:`codequorum.behaviour.plain_tests`).
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from codequorum.behaviour.examples import UNREADABLE
 from codequorum.behaviour.expectations import (
@@ -39,6 +40,16 @@ from codequorum.core import pyast
 from codequorum.core.model import ModuleContext
 
 T = TypeVar("T")
+
+
+class _Asserted(Protocol):
+    """A found call that may carry what a test asserts it gives."""
+
+    @property
+    def expectation(self) -> Expectation | None: ...
+
+
+C = TypeVar("C", bound=_Asserted)
 
 #: Characters of one file parsed for calls, at most.
 MAX_FILE_CHARS = 400_000
@@ -151,6 +162,41 @@ def _callee_name(call: ast.Call) -> str:
         func.id if isinstance(func, ast.Name) else "")
 
 
+def _file_calls(path: str, tree: ast.Module, context: ModuleContext, name: str,
+                owners: frozenset[str]) -> Iterator[FoundCall]:
+    """Every literal call of ``name`` in one file, in reading order, each with what the
+    file's tests assert it gives (a parametrized test's once per case)."""
+    in_test = is_test_file(path)
+    plain = plain_calls(tree, name) if in_test else set()
+    said = {k: v for k, v in expectations(tree).items() if k in plain}
+    cases = case_bindings(tree) if in_test else {}
+    here_owners = owners | _module_names(tree, context.name)
+    passed = _passed_to_raise(tree, name, here_owners) if in_test else []
+    for call, origin, raising in passed:  # read as the assertion itself would be
+        if id(origin) in plain:
+            said[id(call)] = raising
+        cases[id(call)] = cases.get(id(origin), [{}])
+    calls = [*_outside(tree, name, here_owners), *(c for c, _, _ in passed)]
+    for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset)):
+        stated = said.get(id(call))
+        for bound in cases.get(id(call), [{}]):
+            found = _arguments(call, bound)
+            if found is not None:
+                yield FoundCall(found[0], found[1], in_test, f"{path}:{call.lineno}",
+                                None if stated is None else stated.resolve(bound))
+
+
+def keep(out: list[C], seen: dict[str, int], key: str, found: C) -> None:
+    """``found`` appended to ``out`` unless a call with the same ``key`` is there; then
+    it replaces that one when it carries what a test asserts and that one does not (a
+    test's assertion of a call found bare first says more)."""
+    if key not in seen:
+        seen[key] = len(out)
+        out.append(found)
+    elif found.expectation is not None and out[seen[key]].expectation is None:
+        out[seen[key]] = found
+
+
 def literal_calls(context: ModuleContext, name: str, limit: int = MAX_CALLS) -> list[FoundCall]:
     """Up to ``limit`` distinct literal calls of ``name`` in the view's files and the
     workspace's files that name it, the module's own file first, in reading order (spread
@@ -167,34 +213,10 @@ def literal_calls(context: ModuleContext, name: str, limit: int = MAX_CALLS) -> 
             tree = pyast.parse(text)
         except UNREADABLE:
             continue
-        in_test = is_test_file(path)
-        plain = plain_calls(tree, name) if in_test else set()
-        said = {k: v for k, v in expectations(tree).items() if k in plain}
-        cases = case_bindings(tree) if in_test else {}
-        here_owners = owners | _module_names(tree, context.name)
-        passed = _passed_to_raise(tree, name, here_owners) if in_test else []
-        for call, origin, raising in passed:  # read as the assertion itself would be
-            if id(origin) in plain:
-                said[id(call)] = raising
-            cases[id(call)] = cases.get(id(origin), [{}])
-        calls = [*_outside(tree, name, here_owners), *(c for c, _, _ in passed)]
-        for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset)):
-            for bound in cases.get(id(call), [{}]):
-                found = _arguments(call, bound)
-                if found is None:
-                    continue
-                stated = said.get(id(call))
-                here = FoundCall(found[0], found[1], in_test, f"{path}:{call.lineno}",
-                                 None if stated is None else stated.resolve(bound))
-                key = repr(found)
-                if key in seen:  # a test's assertion of a call found bare first says more
-                    if here.expectation is not None and out[seen[key]].expectation is None:
-                        out[seen[key]] = here
-                    continue
-                seen[key] = len(out)
-                out.append(here)
-                if len(out) >= MAX_FOUND:
-                    return spread(out, limit)
+        for found in _file_calls(path, tree, context, name, owners):
+            keep(out, seen, repr((found.args, found.kwargs)), found)
+            if len(out) >= MAX_FOUND:
+                return spread(out, limit)
     return spread(out, limit)
 
 
@@ -210,4 +232,4 @@ def spread(items: list[T], limit: int) -> list[T]:
     return [items[round(k * step)] for k in range(limit)]
 
 
-__all__ = ["FoundCall", "is_test_file", "literal_calls", "spread"]
+__all__ = ["FoundCall", "is_test_file", "keep", "literal_calls", "spread"]

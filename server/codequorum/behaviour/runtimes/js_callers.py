@@ -20,13 +20,14 @@ called before it that could change what the function gives: ``js_plain.py``).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
 from tree_sitter import Node
 
-from codequorum.behaviour.callers import MAX_CALLS, MAX_FILE_CHARS, MAX_FOUND, spread
+from codequorum.behaviour.callers import MAX_CALLS, MAX_FILE_CHARS, MAX_FOUND, keep, spread
 from codequorum.behaviour.expectations import Expectation
 from codequorum.behaviour.runtimes.js_each import Case, case_bindings
 from codequorum.behaviour.runtimes.js_expectations import expectations, key
@@ -131,6 +132,23 @@ def _arguments(call: Node, bound: Case | None = None) -> tuple[Any, ...] | None:
         return None
 
 
+def _file_calls(path: str, root: Node, name: str, owner: str | None) -> Iterator[JsCall]:
+    """Every literal call of ``name`` in one file, in reading order, each with what the
+    file's tests assert it gives (a table-driven test's once per row)."""
+    in_test = is_test_file(path)
+    plain = plain_calls(root, name) if in_test else set()
+    said = {k: v for k, v in expectations(root).items() if k in plain}
+    cases = case_bindings(root) if in_test else {}
+    for call in _calls(root, name):
+        receiver = _receiver(call, owner) if owner else None
+        stated = said.get(key(call))
+        for bound in cases.get(key(call), [{}]):
+            args = _arguments(call, bound)
+            if args is not None:
+                yield JsCall(args, in_test, f"{path}:{call.start_point[0] + 1}", receiver,
+                             None if stated is None else stated.resolve(bound))
+
+
 def literal_calls(context: ModuleContext, name: str, limit: int = MAX_CALLS) -> list[JsCall]:
     """Up to ``limit`` distinct literal calls of ``name`` in the view's files and the
     workspace's files that name it, the module's own file first, in reading order (spread
@@ -147,28 +165,8 @@ def literal_calls(context: ModuleContext, name: str, limit: int = MAX_CALLS) -> 
             root = parse(text, grammar(path)).root_node
         except InputLimitError:
             continue
-        in_test = is_test_file(path)
-        plain = plain_calls(root, name) if in_test else set()
-        said = {k: v for k, v in expectations(root).items() if k in plain}
-        cases = case_bindings(root) if in_test else {}
-        for call in _calls(root, name):
-            receiver = _receiver(call, owner) if owner else None
-            stated = said.get(key(call))
-            for bound in cases.get(key(call), [{}]):
-                args = _arguments(call, bound)
-                if args is None:
-                    continue
-                here = JsCall(args, in_test, f"{path}:{call.start_point[0] + 1}", receiver,
-                              None if stated is None else stated.resolve(bound))
-                found = repr((args, receiver))
-                if found in seen:  # a test's assertion of a call found bare first says more
-                    if here.expectation is not None and out[seen[found]].expectation is None:
-                        out[seen[found]] = here
-                    continue
-                seen[found] = len(out)
-                out.append(here)
-                if len(out) >= MAX_FOUND:
-                    break
+        for found in _file_calls(path, root, name, owner):
+            keep(out, seen, repr((found.args, found.receiver)), found)
             if len(out) >= MAX_FOUND:
                 break
         if len(out) >= MAX_FOUND:
