@@ -69,6 +69,7 @@ from codequorum.behaviour.edge_values import (
     ordinary_args,
 )
 from codequorum.behaviour.examples import call_label, doctest_cases, inner_call_arguments
+from codequorum.behaviour.expectations import Expectation
 from codequorum.behaviour.usage_types import usage_spec
 from codequorum.core import pyast
 from codequorum.core.model import TestCase, VersionSet
@@ -762,14 +763,19 @@ def _add_found(plan: InputPlan, calls: Sequence[FoundCall], entry: str, known: s
         if label in known:
             continue
         known.add(label)
-        said = call.expectation
-        t = TestCase(kind="call", args=call.args, kwargs=dict(call.kwargs), name=label,
-                     expected=None if said is None else said.expected,
-                     has_expected=said is not None,
-                     raises=None if said is None else said.raises)
-        plan.cases.append(InputCase(t, "test" if call.in_test else "caller",
-                                    graded and said is not None, label,
-                                    where=call.where or None))
+        t = TestCase(kind="call", args=call.args, kwargs=dict(call.kwargs), name=label)
+        plan.cases.append(found_input(t, call.expectation, call.in_test, call.where, graded))
+
+
+def found_input(test: TestCase, said: Expectation | None, in_test: bool, where: str,
+                graded: bool) -> InputCase:
+    """A call found in the workspace (``test``, named by its label) as an input: from a
+    test file or a caller, saying ``where``; with what a test asserts it gives (``said``),
+    graded then (``graded``: no test grades the set) as a docstring example is."""
+    if said is not None:
+        test = replace(test, expected=said.expected, has_expected=True, raises=said.raises)
+    return InputCase(test, "test" if in_test else "caller", graded and said is not None,
+                     test.name, where=where or None)
 
 
 def _add_callers(plan: InputPlan, version_set: VersionSet,
@@ -1010,6 +1016,7 @@ __all__ = [
     "default_value",
     "doctest_cases",
     "find_function",
+    "found_input",
     "guess_entry_point",
     "hypothesis_args",
     "parameters",

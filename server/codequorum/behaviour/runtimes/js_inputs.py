@@ -40,7 +40,13 @@ from typing import Any
 
 from tree_sitter import Node
 
-from codequorum.behaviour.input_plan import DEFAULT_SIZES, InputCase, InputPlan, Proposer
+from codequorum.behaviour.input_plan import (
+    DEFAULT_SIZES,
+    InputCase,
+    InputPlan,
+    Proposer,
+    found_input,
+)
 from codequorum.behaviour.runtimes import js_dates, js_instances, js_values
 from codequorum.behaviour.runtimes.js_callers import grammar, literal_calls
 from codequorum.behaviour.runtimes.js_literals import (
@@ -800,14 +806,8 @@ def _add_callers(plan: InputPlan, module: ModuleContext, entry: str, known: set[
         if label in known:
             continue
         known.add(label)
-        said = call.expectation
-        test = TestCase("call", args=call.args, name=label, receiver=receiver,
-                        expected=None if said is None else said.expected,
-                        has_expected=said is not None,
-                        raises=None if said is None else said.raises)
-        plan.cases.append(InputCase(test, "test" if call.in_test else "caller",
-                                    graded and said is not None, label,
-                                    where=call.where or None))
+        test = TestCase("call", args=call.args, name=label, receiver=receiver)
+        plan.cases.append(found_input(test, call.expectation, call.in_test, call.where, graded))
 
 
 #: Drawn inputs whose arrays and strings repeat their first half (versions part on ties and
