@@ -172,3 +172,15 @@ def test_a_call_a_test_asserts_replaces_the_same_call_found_bare_first() -> None
     for found in (bare, asserted, other):
         keep(out, seen, repr(found.args), found)
     assert out == [asserted]  # the first assertion wins, the bare call gives way
+
+
+def test_a_test_of_another_function_of_the_same_name_does_not_grade() -> None:
+    """``tests/test_other.py`` asserts what ``other.f`` gives: its calls stay inputs."""
+    other = "from other import f\n\n\ndef test_f():\n    assert f(1) == 99\n"
+    ours = "from pkg.app import *\n\n\ndef test_f():\n    assert f(2) == 4\n"
+    source = "def f(x):\n    return 2 * x\n"
+    context = ModuleContext(name="pkg.app", path="pkg/app.py", qualified_name="f",
+                            kind="function", files=(("pkg/app.py", source),), roots=("",),
+                            callers=(("tests/test_other.py", other), ("tests/test_app.py", ours)))
+    calls = literal_calls(context, "f")
+    assert [(c.args, c.expectation) for c in calls] == [((1,), None), ((2,), Expectation(4))]

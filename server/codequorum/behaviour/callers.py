@@ -126,6 +126,18 @@ def _module_names(tree: ast.Module, module: str) -> set[str]:
     return out
 
 
+def imports_function(tree: ast.Module, module: str, name: str) -> bool:
+    """Whether ``tree`` binds the bare name ``name`` to the function of ``module``: ``from
+    pkg.mod import name`` (or from a package holding it, or ``*``). A test that calls a
+    ``name`` it takes from elsewhere asserts what another function gives."""
+    parts = module.split(".")
+    holders = {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
+    return any(isinstance(node, ast.ImportFrom) and node.level == 0 and node.module in holders
+               and any(alias.name in (name, "*") and alias.asname is None
+                       for alias in node.names)
+               for node in ast.walk(tree))
+
+
 def _outside(tree: ast.Module, name: str, owners: frozenset[str]) -> list[ast.Call]:
     """The calls of ``name`` in ``tree`` outside the definitions of ``name`` itself."""
     inside: set[int] = set()
@@ -168,6 +180,8 @@ def _file_calls(path: str, tree: ast.Module, context: ModuleContext, name: str,
     file's tests assert it gives (a parametrized test's once per case)."""
     in_test = is_test_file(path)
     plain = plain_calls(tree, name) if in_test else set()
+    if in_test and not imports_function(tree, context.name, name):  # not ours when bare
+        plain = {k for k in plain if k not in _bare_calls(tree, name)}
     said = {k: v for k, v in expectations(tree).items() if k in plain}
     cases = case_bindings(tree) if in_test else {}
     here_owners = owners | _module_names(tree, context.name)
@@ -184,6 +198,14 @@ def _file_calls(path: str, tree: ast.Module, context: ModuleContext, name: str,
             if found is not None:
                 yield FoundCall(found[0], found[1], in_test, f"{path}:{call.lineno}",
                                 None if stated is None else stated.resolve(bound))
+
+
+def _bare_calls(tree: ast.Module, name: str) -> set[int]:
+    """``id`` of the calls of the bare name ``name`` (``f(...)``, not ``mod.f(...)``), and
+    of the ``assertRaises(E, f, ...)`` that pass it."""
+    return {id(n) for n in ast.walk(tree) if isinstance(n, ast.Call) and (
+        (isinstance(n.func, ast.Name) and n.func.id == name)
+        or any(isinstance(a, ast.Name) and a.id == name for a in n.args[1:2]))}
 
 
 def keep(out: list[C], seen: dict[str, int], key: str, found: C) -> None:
@@ -232,4 +254,4 @@ def spread(items: list[T], limit: int) -> list[T]:
     return [items[round(k * step)] for k in range(limit)]
 
 
-__all__ = ["FoundCall", "is_test_file", "keep", "literal_calls", "spread"]
+__all__ = ["FoundCall", "imports_function", "is_test_file", "keep", "literal_calls", "spread"]

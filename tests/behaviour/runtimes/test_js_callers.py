@@ -389,3 +389,27 @@ def test_a_namespaced_class_s_test_makes_its_instance_through_the_namespace(
         "Geo.Plane.Box.volume", "method")
     calls = literal_calls(context, "volume")
     assert [c.receiver for c in calls] == [(2,), (3,), None]
+
+
+def test_only_a_test_that_imports_the_function_from_its_file_grades(tmp_path: Path) -> None:
+    """A test of another package's ``slug`` asserts what another function gives: an input
+    only; a test that requires ``../index`` grades."""
+    path = _package(tmp_path)
+    (tmp_path / "other.test.js").write_text(
+        "import { slug } from 'slugs';\n\ntest('x', () => { expect(slug('A B')).toBe('a_b'); });\n")
+    (tmp_path / "lib" / "slug.test.js").write_text(
+        "const slug = require('../index');\n\n"
+        "test('x', () => {\n  expect(slug('C D')).toBe('c-d');\n});\n")
+    context = js_module_view(INDEX, path, tmp_path).context("slug")
+    said = {c.args: c.expectation.expected if c.expectation else None
+            for c in literal_calls(context, "slug") if c.where.endswith(("other.test.js:3",
+                                                                          "slug.test.js:4"))}
+    assert said == {("A B",): None, ("C D",): "c-d"}
+    from codequorum.behaviour.runtimes.js_callers import imports_function
+    from codequorum.core.parsing import parse
+
+    root = parse("import { fmt as f } from './fmt.js';\nimport def from '../src';\n",
+                 "typescript").root_node
+    assert imports_function(root, "test/a.test.ts", "test/fmt.ts", "f")
+    assert not imports_function(root, "test/a.test.ts", "test/fmt.ts", "fmt")
+    assert imports_function(root, "test/a.test.ts", "src/index.ts", "def")

@@ -20,6 +20,7 @@ called before it that could change what the function gives: ``js_plain.py``).
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -30,7 +31,7 @@ from tree_sitter import Node
 from codequorum.behaviour.callers import MAX_CALLS, MAX_FILE_CHARS, MAX_FOUND, keep, spread
 from codequorum.behaviour.expectations import Expectation
 from codequorum.behaviour.runtimes.js_each import Case, case_bindings
-from codequorum.behaviour.runtimes.js_expectations import expectations, key
+from codequorum.behaviour.runtimes.js_expectations import Key, expectations, key
 from codequorum.behaviour.runtimes.js_literals import NotLiteral, call_arguments, node_text
 from codequorum.behaviour.runtimes.js_plain import plain_calls
 from codequorum.core.limits import InputLimitError
@@ -132,11 +133,101 @@ def _arguments(call: Node, bound: Case | None = None) -> tuple[Any, ...] | None:
         return None
 
 
-def _file_calls(path: str, root: Node, name: str, owner: str | None) -> Iterator[JsCall]:
+#: What a module's file may end with, left out when an import names it.
+_SUFFIXES = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
+
+
+def _stem(path: str) -> str:
+    for suffix in _SUFFIXES:
+        if path.endswith(suffix):
+            return path[:-len(suffix)]
+    return path
+
+
+def _names_module(specifier: str, importer: str, module: str) -> bool:
+    """Whether an import of ``specifier`` in the file ``importer`` loads the file
+    ``module`` (workspace paths): a relative path to it, with or without its suffix (a
+    TypeScript file imported as ``./fmt.js`` too), or to its folder when it is an index."""
+    if not specifier.startswith("."):
+        return False  # a package: not a file of this workspace that we can tell
+    target = _stem(posixpath.normpath(posixpath.join(posixpath.dirname(importer), specifier)))
+    own = _stem(module)
+    return target == own or (posixpath.basename(own) == "index"
+                             and target == posixpath.dirname(own))
+
+
+def _bound_names(node: Node) -> set[str]:
+    """The local names an import clause or a ``require`` binding's pattern binds."""
+    out: set[str] = set()
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        if cur.type == "import_specifier":
+            alias = cur.child_by_field_name("alias") or cur.child_by_field_name("name")
+            out.add(node_text(alias) if alias is not None else "")
+            continue
+        if cur.type in ("identifier", "shorthand_property_identifier_pattern"):
+            out.add(node_text(cur))
+        elif cur.type == "pair_pattern":
+            value = cur.child_by_field_name("value")
+            out.update([node_text(value)] if value is not None else [])
+            continue
+        stack.extend(cur.named_children)
+    return out
+
+
+def _imports(root: Node) -> Iterator[tuple[str, set[str]]]:
+    """Each top-level import of the file: its specifier and the names it binds (ESM
+    ``import``, and ``const {a} = require('x')``)."""
+    for statement in root.named_children:
+        if statement.type == "import_statement":
+            source = statement.child_by_field_name("source")
+            clause = next((c for c in statement.named_children if c.type == "import_clause"),
+                          None)
+            if source is not None and clause is not None:
+                yield node_text(source)[1:-1], _bound_names(clause)
+        elif statement.type in ("lexical_declaration", "variable_declaration"):
+            for declarator in statement.named_children:
+                value = declarator.child_by_field_name("value")
+                bound = declarator.child_by_field_name("name")
+                fn = value.child_by_field_name("function") if value is not None and \
+                    value.type == "call_expression" else None
+                args = value.child_by_field_name("arguments") if fn is not None and \
+                    value is not None else None
+                if fn is None or node_text(fn) != "require" or args is None or bound is None \
+                        or not args.named_children or args.named_children[0].type != "string":
+                    continue
+                yield node_text(args.named_children[0])[1:-1], _bound_names(bound)
+
+
+def imports_function(root: Node, importer: str, module: str, name: str) -> bool:
+    """Whether the file ``importer`` binds ``name`` by importing the file ``module``: a
+    test calling a ``name`` it takes from elsewhere asserts what another function gives."""
+    return any(name in names and _names_module(spec, importer, module)
+               for spec, names in _imports(root))
+
+
+def _bare_calls(root: Node, name: str) -> set[Key]:
+    """:func:`key` of each call of the bare name ``name`` (``f(...)``, not ``o.f(...)``)."""
+    out: set[Key] = set()
+    stack = [root]
+    while stack:
+        cur = stack.pop()
+        fn = cur.child_by_field_name("function") if cur.type == "call_expression" else None
+        if fn is not None and fn.type == "identifier" and node_text(fn) == name:
+            out.add(key(cur))
+        stack.extend(cur.children)
+    return out
+
+
+def _file_calls(path: str, root: Node, name: str, owner: str | None,
+                module: str | None) -> Iterator[JsCall]:
     """Every literal call of ``name`` in one file, in reading order, each with what the
     file's tests assert it gives (a table-driven test's once per row)."""
     in_test = is_test_file(path)
     plain = plain_calls(root, name) if in_test else set()
+    if in_test and module is not None and not imports_function(root, path, module, name):
+        plain -= _bare_calls(root, name)  # a bare call of a name it did not take from us
     said = {k: v for k, v in expectations(root).items() if k in plain}
     cases = case_bindings(root) if in_test else {}
     for call in _calls(root, name):
@@ -165,7 +256,8 @@ def literal_calls(context: ModuleContext, name: str, limit: int = MAX_CALLS) -> 
             root = parse(text, grammar(path)).root_node
         except InputLimitError:
             continue
-        for found in _file_calls(path, root, name, owner):
+        for found in _file_calls(path, root, name, owner,
+                                 context.path if path != context.path else None):
             keep(out, seen, repr((found.args, found.receiver)), found)
             if len(out) >= MAX_FOUND:
                 break
@@ -178,4 +270,4 @@ def literal_calls(context: ModuleContext, name: str, limit: int = MAX_CALLS) -> 
     return taken + spread([c for c in out if c.receiver is None], limit - len(taken))
 
 
-__all__ = ["JsCall", "is_test_file", "literal_calls"]
+__all__ = ["JsCall", "imports_function", "is_test_file", "literal_calls"]
