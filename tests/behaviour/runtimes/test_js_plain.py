@@ -42,3 +42,14 @@ def test_a_set_up_hook_or_a_foreign_call_at_the_top_leaves_nothing_plain() -> No
 def test_functions_nested_thousands_deep_are_read_without_recursion() -> None:
     source = "test('x', " + "() => " * 3000 + "f(1));"
     assert _plain(source) == ["f(1)"]
+
+
+def test_a_hook_leaves_out_only_the_tests_of_its_own_block() -> None:
+    assert _plain("describe('fr', () => {\n"
+                  "  it('a', () => { expect(f(1)).toBe('1er'); });\n"
+                  "  beforeEach(() => { setLocale('fr'); });\n"
+                  "  describe('inner', () => { it('b', () => { expect(f(2)).toBe('2e'); }); });\n"
+                  "});\n"
+                  "describe('plain', () => {\n  it('c', () => { expect(f(3)).toBe('3rd'); });\n"
+                  "  describe('hooked', () => {\n    beforeAll(() => reset());\n"
+                  "    it('d', () => { expect(f(4)).toBe('4th'); });\n  });\n});\n") == ["f(3)"]

@@ -3,11 +3,11 @@ side of :mod:`codequorum.behaviour.plain_tests`.
 
 ``i18n.activate('fr'); expect(ordinal(1)).toBe('1er')`` says what ``ordinal`` gives under a
 French locale, not what it gives: such an assertion must not grade the versions. A call is
-plain when the file has no set-up hook (``beforeEach``, ``beforeAll``, ``before``,
-``setup``), nothing at its top level calls anything but imports and the test runner, and
-in each function around it nothing before it calls anything but the function itself, the
-runner, assertions and a few globals that make values (:data:`HARMLESS`). Read with
-tree-sitter.
+plain when no block around it (the file, a ``describe`` callback) holds a set-up hook
+(``beforeEach``, ``beforeAll``, ``before``, ``setup``: it runs before each test of its
+block), and in each block around it nothing before it calls anything but the function
+itself, the runner, assertions and a few globals that make values (:data:`HARMLESS`).
+Read with tree-sitter.
 """
 
 from __future__ import annotations
@@ -100,13 +100,14 @@ def _functions(node: Node) -> list[Node]:
     return out
 
 
-def _hooked(root: Node) -> bool:
-    stack = [root]
-    while stack:
-        cur = stack.pop()
-        if cur.type == "call_expression" and _callee(cur) in HOOKS:
+def _sets_up(statements: list[Node]) -> bool:
+    """Whether one of a block's statements is a set-up hook (``beforeEach(...)``): it runs
+    before every test of the block, wherever it stands."""
+    for statement in statements:
+        expr = statement.named_children[0] if (statement.type == "expression_statement"
+                                               and statement.named_children) else None
+        if expr is not None and expr.type == "call_expression" and _callee(expr) in HOOKS:
             return True
-        stack.extend(cur.children)
     return False
 
 
@@ -115,14 +116,15 @@ def plain_calls(root: Node, name: str) -> set[Key]:
     docstring). Each function's statements are read in order; a function a statement holds
     is read in its own order, from the state before that statement (without recursion: a
     file may nest functions thousands deep)."""
-    if _hooked(root):
-        return set()
     plain: set[Key] = set()
     pending = [root]
     while pending:
         node = pending.pop()
+        statements = _statements(node)
+        if _sets_up(statements):
+            continue  # a hook's block (the file, a describe): nothing in it is plain
         tainted = False
-        for statement in _statements(node):
+        for statement in statements:
             calls = _calls(statement)
             if not tainted:
                 plain.update(key(c) for c in calls)
